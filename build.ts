@@ -35,6 +35,6 @@ if (!result.success) {
 }
 for (const log of result.logs) console.warn(log);
 
-const mb = (statSync(outfile).size / 1024 / 1024).toFixed(1);
+const mib = (statSync(outfile).size / 1024 / 1024).toFixed(1);
 const secs = ((performance.now() - started) / 1000).toFixed(1);
-console.log(`built ${outfile} (${mb} MB) in ${secs}s`);
+console.log(`built ${outfile} (${mib} MiB) in ${secs}s`);
