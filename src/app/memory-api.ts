@@ -1,0 +1,94 @@
+// MemoryApi: the one client surface of memvoy. The CLI, the TUI, the daemon and library users call only this.
+import type { Config } from "../config/schema.ts";
+import type { HomePaths } from "../config/home.ts";
+import { InputError } from "../shared/errors.ts";
+import type { StoredMessage } from "../shared/message.ts";
+import { assertSessionId } from "../shared/session-id.ts";
+import { isTimeRange, type TimeRange } from "../shared/time.ts";
+import type { MemoryContext } from "../memory/memory-context.ts";
+import { appendMessages, type AppendResult } from "../memory/write-path.ts";
+import { listSessions, discoverSessions, type SessionInfo } from "../memory/sessions-list.ts";
+import { readSessionHistory, type HistoryOptions } from "../memory/history-view.ts";
+import { removeSession, resetSession, type ResetResult } from "../memory/session-admin.ts";
+import { runDoctor, type DoctorReport } from "../memory/doctor.ts";
+import { buildTurnContext, type TurnContext } from "../memory/turn-context.ts";
+import { keywordSearch } from "../search/keyword.ts";
+import type { SearchOptions, SearchResult } from "../search/search-types.ts";
+import { toNewMessage, type WireMessageInput } from "./wire-input.ts";
+
+export class MemoryApi {
+  constructor(private readonly ctx: MemoryContext) {}
+
+  get home(): string {
+    return this.ctx.paths.home;
+  }
+  get paths(): HomePaths {
+    return this.ctx.paths;
+  }
+  get config(): Config {
+    return this.ctx.config;
+  }
+
+  /** Append one message or several (in order) to a session. Returns once history.json and SQLite hold them. */
+  add(session: string, messages: WireMessageInput | readonly WireMessageInput[]): AppendResult {
+    const list = Array.isArray(messages) ? messages : [messages as WireMessageInput];
+    const inputs = list.map((m, i) => toNewMessage(m, list.length > 1 ? `message ${i + 1}` : "message"));
+    return appendMessages(this.ctx, session, inputs);
+  }
+
+  sessions(): SessionInfo[] {
+    return listSessions(this.ctx);
+  }
+
+  /** The context window (last N messages), or every message with `{all: true}`. */
+  history(session: string, options: HistoryOptions = {}): StoredMessage[] {
+    return readSessionHistory(this.ctx, session, options);
+  }
+
+  async search(options: SearchOptions): Promise<SearchResult> {
+    const o = checkSearchOptions(options);
+    if (o.session === undefined) discoverSessions(this.ctx);
+    const match = o.match ?? "keyword";
+    if (match !== "keyword") {
+      throw new InputError(`--match ${match} is not available yet; use --match keyword`);
+    }
+    const hits = keywordSearch(this.ctx.db, { ...o, now: this.ctx.now() });
+    return { hits, notes: [] };
+  }
+
+  /** The LLM-ready messages for the next turn: the last N messages, then the user input. */
+  async context(session: string, input?: string): Promise<TurnContext> {
+    return buildTurnContext(this.ctx, session, input);
+  }
+
+  reset(session: string, options: { all?: boolean } = {}): ResetResult {
+    return resetSession(this.ctx, session, options.all === true);
+  }
+
+  remove(session: string): ResetResult {
+    return removeSession(this.ctx, session);
+  }
+
+  doctor(options: { repair?: boolean } = {}): DoctorReport {
+    return runDoctor(this.ctx, options.repair === true);
+  }
+
+  close(): void {
+    this.ctx.db.close();
+  }
+}
+
+function checkSearchOptions(o: SearchOptions): SearchOptions {
+  if (typeof o.query !== "string" || o.query.trim() === "") throw new InputError("search needs a query");
+  if (o.session !== undefined) assertSessionId(o.session);
+  if (o.range !== undefined && !isTimeRange(o.range)) throw new InputError(`invalid range ${JSON.stringify(o.range)}: use 1d, 7d, 30d, 1y or all`);
+  if (o.limit !== undefined && (!Number.isInteger(o.limit) || o.limit < 1 || o.limit > 1000)) {
+    throw new InputError(`invalid limit ${o.limit}: use a whole number from 1 to 1000`);
+  }
+  if (o.match !== undefined && !["keyword", "semantic", "hybrid"].includes(o.match)) {
+    throw new InputError(`invalid match mode ${JSON.stringify(o.match)}: use keyword, semantic or hybrid`);
+  }
+  return o;
+}
+
+export type { TimeRange };

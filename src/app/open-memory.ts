@@ -1,0 +1,29 @@
+// openMemory: resolve the home, load and validate config.toml, open the archive, return a MemoryApi.
+import { ensureDir } from "../shared/atomic-write.ts";
+import { nowNs } from "../shared/time.ts";
+import { homePaths, resolveHome } from "../config/home.ts";
+import { loadConfig } from "../config/load.ts";
+import type { Config } from "../config/schema.ts";
+import { openDatabase } from "../storage/sqlite/open-database.ts";
+import { MemoryApi } from "./memory-api.ts";
+
+export interface OpenOptions {
+  /** The home folder; else $MEMVOY_HOME, else $XDG_CONFIG_HOME/memvoy, else ~/.config/memvoy. */
+  home?: string;
+  /** Environment used for the home and MEMVOY_* config overrides (default: process.env). */
+  env?: Record<string, string | undefined>;
+  /** A validated config to use instead of config.toml. */
+  config?: Config;
+  /** Clock in UTC ns (tests). */
+  now?: () => bigint;
+}
+
+export function openMemory(options: OpenOptions = {}): MemoryApi {
+  const env = options.env ?? process.env;
+  const paths = homePaths(resolveHome(options.home, env));
+  const config = options.config ?? loadConfig(paths.config, env);
+  ensureDir(paths.home);
+  ensureDir(paths.sessions);
+  const db = openDatabase(paths.db);
+  return new MemoryApi({ paths, config, db, now: options.now ?? nowNs });
+}

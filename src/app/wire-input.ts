@@ -1,0 +1,50 @@
+// valibot schemas for input that crosses a boundary: messages given to add (flags, JSONL lines, library).
+import * as v from "valibot";
+import { InputError } from "../shared/errors.ts";
+import { parseTimeOrThrow } from "../shared/time.ts";
+import type { NewMessage } from "../memory/message-input.ts";
+
+const WireMessage = v.strictObject({
+  role: v.picklist(["user", "assistant"], "role must be user or assistant"),
+  content: v.string("content must be text"),
+  sendAt: v.optional(v.union([v.string(), v.number(), v.bigint()], "sendAt must be a time string or a number")),
+  sender: v.optional(v.string("sender must be text")),
+});
+
+export type WireMessageInput = v.InferInput<typeof WireMessage>;
+
+export function toNewMessage(raw: unknown, where: string): NewMessage {
+  const r = v.safeParse(WireMessage, raw);
+  if (!r.success) {
+    const issue = r.issues[0]!;
+    const path = v.getDotPath(issue);
+    const unknown = issue.type === "strict_object" && issue.expected === "never";
+    throw new InputError(`${where}: ${path ? `${path}: ` : ""}${unknown ? "unknown field" : issue.message}`);
+  }
+  const m: NewMessage = { role: r.output.role, content: r.output.content };
+  const at = r.output.sendAt;
+  if (at !== undefined) m.sendAt = typeof at === "bigint" ? at : parseTimeOrThrow(String(at), `${where}: sendAt`);
+  if (r.output.sender !== undefined) m.sender = r.output.sender;
+  return m;
+}
+
+/** Parse JSONL (one message per line, blank lines ignored). Any bad line rejects the whole batch. */
+export function parseJsonl(text: string): NewMessage[] {
+  const out: NewMessage[] = [];
+  const lines = text.split("\n");
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i]!.trim();
+    if (line === "") continue;
+    let raw: unknown;
+    try {
+      // Integers keep their exact text (19-digit nanoseconds).
+      raw = JSON.parse(line, (key, val, ctx?: { source?: string }) =>
+        key === "sendAt" && typeof val === "number" && Number.isInteger(val) && ctx?.source ? ctx.source : val,
+      );
+    } catch {
+      throw new InputError(`stdin line ${i + 1}: not valid JSON; nothing was written`);
+    }
+    out.push(toNewMessage(raw, `stdin line ${i + 1}`));
+  }
+  return out;
+}

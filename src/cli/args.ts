@@ -1,0 +1,79 @@
+// A small argv parser: declared flags only, values typed, unknown flags and missing values are usage errors.
+import { UsageError } from "../shared/errors.ts";
+
+export type FlagType = "string" | "boolean" | "number";
+export interface FlagSpec {
+  type: FlagType;
+  short?: string;
+  /** May be given several times (values collected). */
+  multiple?: boolean;
+}
+export type FlagSpecs = Record<string, FlagSpec>;
+
+export interface Parsed {
+  flags: Record<string, string | boolean | number | string[] | undefined>;
+  positionals: string[];
+}
+
+export const GLOBAL_FLAGS: FlagSpecs = {
+  home: { type: "string" },
+  json: { type: "boolean" },
+  help: { type: "boolean", short: "h" },
+  verbose: { type: "boolean" },
+};
+
+export function parseArgs(argv: readonly string[], specs: FlagSpecs, command: string): Parsed {
+  const all: FlagSpecs = { ...GLOBAL_FLAGS, ...specs };
+  const byShort = new Map(Object.entries(all).flatMap(([k, s]) => (s.short ? [[s.short, k] as const] : [])));
+  const flags: Parsed["flags"] = {};
+  const positionals: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    if (arg === "--") {
+      positionals.push(...argv.slice(i + 1));
+      break;
+    }
+    let name: string | undefined;
+    let inline: string | undefined;
+    if (arg.startsWith("--") && arg.length > 2) {
+      const eq = arg.indexOf("=");
+      name = eq > 0 ? arg.slice(2, eq) : arg.slice(2);
+      inline = eq > 0 ? arg.slice(eq + 1) : undefined;
+    } else if (/^-[A-Za-z]$/.test(arg)) {
+      name = byShort.get(arg.slice(1));
+      if (!name) throw new UsageError(`${command}: unknown option ${arg} (see memvoy ${command} --help)`);
+    } else {
+      positionals.push(arg);
+      continue;
+    }
+    const spec = all[name];
+    if (!spec) throw new UsageError(`${command}: unknown option --${name} (see memvoy ${command} --help)`);
+    let value: string | boolean | number;
+    if (spec.type === "boolean") {
+      if (inline !== undefined) throw new UsageError(`${command}: --${name} takes no value`);
+      value = true;
+    } else {
+      const raw = inline ?? argv[++i];
+      if (raw === undefined) throw new UsageError(`${command}: --${name} needs a value`);
+      if (spec.type === "number") {
+        if (!/^-?\d+$/.test(raw)) throw new UsageError(`${command}: --${name} must be a whole number, got ${JSON.stringify(raw)}`);
+        value = Number(raw);
+      } else value = raw;
+    }
+    if (spec.multiple) ((flags[name] ??= []) as string[]).push(String(value));
+    else flags[name] = value;
+  }
+  return { flags, positionals };
+}
+
+export const str = (p: Parsed, k: string) => p.flags[k] as string | undefined;
+export const num = (p: Parsed, k: string) => p.flags[k] as number | undefined;
+export const bool = (p: Parsed, k: string) => p.flags[k] === true;
+
+export function expectPositionals(p: Parsed, command: string, names: string[], optional: string[] = []): string[] {
+  if (p.positionals.length < names.length) throw new UsageError(`${command}: missing ${names[p.positionals.length]} (see memvoy ${command} --help)`);
+  if (p.positionals.length > names.length + optional.length) {
+    throw new UsageError(`${command}: unexpected argument ${JSON.stringify(p.positionals[names.length + optional.length])}`);
+  }
+  return p.positionals;
+}

@@ -1,0 +1,19 @@
+// The shape of one CLI command module, and opening the MemoryApi for it.
+import type { MemoryApi } from "../app/memory-api.ts";
+import { openMemory } from "../app/open-memory.ts";
+import type { Parsed } from "./args.ts";
+
+export interface CommandModule {
+  usage: string;
+  run(argv: readonly string[]): Promise<number>;
+}
+
+export function openFromFlags(p: Parsed): MemoryApi {
+  return openMemory({ home: p.flags.home as string | undefined });
+}
+
+/** `--help` text for a command, printed to stdout. */
+export function printUsage(usage: string): number {
+  process.stdout.write(usage.trimEnd() + "\n");
+  return 0;
+}

@@ -1,0 +1,73 @@
+// memvoy add SESSION --role R [--content TEXT | stdin] [--at TIME] [--sender NAME]; stdin may be JSONL.
+import { parseJsonl } from "../../app/wire-input.ts";
+import { InputError, UsageError } from "../../shared/errors.ts";
+import { parseTimeOrThrow } from "../../shared/time.ts";
+import { bool, expectPositionals, parseArgs, str } from "../args.ts";
+import { openFromFlags, printUsage } from "../command.ts";
+import { printJson, println } from "../output.ts";
+import type { WireMessageInput } from "../../app/wire-input.ts";
+
+export const usage = `
+Usage: memvoy add SESSION --role user|assistant [--content TEXT] [--at TIME] [--sender NAME]
+       memvoy add SESSION < messages.jsonl
+
+Append a message to a session. It returns once history.json and the archive hold it.
+Without --content the text is read from stdin. With no --role, stdin is JSONL: one
+{"role", "content", "sendAt"?, "sender"?} per line; a bad line rejects the whole batch.
+
+  --role R        user or assistant
+  --content TEXT  the message text (else stdin)
+  --at TIME       when it was sent: RFC 3339, local "YYYY-MM-DD HH:MM[:SS]", or unix s/ms/ns
+  --sender NAME   who sent it (optional)
+  --json          print {"session", "ids"} as JSON
+`;
+
+const BATCH = 5000;
+
+export async function run(argv: readonly string[]): Promise<number> {
+  const p = parseArgs(argv, { role: { type: "string" }, content: { type: "string" }, at: { type: "string" }, sender: { type: "string" } }, "add");
+  if (bool(p, "help")) return printUsage(usage);
+  const [session] = expectPositionals(p, "add", ["SESSION"]);
+  const role = str(p, "role");
+  let messages: WireMessageInput[];
+  if (role === undefined) {
+    if (str(p, "content") !== undefined || str(p, "at") !== undefined) throw new UsageError("add: --content and --at need --role");
+    if (process.stdin.isTTY) throw new UsageError("add: give --role and --content, or pipe JSONL on stdin (see memvoy add --help)");
+    messages = parseJsonl(await readStdin());
+    if (messages.length === 0) throw new InputError("add: stdin held no messages");
+  } else {
+    const content = str(p, "content") ?? (process.stdin.isTTY ? undefined : await readStdin());
+    if (content === undefined) throw new UsageError("add: give --content TEXT or pipe the text on stdin");
+    const m: WireMessageInput = { role: role as "user", content };
+    const at = str(p, "at");
+    if (at !== undefined) m.sendAt = parseTimeOrThrow(at, "--at");
+    const sender = str(p, "sender");
+    if (sender !== undefined) m.sender = sender;
+    messages = [m];
+  }
+  const api = openFromFlags(p);
+  try {
+    const ids: string[] = [];
+    const progress = messages.length > BATCH && process.stderr.isTTY;
+    for (let i = 0; i < messages.length; i += BATCH) {
+      ids.push(...api.add(session!, messages.slice(i, i + BATCH)).ids);
+      if (progress) process.stderr.write(`\radded ${ids.length}/${messages.length}`);
+    }
+    if (progress) process.stderr.write("\n");
+    if (bool(p, "json")) printJson({ session, ids });
+    else println(ids.length === 1 ? ids[0] : `added ${ids.length} messages to ${session}`);
+    return 0;
+  } finally {
+    api.close();
+  }
+}
+
+/** stdin as UTF-8; invalid bytes are refused rather than replaced. */
+async function readStdin(): Promise<string> {
+  const bytes = new Uint8Array(await Bun.stdin.arrayBuffer());
+  try {
+    return new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+  } catch {
+    throw new InputError("add: stdin is not valid UTF-8; nothing was written");
+  }
+}

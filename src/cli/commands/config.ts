@@ -1,0 +1,39 @@
+// memvoy config show|path|check: the effective config, its file, and validation.
+import { configPath, configToToml, inspectConfig } from "../../app/config-info.ts";
+import { UsageError } from "../../shared/errors.ts";
+import { bool, parseArgs, str } from "../args.ts";
+import { printUsage } from "../command.ts";
+import { printJson, println } from "../output.ts";
+
+export const usage = `
+Usage: memvoy config show|path|check [--json]
+
+  show    the effective config (config.toml + MEMVOY_* environment + defaults)
+  path    where config.toml lives for this home
+  check   validate config.toml; exit 2 naming the file and the key when it is wrong
+
+Environment overrides: MEMVOY_<SECTION>_<KEY>, e.g. MEMVOY_SUMMARY_MODEL,
+MEMVOY_LIMITS_MAX_HISTORY_BYTES, MEMVOY_REPLY_LANG.
+`;
+
+export async function run(argv: readonly string[]): Promise<number> {
+  const p = parseArgs(argv, {}, "config");
+  if (bool(p, "help")) return printUsage(usage);
+  const [sub = "show", ...rest] = p.positionals;
+  if (rest.length) throw new UsageError(`config: unexpected argument ${JSON.stringify(rest[0])}`);
+  const home = str(p, "home");
+  const json = bool(p, "json");
+  if (sub === "path") {
+    const path = configPath(home);
+    json ? printJson({ path }) : println(path);
+    return 0;
+  }
+  if (sub !== "show" && sub !== "check") throw new UsageError(`config: unknown subcommand ${JSON.stringify(sub)}: use show, path or check`);
+  const info = inspectConfig(home);
+  if (sub === "check") {
+    json ? printJson({ ok: true, path: info.path }) : println(`${info.path}: ok`);
+    return 0;
+  }
+  json ? printJson(info.config) : println(`# ${info.path}\n${configToToml(info.config)}`);
+  return 0;
+}

@@ -1,0 +1,32 @@
+// memvoy context SESSION [--input TEXT]: the LLM-ready messages for the next turn.
+import { bool, expectPositionals, parseArgs, str } from "../args.ts";
+import { openFromFlags, printUsage } from "../command.ts";
+import { bold, dim, printJson, println } from "../output.ts";
+
+export const usage = `
+Usage: memvoy context SESSION [--input TEXT] [--json]
+
+The messages to send to the model for the next turn, in order: the last
+limits.max_history_messages messages in full, the turn context holding the
+Prior summary block (when a summary exists), then the input. Also the system
+prompt's Prior Conversation Context section.
+`;
+
+export async function run(argv: readonly string[]): Promise<number> {
+  const p = parseArgs(argv, { input: { type: "string" } }, "context");
+  if (bool(p, "help")) return printUsage(usage);
+  const [session] = expectPositionals(p, "context", ["SESSION"]);
+  const api = openFromFlags(p);
+  try {
+    const ctx = await api.context(session!, str(p, "input"));
+    if (bool(p, "json")) {
+      printJson(ctx);
+      return 0;
+    }
+    if (ctx.system) println(bold("# system: Prior Conversation Context") + "\n" + ctx.system + "\n");
+    for (const m of ctx.messages) println(`${bold(`[${m.role}]`)}${m.sendAt ? dim(` ${m.sendAt}`) : ""}\n${m.content}\n`);
+    return 0;
+  } finally {
+    api.close();
+  }
+}

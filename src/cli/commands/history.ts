@@ -1,0 +1,37 @@
+// memvoy history SESSION [--all] [--last N]: the context window, or every message ever written.
+import { bool, expectPositionals, num, parseArgs } from "../args.ts";
+import { openFromFlags, printUsage } from "../command.ts";
+import { dim, messageHeader, messageJson, printJson, println } from "../output.ts";
+
+export const usage = `
+Usage: memvoy history SESSION [--all | --last N] [--json]
+
+Show the session's context window (the last limits.max_history_messages messages),
+or with --all every message ever written, oldest first, with a marker where the
+archive ends and history.json begins.
+`;
+
+export async function run(argv: readonly string[]): Promise<number> {
+  const p = parseArgs(argv, { all: { type: "boolean" }, last: { type: "number" } }, "history");
+  if (bool(p, "help")) return printUsage(usage);
+  const [session] = expectPositionals(p, "history", ["SESSION"]);
+  const api = openFromFlags(p);
+  try {
+    const last = num(p, "last");
+    const list = api.history(session!, { all: bool(p, "all"), ...(last !== undefined ? { last } : {}) });
+    if (bool(p, "json")) {
+      printJson({ session, messages: list.map(messageJson) });
+      return 0;
+    }
+    let archived = false;
+    for (const [i, m] of list.entries()) {
+      if (!m.recent) archived = true;
+      if (archived && m.recent && (i === 0 || !list[i - 1]!.recent)) println(dim("──── archive above · history.json below ────"));
+      println(`${messageHeader(m)} ${m.content}`);
+    }
+    if (list.length === 0) println(dim("(no messages)"));
+    return 0;
+  } finally {
+    api.close();
+  }
+}

@@ -1,0 +1,66 @@
+// CLI entry: global flags, --help, and lazy dispatch to one command module.
+import { UsageError } from "../shared/errors.ts";
+import { reportError } from "./format-error.ts";
+import type { CommandModule } from "./command.ts";
+
+const COMMANDS: Record<string, () => Promise<CommandModule>> = {
+  add: () => import("./commands/add.ts"),
+  sessions: () => import("./commands/sessions.ts"),
+  history: () => import("./commands/history.ts"),
+  search: () => import("./commands/search.ts"),
+  context: () => import("./commands/context.ts"),
+  reset: () => import("./commands/reset.ts"),
+  rm: () => import("./commands/rm.ts"),
+  doctor: () => import("./commands/doctor.ts"),
+  config: () => import("./commands/config.ts"),
+};
+
+export function mainHelp(version: string): string {
+  return `memvoy ${version}: the memory layer for AI agents
+
+Usage: memvoy [COMMAND] [options]     (no command on a terminal: not available yet; prints this help)
+
+Commands:
+  add SESSION --role R [--content T]   append a message (stdin: text, or JSONL without --role)
+  sessions                             list sessions: messages, last activity, summary
+  history SESSION [--all]              the context window (last N) or every message
+  search QUERY [--session S] [--match keyword|semantic|hybrid] [--range 1d|7d|30d|1y|all] [--limit N]
+  context SESSION [--input TEXT]       the LLM-ready messages for the next turn
+  reset SESSION [--all]                clear history and archive; the summary survives unless --all
+  rm SESSION                           remove the session entirely
+  doctor [--repair]                    check the home; rebuild a corrupt history.json from the archive
+  config show|path|check               the effective config, its file, validation
+
+Global options:
+  --home DIR     the home (default: $MEMVOY_HOME, else $XDG_CONFIG_HOME/memvoy, else ~/.config/memvoy)
+  --json         print one JSON document on stdout
+  --version      print the version
+  -h, --help     help for memvoy or a command (memvoy search --help)
+
+Exit codes: 0 ok, 1 runtime failure, 2 usage, config or input error.
+`;
+}
+
+export async function runCli(argv: readonly string[], version: string): Promise<number> {
+  const json = argv.includes("--json");
+  try {
+    const first = argv.findIndex((a) => !a.startsWith("-"));
+    const name = first >= 0 ? argv[first]! : undefined;
+    // A --home value is not a command name.
+    const cmdIndex = name !== undefined && argv[first - 1] === "--home" ? argv.findIndex((a, i) => i > first && !a.startsWith("-")) : first;
+    const command = cmdIndex >= 0 ? argv[cmdIndex] : undefined;
+    if (command === undefined) {
+      if (argv.includes("--help") || argv.includes("-h") || argv.length === 0) {
+        process.stdout.write(mainHelp(version));
+        return 0;
+      }
+      throw new UsageError(`missing command (see memvoy --help)`);
+    }
+    const load = COMMANDS[command];
+    if (!load) throw new UsageError(`unknown command ${JSON.stringify(command)} (see memvoy --help)`);
+    const mod = await load();
+    return await mod.run([...argv.slice(0, cmdIndex), ...argv.slice(cmdIndex + 1)]);
+  } catch (err) {
+    return reportError(err, json);
+  }
+}

@@ -1,0 +1,45 @@
+// Writing results: one JSON document with --json, readable text otherwise; colour only on a TTY without NO_COLOR.
+import type { StoredMessage } from "../shared/message.ts";
+import { nsToLocalSeconds, nsToRfc3339 } from "../shared/time.ts";
+
+export function useColor(stream: { isTTY?: boolean } = process.stdout): boolean {
+  return !!stream.isTTY && !process.env.NO_COLOR && process.env.TERM !== "dumb";
+}
+
+const paint = (code: string) => (s: string) => (useColor() ? `\x1b[${code}m${s}\x1b[0m` : s);
+export const bold = paint("1");
+export const dim = paint("2");
+export const cyan = paint("36");
+export const yellow = paint("33");
+
+export function printJson(value: unknown): void {
+  process.stdout.write(JSON.stringify(value, (_k, v) => (typeof v === "bigint" ? v.toString() : v), 2) + "\n");
+}
+
+export function println(text = ""): void {
+  process.stdout.write(text + "\n");
+}
+
+export function messageJson(m: StoredMessage): Record<string, unknown> {
+  const o: Record<string, unknown> = { id: m.id, session: m.session, role: m.role, content: m.content, sendAt: nsToRfc3339(m.sendAt) };
+  if (m.sender !== undefined) o.sender = m.sender;
+  o.tier = m.recent ? "recent" : "archive";
+  return o;
+}
+
+export function messageHeader(m: StoredMessage): string {
+  const who = m.sender ? ` · ${m.sender}` : "";
+  return dim(`[${nsToLocalSeconds(m.sendAt)} · ${m.role}${who}]`);
+}
+
+/** Mark highlight ranges: bold+yellow on a colour terminal, [brackets] otherwise. */
+export function highlight(text: string, ranges: readonly [number, number][]): string {
+  let out = "";
+  let at = 0;
+  for (const [s, e] of ranges) {
+    out += text.slice(at, s);
+    out += useColor() ? `\x1b[1;33m${text.slice(s, e)}\x1b[0m` : `[${text.slice(s, e)}]`;
+    at = e;
+  }
+  return out + text.slice(at);
+}

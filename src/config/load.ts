@@ -1,0 +1,83 @@
+// Load config.toml, apply MEMVOY_* env overrides, validate; errors name the file and the key.
+import { readFileSync } from "node:fs";
+import { parse as parseToml } from "smol-toml";
+import * as v from "valibot";
+import { InputError } from "../shared/errors.ts";
+import { ConfigSchema, type Config } from "./schema.ts";
+
+export class ConfigError extends InputError {}
+
+type Table = Record<string, unknown>;
+
+/** MEMVOY_SUMMARY_MODEL -> summary.model; MEMVOY_REPLY_LANG -> reply_lang. Values are TOML-typed when they parse. */
+function envOverrides(env: Record<string, string | undefined>): Table {
+  const out: Table = {};
+  const sections = Object.keys(ConfigSchema.entries).filter(
+    (k) => (ConfigSchema.entries as Record<string, { type: string; wrapped?: { type: string } }>)[k]!.wrapped?.type === "strict_object",
+  );
+  for (const [name, raw] of Object.entries(env)) {
+    if (!name.startsWith("MEMVOY_") || raw === undefined) continue;
+    const key = name.slice(7).toLowerCase();
+    if (key === "home") continue;
+    const section = sections.find((s) => key.startsWith(s + "_"));
+    const value = coerce(raw);
+    if (section) {
+      const t = (out[section] ??= {}) as Table;
+      t[key.slice(section.length + 1)] = value;
+    } else if (key in ConfigSchema.entries) {
+      out[key] = value;
+    }
+  }
+  return out;
+}
+
+function coerce(raw: string): unknown {
+  if (/^-?\d+$/.test(raw)) return Number(raw);
+  if (raw === "true" || raw === "false") return raw === "true";
+  return raw;
+}
+
+function merge(base: Table, over: Table): Table {
+  const out: Table = { ...base };
+  for (const [k, val] of Object.entries(over)) {
+    const cur = out[k];
+    out[k] =
+      cur && typeof cur === "object" && !Array.isArray(cur) && val && typeof val === "object"
+        ? merge(cur as Table, val as Table)
+        : val;
+  }
+  return out;
+}
+
+export function validateConfig(raw: unknown, source: string): Config {
+  const result = v.safeParse(ConfigSchema, raw);
+  if (result.success) return result.output;
+  const issue = result.issues[0]!;
+  const path = v.getDotPath(issue) ?? "(top level)";
+  const unknown = issue.type === "strict_object" && issue.expected === "never";
+  const what = unknown ? "unknown key" : issue.message;
+  throw new ConfigError(`config error in ${source}: ${path}: ${what}`);
+}
+
+export function loadConfig(file: string, env: Record<string, string | undefined> = process.env): Config {
+  let fromFile: Table = {};
+  let text: string | undefined;
+  try {
+    text = readFileSync(file, "utf8");
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== "ENOENT") {
+      throw new ConfigError(`cannot read config ${file}: ${(err as Error).message}`, { cause: err });
+    }
+  }
+  if (text !== undefined) {
+    try {
+      fromFile = parseToml(text) as Table;
+    } catch (err) {
+      const first = String((err as Error).message).split("\n")[0];
+      throw new ConfigError(`config error in ${file}: ${first}`, { cause: err });
+    }
+    validateConfig(fromFile, file);
+  }
+  const overrides = envOverrides(env);
+  return validateConfig(merge(fromFile, overrides), Object.keys(overrides).length ? `${file} + MEMVOY_* environment` : file);
+}

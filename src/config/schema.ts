@@ -1,0 +1,61 @@
+// config.toml schema (valibot): every key, its type and its default.
+import * as v from "valibot";
+
+const int = (min: number, max = Number.MAX_SAFE_INTEGER) => v.pipe(v.number(), v.integer(), v.minValue(min), v.maxValue(max));
+// Shape only (5 or 6 fields); the daemon checks the full grammar with croner when it schedules.
+const cronPattern = v.pipe(
+  v.string(),
+  v.regex(/^\s*\S+(\s+\S+){4,5}\s*$/, "not a cron pattern: expected 5 fields (or 6 with seconds)"),
+);
+
+export const LimitsSchema = v.strictObject({
+  max_history_messages: v.optional(int(1, 10_000), 16),
+  max_history_bytes: v.optional(int(4096), 4 * 1024 * 1024),
+  max_message_bytes: v.optional(int(1, 64 * 1024 * 1024), 1024 * 1024),
+});
+
+export const SummarySchema = v.strictObject({
+  model: v.optional(v.pipe(v.string(), v.minLength(1)), "claude-sonnet-5-5"),
+  cron: v.optional(cronPattern, "*/15 * * * *"),
+  chunk_chars: v.optional(int(1000), 32_000),
+  timeout_ms: v.optional(int(100), 120_000),
+  max_retries: v.optional(int(0, 10), 3),
+});
+
+export const ContextSchema = v.strictObject({
+  relevance_timeout_ms: v.optional(int(50), 3000),
+});
+
+export const EmbedderSchema = v.strictObject({
+  provider: v.optional(v.picklist(["builtin", "openai", "ollama", "voyage"]), "builtin"),
+  model: v.optional(v.string(), ""),
+  base_url: v.optional(v.string(), ""),
+  dimensions: v.optional(int(0, 8192), 0),
+  batch_size: v.optional(int(1, 2048), 64),
+  timeout_ms: v.optional(int(100), 30_000),
+  max_retries: v.optional(int(0, 10), 4),
+});
+
+export const ErrorMemorySchema = v.strictObject({
+  ttl_days: v.optional(int(1, 36_500), 90),
+});
+
+export const DaemonSchema = v.strictObject({
+  embed_interval_ms: v.optional(int(100), 2000),
+  sweep_cron: v.optional(cronPattern, "0 * * * *"),
+  maintenance_cron: v.optional(cronPattern, "30 3 * * *"),
+  log_max_bytes: v.optional(int(4096), 5 * 1024 * 1024),
+});
+
+export const ConfigSchema = v.strictObject({
+  reply_lang: v.optional(v.pipe(v.string(), v.minLength(1)), "auto"),
+  decision_model: v.optional(v.string(), ""),
+  limits: v.optional(LimitsSchema, {}),
+  summary: v.optional(SummarySchema, {}),
+  context: v.optional(ContextSchema, {}),
+  embedder: v.optional(EmbedderSchema, {}),
+  error_memory: v.optional(ErrorMemorySchema, {}),
+  daemon: v.optional(DaemonSchema, {}),
+});
+
+export type Config = v.InferOutput<typeof ConfigSchema>;

@@ -1,0 +1,84 @@
+// doctor: check every session's history.json against the archive; --repair moves a corrupt file aside
+// and rebuilds it from the archive (which holds every message) and re-adopts records the archive lacks.
+import { existsSync, renameSync } from "node:fs";
+import { nsToRfc3339 } from "../shared/time.ts";
+import { CorruptHistoryError, readHistory, writeHistory, forgetHistoryCache } from "../storage/history/history-file.ts";
+import { listSessionMessages } from "../storage/sqlite/messages-repo.ts";
+import { listSessionRows } from "../storage/sqlite/sessions-repo.ts";
+import { withWriteLock } from "../storage/sqlite/write-lock.ts";
+import { withHomeLock } from "./home-lock.ts";
+import type { MemoryContext } from "./memory-context.ts";
+import { sessionDirs } from "./session-admin.ts";
+import { backfillSession } from "./write-path.ts";
+
+export interface DoctorFinding {
+  session?: string;
+  problem: string;
+  repaired?: string;
+}
+
+export interface DoctorReport {
+  home: string;
+  sessions: number;
+  findings: DoctorFinding[];
+  ok: boolean;
+}
+
+export function runDoctor(ctx: MemoryContext, repair: boolean): DoctorReport {
+  const findings: DoctorFinding[] = [];
+  const integrity = ctx.db.query("PRAGMA quick_check").all() as { quick_check: string }[];
+  if (integrity.length !== 1 || integrity[0]!.quick_check !== "ok") {
+    findings.push({ problem: `SQLite quick_check: ${integrity.map((r) => r.quick_check).join("; ")}` });
+  }
+  const ids = new Set([...sessionDirs(ctx), ...listSessionRows(ctx.db).map((r) => r.id)]);
+  for (const session of [...ids].sort()) findings.push(...checkSession(ctx, session, repair));
+  const ok = findings.every((f) => f.repaired !== undefined);
+  return { home: ctx.paths.home, sessions: ids.size, findings, ok };
+}
+
+function checkSession(ctx: MemoryContext, session: string, repair: boolean): DoctorFinding[] {
+  const file = ctx.paths.history(session);
+  try {
+    const doc = readHistory(file);
+    const recent = listSessionMessages(ctx.db, session, { recentOnly: true });
+    const inFile = new Set(doc.records.map((r) => r.id));
+    const lost = recent.filter((m) => !inFile.has(m.id));
+    const unarchived = doc.legacy || doc.records.some((r) => r.id === "") || (recent.length === 0 && doc.records.length > 0);
+    const out: DoctorFinding[] = [];
+    if (unarchived) {
+      const f: DoctorFinding = { session, problem: "history.json holds messages the archive lacks" };
+      if (repair) f.repaired = `archived ${backfillSession(ctx, session)} message(s)`;
+      out.push(f);
+    }
+    if (lost.length > 0) {
+      const what = existsSync(file) ? "history.json lacks" : "history.json is missing;";
+      const f: DoctorFinding = { session, problem: `${what} ${lost.length} recent message(s) the archive holds` };
+      if (repair) f.repaired = rebuild(ctx, session, undefined);
+      out.push(f);
+    }
+    return out;
+  } catch (err) {
+    if (!(err instanceof CorruptHistoryError)) throw err;
+    const f: DoctorFinding = { session, problem: err.message.replace(/; it was left untouched.*$/, "") };
+    if (repair) f.repaired = rebuild(ctx, session, file);
+    return [f];
+  }
+}
+
+/** Move the bad file aside (if any) and write history.json again from the archive's recent rows. */
+function rebuild(ctx: MemoryContext, session: string, corrupt: string | undefined): string {
+  return withHomeLock(ctx, () => {
+    let aside = "";
+    if (corrupt && existsSync(corrupt)) {
+      aside = `${corrupt}.corrupt-${nsToRfc3339(ctx.now()).replace(/[:.]/g, "")}`;
+      renameSync(corrupt, aside);
+      forgetHistoryCache(corrupt);
+    }
+    const recent = withWriteLock(ctx.db, () => listSessionMessages(ctx.db, session, { recentOnly: true }));
+    writeHistory(
+      ctx.paths.history(session),
+      recent.map((m) => (m.sender !== undefined ? { id: m.id, role: m.role, content: m.content, sendAt: m.sendAt, sender: m.sender } : { id: m.id, role: m.role, content: m.content, sendAt: m.sendAt })),
+    );
+    return `${aside ? `moved the bad file to ${aside}; ` : ""}rebuilt history.json with ${recent.length} message(s) from the archive`;
+  });
+}

@@ -1,0 +1,12 @@
+// What every memory operation needs: the home's paths, its config, the database and a clock.
+import type { Config } from "../config/schema.ts";
+import type { HomePaths } from "../config/home.ts";
+import type { Db } from "../storage/sqlite/write-lock.ts";
+
+export interface MemoryContext {
+  readonly paths: HomePaths;
+  readonly config: Config;
+  readonly db: Db;
+  /** UTC ns; injectable for tests. */
+  readonly now: () => bigint;
+}

@@ -1,0 +1,34 @@
+// Checks on one message before it is written: role, non-empty well-formed text, size limit.
+import { InputError } from "../shared/errors.ts";
+import { isRole, type Role } from "../shared/message.ts";
+
+export interface NewMessage {
+  role: Role;
+  content: string;
+  /** UTC ns; now when absent. */
+  sendAt?: bigint;
+  sender?: string;
+}
+
+export class InvalidMessageError extends InputError {}
+
+export function formatBytes(n: number): string {
+  if (n >= 1024 * 1024) return `${(n / 1024 / 1024).toFixed(1)} MiB`;
+  if (n >= 1024) return `${(n / 1024).toFixed(1)} KiB`;
+  return `${n} bytes`;
+}
+
+export function checkNewMessage(m: NewMessage, maxBytes: number, where = "message"): void {
+  if (!isRole(m.role)) throw new InvalidMessageError(`${where}: unknown role ${JSON.stringify(m.role)} (use user or assistant)`);
+  if (typeof m.content !== "string" || m.content.trim() === "") throw new InvalidMessageError(`${where}: content is empty`);
+  const nul = m.content.indexOf("\0");
+  if (nul >= 0) throw new InvalidMessageError(`${where}: content contains a NUL character at offset ${nul}`);
+  if (!m.content.isWellFormed()) throw new InvalidMessageError(`${where}: content is not valid Unicode (unpaired surrogate)`);
+  const bytes = Buffer.byteLength(m.content);
+  if (bytes > maxBytes) {
+    throw new InvalidMessageError(`${where}: content is ${formatBytes(bytes)}, over limits.max_message_bytes (${formatBytes(maxBytes)})`);
+  }
+  if (m.sender !== undefined && (typeof m.sender !== "string" || m.sender.length > 256 || m.sender.includes("\0"))) {
+    throw new InvalidMessageError(`${where}: sender must be text of at most 256 characters`);
+  }
+}

@@ -1,0 +1,80 @@
+// reset (history + archive + vectors; the summary survives unless --all) and rm (everything of a session).
+import { existsSync, readdirSync, rmSync } from "node:fs";
+import { InputError } from "../shared/errors.ts";
+import { assertSessionId } from "../shared/session-id.ts";
+import { forgetHistoryCache } from "../storage/history/history-file.ts";
+import { deleteSessionMessages } from "../storage/sqlite/messages-repo.ts";
+import { deleteSessionRow, getSessionRow } from "../storage/sqlite/sessions-repo.ts";
+import { withWriteLock } from "../storage/sqlite/write-lock.ts";
+import { withHomeLock } from "./home-lock.ts";
+import type { MemoryContext } from "./memory-context.ts";
+
+export class UnknownSessionError extends InputError {}
+
+export function sessionExists(ctx: MemoryContext, session: string): boolean {
+  return existsSync(ctx.paths.session(session)) || getSessionRow(ctx.db, session) !== undefined;
+}
+
+function requireSession(ctx: MemoryContext, session: string): void {
+  assertSessionId(session);
+  if (!sessionExists(ctx, session)) throw new UnknownSessionError(`no session ${JSON.stringify(session)} in ${ctx.paths.home}`);
+}
+
+export interface ResetResult {
+  session: string;
+  messagesRemoved: number;
+  summaryRemoved: boolean;
+}
+
+/** Clear history.json, the archive rows, the meta and the vectors. summary.json and the cursor survive unless `all`. */
+export function resetSession(ctx: MemoryContext, session: string, all = false): ResetResult {
+  requireSession(ctx, session);
+  return withHomeLock(ctx, () => {
+    const removed = withWriteLock(ctx.db, () => deleteSessionMessages(ctx.db, session, ctx.now()));
+    const history = ctx.paths.history(session);
+    rmSync(history, { force: true });
+    forgetHistoryCache(history);
+    let summaryRemoved = false;
+    if (all) {
+      summaryRemoved = existsSync(ctx.paths.summary(session));
+      rmSync(ctx.paths.summary(session), { force: true });
+      rmSync(ctx.paths.cursor(session), { force: true });
+      withWriteLock(ctx.db, () => forgetSummaryRows(ctx, session));
+    }
+    return { session, messagesRemoved: removed, summaryRemoved };
+  });
+}
+
+/** Remove the session entirely: its folder, archive rows, meta, vectors and bookkeeping. Error memory stays. */
+export function removeSession(ctx: MemoryContext, session: string): ResetResult {
+  requireSession(ctx, session);
+  return withHomeLock(ctx, () => {
+    const hadSummary = existsSync(ctx.paths.summary(session));
+    const removed = withWriteLock(ctx.db, () => {
+      const n = deleteSessionMessages(ctx.db, session, ctx.now());
+      deleteSessionRow(ctx.db, session);
+      forgetSummaryRows(ctx, session);
+      return n;
+    });
+    rmSync(ctx.paths.session(session), { recursive: true, force: true });
+    forgetHistoryCache(ctx.paths.history(session));
+    return { session, messagesRemoved: removed, summaryRemoved: hadSummary };
+  });
+}
+
+/** Per-session rows kept by other tiers (summary runs); tables that do not exist yet are skipped. */
+function forgetSummaryRows(ctx: MemoryContext, session: string): void {
+  const tables = ctx.db.query("SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'summary_runs'").all();
+  if (tables.length > 0) ctx.db.prepare("DELETE FROM summary_runs WHERE session_id = ?").run(session);
+}
+
+/** Session folders on disk (valid ids only). */
+export function sessionDirs(ctx: MemoryContext): string[] {
+  try {
+    return readdirSync(ctx.paths.sessions, { withFileTypes: true })
+      .filter((d) => d.isDirectory() && /^[A-Za-z0-9_-][A-Za-z0-9._-]{0,127}$/.test(d.name))
+      .map((d) => d.name);
+  } catch {
+    return [];
+  }
+}

@@ -1,0 +1,45 @@
+// The list of sessions (id, message count, last activity, summary present), adopting folders the archive
+// has not seen yet (backfill on first encounter).
+import { existsSync } from "node:fs";
+import { listSessionRows } from "../storage/sqlite/sessions-repo.ts";
+import type { MemoryContext } from "./memory-context.ts";
+import { sessionDirs } from "./session-admin.ts";
+import { backfillSession } from "./write-path.ts";
+
+export interface SessionInfo {
+  id: string;
+  messages: number;
+  /** ns of the last write to the session (0 when unknown). */
+  lastActivity: bigint;
+  hasSummary: boolean;
+}
+
+/** Backfill every session folder whose history.json the archive has not seen. Returns how many were adopted. */
+export function discoverSessions(ctx: MemoryContext): number {
+  const known = new Set(listSessionRows(ctx.db).map((r) => r.id));
+  let adopted = 0;
+  for (const id of sessionDirs(ctx)) {
+    if (known.has(id) || !existsSync(ctx.paths.history(id))) continue;
+    try {
+      adopted += backfillSession(ctx, id);
+    } catch {
+      // A corrupt history.json is reported by `doctor`; listing must still work.
+    }
+  }
+  return adopted;
+}
+
+export function listSessions(ctx: MemoryContext): SessionInfo[] {
+  discoverSessions(ctx);
+  const rows = new Map(listSessionRows(ctx.db).map((r) => [r.id, r]));
+  const ids = new Set([...rows.keys(), ...sessionDirs(ctx)]);
+  return [...ids].map((id) => {
+    const r = rows.get(id);
+    return {
+      id,
+      messages: r?.messageCount ?? 0,
+      lastActivity: r ? (r.lastSendAt > r.updatedAt ? r.lastSendAt : r.updatedAt) : 0n,
+      hasSummary: existsSync(ctx.paths.summary(id)),
+    };
+  });
+}

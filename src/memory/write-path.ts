@@ -1,0 +1,98 @@
+// The dual write: append to history.json (atomic) and to the SQLite archive in one step under the home's
+// writer lock; backfill a session the archive has never seen; compact history.json past its byte limit.
+// Order: stage the new history.json (synced temp file), commit SQLite, then rename the file into place.
+// A failure before the rename (full disk included) leaves both stores as they were.
+import { ensureDir } from "../shared/atomic-write.ts";
+import { newId } from "../shared/ids.ts";
+import type { MessageRecord } from "../shared/message.ts";
+import { assertSessionId } from "../shared/session-id.ts";
+import { readHistory, recordBytes, stageHistory, type HistoryDoc } from "../storage/history/history-file.ts";
+import { archiveBefore, insertMessages, knownIds, sessionHasMessages } from "../storage/sqlite/messages-repo.ts";
+import { withWriteLock } from "../storage/sqlite/write-lock.ts";
+import { compactionCut } from "./compaction.ts";
+import { withHomeLock } from "./home-lock.ts";
+import type { MemoryContext } from "./memory-context.ts";
+import { checkNewMessage, type NewMessage } from "./message-input.ts";
+
+export interface AppendResult {
+  ids: string[];
+  /** Messages moved out of history.json by compaction during this write. */
+  compacted: number;
+  /** Legacy or unseen history.json records adopted into the archive during this write. */
+  adopted: number;
+}
+
+export function appendMessages(ctx: MemoryContext, session: string, inputs: readonly NewMessage[]): AppendResult {
+  assertSessionId(session);
+  inputs.forEach((m, i) => checkNewMessage(m, ctx.config.limits.max_message_bytes, inputs.length > 1 ? `message ${i + 1}` : "message"));
+  if (inputs.length === 0) return { ids: [], compacted: 0, adopted: 0 };
+  const file = ctx.paths.history(session);
+  ensureDir(ctx.paths.session(session));
+  return withHomeLock(ctx, () => {
+    const doc = readHistory(file);
+    const missing = unarchived(ctx, session, doc);
+    const added: MessageRecord[] = inputs.map((m) => {
+      const r: MessageRecord = { id: newId(), role: m.role, content: m.content, sendAt: m.sendAt ?? ctx.now() };
+      if (m.sender !== undefined && m.sender !== "") r.sender = m.sender;
+      return r;
+    });
+    const all = doc.records.concat(added);
+    const bytes = doc.bytes + added.reduce((n, r) => n + recordBytes(r), 0);
+    const cut = compactionCut(all, bytes, ctx.config.limits.max_history_bytes);
+    const kept = cut > 0 ? all.slice(cut) : all;
+    const staged = stageHistory(file, kept);
+    try {
+      withWriteLock(ctx.db, () => {
+        const now = ctx.now();
+        insertMessages(ctx.db, session, missing, now);
+        insertMessages(ctx.db, session, added, now);
+        if (cut > 0) {
+          const first = kept[0]!;
+          const seq = (ctx.db.query("SELECT seq FROM messages WHERE id = ?").get(first.id) as { seq: bigint }).seq;
+          archiveBefore(ctx.db, session, seq, first.sendAt, now);
+        }
+      });
+    } catch (err) {
+      staged.discard();
+      throw err;
+    }
+    staged.commit();
+    return { ids: added.map((r) => r.id), compacted: cut, adopted: missing.length };
+  });
+}
+
+/**
+ * Records of history.json the archive lacks: the whole file when the archive has never seen the session
+ * (backfill), or records an older writer appended without ids. Gives id-less records their ids.
+ */
+export function unarchived(ctx: MemoryContext, session: string, doc: HistoryDoc): MessageRecord[] {
+  if (doc.records.length === 0) return [];
+  let missing: MessageRecord[];
+  if (!sessionHasMessages(ctx.db, session)) missing = doc.records;
+  else if (doc.legacy) {
+    const known = knownIds(ctx.db, doc.records.filter((r) => r.id !== "").map((r) => r.id));
+    missing = doc.records.filter((r) => r.id === "" || !known.has(r.id));
+  } else return [];
+  for (const r of doc.records) if (r.id === "") r.id = newId(Number(r.sendAt / 1_000_000n));
+  return missing;
+}
+
+/** Backfill without a new message: adopt what history.json holds that the archive lacks. */
+export function backfillSession(ctx: MemoryContext, session: string): number {
+  assertSessionId(session);
+  const file = ctx.paths.history(session);
+  return withHomeLock(ctx, () => {
+    const doc = readHistory(file);
+    const missing = unarchived(ctx, session, doc);
+    if (missing.length === 0 && !doc.legacy) return 0;
+    const staged = stageHistory(file, doc.records);
+    try {
+      withWriteLock(ctx.db, () => insertMessages(ctx.db, session, missing, ctx.now()));
+    } catch (err) {
+      staged.discard();
+      throw err;
+    }
+    staged.commit();
+    return missing.length;
+  });
+}

@@ -1,0 +1,65 @@
+// Turn the user's text into search terms and safe FTS5 expressions: the text is never FTS5 syntax.
+import { CJK_RUN } from "../shared/search-form.ts";
+
+const STOPWORDS = new Set(
+  ("a an and are as at be been but by can could did do does for from had has have he her him his how i if in into is it its " +
+    "me my no not of on or our she so than that the their them then there these they this to was we were what when where " +
+    "which who whom why will with would you your about after again all also am any because before being both each few " +
+    "further here just more most much only other over own same should some such too under until very while").split(" "),
+);
+
+export interface QueryTerm {
+  /** The text to look for (lower case). */
+  text: string;
+  cjk: boolean;
+  stop: boolean;
+}
+
+const WORD = /[\p{L}\p{N}_]+(?:['’][\p{L}]+)?/gu;
+
+export function queryTerms(query: string): QueryTerm[] {
+  const text = query.normalize("NFKC").toLowerCase();
+  const out: QueryTerm[] = [];
+  const seen = new Set<string>();
+  const push = (t: QueryTerm) => {
+    if (t.text && !seen.has(t.text)) (seen.add(t.text), out.push(t));
+  };
+  let last = 0;
+  for (const m of text.matchAll(CJK_RUN)) {
+    words(text.slice(last, m.index), push);
+    push({ text: m[0], cjk: true, stop: false });
+    last = m.index! + m[0].length;
+  }
+  words(text.slice(last), push);
+  return out;
+}
+
+function words(segment: string, push: (t: QueryTerm) => void): void {
+  for (const m of segment.matchAll(WORD)) {
+    const w = m[0].replace(/['’]s$/, "").replace(/['’]/g, "");
+    push({ text: w, cjk: false, stop: STOPWORDS.has(w) });
+  }
+}
+
+/** One term as an FTS5 expression: a quoted token, a quoted bigram phrase for CJK, a prefix for 1 CJK char. */
+function ftsTerm(t: QueryTerm): string {
+  if (!t.cjk) return `"${t.text.replaceAll('"', '""')}"`;
+  const chars = Array.from(t.text);
+  if (chars.length === 1) return `"${t.text}"*`;
+  const grams: string[] = [];
+  for (let i = 0; i < chars.length - 1; i++) grams.push(chars[i]! + chars[i + 1]!);
+  return `"${grams.join(" ")}"`;
+}
+
+/** Every term must match. Stop words are dropped unless the query has nothing else. */
+export function ftsAllQuery(terms: readonly QueryTerm[]): string | undefined {
+  const content = terms.filter((t) => !t.stop);
+  const use = content.length > 0 ? content : terms;
+  return use.length ? use.map(ftsTerm).join(" AND ") : undefined;
+}
+
+/** Any content term may match (the fallback that fills a short AND result). */
+export function ftsAnyQuery(terms: readonly QueryTerm[]): string | undefined {
+  const content = terms.filter((t) => !t.stop);
+  return content.length > 1 ? content.map(ftsTerm).join(" OR ") : undefined;
+}

@@ -1,0 +1,36 @@
+// Search options and hits, shared by keyword, semantic and hybrid search.
+import type { StoredMessage } from "../shared/message.ts";
+import type { TimeRange } from "../shared/time.ts";
+
+export type MatchMode = "keyword" | "semantic" | "hybrid";
+export type HitSource = "archive" | "recent" | "semantic";
+
+export interface SearchOptions {
+  query: string;
+  session?: string;
+  match?: MatchMode;
+  range?: TimeRange;
+  limit?: number;
+}
+
+export interface SearchHit {
+  message: StoredMessage;
+  source: HitSource;
+  /** Higher is better; comparable within one result list. */
+  score: number;
+  snippet: string;
+  highlights: [number, number][];
+  /** Semantic hits: the expanded neighbours (2 before, 1 after) in session order, the hit included. */
+  context?: StoredMessage[];
+  /** Semantic hits: 1-based similarity rank. */
+  rank?: number;
+}
+
+export interface SearchResult {
+  hits: SearchHit[];
+  /** Messages written but not embedded yet (semantic and hybrid). */
+  notIndexed?: number;
+  /** Set when stored vectors come from another embedder than the configured one. */
+  reindexNeeded?: boolean;
+  notes: string[];
+}

@@ -1,0 +1,50 @@
+// Atomic file replacement: write a temp file beside the target, fsync it, rename over the target.
+import { closeSync, fsyncSync, mkdirSync, openSync, renameSync, rmSync, writeSync } from "node:fs";
+import { dirname, basename, join } from "node:path";
+
+export const FILE_MODE = 0o600;
+export const DIR_MODE = 0o700;
+
+export function ensureDir(path: string): void {
+  mkdirSync(path, { recursive: true, mode: DIR_MODE });
+}
+
+export interface StagedFile {
+  /** Move the staged content over the target (a rename: it needs no space and cannot half-happen). */
+  commit(): void;
+  discard(): void;
+}
+
+/** Write data to a synced temp file beside `path`; nothing changes at `path` until commit(). */
+export function stageFileAtomic(path: string, data: string | Uint8Array): StagedFile {
+  const tmp = join(dirname(path), `.${basename(path)}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`);
+  const fd = openSync(tmp, "w", FILE_MODE);
+  try {
+    const buf = typeof data === "string" ? Buffer.from(data, "utf8") : data;
+    let off = 0;
+    while (off < buf.length) off += writeSync(fd, buf, off, buf.length - off);
+    fsyncSync(fd);
+  } catch (err) {
+    closeSync(fd);
+    rmSync(tmp, { force: true });
+    throw err;
+  }
+  closeSync(fd);
+  return {
+    commit() {
+      try {
+        renameSync(tmp, path);
+      } catch (err) {
+        rmSync(tmp, { force: true });
+        throw err;
+      }
+    },
+    discard() {
+      rmSync(tmp, { force: true });
+    },
+  };
+}
+
+export function writeFileAtomic(path: string, data: string | Uint8Array): void {
+  stageFileAtomic(path, data).commit();
+}

@@ -1,0 +1,85 @@
+// Cross-process exclusive lock on a file with flock(2) through bun:ffi. The kernel releases it when the
+// holder dies (kill -9 included), so a crash never leaves a stale lock. Reentrant within one process.
+import { dlopen, FFIType, read } from "bun:ffi";
+import { closeSync, openSync } from "node:fs";
+import { RuntimeFailure } from "./errors.ts";
+import { FILE_MODE } from "./atomic-write.ts";
+
+const LOCK_EX = 2;
+const LOCK_NB = 4;
+const LOCK_UN = 8;
+const EWOULDBLOCK = 11;
+
+export class LockTimeoutError extends RuntimeFailure {}
+
+let libc: { flock: (fd: number, op: number) => number; errno: () => number } | undefined;
+function lib() {
+  if (!libc) {
+    const name = process.platform === "darwin" ? "libc.dylib" : "libc.so.6";
+    const l = dlopen(name, {
+      flock: { args: [FFIType.i32, FFIType.i32], returns: FFIType.i32 },
+      __errno_location: { args: [], returns: FFIType.ptr },
+    });
+    libc = {
+      flock: (fd, op) => l.symbols.flock(fd, op) as number,
+      errno: () => read.i32(l.symbols.__errno_location()!, 0),
+    };
+  }
+  return libc;
+}
+
+interface Held {
+  fd: number;
+  depth: number;
+}
+const held = new Map<string, Held>();
+
+/** Try to take the lock without waiting; returns a release function, or undefined when another holds it. */
+export function tryLockFile(path: string): (() => void) | undefined {
+  const fd = openSync(path, "a", FILE_MODE);
+  if (lib().flock(fd, LOCK_EX | LOCK_NB) !== 0) {
+    closeSync(fd);
+    return undefined;
+  }
+  return () => {
+    lib().flock(fd, LOCK_UN);
+    closeSync(fd);
+  };
+}
+
+/** Run fn holding an exclusive lock on `path`, waiting up to timeoutMs for other processes. */
+export function withFileLock<T>(path: string, fn: () => T, timeoutMs = 30_000): T {
+  const mine = held.get(path);
+  if (mine) {
+    mine.depth++;
+    try {
+      return fn();
+    } finally {
+      mine.depth--;
+    }
+  }
+  const fd = openSync(path, "a", FILE_MODE);
+  const deadline = performance.now() + timeoutMs;
+  let wait = 0.2;
+  while (lib().flock(fd, LOCK_EX | LOCK_NB) !== 0) {
+    const errno = lib().errno();
+    if (errno !== EWOULDBLOCK) {
+      closeSync(fd);
+      throw new RuntimeFailure(`cannot lock ${path} (errno ${errno})`);
+    }
+    if (performance.now() > deadline) {
+      closeSync(fd);
+      throw new LockTimeoutError(`timed out after ${timeoutMs} ms waiting for the write lock ${path}`);
+    }
+    Bun.sleepSync(wait);
+    wait = Math.min(wait * 2, 10);
+  }
+  held.set(path, { fd, depth: 1 });
+  try {
+    return fn();
+  } finally {
+    held.delete(path);
+    lib().flock(fd, LOCK_UN);
+    closeSync(fd);
+  }
+}

@@ -1,0 +1,119 @@
+// Time as UTC nanoseconds (bigint): clock, parsing (--at, content headers) and formatting.
+import { InputError } from "./errors.ts";
+
+export type Nanos = bigint;
+export const NS_PER_MS = 1_000_000n;
+export const NS_PER_SEC = 1_000_000_000n;
+export const NS_PER_DAY = 86_400n * NS_PER_SEC;
+
+const hrBase = process.hrtime.bigint();
+const wallBase = BigInt(Date.now()) * NS_PER_MS;
+let lastNow = 0n;
+
+/** Wall-clock now in ns, strictly increasing within this process. */
+export function nowNs(): Nanos {
+  let t = wallBase + (process.hrtime.bigint() - hrBase);
+  if (t <= lastNow) t = lastNow + 1n;
+  lastNow = t;
+  return t;
+}
+
+const pad = (n: number, w = 2) => String(n).padStart(w, "0");
+
+function splitNs(ns: Nanos): { ms: number; frac: bigint } {
+  let frac = ns % NS_PER_SEC;
+  let secs = ns / NS_PER_SEC;
+  if (frac < 0n) {
+    frac += NS_PER_SEC;
+    secs -= 1n;
+  }
+  return { ms: Number(secs) * 1000, frac };
+}
+
+/** RFC 3339 in UTC with nanoseconds: 2026-11-30T04:31:00.123456789Z */
+export function nsToRfc3339(ns: Nanos): string {
+  const { ms, frac } = splitNs(ns);
+  const d = new Date(ms);
+  return (
+    `${pad(d.getUTCFullYear(), 4)}-${pad(d.getUTCMonth() + 1)}-${pad(d.getUTCDate())}` +
+    `T${pad(d.getUTCHours())}:${pad(d.getUTCMinutes())}:${pad(d.getUTCSeconds())}.${frac.toString().padStart(9, "0")}Z`
+  );
+}
+
+/** `YYYY-MM-DD HH:MM:SS` in local time (display). */
+export function nsToLocalSeconds(ns: Nanos): string {
+  const d = new Date(splitNs(ns).ms);
+  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())} ${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}`;
+}
+
+/** `YYYY-MM-DD HH:MM:SS` in UTC (the summary cursor's format). */
+export function nsToUtcSeconds(ns: Nanos): string {
+  const d = new Date(splitNs(ns).ms);
+  return `${d.getUTCFullYear()}-${pad(d.getUTCMonth() + 1)}-${pad(d.getUTCDate())} ${pad(d.getUTCHours())}:${pad(d.getUTCMinutes())}:${pad(d.getUTCSeconds())}`;
+}
+
+const DATE_TIME =
+  /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,9}))?)?)?\s*(Z|[+-]\d{2}:?\d{2})?$/i;
+
+/**
+ * Parse a time. Accepts RFC 3339 (with zone), a zone-less `YYYY-MM-DD[ HH:MM[:SS[.frac]]]` read in the
+ * local timezone, or an integer of seconds (<=10 digits), milliseconds (13), microseconds (16) or ns (19).
+ * Returns undefined when the text is not a time.
+ */
+export function parseTime(text: string): Nanos | undefined {
+  const s = text.trim();
+  if (/^-?\d+$/.test(s)) {
+    const digits = s.replace("-", "").length;
+    const n = BigInt(s);
+    if (digits <= 11) return n * NS_PER_SEC;
+    if (digits <= 14) return n * NS_PER_MS;
+    if (digits <= 17) return n * 1000n;
+    if (digits <= 19) return n;
+    return undefined;
+  }
+  const m = DATE_TIME.exec(s);
+  if (!m) return undefined;
+  const [, y, mo, d, h = "0", mi = "0", se = "0", frac = "", zone] = m;
+  const Y = +y!, M = +mo!, D = +d!, H = +h, MI = +mi, S = +se;
+  if (M < 1 || M > 12 || D < 1 || D > 31 || H > 23 || MI > 59 || S > 60) return undefined;
+  let ms: number;
+  if (zone) {
+    ms = Date.UTC(Y, M - 1, D, H, MI, S);
+    if (zone.toUpperCase() !== "Z") {
+      const sign = zone[0] === "-" ? -1 : 1;
+      const z = zone.slice(1).replace(":", "");
+      ms -= sign * (+z.slice(0, 2) * 60 + +z.slice(2, 4)) * 60_000;
+    }
+  } else {
+    const local = new Date(Y, M - 1, D, H, MI, S);
+    if (local.getDate() !== D) return undefined;
+    ms = local.getTime();
+  }
+  if (!Number.isFinite(ms)) return undefined;
+  return BigInt(ms) * NS_PER_MS + BigInt(frac.padEnd(9, "0") || "0");
+}
+
+export class InvalidTimeError extends InputError {}
+
+export function parseTimeOrThrow(text: string, what = "time"): Nanos {
+  const ns = parseTime(text);
+  if (ns === undefined) {
+    throw new InvalidTimeError(
+      `invalid ${what} ${JSON.stringify(text)}: use RFC 3339 (2026-05-01T09:30:00Z), local "2026-05-01 09:30[:00]", or unix seconds/ms/ns`,
+    );
+  }
+  return ns;
+}
+
+export const RANGES = { "1d": 1n, "7d": 7n, "30d": 30n, "1y": 365n, all: 0n } as const;
+export type TimeRange = keyof typeof RANGES;
+
+export function isTimeRange(s: string): s is TimeRange {
+  return Object.hasOwn(RANGES, s);
+}
+
+/** Lower bound (inclusive) of a range relative to `now`; 0n for "all" (no bound). */
+export function rangeStart(range: TimeRange, now: Nanos = nowNs()): Nanos | undefined {
+  const days = RANGES[range];
+  return days === 0n ? undefined : now - days * NS_PER_DAY;
+}

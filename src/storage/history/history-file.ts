@@ -1,0 +1,168 @@
+// history.json: read (tolerating Agenvoy records), serialise, write atomically; corrupt files are refused.
+import { readFileSync, statSync } from "node:fs";
+import { stageFileAtomic, type StagedFile } from "../../shared/atomic-write.ts";
+import { RuntimeFailure } from "../../shared/errors.ts";
+import { describeOffset, jsonErrorOffset } from "../../shared/json-error-position.ts";
+import { isRole, type MessageRecord } from "../../shared/message.ts";
+import { nsToRfc3339, parseTime } from "../../shared/time.ts";
+import { contentText, stripLegacyHeaders } from "./legacy-records.ts";
+
+export class CorruptHistoryError extends RuntimeFailure {
+  constructor(readonly file: string, readonly where: string, detail: string) {
+    super(`${file} is corrupt (${where}: ${detail}); it was left untouched. Run \`memvoy doctor --repair\` to rebuild it from the archive`);
+  }
+}
+
+/** A parsed history. Records lacking an id (legacy) have `id: ""` until the write path assigns one. */
+export interface HistoryDoc {
+  records: MessageRecord[];
+  /** true when any record needed normalising (no id, integer sendAt, headers in content). */
+  legacy: boolean;
+  /** serialised size in bytes of `records` as this module writes them. */
+  bytes: number;
+}
+
+interface CacheEntry extends HistoryDoc {
+  stamp: string;
+  text: string;
+}
+const cache = new Map<string, CacheEntry>();
+
+function stampOf(path: string): string | undefined {
+  try {
+    const s = statSync(path, { bigint: true });
+    return `${s.ino}:${s.size}:${s.mtimeNs}`;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+    throw err;
+  }
+}
+
+export function serializeRecord(r: MessageRecord): string {
+  const o: Record<string, string> = { id: r.id, role: r.role, content: r.content, sendAt: nsToRfc3339(r.sendAt) };
+  if (r.sender !== undefined) o.sender = r.sender;
+  return JSON.stringify(o);
+}
+
+export function serializeHistory(records: readonly MessageRecord[]): string {
+  return records.length === 0 ? "[]\n" : "[\n" + records.map(serializeRecord).join(",\n") + "\n]\n";
+}
+
+/** Bytes one record adds to the file (its JSON plus the ",\n" separator). */
+export function recordBytes(r: MessageRecord): number {
+  return Buffer.byteLength(serializeRecord(r)) + 2;
+}
+
+function parseSendAt(raw: unknown): bigint | undefined {
+  if (typeof raw === "string") return /^\d+$/.test(raw) ? BigInt(raw) : parseTime(raw);
+  return undefined;
+}
+
+/** Parse history text. Throws CorruptHistoryError naming the file and where it failed. */
+export function parseHistory(text: string, file: string, mtimeNs = 0n): HistoryDoc {
+  if (text.trim() === "") return { records: [], legacy: false, bytes: 3 };
+  let raw: unknown;
+  try {
+    // Integers are taken from their source text: 19-digit nanoseconds do not fit a JS number.
+    raw = JSON.parse(text, (_k, value, ctx?: { source?: string }) =>
+      typeof value === "number" && ctx?.source && Number.isInteger(value) ? ctx.source : value,
+    );
+  } catch (err) {
+    const at = jsonErrorOffset(text);
+    throw new CorruptHistoryError(file, describeOffset(text, at < 0 ? 0 : at), "invalid JSON");
+  }
+  if (!Array.isArray(raw)) throw new CorruptHistoryError(file, "top level", "expected a JSON array of messages");
+  let legacy = false;
+  const records: MessageRecord[] = [];
+  const missingTime: number[] = [];
+  raw.forEach((item, index) => {
+    if (!item || typeof item !== "object" || Array.isArray(item)) {
+      throw new CorruptHistoryError(file, `record ${index + 1}`, "expected an object");
+    }
+    const o = item as Record<string, unknown>;
+    if (o.role === "system" || o.role === "tool" || (o.role === "assistant" && o.tool_calls)) {
+      legacy = true; // tool traffic never belongs in history
+      return;
+    }
+    if (!isRole(o.role)) throw new CorruptHistoryError(file, `record ${index + 1}`, `unknown role ${JSON.stringify(o.role)}`);
+    const text = contentText(o.content);
+    if (text === undefined) throw new CorruptHistoryError(file, `record ${index + 1}`, "content is not text");
+    let sendAt = parseSendAt(o.sendAt);
+    let sender = typeof o.sender === "string" && o.sender !== "" ? o.sender : undefined;
+    let content = text;
+    if (typeof o.id !== "string" || o.id === "" || typeof o.content !== "string" || typeof o.sendAt !== "string" || /^\d+$/.test(o.sendAt)) {
+      legacy = true;
+    }
+    if (typeof o.id !== "string" || o.id === "") {
+      const stripped = stripLegacyHeaders(text);
+      content = stripped.content;
+      sendAt ??= stripped.sendAt;
+      sender ??= stripped.sender;
+    }
+    if (sendAt === undefined) missingTime.push(records.length);
+    const rec: MessageRecord = { id: typeof o.id === "string" ? o.id : "", role: o.role, content, sendAt: sendAt ?? 0n };
+    if (sender !== undefined) rec.sender = sender;
+    records.push(rec);
+  });
+  fillMissingTimes(records, missingTime, mtimeNs);
+  return { records, legacy, bytes: Buffer.byteLength(serializeHistory(records)) };
+}
+
+/** A record with no time takes the previous one's + 1 ns; leading ones count back from the first known time. */
+function fillMissingTimes(records: MessageRecord[], missing: number[], fallback: bigint): void {
+  if (missing.length === 0) return;
+  const missingSet = new Set(missing);
+  const firstKnown = records.findIndex((_, i) => !missingSet.has(i));
+  const anchor = firstKnown >= 0 ? records[firstKnown]!.sendAt : fallback;
+  const anchorIndex = firstKnown >= 0 ? firstKnown : records.length;
+  for (let i = 0; i < records.length; i++) {
+    if (!missingSet.has(i)) continue;
+    records[i]!.sendAt = i < anchorIndex ? anchor - BigInt(anchorIndex - i) : records[i - 1]!.sendAt + 1n;
+  }
+}
+
+/** Read a session's history.json (a missing file is an empty history). Cached per file identity. */
+export function readHistory(file: string): HistoryDoc {
+  const stamp = stampOf(file);
+  if (stamp === undefined) return { records: [], legacy: false, bytes: 3 };
+  const hit = cache.get(file);
+  if (hit && hit.stamp === stamp) return { records: hit.records.slice(), legacy: hit.legacy, bytes: hit.bytes };
+  const text = readFileSync(file, "utf8");
+  const mtimeNs = BigInt(stamp.split(":")[2]!);
+  const doc = parseHistory(text, file, mtimeNs);
+  if (!doc.legacy) cache.set(file, { ...doc, records: doc.records.slice(), stamp, text });
+  return doc;
+}
+
+/** Stage a new history.json (synced temp file); commit() renames it into place. */
+export function stageHistory(file: string, records: readonly MessageRecord[]): StagedFile {
+  const text = appendedText(file, records) ?? serializeHistory(records);
+  const staged = stageFileAtomic(file, text);
+  return {
+    commit() {
+      staged.commit();
+      const stamp = stampOf(file);
+      if (stamp) cache.set(file, { records: records.slice(), legacy: false, bytes: Buffer.byteLength(text), stamp, text });
+    },
+    discard: () => staged.discard(),
+  };
+}
+
+export function writeHistory(file: string, records: readonly MessageRecord[]): void {
+  stageHistory(file, records).commit();
+}
+
+/** When `records` only appends to what the cache holds for this file, splice text instead of re-serialising. */
+function appendedText(file: string, records: readonly MessageRecord[]): string | undefined {
+  const hit = cache.get(file);
+  if (!hit || hit.records.length === 0 || hit.records.length >= records.length || !hit.text.endsWith("\n]\n")) return undefined;
+  const last = hit.records.length - 1;
+  if (records[last] !== hit.records[last] || records[0] !== hit.records[0] || stampOf(file) !== hit.stamp) return undefined;
+  const added = records.slice(hit.records.length).map(serializeRecord).join(",\n");
+  return hit.text.slice(0, hit.text.length - 3) + ",\n" + added + "\n]\n";
+}
+
+export function forgetHistoryCache(file?: string): void {
+  if (file) cache.delete(file);
+  else cache.clear();
+}

@@ -1,0 +1,148 @@
+// The message archive in SQLite: insert (with FTS row and embedding-queue entry), read, archive, delete.
+import type { Database } from "bun:sqlite";
+import type { MessageRecord, Role, StoredMessage } from "../../shared/message.ts";
+import { searchForm } from "../../shared/search-form.ts";
+
+interface Row {
+  seq: bigint;
+  id: string;
+  session_id: string;
+  role: string;
+  content: string;
+  send_at: bigint;
+  sender: string | null;
+  recent: bigint;
+}
+
+export const MESSAGE_COLUMNS = "seq, id, session_id, role, content, send_at, sender, recent";
+
+export function toStored(r: Row): StoredMessage {
+  const m: StoredMessage = {
+    seq: r.seq,
+    id: r.id,
+    session: r.session_id,
+    role: r.role as Role,
+    content: r.content,
+    sendAt: r.send_at,
+    recent: r.recent === 1n,
+  };
+  if (r.sender !== null) m.sender = r.sender;
+  return m;
+}
+
+/** Insert records (in order) for one session; returns their seqs. Call inside a transaction. */
+export function insertMessages(db: Database, session: string, records: readonly MessageRecord[], now: bigint, opts: { queueEmbedding?: boolean } = {}): bigint[] {
+  const insert = db.prepare(
+    "INSERT INTO messages (id, session_id, role, content, send_at, sender) VALUES (?, ?, ?, ?, ?, ?) RETURNING seq",
+  );
+  const fts = db.prepare("INSERT INTO messages_fts (rowid, body) VALUES (?, ?)");
+  const queue = db.prepare("INSERT INTO embed_queue (seq) VALUES (?)");
+  const seqs: bigint[] = [];
+  let lastSendAt = 0n;
+  for (const r of records) {
+    const row = insert.get(r.id, session, r.role, r.content, r.sendAt, r.sender ?? null) as { seq: bigint };
+    fts.run(row.seq, searchForm(r.content));
+    if (opts.queueEmbedding !== false) queue.run(row.seq);
+    seqs.push(row.seq);
+    if (r.sendAt > lastSendAt) lastSendAt = r.sendAt;
+  }
+  if (records.length > 0) {
+    db.prepare(
+      `INSERT INTO sessions (id, created_at, updated_at, last_send_at, message_count) VALUES (?1, ?2, ?2, ?3, ?4)
+       ON CONFLICT(id) DO UPDATE SET updated_at = ?2, last_send_at = max(last_send_at, ?3), message_count = message_count + ?4`,
+    ).run(session, now, lastSendAt, records.length);
+  }
+  return seqs;
+}
+
+export function countSessionMessages(db: Database, session: string): number {
+  const r = db.query("SELECT count(*) AS n FROM messages WHERE session_id = ?").get(session) as { n: bigint };
+  return Number(r.n);
+}
+
+export function sessionHasMessages(db: Database, session: string): boolean {
+  return db.query("SELECT 1 FROM messages WHERE session_id = ? LIMIT 1").get(session) !== null;
+}
+
+export interface ListOptions {
+  recentOnly?: boolean;
+  archivedOnly?: boolean;
+  afterSeq?: bigint;
+  beforeSeq?: bigint;
+  limit?: number;
+  newestFirst?: boolean;
+}
+
+export function listSessionMessages(db: Database, session: string, o: ListOptions = {}): StoredMessage[] {
+  const where = ["session_id = ?"];
+  const args: (string | bigint | number)[] = [session];
+  if (o.recentOnly) where.push("recent = 1");
+  if (o.archivedOnly) where.push("recent = 0");
+  if (o.afterSeq !== undefined) (where.push("seq > ?"), args.push(o.afterSeq));
+  if (o.beforeSeq !== undefined) (where.push("seq < ?"), args.push(o.beforeSeq));
+  const order = o.newestFirst ? "DESC" : "ASC";
+  const limit = o.limit !== undefined ? ` LIMIT ${Math.max(0, Math.floor(o.limit))}` : "";
+  const rows = db.query(`SELECT ${MESSAGE_COLUMNS} FROM messages WHERE ${where.join(" AND ")} ORDER BY seq ${order}${limit}`).all(...args) as Row[];
+  return rows.map(toStored);
+}
+
+export function getMessagesBySeq(db: Database, seqs: readonly bigint[]): StoredMessage[] {
+  if (seqs.length === 0) return [];
+  const rows = db.query(`SELECT ${MESSAGE_COLUMNS} FROM messages WHERE seq IN (SELECT value FROM json_each(?)) ORDER BY seq`).all(
+    JSON.stringify(seqs.map(String)),
+  ) as Row[];
+  return rows.map(toStored);
+}
+
+export function getMessagesById(db: Database, ids: readonly string[]): StoredMessage[] {
+  if (ids.length === 0) return [];
+  const rows = db.query(`SELECT ${MESSAGE_COLUMNS} FROM messages WHERE id IN (SELECT value FROM json_each(?)) ORDER BY seq`).all(
+    JSON.stringify(ids),
+  ) as Row[];
+  return rows.map(toStored);
+}
+
+/** Existing ids among these (to adopt only records the archive lacks). */
+export function knownIds(db: Database, ids: readonly string[]): Set<string> {
+  if (ids.length === 0) return new Set();
+  const rows = db.query("SELECT id FROM messages WHERE id IN (SELECT value FROM json_each(?))").all(JSON.stringify(ids)) as { id: string }[];
+  return new Set(rows.map((r) => r.id));
+}
+
+/** Compaction: messages before `startSeq` leave the recent tier; their vectors and queue entries go. */
+export function archiveBefore(db: Database, session: string, startSeq: bigint, startAt: bigint, now: bigint): void {
+  db.prepare("UPDATE messages SET recent = 0 WHERE session_id = ? AND recent = 1 AND seq < ?").run(session, startSeq);
+  db.prepare(
+    "INSERT INTO message_meta (session_id, start_at, start_seq) VALUES (?1, ?2, ?3) ON CONFLICT(session_id) DO UPDATE SET start_at = ?2, start_seq = ?3",
+  ).run(session, startAt, startSeq);
+  dropVectors(db, session, startSeq, now);
+}
+
+/** Queue deletion of the session's vectors below `beforeSeq` and forget their pending embeddings. */
+export function dropVectors(db: Database, session: string, beforeSeq: bigint, now: bigint): void {
+  db.prepare("DELETE FROM embed_queue WHERE seq IN (SELECT seq FROM messages WHERE session_id = ? AND seq < ?)").run(session, beforeSeq);
+  db.prepare("INSERT INTO vector_deletes (session_id, before_seq, created_at) VALUES (?, ?, ?)").run(session, beforeSeq, now);
+}
+
+export function maxSeq(db: Database): bigint {
+  const r = db.query("SELECT coalesce(max(seq), 0) AS m FROM messages").get() as { m: bigint };
+  return r.m;
+}
+
+/** Remove every archived message, FTS row, meta row and pending embedding of a session. */
+export function deleteSessionMessages(db: Database, session: string, now: bigint): number {
+  const bound = maxSeq(db) + 1n;
+  dropVectors(db, session, bound, now);
+  db.prepare("DELETE FROM messages_fts WHERE rowid IN (SELECT seq FROM messages WHERE session_id = ?)").run(session);
+  const n = db.prepare("DELETE FROM messages WHERE session_id = ?").run(session).changes;
+  db.prepare("DELETE FROM message_meta WHERE session_id = ?").run(session);
+  db.prepare("UPDATE sessions SET message_count = 0, updated_at = ? WHERE id = ?").run(now, session);
+  return n;
+}
+
+export function getStartSeq(db: Database, session: string): { startAt: bigint; startSeq: bigint } | undefined {
+  const r = db.query("SELECT start_at, start_seq FROM message_meta WHERE session_id = ?").get(session) as
+    | { start_at: bigint; start_seq: bigint }
+    | null;
+  return r ? { startAt: r.start_at, startSeq: r.start_seq } : undefined;
+}

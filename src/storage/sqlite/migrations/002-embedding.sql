@@ -1,0 +1,15 @@
+-- The embedding queue (filled with each new message, drained in the background) and pending vector deletions.
+CREATE TABLE embed_queue (
+  seq         INTEGER PRIMARY KEY,          -- messages.seq waiting for a vector
+  attempts    INTEGER NOT NULL DEFAULT 0,
+  last_error  TEXT,
+  next_try_at INTEGER NOT NULL DEFAULT 0    -- ns; back-off after a failure
+);
+
+-- "Delete this session's vectors with seq < before_seq": written by compaction, reset and rm, applied by the drain.
+CREATE TABLE vector_deletes (
+  id         INTEGER PRIMARY KEY,
+  session_id TEXT NOT NULL,
+  before_seq INTEGER NOT NULL,
+  created_at INTEGER NOT NULL
+);

@@ -1,0 +1,2 @@
+-- error memory records and their FTS index.
+SELECT 1;

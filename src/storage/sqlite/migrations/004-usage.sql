@@ -1,0 +1,2 @@
+-- LLM token usage and summary runs.
+SELECT 1;

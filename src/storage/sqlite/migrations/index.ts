@@ -1,0 +1,7 @@
+// Ordered schema migrations; user_version holds how many have run. Append only, never edit a shipped one.
+import core from "./001-core.sql" with { type: "text" };
+import embedding from "./002-embedding.sql" with { type: "text" };
+import errorMemory from "./003-error-memory.sql" with { type: "text" };
+import usage from "./004-usage.sql" with { type: "text" };
+
+export const MIGRATIONS: readonly string[] = [core, embedding, errorMemory, usage];

@@ -1,0 +1,41 @@
+// Open .store/history.db: WAL, busy timeout, bigint integers, migrations to the current schema version.
+import { Database } from "bun:sqlite";
+import { dirname } from "node:path";
+import { chmodSync, existsSync } from "node:fs";
+import { ensureDir, FILE_MODE } from "../../shared/atomic-write.ts";
+import { RuntimeFailure } from "../../shared/errors.ts";
+import { MIGRATIONS } from "./migrations/index.ts";
+
+export class SchemaTooNewError extends RuntimeFailure {}
+
+export function openDatabase(path: string, options: { readonly?: boolean } = {}): Database {
+  const fresh = path !== ":memory:" && !existsSync(path);
+  if (path !== ":memory:") ensureDir(dirname(path));
+  const db = new Database(path, { create: !options.readonly, readonly: options.readonly, safeIntegers: true, strict: true });
+  if (fresh) chmodSync(path, FILE_MODE);
+  db.run("PRAGMA busy_timeout = 15000");
+  if (!options.readonly) {
+    db.run("PRAGMA journal_mode = WAL");
+    db.run("PRAGMA synchronous = NORMAL");
+    migrate(db, path);
+  }
+  db.run("PRAGMA cache_size = -65536");
+  return db;
+}
+
+export function schemaVersion(db: Database): number {
+  return Number((db.query("PRAGMA user_version").get() as { user_version: bigint }).user_version);
+}
+
+function migrate(db: Database, path: string): void {
+  const current = schemaVersion(db);
+  if (current > MIGRATIONS.length) {
+    throw new SchemaTooNewError(`${path} has schema version ${current}; this memvoy knows ${MIGRATIONS.length}: upgrade memvoy`);
+  }
+  if (current === MIGRATIONS.length) return;
+  db.transaction(() => {
+    const again = schemaVersion(db); // another process may have migrated meanwhile
+    for (let i = again; i < MIGRATIONS.length; i++) db.run(MIGRATIONS[i]!);
+    db.run(`PRAGMA user_version = ${MIGRATIONS.length}`);
+  }).immediate();
+}
