@@ -1,0 +1,96 @@
+// HTTP embedders: OpenAI-compatible /v1/embeddings (OpenAI, Ollama, LM Studio, vLLM) and Voyage AI.
+import { EmbedderResponseError, normalizeInPlace, type EmbedPurpose, type Embedder } from "../embedder.ts";
+import { postJson, type RetryPolicy } from "./post-json.ts";
+
+export type WireFormat = "openai" | "voyage";
+
+export interface HttpEmbedderOptions {
+  provider: string;
+  wire: WireFormat;
+  url: string;
+  model: string;
+  /** Expected dimension; 0 = learn it from the first response. */
+  dim: number;
+  /** Ask the server for `dim` dimensions (OpenAI `dimensions`, Voyage `output_dimension`). */
+  requestDim: boolean;
+  apiKey?: string;
+  batchSize: number;
+  retry: RetryPolicy;
+  fetch?: typeof fetch;
+}
+
+export class HttpEmbedder implements Embedder {
+  readonly local = false;
+  #dim: number;
+
+  constructor(private readonly o: HttpEmbedderOptions) {
+    this.#dim = o.dim;
+  }
+
+  get dim(): number {
+    return this.#dim;
+  }
+
+  get id(): string {
+    return `${this.o.provider}:${this.o.model}:${this.#dim}`;
+  }
+
+  async embed(texts: string[], signal?: AbortSignal, purpose?: EmbedPurpose): Promise<Float32Array[]> {
+    const out: Float32Array[] = [];
+    for (let i = 0; i < texts.length; i += this.o.batchSize) {
+      const batch = texts.slice(i, i + this.o.batchSize);
+      out.push(...(await this.#request(batch, signal, purpose)));
+    }
+    return out;
+  }
+
+  async #request(batch: string[], signal?: AbortSignal, purpose?: EmbedPurpose): Promise<Float32Array[]> {
+    // Empty strings are rejected by OpenAI; one space embeds as "nothing".
+    const input = batch.map((t) => (t.trim() === "" ? " " : t));
+    const body: Record<string, unknown> = { model: this.o.model, input };
+    if (this.o.wire === "openai") {
+      body.encoding_format = "float";
+      if (this.o.requestDim && this.o.dim > 0) body.dimensions = this.o.dim;
+    } else {
+      if (purpose) body.input_type = purpose;
+      if (this.o.requestDim && this.o.dim > 0) body.output_dimension = this.o.dim;
+    }
+    const headers: Record<string, string> = {};
+    if (this.o.apiKey) headers.authorization = `Bearer ${this.o.apiKey}`;
+    const label = `${this.o.provider} embeddings (${this.o.url})`;
+    const json = await postJson({ url: this.o.url, headers, body, label, secret: this.o.apiKey, signal, fetch: this.o.fetch }, this.o.retry);
+    const vectors = parseEmbeddings(json, batch.length, this.#dim, label);
+    if (this.#dim === 0) this.#dim = vectors[0]!.length;
+    return vectors;
+  }
+}
+
+/** Checks the response shape strictly: one finite vector per input, each of the same (expected) dimension. */
+export function parseEmbeddings(json: unknown, count: number, dim: number, label: string): Float32Array[] {
+  const bad = (why: string) => new EmbedderResponseError(`${label} returned a malformed response: ${why}`);
+  const data = (json as { data?: unknown } | null)?.data;
+  if (!Array.isArray(data)) throw bad("no `data` array");
+  if (data.length !== count) throw bad(`${data.length} embeddings for ${count} inputs`);
+  const out: (Float32Array | undefined)[] = new Array(count);
+  let want = dim;
+  data.forEach((item: unknown, pos) => {
+    const { index = pos, embedding } = (item ?? {}) as { index?: unknown; embedding?: unknown };
+    if (typeof index !== "number" || !Number.isInteger(index) || index < 0 || index >= count || out[index]) {
+      throw bad(`bad or repeated index ${JSON.stringify(index)}`);
+    }
+    if (!Array.isArray(embedding) || embedding.length === 0) throw bad(`item ${index} has no embedding array`);
+    if (want === 0) want = embedding.length;
+    if (embedding.length !== want) {
+      throw bad(`a ${embedding.length}-dimensional vector where ${want} was expected (set [embedder] dimensions to match the model)`);
+    }
+    const v = new Float32Array(want);
+    for (let d = 0; d < want; d++) {
+      const x = embedding[d];
+      if (typeof x !== "number" || !Number.isFinite(x)) throw bad(`item ${index} holds a non-number (${JSON.stringify(x)})`);
+      v[d] = x;
+      if (!Number.isFinite(v[d]!)) throw bad(`item ${index} holds ${x}, out of float32 range`);
+    }
+    out[index] = normalizeInPlace(v);
+  });
+  return out as Float32Array[];
+}

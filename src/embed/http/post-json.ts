@@ -1,0 +1,118 @@
+// POST a JSON body with a timeout, retrying 429 and 5xx with bounded exponential backoff (Retry-After wins).
+import { EmbedderRejectedError, EmbedderResponseError, EmbedderUnavailableError } from "../embedder.ts";
+
+export interface RetryPolicy {
+  timeoutMs: number;
+  maxRetries: number;
+  /** First backoff; doubles per attempt up to maxDelayMs, with jitter in [50%, 100%]. */
+  baseDelayMs: number;
+  maxDelayMs: number;
+}
+
+export interface PostRequest {
+  url: string;
+  headers: Record<string, string>;
+  body: unknown;
+  /** What to call the server in errors, e.g. "openai embeddings (https://api.openai.com/v1/embeddings)". */
+  label: string;
+  /** A secret to blank out of any error text taken from a response. */
+  secret?: string;
+  signal?: AbortSignal;
+  fetch?: typeof fetch;
+}
+
+const RETRY_AFTER_CAP_MS = 60_000;
+
+export async function postJson(req: PostRequest, policy: RetryPolicy): Promise<unknown> {
+  const doFetch = req.fetch ?? fetch;
+  const body = JSON.stringify(req.body);
+  for (let attempt = 0; ; attempt++) {
+    req.signal?.throwIfAborted();
+    const timeout = AbortSignal.timeout(policy.timeoutMs);
+    const signal = req.signal ? AbortSignal.any([req.signal, timeout]) : timeout;
+    let res: Response;
+    try {
+      res = await doFetch(req.url, { method: "POST", headers: { "content-type": "application/json", ...req.headers }, body, signal });
+    } catch (err) {
+      req.signal?.throwIfAborted();
+      if (timeout.aborted) throw new EmbedderUnavailableError(`${req.label} timed out after ${policy.timeoutMs} ms`);
+      throw new EmbedderUnavailableError(`cannot reach ${req.label}: ${describeNetworkError(err)}`, { cause: err });
+    }
+    if (res.status === 429 || res.status >= 500) {
+      const text = await safeText(res, signal);
+      if (attempt >= policy.maxRetries) {
+        const what = res.status === 429 ? "kept rate-limiting (429)" : `kept failing (${res.status})`;
+        throw new EmbedderUnavailableError(`${req.label} ${what} after ${attempt + 1} attempts${detail(text, req.secret)}`);
+      }
+      await sleep(retryDelay(res.headers.get("retry-after"), attempt, policy), req.signal);
+      continue;
+    }
+    const text = await safeText(res, signal);
+    if (res.status === 401 || res.status === 403) {
+      throw new EmbedderRejectedError(`${req.label} rejected the API key (${res.status})${detail(text, req.secret)}`, res.status);
+    }
+    if (!res.ok) throw new EmbedderRejectedError(`${req.label} refused the request (${res.status})${detail(text, req.secret)}`, res.status);
+    try {
+      return JSON.parse(text);
+    } catch {
+      throw new EmbedderResponseError(`${req.label} answered with something that is not JSON${detail(text, req.secret)}`);
+    }
+  }
+}
+
+export function retryDelay(retryAfter: string | null, attempt: number, p: RetryPolicy): number {
+  if (retryAfter !== null && retryAfter.trim() !== "") {
+    const secs = Number(retryAfter);
+    const ms = Number.isFinite(secs) ? secs * 1000 : Date.parse(retryAfter) - Date.now();
+    if (Number.isFinite(ms)) return Math.min(RETRY_AFTER_CAP_MS, Math.max(0, ms));
+  }
+  const ceiling = Math.min(p.maxDelayMs, p.baseDelayMs * 2 ** attempt);
+  return ceiling * (0.5 + Math.random() / 2);
+}
+
+function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (ms <= 0) return resolve();
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal!.reason);
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener("abort", onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener("abort", onAbort, { once: true });
+  });
+}
+
+async function safeText(res: Response, signal: AbortSignal): Promise<string> {
+  try {
+    return await res.text();
+  } catch (err) {
+    if (signal.aborted) throw new EmbedderUnavailableError("the embedding server stopped answering mid-response", { cause: err });
+    return "";
+  }
+}
+
+/** A short, single-line excerpt of a server's answer, preferring its error message. */
+function detail(text: string, secret?: string): string {
+  let msg = text;
+  try {
+    const j = JSON.parse(text) as { error?: { message?: unknown } | string; detail?: unknown; message?: unknown };
+    const m = typeof j.error === "string" ? j.error : (j.error?.message ?? j.detail ?? j.message);
+    if (typeof m === "string") msg = m;
+  } catch {
+    // not JSON: show the raw text
+  }
+  if (secret) msg = msg.split(secret).join("***");
+  msg = msg.replace(/\s+/g, " ").trim();
+  if (!msg) return "";
+  return `: ${msg.length > 200 ? msg.slice(0, 200) + "…" : msg}`;
+}
+
+function describeNetworkError(err: unknown): string {
+  const e = err as { code?: string; message?: string };
+  if (e.code === "ConnectionRefused" || e.code === "ECONNREFUSED") return "connection refused (is the server running?)";
+  if (e.code === "ENOTFOUND" || /getaddrinfo|DNS/i.test(e.message ?? "")) return "host not found";
+  return (e.message ?? String(err)).split("\n")[0]!;
+}

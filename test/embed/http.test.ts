@@ -1,0 +1,143 @@
+import { afterEach, describe, expect, test } from "bun:test";
+import { createEmbedder, endpoint, type EmbedderConfig } from "../../src/embed/create-embedder.ts";
+import {
+  EmbedderConfigError,
+  EmbedderRejectedError,
+  EmbedderResponseError,
+  EmbedderUnavailableError,
+} from "../../src/embed/embedder.ts";
+import { okBody, startFakeEmbeddings } from "./fake-embeddings-server.ts";
+
+const cfg = (over: Partial<EmbedderConfig>): EmbedderConfig => ({
+  provider: "openai",
+  model: "",
+  base_url: "",
+  dimensions: 0,
+  batch_size: 64,
+  timeout_ms: 5000,
+  max_retries: 3,
+  ...over,
+});
+const stops: (() => void)[] = [];
+afterEach(() => stops.splice(0).forEach((s) => s()));
+function fake(...args: Parameters<typeof startFakeEmbeddings>) {
+  const f = startFakeEmbeddings(...args);
+  stops.push(f.stop);
+  return f;
+}
+const env = { OPENAI_API_KEY: "sk-test-secret", VOYAGE_API_KEY: "pa-voyage-secret" };
+
+describe("openai-compatible embedder", () => {
+  test("sends model, dimensions and the key; batches by batch_size; returns unit vectors in order", async () => {
+    const f = fake([], { body: okBody(256) });
+    const e = await createEmbedder(cfg({ base_url: f.url, batch_size: 2 }), { env });
+    expect(e.id).toBe("openai:text-embedding-3-small:256");
+    const out = await e.embed(["a", "bb", "ccc", "dddd", "eeeee"]);
+    expect(out).toHaveLength(5);
+    expect(f.seen).toHaveLength(3);
+    expect(f.seen.map((s) => (s.json.input as string[]).length)).toEqual([2, 2, 1]);
+    const first = f.seen[0]!;
+    expect(first.path).toBe("/v1/embeddings");
+    expect(first.json).toMatchObject({ model: "text-embedding-3-small", dimensions: 256, encoding_format: "float" });
+    expect(first.headers.get("authorization")).toBe("Bearer sk-test-secret");
+    const norm = Math.hypot(...out[2]!);
+    expect(norm).toBeCloseTo(1, 5);
+  });
+
+  test("429 with Retry-After, then success", async () => {
+    const f = fake([{ status: 429, headers: { "retry-after": "0" }, body: '{"error":{"message":"slow down"}}' }], { body: okBody(256) });
+    const e = await createEmbedder(cfg({ base_url: f.url }), { env, baseDelayMs: 1 });
+    const out = await e.embed(["hello"]);
+    expect(out).toHaveLength(1);
+    expect(f.seen).toHaveLength(2);
+  });
+
+  test("5xx is retried max_retries times, then fails with one clear line", async () => {
+    const f = fake([], { status: 503, body: "upstream unavailable" });
+    const e = await createEmbedder(cfg({ base_url: f.url, max_retries: 2 }), { env, baseDelayMs: 1 });
+    const err = await e.embed(["hello"]).catch((x) => x);
+    expect(err).toBeInstanceOf(EmbedderUnavailableError);
+    expect(err.message).toContain("kept failing (503) after 3 attempts");
+    expect(err.message).not.toContain("\n");
+    expect(f.seen).toHaveLength(3);
+  });
+
+  test("garbage responses are rejected: wrong count, wrong dimension, non-numbers, not JSON", async () => {
+    const cases: [string, string][] = [
+      [JSON.stringify({ data: [] }), "0 embeddings for 1 inputs"],
+      [JSON.stringify({ data: [{ index: 0, embedding: [1, 2, 3] }] }), "3-dimensional vector where 256 was expected"],
+      [JSON.stringify({ data: [{ index: 0, embedding: new Array(256).fill("x") }] }), "non-number"],
+      [JSON.stringify({ nope: true }), "no `data` array"],
+      ["<html>oops</html>", "not JSON"],
+    ];
+    for (const [body, expected] of cases) {
+      const f = fake([{ body }]);
+      const e = await createEmbedder(cfg({ base_url: f.url }), { env });
+      const err = await e.embed(["hello"]).catch((x) => x);
+      expect(err).toBeInstanceOf(EmbedderResponseError);
+      expect(err.message).toContain(expected);
+      expect(f.seen).toHaveLength(1);
+    }
+  });
+
+  test("a missing key is a config error before any request", async () => {
+    const err = await createEmbedder(cfg({}), { env: {} }).catch((x) => x);
+    expect(err).toBeInstanceOf(EmbedderConfigError);
+    expect(err.message).toBe('embedder "openai" needs an API key: set OPENAI_API_KEY in the environment');
+    const verr = await createEmbedder(cfg({ provider: "voyage" }), { env: {} }).catch((x) => x);
+    expect(verr.message).toContain("VOYAGE_API_KEY");
+  });
+
+  test("a rejected key names the status and never echoes the key", async () => {
+    const f = fake([{ status: 401, body: JSON.stringify({ error: { message: "Incorrect API key provided: sk-test-secret" } }) }]);
+    const e = await createEmbedder(cfg({ base_url: f.url }), { env });
+    const err = await e.embed(["x"]).catch((x) => x);
+    expect(err).toBeInstanceOf(EmbedderRejectedError);
+    expect(err.message).toContain("rejected the API key (401)");
+    expect(err.message).not.toContain("sk-test-secret");
+  });
+
+  test("an unreachable server fails fast with a clear message", async () => {
+    const f = fake([]);
+    const url = f.url;
+    f.stop();
+    const e = await createEmbedder(cfg({ provider: "ollama", base_url: `${url}/v1`, dimensions: 8 }), { env: {} });
+    const err = await e.embed(["x"]).catch((x) => x);
+    expect(err).toBeInstanceOf(EmbedderUnavailableError);
+    expect(err.message).toMatch(/^cannot reach ollama embeddings \(http:\/\/127\.0\.0\.1:\d+\/v1\/embeddings\): /);
+  });
+
+  test("a server that never answers times out", async () => {
+    const server = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Promise<Response>(() => {}) });
+    stops.push(() => server.stop(true));
+    const e = await createEmbedder(cfg({ base_url: `http://127.0.0.1:${server.port}`, timeout_ms: 150, max_retries: 0 }), { env });
+    const err = await e.embed(["x"]).catch((x) => x);
+    expect(err).toBeInstanceOf(EmbedderUnavailableError);
+    expect(err.message).toContain("timed out after 150 ms");
+  });
+
+  test("ollama needs no key; an unknown model's dimension is learnt from the server", async () => {
+    const f = fake([], { body: okBody(12) });
+    const e = await createEmbedder(cfg({ provider: "ollama", base_url: f.url, model: "all-minilm" }), { env: {} });
+    expect(e.id).toBe("ollama:all-minilm:12");
+    expect(f.seen[0]!.headers.get("authorization")).toBeNull();
+    expect(f.seen[0]!.json.dimensions).toBeUndefined();
+  });
+});
+
+describe("voyage embedder", () => {
+  test("uses input_type and output_dimension on its own wire shape", async () => {
+    const f = fake([], { body: okBody(512) });
+    const e = await createEmbedder(cfg({ provider: "voyage", base_url: f.url, dimensions: 512 }), { env });
+    expect(e.id).toBe("voyage:voyage-3.5:512");
+    await e.embed(["q"], undefined, "query");
+    expect(f.seen[0]!.json).toMatchObject({ model: "voyage-3.5", input: ["q"], input_type: "query", output_dimension: 512 });
+    expect(f.seen[0]!.headers.get("authorization")).toBe("Bearer pa-voyage-secret");
+  });
+});
+
+test("endpoint() accepts the API root, the server root or the full endpoint", () => {
+  expect(endpoint("http://h:1/v1")).toBe("http://h:1/v1/embeddings");
+  expect(endpoint("http://h:1/")).toBe("http://h:1/v1/embeddings");
+  expect(endpoint("https://x/v1/embeddings")).toBe("https://x/v1/embeddings");
+});
