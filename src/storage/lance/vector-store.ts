@@ -1,0 +1,76 @@
+// LanceDB vector store under .store/lance: one table per embedder (id + dimension), rows keyed by message id.
+import type { Connection, Table } from "@lancedb/lancedb";
+import { RuntimeFailure } from "../../shared/errors.ts";
+import { loadLanceDb } from "./load-lancedb.ts";
+import { VectorTable } from "./vector-table.ts";
+
+export class VectorStoreError extends RuntimeFailure {}
+
+const EMBEDDER_KEY = "memvoy.embedder";
+
+export interface TableInfo {
+  name: string;
+  embedderId: string;
+}
+
+/** A table name that is a valid Lance identifier and unique per embedder id. */
+export function tableNameFor(embedderId: string): string {
+  const slug = embedderId.toLowerCase().replace(/[^a-z0-9]+/g, "_").replace(/^_|_$/g, "").slice(0, 60);
+  const hash = new Bun.CryptoHasher("sha256").update(embedderId).digest("hex").slice(0, 8);
+  return `messages_${slug}_${hash}`;
+}
+
+export class VectorStore {
+  private constructor(private readonly conn: Connection) {}
+
+  static async open(dir: string): Promise<VectorStore> {
+    const { lancedb } = await loadLanceDb();
+    try {
+      return new VectorStore(await lancedb.connect(dir));
+    } catch (err) {
+      throw new VectorStoreError(`cannot open the vector store ${dir}: ${(err as Error).message}`, { cause: err });
+    }
+  }
+
+  /** Every message-vector table, with the embedder its vectors came from. */
+  async tables(): Promise<TableInfo[]> {
+    const out: TableInfo[] = [];
+    for (const name of await this.conn.tableNames()) {
+      if (!name.startsWith("messages_")) continue;
+      const t = await this.conn.openTable(name);
+      const id = (await t.schema()).metadata.get(EMBEDDER_KEY);
+      t.close();
+      if (id) out.push({ name, embedderId: id });
+    }
+    return out;
+  }
+
+  /** The table of one embedder; created empty when `create` is set, else undefined if absent. */
+  async table(embedderId: string, dim: number, options: { create?: boolean } = {}): Promise<VectorTable | undefined> {
+    const name = tableNameFor(embedderId);
+    const names = await this.conn.tableNames();
+    let t: Table;
+    if (names.includes(name)) t = await this.conn.openTable(name);
+    else if (!options.create) return undefined;
+    else {
+      const { arrow } = await loadLanceDb();
+      try {
+        t = await this.conn.createEmptyTable(name, VectorTable.schema(arrow, dim, new Map([[EMBEDDER_KEY, embedderId]])), {
+          existOk: true,
+        });
+      } catch (err) {
+        throw new VectorStoreError(`cannot create vector table ${name}: ${(err as Error).message}`, { cause: err });
+      }
+    }
+    return VectorTable.wrap(t, dim);
+  }
+
+  async drop(embedderId: string): Promise<void> {
+    const name = tableNameFor(embedderId);
+    if ((await this.conn.tableNames()).includes(name)) await this.conn.dropTable(name);
+  }
+
+  close(): void {
+    this.conn.close();
+  }
+}

@@ -1,0 +1,140 @@
+// One embedder's vectors: upsert, delete (by session below a seq, by ids), filtered cosine search, ANN upkeep.
+import type { Table } from "@lancedb/lancedb";
+import { loadLanceDb } from "./load-lancedb.ts";
+
+type Arrow = Awaited<ReturnType<typeof loadLanceDb>>["arrow"];
+
+export interface VectorRow {
+  id: string;
+  seq: bigint;
+  session: string;
+  sendAt: bigint;
+  role: string;
+  content: string;
+  vector: Float32Array;
+}
+
+export interface VectorFilter {
+  session?: string;
+  /** Inclusive lower bound on send_at (UTC ns). */
+  since?: bigint;
+  /** Exclusive upper bound on send_at (UTC ns). */
+  until?: bigint;
+}
+
+export interface VectorHit {
+  id: string;
+  seq: bigint;
+  session: string;
+  sendAt: bigint;
+  /** Cosine similarity, 1 = same direction. */
+  score: number;
+}
+
+/** Below this many rows a flat scan is fast enough; above it an HNSW index pays off (see bench/semantic.ts). */
+export const ANN_MIN_ROWS = 50_000;
+
+const quote = (s: string) => `'${s.replaceAll("'", "''")}'`;
+
+export function whereClause(f: VectorFilter): string | undefined {
+  const parts: string[] = [];
+  if (f.session !== undefined) parts.push(`session = ${quote(f.session)}`);
+  if (f.since !== undefined) parts.push(`send_at >= ${f.since}`);
+  if (f.until !== undefined) parts.push(`send_at < ${f.until}`);
+  return parts.length ? parts.join(" AND ") : undefined;
+}
+
+export class VectorTable {
+  private constructor(
+    private readonly t: Table,
+    readonly dim: number,
+  ) {}
+
+  static wrap(t: Table, dim: number): VectorTable {
+    return new VectorTable(t, dim);
+  }
+
+  static schema(arrow: Arrow, dim: number, metadata: Map<string, string>) {
+    const { Field, Schema, Utf8, Int64, Float32, FixedSizeList } = arrow;
+    return new Schema(
+      [
+        new Field("id", new Utf8(), false),
+        new Field("seq", new Int64(), false),
+        new Field("session", new Utf8(), false),
+        new Field("send_at", new Int64(), false),
+        new Field("role", new Utf8(), false),
+        new Field("content", new Utf8(), false),
+        new Field("vector", new FixedSizeList(dim, new Field("item", new Float32(), true)), false),
+      ],
+      metadata,
+    );
+  }
+
+  /** Insert or replace rows by id. */
+  async upsert(rows: readonly VectorRow[]): Promise<void> {
+    if (rows.length === 0) return;
+    const { lancedb } = await loadLanceDb();
+    const schema = await this.t.schema();
+    for (const r of rows) {
+      if (r.vector.length !== this.dim) throw new RangeError(`vector of ${r.vector.length} dimensions for a ${this.dim}-dimensional table`);
+    }
+    const data = lancedb.makeArrowTable(
+      rows.map((r) => ({ id: r.id, seq: r.seq, session: r.session, send_at: r.sendAt, role: r.role, content: r.content, vector: Array.from(r.vector) })),
+      { schema },
+    );
+    await this.t.mergeInsert("id").whenMatchedUpdateAll().whenNotMatchedInsertAll().execute(data);
+  }
+
+  /** Delete a session's rows with seq below `beforeSeq` (compaction, reset, rm). */
+  async deleteBefore(session: string, beforeSeq: bigint): Promise<void> {
+    await this.t.delete(`session = ${quote(session)} AND seq < ${beforeSeq}`);
+  }
+
+  async deleteIds(ids: readonly string[]): Promise<void> {
+    for (let i = 0; i < ids.length; i += 500) {
+      await this.t.delete(`id IN (${ids.slice(i, i + 500).map(quote).join(", ")})`);
+    }
+  }
+
+  async count(filter: VectorFilter = {}): Promise<number> {
+    return this.t.countRows(whereClause(filter));
+  }
+
+  /** Every row's id and seq (tests and consistency checks). */
+  async keys(filter: VectorFilter = {}): Promise<{ id: string; seq: bigint; session: string }[]> {
+    let q = this.t.query().select(["id", "seq", "session"]);
+    const w = whereClause(filter);
+    if (w) q = q.where(w);
+    const rows = (await q.toArray()) as { id: string; seq: bigint; session: string }[];
+    return rows.map((r) => ({ id: r.id, seq: r.seq, session: r.session }));
+  }
+
+  async search(vector: Float32Array, filter: VectorFilter, limit: number): Promise<VectorHit[]> {
+    let q = this.t.vectorSearch(Array.from(vector)).distanceType("cosine").select(["id", "seq", "session", "send_at"]).limit(limit);
+    const w = whereClause(filter);
+    if (w) q = q.where(w);
+    const rows = (await q.toArray()) as { id: string; seq: bigint; session: string; send_at: bigint; _distance: number }[];
+    return rows.map((r) => ({ id: r.id, seq: r.seq, session: r.session, sendAt: r.send_at, score: 1 - r._distance }));
+  }
+
+  /**
+   * Upkeep after writes: compact small fragments, drop old versions, and build (or refresh) the HNSW index
+   * once the table is large enough. Returns what it did.
+   */
+  async maintain(options: { annMinRows?: number } = {}): Promise<{ indexed: boolean; rows: number }> {
+    const { lancedb } = await loadLanceDb();
+    await this.t.optimize({ cleanupOlderThan: new Date(Date.now() - 60_000) });
+    const rows = await this.t.countRows();
+    const indices = await this.t.listIndices();
+    const hasAnn = indices.some((i) => i.columns.includes("vector"));
+    if (!hasAnn && rows >= (options.annMinRows ?? ANN_MIN_ROWS)) {
+      await this.t.createIndex("vector", { config: lancedb.Index.hnswSq({ distanceType: "cosine" }) });
+      return { indexed: true, rows };
+    }
+    return { indexed: hasAnn, rows };
+  }
+
+  close(): void {
+    this.t.close();
+  }
+}
