@@ -1,5 +1,5 @@
 // Turn the user's text into search terms and safe FTS5 expressions: the text is never FTS5 syntax.
-import { CJK_RUN } from "../shared/search-form.ts";
+import { CJK_RUN, searchForm } from "../shared/search-form.ts";
 
 const STOPWORDS = new Set(
   ("a an and are as at be been but by can could did do does for from had has have he her him his how i if in into is it its " +
@@ -41,9 +41,15 @@ function words(segment: string, push: (t: QueryTerm) => void): void {
   }
 }
 
-/** One term as an FTS5 expression: a quoted token, a quoted bigram phrase for CJK, a prefix for 1 CJK char. */
+/**
+ * One term as an FTS5 expression: its stemmed form (the index holds stems), or the word as a prefix so
+ * partial words typed so far match; a bigram phrase for CJK; a prefix for one CJK character.
+ */
 function ftsTerm(t: QueryTerm): string {
-  if (!t.cjk) return `"${t.text.replaceAll('"', '""')}"`;
+  if (!t.cjk) {
+    const stemmed = `"${searchForm(t.text).trim().replaceAll('"', '""')}"`;
+    return t.text.length >= 3 && /^[a-z0-9]+$/.test(t.text) ? `(${stemmed} OR "${t.text}"*)` : stemmed;
+  }
   const chars = Array.from(t.text);
   if (chars.length === 1) return `"${t.text}"*`;
   const grams: string[] = [];

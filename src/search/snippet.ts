@@ -1,4 +1,5 @@
 // Snippets with highlight ranges, computed on the original text (the index holds a bigram form for CJK).
+import { stemWord } from "../shared/search-form.ts";
 import type { QueryTerm } from "./query-terms.ts";
 
 export interface Snippet {
@@ -7,31 +8,27 @@ export interface Snippet {
   highlights: [number, number][];
 }
 
-/** Stem-tolerant needle: "deployment" should light up "deployed"; keep at least 4 characters. */
-function needle(t: QueryTerm): string {
-  if (t.cjk || t.text.length <= 4) return t.text;
-  return t.text.replace(/(ments?|ings?|ed|es|s|ions?|ers?|ly)$/u, "").padEnd(4, "").slice(0, Math.max(4, t.text.length - 3));
-}
+const LATIN_WORD = /[A-Za-z][A-Za-z'’]*[A-Za-z]|[A-Za-z]|\d+/g;
 
+/** Ranges of the words that match a query term: same stem, or the term as a prefix; CJK terms exactly. */
 export function findMatches(content: string, terms: readonly QueryTerm[]): [number, number][] {
-  const lower = content.toLowerCase();
+  const use = terms.some((t) => !t.stop) ? terms.filter((t) => !t.stop) : terms;
+  const latin = use.filter((t) => !t.cjk);
+  const stems = new Set(latin.map((t) => stemWord(t.text)));
+  const prefixes = latin.filter((t) => t.text.length >= 3).map((t) => t.text);
   const ranges: [number, number][] = [];
-  for (const t of terms) {
-    if (t.stop && terms.some((o) => !o.stop)) continue;
-    const n = needle(t);
-    if (!n) continue;
-    let from = 0;
-    for (;;) {
-      const at = lower.indexOf(n, from);
-      if (at < 0) break;
-      const wordStart = t.cjk || at === 0 || !/[\p{L}\p{N}_]/u.test(lower[at - 1]!);
-      if (wordStart) {
-        let end = at + n.length;
-        if (!t.cjk) while (end < lower.length && /[\p{L}\p{N}_]/u.test(lower[end]!)) end++;
-        ranges.push([at, end]);
-      }
-      from = at + n.length;
+  if (latin.length > 0) {
+    for (const m of content.matchAll(LATIN_WORD)) {
+      const w = m[0].toLowerCase();
+      if (stems.has(stemWord(w)) || stems.has(w) || prefixes.some((p) => w.startsWith(p))) ranges.push([m.index!, m.index! + m[0].length]);
       if (ranges.length > 200) break;
+    }
+  }
+  const lower = content.toLowerCase();
+  for (const t of use) {
+    if (!t.cjk) continue;
+    for (let at = lower.indexOf(t.text); at >= 0 && ranges.length < 400; at = lower.indexOf(t.text, at + t.text.length)) {
+      ranges.push([at, at + t.text.length]);
     }
   }
   ranges.sort((a, b) => a[0] - b[0]);

@@ -1,6 +1,24 @@
-// The indexed form of text: CJK runs become overlapping bigrams (+ the run's last character) so that
-// any CJK substring of 1+ characters can be found with a unicode61 FTS5 index; other text is unchanged.
+// The indexed form of text, shared by writing and querying so both agree by construction:
+// Latin words become their Porter2 stems (lower case); CJK runs become overlapping bigrams plus the
+// run's last character, so any CJK substring of 1+ characters can be found with a unicode61 index.
+import porter2 from "wink-porter2-stemmer";
+
 export const CJK_RUN = /[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff66-\uff9f\uac00-\ud7af]+/g;
+const WORD = /[A-Za-z][A-Za-z'’]*[A-Za-z]|[A-Za-z]/g;
+
+const stems = new Map<string, string>();
+
+/** Porter2 stem of one word (lower-cased, possessive dropped); cached, since vocabularies repeat. */
+export function stemWord(word: string): string {
+  const lower = word.toLowerCase();
+  let s = stems.get(lower);
+  if (s === undefined) {
+    s = porter2(lower.replace(/['’]s?$/, "").replace(/['’]/g, ""));
+    if (stems.size > 200_000) stems.clear();
+    stems.set(lower, s);
+  }
+  return s;
+}
 
 export function cjkBigrams(run: string): string[] {
   const chars = Array.from(run);
@@ -12,8 +30,11 @@ export function cjkBigrams(run: string): string[] {
 }
 
 export function searchForm(text: string): string {
+  let out = text.replace(WORD, stemWord);
   CJK_RUN.lastIndex = 0;
-  if (!CJK_RUN.test(text)) return text;
-  CJK_RUN.lastIndex = 0;
-  return text.replace(CJK_RUN, (run) => " " + cjkBigrams(run).join(" ") + " ");
+  if (CJK_RUN.test(out)) {
+    CJK_RUN.lastIndex = 0;
+    out = out.replace(CJK_RUN, (run) => " " + cjkBigrams(run).join(" ") + " ");
+  }
+  return out;
 }

@@ -21,9 +21,9 @@ CREATE TABLE messages (
 CREATE INDEX messages_session ON messages(session_id, seq);
 CREATE INDEX messages_recent ON messages(session_id, seq) WHERE recent = 1;
 
--- Contentless index over a search form of the text (CJK runs as bigrams); the text itself stays in messages.
+-- Contentless index over the search form of the text (Porter2 stems, CJK bigrams: src/shared/search-form.ts); the text stays in messages.
 CREATE VIRTUAL TABLE messages_fts USING fts5(
-  body, content='', contentless_delete=1, tokenize='porter unicode61 remove_diacritics 2'
+  body, content='', contentless_delete=1, tokenize='unicode61 remove_diacritics 2'
 );
 
 CREATE TABLE message_meta (

@@ -1,0 +1,84 @@
+import { afterAll, describe, expect, test } from "bun:test";
+import { readFileSync, writeFileSync, mkdirSync } from "node:fs";
+import { join } from "node:path";
+import { parseHistory, readHistory, serializeHistory } from "../../src/storage/history/history-file.ts";
+import { parseTime } from "../../src/shared/time.ts";
+import { openTemp, removeTempHomes, tempHome } from "../helpers/home.ts";
+
+afterAll(removeTempHomes);
+
+describe("history.json records", () => {
+  test("round-trips sendAt to the nanosecond", () => {
+    const rec = { id: "01ABC", role: "user" as const, content: "hi", sendAt: 1764476000123456789n, sender: "ann" };
+    const doc = parseHistory(serializeHistory([rec]), "x");
+    expect(doc.records).toEqual([rec]);
+    expect(doc.legacy).toBe(false);
+  });
+
+  test("normalises Agenvoy records: integer ns sendAt, no id", () => {
+    const text = '[{"role":"user","content":"hello","sendAt":1764476000123456789,"sender":"bob"},{"role":"assistant","content":"hi"}]';
+    const doc = parseHistory(text, "x");
+    expect(doc.legacy).toBe(true);
+    expect(doc.records[0]).toMatchObject({ id: "", role: "user", content: "hello", sendAt: 1764476000123456789n, sender: "bob" });
+    // A record with no time follows the previous one.
+    expect(doc.records[1]!.sendAt).toBe(1764476000123456790n);
+  });
+
+  test("strips legacy time headers from content and reads the time in the local timezone", () => {
+    const content = "---\n當前時間: 2026-05-01 09:30:00\n工作目錄: /srv/app\n傳送者: alice\n---\nplease deploy";
+    const doc = parseHistory(JSON.stringify([{ role: "user", content }]), "x");
+    expect(doc.records[0]!.content).toBe("please deploy");
+    expect(doc.records[0]!.sender).toBe("alice");
+    expect(doc.records[0]!.sendAt).toBe(parseTime("2026-05-01 09:30:00")!);
+  });
+
+  test("strips the sendAt prefix line and joins content parts", () => {
+    const doc = parseHistory(
+      JSON.stringify([
+        { role: "user", content: "sendAt: 2026-08-12 04:13:01, sender: X\nwhat now" },
+        { role: "assistant", content: [{ type: "text", text: "part one" }, { type: "text", text: "part two" }] },
+      ]),
+      "x",
+    );
+    expect(doc.records[0]).toMatchObject({ content: "what now", sender: "X" });
+    expect(doc.records[1]!.content).toBe("part one\npart two");
+  });
+
+  test("a corrupt file names the file and where the parse failed", () => {
+    expect(() => parseHistory('[\n{"role":"user","content":"a"},\n{"role": oops}\n]', "/h/history.json")).toThrow(
+      /\/h\/history\.json is corrupt \(line 3, column 10: invalid JSON\)/,
+    );
+    expect(() => parseHistory('{"role":"user"}', "f")).toThrow(/expected a JSON array/);
+    expect(() => parseHistory('[{"role":"wizard","content":"x"}]', "f")).toThrow(/record 1: unknown role "wizard"/);
+  });
+
+  test("backfill adopts an Agenvoy history.json on first encounter and rewrites it with ids", async () => {
+    const home = tempHome();
+    mkdirSync(join(home, "sessions", "old"), { recursive: true });
+    const file = join(home, "sessions", "old", "history.json");
+    writeFileSync(file, '[{"role":"user","content":"legacy deploy question","sendAt":1764476000123456789},{"role":"assistant","content":"legacy answer","sendAt":1764476001000000000}]');
+    const { api } = openTemp({ home });
+    expect(api.sessions().map((s) => [s.id, s.messages])).toEqual([["old", 2]]);
+    const all = api.history("old", { all: true });
+    expect(all.map((m) => m.sendAt)).toEqual([1764476000123456789n, 1764476001000000000n]);
+    const onDisk = JSON.parse(readFileSync(file, "utf8"));
+    expect(onDisk.map((r: { id: string }) => r.id)).toEqual(all.map((m) => m.id));
+    expect(onDisk[0].sendAt).toBe("2025-11-30T04:13:20.123456789Z");
+    const hits = await api.search({ query: "legacy deploy" });
+    expect(hits.hits.map((h) => h.message.id)).toContain(all[0]!.id);
+    api.close();
+  });
+
+  test("records appended by an older writer without ids are adopted at the next add", () => {
+    const { home, api } = openTemp();
+    api.add("s", { role: "user", content: "first" });
+    const file = join(home, "sessions", "s", "history.json");
+    const arr = JSON.parse(readFileSync(file, "utf8"));
+    arr.push({ role: "assistant", content: "written by another program", sendAt: 1764476000000000000 });
+    writeFileSync(file, JSON.stringify(arr));
+    api.add("s", { role: "user", content: "third" });
+    expect(api.history("s", { all: true }).map((m) => m.content)).toEqual(["first", "written by another program", "third"]);
+    expect(readHistory(file).records.every((r) => r.id.length === 26)).toBe(true);
+    api.close();
+  });
+});

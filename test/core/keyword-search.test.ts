@@ -1,0 +1,102 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { NS_PER_DAY } from "../../src/shared/time.ts";
+import type { MemoryApi } from "../../src/lib.ts";
+import { openTemp, removeTempHomes } from "../helpers/home.ts";
+
+afterAll(removeTempHomes);
+
+const NOW = 1_790_000_000_000_000_000n;
+const daysAgo = (d: number) => NOW - BigInt(d) * NS_PER_DAY;
+const ids = (r: { hits: { message: { content: string } }[] }) => r.hits.map((h) => h.message.content);
+
+describe("keyword search", () => {
+  let api: MemoryApi;
+  beforeAll(() => {
+    // 6 KiB history.json: early messages are compacted into the archive, the last ones stay recent.
+    api = openTemp({ env: { MEMVOY_LIMITS_MAX_HISTORY_BYTES: "6000" }, now: () => NOW }).api;
+    const pad = " filler".repeat(60);
+    const old = [
+      ["user", "We deployed the payment service to production last night"],
+      ["assistant", "The deployment finished; the rollback plan is ready" + pad],
+      ["user", "我們今天下午要部署新的數據庫服務器" + pad],
+      ["assistant", "今日の午後に新しいデータベースサーバーをデプロイします" + pad],
+      ["user", "quoted \"NEAR(x y)\" AND -minus * (unbalanced" + pad],
+      ["assistant", "ok noted" + pad],
+    ] as const;
+    old.forEach(([role, content], i) => api.add("alpha", { role, content, sendAt: daysAgo(300 - i) }));
+    for (let i = 0; i < 20; i++) api.add("alpha", { role: i % 2 ? "assistant" : "user", content: `padding message ${i}${pad}`, sendAt: daysAgo(200 - i) });
+    api.add("alpha", { role: "user", content: "recent: we must redeploy the Deployment controller", sendAt: daysAgo(2) });
+    api.add("alpha", { role: "assistant", content: "Sure, redeploying now", sendAt: daysAgo(1) });
+    api.add("beta", { role: "user", content: "beta session talks about deploy keys", sendAt: daysAgo(20) });
+    api.add("beta", { role: "assistant", content: "服務 器 spaced characters", sendAt: daysAgo(20) });
+  });
+  afterAll(() => api.close());
+
+  test("the archive part excludes what is still in history.json; the recent part finds it", async () => {
+    const r = await api.search({ query: "deploy", session: "alpha", limit: 20 });
+    const bySource = (s: string) => r.hits.filter((h) => h.source === s).map((h) => h.message.content.slice(0, 20)).sort();
+    expect(bySource("archive")).toEqual(["The deployment finis", "We deployed the paym"]);
+    expect(bySource("recent")).toEqual(["Sure, redeploying no", "recent: we must rede"]);
+    expect(r.hits.every((h) => (h.source === "recent") === h.message.recent)).toBe(true);
+    expect(new Set(r.hits.map((h) => h.message.id)).size).toBe(r.hits.length);
+  });
+
+  test("English search is stemming-aware", async () => {
+    for (const q of ["deploy", "deployed", "deployment", "DEPLOYING"]) {
+      const found = ids(await api.search({ query: q, session: "alpha", limit: 20 }));
+      expect(found.some((c) => c.startsWith("We deployed"))).toBe(true);
+      expect(found.some((c) => c.startsWith("The deployment finished"))).toBe(true);
+    }
+  });
+
+  test("CJK: substrings of 1 and 2 characters, in the archive and in recent rows", async () => {
+    const one = ids(await api.search({ query: "庫", session: "alpha" }));
+    expect(one.some((c) => c.startsWith("我們今天"))).toBe(true);
+    const oneLast = ids(await api.search({ query: "器", session: "alpha" })); // the last character of a run
+    expect(oneLast.some((c) => c.startsWith("我們今天"))).toBe(true);
+    const two = ids(await api.search({ query: "據庫", session: "alpha" })); // not a word boundary
+    expect(two.some((c) => c.startsWith("我們今天"))).toBe(true);
+    expect(ids(await api.search({ query: "データ" })).some((c) => c.startsWith("今日の午後"))).toBe(true);
+    expect(ids(await api.search({ query: "ログ" }))).toEqual([]);
+    expect(ids(await api.search({ query: "服務", session: "beta" }))).toEqual(["服務 器 spaced characters"]);
+    // a 2-character query never matches two characters that are not adjacent
+    expect(ids(await api.search({ query: "務器", session: "beta" }))).toEqual([]);
+  });
+
+  test("FTS5 syntax in the query is just text", async () => {
+    for (const q of ['"', '"NEAR(x y)"', "AND", "*", "NEAR(", "-minus", "(unbalanced", "a OR", ")", "^x", "col:val", "''", "\\"]) {
+      const r = await api.search({ query: q });
+      expect(Array.isArray(r.hits)).toBe(true);
+    }
+    expect(ids(await api.search({ query: "-minus" })).some((c) => c.startsWith("quoted"))).toBe(true);
+    expect(ids(await api.search({ query: "(unbalanced" })).some((c) => c.startsWith("quoted"))).toBe(true);
+  });
+
+  test("filters: session, time range and limit", async () => {
+    expect(ids(await api.search({ query: "deploy", session: "beta" }))).toEqual(["beta session talks about deploy keys"]);
+    const week = await api.search({ query: "deploy", range: "7d" });
+    expect(week.hits.map((h) => h.message.session)).toEqual(["alpha", "alpha"]);
+    const month = await api.search({ query: "deploy", range: "30d" });
+    expect(month.hits.map((h) => h.message.session).sort()).toEqual(["alpha", "alpha", "beta"]);
+    const all = await api.search({ query: "deploy", range: "all", limit: 2 });
+    expect(all.hits.length).toBe(2);
+    expect((await api.search({ query: "deploy", range: "1d" })).hits.map((h) => h.message.content)).toEqual(["Sure, redeploying now"]);
+  });
+
+  test("hits carry highlighted snippets on the original text", async () => {
+    const r = await api.search({ query: "rollback plan", session: "alpha" });
+    const h = r.hits[0]!;
+    expect(h.message.content.startsWith("The deployment finished")).toBe(true);
+    const marked = h.highlights.map(([s, e]) => h.snippet.slice(s, e).toLowerCase());
+    expect(marked).toEqual(["rollback", "plan"]);
+    const cjk = (await api.search({ query: "數據", session: "alpha" })).hits[0]!;
+    expect(cjk.highlights.map(([s, e]) => cjk.snippet.slice(s, e))).toEqual(["數據"]);
+  });
+
+  test("invalid options are refused", async () => {
+    await expect(api.search({ query: " " })).rejects.toThrow(/needs a query/);
+    await expect(api.search({ query: "x", session: "../x" })).rejects.toThrow(/invalid session id/);
+    await expect(api.search({ query: "x", range: "2d" as "1d" })).rejects.toThrow(/invalid range/);
+    await expect(api.search({ query: "x", limit: 0 })).rejects.toThrow(/invalid limit/);
+  });
+});
