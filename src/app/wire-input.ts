@@ -2,7 +2,7 @@
 import * as v from "valibot";
 import { InputError } from "../shared/errors.ts";
 import { parseTimeOrThrow } from "../shared/time.ts";
-import type { NewMessage } from "../memory/message-input.ts";
+import { checkNewMessage, type NewMessage } from "../memory/message-input.ts";
 
 const WireMessage = v.strictObject({
   role: v.picklist(["user", "assistant"], "role must be user or assistant"),
@@ -29,7 +29,7 @@ export function toNewMessage(raw: unknown, where: string): NewMessage {
 }
 
 /** Parse JSONL (one message per line, blank lines ignored). Any bad line rejects the whole batch. */
-export function parseJsonl(text: string): NewMessage[] {
+export function parseJsonl(text: string, maxMessageBytes: number): NewMessage[] {
   const out: NewMessage[] = [];
   const lines = text.split("\n");
   for (let i = 0; i < lines.length; i++) {
@@ -44,7 +44,9 @@ export function parseJsonl(text: string): NewMessage[] {
     } catch {
       throw new InputError(`stdin line ${i + 1}: not valid JSON; nothing was written`);
     }
-    out.push(toNewMessage(raw, `stdin line ${i + 1}`));
+    const m = toNewMessage(raw, `stdin line ${i + 1}`);
+    checkNewMessage(m, maxMessageBytes, `stdin line ${i + 1}`);
+    out.push(m);
   }
   return out;
 }

@@ -13,6 +13,7 @@ const COMMANDS: Record<string, () => Promise<CommandModule>> = {
   rm: () => import("./commands/rm.ts"),
   doctor: () => import("./commands/doctor.ts"),
   config: () => import("./commands/config.ts"),
+  daemon: () => import("./commands/daemon.ts"),
 };
 
 export function mainHelp(version: string): string {
@@ -30,6 +31,11 @@ Commands:
   rm SESSION                           remove the session entirely
   doctor [--repair]                    check the home; rebuild a corrupt history.json from the archive
   config show|path|check               the effective config, its file, validation
+  daemon status|stop                   the background daemon: state of its jobs, or stop it
+
+Daemon:
+  --daemon [--verbose]                 run the daemon in the foreground (summaries, embeddings,
+                                       error-memory sweep, maintenance); logs to <home>/daemon.log
 
 Global options:
   --home DIR     the home (default: $MEMVOY_HOME, else $XDG_CONFIG_HOME/memvoy, else ~/.config/memvoy)
@@ -41,9 +47,23 @@ Exit codes: 0 ok, 1 runtime failure, 2 usage, config or input error.
 `;
 }
 
+/** `--daemon` before any command word (a --home value is not one). */
+function wantsDaemon(argv: readonly string[]): boolean {
+  for (let i = 0; i < argv.length; i++) {
+    if (argv[i] === "--daemon") return true;
+    if (argv[i] === "--home") i++;
+    else if (!argv[i]!.startsWith("-")) return false;
+  }
+  return false;
+}
+
 export async function runCli(argv: readonly string[], version: string): Promise<number> {
   const json = argv.includes("--json");
   try {
+    if (wantsDaemon(argv)) {
+      const { runForeground } = await import("./commands/daemon.ts");
+      return await runForeground(argv, version);
+    }
     const first = argv.findIndex((a) => !a.startsWith("-"));
     const name = first >= 0 ? argv[first]! : undefined;
     // A --home value is not a command name.

@@ -2,7 +2,8 @@
 import { parseJsonl } from "../../app/wire-input.ts";
 import { InputError, UsageError } from "../../shared/errors.ts";
 import { parseTimeOrThrow } from "../../shared/time.ts";
-import { bool, expectPositionals, parseArgs, str } from "../args.ts";
+import { assertSessionId } from "../../shared/session-id.ts";
+import { bool, expectPositionals, parseArgs, str, type Parsed } from "../args.ts";
 import { openFromFlags, printUsage } from "../command.ts";
 import { printJson, println } from "../output.ts";
 import type { WireMessageInput } from "../../app/wire-input.ts";
@@ -28,25 +29,11 @@ export async function run(argv: readonly string[]): Promise<number> {
   const p = parseArgs(argv, { role: { type: "string" }, content: { type: "string" }, at: { type: "string" }, sender: { type: "string" } }, "add");
   if (bool(p, "help")) return printUsage(usage);
   const [session] = expectPositionals(p, "add", ["SESSION"]);
+  assertSessionId(session);
   const role = str(p, "role");
-  let messages: WireMessageInput[];
-  if (role === undefined) {
-    if (str(p, "content") !== undefined || str(p, "at") !== undefined) throw new UsageError("add: --content and --at need --role");
-    if (process.stdin.isTTY) throw new UsageError("add: give --role and --content, or pipe JSONL on stdin (see memvoy add --help)");
-    messages = parseJsonl(await readStdin());
-    if (messages.length === 0) throw new InputError("add: stdin held no messages");
-  } else {
-    const content = str(p, "content") ?? (process.stdin.isTTY ? undefined : await readStdin());
-    if (content === undefined) throw new UsageError("add: give --content TEXT or pipe the text on stdin");
-    const m: WireMessageInput = { role: role as "user", content };
-    const at = str(p, "at");
-    if (at !== undefined) m.sendAt = parseTimeOrThrow(at, "--at");
-    const sender = str(p, "sender");
-    if (sender !== undefined) m.sender = sender;
-    messages = [m];
-  }
   const api = openFromFlags(p);
   try {
+    const messages = await collectMessages(p, role, api.config.limits.max_message_bytes);
     const ids: string[] = [];
     const progress = messages.length > BATCH && process.stderr.isTTY;
     for (let i = 0; i < messages.length; i += BATCH) {
@@ -60,6 +47,24 @@ export async function run(argv: readonly string[]): Promise<number> {
   } finally {
     api.close();
   }
+}
+
+async function collectMessages(p: Parsed, role: string | undefined, maxBytes: number): Promise<WireMessageInput[]> {
+  if (role === undefined) {
+    if (str(p, "content") !== undefined || str(p, "at") !== undefined) throw new UsageError("add: --content and --at need --role");
+    if (process.stdin.isTTY) throw new UsageError("add: give --role and --content, or pipe JSONL on stdin (see memvoy add --help)");
+    const messages = parseJsonl(await readStdin(), maxBytes);
+    if (messages.length === 0) throw new InputError("add: stdin held no messages");
+    return messages;
+  }
+  const content = str(p, "content") ?? (process.stdin.isTTY ? undefined : await readStdin());
+  if (content === undefined) throw new UsageError("add: give --content TEXT or pipe the text on stdin");
+  const m: WireMessageInput = { role: role as "user", content };
+  const at = str(p, "at");
+  if (at !== undefined) m.sendAt = parseTimeOrThrow(at, "--at");
+  const sender = str(p, "sender");
+  if (sender !== undefined) m.sender = sender;
+  return [m];
 }
 
 /** stdin as UTF-8; invalid bytes are refused rather than replaced. */

@@ -31,6 +31,8 @@ export async function run(argv: readonly string[]): Promise<number> {
   if (sub !== "show" && sub !== "check") throw new UsageError(`config: unknown subcommand ${JSON.stringify(sub)}: use show, path or check`);
   const info = inspectConfig(home);
   if (sub === "check") {
+    const { checkCronPatterns } = await import("../../daemon/cron-patterns.ts");
+    checkCronPatterns(info.config, info.path);
     json ? printJson({ ok: true, path: info.path }) : println(`${info.path}: ok`);
     return 0;
   }

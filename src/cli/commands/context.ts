@@ -1,4 +1,5 @@
 // memvoy context SESSION [--input TEXT]: the LLM-ready messages for the next turn.
+import { assertSessionId } from "../../shared/session-id.ts";
 import { bool, expectPositionals, parseArgs, str } from "../args.ts";
 import { openFromFlags, printUsage } from "../command.ts";
 import { bold, dim, printJson, println } from "../output.ts";
@@ -16,6 +17,7 @@ export async function run(argv: readonly string[]): Promise<number> {
   const p = parseArgs(argv, { input: { type: "string" } }, "context");
   if (bool(p, "help")) return printUsage(usage);
   const [session] = expectPositionals(p, "context", ["SESSION"]);
+  assertSessionId(session);
   const api = openFromFlags(p);
   try {
     const ctx = await api.context(session!, str(p, "input"));

@@ -1,4 +1,5 @@
 // memvoy history SESSION [--all] [--last N]: the context window, or every message ever written.
+import { assertSessionId } from "../../shared/session-id.ts";
 import { bool, expectPositionals, num, parseArgs } from "../args.ts";
 import { openFromFlags, printUsage } from "../command.ts";
 import { dim, messageHeader, messageJson, printJson, println } from "../output.ts";
@@ -15,6 +16,7 @@ export async function run(argv: readonly string[]): Promise<number> {
   const p = parseArgs(argv, { all: { type: "boolean" }, last: { type: "number" } }, "history");
   if (bool(p, "help")) return printUsage(usage);
   const [session] = expectPositionals(p, "history", ["SESSION"]);
+  assertSessionId(session);
   const api = openFromFlags(p);
   try {
     const last = num(p, "last");

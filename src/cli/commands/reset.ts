@@ -1,4 +1,5 @@
 // memvoy reset SESSION [--all]: clear history + archive + vectors; the summary survives unless --all.
+import { assertSessionId } from "../../shared/session-id.ts";
 import { bool, expectPositionals, parseArgs } from "../args.ts";
 import { openFromFlags, printUsage } from "../command.ts";
 import { printJson, println } from "../output.ts";
@@ -15,6 +16,7 @@ export async function run(argv: readonly string[]): Promise<number> {
   const p = parseArgs(argv, { all: { type: "boolean" } }, "reset");
   if (bool(p, "help")) return printUsage(usage);
   const [session] = expectPositionals(p, "reset", ["SESSION"]);
+  assertSessionId(session);
   const api = openFromFlags(p);
   try {
     const r = api.reset(session!, { all: bool(p, "all") });

@@ -1,4 +1,5 @@
 // memvoy rm SESSION: remove the session entirely (folder, archive rows, vectors, summary).
+import { assertSessionId } from "../../shared/session-id.ts";
 import { bool, expectPositionals, parseArgs } from "../args.ts";
 import { openFromFlags, printUsage } from "../command.ts";
 import { printJson, println } from "../output.ts";
@@ -14,6 +15,7 @@ export async function run(argv: readonly string[]): Promise<number> {
   const p = parseArgs(argv, {}, "rm");
   if (bool(p, "help")) return printUsage(usage);
   const [session] = expectPositionals(p, "rm", ["SESSION"]);
+  assertSessionId(session);
   const api = openFromFlags(p);
   try {
     const r = api.remove(session!);

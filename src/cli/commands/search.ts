@@ -1,5 +1,6 @@
 // memvoy search QUERY [--session S] [--match M] [--range R] [--limit N]
 import { UsageError } from "../../shared/errors.ts";
+import { assertSessionId } from "../../shared/session-id.ts";
 import { nsToLocalSeconds, type TimeRange } from "../../shared/time.ts";
 import type { MatchMode, SearchHit } from "../../search/search-types.ts";
 import { bool, num, parseArgs, str } from "../args.ts";
@@ -24,11 +25,13 @@ export async function run(argv: readonly string[]): Promise<number> {
   if (bool(p, "help")) return printUsage(usage);
   if (p.positionals.length === 0) throw new UsageError("search: missing QUERY (see memvoy search --help)");
   const query = p.positionals.join(" ");
+  const session = str(p, "session");
+  if (session !== undefined) assertSessionId(session);
   const api = openFromFlags(p);
   try {
     const result = await api.search({
       query,
-      session: str(p, "session"),
+      session,
       match: str(p, "match") as MatchMode | undefined,
       range: str(p, "range") as TimeRange | undefined,
       limit: num(p, "limit"),

@@ -1,0 +1,89 @@
+// memvoy daemon status|stop, and `memvoy --daemon` (the foreground daemon itself).
+import { UsageError } from "../../shared/errors.ts";
+import { bool, num, parseArgs, str } from "../args.ts";
+import { printUsage } from "../command.ts";
+import { bold, dim, printJson, println } from "../output.ts";
+
+export const usage = `
+Usage: memvoy daemon status [--json]
+       memvoy daemon stop [--timeout SECONDS] [--json]
+       memvoy --daemon [--home DIR] [--verbose]
+
+  --daemon  run the daemon in the foreground (for systemd or a container): the summary
+            cron, the embedding queue drain, the error-memory sweep and nightly
+            maintenance. One per home; logs go to <home>/daemon.log (--verbose: also stderr).
+  status    running or not, pid, uptime, last and next run of each job, last error.
+            Exit code 0 when running, 1 when not.
+  stop      send SIGTERM and wait for the daemon to exit (default 10 s).
+`;
+
+export async function runForeground(argv: readonly string[], version: string): Promise<number> {
+  const p = parseArgs(
+    argv.filter((a) => a !== "--daemon"),
+    {},
+    "--daemon",
+  );
+  if (bool(p, "help")) return printUsage(usage);
+  if (p.positionals.length) throw new UsageError(`--daemon: unexpected argument ${JSON.stringify(p.positionals[0])}`);
+  const { runDaemon } = await import("../../daemon/daemon.ts");
+  const code = await runDaemon({ home: str(p, "home"), verbose: bool(p, "verbose"), version });
+  // Work abandoned at the deadline (a hung request) must not keep the process alive.
+  process.exit(code);
+}
+
+function ago(ms: number): string {
+  const s = Math.max(0, Math.round(ms / 1000));
+  if (s < 60) return `${s}s`;
+  const m = Math.floor(s / 60);
+  if (m < 60) return `${m}m ${s % 60}s`;
+  const h = Math.floor(m / 60);
+  if (h < 48) return `${h}h ${m % 60}m`;
+  return `${Math.floor(h / 24)}d ${h % 24}h`;
+}
+
+const when = (iso: string | null) => (iso ? new Date(iso).toLocaleString("sv-SE") : "-");
+
+export async function run(argv: readonly string[]): Promise<number> {
+  const p = parseArgs(argv, { timeout: { type: "number" } }, "daemon");
+  if (bool(p, "help")) return printUsage(usage);
+  const [sub, ...rest] = p.positionals;
+  if (rest.length) throw new UsageError(`daemon: unexpected argument ${JSON.stringify(rest[0])}`);
+  const json = bool(p, "json");
+  const { daemonStatus, stopDaemon } = await import("../../daemon/status.ts");
+  if (sub === "status") {
+    const st = daemonStatus(str(p, "home"));
+    if (json) {
+      printJson(st);
+      return st.running ? 0 : 1;
+    }
+    if (st.running) {
+      const up = st.uptimeMs !== null ? `, up ${ago(st.uptimeMs)} since ${when(st.startedAt)}` : ", starting";
+      println(`${bold("running")} (pid ${st.pid ?? "unknown"}${up}) on ${st.home}`);
+    } else {
+      const last = st.pid !== null ? ` (last: pid ${st.pid}${st.stoppedAt ? `, stopped ${when(st.stoppedAt)}` : ", did not stop cleanly"})` : "";
+      println(`${bold("not running")} on ${st.home}${last}`);
+    }
+    if (st.jobs.length) {
+      const w = Math.max(3, ...st.jobs.map((j) => j.name.length));
+      const sw = Math.max(8, ...st.jobs.map((j) => j.schedule.length));
+      println(bold(`${"JOB".padEnd(w)}  ${"SCHEDULE".padEnd(sw)}  LAST RUN             NEXT RUN             RESULT`));
+      for (const j of st.jobs) {
+        const result = j.running ? "running" : j.lastResult === null ? dim("-") : `${j.lastResult}${j.lastDetail ? `: ${j.lastDetail}` : ""}`;
+        const next = j.schedule === "continuous" ? (st.running ? "continuous" : "-") : when(j.nextRun);
+        println(`${j.name.padEnd(w)}  ${j.schedule.padEnd(sw)}  ${when(j.lastRun).padEnd(19)}  ${next.padEnd(19)}  ${result}`);
+      }
+    }
+    println(st.lastError ? `last error: ${when(st.lastError.at)} ${st.lastError.job}: ${st.lastError.message}` : "last error: none");
+    println(dim(`log: ${st.log}`));
+    return st.running ? 0 : 1;
+  }
+  if (sub === "stop") {
+    const secs = num(p, "timeout") ?? 10;
+    if (secs < 1) throw new UsageError("daemon stop: --timeout must be at least 1 second");
+    const r = await stopDaemon(str(p, "home"), secs * 1000);
+    if (json) printJson(r);
+    else println(r.wasRunning ? `stopped the daemon (pid ${r.pid}) in ${r.ms} ms` : "no daemon is running on this home");
+    return 0;
+  }
+  throw new UsageError(sub === undefined ? "daemon: missing subcommand: use status or stop" : `daemon: unknown subcommand ${JSON.stringify(sub)}: use status or stop`);
+}

@@ -1,0 +1,149 @@
+import { afterAll, describe, expect, test } from "bun:test";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { cli, removeTempHomes, tempHome } from "../helpers/home.ts";
+
+afterAll(removeTempHomes);
+
+/** A snapshot of what a home holds, to prove a refused command changed nothing. */
+async function snapshot(home: string) {
+  const r = await cli(["history", "s", "--all", "--json"], { home });
+  const file = join(home, "sessions", "s", "history.json");
+  return { history: r.stdout, file: existsSync(file) ? readFileSync(file, "utf8") : "" };
+}
+
+describe("CLI", () => {
+  test("--version and --help", async () => {
+    const pkg = JSON.parse(readFileSync(join(import.meta.dir, "../../package.json"), "utf8"));
+    const v = await cli(["--version"]);
+    expect(v).toMatchObject({ code: 0, stdout: `memvoy ${pkg.version}\n` });
+    const h = await cli(["--help"]);
+    expect(h.code).toBe(0);
+    for (const c of ["add", "sessions", "history", "search", "context", "reset", "rm", "doctor", "config"]) expect(h.stdout).toContain(`  ${c}`);
+    const sh = await cli(["search", "--help"]);
+    expect(sh.stdout).toContain("--range");
+    const bad = await cli(["frobnicate"]);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toBe('memvoy: unknown command "frobnicate" (see memvoy --help)\n');
+  });
+
+  test("add, history, search, context, sessions, reset, rm with --json print one JSON document", async () => {
+    const home = tempHome();
+    const add = await cli(["add", "s", "--role", "user", "--content", "where is the deploy script?", "--at", "2026-03-04 05:06:07", "--sender", "ann", "--json"], { home });
+    expect(add.code).toBe(0);
+    const { ids } = JSON.parse(add.stdout);
+    expect(ids).toHaveLength(1);
+    const jsonl = '{"role":"assistant","content":"in scripts/deploy.sh","sendAt":"2026-03-04T05:06:08.000000001Z"}\n\n{"role":"user","content":"thanks","sendAt":1772600769123456789}\n';
+    expect((await cli(["add", "s", "--json"], { home, stdin: jsonl })).code).toBe(0);
+    const hist = JSON.parse((await cli(["history", "s", "--json"], { home })).stdout);
+    expect(hist.messages.map((m: { content: string }) => m.content)).toEqual(["where is the deploy script?", "in scripts/deploy.sh", "thanks"]);
+    // --at is local time (TZ=UTC in the test environment); JSONL times round-trip to the nanosecond.
+    expect(hist.messages.map((m: { sendAt: string }) => m.sendAt)).toEqual([
+      "2026-03-04T05:06:07.000000000Z",
+      "2026-03-04T05:06:08.000000001Z",
+      "2026-03-04T05:06:09.123456789Z",
+    ]);
+    expect(hist.messages[0].sender).toBe("ann");
+    const search = JSON.parse((await cli(["search", "deploy", "--json"], { home })).stdout);
+    expect(search.hits.map((h: { role: string }) => h.role).sort()).toEqual(["assistant", "user"]);
+    expect(search.hits[0]).toMatchObject({ session: "s", source: "recent", tier: "recent" });
+    expect(typeof search.hits[0].score).toBe("number");
+    const ctx = JSON.parse((await cli(["context", "s", "--input", "next?", "--json"], { home })).stdout);
+    expect(ctx.messages.at(-1)).toEqual({ role: "user", content: "next?" });
+    const sessions = JSON.parse((await cli(["sessions", "--json"], { home })).stdout);
+    expect(sessions).toEqual([{ id: "s", messages: 3, lastActivity: expect.any(String), hasSummary: false }]);
+    for (const args of [["config", "show"], ["config", "path"], ["config", "check"], ["doctor"], ["reset", "s"], ["rm", "s"]]) {
+      const r = await cli([...args, "--json"], { home });
+      expect(r.code).toBe(0);
+      expect(() => JSON.parse(r.stdout)).not.toThrow();
+    }
+  });
+
+  test("the --at time is read in the local timezone", async () => {
+    const home = tempHome();
+    await cli(["add", "s", "--role", "user", "--content", "hi", "--at", "2026-03-04 08:00"], { home, env: { TZ: "Asia/Taipei" } });
+    const hist = JSON.parse((await cli(["history", "s", "--json"], { home })).stdout);
+    expect(hist.messages[0].sendAt).toBe("2026-03-04T00:00:00.000000000Z");
+  });
+
+  test("bad input: a clear one-line error, exit 2, nothing changed", async () => {
+    const home = tempHome();
+    await cli(["add", "s", "--role", "user", "--content", "keep me"], { home });
+    const before = await snapshot(home);
+    const cases: [string[], string | Uint8Array | undefined, RegExp][] = [
+      [["add", "../x", "--role", "user", "--content", "x"], undefined, /invalid session id "\.\.\/x"/],
+      [["add", "a/b", "--role", "user", "--content", "x"], undefined, /invalid session id "a\/b"/],
+      [["add", "", "--role", "user", "--content", "x"], undefined, /invalid session id ""/],
+      [["add", ".hidden", "--role", "user", "--content", "x"], undefined, /invalid session id/],
+      [["add", "s", "--role", "user", "--content", "   "], undefined, /content is empty/],
+      [["add", "s", "--role", "wizard", "--content", "x"], undefined, /role must be user or assistant/],
+      [["add", "s", "--role", "user", "--content", "x", "--at", "yesterday-ish"], undefined, /invalid --at "yesterday-ish"/],
+      [["add", "s", "--role", "user"], "a\u0000b", /NUL character at offset 1/],
+      [["add", "s"], '{"role":"user","content":"x\\u0000y"}\n', /stdin line 1: content contains a NUL character/],
+      [["add", "s"], '{"role":"user","content":"lone \\ud800 surrogate"}\n', /not valid Unicode/],
+      [["add", "s", "--role", "user"], new Uint8Array([0x68, 0xff, 0xfe, 0x69]), /not valid UTF-8/],
+      [["add", "s"], '{"role":"user","content":"ok line"}\n{"role":"user","content":"broken\n', /stdin line 2: not valid JSON; nothing was written/],
+      [["add", "s"], '{"role":"user","content":"ok"}\n{"role":"robot","content":"x"}\n', /stdin line 2: role: role must be user or assistant/],
+      [["add", "s"], '{"role":"user","content":"ok","extra":1}\n', /stdin line 1: extra: unknown field/],
+      [["add", "s", "--role", "user", "--content", "x", "--bogus"], undefined, /unknown option --bogus/],
+      [["search"], undefined, /missing QUERY/],
+      [["search", "x", "--range", "2w"], undefined, /invalid range "2w"/],
+      [["search", "x", "--limit", "ten"], undefined, /--limit must be a whole number/],
+      [["history", "../x"], undefined, /invalid session id/],
+      [["rm", "nope"], undefined, /no session "nope"/],
+    ];
+    for (const [args, stdin, pattern] of cases) {
+      const r = await cli(args, { home, stdin });
+      expect({ args, code: r.code }).toEqual({ args, code: 2 });
+      expect(r.stderr).toMatch(pattern);
+      expect(r.stderr.trim().split("\n")).toHaveLength(1);
+    }
+    expect(await snapshot(home)).toEqual(before);
+    expect(existsSync(join(home, "sessions", "x"))).toBe(false);
+  });
+
+  test("a 10 MB message is refused with the limit named; a message under the limit is stored and found", async () => {
+    const home = tempHome();
+    const big = "word ".repeat(2 * 1024 * 1024);
+    const r = await cli(["add", "s", "--role", "user"], { home, stdin: big });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/content is 10\.0 MiB, over limits\.max_message_bytes \(1\.0 MiB\)/);
+    const ok = await cli(["add", "s", "--role", "user"], { home, stdin: "needle " + "hay ".repeat(200_000) });
+    expect(ok.code).toBe(0);
+    const found = JSON.parse((await cli(["search", "needle", "--json"], { home })).stdout);
+    expect(found.hits).toHaveLength(1);
+  });
+
+  test("config: an unknown key or a wrong type exits 2 naming the key and the file; env overrides apply", async () => {
+    const home = tempHome();
+    mkdirSync(home, { recursive: true });
+    const file = join(home, "config.toml");
+    writeFileSync(file, "[limits]\nmax_history_byts = 10\n");
+    let r = await cli(["config", "check"], { home });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe(`memvoy: config error in ${file}: limits.max_history_byts: unknown key\n`);
+    r = await cli(["add", "s", "--role", "user", "--content", "x"], { home });
+    expect(r.code).toBe(2);
+    writeFileSync(file, '[limits]\nmax_history_messages = "sixteen"\n');
+    r = await cli(["config", "check"], { home });
+    expect(r.stderr).toMatch(new RegExp(`config error in ${file}: limits.max_history_messages: Invalid type: Expected number`));
+    writeFileSync(file, "[limits\n");
+    r = await cli(["config", "check"], { home });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(`config error in ${file}`);
+    writeFileSync(file, "[limits]\nmax_history_messages = 4\n");
+    r = await cli(["config", "show", "--json"], { home, env: { MEMVOY_SUMMARY_MODEL: "claude-haiku-5-5" } });
+    expect(JSON.parse(r.stdout)).toMatchObject({ limits: { max_history_messages: 4 }, summary: { model: "claude-haiku-5-5" } });
+    r = await cli(["config", "check"], { home, env: { MEMVOY_LIMITS_MAX_HISTORY_MESSAGES: "lots" } });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain("MEMVOY_* environment: limits.max_history_messages");
+  });
+
+  test("home resolution: --home, then MEMVOY_HOME, then XDG_CONFIG_HOME", async () => {
+    const a = tempHome();
+    const x = tempHome();
+    expect((await cli(["config", "path"], { env: { MEMVOY_HOME: a } })).stdout.trim()).toBe(join(a, "config.toml"));
+    expect((await cli(["config", "path"], { env: { XDG_CONFIG_HOME: x } })).stdout.trim()).toBe(join(x, "memvoy", "config.toml"));
+    expect((await cli(["config", "path", "--home", x], { env: { MEMVOY_HOME: a } })).stdout.trim()).toBe(join(x, "config.toml"));
+  });
+});
