@@ -11,6 +11,7 @@ import { listSessions, discoverSessions, type SessionInfo } from "../memory/sess
 import { readSessionHistory, type HistoryOptions } from "../memory/history-view.ts";
 import { removeSession, resetSession, type ResetResult } from "../memory/session-admin.ts";
 import { runDoctor, type DoctorReport } from "../memory/doctor.ts";
+import { maintainTiers, type MaintenanceReport } from "../memory/maintenance.ts";
 import { buildTurnContext, type TurnContext } from "../memory/turn-context.ts";
 import { keywordSearch } from "../search/keyword.ts";
 import type { SearchOptions, SearchResult } from "../search/search-types.ts";
@@ -71,6 +72,11 @@ export class MemoryApi {
 
   doctor(options: { repair?: boolean } = {}): DoctorReport {
     return runDoctor(this.ctx, options.repair === true);
+  }
+
+  /** Nightly upkeep (the daemon runs it): FTS5 merge + optimize in short steps; searches never wait. */
+  async maintain(options: { signal?: AbortSignal } = {}): Promise<MaintenanceReport> {
+    return maintainTiers(this.ctx, options);
   }
 
   close(): void {

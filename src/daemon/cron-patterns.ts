@@ -1,0 +1,49 @@
+// The daemon's cron patterns (summary.cron, daemon.sweep_cron, daemon.maintenance_cron): checked with croner.
+import { Cron } from "croner";
+import type { Config } from "../config/schema.ts";
+import { ConfigError } from "../config/load.ts";
+
+export interface CronKey {
+  key: string;
+  env: string;
+  pattern: string;
+}
+
+export function cronKeys(config: Config): CronKey[] {
+  return [
+    { key: "summary.cron", env: "MEMVOY_SUMMARY_CRON", pattern: config.summary.cron },
+    { key: "daemon.sweep_cron", env: "MEMVOY_DAEMON_SWEEP_CRON", pattern: config.daemon.sweep_cron },
+    { key: "daemon.maintenance_cron", env: "MEMVOY_DAEMON_MAINTENANCE_CRON", pattern: config.daemon.maintenance_cron },
+  ];
+}
+
+/** The croner parse error for a pattern, or undefined when it is valid. */
+export function cronPatternError(pattern: string): string | undefined {
+  try {
+    const probe = new Cron(pattern.trim(), { paused: true, mode: "5-or-6-parts" });
+    probe.stop();
+    return undefined;
+  } catch (err) {
+    return err instanceof Error ? err.message : String(err);
+  }
+}
+
+/** Throw a ConfigError naming the key and where it came from for the first invalid pattern. */
+export function checkCronPatterns(config: Config, file: string, env: Record<string, string | undefined> = process.env): void {
+  for (const k of cronKeys(config)) {
+    const problem = cronPatternError(k.pattern);
+    if (problem === undefined) continue;
+    const source = env[k.env] !== undefined ? `${k.env} (environment)` : file;
+    throw new ConfigError(`config error in ${source}: ${k.key}: invalid cron pattern ${JSON.stringify(k.pattern)}: ${problem}`);
+  }
+}
+
+/** The next time a pattern fires after `from` (local time zone, like system cron). */
+export function nextRunOf(pattern: string, from: Date = new Date()): Date | null {
+  const c = new Cron(pattern.trim(), { paused: true, mode: "5-or-6-parts" });
+  try {
+    return c.nextRun(from);
+  } finally {
+    c.stop();
+  }
+}

@@ -1,0 +1,101 @@
+// `memvoy --daemon`: one foreground process per home running the jobs until SIGTERM/SIGINT.
+import { inspectConfig } from "../app/config-info.ts";
+import { openMemory } from "../app/open-memory.ts";
+import type { MemoryApi } from "../app/memory-api.ts";
+import { homePaths } from "../config/home.ts";
+import { ensureDir } from "../shared/atomic-write.ts";
+import { errorMessage, RuntimeFailure } from "../shared/errors.ts";
+import { checkCronPatterns } from "./cron-patterns.ts";
+import { maintenanceJob } from "./jobs/maintenance.ts";
+import { acquireDaemonLock, lockHolderPid } from "./lock.ts";
+import { DaemonLog } from "./log.ts";
+import { Scheduler } from "./scheduler.ts";
+import { readState, type DaemonState } from "./state.ts";
+
+/** SIGTERM to exit: the process must be gone within 5 s, so running work gets this long to settle. */
+export const SETTLE_MS = 3_500;
+
+export class DaemonAlreadyRunningError extends RuntimeFailure {}
+
+export interface DaemonOptions {
+  home?: string;
+  verbose?: boolean;
+  version: string;
+  env?: Record<string, string | undefined>;
+}
+
+function describeHolder(home: string, lockPath: string): string {
+  const s = readState(home);
+  const pid = lockHolderPid(lockPath) ?? s?.pid;
+  const since = s && s.pid === pid ? `, since ${s.startedAt}` : "";
+  return `a memvoy daemon is already running on ${home} (pid ${pid ?? "unknown"}${since}); stop it with: memvoy daemon stop --home ${home}`;
+}
+
+function registerJobs(scheduler: Scheduler, api: MemoryApi): void {
+  const c = api.config;
+  scheduler.addCron(maintenanceJob(api, c.daemon.maintenance_cron));
+}
+
+/** Run until a stop signal; resolves with the exit code (0 after a clean stop). */
+export async function runDaemon(o: DaemonOptions): Promise<number> {
+  const env = o.env ?? process.env;
+  const info = inspectConfig(o.home, env);
+  checkCronPatterns(info.config, info.path, env);
+  const paths = homePaths(info.home);
+  ensureDir(paths.home);
+  const release = await acquireDaemonLock(paths.daemonLock);
+  if (!release) throw new DaemonAlreadyRunningError(describeHolder(paths.home, paths.daemonLock));
+
+  const log = new DaemonLog({ path: paths.daemonLog, maxBytes: info.config.daemon.log_max_bytes, verbose: o.verbose, env });
+  const stopping = Promise.withResolvers<string>();
+  const onSignal = (sig: string) => () => stopping.resolve(sig);
+  process.on("SIGTERM", onSignal("SIGTERM"));
+  process.on("SIGINT", onSignal("SIGINT"));
+  process.on("unhandledRejection", (err) => log.error("daemon.unhandled", { error: log.scrub(errorMessage(err)) }));
+
+  let api: MemoryApi;
+  try {
+    api = openMemory({ home: paths.home, config: info.config, env });
+  } catch (err) {
+    log.error("daemon.start_failed", { error: log.scrub(errorMessage(err)) });
+    log.close();
+    release();
+    throw err;
+  }
+  const now = new Date().toISOString();
+  const state: DaemonState = {
+    pid: process.pid,
+    home: paths.home,
+    version: o.version,
+    startedAt: now,
+    updatedAt: now,
+    status: "running",
+    stoppedAt: null,
+    jobs: {},
+    lastError: null,
+  };
+  const controller = new AbortController();
+  const scheduler = new Scheduler(paths.home, state, log, controller.signal);
+  registerJobs(scheduler, api);
+  scheduler.save();
+  const schedules = Object.entries(state.jobs).map(([n, j]) => `${n}=${j.schedule}`).join(",");
+  log.info("daemon.start", { pid: process.pid, version: o.version, home: paths.home, jobs: schedules });
+
+  const signal = await stopping.promise;
+  log.info("daemon.stopping", { signal, running: scheduler.runningJobs().join(",") || "none" });
+  state.status = "stopping";
+  scheduler.stop();
+  controller.abort();
+  scheduler.save();
+  const settled = await scheduler.settle(SETTLE_MS);
+  if (!settled) log.warn("daemon.abandon", { jobs: scheduler.runningJobs().join(",") || "unknown", note: "files are replaced atomically; the work resumes at the next start" });
+  state.status = "stopped";
+  state.stoppedAt = new Date().toISOString();
+  for (const j of Object.values(state.jobs)) j.running = false;
+  scheduler.save();
+  if (settled) api.close();
+  log.info("daemon.stop", { signal, uptime_s: Math.round((Date.now() - Date.parse(state.startedAt)) / 1000) });
+  log.close();
+  release();
+  return 0;
+}

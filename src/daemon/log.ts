@@ -1,0 +1,126 @@
+// The daemon's log: one line per event in <home>/daemon.log, rotated by size, secrets redacted.
+import { closeSync, fstatSync, openSync, renameSync, rmSync, writeSync } from "node:fs";
+import { FILE_MODE } from "../shared/atomic-write.ts";
+
+export const KEEP_ROTATED = 3;
+const MAX_VALUE_CHARS = 300;
+
+export type LogLevel = "info" | "warn" | "error";
+export type LogFields = Record<string, string | number | boolean | bigint | null | undefined>;
+
+/** A short preview of user text for a log line: one line, at most `max` characters. */
+export function preview(text: string, max = 40): string {
+  const flat = text.replace(/\s+/g, " ").trim();
+  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+}
+
+const SECRET_NAME = /(KEY|TOKEN|SECRET|PASSWORD)/i;
+const SECRET_SHAPES = [
+  /\bsk-[A-Za-z0-9_-]{8,}/g,
+  /\b(Bearer)\s+[A-Za-z0-9._~+/=-]{8,}/gi,
+  /\b(x-api-key|api[_-]?key|authorization)(["']?\s*[:=]\s*["']?)[^\s"',;]{6,}/gi,
+];
+
+/** Secret values from the environment (API keys, tokens) that must never reach a log line. */
+export function secretValues(env: Record<string, string | undefined> = process.env): string[] {
+  return Object.entries(env)
+    .filter(([name, value]) => SECRET_NAME.test(name) && value !== undefined && value.length >= 8)
+    .map(([, value]) => value!);
+}
+
+export function redact(text: string, secrets: readonly string[]): string {
+  let out = text;
+  for (const s of secrets) out = out.split(s).join("[redacted]");
+  out = out.replace(SECRET_SHAPES[0]!, "[redacted]");
+  out = out.replace(SECRET_SHAPES[1]!, "$1 [redacted]");
+  out = out.replace(SECRET_SHAPES[2]!, "$1$2[redacted]");
+  return out;
+}
+
+function formatValue(v: LogFields[string]): string {
+  let s = String(v);
+  if (s.length > MAX_VALUE_CHARS) s = `${s.slice(0, MAX_VALUE_CHARS - 1)}…`;
+  return /^[^\s"=]+$/.test(s) ? s : JSON.stringify(s.replace(/\s+/g, " "));
+}
+
+export function formatLine(at: Date, level: LogLevel, event: string, fields: LogFields = {}): string {
+  const parts = [at.toISOString(), level.toUpperCase().padEnd(5), event];
+  for (const [k, v] of Object.entries(fields)) if (v !== undefined) parts.push(`${k}=${formatValue(v)}`);
+  return parts.join(" ");
+}
+
+export interface DaemonLogOptions {
+  path: string;
+  maxBytes: number;
+  /** Mirror each line to stderr. */
+  verbose?: boolean;
+  env?: Record<string, string | undefined>;
+}
+
+export class DaemonLog {
+  private fd: number;
+  private size: number;
+  private readonly secrets: string[];
+
+  constructor(private readonly options: DaemonLogOptions) {
+    this.secrets = secretValues(options.env);
+    this.fd = openSync(options.path, "a", FILE_MODE);
+    this.size = fstatSync(this.fd).size;
+  }
+
+  info(event: string, fields?: LogFields): void {
+    this.write("info", event, fields);
+  }
+  warn(event: string, fields?: LogFields): void {
+    this.write("warn", event, fields);
+  }
+  error(event: string, fields?: LogFields): void {
+    this.write("error", event, fields);
+  }
+
+  /** Scrub a message (an error text) the way every log line is scrubbed. */
+  scrub(text: string): string {
+    return redact(text, this.secrets);
+  }
+
+  write(level: LogLevel, event: string, fields?: LogFields): void {
+    const line = redact(formatLine(new Date(), level, event, fields), this.secrets) + "\n";
+    const buf = Buffer.from(line, "utf8");
+    if (this.size > 0 && this.size + buf.length > this.options.maxBytes) this.rotate();
+    try {
+      writeSync(this.fd, buf);
+      this.size += buf.length;
+    } catch {
+      // A full disk must not stop the daemon; the line is lost.
+    }
+    if (this.options.verbose) process.stderr.write(line);
+  }
+
+  private rotate(): void {
+    const p = this.options.path;
+    closeSync(this.fd);
+    try {
+      rmSync(`${p}.${KEEP_ROTATED}`, { force: true });
+      for (let i = KEEP_ROTATED - 1; i >= 1; i--) {
+        try {
+          renameSync(`${p}.${i}`, `${p}.${i + 1}`);
+        } catch {
+          // that generation does not exist yet
+        }
+      }
+      renameSync(p, `${p}.1`);
+    } catch {
+      // keep appending to the current file if it cannot be moved
+    }
+    this.fd = openSync(p, "a", FILE_MODE);
+    this.size = fstatSync(this.fd).size;
+  }
+
+  close(): void {
+    try {
+      closeSync(this.fd);
+    } catch {
+      // already closed
+    }
+  }
+}

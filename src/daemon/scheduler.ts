@@ -1,0 +1,157 @@
+// Runs the daemon's jobs (croner schedules and continuous loops), records each run in the state file.
+import { Cron } from "croner";
+import { errorMessage } from "../shared/errors.ts";
+import type { DaemonLog } from "./log.ts";
+import { newJobState, writeState, type DaemonState, type JobState } from "./state.ts";
+
+export interface JobOutcome {
+  /** One line for `daemon status` and the log: what the run did. */
+  detail?: string;
+  /** Failures that did not stop the run (e.g. one session of several); the run counts as failed. */
+  errors?: string[];
+  /** false: an idle run (nothing to do) that is not logged. */
+  worked?: boolean;
+}
+
+export interface JobContext {
+  signal: AbortSignal;
+  log: DaemonLog;
+}
+
+export interface CronJob {
+  name: string;
+  pattern: string;
+  /** Let a tick start while the previous run is still going (the job guards its own units of work). */
+  overlap?: boolean;
+  run(ctx: JobContext): Promise<JobOutcome | void>;
+}
+
+export interface LoopJob {
+  name: string;
+  /** Runs until ctx.signal aborts; calls report() after each unit of work. */
+  loop(ctx: JobContext, report: (startedAt: Date, outcome: JobOutcome | Error) => void): Promise<void>;
+}
+
+export class Scheduler {
+  private readonly crons = new Map<string, Cron>();
+  private readonly inFlight = new Set<Promise<unknown>>();
+  private readonly active = new Map<string, number>();
+
+  constructor(
+    private readonly home: string,
+    private readonly state: DaemonState,
+    private readonly log: DaemonLog,
+    private readonly signal: AbortSignal,
+  ) {}
+
+  private job(name: string): JobState {
+    return this.state.jobs[name]!;
+  }
+
+  addCron(job: CronJob): void {
+    this.state.jobs[job.name] = newJobState(job.pattern.trim());
+    const cron = new Cron(job.pattern.trim(), { mode: "5-or-6-parts" }, () => {
+      if (this.signal.aborted) return;
+      if (!job.overlap && (this.active.get(job.name) ?? 0) > 0) {
+        this.log.info("job.skip", { job: job.name, reason: "previous run still going" });
+        return;
+      }
+      this.track(this.execute(job));
+    });
+    this.crons.set(job.name, cron);
+  }
+
+  addLoop(job: LoopJob): void {
+    this.state.jobs[job.name] = newJobState("continuous");
+    const ctx = { signal: this.signal, log: this.log };
+    const done = job.loop(ctx, (startedAt, outcome) => this.record(job.name, startedAt, outcome)).catch((err) => {
+      this.record(job.name, new Date(), err instanceof Error ? err : new Error(String(err)));
+      this.log.error("job.crash", { job: job.name, error: this.log.scrub(errorMessage(err)) });
+    });
+    this.track(done);
+  }
+
+  /** The next time each cron job fires (for the state file and the start line). */
+  nextRuns(): Record<string, string | null> {
+    const out: Record<string, string | null> = {};
+    for (const [name, c] of this.crons) out[name] = c.nextRun()?.toISOString() ?? null;
+    return out;
+  }
+
+  private track(p: Promise<unknown>): void {
+    this.inFlight.add(p);
+    void p.finally(() => this.inFlight.delete(p));
+  }
+
+  private async execute(job: CronJob): Promise<void> {
+    const startedAt = new Date();
+    this.active.set(job.name, (this.active.get(job.name) ?? 0) + 1);
+    this.job(job.name).running = true;
+    let outcome: JobOutcome | Error;
+    try {
+      outcome = (await job.run({ signal: this.signal, log: this.log })) ?? {};
+    } catch (err) {
+      outcome = err instanceof Error ? err : new Error(String(err));
+    }
+    const left = (this.active.get(job.name) ?? 1) - 1;
+    this.active.set(job.name, left);
+    this.job(job.name).running = left > 0;
+    this.record(job.name, startedAt, outcome);
+  }
+
+  /** Record one run of a job: state file, and a log line unless it was idle. */
+  record(name: string, startedAt: Date, outcome: JobOutcome | Error): void {
+    const j = this.job(name);
+    const ms = Date.now() - startedAt.getTime();
+    j.lastRun = startedAt.toISOString();
+    j.lastDurationMs = ms;
+    j.runs++;
+    const failure = outcome instanceof Error ? errorMessage(outcome) : outcome.errors?.length ? outcome.errors.join("; ") : undefined;
+    const detail = outcome instanceof Error ? null : (outcome.detail ?? null);
+    j.lastDetail = detail;
+    if (failure !== undefined) {
+      const message = this.log.scrub(failure).slice(0, 500);
+      j.lastResult = "error";
+      j.failures++;
+      j.lastError = { at: new Date().toISOString(), message };
+      this.state.lastError = { job: name, at: j.lastError.at, message };
+      this.log.error("job.fail", { job: name, ms, detail: detail ?? undefined, error: message });
+    } else {
+      j.lastResult = "ok";
+      if ((outcome as JobOutcome).worked !== false) this.log.info("job.done", { job: name, ms, detail: detail ?? undefined });
+    }
+    this.save();
+  }
+
+  save(): void {
+    try {
+      writeState(this.home, this.state);
+    } catch (err) {
+      this.log.warn("state.write_failed", { error: errorMessage(err) });
+    }
+  }
+
+  /** Stop every schedule: no new run starts. */
+  stop(): void {
+    for (const c of this.crons.values()) c.stop();
+  }
+
+  /** Wait for running work to settle; false when the deadline passed first. */
+  async settle(deadlineMs: number): Promise<boolean> {
+    const until = performance.now() + deadlineMs;
+    while (this.inFlight.size > 0) {
+      const left = until - performance.now();
+      if (left <= 0) return false;
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      await Promise.race([Promise.allSettled([...this.inFlight]), new Promise((r) => (timer = setTimeout(r, left)))]);
+      clearTimeout(timer);
+    }
+    return true;
+  }
+
+  runningJobs(): string[] {
+    return Object.entries(this.state.jobs)
+      .filter(([, j]) => j.running)
+      .map(([n]) => n);
+  }
+}

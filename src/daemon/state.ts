@@ -1,0 +1,54 @@
+// The daemon's state file (<home>/daemon.state.json): pid, start time and each job's last run, written atomically.
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { writeFileAtomic } from "../shared/atomic-write.ts";
+
+export type JobResult = "ok" | "error";
+
+export interface JobState {
+  /** A cron pattern, or "continuous" for the embedding queue drain. */
+  schedule: string;
+  running: boolean;
+  lastRun: string | null;
+  lastDurationMs: number | null;
+  lastResult: JobResult | null;
+  lastDetail: string | null;
+  lastError: { at: string; message: string } | null;
+  runs: number;
+  failures: number;
+}
+
+export interface DaemonState {
+  pid: number;
+  home: string;
+  version: string;
+  startedAt: string;
+  updatedAt: string;
+  status: "running" | "stopping" | "stopped";
+  stoppedAt: string | null;
+  jobs: Record<string, JobState>;
+  lastError: { job: string; at: string; message: string } | null;
+}
+
+export function statePath(home: string): string {
+  return join(home, "daemon.state.json");
+}
+
+export function newJobState(schedule: string): JobState {
+  return { schedule, running: false, lastRun: null, lastDurationMs: null, lastResult: null, lastDetail: null, lastError: null, runs: 0, failures: 0 };
+}
+
+export function writeState(home: string, state: DaemonState): void {
+  state.updatedAt = new Date().toISOString();
+  writeFileAtomic(statePath(home), JSON.stringify(state, null, 2) + "\n");
+}
+
+/** The last state a daemon wrote for this home, or undefined (none, or unreadable). */
+export function readState(home: string): DaemonState | undefined {
+  try {
+    const s = JSON.parse(readFileSync(statePath(home), "utf8")) as DaemonState;
+    return typeof s.pid === "number" && s.jobs && typeof s.jobs === "object" ? s : undefined;
+  } catch {
+    return undefined;
+  }
+}

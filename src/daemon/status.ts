@@ -1,0 +1,87 @@
+// `memvoy daemon status|stop`: read the state file and the lock; stop with SIGTERM and a deadline.
+import { homePaths, resolveHome } from "../config/home.ts";
+import { RuntimeFailure } from "../shared/errors.ts";
+import { nextRunOf } from "./cron-patterns.ts";
+import { isDaemonLockHeld, lockHolderPid } from "./lock.ts";
+import { readState, type JobState } from "./state.ts";
+
+export class DaemonStopError extends RuntimeFailure {}
+
+export interface JobStatus extends JobState {
+  name: string;
+  nextRun: string | null;
+}
+
+export interface DaemonStatus {
+  home: string;
+  running: boolean;
+  pid: number | null;
+  startedAt: string | null;
+  uptimeMs: number | null;
+  version: string | null;
+  /** The state file of the running daemon, or of the last one when none runs. */
+  stoppedAt: string | null;
+  jobs: JobStatus[];
+  lastError: { job: string; at: string; message: string } | null;
+  log: string;
+}
+
+export function daemonStatus(homeFlag?: string, env: Record<string, string | undefined> = process.env, now = new Date()): DaemonStatus {
+  const paths = homePaths(resolveHome(homeFlag, env));
+  const running = isDaemonLockHeld(paths.daemonLock);
+  const holder = running ? lockHolderPid(paths.daemonLock) : undefined;
+  let s = readState(paths.home);
+  // A daemon that is starting holds the lock before it writes its state: the file is the previous one's.
+  const fresh = s !== undefined && (!running || holder === undefined || holder === s.pid);
+  if (running && !fresh) s = undefined;
+  const jobs: JobStatus[] = Object.entries(s?.jobs ?? {}).map(([name, j]) => {
+    let nextRun: string | null = null;
+    if (running && j.schedule !== "continuous") {
+      try {
+        nextRun = nextRunOf(j.schedule, now)?.toISOString() ?? null;
+      } catch {
+        nextRun = null;
+      }
+    }
+    return { name, ...j, running: running && j.running, nextRun };
+  });
+  return {
+    home: paths.home,
+    running,
+    pid: running ? (holder ?? s?.pid ?? null) : (s?.pid ?? null),
+    startedAt: s?.startedAt ?? null,
+    uptimeMs: running && s ? now.getTime() - Date.parse(s.startedAt) : null,
+    version: s?.version ?? null,
+    stoppedAt: running ? null : (s?.stoppedAt ?? null),
+    jobs,
+    lastError: s?.lastError ?? null,
+    log: paths.daemonLog,
+  };
+}
+
+export interface StopResult {
+  wasRunning: boolean;
+  pid: number | null;
+  ms: number;
+}
+
+/** SIGTERM the home's daemon and wait until it has let go of its lock. */
+export async function stopDaemon(homeFlag?: string, timeoutMs = 10_000, env: Record<string, string | undefined> = process.env): Promise<StopResult> {
+  const started = performance.now();
+  const st = daemonStatus(homeFlag, env);
+  if (!st.running) return { wasRunning: false, pid: st.pid, ms: 0 };
+  if (st.pid === null) throw new DaemonStopError(`a daemon holds ${st.home}/daemon.lock but its pid is unknown; stop it with your service manager`);
+  try {
+    process.kill(st.pid, "SIGTERM");
+  } catch (err) {
+    throw new DaemonStopError(`cannot signal the daemon (pid ${st.pid}): ${(err as Error).message}`, { cause: err });
+  }
+  const lock = homePaths(st.home).daemonLock;
+  for (let delay = 10; isDaemonLockHeld(lock); delay = Math.min(delay * 2, 200)) {
+    if (performance.now() - started > timeoutMs) {
+      throw new DaemonStopError(`the daemon (pid ${st.pid}) did not stop within ${Math.round(timeoutMs / 1000)} s`);
+    }
+    await Bun.sleep(delay);
+  }
+  return { wasRunning: true, pid: st.pid, ms: Math.round(performance.now() - started) };
+}

@@ -1,0 +1,52 @@
+// Archive upkeep: merge the FTS5 index in small steps, then 'optimize' (by then cheap), planner stats, WAL checkpoint.
+import type { Database } from "bun:sqlite";
+
+export interface SqliteMaintenanceResult {
+  mergeSteps: number;
+  /** The longest single write (ms): what a concurrent writer may have waited. Readers never wait (WAL). */
+  longestStepMs: number;
+  ms: number;
+  aborted: boolean;
+}
+
+export interface SqliteMaintenanceOptions {
+  signal?: AbortSignal;
+  /** Pages of merged data per step (FTS5 'merge' -N). */
+  stepPages?: number;
+  /** Pause between steps so other writers get the lock. */
+  pauseMs?: number;
+  maxSteps?: number;
+}
+
+function totalChanges(db: Database): number {
+  return Number((db.query("SELECT total_changes() AS c").get() as { c: bigint | number }).c);
+}
+
+export async function maintainSqlite(db: Database, options: SqliteMaintenanceOptions = {}): Promise<SqliteMaintenanceResult> {
+  const started = performance.now();
+  const step = Math.max(1, options.stepPages ?? 64);
+  const pause = options.pauseMs ?? 5;
+  const maxSteps = options.maxSteps ?? 100_000;
+  let steps = 0;
+  let longest = 0;
+  const timed = (sql: string) => {
+    const t = performance.now();
+    db.run(sql);
+    longest = Math.max(longest, performance.now() - t);
+  };
+  // One 'optimize' rewrites the whole index in one transaction; merging first keeps every write short.
+  // A merge did work when total_changes() moved by 2 or more (SQLite FTS5 documentation).
+  while (steps < maxSteps) {
+    if (options.signal?.aborted) return { mergeSteps: steps, longestStepMs: longest, ms: performance.now() - started, aborted: true };
+    const before = totalChanges(db);
+    timed(`INSERT INTO messages_fts(messages_fts, rank) VALUES('merge', -${step})`);
+    steps++;
+    if (totalChanges(db) - before < 2) break;
+    await Bun.sleep(pause);
+  }
+  if (options.signal?.aborted) return { mergeSteps: steps, longestStepMs: longest, ms: performance.now() - started, aborted: true };
+  timed("INSERT INTO messages_fts(messages_fts) VALUES('optimize')");
+  timed("PRAGMA optimize");
+  db.query("PRAGMA wal_checkpoint(PASSIVE)").get();
+  return { mergeSteps: steps, longestStepMs: longest, ms: performance.now() - started, aborted: false };
+}

@@ -1,0 +1,123 @@
+// The daemon process: one per home (flock, recovered after kill -9), status, stop, signals, config errors.
+import { afterAll, describe, expect, test } from "bun:test";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { cleanup, cli, daemonState, logText, startDaemon, tempHome, waitFor, waitRunning } from "./daemon-process.ts";
+
+afterAll(cleanup);
+
+describe("one daemon per home", () => {
+  test("a second daemon on the same home refuses naming the first; one on another home runs", async () => {
+    const home = tempHome();
+    const first = startDaemon(home);
+    const s = await waitRunning(first);
+
+    const second = startDaemon(home);
+    expect(await second.exited).toBe(1);
+    expect(second.stderr()).toContain(`already running on ${home} (pid ${first.proc.pid}, since ${s.startedAt})`);
+    expect(first.proc.exitCode).toBeNull();
+
+    const other = startDaemon(tempHome());
+    await waitRunning(other);
+    other.proc.kill("SIGTERM");
+    first.proc.kill("SIGTERM");
+    expect(await other.exited).toBe(0);
+    expect(await first.exited).toBe(0);
+  });
+
+  test("kill -9 leaves no stale lock: a restart takes over", async () => {
+    const home = tempHome();
+    const d = startDaemon(home);
+    await waitRunning(d);
+    d.proc.kill(9);
+    await d.exited;
+    const st = await cli(home, ["daemon", "status", "--json"]);
+    expect(st.code).toBe(1);
+    expect(JSON.parse(st.stdout)).toMatchObject({ running: false, pid: d.proc.pid, stoppedAt: null });
+
+    const again = startDaemon(home);
+    const s = await waitRunning(again);
+    expect(s.pid).toBe(again.proc.pid);
+    again.proc.kill("SIGTERM");
+    expect(await again.exited).toBe(0);
+  });
+});
+
+describe("status and stop", () => {
+  test("status reports pid, uptime and each job's next run; stop ends it", async () => {
+    const home = tempHome();
+    const d = startDaemon(home);
+    await waitRunning(d);
+    const st = await cli(home, ["daemon", "status", "--json"]);
+    expect(st.code).toBe(0);
+    const j = JSON.parse(st.stdout);
+    expect(j).toMatchObject({ running: true, pid: d.proc.pid, home, lastError: null });
+    expect(j.uptimeMs).toBeGreaterThanOrEqual(0);
+    const maintenance = j.jobs.find((x: any) => x.name === "maintenance");
+    expect(maintenance.schedule).toBe("30 3 * * *");
+    expect(Date.parse(maintenance.nextRun)).toBeGreaterThan(Date.now());
+
+    const text = await cli(home, ["daemon", "status"]);
+    expect(text.stdout).toContain(`running (pid ${d.proc.pid}`);
+    expect(text.stdout).toContain("maintenance");
+
+    const stop = await cli(home, ["daemon", "stop"]);
+    expect(stop.code).toBe(0);
+    expect(stop.stdout).toContain(`stopped the daemon (pid ${d.proc.pid})`);
+    expect(await d.exited).toBe(0);
+    expect(daemonState(home)).toMatchObject({ status: "stopped" });
+
+    const after = await cli(home, ["daemon", "status"]);
+    expect(after.code).toBe(1);
+    expect(after.stdout).toContain("not running");
+    const again = await cli(home, ["daemon", "stop"]);
+    expect(again.code).toBe(0);
+    expect(again.stdout).toContain("no daemon is running");
+  });
+
+  test("status on a home that never ran a daemon", async () => {
+    const home = tempHome();
+    const st = await cli(home, ["daemon", "status", "--json"]);
+    expect(st.code).toBe(1);
+    expect(JSON.parse(st.stdout)).toMatchObject({ running: false, pid: null, jobs: [] });
+  });
+});
+
+describe("signals", () => {
+  for (const sig of ["SIGTERM", "SIGINT"] as const) {
+    test(`${sig}: exit 0 and a stop line in the log`, async () => {
+      const home = tempHome();
+      const d = startDaemon(home);
+      await waitRunning(d);
+      const t = performance.now();
+      d.proc.kill(sig);
+      expect(await d.exited).toBe(0);
+      expect(performance.now() - t).toBeLessThan(5000);
+      const log = logText(home);
+      expect(log).toContain(`daemon.stopping signal=${sig}`);
+      expect(log).toContain("daemon.stop ");
+    });
+  }
+});
+
+describe("config", () => {
+  test("an invalid cron pattern exits 2 naming the key and the file", async () => {
+    const home = tempHome();
+    writeFileSync(join(home, "config.toml"), '[daemon]\nmaintenance_cron = "61 * * * *"\n');
+    const d = startDaemon(home);
+    expect(await d.exited).toBe(2);
+    expect(d.stderr()).toContain(`config error in ${join(home, "config.toml")}: daemon.maintenance_cron: invalid cron pattern "61 * * * *"`);
+    const check = await cli(home, ["config", "check"]);
+    expect(check.code).toBe(2);
+    expect(check.stderr).toContain("daemon.maintenance_cron");
+  });
+
+  test("--verbose mirrors the log to stderr", async () => {
+    const home = tempHome();
+    const d = startDaemon(home, {}, ["--verbose"]);
+    await waitRunning(d);
+    await waitFor(() => d.stderr().includes("daemon.start"), 5000, "the start line on stderr");
+    d.proc.kill("SIGTERM");
+    expect(await d.exited).toBe(0);
+  });
+});

@@ -1,0 +1,44 @@
+// daemon.log: one line per event, rotated by size keeping 3 old files, secrets never written.
+import { afterAll, expect, test } from "bun:test";
+import { existsSync, readFileSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { DaemonLog, KEEP_ROTATED, preview, redact } from "../../src/daemon/log.ts";
+import { cleanup, tempHome } from "./daemon-process.ts";
+
+afterAll(cleanup);
+
+test("rotates by size and keeps three old files", () => {
+  const path = join(tempHome(), "daemon.log");
+  const log = new DaemonLog({ path, maxBytes: 4096, env: {} });
+  for (let i = 0; i < 400; i++) log.info("job.done", { job: "summaries", n: i, detail: "x".repeat(60) });
+  log.close();
+  for (let i = 1; i <= KEEP_ROTATED; i++) {
+    expect(existsSync(`${path}.${i}`)).toBe(true);
+    expect(statSync(`${path}.${i}`).size).toBeLessThanOrEqual(4096);
+  }
+  expect(existsSync(`${path}.${KEEP_ROTATED + 1}`)).toBe(false);
+  expect(statSync(path).size).toBeLessThanOrEqual(4096);
+  const last = readFileSync(path, "utf8").trimEnd().split("\n").at(-1)!;
+  expect(last).toMatch(/^\d{4}-\d\d-\d\dT[\d:.]+Z INFO  job\.done job=summaries n=399 detail=x+$/);
+  expect(statSync(path).mode & 0o777).toBe(0o600);
+});
+
+test("API keys from the environment and key-shaped strings never reach the log", () => {
+  const path = join(tempHome(), "daemon.log");
+  const key = "test-key-0123456789abcdef";
+  const log = new DaemonLog({ path, maxBytes: 1 << 20, env: { ANTHROPIC_API_KEY: key }, verbose: false });
+  log.error("job.fail", { error: `401 invalid x-api-key: ${key}` });
+  log.error("job.fail", { error: "bad key sk-ant-api03-abcdefghijklmnop and Bearer abcdefghijklmnop" });
+  log.close();
+  const text = readFileSync(path, "utf8");
+  expect(text).not.toContain(key);
+  expect(text).not.toContain("sk-ant-api03");
+  expect(text).not.toContain("Bearer abcdefghijklmnop");
+  expect(text).toContain("[redacted]");
+  expect(redact("api_key=hunter2hunter2", [])).toBe("api_key=[redacted]");
+});
+
+test("previews are one short line", () => {
+  expect(preview("hello\n  world, this is a long message that goes on and on", 20)).toBe("hello world, this i…");
+  expect(preview("short")).toBe("short");
+});

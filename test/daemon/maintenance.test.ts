@@ -1,0 +1,43 @@
+// MemoryApi.maintain: the archive's FTS5 index merged in short steps, then optimized; search still finds everything.
+import { afterAll, expect, test } from "bun:test";
+import { openMemory } from "../../src/lib.ts";
+import { cleanup, tempHome } from "./daemon-process.ts";
+
+afterAll(cleanup);
+
+test("maintain merges the FTS index in short writes and keeps every hit", async () => {
+  const api = openMemory({ home: tempHome(), env: {} });
+  try {
+    for (let i = 0; i < 60; i++) {
+      api.add(`s${i % 3}`, [
+        { role: "user", content: `question ${i} about the zebra${i} migration` },
+        { role: "assistant", content: `answer ${i}: use the blue pipeline` },
+      ]);
+    }
+    const before = await api.search({ query: "pipeline", limit: 1000 });
+    const r = await api.maintain();
+    expect(r.archive.aborted).toBe(false);
+    expect(r.archive.mergeSteps).toBeGreaterThanOrEqual(1);
+    const after = await api.search({ query: "pipeline", limit: 1000 });
+    expect(after.hits.map((h) => h.message.id).sort()).toEqual(before.hits.map((h) => h.message.id).sort());
+    expect((await api.search({ query: "zebra42", limit: 5 })).hits.length).toBe(1);
+    // Nothing left to merge: a second run is one no-op step.
+    expect((await api.maintain()).archive.mergeSteps).toBe(1);
+  } finally {
+    api.close();
+  }
+});
+
+test("maintain stops between steps when its signal aborts", async () => {
+  const api = openMemory({ home: tempHome(), env: {} });
+  try {
+    api.add("s", { role: "user", content: "hello" });
+    const c = new AbortController();
+    c.abort();
+    const r = await api.maintain({ signal: c.signal });
+    expect(r.archive.aborted).toBe(true);
+    expect(r.archive.mergeSteps).toBe(0);
+  } finally {
+    api.close();
+  }
+});
