@@ -1,9 +1,9 @@
 // Reading a session: the context window (last N of history.json) or every message from the archive.
 import { assertSessionId } from "../shared/session-id.ts";
 import type { StoredMessage } from "../shared/message.ts";
-import { listSessionMessages, sessionHasMessages } from "../storage/sqlite/messages-repo.ts";
+import { listSessionMessages } from "../storage/sqlite/messages-repo.ts";
 import type { MemoryContext } from "./memory-context.ts";
-import { backfillSession } from "./write-path.ts";
+import { ensureBackfilled } from "./sessions-list.ts";
 import { UnknownSessionError, sessionExists } from "./session-admin.ts";
 
 export interface HistoryOptions {
@@ -16,7 +16,7 @@ export interface HistoryOptions {
 export function readSessionHistory(ctx: MemoryContext, session: string, o: HistoryOptions = {}): StoredMessage[] {
   assertSessionId(session);
   if (!sessionExists(ctx, session)) throw new UnknownSessionError(`no session ${JSON.stringify(session)} in ${ctx.paths.home}`);
-  if (!sessionHasMessages(ctx.db, session)) backfillSession(ctx, session);
+  ensureBackfilled(ctx, session);
   if (o.all) return listSessionMessages(ctx.db, session);
   const n = o.last ?? ctx.config.limits.max_history_messages;
   return listSessionMessages(ctx.db, session, { recentOnly: true, newestFirst: true, limit: n }).reverse();

@@ -2,6 +2,7 @@
 // has not seen yet (backfill on first encounter).
 import { existsSync } from "node:fs";
 import { listSessionRows } from "../storage/sqlite/sessions-repo.ts";
+import { sessionHasMessages } from "../storage/sqlite/messages-repo.ts";
 import type { MemoryContext } from "./memory-context.ts";
 import { sessionDirs } from "./session-admin.ts";
 import { backfillSession } from "./write-path.ts";
@@ -27,6 +28,11 @@ export function discoverSessions(ctx: MemoryContext): number {
     }
   }
   return adopted;
+}
+
+/** Backfill one session on first encounter (its history.json exists, the archive has none of it). */
+export function ensureBackfilled(ctx: MemoryContext, session: string): void {
+  if (!sessionHasMessages(ctx.db, session) && existsSync(ctx.paths.history(session))) backfillSession(ctx, session);
 }
 
 export function listSessions(ctx: MemoryContext): SessionInfo[] {
