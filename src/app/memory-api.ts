@@ -16,6 +16,12 @@ import { buildTurnContext, type TurnContext } from "../memory/turn-context.ts";
 import { keywordSearch } from "../search/keyword.ts";
 import type { SearchOptions, SearchResult } from "../search/search-types.ts";
 import { toNewMessage, type WireMessageInput } from "./wire-input.ts";
+import { recordError, type RecordErrorResult } from "../memory/errors/record-error.ts";
+import { searchErrors, type ErrorSearchResult } from "../memory/errors/search-errors.ts";
+import { embedPending, getError, listErrors, removeError, sweepExpired, type ErrorList, type RemoveErrorResult, type SweepResult } from "../memory/errors/error-admin.ts";
+import type { ListErrorsInput, RecordErrorInput, SearchErrorsInput } from "../memory/errors/error-input.ts";
+import type { ErrorRecord } from "../memory/errors/error-record.ts";
+import { closeErrorVectors } from "../memory/errors/error-vectors.ts";
 
 export class MemoryApi {
   constructor(private readonly ctx: MemoryContext) {}
@@ -79,7 +85,42 @@ export class MemoryApi {
     return maintainTiers(this.ctx, options);
   }
 
+  /** Record a tool error and its fix. Secrets are redacted first; the same tool + error signature is merged. */
+  recordError(input: RecordErrorInput): Promise<RecordErrorResult> {
+    return recordError(this.ctx, input);
+  }
+
+  /** Look up fixes for an error text (keyword + semantic); every record returned has its TTL restarted. */
+  searchErrors(input: SearchErrorsInput): Promise<ErrorSearchResult> {
+    return searchErrors(this.ctx, input);
+  }
+
+  /** Live error records, most recently recorded first. */
+  listErrors(input: ListErrorsInput = {}): ErrorList {
+    return listErrors(this.ctx, input);
+  }
+
+  /** One error record by id or unique id prefix (reading is no hit: the TTL is unchanged). */
+  getError(id: string): ErrorRecord {
+    return getError(this.ctx, id);
+  }
+
+  removeError(id: string): Promise<RemoveErrorResult> {
+    return removeError(this.ctx, id);
+  }
+
+  /** Delete expired error records and their vectors (the daemon runs this hourly). */
+  sweepErrors(): Promise<SweepResult> {
+    return sweepExpired(this.ctx, this.ctx.now());
+  }
+
+  /** Embed error records stored while the embedder was unreachable. */
+  embedPendingErrors(options: { max?: number } = {}): Promise<{ embedded: number; pending: number }> {
+    return embedPending(this.ctx, options.max);
+  }
+
   close(): void {
+    void closeErrorVectors(this.ctx);
     this.ctx.db.close();
   }
 }

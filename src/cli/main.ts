@@ -14,6 +14,7 @@ const COMMANDS: Record<string, () => Promise<CommandModule>> = {
   doctor: () => import("./commands/doctor.ts"),
   config: () => import("./commands/config.ts"),
   daemon: () => import("./commands/daemon.ts"),
+  errors: () => import("./commands/errors.ts"),
 };
 
 export function mainHelp(version: string): string {
@@ -30,6 +31,7 @@ Commands:
   reset SESSION [--all]                clear history and archive; the summary survives unless --all
   rm SESSION                           remove the session entirely
   doctor [--repair]                    check the home; rebuild a corrupt history.json from the archive
+  errors record|search|list|show|rm    error memory: tool errors and their fixes, across sessions
   config show|path|check               the effective config, its file, validation
   daemon status|stop                   the background daemon: state of its jobs, or stop it
 

@@ -1,0 +1,300 @@
+// memvoy errors record|search|list|show|rm|sweep: the cross-session error memory.
+import type { MemoryApi } from "../../app/memory-api.ts";
+import type { ErrorRecord } from "../../memory/errors/error-record.ts";
+import { UsageError } from "../../shared/errors.ts";
+import { nsToLocalSeconds, nsToRfc3339 } from "../../shared/time.ts";
+import { bool, expectPositionals, num, parseArgs, str, type FlagSpecs, type Parsed } from "../args.ts";
+import { openFromFlags, printUsage } from "../command.ts";
+import { bold, cyan, dim, printJson, println } from "../output.ts";
+
+export const usage = `
+Usage: memvoy errors record --tool T --error TEXT --fix TEXT [--cause TEXT] [--outcome O] [--keywords a,b]
+       memvoy errors search "<error text>" [--tool T [--other-tools]] [--limit N]
+       memvoy errors list [--tool T] [--outcome O] [--limit N]
+       memvoy errors show ID
+       memvoy errors rm ID
+       memvoy errors sweep
+       (each also takes --json; memvoy errors SUBCOMMAND --help for details)
+
+Error memory: tool errors and what fixed them (or what was tried), shared by every
+session. Reset and rm of a session never touch it. A record lives error_memory.ttl_days
+(default 90) days; every search that returns it restarts that time.
+
+  record   store an error and its fix. Recording the same tool with the same error
+           again (numbers, paths, ids, hex and quoted parts aside) updates that record:
+           newest text, fix and outcome, one more occurrence, TTL restarted.
+           Secrets (API keys and tokens, bearer headers, passwords in URLs, private
+           keys) are redacted before anything is stored or embedded.
+  search   the records most like an error text: keyword and semantic matches in one
+           ranking; the same tool first, then resolved before failed/abandoned.
+           No match prints nothing (and an empty "hits" list with --json).
+  list     live records, most recently recorded first.
+  show     one record in full. IDs are short hex; any unique prefix works, as with git.
+  rm       delete one record.
+  sweep    delete expired records now (the daemon does this every hour).
+`;
+
+const USAGES: Record<string, string> = {
+  record: `
+Usage: memvoy errors record --tool T --error TEXT --fix TEXT [--cause TEXT] [--outcome O] [--keywords a,b] [--json]
+
+Store a tool error and its fix. The same tool + error signature (the error with numbers,
+paths, ids, hex and quoted parts normalised away) updates the existing record instead:
+it keeps the newest text, fix and outcome, counts one more occurrence and restarts the TTL.
+Secrets are redacted from every field before anything is stored or embedded.
+
+  --tool T        the tool whose call failed (e.g. git, npm, a function name)
+  --error TEXT    what was seen; "-" reads it from stdin
+  --fix TEXT      what resolved it, or what was tried
+  --cause TEXT    why it happened (optional)
+  --outcome O     resolved (default), failed (the approach is proven not to work)
+                  or abandoned (gave up after several approaches)
+  --keywords a,b  extra words to find it by (comma separated; may repeat)
+`,
+  search: `
+Usage: memvoy errors search "<error text>" [--tool T [--other-tools]] [--limit N] [--json]
+
+Find the fixes recorded for errors like this one, in any session. Keyword matches (over
+error, cause, fix and keywords) and semantic matches (the error text's embedding) are
+combined into one ranking; the same tool comes first, then resolved before failed and
+abandoned. Every record returned has its TTL restarted. "-" reads the text from stdin.
+No match prints nothing on stdout (with --json: "hits": []).
+
+  --tool T        only records of tool T
+  --other-tools   with --tool: also other tools' records, after T's
+  --limit N       at most N records (1-100, default 5)
+`,
+  list: `
+Usage: memvoy errors list [--tool T] [--outcome resolved|failed|abandoned] [--limit N] [--json]
+
+Live error records, most recently recorded first (default limit 50). Listing is no hit:
+TTLs are unchanged.
+`,
+  show: `
+Usage: memvoy errors show ID [--json]
+
+One error record in full. Any unique prefix of the id works. Reading is no hit: the TTL
+is unchanged.
+`,
+  rm: `
+Usage: memvoy errors rm ID [--json]
+
+Delete one error record (and its vector). Any unique prefix of the id works.
+`,
+  sweep: `
+Usage: memvoy errors sweep [--json]
+
+Delete every expired error record and its vector now, and compact the vector table.
+The daemon does this every hour; expired records are never returned in the meantime.
+`,
+};
+
+const SPECS: Record<string, FlagSpecs> = {
+  record: {
+    tool: { type: "string" },
+    error: { type: "string" },
+    fix: { type: "string" },
+    cause: { type: "string" },
+    outcome: { type: "string" },
+    keywords: { type: "string", multiple: true },
+  },
+  search: { tool: { type: "string" }, "other-tools": { type: "boolean" }, limit: { type: "number", short: "n" } },
+  list: { tool: { type: "string" }, outcome: { type: "string" }, limit: { type: "number", short: "n" } },
+  show: {},
+  rm: {},
+  sweep: {},
+};
+
+/** The subcommand: the first argument that is neither a global flag nor the value of --home. */
+function splitSubcommand(argv: readonly string[]): { sub?: string; rest: string[] } {
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    if (a === "--home") {
+      i++;
+      continue;
+    }
+    if (a.startsWith("-")) continue;
+    return { sub: a, rest: [...argv.slice(0, i), ...argv.slice(i + 1)] };
+  }
+  return { rest: [...argv] };
+}
+
+export async function run(argv: readonly string[]): Promise<number> {
+  const { sub, rest } = splitSubcommand(argv);
+  if (sub === undefined) {
+    if (rest.includes("--help") || rest.includes("-h")) return printUsage(usage);
+    throw new UsageError("errors: missing subcommand: record, search, list, show, rm or sweep (see memvoy errors --help)");
+  }
+  const specs = SPECS[sub];
+  if (!specs) throw new UsageError(`errors: unknown subcommand ${JSON.stringify(sub)}: use record, search, list, show, rm or sweep`);
+  const p = parseArgs(rest, specs, `errors ${sub}`);
+  if (bool(p, "help")) return printUsage(USAGES[sub]!);
+  const input = checkArgs(sub, p);
+  const text = await stdinIfDash(input);
+  const api = openFromFlags(p);
+  try {
+    return await COMMANDS[sub]!(api, p, text);
+  } finally {
+    api.close();
+  }
+}
+
+/** Usage checks that need no home, so a bad command line opens nothing. Returns the flag that reads stdin. */
+function checkArgs(sub: string, p: Parsed): string | undefined {
+  const cmd = `errors ${sub}`;
+  if (sub === "record") {
+    expectPositionals(p, cmd, []);
+    for (const f of ["tool", "error", "fix"]) if (str(p, f) === undefined) throw new UsageError(`${cmd}: --${f} is required (see memvoy ${cmd} --help)`);
+    return str(p, "error") === "-" ? "error" : undefined;
+  }
+  if (sub === "search") {
+    if (p.positionals.length === 0) throw new UsageError(`${cmd}: missing the error text (see memvoy ${cmd} --help)`);
+    if (bool(p, "other-tools") && str(p, "tool") === undefined) throw new UsageError(`${cmd}: --other-tools needs --tool`);
+    return p.positionals.length === 1 && p.positionals[0] === "-" ? "query" : undefined;
+  }
+  if (sub === "show" || sub === "rm") expectPositionals(p, cmd, ["ID"]);
+  else expectPositionals(p, cmd, []);
+  return undefined;
+}
+
+async function stdinIfDash(what: string | undefined): Promise<string | undefined> {
+  if (what === undefined) return undefined;
+  return await new Response(Bun.stdin.stream()).text();
+}
+
+type Runner = (api: MemoryApi, p: Parsed, stdin: string | undefined) => Promise<number>;
+
+const COMMANDS: Record<string, Runner> = {
+  async record(api, p, stdin) {
+    const r = await api.recordError({
+      tool: str(p, "tool")!,
+      error: stdin ?? str(p, "error")!,
+      fix: str(p, "fix")!,
+      cause: str(p, "cause"),
+      outcome: str(p, "outcome") as ErrorRecord["outcome"] | undefined,
+      keywords: p.flags.keywords as string[] | undefined,
+    });
+    if (bool(p, "json")) {
+      printJson({ record: errorJson(r.record), merged: r.merged, redacted: r.redacted, notes: r.notes });
+      return 0;
+    }
+    notes(r.notes);
+    if (r.redacted.length > 0) process.stderr.write(`memvoy: redacted before storing: ${r.redacted.join(", ")}\n`);
+    const rec = r.record;
+    println(
+      r.merged
+        ? `updated ${bold(rec.id)} (${rec.tool}, ${rec.outcome}): the same error, seen ${rec.occurrences} times`
+        : `recorded ${bold(rec.id)} (${rec.tool}, ${rec.outcome})`,
+    );
+    return 0;
+  },
+
+  async search(api, p, stdin) {
+    const query = stdin ?? p.positionals.join(" ");
+    const r = await api.searchErrors({ query, tool: str(p, "tool"), limit: num(p, "limit"), otherTools: bool(p, "other-tools") || undefined });
+    if (bool(p, "json")) {
+      printJson({
+        tool: str(p, "tool") ?? null,
+        hits: r.hits.map((h) => ({ ...errorJson(h.record), score: h.score, matchedBy: h.matchedBy })),
+        notEmbedded: r.notEmbedded,
+        notes: r.notes,
+      });
+      return 0;
+    }
+    notes(r.notes);
+    if (r.hits.length === 0) process.stderr.write("memvoy: no error record matches\n");
+    for (const h of r.hits) {
+      printRecord(h.record, `score ${h.score.toFixed(2)} · ${h.matchedBy.join("+")}`, 6);
+      println();
+    }
+    return 0;
+  },
+
+  async list(api, p) {
+    const r = api.listErrors({ tool: str(p, "tool"), outcome: str(p, "outcome") as ErrorRecord["outcome"] | undefined, limit: num(p, "limit") });
+    if (bool(p, "json")) {
+      printJson({ records: r.records.map(errorJson), total: r.total });
+      return 0;
+    }
+    for (const rec of r.records) {
+      const firstLine = rec.error.split("\n").find((l) => l.trim() !== "") ?? "";
+      println(`${bold(rec.id)}  ${cyan(rec.tool)} ${dim(`${rec.outcome} · ${plural(rec.hits, "hit")} · expires ${nsToLocalSeconds(rec.expiresAt).slice(0, 10)}`)}  ${clip(firstLine, 90)}`);
+    }
+    if (r.total > r.records.length) process.stderr.write(`memvoy: ${r.total - r.records.length} more; use --limit ${r.total}\n`);
+    if (r.total === 0) process.stderr.write("memvoy: no error records\n");
+    return 0;
+  },
+
+  async show(api, p) {
+    const rec = api.getError(p.positionals[0]!);
+    if (bool(p, "json")) printJson(errorJson(rec));
+    else printRecord(rec, `keywords: ${rec.keywords.join(", ") || "-"}`);
+    return 0;
+  },
+
+  async rm(api, p) {
+    const r = await api.removeError(p.positionals[0]!);
+    if (bool(p, "json")) {
+      printJson({ removed: errorJson(r.removed), notes: r.notes });
+      return 0;
+    }
+    notes(r.notes);
+    println(`removed ${r.removed.id} (${r.removed.tool})`);
+    return 0;
+  },
+
+  async sweep(api, p) {
+    const r = await api.sweepErrors();
+    if (bool(p, "json")) printJson(r);
+    else {
+      notes(r.notes);
+      println(`removed ${r.removed} expired error record(s)`);
+    }
+    return 0;
+  },
+};
+
+function notes(list: readonly string[]): void {
+  for (const n of list) process.stderr.write(`memvoy: ${n}\n`);
+}
+
+function clip(text: string, max: number): string {
+  return text.length > max ? text.slice(0, max - 1) + "…" : text;
+}
+
+function indent(label: string, text: string, maxLines?: number): string {
+  let lines = text.split("\n");
+  if (maxLines !== undefined && lines.length > maxLines) lines = [...lines.slice(0, maxLines), "…"];
+  const pad = " ".repeat(label.length + 2);
+  return `  ${dim(label)}${lines.map((l, i) => (i === 0 ? " " : pad) + l).join("\n")}`;
+}
+
+function printRecord(rec: ErrorRecord, extra: string, maxErrorLines?: number): void {
+  const expires = nsToLocalSeconds(rec.expiresAt);
+  const last = rec.lastHitAt !== undefined ? ` · last hit ${nsToLocalSeconds(rec.lastHitAt)}` : "";
+  println(`${bold(rec.id)}  ${cyan(rec.tool)} ${dim(`${rec.outcome} · seen ${rec.occurrences}× · ${plural(rec.hits, "hit")}${last} · expires ${expires} · ${extra}`)}`);
+  println(indent("error:", rec.error, maxErrorLines));
+  if (rec.cause !== undefined) println(indent("cause:", rec.cause));
+  println(indent("fix:  ", rec.fix));
+}
+
+export function errorJson(r: ErrorRecord): Record<string, unknown> {
+  return {
+    id: r.id,
+    tool: r.tool,
+    error: r.error,
+    cause: r.cause ?? null,
+    fix: r.fix,
+    outcome: r.outcome,
+    keywords: r.keywords,
+    createdAt: nsToRfc3339(r.createdAt),
+    updatedAt: nsToRfc3339(r.updatedAt),
+    lastHitAt: r.lastHitAt !== undefined ? nsToRfc3339(r.lastHitAt) : null,
+    expiresAt: nsToRfc3339(r.expiresAt),
+    hits: r.hits,
+    occurrences: r.occurrences,
+    embedded: r.embedded,
+  };
+}
+
+const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;

@@ -1,0 +1,110 @@
+// Error memory administration: list, show, remove by id prefix, and the TTL sweep the daemon runs hourly.
+import { existsSync } from "node:fs";
+import { errorMessage } from "../../shared/errors.ts";
+import {
+  clearVectorDeletes,
+  countLive,
+  countUnembedded,
+  deleteErrorRows,
+  listExpired,
+  listLive,
+  pendingVectorDeletes,
+} from "../../storage/sqlite/errors-repo.ts";
+import { withWriteLock } from "../../storage/sqlite/write-lock.ts";
+import type { MemoryContext } from "../memory-context.ts";
+import { resolveErrorId } from "./error-ids.ts";
+import { checkListInput } from "./error-input.ts";
+import { toErrorRecord, type ErrorRecord } from "./error-record.ts";
+import { embedPendingErrors, errorEmbedder, errorVectorStore } from "./error-vectors.ts";
+
+export const DEFAULT_LIST_LIMIT = 50;
+
+export interface ErrorList {
+  records: ErrorRecord[];
+  /** Live records matching the filter (records holds at most the limit). */
+  total: number;
+}
+
+export function listErrors(ctx: MemoryContext, raw: unknown = {}): ErrorList {
+  const o = checkListInput(raw);
+  const now = ctx.now();
+  const filter = { tool: o.tool, outcome: o.outcome };
+  return { records: listLive(ctx.db, filter, now, o.limit ?? DEFAULT_LIST_LIMIT).map((r) => toErrorRecord(r)), total: countLive(ctx.db, filter, now) };
+}
+
+/** The record with this id or unique id prefix. Reading it is no hit: its TTL is unchanged. */
+export function getError(ctx: MemoryContext, idPrefix: string): ErrorRecord {
+  return toErrorRecord(resolveErrorId(ctx.db, idPrefix, ctx.now()));
+}
+
+export interface RemoveErrorResult {
+  removed: ErrorRecord;
+  notes: string[];
+}
+
+export async function removeError(ctx: MemoryContext, idPrefix: string): Promise<RemoveErrorResult> {
+  const now = ctx.now();
+  const removed = withWriteLock(ctx.db, () => {
+    const row = resolveErrorId(ctx.db, idPrefix, now);
+    deleteErrorRows(ctx.db, [row], now);
+    return row;
+  });
+  const { notes } = await applyVectorDeletes(ctx);
+  return { removed: toErrorRecord(removed), notes };
+}
+
+export interface SweepResult {
+  /** Expired records deleted. */
+  removed: number;
+  /** Vectors deleted from the vector store (of records removed now or earlier). */
+  vectorsRemoved: number;
+  notes: string[];
+}
+
+/** Delete every record expired at `now` (expires_at <= now), then their vectors, then compact the vector tables. */
+export async function sweepExpired(ctx: MemoryContext, now: bigint): Promise<SweepResult> {
+  let removed = 0;
+  for (;;) {
+    const n = withWriteLock(ctx.db, () => {
+      const expired = listExpired(ctx.db, now, 1000);
+      deleteErrorRows(ctx.db, expired, now);
+      return expired.length;
+    });
+    removed += n;
+    if (n < 1000) break;
+  }
+  const { removed: vectorsRemoved, notes } = await applyVectorDeletes(ctx);
+  if (existsSync(ctx.paths.lance)) {
+    try {
+      const store = await errorVectorStore(ctx);
+      // Vectors of another embedder can never be compared with the current one's: drop them.
+      const current = await errorEmbedder(ctx);
+      await store.dropAllBut(current.id);
+      await store.maintain();
+    } catch (err) {
+      notes.push(`vector upkeep skipped: ${errorMessage(err)}`);
+    }
+  }
+  return { removed, vectorsRemoved, notes };
+}
+
+/** Embed records stored while the embedder was unreachable (or since it changed); the daemon calls this. */
+export async function embedPending(ctx: MemoryContext, max = 10_000): Promise<{ embedded: number; pending: number }> {
+  const embedder = await errorEmbedder(ctx);
+  const embedded = await embedPendingErrors(ctx, embedder, max);
+  return { embedded, pending: countUnembedded(ctx.db, embedder.id, ctx.now()) };
+}
+
+/** Apply queued vector deletions; a failure leaves them queued for the next rm or sweep. */
+async function applyVectorDeletes(ctx: MemoryContext): Promise<{ removed: number; notes: string[] }> {
+  const ids = pendingVectorDeletes(ctx.db, 100_000);
+  if (ids.length === 0) return { removed: 0, notes: [] };
+  try {
+    // No vector store yet means no vector was ever written.
+    if (existsSync(ctx.paths.lance)) await (await errorVectorStore(ctx)).deleteIds(ids);
+    withWriteLock(ctx.db, () => clearVectorDeletes(ctx.db, ids));
+    return { removed: ids.length, notes: [] };
+  } catch (err) {
+    return { removed: 0, notes: [`vectors of removed records stay until the next sweep: ${errorMessage(err)}`] };
+  }
+}

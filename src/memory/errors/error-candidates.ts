@@ -1,0 +1,87 @@
+// The two candidate lists of an error search: keyword (FTS5 bm25 over error, cause, fix, keywords) and
+// semantic (cosine between the embedded query and each record's embedded error text).
+import { errorMessage } from "../../shared/errors.ts";
+import { countUnembedded, getLiveByIds, liveIdsOfTool, searchErrorFts } from "../../storage/sqlite/errors-repo.ts";
+import type { MemoryContext } from "../memory-context.ts";
+import { errorFtsQuery } from "./error-query.ts";
+import { embedPendingErrors, errorEmbedder, errorVectorStore } from "./error-vectors.ts";
+
+export interface Candidate {
+  seq: bigint;
+  /** bm25 magnitude (higher is better) for keyword candidates, cosine for semantic ones. */
+  score: number;
+}
+
+export interface Candidates {
+  keyword: Candidate[];
+  semantic: Candidate[];
+  /** Mean cosine of the query to a sample of the stored vectors: what an unrelated record scores. */
+  background: number;
+  /** Live records still without a vector from the configured embedder. */
+  notEmbedded: number;
+  notes: string[];
+}
+
+/** Records embedded per search while catching up (the daemon does the rest). */
+const CATCH_UP_PER_SEARCH = 2000;
+/** With a tool given, its records are searched among at most this many ids (a prefilter). */
+const MAX_TOOL_IDS = 5000;
+/** Stored vectors compared with the query to learn the background similarity. */
+const BACKGROUND_SAMPLE = 256;
+
+export function keywordCandidates(ctx: MemoryContext, query: string, now: bigint, tool: string | undefined, pool: number): Candidate[] {
+  const match = errorFtsQuery(query);
+  if (!match) return [];
+  return searchErrorFts(ctx.db, match, now, tool, pool).map((c) => ({ seq: c.seq, score: -c.rank }));
+}
+
+export async function semanticCandidates(
+  ctx: MemoryContext,
+  query: string,
+  now: bigint,
+  tool: string | undefined,
+  pool: number,
+): Promise<{ semantic: Candidate[]; background: number; notEmbedded: number }> {
+  const embedder = await errorEmbedder(ctx);
+  await embedPendingErrors(ctx, embedder, CATCH_UP_PER_SEARCH);
+  const notEmbedded = countUnembedded(ctx.db, embedder.id, now);
+  const [vector] = await embedder.embed([query], undefined, "query");
+  const ids = tool !== undefined ? liveIdsOfTool(ctx.db, tool, now, MAX_TOOL_IDS + 1) : undefined;
+  const store = await errorVectorStore(ctx);
+  const hits = await store.search(embedder.id, vector!, pool, ids && ids.length <= MAX_TOOL_IDS ? ids : undefined);
+  const background = meanCosine(vector!, await store.sample(embedder.id, BACKGROUND_SAMPLE));
+  const live = new Map(getLiveByIds(ctx.db, hits.map((h) => h.id), now).map((r) => [r.id, r]));
+  const semantic: Candidate[] = [];
+  for (const h of hits) {
+    const row = live.get(h.id);
+    // Vectors of deleted or expired records linger until the sweep; a stale vector of a changed record is skipped too.
+    if (!row || row.embeddedBy !== embedder.id) continue;
+    if (tool !== undefined && row.tool.toLowerCase() !== tool.toLowerCase()) continue;
+    semantic.push({ seq: row.seq, score: h.score });
+  }
+  return { semantic, background, notEmbedded };
+}
+
+function meanCosine(q: Float32Array, vectors: readonly Float32Array[]): number {
+  if (vectors.length === 0) return 0;
+  let sum = 0;
+  for (const v of vectors) {
+    let dot = 0;
+    for (let i = 0; i < q.length; i++) dot += q[i]! * v[i]!;
+    sum += dot;
+  }
+  return sum / vectors.length;
+}
+
+export async function collectCandidates(ctx: MemoryContext, query: string, now: bigint, tool: string | undefined, pool: number): Promise<Candidates> {
+  const keyword = keywordCandidates(ctx, query, now, tool, pool);
+  const notes: string[] = [];
+  try {
+    const { semantic, background, notEmbedded } = await semanticCandidates(ctx, query, now, tool, pool);
+    if (notEmbedded > 0) notes.push(`${notEmbedded} error record(s) are not embedded yet; they are found by keyword only`);
+    return { keyword, semantic, background, notEmbedded, notes };
+  } catch (err) {
+    notes.push(`semantic lookup unavailable, keyword results only: ${errorMessage(err)}`);
+    return { keyword, semantic: [], background: 0, notEmbedded: 0, notes };
+  }
+}

@@ -1,0 +1,124 @@
+// valibot checks for error-memory input (library and CLI alike); nothing is written before they pass.
+import * as v from "valibot";
+import { InputError } from "../../shared/errors.ts";
+import { OUTCOMES, type ErrorOutcome } from "./error-record.ts";
+
+export class InvalidErrorInputError extends InputError {}
+
+export const MAX_TEXT_BYTES = 64 * 1024;
+const MAX_KEYWORDS = 32;
+const MAX_KEYWORD_CHARS = 64;
+const MAX_LIMIT = 100;
+
+const text = (what: string) =>
+  v.pipe(
+    v.string(`${what} must be text`),
+    v.check((s) => s.trim() !== "", `${what} is empty`),
+    v.check((s) => !s.includes("\0"), `${what} contains a NUL character`),
+    v.check((s) => s.isWellFormed(), `${what} is not valid Unicode (unpaired surrogate)`),
+    v.check((s) => Buffer.byteLength(s) <= MAX_TEXT_BYTES, `${what} is over ${MAX_TEXT_BYTES / 1024} KiB`),
+  );
+
+const toolName = v.pipe(
+  v.string("tool must be text"),
+  v.transform((s) => s.trim()),
+  v.check((s) => s !== "", "tool is empty"),
+  v.check((s) => s.length <= 128 && !/[\u0000-\u001f\u007f]/.test(s), "tool must be a name of at most 128 characters on one line"),
+);
+
+const outcome = v.picklist(OUTCOMES, "outcome must be resolved, failed or abandoned");
+
+const RecordSchema = v.strictObject({
+  tool: toolName,
+  error: text("error"),
+  fix: text("fix"),
+  cause: v.optional(v.nullable(v.string("cause must be text"))),
+  outcome: v.optional(outcome),
+  keywords: v.optional(v.union([v.string(), v.array(v.string())], "keywords must be a list of words or one comma-separated string")),
+});
+
+export type RecordErrorInput = v.InferInput<typeof RecordSchema>;
+
+export interface NewErrorRecord {
+  tool: string;
+  error: string;
+  cause: string | null;
+  fix: string;
+  outcome: ErrorOutcome;
+  keywords: string[];
+}
+
+function fail(issues: [v.BaseIssue<unknown>, ...v.BaseIssue<unknown>[]], what: string): never {
+  const issue = issues[0];
+  const path = v.getDotPath(issue);
+  const unknown = issue.type === "strict_object" && issue.expected === "never";
+  throw new InvalidErrorInputError(`${what}: ${path ? `${path}: ` : ""}${unknown ? "unknown field" : issue.message}`);
+}
+
+export function checkRecordInput(raw: unknown): NewErrorRecord {
+  const r = v.safeParse(RecordSchema, raw);
+  if (!r.success) fail(r.issues, "error record");
+  const o = r.output;
+  let cause: string | null = null;
+  if (typeof o.cause === "string" && o.cause.trim() !== "") {
+    const c = v.safeParse(text("cause"), o.cause);
+    if (!c.success) fail(c.issues, "error record");
+    cause = o.cause.trim();
+  }
+  return { tool: o.tool, error: o.error.trim(), cause, fix: o.fix.trim(), outcome: o.outcome ?? "resolved", keywords: normalizeKeywords(o.keywords) };
+}
+
+/** Trimmed, lower-cased, de-duplicated keywords; a string is split on commas. */
+export function normalizeKeywords(raw: string | string[] | undefined): string[] {
+  if (raw === undefined) return [];
+  const parts = (typeof raw === "string" ? raw.split(",") : raw.flatMap((k) => k.split(","))).map((k) => k.trim().toLowerCase());
+  const out: string[] = [];
+  for (const k of parts) {
+    if (k === "" || out.includes(k)) continue;
+    if (k.length > MAX_KEYWORD_CHARS || /[\u0000-\u001f\u007f]/.test(k)) {
+      throw new InvalidErrorInputError(`error record: keyword ${JSON.stringify(k.slice(0, 80))} must be at most ${MAX_KEYWORD_CHARS} characters on one line`);
+    }
+    out.push(k);
+  }
+  if (out.length > MAX_KEYWORDS) throw new InvalidErrorInputError(`error record: at most ${MAX_KEYWORDS} keywords (got ${out.length})`);
+  return out;
+}
+
+const limit = v.pipe(
+  v.number("limit must be a number"),
+  v.integer(`limit must be a whole number from 1 to ${MAX_LIMIT}`),
+  v.minValue(1, `limit must be a whole number from 1 to ${MAX_LIMIT}`),
+  v.maxValue(MAX_LIMIT, `limit must be a whole number from 1 to ${MAX_LIMIT}`),
+);
+
+const SearchSchema = v.strictObject({
+  query: text("query"),
+  tool: v.optional(toolName),
+  limit: v.optional(limit),
+  otherTools: v.optional(v.boolean("otherTools must be true or false")),
+});
+
+export type SearchErrorsInput = v.InferInput<typeof SearchSchema>;
+export type SearchErrorsOptions = v.InferOutput<typeof SearchSchema> & { limit: number };
+
+export const DEFAULT_SEARCH_LIMIT = 5;
+
+export function checkSearchInput(raw: unknown): SearchErrorsOptions {
+  const r = v.safeParse(SearchSchema, raw);
+  if (!r.success) fail(r.issues, "error search");
+  return { ...r.output, limit: r.output.limit ?? DEFAULT_SEARCH_LIMIT };
+}
+
+const ListSchema = v.strictObject({
+  tool: v.optional(toolName),
+  outcome: v.optional(outcome),
+  limit: v.optional(v.pipe(v.number("limit must be a number"), v.integer("limit must be a whole number"), v.minValue(1, "limit must be at least 1"))),
+});
+
+export type ListErrorsInput = v.InferInput<typeof ListSchema>;
+
+export function checkListInput(raw: unknown): v.InferOutput<typeof ListSchema> {
+  const r = v.safeParse(ListSchema, raw ?? {});
+  if (!r.success) fail(r.issues, "error list");
+  return r.output;
+}

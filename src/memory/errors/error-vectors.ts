@@ -1,0 +1,68 @@
+// The embedder and the LanceDB error-vector store of a MemoryContext (opened on first use), and the
+// catch-up that embeds records stored while the embedder was unreachable or since the embedder changed.
+import { createEmbedder } from "../../embed/create-embedder.ts";
+import type { Embedder } from "../../embed/embedder.ts";
+import type { ErrorVectorStore } from "../../storage/lance/error-vectors.ts";
+import { listUnembedded, markEmbedded } from "../../storage/sqlite/errors-repo.ts";
+import { withWriteLock } from "../../storage/sqlite/write-lock.ts";
+import type { MemoryContext } from "../memory-context.ts";
+
+const embedders = new WeakMap<MemoryContext, Promise<Embedder>>();
+const stores = new WeakMap<MemoryContext, Promise<ErrorVectorStore>>();
+
+/** The configured embedder; a failure to create it is not remembered (the next call tries again). */
+export function errorEmbedder(ctx: MemoryContext): Promise<Embedder> {
+  let p = embedders.get(ctx);
+  if (!p) {
+    p = createEmbedder(ctx.config.embedder);
+    embedders.set(ctx, p);
+    p.catch(() => embedders.delete(ctx));
+  }
+  return p;
+}
+
+export function errorVectorStore(ctx: MemoryContext): Promise<ErrorVectorStore> {
+  let p = stores.get(ctx);
+  if (!p) {
+    p = import("../../storage/lance/error-vectors.ts").then(({ ErrorVectorStore }) => ErrorVectorStore.open(ctx.paths.lance));
+    stores.set(ctx, p);
+    p.catch(() => stores.delete(ctx));
+  }
+  return p;
+}
+
+export async function closeErrorVectors(ctx: MemoryContext): Promise<void> {
+  const p = stores.get(ctx);
+  stores.delete(ctx);
+  embedders.delete(ctx);
+  if (p) (await p.catch(() => undefined))?.close();
+}
+
+const BATCH = 256;
+
+/**
+ * Embed live records that lack a vector from the current embedder, at most `max` of them, oldest first.
+ * Returns how many were embedded. Embedding errors propagate; what was done before them is kept.
+ */
+export async function embedPendingErrors(ctx: MemoryContext, embedder: Embedder, max: number, signal?: AbortSignal): Promise<number> {
+  let done = 0;
+  while (done < max) {
+    const pending = listUnembedded(ctx.db, embedder.id, ctx.now(), Math.min(BATCH, max - done));
+    if (pending.length === 0) break;
+    const vectors = await embedder.embed(
+      pending.map((p) => p.error),
+      signal,
+      "document",
+    );
+    const store = await errorVectorStore(ctx);
+    await store.upsert(
+      embedder.id,
+      embedder.dim,
+      pending.map((p, i) => ({ id: p.id, vector: vectors[i]! })),
+    );
+    withWriteLock(ctx.db, () => markEmbedded(ctx.db, pending, embedder.id));
+    done += pending.length;
+    if (pending.length < BATCH) break;
+  }
+  return done;
+}

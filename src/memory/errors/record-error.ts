@@ -1,0 +1,84 @@
+// Record a tool error and its fix: redact, normalise the signature, merge with the same tool + signature
+// (newest text, fix and outcome; count bumped; TTL refreshed) or insert; then embed it, best effort.
+import { errorMessage } from "../../shared/errors.ts";
+import { NS_PER_DAY } from "../../shared/time.ts";
+import { deleteErrorRows, findBySignature, insertErrorRow, markEmbedded, mergeErrorRow, type ErrorFields, type ErrorRow } from "../../storage/sqlite/errors-repo.ts";
+import { withWriteLock } from "../../storage/sqlite/write-lock.ts";
+import type { MemoryContext } from "../memory-context.ts";
+import { newErrorId } from "./error-ids.ts";
+import { checkRecordInput } from "./error-input.ts";
+import { toErrorRecord, type ErrorRecord } from "./error-record.ts";
+import { errorEmbedder, errorVectorStore } from "./error-vectors.ts";
+import { redactSecrets } from "./redact.ts";
+import { errorSignature } from "./signature.ts";
+
+export interface RecordErrorResult {
+  record: ErrorRecord;
+  /** true when an existing record of the same tool and error signature was updated. */
+  merged: boolean;
+  /** Kinds of secret that were redacted from the input. */
+  redacted: string[];
+  /** Things the caller should know, e.g. that embedding was deferred. */
+  notes: string[];
+}
+
+export function errorTtlNs(ctx: MemoryContext): bigint {
+  return BigInt(ctx.config.error_memory.ttl_days) * NS_PER_DAY;
+}
+
+export async function recordError(ctx: MemoryContext, raw: unknown): Promise<RecordErrorResult> {
+  const input = checkRecordInput(raw);
+  const kinds = new Set<string>();
+  const clean = (s: string) => {
+    const r = redactSecrets(s);
+    r.kinds.forEach((k) => kinds.add(k));
+    return r.text;
+  };
+  const fields: ErrorFields = {
+    tool: clean(input.tool),
+    error: clean(input.error),
+    cause: input.cause === null ? null : clean(input.cause),
+    fix: clean(input.fix),
+    outcome: input.outcome,
+    keywords: [...new Set(input.keywords.map(clean))],
+    signature: "",
+  };
+  fields.signature = errorSignature(fields.error);
+  const now = ctx.now();
+  const expiresAt = now + errorTtlNs(ctx);
+
+  const { row, merged } = withWriteLock(ctx.db, () => {
+    const existing = findBySignature(ctx.db, fields.tool, fields.signature);
+    if (existing && existing.expiresAt > now) {
+      const merge: ErrorFields = {
+        ...fields,
+        cause: fields.cause ?? existing.cause,
+        keywords: [...new Set([...existing.keywords, ...fields.keywords])],
+      };
+      return { row: mergeErrorRow(ctx.db, existing.seq, merge, now, expiresAt, existing.error !== fields.error), merged: true };
+    }
+    // An expired record of the same error is gone for every reader: a fresh record replaces it.
+    if (existing) deleteErrorRows(ctx.db, [existing], now);
+    return { row: insertErrorRow(ctx.db, newErrorId(ctx.db), fields, now, expiresAt), merged: false };
+  });
+
+  const notes: string[] = [];
+  let embeddedBy = row.embeddedBy;
+  if (embeddedBy === null) {
+    try {
+      embeddedBy = await embedRecord(ctx, row);
+    } catch (err) {
+      notes.push(`recorded without a vector for now (it is embedded at a later search or by the daemon): ${errorMessage(err)}`);
+    }
+  }
+  return { record: toErrorRecord({ ...row, embeddedBy }), merged, redacted: [...kinds], notes };
+}
+
+async function embedRecord(ctx: MemoryContext, row: ErrorRow): Promise<string | null> {
+  const embedder = await errorEmbedder(ctx);
+  const [vector] = await embedder.embed([row.error], undefined, "document");
+  const store = await errorVectorStore(ctx);
+  await store.upsert(embedder.id, embedder.dim, [{ id: row.id, vector: vector! }]);
+  withWriteLock(ctx.db, () => markEmbedded(ctx.db, [row], embedder.id));
+  return embedder.id;
+}

@@ -1,0 +1,67 @@
+// Error lookup: keyword + semantic candidates fused into one ranking; every record returned gets
+// last_hit_at = now and expires_at = now + TTL. Expired records are never returned; no hit is an empty list.
+import { getLiveBySeqs, touchHits } from "../../storage/sqlite/errors-repo.ts";
+import { withWriteLock } from "../../storage/sqlite/write-lock.ts";
+import type { MemoryContext } from "../memory-context.ts";
+import { collectCandidates } from "./error-candidates.ts";
+import { checkSearchInput } from "./error-input.ts";
+import { toErrorRecord, type ErrorRecord } from "./error-record.ts";
+import { rankErrors, type RankInput } from "./rank-errors.ts";
+import { redactSecrets } from "./redact.ts";
+import { errorTtlNs } from "./record-error.ts";
+
+export interface ErrorHit {
+  record: ErrorRecord;
+  /** Relevance in (0, 1], 1 = the most relevant record found. */
+  score: number;
+  matchedBy: ("keyword" | "semantic")[];
+}
+
+export interface ErrorSearchResult {
+  hits: ErrorHit[];
+  /** Live records not embedded yet (found by keyword only). */
+  notEmbedded: number;
+  notes: string[];
+}
+
+export async function searchErrors(ctx: MemoryContext, raw: unknown): Promise<ErrorSearchResult> {
+  const o = checkSearchInput(raw);
+  // The query may be embedded by a remote service: secrets never leave in it.
+  const query = redactSecrets(o.query).text;
+  const start = ctx.now();
+  const narrow = o.otherTools ? undefined : o.tool;
+  const pool = Math.max(50, o.limit * 10);
+  const c = await collectCandidates(ctx, query, start, narrow, pool);
+
+  const rows = new Map(getLiveBySeqs(ctx.db, [...new Set([...c.keyword, ...c.semantic].map((x) => x.seq))], start).map((r) => [r.seq, r]));
+  const items = new Map<bigint, RankInput>();
+  const item = (seq: bigint) => {
+    let it = items.get(seq);
+    const row = rows.get(seq);
+    if (!it && row) items.set(seq, (it = { seq, tool: row.tool, outcome: row.outcome }));
+    return it;
+  };
+  for (const k of c.keyword) {
+    const it = item(k.seq);
+    if (it) it.keyword = k.score;
+  }
+  for (const s of c.semantic) {
+    const it = item(s.seq);
+    if (it) it.semantic = s.score;
+  }
+  const ranked = rankErrors([...items.values()], c.background, o.tool).slice(0, o.limit);
+  if (ranked.length === 0) return { hits: [], notEmbedded: c.notEmbedded, notes: c.notes };
+
+  // The hit is stamped at the time of the answer; a record that expired meanwhile is not revived.
+  const now = ctx.now();
+  const fresh = withWriteLock(ctx.db, () => {
+    touchHits(ctx.db, ranked.map((r) => r.seq), now, now + errorTtlNs(ctx));
+    return new Map(getLiveBySeqs(ctx.db, ranked.map((r) => r.seq), now).map((r) => [r.seq, r]));
+  });
+  const hits: ErrorHit[] = [];
+  for (const r of ranked) {
+    const row = fresh.get(r.seq);
+    if (row) hits.push({ record: toErrorRecord(row), score: r.score, matchedBy: r.matchedBy });
+  }
+  return { hits, notEmbedded: c.notEmbedded, notes: c.notes };
+}

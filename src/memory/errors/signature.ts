@@ -1,0 +1,48 @@
+// The normalised signature of an error text: what stays the same when the same error happens again.
+// URLs, paths, quoted parts, timestamps, uuids, hex, random-looking ids, emails and numbers become
+// placeholders; error codes glued to letters (TS2345, E0308, arm64) and HTTP statuses are kept.
+
+const MAX_SIGNATURE = 1000;
+// Boundaries that treat _ and - as part of a token, so "req_8f7a6b5c" and "web-7d9f8b6c5" split cleanly.
+const L = "(?<![A-Za-z0-9])";
+const R = "(?![A-Za-z0-9])";
+
+const STEPS: [RegExp, string | ((m: string, ...g: string[]) => string)][] = [
+  [/\[REDACTED:[a-z-]+\]/g, "<secret>"],
+  [/\b[a-z][a-z0-9+.-]{1,30}:\/\/[^\s'"`<>)\]]+/gi, "<url>"],
+  [/[\w.+-]+@[\w-]+(?:\.[\w-]+)+/g, "<email>"],
+  // Quoted parts; a single quote only opens after a non-letter, so "can't" is not a quote.
+  [/"[^"\n]{0,300}"|`[^`\n]{0,300}`|‘[^’\n]{0,300}’|“[^”\n]{0,300}”|«[^»\n]{0,300}»|(?<![\p{L}\p{N}])'[^'\n]{0,300}'(?![\p{L}\p{N}])/gu, "<q>"],
+  [/\b\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?/gi, "<time>"],
+  [/\b\d{2}:\d{2}:\d{2}(?:[.,]\d+)?\b/g, "<time>"],
+  // HTTP statuses carry meaning (404 is not 500): glue them to a letter so the number step keeps them.
+  [/(?<!exit\s+)\b(status(?: code)?|http(?:\/[\d.]+)?|returned error|response)([:\s]+)([1-5]\d\d)\b/gi, (_m, a, b, c) => `${a}${b}http${c}`],
+  // Paths: Windows, then absolute / home / relative unix paths with at least one separator.
+  [/\b[A-Za-z]:\\[^\s'"<>|]+/g, "<path>"],
+  [/(?:~|\.{1,2})?(?:\/[\w.@+-]+)+\/?|\b[\w.@+-]+(?:\/[\w.@+-]+)+\/?/g, "<path>"],
+  [new RegExp(`${L}[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}${R}`, "gi"), "<id>"],
+  [new RegExp(`${L}0x[0-9a-f]+${R}`, "gi"), "<hex>"],
+  [new RegExp(`${L}(?=[a-f]*[0-9])[0-9a-f]{7,}${R}`, "gi"), "<hex>"],
+  // Random-looking ids: letters and digits alternating at least three times (x2x7k, a1b2c3).
+  [new RegExp(`${L}[A-Za-z0-9]{4,}${R}`, "g"), (m) => (transitions(m) >= 3 ? "<id>" : m)],
+  [/(?<![\p{L}\p{N}_])\d+(?:[.,]\d+)*(?:ms|us|µs|ns|s|m|h|d|b|kb|mb|gb|tb|kib|mib|gib|k|x)?(?![\p{L}\p{N}_])/giu, "<n>"],
+];
+
+function transitions(token: string): number {
+  let n = 0;
+  for (let i = 1; i < token.length; i++) {
+    const a = token.charCodeAt(i - 1) <= 57;
+    const b = token.charCodeAt(i) <= 57;
+    if (a !== b) n++;
+  }
+  return n;
+}
+
+export function errorSignature(error: string): string {
+  let s = error.normalize("NFKC");
+  for (const [re, to] of STEPS) s = s.replace(re, to as string);
+  s = s.toLowerCase().replace(/\s+/g, " ").trim();
+  if (s.length <= MAX_SIGNATURE) return s;
+  const hash = new Bun.CryptoHasher("sha256").update(s).digest("hex").slice(0, 16);
+  return `${s.slice(0, MAX_SIGNATURE)}#${hash}`;
+}

@@ -1,0 +1,176 @@
+// Error-memory vectors in LanceDB (.store/lance): one table per embedder id, rows of (record id, vector) only.
+import type { Connection, Table } from "@lancedb/lancedb";
+import { RuntimeFailure } from "../../shared/errors.ts";
+import { loadLanceDb } from "./load-lancedb.ts";
+
+export class ErrorVectorStoreError extends RuntimeFailure {}
+
+const EMBEDDER_KEY = "memvoy.embedder";
+const PREFIX = "error_memory_";
+
+export interface ErrorVector {
+  id: string;
+  vector: Float32Array;
+}
+
+export interface ErrorVectorHit {
+  id: string;
+  /** Cosine similarity, 1 = same direction. */
+  score: number;
+}
+
+/** A valid Lance table name, unique per embedder id. */
+export function errorTableName(embedderId: string): string {
+  const slug = embedderId.toLowerCase().replace(/[^a-z0-9]+/g, "_").replace(/^_|_$/g, "").slice(0, 60);
+  const hash = new Bun.CryptoHasher("sha256").update(embedderId).digest("hex").slice(0, 8);
+  return `${PREFIX}${slug}_${hash}`;
+}
+
+const quote = (s: string) => `'${s.replaceAll("'", "''")}'`;
+
+export class ErrorVectorStore {
+  private constructor(private readonly conn: Connection) {}
+
+  static async open(dir: string): Promise<ErrorVectorStore> {
+    const { lancedb } = await loadLanceDb();
+    try {
+      return new ErrorVectorStore(await lancedb.connect(dir));
+    } catch (err) {
+      throw new ErrorVectorStoreError(`cannot open the vector store ${dir}: ${(err as Error).message}`, { cause: err });
+    }
+  }
+
+  private async open(embedderId: string): Promise<Table | undefined> {
+    const name = errorTableName(embedderId);
+    return (await this.conn.tableNames()).includes(name) ? this.conn.openTable(name) : undefined;
+  }
+
+  private async openOrCreate(embedderId: string, dim: number): Promise<Table> {
+    const existing = await this.open(embedderId);
+    if (existing) return existing;
+    const { arrow } = await loadLanceDb();
+    const { Field, Schema, Utf8, Float32, FixedSizeList } = arrow;
+    const schema = new Schema(
+      [new Field("id", new Utf8(), false), new Field("vector", new FixedSizeList(dim, new Field("item", new Float32(), true)), false)],
+      new Map([[EMBEDDER_KEY, embedderId]]),
+    );
+    try {
+      return await this.conn.createEmptyTable(errorTableName(embedderId), schema, { existOk: true });
+    } catch (err) {
+      throw new ErrorVectorStoreError(`cannot create the error vector table for ${embedderId}: ${(err as Error).message}`, { cause: err });
+    }
+  }
+
+  /** Insert or replace vectors by record id in the table of `embedderId`. */
+  async upsert(embedderId: string, dim: number, rows: readonly ErrorVector[]): Promise<void> {
+    if (rows.length === 0) return;
+    for (const r of rows) {
+      if (r.vector.length !== dim) throw new RangeError(`vector of ${r.vector.length} dimensions for a ${dim}-dimensional table`);
+    }
+    const { lancedb } = await loadLanceDb();
+    const t = await this.openOrCreate(embedderId, dim);
+    try {
+      const data = lancedb.makeArrowTable(rows.map((r) => ({ id: r.id, vector: Array.from(r.vector) })), { schema: await t.schema() });
+      await t.mergeInsert("id").whenMatchedUpdateAll().whenNotMatchedInsertAll().execute(data);
+    } finally {
+      t.close();
+    }
+  }
+
+  /**
+   * The `limit` nearest vectors of `embedderId`'s table by cosine, among `onlyIds` when given; none when the
+   * table does not exist.
+   */
+  async search(embedderId: string, vector: Float32Array, limit: number, onlyIds?: readonly string[]): Promise<ErrorVectorHit[]> {
+    if (onlyIds && onlyIds.length === 0) return [];
+    const t = await this.open(embedderId);
+    if (!t) return [];
+    try {
+      let q = t.vectorSearch(Array.from(vector)).distanceType("cosine").select(["id"]).limit(limit);
+      if (onlyIds) q = q.where(`id IN (${onlyIds.map(quote).join(", ")})`);
+      const rows = (await q.toArray()) as {
+        id: string;
+        _distance: number;
+      }[];
+      return rows.map((r) => ({ id: r.id, score: 1 - r._distance }));
+    } finally {
+      t.close();
+    }
+  }
+
+  /** Up to `n` stored vectors in storage order (a sample of the corpus, unrelated to any query). */
+  async sample(embedderId: string, n: number): Promise<Float32Array[]> {
+    const t = await this.open(embedderId);
+    if (!t) return [];
+    try {
+      const rows = (await t.query().select(["vector"]).limit(n).toArray()) as { vector: { toArray(): Float32Array } | number[] }[];
+      return rows.map((r) => (Array.isArray(r.vector) ? Float32Array.from(r.vector) : Float32Array.from(r.vector.toArray())));
+    } finally {
+      t.close();
+    }
+  }
+
+  /** Every error table with the embedder its vectors came from. */
+  async tables(): Promise<{ name: string; embedderId: string }[]> {
+    const out: { name: string; embedderId: string }[] = [];
+    for (const name of await this.conn.tableNames()) {
+      if (!name.startsWith(PREFIX)) continue;
+      const t = await this.conn.openTable(name);
+      const id = (await t.schema()).metadata.get(EMBEDDER_KEY);
+      t.close();
+      if (id) out.push({ name, embedderId: id });
+    }
+    return out;
+  }
+
+  /** Delete these record ids from every error table. */
+  async deleteIds(ids: readonly string[]): Promise<void> {
+    if (ids.length === 0) return;
+    for (const { name } of await this.tables()) {
+      const t = await this.conn.openTable(name);
+      try {
+        for (let i = 0; i < ids.length; i += 500) await t.delete(`id IN (${ids.slice(i, i + 500).map(quote).join(", ")})`);
+      } finally {
+        t.close();
+      }
+    }
+  }
+
+  /** Every id stored for `embedderId` (tests and consistency checks). */
+  async ids(embedderId: string): Promise<string[]> {
+    const t = await this.open(embedderId);
+    if (!t) return [];
+    try {
+      return ((await t.query().select(["id"]).toArray()) as { id: string }[]).map((r) => r.id);
+    } finally {
+      t.close();
+    }
+  }
+
+  /** Drop the tables of other embedders (their vectors can never be compared with the current ones). */
+  async dropAllBut(embedderId: string): Promise<string[]> {
+    const dropped: string[] = [];
+    for (const t of await this.tables()) {
+      if (t.embedderId === embedderId) continue;
+      await this.conn.dropTable(t.name);
+      dropped.push(t.embedderId);
+    }
+    return dropped;
+  }
+
+  /** Compact small fragments and drop old versions (each record adds a fragment). */
+  async maintain(): Promise<void> {
+    for (const { name } of await this.tables()) {
+      const t = await this.conn.openTable(name);
+      try {
+        await t.optimize({ cleanupOlderThan: new Date(Date.now() - 60_000) });
+      } finally {
+        t.close();
+      }
+    }
+  }
+
+  close(): void {
+    this.conn.close();
+  }
+}
