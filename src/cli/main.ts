@@ -20,7 +20,7 @@ const COMMANDS: Record<string, () => Promise<CommandModule>> = {
 export function mainHelp(version: string): string {
   return `memvoy ${version}: the memory layer for AI agents
 
-Usage: memvoy [COMMAND] [options]     (no command on a terminal: not available yet; prints this help)
+Usage: memvoy [COMMAND] [options]     (no command on a terminal: the terminal UI; otherwise this help)
 
 Commands:
   add SESSION --role R [--content T]   append a message (stdin: text, or JSONL without --role)
@@ -72,7 +72,13 @@ export async function runCli(argv: readonly string[], version: string): Promise<
     const cmdIndex = name !== undefined && argv[first - 1] === "--home" ? argv.findIndex((a, i) => i > first && !a.startsWith("-")) : first;
     const command = cmdIndex >= 0 ? argv[cmdIndex] : undefined;
     if (command === undefined) {
-      if (argv.includes("--help") || argv.includes("-h") || argv.length === 0) {
+      const home = argv.length === 2 && argv[0] === "--home" ? argv[1] : argv.length === 1 && argv[0]!.startsWith("--home=") ? argv[0]!.slice(7) : undefined;
+      const homeOnly = argv.length === 0 || home !== undefined;
+      if (homeOnly && process.stdin.isTTY && process.stdout.isTTY) {
+        const { runTui } = await import("../tui/run-tui.ts");
+        return await runTui({ home });
+      }
+      if (argv.includes("--help") || argv.includes("-h") || homeOnly) {
         process.stdout.write(mainHelp(version));
         return 0;
       }

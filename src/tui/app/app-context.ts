@@ -1,0 +1,51 @@
+// What a screen of the TUI can use: the API, the theme and boxes, the status rows, and app-level actions.
+import type { MemoryApi } from "../../app/memory-api.ts";
+import type { StatusState } from "../state/status-state.ts";
+import type { Theme } from "../theme.ts";
+import type { Layout } from "../views/layout.ts";
+
+/** A key as blessed reports it. */
+export interface Key {
+  name?: string;
+  full?: string;
+  ctrl?: boolean;
+  meta?: boolean;
+  shift?: boolean;
+}
+
+export type OverlayName = "search" | "help" | "summary" | "errors" | "first-run";
+
+export interface Confirmation {
+  title: string;
+  lines: string[];
+  onYes: () => void | Promise<void>;
+}
+
+export interface AppContext {
+  readonly api: MemoryApi;
+  readonly theme: Theme;
+  readonly layout: Layout;
+  readonly status: StatusState;
+  /** Clock for display (UTC ns). */
+  now(): bigint;
+  render(): void;
+  open(overlay: OverlayName): void;
+  close(): void;
+  confirm(c: Confirmation): void;
+  /** Run an action; an error goes to the status rows instead of ending the program. */
+  guard(fn: () => void): void;
+  guardAsync(p: Promise<unknown>): void;
+  /** Show a session in the main view, optionally centred on a message. */
+  openSession(id: string, messageId?: string): void;
+  /** Re-read sessions and counts from disk. */
+  reload(): void;
+  selectedSession(): string | undefined;
+  quit(): void;
+}
+
+/** Printable text typed by the user (not a control or navigation key). */
+export function typedText(ch: string | undefined, key: Key): string | undefined {
+  if (!ch || key.ctrl || key.meta) return undefined;
+  if (["enter", "return", "tab", "escape", "backspace", "delete", "linefeed"].includes(key.name ?? "")) return undefined;
+  return /^[\x00-\x1f\x7f]/.test(ch) ? undefined : ch;
+}

@@ -1,0 +1,180 @@
+// The main view: the session list (type-to-filter, sort) and the selected session's history pane.
+import type { StoredMessage } from "../../shared/message.ts";
+import type { SessionInfo } from "../api-types.ts";
+import { blockOfMessage, buildBlocks } from "../state/history-blocks.ts";
+import { HistoryViewport } from "../state/history-viewport.ts";
+import { SessionListState } from "../state/session-list-state.ts";
+import { stringWidth } from "../text/char-width.ts";
+import { count, plural } from "../text/format.ts";
+import { renderHistory, scrollLabel } from "../views/history-view.ts";
+import { LIST_CHROME_ROWS, renderSessionList, sessionListLabel } from "../views/session-list-view.ts";
+import type { AppContext, Key } from "./app-context.ts";
+
+export type Focus = "list" | "history";
+
+export class MainScreen {
+  readonly sessions = new SessionListState();
+  readonly view = new HistoryViewport();
+  focus: Focus = "list";
+  private loaded: { id: string; messages: StoredMessage[] } | undefined;
+  private loadError: string | undefined;
+
+  constructor(private readonly app: AppContext) {}
+
+  setSessions(list: readonly SessionInfo[]): void {
+    this.sessions.setSessions(list);
+    this.syncHistory();
+  }
+
+  /** Size the pane states to the boxes. */
+  resize(): void {
+    const { layout } = this.app;
+    const list = layout.inner(layout.list);
+    this.sessions.cursor.setHeight(list.height - LIST_CHROME_ROWS);
+    const hist = layout.inner(layout.history);
+    this.view.setSize(hist.width, hist.height);
+  }
+
+  /** Load the selected session's history when the selection moved to another session. */
+  syncHistory(force = false): void {
+    const id = this.sessions.selectedId();
+    if (!force && id === this.loaded?.id) return;
+    this.loadError = undefined;
+    if (id === undefined) {
+      this.loaded = undefined;
+      this.view.setBlocks([]);
+      return;
+    }
+    try {
+      const messages = this.app.api.history(id, { all: true });
+      this.loaded = { id, messages };
+      this.view.setBlocks(buildBlocks(messages));
+      this.view.toBottom();
+    } catch (err) {
+      this.loaded = { id, messages: [] };
+      this.view.setBlocks([]);
+      this.loadError = (err instanceof Error ? err.message : String(err)).split("\n")[0];
+      this.app.status.error(err);
+    }
+  }
+
+  /** Show a session, centred on one message when given. */
+  openSession(id: string, messageId?: string): void {
+    if (!this.sessions.selectId(id)) {
+      this.app.reload();
+      if (!this.sessions.selectId(id)) {
+        this.app.status.show(`session ${id} no longer exists`, "error");
+        return;
+      }
+    }
+    this.syncHistory(true);
+    if (messageId !== undefined && this.loaded) {
+      const blocks = buildBlocks(this.loaded.messages);
+      this.view.setBlocks(blocks, messageId);
+      const at = blockOfMessage(blocks, messageId);
+      if (at >= 0) this.view.centerOn(at);
+      else this.view.toBottom();
+    }
+    this.focus = "history";
+  }
+
+  handleKey(ch: string | undefined, key: Key): boolean {
+    return this.focus === "list" ? this.listKey(ch, key) : this.historyKey(ch, key);
+  }
+
+  private listKey(ch: string | undefined, key: Key): boolean {
+    const s = this.sessions;
+    const c = s.cursor;
+    switch (key.full) {
+      case "up": case "C-p": c.move(-1); break;
+      case "down": case "C-n": c.move(1); break;
+      case "pageup": c.page(-1); break;
+      case "pagedown": c.page(1); break;
+      case "home": c.home(); break;
+      case "end": c.end(); break;
+      case "enter": case "right": case "tab": if (s.selected()) this.focus = "history"; break;
+      case "backspace": s.backspace(); break;
+      case "escape": s.clearFilter(); break;
+      case "C-o": s.toggleSort(); break;
+      case "C-r": this.askReset(); return true;
+      case "C-x": case "delete": this.askRemove(); return true;
+      default:
+        if (ch === "q" && s.filter === "") return false;
+        if (ch && !key.ctrl && !key.meta && ch.length === 1 && s.typeChar(ch)) break;
+        return false;
+    }
+    this.syncHistory();
+    return true;
+  }
+
+  private historyKey(ch: string | undefined, key: Key): boolean {
+    const v = this.view;
+    switch (key.full) {
+      case "up": case "k": case "C-p": v.scrollBy(-1); return true;
+      case "down": case "j": case "C-n": v.scrollBy(1); return true;
+      case "pageup": case "b": v.page(-1); return true;
+      case "pagedown": case "space": v.page(1); return true;
+      case "home": case "g": v.toTop(); return true;
+      case "end": case "S-g": v.toBottom(); return true;
+      case "left": case "tab": case "escape": case "S-tab": this.focus = "list"; return true;
+      case "o": case "C-o": this.sessions.toggleSort(); return true;
+      case "s": this.app.open("summary"); return true;
+      case "e": this.app.open("errors"); return true;
+      case "r": case "C-r": this.askReset(); return true;
+      case "x": case "C-x": case "delete": this.askRemove(); return true;
+    }
+    return ch === " " ? (v.page(1), true) : false;
+  }
+
+  private askReset(): void {
+    const s = this.sessions.selected();
+    if (!s) return;
+    this.app.confirm({
+      title: `Reset session ${s.id}?`,
+      lines: [
+        `Clears its history.json, its ${plural(s.messages, "archived message")} and its vectors.`,
+        s.hasSummary ? "The rolling summary is kept." : "It has no summary.",
+      ],
+      onYes: () => {
+        const r = this.app.api.reset(s.id);
+        this.app.reload();
+        this.syncHistory(true);
+        this.app.status.show(`reset ${s.id}: removed ${plural(r.messagesRemoved, "message")}; the summary was kept`, "ok");
+      },
+    });
+  }
+
+  private askRemove(): void {
+    const s = this.sessions.selected();
+    if (!s) return;
+    this.app.confirm({
+      title: `Remove session ${s.id}?`,
+      lines: [`Deletes everything of it: ${plural(s.messages, "message")}${s.hasSummary ? ", its summary" : ""} and its vectors.`, "This cannot be undone. Error memory is not touched."],
+      onYes: () => {
+        const r = this.app.api.remove(s.id);
+        this.focus = "list";
+        this.app.reload();
+        this.app.status.show(`removed ${s.id} (${plural(r.messagesRemoved, "message")})`, "ok");
+      },
+    });
+  }
+
+  render(): void {
+    const { layout, theme } = this.app;
+    this.resize();
+    const list = layout.inner(layout.list);
+    layout.setFocus(layout.list, this.focus === "list", sessionListLabel(this.sessions));
+    layout.setLines(layout.list, renderSessionList(this.sessions, theme, list.width, list.height, this.focus === "list", this.app.now()));
+    const hist = layout.inner(layout.history);
+    const id = this.loaded?.id;
+    const n = this.loaded?.messages.length ?? 0;
+    const recent = this.loaded?.messages.filter((m) => m.recent).length ?? 0;
+    const pos = scrollLabel(this.view);
+    const p = pos ? ` · ${pos}` : "";
+    const labels = id ? [` ${id} · ${count(n)} msgs${recent < n ? `, ${count(recent)} in history.json` : ""}${p} `, ` ${id} · ${count(n)} msgs${p} `, ` ${id}${p} `] : [" History "];
+    const label = labels.find((l) => stringWidth(l) <= hist.width - 2) ?? labels[labels.length - 1]!;
+    layout.setFocus(layout.history, this.focus === "history", label);
+    const empty = this.loadError ? `cannot show this session: ${this.loadError}` : id ? "(no messages)" : "no session selected";
+    layout.setLines(layout.history, renderHistory(this.view, theme, hist.width, hist.height, empty));
+  }
+}

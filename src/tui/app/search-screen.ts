@@ -1,0 +1,91 @@
+// The search overlay: results as you type (debounced), mode/scope/range keys, Enter opens the hit.
+import { errorMessage } from "../../shared/errors.ts";
+import { Debouncer } from "../state/debouncer.ts";
+import { SearchState, type SearchRequest } from "../state/search-state.ts";
+import { HIT_ROWS, renderSearch, SEARCH_CHROME_ROWS } from "../views/search-view.ts";
+import { typedText, type AppContext, type Key } from "./app-context.ts";
+
+/** Quiet time after a keystroke before searching: short, so results still follow typing closely. */
+export const SEARCH_DEBOUNCE_MS = 40;
+
+export class SearchScreen {
+  readonly state = new SearchState();
+  private readonly debounce = new Debouncer(SEARCH_DEBOUNCE_MS);
+
+  constructor(private readonly app: AppContext) {}
+
+  /** Open for the session currently selected ("this session" scope). */
+  open(session: string | undefined): void {
+    this.state.open(session);
+    if (this.state.query) this.run();
+  }
+
+  close(): void {
+    this.debounce.cancel();
+  }
+
+  handleKey(ch: string | undefined, key: Key): boolean {
+    const s = this.state;
+    const c = s.cursor;
+    switch (key.full) {
+      case "escape": this.app.close(); return true;
+      case "enter": this.openHit(); return true;
+      case "up": case "C-p": c.move(-1); return true;
+      case "down": case "C-n": c.move(1); return true;
+      case "pageup": c.page(-1); return true;
+      case "pagedown": c.page(1); return true;
+      case "tab": s.cycleMode(); this.run(); return true;
+      case "C-s": s.toggleScope(); this.run(); return true;
+      case "C-t": s.cycleRange(); this.run(); return true;
+      case "C-u": s.clearQuery(); this.run(); return true;
+      case "backspace": if (s.backspace()) this.schedule(); return true;
+    }
+    const text = typedText(ch, key);
+    if (text === undefined) return false;
+    s.insert(text);
+    this.schedule();
+    return true;
+  }
+
+  private schedule(): void {
+    this.debounce.schedule(() => this.run());
+  }
+
+  /** Search now with the current inputs; a slower, older answer never replaces a newer one. */
+  run(): void {
+    this.debounce.cancel();
+    const req = this.state.request();
+    this.app.render();
+    if (req) this.app.guardAsync(this.execute(req));
+  }
+
+  private async execute(req: SearchRequest): Promise<void> {
+    try {
+      const result = await this.app.api.search(req.options);
+      if (this.state.accept(req, result)) this.app.render();
+    } catch (err) {
+      if (req.options.match !== "keyword" && this.state.isCurrent(req.seq)) {
+        // The mode cannot answer right now: say why and show keyword matches meanwhile.
+        this.state.markUnavailable(req.options.match ?? "keyword", errorMessage(err).split("\n")[0]!);
+        this.run();
+        return;
+      }
+      if (this.state.fail(req, errorMessage(err).split("\n")[0]!)) this.app.render();
+    }
+  }
+
+  private openHit(): void {
+    const hit = this.state.selectedHit();
+    if (!hit) return;
+    this.app.close();
+    this.app.openSession(hit.message.session, hit.message.id);
+  }
+
+  render(): void {
+    const { layout, theme } = this.app;
+    const inner = layout.inner(layout.overlay);
+    this.state.cursor.setHeight(Math.max(1, Math.floor((inner.height - SEARCH_CHROME_ROWS) / HIT_ROWS)));
+    layout.setFocus(layout.overlay, true, " Search ");
+    layout.setLines(layout.overlay, renderSearch(this.state, theme, inner.width, inner.height));
+  }
+}

@@ -1,0 +1,180 @@
+// The TUI controller: routes keys (confirmation, then the open overlay, then the main view), runs actions
+// behind a guard so errors land on the status row, and renders every box from state.
+import type blessed from "blessed";
+import type { MemoryApi } from "../../app/memory-api.ts";
+import { StatusState } from "../state/status-state.ts";
+import type { Theme } from "../theme.ts";
+import { Layout } from "../views/layout.ts";
+import { renderLine } from "../views/segments.ts";
+import { renderStatusRows } from "../views/status-view.ts";
+import type { AppContext, Confirmation, Key, OverlayName } from "./app-context.ts";
+import { renderFirstRun } from "./first-run.ts";
+import { HelpScreen } from "./help-screen.ts";
+import { MainScreen } from "./main-screen.ts";
+import { SearchScreen } from "./search-screen.ts";
+
+export class TuiApp implements AppContext {
+  readonly layout: Layout;
+  readonly status = new StatusState();
+  readonly main: MainScreen;
+  readonly search: SearchScreen;
+  readonly help: HelpScreen;
+  private overlays: OverlayName[] = [];
+  private confirmation: Confirmation | undefined;
+  private finished!: () => void;
+  readonly done = new Promise<void>((resolve) => (this.finished = resolve));
+
+  constructor(
+    readonly api: MemoryApi,
+    readonly screen: blessed.Widgets.Screen,
+    readonly theme: Theme,
+    readonly now: () => bigint,
+  ) {
+    this.layout = new Layout(screen, theme);
+    this.main = new MainScreen(this);
+    this.search = new SearchScreen(this);
+    this.help = new HelpScreen(this);
+  }
+
+  start(): void {
+    this.guard(() => this.reload());
+    if (this.main.sessions.total === 0) this.overlays = ["first-run"];
+    this.screen.on("keypress", (ch: string | undefined, key: Key) => this.onKey(ch, key));
+    this.screen.on("resize", () => this.render());
+    this.render();
+  }
+
+  private onKey(ch: string | undefined, key: Key | undefined): void {
+    const k = key ?? {};
+    if (k.name === "return") return; // blessed reports Enter twice: as "return" and as "enter"
+    if (k.full === "C-c") return this.quit();
+    this.status.clearMessage();
+    this.guard(() => this.dispatch(ch, k));
+    this.render();
+  }
+
+  private dispatch(ch: string | undefined, key: Key): void {
+    if (this.confirmation) return this.confirmKey(ch, key);
+    const top = this.overlays[this.overlays.length - 1];
+    if (top === "search" && this.search.handleKey(ch, key)) return;
+    if (top === "help" && this.help.handleKey(ch, key)) return;
+    if (top === undefined && this.main.handleKey(ch, key)) return;
+    if (top === "first-run" && key.full === "escape") return;
+    switch (key.full) {
+      case "C-l": this.reload(); this.screen.realloc(); return;
+      case "escape": if (top !== "first-run") this.close(); return;
+    }
+    if (ch === "q") return this.quit();
+    if (ch === "?") return this.open("help");
+    if (ch === "/" && top !== "first-run") return this.open("search");
+  }
+
+  private confirmKey(ch: string | undefined, key: Key): void {
+    const c = this.confirmation!;
+    if (ch === "y" || ch === "Y") {
+      this.confirmation = undefined;
+      const r = c.onYes();
+      if (r instanceof Promise) this.guardAsync(r);
+    } else if (ch === "n" || ch === "N" || key.full === "escape" || ch === "q") {
+      this.confirmation = undefined;
+      this.status.show("cancelled; nothing was changed");
+    }
+  }
+
+  open(overlay: OverlayName): void {
+    if (this.overlays.includes(overlay)) this.overlays = this.overlays.filter((o) => o !== overlay);
+    if (overlay === "search") this.search.open(this.main.sessions.selectedId());
+    if (overlay === "help") this.help.open();
+    this.overlays.push(overlay);
+  }
+
+  close(): void {
+    const top = this.overlays.pop();
+    if (top === "search") this.search.close();
+    if (top === "first-run" && this.main.sessions.total === 0) this.overlays.push("first-run");
+  }
+
+  confirm(c: Confirmation): void {
+    this.confirmation = c;
+  }
+
+  guard(fn: () => void): void {
+    try {
+      fn();
+    } catch (err) {
+      this.status.error(err);
+    }
+  }
+
+  guardAsync(p: Promise<unknown>): void {
+    p.catch((err) => {
+      this.status.error(err);
+      this.render();
+    });
+  }
+
+  openSession(id: string, messageId?: string): void {
+    this.overlays = this.overlays.filter((o) => o !== "first-run");
+    this.main.openSession(id, messageId);
+  }
+
+  selectedSession(): string | undefined {
+    return this.main.sessions.selectedId();
+  }
+
+  reload(): void {
+    const list = this.api.sessions();
+    this.main.setSessions(list);
+    this.main.syncHistory(true);
+    const embedder = this.api.config.embedder;
+    this.status.info = {
+      ...this.status.info,
+      home: this.api.home,
+      embedder: embedder.provider + (embedder.model ? `:${embedder.model}` : ""),
+      sessions: list.length,
+      messages: list.reduce((n, s) => n + s.messages, 0),
+    };
+    if (list.length > 0) this.overlays = this.overlays.filter((o) => o !== "first-run");
+    else if (!this.overlays.includes("first-run")) this.overlays.unshift("first-run");
+  }
+
+  render(): void {
+    const g = this.layout.place();
+    const top = this.overlays[this.overlays.length - 1];
+    if (top === undefined) {
+      this.layout.overlay.hide();
+      this.main.render();
+    } else {
+      this.layout.overlay.show();
+      if (top === "search") this.search.render();
+      else if (top === "help") this.help.render();
+      else if (top === "first-run") renderFirstRun(this);
+    }
+    const [info, message] = renderStatusRows(this.status, this.theme, g.width);
+    this.layout.status.setContent(info);
+    this.layout.message.setContent(message);
+    this.renderConfirm();
+    this.screen.render();
+  }
+
+  private renderConfirm(): void {
+    const box = this.layout.confirm;
+    const c = this.confirmation;
+    if (!c) return void box.hide();
+    const inner = this.layout.inner(box);
+    const lines = [
+      renderLine(this.theme, inner.width, [[c.title, "title"]]),
+      ...c.lines.map((l) => renderLine(this.theme, inner.width, [[l]])),
+      renderLine(this.theme, inner.width, [[""]]),
+      renderLine(this.theme, inner.width, [["y", "key"], [" yes   "], ["n", "key"], [" / Esc no"]]),
+    ];
+    this.layout.setFocus(box, true, " Confirm ");
+    this.layout.setLines(box, lines);
+    box.show();
+    box.setFront();
+  }
+
+  quit(): void {
+    this.finished();
+  }
+}

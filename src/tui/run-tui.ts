@@ -1,0 +1,59 @@
+// Entry of the terminal UI: open the home, send logs to <home>/tui.log, run until q, and always give the
+// terminal back (alternate screen left, cursor shown, cooked mode) — after a crash too, with one line on stderr.
+import { join } from "node:path";
+import { openMemory } from "../app/open-memory.ts";
+import { errorMessage } from "../shared/errors.ts";
+import { nowNs } from "../shared/time.ts";
+import { TuiApp } from "./app/tui-app.ts";
+import { redirectLogs } from "./terminal/log-redirect.ts";
+import { openScreen, type OpenedScreen } from "./terminal/open-screen.ts";
+
+export interface TuiOptions {
+  home?: string;
+}
+
+export async function runTui(options: TuiOptions = {}): Promise<number> {
+  const api = openMemory({ home: options.home });
+  const logs = redirectLogs(join(api.home, "tui.log"));
+  let opened: OpenedScreen | undefined;
+  let cleaned = false;
+  const cleanup = () => {
+    if (cleaned) return;
+    cleaned = true;
+    try {
+      opened?.screen.destroy();
+    } finally {
+      logs.restore();
+      api.close();
+    }
+  };
+  const fatal = (err: unknown) => {
+    console.error(err instanceof Error && err.stack ? err.stack : String(err)); // into tui.log
+    cleanup();
+    process.stderr.write(`memvoy: ${errorMessage(err).split("\n")[0]} (details in ${logs.file})\n`);
+    process.exit(1);
+  };
+  const onSignal = () => {
+    cleanup();
+    process.exit(0);
+  };
+  process.on("uncaughtException", fatal);
+  process.on("unhandledRejection", fatal);
+  for (const s of ["SIGTERM", "SIGHUP"] as const) process.on(s, onSignal);
+  try {
+    opened = openScreen();
+    const app = new TuiApp(api, opened.screen, opened.theme, nowNs);
+    app.start();
+    await app.done;
+    return 0;
+  } catch (err) {
+    console.error(err instanceof Error && err.stack ? err.stack : String(err));
+    throw err;
+  } finally {
+    cleanup();
+    process.off("uncaughtException", fatal);
+    process.off("unhandledRejection", fatal);
+    for (const s of ["SIGTERM", "SIGHUP"] as const) process.off(s, onSignal);
+    process.stdin.pause();
+  }
+}

@@ -1,0 +1,63 @@
+// The history pane's content as blocks (one per message, plus the archive/history.json marker) and
+// their wrapped lines at a given width.
+import type { StoredMessage } from "../../shared/message.ts";
+import { nsToLocalSeconds } from "../../shared/time.ts";
+import { stringWidth } from "../text/char-width.ts";
+import { displayText } from "../text/sanitize.ts";
+import { wrapLines } from "../text/wrap.ts";
+
+export type HistoryBlock = { type: "message"; message: StoredMessage } | { type: "marker"; text: string };
+
+export type LineKind = "header" | "body" | "blank" | "marker" | "empty";
+
+export interface ViewLine {
+  kind: LineKind;
+  text: string;
+  /** The block the line belongs to. */
+  block: number;
+  /** The line belongs to the message the view was centred on (a search hit). */
+  hit?: boolean;
+  role?: StoredMessage["role"];
+}
+
+export const ARCHIVE_MARKER = "archive above · history.json below";
+const GUTTER = 2;
+const INDENT = 2;
+
+/** Messages oldest first; a marker goes where the archive ends and history.json begins. */
+export function buildBlocks(messages: readonly StoredMessage[]): HistoryBlock[] {
+  const out: HistoryBlock[] = [];
+  for (let i = 0; i < messages.length; i++) {
+    const m = messages[i]!;
+    if (i > 0 && m.recent && !messages[i - 1]!.recent) out.push({ type: "marker", text: ARCHIVE_MARKER });
+    out.push({ type: "message", message: m });
+  }
+  return out;
+}
+
+export function messageHeader(m: StoredMessage): string {
+  return `${nsToLocalSeconds(m.sendAt)} · ${m.role}${m.sender ? ` · ${displayText(m.sender).replace(/\n/g, " ")}` : ""}`;
+}
+
+export function blockLines(block: HistoryBlock, index: number, width: number, hitId?: string): ViewLine[] {
+  if (block.type === "marker") {
+    const label = ` ${block.text} `;
+    const side = Math.max(2, Math.floor((width - stringWidth(label)) / 2));
+    return [{ kind: "marker", text: "─".repeat(side) + label + "─".repeat(Math.max(2, width - side - stringWidth(label))), block: index }];
+  }
+  const m = block.message;
+  const hit = hitId !== undefined && m.id === hitId;
+  const lines: ViewLine[] = [{ kind: "header", text: messageHeader(m), block: index, hit, role: m.role }];
+  for (const text of wrapLines(displayText(m.content), Math.max(1, width - GUTTER - INDENT))) {
+    lines.push({ kind: "body", text: " ".repeat(INDENT) + text, block: index, hit, role: m.role });
+  }
+  lines.push({ kind: "blank", text: "", block: index });
+  return lines;
+}
+
+/** Where a message sits among the blocks. */
+export function blockOfMessage(blocks: readonly HistoryBlock[], id: string): number {
+  return blocks.findIndex((b) => b.type === "message" && b.message.id === id);
+}
+
+export { GUTTER };

@@ -1,0 +1,145 @@
+// Scrolling over history blocks by lines, wrapping only the blocks it walks through, so a long session
+// opens, pages and centres on a message without wrapping every message.
+import { blockLines, type HistoryBlock, type ViewLine } from "./history-blocks.ts";
+
+export interface Position {
+  block: number;
+  line: number;
+}
+
+const cmp = (a: Position, b: Position) => a.block - b.block || a.line - b.line;
+
+export class HistoryViewport {
+  private blocks: readonly HistoryBlock[] = [];
+  private cache = new Map<number, ViewLine[]>();
+  top: Position = { block: 0, line: 0 };
+  hitId: string | undefined;
+  /** The view was sent to the end and stays there when the pane changes size. */
+  private pinnedToEnd = false;
+
+  constructor(
+    private width = 80,
+    public height = 20,
+  ) {}
+
+  setBlocks(blocks: readonly HistoryBlock[], hitId?: string): void {
+    this.blocks = blocks;
+    this.hitId = hitId;
+    this.cache.clear();
+    this.top = { block: 0, line: 0 };
+    this.pinnedToEnd = false;
+  }
+
+  get blockCount(): number {
+    return this.blocks.length;
+  }
+
+  setSize(width: number, height: number): void {
+    if (width !== this.width) {
+      this.width = width;
+      this.cache.clear();
+      this.top = { block: this.top.block, line: 0 };
+    }
+    this.height = Math.max(1, height);
+    this.top = this.pinnedToEnd ? this.maxTop() : this.clampTop(this.top);
+  }
+
+  lines(block: number): ViewLine[] {
+    let l = this.cache.get(block);
+    if (!l) {
+      l = blockLines(this.blocks[block]!, block, this.width, this.hitId);
+      this.cache.set(block, l);
+    }
+    return l;
+  }
+
+  /** The lines in view (at most `height`). */
+  visible(): ViewLine[] {
+    const out: ViewLine[] = [];
+    let { block, line } = this.top;
+    while (out.length < this.height && block < this.blocks.length) {
+      const l = this.lines(block);
+      while (line < l.length && out.length < this.height) out.push(l[line++]!);
+      block++;
+      line = 0;
+    }
+    return out;
+  }
+
+  scrollBy(n: number): void {
+    this.top = this.clampTop(n >= 0 ? this.advance(this.top, n) : this.retreat(this.top, -n));
+    this.pinnedToEnd = this.atBottom();
+  }
+
+  page(direction: 1 | -1): void {
+    this.scrollBy(direction * Math.max(1, this.height - 1));
+  }
+
+  toTop(): void {
+    this.top = { block: 0, line: 0 };
+    this.pinnedToEnd = false;
+  }
+
+  toBottom(): void {
+    this.top = this.maxTop();
+    this.pinnedToEnd = true;
+  }
+
+  /** Put a block in the middle of the view (its start at the top when it is taller than the view). */
+  centerOn(block: number): void {
+    if (block < 0 || block >= this.blocks.length) return;
+    const above = Math.max(0, Math.floor((this.height - this.lines(block).length) / 2));
+    this.top = this.clampTop(this.retreat({ block, line: 0 }, above));
+    this.pinnedToEnd = false;
+  }
+
+  atTop(): boolean {
+    return this.top.block === 0 && this.top.line === 0;
+  }
+
+  atBottom(): boolean {
+    return cmp(this.top, this.maxTop()) >= 0;
+  }
+
+  private advance(p: Position, n: number): Position {
+    let { block, line } = p;
+    let left = n;
+    while (left > 0 && block < this.blocks.length) {
+      const len = this.lines(block).length;
+      const step = Math.min(left, len - line);
+      line += step;
+      left -= step;
+      if (line >= len) {
+        block++;
+        line = 0;
+      }
+    }
+    return { block, line };
+  }
+
+  private retreat(p: Position, n: number): Position {
+    let { block, line } = p;
+    let left = n;
+    while (left > 0) {
+      if (line === 0) {
+        if (block === 0) break;
+        block--;
+        line = this.lines(block).length;
+      }
+      const step = Math.min(left, line);
+      line -= step;
+      left -= step;
+    }
+    return { block, line };
+  }
+
+  private maxTop(): Position {
+    return this.retreat({ block: this.blocks.length, line: 0 }, this.height);
+  }
+
+  private clampTop(p: Position): Position {
+    if (this.blocks.length === 0) return { block: 0, line: 0 };
+    const max = this.maxTop();
+    return cmp(p, max) > 0 ? max : p;
+  }
+}

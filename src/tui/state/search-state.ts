@@ -1,0 +1,134 @@
+// The search pane: query, match mode, scope and time range, the results of the latest request only,
+// and fallback to keyword matching while another mode is unavailable.
+import type { TimeRange } from "../../shared/time.ts";
+import type { MatchMode, SearchHit, SearchOptions, SearchResult } from "../api-types.ts";
+import { ListCursor } from "./list-cursor.ts";
+
+export const MODES: readonly MatchMode[] = ["hybrid", "keyword", "semantic"];
+export const RANGES: readonly TimeRange[] = ["all", "1d", "7d", "30d", "1y"];
+export type Scope = "all" | "session";
+
+export interface SearchRequest {
+  seq: number;
+  options: SearchOptions;
+  /** The mode the user chose; options.match may differ when that mode is known to be unavailable. */
+  mode: MatchMode;
+}
+
+export class SearchState {
+  query = "";
+  mode: MatchMode = "hybrid";
+  scope: Scope = "all";
+  range: TimeRange = "all";
+  /** The session "this session" refers to. */
+  session: string | undefined;
+  hits: SearchHit[] = [];
+  /** What the hit list answers (query and mode actually used), or undefined before the first answer. */
+  answered: { query: string; match: MatchMode } | undefined;
+  notes: string[] = [];
+  error: string | undefined;
+  busy = false;
+  readonly cursor = new ListCursor();
+  /** Modes found unavailable, with the reason (searches fall back to keyword meanwhile). */
+  readonly unavailable = new Map<MatchMode, string>();
+  private seq = 0;
+
+  constructor(readonly limit = 50) {}
+
+  open(session: string | undefined): void {
+    this.session = session;
+    if (session === undefined) this.scope = "all";
+  }
+
+  insert(text: string): void {
+    this.query += text;
+  }
+
+  backspace(): boolean {
+    if (this.query === "") return false;
+    this.query = Array.from(this.query).slice(0, -1).join("");
+    return true;
+  }
+
+  clearQuery(): void {
+    this.query = "";
+  }
+
+  /** Next mode; choosing a mode again retries it even if it failed before. */
+  cycleMode(): void {
+    this.mode = MODES[(MODES.indexOf(this.mode) + 1) % MODES.length]!;
+    this.unavailable.delete(this.mode);
+  }
+
+  toggleScope(): void {
+    this.scope = this.scope === "all" && this.session !== undefined ? "session" : "all";
+  }
+
+  cycleRange(): void {
+    this.range = RANGES[(RANGES.indexOf(this.range) + 1) % RANGES.length]!;
+  }
+
+  /** The mode a request will actually use. */
+  effectiveMode(mode: MatchMode = this.mode): MatchMode {
+    return this.unavailable.has(mode) ? "keyword" : mode;
+  }
+
+  /** A request for the current inputs, or undefined (and the list cleared) when the query is blank. */
+  request(): SearchRequest | undefined {
+    const seq = ++this.seq;
+    if (this.query.trim() === "") {
+      this.hits = [];
+      this.answered = undefined;
+      this.notes = [];
+      this.error = undefined;
+      this.busy = false;
+      this.cursor.setCount(0);
+      return undefined;
+    }
+    this.busy = true;
+    const options: SearchOptions = { query: this.query, match: this.effectiveMode(), range: this.range, limit: this.limit };
+    if (this.scope === "session" && this.session !== undefined) options.session = this.session;
+    return { seq, options, mode: this.mode };
+  }
+
+  /** Whether an answer still matches the latest request (older answers are dropped). */
+  isCurrent(seq: number): boolean {
+    return seq === this.seq;
+  }
+
+  accept(req: SearchRequest, result: SearchResult): boolean {
+    if (!this.isCurrent(req.seq)) return false;
+    const keepId = this.selectedHit()?.message.id;
+    this.busy = false;
+    this.error = undefined;
+    this.hits = result.hits;
+    this.notes = [...result.notes];
+    this.answered = { query: req.options.query, match: req.options.match ?? "keyword" };
+    this.cursor.setCount(this.hits.length);
+    const at = keepId ? this.hits.findIndex((h) => h.message.id === keepId) : -1;
+    this.cursor.select(at >= 0 ? at : 0);
+    return true;
+  }
+
+  /** A mode turned out to be unavailable: remember why; the caller retries (the mode falls back to keyword). */
+  markUnavailable(mode: MatchMode, reason: string): void {
+    if (mode !== "keyword") this.unavailable.set(mode, reason);
+  }
+
+  fail(req: SearchRequest, message: string): boolean {
+    if (!this.isCurrent(req.seq)) return false;
+    this.busy = false;
+    this.error = message;
+    return true;
+  }
+
+  selectedHit(): SearchHit | undefined {
+    return this.hits[this.cursor.selected];
+  }
+
+  /** One line describing the mode in use, including a fallback. */
+  modeLabel(): string {
+    const eff = this.effectiveMode();
+    return eff === this.mode ? this.mode : `${this.mode} unavailable → ${eff}`;
+  }
+}

@@ -1,0 +1,87 @@
+// The session list: type-to-filter, sort by recent activity or by name, selection kept by id.
+import type { SessionInfo } from "../api-types.ts";
+import { ListCursor } from "./list-cursor.ts";
+
+export type SessionSort = "recent" | "name";
+
+/** Characters a session id can hold; typing one of them extends the filter. */
+export const FILTER_CHAR = /^[A-Za-z0-9._-]$/;
+
+export class SessionListState {
+  private all: SessionInfo[] = [];
+  visible: SessionInfo[] = [];
+  filter = "";
+  sort: SessionSort = "recent";
+  readonly cursor = new ListCursor();
+
+  setSessions(list: readonly SessionInfo[]): void {
+    const keep = this.selectedId();
+    this.all = [...list];
+    this.apply(keep);
+  }
+
+  get total(): number {
+    return this.all.length;
+  }
+
+  get totalMessages(): number {
+    return this.all.reduce((n, s) => n + s.messages, 0);
+  }
+
+  selected(): SessionInfo | undefined {
+    return this.visible[this.cursor.selected];
+  }
+
+  selectedId(): string | undefined {
+    return this.selected()?.id;
+  }
+
+  typeChar(ch: string): boolean {
+    if (!FILTER_CHAR.test(ch)) return false;
+    this.filter += ch;
+    this.apply(this.selectedId());
+    return true;
+  }
+
+  backspace(): boolean {
+    if (this.filter === "") return false;
+    this.filter = this.filter.slice(0, -1);
+    this.apply(this.selectedId());
+    return true;
+  }
+
+  clearFilter(): boolean {
+    if (this.filter === "") return false;
+    this.filter = "";
+    this.apply(this.selectedId());
+    return true;
+  }
+
+  toggleSort(): void {
+    this.sort = this.sort === "recent" ? "name" : "recent";
+    this.apply(this.selectedId());
+  }
+
+  /** Select a session by id, clearing the filter when it hides it. Returns false when there is no such session. */
+  selectId(id: string): boolean {
+    if (!this.visible.some((s) => s.id === id)) {
+      if (!this.all.some((s) => s.id === id)) return false;
+      this.filter = "";
+    }
+    this.apply(id);
+    return true;
+  }
+
+  private apply(keepId: string | undefined): void {
+    const needle = this.filter.toLowerCase();
+    const list = needle ? this.all.filter((s) => s.id.toLowerCase().includes(needle)) : [...this.all];
+    if (this.sort === "name") list.sort((a, b) => a.id.localeCompare(b.id));
+    else list.sort((a, b) => (a.lastActivity === b.lastActivity ? a.id.localeCompare(b.id) : a.lastActivity > b.lastActivity ? -1 : 1));
+    // With a filter, ids starting with it come first (the likeliest target), keeping the sort within each group.
+    if (needle) list.sort((a, b) => Number(!a.id.toLowerCase().startsWith(needle)) - Number(!b.id.toLowerCase().startsWith(needle)));
+    this.visible = list;
+    this.cursor.setCount(list.length);
+    const at = keepId === undefined ? -1 : list.findIndex((s) => s.id === keepId);
+    this.cursor.select(at >= 0 ? at : needle ? 0 : this.cursor.selected);
+  }
+}

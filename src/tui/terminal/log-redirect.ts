@@ -1,0 +1,67 @@
+// While the TUI owns the terminal, console.* and anything written to fd 2 (including native libraries'
+// own stderr logging) go to a log file instead of the screen. restore() puts everything back.
+import { dlopen, FFIType } from "bun:ffi";
+import { closeSync, openSync, statSync, truncateSync, writeSync } from "node:fs";
+import { format } from "node:util";
+
+const METHODS = ["log", "info", "warn", "error", "debug", "trace"] as const;
+const MAX_LOG_BYTES = 1024 * 1024;
+
+type Libc = { dup: (fd: number) => number; dup2: (from: number, to: number) => number };
+let libc: Libc | undefined;
+
+function lib(): Libc | undefined {
+  if (libc) return libc;
+  try {
+    const l = dlopen(process.platform === "darwin" ? "libc.dylib" : "libc.so.6", {
+      dup: { args: [FFIType.i32], returns: FFIType.i32 },
+      dup2: { args: [FFIType.i32, FFIType.i32], returns: FFIType.i32 },
+    });
+    libc = { dup: (fd) => l.symbols.dup(fd) as number, dup2: (a, b) => l.symbols.dup2(a, b) as number };
+  } catch {
+    libc = undefined;
+  }
+  return libc;
+}
+
+export interface LogRedirect {
+  readonly file: string;
+  restore(): void;
+}
+
+export function redirectLogs(file: string): LogRedirect {
+  try {
+    if (statSync(file).size > MAX_LOG_BYTES) truncateSync(file, 0);
+  } catch {
+    // no log yet
+  }
+  const fd = openSync(file, "a", 0o600);
+  const write = (text: string) => {
+    try {
+      writeSync(fd, `${new Date().toISOString()} ${text}\n`);
+    } catch {
+      // a full disk must not break the screen
+    }
+  };
+  const saved = METHODS.map((m) => [m, console[m]] as const);
+  for (const m of METHODS) console[m] = (...args: unknown[]) => write(format(...args));
+
+  const c = lib();
+  const savedStderr = c ? c.dup(2) : -1;
+  if (c && savedStderr >= 0) c.dup2(fd, 2);
+
+  let done = false;
+  return {
+    file,
+    restore() {
+      if (done) return;
+      done = true;
+      if (c && savedStderr >= 0) {
+        c.dup2(savedStderr, 2);
+        closeSync(savedStderr);
+      }
+      for (const [m, fn] of saved) console[m] = fn as never;
+      closeSync(fd);
+    },
+  };
+}

@@ -1,0 +1,88 @@
+// Word wrapping by terminal cells: breaks at spaces, before and after wide (CJK) characters, and hard-breaks
+// words longer than the line. Lines are returned as [start, end) offsets into the text.
+import { codePointWidth } from "./char-width.ts";
+
+export interface LineSpan {
+  start: number;
+  end: number;
+}
+
+export function wrapText(text: string, width: number): LineSpan[] {
+  const w = Math.max(1, Math.floor(width));
+  const out: LineSpan[] = [];
+  let from = 0;
+  for (;;) {
+    const nl = text.indexOf("\n", from);
+    const to = nl < 0 ? text.length : nl;
+    wrapParagraph(text, from, to, w, out);
+    if (nl < 0) break;
+    from = nl + 1;
+  }
+  return out;
+}
+
+/** Wrap and return the line strings. */
+export function wrapLines(text: string, width: number): string[] {
+  return wrapText(text, width).map((s) => text.slice(s.start, s.end));
+}
+
+function wrapParagraph(text: string, from: number, to: number, width: number, out: LineSpan[]): void {
+  const before = out.length;
+  let lineStart = from;
+  let used = 0;
+  let breakAt = -1;
+  let resumeAt = -1;
+  let i = from;
+  const skipSpaces = (k: number) => {
+    while (k < to && text.charCodeAt(k) === 0x20) k++;
+    return k;
+  };
+  const push = (end: number) => {
+    let e = end;
+    while (e > lineStart && text.charCodeAt(e - 1) === 0x20) e--;
+    out.push({ start: lineStart, end: e });
+  };
+  while (i < to) {
+    const cp = text.codePointAt(i)!;
+    const len = cp > 0xffff ? 2 : 1;
+    if (cp === 0x20) {
+      if (used + 1 > width) {
+        push(i);
+        i = lineStart = skipSpaces(i);
+        used = 0;
+        breakAt = -1;
+        continue;
+      }
+      breakAt = i;
+      resumeAt = i + 1;
+      used++;
+      i++;
+      continue;
+    }
+    const cw = codePointWidth(cp);
+    const wide = cw === 2;
+    if (wide && i > lineStart) {
+      breakAt = i;
+      resumeAt = i;
+    }
+    if (used + cw > width && i > lineStart) {
+      if (breakAt > lineStart) {
+        push(breakAt);
+        i = lineStart = skipSpaces(resumeAt);
+      } else {
+        push(i);
+        lineStart = i;
+      }
+      used = 0;
+      breakAt = -1;
+      continue;
+    }
+    used += cw;
+    i += len;
+    if (wide) {
+      breakAt = i;
+      resumeAt = i;
+    }
+  }
+  if (lineStart < to || out.length === before) push(to);
+}

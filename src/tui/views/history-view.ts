@@ -1,0 +1,27 @@
+// The history pane as lines: message headers by role, wrapped content, the archive marker, the hit gutter.
+import type { HistoryViewport } from "../state/history-viewport.ts";
+import type { Theme } from "../theme.ts";
+import { renderLine } from "./segments.ts";
+
+export function renderHistory(view: HistoryViewport, theme: Theme, width: number, height: number, emptyText: string): string[] {
+  const lines: string[] = [];
+  if (view.blockCount === 0) lines.push(renderLine(theme, width, [[emptyText, "dim"]]));
+  for (const l of view.visible()) {
+    const gutter: readonly [string, "hit"?] = l.hit ? ["▌ ", "hit"] : ["  "];
+    if (l.kind === "marker") lines.push(renderLine(theme, width, [[l.text, "marker"]]));
+    else if (l.kind === "header") lines.push(renderLine(theme, width, [gutter, [l.text, l.role === "user" ? "user" : "assistant"]]));
+    else if (l.kind === "body") lines.push(renderLine(theme, width, [gutter, [l.text]]));
+    else lines.push(renderLine(theme, width, [l.hit ? gutter : [""]]));
+  }
+  while (lines.length < height) lines.push(" ".repeat(width));
+  return lines.slice(0, height);
+}
+
+/** Where the view is: "top", "end", or a percentage by message. */
+export function scrollLabel(view: HistoryViewport): string {
+  if (view.blockCount === 0) return "";
+  if (view.atTop() && view.atBottom()) return "all";
+  if (view.atTop()) return "top";
+  if (view.atBottom()) return "end";
+  return `${Math.round((100 * view.top.block) / Math.max(1, view.blockCount - 1))}%`;
+}

@@ -1,0 +1,83 @@
+// The blessed boxes and their geometry: sessions | history above two status rows; one overlay box for
+// search, summary, error memory and help; a centred confirmation box. Recomputed on every resize.
+import blessed from "blessed";
+import { truncate } from "../text/char-width.ts";
+import type { Theme } from "../theme.ts";
+
+type Box = blessed.Widgets.BoxElement;
+
+export interface Geometry {
+  width: number;
+  height: number;
+  listWidth: number;
+  mainHeight: number;
+}
+
+export class Layout {
+  readonly list: Box;
+  readonly history: Box;
+  readonly overlay: Box;
+  readonly status: Box;
+  readonly message: Box;
+  readonly confirm: Box;
+
+  constructor(
+    readonly screen: blessed.Widgets.Screen,
+    private readonly theme: Theme,
+  ) {
+    const framed = (): Box =>
+      blessed.box({
+        parent: screen,
+        tags: true,
+        wrap: false,
+        border: { type: "line" },
+        style: { border: theme.borderColor ? { fg: theme.borderColor } : {}, label: { bold: true } },
+      });
+    const row = (): Box => blessed.box({ parent: screen, tags: true, wrap: false, height: 1 });
+    this.list = framed();
+    this.history = framed();
+    this.overlay = framed();
+    this.status = row();
+    this.message = row();
+    this.confirm = framed();
+    this.overlay.hide();
+    this.confirm.hide();
+    this.place();
+  }
+
+  geometry(): Geometry {
+    const width = Math.max(20, Number(this.screen.width));
+    const height = Math.max(6, Number(this.screen.height));
+    const listWidth = Math.min(44, Math.max(26, Math.floor(width * 0.38)));
+    return { width, height, listWidth, mainHeight: height - 2 };
+  }
+
+  /** Size and place every box for the current terminal size. */
+  place(): Geometry {
+    const g = this.geometry();
+    Object.assign(this.list, { left: 0, top: 0, width: g.listWidth, height: g.mainHeight });
+    Object.assign(this.history, { left: g.listWidth, top: 0, width: g.width - g.listWidth, height: g.mainHeight });
+    Object.assign(this.overlay, { left: 0, top: 0, width: g.width, height: g.mainHeight });
+    Object.assign(this.status, { left: 0, top: g.height - 2, width: g.width });
+    Object.assign(this.message, { left: 0, top: g.height - 1, width: g.width });
+    const cw = Math.min(64, g.width - 4);
+    Object.assign(this.confirm, { left: Math.floor((g.width - cw) / 2), top: Math.max(0, Math.floor(g.mainHeight / 2) - 4), width: cw, height: 8 });
+    return g;
+  }
+
+  /** Inner size (inside the border) of a framed box. */
+  inner(box: Box): { width: number; height: number } {
+    return { width: Math.max(1, Number(box.width) - 2), height: Math.max(1, Number(box.height) - 2) };
+  }
+
+  setFocus(box: Box, focused: boolean, label: string): void {
+    const color = focused ? this.theme.focusColor : this.theme.borderColor;
+    box.style.border = color ? { fg: color } : {};
+    // A label longer than the border wraps onto the first content row: cut it to fit.
+    box.setLabel(truncate(focused && !color ? `▸${label}` : label, Math.max(1, Number(box.width) - 4)));
+  }
+
+  setLines(box: Box, lines: readonly string[]): void {
+    box.setContent(lines.join("\n"));
+  }
+}

@@ -1,0 +1,46 @@
+// The search pane as lines: the query, the mode/scope/range line, a status line, then two lines per hit.
+import { nsToLocalSeconds } from "../../shared/time.ts";
+import type { SearchState } from "../state/search-state.ts";
+import { inlineText } from "../text/sanitize.ts";
+import type { Theme } from "../theme.ts";
+import { renderLine } from "./segments.ts";
+
+/** Rows above the hit list. */
+export const SEARCH_CHROME_ROWS = 4;
+export const HIT_ROWS = 2;
+
+export function renderSearch(s: SearchState, theme: Theme, width: number, height: number): string[] {
+  const lines: string[] = [];
+  lines.push(renderLine(theme, width, [["Search: ", "title"], [inlineText(s.query)], ["▏"]]));
+  const scope = s.scope === "session" && s.session !== undefined ? `session ${s.session}` : "all sessions";
+  lines.push(
+    renderLine(theme, width, [
+      ["mode ", "dim"], [s.modeLabel(), "key"], ["  scope ", "dim"], [scope, "key"], ["  range ", "dim"], [s.range, "key"],
+      ["   Tab mode · Ctrl-S scope · Ctrl-T range", "dim"],
+    ]),
+  );
+  lines.push(statusLine(s, theme, width));
+  lines.push(renderLine(theme, width, [["─".repeat(width), "dim"]]));
+  const { first, last } = s.cursor.visible();
+  for (let i = first; i <= last; i++) {
+    const h = s.hits[i]!;
+    const m = h.message;
+    const selected = i === s.cursor.selected;
+    const head = `${m.session} · ${nsToLocalSeconds(m.sendAt)} · ${m.role}${m.sender ? ` · ${inlineText(m.sender)}` : ""} · ${h.source}`;
+    lines.push(selected ? renderLine(theme, width, [[`▶ ${head}`]], "selected") : renderLine(theme, width, [["  "], [head, "dim"]]));
+    lines.push(renderLine(theme, width, [[selected ? "▌ " : "  ", selected ? "hit" : undefined], [inlineText(h.snippet), undefined, h.highlights]]));
+  }
+  while (lines.length < height) lines.push(" ".repeat(width));
+  return lines.slice(0, height);
+}
+
+function statusLine(s: SearchState, theme: Theme, width: number): string {
+  if (s.error) return renderLine(theme, width, [[`search failed: ${s.error}`, "error"]]);
+  const fallback = s.unavailable.get(s.mode);
+  const notes = [...(fallback ? [`${s.mode} search unavailable (${fallback}); showing keyword matches`] : []), ...s.notes];
+  if (s.query.trim() === "") return renderLine(theme, width, [["type to search every message; Enter opens a hit; Esc closes", "dim"]]);
+  if (s.busy && !s.answered) return renderLine(theme, width, [["searching…", "busy"]]);
+  const n = s.hits.length;
+  const found = n === 0 ? "no matches" : `${n}${n >= s.limit ? "+" : ""} hit${n === 1 ? "" : "s"}`;
+  return renderLine(theme, width, [[found, n ? "ok" : "dim"], [s.busy ? "  searching…" : "", "busy"], [notes.length ? `  ${notes.join(" · ")}` : "", "dim"]]);
+}

@@ -1,0 +1,39 @@
+// Build one screen line from styled segments, cut and padded to an exact width, as blessed-tagged text.
+import { codePointWidth, stringWidth } from "../text/char-width.ts";
+import { escapeTags, type StyleName, type Theme } from "../theme.ts";
+
+export type Ranges = readonly (readonly [number, number])[];
+export type Segment = readonly [text: string, style?: StyleName, ranges?: Ranges];
+
+function cut(text: string, room: number): string {
+  let w = 0;
+  let out = "";
+  for (const ch of text) {
+    const cw = codePointWidth(ch.codePointAt(0)!);
+    if (w + cw > room) break;
+    out += ch;
+    w += cw;
+  }
+  return out;
+}
+
+/**
+ * Segments laid out left to right, cut at `width` cells (with … when cut) and padded to it. With `fill`
+ * the whole line takes that style and segment styles are dropped (blessed's {/} would end the fill).
+ */
+export function renderLine(theme: Theme, width: number, segments: readonly Segment[], fill?: StyleName): string {
+  let out = "";
+  let used = 0;
+  for (const [text, style, ranges] of segments) {
+    const w = stringWidth(text);
+    const fits = used + w <= width;
+    const shown = fits ? text : cut(text, Math.max(0, width - used - 1)) + (width - used >= 1 ? "…" : "");
+    if (fill) out += escapeTags(shown);
+    else if (ranges && ranges.length) out += theme.marked(shown, ranges.filter(([, e]) => e <= shown.length), style);
+    else out += style ? theme.paint(style, shown) : escapeTags(shown);
+    used += stringWidth(shown);
+    if (!fits) break;
+  }
+  const pad = " ".repeat(Math.max(0, width - used));
+  return fill ? theme.wrap(fill, out + pad) : out + pad;
+}

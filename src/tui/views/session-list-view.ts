@@ -1,0 +1,45 @@
+// The session list pane as lines: the filter line, a header, then one row per session.
+import { stringWidth } from "../text/char-width.ts";
+import { count, shortTime } from "../text/format.ts";
+import type { SessionListState } from "../state/session-list-state.ts";
+import type { Theme } from "../theme.ts";
+import { renderLine } from "./segments.ts";
+
+/** Rows taken above the list itself (filter line + header). */
+export const LIST_CHROME_ROWS = 2;
+
+export function renderSessionList(state: SessionListState, theme: Theme, width: number, height: number, focused: boolean, nowNs: bigint): string[] {
+  const lines: string[] = [];
+  lines.push(
+    state.filter
+      ? renderLine(theme, width, [["filter: ", "dim"], [state.filter, "title"], [focused ? "▏" : ""], ["  Esc clears", "dim"]])
+      : renderLine(theme, width, [[focused ? "type to filter" : "", "dim"]]),
+  );
+  const countW = Math.max(4, ...state.visible.map((s) => count(s.messages).length));
+  const now = nowNs;
+  const times = new Map(state.visible.map((s) => [s.id, shortTime(s.lastActivity, now)]));
+  const timeW = Math.max(4, ...[...times.values()].map((t) => t.length));
+  const sumW = 3;
+  const idW = Math.max(4, width - countW - timeW - sumW - 3);
+  const row = (id: string, n: string, when: string, sum: string) =>
+    id.padEnd(idW + (id.length - stringWidth(id))) + " " + n.padStart(countW) + " " + when.padStart(timeW) + " " + sum.padEnd(sumW);
+  lines.push(renderLine(theme, width, [[row("SESSION", "MSGS", "LAST", "SUM"), "dim"]]));
+  const { first, last } = state.cursor.visible();
+  for (let i = first; i <= last; i++) {
+    const s = state.visible[i]!;
+    const id = stringWidth(s.id) > idW ? s.id.slice(0, idW - 1) + "…" : s.id;
+    const text = row(id, count(s.messages), times.get(s.id)!, s.hasSummary ? "yes" : "no");
+    if (i === state.cursor.selected) lines.push(renderLine(theme, width, [[text]], focused ? "selected" : "title"));
+    else lines.push(renderLine(theme, width, [[text.slice(0, -sumW)], [s.hasSummary ? "yes" : "no", s.hasSummary ? "ok" : "dim"]]));
+  }
+  if (state.visible.length === 0) {
+    lines.push(renderLine(theme, width, [[state.total === 0 ? "no sessions" : `no session id contains "${state.filter}"`, "dim"]]));
+  }
+  while (lines.length < height) lines.push(" ".repeat(width));
+  return lines.slice(0, height);
+}
+
+export function sessionListLabel(state: SessionListState): string {
+  const shown = state.filter ? `${count(state.visible.length)}/${count(state.total)}` : count(state.total);
+  return ` Sessions ${shown} · ${state.sort} `;
+}

@@ -1,0 +1,289 @@
+// View state without a terminal: list selection, session filter and sort, history scrolling and centring,
+// search inputs, stale answers and mode fallback, debouncing.
+import { describe, expect, test } from "bun:test";
+import type { StoredMessage } from "../../src/shared/message.ts";
+import { Debouncer, type Timers } from "../../src/tui/state/debouncer.ts";
+import { ARCHIVE_MARKER, blockOfMessage, buildBlocks } from "../../src/tui/state/history-blocks.ts";
+import { HistoryViewport } from "../../src/tui/state/history-viewport.ts";
+import { ListCursor } from "../../src/tui/state/list-cursor.ts";
+import { SearchState } from "../../src/tui/state/search-state.ts";
+import { SessionListState } from "../../src/tui/state/session-list-state.ts";
+
+const session = (id: string, lastActivity: bigint, messages = 1, hasSummary = false) => ({ id, lastActivity, messages, hasSummary });
+
+function messages(n: number, archived = 0, words = 3): StoredMessage[] {
+  return Array.from({ length: n }, (_, i) => ({
+    id: `m${i}`,
+    seq: BigInt(i + 1),
+    session: "s",
+    role: i % 2 ? "assistant" : "user",
+    content: Array.from({ length: words }, (_, k) => `word${i}-${k}`).join(" "),
+    sendAt: BigInt(i + 1) * 1_000_000_000n,
+    recent: i >= archived,
+  }));
+}
+
+describe("ListCursor", () => {
+  test("moves, pages and keeps the selection in view", () => {
+    const c = new ListCursor(100, 10);
+    c.move(5);
+    expect(c.selected).toBe(5);
+    expect(c.offset).toBe(0);
+    c.page(1);
+    expect(c.selected).toBe(14);
+    expect(c.visible()).toEqual({ first: 5, last: 14 });
+    c.end();
+    expect(c.selected).toBe(99);
+    expect(c.offset).toBe(90);
+    c.move(10);
+    expect(c.selected).toBe(99);
+    c.home();
+    expect([c.selected, c.offset]).toEqual([0, 0]);
+  });
+
+  test("shrinking the list or the window clamps both", () => {
+    const c = new ListCursor(50, 10);
+    c.select(45);
+    c.setCount(20);
+    expect(c.selected).toBe(19);
+    c.setHeight(3);
+    expect(c.visible()).toEqual({ first: 17, last: 19 });
+    c.setCount(0);
+    expect([c.selected, c.offset]).toEqual([0, 0]);
+  });
+});
+
+describe("SessionListState", () => {
+  const list = [session("alpha", 300n), session("beta", 100n), session("gamma-alpha", 200n), session("Delta", 50n)];
+
+  test("sorts by recent activity, or by name", () => {
+    const s = new SessionListState();
+    s.setSessions(list);
+    expect(s.visible.map((x) => x.id)).toEqual(["alpha", "gamma-alpha", "beta", "Delta"]);
+    s.toggleSort();
+    expect(s.sort).toBe("name");
+    expect(s.visible.map((x) => x.id)).toEqual(["alpha", "beta", "Delta", "gamma-alpha"]);
+  });
+
+  test("typing filters case-insensitively, prefix matches first; Backspace and Esc undo it", () => {
+    const s = new SessionListState();
+    s.setSessions(list);
+    expect(s.typeChar("A")).toBe(true);
+    expect(s.typeChar("l")).toBe(true);
+    expect(s.visible.map((x) => x.id)).toEqual(["alpha", "gamma-alpha"]);
+    expect(s.typeChar("/")).toBe(false); // not a session id character
+    s.typeChar("p");
+    s.typeChar("h");
+    s.typeChar("a");
+    s.typeChar("-");
+    expect(s.visible).toEqual([]);
+    expect(s.selected()).toBeUndefined();
+    s.backspace();
+    expect(s.visible.map((x) => x.id)).toEqual(["alpha", "gamma-alpha"]);
+    expect(s.clearFilter()).toBe(true);
+    expect(s.visible).toHaveLength(4);
+    expect(s.clearFilter()).toBe(false);
+  });
+
+  test("the selection follows its session across filtering, sorting and reloads", () => {
+    const s = new SessionListState();
+    s.setSessions(list);
+    s.cursor.select(2); // beta
+    expect(s.selectedId()).toBe("beta");
+    s.toggleSort();
+    expect(s.selectedId()).toBe("beta");
+    s.setSessions([session("beta", 999n), ...list.filter((x) => x.id !== "beta")]);
+    expect(s.selectedId()).toBe("beta");
+    s.typeChar("g"); // beta hidden: the first match is selected
+    expect(s.selectedId()).toBe("gamma-alpha");
+    expect(s.selectId("beta")).toBe(true); // opening a hidden session clears the filter
+    expect(s.filter).toBe("");
+    expect(s.selectedId()).toBe("beta");
+    expect(s.selectId("nope")).toBe(false);
+  });
+
+  test("counts", () => {
+    const s = new SessionListState();
+    s.setSessions([session("a", 1n, 5), session("b", 2n, 7)]);
+    expect([s.total, s.totalMessages]).toEqual([2, 12]);
+  });
+});
+
+describe("history blocks", () => {
+  test("a marker sits where the archive ends and history.json begins", () => {
+    const blocks = buildBlocks(messages(6, 4));
+    expect(blocks.map((b) => (b.type === "marker" ? "|" : b.message.id))).toEqual(["m0", "m1", "m2", "m3", "|", "m4", "m5"]);
+    expect(blocks[4]).toEqual({ type: "marker", text: ARCHIVE_MARKER });
+    expect(buildBlocks(messages(3, 0)).some((b) => b.type === "marker")).toBe(false);
+    expect(buildBlocks(messages(3, 3)).some((b) => b.type === "marker")).toBe(false);
+    expect(blockOfMessage(blocks, "m5")).toBe(6);
+  });
+});
+
+describe("HistoryViewport", () => {
+  // Each message: header + 1 body line + blank = 3 lines at this width.
+  const view = (n: number, height = 10) => {
+    const v = new HistoryViewport(80, height);
+    v.setBlocks(buildBlocks(messages(n)));
+    return v;
+  };
+
+  test("shows whole lines from the top; scrolls by lines and pages; stops at both ends", () => {
+    const v = view(20);
+    expect(v.visible()).toHaveLength(10);
+    expect(v.visible()[0]!.kind).toBe("header");
+    expect(v.atTop()).toBe(true);
+    v.scrollBy(1);
+    expect(v.top).toEqual({ block: 0, line: 1 });
+    v.page(1);
+    expect(v.top).toEqual({ block: 3, line: 1 }); // 1 + 9 lines
+    v.scrollBy(-100);
+    expect(v.atTop()).toBe(true);
+    v.scrollBy(1000);
+    expect(v.atBottom()).toBe(true);
+    const last = v.visible();
+    expect(last).toHaveLength(10);
+    expect(last[last.length - 1]!.kind).toBe("blank");
+    expect(last[last.length - 2]!.text).toContain("word19-0");
+  });
+
+  test("toTop / toBottom, and a short history never scrolls", () => {
+    const v = view(20);
+    v.toBottom();
+    expect(v.top).toEqual({ block: 16, line: 2 }); // 60 lines, the last 10
+    v.toTop();
+    expect(v.top).toEqual({ block: 0, line: 0 });
+    const short = view(2);
+    short.toBottom();
+    expect(short.top).toEqual({ block: 0, line: 0 });
+    expect(short.atBottom() && short.atTop()).toBe(true);
+  });
+
+  test("centres a message among its neighbours, clamped at the ends", () => {
+    const v = new HistoryViewport(80, 9);
+    const blocks = buildBlocks(messages(20));
+    v.setBlocks(blocks, "m10");
+    v.centerOn(blockOfMessage(blocks, "m10"));
+    const shown = v.visible();
+    const hitRows = shown.map((l, i) => (l.hit ? i : -1)).filter((i) => i >= 0);
+    expect(hitRows).toEqual([3, 4]); // header + body in the middle of 9 rows
+    expect(shown[0]!.block).toBe(9);
+    v.centerOn(0);
+    expect(v.atTop()).toBe(true);
+    v.centerOn(19);
+    expect(v.atBottom()).toBe(true);
+  });
+
+  test("wrapping follows the width; a resize keeps the top message", () => {
+    const v = new HistoryViewport(80, 10);
+    v.setBlocks(buildBlocks(messages(10, 0, 30)));
+    const wide = v.lines(0).length;
+    v.scrollBy(wide + 1);
+    expect(v.top.block).toBe(1);
+    v.setSize(30, 10);
+    expect(v.lines(0).length).toBeGreaterThan(wide);
+    expect(v.top).toEqual({ block: 1, line: 0 });
+    for (const l of v.visible().filter((x) => x.kind === "body")) expect(l.text.length).toBeLessThanOrEqual(28); // headers are cut when drawn
+  });
+});
+
+describe("SearchState", () => {
+  const result = (ids: string[]) => ({
+    hits: ids.map((id) => ({ message: { ...messages(1)[0]!, id }, source: "archive" as const, score: 1, snippet: id, highlights: [] as [number, number][] })),
+    notes: [],
+  });
+
+  test("builds requests from the inputs; a blank query clears the hits", () => {
+    const s = new SearchState(20);
+    s.open("sess");
+    expect(s.request()).toBeUndefined();
+    s.insert("deploy");
+    let r = s.request()!;
+    expect(r.options).toEqual({ query: "deploy", match: "hybrid", range: "all", limit: 20 });
+    s.toggleScope();
+    s.cycleRange();
+    s.cycleMode();
+    r = s.request()!;
+    expect(r.options).toEqual({ query: "deploy", match: "keyword", range: "1d", limit: 20, session: "sess" });
+    s.clearQuery();
+    expect(s.request()).toBeUndefined();
+    expect(s.hits).toEqual([]);
+  });
+
+  test("mode, scope and range cycle; scope stays 'all' with no session", () => {
+    const s = new SearchState();
+    s.open(undefined);
+    s.toggleScope();
+    expect(s.scope).toBe("all");
+    const modes = [s.mode];
+    for (let i = 0; i < 3; i++) (s.cycleMode(), modes.push(s.mode));
+    expect(modes).toEqual(["hybrid", "keyword", "semantic", "hybrid"]);
+    const ranges = [s.range];
+    for (let i = 0; i < 5; i++) (s.cycleRange(), ranges.push(s.range));
+    expect(ranges).toEqual(["all", "1d", "7d", "30d", "1y", "all"]);
+  });
+
+  test("an older answer never replaces a newer one; the selection stays on its hit", () => {
+    const s = new SearchState();
+    s.insert("de");
+    const first = s.request()!;
+    s.insert("ploy");
+    const second = s.request()!;
+    expect(s.accept(second, result(["a", "b", "c"]))).toBe(true);
+    expect(s.accept(first, result(["x"]))).toBe(false);
+    expect(s.hits.map((h) => h.message.id)).toEqual(["a", "b", "c"]);
+    s.cursor.move(1);
+    const third = s.request()!;
+    s.accept(third, result(["c", "b"]));
+    expect(s.selectedHit()!.message.id).toBe("b");
+    expect(s.answered).toEqual({ query: "deploy", match: "hybrid" });
+  });
+
+  test("an unavailable mode falls back to keyword until it is chosen again", () => {
+    const s = new SearchState();
+    s.insert("deploy");
+    s.markUnavailable("hybrid", "no embedder");
+    expect(s.request()!.options.match).toBe("keyword");
+    expect(s.modeLabel()).toBe("hybrid unavailable → keyword");
+    s.cycleMode(); // keyword
+    s.cycleMode(); // semantic
+    s.cycleMode(); // hybrid: tried again
+    expect(s.request()!.options.match).toBe("hybrid");
+  });
+
+  test("failures of the latest request are kept; stale ones ignored", () => {
+    const s = new SearchState();
+    s.insert("a");
+    const r1 = s.request()!;
+    const r2 = s.request()!;
+    expect(s.fail(r1, "boom")).toBe(false);
+    expect(s.fail(r2, "boom")).toBe(true);
+    expect(s.error).toBe("boom");
+  });
+});
+
+describe("Debouncer", () => {
+  test("only the last action runs, once the delay has passed", () => {
+    const pending: { fn: () => void; at: number }[] = [];
+    const timers: Timers = {
+      set: (fn, ms) => {
+        const t = { fn, at: ms };
+        pending.push(t);
+        return t;
+      },
+      clear: (h) => pending.splice(pending.indexOf(h as never), 1),
+    };
+    const d = new Debouncer(50, timers);
+    const ran: string[] = [];
+    d.schedule(() => ran.push("a"));
+    d.schedule(() => ran.push("b"));
+    expect(pending).toHaveLength(1);
+    expect(d.pending).toBe(true);
+    pending.shift()!.fn();
+    expect(ran).toEqual(["b"]);
+    expect(d.pending).toBe(false);
+    d.schedule(() => ran.push("c"));
+    d.cancel();
+    expect(pending).toHaveLength(0);
+  });
+});

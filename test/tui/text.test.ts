@@ -1,0 +1,70 @@
+// Cell widths, truncation and wrapping as the TUI lays text out (CJK takes two cells).
+import { describe, expect, test } from "bun:test";
+import { fit, stringWidth, truncate } from "../../src/tui/text/char-width.ts";
+import { displayText, inlineText } from "../../src/tui/text/sanitize.ts";
+import { wrapLines } from "../../src/tui/text/wrap.ts";
+import { shortTime } from "../../src/tui/text/format.ts";
+
+describe("cell widths", () => {
+  test("ASCII is one cell, CJK two, combining marks none, astral characters two", () => {
+    expect(stringWidth("deploy")).toBe(6);
+    expect(stringWidth("部署服務")).toBe(8);
+    expect(stringWidth("e\u0301")).toBe(1);
+    expect(stringWidth("𠮷")).toBe(2);
+    expect(stringWidth("ｶﾀｶﾅ")).toBe(4); // halfwidth katakana stays narrow
+  });
+
+  test("truncate and fit never exceed the width, even across a wide character", () => {
+    expect(truncate("部署服務", 5)).toBe("部署…");
+    expect(stringWidth(truncate("部署服務", 5))).toBeLessThanOrEqual(5);
+    expect(fit("ab", 4)).toBe("ab  ");
+    expect(fit("部署服務", 6)).toBe("部署… ");
+    expect(stringWidth(fit("部署服務", 6))).toBe(6);
+  });
+});
+
+describe("wrapping", () => {
+  test("breaks at spaces and keeps words whole", () => {
+    expect(wrapLines("the quick brown fox jumps", 10)).toEqual(["the quick", "brown fox", "jumps"]);
+  });
+
+  test("hard-breaks a word longer than the line", () => {
+    expect(wrapLines("abcdefghij", 4)).toEqual(["abcd", "efgh", "ij"]);
+  });
+
+  test("CJK breaks between any two characters and every line fits its cells", () => {
+    const lines = wrapLines("我們今天下午要部署新的資料庫服務器", 9);
+    expect(lines.join("")).toBe("我們今天下午要部署新的資料庫服務器");
+    for (const l of lines) expect(stringWidth(l)).toBeLessThanOrEqual(9);
+    expect(lines[0]).toBe("我們今天");
+  });
+
+  test("mixed text fills lines with CJK after Latin words", () => {
+    const lines = wrapLines("Sure. 我們今天下午要部署", 10);
+    for (const l of lines) expect(stringWidth(l)).toBeLessThanOrEqual(10);
+    expect(lines).toEqual(["Sure. 我們", "今天下午要", "部署"]);
+  });
+
+  test("newlines start new lines and empty lines are kept", () => {
+    expect(wrapLines("a\n\nb", 10)).toEqual(["a", "", "b"]);
+  });
+});
+
+describe("sanitising", () => {
+  test("escape sequences and controls never reach the terminal", () => {
+    expect(displayText("red \x1b[31mtext\x1b[0m\tend\r\nnext\x07")).toBe("red text    end\nnext");
+    const inline = inlineText("a\tb\nc");
+    expect(inline).toBe("a b c");
+  });
+});
+
+describe("short times", () => {
+  test("today as HH:MM, this year as Mon DD, older as a date", () => {
+    const at = (s: string) => BigInt(Date.parse(s)) * 1_000_000n;
+    const now = at("2026-11-30T15:00:00");
+    expect(shortTime(at("2026-11-30T09:05:00"), now)).toBe("09:05");
+    expect(shortTime(at("2026-03-04T09:05:00"), now)).toBe("Mar 04");
+    expect(shortTime(at("2025-03-04T09:05:00"), now)).toBe("2025-03-04");
+    expect(shortTime(0n, now)).toBe("-");
+  });
+});
