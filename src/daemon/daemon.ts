@@ -6,6 +6,7 @@ import { homePaths } from "../config/home.ts";
 import { ensureDir } from "../shared/atomic-write.ts";
 import { errorMessage, RuntimeFailure } from "../shared/errors.ts";
 import { checkCronPatterns } from "./cron-patterns.ts";
+import { errorSweepJob } from "./jobs/error-sweep.ts";
 import { maintenanceJob } from "./jobs/maintenance.ts";
 import { acquireDaemonLock, lockHolderPid } from "./lock.ts";
 import { DaemonLog } from "./log.ts";
@@ -33,6 +34,7 @@ function describeHolder(home: string, lockPath: string): string {
 
 function registerJobs(scheduler: Scheduler, api: MemoryApi): void {
   const c = api.config;
+  scheduler.addCron(errorSweepJob(api, c.daemon.sweep_cron));
   scheduler.addCron(maintenanceJob(api, c.daemon.maintenance_cron));
 }
 

@@ -4,6 +4,8 @@ import { errorMessage } from "../shared/errors.ts";
 import type { DaemonLog } from "./log.ts";
 import { newJobState, writeState, type DaemonState, type JobState } from "./state.ts";
 
+const IDLE_SAVE_MS = 60_000;
+
 export interface JobOutcome {
   /** One line for `daemon status` and the log: what the run did. */
   detail?: string;
@@ -36,6 +38,7 @@ export class Scheduler {
   private readonly crons = new Map<string, Cron>();
   private readonly inFlight = new Set<Promise<unknown>>();
   private readonly active = new Map<string, number>();
+  private savedAt = 0;
 
   constructor(
     private readonly home: string,
@@ -117,13 +120,20 @@ export class Scheduler {
       this.state.lastError = { job: name, at: j.lastError.at, message };
       this.log.error("job.fail", { job: name, ms, detail: detail ?? undefined, error: message });
     } else {
+      const recovered = j.lastResult === "error";
       j.lastResult = "ok";
-      if ((outcome as JobOutcome).worked !== false) this.log.info("job.done", { job: name, ms, detail: detail ?? undefined });
+      if ((outcome as JobOutcome).worked === false && !recovered) {
+        // Idle runs (a drain with nothing queued, a tick with nothing due) touch the disk at most once a minute.
+        if (Date.now() - this.savedAt >= IDLE_SAVE_MS) this.save();
+        return;
+      }
+      this.log.info("job.done", { job: name, ms, detail: detail ?? undefined });
     }
     this.save();
   }
 
   save(): void {
+    this.savedAt = Date.now();
     try {
       writeState(this.home, this.state);
     } catch (err) {

@@ -1,8 +1,11 @@
 // The daemon process: one per home (flock, recovered after kill -9), status, stop, signals, config errors.
-import { afterAll, describe, expect, test } from "bun:test";
+import { afterAll, setDefaultTimeout, describe, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { cleanup, cli, daemonState, logText, startDaemon, tempHome, waitFor, waitRunning } from "./daemon-process.ts";
+
+// Real processes (bun start-up, LanceDB) and back-off waits: give each test room.
+setDefaultTimeout(60_000);
 
 afterAll(cleanup);
 
