@@ -13,6 +13,10 @@ import { removeSession, resetSession, type ResetResult } from "../memory/session
 import { runDoctor, type DoctorReport } from "../memory/doctor.ts";
 import { maintainTiers, type MaintenanceReport } from "../memory/maintenance.ts";
 import { buildTurnContext, type TurnContext } from "../memory/turn-context.ts";
+import { summarize } from "../memory/summary/summarize.ts";
+import type { SessionReport, SummarizeOptions, SummarizeReport, SummaryProgress } from "../memory/summary/summary-report.ts";
+import { viewSummary, type SummaryView } from "../memory/summary/summary-view.ts";
+import { dueSessions } from "../memory/summary/due-sessions.ts";
 import { keywordSearch } from "../search/keyword.ts";
 import type { SearchOptions, SearchResult } from "../search/search-types.ts";
 import { toNewMessage, type WireMessageInput } from "./wire-input.ts";
@@ -63,9 +67,31 @@ export class MemoryApi {
     return { hits, notes: [] };
   }
 
-  /** The LLM-ready messages for the next turn: the last N messages, then the user input. */
+  /**
+   * The LLM-ready messages for the next turn: the last N messages, the turn context holding the Prior
+   * summary (filtered by the decision model when one is set), then the input; plus the system section.
+   */
   async context(session: string, input?: string): Promise<TurnContext> {
     return buildTurnContext(this.ctx, session, input);
+  }
+
+  /**
+   * Run Generate now on one session, or on every due session when none is given. Per-session failures are
+   * in the report (outcome failed/partial/aborted, error); a missing ANTHROPIC_API_KEY throws before
+   * anything changes. With `signal`, an abort leaves summary.json as the last saved chunk left it.
+   */
+  summarize(session?: string, options: SummarizeOptions = {}): Promise<SummarizeReport> {
+    return summarize(this.ctx, session, options);
+  }
+
+  /** The session's summary, cursor, last run and token usage. */
+  summary(session: string): SummaryView {
+    return viewSummary(this.ctx, session);
+  }
+
+  /** Sessions the summary cron should run now (not temp-, history.json newer than summary.json, or unfinished). */
+  dueSessions(): string[] {
+    return dueSessions(this.ctx);
   }
 
   reset(session: string, options: { all?: boolean } = {}): ResetResult {
@@ -139,3 +165,4 @@ function checkSearchOptions(o: SearchOptions): SearchOptions {
 }
 
 export type { TimeRange };
+export type { SessionReport, SummarizeOptions, SummarizeReport, SummaryProgress, SummaryView };

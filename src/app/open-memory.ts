@@ -25,5 +25,5 @@ export function openMemory(options: OpenOptions = {}): MemoryApi {
   ensureDir(paths.home);
   ensureDir(paths.sessions);
   const db = openDatabase(paths.db);
-  return new MemoryApi({ paths, config, db, now: options.now ?? nowNs });
+  return new MemoryApi({ paths, config, db, now: options.now ?? nowNs, env });
 }

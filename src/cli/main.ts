@@ -9,6 +9,8 @@ const COMMANDS: Record<string, () => Promise<CommandModule>> = {
   history: () => import("./commands/history.ts"),
   search: () => import("./commands/search.ts"),
   context: () => import("./commands/context.ts"),
+  summary: () => import("./commands/summary.ts"),
+  summarize: () => import("./commands/summarize.ts"),
   reset: () => import("./commands/reset.ts"),
   rm: () => import("./commands/rm.ts"),
   doctor: () => import("./commands/doctor.ts"),
@@ -28,6 +30,8 @@ Commands:
   history SESSION [--all]              the context window (last N) or every message
   search QUERY [--session S] [--match keyword|semantic|hybrid] [--range 1d|7d|30d|1y|all] [--limit N]
   context SESSION [--input TEXT]       the LLM-ready messages for the next turn
+  summary SESSION                      the rolling summary, its cursor, last run and token usage
+  summarize [SESSION]                  run Generate now (every due session when none is given)
   reset SESSION [--all]                clear history and archive; the summary survives unless --all
   rm SESSION                           remove the session entirely
   doctor [--repair]                    check the home; rebuild a corrupt history.json from the archive

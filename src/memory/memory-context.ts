@@ -9,4 +9,6 @@ export interface MemoryContext {
   readonly db: Db;
   /** UTC ns; injectable for tests. */
   readonly now: () => bigint;
+  /** Environment for secrets (ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL); process.env when absent. */
+  readonly env?: Readonly<Record<string, string | undefined>>;
 }

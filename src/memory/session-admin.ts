@@ -6,6 +6,8 @@ import { forgetHistoryCache } from "../storage/history/history-file.ts";
 import { deleteSessionMessages } from "../storage/sqlite/messages-repo.ts";
 import { deleteSessionRow, getSessionRow } from "../storage/sqlite/sessions-repo.ts";
 import { withWriteLock } from "../storage/sqlite/write-lock.ts";
+import { deleteSummaryRun } from "../storage/sqlite/summary-runs-repo.ts";
+import { deleteSessionUsage } from "../storage/sqlite/usage-repo.ts";
 import { withHomeLock } from "./home-lock.ts";
 import type { MemoryContext } from "./memory-context.ts";
 
@@ -53,7 +55,7 @@ export function removeSession(ctx: MemoryContext, session: string): ResetResult 
     const removed = withWriteLock(ctx.db, () => {
       const n = deleteSessionMessages(ctx.db, session, ctx.now());
       deleteSessionRow(ctx.db, session);
-      forgetSummaryRows(ctx, session);
+      forgetSummaryRows(ctx, session, true);
       return n;
     });
     rmSync(ctx.paths.session(session), { recursive: true, force: true });
@@ -62,10 +64,13 @@ export function removeSession(ctx: MemoryContext, session: string): ResetResult 
   });
 }
 
-/** Per-session rows kept by other tiers (summary runs); tables that do not exist yet are skipped. */
-function forgetSummaryRows(ctx: MemoryContext, session: string): void {
-  const tables = ctx.db.query("SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'summary_runs'").all();
-  if (tables.length > 0) ctx.db.prepare("DELETE FROM summary_runs WHERE session_id = ?").run(session);
+/**
+ * The summary's bookkeeping (last run, exact position) goes with the summary. Token usage rows are an
+ * account of calls that were made: reset --all keeps them, rm (everything of the session) deletes them.
+ */
+function forgetSummaryRows(ctx: MemoryContext, session: string, usageToo = false): void {
+  deleteSummaryRun(ctx.db, session);
+  if (usageToo) deleteSessionUsage(ctx.db, session);
 }
 
 /** Session folders on disk (valid ids only). */

@@ -1,8 +1,14 @@
-// The turn context an agent sends to its model: the last N messages in full, then the user input.
+// The turn context an agent sends to its model: the last N messages in full, then ONE user message holding
+// the `Prior summary` JSON block (filtered per turn by the decision model when one is set), then the input;
+// plus the system prompt's `Prior Conversation Context` section that says how to use the summary.
 import type { Role } from "../shared/message.ts";
 import { nsToRfc3339 } from "../shared/time.ts";
 import type { MemoryContext } from "./memory-context.ts";
 import { readSessionHistory } from "./history-view.ts";
+import { PROMPTS, fill } from "./summary/prompts.ts";
+import { filterRelevant, type RelevanceReport } from "./summary/relevance-filter.ts";
+import { readSummaryFile } from "./summary/summary-file.ts";
+import { summaryIsEmpty } from "./summary/summary-types.ts";
 
 export interface ContextMessage {
   role: Role;
@@ -11,23 +17,38 @@ export interface ContextMessage {
   sendAt?: string;
   sender?: string;
   id?: string;
+  /** history: one of the last N messages; summary: the turn context holding the Prior summary; input: the request. */
+  kind: "history" | "summary" | "input";
 }
 
 export interface TurnContext {
   session: string;
   /** In the order they go to the model. */
   messages: ContextMessage[];
-  /** The system prompt's `Prior Conversation Context` section ("" when there is no summary). */
+  /** The system prompt's `Prior Conversation Context` section ("" when no summary is sent this turn). */
   system: string;
+  /** How the relevance filter treated the summary (absent when the session has no summary). */
+  summaryFilter?: RelevanceReport;
 }
 
-export function buildTurnContext(ctx: MemoryContext, session: string, input?: string): TurnContext {
+export async function buildTurnContext(ctx: MemoryContext, session: string, input?: string): Promise<TurnContext> {
   const recent = readSessionHistory(ctx, session);
   const messages: ContextMessage[] = recent.map((m) => {
-    const c: ContextMessage = { id: m.id, role: m.role, content: m.content, sendAt: nsToRfc3339(m.sendAt) };
+    const c: ContextMessage = { id: m.id, role: m.role, content: m.content, sendAt: nsToRfc3339(m.sendAt), kind: "history" };
     if (m.sender !== undefined) c.sender = m.sender;
     return c;
   });
-  if (input !== undefined && input !== "") messages.push({ role: "user", content: input });
-  return { session, messages, system: "" };
+  const out: TurnContext = { session, messages, system: "" };
+  const file = readSummaryFile(ctx.paths.summary(session));
+  if (file.state === "ok" && !(summaryIsEmpty(file.summary) && Object.keys(file.legacy).length === 0)) {
+    const { summary, report } = await filterRelevant(ctx, session, file.summary, input, recent);
+    out.summaryFilter = report;
+    if (summary) {
+      const block = JSON.stringify({ ...summary, ...file.legacy }, null, 2);
+      messages.push({ role: "user", content: fill(PROMPTS.priorSummaryTurn, { SUMMARY: block }), kind: "summary" });
+      out.system = PROMPTS.priorContextSystem;
+    }
+  }
+  if (input !== undefined && input !== "") messages.push({ role: "user", content: input, kind: "input" });
+  return out;
 }

@@ -1,0 +1,106 @@
+// memvoy summarize [SESSION]: run Generate now (every due session when none is given), with progress per
+// chunk on stderr, ending with what changed.
+import type { SessionReport, SummaryProgress } from "../../app/memory-api.ts";
+import { bool, expectPositionals, parseArgs } from "../args.ts";
+import { openFromFlags, printUsage } from "../command.ts";
+import { bold, dim, printJson, println } from "../output.ts";
+
+export const usage = `
+Usage: memvoy summarize [SESSION] [--progress] [--json]
+
+Run Generate now: fold the messages newer than the session's cursor into its rolling
+summary (summary.json). Without SESSION, every due session is summarized: not temp-,
+with messages, and no summary yet, a history.json newer than summary.json, or a last
+run that did not finish.
+
+Messages come from the archive, so those already compacted out of history.json are
+summarized too. They are sent in chunks of at most summary.chunk_chars characters (a
+chunk never ends on a user message; a question with no reply yet waits for it), one
+call per chunk to summary.model. summary.json and .summary_cursor are saved after
+every chunk; the first failed chunk stops the run, and the next run resumes there.
+With decision_model set, exchanges it judges noise (confidence >= 0.7) are left out
+first, and summary entries the new exchanges supersede are removed.
+
+.summary_cursor holds the UTC time (YYYY-MM-DD HH:MM:SS) of the last summarized message.
+
+Needs ANTHROPIC_API_KEY (and ANTHROPIC_BASE_URL for a proxy); without it nothing changes.
+Ctrl-C stops after the chunk in flight is abandoned: summary.json keeps the last save.
+
+  --progress   progress per chunk on stderr even when it is not a terminal
+  --json       print {"sessions": [...]} with each session's outcome, tokens and changes
+
+Exit codes: 0 every session done (or nothing due), 1 a session failed or was aborted,
+2 usage or input error (unknown session, missing ANTHROPIC_API_KEY).
+`;
+
+const n = (x: number) => x.toLocaleString("en-US");
+
+function progressLine(p: SummaryProgress): string | undefined {
+  switch (p.type) {
+    case "session":
+      return `${p.session}: ${p.messages} new message(s)${p.waiting ? `, ${p.waiting} waiting for a reply` : ""}`;
+    case "pruned":
+      return `${p.session}: decision model kept ${p.kept} message(s), dropped ${p.dropped} as noise; removed ${p.removedDecisions} decision(s), ${p.removedTopics} topic(s)`;
+    case "chunk":
+      return `${p.session}: chunk ${p.chunk}/${p.chunks} (${n(p.chars)} characters, ${p.messages} messages)…`;
+    case "chunk-done":
+      return `${p.session}: chunk ${p.chunk}/${p.chunks} saved (${n(p.inputTokens)} in / ${n(p.outputTokens)} out tokens)`;
+    case "chunk-failed":
+      return `${p.session}: ${p.error}`;
+    default:
+      return undefined;
+  }
+}
+
+function printReport(r: SessionReport): void {
+  const bad = r.outcome === "failed" || r.outcome === "partial" || r.outcome === "aborted";
+  const parts: string[] = [r.outcome];
+  if (r.chunksTotal) parts.push(`${r.chunksDone}/${r.chunksTotal} chunk(s)`);
+  if (r.calls) parts.push(`${r.calls} call(s), ${n(r.inputTokens)} in / ${n(r.outputTokens)} out tokens`);
+  if (r.droppedAsNoise) parts.push(`${r.droppedAsNoise} message(s) dropped as noise`);
+  if (r.cursor) parts.push(`cursor ${r.cursor} UTC`);
+  println(`${bold(r.session)}: ${parts.join(" · ")}`);
+  const c = r.changes;
+  if (c) {
+    for (const d of c.decisionsAdded) println(`  + ${d}`);
+    for (const d of c.decisionsRemoved) println(`  - ${d}`);
+    for (const t of c.topicsAdded) println(`  + topic: ${t}`);
+    for (const t of c.topicsUpdated) println(`  ~ topic: ${t}`);
+    for (const t of c.topicsRemoved) println(`  - topic: ${t}`);
+    if (c.currentTopic) println(`  current topic: ${c.currentTopic.from || "(none)"} → ${c.currentTopic.to || "(none)"}`);
+  }
+  if (r.error) println(`  ${bad ? "error" : "note"}: ${r.error}`);
+  for (const note of r.notes) println(dim(`  note: ${note}`));
+}
+
+export async function run(argv: readonly string[]): Promise<number> {
+  const p = parseArgs(argv, { progress: { type: "boolean" } }, "summarize");
+  if (bool(p, "help")) return printUsage(usage);
+  const [session] = expectPositionals(p, "summarize", [], ["SESSION"]);
+  const showProgress = bool(p, "progress") || process.stderr.isTTY === true;
+  const abort = new AbortController();
+  const onSigint = () => {
+    if (abort.signal.aborted) process.exit(130);
+    process.stderr.write("memvoy: stopping (Ctrl-C again to quit at once)\n");
+    abort.abort();
+  };
+  process.on("SIGINT", onSigint);
+  const api = openFromFlags(p);
+  try {
+    const report = await api.summarize(session, {
+      signal: abort.signal,
+      onProgress: (e) => {
+        const line = showProgress ? progressLine(e) : undefined;
+        if (line) process.stderr.write(`${line}\n`);
+      },
+    });
+    const failed = report.sessions.some((s) => ["failed", "partial", "aborted", "skipped"].includes(s.outcome));
+    if (bool(p, "json")) printJson(report);
+    else if (report.sessions.length === 0) println(session ? `${session}: nothing to summarize` : "nothing to summarize: no session is due");
+    else report.sessions.forEach(printReport);
+    return failed ? 1 : 0;
+  } finally {
+    process.off("SIGINT", onSigint);
+    api.close();
+  }
+}

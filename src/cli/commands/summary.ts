@@ -1,0 +1,92 @@
+// memvoy summary SESSION: the rolling summary, the cursor and exact position, the last run and token usage.
+import type { SummaryView } from "../../app/memory-api.ts";
+import { nsToLocalSeconds, nsToRfc3339 } from "../../shared/time.ts";
+import { bool, expectPositionals, parseArgs } from "../args.ts";
+import { openFromFlags, printUsage } from "../command.ts";
+import { bold, dim, printJson, println } from "../output.ts";
+
+export const usage = `
+Usage: memvoy summary SESSION [--json]
+
+Show the session's rolling summary (summary.json): key decisions, past discussions and
+the current discussion. Then the cursor (.summary_cursor: the UTC time of the last
+summarized message, YYYY-MM-DD HH:MM:SS) and the exact position reached, the last
+summary run (when, outcome, chunks, calls and tokens), the token usage of every LLM
+call made for the session, and whether the session is due for a run.
+
+  --json   print it as one JSON document (times RFC 3339 UTC)
+`;
+
+const n = (x: number) => x.toLocaleString("en-US");
+
+export function viewJson(v: SummaryView): Record<string, unknown> {
+  const out: Record<string, unknown> = { session: v.session, state: v.state, summary: v.summary ?? null };
+  if (v.legacy) out.legacy = v.legacy;
+  if (v.problem) out.problem = v.problem;
+  out.cursor = v.cursor ?? null;
+  if (v.cursorProblem) out.cursorProblem = v.cursorProblem;
+  out.position = v.position ? { seq: Number(v.position.seq), id: v.position.id } : null;
+  out.lastRun = v.lastRun
+    ? { ...v.lastRun, startedAt: nsToRfc3339(v.lastRun.startedAt), finishedAt: v.lastRun.finishedAt !== undefined ? nsToRfc3339(v.lastRun.finishedAt) : null }
+    : null;
+  out.usage = v.usage;
+  out.due = v.due;
+  return out;
+}
+
+function printView(v: SummaryView): void {
+  if (v.state === "missing") println(dim(`${v.session} has no summary yet (memvoy summarize ${v.session})`));
+  if (v.state === "corrupt") println(`summary.json is unreadable (${v.problem}); the next run moves it aside and starts over`);
+  const s = v.summary;
+  if (s) {
+    println(bold("Key decisions"));
+    println(s.key_decisions.length ? s.key_decisions.map((d) => `  ${d}`).join("\n") : dim("  (none)"));
+    println(bold("Past discussions"));
+    if (s.past_discussions.length === 0) println(dim("  (none)"));
+    for (const p of s.past_discussions) {
+      println(`  • ${p.topic}${p.last_discussed ? dim(` (${p.last_discussed} UTC)`) : ""}`);
+      if (p.description) println(`      ${p.description}`);
+      if (p.direction) println(`      direction: ${p.direction}`);
+    }
+    const c = s.current_discussion;
+    println(bold("Current discussion"));
+    if (!c.topic && !c.description) println(dim("  (none)"));
+    else {
+      println(`  ${c.topic}`);
+      if (c.description) println(`      ${c.description}`);
+      if (c.perspectives) println(`      perspectives: ${c.perspectives}`);
+      if (c.direction) println(`      direction: ${c.direction}`);
+    }
+    if (v.legacy) println(dim(`  (also old-format keys ${Object.keys(v.legacy).join(", ")}: folded in at the next run)`));
+    println();
+  }
+  const pos = v.position ? dim(` (exact position: message ${v.position.id})`) : "";
+  println(`${bold("Cursor")}: ${v.cursor ? `${v.cursor} UTC${pos}` : v.cursorProblem ?? dim("none")}`);
+  const r = v.lastRun;
+  if (r) {
+    const when = nsToLocalSeconds(r.finishedAt ?? r.startedAt);
+    const parts = [r.outcome, `${r.chunksDone}/${r.chunksTotal} chunk(s)`, `${r.calls} call(s)`, `${n(r.inputTokens)} in / ${n(r.outputTokens)} out tokens`];
+    println(`${bold("Last run")}: ${when} · ${parts.join(" · ")}`);
+    if (r.error) println(`  error: ${r.error}`);
+  } else println(`${bold("Last run")}: ${dim("never")}`);
+  if (v.usage.length > 0) {
+    println(bold("Token usage (all calls)"));
+    for (const u of v.usage) println(`  ${u.purpose.padEnd(10)} ${u.model}: ${u.calls} call(s), ${n(u.inputTokens)} in / ${n(u.outputTokens)} out`);
+  }
+  println(`${bold("Due")}: ${v.due ? "yes" : "no"}`);
+}
+
+export async function run(argv: readonly string[]): Promise<number> {
+  const p = parseArgs(argv, {}, "summary");
+  if (bool(p, "help")) return printUsage(usage);
+  const [session] = expectPositionals(p, "summary", ["SESSION"]);
+  const api = openFromFlags(p);
+  try {
+    const view = api.summary(session!);
+    if (bool(p, "json")) printJson(viewJson(view));
+    else printView(view);
+    return 0;
+  } finally {
+    api.close();
+  }
+}

@@ -1,0 +1,183 @@
+// The one gateway to the Anthropic Messages API: settings from the environment, the SDK loaded lazily,
+// our own bounded retry (429, 529, 5xx, dropped connections) with back-off, per-attempt timeout and an
+// overall deadline, token usage reported per answer, and JSON answers pulled out of the text.
+import type { Config } from "../config/schema.ts";
+import { LlmAbortedError, LlmAnswerError, LlmCallError, MissingApiKeyError, type LlmFailureKind } from "./llm-errors.ts";
+import type { LlmReply, LlmRequest, LlmSettings } from "./llm-types.ts";
+import { jsonCandidates } from "./json-answer.ts";
+import { backoffMs, retryAfterMs, sleep } from "./retry.ts";
+
+type Sdk = typeof import("@anthropic-ai/sdk");
+type SdkClient = InstanceType<Sdk["default"]>;
+
+export const DEFAULT_BASE_URL = "https://api.anthropic.com";
+
+/** Settings from ANTHROPIC_API_KEY / ANTHROPIC_BASE_URL and the [summary] config. Throws MissingApiKeyError. */
+export function llmSettings(
+  env: Readonly<Record<string, string | undefined>>,
+  config: Pick<Config["summary"], "timeout_ms" | "max_retries">,
+  extra: Partial<Pick<LlmSettings, "onUsage" | "onWarning" | "retryBaseMs" | "retryMaxMs">> = {},
+): LlmSettings {
+  const apiKey = env.ANTHROPIC_API_KEY?.trim();
+  if (!apiKey) throw new MissingApiKeyError();
+  return {
+    apiKey,
+    baseURL: env.ANTHROPIC_BASE_URL?.trim() || DEFAULT_BASE_URL,
+    timeoutMs: config.timeout_ms,
+    maxRetries: config.max_retries,
+    retryBaseMs: 500,
+    retryMaxMs: 20_000,
+    ...extra,
+  };
+}
+
+const warned = new Set<string>();
+function defaultWarning(line: string): void {
+  if (warned.has(line)) return;
+  warned.add(line);
+  process.stderr.write(`memvoy: warning: ${line}\n`);
+}
+
+export interface JsonReply {
+  reply: LlmReply;
+  /** Every JSON value found in the answer, most specific first. */
+  candidates: unknown[];
+}
+
+export class LlmClient {
+  #sdk?: Promise<{ sdk: Sdk; client: SdkClient }>;
+  /** The last call that failed (after its retries), if any. */
+  lastFailure?: LlmCallError;
+
+  constructor(readonly settings: LlmSettings) {}
+
+  #load(): Promise<{ sdk: Sdk; client: SdkClient }> {
+    this.#sdk ??= import("@anthropic-ai/sdk").then((sdk) => {
+      const warn = (message: string, ...rest: unknown[]) => this.#warn([message, ...rest].map(String).join(" "));
+      const client = new sdk.default({
+        apiKey: this.settings.apiKey,
+        baseURL: this.settings.baseURL,
+        maxRetries: 0,
+        timeout: this.settings.timeoutMs,
+        openTelemetry: false,
+        logLevel: "warn",
+        logger: { error: warn, warn, info: () => {}, debug: () => {} },
+      });
+      return { sdk, client };
+    });
+    return this.#sdk;
+  }
+
+  #warn(text: string): void {
+    (this.settings.onWarning ?? defaultWarning)(text.replace(/\s*\n\s*/g, " ").trim());
+  }
+
+  /** One completion, retried on 429, 529, 5xx and dropped connections within the budget. */
+  async complete(req: LlmRequest): Promise<LlmReply> {
+    const started = performance.now();
+    const deadline = req.deadlineMs !== undefined ? started + req.deadlineMs : Infinity;
+    const deadlineSignal = req.deadlineMs !== undefined ? AbortSignal.timeout(req.deadlineMs) : undefined;
+    const signal = anySignal(req.signal, deadlineSignal);
+    const { sdk, client } = await this.#load();
+    const maxRetries = req.maxRetries ?? this.settings.maxRetries;
+    const what = `${req.purpose} call to ${req.model}`;
+    for (let attempt = 1; ; attempt++) {
+      if (req.signal?.aborted) throw new LlmAbortedError(`${what} was aborted`, { cause: req.signal.reason });
+      const left = deadline - performance.now();
+      if (left <= 0) throw new LlmCallError(`${what} timed out after ${req.deadlineMs} ms`, "timeout", undefined, attempt - 1);
+      const timeout = Math.max(1, Math.floor(Math.min(req.timeoutMs ?? this.settings.timeoutMs, left)));
+      try {
+        const message = await this.#create(client, req, { timeout, signal, maxRetries: 0 });
+        const text = message.content.flatMap((b) => (b.type === "text" ? [b.text] : [])).join("");
+        const reply: LlmReply = {
+          text,
+          model: message.model || req.model,
+          stopReason: message.stop_reason ?? null,
+          inputTokens: message.usage?.input_tokens ?? 0,
+          outputTokens: message.usage?.output_tokens ?? 0,
+          attempts: attempt,
+        };
+        this.settings.onUsage?.({ purpose: req.purpose, session: req.session, model: reply.model, inputTokens: reply.inputTokens, outputTokens: reply.outputTokens });
+        return reply;
+      } catch (err) {
+        if (req.signal?.aborted) throw new LlmAbortedError(`${what} was aborted`, { cause: err });
+        if (deadlineSignal?.aborted) throw new LlmCallError(`${what} timed out after ${req.deadlineMs} ms`, "timeout", undefined, attempt, { cause: err });
+        const f = classify(sdk, err, timeout);
+        if (!f.retryable || attempt > maxRetries) {
+          const tries = attempt > 1 ? ` (after ${attempt} attempts)` : "";
+          throw (this.lastFailure = new LlmCallError(`${what} failed: ${f.text}${tries}`, f.kind, f.status, attempt, { cause: err }));
+        }
+        const wait = backoffMs(attempt - 1, this.settings.retryBaseMs, this.settings.retryMaxMs, retryAfterMs(f.headers));
+        if (performance.now() + wait >= deadline) {
+          throw new LlmCallError(`${what} failed: ${f.text}; no time left to retry`, f.kind, f.status, attempt, { cause: err });
+        }
+        if (!(await sleep(wait, req.signal))) throw new LlmAbortedError(`${what} was aborted`, { cause: req.signal?.reason });
+      }
+    }
+  }
+
+  /** A completion whose answer must hold JSON (inside <tag>…</tag> when a tag is given). */
+  async completeJson(req: LlmRequest, tag?: string): Promise<JsonReply> {
+    const reply = await this.complete(req);
+    if (reply.text.trim() === "") throw new LlmAnswerError(`${req.purpose} answer from ${reply.model} was empty`);
+    const candidates = jsonCandidates(reply.text, tag);
+    if (candidates.length === 0) {
+      throw new LlmAnswerError(`${req.purpose} answer from ${reply.model} held no JSON: ${excerpt(reply.text)}`);
+    }
+    return { reply, candidates };
+  }
+
+  #create(client: SdkClient, req: LlmRequest, options: { timeout: number; signal?: AbortSignal; maxRetries: number }) {
+    // The SDK warns about deprecated model ids on the console; route that line to onWarning instead.
+    const original = console.warn;
+    console.warn = (...args: unknown[]) => this.#warn(args.map(String).join(" "));
+    try {
+      return client.messages.create(
+        { model: req.model, max_tokens: req.maxTokens, system: req.system, messages: req.messages },
+        options,
+      );
+    } finally {
+      console.warn = original;
+    }
+  }
+}
+
+interface Failure {
+  kind: LlmFailureKind;
+  status?: number;
+  retryable: boolean;
+  text: string;
+  headers?: Headers;
+}
+
+function classify(sdk: Sdk, err: unknown, timeoutMs: number): Failure {
+  if (err instanceof sdk.APIConnectionTimeoutError) return { kind: "timeout", retryable: false, text: `no answer within ${timeoutMs} ms` };
+  if (err instanceof sdk.APIConnectionError) return { kind: "connection", retryable: true, text: `connection failed (${errorText(err)})` };
+  if (err instanceof sdk.APIError && typeof err.status === "number") {
+    const s = err.status;
+    const detail = err.apiMessage ? `: ${err.apiMessage}` : "";
+    const base = { status: s, headers: err.headers instanceof Headers ? err.headers : undefined };
+    if (s === 429) return { ...base, kind: "rate-limit", retryable: true, text: `HTTP 429 rate limited${detail}` };
+    if (s === 529) return { ...base, kind: "overloaded", retryable: true, text: `HTTP 529 overloaded${detail}` };
+    if (s >= 500) return { ...base, kind: "server", retryable: true, text: `HTTP ${s} server error${detail}` };
+    if (s === 401 || s === 403) return { ...base, kind: "auth", retryable: false, text: `HTTP ${s}: the API key was refused${detail}` };
+    return { ...base, kind: "request", retryable: false, text: `HTTP ${s}${detail}` };
+  }
+  return { kind: "connection", retryable: false, text: errorText(err) };
+}
+
+function errorText(err: unknown): string {
+  const e = err as { message?: string; cause?: { message?: string } };
+  return (e?.cause?.message ?? e?.message ?? String(err)).split("\n")[0]!;
+}
+
+function excerpt(text: string): string {
+  const t = text.replace(/\s+/g, " ").trim();
+  return JSON.stringify(t.length > 80 ? t.slice(0, 80) + "…" : t);
+}
+
+function anySignal(...signals: (AbortSignal | undefined)[]): AbortSignal | undefined {
+  const list = signals.filter((s): s is AbortSignal => s !== undefined);
+  if (list.length === 0) return undefined;
+  return list.length === 1 ? list[0] : AbortSignal.any(list);
+}

@@ -1,0 +1,35 @@
+// Which sessions the summary cron should run: not `temp-`, with messages, and either no summary yet,
+// a history.json newer than summary.json (the mtime gate), or a last run that did not finish.
+import { statSync } from "node:fs";
+import { isTempSession } from "../../shared/session-id.ts";
+import { listSessionRows } from "../../storage/sqlite/sessions-repo.ts";
+import { getSummaryRun } from "../../storage/sqlite/summary-runs-repo.ts";
+import type { MemoryContext } from "../memory-context.ts";
+import { sessionDirs } from "../session-admin.ts";
+
+const UNFINISHED = new Set(["running", "failed", "partial", "aborted"]);
+
+function mtimeNs(path: string): bigint | undefined {
+  try {
+    return statSync(path, { bigint: true }).mtimeNs;
+  } catch {
+    return undefined;
+  }
+}
+
+export function isDue(ctx: MemoryContext, session: string, messageCount?: number): boolean {
+  if (isTempSession(session)) return false;
+  const history = mtimeNs(ctx.paths.history(session));
+  if ((messageCount ?? 0) === 0 && history === undefined) return false;
+  const summary = mtimeNs(ctx.paths.summary(session));
+  if (summary === undefined) return true;
+  if (history !== undefined && history > summary) return true;
+  const last = getSummaryRun(ctx.db, session);
+  return last !== undefined && UNFINISHED.has(last.outcome);
+}
+
+export function dueSessions(ctx: MemoryContext): string[] {
+  const counts = new Map(listSessionRows(ctx.db).map((r) => [r.id, r.messageCount]));
+  const ids = new Set([...counts.keys(), ...sessionDirs(ctx)]);
+  return [...ids].filter((id) => isDue(ctx, id, counts.get(id))).sort();
+}

@@ -1,0 +1,34 @@
+// The LLM client for memory work: settings from the home's environment and config, every answered
+// call's token usage written to SQLite (llm_usage) and added to the caller's meter.
+import { LlmClient, llmSettings } from "../../llm/anthropic-client.ts";
+import type { LlmUsage } from "../../llm/llm-types.ts";
+import { insertUsage } from "../../storage/sqlite/usage-repo.ts";
+import { withWriteLock } from "../../storage/sqlite/write-lock.ts";
+import type { MemoryContext } from "../memory-context.ts";
+
+export interface UsageMeter {
+  calls: number;
+  inputTokens: number;
+  outputTokens: number;
+}
+
+export function newMeter(): UsageMeter {
+  return { calls: 0, inputTokens: 0, outputTokens: 0 };
+}
+
+export function envOf(ctx: MemoryContext): Readonly<Record<string, string | undefined>> {
+  return ctx.env ?? process.env;
+}
+
+/** Throws MissingApiKeyError (nothing touched) when ANTHROPIC_API_KEY is not set. */
+export function openLlm(ctx: MemoryContext, meter?: UsageMeter, onWarning?: (line: string) => void): LlmClient {
+  const onUsage = (u: LlmUsage) => {
+    if (meter) {
+      meter.calls++;
+      meter.inputTokens += u.inputTokens;
+      meter.outputTokens += u.outputTokens;
+    }
+    withWriteLock(ctx.db, () => insertUsage(ctx.db, { ...u, at: ctx.now() }));
+  };
+  return new LlmClient(llmSettings(envOf(ctx), ctx.config.summary, onWarning ? { onUsage, onWarning } : { onUsage }));
+}

@@ -1,0 +1,17 @@
+// The prompt files (embedded by the build) and filling their {{PLACEHOLDERS}}.
+import summarySystem from "./prompts/summary-system.md" with { type: "text" };
+import summaryUser from "./prompts/summary-user.md" with { type: "text" };
+import noiseSystem from "./prompts/noise-system.md" with { type: "text" };
+import supersedeSystem from "./prompts/supersede-system.md" with { type: "text" };
+import relevanceSystem from "./prompts/relevance-system.md" with { type: "text" };
+import priorContextSystem from "./prompts/prior-context-system.md" with { type: "text" };
+import priorSummaryTurn from "./prompts/prior-summary-turn.md" with { type: "text" };
+
+export const PROMPTS = { summarySystem, summaryUser, noiseSystem, supersedeSystem, relevanceSystem, priorContextSystem, priorSummaryTurn };
+
+/** Replace every {{NAME}} (split/join: no `$` surprises from String.replace). */
+export function fill(template: string, values: Record<string, string>): string {
+  let out = template;
+  for (const [name, value] of Object.entries(values)) out = out.split(`{{${name}}}`).join(value);
+  return out.trimEnd();
+}

@@ -1,0 +1,108 @@
+// The per-turn relevance filter: with a decision model set, keep only the summary entries relevant to the
+// request. Never delays a turn by more than context.relevance_timeout_ms; a timeout, a failure, a missing
+// key or no decision model keeps every entry; when nothing is relevant the summary is left out.
+import * as v from "valibot";
+import { LlmAnswerError } from "../../llm/llm-errors.ts";
+import { errorMessage } from "../../shared/errors.ts";
+import type { StoredMessage } from "../../shared/message.ts";
+import type { MemoryContext } from "../memory-context.ts";
+import { shorten } from "./chunking.ts";
+import { openLlm } from "./llm-access.ts";
+import { PROMPTS } from "./prompts.ts";
+import { currentIsEmpty, emptyCurrent, type Summary } from "./summary-types.ts";
+import { renderMessage } from "./transcript.ts";
+
+export type RelevanceOutcome = "off" | "all" | "some" | "none" | "failed" | "timeout";
+
+export interface RelevanceReport {
+  outcome: RelevanceOutcome;
+  /** Entries kept / entries in the summary (decisions + past topics + the current topic). */
+  kept: number;
+  total: number;
+  detail?: string;
+}
+
+const Answer = v.object({
+  key_decisions: v.optional(v.array(v.pipe(v.number(), v.integer())), []),
+  past_discussions: v.optional(v.array(v.pipe(v.number(), v.integer())), []),
+  current_discussion: v.optional(v.boolean(), false),
+});
+
+function entryCount(s: Summary): number {
+  return s.key_decisions.length + s.past_discussions.length + (currentIsEmpty(s.current_discussion) ? 0 : 1);
+}
+
+function describe(s: Summary, input: string, recent: readonly StoredMessage[]): string {
+  const lines = ["## Summary entries", "", "key_decisions:"];
+  lines.push(...(s.key_decisions.length ? s.key_decisions.map((d, i) => `[${i}] ${d}`) : ["(none)"]));
+  lines.push("", "past_discussions:");
+  lines.push(...(s.past_discussions.length ? s.past_discussions.map((p, i) => `[${i}] ${p.topic}: ${p.description}`) : ["(none)"]));
+  const c = s.current_discussion;
+  lines.push("", `current_discussion: ${currentIsEmpty(c) ? "(none)" : `${c.topic}: ${c.description}`}`);
+  if (recent.length > 0) lines.push("", "## Latest messages", "", ...recent.map((m) => renderMessage(m, shorten(m.content, 600))));
+  lines.push("", "## The request", "", shorten(input, 4000));
+  return lines.join("\n");
+}
+
+export async function filterRelevant(
+  ctx: MemoryContext,
+  session: string,
+  summary: Summary,
+  input: string | undefined,
+  recent: readonly StoredMessage[],
+): Promise<{ summary: Summary | undefined; report: RelevanceReport }> {
+  const total = entryCount(summary);
+  const all = (outcome: RelevanceOutcome, detail?: string) => ({ summary, report: { outcome, kept: total, total, ...(detail ? { detail } : {}) } });
+  const model = ctx.config.decision_model.trim();
+  if (!model) return all("off");
+  if (!input || input.trim() === "") return all("off", "no request to judge");
+  if (total === 0) return all("all");
+  const timeoutMs = ctx.config.context.relevance_timeout_ms;
+  const abort = new AbortController();
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timedOut = new Promise<"timeout">((resolve) => {
+    timer = setTimeout(() => {
+      abort.abort();
+      resolve("timeout");
+    }, timeoutMs);
+  });
+  const judge = (async () => {
+    const llm = openLlm(ctx);
+    const { candidates } = await llm.completeJson({
+      model,
+      system: PROMPTS.relevanceSystem,
+      messages: [{ role: "user", content: describe(summary, input, recent.slice(-2)) }],
+      maxTokens: 512,
+      purpose: "relevance",
+      session,
+      signal: abort.signal,
+      deadlineMs: timeoutMs,
+    });
+    for (const c of candidates) {
+      const r = v.safeParse(Answer, c);
+      if (r.success) return r.output;
+    }
+    throw new LlmAnswerError("relevance answer did not have the expected shape");
+  })();
+  try {
+    const answer = await Promise.race([judge, timedOut]);
+    if (answer === "timeout") {
+      judge.catch(() => {}); // settles after the abort; nothing waits for it
+      return all("timeout", `no answer within ${timeoutMs} ms`);
+    }
+    const d = new Set(answer.key_decisions);
+    const p = new Set(answer.past_discussions);
+    const filtered: Summary = {
+      key_decisions: summary.key_decisions.filter((_, i) => d.has(i)),
+      past_discussions: summary.past_discussions.filter((_, i) => p.has(i)),
+      current_discussion: answer.current_discussion ? summary.current_discussion : emptyCurrent(),
+    };
+    const kept = entryCount(filtered);
+    if (kept === 0) return { summary: undefined, report: { outcome: "none", kept, total } };
+    return { summary: filtered, report: { outcome: kept === total ? "all" : "some", kept, total } };
+  } catch (err) {
+    return all("failed", errorMessage(err).split("\n")[0]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

@@ -1,0 +1,40 @@
+// summarize: run Generate on one session, or on every due session. The API key is checked before anything
+// is touched; an error no retry can fix (a refused key, an unknown model) stops the batch.
+import type { LlmClient } from "../../llm/anthropic-client.ts";
+import { assertSessionId } from "../../shared/session-id.ts";
+import type { MemoryContext } from "../memory-context.ts";
+import { UnknownSessionError, sessionExists } from "../session-admin.ts";
+import { discoverSessions } from "../sessions-list.ts";
+import { dueSessions } from "./due-sessions.ts";
+import { generateSession } from "./generate.ts";
+import { openLlm } from "./llm-access.ts";
+import type { SessionReport, SummarizeOptions, SummarizeReport } from "./summary-report.ts";
+
+export async function summarize(ctx: MemoryContext, session: string | undefined, o: SummarizeOptions = {}): Promise<SummarizeReport> {
+  let targets: string[];
+  if (session !== undefined) {
+    assertSessionId(session);
+    if (!sessionExists(ctx, session)) throw new UnknownSessionError(`no session ${JSON.stringify(session)} in ${ctx.paths.home}`);
+    targets = [session];
+  } else {
+    discoverSessions(ctx);
+    targets = dueSessions(ctx);
+  }
+  if (targets.length === 0) return { sessions: [] };
+  openLlm(ctx); // MissingApiKeyError here, before any file or row changes
+  const sessions: SessionReport[] = [];
+  let stop: string | undefined;
+  for (const id of targets) {
+    if (o.signal?.aborted) stop ??= "the run was aborted";
+    if (stop) {
+      sessions.push({ session: id, outcome: "skipped", messages: 0, droppedAsNoise: 0, waiting: 0, chunksDone: 0, chunksTotal: 0, calls: 0, inputTokens: 0, outputTokens: 0, notes: [stop] });
+      continue;
+    }
+    let llm: LlmClient | undefined;
+    const report = await generateSession(ctx, id, (meter) => (llm = openLlm(ctx, meter)), o);
+    sessions.push(report);
+    const failure = (llm as LlmClient | undefined)?.lastFailure;
+    if (failure?.fatal) stop = `not run: ${failure.message}`;
+  }
+  return { sessions };
+}

@@ -1,0 +1,73 @@
+// One summary call: the previous summary in the system prompt, one chunk of transcript as the user
+// message; the answer parsed, put under the summary rules, converted to Traditional Chinese when Chinese,
+// and validated. Anything short of a valid summary is an LlmAnswerError.
+import type { LlmClient } from "../../llm/anthropic-client.ts";
+import { LlmAnswerError } from "../../llm/llm-errors.ts";
+import type { Chunk } from "./chunking.ts";
+import { PROMPTS, fill } from "./prompts.ts";
+import { isJapaneseOutput, languageRule, toTraditional } from "./reply-language.ts";
+import { assertValidSummary, parseLooseSummary } from "./summary-schema.ts";
+import { applySummaryRules, type RuleNotes } from "./summary-rules.ts";
+import { summaryIsEmpty, type Summary } from "./summary-types.ts";
+import { renderTranscript } from "./transcript.ts";
+
+export const SUMMARY_MAX_TOKENS = 4096;
+
+export interface ChunkInput {
+  model: string;
+  session: string;
+  previous: Summary;
+  /** Pre-v0.32.7 keys of the previous summary, shown to the model so it folds them in. */
+  legacy: Record<string, unknown>;
+  chunk: Chunk;
+  index: number;
+  total: number;
+  replyLang: string;
+  signal?: AbortSignal;
+}
+
+export interface ChunkResult {
+  summary: Summary;
+  notes: RuleNotes & { traditionalFields: number };
+  inputTokens: number;
+  outputTokens: number;
+}
+
+export function summarySystemPrompt(previous: Summary, legacy: Record<string, unknown>, replyLang: string): string {
+  const shown = summaryIsEmpty(previous) && Object.keys(legacy).length === 0 ? {} : { ...previous, ...legacy };
+  return fill(PROMPTS.summarySystem, { LANGUAGE_RULE: languageRule(replyLang), PREVIOUS_SUMMARY: JSON.stringify(shown, null, 2) });
+}
+
+export function summaryUserPrompt(chunk: Chunk, index: number, total: number): string {
+  const transcript = renderTranscript(chunk.parts).replaceAll("</conversation>", "<\\/conversation>");
+  return fill(PROMPTS.summaryUser, { TRANSCRIPT: transcript, PART: `part ${index} of ${total}` });
+}
+
+export async function summarizeChunk(llm: LlmClient, input: ChunkInput): Promise<ChunkResult> {
+  const { candidates, reply } = await llm.completeJson(
+    {
+      model: input.model,
+      system: summarySystemPrompt(input.previous, input.legacy, input.replyLang),
+      messages: [{ role: "user", content: summaryUserPrompt(input.chunk, input.index, input.total) }],
+      maxTokens: SUMMARY_MAX_TOKENS,
+      purpose: "summary",
+      session: input.session,
+      signal: input.signal,
+    },
+    "summary",
+  );
+  for (const candidate of candidates) {
+    const loose = parseLooseSummary(candidate);
+    if (!loose) continue;
+    const ruled = applySummaryRules(loose, input.previous);
+    const conversation = input.chunk.parts.map((p) => p.text).join("\n");
+    const converted = isJapaneseOutput(input.replyLang, conversation) ? { summary: ruled.summary, changed: 0 } : await toTraditional(ruled.summary);
+    return {
+      summary: assertValidSummary(converted.summary),
+      notes: { ...ruled.notes, traditionalFields: converted.changed },
+      inputTokens: reply.inputTokens,
+      outputTokens: reply.outputTokens,
+    };
+  }
+  throw new LlmAnswerError(`summary answer from ${reply.model} held no valid summary (it needs key_decisions, past_discussions and current_discussion)`);
+}

@@ -1,0 +1,119 @@
+// The summary rules applied to every answer, whatever the model did: decisions start `Do: ` / `Don't: `
+// (legacy markers rewritten), at most 8 of each list, times as `YYYY-MM-DD HH:mm`, fields of bounded length.
+import type { LooseSummary } from "./summary-schema.ts";
+import {
+  MAX_DECISIONS,
+  MAX_FIELD_CHARS,
+  MAX_PAST_DISCUSSIONS,
+  emptyCurrent,
+  type PastDiscussion,
+  type Summary,
+} from "./summary-types.ts";
+
+export interface RuleNotes {
+  /** Decisions whose language-dependent marker (要：, 不要：, する：, しない：) was rewritten. */
+  markersRewritten: number;
+  /** Decisions / past topics beyond the limit of 8 that were left out. */
+  decisionsCut: number;
+  pastCut: number;
+}
+
+const LEGACY_MARKERS: [RegExp, "Do: " | "Don't: "][] = [
+  [/^不要\s*[：:]\s*/, "Don't: "],
+  [/^要\s*[：:]\s*/, "Do: "],
+  [/^しない\s*[：:]\s*/, "Don't: "],
+  [/^する\s*[：:]\s*/, "Do: "],
+];
+const DONT = /^(?:don['’]?t|do\s+not|dont)\s*[:：\-–]\s*/i;
+const DO = /^do\s*[:：\-–]\s*/i;
+
+export function hasLegacyMarker(decision: string): boolean {
+  return LEGACY_MARKERS.some(([re]) => re.test(decision.trim()));
+}
+
+/** `Do: …` / `Don't: …`; undefined for an empty entry. An entry with no prefix is a rule to follow: `Do: `. */
+export function normalizeDecision(raw: string, notes?: RuleNotes): string | undefined {
+  let text = clip(raw.replace(/\s+/g, " ").trim());
+  for (const [re, prefix] of LEGACY_MARKERS) {
+    if (re.test(text)) {
+      if (notes) notes.markersRewritten++;
+      text = prefix + text.replace(re, "");
+      break;
+    }
+  }
+  let prefix: string = "Do: ";
+  if (DONT.test(text)) (prefix = "Don't: "), (text = text.replace(DONT, ""));
+  else if (DO.test(text)) text = text.replace(DO, "");
+  text = text.trim();
+  return text === "" ? undefined : clip(prefix + text);
+}
+
+/** `YYYY-MM-DD HH:mm` from what a model wrote (seconds, a T, a zone suffix are dropped); "" when it is no time. */
+export function normalizeMinute(raw: string): string {
+  const m = /^(\d{4}-\d{2}-\d{2})[T ](\d{2}:\d{2})/.exec(raw.trim());
+  if (m) return `${m[1]} ${m[2]}`;
+  const d = /^(\d{4}-\d{2}-\d{2})$/.exec(raw.trim());
+  return d ? `${d[1]} 00:00` : "";
+}
+
+function clip(text: string): string {
+  return text.length > MAX_FIELD_CHARS ? text.slice(0, MAX_FIELD_CHARS - 1) + "…" : text;
+}
+
+/**
+ * A Summary from a lenient one. A key the answer left out keeps its value from `fallback` (the previous
+ * summary), so an answer missing one list never erases it.
+ */
+export function applySummaryRules(loose: LooseSummary, fallback: Summary): { summary: Summary; notes: RuleNotes } {
+  const notes: RuleNotes = { markersRewritten: 0, decisionsCut: 0, pastCut: 0 };
+  const decisions: string[] = [];
+  const seen = new Set<string>();
+  for (const raw of loose.key_decisions ?? fallback.key_decisions) {
+    const d = normalizeDecision(raw, notes);
+    if (!d || seen.has(d.toLowerCase())) continue;
+    seen.add(d.toLowerCase());
+    decisions.push(d);
+  }
+  // The prompt asks for the most important first: the tail is what goes.
+  notes.decisionsCut = Math.max(0, decisions.length - MAX_DECISIONS);
+
+  const past: PastDiscussion[] = [];
+  const topics = new Map<string, number>();
+  for (const p of loose.past_discussions ?? fallback.past_discussions) {
+    const entry: PastDiscussion = {
+      topic: clip(p.topic.trim()),
+      description: clip(p.description.trim()),
+      direction: clip(p.direction.trim()),
+      last_discussed: normalizeMinute(p.last_discussed),
+    };
+    if (!entry.topic && !entry.description) continue;
+    const key = entry.topic.toLowerCase();
+    const at = topics.get(key);
+    if (at !== undefined && key !== "") past[at] = entry; // one entry per topic: the later one wins
+    else (topics.set(key, past.length), past.push(entry));
+  }
+  notes.pastCut = Math.max(0, past.length - MAX_PAST_DISCUSSIONS);
+
+  const c = loose.current_discussion === undefined ? fallback.current_discussion : (loose.current_discussion ?? emptyCurrent());
+  return {
+    summary: {
+      key_decisions: decisions.slice(0, MAX_DECISIONS),
+      past_discussions: keepNewest(past, MAX_PAST_DISCUSSIONS),
+      current_discussion: {
+        topic: clip(c.topic.trim()),
+        description: clip(c.description.trim()),
+        perspectives: clip(c.perspectives.trim()),
+        direction: clip(c.direction.trim()),
+      },
+    },
+    notes,
+  };
+}
+
+/** At most `n` entries: the oldest by last_discussed go first (undated count as oldest); order is kept. */
+function keepNewest(list: PastDiscussion[], n: number): PastDiscussion[] {
+  if (list.length <= n) return list;
+  const ranked = list.map((p, i) => ({ p, i })).sort((a, b) => (b.p.last_discussed.localeCompare(a.p.last_discussed)) || b.i - a.i);
+  const keep = new Set(ranked.slice(0, n).map((r) => r.i));
+  return list.filter((_, i) => keep.has(i));
+}

@@ -1,0 +1,66 @@
+// valibot schemas of the summary: a lenient one for model answers and files on disk (legacy included),
+// and the strict one every summary.json must pass before it is written.
+import * as v from "valibot";
+import { RuntimeFailure } from "../../shared/errors.ts";
+import { MAX_DECISIONS, MAX_FIELD_CHARS, MAX_PAST_DISCUSSIONS, type Summary } from "./summary-types.ts";
+
+/** Text a model may give as a string, a list of strings or a number. */
+const LooseText = v.optional(
+  v.pipe(
+    v.union([v.string(), v.array(v.string()), v.number(), v.null()]),
+    v.transform((x) => (x === null ? "" : Array.isArray(x) ? x.join("; ") : String(x)).trim()),
+  ),
+  "",
+);
+
+const LoosePast = v.looseObject({ topic: LooseText, description: LooseText, direction: LooseText, last_discussed: LooseText });
+const LooseCurrent = v.looseObject({ topic: LooseText, description: LooseText, perspectives: LooseText, direction: LooseText });
+
+export const LooseSummarySchema = v.looseObject({
+  key_decisions: v.optional(v.array(v.pipe(v.union([v.string(), v.number()]), v.transform(String)))),
+  past_discussions: v.optional(v.array(LoosePast)),
+  current_discussion: v.optional(v.union([LooseCurrent, v.null()])),
+});
+
+export type LooseSummary = v.InferOutput<typeof LooseSummarySchema>;
+
+export const SUMMARY_KEYS = ["key_decisions", "past_discussions", "current_discussion"] as const;
+/** Keys of the summary format Agenvoy used before v0.32.7. */
+export const LEGACY_KEYS = ["core_discussion", "discussion_log", "confirmed_needs", "current_conclusion"] as const;
+
+const Text = v.pipe(v.string(), v.maxLength(MAX_FIELD_CHARS));
+
+export const StrictSummarySchema = v.strictObject({
+  key_decisions: v.pipe(v.array(v.pipe(Text, v.regex(/^(Do|Don't): \S/, "a decision starts with `Do: ` or `Don't: `"))), v.maxLength(MAX_DECISIONS)),
+  past_discussions: v.pipe(
+    v.array(
+      v.strictObject({
+        topic: Text,
+        description: Text,
+        direction: Text,
+        last_discussed: v.pipe(v.string(), v.regex(/^(\d{4}-\d{2}-\d{2} \d{2}:\d{2})?$/, "last_discussed is YYYY-MM-DD HH:mm")),
+      }),
+    ),
+    v.maxLength(MAX_PAST_DISCUSSIONS),
+  ),
+  current_discussion: v.strictObject({ topic: Text, description: Text, perspectives: Text, direction: Text }),
+});
+
+/** Parse a lenient summary; undefined when it is not one (fewer than 2 of the 3 keys, wrong types). */
+export function parseLooseSummary(value: unknown): LooseSummary | undefined {
+  if (!value || typeof value !== "object" || Array.isArray(value)) return undefined;
+  const present = SUMMARY_KEYS.filter((k) => k in value).length;
+  if (present < 2) return undefined;
+  const r = v.safeParse(LooseSummarySchema, value);
+  return r.success ? r.output : undefined;
+}
+
+export class InvalidSummaryError extends RuntimeFailure {}
+
+/** Throws (naming the first problem) unless `s` is a valid summary.json. */
+export function assertValidSummary(s: Summary): Summary {
+  const r = v.safeParse(StrictSummarySchema, s);
+  if (r.success) return r.output;
+  const issue = r.issues[0]!;
+  throw new InvalidSummaryError(`invalid summary at ${v.getDotPath(issue) ?? "(top level)"}: ${issue.message}`);
+}

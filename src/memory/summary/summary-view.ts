@@ -1,0 +1,51 @@
+// What `memvoy summary SESSION` shows: the summary, the cursor and exact position, the last run and the
+// session's token usage.
+import { assertSessionId } from "../../shared/session-id.ts";
+import { getSessionRow } from "../../storage/sqlite/sessions-repo.ts";
+import { sessionUsageTotals, type UsageTotal } from "../../storage/sqlite/usage-repo.ts";
+import { getSummaryRun, type SummaryRunRow } from "../../storage/sqlite/summary-runs-repo.ts";
+import type { MemoryContext } from "../memory-context.ts";
+import { UnknownSessionError, sessionExists } from "../session-admin.ts";
+import { isDue } from "./due-sessions.ts";
+import { readCursorFile, readSummaryFile } from "./summary-file.ts";
+import type { Summary } from "./summary-types.ts";
+
+export interface SummaryView {
+  session: string;
+  /** "missing" (none yet), "ok", or "corrupt" (unreadable; the next run moves it aside). */
+  state: "missing" | "ok" | "corrupt";
+  summary?: Summary;
+  /** Keys of the old Agenvoy format still in summary.json (folded in at the next run). */
+  legacy?: Record<string, unknown>;
+  problem?: string;
+  /** .summary_cursor: the UTC time (`YYYY-MM-DD HH:MM:SS`) of the last summarized message. */
+  cursor?: string;
+  cursorProblem?: string;
+  /** The exact position reached (used while it agrees with the cursor). */
+  position?: { seq: bigint; id: string };
+  lastRun?: Omit<SummaryRunRow, "session" | "position" | "pending">;
+  /** Token usage of every LLM call made for this session, per purpose and model. */
+  usage: UsageTotal[];
+  due: boolean;
+}
+
+export function viewSummary(ctx: MemoryContext, session: string): SummaryView {
+  assertSessionId(session);
+  if (!sessionExists(ctx, session)) throw new UnknownSessionError(`no session ${JSON.stringify(session)} in ${ctx.paths.home}`);
+  const file = readSummaryFile(ctx.paths.summary(session));
+  const cursor = readCursorFile(ctx.paths.cursor(session));
+  const run = getSummaryRun(ctx.db, session);
+  const view: SummaryView = { session, state: file.state, usage: sessionUsageTotals(ctx.db, session), due: isDue(ctx, session, getSessionRow(ctx.db, session)?.messageCount) };
+  if (file.state === "ok") {
+    view.summary = file.summary;
+    if (Object.keys(file.legacy).length > 0) view.legacy = file.legacy;
+  } else if (file.state === "corrupt") view.problem = file.detail;
+  if (cursor.state === "ok") view.cursor = cursor.text;
+  else if (cursor.state === "invalid") view.cursorProblem = `not YYYY-MM-DD HH:MM:SS: ${JSON.stringify(cursor.text)}`;
+  if (run) {
+    const { session: _s, position, pending: _p, ...last } = run;
+    view.lastRun = last;
+    if (position && position.cursor === view.cursor) view.position = { seq: position.seq, id: position.id };
+  }
+  return view;
+}

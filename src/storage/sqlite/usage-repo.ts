@@ -1,0 +1,45 @@
+// LLM token usage rows: one per call (time, session, purpose, model, input and output tokens).
+import type { Database } from "bun:sqlite";
+
+export interface UsageRow {
+  at: bigint;
+  session?: string;
+  purpose: string;
+  model: string;
+  inputTokens: number;
+  outputTokens: number;
+}
+
+export interface UsageTotal {
+  purpose: string;
+  model: string;
+  calls: number;
+  inputTokens: number;
+  outputTokens: number;
+}
+
+export function insertUsage(db: Database, u: UsageRow): void {
+  db.prepare("INSERT INTO llm_usage (at, session_id, purpose, model, input_tokens, output_tokens) VALUES (?, ?, ?, ?, ?, ?)").run(
+    u.at,
+    u.session ?? null,
+    u.purpose,
+    u.model,
+    u.inputTokens,
+    u.outputTokens,
+  );
+}
+
+/** Totals per purpose and model for one session, optionally since a time (inclusive). */
+export function sessionUsageTotals(db: Database, session: string, since?: bigint): UsageTotal[] {
+  const rows = db
+    .query(
+      `SELECT purpose, model, count(*) AS calls, sum(input_tokens) AS input, sum(output_tokens) AS output
+       FROM llm_usage WHERE session_id = ?1 AND at >= ?2 GROUP BY purpose, model ORDER BY purpose, model`,
+    )
+    .all(session, since ?? 0n) as { purpose: string; model: string; calls: bigint; input: bigint; output: bigint }[];
+  return rows.map((r) => ({ purpose: r.purpose, model: r.model, calls: Number(r.calls), inputTokens: Number(r.input), outputTokens: Number(r.output) }));
+}
+
+export function deleteSessionUsage(db: Database, session: string): number {
+  return db.prepare("DELETE FROM llm_usage WHERE session_id = ?").run(session).changes;
+}

@@ -1,0 +1,114 @@
+// `memvoy summarize` and `memvoy summary` as real processes against the fake Messages API.
+import { afterAll, afterEach, beforeAll, beforeEach, expect, test } from "bun:test";
+import { existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { openMemory } from "../../src/lib.ts";
+import { startFakeAnthropic, type FakeAnthropic } from "../helpers/fake-anthropic.ts";
+import { current, summaryStep } from "./support.ts";
+
+const entry = resolve(import.meta.dir, "../../src/index.ts");
+let fake: FakeAnthropic;
+let home: string;
+beforeAll(async () => (fake = await startFakeAnthropic()));
+afterAll(() => fake.stop());
+beforeEach(() => {
+  fake.reset();
+  home = mkdtempSync(join(tmpdir(), "memvoy-summary-cli-"));
+});
+afterEach(() => rmSync(home, { recursive: true, force: true }));
+
+async function memvoy(args: string[], env: Record<string, string> = {}) {
+  const proc = Bun.spawn(["bun", entry, "--home", home, ...args], {
+    cwd: tmpdir(),
+    env: { PATH: process.env.PATH!, HOME: tmpdir(), TZ: "UTC", ANTHROPIC_API_KEY: fake.apiKey, ANTHROPIC_BASE_URL: fake.url, ...env },
+    stdin: "ignore",
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+  return { code, stdout, stderr };
+}
+
+/** Two messages in session s1, written in-process (no background embedding drain). */
+function seed() {
+  const api = openMemory({ home, env: {}, drain: "off" });
+  api.add("s1", [
+    { role: "user", content: "Shall we use Postgres?", sendAt: "2026-05-01T09:00:00Z" },
+    { role: "assistant", content: "Yes, Postgres it is.", sendAt: "2026-05-01T09:00:05Z" },
+  ]);
+  api.close();
+}
+
+test("summarize shows progress per chunk on stderr and ends with what changed; summary --json shows it all", async () => {
+  seed();
+  fake.push(summaryStep({ key_decisions: ["Do: use Postgres"], current_discussion: current("database") }));
+  const r = await memvoy(["summarize", "--progress"]);
+  expect(r.code).toBe(0);
+  expect(r.stderr).toContain("s1: 2 new message(s)");
+  expect(r.stderr).toContain("s1: chunk 1/1 (");
+  expect(r.stderr).toContain("s1: chunk 1/1 saved (");
+  expect(r.stdout).toContain("s1: ok · 1/1 chunk(s) · 1 call(s)");
+  expect(r.stdout).toContain("cursor 2026-05-01 09:00:05 UTC");
+  expect(r.stdout).toContain("  + Do: use Postgres");
+  expect(r.stdout).toContain("  current topic: (none) → database");
+
+  const again = await memvoy(["summarize"]);
+  expect([again.code, again.stdout.trim()]).toEqual([0, "nothing to summarize: no session is due"]);
+
+  const view = await memvoy(["summary", "s1", "--json"]);
+  expect(view.code).toBe(0);
+  const v = JSON.parse(view.stdout);
+  expect(v.summary.key_decisions).toEqual(["Do: use Postgres"]);
+  expect(v.cursor).toBe("2026-05-01 09:00:05");
+  expect(v.position.seq).toBe(2);
+  expect(v.lastRun.outcome).toBe("ok");
+  expect(v.lastRun.finishedAt).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{9}Z$/);
+  expect(v.lastRun.inputTokens).toBe(fake.requests[0]!.inputTokens);
+  expect(v.usage).toEqual([{ purpose: "summary", model: "claude-sonnet-5-5", calls: 1, inputTokens: fake.requests[0]!.inputTokens, outputTokens: fake.requests[0]!.outputTokens }]);
+  expect(v.due).toBe(false);
+
+  const text = await memvoy(["summary", "s1"]);
+  expect(text.stdout).toContain("Key decisions\n  Do: use Postgres");
+  expect(text.stdout).toContain("Cursor: 2026-05-01 09:00:05 UTC");
+  expect(text.stdout).toContain("Last run:");
+});
+
+test("summarize --json: one document; a failed chunk exits 1", async () => {
+  seed();
+  fake.push({ text: "no summary for you" });
+  const r = await memvoy(["summarize", "s1", "--json"], { MEMVOY_SUMMARY_MAX_RETRIES: "0" });
+  expect(r.code).toBe(1);
+  const doc = JSON.parse(r.stdout);
+  expect(doc.sessions[0].outcome).toBe("failed");
+  expect(doc.sessions[0].error).toContain("chunk 1/1");
+  expect(r.stderr).toBe("");
+});
+
+test("a missing ANTHROPIC_API_KEY: one line on stderr, exit 2, nothing changed", async () => {
+  seed();
+  const before = readdirSync(join(home, "sessions", "s1")).sort();
+  const r = await memvoy(["summarize"], { ANTHROPIC_API_KEY: "" });
+  expect(r.code).toBe(2);
+  expect(r.stdout).toBe("");
+  expect(r.stderr.trimEnd().split("\n")).toHaveLength(1);
+  expect(r.stderr).toStartWith("memvoy: ANTHROPIC_API_KEY is not set");
+  expect(readdirSync(join(home, "sessions", "s1")).sort()).toEqual(before);
+  const json = await memvoy(["summarize", "s1", "--json"], { ANTHROPIC_API_KEY: "" });
+  expect(JSON.parse(json.stdout).error.code).toBe("MissingApiKeyError");
+  expect((await memvoy(["summary", "s1", "--json"])).stdout).toContain('"lastRun": null');
+  expect(fake.calls).toBe(0);
+});
+
+test("help, usage errors and an unknown session", async () => {
+  const help = await memvoy(["summarize", "--help"]);
+  expect(help.code).toBe(0);
+  expect(help.stdout).toContain("YYYY-MM-DD HH:MM:SS");
+  expect(help.stdout).toContain("UTC");
+  expect((await memvoy(["summary", "--help"])).stdout).toContain("Usage: memvoy summary SESSION");
+  expect((await memvoy(["summary"])).code).toBe(2);
+  const unknown = await memvoy(["summarize", "nope"]);
+  expect([unknown.code, unknown.stderr.trim()]).toEqual([2, `memvoy: no session "nope" in ${home}`]);
+  expect((await memvoy(["summary", "../x"])).code).toBe(2);
+  expect(existsSync(join(home, "sessions", "nope"))).toBe(false);
+});

@@ -1,0 +1,257 @@
+// Generate against the real SDK and the fake Messages API: prompt structure, chunking, saving after each
+// chunk, failures (HTTP error, garbage, timeout, 529), cursor bootstrap, messages sharing one second.
+import { afterEach, expect, test } from "bun:test";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { MissingApiKeyError } from "../../src/lib.ts";
+import { addExchanges, current, readJson, readText, setup, summaryStep, T0, transcriptEntries, transcriptOf, type Setup } from "./support.ts";
+
+let s: Setup;
+afterEach(async () => s && (await s.close()));
+
+const utc = (ms: number) => new Date(ms).toISOString().slice(0, 19).replace("T", " ");
+
+test("prompt structure: previous summary in the system prompt, chunks within the limit, never ending on a user message, times per message", async () => {
+  s = await setup({ MEMVOY_SUMMARY_CHUNK_CHARS: "1000" });
+  addExchanges(s.api, "s1", 6); // 6 x (200 + 300) characters: three chunks of two exchanges
+  s.fake.respond((req) => summaryStep({ current_discussion: current(`after chunk ${req.n}`) }));
+  const report = await s.api.summarize("s1");
+  expect(report.sessions[0]!.outcome).toBe("ok");
+  expect(s.fake.calls).toBe(3);
+  const seen: string[] = [];
+  for (const req of s.fake.requests) {
+    expect(req.messages).toHaveLength(1);
+    const entries = transcriptEntries(transcriptOf(req.messages[0]!.content));
+    const chars = entries.reduce((n, e) => n + e.text.length, 0);
+    expect(chars).toBeLessThanOrEqual(1000);
+    expect(entries.at(-1)!.role).toBe("assistant");
+    for (const e of entries) expect(e.header).toMatch(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} UTC$/);
+    seen.push(...entries.map((e) => e.text.split(" lorem")[0]!));
+    // The previous summary rides in the system prompt.
+    const previous = req.system.slice(req.system.indexOf("## Previous summary"));
+    if (req.n === 1) expect(previous).toContain("```json\n{}\n```");
+    else expect(previous).toContain(`"topic": "after chunk ${req.n - 1}"`);
+  }
+  expect(seen).toEqual(Array.from({ length: 6 }, (_, i) => [`x question ${i}`, `x answer ${i}`]).flat());
+  expect(transcriptEntries(transcriptOf(s.fake.requests[0]!.messages[0]!.content))[0]!.header).toBe(`${utc(T0)} UTC`);
+  expect((readJson(s.home + "/sessions/s1/summary.json") as { current_discussion: { topic: string } }).current_discussion.topic).toBe("after chunk 3");
+  expect(readText(s.home + "/sessions/s1/.summary_cursor")).toBe(utc(T0 + 11_000));
+});
+
+test("a 3-chunk run whose second call fails keeps chunk 1; the next run sends chunks 2 and 3 only", async () => {
+  s = await setup({ MEMVOY_SUMMARY_CHUNK_CHARS: "1000", MEMVOY_SUMMARY_MAX_RETRIES: "0" });
+  addExchanges(s.api, "s1", 6);
+  s.fake.push(summaryStep({ key_decisions: ["Do: keep chunk one"], current_discussion: current("one") }), { status: 500 });
+  const first = (await s.api.summarize("s1")).sessions[0]!;
+  expect(first.outcome).toBe("partial");
+  expect([first.chunksDone, first.chunksTotal]).toEqual([1, 3]);
+  expect(first.error).toContain("chunk 2/3");
+  expect(s.fake.calls).toBe(2); // chunk 3 was never sent
+  const saved = readJson(s.home + "/sessions/s1/summary.json") as { key_decisions: string[] };
+  expect(saved.key_decisions).toEqual(["Do: keep chunk one"]);
+  expect(readText(s.home + "/sessions/s1/.summary_cursor")).toBe(utc(T0 + 3000)); // answer 1, the end of chunk 1
+  expect(s.api.dueSessions()).toEqual(["s1"]);
+
+  s.fake.reset();
+  s.fake.respond(() => summaryStep({ key_decisions: ["Do: keep chunk one"], current_discussion: current("later") }));
+  const second = (await s.api.summarize("s1")).sessions[0]!;
+  expect(second.outcome).toBe("ok");
+  expect(s.fake.calls).toBe(2);
+  const texts = s.fake.requests.flatMap((r) => transcriptEntries(transcriptOf(r.messages[0]!.content)).map((e) => e.text.split(" lorem")[0]));
+  expect(texts).toEqual(["x question 2", "x answer 2", "x question 3", "x answer 3", "x question 4", "x answer 4", "x question 5", "x answer 5"]);
+  expect(s.fake.requests[0]!.system).toContain("Do: keep chunk one");
+  expect(readText(s.home + "/sessions/s1/.summary_cursor")).toBe(utc(T0 + 11_000));
+  expect(s.api.dueSessions()).toEqual([]);
+});
+
+test("garbage answers change nothing: text with no JSON, and JSON that is not a summary", async () => {
+  s = await setup({ MEMVOY_SUMMARY_MAX_RETRIES: "0" });
+  addExchanges(s.api, "s1", 2);
+  for (const step of [{ text: "Sorry, I cannot summarize this." }, { json: { answer: 42 } }, { text: "<summary>{\"key_decisions\": [</summary>" }]) {
+    s.fake.push(step);
+    const r = (await s.api.summarize("s1")).sessions[0]!;
+    expect(r.outcome).toBe("failed");
+    expect(r.error).toContain("chunk 1/1");
+    expect(existsSync(s.home + "/sessions/s1/summary.json")).toBe(false);
+    expect(existsSync(s.home + "/sessions/s1/.summary_cursor")).toBe(false);
+  }
+  expect(s.fake.calls).toBe(3);
+  // The tokens of the unusable answers were still spent, and are recorded.
+  expect(s.api.summary("s1").usage[0]!.calls).toBe(3);
+});
+
+test("a call that times out fails the chunk and changes nothing", async () => {
+  s = await setup({ MEMVOY_SUMMARY_TIMEOUT_MS: "300", MEMVOY_SUMMARY_MAX_RETRIES: "2" });
+  addExchanges(s.api, "s1", 2);
+  s.fake.push({ hang: true });
+  const r = (await s.api.summarize("s1")).sessions[0]!;
+  expect(r.outcome).toBe("failed");
+  expect(r.error).toContain("no answer within 300 ms");
+  expect(s.fake.calls).toBe(1); // a timeout is not retried
+  expect(existsSync(s.home + "/sessions/s1/summary.json")).toBe(false);
+});
+
+test("529 then success: retried with back-off, one usage row for the answered call", async () => {
+  s = await setup();
+  addExchanges(s.api, "s1", 2);
+  s.fake.push({ status: 529, headers: { "retry-after-ms": "20" } }, { status: 429, headers: { "retry-after-ms": "20" } }, summaryStep({ key_decisions: ["Do: retry"] }));
+  const r = (await s.api.summarize("s1")).sessions[0]!;
+  expect(r.outcome).toBe("ok");
+  expect(s.fake.calls).toBe(3);
+  expect(r.calls).toBe(1);
+  expect(s.fake.requests.map((q) => q.status)).toEqual([529, 429, 200]);
+  const usage = s.api.summary("s1").usage;
+  expect(usage).toEqual([{ purpose: "summary", model: "claude-sonnet-5-5", calls: 1, inputTokens: s.fake.requests[2]!.inputTokens, outputTokens: s.fake.requests[2]!.outputTokens }]);
+});
+
+test("a summary with no cursor only gets its cursor set to the latest message time, with no LLM call", async () => {
+  s = await setup();
+  addExchanges(s.api, "s1", 3);
+  const legacy = JSON.stringify({ key_decisions: ["Do: old rule"], past_discussions: [], current_discussion: current("old") }, null, 2);
+  writeFileSync(s.home + "/sessions/s1/summary.json", legacy);
+  const r = (await s.api.summarize("s1")).sessions[0]!;
+  expect(r.outcome).toBe("bootstrap");
+  expect(s.fake.calls).toBe(0);
+  expect(readText(s.home + "/sessions/s1/.summary_cursor")).toBe(utc(T0 + 5000));
+  expect(readText(s.home + "/sessions/s1/summary.json")).toBe(legacy);
+  expect(s.api.dueSessions()).toEqual([]);
+  // Only what comes after the bootstrap is summarized.
+  addExchanges(s.api, "s1", 1, { startMs: T0 + 60_000, tag: "new" });
+  s.fake.respond(() => summaryStep({ key_decisions: ["Do: old rule"] }));
+  await s.api.summarize();
+  const texts = transcriptEntries(transcriptOf(s.fake.requests[0]!.messages[0]!.content)).map((e) => e.text.split(" lorem")[0]);
+  expect(texts).toEqual(["new question 0", "new answer 0"]);
+});
+
+test("messages sharing the cursor's second are never summarized twice or skipped", async () => {
+  s = await setup({ MEMVOY_SUMMARY_CHUNK_CHARS: "1000", MEMVOY_SUMMARY_MAX_RETRIES: "0" });
+  addExchanges(s.api, "s1", 4, { stepMs: 1 }); // 8 messages within one second
+  s.fake.push(summaryStep({ current_discussion: current("one") }), { status: 500 });
+  expect((await s.api.summarize("s1")).sessions[0]!.outcome).toBe("partial");
+  expect(readText(s.home + "/sessions/s1/.summary_cursor")).toBe(utc(T0));
+  s.fake.reset();
+  s.fake.respond(() => summaryStep({ current_discussion: current("two") }));
+  expect((await s.api.summarize("s1")).sessions[0]!.outcome).toBe("ok");
+  const texts = s.fake.requests.flatMap((r) => transcriptEntries(transcriptOf(r.messages[0]!.content)).map((e) => e.text.split(" lorem")[0]));
+  expect(texts).toEqual(["x question 2", "x answer 2", "x question 3", "x answer 3"]);
+});
+
+test("a cursor changed behind its back is followed at second resolution", async () => {
+  s = await setup();
+  addExchanges(s.api, "s1", 3); // T0 .. T0+5s
+  s.fake.respond(() => summaryStep({ current_discussion: current("t") }));
+  await s.api.summarize("s1");
+  writeFileSync(s.home + "/sessions/s1/.summary_cursor", utc(T0 + 1000)); // as if written by another tool
+  addExchanges(s.api, "s1", 1, { startMs: T0 + 10_000, tag: "new" });
+  s.fake.reset();
+  s.fake.respond(() => summaryStep({ current_discussion: current("t") }));
+  await s.api.summarize("s1");
+  const texts = transcriptEntries(transcriptOf(s.fake.requests[0]!.messages[0]!.content)).map((e) => e.text.split(" lorem")[0]);
+  expect(texts).toEqual(["x question 1", "x answer 1", "x question 2", "x answer 2", "new question 0", "new answer 0"]);
+});
+
+test("messages compacted out of history.json are summarized from the archive", async () => {
+  s = await setup({ MEMVOY_LIMITS_MAX_HISTORY_BYTES: "4096", MEMVOY_SUMMARY_CHUNK_CHARS: "100000" });
+  for (let i = 0; i < 6; i++) addExchanges(s.api, "s1", 2, { startMs: T0 + i * 10_000, tag: `b${i}` });
+  const inFile = (readJson(s.home + "/sessions/s1/history.json") as unknown[]).length;
+  expect(inFile).toBeLessThan(24);
+  s.fake.respond(() => summaryStep({ current_discussion: current("all") }));
+  await s.api.summarize("s1");
+  const entries = s.fake.requests.flatMap((r) => transcriptEntries(transcriptOf(r.messages[0]!.content)));
+  expect(entries).toHaveLength(24);
+});
+
+test("a question with no reply yet waits for its answer", async () => {
+  s = await setup();
+  addExchanges(s.api, "s1", 1);
+  s.api.add("s1", { role: "user", content: "still open", sendAt: BigInt(T0 + 5000) * 1_000_000n });
+  s.fake.respond(() => summaryStep({ current_discussion: current("t") }));
+  const r = (await s.api.summarize("s1")).sessions[0]!;
+  expect([r.outcome, r.waiting]).toEqual(["ok", 1]);
+  expect(transcriptEntries(transcriptOf(s.fake.requests[0]!.messages[0]!.content)).map((e) => e.role)).toEqual(["user", "assistant"]);
+  s.api.add("s1", { role: "assistant", content: "now answered", sendAt: BigInt(T0 + 6000) * 1_000_000n });
+  expect(s.api.dueSessions()).toEqual(["s1"]);
+  await s.api.summarize();
+  expect(transcriptEntries(transcriptOf(s.fake.requests[1]!.messages[0]!.content)).map((e) => e.text)).toEqual(["still open", "now answered"]);
+});
+
+test("a missing ANTHROPIC_API_KEY is one clear line and changes nothing", async () => {
+  s = await setup();
+  addExchanges(s.api, "s1", 2);
+  const api = s.reopen({ ANTHROPIC_API_KEY: "" });
+  const err = await api.summarize("s1").catch((e) => e);
+  expect(err).toBeInstanceOf(MissingApiKeyError);
+  expect(err.exitCode).toBe(2);
+  expect(err.message).not.toContain("\n");
+  expect(err.message).toContain("ANTHROPIC_API_KEY");
+  expect(await api.summarize().catch((e) => e)).toBeInstanceOf(MissingApiKeyError);
+  expect(existsSync(s.home + "/sessions/s1/summary.json")).toBe(false);
+  expect(existsSync(s.home + "/sessions/s1/.summary_cursor")).toBe(false);
+  expect(existsSync(s.home + "/sessions/s1/.summary.lock")).toBe(false);
+  const view = api.summary("s1");
+  expect([view.lastRun, view.usage]).toEqual([undefined, []]);
+  expect(s.fake.calls).toBe(0);
+});
+
+test("an abort during a chunk leaves summary.json as the last saved chunk left it", async () => {
+  s = await setup({ MEMVOY_SUMMARY_CHUNK_CHARS: "1000" });
+  addExchanges(s.api, "s1", 4);
+  s.fake.push(summaryStep({ current_discussion: current("saved") }), { hang: true });
+  const abort = new AbortController();
+  const running = s.api.summarize("s1", { signal: abort.signal });
+  await s.fake.waitForCalls(2);
+  const before = readText(s.home + "/sessions/s1/summary.json");
+  abort.abort();
+  const r = (await running).sessions[0]!;
+  expect(r.outcome).toBe("aborted");
+  expect(r.chunksDone).toBe(1);
+  expect(readText(s.home + "/sessions/s1/summary.json")).toBe(before!);
+  expect(before).toContain('"topic": "saved"');
+  expect(readText(s.home + "/sessions/s1/.summary_cursor")).toBe(utc(T0 + 3000));
+  expect(s.api.dueSessions()).toEqual(["s1"]);
+});
+
+test("an unreadable summary.json is moved aside and the summary is rebuilt from the first message", async () => {
+  s = await setup();
+  addExchanges(s.api, "s1", 2);
+  writeFileSync(s.home + "/sessions/s1/summary.json", "{ not json");
+  writeFileSync(s.home + "/sessions/s1/.summary_cursor", utc(T0 + 3000));
+  s.fake.respond(() => summaryStep({ current_discussion: current("rebuilt") }));
+  const r = (await s.api.summarize("s1")).sessions[0]!;
+  expect(r.outcome).toBe("ok");
+  expect(r.notes.join(" ")).toContain("moved to");
+  expect(transcriptEntries(transcriptOf(s.fake.requests[0]!.messages[0]!.content))).toHaveLength(4);
+  const aside = readFileSync(s.home + "/sessions/s1/summary.json", "utf8");
+  expect(aside).toContain("rebuilt");
+});
+
+test("due sessions: no summary yet, history newer than summary, unfinished runs; never temp-", async () => {
+  s = await setup();
+  addExchanges(s.api, "s1", 1);
+  addExchanges(s.api, "temp-scratch", 1);
+  expect(s.api.dueSessions()).toEqual(["s1"]);
+  s.fake.respond(() => summaryStep({ current_discussion: current("t") }));
+  const all = await s.api.summarize();
+  expect(all.sessions.map((x) => x.session)).toEqual(["s1"]);
+  expect(s.api.dueSessions()).toEqual([]);
+  expect((await s.api.summarize()).sessions).toEqual([]);
+  addExchanges(s.api, "s1", 1, { startMs: T0 + 60_000 });
+  expect(s.api.dueSessions()).toEqual(["s1"]);
+  // An explicit request runs a temp- session too.
+  expect((await s.api.summarize("temp-scratch")).sessions[0]!.outcome).toBe("ok");
+});
+
+test("reset --all forgets the run and position but keeps token usage; rm removes both", async () => {
+  s = await setup();
+  addExchanges(s.api, "s1", 1);
+  addExchanges(s.api, "s2", 1);
+  s.fake.respond(() => summaryStep({ current_discussion: current("t") }));
+  await s.api.summarize();
+  s.api.reset("s1", { all: true });
+  const after = s.api.summary("s1");
+  expect([after.state, after.lastRun, after.usage.length]).toEqual(["missing", undefined, 1]);
+  expect(existsSync(s.home + "/sessions/s1/.summary_cursor")).toBe(false);
+  s.api.remove("s2");
+  s.api.add("s2", { role: "user", content: "back again" });
+  expect(s.api.summary("s2").usage).toEqual([]);
+  expect(s.api.summary("s2").lastRun).toBeUndefined();
+});
