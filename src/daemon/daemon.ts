@@ -8,6 +8,7 @@ import { errorMessage, RuntimeFailure } from "../shared/errors.ts";
 import { checkCronPatterns } from "./cron-patterns.ts";
 import { errorSweepJob } from "./jobs/error-sweep.ts";
 import { maintenanceJob } from "./jobs/maintenance.ts";
+import { summaryJob } from "./jobs/summaries.ts";
 import { acquireDaemonLock, lockHolderPid } from "./lock.ts";
 import { DaemonLog } from "./log.ts";
 import { Scheduler } from "./scheduler.ts";
@@ -34,6 +35,7 @@ function describeHolder(home: string, lockPath: string): string {
 
 function registerJobs(scheduler: Scheduler, api: MemoryApi): void {
   const c = api.config;
+  scheduler.addCron(summaryJob(api, c.summary.cron));
   scheduler.addCron(errorSweepJob(api, c.daemon.sweep_cron));
   scheduler.addCron(maintenanceJob(api, c.daemon.maintenance_cron));
 }
@@ -82,6 +84,7 @@ export async function runDaemon(o: DaemonOptions): Promise<number> {
   scheduler.save();
   const schedules = Object.entries(state.jobs).map(([n, j]) => `${n}=${j.schedule}`).join(",");
   log.info("daemon.start", { pid: process.pid, version: o.version, home: paths.home, jobs: schedules });
+  if (!env.ANTHROPIC_API_KEY) log.warn("daemon.no_api_key", { note: "summaries fail until ANTHROPIC_API_KEY is set in the daemon's environment" });
 
   const signal = await stopping.promise;
   log.info("daemon.stopping", { signal, running: scheduler.runningJobs().join(",") || "none" });

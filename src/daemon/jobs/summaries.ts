@@ -1,0 +1,107 @@
+// The summary cron: each tick runs Generate on every due session (mtime gate) not already being summarized;
+// a session whose run failed is retried at the next tick.
+import type { MemoryApi } from "../../app/memory-api.ts";
+import type { SessionReport } from "../../memory/summary/summary-report.ts";
+import { errorMessage, MemvoyError } from "../../shared/errors.ts";
+import { isTempSession } from "../../shared/session-id.ts";
+import type { DaemonLog } from "../log.ts";
+import type { CronJob, JobOutcome } from "../scheduler.ts";
+
+/** Sessions summarized at the same time within one tick. */
+const CONCURRENCY = 2;
+
+/** A session's run as the tick counts it: its outcome (ok, waiting, up-to-date, busy…), failed or abandoned. */
+type RunResult = string;
+
+interface Tick {
+  signal: AbortSignal;
+  log: DaemonLog;
+  errors: string[];
+  /** Set by an error no other session can escape (a missing API key): the tick stops starting runs. */
+  fatal?: string;
+}
+
+export function summaryJob(api: MemoryApi, pattern: string): CronJob {
+  const inFlight = new Set<string>();
+  const retry = new Set<string>();
+  const skipLogged = new Set<string>();
+
+  function abandoned(t: Tick, session: string): RunResult {
+    t.log.info("summary.abandoned", { session, note: "summary.json is the last saved state; the session stays due" });
+    return "abandoned";
+  }
+
+  function failed(t: Tick, session: string, message: string, started: number, err?: unknown): RunResult {
+    retry.add(session);
+    t.errors.push(`${session}: ${message}`);
+    t.log.error("summary.fail", { session, ms: Math.round(performance.now() - started), error: message, next: "retried at the next tick" });
+    if (err instanceof MemvoyError && err.exitCode === 2) t.fatal = message;
+    return "failed";
+  }
+
+  async function runOne(t: Tick, session: string): Promise<RunResult> {
+    const { log, signal } = t;
+    const started = performance.now();
+    log.info("summary.start", { session, retry: retry.has(session) || undefined });
+    let report: SessionReport | undefined;
+    try {
+      const r = await api.summarize(session, {
+        signal,
+        onProgress: (e) => {
+          if (e.type === "chunk") log.info("summary.chunk", { session, chunk: `${e.chunk}/${e.chunks}`, chars: e.chars, messages: e.messages });
+          else if (e.type === "chunk-failed") log.warn("summary.chunk_failed", { session, chunk: `${e.chunk}/${e.chunks}`, error: e.error });
+        },
+      });
+      report = r.sessions.find((x) => x.session === session);
+    } catch (err) {
+      if (signal.aborted) return abandoned(t, session);
+      return failed(t, session, log.scrub(errorMessage(err)), started, err);
+    }
+    const outcome = report?.outcome ?? "skipped";
+    if (outcome === "aborted" || (signal.aborted && outcome === "skipped")) return abandoned(t, session);
+    if (outcome === "failed" || outcome === "partial") {
+      const why = report?.error ?? (report?.notes.length ? report.notes.join("; ") : outcome);
+      return failed(t, session, `${outcome}: ${log.scrub(why)}`, started);
+    }
+    retry.delete(session);
+    const chunks = report && report.chunksTotal > 0 ? `${report.chunksDone}/${report.chunksTotal}` : undefined;
+    log.info("summary.done", { session, ms: Math.round(performance.now() - started), outcome, chunks, messages: report?.messages });
+    return outcome === "ok" ? "summarized" : outcome;
+  }
+
+  return {
+    name: "summaries",
+    pattern,
+    overlap: true,
+    async run({ signal, log }): Promise<JobOutcome> {
+      const due = new Set([...api.dueSessions(), ...retry].filter((s) => !isTempSession(s)));
+      const todo: string[] = [];
+      for (const s of due) {
+        if (!inFlight.has(s)) todo.push(s);
+        else if (!skipLogged.has(s)) {
+          skipLogged.add(s);
+          log.info("summary.skip", { session: s, reason: "its previous run is still going" });
+        }
+      }
+      if (todo.length === 0) return { worked: false, detail: due.size ? `${due.size} still running` : "nothing due" };
+      for (const s of todo) inFlight.add(s);
+      const t: Tick = { signal, log, errors: [] };
+      const counts = new Map<RunResult, number>();
+      const count = (r: RunResult) => counts.set(r, (counts.get(r) ?? 0) + 1);
+      const queue = [...todo];
+      const worker = async () => {
+        for (let s = queue.shift(); s !== undefined; s = queue.shift()) {
+          try {
+            count(signal.aborted || t.fatal ? "not started" : await runOne(t, s));
+          } finally {
+            inFlight.delete(s);
+            skipLogged.delete(s);
+          }
+        }
+      };
+      await Promise.all(Array.from({ length: Math.min(CONCURRENCY, todo.length) }, worker));
+      const parts = [...counts].map(([r, n]) => `${n} ${r === "failed" ? "failed (retried next tick)" : r === "abandoned" ? "abandoned at stop" : r}`);
+      return { detail: parts.join(", "), errors: t.errors };
+    },
+  };
+}

@@ -1,0 +1,163 @@
+// The summary cron in a real daemon on a per-second schedule, against the fake Anthropic server.
+import { afterAll, setDefaultTimeout, beforeAll, beforeEach, expect, test } from "bun:test";
+import { existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { startFakeAnthropic, type FakeAnthropic, type FakeRequest } from "../helpers/fake-anthropic.ts";
+import { cleanup, cli, daemonState, logText, startDaemon, tempHome, waitFor, waitRunning, type Daemon } from "./daemon-process.ts";
+
+// Real processes (bun start-up, LanceDB) and back-off waits: give each test room.
+setDefaultTimeout(60_000);
+
+let fake: FakeAnthropic;
+const SUMMARY = {
+  key_decisions: ["Do: answer in short bullet points"],
+  past_discussions: [],
+  current_discussion: { topic: "deployment", description: "moving the service to the new cluster", perspectives: "", direction: "rollout next week" },
+};
+
+beforeAll(async () => {
+  fake = await startFakeAnthropic();
+});
+afterAll(async () => {
+  cleanup();
+  await fake.stop();
+});
+beforeEach(() => {
+  fake.reset();
+  fake.respond(() => ({ json: SUMMARY, tag: "summary" }));
+});
+
+function summaryHome(extra = ""): string {
+  const home = tempHome();
+  writeFileSync(join(home, "config.toml"), `[summary]\ncron = "* * * * * *"\nmax_retries = 0\n${extra}`);
+  return home;
+}
+
+const env = () => ({ ANTHROPIC_API_KEY: fake.apiKey, ANTHROPIC_BASE_URL: fake.url });
+
+async function addExchange(home: string, session: string, words: string): Promise<void> {
+  for (const [role, content] of [["user", `question about ${words}`], ["assistant", `answer about ${words}`]]) {
+    const r = await cli(home, ["add", session, "--role", role!, "--content", content!], env());
+    expect(r.code, r.stderr).toBe(0);
+  }
+}
+
+const callsFor = (marker: string) => fake.requests.filter((r: FakeRequest) => r.messages.some((m) => m.content.includes(marker))).length;
+const summaryPath = (home: string, s: string) => join(home, "sessions", s, "summary.json");
+
+async function stop(d: Daemon): Promise<void> {
+  d.proc.kill("SIGTERM");
+  expect(await d.exited).toBe(0);
+}
+
+test("messages from another process are summarized within a few ticks; the mtime gate holds; temp- is skipped", async () => {
+  const home = summaryHome();
+  const d = startDaemon(home, env());
+  await waitRunning(d);
+  await addExchange(home, "alpha", "alphamarker");
+  await addExchange(home, "temp-scratch", "tempmarker");
+  await waitFor(() => existsSync(summaryPath(home, "alpha")), 15_000, "alpha's summary");
+  expect(JSON.parse(readFileSync(summaryPath(home, "alpha"), "utf8"))).toMatchObject({ key_decisions: SUMMARY.key_decisions });
+  const alphaMtime = statSync(summaryPath(home, "alpha")).mtimeMs;
+
+  // Later ticks: a new session gets its summary, alpha (untouched since) is not summarized again.
+  await addExchange(home, "beta", "betamarker");
+  await waitFor(() => existsSync(summaryPath(home, "beta")), 15_000, "beta's summary");
+  expect(callsFor("alphamarker")).toBe(1);
+  expect(callsFor("betamarker")).toBe(1);
+  expect(callsFor("tempmarker")).toBe(0);
+  expect(existsSync(summaryPath(home, "temp-scratch"))).toBe(false);
+  expect(statSync(summaryPath(home, "alpha")).mtimeMs).toBe(alphaMtime);
+
+  // New messages in alpha make it due again.
+  await addExchange(home, "alpha", "alphamarker second");
+  await waitFor(() => callsFor("alphamarker second") === 1 && statSync(summaryPath(home, "alpha")).mtimeMs > alphaMtime, 15_000, "alpha's second summary");
+  const log = logText(home);
+  expect(log).toMatch(/summary\.done session=alpha /);
+  expect(log).not.toContain("session=temp-scratch");
+  expect(log).not.toContain("alphamarker");
+  await stop(d);
+});
+
+test("a failed LLM call is retried at the next tick and succeeds", async () => {
+  const home = summaryHome();
+  fake.push({ status: 500, message: "fake outage" });
+  const d = startDaemon(home, env());
+  await waitRunning(d);
+  await addExchange(home, "gamma", "gammamarker");
+  const retried = /summary\.fail session=gamma .*\n.*\n.*summary\.start session=gamma retry=true\n.*\n.*summary\.done session=gamma .*outcome=ok/;
+  await waitFor(() => retried.test(logText(home)), 15_000, "gamma's summary after a retry");
+  expect(existsSync(summaryPath(home, "gamma"))).toBe(true);
+  expect(callsFor("gammamarker")).toBe(2);
+  const state = await waitFor(() => {
+    const s = daemonState(home);
+    return s?.jobs?.summaries?.lastResult === "ok" ? s : undefined;
+  }, 10_000, "the summaries job to record its recovery");
+  expect(state.jobs.summaries.failures).toBe(1);
+  expect(state.lastError).toMatchObject({ job: "summaries" });
+  expect(state.lastError.message).toContain("gamma");
+  const st = await cli(home, ["daemon", "status"]);
+  expect(st.stdout).toContain("last error:");
+  expect(st.stdout).toContain("gamma");
+  await stop(d);
+});
+
+test("kill -9 during a run, then a restart: the lock is recovered, files are intact, the summary catches up", async () => {
+  const home = summaryHome();
+  fake.push({ hang: true });
+  const d = startDaemon(home, env());
+  await waitRunning(d);
+  await addExchange(home, "delta", "deltamarker");
+  await fake.waitForCalls(1, 15_000);
+  d.proc.kill(9);
+  await d.exited;
+  expect(existsSync(summaryPath(home, "delta"))).toBe(false);
+  JSON.parse(readFileSync(join(home, "sessions", "delta", "history.json"), "utf8"));
+
+  const again = startDaemon(home, env());
+  await waitRunning(again);
+  await waitFor(() => existsSync(summaryPath(home, "delta")), 15_000, "delta's summary after the restart");
+  expect(JSON.parse(readFileSync(summaryPath(home, "delta"), "utf8"))).toMatchObject({ current_discussion: { topic: "deployment" } });
+  const doctor = await cli(home, ["doctor", "--json"], env());
+  expect(doctor.code, doctor.stdout).toBe(0);
+  await stop(again);
+});
+
+test("SIGTERM during a hung LLM call: exit 0 within 5 s, summary.json unchanged", async () => {
+  const home = summaryHome();
+  const d = startDaemon(home, env());
+  await waitRunning(d);
+  await addExchange(home, "eps", "epsmarker");
+  await waitFor(() => existsSync(summaryPath(home, "eps")), 15_000, "eps's first summary");
+  const before = readFileSync(summaryPath(home, "eps"), "utf8");
+
+  fake.respond(() => ({ hang: true }));
+  const calls = fake.calls;
+  await addExchange(home, "eps", "epsmarker again");
+  await fake.waitForCalls(calls + 1, 15_000);
+  const t = performance.now();
+  d.proc.kill("SIGTERM");
+  expect(await d.exited).toBe(0);
+  expect(performance.now() - t).toBeLessThan(5000);
+  expect(readFileSync(summaryPath(home, "eps"), "utf8")).toBe(before);
+  expect(logText(home)).toContain("summary.abandoned session=eps");
+});
+
+test("SIGTERM between chunks: the chunk already saved stays, complete; the hung one is abandoned", async () => {
+  const home = summaryHome("chunk_chars = 1000\n");
+  const d = startDaemon(home, env());
+  await waitRunning(d);
+  const first = { ...SUMMARY, current_discussion: { ...SUMMARY.current_discussion, topic: "chunk one" } };
+  fake.respond((req) => (req.n === 1 ? { json: first, tag: "summary" } : { hang: true }));
+  const long = "x".repeat(450);
+  const lines = Array.from({ length: 6 }, (_, i) => JSON.stringify({ role: i % 2 ? "assistant" : "user", content: `zetamarker part ${i} ${long}` })).join("\n");
+  const proc = Bun.spawn(["bun", join(import.meta.dir, "../../src/index.ts"), "--home", home, "add", "zeta"], { stdin: new TextEncoder().encode(lines), env: { PATH: process.env.PATH!, ...env() }, stdout: "pipe", stderr: "pipe" });
+  expect(await proc.exited).toBe(0);
+  await fake.waitForCalls(2, 15_000);
+  const t = performance.now();
+  d.proc.kill("SIGTERM");
+  expect(await d.exited).toBe(0);
+  expect(performance.now() - t).toBeLessThan(5000);
+  const saved = JSON.parse(readFileSync(summaryPath(home, "zeta"), "utf8"));
+  expect(saved.current_discussion.topic).toBe("chunk one");
+});
