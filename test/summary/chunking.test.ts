@@ -55,3 +55,15 @@ test("trailing user messages wait for their answer", () => {
   expect(splitWaiting(m)).toEqual({ ready: m.slice(0, 2), waiting: m.slice(2) });
   expect(splitWaiting(m.slice(2))).toEqual({ ready: [], waiting: m.slice(2) });
 });
+
+test("the transcript: a line per UTC day, then [HH:MM author] before each message", async () => {
+  const { renderTranscript, renderMessage } = await import("../../src/memory/summary/transcript.ts");
+  const at = (iso: string) => BigInt(Date.parse(iso)) * 1_000_000n;
+  const a = { ...msg("user", "late question"), sendAt: at("2026-05-01T23:59:30Z"), sender: "ann" };
+  const b = { ...msg("assistant", "answer\nwith two lines"), sendAt: at("2026-05-02T00:00:10Z") };
+  const c = { ...msg("user", "no time"), sendAt: 0n };
+  expect(renderTranscript([a, b, c].map((m) => ({ message: m, text: m.content })))).toBe(
+    "== 2026-05-01 UTC ==\n[23:59 user (ann)] late question\n\n== 2026-05-02 UTC ==\n[00:00 assistant] answer\nwith two lines\n\n== date unknown ==\n[--:-- user] no time",
+  );
+  expect(renderMessage(b, "short")).toBe("[2026-05-02 00:00 assistant] short");
+});

@@ -24,7 +24,7 @@ test("prompt structure: previous summary in the system prompt, chunks within the
     const chars = entries.reduce((n, e) => n + e.text.length, 0);
     expect(chars).toBeLessThanOrEqual(1000);
     expect(entries.at(-1)!.role).toBe("assistant");
-    for (const e of entries) expect(e.header).toMatch(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} UTC$/);
+    expect(transcriptOf(req.messages[0]!.content).startsWith("== 2026-05-01 UTC ==\n[09:00 user] x question")).toBe(true);
     seen.push(...entries.map((e) => e.text.split(" lorem")[0]!));
     // The previous summary rides in the system prompt.
     const previous = req.system.slice(req.system.indexOf("## Previous summary"));
@@ -32,7 +32,7 @@ test("prompt structure: previous summary in the system prompt, chunks within the
     else expect(previous).toContain(`"topic": "after chunk ${req.n - 1}"`);
   }
   expect(seen).toEqual(Array.from({ length: 6 }, (_, i) => [`x question ${i}`, `x answer ${i}`]).flat());
-  expect(transcriptEntries(transcriptOf(s.fake.requests[0]!.messages[0]!.content))[0]!.header).toBe(`${utc(T0)} UTC`);
+  expect(transcriptEntries(transcriptOf(s.fake.requests[0]!.messages[0]!.content)).map((e) => e.when)).toEqual(["2026-05-01 09:00", "2026-05-01 09:00", "2026-05-01 09:00", "2026-05-01 09:00"]);
   expect((readJson(s.home + "/sessions/s1/summary.json") as { current_discussion: { topic: string } }).current_discussion.topic).toBe("after chunk 3");
   expect(readText(s.home + "/sessions/s1/.summary_cursor")).toBe(utc(T0 + 11_000));
 });
@@ -254,4 +254,68 @@ test("reset --all forgets the run and position but keeps token usage; rm removes
   s.api.add("s2", { role: "user", content: "back again" });
   expect(s.api.summary("s2").usage).toEqual([]);
   expect(s.api.summary("s2").lastRun).toBeUndefined();
+});
+
+test("a session already being summarized is reported busy, not summarized twice", async () => {
+  s = await setup();
+  addExchanges(s.api, "s1", 1);
+  s.fake.push({ delayMs: 300, then: summaryStep({ current_discussion: current("first") }) });
+  const first = s.api.summarize("s1");
+  await s.fake.waitForCalls(1);
+  const second = (await s.reopen().summarize("s1")).sessions[0]!;
+  expect(second.outcome).toBe("busy");
+  expect((await first).sessions[0]!.outcome).toBe("ok");
+  expect(s.fake.calls).toBe(1);
+});
+
+test("after a plain reset the summary carries on with the messages written since", async () => {
+  s = await setup();
+  addExchanges(s.api, "s1", 2, { tag: "old" });
+  s.fake.respond(() => summaryStep({ key_decisions: ["Do: remember the old part"] }));
+  await s.api.summarize("s1");
+  s.api.reset("s1");
+  addExchanges(s.api, "s1", 1, { startMs: T0 + 60_000, tag: "new" });
+  s.fake.reset();
+  s.fake.respond(() => summaryStep({ key_decisions: ["Do: remember the old part"] }));
+  expect((await s.api.summarize()).sessions.map((r) => r.outcome)).toEqual(["ok"]);
+  const texts = transcriptEntries(transcriptOf(s.fake.requests[0]!.messages[0]!.content)).map((e) => e.text.split(" lorem")[0]);
+  expect(texts).toEqual(["new question 0", "new answer 0"]);
+  expect(s.fake.requests[0]!.system).toContain("Do: remember the old part");
+});
+
+test("a save interrupted between summary.json and the cursor is completed (or dropped) by the next run", async () => {
+  const { Database } = await import("bun:sqlite");
+  const { summaryText } = await import("../../src/memory/summary/summary-types.ts");
+  const { sha256 } = await import("../../src/memory/summary/summary-file.ts");
+  s = await setup();
+  addExchanges(s.api, "s1", 1);
+  s.fake.respond(() => summaryStep({ current_discussion: current("first") }));
+  await s.api.summarize("s1");
+  addExchanges(s.api, "s1", 1, { startMs: T0 + 60_000, tag: "new" });
+  const last = s.api.history("s1", { all: true }).at(-1)!;
+  const db = new Database(s.home + "/.store/history.db");
+  const pend = (sha: string) =>
+    db.prepare("UPDATE summary_runs SET pending_seq = ?, pending_id = ?, pending_cursor = ?, pending_sha = ? WHERE session_id = 's1'").run(last.seq, last.id, utc(T0 + 61_000), sha);
+
+  // The crash hit before summary.json was replaced: the pending save is dropped, the new messages are summarized.
+  pend("0".repeat(64));
+  s.fake.reset();
+  s.fake.respond(() => summaryStep({ current_discussion: current("second") }));
+  let r = (await s.api.summarize("s1")).sessions[0]!;
+  expect(r.notes).toContain("dropped an interrupted save that had not reached summary.json");
+  expect([r.outcome, s.fake.calls]).toEqual(["ok", 1]);
+
+  // The crash hit after summary.json was replaced: the cursor is rolled forward, nothing is summarized twice.
+  addExchanges(s.api, "s1", 1, { startMs: T0 + 120_000, tag: "newer" });
+  const newest = s.api.history("s1", { all: true }).at(-1)!;
+  const text = summaryText({ key_decisions: [], past_discussions: [], current_discussion: current("third") });
+  writeFileSync(s.home + "/sessions/s1/summary.json", text);
+  db.prepare("UPDATE summary_runs SET pending_seq = ?, pending_id = ?, pending_cursor = ?, pending_sha = ? WHERE session_id = 's1'").run(newest.seq, newest.id, utc(T0 + 121_000), sha256(text));
+  db.close();
+  s.fake.reset();
+  r = (await s.api.summarize("s1")).sessions[0]!;
+  expect(r.notes).toContain(`completed an interrupted save: the cursor moved to ${utc(T0 + 121_000)}`);
+  expect([r.outcome, s.fake.calls]).toEqual(["up-to-date", 0]);
+  expect(readText(s.home + "/sessions/s1/.summary_cursor")).toBe(utc(T0 + 121_000));
+  expect(s.api.summary("s1").position).toEqual({ seq: newest.seq, id: newest.id });
 });

@@ -89,15 +89,17 @@ export function transcriptOf(userMessage: string): string {
   return m[1]!;
 }
 
-/** Messages in a transcript: [time] role header and the text after it. */
-export function transcriptEntries(transcript: string): { header: string; role: string; text: string }[] {
-  const out: { header: string; role: string; text: string }[] = [];
-  const re = /^\[([^\]]+)\] (user|assistant)(?: \([^)]*\))?:\n/gm;
+/** Messages in a transcript: `when` is "YYYY-MM-DD HH:MM" from the day line and the message's time. */
+export function transcriptEntries(transcript: string): { when: string; role: string; text: string }[] {
+  const out: { when: string; role: string; text: string }[] = [];
+  const re = /^(?:== (\d{4}-\d{2}-\d{2}) UTC ==\n)?\[(\d{2}:\d{2}) (user|assistant)(?: \([^)]*\))?\] /gm;
   const heads = [...transcript.matchAll(re)];
+  let day = "";
   heads.forEach((h, i) => {
+    if (h[1]) day = h[1];
     const start = h.index! + h[0].length;
     const end = i + 1 < heads.length ? heads[i + 1]!.index! - 2 : transcript.length;
-    out.push({ header: h[1]!, role: h[2]!, text: transcript.slice(start, end) });
+    out.push({ when: `${day} ${h[2]}`, role: h[3]!, text: transcript.slice(start, end) });
   });
   return out;
 }
