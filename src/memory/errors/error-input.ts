@@ -55,7 +55,8 @@ function fail(issues: [v.BaseIssue<unknown>, ...v.BaseIssue<unknown>[]], what: s
   throw new InvalidErrorInputError(`${what}: ${path ? `${path}: ` : ""}${unknown ? "unknown field" : issue.message}`);
 }
 
-export function checkRecordInput(raw: unknown): NewErrorRecord {
+/** Checks a record; `clean` is applied to each keyword before it is lower-cased. */
+export function checkRecordInput(raw: unknown, clean?: (keyword: string) => string): NewErrorRecord {
   const r = v.safeParse(RecordSchema, raw);
   if (!r.success) fail(r.issues, "error record");
   const o = r.output;
@@ -65,13 +66,16 @@ export function checkRecordInput(raw: unknown): NewErrorRecord {
     if (!c.success) fail(c.issues, "error record");
     cause = o.cause.trim();
   }
-  return { tool: o.tool, error: o.error.trim(), cause, fix: o.fix.trim(), outcome: o.outcome ?? "resolved", keywords: normalizeKeywords(o.keywords) };
+  return { tool: o.tool, error: o.error.trim(), cause, fix: o.fix.trim(), outcome: o.outcome ?? "resolved", keywords: normalizeKeywords(o.keywords, clean) };
 }
 
-/** Trimmed, lower-cased, de-duplicated keywords; a string is split on commas. */
-export function normalizeKeywords(raw: string | string[] | undefined): string[] {
+/**
+ * Trimmed, lower-cased, de-duplicated keywords; a string is split on commas. `clean` (redaction) runs before
+ * lower-casing, since some secret formats are recognised by their upper-case prefix.
+ */
+export function normalizeKeywords(raw: string | string[] | undefined, clean: (k: string) => string = (k) => k): string[] {
   if (raw === undefined) return [];
-  const parts = (typeof raw === "string" ? raw.split(",") : raw.flatMap((k) => k.split(","))).map((k) => k.trim().toLowerCase());
+  const parts = (typeof raw === "string" ? raw.split(",") : raw.flatMap((k) => k.split(","))).map((k) => clean(k.trim()).toLowerCase());
   const out: string[] = [];
   for (const k of parts) {
     if (k === "" || out.includes(k)) continue;

@@ -27,20 +27,20 @@ export function errorTtlNs(ctx: MemoryContext): bigint {
 }
 
 export async function recordError(ctx: MemoryContext, raw: unknown): Promise<RecordErrorResult> {
-  const input = checkRecordInput(raw);
   const kinds = new Set<string>();
   const clean = (s: string) => {
     const r = redactSecrets(s);
     r.kinds.forEach((k) => kinds.add(k));
     return r.text;
   };
+  const input = checkRecordInput(raw, clean);
   const fields: ErrorFields = {
     tool: clean(input.tool),
     error: clean(input.error),
     cause: input.cause === null ? null : clean(input.cause),
     fix: clean(input.fix),
     outcome: input.outcome,
-    keywords: [...new Set(input.keywords.map(clean))],
+    keywords: input.keywords,
     signature: "",
   };
   fields.signature = errorSignature(fields.error);

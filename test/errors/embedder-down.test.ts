@@ -1,0 +1,72 @@
+import { afterAll, describe, expect, test } from "bun:test";
+import { okBody, startFakeEmbeddings } from "../embed/fake-embeddings-server.ts";
+import { removeTempHomes, tempHome } from "../helpers/home.ts";
+import { errorHome } from "./error-home.ts";
+
+afterAll(removeTempHomes);
+
+const embedder = (base_url: string) => ({ embedder: { provider: "openai", base_url, model: "fake-embed", dimensions: 8, max_retries: 0, timeout_ms: 2000 } });
+
+/** A local port with nothing listening on it. */
+function closedPort(): number {
+  const s = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response("") });
+  const port = s.port!;
+  s.stop(true);
+  return port;
+}
+
+describe("an unreachable HTTP embedder never makes recording fail", () => {
+  test("the record is stored unembedded, found by keyword, and embedded at a later search", async () => {
+    const home = tempHome("memvoy-errors-");
+    const down = errorHome(embedder(`http://127.0.0.1:${closedPort()}/v1`), home);
+    const r = await down.api.recordError({ tool: "kubectl", error: "The connection to the server localhost:8080 was refused", fix: "export KUBECONFIG" });
+    expect(r.record.embedded).toBe(false);
+    expect(r.notes.join(" ")).toMatch(/without a vector for now.*connection refused/);
+    expect(down.api.getError(r.record.id).embedded).toBe(false);
+
+    const kw = await down.api.searchErrors({ query: "connection to the server localhost:8080 refused" });
+    expect(kw.hits.map((h) => h.record.id)).toEqual([r.record.id]);
+    expect(kw.hits[0]!.matchedBy).toEqual(["keyword"]);
+    expect(kw.notes.join(" ")).toMatch(/semantic lookup unavailable, keyword results only/);
+    down.api.close();
+
+    const fake = startFakeEmbeddings([], { body: okBody(8) });
+    try {
+      const up = errorHome(embedder(fake.url), home);
+      const found = await up.api.searchErrors({ query: "connection to the server localhost:8080 refused" });
+      expect(found.notes).toEqual([]);
+      expect(found.notEmbedded).toBe(0);
+      expect(found.hits[0]!.record.embedded).toBe(true);
+      expect(found.hits[0]!.matchedBy).toContain("semantic");
+      expect(fake.seen.flatMap((s) => s.json.input as string[])).toContain("The connection to the server localhost:8080 was refused");
+      up.api.close();
+    } finally {
+      fake.stop();
+    }
+  });
+
+  test("a server that keeps failing is the same: stored, then embedded by embedPendingErrors", async () => {
+    const home = tempHome("memvoy-errors-");
+    const failing = startFakeEmbeddings([], { status: 503, body: "{}" });
+    try {
+      const down = errorHome(embedder(failing.url), home);
+      const r = await down.api.recordError({ tool: "npm", error: "npm ERR! code E404 Not Found", fix: "check the registry" });
+      expect(r.record.embedded).toBe(false);
+      expect(r.notes.join(" ")).toContain("503");
+      await expect(down.api.embedPendingErrors()).rejects.toThrow(/503/);
+      down.api.close();
+    } finally {
+      failing.stop();
+    }
+    const fake = startFakeEmbeddings([], { body: okBody(8) });
+    try {
+      const up = errorHome(embedder(fake.url), home);
+      expect(await up.api.embedPendingErrors()).toEqual({ embedded: 1, pending: 0 });
+      expect(await up.api.embedPendingErrors()).toEqual({ embedded: 0, pending: 0 });
+      expect(up.api.listErrors().records[0]!.embedded).toBe(true);
+      up.api.close();
+    } finally {
+      fake.stop();
+    }
+  });
+});

@@ -1,0 +1,120 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import type { MemoryApi } from "../../src/lib.ts";
+import { rankErrors } from "../../src/memory/errors/rank-errors.ts";
+import { removeTempHomes } from "../helpers/home.ts";
+import { errorHome, loadFixture } from "./error-home.ts";
+import { PARAPHRASES, RECORDS } from "./fixture.ts";
+
+let api: MemoryApi;
+let ids: Map<string, string>;
+
+beforeAll(async () => {
+  api = errorHome().api;
+  ids = await loadFixture(api);
+}, 30_000);
+afterAll(() => {
+  api.close();
+  removeTempHomes();
+});
+
+describe("error lookup over a realistic memory", () => {
+  test("the fixture holds at least 50 records of at least 7 tools", () => {
+    expect(api.listErrors({ limit: 1000 }).total).toBe(RECORDS.length);
+    expect(RECORDS.length).toBeGreaterThanOrEqual(50);
+    expect(new Set(RECORDS.map((r) => r.tool)).size).toBeGreaterThanOrEqual(7);
+  }, 30_000);
+
+  for (const p of PARAPHRASES) {
+    test(`paraphrase finds its fix first (${p.expect}), with and without --tool`, async () => {
+      const want = ids.get(p.expect)!;
+      for (const tool of [undefined, p.tool]) {
+        const r = await api.searchErrors({ query: p.query, tool });
+        expect(r.hits[0]?.record.id).toBe(want);
+      }
+    });
+  }
+
+  test("--tool narrows the search to that tool", async () => {
+    const query = "permission denied";
+    const all = await api.searchErrors({ query, limit: 20 });
+    const tools = new Set(all.hits.map((h) => h.record.tool));
+    expect(tools.size).toBeGreaterThan(2);
+    for (const tool of ["docker", "psql", "npm"]) {
+      expect(tools.has(tool)).toBe(true);
+      const narrowed = await api.searchErrors({ query, tool, limit: 20 });
+      expect(narrowed.hits.length).toBeGreaterThan(0);
+      expect(narrowed.hits.every((h) => h.record.tool === tool)).toBe(true);
+    }
+  }, 30_000);
+
+  test("with other tools allowed, the same tool comes first", async () => {
+    const plain = await api.searchErrors({ query: "permission denied", limit: 20 });
+    expect(plain.hits[0]!.record.tool).not.toBe("npm");
+    const r = await api.searchErrors({ query: "permission denied", tool: "npm", otherTools: true, limit: 20 });
+    const tools = r.hits.map((h) => h.record.tool);
+    const firstOther = tools.findIndex((t) => t !== "npm");
+    expect(tools[0]).toBe("npm");
+    expect(firstOther).toBeGreaterThan(0);
+    expect(tools.slice(firstOther).every((t) => t !== "npm")).toBe(true);
+    expect(new Set(tools.slice(firstOther)).size).toBeGreaterThan(1);
+  }, 30_000);
+
+  test("no hit gives an empty list, never a placeholder", async () => {
+    for (const query of ["banana smoothie recipe with oat milk", "the quarterly revenue report is due on friday"]) {
+      const r = await api.searchErrors({ query });
+      expect(r.hits).toEqual([]);
+    }
+  }, 30_000);
+
+  test("limit caps the hits; each hit carries its score and how it matched", async () => {
+    const r = await api.searchErrors({ query: "connection refused", limit: 2 });
+    expect(r.hits).toHaveLength(2);
+    for (const h of r.hits) {
+      expect(h.score).toBeGreaterThan(0);
+      expect(h.score).toBeLessThanOrEqual(1);
+      expect(h.matchedBy.length).toBeGreaterThan(0);
+    }
+  }, 30_000);
+});
+
+describe("rank order", () => {
+  test("resolved before failed or abandoned, even when the failed record matches better", async () => {
+    const { api: a } = errorHome();
+    const failed = await a.recordError({
+      tool: "git",
+      error: "! [remote rejected] main -> main (protected branch hook declined)",
+      fix: "tried git push --force; still declined",
+      outcome: "failed",
+    });
+    const resolved = await a.recordError({
+      tool: "git",
+      error: "! [remote rejected] main -> main (pre-receive hook declined)",
+      fix: "push a branch and open a pull request",
+      outcome: "resolved",
+    });
+    const r = await a.searchErrors({ query: "! [remote rejected] main -> main (protected branch hook declined)" });
+    expect(r.hits.map((h) => h.record.id)).toEqual([resolved.record.id, failed.record.id]);
+    expect(r.hits[1]!.score).toBe(1);
+    a.close();
+  }, 30_000);
+
+  test("rankErrors: same tool, then resolved, then relevance; weak candidates are cut", () => {
+    const ranked = rankErrors(
+      [
+        { seq: 1n, tool: "npm", outcome: "resolved", keyword: 10, semantic: 0.9 },
+        { seq: 2n, tool: "yarn", outcome: "failed", keyword: 8 },
+        { seq: 3n, tool: "yarn", outcome: "resolved", keyword: 7 },
+        { seq: 4n, tool: "YARN", outcome: "abandoned", keyword: 9, semantic: 0.8 },
+        { seq: 5n, tool: "npm", outcome: "resolved", keyword: 0.5 },
+        { seq: 6n, tool: "pip", outcome: "resolved", semantic: 0.6 },
+        { seq: 7n, tool: "pip", outcome: "resolved", semantic: 0.95 },
+      ],
+      0.5,
+      "yarn",
+    );
+    expect(ranked.map((r) => r.seq)).toEqual([3n, 4n, 2n, 1n, 7n]);
+    expect(ranked.find((r) => r.seq === 1n)!.score).toBe(1);
+    expect(ranked.map((r) => r.sameTool)).toEqual([true, true, true, false, false]);
+    expect(ranked.find((r) => r.seq === 7n)!.matchedBy).toEqual(["semantic"]);
+  }, 30_000);
+});

@@ -1,0 +1,37 @@
+import { describe, expect, test } from "bun:test";
+import { redactSecrets } from "../../src/memory/errors/redact.ts";
+import { SECRETS } from "./secrets.ts";
+
+describe("redactSecrets", () => {
+  for (const s of SECRETS) {
+    test(`${s.name}: the secret is gone, the words around it stay`, () => {
+      const r = redactSecrets(s.text);
+      for (const part of s.secretParts) {
+        expect(s.text).toContain(part);
+        expect(r.text).not.toContain(part);
+      }
+      expect(r.text).toContain("[REDACTED:");
+      expect(r.kinds.length).toBeGreaterThan(0);
+      for (const keep of s.keep) expect(r.text).toContain(keep);
+    });
+  }
+
+  test("prose about tokens and passwords is not redacted", () => {
+    const texts = [
+      "error: missing bearer token in request",
+      "token: expired, please log in again",
+      "password authentication failed for user \"app\"",
+      "max_tokens=4096 exceeds the model limit",
+      "sk-learn is not a package; did you mean scikit-learn?",
+      "git@github.com: Permission denied (publickey).",
+    ];
+    for (const t of texts) expect(redactSecrets(t)).toEqual({ text: t, kinds: [] });
+  });
+
+  test("redaction is idempotent", () => {
+    for (const s of SECRETS) {
+      const once = redactSecrets(s.text).text;
+      expect(redactSecrets(once).text).toBe(once);
+    }
+  });
+});

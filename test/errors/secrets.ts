@@ -1,0 +1,54 @@
+// One example of each secret form error memory must redact, with its secret parts and words that must stay.
+export interface SecretCase {
+  name: string;
+  text: string;
+  /** Substrings that must appear nowhere once stored (the secret, and its distinctive body). */
+  secretParts: string[];
+  /** Words of the surrounding text that must survive. */
+  keep: string[];
+  /** How the secret would appear as a keyword, when it fits one (at most 64 characters, one line). */
+  keyword?: string;
+}
+
+const alnum = (n: number, seed: number) => {
+  const chars = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+  let s = "";
+  for (let i = 0; i < n; i++) s += chars[(i * 7 + seed * 13 + ((i * i) % 11)) % chars.length];
+  return s;
+};
+
+const openai = `sk-proj-${alnum(40, 1)}`;
+const anthropic = `sk-ant-api03-${alnum(40, 2)}-${alnum(20, 3)}AA`;
+const ghp = `ghp_${alnum(36, 4)}`;
+const ghPat = `github_pat_11${alnum(20, 5)}_${alnum(59, 6)}`;
+const slackBot = `xoxb-${"2210987654321"}-${"1234567890123"}-${alnum(24, 7)}`;
+const slackUser = `xoxp-${"2210987654321"}-${"2210987654322"}-${alnum(32, 8)}`;
+const aws = "AKIAQ3EGRIWXYZ7QK2LM";
+const google = `AIza${alnum(35, 9)}`;
+const gitlab = `glpat-${alnum(20, 10)}`;
+const npm = `npm_${alnum(36, 11)}`;
+const stripeSk = `sk_live_${alnum(32, 12)}`;
+const stripeRk = `rk_live_${alnum(32, 13)}`;
+const jwt = `eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiJ1c2VyLTQyIiwiaWF0IjoxNzAwMDAwMDAwfQ.${alnum(43, 14)}`;
+const bearer = `${alnum(12, 15)}.${alnum(30, 16)}`;
+const urlPassword = `Tr0ub4dor${alnum(8, 17)}`;
+const keyBody = `MIIEowIBAAKCAQEA${alnum(48, 18)}`;
+
+export const SECRETS: SecretCase[] = [
+  { name: "OpenAI key (sk-…)", text: `openai.AuthenticationError: Incorrect API key provided: ${openai}`, secretParts: [openai, openai.slice(8)], keep: ["AuthenticationError", "Incorrect API key provided"] },
+  { name: "Anthropic key (sk-ant-…)", text: `export ANTHROPIC_KEY=${anthropic} && claude-run`, secretParts: [anthropic, anthropic.slice(13)], keep: ["export", "claude-run"] },
+  { name: "GitHub token (ghp_)", text: `remote: Invalid username or token ${ghp}. Password authentication is not supported`, secretParts: [ghp, ghp.slice(4)], keep: ["Invalid username", "Password authentication is not supported"] },
+  { name: "GitHub fine-grained token (github_pat_)", text: `gh auth login --with-token ${ghPat} failed: HTTP 401`, secretParts: [ghPat, ghPat.slice(13)], keep: ["gh auth login", "HTTP 401"] },
+  { name: "Slack bot token (xoxb-)", text: `slack_sdk.errors.SlackApiError: invalid_auth for ${slackBot}`, secretParts: [slackBot, slackBot.slice(33)], keep: ["SlackApiError", "invalid_auth"] },
+  { name: "Slack user token (xoxp-)", text: `curl https://slack.com/api/chat.postMessage?token=${slackUser} -> not_authed`, secretParts: [slackUser, slackUser.slice(33)], keep: ["chat.postMessage", "not_authed"] },
+  { name: "AWS access key id (AKIA…)", text: `An error occurred (InvalidClientTokenId): The security token included in the request is invalid. key ${aws}`, secretParts: [aws, aws.slice(4)], keep: ["InvalidClientTokenId", "security token"] },
+  { name: "Google API key (AIza…)", text: `googleapiclient.errors.HttpError: 403 API key not valid: ${google}`, secretParts: [google, google.slice(4)], keep: ["HttpError", "API key not valid"] },
+  { name: "GitLab token (glpat-)", text: `git clone https://gitlab.com/acme/app.git failed, PRIVATE-TOKEN ${gitlab} revoked`, secretParts: [gitlab, gitlab.slice(6)], keep: ["git clone", "revoked"] },
+  { name: "npm token (npm_)", text: `npm ERR! 401 Unauthorized - //registry.npmjs.org/:_authToken=${npm}`, secretParts: [npm, npm.slice(4)], keep: ["npm ERR!", "401 Unauthorized"] },
+  { name: "Stripe secret key (sk_live_)", text: `stripe.error.AuthenticationError: Invalid API Key provided: ${stripeSk}`, secretParts: [stripeSk, stripeSk.slice(8)], keep: ["AuthenticationError", "Invalid API Key provided"] },
+  { name: "Stripe restricted key (rk_live_)", text: `Request req_123 used ${stripeRk} which lacks the charges:write permission`, secretParts: [stripeRk, stripeRk.slice(8)], keep: ["charges:write permission"] },
+  { name: "JWT", text: `jwt.exceptions.ExpiredSignatureError: Signature has expired for ${jwt}`, secretParts: [jwt, jwt.split(".")[2]!, jwt.split(".")[1]!], keep: ["ExpiredSignatureError", "Signature has expired"] },
+  { name: "Bearer header", text: `curl -H "Authorization: Bearer ${bearer}" https://api.acme.dev/v2/users -> 401`, secretParts: [bearer, bearer.slice(13)], keep: ["curl", "https://api.acme.dev/v2/users"], keyword: `Bearer ${bearer}` },
+  { name: "password in a URL", text: `psql: error: connection to "postgresql://app:${urlPassword}@db.internal:5432/app" failed: timeout`, secretParts: [urlPassword], keep: ["postgresql://app:", "@db.internal:5432/app", "timeout"], keyword: `postgres://app:${urlPassword}@db` },
+  { name: "private key block", text: `Load key "deploy.pem": invalid format\n-----BEGIN RSA PRIVATE KEY-----\n${keyBody}\n${alnum(64, 19)}\n-----END RSA PRIVATE KEY-----\nend of key`, secretParts: [keyBody, alnum(64, 19)], keep: ["invalid format", "end of key"], keyword: "" },
+];

@@ -1,0 +1,50 @@
+import { describe, expect, test } from "bun:test";
+import { errorSignature } from "../../src/memory/errors/signature.ts";
+
+const same = (a: string, b: string) => expect(errorSignature(a)).toBe(errorSignature(b));
+const differ = (a: string, b: string) => expect(errorSignature(a)).not.toBe(errorSignature(b));
+
+describe("errorSignature", () => {
+  test("numbers, ports, durations and line numbers are normalised away", () => {
+    same("connect ECONNREFUSED 127.0.0.1:5432 after 30s (attempt 3)", "connect ECONNREFUSED 10.0.0.7:6543 after 45s (attempt 12)");
+    same("src/app.ts(42,7): error TS2345: oops", "lib/other.ts(1,1): error TS2345: oops");
+  });
+
+  test("paths, urls and emails are normalised away", () => {
+    same("fatal: Unable to create '/home/alice/p/.git/index.lock': File exists.", "fatal: Unable to create '/srv/ci/work/.git/index.lock': File exists.");
+    same("open /var/lib/app/data.db: permission denied", "open ./data/cache.db: permission denied");
+    same("cannot open C:\\Users\\bob\\app\\x.py", "cannot open D:\\work\\y.py");
+    same("GET https://registry.npmjs.org/foo - Not found", "GET https://npm.acme.dev/bar?x=1 - Not found");
+    same("invite for alice@example.com bounced", "invite for bob.smith@acme.io bounced");
+  });
+
+  test("quoted parts are normalised away (but apostrophes inside words are kept)", () => {
+    same("Cannot find module 'lodash'", 'Cannot find module "express"');
+    same("relation `users` does not exist", "relation “orders” does not exist");
+    differ("can't open file 'a.py'", "cannot open file 'a.py'");
+  });
+
+  test("uuids, hex, commit hashes and random-looking ids are normalised away", () => {
+    same("lock 6f1d1a5e-5a0b-4c55-9b1e-1f0f1c2d3e4f held", "lock 0b7c8d9e-1111-4222-8333-444455556666 held");
+    same("commit 9fceb02d0ae598e95dc970b74767f19372d61af8 not found", "commit 3a1b2c4 not found");
+    same("pod api-7d9f8b6c5-x2x7k crashed", "pod api-5c4b3a291-p9q8r crashed");
+    same("request req_8f7a6b5c4d3e failed", "request req_0a1b2c3d4e5f failed");
+    same("segfault at 0x7ffd5e8b", "segfault at 0x00001234");
+    same("at 2026-11-30T04:31:00.123Z the job failed", "at 2027-01-02 10:00:00 the job failed");
+  });
+
+  test("error codes glued to letters and HTTP statuses are kept", () => {
+    differ("error TS2345: bad argument", "error TS2322: bad argument");
+    differ("no matching manifest for arm64 in the manifest list", "no matching manifest for amd64 in the manifest list");
+    differ("curl: (22) The requested URL returned error: 404", "curl: (22) The requested URL returned error: 500");
+    differ("HTTP/1.1 413 Request Entity Too Large", "HTTP/1.1 502 Request Entity Too Large");
+    same("exit status 1", "exit status 2");
+  });
+
+  test("case and spacing do not matter; a very long error keeps a bounded signature", () => {
+    same("Permission  DENIED\n(publickey)", "permission denied (publickey)");
+    const long = errorSignature("x ".repeat(5000) + "tail");
+    expect(long.length).toBeLessThan(1100);
+    expect(long).not.toBe(errorSignature("x ".repeat(5000) + "other"));
+  });
+});
