@@ -49,7 +49,7 @@ describe("CLI", () => {
     expect(search.hits[0]).toMatchObject({ session: "s", source: "recent", tier: "recent" });
     expect(typeof search.hits[0].score).toBe("number");
     const ctx = JSON.parse((await cli(["context", "s", "--input", "next?", "--json"], { home })).stdout);
-    expect(ctx.messages.at(-1)).toEqual({ role: "user", content: "next?" });
+    expect(ctx.messages.at(-1)).toMatchObject({ role: "user", content: "next?" });
     const sessions = JSON.parse((await cli(["sessions", "--json"], { home })).stdout);
     expect(sessions).toEqual([{ id: "s", messages: 3, lastActivity: expect.any(String), hasSummary: false }]);
     for (const args of [["config", "show"], ["config", "path"], ["config", "check"], ["doctor"], ["reset", "s"], ["rm", "s"]]) {
