@@ -26,9 +26,19 @@ import { embedPending, getError, listErrors, removeError, sweepExpired, type Err
 import type { ListErrorsInput, RecordErrorInput, SearchErrorsInput } from "../memory/errors/error-input.ts";
 import type { ErrorRecord } from "../memory/errors/error-record.ts";
 import { closeErrorVectors } from "../memory/errors/error-vectors.ts";
+import { SemanticApi, type DrainMode } from "./semantic-api.ts";
+import type { DrainOptions, DrainReport } from "../memory/embedding/drain.ts";
+import type { ReindexOptions, ReindexReport } from "../memory/embedding/reindex.ts";
 
 export class MemoryApi {
-  constructor(private readonly ctx: MemoryContext) {}
+  readonly #semantic: SemanticApi;
+
+  constructor(
+    private readonly ctx: MemoryContext,
+    drainMode: DrainMode = "in-process",
+  ) {
+    this.#semantic = new SemanticApi(ctx, drainMode);
+  }
 
   get home(): string {
     return this.ctx.paths.home;
@@ -44,7 +54,9 @@ export class MemoryApi {
   add(session: string, messages: WireMessageInput | readonly WireMessageInput[]): AppendResult {
     const list = Array.isArray(messages) ? messages : [messages as WireMessageInput];
     const inputs = list.map((m, i) => toNewMessage(m, list.length > 1 ? `message ${i + 1}` : "message"));
-    return appendMessages(this.ctx, session, inputs);
+    const result = appendMessages(this.ctx, session, inputs);
+    this.#semantic.scheduleDrain();
+    return result;
   }
 
   sessions(): SessionInfo[] {
@@ -60,9 +72,7 @@ export class MemoryApi {
     const o = checkSearchOptions(options);
     if (o.session === undefined) discoverSessions(this.ctx);
     const match = o.match ?? "keyword";
-    if (match !== "keyword") {
-      throw new InputError(`--match ${match} is not available yet; use --match keyword`);
-    }
+    if (match !== "keyword") return this.#semantic.search(match, { ...o, now: this.ctx.now() });
     const hits = keywordSearch(this.ctx.db, { ...o, now: this.ctx.now() });
     return { hits, notes: [] };
   }
@@ -111,6 +121,21 @@ export class MemoryApi {
     return maintainTiers(this.ctx, options);
   }
 
+  /** Embed queued messages now (the daemon's job; also for scripts). One drainer per home at a time. */
+  drainEmbeddings(options: DrainOptions = {}): Promise<DrainReport> {
+    return this.#semantic.drain(options);
+  }
+
+  /** Wait until the background embedding drain started by add() is done; resolves to its error, if any. */
+  flushEmbeddings(): Promise<unknown> {
+    return this.#semantic.flush();
+  }
+
+  /** Rebuild every vector with the configured embedder; resumes an interrupted rebuild. */
+  reindex(options: ReindexOptions = {}): Promise<ReindexReport> {
+    return this.#semantic.reindex(options);
+  }
+
   /** Record a tool error and its fix. Secrets are redacted first; the same tool + error signature is merged. */
   recordError(input: RecordErrorInput): Promise<RecordErrorResult> {
     return recordError(this.ctx, input);
@@ -146,6 +171,7 @@ export class MemoryApi {
   }
 
   close(): void {
+    void this.#semantic.close();
     void closeErrorVectors(this.ctx);
     this.ctx.db.close();
   }

@@ -6,6 +6,7 @@ import { loadConfig } from "../config/load.ts";
 import type { Config } from "../config/schema.ts";
 import { openDatabase } from "../storage/sqlite/open-database.ts";
 import { MemoryApi } from "./memory-api.ts";
+import type { DrainMode } from "./semantic-api.ts";
 
 export interface OpenOptions {
   /** The home folder; else $MEMVOY_HOME, else $XDG_CONFIG_HOME/memvoy, else ~/.config/memvoy. */
@@ -14,6 +15,8 @@ export interface OpenOptions {
   env?: Record<string, string | undefined>;
   /** A validated config to use instead of config.toml. */
   config?: Config;
+  /** Where a write's embeddings are drained when the embedder is builtin (see DrainMode). */
+  drain?: DrainMode;
   /** Clock in UTC ns (tests). */
   now?: () => bigint;
 }
@@ -25,5 +28,5 @@ export function openMemory(options: OpenOptions = {}): MemoryApi {
   ensureDir(paths.home);
   ensureDir(paths.sessions);
   const db = openDatabase(paths.db);
-  return new MemoryApi({ paths, config, db, now: options.now ?? nowNs, env });
+  return new MemoryApi({ paths, config, db, now: options.now ?? nowNs, env }, options.drain);
 }

@@ -9,7 +9,8 @@ export interface CommandModule {
 }
 
 export function openFromFlags(p: Parsed): MemoryApi {
-  return openMemory({ home: p.flags.home as string | undefined });
+  // A CLI writer hands embedding to a detached drain: it exits at once and never loads LanceDB.
+  return openMemory({ home: p.flags.home as string | undefined, drain: "detached" });
 }
 
 /** `--help` text for a command, printed to stdout. */

@@ -15,6 +15,7 @@ const COMMANDS: Record<string, () => Promise<CommandModule>> = {
   rm: () => import("./commands/rm.ts"),
   doctor: () => import("./commands/doctor.ts"),
   config: () => import("./commands/config.ts"),
+  reindex: () => import("./commands/reindex.ts"),
   daemon: () => import("./commands/daemon.ts"),
   errors: () => import("./commands/errors.ts"),
 };
@@ -37,6 +38,7 @@ Commands:
   doctor [--repair]                    check the home; rebuild a corrupt history.json from the archive
   errors record|search|list|show|rm    error memory: tool errors and their fixes, across sessions
   config show|path|check               the effective config, its file, validation
+  reindex [--pending]                  rebuild every vector with the configured embedder (resumable)
   daemon status|stop                   the background daemon: state of its jobs, or stop it
 
 Daemon:

@@ -13,3 +13,9 @@ CREATE TABLE vector_deletes (
   before_seq INTEGER NOT NULL,
   created_at INTEGER NOT NULL
 );
+
+-- Small key/value state of the semantic tier (e.g. the embedder a reindex is rebuilding for).
+CREATE TABLE embed_state (
+  key   TEXT PRIMARY KEY,
+  value TEXT NOT NULL
+);

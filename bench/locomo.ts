@@ -1,0 +1,104 @@
+// Retrieval quality on LoCoMo: bun bench/locomo.ts [--data PATH] [--json] [--limit K]
+// Each conversation goes into its own session through MemoryApi.add (one message per turn, sender = the
+// speaker, sendAt from the session date); each category 1-4 question is searched in that session; a
+// question scores the share of its evidence turns among the top K hits (expanded context not counted).
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { parseArgs } from "node:util";
+import { openMemory, type MatchMode } from "../src/lib.ts";
+
+const { values } = parseArgs({
+  options: {
+    data: { type: "string", default: resolve(import.meta.dir, "../../shared/bench/locomo/locomo-dev.json") },
+    json: { type: "boolean", default: false },
+    limit: { type: "string", default: "10" },
+  },
+});
+const K = Number(values.limit);
+const MODES: MatchMode[] = ["keyword", "semantic", "hybrid"];
+
+interface Turn {
+  speaker: string;
+  dia_id: string;
+  text: string;
+}
+interface Sample {
+  sample_id: string;
+  conversation: Record<string, unknown> & { speaker_a: string; speaker_b: string };
+  qa: { question: string; evidence: string[]; category: number }[];
+}
+
+const MONTHS = ["january", "february", "march", "april", "may", "june", "july", "august", "september", "october", "november", "december"];
+
+/** "1:56 pm on 8 May, 2023" -> UTC ns. */
+export function parseLocomoDate(s: string): bigint {
+  const m = /(\d{1,2}):(\d{2})\s*(am|pm)\s+on\s+(\d{1,2})\s+([A-Za-z]+),?\s+(\d{4})/i.exec(s);
+  if (!m) throw new Error(`unrecognised LoCoMo date ${JSON.stringify(s)}`);
+  let h = Number(m[1]) % 12;
+  if (m[3]!.toLowerCase() === "pm") h += 12;
+  const month = MONTHS.indexOf(m[5]!.toLowerCase());
+  return BigInt(Date.UTC(Number(m[6]), month, Number(m[4]), h, Number(m[2]))) * 1_000_000n;
+}
+
+function sessions(c: Sample["conversation"]): { date: bigint; turns: Turn[] }[] {
+  const keys = Object.keys(c)
+    .filter((k) => /^session_\d+$/.test(k))
+    .sort((a, b) => Number(a.split("_")[1]) - Number(b.split("_")[1]));
+  return keys.map((k) => ({ date: parseLocomoDate(String(c[`${k}_date_time`])), turns: c[k] as Turn[] }));
+}
+
+if (!existsSync(values.data!)) {
+  process.stderr.write(`bench/locomo: skipped, no data at ${values.data} (see ../shared/bench/locomo/README.md)\n`);
+  process.exit(0);
+}
+
+const samples = (await Bun.file(values.data!).json()) as Sample[];
+const sums: Record<string, number> = { keyword: 0, semantic: 0, hybrid: 0 };
+let n = 0;
+const started = performance.now();
+for (const s of samples) {
+  const home = mkdtempSync(join(tmpdir(), "memvoy-locomo-"));
+  const api = openMemory({ home, env: {}, drain: "off" });
+  try {
+    const session = s.sample_id.replace(/[^A-Za-z0-9._-]/g, "_");
+    const idToDia = new Map<string, string>();
+    for (const sess of sessions(s.conversation)) {
+      const messages = sess.turns.map((t, i) => ({
+        role: t.speaker === s.conversation.speaker_a ? ("user" as const) : ("assistant" as const),
+        content: t.text,
+        sender: t.speaker,
+        sendAt: (sess.date + BigInt(i) * 1_000_000_000n).toString(),
+      }));
+      const { ids } = api.add(session, messages);
+      ids.forEach((id, i) => idToDia.set(id, sess.turns[i]!.dia_id));
+    }
+    const drained = await api.drainEmbeddings({ wait: true });
+    if (drained.error) throw new Error(`embedding failed: ${drained.error}`);
+    for (const q of s.qa) {
+      if (q.category < 1 || q.category > 4) continue;
+      const evidence = new Set(q.evidence.flatMap((e) => e.split(/[;,\s]+/)).filter(Boolean));
+      if (evidence.size === 0) continue;
+      n++;
+      for (const match of MODES) {
+        const r = await api.search({ query: q.question, session, match, limit: K, range: "all" });
+        const found = new Set(r.hits.map((h) => idToDia.get(h.message.id)));
+        let hit = 0;
+        for (const e of evidence) if (found.has(e)) hit++;
+        sums[match]! += hit / evidence.size;
+      }
+    }
+  } finally {
+    api.close();
+    rmSync(home, { recursive: true, force: true });
+  }
+}
+
+const round = (x: number) => Math.round((x / Math.max(n, 1)) * 1000) / 1000;
+const recall = { keyword: round(sums.keyword!), semantic: round(sums.semantic!), hybrid: round(sums.hybrid!) };
+if (values.json) process.stdout.write(JSON.stringify({ n, [`recall@${K}`]: recall }) + "\n");
+else {
+  console.log(`LoCoMo ${values.data}: ${samples.length} conversations, ${n} questions (categories 1-4), turn-level recall@${K}`);
+  for (const m of MODES) console.log(`  ${m.padEnd(8)} ${recall[m as keyof typeof recall].toFixed(3)}`);
+  console.log(`  (${((performance.now() - started) / 1000).toFixed(1)} s)`);
+}

@@ -1,0 +1,77 @@
+// memvoy reindex [--pending]: rebuild every vector with the configured embedder (interruptible, resumable).
+import { existsSync } from "node:fs";
+import { homePaths, resolveHome } from "../../config/home.ts";
+import { openMemory } from "../../app/open-memory.ts";
+import { bool, expectPositionals, parseArgs, str } from "../args.ts";
+import { printUsage } from "../command.ts";
+import { printJson, println } from "../output.ts";
+import { progressBar } from "../progress.ts";
+
+export const usage = `
+Usage: memvoy reindex [--pending] [--json]
+
+Rebuild the vector of every recent message with the configured embedder
+([embedder] in config.toml), e.g. after changing it; vectors of other embedders
+are dropped once the rebuild is complete. A progress bar shows on a terminal.
+Ctrl-C stops after the current batch; run memvoy reindex again to resume.
+
+  --pending   only embed the messages waiting in the queue (no rebuild)
+  --quiet     print nothing (used for the background drain after memvoy add)
+`;
+
+/** The background drain after `memvoy add` waits this long for more writes before exiting. */
+const BACKGROUND_LINGER_MS = 1500;
+
+export async function run(argv: readonly string[]): Promise<number> {
+  const p = parseArgs(argv, { pending: { type: "boolean" }, quiet: { type: "boolean" } }, "reindex");
+  if (bool(p, "help")) return printUsage(usage);
+  expectPositionals(p, "reindex", []);
+  const pending = bool(p, "pending");
+  const quiet = bool(p, "quiet");
+  const json = bool(p, "json");
+  // The background drain must not recreate a home that was removed meanwhile.
+  if (pending && !existsSync(homePaths(resolveHome(str(p, "home"))).db)) return 0;
+  const api = openMemory({ home: str(p, "home"), drain: "off" });
+  const abort = new AbortController();
+  const onSigint = () => {
+    if (abort.signal.aborted) process.exit(130);
+    abort.abort();
+  };
+  process.on("SIGINT", onSigint);
+  const bar = !quiet && !json && process.stderr.isTTY ? progressBar(process.stderr) : undefined;
+  let total = 0;
+  try {
+    const r = await api.reindex({
+      pendingOnly: pending,
+      lingerMs: quiet ? BACKGROUND_LINGER_MS : undefined,
+      signal: abort.signal,
+      onStart: (n, resumed) => {
+        total = n;
+        if (!quiet && !json && resumed) process.stderr.write("memvoy: resuming the interrupted reindex\n");
+        bar?.update(0, total);
+      },
+      onProgress: (done, remaining) => bar?.update(done, Math.max(total, done + remaining)),
+    });
+    bar?.done();
+    if (json) printJson({ embedder: r.embedderId, embedded: r.embedded, remaining: r.remaining, failed: r.failed, resumed: r.resumed, dropped: r.dropped, busy: r.busy, error: r.error ?? null });
+    else if (!quiet) {
+      if (r.busy) println("another process is embedding this home's queue; nothing to do");
+      else println(`${r.embedderId}: embedded ${r.embedded} message(s)${r.remaining ? `, ${r.remaining} left` : ""}${r.dropped.length ? `; dropped vectors of ${r.dropped.join(", ")}` : ""}`);
+    }
+    if (r.error !== undefined) {
+      if (!json && !quiet) process.stderr.write(`memvoy: embedding failed: ${r.error}; ${r.remaining} message(s) stay queued\n`);
+      return 1;
+    }
+    return 0;
+  } catch (err) {
+    bar?.done();
+    if (abort.signal.aborted) {
+      if (!quiet) process.stderr.write("memvoy: interrupted; run memvoy reindex again to resume\n");
+      return 130;
+    }
+    throw err;
+  } finally {
+    process.off("SIGINT", onSigint);
+    api.close();
+  }
+}

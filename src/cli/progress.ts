@@ -1,0 +1,24 @@
+// A one-line progress bar redrawn in place on a terminal stream (stderr).
+
+export function progressBar(stream: NodeJS.WriteStream, width = 30) {
+  const started = performance.now();
+  let last = 0;
+  const draw = (done: number, total: number) => {
+    const frac = total > 0 ? Math.min(1, done / total) : 1;
+    const fill = Math.round(frac * width);
+    const secs = (performance.now() - started) / 1000;
+    const rate = secs > 0 ? Math.round(done / secs) : 0;
+    stream.write(`\r[${"#".repeat(fill)}${".".repeat(width - fill)}] ${done}/${total} messages  ${rate}/s\x1b[K`);
+  };
+  return {
+    update(done: number, total: number): void {
+      const now = performance.now();
+      if (now - last < 100 && done < total) return;
+      last = now;
+      draw(done, total);
+    },
+    done(): void {
+      stream.write("\n");
+    },
+  };
+}

@@ -1,0 +1,200 @@
+// Drains the embedding queue: apply pending vector deletions, then embed queued messages in batches and
+// upsert them. One drainer per home at a time (.store/embed.lock); failures back off per message.
+import { join } from "node:path";
+import { errorMessage } from "../../shared/errors.ts";
+import { tryLockFile } from "../../shared/file-lock.ts";
+import { ensureDir } from "../../shared/atomic-write.ts";
+import { NS_PER_SEC } from "../../shared/time.ts";
+import type { Embedder } from "../../embed/embedder.ts";
+import {
+  clearVectorDeletes,
+  deferQueued,
+  dequeue,
+  dueCount,
+  dueMessages,
+  getEmbedState,
+  pendingVectorDeletes,
+  pruneQueue,
+  queuedCount,
+  setEmbedState,
+  stillQueued,
+  type QueuedMessage,
+} from "../../storage/sqlite/embed-queue-repo.ts";
+import type { VectorStore } from "../../storage/lance/vector-store.ts";
+import type { VectorRow, VectorTable } from "../../storage/lance/vector-table.ts";
+import { withWriteLock } from "../../storage/sqlite/write-lock.ts";
+import type { SemanticIndex } from "./semantic-index.ts";
+
+/** Share of the previous message's vector mixed into a local embedder's vector (measured on LoCoMo dev). */
+export const CONTEXT_WEIGHT = 0.3;
+/** Upserted rows after which the table is compacted (and indexed when large). */
+const MAINTAIN_EVERY_ROWS = 5_000;
+const LINGER_POLL_MS = 150;
+const MAX_RETRY_DELAY = 3600n * NS_PER_SEC;
+
+export interface DrainOptions {
+  signal?: AbortSignal;
+  /** Wait for another drainer to finish instead of returning at once. */
+  wait?: boolean;
+  onProgress?: (done: number, remaining: number) => void;
+  /** Stop after about this many messages (the rest stays queued). */
+  maxMessages?: number;
+  /** Keep the lock and watch the queue this long after it empties (absorbs a burst of writes). */
+  lingerMs?: number;
+}
+
+export interface DrainReport {
+  /** Another process or task holds the drain lock; nothing was done. */
+  busy: boolean;
+  embedded: number;
+  deletesApplied: number;
+  /** Messages whose embedding failed in this run (they stay queued with a back-off). */
+  failed: number;
+  remaining: number;
+  error?: string;
+}
+
+export const retryDelay = (attempts: number): bigint => {
+  const d = 5n * NS_PER_SEC * 2n ** BigInt(Math.min(attempts - 1, 20));
+  return d > MAX_RETRY_DELAY ? MAX_RETRY_DELAY : d;
+};
+
+export async function drainQueue(index: SemanticIndex, options: DrainOptions = {}): Promise<DrainReport> {
+  const total: DrainReport = { busy: false, embedded: 0, deletesApplied: 0, failed: 0, remaining: 0 };
+  for (let round = 0; ; round++) {
+    const left = options.maxMessages === undefined ? undefined : options.maxMessages - total.embedded;
+    const r = await drainLocked(index, { ...options, maxMessages: left, wait: round === 0 && options.wait });
+    if (round === 0) total.busy = r.busy;
+    total.embedded += r.embedded;
+    total.deletesApplied += r.deletesApplied;
+    total.failed += r.failed;
+    total.remaining = r.remaining;
+    if (r.error !== undefined) total.error = r.error;
+    // A writer that found the lock held relies on the holder to take its messages: look again after release.
+    if (r.busy || r.error !== undefined || index.closed || (left !== undefined && r.embedded >= left)) break;
+    if (dueCount(index.ctx.db, index.ctx.now()) === 0 && pendingVectorDeletes(index.ctx.db).length === 0) break;
+  }
+  return total;
+}
+
+async function drainLocked(index: SemanticIndex, options: DrainOptions): Promise<DrainReport> {
+  const { ctx } = index;
+  ensureDir(ctx.paths.store);
+  const lockPath = join(ctx.paths.store, "embed.lock");
+  let release = tryLockFile(lockPath);
+  while (!release && options.wait) {
+    await Bun.sleep(50);
+    options.signal?.throwIfAborted();
+    release = tryLockFile(lockPath);
+  }
+  const report: DrainReport = { busy: !release, embedded: 0, deletesApplied: 0, failed: 0, remaining: 0 };
+  if (!release) return report;
+  try {
+    const embedder = await index.embedder();
+    const store = await index.store();
+    const batchSize = embedder.local ? 512 : Math.max(ctx.config.embedder.batch_size, 1) * 4;
+    let table: VectorTable | undefined;
+    let idleSince: number | undefined;
+    for (;;) {
+      if (index.closed) break;
+      options.signal?.throwIfAborted();
+      report.deletesApplied += await applyDeletes(index, store);
+      withWriteLock(ctx.db, () => pruneQueue(ctx.db));
+      const batch = dueMessages(ctx.db, ctx.now(), batchSize);
+      if (batch.length === 0) {
+        idleSince ??= performance.now();
+        if (!options.lingerMs || performance.now() - idleSince >= options.lingerMs) break;
+        await Bun.sleep(LINGER_POLL_MS);
+        continue;
+      }
+      idleSince = undefined;
+      if (options.maxMessages !== undefined && report.embedded >= options.maxMessages) break;
+      let vectors: Float32Array[];
+      try {
+        vectors = await embedBatch(embedder, batch, options.signal);
+      } catch (err) {
+        options.signal?.throwIfAborted();
+        const seqs = batch.map((q) => q.message.seq);
+        withWriteLock(ctx.db, () => deferQueued(ctx.db, seqs, errorMessage(err), ctx.now(), retryDelay));
+        report.failed += batch.length;
+        report.error = errorMessage(err);
+        break;
+      }
+      table ??= await store.table(embedder.id, embedder.dim, { create: true });
+      const live = stillQueued(ctx.db, batch.map((q) => q.message.seq));
+      const rows: VectorRow[] = [];
+      batch.forEach((q, i) => {
+        const m = q.message;
+        if (live.has(m.seq)) rows.push({ id: m.id, seq: m.seq, session: m.session, sendAt: m.sendAt, role: m.role, content: m.content, vector: vectors[i]! });
+      });
+      await table!.upsert(rows);
+      withWriteLock(ctx.db, () => dequeue(ctx.db, rows.map((r) => r.seq)));
+      report.embedded += rows.length;
+      await maybeMaintain(index, table!, rows.length);
+      options.onProgress?.(report.embedded, queuedCount(ctx.db));
+    }
+    // A reset or compaction that raced with the last upsert left its deletion for us: apply it now.
+    if (!index.closed) report.deletesApplied += await applyDeletes(index, store);
+  } finally {
+    release();
+  }
+  if (!index.closed) report.remaining = queuedCount(ctx.db);
+  return report;
+}
+
+/** Apply every pending (session, seq < X) deletion to every embedder's table, then forget it. */
+async function applyDeletes(index: SemanticIndex, store: VectorStore): Promise<number> {
+  const { db } = index.ctx;
+  const pending = pendingVectorDeletes(db);
+  if (pending.length === 0) return 0;
+  for (const info of await store.tables()) {
+    const t = await store.table(info.embedderId, 0);
+    if (!t) continue;
+    for (const d of pending) await t.deleteBefore(d.session, d.beforeSeq);
+    t.close();
+  }
+  withWriteLock(db, () => clearVectorDeletes(db, pending[pending.length - 1]!.id));
+  return pending.length;
+}
+
+/** Embed each message; a local embedder's vector also carries CONTEXT_WEIGHT of the previous message's. */
+async function embedBatch(embedder: Embedder, batch: readonly QueuedMessage[], signal?: AbortSignal): Promise<Float32Array[]> {
+  const own = await embedder.embed(batch.map((q) => q.message.content), signal, "document");
+  if (!embedder.local) return own;
+  const bySeq = new Map(batch.map((q, i) => [q.message.seq, i]));
+  const missing: string[] = [];
+  const prevIndex = batch.map((q) => {
+    if (q.previous === undefined) return -1;
+    const inBatch = bySeq.get(q.message.seq - 1n);
+    if (inBatch !== undefined && batch[inBatch]!.message.session === q.message.session) return inBatch;
+    missing.push(q.previous);
+    return batch.length + missing.length - 1;
+  });
+  const extra = missing.length ? await embedder.embed(missing, signal, "document") : [];
+  const all = own.concat(extra);
+  return own.map((v, i) => {
+    const p = prevIndex[i]!;
+    if (p < 0) return v;
+    const prev = all[p]!;
+    const out = new Float32Array(v.length);
+    let s = 0;
+    for (let d = 0; d < v.length; d++) {
+      out[d] = v[d]! + CONTEXT_WEIGHT * prev[d]!;
+      s += out[d]! * out[d]!;
+    }
+    const k = s > 0 ? 1 / Math.sqrt(s) : 0;
+    for (let d = 0; d < v.length; d++) out[d]! *= k;
+    return out;
+  });
+}
+
+async function maybeMaintain(index: SemanticIndex, table: VectorTable, written: number): Promise<void> {
+  const { db } = index.ctx;
+  const pending = Number(getEmbedState(db, "rows_since_maintain") ?? "0") + written;
+  if (pending < MAINTAIN_EVERY_ROWS) {
+    withWriteLock(db, () => setEmbedState(db, "rows_since_maintain", String(pending)));
+    return;
+  }
+  await table.maintain();
+  withWriteLock(db, () => setEmbedState(db, "rows_since_maintain", "0"));
+}

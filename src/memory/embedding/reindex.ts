@@ -1,0 +1,57 @@
+// Rebuild every vector with the configured embedder through the queue, so an interrupted run resumes.
+import { getEmbedState, makeQueueDue, queuedCount, requeueRecent, setEmbedState } from "../../storage/sqlite/embed-queue-repo.ts";
+import { withWriteLock } from "../../storage/sqlite/write-lock.ts";
+import { drainQueue, type DrainReport } from "./drain.ts";
+import type { SemanticIndex } from "./semantic-index.ts";
+
+const TARGET = "reindex_target";
+
+export interface ReindexOptions {
+  signal?: AbortSignal;
+  /** Only embed what is already queued (no rebuild). */
+  pendingOnly?: boolean;
+  /** See DrainOptions.lingerMs. */
+  lingerMs?: number;
+  onStart?: (total: number, resumed: boolean) => void;
+  onProgress?: (done: number, remaining: number) => void;
+}
+
+export interface ReindexReport extends DrainReport {
+  embedderId: string;
+  resumed: boolean;
+  /** Tables of other embedders dropped once the rebuild completed. */
+  dropped: string[];
+}
+
+export async function reindex(index: SemanticIndex, o: ReindexOptions = {}): Promise<ReindexReport> {
+  const { db } = index.ctx;
+  const embedder = await index.embedder();
+  const store = await index.store();
+  const target = getEmbedState(db, TARGET);
+  const resumed = target === embedder.id;
+  if (!o.pendingOnly && !resumed) {
+    // Rebuild from scratch for this embedder: its old vectors may come from an older builtin version.
+    await store.drop(embedder.id);
+    withWriteLock(db, () => {
+      requeueRecent(db);
+      setEmbedState(db, TARGET, embedder.id);
+    });
+  } else {
+    withWriteLock(db, () => makeQueueDue(db));
+  }
+  o.onStart?.(queuedCount(db), resumed);
+  const report = await drainQueue(index, { signal: o.signal, wait: !o.pendingOnly, onProgress: o.onProgress, lingerMs: o.lingerMs });
+  const dropped: string[] = [];
+  const rebuilding = getEmbedState(db, TARGET) === embedder.id;
+  if (rebuilding && report.remaining === 0 && !report.error) {
+    for (const t of await store.tables()) {
+      if (t.embedderId === embedder.id) continue;
+      await store.drop(t.embedderId);
+      dropped.push(t.embedderId);
+    }
+    const table = await index.table(true);
+    await table!.maintain();
+    withWriteLock(db, () => setEmbedState(db, TARGET, undefined));
+  }
+  return { ...report, embedderId: embedder.id, resumed, dropped };
+}

@@ -1,0 +1,28 @@
+// Participant names in a query: "what did Caroline research?" asks about Caroline's own messages,
+// which rarely contain her name. The name is taken out of the text to match and becomes a sender preference.
+
+export interface QueryFocus {
+  /** The query without participant names (the original when nothing else would remain). */
+  text: string;
+  /** The one participant the query names, if exactly one. */
+  sender?: string;
+}
+
+const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+
+export function queryFocus(query: string, senders: readonly string[]): QueryFocus {
+  let text = query;
+  const named: string[] = [];
+  for (const s of senders) {
+    if (s.trim().length < 2) continue;
+    const re = new RegExp(`(?<![\\p{L}\\p{N}])${escape(s)}(?:['’]s)?(?![\\p{L}\\p{N}])`, "giu");
+    if (!re.test(text)) continue;
+    named.push(s);
+    text = text.replace(re, " ");
+  }
+  if (named.length === 0) return { text: query };
+  const rest = text.replace(/\s+/g, " ").trim();
+  const focus: QueryFocus = { text: /[\p{L}\p{N}]/u.test(rest) ? rest : query };
+  if (named.length === 1) focus.sender = named[0]!;
+  return focus;
+}

@@ -1,0 +1,87 @@
+// Semantic search over the recent tier: vector similarity (session / time filtered), joined with SQLite so
+// stale vectors never surface, each hit expanded with its neighbours.
+import type { Embedder } from "../embed/embedder.ts";
+import type { StoredMessage } from "../shared/message.ts";
+import { rangeStart, type TimeRange } from "../shared/time.ts";
+import type { VectorTable } from "../storage/lance/vector-table.ts";
+import { getMessagesById } from "../storage/sqlite/messages-repo.ts";
+import { recentSenders } from "../storage/sqlite/semantic-queries.ts";
+import type { Db } from "../storage/sqlite/write-lock.ts";
+import { expandHits } from "./expand.ts";
+import { queryFocus, type QueryFocus } from "./participants.ts";
+import { queryTerms } from "./query-terms.ts";
+import type { SearchHit, SearchResult } from "./search-types.ts";
+import { makeSnippet } from "./snippet.ts";
+
+/** Score factor for messages of other senders when the query names one participant (tuned on LoCoMo dev). */
+export const OTHER_SENDER_FACTOR = 0.9;
+
+export interface SemanticSource {
+  embedder: Embedder;
+  /** The configured embedder's table; absent until something was embedded. */
+  table?: VectorTable;
+  notIndexed: number;
+  reindexNeeded: boolean;
+  otherEmbedders: string[];
+}
+
+export interface SemanticOptions {
+  query: string;
+  session?: string;
+  range?: TimeRange;
+  limit?: number;
+  now: bigint;
+  signal?: AbortSignal;
+}
+
+export interface RankedMessage {
+  message: StoredMessage;
+  score: number;
+}
+
+export function focusFor(db: Db, query: string, session?: string): QueryFocus {
+  return queryFocus(query, recentSenders(db, session));
+}
+
+/** Recent messages most similar to the query, best first (no expansion). */
+export async function semanticRanking(db: Db, src: SemanticSource, o: SemanticOptions, focus: QueryFocus, limit: number): Promise<RankedMessage[]> {
+  if (!src.table) return [];
+  const [qv] = await src.embedder.embed([focus.text], o.signal, "query");
+  const since = rangeStart(o.range ?? "all", o.now);
+  const filter = { session: o.session, since };
+  const found = await src.table.search(qv!, filter, Math.max(limit * 4, 50));
+  const byId = new Map(getMessagesById(db, found.map((h) => h.id)).map((m) => [m.id, m]));
+  const out: RankedMessage[] = [];
+  for (const h of found) {
+    const m = byId.get(h.id);
+    // Only rows SQLite still holds in the recent tier: deleted or compacted vectors never surface.
+    if (!m || !m.recent || m.session !== h.session || (since !== undefined && m.sendAt < since)) continue;
+    const factor = focus.sender !== undefined && m.sender !== focus.sender ? OTHER_SENDER_FACTOR : 1;
+    out.push({ message: m, score: h.score * factor });
+  }
+  out.sort((a, b) => b.score - a.score);
+  return out.slice(0, limit);
+}
+
+export function statusNotes(src: Pick<SemanticSource, "notIndexed" | "reindexNeeded" | "otherEmbedders" | "embedder">): string[] {
+  const notes: string[] = [];
+  if (src.notIndexed > 0) notes.push(`${src.notIndexed} message${src.notIndexed === 1 ? " is" : "s are"} not indexed yet`);
+  if (src.reindexNeeded) {
+    const from = src.otherEmbedders.length ? ` (stored vectors come from ${src.otherEmbedders.join(", ")})` : "";
+    notes.push(`the configured embedder is ${src.embedder.id}${from}: run memvoy reindex`);
+  }
+  return notes;
+}
+
+export async function semanticSearch(db: Db, src: SemanticSource, o: SemanticOptions): Promise<SearchResult> {
+  const limit = Math.max(1, o.limit ?? 10);
+  const focus = focusFor(db, o.query, o.session);
+  const ranked = await semanticRanking(db, src, o, focus, limit);
+  const runs = expandHits(db, ranked.map((r) => r.message));
+  const terms = queryTerms(o.query);
+  const hits: SearchHit[] = ranked.map((r, i) => {
+    const s = makeSnippet(r.message.content, terms);
+    return { message: r.message, source: "semantic", score: r.score, snippet: s.text, highlights: s.highlights, context: runs[i]!, rank: i + 1 };
+  });
+  return { hits, notIndexed: src.notIndexed, reindexNeeded: src.reindexNeeded, notes: statusNotes(src) };
+}

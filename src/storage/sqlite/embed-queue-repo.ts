@@ -1,0 +1,125 @@
+// The embedding queue and pending vector deletions (written by the write path, consumed by the drain).
+import type { Database } from "bun:sqlite";
+import type { StoredMessage } from "../../shared/message.ts";
+import { MESSAGE_COLUMNS, toStored } from "./messages-repo.ts";
+
+export interface VectorDelete {
+  id: bigint;
+  session: string;
+  beforeSeq: bigint;
+}
+
+export interface QueuedMessage {
+  message: StoredMessage;
+  attempts: number;
+  /** Content of the message before it in its session, if any. */
+  previous?: string;
+}
+
+const seqList = (seqs: readonly bigint[]) => JSON.stringify(seqs.map(String));
+
+export function pendingVectorDeletes(db: Database): VectorDelete[] {
+  const rows = db.query("SELECT id, session_id, before_seq FROM vector_deletes ORDER BY id").all() as {
+    id: bigint;
+    session_id: string;
+    before_seq: bigint;
+  }[];
+  return rows.map((r) => ({ id: r.id, session: r.session_id, beforeSeq: r.before_seq }));
+}
+
+export function clearVectorDeletes(db: Database, upToId: bigint): void {
+  db.prepare("DELETE FROM vector_deletes WHERE id <= ?").run(upToId);
+}
+
+/** Drop queue entries whose message is gone or has left the recent tier. */
+export function pruneQueue(db: Database): number {
+  return db.prepare("DELETE FROM embed_queue WHERE seq NOT IN (SELECT seq FROM messages WHERE recent = 1)").run().changes;
+}
+
+/** Due entries (next_try_at <= now), oldest first, with the previous message's text in the same session. */
+export function dueMessages(db: Database, now: bigint, limit: number): QueuedMessage[] {
+  const cols = MESSAGE_COLUMNS.split(", ").map((c) => "m." + c).join(", ");
+  const rows = db
+    .query(
+      `SELECT ${cols}, q.attempts AS attempts,
+         (SELECT p.content FROM messages p WHERE p.session_id = m.session_id AND p.seq < m.seq ORDER BY p.seq DESC LIMIT 1) AS previous
+       FROM embed_queue q JOIN messages m ON m.seq = q.seq
+       WHERE q.next_try_at <= ? AND m.recent = 1 ORDER BY q.seq LIMIT ?`,
+    )
+    .all(now, limit) as (Parameters<typeof toStored>[0] & { attempts: bigint; previous: string | null })[];
+  return rows.map((r) => {
+    const q: QueuedMessage = { message: toStored(r), attempts: Number(r.attempts) };
+    if (r.previous !== null) q.previous = r.previous;
+    return q;
+  });
+}
+
+export function dueCount(db: Database, now: bigint): number {
+  const r = db.query("SELECT count(*) AS n FROM embed_queue WHERE next_try_at <= ?").get(now) as { n: bigint };
+  return Number(r.n);
+}
+
+/** The subset of seqs still queued (a reset or compaction may have removed some meanwhile). */
+export function stillQueued(db: Database, seqs: readonly bigint[]): Set<bigint> {
+  if (seqs.length === 0) return new Set();
+  const rows = db.query("SELECT seq FROM embed_queue WHERE seq IN (SELECT value FROM json_each(?))").all(seqList(seqs)) as { seq: bigint }[];
+  return new Set(rows.map((r) => r.seq));
+}
+
+export function dequeue(db: Database, seqs: readonly bigint[]): void {
+  if (seqs.length) db.prepare("DELETE FROM embed_queue WHERE seq IN (SELECT value FROM json_each(?))").run(seqList(seqs));
+}
+
+/** Record a failed attempt: the entries wait `delayNs` before the next try. */
+export function deferQueued(db: Database, seqs: readonly bigint[], error: string, now: bigint, delayNs: (attempts: number) => bigint): void {
+  const get = db.prepare("SELECT attempts FROM embed_queue WHERE seq = ?");
+  const set = db.prepare("UPDATE embed_queue SET attempts = ?, last_error = ?, next_try_at = ? WHERE seq = ?");
+  for (const seq of seqs) {
+    const row = get.get(seq) as { attempts: bigint } | null;
+    if (!row) continue;
+    const attempts = Number(row.attempts) + 1;
+    set.run(attempts, error, now + delayNs(attempts), seq);
+  }
+}
+
+/** Queued messages still in the recent tier (optionally of one session). */
+export function queuedCount(db: Database, session?: string): number {
+  const sql =
+    "SELECT count(*) AS n FROM embed_queue q JOIN messages m ON m.seq = q.seq WHERE m.recent = 1" + (session !== undefined ? " AND m.session_id = ?" : "");
+  const r = (session !== undefined ? db.query(sql).get(session) : db.query(sql).get()) as { n: bigint };
+  return Number(r.n);
+}
+
+export function lastQueueError(db: Database): string | undefined {
+  const r = db.query("SELECT last_error FROM embed_queue WHERE last_error IS NOT NULL ORDER BY next_try_at DESC LIMIT 1").get() as
+    | { last_error: string }
+    | null;
+  return r?.last_error;
+}
+
+export function recentCount(db: Database, session?: string): number {
+  const sql = "SELECT count(*) AS n FROM messages WHERE recent = 1" + (session !== undefined ? " AND session_id = ?" : "");
+  const r = (session !== undefined ? db.query(sql).get(session) : db.query(sql).get()) as { n: bigint };
+  return Number(r.n);
+}
+
+/** Queue every recent message (reindex) and make every entry due now. */
+export function makeQueueDue(db: Database): void {
+  db.prepare("UPDATE embed_queue SET next_try_at = 0").run();
+}
+
+export function requeueRecent(db: Database): number {
+  const n = db.prepare("INSERT OR IGNORE INTO embed_queue (seq) SELECT seq FROM messages WHERE recent = 1").run().changes;
+  db.prepare("UPDATE embed_queue SET next_try_at = 0, attempts = 0, last_error = NULL").run();
+  return n;
+}
+
+export function getEmbedState(db: Database, key: string): string | undefined {
+  const r = db.query("SELECT value FROM embed_state WHERE key = ?").get(key) as { value: string } | null;
+  return r?.value;
+}
+
+export function setEmbedState(db: Database, key: string, value: string | undefined): void {
+  if (value === undefined) db.prepare("DELETE FROM embed_state WHERE key = ?").run(key);
+  else db.prepare("INSERT INTO embed_state (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value").run(key, value);
+}
