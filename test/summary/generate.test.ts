@@ -122,6 +122,16 @@ test("a summary with no cursor only gets its cursor set to the latest message ti
   expect(texts).toEqual(["new question 0", "new answer 0"]);
 });
 
+test("an empty summary with no cursor (Agenvoy's first-run `{}`) is not bootstrapped: everything is summarized", async () => {
+  s = await setup();
+  addExchanges(s.api, "s1", 2);
+  writeFileSync(s.home + "/sessions/s1/summary.json", "{}");
+  s.fake.respond(() => summaryStep({ current_discussion: current("t") }));
+  const r = (await s.api.summarize("s1")).sessions[0]!;
+  expect([r.outcome, r.messages]).toEqual(["ok", 4]);
+  expect(transcriptEntries(transcriptOf(s.fake.requests[0]!.messages[0]!.content))).toHaveLength(4);
+});
+
 test("messages sharing the cursor's second are never summarized twice or skipped", async () => {
   s = await setup({ MEMVOY_SUMMARY_CHUNK_CHARS: "1000", MEMVOY_SUMMARY_MAX_RETRIES: "0" });
   addExchanges(s.api, "s1", 4, { stepMs: 1 }); // 8 messages within one second
