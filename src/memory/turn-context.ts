@@ -5,6 +5,8 @@ import type { Role } from "../shared/message.ts";
 import { nsToRfc3339 } from "../shared/time.ts";
 import type { MemoryContext } from "./memory-context.ts";
 import { readSessionHistory } from "./history-view.ts";
+import { sessionExists } from "./session-admin.ts";
+import { assertSessionId } from "../shared/session-id.ts";
 import { PROMPTS, fill } from "./summary/prompts.ts";
 import { filterRelevant, type RelevanceReport } from "./summary/relevance-filter.ts";
 import { readSummaryFile } from "./summary/summary-file.ts";
@@ -32,7 +34,8 @@ export interface TurnContext {
 }
 
 export async function buildTurnContext(ctx: MemoryContext, session: string, input?: string): Promise<TurnContext> {
-  const recent = readSessionHistory(ctx, session);
+  // A session with no messages yet (an agent's first turn) has an empty window, not an error.
+  const recent = sessionExists(ctx, session) ? readSessionHistory(ctx, session) : (assertSessionId(session), []);
   const messages: ContextMessage[] = recent.map((m) => {
     const c: ContextMessage = { id: m.id, role: m.role, content: m.content, sendAt: nsToRfc3339(m.sendAt), kind: "history" };
     if (m.sender !== undefined) c.sender = m.sender;

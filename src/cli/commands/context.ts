@@ -25,7 +25,7 @@ export async function run(argv: readonly string[]): Promise<number> {
       printJson(ctx);
       return 0;
     }
-    if (ctx.system) println(bold("# system: Prior Conversation Context") + "\n" + ctx.system + "\n");
+    if (ctx.system) println(dim("── system prompt section ──") + "\n" + ctx.system + "\n" + dim("── messages ──"));
     for (const m of ctx.messages) println(`${bold(`[${m.role}]`)}${m.sendAt ? dim(` ${m.sendAt}`) : ""}\n${m.content}\n`);
     return 0;
   } finally {
