@@ -6,3 +6,6 @@ export type SearchOptions = Parameters<MemoryApi["search"]>[0];
 export type SearchResult = Awaited<ReturnType<MemoryApi["search"]>>;
 export type SearchHit = SearchResult["hits"][number];
 export type MatchMode = NonNullable<SearchOptions["match"]>;
+export type ErrorRecord = ReturnType<MemoryApi["getError"]>;
+export type ErrorList = ReturnType<MemoryApi["listErrors"]>;
+export type ErrorSearchResult = Awaited<ReturnType<MemoryApi["searchErrors"]>>;

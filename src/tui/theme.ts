@@ -31,9 +31,10 @@ const STYLES: Record<ColorDepth, Record<StyleName, string>> = {
     title: "bold", dim: "", user: "cyan-fg", assistant: "green-fg", marker: "yellow-fg", hit: "yellow-fg",
     match: "black-fg}{yellow-bg", selected: "inverse", error: "red-fg", ok: "green-fg", key: "cyan-fg", busy: "yellow-fg",
   },
+  // xterm-256 palette indices: blessed's own hex-to-palette matching picks wrong colours.
   "256": {
-    title: "bold", dim: "#8a8a8a-fg", user: "#5fafd7-fg", assistant: "#87d787-fg", marker: "#d7af5f-fg", hit: "#ffd75f-fg",
-    match: "black-fg}{#ffd75f-bg", selected: "inverse", error: "#ff5f5f-fg", ok: "#87d787-fg", key: "#5fafd7-fg", busy: "#d7af5f-fg",
+    title: "bold", dim: "245-fg", user: "74-fg", assistant: "114-fg", marker: "179-fg", hit: "221-fg",
+    match: "16-fg}{221-bg", selected: "inverse", error: "203-fg", ok: "114-fg", key: "74-fg", busy: "179-fg",
   },
 };
 
@@ -73,11 +74,11 @@ export class Theme {
     return base ? this.paint(base, text) : escapeTags(text);
   }
 
-  get borderColor(): string | undefined {
-    return this.depth === "mono" ? undefined : this.depth === "256" ? "#585858" : "white";
+  get borderColor(): string | number | undefined {
+    return this.depth === "mono" ? undefined : this.depth === "256" ? 240 : "white";
   }
 
-  get focusColor(): string | undefined {
-    return this.depth === "mono" ? undefined : this.depth === "256" ? "#5fafd7" : "cyan";
+  get focusColor(): string | number | undefined {
+    return this.depth === "mono" ? undefined : this.depth === "256" ? 74 : "cyan";
   }
 }

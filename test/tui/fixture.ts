@@ -15,7 +15,7 @@ export const ns = (ms: number) => BigInt(Math.round(ms)) * 1_000_000n;
  * beta-billing: 4 messages 3 days ago; zh-trip: Traditional Chinese, 10 days ago;
  * old-notes: 200 days ago, the only one saying "quarterly".
  */
-export function makeHome(): string {
+export async function makeHome(): Promise<string> {
   const home = tempHome("memvoy-tui-");
   writeFileSync(join(home, "config.toml"), "[limits]\nmax_history_bytes = 4096\n");
   const api = openMemory({ home, env: {} });
@@ -45,6 +45,9 @@ export function makeHome(): string {
           : `Step ${i}: deploy pipeline note number ${i}, covering build caching, canary rollout and the smoke tests that run afterwards.`,
     }));
     api.add("alpha-deploy", alpha);
+    await api.recordError({ tool: "bash", error: "jq: command not found", cause: "jq is not installed in the CI image", fix: "apt-get install -y jq, or parse the JSON with python3 -c", keywords: ["ci", "jq"] });
+    await api.recordError({ tool: "http_get", error: "ETIMEDOUT connecting to api.internal:443 after 30000 ms", fix: "Use the VPN host name api.corp.example and retry with backoff", outcome: "resolved" });
+    await api.recordError({ tool: "sql", error: "duplicate key value violates unique constraint \"invoices_pkey\"", fix: "Upsert with ON CONFLICT (id) DO NOTHING", outcome: "failed" });
   } finally {
     api.close();
   }

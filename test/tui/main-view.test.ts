@@ -6,9 +6,9 @@ import { makeHome, startTui, T } from "./fixture.ts";
 
 let home = "";
 let tui: TmuxSession | undefined;
-beforeAll(() => {
-  home = makeHome();
-});
+beforeAll(async () => {
+  home = await makeHome();
+}, T);
 afterEach(() => tui?.kill());
 afterAll(removeTempHomes);
 
@@ -26,7 +26,7 @@ describe("main view", () => {
     expect(row(s, "beta-billing")).toMatch(/beta-billing\s+4\s+\d\d:\d\d no/);
     expect(s).toContain("SESSION");
     expect(s).toContain("SUM");
-    expect(s).toContain("4 sessions · 48 messages");
+    expect(s).toContain("4 sessions · 48 msgs · 3 errors");
   }, T);
 
   test("typing filters the list; Backspace and Esc undo it; Ctrl-O sorts by name", async () => {

@@ -68,3 +68,14 @@ describe("short times", () => {
     expect(shortTime(0n, now)).toBe("-");
   });
 });
+
+describe("CJK line breaking", () => {
+  test("closing punctuation never starts a line", () => {
+    const lines = wrapLines("第一天：清水寺、二年坂、祇園。第二天：嵐山竹林與天龍寺。", 28);
+    for (const l of lines) {
+      expect(stringWidth(l)).toBeLessThanOrEqual(28);
+      expect("、。，：").not.toContain(l[0]!);
+    }
+    expect(lines.join("")).toBe("第一天：清水寺、二年坂、祇園。第二天：嵐山竹林與天龍寺。");
+  });
+});

@@ -11,6 +11,7 @@ export interface Key {
   ctrl?: boolean;
   meta?: boolean;
   shift?: boolean;
+  sequence?: string;
 }
 
 export type OverlayName = "search" | "help" | "summary" | "errors" | "first-run";

@@ -49,7 +49,7 @@ export class HelpScreen {
     );
     while (shown.length < c.height) shown.push(" ".repeat(inner.width));
     const more = c.offset + c.height < this.lines.length;
-    shown.push(renderLine(theme, inner.width, [[more ? "↓ more: Down or PgDn · Esc closes" : "Esc or ? closes", "dim"]]));
+    shown.push(renderLine(theme, inner.width, [[more ? "↓ more: Down or PgDn · Esc closes" : "end of help · Esc or ? closes", "dim"]]));
     layout.setFocus(layout.overlay, true, " Help: every key ");
     layout.setLines(layout.overlay, shown);
   }

@@ -8,6 +8,7 @@ import { Layout } from "../views/layout.ts";
 import { renderLine } from "../views/segments.ts";
 import { renderStatusRows } from "../views/status-view.ts";
 import type { AppContext, Confirmation, Key, OverlayName } from "./app-context.ts";
+import { ErrorsScreen } from "./errors-screen.ts";
 import { renderFirstRun } from "./first-run.ts";
 import { HelpScreen } from "./help-screen.ts";
 import { MainScreen } from "./main-screen.ts";
@@ -19,6 +20,7 @@ export class TuiApp implements AppContext {
   readonly main: MainScreen;
   readonly search: SearchScreen;
   readonly help: HelpScreen;
+  readonly errors: ErrorsScreen;
   private overlays: OverlayName[] = [];
   private confirmation: Confirmation | undefined;
   private finished!: () => void;
@@ -34,11 +36,11 @@ export class TuiApp implements AppContext {
     this.main = new MainScreen(this);
     this.search = new SearchScreen(this);
     this.help = new HelpScreen(this);
+    this.errors = new ErrorsScreen(this);
   }
 
   start(): void {
     this.guard(() => this.reload());
-    if (this.main.sessions.total === 0) this.overlays = ["first-run"];
     this.screen.on("keypress", (ch: string | undefined, key: Key) => this.onKey(ch, key));
     this.screen.on("resize", () => this.render());
     this.render();
@@ -49,7 +51,15 @@ export class TuiApp implements AppContext {
     if (k.name === "return") return; // blessed reports Enter twice: as "return" and as "enter"
     if (k.full === "C-c") return this.quit();
     this.status.clearMessage();
-    this.guard(() => this.dispatch(ch, k));
+    // Esc quickly followed by a key arrives as one Meta chord; nothing here uses Meta, so split it.
+    const seq = k.sequence ?? "";
+    if (k.meta && !k.ctrl && seq.length === 2 && seq[0] === "\x1b" && seq[1]! >= " " && seq[1] !== "\x7f") {
+      const next = seq[1]!;
+      const name = next === " " ? "space" : next.toLowerCase();
+      const upper = next !== next.toLowerCase();
+      this.guard(() => this.dispatch(undefined, { name: "escape", full: "escape" }));
+      this.guard(() => this.dispatch(next, { name, full: upper ? `S-${name}` : name, shift: upper }));
+    } else this.guard(() => this.dispatch(ch, k));
     this.render();
   }
 
@@ -58,10 +68,12 @@ export class TuiApp implements AppContext {
     const top = this.overlays[this.overlays.length - 1];
     if (top === "search" && this.search.handleKey(ch, key)) return;
     if (top === "help" && this.help.handleKey(ch, key)) return;
+    if (top === "errors" && this.errors.handleKey(ch, key)) return;
     if (top === undefined && this.main.handleKey(ch, key)) return;
     if (top === "first-run" && key.full === "escape") return;
     switch (key.full) {
       case "C-l": this.reload(); this.screen.realloc(); return;
+      case "C-e": return this.open("errors");
       case "escape": if (top !== "first-run") this.close(); return;
     }
     if (ch === "q") return this.quit();
@@ -85,13 +97,15 @@ export class TuiApp implements AppContext {
     if (this.overlays.includes(overlay)) this.overlays = this.overlays.filter((o) => o !== overlay);
     if (overlay === "search") this.search.open(this.main.sessions.selectedId());
     if (overlay === "help") this.help.open();
+    if (overlay === "errors") this.errors.open();
     this.overlays.push(overlay);
   }
 
   close(): void {
     const top = this.overlays.pop();
     if (top === "search") this.search.close();
-    if (top === "first-run" && this.main.sessions.total === 0) this.overlays.push("first-run");
+    if (top === "errors") this.errors.close();
+    if (top === "first-run" && this.isEmptyHome()) this.overlays.push("first-run");
   }
 
   confirm(c: Confirmation): void {
@@ -133,9 +147,15 @@ export class TuiApp implements AppContext {
       embedder: embedder.provider + (embedder.model ? `:${embedder.model}` : ""),
       sessions: list.length,
       messages: list.reduce((n, s) => n + s.messages, 0),
+      errors: this.api.listErrors({ limit: 1 }).total,
     };
-    if (list.length > 0) this.overlays = this.overlays.filter((o) => o !== "first-run");
+    if (!this.isEmptyHome()) this.overlays = this.overlays.filter((o) => o !== "first-run");
     else if (!this.overlays.includes("first-run")) this.overlays.unshift("first-run");
+  }
+
+  /** No sessions and no error records: the first-run screen says how to add data. */
+  private isEmptyHome(): boolean {
+    return this.status.info.sessions === 0 && !this.status.info.errors;
   }
 
   render(): void {
@@ -148,6 +168,7 @@ export class TuiApp implements AppContext {
       this.layout.overlay.show();
       if (top === "search") this.search.render();
       else if (top === "help") this.help.render();
+      else if (top === "errors") this.errors.render();
       else if (top === "first-run") renderFirstRun(this);
     }
     const [info, message] = renderStatusRows(this.status, this.theme, g.width);

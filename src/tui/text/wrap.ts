@@ -2,6 +2,9 @@
 // words longer than the line. Lines are returned as [start, end) offsets into the text.
 import { codePointWidth } from "./char-width.ts";
 
+// Closing CJK punctuation never starts a line (kinsoku): the break moves before the previous character.
+const NO_LINE_START = new Set(Array.from("、。，．：；？！）」』】〕〉》〗〙〛｝］ー…・ゝゞヽヾ々ぁぃぅぇぉっゃゅょゎァィゥェォッャュョヮヵヶ").map((c) => c.codePointAt(0)!));
+
 export interface LineSpan {
   start: number;
   end: number;
@@ -61,7 +64,7 @@ function wrapParagraph(text: string, from: number, to: number, width: number, ou
     }
     const cw = codePointWidth(cp);
     const wide = cw === 2;
-    if (wide && i > lineStart) {
+    if (wide && i > lineStart && !NO_LINE_START.has(cp)) {
       breakAt = i;
       resumeAt = i;
     }
@@ -79,7 +82,7 @@ function wrapParagraph(text: string, from: number, to: number, width: number, ou
     }
     used += cw;
     i += len;
-    if (wide) {
+    if (wide && i < to && !NO_LINE_START.has(text.codePointAt(i)!)) {
       breakAt = i;
       resumeAt = i;
     }

@@ -1,0 +1,131 @@
+// The error-memory browser overlay: list, search (debounced), detail, delete with confirmation.
+import { errorMessage } from "../../shared/errors.ts";
+import { Debouncer } from "../state/debouncer.ts";
+import { ErrorsState } from "../state/errors-state.ts";
+import { renderErrors } from "../views/errors-view.ts";
+import { typedText, type AppContext, type Key } from "./app-context.ts";
+
+const LIST_LIMIT = 500;
+const SEARCH_LIMIT = 50;
+
+export class ErrorsScreen {
+  readonly state = new ErrorsState();
+  private readonly debounce = new Debouncer(80);
+
+  constructor(private readonly app: AppContext) {}
+
+  open(): void {
+    this.reload();
+  }
+
+  close(): void {
+    this.debounce.cancel();
+  }
+
+  /** The plain list, or the current search again. */
+  reload(): void {
+    if (this.state.query.trim()) this.search();
+    else this.state.setList(this.app.api.listErrors({ limit: LIST_LIMIT }));
+  }
+
+  handleKey(ch: string | undefined, key: Key): boolean {
+    const s = this.state;
+    if (s.typing) {
+      switch (key.full) {
+        case "enter": case "escape": s.typing = false; return true;
+        case "backspace": if (s.backspace()) this.schedule(); return true;
+        case "C-u": s.query = ""; this.schedule(); return true;
+        case "up": case "down": s.typing = false; break;
+        default: {
+          const text = typedText(ch, key);
+          if (text === undefined) return false;
+          s.insert(text);
+          this.schedule();
+          return true;
+        }
+      }
+    }
+    const c = s.cursor;
+    switch (key.full) {
+      case "up": case "k": c.move(-1); return true;
+      case "down": case "j": c.move(1); return true;
+      case "pageup": c.page(-1); return true;
+      case "pagedown": c.page(1); return true;
+      case "home": c.home(); return true;
+      case "end": c.end(); return true;
+      case "enter": if (s.selected()) s.detail = !s.detail; return true;
+      case "d": case "delete": this.askDelete(); return true;
+      case "escape":
+        if (s.detail) s.detail = false;
+        else if (s.query) (s.query = "", this.reload());
+        else this.app.close();
+        return true;
+    }
+    if (ch === "/") {
+      s.typing = true;
+      s.detail = false;
+      return true;
+    }
+    return false;
+  }
+
+  private schedule(): void {
+    this.debounce.schedule(() => {
+      this.guardSearch();
+      this.app.render();
+    });
+  }
+
+  private guardSearch(): void {
+    try {
+      this.search();
+    } catch (err) {
+      this.app.status.error(err);
+    }
+  }
+
+  private search(): void {
+    const query = this.state.query.trim();
+    if (!query) {
+      this.state.setList(this.app.api.listErrors({ limit: LIST_LIMIT }));
+      return;
+    }
+    const ticket = this.state.nextSearch();
+    this.app.guardAsync(
+      this.app.api.searchErrors({ query, limit: SEARCH_LIMIT }).then(
+        (r) => {
+          if (this.state.setSearch(ticket, query, r)) this.app.render();
+        },
+        (err) => {
+          this.app.status.show(`error search failed: ${errorMessage(err).split("\n")[0]}`, "error");
+          this.app.render();
+        },
+      ),
+    );
+  }
+
+  private askDelete(): void {
+    const r = this.state.selected();
+    if (!r) return;
+    const preview = r.error.replace(/\s+/g, " ");
+    this.app.confirm({
+      title: `Delete error record ${r.id}?`,
+      lines: [`${r.tool}: ${preview.length > 80 ? preview.slice(0, 79) + "…" : preview}`, "Its fix will no longer be found. This cannot be undone."],
+      onYes: async () => {
+        this.app.status.show(`deleting ${r.id}…`, "busy");
+        const res = await this.app.api.removeError(r.id);
+        this.state.forget(r.id);
+        this.app.reload();
+        this.app.status.show(`deleted error record ${res.removed.id}${res.notes.length ? ` (${res.notes.join("; ")})` : ""}`, "ok");
+        this.app.render();
+      },
+    });
+  }
+
+  render(): void {
+    const { layout, theme } = this.app;
+    const inner = layout.inner(layout.overlay);
+    layout.setFocus(layout.overlay, true, ` Error memory · ${this.state.total} record${this.state.total === 1 ? "" : "s"} `);
+    layout.setLines(layout.overlay, renderErrors(this.state, theme, inner.width, inner.height, this.app.now()));
+  }
+}

@@ -1,0 +1,78 @@
+// The error-memory browser: the live records, or the hits of a search; selection; the detail toggle;
+// a search field that takes typing only while it is active.
+import type { ErrorList, ErrorRecord, ErrorSearchResult } from "../api-types.ts";
+import { ListCursor } from "./list-cursor.ts";
+
+export interface ErrorRow {
+  record: ErrorRecord;
+  /** Search relevance (search results only). */
+  score?: number;
+}
+
+export class ErrorsState {
+  rows: ErrorRow[] = [];
+  /** Live records in the home (the list shows at most the list limit). */
+  total = 0;
+  query = "";
+  /** The search field has the keyboard. */
+  typing = false;
+  /** What the rows are: the plain list, or the hits for a query. */
+  showing: { kind: "list" } | { kind: "search"; query: string } = { kind: "list" };
+  detail = false;
+  notes: string[] = [];
+  readonly cursor = new ListCursor();
+  private seq = 0;
+
+  setList(list: ErrorList): void {
+    this.total = list.total;
+    this.showing = { kind: "list" };
+    this.notes = [];
+    this.setRows(list.records.map((record) => ({ record })));
+  }
+
+  /** A ticket for a search; only the latest one's answer is taken. */
+  nextSearch(): number {
+    return ++this.seq;
+  }
+
+  setSearch(ticket: number, query: string, result: ErrorSearchResult): boolean {
+    if (ticket !== this.seq) return false;
+    this.showing = { kind: "search", query };
+    this.notes = [...result.notes];
+    if (result.notEmbedded > 0) this.notes.push(`${result.notEmbedded} record(s) not embedded yet: found by keyword only`);
+    this.setRows(result.hits.map((h) => ({ record: h.record, score: h.score })));
+    return true;
+  }
+
+  selected(): ErrorRecord | undefined {
+    return this.rows[this.cursor.selected]?.record;
+  }
+
+  insert(text: string): void {
+    this.query += text;
+  }
+
+  backspace(): boolean {
+    if (this.query === "") return false;
+    this.query = Array.from(this.query).slice(0, -1).join("");
+    return true;
+  }
+
+  /** Drop a removed record without reloading. */
+  forget(id: string): void {
+    const at = this.rows.findIndex((r) => r.record.id === id);
+    if (at < 0) return;
+    this.rows.splice(at, 1);
+    this.total = Math.max(0, this.total - 1);
+    this.cursor.setCount(this.rows.length);
+  }
+
+  private setRows(rows: ErrorRow[]): void {
+    const keep = this.selected()?.id;
+    this.rows = rows;
+    this.cursor.setCount(rows.length);
+    const at = keep ? rows.findIndex((r) => r.record.id === keep) : -1;
+    this.cursor.select(at >= 0 ? at : 0);
+    if (rows.length === 0) this.detail = false;
+  }
+}

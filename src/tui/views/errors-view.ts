@@ -1,0 +1,84 @@
+// The error-memory browser as lines: search field, status, a table of records, and the selected record's detail.
+import { nsToLocalSeconds } from "../../shared/time.ts";
+import type { ErrorRecord } from "../api-types.ts";
+import type { ErrorsState } from "../state/errors-state.ts";
+import { stringWidth } from "../text/char-width.ts";
+import { count, plural } from "../text/format.ts";
+import { displayText, inlineText } from "../text/sanitize.ts";
+import { wrapLines } from "../text/wrap.ts";
+import type { Theme } from "../theme.ts";
+import { renderLine } from "./segments.ts";
+
+/** Rows above the table. */
+export const ERRORS_CHROME_ROWS = 3;
+
+/** How many table rows fit: the rest of the pane shows the detail (or all of it with the detail toggled). */
+export function tableRows(s: ErrorsState, height: number): number {
+  const room = height - ERRORS_CHROME_ROWS;
+  return s.detail ? 0 : Math.max(2, Math.floor(room * 0.45));
+}
+
+export function renderErrors(s: ErrorsState, theme: Theme, width: number, height: number, nowNs: bigint): string[] {
+  const lines: string[] = [];
+  const searching = s.typing || s.query !== "";
+  lines.push(
+    searching
+      ? renderLine(theme, width, [["/ search: ", "title"], [inlineText(s.query)], [s.typing ? "▏" : ""], [s.typing ? "   Enter or Esc ends typing" : "   Esc clears", "dim"]])
+      : renderLine(theme, width, [["/ search · Enter detail · d delete · Esc back", "dim"]]),
+  );
+  lines.push(renderLine(theme, width, [[statusText(s), s.rows.length ? undefined : "dim"]]));
+  const idW = 8;
+  const toolW = Math.min(16, Math.max(4, ...s.rows.map((r) => stringWidth(r.record.tool))));
+  const row = (id: string, tool: string, outcome: string, hits: string, error: string) =>
+    `${id.padEnd(idW)} ${tool.padEnd(toolW + tool.length - stringWidth(tool))} ${outcome.padEnd(9)} ${hits.padStart(4)}  ${error}`;
+  lines.push(renderLine(theme, width, [[row("ID", "TOOL", "OUTCOME", "HITS", "ERROR"), "dim"]]));
+  const rows = tableRows(s, height);
+  if (rows > 0) {
+    s.cursor.setHeight(rows);
+    const { first, last } = s.cursor.visible();
+    for (let i = first; i <= last; i++) {
+      const r = s.rows[i]!.record;
+      const tool = stringWidth(r.tool) > toolW ? r.tool.slice(0, toolW - 1) + "…" : r.tool;
+      const text = row(r.id.slice(0, idW), tool, r.outcome, count(r.hits), inlineText(r.error));
+      lines.push(i === s.cursor.selected ? renderLine(theme, width, [[text]], "selected") : renderLine(theme, width, [[text]]));
+    }
+    while (lines.length < ERRORS_CHROME_ROWS + rows) lines.push(" ".repeat(width));
+    lines.push(renderLine(theme, width, [["─".repeat(width), "dim"]]));
+  }
+  const sel = s.selected();
+  if (sel) for (const l of detailLines(sel, width, nowNs)) lines.push(renderLine(theme, width, [[l.text, l.style]]));
+  while (lines.length < height) lines.push(" ".repeat(width));
+  return lines.slice(0, height);
+}
+
+function statusText(s: ErrorsState): string {
+  const notes = s.notes.length ? ` · ${s.notes.join(" · ")}` : "";
+  if (s.showing.kind === "search") {
+    const n = s.rows.length;
+    return `${n === 0 ? "no records match" : plural(n, "record") + " match"} "${s.showing.query}"${notes}`;
+  }
+  if (s.total === 0) return "no error records yet: agents add them with memvoy errors record (or recordError in the library)";
+  const shown = s.rows.length < s.total ? `showing ${count(s.rows.length)} of ${count(s.total)}` : plural(s.total, "record");
+  return `${shown}, most recent first${notes}`;
+}
+
+type StyledLine = { text: string; style?: "title" | "dim" | "ok" | "error" };
+
+function detailLines(r: ErrorRecord, width: number, nowNs: bigint): StyledLine[] {
+  const when = (ns: bigint | undefined) => (ns ? nsToLocalSeconds(ns).slice(0, 16) : "never");
+  const days = Math.max(0, Math.ceil(Number(r.expiresAt - nowNs) / 86_400e9));
+  const out: StyledLine[] = [
+    { text: `${r.tool} · ${r.outcome} · ${plural(r.hits, "hit")} · recorded ${plural(r.occurrences, "time")} · id ${r.id}`, style: "title" },
+    { text: `created ${when(r.createdAt)} · updated ${when(r.updatedAt)} · last hit ${when(r.lastHitAt)} · expires in ${plural(days, "day")}`, style: "dim" },
+  ];
+  const block = (label: string, text: string | undefined) => {
+    if (!text) return;
+    out.push({ text: label, style: "title" });
+    for (const l of wrapLines(displayText(text), Math.max(1, width - 2))) out.push({ text: `  ${l}` });
+  };
+  block("error", r.error);
+  block("cause", r.cause);
+  block("fix", r.fix);
+  if (r.keywords.length) out.push({ text: `keywords: ${r.keywords.join(", ")}`, style: "dim" });
+  return out;
+}

@@ -1,0 +1,106 @@
+// Search under tmux: results as you type, highlighted snippets, mode / scope / range keys, Enter opens the hit.
+import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
+import { removeTempHomes } from "../helpers/home.ts";
+import type { TmuxSession } from "../helpers/tmux.ts";
+import { makeHome, startTui, T } from "./fixture.ts";
+
+let home = "";
+let tui: TmuxSession | undefined;
+beforeAll(async () => {
+  home = await makeHome();
+}, T);
+afterEach(() => tui?.kill());
+afterAll(removeTempHomes);
+
+async function openSearch(): Promise<TmuxSession> {
+  const t = startTui(home);
+  await t.waitFor("alpha-deploy");
+  t.keys("/");
+  await t.waitFor("Search:");
+  return t;
+}
+
+describe("search", () => {
+  test("results appear as you type, across sessions, with highlighted snippets", async () => {
+    tui = await openSearch();
+    tui.type("idempotent");
+    // hybrid (the default): the exact match ranks first, vector neighbours follow
+    let s = await tui.waitFor(/▶ beta-billing · [^\n]*· user/);
+    expect(s).toMatch(/▌ Stripe webhooks arrive twice/);
+    tui.keys("Tab"); // keyword: the one message holding the word
+    s = await tui.waitFor(/mode keyword[\s\S]*1 hit\b/);
+    expect(s).toContain("Stripe webhooks arrive twice");
+    // The matched word is drawn in its own style (an SGR sequence right before it).
+    expect(tui.capture(true)).toMatch(/\x1b\[[0-9;]*m(idempotent)\x1b\[/);
+    tui.keys("BSpace", "BSpace", "BSpace", "BSpace", "BSpace", "BSpace", "BSpace", "BSpace", "BSpace", "BSpace");
+    s = await tui.waitFor("type to search every message");
+    tui.type("京都");
+    s = await tui.waitFor("zh-trip · ");
+    expect(s).toContain("我們下個月去京都");
+  }, T);
+
+  test("Tab cycles the match mode, Ctrl-S the scope, Ctrl-T the time range", async () => {
+    tui = await openSearch();
+    let s = tui.capture();
+    expect(s).toMatch(/mode hybrid/);
+    expect(s).toContain("scope all sessions");
+    expect(s).toContain("range all");
+    tui.keys("Tab");
+    await tui.waitFor("mode keyword");
+    tui.keys("Tab");
+    await tui.waitFor("mode semantic");
+    tui.keys("Tab");
+    await tui.waitFor("mode hybrid");
+
+    tui.keys("Tab");
+    await tui.waitFor("mode keyword");
+    tui.type("quarterly");
+    await tui.waitFor("old-notes · ");
+    tui.keys("C-t"); // 1d
+    await tui.waitFor("range 1d");
+    s = await tui.waitFor("no matches");
+    tui.keys("C-t", "C-t", "C-t"); // 7d, 30d, 1y
+    await tui.waitFor("range 1y");
+    s = await tui.waitFor("old-notes · ");
+    tui.keys("C-t");
+    await tui.waitFor("range all");
+
+    // "this session" is the session selected when the search opened (alpha-deploy).
+    tui.keys("C-s");
+    await tui.waitFor("scope session alpha-deploy");
+    s = await tui.waitFor("no matches");
+    tui.keys("C-s");
+    await tui.waitFor("scope all sessions");
+    await tui.waitFor("old-notes · ");
+  }, T);
+
+  test("Enter opens the hit in its session, centred among its neighbours", async () => {
+    tui = await openSearch();
+    tui.keys("Tab"); // keyword
+    await tui.waitFor("mode keyword");
+    tui.type("rollback plan");
+    await tui.waitFor(/alpha-deploy · [^\n]*· assistant/);
+    tui.keys("Enter");
+    const s = await tui.waitFor((x) => !x.includes("Search:") && x.includes("The rollback plan"));
+    const rows = s.split("\n");
+    const at = rows.findIndex((r) => r.includes("The rollback plan"));
+    // 24 rows: the pane's body is rows 1-20; the hit sits in its middle, with messages on both sides.
+    expect(at).toBeGreaterThanOrEqual(7);
+    expect(at).toBeLessThanOrEqual(14);
+    expect(s).toContain("Step 16:");
+    expect(s).toContain("Step 18:");
+    expect(rows[at]).toContain("▌");
+    expect(s).toMatch(/alpha-deploy · 40 msgs[^\n]*\d+%/);
+  }, T);
+
+  test("Esc closes the search and keeps the query for next time", async () => {
+    tui = await openSearch();
+    tui.type("invoice");
+    await tui.waitFor("beta-billing · ");
+    tui.keys("Escape");
+    await tui.waitForGone("Search:");
+    tui.keys("/");
+    const s = await tui.waitFor("Search: invoice");
+    expect(s).toContain("beta-billing · ");
+  }, T);
+});
