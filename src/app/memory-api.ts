@@ -116,9 +116,9 @@ export class MemoryApi {
     return runDoctor(this.ctx, options.repair === true);
   }
 
-  /** Nightly upkeep (the daemon runs it): FTS5 merge + optimize in short steps; searches never wait. */
+  /** Nightly upkeep (the daemon runs it): FTS5 merge + optimize in short steps, LanceDB compaction and index build. */
   async maintain(options: { signal?: AbortSignal } = {}): Promise<MaintenanceReport> {
-    return maintainTiers(this.ctx, options);
+    return maintainTiers(this.ctx, { ...options, vectors: this.#semantic.index });
   }
 
   /** Embed queued messages now (the daemon's job; also for scripts). One drainer per home at a time. */

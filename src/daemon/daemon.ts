@@ -6,6 +6,7 @@ import { homePaths } from "../config/home.ts";
 import { ensureDir } from "../shared/atomic-write.ts";
 import { errorMessage, RuntimeFailure } from "../shared/errors.ts";
 import { checkCronPatterns } from "./cron-patterns.ts";
+import { embedDrainJob } from "./jobs/embed-drain.ts";
 import { errorSweepJob } from "./jobs/error-sweep.ts";
 import { maintenanceJob } from "./jobs/maintenance.ts";
 import { summaryJob } from "./jobs/summaries.ts";
@@ -36,6 +37,7 @@ function describeHolder(home: string, lockPath: string): string {
 function registerJobs(scheduler: Scheduler, api: MemoryApi): void {
   const c = api.config;
   scheduler.addCron(summaryJob(api, c.summary.cron));
+  scheduler.addLoop(embedDrainJob(api, c.daemon.embed_interval_ms));
   scheduler.addCron(errorSweepJob(api, c.daemon.sweep_cron));
   scheduler.addCron(maintenanceJob(api, c.daemon.maintenance_cron));
 }
@@ -59,7 +61,7 @@ export async function runDaemon(o: DaemonOptions): Promise<number> {
 
   let api: MemoryApi;
   try {
-    api = openMemory({ home: paths.home, config: info.config, env });
+    api = openMemory({ home: paths.home, config: info.config, env, drain: "off" });
   } catch (err) {
     log.error("daemon.start_failed", { error: log.scrub(errorMessage(err)) });
     log.close();

@@ -1,12 +1,69 @@
-// Nightly upkeep of the tiers: the archive's FTS5 index and SQLite housekeeping (short writes, searches never wait).
+// Nightly upkeep of the tiers: the archive's FTS5 index (short merge steps, then optimize) and the message
+// vectors (LanceDB compaction, old versions dropped, the vector index built or refreshed). Searches never
+// wait: SQLite readers run beside the writer (WAL) and LanceDB readers see the previous version.
+import { join } from "node:path";
+import { existsSync } from "node:fs";
+import { errorMessage } from "../shared/errors.ts";
+import { tryLockFile } from "../shared/file-lock.ts";
 import { maintainSqlite, type SqliteMaintenanceResult } from "../storage/sqlite/maintenance.ts";
+import type { SemanticIndex } from "./embedding/semantic-index.ts";
 import type { MemoryContext } from "./memory-context.ts";
+
+/** How long to wait for a running embedding drain to let go of the vector table. */
+const DRAIN_LOCK_WAIT_MS = 60_000;
+
+export interface VectorMaintenance {
+  /** false: no vector table yet, the drain kept it busy, or the step failed (see note). */
+  done: boolean;
+  rows?: number;
+  indexed?: boolean;
+  ms: number;
+  note?: string;
+}
 
 export interface MaintenanceReport {
   archive: SqliteMaintenanceResult;
+  vectors: VectorMaintenance;
 }
 
-export async function maintainTiers(ctx: MemoryContext, options: { signal?: AbortSignal } = {}): Promise<MaintenanceReport> {
+async function lockDrain(ctx: MemoryContext, signal?: AbortSignal): Promise<(() => void) | undefined> {
+  const path = join(ctx.paths.store, "embed.lock");
+  const deadline = performance.now() + DRAIN_LOCK_WAIT_MS;
+  for (;;) {
+    const release = tryLockFile(path);
+    if (release || performance.now() > deadline || signal?.aborted) return release;
+    await Bun.sleep(200);
+  }
+}
+
+async function maintainVectors(ctx: MemoryContext, index: SemanticIndex, signal?: AbortSignal): Promise<VectorMaintenance> {
+  const started = performance.now();
+  const ms = () => Math.round(performance.now() - started);
+  if (!existsSync(ctx.paths.lance)) return { done: false, ms: ms(), note: "no vector store yet" };
+  // Compaction racing the drain's upserts would conflict: hold the drain lock meanwhile (drains skip, searches do not wait).
+  const release = await lockDrain(ctx, signal);
+  if (!release) return { done: false, ms: ms(), note: signal?.aborted ? "stopped" : "the embedding drain kept the table busy" };
+  try {
+    const table = await index.table(false);
+    if (!table) return { done: false, ms: ms(), note: "no vector table for the configured embedder yet" };
+    try {
+      const r = await table.maintain();
+      return { done: true, rows: r.rows, indexed: r.indexed, ms: ms() };
+    } finally {
+      table.close();
+    }
+  } catch (err) {
+    return { done: false, ms: ms(), note: `vector upkeep failed: ${errorMessage(err)}` };
+  } finally {
+    release();
+  }
+}
+
+export async function maintainTiers(ctx: MemoryContext, options: { signal?: AbortSignal; vectors?: SemanticIndex } = {}): Promise<MaintenanceReport> {
   const archive = await maintainSqlite(ctx.db, { signal: options.signal });
-  return { archive };
+  const vectors =
+    options.vectors && !options.signal?.aborted
+      ? await maintainVectors(ctx, options.vectors, options.signal)
+      : { done: false, ms: 0, note: options.vectors ? "stopped" : "no vector index" };
+  return { archive, vectors };
 }

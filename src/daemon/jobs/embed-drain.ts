@@ -1,0 +1,113 @@
+// The embedding queue drain: continuous and batched. It sleeps until the archive changes (or a fallback
+// timer fires), and backs off exponentially while the embedder fails.
+import { watch, type FSWatcher } from "node:fs";
+import type { MemoryApi } from "../../app/memory-api.ts";
+import { errorMessage } from "../../shared/errors.ts";
+import type { LoopJob } from "../scheduler.ts";
+
+const MAX_BACKOFF_MS = 5 * 60_000;
+/** Writes come in bursts: wait this long after a change before draining. */
+const SETTLE_AFTER_CHANGE_MS = 200;
+
+export function backoffMs(intervalMs: number, failures: number): number {
+  return Math.min(MAX_BACKOFF_MS, intervalMs * 2 ** Math.min(failures, 16));
+}
+
+/** Resolves after `ms`, on a change signal (unless in back-off), or when `signal` aborts. */
+class Waker {
+  private wake?: () => void;
+  private changed = false;
+  private watcher?: FSWatcher;
+
+  constructor(dir: string) {
+    try {
+      // SQLite writes touch history.db-wal: a cheap signal that new messages may be queued.
+      this.watcher = watch(dir, { persistent: false }, (_event, name) => {
+        if (name && String(name).startsWith("history.db")) {
+          this.changed = true;
+          this.wake?.();
+        }
+      });
+      this.watcher.on("error", () => this.close());
+    } catch {
+      this.watcher = undefined;
+    }
+  }
+
+  async wait(ms: number, signal: AbortSignal, onChange: boolean): Promise<void> {
+    if (signal.aborted) return;
+    if (onChange && this.changed) ms = Math.min(ms, SETTLE_AFTER_CHANGE_MS);
+    this.changed = false;
+    await new Promise<void>((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        signal.removeEventListener("abort", done);
+        this.wake = undefined;
+        resolve();
+      };
+      let timer = setTimeout(done, ms);
+      signal.addEventListener("abort", done, { once: true });
+      if (onChange) {
+        this.wake = () => {
+          clearTimeout(timer);
+          this.wake = undefined;
+          timer = setTimeout(done, SETTLE_AFTER_CHANGE_MS);
+        };
+      }
+    });
+  }
+
+  close(): void {
+    this.watcher?.close();
+    this.watcher = undefined;
+  }
+}
+
+export function embedDrainJob(api: MemoryApi, intervalMs: number): LoopJob {
+  return {
+    name: "embeddings",
+    async loop({ signal, log }, report) {
+      const waker = new Waker(api.paths.store);
+      let failures = 0;
+      try {
+        while (!signal.aborted) {
+          const started = new Date();
+          try {
+            const r = await api.drainEmbeddings({ signal });
+            if (r.error !== undefined || r.failed > 0) {
+              failures++;
+              const wait = backoffMs(intervalMs, failures);
+              const detail = `${r.embedded} embedded, ${r.failed} failed, ${r.remaining} queued; next try in ${Math.round(wait / 1000)} s`;
+              report(started, { detail, errors: [r.error ?? `${r.failed} message(s) failed to embed`] });
+              await waker.wait(wait, signal, false);
+              continue;
+            }
+            const worked = r.embedded > 0 || r.deletesApplied > 0;
+            if (failures > 0 && (r.embedded > 0 || r.remaining === 0)) {
+              log.info("embed.recovered", { after_failures: failures });
+              failures = 0;
+            }
+            report(started, { worked, detail: r.busy ? "another process is draining" : `${r.embedded} embedded, ${r.deletesApplied} deletion(s), ${r.remaining} queued` });
+            if (worked && r.remaining > 0) continue;
+            // The end of a burst: hand the batch buffers back before a long idle stretch.
+            if (worked) Bun.gc(true);
+            if (failures > 0) {
+              // Deferred messages are not due yet: keep backing off rather than polling at full rate.
+              await waker.wait(backoffMs(intervalMs, failures), signal, true);
+              continue;
+            }
+          } catch (err) {
+            if (signal.aborted) break;
+            failures++;
+            report(started, new Error(log.scrub(errorMessage(err))));
+            await waker.wait(backoffMs(intervalMs, failures), signal, false);
+            continue;
+          }
+          await waker.wait(intervalMs, signal, true);
+        }
+      } finally {
+        waker.close();
+      }
+    },
+  };
+}

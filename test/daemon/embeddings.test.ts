@@ -1,0 +1,48 @@
+// The embedding queue drain in a real daemon: batched, backing off while the embedder fails, then recovered.
+import { afterAll, setDefaultTimeout, expect, test } from "bun:test";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { okBody, startFakeEmbeddings } from "../embed/fake-embeddings-server.ts";
+import { cleanup, cli, daemonState, logText, startDaemon, tempHome, waitFor, waitRunning } from "./daemon-process.ts";
+
+// Real processes (bun start-up, LanceDB) and back-off waits: give each test room.
+setDefaultTimeout(60_000);
+
+afterAll(cleanup);
+
+test("embedding drain: messages added by another process are embedded; a failing embedder is backed off, then recovered", async () => {
+  const emb = startFakeEmbeddings([{ status: 500, body: '{"error":{"message":"fake embedder down"}}' }], { body: okBody(8) });
+  try {
+    const home = tempHome();
+    writeFileSync(
+      join(home, "config.toml"),
+      `[embedder]\nprovider = "openai"\nbase_url = "${emb.url}/v1"\nmodel = "fake"\ndimensions = 8\nmax_retries = 0\n[daemon]\nembed_interval_ms = 100\n`,
+    );
+    const env = { OPENAI_API_KEY: "test-embed-key-123456" };
+    const d = startDaemon(home, env);
+    await waitRunning(d);
+    for (const [role, content] of [["user", "where do the deploy keys live"], ["assistant", "in the vault under ops/deploy"]]) {
+      expect((await cli(home, ["add", "s1", "--role", role!, "--content", content!], env)).code).toBe(0);
+    }
+    const failedAt = await waitFor(() => (logText(home).includes("job.fail job=embeddings") ? Date.now() : 0), 15_000, "the embedder failure");
+    const s = await waitFor(() => {
+      const st = daemonState(home);
+      return st?.jobs?.embeddings?.lastResult === "ok" && /0 queued$/.test(st.jobs.embeddings.lastDetail ?? "") ? st : undefined;
+    }, 30_000, "the queue to drain after the back-off");
+    expect(Date.now() - failedAt).toBeGreaterThan(1000);
+    expect(s.jobs.embeddings.failures).toBe(1);
+    // One failed request and the ones that embedded: no polling of the embedder meanwhile.
+    expect(emb.seen.length).toBeLessThanOrEqual(3);
+    const log = logText(home);
+    expect(log).toContain("embed.recovered");
+    expect(log).not.toContain("test-embed-key-123456");
+    expect(log).not.toContain("deploy keys");
+    const found = await cli(home, ["search", "vault deploy", "--match", "semantic", "--json"], env);
+    expect(found.code, found.stderr).toBe(0);
+    expect(JSON.parse(found.stdout).hits.length).toBeGreaterThan(0);
+    d.proc.kill("SIGTERM");
+    expect(await d.exited).toBe(0);
+  } finally {
+    emb.stop();
+  }
+});
