@@ -15,6 +15,7 @@ import {
   getEmbedState,
   pendingVectorDeletes,
   pruneQueue,
+  recentIdsAmong,
   queuedCount,
   setEmbedState,
   stillQueued,
@@ -121,14 +122,14 @@ async function drainLocked(index: SemanticIndex, options: DrainOptions): Promise
         break;
       }
       table ??= await store.table(embedder.id, embedder.dim, { create: true });
-      const live = stillQueued(ctx.db, batch.map((q) => q.message.seq));
+      const live = stillQueued(ctx.db, batch.map((q) => q.message));
       const rows: VectorRow[] = [];
       batch.forEach((q, i) => {
         const m = q.message;
         if (live.has(m.seq)) rows.push({ id: m.id, seq: m.seq, session: m.session, sendAt: m.sendAt, role: m.role, content: m.content, vector: vectors[i]! });
       });
       await table!.upsert(rows);
-      withWriteLock(ctx.db, () => dequeue(ctx.db, rows.map((r) => r.seq)));
+      withWriteLock(ctx.db, () => dequeue(ctx.db, rows));
       report.embedded += rows.length;
       await maybeMaintain(index, table!, rows.length);
       options.onProgress?.(report.embedded, queuedCount(ctx.db));
@@ -142,7 +143,10 @@ async function drainLocked(index: SemanticIndex, options: DrainOptions): Promise
   return report;
 }
 
-/** Apply every pending (session, seq < X) deletion to every embedder's table, then forget it. */
+/**
+ * Apply every pending (session, seq < X) deletion to every embedder's table, then forget it. Rows whose
+ * message is still in the recent tier are kept: seqs freed by deleted rows may have been reused since.
+ */
 async function applyDeletes(index: SemanticIndex, store: VectorStore): Promise<number> {
   const { db } = index.ctx;
   const pending = pendingVectorDeletes(db);
@@ -150,7 +154,11 @@ async function applyDeletes(index: SemanticIndex, store: VectorStore): Promise<n
   for (const info of await store.tables()) {
     const t = await store.table(info.embedderId, 0);
     if (!t) continue;
-    for (const d of pending) await t.deleteBefore(d.session, d.beforeSeq);
+    for (const d of pending) {
+      const ids = await t.idsBefore(d.session, d.beforeSeq);
+      const keep = recentIdsAmong(db, ids);
+      await t.deleteIds(ids.filter((id) => !keep.has(id)));
+    }
     t.close();
   }
   withWriteLock(db, () => clearVectorDeletes(db, pending[pending.length - 1]!.id));

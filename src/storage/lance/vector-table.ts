@@ -100,6 +100,12 @@ export class VectorTable {
     return this.t.countRows(whereClause(filter));
   }
 
+  /** Ids of a session's rows with seq below `beforeSeq`. */
+  async idsBefore(session: string, beforeSeq: bigint): Promise<string[]> {
+    const rows = (await this.t.query().select(["id"]).where(`session = ${quote(session)} AND seq < ${beforeSeq}`).toArray()) as { id: string }[];
+    return rows.map((r) => r.id);
+  }
+
   /** Every row's id and seq (tests and consistency checks). */
   async keys(filter: VectorFilter = {}): Promise<{ id: string; seq: bigint; session: string }[]> {
     let q = this.t.query().select(["id", "seq", "session"]);

@@ -59,15 +59,32 @@ export function dueCount(db: Database, now: bigint): number {
   return Number(r.n);
 }
 
-/** The subset of seqs still queued (a reset or compaction may have removed some meanwhile). */
-export function stillQueued(db: Database, seqs: readonly bigint[]): Set<bigint> {
-  if (seqs.length === 0) return new Set();
-  const rows = db.query("SELECT seq FROM embed_queue WHERE seq IN (SELECT value FROM json_each(?))").all(seqList(seqs)) as { seq: bigint }[];
-  return new Set(rows.map((r) => r.seq));
+/**
+ * The seqs still queued for the same message (a reset or compaction may have removed some meanwhile, and
+ * a seq freed by deleted rows can be reused by a newer message).
+ */
+export function stillQueued(db: Database, items: readonly { seq: bigint; id: string }[]): Set<bigint> {
+  if (items.length === 0) return new Set();
+  const rows = db
+    .query("SELECT q.seq AS seq, m.id AS id FROM embed_queue q JOIN messages m ON m.seq = q.seq WHERE q.seq IN (SELECT value FROM json_each(?))")
+    .all(seqList(items.map((i) => i.seq))) as { seq: bigint; id: string }[];
+  const want = new Map(items.map((i) => [i.seq, i.id]));
+  return new Set(rows.filter((r) => want.get(r.seq) === r.id).map((r) => r.seq));
 }
 
-export function dequeue(db: Database, seqs: readonly bigint[]): void {
-  if (seqs.length) db.prepare("DELETE FROM embed_queue WHERE seq IN (SELECT value FROM json_each(?))").run(seqList(seqs));
+/** Of these ids, those of messages in the recent tier. */
+export function recentIdsAmong(db: Database, ids: readonly string[]): Set<string> {
+  if (ids.length === 0) return new Set();
+  const rows = db.query("SELECT id FROM messages WHERE recent = 1 AND id IN (SELECT value FROM json_each(?))").all(JSON.stringify(ids)) as { id: string }[];
+  return new Set(rows.map((r) => r.id));
+}
+
+/** Remove the queue entries of these messages (by seq, and only while the seq still holds that id). */
+export function dequeue(db: Database, items: readonly { seq: bigint; id: string }[]): void {
+  if (items.length === 0) return;
+  db.prepare(
+    "DELETE FROM embed_queue WHERE seq IN (SELECT m.seq FROM messages m JOIN json_each(?) j ON m.id = j.value)",
+  ).run(JSON.stringify(items.map((i) => i.id)));
 }
 
 /** Record a failed attempt: the entries wait `delayNs` before the next try. */

@@ -1,0 +1,87 @@
+// The drain and search with an HTTP embedder (fake /v1/embeddings): 429 then success, garbage, unreachable.
+import { afterAll, afterEach, describe, expect, test } from "bun:test";
+import { openTemp, removeTempHomes } from "../helpers/home.ts";
+import { okBody, startFakeEmbeddings } from "../embed/fake-embeddings-server.ts";
+import { config, queueSize, recentIds, sqlite, vectorIds } from "./support.ts";
+
+afterAll(removeTempHomes);
+const stops: (() => void)[] = [];
+afterEach(() => stops.splice(0).forEach((s) => s()));
+
+const KEY = "sk-fake-key-for-tests";
+function httpHome(url: string, extra: Record<string, unknown> = {}) {
+  const cfg = config({ embedder: { provider: "openai", base_url: `${url}/v1`, model: "fake-embed", dimensions: 8, max_retries: 2, ...extra } });
+  return openTemp({ drain: "off", config: cfg, env: { OPENAI_API_KEY: KEY } });
+}
+const ID = "openai:fake-embed:8";
+
+describe("drain with an HTTP embedder", () => {
+  test("a 429 (Retry-After) is retried and the messages are embedded", async () => {
+    const f = startFakeEmbeddings([{ status: 429, headers: { "retry-after": "0" }, body: "{}" }], { body: okBody(8) });
+    stops.push(f.stop);
+    const { home, api } = httpHome(f.url);
+    api.add("s", [{ role: "user", content: "alpha" }, { role: "assistant", content: "beta" }]);
+    const r = await api.drainEmbeddings();
+    expect(r).toMatchObject({ embedded: 2, failed: 0, remaining: 0 });
+    expect(f.seen).toHaveLength(2);
+    expect(f.seen[1]!.json).toMatchObject({ model: "fake-embed", dimensions: 8, input: ["alpha", "beta"] });
+    expect(await vectorIds(home, ID)).toEqual(recentIds(home));
+    api.close();
+  });
+
+  test("a garbage response keeps the messages queued with a back-off and says so in search", async () => {
+    const f = startFakeEmbeddings([], { body: JSON.stringify({ data: [{ index: 0, embedding: [1, 2, 3] }] }) });
+    stops.push(f.stop);
+    const { home, api } = httpHome(f.url);
+    api.add("s", [{ role: "user", content: "gamma" }, { role: "assistant", content: "delta" }]);
+    const r = await api.drainEmbeddings();
+    expect(r.embedded).toBe(0);
+    expect(r.failed).toBe(2);
+    expect(r.remaining).toBe(2);
+    expect(r.error).toContain("malformed response: 1 embeddings for 2 inputs");
+    const db = sqlite(home);
+    const rows = db.query("SELECT attempts, last_error, next_try_at FROM embed_queue").all() as { attempts: bigint; last_error: string; next_try_at: bigint }[];
+    db.close();
+    expect(rows).toHaveLength(2);
+    for (const row of rows) {
+      expect(row.attempts).toBe(1n);
+      expect(row.last_error).toContain("malformed");
+      expect(row.next_try_at).toBeGreaterThan(BigInt(Date.now()) * 1_000_000n);
+    }
+    // Backed off: a second drain right away sends nothing.
+    const again = await api.drainEmbeddings();
+    expect(again.embedded).toBe(0);
+    expect(f.seen).toHaveLength(1);
+    const s = await api.search({ query: "gamma", match: "semantic" });
+    expect(s.notIndexed).toBe(2);
+    expect(s.notes[0]).toBe("2 messages are not indexed yet");
+    // ...while hybrid still finds them by keyword.
+    const h = await api.search({ query: "gamma", match: "hybrid" });
+    expect(h.hits.map((x) => x.message.content)).toEqual(["gamma"]);
+    expect(queueSize(home)).toBe(2);
+    api.close();
+  });
+
+  test("an unreachable embedder: semantic fails with a clear error, hybrid falls back to keyword", async () => {
+    const f = startFakeEmbeddings([]);
+    f.stop();
+    const { api } = httpHome(f.url, { dimensions: 0 });
+    api.add("s", { role: "user", content: "where are the deploy keys" });
+    const err = await api.search({ query: "deploy keys", match: "semantic" }).catch((e) => e);
+    expect(String(err.message)).toMatch(/^cannot reach openai embeddings/);
+    const h = await api.search({ query: "deploy keys", match: "hybrid" });
+    expect(h.hits.map((x) => x.message.content)).toEqual(["where are the deploy keys"]);
+    expect(h.notes[0]).toMatch(/^semantic side unavailable \(cannot reach openai embeddings .*\): keyword results only$/);
+    api.close();
+  });
+
+  test("a missing key is reported as a config problem", async () => {
+    const cfg = config({ embedder: { provider: "openai" } });
+    const { api } = openTemp({ drain: "off", config: cfg, env: {} });
+    api.add("s", { role: "user", content: "hello" });
+    const err = await api.search({ query: "hello", match: "semantic" }).catch((e) => e);
+    expect(err.exitCode).toBe(2);
+    expect(err.message).toBe('embedder "openai" needs an API key: set OPENAI_API_KEY in the environment');
+    api.close();
+  });
+});

@@ -1,0 +1,68 @@
+// Embedder change then reindex; an interrupted reindex resumes where it stopped.
+import { afterAll, afterEach, expect, test } from "bun:test";
+import { openMemory } from "../../src/lib.ts";
+import { openTemp, removeTempHomes } from "../helpers/home.ts";
+import { okBody, startFakeEmbeddings } from "../embed/fake-embeddings-server.ts";
+import { BUILTIN_ID, config, recentIds, tableIds, vectorIds } from "./support.ts";
+
+afterAll(removeTempHomes);
+const stops: (() => void)[] = [];
+afterEach(() => stops.splice(0).forEach((s) => s()));
+
+const env = { OPENAI_API_KEY: "sk-fake" };
+const fakeConfig = (url: string, batch = 64) =>
+  config({ embedder: { provider: "openai", base_url: url, model: "fake-embed", dimensions: 8, batch_size: batch } });
+const FAKE_ID = "openai:fake-embed:8";
+
+test("after an embedder change search says a reindex is needed; reindex rebuilds and drops the old vectors", async () => {
+  const f = startFakeEmbeddings([], { body: okBody(8) });
+  stops.push(f.stop);
+  const { home, api } = openTemp({ drain: "off" });
+  api.add("s", ["the build is red", "which test fails?", "the login test times out"].map((content, i) => ({ role: i % 2 ? ("assistant" as const) : ("user" as const), content })));
+  await api.drainEmbeddings();
+  expect(await tableIds(home)).toEqual([BUILTIN_ID]);
+  api.close();
+
+  const other = openMemory({ home, env, config: fakeConfig(f.url), drain: "off" });
+  const before = await other.search({ query: "login test", match: "semantic" });
+  expect(before.reindexNeeded).toBe(true);
+  expect(before.hits).toEqual([]);
+  expect(before.notes).toContain(`the configured embedder is ${FAKE_ID} (stored vectors come from ${BUILTIN_ID}): run memvoy reindex`);
+  const r = await other.reindex();
+  expect(r).toMatchObject({ embedderId: FAKE_ID, embedded: 3, remaining: 0, resumed: false, dropped: [BUILTIN_ID] });
+  expect(await tableIds(home)).toEqual([FAKE_ID]);
+  expect(await vectorIds(home, FAKE_ID)).toEqual(recentIds(home));
+  const after = await other.search({ query: "the login test times out", match: "semantic", limit: 1 });
+  expect(after.reindexNeeded).toBe(false);
+  expect(after.notes).toEqual([]);
+  expect(after.hits[0]!.message.content).toBe("the login test times out");
+  other.close();
+
+  // And back to builtin: the old table is gone, so the builtin index is rebuilt from scratch.
+  const back = openMemory({ home, env: {}, drain: "off" });
+  expect((await back.search({ query: "build", match: "semantic" })).reindexNeeded).toBe(true);
+  expect((await back.reindex()).dropped).toEqual([FAKE_ID]);
+  expect(await vectorIds(home)).toEqual(recentIds(home));
+  back.close();
+});
+
+test("an interrupted reindex resumes without redoing what was embedded", async () => {
+  const f = startFakeEmbeddings([], { body: okBody(8) });
+  stops.push(f.stop);
+  const { home, api } = openTemp({ drain: "off", config: fakeConfig(f.url, 2), env });
+  api.add("s", Array.from({ length: 20 }, (_, i) => ({ role: i % 2 ? ("assistant" as const) : ("user" as const), content: `note ${i}` })));
+  const abort = new AbortController();
+  const first = await api
+    .reindex({ signal: abort.signal, onProgress: (done) => done >= 8 && abort.abort() })
+    .then(() => "finished", (e) => e);
+  expect(first).not.toBe("finished");
+  expect((await vectorIds(home, FAKE_ID)).length).toBe(8);
+  const sent = f.seen.length;
+  const second = await api.reindex();
+  expect(second).toMatchObject({ resumed: true, embedded: 12, remaining: 0 });
+  expect(f.seen.length - sent).toBe(6);
+  expect(await vectorIds(home, FAKE_ID)).toEqual(recentIds(home));
+  // A new reindex after a complete one rebuilds everything again.
+  expect((await api.reindex()).embedded).toBe(20);
+  api.close();
+});

@@ -1,0 +1,144 @@
+// Semantic and hybrid search: expansion boundaries and merging, ranks and scores, time range, stale-free
+// results, and hybrid keeping what only one side finds.
+import { afterAll, describe, expect, test } from "bun:test";
+import { openTemp, removeTempHomes } from "../helpers/home.ts";
+import { expandHits } from "../../src/search/expand.ts";
+import { queryFocus } from "../../src/search/participants.ts";
+import { nsToRfc3339 } from "../../src/shared/time.ts";
+import { config, contextFor, NS_PER_DAY } from "./support.ts";
+import { listSessionMessages } from "../../src/storage/sqlite/messages-repo.ts";
+
+afterAll(removeTempHomes);
+
+const TOPICS = [
+  "the kubernetes cluster ran out of memory during the deploy",
+  "my grandmother bakes sourdough bread every sunday",
+  "we should book the flight to lisbon before prices rise",
+  "the violin lesson moved to thursday afternoon",
+  "quarterly revenue grew eleven percent in europe",
+  "the cat knocked the coffee mug off the desk",
+  "remember to renew the passport next month",
+  "the garden tomatoes finally turned red",
+  "our postgres replica lags behind the primary",
+  "the marathon training plan peaks at thirty kilometres",
+];
+
+function seeded(limits: Record<string, unknown> = {}) {
+  const t = openTemp({ drain: "off", config: config({ limits }) });
+  const ids = t.api.add("s", TOPICS.map((content, i) => ({ role: i % 2 ? ("assistant" as const) : ("user" as const), content }))).ids;
+  return { ...t, ids };
+}
+
+describe("semantic search", () => {
+  test("first and last message: expansion stops at the session's edges; ranks and scores kept", async () => {
+    const { api, ids } = seeded();
+    await api.drainEmbeddings();
+    const first = await api.search({ query: TOPICS[0]!, session: "s", match: "semantic", limit: 1 });
+    expect(first.hits[0]!.message.id).toBe(ids[0]!);
+    expect(first.hits[0]!.context!.map((m) => m.id)).toEqual(ids.slice(0, 2));
+    const last = await api.search({ query: TOPICS[9]!, session: "s", match: "semantic", limit: 1 });
+    expect(last.hits[0]!.message.id).toBe(ids[9]!);
+    expect(last.hits[0]!.context!.map((m) => m.id)).toEqual(ids.slice(7, 10));
+    const one = await api.search({ query: TOPICS[5]!, session: "s", match: "semantic", limit: 1 });
+    expect(one.hits[0]!.context!.map((m) => m.id)).toEqual(ids.slice(3, 7));
+    const mid = await api.search({ query: TOPICS[5]!, session: "s", match: "semantic", limit: 3 });
+    expect(mid.hits[0]!.message.id).toBe(ids[5]!);
+    for (const h of mid.hits) expect(h.context!.map((m) => m.id)).toContain(h.message.id);
+    expect(mid.hits.map((h) => h.rank)).toEqual([1, 2, 3]);
+    expect(mid.hits.every((h) => h.source === "semantic")).toBe(true);
+    const scores = mid.hits.map((h) => h.score);
+    expect(scores).toEqual([...scores].sort((a, b) => b - a));
+    expect(scores[0]).toBeGreaterThan(0.8);
+    expect(mid.notIndexed).toBe(0);
+    expect(mid.reindexNeeded).toBe(false);
+    api.close();
+  });
+
+  test("overlapping expansions merge into one run; separate ones stay apart", () => {
+    const { home, api } = seeded();
+    const ctx = contextFor(home);
+    const all = listSessionMessages(ctx.db, "s");
+    const [a, b] = expandHits(ctx.db, [all[4]!, all[6]!]);
+    expect(a!.map((m) => m.content)).toEqual(TOPICS.slice(2, 8));
+    expect(b).toBe(a);
+    const [c, d] = expandHits(ctx.db, [all[1]!, all[8]!]);
+    expect(c!.map((m) => m.content)).toEqual(TOPICS.slice(0, 3));
+    expect(d!.map((m) => m.content)).toEqual(TOPICS.slice(6, 10));
+    // Touching but not overlapping runs (0-2 and 3-5... here 1 -> [0..2], 4 -> [2..5]) share message 2.
+    const [e, f] = expandHits(ctx.db, [all[1]!, all[4]!]);
+    expect(e).toBe(f);
+    expect(e!.map((m) => m.content)).toEqual(TOPICS.slice(0, 6));
+    ctx.db.close();
+    api.close();
+  });
+
+  test("the time range is honoured", async () => {
+    const { api } = openTemp({ drain: "off" });
+    const now = BigInt(Date.now()) * 1_000_000n;
+    const old = api.add("s", { role: "user", content: "the heating in the office is broken again", sendAt: nsToRfc3339(now - 40n * NS_PER_DAY) }).ids[0];
+    const fresh = api.add("s", { role: "user", content: "the office heating is broken again today", sendAt: nsToRfc3339(now - 2n * NS_PER_DAY) }).ids[0];
+    await api.drainEmbeddings();
+    const week = await api.search({ query: "office heating broken", match: "semantic", range: "7d" });
+    expect(week.hits.map((h) => h.message.id)).toEqual([fresh!]);
+    const all = await api.search({ query: "office heating broken", match: "semantic", range: "all" });
+    expect(all.hits.map((h) => h.message.id).sort()).toEqual([old!, fresh!].sort());
+    const hybridWeek = await api.search({ query: "office heating broken", match: "hybrid", range: "7d" });
+    expect(hybridWeek.hits.map((h) => h.message.id)).toEqual([fresh!]);
+    api.close();
+  });
+
+  test("messages not embedded yet are counted and still found by hybrid", async () => {
+    const { api, ids } = seeded();
+    const r = await api.search({ query: "postgres replica lag", session: "s", match: "semantic" });
+    expect(r.hits).toEqual([]);
+    expect(r.notIndexed).toBe(10);
+    expect(r.notes).toContain("10 messages are not indexed yet");
+    const h = await api.search({ query: "postgres replica lag", session: "s", match: "hybrid" });
+    expect(h.hits[0]!.message.id).toBe(ids[8]!);
+    api.close();
+  });
+
+  test("a reset message never surfaces, even before its vector is deleted", async () => {
+    const { home, api } = openTemp({ drain: "off" });
+    api.add("s", { role: "user", content: "the secret launch codename is bluebird" });
+    await api.drainEmbeddings();
+    api.reset("s");
+    const r = await api.search({ query: "launch codename bluebird", match: "semantic" });
+    expect(r.hits).toEqual([]);
+    // The vector is still stored until the next drain applies the deletion.
+    const { vectorIds } = await import("./support.ts");
+    expect(await vectorIds(home)).toHaveLength(1);
+    api.close();
+  });
+});
+
+describe("hybrid search", () => {
+  test("finds what only keyword finds (archive tier) and what only semantic finds (a paraphrase)", async () => {
+    const { api } = openTemp({ drain: "off", config: config({ limits: { max_history_bytes: 4096 } }) });
+    const archived = api.add("s", { role: "user", content: "the wifi password is zanzibar42" }).ids[0];
+    for (let i = 0; i < 30; i++) api.add("s", { role: i % 2 ? "user" : "assistant", content: `filler turn ${i} about nothing in particular, ${"blah ".repeat(20)}` });
+    const para = api.add("s", { role: "user", content: "my puppy has been ill since yesterday" }).ids[0];
+    await api.drainEmbeddings();
+
+    const kw = await api.search({ query: "zanzibar42", match: "keyword" });
+    expect(kw.hits.map((h) => [h.message.id, h.source])).toEqual([[archived!, "archive"]]);
+    const sem = await api.search({ query: "zanzibar42", match: "semantic" });
+    expect(sem.hits.map((h) => h.message.id)).not.toContain(archived!);
+    const h1 = await api.search({ query: "zanzibar42", match: "hybrid" });
+    expect(h1.hits[0]).toMatchObject({ source: "archive", message: { id: archived } });
+    expect(h1.hits[0]!.context).toBeUndefined();
+
+    expect((await api.search({ query: "sick dog", match: "keyword" })).hits).toEqual([]);
+    const h2 = await api.search({ query: "sick dog", match: "hybrid", limit: 3 });
+    expect(h2.hits[0]).toMatchObject({ source: "semantic", message: { id: para } });
+    expect(h2.hits[0]!.context!.map((m) => m.id)).toContain(para!);
+    api.close();
+  });
+});
+
+test("a participant named in the query becomes a sender preference", () => {
+  expect(queryFocus("What did Caroline research?", ["Caroline", "Melanie"])).toEqual({ text: "What did research?", sender: "Caroline" });
+  expect(queryFocus("When did Caroline's sister visit Melanie?", ["Caroline", "Melanie"])).toEqual({ text: "When did sister visit ?" });
+  expect(queryFocus("Caroline", ["Caroline"])).toEqual({ text: "Caroline", sender: "Caroline" });
+  expect(queryFocus("carolines research", ["Caroline"])).toEqual({ text: "carolines research" });
+});
