@@ -17,6 +17,8 @@ import { summarize } from "../memory/summary/summarize.ts";
 import type { SessionReport, SummarizeOptions, SummarizeReport, SummaryProgress } from "../memory/summary/summary-report.ts";
 import { viewSummary, type SummaryView } from "../memory/summary/summary-view.ts";
 import { dueSessions } from "../memory/summary/due-sessions.ts";
+import { importSummary, type ImportSummaryResult } from "../memory/summary/import-summary.ts";
+import { daemonLockHeld } from "./daemon-probe.ts";
 import { keywordSearch } from "../search/keyword.ts";
 import type { SearchOptions, SearchResult } from "../search/search-types.ts";
 import { toNewMessage, type WireMessageInput } from "./wire-input.ts";
@@ -102,6 +104,19 @@ export class MemoryApi {
   /** Sessions the summary cron should run now (not temp-, history.json newer than summary.json, or unfinished). */
   dueSessions(): string[] {
     return dueSessions(this.ctx);
+  }
+
+  /**
+   * Save a summary written elsewhere (a migration, the demo home) after checking it against the summary.json
+   * schema; the cursor moves to the session's newest message. No LLM call is made.
+   */
+  importSummary(session: string, summary: unknown): ImportSummaryResult {
+    return importSummary(this.ctx, session, summary);
+  }
+
+  /** Whether a daemon (`memvoy --daemon`) is running for this home now. */
+  daemonRunning(): boolean {
+    return daemonLockHeld(this.ctx.paths.daemonLock);
   }
 
   reset(session: string, options: { all?: boolean } = {}): ResetResult {

@@ -9,3 +9,6 @@ export type MatchMode = NonNullable<SearchOptions["match"]>;
 export type ErrorRecord = ReturnType<MemoryApi["getError"]>;
 export type ErrorList = ReturnType<MemoryApi["listErrors"]>;
 export type ErrorSearchResult = Awaited<ReturnType<MemoryApi["searchErrors"]>>;
+export type SummaryView = ReturnType<MemoryApi["summary"]>;
+export type SummarizeReport = Awaited<ReturnType<MemoryApi["summarize"]>>;
+export type SummaryProgress = Parameters<NonNullable<NonNullable<Parameters<MemoryApi["summarize"]>[1]>["onProgress"]>>[0];

@@ -27,6 +27,8 @@ describe("main view", () => {
     expect(s).toContain("SESSION");
     expect(s).toContain("SUM");
     expect(s).toContain("4 sessions · 48 msgs · 3 errors");
+    expect(s).toContain("daemon stopped");
+    expect(s).toContain("embedder builtin");
   }, T);
 
   test("typing filters the list; Backspace and Esc undo it; Ctrl-O sorts by name", async () => {

@@ -4,7 +4,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { openMemory } from "../../src/lib.ts";
 import { KEY_GROUPS } from "../../src/tui/keymap.ts";
-import { removeTempHomes, tempHome } from "../helpers/home.ts";
+import { cli, removeTempHomes, repoRoot, tempHome, waitFor } from "../helpers/home.ts";
 import type { TmuxSession } from "../helpers/tmux.ts";
 import { makeHome, startTui, T } from "./fixture.ts";
 
@@ -123,5 +123,27 @@ describe("first run and errors", () => {
     expect(end.code).toBe(0);
     expect(end.modes).toEqual(["icanon", "echo"]);
     expect(tui.format("alternate_on")).toBe("0");
+  }, T);
+});
+
+describe("status row", () => {
+  test("shows a running daemon, then a stopped one after Ctrl-L", async () => {
+    const h = await makeHome();
+    const daemon = Bun.spawn([process.execPath, join(repoRoot, "src/index.ts"), "--daemon", "--home", h], {
+      env: { PATH: process.env.PATH!, HOME: h, TZ: "UTC" },
+      stdout: "ignore",
+      stderr: "ignore",
+    });
+    try {
+      await waitFor(async () => (await cli(["daemon", "status"], { home: h })).code === 0, 20_000, "the daemon to run");
+      tui = startTui(h);
+      await tui.waitFor("daemon running");
+      await cli(["daemon", "stop"], { home: h });
+      tui.keys("C-l");
+      await tui.waitFor("daemon stopped");
+    } finally {
+      daemon.kill();
+      await daemon.exited;
+    }
   }, T);
 });

@@ -13,6 +13,7 @@ import { renderFirstRun } from "./first-run.ts";
 import { HelpScreen } from "./help-screen.ts";
 import { MainScreen } from "./main-screen.ts";
 import { SearchScreen } from "./search-screen.ts";
+import { SummaryScreen } from "./summary-screen.ts";
 
 export class TuiApp implements AppContext {
   readonly layout: Layout;
@@ -21,6 +22,7 @@ export class TuiApp implements AppContext {
   readonly search: SearchScreen;
   readonly help: HelpScreen;
   readonly errors: ErrorsScreen;
+  readonly summary: SummaryScreen;
   private overlays: OverlayName[] = [];
   private confirmation: Confirmation | undefined;
   private finished!: () => void;
@@ -37,6 +39,7 @@ export class TuiApp implements AppContext {
     this.search = new SearchScreen(this);
     this.help = new HelpScreen(this);
     this.errors = new ErrorsScreen(this);
+    this.summary = new SummaryScreen(this);
   }
 
   start(): void {
@@ -69,11 +72,13 @@ export class TuiApp implements AppContext {
     if (top === "search" && this.search.handleKey(ch, key)) return;
     if (top === "help" && this.help.handleKey(ch, key)) return;
     if (top === "errors" && this.errors.handleKey(ch, key)) return;
+    if (top === "summary" && this.summary.handleKey(ch, key)) return;
     if (top === undefined && this.main.handleKey(ch, key)) return;
     if (top === "first-run" && key.full === "escape") return;
     switch (key.full) {
       case "C-l": this.reload(); this.screen.realloc(); return;
       case "C-e": return this.open("errors");
+      case "C-s": if (top !== "first-run") this.open("summary"); return;
       case "escape": if (top !== "first-run") this.close(); return;
     }
     if (ch === "q") return this.quit();
@@ -98,6 +103,7 @@ export class TuiApp implements AppContext {
     if (overlay === "search") this.search.open(this.main.sessions.selectedId());
     if (overlay === "help") this.help.open();
     if (overlay === "errors") this.errors.open();
+    if (overlay === "summary") this.summary.open(this.main.sessions.selectedId());
     this.overlays.push(overlay);
   }
 
@@ -148,6 +154,7 @@ export class TuiApp implements AppContext {
       sessions: list.length,
       messages: list.reduce((n, s) => n + s.messages, 0),
       errors: this.api.listErrors({ limit: 1 }).total,
+      daemon: this.api.daemonRunning() ? "running" : "stopped",
     };
     if (!this.isEmptyHome()) this.overlays = this.overlays.filter((o) => o !== "first-run");
     else if (!this.overlays.includes("first-run")) this.overlays.unshift("first-run");
@@ -169,6 +176,7 @@ export class TuiApp implements AppContext {
       if (top === "search") this.search.render();
       else if (top === "help") this.help.render();
       else if (top === "errors") this.errors.render();
+      else if (top === "summary") this.summary.render();
       else if (top === "first-run") renderFirstRun(this);
     }
     const [info, message] = renderStatusRows(this.status, this.theme, g.width);
@@ -196,6 +204,7 @@ export class TuiApp implements AppContext {
   }
 
   quit(): void {
+    this.summary.abort();
     this.finished();
   }
 }

@@ -1,0 +1,125 @@
+// The summary viewer overlay: the selected session's rolling summary; S summarizes now with progress
+// and the outcome on the status row.
+import { errorMessage } from "../../shared/errors.ts";
+import type { SummaryProgress, SummaryView } from "../api-types.ts";
+import { ListCursor } from "../state/list-cursor.ts";
+import { summaryLines } from "../state/summary-lines.ts";
+import { plural } from "../text/format.ts";
+import { renderLine } from "../views/segments.ts";
+import type { AppContext, Key } from "./app-context.ts";
+
+export class SummaryScreen {
+  session: string | undefined;
+  private view: SummaryView | undefined;
+  private loadError: string | undefined;
+  private readonly scroll = new ListCursor(0, 1);
+  private running: AbortController | undefined;
+
+  constructor(private readonly app: AppContext) {}
+
+  open(session: string | undefined): void {
+    this.session = session;
+    this.scroll.offset = 0;
+    this.load();
+  }
+
+  private load(): void {
+    this.view = undefined;
+    this.loadError = undefined;
+    if (this.session === undefined) return;
+    try {
+      this.view = this.app.api.summary(this.session);
+    } catch (err) {
+      this.loadError = errorMessage(err).split("\n")[0];
+      this.app.status.error(err);
+    }
+  }
+
+  handleKey(ch: string | undefined, key: Key): boolean {
+    const c = this.scroll;
+    const by = (n: number) => (c.offset = Math.max(0, Math.min(c.offset + n, Math.max(0, c.count - c.height))));
+    switch (key.full) {
+      case "escape": this.app.close(); return true;
+      case "up": case "k": by(-1); return true;
+      case "down": case "j": by(1); return true;
+      case "pageup": case "b": by(-(c.height - 1)); return true;
+      case "pagedown": case "space": by(c.height - 1); return true;
+      case "home": case "g": c.offset = 0; return true;
+      case "end": case "S-g": by(c.count); return true;
+      case "S-s": this.summarizeNow(); return true;
+    }
+    return false;
+  }
+
+  /** Run Generate for this session now; progress and the outcome go to the status row. */
+  summarizeNow(): void {
+    const session = this.session;
+    if (session === undefined) return;
+    if (this.running) {
+      this.app.status.show(`already summarizing ${session}…`, "busy");
+      return;
+    }
+    const abort = new AbortController();
+    this.running = abort;
+    this.app.status.show(`summarizing ${session}…`, "busy");
+    const onProgress = (e: SummaryProgress) => {
+      this.app.status.show(progressText(session, e), "busy");
+      this.app.render();
+    };
+    this.app.guardAsync(
+      this.app.api
+        .summarize(session, { signal: abort.signal, onProgress })
+        .then(
+          (report) => {
+            const r = report.sessions.find((x) => x.session === session) ?? report.sessions[0];
+            const tokens = r ? r.inputTokens + r.outputTokens : 0;
+            const ok = r && !["failed", "partial", "aborted", "busy", "skipped"].includes(r.outcome);
+            const what = r ? `${r.outcome}${r.chunksTotal ? `, ${r.chunksDone}/${r.chunksTotal} chunks` : ""}, ${plural(tokens, "token")}${r.error ? `: ${r.error}` : ""}` : "nothing to do";
+            this.app.status.show(`summarize ${session}: ${what}`, ok ? "ok" : "error");
+          },
+          (err) => this.app.status.show(`summarize ${session} failed: ${errorMessage(err).split("\n")[0]}`, "error"),
+        )
+        .finally(() => {
+          this.running = undefined;
+          if (this.session === session) this.load();
+          this.app.reload();
+          this.app.render();
+        }),
+    );
+  }
+
+  /** Stop a run in progress (on quit). */
+  abort(): void {
+    this.running?.abort();
+  }
+
+  render(): void {
+    const { layout, theme } = this.app;
+    const inner = layout.inner(layout.overlay);
+    layout.setFocus(layout.overlay, true, ` Summary · ${this.session ?? "no session"} `);
+    let lines: { text: string; style?: Parameters<typeof theme.paint>[0] }[];
+    if (this.session === undefined) lines = [{ text: "Select a session first.", style: "dim" }];
+    else if (this.loadError) lines = [{ text: `cannot read the summary: ${this.loadError}`, style: "error" }];
+    else lines = this.view ? summaryLines(this.view, inner.width) : [];
+    const c = this.scroll;
+    c.count = lines.length;
+    c.height = Math.max(1, inner.height - 1);
+    c.offset = Math.max(0, Math.min(c.offset, Math.max(0, lines.length - c.height)));
+    const shown = lines.slice(c.offset, c.offset + c.height).map((l) => renderLine(theme, inner.width, [[l.text, l.style]]));
+    while (shown.length < c.height) shown.push(" ".repeat(inner.width));
+    const more = c.offset + c.height < lines.length ? "↓ more · " : "";
+    shown.push(renderLine(theme, inner.width, [[`${more}S summarize now${this.running ? " (running)" : ""} · Esc back`, "dim"]]));
+    layout.setLines(layout.overlay, shown);
+  }
+}
+
+function progressText(session: string, e: SummaryProgress): string {
+  switch (e.type) {
+    case "session": return `summarizing ${session}: ${plural(e.messages, "new message")}${e.waiting ? `, ${e.waiting} waiting for a reply` : ""}…`;
+    case "pruned": return `summarizing ${session}: dropped ${plural(e.dropped, "exchange")} as noise…`;
+    case "chunk": return `summarizing ${session}: chunk ${e.chunk}/${e.chunks} (${plural(e.messages, "message")})…`;
+    case "chunk-done": return `summarizing ${session}: chunk ${e.chunk}/${e.chunks} done, ${plural(e.inputTokens + e.outputTokens, "token")}…`;
+    case "chunk-failed": return `summarizing ${session}: chunk ${e.chunk}/${e.chunks} failed: ${e.error}`;
+    case "done": return `summarizing ${session}: ${e.report.outcome}`;
+  }
+}
