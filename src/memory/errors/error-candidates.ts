@@ -52,8 +52,11 @@ export async function semanticCandidates(
   const background = meanCosine(vector!, await store.sample(embedder.id, BACKGROUND_SAMPLE));
   const live = new Map(getLiveByIds(ctx.db, hits.map((h) => h.id), now).map((r) => [r.id, r]));
   const semantic: Candidate[] = [];
+  const seen = new Set<string>();
   for (const h of hits) {
     const row = live.get(h.id);
+    if (seen.has(h.id)) continue;
+    seen.add(h.id);
     // Vectors of deleted or expired records linger until the sweep; a stale vector of a changed record is skipped too.
     if (!row || row.embeddedBy !== embedder.id) continue;
     if (tool !== undefined && row.tool.toLowerCase() !== tool.toLowerCase()) continue;

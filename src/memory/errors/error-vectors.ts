@@ -59,6 +59,7 @@ export async function embedPendingErrors(ctx: MemoryContext, embedder: Embedder,
       embedder.id,
       embedder.dim,
       pending.map((p, i) => ({ id: p.id, vector: vectors[i]! })),
+      { replace: true },
     );
     withWriteLock(ctx.db, () => markEmbedded(ctx.db, pending, embedder.id));
     done += pending.length;

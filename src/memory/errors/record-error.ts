@@ -66,7 +66,7 @@ export async function recordError(ctx: MemoryContext, raw: unknown): Promise<Rec
   let embeddedBy = row.embeddedBy;
   if (embeddedBy === null) {
     try {
-      embeddedBy = await embedRecord(ctx, row);
+      embeddedBy = await embedRecord(ctx, row, merged);
     } catch (err) {
       notes.push(`recorded without a vector for now (it is embedded at a later search or by the daemon): ${errorMessage(err)}`);
     }
@@ -74,11 +74,12 @@ export async function recordError(ctx: MemoryContext, raw: unknown): Promise<Rec
   return { record: toErrorRecord({ ...row, embeddedBy }), merged, redacted: [...kinds], notes };
 }
 
-async function embedRecord(ctx: MemoryContext, row: ErrorRow): Promise<string | null> {
+/** Embed one record's error text; `replace` when an older vector of it may exist (a merge). */
+async function embedRecord(ctx: MemoryContext, row: ErrorRow, replace: boolean): Promise<string | null> {
   const embedder = await errorEmbedder(ctx);
   const [vector] = await embedder.embed([row.error], undefined, "document");
   const store = await errorVectorStore(ctx);
-  await store.upsert(embedder.id, embedder.dim, [{ id: row.id, vector: vector! }]);
+  await store.upsert(embedder.id, embedder.dim, [{ id: row.id, vector: vector! }], { replace });
   withWriteLock(ctx.db, () => markEmbedded(ctx.db, [row], embedder.id));
   return embedder.id;
 }

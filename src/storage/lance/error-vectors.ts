@@ -26,7 +26,15 @@ export function errorTableName(embedderId: string): string {
   return `${PREFIX}${slug}_${hash}`;
 }
 
+/** Small fragments tolerated before a write compacts the table (a compaction of this many takes ~50 ms). */
+const COMPACT_AT_FRAGMENTS = 24;
+
 const quote = (s: string) => `'${s.replaceAll("'", "''")}'`;
+
+/** Compact fragments and drop versions older than a minute (a reader may still be on a newer one). */
+async function optimize(t: Table): Promise<void> {
+  await t.optimize({ cleanupOlderThan: new Date(Date.now() - 60_000) });
+}
 
 export class ErrorVectorStore {
   private constructor(private readonly conn: Connection) {}
@@ -61,8 +69,11 @@ export class ErrorVectorStore {
     }
   }
 
-  /** Insert or replace vectors by record id in the table of `embedderId`. */
-  async upsert(embedderId: string, dim: number, rows: readonly ErrorVector[]): Promise<void> {
+  /**
+   * Store vectors by record id in the table of `embedderId`. With `replace`, earlier vectors of these ids
+   * are deleted first; without it the ids must be new to the table (a delete costs more than the write).
+   */
+  async upsert(embedderId: string, dim: number, rows: readonly ErrorVector[], options: { replace: boolean }): Promise<void> {
     if (rows.length === 0) return;
     for (const r of rows) {
       if (r.vector.length !== dim) throw new RangeError(`vector of ${r.vector.length} dimensions for a ${dim}-dimensional table`);
@@ -71,7 +82,10 @@ export class ErrorVectorStore {
     const t = await this.openOrCreate(embedderId, dim);
     try {
       const data = lancedb.makeArrowTable(rows.map((r) => ({ id: r.id, vector: Array.from(r.vector) })), { schema: await t.schema() });
-      await t.mergeInsert("id").whenMatchedUpdateAll().whenNotMatchedInsertAll().execute(data);
+      if (options.replace) await t.delete(`id IN (${rows.map((r) => quote(r.id)).join(", ")})`);
+      await t.add(data);
+      // Each write adds a fragment, and scans slow down with every one: compact while they are few.
+      if ((await t.stats()).fragmentStats.numSmallFragments >= COMPACT_AT_FRAGMENTS) await optimize(t);
     } finally {
       t.close();
     }
@@ -163,7 +177,7 @@ export class ErrorVectorStore {
     for (const { name } of await this.tables()) {
       const t = await this.conn.openTable(name);
       try {
-        await t.optimize({ cleanupOlderThan: new Date(Date.now() - 60_000) });
+        await optimize(t);
       } finally {
         t.close();
       }

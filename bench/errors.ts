@@ -1,0 +1,129 @@
+// Error memory at 1,000 records: record time, search latency (library and the `memvoy errors search`
+// process), and how often a reworded error finds its fix first (test/errors/fixture.ts among distractors).
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { openMemory } from "../src/lib.ts";
+import { HARD_PARAPHRASES, PARAPHRASES, RECORDS, type Paraphrase } from "../test/errors/fixture.ts";
+
+// Self-contained, so it runs alone (`bun bench/errors.ts [--quick]`) or from bench/run.ts (the BENCH_ROWS line).
+interface BenchRow {
+  name: string;
+  value: string;
+}
+const quick = process.argv.includes("--quick");
+const log = (line: string) => process.stderr.write(line + "\n");
+const emitRows = (rows: BenchRow[]) => process.stdout.write("BENCH_ROWS " + JSON.stringify(rows) + "\n");
+const fmtMs = (ms: number) => (ms >= 100 ? ms.toFixed(0) : ms >= 10 ? ms.toFixed(1) : ms.toFixed(2)) + " ms";
+function summarize(ms: readonly number[]): { n: number; p50: number; p95: number } {
+  const s = [...ms].sort((a, b) => a - b);
+  const at = (p: number) => s[Math.min(s.length - 1, Math.max(0, Math.ceil((p / 100) * s.length) - 1))]!;
+  return { n: s.length, p50: at(50), p95: at(95) };
+}
+
+const TOTAL = 1000;
+const CLI_RUNS = quick ? 3 : 10;
+const root = resolve(import.meta.dir, "..");
+
+const TOOLS = ["git", "npm", "docker", "psql", "pytest", "curl", "kubectl", "ssh", "pip", "cargo", "tsc", "terraform"];
+const VERBS = ["open", "read", "write", "resolve", "load", "parse", "connect to", "create", "delete", "update"];
+const NOUNS = ["config file", "module", "table", "bucket", "volume", "secret", "service", "queue", "topic", "branch", "image", "package"];
+const REASONS = [
+  "permission denied",
+  "not found",
+  "operation timed out",
+  "already exists",
+  "invalid format",
+  "connection reset by peer",
+  "quota exceeded",
+  "unsupported version",
+  "checksum mismatch",
+  "lock held by another process",
+];
+
+/** Distinct distractors that share the fixture's vocabulary (permission denied, not found, lock…). */
+function distractors(n: number): { tool: string; error: string; fix: string; outcome: "resolved" | "failed" }[] {
+  const out: { tool: string; error: string; fix: string; outcome: "resolved" | "failed" }[] = [];
+  for (let i = 0; out.length < n; i++) {
+    const tool = TOOLS[i % TOOLS.length]!;
+    const verb = VERBS[Math.floor(i / TOOLS.length) % VERBS.length]!;
+    const noun = NOUNS[Math.floor(i / (TOOLS.length * VERBS.length)) % NOUNS.length]!;
+    const reason = REASONS[(i * 7) % REASONS.length]!;
+    out.push({
+      tool,
+      error: `${tool}: error: cannot ${verb} ${noun} 'item-${i}': ${reason} (code ${100 + (i % 50)})`,
+      fix: `checked the ${noun} settings and retried the ${verb} step`,
+      outcome: i % 5 === 0 ? "failed" : "resolved",
+    });
+  }
+  return out;
+}
+
+const home = mkdtempSync(join(tmpdir(), "memvoy-bench-errors-"));
+const rows: BenchRow[] = [];
+try {
+  const api = openMemory({ home, env: {} });
+  const ids = new Map<string, string>();
+  const recordMs: number[] = [];
+  for (const { key, ...rec } of RECORDS) {
+    const t = performance.now();
+    ids.set(key, (await api.recordError(rec)).record.id);
+    recordMs.push(performance.now() - t);
+  }
+  for (const rec of distractors(TOTAL - RECORDS.length)) {
+    const t = performance.now();
+    await api.recordError(rec);
+    recordMs.push(performance.now() - t);
+  }
+  const total = api.listErrors().total;
+  log(`recorded ${total} error records`);
+  const rec = summarize(recordMs);
+  rows.push({ name: `errors record (builtin embedder, ${total} records)`, value: `p50 ${fmtMs(rec.p50)}, p95 ${fmtMs(rec.p95)}` });
+
+  const quality = async (set: Paraphrase[], withTool: boolean) => {
+    let first = 0;
+    const ms: number[] = [];
+    for (const p of set) {
+      const t = performance.now();
+      const r = await api.searchErrors({ query: p.query, tool: withTool ? p.tool : undefined });
+      ms.push(performance.now() - t);
+      if (r.hits[0]?.record.id === ids.get(p.expect)) first++;
+    }
+    return { first, ms };
+  };
+  await api.searchErrors({ query: "warm-up" });
+  const runs = [
+    { label: "reworded errors", set: PARAPHRASES, tool: false },
+    { label: "reworded errors, --tool", set: PARAPHRASES, tool: true },
+    { label: "descriptions (hard)", set: HARD_PARAPHRASES, tool: false },
+    { label: "descriptions (hard), --tool", set: HARD_PARAPHRASES, tool: true },
+  ];
+  const searchMs: number[] = [];
+  for (const r of runs) {
+    const q = await quality(r.set, r.tool);
+    searchMs.push(...q.ms);
+    rows.push({ name: `fix found first: ${r.label}, among ${total}`, value: `${q.first}/${r.set.length}` });
+  }
+  const s = summarize(searchMs);
+  rows.push({ name: `errors search in-process, ${total} records (${s.n} queries)`, value: `p50 ${fmtMs(s.p50)}, p95 ${fmtMs(s.p95)}` });
+  api.close();
+
+  const cliMs: number[] = [];
+  for (let i = 0; i < CLI_RUNS; i++) {
+    const t = performance.now();
+    const proc = Bun.spawn(["bun", join(root, "src/index.ts"), "--home", home, "errors", "search", PARAPHRASES[i % PARAPHRASES.length]!.query, "--json"], {
+      stdout: "pipe",
+      stderr: "pipe",
+      env: { PATH: process.env.PATH!, HOME: tmpdir() },
+    });
+    const out = await new Response(proc.stdout).text();
+    if ((await proc.exited) !== 0 || JSON.parse(out).hits.length === 0) throw new Error(`memvoy errors search failed: ${out}`);
+    cliMs.push(performance.now() - t);
+  }
+  const c = summarize(cliMs);
+  rows.push({ name: `memvoy errors search process (bun src/index.ts), ${total} records`, value: `p50 ${fmtMs(c.p50)}, p95 ${fmtMs(c.p95)}` });
+} finally {
+  rmSync(home, { recursive: true, force: true });
+}
+for (const r of rows) log(`${r.name}: ${r.value}`);
+emitRows(rows);
