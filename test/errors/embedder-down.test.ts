@@ -45,6 +45,20 @@ describe("an unreachable HTTP embedder never makes recording fail", () => {
     }
   });
 
+  test("a server that never answers only delays recording by its timeout", async () => {
+    const hang = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Promise<Response>(() => {}) });
+    try {
+      const { api } = errorHome({ embedder: { ...embedder(`http://127.0.0.1:${hang.port}/v1`).embedder, timeout_ms: 200 } });
+      const r = await api.recordError({ tool: "curl", error: "curl: (28) Operation timed out after 30000 milliseconds", fix: "raise --max-time" });
+      expect(r.record.embedded).toBe(false);
+      expect(r.notes.join(" ")).toContain("timed out after 200 ms");
+      expect(api.listErrors().total).toBe(1);
+      api.close();
+    } finally {
+      hang.stop(true);
+    }
+  });
+
   test("a server that keeps failing is the same: stored, then embedded by embedPendingErrors", async () => {
     const home = tempHome("memvoy-errors-");
     const failing = startFakeEmbeddings([], { status: 503, body: "{}" });

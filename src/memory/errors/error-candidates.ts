@@ -22,8 +22,11 @@ export interface Candidates {
   notes: string[];
 }
 
-/** Records embedded per search while catching up (the daemon does the rest). */
-const CATCH_UP_PER_SEARCH = 2000;
+/** Records embedded per search while catching up (the daemon does the rest); a remote embedder is slower. */
+const CATCH_UP_LOCAL = 2000;
+const CATCH_UP_REMOTE = 256;
+/** The semantic half of a search gives up after this long; the keyword half still answers. */
+const SEMANTIC_TIMEOUT_MS = 10_000;
 /** With a tool given, its records are searched among at most this many ids (a prefilter). */
 const MAX_TOOL_IDS = 5000;
 /** Stored vectors compared with the query to learn the background similarity. */
@@ -43,9 +46,10 @@ export async function semanticCandidates(
   pool: number,
 ): Promise<{ semantic: Candidate[]; background: number; notEmbedded: number }> {
   const embedder = await errorEmbedder(ctx);
-  await embedPendingErrors(ctx, embedder, CATCH_UP_PER_SEARCH);
+  const signal = AbortSignal.timeout(SEMANTIC_TIMEOUT_MS);
+  await embedPendingErrors(ctx, embedder, embedder.local ? CATCH_UP_LOCAL : CATCH_UP_REMOTE, signal);
   const notEmbedded = countUnembedded(ctx.db, embedder.id, now);
-  const [vector] = await embedder.embed([query], undefined, "query");
+  const [vector] = await embedder.embed([query], signal, "query");
   const ids = tool !== undefined ? liveIdsOfTool(ctx.db, tool, now, MAX_TOOL_IDS + 1) : undefined;
   const store = await errorVectorStore(ctx);
   const hits = await store.search(embedder.id, vector!, pool, ids && ids.length <= MAX_TOOL_IDS ? ids : undefined);

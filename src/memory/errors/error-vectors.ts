@@ -14,7 +14,7 @@ const stores = new WeakMap<MemoryContext, Promise<ErrorVectorStore>>();
 export function errorEmbedder(ctx: MemoryContext): Promise<Embedder> {
   let p = embedders.get(ctx);
   if (!p) {
-    p = createEmbedder(ctx.config.embedder);
+    p = createEmbedder(ctx.config.embedder, { env: ctx.env ?? process.env });
     embedders.set(ctx, p);
     p.catch(() => embedders.delete(ctx));
   }

@@ -22,6 +22,9 @@ export interface RecordErrorResult {
   notes: string[];
 }
 
+/** A slow embedding server delays `errors record` at most this long; the record is embedded later. */
+const RECORD_EMBED_TIMEOUT_MS = 5000;
+
 export function errorTtlNs(ctx: MemoryContext): bigint {
   return BigInt(ctx.config.error_memory.ttl_days) * NS_PER_DAY;
 }
@@ -77,7 +80,7 @@ export async function recordError(ctx: MemoryContext, raw: unknown): Promise<Rec
 /** Embed one record's error text; `replace` when an older vector of it may exist (a merge). */
 async function embedRecord(ctx: MemoryContext, row: ErrorRow, replace: boolean): Promise<string | null> {
   const embedder = await errorEmbedder(ctx);
-  const [vector] = await embedder.embed([row.error], undefined, "document");
+  const [vector] = await embedder.embed([row.error], AbortSignal.timeout(RECORD_EMBED_TIMEOUT_MS), "document");
   const store = await errorVectorStore(ctx);
   await store.upsert(embedder.id, embedder.dim, [{ id: row.id, vector: vector! }], { replace });
   withWriteLock(ctx.db, () => markEmbedded(ctx.db, [row], embedder.id));
