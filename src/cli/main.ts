@@ -18,6 +18,7 @@ const COMMANDS: Record<string, () => Promise<CommandModule>> = {
   reindex: () => import("./commands/reindex.ts"),
   daemon: () => import("./commands/daemon.ts"),
   errors: () => import("./commands/errors.ts"),
+  demo: () => import("./commands/demo.ts"),
 };
 
 export function mainHelp(version: string): string {
@@ -37,6 +38,7 @@ Commands:
   rm SESSION                           remove the session entirely
   doctor [--repair]                    check the home; rebuild a corrupt history.json from the archive
   errors record|search|list|show|rm    error memory: tool errors and their fixes, across sessions
+  demo [--home DIR]                    create a demo home (no API key needed) and say how to open it
   config show|path|check               the effective config, its file, validation
   reindex [--pending]                  rebuild every vector with the configured embedder (resumable)
   daemon status|stop                   the background daemon: state of its jobs, or stop it

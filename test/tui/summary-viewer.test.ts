@@ -57,7 +57,7 @@ describe("summary viewer", () => {
     s = await tui.waitFor("Token usage");
     tui.keys("Escape");
     s = await tui.waitFor("type to filter");
-    expect(s).toMatch(/alpha-deploy\s+40 \S+ yes/);
+    expect(s).toMatch(/alpha-deploy\s+40\s+\S+ yes/);
   }, T);
 
   test("a failed run says why on the status row and changes nothing", async () => {

@@ -3,7 +3,7 @@ import { describe, expect, test } from "bun:test";
 import { fit, stringWidth, truncate } from "../../src/tui/text/char-width.ts";
 import { displayText, inlineText } from "../../src/tui/text/sanitize.ts";
 import { wrapLines } from "../../src/tui/text/wrap.ts";
-import { shortTime } from "../../src/tui/text/format.ts";
+import { age } from "../../src/tui/text/format.ts";
 
 describe("cell widths", () => {
   test("ASCII is one cell, CJK two, combining marks none, astral characters two", () => {
@@ -58,17 +58,6 @@ describe("sanitising", () => {
   });
 });
 
-describe("short times", () => {
-  test("today as HH:MM, this year as Mon DD, older as a date", () => {
-    const at = (s: string) => BigInt(Date.parse(s)) * 1_000_000n;
-    const now = at("2026-11-30T15:00:00");
-    expect(shortTime(at("2026-11-30T09:05:00"), now)).toBe("09:05");
-    expect(shortTime(at("2026-03-04T09:05:00"), now)).toBe("Mar 04");
-    expect(shortTime(at("2025-03-04T09:05:00"), now)).toBe("2025-03-04");
-    expect(shortTime(0n, now)).toBe("-");
-  });
-});
-
 describe("CJK line breaking", () => {
   test("closing punctuation never starts a line", () => {
     const lines = wrapLines("第一天：清水寺、二年坂、祇園。第二天：嵐山竹林與天龍寺。", 28);
@@ -77,5 +66,16 @@ describe("CJK line breaking", () => {
       expect("、。，：").not.toContain(l[0]!);
     }
     expect(lines.join("")).toBe("第一天：清水寺、二年坂、祇園。第二天：嵐山竹林與天龍寺。");
+  });
+});
+
+describe("ages", () => {
+  test("compact, at most four cells", () => {
+    const now = 1_000_000_000_000_000_000n;
+    const ago = (sec: number) => now - BigInt(sec) * 1_000_000_000n;
+    expect([ago(5), ago(125), ago(7200), ago(3 * 86_400), ago(20 * 86_400), ago(100 * 86_400), ago(800 * 86_400)].map((t) => age(t, now))).toEqual([
+      "now", "2m", "2h", "3d", "2w", "3mo", "2y",
+    ]);
+    expect(age(0n, now)).toBe("-");
   });
 });

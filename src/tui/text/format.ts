@@ -1,17 +1,17 @@
 // Short human formats for the TUI: compact times, counts, home paths.
 import { homedir } from "node:os";
-import { nsToLocalSeconds } from "../../shared/time.ts";
 
-const MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
-
-/** "14:05" today, "Nov 28" this year, "2025-03-01" before; "-" for unknown (0). */
-export function shortTime(ns: bigint, nowNs: bigint): string {
+/** Compact age: "now", "12m", "5h", "3d", "6w", "4mo", "2y"; "-" for unknown (0). At most 4 cells. */
+export function age(ns: bigint, nowNs: bigint): string {
   if (ns <= 0n) return "-";
-  const full = nsToLocalSeconds(ns);
-  const now = nsToLocalSeconds(nowNs);
-  if (full.slice(0, 10) === now.slice(0, 10)) return full.slice(11, 16);
-  if (full.slice(0, 4) === now.slice(0, 4)) return `${MONTHS[Number(full.slice(5, 7)) - 1]} ${full.slice(8, 10)}`;
-  return full.slice(0, 10);
+  const s = Number(nowNs - ns) / 1e9;
+  if (s < 60) return "now";
+  if (s < 3600) return `${Math.floor(s / 60)}m`;
+  if (s < 86_400) return `${Math.floor(s / 3600)}h`;
+  if (s < 14 * 86_400) return `${Math.floor(s / 86_400)}d`;
+  if (s < 70 * 86_400) return `${Math.floor(s / (7 * 86_400))}w`;
+  if (s < 730 * 86_400) return `${Math.floor(s / (30.44 * 86_400))}mo`;
+  return `${Math.floor(s / (365.25 * 86_400))}y`;
 }
 
 /** 1234567 -> "1,234,567" */

@@ -48,7 +48,7 @@ export class Layout {
   geometry(): Geometry {
     const width = Math.max(20, Number(this.screen.width));
     const height = Math.max(6, Number(this.screen.height));
-    const listWidth = Math.min(44, Math.max(26, Math.floor(width * 0.38)));
+    const listWidth = Math.min(48, Math.max(26, Math.floor(width * 0.4)));
     return { width, height, listWidth, mainHeight: height - 2 };
   }
 

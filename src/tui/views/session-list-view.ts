@@ -1,6 +1,6 @@
 // The session list pane as lines: the filter line, a header, then one row per session.
 import { stringWidth } from "../text/char-width.ts";
-import { count, shortTime } from "../text/format.ts";
+import { age, count } from "../text/format.ts";
 import type { SessionListState } from "../state/session-list-state.ts";
 import type { Theme } from "../theme.ts";
 import { renderLine } from "./segments.ts";
@@ -17,7 +17,7 @@ export function renderSessionList(state: SessionListState, theme: Theme, width: 
   );
   const countW = Math.max(4, ...state.visible.map((s) => count(s.messages).length));
   const now = nowNs;
-  const times = new Map(state.visible.map((s) => [s.id, shortTime(s.lastActivity, now)]));
+  const times = new Map(state.visible.map((s) => [s.id, age(s.lastActivity, now)]));
   const timeW = Math.max(4, ...[...times.values()].map((t) => t.length));
   const sumW = 3;
   const idW = Math.max(4, width - countW - timeW - sumW - 3);

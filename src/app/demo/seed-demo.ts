@@ -1,0 +1,84 @@
+// Create the demo home through the MemoryApi (the real write path): dated sessions in English and
+// Traditional Chinese, their summaries (imported, no LLM call), error records, and their vectors.
+import { existsSync, readdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { ensureDir, FILE_MODE } from "../../shared/atomic-write.ts";
+import { InputError } from "../../shared/errors.ts";
+import { NS_PER_DAY, NS_PER_SEC, nowNs, nsToUtcSeconds } from "../../shared/time.ts";
+import { openMemory } from "../open-memory.ts";
+import { DEMO_ERRORS } from "./demo-errors.ts";
+import { billingWebhooks, deployPipeline, researchNotes, tempScratch } from "./demo-sessions-en.ts";
+import { kyotoTrip, orderService } from "./demo-sessions-zh.ts";
+import type { DemoSession } from "./demo-types.ts";
+
+/** Oldest conversation first, so every session's last activity is when its conversation ended. */
+export const DEMO_SESSIONS: readonly DemoSession[] = [researchNotes, kyotoTrip, billingWebhooks, orderService, deployPipeline, tempScratch];
+/** When each error record was written, in days before now. */
+const ERROR_DAYS_AGO = [20, 9, 4, 2, 1];
+
+// A small history.json limit, so the longest session already has an archived part (the archive marker).
+const DEMO_CONFIG = `# memvoy demo home. history.json is kept small here so the archive tier shows;
+# the default is 4194304 (4 MiB).
+[limits]
+max_history_bytes = 4096
+`;
+
+export class DemoHomeNotEmptyError extends InputError {}
+
+export interface DemoReport {
+  home: string;
+  sessions: number;
+  messages: number;
+  summaries: number;
+  errors: number;
+}
+
+function holdsData(home: string): boolean {
+  const sessions = join(home, "sessions");
+  return (existsSync(sessions) && readdirSync(sessions).length > 0) || existsSync(join(home, ".store", "history.db"));
+}
+
+export async function seedDemoHome(home: string): Promise<DemoReport> {
+  if (holdsData(home)) throw new DemoHomeNotEmptyError(`${home} already holds memvoy data; give demo an empty or new folder with --home`);
+  ensureDir(home);
+  const configPath = join(home, "config.toml");
+  if (!existsSync(configPath)) writeFileSync(configPath, DEMO_CONFIG, { mode: FILE_MODE });
+  const now = nowNs();
+  let clock = now;
+  const api = openMemory({ home, env: {}, now: () => (clock += 1n) });
+  const report: DemoReport = { home: api.home, sessions: 0, messages: 0, summaries: 0, errors: 0 };
+  try {
+    for (const s of DEMO_SESSIONS) {
+      const end = now - BigInt(Math.round(s.endedDaysAgo * 86_400)) * NS_PER_SEC;
+      const times = s.turns.map((_, i) => end - BigInt((s.turns.length - 1 - i) * s.pace * 60 + ((i * 37) % 50)) * NS_PER_SEC);
+      clock = end + NS_PER_SEC;
+      api.add(
+        s.id,
+        s.turns.map(([role, content], i) => ({ role, content, sendAt: times[i]!, ...(role === "user" ? { sender: s.user } : {}) })),
+      );
+      report.sessions++;
+      report.messages += s.turns.length;
+      if (s.summary) {
+        clock = end + 2n * NS_PER_SEC;
+        const past = s.summary.past_discussions.map((p, k, all) => {
+          const at = times[Math.floor(((k + 1) * times.length) / (all.length + 2))]!;
+          return { ...p, last_discussed: p.last_discussed || nsToUtcSeconds(at).slice(0, 16) };
+        });
+        api.importSummary(s.id, { ...s.summary, past_discussions: past });
+        report.summaries++;
+      }
+    }
+    for (const [i, e] of DEMO_ERRORS.entries()) {
+      clock = now - BigInt(ERROR_DAYS_AGO[i] ?? 1) * NS_PER_DAY;
+      await api.recordError(e);
+      report.errors++;
+    }
+    clock = nowNs();
+    // Vectors for semantic search; the builtin embedder needs no network.
+    await api.flushEmbeddings();
+    await api.drainEmbeddings({ wait: true });
+  } finally {
+    api.close();
+  }
+  return report;
+}

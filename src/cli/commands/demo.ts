@@ -1,0 +1,46 @@
+// memvoy demo [--home DIR]: create a demo home (sessions in English and Traditional Chinese, summaries,
+// error records) through the real write path, then say how to open it. No API key needed.
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { seedDemoHome } from "../../app/demo/seed-demo.ts";
+import { bool, expectPositionals, parseArgs, str } from "../args.ts";
+import { printUsage } from "../command.ts";
+import { bold, printJson, println } from "../output.ts";
+
+export const usage = `
+Usage: memvoy demo [--home DIR] [--json]
+
+Create a demo home: six sessions (English and Traditional Chinese, one long enough
+to have archived messages), four rolling summaries and five error-memory records,
+written through the same path agents use. No API key or network is needed.
+
+  --home DIR   where to create it: a new or empty folder (default: a new folder
+               under the system temp directory; your own home is never touched)
+`;
+
+export async function run(argv: readonly string[]): Promise<number> {
+  const p = parseArgs(argv, {}, "demo");
+  if (bool(p, "help")) return printUsage(usage);
+  expectPositionals(p, "demo", []);
+  const home = str(p, "home") ?? mkdtempSync(join(tmpdir(), "memvoy-demo-"));
+  const r = await seedDemoHome(home);
+  if (bool(p, "json")) {
+    printJson(r);
+    return 0;
+  }
+  const q = /^[\w@%+=:,./-]+$/.test(r.home) ? r.home : `'${r.home.replace(/'/g, `'\\''`)}'`;
+  println(`Created a demo home in ${r.home}`);
+  println(`  ${r.sessions} sessions (English and Traditional Chinese), ${r.messages} messages, ${r.summaries} summaries, ${r.errors} error records`);
+  println();
+  println(bold("Open it in the terminal UI:"));
+  println(`  memvoy --home ${q}`);
+  println();
+  println(bold("Or from the shell:"));
+  println(`  memvoy --home ${q} sessions`);
+  println(`  memvoy --home ${q} search "rollback" --match hybrid`);
+  println(`  memvoy --home ${q} search "快取"`);
+  println(`  memvoy --home ${q} summary deploy-pipeline`);
+  println(`  memvoy --home ${q} errors search "jq: command not found"`);
+  return 0;
+}
