@@ -265,8 +265,8 @@ function clip(text: string, max: number): string {
 function indent(label: string, text: string, maxLines?: number): string {
   let lines = text.split("\n");
   if (maxLines !== undefined && lines.length > maxLines) lines = [...lines.slice(0, maxLines), "…"];
-  const pad = " ".repeat(label.length + 2);
-  return `  ${dim(label)}${lines.map((l, i) => (i === 0 ? " " : pad) + l).join("\n")}`;
+  const pad = " ".repeat(label.length + 3);
+  return `  ${dim(label)} ${lines.join("\n" + pad)}`;
 }
 
 function printRecord(rec: ErrorRecord, extra: string, maxErrorLines?: number): void {

@@ -15,7 +15,7 @@ export interface Candidate {
 export interface Candidates {
   keyword: Candidate[];
   semantic: Candidate[];
-  /** Mean cosine of the query to a sample of the stored vectors: what an unrelated record scores. */
+  /** Mean cosine of the query to a sample of the stored vectors, its best tenth left out: what an unrelated record scores. */
   background: number;
   /** Live records still without a vector from the configured embedder. */
   notEmbedded: number;
@@ -69,15 +69,17 @@ export async function semanticCandidates(
   return { semantic, background, notEmbedded };
 }
 
+/** Mean cosine of q to the sample, leaving out its top tenth (the records that do match q). */
 function meanCosine(q: Float32Array, vectors: readonly Float32Array[]): number {
   if (vectors.length === 0) return 0;
-  let sum = 0;
-  for (const v of vectors) {
+  const cos = vectors.map((v) => {
     let dot = 0;
     for (let i = 0; i < q.length; i++) dot += q[i]! * v[i]!;
-    sum += dot;
-  }
-  return sum / vectors.length;
+    return dot;
+  });
+  cos.sort((a, b) => a - b);
+  const keep = vectors.length > 1 ? cos.slice(0, cos.length - Math.ceil(cos.length / 10)) : cos;
+  return keep.reduce((a, b) => a + b, 0) / keep.length;
 }
 
 export async function collectCandidates(ctx: MemoryContext, query: string, now: bigint, tool: string | undefined, pool: number): Promise<Candidates> {

@@ -20,7 +20,8 @@ export function newErrorId(db: Db): string {
 export function resolveErrorId(db: Db, prefix: string, now: bigint): ErrorRow {
   const p = typeof prefix === "string" ? prefix.trim().toLowerCase() : "";
   if (!/^[0-9a-f]{1,64}$/.test(p)) {
-    throw new UnknownErrorIdError(`${JSON.stringify(prefix)} is not an error id: ids are hex, like 3f9a01c2 (see memvoy errors list)`);
+    const shown = typeof prefix === "string" ? JSON.stringify(prefix.length > 20 ? prefix.slice(0, 20) + "…" : prefix) : String(prefix);
+    throw new UnknownErrorIdError(`${shown} is not an error id: ids are hex, like 3f9a01c2 (see memvoy errors list)`);
   }
   const rows = p.length > ERROR_ID_LENGTH ? [] : findByIdPrefix(db, p, now, 6);
   if (rows.length === 0) throw new UnknownErrorIdError(`no error record with id ${JSON.stringify(p)} (see memvoy errors list)`);

@@ -30,7 +30,7 @@ export interface RankParams {
   cut: number;
 }
 
-export const RANK_PARAMS: RankParams = { keywordWeight: 0.6, semanticOnlyGain: 0.5, cut: 0.4 };
+export const RANK_PARAMS: RankParams = { keywordWeight: 0.6, semanticOnlyGain: 0.55, cut: 0.4 };
 
 /**
  * `background` is the mean cosine of the query to the records (what an unrelated record scores); a

@@ -21,7 +21,7 @@ const E = "(?![A-Za-z0-9_-])";
 
 /** Values that look like a credential rather than a word: long, or carrying a digit or a symbol. */
 function secretLike(value: string): boolean {
-  return value.length >= 24 || (value.length >= 8 && /[0-9+/=._~-]/.test(value));
+  return value.length >= 24 || (value.length >= 6 && /[0-9+/=._~-]/.test(value));
 }
 
 const RULES: Rule[] = [
