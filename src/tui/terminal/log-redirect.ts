@@ -45,6 +45,21 @@ export function redirectLogs(file: string): LogRedirect {
   };
   const saved = METHODS.map((m) => [m, console[m]] as const);
   for (const m of METHODS) console[m] = (...args: unknown[]) => write(format(...args));
+  // Bun's process.stderr keeps its own duplicate of fd 2 from its first use, so dup2 does not move it:
+  // touch it now (on the real terminal) and divert its writes by hand until restore().
+  const stderr = process.stderr;
+  const stderrWrite = stderr.write;
+  stderr.write = ((chunk: string | Uint8Array, ...rest: unknown[]) => {
+    try {
+      if (typeof chunk === "string") writeSync(fd, chunk);
+      else writeSync(fd, chunk);
+    } catch {
+      // as above
+    }
+    const cb = rest.find((r) => typeof r === "function") as (() => void) | undefined;
+    cb?.();
+    return true;
+  }) as typeof stderr.write;
 
   const c = lib();
   const savedStderr = c ? c.dup(2) : -1;
@@ -61,6 +76,7 @@ export function redirectLogs(file: string): LogRedirect {
         closeSync(savedStderr);
       }
       for (const [m, fn] of saved) console[m] = fn as never;
+      stderr.write = stderrWrite;
       closeSync(fd);
     },
   };

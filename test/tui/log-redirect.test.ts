@@ -1,0 +1,39 @@
+// While the TUI runs, console.* and everything written to fd 2 (child processes and native code included)
+// go to the log file; restore() gives stderr back.
+import { afterAll, describe, expect, test } from "bun:test";
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { removeTempHomes, repoRoot, tempHome } from "../helpers/home.ts";
+
+afterAll(removeTempHomes);
+
+describe("log redirect", () => {
+  test("console.*, process.stderr and a child's fd 2 land in the log; stderr is back after restore()", async () => {
+    const dir = tempHome();
+    const log = join(dir, "tui.log");
+    const script = join(dir, "probe.ts");
+    writeFileSync(
+      script,
+      `import { redirectLogs } from ${JSON.stringify(join(repoRoot, "src/tui/terminal/log-redirect.ts"))};
+const r = redirectLogs(${JSON.stringify(log)});
+console.log("from console.log");
+console.warn("from console.warn", { n: 1 });
+console.error(new Error("from console.error"));
+process.stderr.write("from process.stderr\\n");
+Bun.spawnSync(["sh", "-c", "echo from a child on fd 2 >&2"], { stdout: "inherit", stderr: "inherit" });
+r.restore();
+process.stderr.write("after restore\\n");
+console.log("stdout after restore");
+`,
+    );
+    const p = Bun.spawn([process.execPath, script], { stdout: "pipe", stderr: "pipe" });
+    const [out, err, code] = await Promise.all([new Response(p.stdout).text(), new Response(p.stderr).text(), p.exited]);
+    expect(code).toBe(0);
+    expect(err).toBe("after restore\n");
+    expect(out).toBe("stdout after restore\n");
+    const text = readFileSync(log, "utf8");
+    for (const line of ["from console.log", "from console.warn { n: 1 }", "Error: from console.error", "from process.stderr", "from a child on fd 2"]) {
+      expect(text).toContain(line);
+    }
+  });
+});
