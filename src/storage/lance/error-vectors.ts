@@ -1,5 +1,6 @@
 // Error-memory vectors in LanceDB (.store/lance): one table per embedder id, rows of (record id, vector) only.
 import type { Connection, Table } from "@lancedb/lancedb";
+import { ensureDir } from "../../shared/atomic-write.ts";
 import { RuntimeFailure } from "../../shared/errors.ts";
 import { loadLanceDb } from "./load-lancedb.ts";
 
@@ -42,6 +43,8 @@ export class ErrorVectorStore {
   static async open(dir: string): Promise<ErrorVectorStore> {
     const { lancedb } = await loadLanceDb();
     try {
+      // LanceDB creates what is inside with the process umask; the folder itself is ours, and private.
+      ensureDir(dir);
       return new ErrorVectorStore(await lancedb.connect(dir));
     } catch (err) {
       throw new ErrorVectorStoreError(`cannot open the vector store ${dir}: ${(err as Error).message}`, { cause: err });
