@@ -76,12 +76,15 @@ export class TmuxSession {
     run(["-S", this.socket, "resize-window", "-t", "t", "-x", String(width), "-y", String(height)]);
   }
 
-  /** Poll the screen until `expected` shows (a string, a regexp, or a predicate); returns that screen. */
-  async waitFor(expected: string | RegExp | ((screen: string) => boolean), timeoutMs = 15_000): Promise<string> {
+  /**
+   * Poll the screen until `expected` shows (a string, a regexp, or a predicate); returns that screen.
+   * Polls back off to `maxPollMs` (benchmarks pass a few ms to time the moment text appears).
+   */
+  async waitFor(expected: string | RegExp | ((screen: string) => boolean), timeoutMs = 15_000, maxPollMs = 100): Promise<string> {
     const test = typeof expected === "string" ? (s: string) => s.includes(expected) : expected instanceof RegExp ? (s: string) => expected.test(s) : expected;
     const deadline = Date.now() + timeoutMs;
     let screen = "";
-    for (let delay = 10; ; delay = Math.min(delay * 2, 100)) {
+    for (let delay = Math.min(10, maxPollMs); ; delay = Math.min(delay * 2, maxPollMs)) {
       screen = this.capture();
       if (test(screen)) return screen;
       if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${String(expected)}; the screen was:\n${screen}`);

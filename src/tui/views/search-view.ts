@@ -39,8 +39,15 @@ function statusLine(s: SearchState, theme: Theme, width: number): string {
   const fallback = s.unavailable.get(s.mode);
   const notes = [...(fallback ? [`${s.mode} search unavailable (${fallback}); showing keyword matches`] : []), ...s.notes];
   if (s.query.trim() === "") return renderLine(theme, width, [["type to search every message; Enter opens a hit; Esc closes", "dim"]]);
-  if (s.busy && !s.answered) return renderLine(theme, width, [["searching…", "busy"]]);
+  if (!s.answered) return renderLine(theme, width, [["searching…", "busy"]]);
   const n = s.hits.length;
   const found = n === 0 ? "no matches" : `${n}${n >= s.limit ? "+" : ""} hit${n === 1 ? "" : "s"}`;
-  return renderLine(theme, width, [[found, n ? "ok" : "dim"], [s.busy ? "  searching…" : "", "busy"], [notes.length ? `  ${notes.join(" · ")}` : "", "dim"]]);
+  // While the hits answer an older query (typing, debounce, a request in flight), say so.
+  const stale = s.busy || s.answered.query !== s.query;
+  return renderLine(theme, width, [
+    [found, n ? "ok" : "dim"],
+    [` for "${inlineText(s.answered.query)}"`, "dim"],
+    [stale ? "  searching…" : "", "busy"],
+    [notes.length ? `  ${notes.join(" · ")}` : "", "dim"],
+  ]);
 }

@@ -1,0 +1,167 @@
+// The TUI on a large home (1M messages, 1,000 sessions): first paint, switching session and keystroke to
+// keyword results, measured through the MemoryApi calls the TUI makes plus its view-state and line
+// rendering (no terminal), then once end to end under tmux. Homes are the cached ones of bench/keyword.ts.
+import { join, resolve } from "node:path";
+import { openMemory, type MemoryApi } from "../src/lib.ts";
+import { buildBlocks } from "../src/tui/state/history-blocks.ts";
+import { HistoryViewport } from "../src/tui/state/history-viewport.ts";
+import { SessionListState } from "../src/tui/state/session-list-state.ts";
+import { Theme } from "../src/tui/theme.ts";
+import { renderHistory } from "../src/tui/views/history-view.ts";
+import { renderSessionList } from "../src/tui/views/session-list-view.ts";
+import { buildBinaryOnce, removeTempDirs } from "../test/helpers/binary.ts";
+import { TmuxSession } from "../test/helpers/tmux.ts";
+import { ensureHome } from "./lib/ensure-home.ts";
+import { emitRows, log, quick, type BenchRow } from "./lib/report.ts";
+import { ARCHIVED_SPEC, countLabel, IMPORT_SPEC } from "./lib/sizes.ts";
+import { fmtMs, summarize, type Summary } from "./lib/stats.ts";
+
+const root = resolve(import.meta.dir, "..");
+const theme = new Theme("256");
+const WIDTH = 200; // a wide terminal: the most text to wrap and draw
+const HEIGHT = 60;
+const LIST_W = 46;
+/** The TUI's search request for a query (search-state.ts), in keyword mode. */
+const searchOptions = (query: string) => ({ query, match: "keyword" as const, range: "all" as const, limit: 50 });
+const TYPED = ["deploy server", "kubernetes", "payment refund", "数据库"];
+/** capture-pane polling interval when timing the real program. */
+const POLL_MS = 3;
+
+function paintMain(api: MemoryApi, list: SessionListState, view: HistoryViewport, id: string): void {
+  view.setBlocks(buildBlocks(api.history(id, { all: true })));
+  view.toBottom();
+  renderHistory(view, theme, WIDTH - LIST_W - 2, HEIGHT - 4, "");
+  renderSessionList(list, theme, LIST_W - 2, HEIGHT - 4, true, BigInt(Date.now()) * 1_000_000n);
+}
+
+/** First paint in a fresh process: open the home, list sessions, counts, daemon state, the first history. */
+function firstPaintChild(home: string): void {
+  const t = performance.now();
+  const api = openMemory({ home, env: {} });
+  const list = new SessionListState();
+  list.cursor.setHeight(HEIGHT - 6);
+  list.setSessions(api.sessions());
+  api.listErrors({ limit: 1 });
+  api.daemonRunning();
+  const view = new HistoryViewport(WIDTH - LIST_W - 2, HEIGHT - 4);
+  paintMain(api, list, view, list.selectedId()!);
+  const ms = performance.now() - t;
+  api.close();
+  process.stdout.write(`${ms}\n`);
+}
+
+function firstPaint(home: string, reps: number): Summary {
+  const times: number[] = [];
+  for (let i = 0; i < reps; i++) {
+    const p = Bun.spawnSync(["bun", import.meta.path, "--first-paint-child", home], { cwd: root, stdout: "pipe", stderr: "inherit" });
+    times.push(Number(p.stdout.toString().trim()));
+  }
+  return summarize(times);
+}
+
+function switching(api: MemoryApi, sessions: number): Summary {
+  const list = new SessionListState();
+  list.cursor.setHeight(HEIGHT - 6);
+  list.setSessions(api.sessions());
+  const view = new HistoryViewport(WIDTH - LIST_W - 2, HEIGHT - 4);
+  const times: number[] = [];
+  for (let i = 0; i < Math.min(sessions, quick ? 20 : 200); i++) {
+    list.cursor.move(1);
+    const t = performance.now();
+    paintMain(api, list, view, list.selectedId()!);
+    times.push(performance.now() - t);
+  }
+  return summarize(times);
+}
+
+/** Every prefix of each typed query, as the search pane sends them (keyword mode, all sessions). */
+async function typing(api: MemoryApi): Promise<{ all: Summary; worst: string }> {
+  const times: number[] = [];
+  let worst = { ms: 0, q: "" };
+  for (const text of TYPED) {
+    const chars = Array.from(text);
+    for (let i = 1; i <= chars.length; i++) {
+      const q = chars.slice(0, i).join("");
+      if (q.trim() === "") continue;
+      const t = performance.now();
+      await api.search(searchOptions(q));
+      const ms = performance.now() - t;
+      times.push(ms);
+      if (ms > worst.ms) worst = { ms, q };
+    }
+  }
+  return { all: summarize(times), worst: `${JSON.stringify(worst.q)} ${fmtMs(worst.ms)}` };
+}
+
+/** The real program under tmux: spawn to the list on screen, Down to the next history, keys to hits. */
+async function endToEnd(home: string, program: string[], label: string): Promise<BenchRow[]> {
+  const tui = TmuxSession.start([...program, "--home", home], { width: 120, height: 40 });
+  try {
+    const t0 = performance.now();
+    const s0 = await tui.waitFor(/Sessions [\d,]+ · recent/, 60_000, POLL_MS);
+    const paint = performance.now() - t0;
+    const first = /│(s\d{4}) /.exec(s0.split("\n")[3] ?? "")?.[1];
+    let t = performance.now();
+    tui.keys("Down");
+    await tui.waitFor((s) => /┐┌─ (s\d{4})/.exec(s)?.[1] !== first && /┐┌─ s\d{4}/.test(s), 15_000, POLL_MS);
+    const sw = performance.now() - t;
+    tui.keys("/");
+    await tui.waitFor("Search:");
+    tui.keys("Tab");
+    await tui.waitFor("mode keyword");
+    const keys: number[] = [];
+    let typed = "";
+    for (const ch of "deploy server") {
+      typed += ch;
+      t = performance.now();
+      tui.type(ch);
+      // the status row names the query its hits answer
+      const want = `for "${typed}"`;
+      await tui.waitFor((s) => s.includes(want) && !s.includes("searching…"), 15_000, POLL_MS);
+      keys.push(performance.now() - t);
+    }
+    tui.keys("Escape");
+    tui.keys("q");
+    const k = summarize(keys);
+    return [
+      { name: `end to end under tmux (${label}): start to first paint`, value: fmtMs(paint), target: "<= 300 ms", ok: paint <= 300 },
+      { name: `end to end (${label}): Down to the next session's history`, value: fmtMs(sw), target: "<= 50 ms", ok: sw <= 50 },
+      { name: `end to end (${label}): keystroke to keyword results ("deploy server", 40 ms debounce included)`, value: `p50 ${fmtMs(k.p50)}, max ${fmtMs(k.max)}`, target: "<= 100 ms", ok: k.max <= 100 },
+    ];
+  } finally {
+    tui.kill();
+  }
+}
+
+if (process.argv[2] === "--first-paint-child") {
+  firstPaintChild(process.argv[3]!);
+  process.exit(0);
+}
+
+const rows: BenchRow[] = [];
+const n = `${countLabel(IMPORT_SPEC.messages)} msgs, ${IMPORT_SPEC.sessions} sessions`;
+for (const [spec, kind] of [
+  [ARCHIVED_SPEC, "archived (history.json 16 KiB)"],
+  [IMPORT_SPEC, "default limits (all recent)"],
+] as const) {
+  const home = ensureHome(spec, rows);
+  log(`tui bench on ${home} (${kind})`);
+  const fp = firstPaint(home, quick ? 2 : 7);
+  rows.push({ name: `${n}, ${kind}: first paint (fresh process: open, sessions, counts, first history, lines)`, value: `p50 ${fmtMs(fp.p50)}, max ${fmtMs(fp.max)}`, target: "<= 300 ms", ok: fp.max <= 300 });
+  const api = openMemory({ home, env: {} });
+  try {
+    const sw = switching(api, spec.sessions);
+    rows.push({ name: `${n}, ${kind}: switch session (history all + blocks + lines)`, value: `p50 ${fmtMs(sw.p50)}, p95 ${fmtMs(sw.p95)}, max ${fmtMs(sw.max)}`, target: "<= 50 ms", ok: sw.p95 <= 50 });
+    await typing(api); // warm-up: statement cache and page cache
+    const ty = await typing(api);
+    rows.push({ name: `${n}, ${kind}: keyword search per keystroke (every prefix of ${TYPED.length} queries)`, value: `p50 ${fmtMs(ty.all.p50)}, p95 ${fmtMs(ty.all.p95)}; worst ${ty.worst}`, target: "<= 60 ms (+40 ms debounce)", ok: ty.all.p95 <= 60 });
+  } finally {
+    api.close();
+  }
+  if (!quick) {
+    rows.push(...(await endToEnd(home, ["bun", join(root, "src/index.ts")], "bun src/index.ts")).map((r) => ({ ...r, name: `${kind}: ${r.name}` })));
+    rows.push(...(await endToEnd(home, [await buildBinaryOnce()], "compiled binary")).map((r) => ({ ...r, name: `${kind}: ${r.name}` })));
+  }
+}
+removeTempDirs();
+emitRows(rows);
