@@ -86,10 +86,25 @@ export class TmuxSession {
     let screen = "";
     for (let delay = Math.min(10, maxPollMs); ; delay = Math.min(delay * 2, maxPollMs)) {
       screen = this.capture();
-      if (test(screen)) return screen;
+      if (test(screen)) return maxPollMs < 10 ? screen : this.settled(screen, test);
       if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${String(expected)}; the screen was:\n${screen}`);
       await Bun.sleep(delay);
     }
+  }
+
+  /**
+   * A redraw can be caught half-way: once the text shows, capture again until two captures agree (bounded),
+   * so the assertions that follow see a whole frame.
+   */
+  private async settled(first: string, test: (s: string) => boolean): Promise<string> {
+    let prev = first;
+    for (let i = 0; i < 20; i++) {
+      await Bun.sleep(15);
+      const next = this.capture();
+      if (next === prev && test(next)) return next;
+      prev = next;
+    }
+    return prev;
   }
 
   /** Poll until the screen no longer shows `text`. */

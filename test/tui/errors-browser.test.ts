@@ -27,10 +27,11 @@ describe("error memory browser", () => {
     tui.keys("Down", "Down");
     s = await tui.waitFor("jq is not installed in the CI image");
     expect(s).toContain("keywords: ci, jq");
-    tui.keys("Enter");
-    s = await tui.waitFor((x) => !x.includes("OUTCOME   HITS  ERROR\n") && x.includes("apt-get install -y jq"));
-    tui.keys("Escape"); // detail off
-    await tui.waitFor(/bash\s+resolved/);
+    const tableRows = (x: string) => /^│[0-9a-f]{8} /m.test(x);
+    tui.keys("Enter"); // the detail takes the whole pane
+    s = await tui.waitFor((x) => !tableRows(x) && x.includes("apt-get install -y jq"));
+    tui.keys("Escape"); // detail off: the table is back
+    await tui.waitFor((x) => tableRows(x) && /bash\s+resolved/.test(x));
     tui.keys("Escape"); // back to the main view
     await tui.waitFor("type to filter");
   }, T);

@@ -21,7 +21,7 @@ describe("help", () => {
     tui = startTui(home, { width: 120, height: 70 });
     await tui.waitFor("alpha-deploy");
     tui.type("?");
-    const s = await tui.waitFor("Help: every key");
+    const s = await tui.waitFor((x) => x.includes("Help: every key") && x.includes("no, keep everything"));
     for (const g of KEY_GROUPS) {
       expect(s).toContain(g.title);
       for (const [key, action] of g.keys) {

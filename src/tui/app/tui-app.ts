@@ -56,6 +56,12 @@ export class TuiApp implements AppContext {
     this.status.clearMessage();
     // Esc quickly followed by a key arrives as one Meta chord; nothing here uses Meta, so split it.
     const seq = k.sequence ?? "";
+    if (k.meta && k.name === "escape") {
+      // Esc pressed twice before the first was read
+      this.guard(() => this.dispatch(undefined, { name: "escape", full: "escape" }));
+      this.guard(() => this.dispatch(undefined, { name: "escape", full: "escape" }));
+      return this.render();
+    }
     if (k.meta && !k.ctrl && seq.length === 2 && seq[0] === "\x1b" && seq[1]! >= " " && seq[1] !== "\x7f") {
       const next = seq[1]!;
       const name = next === " " ? "space" : next.toLowerCase();
