@@ -1,5 +1,7 @@
 // Search under tmux: results as you type, highlighted snippets, mode / scope / range keys, Enter opens the hit.
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
+import { rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { removeTempHomes } from "../helpers/home.ts";
 import type { TmuxSession } from "../helpers/tmux.ts";
 import { makeHome, startTui, T } from "./fixture.ts";
@@ -102,5 +104,25 @@ describe("search", () => {
     tui.keys("/");
     const s = await tui.waitFor("Search: invoice");
     expect(s).toContain("beta-billing · ");
+  }, T);
+
+  test("a mode that cannot answer falls back to keyword matches and says why", async () => {
+    const h = await makeHome();
+    // The vector store cannot be opened: a file stands where its folder should be.
+    rmSync(join(h, ".store", "lance"), { recursive: true, force: true });
+    writeFileSync(join(h, ".store", "lance"), "not a folder");
+    tui = startTui(h);
+    await tui.waitFor("alpha-deploy");
+    tui.keys("/");
+    await tui.waitFor("Search:");
+    tui.type("idempotent");
+    let s = await tui.waitFor(/hit for "idempotent"/);
+    expect(s).toContain("semantic side unavailable"); // hybrid: the API answers with keyword hits and a note
+    tui.keys("Tab", "Tab"); // keyword, then semantic
+    s = await tui.waitFor("semantic unavailable → keyword");
+    s = await tui.waitFor("semantic unavailable: cannot open the vector store");
+    expect(s).toContain("Stripe webhooks arrive twice");
+    tui.keys("Tab"); // hybrid again
+    await tui.waitFor("mode hybrid ");
   }, T);
 });

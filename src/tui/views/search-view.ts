@@ -37,7 +37,7 @@ export function renderSearch(s: SearchState, theme: Theme, width: number, height
 function statusLine(s: SearchState, theme: Theme, width: number): string {
   if (s.error) return renderLine(theme, width, [[`search failed: ${s.error}`, "error"]]);
   const fallback = s.unavailable.get(s.mode);
-  const notes = [...(fallback ? [`${s.mode} search unavailable (${fallback}); showing keyword matches`] : []), ...s.notes];
+  const notes = [...(fallback ? [`${s.mode} unavailable: ${fallback}`] : []), ...s.notes];
   if (s.query.trim() === "") return renderLine(theme, width, [["type to search every message; Enter opens a hit; Esc closes", "dim"]]);
   if (!s.answered) return renderLine(theme, width, [["searching…", "busy"]]);
   const n = s.hits.length;
