@@ -14,7 +14,7 @@ export function renderFirstRun(app: AppContext): void {
     [""],
     ["Add a message from a shell:", "title"],
     [`  memvoy add my-session --role user --content "hello"`, "key"],
-    ["Or pipe a conversation as JSONL ({role, content, sendAt?, sender?} per line):", "title"],
+    ["Or pipe JSONL, one {role, content, sendAt?, sender?} per line:", "title"],
     ["  memvoy add my-session < conversation.jsonl", "key"],
     ["From an agent in TypeScript:", "title"],
     [`  import { openMemory } from "memvoy"; openMemory().add("my-session", {...})`, "key"],
