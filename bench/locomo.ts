@@ -7,12 +7,16 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { openMemory, type MatchMode } from "../src/lib.ts";
+import { emitRows } from "./lib/report.ts";
 
 const { values } = parseArgs({
   options: {
     data: { type: "string", default: resolve(import.meta.dir, "../../shared/bench/locomo/locomo-dev.json") },
     json: { type: "boolean", default: false },
     limit: { type: "string", default: "10" },
+    // bench/run.ts flags: --quick scores the first conversation only; --fresh has nothing to rebuild here.
+    quick: { type: "boolean", default: false },
+    fresh: { type: "boolean", default: false },
   },
 });
 const K = Number(values.limit);
@@ -53,7 +57,7 @@ if (!existsSync(values.data!)) {
   process.exit(0);
 }
 
-const samples = (await Bun.file(values.data!).json()) as Sample[];
+const samples = ((await Bun.file(values.data!).json()) as Sample[]).slice(0, values.quick ? 1 : undefined);
 const sums: Record<string, number> = { keyword: 0, semantic: 0, hybrid: 0 };
 let n = 0;
 const started = performance.now();
@@ -101,4 +105,10 @@ else {
   console.log(`LoCoMo ${values.data}: ${samples.length} conversations, ${n} questions (categories 1-4), turn-level recall@${K}`);
   for (const m of MODES) console.log(`  ${m.padEnd(8)} ${recall[m as keyof typeof recall].toFixed(3)}`);
   console.log(`  (${((performance.now() - started) / 1000).toFixed(1)} s)`);
+  const row = (m: keyof typeof recall) => ({ name: `LoCoMo dev recall@${K}, ${m}${values.quick ? " (1 conversation)" : ""}`, value: recall[m].toFixed(3) });
+  emitRows([
+    row("keyword"),
+    row("semantic"),
+    { ...row("hybrid"), target: ">= 0.65", ok: recall.hybrid >= 0.65 },
+  ]);
 }

@@ -5,7 +5,7 @@ import type { StoredMessage } from "../shared/message.ts";
 import { rangeStart, type TimeRange } from "../shared/time.ts";
 import type { VectorTable } from "../storage/lance/vector-table.ts";
 import { getMessagesById } from "../storage/sqlite/messages-repo.ts";
-import { recentSenders } from "../storage/sqlite/semantic-queries.ts";
+import { knownSenders } from "../storage/sqlite/semantic-queries.ts";
 import type { Db } from "../storage/sqlite/write-lock.ts";
 import { expandHits } from "./expand.ts";
 import { queryFocus, type QueryFocus } from "./participants.ts";
@@ -40,7 +40,7 @@ export interface RankedMessage {
 }
 
 export function focusFor(db: Db, query: string, session?: string): QueryFocus {
-  return queryFocus(query, recentSenders(db, session));
+  return queryFocus(query, knownSenders(db, session));
 }
 
 /** Recent messages most similar to the query, best first (no expansion). */

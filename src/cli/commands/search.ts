@@ -10,9 +10,18 @@ import { cyan, dim, highlight, messageJson, printJson, println } from "../output
 export const usage = `
 Usage: memvoy search QUERY [--session S] [--match keyword|semantic|hybrid] [--range 1d|7d|30d|1y|all] [--limit N] [--json]
 
-Search what was said. keyword: full-text over the archive (stemmed English; any CJK
-substring) plus a case-insensitive substring match over recent messages. The query is
-plain text: quotes, AND, *, NEAR( or a leading - are just characters.
+Search what was said. The query is plain text: quotes, AND, *, NEAR( or a leading -
+are just characters.
+
+  keyword   full-text over the archive (stemmed English; any CJK substring) plus a
+            case-insensitive substring match over recent messages
+  semantic  vector similarity over recent messages; each hit comes with the 2 messages
+            before it and the 1 after. The builtin embedder (the offline default) mixes
+            English word vectors with hashed character n-grams: it finds related words
+            and near-spellings in English, and shared characters in CJK, but it is not a
+            language model. For real paraphrase matching set [embedder] in config.toml
+            to openai, ollama or voyage, then run memvoy reindex
+  hybrid    keyword and semantic fused: what either side finds, ranked together
 
   --session S   only this session (default: all sessions)
   --match M     keyword (default), semantic or hybrid
@@ -42,15 +51,26 @@ export async function run(argv: readonly string[]): Promise<number> {
     }
     for (const note of result.notes) process.stderr.write(`memvoy: ${note}\n`);
     if (result.hits.length === 0) println(dim(`no matches for ${JSON.stringify(query)}`));
+    const shownRuns = new Set<unknown>();
     for (const h of result.hits) {
       const m = h.message;
       println(`${cyan(m.session)} ${dim(`${nsToLocalSeconds(m.sendAt)} · ${m.role}${m.sender ? ` · ${m.sender}` : ""} · ${h.source} ${h.score.toFixed(3)}`)}`);
       println(`  ${highlight(h.snippet, h.highlights)}`);
+      // Semantic context: merged runs are shared by their hits, so each run is printed once.
+      if (h.context && !shownRuns.has(h.context)) {
+        shownRuns.add(h.context);
+        for (const c of h.context) println(dim(`    ${c.id === m.id ? ">" : "|"} ${c.role}${c.sender ? ` · ${c.sender}` : ""}: ${oneLine(c.content)}`));
+      }
     }
     return 0;
   } finally {
     api.close();
   }
+}
+
+function oneLine(text: string, width = 100): string {
+  const t = text.replace(/\s+/g, " ").trim();
+  return t.length > width ? t.slice(0, width - 1) + "…" : t;
 }
 
 function hitJson(h: SearchHit): Record<string, unknown> {

@@ -1,6 +1,6 @@
 // The offline default embedder: SIF-weighted GloVe word vectors (English meaning) concatenated with hashed
 // char/word n-grams (spelling, names, typos, CJK). Deterministic; nothing is ever downloaded.
-import { normalizeInPlace, type Embedder } from "../embedder.ts";
+import { normalizeInPlace, type EmbedPurpose, type Embedder } from "../embedder.ts";
 import { addHashFeatures } from "./hash-features.ts";
 import { tokenize } from "./tokenize.ts";
 import { loadWordVectors, type WordVectors } from "./word-vectors.ts";
@@ -46,7 +46,8 @@ export class BuiltinEmbedder implements Embedder {
     return new BuiltinEmbedder(await loadWordVectors(), mix);
   }
 
-  async embed(texts: string[], signal?: AbortSignal): Promise<Float32Array[]> {
+  /** Queries and documents embed alike (`purpose` is ignored). */
+  async embed(texts: string[], signal?: AbortSignal, _purpose?: EmbedPurpose): Promise<Float32Array[]> {
     signal?.throwIfAborted();
     return texts.map((t) => this.embedOne(t));
   }

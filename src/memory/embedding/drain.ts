@@ -28,8 +28,12 @@ import type { SemanticIndex } from "./semantic-index.ts";
 
 /** Share of the previous message's vector mixed into a local embedder's vector (measured on LoCoMo dev). */
 export const CONTEXT_WEIGHT = 0.3;
-/** Upserted rows after which the table is compacted (and indexed when large). */
+/**
+ * Compact after this many upserted rows, or a quarter of the table if larger: small fragments slow
+ * searches down, and the growing step keeps a large backfill's total compaction work linear.
+ */
 const MAINTAIN_EVERY_ROWS = 5_000;
+const MAINTAIN_SHARE = 0.25;
 const LINGER_POLL_MS = 150;
 const MAX_RETRY_DELAY = 3600n * NS_PER_SEC;
 
@@ -53,6 +57,8 @@ export interface DrainReport {
   failed: number;
   remaining: number;
   error?: string;
+  /** Set when this drain built the ANN index (the table grew past ANN_MIN_ROWS). */
+  indexBuildMs?: number;
 }
 
 export const retryDelay = (attempts: number): bigint => {
@@ -71,6 +77,7 @@ export async function drainQueue(index: SemanticIndex, options: DrainOptions = {
     total.failed += r.failed;
     total.remaining = r.remaining;
     if (r.error !== undefined) total.error = r.error;
+    if (r.indexBuildMs !== undefined) total.indexBuildMs = r.indexBuildMs;
     // A writer that found the lock held relies on the holder to take its messages: look again after release.
     if (r.busy || r.error !== undefined || index.closed || (left !== undefined && r.embedded >= left)) break;
     if (dueCount(index.ctx.db, index.ctx.now()) === 0 && pendingVectorDeletes(index.ctx.db).length === 0) break;
@@ -96,11 +103,11 @@ async function drainLocked(index: SemanticIndex, options: DrainOptions): Promise
     const batchSize = embedder.local ? 512 : Math.max(ctx.config.embedder.batch_size, 1) * 4;
     let table: VectorTable | undefined;
     let idleSince: number | undefined;
+    withWriteLock(ctx.db, () => pruneQueue(ctx.db));
     for (;;) {
       if (index.closed) break;
       options.signal?.throwIfAborted();
       report.deletesApplied += await applyDeletes(index, store);
-      withWriteLock(ctx.db, () => pruneQueue(ctx.db));
       const batch = dueMessages(ctx.db, ctx.now(), batchSize);
       if (batch.length === 0) {
         idleSince ??= performance.now();
@@ -136,6 +143,10 @@ async function drainLocked(index: SemanticIndex, options: DrainOptions): Promise
     }
     // A reset or compaction that raced with the last upsert left its deletion for us: apply it now.
     if (!index.closed) report.deletesApplied += await applyDeletes(index, store);
+    if (table && report.embedded > 0 && !index.closed) {
+      const started = performance.now();
+      if (await table.ensureIndex()) report.indexBuildMs = Math.round(performance.now() - started);
+    }
   } finally {
     release();
   }
@@ -199,10 +210,15 @@ async function embedBatch(embedder: Embedder, batch: readonly QueuedMessage[], s
 async function maybeMaintain(index: SemanticIndex, table: VectorTable, written: number): Promise<void> {
   const { db } = index.ctx;
   const pending = Number(getEmbedState(db, "rows_since_maintain") ?? "0") + written;
-  if (pending < MAINTAIN_EVERY_ROWS) {
+  const total = Number(getEmbedState(db, "rows_at_maintain") ?? "0");
+  if (pending < Math.max(MAINTAIN_EVERY_ROWS, total * MAINTAIN_SHARE)) {
     withWriteLock(db, () => setEmbedState(db, "rows_since_maintain", String(pending)));
     return;
   }
-  await table.maintain();
-  withWriteLock(db, () => setEmbedState(db, "rows_since_maintain", "0"));
+  await table.compact();
+  const rows = await table.count();
+  withWriteLock(db, () => {
+    setEmbedState(db, "rows_since_maintain", "0");
+    setEmbedState(db, "rows_at_maintain", String(rows));
+  });
 }

@@ -1,5 +1,6 @@
 // LanceDB vector store under .store/lance: one table per embedder (id + dimension), rows keyed by message id.
 import type { Connection, Table } from "@lancedb/lancedb";
+import { ensureDir } from "../../shared/atomic-write.ts";
 import { RuntimeFailure } from "../../shared/errors.ts";
 import { loadLanceDb } from "./load-lancedb.ts";
 import { VectorTable } from "./vector-table.ts";
@@ -26,6 +27,8 @@ export class VectorStore {
   static async open(dir: string): Promise<VectorStore> {
     const { lancedb } = await loadLanceDb();
     try {
+      // LanceDB creates what is inside with the process umask; the folder itself is ours, and private.
+      ensureDir(dir);
       return new VectorStore(await lancedb.connect(dir));
     } catch (err) {
       throw new VectorStoreError(`cannot open the vector store ${dir}: ${(err as Error).message}`, { cause: err });

@@ -36,14 +36,17 @@ export function pruneQueue(db: Database): number {
   return db.prepare("DELETE FROM embed_queue WHERE seq NOT IN (SELECT seq FROM messages WHERE recent = 1)").run().changes;
 }
 
-/** Due entries (next_try_at <= now), oldest first, with the previous message's text in the same session. */
+/**
+ * Due entries (next_try_at <= now), oldest first, with the previous message's text in the same session.
+ * CROSS JOIN keeps the queue as the outer loop: otherwise SQLite scans every recent message per batch.
+ */
 export function dueMessages(db: Database, now: bigint, limit: number): QueuedMessage[] {
   const cols = MESSAGE_COLUMNS.split(", ").map((c) => "m." + c).join(", ");
   const rows = db
     .query(
       `SELECT ${cols}, q.attempts AS attempts,
          (SELECT p.content FROM messages p WHERE p.session_id = m.session_id AND p.seq < m.seq ORDER BY p.seq DESC LIMIT 1) AS previous
-       FROM embed_queue q JOIN messages m ON m.seq = q.seq
+       FROM embed_queue q CROSS JOIN messages m ON m.seq = q.seq
        WHERE q.next_try_at <= ? AND m.recent = 1 ORDER BY q.seq LIMIT ?`,
     )
     .all(now, limit) as (Parameters<typeof toStored>[0] & { attempts: bigint; previous: string | null })[];
@@ -102,7 +105,7 @@ export function deferQueued(db: Database, seqs: readonly bigint[], error: string
 /** Queued messages still in the recent tier (optionally of one session). */
 export function queuedCount(db: Database, session?: string): number {
   const sql =
-    "SELECT count(*) AS n FROM embed_queue q JOIN messages m ON m.seq = q.seq WHERE m.recent = 1" + (session !== undefined ? " AND m.session_id = ?" : "");
+    "SELECT count(*) AS n FROM embed_queue q CROSS JOIN messages m ON m.seq = q.seq WHERE m.recent = 1" + (session !== undefined ? " AND m.session_id = ?" : "");
   const r = (session !== undefined ? db.query(sql).get(session) : db.query(sql).get()) as { n: bigint };
   return Number(r.n);
 }

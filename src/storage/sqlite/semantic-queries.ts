@@ -6,12 +6,22 @@ import { MESSAGE_COLUMNS, toStored } from "./messages-repo.ts";
 type Row = Parameters<typeof toStored>[0];
 const COLS = MESSAGE_COLUMNS.split(", ").map((c) => "m." + c).join(", ");
 
-/** Distinct senders of recent messages (of one session, or of all), most active first. */
-export function recentSenders(db: Database, session?: string, limit = 200): string[] {
-  const where = "recent = 1 AND sender IS NOT NULL AND sender != ''" + (session !== undefined ? " AND session_id = ?" : "");
-  const sql = `SELECT sender, count(*) AS n FROM messages WHERE ${where} GROUP BY sender ORDER BY n DESC LIMIT ${limit}`;
-  const rows = (session !== undefined ? db.query(sql).all(session) : db.query(sql).all()) as { sender: string }[];
-  return rows.map((r) => r.sender);
+/**
+ * Distinct senders (of one session, or of all), walked through the sender index one name at a time, so
+ * the cost grows with the number of names, not of messages.
+ */
+export function knownSenders(db: Database, session?: string, limit = 500): string[] {
+  const next = db.query("SELECT min(sender) AS s FROM messages WHERE sender IS NOT NULL AND sender > ?");
+  const inSession = db.query("SELECT 1 FROM messages WHERE sender IS NOT NULL AND sender = ? AND session_id = ? LIMIT 1");
+  const out: string[] = [];
+  let after = "";
+  for (let i = 0; i < limit * 4 && out.length < limit; i++) {
+    const row = next.get(after) as { s: string | null } | null;
+    if (!row?.s) break;
+    after = row.s;
+    if (session === undefined || inSession.get(after, session)) out.push(after);
+  }
+  return out;
 }
 
 /** Up to `before` recent messages before `seq` and `after` after it, in the same session, in order. */

@@ -19,3 +19,7 @@ CREATE TABLE embed_state (
   key   TEXT PRIMARY KEY,
   value TEXT NOT NULL
 );
+
+-- Who speaks in a session (a query naming a participant prefers their messages): distinct senders by
+-- index skip, without scanning the archive.
+CREATE INDEX messages_sender ON messages(sender, session_id) WHERE sender IS NOT NULL;

@@ -1,0 +1,99 @@
+// Speed of the semantic tier: bun bench/semantic.ts [--quick]
+// builtin embedder throughput (one core), backfill of 100k queued messages (embed + LanceDB), semantic
+// search latency over 100k vectors, and flat-scan latency by table size (why the ANN index starts at 50k).
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { openMemory } from "../src/lib.ts";
+import { BuiltinEmbedder } from "../src/embed/builtin/builtin-embedder.ts";
+import { VectorStore } from "../src/storage/lance/vector-store.ts";
+import { ANN_MIN_ROWS } from "../src/storage/lance/vector-table.ts";
+import { sessionMessages } from "./lib/corpus.ts";
+import { emitRows, log, quick, type BenchRow } from "./lib/report.ts";
+
+const TOTAL = quick ? 6_000 : 100_000;
+const SESSIONS = 100;
+const QUERIES = quick ? 30 : 200;
+const fmt = (n: number) => Math.round(n).toLocaleString("en-US");
+const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))]!;
+const rows: BenchRow[] = [];
+
+const perSession = TOTAL / SESSIONS;
+const corpus = Array.from({ length: SESSIONS }, (_, s) => sessionMessages(s, perSession, 11));
+const texts = corpus.flat().map((m) => m.content);
+const queries = Array.from({ length: QUERIES }, (_, i) => texts[(i * 7919) % texts.length]!.split(" ").slice(2, 9).join(" "));
+
+// 1. builtin embedder throughput, one thread
+{
+  const e = await BuiltinEmbedder.create();
+  const sample = texts.slice(0, quick ? 5_000 : 50_000);
+  await e.embed(sample.slice(0, 500));
+  const t = performance.now();
+  for (let i = 0; i < sample.length; i += 512) await e.embed(sample.slice(i, i + 512));
+  const rate = sample.length / ((performance.now() - t) / 1000);
+  log(`builtin embedder: ${fmt(rate)} messages/s (${sample.length} messages of ~200 chars)`);
+  rows.push({ name: "builtin embedder throughput (1 core)", value: `${fmt(rate)} msg/s`, target: ">= 5,000 msg/s", ok: rate >= 5000 });
+}
+
+// 2. backfill: TOTAL messages written with the drain off, then one drain (embed + upsert + ANN index)
+const home = mkdtempSync(join(tmpdir(), "memvoy-bench-semantic-"));
+try {
+  const api = openMemory({ home, env: {}, drain: "off" });
+  let t = performance.now();
+  corpus.forEach((msgs, s) => {
+    for (let i = 0; i < msgs.length; i += 500) api.add(`s${s}`, msgs.slice(i, i + 500));
+  });
+  log(`wrote ${TOTAL} messages in ${((performance.now() - t) / 1000).toFixed(1)} s`);
+  t = performance.now();
+  const r = await api.drainEmbeddings();
+  const secs = (performance.now() - t) / 1000;
+  const indexSecs = (r.indexBuildMs ?? 0) / 1000;
+  log(`backfill: ${r.embedded} embedded in ${secs.toFixed(1)} s (ANN index ${indexSecs.toFixed(1)} s of it)`);
+  rows.push({ name: `backfill ${fmt(TOTAL)} messages (embed + store)`, value: `${(secs - indexSecs).toFixed(1)} s (${fmt(r.embedded / (secs - indexSecs))} msg/s)` });
+  if (r.indexBuildMs !== undefined) rows.push({ name: `HNSW_SQ index build, ${fmt(TOTAL)} vectors`, value: `${indexSecs.toFixed(1)} s` });
+
+  // 3. search latency through MemoryApi (embed the query, vector search, SQLite join, expansion)
+  for (const [label, session] of [["all sessions", undefined], ["one session", "s7"]] as const) {
+    await api.search({ query: queries[0]!, match: "semantic", session });
+    const times: number[] = [];
+    for (const q of queries) {
+      const s = performance.now();
+      await api.search({ query: q, match: "semantic", session, limit: 10 });
+      times.push(performance.now() - s);
+    }
+    const p50 = pct(times, 50);
+    log(`semantic search, ${label}: p50 ${p50.toFixed(1)} ms, p95 ${pct(times, 95).toFixed(1)} ms`);
+    const row: BenchRow = { name: `semantic search p50, ${fmt(TOTAL)} vectors, ${label}`, value: `${p50.toFixed(1)} ms (p95 ${pct(times, 95).toFixed(1)})` };
+    if (label === "all sessions") Object.assign(row, { target: "<= 25 ms", ok: p50 <= 25 });
+    rows.push(row);
+  }
+  api.close();
+
+  // 4. flat scan by table size (no index), to place ANN_MIN_ROWS
+  const store = await VectorStore.open(join(home, "flat"));
+  const table = (await store.table("bench:flat:384", 384, { create: true }))!;
+  const e = await BuiltinEmbedder.create();
+  const qv = await e.embed(queries.slice(0, 20), undefined, "query");
+  let filled = 0;
+  for (const size of quick ? [2_000, 6_000] : [10_000, 25_000, 50_000, 100_000]) {
+    for (; filled < size; filled += 1000) {
+      const chunk = texts.slice(filled, filled + 1000);
+      const vs = await e.embed(chunk);
+      await table.upsert(chunk.map((c, i) => ({ id: `f${filled + i}`, seq: BigInt(filled + i + 1), session: `s${(filled + i) % SESSIONS}`, sendAt: BigInt(filled + i), role: "user", content: c, vector: vs[i]! })));
+    }
+    await table.compact();
+    const times: number[] = [];
+    for (const v of qv) {
+      const s = performance.now();
+      await table.search(v, {}, 10);
+      times.push(performance.now() - s);
+    }
+    log(`flat vector search over ${size}: p50 ${pct(times, 50).toFixed(1)} ms`);
+    rows.push({ name: `flat vector search (no index), ${fmt(size)} vectors`, value: `${pct(times, 50).toFixed(1)} ms` });
+  }
+  log(`ANN_MIN_ROWS = ${ANN_MIN_ROWS}`);
+  store.close();
+} finally {
+  rmSync(home, { recursive: true, force: true });
+}
+emitRows(rows);
