@@ -10,7 +10,7 @@ import { backfillSession } from "./write-path.ts";
 export interface SessionInfo {
   id: string;
   messages: number;
-  /** ns of the last write to the session (0 when unknown). */
+  /** ns of the newest message (its sendAt), or of the last write when it has none; 0 when unknown. */
   lastActivity: bigint;
   hasSummary: boolean;
 }
@@ -44,7 +44,7 @@ export function listSessions(ctx: MemoryContext): SessionInfo[] {
     return {
       id,
       messages: r?.messageCount ?? 0,
-      lastActivity: r ? (r.lastSendAt > r.updatedAt ? r.lastSendAt : r.updatedAt) : 0n,
+      lastActivity: r ? (r.lastSendAt > 0n ? r.lastSendAt : r.updatedAt) : 0n,
       hasSummary: existsSync(ctx.paths.summary(id)),
     };
   });
