@@ -8,6 +8,17 @@ import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { openMemory, type MatchMode } from "../src/lib.ts";
 import { emitRows } from "./lib/report.ts";
+import { BuiltinEmbedder } from "../src/embed/builtin/builtin-embedder.ts";
+import type { Embedder } from "../src/embed/embedder.ts";
+
+/** A builtin variant; `local: false` also turns off the previous-message context the drain mixes in. */
+async function candidateEmbedder(name: string): Promise<Embedder> {
+  const mixes: Record<string, { words: number; grams: number }> = { hash: { words: 0, grams: 1 }, glove: { words: 1, grams: 0 }, mix: { words: 1, grams: 0.35 }, "mix-nocontext": { words: 1, grams: 0.35 } };
+  const mix = mixes[name];
+  if (!mix) throw new Error(`unknown --candidate ${name}: use ${Object.keys(mixes).join(", ")}`);
+  const e = await BuiltinEmbedder.variant(mix);
+  return { id: `candidate:${name}:${e.dim}`, dim: e.dim, local: name !== "mix-nocontext", embed: (t, s) => e.embed(t, s) };
+}
 
 const { values } = parseArgs({
   options: {
@@ -16,6 +27,8 @@ const { values } = parseArgs({
     limit: { type: "string", default: "10" },
     // bench/run.ts flags: --quick scores the first conversation only; --fresh has nothing to rebuild here.
     quick: { type: "boolean", default: false },
+    // Builtin embedder candidates (how it was chosen): hash | glove | mix | mix-nocontext; default: as configured.
+    candidate: { type: "string" },
     fresh: { type: "boolean", default: false },
   },
 });
@@ -63,7 +76,8 @@ let n = 0;
 const started = performance.now();
 for (const s of samples) {
   const home = mkdtempSync(join(tmpdir(), "memvoy-locomo-"));
-  const api = openMemory({ home, env: {}, drain: "off" });
+  const embedder = values.candidate ? await candidateEmbedder(values.candidate) : undefined;
+  const api = openMemory({ home, env: {}, drain: "off", embedder });
   try {
     const session = s.sample_id.replace(/[^A-Za-z0-9._-]/g, "_");
     const idToDia = new Map<string, string>();

@@ -28,7 +28,7 @@ import { embedPending, getError, listErrors, removeError, sweepExpired, type Err
 import type { ListErrorsInput, RecordErrorInput, SearchErrorsInput } from "../memory/errors/error-input.ts";
 import type { ErrorRecord } from "../memory/errors/error-record.ts";
 import { closeErrorVectors } from "../memory/errors/error-vectors.ts";
-import { SemanticApi, type DrainMode } from "./semantic-api.ts";
+import { SemanticApi, type SemanticTierOptions } from "./semantic-api.ts";
 import type { DrainOptions, DrainReport } from "../memory/embedding/drain.ts";
 import type { ReindexOptions, ReindexReport } from "../memory/embedding/reindex.ts";
 
@@ -37,9 +37,9 @@ export class MemoryApi {
 
   constructor(
     private readonly ctx: MemoryContext,
-    drainMode: DrainMode = "in-process",
+    semantic: SemanticTierOptions = {},
   ) {
-    this.#semantic = new SemanticApi(ctx, drainMode);
+    this.#semantic = new SemanticApi(ctx, semantic);
   }
 
   get home(): string {

@@ -6,6 +6,7 @@ import { loadConfig } from "../config/load.ts";
 import type { Config } from "../config/schema.ts";
 import { openDatabase } from "../storage/sqlite/open-database.ts";
 import { MemoryApi } from "./memory-api.ts";
+import type { Embedder } from "../embed/embedder.ts";
 import type { DrainMode } from "./semantic-api.ts";
 
 export interface OpenOptions {
@@ -17,6 +18,8 @@ export interface OpenOptions {
   config?: Config;
   /** Where a write's embeddings are drained when the embedder is builtin (see DrainMode). */
   drain?: DrainMode;
+  /** An embedder to use instead of [embedder] in config.toml (its id keys the vector table). */
+  embedder?: Embedder;
   /** Clock in UTC ns (tests). */
   now?: () => bigint;
 }
@@ -28,5 +31,5 @@ export function openMemory(options: OpenOptions = {}): MemoryApi {
   ensureDir(paths.home);
   ensureDir(paths.sessions);
   const db = openDatabase(paths.db);
-  return new MemoryApi({ paths, config, db, now: options.now ?? nowNs, env }, options.drain);
+  return new MemoryApi({ paths, config, db, now: options.now ?? nowNs, env }, { drain: options.drain, embedder: options.embedder });
 }

@@ -5,7 +5,8 @@ import type { MemoryContext } from "../memory/memory-context.ts";
 import { drainQueue, type DrainOptions, type DrainReport } from "../memory/embedding/drain.ts";
 import { DrainScheduler } from "../memory/embedding/drain-scheduler.ts";
 import { reindex, type ReindexOptions, type ReindexReport } from "../memory/embedding/reindex.ts";
-import { SemanticIndex, type EmbedderFactory } from "../memory/embedding/semantic-index.ts";
+import { SemanticIndex } from "../memory/embedding/semantic-index.ts";
+import type { Embedder } from "../embed/embedder.ts";
 import { hybridSearch } from "../search/hybrid.ts";
 import { semanticSearch, type SemanticOptions, type SemanticSource } from "../search/semantic.ts";
 import type { SearchResult } from "../search/search-types.ts";
@@ -18,6 +19,12 @@ import { spawnDetachedDrain } from "./background-drain.ts";
  */
 export type DrainMode = "in-process" | "detached" | "off";
 
+export interface SemanticTierOptions {
+  drain?: DrainMode;
+  /** Use this embedder instead of the configured one. */
+  embedder?: Embedder;
+}
+
 /** Searches with a local embedder embed up to this many queued messages first. */
 const SEARCH_DRAIN_LIMIT = 5_000;
 
@@ -25,12 +32,17 @@ export class SemanticApi {
   readonly index: SemanticIndex;
   readonly #scheduler: DrainScheduler;
 
+  private readonly mode: DrainMode;
+
   constructor(
     private readonly ctx: MemoryContext,
-    private readonly mode: DrainMode = "in-process",
-    factory?: EmbedderFactory,
+    options: SemanticTierOptions = {},
   ) {
-    this.index = new SemanticIndex(ctx, factory ?? ((cfg) => createEmbedder(cfg, { env: ctx.env ?? process.env })));
+    this.mode = options.drain ?? "in-process";
+    const given = options.embedder;
+    this.index = given
+      ? new SemanticIndex(ctx, async () => given, given.local)
+      : new SemanticIndex(ctx, (cfg) => createEmbedder(cfg, { env: ctx.env ?? process.env }));
     this.#scheduler = new DrainScheduler(this.index);
   }
 

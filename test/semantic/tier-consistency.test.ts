@@ -99,3 +99,16 @@ describe("tier consistency", () => {
     api.close();
   });
 });
+
+test("an embedder passed to openMemory is used instead of the configured one, in its own table", async () => {
+  const builtin = await BuiltinEmbedder.create();
+  const custom: Embedder = { id: "custom:v1:384", dim: 384, local: false, embed: (t, s) => builtin.embed(t, s) };
+  const { home, api } = openTemp({ drain: "off", embedder: custom });
+  api.add("s", say(1));
+  expect((await api.drainEmbeddings()).embedded).toBe(1);
+  expect(await vectorIds(home, "custom:v1:384")).toEqual(recentIds(home));
+  expect(await vectorIds(home)).toEqual([]);
+  const r = await api.search({ query: say(1).content, match: "semantic" });
+  expect(r.hits).toHaveLength(1);
+  api.close();
+});

@@ -27,6 +27,8 @@ export class SemanticIndex {
   constructor(
     readonly ctx: MemoryContext,
     private readonly factory: EmbedderFactory = (cfg) => createEmbedder(cfg),
+    /** Whether the factory's embedder is local; by default, whether the config names the builtin one. */
+    private readonly local?: boolean,
   ) {}
 
   get closed(): boolean {
@@ -35,7 +37,7 @@ export class SemanticIndex {
 
   /** Whether draining is cheap enough to do in the writing process (no network, no key). */
   get localEmbedder(): boolean {
-    return this.ctx.config.embedder.provider === "builtin";
+    return this.local ?? this.ctx.config.embedder.provider === "builtin";
   }
 
   embedder(): Promise<Embedder> {
