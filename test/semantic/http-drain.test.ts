@@ -62,6 +62,38 @@ describe("drain with an HTTP embedder", () => {
     api.close();
   });
 
+  test("one message the server refuses does not hold back the rest of its batch; long texts are cut", async () => {
+    const reply = (req: { input: string[] }) =>
+      req.input.some((t) => t.includes("POISON"))
+        ? { status: 400, body: JSON.stringify({ error: { message: "input too strange" } }) }
+        : { body: JSON.stringify(okBody(8)(req)) };
+    const seenLengths: number[] = [];
+    const server = Bun.serve({
+      hostname: "127.0.0.1",
+      port: 0,
+      async fetch(r) {
+        const req = (await r.json()) as { input: string[] };
+        seenLengths.push(...req.input.map((t) => t.length));
+        const { status, body } = reply(req);
+        return new Response(body, { status: status ?? 200, headers: { "content-type": "application/json" } });
+      },
+    });
+    stops.push(() => server.stop(true));
+    const { home, api } = httpHome(`http://127.0.0.1:${server.port}`);
+    api.add("s", [
+      { role: "user", content: "fine one" },
+      { role: "assistant", content: "a POISON message" },
+      { role: "user", content: "long ".repeat(4_000) },
+    ]);
+    const r = await api.drainEmbeddings();
+    expect(r).toMatchObject({ embedded: 2, failed: 1, remaining: 1 });
+    expect(r.error).toContain("refused the request (400): input too strange");
+    expect(Math.max(...seenLengths)).toBe(8_000);
+    expect((await vectorIds(home, ID)).length).toBe(2);
+    expect(queueSize(home)).toBe(1);
+    api.close();
+  });
+
   test("an unreachable embedder: semantic fails with a clear error, hybrid falls back to keyword", async () => {
     const f = startFakeEmbeddings([]);
     f.stop();

@@ -4,6 +4,8 @@ import { postJson, type RetryPolicy } from "./post-json.ts";
 
 export type WireFormat = "openai" | "voyage";
 
+const MAX_INPUT_CHARS = 8_000;
+
 export interface HttpEmbedderOptions {
   provider: string;
   wire: WireFormat;
@@ -45,8 +47,9 @@ export class HttpEmbedder implements Embedder {
   }
 
   async #request(batch: string[], signal?: AbortSignal, purpose?: EmbedPurpose): Promise<Float32Array[]> {
-    // Empty strings are rejected by OpenAI; one space embeds as "nothing".
-    const input = batch.map((t) => (t.trim() === "" ? " " : t));
+    // Empty strings are rejected by OpenAI; one space embeds as "nothing". Long texts are cut so they
+    // stay under every common model's input limit (8k tokens): the vector describes their beginning.
+    const input = batch.map((t) => (t.trim() === "" ? " " : t.length > MAX_INPUT_CHARS ? t.slice(0, MAX_INPUT_CHARS) : t));
     const body: Record<string, unknown> = { model: this.o.model, input };
     if (this.o.wire === "openai") {
       body.encoding_format = "float";

@@ -5,7 +5,7 @@ import { errorMessage } from "../../shared/errors.ts";
 import { tryLockFile } from "../../shared/file-lock.ts";
 import { ensureDir } from "../../shared/atomic-write.ts";
 import { NS_PER_SEC } from "../../shared/time.ts";
-import type { Embedder } from "../../embed/embedder.ts";
+import { EmbedderRejectedError, type Embedder } from "../../embed/embedder.ts";
 import {
   clearVectorDeletes,
   deferQueued,
@@ -117,24 +117,21 @@ async function drainLocked(index: SemanticIndex, options: DrainOptions): Promise
       }
       idleSince = undefined;
       if (options.maxMessages !== undefined && report.embedded >= options.maxMessages) break;
-      let vectors: Float32Array[];
-      try {
-        vectors = await embedBatch(embedder, batch, options.signal);
-      } catch (err) {
-        options.signal?.throwIfAborted();
-        const seqs = batch.map((q) => q.message.seq);
-        withWriteLock(ctx.db, () => deferQueued(ctx.db, seqs, errorMessage(err), ctx.now(), retryDelay));
-        report.failed += batch.length;
-        report.error = errorMessage(err);
-        break;
+      const { done, failed, error } = await embedQueued(embedder, batch, options.signal);
+      if (failed.length > 0) {
+        const seqs = failed.map((q) => q.message.seq);
+        withWriteLock(ctx.db, () => deferQueued(ctx.db, seqs, error!, ctx.now(), retryDelay));
+        report.failed += failed.length;
+        report.error = error;
+        if (done.length === 0) break;
       }
       table ??= await store.table(embedder.id, embedder.dim, { create: true });
-      const live = stillQueued(ctx.db, batch.map((q) => q.message));
+      const live = stillQueued(ctx.db, done.map((d) => d.q.message));
       const rows: VectorRow[] = [];
-      batch.forEach((q, i) => {
+      for (const { q, vector } of done) {
         const m = q.message;
-        if (live.has(m.seq)) rows.push({ id: m.id, seq: m.seq, session: m.session, sendAt: m.sendAt, role: m.role, content: m.content, vector: vectors[i]! });
-      });
+        if (live.has(m.seq)) rows.push({ id: m.id, seq: m.seq, session: m.session, sendAt: m.sendAt, role: m.role, content: m.content, vector });
+      }
       await table!.upsert(rows);
       withWriteLock(ctx.db, () => dequeue(ctx.db, rows));
       report.embedded += rows.length;
@@ -174,6 +171,47 @@ async function applyDeletes(index: SemanticIndex, store: VectorStore): Promise<n
   }
   withWriteLock(db, () => clearVectorDeletes(db, pending[pending.length - 1]!.id));
   return pending.length;
+}
+
+/**
+ * Embed a batch; when the server refuses it as bad input, embed its messages one at a time so that one
+ * bad message does not hold the others back. Failures come back with the error.
+ */
+async function embedQueued(
+  embedder: Embedder,
+  batch: readonly QueuedMessage[],
+  signal?: AbortSignal,
+): Promise<{ done: { q: QueuedMessage; vector: Float32Array }[]; failed: QueuedMessage[]; error?: string }> {
+  try {
+    const vectors = await embedBatch(embedder, batch, signal);
+    return { done: batch.map((q, i) => ({ q, vector: vectors[i]! })), failed: [] };
+  } catch (err) {
+    signal?.throwIfAborted();
+    if (!inputRefused(err) || batch.length === 1) return { done: [], failed: [...batch], error: errorMessage(err) };
+  }
+  const done: { q: QueuedMessage; vector: Float32Array }[] = [];
+  const failed: QueuedMessage[] = [];
+  let error: string | undefined;
+  for (const q of batch) {
+    try {
+      done.push({ q, vector: (await embedBatch(embedder, [q], signal))[0]! });
+    } catch (err) {
+      signal?.throwIfAborted();
+      failed.push(q);
+      error = errorMessage(err);
+      // The server itself is failing, or refuses everything: leave the rest for a later drain.
+      if (!inputRefused(err) || (done.length === 0 && failed.length >= 3)) {
+        failed.push(...batch.slice(batch.indexOf(q) + 1));
+        break;
+      }
+    }
+  }
+  return error === undefined ? { done, failed } : { done, failed, error };
+}
+
+/** A refusal that may be about one input (too long, bad characters) rather than the request as a whole. */
+function inputRefused(err: unknown): boolean {
+  return err instanceof EmbedderRejectedError && [400, 413, 422].includes(err.status);
 }
 
 /** Embed each message; a local embedder's vector also carries CONTEXT_WEIGHT of the previous message's. */
