@@ -2,6 +2,7 @@
 // writer lock; backfill a session the archive has never seen; compact history.json past its byte limit.
 // Order: stage the new history.json (synced temp file), commit SQLite, then rename the file into place.
 // A failure before the rename (full disk included) leaves both stores as they were.
+import { existsSync } from "node:fs";
 import { ensureDir } from "../shared/atomic-write.ts";
 import { newId } from "../shared/ids.ts";
 import type { MessageRecord } from "../shared/message.ts";
@@ -27,7 +28,8 @@ export function appendMessages(ctx: MemoryContext, session: string, inputs: read
   inputs.forEach((m, i) => checkNewMessage(m, ctx.config.limits.max_message_bytes, inputs.length > 1 ? `message ${i + 1}` : "message"));
   if (inputs.length === 0) return { ids: [], compacted: 0, adopted: 0 };
   const file = ctx.paths.history(session);
-  ensureDir(ctx.paths.session(session));
+  const dir = ctx.paths.session(session);
+  if (!existsSync(dir)) ensureDir(dir); // a recursive mkdir of an existing folder costs more than the check
   return withHomeLock(ctx, () => {
     const doc = readHistory(file);
     const missing = unarchived(ctx, session, doc);

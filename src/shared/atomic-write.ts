@@ -1,5 +1,5 @@
-// Atomic file replacement: write a temp file beside the target, fsync it, rename over the target.
-import { closeSync, fsyncSync, mkdirSync, openSync, renameSync, rmSync, writeSync } from "node:fs";
+// Atomic file replacement: write a temp file beside the target, sync it, rename over the target.
+import { closeSync, fdatasyncSync, mkdirSync, openSync, renameSync, rmSync, writeSync } from "node:fs";
 import { dirname, basename, join } from "node:path";
 
 export const FILE_MODE = 0o600;
@@ -15,15 +15,21 @@ export interface StagedFile {
   discard(): void;
 }
 
-/** Write data to a synced temp file beside `path`; nothing changes at `path` until commit(). */
-export function stageFileAtomic(path: string, data: string | Uint8Array): StagedFile {
+/**
+ * Write data (text, bytes, or byte chunks written in order) to a synced temp file beside `path`; nothing
+ * changes at `path` until commit(). fdatasync makes the data and what is needed to read it back (size,
+ * blocks) durable before the rename, as fsync does, without also flushing the timestamps.
+ */
+export function stageFileAtomic(path: string, data: string | Uint8Array | readonly Uint8Array[]): StagedFile {
   const tmp = join(dirname(path), `.${basename(path)}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`);
   const fd = openSync(tmp, "w", FILE_MODE);
   try {
-    const buf = typeof data === "string" ? Buffer.from(data, "utf8") : data;
-    let off = 0;
-    while (off < buf.length) off += writeSync(fd, buf, off, buf.length - off);
-    fsyncSync(fd);
+    const chunks = typeof data === "string" ? [Buffer.from(data, "utf8")] : data instanceof Uint8Array ? [data] : data;
+    for (const buf of chunks) {
+      let off = 0;
+      while (off < buf.length) off += writeSync(fd, buf, off, buf.length - off);
+    }
+    fdatasyncSync(fd);
   } catch (err) {
     closeSync(fd);
     rmSync(tmp, { force: true });

@@ -24,9 +24,39 @@ export interface HistoryDoc {
 
 interface CacheEntry extends HistoryDoc {
   stamp: string;
-  text: string;
+  /** The file's bytes (UTF-8) in a few chunks: an append adds a chunk, so the rest is never re-encoded or copied. */
+  data: Buffer[];
+  size: number;
 }
+/**
+ * Parsed files by path, least recently used first. Bounded by the bytes they hold, so a long-lived process
+ * that touches many sessions (an import, the daemon) keeps only the hot ones; a miss re-reads the file.
+ */
 const cache = new Map<string, CacheEntry>();
+const CACHE_MAX_BYTES = 64 * 1024 * 1024;
+let cachedBytes = 0;
+
+function cacheGet(file: string): CacheEntry | undefined {
+  const hit = cache.get(file);
+  if (hit) (cache.delete(file), cache.set(file, hit));
+  return hit;
+}
+
+function cachePut(file: string, entry: CacheEntry): void {
+  cacheDrop(file);
+  cache.set(file, entry);
+  cachedBytes += entry.size;
+  for (const [oldest, e] of cache) {
+    if (cachedBytes <= CACHE_MAX_BYTES || oldest === file) break;
+    cache.delete(oldest);
+    cachedBytes -= e.size;
+  }
+}
+
+function cacheDrop(file: string): void {
+  const e = cache.get(file);
+  if (e) (cache.delete(file), (cachedBytes -= e.size));
+}
 
 function stampOf(path: string): string | undefined {
   try {
@@ -125,24 +155,25 @@ function fillMissingTimes(records: MessageRecord[], missing: number[], fallback:
 export function readHistory(file: string): HistoryDoc {
   const stamp = stampOf(file);
   if (stamp === undefined) return { records: [], legacy: false, bytes: 3 };
-  const hit = cache.get(file);
+  const hit = cacheGet(file);
   if (hit && hit.stamp === stamp) return { records: hit.records.slice(), legacy: hit.legacy, bytes: hit.bytes };
-  const text = readFileSync(file, "utf8");
+  const data = readFileSync(file);
   const mtimeNs = BigInt(stamp.split(":")[2]!);
-  const doc = parseHistory(text, file, mtimeNs);
-  if (!doc.legacy) cache.set(file, { ...doc, records: doc.records.slice(), stamp, text });
+  const doc = parseHistory(data.toString("utf8"), file, mtimeNs);
+  if (!doc.legacy) cachePut(file, { ...doc, records: doc.records.slice(), stamp, data: [data], size: data.length });
   return doc;
 }
 
 /** Stage a new history.json (synced temp file); commit() renames it into place. */
 export function stageHistory(file: string, records: readonly MessageRecord[]): StagedFile {
-  const text = appendedText(file, records) ?? serializeHistory(records);
-  const staged = stageFileAtomic(file, text);
+  const data = appendedData(file, records) ?? [Buffer.from(serializeHistory(records), "utf8")];
+  const size = data.reduce((n, b) => n + b.length, 0);
+  const staged = stageFileAtomic(file, data);
   return {
     commit() {
       staged.commit();
       const stamp = stampOf(file);
-      if (stamp) cache.set(file, { records: records.slice(), legacy: false, bytes: Buffer.byteLength(text), stamp, text });
+      if (stamp) cachePut(file, { records: records.slice(), legacy: false, bytes: size, stamp, data, size });
     },
     discard: () => staged.discard(),
   };
@@ -152,17 +183,22 @@ export function writeHistory(file: string, records: readonly MessageRecord[]): v
   stageHistory(file, records).commit();
 }
 
-/** When `records` only appends to what the cache holds for this file, splice text instead of re-serialising. */
-function appendedText(file: string, records: readonly MessageRecord[]): string | undefined {
+const CLOSE = Buffer.from("\n]\n");
+const MAX_CHUNKS = 8;
+
+/** When `records` only appends to what the cache holds for this file, add a chunk instead of re-serialising. */
+function appendedData(file: string, records: readonly MessageRecord[]): Buffer[] | undefined {
   const hit = cache.get(file);
-  if (!hit || hit.records.length === 0 || hit.records.length >= records.length || !hit.text.endsWith("\n]\n")) return undefined;
+  const tail = hit?.data[hit.data.length - 1];
+  if (!hit || !tail || hit.records.length === 0 || hit.records.length >= records.length || tail.length < 3 || !tail.subarray(-3).equals(CLOSE)) return undefined;
   const last = hit.records.length - 1;
   if (records[last] !== hit.records[last] || records[0] !== hit.records[0] || stampOf(file) !== hit.stamp) return undefined;
   const added = records.slice(hit.records.length).map(serializeRecord).join(",\n");
-  return hit.text.slice(0, hit.text.length - 3) + ",\n" + added + "\n]\n";
+  const chunks = hit.data.slice(0, -1).concat(tail.subarray(0, tail.length - 3), Buffer.from(",\n" + added + "\n]\n", "utf8"));
+  return chunks.length > MAX_CHUNKS ? [Buffer.concat(chunks)] : chunks;
 }
 
 export function forgetHistoryCache(file?: string): void {
-  if (file) cache.delete(file);
-  else cache.clear();
+  if (file) cacheDrop(file);
+  else (cache.clear(), (cachedBytes = 0));
 }

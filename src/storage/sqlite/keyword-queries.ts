@@ -1,4 +1,4 @@
-// SQL for keyword search: FTS5 over archived rows (bm25), substring scan over recent rows.
+// SQL for keyword search: FTS5 over archived rows (bm25 within a newest-matches window), substring scan over recent rows.
 import type { Database } from "bun:sqlite";
 import type { StoredMessage } from "../../shared/message.ts";
 import { MESSAGE_COLUMNS, toStored } from "./messages-repo.ts";
@@ -14,45 +14,98 @@ export interface RankedMessage {
   rank: number;
 }
 
-/** Matches past this many are ranked only among the newest ones (bm25 over every row of a common term is slow). */
-export const RANK_WINDOW = 20_000;
+/**
+ * Only the newest this-many matches (of the session, when one is given) are ranked: bm25 costs about a
+ * microsecond per matching row, so a common term would otherwise cost a scan of every row holding it.
+ */
+export const RANK_WINDOW = 4_000;
 
-function filters(f: KeywordFilter, args: (string | bigint | number)[]): string {
-  let sql = "";
-  if (f.session !== undefined) (sql += " AND m.session_id = ?"), args.push(f.session);
+const COLS = MESSAGE_COLUMNS.split(", ").map((c) => "m." + c).join(", ");
+type Row = Parameters<typeof toStored>[0];
+
+/** Whether any row in scope has left history.json (compaction is the only way, and it always writes meta). */
+function hasArchived(db: Database, session: string | undefined): boolean {
+  return session === undefined
+    ? db.query("SELECT 1 FROM message_meta LIMIT 1").get() !== null
+    : db.query("SELECT 1 FROM message_meta WHERE session_id = ?").get(session) !== null;
+}
+
+/**
+ * The newest RANK_WINDOW matches with their bm25, in one FTS pass (rowid order is FTS5's native order, so
+ * the LIMIT stops the scan). For one session the pass is bounded by the session's seq span and filtered
+ * against its seqs before bm25 is computed.
+ */
+function windowMatches(db: Database, match: string, session: string | undefined): [bigint, number][] {
+  if (session === undefined) {
+    return db
+      .query("SELECT rowid, bm25(messages_fts) FROM messages_fts WHERE messages_fts MATCH ? ORDER BY rowid DESC LIMIT ?")
+      .values(match, RANK_WINDOW) as [bigint, number][];
+  }
+  const span = db
+    .query(
+      "SELECT (SELECT seq FROM messages WHERE session_id = ?1 ORDER BY seq ASC LIMIT 1) AS lo, (SELECT seq FROM messages WHERE session_id = ?1 ORDER BY seq DESC LIMIT 1) AS hi",
+    )
+    .get(session) as { lo: bigint | null; hi: bigint | null };
+  if (span.lo === null || span.hi === null) return [];
+  return db
+    .query(
+      "SELECT rowid, bm25(messages_fts) FROM messages_fts WHERE messages_fts MATCH ?1 AND rowid >= ?2 AND rowid <= ?3 " +
+        "AND +rowid IN (SELECT seq FROM messages WHERE session_id = ?4) ORDER BY rowid DESC LIMIT ?5",
+    )
+    .values(match, span.lo, span.hi, session, RANK_WINDOW) as [bigint, number][];
+}
+
+const CHUNK = 32;
+
+/** Archived rows among `seqs` (at most CHUNK) passing the filter. */
+function archivedRows(db: Database, seqs: readonly bigint[], f: KeywordFilter): Row[] {
+  const args: (bigint | number)[] = seqs.slice();
+  while (args.length < CHUNK) args.push(0); // seq 0 never exists
+  let sql = `SELECT ${COLS} FROM messages m WHERE m.seq IN (${"?,".repeat(CHUNK - 1)}?) AND m.recent = 0`;
   if (f.since !== undefined) (sql += " AND m.send_at >= ?"), args.push(f.since);
-  return sql;
+  return db.query(sql).all(...args) as Row[];
 }
 
 export function searchArchive(db: Database, match: string, f: KeywordFilter, limit: number): RankedMessage[] {
-  // Newest-first boundary after RANK_WINDOW matches: cheap (rowid order), and it keeps bm25 work bounded.
-  const boundary = db
-    .query("SELECT rowid AS r FROM messages_fts WHERE messages_fts MATCH ? ORDER BY rowid DESC LIMIT 1 OFFSET ?")
-    .get(match, RANK_WINDOW) as { r: bigint } | null;
-  const args: (string | bigint | number)[] = [match];
-  let sql =
-    `SELECT ${MESSAGE_COLUMNS.split(", ").map((c) => "m." + c).join(", ")}, bm25(messages_fts) AS rank ` +
-    "FROM messages_fts JOIN messages m ON m.seq = messages_fts.rowid WHERE messages_fts MATCH ? AND m.recent = 0";
-  if (boundary && f.session === undefined) (sql += " AND messages_fts.rowid > ?"), args.push(boundary.r);
-  sql += filters(f, args) + " ORDER BY rank LIMIT ?";
-  args.push(limit);
-  const rows = db.query(sql).all(...args) as (Parameters<typeof toStored>[0] & { rank: number })[];
-  return rows.map((r) => ({ message: toStored(r), rank: r.rank }));
+  if (!hasArchived(db, f.session)) return [];
+  const window = windowMatches(db, match, f.session).sort((a, b) => a[1] - b[1] || (a[0] < b[0] ? -1 : 1)); // ties: oldest first
+  // Best rank first; fetch rows chunk by chunk until `limit` pass the filter (usually the first chunk).
+  const out: RankedMessage[] = [];
+  for (let i = 0; i < window.length && out.length < limit; i += CHUNK) {
+    const chunk = window.slice(i, i + CHUNK);
+    const rows = new Map(archivedRows(db, chunk.map((c) => c[0]), f).map((r) => [r.seq, r]));
+    for (const [seq, rank] of chunk) {
+      const r = rows.get(seq);
+      if (r && out.length < limit) out.push({ message: toStored(r), rank });
+    }
+  }
+  return out;
+}
+
+/** LIKE pattern for a literal substring ("\" escapes). LIKE folds ASCII case only, exactly as lower() does. */
+function likePattern(needle: string): string {
+  return "%" + needle.replace(/[\\%_]/g, (c) => "\\" + c) + "%";
 }
 
 /**
  * Recent rows whose text contains every needle (case-insensitive for ASCII in SQL; the caller re-checks
- * with full Unicode case folding). Newest first.
+ * with full Unicode case folding). Newest first. Across sessions the covering index messages_recent_text
+ * is scanned newest-first without touching the table; in one session, its recent rows are read.
  */
 export function scanRecent(db: Database, needles: readonly string[], f: KeywordFilter, limit: number): StoredMessage[] {
   const args: (string | bigint | number)[] = [];
-  let sql = `SELECT ${MESSAGE_COLUMNS.split(", ").map((c) => "m." + c).join(", ")} FROM messages m WHERE m.recent = 1`;
-  sql += filters(f, args);
+  let where = "recent = 1";
+  if (f.session !== undefined) (where += " AND session_id = ?"), args.push(f.session);
+  if (f.since !== undefined) (where += " AND send_at >= ?"), args.push(f.since);
   for (const n of needles) {
-    sql += " AND instr(lower(m.content), ?) > 0";
-    args.push(n);
+    // LIKE patterns are capped at 50,000 bytes; instr(lower()) has no cap and means the same.
+    if (n.length <= 10_000) (where += " AND content LIKE ? ESCAPE '\\'"), args.push(likePattern(n));
+    else (where += " AND instr(lower(content), ?) > 0"), args.push(n);
   }
-  sql += " ORDER BY m.seq DESC LIMIT ?";
   args.push(limit);
-  return (db.query(sql).all(...args) as Parameters<typeof toStored>[0][]).map(toStored);
+  const sql =
+    f.session !== undefined
+      ? `SELECT ${COLS} FROM messages m WHERE ${where} ORDER BY m.seq DESC LIMIT ?`
+      : `SELECT ${COLS} FROM messages m WHERE m.seq IN (SELECT seq FROM messages INDEXED BY messages_recent_text WHERE ${where} ORDER BY seq DESC LIMIT ?) ORDER BY m.seq DESC`;
+  return (db.query(sql).all(...args) as Row[]).map(toStored);
 }

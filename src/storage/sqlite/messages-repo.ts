@@ -30,24 +30,26 @@ export function toStored(r: Row): StoredMessage {
   return m;
 }
 
-/** Insert records (in order) for one session; returns their seqs. Call inside a transaction. */
+/**
+ * Insert records (in order) for one session; returns their seqs. Call inside a transaction.
+ * No RETURNING on the row insert: it makes SQLite open a statement savepoint, and FTS5 flushes its pending
+ * terms to a new segment at every savepoint, so each row would cost a segment write plus merge work.
+ */
 export function insertMessages(db: Database, session: string, records: readonly MessageRecord[], now: bigint, opts: { queueEmbedding?: boolean } = {}): bigint[] {
-  const insert = db.prepare(
-    "INSERT INTO messages (id, session_id, role, content, send_at, sender) VALUES (?, ?, ?, ?, ?, ?) RETURNING seq",
-  );
-  const fts = db.prepare("INSERT INTO messages_fts (rowid, body) VALUES (?, ?)");
-  const queue = db.prepare("INSERT INTO embed_queue (seq) VALUES (?)");
+  const insert = db.query("INSERT INTO messages (id, session_id, role, content, send_at, sender) VALUES (?, ?, ?, ?, ?, ?)");
+  const fts = db.query("INSERT INTO messages_fts (rowid, body) VALUES (?, ?)");
+  const queue = db.query("INSERT INTO embed_queue (seq) VALUES (?)");
   const seqs: bigint[] = [];
   let lastSendAt = 0n;
   for (const r of records) {
-    const row = insert.get(r.id, session, r.role, r.content, r.sendAt, r.sender ?? null) as { seq: bigint };
-    fts.run(row.seq, searchForm(r.content));
-    if (opts.queueEmbedding !== false) queue.run(row.seq);
-    seqs.push(row.seq);
+    const seq = BigInt(insert.run(r.id, session, r.role, r.content, r.sendAt, r.sender ?? null).lastInsertRowid);
+    fts.run(seq, searchForm(r.content));
+    if (opts.queueEmbedding !== false) queue.run(seq);
+    seqs.push(seq);
     if (r.sendAt > lastSendAt) lastSendAt = r.sendAt;
   }
   if (records.length > 0) {
-    db.prepare(
+    db.query(
       `INSERT INTO sessions (id, created_at, updated_at, last_send_at, message_count) VALUES (?1, ?2, ?2, ?3, ?4)
        ON CONFLICT(id) DO UPDATE SET updated_at = ?2, last_send_at = max(last_send_at, ?3), message_count = message_count + ?4`,
     ).run(session, now, lastSendAt, records.length);

@@ -3,5 +3,6 @@ import core from "./001-core.sql" with { type: "text" };
 import embedding from "./002-embedding.sql" with { type: "text" };
 import errorMemory from "./003-error-memory.sql" with { type: "text" };
 import usage from "./004-usage.sql" with { type: "text" };
+import recentScan from "./005-recent-scan.sql" with { type: "text" };
 
-export const MIGRATIONS: readonly string[] = [core, embedding, errorMemory, usage];
+export const MIGRATIONS: readonly string[] = [core, embedding, errorMemory, usage, recentScan];
