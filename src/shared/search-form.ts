@@ -11,6 +11,7 @@ const stems = new Map<string, string>();
 /** Porter2 stem of one word (lower-cased, possessive dropped); cached, since vocabularies repeat. */
 export function stemWord(word: string): string {
   const lower = word.toLowerCase();
+  if (lower.length > 40) return lower; // no English word is this long; stemming it would only cost time
   let s = stems.get(lower);
   if (s === undefined) {
     s = porter2(lower.replace(/['’]s?$/, "").replace(/['’]/g, ""));

@@ -9,7 +9,7 @@ CREATE TABLE sessions (
 
 -- seq is the insertion order and so the session's order; id is shared with history.json and LanceDB.
 CREATE TABLE messages (
-  seq        INTEGER PRIMARY KEY,
+  seq        INTEGER PRIMARY KEY AUTOINCREMENT,  -- never reused, so "seq < X" bounds stay true after reset and rm
   id         TEXT NOT NULL UNIQUE,
   session_id TEXT NOT NULL,
   role       TEXT NOT NULL,
