@@ -11,7 +11,7 @@ import { listSessions, discoverSessions, type SessionInfo } from "../memory/sess
 import { readSessionHistory, type HistoryOptions } from "../memory/history-view.ts";
 import { removeSession, resetSession, type ResetResult } from "../memory/session-admin.ts";
 import { runDoctor, type DoctorReport } from "../memory/doctor.ts";
-import { maintainTiers, type MaintenanceReport } from "../memory/maintenance.ts";
+import { maintainTiers, maintainVectors, type MaintenanceReport, type VectorMaintenance } from "../memory/maintenance.ts";
 import { buildTurnContext, type TurnContext } from "../memory/turn-context.ts";
 import { summarize } from "../memory/summary/summarize.ts";
 import type { SessionReport, SummarizeOptions, SummarizeReport, SummaryProgress } from "../memory/summary/summary-report.ts";
@@ -28,7 +28,7 @@ import { embedPending, getError, listErrors, removeError, sweepExpired, type Err
 import type { ListErrorsInput, RecordErrorInput, SearchErrorsInput } from "../memory/errors/error-input.ts";
 import type { ErrorRecord } from "../memory/errors/error-record.ts";
 import { closeErrorVectors } from "../memory/errors/error-vectors.ts";
-import { SemanticApi, type SemanticTierOptions } from "./semantic-api.ts";
+import { SemanticApi, type EmbeddingBacklog, type SemanticTierOptions } from "./semantic-api.ts";
 import type { DrainOptions, DrainReport } from "../memory/embedding/drain.ts";
 import type { ReindexOptions, ReindexReport } from "../memory/embedding/reindex.ts";
 
@@ -131,9 +131,22 @@ export class MemoryApi {
     return runDoctor(this.ctx, options.repair === true);
   }
 
-  /** Nightly upkeep (the daemon runs it): FTS5 merge + optimize in short steps, LanceDB compaction and index build. */
-  async maintain(options: { signal?: AbortSignal } = {}): Promise<MaintenanceReport> {
-    return maintainTiers(this.ctx, { ...options, vectors: this.#semantic.index });
+  /**
+   * Nightly upkeep (the daemon runs it): FTS5 merge + optimize in short steps, LanceDB compaction and index
+   * build. `vectors: false` leaves LanceDB alone (see maintainVectors).
+   */
+  async maintain(options: { signal?: AbortSignal; vectors?: boolean } = {}): Promise<MaintenanceReport> {
+    return maintainTiers(this.ctx, { signal: options.signal, vectors: options.vectors === false ? undefined : this.#semantic.index });
+  }
+
+  /** The LanceDB half of maintain(): compact the message vectors and build or refresh their index. */
+  maintainVectors(options: { signal?: AbortSignal } = {}): Promise<VectorMaintenance> {
+    return maintainVectors(this.ctx, this.#semantic.index, options.signal);
+  }
+
+  /** The embedding queue as the archive sees it, without loading LanceDB or the embedder. */
+  embeddingBacklog(): EmbeddingBacklog {
+    return this.#semantic.backlog();
   }
 
   /** Embed queued messages now (the daemon's job; also for scripts). One drainer per home at a time. */

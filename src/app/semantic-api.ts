@@ -4,6 +4,7 @@ import { createEmbedder } from "../embed/create-embedder.ts";
 import type { MemoryContext } from "../memory/memory-context.ts";
 import { drainQueue, type DrainOptions, type DrainReport } from "../memory/embedding/drain.ts";
 import { DrainScheduler } from "../memory/embedding/drain-scheduler.ts";
+import { dueCount, pendingVectorDeletes, queuedCount } from "../storage/sqlite/embed-queue-repo.ts";
 import { reindex, type ReindexOptions, type ReindexReport } from "../memory/embedding/reindex.ts";
 import { SemanticIndex } from "../memory/embedding/semantic-index.ts";
 import type { Embedder } from "../embed/embedder.ts";
@@ -23,6 +24,13 @@ export interface SemanticTierOptions {
   drain?: DrainMode;
   /** Use this embedder instead of the configured one. */
   embedder?: Embedder;
+}
+
+export interface EmbeddingBacklog {
+  /** Queued messages due now plus pending vector deletions: what a drain would do at once. */
+  due: number;
+  /** Recent messages waiting for a vector (deferred ones included). */
+  queued: number;
 }
 
 /** Searches with a local embedder embed up to this many queued messages first. */
@@ -65,6 +73,11 @@ export class SemanticApi {
 
   drain(options: DrainOptions = {}): Promise<DrainReport> {
     return drainQueue(this.index, options);
+  }
+
+  backlog(): EmbeddingBacklog {
+    const { db } = this.ctx;
+    return { due: dueCount(db, this.ctx.now()) + pendingVectorDeletes(db).length, queued: queuedCount(db) };
   }
 
   reindex(options: ReindexOptions = {}): Promise<ReindexReport> {

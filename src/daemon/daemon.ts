@@ -1,4 +1,5 @@
-// `memvoy --daemon`: one foreground process per home running the jobs until SIGTERM/SIGINT.
+// `memvoy --daemon`: one foreground process per home running the jobs until SIGTERM/SIGINT. Its LanceDB work
+// runs in short-lived children (workers.ts), so the daemon itself stays small while idle.
 import { inspectConfig } from "../app/config-info.ts";
 import { openMemory } from "../app/open-memory.ts";
 import type { MemoryApi } from "../app/memory-api.ts";
@@ -14,6 +15,8 @@ import { acquireDaemonLock, lockHolderPid } from "./lock.ts";
 import { DaemonLog } from "./log.ts";
 import { Scheduler } from "./scheduler.ts";
 import { readState, type DaemonState } from "./state.ts";
+import type { RunWork } from "./work-kinds.ts";
+import { Workers } from "./workers.ts";
 
 /** SIGTERM to exit: the process must be gone within 5 s, so running work gets this long to settle. */
 export const SETTLE_MS = 3_500;
@@ -34,12 +37,12 @@ function describeHolder(home: string, lockPath: string): string {
   return `a memvoy daemon is already running on ${home} (pid ${pid ?? "unknown"}${since}); stop it with: memvoy daemon stop --home ${home}`;
 }
 
-function registerJobs(scheduler: Scheduler, api: MemoryApi): void {
+function registerJobs(scheduler: Scheduler, api: MemoryApi, work: RunWork): void {
   const c = api.config;
   scheduler.addCron(summaryJob(api, c.summary.cron));
-  scheduler.addLoop(embedDrainJob(api, c.daemon.embed_interval_ms));
-  scheduler.addCron(errorSweepJob(api, c.daemon.sweep_cron));
-  scheduler.addCron(maintenanceJob(api, c.daemon.maintenance_cron));
+  scheduler.addLoop(embedDrainJob(api, work, c.daemon.embed_interval_ms));
+  scheduler.addCron(errorSweepJob(work, c.daemon.sweep_cron));
+  scheduler.addCron(maintenanceJob(api, work, c.daemon.maintenance_cron));
 }
 
 /** Run until a stop signal; resolves with the exit code (0 after a clean stop). */
@@ -82,7 +85,9 @@ export async function runDaemon(o: DaemonOptions): Promise<number> {
   };
   const controller = new AbortController();
   const scheduler = new Scheduler(paths.home, state, log, controller.signal);
-  registerJobs(scheduler, api);
+  // Aborting the controller forwards SIGTERM to every child.
+  const workers = new Workers(paths.home, env, log, controller.signal);
+  registerJobs(scheduler, api, (kind) => workers.run(kind));
   scheduler.save();
   const schedules = Object.entries(state.jobs).map(([n, j]) => `${n}=${j.schedule}`).join(",");
   log.info("daemon.start", { pid: process.pid, version: o.version, home: paths.home, jobs: schedules });
@@ -94,7 +99,7 @@ export async function runDaemon(o: DaemonOptions): Promise<number> {
   scheduler.stop();
   controller.abort();
   scheduler.save();
-  const settled = await scheduler.settle(SETTLE_MS);
+  const [settled] = await Promise.all([scheduler.settle(SETTLE_MS), workers.stop(SETTLE_MS)]);
   if (!settled) log.warn("daemon.abandon", { jobs: scheduler.runningJobs().join(",") || "unknown", note: "files are replaced atomically; the work resumes at the next start" });
   state.status = "stopped";
   state.stoppedAt = new Date().toISOString();

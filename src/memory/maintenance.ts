@@ -36,7 +36,7 @@ async function lockDrain(ctx: MemoryContext, signal?: AbortSignal): Promise<(() 
   }
 }
 
-async function maintainVectors(ctx: MemoryContext, index: SemanticIndex, signal?: AbortSignal): Promise<VectorMaintenance> {
+export async function maintainVectors(ctx: MemoryContext, index: SemanticIndex, signal?: AbortSignal): Promise<VectorMaintenance> {
   const started = performance.now();
   const ms = () => Math.round(performance.now() - started);
   if (!existsSync(ctx.paths.lance)) return { done: false, ms: ms(), note: "no vector store yet" };

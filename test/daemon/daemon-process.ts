@@ -96,3 +96,24 @@ export function logText(home: string): string {
   const p = join(home, "daemon.log");
   return existsSync(p) ? readFileSync(p, "utf8") : "";
 }
+
+/** Pids of the daemon's children (`worker.start` lines), optionally of one kind of work. */
+export function workerPids(home: string, job?: string): number[] {
+  const re = /worker\.start job=(\S+) pid=(\d+)/g;
+  return [...logText(home).matchAll(re)].filter((m) => job === undefined || m[1] === job).map((m) => Number(m[2]));
+}
+
+/** Whether a process runs (a zombie waiting to be reaped counts as gone). */
+export function processAlive(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return !/^[ZX]$/.test(stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3));
+  } catch {
+    return false;
+  }
+}
+
+/** The files a process has mapped (its /proc/PID/maps). */
+export function mappedFiles(pid: number): string {
+  return readFileSync(`/proc/${pid}/maps`, "utf8");
+}

@@ -1,9 +1,10 @@
-// The embedding queue drain in a real daemon: batched, backing off while the embedder fails, then recovered.
+// The embedding queue drain in a real daemon: done by its child process, batched, backing off while the
+// embedder fails, then recovered; the daemon process itself never maps LanceDB.
 import { afterAll, setDefaultTimeout, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { okBody, startFakeEmbeddings } from "../embed/fake-embeddings-server.ts";
-import { cleanup, cli, daemonState, logText, startDaemon, tempHome, waitFor, waitRunning } from "./daemon-process.ts";
+import { cleanup, cli, daemonState, logText, mappedFiles, startDaemon, tempHome, waitFor, waitRunning, workerPids } from "./daemon-process.ts";
 
 // Real processes (bun start-up, LanceDB) and back-off waits: give each test room.
 setDefaultTimeout(60_000);
@@ -40,6 +41,10 @@ test("embedding drain: messages added by another process are embedded; a failing
     const found = await cli(home, ["search", "vault deploy", "--match", "semantic", "--json"], env);
     expect(found.code, found.stderr).toBe(0);
     expect(JSON.parse(found.stdout).hits.length).toBeGreaterThan(0);
+    // The child did the work; the daemon never loaded LanceDB.
+    expect(workerPids(home, "embeddings").length).toBeGreaterThanOrEqual(1);
+    expect(workerPids(home).every((pid) => pid !== d.proc.pid)).toBe(true);
+    expect(mappedFiles(d.proc.pid!)).not.toMatch(/lancedb/i);
     d.proc.kill("SIGTERM");
     expect(await d.exited).toBe(0);
   } finally {

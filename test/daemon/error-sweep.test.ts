@@ -1,9 +1,9 @@
-// The hourly error-memory sweep in a real daemon (here on a per-second schedule).
+// The hourly error-memory sweep in a real daemon (here on a per-second schedule), run by its child process.
 import { afterAll, setDefaultTimeout, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { openMemory } from "../../src/lib.ts";
-import { cleanup, logText, startDaemon, tempHome, waitFor, waitRunning } from "./daemon-process.ts";
+import { cleanup, logText, mappedFiles, startDaemon, tempHome, waitFor, waitRunning, workerPids } from "./daemon-process.ts";
 
 // Real processes (bun start-up, LanceDB) and back-off waits: give each test room.
 setDefaultTimeout(60_000);
@@ -30,6 +30,8 @@ test("error sweep: expired error records are deleted on schedule, live ones stay
   const list = after.listErrors();
   after.close();
   expect(list.records.map((r) => r.tool)).toEqual(["npm"]);
+  expect(workerPids(home, "error-sweep").length).toBeGreaterThanOrEqual(1);
+  expect(mappedFiles(d.proc.pid)).not.toMatch(/lancedb/i);
   d.proc.kill("SIGTERM");
   expect(await d.exited).toBe(0);
 });

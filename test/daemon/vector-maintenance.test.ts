@@ -24,6 +24,25 @@ test("maintain compacts the message vectors under the drain lock; semantic searc
   }
 });
 
+test("maintain in two halves: the archive alone (vectors: false), then maintainVectors", async () => {
+  const api = openMemory({ home: tempHome(), env: {}, drain: "off" });
+  try {
+    api.add("v", [
+      { role: "user", content: "how do I rotate the key" },
+      { role: "assistant", content: "open the vault" },
+    ]);
+    expect(api.embeddingBacklog()).toEqual({ due: 2, queued: 2 });
+    await api.drainEmbeddings();
+    expect(api.embeddingBacklog()).toEqual({ due: 0, queued: 0 });
+    const archiveOnly = await api.maintain({ vectors: false });
+    expect(archiveOnly.archive.mergeSteps).toBeGreaterThanOrEqual(1);
+    expect(archiveOnly.vectors.done).toBe(false);
+    expect(await api.maintainVectors()).toMatchObject({ done: true, rows: 2 });
+  } finally {
+    api.close();
+  }
+});
+
 test("maintain on a home without vectors says so", async () => {
   const api = openMemory({ home: tempHome(), env: {}, drain: "off" });
   try {

@@ -1,6 +1,6 @@
 // memvoy daemon status|stop, and `memvoy --daemon` (the foreground daemon itself).
 import { UsageError } from "../../shared/errors.ts";
-import { bool, num, parseArgs, str } from "../args.ts";
+import { bool, num, parseArgs, str, type Parsed } from "../args.ts";
 import { printUsage } from "../command.ts";
 import { bold, dim, printJson, println } from "../output.ts";
 
@@ -43,10 +43,23 @@ function ago(ms: number): string {
 
 const when = (iso: string | null) => (iso ? new Date(iso).toLocaleString("sv-SE") : "-");
 
+/** `memvoy daemon work KIND`: the daemon's own child for its LanceDB work (not for people; not in --help). */
+async function runWork(kind: string | undefined, p: Parsed): Promise<number> {
+  const { isWorkKind } = await import("../../daemon/work-kinds.ts");
+  if (!isWorkKind(kind)) throw new UsageError(`daemon work: unknown kind ${JSON.stringify(kind ?? "")}`);
+  const home = str(p, "home");
+  if (home === undefined) throw new UsageError("daemon work: --home is required");
+  const { runWorker } = await import("../../daemon/worker.ts");
+  const code = await runWorker(kind, home, num(p, "linger-ms") ?? 0);
+  // stdin stays open (it is how a killed daemon shows): leave without waiting for it.
+  process.exit(code);
+}
+
 export async function run(argv: readonly string[]): Promise<number> {
-  const p = parseArgs(argv, { timeout: { type: "number" } }, "daemon");
+  const p = parseArgs(argv, { timeout: { type: "number" }, "linger-ms": { type: "number" } }, "daemon");
   if (bool(p, "help")) return printUsage(usage);
   const [sub, ...rest] = p.positionals;
+  if (sub === "work" && rest.length <= 1) return runWork(rest[0], p);
   if (rest.length) throw new UsageError(`daemon: unexpected argument ${JSON.stringify(rest[0])}`);
   const json = bool(p, "json");
   const { daemonStatus, stopDaemon } = await import("../../daemon/status.ts");

@@ -1,9 +1,11 @@
 // The embedding queue drain: continuous and batched. It sleeps until the archive changes (or a fallback
-// timer fires), and backs off exponentially while the embedder fails.
+// timer fires), and backs off exponentially while the embedder fails. The queue is looked at here (SQLite);
+// the drain itself runs in the daemon's child.
 import { watch, type FSWatcher } from "node:fs";
 import type { MemoryApi } from "../../app/memory-api.ts";
 import { errorMessage } from "../../shared/errors.ts";
 import type { LoopJob } from "../scheduler.ts";
+import type { RunWork, WorkResult } from "../work-kinds.ts";
 
 const MAX_BACKOFF_MS = 5 * 60_000;
 /** Writes come in bursts: wait this long after a change before draining. */
@@ -63,7 +65,14 @@ class Waker {
   }
 }
 
-export function embedDrainJob(api: MemoryApi, intervalMs: number): LoopJob {
+/** Drain in the child when there is work due now; otherwise what a drain would report, without spawning one. */
+async function drain(api: MemoryApi, work: RunWork): Promise<WorkResult<"embeddings">> {
+  const b = api.embeddingBacklog();
+  if (b.due > 0) return work("embeddings");
+  return { busy: false, embedded: 0, deletesApplied: 0, failed: 0, remaining: b.queued };
+}
+
+export function embedDrainJob(api: MemoryApi, work: RunWork, intervalMs: number): LoopJob {
   return {
     name: "embeddings",
     async loop({ signal, log }, report) {
@@ -73,7 +82,7 @@ export function embedDrainJob(api: MemoryApi, intervalMs: number): LoopJob {
         while (!signal.aborted) {
           const started = new Date();
           try {
-            const r = await api.drainEmbeddings({ signal });
+            const r = await drain(api, work);
             if (r.error !== undefined || r.failed > 0) {
               failures++;
               const wait = backoffMs(intervalMs, failures);
@@ -89,8 +98,6 @@ export function embedDrainJob(api: MemoryApi, intervalMs: number): LoopJob {
             }
             report(started, { worked, detail: r.busy ? "another process is draining" : `${r.embedded} embedded, ${r.deletesApplied} deletion(s), ${r.remaining} queued` });
             if (worked && r.remaining > 0) continue;
-            // The end of a burst: hand the batch buffers back before a long idle stretch.
-            if (worked) Bun.gc(true);
             if (failures > 0) {
               // Deferred messages are not due yet: keep backing off rather than polling at full rate.
               await waker.wait(backoffMs(intervalMs, failures), signal, true);

@@ -1,23 +1,17 @@
 // Hourly error-memory job: delete records whose TTL has expired, then embed records stored while the
-// embedder was unreachable.
-import type { MemoryApi } from "../../app/memory-api.ts";
-import { errorMessage } from "../../shared/errors.ts";
+// embedder was unreachable. Both touch LanceDB, so the whole run happens in the daemon's child.
 import type { CronJob } from "../scheduler.ts";
+import type { RunWork } from "../work-kinds.ts";
 
-export function errorSweepJob(api: MemoryApi, pattern: string): CronJob {
+export function errorSweepJob(work: RunWork, pattern: string): CronJob {
   return {
     name: "error-sweep",
     pattern,
     async run({ log }) {
-      const r = await api.sweepErrors();
+      const { sweep: r, pending: e, pendingError } = await work("error-sweep");
       const errors = r.notes.map((n) => log.scrub(n));
-      let embedded = "";
-      try {
-        const e = await api.embedPendingErrors();
-        if (e.embedded || e.pending) embedded = `, ${e.embedded} embedded (${e.pending} waiting)`;
-      } catch (err) {
-        errors.push(`embedding pending error records: ${log.scrub(errorMessage(err))}`);
-      }
+      if (pendingError !== undefined) errors.push(`embedding pending error records: ${log.scrub(pendingError)}`);
+      const embedded = e && (e.embedded || e.pending) ? `, ${e.embedded} embedded (${e.pending} waiting)` : "";
       const detail = `${r.removed} expired record(s) deleted, ${r.vectorsRemoved} vector(s)${embedded}`;
       return { detail, errors };
     },

@@ -1,14 +1,25 @@
-// Nightly maintenance job: the MemoryApi's tier upkeep (FTS5 merge/optimize, LanceDB compaction and index).
+// Nightly maintenance job: the FTS5 merge/optimize in this process, then LanceDB compaction and index in the child.
 import type { MemoryApi } from "../../app/memory-api.ts";
+import { errorMessage } from "../../shared/errors.ts";
 import type { CronJob } from "../scheduler.ts";
+import type { RunWork, WorkResult } from "../work-kinds.ts";
 
-export function maintenanceJob(api: MemoryApi, pattern: string): CronJob {
+export function maintenanceJob(api: MemoryApi, work: RunWork, pattern: string): CronJob {
   return {
     name: "maintenance",
     pattern,
-    async run({ signal }) {
-      const { archive: a, vectors: v } = await api.maintain({ signal });
+    async run({ signal, log }) {
+      const { archive: a } = await api.maintain({ signal, vectors: false });
       const fts = `fts: ${a.mergeSteps} merge step(s), longest write ${a.longestStepMs.toFixed(0)} ms${a.aborted ? ", stopped early" : ""}`;
+      let v: WorkResult<"maintenance">;
+      if (signal.aborted) v = { done: false, ms: 0, note: "stopped" };
+      else {
+        try {
+          v = await work("maintenance");
+        } catch (err) {
+          v = { done: false, ms: 0, note: signal.aborted ? "stopped" : `vector upkeep failed: ${log.scrub(errorMessage(err))}` };
+        }
+      }
       const vec = v.done ? `vectors: ${v.rows} rows compacted${v.indexed ? ", indexed" : ""} in ${v.ms} ms` : `vectors: ${v.note ?? "skipped"}`;
       const failed = !v.done && v.note?.startsWith("vector upkeep failed");
       return { detail: `${fts}; ${vec}`, errors: failed ? [v.note!] : [] };

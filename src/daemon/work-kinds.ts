@@ -1,0 +1,27 @@
+// The daemon's LanceDB work, by kind: what its child process (`memvoy daemon work KIND`) runs per request.
+import type { MemoryApi } from "../app/memory-api.ts";
+import { errorMessage } from "../shared/errors.ts";
+
+export const WORK = {
+  embeddings: (api: MemoryApi, signal: AbortSignal) => api.drainEmbeddings({ signal }),
+  maintenance: (api: MemoryApi, signal: AbortSignal) => api.maintainVectors({ signal }),
+  "error-sweep": async (api: MemoryApi) => {
+    const sweep = await api.sweepErrors();
+    try {
+      return { sweep, pending: await api.embedPendingErrors() };
+    } catch (err) {
+      return { sweep, pendingError: errorMessage(err) };
+    }
+  },
+};
+
+export type WorkKind = keyof typeof WORK;
+export type WorkResult<K extends WorkKind> = Awaited<ReturnType<(typeof WORK)[K]>>;
+export type RunWork = <K extends WorkKind>(kind: K) => Promise<WorkResult<K>>;
+
+/** One line on the child's stdout per request. */
+export type WorkAnswer = { answer: "ok"; result: unknown } | { answer: "error"; error: string; aborted: boolean };
+
+export function isWorkKind(s: string | undefined): s is WorkKind {
+  return s !== undefined && Object.hasOwn(WORK, s);
+}

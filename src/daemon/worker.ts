@@ -1,0 +1,93 @@
+// `memvoy daemon work KIND`: the daemon's child that does one kind of LanceDB work, so the daemon never maps
+// LanceDB (whose memory is not given back). Each stdin line is a request, answered by one JSON line on stdout.
+import { writeSync } from "node:fs";
+import { openMemory } from "../app/open-memory.ts";
+import { errorMessage } from "../shared/errors.ts";
+import { WORK, type WorkAnswer, type WorkKind } from "./work-kinds.ts";
+
+/** After a stop, the batch in flight gets this long (the daemon waits 3.5 s, then kills). */
+const ABANDON_MS = 2_500;
+const PARENT_CHECK_MS = 1_000;
+/** The daemon writes the first request as it spawns the child; it may still be in the pipe at start. */
+const FIRST_REQUEST_MS = 10_000;
+
+/** Requests (lines) from the daemon; ends when the pipe closes, which is also how a killed daemon shows. */
+class Requests {
+  #waiting = 0;
+  #ended = false;
+  #wake?: () => void;
+
+  constructor(stream: NodeJS.ReadStream, onEnd: () => void) {
+    stream.setEncoding("utf8");
+    stream.on("data", (chunk: string) => {
+      for (const c of chunk) if (c === "\n") this.#waiting++;
+      this.#wake?.();
+    });
+    stream.on("end", () => {
+      this.#ended = true;
+      onEnd();
+      this.#wake?.();
+    });
+    stream.resume();
+  }
+
+  /** Resolves true when a request is there within `ms`, false on the deadline, at end of input or on abort. */
+  async next(ms: number, signal: AbortSignal): Promise<boolean> {
+    for (;;) {
+      if (signal.aborted || this.#ended) return false;
+      if (this.#waiting > 0) {
+        this.#waiting--;
+        return true;
+      }
+      if (ms <= 0) return false;
+      const timedOut = await new Promise<boolean>((resolve) => {
+        const done = (v: boolean) => {
+          clearTimeout(timer);
+          signal.removeEventListener("abort", onAbort);
+          this.#wake = undefined;
+          resolve(v);
+        };
+        const onAbort = () => done(false);
+        const timer = setTimeout(() => done(true), ms);
+        signal.addEventListener("abort", onAbort, { once: true });
+        this.#wake = () => done(false);
+      });
+      if (timedOut) return false;
+    }
+  }
+}
+
+/** Serve requests until `lingerMs` passes without one, a stop signal, or the daemon going away; the exit code. */
+export async function runWorker(kind: WorkKind, home: string, lingerMs: number): Promise<number> {
+  const api = openMemory({ home, drain: "off" });
+  const abort = new AbortController();
+  const stop = () => {
+    if (abort.signal.aborted) return;
+    abort.abort();
+    // Whatever does not settle in time is abandoned: vectors are committed per batch.
+    setTimeout(() => process.exit(0), ABANDON_MS).unref();
+  };
+  process.on("SIGTERM", stop);
+  process.on("SIGINT", stop);
+  const parent = process.ppid;
+  const watchParent = setInterval(() => {
+    if (process.ppid !== parent) stop();
+  }, PARENT_CHECK_MS);
+  watchParent.unref();
+  const requests = new Requests(process.stdin, stop);
+  try {
+    for (let wait = Math.max(lingerMs, FIRST_REQUEST_MS); await requests.next(wait, abort.signal); wait = lingerMs) {
+      let answer: WorkAnswer;
+      try {
+        answer = { answer: "ok", result: await WORK[kind](api, abort.signal) };
+      } catch (err) {
+        answer = { answer: "error", error: errorMessage(err), aborted: abort.signal.aborted };
+      }
+      writeSync(1, JSON.stringify(answer) + "\n");
+    }
+  } finally {
+    clearInterval(watchParent);
+    api.close();
+  }
+  return 0;
+}

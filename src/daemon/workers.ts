@@ -1,0 +1,168 @@
+// The daemon's side of its LanceDB children: at most one child per kind, spawned on demand, reused while it
+// lingers, asked through stdin and answered on stdout; SIGTERM forwarded at stop, SIGKILL past the deadline.
+import { join } from "node:path";
+import type { Subprocess } from "bun";
+import { errorMessage } from "../shared/errors.ts";
+import type { DaemonLog } from "./log.ts";
+import type { WorkAnswer, WorkKind, WorkResult } from "./work-kinds.ts";
+
+/** A burst of writes reuses one embeddings child; it exits after this long without a request. */
+export const EMBED_LINGER_MS = 30_000;
+
+/** The command that runs this program again: the compiled binary itself, or bun with the entry script. */
+export function selfCommand(): string[] {
+  const inBunfs = (p: string) => p.startsWith("/$bunfs/") || /^[A-Z]:[\\/]~BUN[\\/]/i.test(p);
+  return inBunfs(import.meta.path) || inBunfs(Bun.main) ? [process.execPath] : [process.execPath, join(import.meta.dir, "../index.ts")];
+}
+
+interface Pending {
+  resolve(result: unknown): void;
+  reject(err: Error): void;
+}
+
+class Child {
+  readonly proc: Subprocess<"pipe", "pipe", "pipe">;
+  readonly pending: Pending[] = [];
+  readonly done: Promise<void>;
+  gone = false;
+  answered = 0;
+  lastStderr = "";
+
+  constructor(kind: WorkKind, command: string[], env: Record<string, string>, log: DaemonLog) {
+    const started = performance.now();
+    this.proc = Bun.spawn(command, { env, stdin: "pipe", stdout: "pipe", stderr: "pipe" });
+    const pid = this.proc.pid;
+    log.info("worker.start", { job: kind, pid });
+    const out = readLines(this.proc.stdout, (line) => this.onAnswer(line, kind, log));
+    const err = readLines(this.proc.stderr, (line) => {
+      this.lastStderr = log.scrub(line);
+      log.warn("worker.stderr", { job: kind, pid, line: this.lastStderr });
+    });
+    this.done = Promise.all([out, err, this.proc.exited]).then(([, , code]) => {
+      this.gone = true;
+      const rss = this.proc.resourceUsage()?.maxRSS;
+      const fields = { job: kind, pid, code, signal: this.proc.signalCode ?? undefined, lived_ms: Math.round(performance.now() - started) };
+      log.info("worker.exit", { ...fields, answered: this.answered, max_rss_mb: rss ? Math.round(rss / 1048576) : undefined });
+      const why = `the ${kind} worker (pid ${pid}) exited with ${this.proc.signalCode ?? `code ${code}`} before answering${this.lastStderr ? `: ${this.lastStderr}` : ""}`;
+      for (const p of this.pending.splice(0)) p.reject(new WorkerExitError(why, code === 0));
+    });
+  }
+
+  private onAnswer(line: string, kind: WorkKind, log: DaemonLog): void {
+    let a: WorkAnswer | undefined;
+    try {
+      a = JSON.parse(line) as WorkAnswer;
+    } catch {
+      // not an answer: a stray line from a library
+    }
+    const p = a && (a.answer === "ok" || a.answer === "error") ? this.pending.shift() : undefined;
+    if (!a || !p) {
+      log.warn("worker.stdout", { job: kind, pid: this.proc.pid, line: log.scrub(line) });
+      return;
+    }
+    this.answered++;
+    if (a.answer === "ok") p.resolve(a.result);
+    else p.reject(new Error(a.error));
+  }
+
+  ask(): Promise<unknown> {
+    const answer = new Promise<unknown>((resolve, reject) => this.pending.push({ resolve, reject }));
+    try {
+      this.proc.stdin.write("run\n");
+      this.proc.stdin.flush();
+    } catch {
+      // the child is going away: its exit rejects the request
+    }
+    return answer;
+  }
+}
+
+/** The child exited without answering; `idle` when it left cleanly (its linger ended as the request came). */
+export class WorkerExitError extends Error {
+  constructor(
+    message: string,
+    readonly idle: boolean,
+  ) {
+    super(message);
+  }
+}
+
+export class Workers {
+  private readonly children = new Map<WorkKind, Child>();
+  private readonly env: Record<string, string>;
+
+  constructor(
+    private readonly home: string,
+    env: Record<string, string | undefined>,
+    private readonly log: DaemonLog,
+    private readonly signal: AbortSignal,
+    private readonly command: string[] = selfCommand(),
+  ) {
+    this.env = Object.fromEntries(Object.entries(env).filter((e): e is [string, string] => e[1] !== undefined));
+    signal.addEventListener("abort", () => this.terminate("SIGTERM"), { once: true });
+  }
+
+  /** Run one unit of `kind` in its child (spawned when none is alive); rejects when the child fails or dies. */
+  async run<K extends WorkKind>(kind: K): Promise<WorkResult<K>> {
+    for (let attempt = 0; ; attempt++) {
+      if (this.signal.aborted) throw new Error("the daemon is stopping");
+      try {
+        return (await this.child(kind).ask()) as WorkResult<K>;
+      } catch (err) {
+        // A lingering child may end just as a request comes: one fresh child takes it.
+        if (!(err instanceof WorkerExitError && err.idle && attempt === 0)) throw err;
+      }
+    }
+  }
+
+  private child(kind: WorkKind): Child {
+    const alive = this.children.get(kind);
+    if (alive && !alive.gone) return alive;
+    const linger = kind === "embeddings" ? EMBED_LINGER_MS : 0;
+    const c = new Child(kind, [...this.command, "daemon", "work", kind, "--home", this.home, "--linger-ms", String(linger)], this.env, this.log);
+    this.children.set(kind, c);
+    return c;
+  }
+
+  /** Pids of the children alive now. */
+  pids(): number[] {
+    return [...this.children.values()].filter((c) => !c.gone).map((c) => c.proc.pid);
+  }
+
+  private terminate(sig: "SIGTERM" | "SIGKILL"): void {
+    for (const c of this.children.values()) {
+      if (c.gone) continue;
+      try {
+        c.proc.kill(sig);
+      } catch (err) {
+        this.log.warn("worker.kill_failed", { pid: c.proc.pid, signal: sig, error: errorMessage(err) });
+      }
+    }
+  }
+
+  /** After the stop signal (which sent SIGTERM): wait for the children, SIGKILL what is left at the deadline. */
+  async stop(deadlineMs: number): Promise<void> {
+    const all = Promise.all([...this.children.values()].map((c) => c.done));
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const inTime = await Promise.race([all.then(() => true), new Promise<boolean>((r) => (timer = setTimeout(() => r(false), deadlineMs)))]);
+    clearTimeout(timer);
+    if (inTime) return;
+    this.log.warn("worker.kill", { pids: this.pids().join(","), note: "did not stop in time" });
+    this.terminate("SIGKILL");
+    await all;
+  }
+}
+
+async function readLines(stream: ReadableStream<Uint8Array>, onLine: (line: string) => void): Promise<void> {
+  const decoder = new TextDecoder();
+  let buf = "";
+  for await (const chunk of stream) {
+    buf += decoder.decode(chunk, { stream: true });
+    for (let i = buf.indexOf("\n"); i >= 0; i = buf.indexOf("\n")) {
+      const line = buf.slice(0, i).trimEnd();
+      buf = buf.slice(i + 1);
+      if (line) onLine(line);
+    }
+  }
+  if (buf.trim()) onLine(buf.trim());
+}

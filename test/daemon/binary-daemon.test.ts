@@ -1,0 +1,51 @@
+// The compiled binary as a daemon: its child is the binary itself, drains the queue, and the daemon never maps LanceDB.
+import { afterAll, setDefaultTimeout, expect, test } from "bun:test";
+import { readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { openMemory } from "../../src/lib.ts";
+import { buildBinaryOnce, makeTempDir, removeTempDirs } from "../helpers/binary.ts";
+import { cleanup, logText, mappedFiles, processAlive, tempHome, waitFor, workerPids } from "./daemon-process.ts";
+
+// Building the binary (once per run) and real processes.
+setDefaultTimeout(120_000);
+
+afterAll(() => {
+  cleanup();
+  removeTempDirs();
+});
+
+test("compiled binary: the embeddings child is the binary itself; the daemon never maps LanceDB", async () => {
+  const bin = await buildBinaryOnce();
+  const home = tempHome();
+  const api = openMemory({ home, env: {}, drain: "off" });
+  api.add("s", [
+    { role: "user", content: "where do the deploy keys live" },
+    { role: "assistant", content: "in the vault under ops/deploy" },
+  ]);
+  api.close();
+  const cwd = makeTempDir("memvoy-cwd-");
+  const d = Bun.spawn([bin, "--daemon", "--home", home], { cwd, env: { PATH: "/usr/bin:/bin", HOME: cwd, TMPDIR: tmpdir() }, stdout: "ignore", stderr: "pipe" });
+  try {
+    const backlog = () => {
+      const a = openMemory({ home, env: {}, drain: "off" });
+      try {
+        return a.embeddingBacklog();
+      } finally {
+        a.close();
+      }
+    };
+    await waitFor(() => backlog().queued === 0, 30_000, "the queue to drain");
+    const [child] = workerPids(home, "embeddings");
+    expect(child).toBeDefined();
+    if (processAlive(child!)) {
+      const argv = readFileSync(`/proc/${child}/cmdline`, "utf8").split("\0");
+      expect(argv.slice(0, 4)).toEqual([bin, "daemon", "work", "embeddings"]);
+    }
+    expect(mappedFiles(d.pid)).not.toMatch(/lancedb/i);
+    d.kill("SIGTERM");
+    expect(await d.exited).toBe(0);
+    expect(logText(home)).toContain("worker.exit job=embeddings");
+  } finally {
+    if (d.exitCode === null) d.kill(9);
+  }
+});
