@@ -7,7 +7,7 @@ import { assertSessionId } from "../shared/session-id.ts";
 import { isTimeRange, type TimeRange } from "../shared/time.ts";
 import type { MemoryContext } from "../memory/memory-context.ts";
 import { appendMessages, type AppendResult } from "../memory/write-path.ts";
-import { listSessions, discoverSessions, type SessionInfo } from "../memory/sessions-list.ts";
+import { listSessions, discoverSessions, ensureBackfilled, type SessionInfo } from "../memory/sessions-list.ts";
 import { readSessionHistory, type HistoryOptions } from "../memory/history-view.ts";
 import { removeSession, resetSession, type ResetResult } from "../memory/session-admin.ts";
 import { runDoctor, type DoctorReport } from "../memory/doctor.ts";
@@ -73,6 +73,7 @@ export class MemoryApi {
   async search(options: SearchOptions): Promise<SearchResult> {
     const o = checkSearchOptions(options);
     if (o.session === undefined) discoverSessions(this.ctx);
+    else ensureBackfilled(this.ctx, o.session);
     const match = o.match ?? "keyword";
     if (match !== "keyword") return this.#semantic.search(match, { ...o, now: this.ctx.now() });
     const hits = keywordSearch(this.ctx.db, { ...o, now: this.ctx.now() });
