@@ -1,9 +1,11 @@
 // Keyword search: FTS5 bm25 over the archive (rows no longer in history.json) plus a case-insensitive
-// substring match over recent rows, merged, deduplicated by id and ranked.
+// substring match over recent rows, merged, deduplicated by id and ranked. When the substring match
+// finds too little (a question rarely holds all its words verbatim), recent rows are also ranked by
+// bm25 on their stems, so match quality decides there too.
 import type { StoredMessage } from "../shared/message.ts";
 import { rangeStart, type TimeRange } from "../shared/time.ts";
 import type { Db } from "../storage/sqlite/write-lock.ts";
-import { scanRecent, searchArchive, type KeywordFilter } from "../storage/sqlite/keyword-queries.ts";
+import { scanRecent, searchFts, type KeywordFilter } from "../storage/sqlite/keyword-queries.ts";
 import { ftsAllQuery, ftsAnyQuery, queryTerms, type QueryTerm } from "./query-terms.ts";
 import { findMatches, makeSnippet } from "./snippet.ts";
 import type { SearchHit } from "./search-types.ts";
@@ -14,6 +16,8 @@ export interface KeywordOptions {
   range?: TimeRange;
   limit?: number;
   now: bigint;
+  /** Rank recent rows by bm25 on their stems too (default true; hybrid search has its own such list). */
+  rankRecent?: boolean;
 }
 
 /** bm25 magnitudes map into (0, 1); recent-row quality is on the same scale. */
@@ -36,12 +40,18 @@ export function keywordSearch(db: Db, o: KeywordOptions): SearchHit[] {
   };
 
   const all = ftsAllQuery(terms);
-  if (all) for (const r of searchArchive(db, all, filter, limit)) add(r.message, "archive", archiveScore(r.rank));
-  if (hits.size < limit) {
-    const any = ftsAnyQuery(terms);
-    if (any) for (const r of searchArchive(db, any, filter, limit)) add(r.message, "archive", archiveScore(r.rank) * 0.6);
+  const any = ftsAnyQuery(terms);
+  if (all) for (const r of searchFts(db, all, filter, limit, "archive")) add(r.message, "archive", archiveScore(r.rank));
+  if (any && hits.size < limit) for (const r of searchFts(db, any, filter, limit, "archive")) add(r.message, "archive", archiveScore(r.rank) * 0.6);
+  const substring = new Map(recentMatches(db, terms, filter, limit, o.now).map(([m, q]) => [m.id, { m, q }]));
+  if (o.rankRecent !== false && (any ?? all)) {
+    // Match quality on recent rows: bm25 over any term, lifted when every term is there verbatim.
+    for (const r of searchFts(db, (any ?? all)!, filter, limit * 2, "recent")) {
+      const verbatim = substring.get(r.message.id);
+      add(r.message, "recent", archiveScore(r.rank) + (verbatim ? 0.1 + verbatim.q * 0.1 : 0));
+    }
   }
-  for (const [m, q] of recentMatches(db, terms, filter, limit, o.now)) add(m, "recent", q);
+  for (const { m, q } of substring.values()) add(m, "recent", q);
 
   return [...hits.values()].sort((a, b) => b.score - a.score || Number(b.message.sendAt - a.message.sendAt)).slice(0, limit);
 }

@@ -45,10 +45,10 @@ function words(segment: string, push: (t: QueryTerm) => void): void {
  * One term as an FTS5 expression: its stemmed form (the index holds stems), or the word as a prefix so
  * partial words typed so far match; a bigram phrase for CJK; a prefix for one CJK character.
  */
-function ftsTerm(t: QueryTerm): string {
+function ftsTerm(t: QueryTerm, prefix = true): string {
   if (!t.cjk) {
     const stemmed = `"${searchForm(t.text).trim().replaceAll('"', '""')}"`;
-    return t.text.length >= 3 && /^[a-z0-9]+$/.test(t.text) ? `(${stemmed} OR "${t.text}"*)` : stemmed;
+    return prefix && t.text.length >= 3 && /^[a-z0-9]+$/.test(t.text) ? `(${stemmed} OR "${t.text}"*)` : stemmed;
   }
   const chars = Array.from(t.text);
   if (chars.length === 1) return `"${t.text}"*`;
@@ -61,11 +61,12 @@ function ftsTerm(t: QueryTerm): string {
 export function ftsAllQuery(terms: readonly QueryTerm[]): string | undefined {
   const content = terms.filter((t) => !t.stop);
   const use = content.length > 0 ? content : terms;
-  return use.length ? use.map(ftsTerm).join(" AND ") : undefined;
+  return use.length ? use.map((t) => ftsTerm(t)).join(" AND ") : undefined;
 }
 
 /** Any content term may match (the fallback that fills a short AND result). */
 export function ftsAnyQuery(terms: readonly QueryTerm[]): string | undefined {
   const content = terms.filter((t) => !t.stop);
-  return content.length > 1 ? content.map(ftsTerm).join(" OR ") : undefined;
+  // Whole words only: prefixes of several words would drown bm25 in partial matches.
+  return content.length > 1 ? content.map((t) => ftsTerm(t, false)).join(" OR ") : undefined;
 }

@@ -57,23 +57,26 @@ function windowMatches(db: Database, match: string, session: string | undefined)
 
 const CHUNK = 32;
 
-/** Archived rows among `seqs` (at most CHUNK) passing the filter. */
-function archivedRows(db: Database, seqs: readonly bigint[], f: KeywordFilter): Row[] {
+export type Tier = "archive" | "recent";
+
+/** Rows of the tier among `seqs` (at most CHUNK) passing the filter. */
+function tierRows(db: Database, seqs: readonly bigint[], f: KeywordFilter, tier: Tier): Row[] {
   const args: (bigint | number)[] = seqs.slice();
   while (args.length < CHUNK) args.push(0); // seq 0 never exists
-  let sql = `SELECT ${COLS} FROM messages m WHERE m.seq IN (${"?,".repeat(CHUNK - 1)}?) AND m.recent = 0`;
+  let sql = `SELECT ${COLS} FROM messages m WHERE m.seq IN (${"?,".repeat(CHUNK - 1)}?) AND m.recent = ${tier === "recent" ? 1 : 0}`;
   if (f.since !== undefined) (sql += " AND m.send_at >= ?"), args.push(f.since);
   return db.query(sql).all(...args) as Row[];
 }
 
-export function searchArchive(db: Database, match: string, f: KeywordFilter, limit: number): RankedMessage[] {
-  if (!hasArchived(db, f.session)) return [];
+/** bm25-ranked FTS matches in one tier: the archive (rows no longer in history.json) or the recent rows. */
+export function searchFts(db: Database, match: string, f: KeywordFilter, limit: number, tier: Tier = "archive"): RankedMessage[] {
+  if (tier === "archive" && !hasArchived(db, f.session)) return [];
   const window = windowMatches(db, match, f.session).sort((a, b) => a[1] - b[1] || (a[0] < b[0] ? -1 : 1)); // ties: oldest first
   // Best rank first; fetch rows chunk by chunk until `limit` pass the filter (usually the first chunk).
   const out: RankedMessage[] = [];
   for (let i = 0; i < window.length && out.length < limit; i += CHUNK) {
     const chunk = window.slice(i, i + CHUNK);
-    const rows = new Map(archivedRows(db, chunk.map((c) => c[0]), f).map((r) => [r.seq, r]));
+    const rows = new Map(tierRows(db, chunk.map((c) => c[0]), f, tier).map((r) => [r.seq, r]));
     for (const [seq, rank] of chunk) {
       const r = rows.get(seq);
       if (r && out.length < limit) out.push({ message: toStored(r), rank });
