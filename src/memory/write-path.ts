@@ -7,7 +7,7 @@ import { ensureDir } from "../shared/atomic-write.ts";
 import { newId } from "../shared/ids.ts";
 import type { MessageRecord } from "../shared/message.ts";
 import { assertSessionId } from "../shared/session-id.ts";
-import { readHistory, recordBytes, stageHistory, type HistoryDoc } from "../storage/history/history-file.ts";
+import { readHistory, serializeRecord, stageHistory, type HistoryDoc } from "../storage/history/history-file.ts";
 import { archiveBefore, insertMessages, knownIds, sessionHasMessages } from "../storage/sqlite/messages-repo.ts";
 import { withWriteLock } from "../storage/sqlite/write-lock.ts";
 import { compactionCut } from "./compaction.ts";
@@ -39,10 +39,12 @@ export function appendMessages(ctx: MemoryContext, session: string, inputs: read
       return r;
     });
     const all = doc.records.concat(added);
-    const bytes = doc.bytes + added.reduce((n, r) => n + recordBytes(r), 0);
+    const json = new Map(added.map((r) => [r, serializeRecord(r)] as const)); // serialised once, for the size and the file
+    let bytes = doc.bytes;
+    for (const text of json.values()) bytes += Buffer.byteLength(text) + 2; // recordBytes()
     const cut = compactionCut(all, bytes, ctx.config.limits.max_history_bytes);
     const kept = cut > 0 ? all.slice(cut) : all;
-    const staged = stageHistory(file, kept);
+    const staged = stageHistory(file, kept, json);
     try {
       withWriteLock(ctx.db, () => {
         const now = ctx.now();

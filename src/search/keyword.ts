@@ -5,7 +5,7 @@
 import type { StoredMessage } from "../shared/message.ts";
 import { rangeStart, type TimeRange } from "../shared/time.ts";
 import type { Db } from "../storage/sqlite/write-lock.ts";
-import { scanRecent, searchFts, type KeywordFilter } from "../storage/sqlite/keyword-queries.ts";
+import { scanRecent, searchFts, type KeywordFilter, type WindowMatch } from "../storage/sqlite/keyword-queries.ts";
 import { ftsAllQuery, ftsAnyQuery, queryTerms, type QueryTerm } from "./query-terms.ts";
 import { findMatches, makeSnippet } from "./snippet.ts";
 import type { SearchHit } from "./search-types.ts";
@@ -41,12 +41,13 @@ export function keywordSearch(db: Db, o: KeywordOptions): SearchHit[] {
 
   const all = ftsAllQuery(terms);
   const any = ftsAnyQuery(terms);
-  if (all) for (const r of searchFts(db, all, filter, limit, "archive")) add(r.message, "archive", archiveScore(r.rank));
-  if (any && hits.size < limit) for (const r of searchFts(db, any, filter, limit, "archive")) add(r.message, "archive", archiveScore(r.rank) * 0.6);
+  const windows = new Map<string, WindowMatch[]>(); // one FTS pass per expression, shared by both tiers
+  if (all) for (const r of searchFts(db, all, filter, limit, "archive", windows)) add(r.message, "archive", archiveScore(r.rank));
+  if (any && hits.size < limit) for (const r of searchFts(db, any, filter, limit, "archive", windows)) add(r.message, "archive", archiveScore(r.rank) * 0.6);
   const substring = new Map(recentMatches(db, terms, filter, limit, o.now).map(([m, q]) => [m.id, { m, q }]));
   if (o.rankRecent !== false && (any ?? all)) {
     // Match quality on recent rows: bm25 over any term, lifted when every term is there verbatim.
-    for (const r of searchFts(db, (any ?? all)!, filter, limit * 2, "recent")) {
+    for (const r of searchFts(db, (any ?? all)!, filter, limit * 2, "recent", windows)) {
       const verbatim = substring.get(r.message.id);
       add(r.message, "recent", archiveScore(r.rank) + (verbatim ? 0.1 + verbatim.q * 0.1 : 0));
     }

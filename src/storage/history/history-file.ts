@@ -74,8 +74,8 @@ export function serializeRecord(r: MessageRecord): string {
   return JSON.stringify(o);
 }
 
-export function serializeHistory(records: readonly MessageRecord[]): string {
-  return records.length === 0 ? "[]\n" : "[\n" + records.map(serializeRecord).join(",\n") + "\n]\n";
+export function serializeHistory(records: readonly MessageRecord[], json: (r: MessageRecord) => string = serializeRecord): string {
+  return records.length === 0 ? "[]\n" : "[\n" + records.map(json).join(",\n") + "\n]\n";
 }
 
 /** Bytes one record adds to the file (its JSON plus the ",\n" separator). */
@@ -164,9 +164,13 @@ export function readHistory(file: string): HistoryDoc {
   return doc;
 }
 
-/** Stage a new history.json (synced temp file); commit() renames it into place. */
-export function stageHistory(file: string, records: readonly MessageRecord[]): StagedFile {
-  const data = appendedData(file, records) ?? [Buffer.from(serializeHistory(records), "utf8")];
+/**
+ * Stage a new history.json (synced temp file); commit() renames it into place. `serialized` may hold the
+ * JSON of some records already (serializeRecord output), so they are not serialised twice.
+ */
+export function stageHistory(file: string, records: readonly MessageRecord[], serialized?: ReadonlyMap<MessageRecord, string>): StagedFile {
+  const json = (r: MessageRecord) => serialized?.get(r) ?? serializeRecord(r);
+  const data = appendedData(file, records, json) ?? [Buffer.from(serializeHistory(records, json), "utf8")];
   const size = data.reduce((n, b) => n + b.length, 0);
   const staged = stageFileAtomic(file, data);
   return {
@@ -187,13 +191,13 @@ const CLOSE = Buffer.from("\n]\n");
 const MAX_CHUNKS = 8;
 
 /** When `records` only appends to what the cache holds for this file, add a chunk instead of re-serialising. */
-function appendedData(file: string, records: readonly MessageRecord[]): Buffer[] | undefined {
+function appendedData(file: string, records: readonly MessageRecord[], json: (r: MessageRecord) => string): Buffer[] | undefined {
   const hit = cache.get(file);
   const tail = hit?.data[hit.data.length - 1];
   if (!hit || !tail || hit.records.length === 0 || hit.records.length >= records.length || tail.length < 3 || !tail.subarray(-3).equals(CLOSE)) return undefined;
   const last = hit.records.length - 1;
   if (records[last] !== hit.records[last] || records[0] !== hit.records[0] || stampOf(file) !== hit.stamp) return undefined;
-  const added = records.slice(hit.records.length).map(serializeRecord).join(",\n");
+  const added = records.slice(hit.records.length).map(json).join(",\n");
   const chunks = hit.data.slice(0, -1).concat(tail.subarray(0, tail.length - 3), Buffer.from(",\n" + added + "\n]\n", "utf8"));
   return chunks.length > MAX_CHUNKS ? [Buffer.concat(chunks)] : chunks;
 }

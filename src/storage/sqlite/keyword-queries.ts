@@ -18,7 +18,7 @@ export interface RankedMessage {
  * Only the newest this-many matches (of the session, when one is given) are ranked: bm25 costs about a
  * microsecond per matching row, so a common term would otherwise cost a scan of every row holding it.
  */
-export const RANK_WINDOW = 4_000;
+export const RANK_WINDOW = 2_000;
 
 const COLS = MESSAGE_COLUMNS.split(", ").map((c) => "m." + c).join(", ");
 type Row = Parameters<typeof toStored>[0];
@@ -30,16 +30,22 @@ function hasArchived(db: Database, session: string | undefined): boolean {
     : db.query("SELECT 1 FROM message_meta WHERE session_id = ?").get(session) !== null;
 }
 
+/** One windowed match: its seq, its bm25, and whether it is still in history.json (recent). */
+export type WindowMatch = [seq: bigint, rank: number, recent: bigint | number];
+
+// Whether a match is recent, read from the small covering index instead of the table row.
+const RECENT_FLAG = "EXISTS (SELECT 1 FROM messages r INDEXED BY messages_recent_text WHERE r.seq = messages_fts.rowid AND r.recent = 1)";
+
 /**
- * The newest RANK_WINDOW matches with their bm25, in one FTS pass (rowid order is FTS5's native order, so
- * the LIMIT stops the scan). For one session the pass is bounded by the session's seq span and filtered
- * against its seqs before bm25 is computed.
+ * The newest RANK_WINDOW matches with their bm25 and recent flag, in one FTS pass (rowid order is FTS5's
+ * native order, so the LIMIT stops the scan). For one session the pass is bounded by the session's seq
+ * span and filtered against its seqs before bm25 is computed.
  */
-function windowMatches(db: Database, match: string, session: string | undefined): [bigint, number][] {
+function windowMatches(db: Database, match: string, session: string | undefined): WindowMatch[] {
   if (session === undefined) {
     return db
-      .query("SELECT rowid, bm25(messages_fts) FROM messages_fts WHERE messages_fts MATCH ? ORDER BY rowid DESC LIMIT ?")
-      .values(match, RANK_WINDOW) as [bigint, number][];
+      .query(`SELECT rowid, bm25(messages_fts), ${RECENT_FLAG} FROM messages_fts WHERE messages_fts MATCH ? ORDER BY rowid DESC LIMIT ?`)
+      .values(match, RANK_WINDOW) as WindowMatch[];
   }
   const span = db
     .query(
@@ -49,10 +55,10 @@ function windowMatches(db: Database, match: string, session: string | undefined)
   if (span.lo === null || span.hi === null) return [];
   return db
     .query(
-      "SELECT rowid, bm25(messages_fts) FROM messages_fts WHERE messages_fts MATCH ?1 AND rowid >= ?2 AND rowid <= ?3 " +
+      `SELECT rowid, bm25(messages_fts), ${RECENT_FLAG} FROM messages_fts WHERE messages_fts MATCH ?1 AND rowid >= ?2 AND rowid <= ?3 ` +
         "AND +rowid IN (SELECT seq FROM messages WHERE session_id = ?4) ORDER BY rowid DESC LIMIT ?5",
     )
-    .values(match, span.lo, span.hi, session, RANK_WINDOW) as [bigint, number][];
+    .values(match, span.lo, span.hi, session, RANK_WINDOW) as WindowMatch[];
 }
 
 const CHUNK = 32;
@@ -68,14 +74,28 @@ function tierRows(db: Database, seqs: readonly bigint[], f: KeywordFilter, tier:
   return db.query(sql).all(...args) as Row[];
 }
 
-/** bm25-ranked FTS matches in one tier: the archive (rows no longer in history.json) or the recent rows. */
-export function searchFts(db: Database, match: string, f: KeywordFilter, limit: number, tier: Tier = "archive"): RankedMessage[] {
+/**
+ * bm25-ranked FTS matches in one tier: the archive (rows no longer in history.json) or the recent rows.
+ * `windows` may carry the FTS passes of earlier calls of the same search (same expression and session).
+ */
+export function searchFts(
+  db: Database,
+  match: string,
+  f: KeywordFilter,
+  limit: number,
+  tier: Tier = "archive",
+  windows?: Map<string, WindowMatch[]>,
+): RankedMessage[] {
   if (tier === "archive" && !hasArchived(db, f.session)) return [];
-  const window = windowMatches(db, match, f.session).sort((a, b) => a[1] - b[1] || (a[0] < b[0] ? -1 : 1)); // ties: oldest first
+  const key = `${f.session ?? ""}\0${match}`;
+  let window = windows?.get(key);
+  if (!window) (window = windowMatches(db, match, f.session)), windows?.set(key, window);
+  const flag = tier === "recent" ? 1 : 0;
+  const ranked = window.filter((w) => Number(w[2]) === flag).sort((a, b) => a[1] - b[1] || (a[0] < b[0] ? -1 : 1)); // ties: oldest first
   // Best rank first; fetch rows chunk by chunk until `limit` pass the filter (usually the first chunk).
   const out: RankedMessage[] = [];
-  for (let i = 0; i < window.length && out.length < limit; i += CHUNK) {
-    const chunk = window.slice(i, i + CHUNK);
+  for (let i = 0; i < ranked.length && out.length < limit; i += CHUNK) {
+    const chunk = ranked.slice(i, i + CHUNK);
     const rows = new Map(tierRows(db, chunk.map((c) => c[0]), f, tier).map((r) => [r.seq, r]));
     for (const [seq, rank] of chunk) {
       const r = rows.get(seq);
