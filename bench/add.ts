@@ -12,7 +12,7 @@ const HISTORY_BYTES = 1024 * 1024;
 const SAMPLES = quick ? 50 : 400;
 
 const home = scratchDir("add");
-const api = openMemory({ home, env: {} });
+const api = openMemory({ home, env: {}, drain: "off" }); // the embedding drain is measured by bench/semantic.ts
 const next = sessionStream(42);
 const session = "big";
 try {

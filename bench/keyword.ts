@@ -54,6 +54,8 @@ async function timeSearches(home: string): Promise<Map<BenchQuery, number[]>> {
   return out;
 }
 
+const rgCounts = new Map<BenchQuery, number>();
+
 function timeRg(): Map<BenchQuery, number> {
   const out = new Map<BenchQuery, number>();
   for (const q of queries) {
@@ -66,6 +68,7 @@ function timeRg(): Map<BenchQuery, number> {
       const ms = performance.now() - t;
       if (r.exitCode !== 0 && r.exitCode !== 1) throw new Error(`rg failed (${r.exitCode}): ${cmd}\n${r.stderr}`);
       if (i > 0) times.push(ms); // the first run warms the page cache
+      rgCounts.set(q, Number(r.stdout.toString().trim()));
     }
     out.set(q, summarize(times).p50);
   }
@@ -83,12 +86,12 @@ const archived = await timeSearches(archivedHome);
 const byDefault = await timeSearches(defaultHome);
 const rg = timeRg();
 
-log("\n| query | group | memvoy p50 (archived) | memvoy p50 (default limit) | rg p50 | rg / memvoy |");
-log("|---|---|---|---|---|---|");
+log("\n| query | group | memvoy p50 (archived) | memvoy p50 (default limit) | rg p50 | rg / memvoy | rg lines |");
+log("|---|---|---|---|---|---|---|");
 for (const q of queries) {
   const a = p50Of(archived, q);
   const r = rg.get(q);
-  log(`| ${label(q)} | ${q.group} | ${fmtMs(a)} | ${fmtMs(p50Of(byDefault, q))} | ${r === undefined ? "-" : fmtMs(r)} | ${r === undefined ? "-" : (r / a).toFixed(0) + "x"} |`);
+  log(`| ${label(q)} | ${q.group} | ${fmtMs(a)} | ${fmtMs(p50Of(byDefault, q))} | ${r === undefined ? "-" : fmtMs(r)} | ${r === undefined ? "-" : (r / a).toFixed(0) + "x"} | ${rgCounts.get(q) ?? "-"} |`);
 }
 
 const where = `${n} msgs, max_history_bytes=${ARCHIVED_MAX_HISTORY_BYTES} (${((100 * archivedFacts.archived) / archivedFacts.total).toFixed(1)}% archived)`;

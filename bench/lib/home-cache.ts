@@ -22,11 +22,11 @@ export const cacheRoot = join(tmpdir(), "memvoy-bench");
 
 function sourceHash(): string {
   const h = createHash("sha256").update(BENCH_DATA_VERSION);
-  const migrations = join(root, "src/storage/sqlite/migrations");
-  const files = KEY_SOURCES.map((f) => join(root, f)).concat(
-    readdirSync(migrations).filter((f) => f.endsWith(".sql")).sort().map((f) => join(migrations, f)),
+  const migrations = "src/storage/sqlite/migrations";
+  const files = KEY_SOURCES.concat(
+    readdirSync(join(root, migrations)).filter((f) => f.endsWith(".sql")).sort().map((f) => `${migrations}/${f}`),
   );
-  for (const f of files) h.update(f).update(readFileSync(f));
+  for (const f of files) h.update(f).update(readFileSync(join(root, f))); // relative names: any clone gets the same key
   return h.digest("hex").slice(0, 10);
 }
 
@@ -60,9 +60,23 @@ export function adoptIntoCache(name: string, dir: string): string {
   return target;
 }
 
-/** A scratch folder for building something that may later be adopted into the cache. */
+/** Whether a process with this pid is alive. */
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+/** A scratch folder for building something that may later be adopted into the cache (stale ones are removed). */
 export function scratchDir(name: string): string {
   mkdirSync(cacheRoot, { recursive: true });
+  for (const entry of readdirSync(cacheRoot)) {
+    const m = /^build-(\d+)-/.exec(entry);
+    if (m && !alive(Number(m[1]))) rmSync(join(cacheRoot, entry), { recursive: true, force: true });
+  }
   const dir = join(cacheRoot, `build-${process.pid}-${name}`);
   rmSync(dir, { recursive: true, force: true });
   return dir;

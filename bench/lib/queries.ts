@@ -44,12 +44,15 @@ export function benchQueries(sessions: number): BenchQuery[] {
   ];
 }
 
-/** The same search with rg over the JSONL export (substring, case-insensitive; terms chained with pipes). */
+/**
+ * The same search with rg over the JSONL export (substring, case-insensitive; terms chained with pipes),
+ * counted by wc so the matching lines are not held in memory.
+ */
 export function rgCommand(q: BenchQuery, file: string): string | undefined {
   if (q.range) return undefined; // rg has no notion of a message's time
   const quote = (s: string) => `'${s.replaceAll("'", "'\\''")}'`;
   const terms = q.query.split(/\s+/).filter(Boolean);
   const stages = terms.map((t) => `rg -i -F -e ${quote(t)}`);
   const first = q.session ? `rg -F -e ${quote(`"session":"${q.session}"`)} ${quote(file)}` : `${stages.shift()} ${quote(file)}`;
-  return [first, ...stages].join(" | ");
+  return [first, ...stages, "wc -l"].join(" | ");
 }

@@ -2,8 +2,8 @@
 import { quick } from "./report.ts";
 import type { HomeSpec } from "./build-home.ts";
 
-/** limits.max_history_bytes of the "archived" home: history.json stays small, so nearly every row is archived. */
-export const ARCHIVED_MAX_HISTORY_BYTES = 16 * 1024;
+/** limits.max_history_bytes of the "archived" home: the minimum allowed, so history.json keeps about the context window (~16 messages) and nearly every row is archived. */
+export const ARCHIVED_MAX_HISTORY_BYTES = 4096;
 
 export const IMPORT_SPEC: HomeSpec = quick
   ? { messages: 20_000, sessions: 100, batch: 100 }
