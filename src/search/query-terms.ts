@@ -13,6 +13,8 @@ export interface QueryTerm {
   text: string;
   cjk: boolean;
   stop: boolean;
+  /** The word being typed: the last one, with no space after it. It also matches as a prefix. */
+  partial?: boolean;
 }
 
 const WORD = /[\p{L}\p{N}_]+(?:['’][\p{L}]+)?/gu;
@@ -31,6 +33,8 @@ export function queryTerms(query: string): QueryTerm[] {
     last = m.index! + m[0].length;
   }
   words(text.slice(last), push);
+  const tail = out[out.length - 1];
+  if (tail && !tail.cjk && !/\s$/.test(query) && text.endsWith(tail.text)) tail.partial = true;
   return out;
 }
 
@@ -42,13 +46,14 @@ function words(segment: string, push: (t: QueryTerm) => void): void {
 }
 
 /**
- * One term as an FTS5 expression: its stemmed form (the index holds stems), or the word as a prefix so
- * partial words typed so far match; a bigram phrase for CJK; a prefix for one CJK character.
+ * One term as an FTS5 expression: its stemmed form (the index holds stems) — and, for the word still
+ * being typed, the word as a prefix too (FTS5 has no prefix index, so prefixes are not free); a bigram
+ * phrase for CJK; a prefix for one CJK character.
  */
 function ftsTerm(t: QueryTerm, prefix = true): string {
   if (!t.cjk) {
     const stemmed = `"${searchForm(t.text).trim().replaceAll('"', '""')}"`;
-    return prefix && t.text.length >= 3 && /^[a-z0-9]+$/.test(t.text) ? `(${stemmed} OR "${t.text}"*)` : stemmed;
+    return prefix && t.partial && t.text.length >= 3 && /^[a-z0-9]+$/.test(t.text) ? `(${stemmed} OR "${t.text}"*)` : stemmed;
   }
   const chars = Array.from(t.text);
   if (chars.length === 1) return `"${t.text}"*`;
