@@ -213,6 +213,7 @@ function checkSearchOptions(o: SearchOptions): SearchOptions {
   if (o.limit !== undefined && (!Number.isInteger(o.limit) || o.limit < 1 || o.limit > 1000)) {
     throw new InputError(`invalid limit ${o.limit}: use a whole number from 1 to 1000`);
   }
+  if (o.order !== undefined && o.order !== "relevance" && o.order !== "newest") throw new InputError(`invalid order ${JSON.stringify(o.order)}: use relevance or newest`);
   if (o.match !== undefined && !["keyword", "semantic", "hybrid"].includes(o.match)) {
     throw new InputError(`invalid match mode ${JSON.stringify(o.match)}: use keyword, semantic or hybrid`);
   }

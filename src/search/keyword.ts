@@ -18,6 +18,8 @@ export interface KeywordOptions {
   now: bigint;
   /** Rank recent rows by bm25 on their stems too (default true; hybrid search has its own such list). */
   rankRecent?: boolean;
+  /** "newest": every term must match, newest first, no bm25 — fast enough to run on every keystroke. */
+  order?: "relevance" | "newest";
 }
 
 /** bm25 magnitudes map into (0, 1); recent-row quality is on the same scale. */
@@ -42,6 +44,11 @@ export function keywordSearch(db: Db, o: KeywordOptions): SearchHit[] {
   const all = ftsAllQuery(terms);
   const any = ftsAnyQuery(terms);
   const windows = new Map<string, WindowMatch[]>(); // one FTS pass per expression, shared by both tiers
+  if (o.order === "newest") {
+    if (all) for (const tier of ["archive", "recent"] as const) for (const r of searchFts(db, all, filter, limit, tier, windows, true)) add(r.message, tier, 0.5);
+    if (hits.size < limit) for (const [m, q] of recentMatches(db, terms, filter, limit, o.now)) add(m, "recent", q);
+    return [...hits.values()].sort((a, b) => Number(b.message.sendAt - a.message.sendAt) || b.score - a.score).slice(0, limit);
+  }
   if (all) for (const r of searchFts(db, all, filter, limit, "archive", windows)) add(r.message, "archive", archiveScore(r.rank));
   if (any && hits.size < limit) for (const r of searchFts(db, any, filter, limit, "archive", windows)) add(r.message, "archive", archiveScore(r.rank) * 0.6);
   const substring = new Map(recentMatches(db, terms, filter, limit, o.now).map(([m, q]) => [m.id, { m, q }]));

@@ -11,6 +11,8 @@ export interface SearchOptions {
   match?: MatchMode;
   range?: TimeRange;
   limit?: number;
+  /** Keyword mode: "newest" lists matches of every term newest first without bm25 (for search as you type). */
+  order?: "relevance" | "newest";
 }
 
 export interface SearchHit {

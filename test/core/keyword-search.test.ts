@@ -93,6 +93,17 @@ describe("keyword search", () => {
     expect(cjk.highlights.map(([s, e]) => cjk.snippet.slice(s, e))).toEqual(["數據"]);
   });
 
+  test("order newest: every term must match, newest first (the search-as-you-type path)", async () => {
+    const r = await api.search({ query: "deploy", order: "newest", limit: 20 });
+    const times = r.hits.map((h) => h.message.sendAt);
+    expect(times).toEqual([...times].sort((a, b) => (a > b ? -1 : a < b ? 1 : 0)));
+    expect(r.hits.map((h) => h.message.content.slice(0, 12))).toContain("We deployed ");
+    expect(r.hits[0]!.message.content).toBe("Sure, redeploying now");
+    const both = await api.search({ query: "deployment rollback", order: "newest" });
+    expect(both.hits.map((h) => h.message.content.slice(0, 23))).toEqual(["The deployment finished"]);
+    await expect(api.search({ query: "x", order: "best" as "newest" })).rejects.toThrow(/invalid order/);
+  });
+
   test("invalid options are refused", async () => {
     await expect(api.search({ query: " " })).rejects.toThrow(/needs a query/);
     await expect(api.search({ query: "x", session: "../x" })).rejects.toThrow(/invalid session id/);

@@ -106,6 +106,15 @@ describe("search", () => {
     expect(s).toContain("beta-billing · ");
   }, T);
 
+  test("while typing, keyword matches come newest first; the ranked answer replaces them when typing rests", async () => {
+    tui = await openSearch();
+    tui.type("deploy");
+    const quick = await tui.waitFor(/hits? for "deploy"  newest first · ranking…/, 5_000);
+    expect(quick).toContain("mode hybrid");
+    const ranked = await tui.waitFor(/hits? for "deploy"(?!  newest first)/);
+    expect(ranked).not.toContain("ranking…");
+  }, T);
+
   test("a mode that cannot answer falls back to keyword matches and says why", async () => {
     const h = await makeHome();
     // The vector store cannot be opened: a file stands where its folder should be.
@@ -116,8 +125,9 @@ describe("search", () => {
     tui.keys("/");
     await tui.waitFor("Search:");
     tui.type("idempotent");
-    let s = await tui.waitFor(/hit for "idempotent"/);
-    expect(s).toContain("semantic side unavailable"); // hybrid: the API answers with keyword hits and a note
+    // First keyword matches newest first, then the ranked hybrid answer: keyword hits and a note.
+    let s = await tui.waitFor(/hit for "idempotent"  semantic side unavailable/);
+    expect(s).toContain("Stripe webhooks arrive twice");
     tui.keys("Tab", "Tab"); // keyword, then semantic
     s = await tui.waitFor("semantic unavailable → keyword");
     s = await tui.waitFor("semantic unavailable: cannot open the vector store");

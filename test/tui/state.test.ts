@@ -236,7 +236,20 @@ describe("SearchState", () => {
     const third = s.request()!;
     s.accept(third, result(["c", "b"]));
     expect(s.selectedHit()!.message.id).toBe("b");
-    expect(s.answered).toEqual({ query: "deploy", match: "hybrid" });
+    expect(s.answered).toEqual({ query: "deploy", match: "hybrid", newest: false });
+  });
+
+  test("a quick request asks for keyword matches newest first; the full one for the chosen mode", () => {
+    const s = new SearchState();
+    s.insert("deploy");
+    const quick = s.request(true)!;
+    expect(quick.options).toMatchObject({ query: "deploy", match: "keyword", order: "newest" });
+    const full = s.request()!;
+    expect(full.options.match).toBe("hybrid");
+    expect(full.options.order).toBeUndefined();
+    expect(s.accept(quick, result(["x"]))).toBe(false); // the full answer is the current one now
+    expect(s.accept(full, result(["a"]))).toBe(true);
+    expect(s.answered).toEqual({ query: "deploy", match: "hybrid", newest: false });
   });
 
   test("an unavailable mode falls back to keyword until it is chosen again", () => {

@@ -41,11 +41,13 @@ const RECENT_FLAG = "EXISTS (SELECT 1 FROM messages r INDEXED BY messages_recent
  * native order, so the LIMIT stops the scan). For one session the pass is bounded by the session's seq
  * span and filtered against its seqs before bm25 is computed.
  */
-function windowMatches(db: Database, match: string, session: string | undefined): WindowMatch[] {
+function windowMatches(db: Database, match: string, session: string | undefined, size: number, ranked: boolean): WindowMatch[] {
+  // Without bm25 the scan stops after `size` matches; bm25 first reads every row list of the query's terms.
+  const rank = ranked ? "bm25(messages_fts)" : "0";
   if (session === undefined) {
     return db
-      .query(`SELECT rowid, bm25(messages_fts), ${RECENT_FLAG} FROM messages_fts WHERE messages_fts MATCH ? ORDER BY rowid DESC LIMIT ?`)
-      .values(match, RANK_WINDOW) as WindowMatch[];
+      .query(`SELECT rowid, ${rank}, ${RECENT_FLAG} FROM messages_fts WHERE messages_fts MATCH ? ORDER BY rowid DESC LIMIT ?`)
+      .values(match, size) as WindowMatch[];
   }
   const span = db
     .query(
@@ -55,10 +57,10 @@ function windowMatches(db: Database, match: string, session: string | undefined)
   if (span.lo === null || span.hi === null) return [];
   return db
     .query(
-      `SELECT rowid, bm25(messages_fts), ${RECENT_FLAG} FROM messages_fts WHERE messages_fts MATCH ?1 AND rowid >= ?2 AND rowid <= ?3 ` +
+      `SELECT rowid, ${rank}, ${RECENT_FLAG} FROM messages_fts WHERE messages_fts MATCH ?1 AND rowid >= ?2 AND rowid <= ?3 ` +
         "AND +rowid IN (SELECT seq FROM messages WHERE session_id = ?4) ORDER BY rowid DESC LIMIT ?5",
     )
-    .values(match, span.lo, span.hi, session, RANK_WINDOW) as WindowMatch[];
+    .values(match, span.lo, span.hi, session, size) as WindowMatch[];
 }
 
 const CHUNK = 32;
@@ -75,7 +77,8 @@ function tierRows(db: Database, seqs: readonly bigint[], f: KeywordFilter, tier:
 }
 
 /**
- * bm25-ranked FTS matches in one tier: the archive (rows no longer in history.json) or the recent rows.
+ * FTS matches in one tier: the archive (rows no longer in history.json) or the recent rows; bm25-ranked,
+ * or with `newest` the newest matches first and no bm25 (fast for a common word: results while typing).
  * `windows` may carry the FTS passes of earlier calls of the same search (same expression and session).
  */
 export function searchFts(
@@ -85,13 +88,15 @@ export function searchFts(
   limit: number,
   tier: Tier = "archive",
   windows?: Map<string, WindowMatch[]>,
+  newest = false,
 ): RankedMessage[] {
   if (tier === "archive" && !hasArchived(db, f.session)) return [];
-  const key = `${f.session ?? ""}\0${match}`;
+  const key = `${f.session ?? ""}\0${match}\0${newest}`;
   let window = windows?.get(key);
-  if (!window) (window = windowMatches(db, match, f.session)), windows?.set(key, window);
+  if (!window) (window = windowMatches(db, match, f.session, newest ? Math.max(limit * 8, 200) : RANK_WINDOW, !newest)), windows?.set(key, window);
   const flag = tier === "recent" ? 1 : 0;
-  const ranked = window.filter((w) => Number(w[2]) === flag).sort((a, b) => a[1] - b[1] || (a[0] < b[0] ? -1 : 1)); // ties: oldest first
+  const inTier = window.filter((w) => Number(w[2]) === flag);
+  const ranked = newest ? inTier : inTier.sort((a, b) => a[1] - b[1] || (a[0] < b[0] ? -1 : 1)); // ties: oldest first
   // Best rank first; fetch rows chunk by chunk until `limit` pass the filter (usually the first chunk).
   const out: RankedMessage[] = [];
   for (let i = 0; i < ranked.length && out.length < limit; i += CHUNK) {

@@ -7,10 +7,16 @@ import { typedText, type AppContext, type Key } from "./app-context.ts";
 
 /** Quiet time after a keystroke before searching: short, so results still follow typing closely. */
 export const SEARCH_DEBOUNCE_MS = 40;
+/**
+ * While typing, each pause shows keyword matches newest first (no ranking pass, fast on any home); once
+ * typing rests this long, the chosen mode (hybrid by default) replaces them with ranked results.
+ */
+export const SEARCH_RANK_MS = 250;
 
 export class SearchScreen {
   readonly state = new SearchState();
   private readonly debounce = new Debouncer(SEARCH_DEBOUNCE_MS);
+  private readonly ranking = new Debouncer(SEARCH_RANK_MS);
 
   constructor(private readonly app: AppContext) {}
 
@@ -22,6 +28,7 @@ export class SearchScreen {
 
   close(): void {
     this.debounce.cancel();
+    this.ranking.cancel();
   }
 
   handleKey(ch: string | undefined, key: Key): boolean {
@@ -48,15 +55,19 @@ export class SearchScreen {
   }
 
   private schedule(): void {
-    this.debounce.schedule(() => this.run());
+    this.ranking.cancel();
+    this.debounce.schedule(() => this.run(true));
   }
 
   /** Search now with the current inputs; a slower, older answer never replaces a newer one. */
-  run(): void {
+  run(quick = false): void {
     this.debounce.cancel();
-    const req = this.state.request();
+    this.ranking.cancel();
+    const req = this.state.request(quick);
     this.app.render();
-    if (req) this.app.guardAsync(this.execute(req));
+    if (!req) return;
+    this.app.guardAsync(this.execute(req));
+    if (quick) this.ranking.schedule(() => this.run());
   }
 
   private async execute(req: SearchRequest): Promise<void> {

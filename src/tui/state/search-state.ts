@@ -24,7 +24,7 @@ export class SearchState {
   session: string | undefined;
   hits: SearchHit[] = [];
   /** What the hit list answers (query and mode actually used), or undefined before the first answer. */
-  answered: { query: string; match: MatchMode } | undefined;
+  answered: { query: string; match: MatchMode; newest: boolean } | undefined;
   notes: string[] = [];
   error: string | undefined;
   busy = false;
@@ -73,8 +73,11 @@ export class SearchState {
     return this.unavailable.has(mode) ? "keyword" : mode;
   }
 
-  /** A request for the current inputs, or undefined (and the list cleared) when the query is blank. */
-  request(): SearchRequest | undefined {
+  /**
+   * A request for the current inputs, or undefined (and the list cleared) when the query is blank.
+   * `quick`: keyword matches newest first, cheap enough for every keystroke; the chosen mode follows.
+   */
+  request(quick = false): SearchRequest | undefined {
     const seq = ++this.seq;
     if (this.query.trim() === "") {
       this.hits = [];
@@ -86,7 +89,8 @@ export class SearchState {
       return undefined;
     }
     this.busy = true;
-    const options: SearchOptions = { query: this.query, match: this.effectiveMode(), range: this.range, limit: this.limit };
+    const options: SearchOptions = { query: this.query, match: quick ? "keyword" : this.effectiveMode(), range: this.range, limit: this.limit };
+    if (quick) options.order = "newest";
     if (this.scope === "session" && this.session !== undefined) options.session = this.session;
     return { seq, options, mode: this.mode };
   }
@@ -103,7 +107,7 @@ export class SearchState {
     this.error = undefined;
     this.hits = result.hits;
     this.notes = [...result.notes];
-    this.answered = { query: req.options.query, match: req.options.match ?? "keyword" };
+    this.answered = { query: req.options.query, match: req.options.match ?? "keyword", newest: req.options.order === "newest" };
     this.cursor.setCount(this.hits.length);
     const at = keepId ? this.hits.findIndex((h) => h.message.id === keepId) : -1;
     this.cursor.select(at >= 0 ? at : 0);

@@ -47,7 +47,7 @@ function statusLine(s: SearchState, theme: Theme, width: number): string {
   return renderLine(theme, width, [
     [found, n ? "ok" : "dim"],
     [` for "${inlineText(s.answered.query)}"`, "dim"],
-    [stale ? "  searching…" : "", "busy"],
+    [stale ? "  searching…" : s.answered.newest ? "  newest first · ranking…" : "", "busy"],
     [notes.length ? `  ${notes.join(" · ")}` : "", "dim"],
   ]);
 }
