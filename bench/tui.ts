@@ -138,7 +138,7 @@ async function endToEnd(home: string, program: string[], label: string): Promise
     return [
       { name: `end to end under tmux (${label}): start to first paint`, value: fmtMs(paint), target: "<= 300 ms", ok: paint <= 300 },
       { name: `end to end (${label}): Down to the next session's history`, value: fmtMs(sw), target: "<= 50 ms", ok: sw <= 50 },
-      { name: `end to end (${label}): keystroke to keyword results ("deploy server", 40 ms debounce included)`, value: `p50 ${fmtMs(k.p50)}, max ${fmtMs(k.max)}`, target: "<= 100 ms", ok: k.max <= 100 },
+      { name: `end to end (${label}): keystroke to keyword results ("deploy server", 20 ms debounce included)`, value: `p50 ${fmtMs(k.p50)}, max ${fmtMs(k.max)}`, target: "<= 100 ms", ok: k.max <= 100 },
       { name: `end to end (${label}): last keystroke to the ranked keyword answer (250 ms rest included)`, value: fmtMs(rest) },
     ];
   } finally {
@@ -167,7 +167,7 @@ for (const [spec, kind] of [
     rows.push({ name: `${n}, ${kind}: switch session (history all + blocks + lines)`, value: `p50 ${fmtMs(sw.p50)}, p95 ${fmtMs(sw.p95)}, max ${fmtMs(sw.max)}`, target: "<= 50 ms", ok: sw.p95 <= 50 });
     await typing(api); // warm-up: statement cache and page cache
     const ty = await typing(api);
-    rows.push({ name: `${n}, ${kind}: keyword search per keystroke (every prefix of ${TYPED.length} queries)`, value: `p50 ${fmtMs(ty.all.p50)}, p95 ${fmtMs(ty.all.p95)}; worst ${ty.worst}`, target: "<= 60 ms (+40 ms debounce)", ok: ty.all.p95 <= 60 });
+    rows.push({ name: `${n}, ${kind}: keyword search per keystroke (every prefix of ${TYPED.length} queries)`, value: `p50 ${fmtMs(ty.all.p50)}, p95 ${fmtMs(ty.all.p95)}; worst ${ty.worst}`, target: "<= 80 ms (+20 ms debounce)", ok: ty.all.p95 <= 80 });
     rows.push({ name: `${n}, ${kind}: ranked keyword search once typing rests (${TYPED.length} whole queries)`, value: `p50 ${fmtMs(ty.ranked.p50)}, max ${fmtMs(ty.ranked.max)}` });
   } finally {
     api.close();

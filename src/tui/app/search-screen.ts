@@ -6,7 +6,7 @@ import { HIT_ROWS, renderSearch, SEARCH_CHROME_ROWS } from "../views/search-view
 import { typedText, type AppContext, type Key } from "./app-context.ts";
 
 /** Quiet time after a keystroke before searching: short, so results still follow typing closely. */
-export const SEARCH_DEBOUNCE_MS = 40;
+export const SEARCH_DEBOUNCE_MS = 20;
 /**
  * While typing, each pause shows keyword matches newest first (no ranking pass, fast on any home); once
  * typing rests this long, the chosen mode (hybrid by default) replaces them with ranked results.
