@@ -1,5 +1,5 @@
 // One daemon per home: an flock on <home>/daemon.lock, released by the kernel when the holder dies.
-import { existsSync, readFileSync, statSync } from "node:fs";
+import { readFileSync, statSync } from "node:fs";
 import { tryLockFile } from "../shared/file-lock.ts";
 
 /** Take the daemon lock, retrying briefly (a `daemon status` probe may hold it for an instant). */
@@ -13,13 +13,7 @@ export async function acquireDaemonLock(path: string, waitMs = 500): Promise<(()
 }
 
 /** Whether a daemon holds the lock now. Never creates the lock file. */
-export function isDaemonLockHeld(path: string): boolean {
-  if (!existsSync(path)) return false;
-  const release = tryLockFile(path);
-  if (!release) return true;
-  release();
-  return false;
-}
+export { daemonLockHeld as isDaemonLockHeld } from "../app/daemon-probe.ts";
 
 /** The pid holding an flock on `path`, from /proc/locks (Linux); undefined when it cannot be told. */
 export function lockHolderPid(path: string): number | undefined {

@@ -1,4 +1,5 @@
 // Test helpers: start `memvoy --daemon` as a real process on a temp home, wait on its state, stop it.
+import { waitFor as pollUntil } from "../helpers/home.ts";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -56,16 +57,8 @@ export async function cli(home: string, args: string[], env: Record<string, stri
   return { code, stdout, stderr };
 }
 
-/** Poll until `check` returns a truthy value; throws after the deadline. */
-export async function waitFor<T>(check: () => T | Promise<T>, timeoutMs = 15_000, what = "condition"): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (let delay = 10; ; delay = Math.min(delay * 2, 100)) {
-    const v = await check();
-    if (v) return v;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await Bun.sleep(delay);
-  }
-}
+/** Poll until `check` returns a truthy value; throws after the deadline (15 s by default here). */
+export const waitFor = <T>(check: () => T | Promise<T>, timeoutMs = 15_000, what = "condition"): Promise<T> => pollUntil(check, timeoutMs, what);
 
 export function readJson<T = any>(path: string): T | undefined {
   try {
