@@ -4,7 +4,7 @@ import pkg from "../package.json" with { type: "json" };
 
 const argv = process.argv.slice(2);
 
-if (argv.length === 1 && (argv[0] === "--version" || argv[0] === "-V")) {
+if (argv.length === 1 && (argv[0] === "--version" || argv[0] === "-V" || argv[0] === "-v")) {
   process.stdout.write(`memvoy ${pkg.version}\n`);
 } else {
   const { runCli } = await import("./cli/main.ts");

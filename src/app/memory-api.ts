@@ -5,6 +5,7 @@ import { InputError } from "../shared/errors.ts";
 import type { StoredMessage } from "../shared/message.ts";
 import { assertSessionId } from "../shared/session-id.ts";
 import { isTimeRange, type TimeRange } from "../shared/time.ts";
+import { resolveFilter } from "../shared/time-filter.ts";
 import type { MemoryContext } from "../memory/memory-context.ts";
 import { appendMessages, type AppendResult } from "../memory/write-path.ts";
 import { listSessions, discoverSessions, ensureBackfilled, type SessionInfo } from "../memory/sessions-list.ts";
@@ -18,6 +19,7 @@ import type { SessionReport, SummarizeOptions, SummarizeReport, SummaryProgress 
 import { viewSummary, type SummaryView } from "../memory/summary/summary-view.ts";
 import { dueSessions } from "../memory/summary/due-sessions.ts";
 import { importSummary, type ImportSummaryResult } from "../memory/summary/import-summary.ts";
+import { collectStats, type StatsReport } from "../memory/stats.ts";
 import { daemonLockHeld } from "./daemon-probe.ts";
 import { keywordSearch } from "../search/keyword.ts";
 import type { SearchOptions, SearchResult } from "../search/search-types.ts";
@@ -67,7 +69,9 @@ export class MemoryApi {
 
   /** The context window (last N messages), or every message with `{all: true}`. */
   history(session: string, options: HistoryOptions = {}): StoredMessage[] {
-    return readSessionHistory(this.ctx, session, options);
+    const { since, until, role, sender, ...rest } = options;
+    const filter = resolveFilter({ since, until, role, sender }, this.ctx.now());
+    return readSessionHistory(this.ctx, session, { ...rest, filter });
   }
 
   async search(options: SearchOptions): Promise<SearchResult> {
@@ -75,8 +79,11 @@ export class MemoryApi {
     if (o.session === undefined) discoverSessions(this.ctx);
     else ensureBackfilled(this.ctx, o.session);
     const match = o.match ?? "keyword";
-    if (match !== "keyword") return this.#semantic.search(match, { ...o, now: this.ctx.now() });
-    const hits = keywordSearch(this.ctx.db, { ...o, now: this.ctx.now() });
+    const now = this.ctx.now();
+    const filter = resolveFilter(o, now);
+    const { since: _s, until: _u, role: _r, sender: _n, ...rest } = o;
+    if (match !== "keyword") return this.#semantic.search(match, { ...rest, filter, now });
+    const hits = keywordSearch(this.ctx.db, { ...rest, filter, now });
     return { hits, notes: [] };
   }
 
@@ -113,6 +120,11 @@ export class MemoryApi {
    */
   importSummary(session: string, summary: unknown): ImportSummaryResult {
     return importSummary(this.ctx, session, summary);
+  }
+
+  /** Sessions, messages and bytes per tier, vectors and their backlog, error records, disk use, tokens spent. */
+  stats(): StatsReport {
+    return collectStats(this.ctx);
   }
 
   /** Whether a daemon (`memvoy --daemon`) is running for this home now. */

@@ -19,7 +19,18 @@ const COMMANDS: Record<string, () => Promise<CommandModule>> = {
   daemon: () => import("./commands/daemon.ts"),
   errors: () => import("./commands/errors.ts"),
   demo: () => import("./commands/demo.ts"),
+  stats: () => import("./commands/stats.ts"),
+  completion: () => import("./commands/completion.ts"),
 };
+
+/** Every command name, for help, completions and the man page. */
+export const COMMAND_NAMES = Object.keys(COMMANDS);
+
+/** A command's module (its usage text and run). */
+export async function loadCommand(name: string): Promise<CommandModule | undefined> {
+  const load = COMMANDS[name];
+  return load ? await load() : undefined;
+}
 
 export function mainHelp(version: string): string {
   return `memvoy ${version}: the memory layer for AI agents
@@ -42,6 +53,9 @@ Commands:
   config show|path|check               the effective config, its file, validation
   reindex [--pending]                  rebuild every vector with the configured embedder (resumable)
   daemon status|stop                   the background daemon: state of its jobs, or stop it
+  stats                                sessions, messages and bytes per tier, vectors, errors, disk, tokens
+  completion bash|zsh|fish             print the shell completion script
+  help [COMMAND]                       this help, or a command's
 
 Daemon:
   --daemon [--verbose]                 run the daemon in the foreground (summaries, embeddings,
@@ -50,7 +64,7 @@ Daemon:
 Global options:
   --home DIR     the home (default: $MEMVOY_HOME, else $XDG_CONFIG_HOME/memvoy, else ~/.config/memvoy)
   --json         print one JSON document on stdout
-  --version      print the version
+  -v, --version  print the version
   -h, --help     help for memvoy or a command (memvoy search --help)
 
 Exit codes: 0 ok, 1 runtime failure, 2 usage, config or input error.
@@ -91,6 +105,17 @@ export async function runCli(argv: readonly string[], version: string): Promise<
         return 0;
       }
       throw new UsageError(`missing command (see memvoy --help)`);
+    }
+    if (command === "help") {
+      const rest = argv.slice(cmdIndex + 1).filter((a) => !a.startsWith("-"));
+      if (rest.length === 0) {
+        process.stdout.write(mainHelp(version));
+        return 0;
+      }
+      const mod = await loadCommand(rest[0]!);
+      if (!mod) throw new UsageError(`help: unknown command ${JSON.stringify(rest[0])} (see memvoy --help)`);
+      process.stdout.write(mod.usage.trimEnd() + "\n");
+      return 0;
     }
     const load = COMMANDS[command];
     if (!load) throw new UsageError(`unknown command ${JSON.stringify(command)} (see memvoy --help)`);

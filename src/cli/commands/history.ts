@@ -1,26 +1,33 @@
-// memvoy history SESSION [--all] [--last N]: the context window, or every message ever written.
+// memvoy history SESSION [--all] [--last N] [--since T] [--until T] [--role R] [--sender N]: the window, or every message.
 import { assertSessionId } from "../../shared/session-id.ts";
 import { bool, expectPositionals, num, parseArgs } from "../args.ts";
 import { openFromFlags, printUsage } from "../command.ts";
+import { FILTER_FLAGS, FILTER_USAGE, filterOptions } from "../filter-flags.ts";
 import { dim, messageHeader, messageJson, printJson, println } from "../output.ts";
 
 export const usage = `
-Usage: memvoy history SESSION [--all | --last N] [--json]
+Usage: memvoy history SESSION [--all | --last N] [--since TIME] [--until TIME]
+                      [--role user|assistant] [--sender NAME] [--json]
 
 Show the session's context window (the last limits.max_history_messages messages),
 or with --all every message ever written, oldest first, with a marker where the
-archive ends and history.json begins.
+archive ends and history.json begins. With a filter every message ever written is
+read and those that pass are shown (with --last N, the newest N of them).
+
+  --all         every message ever written
+  --last N      the last N messages instead of the configured window
+${FILTER_USAGE}
 `;
 
 export async function run(argv: readonly string[]): Promise<number> {
-  const p = parseArgs(argv, { all: { type: "boolean" }, last: { type: "number" } }, "history");
+  const p = parseArgs(argv, { all: { type: "boolean" }, last: { type: "number" }, ...FILTER_FLAGS }, "history");
   if (bool(p, "help")) return printUsage(usage);
   const [session] = expectPositionals(p, "history", ["SESSION"]);
   assertSessionId(session);
   const api = openFromFlags(p);
   try {
     const last = num(p, "last");
-    const list = api.history(session!, { all: bool(p, "all"), ...(last !== undefined ? { last } : {}) });
+    const list = api.history(session!, { all: bool(p, "all"), ...(last !== undefined ? { last } : {}), ...filterOptions(p) });
     if (bool(p, "json")) {
       printJson({ session, messages: list.map(messageJson) });
       return 0;

@@ -1,14 +1,16 @@
-// memvoy search QUERY [--session S] [--match M] [--range R] [--limit N]
+// memvoy search QUERY [--session S] [--match M] [--range R] [--since T] [--until T] [--role R] [--sender N] [--limit N]
 import { UsageError } from "../../shared/errors.ts";
 import { assertSessionId } from "../../shared/session-id.ts";
 import { nsToLocalSeconds, type TimeRange } from "../../shared/time.ts";
 import type { MatchMode, SearchHit } from "../../search/search-types.ts";
 import { bool, num, parseArgs, str } from "../args.ts";
 import { openFromFlags, printUsage } from "../command.ts";
+import { FILTER_FLAGS, FILTER_USAGE, filterOptions } from "../filter-flags.ts";
 import { cyan, dim, highlight, messageJson, printJson, println } from "../output.ts";
 
 export const usage = `
-Usage: memvoy search QUERY [--session S] [--match keyword|semantic|hybrid] [--range 1d|7d|30d|1y|all] [--limit N] [--json]
+Usage: memvoy search QUERY [--session S] [--match keyword|semantic|hybrid] [--range 1d|7d|30d|1y|all]
+                    [--since TIME] [--until TIME] [--role user|assistant] [--sender NAME] [--limit N] [--json]
 
 Search what was said. The query is plain text: quotes, AND, *, NEAR( or a leading -
 are just characters.
@@ -25,12 +27,13 @@ are just characters.
 
   --session S   only this session (default: all sessions)
   --match M     keyword (default), semantic or hybrid
-  --range R     1d, 7d, 30d, 1y or all (default all)
+  --range R     1d, 7d, 30d, 1y or all (default all); with --since the later bound wins
   --limit N     at most N hits (default 10)
+${FILTER_USAGE}
 `;
 
 export async function run(argv: readonly string[]): Promise<number> {
-  const p = parseArgs(argv, { session: { type: "string", short: "s" }, match: { type: "string" }, range: { type: "string" }, limit: { type: "number", short: "n" } }, "search");
+  const p = parseArgs(argv, { session: { type: "string", short: "s" }, match: { type: "string" }, range: { type: "string" }, limit: { type: "number", short: "n" }, ...FILTER_FLAGS }, "search");
   if (bool(p, "help")) return printUsage(usage);
   if (p.positionals.length === 0) throw new UsageError("search: missing QUERY (see memvoy search --help)");
   const query = p.positionals.join(" ");
@@ -44,6 +47,7 @@ export async function run(argv: readonly string[]): Promise<number> {
       match: str(p, "match") as MatchMode | undefined,
       range: str(p, "range") as TimeRange | undefined,
       limit: num(p, "limit"),
+      ...filterOptions(p),
     });
     if (bool(p, "json")) {
       printJson({ query, hits: result.hits.map(hitJson), notIndexed: result.notIndexed ?? 0, reindexNeeded: result.reindexNeeded ?? false, notes: result.notes });

@@ -1,11 +1,12 @@
 // SQL for keyword search: FTS5 over archived rows (bm25 within a newest-matches window), substring scan over recent rows.
 import type { Database } from "bun:sqlite";
 import type { StoredMessage } from "../../shared/message.ts";
+import type { MessageFilter } from "../../shared/time-filter.ts";
 import { MESSAGE_COLUMNS, toStored } from "./messages-repo.ts";
+import { filterSql } from "./message-filter-sql.ts";
 
-export interface KeywordFilter {
+export interface KeywordFilter extends MessageFilter {
   session?: string;
-  since?: bigint;
 }
 
 export interface RankedMessage {
@@ -71,9 +72,9 @@ export type Tier = "archive" | "recent";
 function tierRows(db: Database, seqs: readonly bigint[], f: KeywordFilter, tier: Tier): Row[] {
   const args: (bigint | number)[] = seqs.slice();
   while (args.length < CHUNK) args.push(0); // seq 0 never exists
-  let sql = `SELECT ${COLS} FROM messages m WHERE m.seq IN (${"?,".repeat(CHUNK - 1)}?) AND m.recent = ${tier === "recent" ? 1 : 0}`;
-  if (f.since !== undefined) (sql += " AND m.send_at >= ?"), args.push(f.since);
-  return db.query(sql).all(...args) as Row[];
+  const cond = filterSql(f, "m.");
+  const sql = `SELECT ${COLS} FROM messages m WHERE m.seq IN (${"?,".repeat(CHUNK - 1)}?) AND m.recent = ${tier === "recent" ? 1 : 0}${cond.sql}`;
+  return db.query(sql).all(...args, ...cond.args) as Row[];
 }
 
 /**
@@ -124,7 +125,8 @@ export function scanRecent(db: Database, needles: readonly string[], f: KeywordF
   const args: (string | bigint | number)[] = [];
   let where = "recent = 1";
   if (f.session !== undefined) (where += " AND session_id = ?"), args.push(f.session);
-  if (f.since !== undefined) (where += " AND send_at >= ?"), args.push(f.since);
+  const cond = filterSql(f);
+  (where += cond.sql), args.push(...cond.args);
   for (const n of needles) {
     // LIKE patterns are capped at 50,000 bytes; instr(lower()) has no cap and means the same.
     if (n.length <= 10_000) (where += " AND content LIKE ? ESCAPE '\\'"), args.push(likePattern(n));

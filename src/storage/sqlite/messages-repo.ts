@@ -2,6 +2,8 @@
 import type { Database } from "bun:sqlite";
 import type { MessageRecord, Role, StoredMessage } from "../../shared/message.ts";
 import { searchForm } from "../../shared/search-form.ts";
+import type { MessageFilter } from "../../shared/time-filter.ts";
+import { filterSql } from "./message-filter-sql.ts";
 
 interface Row {
   seq: bigint;
@@ -73,6 +75,7 @@ export interface ListOptions {
   beforeSeq?: bigint;
   limit?: number;
   newestFirst?: boolean;
+  filter?: MessageFilter;
 }
 
 export function listSessionMessages(db: Database, session: string, o: ListOptions = {}): StoredMessage[] {
@@ -82,6 +85,9 @@ export function listSessionMessages(db: Database, session: string, o: ListOption
   if (o.archivedOnly) where.push("recent = 0");
   if (o.afterSeq !== undefined) (where.push("seq > ?"), args.push(o.afterSeq));
   if (o.beforeSeq !== undefined) (where.push("seq < ?"), args.push(o.beforeSeq));
+  const cond = filterSql(o.filter);
+  const filterWhere = cond.sql.replace(/^ AND /, "");
+  if (filterWhere) (where.push(filterWhere), args.push(...cond.args));
   const order = o.newestFirst ? "DESC" : "ASC";
   const limit = o.limit !== undefined ? ` LIMIT ${Math.max(0, Math.floor(o.limit))}` : "";
   const rows = db.query(`SELECT ${MESSAGE_COLUMNS} FROM messages WHERE ${where.join(" AND ")} ORDER BY seq ${order}${limit}`).all(...args) as Row[];

@@ -1,4 +1,6 @@
 // SQL for semantic and hybrid search: participants, session neighbours, and bm25 ranking of recent rows.
+import type { MessageFilter } from "../../shared/time-filter.ts";
+import { filterSql } from "./message-filter-sql.ts";
 import type { Database } from "bun:sqlite";
 import type { StoredMessage } from "../../shared/message.ts";
 import { MESSAGE_COLUMNS, toStored } from "./messages-repo.ts";
@@ -35,9 +37,8 @@ export function recentNeighbours(db: Database, session: string, seq: bigint, bef
   return prev.reverse().concat(next).map(toStored);
 }
 
-export interface RecentFilter {
+export interface RecentFilter extends MessageFilter {
   session?: string;
-  since?: bigint;
 }
 
 /** Only the newest this many matches are ranked (bm25 over every match of a common term is slow). */
@@ -67,7 +68,8 @@ export function rankRecent(db: Database, match: string, f: RecentFilter, limit: 
     `SELECT ${COLS}, bm25(messages_fts) AS rank FROM messages_fts CROSS JOIN messages m ON m.seq = messages_fts.rowid ` +
     "WHERE messages_fts MATCH ? AND messages_fts.rowid BETWEEN ? AND ? AND m.recent = 1";
   if (f.session !== undefined) (sql += " AND m.session_id = ?"), args.push(f.session);
-  if (f.since !== undefined) (sql += " AND m.send_at >= ?"), args.push(f.since);
+  const cond = filterSql(f, "m.");
+  (sql += cond.sql), args.push(...cond.args);
   sql += " ORDER BY rank LIMIT ?";
   args.push(limit);
   const rows = db.query(sql).all(...args) as (Row & { rank: number })[];

@@ -1,0 +1,1 @@
+export const usage = "x"; export async function run() { return 0; }
