@@ -21,10 +21,11 @@ const COMMANDS: Record<string, () => Promise<CommandModule>> = {
   demo: () => import("./commands/demo.ts"),
   stats: () => import("./commands/stats.ts"),
   completion: () => import("./commands/completion.ts"),
+  __complete: () => import("./commands/complete-words.ts"),
 };
 
 /** Every command name, for help, completions and the man page. */
-export const COMMAND_NAMES = Object.keys(COMMANDS);
+export const COMMAND_NAMES = Object.keys(COMMANDS).filter((n) => !n.startsWith("_"));
 
 /** A command's module (its usage text and run). */
 export async function loadCommand(name: string): Promise<CommandModule | undefined> {
