@@ -41,8 +41,9 @@ Usage: memvoy [COMMAND] [options]     (no command on a terminal: the terminal UI
 Commands:
   add SESSION --role R [--content T]   append a message (stdin: text, or JSONL without --role)
   sessions                             list sessions: messages, last activity, summary
-  history SESSION [--all]              the context window (last N) or every message
+  history SESSION [--all]              the context window (last N) or every message; filters as search
   search QUERY [--session S] [--match keyword|semantic|hybrid] [--range 1d|7d|30d|1y|all] [--limit N]
+               [--since TIME] [--until TIME] [--role user|assistant] [--sender NAME]
   context SESSION [--input TEXT]       the LLM-ready messages for the next turn
   summary SESSION                      the rolling summary, its cursor, last run and token usage
   summarize [SESSION]                  run Generate now (every due session when none is given)
