@@ -28,6 +28,11 @@ export class ErrorsScreen {
     else this.state.setList(this.app.api.listErrors({ limit: LIST_LIMIT }));
   }
 
+  /** Live update: the plain list is re-read (a search is not re-run: a search restarts the records' TTL). */
+  refresh(): void {
+    if (this.state.showing.kind === "list" && !this.state.query.trim()) this.state.setList(this.app.api.listErrors({ limit: LIST_LIMIT }));
+  }
+
   handleKey(ch: string | undefined, key: Key): boolean {
     const s = this.state;
     if (s.typing) {

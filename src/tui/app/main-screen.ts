@@ -1,7 +1,7 @@
 // The main view: the session list (type-to-filter, sort) and the selected session's history pane.
 import type { StoredMessage } from "../../shared/message.ts";
 import type { SessionInfo } from "../api-types.ts";
-import { blockOfMessage, buildBlocks } from "../state/history-blocks.ts";
+import { blockOfMessage, buildBlocks, type HistoryBlock } from "../state/history-blocks.ts";
 import { HistoryViewport } from "../state/history-viewport.ts";
 import { SessionListState } from "../state/session-list-state.ts";
 import { stringWidth } from "../text/char-width.ts";
@@ -11,6 +11,9 @@ import { LIST_CHROME_ROWS, renderSessionList, sessionListLabel } from "../views/
 import type { AppContext, Key } from "./app-context.ts";
 
 export type Focus = "list" | "history";
+
+const sameBlock = (a: HistoryBlock, b: HistoryBlock) =>
+  a.type === "message" ? b.type === "message" && b.message.id === a.message.id : b.type === "marker" && b.text === a.text;
 
 export class MainScreen {
   readonly sessions = new SessionListState();
@@ -56,6 +59,29 @@ export class MainScreen {
       this.loadError = (err instanceof Error ? err.message : String(err)).split("\n")[0];
       this.app.status.error(err);
     }
+  }
+
+  /** Live update: re-read the shown session; the scroll position holds (or follows the end when it was there). */
+  refreshHistory(): void {
+    const id = this.sessions.selectedId();
+    if (id === undefined || id !== this.loaded?.id || this.loadError) return this.syncHistory(true);
+    const messages = this.app.api.history(id, { all: true });
+    const old = this.loaded.messages;
+    const same = messages.length === old.length && messages.every((m, i) => m.id === old[i]!.id && m.recent === old[i]!.recent);
+    if (same) return;
+    this.loaded = { id, messages };
+    this.view.replaceBlocks(buildBlocks(messages), sameBlock);
+  }
+
+  /** The message the history pane points at: the one at its top, or the last one when it shows the end. */
+  currentMessage(): StoredMessage | undefined {
+    const at = this.view.currentBlock();
+    if (at === undefined) return undefined;
+    for (let i = at; i < this.view.blockCount; i++) {
+      const b = this.view.blockAt(i);
+      if (b?.type === "message") return b.message;
+    }
+    return undefined;
   }
 
   /** Show a session, centred on one message when given. */

@@ -8,6 +8,7 @@ import { Layout } from "../views/layout.ts";
 import { renderLine } from "../views/segments.ts";
 import { renderStatusRows } from "../views/status-view.ts";
 import type { AppContext, Confirmation, Key, OverlayName } from "./app-context.ts";
+import { HomeWatcher } from "../live/home-watcher.ts";
 import { ErrorsScreen } from "./errors-screen.ts";
 import { renderFirstRun } from "./first-run.ts";
 import { HelpScreen } from "./help-screen.ts";
@@ -25,6 +26,7 @@ export class TuiApp implements AppContext {
   readonly summary: SummaryScreen;
   private overlays: OverlayName[] = [];
   private confirmation: Confirmation | undefined;
+  private watcher: HomeWatcher | undefined;
   private finished!: () => void;
   readonly done = new Promise<void>((resolve) => (this.finished = resolve));
 
@@ -44,6 +46,11 @@ export class TuiApp implements AppContext {
 
   start(): void {
     this.guard(() => this.reload());
+    this.watcher = new HomeWatcher({ sessions: this.api.paths.sessions, db: this.api.paths.db }, () => {
+      this.guard(() => this.refresh());
+      this.render();
+    });
+    this.watcher.start();
     this.screen.on("keypress", (ch: string | undefined, key: Key) => this.onKey(ch, key));
     this.screen.on("resize", () => this.render());
     this.render();
@@ -149,9 +156,25 @@ export class TuiApp implements AppContext {
   }
 
   reload(): void {
-    const list = this.api.sessions();
-    this.main.setSessions(list);
+    this.main.setSessions(this.readHome());
     this.main.syncHistory(true);
+  }
+
+  /**
+   * Live update after another process wrote to the home: sessions, the shown history, counts, the error
+   * list and the summary are re-read; selections are kept by id and scroll positions hold.
+   */
+  refresh(): void {
+    this.main.setSessions(this.readHome());
+    this.main.refreshHistory();
+    const top = this.overlays[this.overlays.length - 1];
+    if (this.overlays.includes("errors")) this.errors.refresh();
+    if (top === "summary") this.summary.refresh();
+  }
+
+  /** Sessions and the status counts. */
+  private readHome() {
+    const list = this.api.sessions();
     const embedder = this.api.config.embedder;
     this.status.info = {
       ...this.status.info,
@@ -164,6 +187,7 @@ export class TuiApp implements AppContext {
     };
     if (!this.isEmptyHome()) this.overlays = this.overlays.filter((o) => o !== "first-run");
     else if (!this.overlays.includes("first-run")) this.overlays.unshift("first-run");
+    return list;
   }
 
   /** No sessions and no error records: the first-run screen says how to add data. */
@@ -210,6 +234,7 @@ export class TuiApp implements AppContext {
   }
 
   quit(): void {
+    this.watcher?.close();
     this.summary.abort();
     this.finished();
   }
