@@ -3,6 +3,7 @@ import { errorMessage } from "../../shared/errors.ts";
 import { Debouncer } from "../state/debouncer.ts";
 import { ErrorsState } from "../state/errors-state.ts";
 import { renderErrors } from "../views/errors-view.ts";
+import { errorRecordText } from "../text/plain-text.ts";
 import { typedText, type AppContext, type Key } from "./app-context.ts";
 
 const LIST_LIMIT = 500;
@@ -60,6 +61,13 @@ export class ErrorsScreen {
       case "end": c.end(); return true;
       case "enter": if (s.selected()) s.detail = !s.detail; return true;
       case "d": case "delete": this.askDelete(); return true;
+      case "o": case "y": {
+        const r = s.selected();
+        if (!r) return true;
+        if (key.full === "o") this.app.page(errorRecordText(r), `error record ${r.id}`);
+        else this.app.copy(errorRecordText(r), `error record ${r.id}`);
+        return true;
+      }
       case "escape":
         if (s.detail) s.detail = false;
         else if (s.query) (s.query = "", this.reload());

@@ -4,7 +4,9 @@ import type { SessionInfo } from "../api-types.ts";
 import { blockOfMessage, buildBlocks, type HistoryBlock } from "../state/history-blocks.ts";
 import { HistoryViewport } from "../state/history-viewport.ts";
 import { SessionListState } from "../state/session-list-state.ts";
+import { nsToLocalSeconds } from "../../shared/time.ts";
 import { stringWidth } from "../text/char-width.ts";
+import { messagePageText } from "../text/plain-text.ts";
 import { count, plural } from "../text/format.ts";
 import { renderHistory, scrollLabel } from "../views/history-view.ts";
 import { LIST_CHROME_ROWS, renderSessionList, sessionListLabel } from "../views/session-list-view.ts";
@@ -143,7 +145,15 @@ export class MainScreen {
       case "home": case "g": v.toTop(); return true;
       case "end": case "S-g": v.toBottom(); return true;
       case "left": case "tab": case "escape": case "S-tab": this.focus = "list"; return true;
-      case "o": case "C-o": this.sessions.toggleSort(); return true;
+      case "C-o": this.sessions.toggleSort(); return true;
+      case "o": case "y": {
+        const m = this.currentMessage();
+        if (!m) return true;
+        const what = `the ${m.role} message of ${nsToLocalSeconds(m.sendAt)}`;
+        if (key.full === "o") this.app.page(messagePageText(m), what);
+        else this.app.copy(m.content, what);
+        return true;
+      }
       case "s": this.app.open("summary"); return true;
       case "e": this.app.open("errors"); return true;
       case "r": case "C-r": this.askReset(); return true;

@@ -9,6 +9,8 @@ import { renderLine } from "../views/segments.ts";
 import { renderStatusRows } from "../views/status-view.ts";
 import type { AppContext, Confirmation, Key, OverlayName } from "./app-context.ts";
 import { HomeWatcher } from "../live/home-watcher.ts";
+import { osc52, OSC52_MAX_BYTES } from "../terminal/clipboard.ts";
+import { openInPager } from "../terminal/pager.ts";
 import { ErrorsScreen } from "./errors-screen.ts";
 import { renderFirstRun } from "./first-run.ts";
 import { HelpScreen } from "./help-screen.ts";
@@ -149,6 +151,24 @@ export class TuiApp implements AppContext {
   openSession(id: string, messageId?: string): void {
     this.overlays = this.overlays.filter((o) => o !== "first-run");
     this.main.openSession(id, messageId);
+  }
+
+  page(text: string, what: string): void {
+    openInPager(this.screen, text, (error) => {
+      if (error) this.status.show(error, "error");
+      else this.status.show(`closed the pager (${what})`);
+      this.render();
+    });
+  }
+
+  copy(text: string, what: string): void {
+    const seq = osc52(text);
+    if (seq === undefined) {
+      this.status.show(`${what} is too long to copy through the terminal (over ${Math.floor(OSC52_MAX_BYTES / 1000)} kB): press o and copy from the pager`, "error");
+      return;
+    }
+    this.screen.program.write(seq);
+    this.status.show(`copied ${what} to the clipboard (${[...text].length} characters, via OSC 52)`, "ok");
   }
 
   selectedSession(): string | undefined {
