@@ -119,6 +119,20 @@ export class TmuxSession {
     return { code: Number(m[1]), modes: m[2]!.trim().split(/\s+/) };
   }
 
+  /** Raw bytes into the pane (send-keys -H): mouse reports and other sequences no key name covers. */
+  bytes(data: string): void {
+    const hex = [...new TextEncoder().encode(data)].map((b) => b.toString(16).padStart(2, "0"));
+    const r = run(["-S", this.socket, "send-keys", "-t", "t", "-H", ...hex]);
+    if (r.code !== 0) throw new Error(`tmux send-keys -H failed: ${r.err}`);
+  }
+
+  /** Any tmux command on this server (set-option, show-buffer...); returns its stdout. */
+  command(...args: string[]): string {
+    const r = run(["-S", this.socket, ...args]);
+    if (r.code !== 0) throw new Error(`tmux ${args[0]} failed: ${r.err}`);
+    return r.out;
+  }
+
   kill(): void {
     if (!this.alive) return;
     this.alive = false;

@@ -14,6 +14,7 @@ import { openInPager } from "../terminal/pager.ts";
 import { ErrorsScreen } from "./errors-screen.ts";
 import { renderFirstRun } from "./first-run.ts";
 import { HelpScreen } from "./help-screen.ts";
+import { handleMouse, type MouseEvent } from "./mouse.ts";
 import { MainScreen } from "./main-screen.ts";
 import { SearchScreen } from "./search-screen.ts";
 import { SummaryScreen } from "./summary-screen.ts";
@@ -55,6 +56,14 @@ export class TuiApp implements AppContext {
     this.watcher.start();
     this.screen.on("keypress", (ch: string | undefined, key: Key) => this.onKey(ch, key));
     this.screen.on("resize", () => this.render());
+    this.screen.enableMouse();
+    this.screen.on("mouse", (e: MouseEvent) => {
+      if (this.confirmation) return;
+      const top = this.overlays[this.overlays.length - 1];
+      let changed = false;
+      this.guard(() => (changed = handleMouse({ layout: this.layout, main: this.main, search: this.search, errors: this.errors, top }, e)));
+      if (changed) this.render();
+    });
     this.render();
   }
 
