@@ -19,11 +19,11 @@ export const KEY_GROUPS: readonly KeyGroup[] = [
   {
     title: "Session list",
     keys: [
-      ["a-z 0-9 . _ -", "type to filter sessions by id"],
+      ["type", "filter sessions by id, title, source or project"],
       ["Backspace / Esc", "delete a filter character / clear the filter"],
       ["Up Down PgUp PgDn Home End", "select a session (its history shows on the right)"],
       ["Enter / Right / Tab", "move into the history pane"],
-      ["Ctrl-O", "sort by recent activity or by name"],
+      ["Ctrl-O", "sort by recent activity, name or size (messages)"],
       ["Ctrl-R", "reset the session (asks first; the summary is kept)"],
       ["Ctrl-X / Delete", "remove the session entirely (asks first)"],
     ],
@@ -90,6 +90,26 @@ export function helpLines(): string[] {
     if (out.length) out.push("");
     out.push(g.title);
     for (const [k, a] of g.keys) out.push(`  ${k.padEnd(width)}  ${a}`);
+  }
+  return out;
+}
+
+/**
+ * Help lines wrapped to a width: a long action continues under its own column (a hanging indent), so
+ * nothing is cut at 80 columns.
+ */
+export function wrappedHelpLines(width: number, wrap: (text: string, width: number) => string[]): string[] {
+  const keyWidth = Math.max(...KEY_GROUPS.flatMap((g) => g.keys.map(([k]) => k.length)));
+  const indent = 2 + keyWidth + 2;
+  const out: string[] = [];
+  for (const line of helpLines()) {
+    if (line.length <= width || !line.startsWith("  ")) {
+      out.push(line);
+      continue;
+    }
+    const head = line.slice(0, indent);
+    const parts = wrap(line.slice(indent), Math.max(8, width - indent));
+    out.push(head + parts[0]!, ...parts.slice(1).map((p) => " ".repeat(indent) + p));
   }
   return out;
 }

@@ -1,7 +1,7 @@
 // Daily use under tmux: another process's writes appear on their own; o opens $PAGER; y copies through
 // OSC 52 (tmux set-clipboard on, read back with show-buffer); mouse clicks select and the wheel scrolls.
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
-import { chmodSync, existsSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { cli, removeTempHomes, tempHome } from "../helpers/home.ts";
 import type { TmuxSession } from "../helpers/tmux.ts";
@@ -138,15 +138,36 @@ describe("mouse", () => {
     // The wheel over the session list moves the selection.
     tui.bytes(wheel("down", 5, 10));
     await tui.waitFor("beta-billing · 4 msgs");
-    // In search, a click picks a hit (two rows per hit, below four rows of chrome).
+    // In search, a click picks a hit (two rows per hit, below the query, option and status rows).
     tui.type("/");
     await tui.waitFor("Search:");
     tui.type("deploy pipeline");
-    await tui.waitFor(/\d+\+? hits/);
-    tui.bytes(click(10, 1 + 1 + 4 + 2 + 1)); // the second hit's first row
-    s = await tui.waitFor((x) => x.split("\n").some((l) => l.includes("▶") && l.indexOf("▶") > 0 && x.indexOf(l) > x.indexOf("────")));
-    const selectedRow = s.split("\n").findIndex((l) => l.includes("▶"));
-    expect(selectedRow).toBe(7);
-    expect(existsSync(home)).toBe(true);
+    s = await tui.waitFor(/\d+\+? hits? for "deploy pipeline"(?!.*searching)/);
+    const rows = s.split("\n");
+    const firstHit = rows.findIndex((l, i) => i > rows.findIndex((r) => r.includes("────")) && l.includes("▶"));
+    tui.bytes(click(10, firstHit + 1 + 2)); // the second hit's first row (1-based)
+    s = await tui.waitFor((x) => x.split("\n")[firstHit + 2]!.includes("▶"));
+    expect(s.split("\n")[firstHit]).not.toContain("▶");
+    tui.bytes(wheel("down", 10, firstHit + 3));
+    await tui.waitFor((x) => x.split("\n")[firstHit + 4]!.includes("▶"));
   }, 120_000);
+});
+
+describe("80 columns", () => {
+  test("help lines and the search option line wrap instead of being cut", async () => {
+    tui = startTui(home, { width: 80, height: 40 });
+    await tui.waitFor("old-notes");
+    tui.type("?");
+    let s = await tui.waitFor("Help: every key");
+    const pane = s.split("\n").slice(0, -3).join("\n"); // the status rows below are not help
+    expect(pane).not.toContain("…");
+    expect(pane).toMatch(/quit \(while typing in a field it types q; Ctrl-C\s*│\n│\s+always quits\)/);
+    tui.keys("Escape");
+    await tui.waitForGone("Help: every key");
+    tui.type("/");
+    s = await tui.waitFor("Search:");
+    const options = s.split("\n").slice(0, 5).join("\n");
+    expect(options).not.toContain("…");
+    expect(options).toContain("Ctrl-Y copy");
+  }, 60_000);
 });

@@ -1,7 +1,7 @@
 // The mouse: a click selects (a session, a search hit, an error record) and moves the focus; the wheel
 // scrolls the pane under the pointer. Coordinates are 0-based screen cells, as blessed reports them.
 import { LIST_CHROME_ROWS } from "../views/session-list-view.ts";
-import { HIT_ROWS, SEARCH_CHROME_ROWS } from "../views/search-view.ts";
+import { HIT_ROWS, searchChromeRows } from "../views/search-view.ts";
 import { ERRORS_CHROME_ROWS } from "../views/errors-view.ts";
 import type { ErrorsScreen } from "./errors-screen.ts";
 import type { MainScreen } from "./main-screen.ts";
@@ -39,7 +39,7 @@ export function handleMouse(t: MouseTargets, e: MouseEvent): boolean {
   if (t.top === "search") {
     const c = t.search.state.cursor;
     if (dir) return c.move(dir), true;
-    const at = row - SEARCH_CHROME_ROWS;
+    const at = row - searchChromeRows(t.search.state, t.layout.inner(t.layout.overlay).width);
     if (at < 0) return false;
     const index = c.offset + Math.floor(at / HIT_ROWS);
     if (index >= c.count) return false;

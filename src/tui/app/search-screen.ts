@@ -2,7 +2,7 @@
 import { errorMessage } from "../../shared/errors.ts";
 import { Debouncer } from "../state/debouncer.ts";
 import { SearchState, type SearchRequest } from "../state/search-state.ts";
-import { HIT_ROWS, renderSearch, SEARCH_CHROME_ROWS } from "../views/search-view.ts";
+import { HIT_ROWS, renderSearch, searchChromeRows } from "../views/search-view.ts";
 import { messagePageText } from "../text/plain-text.ts";
 import { typedText, type AppContext, type Key } from "./app-context.ts";
 
@@ -104,7 +104,7 @@ export class SearchScreen {
   render(): void {
     const { layout, theme } = this.app;
     const inner = layout.inner(layout.overlay);
-    this.state.cursor.setHeight(Math.max(1, Math.floor((inner.height - SEARCH_CHROME_ROWS) / HIT_ROWS)));
+    this.state.cursor.setHeight(Math.max(1, Math.floor((inner.height - searchChromeRows(this.state, inner.width)) / HIT_ROWS)));
     layout.setFocus(layout.overlay, true, " Search ");
     layout.setLines(layout.overlay, renderSearch(this.state, theme, inner.width, inner.height));
   }
