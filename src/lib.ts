@@ -20,3 +20,6 @@ export { UnknownErrorIdError, AmbiguousErrorIdError } from "./memory/errors/erro
 export { InvalidErrorInputError } from "./memory/errors/error-input.ts";
 export type { Config } from "./config/schema.ts";
 export { MemvoyError, InputError, UsageError, RuntimeFailure } from "./shared/errors.ts";
+export type { StatsReport } from "./memory/stats.ts";
+export type { HistoryOptions } from "./memory/history-view.ts";
+export { parseTimeBound, resolveFilter, type MessageFilter, type TimeBound } from "./shared/time-filter.ts";
