@@ -3,6 +3,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
 import { chmodSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { openMemory } from "../../src/lib.ts";
 import { cli, removeTempHomes, tempHome } from "../helpers/home.ts";
 import type { TmuxSession } from "../helpers/tmux.ts";
 import { makeHome, startTui, T } from "./fixture.ts";
@@ -47,6 +48,16 @@ describe("live updates", () => {
     expect((await cli(["errors", "record", "--tool", "make", "--error", "LIVE: missing separator", "--fix", "use tabs"], { home: h })).code).toBe(0);
     s = await tui.waitFor("Error memory · 4 records", 20_000);
     expect(s).toContain("LIVE: missing separator");
+    // A summary saved by another process shows in the open summary viewer.
+    tui.keys("Escape");
+    await tui.waitForGone("Error memory");
+    tui.keys("C-s");
+    await tui.waitFor("No summary yet.");
+    const api = openMemory({ home: h, env: {} });
+    api.importSummary("beta-billing", { key_decisions: ["Do: LIVE retry the refund job nightly"], past_discussions: [], current_discussion: { topic: "Refunds", description: "The job is fixed.", perspectives: "", direction: "Watch it" } });
+    api.close();
+    s = await tui.waitFor("Do: LIVE retry the refund job nightly", 20_000);
+    expect(s).toContain("beta-billing");
   }, 120_000);
 });
 
