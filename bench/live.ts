@@ -55,7 +55,8 @@ try {
 
   await api.flushEmbeddings();
   closeApi(); // nothing writes any more: from here the TUI is idle
-  await Bun.sleep(5000); // let the last refresh and the collection of its garbage settle
+  // Let the last refresh settle, and the runtime finish compiling and collecting after the busy phase.
+  await Bun.sleep(10_000);
   const pid = programPid(tui);
   const before = cpuSeconds(pid);
   for (let t = 0; t < IDLE_S; t += 5) (await Bun.sleep(5000), log(`  ${t + 5} s: ${(cpuSeconds(pid) - before).toFixed(2)} s`));
