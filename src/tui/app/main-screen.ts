@@ -23,6 +23,8 @@ export class MainScreen {
   focus: Focus = "list";
   private loaded: { id: string; messages: StoredMessage[] } | undefined;
   private loadError: string | undefined;
+  /** The selected session's last activity when its history was read (live updates skip unchanged sessions). */
+  private loadedActivity: bigint | undefined;
 
   constructor(private readonly app: AppContext) {}
 
@@ -53,6 +55,7 @@ export class MainScreen {
     try {
       const messages = this.app.api.history(id, { all: true });
       this.loaded = { id, messages };
+      this.loadedActivity = this.sessions.selected()?.lastActivity;
       this.view.setBlocks(buildBlocks(messages));
       this.view.toBottom();
     } catch (err) {
@@ -67,11 +70,15 @@ export class MainScreen {
   refreshHistory(): void {
     const id = this.sessions.selectedId();
     if (id === undefined || id !== this.loaded?.id || this.loadError) return this.syncHistory(true);
+    // Summaries, error records and other sessions' writes leave this session's count and activity alone.
+    const info = this.sessions.selected();
+    if (info && info.messages === this.loaded.messages.length && info.lastActivity === this.loadedActivity) return;
     const messages = this.app.api.history(id, { all: true });
     const old = this.loaded.messages;
     const same = messages.length === old.length && messages.every((m, i) => m.id === old[i]!.id && m.recent === old[i]!.recent);
     if (same) return;
     this.loaded = { id, messages };
+    this.loadedActivity = info?.lastActivity;
     this.view.replaceBlocks(buildBlocks(messages), sameBlock);
   }
 

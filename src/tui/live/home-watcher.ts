@@ -13,15 +13,18 @@ export class HomeWatcher {
   private readonly watchers: FSWatcher[] = [];
   private timer: ReturnType<typeof setTimeout> | undefined;
   private closed = false;
+  private lastRun = 0;
 
   /**
    * @param onChange called once per burst of changes, `delayMs` after the first (so a write of many
-   * messages is one refresh, and a change is shown within delayMs plus the refresh itself).
+   * messages is one refresh, and a change is shown within delayMs plus the refresh itself), and at most
+   * once per `minGapMs` (a daemon draining embeddings writes all the time: the screen follows it calmly).
    */
   constructor(
     private readonly paths: HomeWatchPaths,
     private readonly onChange: () => void,
     private readonly delayMs = 60,
+    private readonly minGapMs = 250,
   ) {}
 
   start(): void {
@@ -49,10 +52,12 @@ export class HomeWatcher {
 
   private schedule(): void {
     if (this.closed || this.timer) return;
+    const wait = Math.max(this.delayMs, this.lastRun + this.minGapMs - Date.now());
     this.timer = setTimeout(() => {
       this.timer = undefined;
+      this.lastRun = Date.now();
       if (!this.closed) this.onChange();
-    }, this.delayMs);
+    }, wait);
   }
 
   close(): void {
