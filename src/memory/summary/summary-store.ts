@@ -1,9 +1,9 @@
 // One session's summary lives in three stores: summary.json, .summary_cursor and its summary_runs row (the
-// last run, the exact position reached, a pending save). This module is their one owner; nothing else
-// writes them. Saving progress: the position about to be written is recorded first (pending, with the new
-// summary's sha256); both files are renamed into place; then the position is settled. A crash in between
-// is repaired when the next run begins: if summary.json is the pending one, the cursor is rolled forward,
-// otherwise the pending position is dropped.
+// last run, the exact position reached, a pending save). This module is their one owner: runs read and
+// save them only through it, and only reset and rm delete them besides. Saving progress: the position
+// about to be written is recorded first (pending, with the new summary's sha256); both files are renamed
+// into place; then the position is settled. A crash in between is repaired when the next run begins: if
+// summary.json is the pending one, the cursor is rolled forward, otherwise the pending position is dropped.
 import { join } from "node:path";
 import * as v from "valibot";
 import { ensureDir, type StagedFile } from "../../shared/atomic-write.ts";
