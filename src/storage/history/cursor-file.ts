@@ -2,7 +2,7 @@
 import { rmSync } from "node:fs";
 import { stageFileAtomic, writeFileAtomic, type StagedFile } from "../../shared/atomic-write.ts";
 import { NS_PER_SEC } from "../../shared/time.ts";
-import { readText } from "./summary-file.ts";
+import { readText } from "./file-probe.ts";
 
 const CURSOR = /^(\d{4})-(\d{2})-(\d{2}) (\d{2}):(\d{2}):(\d{2})$/;
 

@@ -1,7 +1,8 @@
 // summary.json on disk: read as a JSON object (lenient; the summary schema is checked by the caller, which
 // tolerates Agenvoy files), the sha256 of its bytes, staged atomic writes, the mtime gate, moving aside.
-import { readFileSync, renameSync, rmSync, statSync, utimesSync } from "node:fs";
+import { renameSync, rmSync, utimesSync } from "node:fs";
 import { stageFileAtomic, type StagedFile } from "../../shared/atomic-write.ts";
+import { mtimeNs, readText } from "./file-probe.ts";
 
 export type SummaryJson =
   | { state: "missing" }
@@ -16,16 +17,6 @@ export type SummaryJson =
 
 export function sha256(text: string): string {
   return new Bun.CryptoHasher("sha256").update(text).digest("hex");
-}
-
-/** A session file's text, or undefined when it does not exist. */
-export function readText(path: string): string | undefined {
-  try {
-    return readFileSync(path, "utf8");
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === "ENOENT") return undefined;
-    throw err;
-  }
 }
 
 export function readSummaryJson(path: string): SummaryJson {
@@ -52,23 +43,14 @@ export function moveSummaryAside(path: string, aside: string): void {
 }
 
 export function removeSummaryFile(path: string): boolean {
-  let existed = true;
-  try {
-    statSync(path);
-  } catch {
-    existed = false;
-  }
+  const existed = mtimeNs(path) !== undefined;
   rmSync(path, { force: true });
   return existed;
 }
 
 /** Set summary.json's mtime (the gate Generate's due check compares with history.json); absent files are left absent. */
 export function setSummaryMtime(path: string, ms: number): void {
-  try {
-    statSync(path);
-  } catch {
-    return;
-  }
+  if (mtimeNs(path) === undefined) return;
   const t = new Date(ms);
   utimesSync(path, t, t);
 }
