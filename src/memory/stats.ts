@@ -2,7 +2,7 @@
 import { lstatSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { queuedCount } from "../storage/sqlite/embed-queue-repo.ts";
-import { countLive } from "../storage/sqlite/errors-repo.ts";
+import { countLive } from "../storage/sqlite/error-memory-repo.ts";
 import { listSessionRows } from "../storage/sqlite/sessions-repo.ts";
 import { tierCounts, usageSums, type UsageSum } from "../storage/sqlite/stats-queries.ts";
 import type { MemoryContext } from "./memory-context.ts";

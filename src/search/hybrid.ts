@@ -3,7 +3,7 @@
 // (none yet, another embedder's, an unreachable server) it degrades to the keyword sides.
 import type { StoredMessage } from "../shared/message.ts";
 import { rankRecent } from "../storage/sqlite/semantic-queries.ts";
-import type { Db } from "../storage/sqlite/write-lock.ts";
+import type { Db } from "../storage/sqlite/db.ts";
 import { expandHits } from "./expand.ts";
 import { reciprocalRankFusion, type RankedList } from "./fusion.ts";
 import { keywordSearch } from "./keyword.ts";

@@ -2,8 +2,8 @@
 // scrolls the pane under the pointer. Coordinates are 0-based screen cells, as blessed reports them.
 import { LIST_CHROME_ROWS } from "../views/session-list-view.ts";
 import { HIT_ROWS, searchChromeRows } from "../views/search-view.ts";
-import { ERRORS_CHROME_ROWS } from "../views/errors-view.ts";
-import type { ErrorsScreen } from "./errors-screen.ts";
+import { ERRORS_CHROME_ROWS } from "../views/error-memory-view.ts";
+import type { ErrorMemoryScreen } from "./error-memory-screen.ts";
 import type { MainScreen } from "./main-screen.ts";
 import type { SearchScreen } from "./search-screen.ts";
 import type { Layout } from "../views/layout.ts";
@@ -21,7 +21,7 @@ export interface MouseTargets {
   layout: Layout;
   main: MainScreen;
   search: SearchScreen;
-  errors: ErrorsScreen;
+  errorMemory: ErrorMemoryScreen;
   /** The open overlay, if any. */
   top: string | undefined;
 }
@@ -46,8 +46,8 @@ export function handleMouse(t: MouseTargets, e: MouseEvent): boolean {
     c.select(index);
     return true;
   }
-  if (t.top === "errors") {
-    const s = t.errors.state;
+  if (t.top === "error-memory") {
+    const s = t.errorMemory.state;
     if (dir) return s.cursor.move(dir), true;
     const at = row - ERRORS_CHROME_ROWS;
     if (s.detail || at < 0 || at >= s.cursor.height) return false;
