@@ -29,7 +29,7 @@ export function readmeExcerpt(): string {
     const end = text.indexOf("\n## ", start + 1);
     return text.slice(start + 1, end < 0 ? undefined : end).trimEnd();
   };
-  return [`# memvoy ${pkg.version}`, "", "An excerpt of the README: https://github.com/ (see the full README in the source).", "", section("Installing"), "", section("Using it"), ""].join("\n");
+  return [`# memvoy ${pkg.version}`, "", "The install and usage sections of the README; the full README, docs/ and the source come with the source tree.", "", section("Installing"), "", section("Using it"), ""].join("\n");
 }
 
 const sha256 = (file: string) => new Bun.CryptoHasher("sha256").update(readFileSync(file)).digest("hex");
