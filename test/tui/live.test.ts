@@ -141,6 +141,15 @@ describe("mouse", () => {
     let s = await tui.waitFor("zh-trip · 2 msgs");
     tui.bytes(click(5, 4));
     s = await tui.waitFor(/alpha-deploy · 40 msgs.*· end/);
+    // A click on a message picks it for y (and o).
+    tui.command("set-option", "-g", "set-clipboard", "on");
+    const at = s.split("\n").findIndex((l) => l.includes("Step 37:"));
+    expect(at).toBeGreaterThan(0);
+    tui.bytes(click(60, at + 1));
+    await tui.waitFor("picked the assistant message");
+    tui.type("y");
+    await tui.waitFor("copied the assistant message");
+    expect(tui.command("show-buffer")).toStartWith("Step 37: deploy pipeline note number 37");
     // The wheel over the history pane scrolls it up, then back to the end.
     tui.bytes(wheel("up", 60, 10));
     s = await tui.waitFor((x) => /alpha-deploy · 40 msgs.*· \d+%/.test(x));

@@ -23,6 +23,8 @@ export class MainScreen {
   focus: Focus = "list";
   private loaded: { id: string; messages: StoredMessage[] } | undefined;
   private loadError: string | undefined;
+  /** The message picked by a click in the history pane. */
+  private picked: string | undefined;
   /** The selected session's last activity when its history was read (live updates skip unchanged sessions). */
   private loadedActivity: bigint | undefined;
 
@@ -82,8 +84,26 @@ export class MainScreen {
     this.view.replaceBlocks(buildBlocks(messages), sameBlock);
   }
 
-  /** The message the history pane points at: the one at its top, or the last one when it shows the end. */
+  /** A click on a message in the history pane picks it for o and y. Returns it. */
+  pickRow(row: number): StoredMessage | undefined {
+    const at = this.view.blockOnRow(row);
+    const b = at === undefined ? undefined : this.view.blockAt(at);
+    this.picked = b?.type === "message" ? b.message.id : undefined;
+    return b?.type === "message" ? b.message : undefined;
+  }
+
+  /**
+   * The message the history pane points at: the one picked with the mouse while it is in view, else the
+   * one at its top, or the last one when it shows the end.
+   */
   currentMessage(): StoredMessage | undefined {
+    if (this.picked !== undefined) {
+      const shown = new Set(this.view.visible().map((l) => l.block));
+      for (const i of shown) {
+        const b = this.view.blockAt(i);
+        if (b?.type === "message" && b.message.id === this.picked) return b.message;
+      }
+    }
     const at = this.view.currentBlock();
     if (at === undefined) return undefined;
     for (let i = at; i < this.view.blockCount; i++) {

@@ -1,5 +1,7 @@
 // The mouse: a click selects (a session, a search hit, an error record) and moves the focus; the wheel
 // scrolls the pane under the pointer. Coordinates are 0-based screen cells, as blessed reports them.
+import { nsToLocalSeconds } from "../../shared/time.ts";
+import type { StatusState } from "../state/status-state.ts";
 import { LIST_CHROME_ROWS } from "../views/session-list-view.ts";
 import { HIT_ROWS, searchChromeRows } from "../views/search-view.ts";
 import { ERRORS_CHROME_ROWS } from "../views/error-memory-view.ts";
@@ -24,6 +26,7 @@ export interface MouseTargets {
   errorMemory: ErrorMemoryScreen;
   /** The open overlay, if any. */
   top: string | undefined;
+  status: StatusState;
 }
 
 const wheel = (action: string) => (action === "wheelup" ? -1 : action === "wheeldown" ? 1 : 0);
@@ -71,6 +74,10 @@ export function handleMouse(t: MouseTargets, e: MouseEvent): boolean {
     return true;
   }
   if (dir) m.view.scrollBy(dir * WHEEL_STEP);
-  else m.focus = "history";
+  else {
+    m.focus = "history";
+    const picked = m.pickRow(row);
+    if (picked) t.status.show(`picked the ${picked.role} message of ${nsToLocalSeconds(picked.sendAt)}: o opens it, y copies it`);
+  }
   return true;
 }

@@ -61,7 +61,7 @@ export class TuiApp implements AppContext {
       if (this.confirmation) return;
       const top = this.overlays[this.overlays.length - 1];
       let changed = false;
-      this.guard(() => (changed = handleMouse({ layout: this.layout, main: this.main, search: this.search, errorMemory: this.errorMemory, top }, e)));
+      this.guard(() => (changed = handleMouse({ layout: this.layout, main: this.main, search: this.search, errorMemory: this.errorMemory, top, status: this.status }, e)));
       if (changed) this.render();
     });
     this.render();
