@@ -13,6 +13,7 @@ import type { MemoryContext } from "../memory-context.ts";
 import { UnknownSessionError, sessionExists } from "../session-admin.ts";
 import { commitProgress } from "./summary-commit.ts";
 import { StrictSummarySchema } from "./summary-schema.ts";
+import { describeIssues } from "../../shared/schema-issues.ts";
 
 export class InvalidSummaryInputError extends InputError {}
 
@@ -27,8 +28,7 @@ export function importSummary(ctx: MemoryContext, session: string, raw: unknown)
   if (!sessionExists(ctx, session)) throw new UnknownSessionError(`no session ${JSON.stringify(session)} in ${ctx.paths.home}`);
   const parsed = v.safeParse(StrictSummarySchema, raw);
   if (!parsed.success) {
-    const issue = parsed.issues[0]!;
-    throw new InvalidSummaryInputError(`summary: ${v.getDotPath(issue) ?? "(top level)"}: ${issue.message}`);
+    throw new InvalidSummaryInputError(`summary: ${describeIssues(parsed.issues, { topLevel: "(top level)" })}`);
   }
   const last = lastSessionMessage(ctx.db, session);
   if (!last) throw new InvalidSummaryInputError(`session ${session} has no messages: a summary needs messages to stand for`);

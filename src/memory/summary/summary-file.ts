@@ -7,6 +7,7 @@ import { NS_PER_SEC } from "../../shared/time.ts";
 import { LEGACY_KEYS, LooseSummarySchema, assertValidSummary } from "./summary-schema.ts";
 import { applySummaryRules } from "./summary-rules.ts";
 import { emptySummary, summaryText, type Summary } from "./summary-types.ts";
+import { describeIssues } from "../../shared/schema-issues.ts";
 
 export type SummaryFile =
   | { state: "missing" }
@@ -45,7 +46,7 @@ export function readSummaryFile(path: string): SummaryFile {
   }
   if (!raw || typeof raw !== "object" || Array.isArray(raw)) return { state: "corrupt", detail: "not a JSON object" };
   const parsed = v.safeParse(LooseSummarySchema, raw);
-  if (!parsed.success) return { state: "corrupt", detail: `${v.getDotPath(parsed.issues[0]!) ?? "top level"}: ${parsed.issues[0]!.message}` };
+  if (!parsed.success) return { state: "corrupt", detail: describeIssues(parsed.issues, { topLevel: "top level" }) };
   const { summary } = applySummaryRules(parsed.output, emptySummary());
   const legacy: Record<string, unknown> = {};
   for (const k of LEGACY_KEYS) if (k in raw) legacy[k] = (raw as Record<string, unknown>)[k];
