@@ -2,7 +2,8 @@
 // lingers, asked through stdin and answered on stdout; SIGTERM forwarded at stop, SIGKILL past the deadline.
 import { join } from "node:path";
 import type { Subprocess } from "bun";
-import { errorMessage, namedError } from "../shared/errors.ts";
+import { namedError } from "../shared/errors.ts";
+import { describeError } from "../shared/describe-error.ts";
 import type { DaemonLog } from "./log.ts";
 import type { WorkAnswer, WorkKind, WorkResult } from "./work-kinds.ts";
 
@@ -140,7 +141,7 @@ export class Workers {
       try {
         c.proc.kill(sig);
       } catch (err) {
-        this.log.warn("worker.kill_failed", { pid: c.proc.pid, signal: sig, error: errorMessage(err) });
+        this.log.warn("worker.kill_failed", { pid: c.proc.pid, signal: sig, error: describeError(err) });
       }
     }
   }

@@ -11,6 +11,7 @@ const DISK_IO = /SQLITE_IOERR|disk I\/O error/i;
 /** One line of user text for any thrown value. */
 export function describeError(err: unknown): string {
   const line = firstLine(err instanceof Error ? err.message : String(err)) || (err instanceof Error ? err.name : "unknown error");
+  if (/^(no space left|permission denied)/.test(line)) return line; // described already (e.g. by a worker)
   switch (systemFailure(err)) {
     case "no-space":
       return `no space left on the device; nothing was changed (${line})`;

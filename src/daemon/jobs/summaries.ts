@@ -2,7 +2,8 @@
 // a session whose run failed is retried at the next tick.
 import type { MemoryApi } from "../../app/memory-api.ts";
 import type { SessionReport } from "../../memory/summary/summary-report.ts";
-import { errorMessage, MemvoyError } from "../../shared/errors.ts";
+import { MemvoyError } from "../../shared/errors.ts";
+import { describeError } from "../../shared/describe-error.ts";
 import { isTempSession } from "../../shared/session-id.ts";
 import type { DaemonLog } from "../log.ts";
 import type { CronJob, JobOutcome } from "../scheduler.ts";
@@ -55,7 +56,7 @@ export function summaryJob(api: MemoryApi, pattern: string): CronJob {
       report = r.sessions.find((x) => x.session === session);
     } catch (err) {
       if (signal.aborted) return abandoned(t, session);
-      return failed(t, session, log.scrub(errorMessage(err)), started, err);
+      return failed(t, session, log.scrub(describeError(err)), started, err);
     }
     const outcome = report?.outcome ?? "skipped";
     if (outcome === "aborted" || (signal.aborted && outcome === "skipped")) return abandoned(t, session);

@@ -1,5 +1,5 @@
 // The error-memory browser overlay: list, search (debounced), detail, delete with confirmation.
-import { errorMessage } from "../../shared/errors.ts";
+import { describeError } from "../../shared/describe-error.ts";
 import { Debouncer } from "../state/debouncer.ts";
 import { ErrorsState } from "../state/errors-state.ts";
 import { renderErrors } from "../views/errors-view.ts";
@@ -97,7 +97,7 @@ export class ErrorsScreen {
           if (this.state.setSearch(ticket, query, r)) this.app.render();
         },
         (err) => {
-          this.app.status.show(`error search failed: ${errorMessage(err).split("\n")[0]}`, "error");
+          this.app.status.show(`error search failed: ${describeError(err)}`, "error");
           this.app.render();
         },
       ),
