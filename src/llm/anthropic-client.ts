@@ -46,8 +46,6 @@ export interface JsonReply {
 
 export class LlmClient {
   #sdk?: Promise<{ sdk: Sdk; client: SdkClient }>;
-  /** The last call that failed (after its retries), if any. */
-  lastFailure?: LlmCallError;
 
   constructor(readonly settings: LlmSettings) {}
 
@@ -105,7 +103,7 @@ export class LlmClient {
         const f = classify(sdk, err, timeout);
         if (!f.retryable || attempt > maxRetries) {
           const tries = attempt > 1 ? ` (after ${attempt} attempts)` : "";
-          throw (this.lastFailure = new LlmCallError(`${what} failed: ${f.text}${tries}`, f.kind, f.status, attempt, { cause: err }));
+          throw new LlmCallError(`${what} failed: ${f.text}${tries}`, f.kind, f.status, attempt, { cause: err });
         }
         const wait = backoffMs(attempt - 1, this.settings.retryBaseMs, this.settings.retryMaxMs, retryAfterMs(f.headers));
         if (performance.now() + wait >= deadline) {

@@ -18,7 +18,7 @@ interface Tick {
   signal: AbortSignal;
   log: DaemonLog;
   errors: string[];
-  /** Set by an error no other session can escape (a missing API key): the tick stops starting runs. */
+  /** Set by an error no other session can escape (a missing or refused API key): the tick stops starting runs. */
   fatal?: string;
 }
 
@@ -62,6 +62,7 @@ export function summaryJob(api: MemoryApi, pattern: string): CronJob {
     if (outcome === "aborted" || (signal.aborted && outcome === "skipped")) return abandoned(t, session);
     if (outcome === "failed" || outcome === "partial") {
       const why = report?.error ?? (report?.notes.length ? report.notes.join("; ") : outcome);
+      if (report?.failure?.fatal) t.fatal = log.scrub(report.failure.message);
       return failed(t, session, `${outcome}: ${log.scrub(why)}`, started);
     }
     retry.delete(session);

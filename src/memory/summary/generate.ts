@@ -6,7 +6,7 @@ import { join } from "node:path";
 import type { LlmClient } from "../../llm/anthropic-client.ts";
 import { LlmAbortedError, LlmCallError } from "../../llm/llm-errors.ts";
 import { ensureDir } from "../../shared/atomic-write.ts";
-import { errorMessage } from "../../shared/errors.ts";
+import { describeError } from "../../shared/describe-error.ts";
 import { tryLockFile } from "../../shared/file-lock.ts";
 import type { StoredMessage } from "../../shared/message.ts";
 import { nsToRfc3339, nsToUtcSeconds } from "../../shared/time.ts";
@@ -46,7 +46,8 @@ export async function generateSession(ctx: MemoryContext, session: string, openL
     if (["ok", "up-to-date", "waiting", "bootstrap", "pruned"].includes(outcome)) closeGate(ctx, session, startedMs);
   } catch (err) {
     report.outcome = err instanceof LlmAbortedError ? "aborted" : report.chunksDone > 0 ? "partial" : "failed";
-    report.error = errorMessage(err).split("\n")[0];
+    report.error = describeError(err);
+    if (err instanceof LlmCallError) report.failure = err.failure;
     if (!(err instanceof LlmAbortedError || err instanceof LlmCallError)) report.notes.push(`unexpected: ${err instanceof Error ? err.name : "error"}`);
   } finally {
     Object.assign(report, { calls: meter.calls, inputTokens: meter.inputTokens, outputTokens: meter.outputTokens });
@@ -96,6 +97,7 @@ async function run(ctx: MemoryContext, session: string, openLlm: LlmFactory, met
   if (model) {
     const pr = await pruneNoise({ llm, model, session, exchanges: groupExchanges(ready), previous: before, batchChars: ctx.config.summary.chunk_chars, signal: o.signal });
     report.notes.push(...pr.failures);
+    if (pr.failure) report.failure = pr.failure;
     summary = pr.summary;
     kept = pr.kept.flat();
     report.droppedAsNoise = pr.dropped.reduce((n, e) => n + e.length, 0);
@@ -139,7 +141,8 @@ async function run(ctx: MemoryContext, session: string, openLlm: LlmFactory, met
         signal: o.signal,
       });
     } catch (err) {
-      report.error = `chunk ${index}/${chunks.length}: ${errorMessage(err).split("\n")[0]}`;
+      report.error = `chunk ${index}/${chunks.length}: ${describeError(err)}`;
+      if (err instanceof LlmCallError) report.failure = err.failure;
       o.onProgress?.({ type: "chunk-failed", session, chunk: index, chunks: chunks.length, error: report.error });
       return finishWith(report, before, summary, err instanceof LlmAbortedError ? "aborted" : i > 0 ? "partial" : "failed");
     }

@@ -1,4 +1,5 @@
 // What a summary run reports: progress events while it runs, and per session what it did and changed.
+import type { LlmFailure } from "../../llm/llm-errors.ts";
 import type { SummaryChanges } from "./summary-diff.ts";
 
 export type SessionOutcome =
@@ -38,6 +39,8 @@ export interface SessionReport {
   /** The cursor after the run (UTC `YYYY-MM-DD HH:MM:SS`). */
   cursor?: string;
   error?: string;
+  /** The LLM call that failed after its retries, when one did (its `fatal` stops a batch). */
+  failure?: LlmFailure;
   notes: string[];
   changes?: SummaryChanges;
 }
