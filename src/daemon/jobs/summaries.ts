@@ -52,6 +52,7 @@ export function summaryJob(api: MemoryApi, pattern: string): CronJob {
           if (e.type === "chunk") log.info("summary.chunk", { session, chunk: `${e.chunk}/${e.chunks}`, chars: e.chars, messages: e.messages });
           else if (e.type === "chunk-failed") log.warn("summary.chunk_failed", { session, chunk: `${e.chunk}/${e.chunks}`, error: e.error });
         },
+        onWarning: (line) => log.warn("summary.warning", { session, warning: log.scrub(line) }),
       });
       report = r.sessions.find((x) => x.session === session);
     } catch (err) {

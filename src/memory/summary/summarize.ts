@@ -29,7 +29,7 @@ export async function summarize(ctx: MemoryContext, session: string | undefined,
       sessions.push({ session: id, outcome: "skipped", messages: 0, droppedAsNoise: 0, waiting: 0, chunksDone: 0, chunksTotal: 0, calls: 0, inputTokens: 0, outputTokens: 0, notes: [stop] });
       continue;
     }
-    const report = await generateSession(ctx, id, (meter) => openLlm(ctx, meter), o);
+    const report = await generateSession(ctx, id, (meter) => openLlm(ctx, meter, o.onWarning), o);
     sessions.push(report);
     if (report.failure?.fatal) stop = `not run: ${report.failure.message}`;
   }

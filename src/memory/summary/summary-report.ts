@@ -60,4 +60,6 @@ export type SummaryProgress =
 export interface SummarizeOptions {
   signal?: AbortSignal;
   onProgress?: (event: SummaryProgress) => void;
+  /** Notices from the LLM layer (a deprecated model id); the caller decides where they go. */
+  onWarning?: (line: string) => void;
 }
