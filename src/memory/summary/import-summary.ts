@@ -25,7 +25,7 @@ export interface ImportSummaryResult {
 
 export function importSummary(ctx: MemoryContext, session: string, raw: unknown): ImportSummaryResult {
   assertSessionId(session);
-  if (!sessionExists(ctx, session)) throw new UnknownSessionError(`no session ${JSON.stringify(session)} in ${ctx.paths.home}`);
+  if (!sessionExists(ctx, session)) throw new UnknownSessionError({ session, home: ctx.paths.home });
   const parsed = v.safeParse(StrictSummarySchema, raw);
   if (!parsed.success) {
     throw new InvalidSummaryInputError(`summary: ${describeIssues(parsed.issues, { topLevel: "(top level)" })}`);

@@ -13,7 +13,7 @@ export async function summarize(ctx: MemoryContext, session: string | undefined,
   let targets: string[];
   if (session !== undefined) {
     assertSessionId(session);
-    if (!sessionExists(ctx, session)) throw new UnknownSessionError(`no session ${JSON.stringify(session)} in ${ctx.paths.home}`);
+    if (!sessionExists(ctx, session)) throw new UnknownSessionError({ session, home: ctx.paths.home });
     targets = [session];
   } else {
     discoverSessions(ctx);
