@@ -4,14 +4,17 @@ import { Database } from "bun:sqlite";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { DemoHomeNotEmptyError } from "../../src/app/demo/seed-demo.ts";
 import { ConfigError } from "../../src/config/load.ts";
 import { DaemonStoppingError, WorkerExitError } from "../../src/daemon/workers.ts";
 import { LlmCallError, MissingApiKeyError } from "../../src/llm/llm-errors.ts";
+import { AmbiguousErrorIdError, UnknownErrorIdError } from "../../src/memory/errors/error-ids.ts";
 import { UnknownSessionError } from "../../src/memory/session-admin.ts";
 import { describeError, errorCode, exitCodeOf } from "../../src/shared/describe-error.ts";
 import { InputError, namedError, RuntimeFailure, UsageError } from "../../src/shared/errors.ts";
 import { LockTimeoutError } from "../../src/shared/file-lock.ts";
 import { assertSessionId, InvalidSessionIdError } from "../../src/shared/session-id.ts";
+import { InvalidTimeError } from "../../src/shared/time.ts";
 import { CorruptHistoryError } from "../../src/storage/history/history-file.ts";
 import { SchemaTooNewError } from "../../src/storage/sqlite/open-database.ts";
 import { VectorDimensionError } from "../../src/storage/lance/vector-dimension.ts";
@@ -50,6 +53,11 @@ test("each named error kind reads as one line with its facts", () => {
     [new WorkerExitError({ kind: "embeddings", pid: 7, code: 1, stderr: "boom" }), /^the embeddings worker \(pid 7\) exited with code 1 before answering: boom$/, 1],
     [new WorkerExitError({ kind: "maintenance", pid: 8, code: null, signal: "SIGKILL" }), /exited with SIGKILL before answering$/, 1],
     [new DaemonStoppingError({}), /^the daemon is stopping$/, 1],
+    [new InvalidTimeError({ what: "--since", text: "yesterday-ish" }), /^invalid --since "yesterday-ish": use RFC 3339/, 2],
+    [new DemoHomeNotEmptyError({ home: "/h" }), /^\/h already holds memvoy data/, 2],
+    [new UnknownErrorIdError({ id: "abc", malformed: false }), /^no error record with id "abc"/, 2],
+    [new UnknownErrorIdError({ id: '"xyz"', malformed: true }), /^"xyz" is not an error id: ids are hex/, 2],
+    [new AmbiguousErrorIdError({ prefix: "3f", matches: [{ id: "3f000001", tool: "git" }, { id: "3f000002", tool: "npm" }] }), /^error id prefix "3f" is ambiguous: 3f000001 \(git\), 3f000002 \(npm\); give more characters$/, 2],
   ];
   for (const [err, text, code] of cases) {
     const line = describeError(err);
