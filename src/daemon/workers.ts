@@ -84,9 +84,11 @@ export const WorkerExitError = namedError<{ kind: WorkKind; pid: number; code: n
   "runtime",
   (d) => `the ${d.kind} worker (pid ${d.pid}) exited with ${d.signal ?? `code ${d.code}`} before answering${d.stderr ? `: ${d.stderr}` : ""}`,
 );
+export type WorkerExitError = InstanceType<typeof WorkerExitError>;
 
 /** Work was asked for after the daemon began to stop. */
 export const DaemonStoppingError = namedError<Record<string, never>>("DaemonStoppingError", "runtime", () => "the daemon is stopping");
+export type DaemonStoppingError = InstanceType<typeof DaemonStoppingError>;
 
 /** The child left cleanly (its linger ended as the request came): a fresh child may take the request. */
 function leftIdle(err: unknown): boolean {

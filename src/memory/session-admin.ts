@@ -16,6 +16,7 @@ export const UnknownSessionError = namedError<{ session: string; home: string }>
   "input",
   (d) => `no session ${JSON.stringify(d.session)} in ${d.home}`,
 );
+export type UnknownSessionError = InstanceType<typeof UnknownSessionError>;
 
 export function sessionExists(ctx: MemoryContext, session: string): boolean {
   return existsSync(ctx.paths.session(session)) || getSessionRow(ctx.db, session) !== undefined;

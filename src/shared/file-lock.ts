@@ -15,6 +15,7 @@ export const LockTimeoutError = namedError<{ path: string; timeoutMs: number }>(
   "runtime",
   (d) => `timed out after ${d.timeoutMs} ms waiting for the write lock ${d.path}`,
 );
+export type LockTimeoutError = InstanceType<typeof LockTimeoutError>;
 
 let libc: { flock: (fd: number, op: number) => number; errno: () => number } | undefined;
 function lib() {

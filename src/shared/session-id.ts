@@ -8,6 +8,7 @@ export const InvalidSessionIdError = namedError<{ id: unknown }>(
   "input",
   (d) => `invalid session id ${typeof d.id === "string" ? JSON.stringify(d.id) : String(d.id)}: use 1-128 characters of A-Z a-z 0-9 . _ - , not starting with "."`,
 );
+export type InvalidSessionIdError = InstanceType<typeof InvalidSessionIdError>;
 
 export function assertSessionId(id: unknown): string {
   if (typeof id !== "string" || !SESSION_ID.test(id)) {

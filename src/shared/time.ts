@@ -98,6 +98,7 @@ export const InvalidTimeError = namedError<{ what: string; text: string }>(
   "input",
   (d) => `invalid ${d.what} ${JSON.stringify(d.text)}: use RFC 3339 (2026-05-01T09:30:00Z), local "2026-05-01 09:30[:00]", or unix seconds/ms/ns`,
 );
+export type InvalidTimeError = InstanceType<typeof InvalidTimeError>;
 
 export function parseTimeOrThrow(text: string, what = "time"): Nanos {
   const ns = parseTime(text);

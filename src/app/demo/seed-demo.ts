@@ -28,6 +28,7 @@ export const DemoHomeNotEmptyError = namedError<{ home: string }>(
   "input",
   (d) => `${d.home} already holds memvoy data; give demo an empty or new folder with --home`,
 );
+export type DemoHomeNotEmptyError = InstanceType<typeof DemoHomeNotEmptyError>;
 
 export interface DemoReport {
   home: string;

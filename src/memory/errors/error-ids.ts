@@ -9,10 +9,12 @@ export const ERROR_ID_LENGTH = 8;
 export const UnknownErrorIdError = namedError<{ id: string; malformed: boolean }>("UnknownErrorIdError", "input", (d) =>
   d.malformed ? `${d.id} is not an error id: ids are hex, like 3f9a01c2 (see memvoy errors list)` : `no error record with id ${JSON.stringify(d.id)} (see memvoy errors list)`,
 );
+export type UnknownErrorIdError = InstanceType<typeof UnknownErrorIdError>;
 export const AmbiguousErrorIdError = namedError<{ prefix: string; matches: { id: string; tool: string }[] }>("AmbiguousErrorIdError", "input", (d) => {
   const shown = d.matches.slice(0, 5).map((r) => `${r.id} (${r.tool})`).join(", ");
   return `error id prefix ${JSON.stringify(d.prefix)} is ambiguous: ${shown}${d.matches.length > 5 ? ", …" : ""}; give more characters`;
 });
+export type AmbiguousErrorIdError = InstanceType<typeof AmbiguousErrorIdError>;
 
 export function newErrorId(db: Db): string {
   for (;;) {

@@ -11,6 +11,7 @@ export const SchemaTooNewError = namedError<{ path: string; version: number; kno
   "runtime",
   (d) => `${d.path} has schema version ${d.version}; this memvoy knows ${d.known}: upgrade memvoy`,
 );
+export type SchemaTooNewError = InstanceType<typeof SchemaTooNewError>;
 
 export function openDatabase(path: string, options: { readonly?: boolean } = {}): Database {
   const fresh = path !== ":memory:" && !existsSync(path);
