@@ -8,7 +8,7 @@ import { DemoHomeNotEmptyError } from "../../src/app/demo/seed-demo.ts";
 import { ConfigError } from "../../src/config/load.ts";
 import { DaemonStoppingError, WorkerExitError } from "../../src/daemon/workers.ts";
 import { LlmCallError, MissingApiKeyError } from "../../src/llm/llm-errors.ts";
-import { AmbiguousErrorIdError, UnknownErrorIdError } from "../../src/memory/errors/error-ids.ts";
+import { AmbiguousErrorIdError, UnknownErrorIdError } from "../../src/memory/error-memory/error-ids.ts";
 import { UnknownSessionError } from "../../src/memory/session-admin.ts";
 import { describeError, errorCode, exitCodeOf } from "../../src/shared/describe-error.ts";
 import { InputError, namedError, RuntimeFailure, UsageError } from "../../src/shared/errors.ts";

@@ -3,7 +3,7 @@ import { expect, test } from "bun:test";
 import * as v from "valibot";
 import { toNewMessage } from "../../src/app/wire-input.ts";
 import { validateConfig } from "../../src/config/load.ts";
-import { checkRecordInput } from "../../src/memory/errors/error-input.ts";
+import { checkRecordInput } from "../../src/memory/error-memory/error-input.ts";
 import { assertValidSummary } from "../../src/memory/summary/summary-schema.ts";
 import { describeIssues } from "../../src/shared/schema-issues.ts";
 
