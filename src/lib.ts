@@ -23,3 +23,4 @@ export { MemvoyError, InputError, UsageError, RuntimeFailure } from "./shared/er
 export type { StatsReport } from "./memory/stats.ts";
 export type { HistoryOptions } from "./memory/history-view.ts";
 export { parseTimeBound, resolveFilter, type MessageFilter, type TimeBound } from "./shared/time-filter.ts";
+export { describeError } from "./shared/describe-error.ts";

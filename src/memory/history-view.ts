@@ -26,7 +26,7 @@ export interface HistoryOptions {
 
 export function readSessionHistory(ctx: MemoryContext, session: string, o: HistoryOptions = {}): StoredMessage[] {
   assertSessionId(session);
-  if (!sessionExists(ctx, session)) throw new UnknownSessionError(`no session ${JSON.stringify(session)} in ${ctx.paths.home}`);
+  if (!sessionExists(ctx, session)) throw new UnknownSessionError({ session, home: ctx.paths.home });
   ensureBackfilled(ctx, session);
   if (o.filter && !isEmptyFilter(o.filter)) {
     if (o.all || o.last === undefined) return listSessionMessages(ctx.db, session, { filter: o.filter });
