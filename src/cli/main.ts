@@ -55,7 +55,7 @@ Commands:
   config show|path|check               the effective config, its file, validation
   reindex [--pending]                  rebuild every vector with the configured embedder (resumable)
   daemon status|stop                   the background daemon: state of its jobs, or stop it
-  stats                                sessions, messages and bytes per tier, vectors, errors, disk, tokens
+  stats                                messages and bytes per tier, vectors, errors, disk use, tokens
   completion bash|zsh|fish             print the shell completion script
   help [COMMAND]                       this help, or a command's
 
