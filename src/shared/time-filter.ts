@@ -3,8 +3,8 @@ import { InputError } from "./errors.ts";
 import { isRole, type Role, type StoredMessage } from "./message.ts";
 import { NS_PER_SEC, parseTime, rangeStart, type Nanos, type TimeRange } from "./time.ts";
 
-/** A bound as a caller gives it: text (RFC 3339, a date, a relative form like 3d) or UTC nanoseconds. */
-export type TimeBound = string | bigint;
+/** A bound as a caller gives it: text (RFC 3339, a date, a relative form like 3d), unix time as a number, or UTC ns. */
+export type TimeBound = string | bigint | number;
 
 /** What narrows a list of messages. Time bounds: since inclusive, until exclusive (UTC ns). */
 export interface MessageFilter {
@@ -68,7 +68,12 @@ export function resolveFilter(o: FilterInput, now: Nanos): MessageFilter {
   const bound = (v: TimeBound | undefined, kind: "since" | "until") => {
     if (v === undefined) return undefined;
     if (typeof v === "bigint") return kind === "until" ? v + 1n : v;
-    if (typeof v !== "string") throw new InvalidTimeBoundError(`invalid ${kind}: give a time as text or UTC nanoseconds`);
+    if (typeof v === "number" && Number.isInteger(v)) {
+      // A JSON number: unix seconds, milliseconds, microseconds or nanoseconds, by its digits (like --at).
+      const t = parseTime(String(v));
+      if (t !== undefined) return kind === "until" ? t + 1n : t;
+    }
+    if (typeof v !== "string") throw new InvalidTimeBoundError(`invalid ${kind}: give a time as text, unix time or UTC nanoseconds`);
     return parseTimeBound(v, kind, now);
   };
   const since = bound(o.since, "since");

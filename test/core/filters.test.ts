@@ -95,3 +95,14 @@ describe("filters in the library and the CLI", () => {
     }
   });
 });
+
+describe("bounds from the wire", () => {
+  test("numbers are unix time by their digits; bigint is UTC nanoseconds", () => {
+    const now = ns("2026-06-15T12:00:00Z");
+    const t = ns("2026-05-01T00:00:00Z");
+    expect(resolveFilter({ since: Number(t / 1_000_000_000n) }, now).since).toBe(t);
+    expect(resolveFilter({ since: Number(t / 1_000_000n) }, now).since).toBe(t);
+    expect(resolveFilter({ since: t, until: t }, now)).toEqual({ since: t, until: t + 1n });
+    expect(() => resolveFilter({ since: {} as never }, now)).toThrow(/invalid since/);
+  });
+});
