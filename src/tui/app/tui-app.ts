@@ -56,7 +56,8 @@ export class TuiApp implements AppContext {
     this.watcher.start();
     this.screen.on("keypress", (ch: string | undefined, key: Key) => this.onKey(ch, key));
     this.screen.on("resize", () => this.render());
-    this.screen.enableMouse();
+    // A dumb terminal gets no mouse-reporting sequences.
+    if (process.env.TERM !== "dumb") this.screen.enableMouse();
     this.screen.on("mouse", (e: MouseEvent) => {
       if (this.confirmation) return;
       const top = this.overlays[this.overlays.length - 1];
