@@ -2,7 +2,7 @@
 import { UsageError } from "../../shared/errors.ts";
 import { assertSessionId } from "../../shared/session-id.ts";
 import { nsToLocalSeconds, type TimeRange } from "../../shared/time.ts";
-import type { MatchMode, SearchHit } from "../../search/search-types.ts";
+import type { MatchMode, SearchHit } from "../../app/memory-api.ts";
 import { bool, num, parseArgs, str } from "../args.ts";
 import { openFromFlags, printUsage } from "../command.ts";
 import { cyan, dim, highlight, messageJson, printJson, println } from "../output.ts";

@@ -1,7 +1,6 @@
 // The summary cron: each tick runs Generate on every due session (mtime gate) not already being summarized;
 // a session whose run failed is retried at the next tick.
-import type { MemoryApi } from "../../app/memory-api.ts";
-import type { SessionReport } from "../../memory/summary/summary-report.ts";
+import type { MemoryApi, SessionReport } from "../../app/memory-api.ts";
 import { errorMessage, MemvoyError } from "../../shared/errors.ts";
 import { isTempSession } from "../../shared/session-id.ts";
 import type { DaemonLog } from "../log.ts";
