@@ -24,7 +24,10 @@ export function queryTerms(query: string): QueryTerm[] {
   const out: QueryTerm[] = [];
   const seen = new Set<string>();
   const push = (t: QueryTerm) => {
-    if (t.text && !seen.has(t.text)) (seen.add(t.text), out.push(t));
+    if (t.text && !seen.has(t.text)) {
+      seen.add(t.text);
+      out.push(t);
+    }
   };
   let last = 0;
   for (const m of text.matchAll(CJK_RUN)) {

@@ -105,7 +105,10 @@ test("reindex: Ctrl-C stops it (exit 130), running it again resumes and complete
 
 test("the progress bar redraws one line", () => {
   let out = "";
-  const bar = progressBar({ write: (s: string) => ((out += s), true) } as unknown as NodeJS.WriteStream, 10);
+  const bar = progressBar({ write: (s: string) => {
+      out += s;
+      return true;
+    } } as unknown as NodeJS.WriteStream, 10);
   bar.update(0, 4);
   bar.update(4, 4);
   bar.done();

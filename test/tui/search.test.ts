@@ -109,9 +109,9 @@ describe("search", () => {
   test("while typing, keyword matches come newest first; the ranked answer replaces them when typing rests", async () => {
     tui = await openSearch();
     tui.type("deploy");
-    const quick = await tui.waitFor(/hits? for "deploy"  newest first · ranking…/, 5_000);
+    const quick = await tui.waitFor(/hits? for "deploy" {2}newest first · ranking…/, 5_000);
     expect(quick).toContain("mode hybrid");
-    const ranked = await tui.waitFor(/hits? for "deploy"(?!  newest first)/);
+    const ranked = await tui.waitFor(/hits? for "deploy"(?! {2}newest first)/);
     expect(ranked).not.toContain("ranking…");
   }, T);
 
@@ -126,7 +126,7 @@ describe("search", () => {
     await tui.waitFor("Search:");
     tui.type("idempotent");
     // First keyword matches newest first, then the ranked hybrid answer: keyword hits and a note.
-    let s = await tui.waitFor(/hit for "idempotent"  semantic side unavailable/);
+    let s = await tui.waitFor(/hit for "idempotent" {2}semantic side unavailable/);
     expect(s).toContain("Stripe webhooks arrive twice");
     tui.keys("Tab", "Tab"); // keyword, then semantic
     s = await tui.waitFor("semantic unavailable → keyword");

@@ -57,7 +57,10 @@ export class ErrorsScreen {
       case "d": case "delete": this.askDelete(); return true;
       case "escape":
         if (s.detail) s.detail = false;
-        else if (s.query) (s.query = "", this.reload());
+        else if (s.query) {
+          s.query = "";
+          this.reload();
+        }
         else this.app.close();
         return true;
     }
