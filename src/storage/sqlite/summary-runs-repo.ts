@@ -142,9 +142,8 @@ export function listUnsummarized(db: Database, session: string, from: { afterSeq
   if (from !== "all" && "afterSeq" in from) {
     sql += " AND seq > ?";
     args.push(from.afterSeq);
-  }
-  else {
-    if (from !== "all") (sql += " AND (send_at >= ? OR send_at = 0)");
+  } else if (from !== "all") {
+    sql += " AND (send_at >= ? OR send_at = 0)";
     args.push(from.sinceNs);
   }
   const rows = db.query(sql + " ORDER BY seq").all(...args) as Parameters<typeof toStored>[0][];
