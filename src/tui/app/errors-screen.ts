@@ -127,8 +127,7 @@ export class ErrorsScreen {
 
   render(): void {
     const { layout, theme } = this.app;
-    const inner = layout.inner(layout.overlay);
-    layout.setFocus(layout.overlay, true, ` Error memory · ${this.state.total} record${this.state.total === 1 ? "" : "s"} `);
+    const inner = layout.openOverlay(` Error memory · ${this.state.total} record${this.state.total === 1 ? "" : "s"} `);
     layout.setLines(layout.overlay, renderErrors(this.state, theme, inner.width, inner.height, this.app.now()));
   }
 }
