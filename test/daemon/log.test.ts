@@ -3,7 +3,7 @@ import { afterAll, expect, test } from "bun:test";
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { DaemonLog, KEEP_ROTATED, preview, redact } from "../../src/daemon/log.ts";
-import { cleanup, tempHome } from "./daemon-process.ts";
+import { cleanup, tempHome } from "../fixture/daemon-process.ts";
 
 afterAll(cleanup);
 

@@ -1,21 +1,15 @@
 // Search under tmux: results as you type, highlighted snippets, mode / scope / range keys, Enter opens the hit.
-import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { removeTempHomes } from "../helpers/home.ts";
-import type { TmuxSession } from "../helpers/tmux.ts";
-import { makeHome, startTui, T } from "./fixture.ts";
+import type { TmuxSession } from "../fixture/tmux.ts";
+import { makeHome, startTui, T, tuiSuite } from "../fixture/tui-home.ts";
 
-let home = "";
+const suite = tuiSuite();
 let tui: TmuxSession | undefined;
-beforeAll(async () => {
-  home = await makeHome();
-}, T);
-afterEach(() => tui?.kill());
-afterAll(removeTempHomes);
 
 async function openSearch(): Promise<TmuxSession> {
-  const t = startTui(home);
+  const t = suite.start();
   await t.waitFor("alpha-deploy");
   t.keys("/");
   await t.waitFor("Search:");
