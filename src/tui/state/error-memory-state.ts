@@ -10,7 +10,7 @@ export interface ErrorRow {
   score?: number;
 }
 
-export class ErrorsState extends QueryInput {
+export class ErrorMemoryState extends QueryInput {
   rows: ErrorRow[] = [];
   /** Live records in the home (the list shows at most the list limit). */
   total = 0;
