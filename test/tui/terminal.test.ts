@@ -86,7 +86,7 @@ describe("terminal", () => {
     tui = suite.start({ env: { TERM: "dumb" } });
     await tui.waitFor("alpha-deploy");
     expect(tui.capture(true)).not.toMatch(COLOUR_SGR);
-    tui.keys("q");
-    expect((await tui.exited()).code).toBe(0);
+    tui!.keys("q");
+    expect((await tui!.exited()).code).toBe(0);
   }, T);
 });
