@@ -3,8 +3,8 @@
 import { readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { openMemory } from "../src/lib.ts";
-import { removeTempHomes, tempHome } from "../test/helpers/home.ts";
-import { TmuxSession } from "../test/helpers/tmux.ts";
+import { removeTempHomes, tempHome } from "../test/fixture/home.ts";
+import { TmuxSession } from "../test/fixture/tmux.ts";
 import { emitRows, log, quick, type BenchRow } from "./lib/report.ts";
 import { fmtMs, summarize } from "./lib/stats.ts";
 

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import pkg from "../package.json";
-import { buildBinaryOnce, makeTempDir, removeTempDirs, repoRoot, runBinary } from "./helpers/binary";
+import { buildBinaryOnce, makeTempDir, removeTempDirs, repoRoot, runBinary } from "./fixture/binary.ts";
 
 let tarball = "";
 let outDir = "";

@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { parseTimeBound, resolveFilter } from "../../src/shared/time-filter.ts";
-import { cli, openTemp, removeTempHomes, tempHome } from "../helpers/home.ts";
+import { cli, openTemp, removeTempHomes, tempHome } from "../fixture/home.ts";
 
 afterAll(removeTempHomes);
 

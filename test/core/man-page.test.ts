@@ -5,7 +5,7 @@ import { join } from "node:path";
 import pkg from "../../package.json";
 import { COMMAND_NAMES } from "../../src/cli/main.ts";
 import { renderManPage, unroff } from "../../src/cli/man-page.ts";
-import { cli, removeTempHomes, tempHome } from "../helpers/home.ts";
+import { cli, removeTempHomes, tempHome } from "../fixture/home.ts";
 
 afterAll(removeTempHomes);
 

@@ -2,7 +2,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
 import { readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { cli, openTemp, removeTempHomes } from "../helpers/home.ts";
+import { cli, openTemp, removeTempHomes } from "../fixture/home.ts";
 
 afterAll(removeTempHomes);
 

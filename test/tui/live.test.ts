@@ -1,20 +1,15 @@
 // Daily use under tmux: another process's writes appear on their own; o opens $PAGER; y copies through
 // OSC 52 (tmux set-clipboard on, read back with show-buffer); mouse clicks select and the wheel scrolls.
-import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { chmodSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { openMemory } from "../../src/lib.ts";
-import { cli, removeTempHomes, tempHome } from "../helpers/home.ts";
-import type { TmuxSession } from "../helpers/tmux.ts";
-import { makeHome, startTui, T } from "./fixture.ts";
+import { cli, tempHome } from "../fixture/home.ts";
+import type { TmuxSession } from "../fixture/tmux.ts";
+import { makeHome, startTui, tuiSuite } from "../fixture/tui-home.ts";
 
-let home = "";
+const suite = tuiSuite();
 let tui: TmuxSession | undefined;
-beforeAll(async () => {
-  home = await makeHome();
-}, T);
-afterEach(() => tui?.kill());
-afterAll(removeTempHomes);
 
 /** SGR mouse reports (1-based cells): a left click, or a wheel notch. */
 const click = (x: number, y: number) => `\x1b[<0;${x};${y}M\x1b[<0;${x};${y}m`;
@@ -69,7 +64,7 @@ describe("pager and clipboard", () => {
     // The pager copies what it was given and waits for a key, like less.
     writeFileSync(pager, `#!/bin/sh\ncat "$1" >> ${out}\necho PAGER-SHOWING\nread line\n`);
     chmodSync(pager, 0o755);
-    tui = startTui(home, { env: { PAGER: pager } });
+    tui = suite.start({ env: { PAGER: pager } });
     await tui.waitFor("old-notes");
     tui.keys("Down", "Down", "Down"); // old-notes
     await tui.waitFor("old-notes · 2 msgs");
@@ -105,7 +100,7 @@ describe("pager and clipboard", () => {
   }, 120_000);
 
   test("y copies through OSC 52 (tmux set-clipboard on) and says so on the status row", async () => {
-    tui = startTui(home, { width: 100 });
+    tui = suite.start({ width: 100 });
     tui.command("set-option", "-g", "set-clipboard", "on");
     await tui.waitFor("old-notes");
     tui.keys("Down", "Down", "Down", "Enter", "Home");
@@ -134,7 +129,7 @@ describe("pager and clipboard", () => {
 
 describe("mouse", () => {
   test("a click selects a session, the wheel scrolls the history pane and the lists, clicks pick hits", async () => {
-    tui = startTui(home, { width: 100, height: 30 });
+    tui = suite.start({ width: 100, height: 30 });
     await tui.waitFor("old-notes");
     // Row 1 is the border, 2 the filter line, 3 the header: the 3rd session (zh-trip) is on row 6.
     tui.bytes(click(5, 6));
@@ -175,7 +170,7 @@ describe("mouse", () => {
 
 describe("80 columns", () => {
   test("help lines and the search option line wrap instead of being cut", async () => {
-    tui = startTui(home, { width: 80, height: 40 });
+    tui = suite.start({ width: 80, height: 40 });
     await tui.waitFor("old-notes");
     tui.type("?");
     let s = await tui.waitFor("Help: every key");

@@ -1,7 +1,6 @@
 // memvoy history SESSION [--all] [--last N] [--since T] [--until T] [--role R] [--sender N]: the window, or every message.
-import { assertSessionId } from "../../shared/session-id.ts";
-import { bool, expectPositionals, num, parseArgs } from "../args.ts";
-import { openFromFlags, printUsage } from "../command.ts";
+import { bool, num } from "../args.ts";
+import { withMemory, type CommandSpec } from "../command.ts";
 import { FILTER_FLAGS, FILTER_USAGE, filterOptions } from "../filter-flags.ts";
 import { dim, messageHeader, messageJson, printJson, println } from "../output.ts";
 
@@ -19,13 +18,10 @@ read and those that pass are shown (with --last N, the newest N of them).
 ${FILTER_USAGE}
 `;
 
-export async function run(argv: readonly string[]): Promise<number> {
-  const p = parseArgs(argv, { all: { type: "boolean" }, last: { type: "number" }, ...FILTER_FLAGS }, "history");
-  if (bool(p, "help")) return printUsage(usage);
-  const [session] = expectPositionals(p, "history", ["SESSION"]);
-  assertSessionId(session);
-  const api = openFromFlags(p);
-  try {
+const spec: CommandSpec = { name: "history", usage, flags: { all: { type: "boolean" }, last: { type: "number" }, ...FILTER_FLAGS }, positionals: ["SESSION"], session: true };
+
+export function run(argv: readonly string[]): Promise<number> {
+  return withMemory(spec, argv, (api, p, [session]) => {
     const last = num(p, "last");
     const list = api.history(session!, { all: bool(p, "all"), ...(last !== undefined ? { last } : {}), ...filterOptions(p) });
     if (bool(p, "json")) {
@@ -40,7 +36,5 @@ export async function run(argv: readonly string[]): Promise<number> {
     }
     if (list.length === 0) println(dim("(no messages)"));
     return 0;
-  } finally {
-    api.close();
-  }
+  });
 }

@@ -1,13 +1,11 @@
 // SQL conditions for a MessageFilter (time bounds, role, sender) over the messages table.
 import type { MessageFilter } from "../../shared/time-filter.ts";
+import { andWhere, type SqlArg } from "./sql-where.ts";
 
-/** " AND ..." conditions (column prefix like "m.") and their arguments; empty for no filter. */
-export function filterSql(f: MessageFilter | undefined, prefix = ""): { sql: string; args: (string | bigint)[] } {
-  const parts: string[] = [];
-  const args: (string | bigint)[] = [];
-  if (f?.since !== undefined) parts.push(`${prefix}send_at >= ?`), args.push(f.since);
-  if (f?.until !== undefined) parts.push(`${prefix}send_at < ?`), args.push(f.until);
-  if (f?.role !== undefined) parts.push(`${prefix}role = ?`), args.push(f.role);
-  if (f?.sender !== undefined) parts.push(`${prefix}sender = ?`), args.push(f.sender);
-  return { sql: parts.map((p) => " AND " + p).join(""), args };
+/** `sql` with ` AND ...` for each bound of the filter (columns prefixed, e.g. "m."), their values bound. */
+export function andFilter(sql: string, args: SqlArg[], f: MessageFilter | undefined, prefix = ""): string {
+  let out = andWhere(sql, args, `${prefix}send_at >= ?`, f?.since);
+  out = andWhere(out, args, `${prefix}send_at < ?`, f?.until);
+  out = andWhere(out, args, `${prefix}role = ?`, f?.role);
+  return andWhere(out, args, `${prefix}sender = ?`, f?.sender);
 }

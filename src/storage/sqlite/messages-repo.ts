@@ -3,7 +3,7 @@ import type { Database } from "bun:sqlite";
 import type { MessageRecord, Role, StoredMessage } from "../../shared/message.ts";
 import { searchForm } from "../../shared/search-form.ts";
 import type { MessageFilter } from "../../shared/time-filter.ts";
-import { filterSql } from "./message-filter-sql.ts";
+import { andFilter } from "./message-filter-sql.ts";
 
 interface Row {
   seq: bigint;
@@ -83,11 +83,16 @@ export function listSessionMessages(db: Database, session: string, o: ListOption
   const args: (string | bigint | number)[] = [session];
   if (o.recentOnly) where.push("recent = 1");
   if (o.archivedOnly) where.push("recent = 0");
-  if (o.afterSeq !== undefined) (where.push("seq > ?"), args.push(o.afterSeq));
-  if (o.beforeSeq !== undefined) (where.push("seq < ?"), args.push(o.beforeSeq));
-  const cond = filterSql(o.filter);
-  const filterWhere = cond.sql.replace(/^ AND /, "");
-  if (filterWhere) (where.push(filterWhere), args.push(...cond.args));
+  if (o.afterSeq !== undefined) {
+    where.push("seq > ?");
+    args.push(o.afterSeq);
+  }
+  if (o.beforeSeq !== undefined) {
+    where.push("seq < ?");
+    args.push(o.beforeSeq);
+  }
+  const filtered = andFilter("", args, o.filter);
+  if (filtered) where.push(filtered.replace(/^ AND /, ""));
   const order = o.newestFirst ? "DESC" : "ASC";
   const limit = o.limit !== undefined ? ` LIMIT ${Math.max(0, Math.floor(o.limit))}` : "";
   const rows = db.query(`SELECT ${MESSAGE_COLUMNS} FROM messages WHERE ${where.join(" AND ")} ORDER BY seq ${order}${limit}`).all(...args) as Row[];

@@ -70,7 +70,10 @@ export class ErrorMemoryScreen {
       }
       case "escape":
         if (s.detail) s.detail = false;
-        else if (s.query) (s.query = "", this.reload());
+        else if (s.query) {
+          s.query = "";
+          this.reload();
+        }
         else this.app.close();
         return true;
     }
@@ -137,8 +140,7 @@ export class ErrorMemoryScreen {
 
   render(): void {
     const { layout, theme } = this.app;
-    const inner = layout.inner(layout.overlay);
-    layout.setFocus(layout.overlay, true, ` Error memory · ${this.state.total} record${this.state.total === 1 ? "" : "s"} `);
+    const inner = layout.openOverlay(` Error memory · ${this.state.total} record${this.state.total === 1 ? "" : "s"} `);
     layout.setLines(layout.overlay, renderErrorMemory(this.state, theme, inner.width, inner.height, this.app.now()));
   }
 }
