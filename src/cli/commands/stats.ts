@@ -1,6 +1,6 @@
 // memvoy stats [--json]: sessions, messages and bytes per tier, vectors, error records, disk use, tokens spent.
-import { bool, expectPositionals, parseArgs } from "../args.ts";
-import { openFromFlags, printUsage } from "../command.ts";
+import { bool } from "../args.ts";
+import { withMemory, type CommandSpec } from "../command.ts";
 import { bold, dim, printJson, println } from "../output.ts";
 
 export const usage = `
@@ -19,12 +19,10 @@ What the home holds, read without loading the vector store:
 const bytes = (n: number) => (n < 1024 ? `${n} B` : n < 1024 ** 2 ? `${(n / 1024).toFixed(1)} KiB` : n < 1024 ** 3 ? `${(n / 1024 ** 2).toFixed(1)} MiB` : `${(n / 1024 ** 3).toFixed(2)} GiB`);
 const count = (n: number) => n.toLocaleString("en-US");
 
-export async function run(argv: readonly string[]): Promise<number> {
-  const p = parseArgs(argv, {}, "stats");
-  if (bool(p, "help")) return printUsage(usage);
-  expectPositionals(p, "stats", []);
-  const api = openFromFlags(p);
-  try {
+const spec: CommandSpec = { name: "stats", usage, positionals: [] };
+
+export function run(argv: readonly string[]): Promise<number> {
+  return withMemory(spec, argv, (api, p) => {
     const s = api.stats();
     if (bool(p, "json")) {
       printJson(s);
@@ -41,7 +39,5 @@ export async function run(argv: readonly string[]): Promise<number> {
     row("tokens", `${count(s.tokens.input)} in, ${count(s.tokens.output)} out, ${count(s.tokens.calls)} calls`);
     for (const u of s.tokens.byPurpose) println(dim(`           ${u.purpose} · ${u.model}: ${count(u.inputTokens)} in, ${count(u.outputTokens)} out, ${count(u.calls)} calls`));
     return 0;
-  } finally {
-    api.close();
-  }
+  });
 }
