@@ -10,15 +10,27 @@ let tarball = "";
 let outDir = "";
 
 async function run(cmd: string[], o: { cwd?: string; env?: Record<string, string> } = {}) {
-  const proc = Bun.spawn(cmd, { cwd: o.cwd ?? makeTempDir(), env: { PATH: "/usr/local/bin:/usr/bin:/bin", LANG: "C.UTF-8", ...o.env }, stdout: "pipe", stderr: "pipe" });
-  const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+  const proc = Bun.spawn(cmd, {
+    cwd: o.cwd ?? makeTempDir(),
+    env: { PATH: "/usr/local/bin:/usr/bin:/bin", LANG: "C.UTF-8", ...o.env },
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  const [stdout, stderr, code] = await Promise.all([
+    new Response(proc.stdout).text(),
+    new Response(proc.stderr).text(),
+    proc.exited,
+  ]);
   return { code, stdout, stderr };
 }
 
 beforeAll(async () => {
   const bin = await buildBinaryOnce();
   outDir = join(bin, "..");
-  const r = await run([process.execPath, join(repoRoot, "build.ts"), "--no-compile", "--release", "--gzip-level", "1", "--outfile", bin], { cwd: repoRoot });
+  const r = await run(
+    [process.execPath, join(repoRoot, "build.ts"), "--no-compile", "--release", "--gzip-level", "1", "--outfile", bin],
+    { cwd: repoRoot },
+  );
   expect(r.code, r.stderr).toBe(0);
   tarball = join(outDir, `memvoy-${pkg.version}-${process.platform}-${process.arch}.tar.gz`);
 }, 900_000);
@@ -29,8 +41,25 @@ describe("release tarball and install.sh", () => {
     expect((await run(["sha256sum", "--check", `${tarball}.sha256`], { cwd: outDir })).code).toBe(0);
     const list = await run(["tar", "-tzf", tarball]);
     const name = `memvoy-${pkg.version}-${process.platform}-${process.arch}`;
-    const files = list.stdout.trim().split("\n").map((f) => f.replace(`${name}/`, "")).filter((f) => f && !f.endsWith("/")).sort();
-    expect(files).toEqual(["README.md", "SHA256SUMS", "completions/_memvoy", "completions/memvoy.bash", "completions/memvoy.fish", "install.sh", "memvoy", "memvoy.1", "memvoy.service"].sort());
+    const files = list.stdout
+      .trim()
+      .split("\n")
+      .map((f) => f.replace(`${name}/`, ""))
+      .filter((f) => f && !f.endsWith("/"))
+      .sort();
+    expect(files).toEqual(
+      [
+        "README.md",
+        "SHA256SUMS",
+        "completions/_memvoy",
+        "completions/memvoy.bash",
+        "completions/memvoy.fish",
+        "install.sh",
+        "memvoy",
+        "memvoy.1",
+        "memvoy.service",
+      ].sort(),
+    );
     const unpacked = makeTempDir();
     expect((await run(["tar", "-xzf", tarball, "-C", unpacked])).code).toBe(0);
     const sums = await run(["sha256sum", "--check", "SHA256SUMS"], { cwd: join(unpacked, name) });
@@ -49,7 +78,13 @@ describe("release tarball and install.sh", () => {
     const v = await runBinary(bin, ["-v"], { cwd: elsewhere });
     expect(v.stdout.trim()).toBe(`memvoy ${pkg.version}`);
     const data = join(elsewhere, "data");
-    expect((await runBinary(bin, ["--home", data, "add", "s", "--role", "user", "--content", "installed and working"], { cwd: elsewhere })).code).toBe(0);
+    expect(
+      (
+        await runBinary(bin, ["--home", data, "add", "s", "--role", "user", "--content", "installed and working"], {
+          cwd: elsewhere,
+        })
+      ).code,
+    ).toBe(0);
     const found = await runBinary(bin, ["--home", data, "search", "working", "--json"], { cwd: elsewhere });
     expect(JSON.parse(found.stdout).hits[0].content).toBe("installed and working");
     const page = join(home, ".local/share/man/man1/memvoy.1");
@@ -58,12 +93,26 @@ describe("release tarball and install.sh", () => {
     expect(man.stdout).toContain("MEMVOY(1)");
     expect(man.stdout).toContain("memvoy search QUERY");
     expect(man.stdout).toContain("--since TIME");
-    for (const f of [".local/share/bash-completion/completions/memvoy", ".local/share/zsh/site-functions/_memvoy", ".config/fish/completions/memvoy.fish"]) expect(existsSync(join(home, f))).toBe(true);
-    expect(readFileSync(join(home, ".local/share/memvoy/memvoy.service"), "utf8")).toContain(`ExecStart=${bin} --daemon`);
+    for (const f of [
+      ".local/share/bash-completion/completions/memvoy",
+      ".local/share/zsh/site-functions/_memvoy",
+      ".config/fish/completions/memvoy.fish",
+    ])
+      expect(existsSync(join(home, f))).toBe(true);
+    expect(readFileSync(join(home, ".local/share/memvoy/memvoy.service"), "utf8")).toContain(
+      `ExecStart=${bin} --daemon`,
+    );
     // The installed bash completion works against the installed binary.
-    const comp = await run(["bash", "-c", `source ${join(home, ".local/share/bash-completion/completions/memvoy")}; COMP_WORDS=(memvoy sta); COMP_CWORD=1; _memvoy; echo "\${COMPREPLY[@]}"`], {
-      env: { HOME: home, PATH: `${join(home, ".local/bin")}:/usr/bin:/bin` },
-    });
+    const comp = await run(
+      [
+        "bash",
+        "-c",
+        `source ${join(home, ".local/share/bash-completion/completions/memvoy")}; COMP_WORDS=(memvoy sta); COMP_CWORD=1; _memvoy; echo "\${COMPREPLY[@]}"`,
+      ],
+      {
+        env: { HOME: home, PATH: `${join(home, ".local/bin")}:/usr/bin:/bin` },
+      },
+    );
     expect(comp.stdout.trim()).toBe("stats");
   }, 120_000);
 
@@ -71,7 +120,7 @@ describe("release tarball and install.sh", () => {
     const unpacked = makeTempDir();
     await run(["tar", "-xzf", tarball, "-C", unpacked]);
     const dir = join(unpacked, `memvoy-${pkg.version}-${process.platform}-${process.arch}`);
-    writeFileSync(join(dir, "memvoy.1"), readFileSync(join(dir, "memvoy.1"), "utf8") + ".\\\" changed\n");
+    writeFileSync(join(dir, "memvoy.1"), readFileSync(join(dir, "memvoy.1"), "utf8") + '.\\" changed\n');
     const home = makeTempDir();
     mkdirSync(join(home, ".local"), { recursive: true });
     const inst = await run(["sh", join(dir, "install.sh")], { env: { HOME: home } });

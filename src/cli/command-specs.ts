@@ -19,7 +19,12 @@ export const GLOBAL_FLAGS: ReadonlyMap<string, FlagValue> = new Map<string, Flag
   ["--json", "none"],
   ["--help", "none"],
 ]);
-export const TOP_FLAGS: ReadonlyMap<string, FlagValue> = new Map<string, FlagValue>([...GLOBAL_FLAGS, ["--version", "none"], ["--daemon", "none"], ["--verbose", "none"]]);
+export const TOP_FLAGS: ReadonlyMap<string, FlagValue> = new Map<string, FlagValue>([
+  ...GLOBAL_FLAGS,
+  ["--version", "none"],
+  ["--daemon", "none"],
+  ["--verbose", "none"],
+]);
 
 function valueKind(flag: string, token: string | undefined): FlagValue {
   if (!token) return "none";
@@ -40,8 +45,13 @@ export function flagsOf(usage: string): Map<string, FlagValue> {
   const text = usage.trim();
   const blank = text.indexOf("\n\n");
   const synopsis = blank < 0 ? text : text.slice(0, blank);
-  const optionLines = text.split("\n").filter((l) => /^\s{2,}(?:-[A-Za-z], )?--[a-z]/.test(l)).map((l) => l.trim().split(/\s{2,}/)[0]!);
-  for (const m of [synopsis, ...optionLines].join("\n").matchAll(/(?<![\w-])(--[a-z][a-z-]*)(?:[ =]([A-Za-z0-9][A-Za-z0-9|_.-]*))?/g)) {
+  const optionLines = text
+    .split("\n")
+    .filter((l) => /^\s{2,}(?:-[A-Za-z], )?--[a-z]/.test(l))
+    .map((l) => l.trim().split(/\s{2,}/)[0]!);
+  for (const m of [synopsis, ...optionLines]
+    .join("\n")
+    .matchAll(/(?<![\w-])(--[a-z][a-z-]*)(?:[ =]([A-Za-z0-9][A-Za-z0-9|_.-]*))?/g)) {
     const kind = valueKind(m[1]!, m[2]);
     const prev = flags.get(m[1]!);
     if (prev === undefined || prev === "none") flags.set(m[1]!, kind);
@@ -55,7 +65,7 @@ function mainEntries(version: string): Map<string, { summary: string; subcommand
   const text = mainHelp(version);
   const block = text.slice(text.indexOf("Commands:"), text.indexOf("\nDaemon:"));
   for (const line of block.split("\n")) {
-    const m = /^  ([a-z][a-z-]*)(?: (\S+))?.*?\s{2,}(\S.*)$/.exec(line);
+    const m = /^ {2}([a-z][a-z-]*)(?: (\S+))?.*?\s{2,}(\S.*)$/.exec(line);
     if (!m) continue;
     const subs = m[2] && /^[a-z]+(\|[a-z]+)+$/.test(m[2]) ? m[2].split("|") : [];
     out.set(m[1]!, { summary: m[3]!, subcommands: subs });
@@ -77,7 +87,14 @@ export async function commandSpecs(version: string): Promise<CommandSpec[]> {
     flags.delete("--daemon");
     const sessionArg = new RegExp(`memvoy ${name} \\[?SESSION\\b`).test(mod.usage);
     const e = entries.get(name);
-    specs.push({ name, summary: e?.summary ?? "", usage: mod.usage, subcommands: e?.subcommands ?? [], flags, sessionArg });
+    specs.push({
+      name,
+      summary: e?.summary ?? "",
+      usage: mod.usage,
+      subcommands: e?.subcommands ?? [],
+      flags,
+      sessionArg,
+    });
   }
   const help = specs.find((s) => s.name === "help");
   if (help) help.subcommands = specs.map((s) => s.name);

@@ -1,5 +1,5 @@
 // Shell completion answers (memvoy __complete CWORD WORDS...): commands, sub-commands, flags, their values, session ids.
-import { lstatSync, readdirSync } from "node:fs";
+import { type Dirent, lstatSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { resolveHome } from "../config/home.ts";
 import { TOP_FLAGS, type CommandSpec, type FlagValue } from "./command-specs.ts";
@@ -16,7 +16,7 @@ const SESSION_ID = /^[A-Za-z0-9_-][A-Za-z0-9._-]{0,127}$/;
  * folder listing is read: no database, no vector store. Symlinks are not followed.
  */
 export function sessionIdsForCompletion(home: string, prefix = "", max = MAX_SESSIONS): string[] {
-  let entries;
+  let entries: Dirent[];
   try {
     entries = readdirSync(join(home, "sessions"), { withFileTypes: true });
   } catch {
@@ -53,7 +53,12 @@ function valueCandidates(kind: FlagValue, home: () => string, prefix: string): s
  * Candidates for words[cword] (words[0] is the program), filtered by the typed prefix, except the file and
  * directory markers, which the shell expands itself.
  */
-export function complete(specs: readonly CommandSpec[], words: readonly string[], cword: number, env = process.env): string[] {
+export function complete(
+  specs: readonly CommandSpec[],
+  words: readonly string[],
+  cword: number,
+  env = process.env,
+): string[] {
   const cur = words[cword] ?? "";
   let homeFlag: string | undefined;
   let command: CommandSpec | undefined;
@@ -83,7 +88,8 @@ export function complete(specs: readonly CommandSpec[], words: readonly string[]
     positionals.push(w);
   }
   const home = () => resolveHome(homeFlag, env);
-  const pick = (list: readonly string[]) => (list.length === 1 && (list[0] === FILES || list[0] === DIRS) ? [...list] : list.filter((c) => c.startsWith(cur)));
+  const pick = (list: readonly string[]) =>
+    list.length === 1 && (list[0] === FILES || list[0] === DIRS) ? [...list] : list.filter((c) => c.startsWith(cur));
   if (pendingValue !== undefined) return pick(valueCandidates(pendingValue, home, cur));
   if (helpTopic) return positionals.length === 0 ? pick(specs.map((s) => s.name)) : [];
   const flags = command?.flags ?? TOP_FLAGS;

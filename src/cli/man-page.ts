@@ -9,7 +9,14 @@ function roffLine(line: string): string {
 }
 
 function verbatim(text: string): string[] {
-  return [".nf", ...text.replace(/^\n+|\s+$/g, "").split("\n").map(roffLine), ".fi"];
+  return [
+    ".nf",
+    ...text
+      .replace(/^\n+|\s+$/g, "")
+      .split("\n")
+      .map(roffLine),
+    ".fi",
+  ];
 }
 
 /** The inverse of verbatim() for one block: how a test reads the help text back out of the page. */

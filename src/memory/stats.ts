@@ -1,5 +1,5 @@
 // `stats`: sessions, messages and bytes per tier, vectors and their backlog, error records, disk use, tokens.
-import { lstatSync, readdirSync } from "node:fs";
+import { lstatSync, readdirSync, type Stats } from "node:fs";
 import { join } from "node:path";
 import { queuedCount } from "../storage/sqlite/embed-queue-repo.ts";
 import { countLive } from "../storage/sqlite/error-memory-repo.ts";
@@ -27,7 +27,7 @@ export interface StatsReport {
 
 /** Bytes under a path; symlinks are counted as links, never followed. */
 function diskBytes(path: string): number {
-  let st;
+  let st: Stats;
   try {
     st = lstatSync(path);
   } catch {
@@ -67,7 +67,11 @@ export function collectStats(ctx: MemoryContext): StatsReport {
     tiers: {
       window: { messages: tiers.recent.messages, bytes: windowBytes },
       semantic: { vectors: Math.max(0, tiers.recent.messages - pending), pending },
-      archive: { messages: tiers.recent.messages + tiers.archived.messages, bytes: tiers.recent.bytes + tiers.archived.bytes, archivedOnly: tiers.archived.messages },
+      archive: {
+        messages: tiers.recent.messages + tiers.archived.messages,
+        bytes: tiers.recent.bytes + tiers.archived.bytes,
+        archivedOnly: tiers.archived.messages,
+      },
     },
     errors: { records: countLive(db, {}, ctx.now()) },
     disk,

@@ -14,7 +14,15 @@ export interface MessageFilter {
   sender?: string;
 }
 
-const UNIT_SECONDS: Record<string, bigint> = { s: 1n, m: 60n, min: 60n, h: 3600n, d: 86_400n, w: 7n * 86_400n, y: 365n * 86_400n };
+const UNIT_SECONDS: Record<string, bigint> = {
+  s: 1n,
+  m: 60n,
+  min: 60n,
+  h: 3600n,
+  d: 86_400n,
+  w: 7n * 86_400n,
+  y: 365n * 86_400n,
+};
 const RELATIVE = /^(\d{1,6})\s*(s|min|m|h|d|w|y)(?:\s+ago)?$/i;
 const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
 
@@ -37,7 +45,7 @@ export function parseTimeBound(text: string, kind: "since" | "until", now: Nanos
     return localDayBound(midnight, kind);
   }
   const t = parseTime(s);
-  if (t === undefined || /^-?\d+$/.test(s) && s.length < 9) {
+  if (t === undefined || (/^-?\d+$/.test(s) && s.length < 9)) {
     throw new InvalidTimeBoundError(
       `invalid --${kind} ${JSON.stringify(text)}: use RFC 3339 (2026-05-01T09:30:00Z), a local date or time ("2026-05-01", "2026-05-01 09:30"), or a relative form (30m, 12h, 3d, 2w, 1y)`,
     );
@@ -50,7 +58,8 @@ export function parseTimeBound(text: string, kind: "since" | "until", now: Nanos
 }
 
 function localDayBound(midnight: Date, kind: "since" | "until"): Nanos {
-  const day = kind === "until" ? new Date(midnight.getFullYear(), midnight.getMonth(), midnight.getDate() + 1) : midnight;
+  const day =
+    kind === "until" ? new Date(midnight.getFullYear(), midnight.getMonth(), midnight.getDate() + 1) : midnight;
   return BigInt(day.getTime()) * 1_000_000n;
 }
 
@@ -60,6 +69,13 @@ export interface FilterInput {
   until?: TimeBound;
   role?: string;
   sender?: string;
+}
+
+/** The later of two optional bounds (at least one given). */
+function later(a: Nanos | undefined, b: Nanos | undefined): Nanos {
+  if (a === undefined) return b!;
+  if (b === undefined) return a;
+  return a > b ? a : b;
 }
 
 /** Resolve a caller's filter: bounds parsed, --range folded in (the narrower bound wins), role checked. */
@@ -73,13 +89,13 @@ export function resolveFilter(o: FilterInput, now: Nanos): MessageFilter {
       const t = parseTime(String(v));
       if (t !== undefined) return kind === "until" ? t + 1n : t;
     }
-    if (typeof v !== "string") throw new InvalidTimeBoundError(`invalid ${kind}: give a time as text, unix time or UTC nanoseconds`);
+    if (typeof v !== "string")
+      throw new InvalidTimeBoundError(`invalid ${kind}: give a time as text, unix time or UTC nanoseconds`);
     return parseTimeBound(v, kind, now);
   };
   const since = bound(o.since, "since");
   const fromRange = o.range !== undefined ? rangeStart(o.range, now) : undefined;
-  const lower = [since, fromRange].filter((x): x is bigint => x !== undefined);
-  if (lower.length) f.since = lower.reduce((a, b) => (a > b ? a : b));
+  if (since !== undefined || fromRange !== undefined) f.since = later(since, fromRange);
   const until = bound(o.until, "until");
   if (until !== undefined) f.until = until;
   if (o.role !== undefined) {

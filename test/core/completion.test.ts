@@ -12,7 +12,10 @@ const ids = Array.from({ length: 205 }, (_, i) => `sess-${String(i).padStart(3, 
 beforeAll(() => {
   // memvoy on PATH, as the completion scripts call it.
   bin = tempHome("memvoy-bin-");
-  writeFileSync(join(bin, "memvoy"), `#!/bin/sh\nexec "${process.execPath}" "${join(repoRoot, "src/index.ts")}" "$@"\n`);
+  writeFileSync(
+    join(bin, "memvoy"),
+    `#!/bin/sh\nexec "${process.execPath}" "${join(repoRoot, "src/index.ts")}" "$@"\n`,
+  );
   chmodSync(join(bin, "memvoy"), 0o755);
   // A home of session folders only: sess-204 is the newest, sess-000 the oldest.
   home = tempHome();
@@ -31,9 +34,16 @@ async function shell(cmd: string[], script: string): Promise<string[]> {
     stdout: "pipe",
     stderr: "pipe",
   });
-  const [out, err, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+  const [out, err, code] = await Promise.all([
+    new Response(proc.stdout).text(),
+    new Response(proc.stderr).text(),
+    proc.exited,
+  ]);
   if (code !== 0) throw new Error(`${cmd[0]} exited ${code}: ${err}`);
-  return out.split("\n").filter((l) => l !== "").map((l) => l.split("\t")[0]!);
+  return out
+    .split("\n")
+    .filter((l) => l !== "")
+    .map((l) => l.split("\t")[0]!);
 }
 
 const newest = ids.slice().reverse().slice(0, 200);
@@ -51,7 +61,10 @@ describe("shell completion", () => {
 
   test("bash: commands, flags, flag values, session ids newest first (at most 200), directories for --home", async () => {
     const run = (words: string[]) =>
-      shell(["bash", "-c"], `source <(memvoy completion bash)\nCOMP_WORDS=(${words.map((w) => `'${w}'`).join(" ")}); COMP_CWORD=${words.length - 1}; _memvoy; printf '%s\\n' "\${COMPREPLY[@]}"`);
+      shell(
+        ["bash", "-c"],
+        `source <(memvoy completion bash)\nCOMP_WORDS=(${words.map((w) => `'${w}'`).join(" ")}); COMP_CWORD=${words.length - 1}; _memvoy; printf '%s\\n' "\${COMPREPLY[@]}"`,
+      );
     expect(await run(["memvoy", "se"])).toEqual(["sessions", "search"]);
     expect(await run(["memvoy", "search", "--s"])).toEqual(["--sender", "--session", "--since"]);
     expect(await run(["memvoy", "search", "--match", ""])).toEqual(["keyword", "semantic", "hybrid"]);
@@ -78,7 +91,8 @@ describe("shell completion", () => {
   });
 
   test("fish: complete -C lists the candidates in order", async () => {
-    const run = (line: string) => shell(["fish", "--no-config", "-c"], `memvoy completion fish | source\ncomplete -C '${line}'`);
+    const run = (line: string) =>
+      shell(["fish", "--no-config", "-c"], `memvoy completion fish | source\ncomplete -C '${line}'`);
     expect(await run("memvoy comp")).toEqual(["completion"]);
     expect(await run("memvoy search --ra")).toEqual(["--range"]);
     expect(await run("memvoy config ")).toEqual(["show", "path", "check"]);

@@ -24,7 +24,8 @@ describe("time bounds", () => {
     expect(parseTimeBound("2026-05-01", "until", now)).toBe(BigInt(new Date(2026, 4, 2).getTime()) * 1_000_000n);
   });
   test("nonsense is refused with one clear line", () => {
-    for (const bad of ["", "soon", "3 fortnights", "2026-13-01", "12"]) expect(() => parseTimeBound(bad, "since", now)).toThrow(/invalid --since/);
+    for (const bad of ["", "soon", "3 fortnights", "2026-13-01", "12"])
+      expect(() => parseTimeBound(bad, "since", now)).toThrow(/invalid --since/);
     expect(() => resolveFilter({ role: "system" }, now)).toThrow(/invalid role "system"/);
   });
   test("with a range the narrower lower bound wins", () => {
@@ -55,7 +56,10 @@ describe("filters in the library and the CLI", () => {
       const users = await api.search({ query: "deploy plan", match, role: "user", session: "s" });
       expect(contents(users.hits)).toEqual(["deploy plan approved", "deploy plan drafted"]);
     }
-    expect(api.history("s", { since: "2026-03-01T00:00:00Z" }).map((m) => m.content)).toEqual(["deploy plan approved", "deploy plan shipped"]);
+    expect(api.history("s", { since: "2026-03-01T00:00:00Z" }).map((m) => m.content)).toEqual([
+      "deploy plan approved",
+      "deploy plan shipped",
+    ]);
     expect(api.history("s", { role: "assistant", last: 1 }).map((m) => m.content)).toEqual(["deploy plan shipped"]);
     expect(api.history("s", { until: "2026-01-05T10:00:00Z" }).map((m) => m.content)).toEqual(["deploy plan drafted"]);
     expect(api.history("s", { sender: "nobody" })).toEqual([]);
@@ -71,12 +75,18 @@ describe("filters in the library and the CLI", () => {
       { role: "user", content: "budget note one", sendAt: "2026-01-30T15:30:00Z" },
       { role: "user", content: "budget note two", sendAt: "2026-01-31T15:30:00Z", sender: "ann" },
     ];
-    expect((await cli(["add", "s"], { home, env, stdin: lines.map((l) => JSON.stringify(l)).join("\n") })).code).toBe(0);
-    expect((await cli(["add", "s", "--role", "assistant", "--content", "budget note three"], { home, env })).code).toBe(0);
+    expect((await cli(["add", "s"], { home, env, stdin: lines.map((l) => JSON.stringify(l)).join("\n") })).code).toBe(
+      0,
+    );
+    expect((await cli(["add", "s", "--role", "assistant", "--content", "budget note three"], { home, env })).code).toBe(
+      0,
+    );
     const search = async (...args: string[]) => {
       const r = await cli(["search", "budget", "--json", ...args], { home, env });
       expect(r.code).toBe(0);
-      return JSON.parse(r.stdout).hits.map((h: { content: string }) => h.content).sort();
+      return JSON.parse(r.stdout)
+        .hits.map((h: { content: string }) => h.content)
+        .sort();
     };
     expect(await search("--since", "2026-01-31")).toEqual(["budget note three", "budget note two"]);
     expect(await search("--until", "2026-01-30")).toEqual(["budget note one"]);
@@ -88,7 +98,11 @@ describe("filters in the library and the CLI", () => {
     expect(await search("--sender", "ann")).toEqual(["budget note two"]);
     const hist = await cli(["history", "s", "--json", "--until", "2026-02-01", "--sender", "ann"], { home, env });
     expect(JSON.parse(hist.stdout).messages.map((m: { content: string }) => m.content)).toEqual(["budget note two"]);
-    for (const args of [["search", "budget", "--since", "lately"], ["history", "s", "--until", "2026-02-30"], ["search", "x", "--role", "robot"]]) {
+    for (const args of [
+      ["search", "budget", "--since", "lately"],
+      ["history", "s", "--until", "2026-02-30"],
+      ["search", "x", "--role", "robot"],
+    ]) {
       const r = await cli(args, { home, env });
       expect(r.code).toBe(2);
       expect(r.stderr.trim().split("\n")).toHaveLength(1);

@@ -15,8 +15,10 @@ function blocks(page: string): string[] {
   let cur: string[] | undefined;
   for (const line of page.split("\n")) {
     if (line === ".nf") cur = [];
-    else if (line === ".fi" && cur) out.push(cur.map(unroff).join("\n") + "\n"), (cur = undefined);
-    else if (cur) cur.push(line);
+    else if (line === ".fi" && cur) {
+      out.push(cur.map(unroff).join("\n") + "\n");
+      cur = undefined;
+    } else if (cur) cur.push(line);
   }
   return out;
 }
@@ -27,9 +29,15 @@ describe("man page", () => {
     const got = blocks(page);
     const main = await cli(["--help"]);
     expect(got[0]).toBe(main.stdout.replace(/^\n+/, ""));
-    const names = page.split("\n").filter((l) => l.startsWith(".SS ")).map((l) => l.slice(4));
+    const names = page
+      .split("\n")
+      .filter((l) => l.startsWith(".SS "))
+      .map((l) => l.slice(4));
     expect(names.sort()).toEqual([...COMMAND_NAMES].sort());
-    const order = page.split("\n").filter((l) => l.startsWith(".SS ")).map((l) => l.slice(4));
+    const order = page
+      .split("\n")
+      .filter((l) => l.startsWith(".SS "))
+      .map((l) => l.slice(4));
     for (const [i, name] of order.entries()) {
       const help = await cli([name, "--help"]);
       expect(got[i + 1], name).toBe(help.stdout.replace(/^\n+/, ""));
@@ -40,10 +48,18 @@ describe("man page", () => {
     const dir = tempHome();
     const built = join(dir, "memvoy.1");
     const page = await renderManPage(pkg.version);
-    const proc = Bun.spawn([process.execPath, "-e", `import { writeDocs } from "${join(import.meta.dir, "../../scripts/release-files.ts")}"; await writeDocs(process.argv[1]);`, dir], {
-      stdout: "pipe",
-      stderr: "pipe",
-    });
+    const proc = Bun.spawn(
+      [
+        process.execPath,
+        "-e",
+        `import { writeDocs } from "${join(import.meta.dir, "../../scripts/release-files.ts")}"; await writeDocs(process.argv[1]);`,
+        dir,
+      ],
+      {
+        stdout: "pipe",
+        stderr: "pipe",
+      },
+    );
     expect(await proc.exited).toBe(0);
     expect(readFileSync(built, "utf8")).toBe(page);
   });

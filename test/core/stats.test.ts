@@ -18,7 +18,9 @@ describe("memvoy stats", () => {
     await api.recordError({ tool: "git", error: "fatal: not a git repository", fix: "run git init" });
     api.close();
     const db = new Database(join(home, ".store", "history.db"));
-    db.run("INSERT INTO llm_usage (at, session_id, purpose, model, input_tokens, output_tokens) VALUES (1, 'a', 'summary', 'm1', 1200, 300), (2, 'b', 'noise', 'm2', 50, 5)");
+    db.run(
+      "INSERT INTO llm_usage (at, session_id, purpose, model, input_tokens, output_tokens) VALUES (1, 'a', 'summary', 'm1', 1200, 300), (2, 'b', 'noise', 'm2', 50, 5)",
+    );
     db.close();
 
     const r = await cli(["stats", "--json"], { home });
@@ -28,24 +30,37 @@ describe("memvoy stats", () => {
     const historyBytes = ["a", "b"].reduce((n, id) => n + statSync(join(home, "sessions", id, "history.json")).size, 0);
     expect(s.tiers.window).toEqual({ messages: 3, bytes: historyBytes });
     expect(s.tiers.semantic).toEqual({ vectors: 3, pending: 0 });
-    expect(s.tiers.archive).toEqual({ messages: 3, bytes: Buffer.byteLength("héllo" + "world" + "third message"), archivedOnly: 0 });
+    expect(s.tiers.archive).toEqual({
+      messages: 3,
+      bytes: Buffer.byteLength("héllo" + "world" + "third message"),
+      archivedOnly: 0,
+    });
     expect(s.errors).toEqual({ records: 1 });
     expect(s.disk.sessions).toBeGreaterThanOrEqual(historyBytes);
     expect(s.disk.archive).toBeGreaterThanOrEqual(statSync(join(home, ".store", "history.db")).size);
     expect(s.disk.vectors).toBeGreaterThan(0);
     expect(s.disk.total).toBe(s.disk.sessions + s.disk.archive + s.disk.vectors);
     expect(s.tokens).toMatchObject({ calls: 2, input: 1250, output: 305 });
-    expect(s.tokens.byPurpose).toContainEqual({ purpose: "summary", model: "m1", calls: 1, inputTokens: 1200, outputTokens: 300 });
+    expect(s.tokens.byPurpose).toContainEqual({
+      purpose: "summary",
+      model: "m1",
+      calls: 1,
+      inputTokens: 1200,
+      outputTokens: 300,
+    });
 
     const text = await cli(["stats"], { home });
     expect(text.code).toBe(0);
-    for (const label of ["sessions", "window", "semantic", "archive", "errors", "disk", "tokens"]) expect(text.stdout).toMatch(new RegExp(`^${label} `, "m"));
+    for (const label of ["sessions", "window", "semantic", "archive", "errors", "disk", "tokens"])
+      expect(text.stdout).toMatch(new RegExp(`^${label} `, "m"));
     expect(text.stdout).toContain("1,250 in, 305 out, 2 calls");
   });
 
   test("pending counts messages written without a drain", async () => {
     const { home } = openTemp();
-    expect((await cli(["add", "s", "--role", "user", "--content", "x"], { home, env: { MEMVOY_NO_DRAIN: "1" } })).code).toBe(0);
+    expect(
+      (await cli(["add", "s", "--role", "user", "--content", "x"], { home, env: { MEMVOY_NO_DRAIN: "1" } })).code,
+    ).toBe(0);
     const s = JSON.parse((await cli(["stats", "--json"], { home })).stdout);
     expect(s.tiers.semantic.vectors + s.tiers.semantic.pending).toBe(1);
   });

@@ -25,22 +25,38 @@ describe("live updates", () => {
     await tui.waitFor("beta-billing · 4 msgs");
     tui.keys("Enter", "Home");
     await tui.waitFor(/beta-billing · 4 msgs.*· (top|all)/);
-    expect((await cli(["add", "beta-billing", "--role", "assistant", "--content", "LIVE: the refund job is fixed"], { home: h })).code).toBe(0);
+    expect(
+      (
+        await cli(["add", "beta-billing", "--role", "assistant", "--content", "LIVE: the refund job is fixed"], {
+          home: h,
+        })
+      ).code,
+    ).toBe(0);
     let s = await tui.waitFor("beta-billing · 5 msgs", 20_000);
     expect(s).toContain("Stripe webhooks arrive twice");
-    expect((await cli(["add", "brand-new", "--role", "user", "--content", "a session made elsewhere"], { home: h })).code).toBe(0);
+    expect(
+      (await cli(["add", "brand-new", "--role", "user", "--content", "a session made elsewhere"], { home: h })).code,
+    ).toBe(0);
     s = await tui.waitFor("│brand-new", 20_000);
     expect(s).toContain("5 sessions");
     expect(s).toMatch(/beta-billing · 5 msgs/); // still the selected session
     tui.keys("End");
     s = await tui.waitFor("LIVE: the refund job is fixed");
     // At the end, the view follows new messages.
-    expect((await cli(["add", "beta-billing", "--role", "user", "--content", "LIVE: second follow-up"], { home: h })).code).toBe(0);
+    expect(
+      (await cli(["add", "beta-billing", "--role", "user", "--content", "LIVE: second follow-up"], { home: h })).code,
+    ).toBe(0);
     await tui.waitFor("LIVE: second follow-up", 20_000);
     // An error record shows up in the count and, with the browser open, in its list.
     tui.keys("C-e");
     await tui.waitFor("Error memory · 3 records");
-    expect((await cli(["errors", "record", "--tool", "make", "--error", "LIVE: missing separator", "--fix", "use tabs"], { home: h })).code).toBe(0);
+    expect(
+      (
+        await cli(["errors", "record", "--tool", "make", "--error", "LIVE: missing separator", "--fix", "use tabs"], {
+          home: h,
+        })
+      ).code,
+    ).toBe(0);
     s = await tui.waitFor("Error memory · 4 records", 20_000);
     expect(s).toContain("LIVE: missing separator");
     // A summary saved by another process shows in the open summary viewer.
@@ -49,7 +65,16 @@ describe("live updates", () => {
     tui.keys("C-s");
     await tui.waitFor("No summary yet.");
     const api = openMemory({ home: h, env: {} });
-    api.importSummary("beta-billing", { key_decisions: ["Do: LIVE retry the refund job nightly"], past_discussions: [], current_discussion: { topic: "Refunds", description: "The job is fixed.", perspectives: "", direction: "Watch it" } });
+    api.importSummary("beta-billing", {
+      key_decisions: ["Do: LIVE retry the refund job nightly"],
+      past_discussions: [],
+      current_discussion: {
+        topic: "Refunds",
+        description: "The job is fixed.",
+        perspectives: "",
+        direction: "Watch it",
+      },
+    });
     api.close();
     s = await tui.waitFor("Do: LIVE retry the refund job nightly", 20_000);
     expect(s).toContain("beta-billing");

@@ -20,7 +20,8 @@ const spec: CommandSpec = { name: "completion", usage, positionals: ["SHELL"] };
 
 export function run(argv: readonly string[]): Promise<number> {
   return runCommand(spec, argv, (_p, [shell]) => {
-    if (!Object.hasOwn(SHELLS, shell!)) throw new UsageError(`completion: unknown shell ${JSON.stringify(shell)}: use bash, zsh or fish`);
+    if (!Object.hasOwn(SHELLS, shell!))
+      throw new UsageError(`completion: unknown shell ${JSON.stringify(shell)}: use bash, zsh or fish`);
     process.stdout.write(SHELLS[shell as Shell]);
     return 0;
   });

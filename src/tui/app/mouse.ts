@@ -41,7 +41,10 @@ export function handleMouse(t: MouseTargets, e: MouseEvent): boolean {
   const row = e.y - 1;
   if (t.top === "search") {
     const c = t.search.state.cursor;
-    if (dir) return c.move(dir), true;
+    if (dir) {
+      c.move(dir);
+      return true;
+    }
     const at = row - searchChromeRows(t.search.state, t.layout.inner(t.layout.overlay).width);
     if (at < 0) return false;
     const index = c.offset + Math.floor(at / HIT_ROWS);
@@ -51,7 +54,10 @@ export function handleMouse(t: MouseTargets, e: MouseEvent): boolean {
   }
   if (t.top === "error-memory") {
     const s = t.errorMemory.state;
-    if (dir) return s.cursor.move(dir), true;
+    if (dir) {
+      s.cursor.move(dir);
+      return true;
+    }
     const at = row - ERRORS_CHROME_ROWS;
     if (s.detail || at < 0 || at >= s.cursor.height) return false;
     const index = s.cursor.offset + at;
@@ -77,7 +83,8 @@ export function handleMouse(t: MouseTargets, e: MouseEvent): boolean {
   else {
     m.focus = "history";
     const picked = m.pickRow(row);
-    if (picked) t.status.show(`picked the ${picked.role} message of ${nsToLocalSeconds(picked.sendAt)}: o opens it, y copies it`);
+    if (picked)
+      t.status.show(`picked the ${picked.role} message of ${nsToLocalSeconds(picked.sendAt)}: o opens it, y copies it`);
   }
   return true;
 }

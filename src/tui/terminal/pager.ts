@@ -8,7 +8,12 @@ import type blessed from "blessed";
  * Run `$PAGER FILE` on the terminal (through sh, so PAGER may hold options like `less -R`). The text goes
  * into a private temp file (0600 in a 0700 folder), removed when the pager exits.
  */
-export function openInPager(screen: blessed.Widgets.Screen, text: string, done: (error?: string) => void, env = process.env): void {
+export function openInPager(
+  screen: blessed.Widgets.Screen,
+  text: string,
+  done: (error?: string) => void,
+  env = process.env,
+): void {
   const dir = mkdtempSync(join(tmpdir(), "memvoy-pager-"));
   const file = join(dir, "message.txt");
   writeFileSync(file, text.endsWith("\n") ? text : text + "\n", { mode: 0o600 });
@@ -20,7 +25,11 @@ export function openInPager(screen: blessed.Widgets.Screen, text: string, done: 
     rmSync(dir, { recursive: true, force: true });
     done(error);
   };
-  const ps = screen.spawn("sh", ["-c", `${pager} "$1"`, "sh", file], { env: { ...env, LESS: env.LESS ?? "-R" } } as never);
+  const ps = screen.spawn("sh", ["-c", `${pager} "$1"`, "sh", file], {
+    env: { ...env, LESS: env.LESS ?? "-R" },
+  } as never);
   ps.on("error", (err: Error) => finish(`cannot run the pager ${JSON.stringify(pager)}: ${err.message}`));
-  ps.on("exit", (code: number | null) => finish(code === 127 ? `the pager ${JSON.stringify(pager)} was not found (set PAGER)` : undefined));
+  ps.on("exit", (code: number | null) =>
+    finish(code === 127 ? `the pager ${JSON.stringify(pager)} was not found (set PAGER)` : undefined),
+  );
 }
