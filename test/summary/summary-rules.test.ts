@@ -30,6 +30,21 @@ test("decisions: legacy markers rewritten, English prefixes normalised, an unpre
   expect(normalizeDecision("要：")).toBeUndefined();
 });
 
+test("a rule opened by a negative word (no colon) is a Don't: rule, the word dropped; \"don't forget to\" is a Do:", () => {
+  expect(normalizeDecision("Don't use tabs")).toBe("Don't: use tabs");
+  expect(normalizeDecision("Don’t use tabs")).toBe("Don't: use tabs");
+  expect(normalizeDecision("do not push on Fridays")).toBe("Don't: push on Fridays");
+  expect(normalizeDecision("Never commit secrets")).toBe("Don't: commit secrets");
+  expect(normalizeDecision("不要用第二個資料庫")).toBe("Don't: 用第二個資料庫");
+  expect(normalizeDecision("別用 eval")).toBe("Don't: 用 eval");
+  expect(normalizeDecision("しない mock を使う")).toBe("Don't: mock を使う");
+  expect(normalizeDecision("Don't forget to run the linter")).toBe("Do: run the linter");
+  expect(normalizeDecision("Never forget to tag the release")).toBe("Do: tag the release");
+  // Not openers: a word that merely starts with the letters, a rule that is positive.
+  expect(normalizeDecision("Nevertheless keep the log")).toBe("Do: Nevertheless keep the log");
+  expect(normalizeDecision("Donate the old servers")).toBe("Do: Donate the old servers");
+});
+
 test("more than 8 decisions are cut to the first 8 (duplicates merged first)", () => {
   const ten = Array.from({ length: 10 }, (_, i) => `Do: rule ${i}`);
   const { summary, notes } = rules({ key_decisions: ["Do: rule 0", ...ten], past_discussions: [], current_discussion: {} });
