@@ -10,7 +10,7 @@ import { assertSessionId } from "../shared/session-id.ts";
 import { readHistory, serializeRecord, stageHistory, type HistoryDoc } from "../storage/history/history-file.ts";
 import { archiveBefore, insertMessages, knownIds, sessionHasMessages } from "../storage/sqlite/messages-repo.ts";
 import { withWriteLock } from "../storage/sqlite/write-lock.ts";
-import { compactionCut } from "./compaction.ts";
+import { compactionPlan } from "./compaction.ts";
 import { withHomeLock } from "./home-lock.ts";
 import type { MemoryContext } from "./memory-context.ts";
 import { checkNewMessage, type NewMessage } from "./message-input.ts";
@@ -21,6 +21,8 @@ export interface AppendResult {
   compacted: number;
   /** Legacy or unseen history.json records adopted into the archive during this write. */
   adopted: number;
+  /** Set when compaction had to cut off a pair boundary (a run of one role): the caller logs it. */
+  compactionNote?: string;
 }
 
 export function appendMessages(ctx: MemoryContext, session: string, inputs: readonly NewMessage[]): AppendResult {
@@ -42,7 +44,7 @@ export function appendMessages(ctx: MemoryContext, session: string, inputs: read
     const json = new Map(added.map((r) => [r, serializeRecord(r)] as const)); // serialised once, for the size and the file
     let bytes = doc.bytes;
     for (const text of json.values()) bytes += Buffer.byteLength(text) + 2; // recordBytes()
-    const cut = compactionCut(all, bytes, ctx.config.limits.max_history_bytes);
+    const { cut, note } = compactionPlan(all, bytes, ctx.config.limits.max_history_bytes);
     const kept = cut > 0 ? all.slice(cut) : all;
     const staged = stageHistory(file, kept, json);
     try {
@@ -61,7 +63,9 @@ export function appendMessages(ctx: MemoryContext, session: string, inputs: read
       throw err;
     }
     staged.commit();
-    return { ids: added.map((r) => r.id), compacted: cut, adopted: missing.length };
+    const result: AppendResult = { ids: added.map((r) => r.id), compacted: cut, adopted: missing.length };
+    if (note) result.compactionNote = note;
+    return result;
   });
 }
 
