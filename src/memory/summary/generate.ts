@@ -9,9 +9,9 @@ import { ensureDir } from "../../shared/atomic-write.ts";
 import { errorMessage } from "../../shared/errors.ts";
 import { tryLockFile } from "../../shared/file-lock.ts";
 import type { StoredMessage } from "../../shared/message.ts";
-import { nsToRfc3339, nsToUtcSeconds } from "../../shared/time.ts";
+import { nsToRfc3339 } from "../../shared/time.ts";
 import { sessionHasMessages } from "../../storage/sqlite/messages-repo.ts";
-import { clearPosition, finishSummaryRun, getSummaryRun, lastSessionMessage, maxSendAt, startSummaryRun } from "../../storage/sqlite/summary-runs-repo.ts";
+import { clearPosition, finishSummaryRun, getSummaryRun, lastSessionMessage, maxSendAt, startSummaryRun, untimedSeqs } from "../../storage/sqlite/summary-runs-repo.ts";
 import { withWriteLock } from "../../storage/sqlite/write-lock.ts";
 import type { MemoryContext } from "../memory-context.ts";
 import { backfillSession } from "../write-path.ts";
@@ -21,9 +21,9 @@ import { groupExchanges, pruneNoise } from "./noise-pruning.ts";
 import { closeGate, commitCursor, commitProgress, recoverPending } from "./summary-commit.ts";
 import { summarizeChunk } from "./summary-call.ts";
 import { diffSummaries } from "./summary-diff.ts";
-import { readCursorFile, readSummaryFile } from "./summary-file.ts";
+import { cursorText, readCursorFile, readSummaryFile } from "./summary-file.ts";
 import type { SessionOutcome, SessionReport, SummarizeOptions } from "./summary-report.ts";
-import { findStart, newMessages } from "./summary-start.ts";
+import { findStart, newMessages, positionAfter } from "./summary-start.ts";
 import { emptySummary, type Summary } from "./summary-types.ts";
 
 /** The LLM client for one session's run, counting its usage into `meter`. */
@@ -78,10 +78,10 @@ async function run(ctx: MemoryContext, session: string, openLlm: LlmFactory, met
   if (start.kind === "bootstrap") {
     const last = lastSessionMessage(ctx.db, session);
     if (!last) return "up-to-date";
-    commitCursor(ctx, session, { seq: last.seq, id: last.id, cursor: nsToUtcSeconds(maxSendAt(ctx.db, session)) });
+    commitCursor(ctx, session, { seq: last.seq, id: last.id, cursor: cursorText(maxSendAt(ctx.db, session)) });
     return "bootstrap";
   }
-  const fresh = newMessages(ctx, session, start);
+  const { fresh, last } = newMessages(ctx, session, start);
   const { ready, waiting } = splitWaiting(fresh);
   Object.assign(report, { messages: fresh.length, waiting: waiting.length });
   o.onProgress?.({ type: "session", session, messages: fresh.length, waiting: waiting.length });
@@ -102,15 +102,24 @@ async function run(ctx: MemoryContext, session: string, openLlm: LlmFactory, met
     o.onProgress?.({ type: "pruned", session, kept: kept.length, dropped: report.droppedAsNoise, removedDecisions: pr.removedDecisions.length, removedTopics: pr.removedTopics.length });
   }
 
-  // Cursor text after each message of `ready`: the latest time seen so far (never earlier than the old cursor).
+  // Cursor text after each message of `ready`: the latest time seen so far, never earlier than the old
+  // cursor (compared in ns, not as text, so a DST change cannot misorder them). An untimed message's
+  // synthesized time moves it only when there is no cursor at all yet.
+  const untimed = untimedSeqs(ctx.db, session);
   const cursorAfter: string[] = [];
+  let latestNs = cursor.state === "ok" ? cursor.ns : -1n;
   let latest = cursor.state === "ok" ? cursor.text : "";
   for (const m of ready) {
-    const t = nsToUtcSeconds(m.sendAt);
-    if (t > latest) latest = t;
+    if (m.sendAt > latestNs && (latest === "" || !untimed.has(m.seq))) {
+      latestNs = m.sendAt;
+      latest = cursorText(m.sendAt);
+    }
     cursorAfter.push(latest);
   }
-  const positionAt = (i: number) => ({ seq: ready[i]!.seq, id: ready[i]!.id, cursor: cursorAfter[i]! });
+  const positionAt = (i: number) => {
+    const at = positionAfter(ctx, session, fresh, i, last!);
+    return { seq: at.seq, id: at.id, cursor: cursorAfter[i]! };
+  };
   const indexOf = new Map(ready.map((m, i) => [m.seq, i]));
 
   if (kept.length === 0) {

@@ -6,19 +6,19 @@ import * as v from "valibot";
 import { InputError, RuntimeFailure } from "../../shared/errors.ts";
 import { tryLockFile } from "../../shared/file-lock.ts";
 import { assertSessionId } from "../../shared/session-id.ts";
-import { nsToUtcSeconds } from "../../shared/time.ts";
 import { finishSummaryRun, lastSessionMessage, maxSendAt, startSummaryRun } from "../../storage/sqlite/summary-runs-repo.ts";
 import { withWriteLock } from "../../storage/sqlite/write-lock.ts";
 import type { MemoryContext } from "../memory-context.ts";
 import { UnknownSessionError, sessionExists } from "../session-admin.ts";
 import { commitProgress } from "./summary-commit.ts";
+import { cursorText } from "./summary-file.ts";
 import { StrictSummarySchema } from "./summary-schema.ts";
 
 export class InvalidSummaryInputError extends InputError {}
 
 export interface ImportSummaryResult {
   session: string;
-  /** The cursor written with it (UTC `YYYY-MM-DD HH:MM:SS`). */
+  /** The cursor written with it (local `YYYY-MM-DD HH:MM:SS`). */
   cursor: string;
 }
 
@@ -35,7 +35,7 @@ export function importSummary(ctx: MemoryContext, session: string, raw: unknown)
   const release = tryLockFile(join(ctx.paths.session(session), ".summary.lock"));
   if (!release) throw new RuntimeFailure(`session ${session} is being summarized right now; try again when it is done`);
   try {
-    const cursor = nsToUtcSeconds(maxSendAt(ctx.db, session));
+    const cursor = cursorText(maxSendAt(ctx.db, session));
     withWriteLock(ctx.db, () => startSummaryRun(ctx.db, session, ctx.now()));
     commitProgress(ctx, session, parsed.output, { seq: last.seq, id: last.id, cursor });
     const none = { chunksDone: 0, chunksTotal: 0, calls: 0, inputTokens: 0, outputTokens: 0 };

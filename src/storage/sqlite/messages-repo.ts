@@ -39,12 +39,14 @@ export function insertMessages(db: Database, session: string, records: readonly 
   const insert = db.query("INSERT INTO messages (id, session_id, role, content, send_at, sender) VALUES (?, ?, ?, ?, ?, ?)");
   const fts = db.query("INSERT INTO messages_fts (rowid, body) VALUES (?, ?)");
   const queue = db.query("INSERT INTO embed_queue (seq) VALUES (?)");
+  const untimed = db.query("INSERT INTO untimed_messages (seq, session_id) VALUES (?, ?)");
   const seqs: bigint[] = [];
   let lastSendAt = 0n;
   for (const r of records) {
     const seq = BigInt(insert.run(r.id, session, r.role, r.content, r.sendAt, r.sender ?? null).lastInsertRowid);
     fts.run(seq, searchForm(r.content));
     if (opts.queueEmbedding !== false) queue.run(seq);
+    if (r.untimed) untimed.run(seq, session);
     seqs.push(seq);
     if (r.sendAt > lastSendAt) lastSendAt = r.sendAt;
   }
@@ -137,6 +139,7 @@ export function deleteSessionMessages(db: Database, session: string, now: bigint
   dropVectors(db, session, bound, now);
   db.prepare("DELETE FROM messages_fts WHERE rowid IN (SELECT seq FROM messages WHERE session_id = ?)").run(session);
   const n = db.prepare("DELETE FROM messages WHERE session_id = ?").run(session).changes;
+  db.prepare("DELETE FROM untimed_messages WHERE session_id = ?").run(session);
   db.prepare("DELETE FROM message_meta WHERE session_id = ?").run(session);
   db.prepare("UPDATE sessions SET message_count = 0, updated_at = ? WHERE id = ?").run(now, session);
   return n;
