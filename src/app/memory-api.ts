@@ -11,6 +11,8 @@ import { listSessions, discoverSessions, ensureBackfilled, type SessionInfo } fr
 import { readSessionHistory, type HistoryOptions } from "../memory/history-view.ts";
 import { removeSession, resetSession, type ResetResult } from "../memory/session-admin.ts";
 import { runDoctor, type DoctorReport } from "../memory/doctor.ts";
+import { messageSession, removeMessage, UnknownMessageError, type RemoveMessageResult } from "../memory/remove-message.ts";
+import { purgeVectors, type PurgeReport } from "../memory/embedding/purge.ts";
 import { maintainTiers, maintainVectors, type MaintenanceReport, type VectorMaintenance } from "../memory/maintenance.ts";
 import { buildTurnContext, type TurnContext } from "../memory/turn-context.ts";
 import { summarize } from "../memory/summary/summarize.ts";
@@ -126,6 +128,27 @@ export class MemoryApi {
 
   remove(session: string): ResetResult {
     return removeSession(this.ctx, session);
+  }
+
+  /**
+   * Remove one message by id from history.json, the archive, FTS and LanceDB, and tombstone it. The
+   * summary stays (the result says whether it had covered the message) unless `dropSummary`.
+   */
+  async rmMessage(id: string, options: { dropSummary?: boolean } = {}): Promise<RemoveMessageResult> {
+    const session = messageSession(this.ctx, id) ?? (discoverSessions(this.ctx), messageSession(this.ctx, id));
+    if (session === undefined) throw new UnknownMessageError(`no message ${JSON.stringify(id)} in ${this.ctx.paths.home}`);
+    const r = removeMessage(this.ctx, session, id, { dropSummary: options.dropSummary === true });
+    await this.purgeDeleted();
+    return r;
+  }
+
+  /**
+   * Finish a deletion in LanceDB: apply the pending vector deletions now under the vector write lock and
+   * drop older table versions. reset() and remove() clear SQLite and the files at once; await this after
+   * them so that no removed row remains in any LanceDB version either (the CLI does).
+   */
+  purgeDeleted(): Promise<PurgeReport> {
+    return purgeVectors(this.#semantic.index);
   }
 
   doctor(options: { repair?: boolean } = {}): DoctorReport {

@@ -13,6 +13,7 @@ const COMMANDS: Record<string, () => Promise<CommandModule>> = {
   summarize: () => import("./commands/summarize.ts"),
   reset: () => import("./commands/reset.ts"),
   rm: () => import("./commands/rm.ts"),
+  "rm-message": () => import("./commands/rm-message.ts"),
   doctor: () => import("./commands/doctor.ts"),
   config: () => import("./commands/config.ts"),
   reindex: () => import("./commands/reindex.ts"),
@@ -36,6 +37,7 @@ Commands:
   summarize [SESSION]                  run Generate now (every due session when none is given)
   reset SESSION [--all]                clear history and archive; the summary survives unless --all
   rm SESSION                           remove the session entirely
+  rm-message ID [--drop-summary]       remove one message everywhere (a secret pasted by mistake)
   doctor [--repair]                    check the home; rebuild a corrupt history.json from the archive
   errors record|search|list|show|rm    error memory: tool errors and their fixes, across sessions
   demo [--home DIR]                    create a demo home (no API key needed) and say how to open it

@@ -10,6 +10,7 @@ import { assertSessionId } from "../shared/session-id.ts";
 import { readHistory, serializeRecord, stageHistory, type HistoryDoc } from "../storage/history/history-file.ts";
 import { archiveBefore, insertMessages, knownIds, sessionHasMessages } from "../storage/sqlite/messages-repo.ts";
 import { withWriteLock } from "../storage/sqlite/write-lock.ts";
+import { tombstonedIds } from "../storage/sqlite/tombstones-repo.ts";
 import { compactionPlan } from "./compaction.ts";
 import { withHomeLock } from "./home-lock.ts";
 import type { MemoryContext } from "./memory-context.ts";
@@ -75,6 +76,7 @@ export function appendMessages(ctx: MemoryContext, session: string, inputs: read
  */
 export function unarchived(ctx: MemoryContext, session: string, doc: HistoryDoc): MessageRecord[] {
   if (doc.records.length === 0) return [];
+  dropTombstoned(ctx, session, doc);
   let missing: MessageRecord[];
   if (!sessionHasMessages(ctx.db, session)) missing = doc.records;
   else if (doc.legacy) {
@@ -83,6 +85,18 @@ export function unarchived(ctx: MemoryContext, session: string, doc: HistoryDoc)
   } else return [];
   for (const r of doc.records) if (r.id === "") r.id = newId(Number(r.sendAt / 1_000_000n));
   return missing;
+}
+
+/**
+ * A record whose id was removed once (rm-message, reset, rm) never comes back through an old history.json:
+ * it is left out of the file too (the doc is marked for rewriting). Checked only when adopting records.
+ */
+function dropTombstoned(ctx: MemoryContext, session: string, doc: HistoryDoc): void {
+  if (sessionHasMessages(ctx.db, session) && !doc.legacy) return;
+  const gone = tombstonedIds(ctx.db, doc.records.filter((r) => r.id !== "").map((r) => r.id));
+  if (gone.size === 0) return;
+  doc.records = doc.records.filter((r) => !gone.has(r.id));
+  doc.legacy = true;
 }
 
 /** Backfill without a new message: adopt what history.json holds that the archive lacks. */

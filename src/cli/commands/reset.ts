@@ -1,4 +1,5 @@
 // memvoy reset SESSION [--all]: clear history + archive + vectors; the summary survives unless --all.
+import { existsSync } from "node:fs";
 import { assertSessionId } from "../../shared/session-id.ts";
 import { bool, expectPositionals, parseArgs } from "../args.ts";
 import { openFromFlags, printUsage } from "../command.ts";
@@ -19,11 +20,18 @@ export async function run(argv: readonly string[]): Promise<number> {
   assertSessionId(session);
   const api = openFromFlags(p);
   try {
+    const hadSummary = existsSync(api.paths.summary(session!));
     const r = api.reset(session!, { all: bool(p, "all") });
+    await api.purgeDeleted();
     if (bool(p, "json")) printJson(r);
-    else println(`reset ${session}: removed ${r.messagesRemoved} message(s)${bool(p, "all") ? (r.summaryRemoved ? " and the summary" : "") : "; the summary was kept"}`);
+    else println(`reset ${session}: removed ${r.messagesRemoved} message(s)${resetSummaryNote(bool(p, "all"), r.summaryRemoved, hadSummary)}`);
     return 0;
   } finally {
     api.close();
   }
+}
+
+function resetSummaryNote(all: boolean, removed: boolean, had: boolean): string {
+  if (all) return removed ? " and the summary" : "";
+  return had ? "; the summary was kept" : "";
 }

@@ -19,6 +19,7 @@ export async function run(argv: readonly string[]): Promise<number> {
   const api = openFromFlags(p);
   try {
     const r = api.remove(session!);
+    await api.purgeDeleted();
     if (bool(p, "json")) printJson(r);
     else println(`removed ${session} (${r.messagesRemoved} message(s))`);
     return 0;
