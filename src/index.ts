@@ -4,6 +4,13 @@ import pkg from "../package.json" with { type: "json" };
 
 const argv = process.argv.slice(2);
 
+// A closed stdout (`memvoy sessions | head -1`) ends the command quietly, as git and rg do.
+const closedPipe = (err: NodeJS.ErrnoException) => {
+  if (err?.code === "EPIPE") process.exit(0);
+  throw err;
+};
+process.stdout.on("error", closedPipe);
+
 if (argv.length === 1 && (argv[0] === "--version" || argv[0] === "-V")) {
   process.stdout.write(`memvoy ${pkg.version}\n`);
 } else {

@@ -99,6 +99,8 @@ export async function runCli(argv: readonly string[], version: string): Promise<
     const mod = await load();
     return await mod.run([...argv.slice(0, cmdIndex), ...argv.slice(cmdIndex + 1)]);
   } catch (err) {
+    // stdout was closed by the reader (`| head -1`): nothing more to say, and nothing went wrong.
+    if ((err as NodeJS.ErrnoException)?.code === "EPIPE") return 0;
     return reportError(err, json);
   }
 }
