@@ -11,8 +11,9 @@ const closedPipe = (err: NodeJS.ErrnoException) => {
 };
 process.stdout.on("error", closedPipe);
 
-if (argv.length === 1 && (argv[0] === "--version" || argv[0] === "-V")) {
-  process.stdout.write(`memvoy ${pkg.version}\n`);
+const versionOnly = argv.length >= 1 && argv.every((a) => a === "--version" || a === "-V" || a === "--json") && argv.some((a) => a !== "--json");
+if (versionOnly) {
+  process.stdout.write(argv.includes("--json") ? JSON.stringify({ version: pkg.version }, null, 2) + "\n" : `memvoy ${pkg.version}\n`);
 } else {
   const { runCli } = await import("./cli/main.ts");
   const code = await runCli(argv, pkg.version);

@@ -9,7 +9,7 @@ import type { MemoryContext } from "../memory/memory-context.ts";
 import { appendMessages, type AppendResult } from "../memory/write-path.ts";
 import { listSessions, discoverSessions, ensureBackfilled, type SessionInfo } from "../memory/sessions-list.ts";
 import { readSessionHistory, type HistoryOptions } from "../memory/history-view.ts";
-import { removeSession, resetSession, type ResetResult } from "../memory/session-admin.ts";
+import { removeSession, resetSession, sessionExists, UnknownSessionError, type ResetResult } from "../memory/session-admin.ts";
 import { runDoctor, type DoctorReport } from "../memory/doctor.ts";
 import { messageSession, removeMessage, UnknownMessageError, type RemoveMessageResult } from "../memory/remove-message.ts";
 import { purgeVectors, type PurgeReport } from "../memory/embedding/purge.ts";
@@ -75,6 +75,7 @@ export class MemoryApi {
   async search(options: SearchOptions): Promise<SearchResult> {
     const o = checkSearchOptions(options);
     if (o.session === undefined) discoverSessions(this.ctx);
+    else if (!sessionExists(this.ctx, o.session)) throw new UnknownSessionError(`no such session ${JSON.stringify(o.session)} in ${this.ctx.paths.home}`);
     else ensureBackfilled(this.ctx, o.session);
     const match = o.match ?? "keyword";
     if (match !== "keyword") return this.#semantic.search(match, { ...o, now: this.ctx.now() });

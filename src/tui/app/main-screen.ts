@@ -139,7 +139,7 @@ export class MainScreen {
         const r = this.app.api.reset(s.id);
         this.app.reload();
         this.syncHistory(true);
-        this.app.status.show(`reset ${s.id}: removed ${plural(r.messagesRemoved, "message")}; the summary was kept`, "ok");
+        this.app.status.show(`reset ${s.id}: removed ${plural(r.messagesRemoved, "message")}${s.hasSummary ? "; the summary was kept" : ""}`, "ok");
       },
     });
   }
@@ -171,7 +171,8 @@ export class MainScreen {
     const recent = this.loaded?.messages.filter((m) => m.recent).length ?? 0;
     const pos = scrollLabel(this.view);
     const p = pos ? ` · ${pos}` : "";
-    const labels = id ? [` ${id} · ${count(n)} msgs${recent < n ? `, ${count(recent)} in history.json` : ""}${p} `, ` ${id} · ${count(n)} msgs${p} `, ` ${id}${p} `] : [" History "];
+    const msgs = `${count(n)} ${n === 1 ? "msg" : "msgs"}`;
+    const labels = id ? [` ${id} · ${msgs}${recent < n ? `, ${count(recent)} in history.json` : ""}${p} `, ` ${id} · ${msgs}${p} `, ` ${id}${p} `] : [" History "];
     const label = labels.find((l) => stringWidth(l) <= hist.width - 2) ?? labels[labels.length - 1]!;
     layout.setFocus(layout.history, this.focus === "history", label);
     const empty = this.loadError ? `cannot show this session: ${this.loadError}` : id ? "(no messages)" : "no session selected";
