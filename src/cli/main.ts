@@ -85,8 +85,15 @@ export async function runCli(argv: readonly string[], version: string): Promise<
       const home = argv.length === 2 && argv[0] === "--home" ? argv[1] : argv.length === 1 && argv[0]!.startsWith("--home=") ? argv[0]!.slice(7) : undefined;
       const homeOnly = argv.length === 0 || home !== undefined;
       if (homeOnly && process.stdin.isTTY && process.stdout.isTTY) {
+        if (process.env.TERM === "dumb") {
+          throw new UsageError("the terminal UI cannot run with TERM=dumb (no cursor movement); run it as  TERM=xterm-256color memvoy  or use the commands (memvoy --help)");
+        }
         const { runTui } = await import("../tui/run-tui.ts");
-        return await runTui({ home });
+        const code = await runTui({ home });
+        // Quit never waits for background work (a drain, a search, a model call): the terminal is already
+        // given back, so end now instead of letting pending work hold the process open.
+        await new Promise<void>((resolve) => process.stdout.write("", () => resolve()));
+        process.exit(code);
       }
       if (argv.includes("--help") || argv.includes("-h") || homeOnly) {
         process.stdout.write(mainHelp(version));
