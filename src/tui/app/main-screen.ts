@@ -152,6 +152,7 @@ export class MainScreen {
       ],
       onYes: () => {
         const r = this.app.api.reset(s.id);
+        this.app.guardAsync(this.app.api.purgeDeleted()); // the vectors' old versions, in the background
         this.app.reload();
         this.syncHistory(true);
         this.app.status.show(`reset ${s.id}: removed ${plural(r.messagesRemoved, "message")}${s.hasSummary ? "; the summary was kept" : ""}`, "ok");
@@ -167,6 +168,7 @@ export class MainScreen {
       lines: [`Deletes everything of it: ${plural(s.messages, "message")}${s.hasSummary ? ", its summary" : ""} and its vectors.`, "This cannot be undone. Error memory is not touched."],
       onYes: () => {
         const r = this.app.api.remove(s.id);
+        this.app.guardAsync(this.app.api.purgeDeleted());
         this.focus = "list";
         this.app.reload();
         this.app.status.show(`removed ${s.id} (${plural(r.messagesRemoved, "message")})`, "ok");
