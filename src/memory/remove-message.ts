@@ -16,7 +16,7 @@ import { withWriteLock } from "../storage/sqlite/write-lock.ts";
 import { withHomeLock } from "./home-lock.ts";
 import type { MemoryContext } from "./memory-context.ts";
 import { ensureBackfilled } from "./sessions-list.ts";
-import { readCursorFile } from "./summary/summary-file.ts";
+import { readCursor } from "./summary/summary-store.ts";
 
 export class UnknownMessageError extends InputError {}
 
@@ -97,7 +97,7 @@ function finishRemoval(ctx: MemoryContext, session: string, id: string): void {
 /** Whether the summary already went past the message: by the exact position, else by the cursor's second. */
 function coveredBySummary(ctx: MemoryContext, m: StoredMessage): boolean {
   if (!existsSync(ctx.paths.summary(m.session))) return false;
-  const cursor = readCursorFile(ctx.paths.cursor(m.session));
+  const cursor = readCursor(ctx, m.session);
   const p = getSummaryRun(ctx.db, m.session)?.position;
   if (p && cursor.state === "ok" && p.cursor === cursor.text) return m.seq <= p.seq;
   return cursor.state === "ok" && m.sendAt < cursor.ns + NS_PER_SEC;

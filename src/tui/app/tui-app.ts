@@ -9,7 +9,7 @@ import { renderLine } from "../views/segments.ts";
 import { wrapLines } from "../text/wrap.ts";
 import { renderStatusRows } from "../views/status-view.ts";
 import type { AppContext, Confirmation, Key, OverlayName } from "./app-context.ts";
-import { ErrorsScreen } from "./errors-screen.ts";
+import { ErrorMemoryScreen } from "./error-memory-screen.ts";
 import { renderFirstRun } from "./first-run.ts";
 import { HelpScreen } from "./help-screen.ts";
 import { MainScreen } from "./main-screen.ts";
@@ -22,7 +22,7 @@ export class TuiApp implements AppContext {
   readonly main: MainScreen;
   readonly search: SearchScreen;
   readonly help: HelpScreen;
-  readonly errors: ErrorsScreen;
+  readonly errorMemory: ErrorMemoryScreen;
   readonly summary: SummaryScreen;
   private overlays: OverlayName[] = [];
   private confirmation: Confirmation | undefined;
@@ -39,7 +39,7 @@ export class TuiApp implements AppContext {
     this.main = new MainScreen(this);
     this.search = new SearchScreen(this);
     this.help = new HelpScreen(this);
-    this.errors = new ErrorsScreen(this);
+    this.errorMemory = new ErrorMemoryScreen(this);
     this.summary = new SummaryScreen(this);
   }
 
@@ -78,13 +78,13 @@ export class TuiApp implements AppContext {
     const top = this.overlays[this.overlays.length - 1];
     if (top === "search" && this.search.handleKey(ch, key)) return;
     if (top === "help" && this.help.handleKey(ch, key)) return;
-    if (top === "errors" && this.errors.handleKey(ch, key)) return;
+    if (top === "error-memory" && this.errorMemory.handleKey(ch, key)) return;
     if (top === "summary" && this.summary.handleKey(ch, key)) return;
     if (top === undefined && this.main.handleKey(ch, key)) return;
     if (top === "first-run" && key.full === "escape") return;
     switch (key.full) {
       case "C-l": this.reload(); this.screen.realloc(); return;
-      case "C-e": return this.open("errors");
+      case "C-e": return this.open("error-memory");
       case "C-s": if (top !== "first-run") this.open("summary"); return;
       case "escape": if (top !== "first-run") this.close(); return;
     }
@@ -109,7 +109,7 @@ export class TuiApp implements AppContext {
     if (this.overlays.includes(overlay)) this.overlays = this.overlays.filter((o) => o !== overlay);
     if (overlay === "search") this.search.open(this.main.sessions.selectedId());
     if (overlay === "help") this.help.open();
-    if (overlay === "errors") this.errors.open();
+    if (overlay === "error-memory") this.errorMemory.open();
     if (overlay === "summary") this.summary.open(this.main.sessions.selectedId());
     this.overlays.push(overlay);
   }
@@ -117,7 +117,7 @@ export class TuiApp implements AppContext {
   close(): void {
     const top = this.overlays.pop();
     if (top === "search") this.search.close();
-    if (top === "errors") this.errors.close();
+    if (top === "error-memory") this.errorMemory.close();
     if (top === "first-run" && this.isEmptyHome()) this.overlays.push("first-run");
   }
 
@@ -182,7 +182,7 @@ export class TuiApp implements AppContext {
       this.layout.overlay.show();
       if (top === "search") this.search.render();
       else if (top === "help") this.help.render();
-      else if (top === "errors") this.errors.render();
+      else if (top === "error-memory") this.errorMemory.render();
       else if (top === "summary") this.summary.render();
       else if (top === "first-run") renderFirstRun(this);
     }
@@ -206,7 +206,7 @@ export class TuiApp implements AppContext {
       case "search": return "type the query (q types too) · Tab mode · Ctrl-S scope · Ctrl-T range · ↑↓ select · Enter open · Esc close";
       case "help": return "↑↓ scroll · Esc or ? close · q quit";
       case "summary": return "↑↓ PgUp PgDn scroll · S summarize now · Esc back · ? help · q quit";
-      case "errors": return this.errors.typing() ? "typing searches the records (q types too) · Enter or Esc ends typing" : "↑↓ select · Enter detail · / search · d delete · Esc back · ? help · q quit";
+      case "error-memory": return this.errorMemory.typing() ? "typing searches the records (q types too) · Enter or Esc ends typing" : "↑↓ select · Enter detail · / search · d delete · Esc back · ? help · q quit";
       case "first-run": return "Ctrl-L reload · ? help · q quit";
       default: return this.main.hints();
     }

@@ -1,0 +1,47 @@
+// .summary_cursor on disk: the time of the last summarized message as `YYYY-MM-DD HH:MM:SS` in local time
+// (Agenvoy's convention), rounded down to the second. The exact position lives in SQLite (summary_runs).
+import { rmSync } from "node:fs";
+import { stageFileAtomic, writeFileAtomic, type StagedFile } from "../../shared/atomic-write.ts";
+import { NS_PER_SEC, nsToLocalSeconds, type Nanos } from "../../shared/time.ts";
+import { readText } from "./file-probe.ts";
+
+const CURSOR = /^(\d{4})-(\d{2})-(\d{2}) (\d{2}):(\d{2}):(\d{2})$/;
+
+export type CursorFile = { state: "missing" } | { state: "invalid"; text: string } | { state: "ok"; text: string; ns: bigint };
+
+/** The cursor text for a message time: local time, rounded down to the second (as Agenvoy writes it). */
+export function cursorText(ns: Nanos): string {
+  return nsToLocalSeconds(ns);
+}
+
+/** The start of the cursor's second (UTC ns), reading the text in local time; undefined when it is no time. */
+export function parseCursorText(text: string): Nanos | undefined {
+  const m = CURSOR.exec(text);
+  if (!m) return undefined;
+  const [y, mo, d, h, mi, se] = m.slice(1).map(Number) as [number, number, number, number, number, number];
+  const date = new Date(y, mo - 1, d, h, mi, se);
+  const ms = date.getTime();
+  if (!Number.isFinite(ms) || date.getMonth() !== mo - 1 || date.getDate() !== d) return undefined;
+  return BigInt(Math.floor(ms / 1000)) * NS_PER_SEC;
+}
+
+/** The cursor, read in local time. */
+export function readCursorFile(path: string): CursorFile {
+  const raw = readText(path);
+  if (raw === undefined) return { state: "missing" };
+  const text = raw.trim();
+  const ns = parseCursorText(text);
+  return ns === undefined ? { state: "invalid", text } : { state: "ok", text, ns };
+}
+
+export function stageCursor(path: string, text: string): StagedFile {
+  return stageFileAtomic(path, text);
+}
+
+export function writeCursorFile(path: string, text: string): void {
+  writeFileAtomic(path, text);
+}
+
+export function removeCursorFile(path: string): void {
+  rmSync(path, { force: true });
+}
