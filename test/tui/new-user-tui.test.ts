@@ -174,3 +174,17 @@ test("first run: the demo command shown uses the home on screen and works where 
   tui.keys("q");
   expect((await tui.exited()).code).toBe(0);
 }, T);
+
+test("a session of one message is labelled \"1 msg\", not \"1 msgs\"", async () => {
+  const home = tempHome("memvoy-tui-one-");
+  const { openMemory } = await import("../../src/lib.ts");
+  const api = openMemory({ home, env: {} });
+  api.add("solo", { role: "user", content: "just one" });
+  api.close();
+  tui = startTui(home);
+  const s = await tui.waitFor("just one");
+  expect(s).toContain("solo · 1 msg ");
+  expect(s).not.toContain("1 msgs");
+  tui.keys("q");
+  expect((await tui.exited()).code).toBe(0);
+}, T);
