@@ -1,7 +1,7 @@
 // MemoryApi: the one client surface of memvoy. The CLI, the TUI, the daemon and library users call only this.
 import type { Config } from "../config/schema.ts";
 import type { HomePaths } from "../config/home.ts";
-import { InputError } from "../shared/errors.ts";
+import { InputError, namedError } from "../shared/errors.ts";
 import type { StoredMessage } from "../shared/message.ts";
 import { assertSessionId } from "../shared/session-id.ts";
 import { isTimeRange, type TimeRange } from "../shared/time.ts";
@@ -9,7 +9,7 @@ import type { MemoryContext } from "../memory/memory-context.ts";
 import { appendMessages, type AppendResult } from "../memory/write-path.ts";
 import { listSessions, discoverSessions, ensureBackfilled, type SessionInfo } from "../memory/sessions-list.ts";
 import { readSessionHistory, type HistoryOptions } from "../memory/history-view.ts";
-import { removeSession, resetSession, sessionExists, UnknownSessionError, type ResetResult } from "../memory/session-admin.ts";
+import { removeSession, resetSession, sessionExists, type ResetResult } from "../memory/session-admin.ts";
 import { runDoctor, type DoctorReport } from "../memory/doctor.ts";
 import { messageSession, removeMessage, UnknownMessageError, type RemoveMessageResult } from "../memory/remove-message.ts";
 import { purgeVectors, type PurgeReport } from "../memory/embedding/purge.ts";
@@ -22,7 +22,7 @@ import { dueSessions } from "../memory/summary/due-sessions.ts";
 import { importSummary, type ImportSummaryResult } from "../memory/summary/import-summary.ts";
 import { daemonLockHeld } from "./daemon-probe.ts";
 import { keywordSearch } from "../search/keyword.ts";
-import type { SearchOptions, SearchResult } from "../search/search-types.ts";
+import type { MatchMode, SearchHit, SearchOptions, SearchResult } from "../search/search-types.ts";
 import { toNewMessage, type WireMessageInput } from "./wire-input.ts";
 import { recordError, type RecordErrorResult } from "../memory/error-memory/record-error.ts";
 import { searchErrors, type ErrorSearchResult } from "../memory/error-memory/search-errors.ts";
@@ -33,6 +33,14 @@ import { closeErrorVectors } from "../memory/error-memory/error-vectors.ts";
 import { SemanticApi, type EmbeddingBacklog, type SemanticTierOptions } from "./semantic-api.ts";
 import type { DrainOptions, DrainReport } from "../memory/embedding/drain.ts";
 import type { ReindexOptions, ReindexReport } from "../memory/embedding/reindex.ts";
+
+/** A search limited to a session that does not exist (every front-end gives the same answer: exit 2 / 4xx). */
+export const NoSuchSessionError = namedError<{ session: string; home: string }>(
+  "NoSuchSessionError",
+  "input",
+  (d) => `no such session ${JSON.stringify(d.session)} in ${d.home}`,
+);
+export type NoSuchSessionError = InstanceType<typeof NoSuchSessionError>;
 
 export class MemoryApi {
   readonly #semantic: SemanticApi;
@@ -75,7 +83,7 @@ export class MemoryApi {
   async search(options: SearchOptions): Promise<SearchResult> {
     const o = checkSearchOptions(options);
     if (o.session === undefined) discoverSessions(this.ctx);
-    else if (!sessionExists(this.ctx, o.session)) throw new UnknownSessionError(`no such session ${JSON.stringify(o.session)} in ${this.ctx.paths.home}`);
+    else if (!sessionExists(this.ctx, o.session)) throw new NoSuchSessionError({ session: o.session, home: this.ctx.paths.home });
     else ensureBackfilled(this.ctx, o.session);
     const match = o.match ?? "keyword";
     if (match !== "keyword") return this.#semantic.search(match, { ...o, now: this.ctx.now() });
@@ -137,7 +145,7 @@ export class MemoryApi {
    */
   async rmMessage(id: string, options: { dropSummary?: boolean } = {}): Promise<RemoveMessageResult> {
     const session = messageSession(this.ctx, id) ?? (discoverSessions(this.ctx), messageSession(this.ctx, id));
-    if (session === undefined) throw new UnknownMessageError(`no message ${JSON.stringify(id)} in ${this.ctx.paths.home}`);
+    if (session === undefined) throw new UnknownMessageError({ id, where: this.ctx.paths.home });
     const r = removeMessage(this.ctx, session, id, { dropSummary: options.dropSummary === true });
     await this.purgeDeleted();
     return r;
@@ -246,3 +254,4 @@ function checkSearchOptions(o: SearchOptions): SearchOptions {
 
 export type { TimeRange };
 export type { SessionReport, SummarizeOptions, SummarizeReport, SummaryProgress, SummaryView };
+export type { ErrorRecord, MatchMode, SearchHit };

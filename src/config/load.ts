@@ -4,6 +4,7 @@ import { parse as parseToml } from "smol-toml";
 import * as v from "valibot";
 import { InputError } from "../shared/errors.ts";
 import { ConfigSchema, type Config } from "./schema.ts";
+import { describeIssues } from "../shared/schema-issues.ts";
 
 export class ConfigError extends InputError {}
 
@@ -52,15 +53,7 @@ function merge(base: Table, over: Table): Table {
 /** Every problem of a config, each as `key.path: what`, on one line. */
 export function validateConfig(raw: unknown, source: string): Config {
   const result = v.safeParse(ConfigSchema, raw);
-  if (!result.success) {
-    const problems = result.issues.map((issue) => {
-      const path = v.getDotPath(issue) ?? "(top level)";
-      const unknown = issue.type === "strict_object" && issue.expected === "never";
-      return `${path}: ${unknown ? "unknown key" : issue.message}`;
-    });
-    const list = [...new Set(problems)];
-    throw new ConfigError(`config error in ${source}: ${list.length > 1 ? `${list.length} problems: ` : ""}${list.join("; ")}`);
-  }
+  if (!result.success) throw new ConfigError(`config error in ${source}: ${describeIssues(result.issues, { unknown: "unknown key", topLevel: "(top level)" })}`);
   return resolveAliases(result.output, source);
 }
 

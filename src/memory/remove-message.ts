@@ -3,7 +3,7 @@
 // (pending_removals), then history.json is rewritten (atomic), then the archive rows go; an interrupted
 // removal is finished by the next open. A summary that already covered the message stays unless dropSummary.
 import { existsSync, rmSync } from "node:fs";
-import { InputError } from "../shared/errors.ts";
+import { namedError } from "../shared/errors.ts";
 import type { StoredMessage } from "../shared/message.ts";
 import { assertSessionId } from "../shared/session-id.ts";
 import { NS_PER_SEC } from "../shared/time.ts";
@@ -18,7 +18,12 @@ import type { MemoryContext } from "./memory-context.ts";
 import { ensureBackfilled } from "./sessions-list.ts";
 import { readCursor } from "./summary/summary-store.ts";
 
-export class UnknownMessageError extends InputError {}
+export const UnknownMessageError = namedError<{ id: string; where: string }>(
+  "UnknownMessageError",
+  "input",
+  (d) => `no message ${JSON.stringify(d.id)} in ${d.where}`,
+);
+export type UnknownMessageError = InstanceType<typeof UnknownMessageError>;
 
 export interface RemoveMessageResult {
   id: string;
@@ -41,7 +46,7 @@ export function removeMessage(ctx: MemoryContext, sessionId: string, messageId: 
   ensureBackfilled(ctx, sessionId);
   return withHomeLock(ctx, () => {
     const m = getMessagesById(ctx.db, [messageId])[0];
-    if (!m || m.session !== sessionId) throw new UnknownMessageError(`no message ${JSON.stringify(messageId)} in session ${JSON.stringify(sessionId)}`);
+    if (!m || m.session !== sessionId) throw new UnknownMessageError({ id: messageId, where: `session ${JSON.stringify(sessionId)}` });
     const summarized = coveredBySummary(ctx, m);
     withWriteLock(ctx.db, () =>
       ctx.db.query("INSERT OR REPLACE INTO pending_removals (message_id, session_id, created_at) VALUES (?, ?, ?)").run(m.id, m.session, ctx.now()),

@@ -2,7 +2,7 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { cli, removeTempHomes, repoRoot, tempHome } from "../helpers/home.ts";
+import { cli, removeTempHomes, repoRoot, tempHome } from "../fixture/home.ts";
 
 afterAll(removeTempHomes);
 let home: string;

@@ -7,7 +7,7 @@ import { compactionPlan } from "../../src/memory/compaction.ts";
 import type { MessageRecord } from "../../src/shared/message.ts";
 import { recordBytes } from "../../src/storage/history/history-file.ts";
 import { openMemory } from "../../src/lib.ts";
-import { cli, removeTempHomes, tempHome } from "../helpers/home.ts";
+import { cli, removeTempHomes, tempHome } from "../fixture/home.ts";
 
 afterAll(removeTempHomes);
 

@@ -6,7 +6,7 @@ import { existsSync, readdirSync, readFileSync, lstatSync, writeFileSync } from 
 import { join } from "node:path";
 import { openMemory } from "../../src/lib.ts";
 import { VectorStore } from "../../src/storage/lance/vector-store.ts";
-import { cli, removeTempHomes, repoRoot, tempHome } from "../helpers/home.ts";
+import { cli, removeTempHomes, repoRoot, tempHome } from "../fixture/home.ts";
 
 afterAll(removeTempHomes);
 

@@ -4,7 +4,7 @@
 import { afterAll, expect, test } from "bun:test";
 import { chmodSync, mkdirSync, readFileSync, realpathSync, symlinkSync, writeFileSync, existsSync } from "node:fs";
 import { join } from "node:path";
-import { removeTempHomes, repoRoot, tempHome } from "../helpers/home.ts";
+import { removeTempHomes, repoRoot, tempHome } from "../fixture/home.ts";
 import { invocation } from "../../src/app/invocation.ts";
 
 afterAll(removeTempHomes);

@@ -6,8 +6,8 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "nod
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { openMemory } from "../../src/lib.ts";
-import { startFakeAnthropic, type FakeAnthropic } from "../helpers/fake-anthropic.ts";
-import { current, summaryStep, transcriptEntries, transcriptOf } from "./support.ts";
+import { startFakeAnthropic, type FakeAnthropic } from "../fixture/fake-anthropic.ts";
+import { current, summaryStep, transcriptEntries, transcriptOf } from "../fixture/summary-home.ts";
 
 const entry = resolve(import.meta.dir, "../../src/index.ts");
 let fake: FakeAnthropic;

@@ -4,10 +4,10 @@
 import { afterAll, afterEach, expect, test } from "bun:test";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { removeTempHomes, tempHome } from "../helpers/home.ts";
-import type { TmuxSession } from "../helpers/tmux.ts";
-import { vectorFor } from "../embed/fake-embeddings-server.ts";
-import { makeHome, startTui, T } from "./fixture.ts";
+import { removeTempHomes, tempHome } from "../fixture/home.ts";
+import type { TmuxSession } from "../fixture/tmux.ts";
+import { vectorFor } from "../fixture/fake-embeddings.ts";
+import { makeHome, startTui, T } from "../fixture/tui-home.ts";
 
 let tui: TmuxSession | undefined;
 afterEach(() => tui?.kill());

@@ -141,8 +141,10 @@ export function findPositionMessage(db: Database, session: string, seq: bigint, 
 export function listUnsummarized(db: Database, session: string, from: { afterSeq: bigint } | { sinceNs: bigint } | "all"): StoredMessage[] {
   let sql = `SELECT ${MESSAGE_COLUMNS} FROM messages WHERE session_id = ?`;
   const args: (string | bigint)[] = [session];
-  if (from !== "all" && "afterSeq" in from) (sql += " AND seq > ?"), args.push(from.afterSeq);
-  else if (from !== "all") {
+  if (from !== "all" && "afterSeq" in from) {
+    sql += " AND seq > ?";
+    args.push(from.afterSeq);
+  } else if (from !== "all") {
     sql += " AND (send_at >= ? OR send_at = 0 OR seq IN (SELECT seq FROM untimed_messages WHERE session_id = ?))";
     args.push(from.sinceNs, session);
   }
