@@ -1,6 +1,6 @@
 // memvoy rm-message ID [--drop-summary]: remove one message everywhere (a secret pasted by mistake).
-import { bool, expectPositionals, parseArgs } from "../args.ts";
-import { openFromFlags, printUsage } from "../command.ts";
+import { bool } from "../args.ts";
+import { withMemory, type CommandSpec } from "../command.ts";
 import { printJson, println } from "../output.ts";
 
 export const usage = `
@@ -20,12 +20,10 @@ it back. When it returns, no copy of the text is left in the home's files, excep
   --json          print {"id", "session", "wasRecent", "summarized", "summaryRemoved"}
 `;
 
-export async function run(argv: readonly string[]): Promise<number> {
-  const p = parseArgs(argv, { "drop-summary": { type: "boolean" } }, "rm-message");
-  if (bool(p, "help")) return printUsage(usage);
-  const [id] = expectPositionals(p, "rm-message", ["ID"]);
-  const api = openFromFlags(p);
-  try {
+const spec: CommandSpec = { name: "rm-message", usage, flags: { "drop-summary": { type: "boolean" } }, positionals: ["ID"] };
+
+export function run(argv: readonly string[]): Promise<number> {
+  return withMemory(spec, argv, async (api, p, [id]) => {
     const r = await api.rmMessage(id!, { dropSummary: bool(p, "drop-summary") });
     if (bool(p, "json")) printJson(r);
     else {
@@ -35,7 +33,5 @@ export async function run(argv: readonly string[]): Promise<number> {
       println(`removed message ${r.id} from ${r.session}${note}`);
     }
     return 0;
-  } finally {
-    api.close();
-  }
+  });
 }
