@@ -34,6 +34,11 @@ export class ErrorMemoryScreen {
     if (this.state.showing.kind === "list" && !this.state.query.trim()) this.state.setList(this.app.api.listErrors({ limit: LIST_LIMIT }));
   }
 
+  /** Whether the search field has the keys. */
+  typing(): boolean {
+    return this.state.typing;
+  }
+
   handleKey(ch: string | undefined, key: Key): boolean {
     const s = this.state;
     if (s.typing) {
