@@ -201,7 +201,7 @@ describe("80 columns", () => {
     let s = await tui.waitFor("Help: every key");
     const pane = s.split("\n").slice(0, -3).join("\n"); // the status rows below are not help
     expect(pane).not.toContain("…");
-    expect(pane).toMatch(/quit \(while typing in a field it types q; Ctrl-C\s*│\n│\s+always quits\)/);
+    expect(pane).toMatch(/Esc leaves the\s*│\n│\s+field first \(Ctrl-C always quits\)/);
     tui.keys("Escape");
     await tui.waitForGone("Help: every key");
     tui.type("/");

@@ -38,6 +38,14 @@ export class SessionListState {
     this.apply(keep);
   }
 
+  /** Whether any session carries a title, source or project (the filter then matches those too). */
+  hasLabels(): boolean {
+    return this.all.some((s) => {
+      const l = labelsOf(s);
+      return !!(l.title || l.source || l.project);
+    });
+  }
+
   get total(): number {
     return this.all.length;
   }
