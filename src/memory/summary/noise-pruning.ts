@@ -59,7 +59,7 @@ function firstValid<S extends v.GenericSchema>(schema: S, candidates: unknown[],
     const r = v.safeParse(schema, c);
     if (r.success) return r.output;
   }
-  throw new LlmAnswerError(`${what} answer did not have the expected shape`);
+  throw new LlmAnswerError({ purpose: what, problem: "shape" });
 }
 
 export interface PruneInput {
