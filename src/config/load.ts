@@ -2,11 +2,27 @@
 import { readFileSync } from "node:fs";
 import { parse as parseToml } from "smol-toml";
 import * as v from "valibot";
-import { InputError } from "../shared/errors.ts";
+import { errorMessage, namedError } from "../shared/errors.ts";
 import { ConfigSchema, type Config } from "./schema.ts";
-import { describeIssues } from "../shared/schema-issues.ts";
+import { describeIssueFacts, issueFacts, type IssueFact } from "../shared/schema-issues.ts";
 
-export class ConfigError extends InputError {}
+/** The config cannot be used: unreadable, not TOML, failing the schema, or holding an invalid cron pattern. */
+export const ConfigError = namedError<
+  | { problem: "unreadable"; file: string; reason: string }
+  | { problem: "syntax"; source: string; detail: string }
+  | { problem: "invalid"; source: string; issues: IssueFact[] }
+  | { problem: "cron"; source: string; key: string; pattern: string; reason: string }
+>("ConfigError", "input", (d) => {
+  if (d.problem === "unreadable") return `cannot read config ${d.file}: ${d.reason}`;
+  const what =
+    d.problem === "syntax"
+      ? d.detail
+      : d.problem === "invalid"
+        ? describeIssueFacts(d.issues)
+        : `${d.key}: invalid cron pattern ${JSON.stringify(d.pattern)}: ${d.reason}`;
+  return `config error in ${d.source}: ${what}`;
+});
+export type ConfigError = InstanceType<typeof ConfigError>;
 
 type Table = Record<string, unknown>;
 
@@ -53,7 +69,7 @@ function merge(base: Table, over: Table): Table {
 export function validateConfig(raw: unknown, source: string): Config {
   const result = v.safeParse(ConfigSchema, raw);
   if (result.success) return result.output;
-  throw new ConfigError(`config error in ${source}: ${describeIssues(result.issues, { unknown: "unknown key", topLevel: "(top level)" })}`);
+  throw new ConfigError({ problem: "invalid", source, issues: issueFacts(result.issues, { unknown: "unknown key", topLevel: "(top level)" }) });
 }
 
 export function loadConfig(file: string, env: Record<string, string | undefined> = process.env): Config {
@@ -63,15 +79,14 @@ export function loadConfig(file: string, env: Record<string, string | undefined>
     text = readFileSync(file, "utf8");
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== "ENOENT") {
-      throw new ConfigError(`cannot read config ${file}: ${(err as Error).message}`, { cause: err });
+      throw new ConfigError({ problem: "unreadable", file, reason: errorMessage(err) }, { cause: err });
     }
   }
   if (text !== undefined) {
     try {
       fromFile = parseToml(text) as Table;
     } catch (err) {
-      const first = String((err as Error).message).split("\n")[0];
-      throw new ConfigError(`config error in ${file}: ${first}`, { cause: err });
+      throw new ConfigError({ problem: "syntax", source: file, detail: errorMessage(err).split("\n")[0]! }, { cause: err });
     }
     validateConfig(fromFile, file);
   }

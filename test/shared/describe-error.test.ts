@@ -41,12 +41,12 @@ test("a named error carries its data, its name and its exit code; the text is co
 test("each named error kind reads as one line with its facts", () => {
   const cases: [Error, RegExp, 1 | 2][] = [
     [new UsageError("unknown flag --x"), /^unknown flag --x$/, 2],
-    [new ConfigError("config error in /c.toml: http.port: unknown key"), /^config error in \/c\.toml: http\.port/, 2],
+    [new ConfigError({ problem: "invalid", source: "/c.toml", issues: [{ path: "http.port", problem: "unknown key" }] }), /^config error in \/c\.toml: http\.port/, 2],
     [(() => { try { assertSessionId("../x"); } catch (e) { return e as Error; } return new Error("not thrown"); })(), /^invalid session id "\.\.\/x": use 1-128/, 2],
     [new InvalidSessionIdError({ id: 42 }), /^invalid session id 42:/, 2],
     [new MissingApiKeyError(), /^ANTHROPIC_API_KEY is not set/, 2],
-    [new LlmCallError("summary call to m failed: HTTP 401: the API key was refused", "auth", 401, 1), /HTTP 401/, 1],
-    [new CorruptHistoryError("/h/history.json", "record 2", "expected an object"), /^\/h\/history\.json is corrupt \(record 2: expected an object\)/, 1],
+    [new LlmCallError({ purpose: "summary", model: "m", url: "https://api.anthropic.com/v1/messages", kind: "auth", status: 401, attempts: 1, problem: "HTTP 401: the API key was refused" }), /HTTP 401/, 1],
+    [new CorruptHistoryError({ file: "/h/history.json", where: "record 2", detail: "expected an object" }), /^\/h\/history\.json is corrupt \(record 2: expected an object\)/, 1],
     [new SchemaTooNewError({ path: "/h/db", version: 9, known: 6 }), /^\/h\/db has schema version 9; this memvoy knows 6: upgrade memvoy$/, 1],
     [new LockTimeoutError({ path: "/h/.lock", timeoutMs: 500 }), /^timed out after 500 ms waiting for the write lock \/h\/\.lock$/, 1],
     [new VectorDimensionError({ got: 3, expected: 4 }), /^vector of 3 dimensions for a 4-dimensional table$/, 1],
