@@ -2,7 +2,7 @@
 // schema; it is saved with the cursor at the session's newest message and recorded as an "imported" run
 // that made no LLM call, so the next Generate carries on from there.
 import * as v from "valibot";
-import { namedError, RuntimeFailure } from "../../shared/errors.ts";
+import { namedError } from "../../shared/errors.ts";
 import { assertSessionId } from "../../shared/session-id.ts";
 import type { MemoryContext } from "../memory-context.ts";
 import { UnknownSessionError, sessionExists } from "../session-admin.ts";
@@ -21,6 +21,14 @@ export const InvalidSummaryInputError = namedError<{ problem: "invalid"; issues:
 );
 export type InvalidSummaryInputError = InstanceType<typeof InvalidSummaryInputError>;
 
+/** A Generate run holds the session's summary lock: an import must wait for it. */
+export const SummaryBusyError = namedError<{ session: string }>(
+  "SummaryBusyError",
+  "runtime",
+  (d) => `session ${d.session} is being summarized right now; try again when it is done`,
+);
+export type SummaryBusyError = InstanceType<typeof SummaryBusyError>;
+
 export interface ImportSummaryResult {
   session: string;
   /** The cursor written with it (UTC `YYYY-MM-DD HH:MM:SS`). */
@@ -36,7 +44,7 @@ export function importSummary(ctx: MemoryContext, session: string, raw: unknown)
   const newest = store.newestPosition();
   if (!newest) throw new InvalidSummaryInputError({ problem: "no-messages", session });
   const release = store.lock();
-  if (!release) throw new RuntimeFailure(`session ${session} is being summarized right now; try again when it is done`);
+  if (!release) throw new SummaryBusyError({ session });
   try {
     store.begin();
     store.save(parsed.output, newest);
