@@ -1,5 +1,5 @@
 // CLI entry: global flags, --help, and lazy dispatch to one command module.
-import { UsageError } from "../shared/errors.ts";
+import { CommandUsageError } from "./usage-errors.ts";
 import { reportError } from "./format-error.ts";
 import type { CommandModule } from "./command.ts";
 import { leadingOptions } from "./args.ts";
@@ -80,10 +80,10 @@ export async function runCli(argv: readonly string[], version: string): Promise<
         process.stdout.write(mainHelp(version));
         return 0;
       }
-      throw new UsageError(`missing command (see memvoy --help)`);
+      throw new CommandUsageError({ problem: "missing-command" });
     }
     const load = COMMANDS[command];
-    if (!load) throw new UsageError(`unknown command ${JSON.stringify(command)} (see memvoy --help)`);
+    if (!load) throw new CommandUsageError({ problem: "unknown-command", command });
     const mod = await load();
     return await mod.run([...argv.slice(0, cmdIndex), ...argv.slice(cmdIndex + 1)]);
   } catch (err) {

@@ -3,7 +3,7 @@ import { nsToLocalSeconds, nsToRfc3339 } from "../../shared/time.ts";
 import { bool, str } from "../args.ts";
 import { withMemory, type CommandSpec } from "../command.ts";
 import { bold, dim, printJson, println } from "../output.ts";
-import { UsageError } from "../../shared/errors.ts";
+import { CommandUsageError } from "../usage-errors.ts";
 
 export const usage = `
 Usage: memvoy sessions [--sort recent|name] [--json]
@@ -17,7 +17,7 @@ const spec: CommandSpec = {
   flags: { sort: { type: "string" } },
   positionals: [],
   check: (p) => {
-    if (!["recent", "name"].includes(str(p, "sort") ?? "recent")) throw new UsageError(`sessions: --sort must be recent or name`);
+    if (!["recent", "name"].includes(str(p, "sort") ?? "recent")) throw new CommandUsageError({ problem: "flag-rule", command: "sessions", flag: "--sort", rule: "recent or name" });
   },
 };
 
