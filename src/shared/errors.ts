@@ -59,3 +59,8 @@ export function formatNamedError(err: unknown): string | undefined {
   const format = FORMATTERS.get(err.name) as ((data: unknown) => string) | undefined;
   return format && data !== null && typeof data === "object" ? format(data) : undefined;
 }
+
+/** The names of every named error defined so far (each module registers its own as it loads). */
+export function namedErrorNames(): string[] {
+  return [...FORMATTERS.keys()];
+}
