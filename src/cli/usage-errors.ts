@@ -4,6 +4,7 @@ import { namedError } from "../shared/errors.ts";
 type CommandUsage =
   | { problem: "missing-command" }
   | { problem: "unknown-command"; command: string }
+  | { problem: "dumb-terminal" }
   | { problem: "missing-subcommand"; command: string; choices: string[] }
   | { problem: "unknown-subcommand"; command: string; subcommand: string; choices: string[] }
   | { problem: "unknown-option"; command: string; option: string }
@@ -29,6 +30,8 @@ function describeUsage(d: CommandUsage): string {
       return "missing command (see memvoy --help)";
     case "unknown-command":
       return `unknown command ${JSON.stringify(d.command)} (see memvoy --help)`;
+    case "dumb-terminal":
+      return "the terminal UI cannot run with TERM=dumb (no cursor movement); run it as  TERM=xterm-256color memvoy  or use the commands (memvoy --help)";
     case "missing-subcommand":
       return `${d.command}: missing subcommand: use ${oneOf(d.choices)} ${help(d.command)}`;
     case "unknown-subcommand":

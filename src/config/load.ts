@@ -7,22 +7,33 @@ import { ConfigSchema, type Config } from "./schema.ts";
 import { describeIssueFacts, issueFacts, type IssueFact } from "../shared/schema-issues.ts";
 
 /** The config cannot be used: unreadable, not TOML, failing the schema, or holding an invalid cron pattern. */
-export const ConfigError = namedError<
+type ConfigProblem =
   | { problem: "unreadable"; file: string; reason: string }
-  | { problem: "syntax"; source: string; detail: string }
+  | { problem: "syntax"; source: string; detail: string; line?: number; column?: number }
   | { problem: "invalid"; source: string; issues: IssueFact[] }
-  | { problem: "cron"; source: string; key: string; pattern: string; reason: string }
->("ConfigError", "input", (d) => {
+  | { problem: "aliases-differ"; source: string; key: string; value: string; alias: string; aliasValue: string }
+  | { problem: "cron"; source: string; key: string; pattern: string; reason: string };
+
+export const ConfigError = namedError<ConfigProblem>("ConfigError", "input", (d) => {
   if (d.problem === "unreadable") return `cannot read config ${d.file}: ${d.reason}`;
-  const what =
-    d.problem === "syntax"
-      ? d.detail
-      : d.problem === "invalid"
-        ? describeIssueFacts(d.issues)
-        : `${d.key}: invalid cron pattern ${JSON.stringify(d.pattern)}: ${d.reason}`;
-  return `config error in ${d.source}: ${what}`;
+  return `config error in ${d.source}: ${configProblem(d)}`;
 });
 export type ConfigError = InstanceType<typeof ConfigError>;
+
+function configProblem(d: Exclude<ConfigProblem, { problem: "unreadable" }>): string {
+  switch (d.problem) {
+    case "syntax":
+      return d.line !== undefined && d.column !== undefined
+        ? `TOML syntax error at line ${d.line}, column ${d.column}: ${d.detail}`
+        : `TOML syntax error: ${d.detail}`;
+    case "invalid":
+      return describeIssueFacts(d.issues);
+    case "aliases-differ":
+      return `${d.key} (${JSON.stringify(d.value)}) and ${d.alias} (${JSON.stringify(d.aliasValue)}) differ: set one of them`;
+    case "cron":
+      return `${d.key}: invalid cron pattern ${JSON.stringify(d.pattern)}: ${d.reason}`;
+  }
+}
 
 type Table = Record<string, unknown>;
 
@@ -66,10 +77,29 @@ function merge(base: Table, over: Table): Table {
   return out;
 }
 
+/** Every problem of a config, each as `key.path: what`, on one line. */
 export function validateConfig(raw: unknown, source: string): Config {
   const result = v.safeParse(ConfigSchema, raw);
-  if (result.success) return result.output;
-  throw new ConfigError({ problem: "invalid", source, issues: issueFacts(result.issues, { unknown: "unknown key", topLevel: "(top level)" }) });
+  if (!result.success) throw new ConfigError({ problem: "invalid", source, issues: issueFacts(result.issues, { unknown: "unknown key", topLevel: "(top level)" }) });
+  return resolveAliases(result.output, source);
+}
+
+/** `[summary].decision_model` and the top-level `decision_model` are one setting: both hold the value in effect. */
+function resolveAliases(config: Config, source: string): Config {
+  const inSummary = config.summary.decision_model.trim();
+  const top = config.decision_model.trim();
+  if (inSummary && top && inSummary !== top) {
+    throw new ConfigError({ problem: "aliases-differ", source, key: "summary.decision_model", value: inSummary, alias: "decision_model", aliasValue: top });
+  }
+  const model = inSummary || top;
+  return { ...config, decision_model: model, summary: { ...config.summary, decision_model: model } };
+}
+
+/** Where and what from a smol-toml syntax error. */
+function tomlSyntax(err: unknown): { detail: string; line?: number; column?: number } {
+  const e = err as { message?: unknown; line?: unknown; column?: unknown };
+  const detail = String(e.message ?? err).split("\n")[0]!.replace(/^Invalid TOML document:\s*/, "");
+  return typeof e.line === "number" && typeof e.column === "number" ? { detail, line: e.line, column: e.column } : { detail };
 }
 
 export function loadConfig(file: string, env: Record<string, string | undefined> = process.env): Config {
@@ -86,7 +116,7 @@ export function loadConfig(file: string, env: Record<string, string | undefined>
     try {
       fromFile = parseToml(text) as Table;
     } catch (err) {
-      throw new ConfigError({ problem: "syntax", source: file, detail: errorMessage(err).split("\n")[0]! }, { cause: err });
+      throw new ConfigError({ problem: "syntax", source: file, ...tomlSyntax(err) }, { cause: err });
     }
     validateConfig(fromFile, file);
   }

@@ -13,7 +13,7 @@ export interface NewMessage {
 
 /** Why a message cannot be written; `where` names it ("message", "stdin line 3"). Nothing of its batch is written. */
 export type MessageProblem = { where: string } & (
-  | { problem: "not-json" }
+  | { problem: "not-json"; plainText?: boolean }
   | { problem: "fields"; issues: IssueFact[] }
   | { problem: "role"; role: unknown }
   | { problem: "empty" }
@@ -29,7 +29,7 @@ export type InvalidMessageError = InstanceType<typeof InvalidMessageError>;
 function messageProblem(d: MessageProblem): string {
   switch (d.problem) {
     case "not-json":
-      return "not valid JSON; nothing was written";
+      return `not valid JSON; nothing was written${d.plainText ? " (to add plain text, give --role user|assistant)" : ""}`;
     case "fields":
       return describeIssueFacts(d.issues);
     case "role":

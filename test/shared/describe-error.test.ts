@@ -19,6 +19,7 @@ import { InvalidTimeError } from "../../src/shared/time.ts";
 import { CorruptHistoryError } from "../../src/storage/history/history-file.ts";
 import { SchemaTooNewError } from "../../src/storage/sqlite/open-database.ts";
 import { VectorDimensionError } from "../../src/storage/lance/vector-dimension.ts";
+import { NoSuchSessionError } from "../../src/app/memory-api.ts";
 import { InvalidSearchOptionError } from "../../src/app/search-option-error.ts";
 import { CommandUsageError, StdinInputError } from "../../src/cli/usage-errors.ts";
 import { DaemonAlreadyRunningError } from "../../src/daemon/daemon.ts";
@@ -28,6 +29,7 @@ import { EmbedderConfigError, EmbedderRejectedError, EmbedderResponseError, Embe
 import { LlmAbortedError, LlmAnswerError } from "../../src/llm/llm-errors.ts";
 import { InvalidErrorInputError } from "../../src/memory/error-memory/error-input.ts";
 import { InvalidMessageError } from "../../src/memory/message-input.ts";
+import { UnknownMessageError } from "../../src/memory/remove-message.ts";
 import { InvalidSummaryInputError, SummaryBusyError } from "../../src/memory/summary/import-summary.ts";
 import { InvalidSummaryError } from "../../src/memory/summary/summary-schema.ts";
 import { LockFailedError } from "../../src/shared/file-lock.ts";
@@ -92,6 +94,8 @@ const ANTHROPIC = "https://api.anthropic.com/v1/messages";
 /** Every named error kind with its data, the exact line describeError gives, and its exit code. */
 const KINDS: [Error & { data: object }, string, 1 | 2][] = [
   [new UnknownSessionError({ session: "s1", home: "/h" }), 'no session "s1" in /h', 2],
+  [new NoSuchSessionError({ session: "s1", home: "/h" }), 'no such session "s1" in /h', 2],
+  [new UnknownMessageError({ id: "01ABC", where: "/h" }), 'no message "01ABC" in /h', 2],
   [new InvalidSessionIdError({ id: ".x" }), 'invalid session id ".x": use 1-128 characters of A-Z a-z 0-9 . _ - , not starting with "."', 2],
   [new InvalidTimeError({ what: "--at", text: "soon" }), 'invalid --at "soon": use RFC 3339 (2026-05-01T09:30:00Z), local "2026-05-01 09:30[:00]", or unix seconds/ms/ns', 2],
   [new LockTimeoutError({ path: "/h/.lock", timeoutMs: 500 }), "timed out after 500 ms waiting for the write lock /h/.lock", 1],
@@ -104,7 +108,9 @@ const KINDS: [Error & { data: object }, string, 1 | 2][] = [
   [new WorkerExitError({ kind: "embeddings", pid: 7, code: 1 }), "the embeddings worker (pid 7) exited with code 1 before answering", 1],
   [new DaemonStoppingError({}), "the daemon is stopping", 1],
   [new ConfigError({ problem: "unreadable", file: "/c.toml", reason: "EISDIR: illegal operation on a directory" }), "cannot read config /c.toml: EISDIR: illegal operation on a directory", 2],
-  [new ConfigError({ problem: "syntax", source: "/c.toml", detail: "Invalid TOML document: unexpected character" }), "config error in /c.toml: Invalid TOML document: unexpected character", 2],
+  [new ConfigError({ problem: "syntax", source: "/c.toml", detail: "unexpected character", line: 3, column: 7 }), "config error in /c.toml: TOML syntax error at line 3, column 7: unexpected character", 2],
+  [new ConfigError({ problem: "syntax", source: "/c.toml", detail: "unexpected end" }), "config error in /c.toml: TOML syntax error: unexpected end", 2],
+  [new ConfigError({ problem: "aliases-differ", source: "/c.toml", key: "summary.decision_model", value: "a", alias: "decision_model", aliasValue: "b" }), 'config error in /c.toml: summary.decision_model ("a") and decision_model ("b") differ: set one of them', 2],
   [new ConfigError({ problem: "invalid", source: "/c.toml", issues: [{ path: "http.port", problem: "unknown key" }, { path: "summary.model", problem: "expected string" }] }), "config error in /c.toml: http.port: unknown key; summary.model: expected string", 2],
   [new ConfigError({ problem: "cron", source: "MEMVOY_DAEMON_SWEEP_CRON (environment)", key: "daemon.sweep_cron", pattern: "61 * * * *", reason: "bad minute" }), 'config error in MEMVOY_DAEMON_SWEEP_CRON (environment): daemon.sweep_cron: invalid cron pattern "61 * * * *": bad minute', 2],
   [new DaemonStopError({ problem: "no-pid", home: "/h" }), "a daemon holds /h/daemon.lock but its pid is unknown; stop it with your service manager", 1],
@@ -164,6 +170,7 @@ const KINDS: [Error & { data: object }, string, 1 | 2][] = [
   [new InvalidSearchOptionError({ option: "match", value: "fuzzy" }), 'invalid match mode "fuzzy": use keyword, semantic or hybrid', 2],
   [new CommandUsageError({ problem: "missing-command" }), "missing command (see memvoy --help)", 2],
   [new CommandUsageError({ problem: "unknown-command", command: "frob" }), 'unknown command "frob" (see memvoy --help)', 2],
+  [new CommandUsageError({ problem: "dumb-terminal" }), "the terminal UI cannot run with TERM=dumb (no cursor movement); run it as  TERM=xterm-256color memvoy  or use the commands (memvoy --help)", 2],
   [new CommandUsageError({ problem: "missing-subcommand", command: "daemon", choices: ["status", "stop"] }), "daemon: missing subcommand: use status or stop (see memvoy daemon --help)", 2],
   [new CommandUsageError({ problem: "unknown-subcommand", command: "config", subcommand: "x", choices: ["show", "path", "check"] }), 'config: unknown subcommand "x": use show, path or check', 2],
   [new CommandUsageError({ problem: "unknown-option", command: "add", option: "--bogus" }), "add: unknown option --bogus (see memvoy add --help)", 2],

@@ -12,7 +12,7 @@ Usage: memvoy add SESSION --role user|assistant [--content TEXT] [--at TIME] [--
        memvoy add SESSION < messages.jsonl
 
 Append a message to a session. It returns once history.json and the archive hold it.
-Without --content the text is read from stdin. With no --role, stdin is JSONL: one
+Without --content the text is read from stdin (one trailing newline dropped). With no --role, stdin is JSONL: one
 {"role", "content", "sendAt"?, "sender"?} per line; a bad line rejects the whole batch.
 
   --role R        user or assistant
@@ -33,7 +33,9 @@ export function run(argv: readonly string[]): Promise<number> {
     const ids: string[] = [];
     const progress = messages.length > BATCH && process.stderr.isTTY;
     for (let i = 0; i < messages.length; i += BATCH) {
-      ids.push(...api.add(session!, messages.slice(i, i + BATCH)).ids);
+      const r = api.add(session!, messages.slice(i, i + BATCH));
+      ids.push(...r.ids);
+      if (r.compactionNote) process.stderr.write(`memvoy: ${session}: ${r.compactionNote}\n`);
       if (progress) process.stderr.write(`\radded ${ids.length}/${messages.length}`);
     }
     if (progress) process.stderr.write("\n");
@@ -51,7 +53,7 @@ async function collectMessages(p: Parsed, role: string | undefined, maxBytes: nu
     if (messages.length === 0) throw new StdinInputError({ command: "add", problem: "empty" });
     return messages;
   }
-  const content = str(p, "content") ?? (process.stdin.isTTY ? undefined : await readStdin());
+  const content = str(p, "content") ?? (process.stdin.isTTY ? undefined : stripOneNewline(await readStdin()));
   if (content === undefined) throw new CommandUsageError({ problem: "no-input", command: "add", give: "--content TEXT or pipe the text on stdin", seeHelp: false });
   const m: WireMessageInput = { role: role as "user", content };
   const at = str(p, "at");
@@ -59,6 +61,12 @@ async function collectMessages(p: Parsed, role: string | undefined, maxBytes: nu
   const sender = str(p, "sender");
   if (sender !== undefined) m.sender = sender;
   return [m];
+}
+
+/** `echo text |` ends the text with one newline that is not part of it: drop exactly one (LF or CRLF). */
+export function stripOneNewline(text: string): string {
+  if (text.endsWith("\r\n")) return text.slice(0, -2);
+  return text.endsWith("\n") ? text.slice(0, -1) : text;
 }
 
 /** stdin as UTF-8; invalid bytes are refused rather than replaced. */

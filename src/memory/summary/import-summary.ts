@@ -31,7 +31,7 @@ export type SummaryBusyError = InstanceType<typeof SummaryBusyError>;
 
 export interface ImportSummaryResult {
   session: string;
-  /** The cursor written with it (UTC `YYYY-MM-DD HH:MM:SS`). */
+  /** The cursor written with it (local `YYYY-MM-DD HH:MM:SS`). */
   cursor: string;
 }
 
