@@ -1,4 +1,6 @@
-// MemoryApi: the one client surface of memvoy. The CLI, the TUI, the daemon and library users call only this.
+// HomeMemory: memvoy on one home opened in this process, with native values (bigint times). The CLI and the
+// TUI use it directly; LocalMemoryApi projects it onto the JSON MemoryApi port; the daemon drives its
+// MaintenanceApi side.
 import type { Config } from "../config/schema.ts";
 import type { HomePaths } from "../config/home.ts";
 import { InputError } from "../shared/errors.ts";
@@ -31,8 +33,10 @@ import { closeErrorVectors } from "../memory/errors/error-vectors.ts";
 import { SemanticApi, type EmbeddingBacklog, type SemanticTierOptions } from "./semantic-api.ts";
 import type { DrainOptions, DrainReport } from "../memory/embedding/drain.ts";
 import type { ReindexOptions, ReindexReport } from "../memory/embedding/reindex.ts";
+import { getMessages, messagesAround, type Around } from "../memory/message-lookup.ts";
+import type { HomeInfo, MaintenanceApi } from "./maintenance-api.ts";
 
-export class MemoryApi {
+export class HomeMemory implements MaintenanceApi {
   readonly #semantic: SemanticApi;
 
   constructor(
@@ -45,9 +49,16 @@ export class MemoryApi {
   get home(): string {
     return this.ctx.paths.home;
   }
+  /** What front-ends show or check about the home, so that they never read its paths or config. */
+  info(): HomeInfo {
+    const e = this.ctx.config.embedder;
+    return { home: this.ctx.paths.home, embedder: e.provider + (e.model ? `:${e.model}` : ""), maxMessageBytes: this.ctx.config.limits.max_message_bytes };
+  }
+  /** Internal: tests and benches only. */
   get paths(): HomePaths {
     return this.ctx.paths;
   }
+  /** Internal: tests and benches only. */
   get config(): Config {
     return this.ctx.config;
   }
@@ -59,6 +70,16 @@ export class MemoryApi {
     const result = appendMessages(this.ctx, session, inputs);
     this.#semantic.scheduleDrain();
     return result;
+  }
+
+  /** Messages by id, in archive order; unknown ids are left out. */
+  messages(ids: readonly string[]): StoredMessage[] {
+    return getMessages(this.ctx, ids);
+  }
+
+  /** The messages before and after one message of its session (a timeline). */
+  around(id: string, before: number, after: number): Around {
+    return messagesAround(this.ctx, id, before, after);
   }
 
   sessions(): SessionInfo[] {

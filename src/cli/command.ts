@@ -1,5 +1,5 @@
-// The shape of one CLI command module, and opening the MemoryApi for it.
-import type { MemoryApi } from "../app/memory-api.ts";
+// The shape of one CLI command module, and opening the HomeMemory for it.
+import type { HomeMemory } from "../app/memory-api.ts";
 import { openMemory } from "../app/open-memory.ts";
 import type { Parsed } from "./args.ts";
 
@@ -8,7 +8,7 @@ export interface CommandModule {
   run(argv: readonly string[]): Promise<number>;
 }
 
-export function openFromFlags(p: Parsed): MemoryApi {
+export function openFromFlags(p: Parsed): HomeMemory {
   // A CLI writer hands embedding to a detached drain: it exits at once and never loads LanceDB.
   return openMemory({ home: p.flags.home as string | undefined, drain: "detached" });
 }

@@ -2,7 +2,9 @@
 // runs in short-lived children (workers.ts), so the daemon itself stays small while idle.
 import { inspectConfig } from "../app/config-info.ts";
 import { openMemory } from "../app/open-memory.ts";
-import type { MemoryApi } from "../app/memory-api.ts";
+import type { HomeMemory } from "../app/memory-api.ts";
+import type { MaintenanceApi } from "../app/maintenance-api.ts";
+import type { Config } from "../config/schema.ts";
 import { homePaths } from "../config/home.ts";
 import { ensureDir } from "../shared/atomic-write.ts";
 import { errorMessage, RuntimeFailure } from "../shared/errors.ts";
@@ -37,10 +39,9 @@ function describeHolder(home: string, lockPath: string): string {
   return `a memvoy daemon is already running on ${home} (pid ${pid ?? "unknown"}${since}); stop it with: memvoy daemon stop --home ${home}`;
 }
 
-function registerJobs(scheduler: Scheduler, api: MemoryApi, work: RunWork): void {
-  const c = api.config;
+function registerJobs(scheduler: Scheduler, api: MaintenanceApi, c: Config, storeDir: string, work: RunWork): void {
   scheduler.addCron(summaryJob(api, c.summary.cron));
-  scheduler.addLoop(embedDrainJob(api, work, c.daemon.embed_interval_ms));
+  scheduler.addLoop(embedDrainJob(api, work, c.daemon.embed_interval_ms, storeDir));
   scheduler.addCron(errorSweepJob(work, c.daemon.sweep_cron));
   scheduler.addCron(maintenanceJob(api, work, c.daemon.maintenance_cron));
 }
@@ -62,7 +63,7 @@ export async function runDaemon(o: DaemonOptions): Promise<number> {
   process.on("SIGINT", onSignal("SIGINT"));
   process.on("unhandledRejection", (err) => log.error("daemon.unhandled", { error: log.scrub(errorMessage(err)) }));
 
-  let api: MemoryApi;
+  let api: HomeMemory;
   try {
     api = openMemory({ home: paths.home, config: info.config, env, drain: "off" });
   } catch (err) {
@@ -87,7 +88,7 @@ export async function runDaemon(o: DaemonOptions): Promise<number> {
   const scheduler = new Scheduler(paths.home, state, log, controller.signal);
   // Aborting the controller forwards SIGTERM to every child.
   const workers = new Workers(paths.home, env, log, controller.signal);
-  registerJobs(scheduler, api, (kind) => workers.run(kind));
+  registerJobs(scheduler, api, info.config, paths.store, (kind) => workers.run(kind));
   scheduler.save();
   const schedules = Object.entries(state.jobs).map(([n, j]) => `${n}=${j.schedule}`).join(",");
   log.info("daemon.start", { pid: process.pid, version: o.version, home: paths.home, jobs: schedules });

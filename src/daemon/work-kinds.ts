@@ -1,11 +1,11 @@
 // The daemon's LanceDB work, by kind: what its child process (`memvoy daemon work KIND`) runs per request.
-import type { MemoryApi } from "../app/memory-api.ts";
+import type { MaintenanceApi } from "../app/maintenance-api.ts";
 import { errorMessage } from "../shared/errors.ts";
 
 export const WORK = {
-  embeddings: (api: MemoryApi, signal: AbortSignal) => api.drainEmbeddings({ signal }),
-  maintenance: (api: MemoryApi, signal: AbortSignal) => api.maintainVectors({ signal }),
-  "error-sweep": async (api: MemoryApi) => {
+  embeddings: (api: MaintenanceApi, signal: AbortSignal) => api.drainEmbeddings({ signal }),
+  maintenance: (api: MaintenanceApi, signal: AbortSignal) => api.maintainVectors({ signal }),
+  "error-sweep": async (api: MaintenanceApi) => {
     const sweep = await api.sweepErrors();
     try {
       return { sweep, pending: await api.embedPendingErrors() };

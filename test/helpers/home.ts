@@ -2,7 +2,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { openMemory, type OpenOptions } from "../../src/lib.ts";
+import { openMemory, type OpenOptions } from "../../src/app/open-memory.ts";
 
 export const repoRoot = resolve(import.meta.dir, "../..");
 const homes: string[] = [];

@@ -3,16 +3,16 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { openMemory, type MemoryApi } from "../../src/lib.ts";
+import { openMemory, type HomeMemory } from "../../src/app/open-memory.ts";
 import { startFakeAnthropic, type FakeAnthropic, type FakeStep } from "../helpers/fake-anthropic.ts";
 
 export interface Setup {
   home: string;
-  api: MemoryApi;
+  api: HomeMemory;
   fake: FakeAnthropic;
   env: Record<string, string>;
   /** Open the same home again (e.g. with other settings). */
-  reopen(extraEnv?: Record<string, string>): MemoryApi;
+  reopen(extraEnv?: Record<string, string>): HomeMemory;
   close(): Promise<void>;
 }
 
@@ -21,7 +21,7 @@ export async function setup(env: Record<string, string> = {}): Promise<Setup> {
   const fake = await startFakeAnthropic();
   const home = mkdtempSync(join(tmpdir(), "memvoy-summary-"));
   const base = { ANTHROPIC_API_KEY: fake.apiKey, ANTHROPIC_BASE_URL: fake.url, ...env };
-  const opened: MemoryApi[] = [];
+  const opened: HomeMemory[] = [];
   const open = (extra: Record<string, string> = {}) => {
     const api = openMemory({ home, env: { ...base, ...extra }, drain: "off" });
     opened.push(api);
@@ -44,7 +44,7 @@ export async function setup(env: Record<string, string> = {}): Promise<Setup> {
 export const T0 = Date.UTC(2026, 4, 1, 9, 0, 0);
 
 /** `n` exchanges (user then assistant), one second apart from `startMs`, with text of the given sizes. */
-export function addExchanges(api: MemoryApi, session: string, n: number, o: { userChars?: number; replyChars?: number; startMs?: number; stepMs?: number; tag?: string } = {}): void {
+export function addExchanges(api: HomeMemory, session: string, n: number, o: { userChars?: number; replyChars?: number; startMs?: number; stepMs?: number; tag?: string } = {}): void {
   const { userChars = 200, replyChars = 300, startMs = T0, stepMs = 1000, tag = "x" } = o;
   const messages = [];
   for (let i = 0; i < n; i++) {

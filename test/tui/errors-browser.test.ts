@@ -1,6 +1,6 @@
 // The error-memory browser under tmux: list, detail, search, delete with confirmation.
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
-import { openMemory } from "../../src/lib.ts";
+import { openMemory } from "../../src/app/open-memory.ts";
 import { removeTempHomes } from "../helpers/home.ts";
 import type { TmuxSession } from "../helpers/tmux.ts";
 import { makeHome, startTui, T } from "./fixture.ts";

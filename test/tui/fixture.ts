@@ -1,7 +1,7 @@
 // Homes for the TUI tests, written through the library (the real write path), and a TUI launcher under tmux.
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { openMemory } from "../../src/lib.ts";
+import { openMemory } from "../../src/app/open-memory.ts";
 import { repoRoot, tempHome } from "../helpers/home.ts";
 import { TmuxSession, type TmuxOptions } from "../helpers/tmux.ts";
 

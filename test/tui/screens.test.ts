@@ -2,7 +2,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { openMemory } from "../../src/lib.ts";
+import { openMemory } from "../../src/app/open-memory.ts";
 import { KEY_GROUPS } from "../../src/tui/keymap.ts";
 import { cli, removeTempHomes, repoRoot, tempHome, waitFor } from "../helpers/home.ts";
 import type { TmuxSession } from "../helpers/tmux.ts";

@@ -33,7 +33,7 @@ export async function run(argv: readonly string[]): Promise<number> {
   const role = str(p, "role");
   const api = openFromFlags(p);
   try {
-    const messages = await collectMessages(p, role, api.config.limits.max_message_bytes);
+    const messages = await collectMessages(p, role, api.info().maxMessageBytes);
     const ids: string[] = [];
     const progress = messages.length > BATCH && process.stderr.isTTY;
     for (let i = 0; i < messages.length; i += BATCH) {

@@ -1,5 +1,6 @@
 // memvoy sessions: id, message count, last activity, summary present.
-import { nsToLocalSeconds, nsToRfc3339 } from "../../shared/time.ts";
+import { nsToLocalSeconds } from "../../shared/time.ts";
+import { sessionJson, sortSessions } from "../../app/api/json-shapes.ts";
 import { bool, expectPositionals, parseArgs, str } from "../args.ts";
 import { openFromFlags, printUsage } from "../command.ts";
 import { bold, dim, printJson, println } from "../output.ts";
@@ -20,9 +21,9 @@ export async function run(argv: readonly string[]): Promise<number> {
   const api = openFromFlags(p);
   try {
     const list = api.sessions();
-    list.sort((a, b) => (sort === "name" ? a.id.localeCompare(b.id) : Number(b.lastActivity - a.lastActivity) || a.id.localeCompare(b.id)));
+    sortSessions(list, sort);
     if (bool(p, "json")) {
-      printJson(list.map((s) => ({ id: s.id, messages: s.messages, lastActivity: s.lastActivity ? nsToRfc3339(s.lastActivity) : null, hasSummary: s.hasSummary })));
+      printJson(list.map(sessionJson));
       return 0;
     }
     if (list.length === 0) {

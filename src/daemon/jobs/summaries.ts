@@ -1,6 +1,6 @@
 // The summary cron: each tick runs Generate on every due session (mtime gate) not already being summarized;
 // a session whose run failed is retried at the next tick.
-import type { MemoryApi } from "../../app/memory-api.ts";
+import type { MaintenanceApi } from "../../app/maintenance-api.ts";
 import type { SessionReport } from "../../memory/summary/summary-report.ts";
 import { errorMessage, MemvoyError } from "../../shared/errors.ts";
 import { isTempSession } from "../../shared/session-id.ts";
@@ -21,7 +21,7 @@ interface Tick {
   fatal?: string;
 }
 
-export function summaryJob(api: MemoryApi, pattern: string): CronJob {
+export function summaryJob(api: MaintenanceApi, pattern: string): CronJob {
   const inFlight = new Set<string>();
   const retry = new Set<string>();
   const skipLogged = new Set<string>();
