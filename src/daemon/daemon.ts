@@ -19,6 +19,7 @@ import { Scheduler } from "./scheduler.ts";
 import { readState, type DaemonState } from "./state.ts";
 import type { RunWork } from "./work-kinds.ts";
 import { Workers } from "./workers.ts";
+import { startDaemonHttp, type DaemonHttp } from "../http/daemon-http.ts";
 
 /** SIGTERM to exit: the process must be gone within 5 s, so running work gets this long to settle. */
 export const SETTLE_MS = 3_500;
@@ -83,12 +84,22 @@ export async function runDaemon(o: DaemonOptions): Promise<number> {
     stoppedAt: null,
     jobs: {},
     lastError: null,
+    http: null,
   };
   const controller = new AbortController();
   const scheduler = new Scheduler(paths.home, state, log, controller.signal);
   // Aborting the controller forwards SIGTERM to every child.
   const workers = new Workers(paths.home, env, log, controller.signal);
   registerJobs(scheduler, api, info.config, paths.store, (kind) => workers.run(kind));
+  let http: DaemonHttp | undefined;
+  if (info.config.http.enabled) {
+    try {
+      http = startDaemonHttp(api, info.config, paths.httpFile, o.version, log);
+      state.http = http.url;
+    } catch (err) {
+      log.error("http.start_failed", { error: log.scrub(errorMessage(err)) });
+    }
+  }
   scheduler.save();
   const schedules = Object.entries(state.jobs).map(([n, j]) => `${n}=${j.schedule}`).join(",");
   log.info("daemon.start", { pid: process.pid, version: o.version, home: paths.home, jobs: schedules });
@@ -98,6 +109,9 @@ export async function runDaemon(o: DaemonOptions): Promise<number> {
   log.info("daemon.stopping", { signal, running: scheduler.runningJobs().join(",") || "none" });
   state.status = "stopping";
   scheduler.stop();
+  // No new requests: one in flight finishes (its write is acknowledged only once stored) or is cut off.
+  await http?.stop();
+  state.http = null;
   controller.abort();
   scheduler.save();
   const [settled] = await Promise.all([scheduler.settle(SETTLE_MS), workers.stop(SETTLE_MS)]);

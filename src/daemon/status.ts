@@ -23,6 +23,8 @@ export interface DaemonStatus {
   stoppedAt: string | null;
   jobs: JobStatus[];
   lastError: { job: string; at: string; message: string } | null;
+  /** The HTTP API's URL while the daemon serves it. */
+  http: string | null;
   log: string;
 }
 
@@ -55,6 +57,7 @@ export function daemonStatus(homeFlag?: string, env: Record<string, string | und
     stoppedAt: running ? null : (s?.stoppedAt ?? null),
     jobs,
     lastError: s?.lastError ?? null,
+    http: running ? (s?.http ?? null) : null,
     log: paths.daemonLog,
   };
 }

@@ -126,7 +126,7 @@ export function describeIssue(issues: readonly v.BaseIssue<unknown>[]): string {
   const unknown = issue.type === "strict_object" && issue.expected === "never";
   if (unknown) return `${path ?? "input"}: unknown field`;
   if (issue.received === "undefined" && path) return `${path}: missing`;
-  return path ? `${path}: ${issue.message}` : issue.message;
+  return path && !issue.message.startsWith(`${path} `) ? `${path}: ${issue.message}` : issue.message;
 }
 
 /** Validate `raw` or throw an InputError naming the field. */
@@ -137,3 +137,9 @@ export function parseInput<S extends AnySchema>(schema: S, raw: unknown, what: s
 }
 
 export type Infer<S extends AnySchema> = v.InferInput<S>;
+
+/** Validate without throwing: the value, or one line naming the field. */
+export function checkInput<S extends AnySchema>(schema: S, raw: unknown): { ok: true; value: v.InferOutput<S> } | { ok: false; message: string } {
+  const r = v.safeParse(schema, raw ?? {});
+  return r.success ? { ok: true, value: r.output } : { ok: false, message: describeIssue(r.issues) };
+}
