@@ -4,7 +4,7 @@ import { readFileSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 
 const SRC = resolve(import.meta.dir, "../src");
-const LAYERS: string[][] = [["shared"], ["config"], ["storage", "llm", "embed"], ["search"], ["memory"], ["app"], ["daemon", "tui", "mcp"], ["cli"], ["index.ts", "lib.ts"]];
+const LAYERS: string[][] = [["shared"], ["config"], ["storage", "llm", "embed"], ["search"], ["memory"], ["app"], ["mcp"], ["http"], ["daemon", "tui"], ["cli"], ["index.ts", "lib.ts"]];
 const PACKAGE_HOME: Record<string, string[]> = {
   "bun:sqlite": ["storage"],
   "@lancedb/lancedb": ["storage"],
@@ -15,10 +15,13 @@ const PACKAGE_HOME: Record<string, string[]> = {
   "smol-toml": ["config"],
   "opencc-js": ["memory"],
   "wink-porter2-stemmer": ["shared"],
+  "@modelcontextprotocol/server": ["mcp"],
+  // valibot schemas become JSON Schema in one place (tool schemas, OpenAPI).
+  "@valibot/to-json-schema": ["app"],
   // valibot validates input at the boundaries: the config file, wire input, LLM answers.
   valibot: ["config", "app", "memory"],
 };
-const HEAVY = ["@lancedb/lancedb", "apache-arrow", "blessed", "@anthropic-ai/sdk"];
+const HEAVY = ["@lancedb/lancedb", "apache-arrow", "blessed", "@anthropic-ai/sdk", "@modelcontextprotocol/server"];
 
 interface Import {
   spec: string;
@@ -80,7 +83,7 @@ describe("architecture", () => {
 
   test("front-ends reach memory only through the MemoryApi", () => {
     const bad: string[] = [];
-    for (const file of files.filter((f) => ["cli", "tui", "daemon", "mcp"].includes(folderOf(f)))) {
+    for (const file of files.filter((f) => ["cli", "tui", "daemon", "mcp", "http"].includes(folderOf(f)))) {
       for (const imp of importsOf(file)) {
         if (!imp.spec.startsWith(".")) continue;
         const to = folderOf(resolve(dirname(file), imp.spec));
@@ -88,6 +91,20 @@ describe("architecture", () => {
       }
     }
     expect(bad).toEqual([]);
+  });
+
+  test("front-ends never reach into the home's paths or config through the API object", () => {
+    const bad: string[] = [];
+    for (const file of files.filter((f) => ["cli", "tui", "mcp", "http"].includes(folderOf(f)))) {
+      const text = readFileSync(file, "utf8");
+      for (const m of text.matchAll(/\bapi\.(paths|config)\b/g)) bad.push(`${relative(SRC, file)}: api.${m[1]}`);
+    }
+    expect(bad).toEqual([]);
+  });
+
+  test("the library's public surface is the MemoryApi port: no home internals are exported", () => {
+    const lib = readFileSync(join(SRC, "lib.ts"), "utf8");
+    for (const internal of ["HomeMemory", "MaintenanceApi", "open-memory.ts", "memory/", "storage/"]) expect(lib).not.toContain(internal);
   });
 
   test("heavy modules load lazily: the static import graphs of the entry, the CLI and every command hold none of them", () => {

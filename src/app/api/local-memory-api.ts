@@ -112,6 +112,8 @@ export class LocalMemoryApi implements MemoryApi {
   }
 
   async close(): Promise<void> {
+    // A background embedding drain still holds LanceDB: let it finish before the tables close.
+    await this.home.flushEmbeddings();
     this.home.close();
   }
 }
