@@ -78,7 +78,7 @@ export function startHttpServer(o: HttpServerOptions): HttpServer {
     hostname: "127.0.0.1",
     port: o.port,
     // Our own limit answers 413 with a JSON body; Bun's is only a backstop.
-    maxRequestBodySize: o.maxBodyBytes + 1024 * 1024,
+    maxRequestBodySize: Math.max(o.maxBodyBytes + 1024 * 1024, 128 * 1024 * 1024),
     routes: routes as never,
     fetch: guarded(async (req) => refused(404, `no route ${req.method} ${new URL(req.url).pathname}`)) as never,
     error: (err) => json(errorBody(err), 500),

@@ -4,6 +4,7 @@ import { McpServer } from "@modelcontextprotocol/server";
 import { standardSchemaOf } from "../app/api/json-schema.ts";
 import { errorLine } from "../app/api/error-body.ts";
 import type { MemoryApi } from "../app/api/memory-api.ts";
+import { InputError } from "../shared/errors.ts";
 import { checkArgs, ToolArgumentError, TOOLS } from "./tools.ts";
 
 export function createMcpServer(api: MemoryApi, version: string): McpServer {
@@ -31,7 +32,7 @@ export function createMcpServer(api: MemoryApi, version: string): McpServer {
           const r = await tool.run(api, args);
           return { content: [{ type: "text", text: r.text }], structuredContent: r.value };
         } catch (err) {
-          const text = err instanceof ToolArgumentError ? err.message : `${tool.name} failed: ${errorLine(err)}`;
+          const text = err instanceof ToolArgumentError ? err.message : sentence(err instanceof InputError ? `${tool.name}: ${errorLine(err)}` : `${tool.name} failed: ${errorLine(err)}`);
           return { content: [{ type: "text", text }], isError: true };
         }
       }) as never,
@@ -39,3 +40,5 @@ export function createMcpServer(api: MemoryApi, version: string): McpServer {
   }
   return server;
 }
+
+const sentence = (s: string) => (/[.!?]$/.test(s) ? s : `${s}.`);

@@ -1,7 +1,8 @@
 // memvoy mcp [--home DIR] [--print-config CLIENT]: the MCP server over stdio, or a client's set-up snippet.
 import { resolve } from "node:path";
 import { selfCommand } from "../../app/background-drain.ts";
-import { openMemoryApi } from "../../app/api/local-memory-api.ts";
+import { LocalMemoryApi } from "../../app/api/local-memory-api.ts";
+import { openMemory } from "../../app/open-memory.ts";
 import { clientConfig, CLIENTS } from "../../mcp/client-config.ts";
 import { UsageError } from "../../shared/errors.ts";
 import { bool, expectPositionals, parseArgs, str } from "../args.ts";
@@ -34,7 +35,8 @@ export async function run(argv: readonly string[]): Promise<number> {
     return 0;
   }
   if (process.stdin.isTTY) throw new UsageError("mcp: stdin is a terminal; an MCP client starts this command (see memvoy mcp --help)");
-  const api = openMemoryApi({ home });
+  // Embedding after a write goes to a detached drain: this server maps LanceDB only for a semantic call.
+  const api = new LocalMemoryApi(openMemory({ home, drain: "detached" }));
   const { runMcpStdio } = await import("../../mcp/mcp-stdio.ts");
   return runMcpStdio(api, pkg.version);
 }
