@@ -88,7 +88,8 @@ export function mcpStdioCases(label: string, command: () => Promise<string[]>, c
       if (process.platform === "linux") expect(lanceMapped(pid)).toBe(false);
       const semantic = await call(c, "chat_history", { mode: "search", query: "database migration failure", match: "semantic" });
       expect(semantic.isError).toBeUndefined();
-      if (process.platform === "linux") expect(lanceMapped(pid)).toBe(true);
+      // The compiled binary maps LanceDB's addon from a temp file with a hashed name: checked from source only.
+      if (process.platform === "linux" && cwd === undefined) expect(lanceMapped(pid)).toBe(true);
     });
 
     test("max_chars: the text and structuredContent stay within it; a cut answer pages with next_offset", async () => {
