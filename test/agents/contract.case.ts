@@ -94,7 +94,7 @@ export function contractCases(name: string, open: () => Promise<Implementation>)
 
     test("messages by id and the timeline around one", async () => {
       const got = await api.messages([ids[3]!, "no-such-id", ids[0]!]);
-      expect(got.map((m) => m.id)).toEqual([ids[0], ids[3]]);
+      expect(got.map((m) => m.id)).toEqual([ids[0]!, ids[3]!]);
       const a = await api.around(ids[2]!, { before: 1, after: 5 });
       expect(a).toMatchObject({ anchor: ids[2], session: "deploys" });
       expect(a.messages.map((m) => m.id)).toEqual(ids.slice(1));

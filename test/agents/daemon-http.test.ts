@@ -9,13 +9,14 @@ import { cleanup, cli, logText, startDaemon, tempHome, waitFor, waitRunning } fr
 
 afterAll(cleanup);
 
+const httpFile = async (home: string) => (await waitFor(() => existsSync(join(home, "http.json")), 15_000, "http.json"), readHttp(home));
 const readHttp = (home: string) => JSON.parse(readFileSync(join(home, "http.json"), "utf8")) as { url: string; token: string; port: number; pid: number };
 
 test("the daemon publishes its URL and token in http.json (0600) and its URL in daemon status; the token leaks nowhere", async () => {
   const home = tempHome();
   const d = startDaemon(home, { MEMVOY_HTTP_PORT: "0" });
   await waitRunning(d);
-  const f = await waitFor(() => existsSync(join(home, "http.json")) && readHttp(home), 15_000, "http.json");
+  const f = await httpFile(home);
   expect(statSync(join(home, "http.json")).mode & 0o777).toBe(0o600);
   expect(f.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
   expect(f.pid).toBe(d.proc.pid);
@@ -66,7 +67,7 @@ test("killing the daemon while writes are in flight: every acknowledged write is
   const home = tempHome();
   const d = startDaemon(home, { MEMVOY_HTTP_PORT: "0" });
   await waitRunning(d);
-  const f = await waitFor(() => existsSync(join(home, "http.json")) && readHttp(home), 15_000, "http.json");
+  const f = await httpFile(home);
   const api = connectMemory({ url: f.url, token: f.token, timeoutMs: 20_000 });
   const acknowledged: string[] = [];
   const failures: unknown[] = [];

@@ -1,14 +1,14 @@
 // MemoryApi: the one contract behind every front-end that is not on the home itself (library users, the
 // MCP server, the HTTP API and its client). All async; every result is a plain JSON value (see json-types.ts).
-import type { Infer } from "./schemas.ts";
-import type * as S from "./schemas.ts";
 import type {
   AddResultJson,
   AroundJson,
   ErrorListJson,
+  ErrorOutcome,
   ErrorRecordJson,
   ErrorSearchResultJson,
   HistoryJson,
+  MatchMode,
   MessageJson,
   RecordErrorResultJson,
   RemoveErrorResultJson,
@@ -16,14 +16,56 @@ import type {
   SearchResultJson,
   SessionJson,
   SummaryJson,
+  TimeRange,
   TurnContextJson,
 } from "./json-types.ts";
 
-export type MessageInput = Infer<typeof S.MessageInput>;
-export type SearchInput = Infer<typeof S.SearchInput>;
-export type RecordErrorInput = Infer<typeof S.RecordErrorInput>;
-export type SearchErrorsInput = Infer<typeof S.SearchErrorsInput>;
-export type ListErrorsInput = Infer<typeof S.ListErrorsInput>;
+// The inputs, written out (the library's public types import nothing else); schemas.ts checks that its
+// valibot schemas accept exactly these.
+export interface MessageInput {
+  role: "user" | "assistant";
+  content: string;
+  /** RFC 3339, or unix seconds, milliseconds or nanoseconds. Default: now. */
+  sendAt?: string | number;
+  sender?: string;
+  /** Unique per message within the session: a retried add with the same key stores nothing twice. */
+  idempotencyKey?: string;
+}
+
+export interface SearchInput {
+  query: string;
+  session?: string;
+  match?: MatchMode;
+  range?: TimeRange;
+  /** Only messages at or after this time (RFC 3339 or YYYY-MM-DD). */
+  since?: string;
+  /** Only messages before this time. */
+  until?: string;
+  /** 1 to 1000 (default 10). */
+  limit?: number;
+}
+
+export interface RecordErrorInput {
+  tool: string;
+  error: string;
+  fix: string;
+  cause?: string | null;
+  outcome?: ErrorOutcome;
+  keywords?: string[];
+}
+
+export interface SearchErrorsInput {
+  query: string;
+  tool?: string;
+  limit?: number;
+  otherTools?: boolean;
+}
+
+export interface ListErrorsInput {
+  tool?: string;
+  outcome?: ErrorOutcome;
+  limit?: number;
+}
 
 export interface MemoryApi {
   /** Append messages to a session, in order. Resolves once they are stored (history.json and the archive). */

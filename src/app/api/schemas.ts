@@ -143,3 +143,15 @@ export function checkInput<S extends AnySchema>(schema: S, raw: unknown): { ok: 
   const r = v.safeParse(schema, raw ?? {});
   return r.success ? { ok: true, value: r.output } : { ok: false, message: describeIssue(r.issues) };
 }
+
+// The public input types of memory-api.ts are written out; these lines fail to compile when they and the
+// schemas disagree.
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+const agree: [
+  Same<v.InferInput<typeof MessageInput>, import("./memory-api.ts").MessageInput>,
+  Same<v.InferInput<typeof SearchInput>, import("./memory-api.ts").SearchInput>,
+  Same<v.InferInput<typeof RecordErrorInput>, import("./memory-api.ts").RecordErrorInput>,
+  Same<v.InferInput<typeof SearchErrorsInput>, import("./memory-api.ts").SearchErrorsInput>,
+  Same<v.InferInput<typeof ListErrorsInput>, import("./memory-api.ts").ListErrorsInput>,
+] = [true, true, true, true, true];
+void agree;
