@@ -5,6 +5,7 @@ import type { DrainOptions, DrainReport } from "../memory/embedding/drain.ts";
 import type { MaintenanceReport, VectorMaintenance } from "../memory/maintenance.ts";
 import type { SummarizeOptions, SummarizeReport } from "../memory/summary/summary-report.ts";
 import type { SweepResult } from "../memory/errors/error-admin.ts";
+import type { SearchResultJson } from "./api/json-types.ts";
 
 export interface HomeInfo {
   home: string;
@@ -28,4 +29,6 @@ export interface MaintenanceApi {
   /** Sessions the summary cron should run now. */
   dueSessions(): string[];
   summarize(session?: string, options?: SummarizeOptions): Promise<SummarizeReport>;
+  /** A search as the MemoryApi answers it (the daemon's worker child runs semantic and hybrid ones). */
+  searchJson(input: unknown): Promise<SearchResultJson>;
 }

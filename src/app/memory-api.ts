@@ -35,6 +35,8 @@ import type { DrainOptions, DrainReport } from "../memory/embedding/drain.ts";
 import type { ReindexOptions, ReindexReport } from "../memory/embedding/reindex.ts";
 import { getMessages, messagesAround, type Around } from "../memory/message-lookup.ts";
 import type { HomeInfo, MaintenanceApi } from "./maintenance-api.ts";
+import { searchAsJson } from "./api/search-json.ts";
+import type { SearchResultJson } from "./api/json-types.ts";
 
 export class HomeMemory implements MaintenanceApi {
   readonly #semantic: SemanticApi;
@@ -99,6 +101,11 @@ export class HomeMemory implements MaintenanceApi {
     if (match !== "keyword") return this.#semantic.search(match, { ...o, now: this.ctx.now() });
     const hits = keywordSearch(this.ctx.db, { ...o, now: this.ctx.now() });
     return { hits, notes: [] };
+  }
+
+  /** A search as the MemoryApi answers it: checked input, since/until applied, JSON out. */
+  searchJson(input: unknown): Promise<SearchResultJson> {
+    return searchAsJson(this, input);
   }
 
   /**

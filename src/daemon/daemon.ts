@@ -94,7 +94,7 @@ export async function runDaemon(o: DaemonOptions): Promise<number> {
   let http: DaemonHttp | undefined;
   if (info.config.http.enabled) {
     try {
-      http = startDaemonHttp(api, info.config, paths.httpFile, o.version, log);
+      http = startDaemonHttp(api, info.config, paths.httpFile, o.version, log, (input) => workers.run("search", input));
       state.http = http.url;
     } catch (err) {
       log.error("http.start_failed", { error: log.scrub(errorMessage(err)) });

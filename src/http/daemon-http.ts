@@ -3,6 +3,8 @@
 import type { Config } from "../config/schema.ts";
 import type { HomeMemory } from "../app/memory-api.ts";
 import { LocalMemoryApi } from "../app/api/local-memory-api.ts";
+import type { SearchInput } from "../app/api/memory-api.ts";
+import type { SearchResultJson } from "../app/api/json-types.ts";
 import { errorMessage } from "../shared/errors.ts";
 import { derivedPort, newToken, removeHttpFile, writeHttpFile } from "./http-file.ts";
 import { startHttpServer, type HttpServer } from "./http-server.ts";
@@ -17,9 +19,17 @@ export interface DaemonHttpLog {
   warn(event: string, fields: Record<string, string | number>): void;
 }
 
-export function startDaemonHttp(home: HomeMemory, config: Config, httpFile: string, version: string, log: DaemonHttpLog): DaemonHttp {
+/** `semantic`: runs semantic and hybrid searches elsewhere (the daemon's worker child). */
+export function startDaemonHttp(
+  home: HomeMemory,
+  config: Config,
+  httpFile: string,
+  version: string,
+  log: DaemonHttpLog,
+  semantic?: (input: SearchInput) => Promise<SearchResultJson>,
+): DaemonHttp {
   const token = newToken();
-  const api = new LocalMemoryApi(home);
+  const api = new LocalMemoryApi(home, semantic);
   let mcp: ((req: Request) => Promise<Response>) | undefined;
   const options = {
     api,

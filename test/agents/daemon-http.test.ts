@@ -5,7 +5,7 @@ import { existsSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { connectMemory, openMemory, RemoteError } from "../../src/lib.ts";
 import { derivedPort } from "../../src/http/http-file.ts";
-import { cleanup, cli, logText, startDaemon, tempHome, waitFor, waitRunning } from "../daemon/daemon-process.ts";
+import { cleanup, cli, logText, mappedFiles, startDaemon, tempHome, waitFor, waitRunning, workerPids } from "../daemon/daemon-process.ts";
 
 afterAll(cleanup);
 
@@ -95,3 +95,38 @@ test("killing the daemon while writes are in flight: every acknowledged write is
   for (const id of acknowledged) expect(stored.has(id)).toBe(true);
   await local.close();
 }, 90_000);
+
+test("semantic and hybrid requests run LanceDB in the daemon's worker child; the daemon maps none, keyword search stays in the daemon", async () => {
+  const home = tempHome();
+  const d = startDaemon(home, { MEMVOY_HTTP_PORT: "0" });
+  await waitRunning(d);
+  const f = await httpFile(home);
+  const api = connectMemory({ url: f.url, token: f.token });
+  await api.add("sem", [
+    { role: "user", content: "the database migration timed out on the orders table" },
+    { role: "assistant", content: "raise the lock timeout and rerun the migration" },
+  ]);
+  expect((await api.search({ query: "migration", match: "keyword" })).hits.length).toBeGreaterThan(0);
+  expect(workerPids(home, "search")).toEqual([]);
+  // The embeddings child indexes the new messages; then a semantic search finds them.
+  const hits = await waitFor(async () => {
+    const r = await api.search({ query: "database migration timeout", match: "semantic" });
+    return r.hits.length > 0 ? r.hits : undefined;
+  }, 60_000, "semantic hits");
+  expect(hits[0]!.session).toBe("sem");
+  expect((await api.search({ query: "lock timeout", match: "hybrid" })).hits.length).toBeGreaterThan(0);
+  const [child] = workerPids(home, "search");
+  expect(child).toBeGreaterThan(0);
+  expect(mappedFiles(child!)).toMatch(/lancedb/i);
+  expect(mappedFiles(d.proc.pid)).not.toMatch(/lancedb/i);
+  expect(await refusedWith(api.search({ query: "x", match: "semantic", limit: 0 }))).toContain("limit");
+  d.proc.kill("SIGTERM");
+  expect(await d.exited).toBe(0);
+}, 120_000);
+
+async function refusedWith(p: Promise<unknown>): Promise<string> {
+  return p.then(
+    () => "",
+    (e: Error) => e.message,
+  );
+}

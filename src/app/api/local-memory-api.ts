@@ -1,19 +1,23 @@
 // The local MemoryApi: a HomeMemory opened in this process, its results projected onto the JSON shapes.
 // Inputs are checked with the same valibot schemas the HTTP routes and MCP tools use.
-import { parseTimeOrThrow } from "../../shared/time.ts";
 import type { HomeMemory } from "../memory-api.ts";
 import { openMemory as openHome, type OpenOptions } from "../open-memory.ts";
 import type { WireMessageInput } from "../wire-input.ts";
-import { errorJson, errorSearchJson, messageJson, searchJson, sessionJson, sortSessions, summaryJson } from "./json-shapes.ts";
+import { errorJson, errorSearchJson, messageJson, sessionJson, sortSessions, summaryJson } from "./json-shapes.ts";
+import { searchAsJson } from "./search-json.ts";
 import type { MemoryApi, MessageInput, ListErrorsInput, RecordErrorInput, SearchErrorsInput, SearchInput } from "./memory-api.ts";
 import * as S from "./schemas.ts";
 import type * as J from "./json-types.ts";
 
-/** Hits fetched before a since/until filter is applied, per hit asked for. */
-const WINDOW_FACTOR = 5;
-
 export class LocalMemoryApi implements MemoryApi {
-  constructor(readonly home: HomeMemory) {}
+  /**
+   * `semantic`: where semantic and hybrid searches run instead of this process (the daemon hands them to
+   * its worker child, so that the daemon itself never maps LanceDB).
+   */
+  constructor(
+    readonly home: HomeMemory,
+    private readonly semantic?: (input: SearchInput) => Promise<J.SearchResultJson>,
+  ) {}
 
   async add(session: string, messages: MessageInput | readonly MessageInput[]): Promise<J.AddResultJson> {
     const list = Array.isArray(messages) ? messages : [messages as MessageInput];
@@ -35,21 +39,8 @@ export class LocalMemoryApi implements MemoryApi {
 
   async search(options: SearchInput): Promise<J.SearchResultJson> {
     const o = S.parseInput(S.SearchInput, options, "search");
-    const since = o.since !== undefined ? parseTimeOrThrow(o.since, "search: since") : undefined;
-    const until = o.until !== undefined ? parseTimeOrThrow(o.until, "search: until") : undefined;
-    const limit = o.limit ?? 10;
-    const windowed = since !== undefined || until !== undefined;
-    const r = await this.home.search({
-      query: o.query,
-      session: o.session,
-      match: o.match,
-      range: o.range,
-      limit: windowed ? Math.min(S.LIMITS.searchLimit, limit * WINDOW_FACTOR) : limit,
-    });
-    if (windowed) {
-      r.hits = r.hits.filter((h) => (since === undefined || h.message.sendAt >= since) && (until === undefined || h.message.sendAt < until)).slice(0, limit);
-    }
-    return searchJson(o.query, r);
+    if (this.semantic && o.match !== undefined && o.match !== "keyword") return this.semantic(o);
+    return searchAsJson(this.home, o);
   }
 
   async messages(ids: readonly string[]): Promise<J.MessageJson[]> {
