@@ -113,7 +113,7 @@ test("semantic and hybrid requests run LanceDB in the daemon's worker child; the
     const r = await api.search({ query: "database migration timeout", match: "semantic" });
     return r.hits.length > 0 ? r.hits : undefined;
   }, 60_000, "semantic hits");
-  expect(hits[0]!.session).toBe("sem");
+  expect(hits![0]!.session).toBe("sem");
   expect((await api.search({ query: "lock timeout", match: "hybrid" })).hits.length).toBeGreaterThan(0);
   const [child] = workerPids(home, "search");
   expect(child).toBeGreaterThan(0);
