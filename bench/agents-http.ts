@@ -29,7 +29,9 @@ if (process.argv[2] === "--serve") {
 }
 
 /** The library side opens the home as the server does (no background embedding in either). */
-const library = (home: string) => new LocalMemoryApi(openHome({ home, env: {}, drain: "off" }));
+function library(home: string): MemoryApi {
+  return new LocalMemoryApi(openHome({ home, env: {}, drain: "off" }));
+}
 
 async function serve(home: string): Promise<{ url: string; stop(): void }> {
   const proc = Bun.spawn(["bun", import.meta.path, "--serve", home], { stdin: "pipe", stdout: "pipe", stderr: "inherit" });

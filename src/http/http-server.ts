@@ -70,7 +70,11 @@ export function startHttpServer(o: HttpServerOptions): HttpServer {
   const doc = openApiDocument(o.version);
   routes[OPENAPI_PATH] = { GET: guarded(async () => json(doc)) };
   if (o.mcp) {
-    const mcp = guarded(async (req) => o.mcp!(req));
+    const mcp = guarded(async (req) => {
+      const declared = Number(req.headers.get("content-length") ?? 0);
+      if (declared > o.maxBodyBytes) return refused(413, `the body is ${declared} bytes, over [http] max_body_bytes (${o.maxBodyBytes})`);
+      return o.mcp!(req);
+    });
     routes[MCP_PATH] = { GET: mcp, POST: mcp, DELETE: mcp };
   }
 

@@ -1,6 +1,7 @@
 // The loopback HTTP API: token, Host and Origin checks, health, bad input on every route, body limits,
 // and the OpenAPI document against the router.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { Validator } from "@seriousme/openapi-schema-validator";
 import { ROUTES, pathParams } from "../../src/app/api/routes.ts";
 import { openApiPath } from "../../src/http/openapi.ts";
 import { removeTempDirs, serveHome, TOKEN, type Served } from "./support.ts";
@@ -142,6 +143,9 @@ describe("OpenAPI 3.1", () => {
     expect(r.status).toBe(200);
     const doc = (await r.json()) as any;
     expect(doc.openapi).toBe("3.1.0");
+    const verdict = await new Validator().validate(structuredClone(doc));
+    expect(verdict.errors ?? []).toEqual([]);
+    expect(verdict.valid).toBe(true);
     expect(doc.info.title).toBe("memvoy");
     const ops = new Set<string>();
     for (const [path, item] of Object.entries<any>(doc.paths)) {

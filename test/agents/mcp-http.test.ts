@@ -47,3 +47,17 @@ test("a plain JSON-RPC client (2025-06-18) over HTTP: initialize, initialized, t
   const unauth = await httpRpc(url, "wrong", { id: 4, method: "tools/list" }, headers);
   expect(unauth.status).toBe(401);
 });
+
+test("/mcp: a body that is not JSON gets a JSON-RPC parse error, a 10 MB body gets 413; the server lives on", async () => {
+  const url = `${s.server.url}/mcp`;
+  const post = (body: string) =>
+    fetch(url, { method: "POST", headers: { authorization: `Bearer ${TOKEN}`, "content-type": "application/json", accept: "application/json, text/event-stream" }, body });
+  const garbage = await post("{not json");
+  expect(garbage.status).toBeGreaterThanOrEqual(400);
+  expect(garbage.status).toBeLessThan(500);
+  expect(await garbage.text()).toMatch(/parse|json/i);
+  const huge = await post(JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "add_messages", arguments: { session: "web", messages: [{ role: "user", content: "x".repeat(10 * 1024 * 1024) }] } } }));
+  expect(huge.status).toBe(413);
+  const list = await httpRpc(url, TOKEN, { id: 2, method: "tools/list" }, { "mcp-protocol-version": PROTOCOL });
+  expect(list.body.result.tools).toHaveLength(5);
+});

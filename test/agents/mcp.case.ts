@@ -153,10 +153,19 @@ export function mcpStdioCases(label: string, command: () => Promise<string[]>, c
         const list = await lc.request("tools/list");
         expect(list.result.tools.map((t: any) => t.name).sort()).toEqual(TOOLS);
         for (const t of list.result.tools) expect(Object.keys(t.inputSchema.properties).length).toBeGreaterThan(0);
-        const r = await lc.request("tools/call", { name: "chat_history", arguments: { mode: "search", query: "lock timeout", match: "keyword" } });
-        expect(r.result.structuredContent.rows[0].session).toBe("agent-1");
+        const added = await lc.request("tools/call", { name: "add_messages", arguments: { session: "plain", messages: [{ role: "user", content: "the nightly backup job hit a lock timeout" }] } });
+        expect(added.result.structuredContent.ids).toHaveLength(1);
+        const r = await lc.request("tools/call", { name: "chat_history", arguments: { mode: "search", query: "nightly backup", match: "keyword" } });
+        expect(r.result.structuredContent.rows[0].session).toBe("plain");
         const bad = await lc.request("tools/call", { name: "chat_history", arguments: { mode: 42 } });
         expect(bad.result.isError).toBe(true);
+        // a line that is not JSON, and a 10 MB message: answered, refused, and the server goes on
+        proc.stdin.write("{this is not json\n");
+        const huge = await lc.request("tools/call", { name: "add_messages", arguments: { session: "plain", messages: [{ role: "user", content: "z".repeat(10 * 1024 * 1024) }] } });
+        expect(huge.result.isError).toBe(true);
+        expect(huge.result.content[0].text).toContain("max_message_bytes");
+        const again = await lc.request("tools/list");
+        expect(again.result.tools).toHaveLength(5);
       } finally {
         lc.close();
         expect(await proc.exited).toBe(0);
