@@ -17,6 +17,7 @@ export interface DaemonHttp {
 export interface DaemonHttpLog {
   info(event: string, fields: Record<string, string | number>): void;
   warn(event: string, fields: Record<string, string | number>): void;
+  scrub(text: string): string;
 }
 
 /** `semantic`: runs semantic and hybrid searches elsewhere (the daemon's worker child). */
@@ -36,6 +37,7 @@ export function startDaemonHttp(
     token,
     maxBodyBytes: config.http.max_body_bytes,
     version,
+    scrub: (text: string) => log.scrub(text),
     // The MCP SDK loads on the first /mcp request only.
     mcp: async (req: Request) => {
       mcp ??= (await import("../mcp/mcp-http.ts")).mcpHttpHandler(api, version);

@@ -22,6 +22,8 @@ export interface HttpServerOptions {
   mcp?: (req: Request) => Promise<Response>;
   /** Called with each failed request's status and one line (never the token, never a body). */
   onError?: (status: number, route: string, message: string) => void;
+  /** Applied to every error message before it leaves the process (secrets redacted). */
+  scrub?: (text: string) => string;
 }
 
 export interface HttpServer {
@@ -39,6 +41,7 @@ type Handler = (req: Request & { params?: Record<string, string> }) => Promise<R
 
 export function startHttpServer(o: HttpServerOptions): HttpServer {
   let port = o.port;
+  const scrub = (text: string) => (o.scrub ? o.scrub(text) : text).replaceAll(o.token, "[token]");
   const guarded =
     (handler: Handler, needsToken = true): Handler =>
     async (req) => {
@@ -58,6 +61,7 @@ export function startHttpServer(o: HttpServerOptions): HttpServer {
       } catch (err) {
         const status = err instanceof BodyTooLargeError ? 413 : errorStatus(err);
         const body = errorBody(err, status);
+        body.error.message = scrub(body.error.message);
         o.onError?.(status, r.name, body.error.message);
         return json(body, status);
       }
@@ -85,7 +89,11 @@ export function startHttpServer(o: HttpServerOptions): HttpServer {
     maxRequestBodySize: Math.max(o.maxBodyBytes + 1024 * 1024, 128 * 1024 * 1024),
     routes: routes as never,
     fetch: guarded(async (req) => refused(404, `no route ${req.method} ${new URL(req.url).pathname}`)) as never,
-    error: (err) => json(errorBody(err), 500),
+    error: (err) => {
+      const body = errorBody(err, 500);
+      body.error.message = scrub(body.error.message);
+      return json(body, 500);
+    },
   });
   port = server.port!;
   return {
