@@ -4,7 +4,7 @@ import type { EmbeddingBacklog } from "./semantic-api.ts";
 import type { DrainOptions, DrainReport } from "../memory/embedding/drain.ts";
 import type { MaintenanceReport, VectorMaintenance } from "../memory/maintenance.ts";
 import type { SummarizeOptions, SummarizeReport } from "../memory/summary/summary-report.ts";
-import type { SweepResult } from "../memory/errors/error-admin.ts";
+import type { SweepResult } from "../memory/error-memory/error-admin.ts";
 import type { SearchResultJson } from "./api/json-types.ts";
 
 export interface HomeInfo {

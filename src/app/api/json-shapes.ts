@@ -4,8 +4,8 @@ import type { StoredMessage } from "../../shared/message.ts";
 import { nsToRfc3339 } from "../../shared/time.ts";
 import type { SearchHit, SearchResult } from "../../search/search-types.ts";
 import type { SessionInfo } from "../../memory/sessions-list.ts";
-import type { ErrorRecord } from "../../memory/errors/error-record.ts";
-import type { ErrorSearchResult } from "../../memory/errors/search-errors.ts";
+import type { ErrorRecord } from "../../memory/error-memory/error-record.ts";
+import type { ErrorSearchResult } from "../../memory/error-memory/search-errors.ts";
 import type { SummaryView } from "../../memory/summary/summary-view.ts";
 import type { ErrorRecordJson, ErrorSearchResultJson, MessageJson, SearchHitJson, SearchResultJson, SessionJson, SummaryJson } from "./json-types.ts";
 
