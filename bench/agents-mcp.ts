@@ -64,6 +64,14 @@ try {
     await s.close();
   }
   const p50 = summarize(times).p50;
+  // The same binary's bare start (`--version`) in the same run: what spawning costs on this machine now.
+  const bare: number[] = [];
+  for (let i = 0; i < SPAWNS; i++) {
+    const t = performance.now();
+    Bun.spawnSync([bin, "--version"], { stdout: "ignore" });
+    bare.push(performance.now() - t);
+  }
+  rows.push({ name: `compiled binary: spawn -> --version exited, p50 of ${SPAWNS} (baseline)`, value: fmtMs(summarize(bare).p50) });
   rows.push({ name: `MCP stdio, compiled binary: spawn -> tools/list answered, p50 of ${SPAWNS}`, value: fmtMs(p50), target: "<= 150 ms", ok: p50 <= 150 });
 
   const home = ensureHome(IMPORT_SPEC, rows);
