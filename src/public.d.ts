@@ -33,15 +33,18 @@ export declare abstract class MemvoyError extends Error {
 }
 /** Bad flags, unknown command, missing argument. */
 export declare class UsageError extends MemvoyError {
-  readonly exitCode = 2;
+  readonly exitCode: 1 | 2;
 }
 /** Input that cannot be accepted (a bad session id, empty content, a limit out of range); nothing changed. */
 export declare class InputError extends MemvoyError {
-  readonly exitCode = 2;
+  readonly exitCode: 1 | 2;
 }
 /** A runtime failure that is not the caller's fault. */
 export declare class RuntimeFailure extends MemvoyError {
-  readonly exitCode = 1;
+  readonly exitCode: 1 | 2;
 }
 /** The daemon could not be reached, or failed the request. */
 export declare class RemoteError extends RuntimeFailure {}
+
+/** One line of user text for any thrown value. */
+export declare function describeError(err: unknown): string;

@@ -7,7 +7,8 @@ import type { MaintenanceApi } from "../app/maintenance-api.ts";
 import type { Config } from "../config/schema.ts";
 import { homePaths } from "../config/home.ts";
 import { ensureDir } from "../shared/atomic-write.ts";
-import { errorMessage, RuntimeFailure } from "../shared/errors.ts";
+import { RuntimeFailure } from "../shared/errors.ts";
+import { describeError } from "../shared/describe-error.ts";
 import { checkCronPatterns } from "./cron-patterns.ts";
 import { embedDrainJob } from "./jobs/embed-drain.ts";
 import { errorSweepJob } from "./jobs/error-sweep.ts";
@@ -62,13 +63,13 @@ export async function runDaemon(o: DaemonOptions): Promise<number> {
   const onSignal = (sig: string) => () => stopping.resolve(sig);
   process.on("SIGTERM", onSignal("SIGTERM"));
   process.on("SIGINT", onSignal("SIGINT"));
-  process.on("unhandledRejection", (err) => log.error("daemon.unhandled", { error: log.scrub(errorMessage(err)) }));
+  process.on("unhandledRejection", (err) => log.error("daemon.unhandled", { error: log.scrub(describeError(err)) }));
 
   let api: HomeMemory;
   try {
     api = openMemory({ home: paths.home, config: info.config, env, drain: "off" });
   } catch (err) {
-    log.error("daemon.start_failed", { error: log.scrub(errorMessage(err)) });
+    log.error("daemon.start_failed", { error: log.scrub(describeError(err)) });
     log.close();
     release();
     throw err;
@@ -97,7 +98,7 @@ export async function runDaemon(o: DaemonOptions): Promise<number> {
       http = startDaemonHttp(api, info.config, paths.httpFile, o.version, log, (input) => workers.run("search", input));
       state.http = http.url;
     } catch (err) {
-      log.error("http.start_failed", { error: log.scrub(errorMessage(err)) });
+      log.error("http.start_failed", { error: log.scrub(describeError(err)) });
     }
   }
   scheduler.save();

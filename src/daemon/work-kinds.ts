@@ -1,6 +1,6 @@
 // The daemon's LanceDB work, by kind: what its child process (`memvoy daemon work KIND`) runs per request.
 import type { MaintenanceApi } from "../app/maintenance-api.ts";
-import { errorMessage } from "../shared/errors.ts";
+import { describeError } from "../shared/describe-error.ts";
 
 export const WORK = {
   embeddings: (api: MaintenanceApi, signal: AbortSignal) => api.drainEmbeddings({ signal }),
@@ -12,7 +12,7 @@ export const WORK = {
     try {
       return { sweep, pending: await api.embedPendingErrors() };
     } catch (err) {
-      return { sweep, pendingError: errorMessage(err) };
+      return { sweep, pendingError: describeError(err) };
     }
   },
 };

@@ -10,7 +10,7 @@ import { removeTempDirs, repoRoot, tempDir } from "./support.ts";
 afterAll(removeTempDirs);
 
 // Compile-time: what lib.ts exports satisfies the declarations a consumer sees.
-const implementation: Pick<typeof Public, "openMemory" | "connectMemory" | "InputError" | "UsageError" | "RuntimeFailure" | "RemoteError" | "MemvoyError"> = lib;
+const implementation: Pick<typeof Public, "openMemory" | "connectMemory" | "InputError" | "UsageError" | "RuntimeFailure" | "RemoteError" | "MemvoyError" | "describeError"> = lib;
 void implementation;
 
 const CONSUMER = `

@@ -1,4 +1,5 @@
 // How an error leaves the process over HTTP or MCP: a status, a code (the error's class) and one line.
+import { describeError } from "../../shared/describe-error.ts";
 import { InputError, MemvoyError } from "../../shared/errors.ts";
 
 export interface ErrorBody {
@@ -11,10 +12,9 @@ export function errorStatus(err: unknown): number {
   return 500;
 }
 
-/** One line: the message of a memvoy error, else the error's class and first line (no stack, no paths of ours). */
+/** One line of user text (describeError), never a stack. */
 export function errorLine(err: unknown): string {
-  const message = err instanceof Error ? err.message : String(err);
-  return message.split("\n")[0]!.slice(0, 1000);
+  return describeError(err).slice(0, 1000);
 }
 
 export function errorBody(err: unknown, status = errorStatus(err)): ErrorBody {
