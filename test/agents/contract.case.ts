@@ -90,6 +90,12 @@ export function contractCases(name: string, open: () => Promise<Implementation>)
     test("search: since and until bound the hits", async () => {
       const r = await api.search({ query: "the", match: "keyword", session: "deploys", since: "2026-03-01T10:05:00Z", until: "2026-03-01T10:10:30Z" });
       expect(r.hits.map((h) => h.id)).toEqual([ids[2]!]);
+      for (const match of ["semantic", "hybrid"] as const) {
+        const w = await api.search({ query: "the container memory limit", match, session: "deploys", since: "2026-03-01T10:00:01Z", until: "2026-03-01T10:10:30Z", limit: 10 });
+        expect(w.hits.length).toBeGreaterThan(0);
+        for (const h of w.hits) expect([ids[1], ids[2]]).toContain(h.id);
+      }
+      expect(await refused(api.search({ query: "x", since: "last tuesday" }))).toContain("since");
     });
 
     test("messages by id and the timeline around one", async () => {

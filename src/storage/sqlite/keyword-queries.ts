@@ -6,6 +6,8 @@ import { MESSAGE_COLUMNS, toStored } from "./messages-repo.ts";
 export interface KeywordFilter {
   session?: string;
   since?: bigint;
+  /** Exclusive. */
+  until?: bigint;
 }
 
 export interface RankedMessage {
@@ -73,6 +75,7 @@ function tierRows(db: Database, seqs: readonly bigint[], f: KeywordFilter, tier:
   while (args.length < CHUNK) args.push(0); // seq 0 never exists
   let sql = `SELECT ${COLS} FROM messages m WHERE m.seq IN (${"?,".repeat(CHUNK - 1)}?) AND m.recent = ${tier === "recent" ? 1 : 0}`;
   if (f.since !== undefined) (sql += " AND m.send_at >= ?"), args.push(f.since);
+  if (f.until !== undefined) (sql += " AND m.send_at < ?"), args.push(f.until);
   return db.query(sql).all(...args) as Row[];
 }
 
@@ -125,6 +128,7 @@ export function scanRecent(db: Database, needles: readonly string[], f: KeywordF
   let where = "recent = 1";
   if (f.session !== undefined) (where += " AND session_id = ?"), args.push(f.session);
   if (f.since !== undefined) (where += " AND send_at >= ?"), args.push(f.since);
+  if (f.until !== undefined) (where += " AND send_at < ?"), args.push(f.until);
   for (const n of needles) {
     // LIKE patterns are capped at 50,000 bytes; instr(lower()) has no cap and means the same.
     if (n.length <= 10_000) (where += " AND content LIKE ? ESCAPE '\\'"), args.push(likePattern(n));

@@ -38,6 +38,8 @@ export function recentNeighbours(db: Database, session: string, seq: bigint, bef
 export interface RecentFilter {
   session?: string;
   since?: bigint;
+  /** Exclusive. */
+  until?: bigint;
 }
 
 /** Only the newest this many matches are ranked (bm25 over every match of a common term is slow). */
@@ -68,6 +70,7 @@ export function rankRecent(db: Database, match: string, f: RecentFilter, limit: 
     "WHERE messages_fts MATCH ? AND messages_fts.rowid BETWEEN ? AND ? AND m.recent = 1";
   if (f.session !== undefined) (sql += " AND m.session_id = ?"), args.push(f.session);
   if (f.since !== undefined) (sql += " AND m.send_at >= ?"), args.push(f.since);
+  if (f.until !== undefined) (sql += " AND m.send_at < ?"), args.push(f.until);
   sql += " ORDER BY rank LIMIT ?";
   args.push(limit);
   const rows = db.query(sql).all(...args) as (Row & { rank: number })[];
