@@ -18,8 +18,10 @@ export interface MessageJson {
 
 export interface AddResultJson {
   session: string;
-  /** The ids of the messages, in the order given. */
+  /** The ids of the messages, in the order given (a message whose idempotencyKey was stored already: its stored id). */
   ids: string[];
+  /** Messages not stored again because the session already held their idempotencyKey. */
+  duplicates: number;
 }
 
 export interface SessionJson {

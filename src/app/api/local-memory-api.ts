@@ -23,7 +23,7 @@ export class LocalMemoryApi implements MemoryApi {
     const list = Array.isArray(messages) ? messages : [messages as MessageInput];
     const o = S.parseInput(S.AddInput, { session, messages: list }, "add");
     const r = this.home.add(o.session, o.messages as WireMessageInput[]);
-    return { session: o.session, ids: r.ids };
+    return { session: o.session, ids: r.ids, duplicates: (r as { duplicates?: number }).duplicates ?? 0 };
   }
 
   async sessions(options: { sort?: "recent" | "name" } = {}): Promise<J.SessionJson[]> {
