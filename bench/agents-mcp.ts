@@ -4,7 +4,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { buildBinaryOnce, removeTempDirs } from "../test/helpers/binary.ts";
+import { buildBinaryOnce, removeTempDirs } from "../test/fixture/binary.ts";
 import { ensureHome } from "./lib/ensure-home.ts";
 import { benchQueries } from "./lib/queries.ts";
 import { emitRows, log, quick, type BenchRow } from "./lib/report.ts";

@@ -1,9 +1,10 @@
 // HomeMemory: memvoy on one home opened in this process, with native values (bigint times). The CLI and the
 // TUI use it directly; LocalMemoryApi projects it onto the JSON MemoryApi port; the daemon drives its
 // MaintenanceApi side.
+import { existsSync } from "node:fs";
 import type { Config } from "../config/schema.ts";
 import type { HomePaths } from "../config/home.ts";
-import { InputError } from "../shared/errors.ts";
+import { InputError, namedError } from "../shared/errors.ts";
 import type { StoredMessage } from "../shared/message.ts";
 import { assertSessionId } from "../shared/session-id.ts";
 import { isTimeRange, type TimeRange } from "../shared/time.ts";
@@ -11,8 +12,10 @@ import type { MemoryContext } from "../memory/memory-context.ts";
 import { appendMessages, type AppendResult } from "../memory/write-path.ts";
 import { listSessions, discoverSessions, ensureBackfilled, type SessionInfo } from "../memory/sessions-list.ts";
 import { readSessionHistory, type HistoryOptions } from "../memory/history-view.ts";
-import { removeSession, resetSession, type ResetResult } from "../memory/session-admin.ts";
+import { removeSession, resetSession, sessionExists, type ResetResult } from "../memory/session-admin.ts";
 import { runDoctor, type DoctorReport } from "../memory/doctor.ts";
+import { messageSession, removeMessage, UnknownMessageError, type RemoveMessageResult } from "../memory/remove-message.ts";
+import { purgeVectors, type PurgeReport } from "../memory/embedding/purge.ts";
 import { maintainTiers, maintainVectors, type MaintenanceReport, type VectorMaintenance } from "../memory/maintenance.ts";
 import { buildTurnContext, type TurnContext } from "../memory/turn-context.ts";
 import { summarize } from "../memory/summary/summarize.ts";
@@ -22,7 +25,7 @@ import { dueSessions } from "../memory/summary/due-sessions.ts";
 import { importSummary, type ImportSummaryResult } from "../memory/summary/import-summary.ts";
 import { daemonLockHeld } from "./daemon-probe.ts";
 import { keywordSearch } from "../search/keyword.ts";
-import type { SearchOptions, SearchResult } from "../search/search-types.ts";
+import type { MatchMode, SearchHit, SearchOptions, SearchResult } from "../search/search-types.ts";
 import { toNewMessage, type WireMessageInput } from "./wire-input.ts";
 import { recordError, type RecordErrorResult } from "../memory/error-memory/record-error.ts";
 import { searchErrors, type ErrorSearchResult } from "../memory/error-memory/search-errors.ts";
@@ -37,6 +40,14 @@ import { getMessages, messagesAround, type Around } from "../memory/message-look
 import type { HomeInfo, MaintenanceApi } from "./maintenance-api.ts";
 import { searchAsJson } from "./api/search-json.ts";
 import type { SearchResultJson } from "./api/json-types.ts";
+
+/** A search limited to a session that does not exist (every front-end gives the same answer: exit 2 / 4xx). */
+export const NoSuchSessionError = namedError<{ session: string; home: string }>(
+  "NoSuchSessionError",
+  "input",
+  (d) => `no such session ${JSON.stringify(d.session)} in ${d.home}`,
+);
+export type NoSuchSessionError = InstanceType<typeof NoSuchSessionError>;
 
 export class HomeMemory implements MaintenanceApi {
   readonly #semantic: SemanticApi;
@@ -74,6 +85,11 @@ export class HomeMemory implements MaintenanceApi {
     return result;
   }
 
+  /** Whether the session has a summary.json (front-ends never look at the home's files themselves). */
+  hasSummary(session: string): boolean {
+    return existsSync(this.ctx.paths.summary(assertSessionId(session)));
+  }
+
   /** Messages by id, in archive order; unknown ids are left out. */
   messages(ids: readonly string[]): StoredMessage[] {
     return getMessages(this.ctx, ids);
@@ -96,6 +112,7 @@ export class HomeMemory implements MaintenanceApi {
   async search(options: SearchOptions): Promise<SearchResult> {
     const o = checkSearchOptions(options);
     if (o.session === undefined) discoverSessions(this.ctx);
+    else if (!sessionExists(this.ctx, o.session)) throw new NoSuchSessionError({ session: o.session, home: this.ctx.paths.home });
     else ensureBackfilled(this.ctx, o.session);
     const match = o.match ?? "keyword";
     if (match !== "keyword") return this.#semantic.search(match, { ...o, now: this.ctx.now() });
@@ -154,6 +171,27 @@ export class HomeMemory implements MaintenanceApi {
 
   remove(session: string): ResetResult {
     return removeSession(this.ctx, session);
+  }
+
+  /**
+   * Remove one message by id from history.json, the archive, FTS and LanceDB, and tombstone it. The
+   * summary stays (the result says whether it had covered the message) unless `dropSummary`.
+   */
+  async rmMessage(id: string, options: { dropSummary?: boolean } = {}): Promise<RemoveMessageResult> {
+    const session = messageSession(this.ctx, id) ?? (discoverSessions(this.ctx), messageSession(this.ctx, id));
+    if (session === undefined) throw new UnknownMessageError({ id, where: this.ctx.paths.home });
+    const r = removeMessage(this.ctx, session, id, { dropSummary: options.dropSummary === true });
+    await this.purgeDeleted();
+    return r;
+  }
+
+  /**
+   * Finish a deletion in LanceDB: apply the pending vector deletions now under the vector write lock and
+   * drop older table versions. reset() and remove() clear SQLite and the files at once; await this after
+   * them so that no removed row remains in any LanceDB version either (the CLI does).
+   */
+  purgeDeleted(): Promise<PurgeReport> {
+    return purgeVectors(this.#semantic.index);
   }
 
   doctor(options: { repair?: boolean } = {}): DoctorReport {
@@ -250,3 +288,4 @@ function checkSearchOptions(o: SearchOptions): SearchOptions {
 
 export type { TimeRange };
 export type { SessionReport, SummarizeOptions, SummarizeReport, SummaryProgress, SummaryView };
+export type { ErrorRecord, MatchMode, SearchHit };

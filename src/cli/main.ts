@@ -2,6 +2,7 @@
 import { UsageError } from "../shared/errors.ts";
 import { reportError } from "./format-error.ts";
 import type { CommandModule } from "./command.ts";
+import { leadingOptions } from "./args.ts";
 
 const COMMANDS: Record<string, () => Promise<CommandModule>> = {
   add: () => import("./commands/add.ts"),
@@ -13,6 +14,7 @@ const COMMANDS: Record<string, () => Promise<CommandModule>> = {
   summarize: () => import("./commands/summarize.ts"),
   reset: () => import("./commands/reset.ts"),
   rm: () => import("./commands/rm.ts"),
+  "rm-message": () => import("./commands/rm-message.ts"),
   doctor: () => import("./commands/doctor.ts"),
   config: () => import("./commands/config.ts"),
   reindex: () => import("./commands/reindex.ts"),
@@ -37,6 +39,7 @@ Commands:
   summarize [SESSION]                  run Generate now (every due session when none is given)
   reset SESSION [--all]                clear history and archive; the summary survives unless --all
   rm SESSION                           remove the session entirely
+  rm-message ID [--drop-summary]       remove one message everywhere (a secret pasted by mistake)
   doctor [--repair]                    check the home; rebuild a corrupt history.json from the archive
   errors record|search|list|show|rm    error memory: tool errors and their fixes, across sessions
   demo [--home DIR]                    create a demo home (no API key needed) and say how to open it
@@ -59,34 +62,30 @@ Exit codes: 0 ok, 1 runtime failure, 2 usage, config or input error.
 `;
 }
 
-/** `--daemon` before any command word (a --home value is not one). */
-function wantsDaemon(argv: readonly string[]): boolean {
-  for (let i = 0; i < argv.length; i++) {
-    if (argv[i] === "--daemon") return true;
-    if (argv[i] === "--home") i++;
-    else if (!argv[i]!.startsWith("-")) return false;
-  }
-  return false;
-}
-
 export async function runCli(argv: readonly string[], version: string): Promise<number> {
   const json = argv.includes("--json");
   try {
-    if (wantsDaemon(argv)) {
+    const lead = leadingOptions(argv);
+    if (lead.daemon) {
       const { runForeground } = await import("./commands/daemon.ts");
       return await runForeground(argv, version);
     }
-    const first = argv.findIndex((a) => !a.startsWith("-"));
-    const name = first >= 0 ? argv[first]! : undefined;
-    // A --home value is not a command name.
-    const cmdIndex = name !== undefined && argv[first - 1] === "--home" ? argv.findIndex((a, i) => i > first && !a.startsWith("-")) : first;
+    const cmdIndex = lead.command;
     const command = cmdIndex >= 0 ? argv[cmdIndex] : undefined;
     if (command === undefined) {
-      const home = argv.length === 2 && argv[0] === "--home" ? argv[1] : argv.length === 1 && argv[0]!.startsWith("--home=") ? argv[0]!.slice(7) : undefined;
-      const homeOnly = argv.length === 0 || home !== undefined;
+      const { home } = lead;
+      // `memvoy` or `memvoy --home DIR` alone opens the terminal UI.
+      const homeOnly = argv.length === 0 || (home !== undefined && argv.length === (argv[0] === "--home" ? 2 : 1));
       if (homeOnly && process.stdin.isTTY && process.stdout.isTTY) {
+        if (process.env.TERM === "dumb") {
+          throw new UsageError("the terminal UI cannot run with TERM=dumb (no cursor movement); run it as  TERM=xterm-256color memvoy  or use the commands (memvoy --help)");
+        }
         const { runTui } = await import("../tui/run-tui.ts");
-        return await runTui({ home });
+        const code = await runTui({ home });
+        // Quit never waits for background work (a drain, a search, a model call): the terminal is already
+        // given back, so end now instead of letting pending work hold the process open.
+        await new Promise<void>((resolve) => process.stdout.write("", () => resolve()));
+        process.exit(code);
       }
       if (argv.includes("--help") || argv.includes("-h") || homeOnly) {
         process.stdout.write(mainHelp(version));
@@ -99,6 +98,8 @@ export async function runCli(argv: readonly string[], version: string): Promise<
     const mod = await load();
     return await mod.run([...argv.slice(0, cmdIndex), ...argv.slice(cmdIndex + 1)]);
   } catch (err) {
+    // stdout was closed by the reader (`| head -1`): nothing more to say, and nothing went wrong.
+    if ((err as NodeJS.ErrnoException)?.code === "EPIPE") return 0;
     return reportError(err, json);
   }
 }

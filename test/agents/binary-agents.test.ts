@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { buildBinaryOnce, makeTempDir, removeTempDirs as removeBinaryDirs, runBinary } from "../helpers/binary.ts";
+import { buildBinaryOnce, makeTempDir, removeTempDirs as removeBinaryDirs, runBinary } from "../fixture/binary.ts";
 import { mcpStdioCases } from "./mcp.case.ts";
 import { httpRpc, PROTOCOL, sdkHttp } from "./mcp-client.ts";
 import { removeTempDirs, tempDir } from "./support.ts";

@@ -5,7 +5,7 @@ import { existsSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { connectMemory, openMemory, RemoteError } from "../../src/lib.ts";
 import { derivedPort } from "../../src/http/http-file.ts";
-import { cleanup, cli, logText, mappedFiles, startDaemon, tempHome, waitFor, waitRunning, workerPids } from "../daemon/daemon-process.ts";
+import { cleanup, cli, logText, mappedFiles, startDaemon, tempHome, waitFor, waitRunning, workerPids } from "../fixture/daemon-process.ts";
 
 afterAll(cleanup);
 

@@ -1,12 +1,13 @@
 // One search as the MemoryApi answers it: the input checked, since/until read as times, the result as JSON.
 // The daemon runs it in its worker child for semantic and hybrid matches (LanceDB stays out of the daemon).
 import { parseTimeOrThrow } from "../../shared/time.ts";
-import type { HomeMemory } from "../memory-api.ts";
+import type { SearchOptions, SearchResult } from "../../search/search-types.ts";
 import { searchJson } from "./json-shapes.ts";
 import type { SearchResultJson } from "./json-types.ts";
 import * as S from "./schemas.ts";
 
-export async function searchAsJson(home: HomeMemory, input: unknown): Promise<SearchResultJson> {
+/** `home`: the HomeMemory (typed by the one method used, so that this module does not import it back). */
+export async function searchAsJson(home: { search(o: SearchOptions): Promise<SearchResult> }, input: unknown): Promise<SearchResultJson> {
   const o = S.parseInput(S.SearchInput, input, "search");
   const r = await home.search({
     query: o.query,

@@ -1,8 +1,8 @@
 // memvoy summary SESSION: the rolling summary, the cursor and exact position, the last run and token usage.
 import type { SummaryView } from "../../app/memory-api.ts";
 import { nsToLocalSeconds } from "../../shared/time.ts";
-import { bool, expectPositionals, parseArgs } from "../args.ts";
-import { openFromFlags, printUsage } from "../command.ts";
+import { bool } from "../args.ts";
+import { withMemory, type CommandSpec } from "../command.ts";
 import { bold, dim, printJson, println } from "../output.ts";
 import { summaryJson } from "../../app/api/json-shapes.ts";
 
@@ -10,7 +10,7 @@ export const usage = `
 Usage: memvoy summary SESSION [--json]
 
 Show the session's rolling summary (summary.json): key decisions, past discussions and
-the current discussion. Then the cursor (.summary_cursor: the UTC time of the last
+the current discussion. Then the cursor (.summary_cursor: the local time of the last
 summarized message, YYYY-MM-DD HH:MM:SS) and the exact position reached, the last
 summary run (when, outcome, chunks, calls and tokens), the token usage of every LLM
 call made for the session, and whether the session is due for a run.
@@ -49,7 +49,7 @@ function printView(v: SummaryView): void {
     println();
   }
   const pos = v.position ? dim(` (exact position: message ${v.position.id})`) : "";
-  println(`${bold("Cursor")}: ${v.cursor ? `${v.cursor} UTC${pos}` : v.cursorProblem ?? dim("none")}`);
+  println(`${bold("Cursor")}: ${v.cursor ? `${v.cursor} local${pos}` : v.cursorProblem ?? dim("none")}`);
   const r = v.lastRun;
   if (r) {
     const when = nsToLocalSeconds(r.finishedAt ?? r.startedAt);
@@ -64,17 +64,13 @@ function printView(v: SummaryView): void {
   println(`${bold("Due")}: ${v.due ? "yes" : "no"}`);
 }
 
-export async function run(argv: readonly string[]): Promise<number> {
-  const p = parseArgs(argv, {}, "summary");
-  if (bool(p, "help")) return printUsage(usage);
-  const [session] = expectPositionals(p, "summary", ["SESSION"]);
-  const api = openFromFlags(p);
-  try {
+const spec: CommandSpec = { name: "summary", usage, positionals: ["SESSION"] };
+
+export function run(argv: readonly string[]): Promise<number> {
+  return withMemory(spec, argv, (api, p, [session]) => {
     const view = api.summary(session!);
     if (bool(p, "json")) printJson(viewJson(view));
     else printView(view);
     return 0;
-  } finally {
-    api.close();
-  }
+  });
 }
