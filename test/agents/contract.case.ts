@@ -131,6 +131,17 @@ export function contractCases(name: string, open: () => Promise<Implementation>)
       await refused(api.getError(rec.record.id));
     });
 
+    test("rm-message removes one message everywhere; an unknown id is refused", async () => {
+      const r = await api.add("rm-one", [{ role: "user", content: "my password is hunter2, oops" }, { role: "assistant", content: "remove that message" }]);
+      const removed = await api.rmMessage(r.ids[0]!);
+      roundTrips(removed);
+      expect(removed).toMatchObject({ id: r.ids[0], session: "rm-one", wasRecent: true, summarized: false, summaryRemoved: false });
+      expect((await api.history("rm-one", { all: true })).messages.map((m) => m.id)).toEqual([r.ids[1]!]);
+      expect((await api.search({ query: "hunter2", match: "keyword" })).hits).toEqual([]);
+      expect(await refused(api.rmMessage(r.ids[0]!))).toContain(r.ids[0]!);
+      expect(await refused(api.rmMessage(""))).toContain("id");
+    });
+
     test("reset keeps the session, rm removes it", async () => {
       await api.add("temp-x", [{ role: "user", content: "to be reset" }, { role: "assistant", content: "ok" }]);
       expect(await api.reset("temp-x")).toEqual({ session: "temp-x", messagesRemoved: 2, summaryRemoved: false });

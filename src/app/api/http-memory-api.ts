@@ -105,6 +105,9 @@ export class HttpMemoryApi implements MemoryApi {
   rm(session: string): Promise<J.ResetResultJson> {
     return this.#call("rm", { session });
   }
+  rmMessage(id: string, options: { dropSummary?: boolean } = {}): Promise<J.RemoveMessageResultJson> {
+    return this.#call("rmMessage", { id, ...options });
+  }
   recordError(input: RecordErrorInput): Promise<J.RecordErrorResultJson> {
     return this.#call("recordError", { ...input });
   }

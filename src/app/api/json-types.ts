@@ -96,6 +96,17 @@ export interface ResetResultJson {
   summaryRemoved: boolean;
 }
 
+export interface RemoveMessageResultJson {
+  id: string;
+  session: string;
+  /** The message was still in history.json (the recent tier). */
+  wasRecent: boolean;
+  /** The rolling summary had already covered the message (its text may live on there). */
+  summarized: boolean;
+  /** summary.json and the cursor were removed too (dropSummary). */
+  summaryRemoved: boolean;
+}
+
 export interface ErrorRecordJson {
   id: string;
   tool: string;

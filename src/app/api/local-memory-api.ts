@@ -66,12 +66,21 @@ export class LocalMemoryApi implements MemoryApi {
 
   async reset(session: string, options: { all?: boolean } = {}): Promise<J.ResetResultJson> {
     const o = S.parseInput(S.ResetInput, { session, ...options }, "reset");
-    return this.home.reset(o.session, { all: o.all });
+    const r = this.home.reset(o.session, { all: o.all });
+    await this.home.purgeDeleted(); // no removed row stays in any LanceDB version
+    return r;
   }
 
   async rm(session: string): Promise<J.ResetResultJson> {
     const o = S.parseInput(S.SessionInput, { session }, "rm");
-    return this.home.remove(o.session);
+    const r = this.home.remove(o.session);
+    await this.home.purgeDeleted();
+    return r;
+  }
+
+  async rmMessage(id: string, options: { dropSummary?: boolean } = {}): Promise<J.RemoveMessageResultJson> {
+    const o = S.parseInput(S.RmMessageInput, { id, ...options }, "rm-message");
+    return this.home.rmMessage(o.id, { dropSummary: o.dropSummary });
   }
 
   async recordError(input: RecordErrorInput): Promise<J.RecordErrorResultJson> {

@@ -12,6 +12,7 @@ import type {
   MessageJson,
   RecordErrorResultJson,
   RemoveErrorResultJson,
+  RemoveMessageResultJson,
   ResetResultJson,
   SearchResultJson,
   SessionJson,
@@ -88,6 +89,8 @@ export interface MemoryApi {
   reset(session: string, options?: { all?: boolean }): Promise<ResetResultJson>;
   /** Remove everything of the session. */
   rm(session: string): Promise<ResetResultJson>;
+  /** Remove one message everywhere; the summary stays (the result says if it covered it) unless `dropSummary`. */
+  rmMessage(id: string, options?: { dropSummary?: boolean }): Promise<RemoveMessageResultJson>;
   /** Record a tool error and its fix (secrets redacted; the same error is merged). */
   recordError(input: RecordErrorInput): Promise<RecordErrorResultJson>;
   /** Look up fixes for an error text; every record returned has its TTL restarted. */

@@ -69,6 +69,15 @@ export const ROUTES: readonly Route[] = [
     readOnly: true,
     call: (api, { id, ...o }) => api.around(id, o),
   },
+  {
+    name: "rmMessage",
+    method: "DELETE",
+    path: "/v1/messages/:id",
+    summary: "Remove one message everywhere (the summary stays unless dropSummary=true)",
+    input: S.RmMessageInput,
+    readOnly: false,
+    call: (api, { id, ...o }) => api.rmMessage(id, o),
+  },
   { name: "recordError", method: "POST", path: "/v1/errors", summary: "Record a tool error and its fix", input: S.RecordErrorInput, readOnly: false, call: (api, i) => api.recordError(i) },
   {
     name: "searchErrors",
@@ -94,6 +103,7 @@ export function pathParams(path: string): string[] {
 }
 
 const LABELS: Partial<Record<Route["name"], string>> = {
+  rmMessage: "rm-message",
   recordError: "errors record",
   searchErrors: "errors search",
   listErrors: "errors list",

@@ -79,6 +79,11 @@ export const AroundInput = v.strictObject({
   after: v.optional(v.pipe(whole("after", 0, LIMITS.around), v.description("Messages after (default 5)."))),
 });
 
+export const RmMessageInput = v.strictObject({
+  id: MessageId,
+  dropSummary: v.optional(v.pipe(v.boolean("dropSummary must be true or false"), v.description("Also remove summary.json and its cursor."))),
+});
+
 export const ContextInput = v.strictObject({
   session: SessionId,
   input: v.optional(v.pipe(v.string("input must be text"), v.description("The user's next input, appended last."))),
