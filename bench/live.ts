@@ -2,7 +2,7 @@
 // TUI burns over 30 s (goal < 0.1 s): change notification, no polling.
 import { readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { openMemory } from "../src/lib.ts";
+import { openMemory } from "../src/app/open-memory.ts";
 import { removeTempHomes, tempHome } from "../test/fixture/home.ts";
 import { TmuxSession } from "../test/fixture/tmux.ts";
 import { emitRows, log, quick, type BenchRow } from "./lib/report.ts";

@@ -1,5 +1,5 @@
 // CLI entry: global flags, --help, and lazy dispatch to one command module.
-import { UsageError } from "../shared/errors.ts";
+import { CommandUsageError } from "./usage-errors.ts";
 import { reportError } from "./format-error.ts";
 import type { CommandModule } from "./command.ts";
 import { leadingOptions } from "./args.ts";
@@ -24,6 +24,7 @@ const COMMANDS: Record<string, () => Promise<CommandModule>> = {
   stats: () => import("./commands/stats.ts"),
   completion: () => import("./commands/completion.ts"),
   __complete: () => import("./commands/complete-words.ts"),
+  mcp: () => import("./commands/mcp.ts"),
 };
 
 /** Every command name, for help, completions and the man page. */
@@ -57,7 +58,8 @@ Commands:
   demo [--home DIR]                    create a demo home (no API key needed) and say how to open it
   config show|path|check               the effective config, its file, validation
   reindex [--pending]                  rebuild every vector with the configured embedder (resumable)
-  daemon status|stop                   the background daemon: state of its jobs, or stop it
+  daemon status|stop                   the background daemon: state of its jobs, its HTTP URL, or stop it
+  mcp [--print-config CLIENT]          the MCP server over stdio, for agents (or their config snippet)
   stats                                messages and bytes per tier, vectors, errors, disk use, tokens
   completion bash|zsh|fish             print the shell completion script
   help [COMMAND]                       this help, or a command's
@@ -92,7 +94,7 @@ export async function runCli(argv: readonly string[], version: string): Promise<
       const homeOnly = argv.length === 0 || (home !== undefined && argv.length === (argv[0] === "--home" ? 2 : 1));
       if (homeOnly && process.stdin.isTTY && process.stdout.isTTY) {
         if (process.env.TERM === "dumb") {
-          throw new UsageError("the terminal UI cannot run with TERM=dumb (no cursor movement); run it as  TERM=xterm-256color memvoy  or use the commands (memvoy --help)");
+          throw new CommandUsageError({ problem: "dumb-terminal" });
         }
         const { runTui } = await import("../tui/run-tui.ts");
         const code = await runTui({ home });
@@ -105,7 +107,7 @@ export async function runCli(argv: readonly string[], version: string): Promise<
         process.stdout.write(mainHelp(version));
         return 0;
       }
-      throw new UsageError(`missing command (see memvoy --help)`);
+      throw new CommandUsageError({ problem: "missing-command" });
     }
     if (command === "help") {
       const rest = argv.slice(cmdIndex + 1).filter((a) => !a.startsWith("-"));
@@ -114,12 +116,12 @@ export async function runCli(argv: readonly string[], version: string): Promise<
         return 0;
       }
       const mod = await loadCommand(rest[0]!);
-      if (!mod) throw new UsageError(`help: unknown command ${JSON.stringify(rest[0])} (see memvoy --help)`);
+      if (!mod) throw new CommandUsageError({ problem: "unknown-command", command: rest[0]! });
       process.stdout.write(mod.usage.trimEnd() + "\n");
       return 0;
     }
     const load = COMMANDS[command];
-    if (!load) throw new UsageError(`unknown command ${JSON.stringify(command)} (see memvoy --help)`);
+    if (!load) throw new CommandUsageError({ problem: "unknown-command", command });
     const mod = await load();
     return await mod.run([...argv.slice(0, cmdIndex), ...argv.slice(cmdIndex + 1)]);
   } catch (err) {

@@ -3,7 +3,7 @@
 import { describe, expect, test } from "bun:test";
 import { chmodSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { openMemory } from "../../src/lib.ts";
+import { openMemory } from "../../src/app/open-memory.ts";
 import { cli, tempHome } from "../fixture/home.ts";
 import type { TmuxSession } from "../fixture/tmux.ts";
 import { makeHome, startTui, tuiSuite } from "../fixture/tui-home.ts";
