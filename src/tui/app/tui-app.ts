@@ -9,7 +9,7 @@ import { renderLine } from "../views/segments.ts";
 import { wrapLines } from "../text/wrap.ts";
 import { renderStatusRows } from "../views/status-view.ts";
 import type { AppContext, Confirmation, Key, OverlayName } from "./app-context.ts";
-import { HomeWatcher } from "../live/home-watcher.ts";
+import { HomeWatcher, homeWatchPaths } from "../live/home-watcher.ts";
 import { osc52, OSC52_MAX_BYTES } from "../terminal/clipboard.ts";
 import { openInPager } from "../terminal/pager.ts";
 import { ErrorMemoryScreen } from "./error-memory-screen.ts";
@@ -50,7 +50,7 @@ export class TuiApp implements AppContext {
 
   start(): void {
     this.guard(() => this.reload());
-    this.watcher = new HomeWatcher({ sessions: this.api.paths.sessions, db: this.api.paths.db }, () => {
+    this.watcher = new HomeWatcher(homeWatchPaths(this.api.home), () => {
       this.guard(() => this.refresh());
       this.render();
     });

@@ -1,12 +1,17 @@
 // Change notification for a home: the sessions folder (sessions made or removed) and the archive's WAL (every message, summary run and error record another process writes). No polling:
 // the kernel tells us, and bursts are coalesced into one refresh.
 import { watch, type FSWatcher } from "node:fs";
-import { basename, dirname } from "node:path";
+import { basename, dirname, join } from "node:path";
 
 export interface HomeWatchPaths {
   sessions: string;
   /** The archive database file; its -wal beside it is what changes on every write. */
   db: string;
+}
+
+/** Where a home keeps its session folders and its archive (the layout of DESIGN.md's "On disk"). */
+export function homeWatchPaths(home: string): HomeWatchPaths {
+  return { sessions: join(home, "sessions"), db: join(home, ".store", "history.db") };
 }
 
 export class HomeWatcher {
