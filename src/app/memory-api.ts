@@ -31,6 +31,7 @@ import { closeErrorVectors } from "../memory/errors/error-vectors.ts";
 import { SemanticApi, type EmbeddingBacklog, type SemanticTierOptions } from "./semantic-api.ts";
 import type { DrainOptions, DrainReport } from "../memory/embedding/drain.ts";
 import type { ReindexOptions, ReindexReport } from "../memory/embedding/reindex.ts";
+import { ImportApi } from "./import-api.ts";
 
 export class MemoryApi {
   readonly #semantic: SemanticApi;
@@ -50,6 +51,12 @@ export class MemoryApi {
   }
   get config(): Config {
     return this.ctx.config;
+  }
+
+  #imports: ImportApi | undefined;
+  /** Imported writes, session metadata, per-file import state and export (importers and `export` use it). */
+  get imports(): ImportApi {
+    return (this.#imports ??= new ImportApi(this.ctx));
   }
 
   /** Append one message or several (in order) to a session. Returns once history.json and SQLite hold them. */

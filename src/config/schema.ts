@@ -47,6 +47,16 @@ export const DaemonSchema = v.strictObject({
   log_max_bytes: v.optional(int(4096), 5 * 1024 * 1024),
 });
 
+export const IMPORT_SOURCES = ["claude-code", "codex", "opencode", "gemini"] as const;
+
+export const ImportSchema = v.strictObject({
+  /** Sources the daemon captures live (each at its default location). */
+  sources: v.optional(v.array(v.picklist(IMPORT_SOURCES, `import.sources: use ${IMPORT_SOURCES.join(", ")}`)), []),
+  cron: v.optional(cronPattern, "* * * * *"),
+  /** Imported sessions are summarized by the cron only when this is true (no LLM spend by surprise). */
+  summarize: v.optional(v.boolean(), false),
+});
+
 export const ConfigSchema = v.strictObject({
   reply_lang: v.optional(v.pipe(v.string(), v.minLength(1)), "auto"),
   decision_model: v.optional(v.string(), ""),
@@ -56,6 +66,7 @@ export const ConfigSchema = v.strictObject({
   embedder: v.optional(EmbedderSchema, {}),
   error_memory: v.optional(ErrorMemorySchema, {}),
   daemon: v.optional(DaemonSchema, {}),
+  import: v.optional(ImportSchema, {}),
 });
 
 export type Config = v.InferOutput<typeof ConfigSchema>;

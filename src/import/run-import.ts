@@ -1,0 +1,165 @@
+// One import pass of one source: find its files, read what is new in each, write it through the MemoryApi,
+// keep per-file state. A failing file is reported and the pass goes on.
+import { statSync } from "node:fs";
+import { resolve } from "node:path";
+import type { MemoryApi } from "../app/memory-api.ts";
+import type { MessageRecord } from "../shared/message.ts";
+import { importedMessageId } from "../shared/import-id.ts";
+import { fileHead, sameHead } from "./file-head.ts";
+import type { ImportedSession, Problem, Source } from "./import-types.ts";
+
+export interface ImportOptions {
+  /** Files or folders; the source's default locations when empty. */
+  paths?: readonly string[];
+  /** Only messages sent at or after this time (UTC ns). */
+  since?: bigint;
+  dryRun?: boolean;
+  /** Keep secrets in imported text (default: redacted). */
+  keepSecrets?: boolean;
+  env?: Record<string, string | undefined>;
+  onProgress?: (p: ImportProgress) => void;
+}
+
+export interface ImportProgress {
+  source: string;
+  filesDone: number;
+  files: number;
+  messages: number;
+}
+
+export interface SourceReport {
+  source: string;
+  /** Where the files were looked for. */
+  paths: string[];
+  files: { found: number; read: number; unchanged: number; failed: number };
+  sessions: number;
+  messages: { added: number; existing: number; removed: number };
+  /** Messages with at least one secret redacted. */
+  redacted: number;
+  skipped: Problem[];
+  failed: Problem[];
+  /** Messages the tool removed (a rewind) that could not be removed here. */
+  notRemoved: number;
+  dryRun: boolean;
+}
+
+/** How many skipped lines a report lists one by one (the count is always exact). */
+const MAX_LISTED = 200;
+
+export async function importSource(api: MemoryApi, source: Source, o: ImportOptions = {}): Promise<SourceReport & { skippedCount: number }> {
+  const paths = o.paths && o.paths.length > 0 ? o.paths.map((p) => resolve(p)) : (source.defaultPaths(o.env ?? process.env) ?? []);
+  const report: SourceReport & { skippedCount: number } = {
+    source: source.name,
+    paths,
+    files: { found: 0, read: 0, unchanged: 0, failed: 0 },
+    sessions: 0,
+    messages: { added: 0, existing: 0, removed: 0 },
+    redacted: 0,
+    skipped: [],
+    skippedCount: 0,
+    failed: [],
+    notRemoved: 0,
+    dryRun: o.dryRun === true,
+  };
+  const files: string[] = [];
+  for (const p of paths) {
+    try {
+      files.push(...source.files(p));
+    } catch (err) {
+      if (o.paths && o.paths.length > 0) report.failed.push({ file: p, reason: err instanceof Error ? err.message : String(err) });
+    }
+  }
+  report.files.found = files.length;
+  const sessions = new Set<string>();
+  let done = 0;
+  for (const file of files) {
+    try {
+      await importFile(api, source, file, o, report, sessions);
+    } catch (err) {
+      report.files.failed++;
+      report.failed.push({ file, reason: err instanceof Error ? err.message : String(err) });
+    }
+    done++;
+    o.onProgress?.({ source: source.name, filesDone: done, files: files.length, messages: report.messages.added });
+  }
+  report.failed.length = Math.min(report.failed.length, MAX_LISTED * 5);
+  report.files.failed = Math.max(report.files.failed, report.failed.filter((f) => files.includes(f.file)).length);
+  report.sessions = sessions.size;
+  return report;
+}
+
+async function importFile(api: MemoryApi, source: Source, file: string, o: ImportOptions, report: SourceReport & { skippedCount: number }, sessions: Set<string>): Promise<void> {
+  const raw = statSync(file, { bigint: true });
+  const st = source.stamp ? source.stamp(file) : { size: Number(raw.size), mtimeNs: raw.mtimeNs };
+  const size = st.size;
+  if (o.since !== undefined && st.mtimeNs < o.since) {
+    report.files.unchanged++;
+    return;
+  }
+  const prior = api.imports.fileState(source.name, file);
+  if (prior && prior.size === size && prior.mtimeNs === st.mtimeNs) {
+    report.files.unchanged++;
+    return;
+  }
+  // Append-only files resume at the last complete line, unless they shrank or no longer start the same way.
+  let offset = 0;
+  let state: Record<string, unknown> = {};
+  if (prior && source.appendOnly(file) && size >= prior.offset && prior.offset > 0 && sameHead(file, prior.head)) {
+    offset = prior.offset;
+    state = JSON.parse(prior.state) as Record<string, unknown>;
+  }
+  const read = await source.read({ file, offset, state });
+  report.files.read++;
+  for (const p of read.skipped) {
+    report.skippedCount++;
+    if (report.skipped.length < MAX_LISTED) report.skipped.push(p);
+  }
+  for (const s of read.sessions) {
+    const records = toRecords(source, s, o.since);
+    if (records.length === 0 && s.messages.length > 0 && !s.complete) continue;
+    sessions.add(s.id);
+    const meta = { source: source.name, title: s.title, titleIsFallback: s.titleIsFallback, project: s.project, parent: s.parent };
+    const r = api.imports.write(s.id, records, meta, { redact: !o.keepSecrets, dryRun: o.dryRun });
+    report.messages.added += r.added;
+    report.messages.existing += r.existing;
+    report.redacted += r.redacted;
+    for (const bad of r.invalid) {
+      report.skippedCount++;
+      if (report.skipped.length < MAX_LISTED) report.skipped.push({ file, reason: bad.reason });
+    }
+    if (s.complete && o.since === undefined) removeVanished(api, s.id, records, o, report);
+  }
+  if (!o.dryRun && o.since === undefined) {
+    api.imports.saveFileState(source.name, file, {
+      size,
+      mtimeNs: st.mtimeNs,
+      offset: read.offset ?? size,
+      head: raw.size > 0n ? fileHead(file) : "0:",
+      state: JSON.stringify(read.state ?? {}),
+    });
+  }
+}
+
+function toRecords(source: Source, s: ImportedSession, since: bigint | undefined): MessageRecord[] {
+  const out: MessageRecord[] = [];
+  for (const m of s.messages) {
+    if (since !== undefined && m.sendAt < since) continue;
+    out.push({ id: importedMessageId(m.sendAt, source.name, `${s.id}\0${m.key}`), role: m.role, content: m.content, sendAt: m.sendAt });
+  }
+  return out;
+}
+
+/** A file re-read whole no longer holds some messages imported from it earlier (a rewind): remove them. */
+function removeVanished(api: MemoryApi, session: string, records: readonly MessageRecord[], o: ImportOptions, report: SourceReport): void {
+  const keep = new Set(records.map((r) => r.id));
+  const gone = api.imports.messageIds(session).filter((id) => !keep.has(id));
+  if (gone.length === 0) return;
+  if (o.dryRun) {
+    report.messages.removed += gone.length;
+    return;
+  }
+  for (const id of gone) {
+    if (api.imports.removeMessage(session, id)) report.messages.removed++;
+    else report.notRemoved++;
+  }
+}
