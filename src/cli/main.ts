@@ -19,6 +19,8 @@ const COMMANDS: Record<string, () => Promise<CommandModule>> = {
   daemon: () => import("./commands/daemon.ts"),
   errors: () => import("./commands/errors.ts"),
   demo: () => import("./commands/demo.ts"),
+  import: () => import("./commands/import.ts"),
+  export: () => import("./commands/export.ts"),
 };
 
 export function mainHelp(version: string): string {
@@ -38,6 +40,9 @@ Commands:
   rm SESSION                           remove the session entirely
   doctor [--repair]                    check the home; rebuild a corrupt history.json from the archive
   errors record|search|list|show|rm    error memory: tool errors and their fixes, across sessions
+  import SOURCE [PATH...]              bring in Claude Code, Codex, opencode, Gemini CLI, Aider, ChatGPT
+                                       or memvoy JSONL history (import auto: every source found)
+  export SESSION...|--all              write sessions as JSONL (import jsonl reads it back) or Markdown
   demo [--home DIR]                    create a demo home (no API key needed) and say how to open it
   config show|path|check               the effective config, its file, validation
   reindex [--pending]                  rebuild every vector with the configured embedder (resumable)
