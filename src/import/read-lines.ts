@@ -2,6 +2,7 @@
 // pass), a named limit on one line, and .zst files decompressed whole under a size limit.
 import { closeSync, openSync, readFileSync, readSync } from "node:fs";
 import { zstdDecompressSync } from "node:zlib";
+import { declaredZstdSize } from "./zstd-size.ts";
 
 export const MAX_LINE_BYTES = 256 * 1024 * 1024;
 export const MAX_DECOMPRESSED_BYTES = 1024 * 1024 * 1024;
@@ -79,11 +80,16 @@ function* bufferLines(data: Buffer, file: string, offset: number, firstLine: num
 }
 
 export function decompressZst(file: string): Buffer {
+  const data = readFileSync(file);
+  const declared = declaredZstdSize(data);
+  if (declared !== undefined && declared > MAX_DECOMPRESSED_BYTES) {
+    throw new LimitError(`${file}: declares ${Math.round(declared / 1024 / 1024)} MiB decompressed, over the ${MAX_DECOMPRESSED_BYTES / 1024 / 1024} MiB limit`);
+  }
   try {
-    return zstdDecompressSync(readFileSync(file), { maxOutputLength: MAX_DECOMPRESSED_BYTES });
+    return zstdDecompressSync(data, { maxOutputLength: MAX_DECOMPRESSED_BYTES });
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === "ERR_BUFFER_TOO_LARGE" || /larger than/i.test(String(err))) {
-      throw new LimitError(`${file}: decompresses to more than the ${Math.round(MAX_DECOMPRESSED_BYTES / 1024 / 1024)} MiB limit`);
+      throw new LimitError(`${file}: decompresses to more than the ${MAX_DECOMPRESSED_BYTES / 1024 / 1024} MiB limit`);
     }
     throw new Error(`${file}: not a valid zstd file (${err instanceof Error ? err.message : String(err)})`);
   }
