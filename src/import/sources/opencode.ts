@@ -67,16 +67,27 @@ function readDatabase(api: MemoryApi, ctx: ReadContext): FileRead {
     throw new OpencodeDatabaseError(`${ctx.file}: cannot read the opencode database (${err instanceof Error ? err.message : String(err)}); nothing was imported from it`);
   }
   try {
-    const tables = db.tables();
+    let tables: Set<string>;
+    try {
+      tables = db.tables();
+    } catch (err) {
+      throw new OpencodeDatabaseError(`${ctx.file}: cannot read the opencode database (${err instanceof Error ? err.message : String(err)}); nothing was imported from it`);
+    }
     if (!tables.has("session") || !tables.has("message") || !tables.has("part")) {
       throw new NotThisFormatError(`${ctx.file}: not an opencode database (no session, message and part tables)`);
     }
     // Everything is read in one snapshot before anything is written: a locked or changing database is never half-imported.
-    const { sessions, messages, parts } = db.snapshot(() => ({
-      sessions: db.all(`SELECT * FROM session ORDER BY ${db.columns("session").has("time_created") ? "time_created, " : ""}id`),
-      messages: db.all(`SELECT * FROM message ORDER BY ${db.columns("message").has("time_created") ? "time_created, " : ""}id`),
-      parts: db.all("SELECT * FROM part ORDER BY id"),
-    }));
+    let rows: { sessions: Rec[]; messages: Rec[]; parts: Rec[] };
+    try {
+      rows = db.snapshot(() => ({
+        sessions: db.all(`SELECT * FROM session ORDER BY ${db.columns("session").has("time_created") ? "time_created, " : ""}id`),
+        messages: db.all(`SELECT * FROM message ORDER BY ${db.columns("message").has("time_created") ? "time_created, " : ""}id`),
+        parts: db.all("SELECT * FROM part ORDER BY id"),
+      }));
+    } catch (err) {
+      throw new OpencodeDatabaseError(`${ctx.file}: cannot read the opencode database (${err instanceof Error ? err.message : String(err)}); nothing was imported from it`);
+    }
+    const { sessions, messages, parts } = rows;
     const textByMessage = new Map<string, string[]>();
     for (const p of parts) {
       const d = json(p.data);

@@ -18,7 +18,7 @@ export function openForeignDatabase(path: string): ForeignDatabase {
   let db: Database;
   try {
     db = new Database(path, { readonly: true, create: false, safeIntegers: false, strict: true });
-    db.run("PRAGMA busy_timeout = 5000");
+    db.run("PRAGMA busy_timeout = 2000");
     db.run("PRAGMA query_only = 1");
     db.query("SELECT count(*) FROM sqlite_master").get();
   } catch (err) {

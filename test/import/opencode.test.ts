@@ -1,0 +1,71 @@
+import { Database } from "bun:sqlite";
+import { afterAll, describe, expect, test } from "bun:test";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { openTemp, removeTempHomes, tempHome } from "../helpers/home.ts";
+import { writeOpencodeData } from "../fixture/import/opencode.ts";
+import { importWith, messagesOf, sessionInfo } from "./support.ts";
+
+afterAll(removeTempHomes);
+
+describe("import opencode", () => {
+  test("the database (read-only) and the legacy JSON storage: text parts only, titles, parents, projects", async () => {
+    const xdg = tempHome("oc-src-");
+    const dir = writeOpencodeData(xdg);
+    const before = Bun.file(join(dir, "opencode.db")).size;
+    const { api } = openTemp();
+    const r = await importWith(api, "opencode", [], { env: { XDG_DATA_HOME: xdg } });
+    expect(r.files).toMatchObject({ found: 2, read: 2, failed: 0 });
+    expect(messagesOf(api, "oc-ses_main01")).toEqual([
+      ["user", "the webpack build takes 4 minutes", "2026-09-01T14:00:01.000000000Z"],
+      ["assistant", "The terser plugin runs twice.", "2026-09-01T14:00:03.000000000Z"],
+      ["user", "remove the second one", "2026-09-01T14:00:30.000000000Z"],
+      ["assistant", "Removed; the build takes 90 s.", "2026-09-01T14:00:32.000000000Z"],
+    ]);
+    expect(sessionInfo(api, "oc-ses_main01")).toMatchObject({ source: "opencode", title: "Speed up the build", project: "/home/dev/web" });
+    expect(sessionInfo(api, "oc-ses_child01")).toMatchObject({ parent: "oc-ses_main01", messages: 2 });
+    expect(messagesOf(api, "oc-ses_legacy1")).toEqual([
+      ["user", "can this run on Bun?", "2025-11-05T09:00:01.000000000Z"],
+      ["assistant", "Yes; only the sqlite driver changes.", "2025-11-05T09:00:04.000000000Z"],
+    ]);
+    expect(sessionInfo(api, "oc-ses_legacy1")!.title).toBe("Port the CLI to Bun");
+    // Nothing was written to opencode's database.
+    expect(Bun.file(join(dir, "opencode.db")).size).toBe(before);
+    const again = await importWith(api, "opencode", [], { env: { XDG_DATA_HOME: xdg } });
+    expect(again.messages.added).toBe(0);
+    // A new message is picked up (the database changed).
+    const db = new Database(join(dir, "opencode.db"));
+    const at = Date.UTC(2026, 8, 1, 15, 0, 0);
+    db.run("INSERT INTO message VALUES (?, ?, ?, ?, ?)", ["msg_006", "ses_main01", at, at, JSON.stringify({ role: "user", time: { created: at } })]);
+    db.run("INSERT INTO part VALUES (?, ?, ?, ?, ?, ?)", ["prt_006", "msg_006", "ses_main01", at, at, JSON.stringify({ type: "text", text: "thanks" })]);
+    db.close();
+    const inc = await importWith(api, "opencode", [], { env: { XDG_DATA_HOME: xdg } });
+    expect(inc.messages).toMatchObject({ added: 1 });
+    api.close();
+  });
+
+  test("OPENCODE_DB overrides; a locked or unreadable database is a clear error and nothing is half-imported", async () => {
+    const xdg = tempHome("oc-src-");
+    const dir = writeOpencodeData(xdg);
+    const { api } = openTemp();
+    const bad = join(xdg, "broken.db");
+    writeFileSync(bad, "this is not a database, just text that is long enough to look like a header...........");
+    const r = await importWith(api, "opencode", [], { env: { OPENCODE_DB: bad, XDG_DATA_HOME: join(xdg, "none") } });
+    expect(r.files.failed).toBe(1);
+    expect(r.failed[0]!.reason).toContain("broken.db");
+    expect(api.sessions()).toEqual([]);
+
+    const locker = new Database(join(dir, "opencode.db"));
+    locker.run("BEGIN EXCLUSIVE");
+    try {
+      const locked = await importWith(api, "opencode", [join(dir, "opencode.db")]);
+      expect(locked.files.failed).toBe(1);
+      expect(locked.failed[0]!.reason).toMatch(/opencode\.db.*(locked|busy)/i);
+      expect(api.sessions()).toEqual([]);
+    } finally {
+      locker.run("ROLLBACK");
+      locker.close();
+    }
+    api.close();
+  }, 30_000);
+});
