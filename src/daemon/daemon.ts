@@ -11,6 +11,7 @@ import { embedDrainJob } from "./jobs/embed-drain.ts";
 import { errorSweepJob } from "./jobs/error-sweep.ts";
 import { maintenanceJob } from "./jobs/maintenance.ts";
 import { summaryJob } from "./jobs/summaries.ts";
+import { importJob } from "./jobs/imports.ts";
 import { acquireDaemonLock, lockHolderPid } from "./lock.ts";
 import { DaemonLog } from "./log.ts";
 import { Scheduler } from "./scheduler.ts";
@@ -37,8 +38,9 @@ function describeHolder(home: string, lockPath: string): string {
   return `a memvoy daemon is already running on ${home} (pid ${pid ?? "unknown"}${since}); stop it with: memvoy daemon stop --home ${home}`;
 }
 
-function registerJobs(scheduler: Scheduler, api: MemoryApi, work: RunWork): void {
+function registerJobs(scheduler: Scheduler, api: MemoryApi, work: RunWork, env: Record<string, string | undefined>): void {
   const c = api.config;
+  if (c.import.sources.length > 0) scheduler.addCron(importJob(api, c.import.cron, c.import.sources, env));
   scheduler.addCron(summaryJob(api, c.summary.cron));
   scheduler.addLoop(embedDrainJob(api, work, c.daemon.embed_interval_ms));
   scheduler.addCron(errorSweepJob(work, c.daemon.sweep_cron));
@@ -87,7 +89,7 @@ export async function runDaemon(o: DaemonOptions): Promise<number> {
   const scheduler = new Scheduler(paths.home, state, log, controller.signal);
   // Aborting the controller forwards SIGTERM to every child.
   const workers = new Workers(paths.home, env, log, controller.signal);
-  registerJobs(scheduler, api, (kind) => workers.run(kind));
+  registerJobs(scheduler, api, (kind) => workers.run(kind), env);
   scheduler.save();
   const schedules = Object.entries(state.jobs).map(([n, j]) => `${n}=${j.schedule}`).join(",");
   log.info("daemon.start", { pid: process.pid, version: o.version, home: paths.home, jobs: schedules });

@@ -46,7 +46,7 @@ describe("import aider", () => {
 });
 
 describe("import chatgpt", () => {
-  const expected = [
+  const expected: [string, string, string][] = [
     ["user", "How long should the bulk ferment be at 24 °C?", "2026-01-05T08:00:00.000000000Z"],
     ["assistant", "About 4 to 5 hours, until it has grown by half.", "2026-01-05T08:00:20.250000000Z"],
     ["user", "and overnight in the fridge?", "2026-01-05T08:05:00.000000000Z"],
