@@ -32,6 +32,7 @@ import { SemanticApi, type EmbeddingBacklog, type SemanticTierOptions } from "./
 import type { DrainOptions, DrainReport } from "../memory/embedding/drain.ts";
 import type { ReindexOptions, ReindexReport } from "../memory/embedding/reindex.ts";
 import { ImportApi } from "./import-api.ts";
+import { usageReport, type UsageReport } from "../memory/usage-report.ts";
 
 export class MemoryApi {
   readonly #semantic: SemanticApi;
@@ -120,6 +121,11 @@ export class MemoryApi {
    */
   importSummary(session: string, summary: unknown): ImportSummaryResult {
     return importSummary(this.ctx, session, summary);
+  }
+
+  /** LLM tokens by UTC day, model and session over the last `days` days, and today's budget state. */
+  usage(options: { days?: number } = {}): UsageReport {
+    return usageReport(this.ctx, options.days ?? 30);
   }
 
   /** Whether a daemon (`memvoy --daemon`) is running for this home now. */

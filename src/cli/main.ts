@@ -21,6 +21,7 @@ const COMMANDS: Record<string, () => Promise<CommandModule>> = {
   demo: () => import("./commands/demo.ts"),
   import: () => import("./commands/import.ts"),
   export: () => import("./commands/export.ts"),
+  usage: () => import("./commands/usage.ts"),
 };
 
 export function mainHelp(version: string): string {
@@ -36,6 +37,7 @@ Commands:
   context SESSION [--input TEXT]       the LLM-ready messages for the next turn
   summary SESSION                      the rolling summary, its cursor, last run and token usage
   summarize [SESSION]                  run Generate now (every due session when none is given)
+  usage [--days N]                     LLM tokens by day, model and session; the daily token budget
   reset SESSION [--all]                clear history and archive; the summary survives unless --all
   rm SESSION                           remove the session entirely
   doctor [--repair]                    check the home; rebuild a corrupt history.json from the archive

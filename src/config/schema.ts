@@ -20,6 +20,8 @@ export const SummarySchema = v.strictObject({
   chunk_chars: v.optional(int(1000), 32_000),
   timeout_ms: v.optional(int(100), 120_000),
   max_retries: v.optional(int(0, 10), 3),
+  /** Input plus output tokens per UTC day over every LLM call memvoy makes; 0 = no limit. */
+  daily_token_budget: v.optional(int(0), 0),
 });
 
 export const ContextSchema = v.strictObject({
