@@ -1,6 +1,6 @@
 // Reading source files safely: JSONL from a byte offset in chunks (a partial last line waits for the next
 // pass), a named limit on one line, and .zst files decompressed whole under a size limit.
-import { closeSync, openSync, readFileSync, readSync } from "node:fs";
+import { closeSync, fstatSync, openSync, readFileSync, readSync } from "node:fs";
 import { zstdDecompressSync } from "node:zlib";
 import { declaredZstdSize } from "./zstd-size.ts";
 
@@ -35,20 +35,24 @@ export function* jsonlLines(file: string, offset = 0, firstLine = 1, final = fal
     let line = firstLine;
     let pending: Buffer[] = [];
     let pendingBytes = 0;
-    const buf = Buffer.allocUnsafe(CHUNK);
+    const size = fstatSync(fd).size;
+    const buf = Buffer.allocUnsafe(Math.max(1, Math.min(CHUNK, size - offset + 1)));
+    // Uint8Array.prototype.indexOf is much faster than Buffer's on this runtime.
+    const bytes = new Uint8Array(buf.buffer, buf.byteOffset, buf.length);
     for (;;) {
-      const n = readSync(fd, buf, 0, CHUNK, pos);
+      const n = readSync(fd, buf, 0, buf.length, pos);
       if (n === 0) break;
       let start = 0;
       for (;;) {
-        const nl = buf.indexOf(10, start);
+        const nl = bytes.indexOf(10, start);
         if (nl < 0 || nl >= n) break;
-        const piece = buf.subarray(start, nl);
-        const whole = pendingBytes > 0 ? Buffer.concat([...pending, piece]) : piece;
-        pending = [];
-        pendingBytes = 0;
-        const end = pos + nl + 1;
-        yield { line: line++, text: decoder.decode(whole), end };
+        let text: string;
+        if (pendingBytes > 0) {
+          text = Buffer.concat([...pending, buf.subarray(start, nl)]).toString("utf8");
+          pending = [];
+          pendingBytes = 0;
+        } else text = buf.toString("utf8", start, nl);
+        yield { line: line++, text, end: pos + nl + 1 };
         start = nl + 1;
       }
       if (start < n) {
@@ -58,7 +62,7 @@ export function* jsonlLines(file: string, offset = 0, firstLine = 1, final = fal
       }
       pos += n;
     }
-    if (final && pendingBytes > 0) yield { line, text: decoder.decode(Buffer.concat(pending)), end: pos };
+    if (final && pendingBytes > 0) yield { line, text: Buffer.concat(pending).toString("utf8"), end: pos };
   } finally {
     closeSync(fd);
   }
@@ -67,14 +71,15 @@ export function* jsonlLines(file: string, offset = 0, firstLine = 1, final = fal
 function* bufferLines(data: Buffer, file: string, offset: number, firstLine: number, final: boolean): Generator<Line> {
   let start = offset;
   let line = firstLine;
+  const bytes = new Uint8Array(data.buffer, data.byteOffset, data.length);
   while (start < data.length) {
-    let nl = data.indexOf(10, start);
+    let nl = bytes.indexOf(10, start);
     if (nl < 0) {
       if (!final) return;
       nl = data.length;
     }
     if (nl - start > MAX_LINE_BYTES) throw new LimitError(`${file}:${line}: a line is over the ${MAX_LINE_BYTES / 1024 / 1024} MiB line limit`);
-    yield { line: line++, text: decoder.decode(data.subarray(start, nl)), end: Math.min(nl + 1, data.length) };
+    yield { line: line++, text: data.toString("utf8", start, nl), end: Math.min(nl + 1, data.length) };
     start = nl + 1;
   }
 }
