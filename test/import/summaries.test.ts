@@ -20,3 +20,21 @@ describe("imported sessions and the summary cron", () => {
     on.close();
   });
 });
+
+describe("imported sessions in the terminal UI's list", () => {
+  test("the row shows the title after the id, and the filter finds a title word", async () => {
+    const { SessionListState } = await import("../../src/tui/state/session-list-state.ts");
+    const { renderSessionList } = await import("../../src/tui/views/session-list-view.ts");
+    const { Theme } = await import("../../src/tui/theme.ts");
+    const projects = writeClaudeProjects(tempHome("cc-"));
+    const { api } = openTemp();
+    await importWith(api, "claude-code", [projects]);
+    const state = new SessionListState();
+    state.setSessions(api.sessions());
+    for (const ch of "flaky") state.typeChar(ch);
+    expect(state.visible.map((s) => s.id)).toEqual(["cc-5f0c1a2b-1111-4c3d-8e9f-0a1b2c3d4e5f"]);
+    const lines = renderSessionList(state, new Theme("mono"), 120, 5, true, 0n).join("\n");
+    expect(lines).toContain("cc-5f0c1a2b-1111-4c3d-8e9f-0a1b2c3d4e5f · Fix the flaky checkout test");
+    api.close();
+  });
+});

@@ -74,7 +74,8 @@ export class SessionListState {
 
   private apply(keepId: string | undefined): void {
     const needle = this.filter.toLowerCase();
-    const list = needle ? this.all.filter((s) => s.id.toLowerCase().includes(needle)) : [...this.all];
+    // An imported session's title is searched too (its id is the tool's own, often a uuid).
+    const list = needle ? this.all.filter((s) => s.id.toLowerCase().includes(needle) || !!s.title?.toLowerCase().includes(needle)) : [...this.all];
     if (this.sort === "name") list.sort((a, b) => a.id.localeCompare(b.id));
     else list.sort((a, b) => (a.lastActivity === b.lastActivity ? a.id.localeCompare(b.id) : a.lastActivity > b.lastActivity ? -1 : 1));
     // With a filter, ids starting with it come first (the likeliest target), keeping the sort within each group.

@@ -27,16 +27,30 @@ export function renderSessionList(state: SessionListState, theme: Theme, width: 
   const { first, last } = state.cursor.visible();
   for (let i = first; i <= last; i++) {
     const s = state.visible[i]!;
-    const id = stringWidth(s.id) > idW ? s.id.slice(0, idW - 1) + "…" : s.id;
+    // An imported session shows its title after the id.
+    const label = s.title ? `${s.id} · ${s.title.replace(/[\u0000-\u001f\u007f]+/g, " ")}` : s.id;
+    const id = stringWidth(label) > idW ? truncateTo(label, idW - 1) + "…" : label;
     const text = row(id, count(s.messages), times.get(s.id)!, s.hasSummary ? "yes" : "no");
     if (i === state.cursor.selected) lines.push(renderLine(theme, width, [[text]], focused ? "selected" : "title"));
     else lines.push(renderLine(theme, width, [[text.slice(0, -sumW)], [s.hasSummary ? "yes" : "no", s.hasSummary ? "ok" : "dim"]]));
   }
   if (state.visible.length === 0) {
-    lines.push(renderLine(theme, width, [[state.total === 0 ? "no sessions" : `no session id contains "${state.filter}"`, "dim"]]));
+    lines.push(renderLine(theme, width, [[state.total === 0 ? "no sessions" : `no session id or title contains "${state.filter}"`, "dim"]]));
   }
   while (lines.length < height) lines.push(" ".repeat(width));
   return lines.slice(0, height);
+}
+
+function truncateTo(text: string, width: number): string {
+  let out = "";
+  let w = 0;
+  for (const ch of text) {
+    const cw = stringWidth(ch);
+    if (w + cw > width) break;
+    out += ch;
+    w += cw;
+  }
+  return out;
 }
 
 export function sessionListLabel(state: SessionListState): string {
