@@ -8,7 +8,7 @@ import { newId } from "../shared/ids.ts";
 import type { MessageRecord } from "../shared/message.ts";
 import { assertSessionId } from "../shared/session-id.ts";
 import { readHistory, serializeRecord, stageHistory, type HistoryDoc } from "../storage/history/history-file.ts";
-import { archiveBefore, insertMessages, knownIds, sessionHasMessages } from "../storage/sqlite/messages-repo.ts";
+import { archiveBefore, insertMessages, knownIds, seqOfMessage, sessionHasMessages } from "../storage/sqlite/messages-repo.ts";
 import { withWriteLock } from "../storage/sqlite/write-lock.ts";
 import { compactionCut } from "./compaction.ts";
 import { withHomeLock } from "./home-lock.ts";
@@ -52,8 +52,7 @@ export function appendMessages(ctx: MemoryContext, session: string, inputs: read
         insertMessages(ctx.db, session, added, now);
         if (cut > 0) {
           const first = kept[0]!;
-          const seq = (ctx.db.query("SELECT seq FROM messages WHERE id = ?").get(first.id) as { seq: bigint }).seq;
-          archiveBefore(ctx.db, session, seq, first.sendAt, now);
+          archiveBefore(ctx.db, session, seqOfMessage(ctx.db, first.id)!, first.sendAt, now);
         }
       });
     } catch (err) {
