@@ -5,11 +5,11 @@ import { ensureDir } from "../../shared/atomic-write.ts";
 import type { MessageRecord } from "../../shared/message.ts";
 import { assertSessionId } from "../../shared/session-id.ts";
 import { readHistory, serializeRecord, stageHistory } from "../../storage/history/history-file.ts";
-import { archiveBefore, insertMessages, knownIds } from "../../storage/sqlite/messages-repo.ts";
+import { archiveBefore, insertMessages, knownIds, seqOfMessage } from "../../storage/sqlite/messages-repo.ts";
 import { upsertSessionMeta, type MetaUpdate } from "../../storage/sqlite/session-meta-repo.ts";
 import { withWriteLock } from "../../storage/sqlite/write-lock.ts";
 import { compactionCut } from "../compaction.ts";
-import { redactSecrets } from "../errors/redact.ts";
+import { redactSecrets } from "../error-memory/redact.ts";
 import { withHomeLock } from "../home-lock.ts";
 import type { MemoryContext } from "../memory-context.ts";
 import { checkNewMessage } from "../message-input.ts";
@@ -94,8 +94,7 @@ export function writeImported(
         if (meta) upsertSessionMeta(ctx.db, session, meta, now);
         if (cut > 0) {
           const first = kept[0]!;
-          const seq = (ctx.db.query("SELECT seq FROM messages WHERE id = ?").get(first.id) as { seq: bigint }).seq;
-          archiveBefore(ctx.db, session, seq, first.sendAt, now);
+          archiveBefore(ctx.db, session, seqOfMessage(ctx.db, first.id)!, first.sendAt, now);
         }
       });
     } catch (err) {
