@@ -12,7 +12,15 @@ import { withWriteLock } from "../storage/sqlite/write-lock.ts";
 import { openForeignDatabase, type ForeignDatabase } from "../storage/foreign/foreign-sqlite.ts";
 
 export class ImportApi {
-  constructor(private readonly ctx: MemoryContext) {}
+  constructor(
+    private readonly ctx: MemoryContext,
+    private readonly scheduleDrain: () => void = () => {},
+  ) {}
+
+  /** After a pass that added messages: embed them in the background, as add() does. */
+  embedAdded(): void {
+    this.scheduleDrain();
+  }
 
   /** Append imported records to a session (existing ids skipped, secrets redacted unless `redact: false`) and set its metadata. */
   write(session: string, records: readonly MessageRecord[], meta?: MetaUpdate, options: ImportWriteOptions = {}): ImportWriteResult {

@@ -57,7 +57,7 @@ export class MemoryApi {
   #imports: ImportApi | undefined;
   /** Imported writes, session metadata, per-file import state and export (importers and `export` use it). */
   get imports(): ImportApi {
-    return (this.#imports ??= new ImportApi(this.ctx));
+    return (this.#imports ??= new ImportApi(this.ctx, () => this.#semantic.scheduleDrain()));
   }
 
   /** Append one message or several (in order) to a session. Returns once history.json and SQLite hold them. */

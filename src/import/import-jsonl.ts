@@ -37,6 +37,7 @@ export function importJsonlFiles(api: MemoryApi, files: readonly string[], o: Im
     o.onProgress?.({ source: "jsonl", filesDone: report.files.read + report.files.failed, files: files.length, messages: report.messages.added });
   }
   report.sessions = sessions.size;
+  if (report.messages.added > 0 && !o.dryRun) api.imports.embedAdded();
   return report;
 }
 

@@ -82,9 +82,8 @@ export async function importSource(api: MemoryApi, source: Source, o: ImportOpti
     done++;
     o.onProgress?.({ source: source.name, filesDone: done, files: files.length, messages: report.messages.added });
   }
-  report.failed.length = Math.min(report.failed.length, MAX_LISTED * 5);
-  report.files.failed = Math.max(report.files.failed, report.failed.filter((f) => files.includes(f.file)).length);
   report.sessions = sessions.size;
+  if (report.messages.added > 0 && !o.dryRun) api.imports.embedAdded();
   return report;
 }
 
