@@ -1,5 +1,5 @@
 // Listing a source's files: a file as given, or every matching file under a folder (sorted, symlinks not followed).
-import { lstatSync, readdirSync } from "node:fs";
+import { readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { homedir } from "node:os";
 
@@ -7,9 +7,9 @@ export function homeOf(env: Record<string, string | undefined>): string {
   return env.HOME || homedir();
 }
 
-/** `path` itself when it is a file, else the files under it whose name passes `want`, in path order. */
+/** `path` itself when it is a file, else the files under it whose name passes `want`, in path order (links inside not followed). */
 export function listFiles(path: string, want: (name: string, full: string) => boolean): string[] {
-  const st = lstatSync(path);
+  const st = statSync(path);
   if (st.isFile()) return [path];
   if (!st.isDirectory()) return [];
   const out: string[] = [];
@@ -28,16 +28,6 @@ export function listFiles(path: string, want: (name: string, full: string) => bo
   };
   walk(path);
   return out.sort();
-}
-
-/** Like listFiles, but a missing default location is simply empty. */
-export function listIfExists(path: string, want: (name: string, full: string) => boolean): string[] {
-  try {
-    return listFiles(path, want);
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === "ENOENT") return [];
-    throw err;
-  }
 }
 
 /** The first line of a text, trimmed and cut to a title's length. */

@@ -1,6 +1,6 @@
 // opencode: the SQLite database $XDG_DATA_HOME/opencode/opencode.db ($OPENCODE_DB overrides), opened read-only,
 // and the legacy JSON storage .../opencode/storage/{session,message,part}/. Sessions, their messages and text parts.
-import { existsSync, lstatSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import type { ForeignDatabase } from "../../app/import-api.ts";
 import type { MemoryApi } from "../../app/memory-api.ts";
@@ -26,7 +26,7 @@ export function opencode(api: MemoryApi): Source {
     prefix: PREFIX,
     defaultPaths: (env) => [env.OPENCODE_DB || join(dataDir(env), "opencode.db"), join(dataDir(env), "storage")],
     files: (path) => {
-      const st = lstatSync(path);
+      const st = statSync(path);
       if (st.isFile()) return [path];
       if (existsSync(join(path, "opencode.db"))) return [join(path, "opencode.db"), ...legacySessions(join(path, "storage"))];
       return legacySessions(path);
