@@ -61,9 +61,10 @@ function readTranscript(ctx: ReadContext): FileRead {
   if (ctx.offset === 0 && lines > 0 && records === 0) throw new NotThisFormatError(`${ctx.file}: not a Claude Code transcript (no line is a transcript record)`);
   const messages = mergeStreamed(orderByChain(entries));
   const name = basename(ctx.file, ".jsonl");
-  const own = sessionId ?? name;
   const subAgent = name.startsWith("agent-");
-  const id = importedSessionId(PREFIX, subAgent ? `${own}-${name}` : own);
+  // A transcript is named by its session id; a resumed session's file may start with records copied from the
+  // earlier session (their sessionId is the old one), so the name decides. A sub-agent's records name its parent.
+  const id = importedSessionId(PREFIX, subAgent ? `${sessionId ?? "unknown"}-${name}` : name);
   const first = messages.find((m) => m.role === "user");
   const fallback = first ? titleFrom(first.content) : undefined;
   return {
