@@ -115,7 +115,9 @@ async function importFile(api: MemoryApi, source: Source, file: string, o: Impor
   }
   for (const s of read.sessions) {
     const records = toRecords(source, s, o.since);
-    if (records.length === 0 && s.messages.length > 0 && !s.complete) continue;
+    // A session with nothing to add is only touched when it exists (its title may have arrived late):
+    // a transcript holding no conversation yet does not create an empty session.
+    if (records.length === 0 && api.imports.meta(s.id) === undefined) continue;
     sessions.add(s.id);
     const meta = { source: source.name, title: s.title, titleIsFallback: s.titleIsFallback, project: s.project, parent: s.parent };
     const r = api.imports.write(s.id, records, meta, { redact: !o.keepSecrets, dryRun: o.dryRun });

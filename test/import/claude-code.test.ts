@@ -123,3 +123,16 @@ describe("import claude-code", () => {
     api.close();
   });
 });
+
+describe("import --since", () => {
+  test("only messages at or after the time; the file state is not moved, so a full run later finds the rest", async () => {
+    const projects = writeClaudeProjects(tempHome("cc-src-"));
+    const { api } = openTemp();
+    const since = await importWith(api, "claude-code", [projects], { since: BigInt(Date.parse("2026-05-01T00:00:00Z")) * 1_000_000n });
+    expect(since.messages.added).toBe(6);
+    expect(api.sessions().map((s) => s.id).sort()).toEqual([C, `${C}-agent-9f8e7d6c`]);
+    const full = await importWith(api, "claude-code", [projects]);
+    expect(full.messages).toMatchObject({ added: 10, existing: 6 });
+    api.close();
+  });
+});
