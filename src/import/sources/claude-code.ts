@@ -94,7 +94,9 @@ function toPending(r: Record<string, unknown>, file: string, line: number, skipp
   const content = msg.content;
   if (typeof content === "string") blocks.push(content);
   else if (Array.isArray(content)) {
-    // Only text blocks: tool_result (a `user` record), tool_use, thinking and images are not conversation text.
+    // A user record carrying a tool result is the tool's answer, never the person's: text beside it is injected.
+    if (role === "user" && content.some((b) => isObject(b) && b.type === "tool_result")) return undefined;
+    // Only text blocks: tool_use, thinking and images are not conversation text.
     for (const b of content) if (isObject(b) && b.type === "text" && typeof b.text === "string") blocks.push(b.text);
   }
   const texts = (role === "user" ? blocks.map(cleanUserText) : blocks.map((b) => b.trim())).filter((t): t is string => !!t);
