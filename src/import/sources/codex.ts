@@ -64,7 +64,9 @@ function readRollout(ctx: ReadContext): FileRead {
     if (r.type === "event_msg" && (p.type === "user_message" || p.type === "agent_message")) {
       events = true;
       const text = typeof p.message === "string" ? p.message.trim() : "";
-      if (text === "" || (p.type === "user_message" && INJECTED.test(text))) continue;
+      // Some builds mark injected context on the event itself (kind environment_context / user_instructions).
+      const injected = p.type === "user_message" && ((typeof p.kind === "string" && p.kind !== "plain") || INJECTED.test(text));
+      if (text === "" || injected) continue;
       if (at === undefined) {
         skipped.push({ file: ctx.file, line: l.line, reason: "line has no valid timestamp" });
         continue;
