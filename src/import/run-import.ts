@@ -103,11 +103,12 @@ async function importFile(api: MemoryApi, source: Source, file: string, o: Impor
   // Append-only files resume at the last complete line, unless they shrank or no longer start the same way.
   let offset = 0;
   let state: Record<string, unknown> = {};
+  const kept = prior && o.since === undefined ? (JSON.parse(prior.state) as Record<string, unknown>) : {};
   if (prior && source.appendOnly(file) && size >= prior.offset && prior.offset > 0 && sameHead(file, prior.head)) {
     offset = prior.offset;
-    state = JSON.parse(prior.state) as Record<string, unknown>;
+    state = kept;
   }
-  const read = await source.read({ file, offset, state });
+  const read = await source.read({ file, offset, state, prior: kept });
   report.files.read++;
   for (const p of read.skipped) {
     report.skippedCount++;

@@ -8,6 +8,15 @@ import { importWith, messagesOf, sessionInfo } from "./support.ts";
 
 afterAll(removeTempHomes);
 
+function db2(dir: string, fn: (d: Database) => void): void {
+  const d = new Database(join(dir, "opencode.db"));
+  try {
+    fn(d);
+  } finally {
+    d.close();
+  }
+}
+
 describe("import opencode", () => {
   test("the database (read-only) and the legacy JSON storage: text parts only, titles, parents, projects", async () => {
     const xdg = tempHome("oc-src-");
@@ -39,8 +48,20 @@ describe("import opencode", () => {
     db.run("INSERT INTO message VALUES (?, ?, ?, ?, ?)", ["msg_006", "ses_main01", at, at, JSON.stringify({ role: "user", time: { created: at } })]);
     db.run("INSERT INTO part VALUES (?, ?, ?, ?, ?, ?)", ["prt_006", "msg_006", "ses_main01", at, at, JSON.stringify({ type: "text", text: "thanks" })]);
     db.close();
+    // An answer still being written (no completion time) waits; once completed it is picked up.
+    db2(dir, (d) => {
+      d.run("INSERT INTO message VALUES (?, ?, ?, ?, ?)", ["msg_007", "ses_main01", at + 1000, at + 1000, JSON.stringify({ role: "assistant", time: { created: at + 1000 } })]);
+      d.run("INSERT INTO part VALUES (?, ?, ?, ?, ?, ?)", ["prt_007", "msg_007", "ses_main01", at + 1000, at + 1000, JSON.stringify({ type: "text", text: "You're wel" })]);
+    });
     const inc = await importWith(api, "opencode", [], { env: { XDG_DATA_HOME: xdg } });
     expect(inc.messages).toMatchObject({ added: 1 });
+    db2(dir, (d) => {
+      d.run("UPDATE part SET data = ?, time_updated = ? WHERE id = 'prt_007'", [JSON.stringify({ type: "text", text: "You're welcome." }), at + 3000]);
+      d.run("UPDATE message SET data = ?, time_updated = ? WHERE id = 'msg_007'", [JSON.stringify({ role: "assistant", time: { created: at + 1000, completed: at + 3000 } }), at + 3000]);
+    });
+    const done = await importWith(api, "opencode", [], { env: { XDG_DATA_HOME: xdg } });
+    expect(done.messages.added).toBe(1);
+    expect(messagesOf(api, "oc-ses_main01").slice(-2).map((m) => m[1])).toEqual(["thanks", "You're welcome."]);
     api.close();
   });
 

@@ -77,13 +77,22 @@ function readDatabase(api: MemoryApi, ctx: ReadContext): FileRead {
       throw new NotThisFormatError(`${ctx.file}: not an opencode database (no session, message and part tables)`);
     }
     // Everything is read in one snapshot before anything is written: a locked or changing database is never half-imported.
-    let rows: { sessions: Rec[]; messages: Rec[]; parts: Rec[] };
+    // After a first pass only messages updated since (minus a minute of slack) are read; ids skip what is known.
+    const incremental = db.columns("message").has("time_updated") && db.columns("part").has("time_updated") && typeof ctx.prior.updatedMs === "number";
+    const since = incremental ? (ctx.prior.updatedMs as number) - 60_000 : 0;
+    const order = db.columns("message").has("time_created") ? "time_created, id" : "id";
+    let rows: { sessions: Rec[]; messages: Rec[]; parts: Rec[]; updated: number };
     try {
-      rows = db.snapshot(() => ({
-        sessions: db.all(`SELECT * FROM session ORDER BY ${db.columns("session").has("time_created") ? "time_created, " : ""}id`),
-        messages: db.all(`SELECT * FROM message ORDER BY ${db.columns("message").has("time_created") ? "time_created, " : ""}id`),
-        parts: db.all("SELECT * FROM part ORDER BY id"),
-      }));
+      rows = db.snapshot(() => {
+        const changed = incremental ? "WHERE time_updated >= ?1 OR id IN (SELECT message_id FROM part WHERE time_updated >= ?1)" : "";
+        const args = incremental ? [since] : [];
+        return {
+          sessions: db.all(`SELECT * FROM session ORDER BY ${db.columns("session").has("time_created") ? "time_created, " : ""}id`),
+          messages: db.all(`SELECT * FROM message ${changed} ORDER BY ${order}`, ...args),
+          parts: db.all(`SELECT * FROM part ${incremental ? `WHERE message_id IN (SELECT id FROM message ${changed})` : ""} ORDER BY id`, ...args),
+          updated: db.columns("message").has("time_updated") ? Number(db.all("SELECT max(time_updated) AS t FROM message")[0]?.t ?? 0) : 0,
+        };
+      });
     } catch (err) {
       throw new OpencodeDatabaseError(`${ctx.file}: cannot read the opencode database (${err instanceof Error ? err.message : String(err)}); nothing was imported from it`);
     }
@@ -93,18 +102,32 @@ function readDatabase(api: MemoryApi, ctx: ReadContext): FileRead {
       const d = json(p.data);
       const text = partText(d);
       const mid = String(p.message_id ?? d.messageID ?? "");
-      if (text !== undefined) textByMessage.set(mid, [...(textByMessage.get(mid) ?? []), text]);
+      if (text === undefined) continue;
+      const list = textByMessage.get(mid);
+      if (list) list.push(text);
+      else textByMessage.set(mid, [text]);
     }
-    const bySession = new Map<string, ImportedMessage[]>();
+    const bySession = new Map<string, { msg: ImportedMessage; done: boolean }[]>();
     for (const m of messages) {
       const d = json(m.data);
       const created = isObject(d.time) && typeof d.time.created === "number" ? d.time.created : Number(m.time_created);
       const msg = toMessage(String(m.id), d.role, created, textByMessage.get(String(m.id)));
       if (!msg) continue;
+      // An assistant message still being written has no completion time: it waits for a later pass.
+      const done = d.role !== "assistant" || (isObject(d.time) && typeof d.time.completed === "number");
       const sid = String(m.session_id ?? d.sessionID);
-      bySession.set(sid, [...(bySession.get(sid) ?? []), msg]);
+      const list = bySession.get(sid);
+      if (list) list.push({ msg, done });
+      else bySession.set(sid, [{ msg, done }]);
     }
-    return { sessions: sessions.map((s) => toSession(String(s.id), s.title, s.directory, s.parent_id, bySession.get(String(s.id)) ?? [])), skipped: [] };
+    // Only the last message of a session can still be in progress; an unfinished one followed by others was abandoned.
+    const ready = (list: { msg: ImportedMessage; done: boolean }[]) => list.filter((x, i) => x.done || i < list.length - 1).map((x) => x.msg);
+    const wanted = incremental ? sessions.filter((s) => bySession.has(String(s.id))) : sessions;
+    return {
+      sessions: wanted.map((s) => toSession(String(s.id), s.title, s.directory, s.parent_id, ready(bySession.get(String(s.id)) ?? []))),
+      skipped: [],
+      state: { updatedMs: Math.max(rows.updated, incremental ? (ctx.prior.updatedMs as number) : 0) },
+    };
   } finally {
     db.close();
   }
