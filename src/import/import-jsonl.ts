@@ -1,5 +1,6 @@
 // `memvoy import jsonl`: memvoy's own export format back in, exactly (ids, times, metadata; never redacted).
 import type { MemoryApi } from "../app/memory-api.ts";
+import { describeError } from "../shared/describe-error.ts";
 import { isRole, type MessageRecord } from "../shared/message.ts";
 import { parseTime } from "../shared/time.ts";
 import type { MetaUpdate } from "../app/import-api.ts";
@@ -32,7 +33,7 @@ export function importJsonlFiles(api: MemoryApi, files: readonly string[], o: Im
       report.files.read++;
     } catch (err) {
       report.files.failed++;
-      report.failed.push({ file, reason: err instanceof Error ? err.message : String(err) });
+      report.failed.push({ file, reason: describeError(err) });
     }
     o.onProgress?.({ source: "jsonl", filesDone: report.files.read + report.files.failed, files: files.length, messages: report.messages.added });
   }

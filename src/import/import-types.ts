@@ -1,4 +1,5 @@
 // The shapes every importer produces: sessions of messages keyed by their source record, and problems.
+import { InputError } from "../shared/errors.ts";
 import type { Role } from "../shared/message.ts";
 
 export interface ImportedMessage {
@@ -46,7 +47,7 @@ export interface FileRead {
 }
 
 /** The file is not in the source's format at all. */
-export class NotThisFormatError extends Error {}
+export class NotThisFormatError extends InputError {}
 
 export interface ReadContext {
   file: string;

@@ -1,5 +1,7 @@
 // Reading source files safely: JSONL from a byte offset in chunks (a partial last line waits for the next
 // pass), a named limit on one line, and .zst files decompressed whole under a size limit.
+import { describeError } from "../shared/describe-error.ts";
+import { InputError } from "../shared/errors.ts";
 import { closeSync, fstatSync, openSync, readFileSync, readSync } from "node:fs";
 import { zstdDecompressSync } from "node:zlib";
 import { declaredZstdSize } from "./zstd-size.ts";
@@ -8,7 +10,10 @@ export const MAX_LINE_BYTES = 256 * 1024 * 1024;
 export const MAX_DECOMPRESSED_BYTES = 1024 * 1024 * 1024;
 const CHUNK = 4 * 1024 * 1024;
 
-export class LimitError extends Error {}
+/** A named size limit refused the input (a line, a decompressed file, a zip entry). */
+export class LimitError extends InputError {}
+
+export class CorruptCompressedFileError extends InputError {}
 
 export interface Line {
   /** 1-based line number within the file. */
@@ -96,7 +101,7 @@ export function decompressZst(file: string): Buffer {
     if ((err as NodeJS.ErrnoException).code === "ERR_BUFFER_TOO_LARGE" || /larger than/i.test(String(err))) {
       throw new LimitError(`${file}: decompresses to more than the ${MAX_DECOMPRESSED_BYTES / 1024 / 1024} MiB limit`);
     }
-    throw new Error(`${file}: not a valid zstd file (${err instanceof Error ? err.message : String(err)})`);
+    throw new CorruptCompressedFileError(`${file}: not a valid zstd file (${describeError(err)})`, { cause: err });
   }
 }
 

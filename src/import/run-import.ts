@@ -3,6 +3,7 @@
 import { statSync } from "node:fs";
 import { resolve } from "node:path";
 import type { MemoryApi } from "../app/memory-api.ts";
+import { describeError } from "../shared/describe-error.ts";
 import type { MessageRecord } from "../shared/message.ts";
 import { importedMessageId } from "../shared/import-id.ts";
 import { fileHead, sameHead } from "./file-head.ts";
@@ -66,7 +67,7 @@ export async function importSource(api: MemoryApi, source: Source, o: ImportOpti
     try {
       files.push(...source.files(p));
     } catch (err) {
-      if (o.paths && o.paths.length > 0) report.failed.push({ file: p, reason: err instanceof Error ? err.message : String(err) });
+      if (o.paths && o.paths.length > 0) report.failed.push({ file: p, reason: describeError(err) });
     }
   }
   report.files.found = files.length;
@@ -77,7 +78,7 @@ export async function importSource(api: MemoryApi, source: Source, o: ImportOpti
       await importFile(api, source, file, o, report, sessions);
     } catch (err) {
       report.files.failed++;
-      report.failed.push({ file, reason: err instanceof Error ? err.message : String(err) });
+      report.failed.push({ file, reason: describeError(err) });
     }
     done++;
     o.onProgress?.({ source: source.name, filesDone: done, files: files.length, messages: report.messages.added });

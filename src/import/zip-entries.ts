@@ -1,5 +1,7 @@
 // A small zip reader for ChatGPT exports: the central directory, stored or deflated entries, and named
 // limits on entry count and uncompressed size (a zip bomb is refused, never inflated).
+import { describeError } from "../shared/describe-error.ts";
+import { InputError } from "../shared/errors.ts";
 import { closeSync, openSync, readSync, statSync } from "node:fs";
 import { inflateRawSync } from "node:zlib";
 import { LimitError } from "./read-lines.ts";
@@ -15,7 +17,7 @@ export interface ZipEntry {
   localOffset: number;
 }
 
-export class NotAZipError extends Error {}
+export class NotAZipError extends InputError {}
 
 function readAt(fd: number, pos: number, len: number): Buffer {
   const buf = Buffer.alloc(len);
@@ -82,7 +84,7 @@ export function readZipEntry(file: string, e: ZipEntry): Buffer {
       return inflateRawSync(data, { maxOutputLength: MAX_ENTRY_BYTES });
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === "ERR_BUFFER_TOO_LARGE") throw new LimitError(`${file}: ${e.name} inflates past the ${MAX_ENTRY_BYTES / 1024 / 1024} MiB limit for one zip entry`);
-      throw new NotAZipError(`${file}: ${e.name} is corrupt (${err instanceof Error ? err.message : String(err)})`);
+      throw new NotAZipError(`${file}: ${e.name} is corrupt (${describeError(err)})`, { cause: err });
     }
   } finally {
     closeSync(fd);

@@ -3,7 +3,7 @@
 import type { MemoryApi } from "../../app/memory-api.ts";
 import { importSource } from "../../import/run-import.ts";
 import { sourceByName, type SourceName } from "../../import/source-registry.ts";
-import { errorMessage } from "../../shared/errors.ts";
+import { describeError } from "../../shared/describe-error.ts";
 import type { CronJob, JobOutcome } from "../scheduler.ts";
 
 export function importJob(api: MemoryApi, pattern: string, sources: readonly SourceName[], env: Record<string, string | undefined>): CronJob {
@@ -24,7 +24,7 @@ export function importJob(api: MemoryApi, pattern: string, sources: readonly Sou
           }
           for (const f of r.failed) errors.push(`${name}: ${log.scrub(f.reason)}`);
         } catch (err) {
-          errors.push(`${name}: ${log.scrub(errorMessage(err))}`);
+          errors.push(`${name}: ${log.scrub(describeError(err))}`);
         }
       }
       return { detail: parts.join("; ") || "nothing new", errors, worked: added > 0 || errors.length > 0 };

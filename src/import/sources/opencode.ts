@@ -1,5 +1,7 @@
 // opencode: the SQLite database $XDG_DATA_HOME/opencode/opencode.db ($OPENCODE_DB overrides), opened read-only,
 // and the legacy JSON storage .../opencode/storage/{session,message,part}/. Sessions, their messages and text parts.
+import { describeError } from "../../shared/describe-error.ts";
+import { RuntimeFailure } from "../../shared/errors.ts";
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import type { ForeignDatabase } from "../../app/import-api.ts";
@@ -13,7 +15,7 @@ const PREFIX = "oc";
 
 type Rec = Record<string, unknown>;
 
-export class OpencodeDatabaseError extends Error {}
+export class OpencodeDatabaseError extends RuntimeFailure {}
 
 function dataDir(env: Record<string, string | undefined>): string {
   return join(env.XDG_DATA_HOME || join(homeOf(env), ".local", "share"), "opencode");
@@ -64,14 +66,14 @@ function readDatabase(api: MemoryApi, ctx: ReadContext): FileRead {
   try {
     db = api.imports.openForeign(ctx.file);
   } catch (err) {
-    throw new OpencodeDatabaseError(`${ctx.file}: cannot read the opencode database (${err instanceof Error ? err.message : String(err)}); nothing was imported from it`);
+    throw new OpencodeDatabaseError(`${ctx.file}: cannot read the opencode database (${describeError(err)}); nothing was imported from it`, { cause: err });
   }
   try {
     let tables: Set<string>;
     try {
       tables = db.tables();
     } catch (err) {
-      throw new OpencodeDatabaseError(`${ctx.file}: cannot read the opencode database (${err instanceof Error ? err.message : String(err)}); nothing was imported from it`);
+      throw new OpencodeDatabaseError(`${ctx.file}: cannot read the opencode database (${describeError(err)}); nothing was imported from it`, { cause: err });
     }
     if (!tables.has("session") || !tables.has("message") || !tables.has("part")) {
       throw new NotThisFormatError(`${ctx.file}: not an opencode database (no session, message and part tables)`);
@@ -94,7 +96,7 @@ function readDatabase(api: MemoryApi, ctx: ReadContext): FileRead {
         };
       });
     } catch (err) {
-      throw new OpencodeDatabaseError(`${ctx.file}: cannot read the opencode database (${err instanceof Error ? err.message : String(err)}); nothing was imported from it`);
+      throw new OpencodeDatabaseError(`${ctx.file}: cannot read the opencode database (${describeError(err)}); nothing was imported from it`, { cause: err });
     }
     const { sessions, messages, parts } = rows;
     const textByMessage = new Map<string, string[]>();

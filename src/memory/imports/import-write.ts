@@ -1,5 +1,6 @@
 // Writing imported messages: given ids and times (deterministic per source record), existing ids skipped,
 // secrets redacted unless told otherwise; history.json and the archive change together, as in the write path.
+import { describeError } from "../../shared/describe-error.ts";
 import { existsSync } from "node:fs";
 import { ensureDir } from "../../shared/atomic-write.ts";
 import type { MessageRecord } from "../../shared/message.ts";
@@ -62,7 +63,7 @@ export function writeImported(
     try {
       checkNewMessage(rec, ctx.config.limits.max_message_bytes);
     } catch (err) {
-      result.invalid.push({ id: r.id, reason: err instanceof Error ? err.message : String(err) });
+      result.invalid.push({ id: r.id, reason: describeError(err) });
       continue;
     }
     fresh.push(rec);

@@ -1,4 +1,6 @@
 // Read-only access to another program's SQLite database (opencode): never migrated, never written, never locked for long.
+import { describeError } from "../../shared/describe-error.ts";
+import { RuntimeFailure } from "../../shared/errors.ts";
 import { Database } from "bun:sqlite";
 
 export interface ForeignDatabase {
@@ -12,7 +14,7 @@ export interface ForeignDatabase {
   close(): void;
 }
 
-export class ForeignDatabaseError extends Error {}
+export class ForeignDatabaseError extends RuntimeFailure {}
 
 export function openForeignDatabase(path: string): ForeignDatabase {
   let db: Database;
@@ -22,7 +24,7 @@ export function openForeignDatabase(path: string): ForeignDatabase {
     db.run("PRAGMA query_only = 1");
     db.query("SELECT count(*) FROM sqlite_master").get();
   } catch (err) {
-    throw new ForeignDatabaseError(`cannot open ${path} read-only: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+    throw new ForeignDatabaseError(`cannot open ${path} read-only: ${describeError(err)}`, { cause: err });
   }
   return {
     tables: () => new Set((db.query("SELECT name FROM sqlite_master WHERE type = 'table'").all() as { name: string }[]).map((r) => r.name)),
