@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { openTemp, removeTempHomes, tempHome } from "../helpers/home.ts";
+import { openTemp, removeTempHomes, tempHome } from "../fixture/home.ts";
 import { aiderHistory } from "../fixture/import/aider.ts";
 import { conversation, conversation2, GPT_ID, GPT_ID2, zip } from "../fixture/import/chatgpt.ts";
 import { shortHash } from "../../src/shared/import-id.ts";

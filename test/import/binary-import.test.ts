@@ -2,7 +2,7 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { buildBinaryOnce, makeTempDir, removeTempDirs, runBinary } from "../helpers/binary.ts";
+import { buildBinaryOnce, makeTempDir, removeTempDirs, runBinary } from "../fixture/binary.ts";
 import { writeClaudeProjects } from "../fixture/import/claude-code.ts";
 import { writeCodexHome } from "../fixture/import/codex.ts";
 import { writeGeminiHome } from "../fixture/import/gemini.ts";

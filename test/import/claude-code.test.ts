@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { appendFileSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { openTemp, removeTempHomes, tempHome } from "../helpers/home.ts";
+import { openTemp, removeTempHomes, tempHome } from "../fixture/home.ts";
 import { CC_SESSION_A, CC_SESSION_B, CC_SESSION_C, sessionB, writeClaudeProjects } from "../fixture/import/claude-code.ts";
 import { importWith, messagesOf, sessionInfo } from "./support.ts";
 

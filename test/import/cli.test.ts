@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { mkdirSync, readFileSync, statSync, truncateSync, writeFileSync, existsSync } from "node:fs";
 import { join } from "node:path";
-import { cli, removeTempHomes, tempHome } from "../helpers/home.ts";
+import { cli, removeTempHomes, tempHome } from "../fixture/home.ts";
 import { writeClaudeProjects } from "../fixture/import/claude-code.ts";
 import { writeCodexHome } from "../fixture/import/codex.ts";
 import { writeGeminiHome } from "../fixture/import/gemini.ts";

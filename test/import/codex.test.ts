@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { appendFileSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { openTemp, removeTempHomes, tempHome } from "../helpers/home.ts";
+import { openTemp, removeTempHomes, tempHome } from "../fixture/home.ts";
 import { CODEX_ID, CODEX_OLD_ID, CODEX_ZST_ID, writeCodexHome, zstRollout } from "../fixture/import/codex.ts";
 import { importWith, messagesOf, sessionInfo } from "./support.ts";
 

@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { appendFileSync } from "node:fs";
-import { openTemp, removeTempHomes, tempHome } from "../helpers/home.ts";
+import { openTemp, removeTempHomes, tempHome } from "../fixture/home.ts";
 import { GEM_ID, GEM_LEGACY_ID, GEM_SUB_ID, writeGeminiHome } from "../fixture/import/gemini.ts";
 import { importWith, messagesOf, sessionInfo } from "./support.ts";
 

@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { openTemp, removeTempHomes, tempHome } from "../helpers/home.ts";
+import { openTemp, removeTempHomes, tempHome } from "../fixture/home.ts";
 import { importJsonlFiles } from "../../src/import/import-jsonl.ts";
 import { messagesOf, sessionInfo } from "./support.ts";
 

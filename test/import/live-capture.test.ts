@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { appendFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { cleanup, cli, startDaemon, tempHome, waitFor, waitRunning, repoRoot, baseEnv } from "../daemon/daemon-process.ts";
+import { cleanup, cli, startDaemon, tempHome, waitFor, waitRunning, repoRoot, baseEnv } from "../fixture/daemon-process.ts";
 import { CC_SESSION_B, writeClaudeProjects } from "../fixture/import/claude-code.ts";
 
 afterAll(cleanup);

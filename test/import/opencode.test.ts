@@ -2,7 +2,7 @@ import { Database } from "bun:sqlite";
 import { afterAll, describe, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { openTemp, removeTempHomes, tempHome } from "../helpers/home.ts";
+import { openTemp, removeTempHomes, tempHome } from "../fixture/home.ts";
 import { writeOpencodeData } from "../fixture/import/opencode.ts";
 import { importWith, messagesOf, sessionInfo } from "./support.ts";
 

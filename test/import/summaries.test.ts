@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, test } from "bun:test";
-import { openTemp, removeTempHomes, tempHome } from "../helpers/home.ts";
+import { openTemp, removeTempHomes, tempHome } from "../fixture/home.ts";
 import { writeClaudeProjects } from "../fixture/import/claude-code.ts";
 import { importWith } from "./support.ts";
 

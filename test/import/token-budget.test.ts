@@ -2,9 +2,9 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { cli, removeTempHomes, tempHome } from "../helpers/home.ts";
-import { startFakeAnthropic, type FakeAnthropic } from "../helpers/fake-anthropic.ts";
-import { current, summaryStep } from "../summary/support.ts";
+import { cli, removeTempHomes, tempHome } from "../fixture/home.ts";
+import { startFakeAnthropic, type FakeAnthropic } from "../fixture/fake-anthropic.ts";
+import { current, summaryStep } from "../fixture/summary-home.ts";
 
 let fake: FakeAnthropic;
 beforeAll(async () => (fake = await startFakeAnthropic()));

@@ -1,6 +1,6 @@
 // memvoy doctor [--repair]: check history.json files against the archive; repair what can be repaired.
-import { bool, expectPositionals, parseArgs } from "../args.ts";
-import { openFromFlags, printUsage } from "../command.ts";
+import { bool } from "../args.ts";
+import { withMemory, type CommandSpec } from "../command.ts";
 import { printJson, println } from "../output.ts";
 
 export const usage = `
@@ -12,12 +12,10 @@ and rebuilds it from the archive, which holds every message. Exit code 1 when a
 problem is left unrepaired.
 `;
 
-export async function run(argv: readonly string[]): Promise<number> {
-  const p = parseArgs(argv, { repair: { type: "boolean" } }, "doctor");
-  if (bool(p, "help")) return printUsage(usage);
-  expectPositionals(p, "doctor", []);
-  const api = openFromFlags(p);
-  try {
+const spec: CommandSpec = { name: "doctor", usage, flags: { repair: { type: "boolean" } }, positionals: [] };
+
+export function run(argv: readonly string[]): Promise<number> {
+  return withMemory(spec, argv, (api, p) => {
     const r = api.doctor({ repair: bool(p, "repair") });
     if (bool(p, "json")) printJson(r);
     else {
@@ -26,7 +24,5 @@ export async function run(argv: readonly string[]): Promise<number> {
       println(r.findings.length === 0 ? "all good" : r.ok ? "all problems repaired" : "problems found; run memvoy doctor --repair");
     }
     return r.ok ? 0 : 1;
-  } finally {
-    api.close();
-  }
+  });
 }

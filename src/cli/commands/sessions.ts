@@ -1,7 +1,7 @@
 // memvoy sessions: id, message count, last activity, summary present.
 import { nsToLocalSeconds, nsToRfc3339 } from "../../shared/time.ts";
-import { bool, expectPositionals, parseArgs, str } from "../args.ts";
-import { openFromFlags, printUsage } from "../command.ts";
+import { bool, str } from "../args.ts";
+import { withMemory, type CommandSpec } from "../command.ts";
 import { bold, dim, printJson, println } from "../output.ts";
 import { UsageError } from "../../shared/errors.ts";
 
@@ -15,19 +15,28 @@ sessions also the source and the title.
   --project TEXT   only sessions whose project (cwd or repository) is TEXT or lies under it
 `;
 
-export async function run(argv: readonly string[]): Promise<number> {
-  const p = parseArgs(argv, { sort: { type: "string" }, source: { type: "string" }, project: { type: "string" } }, "sessions");
-  if (bool(p, "help")) return printUsage(usage);
-  expectPositionals(p, "sessions", []);
-  const sort = str(p, "sort") ?? "recent";
-  if (sort !== "recent" && sort !== "name") throw new UsageError(`sessions: --sort must be recent or name`);
-  const api = openFromFlags(p);
-  try {
+const spec: CommandSpec = {
+  name: "sessions",
+  usage,
+  flags: { sort: { type: "string" }, source: { type: "string" }, project: { type: "string" } },
+  positionals: [],
+  check: (p) => {
+    if (!["recent", "name"].includes(str(p, "sort") ?? "recent")) throw new UsageError(`sessions: --sort must be recent or name`);
+  },
+};
+
+export function run(argv: readonly string[]): Promise<number> {
+  return withMemory(spec, argv, (api, p) => {
+    const sort = str(p, "sort") ?? "recent";
     const source = str(p, "source");
     const project = str(p, "project")?.replace(/\/+$/, "");
-    const list = api.sessions().filter(
-      (s) => (source === undefined || s.source === source) && (project === undefined || (s.project !== undefined && (s.project === project || s.project.startsWith(`${project}/`)))),
-    );
+    const list = api
+      .sessions()
+      .filter(
+        (s) =>
+          (source === undefined || s.source === source) &&
+          (project === undefined || (s.project !== undefined && (s.project === project || s.project.startsWith(`${project}/`)))),
+      );
     list.sort((a, b) => (sort === "name" ? a.id.localeCompare(b.id) : Number(b.lastActivity - a.lastActivity) || a.id.localeCompare(b.id)));
     if (bool(p, "json")) {
       printJson(
@@ -62,9 +71,7 @@ export async function run(argv: readonly string[]): Promise<number> {
       println(`${s.id.padEnd(w)}  ${String(s.messages).padStart(8)}  ${when}  ${(s.hasSummary ? "yes" : dim("no")).padEnd(s.hasSummary ? 7 : 7 + dim("").length)}${more}`.trimEnd());
     }
     return 0;
-  } finally {
-    api.close();
-  }
+  });
 }
 
 /** A title on one table line: control characters out, long titles cut. */
