@@ -46,7 +46,11 @@ function writer(path: string): Writer {
       buf.push(line, "\n");
       len += line.length + 1;
       w.bytes += Buffer.byteLength(line) + 1;
-      if (len > 1 << 20) (writeSync(fd, buf.join("")), (buf = []), (len = 0));
+      if (len > 1 << 20) {
+        writeSync(fd, buf.join(""));
+        buf = [];
+        len = 0;
+      }
     },
     close() {
       writeSync(fd, buf.join(""));
@@ -81,7 +85,10 @@ function generateClaude(root: string, budget: number): { messages: number; sessi
       parent = uuid;
     };
     for (let turn = 0; turn < TURNS_PER_SESSION; turn++) {
-      if (turn % 10 === 0) (w.write(JSON.stringify({ type: "file-history-snapshot", messageId: `m${turn}`, snapshot: { trackedFileBackups: {} } })), count(mix.cc, "file-history-snapshot"));
+      if (turn % 10 === 0) {
+        w.write(JSON.stringify({ type: "file-history-snapshot", messageId: `m${turn}`, snapshot: { trackedFileBackups: {} } }));
+        count(mix.cc, "file-history-snapshot");
+      }
       rec({ type: "user", message: { role: "user", content: say() } }, "user prompt");
       const mid = `msg_${s}_${turn}`;
       rec({ type: "assistant", requestId: `req_${s}_${turn}`, message: { id: mid, role: "assistant", model: "claude-sonnet-4-5", content: [{ type: "thinking", thinking: say() }, { type: "text", text: say() }] } }, "assistant text (streamed part 1)");

@@ -1,56 +1,31 @@
 // `memvoy import jsonl`: memvoy's own export format back in, exactly (ids, times, metadata; never redacted).
 import type { MemoryApi } from "../app/memory-api.ts";
-import { describeError } from "../shared/describe-error.ts";
 import { isRole, type MessageRecord } from "../shared/message.ts";
 import { parseTime } from "../shared/time.ts";
 import type { MetaUpdate } from "../app/import-api.ts";
 import type { Problem } from "./import-types.ts";
 import { isObject, jsonlLines, tryJson } from "./read-lines.ts";
-import type { ImportOptions, SourceReport } from "./run-import.ts";
+import { addSkipped, eachFile, newReport, type ImportOptions, type SourceReport } from "./import-report.ts";
 
 const ID = /^[0-9A-Za-z_-]{1,64}$/;
 const SESSION = /^[A-Za-z0-9_-][A-Za-z0-9._-]{0,127}$/;
 const BATCH = 5000;
 
-export function importJsonlFiles(api: MemoryApi, files: readonly string[], o: ImportOptions = {}): SourceReport & { skippedCount: number } {
-  const report: SourceReport & { skippedCount: number } = {
-    source: "jsonl",
-    paths: [...files],
-    files: { found: files.length, read: 0, unchanged: 0, failed: 0 },
-    sessions: 0,
-    messages: { added: 0, existing: 0, removed: 0 },
-    redacted: 0,
-    skipped: [],
-    skippedCount: 0,
-    failed: [],
-    notRemoved: 0,
-    dryRun: o.dryRun === true,
-  };
-  const sessions = new Set<string>();
-  for (const file of files) {
-    try {
-      readOne(api, file, o, report, sessions);
-      report.files.read++;
-    } catch (err) {
-      report.files.failed++;
-      report.failed.push({ file, reason: describeError(err) });
-    }
-    o.onProgress?.({ source: "jsonl", filesDone: report.files.read + report.files.failed, files: files.length, messages: report.messages.added });
-  }
-  report.sessions = sessions.size;
-  if (report.messages.added > 0 && !o.dryRun) api.imports.embedAdded();
-  return report;
+export function importJsonlFiles(api: MemoryApi, files: readonly string[], o: ImportOptions = {}): Promise<SourceReport> {
+  const report = newReport("jsonl", files, o.dryRun === true);
+  report.files.found = files.length;
+  return eachFile(api, report, files, o, (file, sessions) => {
+    readOne(api, file, o, report, sessions);
+    report.files.read++;
+  });
 }
 
-function readOne(api: MemoryApi, file: string, o: ImportOptions, report: SourceReport & { skippedCount: number }, sessions: Set<string>): void {
+function readOne(api: MemoryApi, file: string, o: ImportOptions, report: SourceReport, sessions: Set<string>): void {
   let batch: MessageRecord[] = [];
   let batchSession: string | undefined;
   let lines = 0;
   let good = 0;
-  const skip = (p: Problem) => {
-    report.skippedCount++;
-    if (report.skipped.length < 200) report.skipped.push(p);
-  };
+  const skip = (p: Problem) => addSkipped(report, p);
   const flush = () => {
     if (batchSession === undefined || batch.length === 0) return;
     const r = api.imports.write(batchSession, batch, undefined, { redact: false, dryRun: o.dryRun });

@@ -7,61 +7,14 @@ import { describeError } from "../shared/describe-error.ts";
 import type { MessageRecord } from "../shared/message.ts";
 import { importedMessageId } from "../shared/import-id.ts";
 import { fileHead, sameHead } from "./file-head.ts";
-import type { ImportedSession, Problem, Source } from "./import-types.ts";
+import { addSkipped, eachFile, newReport, type ImportOptions, type ImportProgress, type SourceReport } from "./import-report.ts";
+import type { ImportedSession, Source } from "./import-types.ts";
 
-export interface ImportOptions {
-  /** Files or folders; the source's default locations when empty. */
-  paths?: readonly string[];
-  /** Only messages sent at or after this time (UTC ns). */
-  since?: bigint;
-  dryRun?: boolean;
-  /** Keep secrets in imported text (default: redacted). */
-  keepSecrets?: boolean;
-  env?: Record<string, string | undefined>;
-  onProgress?: (p: ImportProgress) => void;
-}
+export type { ImportOptions, ImportProgress, SourceReport };
 
-export interface ImportProgress {
-  source: string;
-  filesDone: number;
-  files: number;
-  messages: number;
-}
-
-export interface SourceReport {
-  source: string;
-  /** Where the files were looked for. */
-  paths: string[];
-  files: { found: number; read: number; unchanged: number; failed: number };
-  sessions: number;
-  messages: { added: number; existing: number; removed: number };
-  /** Messages with at least one secret redacted. */
-  redacted: number;
-  skipped: Problem[];
-  failed: Problem[];
-  /** Messages the tool removed (a rewind) that could not be removed here. */
-  notRemoved: number;
-  dryRun: boolean;
-}
-
-/** How many skipped lines a report lists one by one (the count is always exact). */
-const MAX_LISTED = 200;
-
-export async function importSource(api: MemoryApi, source: Source, o: ImportOptions = {}): Promise<SourceReport & { skippedCount: number }> {
+export async function importSource(api: MemoryApi, source: Source, o: ImportOptions = {}): Promise<SourceReport> {
   const paths = o.paths && o.paths.length > 0 ? o.paths.map((p) => resolve(p)) : (source.defaultPaths(o.env ?? process.env) ?? []);
-  const report: SourceReport & { skippedCount: number } = {
-    source: source.name,
-    paths,
-    files: { found: 0, read: 0, unchanged: 0, failed: 0 },
-    sessions: 0,
-    messages: { added: 0, existing: 0, removed: 0 },
-    redacted: 0,
-    skipped: [],
-    skippedCount: 0,
-    failed: [],
-    notRemoved: 0,
-    dryRun: o.dryRun === true,
-  };
+  const report = newReport(source.name, paths, o.dryRun === true);
   const files: string[] = [];
   for (const p of paths) {
     try {
@@ -71,24 +24,10 @@ export async function importSource(api: MemoryApi, source: Source, o: ImportOpti
     }
   }
   report.files.found = files.length;
-  const sessions = new Set<string>();
-  let done = 0;
-  for (const file of files) {
-    try {
-      await importFile(api, source, file, o, report, sessions);
-    } catch (err) {
-      report.files.failed++;
-      report.failed.push({ file, reason: describeError(err) });
-    }
-    done++;
-    o.onProgress?.({ source: source.name, filesDone: done, files: files.length, messages: report.messages.added });
-  }
-  report.sessions = sessions.size;
-  if (report.messages.added > 0 && !o.dryRun) api.imports.embedAdded();
-  return report;
+  return eachFile(api, report, files, o, (file, sessions) => importFile(api, source, file, o, report, sessions));
 }
 
-async function importFile(api: MemoryApi, source: Source, file: string, o: ImportOptions, report: SourceReport & { skippedCount: number }, sessions: Set<string>): Promise<void> {
+async function importFile(api: MemoryApi, source: Source, file: string, o: ImportOptions, report: SourceReport, sessions: Set<string>): Promise<void> {
   const raw = statSync(file, { bigint: true });
   const st = source.stamp ? source.stamp(file) : { size: Number(raw.size), mtimeNs: raw.mtimeNs };
   const size = st.size;
@@ -111,10 +50,7 @@ async function importFile(api: MemoryApi, source: Source, file: string, o: Impor
   }
   const read = await source.read({ file, offset, state, prior: kept });
   report.files.read++;
-  for (const p of read.skipped) {
-    report.skippedCount++;
-    if (report.skipped.length < MAX_LISTED) report.skipped.push(p);
-  }
+  for (const p of read.skipped) addSkipped(report, p);
   for (const s of read.sessions) {
     const records = toRecords(source, s, o.since);
     // A session with nothing to add is only touched when it exists (its title may have arrived late):
@@ -126,10 +62,7 @@ async function importFile(api: MemoryApi, source: Source, file: string, o: Impor
     report.messages.added += r.added;
     report.messages.existing += r.existing;
     report.redacted += r.redacted;
-    for (const bad of r.invalid) {
-      report.skippedCount++;
-      if (report.skipped.length < MAX_LISTED) report.skipped.push({ file, reason: bad.reason });
-    }
+    for (const bad of r.invalid) addSkipped(report, { file, reason: bad.reason });
     if (s.complete && o.since === undefined) removeVanished(api, s.id, records, o, report);
   }
   if (!o.dryRun && o.since === undefined) {

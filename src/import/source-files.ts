@@ -1,5 +1,5 @@
 // Listing a source's files: a file as given, or every matching file under a folder (sorted, symlinks not followed).
-import { readdirSync, statSync } from "node:fs";
+import { type Dirent, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { homedir } from "node:os";
 
@@ -14,7 +14,7 @@ export function listFiles(path: string, want: (name: string, full: string) => bo
   if (!st.isDirectory()) return [];
   const out: string[] = [];
   const walk = (dir: string) => {
-    let entries;
+    let entries: Dirent[];
     try {
       entries = readdirSync(dir, { withFileTypes: true });
     } catch {

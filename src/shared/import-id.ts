@@ -1,19 +1,9 @@
 // Deterministic ids for imported records: the same source record gives the same memvoy id on every run.
-const ALPHABET = "0123456789ABCDEFGHJKMNPQRSTVWXYZ";
+import { timeHashId } from "./ids.ts";
 
 /** A time-sortable message id (the ULID layout of newId): the record's time, then a hash of source and record id. */
 export function importedMessageId(sendAtNs: bigint, source: string, recordKey: string): string {
-  const h = new Bun.CryptoHasher("sha256").update(`${source}\0${recordKey}`).digest();
-  let ms = Number(sendAtNs / 1_000_000n);
-  if (!Number.isFinite(ms) || ms < 0) ms = 0;
-  let time = "";
-  for (let i = 0; i < 10; i++) {
-    time = ALPHABET[ms % 32] + time;
-    ms = Math.floor(ms / 32);
-  }
-  let rest = "";
-  for (let i = 0; i < 16; i++) rest += ALPHABET[h[i]! & 31];
-  return time + rest;
+  return timeHashId(sendAtNs, `${source}\0${recordKey}`);
 }
 
 /** `<prefix>-<source id>` within the session-id rules: other characters become "_", an over-long id keeps a hash tail. */

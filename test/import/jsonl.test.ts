@@ -23,7 +23,7 @@ describe("import jsonl", () => {
       ].join("\n") + "\n",
     );
     const { api } = openTemp();
-    const r = importJsonlFiles(api, [file]);
+    const r = await importJsonlFiles(api, [file]);
     expect(r).toMatchObject({ sessions: 1, messages: { added: 2 }, redacted: 0, skippedCount: 3 });
     expect(r.skipped.map((s) => s.line)).toEqual([3, 4, 5]);
     expect(messagesOf(api, "cc-x")).toEqual([
@@ -42,7 +42,7 @@ describe("import jsonl", () => {
     const file = join(tempHome("jsonl-"), "other.jsonl");
     writeFileSync(file, '{"a":1}\n{"b":2}\n');
     const { api } = openTemp();
-    const r = importJsonlFiles(api, [file]);
+    const r = await importJsonlFiles(api, [file]);
     expect(r.files.failed).toBe(1);
     expect(r.failed[0]!.reason).toContain("other.jsonl: not a memvoy export");
     api.close();

@@ -3,7 +3,8 @@ import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import type { MemoryApi } from "../../app/memory-api.ts";
 import { importJsonlFiles } from "../../import/import-jsonl.ts";
-import { importSource, type ImportOptions, type SourceReport } from "../../import/run-import.ts";
+import { newReport, type SourceReport } from "../../import/import-report.ts";
+import { importSource, type ImportOptions } from "../../import/run-import.ts";
 import { isSourceName, sourceByName, SOURCE_NAMES } from "../../import/source-registry.ts";
 import { UsageError } from "../../shared/errors.ts";
 import { isTimeRange, nowNs, parseTimeOrThrow, rangeStart } from "../../shared/time.ts";
@@ -91,13 +92,13 @@ export async function run(argv: readonly string[]): Promise<number> {
   }
 }
 
-type Report = SourceReport & { skippedCount: number; note?: string };
+type Report = SourceReport;
 
 async function pass(api: MemoryApi, source: string, opts: ImportOptions, json: boolean): Promise<Report[]> {
   const bar = !json && process.stderr.isTTY ? progressLine(process.stderr) : undefined;
   const o: ImportOptions = { ...opts, onProgress: bar ? (e) => bar.update(`${e.source}: ${e.filesDone}/${e.files} files, ${e.messages} messages`, e.messages) : undefined };
   try {
-    if (source === "jsonl") return [importJsonlFiles(api, opts.paths ?? [], o)];
+    if (source === "jsonl") return [await importJsonlFiles(api, opts.paths ?? [], o)];
     if (source !== "auto") return [await importSource(api, sourceByName(api, source as never), o)];
     const out: Report[] = [];
     for (const name of SOURCE_NAMES) {
@@ -120,19 +121,7 @@ async function pass(api: MemoryApi, source: string, opts: ImportOptions, json: b
 }
 
 function emptyReport(source: string, o: ImportOptions): Report {
-  return {
-    source,
-    paths: [],
-    files: { found: 0, read: 0, unchanged: 0, failed: 0 },
-    sessions: 0,
-    messages: { added: 0, existing: 0, removed: 0 },
-    redacted: 0,
-    skipped: [],
-    skippedCount: 0,
-    failed: [],
-    notRemoved: 0,
-    dryRun: o.dryRun === true,
-  };
+  return newReport(source, [], o.dryRun === true);
 }
 
 const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;

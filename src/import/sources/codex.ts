@@ -3,7 +3,6 @@
 import { existsSync } from "node:fs";
 import { basename, join } from "node:path";
 import { importedSessionId } from "../../shared/import-id.ts";
-import type { Role } from "../../shared/message.ts";
 import { parseTime } from "../../shared/time.ts";
 import { NotThisFormatError, type FileRead, type ImportedMessage, type Problem, type ReadContext, type Source } from "../import-types.ts";
 import { isObject, jsonlLines, tryJson } from "../read-lines.ts";
@@ -75,7 +74,7 @@ function readRollout(ctx: ReadContext): FileRead {
     } else if (r.type === "response_item" && p.type === "message" && (p.role === "user" || p.role === "assistant")) {
       const text = itemText(p.content);
       if (text === "" || at === undefined) continue;
-      fromItems.push({ key, role: p.role as Role, content: text, sendAt: at });
+      fromItems.push({ key, role: p.role === "user" ? "user" : "assistant", content: text, sendAt: at });
     }
   }
   if (ctx.offset === 0 && lines > 0 && records === 0) throw new NotThisFormatError(`${ctx.file}: not a Codex rollout (no line is {timestamp, type, payload})`);
