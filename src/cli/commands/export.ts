@@ -1,10 +1,12 @@
 // memvoy export [SESSION…|--all] [--since TIME] [--until TIME] [--format jsonl|md] [--output FILE]
+import { existsSync, statSync } from "node:fs";
+import { dirname, resolve } from "node:path";
 import type { ExportSession } from "../../app/import-api.ts";
 import { openAtomicStream } from "../../shared/atomic-stream.ts";
 import { UsageError } from "../../shared/errors.ts";
 import { isTimeRange, nsToRfc3339, parseTimeOrThrow, rangeStart, nowNs } from "../../shared/time.ts";
-import { bool, parseArgs, str } from "../args.ts";
-import { openFromFlags, printUsage } from "../command.ts";
+import { bool, str } from "../args.ts";
+import { withMemory, type CommandSpec } from "../command.ts";
 import { printJson } from "../output.ts";
 
 export const usage = `
@@ -29,54 +31,59 @@ function timeFlag(value: string | undefined, flag: string): bigint | undefined {
   return parseTimeOrThrow(value, flag);
 }
 
-export async function run(argv: readonly string[]): Promise<number> {
-  const p = parseArgs(
-    argv,
-    { all: { type: "boolean" }, since: { type: "string" }, until: { type: "string" }, format: { type: "string" }, output: { type: "string", short: "o" } },
-    "export",
-  );
-  if (bool(p, "help")) return printUsage(usage);
-  const all = bool(p, "all");
-  if (all && p.positionals.length > 0) throw new UsageError("export: give SESSION names or --all, not both");
-  if (!all && p.positionals.length === 0) throw new UsageError("export: name the sessions to export, or give --all (see memvoy export --help)");
-  const format = str(p, "format") ?? "jsonl";
-  if (format !== "jsonl" && format !== "md") throw new UsageError(`export: --format must be jsonl or md, got ${JSON.stringify(format)}`);
-  const since = timeFlag(str(p, "since"), "--since");
-  const until = timeFlag(str(p, "until"), "--until");
-  const output = str(p, "output");
-  const api = openFromFlags(p);
-  try {
-    const list = api.imports.exportSessions({ sessions: all ? undefined : p.positionals, since, until });
-    const render = format === "md" ? (s: ExportSession) => markdown(s) : (s: ExportSession) => api.imports.exportLines(s).join("\n") + "\n";
-    let sessions = 0;
-    let messages = 0;
-    if (output !== undefined) {
-      const out = openAtomicStream(output);
-      try {
-        for (const s of list) {
-          out.write(render(s));
-          sessions++;
-          messages += s.messages.length;
-        }
-        out.commit();
-      } catch (err) {
-        out.discard();
-        throw err;
+const spec: CommandSpec = {
+  name: "export",
+  usage,
+  flags: { all: { type: "boolean" }, since: { type: "string" }, until: { type: "string" }, format: { type: "string" }, output: { type: "string", short: "o" } },
+  session: true,
+  check: (p, args) => {
+    const all = bool(p, "all");
+    if (all && args.length > 0) throw new UsageError("export: give SESSION names or --all, not both");
+    if (!all && args.length === 0) throw new UsageError("export: name the sessions to export, or give --all (see memvoy export --help)");
+    const format = str(p, "format") ?? "jsonl";
+    if (format !== "jsonl" && format !== "md") throw new UsageError(`export: --format must be jsonl or md, got ${JSON.stringify(format)}`);
+    timeFlag(str(p, "since"), "--since");
+    timeFlag(str(p, "until"), "--until");
+    const output = str(p, "output");
+    if (output === undefined) return;
+    if (!existsSync(dirname(resolve(output)))) throw new UsageError(`export: no such folder for --output: ${dirname(resolve(output))}`);
+    if (existsSync(output) && statSync(output).isDirectory()) throw new UsageError(`export: --output ${output} is a folder; name a file`);
+  },
+};
+
+export function run(argv: readonly string[]): Promise<number> {
+  return withMemory(spec, argv, async (api, p, args) => {
+    const all = bool(p, "all");
+    const list = api.imports.exportSessions({ sessions: all ? undefined : args, since: timeFlag(str(p, "since"), "--since"), until: timeFlag(str(p, "until"), "--until") });
+    const render = str(p, "format") === "md" ? (s: ExportSession) => markdown(s) : (s: ExportSession) => `${api.imports.exportLines(s).join("\n")}\n`;
+    const output = str(p, "output");
+    if (output === undefined) {
+      // On stdout the stream is the output (the one exception to "--json prints one document").
+      const w = Bun.stdout.writer();
+      for (const s of list) {
+        w.write(render(s));
+        await w.flush();
       }
-      if (bool(p, "json")) printJson({ output, format, sessions, messages });
-      else process.stderr.write(`exported ${sessions} sessions, ${messages} messages to ${output}\n`);
       return 0;
     }
-    const w = Bun.stdout.writer();
-    for (const s of list) {
-      w.write(render(s));
-      await w.flush();
+    let sessions = 0;
+    let messages = 0;
+    const out = openAtomicStream(output);
+    try {
+      for (const s of list) {
+        out.write(render(s));
+        sessions++;
+        messages += s.messages.length;
+      }
+      out.commit();
+    } catch (err) {
+      out.discard();
+      throw err;
     }
-    await w.flush();
+    if (bool(p, "json")) printJson({ output, format: str(p, "format") ?? "jsonl", sessions, messages });
+    else process.stderr.write(`exported ${sessions} sessions, ${messages} messages to ${output}\n`);
     return 0;
-  } finally {
-    api.close();
-  }
+  });
 }
 
 function markdown(s: ExportSession): string {

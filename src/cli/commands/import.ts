@@ -8,8 +8,8 @@ import { importSource, type ImportOptions } from "../../import/run-import.ts";
 import { isSourceName, sourceByName, SOURCE_NAMES } from "../../import/source-registry.ts";
 import { UsageError } from "../../shared/errors.ts";
 import { isTimeRange, nowNs, parseTimeOrThrow, rangeStart } from "../../shared/time.ts";
-import { bool, num, parseArgs, str } from "../args.ts";
-import { openFromFlags, printUsage } from "../command.ts";
+import { bool, num, str } from "../args.ts";
+import { withMemory, type CommandSpec } from "../command.ts";
 import { printJson, println } from "../output.ts";
 import { progressLine } from "../progress.ts";
 
@@ -43,52 +43,61 @@ import goes on; the exit code is 1 when any file failed.
   --json           one JSON report (with --watch: one JSON line per pass)
 `;
 
-export async function run(argv: readonly string[]): Promise<number> {
-  const p = parseArgs(
-    argv,
-    { since: { type: "string" }, "dry-run": { type: "boolean" }, "keep-secrets": { type: "boolean" }, watch: { type: "boolean" }, interval: { type: "number" } },
-    "import",
-  );
-  if (bool(p, "help")) return printUsage(usage);
-  const [source, ...paths] = p.positionals;
-  if (source === undefined) throw new UsageError(`import: missing SOURCE: one of ${[...SOURCE_NAMES, "jsonl", "auto"].join(", ")} (see memvoy import --help)`);
-  if (!isSourceName(source) && source !== "jsonl" && source !== "auto") {
-    throw new UsageError(`import: unknown source ${JSON.stringify(source)}: use ${[...SOURCE_NAMES, "jsonl", "auto"].join(", ")}`);
-  }
-  if ((source === "jsonl" || source === "aider" || source === "chatgpt") && paths.length === 0) throw new UsageError(`import ${source}: give the PATH to read (it has no default location)`);
-  if (source === "auto" && paths.length > 0) throw new UsageError("import auto: takes no PATH (it reads every source's default location)");
-  for (const path of paths) if (!existsSync(path)) throw new UsageError(`import: no such file or folder: ${path}`);
-  const interval = num(p, "interval") ?? 60;
-  if (interval < 1) throw new UsageError("import: --interval must be at least 1 second");
-  const sinceText = str(p, "since");
-  const since = sinceText === undefined ? undefined : isTimeRange(sinceText) && sinceText !== "all" ? rangeStart(sinceText, nowNs()) : parseTimeOrThrow(sinceText, "--since");
-  const json = bool(p, "json");
-  const opts: ImportOptions = { paths: paths.map((x) => resolve(x)), since, dryRun: bool(p, "dry-run"), keepSecrets: bool(p, "keep-secrets") };
-  const api = openFromFlags(p);
-  try {
+const SOURCES = [...SOURCE_NAMES, "jsonl", "auto"].join(", ");
+
+const spec: CommandSpec = {
+  name: "import",
+  usage,
+  flags: { since: { type: "string" }, "dry-run": { type: "boolean" }, "keep-secrets": { type: "boolean" }, watch: { type: "boolean" }, interval: { type: "number" } },
+  check: (p, args) => {
+    const [source, ...paths] = args;
+    if (source === undefined) throw new UsageError(`import: missing SOURCE: one of ${SOURCES} (see memvoy import --help)`);
+    if (!isSourceName(source) && source !== "jsonl" && source !== "auto") throw new UsageError(`import: unknown source ${JSON.stringify(source)}: use ${SOURCES}`);
+    if ((source === "jsonl" || source === "aider" || source === "chatgpt") && paths.length === 0) {
+      throw new UsageError(`import ${source}: give the PATH to read (it has no default location)`);
+    }
+    if (source === "auto" && paths.length > 0) throw new UsageError("import auto: takes no PATH (it reads every source's default location)");
+    for (const path of paths) if (!existsSync(path)) throw new UsageError(`import: no such file or folder: ${path}`);
+    if ((num(p, "interval") ?? 60) < 1) throw new UsageError("import: --interval must be at least 1 second");
+    sinceFlag(str(p, "since"));
+  },
+};
+
+function sinceFlag(text: string | undefined): bigint | undefined {
+  if (text === undefined) return undefined;
+  return isTimeRange(text) && text !== "all" ? rangeStart(text, nowNs()) : parseTimeOrThrow(text, "--since");
+}
+
+export function run(argv: readonly string[]): Promise<number> {
+  return withMemory(spec, argv, async (api, p, [source, ...paths]) => {
+    const json = bool(p, "json");
+    const opts: ImportOptions = { paths: paths.map((x) => resolve(x)), since: sinceFlag(str(p, "since")), dryRun: bool(p, "dry-run"), keepSecrets: bool(p, "keep-secrets") };
     if (!bool(p, "watch")) {
-      const reports = await pass(api, source, opts, json);
+      const reports = await pass(api, source!, opts, json);
       if (json) printJson({ sources: reports });
       else for (const r of reports) printReport(r);
       return reports.some((r) => r.failed.length > 0) ? 1 : 0;
     }
-    let stop = false;
-    const wake = Promise.withResolvers<void>();
-    const onSignal = () => {
-      stop = true;
-      wake.resolve();
-    };
-    process.on("SIGINT", onSignal);
-    process.on("SIGTERM", onSignal);
-    while (!stop) {
-      const reports = await pass(api, source, opts, json);
-      if (json) process.stdout.write(JSON.stringify({ at: new Date().toISOString(), sources: reports }) + "\n");
-      else for (const r of reports) if (r.messages.added > 0 || r.failed.length > 0 || r.messages.removed > 0) printReport(r);
-      await Promise.race([Bun.sleep(interval * 1000), wake.promise]);
-    }
+    await watch(api, source!, opts, json, (num(p, "interval") ?? 60) * 1000);
     return 0;
-  } finally {
-    api.close();
+  });
+}
+
+/** --watch: a pass every interval until SIGINT or SIGTERM; with --json one line per pass. */
+async function watch(api: MemoryApi, source: string, opts: ImportOptions, json: boolean, intervalMs: number): Promise<void> {
+  let stop = false;
+  const wake = Promise.withResolvers<void>();
+  const onSignal = () => {
+    stop = true;
+    wake.resolve();
+  };
+  process.on("SIGINT", onSignal);
+  process.on("SIGTERM", onSignal);
+  while (!stop) {
+    const reports = await pass(api, source, opts, json);
+    if (json) process.stdout.write(`${JSON.stringify({ at: new Date().toISOString(), sources: reports })}\n`);
+    else for (const r of reports) if (r.messages.added > 0 || r.failed.length > 0 || r.messages.removed > 0) printReport(r);
+    await Promise.race([Bun.sleep(intervalMs), wake.promise]);
   }
 }
 

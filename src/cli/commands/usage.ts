@@ -1,7 +1,7 @@
 // memvoy usage [--days N]: LLM tokens by day, model and session, and the daily budget.
 import { UsageError } from "../../shared/errors.ts";
-import { bool, expectPositionals, num, parseArgs } from "../args.ts";
-import { openFromFlags, printUsage } from "../command.ts";
+import { bool, num } from "../args.ts";
+import { withMemory, type CommandSpec } from "../command.ts";
 import { bold, printJson, println } from "../output.ts";
 
 export const usage = `
@@ -13,21 +13,30 @@ by UTC day, model and session, newest day first; and today's total against [summ
   --days N   how many days back, today included (default 30)
 `;
 
-export async function run(argv: readonly string[]): Promise<number> {
-  const p = parseArgs(argv, { days: { type: "number" } }, "usage");
-  if (bool(p, "help")) return printUsage(usage);
-  expectPositionals(p, "usage", []);
-  const days = num(p, "days") ?? 30;
-  if (days < 1) throw new UsageError("usage: --days must be at least 1");
-  const api = openFromFlags(p);
-  try {
+const spec: CommandSpec = {
+  name: "usage",
+  usage,
+  flags: { days: { type: "number" } },
+  positionals: [],
+  check: (p) => {
+    if ((num(p, "days") ?? 30) < 1) throw new UsageError("usage: --days must be at least 1");
+  },
+};
+
+export function run(argv: readonly string[]): Promise<number> {
+  return withMemory(spec, argv, (api, p) => {
+    const days = num(p, "days") ?? 30;
     const r = api.usage({ days });
     if (bool(p, "json")) {
       printJson(r);
       return 0;
     }
     const b = r.budget;
-    println(b.budget > 0 ? `today (${b.day} UTC): ${b.usedToday} of ${b.budget} tokens${b.spent ? " — budget spent, no LLM call until 00:00 UTC" : ""}` : `today (${b.day} UTC): ${b.usedToday} tokens (no daily budget set)`);
+    println(
+      b.budget > 0
+        ? `today (${b.day} UTC): ${b.usedToday} of ${b.budget} tokens${b.spent ? " — budget spent, no LLM call until 00:00 UTC" : ""}`
+        : `today (${b.day} UTC): ${b.usedToday} tokens (no daily budget set)`,
+    );
     if (r.rows.length === 0) {
       println(`no LLM calls in the last ${days} day(s)`);
       return 0;
@@ -36,10 +45,9 @@ export async function run(argv: readonly string[]): Promise<number> {
     const mw = Math.max(5, ...r.rows.map((x) => x.model.length));
     println(bold(`DAY         ${"MODEL".padEnd(mw)}  ${"SESSION".padEnd(w)}  ${"CALLS".padStart(5)}  ${"INPUT".padStart(9)}  ${"OUTPUT".padStart(9)}`));
     for (const x of r.rows) {
-      println(`${x.day}  ${x.model.padEnd(mw)}  ${(x.session ?? "-").padEnd(w)}  ${String(x.calls).padStart(5)}  ${String(x.inputTokens).padStart(9)}  ${String(x.outputTokens).padStart(9)}`);
+      const counts = `${String(x.calls).padStart(5)}  ${String(x.inputTokens).padStart(9)}  ${String(x.outputTokens).padStart(9)}`;
+      println(`${x.day}  ${x.model.padEnd(mw)}  ${(x.session ?? "-").padEnd(w)}  ${counts}`);
     }
     return 0;
-  } finally {
-    api.close();
-  }
+  });
 }
