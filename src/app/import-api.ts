@@ -7,7 +7,8 @@ import { writeImported, type ImportWriteOptions, type ImportWriteResult } from "
 import { exportSessions, messageLine, sessionLine, type ExportOptions, type ExportSession } from "../memory/imports/export-lines.ts";
 import { getImportFile, putImportFile, type ImportFileState } from "../storage/sqlite/import-files-repo.ts";
 import { getSessionMeta, upsertSessionMeta, type MetaUpdate, type SessionMeta } from "../storage/sqlite/session-meta-repo.ts";
-import { listSessionMessages } from "../storage/sqlite/messages-repo.ts";
+import { getMessagesById, listSessionMessages } from "../storage/sqlite/messages-repo.ts";
+import { removeMessage } from "../memory/remove-message.ts";
 import { withWriteLock } from "../storage/sqlite/write-lock.ts";
 import { openForeignDatabase, type ForeignDatabase } from "../storage/foreign/foreign-sqlite.ts";
 
@@ -46,9 +47,9 @@ export class ImportApi {
    * removed here. The removal goes through the one rm-message routine, tombstone included.
    */
   removeMessage(session: string, id: string): boolean {
-    void session;
-    void id;
-    return false;
+    if (getMessagesById(this.ctx.db, [id])[0]?.session !== session) return false;
+    removeMessage(this.ctx, session, id, { dropSummary: false });
+    return true;
   }
 
   fileState(source: string, path: string): ImportFileState | undefined {

@@ -31,6 +31,7 @@ function readOne(api: MemoryApi, file: string, o: ImportOptions, report: SourceR
     const r = api.imports.write(batchSession, batch, undefined, { redact: false, dryRun: o.dryRun });
     report.messages.added += r.added;
     report.messages.existing += r.existing;
+    report.messages.tombstoned += r.tombstoned;
     for (const bad of r.invalid) skip({ file, reason: bad.reason });
     batch = [];
   };

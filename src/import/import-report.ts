@@ -9,7 +9,8 @@ export interface SourceReport {
   paths: string[];
   files: { found: number; read: number; unchanged: number; failed: number };
   sessions: number;
-  messages: { added: number; existing: number; removed: number };
+  /** removed: rewound in the source and removed here; tombstoned: removed once, kept out. */
+  messages: { added: number; existing: number; removed: number; tombstoned: number };
   /** Messages with at least one secret redacted. */
   redacted: number;
   /** The first skipped lines or records, with their reason (skippedCount is exact). */
@@ -32,7 +33,7 @@ export function newReport(source: string, paths: readonly string[], dryRun: bool
     paths: [...paths],
     files: { found: 0, read: 0, unchanged: 0, failed: 0 },
     sessions: 0,
-    messages: { added: 0, existing: 0, removed: 0 },
+    messages: { added: 0, existing: 0, removed: 0, tombstoned: 0 },
     redacted: 0,
     skipped: [],
     skippedCount: 0,

@@ -24,7 +24,16 @@ export async function importSource(api: MemoryApi, source: Source, o: ImportOpti
     }
   }
   report.files.found = files.length;
-  return eachFile(api, report, files, o, (file, sessions) => importFile(api, source, file, o, report, sessions));
+  await eachFile(api, report, files, o, (file, sessions) => importFile(api, source, file, o, report, sessions));
+  // Rewound messages were removed from the archive; their vectors go now too, so no copy of the text remains.
+  if (report.messages.removed > 0 && !o.dryRun) {
+    try {
+      await api.purgeDeleted();
+    } catch (err) {
+      report.failed.push({ file: api.paths.lance, reason: `removed messages' vectors are not purged yet: ${describeError(err)}` });
+    }
+  }
+  return report;
 }
 
 async function importFile(api: MemoryApi, source: Source, file: string, o: ImportOptions, report: SourceReport, sessions: Set<string>): Promise<void> {
@@ -61,6 +70,7 @@ async function importFile(api: MemoryApi, source: Source, file: string, o: Impor
     const r = api.imports.write(s.id, records, meta, { redact: !o.keepSecrets, dryRun: o.dryRun });
     report.messages.added += r.added;
     report.messages.existing += r.existing;
+    report.messages.tombstoned += r.tombstoned;
     report.redacted += r.redacted;
     for (const bad of r.invalid) addSkipped(report, { file, reason: bad.reason });
     if (s.complete && o.since === undefined) removeVanished(api, s.id, records, o, report);

@@ -136,3 +136,20 @@ describe("import --since", () => {
     api.close();
   });
 });
+
+describe("import and rm-message", () => {
+  test("a message removed by rm-message stays removed when the transcript is imported again", async () => {
+    const projects = writeClaudeProjects(tempHome("cc-src-"));
+    const { api } = openTemp();
+    await importWith(api, "claude-code", [projects]);
+    const victim = api.history(C, { all: true }).find((m) => m.content.includes("REDACTED"))!;
+    await api.rmMessage(victim.id);
+    // The transcript changes (a new turn), so it is read again, from the start (it was replaced).
+    const file = join(projects, "-home-dev-infra", `${CC_SESSION_C}.jsonl`);
+    writeFileSync(file, readFileSync(file, "utf8").split("\n").reverse().join("\n"));
+    const r = await importWith(api, "claude-code", [projects]);
+    expect(r.messages).toMatchObject({ added: 0, tombstoned: 1 });
+    expect(messagesOf(api, C).map((m) => m[1])).not.toContain("Enable it, token [REDACTED:anthropic-key]");
+    api.close();
+  });
+});

@@ -148,6 +148,7 @@ function printReport(r: Report): void {
   ];
   if (r.messages.removed > 0) parts.push(`${r.dryRun ? "would remove" : "removed"} ${plural(r.messages.removed, "rewound message")}`);
   if (r.notRemoved > 0) parts.push(`${plural(r.notRemoved, "rewound message")} not removed`);
+  if (r.messages.tombstoned > 0) parts.push(`${plural(r.messages.tombstoned, "removed message")} kept out`);
   if (r.redacted > 0) parts.push(`secrets redacted in ${plural(r.redacted, "message")}`);
   if (r.skippedCount > 0) parts.push(`${plural(r.skippedCount, "record")} skipped`);
   println(`${r.source}: ${parts.join(", ")}`);

@@ -4,6 +4,7 @@ import { describeError } from "../../shared/describe-error.ts";
 import type { MessageRecord } from "../../shared/message.ts";
 import { assertSessionId } from "../../shared/session-id.ts";
 import { knownIds } from "../../storage/sqlite/messages-repo.ts";
+import { tombstonedIds } from "../../storage/sqlite/tombstones-repo.ts";
 import { upsertSessionMeta, type MetaUpdate } from "../../storage/sqlite/session-meta-repo.ts";
 import { withWriteLock } from "../../storage/sqlite/write-lock.ts";
 import { redactSecrets } from "../error-memory/redact.ts";
@@ -22,6 +23,8 @@ export interface ImportWriteResult {
   added: number;
   /** Already in the archive (an earlier import), or a duplicate within this batch. */
   existing: number;
+  /** Removed once (rm-message, a rewind): a tombstone keeps them out. */
+  tombstoned: number;
   /** Refused by the message checks (empty, too large, invalid text), with the reason. */
   invalid: { id: string; reason: string }[];
   /** Messages in which at least one secret was redacted. */
@@ -39,10 +42,16 @@ export function writeImported(
   assertSessionId(session);
   // The records not in the archive yet, checked again under the lock when writing (another import may run).
   const fresh = (result: ImportWriteResult): MessageRecord[] => {
-    const known = knownIds(ctx.db, records.map((r) => r.id));
+    const ids = records.map((r) => r.id);
+    const known = knownIds(ctx.db, ids);
+    const dead = tombstonedIds(ctx.db, ids);
     const seen = new Set<string>();
     const out: MessageRecord[] = [];
     for (const r of records) {
+      if (dead.has(r.id)) {
+        result.tombstoned++;
+        continue;
+      }
       if (known.has(r.id) || seen.has(r.id)) {
         result.existing++;
         continue;
@@ -54,15 +63,18 @@ export function writeImported(
     result.added = out.length;
     return out;
   };
-  const result: ImportWriteResult = { added: 0, existing: 0, invalid: [], redacted: 0 };
+  const result: ImportWriteResult = { added: 0, existing: 0, tombstoned: 0, invalid: [], redacted: 0 };
   if (o.dryRun) {
     fresh(result);
     return result;
   }
-  const known = knownIds(ctx.db, records.map((r) => r.id));
-  if (records.every((r) => known.has(r.id))) {
+  const ids = records.map((r) => r.id);
+  const known = knownIds(ctx.db, ids);
+  const dead = tombstonedIds(ctx.db, ids);
+  if (records.every((r) => known.has(r.id) || dead.has(r.id))) {
     // Nothing new (the usual re-run): no lock, no history.json rewrite; the metadata may still change.
-    result.existing = records.length;
+    result.tombstoned = records.filter((r) => dead.has(r.id)).length;
+    result.existing = records.length - result.tombstoned;
     if (meta) withWriteLock(ctx.db, () => upsertSessionMeta(ctx.db, session, meta, ctx.now()));
     return result;
   }
