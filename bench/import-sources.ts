@@ -3,7 +3,7 @@
 // re-run with nothing new. --quick: 40 MiB and 20 MiB.
 import { closeSync, mkdirSync, openSync, rmSync, writeSync } from "node:fs";
 import { join } from "node:path";
-import { openMemory } from "../src/lib.ts";
+import { openMemory } from "../src/app/open-memory.ts";
 import { importSource } from "../src/import/run-import.ts";
 import { sourceByName } from "../src/import/source-registry.ts";
 import { buildHome } from "./lib/build-home.ts";

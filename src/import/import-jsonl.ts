@@ -1,5 +1,5 @@
 // `memvoy import jsonl`: memvoy's own export format back in, exactly (ids, times, metadata; never redacted).
-import type { MemoryApi } from "../app/memory-api.ts";
+import type { HomeMemory } from "../app/memory-api.ts";
 import { isRole, type MessageRecord } from "../shared/message.ts";
 import { parseTime } from "../shared/time.ts";
 import type { MetaUpdate } from "../app/import-api.ts";
@@ -11,7 +11,7 @@ const ID = /^[0-9A-Za-z_-]{1,64}$/;
 const SESSION = /^[A-Za-z0-9_-][A-Za-z0-9._-]{0,127}$/;
 const BATCH = 5000;
 
-export function importJsonlFiles(api: MemoryApi, files: readonly string[], o: ImportOptions = {}): Promise<SourceReport> {
+export function importJsonlFiles(api: HomeMemory, files: readonly string[], o: ImportOptions = {}): Promise<SourceReport> {
   const report = newReport("jsonl", files, o.dryRun === true);
   report.files.found = files.length;
   return eachFile(api, report, files, o, (file, sessions) => {
@@ -20,7 +20,7 @@ export function importJsonlFiles(api: MemoryApi, files: readonly string[], o: Im
   });
 }
 
-function readOne(api: MemoryApi, file: string, o: ImportOptions, report: SourceReport, sessions: Set<string>): void {
+function readOne(api: HomeMemory, file: string, o: ImportOptions, report: SourceReport, sessions: Set<string>): void {
   let batch: MessageRecord[] = [];
   let batchSession: string | undefined;
   let lines = 0;

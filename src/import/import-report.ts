@@ -1,5 +1,5 @@
 // What one import pass of one source reports: files, sessions, messages, redactions, skipped lines, failures.
-import type { MemoryApi } from "../app/memory-api.ts";
+import type { HomeMemory } from "../app/memory-api.ts";
 import { describeError } from "../shared/describe-error.ts";
 import type { Problem } from "./import-types.ts";
 
@@ -72,7 +72,7 @@ export interface ImportProgress {
  * and, when messages were added, their embedding in the background.
  */
 export async function eachFile(
-  api: MemoryApi,
+  api: HomeMemory,
   report: SourceReport,
   files: readonly string[],
   o: ImportOptions,

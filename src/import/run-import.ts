@@ -1,8 +1,8 @@
-// One import pass of one source: find its files, read what is new in each, write it through the MemoryApi,
+// One import pass of one source: find its files, read what is new in each, write it through the HomeMemory,
 // keep per-file state. A failing file is reported and the pass goes on.
 import { statSync } from "node:fs";
 import { resolve } from "node:path";
-import type { MemoryApi } from "../app/memory-api.ts";
+import type { HomeMemory } from "../app/memory-api.ts";
 import { describeError } from "../shared/describe-error.ts";
 import type { MessageRecord } from "../shared/message.ts";
 import { importedMessageId } from "../shared/import-id.ts";
@@ -12,7 +12,7 @@ import type { ImportedSession, Source } from "./import-types.ts";
 
 export type { ImportOptions, ImportProgress, SourceReport };
 
-export async function importSource(api: MemoryApi, source: Source, o: ImportOptions = {}): Promise<SourceReport> {
+export async function importSource(api: HomeMemory, source: Source, o: ImportOptions = {}): Promise<SourceReport> {
   const paths = o.paths && o.paths.length > 0 ? o.paths.map((p) => resolve(p)) : (source.defaultPaths(o.env ?? process.env) ?? []);
   const report = newReport(source.name, paths, o.dryRun === true);
   const files: string[] = [];
@@ -36,7 +36,7 @@ export async function importSource(api: MemoryApi, source: Source, o: ImportOpti
   return report;
 }
 
-async function importFile(api: MemoryApi, source: Source, file: string, o: ImportOptions, report: SourceReport, sessions: Set<string>): Promise<void> {
+async function importFile(api: HomeMemory, source: Source, file: string, o: ImportOptions, report: SourceReport, sessions: Set<string>): Promise<void> {
   const raw = statSync(file, { bigint: true });
   const st = source.stamp ? source.stamp(file) : { size: Number(raw.size), mtimeNs: raw.mtimeNs };
   const size = st.size;
@@ -96,7 +96,7 @@ function toRecords(source: Source, s: ImportedSession, since: bigint | undefined
 }
 
 /** A file re-read whole no longer holds some messages imported from it earlier (a rewind): remove them. */
-function removeVanished(api: MemoryApi, session: string, records: readonly MessageRecord[], o: ImportOptions, report: SourceReport): void {
+function removeVanished(api: HomeMemory, session: string, records: readonly MessageRecord[], o: ImportOptions, report: SourceReport): void {
   const keep = new Set(records.map((r) => r.id));
   const gone = api.imports.messageIds(session).filter((id) => !keep.has(id));
   if (gone.length === 0) return;

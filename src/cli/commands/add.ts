@@ -29,7 +29,7 @@ const spec: CommandSpec = { name: "add", usage, flags: { role: { type: "string" 
 export function run(argv: readonly string[]): Promise<number> {
   return withMemory(spec, argv, async (api, p, [session]) => {
     const role = str(p, "role");
-    const messages = await collectMessages(p, role, api.config.limits.max_message_bytes);
+    const messages = await collectMessages(p, role, api.info().maxMessageBytes);
     const ids: string[] = [];
     const progress = messages.length > BATCH && process.stderr.isTTY;
     for (let i = 0; i < messages.length; i += BATCH) {

@@ -1,7 +1,7 @@
 // memvoy import SOURCE [PATH…] [--since TIME] [--dry-run] [--keep-secrets] [--watch] [--json]
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
-import type { MemoryApi } from "../../app/memory-api.ts";
+import type { HomeMemory } from "../../app/memory-api.ts";
 import { importJsonlFiles } from "../../import/import-jsonl.ts";
 import { newReport, type SourceReport } from "../../import/import-report.ts";
 import { importSource, type ImportOptions } from "../../import/run-import.ts";
@@ -84,7 +84,7 @@ export function run(argv: readonly string[]): Promise<number> {
 }
 
 /** --watch: a pass every interval until SIGINT or SIGTERM; with --json one line per pass. */
-async function watch(api: MemoryApi, source: string, opts: ImportOptions, json: boolean, intervalMs: number): Promise<void> {
+async function watch(api: HomeMemory, source: string, opts: ImportOptions, json: boolean, intervalMs: number): Promise<void> {
   let stop = false;
   const wake = Promise.withResolvers<void>();
   const onSignal = () => {
@@ -103,7 +103,7 @@ async function watch(api: MemoryApi, source: string, opts: ImportOptions, json: 
 
 type Report = SourceReport;
 
-async function pass(api: MemoryApi, source: string, opts: ImportOptions, json: boolean): Promise<Report[]> {
+async function pass(api: HomeMemory, source: string, opts: ImportOptions, json: boolean): Promise<Report[]> {
   const bar = !json && process.stderr.isTTY ? progressLine(process.stderr) : undefined;
   const o: ImportOptions = { ...opts, onProgress: bar ? (e) => bar.update(`${e.source}: ${e.filesDone}/${e.files} files, ${e.messages} messages`, e.messages) : undefined };
   try {

@@ -1,5 +1,6 @@
 // memvoy sessions: id, message count, last activity, summary present.
-import { nsToLocalSeconds, nsToRfc3339 } from "../../shared/time.ts";
+import { nsToLocalSeconds } from "../../shared/time.ts";
+import { sessionJson, sortSessions } from "../../app/api/json-shapes.ts";
 import { invocation, quoteArg } from "../../app/invocation.ts";
 import { bool, str } from "../args.ts";
 import { withMemory, type CommandSpec } from "../command.ts";
@@ -38,20 +39,9 @@ export function run(argv: readonly string[]): Promise<number> {
           (source === undefined || s.source === source) &&
           (project === undefined || (s.project !== undefined && (s.project === project || s.project.startsWith(`${project}/`)))),
       );
-    list.sort((a, b) => (sort === "name" ? a.id.localeCompare(b.id) : Number(b.lastActivity - a.lastActivity) || a.id.localeCompare(b.id)));
+    sortSessions(list, sort as "recent" | "name");
     if (bool(p, "json")) {
-      printJson(
-        list.map((s) => ({
-          id: s.id,
-          messages: s.messages,
-          lastActivity: s.lastActivity ? nsToRfc3339(s.lastActivity) : null,
-          hasSummary: s.hasSummary,
-          ...(s.source !== undefined && { source: s.source }),
-          ...(s.title !== undefined && { title: s.title }),
-          ...(s.project !== undefined && { project: s.project }),
-          ...(s.parent !== undefined && { parent: s.parent }),
-        })),
-      );
+      printJson(list.map(sessionJson));
       return 0;
     }
     if (list.length === 0 && (source !== undefined || project !== undefined)) {

@@ -1,12 +1,12 @@
 // Live capture: each tick imports what is new from the sources in [import] sources (each at its default
 // location), so a new turn in a watched transcript is searchable after the next tick.
-import type { MemoryApi } from "../../app/memory-api.ts";
+import type { HomeMemory } from "../../app/memory-api.ts";
 import { importSource } from "../../import/run-import.ts";
 import { sourceByName, type SourceName } from "../../import/source-registry.ts";
 import { describeError } from "../../shared/describe-error.ts";
 import type { CronJob, JobOutcome } from "../scheduler.ts";
 
-export function importJob(api: MemoryApi, pattern: string, sources: readonly SourceName[], env: Record<string, string | undefined>): CronJob {
+export function importJob(api: HomeMemory, pattern: string, sources: readonly SourceName[], env: Record<string, string | undefined>): CronJob {
   return {
     name: "imports",
     pattern,

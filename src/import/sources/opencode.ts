@@ -5,7 +5,7 @@ import { RuntimeFailure } from "../../shared/errors.ts";
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import type { ForeignDatabase } from "../../app/import-api.ts";
-import type { MemoryApi } from "../../app/memory-api.ts";
+import type { HomeMemory } from "../../app/memory-api.ts";
 import { importedSessionId } from "../../shared/import-id.ts";
 import { NotThisFormatError, type FileRead, type ImportedMessage, type ImportedSession, type Problem, type ReadContext, type Source } from "../import-types.ts";
 import { isObject, tryJson } from "../read-lines.ts";
@@ -21,8 +21,8 @@ function dataDir(env: Record<string, string | undefined>): string {
   return join(env.XDG_DATA_HOME || join(homeOf(env), ".local", "share"), "opencode");
 }
 
-/** The opencode source needs the MemoryApi to open the foreign database through the storage layer. */
-export function opencode(api: MemoryApi): Source {
+/** The opencode source needs the HomeMemory to open the foreign database through the storage layer. */
+export function opencode(api: HomeMemory): Source {
   return {
     name: "opencode",
     prefix: PREFIX,
@@ -61,7 +61,7 @@ const json = (v: unknown): Rec => {
   return isObject(r) ? r : {};
 };
 
-function readDatabase(api: MemoryApi, ctx: ReadContext): FileRead {
+function readDatabase(api: HomeMemory, ctx: ReadContext): FileRead {
   let db: ForeignDatabase;
   try {
     db = api.imports.openForeign(ctx.file);
