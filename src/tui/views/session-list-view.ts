@@ -35,7 +35,7 @@ export function renderSessionList(state: SessionListState, theme: Theme, width: 
     else lines.push(renderLine(theme, width, [[text.slice(0, -sumW)], [s.hasSummary ? "yes" : "no", s.hasSummary ? "ok" : "dim"]]));
   }
   if (state.visible.length === 0) {
-    lines.push(renderLine(theme, width, [[state.total === 0 ? "no sessions" : `no session id or title contains "${state.filter}"`, "dim"]]));
+    lines.push(renderLine(theme, width, [[state.total === 0 ? "no sessions" : `no session id contains "${state.filter}"`, "dim"]]));
   }
   while (lines.length < height) lines.push(" ".repeat(width));
   return lines.slice(0, height);
