@@ -4,7 +4,8 @@
 import { existsSync } from "node:fs";
 import type { Config } from "../config/schema.ts";
 import type { HomePaths } from "../config/home.ts";
-import { InputError, namedError } from "../shared/errors.ts";
+import { InvalidSearchOptionError } from "./search-option-error.ts";
+import { namedError } from "../shared/errors.ts";
 import type { StoredMessage } from "../shared/message.ts";
 import { assertSessionId } from "../shared/session-id.ts";
 import { isTimeRange, type TimeRange } from "../shared/time.ts";
@@ -286,15 +287,15 @@ export class HomeMemory implements MaintenanceApi {
 }
 
 function checkSearchOptions(o: SearchOptions): SearchOptions {
-  if (typeof o.query !== "string" || o.query.trim() === "") throw new InputError("search needs a query");
+  if (typeof o.query !== "string" || o.query.trim() === "") throw new InvalidSearchOptionError({ option: "query" });
   if (o.session !== undefined) assertSessionId(o.session);
-  if (o.range !== undefined && !isTimeRange(o.range)) throw new InputError(`invalid range ${JSON.stringify(o.range)}: use 1d, 7d, 30d, 1y or all`);
+  if (o.range !== undefined && !isTimeRange(o.range)) throw new InvalidSearchOptionError({ option: "range", value: o.range });
   if (o.limit !== undefined && (!Number.isInteger(o.limit) || o.limit < 1 || o.limit > 1000)) {
-    throw new InputError(`invalid limit ${o.limit}: use a whole number from 1 to 1000`);
+    throw new InvalidSearchOptionError({ option: "limit", value: o.limit });
   }
-  if (o.order !== undefined && o.order !== "relevance" && o.order !== "newest") throw new InputError(`invalid order ${JSON.stringify(o.order)}: use relevance or newest`);
+  if (o.order !== undefined && o.order !== "relevance" && o.order !== "newest") throw new InvalidSearchOptionError({ option: "order", value: o.order });
   if (o.match !== undefined && !["keyword", "semantic", "hybrid"].includes(o.match)) {
-    throw new InputError(`invalid match mode ${JSON.stringify(o.match)}: use keyword, semantic or hybrid`);
+    throw new InvalidSearchOptionError({ option: "match", value: o.match });
   }
   return o;
 }

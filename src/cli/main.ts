@@ -1,5 +1,5 @@
 // CLI entry: global flags, --help, and lazy dispatch to one command module.
-import { UsageError } from "../shared/errors.ts";
+import { CommandUsageError } from "./usage-errors.ts";
 import { reportError } from "./format-error.ts";
 import type { CommandModule } from "./command.ts";
 import { leadingOptions } from "./args.ts";
@@ -85,7 +85,7 @@ export async function runCli(argv: readonly string[], version: string): Promise<
       const homeOnly = argv.length === 0 || (home !== undefined && argv.length === (argv[0] === "--home" ? 2 : 1));
       if (homeOnly && process.stdin.isTTY && process.stdout.isTTY) {
         if (process.env.TERM === "dumb") {
-          throw new UsageError("the terminal UI cannot run with TERM=dumb (no cursor movement); run it as  TERM=xterm-256color memvoy  or use the commands (memvoy --help)");
+          throw new CommandUsageError({ problem: "dumb-terminal" });
         }
         const { runTui } = await import("../tui/run-tui.ts");
         const code = await runTui({ home });
@@ -98,10 +98,10 @@ export async function runCli(argv: readonly string[], version: string): Promise<
         process.stdout.write(mainHelp(version));
         return 0;
       }
-      throw new UsageError(`missing command (see memvoy --help)`);
+      throw new CommandUsageError({ problem: "missing-command" });
     }
     const load = COMMANDS[command];
-    if (!load) throw new UsageError(`unknown command ${JSON.stringify(command)} (see memvoy --help)`);
+    if (!load) throw new CommandUsageError({ problem: "unknown-command", command });
     const mod = await load();
     return await mod.run([...argv.slice(0, cmdIndex), ...argv.slice(cmdIndex + 1)]);
   } catch (err) {

@@ -7,7 +7,7 @@ import type { MaintenanceApi } from "../app/maintenance-api.ts";
 import type { Config } from "../config/schema.ts";
 import { homePaths } from "../config/home.ts";
 import { ensureDir } from "../shared/atomic-write.ts";
-import { RuntimeFailure } from "../shared/errors.ts";
+import { namedError } from "../shared/errors.ts";
 import { describeError } from "../shared/describe-error.ts";
 import { checkCronPatterns } from "./cron-patterns.ts";
 import { embedDrainJob } from "./jobs/embed-drain.ts";
@@ -26,7 +26,14 @@ import { startDaemonHttp, type DaemonHttp } from "../http/daemon-http.ts";
 /** SIGTERM to exit: the process must be gone within 5 s, so running work gets this long to settle. */
 export const SETTLE_MS = 3_500;
 
-export class DaemonAlreadyRunningError extends RuntimeFailure {}
+/** Another daemon holds the home's daemon lock: its pid (when known) and since when it runs. */
+export const DaemonAlreadyRunningError = namedError<{ home: string; pid: number | null; since?: string }>(
+  "DaemonAlreadyRunningError",
+  "runtime",
+  (d) =>
+    `a memvoy daemon is already running on ${d.home} (pid ${d.pid ?? "unknown"}${d.since ? `, since ${d.since}` : ""}); stop it with: memvoy daemon stop --home ${d.home}`,
+);
+export type DaemonAlreadyRunningError = InstanceType<typeof DaemonAlreadyRunningError>;
 
 export interface DaemonOptions {
   home?: string;
@@ -35,11 +42,10 @@ export interface DaemonOptions {
   env?: Record<string, string | undefined>;
 }
 
-function describeHolder(home: string, lockPath: string): string {
+function lockHolder(home: string, lockPath: string): DaemonAlreadyRunningError["data"] {
   const s = readState(home);
-  const pid = lockHolderPid(lockPath) ?? s?.pid;
-  const since = s && s.pid === pid ? `, since ${s.startedAt}` : "";
-  return `a memvoy daemon is already running on ${home} (pid ${pid ?? "unknown"}${since}); stop it with: memvoy daemon stop --home ${home}`;
+  const pid = lockHolderPid(lockPath) ?? s?.pid ?? null;
+  return s && s.pid === pid ? { home, pid, since: s.startedAt } : { home, pid };
 }
 
 function registerJobs(scheduler: Scheduler, api: MaintenanceApi, c: Config, storeDir: string, work: RunWork): void {
@@ -57,7 +63,7 @@ export async function runDaemon(o: DaemonOptions): Promise<number> {
   const paths = homePaths(info.home);
   ensureDir(paths.home);
   const release = await acquireDaemonLock(paths.daemonLock);
-  if (!release) throw new DaemonAlreadyRunningError(describeHolder(paths.home, paths.daemonLock));
+  if (!release) throw new DaemonAlreadyRunningError(lockHolder(paths.home, paths.daemonLock));
 
   const log = new DaemonLog({ path: paths.daemonLog, maxBytes: info.config.daemon.log_max_bytes, verbose: o.verbose, env });
   const stopping = Promise.withResolvers<string>();

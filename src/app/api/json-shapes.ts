@@ -27,9 +27,13 @@ export function searchJson(query: string, r: SearchResult): SearchResultJson {
   return { query, hits: r.hits.map(hitJson), notIndexed: r.notIndexed ?? 0, reindexNeeded: r.reindexNeeded ?? false, notes: r.notes };
 }
 
+/** Imported sessions also carry where they came from (source, title, project, parent) when known. */
+type ImportedFacts = { source?: string; title?: string; project?: string; parent?: string };
+
 export function sessionJson(s: SessionInfo): SessionJson {
   const o: SessionJson = { id: s.id, messages: s.messages, lastActivity: s.lastActivity ? nsToRfc3339(s.lastActivity) : null, hasSummary: s.hasSummary };
-  for (const k of ["source", "title", "project", "parent"] as const) if (s[k] !== undefined) o[k] = s[k];
+  const facts = s as SessionInfo & ImportedFacts;
+  for (const k of ["source", "title", "project", "parent"] as const) if (typeof facts[k] === "string") o[k] = facts[k];
   return o;
 }
 

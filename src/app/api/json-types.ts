@@ -29,7 +29,7 @@ export interface SessionJson {
   messages: number;
   lastActivity: string | null;
   hasSummary: boolean;
-  /** Imported sessions: the importer, the tool's title, the cwd or repository, a sub-agent's parent session. */
+  /** Imported sessions: the importer (claude-code, codex, ...), the conversation's title, its project, its parent session. */
   source?: string;
   title?: string;
   project?: string;

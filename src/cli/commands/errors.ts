@@ -1,6 +1,6 @@
 // memvoy errors record|search|list|show|rm|sweep: the cross-session error memory.
 import type { ErrorRecord, HomeMemory } from "../../app/memory-api.ts";
-import { UsageError } from "../../shared/errors.ts";
+import { CommandUsageError } from "../usage-errors.ts";
 import { nsToLocalSeconds } from "../../shared/time.ts";
 import { bool, expectPositionals, num, parseArgs, str, type FlagSpecs, type Parsed } from "../args.ts";
 import { openFromFlags, printUsage } from "../command.ts";
@@ -104,6 +104,7 @@ const SPECS: Record<string, FlagSpecs> = {
   rm: {},
   sweep: {},
 };
+const ERROR_SUBCOMMANDS = Object.keys(SPECS);
 
 /** The subcommand: the first argument that is neither a global flag nor the value of --home. */
 function splitSubcommand(argv: readonly string[]): { sub?: string; rest: string[] } {
@@ -123,10 +124,10 @@ export async function run(argv: readonly string[]): Promise<number> {
   const { sub, rest } = splitSubcommand(argv);
   if (sub === undefined) {
     if (rest.includes("--help") || rest.includes("-h")) return printUsage(usage);
-    throw new UsageError("errors: missing subcommand: record, search, list, show, rm or sweep (see memvoy errors --help)");
+    throw new CommandUsageError({ problem: "missing-subcommand", command: "errors", choices: ERROR_SUBCOMMANDS });
   }
   const specs = SPECS[sub];
-  if (!specs) throw new UsageError(`errors: unknown subcommand ${JSON.stringify(sub)}: use record, search, list, show, rm or sweep`);
+  if (!specs) throw new CommandUsageError({ problem: "unknown-subcommand", command: "errors", subcommand: sub, choices: ERROR_SUBCOMMANDS });
   const p = parseArgs(rest, specs, `errors ${sub}`);
   if (bool(p, "help")) return printUsage(USAGES[sub]!);
   const input = checkArgs(sub, p);
@@ -144,12 +145,12 @@ function checkArgs(sub: string, p: Parsed): string | undefined {
   const cmd = `errors ${sub}`;
   if (sub === "record") {
     expectPositionals(p, cmd, []);
-    for (const f of ["tool", "error", "fix"]) if (str(p, f) === undefined) throw new UsageError(`${cmd}: --${f} is required (see memvoy ${cmd} --help)`);
+    for (const f of ["tool", "error", "fix"]) if (str(p, f) === undefined) throw new CommandUsageError({ problem: "flag-required", command: cmd, flag: `--${f}`, seeHelp: true });
     return str(p, "error") === "-" ? "error" : undefined;
   }
   if (sub === "search") {
-    if (p.positionals.length === 0) throw new UsageError(`${cmd}: missing the error text (see memvoy ${cmd} --help)`);
-    if (bool(p, "other-tools") && str(p, "tool") === undefined) throw new UsageError(`${cmd}: --other-tools needs --tool`);
+    if (p.positionals.length === 0) throw new CommandUsageError({ problem: "missing-argument", command: cmd, argument: "the error text" });
+    if (bool(p, "other-tools") && str(p, "tool") === undefined) throw new CommandUsageError({ problem: "flags-need", command: cmd, flags: ["--other-tools"], needs: "--tool" });
     return p.positionals.length === 1 && p.positionals[0] === "-" ? "query" : undefined;
   }
   if (sub === "show" || sub === "rm") expectPositionals(p, cmd, ["ID"]);

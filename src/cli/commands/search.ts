@@ -1,5 +1,5 @@
 // memvoy search QUERY [--session S] [--match M] [--range R] [--limit N]
-import { UsageError } from "../../shared/errors.ts";
+import { CommandUsageError } from "../usage-errors.ts";
 import { assertSessionId } from "../../shared/session-id.ts";
 import { nsToLocalSeconds, type TimeRange } from "../../shared/time.ts";
 import type { MatchMode } from "../../app/memory-api.ts";
@@ -35,7 +35,7 @@ const spec: CommandSpec = {
   usage,
   flags: { session: { type: "string", short: "s" }, match: { type: "string" }, range: { type: "string" }, limit: { type: "number", short: "n" } },
   check: (p) => {
-    if (p.positionals.length === 0) throw new UsageError("search: missing QUERY (see memvoy search --help)");
+    if (p.positionals.length === 0) throw new CommandUsageError({ problem: "missing-argument", command: "search", argument: "QUERY" });
     const session = str(p, "session");
     if (session !== undefined) assertSessionId(session);
   },

@@ -5,7 +5,7 @@ import { invocation, quoteArg } from "../../app/invocation.ts";
 import { bool, str } from "../args.ts";
 import { withMemory, type CommandSpec } from "../command.ts";
 import { bold, dim, printJson, println } from "../output.ts";
-import { UsageError } from "../../shared/errors.ts";
+import { CommandUsageError } from "../usage-errors.ts";
 
 export const usage = `
 Usage: memvoy sessions [--sort recent|name] [--source NAME] [--project TEXT] [--json]
@@ -23,7 +23,7 @@ const spec: CommandSpec = {
   flags: { sort: { type: "string" }, source: { type: "string" }, project: { type: "string" } },
   positionals: [],
   check: (p) => {
-    if (!["recent", "name"].includes(str(p, "sort") ?? "recent")) throw new UsageError(`sessions: --sort must be recent or name`);
+    if (!["recent", "name"].includes(str(p, "sort") ?? "recent")) throw new CommandUsageError({ problem: "flag-rule", command: "sessions", flag: "--sort", rule: "recent or name" });
   },
 };
 
