@@ -43,6 +43,8 @@ import { getMessages, messagesAround, type Around } from "../memory/message-look
 import type { HomeInfo, MaintenanceApi } from "./maintenance-api.ts";
 import { searchAsJson } from "./api/search-json.ts";
 import type { SearchResultJson } from "./api/json-types.ts";
+import { ImportApi } from "./import-api.ts";
+import { usageReport, type UsageReport } from "../memory/usage-report.ts";
 
 /** A search limited to a session that does not exist (every front-end gives the same answer: exit 2 / 4xx). */
 export const NoSuchSessionError = namedError<{ session: string; home: string }>(
@@ -77,6 +79,12 @@ export class HomeMemory implements MaintenanceApi {
   /** Internal: tests and benches only. */
   get config(): Config {
     return this.ctx.config;
+  }
+
+  #imports: ImportApi | undefined;
+  /** Imported writes, session metadata, per-file import state and export (importers and `export` use it). */
+  get imports(): ImportApi {
+    return (this.#imports ??= new ImportApi(this.ctx, () => this.#semantic.scheduleDrain()));
   }
 
   /** Append one message or several (in order) to a session. Returns once history.json and SQLite hold them. */
@@ -171,6 +179,11 @@ export class HomeMemory implements MaintenanceApi {
   /** Sessions, messages and bytes per tier, vectors and their backlog, error records, disk use, tokens spent. */
   stats(): StatsReport {
     return collectStats(this.ctx);
+  }
+
+  /** LLM tokens by UTC day, model and session over the last `days` days, and today's budget state. */
+  usage(options: { days?: number } = {}): UsageReport {
+    return usageReport(this.ctx, options.days ?? 30);
   }
 
   /** Whether a daemon (`memvoy --daemon`) is running for this home now. */

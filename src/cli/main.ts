@@ -25,6 +25,9 @@ const COMMANDS: Record<string, () => Promise<CommandModule>> = {
   completion: () => import("./commands/completion.ts"),
   __complete: () => import("./commands/complete-words.ts"),
   mcp: () => import("./commands/mcp.ts"),
+  import: () => import("./commands/import.ts"),
+  export: () => import("./commands/export.ts"),
+  usage: () => import("./commands/usage.ts"),
 };
 
 /** Every command name, for help, completions and the man page. */
@@ -50,11 +53,15 @@ Commands:
   context SESSION [--input TEXT]       the LLM-ready messages for the next turn
   summary SESSION                      the rolling summary, its cursor, last run and token usage
   summarize [SESSION]                  run Generate now (every due session when none is given)
+  usage [--days N]                     LLM tokens by day, model and session; the daily token budget
   reset SESSION [--all]                clear history and archive; the summary survives unless --all
   rm SESSION                           remove the session entirely
   rm-message ID [--drop-summary]       remove one message everywhere (a secret pasted by mistake)
   doctor [--repair]                    check the home; rebuild a corrupt history.json from the archive
   errors record|search|list|show|rm    error memory: tool errors and their fixes, across sessions
+  import SOURCE [PATH...]              bring in Claude Code, Codex, opencode, Gemini CLI, Aider, ChatGPT
+                                       or memvoy JSONL history (import auto: every source found)
+  export SESSION...|--all              write sessions as JSONL (import jsonl reads it back) or Markdown
   demo [--home DIR]                    create a demo home (no API key needed) and say how to open it
   config show|path|check               the effective config, its file, validation
   reindex [--pending]                  rebuild every vector with the configured embedder (resumable)

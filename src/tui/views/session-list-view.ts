@@ -29,7 +29,7 @@ export function renderSessionList(state: SessionListState, theme: Theme, width: 
   for (let i = first; i <= last; i++) {
     const s = state.visible[i]!;
     const title = labelsOf(s).title;
-    const name = title ? `${s.id} · ${title.replace(/\s+/g, " ")}` : s.id;
+    const name = title ? `${s.id} · ${title.replace(/[\s\u0000-\u001f\u007f]+/g, " ")}` : s.id;
     const id = stringWidth(name) > idW ? truncate(name, idW) : name;
     const text = row(id, count(s.messages), times.get(s.id)!, s.hasSummary ? "yes" : "no");
     if (i === state.cursor.selected) lines.push(renderLine(theme, width, [[text]], focused ? "selected" : "title"));
@@ -40,6 +40,18 @@ export function renderSessionList(state: SessionListState, theme: Theme, width: 
   }
   while (lines.length < height) lines.push(" ".repeat(width));
   return lines.slice(0, height);
+}
+
+function truncateTo(text: string, width: number): string {
+  let out = "";
+  let w = 0;
+  for (const ch of text) {
+    const cw = stringWidth(ch);
+    if (w + cw > width) break;
+    out += ch;
+    w += cw;
+  }
+  return out;
 }
 
 export function sessionListLabel(state: SessionListState): string {
