@@ -9,6 +9,7 @@ const WireMessage = v.strictObject({
   content: v.string("content must be text"),
   sendAt: v.optional(v.union([v.string(), v.number(), v.bigint()], "sendAt must be a time string or a number")),
   sender: v.optional(v.string("sender must be text")),
+  idempotencyKey: v.optional(v.string("idempotencyKey must be text")),
 });
 
 export type WireMessageInput = v.InferInput<typeof WireMessage>;
@@ -25,6 +26,7 @@ export function toNewMessage(raw: unknown, where: string): NewMessage {
   const at = r.output.sendAt;
   if (at !== undefined) m.sendAt = typeof at === "bigint" ? at : parseTimeOrThrow(String(at), `${where}: sendAt`);
   if (r.output.sender !== undefined) m.sender = r.output.sender;
+  if (r.output.idempotencyKey !== undefined) m.idempotencyKey = r.output.idempotencyKey;
   return m;
 }
 

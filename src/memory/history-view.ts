@@ -1,4 +1,5 @@
 // Reading a session: the context window (last N of history.json) or every message from the archive.
+import { InputError } from "../shared/errors.ts";
 import { assertSessionId } from "../shared/session-id.ts";
 import type { StoredMessage } from "../shared/message.ts";
 import { listSessionMessages } from "../storage/sqlite/messages-repo.ts";
@@ -13,8 +14,13 @@ export interface HistoryOptions {
   last?: number;
 }
 
+export const MAX_LAST = 1_000_000;
+
 export function readSessionHistory(ctx: MemoryContext, session: string, o: HistoryOptions = {}): StoredMessage[] {
   assertSessionId(session);
+  if (o.last !== undefined && (!Number.isSafeInteger(o.last) || o.last < 1 || o.last > MAX_LAST)) {
+    throw new InputError(`invalid last ${String(o.last)}: use a whole number from 1 to ${MAX_LAST}`);
+  }
   if (!sessionExists(ctx, session)) throw new UnknownSessionError(`no session ${JSON.stringify(session)} in ${ctx.paths.home}`);
   ensureBackfilled(ctx, session);
   if (o.all) return listSessionMessages(ctx.db, session);

@@ -1,6 +1,7 @@
 // Checks on one message before it is written: role, non-empty well-formed text, size limit.
 import { InputError } from "../shared/errors.ts";
 import { isRole, type Role } from "../shared/message.ts";
+import { TIME_RANGE_TEXT, timeInRange } from "../shared/time.ts";
 
 export interface NewMessage {
   role: Role;
@@ -8,7 +9,14 @@ export interface NewMessage {
   /** UTC ns; now when absent. */
   sendAt?: bigint;
   sender?: string;
+  /**
+   * Chosen by the caller, unique within the session: a retried add with the same key returns the stored
+   * message and adds nothing.
+   */
+  idempotencyKey?: string;
 }
+
+export const MAX_IDEMPOTENCY_KEY_CHARS = 256;
 
 export class InvalidMessageError extends InputError {}
 
@@ -30,5 +38,12 @@ export function checkNewMessage(m: NewMessage, maxBytes: number, where = "messag
   }
   if (m.sender !== undefined && (typeof m.sender !== "string" || m.sender.length > 256 || m.sender.includes("\0"))) {
     throw new InvalidMessageError(`${where}: sender must be text of at most 256 characters`);
+  }
+  if (m.sendAt !== undefined && (typeof m.sendAt !== "bigint" || !timeInRange(m.sendAt))) {
+    throw new InvalidMessageError(`${where}: sendAt is out of range: use a time from ${TIME_RANGE_TEXT}`);
+  }
+  const key = m.idempotencyKey;
+  if (key !== undefined && (typeof key !== "string" || key === "" || key.length > MAX_IDEMPOTENCY_KEY_CHARS || key.includes("\0") || !key.isWellFormed())) {
+    throw new InvalidMessageError(`${where}: idempotencyKey must be text of 1 to ${MAX_IDEMPOTENCY_KEY_CHARS} characters`);
   }
 }

@@ -61,6 +61,20 @@ const DATE_TIME =
  * Returns undefined when the text is not a time.
  */
 export function parseTime(text: string): Nanos | undefined {
+  const ns = parseTimeUnchecked(text);
+  return ns !== undefined && timeInRange(ns) ? ns : undefined;
+}
+
+/** The times memvoy stores: 1970-01-01T00:00:00Z up to the largest signed 64-bit nanosecond count. */
+export const MIN_TIME_NS = 0n;
+export const MAX_TIME_NS = 9_223_372_036_854_775_807n;
+export const TIME_RANGE_TEXT = "1970-01-01T00:00:00Z to 2262-04-11T23:47:16Z";
+
+export function timeInRange(ns: Nanos): boolean {
+  return ns >= MIN_TIME_NS && ns <= MAX_TIME_NS;
+}
+
+function parseTimeUnchecked(text: string): Nanos | undefined {
   const s = text.trim();
   if (/^-?\d+$/.test(s)) {
     const digits = s.replace("-", "").length;
@@ -79,6 +93,8 @@ export function parseTime(text: string): Nanos | undefined {
   let ms: number;
   if (zone) {
     ms = Date.UTC(Y, M - 1, D, H, MI, S);
+    if (new Date(Date.UTC(Y, M - 1, D)).getUTCDate() !== D) return undefined; // 2026-02-30 is no day
+
     if (zone.toUpperCase() !== "Z") {
       const sign = zone[0] === "-" ? -1 : 1;
       const z = zone.slice(1).replace(":", "");
@@ -96,7 +112,10 @@ export function parseTime(text: string): Nanos | undefined {
 export class InvalidTimeError extends InputError {}
 
 export function parseTimeOrThrow(text: string, what = "time"): Nanos {
-  const ns = parseTime(text);
+  const ns = parseTimeUnchecked(text);
+  if (ns !== undefined && !timeInRange(ns)) {
+    throw new InvalidTimeError(`${what} ${JSON.stringify(text)} is out of range: use a time from ${TIME_RANGE_TEXT}`);
+  }
   if (ns === undefined) {
     throw new InvalidTimeError(
       `invalid ${what} ${JSON.stringify(text)}: use RFC 3339 (2026-05-01T09:30:00Z), local "2026-05-01 09:30[:00]", or unix seconds/ms/ns`,

@@ -34,8 +34,8 @@ test("API keys from the environment and key-shaped strings never reach the log",
   expect(text).not.toContain(key);
   expect(text).not.toContain("sk-ant-api03");
   expect(text).not.toContain("Bearer abcdefghijklmnop");
-  expect(text).toContain("[redacted]");
-  expect(redact("api_key=hunter2hunter2", [])).toBe("api_key=[redacted]");
+  expect(text).toContain("[REDACTED:");
+  expect(redact("api_key=hunter2hunter2", [])).toBe("api_key=[REDACTED:secret-value]");
 });
 
 test("previews are one short line", () => {

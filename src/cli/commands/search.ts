@@ -11,7 +11,8 @@ export const usage = `
 Usage: memvoy search QUERY [--session S] [--match keyword|semantic|hybrid] [--range 1d|7d|30d|1y|all] [--limit N] [--json]
 
 Search what was said. The query is plain text: quotes, AND, *, NEAR( or a leading -
-are just characters.
+are just characters. A query that starts with - goes after --, with the options
+before it: memvoy search --session S -- -x
 
   keyword   full-text over the archive (stemmed English; any CJK substring) plus a
             case-insensitive substring match over recent messages

@@ -1,4 +1,5 @@
 // POST a JSON body with a timeout, retrying 429 and 5xx with bounded exponential backoff (Retry-After wins).
+import { redactSecrets } from "../../shared/redact.ts";
 import { EmbedderRejectedError, EmbedderResponseError, EmbedderUnavailableError } from "../embedder.ts";
 
 export interface RetryPolicy {
@@ -49,7 +50,8 @@ export async function postJson(req: PostRequest, policy: RetryPolicy): Promise<u
     }
     const text = await safeText(res, signal);
     if (res.status === 401 || res.status === 403) {
-      throw new EmbedderRejectedError(`${req.label} rejected the API key (${res.status})${detail(text, req.secret)}`, res.status);
+      // The body of an auth failure may echo the key: it is never kept.
+      throw new EmbedderRejectedError(`${req.label} rejected the API key (${res.status})`, res.status);
     }
     if (!res.ok) throw new EmbedderRejectedError(`${req.label} refused the request (${res.status})${detail(text, req.secret)}`, res.status);
     try {
@@ -104,8 +106,7 @@ function detail(text: string, secret?: string): string {
   } catch {
     // not JSON: show the raw text
   }
-  if (secret) msg = msg.split(secret).join("***");
-  msg = msg.replace(/\s+/g, " ").trim();
+  msg = redactSecrets(msg, secret ? [secret] : []).text.replace(/\s+/g, " ").trim();
   if (!msg) return "";
   return `: ${msg.length > 200 ? msg.slice(0, 200) + "…" : msg}`;
 }

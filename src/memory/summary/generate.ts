@@ -7,6 +7,7 @@ import type { LlmClient } from "../../llm/anthropic-client.ts";
 import { LlmAbortedError, LlmCallError } from "../../llm/llm-errors.ts";
 import { ensureDir } from "../../shared/atomic-write.ts";
 import { errorMessage } from "../../shared/errors.ts";
+import { redactSecrets, secretValues } from "../../shared/redact.ts";
 import { tryLockFile } from "../../shared/file-lock.ts";
 import type { StoredMessage } from "../../shared/message.ts";
 import { nsToRfc3339, nsToUtcSeconds } from "../../shared/time.ts";
@@ -46,7 +47,7 @@ export async function generateSession(ctx: MemoryContext, session: string, openL
     if (["ok", "up-to-date", "waiting", "bootstrap", "pruned"].includes(outcome)) closeGate(ctx, session, startedMs);
   } catch (err) {
     report.outcome = err instanceof LlmAbortedError ? "aborted" : report.chunksDone > 0 ? "partial" : "failed";
-    report.error = errorMessage(err).split("\n")[0];
+    report.error = redactSecrets(errorMessage(err).split("\n")[0]!, secretValues(ctx.env ?? process.env)).text;
     if (!(err instanceof LlmAbortedError || err instanceof LlmCallError)) report.notes.push(`unexpected: ${err instanceof Error ? err.name : "error"}`);
   } finally {
     Object.assign(report, { calls: meter.calls, inputTokens: meter.inputTokens, outputTokens: meter.outputTokens });
