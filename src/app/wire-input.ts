@@ -31,7 +31,7 @@ export function toNewMessage(raw: unknown, where: string): NewMessage {
 }
 
 /** Parse JSONL (one message per line, blank lines ignored). Any bad line rejects the whole batch. */
-export function parseJsonl(text: string, maxMessageBytes: number): NewMessage[] {
+export function parseJsonl(text: string, maxMessageBytes: number, lineNumbers?: number[]): NewMessage[] {
   const out: NewMessage[] = [];
   const lines = text.split("\n");
   for (let i = 0; i < lines.length; i++) {
@@ -49,6 +49,7 @@ export function parseJsonl(text: string, maxMessageBytes: number): NewMessage[] 
     const m = toNewMessage(raw, `stdin line ${i + 1}`);
     checkNewMessage(m, maxMessageBytes, `stdin line ${i + 1}`);
     out.push(m);
+    lineNumbers?.push(i + 1);
   }
   return out;
 }

@@ -6,6 +6,7 @@ import { CorruptHistoryError, readHistory, writeHistory, forgetHistoryCache } fr
 import { listSessionMessages } from "../storage/sqlite/messages-repo.ts";
 import { listSessionRows } from "../storage/sqlite/sessions-repo.ts";
 import { withWriteLock } from "../storage/sqlite/write-lock.ts";
+import { removeStaleTempFiles, staleTempFiles } from "./crash-recovery.ts";
 import { withHomeLock } from "./home-lock.ts";
 import type { MemoryContext } from "./memory-context.ts";
 import { sessionDirs } from "./session-admin.ts";
@@ -37,6 +38,13 @@ export function runDoctor(ctx: MemoryContext, repair: boolean): DoctorReport {
 }
 
 function checkSession(ctx: MemoryContext, session: string, repair: boolean): DoctorFinding[] {
+  const temps = staleTempFiles(ctx.paths.session(session));
+  const tempFinding: DoctorFinding[] = temps.length === 0 ? [] : [{ session, problem: `${temps.length} temp file(s) left by a writer that died: ${temps.join(", ")}` }];
+  if (repair && temps.length > 0) tempFinding[0]!.repaired = `removed ${removeStaleTempFiles(ctx.paths.session(session)).length} temp file(s)`;
+  return [...tempFinding, ...checkHistory(ctx, session, repair)];
+}
+
+function checkHistory(ctx: MemoryContext, session: string, repair: boolean): DoctorFinding[] {
   const file = ctx.paths.history(session);
   try {
     const doc = readHistory(file);
@@ -80,5 +88,5 @@ function rebuild(ctx: MemoryContext, session: string, corrupt: string | undefine
       recent.map((m) => (m.sender !== undefined ? { id: m.id, role: m.role, content: m.content, sendAt: m.sendAt, sender: m.sender } : { id: m.id, role: m.role, content: m.content, sendAt: m.sendAt })),
     );
     return `${aside ? `moved the bad file to ${aside}; ` : ""}rebuilt history.json with ${recent.length} message(s) from the archive`;
-  });
+  }, session);
 }

@@ -44,7 +44,7 @@ export function resetSession(ctx: MemoryContext, session: string, all = false): 
       withWriteLock(ctx.db, () => forgetSummaryRows(ctx, session));
     }
     return { session, messagesRemoved: removed, summaryRemoved };
-  });
+  }, session);
 }
 
 /** Remove the session entirely: its folder, archive rows, meta, vectors and bookkeeping. Error memory stays. */
@@ -61,7 +61,7 @@ export function removeSession(ctx: MemoryContext, session: string): ResetResult 
     rmSync(ctx.paths.session(session), { recursive: true, force: true });
     forgetHistoryCache(ctx.paths.history(session));
     return { session, messagesRemoved: removed, summaryRemoved: hadSummary };
-  });
+  }, session);
 }
 
 /**

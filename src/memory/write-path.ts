@@ -1,14 +1,16 @@
 // The dual write: append to history.json (atomic) and to the SQLite archive in one step under the home's
 // writer lock; backfill a session the archive has never seen; compact history.json past its byte limit.
 // Order: stage the new history.json (synced temp file), commit SQLite, then rename the file into place.
-// A failure before the rename (full disk included) leaves both stores as they were.
+// A failure before the SQLite commit (full disk included) leaves both stores as they were; a crash between
+// the commit and the rename is rolled forward from SQLite by the next writer (see home-lock.ts).
 import { existsSync } from "node:fs";
 import { ensureDir } from "../shared/atomic-write.ts";
+import { faultPoint } from "../shared/fault-point.ts";
 import { newId } from "../shared/ids.ts";
 import type { MessageRecord } from "../shared/message.ts";
 import { assertSessionId } from "../shared/session-id.ts";
 import { readHistory, serializeRecord, stageHistory, type HistoryDoc } from "../storage/history/history-file.ts";
-import { archiveBefore, insertMessages, knownIds, sessionHasMessages } from "../storage/sqlite/messages-repo.ts";
+import { archiveBefore, insertMessages, knownIds, messagesByIdempotencyKey, sessionHasMessages } from "../storage/sqlite/messages-repo.ts";
 import { withWriteLock } from "../storage/sqlite/write-lock.ts";
 import { compactionCut } from "./compaction.ts";
 import { withHomeLock } from "./home-lock.ts";
@@ -21,23 +23,41 @@ export interface AppendResult {
   compacted: number;
   /** Legacy or unseen history.json records adopted into the archive during this write. */
   adopted: number;
+  /** Messages not added because their idempotency key was already stored (their stored ids are in `ids`). */
+  duplicates: number;
 }
 
 export function appendMessages(ctx: MemoryContext, session: string, inputs: readonly NewMessage[]): AppendResult {
   assertSessionId(session);
   inputs.forEach((m, i) => checkNewMessage(m, ctx.config.limits.max_message_bytes, inputs.length > 1 ? `message ${i + 1}` : "message"));
-  if (inputs.length === 0) return { ids: [], compacted: 0, adopted: 0 };
+  if (inputs.length === 0) return { ids: [], compacted: 0, adopted: 0, duplicates: 0 };
   const file = ctx.paths.history(session);
   const dir = ctx.paths.session(session);
   if (!existsSync(dir)) ensureDir(dir); // a recursive mkdir of an existing folder costs more than the check
   return withHomeLock(ctx, () => {
     const doc = readHistory(file);
     const missing = unarchived(ctx, session, doc);
-    const added: MessageRecord[] = inputs.map((m) => {
+    const keys = inputs.flatMap((m) => (m.idempotencyKey !== undefined ? [m.idempotencyKey] : []));
+    const stored = messagesByIdempotencyKey(ctx.db, session, keys);
+    const byKey = new Map<string, MessageRecord>();
+    const idempotencyKeys = new Map<MessageRecord, string>();
+    const ids: string[] = [];
+    const added: MessageRecord[] = [];
+    for (const m of inputs) {
+      const key = m.idempotencyKey;
+      const earlier = key !== undefined ? (stored.get(key)?.id ?? byKey.get(key)?.id) : undefined;
+      if (earlier !== undefined) {
+        ids.push(earlier);
+        continue;
+      }
       const r: MessageRecord = { id: newId(), role: m.role, content: m.content, sendAt: m.sendAt ?? ctx.now() };
       if (m.sender !== undefined && m.sender !== "") r.sender = m.sender;
-      return r;
-    });
+      if (key !== undefined) (byKey.set(key, r), idempotencyKeys.set(r, key));
+      added.push(r);
+      ids.push(r.id);
+    }
+    const duplicates = inputs.length - added.length;
+    if (added.length === 0 && missing.length === 0) return { ids, compacted: 0, adopted: 0, duplicates };
     const all = doc.records.concat(added);
     const json = new Map(added.map((r) => [r, serializeRecord(r)] as const)); // serialised once, for the size and the file
     let bytes = doc.bytes;
@@ -45,11 +65,12 @@ export function appendMessages(ctx: MemoryContext, session: string, inputs: read
     const cut = compactionCut(all, bytes, ctx.config.limits.max_history_bytes);
     const kept = cut > 0 ? all.slice(cut) : all;
     const staged = stageHistory(file, kept, json);
+    faultPoint("after-history-staged");
     try {
       withWriteLock(ctx.db, () => {
         const now = ctx.now();
         insertMessages(ctx.db, session, missing, now);
-        insertMessages(ctx.db, session, added, now);
+        insertMessages(ctx.db, session, added, now, { idempotencyKeys });
         if (cut > 0) {
           const first = kept[0]!;
           const seq = (ctx.db.query("SELECT seq FROM messages WHERE id = ?").get(first.id) as { seq: bigint }).seq;
@@ -60,9 +81,10 @@ export function appendMessages(ctx: MemoryContext, session: string, inputs: read
       staged.discard();
       throw err;
     }
+    faultPoint("after-archive-commit");
     staged.commit();
-    return { ids: added.map((r) => r.id), compacted: cut, adopted: missing.length };
-  });
+    return { ids, compacted: cut, adopted: missing.length, duplicates };
+  }, session);
 }
 
 /**
@@ -98,5 +120,5 @@ export function backfillSession(ctx: MemoryContext, session: string): number {
     }
     staged.commit();
     return missing.length;
-  });
+  }, session);
 }

@@ -47,8 +47,14 @@ export function tryLockFile(path: string): (() => void) | undefined {
   };
 }
 
+/** Called with the lock file's descriptor right after the lock is taken, and right before it is released. */
+export interface LockHooks {
+  acquired?(fd: number): void;
+  releasing?(fd: number): void;
+}
+
 /** Run fn holding an exclusive lock on `path`, waiting up to timeoutMs for other processes. */
-export function withFileLock<T>(path: string, fn: () => T, timeoutMs = 30_000): T {
+export function withFileLock<T>(path: string, fn: () => T, timeoutMs = 30_000, hooks: LockHooks = {}): T {
   const mine = held.get(path);
   if (mine) {
     mine.depth++;
@@ -76,7 +82,17 @@ export function withFileLock<T>(path: string, fn: () => T, timeoutMs = 30_000): 
   }
   held.set(path, { fd, depth: 1 });
   try {
-    return fn();
+    hooks.acquired?.(fd);
+    const out = fn();
+    hooks.releasing?.(fd);
+    return out;
+  } catch (err) {
+    try {
+      hooks.releasing?.(fd);
+    } catch {
+      // the first error is the one to report
+    }
+    throw err;
   } finally {
     held.delete(path);
     lib().flock(fd, LOCK_UN);

@@ -35,14 +35,21 @@ export function toStored(r: Row): StoredMessage {
  * No RETURNING on the row insert: it makes SQLite open a statement savepoint, and FTS5 flushes its pending
  * terms to a new segment at every savepoint, so each row would cost a segment write plus merge work.
  */
-export function insertMessages(db: Database, session: string, records: readonly MessageRecord[], now: bigint, opts: { queueEmbedding?: boolean } = {}): bigint[] {
-  const insert = db.query("INSERT INTO messages (id, session_id, role, content, send_at, sender) VALUES (?, ?, ?, ?, ?, ?)");
+export function insertMessages(
+  db: Database,
+  session: string,
+  records: readonly MessageRecord[],
+  now: bigint,
+  opts: { queueEmbedding?: boolean; idempotencyKeys?: ReadonlyMap<MessageRecord, string> } = {},
+): bigint[] {
+  const insert = db.query("INSERT INTO messages (id, session_id, role, content, send_at, sender, idempotency_key) VALUES (?, ?, ?, ?, ?, ?, ?)");
   const fts = db.query("INSERT INTO messages_fts (rowid, body) VALUES (?, ?)");
   const queue = db.query("INSERT INTO embed_queue (seq) VALUES (?)");
   const seqs: bigint[] = [];
   let lastSendAt = 0n;
   for (const r of records) {
-    const seq = BigInt(insert.run(r.id, session, r.role, r.content, r.sendAt, r.sender ?? null).lastInsertRowid);
+    const key = opts.idempotencyKeys?.get(r) ?? null;
+    const seq = BigInt(insert.run(r.id, session, r.role, r.content, r.sendAt, r.sender ?? null, key).lastInsertRowid);
     fts.run(seq, searchForm(r.content));
     if (opts.queueEmbedding !== false) queue.run(seq);
     seqs.push(seq);
@@ -102,6 +109,17 @@ export function getMessagesById(db: Database, ids: readonly string[]): StoredMes
     JSON.stringify(ids),
   ) as Row[];
   return rows.map(toStored);
+}
+
+/** Stored messages of a session by idempotency key (keys with no message are absent). */
+export function messagesByIdempotencyKey(db: Database, session: string, keys: readonly string[]): Map<string, StoredMessage> {
+  const out = new Map<string, StoredMessage>();
+  if (keys.length === 0) return out;
+  const rows = db
+    .query(`SELECT ${MESSAGE_COLUMNS}, idempotency_key FROM messages WHERE session_id = ? AND idempotency_key IN (SELECT value FROM json_each(?))`)
+    .all(session, JSON.stringify(keys)) as (Row & { idempotency_key: string })[];
+  for (const r of rows) out.set(r.idempotency_key, toStored(r));
+  return out;
 }
 
 /** Existing ids among these (to adopt only records the archive lacks). */
