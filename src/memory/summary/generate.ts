@@ -47,12 +47,17 @@ export async function generateSession(ctx: MemoryContext, session: string, openL
     if (["ok", "up-to-date", "waiting", "bootstrap", "pruned"].includes(outcome)) closeGate(ctx, session, startedMs);
   } catch (err) {
     report.outcome = err instanceof LlmAbortedError ? "aborted" : report.chunksDone > 0 ? "partial" : "failed";
-    report.error = redactSecrets(errorMessage(err).split("\n")[0]!, secretValues(ctx.env ?? process.env)).text;
+    let text = errorMessage(err).split("\n")[0]!;
+    if (report.chunksDone > 0) text = `${text.replace(/; nothing was changed$/, "")}; saved: summary.json and .summary_cursor through chunk ${report.chunksDone}/${report.chunksTotal}`;
+    report.error = redactSecrets(text, secretValues(ctx.env ?? process.env)).text;
     if (!(err instanceof LlmAbortedError || err instanceof LlmCallError)) report.notes.push(`unexpected: ${err instanceof Error ? err.name : "error"}`);
   } finally {
     Object.assign(report, { calls: meter.calls, inputTokens: meter.inputTokens, outputTokens: meter.outputTokens });
     try {
       withWriteLock(ctx.db, () => finishSummaryRun(ctx.db, session, ctx.now(), report.outcome, report, report.error));
+    } catch (err) {
+      // What was saved is in the report; only the run's record is missing.
+      report.notes.push(`the run could not be recorded in history.db: ${errorMessage(err).split("\n")[0]!.replace(/; nothing was changed$/, "")}`);
     } finally {
       release();
     }
@@ -115,7 +120,8 @@ async function run(ctx: MemoryContext, session: string, openLlm: LlmFactory, met
   const indexOf = new Map(ready.map((m, i) => [m.seq, i]));
 
   if (kept.length === 0) {
-    commitProgress(ctx, session, summary, positionAt(ready.length - 1));
+    const note = commitProgress(ctx, session, summary, positionAt(ready.length - 1));
+    if (note) report.notes.push(note);
     report.changes = diffSummaries(before, summary);
     return "pruned";
   }
@@ -147,9 +153,10 @@ async function run(ctx: MemoryContext, session: string, openLlm: LlmFactory, met
     // Through the message before the next chunk (noise dropped in between counts as done), or the last one.
     const next = chunks[i + 1]?.parts[0]?.message;
     const through = next ? indexOf.get(next.seq)! - 1 : ready.length - 1;
-    commitProgress(ctx, session, result.summary, positionAt(through));
+    const saved = commitProgress(ctx, session, result.summary, positionAt(through));
     summary = result.summary;
     report.chunksDone = index;
+    if (saved) report.notes.push(saved);
     const n = result.notes;
     if (n.markersRewritten) report.notes.push(`${n.markersRewritten} decision(s) with a legacy marker rewritten`);
     if (n.decisionsCut) report.notes.push(`the answer had ${n.decisionsCut} decision(s) over the limit of 8: left out`);

@@ -3,6 +3,7 @@
 // position is settled. A crash in between is repaired by the next run: if summary.json is the pending one,
 // the cursor is rolled forward, otherwise the pending position is dropped.
 import { statSync, utimesSync } from "node:fs";
+import { errorMessage } from "../../shared/errors.ts";
 import { writeFileAtomic, type StagedFile } from "../../shared/atomic-write.ts";
 import { getSummaryRun, setPendingPosition, settlePosition, type SummaryPosition } from "../../storage/sqlite/summary-runs-repo.ts";
 import { withWriteLock } from "../../storage/sqlite/write-lock.ts";
@@ -10,7 +11,12 @@ import type { MemoryContext } from "../memory-context.ts";
 import { readSummaryFile, stageCursor, stageSummary } from "./summary-file.ts";
 import type { Summary } from "./summary-types.ts";
 
-export function commitProgress(ctx: MemoryContext, session: string, summary: Summary, position: SummaryPosition): void {
+/**
+ * Save a summary and its cursor. Throws when nothing was saved. Once both files are in place the save has
+ * happened: if recording the settled position then fails (a full disk), the pending record lets the next run
+ * finish it, and the failure comes back as a note instead of an error.
+ */
+export function commitProgress(ctx: MemoryContext, session: string, summary: Summary, position: SummaryPosition): string | undefined {
   const { staged: summaryFile, sha } = stageSummary(ctx.paths.summary(session), summary);
   let cursorFile: StagedFile | undefined;
   try {
@@ -28,7 +34,12 @@ export function commitProgress(ctx: MemoryContext, session: string, summary: Sum
     throw err;
   }
   cursorFile.commit();
-  withWriteLock(ctx.db, () => settlePosition(ctx.db, session, position));
+  try {
+    withWriteLock(ctx.db, () => settlePosition(ctx.db, session, position));
+  } catch (err) {
+    return `summary.json and the cursor were saved, but history.db could not record it (${errorMessage(err).replace(/; nothing was changed$/, "")}); the next run completes it`;
+  }
+  return undefined;
 }
 
 /** Only the cursor moves (bootstrap): the summary is left as it is. */

@@ -1,14 +1,23 @@
 // Open .store/history.db: WAL, busy timeout, bigint integers, migrations to the current schema version.
 import { Database } from "bun:sqlite";
-import { dirname } from "node:path";
+import { basename, dirname } from "node:path";
 import { chmodSync, existsSync } from "node:fs";
 import { ensureDir, FILE_MODE } from "../../shared/atomic-write.ts";
 import { RuntimeFailure } from "../../shared/errors.ts";
 import { MIGRATIONS } from "./migrations/index.ts";
+import { asNoSpace } from "./no-space.ts";
 
 export class SchemaTooNewError extends RuntimeFailure {}
 
 export function openDatabase(path: string, options: { readonly?: boolean } = {}): Database {
+  try {
+    return open(path, options);
+  } catch (err) {
+    throw asNoSpace(err, path, `opening ${basename(path)}`);
+  }
+}
+
+function open(path: string, options: { readonly?: boolean }): Database {
   const fresh = path !== ":memory:" && !existsSync(path);
   if (path !== ":memory:") ensureDir(dirname(path));
   const db = new Database(path, { create: !options.readonly, readonly: options.readonly, safeIntegers: true, strict: true });
