@@ -6,6 +6,7 @@ import { lstatSync, readdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import type { MessageRecord, StoredMessage } from "../shared/message.ts";
 import { CorruptHistoryError, readHistory, stageHistory } from "../storage/history/history-file.ts";
+import { refuseSessionSymlinks } from "../storage/history/no-symlink.ts";
 import { knownIds, listSessionMessages } from "../storage/sqlite/messages-repo.ts";
 import type { MemoryContext } from "./memory-context.ts";
 
@@ -21,6 +22,11 @@ export interface RecoveryReport {
 export function recoverSessions(ctx: MemoryContext, sessions: readonly string[]): RecoveryReport[] {
   const out: RecoveryReport[] = [];
   for (const session of sessions) {
+    try {
+      refuseSessionSymlinks(ctx.paths.session(session));
+    } catch {
+      continue; // never followed; the command that names this session refuses it
+    }
     const removedTempFiles = removeStaleTempFiles(ctx.paths.session(session));
     try {
       out.push({ session, ...rollForward(ctx, session), removedTempFiles });

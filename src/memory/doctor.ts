@@ -6,6 +6,7 @@ import { CorruptHistoryError, readHistory, writeHistory, forgetHistoryCache } fr
 import { listSessionMessages } from "../storage/sqlite/messages-repo.ts";
 import { listSessionRows } from "../storage/sqlite/sessions-repo.ts";
 import { withWriteLock } from "../storage/sqlite/write-lock.ts";
+import { refuseSessionSymlinks, SymlinkRefusedError } from "../storage/history/no-symlink.ts";
 import { removeStaleTempFiles, staleTempFiles } from "./crash-recovery.ts";
 import { withHomeLock } from "./home-lock.ts";
 import type { MemoryContext } from "./memory-context.ts";
@@ -38,6 +39,12 @@ export function runDoctor(ctx: MemoryContext, repair: boolean): DoctorReport {
 }
 
 function checkSession(ctx: MemoryContext, session: string, repair: boolean): DoctorFinding[] {
+  try {
+    refuseSessionSymlinks(ctx.paths.session(session));
+  } catch (err) {
+    if (!(err instanceof SymlinkRefusedError)) throw err;
+    return [{ session, problem: `${err.path} is a symbolic link: memvoy does not follow it; replace it with the real file or folder` }];
+  }
   const temps = staleTempFiles(ctx.paths.session(session));
   const tempFinding: DoctorFinding[] = temps.length === 0 ? [] : [{ session, problem: `${temps.length} temp file(s) left by a writer that died: ${temps.join(", ")}` }];
   if (repair && temps.length > 0) tempFinding[0]!.repaired = `removed ${removeStaleTempFiles(ctx.paths.session(session)).length} temp file(s)`;

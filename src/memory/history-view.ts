@@ -2,6 +2,7 @@
 import { InputError } from "../shared/errors.ts";
 import { assertSessionId } from "../shared/session-id.ts";
 import type { StoredMessage } from "../shared/message.ts";
+import { refuseSessionSymlinks } from "../storage/history/no-symlink.ts";
 import { listSessionMessages } from "../storage/sqlite/messages-repo.ts";
 import type { MemoryContext } from "./memory-context.ts";
 import { ensureBackfilled } from "./sessions-list.ts";
@@ -21,6 +22,7 @@ export function readSessionHistory(ctx: MemoryContext, session: string, o: Histo
   if (o.last !== undefined && (!Number.isSafeInteger(o.last) || o.last < 1 || o.last > MAX_LAST)) {
     throw new InputError(`invalid last ${String(o.last)}: use a whole number from 1 to ${MAX_LAST}`);
   }
+  refuseSessionSymlinks(ctx.paths.session(session));
   if (!sessionExists(ctx, session)) throw new UnknownSessionError(`no session ${JSON.stringify(session)} in ${ctx.paths.home}`);
   ensureBackfilled(ctx, session);
   if (o.all) return listSessionMessages(ctx.db, session);

@@ -2,7 +2,8 @@
 import { existsSync, readdirSync, rmSync } from "node:fs";
 import { InputError } from "../shared/errors.ts";
 import { assertSessionId } from "../shared/session-id.ts";
-import { forgetHistoryCache } from "../storage/history/history-file.ts";
+import { refuseSessionSymlinks } from "../storage/history/no-symlink.ts";
+import { forgetHistoryCache, readHistory } from "../storage/history/history-file.ts";
 import { deleteSessionMessages } from "../storage/sqlite/messages-repo.ts";
 import { deleteSessionRow, getSessionRow } from "../storage/sqlite/sessions-repo.ts";
 import { withWriteLock } from "../storage/sqlite/write-lock.ts";
@@ -19,6 +20,7 @@ export function sessionExists(ctx: MemoryContext, session: string): boolean {
 
 function requireSession(ctx: MemoryContext, session: string): void {
   assertSessionId(session);
+  refuseSessionSymlinks(ctx.paths.session(session));
   if (!sessionExists(ctx, session)) throw new UnknownSessionError(`no session ${JSON.stringify(session)} in ${ctx.paths.home}`);
 }
 
@@ -32,6 +34,7 @@ export interface ResetResult {
 export function resetSession(ctx: MemoryContext, session: string, all = false): ResetResult {
   requireSession(ctx, session);
   return withHomeLock(ctx, () => {
+    readHistory(ctx.paths.history(session)); // a corrupt file is refused (CorruptHistoryError), never deleted unseen
     const removed = withWriteLock(ctx.db, () => deleteSessionMessages(ctx.db, session, ctx.now()));
     const history = ctx.paths.history(session);
     rmSync(history, { force: true });

@@ -1,6 +1,7 @@
 // The list of sessions (id, message count, last activity, summary present), adopting folders the archive
 // has not seen yet (backfill on first encounter).
 import { existsSync } from "node:fs";
+import { refuseSessionSymlinks } from "../storage/history/no-symlink.ts";
 import { listSessionRows } from "../storage/sqlite/sessions-repo.ts";
 import { sessionHasMessages } from "../storage/sqlite/messages-repo.ts";
 import type { MemoryContext } from "./memory-context.ts";
@@ -22,9 +23,10 @@ export function discoverSessions(ctx: MemoryContext): number {
   for (const id of sessionDirs(ctx)) {
     if (known.has(id) || !existsSync(ctx.paths.history(id))) continue;
     try {
+      refuseSessionSymlinks(ctx.paths.session(id));
       adopted += backfillSession(ctx, id);
     } catch {
-      // A corrupt history.json is reported by `doctor`; listing must still work.
+      // A corrupt history.json or a symbolic link is reported by `doctor`; listing must still work.
     }
   }
   return adopted;

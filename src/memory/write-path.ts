@@ -9,6 +9,7 @@ import { faultPoint } from "../shared/fault-point.ts";
 import { newId } from "../shared/ids.ts";
 import type { MessageRecord } from "../shared/message.ts";
 import { assertSessionId } from "../shared/session-id.ts";
+import { refuseSessionSymlinks } from "../storage/history/no-symlink.ts";
 import { readHistory, serializeRecord, stageHistory, type HistoryDoc } from "../storage/history/history-file.ts";
 import { archiveBefore, insertMessages, knownIds, messagesByIdempotencyKey, sessionHasMessages } from "../storage/sqlite/messages-repo.ts";
 import { withWriteLock } from "../storage/sqlite/write-lock.ts";
@@ -33,6 +34,7 @@ export function appendMessages(ctx: MemoryContext, session: string, inputs: read
   if (inputs.length === 0) return { ids: [], compacted: 0, adopted: 0, duplicates: 0 };
   const file = ctx.paths.history(session);
   const dir = ctx.paths.session(session);
+  refuseSessionSymlinks(dir);
   if (!existsSync(dir)) ensureDir(dir); // a recursive mkdir of an existing folder costs more than the check
   return withHomeLock(ctx, () => {
     const doc = readHistory(file);
@@ -106,6 +108,7 @@ export function unarchived(ctx: MemoryContext, session: string, doc: HistoryDoc)
 /** Backfill without a new message: adopt what history.json holds that the archive lacks. */
 export function backfillSession(ctx: MemoryContext, session: string): number {
   assertSessionId(session);
+  refuseSessionSymlinks(ctx.paths.session(session));
   const file = ctx.paths.history(session);
   return withHomeLock(ctx, () => {
     const doc = readHistory(file);

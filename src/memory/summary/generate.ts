@@ -11,6 +11,7 @@ import { redactSecrets, secretValues } from "../../shared/redact.ts";
 import { tryLockFile } from "../../shared/file-lock.ts";
 import type { StoredMessage } from "../../shared/message.ts";
 import { nsToRfc3339, nsToUtcSeconds } from "../../shared/time.ts";
+import { refuseSessionSymlinks } from "../../storage/history/no-symlink.ts";
 import { sessionHasMessages } from "../../storage/sqlite/messages-repo.ts";
 import { clearPosition, finishSummaryRun, getSummaryRun, lastSessionMessage, maxSendAt, startSummaryRun } from "../../storage/sqlite/summary-runs-repo.ts";
 import { withWriteLock } from "../../storage/sqlite/write-lock.ts";
@@ -32,6 +33,7 @@ export type LlmFactory = (meter: UsageMeter) => LlmClient;
 
 export async function generateSession(ctx: MemoryContext, session: string, openLlm: LlmFactory, o: SummarizeOptions = {}): Promise<SessionReport> {
   const report: SessionReport = { session, outcome: "up-to-date", messages: 0, droppedAsNoise: 0, waiting: 0, chunksDone: 0, chunksTotal: 0, calls: 0, inputTokens: 0, outputTokens: 0, notes: [] };
+  refuseSessionSymlinks(ctx.paths.session(session));
   ensureDir(ctx.paths.session(session));
   const release = tryLockFile(join(ctx.paths.session(session), ".summary.lock"));
   if (!release) return { ...report, outcome: "busy", notes: ["another process is summarizing this session"] };

@@ -1,13 +1,15 @@
 // history.json: read (tolerating Agenvoy records), serialise, write atomically; corrupt files are refused.
-import { readFileSync, statSync } from "node:fs";
+import { lstatSync, readFileSync } from "node:fs";
 import { stageFileAtomic, type StagedFile } from "../../shared/atomic-write.ts";
-import { RuntimeFailure } from "../../shared/errors.ts";
+import { InputError } from "../../shared/errors.ts";
 import { describeOffset, jsonErrorOffset } from "../../shared/json-error-position.ts";
 import { isRole, type MessageRecord } from "../../shared/message.ts";
 import { nsToRfc3339, parseTime } from "../../shared/time.ts";
 import { contentText, stripLegacyHeaders } from "./legacy-records.ts";
+import { SymlinkRefusedError } from "./no-symlink.ts";
 
-export class CorruptHistoryError extends RuntimeFailure {
+/** Exit 2 like any input memvoy cannot accept: the file must be repaired (doctor --repair), not retried. */
+export class CorruptHistoryError extends InputError {
   constructor(readonly file: string, readonly where: string, detail: string) {
     super(`${file} is corrupt (${where}: ${detail}); it was left untouched. Run \`memvoy doctor --repair\` to rebuild it from the archive`);
   }
@@ -60,7 +62,8 @@ function cacheDrop(file: string): void {
 
 function stampOf(path: string): string | undefined {
   try {
-    const s = statSync(path, { bigint: true });
+    const s = lstatSync(path, { bigint: true });
+    if (s.isSymbolicLink()) throw new SymlinkRefusedError(path);
     return `${s.ino}:${s.size}:${s.mtimeNs}`;
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === "ENOENT") return undefined;
