@@ -2,6 +2,7 @@
 import { existsSync } from "node:fs";
 import { homePaths, resolveHome } from "../../config/home.ts";
 import { openMemory } from "../../app/open-memory.ts";
+import { watchPaths } from "../../app/home-watch.ts";
 import { bool, expectPositionals, parseArgs, str } from "../args.ts";
 import { printUsage } from "../command.ts";
 import { printJson, println } from "../output.ts";
@@ -31,8 +32,15 @@ export async function run(argv: readonly string[]): Promise<number> {
   const json = bool(p, "json");
   // The background drain must not recreate a home that was removed meanwhile.
   if (pending && !existsSync(homePaths(resolveHome(str(p, "home"))).db)) return 0;
-  const api = openMemory({ home: str(p, "home"), drain: "off" });
+  const api = openMemory({ home: str(p, "home"), drain: "off", create: !(pending && quiet) });
   const abort = new AbortController();
+  // Nor recreate it when it is removed while the drain runs: stop the drain and exit.
+  const stopWatching = quiet
+    ? watchPaths([api.home, api.paths.store], () => {
+        abort.abort();
+        process.exit(0);
+      }, 100)
+    : () => {};
   const onSigint = () => {
     if (abort.signal.aborted) process.exit(130);
     abort.abort();
@@ -72,6 +80,7 @@ export async function run(argv: readonly string[]): Promise<number> {
     throw err;
   } finally {
     process.off("SIGINT", onSigint);
+    stopWatching();
     api.close();
   }
 }
