@@ -9,11 +9,6 @@ const MAX_VALUE_CHARS = 300;
 export type LogLevel = "info" | "warn" | "error";
 export type LogFields = Record<string, string | number | boolean | bigint | null | undefined>;
 
-/** A short preview of user text for a log line: one line, at most `max` characters. */
-export function preview(text: string, max = 40): string {
-  const flat = text.replace(/\s+/g, " ").trim();
-  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
-}
 
 /** Secret values from the environment (API keys, tokens) that must never reach a log line. */
 export { secretValues };

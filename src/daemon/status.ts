@@ -1,6 +1,7 @@
 // `memvoy daemon status|stop`: read the state file and the lock; stop with SIGTERM and a deadline.
 import { homePaths, resolveHome } from "../config/home.ts";
 import { RuntimeFailure } from "../shared/errors.ts";
+import { redactSecrets, secretValues } from "../shared/redact.ts";
 import { nextRunOf } from "./cron-patterns.ts";
 import { isDaemonLockHeld, lockHolderPid } from "./lock.ts";
 import { readState, type JobState } from "./state.ts";
@@ -34,6 +35,7 @@ export function daemonStatus(homeFlag?: string, env: Record<string, string | und
   // A daemon that is starting holds the lock before it writes its state: the file is the previous one's.
   const fresh = s !== undefined && (!running || holder === undefined || holder === s.pid);
   if (running && !fresh) s = undefined;
+  const keys = secretValues(env);
   const jobs: JobStatus[] = Object.entries(s?.jobs ?? {}).map(([name, j]) => {
     let nextRun: string | null = null;
     if (running && j.schedule !== "continuous") {
@@ -43,7 +45,9 @@ export function daemonStatus(homeFlag?: string, env: Record<string, string | und
         nextRun = null;
       }
     }
-    return { name, ...j, running: running && j.running, nextRun };
+    // Scrubbed when written; scrubbed again here, with this environment's keys, for state files of older versions.
+    const clean = (t: string | null) => (t === null ? null : redactSecrets(t, keys).text);
+    return { name, ...j, lastDetail: clean(j.lastDetail), lastError: j.lastError ? { ...j.lastError, message: redactSecrets(j.lastError.message, keys).text } : null, running: running && j.running, nextRun };
   });
   return {
     home: paths.home,
@@ -54,7 +58,7 @@ export function daemonStatus(homeFlag?: string, env: Record<string, string | und
     version: s?.version ?? null,
     stoppedAt: running ? null : (s?.stoppedAt ?? null),
     jobs,
-    lastError: s?.lastError ?? null,
+    lastError: s?.lastError ? { ...s.lastError, message: redactSecrets(s.lastError.message, keys).text } : null,
     log: paths.daemonLog,
   };
 }

@@ -6,7 +6,7 @@ import { LlmAbortedError, LlmAnswerError, LlmCallError, MissingApiKeyError, type
 import type { LlmReply, LlmRequest, LlmSettings } from "./llm-types.ts";
 import { jsonCandidates } from "./json-answer.ts";
 import { backoffMs, retryAfterMs, sleep } from "./retry.ts";
-import { redactSecrets, redactUrl } from "../shared/redact.ts";
+import { redactUrl } from "../shared/redact.ts";
 
 type Sdk = typeof import("@anthropic-ai/sdk");
 type SdkClient = InstanceType<Sdk["default"]>;
@@ -125,7 +125,8 @@ export class LlmClient {
     if (reply.text.trim() === "") throw new LlmAnswerError(`${req.purpose} answer from ${reply.model} was empty`);
     const candidates = jsonCandidates(reply.text, tag);
     if (candidates.length === 0) {
-      throw new LlmAnswerError(`${req.purpose} answer from ${reply.model} held no JSON: ${excerpt(reply.text)}`);
+      // The answer may quote the conversation or a secret: its shape is told, never its text.
+      throw new LlmAnswerError(`${req.purpose} answer from ${reply.model} held no JSON (${reply.text.length} characters of text)`);
     }
     return { reply, candidates };
   }
@@ -183,7 +184,7 @@ function isMessage(m: unknown): m is { content: { type: string; text?: string }[
 /** A 200 answer that is no Messages API answer: a login page, a proxy's HTML, the wrong path. */
 function notAnAnswer(baseURL: string, response: Response, body: unknown): LlmAnswerError {
   const type = response.headers.get("content-type")?.split(";")[0]?.trim() || "no content type";
-  const got = typeof body === "string" ? `${type}, ${excerpt(body)}` : type;
+  const got = typeof body === "string" ? `${type} (${body.length} characters)` : type;
   return new LlmAnswerError(
     `the server at ${redactUrl(baseURL)} answered HTTP ${response.status} with ${got}, not a Messages API answer: check ANTHROPIC_BASE_URL`,
   );
@@ -194,10 +195,6 @@ function errorText(err: unknown): string {
   return (e?.cause?.message ?? e?.message ?? String(err)).split("\n")[0]!;
 }
 
-function excerpt(text: string): string {
-  const t = redactSecrets(text.replace(/\s+/g, " ").trim()).text;
-  return JSON.stringify(t.length > 80 ? t.slice(0, 80) + "…" : t);
-}
 
 function anySignal(...signals: (AbortSignal | undefined)[]): AbortSignal | undefined {
   const list = signals.filter((s): s is AbortSignal => s !== undefined);

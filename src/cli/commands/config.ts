@@ -1,5 +1,5 @@
 // memvoy config show|path|check: the effective config, its file, and validation.
-import { configPath, configToToml, inspectConfig } from "../../app/config-info.ts";
+import { configPath, configToToml, inspectConfig, maskedConfig } from "../../app/config-info.ts";
 import { UsageError } from "../../shared/errors.ts";
 import { bool, parseArgs, str } from "../args.ts";
 import { printUsage } from "../command.ts";
@@ -36,6 +36,7 @@ export async function run(argv: readonly string[]): Promise<number> {
     json ? printJson({ ok: true, path: info.path }) : println(`${info.path}: ok`);
     return 0;
   }
-  json ? printJson(info.config) : println(`# ${info.path}\n${configToToml(info.config)}`);
+  const shown = maskedConfig(info.config);
+  json ? printJson(shown) : println(`# ${info.path}\n${configToToml(shown)}`);
   return 0;
 }

@@ -51,10 +51,14 @@ export async function generateSession(ctx: MemoryContext, session: string, openL
     report.outcome = err instanceof LlmAbortedError ? "aborted" : report.chunksDone > 0 ? "partial" : "failed";
     let text = errorMessage(err).split("\n")[0]!;
     if (report.chunksDone > 0) text = `${text.replace(/; nothing was changed$/, "")}; saved: summary.json and .summary_cursor through chunk ${report.chunksDone}/${report.chunksTotal}`;
-    report.error = redactSecrets(text, secretValues(ctx.env ?? process.env)).text;
+    report.error = text;
     if (!(err instanceof LlmAbortedError || err instanceof LlmCallError)) report.notes.push(`unexpected: ${err instanceof Error ? err.name : "error"}`);
   } finally {
     Object.assign(report, { calls: meter.calls, inputTokens: meter.inputTokens, outputTokens: meter.outputTokens });
+    // Error texts can quote a server's answer: redacted before they are stored or shown.
+    const keys = secretValues(ctx.env ?? process.env);
+    if (report.error !== undefined) report.error = redactSecrets(report.error, keys).text;
+    report.notes = report.notes.map((n) => redactSecrets(n, keys).text);
     try {
       withWriteLock(ctx.db, () => finishSummaryRun(ctx.db, session, ctx.now(), report.outcome, report, report.error));
     } catch (err) {
@@ -148,7 +152,7 @@ async function run(ctx: MemoryContext, session: string, openLlm: LlmFactory, met
         signal: o.signal,
       });
     } catch (err) {
-      report.error = `chunk ${index}/${chunks.length}: ${errorMessage(err).split("\n")[0]}`;
+      report.error = redactSecrets(`chunk ${index}/${chunks.length}: ${errorMessage(err).split("\n")[0]}`, secretValues(ctx.env ?? process.env)).text;
       o.onProgress?.({ type: "chunk-failed", session, chunk: index, chunks: chunks.length, error: report.error });
       return finishWith(report, before, summary, err instanceof LlmAbortedError ? "aborted" : i > 0 ? "partial" : "failed");
     }
