@@ -6,7 +6,7 @@ import { LlmAbortedError, LlmAnswerError, LlmCallError, MissingApiKeyError, type
 import type { LlmReply, LlmRequest, LlmSettings } from "./llm-types.ts";
 import { jsonCandidates } from "./json-answer.ts";
 import { backoffMs, retryAfterMs, sleep } from "./retry.ts";
-import { redactUrl } from "../shared/redact.ts";
+import { redactSecrets, redactUrl } from "../shared/redact.ts";
 
 type Sdk = typeof import("@anthropic-ai/sdk");
 type SdkClient = InstanceType<Sdk["default"]>;
@@ -125,8 +125,8 @@ export class LlmClient {
     if (reply.text.trim() === "") throw new LlmAnswerError(`${req.purpose} answer from ${reply.model} was empty`);
     const candidates = jsonCandidates(reply.text, tag);
     if (candidates.length === 0) {
-      // The answer may quote the conversation or a secret: its shape is told, never its text.
-      throw new LlmAnswerError(`${req.purpose} answer from ${reply.model} held no JSON (${reply.text.length} characters of text)`);
+      // The excerpt is redacted: an answer may quote a secret.
+      throw new LlmAnswerError(`${req.purpose} answer from ${reply.model} held no JSON: ${excerpt(reply.text)}`);
     }
     return { reply, candidates };
   }
@@ -184,7 +184,7 @@ function isMessage(m: unknown): m is { content: { type: string; text?: string }[
 /** A 200 answer that is no Messages API answer: a login page, a proxy's HTML, the wrong path. */
 function notAnAnswer(baseURL: string, response: Response, body: unknown): LlmAnswerError {
   const type = response.headers.get("content-type")?.split(";")[0]?.trim() || "no content type";
-  const got = typeof body === "string" ? `${type} (${body.length} characters)` : type;
+  const got = typeof body === "string" ? `${type}, ${excerpt(body)}` : type;
   return new LlmAnswerError(
     `the server at ${redactUrl(baseURL)} answered HTTP ${response.status} with ${got}, not a Messages API answer: check ANTHROPIC_BASE_URL`,
   );
@@ -200,4 +200,9 @@ function anySignal(...signals: (AbortSignal | undefined)[]): AbortSignal | undef
   const list = signals.filter((s): s is AbortSignal => s !== undefined);
   if (list.length === 0) return undefined;
   return list.length === 1 ? list[0] : AbortSignal.any(list);
+}
+
+function excerpt(text: string): string {
+  const t = redactSecrets(text.replace(/\s+/g, " ").trim()).text;
+  return JSON.stringify(t.length > 80 ? t.slice(0, 80) + "…" : t);
 }
