@@ -1,10 +1,10 @@
 // Error memory at 1,000 records: record time, search latency (library and the `memvoy errors search`
-// process), and how often a reworded error finds its fix first (test/errors/fixture.ts among distractors).
+// process), and how often a reworded error finds its fix first (test/error-memory/fixture.ts among distractors).
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { openMemory } from "../src/lib.ts";
-import { HARD_PARAPHRASES, PARAPHRASES, RECORDS, type Paraphrase } from "../test/errors/fixture.ts";
+import { HARD_PARAPHRASES, PARAPHRASES, RECORDS, type Paraphrase } from "../test/error-memory/fixture.ts";
 
 // Self-contained, so it runs alone (`bun bench/errors.ts [--quick]`) or from bench/run.ts (the BENCH_ROWS line).
 interface BenchRow {

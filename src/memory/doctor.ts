@@ -3,6 +3,7 @@
 import { existsSync, renameSync } from "node:fs";
 import { nsToRfc3339 } from "../shared/time.ts";
 import { CorruptHistoryError, readHistory, writeHistory, forgetHistoryCache } from "../storage/history/history-file.ts";
+import { quickCheck } from "../storage/sqlite/maintenance.ts";
 import { listSessionMessages } from "../storage/sqlite/messages-repo.ts";
 import { listSessionRows } from "../storage/sqlite/sessions-repo.ts";
 import { withWriteLock } from "../storage/sqlite/write-lock.ts";
@@ -28,9 +29,9 @@ export interface DoctorReport {
 
 export function runDoctor(ctx: MemoryContext, repair: boolean): DoctorReport {
   const findings: DoctorFinding[] = [];
-  const integrity = ctx.db.query("PRAGMA quick_check").all() as { quick_check: string }[];
-  if (integrity.length !== 1 || integrity[0]!.quick_check !== "ok") {
-    findings.push({ problem: `SQLite quick_check: ${integrity.map((r) => r.quick_check).join("; ")}` });
+  const integrity = quickCheck(ctx.db);
+  if (integrity.length !== 1 || integrity[0] !== "ok") {
+    findings.push({ problem: `SQLite quick_check: ${integrity.join("; ")}` });
   }
   const ids = new Set([...sessionDirs(ctx), ...listSessionRows(ctx.db).map((r) => r.id)]);
   for (const session of [...ids].sort()) findings.push(...checkSession(ctx, session, repair));

@@ -1,7 +1,7 @@
 // What every memory operation needs: the home's paths, its config, the database and a clock.
 import type { Config } from "../config/schema.ts";
 import type { HomePaths } from "../config/home.ts";
-import type { Db } from "../storage/sqlite/write-lock.ts";
+import type { Db } from "../storage/sqlite/db.ts";
 
 export interface MemoryContext {
   readonly paths: HomePaths;

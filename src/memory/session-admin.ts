@@ -11,6 +11,7 @@ import { deleteSummaryRun } from "../storage/sqlite/summary-runs-repo.ts";
 import { deleteSessionUsage } from "../storage/sqlite/usage-repo.ts";
 import { withHomeLock } from "./home-lock.ts";
 import type { MemoryContext } from "./memory-context.ts";
+import { removeSummaryFiles } from "./summary/summary-store.ts";
 
 export class UnknownSessionError extends InputError {}
 
@@ -41,9 +42,7 @@ export function resetSession(ctx: MemoryContext, session: string, all = false): 
     forgetHistoryCache(history);
     let summaryRemoved = false;
     if (all) {
-      summaryRemoved = existsSync(ctx.paths.summary(session));
-      rmSync(ctx.paths.summary(session), { force: true });
-      rmSync(ctx.paths.cursor(session), { force: true });
+      summaryRemoved = removeSummaryFiles(ctx, session);
       withWriteLock(ctx.db, () => forgetSummaryRows(ctx, session));
     }
     return { session, messagesRemoved: removed, summaryRemoved };

@@ -1,6 +1,6 @@
 // The list of sessions (id, message count, last activity, summary present), adopting folders the archive
-// has not seen yet (backfill on first encounter).
-import { existsSync } from "node:fs";
+// has not seen yet (backfill on first encounter). sessions/ is scanned again only when its mtime moves.
+import { existsSync, statSync } from "node:fs";
 import { refuseSessionSymlinks } from "../storage/history/no-symlink.ts";
 import { listSessionRows } from "../storage/sqlite/sessions-repo.ts";
 import { sessionHasMessages } from "../storage/sqlite/messages-repo.ts";
@@ -16,15 +16,47 @@ export interface SessionInfo {
   hasSummary: boolean;
 }
 
-/** Backfill every session folder whose history.json the archive has not seen. Returns how many were adopted. */
+interface DiscoveryState {
+  /** sessions/'s inode and mtime at the last full scan; undefined forces the next scan. */
+  stamp?: string;
+  /** Folders the archive lacks (no history.json yet, an empty or unreadable one): looked at on every call. */
+  pending: Set<string>;
+}
+
+const discovery = new WeakMap<MemoryContext, DiscoveryState>();
+
+// A folder created in the same tick as the scan may leave the mtime unchanged on a coarse clock.
+const RACY_MS = 2000;
+
+function sessionsStamp(ctx: MemoryContext): { stamp: string; racy: boolean } {
+  try {
+    const st = statSync(ctx.paths.sessions, { bigint: true });
+    return { stamp: `${st.ino}:${st.mtimeNs}`, racy: Date.now() - Number(st.mtimeMs) < RACY_MS };
+  } catch {
+    return { stamp: "missing", racy: false };
+  }
+}
+
+/**
+ * Backfill every session folder whose history.json the archive has not seen. The folder list is read at the
+ * first call on a context and then only when sessions/'s mtime has changed. Returns how many were adopted.
+ */
 export function discoverSessions(ctx: MemoryContext): number {
-  const known = new Set(listSessionRows(ctx.db).map((r) => r.id));
+  let state = discovery.get(ctx);
+  if (!state) discovery.set(ctx, (state = { pending: new Set() }));
+  const { stamp, racy } = sessionsStamp(ctx);
+  if (stamp !== state.stamp) {
+    const known = new Set(listSessionRows(ctx.db).map((r) => r.id));
+    state.pending = new Set(sessionDirs(ctx).filter((id) => !known.has(id)));
+    state.stamp = racy ? undefined : stamp;
+  }
   let adopted = 0;
-  for (const id of sessionDirs(ctx)) {
-    if (known.has(id) || !existsSync(ctx.paths.history(id))) continue;
+  for (const id of state.pending) {
+    if (!existsSync(ctx.paths.history(id))) continue;
     try {
       refuseSessionSymlinks(ctx.paths.session(id));
       adopted += backfillSession(ctx, id);
+      if (sessionHasMessages(ctx.db, id)) state.pending.delete(id);
     } catch {
       // A corrupt history.json or a symbolic link is reported by `doctor`; listing must still work.
     }

@@ -10,7 +10,7 @@ import { sessionExists } from "./session-admin.ts";
 import { assertSessionId } from "../shared/session-id.ts";
 import { PROMPTS, fill } from "./summary/prompts.ts";
 import { filterRelevant, type RelevanceReport } from "./summary/relevance-filter.ts";
-import { readSummaryFile } from "./summary/summary-file.ts";
+import { readSummary } from "./summary/summary-store.ts";
 import { summaryIsEmpty } from "./summary/summary-types.ts";
 
 export interface ContextMessage {
@@ -45,7 +45,7 @@ export async function buildTurnContext(ctx: MemoryContext, session: string, inpu
     return c;
   });
   const out: TurnContext = { session, messages, system: "" };
-  const file = readSummaryFile(ctx.paths.summary(session));
+  const file = readSummary(ctx, session);
   if (file.state === "ok" && !(summaryIsEmpty(file.summary) && Object.keys(file.legacy).length === 0)) {
     const { summary, report } = await filterRelevant(ctx, session, file.summary, input, recent);
     out.summaryFilter = report;

@@ -11,7 +11,7 @@ import type { MessageRecord } from "../shared/message.ts";
 import { assertSessionId } from "../shared/session-id.ts";
 import { refuseSessionSymlinks } from "../storage/history/no-symlink.ts";
 import { readHistory, serializeRecord, stageHistory, type HistoryDoc } from "../storage/history/history-file.ts";
-import { archiveBefore, insertMessages, knownIds, messagesByIdempotencyKey, sessionHasMessages } from "../storage/sqlite/messages-repo.ts";
+import { archiveBefore, insertMessages, knownIds, messagesByIdempotencyKey, seqOfMessage, sessionHasMessages } from "../storage/sqlite/messages-repo.ts";
 import { withWriteLock } from "../storage/sqlite/write-lock.ts";
 import { compactionCut } from "./compaction.ts";
 import { withHomeLock } from "./home-lock.ts";
@@ -75,8 +75,7 @@ export function appendMessages(ctx: MemoryContext, session: string, inputs: read
         insertMessages(ctx.db, session, added, now, { idempotencyKeys });
         if (cut > 0) {
           const first = kept[0]!;
-          const seq = (ctx.db.query("SELECT seq FROM messages WHERE id = ?").get(first.id) as { seq: bigint }).seq;
-          archiveBefore(ctx.db, session, seq, first.sendAt, now);
+          archiveBefore(ctx.db, session, seqOfMessage(ctx.db, first.id)!, first.sendAt, now);
         }
       });
     } catch (err) {

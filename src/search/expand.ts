@@ -1,7 +1,7 @@
 // Context expansion of semantic hits: 2 messages before and 1 after in the session's recent order;
 // expansions that overlap are merged into one run shared by the hits inside it.
 import type { StoredMessage } from "../shared/message.ts";
-import type { Db } from "../storage/sqlite/write-lock.ts";
+import type { Db } from "../storage/sqlite/db.ts";
 import { recentNeighbours } from "../storage/sqlite/semantic-queries.ts";
 
 export const EXPAND_BEFORE = 2;

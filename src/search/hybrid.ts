@@ -4,7 +4,7 @@
 import { rangeStart } from "../shared/time.ts";
 import type { StoredMessage } from "../shared/message.ts";
 import { rankRecent } from "../storage/sqlite/semantic-queries.ts";
-import type { Db } from "../storage/sqlite/write-lock.ts";
+import type { Db } from "../storage/sqlite/db.ts";
 import { expandHits } from "./expand.ts";
 import { reciprocalRankFusion, type RankedList } from "./fusion.ts";
 import { keywordSearch } from "./keyword.ts";

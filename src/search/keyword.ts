@@ -4,7 +4,7 @@
 // bm25 on their stems, so match quality decides there too.
 import type { StoredMessage } from "../shared/message.ts";
 import { rangeStart, type TimeRange } from "../shared/time.ts";
-import type { Db } from "../storage/sqlite/write-lock.ts";
+import type { Db } from "../storage/sqlite/db.ts";
 import { scanRecent, searchFts, type KeywordFilter, type WindowMatch } from "../storage/sqlite/keyword-queries.ts";
 import { ftsAllQuery, ftsAnyQuery, queryTerms, type QueryTerm } from "./query-terms.ts";
 import { findMatches, makeSnippet } from "./snippet.ts";

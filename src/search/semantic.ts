@@ -6,7 +6,7 @@ import { rangeStart, type TimeRange } from "../shared/time.ts";
 import type { VectorTable } from "../storage/lance/vector-table.ts";
 import { getMessagesById } from "../storage/sqlite/messages-repo.ts";
 import { knownSenders } from "../storage/sqlite/semantic-queries.ts";
-import type { Db } from "../storage/sqlite/write-lock.ts";
+import type { Db } from "../storage/sqlite/db.ts";
 import { expandHits } from "./expand.ts";
 import { queryFocus, type QueryFocus } from "./participants.ts";
 import { queryTerms } from "./query-terms.ts";

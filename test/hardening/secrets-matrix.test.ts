@@ -7,7 +7,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { openMemory } from "../../src/lib.ts";
 import { redactSecrets } from "../../src/shared/redact.ts";
-import { SECRETS } from "../errors/secrets.ts";
+import { SECRETS } from "../error-memory/secrets.ts";
 import { startFakeAnthropic, type FakeAnthropic } from "../helpers/fake-anthropic.ts";
 import { cli, removeTempHomes, tempHome } from "../helpers/home.ts";
 import { cleanup, cli as daemonCli, startDaemon, waitFor, waitRunning } from "../daemon/daemon-process.ts";

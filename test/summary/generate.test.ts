@@ -296,7 +296,7 @@ test("after a plain reset the summary carries on with the messages written since
 test("a save interrupted between summary.json and the cursor is completed (or dropped) by the next run", async () => {
   const { Database } = await import("bun:sqlite");
   const { summaryText } = await import("../../src/memory/summary/summary-types.ts");
-  const { sha256 } = await import("../../src/memory/summary/summary-file.ts");
+  const { sha256 } = await import("../../src/storage/history/summary-file.ts");
   s = await setup();
   addExchanges(s.api, "s1", 1);
   s.fake.respond(() => summaryStep({ current_discussion: current("first") }));

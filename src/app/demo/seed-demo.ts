@@ -6,7 +6,7 @@ import { ensureDir, FILE_MODE } from "../../shared/atomic-write.ts";
 import { InputError } from "../../shared/errors.ts";
 import { NS_PER_DAY, NS_PER_SEC, nowNs, nsToUtcSeconds } from "../../shared/time.ts";
 import { openMemory } from "../open-memory.ts";
-import { DEMO_ERRORS } from "./demo-errors.ts";
+import { DEMO_ERRORS } from "./demo-error-memory.ts";
 import { billingWebhooks, deployPipeline, researchNotes, tempScratch } from "./demo-sessions-en.ts";
 import { kyotoTrip, orderService } from "./demo-sessions-zh.ts";
 import type { DemoSession } from "./demo-types.ts";

@@ -1,21 +1,13 @@
 // Which sessions the summary cron should run: not `temp-`, with messages, and either no summary yet,
 // a history.json newer than summary.json (the mtime gate), or a last run that did not finish.
-import { statSync } from "node:fs";
 import { isTempSession } from "../../shared/session-id.ts";
+import { mtimeNs } from "../../storage/history/file-probe.ts";
 import { listSessionRows } from "../../storage/sqlite/sessions-repo.ts";
 import { getSummaryRun } from "../../storage/sqlite/summary-runs-repo.ts";
 import type { MemoryContext } from "../memory-context.ts";
 import { sessionDirs } from "../session-admin.ts";
 
 const UNFINISHED = new Set(["running", "failed", "partial", "aborted"]);
-
-function mtimeNs(path: string): bigint | undefined {
-  try {
-    return statSync(path, { bigint: true }).mtimeNs;
-  } catch {
-    return undefined;
-  }
-}
 
 export function isDue(ctx: MemoryContext, session: string, messageCount?: number): boolean {
   if (isTempSession(session)) return false;

@@ -1,52 +1,40 @@
 // Generate for one session: find the new messages in the archive, prune noise with the decision model,
 // summarize chunk by chunk with the previous summary in the system prompt, and save summary.json and the
 // cursor after every good chunk. The first failed chunk stops the run; an abort leaves the last save.
-import { renameSync, rmSync } from "node:fs";
-import { join } from "node:path";
 import type { LlmClient } from "../../llm/anthropic-client.ts";
 import { LlmAbortedError, LlmCallError } from "../../llm/llm-errors.ts";
-import { ensureDir } from "../../shared/atomic-write.ts";
 import { errorMessage } from "../../shared/errors.ts";
 import { redactSecrets, secretValues } from "../../shared/redact.ts";
-import { tryLockFile } from "../../shared/file-lock.ts";
 import type { StoredMessage } from "../../shared/message.ts";
-import { nsToRfc3339, nsToUtcSeconds } from "../../shared/time.ts";
-import { refuseSessionSymlinks } from "../../storage/history/no-symlink.ts";
-import { sessionHasMessages } from "../../storage/sqlite/messages-repo.ts";
-import { clearPosition, finishSummaryRun, getSummaryRun, lastSessionMessage, maxSendAt, startSummaryRun } from "../../storage/sqlite/summary-runs-repo.ts";
-import { withWriteLock } from "../../storage/sqlite/write-lock.ts";
+import { nsToUtcSeconds } from "../../shared/time.ts";
 import type { MemoryContext } from "../memory-context.ts";
-import { backfillSession } from "../write-path.ts";
+import { ensureBackfilled } from "../sessions-list.ts";
 import { planChunks, splitWaiting } from "./chunking.ts";
 import { newMeter, type UsageMeter } from "./llm-access.ts";
 import { groupExchanges, pruneNoise } from "./noise-pruning.ts";
-import { closeGate, commitCursor, commitProgress, recoverPending } from "./summary-commit.ts";
 import { summarizeChunk } from "./summary-call.ts";
 import { diffSummaries } from "./summary-diff.ts";
-import { readCursorFile, readSummaryFile } from "./summary-file.ts";
 import type { SessionOutcome, SessionReport, SummarizeOptions } from "./summary-report.ts";
-import { findStart, newMessages } from "./summary-start.ts";
-import { emptySummary, type Summary } from "./summary-types.ts";
+import { SummaryStore } from "./summary-store.ts";
+import type { Summary } from "./summary-types.ts";
 
 /** The LLM client for one session's run, counting its usage into `meter`. */
 export type LlmFactory = (meter: UsageMeter) => LlmClient;
 
 export async function generateSession(ctx: MemoryContext, session: string, openLlm: LlmFactory, o: SummarizeOptions = {}): Promise<SessionReport> {
   const report: SessionReport = { session, outcome: "up-to-date", messages: 0, droppedAsNoise: 0, waiting: 0, chunksDone: 0, chunksTotal: 0, calls: 0, inputTokens: 0, outputTokens: 0, notes: [] };
-  refuseSessionSymlinks(ctx.paths.session(session));
-  ensureDir(ctx.paths.session(session));
-  const release = tryLockFile(join(ctx.paths.session(session), ".summary.lock"));
+  const store = new SummaryStore(ctx, session);
+  const release = store.lock();
   if (!release) return { ...report, outcome: "busy", notes: ["another process is summarizing this session"] };
   const meter = newMeter();
   const startedMs = Date.now();
   try {
-    if (!sessionHasMessages(ctx.db, session)) backfillSession(ctx, session);
-    withWriteLock(ctx.db, () => startSummaryRun(ctx.db, session, ctx.now()));
-    const recovered = recoverPending(ctx, session);
+    ensureBackfilled(ctx, session);
+    const recovered = store.begin();
     if (recovered) report.notes.push(recovered);
-    const outcome = await run(ctx, session, openLlm, meter, report, o);
+    const outcome = await run(ctx, store, openLlm, meter, report, o);
     report.outcome = outcome;
-    if (["ok", "up-to-date", "waiting", "bootstrap", "pruned"].includes(outcome)) closeGate(ctx, session, startedMs);
+    if (["ok", "up-to-date", "waiting", "bootstrap", "pruned"].includes(outcome)) store.closeGate(startedMs);
   } catch (err) {
     report.outcome = err instanceof LlmAbortedError ? "aborted" : report.chunksDone > 0 ? "partial" : "failed";
     let text = errorMessage(err).split("\n")[0]!;
@@ -60,7 +48,7 @@ export async function generateSession(ctx: MemoryContext, session: string, openL
     if (report.error !== undefined) report.error = redactSecrets(report.error, keys).text;
     report.notes = report.notes.map((n) => redactSecrets(n, keys).text);
     try {
-      withWriteLock(ctx.db, () => finishSummaryRun(ctx.db, session, ctx.now(), report.outcome, report, report.error));
+      store.finish(report.outcome, report, report.error);
     } catch (err) {
       // What was saved is in the report; only the run's record is missing.
       report.notes.push(`the run could not be recorded in history.db: ${errorMessage(err).split("\n")[0]!.replace(/; nothing was changed$/, "")}`);
@@ -68,39 +56,28 @@ export async function generateSession(ctx: MemoryContext, session: string, openL
       release();
     }
   }
-  const cursor = readCursorFile(ctx.paths.cursor(session));
-  if (cursor.state === "ok") report.cursor = cursor.text;
+  const cursor = store.cursorText();
+  if (cursor !== undefined) report.cursor = cursor;
   o.onProgress?.({ type: "done", report });
   return report;
 }
 
-async function run(ctx: MemoryContext, session: string, openLlm: LlmFactory, meter: UsageMeter, report: SessionReport, o: SummarizeOptions): Promise<SessionOutcome> {
-  let file = readSummaryFile(ctx.paths.summary(session));
-  if (file.state === "corrupt") {
-    const aside = `${ctx.paths.summary(session)}.corrupt-${nsToRfc3339(ctx.now()).replace(/[:.]/g, "")}`;
-    renameSync(ctx.paths.summary(session), aside);
-    rmSync(ctx.paths.cursor(session), { force: true });
-    withWriteLock(ctx.db, () => clearPosition(ctx.db, session));
-    report.notes.push(`summary.json was unreadable (${file.detail}): moved to ${aside}; summarizing from the first message`);
-    file = { state: "missing" };
-  }
-  const cursor = readCursorFile(ctx.paths.cursor(session));
-  if (cursor.state === "invalid") report.notes.push(`.summary_cursor holds ${JSON.stringify(cursor.text)}, not YYYY-MM-DD HH:MM:SS`);
-  const start = findStart(ctx, session, file, cursor, getSummaryRun(ctx.db, session));
+async function run(ctx: MemoryContext, store: SummaryStore, openLlm: LlmFactory, meter: UsageMeter, report: SessionReport, o: SummarizeOptions): Promise<SessionOutcome> {
+  const session = store.session;
+  const { before, legacy, cursor, start, notes } = store.load();
+  report.notes.push(...notes);
   if (start.kind === "bootstrap") {
-    const last = lastSessionMessage(ctx.db, session);
-    if (!last) return "up-to-date";
-    commitCursor(ctx, session, { seq: last.seq, id: last.id, cursor: nsToUtcSeconds(maxSendAt(ctx.db, session)) });
+    const newest = store.newestPosition();
+    if (!newest) return "up-to-date";
+    store.saveCursor(newest);
     return "bootstrap";
   }
-  const fresh = newMessages(ctx, session, start);
+  const fresh = store.messagesFrom(start);
   const { ready, waiting } = splitWaiting(fresh);
   Object.assign(report, { messages: fresh.length, waiting: waiting.length });
   o.onProgress?.({ type: "session", session, messages: fresh.length, waiting: waiting.length });
   if (ready.length === 0) return waiting.length > 0 ? "waiting" : "up-to-date";
 
-  const before: Summary = file.state === "ok" ? file.summary : emptySummary();
-  const legacy = file.state === "ok" ? file.legacy : {};
   const llm = openLlm(meter);
   let summary = before;
   let kept: StoredMessage[] = ready;
@@ -126,7 +103,7 @@ async function run(ctx: MemoryContext, session: string, openLlm: LlmFactory, met
   const indexOf = new Map(ready.map((m, i) => [m.seq, i]));
 
   if (kept.length === 0) {
-    const note = commitProgress(ctx, session, summary, positionAt(ready.length - 1));
+    const note = store.save(summary, positionAt(ready.length - 1));
     if (note) report.notes.push(note);
     report.changes = diffSummaries(before, summary);
     return "pruned";
@@ -159,7 +136,7 @@ async function run(ctx: MemoryContext, session: string, openLlm: LlmFactory, met
     // Through the message before the next chunk (noise dropped in between counts as done), or the last one.
     const next = chunks[i + 1]?.parts[0]?.message;
     const through = next ? indexOf.get(next.seq)! - 1 : ready.length - 1;
-    const saved = commitProgress(ctx, session, result.summary, positionAt(through));
+    const saved = store.save(result.summary, positionAt(through));
     summary = result.summary;
     report.chunksDone = index;
     if (saved) report.notes.push(saved);

@@ -2,18 +2,13 @@
 // schema; it is saved with the cursor at the session's newest message and recorded as an "imported" run
 // that made no LLM call, so the next Generate carries on from there.
 import { refuseSessionSymlinks } from "../../storage/history/no-symlink.ts";
-import { join } from "node:path";
 import * as v from "valibot";
 import { InputError, RuntimeFailure } from "../../shared/errors.ts";
-import { tryLockFile } from "../../shared/file-lock.ts";
 import { assertSessionId } from "../../shared/session-id.ts";
-import { nsToUtcSeconds } from "../../shared/time.ts";
-import { finishSummaryRun, lastSessionMessage, maxSendAt, startSummaryRun } from "../../storage/sqlite/summary-runs-repo.ts";
-import { withWriteLock } from "../../storage/sqlite/write-lock.ts";
 import type { MemoryContext } from "../memory-context.ts";
 import { UnknownSessionError, sessionExists } from "../session-admin.ts";
-import { commitProgress } from "./summary-commit.ts";
 import { StrictSummarySchema } from "./summary-schema.ts";
+import { SummaryStore } from "./summary-store.ts";
 
 export class InvalidSummaryInputError extends InputError {}
 
@@ -32,17 +27,16 @@ export function importSummary(ctx: MemoryContext, session: string, raw: unknown)
     const issue = parsed.issues[0]!;
     throw new InvalidSummaryInputError(`summary: ${v.getDotPath(issue) ?? "(top level)"}: ${issue.message}`);
   }
-  const last = lastSessionMessage(ctx.db, session);
-  if (!last) throw new InvalidSummaryInputError(`session ${session} has no messages: a summary needs messages to stand for`);
-  const release = tryLockFile(join(ctx.paths.session(session), ".summary.lock"));
+  const store = new SummaryStore(ctx, session);
+  const newest = store.newestPosition();
+  if (!newest) throw new InvalidSummaryInputError(`session ${session} has no messages: a summary needs messages to stand for`);
+  const release = store.lock();
   if (!release) throw new RuntimeFailure(`session ${session} is being summarized right now; try again when it is done`);
   try {
-    const cursor = nsToUtcSeconds(maxSendAt(ctx.db, session));
-    withWriteLock(ctx.db, () => startSummaryRun(ctx.db, session, ctx.now()));
-    commitProgress(ctx, session, parsed.output, { seq: last.seq, id: last.id, cursor });
-    const none = { chunksDone: 0, chunksTotal: 0, calls: 0, inputTokens: 0, outputTokens: 0 };
-    withWriteLock(ctx.db, () => finishSummaryRun(ctx.db, session, ctx.now(), "imported", none));
-    return { session, cursor };
+    store.begin();
+    store.save(parsed.output, newest);
+    store.finish("imported", { chunksDone: 0, chunksTotal: 0, calls: 0, inputTokens: 0, outputTokens: 0 });
+    return { session, cursor: newest.cursor };
   } finally {
     release();
   }

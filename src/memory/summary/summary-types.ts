@@ -48,3 +48,17 @@ export function summaryIsEmpty(s: Summary): boolean {
 export function summaryText(s: Summary): string {
   return JSON.stringify({ key_decisions: s.key_decisions, past_discussions: s.past_discussions, current_discussion: s.current_discussion }, null, 2) + "\n";
 }
+
+/** summary.json as read: missing, unreadable (corrupt), or a summary under the summary rules. */
+export type SummaryFile =
+  | { state: "missing" }
+  | { state: "corrupt"; detail: string }
+  | {
+      state: "ok";
+      /** The content under the summary rules (legacy markers rewritten, limits applied). */
+      summary: Summary;
+      /** Keys of the pre-v0.32.7 format, kept verbatim so the next merge can fold them in. */
+      legacy: Record<string, unknown>;
+      /** sha256 of the file's bytes. */
+      sha: string;
+    };

@@ -8,7 +8,7 @@ import { getSummaryRun, type SummaryRunRow } from "../../storage/sqlite/summary-
 import type { MemoryContext } from "../memory-context.ts";
 import { UnknownSessionError, sessionExists } from "../session-admin.ts";
 import { isDue } from "./due-sessions.ts";
-import { readCursorFile, readSummaryFile } from "./summary-file.ts";
+import { readCursor, readSummary } from "./summary-store.ts";
 import type { Summary } from "./summary-types.ts";
 
 export interface SummaryView {
@@ -34,8 +34,8 @@ export function viewSummary(ctx: MemoryContext, session: string): SummaryView {
   assertSessionId(session);
   refuseSessionSymlinks(ctx.paths.session(session));
   if (!sessionExists(ctx, session)) throw new UnknownSessionError(`no session ${JSON.stringify(session)} in ${ctx.paths.home}`);
-  const file = readSummaryFile(ctx.paths.summary(session));
-  const cursor = readCursorFile(ctx.paths.cursor(session));
+  const file = readSummary(ctx, session);
+  const cursor = readCursor(ctx, session);
   const run = getSummaryRun(ctx.db, session);
   const view: SummaryView = { session, state: file.state, usage: sessionUsageTotals(ctx.db, session), due: isDue(ctx, session, getSessionRow(ctx.db, session)?.messageCount) };
   if (file.state === "ok") {

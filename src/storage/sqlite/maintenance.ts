@@ -1,4 +1,5 @@
-// Archive upkeep: merge the FTS5 index in small steps, then 'optimize' (by then cheap), planner stats, WAL checkpoint.
+// Archive upkeep: merge the FTS5 index in small steps, then 'optimize' (by then cheap), planner stats, WAL checkpoint;
+// the quick integrity check doctor runs.
 import type { Database } from "bun:sqlite";
 
 export interface SqliteMaintenanceResult {
@@ -16,6 +17,11 @@ export interface SqliteMaintenanceOptions {
   /** Pause between steps so other writers get the lock. */
   pauseMs?: number;
   maxSteps?: number;
+}
+
+/** PRAGMA quick_check: the lines it reports, ["ok"] for a sound database. */
+export function quickCheck(db: Database): string[] {
+  return (db.query("PRAGMA quick_check").all() as { quick_check: string }[]).map((r) => r.quick_check);
 }
 
 function totalChanges(db: Database): number {

@@ -130,6 +130,11 @@ export function knownIds(db: Database, ids: readonly string[]): Set<string> {
 }
 
 /** Compaction: messages before `startSeq` leave the recent tier; their vectors and queue entries go. */
+/** The archive seq of one message, by id. */
+export function seqOfMessage(db: Database, id: string): bigint | undefined {
+  return (db.query("SELECT seq FROM messages WHERE id = ?").get(id) as { seq: bigint } | null)?.seq;
+}
+
 export function archiveBefore(db: Database, session: string, startSeq: bigint, startAt: bigint, now: bigint): void {
   db.prepare("UPDATE messages SET recent = 0 WHERE session_id = ? AND recent = 1 AND seq < ?").run(session, startSeq);
   db.prepare(

@@ -14,7 +14,7 @@ export interface Key {
   sequence?: string;
 }
 
-export type OverlayName = "search" | "help" | "summary" | "errors" | "first-run";
+export type OverlayName = "search" | "help" | "summary" | "error-memory" | "first-run";
 
 export interface Confirmation {
   title: string;

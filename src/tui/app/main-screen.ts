@@ -119,7 +119,7 @@ export class MainScreen {
       case "left": case "tab": case "escape": case "S-tab": this.focus = "list"; return true;
       case "o": case "C-o": this.sessions.toggleSort(); return true;
       case "s": this.app.open("summary"); return true;
-      case "e": this.app.open("errors"); return true;
+      case "e": this.app.open("error-memory"); return true;
       case "r": case "C-r": this.askReset(); return true;
       case "x": case "C-x": case "delete": this.askRemove(); return true;
     }

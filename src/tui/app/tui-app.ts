@@ -8,7 +8,7 @@ import { Layout } from "../views/layout.ts";
 import { renderLine } from "../views/segments.ts";
 import { renderStatusRows } from "../views/status-view.ts";
 import type { AppContext, Confirmation, Key, OverlayName } from "./app-context.ts";
-import { ErrorsScreen } from "./errors-screen.ts";
+import { ErrorMemoryScreen } from "./error-memory-screen.ts";
 import { renderFirstRun } from "./first-run.ts";
 import { HelpScreen } from "./help-screen.ts";
 import { MainScreen } from "./main-screen.ts";
@@ -21,7 +21,7 @@ export class TuiApp implements AppContext {
   readonly main: MainScreen;
   readonly search: SearchScreen;
   readonly help: HelpScreen;
-  readonly errors: ErrorsScreen;
+  readonly errorMemory: ErrorMemoryScreen;
   readonly summary: SummaryScreen;
   private overlays: OverlayName[] = [];
   private confirmation: Confirmation | undefined;
@@ -38,7 +38,7 @@ export class TuiApp implements AppContext {
     this.main = new MainScreen(this);
     this.search = new SearchScreen(this);
     this.help = new HelpScreen(this);
-    this.errors = new ErrorsScreen(this);
+    this.errorMemory = new ErrorMemoryScreen(this);
     this.summary = new SummaryScreen(this);
   }
 
@@ -77,13 +77,13 @@ export class TuiApp implements AppContext {
     const top = this.overlays[this.overlays.length - 1];
     if (top === "search" && this.search.handleKey(ch, key)) return;
     if (top === "help" && this.help.handleKey(ch, key)) return;
-    if (top === "errors" && this.errors.handleKey(ch, key)) return;
+    if (top === "error-memory" && this.errorMemory.handleKey(ch, key)) return;
     if (top === "summary" && this.summary.handleKey(ch, key)) return;
     if (top === undefined && this.main.handleKey(ch, key)) return;
     if (top === "first-run" && key.full === "escape") return;
     switch (key.full) {
       case "C-l": this.reload(); this.screen.realloc(); return;
-      case "C-e": return this.open("errors");
+      case "C-e": return this.open("error-memory");
       case "C-s": if (top !== "first-run") this.open("summary"); return;
       case "escape": if (top !== "first-run") this.close(); return;
     }
@@ -108,7 +108,7 @@ export class TuiApp implements AppContext {
     if (this.overlays.includes(overlay)) this.overlays = this.overlays.filter((o) => o !== overlay);
     if (overlay === "search") this.search.open(this.main.sessions.selectedId());
     if (overlay === "help") this.help.open();
-    if (overlay === "errors") this.errors.open();
+    if (overlay === "error-memory") this.errorMemory.open();
     if (overlay === "summary") this.summary.open(this.main.sessions.selectedId());
     this.overlays.push(overlay);
   }
@@ -116,7 +116,7 @@ export class TuiApp implements AppContext {
   close(): void {
     const top = this.overlays.pop();
     if (top === "search") this.search.close();
-    if (top === "errors") this.errors.close();
+    if (top === "error-memory") this.errorMemory.close();
     if (top === "first-run" && this.isEmptyHome()) this.overlays.push("first-run");
   }
 
@@ -181,7 +181,7 @@ export class TuiApp implements AppContext {
       this.layout.overlay.show();
       if (top === "search") this.search.render();
       else if (top === "help") this.help.render();
-      else if (top === "errors") this.errors.render();
+      else if (top === "error-memory") this.errorMemory.render();
       else if (top === "summary") this.summary.render();
       else if (top === "first-run") renderFirstRun(this);
     }

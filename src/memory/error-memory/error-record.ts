@@ -1,5 +1,5 @@
 // The public shape of an error-memory record, and how a stored row becomes one.
-import type { ErrorOutcome, ErrorRow } from "../../storage/sqlite/errors-repo.ts";
+import type { ErrorOutcome, ErrorRow } from "../../storage/sqlite/error-memory-repo.ts";
 
 export type { ErrorOutcome };
 export const OUTCOMES: readonly ErrorOutcome[] = ["resolved", "failed", "abandoned"];

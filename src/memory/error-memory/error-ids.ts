@@ -1,7 +1,7 @@
 // Short error-record ids (8 lowercase hex digits) and git-style lookup by any unique prefix.
 import { InputError } from "../../shared/errors.ts";
-import type { Db } from "../../storage/sqlite/write-lock.ts";
-import { findByIdPrefix, idTaken, type ErrorRow } from "../../storage/sqlite/errors-repo.ts";
+import type { Db } from "../../storage/sqlite/db.ts";
+import { findByIdPrefix, idTaken, type ErrorRow } from "../../storage/sqlite/error-memory-repo.ts";
 
 export const ERROR_ID_LENGTH = 8;
 

@@ -1,6 +1,6 @@
 // Error lookup: keyword + semantic candidates fused into one ranking; every record returned gets
 // last_hit_at = now and expires_at = now + TTL. Expired records are never returned; no hit is an empty list.
-import { getLiveBySeqs, touchHits } from "../../storage/sqlite/errors-repo.ts";
+import { getLiveBySeqs, touchHits } from "../../storage/sqlite/error-memory-repo.ts";
 import { withWriteLock } from "../../storage/sqlite/write-lock.ts";
 import type { MemoryContext } from "../memory-context.ts";
 import { collectCandidates } from "./error-candidates.ts";

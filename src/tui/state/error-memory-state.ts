@@ -9,7 +9,7 @@ export interface ErrorRow {
   score?: number;
 }
 
-export class ErrorsState {
+export class ErrorMemoryState {
   rows: ErrorRow[] = [];
   /** Live records in the home (the list shows at most the list limit). */
   total = 0;

@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, test } from "bun:test";
-import { AmbiguousErrorIdError, UnknownErrorIdError } from "../../src/memory/errors/error-ids.ts";
+import { AmbiguousErrorIdError, UnknownErrorIdError } from "../../src/memory/error-memory/error-ids.ts";
 import { InputError } from "../../src/lib.ts";
 import { ErrorVectorStore } from "../../src/storage/lance/error-vectors.ts";
 import { join } from "node:path";

@@ -3,7 +3,7 @@
 import { createEmbedder } from "../../embed/create-embedder.ts";
 import type { Embedder } from "../../embed/embedder.ts";
 import type { ErrorVectorStore } from "../../storage/lance/error-vectors.ts";
-import { listUnembedded, markEmbedded } from "../../storage/sqlite/errors-repo.ts";
+import { listUnembedded, markEmbedded } from "../../storage/sqlite/error-memory-repo.ts";
 import { withWriteLock } from "../../storage/sqlite/write-lock.ts";
 import type { MemoryContext } from "../memory-context.ts";
 

@@ -2,7 +2,7 @@
 // (newest text, fix and outcome; count bumped; TTL refreshed) or insert; then embed it, best effort.
 import { errorMessage } from "../../shared/errors.ts";
 import { NS_PER_DAY } from "../../shared/time.ts";
-import { deleteErrorRows, findBySignature, insertErrorRow, markEmbedded, mergeErrorRow, type ErrorFields, type ErrorRow } from "../../storage/sqlite/errors-repo.ts";
+import { deleteErrorRows, findBySignature, insertErrorRow, markEmbedded, mergeErrorRow, type ErrorFields, type ErrorRow } from "../../storage/sqlite/error-memory-repo.ts";
 import { withWriteLock } from "../../storage/sqlite/write-lock.ts";
 import type { MemoryContext } from "../memory-context.ts";
 import { newErrorId } from "./error-ids.ts";

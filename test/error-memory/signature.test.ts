@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { errorSignature } from "../../src/memory/errors/signature.ts";
+import { errorSignature } from "../../src/memory/error-memory/signature.ts";
 
 const same = (a: string, b: string) => expect(errorSignature(a)).toBe(errorSignature(b));
 const differ = (a: string, b: string) => expect(errorSignature(a)).not.toBe(errorSignature(b));

@@ -1,7 +1,7 @@
 // The error-memory browser as lines: search field, status, a table of records, and the selected record's detail.
 import { nsToLocalSeconds } from "../../shared/time.ts";
 import type { ErrorRecord } from "../api-types.ts";
-import type { ErrorsState } from "../state/errors-state.ts";
+import type { ErrorMemoryState } from "../state/error-memory-state.ts";
 import { stringWidth } from "../text/char-width.ts";
 import { count, plural } from "../text/format.ts";
 import { displayText, inlineText } from "../text/sanitize.ts";
@@ -13,12 +13,12 @@ import { renderLine } from "./segments.ts";
 export const ERRORS_CHROME_ROWS = 3;
 
 /** How many table rows fit: the rest of the pane shows the detail (or all of it with the detail toggled). */
-export function tableRows(s: ErrorsState, height: number): number {
+export function tableRows(s: ErrorMemoryState, height: number): number {
   const room = height - ERRORS_CHROME_ROWS;
   return s.detail ? 0 : Math.max(2, Math.floor(room * 0.45));
 }
 
-export function renderErrors(s: ErrorsState, theme: Theme, width: number, height: number, nowNs: bigint): string[] {
+export function renderErrorMemory(s: ErrorMemoryState, theme: Theme, width: number, height: number, nowNs: bigint): string[] {
   const lines: string[] = [];
   const searching = s.typing || s.query !== "";
   lines.push(
@@ -51,7 +51,7 @@ export function renderErrors(s: ErrorsState, theme: Theme, width: number, height
   return lines.slice(0, height);
 }
 
-function statusText(s: ErrorsState): string {
+function statusText(s: ErrorMemoryState): string {
   const notes = s.notes.length ? ` · ${s.notes.join(" · ")}` : "";
   if (s.showing.kind === "search") {
     const n = s.rows.length;

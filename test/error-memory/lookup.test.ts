@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { MemoryApi } from "../../src/lib.ts";
-import { rankErrors } from "../../src/memory/errors/rank-errors.ts";
+import { rankErrors } from "../../src/memory/error-memory/rank-errors.ts";
 import { removeTempHomes } from "../helpers/home.ts";
 import { errorHome, loadFixture } from "./error-home.ts";
 import { PARAPHRASES, RECORDS } from "./fixture.ts";

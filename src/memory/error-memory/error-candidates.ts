@@ -1,7 +1,7 @@
 // The two candidate lists of an error search: keyword (FTS5 bm25 over error, cause, fix, keywords) and
 // semantic (cosine between the embedded query and each record's embedded error text).
 import { errorMessage } from "../../shared/errors.ts";
-import { countUnembedded, getLiveByIds, liveIdsOfTool, searchErrorFts } from "../../storage/sqlite/errors-repo.ts";
+import { countUnembedded, getLiveByIds, liveIdsOfTool, searchErrorFts } from "../../storage/sqlite/error-memory-repo.ts";
 import type { MemoryContext } from "../memory-context.ts";
 import { errorFtsQuery } from "./error-query.ts";
 import { embedPendingErrors, errorEmbedder, errorVectorStore } from "./error-vectors.ts";

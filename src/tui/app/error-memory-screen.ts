@@ -1,15 +1,15 @@
 // The error-memory browser overlay: list, search (debounced), detail, delete with confirmation.
 import { errorMessage } from "../../shared/errors.ts";
 import { Debouncer } from "../state/debouncer.ts";
-import { ErrorsState } from "../state/errors-state.ts";
-import { renderErrors } from "../views/errors-view.ts";
+import { ErrorMemoryState } from "../state/error-memory-state.ts";
+import { renderErrorMemory } from "../views/error-memory-view.ts";
 import { typedText, type AppContext, type Key } from "./app-context.ts";
 
 const LIST_LIMIT = 500;
 const SEARCH_LIMIT = 50;
 
-export class ErrorsScreen {
-  readonly state = new ErrorsState();
+export class ErrorMemoryScreen {
+  readonly state = new ErrorMemoryState();
   private readonly debounce = new Debouncer(80);
 
   constructor(private readonly app: AppContext) {}
@@ -126,6 +126,6 @@ export class ErrorsScreen {
     const { layout, theme } = this.app;
     const inner = layout.inner(layout.overlay);
     layout.setFocus(layout.overlay, true, ` Error memory · ${this.state.total} record${this.state.total === 1 ? "" : "s"} `);
-    layout.setLines(layout.overlay, renderErrors(this.state, theme, inner.width, inner.height, this.app.now()));
+    layout.setLines(layout.overlay, renderErrorMemory(this.state, theme, inner.width, inner.height, this.app.now()));
   }
 }

@@ -9,7 +9,7 @@ import {
   listExpired,
   listLive,
   pendingVectorDeletes,
-} from "../../storage/sqlite/errors-repo.ts";
+} from "../../storage/sqlite/error-memory-repo.ts";
 import { withWriteLock } from "../../storage/sqlite/write-lock.ts";
 import type { MemoryContext } from "../memory-context.ts";
 import { resolveErrorId } from "./error-ids.ts";

@@ -1,0 +1,203 @@
+// One session's summary lives in three stores: summary.json, .summary_cursor and its summary_runs row (the
+// last run, the exact position reached, a pending save). This module is their one owner: runs read and
+// save them only through it, and only reset and rm delete them besides. Saving progress: the position
+// about to be written is recorded first (pending, with the new summary's sha256); both files are renamed
+// into place; then the position is settled. A crash in between is repaired when the next run begins: if
+// summary.json is the pending one, the cursor is rolled forward, otherwise the pending position is dropped.
+import { join } from "node:path";
+import * as v from "valibot";
+import { ensureDir, type StagedFile } from "../../shared/atomic-write.ts";
+import { errorMessage } from "../../shared/errors.ts";
+import { tryLockFile } from "../../shared/file-lock.ts";
+import { refuseSessionSymlinks } from "../../storage/history/no-symlink.ts";
+import type { StoredMessage } from "../../shared/message.ts";
+import { nsToRfc3339, nsToUtcSeconds } from "../../shared/time.ts";
+import { readCursorFile, removeCursorFile, stageCursor, writeCursorFile, type CursorFile } from "../../storage/history/cursor-file.ts";
+import { moveSummaryAside, readSummaryJson, removeSummaryFile, setSummaryMtime, stageSummaryText } from "../../storage/history/summary-file.ts";
+import {
+  clearPosition,
+  finishSummaryRun,
+  findPositionMessage,
+  getSummaryRun,
+  lastSessionMessage,
+  listUnsummarized,
+  maxSendAt,
+  setPendingPosition,
+  settlePosition,
+  startSummaryRun,
+  type RunCounters,
+  type SummaryPosition,
+} from "../../storage/sqlite/summary-runs-repo.ts";
+import { withWriteLock } from "../../storage/sqlite/write-lock.ts";
+import type { MemoryContext } from "../memory-context.ts";
+import { findStart, type StartPoint } from "./summary-start.ts";
+import { applySummaryRules } from "./summary-rules.ts";
+import { LEGACY_KEYS, LooseSummarySchema, assertValidSummary } from "./summary-schema.ts";
+import { emptySummary, summaryText, type Summary, type SummaryFile } from "./summary-types.ts";
+
+/** summary.json, read leniently (Agenvoy files included) and put under the summary rules. */
+export function readSummary(ctx: MemoryContext, session: string): SummaryFile {
+  const file = readSummaryJson(ctx.paths.summary(session));
+  if (file.state !== "ok") return file;
+  const parsed = v.safeParse(LooseSummarySchema, file.raw);
+  if (!parsed.success) return { state: "corrupt", detail: `${v.getDotPath(parsed.issues[0]!) ?? "top level"}: ${parsed.issues[0]!.message}` };
+  const { summary } = applySummaryRules(parsed.output, emptySummary());
+  const legacy: Record<string, unknown> = {};
+  for (const k of LEGACY_KEYS) if (k in file.raw) legacy[k] = file.raw[k];
+  return { state: "ok", summary, legacy, sha: file.sha };
+}
+
+/** .summary_cursor, read as UTC. */
+export function readCursor(ctx: MemoryContext, session: string): CursorFile {
+  return readCursorFile(ctx.paths.cursor(session));
+}
+
+/** Delete summary.json and the cursor (their row is the caller's). Returns whether a summary.json was there. */
+export function removeSummaryFiles(ctx: MemoryContext, session: string): boolean {
+  const existed = removeSummaryFile(ctx.paths.summary(session));
+  removeCursorFile(ctx.paths.cursor(session));
+  return existed;
+}
+
+/** What a run starts from. */
+export interface RunStart {
+  /** The summary so far (empty when there is none) and the legacy keys to fold in. */
+  before: Summary;
+  legacy: Record<string, unknown>;
+  cursor: CursorFile;
+  start: StartPoint;
+  notes: string[];
+}
+
+/** One session's summary stores, as one run (Generate, or an import) reads and saves them. */
+export class SummaryStore {
+  constructor(
+    private readonly ctx: MemoryContext,
+    readonly session: string,
+  ) {}
+
+  /** Take the session's run lock (.summary.lock); undefined when another process holds it. */
+  lock(): (() => void) | undefined {
+    const dir = this.ctx.paths.session(this.session);
+    refuseSessionSymlinks(dir);
+    ensureDir(dir);
+    return tryLockFile(join(dir, ".summary.lock"));
+  }
+
+  /** Record the run as started and repair a save a crash interrupted. Returns what the repair did, if anything. */
+  begin(): string | undefined {
+    const { ctx, session } = this;
+    withWriteLock(ctx.db, () => startSummaryRun(ctx.db, session, ctx.now()));
+    const pending = getSummaryRun(ctx.db, session)?.pending;
+    if (!pending) return undefined;
+    const file = readSummaryJson(ctx.paths.summary(session));
+    if (file.state === "ok" && file.sha === pending.sha) {
+      writeCursorFile(ctx.paths.cursor(session), pending.cursor);
+      withWriteLock(ctx.db, () => settlePosition(ctx.db, session, pending));
+      return `completed an interrupted save: the cursor moved to ${pending.cursor}`;
+    }
+    withWriteLock(ctx.db, () => settlePosition(ctx.db, session, undefined));
+    return "dropped an interrupted save that had not reached summary.json";
+  }
+
+  /** Read the summary and the cursor, and find where the new messages start. An unreadable summary.json is moved aside. */
+  load(): RunStart {
+    const { ctx, session } = this;
+    const notes: string[] = [];
+    let file = readSummary(ctx, session);
+    if (file.state === "corrupt") {
+      const path = ctx.paths.summary(session);
+      const aside = `${path}.corrupt-${nsToRfc3339(ctx.now()).replace(/[:.]/g, "")}`;
+      moveSummaryAside(path, aside);
+      removeCursorFile(ctx.paths.cursor(session));
+      withWriteLock(ctx.db, () => clearPosition(ctx.db, session));
+      notes.push(`summary.json was unreadable (${file.detail}): moved to ${aside}; summarizing from the first message`);
+      file = { state: "missing" };
+    }
+    const cursor = readCursor(ctx, session);
+    if (cursor.state === "invalid") notes.push(`.summary_cursor holds ${JSON.stringify(cursor.text)}, not YYYY-MM-DD HH:MM:SS`);
+    const holds = (p: SummaryPosition) => findPositionMessage(ctx.db, session, p.seq, p.id) !== undefined;
+    const start = findStart(file, cursor, getSummaryRun(ctx.db, session)?.position, holds);
+    if (file.state !== "ok") return { before: emptySummary(), legacy: {}, cursor, start, notes };
+    return { before: file.summary, legacy: file.legacy, cursor, start, notes };
+  }
+
+  /** The archive's messages from `start` on, oldest first. */
+  messagesFrom(start: StartPoint): StoredMessage[] {
+    const { ctx, session } = this;
+    switch (start.kind) {
+      case "position":
+        return listUnsummarized(ctx.db, session, { afterSeq: start.afterSeq });
+      case "cursor":
+        return listUnsummarized(ctx.db, session, { sinceNs: start.sinceNs });
+      default:
+        return listUnsummarized(ctx.db, session, "all");
+    }
+  }
+
+  /** The session's newest message as a position, its cursor the latest send time; undefined when it has none. */
+  newestPosition(): SummaryPosition | undefined {
+    const { ctx, session } = this;
+    const last = lastSessionMessage(ctx.db, session);
+    return last && { seq: last.seq, id: last.id, cursor: nsToUtcSeconds(maxSendAt(ctx.db, session)) };
+  }
+
+  /**
+   * Save the summary and the cursor together, crash-safe (see the header). Throws when nothing was saved.
+   * Once both files are in place the save has happened: if recording the settled position then fails (a
+   * full disk), the pending record lets the next run finish it, and the failure is returned as a note.
+   */
+  save(summary: Summary, position: SummaryPosition): string | undefined {
+    const { ctx, session } = this;
+    const { staged: summaryFile, sha } = stageSummaryText(ctx.paths.summary(session), summaryText(assertValidSummary(summary)));
+    let cursorFile: StagedFile | undefined;
+    try {
+      cursorFile = stageCursor(ctx.paths.cursor(session), position.cursor);
+      withWriteLock(ctx.db, () => setPendingPosition(ctx.db, session, position, sha));
+    } catch (err) {
+      summaryFile.discard();
+      cursorFile?.discard();
+      throw err;
+    }
+    try {
+      summaryFile.commit();
+    } catch (err) {
+      cursorFile.discard();
+      throw err;
+    }
+    cursorFile.commit();
+    try {
+      withWriteLock(ctx.db, () => settlePosition(ctx.db, session, position));
+    } catch (err) {
+      return `summary.json and the cursor were saved, but history.db could not record it (${errorMessage(err).replace(/; nothing was changed$/, "")}); the next run completes it`;
+    }
+    return undefined;
+  }
+
+  /** Only the cursor moves (bootstrap): the summary is left as it is. */
+  saveCursor(position: SummaryPosition): void {
+    const { ctx, session } = this;
+    writeCursorFile(ctx.paths.cursor(session), position.cursor);
+    withWriteLock(ctx.db, () => settlePosition(ctx.db, session, position));
+  }
+
+  /**
+   * Close the mtime gate as of `sinceMs`: summary.json's mtime becomes the run's start, so a history.json
+   * written during the run still counts as newer and the session stays due.
+   */
+  closeGate(sinceMs: number): void {
+    setSummaryMtime(this.ctx.paths.summary(this.session), sinceMs - 1);
+  }
+
+  /** Record how the run ended. */
+  finish(outcome: string, counters: RunCounters, error?: string): void {
+    const { ctx, session } = this;
+    withWriteLock(ctx.db, () => finishSummaryRun(ctx.db, session, ctx.now(), outcome, counters, error));
+  }
+
+  /** The cursor's text, when it holds a valid time. */
+  cursorText(): string | undefined {
+    const cursor = readCursor(this.ctx, this.session);
+    return cursor.state === "ok" ? cursor.text : undefined;
+  }
+}
