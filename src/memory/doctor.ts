@@ -8,6 +8,7 @@ import { listSessionMessages } from "../storage/sqlite/messages-repo.ts";
 import { listSessionRows } from "../storage/sqlite/sessions-repo.ts";
 import { withWriteLock } from "../storage/sqlite/write-lock.ts";
 import { refuseSessionSymlinks, SymlinkRefusedError } from "../storage/history/no-symlink.ts";
+import { BrokenDatabaseError, isBrokenDatabase } from "../storage/sqlite/broken-database.ts";
 import { removeStaleTempFiles, staleTempFiles } from "./crash-recovery.ts";
 import { withHomeLock } from "./home-lock.ts";
 import type { MemoryContext } from "./memory-context.ts";
@@ -29,10 +30,16 @@ export interface DoctorReport {
 
 export function runDoctor(ctx: MemoryContext, repair: boolean): DoctorReport {
   const findings: DoctorFinding[] = [];
-  const integrity = quickCheck(ctx.db);
-  if (integrity.length !== 1 || integrity[0] !== "ok") {
-    findings.push({ problem: `SQLite quick_check: ${integrity.join("; ")}` });
+  let integrity: string[];
+  try {
+    integrity = quickCheck(ctx.db);
+  } catch (err) {
+    const broken = isBrokenDatabase(err);
+    if (broken) throw new BrokenDatabaseError(ctx.paths.db, broken, { cause: err });
+    throw err;
   }
+  // A database SQLite opens but finds damaged is rescued like one it cannot open (see archive-rescue.ts).
+  if (integrity.length !== 1 || integrity[0] !== "ok") throw new BrokenDatabaseError(ctx.paths.db, `the integrity check failed: ${integrity.slice(0, 3).join("; ")}`);
   const ids = new Set([...sessionDirs(ctx), ...listSessionRows(ctx.db).map((r) => r.id)]);
   for (const session of [...ids].sort()) findings.push(...checkSession(ctx, session, repair));
   const ok = findings.every((f) => f.repaired !== undefined);

@@ -6,6 +6,7 @@ import { ensureDir, FILE_MODE } from "../../shared/atomic-write.ts";
 import { RuntimeFailure } from "../../shared/errors.ts";
 import { MIGRATIONS } from "./migrations/index.ts";
 import { asNoSpace } from "./no-space.ts";
+import { BrokenDatabaseError, isBrokenDatabase } from "./broken-database.ts";
 
 export class SchemaTooNewError extends RuntimeFailure {}
 
@@ -13,6 +14,8 @@ export function openDatabase(path: string, options: { readonly?: boolean } = {})
   try {
     return open(path, options);
   } catch (err) {
+    const broken = isBrokenDatabase(err);
+    if (broken) throw new BrokenDatabaseError(path, broken, { cause: err });
     throw asNoSpace(err, path, `opening ${basename(path)}`);
   }
 }
