@@ -116,6 +116,14 @@ export function parseTimeOrThrow(text: string, what = "time"): Nanos {
   if (ns !== undefined && !timeInRange(ns)) {
     throw new InvalidTimeError(`${what} ${JSON.stringify(text)} is out of range: use a time from ${TIME_RANGE_TEXT}`);
   }
+  const day = DATE_TIME.exec(text.trim());
+  if (ns === undefined && day) {
+    const [, y, mo, d] = day;
+    const days = new Date(Date.UTC(+y!, +mo!, 0)).getUTCDate();
+    if (+mo! >= 1 && +mo! <= 12 && (+d! < 1 || +d! > days)) {
+      throw new InvalidTimeError(`invalid ${what} ${JSON.stringify(text)}: ${y}-${mo} has no day ${d} (it has ${days} days)`);
+    }
+  }
   if (ns === undefined) {
     throw new InvalidTimeError(
       `invalid ${what} ${JSON.stringify(text)}: use RFC 3339 (2026-05-01T09:30:00Z), local "2026-05-01 09:30[:00]", or unix seconds/ms/ns`,
