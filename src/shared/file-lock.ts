@@ -47,7 +47,10 @@ export function tryLockFile(path: string): (() => void) | undefined {
   };
 }
 
-/** Called with the lock file's descriptor right after the lock is taken, and right before it is released. */
+/**
+ * Called with the lock file's descriptor right after the lock is taken, and right before it is released
+ * after `fn` returned (not when it threw: the next holder then sees what `acquired` left in the file).
+ */
 export interface LockHooks {
   acquired?(fd: number): void;
   releasing?(fd: number): void;
@@ -86,13 +89,6 @@ export function withFileLock<T>(path: string, fn: () => T, timeoutMs = 30_000, h
     const out = fn();
     hooks.releasing?.(fd);
     return out;
-  } catch (err) {
-    try {
-      hooks.releasing?.(fd);
-    } catch {
-      // the first error is the one to report
-    }
-    throw err;
   } finally {
     held.delete(path);
     lib().flock(fd, LOCK_UN);
