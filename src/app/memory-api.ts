@@ -20,7 +20,7 @@ import { dueSessions } from "../memory/summary/due-sessions.ts";
 import { importSummary, type ImportSummaryResult } from "../memory/summary/import-summary.ts";
 import { daemonLockHeld } from "./daemon-probe.ts";
 import { keywordSearch } from "../search/keyword.ts";
-import type { SearchOptions, SearchResult } from "../search/search-types.ts";
+import type { MatchMode, SearchHit, SearchOptions, SearchResult } from "../search/search-types.ts";
 import { toNewMessage, type WireMessageInput } from "./wire-input.ts";
 import { recordError, type RecordErrorResult } from "../memory/error-memory/record-error.ts";
 import { searchErrors, type ErrorSearchResult } from "../memory/error-memory/search-errors.ts";
@@ -222,3 +222,4 @@ function checkSearchOptions(o: SearchOptions): SearchOptions {
 
 export type { TimeRange };
 export type { SessionReport, SummarizeOptions, SummarizeReport, SummaryProgress, SummaryView };
+export type { ErrorRecord, MatchMode, SearchHit };

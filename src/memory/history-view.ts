@@ -23,7 +23,7 @@ export function readSessionHistory(ctx: MemoryContext, session: string, o: Histo
     throw new InputError(`invalid last ${String(o.last)}: use a whole number from 1 to ${MAX_LAST}`);
   }
   refuseSessionSymlinks(ctx.paths.session(session));
-  if (!sessionExists(ctx, session)) throw new UnknownSessionError(`no session ${JSON.stringify(session)} in ${ctx.paths.home}`);
+  if (!sessionExists(ctx, session)) throw new UnknownSessionError({ session, home: ctx.paths.home });
   ensureBackfilled(ctx, session);
   if (o.all) return listSessionMessages(ctx.db, session);
   const n = o.last ?? ctx.config.limits.max_history_messages;

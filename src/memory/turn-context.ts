@@ -38,7 +38,7 @@ export async function buildTurnContext(ctx: MemoryContext, session: string, inpu
   // A session with no messages yet (an agent's first turn) has an empty window, not an error.
   assertSessionId(session);
   refuseSessionSymlinks(ctx.paths.session(session));
-  const recent = sessionExists(ctx, session) ? readSessionHistory(ctx, session) : (assertSessionId(session), []);
+  const recent = sessionExists(ctx, session) ? readSessionHistory(ctx, session) : [];
   const messages: ContextMessage[] = recent.map((m) => {
     const c: ContextMessage = { id: m.id, role: m.role, content: m.content, sendAt: nsToRfc3339(m.sendAt), kind: "history" };
     if (m.sender !== undefined) c.sender = m.sender;

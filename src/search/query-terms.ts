@@ -24,7 +24,10 @@ export function queryTerms(query: string): QueryTerm[] {
   const out: QueryTerm[] = [];
   const seen = new Set<string>();
   const push = (t: QueryTerm) => {
-    if (t.text && !seen.has(t.text)) (seen.add(t.text), out.push(t));
+    if (t.text && !seen.has(t.text)) {
+      seen.add(t.text);
+      out.push(t);
+    }
   };
   let last = 0;
   for (const m of text.matchAll(CJK_RUN)) {
@@ -50,7 +53,7 @@ function words(segment: string, push: (t: QueryTerm) => void): void {
  * being typed, the word as a prefix too (FTS5 has no prefix index, so prefixes are not free); a bigram
  * phrase for CJK; a prefix for one CJK character.
  */
-function ftsTerm(t: QueryTerm, prefix = true): string {
+export function ftsTerm(t: QueryTerm, prefix = true): string {
   if (!t.cjk) {
     const stemmed = `"${searchForm(t.text).trim().replaceAll('"', '""')}"`;
     return prefix && t.partial && t.text.length >= 3 && /^[a-z0-9]+$/.test(t.text) ? `(${stemmed} OR "${t.text}"*)` : stemmed;

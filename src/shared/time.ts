@@ -1,5 +1,5 @@
 // Time as UTC nanoseconds (bigint): clock, parsing (--at, content headers) and formatting.
-import { InputError } from "./errors.ts";
+import { namedError } from "./errors.ts";
 
 export type Nanos = bigint;
 export const NS_PER_MS = 1_000_000n;
@@ -109,25 +109,29 @@ function parseTimeUnchecked(text: string): Nanos | undefined {
   return BigInt(ms) * NS_PER_MS + BigInt(frac.padEnd(9, "0") || "0");
 }
 
-export class InvalidTimeError extends InputError {}
+export const InvalidTimeError = namedError<{ what: string; text: string; problem?: string }>(
+  "InvalidTimeError",
+  "input",
+  (d) =>
+    `invalid ${d.what} ${JSON.stringify(d.text)}: ${d.problem ?? 'use RFC 3339 (2026-05-01T09:30:00Z), local "2026-05-01 09:30[:00]", or unix seconds/ms/ns'}`,
+);
+export type InvalidTimeError = InstanceType<typeof InvalidTimeError>;
 
 export function parseTimeOrThrow(text: string, what = "time"): Nanos {
   const ns = parseTimeUnchecked(text);
   if (ns !== undefined && !timeInRange(ns)) {
-    throw new InvalidTimeError(`${what} ${JSON.stringify(text)} is out of range: use a time from ${TIME_RANGE_TEXT}`);
+    throw new InvalidTimeError({ what, text, problem: `out of range: use a time from ${TIME_RANGE_TEXT}` });
   }
   const day = DATE_TIME.exec(text.trim());
   if (ns === undefined && day) {
     const [, y, mo, d] = day;
     const days = new Date(Date.UTC(+y!, +mo!, 0)).getUTCDate();
     if (+mo! >= 1 && +mo! <= 12 && (+d! < 1 || +d! > days)) {
-      throw new InvalidTimeError(`invalid ${what} ${JSON.stringify(text)}: ${y}-${mo} has no day ${d} (it has ${days} days)`);
+      throw new InvalidTimeError({ what, text, problem: `${y}-${mo} has no day ${d} (it has ${days} days)` });
     }
   }
   if (ns === undefined) {
-    throw new InvalidTimeError(
-      `invalid ${what} ${JSON.stringify(text)}: use RFC 3339 (2026-05-01T09:30:00Z), local "2026-05-01 09:30[:00]", or unix seconds/ms/ns`,
-    );
+    throw new InvalidTimeError({ what, text });
   }
   return ns;
 }

@@ -4,7 +4,7 @@
 import { afterAll, expect, test } from "bun:test";
 import { closeSync, existsSync, openSync, readdirSync, readFileSync, statSync, truncateSync, writeSync } from "node:fs";
 import { join } from "node:path";
-import { cli, removeTempHomes, tempHome, waitFor } from "../helpers/home.ts";
+import { cli, removeTempHomes, tempHome, waitFor } from "../fixture/home.ts";
 
 afterAll(removeTempHomes);
 

@@ -5,7 +5,7 @@ import { Database } from "bun:sqlite";
 import { afterAll, expect, test } from "bun:test";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { cli, openTemp, removeTempHomes, tempHome } from "../helpers/home.ts";
+import { cli, openTemp, removeTempHomes, tempHome } from "../fixture/home.ts";
 
 afterAll(removeTempHomes);
 

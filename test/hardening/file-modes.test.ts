@@ -4,7 +4,7 @@ import { afterAll, expect, test } from "bun:test";
 import { lstatSync, readdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { removeTempHomes, repoRoot, tempHome } from "../helpers/home.ts";
+import { removeTempHomes, repoRoot, tempHome } from "../fixture/home.ts";
 
 afterAll(removeTempHomes);
 

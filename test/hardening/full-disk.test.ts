@@ -5,8 +5,8 @@ import { Database } from "bun:sqlite";
 import { existsSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { openMemory } from "../../src/lib.ts";
-import { startFakeAnthropic, type FakeAnthropic } from "../helpers/fake-anthropic.ts";
-import { cli } from "../helpers/home.ts";
+import { startFakeAnthropic, type FakeAnthropic } from "../fixture/fake-anthropic.ts";
+import { cli } from "../fixture/home.ts";
 import { mountTmpfs, tmpfsAvailable, type Tmpfs } from "./tmpfs.ts";
 
 const available = tmpfsAvailable();

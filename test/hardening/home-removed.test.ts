@@ -5,8 +5,8 @@ import { existsSync, mkdirSync, renameSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { spawnDetachedDrain, selfCommand } from "../../src/app/background-drain.ts";
 import { homePaths } from "../../src/config/home.ts";
-import { cleanup, cli, startDaemon, tempHome, waitFor, waitRunning } from "../daemon/daemon-process.ts";
-import { repoRoot } from "../helpers/home.ts";
+import { cleanup, cli, startDaemon, tempHome, waitFor, waitRunning } from "../fixture/daemon-process.ts";
+import { repoRoot } from "../fixture/home.ts";
 
 afterAll(cleanup);
 

@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { InputError } from "../../src/shared/errors.ts";
 import { parseTime } from "../../src/shared/time.ts";
-import { cli, openTemp, removeTempHomes, repoRoot, tempHome } from "../helpers/home.ts";
+import { cli, openTemp, removeTempHomes, repoRoot, tempHome } from "../fixture/home.ts";
 
 afterAll(removeTempHomes);
 

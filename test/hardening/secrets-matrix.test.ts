@@ -8,9 +8,9 @@ import { join } from "node:path";
 import { openMemory } from "../../src/lib.ts";
 import { redactSecrets } from "../../src/shared/redact.ts";
 import { SECRETS } from "../error-memory/secrets.ts";
-import { startFakeAnthropic, type FakeAnthropic } from "../helpers/fake-anthropic.ts";
-import { cli, removeTempHomes, tempHome } from "../helpers/home.ts";
-import { cleanup, cli as daemonCli, startDaemon, waitFor, waitRunning } from "../daemon/daemon-process.ts";
+import { startFakeAnthropic, type FakeAnthropic } from "../fixture/fake-anthropic.ts";
+import { cli, removeTempHomes, tempHome } from "../fixture/home.ts";
+import { cleanup, cli as daemonCli, startDaemon, waitFor, waitRunning } from "../fixture/daemon-process.ts";
 
 // A configured key with no recognisable shape: only its value, from the environment, can find it.
 const CONFIGURED_KEY = "plain-configured-key-7Hq2Lm9Zx";

@@ -2,9 +2,8 @@
 import { parseJsonl } from "../../app/wire-input.ts";
 import { InputError, UsageError } from "../../shared/errors.ts";
 import { parseTimeOrThrow } from "../../shared/time.ts";
-import { assertSessionId } from "../../shared/session-id.ts";
-import { bool, expectPositionals, parseArgs, str, type Parsed } from "../args.ts";
-import { openFromFlags, printUsage } from "../command.ts";
+import { bool, str, type Parsed } from "../args.ts";
+import { withMemory, type CommandSpec } from "../command.ts";
 import { printJson, println } from "../output.ts";
 import type { WireMessageInput } from "../../app/wire-input.ts";
 
@@ -31,14 +30,17 @@ lines were stored and where to resume.
 /** Lines stored in one all-or-nothing step. */
 export const ATOMIC_BATCH = 100_000;
 
-export async function run(argv: readonly string[]): Promise<number> {
-  const p = parseArgs(argv, { role: { type: "string" }, content: { type: "string" }, at: { type: "string" }, sender: { type: "string" }, "idempotency-key": { type: "string" } }, "add");
-  if (bool(p, "help")) return printUsage(usage);
-  const [session] = expectPositionals(p, "add", ["SESSION"]);
-  assertSessionId(session);
-  const role = str(p, "role");
-  const api = openFromFlags(p);
-  try {
+const spec: CommandSpec = {
+  name: "add",
+  usage,
+  flags: { role: { type: "string" }, content: { type: "string" }, at: { type: "string" }, sender: { type: "string" }, "idempotency-key": { type: "string" } },
+  positionals: ["SESSION"],
+  session: true,
+};
+
+export function run(argv: readonly string[]): Promise<number> {
+  return withMemory(spec, argv, async (api, p, [session]) => {
+    const role = str(p, "role");
     const lineNumbers: number[] = [];
     const messages = await collectMessages(p, role, api.config.limits.max_message_bytes, lineNumbers);
     const ids: string[] = [];
@@ -60,9 +62,7 @@ export async function run(argv: readonly string[]): Promise<number> {
     else if (ids.length === 1) println(ids[0]);
     else println(`added ${ids.length - duplicates} messages to ${session}${duplicates ? ` (${duplicates} already stored under their idempotency key)` : ""}`);
     return 0;
-  } finally {
-    api.close();
-  }
+  });
 }
 
 async function collectMessages(p: Parsed, role: string | undefined, maxBytes: number, lineNumbers: number[]): Promise<WireMessageInput[]> {

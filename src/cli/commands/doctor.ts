@@ -1,8 +1,10 @@
 // memvoy doctor [--repair]: check history.json files against the archive; repair what can be repaired.
 import { BrokenDatabaseError, planArchiveRescue, rescueBrokenArchive, type RescuePlan } from "../../app/archive-rescue.ts";
+import { bool, str, type Parsed } from "../args.ts";
+import { openFromFlags, runCommand, using, type CommandSpec } from "../command.ts";
 import type { MemoryApi } from "../../app/memory-api.ts";
-import { bool, expectPositionals, parseArgs, str, type Parsed } from "../args.ts";
-import { openFromFlags, printUsage } from "../command.ts";
+
+type DoctorReport = ReturnType<MemoryApi["doctor"]>;
 import { printJson, println } from "../output.ts";
 
 export const usage = `
@@ -20,29 +22,27 @@ asks (or --yes skips the question), moves the broken files aside
 every session's history.json.
 `;
 
-export async function run(argv: readonly string[]): Promise<number> {
-  const p = parseArgs(argv, { repair: { type: "boolean" }, yes: { type: "boolean", short: "y" } }, "doctor");
-  if (bool(p, "help")) return printUsage(usage);
-  expectPositionals(p, "doctor", []);
-  let api: MemoryApi | undefined;
-  try {
-    api = openFromFlags(p);
-    const r = api.doctor({ repair: bool(p, "repair") });
-    if (bool(p, "json")) printJson(r);
-    else {
-      println(`home ${r.home}: ${r.sessions} session(s)`);
-      for (const f of r.findings) println(`${f.session ? `${f.session}: ` : ""}${f.problem}${f.repaired ? ` -> repaired: ${f.repaired}` : ""}`);
-      println(r.findings.length === 0 ? "all good" : r.ok ? "all problems repaired" : "problems found; run memvoy doctor --repair");
+const spec: CommandSpec = { name: "doctor", usage, flags: { repair: { type: "boolean" }, yes: { type: "boolean", short: "y" } }, positionals: [] };
+
+export function run(argv: readonly string[]): Promise<number> {
+  return runCommand(spec, argv, async (p) => {
+    try {
+      return await using(openFromFlags(p), (api) => check(api.doctor({ repair: bool(p, "repair") }), bool(p, "json")));
+    } catch (err) {
+      if (!(err instanceof BrokenDatabaseError)) throw err;
+      return rescue(p, err);
     }
-    return r.ok ? 0 : 1;
-  } catch (err) {
-    if (!(err instanceof BrokenDatabaseError)) throw err;
-    api?.close();
-    api = undefined;
-    return await rescue(p, err);
-  } finally {
-    api?.close();
+  });
+}
+
+function check(r: DoctorReport, json: boolean): number {
+  if (json) printJson(r);
+  else {
+    println(`home ${r.home}: ${r.sessions} session(s)`);
+    for (const f of r.findings) println(`${f.session ? `${f.session}: ` : ""}${f.problem}${f.repaired ? ` -> repaired: ${f.repaired}` : ""}`);
+    println(r.findings.length === 0 ? "all good" : r.ok ? "all problems repaired" : "problems found; run memvoy doctor --repair");
   }
+  return r.ok ? 0 : 1;
 }
 
 function describePlan(plan: RescuePlan): string[] {

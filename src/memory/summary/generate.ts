@@ -3,6 +3,7 @@
 // cursor after every good chunk. The first failed chunk stops the run; an abort leaves the last save.
 import type { LlmClient } from "../../llm/anthropic-client.ts";
 import { LlmAbortedError, LlmCallError } from "../../llm/llm-errors.ts";
+import { describeError } from "../../shared/describe-error.ts";
 import { errorMessage } from "../../shared/errors.ts";
 import { redactSecrets, secretValues } from "../../shared/redact.ts";
 import type { StoredMessage } from "../../shared/message.ts";
@@ -37,9 +38,10 @@ export async function generateSession(ctx: MemoryContext, session: string, openL
     if (["ok", "up-to-date", "waiting", "bootstrap", "pruned"].includes(outcome)) store.closeGate(startedMs);
   } catch (err) {
     report.outcome = err instanceof LlmAbortedError ? "aborted" : report.chunksDone > 0 ? "partial" : "failed";
-    let text = errorMessage(err).split("\n")[0]!;
-    if (report.chunksDone > 0) text = `${text.replace(/; nothing was changed$/, "")}; saved: summary.json and .summary_cursor through chunk ${report.chunksDone}/${report.chunksTotal}`;
+    let text = describeError(err);
+    if (report.chunksDone > 0) text = `${text.replace(/; nothing was changed$/, "").replace(/^no space left on the device; nothing was changed \((.*)\)$/, "no space left on the device ($1)")}; saved: summary.json and .summary_cursor through chunk ${report.chunksDone}/${report.chunksTotal}`;
     report.error = text;
+    if (err instanceof LlmCallError) report.failure = err.failure;
     if (!(err instanceof LlmAbortedError || err instanceof LlmCallError)) report.notes.push(`unexpected: ${err instanceof Error ? err.name : "error"}`);
   } finally {
     Object.assign(report, { calls: meter.calls, inputTokens: meter.inputTokens, outputTokens: meter.outputTokens });
@@ -85,6 +87,7 @@ async function run(ctx: MemoryContext, store: SummaryStore, openLlm: LlmFactory,
   if (model) {
     const pr = await pruneNoise({ llm, model, session, exchanges: groupExchanges(ready), previous: before, batchChars: ctx.config.summary.chunk_chars, signal: o.signal });
     report.notes.push(...pr.failures);
+    if (pr.failure) report.failure = pr.failure;
     summary = pr.summary;
     kept = pr.kept.flat();
     report.droppedAsNoise = pr.dropped.reduce((n, e) => n + e.length, 0);
@@ -115,7 +118,7 @@ async function run(ctx: MemoryContext, store: SummaryStore, openLlm: LlmFactory,
     if (o.signal?.aborted) return finishWith(report, before, summary, "aborted");
     const index = i + 1;
     o.onProgress?.({ type: "chunk", session, chunk: index, chunks: chunks.length, chars: chunk.chars, messages: chunk.parts.length });
-    let result;
+    let result: Awaited<ReturnType<typeof summarizeChunk>>;
     try {
       result = await summarizeChunk(llm, {
         model: ctx.config.summary.model,
@@ -129,7 +132,8 @@ async function run(ctx: MemoryContext, store: SummaryStore, openLlm: LlmFactory,
         signal: o.signal,
       });
     } catch (err) {
-      report.error = redactSecrets(`chunk ${index}/${chunks.length}: ${errorMessage(err).split("\n")[0]}`, secretValues(ctx.env ?? process.env)).text;
+      report.error = redactSecrets(`chunk ${index}/${chunks.length}: ${describeError(err)}`, secretValues(ctx.env ?? process.env)).text;
+      if (err instanceof LlmCallError) report.failure = err.failure;
       o.onProgress?.({ type: "chunk-failed", session, chunk: index, chunks: chunks.length, error: report.error });
       return finishWith(report, before, summary, err instanceof LlmAbortedError ? "aborted" : i > 0 ? "partial" : "failed");
     }

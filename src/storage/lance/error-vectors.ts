@@ -4,10 +4,11 @@ import type { Connection, Table } from "@lancedb/lancedb";
 import { ensureDir } from "../../shared/atomic-write.ts";
 import { RuntimeFailure } from "../../shared/errors.ts";
 import { loadLanceDb } from "./load-lancedb.ts";
+import { EMBEDDER_KEY, embedderTables, type TableInfo } from "./embedder-tables.ts";
+import { assertDimensions } from "./vector-dimension.ts";
 
 export class ErrorVectorStoreError extends RuntimeFailure {}
 
-const EMBEDDER_KEY = "memvoy.embedder";
 const PREFIX = "error_memory_";
 
 export interface ErrorVector {
@@ -82,9 +83,7 @@ export class ErrorVectorStore {
    */
   async upsert(embedderId: string, dim: number, rows: readonly ErrorVector[], options: { replace: boolean }): Promise<void> {
     if (rows.length === 0) return;
-    for (const r of rows) {
-      if (r.vector.length !== dim) throw new RangeError(`vector of ${r.vector.length} dimensions for a ${dim}-dimensional table`);
-    }
+    assertDimensions(rows, dim);
     const { lancedb } = await loadLanceDb();
     const t = await this.openOrCreate(embedderId, dim);
     try {
@@ -133,16 +132,8 @@ export class ErrorVectorStore {
   }
 
   /** Every error table with the embedder its vectors came from. */
-  async tables(): Promise<{ name: string; embedderId: string }[]> {
-    const out: { name: string; embedderId: string }[] = [];
-    for (const name of await this.conn.tableNames()) {
-      if (!name.startsWith(PREFIX)) continue;
-      const t = await this.conn.openTable(name);
-      const id = (await t.schema()).metadata.get(EMBEDDER_KEY);
-      t.close();
-      if (id) out.push({ name, embedderId: id });
-    }
-    return out;
+  tables(): Promise<TableInfo[]> {
+    return embedderTables(this.conn, PREFIX);
   }
 
   /** Delete these record ids from every error table. */

@@ -2,6 +2,7 @@
 import { privatizeTree } from "./private-modes.ts";
 import type { Table } from "@lancedb/lancedb";
 import { loadLanceDb } from "./load-lancedb.ts";
+import { assertDimensions } from "./vector-dimension.ts";
 
 type Arrow = Awaited<ReturnType<typeof loadLanceDb>>["arrow"];
 
@@ -88,9 +89,7 @@ export class VectorTable {
     if (rows.length === 0) return;
     const { lancedb } = await loadLanceDb();
     const schema = await this.t.schema();
-    for (const r of rows) {
-      if (r.vector.length !== this.dim) throw new RangeError(`vector of ${r.vector.length} dimensions for a ${this.dim}-dimensional table`);
-    }
+    assertDimensions(rows, this.dim);
     const data = lancedb.makeArrowTable(
       rows.map((r) => ({ id: r.id, seq: r.seq, session: r.session, send_at: r.sendAt, role: r.role, content: r.content, vector: Array.from(r.vector) })),
       { schema },

@@ -1,5 +1,6 @@
 // SQL for keyword search: FTS5 over archived rows (bm25 within a newest-matches window), substring scan over recent rows.
 import type { Database } from "bun:sqlite";
+import { andWhere } from "./sql-where.ts";
 import type { StoredMessage } from "../../shared/message.ts";
 import { MESSAGE_COLUMNS, toStored } from "./messages-repo.ts";
 
@@ -72,7 +73,7 @@ function tierRows(db: Database, seqs: readonly bigint[], f: KeywordFilter, tier:
   const args: (bigint | number)[] = seqs.slice();
   while (args.length < CHUNK) args.push(0); // seq 0 never exists
   let sql = `SELECT ${COLS} FROM messages m WHERE m.seq IN (${"?,".repeat(CHUNK - 1)}?) AND m.recent = ${tier === "recent" ? 1 : 0}`;
-  if (f.since !== undefined) (sql += " AND m.send_at >= ?"), args.push(f.since);
+  sql = andWhere(sql, args, "m.send_at >= ?", f.since);
   return db.query(sql).all(...args) as Row[];
 }
 
@@ -93,7 +94,10 @@ export function searchFts(
   if (tier === "archive" && !hasArchived(db, f.session)) return [];
   const key = `${f.session ?? ""}\0${match}\0${newest}`;
   let window = windows?.get(key);
-  if (!window) (window = windowMatches(db, match, f.session, newest ? Math.max(limit * 8, 200) : RANK_WINDOW, !newest)), windows?.set(key, window);
+  if (!window) {
+    window = windowMatches(db, match, f.session, newest ? Math.max(limit * 8, 200) : RANK_WINDOW, !newest);
+    windows?.set(key, window);
+  }
   const flag = tier === "recent" ? 1 : 0;
   const inTier = window.filter((w) => Number(w[2]) === flag);
   const ranked = newest ? inTier : inTier.sort((a, b) => a[1] - b[1] || (a[0] < b[0] ? -1 : 1)); // ties: oldest first
@@ -123,12 +127,17 @@ function likePattern(needle: string): string {
 export function scanRecent(db: Database, needles: readonly string[], f: KeywordFilter, limit: number): StoredMessage[] {
   const args: (string | bigint | number)[] = [];
   let where = "recent = 1";
-  if (f.session !== undefined) (where += " AND session_id = ?"), args.push(f.session);
-  if (f.since !== undefined) (where += " AND send_at >= ?"), args.push(f.since);
+  where = andWhere(where, args, "session_id = ?", f.session);
+  where = andWhere(where, args, "send_at >= ?", f.since);
   for (const n of needles) {
     // LIKE patterns are capped at 50,000 bytes; instr(lower()) has no cap and means the same.
-    if (n.length <= 10_000) (where += " AND content LIKE ? ESCAPE '\\'"), args.push(likePattern(n));
-    else (where += " AND instr(lower(content), ?) > 0"), args.push(n);
+    if (n.length <= 10_000) {
+      where += " AND content LIKE ? ESCAPE '\\'";
+      args.push(likePattern(n));
+    } else {
+      where += " AND instr(lower(content), ?) > 0";
+      args.push(n);
+    }
   }
   args.push(limit);
   const sql =

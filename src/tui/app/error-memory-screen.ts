@@ -1,5 +1,5 @@
 // The error-memory browser overlay: list, search (debounced), detail, delete with confirmation.
-import { errorMessage } from "../../shared/errors.ts";
+import { describeError } from "../../shared/describe-error.ts";
 import { Debouncer } from "../state/debouncer.ts";
 import { ErrorMemoryState } from "../state/error-memory-state.ts";
 import { renderErrorMemory } from "../views/error-memory-view.ts";
@@ -57,7 +57,10 @@ export class ErrorMemoryScreen {
       case "d": case "delete": this.askDelete(); return true;
       case "escape":
         if (s.detail) s.detail = false;
-        else if (s.query) (s.query = "", this.reload());
+        else if (s.query) {
+          s.query = "";
+          this.reload();
+        }
         else this.app.close();
         return true;
     }
@@ -97,7 +100,7 @@ export class ErrorMemoryScreen {
           if (this.state.setSearch(ticket, query, r)) this.app.render();
         },
         (err) => {
-          this.app.status.show(`error search failed: ${errorMessage(err).split("\n")[0]}`, "error");
+          this.app.status.show(`error search failed: ${describeError(err)}`, "error");
           this.app.render();
         },
       ),
@@ -124,8 +127,7 @@ export class ErrorMemoryScreen {
 
   render(): void {
     const { layout, theme } = this.app;
-    const inner = layout.inner(layout.overlay);
-    layout.setFocus(layout.overlay, true, ` Error memory · ${this.state.total} record${this.state.total === 1 ? "" : "s"} `);
+    const inner = layout.openOverlay(` Error memory · ${this.state.total} record${this.state.total === 1 ? "" : "s"} `);
     layout.setLines(layout.overlay, renderErrorMemory(this.state, theme, inner.width, inner.height, this.app.now()));
   }
 }
