@@ -38,9 +38,7 @@ export async function generateSession(ctx: MemoryContext, session: string, openL
     if (["ok", "up-to-date", "waiting", "bootstrap", "pruned"].includes(outcome)) store.closeGate(startedMs);
   } catch (err) {
     report.outcome = err instanceof LlmAbortedError ? "aborted" : report.chunksDone > 0 ? "partial" : "failed";
-    let text = describeError(err);
-    if (report.chunksDone > 0) text = `${text.replace(/; nothing was changed$/, "").replace(/^no space left on the device; nothing was changed \((.*)\)$/, "no space left on the device ($1)")}; saved: summary.json and .summary_cursor through chunk ${report.chunksDone}/${report.chunksTotal}`;
-    report.error = text;
+    report.error = withSaved(describeError(err), report);
     if (err instanceof LlmCallError) report.failure = err.failure;
     if (!(err instanceof LlmAbortedError || err instanceof LlmCallError)) report.notes.push(`unexpected: ${err instanceof Error ? err.name : "error"}`);
   } finally {
@@ -49,6 +47,7 @@ export async function generateSession(ctx: MemoryContext, session: string, openL
     const keys = secretValues(ctx.env ?? process.env);
     if (report.error !== undefined) report.error = redactSecrets(report.error, keys).text;
     report.notes = report.notes.map((n) => redactSecrets(n, keys).text);
+    if (report.failure) report.failure = { ...report.failure, message: redactSecrets(report.failure.message, keys).text };
     try {
       store.finish(report.outcome, report, report.error);
     } catch (err) {
@@ -132,7 +131,7 @@ async function run(ctx: MemoryContext, store: SummaryStore, openLlm: LlmFactory,
         signal: o.signal,
       });
     } catch (err) {
-      report.error = redactSecrets(`chunk ${index}/${chunks.length}: ${describeError(err)}`, secretValues(ctx.env ?? process.env)).text;
+      report.error = redactSecrets(withSaved(`chunk ${index}/${chunks.length}: ${describeError(err)}`, report), secretValues(ctx.env ?? process.env)).text;
       if (err instanceof LlmCallError) report.failure = err.failure;
       o.onProgress?.({ type: "chunk-failed", session, chunk: index, chunks: chunks.length, error: report.error });
       return finishWith(report, before, summary, err instanceof LlmAbortedError ? "aborted" : i > 0 ? "partial" : "failed");
@@ -157,4 +156,11 @@ async function run(ctx: MemoryContext, store: SummaryStore, openLlm: LlmFactory,
 function finishWith(report: SessionReport, before: Summary, after: Summary, outcome: SessionOutcome): SessionOutcome {
   report.changes = diffSummaries(before, after);
   return outcome;
+}
+
+/** An error after chunks were saved must not say that nothing changed: it says what was saved. */
+function withSaved(text: string, report: SessionReport): string {
+  if (report.chunksDone === 0) return text;
+  const plain = text.replace(/no space left on the device; nothing was changed \((.*)\)$/, "no space left on the device ($1)").replace(/; nothing was changed/g, "");
+  return `${plain}; saved: summary.json and .summary_cursor through chunk ${report.chunksDone}/${report.chunksTotal}`;
 }
