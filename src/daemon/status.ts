@@ -2,6 +2,7 @@
 import { homePaths, resolveHome } from "../config/home.ts";
 import { RuntimeFailure } from "../shared/errors.ts";
 import { redactSecrets, secretValues } from "../shared/redact.ts";
+import { nsToRfc3339 } from "../shared/time.ts";
 import { nextRunOf } from "./cron-patterns.ts";
 import { isDaemonLockHeld, lockHolderPid } from "./lock.ts";
 import { readState, type JobState } from "./state.ts";
@@ -27,6 +28,13 @@ export interface DaemonStatus {
   log: string;
 }
 
+/** The project's JSON time form: RFC 3339 UTC with 9 fractional digits. */
+function rfc3339(iso: string | null): string | null {
+  if (iso === null) return null;
+  const ms = Date.parse(iso);
+  return Number.isFinite(ms) ? nsToRfc3339(BigInt(ms) * 1_000_000n) : iso;
+}
+
 export function daemonStatus(homeFlag?: string, env: Record<string, string | undefined> = process.env, now = new Date()): DaemonStatus {
   const paths = homePaths(resolveHome(homeFlag, env));
   const running = isDaemonLockHeld(paths.daemonLock);
@@ -46,19 +54,20 @@ export function daemonStatus(homeFlag?: string, env: Record<string, string | und
       }
     }
     // Scrubbed when written; scrubbed again here, with this environment's keys, for state files of older versions.
-    const clean = (t: string | null) => (t === null ? null : redactSecrets(t, keys).text);
-    return { name, ...j, lastDetail: clean(j.lastDetail), lastError: j.lastError ? { ...j.lastError, message: redactSecrets(j.lastError.message, keys).text } : null, running: running && j.running, nextRun };
+    const lastError = j.lastError && { ...j.lastError, at: rfc3339(j.lastError.at) ?? j.lastError.at, message: redactSecrets(j.lastError.message, keys).text };
+    const lastDetail = j.lastDetail === null ? null : redactSecrets(j.lastDetail, keys).text;
+    return { name, ...j, lastDetail, lastRun: rfc3339(j.lastRun), lastError, running: running && j.running, nextRun: rfc3339(nextRun) };
   });
   return {
     home: paths.home,
     running,
     pid: running ? (holder ?? s?.pid ?? null) : (s?.pid ?? null),
-    startedAt: s?.startedAt ?? null,
+    startedAt: rfc3339(s?.startedAt ?? null),
     uptimeMs: running && s ? now.getTime() - Date.parse(s.startedAt) : null,
     version: s?.version ?? null,
-    stoppedAt: running ? null : (s?.stoppedAt ?? null),
+    stoppedAt: running ? null : rfc3339(s?.stoppedAt ?? null),
     jobs,
-    lastError: s?.lastError ? { ...s.lastError, message: redactSecrets(s.lastError.message, keys).text } : null,
+    lastError: s?.lastError ? { ...s.lastError, at: rfc3339(s.lastError.at) ?? s.lastError.at, message: redactSecrets(s.lastError.message, keys).text } : null,
     log: paths.daemonLog,
   };
 }

@@ -4,9 +4,10 @@ import { namedError } from "../shared/errors.ts";
 import { assertSessionId } from "../shared/session-id.ts";
 import { refuseSessionSymlinks } from "../storage/history/no-symlink.ts";
 import { forgetHistoryCache, readHistory } from "../storage/history/history-file.ts";
-import { deleteSessionMessages } from "../storage/sqlite/messages-repo.ts";
+import { deleteSessionMessages, purgeDeletedFromFts } from "../storage/sqlite/messages-repo.ts";
 import { deleteSessionRow, getSessionRow } from "../storage/sqlite/sessions-repo.ts";
 import { withWriteLock } from "../storage/sqlite/write-lock.ts";
+import { checkpointTruncate } from "../storage/sqlite/open-database.ts";
 import { deleteSummaryRun } from "../storage/sqlite/summary-runs-repo.ts";
 import { deleteSessionUsage } from "../storage/sqlite/usage-repo.ts";
 import { withHomeLock } from "./home-lock.ts";
@@ -50,6 +51,7 @@ export function resetSession(ctx: MemoryContext, session: string, all = false): 
       summaryRemoved = removeSummaryFiles(ctx, session);
       withWriteLock(ctx.db, () => forgetSummaryRows(ctx, session));
     }
+    purgeText(ctx);
     return { session, messagesRemoved: removed, summaryRemoved };
   }, session);
 }
@@ -67,8 +69,15 @@ export function removeSession(ctx: MemoryContext, session: string): ResetResult 
     });
     rmSync(ctx.paths.session(session), { recursive: true, force: true });
     forgetHistoryCache(ctx.paths.history(session));
+    purgeText(ctx);
     return { session, messagesRemoved: removed, summaryRemoved: hadSummary };
   }, session);
+}
+
+/** No removed text left in the FTS index's segments, nor in old WAL frames. */
+function purgeText(ctx: MemoryContext): void {
+  withWriteLock(ctx.db, () => purgeDeletedFromFts(ctx.db));
+  checkpointTruncate(ctx.db);
 }
 
 /**

@@ -12,11 +12,11 @@ Usage: memvoy add SESSION --role user|assistant [--content TEXT] [--at TIME] [--
        memvoy add SESSION < messages.jsonl
 
 Append a message to a session. It returns once history.json and the archive hold it.
-Without --content the text is read from stdin. With no --role, stdin is JSONL: one
-{"role", "content", "sendAt"?, "sender"?, "idempotencyKey"?} per line; a bad line rejects
-the whole batch. A batch of up to 100,000 lines is stored all or nothing (a full disk
-included); a larger one is stored in parts of that size, and a failure says exactly which
-lines were stored and where to resume.
+Without --content the text is read from stdin (one trailing newline dropped). With no --role, stdin
+is JSONL: one {"role", "content", "sendAt"?, "sender"?, "idempotencyKey"?} per line; a bad line
+rejects the whole batch. A batch of up to 100,000 lines is stored all or nothing (a full disk
+included); a larger one is stored in parts of that size, and a failure says exactly which lines
+were stored and where to resume.
 
   --role R              user or assistant
   --content TEXT        the message text (else stdin)
@@ -51,6 +51,7 @@ export function run(argv: readonly string[]): Promise<number> {
         const r = api.add(session!, messages.slice(i, i + ATOMIC_BATCH));
         ids.push(...r.ids);
         duplicates += r.duplicates;
+        if (r.compactionNote) process.stderr.write(`memvoy: ${session}: ${r.compactionNote}\n`);
       } catch (err) {
         if (i === 0) throw err;
         return reportPartial(err, session!, ids, lineNumbers[i - 1] ?? i, lineNumbers.at(-1) ?? messages.length, bool(p, "json"));
@@ -69,11 +70,21 @@ async function collectMessages(p: Parsed, role: string | undefined, maxBytes: nu
   if (role === undefined) {
     if (str(p, "content") !== undefined || str(p, "at") !== undefined) throw new UsageError("add: --content and --at need --role");
     if (process.stdin.isTTY) throw new UsageError("add: give --role and --content, or pipe JSONL on stdin (see memvoy add --help)");
-    const messages = parseJsonl(await readStdin(), maxBytes, lineNumbers);
+    const text = await readStdin();
+    let messages: WireMessageInput[];
+    try {
+      messages = parseJsonl(text, maxBytes, lineNumbers);
+    } catch (err) {
+      // Plain text piped without --role: say how plain text is read.
+      if (err instanceof InputError && /^stdin line 1: not valid JSON/.test(err.message) && !text.trimStart().startsWith("{")) {
+        throw new InputError(`${err.message} (to add plain text, give --role user|assistant)`);
+      }
+      throw err;
+    }
     if (messages.length === 0) throw new InputError("add: stdin held no messages");
     return messages;
   }
-  const content = str(p, "content") ?? (process.stdin.isTTY ? undefined : await readStdin());
+  const content = str(p, "content") ?? (process.stdin.isTTY ? undefined : stripOneNewline(await readStdin()));
   if (content === undefined) throw new UsageError("add: give --content TEXT or pipe the text on stdin");
   const m: WireMessageInput = { role: role as "user", content };
   const at = str(p, "at");
@@ -98,6 +109,12 @@ function describeFailure(err: unknown): string {
   const code = (err as NodeJS.ErrnoException)?.code;
   const text = err instanceof Error ? err.message.split("\n")[0]! : String(err);
   return code === "ENOSPC" || /SQLITE_FULL|disk is full|disk I\/O error/i.test(text) ? `no space left on the device (${text})` : text;
+}
+
+/** `echo text |` ends the text with one newline that is not part of it: drop exactly one (LF or CRLF). */
+export function stripOneNewline(text: string): string {
+  if (text.endsWith("\r\n")) return text.slice(0, -2);
+  return text.endsWith("\n") ? text.slice(0, -1) : text;
 }
 
 /** stdin as UTF-8; invalid bytes are refused rather than replaced. */
