@@ -7,7 +7,7 @@ import { join } from "node:path";
 import type { MessageRecord, StoredMessage } from "../shared/message.ts";
 import { CorruptHistoryError, readHistory, stageHistory } from "../storage/history/history-file.ts";
 import { refuseSessionSymlinks } from "../storage/history/no-symlink.ts";
-import { knownIds, listSessionMessages } from "../storage/sqlite/messages-repo.ts";
+import { knownIds, listSessionMessages, pendingRemovalIds } from "../storage/sqlite/messages-repo.ts";
 import type { MemoryContext } from "./memory-context.ts";
 
 export interface RecoveryReport {
@@ -49,7 +49,8 @@ const toRecord = (m: StoredMessage): MessageRecord =>
 export function rollForward(ctx: MemoryContext, session: string): { restored: number; rewritten: boolean } {
   const file = ctx.paths.history(session);
   const doc = readHistory(file);
-  const recent = listSessionMessages(ctx.db, session, { recentOnly: true });
+  const removing = pendingRemovalIds(ctx.db, session); // rm-message under way: never brought back
+  const recent = listSessionMessages(ctx.db, session, { recentOnly: true }).filter((m) => !removing.has(m.id));
   const recentIds = new Set(recent.map((m) => m.id));
   const archived = knownIds(ctx.db, doc.records.filter((r) => r.id !== "" && !recentIds.has(r.id)).map((r) => r.id));
   const unseen = doc.records.filter((r) => r.id === "" || (!recentIds.has(r.id) && !archived.has(r.id)));

@@ -13,7 +13,7 @@ import { refuseSessionSymlinks } from "../storage/history/no-symlink.ts";
 import { readHistory, serializeRecord, stageHistory, type HistoryDoc } from "../storage/history/history-file.ts";
 import { archiveBefore, insertMessages, knownIds, messagesByIdempotencyKey, seqOfMessage, sessionHasMessages } from "../storage/sqlite/messages-repo.ts";
 import { withWriteLock } from "../storage/sqlite/write-lock.ts";
-import { tombstonedIds } from "../storage/sqlite/tombstones-repo.ts";
+import { isTombstoned, keyTombstone, tombstonedIds } from "../storage/sqlite/tombstones-repo.ts";
 import { compactionPlan } from "./compaction.ts";
 import { withHomeLock } from "./home-lock.ts";
 import type { MemoryContext } from "./memory-context.ts";
@@ -25,7 +25,10 @@ export interface AppendResult {
   compacted: number;
   /** Legacy or unseen history.json records adopted into the archive during this write. */
   adopted: number;
-  /** Messages not added because their idempotency key was already stored (their stored ids are in `ids`). */
+  /**
+   * Messages not added because their idempotency key was already stored (their stored ids are in `ids`),
+   * or belonged to a message that was removed since (tombstoned: not brought back, and no id in `ids`).
+   */
   duplicates: number;
   /** Set when compaction had to cut off a pair boundary (a run of one role): the caller logs it. */
   compactionNote?: string;
@@ -44,6 +47,7 @@ export function appendMessages(ctx: MemoryContext, session: string, inputs: read
     const missing = unarchived(ctx, session, doc);
     const keys = inputs.flatMap((m) => (m.idempotencyKey !== undefined ? [m.idempotencyKey] : []));
     const stored = messagesByIdempotencyKey(ctx.db, session, keys);
+    const removed = new Set(keys.filter((k) => !stored.has(k) && isTombstoned(ctx.db, keyTombstone(session, k))));
     const byKey = new Map<string, MessageRecord>();
     const idempotencyKeys = new Map<MessageRecord, string>();
     const ids: string[] = [];
@@ -55,6 +59,7 @@ export function appendMessages(ctx: MemoryContext, session: string, inputs: read
         ids.push(earlier);
         continue;
       }
+      if (key !== undefined && removed.has(key)) continue;
       const r: MessageRecord = { id: newId(), role: m.role, content: m.content, sendAt: m.sendAt ?? ctx.now() };
       if (m.sender !== undefined && m.sender !== "") r.sender = m.sender;
       if (key !== undefined) (byKey.set(key, r), idempotencyKeys.set(r, key));

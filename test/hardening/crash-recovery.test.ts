@@ -121,3 +121,21 @@ test("idempotency keys in the library and in JSONL: a retried batch adds nothing
     api.close();
   }
 });
+
+test("a removed message's idempotency key is tombstoned: a retried add does not bring it back", async () => {
+  const { api } = openTemp();
+  try {
+    const first = api.add("s", { role: "user", content: "keep out", idempotencyKey: "k1" });
+    api.add("s", { role: "assistant", content: "stays", idempotencyKey: "k2" });
+    await api.rmMessage(first.ids[0]!);
+    const retried = api.add("s", { role: "user", content: "keep out", idempotencyKey: "k1" });
+    expect(retried).toMatchObject({ ids: [], duplicates: 1 });
+    expect(api.history("s", { all: true }).map((m) => m.content)).toEqual(["stays"]);
+    api.reset("s");
+    expect(api.add("s", { role: "assistant", content: "stays", idempotencyKey: "k2" }).duplicates).toBe(1);
+    expect(api.add("s", { role: "user", content: "new", idempotencyKey: "k3" }).duplicates).toBe(0);
+  } finally {
+    api.close();
+  }
+});
+

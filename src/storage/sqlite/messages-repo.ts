@@ -2,7 +2,7 @@
 import type { Database } from "bun:sqlite";
 import type { MessageRecord, Role, StoredMessage } from "../../shared/message.ts";
 import { searchForm } from "../../shared/search-form.ts";
-import { addTombstones, idTombstone } from "./tombstones-repo.ts";
+import { addTombstones, idTombstone, keyTombstone } from "./tombstones-repo.ts";
 
 interface Row {
   seq: bigint;
@@ -167,8 +167,8 @@ export function maxSeq(db: Database): bigint {
 export function deleteSessionMessages(db: Database, session: string, now: bigint): number {
   const bound = maxSeq(db) + 1n;
   dropVectors(db, session, bound, now);
-  const ids = (db.query("SELECT id FROM messages WHERE session_id = ?").all(session) as { id: string }[]).map((r) => idTombstone(r.id));
-  addTombstones(db, ids, now);
+  const rows = db.query("SELECT id, idempotency_key AS k FROM messages WHERE session_id = ?").all(session) as { id: string; k: string | null }[];
+  addTombstones(db, rows.flatMap((r) => (r.k !== null ? [idTombstone(r.id), keyTombstone(session, r.k)] : [idTombstone(r.id)])), now);
   db.prepare("DELETE FROM messages_fts WHERE rowid IN (SELECT seq FROM messages WHERE session_id = ?)").run(session);
   const n = db.prepare("DELETE FROM messages WHERE session_id = ?").run(session).changes;
   db.prepare("DELETE FROM untimed_messages WHERE session_id = ?").run(session);
@@ -187,6 +187,8 @@ export function getStartSeq(db: Database, session: string): { startAt: bigint; s
 /** Remove one archived message: its row, FTS row, queue entry and untimed mark; its vector is scheduled for deletion. */
 export function deleteOneMessage(db: Database, m: { seq: bigint; id: string; session: string }, now: bigint): void {
   db.prepare("DELETE FROM embed_queue WHERE seq = ?").run(m.seq);
+  const key = db.query("SELECT idempotency_key AS k FROM messages WHERE seq = ? AND idempotency_key IS NOT NULL").get(m.seq) as { k: string } | null;
+  if (key) addTombstones(db, [keyTombstone(m.session, key.k)], now);
   db.prepare("DELETE FROM messages_fts WHERE rowid = ?").run(m.seq);
   const n = db.prepare("DELETE FROM messages WHERE seq = ? AND id = ?").run(m.seq, m.id).changes;
   db.prepare("DELETE FROM untimed_messages WHERE seq = ?").run(m.seq);
@@ -202,4 +204,10 @@ export function deleteOneMessage(db: Database, m: { seq: bigint; id: string; ses
  */
 export function purgeDeletedFromFts(db: Database): void {
   db.run("INSERT INTO messages_fts(messages_fts) VALUES ('optimize')");
+}
+
+/** Ids of a session's messages whose removal (rm-message) is under way. */
+export function pendingRemovalIds(db: Database, session: string): Set<string> {
+  const rows = db.query("SELECT message_id FROM pending_removals WHERE session_id = ?").all(session) as { message_id: string }[];
+  return new Set(rows.map((r) => r.message_id));
 }
