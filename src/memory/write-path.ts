@@ -62,7 +62,10 @@ export function appendMessages(ctx: MemoryContext, session: string, inputs: read
       if (key !== undefined && removed.has(key)) continue;
       const r: MessageRecord = { id: newId(), role: m.role, content: m.content, sendAt: m.sendAt ?? ctx.now() };
       if (m.sender !== undefined && m.sender !== "") r.sender = m.sender;
-      if (key !== undefined) (byKey.set(key, r), idempotencyKeys.set(r, key));
+      if (key !== undefined) {
+        byKey.set(key, r);
+        idempotencyKeys.set(r, key);
+      }
       added.push(r);
       ids.push(r.id);
     }

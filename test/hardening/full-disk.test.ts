@@ -101,7 +101,7 @@ describe.skipIf(!available)("full disk", () => {
         setup.add("s1", Array.from({ length: 12 }, (_, i) => ({ role: i % 2 ? ("assistant" as const) : ("user" as const), content: `turn ${i} ${"about the deploy ".repeat(20)}` })));
         setup.close();
         fs.leaveFree(freeKiB * 1024);
-        let report;
+        let report: Awaited<ReturnType<ReturnType<typeof openMemory>["summarize"]>> | undefined;
         let thrown: unknown;
         try {
           const api = openMemory({ home, env, drain: "off" });

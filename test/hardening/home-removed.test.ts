@@ -3,9 +3,9 @@
 import { afterAll, expect, test } from "bun:test";
 import { existsSync, mkdirSync, renameSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { spawnDetachedDrain, selfCommand } from "../../src/app/background-drain.ts";
+import { spawnDetachedDrain } from "../../src/app/background-drain.ts";
 import { homePaths } from "../../src/config/home.ts";
-import { cleanup, cli, startDaemon, tempHome, waitFor, waitRunning } from "../fixture/daemon-process.ts";
+import { cleanup, cli, startDaemon, tempHome, waitRunning } from "../fixture/daemon-process.ts";
 import { repoRoot } from "../fixture/home.ts";
 
 afterAll(cleanup);
@@ -61,5 +61,4 @@ test("a background drain started for a home that is then deleted does not recrea
   expect(started).toBe(true);
   await Bun.sleep(1500);
   expect(existsSync(home)).toBe(false);
-  void selfCommand;
 });

@@ -1,7 +1,7 @@
 // LanceDB creates its files and folders from its own threads with the process umask (0644/0755 under 022,
 // 0666/0777 under 000). The umask is never changed (a library runs inside other programs); instead, after
 // each LanceDB commit the tree under .store/lance is made private: files 0600, folders 0700.
-import { chmodSync, lstatSync, readdirSync } from "node:fs";
+import { chmodSync, lstatSync, readdirSync, type Dirent, type Stats } from "node:fs";
 import { join } from "node:path";
 import { DIR_MODE, FILE_MODE } from "../../shared/atomic-write.ts";
 
@@ -14,7 +14,7 @@ export function privatizeTree(root: string): void {
 
 function fix(path: string, isDir: boolean): void {
   if (!done.has(path)) {
-    let st;
+    let st: Stats;
     try {
       st = lstatSync(path);
     } catch {
@@ -31,7 +31,7 @@ function fix(path: string, isDir: boolean): void {
     isDir = st.isDirectory();
   }
   if (!isDir) return;
-  let entries;
+  let entries: Dirent[];
   try {
     entries = readdirSync(path, { withFileTypes: true });
   } catch {
