@@ -7,8 +7,8 @@ import { isSessionId } from "../shared/session-id.ts";
 import { nsToRfc3339 } from "../shared/time.ts";
 import { readHistory } from "../storage/history/history-file.ts";
 import { refuseSessionSymlinks } from "../storage/history/no-symlink.ts";
-import { insertMessages } from "../storage/sqlite/messages-repo.ts";
-import { buildFromSalvage, markRecent, moveDatabaseAside, presentIds, salvageDatabase, type Salvage } from "../storage/sqlite/salvage.ts";
+import { insertMessages, knownIds } from "../storage/sqlite/messages-repo.ts";
+import { buildFromSalvage, markRecent, moveDatabaseAside, salvageDatabase, type Salvage } from "../storage/sqlite/salvage.ts";
 
 export interface RescuePlan {
   file: string;
@@ -87,7 +87,7 @@ export function rescueArchive(paths: HomePaths, problem: string, now: bigint): R
   try {
     db.transaction(() => {
       for (const [session, records] of files) {
-        const known = presentIds(db, records.map((r) => r.id));
+        const known = knownIds(db, records.map((r) => r.id));
         insertMessages(db, session, records.filter((r) => !known.has(r.id)), now);
         markRecent(db, session, records.map((r) => r.id), records[0]!.sendAt);
       }

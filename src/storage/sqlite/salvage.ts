@@ -136,13 +136,6 @@ export function buildFromSalvage(path: string, salvage: Salvage): Database {
   return db;
 }
 
-/** Ids among these that the database holds. */
-export function presentIds(db: Database, ids: readonly string[]): Set<string> {
-  if (ids.length === 0) return new Set();
-  const rows = db.query("SELECT id FROM messages WHERE id IN (SELECT value FROM json_each(?))").all(JSON.stringify(ids)) as { id: string }[];
-  return new Set(rows.map((r) => r.id));
-}
-
 /** history.json is the truth for what is recent: those ids are recent, the session's others archived, the cutoff recorded. */
 export function markRecent(db: Database, session: string, ids: readonly string[], firstSendAt: bigint): void {
   db.prepare("UPDATE messages SET recent = 0 WHERE session_id = ?").run(session);
