@@ -46,7 +46,7 @@ test("each named error kind reads as one line with its facts", () => {
     [new InvalidSessionIdError({ id: 42 }), /^invalid session id 42:/, 2],
     [new MissingApiKeyError(), /^ANTHROPIC_API_KEY is not set/, 2],
     [new LlmCallError("summary call to m failed: HTTP 401: the API key was refused", "auth", 401, 1), /HTTP 401/, 1],
-    [new CorruptHistoryError("/h/history.json", "record 2", "expected an object"), /^\/h\/history\.json is corrupt \(record 2: expected an object\)/, 1],
+    [new CorruptHistoryError("/h/history.json", "record 2", "expected an object"), /^\/h\/history\.json is corrupt \(record 2: expected an object\)/, 2],
     [new SchemaTooNewError({ path: "/h/db", version: 9, known: 6 }), /^\/h\/db has schema version 9; this memvoy knows 6: upgrade memvoy$/, 1],
     [new LockTimeoutError({ path: "/h/.lock", timeoutMs: 500 }), /^timed out after 500 ms waiting for the write lock \/h\/\.lock$/, 1],
     [new VectorDimensionError({ got: 3, expected: 4 }), /^vector of 3 dimensions for a 4-dimensional table$/, 1],
