@@ -1,4 +1,7 @@
-// MemoryApi: the one client surface of memvoy. The CLI, the TUI, the daemon and library users call only this.
+// HomeMemory: memvoy on one home opened in this process, with native values (bigint times). The CLI and the
+// TUI use it directly; LocalMemoryApi projects it onto the JSON MemoryApi port; the daemon drives its
+// MaintenanceApi side.
+import { existsSync } from "node:fs";
 import type { Config } from "../config/schema.ts";
 import type { HomePaths } from "../config/home.ts";
 import { InputError, namedError } from "../shared/errors.ts";
@@ -33,6 +36,10 @@ import { closeErrorVectors } from "../memory/error-memory/error-vectors.ts";
 import { SemanticApi, type EmbeddingBacklog, type SemanticTierOptions } from "./semantic-api.ts";
 import type { DrainOptions, DrainReport } from "../memory/embedding/drain.ts";
 import type { ReindexOptions, ReindexReport } from "../memory/embedding/reindex.ts";
+import { getMessages, messagesAround, type Around } from "../memory/message-lookup.ts";
+import type { HomeInfo, MaintenanceApi } from "./maintenance-api.ts";
+import { searchAsJson } from "./api/search-json.ts";
+import type { SearchResultJson } from "./api/json-types.ts";
 
 /** A search limited to a session that does not exist (every front-end gives the same answer: exit 2 / 4xx). */
 export const NoSuchSessionError = namedError<{ session: string; home: string }>(
@@ -42,7 +49,7 @@ export const NoSuchSessionError = namedError<{ session: string; home: string }>(
 );
 export type NoSuchSessionError = InstanceType<typeof NoSuchSessionError>;
 
-export class MemoryApi {
+export class HomeMemory implements MaintenanceApi {
   readonly #semantic: SemanticApi;
 
   constructor(
@@ -55,9 +62,16 @@ export class MemoryApi {
   get home(): string {
     return this.ctx.paths.home;
   }
+  /** What front-ends show or check about the home, so that they never read its paths or config. */
+  info(): HomeInfo {
+    const e = this.ctx.config.embedder;
+    return { home: this.ctx.paths.home, embedder: e.provider + (e.model ? `:${e.model}` : ""), maxMessageBytes: this.ctx.config.limits.max_message_bytes };
+  }
+  /** Internal: tests and benches only. */
   get paths(): HomePaths {
     return this.ctx.paths;
   }
+  /** Internal: tests and benches only. */
   get config(): Config {
     return this.ctx.config;
   }
@@ -69,6 +83,21 @@ export class MemoryApi {
     const result = appendMessages(this.ctx, session, inputs);
     this.#semantic.scheduleDrain();
     return result;
+  }
+
+  /** Whether the session has a summary.json (front-ends never look at the home's files themselves). */
+  hasSummary(session: string): boolean {
+    return existsSync(this.ctx.paths.summary(assertSessionId(session)));
+  }
+
+  /** Messages by id, in archive order; unknown ids are left out. */
+  messages(ids: readonly string[]): StoredMessage[] {
+    return getMessages(this.ctx, ids);
+  }
+
+  /** The messages before and after one message of its session (a timeline). */
+  around(id: string, before: number, after: number): Around {
+    return messagesAround(this.ctx, id, before, after);
   }
 
   sessions(): SessionInfo[] {
@@ -89,6 +118,11 @@ export class MemoryApi {
     if (match !== "keyword") return this.#semantic.search(match, { ...o, now: this.ctx.now() });
     const hits = keywordSearch(this.ctx.db, { ...o, now: this.ctx.now() });
     return { hits, notes: [] };
+  }
+
+  /** A search as the MemoryApi answers it: checked input, since/until applied, JSON out. */
+  searchJson(input: unknown): Promise<SearchResultJson> {
+    return searchAsJson(this, input);
   }
 
   /**

@@ -1,4 +1,4 @@
-// openMemory: resolve the home, load and validate config.toml, open the archive, return a MemoryApi.
+// openMemory: resolve the home, load and validate config.toml, open the archive, return a HomeMemory.
 import { existsSync } from "node:fs";
 import { ensureDir } from "../shared/atomic-write.ts";
 import { RuntimeFailure } from "../shared/errors.ts";
@@ -7,7 +7,7 @@ import { homePaths, resolveHome } from "../config/home.ts";
 import { loadConfig } from "../config/load.ts";
 import type { Config } from "../config/schema.ts";
 import { openDatabase } from "../storage/sqlite/open-database.ts";
-import { MemoryApi } from "./memory-api.ts";
+import { HomeMemory } from "./memory-api.ts";
 import { finishPendingRemovals } from "../memory/remove-message.ts";
 import type { Embedder } from "../embed/embedder.ts";
 import type { DrainMode } from "./semantic-api.ts";
@@ -31,7 +31,7 @@ export interface OpenOptions {
 
 export class HomeMissingError extends RuntimeFailure {}
 
-export function openMemory(options: OpenOptions = {}): MemoryApi {
+export function openMemory(options: OpenOptions = {}): HomeMemory {
   const env = options.env ?? process.env;
   const paths = homePaths(resolveHome(options.home, env));
   if (options.create === false && !(existsSync(paths.home) && existsSync(paths.db))) {
@@ -43,5 +43,6 @@ export function openMemory(options: OpenOptions = {}): MemoryApi {
   const db = openDatabase(paths.db);
   const ctx = { paths, config, db, now: options.now ?? nowNs, env };
   finishPendingRemovals(ctx); // an rm-message a crash interrupted
-  return new MemoryApi(ctx, { drain: options.drain, embedder: options.embedder });
+  return new HomeMemory(ctx, { drain: options.drain, embedder: options.embedder });
 }
+export type { HomeMemory };

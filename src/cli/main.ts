@@ -21,6 +21,7 @@ const COMMANDS: Record<string, () => Promise<CommandModule>> = {
   daemon: () => import("./commands/daemon.ts"),
   errors: () => import("./commands/errors.ts"),
   demo: () => import("./commands/demo.ts"),
+  mcp: () => import("./commands/mcp.ts"),
 };
 
 export function mainHelp(version: string): string {
@@ -44,7 +45,8 @@ Commands:
   demo [--home DIR]                    create a demo home (no API key needed) and say how to open it
   config show|path|check               the effective config, its file, validation
   reindex [--pending]                  rebuild every vector with the configured embedder (resumable)
-  daemon status|stop                   the background daemon: state of its jobs, or stop it
+  daemon status|stop                   the background daemon: state of its jobs, its HTTP URL, or stop it
+  mcp [--print-config CLIENT]          the MCP server over stdio, for agents (or their config snippet)
 
 Daemon:
   --daemon [--verbose]                 run the daemon in the foreground (summaries, embeddings,

@@ -25,6 +25,8 @@ export interface DaemonStatus {
   stoppedAt: string | null;
   jobs: JobStatus[];
   lastError: { job: string; at: string; message: string } | null;
+  /** The HTTP API's URL while the daemon serves it. */
+  http: string | null;
   log: string;
 }
 
@@ -68,6 +70,7 @@ export function daemonStatus(homeFlag?: string, env: Record<string, string | und
     stoppedAt: running ? null : rfc3339(s?.stoppedAt ?? null),
     jobs,
     lastError: s?.lastError ? { ...s.lastError, at: rfc3339(s.lastError.at) ?? s.lastError.at, message: redactSecrets(s.lastError.message, keys).text } : null,
+    http: running ? (s?.http ?? null) : null,
     log: paths.daemonLog,
   };
 }

@@ -4,7 +4,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test
 import { Database } from "bun:sqlite";
 import { existsSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { openMemory } from "../../src/lib.ts";
+import { openMemory } from "../../src/app/open-memory.ts";
 import { startFakeAnthropic, type FakeAnthropic } from "../fixture/fake-anthropic.ts";
 import { cli } from "../fixture/home.ts";
 import { mountTmpfs, tmpfsAvailable, type Tmpfs } from "./tmpfs.ts";

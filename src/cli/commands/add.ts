@@ -42,7 +42,7 @@ export function run(argv: readonly string[]): Promise<number> {
   return withMemory(spec, argv, async (api, p, [session]) => {
     const role = str(p, "role");
     const lineNumbers: number[] = [];
-    const messages = await collectMessages(p, role, api.config.limits.max_message_bytes, lineNumbers);
+    const messages = await collectMessages(p, role, api.info().maxMessageBytes, lineNumbers);
     const ids: string[] = [];
     let duplicates = 0;
     const progress = messages.length > ATOMIC_BATCH && process.stderr.isTTY;

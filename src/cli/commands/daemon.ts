@@ -72,6 +72,7 @@ export async function run(argv: readonly string[]): Promise<number> {
     if (st.running) {
       const up = st.uptimeMs !== null ? `, up ${ago(st.uptimeMs)} since ${when(st.startedAt)}` : ", starting";
       println(`${bold("running")} (pid ${st.pid ?? "unknown"}${up}) on ${st.home}`);
+      println(st.http ? `http: ${st.http}  (token in ${st.home}/http.json; MCP at ${st.http}/mcp)` : "http: off");
     } else {
       const last = st.pid !== null ? ` (last: pid ${st.pid}${st.stoppedAt ? `, stopped ${when(st.stoppedAt)}` : ", did not stop cleanly"})` : "";
       println(`${bold("not running")} on ${st.home}${last}`);

@@ -2,9 +2,9 @@
 import { BrokenDatabaseError, planArchiveRescue, rescueBrokenArchive, type RescuePlan } from "../../app/archive-rescue.ts";
 import { bool, str, type Parsed } from "../args.ts";
 import { openFromFlags, runCommand, using, type CommandSpec } from "../command.ts";
-import type { MemoryApi } from "../../app/memory-api.ts";
+import type { HomeMemory } from "../../app/memory-api.ts";
 
-type DoctorReport = ReturnType<MemoryApi["doctor"]>;
+type DoctorReport = ReturnType<HomeMemory["doctor"]>;
 import { printJson, println } from "../output.ts";
 
 export const usage = `

@@ -1,10 +1,11 @@
 // memvoy errors record|search|list|show|rm|sweep: the cross-session error memory.
-import type { ErrorRecord, MemoryApi } from "../../app/memory-api.ts";
+import type { ErrorRecord, HomeMemory } from "../../app/memory-api.ts";
 import { UsageError } from "../../shared/errors.ts";
-import { nsToLocalSeconds, nsToRfc3339 } from "../../shared/time.ts";
+import { nsToLocalSeconds } from "../../shared/time.ts";
 import { bool, expectPositionals, num, parseArgs, str, type FlagSpecs, type Parsed } from "../args.ts";
 import { openFromFlags, printUsage } from "../command.ts";
 import { bold, cyan, dim, printJson, println } from "../output.ts";
+import { errorJson, errorSearchJson } from "../../app/api/json-shapes.ts";
 
 export const usage = `
 Usage: memvoy errors record --tool T --error TEXT --fix TEXT [--cause TEXT] [--outcome O] [--keywords a,b]
@@ -161,7 +162,7 @@ async function stdinIfDash(what: string | undefined): Promise<string | undefined
   return await new Response(Bun.stdin.stream()).text();
 }
 
-type Runner = (api: MemoryApi, p: Parsed, stdin: string | undefined) => Promise<number>;
+type Runner = (api: HomeMemory, p: Parsed, stdin: string | undefined) => Promise<number>;
 
 const COMMANDS: Record<string, Runner> = {
   async record(api, p, stdin) {
@@ -192,12 +193,7 @@ const COMMANDS: Record<string, Runner> = {
     const query = stdin ?? p.positionals.join(" ");
     const r = await api.searchErrors({ query, tool: str(p, "tool"), limit: num(p, "limit"), otherTools: bool(p, "other-tools") || undefined });
     if (bool(p, "json")) {
-      printJson({
-        tool: str(p, "tool") ?? null,
-        hits: r.hits.map((h) => ({ ...errorJson(h.record), score: h.score, matchedBy: h.matchedBy })),
-        notEmbedded: r.notEmbedded,
-        notes: r.notes,
-      });
+      printJson(errorSearchJson(str(p, "tool"), r));
       return 0;
     }
     notes(r.notes);
@@ -275,25 +271,6 @@ function printRecord(rec: ErrorRecord, extra: string, maxErrorLines?: number): v
   println(indent("error:", rec.error, maxErrorLines));
   if (rec.cause !== undefined) println(indent("cause:", rec.cause));
   println(indent("fix:  ", rec.fix));
-}
-
-export function errorJson(r: ErrorRecord): Record<string, unknown> {
-  return {
-    id: r.id,
-    tool: r.tool,
-    error: r.error,
-    cause: r.cause ?? null,
-    fix: r.fix,
-    outcome: r.outcome,
-    keywords: r.keywords,
-    createdAt: nsToRfc3339(r.createdAt),
-    updatedAt: nsToRfc3339(r.updatedAt),
-    lastHitAt: r.lastHitAt !== undefined ? nsToRfc3339(r.lastHitAt) : null,
-    expiresAt: nsToRfc3339(r.expiresAt),
-    hits: r.hits,
-    occurrences: r.occurrences,
-    embedded: r.embedded,
-  };
 }
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;

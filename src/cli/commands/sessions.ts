@@ -1,5 +1,6 @@
 // memvoy sessions: id, message count, last activity, summary present.
-import { nsToLocalSeconds, nsToRfc3339 } from "../../shared/time.ts";
+import { nsToLocalSeconds } from "../../shared/time.ts";
+import { sessionJson, sortSessions } from "../../app/api/json-shapes.ts";
 import { invocation, quoteArg } from "../../app/invocation.ts";
 import { bool, str } from "../args.ts";
 import { withMemory, type CommandSpec } from "../command.ts";
@@ -26,9 +27,9 @@ export function run(argv: readonly string[]): Promise<number> {
   return withMemory(spec, argv, (api, p) => {
     const sort = str(p, "sort") ?? "recent";
     const list = api.sessions();
-    list.sort((a, b) => (sort === "name" ? a.id.localeCompare(b.id) : Number(b.lastActivity - a.lastActivity) || a.id.localeCompare(b.id)));
+    sortSessions(list, sort as "recent" | "name");
     if (bool(p, "json")) {
-      printJson(list.map((s) => ({ id: s.id, messages: s.messages, lastActivity: s.lastActivity ? nsToRfc3339(s.lastActivity) : null, hasSummary: s.hasSummary })));
+      printJson(list.map(sessionJson));
       return 0;
     }
     if (list.length === 0) {
