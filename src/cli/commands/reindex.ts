@@ -34,7 +34,8 @@ export function run(argv: readonly string[]): Promise<number> {
     return using(openMemory({ home: str(p, "home"), drain: "off", create: !background }), (api) =>
       withInterrupt(async (signal) => {
         // Nor recreate it when it is removed while the drain runs: stop and exit.
-        const stopWatching = background ? watchPaths([api.home, api.paths.store], () => process.exit(0), 100) : () => {};
+        const paths = homePaths(resolveHome(str(p, "home")));
+        const stopWatching = background ? watchPaths([paths.home, paths.store], () => process.exit(0), 100) : () => {};
         try {
           return await reindex(api, p, signal);
         } finally {
