@@ -16,6 +16,11 @@ export function describeError(err: unknown): string {
 
 function describe(err: unknown): string {
   const line = firstLine(err instanceof Error ? err.message : String(err)) || (err instanceof Error ? err.name : "unknown error");
+  // SQLite found damage in the middle of a query (the file opened fine): name the file and the way out.
+  const code = String((err as { code?: unknown })?.code ?? "");
+  if (code.startsWith("SQLITE_CORRUPT") || code === "SQLITE_NOTADB") {
+    return `the archive .store/history.db is broken (${line}): run \`memvoy doctor\` to see what can be saved, then \`memvoy doctor --repair\``;
+  }
   if (/^(no space left|permission denied)/.test(line)) return line; // described already (e.g. by a worker)
   switch (systemFailure(err)) {
     case "no-space":
