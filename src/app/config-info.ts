@@ -3,6 +3,7 @@ import { existsSync } from "node:fs";
 import { homePaths, resolveHome } from "../config/home.ts";
 import { loadConfig } from "../config/load.ts";
 import type { Config } from "../config/schema.ts";
+import { redactSecrets, redactUrl } from "../shared/redact.ts";
 export { configToToml } from "../config/format.ts";
 
 export interface ConfigInfo {
@@ -16,6 +17,17 @@ export interface ConfigInfo {
 export function inspectConfig(home?: string, env: Record<string, string | undefined> = process.env): ConfigInfo {
   const paths = homePaths(resolveHome(home, env));
   return { home: paths.home, path: paths.config, config: loadConfig(paths.config, env), exists: existsSync(paths.config) };
+}
+
+/** The config fit to print: every URL in it with its userinfo and token-like query values masked. */
+export function maskedConfig(config: Config): Config {
+  const mask = (v: unknown): unknown => {
+    if (typeof v === "string") return /^[a-z][a-z0-9+.-]*:\/\//i.test(v.trim()) ? redactUrl(v) : redactSecrets(v).text;
+    if (Array.isArray(v)) return v.map(mask);
+    if (v && typeof v === "object") return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, mask(x)]));
+    return v;
+  };
+  return mask(config) as Config;
 }
 
 export function configPath(home?: string, env: Record<string, string | undefined> = process.env): string {

@@ -1,5 +1,7 @@
 // openMemory: resolve the home, load and validate config.toml, open the archive, return a HomeMemory.
+import { existsSync } from "node:fs";
 import { ensureDir } from "../shared/atomic-write.ts";
+import { RuntimeFailure } from "../shared/errors.ts";
 import { nowNs } from "../shared/time.ts";
 import { homePaths, resolveHome } from "../config/home.ts";
 import { loadConfig } from "../config/load.ts";
@@ -23,11 +25,18 @@ export interface OpenOptions {
   embedder?: Embedder;
   /** Clock in UTC ns (tests). */
   now?: () => bigint;
+  /** false: open an existing home only (background work must never recreate a home that was removed). */
+  create?: boolean;
 }
+
+export class HomeMissingError extends RuntimeFailure {}
 
 export function openMemory(options: OpenOptions = {}): HomeMemory {
   const env = options.env ?? process.env;
   const paths = homePaths(resolveHome(options.home, env));
+  if (options.create === false && !(existsSync(paths.home) && existsSync(paths.db))) {
+    throw new HomeMissingError(`${paths.home} holds no memvoy home (it may have been removed); nothing was created`);
+  }
   const config = options.config ?? loadConfig(paths.config, env);
   ensureDir(paths.home);
   ensureDir(paths.sessions);

@@ -9,6 +9,7 @@ const WireMessage = v.strictObject({
   content: v.string("content must be text"),
   sendAt: v.optional(v.union([v.string(), v.number(), v.bigint()], "sendAt must be a time string or a number")),
   sender: v.optional(v.string("sender must be text")),
+  idempotencyKey: v.optional(v.string("idempotencyKey must be text")),
 });
 
 export type WireMessageInput = v.InferInput<typeof WireMessage>;
@@ -20,11 +21,12 @@ export function toNewMessage(raw: unknown, where: string): NewMessage {
   const at = r.output.sendAt;
   if (at !== undefined) m.sendAt = typeof at === "bigint" ? at : parseTimeOrThrow(String(at), `${where}: sendAt`);
   if (r.output.sender !== undefined) m.sender = r.output.sender;
+  if (r.output.idempotencyKey !== undefined) m.idempotencyKey = r.output.idempotencyKey;
   return m;
 }
 
 /** Parse JSONL (one message per line, blank lines ignored). Any bad line rejects the whole batch. */
-export function parseJsonl(text: string, maxMessageBytes: number): NewMessage[] {
+export function parseJsonl(text: string, maxMessageBytes: number, lineNumbers?: number[]): NewMessage[] {
   const out: NewMessage[] = [];
   const lines = text.split("\n");
   for (let i = 0; i < lines.length; i++) {
@@ -44,6 +46,7 @@ export function parseJsonl(text: string, maxMessageBytes: number): NewMessage[] 
     const m = toNewMessage(raw, `stdin line ${i + 1}`);
     checkNewMessage(m, maxMessageBytes, `stdin line ${i + 1}`);
     out.push(m);
+    lineNumbers?.push(i + 1);
   }
   return out;
 }

@@ -1,5 +1,7 @@
 // A small argv parser: declared flags only, values typed, unknown flags and missing values are usage errors.
 import { CommandUsageError } from "./usage-errors.ts";
+import { readFileSync } from "node:fs";
+import { InputError } from "../shared/errors.ts";
 
 export type FlagType = "string" | "boolean" | "number";
 export interface FlagSpec {
@@ -41,13 +43,14 @@ export function parseArgs(argv: readonly string[], specs: FlagSpecs, command: st
       inline = eq > 0 ? arg.slice(eq + 1) : undefined;
     } else if (/^-[A-Za-z]$/.test(arg)) {
       name = byShort.get(arg.slice(1));
-      if (!name) throw new CommandUsageError({ problem: "unknown-option", command, option: arg });
+      if (!name) throw new CommandUsageError({ problem: "unknown-option", command, option: arg, hint: dashHint(command, arg) });
     } else {
+      if (arg.includes("\uFFFD") && argIsInvalidUtf8(arg)) throw new InputError(`${command}: argument ${positionals.length + 1} is not valid UTF-8; nothing was written`);
       positionals.push(arg);
       continue;
     }
     const spec = all[name];
-    if (!spec) throw new CommandUsageError({ problem: "unknown-option", command, option: `--${name}` });
+    if (!spec) throw new CommandUsageError({ problem: "unknown-option", command, option: `--${name}`, hint: dashHint(command, arg) });
     let value: string | boolean | number;
     if (spec.type === "boolean") {
       if (inline !== undefined) throw new CommandUsageError({ problem: "flag-takes-no-value", command, flag: `--${name}` });
@@ -58,12 +61,48 @@ export function parseArgs(argv: readonly string[], specs: FlagSpecs, command: st
       if (spec.type === "number") {
         if (!/^-?\d+$/.test(raw)) throw new CommandUsageError({ problem: "flag-not-integer", command, flag: `--${name}`, got: raw });
         value = Number(raw);
-      } else value = raw;
+      } else {
+        if (raw.includes("\uFFFD") && argIsInvalidUtf8(raw)) throw new InputError(`${command}: --${name} is not valid UTF-8; nothing was written`);
+        value = raw;
+      }
     }
     if (spec.multiple) ((flags[name] ??= []) as string[]).push(String(value));
     else flags[name] = value;
   }
   return { flags, positionals };
+}
+
+/**
+ * The runtime decodes argv leniently (a bad byte becomes U+FFFD), while stdin is refused when it is not
+ * UTF-8. Look at the raw bytes (/proc/self/cmdline on Linux) so both paths refuse the same input.
+ */
+function argIsInvalidUtf8(decoded: string): boolean {
+  let raw: Buffer;
+  try {
+    raw = readFileSync("/proc/self/cmdline");
+  } catch {
+    return false;
+  }
+  const strict = new TextDecoder("utf-8", { fatal: true });
+  const lenient = new TextDecoder("utf-8");
+  let start = 0;
+  for (let i = 0; i <= raw.length; i++) {
+    if (i < raw.length && raw[i] !== 0) continue;
+    const bytes = raw.subarray(start, i);
+    start = i + 1;
+    if (lenient.decode(bytes) !== decoded) continue;
+    try {
+      strict.decode(bytes);
+    } catch {
+      return true;
+    }
+  }
+  return false;
+}
+
+/** Text that starts with "-" (a search query, a message) goes after "--". */
+function dashHint(command: string, arg: string): string {
+  return command === "search" ? `; a query that starts with - goes after --: memvoy search -- ${arg}` : "";
 }
 
 export const str = (p: Parsed, k: string) => p.flags[k] as string | undefined;

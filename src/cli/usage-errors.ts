@@ -7,7 +7,7 @@ type CommandUsage =
   | { problem: "dumb-terminal" }
   | { problem: "missing-subcommand"; command: string; choices: string[] }
   | { problem: "unknown-subcommand"; command: string; subcommand: string; choices: string[] }
-  | { problem: "unknown-option"; command: string; option: string }
+  | { problem: "unknown-option"; command: string; option: string; hint?: string }
   | { problem: "flag-takes-no-value"; command: string; flag: string }
   | { problem: "flag-needs-value"; command: string; flag: string }
   | { problem: "flag-not-integer"; command: string; flag: string; got: string }
@@ -37,7 +37,7 @@ function describeUsage(d: CommandUsage): string {
     case "unknown-subcommand":
       return `${d.command}: unknown subcommand ${JSON.stringify(d.subcommand)}: use ${oneOf(d.choices)}`;
     case "unknown-option":
-      return `${d.command}: unknown option ${d.option} ${help(d.command)}`;
+      return `${d.command}: unknown option ${d.option} (see memvoy ${d.command} --help${d.hint ?? ""})`;
     case "flag-takes-no-value":
       return `${d.command}: ${d.flag} takes no value`;
     case "flag-needs-value":

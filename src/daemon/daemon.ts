@@ -1,6 +1,7 @@
 // `memvoy --daemon`: one foreground process per home running the jobs until SIGTERM/SIGINT. Its LanceDB work
 // runs in short-lived children (workers.ts), so the daemon itself stays small while idle.
 import { inspectConfig } from "../app/config-info.ts";
+import { watchPaths } from "../app/home-watch.ts";
 import { openMemory } from "../app/open-memory.ts";
 import type { HomeMemory } from "../app/memory-api.ts";
 import type { MaintenanceApi } from "../app/maintenance-api.ts";
@@ -25,6 +26,12 @@ import { startDaemonHttp, type DaemonHttp } from "../http/daemon-http.ts";
 
 /** SIGTERM to exit: the process must be gone within 5 s, so running work gets this long to settle. */
 export const SETTLE_MS = 3_500;
+
+/** How often the daemon checks that its home and lock file are still the ones it started on. */
+export const HOME_CHECK_MS = 1_000;
+
+/** Exit code when the home or the lock file was deleted or replaced under the running daemon. */
+export const HOME_LOST_EXIT = 1;
 
 /** Another daemon holds the home's daemon lock: its pid (when known) and since when it runs. */
 export const DaemonAlreadyRunningError = namedError<{ home: string; pid: number | null; since?: string }>(
@@ -66,6 +73,17 @@ export async function runDaemon(o: DaemonOptions): Promise<number> {
   if (!release) throw new DaemonAlreadyRunningError(lockHolder(paths.home, paths.daemonLock));
 
   const log = new DaemonLog({ path: paths.daemonLog, maxBytes: info.config.daemon.log_max_bytes, verbose: o.verbose, env });
+  // A home removed (rm -rf) or replaced under the daemon must not be rebuilt by it, nor leave a second daemon
+  // free to start while this one runs: stop at once, writing nothing more into the home. Children notice
+  // their closed stdin and exit.
+  const stopWatching = watchPaths(
+    [paths.home, paths.daemonLock],
+    (why) => {
+      process.stderr.write(`memvoy: ${why}; the daemon stops without writing anything more\n`);
+      process.exit(HOME_LOST_EXIT);
+    },
+    HOME_CHECK_MS,
+  );
   const stopping = Promise.withResolvers<string>();
   const onSignal = (sig: string) => () => stopping.resolve(sig);
   process.on("SIGTERM", onSignal("SIGTERM"));
@@ -132,6 +150,7 @@ export async function runDaemon(o: DaemonOptions): Promise<number> {
   for (const j of Object.values(state.jobs)) j.running = false;
   scheduler.save();
   if (settled) api.close();
+  stopWatching();
   log.info("daemon.stop", { signal, uptime_s: Math.round((Date.now() - Date.parse(state.startedAt)) / 1000) });
   log.close();
   release();

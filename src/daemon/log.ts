@@ -1,6 +1,7 @@
 // The daemon's log: one line per event in <home>/daemon.log, rotated by size, secrets redacted.
 import { closeSync, fstatSync, openSync, renameSync, rmSync, writeSync } from "node:fs";
 import { FILE_MODE } from "../shared/atomic-write.ts";
+import { redactSecrets, secretValues } from "../shared/redact.ts";
 
 export const KEEP_ROTATED = 3;
 const MAX_VALUE_CHARS = 300;
@@ -8,33 +9,12 @@ const MAX_VALUE_CHARS = 300;
 export type LogLevel = "info" | "warn" | "error";
 export type LogFields = Record<string, string | number | boolean | bigint | null | undefined>;
 
-/** A short preview of user text for a log line: one line, at most `max` characters. */
-export function preview(text: string, max = 40): string {
-  const flat = text.replace(/\s+/g, " ").trim();
-  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
-}
-
-const SECRET_NAME = /(KEY|TOKEN|SECRET|PASSWORD)/i;
-const SECRET_SHAPES = [
-  /\bsk-[A-Za-z0-9_-]{8,}/g,
-  /\b(Bearer)\s+[A-Za-z0-9._~+/=-]{8,}/gi,
-  /\b(x-api-key|api[_-]?key|authorization)(["']?\s*[:=]\s*["']?)[^\s"',;]{6,}/gi,
-];
 
 /** Secret values from the environment (API keys, tokens) that must never reach a log line. */
-export function secretValues(env: Record<string, string | undefined> = process.env): string[] {
-  return Object.entries(env)
-    .filter(([name, value]) => SECRET_NAME.test(name) && value !== undefined && value.length >= 8)
-    .map(([, value]) => value!);
-}
+export { secretValues };
 
 export function redact(text: string, secrets: readonly string[]): string {
-  let out = text;
-  for (const s of secrets) out = out.split(s).join("[redacted]");
-  out = out.replace(SECRET_SHAPES[0]!, "[redacted]");
-  out = out.replace(SECRET_SHAPES[1]!, "$1 [redacted]");
-  out = out.replace(SECRET_SHAPES[2]!, "$1$2[redacted]");
-  return out;
+  return redactSecrets(text, secrets).text;
 }
 
 function formatValue(v: LogFields[string]): string {

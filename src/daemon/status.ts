@@ -1,6 +1,7 @@
 // `memvoy daemon status|stop`: read the state file and the lock; stop with SIGTERM and a deadline.
 import { homePaths, resolveHome } from "../config/home.ts";
 import { errorMessage, namedError } from "../shared/errors.ts";
+import { redactSecrets, secretValues } from "../shared/redact.ts";
 import { nsToRfc3339 } from "../shared/time.ts";
 import { nextRunOf } from "./cron-patterns.ts";
 import { isDaemonLockHeld, lockHolderPid } from "./lock.ts";
@@ -59,6 +60,7 @@ export function daemonStatus(homeFlag?: string, env: Record<string, string | und
   // A daemon that is starting holds the lock before it writes its state: the file is the previous one's.
   const fresh = s !== undefined && (!running || holder === undefined || holder === s.pid);
   if (running && !fresh) s = undefined;
+  const keys = secretValues(env);
   const jobs: JobStatus[] = Object.entries(s?.jobs ?? {}).map(([name, j]) => {
     let nextRun: string | null = null;
     if (running && j.schedule !== "continuous") {
@@ -68,8 +70,10 @@ export function daemonStatus(homeFlag?: string, env: Record<string, string | und
         nextRun = null;
       }
     }
-    const lastError = j.lastError && { ...j.lastError, at: rfc3339(j.lastError.at) ?? j.lastError.at };
-    return { name, ...j, lastRun: rfc3339(j.lastRun), lastError, running: running && j.running, nextRun: rfc3339(nextRun) };
+    // Scrubbed when written; scrubbed again here, with this environment's keys, for state files of older versions.
+    const lastError = j.lastError && { ...j.lastError, at: rfc3339(j.lastError.at) ?? j.lastError.at, message: redactSecrets(j.lastError.message, keys).text };
+    const lastDetail = j.lastDetail === null ? null : redactSecrets(j.lastDetail, keys).text;
+    return { name, ...j, lastDetail, lastRun: rfc3339(j.lastRun), lastError, running: running && j.running, nextRun: rfc3339(nextRun) };
   });
   return {
     home: paths.home,
@@ -80,7 +84,7 @@ export function daemonStatus(homeFlag?: string, env: Record<string, string | und
     version: s?.version ?? null,
     stoppedAt: running ? null : rfc3339(s?.stoppedAt ?? null),
     jobs,
-    lastError: s?.lastError ? { ...s.lastError, at: rfc3339(s.lastError.at) ?? s.lastError.at } : null,
+    lastError: s?.lastError ? { ...s.lastError, at: rfc3339(s.lastError.at) ?? s.lastError.at, message: redactSecrets(s.lastError.message, keys).text } : null,
     http: running ? (s?.http ?? null) : null,
     log: paths.daemonLog,
   };

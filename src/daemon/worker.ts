@@ -2,12 +2,14 @@
 // LanceDB (whose memory is not given back). Each stdin line is a request, answered by one JSON line on stdout.
 import { writeSync } from "node:fs";
 import { openMemory } from "../app/open-memory.ts";
+import { watchPaths } from "../app/home-watch.ts";
 import { describeError } from "../shared/describe-error.ts";
 import { WORK, type WorkAnswer, type WorkKind } from "./work-kinds.ts";
 
 /** After a stop, the batch in flight gets this long (the daemon waits 3.5 s, then kills). */
 const ABANDON_MS = 2_500;
 const PARENT_CHECK_MS = 1_000;
+const HOME_CHECK_MS = 100;
 /** The daemon writes the first request as it spawns the child; it may still be in the pipe at start. */
 const FIRST_REQUEST_MS = 10_000;
 
@@ -59,8 +61,10 @@ class Requests {
 
 /** Serve requests until `lingerMs` passes without one, a stop signal, or the daemon going away; the exit code. */
 export async function runWorker(kind: WorkKind, home: string, lingerMs: number): Promise<number> {
-  const api = openMemory({ home, drain: "off" });
+  const api = openMemory({ home, drain: "off", create: false });
   const abort = new AbortController();
+  // A home removed under the daemon is never recreated by its child: leave at once.
+  const stopWatching = watchPaths([api.home, api.paths.store], () => process.exit(0), HOME_CHECK_MS);
   const stop = () => {
     if (abort.signal.aborted) return;
     abort.abort();
@@ -89,6 +93,7 @@ export async function runWorker(kind: WorkKind, home: string, lingerMs: number):
     }
   } finally {
     clearInterval(watchParent);
+    stopWatching();
     api.close();
   }
   return 0;

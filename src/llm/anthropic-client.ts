@@ -6,6 +6,7 @@ import { LlmAbortedError, LlmAnswerError, LlmCallError, MissingApiKeyError, type
 import type { LlmReply, LlmRequest, LlmSettings } from "./llm-types.ts";
 import { jsonCandidates } from "./json-answer.ts";
 import { backoffMs, retryAfterMs, sleep } from "./retry.ts";
+import { redactSecrets, redactUrl } from "../shared/redact.ts";
 
 type Sdk = typeof import("@anthropic-ai/sdk");
 type SdkClient = InstanceType<Sdk["default"]>;
@@ -92,7 +93,8 @@ export class LlmClient {
       if (left <= 0) throw new LlmCallError({ ...call, kind: "timeout", attempts: attempt - 1, deadlineMs: req.deadlineMs });
       const timeout = Math.max(1, Math.floor(Math.min(req.timeoutMs ?? this.settings.timeoutMs, left)));
       try {
-        const message = await this.#create(client, req, { timeout, signal, maxRetries: 0 });
+        const { data: message, response } = await this.#create(client, req, { timeout, signal, maxRetries: 0 }).withResponse();
+        if (!isMessage(message)) throw notAnAnswer(this.settings.baseURL, response, message);
         const text = message.content.flatMap((b) => (b.type === "text" ? [b.text] : [])).join("");
         const reply: LlmReply = {
           text,
@@ -105,6 +107,7 @@ export class LlmClient {
         this.settings.onUsage?.({ purpose: req.purpose, session: req.session, model: reply.model, inputTokens: reply.inputTokens, outputTokens: reply.outputTokens });
         return reply;
       } catch (err) {
+        if (err instanceof LlmAnswerError) throw err;
         if (req.signal?.aborted) throw new LlmAbortedError(call, { cause: err });
         if (deadlineSignal?.aborted) throw new LlmCallError({ ...call, kind: "timeout", attempts: attempt, deadlineMs: req.deadlineMs }, { cause: err });
         const f = classify(sdk, err, timeout);
@@ -126,6 +129,7 @@ export class LlmClient {
     if (reply.text.trim() === "") throw new LlmAnswerError({ purpose: req.purpose, model: reply.model, problem: "empty" });
     const candidates = jsonCandidates(reply.text, tag);
     if (candidates.length === 0) {
+      // The excerpt is redacted: an answer may quote a secret.
       throw new LlmAnswerError({ purpose: req.purpose, model: reply.model, problem: "no-json", excerpt: excerpt(reply.text) });
     }
     return { reply, candidates };
@@ -163,8 +167,13 @@ function classify(sdk: Sdk, err: unknown, timeoutMs: number): Failure {
     if (s === 429) return { ...base, kind: "rate-limit", retryable: true, text: `HTTP 429 rate limited${detail}` };
     if (s === 529) return { ...base, kind: "overloaded", retryable: true, text: `HTTP 529 overloaded${detail}` };
     if (s >= 500) return { ...base, kind: "server", retryable: true, text: `HTTP ${s} server error${detail}` };
-    if (s === 401 || s === 403) return { ...base, kind: "auth", retryable: false, text: `HTTP ${s}: the API key was refused${detail}` };
+    // The body of an auth failure may echo the key: it is never kept.
+    if (s === 401 || s === 403) return { ...base, kind: "auth", retryable: false, text: `HTTP ${s}: the API key was refused` };
     return { ...base, kind: "request", retryable: false, text: `HTTP ${s}${detail}` };
+  }
+  // A connection dropped mid-answer surfaces from the body read, outside the SDK's own error classes.
+  if (DROPPED.has(String((err as { code?: unknown })?.code)) || /socket connection was closed|connection reset/i.test(errorText(err))) {
+    return { kind: "connection", retryable: true, text: `connection dropped (${errorText(err)})` };
   }
   return { kind: "connection", retryable: false, text: errorText(err) };
 }
@@ -188,18 +197,32 @@ function messagesUrl(baseURL: string): string {
   }
 }
 
+const DROPPED = new Set(["ECONNRESET", "EPIPE", "ECONNABORTED", "ECONNREFUSED", "ETIMEDOUT", "UND_ERR_SOCKET"]);
+
+function isMessage(m: unknown): m is { content: { type: string; text?: string }[]; model?: string; stop_reason?: string | null; usage?: { input_tokens?: number; output_tokens?: number } } {
+  return typeof m === "object" && m !== null && Array.isArray((m as { content?: unknown }).content);
+}
+
+/** A 200 answer that is no Messages API answer: a login page, a proxy's HTML, the wrong path. */
+function notAnAnswer(baseURL: string, response: Response, body: unknown): LlmAnswerError {
+  const type = response.headers.get("content-type")?.split(";")[0]?.trim() || "no content type";
+  const got = typeof body === "string" ? `${type}, ${excerpt(body)}` : type;
+  return new LlmAnswerError({ purpose: "request", problem: "not-api", server: redactUrl(baseURL), status: response.status, excerpt: got });
+}
+
 function errorText(err: unknown): string {
   const e = err as { message?: string; cause?: { message?: string } };
   return (e?.cause?.message ?? e?.message ?? String(err)).split("\n")[0]!;
 }
 
-function excerpt(text: string): string {
-  const t = text.replace(/\s+/g, " ").trim();
-  return JSON.stringify(t.length > 80 ? t.slice(0, 80) + "…" : t);
-}
 
 function anySignal(...signals: (AbortSignal | undefined)[]): AbortSignal | undefined {
   const list = signals.filter((s): s is AbortSignal => s !== undefined);
   if (list.length === 0) return undefined;
   return list.length === 1 ? list[0] : AbortSignal.any(list);
+}
+
+function excerpt(text: string): string {
+  const t = redactSecrets(text.replace(/\s+/g, " ").trim()).text;
+  return JSON.stringify(t.length > 80 ? t.slice(0, 80) + "…" : t);
 }

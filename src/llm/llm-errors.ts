@@ -77,13 +77,22 @@ const ANSWER_PROBLEMS = {
   "no-json": (excerpt?: string) => `held no JSON: ${excerpt ?? '""'}`,
   "no-summary": () => "held no valid summary (it needs key_decisions, past_discussions and current_discussion)",
   shape: () => "did not have the expected shape",
+  "not-api": () => "",
 } as const;
 
 /** The model answered, but not with what was asked for (empty, no JSON, JSON of the wrong shape). */
-export const LlmAnswerError = namedError<{ purpose: string; model?: string; problem: keyof typeof ANSWER_PROBLEMS; excerpt?: string }>(
-  "LlmAnswerError",
-  "runtime",
-  (d) => `${d.purpose} answer${d.model ? ` from ${d.model}` : ""} ${ANSWER_PROBLEMS[d.problem](d.excerpt)}`,
+export const LlmAnswerError = namedError<{
+  purpose: string;
+  model?: string;
+  problem: keyof typeof ANSWER_PROBLEMS;
+  excerpt?: string;
+  /** not-api: the base URL (credentials masked) and the HTTP status of an answer that is no Messages API answer. */
+  server?: string;
+  status?: number;
+}>("LlmAnswerError", "runtime", (d) =>
+  d.problem === "not-api"
+    ? `the server at ${d.server} answered HTTP ${d.status} with ${d.excerpt}, not a Messages API answer: check ANTHROPIC_BASE_URL`
+    : `${d.purpose} answer${d.model ? ` from ${d.model}` : ""} ${ANSWER_PROBLEMS[d.problem](d.excerpt)}`,
 );
 export type LlmAnswerError = InstanceType<typeof LlmAnswerError>;
 

@@ -7,6 +7,9 @@ import { quickCheck } from "../storage/sqlite/maintenance.ts";
 import { listSessionMessages } from "../storage/sqlite/messages-repo.ts";
 import { listSessionRows } from "../storage/sqlite/sessions-repo.ts";
 import { withWriteLock } from "../storage/sqlite/write-lock.ts";
+import { refuseSessionSymlinks, SymlinkRefusedError } from "../storage/history/no-symlink.ts";
+import { BrokenDatabaseError, isBrokenDatabase } from "../storage/sqlite/broken-database.ts";
+import { removeStaleTempFiles, staleTempFiles } from "./crash-recovery.ts";
 import { withHomeLock } from "./home-lock.ts";
 import type { MemoryContext } from "./memory-context.ts";
 import { sessionDirs } from "./session-admin.ts";
@@ -27,10 +30,16 @@ export interface DoctorReport {
 
 export function runDoctor(ctx: MemoryContext, repair: boolean): DoctorReport {
   const findings: DoctorFinding[] = [];
-  const integrity = quickCheck(ctx.db);
-  if (integrity.length !== 1 || integrity[0] !== "ok") {
-    findings.push({ problem: `SQLite quick_check: ${integrity.join("; ")}` });
+  let integrity: string[];
+  try {
+    integrity = quickCheck(ctx.db);
+  } catch (err) {
+    const broken = isBrokenDatabase(err);
+    if (broken) throw new BrokenDatabaseError(ctx.paths.db, broken, { cause: err });
+    throw err;
   }
+  // A database SQLite opens but finds damaged is rescued like one it cannot open (see archive-rescue.ts).
+  if (integrity.length !== 1 || integrity[0] !== "ok") throw new BrokenDatabaseError(ctx.paths.db, `the integrity check failed: ${integrity.slice(0, 3).join("; ")}`);
   const ids = new Set([...sessionDirs(ctx), ...listSessionRows(ctx.db).map((r) => r.id)]);
   for (const session of [...ids].sort()) findings.push(...checkSession(ctx, session, repair));
   const ok = findings.every((f) => f.repaired !== undefined);
@@ -38,6 +47,19 @@ export function runDoctor(ctx: MemoryContext, repair: boolean): DoctorReport {
 }
 
 function checkSession(ctx: MemoryContext, session: string, repair: boolean): DoctorFinding[] {
+  try {
+    refuseSessionSymlinks(ctx.paths.session(session));
+  } catch (err) {
+    if (!(err instanceof SymlinkRefusedError)) throw err;
+    return [{ session, problem: `${err.path} is a symbolic link: memvoy does not follow it; replace it with the real file or folder` }];
+  }
+  const temps = staleTempFiles(ctx.paths.session(session));
+  const tempFinding: DoctorFinding[] = temps.length === 0 ? [] : [{ session, problem: `${temps.length} temp file(s) left by a writer that died: ${temps.join(", ")}` }];
+  if (repair && temps.length > 0) tempFinding[0]!.repaired = `removed ${removeStaleTempFiles(ctx.paths.session(session)).length} temp file(s)`;
+  return [...tempFinding, ...checkHistory(ctx, session, repair)];
+}
+
+function checkHistory(ctx: MemoryContext, session: string, repair: boolean): DoctorFinding[] {
   const file = ctx.paths.history(session);
   try {
     const doc = readHistory(file);
@@ -81,5 +103,5 @@ function rebuild(ctx: MemoryContext, session: string, corrupt: string | undefine
       recent.map((m) => (m.sender !== undefined ? { id: m.id, role: m.role, content: m.content, sendAt: m.sendAt, sender: m.sender } : { id: m.id, role: m.role, content: m.content, sendAt: m.sendAt })),
     );
     return `${aside ? `moved the bad file to ${aside}; ` : ""}rebuilt history.json with ${recent.length} message(s) from the archive`;
-  });
+  }, session);
 }

@@ -1,7 +1,9 @@
 // Reading a session: the context window (last N of history.json) or every message from the archive.
+import { InputError } from "../shared/errors.ts";
 import { assertSessionId } from "../shared/session-id.ts";
 import type { StoredMessage } from "../shared/message.ts";
 import { isEmptyFilter, type MessageFilter, type TimeBound } from "../shared/time-filter.ts";
+import { refuseSessionSymlinks } from "../storage/history/no-symlink.ts";
 import { listSessionMessages } from "../storage/sqlite/messages-repo.ts";
 import type { MemoryContext } from "./memory-context.ts";
 import { ensureBackfilled } from "./sessions-list.ts";
@@ -24,8 +26,14 @@ export interface HistoryOptions {
   filter?: MessageFilter;
 }
 
+export const MAX_LAST = 1_000_000;
+
 export function readSessionHistory(ctx: MemoryContext, session: string, o: HistoryOptions = {}): StoredMessage[] {
   assertSessionId(session);
+  if (o.last !== undefined && (!Number.isSafeInteger(o.last) || o.last < 1 || o.last > MAX_LAST)) {
+    throw new InputError(`invalid last ${String(o.last)}: use a whole number from 1 to ${MAX_LAST}`);
+  }
+  refuseSessionSymlinks(ctx.paths.session(session));
   if (!sessionExists(ctx, session)) throw new UnknownSessionError({ session, home: ctx.paths.home });
   ensureBackfilled(ctx, session);
   if (o.filter && !isEmptyFilter(o.filter)) {

@@ -1,10 +1,38 @@
 // The home's writer lock (.store/write.lock): held around every change to a history.json and its archive rows.
+// While it is held the lock file names the holder's pid and the session it writes; a clean release empties it.
+// So a lock file that is not empty when the lock is taken means its last holder died mid-write: the session
+// it names is rolled forward from SQLite and stale temp files are removed, before anything else happens.
+import { ftruncateSync, fstatSync, readFileSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import { ensureDir } from "../shared/atomic-write.ts";
 import { withFileLock } from "../shared/file-lock.ts";
+import { isSessionId } from "../shared/session-id.ts";
+import { recoverSessions } from "./crash-recovery.ts";
 import type { MemoryContext } from "./memory-context.ts";
 
-export function withHomeLock<T>(ctx: MemoryContext, fn: () => T): T {
+export function withHomeLock<T>(ctx: MemoryContext, fn: () => T, session?: string): T {
   ensureDir(ctx.paths.store);
-  return withFileLock(join(ctx.paths.store, "write.lock"), fn);
+  const path = join(ctx.paths.store, "write.lock");
+  return withFileLock(path, fn, undefined, {
+    acquired(fd) {
+      const left = fstatSync(fd).size > 0 ? markedSessions(readFileSync(path, "utf8")) : [];
+      const mine = session !== undefined ? [session] : [];
+      mark(fd, [...new Set([...left, ...mine])]);
+      if (left.length === 0) return;
+      recoverSessions(ctx, left);
+      mark(fd, mine);
+    },
+    releasing(fd) {
+      ftruncateSync(fd, 0);
+    },
+  });
+}
+
+function mark(fd: number, sessions: string[]): void {
+  ftruncateSync(fd, 0);
+  writeSync(fd, `${process.pid}\n${sessions.map((s) => `${s}\n`).join("")}`);
+}
+
+function markedSessions(text: string): string[] {
+  return text.split("\n").slice(1).filter((s) => s !== "" && isSessionId(s));
 }

@@ -2,6 +2,7 @@
 import { namedError } from "../shared/errors.ts";
 import { describeIssueFacts, type IssueFact } from "../shared/schema-issues.ts";
 import { isRole, type Role } from "../shared/message.ts";
+import { TIME_RANGE_TEXT, timeInRange } from "../shared/time.ts";
 
 export interface NewMessage {
   role: Role;
@@ -9,7 +10,14 @@ export interface NewMessage {
   /** UTC ns; now when absent. */
   sendAt?: bigint;
   sender?: string;
+  /**
+   * Chosen by the caller, unique within the session: a retried add with the same key returns the stored
+   * message and adds nothing.
+   */
+  idempotencyKey?: string;
 }
+
+export const MAX_IDEMPOTENCY_KEY_CHARS = 256;
 
 /** Why a message cannot be written; `where` names it ("message", "stdin line 3"). Nothing of its batch is written. */
 export type MessageProblem = { where: string } & (
@@ -21,6 +29,8 @@ export type MessageProblem = { where: string } & (
   | { problem: "unpaired-surrogate" }
   | { problem: "too-big"; bytes: number; maxBytes: number }
   | { problem: "sender" }
+  | { problem: "send-at-range" }
+  | { problem: "idempotency-key" }
 );
 
 export const InvalidMessageError = namedError<MessageProblem>("InvalidMessageError", "input", (d) => `${d.where}: ${messageProblem(d)}`);
@@ -44,6 +54,10 @@ function messageProblem(d: MessageProblem): string {
       return `content is ${formatBytes(d.bytes)}, over limits.max_message_bytes (${formatBytes(d.maxBytes)})`;
     case "sender":
       return "sender must be text of at most 256 characters";
+    case "send-at-range":
+      return `sendAt is out of range: use a time from ${TIME_RANGE_TEXT}`;
+    case "idempotency-key":
+      return `idempotencyKey must be text of 1 to ${MAX_IDEMPOTENCY_KEY_CHARS} characters`;
   }
 }
 
@@ -63,5 +77,12 @@ export function checkNewMessage(m: NewMessage, maxBytes: number, where = "messag
   if (bytes > maxBytes) throw new InvalidMessageError({ where, problem: "too-big", bytes, maxBytes });
   if (m.sender !== undefined && (typeof m.sender !== "string" || m.sender.length > 256 || m.sender.includes("\0"))) {
     throw new InvalidMessageError({ where, problem: "sender" });
+  }
+  if (m.sendAt !== undefined && (typeof m.sendAt !== "bigint" || !timeInRange(m.sendAt))) {
+    throw new InvalidMessageError({ where, problem: "send-at-range" });
+  }
+  const key = m.idempotencyKey;
+  if (key !== undefined && (typeof key !== "string" || key === "" || key.length > MAX_IDEMPOTENCY_KEY_CHARS || key.includes("\0") || !key.isWellFormed())) {
+    throw new InvalidMessageError({ where, problem: "idempotency-key" });
   }
 }

@@ -2,7 +2,8 @@
 import { existsSync, readdirSync, rmSync } from "node:fs";
 import { namedError } from "../shared/errors.ts";
 import { assertSessionId } from "../shared/session-id.ts";
-import { forgetHistoryCache } from "../storage/history/history-file.ts";
+import { refuseSessionSymlinks } from "../storage/history/no-symlink.ts";
+import { forgetHistoryCache, readHistory } from "../storage/history/history-file.ts";
 import { deleteSessionMessages, purgeDeletedFromFts } from "../storage/sqlite/messages-repo.ts";
 import { deleteSessionRow, getSessionRow } from "../storage/sqlite/sessions-repo.ts";
 import { withWriteLock } from "../storage/sqlite/write-lock.ts";
@@ -26,6 +27,7 @@ export function sessionExists(ctx: MemoryContext, session: string): boolean {
 
 function requireSession(ctx: MemoryContext, session: string): void {
   assertSessionId(session);
+  refuseSessionSymlinks(ctx.paths.session(session));
   if (!sessionExists(ctx, session)) throw new UnknownSessionError({ session, home: ctx.paths.home });
 }
 
@@ -39,6 +41,7 @@ export interface ResetResult {
 export function resetSession(ctx: MemoryContext, session: string, all = false): ResetResult {
   requireSession(ctx, session);
   return withHomeLock(ctx, () => {
+    readHistory(ctx.paths.history(session)); // a corrupt file is refused (CorruptHistoryError), never deleted unseen
     const removed = withWriteLock(ctx.db, () => deleteSessionMessages(ctx.db, session, ctx.now()));
     const history = ctx.paths.history(session);
     rmSync(history, { force: true });
@@ -50,7 +53,7 @@ export function resetSession(ctx: MemoryContext, session: string, all = false): 
     }
     purgeText(ctx);
     return { session, messagesRemoved: removed, summaryRemoved };
-  });
+  }, session);
 }
 
 /** Remove the session entirely: its folder, archive rows, meta, vectors and bookkeeping. Error memory stays. */
@@ -68,7 +71,7 @@ export function removeSession(ctx: MemoryContext, session: string): ResetResult 
     forgetHistoryCache(ctx.paths.history(session));
     purgeText(ctx);
     return { session, messagesRemoved: removed, summaryRemoved: hadSummary };
-  });
+  }, session);
 }
 
 /** No removed text left in the FTS index's segments, nor in old WAL frames. */

@@ -1,6 +1,7 @@
 // The list of sessions (id, message count, last activity, summary present), adopting folders the archive
 // has not seen yet (backfill on first encounter). sessions/ is scanned again only when its mtime moves.
 import { existsSync, statSync } from "node:fs";
+import { refuseSessionSymlinks } from "../storage/history/no-symlink.ts";
 import { listSessionRows } from "../storage/sqlite/sessions-repo.ts";
 import { sessionHasMessages } from "../storage/sqlite/messages-repo.ts";
 import { listSessionMeta, type SessionMeta } from "../storage/sqlite/session-meta-repo.ts";
@@ -59,10 +60,11 @@ export function discoverSessions(ctx: MemoryContext): number {
   for (const id of state.pending) {
     if (!existsSync(ctx.paths.history(id))) continue;
     try {
+      refuseSessionSymlinks(ctx.paths.session(id));
       adopted += backfillSession(ctx, id);
       if (sessionHasMessages(ctx.db, id)) state.pending.delete(id);
     } catch {
-      // A corrupt history.json is reported by `doctor`; listing must still work.
+      // A corrupt history.json or a symbolic link is reported by `doctor`; listing must still work.
     }
   }
   return adopted;

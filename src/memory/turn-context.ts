@@ -1,6 +1,7 @@
 // The turn context an agent sends to its model: the last N messages in full, then ONE user message holding
 // the `Prior summary` JSON block (filtered per turn by the decision model when one is set), then the input;
 // plus the system prompt's `Prior Conversation Context` section that says how to use the summary.
+import { refuseSessionSymlinks } from "../storage/history/no-symlink.ts";
 import type { Role } from "../shared/message.ts";
 import { nsToRfc3339 } from "../shared/time.ts";
 import type { MemoryContext } from "./memory-context.ts";
@@ -38,6 +39,7 @@ export interface TurnContext {
 export async function buildTurnContext(ctx: MemoryContext, session: string, input?: string): Promise<TurnContext> {
   // A session with no messages yet (an agent's first turn) has an empty window, not an error.
   assertSessionId(session);
+  refuseSessionSymlinks(ctx.paths.session(session));
   const exists = sessionExists(ctx, session);
   const recent = exists ? readSessionHistory(ctx, session) : [];
   const messages: ContextMessage[] = recent.map((m) => {

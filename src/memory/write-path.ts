@@ -1,16 +1,19 @@
 // The dual write: append to history.json (atomic) and to the SQLite archive in one step under the home's
 // writer lock; backfill a session the archive has never seen; compact history.json past its byte limit.
 // Order: stage the new history.json (synced temp file), commit SQLite, then rename the file into place.
-// A failure before the rename (full disk included) leaves both stores as they were.
+// A failure before the SQLite commit (full disk included) leaves both stores as they were; a crash between
+// the commit and the rename is rolled forward from SQLite by the next writer (see home-lock.ts).
 import { existsSync } from "node:fs";
 import { ensureDir } from "../shared/atomic-write.ts";
+import { faultPoint } from "../shared/fault-point.ts";
 import { newId } from "../shared/ids.ts";
 import type { MessageRecord } from "../shared/message.ts";
 import { assertSessionId } from "../shared/session-id.ts";
+import { refuseSessionSymlinks } from "../storage/history/no-symlink.ts";
 import { readHistory, serializeRecord, stageHistory, type HistoryDoc } from "../storage/history/history-file.ts";
-import { archiveBefore, insertMessages, knownIds, seqOfMessage, sessionHasMessages } from "../storage/sqlite/messages-repo.ts";
+import { archiveBefore, insertMessages, knownIds, messagesByIdempotencyKey, seqOfMessage, sessionHasMessages } from "../storage/sqlite/messages-repo.ts";
 import { withWriteLock } from "../storage/sqlite/write-lock.ts";
-import { tombstonedIds } from "../storage/sqlite/tombstones-repo.ts";
+import { isTombstoned, keyTombstone, tombstonedIds } from "../storage/sqlite/tombstones-repo.ts";
 import { compactionPlan } from "./compaction.ts";
 import { withHomeLock } from "./home-lock.ts";
 import type { MemoryContext } from "./memory-context.ts";
@@ -22,6 +25,11 @@ export interface AppendResult {
   compacted: number;
   /** Legacy or unseen history.json records adopted into the archive during this write. */
   adopted: number;
+  /**
+   * Messages not added because their idempotency key was already stored (their stored ids are in `ids`),
+   * or belonged to a message that was removed since (tombstoned: not brought back, and no id in `ids`).
+   */
+  duplicates: number;
   /** Set when compaction had to cut off a pair boundary (a run of one role): the caller logs it. */
   compactionNote?: string;
 }
@@ -29,17 +37,50 @@ export interface AppendResult {
 export function appendMessages(ctx: MemoryContext, session: string, inputs: readonly NewMessage[]): AppendResult {
   assertSessionId(session);
   inputs.forEach((m, i) => checkNewMessage(m, ctx.config.limits.max_message_bytes, inputs.length > 1 ? `message ${i + 1}` : "message"));
-  if (inputs.length === 0) return { ids: [], compacted: 0, adopted: 0 };
-  const r = appendRecords(ctx, session, () =>
-    inputs.map((m) => {
-      const rec: MessageRecord = { id: newId(), role: m.role, content: m.content, sendAt: m.sendAt ?? ctx.now() };
-      if (m.sender !== undefined && m.sender !== "") rec.sender = m.sender;
-      return rec;
-    }),
-  );
-  const result: AppendResult = { ids: r.added.map((x) => x.id), compacted: r.compacted, adopted: r.adopted };
+  if (inputs.length === 0) return { ids: [], compacted: 0, adopted: 0, duplicates: 0 };
+  const r = appendRecords(ctx, session, () => recordsOfInputs(ctx, session, inputs));
+  const result: AppendResult = { ids: r.ids, compacted: r.compacted, adopted: r.adopted, duplicates: inputs.length - r.added.length };
   if (r.compactionNote) result.compactionNote = r.compactionNote;
   return result;
+}
+
+/** What appendRecords writes: the new records, the ids to report (stored duplicates included), their keys. */
+export interface BuiltRecords {
+  added: MessageRecord[];
+  ids: string[];
+  idempotencyKeys?: Map<MessageRecord, string>;
+}
+
+/**
+ * New records for the inputs, under the lock: an idempotency key already stored gives the stored id and no
+ * record; a key whose message was removed since (tombstoned) gives neither.
+ */
+function recordsOfInputs(ctx: MemoryContext, session: string, inputs: readonly NewMessage[]): BuiltRecords {
+  const keys = inputs.flatMap((m) => (m.idempotencyKey !== undefined ? [m.idempotencyKey] : []));
+  const stored = messagesByIdempotencyKey(ctx.db, session, keys);
+  const removed = new Set(keys.filter((k) => !stored.has(k) && isTombstoned(ctx.db, keyTombstone(session, k))));
+  const byKey = new Map<string, MessageRecord>();
+  const idempotencyKeys = new Map<MessageRecord, string>();
+  const ids: string[] = [];
+  const added: MessageRecord[] = [];
+  for (const m of inputs) {
+    const key = m.idempotencyKey;
+    const earlier = key !== undefined ? (stored.get(key)?.id ?? byKey.get(key)?.id) : undefined;
+    if (earlier !== undefined) {
+      ids.push(earlier);
+      continue;
+    }
+    if (key !== undefined && removed.has(key)) continue;
+    const r: MessageRecord = { id: newId(), role: m.role, content: m.content, sendAt: m.sendAt ?? ctx.now() };
+    if (m.sender !== undefined && m.sender !== "") r.sender = m.sender;
+    if (key !== undefined) {
+      byKey.set(key, r);
+      idempotencyKeys.set(r, key);
+    }
+    added.push(r);
+    ids.push(r.id);
+  }
+  return { added, ids, idempotencyKeys };
 }
 
 /**
@@ -49,41 +90,52 @@ export function appendMessages(ctx: MemoryContext, session: string, inputs: read
 export function appendRecords(
   ctx: MemoryContext,
   session: string,
-  build: () => MessageRecord[],
+  build: () => MessageRecord[] | BuiltRecords,
   inTransaction?: (now: bigint) => void,
-): { added: MessageRecord[]; compacted: number; adopted: number; compactionNote?: string } {
+): { added: MessageRecord[]; ids: string[]; compacted: number; adopted: number; compactionNote?: string } {
   const file = ctx.paths.history(session);
   const dir = ctx.paths.session(session);
+  refuseSessionSymlinks(dir);
   if (!existsSync(dir)) ensureDir(dir); // a recursive mkdir of an existing folder costs more than the check
-  return withHomeLock(ctx, () => {
-    const doc = readHistory(file);
-    const missing = unarchived(ctx, session, doc);
-    const added = build();
-    const all = doc.records.concat(added);
-    const json = new Map(added.map((r) => [r, serializeRecord(r)] as const)); // serialised once, for the size and the file
-    let bytes = doc.bytes;
-    for (const text of json.values()) bytes += Buffer.byteLength(text) + 2; // recordBytes()
-    const { cut, note } = compactionPlan(all, bytes, ctx.config.limits.max_history_bytes);
-    const kept = cut > 0 ? all.slice(cut) : all;
-    const staged = stageHistory(file, kept, json);
-    try {
-      withWriteLock(ctx.db, () => {
-        const now = ctx.now();
-        insertMessages(ctx.db, session, missing, now);
-        insertMessages(ctx.db, session, added, now);
-        inTransaction?.(now);
-        if (cut > 0) {
-          const first = kept[0]!;
-          archiveBefore(ctx.db, session, seqOfMessage(ctx.db, first.id)!, first.sendAt, now);
-        }
-      });
-    } catch (err) {
-      staged.discard();
-      throw err;
-    }
-    staged.commit();
-    return note ? { added, compacted: cut, adopted: missing.length, compactionNote: note } : { added, compacted: cut, adopted: missing.length };
-  });
+  return withHomeLock(
+    ctx,
+    () => {
+      const doc = readHistory(file);
+      const missing = unarchived(ctx, session, doc);
+      const built = build();
+      const { added, ids, idempotencyKeys } = Array.isArray(built) ? { added: built, ids: built.map((r) => r.id), idempotencyKeys: undefined } : built;
+      if (added.length === 0 && missing.length === 0 && !inTransaction) return { added, ids, compacted: 0, adopted: 0 };
+      const all = doc.records.concat(added);
+      const json = new Map(added.map((r) => [r, serializeRecord(r)] as const)); // serialised once, for the size and the file
+      let bytes = doc.bytes;
+      for (const text of json.values()) bytes += Buffer.byteLength(text) + 2; // recordBytes()
+      const { cut, note } = compactionPlan(all, bytes, ctx.config.limits.max_history_bytes);
+      const kept = cut > 0 ? all.slice(cut) : all;
+      const staged = stageHistory(file, kept, json);
+      faultPoint("after-history-staged");
+      try {
+        withWriteLock(ctx.db, () => {
+          const now = ctx.now();
+          insertMessages(ctx.db, session, missing, now);
+          insertMessages(ctx.db, session, added, now, idempotencyKeys ? { idempotencyKeys } : undefined);
+          inTransaction?.(now);
+          if (cut > 0) {
+            const first = kept[0]!;
+            archiveBefore(ctx.db, session, seqOfMessage(ctx.db, first.id)!, first.sendAt, now);
+          }
+        });
+      } catch (err) {
+        staged.discard();
+        throw err;
+      }
+      faultPoint("after-archive-commit");
+      staged.commit();
+      const result: { added: MessageRecord[]; ids: string[]; compacted: number; adopted: number; compactionNote?: string } = { added, ids, compacted: cut, adopted: missing.length };
+      if (note) result.compactionNote = note;
+      return result;
+    },
+    session,
+  );
 }
 
 /**
@@ -118,6 +170,7 @@ function dropTombstoned(ctx: MemoryContext, session: string, doc: HistoryDoc): v
 /** Backfill without a new message: adopt what history.json holds that the archive lacks. */
 export function backfillSession(ctx: MemoryContext, session: string): number {
   assertSessionId(session);
+  refuseSessionSymlinks(ctx.paths.session(session));
   const file = ctx.paths.history(session);
   return withHomeLock(ctx, () => {
     const doc = readHistory(file);
@@ -132,5 +185,5 @@ export function backfillSession(ctx: MemoryContext, session: string): number {
     }
     staged.commit();
     return missing.length;
-  });
+  }, session);
 }

@@ -22,7 +22,8 @@ export interface StagedFile {
  */
 export function stageFileAtomic(path: string, data: string | Uint8Array | readonly Uint8Array[]): StagedFile {
   const tmp = join(dirname(path), `.${basename(path)}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`);
-  const fd = openSync(tmp, "w", FILE_MODE);
+  // "wx": a fresh file, never an existing one or a symbolic link planted at the temp name.
+  const fd = openSync(tmp, "wx", FILE_MODE);
   try {
     const chunks = typeof data === "string" ? [Buffer.from(data, "utf8")] : data instanceof Uint8Array ? [data] : data;
     for (const buf of chunks) {

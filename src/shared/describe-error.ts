@@ -1,6 +1,7 @@
 // The one place a thrown value becomes user text: one line, the same in the CLI, the TUI and the daemon log.
 // A full disk and a refused permission read the same wherever they surface (errno or SQLite code, also as a cause).
 import { formatNamedError, MemvoyError } from "./errors.ts";
+import { redactSecrets, secretValues } from "./redact.ts";
 
 type SystemFailure = "no-space" | "permission" | "disk-io";
 
@@ -8,10 +9,22 @@ const NO_SPACE = /SQLITE_FULL|database or disk is full/i;
 const READ_ONLY = /SQLITE_READONLY|attempt to write a readonly database/i;
 const DISK_IO = /SQLITE_IOERR|disk I\/O error/i;
 
-/** One line of user text for any thrown value: a named error's formatter applied to its data, else the message. */
+/**
+ * One line of user text for any thrown value: a named error's formatter applied to its data, else the message;
+ * secrets redacted (it may quote a server's answer or a URL).
+ */
 export function describeError(err: unknown): string {
+  return redactSecrets(describe(err), secretValues()).text;
+}
+
+function describe(err: unknown): string {
   const text = formatNamedError(err) ?? (err instanceof Error ? err.message : String(err));
   const line = firstLine(text) || (err instanceof Error ? err.name : "unknown error");
+  // SQLite found damage in the middle of a query (the file opened fine): name the file and the way out.
+  const code = String((err as { code?: unknown })?.code ?? "");
+  if (code.startsWith("SQLITE_CORRUPT") || code === "SQLITE_NOTADB") {
+    return `the archive .store/history.db is broken (${line}): run \`memvoy doctor\` to see what can be saved, then \`memvoy doctor --repair\``;
+  }
   if (/^(no space left|permission denied)/.test(line)) return line; // described already (e.g. by a worker)
   switch (systemFailure(err)) {
     case "no-space":

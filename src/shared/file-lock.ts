@@ -56,8 +56,17 @@ export function tryLockFile(path: string): (() => void) | undefined {
   };
 }
 
+/**
+ * Called with the lock file's descriptor right after the lock is taken, and right before it is released
+ * after `fn` returned (not when it threw: the next holder then sees what `acquired` left in the file).
+ */
+export interface LockHooks {
+  acquired?(fd: number): void;
+  releasing?(fd: number): void;
+}
+
 /** Run fn holding an exclusive lock on `path`, waiting up to timeoutMs for other processes. */
-export function withFileLock<T>(path: string, fn: () => T, timeoutMs = 30_000): T {
+export function withFileLock<T>(path: string, fn: () => T, timeoutMs = 30_000, hooks: LockHooks = {}): T {
   const mine = held.get(path);
   if (mine) {
     mine.depth++;
@@ -85,7 +94,10 @@ export function withFileLock<T>(path: string, fn: () => T, timeoutMs = 30_000): 
   }
   held.set(path, { fd, depth: 1 });
   try {
-    return fn();
+    hooks.acquired?.(fd);
+    const out = fn();
+    hooks.releasing?.(fd);
+    return out;
   } finally {
     held.delete(path);
     lib().flock(fd, LOCK_UN);

@@ -20,3 +20,7 @@ export function assertSessionId(id: unknown): string {
 export function isTempSession(id: string): boolean {
   return id.startsWith("temp-");
 }
+
+export function isSessionId(id: string): boolean {
+  return SESSION_ID.test(id);
+}

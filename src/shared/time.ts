@@ -61,6 +61,20 @@ const DATE_TIME =
  * Returns undefined when the text is not a time.
  */
 export function parseTime(text: string): Nanos | undefined {
+  const ns = parseTimeUnchecked(text);
+  return ns !== undefined && timeInRange(ns) ? ns : undefined;
+}
+
+/** The times memvoy stores: 1970-01-01T00:00:00Z up to the largest signed 64-bit nanosecond count. */
+export const MIN_TIME_NS = 0n;
+export const MAX_TIME_NS = 9_223_372_036_854_775_807n;
+export const TIME_RANGE_TEXT = "1970-01-01T00:00:00Z to 2262-04-11T23:47:16Z";
+
+export function timeInRange(ns: Nanos): boolean {
+  return ns >= MIN_TIME_NS && ns <= MAX_TIME_NS;
+}
+
+function parseTimeUnchecked(text: string): Nanos | undefined {
   const s = text.trim();
   if (/^-?\d+$/.test(s)) {
     const digits = s.replace("-", "").length;
@@ -79,6 +93,8 @@ export function parseTime(text: string): Nanos | undefined {
   let ms: number;
   if (zone) {
     ms = Date.UTC(Y, M - 1, D, H, MI, S);
+    if (new Date(Date.UTC(Y, M - 1, D)).getUTCDate() !== D) return undefined; // 2026-02-30 is no day
+
     if (zone.toUpperCase() !== "Z") {
       const sign = zone[0] === "-" ? -1 : 1;
       const z = zone.slice(1).replace(":", "");
@@ -93,15 +109,27 @@ export function parseTime(text: string): Nanos | undefined {
   return BigInt(ms) * NS_PER_MS + BigInt(frac.padEnd(9, "0") || "0");
 }
 
-export const InvalidTimeError = namedError<{ what: string; text: string }>(
+export const InvalidTimeError = namedError<{ what: string; text: string; problem?: string }>(
   "InvalidTimeError",
   "input",
-  (d) => `invalid ${d.what} ${JSON.stringify(d.text)}: use RFC 3339 (2026-05-01T09:30:00Z), local "2026-05-01 09:30[:00]", or unix seconds/ms/ns`,
+  (d) =>
+    `invalid ${d.what} ${JSON.stringify(d.text)}: ${d.problem ?? 'use RFC 3339 (2026-05-01T09:30:00Z), local "2026-05-01 09:30[:00]", or unix seconds/ms/ns'}`,
 );
 export type InvalidTimeError = InstanceType<typeof InvalidTimeError>;
 
 export function parseTimeOrThrow(text: string, what = "time"): Nanos {
-  const ns = parseTime(text);
+  const ns = parseTimeUnchecked(text);
+  if (ns !== undefined && !timeInRange(ns)) {
+    throw new InvalidTimeError({ what, text, problem: `out of range: use a time from ${TIME_RANGE_TEXT}` });
+  }
+  const day = DATE_TIME.exec(text.trim());
+  if (ns === undefined && day) {
+    const [, y, mo, d] = day;
+    const days = new Date(Date.UTC(+y!, +mo!, 0)).getUTCDate();
+    if (+mo! >= 1 && +mo! <= 12 && (+d! < 1 || +d! > days)) {
+      throw new InvalidTimeError({ what, text, problem: `${y}-${mo} has no day ${d} (it has ${days} days)` });
+    }
+  }
   if (ns === undefined) {
     throw new InvalidTimeError({ what, text });
   }

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { redactSecrets } from "../../src/memory/error-memory/redact.ts";
+import { redactSecrets } from "../../src/shared/redact.ts";
 import { SECRETS } from "./secrets.ts";
 
 describe("redactSecrets", () => {

@@ -8,48 +8,69 @@ import { printJson, println } from "../output.ts";
 import type { WireMessageInput } from "../../app/wire-input.ts";
 
 export const usage = `
-Usage: memvoy add SESSION --role user|assistant [--content TEXT] [--at TIME] [--sender NAME]
+Usage: memvoy add SESSION --role user|assistant [--content TEXT] [--at TIME] [--sender NAME] [--idempotency-key KEY]
        memvoy add SESSION < messages.jsonl
 
 Append a message to a session. It returns once history.json and the archive hold it.
-Without --content the text is read from stdin (one trailing newline dropped). With no --role, stdin is JSONL: one
-{"role", "content", "sendAt"?, "sender"?} per line; a bad line rejects the whole batch.
+Without --content the text is read from stdin (one trailing newline dropped). With no --role, stdin
+is JSONL: one {"role", "content", "sendAt"?, "sender"?, "idempotencyKey"?} per line; a bad line
+rejects the whole batch. A batch of up to 100,000 lines is stored all or nothing (a full disk
+included); a larger one is stored in parts of that size, and a failure says exactly which lines
+were stored and where to resume.
 
-  --role R        user or assistant
-  --content TEXT  the message text (else stdin)
-  --at TIME       when it was sent: RFC 3339, local "YYYY-MM-DD HH:MM[:SS]", or unix s/ms/ns
-  --sender NAME   who sent it (optional)
-  --json          print {"session", "ids"} as JSON
+  --role R              user or assistant
+  --content TEXT        the message text (else stdin)
+  --at TIME             when it was sent: RFC 3339, local "YYYY-MM-DD HH:MM[:SS]", or unix s/ms/ns
+  --sender NAME         who sent it (optional)
+  --idempotency-key K   a key of your choosing: adding again with the same key in the same session
+                        returns the stored message and adds nothing (safe retries)
+  --json                print {"session", "ids", "duplicates"} as JSON
 `;
 
-const BATCH = 5000;
+/** Lines stored in one all-or-nothing step. */
+export const ATOMIC_BATCH = 100_000;
 
-const spec: CommandSpec = { name: "add", usage, flags: { role: { type: "string" }, content: { type: "string" }, at: { type: "string" }, sender: { type: "string" } }, positionals: ["SESSION"], session: true };
+const spec: CommandSpec = {
+  name: "add",
+  usage,
+  flags: { role: { type: "string" }, content: { type: "string" }, at: { type: "string" }, sender: { type: "string" }, "idempotency-key": { type: "string" } },
+  positionals: ["SESSION"],
+  session: true,
+};
 
 export function run(argv: readonly string[]): Promise<number> {
   return withMemory(spec, argv, async (api, p, [session]) => {
     const role = str(p, "role");
-    const messages = await collectMessages(p, role, api.info().maxMessageBytes);
+    const lineNumbers: number[] = [];
+    const messages = await collectMessages(p, role, api.info().maxMessageBytes, lineNumbers);
     const ids: string[] = [];
-    const progress = messages.length > BATCH && process.stderr.isTTY;
-    for (let i = 0; i < messages.length; i += BATCH) {
-      const r = api.add(session!, messages.slice(i, i + BATCH));
-      ids.push(...r.ids);
-      if (r.compactionNote) process.stderr.write(`memvoy: ${session}: ${r.compactionNote}\n`);
+    let duplicates = 0;
+    const progress = messages.length > ATOMIC_BATCH && process.stderr.isTTY;
+    for (let i = 0; i < messages.length; i += ATOMIC_BATCH) {
+      try {
+        const r = api.add(session!, messages.slice(i, i + ATOMIC_BATCH));
+        ids.push(...r.ids);
+        duplicates += r.duplicates;
+        if (r.compactionNote) process.stderr.write(`memvoy: ${session}: ${r.compactionNote}\n`);
+      } catch (err) {
+        if (i === 0) throw err;
+        return reportPartial(err, session!, ids, lineNumbers[i - 1] ?? i, lineNumbers.at(-1) ?? messages.length, bool(p, "json"));
+      }
       if (progress) process.stderr.write(`\radded ${ids.length}/${messages.length}`);
     }
     if (progress) process.stderr.write("\n");
-    if (bool(p, "json")) printJson({ session, ids });
-    else println(ids.length === 1 ? ids[0] : `added ${ids.length} messages to ${session}`);
+    if (bool(p, "json")) printJson({ session, ids, duplicates });
+    else if (ids.length === 1) println(ids[0]);
+    else println(`added ${ids.length - duplicates} messages to ${session}${duplicates ? ` (${duplicates} already stored under their idempotency key)` : ""}`);
     return 0;
   });
 }
 
-async function collectMessages(p: Parsed, role: string | undefined, maxBytes: number): Promise<WireMessageInput[]> {
+async function collectMessages(p: Parsed, role: string | undefined, maxBytes: number, lineNumbers: number[]): Promise<WireMessageInput[]> {
   if (role === undefined) {
     if (str(p, "content") !== undefined || str(p, "at") !== undefined) throw new CommandUsageError({ problem: "flags-need", command: "add", flags: ["--content", "--at"], needs: "--role" });
     if (process.stdin.isTTY) throw new CommandUsageError({ problem: "no-input", command: "add", give: "--role and --content, or pipe JSONL on stdin", seeHelp: true });
-    const messages = parseJsonl(await readStdin(), maxBytes);
+    const messages = parseJsonl(await readStdin(), maxBytes, lineNumbers);
     if (messages.length === 0) throw new StdinInputError({ command: "add", problem: "empty" });
     return messages;
   }
@@ -60,7 +81,24 @@ async function collectMessages(p: Parsed, role: string | undefined, maxBytes: nu
   if (at !== undefined) m.sendAt = parseTimeOrThrow(at, "--at");
   const sender = str(p, "sender");
   if (sender !== undefined) m.sender = sender;
+  const key = str(p, "idempotency-key");
+  if (key !== undefined) m.idempotencyKey = key;
   return [m];
+}
+
+/** A batch over ATOMIC_BATCH lines failed after its first parts were stored: say exactly what is stored. */
+function reportPartial(err: unknown, session: string, ids: string[], lastLine: number, total: number, json: boolean): number {
+  const cause = describeFailure(err);
+  const message = `stored ${ids.length} message(s) in ${session} (stdin lines 1-${lastLine}), then failed: ${cause}; the lines after ${lastLine} were not stored (resume with: tail -n +${lastLine + 1})`;
+  if (json) printJson({ session, ids, error: { message, stored: ids.length, lastStoredLine: lastLine, lastStoredId: ids.at(-1), lines: total, exitCode: 1 } });
+  process.stderr.write(`memvoy: add: ${message}\n`);
+  return 1;
+}
+
+function describeFailure(err: unknown): string {
+  const code = (err as NodeJS.ErrnoException)?.code;
+  const text = err instanceof Error ? err.message.split("\n")[0]! : String(err);
+  return code === "ENOSPC" || /SQLITE_FULL|disk is full|disk I\/O error/i.test(text) ? `no space left on the device (${text})` : text;
 }
 
 /** `echo text |` ends the text with one newline that is not part of it: drop exactly one (LF or CRLF). */

@@ -1,5 +1,5 @@
 // memvoy config show|path|check: the effective config, its file, and validation.
-import { configPath, configToToml, inspectConfig } from "../../app/config-info.ts";
+import { configPath, configToToml, inspectConfig, maskedConfig } from "../../app/config-info.ts";
 import { CommandUsageError } from "../usage-errors.ts";
 import { bool, str, type Parsed } from "../args.ts";
 import { runCommand, type CommandSpec } from "../command.ts";
@@ -41,6 +41,7 @@ async function config(p: Parsed): Promise<number> {
     else println(info.exists ? `${info.path}: ok` : `no config.toml at ${info.path}: the defaults are in use`);
     return 0;
   }
-  json ? printJson(info.config) : println(`# ${info.path}\n${configToToml(info.config)}`);
+  const shown = maskedConfig(info.config);
+  json ? printJson(shown) : println(`# ${info.path}\n${configToToml(shown)}`);
   return 0;
 }

@@ -1,28 +1,88 @@
 // memvoy doctor [--repair]: check history.json files against the archive; repair what can be repaired.
-import { bool } from "../args.ts";
-import { withMemory, type CommandSpec } from "../command.ts";
+import { BrokenDatabaseError, planArchiveRescue, rescueBrokenArchive, type RescuePlan } from "../../app/archive-rescue.ts";
+import { bool, str, type Parsed } from "../args.ts";
+import { openFromFlags, runCommand, using, type CommandSpec } from "../command.ts";
+import type { HomeMemory } from "../../app/memory-api.ts";
+
+type DoctorReport = ReturnType<HomeMemory["doctor"]>;
 import { printJson, println } from "../output.ts";
 
 export const usage = `
-Usage: memvoy doctor [--repair] [--json]
+Usage: memvoy doctor [--repair [--yes]] [--json]
 
 Check the home: SQLite integrity, and every session's history.json against the
 archive. --repair moves a corrupt history.json aside (history.json.corrupt-TIME)
 and rebuilds it from the archive, which holds every message. Exit code 1 when a
 problem is left unrepaired.
+
+A broken history.db (truncated, garbled, a wrong header) is named with what is
+wrong, what SQLite can still read and what a rebuild would lose. --repair then
+asks (or --yes skips the question), moves the broken files aside
+(history.db.broken-TIME) and rebuilds the archive from what could be read plus
+every session's history.json.
 `;
 
-const spec: CommandSpec = { name: "doctor", usage, flags: { repair: { type: "boolean" } }, positionals: [] };
+const spec: CommandSpec = { name: "doctor", usage, flags: { repair: { type: "boolean" }, yes: { type: "boolean", short: "y" } }, positionals: [] };
 
 export function run(argv: readonly string[]): Promise<number> {
-  return withMemory(spec, argv, (api, p) => {
-    const r = api.doctor({ repair: bool(p, "repair") });
-    if (bool(p, "json")) printJson(r);
-    else {
-      println(`home ${r.home}: ${r.sessions} session(s)`);
-      for (const f of r.findings) println(`${f.session ? `${f.session}: ` : ""}${f.problem}${f.repaired ? ` -> repaired: ${f.repaired}` : ""}`);
-      println(r.findings.length === 0 ? "all good" : r.ok ? "all problems repaired" : "problems found; run memvoy doctor --repair");
+  return runCommand(spec, argv, async (p) => {
+    try {
+      return await using(openFromFlags(p), (api) => check(api.doctor({ repair: bool(p, "repair") }), bool(p, "json")));
+    } catch (err) {
+      if (!(err instanceof BrokenDatabaseError)) throw err;
+      return rescue(p, err);
     }
-    return r.ok ? 0 : 1;
   });
+}
+
+function check(r: DoctorReport, json: boolean): number {
+  if (json) printJson(r);
+  else {
+    println(`home ${r.home}: ${r.sessions} session(s)`);
+    for (const f of r.findings) println(`${f.session ? `${f.session}: ` : ""}${f.problem}${f.repaired ? ` -> repaired: ${f.repaired}` : ""}`);
+    println(r.findings.length === 0 ? "all good" : r.ok ? "all problems repaired" : "problems found; run memvoy doctor --repair");
+  }
+  return r.ok ? 0 : 1;
+}
+
+function describePlan(plan: RescuePlan): string[] {
+  const s = plan.salvaged;
+  return [
+    `${plan.file} is broken: ${plan.problem}`,
+    `SQLite can still read: ${s.messages} message(s) in ${s.sessions} session(s), ${s.errorRecords} error-memory record(s), ${s.usageRows} usage row(s), ${s.summaryRuns} summary run(s)`,
+    `history.json files add ${plan.fromHistoryFiles} message(s) the salvage lacks`,
+    plan.lost.length === 0 ? "a rebuild loses nothing" : `a rebuild loses: ${plan.lost.join("; ")}`,
+  ];
+}
+
+async function confirm(question: string): Promise<boolean> {
+  if (!process.stdin.isTTY) return false;
+  process.stderr.write(`${question} [y/N] `);
+  for await (const line of console) return /^y(es)?$/i.test(line.trim());
+  return false;
+}
+
+async function rescue(p: Parsed, err: BrokenDatabaseError): Promise<number> {
+  const home = str(p, "home");
+  const plan = planArchiveRescue(err.detail, home);
+  const json = bool(p, "json");
+  if (!bool(p, "repair")) {
+    if (json) printJson({ broken: plan, repaired: false });
+    else {
+      for (const line of describePlan(plan)) println(line);
+      println("to move it aside and rebuild: memvoy doctor --repair");
+    }
+    return 1;
+  }
+  if (!json) for (const line of describePlan(plan)) println(line);
+  const go = bool(p, "yes") || (await confirm("move the broken database aside and rebuild it?"));
+  if (!go) {
+    if (json) printJson({ broken: plan, repaired: false });
+    else println("nothing was changed; to rebuild without the question: memvoy doctor --repair --yes");
+    return 1;
+  }
+  const report = rescueBrokenArchive(err.detail, home);
+  if (json) printJson({ broken: plan, repaired: true, movedAside: report.movedAside, messages: report.messages });
+  else println(`moved ${report.movedAside.join(", ")} aside; rebuilt the archive with ${report.messages} message(s)`);
+  return 0;
 }

@@ -2,6 +2,7 @@
 import { existsSync } from "node:fs";
 import { homePaths, resolveHome } from "../../config/home.ts";
 import { openMemory } from "../../app/open-memory.ts";
+import { watchPaths } from "../../app/home-watch.ts";
 import { bool, str, type Parsed } from "../args.ts";
 import type { HomeMemory } from "../../app/memory-api.ts";
 import { runCommand, using, withInterrupt, type CommandSpec } from "../command.ts";
@@ -29,7 +30,19 @@ export function run(argv: readonly string[]): Promise<number> {
   return runCommand(spec, argv, (p) => {
     // The background drain must not recreate a home that was removed meanwhile.
     if (bool(p, "pending") && !existsSync(homePaths(resolveHome(str(p, "home"))).db)) return 0;
-    return using(openMemory({ home: str(p, "home"), drain: "off" }), (api) => withInterrupt((signal) => reindex(api, p, signal)));
+    const background = bool(p, "pending") && bool(p, "quiet");
+    return using(openMemory({ home: str(p, "home"), drain: "off", create: !background }), (api) =>
+      withInterrupt(async (signal) => {
+        // Nor recreate it when it is removed while the drain runs: stop and exit.
+        const paths = homePaths(resolveHome(str(p, "home")));
+        const stopWatching = background ? watchPaths([paths.home, paths.store], () => process.exit(0), 100) : () => {};
+        try {
+          return await reindex(api, p, signal);
+        } finally {
+          stopWatching();
+        }
+      }),
+    );
   });
 }
 

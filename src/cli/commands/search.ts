@@ -14,7 +14,8 @@ Usage: memvoy search QUERY [--session S] [--match keyword|semantic|hybrid] [--ra
                     [--since TIME] [--until TIME] [--role user|assistant] [--sender NAME] [--limit N] [--json]
 
 Search what was said. The query is plain text: quotes, AND, *, NEAR( or a leading -
-are just characters.
+are just characters. A query that starts with - goes after --, with the options
+before it: memvoy search --session S -- -x
 
   keyword   full-text over the archive (stemmed English; any CJK substring) plus a
             case-insensitive substring match over recent messages

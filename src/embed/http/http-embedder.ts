@@ -1,4 +1,5 @@
 // HTTP embedders: OpenAI-compatible /v1/embeddings (OpenAI, Ollama, LM Studio, vLLM) and Voyage AI.
+import { redactUrl } from "../../shared/redact.ts";
 import { EmbedderResponseError, normalizeInPlace, type EmbedPurpose, type Embedder } from "../embedder.ts";
 import { postJson, type RetryPolicy } from "./post-json.ts";
 
@@ -60,7 +61,7 @@ export class HttpEmbedder implements Embedder {
     }
     const headers: Record<string, string> = {};
     if (this.o.apiKey) headers.authorization = `Bearer ${this.o.apiKey}`;
-    const label = `${this.o.provider} embeddings (${this.o.url})`;
+    const label = `${this.o.provider} embeddings (${redactUrl(this.o.url)})`;
     const json = await postJson({ url: this.o.url, headers, body, label, secret: this.o.apiKey, signal, fetch: this.o.fetch }, this.o.retry);
     const vectors = parseEmbeddings(json, batch.length, this.#dim, label);
     if (this.#dim === 0) this.#dim = vectors[0]!.length;

@@ -1,4 +1,5 @@
 // POST a JSON body with a timeout, retrying 429 and 5xx with bounded exponential backoff (Retry-After wins).
+import { redactSecrets } from "../../shared/redact.ts";
 import { EmbedderRejectedError, EmbedderResponseError, EmbedderUnavailableError } from "../embedder.ts";
 
 export interface RetryPolicy {
@@ -48,6 +49,8 @@ export async function postJson(req: PostRequest, policy: RetryPolicy): Promise<u
       continue;
     }
     const text = await safeText(res, signal, server);
+    // The body of an auth failure may echo the key: it is never kept.
+    if (res.status === 401 || res.status === 403) throw new EmbedderRejectedError({ ...server, status: res.status });
     if (!res.ok) throw new EmbedderRejectedError({ ...server, status: res.status, ...detail(text, req.secret) });
     try {
       return JSON.parse(text);
@@ -101,8 +104,7 @@ function detail(text: string, secret?: string): { detail?: string } {
   } catch {
     // not JSON: show the raw text
   }
-  if (secret) msg = msg.split(secret).join("***");
-  msg = msg.replace(/\s+/g, " ").trim();
+  msg = redactSecrets(msg, secret ? [secret] : []).text.replace(/\s+/g, " ").trim();
   if (!msg) return {};
   return { detail: msg.length > 200 ? msg.slice(0, 200) + "…" : msg };
 }

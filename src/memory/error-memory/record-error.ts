@@ -9,7 +9,7 @@ import { newErrorId } from "./error-ids.ts";
 import { checkRecordInput } from "./error-input.ts";
 import { toErrorRecord, type ErrorRecord } from "./error-record.ts";
 import { errorEmbedder, errorVectorStore } from "./error-vectors.ts";
-import { redactSecrets } from "./redact.ts";
+import { redactSecrets } from "../../shared/redact.ts";
 import { errorSignature } from "./signature.ts";
 
 export interface RecordErrorResult {

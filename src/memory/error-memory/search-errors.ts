@@ -7,7 +7,7 @@ import { collectCandidates } from "./error-candidates.ts";
 import { checkSearchInput } from "./error-input.ts";
 import { toErrorRecord, type ErrorRecord } from "./error-record.ts";
 import { rankErrors, type RankInput } from "./rank-errors.ts";
-import { redactSecrets } from "./redact.ts";
+import { redactSecrets } from "../../shared/redact.ts";
 import { errorTtlNs } from "./record-error.ts";
 
 export interface ErrorHit {

@@ -7,7 +7,7 @@ import { knownIds } from "../../storage/sqlite/messages-repo.ts";
 import { tombstonedIds } from "../../storage/sqlite/tombstones-repo.ts";
 import { upsertSessionMeta, type MetaUpdate } from "../../storage/sqlite/session-meta-repo.ts";
 import { withWriteLock } from "../../storage/sqlite/write-lock.ts";
-import { redactSecrets } from "../error-memory/redact.ts";
+import { redactSecrets } from "../../shared/redact.ts";
 import type { MemoryContext } from "../memory-context.ts";
 import { checkNewMessage } from "../message-input.ts";
 import { appendRecords } from "../write-path.ts";

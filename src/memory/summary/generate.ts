@@ -4,6 +4,8 @@
 import type { LlmClient } from "../../llm/anthropic-client.ts";
 import { LlmAbortedError, LlmCallError } from "../../llm/llm-errors.ts";
 import { describeError } from "../../shared/describe-error.ts";
+import { errorMessage } from "../../shared/errors.ts";
+import { redactSecrets, secretValues } from "../../shared/redact.ts";
 import type { StoredMessage } from "../../shared/message.ts";
 import type { MemoryContext } from "../memory-context.ts";
 import { ensureBackfilled } from "../sessions-list.ts";
@@ -36,13 +38,21 @@ export async function generateSession(ctx: MemoryContext, session: string, openL
     if (["ok", "up-to-date", "waiting", "bootstrap", "pruned"].includes(outcome)) store.closeGate(startedMs);
   } catch (err) {
     report.outcome = err instanceof LlmAbortedError ? "aborted" : report.chunksDone > 0 ? "partial" : "failed";
-    report.error = describeError(err);
+    report.error = withSaved(describeError(err), report);
     if (err instanceof LlmCallError) report.failure = err.failure;
     if (!(err instanceof LlmAbortedError || err instanceof LlmCallError)) report.notes.push(`unexpected: ${err instanceof Error ? err.name : "error"}`);
   } finally {
     Object.assign(report, { calls: meter.calls, inputTokens: meter.inputTokens, outputTokens: meter.outputTokens });
+    // Error texts can quote a server's answer: redacted before they are stored or shown.
+    const keys = secretValues(ctx.env ?? process.env);
+    if (report.error !== undefined) report.error = redactSecrets(report.error, keys).text;
+    report.notes = report.notes.map((n) => redactSecrets(n, keys).text);
+    if (report.failure) report.failure = { ...report.failure, message: redactSecrets(report.failure.message, keys).text };
     try {
       store.finish(report.outcome, report, report.error);
+    } catch (err) {
+      // What was saved is in the report; only the run's record is missing.
+      report.notes.push(`the run could not be recorded in history.db: ${errorMessage(err).split("\n")[0]!.replace(/; nothing was changed$/, "")}`);
     } finally {
       release();
     }
@@ -104,7 +114,8 @@ async function run(ctx: MemoryContext, store: SummaryStore, openLlm: LlmFactory,
   const indexOf = new Map(ready.map((m, i) => [m.seq, i]));
 
   if (kept.length === 0) {
-    store.save(summary, positionAt(ready.length - 1));
+    const note = store.save(summary, positionAt(ready.length - 1));
+    if (note) report.notes.push(note);
     report.changes = diffSummaries(before, summary);
     return "pruned";
   }
@@ -129,7 +140,7 @@ async function run(ctx: MemoryContext, store: SummaryStore, openLlm: LlmFactory,
         signal: o.signal,
       });
     } catch (err) {
-      report.error = `chunk ${index}/${chunks.length}: ${describeError(err)}`;
+      report.error = redactSecrets(withSaved(`chunk ${index}/${chunks.length}: ${describeError(err)}`, report), secretValues(ctx.env ?? process.env)).text;
       if (err instanceof LlmCallError) report.failure = err.failure;
       o.onProgress?.({ type: "chunk-failed", session, chunk: index, chunks: chunks.length, error: report.error });
       return finishWith(report, before, summary, err instanceof LlmAbortedError ? "aborted" : i > 0 ? "partial" : "failed");
@@ -137,9 +148,10 @@ async function run(ctx: MemoryContext, store: SummaryStore, openLlm: LlmFactory,
     // Through the message before the next chunk (noise dropped in between counts as done), or the last one.
     const next = chunks[i + 1]?.parts[0]?.message;
     const through = next ? indexOf.get(next.seq)! - 1 : ready.length - 1;
-    store.save(result.summary, positionAt(through));
+    const saved = store.save(result.summary, positionAt(through));
     summary = result.summary;
     report.chunksDone = index;
+    if (saved) report.notes.push(saved);
     const n = result.notes;
     if (n.markersRewritten) report.notes.push(`${n.markersRewritten} decision(s) with a legacy marker rewritten`);
     if (n.decisionsCut) report.notes.push(`the answer had ${n.decisionsCut} decision(s) over the limit of 8: left out`);
@@ -153,4 +165,11 @@ async function run(ctx: MemoryContext, store: SummaryStore, openLlm: LlmFactory,
 function finishWith(report: SessionReport, before: Summary, after: Summary, outcome: SessionOutcome): SessionOutcome {
   report.changes = diffSummaries(before, after);
   return outcome;
+}
+
+/** An error after chunks were saved must not say that nothing changed: it says what was saved. */
+function withSaved(text: string, report: SessionReport): string {
+  if (report.chunksDone === 0) return text;
+  const plain = text.replace(/no space left on the device; nothing was changed \((.*)\)$/, "no space left on the device ($1)").replace(/; nothing was changed/g, "");
+  return `${plain}; saved: summary.json and .summary_cursor through chunk ${report.chunksDone}/${report.chunksTotal}`;
 }

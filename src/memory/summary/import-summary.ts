@@ -1,6 +1,7 @@
 // Import a summary written elsewhere (a migration, the demo home): it must pass the strict summary.json
 // schema; it is saved with the cursor at the session's newest message and recorded as an "imported" run
 // that made no LLM call, so the next Generate carries on from there.
+import { refuseSessionSymlinks } from "../../storage/history/no-symlink.ts";
 import * as v from "valibot";
 import { namedError } from "../../shared/errors.ts";
 import { assertSessionId } from "../../shared/session-id.ts";
@@ -37,6 +38,7 @@ export interface ImportSummaryResult {
 
 export function importSummary(ctx: MemoryContext, session: string, raw: unknown): ImportSummaryResult {
   assertSessionId(session);
+  refuseSessionSymlinks(ctx.paths.session(session));
   if (!sessionExists(ctx, session)) throw new UnknownSessionError({ session, home: ctx.paths.home });
   const parsed = v.safeParse(StrictSummarySchema, raw);
   if (!parsed.success) throw new InvalidSummaryInputError({ problem: "invalid", issues: issueFacts(parsed.issues, { topLevel: "(top level)" }) });

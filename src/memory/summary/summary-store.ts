@@ -7,7 +7,9 @@
 import { join } from "node:path";
 import * as v from "valibot";
 import { ensureDir, type StagedFile } from "../../shared/atomic-write.ts";
+import { errorMessage } from "../../shared/errors.ts";
 import { tryLockFile } from "../../shared/file-lock.ts";
+import { refuseSessionSymlinks } from "../../storage/history/no-symlink.ts";
 import type { StoredMessage } from "../../shared/message.ts";
 import { NS_PER_SEC, nsToRfc3339 } from "../../shared/time.ts";
 import { cursorText, readCursorFile, removeCursorFile, stageCursor, writeCursorFile, type CursorFile } from "../../storage/history/cursor-file.ts";
@@ -81,6 +83,7 @@ export class SummaryStore {
   /** Take the session's run lock (.summary.lock); undefined when another process holds it. */
   lock(): (() => void) | undefined {
     const dir = this.ctx.paths.session(this.session);
+    refuseSessionSymlinks(dir);
     ensureDir(dir);
     return tryLockFile(join(dir, ".summary.lock"));
   }
@@ -177,8 +180,12 @@ export class SummaryStore {
     return last && { seq: last.seq, id: last.id, cursor: cursorText(maxSendAt(ctx.db, session)) };
   }
 
-  /** Save the summary and the cursor together, crash-safe (see the header). */
-  save(summary: Summary, position: SummaryPosition): void {
+  /**
+   * Save the summary and the cursor together, crash-safe (see the header). Throws when nothing was saved.
+   * Once both files are in place the save has happened: if recording the settled position then fails (a
+   * full disk), the pending record lets the next run finish it, and the failure is returned as a note.
+   */
+  save(summary: Summary, position: SummaryPosition): string | undefined {
     const { ctx, session } = this;
     const { staged: summaryFile, sha } = stageSummaryText(ctx.paths.summary(session), summaryText(assertValidSummary(summary)));
     let cursorFile: StagedFile | undefined;
@@ -197,7 +204,12 @@ export class SummaryStore {
       throw err;
     }
     cursorFile.commit();
-    withWriteLock(ctx.db, () => settlePosition(ctx.db, session, position));
+    try {
+      withWriteLock(ctx.db, () => settlePosition(ctx.db, session, position));
+    } catch (err) {
+      return `summary.json and the cursor were saved, but history.db could not record it (${errorMessage(err).replace(/; nothing was changed$/, "")}); the next run completes it`;
+    }
+    return undefined;
   }
 
   /** Only the cursor moves (bootstrap): the summary is left as it is. */

@@ -1,5 +1,6 @@
 // What `memvoy summary SESSION` shows: the summary, the cursor and exact position, the last run and the
 // session's token usage.
+import { refuseSessionSymlinks } from "../../storage/history/no-symlink.ts";
 import { assertSessionId } from "../../shared/session-id.ts";
 import { getSessionRow } from "../../storage/sqlite/sessions-repo.ts";
 import { sessionUsageTotals, type UsageTotal } from "../../storage/sqlite/usage-repo.ts";
@@ -31,6 +32,7 @@ export interface SummaryView {
 
 export function viewSummary(ctx: MemoryContext, session: string): SummaryView {
   assertSessionId(session);
+  refuseSessionSymlinks(ctx.paths.session(session));
   if (!sessionExists(ctx, session)) throw new UnknownSessionError({ session, home: ctx.paths.home });
   const file = readSummary(ctx, session);
   const cursor = readCursor(ctx, session);

@@ -1,11 +1,12 @@
 // history.json: read (tolerating Agenvoy records), serialise, write atomically; corrupt files are refused.
-import { readFileSync, statSync } from "node:fs";
+import { lstatSync, readFileSync } from "node:fs";
 import { stageFileAtomic, type StagedFile } from "../../shared/atomic-write.ts";
 import { namedError } from "../../shared/errors.ts";
 import { describeOffset, jsonErrorOffset } from "../../shared/json-error-position.ts";
 import { isRole, type MessageRecord } from "../../shared/message.ts";
 import { nsToRfc3339, parseTime } from "../../shared/time.ts";
 import { contentText, stripLegacyHeaders } from "./legacy-records.ts";
+import { SymlinkRefusedError } from "./no-symlink.ts";
 
 /** The facts of a corrupt history.json: the file, where in it (offset, record), and what is wrong there. */
 export interface Corruption {
@@ -19,9 +20,10 @@ export function describeCorruption(d: Corruption): string {
   return `${d.file} is corrupt (${d.where}: ${d.detail})`;
 }
 
+/** Exit 2 like any input memvoy cannot accept: the file must be repaired (doctor --repair), not retried. */
 export const CorruptHistoryError = namedError<Corruption>(
   "CorruptHistoryError",
-  "runtime",
+  "input",
   (d) => `${describeCorruption(d)}; it was left untouched. Run \`memvoy doctor --repair\` to rebuild it from the archive`,
 );
 export type CorruptHistoryError = InstanceType<typeof CorruptHistoryError>;
@@ -79,7 +81,8 @@ function cacheDrop(file: string): void {
 
 function stampOf(path: string): string | undefined {
   try {
-    const s = statSync(path, { bigint: true });
+    const s = lstatSync(path, { bigint: true });
+    if (s.isSymbolicLink()) throw new SymlinkRefusedError(path);
     return `${s.ino}:${s.size}:${s.mtimeNs}`;
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === "ENOENT") return undefined;

@@ -1,4 +1,5 @@
 // Error-memory vectors in LanceDB (.store/lance): one table per embedder id, rows of (record id, vector) only.
+import { privatizeTree } from "./private-modes.ts";
 import type { Connection, Table } from "@lancedb/lancedb";
 import { ensureDir } from "../../shared/atomic-write.ts";
 import { errorMessage, namedError } from "../../shared/errors.ts";
@@ -46,14 +47,17 @@ async function optimize(t: Table): Promise<void> {
 }
 
 export class ErrorVectorStore {
-  private constructor(private readonly conn: Connection) {}
+  private constructor(
+    private readonly conn: Connection,
+    private readonly dir: string,
+  ) {}
 
   static async open(dir: string): Promise<ErrorVectorStore> {
     const { lancedb } = await loadLanceDb();
     try {
       // LanceDB creates what is inside with the process umask; the folder itself is ours, and private.
       ensureDir(dir);
-      return new ErrorVectorStore(await lancedb.connect(dir));
+      return new ErrorVectorStore(await lancedb.connect(dir), dir);
     } catch (err) {
       throw new ErrorVectorStoreError({ op: "open", dir, reason: errorMessage(err) }, { cause: err });
     }
@@ -97,6 +101,7 @@ export class ErrorVectorStore {
       if ((await t.stats()).fragmentStats.numSmallFragments >= COMPACT_AT_FRAGMENTS) await optimize(t);
     } finally {
       t.close();
+      privatizeTree(this.dir);
     }
   }
 
@@ -149,6 +154,7 @@ export class ErrorVectorStore {
         t.close();
       }
     }
+    privatizeTree(this.dir);
   }
 
   /** Every id stored for `embedderId` (tests and consistency checks). */
@@ -170,6 +176,7 @@ export class ErrorVectorStore {
       await this.conn.dropTable(t.name);
       dropped.push(t.embedderId);
     }
+    privatizeTree(this.dir);
     return dropped;
   }
 
@@ -183,6 +190,7 @@ export class ErrorVectorStore {
         t.close();
       }
     }
+    privatizeTree(this.dir);
   }
 
   close(): void {

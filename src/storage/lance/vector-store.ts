@@ -3,6 +3,7 @@ import type { Connection, Table } from "@lancedb/lancedb";
 import { ensureDir } from "../../shared/atomic-write.ts";
 import { errorMessage, namedError } from "../../shared/errors.ts";
 import { loadLanceDb } from "./load-lancedb.ts";
+import { privatizeTree } from "./private-modes.ts";
 import { VectorTable } from "./vector-table.ts";
 import { EMBEDDER_KEY, embedderTables, type TableInfo } from "./embedder-tables.ts";
 
@@ -24,14 +25,17 @@ export function tableNameFor(embedderId: string): string {
 }
 
 export class VectorStore {
-  private constructor(private readonly conn: Connection) {}
+  private constructor(
+    private readonly conn: Connection,
+    private readonly dir: string,
+  ) {}
 
   static async open(dir: string): Promise<VectorStore> {
     const { lancedb } = await loadLanceDb();
     try {
       // LanceDB creates what is inside with the process umask; the folder itself is ours, and private.
       ensureDir(dir);
-      return new VectorStore(await lancedb.connect(dir));
+      return new VectorStore(await lancedb.connect(dir), dir);
     } catch (err) {
       throw new VectorStoreError({ op: "open", dir, reason: errorMessage(err) }, { cause: err });
     }
@@ -55,16 +59,18 @@ export class VectorStore {
         t = await this.conn.createEmptyTable(name, VectorTable.schema(arrow, dim, new Map([[EMBEDDER_KEY, embedderId]])), {
           existOk: true,
         });
+        privatizeTree(this.dir);
       } catch (err) {
         throw new VectorStoreError({ op: "create-table", table: name, reason: errorMessage(err) }, { cause: err });
       }
     }
-    return VectorTable.wrap(t, dim);
+    return VectorTable.wrap(t, dim, this.dir);
   }
 
   async drop(embedderId: string): Promise<void> {
     const name = tableNameFor(embedderId);
     if ((await this.conn.tableNames()).includes(name)) await this.conn.dropTable(name);
+    privatizeTree(this.dir);
   }
 
   close(): void {

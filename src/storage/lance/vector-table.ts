@@ -1,4 +1,5 @@
 // One embedder's vectors: upsert, delete (by session below a seq, by ids), filtered cosine search, ANN upkeep.
+import { privatizeTree } from "./private-modes.ts";
 import type { Table } from "@lancedb/lancedb";
 import { loadLanceDb } from "./load-lancedb.ts";
 import { assertDimensions } from "./vector-dimension.ts";
@@ -55,10 +56,16 @@ export class VectorTable {
   private constructor(
     private readonly t: Table,
     readonly dim: number,
+    /** The store's folder, made private after each commit (see private-modes.ts). */
+    private readonly root?: string,
   ) {}
 
-  static wrap(t: Table, dim: number): VectorTable {
-    return new VectorTable(t, dim);
+  static wrap(t: Table, dim: number, root?: string): VectorTable {
+    return new VectorTable(t, dim, root);
+  }
+
+  private committed(): void {
+    if (this.root !== undefined) privatizeTree(this.root);
   }
 
   static schema(arrow: Arrow, dim: number, metadata: Map<string, string>) {
@@ -88,17 +95,20 @@ export class VectorTable {
       { schema },
     );
     await this.t.mergeInsert("id").whenMatchedUpdateAll().whenNotMatchedInsertAll().execute(data);
+    this.committed();
   }
 
   /** Delete a session's rows with seq below `beforeSeq` (compaction, reset, rm). */
   async deleteBefore(session: string, beforeSeq: bigint): Promise<void> {
     await this.t.delete(`session = ${quote(session)} AND seq < ${beforeSeq}`);
+    this.committed();
   }
 
   async deleteIds(ids: readonly string[]): Promise<void> {
     for (let i = 0; i < ids.length; i += 500) {
       await this.t.delete(`id IN (${ids.slice(i, i + 500).map(quote).join(", ")})`);
     }
+    this.committed();
   }
 
   async count(filter: VectorFilter = {}): Promise<number> {
@@ -152,6 +162,7 @@ export class VectorTable {
   /** Compact small fragments into larger ones and drop old versions (and fold new rows into the index). */
   async compact(): Promise<void> {
     await this.t.optimize({ cleanupOlderThan: new Date(Date.now() - 60_000) });
+    this.committed();
   }
 
   /**
@@ -195,6 +206,7 @@ export class VectorTable {
     if ((await this.t.countRows()) < minRows || (await this.hasIndex())) return false;
     const { lancedb } = await loadLanceDb();
     await this.t.createIndex("vector", { config: lancedb.Index.hnswSq({ distanceType: "cosine" }) });
+    this.committed();
     return true;
   }
 

@@ -4,7 +4,7 @@ import type { MessageRecord, Role, StoredMessage } from "../../shared/message.ts
 import { searchForm } from "../../shared/search-form.ts";
 import type { MessageFilter } from "../../shared/time-filter.ts";
 import { andFilter } from "./message-filter-sql.ts";
-import { addTombstones, idTombstone } from "./tombstones-repo.ts";
+import { addTombstones, idTombstone, keyTombstone } from "./tombstones-repo.ts";
 
 interface Row {
   seq: bigint;
@@ -38,15 +38,22 @@ export function toStored(r: Row): StoredMessage {
  * No RETURNING on the row insert: it makes SQLite open a statement savepoint, and FTS5 flushes its pending
  * terms to a new segment at every savepoint, so each row would cost a segment write plus merge work.
  */
-export function insertMessages(db: Database, session: string, records: readonly MessageRecord[], now: bigint, opts: { queueEmbedding?: boolean } = {}): bigint[] {
-  const insert = db.query("INSERT INTO messages (id, session_id, role, content, send_at, sender) VALUES (?, ?, ?, ?, ?, ?)");
+export function insertMessages(
+  db: Database,
+  session: string,
+  records: readonly MessageRecord[],
+  now: bigint,
+  opts: { queueEmbedding?: boolean; idempotencyKeys?: ReadonlyMap<MessageRecord, string> } = {},
+): bigint[] {
+  const insert = db.query("INSERT INTO messages (id, session_id, role, content, send_at, sender, idempotency_key) VALUES (?, ?, ?, ?, ?, ?, ?)");
   const fts = db.query("INSERT INTO messages_fts (rowid, body) VALUES (?, ?)");
   const queue = db.query("INSERT INTO embed_queue (seq) VALUES (?)");
   const untimed = db.query("INSERT INTO untimed_messages (seq, session_id) VALUES (?, ?)");
   const seqs: bigint[] = [];
   let lastSendAt = 0n;
   for (const r of records) {
-    const seq = BigInt(insert.run(r.id, session, r.role, r.content, r.sendAt, r.sender ?? null).lastInsertRowid);
+    const key = opts.idempotencyKeys?.get(r) ?? null;
+    const seq = BigInt(insert.run(r.id, session, r.role, r.content, r.sendAt, r.sender ?? null, key).lastInsertRowid);
     fts.run(seq, searchForm(r.content));
     if (opts.queueEmbedding !== false) queue.run(seq);
     if (r.untimed) untimed.run(seq, session);
@@ -118,6 +125,17 @@ export function getMessagesById(db: Database, ids: readonly string[]): StoredMes
   return rows.map(toStored);
 }
 
+/** Stored messages of a session by idempotency key (keys with no message are absent). */
+export function messagesByIdempotencyKey(db: Database, session: string, keys: readonly string[]): Map<string, StoredMessage> {
+  const out = new Map<string, StoredMessage>();
+  if (keys.length === 0) return out;
+  const rows = db
+    .query(`SELECT ${MESSAGE_COLUMNS}, idempotency_key FROM messages WHERE session_id = ? AND idempotency_key IN (SELECT value FROM json_each(?))`)
+    .all(session, JSON.stringify(keys)) as (Row & { idempotency_key: string })[];
+  for (const r of rows) out.set(r.idempotency_key, toStored(r));
+  return out;
+}
+
 /** Existing ids among these (to adopt only records the archive lacks). */
 export function knownIds(db: Database, ids: readonly string[]): Set<string> {
   if (ids.length === 0) return new Set();
@@ -154,8 +172,8 @@ export function maxSeq(db: Database): bigint {
 export function deleteSessionMessages(db: Database, session: string, now: bigint): number {
   const bound = maxSeq(db) + 1n;
   dropVectors(db, session, bound, now);
-  const ids = (db.query("SELECT id FROM messages WHERE session_id = ?").all(session) as { id: string }[]).map((r) => idTombstone(r.id));
-  addTombstones(db, ids, now);
+  const rows = db.query("SELECT id, idempotency_key AS k FROM messages WHERE session_id = ?").all(session) as { id: string; k: string | null }[];
+  addTombstones(db, rows.flatMap((r) => (r.k !== null ? [idTombstone(r.id), keyTombstone(session, r.k)] : [idTombstone(r.id)])), now);
   db.prepare("DELETE FROM messages_fts WHERE rowid IN (SELECT seq FROM messages WHERE session_id = ?)").run(session);
   const n = db.prepare("DELETE FROM messages WHERE session_id = ?").run(session).changes;
   db.prepare("DELETE FROM untimed_messages WHERE session_id = ?").run(session);
@@ -174,6 +192,8 @@ export function getStartSeq(db: Database, session: string): { startAt: bigint; s
 /** Remove one archived message: its row, FTS row, queue entry and untimed mark; its vector is scheduled for deletion. */
 export function deleteOneMessage(db: Database, m: { seq: bigint; id: string; session: string }, now: bigint): void {
   db.prepare("DELETE FROM embed_queue WHERE seq = ?").run(m.seq);
+  const key = db.query("SELECT idempotency_key AS k FROM messages WHERE seq = ? AND idempotency_key IS NOT NULL").get(m.seq) as { k: string } | null;
+  if (key) addTombstones(db, [keyTombstone(m.session, key.k)], now);
   db.prepare("DELETE FROM messages_fts WHERE rowid = ?").run(m.seq);
   const n = db.prepare("DELETE FROM messages WHERE seq = ? AND id = ?").run(m.seq, m.id).changes;
   db.prepare("DELETE FROM untimed_messages WHERE seq = ?").run(m.seq);
@@ -189,4 +209,10 @@ export function deleteOneMessage(db: Database, m: { seq: bigint; id: string; ses
  */
 export function purgeDeletedFromFts(db: Database): void {
   db.run("INSERT INTO messages_fts(messages_fts) VALUES ('optimize')");
+}
+
+/** Ids of a session's messages whose removal (rm-message) is under way. */
+export function pendingRemovalIds(db: Database, session: string): Set<string> {
+  const rows = db.query("SELECT message_id FROM pending_removals WHERE session_id = ?").all(session) as { message_id: string }[];
+  return new Set(rows.map((r) => r.message_id));
 }

@@ -1,10 +1,12 @@
 // Open .store/history.db: WAL, busy timeout, bigint integers, migrations to the current schema version.
 import { Database } from "bun:sqlite";
-import { dirname } from "node:path";
+import { basename, dirname } from "node:path";
 import { chmodSync, existsSync } from "node:fs";
 import { ensureDir, FILE_MODE } from "../../shared/atomic-write.ts";
 import { namedError } from "../../shared/errors.ts";
 import { MIGRATIONS } from "./migrations/index.ts";
+import { asNoSpace } from "./no-space.ts";
+import { BrokenDatabaseError, isBrokenDatabase } from "./broken-database.ts";
 
 export const SchemaTooNewError = namedError<{ path: string; version: number; known: number }>(
   "SchemaTooNewError",
@@ -14,6 +16,16 @@ export const SchemaTooNewError = namedError<{ path: string; version: number; kno
 export type SchemaTooNewError = InstanceType<typeof SchemaTooNewError>;
 
 export function openDatabase(path: string, options: { readonly?: boolean } = {}): Database {
+  try {
+    return open(path, options);
+  } catch (err) {
+    const broken = isBrokenDatabase(err);
+    if (broken) throw new BrokenDatabaseError(path, broken, { cause: err });
+    throw asNoSpace(err, path, `opening ${basename(path)}`);
+  }
+}
+
+function open(path: string, options: { readonly?: boolean }): Database {
   const fresh = path !== ":memory:" && !existsSync(path);
   if (path !== ":memory:") ensureDir(dirname(path));
   const db = new Database(path, { create: !options.readonly, readonly: options.readonly, safeIntegers: true, strict: true });

@@ -1,7 +1,13 @@
 // The home's single writer lock: an IMMEDIATE SQLite transaction. It serialises writers across
 // processes (busy timeout) and is released by the OS if a process dies, so no stale lock files exist.
+import { basename } from "node:path";
 import type { Db } from "./db.ts";
+import { asNoSpace } from "./no-space.ts";
 
 export function withWriteLock<T>(db: Db, fn: () => T): T {
-  return db.transaction(fn).immediate();
+  try {
+    return db.transaction(fn).immediate();
+  } catch (err) {
+    throw asNoSpace(err, db.filename, `writing to ${basename(db.filename)}`);
+  }
 }

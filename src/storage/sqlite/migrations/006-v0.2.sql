@@ -35,7 +35,7 @@ CREATE TABLE vector_id_deletes (
   created_at INTEGER NOT NULL
 );
 
--- Session metadata for imported sessions, and what each import has read of each source file: session metadata for imported sessions, and what each import has read of each source file.
+-- Session metadata for imported sessions.
 ALTER TABLE sessions ADD COLUMN source TEXT;     -- importer that created the session (claude-code, codex, ...)
 ALTER TABLE sessions ADD COLUMN title TEXT;      -- the tool's own title or summary, else the first user line
 ALTER TABLE sessions ADD COLUMN title_fallback INTEGER NOT NULL DEFAULT 0;  -- 1 while the title is only the first user line
@@ -55,3 +55,8 @@ CREATE TABLE import_files (
   updated_at INTEGER NOT NULL,
   PRIMARY KEY (source, path)
 );
+
+-- An optional idempotency key per message, unique within its session: a retried add with the same key
+-- returns the stored message and adds nothing.
+ALTER TABLE messages ADD COLUMN idempotency_key TEXT;
+CREATE UNIQUE INDEX messages_idempotency_key ON messages (session_id, idempotency_key) WHERE idempotency_key IS NOT NULL;

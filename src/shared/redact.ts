@@ -1,5 +1,6 @@
-// Secret redaction, applied to every text before it is stored, indexed or embedded: provider API keys and
-// tokens, bearer/basic headers, passwords in URLs, key=value secrets and private-key blocks.
+// The one secret redaction: provider API keys and tokens, bearer/basic headers, passwords in URLs,
+// key=value secrets, private-key blocks, plus the values of the configured key variables. Applied wherever
+// memvoy stores or prints text of its own (logs, daemon status, stderr, summary_runs, error memory).
 
 export interface Redaction {
   text: string;
@@ -42,7 +43,7 @@ const RULES: Rule[] = [
   {
     kind: "bearer-token",
     re: /\b(bearer\s+)([A-Za-z0-9._~+/-]+=*)/gi,
-    replace: (m, head, value) => (secretLike(value) ? `${head}${mark("bearer-token")}` : m),
+    replace: (m, head, value) => (secretLike(value) || value.length >= 16 ? `${head}${mark("bearer-token")}` : m),
   },
   {
     kind: "api-key-header",
@@ -83,9 +84,34 @@ const RULES: Rule[] = [
   },
 ];
 
-export function redactSecrets(input: string): Redaction {
+/** Environment variables whose values are secrets: the provider keys and anything named like a key. */
+const SECRET_NAME = /(KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL)/i;
+const KEY_VARIABLES = ["ANTHROPIC_API_KEY", "OPENAI_API_KEY", "VOYAGE_API_KEY", "PGPASSWORD"];
+
+/** The values of every configured key variable (and of any variable named like one) in `env`. */
+export function secretValues(env: Readonly<Record<string, string | undefined>> = process.env): string[] {
+  const out = new Set<string>();
+  for (const [name, value] of Object.entries(env)) {
+    if (value === undefined) continue;
+    const v = value.trim();
+    if (v.length >= 6 && (KEY_VARIABLES.includes(name) || SECRET_NAME.test(name))) out.add(v);
+  }
+  // Longest first, so a value that contains another is replaced whole.
+  return [...out].sort((a, b) => b.length - a.length);
+}
+
+/**
+ * Redact `input`: every rule below, then every value in `extraValues` (the configured keys, see
+ * secretValues) wherever it appears.
+ */
+export function redactSecrets(input: string, extraValues: readonly string[] = []): Redaction {
   let text = input;
   const kinds: string[] = [];
+  for (const value of extraValues) {
+    if (value.length < 6 || !text.includes(value)) continue;
+    text = text.split(value).join(mark("configured-key"));
+    if (!kinds.includes("configured-key")) kinds.push("configured-key");
+  }
   for (const rule of RULES) {
     rule.re.lastIndex = 0;
     if (!rule.re.test(text)) continue;
@@ -102,4 +128,26 @@ export function redactSecrets(input: string): Redaction {
     if (hit && !kinds.includes(rule.kind)) kinds.push(rule.kind);
   }
   return { text, kinds };
+}
+
+/** Query parameters whose values are credentials. */
+const SECRET_PARAM = /(key|token|secret|password|passwd|pwd|signature|sig|auth|credential|session)/i;
+
+/**
+ * A URL fit to print: the password in its userinfo and the values of token-like query parameters become
+ * `***`. Text that is not a URL goes through redactSecrets.
+ */
+export function redactUrl(url: string): string {
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch {
+    return redactSecrets(url).text;
+  }
+  if (u.password !== "") u.password = "***";
+  else if (u.username !== "") u.username = "***"; // a lone userinfo is usually a token
+  for (const name of [...u.searchParams.keys()]) if (SECRET_PARAM.test(name)) u.searchParams.set(name, "***");
+  let out = u.toString().replaceAll("%2A%2A%2A", "***");
+  if (!url.endsWith("/") && out.endsWith("/") && u.pathname === "/" && u.search === "" && u.hash === "") out = out.slice(0, -1);
+  return out;
 }

@@ -1,0 +1,14 @@
+// The rescue of a broken history.db for front-ends (doctor), without opening the archive.
+import { homePaths, resolveHome } from "../config/home.ts";
+import { planRescue, rescueArchive, type RescuePlan, type RescueReport } from "../memory/archive-rescue.ts";
+import { nowNs } from "../shared/time.ts";
+export { BrokenDatabaseError } from "../storage/sqlite/broken-database.ts";
+export type { RescuePlan, RescueReport };
+
+export function planArchiveRescue(problem: string, home?: string, env: Record<string, string | undefined> = process.env): RescuePlan {
+  return planRescue(homePaths(resolveHome(home, env)), problem);
+}
+
+export function rescueBrokenArchive(problem: string, home?: string, env: Record<string, string | undefined> = process.env): RescueReport {
+  return rescueArchive(homePaths(resolveHome(home, env)), problem, nowNs());
+}

@@ -1,0 +1,100 @@
+// Rescue of a broken history.db: say what SQLite can still read and what would be lost, then (when asked)
+// move the broken files aside and rebuild the archive from that salvage plus every session's history.json.
+import { readdirSync } from "node:fs";
+import type { HomePaths } from "../config/home.ts";
+import type { MessageRecord } from "../shared/message.ts";
+import { isSessionId } from "../shared/session-id.ts";
+import { nsToRfc3339 } from "../shared/time.ts";
+import { readHistory } from "../storage/history/history-file.ts";
+import { refuseSessionSymlinks } from "../storage/history/no-symlink.ts";
+import { insertMessages, knownIds } from "../storage/sqlite/messages-repo.ts";
+import { buildFromSalvage, markRecent, moveDatabaseAside, salvageDatabase, type Salvage } from "../storage/sqlite/salvage.ts";
+
+export interface RescuePlan {
+  file: string;
+  problem: string;
+  /** What SQLite could still read. */
+  salvaged: { messages: number; sessions: number; errorRecords: number; usageRows: number; summaryRuns: number };
+  /** Messages of history.json files the salvage lacks: restored from the files. */
+  fromHistoryFiles: number;
+  /** What a rebuild would lose, one line each (empty: nothing). */
+  lost: string[];
+}
+
+export interface RescueReport extends RescuePlan {
+  movedAside: string[];
+  /** Messages in the rebuilt archive. */
+  messages: number;
+}
+
+function historyFiles(paths: HomePaths): Map<string, MessageRecord[]> {
+  const out = new Map<string, MessageRecord[]>();
+  let names: string[] = [];
+  try {
+    names = readdirSync(paths.sessions, { withFileTypes: true }).filter((d) => d.isDirectory() && isSessionId(d.name)).map((d) => d.name);
+  } catch {
+    // no sessions folder
+  }
+  for (const session of names) {
+    try {
+      refuseSessionSymlinks(paths.session(session));
+      const records = readHistory(paths.history(session)).records.filter((r) => r.id !== "");
+      if (records.length > 0) out.set(session, records);
+    } catch {
+      // a corrupt or linked history.json is doctor's other business; it adds nothing here
+    }
+  }
+  return out;
+}
+
+function plan(paths: HomePaths, salvage: Salvage, files: Map<string, MessageRecord[]>): RescuePlan {
+  const t = salvage.tables;
+  const salvagedIds = new Set(t.messages.rows.map((r) => String(r.id)));
+  let fromHistoryFiles = 0;
+  for (const records of files.values()) for (const r of records) if (!salvagedIds.has(r.id)) fromHistoryFiles++;
+  const lost: string[] = [];
+  if (!t.messages.complete) lost.push("archive-only messages (compacted out of history.json) that SQLite could not read");
+  if (!t.error_records.complete) lost.push("error-memory records that SQLite could not read");
+  if (!t.llm_usage.complete) lost.push("LLM token usage rows that SQLite could not read");
+  if (!t.summary_runs.complete) lost.push("the record of past summary runs that SQLite could not read (the summaries themselves are in summary.json)");
+  return {
+    file: paths.db,
+    problem: salvage.problem,
+    salvaged: {
+      messages: t.messages.rows.length,
+      sessions: new Set(t.messages.rows.map((r) => String(r.session_id))).size,
+      errorRecords: t.error_records.rows.length,
+      usageRows: t.llm_usage.rows.length,
+      summaryRuns: t.summary_runs.rows.length,
+    },
+    fromHistoryFiles,
+    lost,
+  };
+}
+
+/** What a rescue would keep and lose; changes nothing. */
+export function planRescue(paths: HomePaths, problem: string): RescuePlan {
+  return plan(paths, salvageDatabase(paths.db, problem), historyFiles(paths));
+}
+
+/** Move the broken database aside and rebuild it from the salvage and the history.json files. */
+export function rescueArchive(paths: HomePaths, problem: string, now: bigint): RescueReport {
+  const salvage = salvageDatabase(paths.db, problem);
+  const files = historyFiles(paths);
+  const p = plan(paths, salvage, files);
+  const movedAside = moveDatabaseAside(paths.db, nsToRfc3339(now).replace(/[:.]/g, ""));
+  const db = buildFromSalvage(paths.db, salvage);
+  try {
+    db.transaction(() => {
+      for (const [session, records] of files) {
+        const known = knownIds(db, records.map((r) => r.id));
+        insertMessages(db, session, records.filter((r) => !known.has(r.id)), now);
+        markRecent(db, session, records.map((r) => r.id), records[0]!.sendAt);
+      }
+    })();
+    const messages = Number((db.query("SELECT count(*) AS n FROM messages").get() as { n: bigint }).n);
+    return { ...p, movedAside, messages };
+  } finally {
+    db.close();
+  }
+}

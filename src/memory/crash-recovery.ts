@@ -1,0 +1,105 @@
+// Recovery after a writer died holding the lock: SQLite is the journal. A session's history.json is rolled
+// forward to the archive's recent rows (so a message committed to SQLite but never renamed into history.json
+// is in both, and a compaction cutoff SQLite recorded is applied to the file), and temp files whose owner
+// process is dead are removed.
+import { lstatSync, readdirSync, rmSync } from "node:fs";
+import { join } from "node:path";
+import type { MessageRecord, StoredMessage } from "../shared/message.ts";
+import { CorruptHistoryError, readHistory, stageHistory } from "../storage/history/history-file.ts";
+import { refuseSessionSymlinks } from "../storage/history/no-symlink.ts";
+import { knownIds, listSessionMessages, pendingRemovalIds } from "../storage/sqlite/messages-repo.ts";
+import type { MemoryContext } from "./memory-context.ts";
+
+export interface RecoveryReport {
+  session: string;
+  /** Messages the archive held that history.json lacked, now written to it. */
+  restored: number;
+  /** Whether history.json was rewritten (restored messages, or a compaction cutoff applied). */
+  rewritten: boolean;
+  removedTempFiles: string[];
+}
+
+export function recoverSessions(ctx: MemoryContext, sessions: readonly string[]): RecoveryReport[] {
+  const out: RecoveryReport[] = [];
+  for (const session of sessions) {
+    try {
+      refuseSessionSymlinks(ctx.paths.session(session));
+    } catch {
+      continue; // never followed; the command that names this session refuses it
+    }
+    const removedTempFiles = removeStaleTempFiles(ctx.paths.session(session));
+    try {
+      out.push({ session, ...rollForward(ctx, session), removedTempFiles });
+    } catch (err) {
+      // A corrupt history.json is never overwritten: doctor --repair deals with it.
+      if (!(err instanceof CorruptHistoryError)) throw err;
+      out.push({ session, restored: 0, rewritten: false, removedTempFiles });
+    }
+  }
+  return out;
+}
+
+const toRecord = (m: StoredMessage): MessageRecord =>
+  m.sender !== undefined ? { id: m.id, role: m.role, content: m.content, sendAt: m.sendAt, sender: m.sender } : { id: m.id, role: m.role, content: m.content, sendAt: m.sendAt };
+
+/**
+ * Make history.json hold exactly the archive's recent rows, in order, followed by any record the archive has
+ * never seen (adopted by the next write). Writes nothing when the two already agree.
+ */
+export function rollForward(ctx: MemoryContext, session: string): { restored: number; rewritten: boolean } {
+  const file = ctx.paths.history(session);
+  const doc = readHistory(file);
+  const removing = pendingRemovalIds(ctx.db, session); // rm-message under way: never brought back
+  const recent = listSessionMessages(ctx.db, session, { recentOnly: true }).filter((m) => !removing.has(m.id));
+  const recentIds = new Set(recent.map((m) => m.id));
+  const archived = knownIds(ctx.db, doc.records.filter((r) => r.id !== "" && !recentIds.has(r.id)).map((r) => r.id));
+  const unseen = doc.records.filter((r) => r.id === "" || (!recentIds.has(r.id) && !archived.has(r.id)));
+  const rebuilt = recent.map(toRecord).concat(unseen);
+  const same = rebuilt.length === doc.records.length && rebuilt.every((r, i) => r.id !== "" && r.id === doc.records[i]!.id);
+  if (same) return { restored: 0, rewritten: false };
+  const inFile = new Set(doc.records.map((r) => r.id));
+  stageHistory(file, rebuilt).commit();
+  return { restored: recent.filter((m) => !inFile.has(m.id)).length, rewritten: true };
+}
+
+const TEMP = /^\..+\.(\d+)\.[a-z0-9]+\.tmp$/;
+
+function pidAlive(pid: number): boolean {
+  if (pid === process.pid) return true;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+/** `.<file>.<pid>.<random>.tmp` files in `dir` whose writing process is gone. */
+export function staleTempFiles(dir: string): string[] {
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return [];
+  }
+  return names.filter((name) => {
+    const m = TEMP.exec(name);
+    return m !== null && !pidAlive(Number(m[1]));
+  });
+}
+
+/** Remove the stale temp files of `dir` (see staleTempFiles); returns their names. */
+export function removeStaleTempFiles(dir: string): string[] {
+  const removed: string[] = [];
+  for (const name of staleTempFiles(dir)) {
+    const path = join(dir, name);
+    try {
+      if (!lstatSync(path).isFile()) continue;
+      rmSync(path, { force: true });
+      removed.push(name);
+    } catch {
+      // gone already
+    }
+  }
+  return removed;
+}

@@ -1,0 +1,33 @@
+// Symbolic links inside a session are never followed: a session folder, history.json, summary.json, the
+// cursor, the summary lock or a temp file that is a link is refused before anything is read or written.
+// (The home, its parents, config.toml and .store may be links: those are set-up choices, not session data.)
+import { lstatSync } from "node:fs";
+import { join } from "node:path";
+import { InputError } from "../../shared/errors.ts";
+
+export class SymlinkRefusedError extends InputError {
+  constructor(readonly path: string) {
+    super(`${path} is a symbolic link; memvoy never follows a link inside a session, and nothing was changed. Replace it with the real file or folder`);
+  }
+}
+
+/** Throw SymlinkRefusedError when `path` is a symbolic link (a missing path is fine). */
+export function refuseSymlink(path: string): void {
+  let link: boolean;
+  try {
+    link = lstatSync(path).isSymbolicLink();
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === "ENOENT" || (err as NodeJS.ErrnoException).code === "ENOTDIR") return;
+    throw err;
+  }
+  if (link) throw new SymlinkRefusedError(path);
+}
+
+/** The files memvoy keeps in a session folder. */
+export const SESSION_FILES = ["history.json", "summary.json", ".summary_cursor", ".summary.lock"] as const;
+
+/** Refuse a session whose folder, or any file memvoy keeps in it, is a symbolic link. */
+export function refuseSessionSymlinks(sessionDir: string): void {
+  refuseSymlink(sessionDir);
+  for (const name of SESSION_FILES) refuseSymlink(join(sessionDir, name));
+}

@@ -1,0 +1,148 @@
+// A broken history.db (truncated, garbled, a wrong header): read what SQLite still can, table by table and
+// row range by row range, then move the broken files aside and build a fresh database from the salvage.
+import { Database } from "bun:sqlite";
+import { existsSync, renameSync } from "node:fs";
+import { searchForm } from "../../shared/search-form.ts";
+import { openDatabase } from "./open-database.ts";
+export { BrokenDatabaseError, isBrokenDatabase } from "./broken-database.ts";
+
+/** The tables a rebuild carries over (the FTS indexes, the queues and the sessions rows are rebuilt). */
+export const SALVAGED_TABLES = ["messages", "message_meta", "error_records", "llm_usage", "summary_runs"] as const;
+export type SalvagedTable = (typeof SALVAGED_TABLES)[number];
+
+export interface TableSalvage {
+  rows: Record<string, unknown>[];
+  /** false when part of the table could not be read (or none of it). */
+  complete: boolean;
+}
+
+export interface Salvage {
+  /** Why SQLite refuses the file. */
+  problem: string;
+  tables: Record<SalvagedTable, TableSalvage>;
+}
+
+const KEY: Record<SalvagedTable, string> = { messages: "seq", message_meta: "rowid", error_records: "seq", llm_usage: "id", summary_runs: "rowid" };
+const BATCH = 500;
+
+/** Read every row SQLite can still read from one table, skipping ranges it cannot. */
+function readTable(db: Database, table: SalvagedTable): TableSalvage {
+  const key = KEY[table];
+  const rows: Record<string, unknown>[] = [];
+  let max: bigint;
+  try {
+    max = BigInt((db.query(`SELECT max(${key}) AS m FROM ${table}`).get() as { m: bigint | number | null }).m ?? 0);
+  } catch {
+    max = -1n;
+  }
+  let complete = true;
+  let after = -1n;
+  let step = 1n;
+  for (;;) {
+    try {
+      const batch = db.query(`SELECT ${key} AS __key, * FROM ${table} WHERE ${key} > ? ORDER BY ${key} LIMIT ${BATCH}`).all(after) as Record<string, unknown>[];
+      if (batch.length === 0) break;
+      for (const r of batch) {
+        after = BigInt(r.__key as bigint);
+        delete r.__key;
+        rows.push(r);
+      }
+      step = 1n;
+    } catch {
+      complete = false;
+      if (max < 0n || after >= max) break;
+      after += step; // skip what cannot be read, a little further each time
+      step *= 2n;
+    }
+  }
+  if (max < 0n) complete = false;
+  return { rows, complete };
+}
+
+export function salvageDatabase(path: string, problem: string): Salvage {
+  const empty = (): TableSalvage => ({ rows: [], complete: false });
+  const tables = Object.fromEntries(SALVAGED_TABLES.map((t) => [t, empty()])) as Record<SalvagedTable, TableSalvage>;
+  let db: Database;
+  try {
+    db = new Database(path, { readonly: true, safeIntegers: true });
+  } catch {
+    return { problem, tables };
+  }
+  try {
+    for (const t of SALVAGED_TABLES) tables[t] = readTable(db, t);
+  } finally {
+    db.close();
+  }
+  return { problem, tables };
+}
+
+/** Move history.db and its -wal/-shm aside; returns the new names. */
+export function moveDatabaseAside(path: string, suffix: string): string[] {
+  const moved: string[] = [];
+  for (const ext of ["", "-wal", "-shm"]) {
+    if (!existsSync(path + ext)) continue;
+    const to = `${path}${ext}.broken-${suffix}`;
+    renameSync(path + ext, to);
+    moved.push(to);
+  }
+  return moved;
+}
+
+const COLUMNS: Record<Exclude<SalvagedTable, "messages">, string[]> = {
+  message_meta: ["session_id", "start_at", "start_seq"],
+  error_records: ["seq", "id", "tool", "signature", "error", "cause", "fix", "outcome", "keywords", "created_at", "updated_at", "last_hit_at", "expires_at", "hits", "occurrences", "revision"],
+  llm_usage: ["id", "at", "session_id", "purpose", "model", "input_tokens", "output_tokens"],
+  summary_runs: ["session_id", "started_at", "finished_at", "outcome", "error", "chunks_done", "chunks_total", "calls", "input_tokens", "output_tokens", "position_seq", "position_id", "cursor_text"],
+};
+
+/** Create a fresh database at `path` holding the salvage (FTS rebuilt, every message queued for embedding). */
+export function buildFromSalvage(path: string, salvage: Salvage): Database {
+  const db = openDatabase(path);
+  db.transaction(() => {
+    const insert = db.prepare("INSERT OR IGNORE INTO messages (seq, id, session_id, role, content, send_at, sender, recent, idempotency_key) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)");
+    const fts = db.prepare("INSERT INTO messages_fts (rowid, body) VALUES (?, ?)");
+    for (const r of salvage.tables.messages.rows) {
+      const role = r.role === "assistant" ? "assistant" : "user";
+      const res = insert.run(r.seq as bigint, String(r.id), String(r.session_id), role, String(r.content ?? ""), r.send_at as bigint, (r.sender as string | null) ?? null, (r.recent as bigint | null) ?? 0n, (r.idempotency_key as string | null) ?? null);
+      if (res.changes > 0) fts.run(r.seq as bigint, searchForm(String(r.content ?? "")));
+    }
+    for (const table of ["message_meta", "error_records", "llm_usage", "summary_runs"] as const) {
+      const cols = COLUMNS[table];
+      const stmt = db.prepare(`INSERT OR IGNORE INTO ${table} (${cols.join(", ")}) VALUES (${cols.map(() => "?").join(", ")})`);
+      for (const r of salvage.tables[table].rows) {
+        try {
+          stmt.run(...cols.map((c) => (r[c] ?? null) as string | bigint | null));
+        } catch {
+          // a garbled row (NOT NULL, CHECK): lost
+        }
+      }
+    }
+    const errFts = db.prepare("INSERT INTO error_records_fts (rowid, error, cause, fix, keywords) VALUES (?, ?, ?, ?, ?)");
+    for (const r of db.query("SELECT seq, error, cause, fix, keywords FROM error_records").all() as { seq: bigint; error: string; cause: string | null; fix: string; keywords: string }[]) {
+      let words: string[] = [];
+      try {
+        words = JSON.parse(r.keywords) as string[];
+      } catch {
+        // keep none
+      }
+      errFts.run(r.seq, searchForm(r.error), searchForm(r.cause ?? ""), searchForm(r.fix), searchForm(words.join(" ")));
+    }
+    db.run("INSERT OR IGNORE INTO embed_queue (seq) SELECT seq FROM messages WHERE recent = 1");
+    db.run(
+      `INSERT OR REPLACE INTO sessions (id, created_at, updated_at, last_send_at, message_count)
+       SELECT session_id, min(send_at), max(send_at), max(send_at), count(*) FROM messages GROUP BY session_id`,
+    );
+  })();
+  return db;
+}
+
+/** history.json is the truth for what is recent: those ids are recent, the session's others archived, the cutoff recorded. */
+export function markRecent(db: Database, session: string, ids: readonly string[], firstSendAt: bigint): void {
+  db.prepare("UPDATE messages SET recent = 0 WHERE session_id = ?").run(session);
+  db.prepare("UPDATE messages SET recent = 1 WHERE session_id = ? AND id IN (SELECT value FROM json_each(?))").run(session, JSON.stringify(ids));
+  const first = db.query("SELECT min(seq) AS s FROM messages WHERE session_id = ? AND recent = 1").get(session) as { s: bigint | null };
+  if (first.s === null) return;
+  db.prepare(
+    "INSERT INTO message_meta (session_id, start_at, start_seq) VALUES (?1, ?2, ?3) ON CONFLICT(session_id) DO UPDATE SET start_at = ?2, start_seq = ?3",
+  ).run(session, firstSendAt, first.s);
+}

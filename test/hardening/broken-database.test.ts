@@ -1,0 +1,85 @@
+// doctor on a broken history.db (wrong header, truncated, garbled): it names the file and what is wrong, says
+// what SQLite can still read and what a rebuild loses, changes nothing without --repair and a yes, then moves
+// the broken files aside and rebuilds from the salvage plus the history.json files.
+import { afterAll, expect, test } from "bun:test";
+import { closeSync, existsSync, openSync, readdirSync, readFileSync, statSync, truncateSync, writeSync } from "node:fs";
+import { join } from "node:path";
+import { cli, removeTempHomes, tempHome, waitFor } from "../fixture/home.ts";
+
+afterAll(removeTempHomes);
+
+async function seededHome(): Promise<string> {
+  const home = tempHome();
+  const env = { MEMVOY_LIMITS_MAX_HISTORY_BYTES: "4096" };
+  const lines = Array.from({ length: 40 }, (_, i) => JSON.stringify({ role: i % 2 ? "assistant" : "user", content: `message ${i} about the deploy ${"z".repeat(300)}` })).join("\n");
+  expect((await cli(["add", "s1"], { home, env, stdin: lines })).code).toBe(0);
+  expect((await cli(["add", "s2", "--role", "user", "--content", "a short session"], { home })).code).toBe(0);
+  expect((await cli(["errors", "record", "--tool", "kubectl", "--error", "OOMKilled exit 137", "--fix", "raise limits.memory"], { home })).code).toBe(0);
+  await waitFor(() => !existsSync(join(home, ".store", "history.db-wal")), 15_000, "the background drain to finish");
+  return home;
+}
+
+const db = (home: string) => join(home, ".store", "history.db");
+
+function damage(home: string, how: "header" | "truncate" | "garble"): void {
+  const path = db(home);
+  if (how === "truncate") return truncateSync(path, Math.floor(statSync(path).size / 2));
+  const fd = openSync(path, "r+");
+  try {
+    if (how === "header") writeSync(fd, Buffer.from("this is not sqlite!!"), 0, 20, 0);
+    else for (let page = 2; page * 4096 < statSync(path).size; page += 3) writeSync(fd, Buffer.alloc(4096, 0x5a), 0, 4096, page * 4096);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+for (const how of ["header", "truncate", "garble"] as const) {
+  test(`doctor and doctor --repair on a history.db with a ${how === "header" ? "wrong header" : how === "truncate" ? "truncated file" : "garbled body"}`, async () => {
+    const home = await seededHome();
+    damage(home, how);
+    const before = readFileSync(db(home));
+    // Any command names the file and points to doctor.
+    const other = await cli(["history", "s1"], { home });
+    if (other.code !== 0) {
+      expect(other.stderr).toContain("history.db");
+      expect(other.stderr).toContain("doctor");
+    }
+    const check = await cli(["doctor"], { home });
+    expect(check.code).toBe(1);
+    expect(check.stdout).toContain(db(home));
+    expect(check.stdout).toMatch(/not an SQLite database|malformed|integrity check/);
+    expect(check.stdout).toContain("SQLite can still read");
+    expect(check.stdout).toContain("history.json files add");
+    expect(check.stdout).toContain("doctor --repair");
+    // --repair without a yes (no terminal to ask on) changes nothing.
+    const refused = await cli(["doctor", "--repair"], { home });
+    expect(refused.code).toBe(1);
+    expect(refused.stdout).toContain("nothing was changed");
+    expect(readFileSync(db(home)).equals(before)).toBe(true);
+    const fixed = await cli(["doctor", "--repair", "--yes"], { home });
+    expect(fixed.code).toBe(0);
+    expect(readdirSync(join(home, ".store")).some((n) => n.startsWith("history.db.broken-"))).toBe(true);
+    // The rebuilt home works: every message history.json holds is back, searches run, doctor is clean.
+    const inFile = JSON.parse(readFileSync(join(home, "sessions", "s1", "history.json"), "utf8")) as { id: string }[];
+    const h = await cli(["history", "s1", "--all", "--json"], { home });
+    expect(h.code).toBe(0);
+    const ids = JSON.parse(h.stdout).messages.map((m: { id: string }) => m.id);
+    for (const r of inFile) expect(ids).toContain(r.id);
+    expect((await cli(["search", "deploy"], { home })).code).toBe(0);
+    expect((await cli(["add", "s2", "--role", "assistant", "--content", "after the rebuild"], { home })).code).toBe(0);
+    const after = await cli(["doctor"], { home });
+    expect(after.stdout).not.toContain("broken");
+    expect(existsSync(db(home))).toBe(true);
+  });
+}
+
+test("a header-only damage salvages nothing and says what is lost", async () => {
+  const home = await seededHome();
+  damage(home, "header");
+  const r = await cli(["doctor", "--json"], { home });
+  const out = JSON.parse(r.stdout);
+  expect(out.broken.salvaged.messages).toBe(0);
+  expect(out.broken.lost.join(" ")).toContain("archive-only messages");
+  expect(out.broken.lost.join(" ")).toContain("error-memory");
+  expect(out.broken.fromHistoryFiles).toBeGreaterThan(0);
+});

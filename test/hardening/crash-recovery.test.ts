@@ -1,0 +1,141 @@
+// Exact-point kills (MEMVOY_TEST_FAULT, test-only): a writer killed between the SQLite commit and the
+// history.json rename is rolled forward by the next writer, compaction included; a writer killed with its
+// temp file written leaves nothing the next writer does not remove; idempotency keys make retries safe.
+import { Database } from "bun:sqlite";
+import { afterAll, expect, test } from "bun:test";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { cli, openTemp, removeTempHomes, tempHome } from "../fixture/home.ts";
+
+afterAll(removeTempHomes);
+
+const fault = (point: string) => ({ MEMVOY_TEST_FAULT: point });
+const fileIds = (home: string, s: string) =>
+  existsSync(join(home, "sessions", s, "history.json")) ? (JSON.parse(readFileSync(join(home, "sessions", s, "history.json"), "utf8")) as { id: string; content: string }[]) : [];
+
+function archive(home: string, s: string) {
+  const db = new Database(join(home, ".store", "history.db"), { readonly: true, safeIntegers: true });
+  try {
+    const rows = db.query("SELECT id, content, recent FROM messages WHERE session_id = ? ORDER BY seq").all(s) as { id: string; content: string; recent: bigint }[];
+    const meta = db.query("SELECT start_seq FROM message_meta WHERE session_id = ?").get(s) as { start_seq: bigint } | null;
+    return { rows, recent: rows.filter((r) => r.recent === 1n).map((r) => r.id), startSeq: meta?.start_seq };
+  } finally {
+    db.close();
+  }
+}
+
+test("killed after the SQLite commit: the next writer, in any session, rolls history.json forward", async () => {
+  const home = tempHome();
+  expect((await cli(["add", "s1", "--role", "user", "--content", "first"], { home })).code).toBe(0);
+  const killed = await cli(["add", "s1", "--role", "assistant", "--content", "second", "--idempotency-key", "k-2"], { home, env: fault("after-archive-commit") });
+  expect(killed.code).not.toBe(0);
+  // The crash point: SQLite has the message, history.json does not.
+  expect(fileIds(home, "s1").map((r) => r.content)).toEqual(["first"]);
+  expect(archive(home, "s1").rows.map((r) => r.content)).toEqual(["first", "second"]);
+  // The next operation under the writer lock (another session) rolls it forward.
+  expect((await cli(["add", "other", "--role", "user", "--content", "unrelated"], { home })).code).toBe(0);
+  expect(fileIds(home, "s1").map((r) => r.content)).toEqual(["first", "second"]);
+  expect(fileIds(home, "s1").map((r) => r.id)).toEqual(archive(home, "s1").recent);
+  // The agent never got its answer and retries with the same key: the stored message comes back, nothing is added.
+  const retry = await cli(["add", "s1", "--role", "assistant", "--content", "second", "--idempotency-key", "k-2", "--json"], { home });
+  expect(retry.code).toBe(0);
+  const out = JSON.parse(retry.stdout);
+  expect(out.ids).toEqual([archive(home, "s1").rows[1]!.id]);
+  expect(out.duplicates).toBe(1);
+  expect(archive(home, "s1").rows).toHaveLength(2);
+  expect(fileIds(home, "s1")).toHaveLength(2);
+});
+
+test("killed after the SQLite commit of a compacting write: history.json ends up compacted like SQLite", async () => {
+  const home = tempHome();
+  const env = { MEMVOY_LIMITS_MAX_HISTORY_BYTES: "4096" };
+  const lines = Array.from({ length: 8 }, (_, i) => JSON.stringify({ role: i % 2 ? "assistant" : "user", content: `message ${i} ${"x".repeat(600)}` })).join("\n");
+  expect((await cli(["add", "c1"], { home, env, stdin: lines })).code).toBe(0);
+  const before = archive(home, "c1");
+  const more = Array.from({ length: 4 }, (_, i) => JSON.stringify({ role: i % 2 ? "assistant" : "user", content: `later ${i} ${"y".repeat(600)}` })).join("\n");
+  const killed = await cli(["add", "c1"], { home, env: { ...env, ...fault("after-archive-commit") }, stdin: more });
+  expect(killed.code).not.toBe(0);
+  const after = archive(home, "c1");
+  expect(after.startSeq).not.toBe(before.startSeq); // SQLite's cutoff moved
+  expect(fileIds(home, "c1").map((r) => r.id)).not.toEqual(after.recent); // the file did not
+  const { api } = openTemp({ home, env });
+  try {
+    api.add("c2", { role: "user", content: "any write" });
+  } finally {
+    api.close();
+  }
+  expect(fileIds(home, "c1").map((r) => r.id)).toEqual(archive(home, "c1").recent);
+  expect(fileIds(home, "c1").at(-1)!.content).toStartWith("later 3");
+});
+
+test("killed with the temp file written: the next writer removes it, and nothing else changed", async () => {
+  const home = tempHome();
+  expect((await cli(["add", "t1", "--role", "user", "--content", "kept"], { home })).code).toBe(0);
+  const killed = await cli(["add", "t1", "--role", "user", "--content", "lost"], { home, env: fault("after-history-staged") });
+  expect(killed.code).not.toBe(0);
+  const dir = join(home, "sessions", "t1");
+  const temps = () => readdirSync(dir).filter((n) => n.endsWith(".tmp"));
+  expect(temps()).toHaveLength(1);
+  expect(archive(home, "t1").rows.map((r) => r.content)).toEqual(["kept"]);
+  expect((await cli(["add", "u1", "--role", "user", "--content", "another session"], { home })).code).toBe(0);
+  expect(temps()).toEqual([]);
+  expect(fileIds(home, "t1").map((r) => r.content)).toEqual(["kept"]);
+});
+
+test("doctor --repair also removes temp files whose owner is dead", async () => {
+  const home = tempHome();
+  await cli(["add", "d1", "--role", "user", "--content", "kept"], { home });
+  const killed = await cli(["add", "d1", "--role", "user", "--content", "lost"], { home, env: fault("after-history-staged") });
+  expect(killed.code).not.toBe(0);
+  // Another writer's clean release hides the crash from the lock file: doctor still finds the temp file.
+  const lock = join(home, ".store", "write.lock");
+  Bun.write(lock, "");
+  const dir = join(home, "sessions", "d1");
+  expect(readdirSync(dir).filter((n) => n.endsWith(".tmp"))).toHaveLength(1);
+  const r = await cli(["doctor", "--repair"], { home });
+  expect(r.code).toBe(0);
+  expect(readdirSync(dir).filter((n) => n.endsWith(".tmp"))).toEqual([]);
+  expect(r.stdout).toContain(".tmp");
+});
+
+test("idempotency keys in the library and in JSONL: a retried batch adds nothing", () => {
+  const { api } = openTemp();
+  try {
+    const a = api.add("s", [
+      { role: "user", content: "one", idempotencyKey: "a" },
+      { role: "assistant", content: "two", idempotencyKey: "b" },
+    ]);
+    expect(a.duplicates).toBe(0);
+    const again = api.add("s", [
+      { role: "user", content: "one", idempotencyKey: "a" },
+      { role: "assistant", content: "two", idempotencyKey: "b" },
+      { role: "user", content: "three", idempotencyKey: "c" },
+    ]);
+    expect(again.ids.slice(0, 2)).toEqual(a.ids);
+    expect(again.duplicates).toBe(2);
+    expect(api.history("s", { all: true }).map((m) => m.content)).toEqual(["one", "two", "three"]);
+    // The same key in another session is another message.
+    expect(api.add("t", { role: "user", content: "one", idempotencyKey: "a" }).duplicates).toBe(0);
+    expect(() => api.add("s", { role: "user", content: "x", idempotencyKey: "" })).toThrow(/idempotencyKey/);
+  } finally {
+    api.close();
+  }
+});
+
+test("a removed message's idempotency key is tombstoned: a retried add does not bring it back", async () => {
+  const { api } = openTemp();
+  try {
+    const first = api.add("s", { role: "user", content: "keep out", idempotencyKey: "k1" });
+    api.add("s", { role: "assistant", content: "stays", idempotencyKey: "k2" });
+    await api.rmMessage(first.ids[0]!);
+    const retried = api.add("s", { role: "user", content: "keep out", idempotencyKey: "k1" });
+    expect(retried).toMatchObject({ ids: [], duplicates: 1 });
+    expect(api.history("s", { all: true }).map((m) => m.content)).toEqual(["stays"]);
+    api.reset("s");
+    expect(api.add("s", { role: "assistant", content: "stays", idempotencyKey: "k2" }).duplicates).toBe(1);
+    expect(api.add("s", { role: "user", content: "new", idempotencyKey: "k3" }).duplicates).toBe(0);
+  } finally {
+    api.close();
+  }
+});
+

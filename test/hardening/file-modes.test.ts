@@ -1,0 +1,52 @@
+// Every file and folder memvoy creates is private (0600 / 0700) whatever the umask, LanceDB's included;
+// the process umask itself is never changed.
+import { afterAll, expect, test } from "bun:test";
+import { lstatSync, readdirSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { removeTempHomes, repoRoot, tempHome } from "../fixture/home.ts";
+
+afterAll(removeTempHomes);
+
+function walk(dir: string, out: { path: string; mode: number; dir: boolean }[] = []) {
+  for (const e of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, e.name);
+    const st = lstatSync(path);
+    out.push({ path, mode: st.mode & 0o777, dir: st.isDirectory() });
+    if (st.isDirectory()) walk(path, out);
+  }
+  return out;
+}
+
+async function sh(script: string) {
+  const p = Bun.spawn(["sh", "-c", script], { cwd: tmpdir(), env: { PATH: process.env.PATH!, HOME: tmpdir() }, stdout: "pipe", stderr: "pipe" });
+  const [out, err, code] = await Promise.all([new Response(p.stdout).text(), new Response(p.stderr).text(), p.exited]);
+  return { out, err, code };
+}
+
+for (const umask of ["000", "022"]) {
+  test(`under umask ${umask}: files 0600 and folders 0700, LanceDB's included`, async () => {
+    const home = join(tempHome(), "home");
+    const bin = `bun ${join(repoRoot, "src/index.ts")} --home ${home}`;
+    const r = await sh(
+      [
+        `umask ${umask}`,
+        `${bin} add s1 --role user --content "the deploy failed with exit 137"`,
+        `${bin} add s1 --role assistant --content "raise the memory limit"`,
+        `${bin} reindex --quiet`,
+        `${bin} errors record --tool kubectl --error "OOMKilled exit 137" --fix "raise limits.memory"`,
+        `${bin} search deploy --match semantic`,
+        `${bin} reset s1`,
+        `umask`,
+      ].join(" && "),
+    );
+    expect(r.err).toBe("");
+    expect(r.code).toBe(0);
+    expect(r.out.trim().split("\n").at(-1)).toBe(umask.padStart(4, "0")); // the shell's umask is as it was
+    const entries = walk(home);
+    expect(entries.some((e) => e.path.includes(`${join(".store", "lance")}/`) && !e.dir)).toBe(true);
+    const wrong = entries.filter((e) => e.mode !== (e.dir ? 0o700 : 0o600)).map((e) => `${e.path.slice(home.length)} ${e.mode.toString(8)}`);
+    expect(wrong).toEqual([]);
+    expect(lstatSync(home).mode & 0o777).toBe(0o700);
+  });
+}

@@ -1,0 +1,135 @@
+// A full disk (a small tmpfs; root only, skipped with the reason otherwise): a JSONL batch is all or nothing,
+// SQLite's "disk I/O error" on a nearly full disk is the no-space message, and summarize reports what it saved.
+import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
+import { Database } from "bun:sqlite";
+import { existsSync, readFileSync, rmSync } from "node:fs";
+import { join } from "node:path";
+import { openMemory } from "../../src/app/open-memory.ts";
+import { startFakeAnthropic, type FakeAnthropic } from "../fixture/fake-anthropic.ts";
+import { cli } from "../fixture/home.ts";
+import { mountTmpfs, tmpfsAvailable, type Tmpfs } from "./tmpfs.ts";
+
+const available = tmpfsAvailable();
+let fs: Tmpfs;
+beforeAll(() => {
+  if (available) fs = mountTmpfs(12 * 1024);
+});
+afterAll(() => fs?.unmount());
+// A failed test must not leave the disk full for the next one.
+afterEach(() => fs?.leaveFree(64 * 1024 * 1024));
+
+function storedCount(home: string, session: string): number {
+  const path = join(home, ".store", "history.db");
+  if (!existsSync(path)) return 0;
+  const db = new Database(path, { readonly: true });
+  try {
+    return (db.query("SELECT count(*) AS n FROM messages WHERE session_id = ?").get(session) as { n: number }).n;
+  } finally {
+    db.close();
+  }
+}
+
+const jsonl = (n: number, tag: string) =>
+  Array.from({ length: n }, (_, i) => JSON.stringify({ role: i % 2 ? "assistant" : "user", content: `${tag} line ${i} about the deploy ${"x".repeat(60)}` })).join("\n");
+
+describe.skipIf(!available)("full disk", () => {
+  test("a JSONL batch over 5,000 lines is stored all or nothing at every fill level", async () => {
+    // The last 1,000 lines are large: a batch cut in parts of 5,000 would store the first part and then fail.
+    const big = Array.from({ length: 1000 }, (_, i) => JSON.stringify({ role: i % 2 ? "assistant" : "user", content: `large ${i} ${"y".repeat(4000)}` })).join("\n");
+    const lines = `${jsonl(5000, "batch")}\n${big}`;
+    const outcomes = new Set<string>();
+    for (const freeKiB of [5000, 1500]) {
+      const home = join(fs.dir, `batch-${freeKiB}`);
+      expect((await cli(["add", "seed", "--role", "user", "--content", "seed"], { home })).code).toBe(0);
+      fs.leaveFree(freeKiB * 1024);
+      const r = await cli(["add", "big", "--json"], { home, stdin: lines });
+      const stored = storedCount(home, "big");
+      const inFile = existsSync(join(home, "sessions", "big", "history.json")) ? JSON.parse(readFileSync(join(home, "sessions", "big", "history.json"), "utf8")).length : 0;
+      if (r.code === 0) {
+        expect([stored, inFile]).toEqual([6000, 6000]);
+        outcomes.add("stored");
+      } else {
+        expect(r.code).toBe(1);
+        expect([stored, inFile]).toEqual([0, 0]);
+        expect(r.stderr).toContain("no space left on the device");
+        expect(r.stderr).toContain("nothing was changed");
+        outcomes.add("refused");
+      }
+      fs.leaveFree(64 * 1024 * 1024);
+      rmSync(home, { recursive: true, force: true });
+    }
+    expect(outcomes.has("refused")).toBe(true);
+  });
+
+  test("with 16 KiB or less free, commands say no space and nothing changed, never 'disk I/O error'", async () => {
+    const home = join(fs.dir, "nearly-full");
+    expect((await cli(["add", "s1", "--role", "user", "--content", "hello"], { home })).code).toBe(0);
+    let added = 1;
+    for (const freeKiB of [16, 8, 0]) {
+      fs.leaveFree(freeKiB * 1024);
+      for (const args of [["sessions"], ["history", "s1"], ["add", "s1", "--role", "user", "--content", "more"]]) {
+        const r = await cli(args, { home });
+        if (r.code === 0) {
+          if (args[0] === "add") added++;
+          continue; // it fitted
+        }
+        expect(r.code).toBe(1);
+        expect(r.stderr).not.toContain("disk I/O error");
+        expect(r.stderr).toContain("no space left on the device");
+        expect(r.stderr).toContain("nothing was changed");
+      }
+    }
+    fs.leaveFree(64 * 1024 * 1024);
+    expect(storedCount(home, "s1")).toBe(added);
+    rmSync(home, { recursive: true, force: true });
+  });
+
+  describe("summarize", () => {
+    let fake: FakeAnthropic;
+    beforeAll(async () => {
+      fake = await startFakeAnthropic();
+      fake.respond(() => ({ json: { key_decisions: ["Do: keep going"], past_discussions: [], current_discussion: { topic: "deploy", description: "d", perspectives: "", direction: "" } }, tag: "summary" }));
+    });
+    afterAll(() => fake.stop());
+
+    test("never says nothing was changed once summary.json and the cursor are written", async () => {
+      let savedSeen = 0;
+      for (let freeKiB = 8; freeKiB <= 120; freeKiB += 8) {
+        const home = join(fs.dir, `sum-${freeKiB}`);
+        const env = { ANTHROPIC_API_KEY: fake.apiKey, ANTHROPIC_BASE_URL: fake.url, MEMVOY_SUMMARY_CHUNK_CHARS: "1000" };
+        const setup = openMemory({ home, env, drain: "off" });
+        setup.add("s1", Array.from({ length: 12 }, (_, i) => ({ role: i % 2 ? ("assistant" as const) : ("user" as const), content: `turn ${i} ${"about the deploy ".repeat(20)}` })));
+        setup.close();
+        fs.leaveFree(freeKiB * 1024);
+        let report: Awaited<ReturnType<ReturnType<typeof openMemory>["summarize"]>> | undefined;
+        let thrown: unknown;
+        try {
+          const api = openMemory({ home, env, drain: "off" });
+          try {
+            report = await api.summarize("s1");
+          } finally {
+            api.close();
+          }
+        } catch (err) {
+          thrown = err;
+        }
+        const saved = existsSync(join(home, "sessions", "s1", "summary.json"));
+        if (saved) {
+          savedSeen++;
+          expect(thrown).toBeUndefined();
+          const s = report!.sessions[0]!;
+          expect(s.chunksDone).toBeGreaterThan(0);
+          expect(s.error ?? "").not.toContain("nothing was changed");
+          expect(existsSync(join(home, "sessions", "s1", ".summary_cursor"))).toBe(true);
+        } else if (thrown) {
+          expect(String(thrown)).toContain("no space left on the device");
+        } else {
+          expect(report!.sessions[0]!.chunksDone).toBe(0);
+        }
+        fs.leaveFree(64 * 1024 * 1024);
+        rmSync(home, { recursive: true, force: true });
+      }
+      expect(savedSeen).toBeGreaterThan(0);
+    });
+  });
+});

@@ -1,0 +1,64 @@
+// A home deleted or replaced under a running daemon: it notices within 5 s (device and inode), exits non-zero
+// and recreates nothing; a second daemon may then start. A background drain never recreates a deleted home.
+import { afterAll, expect, test } from "bun:test";
+import { existsSync, mkdirSync, renameSync, rmSync } from "node:fs";
+import { join } from "node:path";
+import { spawnDetachedDrain } from "../../src/app/background-drain.ts";
+import { homePaths } from "../../src/config/home.ts";
+import { cleanup, cli, startDaemon, tempHome, waitRunning } from "../fixture/daemon-process.ts";
+import { repoRoot } from "../fixture/home.ts";
+
+afterAll(cleanup);
+
+test("rm -rf of the home: the daemon exits non-zero within 5 s and the home stays gone", async () => {
+  const home = tempHome();
+  expect((await cli(home, ["add", "s1", "--role", "user", "--content", "hello"])).code).toBe(0);
+  const d = startDaemon(home, { MEMVOY_DAEMON_EMBED_INTERVAL_MS: "200" });
+  await waitRunning(d);
+  rmSync(home, { recursive: true, force: true });
+  const removedAt = performance.now();
+  const code = await d.exited;
+  // 5 s to notice, plus the time a loaded machine takes to deliver the exit.
+  expect(performance.now() - removedAt).toBeLessThan(8_000);
+  expect(code).not.toBe(0);
+  expect(d.stderr()).toContain("was deleted");
+  await Bun.sleep(300); // anything the daemon or a child still had in flight would have landed by now
+  expect(existsSync(home)).toBe(false);
+});
+
+test("the lock file deleted or replaced: the daemon exits, and a second daemon can then start", async () => {
+  const home = tempHome();
+  const d = startDaemon(home);
+  await waitRunning(d);
+  rmSync(join(home, "daemon.lock"));
+  expect(await d.exited).not.toBe(0);
+  expect(d.stderr()).toContain("daemon.lock");
+  const second = startDaemon(home);
+  await waitRunning(second);
+  second.proc.kill("SIGTERM");
+  expect(await second.exited).toBe(0);
+});
+
+test("the home replaced by another folder: the daemon exits without writing into the new one", async () => {
+  const home = tempHome();
+  const d = startDaemon(home);
+  await waitRunning(d);
+  renameSync(home, `${home}.old`);
+  mkdirSync(home);
+  expect(await d.exited).not.toBe(0);
+  expect(d.stderr()).toContain("was replaced");
+  await Bun.sleep(300);
+  expect(existsSync(join(home, "daemon.state.json"))).toBe(false);
+  expect(existsSync(join(home, ".store"))).toBe(false);
+  rmSync(`${home}.old`, { recursive: true, force: true });
+});
+
+test("a background drain started for a home that is then deleted does not recreate it", async () => {
+  const home = tempHome();
+  expect((await cli(home, ["add", "s1", "--role", "user", "--content", "hello"])).code).toBe(0);
+  rmSync(home, { recursive: true, force: true });
+  const started = spawnDetachedDrain({ ...homePaths(home), store: tempHome() }, [process.execPath, join(repoRoot, "src/index.ts")]);
+  expect(started).toBe(true);
+  await Bun.sleep(1500);
+  expect(existsSync(home)).toBe(false);
+});
