@@ -1,5 +1,6 @@
 // Turn the user's text into search terms and safe FTS5 expressions: the text is never FTS5 syntax.
 import { CJK_RUN, searchForm } from "../shared/search-form.ts";
+import { indexTokens } from "./bm25.ts";
 
 const STOPWORDS = new Set(
   ("a an and are as at be been but by can could did do does for from had has have he her him his how i if in into is it its " +
@@ -13,13 +14,14 @@ export interface QueryTerm {
   text: string;
   cjk: boolean;
   stop: boolean;
-  /** The word being typed: the last one, with no space after it. It also matches as a prefix. */
+  /** The word a person is still typing (the last one, no space after it, and the caller said so): it also matches as a prefix. */
   partial?: boolean;
 }
 
 const WORD = /[\p{L}\p{N}_]+(?:['’][\p{L}]+)?/gu;
 
-export function queryTerms(query: string): QueryTerm[] {
+/** `typing`: a person is typing the query now, so its last word may be unfinished (the TUI says so; the CLI, API and agents do not). */
+export function queryTerms(query: string, options: { typing?: boolean } = {}): QueryTerm[] {
   const text = query.normalize("NFKC").toLowerCase();
   const out: QueryTerm[] = [];
   const seen = new Set<string>();
@@ -34,7 +36,7 @@ export function queryTerms(query: string): QueryTerm[] {
   }
   words(text.slice(last), push);
   const tail = out[out.length - 1];
-  if (tail && !tail.cjk && !/\s$/.test(query) && text.endsWith(tail.text)) tail.partial = true;
+  if (options.typing && tail && !tail.cjk && !/\s$/.test(query) && text.endsWith(tail.text)) tail.partial = true;
   return out;
 }
 
@@ -74,4 +76,34 @@ export function ftsAnyQuery(terms: readonly QueryTerm[]): string | undefined {
   const content = terms.filter((t) => !t.stop);
   // Whole words only: prefixes of several words would drown bm25 in partial matches.
   return content.length > 1 ? content.map((t) => ftsTerm(t, false)).join(" OR ") : undefined;
+}
+
+/** One phrase of an FTS expression built here: its FTS text and its index tokens (for ranking in JS). */
+export interface FtsPhrase {
+  expr: string;
+  tokens: string[];
+  prefix: boolean;
+}
+
+/** The phrases ftsAllQuery (or, with `any`, ftsAnyQuery) puts in its expression. */
+export function ftsPhrases(terms: readonly QueryTerm[], any = false): FtsPhrase[] {
+  const content = terms.filter((t) => !t.stop);
+  const use = any ? content : content.length > 0 ? content : terms;
+  const out: FtsPhrase[] = [];
+  for (const t of use) {
+    if (!t.cjk) {
+      const stem = searchForm(t.text).trim();
+      out.push({ expr: `"${stem.replaceAll('"', '""')}"`, tokens: indexTokens(t.text), prefix: false });
+      if (!any && t.partial && t.text.length >= 3 && /^[a-z0-9]+$/.test(t.text)) out.push({ expr: `"${t.text}"*`, tokens: [t.text], prefix: true });
+      continue;
+    }
+    const chars = Array.from(t.text);
+    if (chars.length === 1) out.push({ expr: `"${t.text}"*`, tokens: [t.text], prefix: true });
+    else {
+      const grams: string[] = [];
+      for (let i = 0; i < chars.length - 1; i++) grams.push(chars[i]! + chars[i + 1]!);
+      out.push({ expr: `"${grams.join(" ")}"`, tokens: grams, prefix: false });
+    }
+  }
+  return out;
 }

@@ -2,6 +2,7 @@
 import type { Database } from "bun:sqlite";
 import type { MessageRecord, Role, StoredMessage } from "../../shared/message.ts";
 import { searchForm } from "../../shared/search-form.ts";
+import { ftsHasSession, sessionToken } from "./fts-upgrade.ts";
 
 interface Row {
   seq: bigint;
@@ -37,13 +38,16 @@ export function toStored(r: Row): StoredMessage {
  */
 export function insertMessages(db: Database, session: string, records: readonly MessageRecord[], now: bigint, opts: { queueEmbedding?: boolean } = {}): bigint[] {
   const insert = db.query("INSERT INTO messages (id, session_id, role, content, send_at, sender) VALUES (?, ?, ?, ?, ?, ?)");
-  const fts = db.query("INSERT INTO messages_fts (rowid, body) VALUES (?, ?)");
+  const withSession = ftsHasSession(db);
+  const fts = withSession ? db.query("INSERT INTO messages_fts (rowid, body, sess) VALUES (?, ?, ?)") : db.query("INSERT INTO messages_fts (rowid, body) VALUES (?, ?)");
+  const token = withSession ? sessionToken(session) : undefined;
   const queue = db.query("INSERT INTO embed_queue (seq) VALUES (?)");
   const seqs: bigint[] = [];
   let lastSendAt = 0n;
   for (const r of records) {
     const seq = BigInt(insert.run(r.id, session, r.role, r.content, r.sendAt, r.sender ?? null).lastInsertRowid);
-    fts.run(seq, searchForm(r.content));
+    if (token) fts.run(seq, searchForm(r.content), token);
+    else fts.run(seq, searchForm(r.content));
     if (opts.queueEmbedding !== false) queue.run(seq);
     seqs.push(seq);
     if (r.sendAt > lastSendAt) lastSendAt = r.sendAt;
@@ -141,6 +145,10 @@ export function deleteSessionMessages(db: Database, session: string, now: bigint
   const bound = maxSeq(db) + 1n;
   dropVectors(db, session, bound, now);
   db.prepare("DELETE FROM messages_fts WHERE rowid IN (SELECT seq FROM messages WHERE session_id = ?)").run(session);
+  // An index upgrade under way already holds copies of these rows (src/storage/sqlite/fts-upgrade.ts).
+  if (db.query("SELECT 1 FROM sqlite_master WHERE name = 'messages_fts_next'").get() !== null) {
+    db.prepare("DELETE FROM messages_fts_next WHERE rowid IN (SELECT seq FROM messages WHERE session_id = ?)").run(session);
+  }
   const n = db.prepare("DELETE FROM messages WHERE session_id = ?").run(session).changes;
   db.prepare("DELETE FROM message_meta WHERE session_id = ?").run(session);
   db.prepare("UPDATE sessions SET message_count = 0, updated_at = ? WHERE id = ?").run(now, session);

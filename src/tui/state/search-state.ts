@@ -89,7 +89,7 @@ export class SearchState {
       return undefined;
     }
     this.busy = true;
-    const options: SearchOptions = { query: this.query, match: quick ? "keyword" : this.effectiveMode(), range: this.range, limit: this.limit };
+    const options: SearchOptions = { query: this.query, match: quick ? "keyword" : this.effectiveMode(), range: this.range, limit: this.limit, typing: true };
     if (quick) options.order = "newest";
     if (this.scope === "session" && this.session !== undefined) options.session = this.session;
     return { seq, options, mode: this.mode };
