@@ -20,6 +20,7 @@ import { dueSessions } from "../memory/summary/due-sessions.ts";
 import { importSummary, type ImportSummaryResult } from "../memory/summary/import-summary.ts";
 import { daemonLockHeld } from "./daemon-probe.ts";
 import { keywordSearch } from "../search/keyword.ts";
+import { indexUpgradeState, upgradeIndex, type IndexUpgradeOptions, type IndexUpgradeResult, type IndexUpgradeState } from "../memory/index-upgrade.ts";
 import type { SearchOptions, SearchResult } from "../search/search-types.ts";
 import { toNewMessage, type WireMessageInput } from "./wire-input.ts";
 import { recordError, type RecordErrorResult } from "../memory/error-memory/record-error.ts";
@@ -138,6 +139,19 @@ export class MemoryApi {
    */
   async maintain(options: { signal?: AbortSignal; vectors?: boolean } = {}): Promise<MaintenanceReport> {
     return maintainTiers(this.ctx, { signal: options.signal, vectors: options.vectors === false ? undefined : this.#semantic.index });
+  }
+
+  /** Whether the keyword index carries the session column yet (searches in one session use it once it does). */
+  indexUpgrade(): IndexUpgradeState {
+    return indexUpgradeState(this.ctx);
+  }
+
+  /**
+   * Build the keyword index with a session column, in short write transactions (add waits at most one of
+   * them), resuming where a stopped run left off; search uses the current index until the swap at the end.
+   */
+  upgradeIndex(options: IndexUpgradeOptions = {}): Promise<IndexUpgradeResult> {
+    return upgradeIndex(this.ctx, options);
   }
 
   /** The LanceDB half of maintain(): compact the message vectors and build or refresh their index. */

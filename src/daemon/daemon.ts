@@ -9,6 +9,7 @@ import { errorMessage, RuntimeFailure } from "../shared/errors.ts";
 import { checkCronPatterns } from "./cron-patterns.ts";
 import { embedDrainJob } from "./jobs/embed-drain.ts";
 import { errorSweepJob } from "./jobs/error-sweep.ts";
+import { indexUpgradeJob } from "./jobs/index-upgrade.ts";
 import { maintenanceJob } from "./jobs/maintenance.ts";
 import { summaryJob } from "./jobs/summaries.ts";
 import { acquireDaemonLock, lockHolderPid } from "./lock.ts";
@@ -43,6 +44,7 @@ function registerJobs(scheduler: Scheduler, api: MemoryApi, work: RunWork): void
   scheduler.addLoop(embedDrainJob(api, work, c.daemon.embed_interval_ms));
   scheduler.addCron(errorSweepJob(work, c.daemon.sweep_cron));
   scheduler.addCron(maintenanceJob(api, work, c.daemon.maintenance_cron));
+  scheduler.addLoop(indexUpgradeJob(api));
 }
 
 /** Run until a stop signal; resolves with the exit code (0 after a clean stop). */

@@ -1,23 +1,36 @@
-// memvoy doctor [--repair]: check history.json files against the archive; repair what can be repaired.
+// memvoy doctor [--repair] [--migrate]: check history.json files against the archive; repair what can be
+// repaired; run the keyword index upgrade now (the daemon otherwise runs it in the background).
 import { bool, expectPositionals, parseArgs } from "../args.ts";
 import { openFromFlags, printUsage } from "../command.ts";
 import { printJson, println } from "../output.ts";
+import { progressBar } from "../progress.ts";
+import type { MemoryApi } from "../../app/memory-api.ts";
 
 export const usage = `
-Usage: memvoy doctor [--repair] [--json]
+Usage: memvoy doctor [--repair] [--migrate] [--json]
 
 Check the home: SQLite integrity, and every session's history.json against the
 archive. --repair moves a corrupt history.json aside (history.json.corrupt-TIME)
 and rebuilds it from the archive, which holds every message. Exit code 1 when a
 problem is left unrepaired.
+
+--migrate runs the keyword index upgrade now, with a progress bar: a new index
+with a session column, so that a search in one session stays fast on a large
+archive. The daemon runs it in the background otherwise. Writes and searches go
+on meanwhile (search uses the current index until the new one is complete);
+stopped with Ctrl-C, it resumes where it left off.
 `;
 
 export async function run(argv: readonly string[]): Promise<number> {
-  const p = parseArgs(argv, { repair: { type: "boolean" } }, "doctor");
+  const p = parseArgs(argv, { repair: { type: "boolean" }, migrate: { type: "boolean" } }, "doctor");
   if (bool(p, "help")) return printUsage(usage);
   expectPositionals(p, "doctor", []);
   const api = openFromFlags(p);
   try {
+    if (bool(p, "migrate")) {
+      const ok = await migrate(api, bool(p, "json"));
+      if (!ok) return 130;
+    }
     const r = api.doctor({ repair: bool(p, "repair") });
     if (bool(p, "json")) printJson(r);
     else {
@@ -28,5 +41,27 @@ export async function run(argv: readonly string[]): Promise<number> {
     return r.ok ? 0 : 1;
   } finally {
     api.close();
+  }
+}
+
+/** Run the index upgrade to the end (or until Ctrl-C); false when stopped. */
+async function migrate(api: MemoryApi, json: boolean): Promise<boolean> {
+  const before = api.indexUpgrade();
+  if (before.done) {
+    if (!json) println("keyword index: up to date");
+    return true;
+  }
+  const stop = new AbortController();
+  const onInt = () => stop.abort();
+  process.on("SIGINT", onInt);
+  const bar = process.stderr.isTTY ? progressBar(process.stderr) : undefined;
+  try {
+    if (!json) println(`keyword index: upgrading (${before.copied}/${before.total} messages done earlier)`);
+    const r = await api.upgradeIndex({ signal: stop.signal, progress: (done, total) => bar?.update(done, total) });
+    bar?.done();
+    if (!json) println(r.done ? `keyword index: upgraded (${r.copied} messages in ${(r.ms / 1000).toFixed(1)} s)` : "keyword index: stopped; run memvoy doctor --migrate again to resume");
+    return r.done;
+  } finally {
+    process.off("SIGINT", onInt);
   }
 }

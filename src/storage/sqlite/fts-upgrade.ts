@@ -25,6 +25,23 @@ export function ftsHasSession(db: Database): boolean {
   return session;
 }
 
+/** A home with no message yet gets the new index at once (nothing to copy); called when the database opens. */
+export function upgradeEmptyFts(db: Database): void {
+  if (ftsHasSession(db) || db.query("SELECT 1 FROM messages LIMIT 1").get() !== null) return;
+  db.transaction(() => {
+    if (ftsHasSession(db) || db.query("SELECT 1 FROM messages LIMIT 1").get() !== null) return;
+    db.run(upgradeSql);
+    swap(db);
+    db.run("DROP TABLE messages_fts_old");
+  }).immediate();
+}
+
+function swap(db: Database): void {
+  db.run("ALTER TABLE messages_fts RENAME TO messages_fts_old");
+  db.run("ALTER TABLE messages_fts_next RENAME TO messages_fts");
+  db.run("DROP TABLE fts_upgrade");
+}
+
 export interface FtsUpgradeState {
   done: boolean;
   /** Messages copied so far / messages in the archive (an estimate while it runs). */
@@ -94,9 +111,7 @@ export async function upgradeFts(db: Database, options: FtsUpgradeOptions = {}):
         done += rows.length;
         if (rows.length === batch) return false;
         // Caught up: nothing can be written between this copy and the swap (same write transaction).
-        db.run("ALTER TABLE messages_fts RENAME TO messages_fts_old");
-        db.run("ALTER TABLE messages_fts_next RENAME TO messages_fts");
-        db.run("DROP TABLE fts_upgrade");
+        swap(db);
         return true;
       }).immediate();
       longest = Math.max(longest, performance.now() - t);

@@ -5,6 +5,7 @@ import { chmodSync, existsSync } from "node:fs";
 import { ensureDir, FILE_MODE } from "../../shared/atomic-write.ts";
 import { RuntimeFailure } from "../../shared/errors.ts";
 import { MIGRATIONS } from "./migrations/index.ts";
+import { upgradeEmptyFts } from "./fts-upgrade.ts";
 
 export class SchemaTooNewError extends RuntimeFailure {}
 
@@ -18,6 +19,7 @@ export function openDatabase(path: string, options: { readonly?: boolean } = {})
     db.run("PRAGMA journal_mode = WAL");
     db.run("PRAGMA synchronous = NORMAL");
     migrate(db, path);
+    upgradeEmptyFts(db);
   }
   db.run("PRAGMA cache_size = -65536");
   return db;
