@@ -5,9 +5,9 @@
 import type { StoredMessage } from "../shared/message.ts";
 import { rangeStart, type TimeRange } from "../shared/time.ts";
 import type { Db } from "../storage/sqlite/db.ts";
-import { ftsTotals, hasArchived, matchShare, RANK_WINDOW, rowsBySeq, scanRecent, windowMatches, type KeywordFilter } from "../storage/sqlite/keyword-queries.ts";
-import { bm25, type Phrase } from "./bm25.ts";
-import { ftsAllQuery, ftsAnyQuery, ftsPhrases, queryTerms, type FtsPhrase, type QueryTerm } from "./query-terms.ts";
+import { ftsTotals, hasArchived, matchShare, RANK_WINDOW, scanRecent, windowMatches, windowRows, type KeywordFilter } from "../storage/sqlite/keyword-queries.ts";
+import { bm25 } from "./bm25.ts";
+import { ftsAllQuery, ftsAnyQuery, ftsPhrases, queryTerms, type QueryTerm } from "./query-terms.ts";
 import { findMatches, makeSnippet } from "./snippet.ts";
 import type { SearchHit } from "./search-types.ts";
 
@@ -55,7 +55,7 @@ export function keywordSearch(db: Db, o: KeywordOptions): SearchHit[] {
   if (o.order === "newest") {
     if (all) {
       const seqs = windowMatches(db, all, filter.session, Math.max(limit * 8, 200));
-      const rows = rowsBySeq(db, seqs, filter).sort((a, b) => (a.seq < b.seq ? 1 : -1));
+      const rows = windowRows(db, seqs, filter).map((r) => r.message).sort((a, b) => (a.seq < b.seq ? 1 : -1));
       for (const m of rows.slice(0, limit)) add(m, m.recent ? "recent" : "archive", 0.5);
     }
     if (hits.size < limit) for (const [m, q] of recentMatches(db, terms, filter, limit, o.now)) add(m, "recent", q);
@@ -68,10 +68,11 @@ export function keywordSearch(db: Db, o: KeywordOptions): SearchHit[] {
     let w = windows.get(expr);
     if (w) return w;
     totals ??= ftsTotals(db);
-    const phrases: Phrase[] = ftsPhrases(terms, isAny);
-    if (phrases.length > 1) for (const p of phrases) p.share = matchShare(db, (p as FtsPhrase).expr, totals.rows);
-    const rows = rowsBySeq(db, windowMatches(db, expr, filter.session, RANK_WINDOW), filter);
-    const score = new Map(rows.map((m) => [m.id, bm25(m.content, phrases, totals!.rows, totals!.avgTokens)] as const));
+    const phrases = ftsPhrases(terms, isAny);
+    if (phrases.length > 1) for (const p of phrases) p.share = matchShare(db, p.expr, totals.rows);
+    const found = windowRows(db, windowMatches(db, expr, filter.session, RANK_WINDOW), filter);
+    const rows = found.map((r) => r.message);
+    const score = new Map(found.map((r) => [r.message.id, bm25(r.message.content.toLowerCase(), r.tokens, phrases, totals!.rows, totals!.avgTokens, !isAny)] as const));
     // Best first; ties: oldest first (as FTS5 ordered equal ranks)
     rows.sort((a, b) => score.get(b.id)! - score.get(a.id)! || (a.seq < b.seq ? -1 : 1));
     windows.set(expr, (w = { rows, score }));

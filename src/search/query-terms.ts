@@ -1,6 +1,6 @@
 // Turn the user's text into search terms and safe FTS5 expressions: the text is never FTS5 syntax.
 import { CJK_RUN, searchForm } from "../shared/search-form.ts";
-import { indexTokens } from "./bm25.ts";
+import { indexTokens, type Phrase } from "./bm25.ts";
 
 const STOPWORDS = new Set(
   ("a an and are as at be been but by can could did do does for from had has have he her him his how i if in into is it its " +
@@ -78,11 +78,9 @@ export function ftsAnyQuery(terms: readonly QueryTerm[]): string | undefined {
   return content.length > 1 ? content.map((t) => ftsTerm(t, false)).join(" OR ") : undefined;
 }
 
-/** One phrase of an FTS expression built here: its FTS text and its index tokens (for ranking in JS). */
-export interface FtsPhrase {
+/** One phrase of an FTS expression built here: its FTS text, and what bm25.ts needs to count it in a row. */
+export interface FtsPhrase extends Phrase {
   expr: string;
-  tokens: string[];
-  prefix: boolean;
 }
 
 /** The phrases ftsAllQuery (or, with `any`, ftsAnyQuery) puts in its expression. */
@@ -93,16 +91,18 @@ export function ftsPhrases(terms: readonly QueryTerm[], any = false): FtsPhrase[
   for (const t of use) {
     if (!t.cjk) {
       const stem = searchForm(t.text).trim();
-      out.push({ expr: `"${stem.replaceAll('"', '""')}"`, tokens: indexTokens(t.text), prefix: false });
-      if (!any && t.partial && t.text.length >= 3 && /^[a-z0-9]+$/.test(t.text)) out.push({ expr: `"${t.text}"*`, tokens: [t.text], prefix: true });
+      const tokens = indexTokens(t.text);
+      const kind = tokens.length === 1 && /^[a-z0-9]+$/.test(tokens[0]!) ? "stem" : "tokens";
+      out.push({ expr: `"${stem.replaceAll('"', '""')}"`, kind, text: tokens[0] ?? "", tokens });
+      if (!any && t.partial && t.text.length >= 3 && /^[a-z0-9]+$/.test(t.text)) out.push({ expr: `"${t.text}"*`, kind: "prefix", text: t.text, tokens: [t.text] });
       continue;
     }
     const chars = Array.from(t.text);
-    if (chars.length === 1) out.push({ expr: `"${t.text}"*`, tokens: [t.text], prefix: true });
+    if (chars.length === 1) out.push({ expr: `"${t.text}"*`, kind: "cjk", text: t.text, tokens: [t.text] });
     else {
       const grams: string[] = [];
       for (let i = 0; i < chars.length - 1; i++) grams.push(chars[i]! + chars[i + 1]!);
-      out.push({ expr: `"${grams.join(" ")}"`, tokens: grams, prefix: false });
+      out.push({ expr: `"${grams.join(" ")}"`, kind: "cjk", text: t.text, tokens: grams });
     }
   }
   return out;

@@ -56,14 +56,23 @@ export function windowMatches(db: Database, match: string, session: string | und
   return rows.map((r) => r[0]);
 }
 
-/** Rows among `seqs` passing the filter (any order; rows deleted since they were indexed are absent). */
-export function rowsBySeq(db: Database, seqs: readonly bigint[], f: KeywordFilter): StoredMessage[] {
+/** A window row: the message and its length in index tokens (FTS5's docsize, every column). */
+export interface WindowRow {
+  message: StoredMessage;
+  tokens: number;
+}
+
+/** Rows among `seqs` passing the filter, in any order (rows deleted since they were indexed are absent). */
+export function windowRows(db: Database, seqs: readonly bigint[], f: KeywordFilter): WindowRow[] {
   if (seqs.length === 0) return [];
   const args: (string | bigint)[] = [JSON.stringify(seqs.map(String))];
-  let sql = `SELECT ${COLS} FROM messages m WHERE m.seq IN (SELECT CAST(value AS INTEGER) FROM json_each(?))`;
+  let sql = `SELECT ${COLS}, d.sz AS sz FROM messages m LEFT JOIN messages_fts_docsize d ON d.id = m.seq WHERE m.seq IN (SELECT CAST(value AS INTEGER) FROM json_each(?))`;
   if (f.session !== undefined) (sql += " AND m.session_id = ?"), args.push(f.session);
   if (f.since !== undefined) (sql += " AND m.send_at >= ?"), args.push(f.since);
-  return (db.query(sql).all(...args) as Row[]).map(toStored);
+  return (db.query(sql).all(...args) as (Row & { sz: Uint8Array | null })[]).map((r) => ({
+    message: toStored(r),
+    tokens: r.sz ? varints(r.sz).reduce((a, b) => a + b, 0) : 0,
+  }));
 }
 
 /** Rows in the index and their mean length in tokens (FTS5's own running totals: the averages record). */
