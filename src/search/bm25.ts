@@ -1,7 +1,7 @@
 // bm25 computed in JS over the rows of a match window, the same formula as FTS5's bm25() (k1 1.2, b 0.75).
 // Row lengths come from the index (FTS5's docsize); term counts are found in the row's text, word by
 // word for stems (the index holds Porter2 stems), by substring for CJK. Document frequencies are
-// estimates from the index (see matchShare); a one-phrase query needs none: its idf is the same for every row.
+// estimates from the index (see matchShare); a one-phrase query's order needs none (its idf is the same for every row).
 import { searchForm, stemWord } from "../shared/search-form.ts";
 
 const K1 = 1.2;

@@ -69,7 +69,8 @@ export function keywordSearch(db: Db, o: KeywordOptions): SearchHit[] {
     if (w) return w;
     totals ??= ftsTotals(db);
     const phrases = ftsPhrases(terms, isAny);
-    if (phrases.length > 1) for (const p of phrases) p.share = matchShare(db, p.expr, totals.rows);
+    // Document frequencies (estimated, cheap): they order multi-term matches, and keep one-term scores on the scale recent-tier scores share.
+    for (const p of phrases) p.share = matchShare(db, p.expr, totals.rows);
     const found = windowRows(db, windowMatches(db, expr, filter.session, RANK_WINDOW), filter);
     const rows = found.map((r) => r.message);
     const score = new Map(found.map((r) => [r.message.id, bm25(r.message.content.toLowerCase(), r.tokens, phrases, totals!.rows, totals!.avgTokens, !isAny)] as const));
