@@ -6,7 +6,8 @@ import { Database } from "bun:sqlite";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { openMemory, type MemoryApi } from "../src/lib.ts";
-import { ftsAllQuery, queryTerms } from "../src/search/query-terms.ts";
+import { ftsAllQuery, ftsPhrases, queryTerms } from "../src/search/query-terms.ts";
+import { rankWindow } from "../src/storage/sqlite/keyword-queries.ts";
 import { sessionToken } from "../src/storage/sqlite/fts-upgrade.ts";
 import { rangeStart } from "../src/shared/time.ts";
 import { CORPUS_END_NS } from "./lib/build-home.ts";
@@ -48,14 +49,15 @@ function rawFts(home: string) {
   const db = new Database(join(home, ".store", "history.db"), { readonly: true, safeIntegers: true });
   db.run("PRAGMA cache_size = -65536");
   const upgraded = (db.query("SELECT count(*) AS n FROM pragma_table_xinfo('messages_fts') WHERE name = 'sess'").get() as { n: bigint }).n > 0n;
-  const window = db.query("SELECT rowid FROM messages_fts WHERE messages_fts MATCH ? ORDER BY rowid DESC LIMIT 2000");
+  const window = db.query("SELECT rowid FROM messages_fts WHERE messages_fts MATCH ? ORDER BY rowid DESC LIMIT ?");
   const fetch = db.query("SELECT seq, id, session_id, role, content, send_at, sender, recent FROM messages WHERE seq IN (SELECT CAST(value AS INTEGER) FROM json_each(?)) AND send_at >= ?");
   return {
     upgraded,
     search(q: BenchQuery): number {
-      const expr = ftsAllQuery(queryTerms(q.query))!;
+      const terms = queryTerms(q.query);
+      const expr = ftsAllQuery(terms)!;
       const match = q.session ? `{sess}: ${sessionToken(q.session)} AND (${expr})` : expr;
-      const seqs = (window.values(match) as [bigint][]).map((r) => String(r[0]));
+      const seqs = (window.values(match, rankWindow(ftsPhrases(terms).length)) as [bigint][]).map((r) => String(r[0]));
       return fetch.all(JSON.stringify(seqs), rangeStart(q.range ?? "all", CORPUS_END_NS) ?? 0n).length;
     },
     close: () => db.close(),

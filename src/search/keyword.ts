@@ -5,7 +5,7 @@
 import type { StoredMessage } from "../shared/message.ts";
 import { rangeStart, type TimeRange } from "../shared/time.ts";
 import type { Db } from "../storage/sqlite/db.ts";
-import { ftsTotals, hasArchived, matchShare, RANK_WINDOW, scanRecent, windowMatches, windowRows, type KeywordFilter } from "../storage/sqlite/keyword-queries.ts";
+import { ftsTotals, hasArchived, matchShare, rankWindow, scanRecent, windowMatches, windowRows, type KeywordFilter } from "../storage/sqlite/keyword-queries.ts";
 import { bm25 } from "./bm25.ts";
 import { ftsAllQuery, ftsAnyQuery, ftsPhrases, queryTerms, type QueryTerm } from "./query-terms.ts";
 import { findMatches, makeSnippet } from "./snippet.ts";
@@ -71,7 +71,7 @@ export function keywordSearch(db: Db, o: KeywordOptions): SearchHit[] {
     const phrases = ftsPhrases(terms, isAny);
     // Document frequencies (estimated, cheap): they order multi-term matches, and keep one-term scores on the scale recent-tier scores share.
     for (const p of phrases) p.share = matchShare(db, p.expr, totals.rows);
-    const found = windowRows(db, windowMatches(db, expr, filter.session, RANK_WINDOW), filter);
+    const found = windowRows(db, windowMatches(db, expr, filter.session, rankWindow(phrases.length)), filter);
     const rows = found.map((r) => r.message);
     const score = new Map(found.map((r) => [r.message.id, bm25(r.message.content.toLowerCase(), r.tokens, phrases, totals!.rows, totals!.avgTokens, !isAny)] as const));
     // Best first; ties: oldest first (as FTS5 ordered equal ranks)

@@ -83,7 +83,7 @@ export interface FtsUpgradeResult {
  */
 export async function upgradeFts(db: Database, options: FtsUpgradeOptions = {}): Promise<FtsUpgradeResult> {
   const started = performance.now();
-  const batch = Math.max(1, options.batch ?? 2000);
+  const batch = Math.max(1, options.batch ?? 500);
   const pause = options.pauseMs ?? 2;
   let longest = 0;
   let copied = 0;

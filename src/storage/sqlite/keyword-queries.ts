@@ -14,6 +14,11 @@ export interface KeywordFilter {
  * matching row, so a common term would otherwise cost a scan of every row holding it.
  */
 export const RANK_WINDOW = 2_000;
+/** One-term queries rank a smaller window: their order depends only on term count and row length. */
+export const ONE_TERM_WINDOW = 500;
+
+/** How many of the newest matches a query of `phrases` phrases ranks. */
+export const rankWindow = (phrases: number) => (phrases > 1 ? RANK_WINDOW : ONE_TERM_WINDOW);
 
 const COLS = MESSAGE_COLUMNS.split(", ").map((c) => "m." + c).join(", ");
 type Row = Parameters<typeof toStored>[0];
