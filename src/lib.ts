@@ -20,3 +20,4 @@ export { UnknownErrorIdError, AmbiguousErrorIdError } from "./memory/error-memor
 export { InvalidErrorInputError } from "./memory/error-memory/error-input.ts";
 export type { Config } from "./config/schema.ts";
 export { MemvoyError, InputError, UsageError, RuntimeFailure } from "./shared/errors.ts";
+export { describeError } from "./shared/describe-error.ts";

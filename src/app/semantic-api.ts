@@ -1,5 +1,5 @@
 // The semantic tier as MemoryApi uses it: background drain after writes, semantic and hybrid search, reindex.
-import { errorMessage } from "../shared/errors.ts";
+import { describeError } from "../shared/describe-error.ts";
 import { createEmbedder } from "../embed/create-embedder.ts";
 import type { MemoryContext } from "../memory/memory-context.ts";
 import { drainQueue, type DrainOptions, type DrainReport } from "../memory/embedding/drain.ts";
@@ -101,7 +101,7 @@ export class SemanticApi {
     try {
       src = await this.source(o.session);
     } catch (err) {
-      src = { unavailable: errorMessage(err) };
+      src = { unavailable: describeError(err) };
     }
     return hybridSearch(this.ctx.db, src, o);
   }

@@ -3,6 +3,7 @@ import * as v from "valibot";
 import { InputError } from "../shared/errors.ts";
 import { parseTimeOrThrow } from "../shared/time.ts";
 import { checkNewMessage, type NewMessage } from "../memory/message-input.ts";
+import { describeIssues } from "../shared/schema-issues.ts";
 
 const WireMessage = v.strictObject({
   role: v.picklist(["user", "assistant"], "role must be user or assistant"),
@@ -16,10 +17,7 @@ export type WireMessageInput = v.InferInput<typeof WireMessage>;
 export function toNewMessage(raw: unknown, where: string): NewMessage {
   const r = v.safeParse(WireMessage, raw);
   if (!r.success) {
-    const issue = r.issues[0]!;
-    const path = v.getDotPath(issue);
-    const unknown = issue.type === "strict_object" && issue.expected === "never";
-    throw new InputError(`${where}: ${path ? `${path}: ` : ""}${unknown ? "unknown field" : issue.message}`);
+    throw new InputError(`${where}: ${describeIssues(r.issues)}`);
   }
   const m: NewMessage = { role: r.output.role, content: r.output.content };
   const at = r.output.sendAt;

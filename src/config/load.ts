@@ -4,6 +4,7 @@ import { parse as parseToml } from "smol-toml";
 import * as v from "valibot";
 import { InputError } from "../shared/errors.ts";
 import { ConfigSchema, type Config } from "./schema.ts";
+import { describeIssues } from "../shared/schema-issues.ts";
 
 export class ConfigError extends InputError {}
 
@@ -52,11 +53,7 @@ function merge(base: Table, over: Table): Table {
 export function validateConfig(raw: unknown, source: string): Config {
   const result = v.safeParse(ConfigSchema, raw);
   if (result.success) return result.output;
-  const issue = result.issues[0]!;
-  const path = v.getDotPath(issue) ?? "(top level)";
-  const unknown = issue.type === "strict_object" && issue.expected === "never";
-  const what = unknown ? "unknown key" : issue.message;
-  throw new ConfigError(`config error in ${source}: ${path}: ${what}`);
+  throw new ConfigError(`config error in ${source}: ${describeIssues(result.issues, { unknown: "unknown key", topLevel: "(top level)" })}`);
 }
 
 export function loadConfig(file: string, env: Record<string, string | undefined> = process.env): Config {

@@ -5,7 +5,8 @@ import { openMemory } from "../app/open-memory.ts";
 import type { MemoryApi } from "../app/memory-api.ts";
 import { homePaths } from "../config/home.ts";
 import { ensureDir } from "../shared/atomic-write.ts";
-import { errorMessage, RuntimeFailure } from "../shared/errors.ts";
+import { RuntimeFailure } from "../shared/errors.ts";
+import { describeError } from "../shared/describe-error.ts";
 import { checkCronPatterns } from "./cron-patterns.ts";
 import { embedDrainJob } from "./jobs/embed-drain.ts";
 import { errorSweepJob } from "./jobs/error-sweep.ts";
@@ -62,13 +63,13 @@ export async function runDaemon(o: DaemonOptions): Promise<number> {
   const onSignal = (sig: string) => () => stopping.resolve(sig);
   process.on("SIGTERM", onSignal("SIGTERM"));
   process.on("SIGINT", onSignal("SIGINT"));
-  process.on("unhandledRejection", (err) => log.error("daemon.unhandled", { error: log.scrub(errorMessage(err)) }));
+  process.on("unhandledRejection", (err) => log.error("daemon.unhandled", { error: log.scrub(describeError(err)) }));
 
   let api: MemoryApi;
   try {
     api = openMemory({ home: paths.home, config: info.config, env, drain: "off" });
   } catch (err) {
-    log.error("daemon.start_failed", { error: log.scrub(errorMessage(err)) });
+    log.error("daemon.start_failed", { error: log.scrub(describeError(err)) });
     log.close();
     release();
     throw err;

@@ -1,6 +1,6 @@
 // Runs the daemon's jobs (croner schedules and continuous loops), records each run in the state file.
 import { Cron } from "croner";
-import { errorMessage } from "../shared/errors.ts";
+import { describeError } from "../shared/describe-error.ts";
 import type { DaemonLog } from "./log.ts";
 import { newJobState, writeState, type DaemonState, type JobState } from "./state.ts";
 
@@ -69,7 +69,7 @@ export class Scheduler {
     const ctx = { signal: this.signal, log: this.log };
     const done = job.loop(ctx, (startedAt, outcome) => this.record(job.name, startedAt, outcome)).catch((err) => {
       this.record(job.name, new Date(), err instanceof Error ? err : new Error(String(err)));
-      this.log.error("job.crash", { job: job.name, error: this.log.scrub(errorMessage(err)) });
+      this.log.error("job.crash", { job: job.name, error: this.log.scrub(describeError(err)) });
     });
     this.track(done);
   }
@@ -109,7 +109,7 @@ export class Scheduler {
     j.lastRun = startedAt.toISOString();
     j.lastDurationMs = ms;
     j.runs++;
-    const failure = outcome instanceof Error ? errorMessage(outcome) : outcome.errors?.length ? outcome.errors.join("; ") : undefined;
+    const failure = outcome instanceof Error ? describeError(outcome) : outcome.errors?.length ? outcome.errors.join("; ") : undefined;
     const detail = outcome instanceof Error ? null : (outcome.detail ?? null);
     j.lastDetail = detail;
     if (failure !== undefined) {
@@ -137,7 +137,7 @@ export class Scheduler {
     try {
       writeState(this.home, this.state);
     } catch (err) {
-      this.log.warn("state.write_failed", { error: errorMessage(err) });
+      this.log.warn("state.write_failed", { error: describeError(err) });
     }
   }
 

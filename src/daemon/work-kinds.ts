@@ -1,6 +1,6 @@
 // The daemon's LanceDB work, by kind: what its child process (`memvoy daemon work KIND`) runs per request.
 import type { MemoryApi } from "../app/memory-api.ts";
-import { errorMessage } from "../shared/errors.ts";
+import { describeError } from "../shared/describe-error.ts";
 
 export const WORK = {
   embeddings: (api: MemoryApi, signal: AbortSignal) => api.drainEmbeddings({ signal }),
@@ -10,7 +10,7 @@ export const WORK = {
     try {
       return { sweep, pending: await api.embedPendingErrors() };
     } catch (err) {
-      return { sweep, pendingError: errorMessage(err) };
+      return { sweep, pendingError: describeError(err) };
     }
   },
 };

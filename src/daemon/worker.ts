@@ -2,7 +2,7 @@
 // LanceDB (whose memory is not given back). Each stdin line is a request, answered by one JSON line on stdout.
 import { writeSync } from "node:fs";
 import { openMemory } from "../app/open-memory.ts";
-import { errorMessage } from "../shared/errors.ts";
+import { describeError } from "../shared/describe-error.ts";
 import { WORK, type WorkAnswer, type WorkKind } from "./work-kinds.ts";
 
 /** After a stop, the batch in flight gets this long (the daemon waits 3.5 s, then kills). */
@@ -81,7 +81,7 @@ export async function runWorker(kind: WorkKind, home: string, lingerMs: number):
       try {
         answer = { answer: "ok", result: await WORK[kind](api, abort.signal) };
       } catch (err) {
-        answer = { answer: "error", error: errorMessage(err), aborted: abort.signal.aborted };
+        answer = { answer: "error", error: describeError(err), aborted: abort.signal.aborted };
       }
       writeSync(1, JSON.stringify(answer) + "\n");
     }

@@ -2,7 +2,8 @@
 // lingers, asked through stdin and answered on stdout; SIGTERM forwarded at stop, SIGKILL past the deadline.
 import { join } from "node:path";
 import type { Subprocess } from "bun";
-import { errorMessage } from "../shared/errors.ts";
+import { namedError } from "../shared/errors.ts";
+import { describeError } from "../shared/describe-error.ts";
 import type { DaemonLog } from "./log.ts";
 import type { WorkAnswer, WorkKind, WorkResult } from "./work-kinds.ts";
 
@@ -43,8 +44,8 @@ class Child {
       const rss = this.proc.resourceUsage()?.maxRSS;
       const fields = { job: kind, pid, code, signal: this.proc.signalCode ?? undefined, lived_ms: Math.round(performance.now() - started) };
       log.info("worker.exit", { ...fields, answered: this.answered, max_rss_mb: rss ? Math.round(rss / 1048576) : undefined });
-      const why = `the ${kind} worker (pid ${pid}) exited with ${this.proc.signalCode ?? `code ${code}`} before answering${this.lastStderr ? `: ${this.lastStderr}` : ""}`;
-      for (const p of this.pending.splice(0)) p.reject(new WorkerExitError(why, code === 0));
+      const exit = { kind, pid, code, signal: this.proc.signalCode ?? undefined, stderr: this.lastStderr || undefined };
+      for (const p of this.pending.splice(0)) p.reject(new WorkerExitError(exit));
     });
   }
 
@@ -77,14 +78,21 @@ class Child {
   }
 }
 
-/** The child exited without answering; `idle` when it left cleanly (its linger ended as the request came). */
-export class WorkerExitError extends Error {
-  constructor(
-    message: string,
-    readonly idle: boolean,
-  ) {
-    super(message);
-  }
+/** The child exited without answering. */
+export const WorkerExitError = namedError<{ kind: WorkKind; pid: number; code: number | null; signal?: string | number; stderr?: string }>(
+  "WorkerExitError",
+  "runtime",
+  (d) => `the ${d.kind} worker (pid ${d.pid}) exited with ${d.signal ?? `code ${d.code}`} before answering${d.stderr ? `: ${d.stderr}` : ""}`,
+);
+export type WorkerExitError = InstanceType<typeof WorkerExitError>;
+
+/** Work was asked for after the daemon began to stop. */
+export const DaemonStoppingError = namedError<Record<string, never>>("DaemonStoppingError", "runtime", () => "the daemon is stopping");
+export type DaemonStoppingError = InstanceType<typeof DaemonStoppingError>;
+
+/** The child left cleanly (its linger ended as the request came): a fresh child may take the request. */
+function leftIdle(err: unknown): boolean {
+  return err instanceof WorkerExitError && err.data.code === 0;
 }
 
 export class Workers {
@@ -105,12 +113,12 @@ export class Workers {
   /** Run one unit of `kind` in its child (spawned when none is alive); rejects when the child fails or dies. */
   async run<K extends WorkKind>(kind: K): Promise<WorkResult<K>> {
     for (let attempt = 0; ; attempt++) {
-      if (this.signal.aborted) throw new Error("the daemon is stopping");
+      if (this.signal.aborted) throw new DaemonStoppingError({});
       try {
         return (await this.child(kind).ask()) as WorkResult<K>;
       } catch (err) {
         // A lingering child may end just as a request comes: one fresh child takes it.
-        if (!(err instanceof WorkerExitError && err.idle && attempt === 0)) throw err;
+        if (!(leftIdle(err) && attempt === 0)) throw err;
       }
     }
   }
@@ -135,7 +143,7 @@ export class Workers {
       try {
         c.proc.kill(sig);
       } catch (err) {
-        this.log.warn("worker.kill_failed", { pid: c.proc.pid, signal: sig, error: errorMessage(err) });
+        this.log.warn("worker.kill_failed", { pid: c.proc.pid, signal: sig, error: describeError(err) });
       }
     }
   }

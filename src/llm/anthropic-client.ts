@@ -9,6 +9,7 @@ import { backoffMs, retryAfterMs, sleep } from "./retry.ts";
 
 type Sdk = typeof import("@anthropic-ai/sdk");
 type SdkClient = InstanceType<Sdk["default"]>;
+type SdkMessage = import("@anthropic-ai/sdk").default.Message;
 
 export const DEFAULT_BASE_URL = "https://api.anthropic.com";
 
@@ -31,11 +32,14 @@ export function llmSettings(
   };
 }
 
-const warned = new Set<string>();
-function defaultWarning(line: string): void {
-  if (warned.has(line)) return;
-  warned.add(line);
-  process.stderr.write(`memvoy: warning: ${line}\n`);
+// The SDK's own table of deprecated model ids (it is not exported; its messages.create would print the notice
+// on the console, so the request is posted directly and the notice goes to onWarning instead).
+async function loadDeprecatedModels(): Promise<Readonly<Record<string, string>>> {
+  try {
+    return (await import("../../node_modules/@anthropic-ai/sdk/internal/data/deprecated-models.mjs")).DEPRECATED_MODELS ?? {};
+  } catch {
+    return {};
+  }
 }
 
 export interface JsonReply {
@@ -45,14 +49,13 @@ export interface JsonReply {
 }
 
 export class LlmClient {
-  #sdk?: Promise<{ sdk: Sdk; client: SdkClient }>;
-  /** The last call that failed (after its retries), if any. */
-  lastFailure?: LlmCallError;
+  #sdk?: Promise<{ sdk: Sdk; client: SdkClient; deprecated: Readonly<Record<string, string>> }>;
+  readonly #warnedModels = new Set<string>();
 
   constructor(readonly settings: LlmSettings) {}
 
-  #load(): Promise<{ sdk: Sdk; client: SdkClient }> {
-    this.#sdk ??= import("@anthropic-ai/sdk").then((sdk) => {
+  #load(): Promise<{ sdk: Sdk; client: SdkClient; deprecated: Readonly<Record<string, string>> }> {
+    this.#sdk ??= Promise.all([import("@anthropic-ai/sdk"), loadDeprecatedModels()]).then(([sdk, deprecated]) => {
       const warn = (message: string, ...rest: unknown[]) => this.#warn([message, ...rest].map(String).join(" "));
       const client = new sdk.default({
         apiKey: this.settings.apiKey,
@@ -63,13 +66,13 @@ export class LlmClient {
         logLevel: "warn",
         logger: { error: warn, warn, info: () => {}, debug: () => {} },
       });
-      return { sdk, client };
+      return { sdk, client, deprecated };
     });
     return this.#sdk;
   }
 
   #warn(text: string): void {
-    (this.settings.onWarning ?? defaultWarning)(text.replace(/\s*\n\s*/g, " ").trim());
+    this.settings.onWarning?.(text.replace(/\s*\n\s*/g, " ").trim());
   }
 
   /** One completion, retried on 429, 529, 5xx and dropped connections within the budget. */
@@ -78,7 +81,8 @@ export class LlmClient {
     const deadline = req.deadlineMs !== undefined ? started + req.deadlineMs : Infinity;
     const deadlineSignal = req.deadlineMs !== undefined ? AbortSignal.timeout(req.deadlineMs) : undefined;
     const signal = anySignal(req.signal, deadlineSignal);
-    const { sdk, client } = await this.#load();
+    const { sdk, client, deprecated } = await this.#load();
+    this.#warnIfDeprecated(req.model, deprecated);
     const maxRetries = req.maxRetries ?? this.settings.maxRetries;
     const what = `${req.purpose} call to ${req.model}`;
     for (let attempt = 1; ; attempt++) {
@@ -105,7 +109,7 @@ export class LlmClient {
         const f = classify(sdk, err, timeout);
         if (!f.retryable || attempt > maxRetries) {
           const tries = attempt > 1 ? ` (after ${attempt} attempts)` : "";
-          throw (this.lastFailure = new LlmCallError(`${what} failed: ${f.text}${tries}`, f.kind, f.status, attempt, { cause: err }));
+          throw new LlmCallError(`${what} failed: ${f.text}${tries}`, f.kind, f.status, attempt, { cause: err });
         }
         const wait = backoffMs(attempt - 1, this.settings.retryBaseMs, this.settings.retryMaxMs, retryAfterMs(f.headers));
         if (performance.now() + wait >= deadline) {
@@ -127,18 +131,17 @@ export class LlmClient {
     return { reply, candidates };
   }
 
+  #warnIfDeprecated(model: string, deprecated: Readonly<Record<string, string>>): void {
+    const endOfLife = deprecated[model];
+    if (!endOfLife || this.#warnedModels.has(model)) return;
+    this.#warnedModels.add(model);
+    this.#warn(`The model '${model}' is deprecated and will reach end-of-life on ${endOfLife}. Please migrate to a newer model.`);
+  }
+
+  // messages.create without its console notice (see loadDeprecatedModels): the same request, posted directly.
   #create(client: SdkClient, req: LlmRequest, options: { timeout: number; signal?: AbortSignal; maxRetries: number }) {
-    // The SDK warns about deprecated model ids on the console; route that line to onWarning instead.
-    const original = console.warn;
-    console.warn = (...args: unknown[]) => this.#warn(args.map(String).join(" "));
-    try {
-      return client.messages.create(
-        { model: req.model, max_tokens: req.maxTokens, system: req.system, messages: req.messages },
-        options,
-      );
-    } finally {
-      console.warn = original;
-    }
+    const body = { model: req.model, max_tokens: req.maxTokens, system: req.system, messages: req.messages };
+    return client.post<SdkMessage>("/v1/messages", { body, ...options });
   }
 }
 

@@ -9,6 +9,16 @@ export class MissingApiKeyError extends InputError {
 
 export type LlmFailureKind = "timeout" | "rate-limit" | "overloaded" | "server" | "connection" | "auth" | "request";
 
+/** What a failed call tells its caller: the kind, the HTTP status, whether retrying later can help. */
+export interface LlmFailure {
+  kind: LlmFailureKind;
+  status?: number;
+  attempts: number;
+  /** Retrying cannot help until the configuration changes (bad key, unknown model). */
+  fatal: boolean;
+  message: string;
+}
+
 export class LlmCallError extends RuntimeFailure {
   constructor(
     message: string,
@@ -23,6 +33,12 @@ export class LlmCallError extends RuntimeFailure {
   /** Retrying cannot help until the configuration changes (bad key, unknown model). */
   get fatal(): boolean {
     return this.kind === "auth" || this.status === 404;
+  }
+
+  get failure(): LlmFailure {
+    const f: LlmFailure = { kind: this.kind, attempts: this.attempts, fatal: this.fatal, message: this.message };
+    if (this.status !== undefined) f.status = this.status;
+    return f;
   }
 }
 

@@ -15,7 +15,7 @@ export interface HistoryOptions {
 
 export function readSessionHistory(ctx: MemoryContext, session: string, o: HistoryOptions = {}): StoredMessage[] {
   assertSessionId(session);
-  if (!sessionExists(ctx, session)) throw new UnknownSessionError(`no session ${JSON.stringify(session)} in ${ctx.paths.home}`);
+  if (!sessionExists(ctx, session)) throw new UnknownSessionError({ session, home: ctx.paths.home });
   ensureBackfilled(ctx, session);
   if (o.all) return listSessionMessages(ctx.db, session);
   const n = o.last ?? ctx.config.limits.max_history_messages;

@@ -1,6 +1,6 @@
 // reset (history + archive + vectors; the summary survives unless --all) and rm (everything of a session).
 import { existsSync, readdirSync, rmSync } from "node:fs";
-import { InputError } from "../shared/errors.ts";
+import { namedError } from "../shared/errors.ts";
 import { assertSessionId } from "../shared/session-id.ts";
 import { forgetHistoryCache } from "../storage/history/history-file.ts";
 import { deleteSessionMessages } from "../storage/sqlite/messages-repo.ts";
@@ -12,7 +12,12 @@ import { withHomeLock } from "./home-lock.ts";
 import type { MemoryContext } from "./memory-context.ts";
 import { removeSummaryFiles } from "./summary/summary-store.ts";
 
-export class UnknownSessionError extends InputError {}
+export const UnknownSessionError = namedError<{ session: string; home: string }>(
+  "UnknownSessionError",
+  "input",
+  (d) => `no session ${JSON.stringify(d.session)} in ${d.home}`,
+);
+export type UnknownSessionError = InstanceType<typeof UnknownSessionError>;
 
 export function sessionExists(ctx: MemoryContext, session: string): boolean {
   return existsSync(ctx.paths.session(session)) || getSessionRow(ctx.db, session) !== undefined;
@@ -20,7 +25,7 @@ export function sessionExists(ctx: MemoryContext, session: string): boolean {
 
 function requireSession(ctx: MemoryContext, session: string): void {
   assertSessionId(session);
-  if (!sessionExists(ctx, session)) throw new UnknownSessionError(`no session ${JSON.stringify(session)} in ${ctx.paths.home}`);
+  if (!sessionExists(ctx, session)) throw new UnknownSessionError({ session, home: ctx.paths.home });
 }
 
 export interface ResetResult {

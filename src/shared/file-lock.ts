@@ -2,7 +2,7 @@
 // holder dies (kill -9 included), so a crash never leaves a stale lock. Reentrant within one process.
 import { dlopen, FFIType, read } from "bun:ffi";
 import { closeSync, openSync } from "node:fs";
-import { RuntimeFailure } from "./errors.ts";
+import { namedError, RuntimeFailure } from "./errors.ts";
 import { FILE_MODE } from "./atomic-write.ts";
 
 const LOCK_EX = 2;
@@ -10,7 +10,12 @@ const LOCK_NB = 4;
 const LOCK_UN = 8;
 const EWOULDBLOCK = 11;
 
-export class LockTimeoutError extends RuntimeFailure {}
+export const LockTimeoutError = namedError<{ path: string; timeoutMs: number }>(
+  "LockTimeoutError",
+  "runtime",
+  (d) => `timed out after ${d.timeoutMs} ms waiting for the write lock ${d.path}`,
+);
+export type LockTimeoutError = InstanceType<typeof LockTimeoutError>;
 
 let libc: { flock: (fd: number, op: number) => number; errno: () => number } | undefined;
 function lib() {
@@ -69,7 +74,7 @@ export function withFileLock<T>(path: string, fn: () => T, timeoutMs = 30_000): 
     }
     if (performance.now() > deadline) {
       closeSync(fd);
-      throw new LockTimeoutError(`timed out after ${timeoutMs} ms waiting for the write lock ${path}`);
+      throw new LockTimeoutError({ path, timeoutMs });
     }
     Bun.sleepSync(wait);
     wait = Math.min(wait * 2, 10);

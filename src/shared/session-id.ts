@@ -1,16 +1,18 @@
 // Session id rules: 1-128 of [A-Za-z0-9._-], not starting with "."; checked before any file is touched.
-import { InputError } from "./errors.ts";
+import { namedError } from "./errors.ts";
 
 const SESSION_ID = /^[A-Za-z0-9_-][A-Za-z0-9._-]{0,127}$/;
 
-export class InvalidSessionIdError extends InputError {}
+export const InvalidSessionIdError = namedError<{ id: unknown }>(
+  "InvalidSessionIdError",
+  "input",
+  (d) => `invalid session id ${typeof d.id === "string" ? JSON.stringify(d.id) : String(d.id)}: use 1-128 characters of A-Z a-z 0-9 . _ - , not starting with "."`,
+);
+export type InvalidSessionIdError = InstanceType<typeof InvalidSessionIdError>;
 
 export function assertSessionId(id: unknown): string {
   if (typeof id !== "string" || !SESSION_ID.test(id)) {
-    const shown = typeof id === "string" ? JSON.stringify(id) : String(id);
-    throw new InvalidSessionIdError(
-      `invalid session id ${shown}: use 1-128 characters of A-Z a-z 0-9 . _ - , not starting with "."`,
-    );
+    throw new InvalidSessionIdError({ id });
   }
   return id;
 }

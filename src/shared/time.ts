@@ -1,5 +1,5 @@
 // Time as UTC nanoseconds (bigint): clock, parsing (--at, content headers) and formatting.
-import { InputError } from "./errors.ts";
+import { namedError } from "./errors.ts";
 
 export type Nanos = bigint;
 export const NS_PER_MS = 1_000_000n;
@@ -93,14 +93,17 @@ export function parseTime(text: string): Nanos | undefined {
   return BigInt(ms) * NS_PER_MS + BigInt(frac.padEnd(9, "0") || "0");
 }
 
-export class InvalidTimeError extends InputError {}
+export const InvalidTimeError = namedError<{ what: string; text: string }>(
+  "InvalidTimeError",
+  "input",
+  (d) => `invalid ${d.what} ${JSON.stringify(d.text)}: use RFC 3339 (2026-05-01T09:30:00Z), local "2026-05-01 09:30[:00]", or unix seconds/ms/ns`,
+);
+export type InvalidTimeError = InstanceType<typeof InvalidTimeError>;
 
 export function parseTimeOrThrow(text: string, what = "time"): Nanos {
   const ns = parseTime(text);
   if (ns === undefined) {
-    throw new InvalidTimeError(
-      `invalid ${what} ${JSON.stringify(text)}: use RFC 3339 (2026-05-01T09:30:00Z), local "2026-05-01 09:30[:00]", or unix seconds/ms/ns`,
-    );
+    throw new InvalidTimeError({ what, text });
   }
   return ns;
 }

@@ -2,7 +2,7 @@
 // terminal back (alternate screen left, cursor shown, cooked mode) — after a crash too, with one line on stderr.
 import { join } from "node:path";
 import { openMemory } from "../app/open-memory.ts";
-import { errorMessage } from "../shared/errors.ts";
+import { describeError } from "../shared/describe-error.ts";
 import { nowNs } from "../shared/time.ts";
 import { TuiApp } from "./app/tui-app.ts";
 import { redirectLogs } from "./terminal/log-redirect.ts";
@@ -30,7 +30,7 @@ export async function runTui(options: TuiOptions = {}): Promise<number> {
   const fatal = (err: unknown) => {
     console.error(err instanceof Error && err.stack ? err.stack : String(err)); // into tui.log
     cleanup();
-    process.stderr.write(`memvoy: ${errorMessage(err).split("\n")[0]} (details in ${logs.file})\n`);
+    process.stderr.write(`memvoy: ${describeError(err)} (details in ${logs.file})\n`);
     process.exit(1);
   };
   const onSignal = () => {

@@ -3,7 +3,7 @@
 import { existsSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { ensureDir, FILE_MODE } from "../../shared/atomic-write.ts";
-import { InputError } from "../../shared/errors.ts";
+import { namedError } from "../../shared/errors.ts";
 import { NS_PER_DAY, NS_PER_SEC, nowNs, nsToUtcSeconds } from "../../shared/time.ts";
 import { openMemory } from "../open-memory.ts";
 import { DEMO_ERRORS } from "./demo-error-memory.ts";
@@ -23,7 +23,12 @@ const DEMO_CONFIG = `# memvoy demo home. history.json is kept small here so the 
 max_history_bytes = 4096
 `;
 
-export class DemoHomeNotEmptyError extends InputError {}
+export const DemoHomeNotEmptyError = namedError<{ home: string }>(
+  "DemoHomeNotEmptyError",
+  "input",
+  (d) => `${d.home} already holds memvoy data; give demo an empty or new folder with --home`,
+);
+export type DemoHomeNotEmptyError = InstanceType<typeof DemoHomeNotEmptyError>;
 
 export interface DemoReport {
   home: string;
@@ -39,7 +44,7 @@ function holdsData(home: string): boolean {
 }
 
 export async function seedDemoHome(home: string): Promise<DemoReport> {
-  if (holdsData(home)) throw new DemoHomeNotEmptyError(`${home} already holds memvoy data; give demo an empty or new folder with --home`);
+  if (holdsData(home)) throw new DemoHomeNotEmptyError({ home });
   ensureDir(home);
   const configPath = join(home, "config.toml");
   if (!existsSync(configPath)) writeFileSync(configPath, DEMO_CONFIG, { mode: FILE_MODE });

@@ -6,7 +6,7 @@ import { openFromFlags, printUsage } from "../command.ts";
 import { bold, dim, printJson, println } from "../output.ts";
 
 export const usage = `
-Usage: memvoy summarize [SESSION] [--progress] [--json]
+Usage: memvoy summarize [SESSION] [--progress] [--json] [--verbose]
 
 Run Generate now: fold the messages newer than the session's cursor into its rolling
 summary (summary.json). Without SESSION, every due session is summarized: not temp-,
@@ -28,6 +28,7 @@ Ctrl-C stops after the chunk in flight is abandoned: summary.json keeps the last
 
   --progress   progress per chunk on stderr even when it is not a terminal
   --json       print {"sessions": [...]} with each session's outcome, tokens and changes
+  --verbose    also print notices from the Anthropic SDK (a deprecated model id) on stderr
 
 Exit codes: 0 every session done (or nothing due), 1 a session failed or was aborted,
 2 usage or input error (unknown session, missing ANTHROPIC_API_KEY).
@@ -93,6 +94,7 @@ export async function run(argv: readonly string[]): Promise<number> {
         const line = showProgress ? progressLine(e) : undefined;
         if (line) process.stderr.write(`${line}\n`);
       },
+      onWarning: bool(p, "verbose") ? (line) => process.stderr.write(`memvoy: warning: ${line}\n`) : undefined,
     });
     const failed = report.sessions.some((s) => ["failed", "partial", "aborted", "skipped"].includes(s.outcome));
     if (bool(p, "json")) printJson(report);

@@ -3,7 +3,7 @@
 // the drain itself runs in the daemon's child.
 import { watch, type FSWatcher } from "node:fs";
 import type { MemoryApi } from "../../app/memory-api.ts";
-import { errorMessage } from "../../shared/errors.ts";
+import { describeError } from "../../shared/describe-error.ts";
 import type { LoopJob } from "../scheduler.ts";
 import type { RunWork, WorkResult } from "../work-kinds.ts";
 
@@ -106,7 +106,7 @@ export function embedDrainJob(api: MemoryApi, work: RunWork, intervalMs: number)
           } catch (err) {
             if (signal.aborted) break;
             failures++;
-            report(started, new Error(log.scrub(errorMessage(err))));
+            report(started, new Error(log.scrub(describeError(err))));
             await waker.wait(backoffMs(intervalMs, failures), signal, false);
             continue;
           }

@@ -1,6 +1,6 @@
 // Nightly maintenance job: the FTS5 merge/optimize in this process, then LanceDB compaction and index in the child.
 import type { MemoryApi } from "../../app/memory-api.ts";
-import { errorMessage } from "../../shared/errors.ts";
+import { describeError } from "../../shared/describe-error.ts";
 import type { CronJob } from "../scheduler.ts";
 import type { RunWork, WorkResult } from "../work-kinds.ts";
 
@@ -17,7 +17,7 @@ export function maintenanceJob(api: MemoryApi, work: RunWork, pattern: string): 
         try {
           v = await work("maintenance");
         } catch (err) {
-          v = { done: false, ms: 0, note: signal.aborted ? "stopped" : `vector upkeep failed: ${log.scrub(errorMessage(err))}` };
+          v = { done: false, ms: 0, note: signal.aborted ? "stopped" : `vector upkeep failed: ${log.scrub(describeError(err))}` };
         }
       }
       const vec = v.done ? `vectors: ${v.rows} rows compacted${v.indexed ? ", indexed" : ""} in ${v.ms} ms` : `vectors: ${v.note ?? "skipped"}`;

@@ -2,7 +2,8 @@
 // a session whose run failed is retried at the next tick.
 import type { MemoryApi } from "../../app/memory-api.ts";
 import type { SessionReport } from "../../memory/summary/summary-report.ts";
-import { errorMessage, MemvoyError } from "../../shared/errors.ts";
+import { MemvoyError } from "../../shared/errors.ts";
+import { describeError } from "../../shared/describe-error.ts";
 import { isTempSession } from "../../shared/session-id.ts";
 import type { DaemonLog } from "../log.ts";
 import type { CronJob, JobOutcome } from "../scheduler.ts";
@@ -17,7 +18,7 @@ interface Tick {
   signal: AbortSignal;
   log: DaemonLog;
   errors: string[];
-  /** Set by an error no other session can escape (a missing API key): the tick stops starting runs. */
+  /** Set by an error no other session can escape (a missing or refused API key): the tick stops starting runs. */
   fatal?: string;
 }
 
@@ -51,16 +52,18 @@ export function summaryJob(api: MemoryApi, pattern: string): CronJob {
           if (e.type === "chunk") log.info("summary.chunk", { session, chunk: `${e.chunk}/${e.chunks}`, chars: e.chars, messages: e.messages });
           else if (e.type === "chunk-failed") log.warn("summary.chunk_failed", { session, chunk: `${e.chunk}/${e.chunks}`, error: e.error });
         },
+        onWarning: (line) => log.warn("summary.warning", { session, warning: log.scrub(line) }),
       });
       report = r.sessions.find((x) => x.session === session);
     } catch (err) {
       if (signal.aborted) return abandoned(t, session);
-      return failed(t, session, log.scrub(errorMessage(err)), started, err);
+      return failed(t, session, log.scrub(describeError(err)), started, err);
     }
     const outcome = report?.outcome ?? "skipped";
     if (outcome === "aborted" || (signal.aborted && outcome === "skipped")) return abandoned(t, session);
     if (outcome === "failed" || outcome === "partial") {
       const why = report?.error ?? (report?.notes.length ? report.notes.join("; ") : outcome);
+      if (report?.failure?.fatal) t.fatal = log.scrub(report.failure.message);
       return failed(t, session, `${outcome}: ${log.scrub(why)}`, started);
     }
     retry.delete(session);

@@ -2,6 +2,7 @@
 import * as v from "valibot";
 import { InputError } from "../../shared/errors.ts";
 import { OUTCOMES, type ErrorOutcome } from "./error-record.ts";
+import { describeIssues } from "../../shared/schema-issues.ts";
 
 export class InvalidErrorInputError extends InputError {}
 
@@ -49,10 +50,7 @@ export interface NewErrorRecord {
 }
 
 function fail(issues: [v.BaseIssue<unknown>, ...v.BaseIssue<unknown>[]], what: string): never {
-  const issue = issues[0];
-  const path = v.getDotPath(issue);
-  const unknown = issue.type === "strict_object" && issue.expected === "never";
-  throw new InvalidErrorInputError(`${what}: ${path ? `${path}: ` : ""}${unknown ? "unknown field" : issue.message}`);
+  throw new InvalidErrorInputError(`${what}: ${describeIssues(issues)}`);
 }
 
 /** Checks a record; `clean` is applied to each keyword before it is lower-cased. */

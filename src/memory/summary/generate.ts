@@ -3,7 +3,7 @@
 // cursor after every good chunk. The first failed chunk stops the run; an abort leaves the last save.
 import type { LlmClient } from "../../llm/anthropic-client.ts";
 import { LlmAbortedError, LlmCallError } from "../../llm/llm-errors.ts";
-import { errorMessage } from "../../shared/errors.ts";
+import { describeError } from "../../shared/describe-error.ts";
 import type { StoredMessage } from "../../shared/message.ts";
 import { nsToUtcSeconds } from "../../shared/time.ts";
 import type { MemoryContext } from "../memory-context.ts";
@@ -36,7 +36,8 @@ export async function generateSession(ctx: MemoryContext, session: string, openL
     if (["ok", "up-to-date", "waiting", "bootstrap", "pruned"].includes(outcome)) store.closeGate(startedMs);
   } catch (err) {
     report.outcome = err instanceof LlmAbortedError ? "aborted" : report.chunksDone > 0 ? "partial" : "failed";
-    report.error = errorMessage(err).split("\n")[0];
+    report.error = describeError(err);
+    if (err instanceof LlmCallError) report.failure = err.failure;
     if (!(err instanceof LlmAbortedError || err instanceof LlmCallError)) report.notes.push(`unexpected: ${err instanceof Error ? err.name : "error"}`);
   } finally {
     Object.assign(report, { calls: meter.calls, inputTokens: meter.inputTokens, outputTokens: meter.outputTokens });
@@ -75,6 +76,7 @@ async function run(ctx: MemoryContext, store: SummaryStore, openLlm: LlmFactory,
   if (model) {
     const pr = await pruneNoise({ llm, model, session, exchanges: groupExchanges(ready), previous: before, batchChars: ctx.config.summary.chunk_chars, signal: o.signal });
     report.notes.push(...pr.failures);
+    if (pr.failure) report.failure = pr.failure;
     summary = pr.summary;
     kept = pr.kept.flat();
     report.droppedAsNoise = pr.dropped.reduce((n, e) => n + e.length, 0);
@@ -118,7 +120,8 @@ async function run(ctx: MemoryContext, store: SummaryStore, openLlm: LlmFactory,
         signal: o.signal,
       });
     } catch (err) {
-      report.error = `chunk ${index}/${chunks.length}: ${errorMessage(err).split("\n")[0]}`;
+      report.error = `chunk ${index}/${chunks.length}: ${describeError(err)}`;
+      if (err instanceof LlmCallError) report.failure = err.failure;
       o.onProgress?.({ type: "chunk-failed", session, chunk: index, chunks: chunks.length, error: report.error });
       return finishWith(report, before, summary, err instanceof LlmAbortedError ? "aborted" : i > 0 ? "partial" : "failed");
     }

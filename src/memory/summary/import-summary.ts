@@ -7,6 +7,7 @@ import { assertSessionId } from "../../shared/session-id.ts";
 import type { MemoryContext } from "../memory-context.ts";
 import { UnknownSessionError, sessionExists } from "../session-admin.ts";
 import { StrictSummarySchema } from "./summary-schema.ts";
+import { describeIssues } from "../../shared/schema-issues.ts";
 import { SummaryStore } from "./summary-store.ts";
 
 export class InvalidSummaryInputError extends InputError {}
@@ -19,11 +20,10 @@ export interface ImportSummaryResult {
 
 export function importSummary(ctx: MemoryContext, session: string, raw: unknown): ImportSummaryResult {
   assertSessionId(session);
-  if (!sessionExists(ctx, session)) throw new UnknownSessionError(`no session ${JSON.stringify(session)} in ${ctx.paths.home}`);
+  if (!sessionExists(ctx, session)) throw new UnknownSessionError({ session, home: ctx.paths.home });
   const parsed = v.safeParse(StrictSummarySchema, raw);
   if (!parsed.success) {
-    const issue = parsed.issues[0]!;
-    throw new InvalidSummaryInputError(`summary: ${v.getDotPath(issue) ?? "(top level)"}: ${issue.message}`);
+    throw new InvalidSummaryInputError(`summary: ${describeIssues(parsed.issues, { topLevel: "(top level)" })}`);
   }
   const store = new SummaryStore(ctx, session);
   const newest = store.newestPosition();

@@ -3,7 +3,7 @@
 // supersede. A failed check keeps everything; an abort is passed on.
 import * as v from "valibot";
 import type { LlmClient } from "../../llm/anthropic-client.ts";
-import { LlmAbortedError, LlmAnswerError } from "../../llm/llm-errors.ts";
+import { LlmAbortedError, LlmAnswerError, LlmCallError, type LlmFailure } from "../../llm/llm-errors.ts";
 import type { StoredMessage } from "../../shared/message.ts";
 import { errorMessage } from "../../shared/errors.ts";
 import { countChars, shorten } from "./chunking.ts";
@@ -80,10 +80,13 @@ export interface PruneResult {
   removedTopics: string[];
   /** What went wrong with a check (everything was kept for it), for the run report. */
   failures: string[];
+  /** The LLM call that failed after its retries, when one did. */
+  failure?: LlmFailure;
 }
 
 export async function pruneNoise(p: PruneInput): Promise<PruneResult> {
   const failures: string[] = [];
+  let failure: LlmFailure | undefined;
   let kept = p.exchanges;
   let dropped: Exchange[] = [];
   try {
@@ -106,9 +109,11 @@ export async function pruneNoise(p: PruneInput): Promise<PruneResult> {
     dropped = p.exchanges.filter((e) => noise.has(e));
   } catch (err) {
     if (err instanceof LlmAbortedError) throw err;
+    if (err instanceof LlmCallError) failure = err.failure;
     failures.push(`noise check failed, every exchange kept: ${errorMessage(err)}`);
   }
   const result: PruneResult = { kept, dropped, summary: p.previous, removedDecisions: [], removedTopics: [], failures };
+  if (failure) result.failure = failure;
   if (kept.length === 0 || (p.previous.key_decisions.length === 0 && p.previous.past_discussions.length === 0)) return result;
   try {
     const decisions = new Set<number>();
@@ -141,6 +146,7 @@ export async function pruneNoise(p: PruneInput): Promise<PruneResult> {
     };
   } catch (err) {
     if (err instanceof LlmAbortedError) throw err;
+    if (err instanceof LlmCallError) result.failure = err.failure;
     failures.push(`supersede check failed, every summary entry kept: ${errorMessage(err)}`);
   }
   return result;

@@ -3,7 +3,7 @@
 // key or no decision model keeps every entry; when nothing is relevant the summary is left out.
 import * as v from "valibot";
 import { LlmAnswerError } from "../../llm/llm-errors.ts";
-import { errorMessage } from "../../shared/errors.ts";
+import { describeError } from "../../shared/describe-error.ts";
 import type { StoredMessage } from "../../shared/message.ts";
 import type { MemoryContext } from "../memory-context.ts";
 import { shorten } from "./chunking.ts";
@@ -101,7 +101,7 @@ export async function filterRelevant(
     if (kept === 0) return { summary: undefined, report: { outcome: "none", kept, total } };
     return { summary: filtered, report: { outcome: kept === total ? "all" : "some", kept, total } };
   } catch (err) {
-    return all("failed", errorMessage(err).split("\n")[0]);
+    return all("failed", describeError(err));
   } finally {
     clearTimeout(timer);
   }

@@ -1,6 +1,5 @@
 // summarize: run Generate on one session, or on every due session. The API key is checked before anything
 // is touched; an error no retry can fix (a refused key, an unknown model) stops the batch.
-import type { LlmClient } from "../../llm/anthropic-client.ts";
 import { assertSessionId } from "../../shared/session-id.ts";
 import type { MemoryContext } from "../memory-context.ts";
 import { UnknownSessionError, sessionExists } from "../session-admin.ts";
@@ -14,7 +13,7 @@ export async function summarize(ctx: MemoryContext, session: string | undefined,
   let targets: string[];
   if (session !== undefined) {
     assertSessionId(session);
-    if (!sessionExists(ctx, session)) throw new UnknownSessionError(`no session ${JSON.stringify(session)} in ${ctx.paths.home}`);
+    if (!sessionExists(ctx, session)) throw new UnknownSessionError({ session, home: ctx.paths.home });
     targets = [session];
   } else {
     discoverSessions(ctx);
@@ -30,11 +29,9 @@ export async function summarize(ctx: MemoryContext, session: string | undefined,
       sessions.push({ session: id, outcome: "skipped", messages: 0, droppedAsNoise: 0, waiting: 0, chunksDone: 0, chunksTotal: 0, calls: 0, inputTokens: 0, outputTokens: 0, notes: [stop] });
       continue;
     }
-    let llm: LlmClient | undefined;
-    const report = await generateSession(ctx, id, (meter) => (llm = openLlm(ctx, meter)), o);
+    const report = await generateSession(ctx, id, (meter) => openLlm(ctx, meter, o.onWarning), o);
     sessions.push(report);
-    const failure = (llm as LlmClient | undefined)?.lastFailure;
-    if (failure?.fatal) stop = `not run: ${failure.message}`;
+    if (report.failure?.fatal) stop = `not run: ${report.failure.message}`;
   }
   return { sessions };
 }

@@ -1,4 +1,5 @@
 // What a summary run reports: progress events while it runs, and per session what it did and changed.
+import type { LlmFailure } from "../../llm/llm-errors.ts";
 import type { SummaryChanges } from "./summary-diff.ts";
 
 export type SessionOutcome =
@@ -38,6 +39,8 @@ export interface SessionReport {
   /** The cursor after the run (UTC `YYYY-MM-DD HH:MM:SS`). */
   cursor?: string;
   error?: string;
+  /** The LLM call that failed after its retries, when one did (its `fatal` stops a batch). */
+  failure?: LlmFailure;
   notes: string[];
   changes?: SummaryChanges;
 }
@@ -57,4 +60,6 @@ export type SummaryProgress =
 export interface SummarizeOptions {
   signal?: AbortSignal;
   onProgress?: (event: SummaryProgress) => void;
+  /** Notices from the LLM layer (a deprecated model id); the caller decides where they go. */
+  onWarning?: (line: string) => void;
 }

@@ -3,6 +3,7 @@
 import * as v from "valibot";
 import { RuntimeFailure } from "../../shared/errors.ts";
 import { MAX_DECISIONS, MAX_FIELD_CHARS, MAX_PAST_DISCUSSIONS, type Summary } from "./summary-types.ts";
+import { describeIssues } from "../../shared/schema-issues.ts";
 
 /** Text a model may give as a string, a list of strings or a number. */
 const LooseText = v.optional(
@@ -61,6 +62,5 @@ export class InvalidSummaryError extends RuntimeFailure {}
 export function assertValidSummary(s: Summary): Summary {
   const r = v.safeParse(StrictSummarySchema, s);
   if (r.success) return r.output;
-  const issue = r.issues[0]!;
-  throw new InvalidSummaryError(`invalid summary at ${v.getDotPath(issue) ?? "(top level)"}: ${issue.message}`);
+  throw new InvalidSummaryError(`invalid summary: ${describeIssues(r.issues, { topLevel: "(top level)" })}`);
 }

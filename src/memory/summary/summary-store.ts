@@ -32,13 +32,14 @@ import { findStart, type StartPoint } from "./summary-start.ts";
 import { applySummaryRules } from "./summary-rules.ts";
 import { LEGACY_KEYS, LooseSummarySchema, assertValidSummary } from "./summary-schema.ts";
 import { emptySummary, summaryText, type Summary, type SummaryFile } from "./summary-types.ts";
+import { describeIssues } from "../../shared/schema-issues.ts";
 
 /** summary.json, read leniently (Agenvoy files included) and put under the summary rules. */
 export function readSummary(ctx: MemoryContext, session: string): SummaryFile {
   const file = readSummaryJson(ctx.paths.summary(session));
   if (file.state !== "ok") return file;
   const parsed = v.safeParse(LooseSummarySchema, file.raw);
-  if (!parsed.success) return { state: "corrupt", detail: `${v.getDotPath(parsed.issues[0]!) ?? "top level"}: ${parsed.issues[0]!.message}` };
+  if (!parsed.success) return { state: "corrupt", detail: describeIssues(parsed.issues, { topLevel: "top level" }) };
   const { summary } = applySummaryRules(parsed.output, emptySummary());
   const legacy: Record<string, unknown> = {};
   for (const k of LEGACY_KEYS) if (k in file.raw) legacy[k] = file.raw[k];

@@ -31,7 +31,7 @@ export interface SummaryView {
 
 export function viewSummary(ctx: MemoryContext, session: string): SummaryView {
   assertSessionId(session);
-  if (!sessionExists(ctx, session)) throw new UnknownSessionError(`no session ${JSON.stringify(session)} in ${ctx.paths.home}`);
+  if (!sessionExists(ctx, session)) throw new UnknownSessionError({ session, home: ctx.paths.home });
   const file = readSummary(ctx, session);
   const cursor = readCursor(ctx, session);
   const run = getSummaryRun(ctx.db, session);

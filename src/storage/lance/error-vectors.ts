@@ -3,6 +3,7 @@ import type { Connection, Table } from "@lancedb/lancedb";
 import { ensureDir } from "../../shared/atomic-write.ts";
 import { RuntimeFailure } from "../../shared/errors.ts";
 import { loadLanceDb } from "./load-lancedb.ts";
+import { assertDimensions } from "./vector-dimension.ts";
 
 export class ErrorVectorStoreError extends RuntimeFailure {}
 
@@ -78,9 +79,7 @@ export class ErrorVectorStore {
    */
   async upsert(embedderId: string, dim: number, rows: readonly ErrorVector[], options: { replace: boolean }): Promise<void> {
     if (rows.length === 0) return;
-    for (const r of rows) {
-      if (r.vector.length !== dim) throw new RangeError(`vector of ${r.vector.length} dimensions for a ${dim}-dimensional table`);
-    }
+    assertDimensions(rows, dim);
     const { lancedb } = await loadLanceDb();
     const t = await this.openOrCreate(embedderId, dim);
     try {

@@ -1,6 +1,7 @@
 // One embedder's vectors: upsert, delete (by session below a seq, by ids), filtered cosine search, ANN upkeep.
 import type { Table } from "@lancedb/lancedb";
 import { loadLanceDb } from "./load-lancedb.ts";
+import { assertDimensions } from "./vector-dimension.ts";
 
 type Arrow = Awaited<ReturnType<typeof loadLanceDb>>["arrow"];
 
@@ -81,9 +82,7 @@ export class VectorTable {
     if (rows.length === 0) return;
     const { lancedb } = await loadLanceDb();
     const schema = await this.t.schema();
-    for (const r of rows) {
-      if (r.vector.length !== this.dim) throw new RangeError(`vector of ${r.vector.length} dimensions for a ${this.dim}-dimensional table`);
-    }
+    assertDimensions(rows, this.dim);
     const data = lancedb.makeArrowTable(
       rows.map((r) => ({ id: r.id, seq: r.seq, session: r.session, send_at: r.sendAt, role: r.role, content: r.content, vector: Array.from(r.vector) })),
       { schema },

@@ -3,11 +3,16 @@ import { Database } from "bun:sqlite";
 import { dirname } from "node:path";
 import { chmodSync, existsSync } from "node:fs";
 import { ensureDir, FILE_MODE } from "../../shared/atomic-write.ts";
-import { RuntimeFailure } from "../../shared/errors.ts";
+import { namedError } from "../../shared/errors.ts";
 import { MIGRATIONS } from "./migrations/index.ts";
 import { upgradeEmptyFts } from "./fts-upgrade.ts";
 
-export class SchemaTooNewError extends RuntimeFailure {}
+export const SchemaTooNewError = namedError<{ path: string; version: number; known: number }>(
+  "SchemaTooNewError",
+  "runtime",
+  (d) => `${d.path} has schema version ${d.version}; this memvoy knows ${d.known}: upgrade memvoy`,
+);
+export type SchemaTooNewError = InstanceType<typeof SchemaTooNewError>;
 
 export function openDatabase(path: string, options: { readonly?: boolean } = {}): Database {
   const fresh = path !== ":memory:" && !existsSync(path);
@@ -32,7 +37,7 @@ export function schemaVersion(db: Database): number {
 function migrate(db: Database, path: string): void {
   const current = schemaVersion(db);
   if (current > MIGRATIONS.length) {
-    throw new SchemaTooNewError(`${path} has schema version ${current}; this memvoy knows ${MIGRATIONS.length}: upgrade memvoy`);
+    throw new SchemaTooNewError({ path, version: current, known: MIGRATIONS.length });
   }
   if (current === MIGRATIONS.length) return;
   db.transaction(() => {

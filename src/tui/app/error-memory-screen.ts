@@ -1,5 +1,5 @@
 // The error-memory browser overlay: list, search (debounced), detail, delete with confirmation.
-import { errorMessage } from "../../shared/errors.ts";
+import { describeError } from "../../shared/describe-error.ts";
 import { Debouncer } from "../state/debouncer.ts";
 import { ErrorMemoryState } from "../state/error-memory-state.ts";
 import { renderErrorMemory } from "../views/error-memory-view.ts";
@@ -97,7 +97,7 @@ export class ErrorMemoryScreen {
           if (this.state.setSearch(ticket, query, r)) this.app.render();
         },
         (err) => {
-          this.app.status.show(`error search failed: ${errorMessage(err).split("\n")[0]}`, "error");
+          this.app.status.show(`error search failed: ${describeError(err)}`, "error");
           this.app.render();
         },
       ),

@@ -9,6 +9,7 @@ import { count, plural } from "../text/format.ts";
 import { renderHistory, scrollLabel } from "../views/history-view.ts";
 import { LIST_CHROME_ROWS, renderSessionList, sessionListLabel } from "../views/session-list-view.ts";
 import type { AppContext, Key } from "./app-context.ts";
+import { describeError } from "../../shared/describe-error.ts";
 
 export type Focus = "list" | "history";
 
@@ -53,7 +54,7 @@ export class MainScreen {
     } catch (err) {
       this.loaded = { id, messages: [] };
       this.view.setBlocks([]);
-      this.loadError = (err instanceof Error ? err.message : String(err)).split("\n")[0];
+      this.loadError = describeError(err);
       this.app.status.error(err);
     }
   }

@@ -1,5 +1,5 @@
 // The search overlay: results as you type (debounced), mode/scope/range keys, Enter opens the hit.
-import { errorMessage } from "../../shared/errors.ts";
+import { describeError } from "../../shared/describe-error.ts";
 import { Debouncer } from "../state/debouncer.ts";
 import { SearchState, type SearchRequest } from "../state/search-state.ts";
 import { HIT_ROWS, renderSearch, SEARCH_CHROME_ROWS } from "../views/search-view.ts";
@@ -77,11 +77,11 @@ export class SearchScreen {
     } catch (err) {
       if (req.options.match !== "keyword" && this.state.isCurrent(req.seq)) {
         // The mode cannot answer right now: say why and show keyword matches meanwhile.
-        this.state.markUnavailable(req.options.match ?? "keyword", errorMessage(err).split("\n")[0]!);
+        this.state.markUnavailable(req.options.match ?? "keyword", describeError(err));
         this.run();
         return;
       }
-      if (this.state.fail(req, errorMessage(err).split("\n")[0]!)) this.app.render();
+      if (this.state.fail(req, describeError(err))) this.app.render();
     }
   }
 

@@ -1,6 +1,6 @@
 // The summary viewer overlay: the selected session's rolling summary; S summarizes now with progress
 // and the outcome on the status row.
-import { errorMessage } from "../../shared/errors.ts";
+import { describeError } from "../../shared/describe-error.ts";
 import type { SummaryProgress, SummaryView } from "../api-types.ts";
 import { ListCursor } from "../state/list-cursor.ts";
 import { summaryLines } from "../state/summary-lines.ts";
@@ -30,7 +30,7 @@ export class SummaryScreen {
     try {
       this.view = this.app.api.summary(this.session);
     } catch (err) {
-      this.loadError = errorMessage(err).split("\n")[0];
+      this.loadError = describeError(err);
       this.app.status.error(err);
     }
   }
@@ -77,7 +77,7 @@ export class SummaryScreen {
             const what = r ? `${r.outcome}${r.chunksTotal ? `, ${r.chunksDone}/${r.chunksTotal} chunks` : ""}, ${plural(tokens, "token")}${r.error ? `: ${r.error}` : ""}` : "nothing to do";
             this.app.status.show(`summarize ${session}: ${what}`, ok ? "ok" : "error");
           },
-          (err) => this.app.status.show(`summarize ${session} failed: ${errorMessage(err).split("\n")[0]}`, "error"),
+          (err) => this.app.status.show(`summarize ${session} failed: ${describeError(err)}`, "error"),
         )
         .finally(() => {
           this.running = undefined;

@@ -1,4 +1,6 @@
 // The two status rows' state: what the home holds, plus a message (progress, outcome) and the last error.
+import { describeError } from "../../shared/describe-error.ts";
+
 export type MessageKind = "info" | "ok" | "busy" | "error";
 
 export interface HomeInfo {
@@ -23,8 +25,7 @@ export class StatusState {
   }
 
   error(err: unknown): void {
-    const text = (err instanceof Error ? err.message : String(err)).split("\n")[0]!;
-    this.show(text, "error");
+    this.show(describeError(err), "error");
   }
 
   /** Drop a transient message (the last error stays on the info row). */

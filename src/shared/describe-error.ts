@@ -1,0 +1,52 @@
+// The one place a thrown value becomes user text: one line, the same in the CLI, the TUI and the daemon log.
+// A full disk and a refused permission read the same wherever they surface (errno or SQLite code, also as a cause).
+import { MemvoyError } from "./errors.ts";
+
+type SystemFailure = "no-space" | "permission" | "disk-io";
+
+const NO_SPACE = /SQLITE_FULL|database or disk is full/i;
+const READ_ONLY = /SQLITE_READONLY|attempt to write a readonly database/i;
+const DISK_IO = /SQLITE_IOERR|disk I\/O error/i;
+
+/** One line of user text for any thrown value. */
+export function describeError(err: unknown): string {
+  const line = firstLine(err instanceof Error ? err.message : String(err)) || (err instanceof Error ? err.name : "unknown error");
+  if (/^(no space left|permission denied)/.test(line)) return line; // described already (e.g. by a worker)
+  switch (systemFailure(err)) {
+    case "no-space":
+      return `no space left on the device; nothing was changed (${line})`;
+    case "permission":
+      return `permission denied: ${line}`;
+    case "disk-io":
+      return `no space left on the device, or the disk failed a write; nothing was changed (${line})`;
+    default:
+      return line;
+  }
+}
+
+/** The exit code for a thrown value: the error's own (2 usage/config/input), else 1. */
+export function exitCodeOf(err: unknown): 1 | 2 {
+  return err instanceof MemvoyError ? err.exitCode : 1;
+}
+
+/** The error's name for machine-readable output ("Error" for anything not ours). */
+export function errorCode(err: unknown): string {
+  return err instanceof MemvoyError ? err.name : "Error";
+}
+
+function firstLine(text: string): string {
+  return text.split("\n")[0]!.trim();
+}
+
+/** Looks through the error and its causes for a full disk, a refused permission or a failing disk. */
+function systemFailure(err: unknown): SystemFailure | undefined {
+  for (let e = err, depth = 0; e && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
+    const code = String((e as { code?: unknown }).code ?? "");
+    const message = e instanceof Error ? e.message : "";
+    if (code === "ENOSPC" || code === "EDQUOT" || NO_SPACE.test(code) || NO_SPACE.test(message)) return "no-space";
+    if (code === "EACCES" || code === "EPERM" || code === "EROFS" || READ_ONLY.test(code) || READ_ONLY.test(message)) return "permission";
+    if (DISK_IO.test(code) || DISK_IO.test(message)) return "disk-io";
+    if (!(e instanceof Error)) break;
+  }
+  return undefined;
+}
