@@ -40,18 +40,28 @@ export class SearchState {
     if (session === undefined) this.scope = "all";
   }
 
+  /** The user moved the cursor since the query last changed: answers keep the selected hit instead of starting on the best one. */
+  private moved = false;
+
+  userMoved(): void {
+    this.moved = true;
+  }
+
   insert(text: string): void {
     this.query += text;
+    this.moved = false;
   }
 
   backspace(): boolean {
     if (this.query === "") return false;
     this.query = Array.from(this.query).slice(0, -1).join("");
+    this.moved = false;
     return true;
   }
 
   clearQuery(): void {
     this.query = "";
+    this.moved = false;
   }
 
   /** Next mode; choosing a mode again retries it even if it failed before. */
@@ -109,7 +119,7 @@ export class SearchState {
     this.notes = [...result.notes];
     this.answered = { query: req.options.query, match: req.options.match ?? "keyword", newest: req.options.order === "newest" };
     this.cursor.setCount(this.hits.length);
-    const at = keepId ? this.hits.findIndex((h) => h.message.id === keepId) : -1;
+    const at = keepId && this.moved ? this.hits.findIndex((h) => h.message.id === keepId) : -1;
     this.cursor.select(at >= 0 ? at : 0);
     return true;
   }
