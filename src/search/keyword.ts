@@ -31,6 +31,8 @@ const archiveScore = (bm25: number) => {
   return 0.2 + 0.7 * (x / (x + 4));
 };
 
+type Candidate = Pick<SearchHit, "message" | "source" | "score">;
+
 /** A match window loaded once per search and expression, shared by both tiers. */
 interface Window {
   rows: StoredMessage[];
@@ -42,13 +44,17 @@ export function keywordSearch(db: Db, o: KeywordOptions): SearchHit[] {
   const terms = queryTerms(o.query, { typing: o.typing });
   if (terms.length === 0) return [];
   const filter: KeywordFilter = { session: o.session, since: rangeStart(o.range ?? "all", o.now) };
-  const hits = new Map<string, SearchHit>();
+  const hits = new Map<string, Candidate>();
   const add = (m: StoredMessage, source: SearchHit["source"], score: number) => {
     const prev = hits.get(m.id);
-    if (prev && prev.score >= score) return;
-    const s = makeSnippet(m.content, terms);
-    hits.set(m.id, { message: m, source, score, snippet: s.text, highlights: s.highlights });
+    if (!prev || prev.score < score) hits.set(m.id, { message: m, source, score });
   };
+  // Snippets for the hits returned only: finding the matched words is the costliest per-row step.
+  const finish = (list: Candidate[]): SearchHit[] =>
+    list.slice(0, limit).map((h) => {
+      const s = makeSnippet(h.message.content, terms);
+      return { ...h, snippet: s.text, highlights: s.highlights };
+    });
 
   const all = ftsAllQuery(terms);
   const any = ftsAnyQuery(terms);
@@ -59,7 +65,7 @@ export function keywordSearch(db: Db, o: KeywordOptions): SearchHit[] {
       for (const m of rows.slice(0, limit)) add(m, m.recent ? "recent" : "archive", 0.5);
     }
     if (hits.size < limit) for (const [m, q] of recentMatches(db, terms, filter, limit, o.now)) add(m, "recent", q);
-    return [...hits.values()].sort((a, b) => Number(b.message.sendAt - a.message.sendAt) || b.score - a.score).slice(0, limit);
+    return finish([...hits.values()].sort((a, b) => Number(b.message.sendAt - a.message.sendAt) || b.score - a.score));
   }
 
   let totals: { rows: number; avgTokens: number } | undefined;
@@ -72,11 +78,10 @@ export function keywordSearch(db: Db, o: KeywordOptions): SearchHit[] {
     // Document frequencies (estimated, cheap): they order multi-term matches, and keep one-term scores on the scale recent-tier scores share.
     for (const p of phrases) p.share = matchShare(db, p.expr, totals.rows);
     const found = windowRows(db, windowMatches(db, expr, filter.session, rankWindow(phrases.length)), filter);
-    const rows = found.map((r) => r.message);
-    const score = new Map(found.map((r) => [r.message.id, bm25(r.message.content.toLowerCase(), r.tokens, phrases, totals!.rows, totals!.avgTokens, !isAny)] as const));
+    const scored = found.map((r) => ({ m: r.message, s: bm25(r.message.content.toLowerCase(), r.tokens, phrases, totals!.rows, totals!.avgTokens, !isAny) }));
     // Best first; ties: oldest first (as FTS5 ordered equal ranks)
-    rows.sort((a, b) => score.get(b.id)! - score.get(a.id)! || (a.seq < b.seq ? -1 : 1));
-    windows.set(expr, (w = { rows, score }));
+    scored.sort((a, b) => b.s - a.s || (a.m.seq < b.m.seq ? -1 : 1));
+    windows.set(expr, (w = { rows: scored.map((x) => x.m), score: new Map(scored.map((x) => [x.m.id, x.s])) }));
     return w;
   };
   const top = (w: Window, recent: boolean, n: number) => w.rows.filter((m) => m.recent === recent).slice(0, n);
@@ -95,7 +100,7 @@ export function keywordSearch(db: Db, o: KeywordOptions): SearchHit[] {
   }
   for (const { m, q } of substring.values()) add(m, "recent", q);
 
-  return [...hits.values()].sort((a, b) => b.score - a.score || Number(b.message.sendAt - a.message.sendAt)).slice(0, limit);
+  return finish([...hits.values()].sort((a, b) => b.score - a.score || Number(b.message.sendAt - a.message.sendAt)));
 }
 
 /** Recent rows containing every content term, scored by match quality and recency. */
