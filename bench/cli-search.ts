@@ -37,8 +37,12 @@ try {
   for (const q of QUERIES) {
     const mArgv = [join(dir, "memvoy"), "--home", home, "search", q, "--json"];
     const lArgv = [join(dir, "limit"), home, ftsAllQuery(queryTerms(q))!];
-    run(mArgv), run(lArgv); // warm-up
-    for (let i = 0; i < REPS; i++) (memvoy.push(run(mArgv)), limit.push(run(lArgv)));
+    run(mArgv); // warm-up
+    run(lArgv);
+    for (let i = 0; i < REPS; i++) {
+      memvoy.push(run(mArgv));
+      limit.push(run(lArgv));
+    }
   }
   const m = summarize(memvoy).p50;
   const l = summarize(limit).p50;

@@ -7,7 +7,7 @@ import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { openMemory } from "../src/lib.ts";
-import { buildBinaryOnce, removeTempDirs } from "../test/helpers/binary.ts";
+import { buildBinaryOnce, removeTempDirs } from "../test/fixture/binary.ts";
 import { emitRows, log, quick, type BenchRow } from "./lib/report.ts";
 
 const entry = resolve(import.meta.dir, "../src/index.ts");

@@ -25,8 +25,12 @@ for (const script of chosen) {
   const code = await proc.exited;
   let got = 0;
   for (const line of out.split("\n")) {
-    if (line.startsWith(ROWS_PREFIX)) for (const r of JSON.parse(line.slice(ROWS_PREFIX.length)) as BenchRow[]) (table.push({ ...r, script }), got++);
-    else if (line.trim()) console.log(line);
+    if (line.startsWith(ROWS_PREFIX)) {
+      for (const r of JSON.parse(line.slice(ROWS_PREFIX.length)) as BenchRow[]) {
+        table.push({ ...r, script });
+        got++;
+      }
+    } else if (line.trim()) console.log(line);
   }
   console.log(`  (${((performance.now() - t) / 1000).toFixed(1)} s)`);
   if (code !== 0 || got === 0) {

@@ -8,7 +8,7 @@ import { openMemory } from "../src/lib.ts";
 import { countChars } from "../src/memory/summary/chunking.ts";
 import { summarySystemPrompt, summaryUserPrompt } from "../src/memory/summary/summary-call.ts";
 import { emptySummary, type Summary } from "../src/memory/summary/summary-types.ts";
-import { estimateTokens, startFakeAnthropic } from "../test/helpers/fake-anthropic.ts";
+import { estimateTokens, startFakeAnthropic } from "../test/fixture/fake-anthropic.ts";
 import { sessionStream, type CorpusMessage } from "./lib/corpus.ts";
 import { emitRows, log, quick, type BenchRow } from "./lib/report.ts";
 

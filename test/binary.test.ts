@@ -3,7 +3,7 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import pkg from "../package.json";
-import { buildBinaryOnce, makeTempDir, removeTempDirs, repoRoot, runBinary } from "./helpers/binary";
+import { buildBinaryOnce, makeTempDir, removeTempDirs, repoRoot, runBinary } from "./fixture/binary";
 
 // Skipped until the CLI entry point exists.
 const noEntry = !existsSync(join(repoRoot, "src/index.ts"));

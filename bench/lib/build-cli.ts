@@ -26,7 +26,10 @@ export function exportJsonl(home: string): void {
     }>;
     for (const r of rows) {
       buf.push(JSON.stringify({ id: r.id, session: r.session_id, role: r.role, content: r.content, sendAt: String(r.send_at) }));
-      if (buf.length >= 10_000) (writeSync(fd, buf.join("\n") + "\n"), (buf = []));
+      if (buf.length >= 10_000) {
+        writeSync(fd, buf.join("\n") + "\n");
+        buf = [];
+      }
     }
     if (buf.length) writeSync(fd, buf.join("\n") + "\n");
   } finally {

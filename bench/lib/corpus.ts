@@ -29,7 +29,10 @@ function madeUpWords(count: number, taken: Set<string>): string[] {
     const syllables = 2 + Math.floor(next() * 3);
     for (let i = 0; i < syllables; i++) w += onset[Math.floor(next() * onset.length)]! + vowel[Math.floor(next() * vowel.length)]!;
     if (next() < 0.5) w += "nrstl"[Math.floor(next() * 5)]!;
-    if (!taken.has(w)) (taken.add(w), out.push(w));
+    if (!taken.has(w)) {
+      taken.add(w);
+      out.push(w);
+    }
   }
   return out;
 }
@@ -83,10 +86,15 @@ export function sessionStream(sessionIndex: number, seed = 1): () => CorpusMessa
       sentenceStart = false;
       text += w;
       const p = next();
-      if (p < 0.06) (text += ". "), (sentenceStart = true);
+      if (p < 0.06) {
+        text += ". ";
+        sentenceStart = true;
+      }
       else if (p < 0.08) text += ", ";
-      else if (p < 0.085) (text += "? "), (sentenceStart = true);
-      else text += " ";
+      else if (p < 0.085) {
+        text += "? ";
+        sentenceStart = true;
+      } else text += " ";
     }
     return { role: i++ % 2 === 0 ? "user" : "assistant", content: text.trimEnd() };
   };

@@ -19,7 +19,7 @@ import type { ImportSummaryResult } from "../memory/summary/import-summary.ts";
 import { daemonLockHeld } from "./daemon-probe.ts";
 import { keywordSearch } from "../search/keyword.ts";
 import { indexUpgradeState, upgradeIndex, type IndexUpgradeOptions, type IndexUpgradeResult, type IndexUpgradeState } from "../memory/index-upgrade.ts";
-import type { SearchOptions, SearchResult } from "../search/search-types.ts";
+import type { MatchMode, SearchHit, SearchOptions, SearchResult } from "../search/search-types.ts";
 import { toNewMessage, type WireMessageInput } from "./wire-input.ts";
 import type { RecordErrorResult } from "../memory/error-memory/record-error.ts";
 import type { ErrorSearchResult } from "../memory/error-memory/search-errors.ts";
@@ -273,3 +273,4 @@ function checkSearchOptions(o: SearchOptions): SearchOptions {
 
 export type { TimeRange };
 export type { SessionReport, SummarizeOptions, SummarizeReport, SummaryProgress, SummaryView };
+export type { ErrorRecord, MatchMode, SearchHit };

@@ -77,3 +77,28 @@ export function expectPositionals(p: Parsed, command: string, names: string[], o
   }
   return p.positionals;
 }
+
+export interface LeadingOptions {
+  /** Index of the command word, or -1: the first argument that is neither an option nor the value of --home. */
+  command: number;
+  /** The --home value given before the command word. */
+  home?: string;
+  /** `--daemon` stands before the command word. */
+  daemon: boolean;
+}
+
+/** The options before the command word, read the one way every entry point reads --home. */
+export function leadingOptions(argv: readonly string[]): LeadingOptions {
+  const out: LeadingOptions = { command: -1, daemon: false };
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    if (arg === "--home") out.home = argv[++i];
+    else if (arg.startsWith("--home=")) out.home = arg.slice("--home=".length);
+    else if (arg === "--daemon") out.daemon = true;
+    else if (!arg.startsWith("-")) {
+      out.command = i;
+      break;
+    }
+  }
+  return out;
+}

@@ -1,11 +1,26 @@
-// The shape of one CLI command module, and opening the MemoryApi for it.
+// The shape of one CLI command module, and the preamble every command shares: parse, --help, positionals, open, close.
 import type { MemoryApi } from "../app/memory-api.ts";
 import { openMemory } from "../app/open-memory.ts";
-import type { Parsed } from "./args.ts";
+import { assertSessionId } from "../shared/session-id.ts";
+import { bool, expectPositionals, parseArgs, type FlagSpecs, type Parsed } from "./args.ts";
 
 export interface CommandModule {
   usage: string;
   run(argv: readonly string[]): Promise<number>;
+}
+
+export interface CommandSpec {
+  /** The command as named in errors: `add`, `errors search`. */
+  name: string;
+  usage: string;
+  flags?: FlagSpecs;
+  /** Required positionals, by name, then optional ones. */
+  positionals?: string[];
+  optional?: string[];
+  /** The first positional, when given, is a session id: checked before the home is opened. */
+  session?: boolean;
+  /** Checks of the flags that must fail before the home is opened (or created). */
+  check?: (p: Parsed, args: string[]) => void;
 }
 
 export function openFromFlags(p: Parsed): MemoryApi {
@@ -17,4 +32,53 @@ export function openFromFlags(p: Parsed): MemoryApi {
 export function printUsage(usage: string): number {
   process.stdout.write(usage.trimEnd() + "\n");
   return 0;
+}
+
+/** Parse argv, answer --help, check the positionals, then run `body` with them. */
+export async function runCommand(
+  spec: CommandSpec,
+  argv: readonly string[],
+  body: (p: Parsed, args: string[]) => number | Promise<number>,
+): Promise<number> {
+  const p = parseArgs(argv, spec.flags ?? {}, spec.name);
+  if (bool(p, "help")) return printUsage(spec.usage);
+  const args = spec.positionals || spec.optional ? expectPositionals(p, spec.name, spec.positionals ?? [], spec.optional ?? []) : p.positionals;
+  if (spec.session && args[0] !== undefined) assertSessionId(args[0]);
+  spec.check?.(p, args);
+  return body(p, args);
+}
+
+/** `runCommand` with the home's MemoryApi open for the body, and closed after it whatever happens. */
+export function withMemory(
+  spec: CommandSpec,
+  argv: readonly string[],
+  body: (api: MemoryApi, p: Parsed, args: string[]) => number | Promise<number>,
+  open: (p: Parsed) => MemoryApi = openFromFlags,
+): Promise<number> {
+  return runCommand(spec, argv, (p, args) => using(open(p), (api) => body(api, p, args)));
+}
+
+/** Run `body` with an open MemoryApi and close it after, whatever happens. */
+export async function using<T>(api: MemoryApi, body: (api: MemoryApi) => T | Promise<T>): Promise<T> {
+  try {
+    return await body(api);
+  } finally {
+    api.close();
+  }
+}
+
+/** Run `work` with Ctrl-C wired to its signal: the first asks it to stop (after `notice`), a second exits at once (130). */
+export async function withInterrupt<T>(work: (signal: AbortSignal) => Promise<T>, notice?: string): Promise<T> {
+  const abort = new AbortController();
+  const onSigint = () => {
+    if (abort.signal.aborted) process.exit(130);
+    if (notice) process.stderr.write(notice);
+    abort.abort();
+  };
+  process.on("SIGINT", onSigint);
+  try {
+    return await work(abort.signal);
+  } finally {
+    process.off("SIGINT", onSigint);
+  }
 }

@@ -2,6 +2,7 @@
 import { UsageError } from "../shared/errors.ts";
 import { reportError } from "./format-error.ts";
 import type { CommandModule } from "./command.ts";
+import { leadingOptions } from "./args.ts";
 
 const COMMANDS: Record<string, () => Promise<CommandModule>> = {
   add: () => import("./commands/add.ts"),
@@ -57,31 +58,20 @@ Exit codes: 0 ok, 1 runtime failure, 2 usage, config or input error.
 `;
 }
 
-/** `--daemon` before any command word (a --home value is not one). */
-function wantsDaemon(argv: readonly string[]): boolean {
-  for (let i = 0; i < argv.length; i++) {
-    if (argv[i] === "--daemon") return true;
-    if (argv[i] === "--home") i++;
-    else if (!argv[i]!.startsWith("-")) return false;
-  }
-  return false;
-}
-
 export async function runCli(argv: readonly string[], version: string): Promise<number> {
   const json = argv.includes("--json");
   try {
-    if (wantsDaemon(argv)) {
+    const lead = leadingOptions(argv);
+    if (lead.daemon) {
       const { runForeground } = await import("./commands/daemon.ts");
       return await runForeground(argv, version);
     }
-    const first = argv.findIndex((a) => !a.startsWith("-"));
-    const name = first >= 0 ? argv[first]! : undefined;
-    // A --home value is not a command name.
-    const cmdIndex = name !== undefined && argv[first - 1] === "--home" ? argv.findIndex((a, i) => i > first && !a.startsWith("-")) : first;
+    const cmdIndex = lead.command;
     const command = cmdIndex >= 0 ? argv[cmdIndex] : undefined;
     if (command === undefined) {
-      const home = argv.length === 2 && argv[0] === "--home" ? argv[1] : argv.length === 1 && argv[0]!.startsWith("--home=") ? argv[0]!.slice(7) : undefined;
-      const homeOnly = argv.length === 0 || home !== undefined;
+      const { home } = lead;
+      // `memvoy` or `memvoy --home DIR` alone opens the terminal UI.
+      const homeOnly = argv.length === 0 || (home !== undefined && argv.length === (argv[0] === "--home" ? 2 : 1));
       if (homeOnly && process.stdin.isTTY && process.stdout.isTTY) {
         const { runTui } = await import("../tui/run-tui.ts");
         return await runTui({ home });

@@ -35,7 +35,8 @@ export interface TurnContext {
 
 export async function buildTurnContext(ctx: MemoryContext, session: string, input?: string): Promise<TurnContext> {
   // A session with no messages yet (an agent's first turn) has an empty window, not an error.
-  const recent = sessionExists(ctx, session) ? readSessionHistory(ctx, session) : (assertSessionId(session), []);
+  assertSessionId(session);
+  const recent = sessionExists(ctx, session) ? readSessionHistory(ctx, session) : [];
   const messages: ContextMessage[] = recent.map((m) => {
     const c: ContextMessage = { id: m.id, role: m.role, content: m.content, sendAt: nsToRfc3339(m.sendAt), kind: "history" };
     if (m.sender !== undefined) c.sender = m.sender;

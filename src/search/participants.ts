@@ -8,14 +8,14 @@ export interface QueryFocus {
   sender?: string;
 }
 
-const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+const escapeRegex = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 
 export function queryFocus(query: string, senders: readonly string[]): QueryFocus {
   let text = query;
   const named: string[] = [];
   for (const s of senders) {
     if (s.trim().length < 2) continue;
-    const re = new RegExp(`(?<![\\p{L}\\p{N}])${escape(s)}(?:['’]s)?(?![\\p{L}\\p{N}])`, "giu");
+    const re = new RegExp(`(?<![\\p{L}\\p{N}])${escapeRegex(s)}(?:['’]s)?(?![\\p{L}\\p{N}])`, "giu");
     if (!re.test(text)) continue;
     named.push(s);
     text = text.replace(re, " ");

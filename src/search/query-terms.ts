@@ -26,7 +26,10 @@ export function queryTerms(query: string, options: { typing?: boolean } = {}): Q
   const out: QueryTerm[] = [];
   const seen = new Set<string>();
   const push = (t: QueryTerm) => {
-    if (t.text && !seen.has(t.text)) (seen.add(t.text), out.push(t));
+    if (t.text && !seen.has(t.text)) {
+      seen.add(t.text);
+      out.push(t);
+    }
   };
   let last = 0;
   for (const m of text.matchAll(CJK_RUN)) {
@@ -52,16 +55,22 @@ function words(segment: string, push: (t: QueryTerm) => void): void {
  * being typed, the word as a prefix too (FTS5 has no prefix index, so prefixes are not free); a bigram
  * phrase for CJK; a prefix for one CJK character.
  */
-function ftsTerm(t: QueryTerm, prefix = true): string {
+export function ftsTerm(t: QueryTerm, prefix = true): string {
   if (!t.cjk) {
     const stemmed = `"${searchForm(t.text).trim().replaceAll('"', '""')}"`;
     return prefix && t.partial && t.text.length >= 3 && /^[a-z0-9]+$/.test(t.text) ? `(${stemmed} OR "${t.text}"*)` : stemmed;
   }
-  const chars = Array.from(t.text);
-  if (chars.length === 1) return `"${t.text}"*`;
+  const grams = queryBigrams(t.text);
+  return grams ? `"${grams.join(" ")}"` : `"${t.text}"*`;
+}
+
+/** A CJK term's bigrams, the phrase the index holds for it; undefined for one character (matched as a prefix). */
+function queryBigrams(text: string): string[] | undefined {
+  const chars = Array.from(text);
+  if (chars.length === 1) return undefined;
   const grams: string[] = [];
   for (let i = 0; i < chars.length - 1; i++) grams.push(chars[i]! + chars[i + 1]!);
-  return `"${grams.join(" ")}"`;
+  return grams;
 }
 
 /** Every term must match. Stop words are dropped unless the query has nothing else. */
@@ -97,13 +106,8 @@ export function ftsPhrases(terms: readonly QueryTerm[], any = false): FtsPhrase[
       if (!any && t.partial && t.text.length >= 3 && /^[a-z0-9]+$/.test(t.text)) out.push({ expr: `"${t.text}"*`, kind: "prefix", text: t.text, tokens: [t.text] });
       continue;
     }
-    const chars = Array.from(t.text);
-    if (chars.length === 1) out.push({ expr: `"${t.text}"*`, kind: "cjk", text: t.text, tokens: [t.text] });
-    else {
-      const grams: string[] = [];
-      for (let i = 0; i < chars.length - 1; i++) grams.push(chars[i]! + chars[i + 1]!);
-      out.push({ expr: `"${grams.join(" ")}"`, kind: "cjk", text: t.text, tokens: grams });
-    }
+    const grams = queryBigrams(t.text);
+    out.push({ expr: ftsTerm(t, false), kind: "cjk", text: t.text, tokens: grams ?? [t.text] });
   }
   return out;
 }

@@ -2,7 +2,7 @@
 import { afterAll, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { forgetHistoryCache, parseHistory, serializeHistory } from "../../src/storage/history/history-file.ts";
-import { openTemp, removeTempHomes } from "../helpers/home.ts";
+import { openTemp, removeTempHomes } from "../fixture/home.ts";
 
 afterAll(removeTempHomes);
 

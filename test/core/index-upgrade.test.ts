@@ -2,7 +2,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
 import { join } from "node:path";
 import { searchForm } from "../../src/shared/search-form.ts";
-import { cli, openTemp, removeTempHomes, repoRoot, waitFor } from "../helpers/home.ts";
+import { cli, openTemp, removeTempHomes, repoRoot, waitFor } from "../fixture/home.ts";
 
 afterAll(removeTempHomes);
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { NS_PER_DAY } from "../../src/shared/time.ts";
 import type { MemoryApi } from "../../src/lib.ts";
-import { openTemp, removeTempHomes } from "../helpers/home.ts";
+import { openTemp, removeTempHomes } from "../fixture/home.ts";
 
 afterAll(removeTempHomes);
 

@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, test } from "bun:test";
-import { openTemp, removeTempHomes } from "../helpers/home.ts";
+import { openTemp, removeTempHomes } from "../fixture/home.ts";
 
 afterAll(removeTempHomes);
 
@@ -11,7 +11,10 @@ describe("keyword search over recent rows", () => {
     const { api } = openTemp({ now: () => NOW });
     try {
       let x = 7;
-      const rnd = () => ((x = (x * 1103515245 + 12345) % 2147483648), x / 2147483648);
+      const rnd = () => {
+        x = (x * 1103515245 + 12345) % 2147483648;
+        return x / 2147483648;
+      };
       const contents = Array.from({ length: 300 }, (_, i) => `m${i} ` + Array.from({ length: 6 }, () => WORDS[Math.floor(rnd() * WORDS.length)]).join(" "));
       api.add("s", contents.map((content, i) => ({ role: "user" as const, content, sendAt: NOW - BigInt(300 - i) * 1_000_000_000n })));
       for (const q of ["deploy", "server", "log", "DEPLOY server", "observ", "ploy"]) {

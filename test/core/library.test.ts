@@ -1,6 +1,6 @@
 import { afterAll, expect, test } from "bun:test";
 import { openMemory, MemoryApi, InputError } from "memvoy";
-import { removeTempHomes, tempHome } from "../helpers/home.ts";
+import { removeTempHomes, tempHome } from "../fixture/home.ts";
 
 afterAll(removeTempHomes);
 

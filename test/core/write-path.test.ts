@@ -3,7 +3,7 @@ import { Database } from "bun:sqlite";
 import { execFileSync, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { openTemp, removeTempHomes, repoRoot, tempHome } from "../helpers/home.ts";
+import { openTemp, removeTempHomes, repoRoot, tempHome } from "../fixture/home.ts";
 
 afterAll(removeTempHomes);
 

@@ -3,8 +3,8 @@ import { afterAll, setDefaultTimeout, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { openMemory } from "../../src/lib.ts";
-import { buildBinaryOnce, makeTempDir, removeTempDirs } from "../helpers/binary.ts";
-import { cleanup, logText, mappedFiles, processAlive, tempHome, waitFor, workerPids } from "./daemon-process.ts";
+import { buildBinaryOnce, makeTempDir, removeTempDirs } from "../fixture/binary.ts";
+import { cleanup, logText, mappedFiles, processAlive, tempHome, waitFor, workerPids } from "../fixture/daemon-process.ts";
 
 // Building the binary (once per run) and real processes.
 setDefaultTimeout(120_000);

@@ -3,8 +3,8 @@
 import { afterAll, setDefaultTimeout, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { okBody, startFakeEmbeddings } from "../embed/fake-embeddings-server.ts";
-import { cleanup, cli, daemonState, logText, mappedFiles, startDaemon, tempHome, waitFor, waitRunning, workerPids } from "./daemon-process.ts";
+import { okBody, startFakeEmbeddings } from "../fixture/fake-embeddings.ts";
+import { cleanup, cli, daemonState, logText, mappedFiles, startDaemon, tempHome, waitFor, waitRunning, workerPids } from "../fixture/daemon-process.ts";
 
 // Real processes (bun start-up, LanceDB) and back-off waits: give each test room.
 setDefaultTimeout(60_000);

@@ -3,7 +3,7 @@ import { afterAll, setDefaultTimeout, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { openMemory } from "../../src/lib.ts";
-import { cleanup, logText, mappedFiles, startDaemon, tempHome, waitFor, waitRunning, workerPids } from "./daemon-process.ts";
+import { cleanup, logText, mappedFiles, startDaemon, tempHome, waitFor, waitRunning, workerPids } from "../fixture/daemon-process.ts";
 
 // Real processes (bun start-up, LanceDB) and back-off waits: give each test room.
 setDefaultTimeout(60_000);

@@ -2,7 +2,7 @@
 import { afterAll, setDefaultTimeout, describe, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { cleanup, cli, daemonState, logText, startDaemon, tempHome, waitFor, waitRunning } from "./daemon-process.ts";
+import { cleanup, cli, daemonState, logText, startDaemon, tempHome, waitFor, waitRunning } from "../fixture/daemon-process.ts";
 
 // Real processes (bun start-up, LanceDB) and back-off waits: give each test room.
 setDefaultTimeout(60_000);

@@ -3,7 +3,7 @@ import { afterAll, expect, test } from "bun:test";
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { DaemonLog, KEEP_ROTATED, preview, redact } from "../../src/daemon/log.ts";
-import { cleanup, tempHome } from "./daemon-process.ts";
+import { cleanup, tempHome } from "../fixture/daemon-process.ts";
 
 afterAll(cleanup);
 
@@ -19,7 +19,7 @@ test("rotates by size and keeps three old files", () => {
   expect(existsSync(`${path}.${KEEP_ROTATED + 1}`)).toBe(false);
   expect(statSync(path).size).toBeLessThanOrEqual(4096);
   const last = readFileSync(path, "utf8").trimEnd().split("\n").at(-1)!;
-  expect(last).toMatch(/^\d{4}-\d\d-\d\dT[\d:.]+Z INFO  job\.done job=summaries n=399 detail=x+$/);
+  expect(last).toMatch(/^\d{4}-\d\d-\d\dT[\d:.]+Z INFO {2}job\.done job=summaries n=399 detail=x+$/);
   expect(statSync(path).mode & 0o777).toBe(0o600);
 });
 

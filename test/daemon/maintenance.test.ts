@@ -1,7 +1,7 @@
 // MemoryApi.maintain: the archive's FTS5 index merged in short steps, then optimized; search still finds everything.
 import { afterAll, expect, test } from "bun:test";
 import { openMemory } from "../../src/lib.ts";
-import { cleanup, tempHome } from "./daemon-process.ts";
+import { cleanup, tempHome } from "../fixture/daemon-process.ts";
 
 afterAll(cleanup);
 

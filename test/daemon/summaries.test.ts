@@ -2,8 +2,8 @@
 import { afterAll, setDefaultTimeout, beforeAll, beforeEach, expect, test } from "bun:test";
 import { existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { startFakeAnthropic, type FakeAnthropic, type FakeRequest } from "../helpers/fake-anthropic.ts";
-import { cleanup, cli, daemonState, logText, startDaemon, tempHome, waitFor, waitRunning, type Daemon } from "./daemon-process.ts";
+import { startFakeAnthropic, type FakeAnthropic, type FakeRequest } from "../fixture/fake-anthropic.ts";
+import { cleanup, cli, daemonState, logText, startDaemon, tempHome, waitFor, waitRunning, type Daemon } from "../fixture/daemon-process.ts";
 
 // Real processes (bun start-up, LanceDB) and back-off waits: give each test room.
 setDefaultTimeout(60_000);

@@ -1,7 +1,7 @@
 // MemoryApi.maintain on the message vectors: LanceDB compaction under the drain lock.
 import { afterAll, expect, test } from "bun:test";
 import { openMemory } from "../../src/lib.ts";
-import { cleanup, tempHome } from "./daemon-process.ts";
+import { cleanup, tempHome } from "../fixture/daemon-process.ts";
 
 afterAll(cleanup);
 

@@ -6,7 +6,7 @@ import {
   EmbedderResponseError,
   EmbedderUnavailableError,
 } from "../../src/embed/embedder.ts";
-import { okBody, startFakeEmbeddings } from "./fake-embeddings-server.ts";
+import { okBody, startFakeEmbeddings } from "../fixture/fake-embeddings.ts";
 
 const cfg = (over: Partial<EmbedderConfig>): EmbedderConfig => ({
   provider: "openai",

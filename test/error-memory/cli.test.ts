@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { openMemory } from "../../src/lib.ts";
-import { cli, removeTempHomes, tempHome } from "../helpers/home.ts";
+import { cli, removeTempHomes, tempHome } from "../fixture/home.ts";
 
 afterAll(removeTempHomes);
 

@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, test } from "bun:test";
-import { okBody, startFakeEmbeddings } from "../embed/fake-embeddings-server.ts";
-import { removeTempHomes, tempHome } from "../helpers/home.ts";
+import { okBody, startFakeEmbeddings } from "../fixture/fake-embeddings.ts";
+import { removeTempHomes, tempHome } from "../fixture/home.ts";
 import { errorHome } from "./error-home.ts";
 
 afterAll(removeTempHomes);

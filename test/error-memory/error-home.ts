@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { openMemory, type MemoryApi } from "../../src/lib.ts";
 import { validateConfig } from "../../src/config/load.ts";
 import { NS_PER_DAY } from "../../src/shared/time.ts";
-import { tempHome } from "../helpers/home.ts";
+import { tempHome } from "../fixture/home.ts";
 import { RECORDS } from "./fixture.ts";
 
 export const DAY = NS_PER_DAY;

@@ -3,7 +3,7 @@ import { AmbiguousErrorIdError, UnknownErrorIdError } from "../../src/memory/err
 import { InputError } from "../../src/lib.ts";
 import { ErrorVectorStore } from "../../src/storage/lance/error-vectors.ts";
 import { join } from "node:path";
-import { removeTempHomes } from "../helpers/home.ts";
+import { removeTempHomes } from "../fixture/home.ts";
 import { errorHome, loadFixture } from "./error-home.ts";
 
 afterAll(removeTempHomes);

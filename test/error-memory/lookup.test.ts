@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { MemoryApi } from "../../src/lib.ts";
 import { rankErrors } from "../../src/memory/error-memory/rank-errors.ts";
-import { removeTempHomes } from "../helpers/home.ts";
+import { removeTempHomes } from "../fixture/home.ts";
 import { errorHome, loadFixture } from "./error-home.ts";
 import { PARAPHRASES, RECORDS } from "./fixture.ts";
 

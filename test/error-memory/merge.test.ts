@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, test } from "bun:test";
-import { removeTempHomes } from "../helpers/home.ts";
+import { removeTempHomes } from "../fixture/home.ts";
 import { DAY, T0, errorHome } from "./error-home.ts";
 
 afterAll(removeTempHomes);

@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, test } from "bun:test";
-import { removeTempHomes } from "../helpers/home.ts";
-import { okBody, startFakeEmbeddings } from "../embed/fake-embeddings-server.ts";
+import { removeTempHomes } from "../fixture/home.ts";
+import { okBody, startFakeEmbeddings } from "../fixture/fake-embeddings.ts";
 import { errorHome, filesContaining } from "./error-home.ts";
 import { SECRETS } from "./secrets.ts";
 

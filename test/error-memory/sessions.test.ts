@@ -1,7 +1,7 @@
 import { afterAll, expect, test } from "bun:test";
 import { join } from "node:path";
 import { ErrorVectorStore } from "../../src/storage/lance/error-vectors.ts";
-import { removeTempHomes } from "../helpers/home.ts";
+import { removeTempHomes } from "../fixture/home.ts";
 import { errorHome } from "./error-home.ts";
 
 afterAll(removeTempHomes);

@@ -2,7 +2,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
 import { join } from "node:path";
 import { ErrorVectorStore } from "../../src/storage/lance/error-vectors.ts";
-import { removeTempHomes } from "../helpers/home.ts";
+import { removeTempHomes } from "../fixture/home.ts";
 import { DAY, T0, errorHome } from "./error-home.ts";
 
 afterAll(removeTempHomes);

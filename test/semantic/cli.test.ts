@@ -4,17 +4,17 @@ import { afterAll, afterEach, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { cli, removeTempHomes, repoRoot, tempHome, waitFor } from "../helpers/home.ts";
-import { okBody } from "../embed/fake-embeddings-server.ts";
+import { cli, removeTempHomes, repoRoot, tempHome, waitFor } from "../fixture/home.ts";
+import { okBody } from "../fixture/fake-embeddings.ts";
 import { progressBar } from "../../src/cli/progress.ts";
-import { queueSize, recentIds, vectorIds } from "./support.ts";
+import { queueSize, recentIds, vectorIds } from "../fixture/semantic-home.ts";
 
 afterAll(removeTempHomes);
 const stops: (() => void)[] = [];
 afterEach(() => stops.splice(0).forEach((s) => s()));
 
 async function probed(home: string, args: string[]): Promise<{ code: number; stderr: string }> {
-  const proc = Bun.spawn(["bun", "--preload", join(import.meta.dir, "lance-probe.ts"), join(repoRoot, "src/index.ts"), "--home", home, ...args], {
+  const proc = Bun.spawn(["bun", "--preload", join(import.meta.dir, "../fixture/lance-probe.ts"), join(repoRoot, "src/index.ts"), "--home", home, ...args], {
     cwd: tmpdir(),
     env: { PATH: process.env.PATH!, HOME: tmpdir(), TZ: "UTC" },
     stdout: "ignore",
@@ -105,7 +105,10 @@ test("reindex: Ctrl-C stops it (exit 130), running it again resumes and complete
 
 test("the progress bar redraws one line", () => {
   let out = "";
-  const bar = progressBar({ write: (s: string) => ((out += s), true) } as unknown as NodeJS.WriteStream, 10);
+  const bar = progressBar({ write: (s: string) => {
+      out += s;
+      return true;
+    } } as unknown as NodeJS.WriteStream, 10);
   bar.update(0, 4);
   bar.update(4, 4);
   bar.done();

@@ -1,8 +1,8 @@
 // The drain and search with an HTTP embedder (fake /v1/embeddings): 429 then success, garbage, unreachable.
 import { afterAll, afterEach, describe, expect, test } from "bun:test";
-import { openTemp, removeTempHomes } from "../helpers/home.ts";
-import { okBody, startFakeEmbeddings } from "../embed/fake-embeddings-server.ts";
-import { config, queueSize, recentIds, sqlite, vectorIds } from "./support.ts";
+import { openTemp, removeTempHomes } from "../fixture/home.ts";
+import { okBody, startFakeEmbeddings } from "../fixture/fake-embeddings.ts";
+import { config, queueSize, recentIds, sqlite, vectorIds } from "../fixture/semantic-home.ts";
 
 afterAll(removeTempHomes);
 const stops: (() => void)[] = [];

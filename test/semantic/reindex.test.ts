@@ -1,9 +1,9 @@
 // Embedder change then reindex; an interrupted reindex resumes where it stopped.
 import { afterAll, afterEach, expect, test } from "bun:test";
 import { openMemory } from "../../src/lib.ts";
-import { openTemp, removeTempHomes } from "../helpers/home.ts";
-import { okBody, startFakeEmbeddings } from "../embed/fake-embeddings-server.ts";
-import { BUILTIN_ID, config, recentIds, tableIds, vectorIds } from "./support.ts";
+import { openTemp, removeTempHomes } from "../fixture/home.ts";
+import { okBody, startFakeEmbeddings } from "../fixture/fake-embeddings.ts";
+import { BUILTIN_ID, config, recentIds, tableIds, vectorIds } from "../fixture/semantic-home.ts";
 
 afterAll(removeTempHomes);
 const stops: (() => void)[] = [];

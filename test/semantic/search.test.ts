@@ -1,11 +1,11 @@
 // Semantic and hybrid search: expansion boundaries and merging, ranks and scores, time range, stale-free
 // results, and hybrid keeping what only one side finds.
 import { afterAll, describe, expect, test } from "bun:test";
-import { openTemp, removeTempHomes } from "../helpers/home.ts";
+import { openTemp, removeTempHomes } from "../fixture/home.ts";
 import { expandHits } from "../../src/search/expand.ts";
 import { queryFocus } from "../../src/search/participants.ts";
 import { nsToRfc3339 } from "../../src/shared/time.ts";
-import { config, contextFor, NS_PER_DAY } from "./support.ts";
+import { config, contextFor, NS_PER_DAY } from "../fixture/semantic-home.ts";
 import { listSessionMessages } from "../../src/storage/sqlite/messages-repo.ts";
 
 afterAll(removeTempHomes);
@@ -106,7 +106,7 @@ describe("semantic search", () => {
     const r = await api.search({ query: "launch codename bluebird", match: "semantic" });
     expect(r.hits).toEqual([]);
     // The vector is still stored until the next drain applies the deletion.
-    const { vectorIds } = await import("./support.ts");
+    const { vectorIds } = await import("../fixture/semantic-home.ts");
     expect(await vectorIds(home)).toHaveLength(1);
     api.close();
   });

@@ -1,11 +1,11 @@
 // The vector table mirrors the recent tier: after add, compaction, reset and rm (no orphans, none missing).
 import { afterAll, describe, expect, test } from "bun:test";
-import { openTemp, removeTempHomes } from "../helpers/home.ts";
+import { openTemp, removeTempHomes } from "../fixture/home.ts";
 import { BuiltinEmbedder } from "../../src/embed/builtin/builtin-embedder.ts";
 import type { Embedder } from "../../src/embed/embedder.ts";
 import { drainQueue } from "../../src/memory/embedding/drain.ts";
 import { SemanticIndex } from "../../src/memory/embedding/semantic-index.ts";
-import { config, contextFor, queueSize, recentIds, vectorIds } from "./support.ts";
+import { config, contextFor, queueSize, recentIds, vectorIds } from "../fixture/semantic-home.ts";
 
 afterAll(removeTempHomes);
 

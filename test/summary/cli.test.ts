@@ -4,8 +4,8 @@ import { existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { openMemory } from "../../src/lib.ts";
-import { startFakeAnthropic, type FakeAnthropic } from "../helpers/fake-anthropic.ts";
-import { current, summaryStep } from "./support.ts";
+import { startFakeAnthropic, type FakeAnthropic } from "../fixture/fake-anthropic.ts";
+import { current, summaryStep } from "../fixture/summary-home.ts";
 
 const entry = resolve(import.meta.dir, "../../src/index.ts");
 let fake: FakeAnthropic;

@@ -3,8 +3,8 @@
 import { afterEach, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { PROMPTS } from "../../src/memory/summary/prompts.ts";
-import type { FakeRequest, FakeStep } from "../helpers/fake-anthropic.ts";
-import { addExchanges, current, readJson, readText, setup, summaryStep, transcriptEntries, transcriptOf, type Setup } from "./support.ts";
+import type { FakeRequest, FakeStep } from "../fixture/fake-anthropic.ts";
+import { addExchanges, current, readJson, readText, setup, summaryStep, transcriptEntries, transcriptOf, type Setup } from "../fixture/summary-home.ts";
 
 let s: Setup;
 afterEach(async () => s && (await s.close()));

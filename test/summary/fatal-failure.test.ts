@@ -1,6 +1,6 @@
 // The session report carries the LLM failure that ended its run; a fatal one (a refused key) stops the batch.
 import { afterEach, expect, test } from "bun:test";
-import { addExchanges, current, setup, summaryStep, type Setup } from "./support.ts";
+import { addExchanges, current, setup, summaryStep, type Setup } from "../fixture/summary-home.ts";
 
 let s: Setup;
 afterEach(async () => s && (await s.close()));

@@ -3,7 +3,7 @@
 import { afterEach, expect, test } from "bun:test";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { MissingApiKeyError } from "../../src/lib.ts";
-import { addExchanges, current, readJson, readText, setup, summaryStep, T0, transcriptEntries, transcriptOf, type Setup } from "./support.ts";
+import { addExchanges, current, readJson, readText, setup, summaryStep, T0, transcriptEntries, transcriptOf, type Setup } from "../fixture/summary-home.ts";
 
 let s: Setup;
 afterEach(async () => s && (await s.close()));

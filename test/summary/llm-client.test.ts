@@ -6,7 +6,7 @@ import { LlmAbortedError, LlmAnswerError, LlmCallError, MissingApiKeyError } fro
 import type { LlmRequest, LlmUsage } from "../../src/llm/llm-types.ts";
 import { jsonCandidates } from "../../src/llm/json-answer.ts";
 import { backoffMs, retryAfterMs } from "../../src/llm/retry.ts";
-import { startFakeAnthropic, type FakeAnthropic } from "../helpers/fake-anthropic.ts";
+import { startFakeAnthropic, type FakeAnthropic } from "../fixture/fake-anthropic.ts";
 
 let fake: FakeAnthropic;
 beforeAll(async () => (fake = await startFakeAnthropic({ apiKey: "sk-test-123" })));

@@ -6,7 +6,7 @@ import { parseLooseSummary, assertValidSummary, InvalidSummaryError } from "../.
 import { applySummaryRules, normalizeDecision, normalizeMinute } from "../../src/memory/summary/summary-rules.ts";
 import { emptySummary, type Summary } from "../../src/memory/summary/summary-types.ts";
 import { isJapaneseOutput, toTraditional } from "../../src/memory/summary/reply-language.ts";
-import { addExchanges, current, readJson, setup, summaryStep, type Setup } from "./support.ts";
+import { addExchanges, current, readJson, setup, summaryStep, type Setup } from "../fixture/summary-home.ts";
 
 let s: Setup | undefined;
 afterEach(async () => {

@@ -3,7 +3,7 @@
 import { afterEach, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { PROMPTS } from "../../src/memory/summary/prompts.ts";
-import { addExchanges, current, setup, type Setup } from "./support.ts";
+import { addExchanges, current, setup, type Setup } from "../fixture/summary-home.ts";
 
 let s: Setup;
 afterEach(async () => s && (await s.close()));

@@ -5,9 +5,9 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import pkg from "../../package.json";
-import { buildBinaryOnce, makeTempDir, removeTempDirs, repoRoot, runBinary, type RunOptions } from "../helpers/binary.ts";
-import { startFakeAnthropic, type FakeAnthropic } from "../helpers/fake-anthropic.ts";
-import { TmuxSession } from "../helpers/tmux.ts";
+import { buildBinaryOnce, makeTempDir, removeTempDirs, repoRoot, runBinary, type RunOptions } from "../fixture/binary.ts";
+import { startFakeAnthropic, type FakeAnthropic } from "../fixture/fake-anthropic.ts";
+import { TmuxSession } from "../fixture/tmux.ts";
 
 const BUILD_MS = 600_000;
 const T = 90_000;

@@ -4,8 +4,8 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { openMemory } from "../../src/lib.ts";
-import { cli, removeTempHomes, tempHome } from "../helpers/home.ts";
-import { startTui, T } from "./fixture.ts";
+import { cli, removeTempHomes, tempHome } from "../fixture/home.ts";
+import { startTui, T } from "../fixture/tui-home.ts";
 
 afterAll(removeTempHomes);
 

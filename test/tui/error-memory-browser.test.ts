@@ -1,21 +1,15 @@
 // The error-memory browser under tmux: list, detail, search, delete with confirmation.
-import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { openMemory } from "../../src/lib.ts";
-import { removeTempHomes } from "../helpers/home.ts";
-import type { TmuxSession } from "../helpers/tmux.ts";
-import { makeHome, startTui, T } from "./fixture.ts";
+import type { TmuxSession } from "../fixture/tmux.ts";
+import { makeHome, startTui, T, tuiSuite } from "../fixture/tui-home.ts";
 
-let home = "";
+const suite = tuiSuite();
 let tui: TmuxSession | undefined;
-beforeAll(async () => {
-  home = await makeHome();
-}, T);
-afterEach(() => tui?.kill());
-afterAll(removeTempHomes);
 
 describe("error memory browser", () => {
   test("Ctrl-E lists the records; Enter shows the detail; Esc goes back", async () => {
-    tui = startTui(home);
+    tui = suite.start();
     await tui.waitFor("alpha-deploy");
     tui.keys("C-e");
     let s = await tui.waitFor("Error memory · 3 records");
@@ -37,7 +31,7 @@ describe("error memory browser", () => {
   }, T);
 
   test("/ searches the records as you type", async () => {
-    tui = startTui(home);
+    tui = suite.start();
     await tui.waitFor("alpha-deploy");
     tui.keys("C-e");
     await tui.waitFor("Error memory");

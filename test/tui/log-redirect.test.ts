@@ -3,7 +3,7 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { removeTempHomes, repoRoot, tempHome } from "../helpers/home.ts";
+import { removeTempHomes, repoRoot, tempHome } from "../fixture/home.ts";
 
 afterAll(removeTempHomes);
 

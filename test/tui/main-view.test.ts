@@ -1,23 +1,17 @@
 // The main view under tmux: session list, filter, sort, history pane, scrolling, the archive marker, quit.
-import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
-import { removeTempHomes } from "../helpers/home.ts";
-import type { TmuxSession } from "../helpers/tmux.ts";
-import { makeHome, startTui, T } from "./fixture.ts";
+import { describe, expect, test } from "bun:test";
+import type { TmuxSession } from "../fixture/tmux.ts";
+import { T, tuiSuite } from "../fixture/tui-home.ts";
 
-let home = "";
+const suite = tuiSuite();
 let tui: TmuxSession | undefined;
-beforeAll(async () => {
-  home = await makeHome();
-}, T);
-afterEach(() => tui?.kill());
-afterAll(removeTempHomes);
 
 /** The row of the session list that shows `id`. */
 const row = (screen: string, id: string) => screen.split("\n").find((l) => l.startsWith(`│${id}`) || l.includes(`│${id} `)) ?? "";
 
 describe("main view", () => {
   test("lists sessions with message count, last activity and summary; newest first", async () => {
-    tui = startTui(home);
+    tui = suite.start();
     const s = await tui.waitFor("old-notes");
     const ids = ["alpha-deploy", "beta-billing", "zh-trip", "old-notes"];
     const order = ids.map((id) => s.indexOf(`│${id}`));
@@ -32,7 +26,7 @@ describe("main view", () => {
   }, T);
 
   test("typing filters the list; Backspace and Esc undo it; Ctrl-O sorts by name", async () => {
-    tui = startTui(home);
+    tui = suite.start();
     await tui.waitFor("old-notes");
     tui.type("bil");
     let s = await tui.waitFor("filter: bil");
@@ -53,7 +47,7 @@ describe("main view", () => {
   }, T);
 
   test("the history pane shows time, role, sender and wrapped text, the newest at the bottom", async () => {
-    tui = startTui(home);
+    tui = suite.start();
     const s = await tui.waitFor("Step 39");
     expect(s).toMatch(/\d{4}-\d\d-\d\d \d\d:\d\d:\d\d · assistant · bot/);
     expect(s).toMatch(/· user · ann/);
@@ -63,7 +57,7 @@ describe("main view", () => {
   }, T);
 
   test("scrolling: lines, pages, top and bottom; the archive marker sits between the tiers", async () => {
-    tui = startTui(home);
+    tui = suite.start();
     await tui.waitFor("Step 39");
     tui.keys("Enter"); // into the history pane
     await tui.waitFor(/┌─ Sessions[^\n]*┐┌─▸? ?alpha-deploy/);
@@ -91,7 +85,7 @@ describe("main view", () => {
   }, T);
 
   test("q quits, leaves the alternate screen and restores the cursor; exit code 0", async () => {
-    tui = startTui(home);
+    tui = suite.start();
     await tui.waitFor("alpha-deploy");
     expect(tui.format("alternate_on")).toBe("1");
     tui.keys("q");
@@ -103,7 +97,7 @@ describe("main view", () => {
   }, T);
 
   test("q while filtering types q; with an empty filter it quits", async () => {
-    tui = startTui(home);
+    tui = suite.start();
     await tui.waitFor("alpha-deploy");
     tui.type("aq");
     await tui.waitFor("filter: aq");

@@ -1,24 +1,19 @@
 // Help, confirmations for reset and remove, the first-run screen, and an error that leaves q working.
-import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { openMemory } from "../../src/lib.ts";
 import { KEY_GROUPS } from "../../src/tui/keymap.ts";
-import { cli, removeTempHomes, repoRoot, tempHome, waitFor } from "../helpers/home.ts";
-import type { TmuxSession } from "../helpers/tmux.ts";
-import { makeHome, startTui, T } from "./fixture.ts";
+import { cli, repoRoot, tempHome, waitFor } from "../fixture/home.ts";
+import type { TmuxSession } from "../fixture/tmux.ts";
+import { makeHome, startTui, T, tuiSuite } from "../fixture/tui-home.ts";
 
-let home = "";
+const suite = tuiSuite();
 let tui: TmuxSession | undefined;
-beforeAll(async () => {
-  home = await makeHome();
-}, T);
-afterEach(() => tui?.kill());
-afterAll(removeTempHomes);
 
 describe("help", () => {
   test("? lists every key of every screen (all at once on a tall terminal)", async () => {
-    tui = startTui(home, { width: 120, height: 70 });
+    tui = suite.start({ width: 120, height: 70 });
     await tui.waitFor("alpha-deploy");
     tui.type("?");
     const s = await tui.waitFor((x) => x.includes("Help: every key") && x.includes("no, keep everything"));
@@ -34,7 +29,7 @@ describe("help", () => {
   }, T);
 
   test("at 80x24 the help scrolls to its end; ? closes it", async () => {
-    tui = startTui(home);
+    tui = suite.start();
     await tui.waitFor("alpha-deploy");
     tui.type("?");
     let s = await tui.waitFor("↓ more");

@@ -1,21 +1,15 @@
 // Search under tmux: results as you type, highlighted snippets, mode / scope / range keys, Enter opens the hit.
-import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { removeTempHomes } from "../helpers/home.ts";
-import type { TmuxSession } from "../helpers/tmux.ts";
-import { makeHome, startTui, T } from "./fixture.ts";
+import type { TmuxSession } from "../fixture/tmux.ts";
+import { makeHome, startTui, T, tuiSuite } from "../fixture/tui-home.ts";
 
-let home = "";
+const suite = tuiSuite();
 let tui: TmuxSession | undefined;
-beforeAll(async () => {
-  home = await makeHome();
-}, T);
-afterEach(() => tui?.kill());
-afterAll(removeTempHomes);
 
 async function openSearch(): Promise<TmuxSession> {
-  const t = startTui(home);
+  const t = suite.start();
   await t.waitFor("alpha-deploy");
   t.keys("/");
   await t.waitFor("Search:");
@@ -109,9 +103,9 @@ describe("search", () => {
   test("while typing, keyword matches come newest first; the ranked answer replaces them when typing rests", async () => {
     tui = await openSearch();
     tui.type("deploy");
-    const quick = await tui.waitFor(/hits? for "deploy"  newest first · ranking…/, 5_000);
+    const quick = await tui.waitFor(/hits? for "deploy" {2}newest first · ranking…/, 5_000);
     expect(quick).toContain("mode hybrid");
-    const ranked = await tui.waitFor(/hits? for "deploy"(?!  newest first)/);
+    const ranked = await tui.waitFor(/hits? for "deploy"(?! {2}newest first)/);
     expect(ranked).not.toContain("ranking…");
   }, T);
 
@@ -126,7 +120,7 @@ describe("search", () => {
     await tui.waitFor("Search:");
     tui.type("idempotent");
     // First keyword matches newest first, then the ranked hybrid answer: keyword hits and a note.
-    let s = await tui.waitFor(/hit for "idempotent"  semantic side unavailable/);
+    let s = await tui.waitFor(/hit for "idempotent" {2}semantic side unavailable/);
     expect(s).toContain("Stripe webhooks arrive twice");
     tui.keys("Tab", "Tab"); // keyword, then semantic
     s = await tui.waitFor("semantic unavailable → keyword");

@@ -216,10 +216,16 @@ describe("SearchState", () => {
     s.toggleScope();
     expect(s.scope).toBe("all");
     const modes = [s.mode];
-    for (let i = 0; i < 3; i++) (s.cycleMode(), modes.push(s.mode));
+    for (let i = 0; i < 3; i++) {
+      s.cycleMode();
+      modes.push(s.mode);
+    }
     expect(modes).toEqual(["hybrid", "keyword", "semantic", "hybrid"]);
     const ranges = [s.range];
-    for (let i = 0; i < 5; i++) (s.cycleRange(), ranges.push(s.range));
+    for (let i = 0; i < 5; i++) {
+      s.cycleRange();
+      ranges.push(s.range);
+    }
     expect(ranges).toEqual(["all", "1d", "7d", "30d", "1y", "all"]);
   });
 

@@ -2,10 +2,10 @@
 // Anthropic API with progress and the outcome on the status row; an import shows as such.
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
 import { openMemory } from "../../src/lib.ts";
-import { startFakeAnthropic, type FakeAnthropic } from "../helpers/fake-anthropic.ts";
-import { removeTempHomes } from "../helpers/home.ts";
-import type { TmuxSession } from "../helpers/tmux.ts";
-import { makeHome, startTui, T } from "./fixture.ts";
+import { startFakeAnthropic, type FakeAnthropic } from "../fixture/fake-anthropic.ts";
+import { removeTempHomes } from "../fixture/home.ts";
+import type { TmuxSession } from "../fixture/tmux.ts";
+import { makeHome, startTui, T } from "../fixture/tui-home.ts";
 
 let fake: FakeAnthropic;
 let tui: TmuxSession | undefined;

@@ -1,17 +1,11 @@
 // Terminal handling under tmux: 80x24 and resizes, CJK alignment, colours by TERM, NO_COLOR.
-import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { stringWidth } from "../../src/tui/text/char-width.ts";
-import { removeTempHomes } from "../helpers/home.ts";
-import type { TmuxSession } from "../helpers/tmux.ts";
-import { makeHome, startTui, T } from "./fixture.ts";
+import type { TmuxSession } from "../fixture/tmux.ts";
+import { T, tuiSuite } from "../fixture/tui-home.ts";
 
-let home = "";
+const suite = tuiSuite();
 let tui: TmuxSession | undefined;
-beforeAll(async () => {
-  home = await makeHome();
-}, T);
-afterEach(() => tui?.kill());
-afterAll(removeTempHomes);
 
 /** Every framed row ends with its border at the last column: nothing was shifted by a wide character. */
 function aligned(screen: string, width: number): boolean {
@@ -28,7 +22,7 @@ const COLOUR_SGR = /\x1b\[(?:[0-9;]*;)?(?:3[0-7]|4[0-7]|9[0-7]|10[0-7]|38;5;\d+|
 
 describe("terminal", () => {
   test("80x24: every pane fits; a resize re-lays out; a tiny terminal does not crash", async () => {
-    tui = startTui(home);
+    tui = suite.start();
     let s = await tui.waitFor("Step 39");
     expect(s.split("\n").filter((l) => l.length > 0)).toHaveLength(24);
     expectAligned(s, 80);
@@ -44,7 +38,7 @@ describe("terminal", () => {
   }, T);
 
   test("CJK text takes two cells and keeps every border in place", async () => {
-    tui = startTui(home);
+    tui = suite.start();
     await tui.waitFor("alpha-deploy");
     tui.type("zh");
     let s = await tui.waitFor("我們下個月去京都");
@@ -63,11 +57,11 @@ describe("terminal", () => {
   }, T);
 
   test("256 colours on xterm-256color; basic colours only on xterm", async () => {
-    tui = startTui(home, { env: { TERM: "xterm-256color" } });
+    tui = suite.start({ env: { TERM: "xterm-256color" } });
     await tui.waitFor("Step 39");
     expect(tui.capture(true)).toMatch(/\x1b\[[0-9;]*38;5;\d+/);
     tui.kill();
-    tui = startTui(home, { env: { TERM: "xterm" } });
+    tui = suite.start({ env: { TERM: "xterm" } });
     await tui.waitFor("Step 39");
     const basic = tui.capture(true);
     expect(basic).toMatch(COLOUR_SGR);
@@ -75,7 +69,7 @@ describe("terminal", () => {
   }, T);
 
   test("NO_COLOR: no colour at all, yet the selection and matches stay visible", async () => {
-    tui = startTui(home, { env: { NO_COLOR: "1" } });
+    tui = suite.start({ env: { NO_COLOR: "1" } });
     await tui.waitFor("Step 39");
     let s = tui.capture(true);
     expect(s).not.toMatch(COLOUR_SGR);
@@ -89,10 +83,10 @@ describe("terminal", () => {
   }, T);
 
   test("TERM=dumb still draws without colour", async () => {
-    tui = startTui(home, { env: { TERM: "dumb" } });
+    tui = suite.start({ env: { TERM: "dumb" } });
     await tui.waitFor("alpha-deploy");
     expect(tui.capture(true)).not.toMatch(COLOUR_SGR);
-    tui.keys("q");
-    expect((await tui.exited()).code).toBe(0);
+    tui!.keys("q");
+    expect((await tui!.exited()).code).toBe(0);
   }, T);
 });

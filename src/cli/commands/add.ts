@@ -2,9 +2,8 @@
 import { parseJsonl } from "../../app/wire-input.ts";
 import { InputError, UsageError } from "../../shared/errors.ts";
 import { parseTimeOrThrow } from "../../shared/time.ts";
-import { assertSessionId } from "../../shared/session-id.ts";
-import { bool, expectPositionals, parseArgs, str, type Parsed } from "../args.ts";
-import { openFromFlags, printUsage } from "../command.ts";
+import { bool, str, type Parsed } from "../args.ts";
+import { withMemory, type CommandSpec } from "../command.ts";
 import { printJson, println } from "../output.ts";
 import type { WireMessageInput } from "../../app/wire-input.ts";
 
@@ -25,14 +24,11 @@ Without --content the text is read from stdin. With no --role, stdin is JSONL: o
 
 const BATCH = 5000;
 
-export async function run(argv: readonly string[]): Promise<number> {
-  const p = parseArgs(argv, { role: { type: "string" }, content: { type: "string" }, at: { type: "string" }, sender: { type: "string" } }, "add");
-  if (bool(p, "help")) return printUsage(usage);
-  const [session] = expectPositionals(p, "add", ["SESSION"]);
-  assertSessionId(session);
-  const role = str(p, "role");
-  const api = openFromFlags(p);
-  try {
+const spec: CommandSpec = { name: "add", usage, flags: { role: { type: "string" }, content: { type: "string" }, at: { type: "string" }, sender: { type: "string" } }, positionals: ["SESSION"], session: true };
+
+export function run(argv: readonly string[]): Promise<number> {
+  return withMemory(spec, argv, async (api, p, [session]) => {
+    const role = str(p, "role");
     const messages = await collectMessages(p, role, api.config.limits.max_message_bytes);
     const ids: string[] = [];
     const progress = messages.length > BATCH && process.stderr.isTTY;
@@ -44,9 +40,7 @@ export async function run(argv: readonly string[]): Promise<number> {
     if (bool(p, "json")) printJson({ session, ids });
     else println(ids.length === 1 ? ids[0] : `added ${ids.length} messages to ${session}`);
     return 0;
-  } finally {
-    api.close();
-  }
+  });
 }
 
 async function collectMessages(p: Parsed, role: string | undefined, maxBytes: number): Promise<WireMessageInput[]> {

@@ -1,8 +1,8 @@
 // memvoy config show|path|check: the effective config, its file, and validation.
 import { configPath, configToToml, inspectConfig } from "../../app/config-info.ts";
 import { UsageError } from "../../shared/errors.ts";
-import { bool, parseArgs, str } from "../args.ts";
-import { printUsage } from "../command.ts";
+import { bool, str, type Parsed } from "../args.ts";
+import { runCommand, type CommandSpec } from "../command.ts";
 import { printJson, println } from "../output.ts";
 
 export const usage = `
@@ -16,9 +16,13 @@ Environment overrides: MEMVOY_<SECTION>_<KEY>, e.g. MEMVOY_SUMMARY_MODEL,
 MEMVOY_LIMITS_MAX_HISTORY_BYTES, MEMVOY_REPLY_LANG.
 `;
 
-export async function run(argv: readonly string[]): Promise<number> {
-  const p = parseArgs(argv, {}, "config");
-  if (bool(p, "help")) return printUsage(usage);
+const spec: CommandSpec = { name: "config", usage };
+
+export function run(argv: readonly string[]): Promise<number> {
+  return runCommand(spec, argv, config);
+}
+
+async function config(p: Parsed): Promise<number> {
   const [sub = "show", ...rest] = p.positionals;
   if (rest.length) throw new UsageError(`config: unexpected argument ${JSON.stringify(rest[0])}`);
   const home = str(p, "home");

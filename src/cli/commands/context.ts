@@ -1,7 +1,6 @@
-// memvoy context SESSION [--input TEXT]: the LLM-ready messages for the next turn.
-import { assertSessionId } from "../../shared/session-id.ts";
-import { bool, expectPositionals, parseArgs, str } from "../args.ts";
-import { openFromFlags, printUsage } from "../command.ts";
+
+import { bool, str } from "../args.ts";
+import { withMemory, type CommandSpec } from "../command.ts";
 import { bold, dim, printJson, println } from "../output.ts";
 
 export const usage = `
@@ -13,13 +12,10 @@ Prior summary block (when a summary exists), then the input. Also the system
 prompt's Prior Conversation Context section.
 `;
 
-export async function run(argv: readonly string[]): Promise<number> {
-  const p = parseArgs(argv, { input: { type: "string" } }, "context");
-  if (bool(p, "help")) return printUsage(usage);
-  const [session] = expectPositionals(p, "context", ["SESSION"]);
-  assertSessionId(session);
-  const api = openFromFlags(p);
-  try {
+const spec: CommandSpec = { name: "context", usage, flags: { input: { type: "string" } }, positionals: ["SESSION"], session: true };
+
+export function run(argv: readonly string[]): Promise<number> {
+  return withMemory(spec, argv, async (api, p, [session]) => {
     const ctx = await api.context(session!, str(p, "input"));
     if (bool(p, "json")) {
       printJson(ctx);
@@ -28,7 +24,5 @@ export async function run(argv: readonly string[]): Promise<number> {
     if (ctx.system) println(dim("── system prompt section ──") + "\n" + ctx.system + "\n" + dim("── messages ──"));
     for (const m of ctx.messages) println(`${bold(`[${m.role}]`)}${m.sendAt ? dim(` ${m.sendAt}`) : ""}\n${m.content}\n`);
     return 0;
-  } finally {
-    api.close();
-  }
+  });
 }

@@ -4,8 +4,8 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { seedDemoHome } from "../../app/demo/seed-demo.ts";
-import { bool, expectPositionals, parseArgs, str } from "../args.ts";
-import { printUsage } from "../command.ts";
+import { bool, str, type Parsed } from "../args.ts";
+import { runCommand, type CommandSpec } from "../command.ts";
 import { bold, printJson, println } from "../output.ts";
 
 export const usage = `
@@ -19,10 +19,13 @@ written through the same path agents use. No API key or network is needed.
                under the system temp directory; your own home is never touched)
 `;
 
-export async function run(argv: readonly string[]): Promise<number> {
-  const p = parseArgs(argv, {}, "demo");
-  if (bool(p, "help")) return printUsage(usage);
-  expectPositionals(p, "demo", []);
+const spec: CommandSpec = { name: "demo", usage, positionals: [] };
+
+export function run(argv: readonly string[]): Promise<number> {
+  return runCommand(spec, argv, demo);
+}
+
+async function demo(p: Parsed): Promise<number> {
   const home = str(p, "home") ?? mkdtempSync(join(tmpdir(), "memvoy-demo-"));
   const r = await seedDemoHome(home);
   if (bool(p, "json")) {

@@ -1,7 +1,7 @@
 // memvoy doctor [--repair] [--migrate]: check history.json files against the archive; repair what can be
 // repaired; run the keyword index upgrade now (the daemon otherwise runs it in the background).
-import { bool, expectPositionals, parseArgs } from "../args.ts";
-import { openFromFlags, printUsage } from "../command.ts";
+import { bool } from "../args.ts";
+import { withInterrupt, withMemory, type CommandSpec } from "../command.ts";
 import { printJson, println } from "../output.ts";
 import { progressBar } from "../progress.ts";
 import type { MemoryApi } from "../../app/memory-api.ts";
@@ -21,16 +21,11 @@ on meanwhile (search uses the current index until the new one is complete);
 stopped with Ctrl-C, it resumes where it left off.
 `;
 
-export async function run(argv: readonly string[]): Promise<number> {
-  const p = parseArgs(argv, { repair: { type: "boolean" }, migrate: { type: "boolean" } }, "doctor");
-  if (bool(p, "help")) return printUsage(usage);
-  expectPositionals(p, "doctor", []);
-  const api = openFromFlags(p);
-  try {
-    if (bool(p, "migrate")) {
-      const ok = await migrate(api, bool(p, "json"));
-      if (!ok) return 130;
-    }
+const spec: CommandSpec = { name: "doctor", usage, flags: { repair: { type: "boolean" }, migrate: { type: "boolean" } }, positionals: [] };
+
+export function run(argv: readonly string[]): Promise<number> {
+  return withMemory(spec, argv, async (api, p) => {
+    if (bool(p, "migrate") && !(await migrate(api, bool(p, "json")))) return 130;
     const r = api.doctor({ repair: bool(p, "repair") });
     if (bool(p, "json")) printJson(r);
     else {
@@ -39,9 +34,7 @@ export async function run(argv: readonly string[]): Promise<number> {
       println(r.findings.length === 0 ? "all good" : r.ok ? "all problems repaired" : "problems found; run memvoy doctor --repair");
     }
     return r.ok ? 0 : 1;
-  } finally {
-    api.close();
-  }
+  });
 }
 
 /** Run the index upgrade to the end (or until Ctrl-C); false when stopped. */
@@ -51,17 +44,10 @@ async function migrate(api: MemoryApi, json: boolean): Promise<boolean> {
     if (!json) println("keyword index: up to date");
     return true;
   }
-  const stop = new AbortController();
-  const onInt = () => stop.abort();
-  process.on("SIGINT", onInt);
   const bar = process.stderr.isTTY ? progressBar(process.stderr) : undefined;
-  try {
-    if (!json) println(`keyword index: upgrading (${before.copied}/${before.total} messages done earlier)`);
-    const r = await api.upgradeIndex({ signal: stop.signal, progress: (done, total) => bar?.update(done, total) });
-    bar?.done();
-    if (!json) println(r.done ? `keyword index: upgraded (${r.copied} messages in ${(r.ms / 1000).toFixed(1)} s)` : "keyword index: stopped; run memvoy doctor --migrate again to resume");
-    return r.done;
-  } finally {
-    process.off("SIGINT", onInt);
-  }
+  if (!json) println(`keyword index: upgrading (${before.copied}/${before.total} messages done earlier)`);
+  const r = await withInterrupt((signal) => api.upgradeIndex({ signal, progress: (done, total) => bar?.update(done, total) }));
+  bar?.done();
+  if (!json) println(r.done ? `keyword index: upgraded (${r.copied} messages in ${(r.ms / 1000).toFixed(1)} s)` : "keyword index: stopped; run memvoy doctor --migrate again to resume");
+  return r.done;
 }

@@ -1,6 +1,5 @@
 // memvoy errors record|search|list|show|rm|sweep: the cross-session error memory.
-import type { MemoryApi } from "../../app/memory-api.ts";
-import type { ErrorRecord } from "../../memory/error-memory/error-record.ts";
+import type { ErrorRecord, MemoryApi } from "../../app/memory-api.ts";
 import { UsageError } from "../../shared/errors.ts";
 import { nsToLocalSeconds, nsToRfc3339 } from "../../shared/time.ts";
 import { bool, expectPositionals, num, parseArgs, str, type FlagSpecs, type Parsed } from "../args.ts";

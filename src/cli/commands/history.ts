@@ -1,7 +1,6 @@
-// memvoy history SESSION [--all] [--last N]: the context window, or every message ever written.
-import { assertSessionId } from "../../shared/session-id.ts";
-import { bool, expectPositionals, num, parseArgs } from "../args.ts";
-import { openFromFlags, printUsage } from "../command.ts";
+
+import { bool, num } from "../args.ts";
+import { withMemory, type CommandSpec } from "../command.ts";
 import { dim, messageHeader, messageJson, printJson, println } from "../output.ts";
 
 export const usage = `
@@ -12,13 +11,10 @@ or with --all every message ever written, oldest first, with a marker where the
 archive ends and history.json begins.
 `;
 
-export async function run(argv: readonly string[]): Promise<number> {
-  const p = parseArgs(argv, { all: { type: "boolean" }, last: { type: "number" } }, "history");
-  if (bool(p, "help")) return printUsage(usage);
-  const [session] = expectPositionals(p, "history", ["SESSION"]);
-  assertSessionId(session);
-  const api = openFromFlags(p);
-  try {
+const spec: CommandSpec = { name: "history", usage, flags: { all: { type: "boolean" }, last: { type: "number" } }, positionals: ["SESSION"], session: true };
+
+export function run(argv: readonly string[]): Promise<number> {
+  return withMemory(spec, argv, (api, p, [session]) => {
     const last = num(p, "last");
     const list = api.history(session!, { all: bool(p, "all"), ...(last !== undefined ? { last } : {}) });
     if (bool(p, "json")) {
@@ -33,7 +29,5 @@ export async function run(argv: readonly string[]): Promise<number> {
     }
     if (list.length === 0) println(dim("(no messages)"));
     return 0;
-  } finally {
-    api.close();
-  }
+  });
 }

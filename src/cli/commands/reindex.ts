@@ -2,8 +2,9 @@
 import { existsSync } from "node:fs";
 import { homePaths, resolveHome } from "../../config/home.ts";
 import { openMemory } from "../../app/open-memory.ts";
-import { bool, expectPositionals, parseArgs, str } from "../args.ts";
-import { printUsage } from "../command.ts";
+import { bool, str, type Parsed } from "../args.ts";
+import type { MemoryApi } from "../../app/memory-api.ts";
+import { runCommand, using, withInterrupt, type CommandSpec } from "../command.ts";
 import { printJson, println } from "../output.ts";
 import { progressBar } from "../progress.ts";
 
@@ -22,29 +23,27 @@ Ctrl-C stops after the current batch; run memvoy reindex again to resume.
 /** The background drain after `memvoy add` waits this long for more writes before exiting. */
 const BACKGROUND_LINGER_MS = 1500;
 
-export async function run(argv: readonly string[]): Promise<number> {
-  const p = parseArgs(argv, { pending: { type: "boolean" }, quiet: { type: "boolean" } }, "reindex");
-  if (bool(p, "help")) return printUsage(usage);
-  expectPositionals(p, "reindex", []);
+const spec: CommandSpec = { name: "reindex", usage, flags: { pending: { type: "boolean" }, quiet: { type: "boolean" } }, positionals: [] };
+
+export function run(argv: readonly string[]): Promise<number> {
+  return runCommand(spec, argv, (p) => {
+    // The background drain must not recreate a home that was removed meanwhile.
+    if (bool(p, "pending") && !existsSync(homePaths(resolveHome(str(p, "home"))).db)) return 0;
+    return using(openMemory({ home: str(p, "home"), drain: "off" }), (api) => withInterrupt((signal) => reindex(api, p, signal)));
+  });
+}
+
+async function reindex(api: MemoryApi, p: Parsed, signal: AbortSignal): Promise<number> {
   const pending = bool(p, "pending");
   const quiet = bool(p, "quiet");
   const json = bool(p, "json");
-  // The background drain must not recreate a home that was removed meanwhile.
-  if (pending && !existsSync(homePaths(resolveHome(str(p, "home"))).db)) return 0;
-  const api = openMemory({ home: str(p, "home"), drain: "off" });
-  const abort = new AbortController();
-  const onSigint = () => {
-    if (abort.signal.aborted) process.exit(130);
-    abort.abort();
-  };
-  process.on("SIGINT", onSigint);
   const bar = !quiet && !json && process.stderr.isTTY ? progressBar(process.stderr) : undefined;
   let total = 0;
   try {
     const r = await api.reindex({
       pendingOnly: pending,
       lingerMs: quiet ? BACKGROUND_LINGER_MS : undefined,
-      signal: abort.signal,
+      signal,
       onStart: (n, resumed) => {
         total = n;
         if (!quiet && !json && resumed) process.stderr.write("memvoy: resuming the interrupted reindex\n");
@@ -65,13 +64,10 @@ export async function run(argv: readonly string[]): Promise<number> {
     return 0;
   } catch (err) {
     bar?.done();
-    if (abort.signal.aborted) {
+    if (signal.aborted) {
       if (!quiet) process.stderr.write("memvoy: interrupted; run memvoy reindex again to resume\n");
       return 130;
     }
     throw err;
-  } finally {
-    process.off("SIGINT", onSigint);
-    api.close();
   }
 }

@@ -1,7 +1,6 @@
-// memvoy reset SESSION [--all]: clear history + archive + vectors; the summary survives unless --all.
-import { assertSessionId } from "../../shared/session-id.ts";
-import { bool, expectPositionals, parseArgs } from "../args.ts";
-import { openFromFlags, printUsage } from "../command.ts";
+
+import { bool } from "../args.ts";
+import { withMemory, type CommandSpec } from "../command.ts";
 import { printJson, println } from "../output.ts";
 
 export const usage = `
@@ -12,18 +11,13 @@ summary.json and .summary_cursor survive, so the rolling summary carries on;
 --all deletes them too. Error memory is never touched.
 `;
 
-export async function run(argv: readonly string[]): Promise<number> {
-  const p = parseArgs(argv, { all: { type: "boolean" } }, "reset");
-  if (bool(p, "help")) return printUsage(usage);
-  const [session] = expectPositionals(p, "reset", ["SESSION"]);
-  assertSessionId(session);
-  const api = openFromFlags(p);
-  try {
+const spec: CommandSpec = { name: "reset", usage, flags: { all: { type: "boolean" } }, positionals: ["SESSION"], session: true };
+
+export function run(argv: readonly string[]): Promise<number> {
+  return withMemory(spec, argv, (api, p, [session]) => {
     const r = api.reset(session!, { all: bool(p, "all") });
     if (bool(p, "json")) printJson(r);
     else println(`reset ${session}: removed ${r.messagesRemoved} message(s)${bool(p, "all") ? (r.summaryRemoved ? " and the summary" : "") : "; the summary was kept"}`);
     return 0;
-  } finally {
-    api.close();
-  }
+  });
 }

@@ -2,9 +2,9 @@
 import { UsageError } from "../../shared/errors.ts";
 import { assertSessionId } from "../../shared/session-id.ts";
 import { nsToLocalSeconds, type TimeRange } from "../../shared/time.ts";
-import type { MatchMode, SearchHit } from "../../search/search-types.ts";
-import { bool, num, parseArgs, str } from "../args.ts";
-import { openFromFlags, printUsage } from "../command.ts";
+import type { MatchMode, SearchHit } from "../../app/memory-api.ts";
+import { bool, num, str } from "../args.ts";
+import { withMemory, type CommandSpec } from "../command.ts";
 import { cyan, dim, highlight, messageJson, printJson, println } from "../output.ts";
 
 export const usage = `
@@ -29,15 +29,21 @@ are just characters.
   --limit N     at most N hits (default 10)
 `;
 
-export async function run(argv: readonly string[]): Promise<number> {
-  const p = parseArgs(argv, { session: { type: "string", short: "s" }, match: { type: "string" }, range: { type: "string" }, limit: { type: "number", short: "n" } }, "search");
-  if (bool(p, "help")) return printUsage(usage);
-  if (p.positionals.length === 0) throw new UsageError("search: missing QUERY (see memvoy search --help)");
-  const query = p.positionals.join(" ");
-  const session = str(p, "session");
-  if (session !== undefined) assertSessionId(session);
-  const api = openFromFlags(p);
-  try {
+const spec: CommandSpec = {
+  name: "search",
+  usage,
+  flags: { session: { type: "string", short: "s" }, match: { type: "string" }, range: { type: "string" }, limit: { type: "number", short: "n" } },
+  check: (p) => {
+    if (p.positionals.length === 0) throw new UsageError("search: missing QUERY (see memvoy search --help)");
+    const session = str(p, "session");
+    if (session !== undefined) assertSessionId(session);
+  },
+};
+
+export function run(argv: readonly string[]): Promise<number> {
+  return withMemory(spec, argv, async (api, p) => {
+    const query = p.positionals.join(" ");
+    const session = str(p, "session");
     const result = await api.search({
       query,
       session,
@@ -63,9 +69,7 @@ export async function run(argv: readonly string[]): Promise<number> {
       }
     }
     return 0;
-  } finally {
-    api.close();
-  }
+  });
 }
 
 function oneLine(text: string, width = 100): string {

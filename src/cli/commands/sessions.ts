@@ -1,7 +1,7 @@
 // memvoy sessions: id, message count, last activity, summary present.
 import { nsToLocalSeconds, nsToRfc3339 } from "../../shared/time.ts";
-import { bool, expectPositionals, parseArgs, str } from "../args.ts";
-import { openFromFlags, printUsage } from "../command.ts";
+import { bool, str } from "../args.ts";
+import { withMemory, type CommandSpec } from "../command.ts";
 import { bold, dim, printJson, println } from "../output.ts";
 import { UsageError } from "../../shared/errors.ts";
 
@@ -11,14 +11,19 @@ Usage: memvoy sessions [--sort recent|name] [--json]
 List sessions: id, number of messages, last activity and whether a summary exists.
 `;
 
-export async function run(argv: readonly string[]): Promise<number> {
-  const p = parseArgs(argv, { sort: { type: "string" } }, "sessions");
-  if (bool(p, "help")) return printUsage(usage);
-  expectPositionals(p, "sessions", []);
-  const sort = str(p, "sort") ?? "recent";
-  if (sort !== "recent" && sort !== "name") throw new UsageError(`sessions: --sort must be recent or name`);
-  const api = openFromFlags(p);
-  try {
+const spec: CommandSpec = {
+  name: "sessions",
+  usage,
+  flags: { sort: { type: "string" } },
+  positionals: [],
+  check: (p) => {
+    if (!["recent", "name"].includes(str(p, "sort") ?? "recent")) throw new UsageError(`sessions: --sort must be recent or name`);
+  },
+};
+
+export function run(argv: readonly string[]): Promise<number> {
+  return withMemory(spec, argv, (api, p) => {
+    const sort = str(p, "sort") ?? "recent";
     const list = api.sessions();
     list.sort((a, b) => (sort === "name" ? a.id.localeCompare(b.id) : Number(b.lastActivity - a.lastActivity) || a.id.localeCompare(b.id)));
     if (bool(p, "json")) {
@@ -36,7 +41,5 @@ export async function run(argv: readonly string[]): Promise<number> {
       println(`${s.id.padEnd(w)}  ${String(s.messages).padStart(8)}  ${when}  ${s.hasSummary ? "yes" : dim("no")}`);
     }
     return 0;
-  } finally {
-    api.close();
-  }
+  });
 }

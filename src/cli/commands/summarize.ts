@@ -1,8 +1,8 @@
 // memvoy summarize [SESSION]: run Generate now (every due session when none is given), with progress per
 // chunk on stderr, ending with what changed.
 import type { SessionReport, SummaryProgress } from "../../app/memory-api.ts";
-import { bool, expectPositionals, parseArgs } from "../args.ts";
-import { openFromFlags, printUsage } from "../command.ts";
+import { bool } from "../args.ts";
+import { withInterrupt, withMemory, type CommandSpec } from "../command.ts";
 import { bold, dim, printJson, println } from "../output.ts";
 
 export const usage = `
@@ -74,35 +74,27 @@ function printReport(r: SessionReport): void {
   for (const note of r.notes) println(dim(`  note: ${note}`));
 }
 
-export async function run(argv: readonly string[]): Promise<number> {
-  const p = parseArgs(argv, { progress: { type: "boolean" } }, "summarize");
-  if (bool(p, "help")) return printUsage(usage);
-  const [session] = expectPositionals(p, "summarize", [], ["SESSION"]);
-  const showProgress = bool(p, "progress") || process.stderr.isTTY === true;
-  const abort = new AbortController();
-  const onSigint = () => {
-    if (abort.signal.aborted) process.exit(130);
-    process.stderr.write("memvoy: stopping (Ctrl-C again to quit at once)\n");
-    abort.abort();
-  };
-  process.on("SIGINT", onSigint);
-  const api = openFromFlags(p);
-  try {
-    const report = await api.summarize(session, {
-      signal: abort.signal,
-      onProgress: (e) => {
-        const line = showProgress ? progressLine(e) : undefined;
-        if (line) process.stderr.write(`${line}\n`);
-      },
-      onWarning: bool(p, "verbose") ? (line) => process.stderr.write(`memvoy: warning: ${line}\n`) : undefined,
-    });
+const spec: CommandSpec = { name: "summarize", usage, flags: { progress: { type: "boolean" } }, optional: ["SESSION"] };
+
+export function run(argv: readonly string[]): Promise<number> {
+  return withMemory(spec, argv, async (api, p, [session]) => {
+    const showProgress = bool(p, "progress") || process.stderr.isTTY === true;
+    const report = await withInterrupt(
+      (signal) =>
+        api.summarize(session, {
+          signal,
+          onProgress: (e) => {
+            const line = showProgress ? progressLine(e) : undefined;
+            if (line) process.stderr.write(`${line}\n`);
+          },
+          onWarning: bool(p, "verbose") ? (line) => process.stderr.write(`memvoy: warning: ${line}\n`) : undefined,
+        }),
+      "memvoy: stopping (Ctrl-C again to quit at once)\n",
+    );
     const failed = report.sessions.some((s) => ["failed", "partial", "aborted", "skipped"].includes(s.outcome));
     if (bool(p, "json")) printJson(report);
     else if (report.sessions.length === 0) println(session ? `${session}: nothing to summarize` : "nothing to summarize: no session is due");
     else report.sessions.forEach(printReport);
     return failed ? 1 : 0;
-  } finally {
-    process.off("SIGINT", onSigint);
-    api.close();
-  }
+  });
 }

@@ -1,8 +1,8 @@
 // memvoy summary SESSION: the rolling summary, the cursor and exact position, the last run and token usage.
 import type { SummaryView } from "../../app/memory-api.ts";
 import { nsToLocalSeconds, nsToRfc3339 } from "../../shared/time.ts";
-import { bool, expectPositionals, parseArgs } from "../args.ts";
-import { openFromFlags, printUsage } from "../command.ts";
+import { bool } from "../args.ts";
+import { withMemory, type CommandSpec } from "../command.ts";
 import { bold, dim, printJson, println } from "../output.ts";
 
 export const usage = `
@@ -76,17 +76,13 @@ function printView(v: SummaryView): void {
   println(`${bold("Due")}: ${v.due ? "yes" : "no"}`);
 }
 
-export async function run(argv: readonly string[]): Promise<number> {
-  const p = parseArgs(argv, {}, "summary");
-  if (bool(p, "help")) return printUsage(usage);
-  const [session] = expectPositionals(p, "summary", ["SESSION"]);
-  const api = openFromFlags(p);
-  try {
+const spec: CommandSpec = { name: "summary", usage, positionals: ["SESSION"] };
+
+export function run(argv: readonly string[]): Promise<number> {
+  return withMemory(spec, argv, (api, p, [session]) => {
     const view = api.summary(session!);
     if (bool(p, "json")) printJson(viewJson(view));
     else printView(view);
     return 0;
-  } finally {
-    api.close();
-  }
+  });
 }

@@ -1,7 +1,6 @@
 // The summary cron: each tick runs Generate on every due session (mtime gate) not already being summarized;
 // a session whose run failed is retried at the next tick.
-import type { MemoryApi } from "../../app/memory-api.ts";
-import type { SessionReport } from "../../memory/summary/summary-report.ts";
+import type { MemoryApi, SessionReport } from "../../app/memory-api.ts";
 import { MemvoyError } from "../../shared/errors.ts";
 import { describeError } from "../../shared/describe-error.ts";
 import { isTempSession } from "../../shared/session-id.ts";

@@ -1,7 +1,6 @@
 // The keyword side of an error search: the query's content words as an FTS5 OR expression. Words every
 // error shares (error, failed, fatal…) and variable parts (long numbers, hex) are left out.
-import { queryTerms, type QueryTerm } from "../../search/query-terms.ts";
-import { searchForm } from "../../shared/search-form.ts";
+import { ftsTerm, queryTerms, type QueryTerm } from "../../search/query-terms.ts";
 
 const GENERIC = new Set(
   ("error errors err failed failure fail fails fatal exception unable cannot can't couldn't could warning warn issue problem " +
@@ -18,18 +17,8 @@ function useful(t: QueryTerm): boolean {
   return true;
 }
 
-/** One term as the index holds it: a Porter2 stem, or a bigram phrase (a prefix for one character) for CJK. */
-function ftsTerm(t: QueryTerm): string {
-  if (!t.cjk) return `"${searchForm(t.text).trim().replaceAll('"', '""')}"`;
-  const chars = Array.from(t.text);
-  if (chars.length === 1) return `"${t.text}"*`;
-  const grams: string[] = [];
-  for (let i = 0; i < chars.length - 1; i++) grams.push(chars[i]! + chars[i + 1]!);
-  return `"${grams.join(" ")}"`;
-}
-
 /** An FTS5 expression matching any content word of `text`, or undefined when it has none. */
 export function errorFtsQuery(text: string): string | undefined {
   const terms = queryTerms(text).filter(useful).slice(0, MAX_TERMS);
-  return terms.length ? terms.map(ftsTerm).join(" OR ") : undefined;
+  return terms.length ? terms.map((t) => ftsTerm(t, false)).join(" OR ") : undefined;
 }

@@ -24,7 +24,10 @@ export function countChars(text: string): number {
     const c = text.charCodeAt(i);
     if (c >= 0xd800 && c <= 0xdbff && i + 1 < text.length) {
       const d = text.charCodeAt(i + 1);
-      if (d >= 0xdc00 && d <= 0xdfff) (n--, i++);
+      if (d >= 0xdc00 && d <= 0xdfff) {
+        n--;
+        i++;
+      }
     }
   }
   return n;
@@ -43,7 +46,10 @@ function units(messages: readonly StoredMessage[]): StoredMessage[][] {
   let cur: StoredMessage[] = [];
   for (const m of messages) {
     cur.push(m);
-    if (m.role === "assistant") (out.push(cur), (cur = []));
+    if (m.role === "assistant") {
+      out.push(cur);
+      cur = [];
+    }
   }
   if (cur.length > 0) out.push(cur);
   return out;

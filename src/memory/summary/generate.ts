@@ -106,7 +106,7 @@ async function run(ctx: MemoryContext, store: SummaryStore, openLlm: LlmFactory,
     if (o.signal?.aborted) return finishWith(report, before, summary, "aborted");
     const index = i + 1;
     o.onProgress?.({ type: "chunk", session, chunk: index, chunks: chunks.length, chars: chunk.chars, messages: chunk.parts.length });
-    let result;
+    let result: Awaited<ReturnType<typeof summarizeChunk>>;
     try {
       result = await summarizeChunk(llm, {
         model: ctx.config.summary.model,

@@ -38,7 +38,11 @@ function batches(exchanges: readonly Exchange[], maxChars: number): Exchange[][]
   let size = 0;
   for (const e of exchanges) {
     const n = countChars(renderExchange(e, 0));
-    if (cur.length > 0 && size + n > maxChars) (out.push(cur), (cur = []), (size = 0));
+    if (cur.length > 0 && size + n > maxChars) {
+      out.push(cur);
+      cur = [];
+      size = 0;
+    }
     cur.push(e);
     size += n;
   }

@@ -42,7 +42,10 @@ export function normalizeDecision(raw: string, notes?: RuleNotes): string | unde
     }
   }
   let prefix: string = "Do: ";
-  if (DONT.test(text)) (prefix = "Don't: "), (text = text.replace(DONT, ""));
+  if (DONT.test(text)) {
+    prefix = "Don't: ";
+    text = text.replace(DONT, "");
+  }
   else if (DO.test(text)) text = text.replace(DO, "");
   text = text.trim();
   return text === "" ? undefined : clip(prefix + text);
@@ -90,7 +93,10 @@ export function applySummaryRules(loose: LooseSummary, fallback: Summary): { sum
     const key = entry.topic.toLowerCase();
     const at = topics.get(key);
     if (at !== undefined && key !== "") past[at] = entry; // one entry per topic: the later one wins
-    else (topics.set(key, past.length), past.push(entry));
+    else {
+      topics.set(key, past.length);
+      past.push(entry);
+    }
   }
   notes.pastCut = Math.max(0, past.length - MAX_PAST_DISCUSSIONS);
 

@@ -38,7 +38,10 @@ let cachedBytes = 0;
 
 function cacheGet(file: string): CacheEntry | undefined {
   const hit = cache.get(file);
-  if (hit) (cache.delete(file), cache.set(file, hit));
+  if (hit) {
+    cache.delete(file);
+    cache.set(file, hit);
+  }
   return hit;
 }
 
@@ -55,7 +58,10 @@ function cachePut(file: string, entry: CacheEntry): void {
 
 function cacheDrop(file: string): void {
   const e = cache.get(file);
-  if (e) (cache.delete(file), (cachedBytes -= e.size));
+  if (e) {
+    cache.delete(file);
+    cachedBytes -= e.size;
+  }
 }
 
 function stampOf(path: string): string | undefined {
@@ -204,5 +210,8 @@ function appendedData(file: string, records: readonly MessageRecord[], json: (r:
 
 export function forgetHistoryCache(file?: string): void {
   if (file) cacheDrop(file);
-  else (cache.clear(), (cachedBytes = 0));
+  else {
+    cache.clear();
+    cachedBytes = 0;
+  }
 }

@@ -3,11 +3,11 @@ import type { Connection, Table } from "@lancedb/lancedb";
 import { ensureDir } from "../../shared/atomic-write.ts";
 import { RuntimeFailure } from "../../shared/errors.ts";
 import { loadLanceDb } from "./load-lancedb.ts";
+import { EMBEDDER_KEY, embedderTables, type TableInfo } from "./embedder-tables.ts";
 import { assertDimensions } from "./vector-dimension.ts";
 
 export class ErrorVectorStoreError extends RuntimeFailure {}
 
-const EMBEDDER_KEY = "memvoy.embedder";
 const PREFIX = "error_memory_";
 
 export interface ErrorVector {
@@ -127,16 +127,8 @@ export class ErrorVectorStore {
   }
 
   /** Every error table with the embedder its vectors came from. */
-  async tables(): Promise<{ name: string; embedderId: string }[]> {
-    const out: { name: string; embedderId: string }[] = [];
-    for (const name of await this.conn.tableNames()) {
-      if (!name.startsWith(PREFIX)) continue;
-      const t = await this.conn.openTable(name);
-      const id = (await t.schema()).metadata.get(EMBEDDER_KEY);
-      t.close();
-      if (id) out.push({ name, embedderId: id });
-    }
-    return out;
+  tables(): Promise<TableInfo[]> {
+    return embedderTables(this.conn, PREFIX);
   }
 
   /** Delete these record ids from every error table. */

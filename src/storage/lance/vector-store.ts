@@ -4,15 +4,11 @@ import { ensureDir } from "../../shared/atomic-write.ts";
 import { RuntimeFailure } from "../../shared/errors.ts";
 import { loadLanceDb } from "./load-lancedb.ts";
 import { VectorTable } from "./vector-table.ts";
+import { EMBEDDER_KEY, embedderTables, type TableInfo } from "./embedder-tables.ts";
 
 export class VectorStoreError extends RuntimeFailure {}
 
-const EMBEDDER_KEY = "memvoy.embedder";
-
-export interface TableInfo {
-  name: string;
-  embedderId: string;
-}
+export type { TableInfo };
 
 /** A table name that is a valid Lance identifier and unique per embedder id. */
 export function tableNameFor(embedderId: string): string {
@@ -36,16 +32,8 @@ export class VectorStore {
   }
 
   /** Every message-vector table, with the embedder its vectors came from. */
-  async tables(): Promise<TableInfo[]> {
-    const out: TableInfo[] = [];
-    for (const name of await this.conn.tableNames()) {
-      if (!name.startsWith("messages_")) continue;
-      const t = await this.conn.openTable(name);
-      const id = (await t.schema()).metadata.get(EMBEDDER_KEY);
-      t.close();
-      if (id) out.push({ name, embedderId: id });
-    }
-    return out;
+  tables(): Promise<TableInfo[]> {
+    return embedderTables(this.conn, "messages_");
   }
 
   /** The table of one embedder; created empty when `create` is set, else undefined if absent. */

@@ -1,5 +1,6 @@
 // Error memory rows in SQLite: insert/merge by signature, id-prefix lookup, FTS bm25 search, hit refresh, sweep.
 import type { Database } from "bun:sqlite";
+import { andWhere } from "./sql-where.ts";
 import { searchForm } from "../../shared/search-form.ts";
 
 export type ErrorOutcome = "resolved" | "failed" | "abandoned";
@@ -178,8 +179,8 @@ export interface ListFilter {
 function listWhere(f: ListFilter, now: bigint, args: (string | bigint | number)[]): string {
   let sql = "expires_at > ?";
   args.push(now);
-  if (f.tool !== undefined) (sql += " AND tool = ?"), args.push(f.tool);
-  if (f.outcome !== undefined) (sql += " AND outcome = ?"), args.push(f.outcome);
+  sql = andWhere(sql, args, "tool = ?", f.tool);
+  sql = andWhere(sql, args, "outcome = ?", f.outcome);
   return sql;
 }
 
@@ -210,7 +211,7 @@ export function searchErrorFts(db: Database, match: string, now: bigint, tool: s
   let sql =
     "SELECT e.seq AS seq, bm25(error_records_fts, 4.0, 1.5, 1.0, 2.0) AS rank FROM error_records_fts " +
     "JOIN error_records e ON e.seq = error_records_fts.rowid WHERE error_records_fts MATCH ? AND e.expires_at > ?";
-  if (tool !== undefined) (sql += " AND e.tool = ?"), args.push(tool);
+  sql = andWhere(sql, args, "e.tool = ?", tool);
   sql += " ORDER BY rank LIMIT ?";
   args.push(limit);
   return db.query(sql).all(...args) as KeywordCandidate[];

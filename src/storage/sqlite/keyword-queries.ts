@@ -1,5 +1,6 @@
 // SQL for keyword search: the newest FTS5 matches (ranked by the caller), match statistics, substring scan over recent rows.
 import type { Database } from "bun:sqlite";
+import { andWhere, type SqlArg } from "./sql-where.ts";
 import type { StoredMessage } from "../../shared/message.ts";
 import { ftsHasSession, sessionToken } from "./fts-upgrade.ts";
 import { MESSAGE_COLUMNS, toStored } from "./messages-repo.ts";
@@ -70,10 +71,10 @@ export interface WindowRow {
 /** Rows among `seqs` passing the filter, in any order (rows deleted since they were indexed are absent). */
 export function windowRows(db: Database, seqs: readonly bigint[], f: KeywordFilter): WindowRow[] {
   if (seqs.length === 0) return [];
-  const args: (string | bigint)[] = [JSON.stringify(seqs.map(String))];
+  const args: SqlArg[] = [JSON.stringify(seqs.map(String))];
   let sql = `SELECT ${COLS}, d.sz AS sz FROM messages m LEFT JOIN messages_fts_docsize d ON d.id = m.seq WHERE m.seq IN (SELECT CAST(value AS INTEGER) FROM json_each(?))`;
-  if (f.session !== undefined) (sql += " AND m.session_id = ?"), args.push(f.session);
-  if (f.since !== undefined) (sql += " AND m.send_at >= ?"), args.push(f.since);
+  sql = andWhere(sql, args, "m.session_id = ?", f.session);
+  sql = andWhere(sql, args, "m.send_at >= ?", f.since);
   return (db.query(sql).all(...args) as (Row & { sz: Uint8Array | null })[]).map((r) => ({
     message: toStored(r),
     tokens: r.sz ? varints(r.sz).reduce((a, b) => a + b, 0) : 0,
@@ -137,12 +138,17 @@ function likePattern(needle: string): string {
 export function scanRecent(db: Database, needles: readonly string[], f: KeywordFilter, limit: number): StoredMessage[] {
   const args: (string | bigint | number)[] = [];
   let where = "recent = 1";
-  if (f.session !== undefined) (where += " AND session_id = ?"), args.push(f.session);
-  if (f.since !== undefined) (where += " AND send_at >= ?"), args.push(f.since);
+  where = andWhere(where, args, "session_id = ?", f.session);
+  where = andWhere(where, args, "send_at >= ?", f.since);
   for (const n of needles) {
     // LIKE patterns are capped at 50,000 bytes; instr(lower()) has no cap and means the same.
-    if (n.length <= 10_000) (where += " AND content LIKE ? ESCAPE '\\'"), args.push(likePattern(n));
-    else (where += " AND instr(lower(content), ?) > 0"), args.push(n);
+    if (n.length <= 10_000) {
+      where += " AND content LIKE ? ESCAPE '\\'";
+      args.push(likePattern(n));
+    } else {
+      where += " AND instr(lower(content), ?) > 0";
+      args.push(n);
+    }
   }
   args.push(limit);
   const sql =

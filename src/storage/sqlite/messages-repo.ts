@@ -84,8 +84,14 @@ export function listSessionMessages(db: Database, session: string, o: ListOption
   const args: (string | bigint | number)[] = [session];
   if (o.recentOnly) where.push("recent = 1");
   if (o.archivedOnly) where.push("recent = 0");
-  if (o.afterSeq !== undefined) (where.push("seq > ?"), args.push(o.afterSeq));
-  if (o.beforeSeq !== undefined) (where.push("seq < ?"), args.push(o.beforeSeq));
+  if (o.afterSeq !== undefined) {
+    where.push("seq > ?");
+    args.push(o.afterSeq);
+  }
+  if (o.beforeSeq !== undefined) {
+    where.push("seq < ?");
+    args.push(o.beforeSeq);
+  }
   const order = o.newestFirst ? "DESC" : "ASC";
   const limit = o.limit !== undefined ? ` LIMIT ${Math.max(0, Math.floor(o.limit))}` : "";
   const rows = db.query(`SELECT ${MESSAGE_COLUMNS} FROM messages WHERE ${where.join(" AND ")} ORDER BY seq ${order}${limit}`).all(...args) as Row[];

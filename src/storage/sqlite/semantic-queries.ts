@@ -1,5 +1,6 @@
 // SQL for semantic and hybrid search: participants, session neighbours, and bm25 ranking of recent rows.
 import type { Database } from "bun:sqlite";
+import { andWhere } from "./sql-where.ts";
 import type { StoredMessage } from "../../shared/message.ts";
 import { MESSAGE_COLUMNS, toStored } from "./messages-repo.ts";
 
@@ -66,8 +67,8 @@ export function rankRecent(db: Database, match: string, f: RecentFilter, limit: 
     // CROSS JOIN keeps FTS5 outside: driven by messages, SQLite would run the whole MATCH once per row.
     `SELECT ${COLS}, bm25(messages_fts) AS rank FROM messages_fts CROSS JOIN messages m ON m.seq = messages_fts.rowid ` +
     "WHERE messages_fts MATCH ? AND messages_fts.rowid BETWEEN ? AND ? AND m.recent = 1";
-  if (f.session !== undefined) (sql += " AND m.session_id = ?"), args.push(f.session);
-  if (f.since !== undefined) (sql += " AND m.send_at >= ?"), args.push(f.since);
+  sql = andWhere(sql, args, "m.session_id = ?", f.session);
+  sql = andWhere(sql, args, "m.send_at >= ?", f.since);
   sql += " ORDER BY rank LIMIT ?";
   args.push(limit);
   const rows = db.query(sql).all(...args) as (Row & { rank: number })[];

@@ -139,8 +139,13 @@ export function findPositionMessage(db: Database, session: string, seq: bigint, 
 export function listUnsummarized(db: Database, session: string, from: { afterSeq: bigint } | { sinceNs: bigint } | "all"): StoredMessage[] {
   let sql = `SELECT ${MESSAGE_COLUMNS} FROM messages WHERE session_id = ?`;
   const args: (string | bigint)[] = [session];
-  if (from !== "all" && "afterSeq" in from) (sql += " AND seq > ?"), args.push(from.afterSeq);
-  else if (from !== "all") (sql += " AND (send_at >= ? OR send_at = 0)"), args.push(from.sinceNs);
+  if (from !== "all" && "afterSeq" in from) {
+    sql += " AND seq > ?";
+    args.push(from.afterSeq);
+  } else if (from !== "all") {
+    sql += " AND (send_at >= ? OR send_at = 0)";
+    args.push(from.sinceNs);
+  }
   const rows = db.query(sql + " ORDER BY seq").all(...args) as Parameters<typeof toStored>[0][];
   return rows.map(toStored);
 }

@@ -57,7 +57,10 @@ export class ErrorMemoryScreen {
       case "d": case "delete": this.askDelete(); return true;
       case "escape":
         if (s.detail) s.detail = false;
-        else if (s.query) (s.query = "", this.reload());
+        else if (s.query) {
+          s.query = "";
+          this.reload();
+        }
         else this.app.close();
         return true;
     }
@@ -124,8 +127,7 @@ export class ErrorMemoryScreen {
 
   render(): void {
     const { layout, theme } = this.app;
-    const inner = layout.inner(layout.overlay);
-    layout.setFocus(layout.overlay, true, ` Error memory · ${this.state.total} record${this.state.total === 1 ? "" : "s"} `);
+    const inner = layout.openOverlay(` Error memory · ${this.state.total} record${this.state.total === 1 ? "" : "s"} `);
     layout.setLines(layout.overlay, renderErrorMemory(this.state, theme, inner.width, inner.height, this.app.now()));
   }
 }

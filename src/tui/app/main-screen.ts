@@ -124,7 +124,9 @@ export class MainScreen {
       case "r": case "C-r": this.askReset(); return true;
       case "x": case "C-x": case "delete": this.askRemove(); return true;
     }
-    return ch === " " ? (v.page(1), true) : false;
+    if (ch !== " ") return false;
+    v.page(1);
+    return true;
   }
 
   private askReset(): void {

@@ -95,8 +95,7 @@ export class SummaryScreen {
 
   render(): void {
     const { layout, theme } = this.app;
-    const inner = layout.inner(layout.overlay);
-    layout.setFocus(layout.overlay, true, ` Summary · ${this.session ?? "no session"} `);
+    const inner = layout.openOverlay(` Summary · ${this.session ?? "no session"} `);
     let lines: { text: string; style?: Parameters<typeof theme.paint>[0] }[];
     if (this.session === undefined) lines = [{ text: "Select a session first.", style: "dim" }];
     else if (this.loadError) lines = [{ text: `cannot read the summary: ${this.loadError}`, style: "error" }];

@@ -1,5 +1,6 @@
 // The error-memory browser: the live records, or the hits of a search; selection; the detail toggle;
 // a search field that takes typing only while it is active.
+import { QueryInput } from "./query-input.ts";
 import type { ErrorList, ErrorRecord, ErrorSearchResult } from "../api-types.ts";
 import { ListCursor } from "./list-cursor.ts";
 
@@ -9,11 +10,10 @@ export interface ErrorRow {
   score?: number;
 }
 
-export class ErrorMemoryState {
+export class ErrorMemoryState extends QueryInput {
   rows: ErrorRow[] = [];
   /** Live records in the home (the list shows at most the list limit). */
   total = 0;
-  query = "";
   /** The search field has the keyboard. */
   typing = false;
   /** What the rows are: the plain list, or the hits for a query. */
@@ -46,16 +46,6 @@ export class ErrorMemoryState {
 
   selected(): ErrorRecord | undefined {
     return this.rows[this.cursor.selected]?.record;
-  }
-
-  insert(text: string): void {
-    this.query += text;
-  }
-
-  backspace(): boolean {
-    if (this.query === "") return false;
-    this.query = Array.from(this.query).slice(0, -1).join("");
-    return true;
   }
 
   /** Drop a removed record without reloading. */

@@ -1,5 +1,6 @@
 // The search pane: query, match mode, scope and time range, the results of the latest request only,
 // and fallback to keyword matching while another mode is unavailable.
+import { QueryInput } from "./query-input.ts";
 import type { TimeRange } from "../../shared/time.ts";
 import type { MatchMode, SearchHit, SearchOptions, SearchResult } from "../api-types.ts";
 import { ListCursor } from "./list-cursor.ts";
@@ -15,8 +16,7 @@ export interface SearchRequest {
   mode: MatchMode;
 }
 
-export class SearchState {
-  query = "";
+export class SearchState extends QueryInput {
   mode: MatchMode = "hybrid";
   scope: Scope = "all";
   range: TimeRange = "all";
@@ -33,7 +33,9 @@ export class SearchState {
   readonly unavailable = new Map<MatchMode, string>();
   private seq = 0;
 
-  constructor(readonly limit = 50) {}
+  constructor(readonly limit = 50) {
+    super();
+  }
 
   open(session: string | undefined): void {
     this.session = session;
@@ -47,16 +49,14 @@ export class SearchState {
     this.moved = true;
   }
 
-  insert(text: string): void {
-    this.query += text;
+  override insert(text: string): void {
+    super.insert(text);
     this.moved = false;
   }
 
-  backspace(): boolean {
-    if (this.query === "") return false;
-    this.query = Array.from(this.query).slice(0, -1).join("");
+  override backspace(): boolean {
     this.moved = false;
-    return true;
+    return super.backspace();
   }
 
   clearQuery(): void {

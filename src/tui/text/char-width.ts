@@ -51,6 +51,12 @@ export function truncate(text: string, width: number, ellipsis = "…"): string 
   if (width <= 0) return "";
   if (stringWidth(text) <= width) return text;
   const room = width - stringWidth(ellipsis);
+  const out = cutToWidth(text, room);
+  return room >= 0 ? out + ellipsis : out;
+}
+
+/** The longest prefix of `text` that fits in `room` cells, cut without a mark. */
+export function cutToWidth(text: string, room: number): string {
   let w = 0;
   let out = "";
   for (const ch of text) {
@@ -59,7 +65,7 @@ export function truncate(text: string, width: number, ellipsis = "…"): string 
     out += ch;
     w += cw;
   }
-  return room >= 0 ? out + ellipsis : out;
+  return out;
 }
 
 /** Pad (or cut) `text` to exactly `width` cells. */

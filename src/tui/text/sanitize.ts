@@ -1,7 +1,7 @@
 // Make stored text safe to draw: no escape sequences or control characters reach the terminal.
 
 // CSI and OSC sequences, then any other ESC-prefixed pair.
-const ESCAPES = /\x1b\[[0-?]*[ -\/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-_]?/g;
+const ESCAPES = /\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-_]?/g;
 const CONTROLS = /[\x00-\x08\x0b-\x1f\x7f-\x9f]/g;
 
 /** Multi-line display text: escapes removed, CRLF normalised, tabs expanded, other controls dropped. */

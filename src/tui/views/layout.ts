@@ -70,6 +70,12 @@ export class Layout {
     return { width: Math.max(1, Number(box.width) - 2), height: Math.max(1, Number(box.height) - 2) };
   }
 
+  /** Frame the overlay as the focused box with this label; its inner size. */
+  openOverlay(label: string): { width: number; height: number } {
+    this.setFocus(this.overlay, true, label);
+    return this.inner(this.overlay);
+  }
+
   setFocus(box: Box, focused: boolean, label: string): void {
     const color = focused ? this.theme.focusColor : this.theme.borderColor;
     box.style.border = color ? { fg: color } : {};

@@ -1,21 +1,9 @@
 // Build one screen line from styled segments, cut and padded to an exact width, as blessed-tagged text.
-import { codePointWidth, stringWidth } from "../text/char-width.ts";
+import { cutToWidth as cut, stringWidth } from "../text/char-width.ts";
 import { escapeTags, type StyleName, type Theme } from "../theme.ts";
 
 export type Ranges = readonly (readonly [number, number])[];
 export type Segment = readonly [text: string, style?: StyleName, ranges?: Ranges];
-
-function cut(text: string, room: number): string {
-  let w = 0;
-  let out = "";
-  for (const ch of text) {
-    const cw = codePointWidth(ch.codePointAt(0)!);
-    if (w + cw > room) break;
-    out += ch;
-    w += cw;
-  }
-  return out;
-}
 
 /**
  * Segments laid out left to right, cut at `width` cells (with … when cut) and padded to it. With `fill`
