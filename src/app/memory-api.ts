@@ -109,15 +109,6 @@ export class MemoryApi {
     return { hits, notes: [] };
   }
 
-  /** Load in the background what a first semantic or hybrid search needs (for front-ends a person is about to type into). Never throws. */
-  async warmSearch(): Promise<void> {
-    try {
-      await this.#semantic.warm();
-    } catch {
-      // The search itself reports an unavailable semantic tier.
-    }
-  }
-
   /**
    * The LLM-ready messages for the next turn: the last N messages, the turn context holding the Prior
    * summary (filtered by the decision model when one is set), then the input; plus the system section.

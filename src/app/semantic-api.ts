@@ -65,17 +65,6 @@ export class SemanticApi {
     }
   }
 
-  /**
-   * Load what a first ranked search needs (the builtin embedder's word vectors, LanceDB, the table) so
-   * that it does not wait for them. Local embedders only: an HTTP embedder is not called for this.
-   */
-  async warm(): Promise<void> {
-    if (!this.index.localEmbedder) return;
-    const e = await this.index.embedder();
-    await e.embed(["warm up"], undefined, "query");
-    await this.index.status();
-  }
-
   /** Wait for the in-process background drain (if any) to finish; returns its last error, if any. */
   async flush(): Promise<unknown> {
     await this.#scheduler.idle();

@@ -47,8 +47,6 @@ export class TuiApp implements AppContext {
     this.screen.on("keypress", (ch: string | undefined, key: Key) => this.onKey(ch, key));
     this.screen.on("resize", () => this.render());
     this.render();
-    // After the first paint: word vectors, LanceDB and the table, so the first ranked search does not wait for them.
-    setTimeout(() => void this.api.warmSearch(), 0);
   }
 
   private onKey(ch: string | undefined, key: Key | undefined): void {
