@@ -42,6 +42,18 @@ function swap(db: Database): void {
   db.run("DROP TABLE fts_upgrade");
 }
 
+/**
+ * Delete keyword-index rows: from messages_fts, and from the index being built when an upgrade is under
+ * way (it may already hold copies). `seqs` is SQL selecting the seqs, with its arguments. Every removal of
+ * messages goes through here, so no removed text lingers in either index.
+ */
+export function deleteFtsRows(db: Database, seqs: string, ...args: (string | bigint | number)[]): void {
+  db.prepare(`DELETE FROM messages_fts WHERE rowid IN (${seqs})`).run(...args);
+  if (db.query("SELECT 1 FROM sqlite_master WHERE name = 'messages_fts_next'").get() !== null) {
+    db.prepare(`DELETE FROM messages_fts_next WHERE rowid IN (${seqs})`).run(...args);
+  }
+}
+
 export interface FtsUpgradeState {
   done: boolean;
   /** Messages copied so far / messages in the archive (an estimate while it runs). */

@@ -2,7 +2,7 @@
 import type { Database } from "bun:sqlite";
 import type { MessageRecord, Role, StoredMessage } from "../../shared/message.ts";
 import { searchForm } from "../../shared/search-form.ts";
-import { ftsHasSession, sessionToken } from "./fts-upgrade.ts";
+import { deleteFtsRows, ftsHasSession, sessionToken } from "./fts-upgrade.ts";
 
 interface Row {
   seq: bigint;
@@ -150,11 +150,7 @@ export function maxSeq(db: Database): bigint {
 export function deleteSessionMessages(db: Database, session: string, now: bigint): number {
   const bound = maxSeq(db) + 1n;
   dropVectors(db, session, bound, now);
-  db.prepare("DELETE FROM messages_fts WHERE rowid IN (SELECT seq FROM messages WHERE session_id = ?)").run(session);
-  // An index upgrade under way already holds copies of these rows (src/storage/sqlite/fts-upgrade.ts).
-  if (db.query("SELECT 1 FROM sqlite_master WHERE name = 'messages_fts_next'").get() !== null) {
-    db.prepare("DELETE FROM messages_fts_next WHERE rowid IN (SELECT seq FROM messages WHERE session_id = ?)").run(session);
-  }
+  deleteFtsRows(db, "SELECT seq FROM messages WHERE session_id = ?", session);
   const n = db.prepare("DELETE FROM messages WHERE session_id = ?").run(session).changes;
   db.prepare("DELETE FROM message_meta WHERE session_id = ?").run(session);
   db.prepare("UPDATE sessions SET message_count = 0, updated_at = ? WHERE id = ?").run(now, session);
