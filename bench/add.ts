@@ -3,7 +3,7 @@
 // disk: write + fdatasync + rename of a file of the same size (the limit, since history.json is rewritten whole).
 import { closeSync, fdatasyncSync, openSync, readFileSync, renameSync, rmSync, statSync, writeSync } from "node:fs";
 import { join } from "node:path";
-import { openMemory } from "../src/lib.ts";
+import { openMemory } from "../src/app/open-memory.ts";
 import { sessionStream } from "./lib/corpus.ts";
 import { scratchDir } from "./lib/home-cache.ts";
 import { emitRows, log, quick, type BenchRow } from "./lib/report.ts";

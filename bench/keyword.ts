@@ -5,7 +5,8 @@
 import { Database } from "bun:sqlite";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { openMemory, type MemoryApi } from "../src/lib.ts";
+import { openMemory } from "../src/app/open-memory.ts";
+import type { HomeMemory as MemoryApi } from "../src/app/memory-api.ts";
 import { ftsAllQuery, ftsPhrases, queryTerms } from "../src/search/query-terms.ts";
 import { rankWindow } from "../src/storage/sqlite/keyword-queries.ts";
 import { sessionToken } from "../src/storage/sqlite/fts-upgrade.ts";

@@ -3,7 +3,8 @@
 // are also ranked by bm25 on their stems (a question rarely holds all its words verbatim), so match
 // quality decides there too. bm25 is computed here on the window's rows (src/search/bm25.ts).
 import type { StoredMessage } from "../shared/message.ts";
-import { rangeStart, type TimeRange } from "../shared/time.ts";
+import type { TimeRange } from "../shared/time.ts";
+import { timeWindow } from "./time-window.ts";
 import type { Db } from "../storage/sqlite/db.ts";
 import { ftsTotals, hasArchived, matchShare, rankWindow, scanRecent, windowMatches, windowRows, type KeywordFilter } from "../storage/sqlite/keyword-queries.ts";
 import { bm25 } from "./bm25.ts";
@@ -15,6 +16,8 @@ export interface KeywordOptions {
   query: string;
   session?: string;
   range?: TimeRange;
+  since?: bigint;
+  until?: bigint;
   limit?: number;
   now: bigint;
   /** Rank recent rows by bm25 on their stems too (default true; hybrid search has its own such list). */
@@ -43,7 +46,7 @@ export function keywordSearch(db: Db, o: KeywordOptions): SearchHit[] {
   const limit = Math.max(1, o.limit ?? 10);
   const terms = queryTerms(o.query, { typing: o.typing });
   if (terms.length === 0) return [];
-  const filter: KeywordFilter = { session: o.session, since: rangeStart(o.range ?? "all", o.now) };
+  const filter: KeywordFilter = { session: o.session, ...timeWindow(o) };
   const hits = new Map<string, Candidate>();
   const add = (m: StoredMessage, source: SearchHit["source"], score: number) => {
     const prev = hits.get(m.id);

@@ -4,7 +4,7 @@ import { bool } from "../args.ts";
 import { withInterrupt, withMemory, type CommandSpec } from "../command.ts";
 import { printJson, println } from "../output.ts";
 import { progressBar } from "../progress.ts";
-import type { MemoryApi } from "../../app/memory-api.ts";
+import type { HomeMemory } from "../../app/memory-api.ts";
 
 export const usage = `
 Usage: memvoy doctor [--repair] [--migrate] [--json]
@@ -38,7 +38,7 @@ export function run(argv: readonly string[]): Promise<number> {
 }
 
 /** Run the index upgrade to the end (or until Ctrl-C); false when stopped. */
-async function migrate(api: MemoryApi, json: boolean): Promise<boolean> {
+async function migrate(api: HomeMemory, json: boolean): Promise<boolean> {
   const before = api.indexUpgrade();
   if (before.done) {
     if (!json) println("keyword index: up to date");

@@ -1,9 +1,9 @@
 // The keyword index upgrade, run once at daemon start when the home still has the old index; it resumes
 // where an earlier run stopped, and ends (nothing more to do) once the new index is in place.
-import type { MemoryApi } from "../../app/memory-api.ts";
+import type { MaintenanceApi } from "../../app/maintenance-api.ts";
 import type { LoopJob } from "../scheduler.ts";
 
-export function indexUpgradeJob(api: MemoryApi): LoopJob {
+export function indexUpgradeJob(api: MaintenanceApi): LoopJob {
   return {
     name: "index-upgrade",
     async loop({ signal, log }, report) {

@@ -8,6 +8,8 @@ import { MESSAGE_COLUMNS, toStored } from "./messages-repo.ts";
 export interface KeywordFilter {
   session?: string;
   since?: bigint;
+  /** Exclusive. */
+  until?: bigint;
 }
 
 /**
@@ -75,6 +77,7 @@ export function windowRows(db: Database, seqs: readonly bigint[], f: KeywordFilt
   let sql = `SELECT ${COLS}, d.sz AS sz FROM messages m LEFT JOIN messages_fts_docsize d ON d.id = m.seq WHERE m.seq IN (SELECT CAST(value AS INTEGER) FROM json_each(?))`;
   sql = andWhere(sql, args, "m.session_id = ?", f.session);
   sql = andWhere(sql, args, "m.send_at >= ?", f.since);
+  sql = andWhere(sql, args, "m.send_at < ?", f.until);
   return (db.query(sql).all(...args) as (Row & { sz: Uint8Array | null })[]).map((r) => ({
     message: toStored(r),
     tokens: r.sz ? varints(r.sz).reduce((a, b) => a + b, 0) : 0,
@@ -140,6 +143,7 @@ export function scanRecent(db: Database, needles: readonly string[], f: KeywordF
   let where = "recent = 1";
   where = andWhere(where, args, "session_id = ?", f.session);
   where = andWhere(where, args, "send_at >= ?", f.since);
+  where = andWhere(where, args, "send_at < ?", f.until);
   for (const n of needles) {
     // LIKE patterns are capped at 50,000 bytes; instr(lower()) has no cap and means the same.
     if (n.length <= 10_000) {
