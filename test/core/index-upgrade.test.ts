@@ -67,7 +67,7 @@ describe("keyword index upgrade (session column)", () => {
 
     // A child runs the upgrade in small slow steps and is killed once it has made progress.
     const script = `
-      import { openMemory } from ${JSON.stringify(join(repoRoot, "src/lib.ts"))};
+      import { openMemory } from ${JSON.stringify(join(repoRoot, "src/app/open-memory.ts"))};
       const api = openMemory({ home: ${JSON.stringify(home)}, env: {}, drain: "off" });
       await api.upgradeIndex({ batch: 20, pauseMs: 250, progress: (d, t) => console.log(d + "/" + t) });
     `;
