@@ -9,6 +9,7 @@ import { namedError } from "../shared/errors.ts";
 import type { StoredMessage } from "../shared/message.ts";
 import { assertSessionId } from "../shared/session-id.ts";
 import { isTimeRange, type TimeRange } from "../shared/time.ts";
+import { resolveFilter } from "../shared/time-filter.ts";
 import type { MemoryContext } from "../memory/memory-context.ts";
 import { appendMessages, type AppendResult } from "../memory/write-path.ts";
 import { listSessions, discoverSessions, ensureBackfilled, type SessionInfo } from "../memory/sessions-list.ts";
@@ -22,6 +23,7 @@ import type { TurnContext } from "../memory/turn-context.ts";
 import type { SessionReport, SummarizeOptions, SummarizeReport, SummaryProgress } from "../memory/summary/summary-report.ts";
 import type { SummaryView } from "../memory/summary/summary-view.ts";
 import type { ImportSummaryResult } from "../memory/summary/import-summary.ts";
+import { collectStats, type StatsReport } from "../memory/stats.ts";
 import { daemonLockHeld } from "./daemon-probe.ts";
 import { keywordSearch } from "../search/keyword.ts";
 import { indexUpgradeState, upgradeIndex, type IndexUpgradeOptions, type IndexUpgradeResult, type IndexUpgradeState } from "../memory/index-upgrade.ts";
@@ -136,7 +138,9 @@ export class HomeMemory implements MaintenanceApi {
 
   /** The context window (last N messages), or every message with `{all: true}`. */
   history(session: string, options: HistoryOptions = {}): StoredMessage[] {
-    return readSessionHistory(this.ctx, session, options);
+    const { since, until, role, sender, ...rest } = options;
+    const filter = resolveFilter({ since, until, role, sender }, this.ctx.now());
+    return readSessionHistory(this.ctx, session, { ...rest, filter });
   }
 
   async search(options: SearchOptions): Promise<SearchResult> {
@@ -145,8 +149,11 @@ export class HomeMemory implements MaintenanceApi {
     else if (!sessionExists(this.ctx, o.session)) throw new NoSuchSessionError({ session: o.session, home: this.ctx.paths.home });
     else ensureBackfilled(this.ctx, o.session);
     const match = o.match ?? "keyword";
-    if (match !== "keyword") return this.#semantic.search(match, { ...o, now: this.ctx.now() });
-    const hits = keywordSearch(this.ctx.db, { ...o, now: this.ctx.now() });
+    const now = this.ctx.now();
+    const filter = resolveFilter(o, now);
+    const { since: _s, until: _u, role: _r, sender: _n, ...rest } = o;
+    if (match !== "keyword") return this.#semantic.search(match, { ...rest, filter, now });
+    const hits = keywordSearch(this.ctx.db, { ...rest, filter, now });
     return { hits, notes: [] };
   }
 
@@ -188,6 +195,11 @@ export class HomeMemory implements MaintenanceApi {
    */
   importSummary(session: string, summary: unknown): ImportSummaryResult {
     return load.importSummary().importSummary(this.ctx, session, summary);
+  }
+
+  /** Sessions, messages and bytes per tier, vectors and their backlog, error records, disk use, tokens spent. */
+  stats(): StatsReport {
+    return collectStats(this.ctx);
   }
 
   /** Whether a daemon (`memvoy --daemon`) is running for this home now. */

@@ -4,20 +4,20 @@
 // quality decides there too. bm25 is computed here on the window's rows (src/search/bm25.ts).
 import type { StoredMessage } from "../shared/message.ts";
 import type { TimeRange } from "../shared/time.ts";
-import { timeWindow } from "./time-window.ts";
+import type { MessageFilter } from "../shared/time-filter.ts";
 import type { Db } from "../storage/sqlite/db.ts";
 import { ftsTotals, hasArchived, matchShare, rankWindow, scanRecent, windowMatches, windowRows, type KeywordFilter } from "../storage/sqlite/keyword-queries.ts";
 import { bm25 } from "./bm25.ts";
 import { ftsAllQuery, ftsAnyQuery, ftsPhrases, queryTerms, type QueryTerm } from "./query-terms.ts";
 import { findMatches, makeSnippet } from "./snippet.ts";
-import type { SearchHit } from "./search-types.ts";
+import { scopeFilter, type SearchHit } from "./search-types.ts";
 
 export interface KeywordOptions {
   query: string;
   session?: string;
   range?: TimeRange;
-  since?: bigint;
-  until?: bigint;
+  /** Time bounds, role and sender (range is folded in; the narrower lower bound wins). */
+  filter?: MessageFilter;
   limit?: number;
   now: bigint;
   /** Rank recent rows by bm25 on their stems too (default true; hybrid search has its own such list). */
@@ -46,7 +46,7 @@ export function keywordSearch(db: Db, o: KeywordOptions): SearchHit[] {
   const limit = Math.max(1, o.limit ?? 10);
   const terms = queryTerms(o.query, { typing: o.typing });
   if (terms.length === 0) return [];
-  const filter: KeywordFilter = { session: o.session, ...timeWindow(o) };
+  const filter: KeywordFilter = { session: o.session, ...scopeFilter(o) };
   const hits = new Map<string, Candidate>();
   const add = (m: StoredMessage, source: SearchHit["source"], score: number) => {
     const prev = hits.get(m.id);

@@ -3,13 +3,12 @@ import type { Database } from "bun:sqlite";
 import { andWhere, type SqlArg } from "./sql-where.ts";
 import type { StoredMessage } from "../../shared/message.ts";
 import { ftsHasSession, sessionToken } from "./fts-upgrade.ts";
+import type { MessageFilter } from "../../shared/time-filter.ts";
 import { MESSAGE_COLUMNS, toStored } from "./messages-repo.ts";
+import { andFilter } from "./message-filter-sql.ts";
 
-export interface KeywordFilter {
+export interface KeywordFilter extends MessageFilter {
   session?: string;
-  since?: bigint;
-  /** Exclusive. */
-  until?: bigint;
 }
 
 /**
@@ -76,8 +75,7 @@ export function windowRows(db: Database, seqs: readonly bigint[], f: KeywordFilt
   const args: SqlArg[] = [JSON.stringify(seqs.map(String))];
   let sql = `SELECT ${COLS}, d.sz AS sz FROM messages m LEFT JOIN messages_fts_docsize d ON d.id = m.seq WHERE m.seq IN (SELECT CAST(value AS INTEGER) FROM json_each(?))`;
   sql = andWhere(sql, args, "m.session_id = ?", f.session);
-  sql = andWhere(sql, args, "m.send_at >= ?", f.since);
-  sql = andWhere(sql, args, "m.send_at < ?", f.until);
+  sql = andFilter(sql, args, f, "m.");
   return (db.query(sql).all(...args) as (Row & { sz: Uint8Array | null })[]).map((r) => ({
     message: toStored(r),
     tokens: r.sz ? varints(r.sz).reduce((a, b) => a + b, 0) : 0,
@@ -142,8 +140,7 @@ export function scanRecent(db: Database, needles: readonly string[], f: KeywordF
   const args: (string | bigint | number)[] = [];
   let where = "recent = 1";
   where = andWhere(where, args, "session_id = ?", f.session);
-  where = andWhere(where, args, "send_at >= ?", f.since);
-  where = andWhere(where, args, "send_at < ?", f.until);
+  where = andFilter(where, args, f);
   for (const n of needles) {
     // LIKE patterns are capped at 50,000 bytes; instr(lower()) has no cap and means the same.
     if (n.length <= 10_000) {
