@@ -7,6 +7,7 @@ import type { SummarizeOptions, SummarizeReport } from "../memory/summary/summar
 import type { SweepResult } from "../memory/error-memory/error-admin.ts";
 import type { UsageReport } from "../memory/usage-report.ts";
 import type { SearchResultJson } from "./api/json-types.ts";
+import type { IndexUpgradeOptions, IndexUpgradeResult, IndexUpgradeState } from "../memory/index-upgrade.ts";
 
 export interface HomeInfo {
   home: string;
@@ -32,6 +33,10 @@ export interface MaintenanceApi {
   /** LLM token usage by day, and today against [summary] daily_token_budget (the cron waits once it is spent). */
   usage(options?: { days?: number }): UsageReport;
   summarize(session?: string, options?: SummarizeOptions): Promise<SummarizeReport>;
+  /** Whether the keyword index carries the session column yet. */
+  indexUpgrade(): IndexUpgradeState;
+  /** Build the keyword index with a session column in short steps; resumes a stopped run. */
+  upgradeIndex(options?: IndexUpgradeOptions): Promise<IndexUpgradeResult>;
   /** A search as the MemoryApi answers it (the daemon's worker child runs semantic and hybrid ones). */
   searchJson(input: unknown): Promise<SearchResultJson>;
 }

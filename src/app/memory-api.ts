@@ -14,29 +14,27 @@ import type { MemoryContext } from "../memory/memory-context.ts";
 import { appendMessages, type AppendResult } from "../memory/write-path.ts";
 import { listSessions, discoverSessions, ensureBackfilled, type SessionInfo } from "../memory/sessions-list.ts";
 import { readSessionHistory, type HistoryOptions } from "../memory/history-view.ts";
-import { removeSession, resetSession, sessionExists, type ResetResult } from "../memory/session-admin.ts";
-import { runDoctor, type DoctorReport } from "../memory/doctor.ts";
+import { sessionExists, type ResetResult } from "../memory/session-admin.ts";
+import type { DoctorReport } from "../memory/doctor.ts";
 import { messageSession, removeMessage, UnknownMessageError, type RemoveMessageResult } from "../memory/remove-message.ts";
 import { purgeVectors, type PurgeReport } from "../memory/embedding/purge.ts";
-import { maintainTiers, maintainVectors, type MaintenanceReport, type VectorMaintenance } from "../memory/maintenance.ts";
-import { buildTurnContext, type TurnContext } from "../memory/turn-context.ts";
-import { summarize } from "../memory/summary/summarize.ts";
+import type { MaintenanceReport, VectorMaintenance } from "../memory/maintenance.ts";
+import type { TurnContext } from "../memory/turn-context.ts";
 import type { SessionReport, SummarizeOptions, SummarizeReport, SummaryProgress } from "../memory/summary/summary-report.ts";
-import { viewSummary, type SummaryView } from "../memory/summary/summary-view.ts";
-import { dueSessions } from "../memory/summary/due-sessions.ts";
-import { importSummary, type ImportSummaryResult } from "../memory/summary/import-summary.ts";
+import type { SummaryView } from "../memory/summary/summary-view.ts";
+import type { ImportSummaryResult } from "../memory/summary/import-summary.ts";
 import { collectStats, type StatsReport } from "../memory/stats.ts";
 import { daemonLockHeld } from "./daemon-probe.ts";
 import { keywordSearch } from "../search/keyword.ts";
+import { indexUpgradeState, upgradeIndex, type IndexUpgradeOptions, type IndexUpgradeResult, type IndexUpgradeState } from "../memory/index-upgrade.ts";
 import type { MatchMode, SearchHit, SearchOptions, SearchResult } from "../search/search-types.ts";
 import { toNewMessage, type WireMessageInput } from "./wire-input.ts";
-import { recordError, type RecordErrorResult } from "../memory/error-memory/record-error.ts";
-import { searchErrors, type ErrorSearchResult } from "../memory/error-memory/search-errors.ts";
-import { embedPending, getError, listErrors, removeError, sweepExpired, type ErrorList, type RemoveErrorResult, type SweepResult } from "../memory/error-memory/error-admin.ts";
+import type { RecordErrorResult } from "../memory/error-memory/record-error.ts";
+import type { ErrorSearchResult } from "../memory/error-memory/search-errors.ts";
+import type { ErrorList, RemoveErrorResult, SweepResult } from "../memory/error-memory/error-admin.ts";
 import type { ListErrorsInput, RecordErrorInput, SearchErrorsInput } from "../memory/error-memory/error-input.ts";
 import type { ErrorRecord } from "../memory/error-memory/error-record.ts";
-import { closeErrorVectors } from "../memory/error-memory/error-vectors.ts";
-import { SemanticApi, type EmbeddingBacklog, type SemanticTierOptions } from "./semantic-api.ts";
+import type { EmbeddingBacklog, SemanticApi, SemanticTierOptions } from "./semantic-api.ts";
 import type { DrainOptions, DrainReport } from "../memory/embedding/drain.ts";
 import type { ReindexOptions, ReindexReport } from "../memory/embedding/reindex.ts";
 import { getMessages, messagesAround, type Around } from "../memory/message-lookup.ts";
@@ -45,6 +43,24 @@ import { searchAsJson } from "./api/search-json.ts";
 import type { SearchResultJson } from "./api/json-types.ts";
 import { ImportApi } from "./import-api.ts";
 import { usageReport, type UsageReport } from "../memory/usage-report.ts";
+
+// Domains a method needs are loaded when it is first called, so a command pays only for what it uses
+// (`search` never loads summaries, error memory or the semantic tier).
+const load = {
+  admin: () => require("../memory/session-admin.ts") as typeof import("../memory/session-admin.ts"),
+  doctor: () => require("../memory/doctor.ts") as typeof import("../memory/doctor.ts"),
+  maintenance: () => require("../memory/maintenance.ts") as typeof import("../memory/maintenance.ts"),
+  turn: () => require("../memory/turn-context.ts") as typeof import("../memory/turn-context.ts"),
+  summarize: () => require("../memory/summary/summarize.ts") as typeof import("../memory/summary/summarize.ts"),
+  summaryView: () => require("../memory/summary/summary-view.ts") as typeof import("../memory/summary/summary-view.ts"),
+  due: () => require("../memory/summary/due-sessions.ts") as typeof import("../memory/summary/due-sessions.ts"),
+  importSummary: () => require("../memory/summary/import-summary.ts") as typeof import("../memory/summary/import-summary.ts"),
+  recordError: () => require("../memory/error-memory/record-error.ts") as typeof import("../memory/error-memory/record-error.ts"),
+  searchErrors: () => require("../memory/error-memory/search-errors.ts") as typeof import("../memory/error-memory/search-errors.ts"),
+  errorAdmin: () => require("../memory/error-memory/error-admin.ts") as typeof import("../memory/error-memory/error-admin.ts"),
+  errorVectors: () => require("../memory/error-memory/error-vectors.ts") as typeof import("../memory/error-memory/error-vectors.ts"),
+  semantic: () => require("./semantic-api.ts") as typeof import("./semantic-api.ts"),
+};
 
 /** A search limited to a session that does not exist (every front-end gives the same answer: exit 2 / 4xx). */
 export const NoSuchSessionError = namedError<{ session: string; home: string }>(
@@ -55,13 +71,26 @@ export const NoSuchSessionError = namedError<{ session: string; home: string }>(
 export type NoSuchSessionError = InstanceType<typeof NoSuchSessionError>;
 
 export class HomeMemory implements MaintenanceApi {
-  readonly #semantic: SemanticApi;
+  #semanticApi: SemanticApi | undefined;
+  #errorsUsed = false;
 
   constructor(
     private readonly ctx: MemoryContext,
-    semantic: SemanticTierOptions = {},
-  ) {
-    this.#semantic = new SemanticApi(ctx, semantic);
+    private readonly semanticOptions: SemanticTierOptions = {},
+  ) {}
+
+  get #semantic(): SemanticApi {
+    return (this.#semanticApi ??= new (load.semantic().SemanticApi)(this.ctx, this.semanticOptions));
+  }
+
+  /** After a write: the background embedding drain (the semantic tier is not loaded when it is off). */
+  #semanticAfterWrite(): void {
+    if (this.semanticOptions.drain !== "off") this.#semantic.scheduleDrain();
+  }
+
+  #errors<K extends "recordError" | "searchErrors" | "errorAdmin">(k: K): ReturnType<(typeof load)[K]> {
+    this.#errorsUsed = true;
+    return load[k]() as ReturnType<(typeof load)[K]>;
   }
 
   get home(): string {
@@ -92,7 +121,7 @@ export class HomeMemory implements MaintenanceApi {
     const list = Array.isArray(messages) ? messages : [messages as WireMessageInput];
     const inputs = list.map((m, i) => toNewMessage(m, list.length > 1 ? `message ${i + 1}` : "message"));
     const result = appendMessages(this.ctx, session, inputs);
-    this.#semantic.scheduleDrain();
+    this.#semanticAfterWrite();
     return result;
   }
 
@@ -146,7 +175,7 @@ export class HomeMemory implements MaintenanceApi {
    * summary (filtered by the decision model when one is set), then the input; plus the system section.
    */
   async context(session: string, input?: string): Promise<TurnContext> {
-    return buildTurnContext(this.ctx, session, input);
+    return load.turn().buildTurnContext(this.ctx, session, input);
   }
 
   /**
@@ -155,17 +184,17 @@ export class HomeMemory implements MaintenanceApi {
    * anything changes. With `signal`, an abort leaves summary.json as the last saved chunk left it.
    */
   summarize(session?: string, options: SummarizeOptions = {}): Promise<SummarizeReport> {
-    return summarize(this.ctx, session, options);
+    return load.summarize().summarize(this.ctx, session, options);
   }
 
   /** The session's summary, cursor, last run and token usage. */
   summary(session: string): SummaryView {
-    return viewSummary(this.ctx, session);
+    return load.summaryView().viewSummary(this.ctx, session);
   }
 
   /** Sessions the summary cron should run now (not temp-, history.json newer than summary.json, or unfinished). */
   dueSessions(): string[] {
-    return dueSessions(this.ctx);
+    return load.due().dueSessions(this.ctx);
   }
 
   /**
@@ -173,7 +202,7 @@ export class HomeMemory implements MaintenanceApi {
    * schema; the cursor moves to the session's newest message. No LLM call is made.
    */
   importSummary(session: string, summary: unknown): ImportSummaryResult {
-    return importSummary(this.ctx, session, summary);
+    return load.importSummary().importSummary(this.ctx, session, summary);
   }
 
   /** Sessions, messages and bytes per tier, vectors and their backlog, error records, disk use, tokens spent. */
@@ -192,11 +221,11 @@ export class HomeMemory implements MaintenanceApi {
   }
 
   reset(session: string, options: { all?: boolean } = {}): ResetResult {
-    return resetSession(this.ctx, session, options.all === true);
+    return load.admin().resetSession(this.ctx, session, options.all === true);
   }
 
   remove(session: string): ResetResult {
-    return removeSession(this.ctx, session);
+    return load.admin().removeSession(this.ctx, session);
   }
 
   /**
@@ -221,7 +250,7 @@ export class HomeMemory implements MaintenanceApi {
   }
 
   doctor(options: { repair?: boolean } = {}): DoctorReport {
-    return runDoctor(this.ctx, options.repair === true);
+    return load.doctor().runDoctor(this.ctx, options.repair === true);
   }
 
   /**
@@ -229,12 +258,25 @@ export class HomeMemory implements MaintenanceApi {
    * build. `vectors: false` leaves LanceDB alone (see maintainVectors).
    */
   async maintain(options: { signal?: AbortSignal; vectors?: boolean } = {}): Promise<MaintenanceReport> {
-    return maintainTiers(this.ctx, { signal: options.signal, vectors: options.vectors === false ? undefined : this.#semantic.index });
+    return load.maintenance().maintainTiers(this.ctx, { signal: options.signal, vectors: options.vectors === false ? undefined : this.#semantic.index });
+  }
+
+  /** Whether the keyword index carries the session column yet (searches in one session use it once it does). */
+  indexUpgrade(): IndexUpgradeState {
+    return indexUpgradeState(this.ctx);
+  }
+
+  /**
+   * Build the keyword index with a session column, in short write transactions (add waits at most one of
+   * them), resuming where a stopped run left off; search uses the current index until the swap at the end.
+   */
+  upgradeIndex(options: IndexUpgradeOptions = {}): Promise<IndexUpgradeResult> {
+    return upgradeIndex(this.ctx, options);
   }
 
   /** The LanceDB half of maintain(): compact the message vectors and build or refresh their index. */
   maintainVectors(options: { signal?: AbortSignal } = {}): Promise<VectorMaintenance> {
-    return maintainVectors(this.ctx, this.#semantic.index, options.signal);
+    return load.maintenance().maintainVectors(this.ctx, this.#semantic.index, options.signal);
   }
 
   /** The embedding queue as the archive sees it, without loading LanceDB or the embedder. */
@@ -259,41 +301,41 @@ export class HomeMemory implements MaintenanceApi {
 
   /** Record a tool error and its fix. Secrets are redacted first; the same tool + error signature is merged. */
   recordError(input: RecordErrorInput): Promise<RecordErrorResult> {
-    return recordError(this.ctx, input);
+    return this.#errors("recordError").recordError(this.ctx, input);
   }
 
   /** Look up fixes for an error text (keyword + semantic); every record returned has its TTL restarted. */
   searchErrors(input: SearchErrorsInput): Promise<ErrorSearchResult> {
-    return searchErrors(this.ctx, input);
+    return this.#errors("searchErrors").searchErrors(this.ctx, input);
   }
 
   /** Live error records, most recently recorded first. */
   listErrors(input: ListErrorsInput = {}): ErrorList {
-    return listErrors(this.ctx, input);
+    return this.#errors("errorAdmin").listErrors(this.ctx, input);
   }
 
   /** One error record by id or unique id prefix (reading is no hit: the TTL is unchanged). */
   getError(id: string): ErrorRecord {
-    return getError(this.ctx, id);
+    return this.#errors("errorAdmin").getError(this.ctx, id);
   }
 
   removeError(id: string): Promise<RemoveErrorResult> {
-    return removeError(this.ctx, id);
+    return this.#errors("errorAdmin").removeError(this.ctx, id);
   }
 
   /** Delete expired error records and their vectors (the daemon runs this hourly). */
   sweepErrors(): Promise<SweepResult> {
-    return sweepExpired(this.ctx, this.ctx.now());
+    return this.#errors("errorAdmin").sweepExpired(this.ctx, this.ctx.now());
   }
 
   /** Embed error records stored while the embedder was unreachable. */
   embedPendingErrors(options: { max?: number } = {}): Promise<{ embedded: number; pending: number }> {
-    return embedPending(this.ctx, options.max);
+    return this.#errors("errorAdmin").embedPending(this.ctx, options.max);
   }
 
   close(): void {
-    void this.#semantic.close();
-    void closeErrorVectors(this.ctx);
+    if (this.#semanticApi) void this.#semanticApi.close();
+    if (this.#errorsUsed) void load.errorVectors().closeErrorVectors(this.ctx);
     this.ctx.db.close();
   }
 }

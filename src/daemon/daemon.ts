@@ -13,6 +13,7 @@ import { describeError } from "../shared/describe-error.ts";
 import { checkCronPatterns } from "./cron-patterns.ts";
 import { embedDrainJob } from "./jobs/embed-drain.ts";
 import { errorSweepJob } from "./jobs/error-sweep.ts";
+import { indexUpgradeJob } from "./jobs/index-upgrade.ts";
 import { maintenanceJob } from "./jobs/maintenance.ts";
 import { summaryJob } from "./jobs/summaries.ts";
 import { importJob } from "./jobs/imports.ts";
@@ -60,6 +61,7 @@ function registerJobs(scheduler: Scheduler, api: MaintenanceApi, c: Config, stor
   scheduler.addLoop(embedDrainJob(api, work, c.daemon.embed_interval_ms, storeDir));
   scheduler.addCron(errorSweepJob(work, c.daemon.sweep_cron));
   scheduler.addCron(maintenanceJob(api, work, c.daemon.maintenance_cron));
+  scheduler.addLoop(indexUpgradeJob(api));
 }
 
 /** Run until a stop signal; resolves with the exit code (0 after a clean stop). */

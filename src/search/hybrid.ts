@@ -24,7 +24,7 @@ export async function hybridSearch(db: Db, src: SemanticSource | { unavailable: 
   const focus = focusFor(db, o.query, o.session);
   const lists: RankedList<Candidate>[] = [];
 
-  const keyword = keywordSearch(db, { query: o.query, session: o.session, range: o.range, filter: o.filter, limit: depth, now: o.now, rankRecent: false });
+  const keyword = keywordSearch(db, { query: o.query, session: o.session, range: o.range, filter: o.filter, limit: depth, now: o.now, rankRecent: false, typing: o.typing });
   lists.push({ weight: HYBRID.keyword, items: keyword.map((h) => ({ message: h.message, source: h.source })) });
   lists.push({ weight: HYBRID.lexical, items: lexicalRecent(db, focus, o, depth).map((message) => ({ message, source: "recent" as const })) });
 

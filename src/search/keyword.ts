@@ -1,13 +1,14 @@
-// Keyword search: FTS5 bm25 over the archive (rows no longer in history.json) plus a case-insensitive
-// substring match over recent rows, merged, deduplicated by id and ranked. When the substring match
-// finds too little (a question rarely holds all its words verbatim), recent rows are also ranked by
-// bm25 on their stems, so match quality decides there too.
+// Keyword search: bm25 over the newest FTS5 matches in the archive (rows no longer in history.json) plus a
+// case-insensitive substring match over recent rows, merged, deduplicated by id and ranked. Recent rows
+// are also ranked by bm25 on their stems (a question rarely holds all its words verbatim), so match
+// quality decides there too. bm25 is computed here on the window's rows (src/search/bm25.ts).
 import type { StoredMessage } from "../shared/message.ts";
 import type { TimeRange } from "../shared/time.ts";
 import type { MessageFilter } from "../shared/time-filter.ts";
 import type { Db } from "../storage/sqlite/db.ts";
-import { scanRecent, searchFts, type KeywordFilter, type WindowMatch } from "../storage/sqlite/keyword-queries.ts";
-import { ftsAllQuery, ftsAnyQuery, queryTerms, type QueryTerm } from "./query-terms.ts";
+import { ftsTotals, hasArchived, matchShare, rankWindow, scanRecent, windowMatches, windowRows, type KeywordFilter } from "../storage/sqlite/keyword-queries.ts";
+import { bm25 } from "./bm25.ts";
+import { ftsAllQuery, ftsAnyQuery, ftsPhrases, queryTerms, type QueryTerm } from "./query-terms.ts";
 import { findMatches, makeSnippet } from "./snippet.ts";
 import { scopeFilter, type SearchHit } from "./search-types.ts";
 
@@ -23,6 +24,8 @@ export interface KeywordOptions {
   rankRecent?: boolean;
   /** "newest": every term must match, newest first, no bm25 — fast enough to run on every keystroke. */
   order?: "relevance" | "newest";
+  /** The last word is still being typed: it also matches as a prefix. */
+  typing?: boolean;
 }
 
 /** bm25 magnitudes map into (0, 1); recent-row quality is on the same scale. */
@@ -31,40 +34,76 @@ const archiveScore = (bm25: number) => {
   return 0.2 + 0.7 * (x / (x + 4));
 };
 
+type Candidate = Pick<SearchHit, "message" | "source" | "score">;
+
+/** A match window loaded once per search and expression, shared by both tiers. */
+interface Window {
+  rows: StoredMessage[];
+  score: Map<string, number>;
+}
+
 export function keywordSearch(db: Db, o: KeywordOptions): SearchHit[] {
   const limit = Math.max(1, o.limit ?? 10);
-  const terms = queryTerms(o.query);
+  const terms = queryTerms(o.query, { typing: o.typing });
   if (terms.length === 0) return [];
   const filter: KeywordFilter = { session: o.session, ...scopeFilter(o) };
-  const hits = new Map<string, SearchHit>();
+  const hits = new Map<string, Candidate>();
   const add = (m: StoredMessage, source: SearchHit["source"], score: number) => {
     const prev = hits.get(m.id);
-    if (prev && prev.score >= score) return;
-    const s = makeSnippet(m.content, terms);
-    hits.set(m.id, { message: m, source, score, snippet: s.text, highlights: s.highlights });
+    if (!prev || prev.score < score) hits.set(m.id, { message: m, source, score });
   };
+  // Snippets for the hits returned only: finding the matched words is the costliest per-row step.
+  const finish = (list: Candidate[]): SearchHit[] =>
+    list.slice(0, limit).map((h) => {
+      const s = makeSnippet(h.message.content, terms);
+      return { ...h, snippet: s.text, highlights: s.highlights };
+    });
 
   const all = ftsAllQuery(terms);
   const any = ftsAnyQuery(terms);
-  const windows = new Map<string, WindowMatch[]>(); // one FTS pass per expression, shared by both tiers
   if (o.order === "newest") {
-    if (all) for (const tier of ["archive", "recent"] as const) for (const r of searchFts(db, all, filter, limit, tier, windows, true)) add(r.message, tier, 0.5);
+    if (all) {
+      const seqs = windowMatches(db, all, filter.session, Math.max(limit * 8, 200));
+      const rows = windowRows(db, seqs, filter).map((r) => r.message).sort((a, b) => (a.seq < b.seq ? 1 : -1));
+      for (const m of rows.slice(0, limit)) add(m, m.recent ? "recent" : "archive", 0.5);
+    }
     if (hits.size < limit) for (const [m, q] of recentMatches(db, terms, filter, limit, o.now)) add(m, "recent", q);
-    return [...hits.values()].sort((a, b) => Number(b.message.sendAt - a.message.sendAt) || b.score - a.score).slice(0, limit);
+    return finish([...hits.values()].sort((a, b) => Number(b.message.sendAt - a.message.sendAt) || b.score - a.score));
   }
-  if (all) for (const r of searchFts(db, all, filter, limit, "archive", windows)) add(r.message, "archive", archiveScore(r.rank));
-  if (any && hits.size < limit) for (const r of searchFts(db, any, filter, limit, "archive", windows)) add(r.message, "archive", archiveScore(r.rank) * 0.6);
+
+  let totals: { rows: number; avgTokens: number } | undefined;
+  const windows = new Map<string, Window>();
+  const load = (expr: string, isAny: boolean): Window => {
+    let w = windows.get(expr);
+    if (w) return w;
+    totals ??= ftsTotals(db);
+    const phrases = ftsPhrases(terms, isAny);
+    // Document frequencies (estimated, cheap): they order multi-term matches, and keep one-term scores on the scale recent-tier scores share.
+    for (const p of phrases) p.share = matchShare(db, p.expr, totals.rows);
+    const found = windowRows(db, windowMatches(db, expr, filter.session, rankWindow(phrases.length)), filter);
+    const scored = found.map((r) => ({ m: r.message, s: bm25(r.message.content.toLowerCase(), r.tokens, phrases, totals!.rows, totals!.avgTokens, !isAny) }));
+    // Best first; ties: oldest first (as FTS5 ordered equal ranks)
+    scored.sort((a, b) => b.s - a.s || (a.m.seq < b.m.seq ? -1 : 1));
+    windows.set(expr, (w = { rows: scored.map((x) => x.m), score: new Map(scored.map((x) => [x.m.id, x.s])) }));
+    return w;
+  };
+  const top = (w: Window, recent: boolean, n: number) => w.rows.filter((m) => m.recent === recent).slice(0, n);
+
+  const archived = hasArchived(db, filter.session);
+  if (all && archived) for (const m of top(load(all, false), false, limit)) add(m, "archive", archiveScore(load(all, false).score.get(m.id)!));
+  if (any && archived && hits.size < limit) for (const m of top(load(any, true), false, limit)) add(m, "archive", archiveScore(load(any, true).score.get(m.id)!) * 0.6);
   const substring = new Map(recentMatches(db, terms, filter, limit, o.now).map(([m, q]) => [m.id, { m, q }]));
   if (o.rankRecent !== false && (any ?? all)) {
     // Match quality on recent rows: bm25 over any term, lifted when every term is there verbatim.
-    for (const r of searchFts(db, (any ?? all)!, filter, limit * 2, "recent", windows)) {
-      const verbatim = substring.get(r.message.id);
-      add(r.message, "recent", archiveScore(r.rank) + (verbatim ? 0.1 + verbatim.q * 0.1 : 0));
+    const w = load((any ?? all)!, any !== undefined);
+    for (const m of top(w, true, limit * 2)) {
+      const verbatim = substring.get(m.id);
+      add(m, "recent", archiveScore(w.score.get(m.id)!) + (verbatim ? 0.1 + verbatim.q * 0.1 : 0));
     }
   }
   for (const { m, q } of substring.values()) add(m, "recent", q);
 
-  return [...hits.values()].sort((a, b) => b.score - a.score || Number(b.message.sendAt - a.message.sendAt)).slice(0, limit);
+  return finish([...hits.values()].sort((a, b) => b.score - a.score || Number(b.message.sendAt - a.message.sendAt)));
 }
 
 /** Recent rows containing every content term, scored by match quality and recency. */

@@ -1,5 +1,6 @@
 // Turn the user's text into search terms and safe FTS5 expressions: the text is never FTS5 syntax.
 import { CJK_RUN, searchForm } from "../shared/search-form.ts";
+import { indexTokens, type Phrase } from "./bm25.ts";
 
 const STOPWORDS = new Set(
   ("a an and are as at be been but by can could did do does for from had has have he her him his how i if in into is it its " +
@@ -13,13 +14,14 @@ export interface QueryTerm {
   text: string;
   cjk: boolean;
   stop: boolean;
-  /** The word being typed: the last one, with no space after it. It also matches as a prefix. */
+  /** The word a person is still typing (the last one, no space after it, and the caller said so): it also matches as a prefix. */
   partial?: boolean;
 }
 
 const WORD = /[\p{L}\p{N}_]+(?:['’][\p{L}]+)?/gu;
 
-export function queryTerms(query: string): QueryTerm[] {
+/** `typing`: a person is typing the query now, so its last word may be unfinished (the TUI says so; the CLI, API and agents do not). */
+export function queryTerms(query: string, options: { typing?: boolean } = {}): QueryTerm[] {
   const text = query.normalize("NFKC").toLowerCase();
   const out: QueryTerm[] = [];
   const seen = new Set<string>();
@@ -37,7 +39,7 @@ export function queryTerms(query: string): QueryTerm[] {
   }
   words(text.slice(last), push);
   const tail = out[out.length - 1];
-  if (tail && !tail.cjk && !/\s$/.test(query) && text.endsWith(tail.text)) tail.partial = true;
+  if (options.typing && tail && !tail.cjk && !/\s$/.test(query) && text.endsWith(tail.text)) tail.partial = true;
   return out;
 }
 
@@ -58,11 +60,17 @@ export function ftsTerm(t: QueryTerm, prefix = true): string {
     const stemmed = `"${searchForm(t.text).trim().replaceAll('"', '""')}"`;
     return prefix && t.partial && t.text.length >= 3 && /^[a-z0-9]+$/.test(t.text) ? `(${stemmed} OR "${t.text}"*)` : stemmed;
   }
-  const chars = Array.from(t.text);
-  if (chars.length === 1) return `"${t.text}"*`;
+  const grams = queryBigrams(t.text);
+  return grams ? `"${grams.join(" ")}"` : `"${t.text}"*`;
+}
+
+/** A CJK term's bigrams, the phrase the index holds for it; undefined for one character (matched as a prefix). */
+function queryBigrams(text: string): string[] | undefined {
+  const chars = Array.from(text);
+  if (chars.length === 1) return undefined;
   const grams: string[] = [];
   for (let i = 0; i < chars.length - 1; i++) grams.push(chars[i]! + chars[i + 1]!);
-  return `"${grams.join(" ")}"`;
+  return grams;
 }
 
 /** Every term must match. Stop words are dropped unless the query has nothing else. */
@@ -77,4 +85,29 @@ export function ftsAnyQuery(terms: readonly QueryTerm[]): string | undefined {
   const content = terms.filter((t) => !t.stop);
   // Whole words only: prefixes of several words would drown bm25 in partial matches.
   return content.length > 1 ? content.map((t) => ftsTerm(t, false)).join(" OR ") : undefined;
+}
+
+/** One phrase of an FTS expression built here: its FTS text, and what bm25.ts needs to count it in a row. */
+export interface FtsPhrase extends Phrase {
+  expr: string;
+}
+
+/** The phrases ftsAllQuery (or, with `any`, ftsAnyQuery) puts in its expression. */
+export function ftsPhrases(terms: readonly QueryTerm[], any = false): FtsPhrase[] {
+  const content = terms.filter((t) => !t.stop);
+  const use = any ? content : content.length > 0 ? content : terms;
+  const out: FtsPhrase[] = [];
+  for (const t of use) {
+    if (!t.cjk) {
+      const stem = searchForm(t.text).trim();
+      const tokens = indexTokens(t.text);
+      const kind = tokens.length === 1 && /^[a-z0-9]+$/.test(tokens[0]!) ? "stem" : "tokens";
+      out.push({ expr: `"${stem.replaceAll('"', '""')}"`, kind, text: tokens[0] ?? "", tokens });
+      if (!any && t.partial && t.text.length >= 3 && /^[a-z0-9]+$/.test(t.text)) out.push({ expr: `"${t.text}"*`, kind: "prefix", text: t.text, tokens: [t.text] });
+      continue;
+    }
+    const grams = queryBigrams(t.text);
+    out.push({ expr: ftsTerm(t, false), kind: "cjk", text: t.text, tokens: grams ?? [t.text] });
+  }
+  return out;
 }

@@ -20,6 +20,8 @@ export interface SearchOptions {
   limit?: number;
   /** Keyword mode: "newest" lists matches of every term newest first without bm25 (for search as you type). */
   order?: "relevance" | "newest";
+  /** A person is typing the query now: its last word (no space after it) also matches as a prefix. Off by default, since a prefix costs a merge of every row list it covers. */
+  typing?: boolean;
 }
 
 export interface SearchHit {

@@ -34,6 +34,8 @@ export interface SemanticOptions {
   limit?: number;
   now: bigint;
   signal?: AbortSignal;
+  /** The last word is still being typed (keyword side: it also matches as a prefix). */
+  typing?: boolean;
 }
 
 export interface RankedMessage {

@@ -219,12 +219,12 @@ describe("SearchState", () => {
     expect(s.request()).toBeUndefined();
     s.insert("deploy");
     let r = s.request()!;
-    expect(r.options).toEqual({ query: "deploy", match: "hybrid", range: "all", limit: 20 });
+    expect(r.options).toEqual({ query: "deploy", match: "hybrid", range: "all", limit: 20, typing: true });
     s.toggleScope();
     s.cycleRange();
     s.cycleMode();
     r = s.request()!;
-    expect(r.options).toEqual({ query: "deploy", match: "keyword", range: "1d", limit: 20, session: "sess" });
+    expect(r.options).toEqual({ query: "deploy", match: "keyword", range: "1d", limit: 20, typing: true, session: "sess" });
     s.clearQuery();
     expect(s.request()).toBeUndefined();
     expect(s.hits).toEqual([]);
@@ -259,10 +259,31 @@ describe("SearchState", () => {
     expect(s.accept(first, result(["x"]))).toBe(false);
     expect(s.hits.map((h) => h.message.id)).toEqual(["a", "b", "c"]);
     s.cursor.move(1);
+    s.userMoved();
     const third = s.request()!;
     s.accept(third, result(["c", "b"]));
     expect(s.selectedHit()!.message.id).toBe("b");
     expect(s.answered).toEqual({ query: "deploy", match: "hybrid", newest: false });
+  });
+
+  test("the ranked answer starts on its best hit unless the user moved the cursor", () => {
+    const s = new SearchState();
+    s.insert("deploy");
+    const quick = s.request(true)!;
+    expect(s.accept(quick, result(["new1", "new2", "best"]))).toBe(true);
+    expect(s.selectedHit()!.message.id).toBe("new1");
+    const full = s.request()!;
+    s.accept(full, result(["best", "new2", "new1"]));
+    expect(s.selectedHit()!.message.id).toBe("best");
+    // Moved by the user: the next answer keeps the chosen hit.
+    s.cursor.move(1);
+    s.userMoved();
+    s.accept(s.request()!, result(["other", "best", "new2"]));
+    expect(s.selectedHit()!.message.id).toBe("new2");
+    // A new query starts on the best hit again.
+    s.insert(" server");
+    s.accept(s.request()!, result(["top", "new2"]));
+    expect(s.selectedHit()!.message.id).toBe("top");
   });
 
   test("a quick request asks for keyword matches newest first; the full one for the chosen mode", () => {

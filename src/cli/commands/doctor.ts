@@ -1,14 +1,16 @@
-// memvoy doctor [--repair]: check history.json files against the archive; repair what can be repaired.
+// memvoy doctor [--repair] [--migrate]: check history.json files against the archive; repair what can be
+// repaired; run the keyword index upgrade now (the daemon otherwise runs it in the background).
 import { BrokenDatabaseError, planArchiveRescue, rescueBrokenArchive, type RescuePlan } from "../../app/archive-rescue.ts";
-import { bool, str, type Parsed } from "../args.ts";
-import { openFromFlags, runCommand, using, type CommandSpec } from "../command.ts";
 import type { HomeMemory } from "../../app/memory-api.ts";
+import { bool, str, type Parsed } from "../args.ts";
+import { openFromFlags, runCommand, using, withInterrupt, type CommandSpec } from "../command.ts";
+import { printJson, println } from "../output.ts";
+import { progressBar } from "../progress.ts";
 
 type DoctorReport = ReturnType<HomeMemory["doctor"]>;
-import { printJson, println } from "../output.ts";
 
 export const usage = `
-Usage: memvoy doctor [--repair [--yes]] [--json]
+Usage: memvoy doctor [--repair [--yes]] [--migrate] [--json]
 
 Check the home: SQLite integrity, and every session's history.json against the
 archive. --repair moves a corrupt history.json aside (history.json.corrupt-TIME)
@@ -20,14 +22,23 @@ wrong, what SQLite can still read and what a rebuild would lose. --repair then
 asks (or --yes skips the question), moves the broken files aside
 (history.db.broken-TIME) and rebuilds the archive from what could be read plus
 every session's history.json.
+
+--migrate runs the keyword index upgrade now, with a progress bar: a new index
+with a session column, so that a search in one session stays fast on a large
+archive. The daemon runs it in the background otherwise. Writes and searches go
+on meanwhile (search uses the current index until the new one is complete);
+stopped with Ctrl-C, it resumes where it left off.
 `;
 
-const spec: CommandSpec = { name: "doctor", usage, flags: { repair: { type: "boolean" }, yes: { type: "boolean", short: "y" } }, positionals: [] };
+const spec: CommandSpec = { name: "doctor", usage, flags: { repair: { type: "boolean" }, yes: { type: "boolean", short: "y" }, migrate: { type: "boolean" } }, positionals: [] };
 
 export function run(argv: readonly string[]): Promise<number> {
   return runCommand(spec, argv, async (p) => {
     try {
-      return await using(openFromFlags(p), (api) => check(api.doctor({ repair: bool(p, "repair") }), bool(p, "json")));
+      return await using(openFromFlags(p), async (api) => {
+        if (bool(p, "migrate") && !(await migrate(api, bool(p, "json")))) return 130;
+        return check(api.doctor({ repair: bool(p, "repair") }), bool(p, "json"));
+      });
     } catch (err) {
       if (!(err instanceof BrokenDatabaseError)) throw err;
       return rescue(p, err);
@@ -85,4 +96,19 @@ async function rescue(p: Parsed, err: BrokenDatabaseError): Promise<number> {
   if (json) printJson({ broken: plan, repaired: true, movedAside: report.movedAside, messages: report.messages });
   else println(`moved ${report.movedAside.join(", ")} aside; rebuilt the archive with ${report.messages} message(s)`);
   return 0;
+}
+
+/** Run the index upgrade to the end (or until Ctrl-C); false when stopped. */
+async function migrate(api: HomeMemory, json: boolean): Promise<boolean> {
+  const before = api.indexUpgrade();
+  if (before.done) {
+    if (!json) println("keyword index: up to date");
+    return true;
+  }
+  const bar = process.stderr.isTTY ? progressBar(process.stderr) : undefined;
+  if (!json) println(`keyword index: upgrading (${before.copied}/${before.total} messages done earlier)`);
+  const r = await withInterrupt((signal) => api.upgradeIndex({ signal, progress: (done, total) => bar?.update(done, total) }));
+  bar?.done();
+  if (!json) println(r.done ? `keyword index: upgraded (${r.copied} messages in ${(r.ms / 1000).toFixed(1)} s)` : "keyword index: stopped; run memvoy doctor --migrate again to resume");
+  return r.done;
 }

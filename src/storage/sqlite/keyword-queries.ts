@@ -1,7 +1,8 @@
-// SQL for keyword search: FTS5 over archived rows (bm25 within a newest-matches window), substring scan over recent rows.
+// SQL for keyword search: the newest FTS5 matches (ranked by the caller), match statistics, substring scan over recent rows.
 import type { Database } from "bun:sqlite";
 import { andWhere, type SqlArg } from "./sql-where.ts";
 import type { StoredMessage } from "../../shared/message.ts";
+import { ftsHasSession, sessionToken } from "./fts-upgrade.ts";
 import type { MessageFilter } from "../../shared/time-filter.ts";
 import { MESSAGE_COLUMNS, toStored } from "./messages-repo.ts";
 import { andFilter } from "./message-filter-sql.ts";
@@ -10,109 +11,119 @@ export interface KeywordFilter extends MessageFilter {
   session?: string;
 }
 
-export interface RankedMessage {
-  message: StoredMessage;
-  /** bm25 (lower is better) for archive rows; unused for recent rows. */
-  rank: number;
-}
-
 /**
- * Only the newest this-many matches (of the session, when one is given) are ranked: bm25 costs about a
- * microsecond per matching row, so a common term would otherwise cost a scan of every row holding it.
+ * Only the newest this-many matches (of the session, when one is given) are ranked: ranking reads each
+ * matching row, so a common term would otherwise cost a scan of every row holding it.
  */
 export const RANK_WINDOW = 2_000;
+/** One-term queries rank a smaller window: their order depends only on term count and row length. */
+export const ONE_TERM_WINDOW = 500;
+
+/** How many of the newest matches a query of `phrases` phrases ranks. */
+export const rankWindow = (phrases: number) => (phrases > 1 ? RANK_WINDOW : ONE_TERM_WINDOW);
 
 const COLS = MESSAGE_COLUMNS.split(", ").map((c) => "m." + c).join(", ");
 type Row = Parameters<typeof toStored>[0];
 
 /** Whether any row in scope has left history.json (compaction is the only way, and it always writes meta). */
-function hasArchived(db: Database, session: string | undefined): boolean {
+export function hasArchived(db: Database, session: string | undefined): boolean {
   return session === undefined
     ? db.query("SELECT 1 FROM message_meta LIMIT 1").get() !== null
     : db.query("SELECT 1 FROM message_meta WHERE session_id = ?").get(session) !== null;
 }
 
-/** One windowed match: its seq, its bm25, and whether it is still in history.json (recent). */
-export type WindowMatch = [seq: bigint, rank: number, recent: bigint | number];
-
-// Whether a match is recent, read from the small covering index instead of the table row.
-const RECENT_FLAG = "EXISTS (SELECT 1 FROM messages r INDEXED BY messages_recent_text WHERE r.seq = messages_fts.rowid AND r.recent = 1)";
-
 /**
- * The newest RANK_WINDOW matches with their bm25 and recent flag, in one FTS pass (rowid order is FTS5's
- * native order, so the LIMIT stops the scan). For one session the pass is bounded by the session's seq
- * span and filtered against its seqs before bm25 is computed.
+ * The seqs of the newest `size` matches of an FTS expression, newest first. No bm25: rowid order is FTS5's
+ * native order, so the LIMIT stops the scan, where bm25 would first read every row list of the query's
+ * terms in full to count them. In one session: with the session token column, one FTS expression;
+ * before the index upgrade, the pass is bounded by the session's seq span and filtered against its seqs.
  */
-function windowMatches(db: Database, match: string, session: string | undefined, size: number, ranked: boolean): WindowMatch[] {
-  // Without bm25 the scan stops after `size` matches; bm25 first reads every row list of the query's terms.
-  const rank = ranked ? "bm25(messages_fts)" : "0";
+export function windowMatches(db: Database, match: string, session: string | undefined, size: number): bigint[] {
+  let rows: [bigint][];
   if (session === undefined) {
-    return db
-      .query(`SELECT rowid, ${rank}, ${RECENT_FLAG} FROM messages_fts WHERE messages_fts MATCH ? ORDER BY rowid DESC LIMIT ?`)
-      .values(match, size) as WindowMatch[];
+    rows = db.query("SELECT rowid FROM messages_fts WHERE messages_fts MATCH ? ORDER BY rowid DESC LIMIT ?").values(match, size) as [bigint][];
+  } else if (ftsHasSession(db)) {
+    rows = db
+      .query("SELECT rowid FROM messages_fts WHERE messages_fts MATCH ? ORDER BY rowid DESC LIMIT ?")
+      .values(`{sess}: ${sessionToken(session)} AND (${match})`, size) as [bigint][];
+  } else {
+    const span = db
+      .query(
+        "SELECT (SELECT seq FROM messages WHERE session_id = ?1 ORDER BY seq ASC LIMIT 1) AS lo, (SELECT seq FROM messages WHERE session_id = ?1 ORDER BY seq DESC LIMIT 1) AS hi",
+      )
+      .get(session) as { lo: bigint | null; hi: bigint | null };
+    if (span.lo === null || span.hi === null) return [];
+    rows = db
+      .query(
+        "SELECT rowid FROM messages_fts WHERE messages_fts MATCH ?1 AND rowid >= ?2 AND rowid <= ?3 " +
+          "AND +rowid IN (SELECT seq FROM messages WHERE session_id = ?4) ORDER BY rowid DESC LIMIT ?5",
+      )
+      .values(match, span.lo, span.hi, session, size) as [bigint][];
   }
-  const span = db
-    .query(
-      "SELECT (SELECT seq FROM messages WHERE session_id = ?1 ORDER BY seq ASC LIMIT 1) AS lo, (SELECT seq FROM messages WHERE session_id = ?1 ORDER BY seq DESC LIMIT 1) AS hi",
-    )
-    .get(session) as { lo: bigint | null; hi: bigint | null };
-  if (span.lo === null || span.hi === null) return [];
-  return db
-    .query(
-      `SELECT rowid, ${rank}, ${RECENT_FLAG} FROM messages_fts WHERE messages_fts MATCH ?1 AND rowid >= ?2 AND rowid <= ?3 ` +
-        "AND +rowid IN (SELECT seq FROM messages WHERE session_id = ?4) ORDER BY rowid DESC LIMIT ?5",
-    )
-    .values(match, span.lo, span.hi, session, size) as WindowMatch[];
+  return rows.map((r) => r[0]);
 }
 
-const CHUNK = 32;
+/** A window row: the message and its length in index tokens (FTS5's docsize, every column). */
+export interface WindowRow {
+  message: StoredMessage;
+  tokens: number;
+}
 
-export type Tier = "archive" | "recent";
-
-/** Rows of the tier among `seqs` (at most CHUNK) passing the filter. */
-function tierRows(db: Database, seqs: readonly bigint[], f: KeywordFilter, tier: Tier): Row[] {
-  const args: SqlArg[] = seqs.slice();
-  while (args.length < CHUNK) args.push(0); // seq 0 never exists
-  let sql = `SELECT ${COLS} FROM messages m WHERE m.seq IN (${"?,".repeat(CHUNK - 1)}?) AND m.recent = ${tier === "recent" ? 1 : 0}`;
+/** Rows among `seqs` passing the filter, in any order (rows deleted since they were indexed are absent). */
+export function windowRows(db: Database, seqs: readonly bigint[], f: KeywordFilter): WindowRow[] {
+  if (seqs.length === 0) return [];
+  const args: SqlArg[] = [JSON.stringify(seqs.map(String))];
+  let sql = `SELECT ${COLS}, d.sz AS sz FROM messages m LEFT JOIN messages_fts_docsize d ON d.id = m.seq WHERE m.seq IN (SELECT CAST(value AS INTEGER) FROM json_each(?))`;
+  sql = andWhere(sql, args, "m.session_id = ?", f.session);
   sql = andFilter(sql, args, f, "m.");
-  return db.query(sql).all(...args) as Row[];
+  return (db.query(sql).all(...args) as (Row & { sz: Uint8Array | null })[]).map((r) => ({
+    message: toStored(r),
+    tokens: r.sz ? varints(r.sz).reduce((a, b) => a + b, 0) : 0,
+  }));
 }
 
-/**
- * FTS matches in one tier: the archive (rows no longer in history.json) or the recent rows; bm25-ranked,
- * or with `newest` the newest matches first and no bm25 (fast for a common word: results while typing).
- * `windows` may carry the FTS passes of earlier calls of the same search (same expression and session).
- */
-export function searchFts(
-  db: Database,
-  match: string,
-  f: KeywordFilter,
-  limit: number,
-  tier: Tier = "archive",
-  windows?: Map<string, WindowMatch[]>,
-  newest = false,
-): RankedMessage[] {
-  if (tier === "archive" && !hasArchived(db, f.session)) return [];
-  const key = `${f.session ?? ""}\0${match}\0${newest}`;
-  let window = windows?.get(key);
-  if (!window) {
-    window = windowMatches(db, match, f.session, newest ? Math.max(limit * 8, 200) : RANK_WINDOW, !newest);
-    windows?.set(key, window);
-  }
-  const flag = tier === "recent" ? 1 : 0;
-  const inTier = window.filter((w) => Number(w[2]) === flag);
-  const ranked = newest ? inTier : inTier.sort((a, b) => a[1] - b[1] || (a[0] < b[0] ? -1 : 1)); // ties: oldest first
-  // Best rank first; fetch rows chunk by chunk until `limit` pass the filter (usually the first chunk).
-  const out: RankedMessage[] = [];
-  for (let i = 0; i < ranked.length && out.length < limit; i += CHUNK) {
-    const chunk = ranked.slice(i, i + CHUNK);
-    const rows = new Map(tierRows(db, chunk.map((c) => c[0]), f, tier).map((r) => [r.seq, r]));
-    for (const [seq, rank] of chunk) {
-      const r = rows.get(seq);
-      if (r && out.length < limit) out.push({ message: toStored(r), rank });
+/** Rows in the index and their mean length in tokens (FTS5's own running totals: the averages record). */
+export function ftsTotals(db: Database): { rows: number; avgTokens: number } {
+  const r = db.query("SELECT block FROM messages_fts_data WHERE id = 1").get() as { block: Uint8Array } | null;
+  if (!r) return { rows: 0, avgTokens: 1 };
+  const v = varints(r.block);
+  const rows = v[0] ?? 0;
+  const tokens = v.slice(1).reduce((a, b) => a + b, 0);
+  return { rows, avgTokens: rows > 0 ? Math.max(1, tokens / rows) : 1 };
+}
+
+/** SQLite varints (big-endian, 7 bits a byte, a 9th byte of 8 bits). */
+function varints(b: Uint8Array): number[] {
+  const out: number[] = [];
+  let i = 0;
+  while (i < b.length) {
+    let v = 0;
+    for (let n = 0; i < b.length; n++) {
+      const byte = b[i++]!;
+      if (n === 8) {
+        v = v * 256 + byte;
+        break;
+      }
+      v = v * 128 + (byte & 0x7f);
+      if (!(byte & 0x80)) break;
     }
+    out.push(v);
   }
   return out;
+}
+
+const PROBE = 256;
+
+/**
+ * The share of indexed rows matching an FTS expression, without reading its whole row list: exact when it
+ * has fewer than PROBE matches, else the density of its newest PROBE matches over their rowid span.
+ */
+export function matchShare(db: Database, match: string, totalRows: number): number {
+  const seqs = db.query("SELECT rowid FROM messages_fts WHERE messages_fts MATCH ? ORDER BY rowid DESC LIMIT ?").values(match, PROBE) as [bigint][];
+  if (totalRows <= 0) return 0;
+  if (seqs.length < PROBE) return seqs.length / totalRows;
+  const span = Number(seqs[0]![0] - seqs[seqs.length - 1]![0]) + 1;
+  return Math.min(1, PROBE / span);
 }
 
 /** LIKE pattern for a literal substring ("\" escapes). LIKE folds ASCII case only, exactly as lower() does. */

@@ -2,6 +2,7 @@
 import type { Database } from "bun:sqlite";
 import type { MessageRecord, Role, StoredMessage } from "../../shared/message.ts";
 import { searchForm } from "../../shared/search-form.ts";
+import { deleteFtsRows, ftsHasSession, sessionToken } from "./fts-upgrade.ts";
 import type { MessageFilter } from "../../shared/time-filter.ts";
 import { andFilter } from "./message-filter-sql.ts";
 import { addTombstones, idTombstone, keyTombstone } from "./tombstones-repo.ts";
@@ -46,7 +47,9 @@ export function insertMessages(
   opts: { queueEmbedding?: boolean; idempotencyKeys?: ReadonlyMap<MessageRecord, string> } = {},
 ): bigint[] {
   const insert = db.query("INSERT INTO messages (id, session_id, role, content, send_at, sender, idempotency_key) VALUES (?, ?, ?, ?, ?, ?, ?)");
-  const fts = db.query("INSERT INTO messages_fts (rowid, body) VALUES (?, ?)");
+  const withSession = ftsHasSession(db);
+  const fts = withSession ? db.query("INSERT INTO messages_fts (rowid, body, sess) VALUES (?, ?, ?)") : db.query("INSERT INTO messages_fts (rowid, body) VALUES (?, ?)");
+  const token = withSession ? sessionToken(session) : undefined;
   const queue = db.query("INSERT INTO embed_queue (seq) VALUES (?)");
   const untimed = db.query("INSERT INTO untimed_messages (seq, session_id) VALUES (?, ?)");
   const seqs: bigint[] = [];
@@ -54,7 +57,8 @@ export function insertMessages(
   for (const r of records) {
     const key = opts.idempotencyKeys?.get(r) ?? null;
     const seq = BigInt(insert.run(r.id, session, r.role, r.content, r.sendAt, r.sender ?? null, key).lastInsertRowid);
-    fts.run(seq, searchForm(r.content));
+    if (token) fts.run(seq, searchForm(r.content), token);
+    else fts.run(seq, searchForm(r.content));
     if (opts.queueEmbedding !== false) queue.run(seq);
     if (r.untimed) untimed.run(seq, session);
     seqs.push(seq);
@@ -174,7 +178,7 @@ export function deleteSessionMessages(db: Database, session: string, now: bigint
   dropVectors(db, session, bound, now);
   const rows = db.query("SELECT id, idempotency_key AS k FROM messages WHERE session_id = ?").all(session) as { id: string; k: string | null }[];
   addTombstones(db, rows.flatMap((r) => (r.k !== null ? [idTombstone(r.id), keyTombstone(session, r.k)] : [idTombstone(r.id)])), now);
-  db.prepare("DELETE FROM messages_fts WHERE rowid IN (SELECT seq FROM messages WHERE session_id = ?)").run(session);
+  deleteFtsRows(db, "SELECT seq FROM messages WHERE session_id = ?", session);
   const n = db.prepare("DELETE FROM messages WHERE session_id = ?").run(session).changes;
   db.prepare("DELETE FROM untimed_messages WHERE session_id = ?").run(session);
   db.prepare("DELETE FROM message_meta WHERE session_id = ?").run(session);
@@ -194,7 +198,7 @@ export function deleteOneMessage(db: Database, m: { seq: bigint; id: string; ses
   db.prepare("DELETE FROM embed_queue WHERE seq = ?").run(m.seq);
   const key = db.query("SELECT idempotency_key AS k FROM messages WHERE seq = ? AND idempotency_key IS NOT NULL").get(m.seq) as { k: string } | null;
   if (key) addTombstones(db, [keyTombstone(m.session, key.k)], now);
-  db.prepare("DELETE FROM messages_fts WHERE rowid = ?").run(m.seq);
+  deleteFtsRows(db, "?", m.seq);
   const n = db.prepare("DELETE FROM messages WHERE seq = ? AND id = ?").run(m.seq, m.id).changes;
   db.prepare("DELETE FROM untimed_messages WHERE seq = ?").run(m.seq);
   db.prepare("INSERT OR IGNORE INTO vector_id_deletes (id, created_at) VALUES (?, ?)").run(m.id, now);
@@ -209,6 +213,9 @@ export function deleteOneMessage(db: Database, m: { seq: bigint; id: string; ses
  */
 export function purgeDeletedFromFts(db: Database): void {
   db.run("INSERT INTO messages_fts(messages_fts) VALUES ('optimize')");
+  if (db.query("SELECT 1 FROM sqlite_master WHERE name = 'messages_fts_next'").get() !== null) {
+    db.run("INSERT INTO messages_fts_next(messages_fts_next) VALUES ('optimize')"); // an index upgrade under way
+  }
 }
 
 /** Ids of a session's messages whose removal (rm-message) is under way. */

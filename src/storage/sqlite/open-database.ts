@@ -7,6 +7,7 @@ import { namedError } from "../../shared/errors.ts";
 import { MIGRATIONS } from "./migrations/index.ts";
 import { asNoSpace } from "./no-space.ts";
 import { BrokenDatabaseError, isBrokenDatabase } from "./broken-database.ts";
+import { upgradeEmptyFts } from "./fts-upgrade.ts";
 
 export const SchemaTooNewError = namedError<{ path: string; version: number; known: number }>(
   "SchemaTooNewError",
@@ -37,6 +38,7 @@ function open(path: string, options: { readonly?: boolean }): Database {
     db.run("PRAGMA journal_mode = WAL");
     db.run("PRAGMA synchronous = NORMAL");
     migrate(db, path);
+    upgradeEmptyFts(db);
   }
   db.run("PRAGMA cache_size = -65536");
   return db;

@@ -38,10 +38,10 @@ export class SearchScreen {
     switch (key.full) {
       case "escape": this.app.close(); return true;
       case "enter": this.openHit(); return true;
-      case "up": case "C-p": c.move(-1); return true;
-      case "down": case "C-n": c.move(1); return true;
-      case "pageup": c.page(-1); return true;
-      case "pagedown": c.page(1); return true;
+      case "up": case "C-p": c.move(-1); s.userMoved(); return true;
+      case "down": case "C-n": c.move(1); s.userMoved(); return true;
+      case "pageup": c.page(-1); s.userMoved(); return true;
+      case "pagedown": c.page(1); s.userMoved(); return true;
       case "tab": s.cycleMode(); this.run(); return true;
       case "C-s": s.toggleScope(); this.run(); return true;
       case "C-t": s.cycleRange(); this.run(); return true;

@@ -42,8 +42,26 @@ export class SearchState extends QueryInput {
     if (session === undefined) this.scope = "all";
   }
 
+  /** The user moved the cursor since the query last changed: answers keep the selected hit instead of starting on the best one. */
+  private moved = false;
+
+  userMoved(): void {
+    this.moved = true;
+  }
+
+  override insert(text: string): void {
+    super.insert(text);
+    this.moved = false;
+  }
+
+  override backspace(): boolean {
+    this.moved = false;
+    return super.backspace();
+  }
+
   clearQuery(): void {
     this.query = "";
+    this.moved = false;
   }
 
   /** Next mode; choosing a mode again retries it even if it failed before. */
@@ -81,7 +99,7 @@ export class SearchState extends QueryInput {
       return undefined;
     }
     this.busy = true;
-    const options: SearchOptions = { query: this.query, match: quick ? "keyword" : this.effectiveMode(), range: this.range, limit: this.limit };
+    const options: SearchOptions = { query: this.query, match: quick ? "keyword" : this.effectiveMode(), range: this.range, limit: this.limit, typing: true };
     if (quick) options.order = "newest";
     if (this.scope === "session" && this.session !== undefined) options.session = this.session;
     return { seq, options, mode: this.mode };
@@ -101,7 +119,7 @@ export class SearchState extends QueryInput {
     this.notes = [...result.notes];
     this.answered = { query: req.options.query, match: req.options.match ?? "keyword", newest: req.options.order === "newest" };
     this.cursor.setCount(this.hits.length);
-    const at = keepId ? this.hits.findIndex((h) => h.message.id === keepId) : -1;
+    const at = keepId && this.moved ? this.hits.findIndex((h) => h.message.id === keepId) : -1;
     this.cursor.select(at >= 0 ? at : 0);
     return true;
   }

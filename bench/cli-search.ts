@@ -1,0 +1,58 @@
+// `memvoy search --json` as a whole process (the compiled binary), against the same-runtime limit: a
+// compiled program that opens the database, runs the keyword window SQL and prints JSON
+// (bench/lib/search-limit.ts). Interleaved runs on the 1M archived home; ratio of p50s.
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { ftsAllQuery, queryTerms } from "../src/search/query-terms.ts";
+import { ensureHome } from "./lib/ensure-home.ts";
+import { emitRows, log, quick, type BenchRow } from "./lib/report.ts";
+import { ARCHIVED_SPEC } from "./lib/sizes.ts";
+import { fmtMs, summarize } from "./lib/stats.ts";
+
+const root = resolve(import.meta.dir, "..");
+const REPS = quick ? 3 : 15;
+const QUERIES = ["kubernetes", "rollback incident", "payment refund", "lourous"];
+const rows: BenchRow[] = [];
+const home = ensureHome(ARCHIVED_SPEC, rows);
+const dir = mkdtempSync(join(tmpdir(), "memvoy-cli-bench-"));
+const build = (args: string[]) => {
+  const r = Bun.spawnSync(["bun", "build.ts", ...args], { cwd: root, stdout: "pipe", stderr: "pipe" });
+  if (r.exitCode !== 0) throw new Error(`build failed: ${r.stderr}`);
+};
+try {
+  log("cli-search: compiling memvoy and the limit program");
+  build(["--outfile", join(dir, "memvoy")]);
+  build(["--entry", "bench/lib/search-limit.ts", "--outfile", join(dir, "limit")]);
+  const env = { PATH: process.env.PATH!, HOME: dir };
+  const run = (argv: string[]) => {
+    const t = performance.now();
+    const r = Bun.spawnSync(argv, { stdout: "pipe", stderr: "pipe", env });
+    const ms = performance.now() - t;
+    if (r.exitCode !== 0) throw new Error(`${argv.join(" ")} failed: ${r.stderr}`);
+    return ms;
+  };
+  const memvoy: number[] = [];
+  const limit: number[] = [];
+  for (const q of QUERIES) {
+    const mArgv = [join(dir, "memvoy"), "--home", home, "search", q, "--json"];
+    const lArgv = [join(dir, "limit"), home, ftsAllQuery(queryTerms(q))!];
+    run(mArgv); // warm-up
+    run(lArgv);
+    for (let i = 0; i < REPS; i++) {
+      memvoy.push(run(mArgv));
+      limit.push(run(lArgv));
+    }
+  }
+  const m = summarize(memvoy).p50;
+  const l = summarize(limit).p50;
+  rows.push({
+    name: "`search --json` whole process, compiled, 1M archived home, 4 selective queries: p50 memvoy / same-runtime limit (open, window SQL, JSON)",
+    value: `${fmtMs(m)} / ${fmtMs(l)} = ${(m / l).toFixed(2)}x`,
+    target: "<= 1.3x",
+    ok: m / l <= 1.3,
+  });
+} finally {
+  rmSync(dir, { recursive: true, force: true });
+}
+emitRows(rows);

@@ -1,0 +1,24 @@
+// The keyword index upgrade, run once at daemon start when the home still has the old index; it resumes
+// where an earlier run stopped, and ends (nothing more to do) once the new index is in place.
+import type { MaintenanceApi } from "../../app/maintenance-api.ts";
+import type { LoopJob } from "../scheduler.ts";
+
+export function indexUpgradeJob(api: MaintenanceApi): LoopJob {
+  return {
+    name: "index-upgrade",
+    async loop({ signal, log }, report) {
+      if (api.indexUpgrade().done) return;
+      const started = new Date();
+      let logged = 0;
+      const r = await api.upgradeIndex({
+        signal,
+        progress: (copied, total) => {
+          if (Date.now() - logged < 10_000) return;
+          logged = Date.now();
+          log.info("index_upgrade.progress", { copied, total });
+        },
+      });
+      report(started, { detail: `${r.done ? "done" : "stopped"}: ${r.copied} message(s) indexed in ${Math.round(r.ms)} ms, longest write ${r.longestStepMs.toFixed(0)} ms` });
+    },
+  };
+}

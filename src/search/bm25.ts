@@ -1,0 +1,86 @@
+// bm25 computed in JS over the rows of a match window, the same formula as FTS5's bm25() (k1 1.2, b 0.75).
+// Row lengths come from the index (FTS5's docsize); term counts are found in the row's text, word by
+// word for stems (the index holds Porter2 stems), by substring for CJK. Document frequencies are
+// estimates from the index (see matchShare); a one-phrase query's order needs none (its idf is the same for every row).
+import { searchForm, stemWord } from "../shared/search-form.ts";
+
+const K1 = 1.2;
+const B = 0.75;
+const TOKEN = /[\p{L}\p{N}\p{M}\p{Co}]+/gu;
+
+/** A phrase of the FTS expression, and how to count it in a row's lower-case text. */
+export interface Phrase {
+  /** "stem": one Latin word (any form with this Porter2 stem); "prefix": words starting with `text`; "cjk": the text as a substring; "tokens": a phrase of index tokens. */
+  kind: "stem" | "prefix" | "cjk" | "tokens";
+  text: string;
+  tokens: string[];
+  /** Share of the indexed rows holding it (0..1); undefined when there is one phrase only. */
+  share?: number;
+}
+
+const fold = (s: string) => (/[^\x00-\x7f]/.test(s) ? s.normalize("NFD").replace(/\p{M}/gu, "") : s);
+
+/** The index's tokens of a text: its search form, lower case, diacritics removed, split like unicode61. */
+export function indexTokens(text: string): string[] {
+  return fold(searchForm(text).toLowerCase()).match(TOKEN) ?? [];
+}
+
+const isWordChar = (c: number) => (c >= 97 && c <= 122) || (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || c > 127;
+
+function wordAt(lower: string, at: number): string {
+  let end = at;
+  while (end < lower.length && (isWordChar(lower.charCodeAt(end)) || lower[end] === "'" || lower[end] === "’")) end++;
+  return lower.slice(at, end);
+}
+
+/** Occurrences of a phrase in a row's lower-case text. */
+export function phraseCount(lower: string, p: Phrase): number {
+  if (p.kind === "cjk") {
+    let n = 0;
+    for (let at = lower.indexOf(p.text); at >= 0; at = lower.indexOf(p.text, at + p.text.length)) n++;
+    return n;
+  }
+  if (p.kind === "tokens") return tokenCount(indexTokens(lower), p.tokens);
+  // Porter2 only rewrites a word's ending (and a final y to i): all but its last letter is a prefix of the word.
+  const key = p.kind === "prefix" || p.text.length <= 3 ? p.text : p.text.slice(0, -1);
+  let n = 0;
+  for (let at = lower.indexOf(key); at >= 0; at = lower.indexOf(key, at + 1)) {
+    if (at > 0 && isWordChar(lower.charCodeAt(at - 1))) continue;
+    if (p.kind === "prefix") n++;
+    else if (stemWord(wordAt(lower, at)) === p.text) n++;
+  }
+  return n;
+}
+
+function tokenCount(tokens: readonly string[], phrase: readonly string[]): number {
+  let hits = 0;
+  for (let i = 0; i + phrase.length <= tokens.length; i++) {
+    let ok = true;
+    for (let j = 0; j < phrase.length && ok; j++) ok = tokens[i + j] === phrase[j];
+    if (ok) hits++;
+  }
+  return hits;
+}
+
+const idf = (share: number | undefined, rows: number) => {
+  if (share === undefined) return 1;
+  const n = share * rows;
+  const v = Math.log((rows - n + 0.5) / (n + 0.5));
+  return v > 0 ? v : 1e-6;
+};
+
+/**
+ * bm25 of one row (higher is better): `lower` is its text in lower case, `length` its length in index
+ * tokens. A row the index matched counts each phrase it holds at least once, even where the text
+ * search misses a form (Porter2's few irregular words).
+ */
+export function bm25(lower: string, length: number, phrases: readonly Phrase[], rows: number, avgTokens: number, matchedAll = false): number {
+  const norm = K1 * (1 - B + (B * length) / avgTokens);
+  let score = 0;
+  for (const p of phrases) {
+    let tf = phraseCount(lower, p);
+    if (tf === 0 && matchedAll && p.kind !== "prefix") tf = 1;
+    if (tf > 0) score += (idf(p.share, rows) * (tf * (K1 + 1))) / (tf + norm);
+  }
+  return score;
+}

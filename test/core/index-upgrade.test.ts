@@ -1,0 +1,137 @@
+import { afterAll, describe, expect, test } from "bun:test";
+import { Database } from "bun:sqlite";
+import { join } from "node:path";
+import { searchForm } from "../../src/shared/search-form.ts";
+import { sessionToken } from "../../src/storage/sqlite/fts-upgrade.ts";
+import { cli, openTemp, removeTempHomes, repoRoot, waitFor } from "../fixture/home.ts";
+
+afterAll(removeTempHomes);
+
+const NOW = 1_790_000_000_000_000_000n;
+const TOPICS = ["deploy the server", "payment refund", "database backup", "error in the build", "kubernetes rollout"];
+
+/** Put back the keyword index every home had before the upgrade existed (001-core.sql's messages_fts). */
+function toOldIndex(home: string): void {
+  const db = new Database(join(home, ".store", "history.db"));
+  try {
+    db.transaction(() => {
+      db.run("DROP TABLE messages_fts");
+      db.run("CREATE VIRTUAL TABLE messages_fts USING fts5(body, content='', contentless_delete=1, tokenize='unicode61 remove_diacritics 2')");
+      const put = db.prepare("INSERT INTO messages_fts (rowid, body) VALUES (?, ?)");
+      for (const r of db.query("SELECT seq, content FROM messages").all() as { seq: number; content: string }[]) put.run(r.seq, searchForm(r.content));
+    })();
+  } finally {
+    db.close();
+  }
+}
+
+function fill(home: string, perSession: number): void {
+  const { api } = openTemp({ home, now: () => NOW, env: { MEMVOY_LIMITS_MAX_HISTORY_BYTES: "4096" } });
+  try {
+    for (let round = 0; round < perSession; round += 10) {
+      for (const s of ["alpha", "beta", "gamma"]) {
+        const batch = Array.from({ length: 10 }, (_, i) => ({ role: "user" as const, content: `${s} message ${round + i}: ${TOPICS[(round + i) % TOPICS.length]} note`, sendAt: NOW - BigInt(1000 - round - i) * 1_000_000_000n }));
+        api.add(s, batch);
+      }
+    }
+  } finally {
+    api.close();
+  }
+}
+
+const searchIds = async (home: string, query: string, session?: string) => {
+  const { api } = openTemp({ home, now: () => NOW, env: { MEMVOY_LIMITS_MAX_HISTORY_BYTES: "4096" } });
+  try {
+    return (await api.search({ query, session, limit: 50 })).hits.map((h) => h.message.id).sort();
+  } finally {
+    api.close();
+  }
+};
+
+describe("keyword index upgrade (session column)", () => {
+  test("a new home starts with the session column", () => {
+    const { api } = openTemp();
+    try {
+      expect(api.indexUpgrade()).toEqual({ done: true, copied: 0, total: 0 });
+    } finally {
+      api.close();
+    }
+  });
+
+  test("a home made with the old index: same results before, during and after; resumes after a kill; add never waits for it", async () => {
+    const { home } = openTemp();
+    fill(home, 200);
+    toOldIndex(home);
+    const before = { s: await searchIds(home, "deploy server", "beta"), all: await searchIds(home, "payment") };
+    expect(before.s.length).toBeGreaterThan(0);
+
+    // A child runs the upgrade in small slow steps and is killed once it has made progress.
+    const script = `
+      import { openMemory } from ${JSON.stringify(join(repoRoot, "src/app/open-memory.ts"))};
+      const api = openMemory({ home: ${JSON.stringify(home)}, env: {}, drain: "off" });
+      await api.upgradeIndex({ batch: 20, pauseMs: 250, progress: (d, t) => console.log(d + "/" + t) });
+    `;
+    const child = Bun.spawn(["bun", "-e", script], { stdout: "pipe", stderr: "inherit" });
+    const reader = child.stdout.getReader();
+    let seen = "";
+    await waitFor(async () => {
+      const { value } = await reader.read();
+      seen += new TextDecoder().decode(value ?? new Uint8Array());
+      return seen.split("\n").filter(Boolean).length >= 3;
+    }, 30_000, "upgrade progress");
+    child.kill(9);
+    await child.exited;
+
+    const { api } = openTemp({ home, now: () => NOW, env: { MEMVOY_LIMITS_MAX_HISTORY_BYTES: "4096" } });
+    try {
+      const mid = api.indexUpgrade();
+      expect(mid.done).toBe(false);
+      expect(mid.copied).toBeGreaterThan(0);
+      expect(mid.copied).toBeLessThan(mid.total);
+      // Writes and searches go on with the old index meanwhile.
+      api.add("beta", { role: "user", content: "late note: deploy the server again", sendAt: NOW });
+      const late = (await api.search({ query: "deploy server", session: "beta", limit: 50 })).hits.map((h) => h.message.id);
+      expect(late.length).toBe(before.s.length + 1);
+      api.remove("alpha"); // its rows already copied into the index being built go too
+      const r = await api.upgradeIndex({ batch: 50 });
+      expect(r.done).toBe(true);
+      expect(api.indexUpgrade().done).toBe(true);
+      const after = (await api.search({ query: "deploy server", session: "beta", limit: 50 })).hits.map((h) => h.message.id).sort();
+      expect(after).toEqual([...late].sort());
+      api.add("gamma", { role: "user", content: "after the upgrade: payment refund", sendAt: NOW });
+      const gamma = await api.search({ query: "payment", session: "gamma", limit: 50 });
+      expect(gamma.hits.some((h) => h.message.content.startsWith("after the upgrade"))).toBe(true);
+      expect(gamma.hits.every((h) => h.message.session === "gamma")).toBe(true);
+    } finally {
+      api.close();
+    }
+    expect((await searchIds(home, "payment")).length).toBe(before.all.length);
+    const db = new Database(join(home, ".store", "history.db"), { readonly: true });
+    try {
+      const names = (db.query("SELECT name FROM sqlite_master WHERE name LIKE 'messages_fts%' OR name = 'fts_upgrade'").all() as { name: string }[]).map((r) => r.name);
+      expect(names).not.toContain("messages_fts_old");
+      expect(names).not.toContain("messages_fts_next");
+      expect(names).not.toContain("fts_upgrade");
+      const left = db.query("SELECT count(*) AS n FROM messages_fts WHERE messages_fts MATCH ?").get(`{sess}: ${sessionToken("alpha")}`) as { n: number };
+      expect(Number(left.n)).toBe(0);
+      const beta = db.query("SELECT count(*) AS n FROM messages_fts WHERE messages_fts MATCH ?").get(`{sess}: ${sessionToken("beta")}`) as { n: number };
+      expect(Number(beta.n)).toBe(201);
+      const secure = db.query("SELECT v FROM messages_fts_config WHERE k = 'secure-delete'").get() as { v: number } | null;
+      expect(Number(secure?.v)).toBe(1);
+    } finally {
+      db.close();
+    }
+  }, 120_000);
+
+  test("memvoy doctor --migrate upgrades an old home and says so", async () => {
+    const { home } = openTemp();
+    fill(home, 20);
+    toOldIndex(home);
+    const r = await cli(["doctor", "--migrate"], { home });
+    expect(r.stderr).toBe("");
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain("keyword index: upgraded (60 messages");
+    const again = await cli(["doctor", "--migrate"], { home });
+    expect(again.stdout).toContain("keyword index: up to date");
+  }, 60_000);
+});
