@@ -42,7 +42,11 @@ async function serve(home: string): Promise<{ url: string; stop(): void }> {
     if (done) throw new Error("the server child exited");
     text += new TextDecoder().decode(value);
   }
-  return { url: text.trim(), stop: () => (proc.stdin.end(), proc.kill()) };
+  return { url: text.trim(), stop: () => {
+      proc.stdin.end();
+      proc.kill();
+    },
+  };
 }
 
 async function timeAdds(api: MemoryApi, n: number): Promise<number[]> {

@@ -30,7 +30,10 @@ function server(bin: string, home: string) {
       }
     }
   })();
-  const send = (m: object) => (proc.stdin.write(JSON.stringify({ jsonrpc: "2.0", ...m }) + "\n"), proc.stdin.flush());
+  const send = (m: object) => {
+    proc.stdin.write(JSON.stringify({ jsonrpc: "2.0", ...m }) + "\n");
+    proc.stdin.flush();
+  };
   return {
     proc,
     request(method: string, params?: object): Promise<any> {

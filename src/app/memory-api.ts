@@ -233,7 +233,11 @@ export class HomeMemory implements MaintenanceApi {
    * summary stays (the result says whether it had covered the message) unless `dropSummary`.
    */
   async rmMessage(id: string, options: { dropSummary?: boolean } = {}): Promise<RemoveMessageResult> {
-    const session = messageSession(this.ctx, id) ?? (discoverSessions(this.ctx), messageSession(this.ctx, id));
+    let session = messageSession(this.ctx, id);
+    if (session === undefined) {
+      discoverSessions(this.ctx); // a session folder this process has not seen yet
+      session = messageSession(this.ctx, id);
+    }
     if (session === undefined) throw new UnknownMessageError({ id, where: this.ctx.paths.home });
     const r = removeMessage(this.ctx, session, id, { dropSummary: options.dropSummary === true });
     await this.purgeDeleted();

@@ -9,7 +9,10 @@ import { cleanup, cli, logText, mappedFiles, startDaemon, tempHome, waitFor, wai
 
 afterAll(cleanup);
 
-const httpFile = async (home: string) => (await waitFor(() => existsSync(join(home, "http.json")), 15_000, "http.json"), readHttp(home));
+const httpFile = async (home: string) => {
+  await waitFor(() => existsSync(join(home, "http.json")), 15_000, "http.json");
+  return readHttp(home);
+};
 const readHttp = (home: string) => JSON.parse(readFileSync(join(home, "http.json"), "utf8")) as { url: string; token: string; port: number; pid: number };
 
 test("the daemon publishes its URL and token in http.json (0600) and its URL in daemon status; the token leaks nowhere", async () => {
@@ -53,7 +56,10 @@ test("the daemon publishes its URL and token in http.json (0600) and its URL in 
 test("with no [http] port the port is derived from the home path, so two homes differ", () => {
   expect(derivedPort("/srv/memvoy-a")).not.toBe(derivedPort("/srv/memvoy-b"));
   expect(derivedPort("/srv/memvoy-a")).toBe(derivedPort("/srv/memvoy-a"));
-  for (const h of ["/a", "/home/ann/.config/memvoy", "/tmp/x"]) expect(derivedPort(h)).toBeGreaterThanOrEqual(20_000), expect(derivedPort(h)).toBeLessThan(30_000);
+  for (const h of ["/a", "/home/ann/.config/memvoy", "/tmp/x"]) {
+    expect(derivedPort(h)).toBeGreaterThanOrEqual(20_000);
+    expect(derivedPort(h)).toBeLessThan(30_000);
+  }
 });
 
 test("a port out of range in [http] is refused by config check, naming the key", async () => {

@@ -53,7 +53,10 @@ export function normalizeDecision(raw: string, notes?: RuleNotes): string | unde
   }
   else if (DO.test(text)) text = text.replace(DO, "");
   else if (FORGET_TO.test(text)) text = text.replace(FORGET_TO, "");
-  else if (NEGATIVE_OPENER.test(text)) (prefix = "Don't: "), (text = text.replace(NEGATIVE_OPENER, ""));
+  else if (NEGATIVE_OPENER.test(text)) {
+    prefix = "Don't: ";
+    text = text.replace(NEGATIVE_OPENER, "");
+  }
   text = text.trim();
   return text === "" ? undefined : clip(prefix + text);
 }
