@@ -10,16 +10,9 @@ import { ftsTotals, hasArchived, matchShare, rankWindow, scanRecent, windowMatch
 import { bm25 } from "./bm25.ts";
 import { ftsAllQuery, ftsAnyQuery, ftsPhrases, queryTerms, type QueryTerm } from "./query-terms.ts";
 import { findMatches, makeSnippet } from "./snippet.ts";
-import { scopeFilter, type SearchHit } from "./search-types.ts";
+import { scopeFilter, type SearchHit, type TierScope } from "./search-types.ts";
 
-export interface KeywordOptions {
-  query: string;
-  session?: string;
-  range?: TimeRange;
-  /** Time bounds, role and sender (range is folded in; the narrower lower bound wins). */
-  filter?: MessageFilter;
-  limit?: number;
-  now: bigint;
+export interface KeywordOptions extends TierScope {
   /** Rank recent rows by bm25 on their stems too (default true; hybrid search has its own such list). */
   rankRecent?: boolean;
   /** "newest": every term must match, newest first, no bm25 — fast enough to run on every keystroke. */

@@ -24,6 +24,17 @@ export interface SearchOptions {
   typing?: boolean;
 }
 
+/** What one tier's search is scoped by: the query, the session, the time range and filter, the page size, now. */
+export interface TierScope {
+  query: string;
+  session?: string;
+  range?: TimeRange;
+  /** Time bounds, role and sender (range is folded in; the narrower lower bound wins). */
+  filter?: MessageFilter;
+  limit?: number;
+  now: bigint;
+}
+
 export interface SearchHit {
   message: StoredMessage;
   source: HitSource;

@@ -11,7 +11,7 @@ import type { Db } from "../storage/sqlite/db.ts";
 import { expandHits } from "./expand.ts";
 import { queryFocus, type QueryFocus } from "./participants.ts";
 import { queryTerms } from "./query-terms.ts";
-import { scopeFilter, type SearchHit, type SearchResult } from "./search-types.ts";
+import { scopeFilter, type SearchHit, type SearchResult, type TierScope } from "./search-types.ts";
 import { makeSnippet } from "./snippet.ts";
 
 /** Score factor for messages of other senders when the query names one participant (tuned on LoCoMo dev). */
@@ -26,13 +26,7 @@ export interface SemanticSource {
   otherEmbedders: string[];
 }
 
-export interface SemanticOptions {
-  query: string;
-  session?: string;
-  range?: TimeRange;
-  filter?: MessageFilter;
-  limit?: number;
-  now: bigint;
+export interface SemanticOptions extends TierScope {
   signal?: AbortSignal;
   /** The last word is still being typed (keyword side: it also matches as a prefix). */
   typing?: boolean;
