@@ -77,7 +77,9 @@ export class MemoryApi {
     const match = o.match ?? "keyword";
     if (match !== "keyword") return this.#semantic.search(match, { ...o, now: this.ctx.now() });
     const hits = keywordSearch(this.ctx.db, { ...o, now: this.ctx.now() });
-    return { hits, notes: [] };
+    const result: SearchResult = { hits, notes: [] };
+    if (hits.length === 0) result.emptyReason = "no message holds every query term";
+    return result;
   }
 
   /**

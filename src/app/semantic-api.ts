@@ -11,6 +11,7 @@ import type { Embedder } from "../embed/embedder.ts";
 import { hybridSearch } from "../search/hybrid.ts";
 import { semanticSearch, type SemanticOptions, type SemanticSource } from "../search/semantic.ts";
 import type { SearchResult } from "../search/search-types.ts";
+import { DEFAULT_MIN_SCORE } from "../search/relevance.ts";
 import { spawnDetachedDrain } from "./background-drain.ts";
 
 /**
@@ -102,7 +103,8 @@ export class SemanticApi {
     }
     const embedder = await this.index.embedder();
     const status = await this.index.status(session);
-    const src: SemanticSource = { embedder, notIndexed: status.notIndexed, reindexNeeded: status.reindexNeeded, otherEmbedders: status.otherEmbedders };
+    const minScore = this.ctx.config.search?.min_score ?? (embedder.id.startsWith("builtin:") ? DEFAULT_MIN_SCORE.builtin : DEFAULT_MIN_SCORE.http);
+    const src: SemanticSource = { embedder, notIndexed: status.notIndexed, reindexNeeded: status.reindexNeeded, otherEmbedders: status.otherEmbedders, minScore };
     if (status.table) src.table = status.table;
     return src;
   }

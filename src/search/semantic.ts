@@ -12,6 +12,7 @@ import { queryFocus, type QueryFocus } from "./participants.ts";
 import { queryTerms } from "./query-terms.ts";
 import type { SearchHit, SearchResult } from "./search-types.ts";
 import { makeSnippet } from "./snippet.ts";
+import { background, calibrate, calibratedScore } from "./relevance.ts";
 
 /** Score factor for messages of other senders when the query names one participant (tuned on LoCoMo dev). */
 export const OTHER_SENDER_FACTOR = 0.9;
@@ -23,6 +24,8 @@ export interface SemanticSource {
   notIndexed: number;
   reindexNeeded: boolean;
   otherEmbedders: string[];
+  /** Calibrated scores below this are dropped (`[search] min_score`, else the embedder's default). */
+  minScore: number;
 }
 
 export interface SemanticOptions {
@@ -49,7 +52,8 @@ export async function semanticRanking(db: Db, src: SemanticSource, o: SemanticOp
   const [qv] = await src.embedder.embed([focus.text], o.signal, "query");
   const since = rangeStart(o.range ?? "all", o.now);
   const filter = { session: o.session, since };
-  const found = await src.table.search(qv!, filter, Math.max(limit * 4, 50));
+  const [found, bg] = await Promise.all([src.table.search(qv!, filter, Math.max(limit * 4, 50)), background(src.table)]);
+  const cal = calibrate(qv!, bg.vectors);
   const byId = new Map(getMessagesById(db, found.map((h) => h.id)).map((m) => [m.id, m]));
   const out: RankedMessage[] = [];
   for (const h of found) {
@@ -57,7 +61,9 @@ export async function semanticRanking(db: Db, src: SemanticSource, o: SemanticOp
     // Only rows SQLite still holds in the recent tier: deleted or compacted vectors never surface.
     if (!m || !m.recent || m.session !== h.session || (since !== undefined && m.sendAt < since)) continue;
     const factor = focus.sender !== undefined && m.sender !== focus.sender ? OTHER_SENDER_FACTOR : 1;
-    out.push({ message: m, score: h.score * factor });
+    const score = calibratedScore(h.score, cal) * factor;
+    if (score < src.minScore) continue;
+    out.push({ message: m, score });
   }
   out.sort((a, b) => b.score - a.score);
   return out.slice(0, limit);
@@ -81,7 +87,9 @@ export async function semanticSearch(db: Db, src: SemanticSource, o: SemanticOpt
   const terms = queryTerms(o.query);
   const hits: SearchHit[] = ranked.map((r, i) => {
     const s = makeSnippet(r.message.content, terms);
-    return { message: r.message, source: "semantic", score: r.score, snippet: s.text, highlights: s.highlights, context: runs[i]!, rank: i + 1 };
+    return { message: r.message, source: "semantic", foundBy: ["semantic"], score: r.score, snippet: s.text, highlights: s.highlights, context: runs[i]!, rank: i + 1 };
   });
-  return { hits, notIndexed: src.notIndexed, reindexNeeded: src.reindexNeeded, notes: statusNotes(src) };
+  const result: SearchResult = { hits, notIndexed: src.notIndexed, reindexNeeded: src.reindexNeeded, notes: statusNotes(src) };
+  if (hits.length === 0) result.emptyReason = src.table ? `no close matches (nothing scored at least ${src.minScore})` : "nothing is indexed yet";
+  return result;
 }

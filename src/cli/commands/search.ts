@@ -52,11 +52,11 @@ export function run(argv: readonly string[]): Promise<number> {
       limit: num(p, "limit"),
     });
     if (bool(p, "json")) {
-      printJson({ query, hits: result.hits.map(hitJson), notIndexed: result.notIndexed ?? 0, reindexNeeded: result.reindexNeeded ?? false, notes: result.notes });
+      printJson({ query, hits: result.hits.map(hitJson), notIndexed: result.notIndexed ?? 0, reindexNeeded: result.reindexNeeded ?? false, notes: result.notes, ...(result.emptyReason ? { emptyReason: result.emptyReason } : {}) });
       return 0;
     }
     for (const note of result.notes) process.stderr.write(`memvoy: ${note}\n`);
-    if (result.hits.length === 0) println(dim(`no matches for ${JSON.stringify(query)}`));
+    if (result.hits.length === 0) println(dim(`no matches for ${JSON.stringify(query)}${result.emptyReason ? `: ${result.emptyReason}` : ""}`));
     const shownRuns = new Set<unknown>();
     for (const h of result.hits) {
       const m = h.message;
@@ -79,6 +79,7 @@ function oneLine(text: string, width = 100): string {
 
 function hitJson(h: SearchHit): Record<string, unknown> {
   const o: Record<string, unknown> = { ...messageJson(h.message), source: h.source, score: h.score, snippet: h.snippet, highlights: h.highlights };
+  if (h.foundBy) o.foundBy = h.foundBy;
   if (h.rank !== undefined) o.rank = h.rank;
   if (h.context) o.context = h.context.map((c) => ({ ...messageJson(c), hit: c.id === h.message.id }));
   return o;

@@ -1,0 +1,76 @@
+// Calibrated relevance of semantic hits: a cosine is compared with what unrelated messages score for the
+// same query vector (a sample of the table, cached per table), so a score means the same for every query
+// and every embedder: z = (cos - mean) / std of the background; score = z / (z + Z_HALF) in [0, 1).
+import type { VectorTable } from "../storage/lance/vector-table.ts";
+
+/** Standard deviations above the background that give a score of 0.5. */
+export const Z_HALF = 4;
+/** Vectors sampled per table for the background. */
+const SAMPLE = 400;
+/** The sample is refreshed when the table has grown or shrunk by this share, or after this long. */
+const REFRESH_SHARE = 0.2;
+const REFRESH_MS = 10 * 60_000;
+
+/** Default `[search] min_score`, per embedder kind (builtin: chosen on the LoCoMo dev split, bench/locomo.ts). */
+export const DEFAULT_MIN_SCORE = { builtin: 0.5, http: 0.5 } as const;
+
+interface Background {
+  vectors: Float32Array[];
+  rows: number;
+  at: number;
+}
+
+const cache = new WeakMap<VectorTable, Promise<Background>>();
+
+async function load(table: VectorTable): Promise<Background> {
+  const rows = await table.count();
+  return { vectors: await table.sample(SAMPLE), rows, at: Date.now() };
+}
+
+/** The cached background sample of a table; refreshed by maintenance (`refreshBackground`) or when stale. */
+export async function background(table: VectorTable): Promise<Background> {
+  let p = cache.get(table);
+  if (p) {
+    const b = await p.catch(() => undefined);
+    if (b && Date.now() - b.at < REFRESH_MS) {
+      const rows = await table.count();
+      if (Math.abs(rows - b.rows) <= Math.max(50, b.rows * REFRESH_SHARE)) return b;
+    }
+  }
+  p = load(table);
+  cache.set(table, p);
+  p.catch(() => cache.delete(table));
+  return p;
+}
+
+export async function refreshBackground(table: VectorTable): Promise<void> {
+  const p = load(table);
+  cache.set(table, p);
+  await p;
+}
+
+export interface Calibration {
+  mean: number;
+  std: number;
+}
+
+/** Mean and spread of the query's cosine to the background sample. */
+export function calibrate(q: Float32Array, vectors: readonly Float32Array[]): Calibration {
+  if (vectors.length < 2) return { mean: 0, std: 1 };
+  let s = 0;
+  let s2 = 0;
+  for (const v of vectors) {
+    let dot = 0;
+    for (let i = 0; i < q.length; i++) dot += q[i]! * v[i]!;
+    s += dot;
+    s2 += dot * dot;
+  }
+  const mean = s / vectors.length;
+  const std = Math.sqrt(Math.max(1e-8, s2 / vectors.length - mean * mean));
+  return { mean, std };
+}
+
+export function calibratedScore(cos: number, c: Calibration): number {
+  const z = (cos - c.mean) / c.std;
+  return z <= 0 ? 0 : z / (z + Z_HALF);
+}
