@@ -4,8 +4,16 @@ import pkg from "../package.json" with { type: "json" };
 
 const argv = process.argv.slice(2);
 
-if (argv.length === 1 && (argv[0] === "--version" || argv[0] === "-V")) {
-  process.stdout.write(`memvoy ${pkg.version}\n`);
+// A closed stdout (`memvoy sessions | head -1`) ends the command quietly, as git and rg do.
+const closedPipe = (err: NodeJS.ErrnoException) => {
+  if (err?.code === "EPIPE") process.exit(0);
+  throw err;
+};
+process.stdout.on("error", closedPipe);
+
+const versionOnly = argv.length >= 1 && argv.every((a) => a === "--version" || a === "-V" || a === "--json") && argv.some((a) => a !== "--json");
+if (versionOnly) {
+  process.stdout.write(argv.includes("--json") ? JSON.stringify({ version: pkg.version }, null, 2) + "\n" : `memvoy ${pkg.version}\n`);
 } else {
   const { runCli } = await import("./cli/main.ts");
   const code = await runCli(argv, pkg.version);

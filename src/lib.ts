@@ -1,6 +1,8 @@
 // The library entry: `import { openMemory } from "memvoy"`.
 export { openMemory, type OpenOptions } from "./app/open-memory.ts";
-export { MemoryApi } from "./app/memory-api.ts";
+export { MemoryApi, NoSuchSessionError } from "./app/memory-api.ts";
+export { UnknownMessageError, type RemoveMessageResult } from "./memory/remove-message.ts";
+export type { PurgeReport } from "./memory/embedding/purge.ts";
 export type { WireMessageInput } from "./app/wire-input.ts";
 export type { StoredMessage, MessageRecord, Role } from "./shared/message.ts";
 export type { SearchOptions, SearchResult, SearchHit, MatchMode } from "./search/search-types.ts";

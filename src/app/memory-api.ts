@@ -1,7 +1,7 @@
 // MemoryApi: the one client surface of memvoy. The CLI, the TUI, the daemon and library users call only this.
 import type { Config } from "../config/schema.ts";
 import type { HomePaths } from "../config/home.ts";
-import { InputError } from "../shared/errors.ts";
+import { InputError, namedError } from "../shared/errors.ts";
 import type { StoredMessage } from "../shared/message.ts";
 import { assertSessionId } from "../shared/session-id.ts";
 import { isTimeRange, type TimeRange } from "../shared/time.ts";
@@ -9,8 +9,10 @@ import type { MemoryContext } from "../memory/memory-context.ts";
 import { appendMessages, type AppendResult } from "../memory/write-path.ts";
 import { listSessions, discoverSessions, ensureBackfilled, type SessionInfo } from "../memory/sessions-list.ts";
 import { readSessionHistory, type HistoryOptions } from "../memory/history-view.ts";
-import { removeSession, resetSession, type ResetResult } from "../memory/session-admin.ts";
+import { removeSession, resetSession, sessionExists, type ResetResult } from "../memory/session-admin.ts";
 import { runDoctor, type DoctorReport } from "../memory/doctor.ts";
+import { messageSession, removeMessage, UnknownMessageError, type RemoveMessageResult } from "../memory/remove-message.ts";
+import { purgeVectors, type PurgeReport } from "../memory/embedding/purge.ts";
 import { maintainTiers, maintainVectors, type MaintenanceReport, type VectorMaintenance } from "../memory/maintenance.ts";
 import { buildTurnContext, type TurnContext } from "../memory/turn-context.ts";
 import { summarize } from "../memory/summary/summarize.ts";
@@ -31,6 +33,14 @@ import { closeErrorVectors } from "../memory/error-memory/error-vectors.ts";
 import { SemanticApi, type EmbeddingBacklog, type SemanticTierOptions } from "./semantic-api.ts";
 import type { DrainOptions, DrainReport } from "../memory/embedding/drain.ts";
 import type { ReindexOptions, ReindexReport } from "../memory/embedding/reindex.ts";
+
+/** A search limited to a session that does not exist (every front-end gives the same answer: exit 2 / 4xx). */
+export const NoSuchSessionError = namedError<{ session: string; home: string }>(
+  "NoSuchSessionError",
+  "input",
+  (d) => `no such session ${JSON.stringify(d.session)} in ${d.home}`,
+);
+export type NoSuchSessionError = InstanceType<typeof NoSuchSessionError>;
 
 export class MemoryApi {
   readonly #semantic: SemanticApi;
@@ -73,6 +83,7 @@ export class MemoryApi {
   async search(options: SearchOptions): Promise<SearchResult> {
     const o = checkSearchOptions(options);
     if (o.session === undefined) discoverSessions(this.ctx);
+    else if (!sessionExists(this.ctx, o.session)) throw new NoSuchSessionError({ session: o.session, home: this.ctx.paths.home });
     else ensureBackfilled(this.ctx, o.session);
     const match = o.match ?? "keyword";
     if (match !== "keyword") return this.#semantic.search(match, { ...o, now: this.ctx.now() });
@@ -128,6 +139,27 @@ export class MemoryApi {
 
   remove(session: string): ResetResult {
     return removeSession(this.ctx, session);
+  }
+
+  /**
+   * Remove one message by id from history.json, the archive, FTS and LanceDB, and tombstone it. The
+   * summary stays (the result says whether it had covered the message) unless `dropSummary`.
+   */
+  async rmMessage(id: string, options: { dropSummary?: boolean } = {}): Promise<RemoveMessageResult> {
+    const session = messageSession(this.ctx, id) ?? (discoverSessions(this.ctx), messageSession(this.ctx, id));
+    if (session === undefined) throw new UnknownMessageError({ id, where: this.ctx.paths.home });
+    const r = removeMessage(this.ctx, session, id, { dropSummary: options.dropSummary === true });
+    await this.purgeDeleted();
+    return r;
+  }
+
+  /**
+   * Finish a deletion in LanceDB: apply the pending vector deletions now under the vector write lock and
+   * drop older table versions. reset() and remove() clear SQLite and the files at once; await this after
+   * them so that no removed row remains in any LanceDB version either (the CLI does).
+   */
+  purgeDeleted(): Promise<PurgeReport> {
+    return purgeVectors(this.#semantic.index);
   }
 
   doctor(options: { repair?: boolean } = {}): DoctorReport {

@@ -6,6 +6,7 @@ import { loadConfig } from "../config/load.ts";
 import type { Config } from "../config/schema.ts";
 import { openDatabase } from "../storage/sqlite/open-database.ts";
 import { MemoryApi } from "./memory-api.ts";
+import { finishPendingRemovals } from "../memory/remove-message.ts";
 import type { Embedder } from "../embed/embedder.ts";
 import type { DrainMode } from "./semantic-api.ts";
 
@@ -31,5 +32,7 @@ export function openMemory(options: OpenOptions = {}): MemoryApi {
   ensureDir(paths.home);
   ensureDir(paths.sessions);
   const db = openDatabase(paths.db);
-  return new MemoryApi({ paths, config, db, now: options.now ?? nowNs, env }, { drain: options.drain, embedder: options.embedder });
+  const ctx = { paths, config, db, now: options.now ?? nowNs, env };
+  finishPendingRemovals(ctx); // an rm-message a crash interrupted
+  return new MemoryApi(ctx, { drain: options.drain, embedder: options.embedder });
 }

@@ -14,6 +14,7 @@ const COMMANDS: Record<string, () => Promise<CommandModule>> = {
   summarize: () => import("./commands/summarize.ts"),
   reset: () => import("./commands/reset.ts"),
   rm: () => import("./commands/rm.ts"),
+  "rm-message": () => import("./commands/rm-message.ts"),
   doctor: () => import("./commands/doctor.ts"),
   config: () => import("./commands/config.ts"),
   reindex: () => import("./commands/reindex.ts"),
@@ -37,6 +38,7 @@ Commands:
   summarize [SESSION]                  run Generate now (every due session when none is given)
   reset SESSION [--all]                clear history and archive; the summary survives unless --all
   rm SESSION                           remove the session entirely
+  rm-message ID [--drop-summary]       remove one message everywhere (a secret pasted by mistake)
   doctor [--repair]                    check the home; rebuild a corrupt history.json from the archive
   errors record|search|list|show|rm    error memory: tool errors and their fixes, across sessions
   demo [--home DIR]                    create a demo home (no API key needed) and say how to open it
@@ -73,8 +75,15 @@ export async function runCli(argv: readonly string[], version: string): Promise<
       // `memvoy` or `memvoy --home DIR` alone opens the terminal UI.
       const homeOnly = argv.length === 0 || (home !== undefined && argv.length === (argv[0] === "--home" ? 2 : 1));
       if (homeOnly && process.stdin.isTTY && process.stdout.isTTY) {
+        if (process.env.TERM === "dumb") {
+          throw new UsageError("the terminal UI cannot run with TERM=dumb (no cursor movement); run it as  TERM=xterm-256color memvoy  or use the commands (memvoy --help)");
+        }
         const { runTui } = await import("../tui/run-tui.ts");
-        return await runTui({ home });
+        const code = await runTui({ home });
+        // Quit never waits for background work (a drain, a search, a model call): the terminal is already
+        // given back, so end now instead of letting pending work hold the process open.
+        await new Promise<void>((resolve) => process.stdout.write("", () => resolve()));
+        process.exit(code);
       }
       if (argv.includes("--help") || argv.includes("-h") || homeOnly) {
         process.stdout.write(mainHelp(version));
@@ -87,6 +96,8 @@ export async function runCli(argv: readonly string[], version: string): Promise<
     const mod = await load();
     return await mod.run([...argv.slice(0, cmdIndex), ...argv.slice(cmdIndex + 1)]);
   } catch (err) {
+    // stdout was closed by the reader (`| head -1`): nothing more to say, and nothing went wrong.
+    if ((err as NodeJS.ErrnoException)?.code === "EPIPE") return 0;
     return reportError(err, json);
   }
 }

@@ -50,10 +50,31 @@ function merge(base: Table, over: Table): Table {
   return out;
 }
 
+/** Every problem of a config, each as `key.path: what`, on one line. */
 export function validateConfig(raw: unknown, source: string): Config {
   const result = v.safeParse(ConfigSchema, raw);
-  if (result.success) return result.output;
-  throw new ConfigError(`config error in ${source}: ${describeIssues(result.issues, { unknown: "unknown key", topLevel: "(top level)" })}`);
+  if (!result.success) throw new ConfigError(`config error in ${source}: ${describeIssues(result.issues, { unknown: "unknown key", topLevel: "(top level)" })}`);
+  return resolveAliases(result.output, source);
+}
+
+/** `[summary].decision_model` and the top-level `decision_model` are one setting: both hold the value in effect. */
+function resolveAliases(config: Config, source: string): Config {
+  const inSummary = config.summary.decision_model.trim();
+  const top = config.decision_model.trim();
+  if (inSummary && top && inSummary !== top) {
+    throw new ConfigError(
+      `config error in ${source}: summary.decision_model (${JSON.stringify(inSummary)}) and decision_model (${JSON.stringify(top)}) differ: set one of them`,
+    );
+  }
+  const model = inSummary || top;
+  return { ...config, decision_model: model, summary: { ...config.summary, decision_model: model } };
+}
+
+/** `line L, column C: what` from a smol-toml syntax error. */
+function tomlSyntax(err: unknown): string {
+  const e = err as { message?: unknown; line?: unknown; column?: unknown };
+  const what = String(e.message ?? err).split("\n")[0]!.replace(/^Invalid TOML document:\s*/, "");
+  return typeof e.line === "number" && typeof e.column === "number" ? `TOML syntax error at line ${e.line}, column ${e.column}: ${what}` : `TOML syntax error: ${what}`;
 }
 
 export function loadConfig(file: string, env: Record<string, string | undefined> = process.env): Config {
@@ -70,8 +91,7 @@ export function loadConfig(file: string, env: Record<string, string | undefined>
     try {
       fromFile = parseToml(text) as Table;
     } catch (err) {
-      const first = String((err as Error).message).split("\n")[0];
-      throw new ConfigError(`config error in ${file}: ${first}`, { cause: err });
+      throw new ConfigError(`config error in ${file}: ${tomlSyntax(err)}`, { cause: err });
     }
     validateConfig(fromFile, file);
   }

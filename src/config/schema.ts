@@ -20,6 +20,8 @@ export const SummarySchema = v.strictObject({
   chunk_chars: v.optional(int(1000), 32_000),
   timeout_ms: v.optional(int(100), 120_000),
   max_retries: v.optional(int(0, 10), 3),
+  /** The model for noise pruning and the relevance filter; the top-level `decision_model` is an alias. */
+  decision_model: v.optional(v.string(), ""),
 });
 
 export const ContextSchema = v.strictObject({
@@ -54,6 +56,7 @@ export const DaemonSchema = v.strictObject({
 
 export const ConfigSchema = v.strictObject({
   reply_lang: v.optional(v.pipe(v.string(), v.minLength(1)), "auto"),
+  /** Alias of summary.decision_model (after loading, both hold the effective value). */
   decision_model: v.optional(v.string(), ""),
   limits: v.optional(LimitsSchema, {}),
   summary: v.optional(SummarySchema, {}),

@@ -1,6 +1,7 @@
 // `memvoy daemon status|stop`: read the state file and the lock; stop with SIGTERM and a deadline.
 import { homePaths, resolveHome } from "../config/home.ts";
 import { RuntimeFailure } from "../shared/errors.ts";
+import { nsToRfc3339 } from "../shared/time.ts";
 import { nextRunOf } from "./cron-patterns.ts";
 import { isDaemonLockHeld, lockHolderPid } from "./lock.ts";
 import { readState, type JobState } from "./state.ts";
@@ -26,6 +27,13 @@ export interface DaemonStatus {
   log: string;
 }
 
+/** The project's JSON time form: RFC 3339 UTC with 9 fractional digits. */
+function rfc3339(iso: string | null): string | null {
+  if (iso === null) return null;
+  const ms = Date.parse(iso);
+  return Number.isFinite(ms) ? nsToRfc3339(BigInt(ms) * 1_000_000n) : iso;
+}
+
 export function daemonStatus(homeFlag?: string, env: Record<string, string | undefined> = process.env, now = new Date()): DaemonStatus {
   const paths = homePaths(resolveHome(homeFlag, env));
   const running = isDaemonLockHeld(paths.daemonLock);
@@ -43,18 +51,19 @@ export function daemonStatus(homeFlag?: string, env: Record<string, string | und
         nextRun = null;
       }
     }
-    return { name, ...j, running: running && j.running, nextRun };
+    const lastError = j.lastError && { ...j.lastError, at: rfc3339(j.lastError.at) ?? j.lastError.at };
+    return { name, ...j, lastRun: rfc3339(j.lastRun), lastError, running: running && j.running, nextRun: rfc3339(nextRun) };
   });
   return {
     home: paths.home,
     running,
     pid: running ? (holder ?? s?.pid ?? null) : (s?.pid ?? null),
-    startedAt: s?.startedAt ?? null,
+    startedAt: rfc3339(s?.startedAt ?? null),
     uptimeMs: running && s ? now.getTime() - Date.parse(s.startedAt) : null,
     version: s?.version ?? null,
-    stoppedAt: running ? null : (s?.stoppedAt ?? null),
+    stoppedAt: running ? null : rfc3339(s?.stoppedAt ?? null),
     jobs,
-    lastError: s?.lastError ?? null,
+    lastError: s?.lastError ? { ...s.lastError, at: rfc3339(s.lastError.at) ?? s.lastError.at } : null,
     log: paths.daemonLog,
   };
 }

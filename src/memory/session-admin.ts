@@ -3,9 +3,10 @@ import { existsSync, readdirSync, rmSync } from "node:fs";
 import { namedError } from "../shared/errors.ts";
 import { assertSessionId } from "../shared/session-id.ts";
 import { forgetHistoryCache } from "../storage/history/history-file.ts";
-import { deleteSessionMessages } from "../storage/sqlite/messages-repo.ts";
+import { deleteSessionMessages, purgeDeletedFromFts } from "../storage/sqlite/messages-repo.ts";
 import { deleteSessionRow, getSessionRow } from "../storage/sqlite/sessions-repo.ts";
 import { withWriteLock } from "../storage/sqlite/write-lock.ts";
+import { checkpointTruncate } from "../storage/sqlite/open-database.ts";
 import { deleteSummaryRun } from "../storage/sqlite/summary-runs-repo.ts";
 import { deleteSessionUsage } from "../storage/sqlite/usage-repo.ts";
 import { withHomeLock } from "./home-lock.ts";
@@ -47,6 +48,7 @@ export function resetSession(ctx: MemoryContext, session: string, all = false): 
       summaryRemoved = removeSummaryFiles(ctx, session);
       withWriteLock(ctx.db, () => forgetSummaryRows(ctx, session));
     }
+    purgeText(ctx);
     return { session, messagesRemoved: removed, summaryRemoved };
   });
 }
@@ -64,8 +66,15 @@ export function removeSession(ctx: MemoryContext, session: string): ResetResult 
     });
     rmSync(ctx.paths.session(session), { recursive: true, force: true });
     forgetHistoryCache(ctx.paths.history(session));
+    purgeText(ctx);
     return { session, messagesRemoved: removed, summaryRemoved: hadSummary };
   });
+}
+
+/** No removed text left in the FTS index's segments, nor in old WAL frames. */
+function purgeText(ctx: MemoryContext): void {
+  withWriteLock(ctx.db, () => purgeDeletedFromFts(ctx.db));
+  checkpointTruncate(ctx.db);
 }
 
 /**

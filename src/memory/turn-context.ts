@@ -31,18 +31,22 @@ export interface TurnContext {
   system: string;
   /** How the relevance filter treated the summary (absent when the session has no summary). */
   summaryFilter?: RelevanceReport;
+  /** Set when the session does not exist yet (an agent's first turn): the window is empty. */
+  newSession?: true;
 }
 
 export async function buildTurnContext(ctx: MemoryContext, session: string, input?: string): Promise<TurnContext> {
   // A session with no messages yet (an agent's first turn) has an empty window, not an error.
   assertSessionId(session);
-  const recent = sessionExists(ctx, session) ? readSessionHistory(ctx, session) : [];
+  const exists = sessionExists(ctx, session);
+  const recent = exists ? readSessionHistory(ctx, session) : [];
   const messages: ContextMessage[] = recent.map((m) => {
     const c: ContextMessage = { id: m.id, role: m.role, content: m.content, sendAt: nsToRfc3339(m.sendAt), kind: "history" };
     if (m.sender !== undefined) c.sender = m.sender;
     return c;
   });
   const out: TurnContext = { session, messages, system: "" };
+  if (!exists) out.newSession = true;
   const file = readSummary(ctx, session);
   if (file.state === "ok" && !(summaryIsEmpty(file.summary) && Object.keys(file.legacy).length === 0)) {
     const { summary, report } = await filterRelevant(ctx, session, file.summary, input, recent);

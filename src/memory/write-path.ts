@@ -10,7 +10,8 @@ import { assertSessionId } from "../shared/session-id.ts";
 import { readHistory, serializeRecord, stageHistory, type HistoryDoc } from "../storage/history/history-file.ts";
 import { archiveBefore, insertMessages, knownIds, seqOfMessage, sessionHasMessages } from "../storage/sqlite/messages-repo.ts";
 import { withWriteLock } from "../storage/sqlite/write-lock.ts";
-import { compactionCut } from "./compaction.ts";
+import { tombstonedIds } from "../storage/sqlite/tombstones-repo.ts";
+import { compactionPlan } from "./compaction.ts";
 import { withHomeLock } from "./home-lock.ts";
 import type { MemoryContext } from "./memory-context.ts";
 import { checkNewMessage, type NewMessage } from "./message-input.ts";
@@ -21,6 +22,8 @@ export interface AppendResult {
   compacted: number;
   /** Legacy or unseen history.json records adopted into the archive during this write. */
   adopted: number;
+  /** Set when compaction had to cut off a pair boundary (a run of one role): the caller logs it. */
+  compactionNote?: string;
 }
 
 export function appendMessages(ctx: MemoryContext, session: string, inputs: readonly NewMessage[]): AppendResult {
@@ -42,7 +45,7 @@ export function appendMessages(ctx: MemoryContext, session: string, inputs: read
     const json = new Map(added.map((r) => [r, serializeRecord(r)] as const)); // serialised once, for the size and the file
     let bytes = doc.bytes;
     for (const text of json.values()) bytes += Buffer.byteLength(text) + 2; // recordBytes()
-    const cut = compactionCut(all, bytes, ctx.config.limits.max_history_bytes);
+    const { cut, note } = compactionPlan(all, bytes, ctx.config.limits.max_history_bytes);
     const kept = cut > 0 ? all.slice(cut) : all;
     const staged = stageHistory(file, kept, json);
     try {
@@ -60,7 +63,9 @@ export function appendMessages(ctx: MemoryContext, session: string, inputs: read
       throw err;
     }
     staged.commit();
-    return { ids: added.map((r) => r.id), compacted: cut, adopted: missing.length };
+    const result: AppendResult = { ids: added.map((r) => r.id), compacted: cut, adopted: missing.length };
+    if (note) result.compactionNote = note;
+    return result;
   });
 }
 
@@ -70,6 +75,7 @@ export function appendMessages(ctx: MemoryContext, session: string, inputs: read
  */
 export function unarchived(ctx: MemoryContext, session: string, doc: HistoryDoc): MessageRecord[] {
   if (doc.records.length === 0) return [];
+  dropTombstoned(ctx, session, doc);
   let missing: MessageRecord[];
   if (!sessionHasMessages(ctx.db, session)) missing = doc.records;
   else if (doc.legacy) {
@@ -78,6 +84,18 @@ export function unarchived(ctx: MemoryContext, session: string, doc: HistoryDoc)
   } else return [];
   for (const r of doc.records) if (r.id === "") r.id = newId(Number(r.sendAt / 1_000_000n));
   return missing;
+}
+
+/**
+ * A record whose id was removed once (rm-message, reset, rm) never comes back through an old history.json:
+ * it is left out of the file too (the doc is marked for rewriting). Checked only when adopting records.
+ */
+function dropTombstoned(ctx: MemoryContext, session: string, doc: HistoryDoc): void {
+  if (sessionHasMessages(ctx.db, session) && !doc.legacy) return;
+  const gone = tombstonedIds(ctx.db, doc.records.filter((r) => r.id !== "").map((r) => r.id));
+  if (gone.size === 0) return;
+  doc.records = doc.records.filter((r) => !gone.has(r.id));
+  doc.legacy = true;
 }
 
 /** Backfill without a new message: adopt what history.json holds that the archive lacks. */

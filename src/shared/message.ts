@@ -13,6 +13,8 @@ export interface MessageRecord {
   content: string;
   sendAt: bigint;
   sender?: string;
+  /** Set while reading a legacy record that had no time: sendAt was synthesized beside its neighbours. */
+  untimed?: true;
 }
 
 /** A message as the archive holds it: the record plus its session and its position (seq). */

@@ -46,7 +46,7 @@ export function nsToLocalSeconds(ns: Nanos): string {
   return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())} ${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}`;
 }
 
-/** `YYYY-MM-DD HH:MM:SS` in UTC (the summary cursor's format). */
+/** `YYYY-MM-DD HH:MM:SS` in UTC (the summary transcript). */
 export function nsToUtcSeconds(ns: Nanos): string {
   const d = new Date(splitNs(ns).ms);
   return `${d.getUTCFullYear()}-${pad(d.getUTCMonth() + 1)}-${pad(d.getUTCDate())} ${pad(d.getUTCHours())}:${pad(d.getUTCMinutes())}:${pad(d.getUTCSeconds())}`;

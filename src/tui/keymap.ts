@@ -9,7 +9,7 @@ export const KEY_GROUPS: readonly KeyGroup[] = [
     title: "Everywhere",
     keys: [
       ["?", "this help (Esc or ? closes it)"],
-      ["q", "quit (while typing in a field it types q; Ctrl-C always quits)"],
+      ["q", "quit; in a text field q types: Esc leaves the field first (Ctrl-C always quits)"],
       ["/", "search messages"],
       ["Ctrl-S", "summary of the selected session"],
       ["Ctrl-E", "error memory"],
@@ -19,8 +19,8 @@ export const KEY_GROUPS: readonly KeyGroup[] = [
   {
     title: "Session list",
     keys: [
-      ["a-z 0-9 . _ -", "type to filter sessions by id"],
-      ["Backspace / Esc", "delete a filter character / clear the filter"],
+      ["a-z 0-9 . _ -", "type to filter sessions by id (the filter field takes q too)"],
+      ["Backspace / Esc", "delete a filter character / clear the filter and leave the field"],
       ["Up Down PgUp PgDn Home End", "select a session (its history shows on the right)"],
       ["Enter / Right / Tab", "move into the history pane"],
       ["Ctrl-O", "sort by recent activity or by name"],

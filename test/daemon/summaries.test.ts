@@ -1,4 +1,5 @@
 // The summary cron in a real daemon on a per-second schedule, against the fake Anthropic server.
+import { Database } from "bun:sqlite";
 import { afterAll, setDefaultTimeout, beforeAll, beforeEach, expect, test } from "bun:test";
 import { existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -39,6 +40,17 @@ async function addExchange(home: string, session: string, words: string): Promis
   for (const [role, content] of [["user", `question about ${words}`], ["assistant", `answer about ${words}`]]) {
     const r = await cli(home, ["add", session, "--role", role!, "--content", content!], env());
     expect(r.code, r.stderr).toBe(0);
+  }
+}
+
+/** The session's last summary run has finished (so the next one starts from a settled summary.json). */
+function daemonIdleOn(home: string, session: string): boolean {
+  const db = new Database(join(home, ".store", "history.db"), { readonly: true });
+  try {
+    const r = db.query("SELECT outcome FROM summary_runs WHERE session_id = ?").get(session) as { outcome: string } | null;
+    return r !== null && r.outcome !== "running";
+  } finally {
+    db.close();
   }
 }
 
@@ -130,13 +142,15 @@ test("SIGTERM during a hung LLM call: exit 0 within 5 s, summary.json unchanged"
   const d = startDaemon(home, env());
   await waitRunning(d);
   await addExchange(home, "eps", "epsmarker");
-  await waitFor(() => existsSync(summaryPath(home, "eps")), 15_000, "eps's first summary");
+  // Generous bounds: under load a tick, a worker and two `add` processes can take many seconds; the waits
+  // poll, so an unloaded run is as fast as before.
+  await waitFor(() => existsSync(summaryPath(home, "eps")) && daemonIdleOn(home, "eps"), 60_000, "eps's first summary, its run finished");
   const before = readFileSync(summaryPath(home, "eps"), "utf8");
 
   fake.respond(() => ({ hang: true }));
   const calls = fake.calls;
   await addExchange(home, "eps", "epsmarker again");
-  await fake.waitForCalls(calls + 1, 15_000);
+  await fake.waitForCalls(calls + 1, 60_000);
   const t = performance.now();
   d.proc.kill("SIGTERM");
   expect(await d.exited).toBe(0);

@@ -49,7 +49,7 @@ test("summarize shows progress per chunk on stderr and ends with what changed; s
   expect(r.stderr).toContain("s1: chunk 1/1 (");
   expect(r.stderr).toContain("s1: chunk 1/1 saved (");
   expect(r.stdout).toContain("s1: ok · 1/1 chunk(s) · 1 call(s)");
-  expect(r.stdout).toContain("cursor 2026-05-01 09:00:05 UTC");
+  expect(r.stdout).toContain("cursor 2026-05-01 09:00:05 local");
   expect(r.stdout).toContain("  + Do: use Postgres");
   expect(r.stdout).toContain("  current topic: (none) → database");
 
@@ -70,7 +70,7 @@ test("summarize shows progress per chunk on stderr and ends with what changed; s
 
   const text = await memvoy(["summary", "s1"]);
   expect(text.stdout).toContain("Key decisions\n  Do: use Postgres");
-  expect(text.stdout).toContain("Cursor: 2026-05-01 09:00:05 UTC");
+  expect(text.stdout).toContain("Cursor: 2026-05-01 09:00:05 local");
   expect(text.stdout).toContain("Last run:");
 });
 
@@ -104,7 +104,7 @@ test("help, usage errors and an unknown session", async () => {
   const help = await memvoy(["summarize", "--help"]);
   expect(help.code).toBe(0);
   expect(help.stdout).toContain("YYYY-MM-DD HH:MM:SS");
-  expect(help.stdout).toContain("UTC");
+  expect(help.stdout).toContain("local time");
   expect((await memvoy(["summary", "--help"])).stdout).toContain("Usage: memvoy summary SESSION");
   expect((await memvoy(["summary"])).code).toBe(2);
   const unknown = await memvoy(["summarize", "nope"]);

@@ -145,7 +145,7 @@ test("messages sharing the cursor's second are never summarized twice or skipped
   expect(texts).toEqual(["x question 2", "x answer 2", "x question 3", "x answer 3"]);
 });
 
-test("a cursor changed behind its back is followed at second resolution", async () => {
+test("a cursor changed behind its back is followed at second resolution (its lone message of that second is done)", async () => {
   s = await setup();
   addExchanges(s.api, "s1", 3); // T0 .. T0+5s
   s.fake.respond(() => summaryStep({ current_discussion: current("t") }));

@@ -5,7 +5,7 @@ import { writeFileSync } from "node:fs";
 import { parseLooseSummary, assertValidSummary, InvalidSummaryError } from "../../src/memory/summary/summary-schema.ts";
 import { applySummaryRules, normalizeDecision, normalizeMinute } from "../../src/memory/summary/summary-rules.ts";
 import { emptySummary, type Summary } from "../../src/memory/summary/summary-types.ts";
-import { isJapaneseOutput, toTraditional } from "../../src/memory/summary/reply-language.ts";
+import { isJapaneseOutput, languageRule, toTraditional, wantsTraditional } from "../../src/memory/summary/reply-language.ts";
 import { addExchanges, current, readJson, setup, summaryStep, type Setup } from "../fixture/summary-home.ts";
 
 let s: Setup | undefined;
@@ -28,6 +28,21 @@ test("decisions: legacy markers rewritten, English prefixes normalised, an unpre
   expect(normalizeDecision("Documentation: keep it short")).toBe("Do: Documentation: keep it short");
   expect(normalizeDecision("  ")).toBeUndefined();
   expect(normalizeDecision("要：")).toBeUndefined();
+});
+
+test("a rule opened by a negative word (no colon) is a Don't: rule, the word dropped; \"don't forget to\" is a Do:", () => {
+  expect(normalizeDecision("Don't use tabs")).toBe("Don't: use tabs");
+  expect(normalizeDecision("Don’t use tabs")).toBe("Don't: use tabs");
+  expect(normalizeDecision("do not push on Fridays")).toBe("Don't: push on Fridays");
+  expect(normalizeDecision("Never commit secrets")).toBe("Don't: commit secrets");
+  expect(normalizeDecision("不要用第二個資料庫")).toBe("Don't: 用第二個資料庫");
+  expect(normalizeDecision("別用 eval")).toBe("Don't: 用 eval");
+  expect(normalizeDecision("しない mock を使う")).toBe("Don't: mock を使う");
+  expect(normalizeDecision("Don't forget to run the linter")).toBe("Do: run the linter");
+  expect(normalizeDecision("Never forget to tag the release")).toBe("Do: tag the release");
+  // Not openers: a word that merely starts with the letters, a rule that is positive.
+  expect(normalizeDecision("Nevertheless keep the log")).toBe("Do: Nevertheless keep the log");
+  expect(normalizeDecision("Donate the old servers")).toBe("Do: Donate the old servers");
 });
 
 test("more than 8 decisions are cut to the first 8 (duplicates merged first)", () => {
@@ -114,4 +129,23 @@ test("the language rule reaches the prompt: auto follows the conversation, a fix
   expect(s.fake.requests[0]!.system).toContain("Write every text field in this language: fr.");
   expect(s.fake.requests[0]!.system).toContain("Traditional Chinese");
   expect(s.fake.requests[0]!.system).toContain("`Do: ` (agreed) or `Don't: ` (rejected), written in English");
+});
+
+test("an explicit Simplified reply_lang (zh-CN, zh-Hans) is followed: no Traditional rule in the prompt, no conversion", async () => {
+  for (const lang of ["zh-CN", "zh-Hans", "zh-hans-SG", "Simplified Chinese"]) {
+    expect(wantsTraditional(lang)).toBe(false);
+    expect(languageRule(lang)).not.toContain("Traditional");
+  }
+  for (const lang of ["auto", "zh-TW", "zh-Hant", "zh-HK", "Traditional Chinese", "fr"]) expect(wantsTraditional(lang)).toBe(true);
+  s = await setup({ MEMVOY_REPLY_LANG: "zh-CN" });
+  addExchanges(s.api, "s1", 1);
+  s.fake.push(summaryStep({ key_decisions: ["Do: 使用数据库迁移"], current_discussion: { topic: "数据库迁移", description: "讨论数据库", perspectives: "", direction: "继续" } }));
+  const r = (await s.api.summarize("s1")).sessions[0]!;
+  expect(r.outcome).toBe("ok");
+  expect(s.fake.requests[0]!.system).toContain("Write every text field in this language: zh-CN.");
+  expect(s.fake.requests[0]!.system).not.toContain("Traditional");
+  const saved = readJson(s.home + "/sessions/s1/summary.json") as Summary;
+  expect(saved.key_decisions).toEqual(["Do: 使用数据库迁移"]);
+  expect(saved.current_discussion.topic).toBe("数据库迁移");
+  expect(r.notes.join("\n")).not.toContain("Traditional Chinese");
 });

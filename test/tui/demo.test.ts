@@ -2,6 +2,7 @@
 // MemoryApi.importSummary, which it uses for the summaries.
 import { afterAll, describe, expect, test } from "bun:test";
 import { existsSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { openMemory } from "../../src/lib.ts";
 import { cli, removeTempHomes, tempHome } from "../fixture/home.ts";
@@ -49,10 +50,15 @@ describe("memvoy demo", () => {
     const tmp = tempHome();
     const r = await cli(["demo"], { env: { TMPDIR: tmp } });
     expect(r.code).toBe(0);
-    const m = /memvoy --home (\S+)\n/.exec(r.stdout);
+    // The command shown is one that works here (memvoy is not on PATH in a source checkout).
+    const m = /^  (.+) --home (\S+)\n/m.exec(r.stdout);
     expect(m).not.toBeNull();
-    expect(m![1]!.startsWith(join(tmp, "memvoy-demo-"))).toBe(true);
-    expect(existsSync(join(m![1]!, "sessions", "deploy-pipeline", "history.json"))).toBe(true);
+    expect(m![1]).toMatch(/^bun \S+src\/index\.ts$/);
+    const run = Bun.spawnSync(["bash", "-c", `${m![0]!.trim()} sessions`], { cwd: tmpdir(), env: { PATH: process.env.PATH!, HOME: tmp, TZ: "UTC" }, stdout: "pipe" });
+    expect(run.exitCode).toBe(0);
+    expect(run.stdout.toString()).toContain("deploy-pipeline");
+    expect(m![2]!.startsWith(join(tmp, "memvoy-demo-"))).toBe(true);
+    expect(existsSync(join(m![2]!, "sessions", "deploy-pipeline", "history.json"))).toBe(true);
     expect(r.stdout).toContain("6 sessions (English and Traditional Chinese), 50 messages, 4 summaries, 5 error records");
   }, T);
 

@@ -82,11 +82,11 @@ describe("terminal", () => {
     expect(s).toMatch(/\x1b\[[0-9;]*4m\s*rollback/); // matches are underlined
   }, T);
 
-  test("TERM=dumb still draws without colour", async () => {
+  test("TERM=dumb is refused (it cannot move the cursor): one line naming a setting that works, exit 2", async () => {
     tui = suite.start({ env: { TERM: "dumb" } });
-    await tui.waitFor("alpha-deploy");
-    expect(tui.capture(true)).not.toMatch(COLOUR_SGR);
-    tui!.keys("q");
-    expect((await tui!.exited()).code).toBe(0);
+    const end = await tui.exited();
+    expect(end.code).toBe(2);
+    expect(tui.capture()).toContain("TERM=xterm-256color");
+    expect(end.modes).toEqual(["icanon", "echo"]);
   }, T);
 });

@@ -38,9 +38,17 @@ export interface DemoReport {
   errors: number;
 }
 
+/** Sessions or error records: a home only opened so far (the first-run screen) holds none and may be filled. */
 function holdsData(home: string): boolean {
   const sessions = join(home, "sessions");
-  return (existsSync(sessions) && readdirSync(sessions).length > 0) || existsSync(join(home, ".store", "history.db"));
+  if (existsSync(sessions) && readdirSync(sessions).length > 0) return true;
+  if (!existsSync(join(home, ".store", "history.db"))) return false;
+  const api = openMemory({ home, env: {}, drain: "off" });
+  try {
+    return api.sessions().length > 0 || api.listErrors({ limit: 1 }).total > 0;
+  } finally {
+    api.close();
+  }
 }
 
 export async function seedDemoHome(home: string): Promise<DemoReport> {

@@ -12,7 +12,7 @@ Usage: memvoy add SESSION --role user|assistant [--content TEXT] [--at TIME] [--
        memvoy add SESSION < messages.jsonl
 
 Append a message to a session. It returns once history.json and the archive hold it.
-Without --content the text is read from stdin. With no --role, stdin is JSONL: one
+Without --content the text is read from stdin (one trailing newline dropped). With no --role, stdin is JSONL: one
 {"role", "content", "sendAt"?, "sender"?} per line; a bad line rejects the whole batch.
 
   --role R        user or assistant
@@ -33,7 +33,9 @@ export function run(argv: readonly string[]): Promise<number> {
     const ids: string[] = [];
     const progress = messages.length > BATCH && process.stderr.isTTY;
     for (let i = 0; i < messages.length; i += BATCH) {
-      ids.push(...api.add(session!, messages.slice(i, i + BATCH)).ids);
+      const r = api.add(session!, messages.slice(i, i + BATCH));
+      ids.push(...r.ids);
+      if (r.compactionNote) process.stderr.write(`memvoy: ${session}: ${r.compactionNote}\n`);
       if (progress) process.stderr.write(`\radded ${ids.length}/${messages.length}`);
     }
     if (progress) process.stderr.write("\n");
@@ -47,11 +49,21 @@ async function collectMessages(p: Parsed, role: string | undefined, maxBytes: nu
   if (role === undefined) {
     if (str(p, "content") !== undefined || str(p, "at") !== undefined) throw new UsageError("add: --content and --at need --role");
     if (process.stdin.isTTY) throw new UsageError("add: give --role and --content, or pipe JSONL on stdin (see memvoy add --help)");
-    const messages = parseJsonl(await readStdin(), maxBytes);
+    const text = await readStdin();
+    let messages: WireMessageInput[];
+    try {
+      messages = parseJsonl(text, maxBytes);
+    } catch (err) {
+      // Plain text piped without --role: say how plain text is read.
+      if (err instanceof InputError && /^stdin line 1: not valid JSON/.test(err.message) && !text.trimStart().startsWith("{")) {
+        throw new InputError(`${err.message} (to add plain text, give --role user|assistant)`);
+      }
+      throw err;
+    }
     if (messages.length === 0) throw new InputError("add: stdin held no messages");
     return messages;
   }
-  const content = str(p, "content") ?? (process.stdin.isTTY ? undefined : await readStdin());
+  const content = str(p, "content") ?? (process.stdin.isTTY ? undefined : stripOneNewline(await readStdin()));
   if (content === undefined) throw new UsageError("add: give --content TEXT or pipe the text on stdin");
   const m: WireMessageInput = { role: role as "user", content };
   const at = str(p, "at");
@@ -59,6 +71,12 @@ async function collectMessages(p: Parsed, role: string | undefined, maxBytes: nu
   const sender = str(p, "sender");
   if (sender !== undefined) m.sender = sender;
   return [m];
+}
+
+/** `echo text |` ends the text with one newline that is not part of it: drop exactly one (LF or CRLF). */
+export function stripOneNewline(text: string): string {
+  if (text.endsWith("\r\n")) return text.slice(0, -2);
+  return text.endsWith("\n") ? text.slice(0, -1) : text;
 }
 
 /** stdin as UTF-8; invalid bytes are refused rather than replaced. */

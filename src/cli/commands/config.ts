@@ -37,7 +37,8 @@ async function config(p: Parsed): Promise<number> {
   if (sub === "check") {
     const { checkCronPatterns } = await import("../../daemon/cron-patterns.ts");
     checkCronPatterns(info.config, info.path);
-    json ? printJson({ ok: true, path: info.path }) : println(`${info.path}: ok`);
+    if (json) printJson({ ok: true, path: info.path, exists: info.exists });
+    else println(info.exists ? `${info.path}: ok` : `no config.toml at ${info.path}: the defaults are in use`);
     return 0;
   }
   json ? printJson(info.config) : println(`# ${info.path}\n${configToToml(info.config)}`);

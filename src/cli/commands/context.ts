@@ -9,7 +9,9 @@ Usage: memvoy context SESSION [--input TEXT] [--json]
 The messages to send to the model for the next turn, in order: the last
 limits.max_history_messages messages in full, the turn context holding the
 Prior summary block (when a summary exists), then the input. Also the system
-prompt's Prior Conversation Context section.
+prompt's Prior Conversation Context section. A session that does not exist yet is
+not an error (an agent's first turn): the window is empty, and the JSON says
+"newSession": true.
 `;
 
 const spec: CommandSpec = { name: "context", usage, flags: { input: { type: "string" } }, positionals: ["SESSION"], session: true };
@@ -21,6 +23,7 @@ export function run(argv: readonly string[]): Promise<number> {
       printJson(ctx);
       return 0;
     }
+    if (ctx.newSession) println(dim(`── new session ${session}: no messages yet (it starts with the first add) ──`));
     if (ctx.system) println(dim("── system prompt section ──") + "\n" + ctx.system + "\n" + dim("── messages ──"));
     for (const m of ctx.messages) println(`${bold(`[${m.role}]`)}${m.sendAt ? dim(` ${m.sendAt}`) : ""}\n${m.content}\n`);
     return 0;

@@ -4,6 +4,7 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { seedDemoHome } from "../../app/demo/seed-demo.ts";
+import { invocation, quoteArg } from "../../app/invocation.ts";
 import { bool, str, type Parsed } from "../args.ts";
 import { runCommand, type CommandSpec } from "../command.ts";
 import { bold, printJson, println } from "../output.ts";
@@ -32,18 +33,19 @@ async function demo(p: Parsed): Promise<number> {
     printJson(r);
     return 0;
   }
-  const q = /^[\w@%+=:,./-]+$/.test(r.home) ? r.home : `'${r.home.replace(/'/g, `'\\''`)}'`;
+  const q = quoteArg(r.home);
+  const memvoy = invocation();
   println(`Created a demo home in ${r.home}`);
   println(`  ${r.sessions} sessions (English and Traditional Chinese), ${r.messages} messages, ${r.summaries} summaries, ${r.errors} error records`);
   println();
   println(bold("Open it in the terminal UI:"));
-  println(`  memvoy --home ${q}`);
+  println(`  ${memvoy} --home ${q}`);
   println();
   println(bold("Or from the shell:"));
-  println(`  memvoy --home ${q} sessions`);
-  println(`  memvoy --home ${q} search "rollback" --match hybrid`);
-  println(`  memvoy --home ${q} search "快取"`);
-  println(`  memvoy --home ${q} summary deploy-pipeline`);
-  println(`  memvoy --home ${q} errors search "jq: command not found"`);
+  println(`  ${memvoy} --home ${q} sessions`);
+  println(`  ${memvoy} --home ${q} search "rollback" --match hybrid`);
+  println(`  ${memvoy} --home ${q} search "快取"`);
+  println(`  ${memvoy} --home ${q} summary deploy-pipeline`);
+  println(`  ${memvoy} --home ${q} errors search "jq: command not found"`);
   return 0;
 }

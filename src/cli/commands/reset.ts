@@ -1,4 +1,5 @@
-
+// memvoy reset SESSION [--all]: clear history + archive + vectors; the summary survives unless --all.
+import { existsSync } from "node:fs";
 import { bool } from "../args.ts";
 import { withMemory, type CommandSpec } from "../command.ts";
 import { printJson, println } from "../output.ts";
@@ -14,10 +15,17 @@ summary.json and .summary_cursor survive, so the rolling summary carries on;
 const spec: CommandSpec = { name: "reset", usage, flags: { all: { type: "boolean" } }, positionals: ["SESSION"], session: true };
 
 export function run(argv: readonly string[]): Promise<number> {
-  return withMemory(spec, argv, (api, p, [session]) => {
+  return withMemory(spec, argv, async (api, p, [session]) => {
+    const hadSummary = existsSync(api.paths.summary(session!));
     const r = api.reset(session!, { all: bool(p, "all") });
+    await api.purgeDeleted();
     if (bool(p, "json")) printJson(r);
-    else println(`reset ${session}: removed ${r.messagesRemoved} message(s)${bool(p, "all") ? (r.summaryRemoved ? " and the summary" : "") : "; the summary was kept"}`);
+    else println(`reset ${session}: removed ${r.messagesRemoved} message(s)${resetSummaryNote(bool(p, "all"), r.summaryRemoved, hadSummary)}`);
     return 0;
   });
+}
+
+function resetSummaryNote(all: boolean, removed: boolean, had: boolean): string {
+  if (all) return removed ? " and the summary" : "";
+  return had ? "; the summary was kept" : "";
 }

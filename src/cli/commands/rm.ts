@@ -1,4 +1,4 @@
-
+// memvoy rm SESSION: remove the session entirely (folder, archive rows, vectors, summary).
 import { bool } from "../args.ts";
 import { withMemory, type CommandSpec } from "../command.ts";
 import { printJson, println } from "../output.ts";
@@ -13,8 +13,9 @@ its archived messages and its vectors. Error memory is never touched.
 const spec: CommandSpec = { name: "rm", usage, positionals: ["SESSION"], session: true };
 
 export function run(argv: readonly string[]): Promise<number> {
-  return withMemory(spec, argv, (api, p, [session]) => {
+  return withMemory(spec, argv, async (api, p, [session]) => {
     const r = api.remove(session!);
+    await api.purgeDeleted();
     if (bool(p, "json")) printJson(r);
     else println(`removed ${session} (${r.messagesRemoved} message(s))`);
     return 0;

@@ -1,5 +1,6 @@
 // memvoy sessions: id, message count, last activity, summary present.
 import { nsToLocalSeconds, nsToRfc3339 } from "../../shared/time.ts";
+import { invocation, quoteArg } from "../../app/invocation.ts";
 import { bool, str } from "../args.ts";
 import { withMemory, type CommandSpec } from "../command.ts";
 import { bold, dim, printJson, println } from "../output.ts";
@@ -31,7 +32,7 @@ export function run(argv: readonly string[]): Promise<number> {
       return 0;
     }
     if (list.length === 0) {
-      println(`no sessions in ${api.home} yet: add one with  memvoy add demo --role user --content "hello"`);
+      println(`no sessions in ${api.home} yet: add one with  ${invocation()} --home ${quoteArg(api.home)} add demo --role user --content "hello"`);
       return 0;
     }
     const w = Math.max(7, ...list.map((s) => s.id.length));

@@ -21,7 +21,8 @@ every chunk; the first failed chunk stops the run, and the next run resumes ther
 With decision_model set, exchanges it judges noise (confidence >= 0.7) are left out
 first, and summary entries the new exchanges supersede are removed.
 
-.summary_cursor holds the UTC time (YYYY-MM-DD HH:MM:SS) of the last summarized message.
+.summary_cursor holds the local time (YYYY-MM-DD HH:MM:SS, rounded down) of the last summarized
+message, as Agenvoy writes it; the exact position is kept in the archive.
 
 Needs ANTHROPIC_API_KEY (and ANTHROPIC_BASE_URL for a proxy); without it nothing changes.
 Ctrl-C stops after the chunk in flight is abandoned: summary.json keeps the last save.
@@ -59,7 +60,7 @@ function printReport(r: SessionReport): void {
   if (r.chunksTotal) parts.push(`${r.chunksDone}/${r.chunksTotal} chunk(s)`);
   if (r.calls) parts.push(`${r.calls} call(s), ${n(r.inputTokens)} in / ${n(r.outputTokens)} out tokens`);
   if (r.droppedAsNoise) parts.push(`${r.droppedAsNoise} message(s) dropped as noise`);
-  if (r.cursor) parts.push(`cursor ${r.cursor} UTC`);
+  if (r.cursor) parts.push(`cursor ${r.cursor} local`);
   println(`${bold(r.session)}: ${parts.join(" · ")}`);
   const c = r.changes;
   if (c) {

@@ -9,7 +9,7 @@ export const usage = `
 Usage: memvoy summary SESSION [--json]
 
 Show the session's rolling summary (summary.json): key decisions, past discussions and
-the current discussion. Then the cursor (.summary_cursor: the UTC time of the last
+the current discussion. Then the cursor (.summary_cursor: the local time of the last
 summarized message, YYYY-MM-DD HH:MM:SS) and the exact position reached, the last
 summary run (when, outcome, chunks, calls and tokens), the token usage of every LLM
 call made for the session, and whether the session is due for a run.
@@ -61,7 +61,7 @@ function printView(v: SummaryView): void {
     println();
   }
   const pos = v.position ? dim(` (exact position: message ${v.position.id})`) : "";
-  println(`${bold("Cursor")}: ${v.cursor ? `${v.cursor} UTC${pos}` : v.cursorProblem ?? dim("none")}`);
+  println(`${bold("Cursor")}: ${v.cursor ? `${v.cursor} local${pos}` : v.cursorProblem ?? dim("none")}`);
   const r = v.lastRun;
   if (r) {
     const when = nsToLocalSeconds(r.finishedAt ?? r.startedAt);

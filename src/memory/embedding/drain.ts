@@ -8,6 +8,8 @@ import { NS_PER_SEC } from "../../shared/time.ts";
 import { EmbedderRejectedError, type Embedder } from "../../embed/embedder.ts";
 import {
   clearVectorDeletes,
+  clearVectorIdDeletes,
+  pendingVectorIdDeletes,
   deferQueued,
   dequeue,
   dueCount,
@@ -80,7 +82,7 @@ export async function drainQueue(index: SemanticIndex, options: DrainOptions = {
     if (r.indexBuildMs !== undefined) total.indexBuildMs = r.indexBuildMs;
     // A writer that found the lock held relies on the holder to take its messages: look again after release.
     if (r.busy || r.error !== undefined || index.closed || (left !== undefined && r.embedded >= left)) break;
-    if (dueCount(index.ctx.db, index.ctx.now()) === 0 && pendingVectorDeletes(index.ctx.db).length === 0) break;
+    if (dueCount(index.ctx.db, index.ctx.now()) === 0 && !hasPendingDeletes(index.ctx.db)) break;
   }
   return total;
 }
@@ -130,7 +132,8 @@ async function drainLocked(index: SemanticIndex, options: DrainOptions): Promise
       const rows: VectorRow[] = [];
       for (const { q, vector } of done) {
         const m = q.message;
-        if (live.has(m.seq)) rows.push({ id: m.id, seq: m.seq, session: m.session, sendAt: m.sendAt, role: m.role, content: m.content, vector });
+        // No message text in LanceDB: the archive holds it, and a deletion then leaves no copy in vector files.
+        if (live.has(m.seq)) rows.push({ id: m.id, seq: m.seq, session: m.session, sendAt: m.sendAt, role: m.role, content: "", vector });
       }
       await table!.upsert(rows);
       withWriteLock(ctx.db, () => dequeue(ctx.db, rows));
@@ -151,14 +154,20 @@ async function drainLocked(index: SemanticIndex, options: DrainOptions): Promise
   return report;
 }
 
+export function hasPendingDeletes(db: SemanticIndex["ctx"]["db"]): boolean {
+  return pendingVectorDeletes(db).length > 0 || pendingVectorIdDeletes(db).length > 0;
+}
+
 /**
- * Apply every pending (session, seq < X) deletion to every embedder's table, then forget it. Rows whose
- * message is still in the recent tier are kept: seqs freed by deleted rows may have been reused since.
+ * Apply every pending (session, seq < X) deletion and every deletion by id to every embedder's table, then
+ * forget them. Rows whose message is still in the recent tier are kept: seqs freed by deleted rows may
+ * have been reused since. Call with the drain lock (the vector write lock) held.
  */
-async function applyDeletes(index: SemanticIndex, store: VectorStore): Promise<number> {
+export async function applyDeletes(index: SemanticIndex, store: VectorStore): Promise<number> {
   const { db } = index.ctx;
   const pending = pendingVectorDeletes(db);
-  if (pending.length === 0) return 0;
+  const byId = pendingVectorIdDeletes(db);
+  if (pending.length === 0 && byId.length === 0) return 0;
   for (const info of await store.tables()) {
     const t = await store.table(info.embedderId, 0);
     if (!t) continue;
@@ -167,10 +176,14 @@ async function applyDeletes(index: SemanticIndex, store: VectorStore): Promise<n
       const keep = recentIdsAmong(db, ids);
       await t.deleteIds(ids.filter((id) => !keep.has(id)));
     }
+    if (byId.length > 0) await t.deleteIds(byId);
     t.close();
   }
-  withWriteLock(db, () => clearVectorDeletes(db, pending[pending.length - 1]!.id));
-  return pending.length;
+  withWriteLock(db, () => {
+    if (pending.length > 0) clearVectorDeletes(db, pending[pending.length - 1]!.id);
+    clearVectorIdDeletes(db, byId);
+  });
+  return pending.length + byId.length;
 }
 
 /**

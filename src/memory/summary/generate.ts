@@ -5,7 +5,6 @@ import type { LlmClient } from "../../llm/anthropic-client.ts";
 import { LlmAbortedError, LlmCallError } from "../../llm/llm-errors.ts";
 import { describeError } from "../../shared/describe-error.ts";
 import type { StoredMessage } from "../../shared/message.ts";
-import { nsToUtcSeconds } from "../../shared/time.ts";
 import type { MemoryContext } from "../memory-context.ts";
 import { ensureBackfilled } from "../sessions-list.ts";
 import { planChunks, splitWaiting } from "./chunking.ts";
@@ -15,6 +14,7 @@ import { summarizeChunk } from "./summary-call.ts";
 import { diffSummaries } from "./summary-diff.ts";
 import type { SessionOutcome, SessionReport, SummarizeOptions } from "./summary-report.ts";
 import { SummaryStore } from "./summary-store.ts";
+import { cursorText } from "../../storage/history/cursor-file.ts";
 import type { Summary } from "./summary-types.ts";
 
 /** The LLM client for one session's run, counting its usage into `meter`. */
@@ -63,7 +63,7 @@ async function run(ctx: MemoryContext, store: SummaryStore, openLlm: LlmFactory,
     store.saveCursor(newest);
     return "bootstrap";
   }
-  const fresh = store.messagesFrom(start);
+  const { fresh, last } = store.messagesFrom(start);
   const { ready, waiting } = splitWaiting(fresh);
   Object.assign(report, { messages: fresh.length, waiting: waiting.length });
   o.onProgress?.({ type: "session", session, messages: fresh.length, waiting: waiting.length });
@@ -83,15 +83,24 @@ async function run(ctx: MemoryContext, store: SummaryStore, openLlm: LlmFactory,
     o.onProgress?.({ type: "pruned", session, kept: kept.length, dropped: report.droppedAsNoise, removedDecisions: pr.removedDecisions.length, removedTopics: pr.removedTopics.length });
   }
 
-  // Cursor text after each message of `ready`: the latest time seen so far (never earlier than the old cursor).
+  // Cursor text after each message of `ready`: the latest time seen so far, never earlier than the old
+  // cursor (compared in ns, not as text, so a DST change cannot misorder them). An untimed message's
+  // synthesized time moves it only when there is no cursor at all yet.
+  const untimed = store.untimedSeqs();
   const cursorAfter: string[] = [];
+  let latestNs = cursor.state === "ok" ? cursor.ns : -1n;
   let latest = cursor.state === "ok" ? cursor.text : "";
   for (const m of ready) {
-    const t = nsToUtcSeconds(m.sendAt);
-    if (t > latest) latest = t;
+    if (m.sendAt > latestNs && (latest === "" || !untimed.has(m.seq))) {
+      latestNs = m.sendAt;
+      latest = cursorText(m.sendAt);
+    }
     cursorAfter.push(latest);
   }
-  const positionAt = (i: number) => ({ seq: ready[i]!.seq, id: ready[i]!.id, cursor: cursorAfter[i]! });
+  const positionAt = (i: number) => {
+    const at = store.positionAfter(fresh, i, last!);
+    return { seq: at.seq, id: at.id, cursor: cursorAfter[i]! };
+  };
   const indexOf = new Map(ready.map((m, i) => [m.seq, i]));
 
   if (kept.length === 0) {

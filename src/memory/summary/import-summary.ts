@@ -14,7 +14,7 @@ export class InvalidSummaryInputError extends InputError {}
 
 export interface ImportSummaryResult {
   session: string;
-  /** The cursor written with it (UTC `YYYY-MM-DD HH:MM:SS`). */
+  /** The cursor written with it (local `YYYY-MM-DD HH:MM:SS`). */
   cursor: string;
 }
 

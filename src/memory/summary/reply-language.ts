@@ -7,13 +7,30 @@ const HAN_G = /[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]/g;
 const KANA = /[\u3040-\u30ff\u31f0-\u31ff]/;
 const KANA_G = /[\u3040-\u30ff\u31f0-\u31ff]/g;
 
+/** Explicit tags that name Traditional Chinese (zh-TW, zh-HK, zh-MO, zh-Hant…, "Traditional Chinese", 繁體, 正體). */
+const TRADITIONAL_TAG = /^zh[-_](?:tw|hk|mo|hant)\b|traditional|繁體|繁体|正體/i;
+/** Any other Chinese choice: zh, zh-CN, zh-SG, zh-Hans…, "Simplified Chinese", "Chinese", 中文, 简体. */
+const CHINESE_TAG = /^zh\b|^cmn\b|chinese|simplified|中文|简体|簡體|汉语|漢語/i;
+
+/**
+ * True when Chinese text of the summary is converted to Traditional: with `auto`, an explicit Traditional
+ * tag, or a language that is not Chinese at all (quoted Chinese then stays Traditional). An explicit
+ * Simplified or unmarked Chinese choice (zh-CN, zh-Hans, zh) is followed as given.
+ */
+export function wantsTraditional(replyLang: string): boolean {
+  const lang = replyLang.trim();
+  return lang.toLowerCase() === "auto" || TRADITIONAL_TAG.test(lang) || !CHINESE_TAG.test(lang);
+}
+
 /** The sentence of the summary prompt that says which language to write in. */
 export function languageRule(replyLang: string): string {
   const chinese = "Chinese is always written in Traditional Chinese (繁體中文), never in Simplified Chinese.";
   if (replyLang.trim().toLowerCase() === "auto") {
     return `Write every text field in the language the conversation is mostly written in. ${chinese}`;
   }
-  return `Write every text field in this language: ${replyLang.trim()}. ${chinese}`;
+  // An explicit language is followed as given: zh-CN or zh-Hans means Simplified, never "Traditional" as well.
+  const rule = `Write every text field in this language: ${replyLang.trim()}.`;
+  return wantsTraditional(replyLang) ? `${rule} ${chinese}` : rule;
 }
 
 /** True when the output language is Japanese, whose kanji must not be converted. */

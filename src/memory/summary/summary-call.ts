@@ -5,7 +5,7 @@ import type { LlmClient } from "../../llm/anthropic-client.ts";
 import { LlmAnswerError } from "../../llm/llm-errors.ts";
 import type { Chunk } from "./chunking.ts";
 import { PROMPTS, fill } from "./prompts.ts";
-import { isJapaneseOutput, languageRule, toTraditional } from "./reply-language.ts";
+import { isJapaneseOutput, languageRule, toTraditional, wantsTraditional } from "./reply-language.ts";
 import { assertValidSummary, parseLooseSummary } from "./summary-schema.ts";
 import { applySummaryRules, type RuleNotes } from "./summary-rules.ts";
 import { summaryIsEmpty, type Summary } from "./summary-types.ts";
@@ -61,7 +61,7 @@ export async function summarizeChunk(llm: LlmClient, input: ChunkInput): Promise
     if (!loose) continue;
     const ruled = applySummaryRules(loose, input.previous);
     const conversation = input.chunk.parts.map((p) => p.text).join("\n");
-    const converted = isJapaneseOutput(input.replyLang, conversation) ? { summary: ruled.summary, changed: 0 } : await toTraditional(ruled.summary);
+    const converted = !wantsTraditional(input.replyLang) || isJapaneseOutput(input.replyLang, conversation) ? { summary: ruled.summary, changed: 0 } : await toTraditional(ruled.summary);
     return {
       summary: assertValidSummary(converted.summary),
       notes: { ...ruled.notes, traditionalFields: converted.changed },

@@ -36,7 +36,7 @@ export interface SessionReport {
   calls: number;
   inputTokens: number;
   outputTokens: number;
-  /** The cursor after the run (UTC `YYYY-MM-DD HH:MM:SS`). */
+  /** The cursor after the run (local `YYYY-MM-DD HH:MM:SS`). */
   cursor?: string;
   error?: string;
   /** The LLM call that failed after its retries, when one did (its `fatal` stops a batch). */

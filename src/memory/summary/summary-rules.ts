@@ -26,12 +26,17 @@ const LEGACY_MARKERS: [RegExp, "Do: " | "Don't: "][] = [
 ];
 const DONT = /^(?:don['’]?t|do\s+not|dont)\s*[:：\-–]\s*/i;
 const DO = /^do\s*[:：\-–]\s*/i;
+/** A rule opened by a negative word (the closed list: Don't, Do not, Never, 不要, 別, しない), with no colon. */
+const NEGATIVE_OPENER = /^(?:(?:don['’]?t|do\s+not|never)\s+|(?:不要|別|しない)\s*)/i;
+/** "Don't forget to X" is a positive rule: do X. */
+const FORGET_TO = /^(?:don['’]?t|do\s+not|never)\s+forget\s+(?:to\s+)?/i;
 
 export function hasLegacyMarker(decision: string): boolean {
   return LEGACY_MARKERS.some(([re]) => re.test(decision.trim()));
 }
 
-/** `Do: …` / `Don't: …`; undefined for an empty entry. An entry with no prefix is a rule to follow: `Do: `. */
+/** `Do: …` / `Don't: …`; undefined for an empty entry. An entry with no prefix is a rule to follow (`Do: `),
+ * unless it opens with a negative word (`Don't: `, the word dropped). */
 export function normalizeDecision(raw: string, notes?: RuleNotes): string | undefined {
   let text = clip(raw.replace(/\s+/g, " ").trim());
   for (const [re, prefix] of LEGACY_MARKERS) {
@@ -47,6 +52,8 @@ export function normalizeDecision(raw: string, notes?: RuleNotes): string | unde
     text = text.replace(DONT, "");
   }
   else if (DO.test(text)) text = text.replace(DO, "");
+  else if (FORGET_TO.test(text)) text = text.replace(FORGET_TO, "");
+  else if (NEGATIVE_OPENER.test(text)) (prefix = "Don't: "), (text = text.replace(NEGATIVE_OPENER, ""));
   text = text.trim();
   return text === "" ? undefined : clip(prefix + text);
 }

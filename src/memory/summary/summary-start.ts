@@ -1,7 +1,7 @@
-// Where Generate starts: after the exact position (last summarized message) when it agrees with
-// .summary_cursor, else after the cursor's second (UTC), else from the first message; a summary with no
-// cursor only gets its cursor (bootstrap), unless it is empty.
-import { NS_PER_SEC } from "../../shared/time.ts";
+// Where Generate starts: after the exact position (last summarized message, kept in SQLite) when it agrees
+// with .summary_cursor, else from the start of the cursor's second (local time; a cursor written elsewhere
+// may repeat a message of that second but never skips one), else from the first message; a summary with no
+// cursor only gets its cursor (bootstrap), unless it is empty. Untimed messages come once whatever the cursor.
 import type { CursorFile } from "../../storage/history/cursor-file.ts";
 import type { SummaryPosition } from "../../storage/sqlite/summary-runs-repo.ts";
 import { summaryIsEmpty, type SummaryFile } from "./summary-types.ts";
@@ -12,7 +12,10 @@ export type StartPoint =
   | { kind: "cursor"; sinceNs: bigint }
   | { kind: "beginning" };
 
-/** `positionHolds` tells whether the recorded position's message is still in the archive. */
+/**
+ * `positionHolds` tells whether the recorded position still bounds the archive: its message is there, or
+ * it was removed (reset, rm-message) and its seq, never reused, still separates done from new.
+ */
 export function findStart(file: SummaryFile, cursor: CursorFile, position: SummaryPosition | undefined, positionHolds: (p: SummaryPosition) => boolean): StartPoint {
   if (file.state !== "ok") return { kind: "beginning" };
   if (cursor.state !== "ok") {
@@ -22,5 +25,5 @@ export function findStart(file: SummaryFile, cursor: CursorFile, position: Summa
   }
   const p = position;
   if (p && p.cursor === cursor.text && positionHolds(p)) return { kind: "position", afterSeq: p.seq };
-  return { kind: "cursor", sinceNs: cursor.ns + NS_PER_SEC };
+  return { kind: "cursor", sinceNs: cursor.ns };
 }

@@ -9,8 +9,8 @@ import * as v from "valibot";
 import { ensureDir, type StagedFile } from "../../shared/atomic-write.ts";
 import { tryLockFile } from "../../shared/file-lock.ts";
 import type { StoredMessage } from "../../shared/message.ts";
-import { nsToRfc3339, nsToUtcSeconds } from "../../shared/time.ts";
-import { readCursorFile, removeCursorFile, stageCursor, writeCursorFile, type CursorFile } from "../../storage/history/cursor-file.ts";
+import { NS_PER_SEC, nsToRfc3339 } from "../../shared/time.ts";
+import { cursorText, readCursorFile, removeCursorFile, stageCursor, writeCursorFile, type CursorFile } from "../../storage/history/cursor-file.ts";
 import { moveSummaryAside, readSummaryJson, removeSummaryFile, setSummaryMtime, stageSummaryText } from "../../storage/history/summary-file.ts";
 import {
   clearPosition,
@@ -20,6 +20,9 @@ import {
   lastSessionMessage,
   listUnsummarized,
   maxSendAt,
+  messageBefore,
+  seqInUse,
+  untimedSeqs,
   setPendingPosition,
   settlePosition,
   startSummaryRun,
@@ -46,7 +49,7 @@ export function readSummary(ctx: MemoryContext, session: string): SummaryFile {
   return { state: "ok", summary, legacy, sha: file.sha };
 }
 
-/** .summary_cursor, read as UTC. */
+/** .summary_cursor, read in local time. */
 export function readCursor(ctx: MemoryContext, session: string): CursorFile {
   return readCursorFile(ctx.paths.cursor(session));
 }
@@ -114,30 +117,64 @@ export class SummaryStore {
     }
     const cursor = readCursor(ctx, session);
     if (cursor.state === "invalid") notes.push(`.summary_cursor holds ${JSON.stringify(cursor.text)}, not YYYY-MM-DD HH:MM:SS`);
-    const holds = (p: SummaryPosition) => findPositionMessage(ctx.db, session, p.seq, p.id) !== undefined;
+    // seq is never reused: a position whose message a reset or rm-message removed still bounds what came after.
+    const holds = (p: SummaryPosition) => findPositionMessage(ctx.db, session, p.seq, p.id) !== undefined || !seqInUse(ctx.db, p.seq);
     const start = findStart(file, cursor, getSummaryRun(ctx.db, session)?.position, holds);
     if (file.state !== "ok") return { before: emptySummary(), legacy: {}, cursor, start, notes };
     return { before: file.summary, legacy: file.legacy, cursor, start, notes };
   }
 
-  /** The archive's messages from `start` on, oldest first. */
-  messagesFrom(start: StartPoint): StoredMessage[] {
+  /**
+   * The archive's messages from `start` on, oldest first, and the session's newest message when they were
+   * listed (read first: one added while listing waits for the next run instead of being passed over).
+   */
+  messagesFrom(start: StartPoint): { fresh: StoredMessage[]; last: StoredMessage | undefined } {
     const { ctx, session } = this;
+    const last = lastSessionMessage(ctx.db, session);
+    if (!last) return { fresh: [], last };
+    const upTo = (list: StoredMessage[]) => list.filter((m) => m.seq <= last.seq);
     switch (start.kind) {
       case "position":
-        return listUnsummarized(ctx.db, session, { afterSeq: start.afterSeq });
+        return { fresh: upTo(listUnsummarized(ctx.db, session, { afterSeq: start.afterSeq })), last };
       case "cursor":
-        return listUnsummarized(ctx.db, session, { sinceNs: start.sinceNs });
+        return { fresh: upTo(this.afterForeignCursor(start.sinceNs)), last };
       default:
-        return listUnsummarized(ctx.db, session, "all");
+        return { fresh: upTo(listUnsummarized(ctx.db, session, "all")), last };
     }
+  }
+
+  /**
+   * After a second-resolution cursor with no exact position: the messages from the start of its second on
+   * (and untimed ones). A lone message in the cursor's second is the one the cursor was written for: it is
+   * done. Several in that second cannot be told apart: they are all taken (a repeat, never a skip).
+   */
+  private afterForeignCursor(sinceNs: bigint): StoredMessage[] {
+    const list = listUnsummarized(this.ctx.db, this.session, { sinceNs });
+    const untimed = this.untimedSeqs();
+    const inSecond = list.filter((m) => !untimed.has(m.seq) && m.sendAt >= sinceNs && m.sendAt < sinceNs + NS_PER_SEC);
+    return inSecond.length === 1 ? list.filter((m) => m !== inSecond[0]) : list;
+  }
+
+  /**
+   * The position once `fresh[0..i]` is summarized: the message just before the next fresh one (messages the
+   * cursor had already passed in between count as done), or the newest listed when none is left.
+   */
+  positionAfter(fresh: readonly StoredMessage[], i: number, last: StoredMessage): StoredMessage {
+    const next = fresh[i + 1];
+    if (!next) return last;
+    return next.seq === fresh[i]!.seq + 1n ? fresh[i]! : (messageBefore(this.ctx.db, this.session, next.seq) ?? fresh[i]!);
+  }
+
+  /** Seqs of the session's untimed messages that no saved position has passed yet. */
+  untimedSeqs(): Set<bigint> {
+    return untimedSeqs(this.ctx.db, this.session);
   }
 
   /** The session's newest message as a position, its cursor the latest send time; undefined when it has none. */
   newestPosition(): SummaryPosition | undefined {
     const { ctx, session } = this;
     const last = lastSessionMessage(ctx.db, session);
-    return last && { seq: last.seq, id: last.id, cursor: nsToUtcSeconds(maxSendAt(ctx.db, session)) };
+    return last && { seq: last.seq, id: last.id, cursor: cursorText(maxSendAt(ctx.db, session)) };
   }
 
   /** Save the summary and the cursor together, crash-safe (see the header). */

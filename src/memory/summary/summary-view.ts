@@ -18,7 +18,7 @@ export interface SummaryView {
   /** Keys of the old Agenvoy format still in summary.json (folded in at the next run). */
   legacy?: Record<string, unknown>;
   problem?: string;
-  /** .summary_cursor: the UTC time (`YYYY-MM-DD HH:MM:SS`) of the last summarized message. */
+  /** .summary_cursor: the local time (`YYYY-MM-DD HH:MM:SS`, rounded down) of the last summarized message. */
   cursor?: string;
   cursorProblem?: string;
   /** The exact position reached (used while it agrees with the cursor). */

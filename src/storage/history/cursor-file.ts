@@ -1,23 +1,37 @@
-// .summary_cursor on disk: the time of the last summarized message as `YYYY-MM-DD HH:MM:SS` (UTC).
+// .summary_cursor on disk: the time of the last summarized message as `YYYY-MM-DD HH:MM:SS` in local time
+// (Agenvoy's convention), rounded down to the second. The exact position lives in SQLite (summary_runs).
 import { rmSync } from "node:fs";
 import { stageFileAtomic, writeFileAtomic, type StagedFile } from "../../shared/atomic-write.ts";
-import { NS_PER_SEC } from "../../shared/time.ts";
+import { NS_PER_SEC, nsToLocalSeconds, type Nanos } from "../../shared/time.ts";
 import { readText } from "./file-probe.ts";
 
 const CURSOR = /^(\d{4})-(\d{2})-(\d{2}) (\d{2}):(\d{2}):(\d{2})$/;
 
 export type CursorFile = { state: "missing" } | { state: "invalid"; text: string } | { state: "ok"; text: string; ns: bigint };
 
-/** The cursor, read as UTC. */
+/** The cursor text for a message time: local time, rounded down to the second (as Agenvoy writes it). */
+export function cursorText(ns: Nanos): string {
+  return nsToLocalSeconds(ns);
+}
+
+/** The start of the cursor's second (UTC ns), reading the text in local time; undefined when it is no time. */
+export function parseCursorText(text: string): Nanos | undefined {
+  const m = CURSOR.exec(text);
+  if (!m) return undefined;
+  const [y, mo, d, h, mi, se] = m.slice(1).map(Number) as [number, number, number, number, number, number];
+  const date = new Date(y, mo - 1, d, h, mi, se);
+  const ms = date.getTime();
+  if (!Number.isFinite(ms) || date.getMonth() !== mo - 1 || date.getDate() !== d) return undefined;
+  return BigInt(Math.floor(ms / 1000)) * NS_PER_SEC;
+}
+
+/** The cursor, read in local time. */
 export function readCursorFile(path: string): CursorFile {
   const raw = readText(path);
   if (raw === undefined) return { state: "missing" };
   const text = raw.trim();
-  const m = CURSOR.exec(text);
-  if (!m) return { state: "invalid", text };
-  const ms = Date.UTC(+m[1]!, +m[2]! - 1, +m[3]!, +m[4]!, +m[5]!, +m[6]!);
-  if (!Number.isFinite(ms)) return { state: "invalid", text };
-  return { state: "ok", text, ns: BigInt(ms / 1000) * NS_PER_SEC };
+  const ns = parseCursorText(text);
+  return ns === undefined ? { state: "invalid", text } : { state: "ok", text, ns };
 }
 
 export function stageCursor(path: string, text: string): StagedFile {

@@ -154,6 +154,7 @@ function fillMissingTimes(records: MessageRecord[], missing: number[], fallback:
   for (let i = 0; i < records.length; i++) {
     if (!missingSet.has(i)) continue;
     records[i]!.sendAt = i < anchorIndex ? anchor - BigInt(anchorIndex - i) : records[i - 1]!.sendAt + 1n;
+    records[i]!.untimed = true;
   }
 }
 

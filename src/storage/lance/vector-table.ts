@@ -120,7 +120,22 @@ export class VectorTable {
     return rows.map((r) => ({ id: r.id, seq: r.seq, session: r.session }));
   }
 
+  /**
+   * A deletion may have cleaned the versions this handle was reading (the files are gone): move to the
+   * latest version and try again.
+   */
   async search(vector: Float32Array, filter: VectorFilter, limit: number): Promise<VectorHit[]> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.searchOnce(vector, filter, limit);
+      } catch (err) {
+        if (attempt >= 3) throw err;
+        await this.t.checkoutLatest().catch(() => {});
+      }
+    }
+  }
+
+  private async searchOnce(vector: Float32Array, filter: VectorFilter, limit: number): Promise<VectorHit[]> {
     let q = this.t
       .vectorSearch(Array.from(vector))
       .distanceType("cosine")
@@ -149,6 +164,38 @@ export class VectorTable {
   /** Compact small fragments into larger ones and drop old versions (and fold new rows into the index). */
   async compact(): Promise<void> {
     await this.t.optimize({ cleanupOlderThan: new Date(Date.now() - 60_000) });
+  }
+
+  /**
+   * After a deletion: drop every older version and the files only they used, so removed rows survive in no
+   * version. Only under the vector write lock; readers of an old version retry on the latest.
+   */
+  async purgeOldVersions(): Promise<void> {
+    await this.t.optimize({ cleanupOlderThan: new Date(Date.now() + 1000), deleteUnverified: true });
+  }
+
+  /** Rows written by an older memvoy that still carry message text. */
+  async rowsWithText(): Promise<number> {
+    return this.t.countRows("content != ''");
+  }
+
+  /** Rewrite the table with the text column emptied (a one-time upgrade of an older table, under the lock). */
+  async dropText(): Promise<void> {
+    const { lancedb } = await loadLanceDb();
+    const schema = await this.t.schema();
+    const rows = (await this.t.query().select(["id", "seq", "session", "send_at", "role", "vector"]).toArray()) as {
+      id: string;
+      seq: bigint;
+      session: string;
+      send_at: bigint;
+      role: string;
+      vector: { toArray(): Float32Array } | number[];
+    }[];
+    const data = lancedb.makeArrowTable(
+      rows.map((r) => ({ id: r.id, seq: r.seq, session: r.session, send_at: r.send_at, role: r.role, content: "", vector: Array.from(Array.isArray(r.vector) ? r.vector : r.vector.toArray()) })),
+      { schema },
+    );
+    await this.t.add(data, { mode: "overwrite" });
   }
 
   async hasIndex(): Promise<boolean> {

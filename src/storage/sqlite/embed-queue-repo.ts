@@ -31,6 +31,16 @@ export function clearVectorDeletes(db: Database, upToId: bigint): void {
   db.prepare("DELETE FROM vector_deletes WHERE id <= ?").run(upToId);
 }
 
+/** Message ids whose vectors are to be deleted (rm-message). */
+export function pendingVectorIdDeletes(db: Database): string[] {
+  return (db.query("SELECT id FROM vector_id_deletes ORDER BY created_at").all() as { id: string }[]).map((r) => r.id);
+}
+
+export function clearVectorIdDeletes(db: Database, ids: readonly string[]): void {
+  const del = db.query("DELETE FROM vector_id_deletes WHERE id = ?");
+  for (const id of ids) del.run(id);
+}
+
 /** Drop queue entries whose message is gone or has left the recent tier. */
 export function pruneQueue(db: Database): number {
   return db.prepare("DELETE FROM embed_queue WHERE seq NOT IN (SELECT seq FROM messages WHERE recent = 1)").run().changes;

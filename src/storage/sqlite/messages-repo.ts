@@ -2,6 +2,7 @@
 import type { Database } from "bun:sqlite";
 import type { MessageRecord, Role, StoredMessage } from "../../shared/message.ts";
 import { searchForm } from "../../shared/search-form.ts";
+import { addTombstones, idTombstone } from "./tombstones-repo.ts";
 
 interface Row {
   seq: bigint;
@@ -39,12 +40,14 @@ export function insertMessages(db: Database, session: string, records: readonly 
   const insert = db.query("INSERT INTO messages (id, session_id, role, content, send_at, sender) VALUES (?, ?, ?, ?, ?, ?)");
   const fts = db.query("INSERT INTO messages_fts (rowid, body) VALUES (?, ?)");
   const queue = db.query("INSERT INTO embed_queue (seq) VALUES (?)");
+  const untimed = db.query("INSERT INTO untimed_messages (seq, session_id) VALUES (?, ?)");
   const seqs: bigint[] = [];
   let lastSendAt = 0n;
   for (const r of records) {
     const seq = BigInt(insert.run(r.id, session, r.role, r.content, r.sendAt, r.sender ?? null).lastInsertRowid);
     fts.run(seq, searchForm(r.content));
     if (opts.queueEmbedding !== false) queue.run(seq);
+    if (r.untimed) untimed.run(seq, session);
     seqs.push(seq);
     if (r.sendAt > lastSendAt) lastSendAt = r.sendAt;
   }
@@ -142,12 +145,15 @@ export function maxSeq(db: Database): bigint {
   return r.m;
 }
 
-/** Remove every archived message, FTS row, meta row and pending embedding of a session. */
+/** Remove every archived message, FTS row, meta row and pending embedding of a session; tombstone the ids. */
 export function deleteSessionMessages(db: Database, session: string, now: bigint): number {
   const bound = maxSeq(db) + 1n;
   dropVectors(db, session, bound, now);
+  const ids = (db.query("SELECT id FROM messages WHERE session_id = ?").all(session) as { id: string }[]).map((r) => idTombstone(r.id));
+  addTombstones(db, ids, now);
   db.prepare("DELETE FROM messages_fts WHERE rowid IN (SELECT seq FROM messages WHERE session_id = ?)").run(session);
   const n = db.prepare("DELETE FROM messages WHERE session_id = ?").run(session).changes;
+  db.prepare("DELETE FROM untimed_messages WHERE session_id = ?").run(session);
   db.prepare("DELETE FROM message_meta WHERE session_id = ?").run(session);
   db.prepare("UPDATE sessions SET message_count = 0, updated_at = ? WHERE id = ?").run(now, session);
   return n;
@@ -158,4 +164,24 @@ export function getStartSeq(db: Database, session: string): { startAt: bigint; s
     | { start_at: bigint; start_seq: bigint }
     | null;
   return r ? { startAt: r.start_at, startSeq: r.start_seq } : undefined;
+}
+
+/** Remove one archived message: its row, FTS row, queue entry and untimed mark; its vector is scheduled for deletion. */
+export function deleteOneMessage(db: Database, m: { seq: bigint; id: string; session: string }, now: bigint): void {
+  db.prepare("DELETE FROM embed_queue WHERE seq = ?").run(m.seq);
+  db.prepare("DELETE FROM messages_fts WHERE rowid = ?").run(m.seq);
+  const n = db.prepare("DELETE FROM messages WHERE seq = ? AND id = ?").run(m.seq, m.id).changes;
+  db.prepare("DELETE FROM untimed_messages WHERE seq = ?").run(m.seq);
+  db.prepare("INSERT OR IGNORE INTO vector_id_deletes (id, created_at) VALUES (?, ?)").run(m.id, now);
+  if (n > 0) db.prepare("UPDATE sessions SET message_count = max(message_count - 1, 0), updated_at = ? WHERE id = ?").run(now, m.session);
+}
+
+/**
+ * Rewrite the full-text index without the rows deleted so far. The index is contentless: a deleted row's
+ * terms stay in its segment (only marked deleted) until the segment is rewritten, so a deletion that must
+ * leave no text merges the index into one segment (old blocks are then zeroed by secure_delete). Call
+ * inside a transaction; the cost grows with the size of the index.
+ */
+export function purgeDeletedFromFts(db: Database): void {
+  db.run("INSERT INTO messages_fts(messages_fts) VALUES ('optimize')");
 }

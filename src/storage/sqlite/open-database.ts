@@ -20,6 +20,8 @@ export function openDatabase(path: string, options: { readonly?: boolean } = {})
   if (fresh) chmodSync(path, FILE_MODE);
   db.run("PRAGMA busy_timeout = 15000");
   if (!options.readonly) {
+    // Deleted rows are overwritten with zeros, and freed pages too: a removed message leaves no text behind.
+    db.run("PRAGMA secure_delete = ON");
     db.run("PRAGMA journal_mode = WAL");
     db.run("PRAGMA synchronous = NORMAL");
     migrate(db, path);
@@ -43,4 +45,13 @@ function migrate(db: Database, path: string): void {
     for (let i = again; i < MIGRATIONS.length; i++) db.run(MIGRATIONS[i]!);
     db.run(`PRAGMA user_version = ${MIGRATIONS.length}`);
   }).immediate();
+}
+
+/**
+ * Copy the WAL into the database and truncate it to zero bytes, so no removed text lingers in old WAL
+ * frames. Waits (busy timeout) for readers of an older snapshot; false when it could not finish.
+ */
+export function checkpointTruncate(db: Database): boolean {
+  const r = db.query("PRAGMA wal_checkpoint(TRUNCATE)").get() as { busy: bigint | number } | null;
+  return !r || Number(r.busy) === 0;
 }

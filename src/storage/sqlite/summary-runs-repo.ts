@@ -108,6 +108,8 @@ export function setPendingPosition(db: Database, session: string, p: SummaryPosi
 /** Phase 2 (or recovery): the position becomes `p` (when given) and the pending commit is cleared. */
 export function settlePosition(db: Database, session: string, p: SummaryPosition | undefined): void {
   if (p) {
+    // Untimed messages up to the position have reached Generate: they follow the position from now on.
+    db.prepare("DELETE FROM untimed_messages WHERE session_id = ? AND seq <= ?").run(session, p.seq);
     db.prepare(
       `UPDATE summary_runs SET position_seq = ?, position_id = ?, cursor_text = ?,
          pending_seq = NULL, pending_id = NULL, pending_cursor = NULL, pending_sha = NULL WHERE session_id = ?`,
@@ -134,7 +136,7 @@ export function findPositionMessage(db: Database, session: string, seq: bigint, 
 
 /**
  * Messages Generate has not summarized yet, in session order: after a seq, or (second-resolution cursor)
- * sent at or after `sinceNs` or with no time (send_at = 0).
+ * sent at or after `sinceNs` or with no time of their own (untimed, or send_at = 0).
  */
 export function listUnsummarized(db: Database, session: string, from: { afterSeq: bigint } | { sinceNs: bigint } | "all"): StoredMessage[] {
   let sql = `SELECT ${MESSAGE_COLUMNS} FROM messages WHERE session_id = ?`;
@@ -143,11 +145,22 @@ export function listUnsummarized(db: Database, session: string, from: { afterSeq
     sql += " AND seq > ?";
     args.push(from.afterSeq);
   } else if (from !== "all") {
-    sql += " AND (send_at >= ? OR send_at = 0)";
-    args.push(from.sinceNs);
+    sql += " AND (send_at >= ? OR send_at = 0 OR seq IN (SELECT seq FROM untimed_messages WHERE session_id = ?))";
+    args.push(from.sinceNs, session);
   }
   const rows = db.query(sql + " ORDER BY seq").all(...args) as Parameters<typeof toStored>[0][];
   return rows.map(toStored);
+}
+
+/** True when some message (of any session) holds this seq. */
+export function seqInUse(db: Database, seq: bigint): boolean {
+  return db.query("SELECT 1 FROM messages WHERE seq = ?").get(seq) !== null;
+}
+
+/** The session's message right before `seq` (by position). */
+export function messageBefore(db: Database, session: string, seq: bigint): StoredMessage | undefined {
+  const r = db.query(`SELECT ${MESSAGE_COLUMNS} FROM messages WHERE session_id = ? AND seq < ? ORDER BY seq DESC LIMIT 1`).get(session, seq);
+  return r ? toStored(r as Parameters<typeof toStored>[0]) : undefined;
 }
 
 /** The newest message of a session (by position). */
@@ -160,4 +173,10 @@ export function lastSessionMessage(db: Database, session: string): StoredMessage
 export function maxSendAt(db: Database, session: string): bigint {
   const r = db.query("SELECT coalesce(max(send_at), 0) AS m FROM messages WHERE session_id = ?").get(session) as { m: bigint };
   return r.m;
+}
+
+/** Seqs of a session's untimed messages not yet passed by the summary position. */
+export function untimedSeqs(db: Database, session: string): Set<bigint> {
+  const rows = db.query("SELECT seq FROM untimed_messages WHERE session_id = ?").all(session) as { seq: bigint }[];
+  return new Set(rows.map((r) => r.seq));
 }

@@ -28,6 +28,11 @@ export class ErrorMemoryScreen {
     else this.state.setList(this.app.api.listErrors({ limit: LIST_LIMIT }));
   }
 
+  /** Whether the search field has the keys. */
+  typing(): boolean {
+    return this.state.typing;
+  }
+
   handleKey(ch: string | undefined, key: Key): boolean {
     const s = this.state;
     if (s.typing) {

@@ -17,6 +17,8 @@ export class MainScreen {
   readonly sessions = new SessionListState();
   readonly view = new HistoryViewport();
   focus: Focus = "list";
+  /** The filter field has the keys: printable keys (q too) type into it until Esc or a move leaves it. */
+  editing = false;
   private loaded: { id: string; messages: StoredMessage[] } | undefined;
   private loadError: string | undefined;
 
@@ -83,9 +85,19 @@ export class MainScreen {
     return this.focus === "list" ? this.listKey(ch, key) : this.historyKey(ch, key);
   }
 
+  /** The key hints for the focused part of the main view. */
+  hints(): string {
+    if (this.focus === "history") return "↑↓ PgUp PgDn scroll · s summary · e errors · r reset · x remove · Esc list · / search · ? help · q quit";
+    if (this.editing) return "typing filters the sessions (q types too) · Backspace deletes · Esc clears and leaves the filter · ↑↓ select";
+    return `type to filter · ↑↓ select · Enter history · / search · Ctrl-S summary · Ctrl-E errors · ? help · q quit`;
+  }
+
   private listKey(ch: string | undefined, key: Key): boolean {
     const s = this.sessions;
     const c = s.cursor;
+    // Any key but a typed character or Backspace leaves the filter field (the filter stays applied).
+    const typed = key.full === "backspace" || (ch !== undefined && ch.length === 1 && !key.ctrl && !key.meta && !["escape", "enter", "tab"].includes(key.full ?? ""));
+    if (!typed) this.editing = false;
     switch (key.full) {
       case "up": case "C-p": c.move(-1); break;
       case "down": case "C-n": c.move(1); break;
@@ -94,14 +106,17 @@ export class MainScreen {
       case "home": c.home(); break;
       case "end": c.end(); break;
       case "enter": case "right": case "tab": if (s.selected()) this.focus = "history"; break;
-      case "backspace": s.backspace(); break;
+      case "backspace": s.backspace(); this.editing = s.filter !== ""; break;
       case "escape": s.clearFilter(); break;
       case "C-o": s.toggleSort(); break;
       case "C-r": this.askReset(); return true;
       case "C-x": case "delete": this.askRemove(); return true;
       default:
-        if (ch === "q" && s.filter === "") return false;
-        if (ch && !key.ctrl && !key.meta && ch.length === 1 && s.typeChar(ch)) break;
+        if (ch === "q" && !this.editing) return false; // quits
+        if (ch && !key.ctrl && !key.meta && ch.length === 1 && s.typeChar(ch)) {
+          this.editing = true;
+          break;
+        }
         return false;
     }
     this.syncHistory();
@@ -140,9 +155,10 @@ export class MainScreen {
       ],
       onYes: () => {
         const r = this.app.api.reset(s.id);
+        this.app.guardAsync(this.app.api.purgeDeleted()); // the vectors' old versions, in the background
         this.app.reload();
         this.syncHistory(true);
-        this.app.status.show(`reset ${s.id}: removed ${plural(r.messagesRemoved, "message")}; the summary was kept`, "ok");
+        this.app.status.show(`reset ${s.id}: removed ${plural(r.messagesRemoved, "message")}${s.hasSummary ? "; the summary was kept" : ""}`, "ok");
       },
     });
   }
@@ -155,6 +171,7 @@ export class MainScreen {
       lines: [`Deletes everything of it: ${plural(s.messages, "message")}${s.hasSummary ? ", its summary" : ""} and its vectors.`, "This cannot be undone. Error memory is not touched."],
       onYes: () => {
         const r = this.app.api.remove(s.id);
+        this.app.guardAsync(this.app.api.purgeDeleted());
         this.focus = "list";
         this.app.reload();
         this.app.status.show(`removed ${s.id} (${plural(r.messagesRemoved, "message")})`, "ok");
@@ -174,7 +191,8 @@ export class MainScreen {
     const recent = this.loaded?.messages.filter((m) => m.recent).length ?? 0;
     const pos = scrollLabel(this.view);
     const p = pos ? ` · ${pos}` : "";
-    const labels = id ? [` ${id} · ${count(n)} msgs${recent < n ? `, ${count(recent)} in history.json` : ""}${p} `, ` ${id} · ${count(n)} msgs${p} `, ` ${id}${p} `] : [" History "];
+    const msgs = `${count(n)} ${n === 1 ? "msg" : "msgs"}`;
+    const labels = id ? [` ${id} · ${msgs}${recent < n ? `, ${count(recent)} in history.json` : ""}${p} `, ` ${id} · ${msgs}${p} `, ` ${id}${p} `] : [" History "];
     const label = labels.find((l) => stringWidth(l) <= hist.width - 2) ?? labels[labels.length - 1]!;
     layout.setFocus(layout.history, this.focus === "history", label);
     const empty = this.loadError ? `cannot show this session: ${this.loadError}` : id ? "(no messages)" : "no session selected";

@@ -6,6 +6,7 @@ import { StatusState } from "../state/status-state.ts";
 import type { Theme } from "../theme.ts";
 import { Layout } from "../views/layout.ts";
 import { renderLine } from "../views/segments.ts";
+import { wrapLines } from "../text/wrap.ts";
 import { renderStatusRows } from "../views/status-view.ts";
 import type { AppContext, Confirmation, Key, OverlayName } from "./app-context.ts";
 import { ErrorMemoryScreen } from "./error-memory-screen.ts";
@@ -185,24 +186,46 @@ export class TuiApp implements AppContext {
       else if (top === "summary") this.summary.render();
       else if (top === "first-run") renderFirstRun(this);
     }
-    const [info, message] = renderStatusRows(this.status, this.theme, g.width);
+    const [info, message] = renderStatusRows(this.status, this.theme, g.width, this.hints());
+    // A long message or error wraps onto more rows (up to a few) instead of being cut.
+    if (message.length !== this.layout.messageRows) {
+      this.layout.messageRows = message.length;
+      this.layout.place();
+      return this.render();
+    }
     this.layout.status.setContent(info);
-    this.layout.message.setContent(message);
+    this.layout.message.setContent(message.join("\n"));
     this.renderConfirm();
     this.screen.render();
+  }
+
+  /** The keys of what has the focus now: the confirmation, the top overlay, or the main view's pane. */
+  hints(): string {
+    if (this.confirmation) return "y yes · n / Esc no";
+    switch (this.overlays[this.overlays.length - 1]) {
+      case "search": return "type the query (q types too) · Tab mode · Ctrl-S scope · Ctrl-T range · ↑↓ select · Enter open · Esc close";
+      case "help": return "↑↓ scroll · Esc or ? close · q quit";
+      case "summary": return "↑↓ PgUp PgDn scroll · S summarize now · Esc back · ? help · q quit";
+      case "error-memory": return this.errorMemory.typing() ? "typing searches the records (q types too) · Enter or Esc ends typing" : "↑↓ select · Enter detail · / search · d delete · Esc back · ? help · q quit";
+      case "first-run": return "Ctrl-L reload · ? help · q quit";
+      default: return this.main.hints();
+    }
   }
 
   private renderConfirm(): void {
     const box = this.layout.confirm;
     const c = this.confirmation;
     if (!c) return void box.hide();
-    const inner = this.layout.inner(box);
+    // The dialog's text wraps, and the box grows to hold it.
+    const width = this.layout.inner(box).width;
+    const wrapped = (text: string) => wrapLines(text, width);
     const lines = [
-      renderLine(this.theme, inner.width, [[c.title, "title"]]),
-      ...c.lines.map((l) => renderLine(this.theme, inner.width, [[l]])),
-      renderLine(this.theme, inner.width, [[""]]),
-      renderLine(this.theme, inner.width, [["y", "key"], [" yes   "], ["n", "key"], [" / Esc no"]]),
+      ...wrapped(c.title).map((t) => renderLine(this.theme, width, [[t, "title"]])),
+      ...c.lines.flatMap((l) => wrapped(l).map((t) => renderLine(this.theme, width, [[t]]))),
+      renderLine(this.theme, width, [[""]]),
+      renderLine(this.theme, width, [["y", "key"], [" yes   "], ["n", "key"], [" / Esc no"]]),
     ];
+    this.layout.sizeConfirm(lines.length);
     this.layout.setFocus(box, true, " Confirm ");
     this.layout.setLines(box, lines);
     box.show();

@@ -20,7 +20,7 @@ export function summaryLines(view: SummaryView, width: number): SummaryLine[] {
   };
   const run = view.lastRun;
   const tokens = view.usage.reduce((a, u) => ({ in: a.in + u.inputTokens, out: a.out + u.outputTokens }), { in: 0, out: 0 });
-  out.push({ text: `cursor ${view.cursor ? `${view.cursor} UTC` : view.cursorProblem ? `invalid (${view.cursorProblem})` : "none"}`, style: "dim" });
+  out.push({ text: `cursor ${view.cursor ? `${view.cursor} local` : view.cursorProblem ? `invalid (${view.cursorProblem})` : "none"}`, style: "dim" });
   out.push({
     text: run
       ? `last run ${nsToLocalSeconds(run.finishedAt ?? run.startedAt)} · ${run.outcome}${run.chunksTotal ? ` · ${run.chunksDone}/${run.chunksTotal} chunks` : ""}${run.error ? ` · ${run.error}` : ""}`

@@ -20,6 +20,9 @@ export class Layout {
   readonly status: Box;
   readonly message: Box;
   readonly confirm: Box;
+  /** Rows of the message line (a long message or error wraps onto up to MAX_MESSAGE_ROWS). */
+  messageRows = 1;
+  private confirmRows = 6;
 
   constructor(
     readonly screen: blessed.Widgets.Screen,
@@ -49,7 +52,8 @@ export class Layout {
     const width = Math.max(20, Number(this.screen.width));
     const height = Math.max(6, Number(this.screen.height));
     const listWidth = Math.min(48, Math.max(26, Math.floor(width * 0.4)));
-    return { width, height, listWidth, mainHeight: height - 2 };
+    const rows = Math.max(1, Math.min(this.messageRows, Math.floor(height / 4)));
+    return { width, height, listWidth, mainHeight: height - 1 - rows };
   }
 
   /** Size and place every box for the current terminal size. */
@@ -58,11 +62,20 @@ export class Layout {
     Object.assign(this.list, { left: 0, top: 0, width: g.listWidth, height: g.mainHeight });
     Object.assign(this.history, { left: g.listWidth, top: 0, width: g.width - g.listWidth, height: g.mainHeight });
     Object.assign(this.overlay, { left: 0, top: 0, width: g.width, height: g.mainHeight });
-    Object.assign(this.status, { left: 0, top: g.height - 2, width: g.width });
-    Object.assign(this.message, { left: 0, top: g.height - 1, width: g.width });
-    const cw = Math.min(64, g.width - 4);
-    Object.assign(this.confirm, { left: Math.floor((g.width - cw) / 2), top: Math.max(0, Math.floor(g.mainHeight / 2) - 4), width: cw, height: 8 });
+    const messageRows = g.height - 1 - g.mainHeight;
+    Object.assign(this.status, { left: 0, top: g.mainHeight, width: g.width });
+    Object.assign(this.message, { left: 0, top: g.mainHeight + 1, width: g.width, height: messageRows });
+    const cw = Math.min(72, g.width - 4);
+    const ch = Math.min(this.confirmRows + 2, g.mainHeight);
+    Object.assign(this.confirm, { left: Math.floor((g.width - cw) / 2), top: Math.max(0, Math.floor((g.mainHeight - ch) / 2)), width: cw, height: ch });
     return g;
+  }
+
+  /** Make the confirmation box tall enough for `rows` lines of text. */
+  sizeConfirm(rows: number): void {
+    if (rows === this.confirmRows) return;
+    this.confirmRows = rows;
+    this.place();
   }
 
   /** Inner size (inside the border) of a framed box. */

@@ -4,7 +4,9 @@ import { stringWidth } from "../text/char-width.ts";
 import { count, tildePath } from "../text/format.ts";
 import type { Theme } from "../theme.ts";
 import { renderLine, type Segment } from "./segments.ts";
+import { wrapLines } from "../text/wrap.ts";
 
+export const MAX_MESSAGE_ROWS = 3;
 export const HINTS = "? help · / search · Ctrl-S summary · Ctrl-E errors · q quit";
 
 /** Keep the end of a path (the part that tells homes apart) within `width` cells. */
@@ -14,7 +16,8 @@ function pathTail(path: string, width: number): string {
   return "…" + chars.slice(chars.length - Math.max(1, width - 1)).join("");
 }
 
-export function renderStatusRows(s: StatusState, theme: Theme, width: number, hints = HINTS): [string, string] {
+/** The info row, then the message row(s): a message or the last error wraps onto up to 3 rows. */
+export function renderStatusRows(s: StatusState, theme: Theme, width: number, hints = HINTS): [string, string[]] {
   const i = s.info;
   const rest: Segment[] = [];
   if (i.daemon) rest.push(["  daemon ", "dim"], [i.daemon, i.daemon === "running" ? "ok" : "dim"]);
@@ -25,10 +28,17 @@ export function renderStatusRows(s: StatusState, theme: Theme, width: number, hi
   const restWidth = rest.reduce((n, [t]) => n + stringWidth(t), 0);
   const home = pathTail(tildePath(i.home), Math.max(12, width - 1 - restWidth));
   const info = renderLine(theme, width, [[" "], [home, "title"], ...rest]);
-  let second: string;
   const m = s.message;
-  if (m) second = renderLine(theme, width, [[" "], [m.text, m.kind === "error" ? "error" : m.kind === "ok" ? "ok" : m.kind === "busy" ? "busy" : undefined]]);
-  else if (s.lastError) second = renderLine(theme, width, [[" last error: ", "dim"], [s.lastError, "error"]]);
-  else second = renderLine(theme, width, [[" " + hints, "dim"]]);
-  return [info, second];
+  const wrapped = (prefix: string, text: string) => {
+    const lines = wrapLines(prefix + text, Math.max(10, width - 1)).slice(0, MAX_MESSAGE_ROWS);
+    return lines.map((l, i) => (i === 0 ? l.slice(prefix.length) : l));
+  };
+  if (m) {
+    const style = m.kind === "error" ? "error" : m.kind === "ok" ? "ok" : m.kind === "busy" ? "busy" : undefined;
+    return [info, wrapped("", m.text).map((t) => renderLine(theme, width, [[" "], [t, style]]))];
+  }
+  if (s.lastError) {
+    return [info, wrapped("last error: ", s.lastError).map((t, i) => renderLine(theme, width, i === 0 ? [[" last error: ", "dim"], [t, "error"]] : [[" "], [t, "error"]]))];
+  }
+  return [info, [renderLine(theme, width, [[" " + hints, "dim"]])]];
 }

@@ -4,5 +4,6 @@ import embedding from "./002-embedding.sql" with { type: "text" };
 import errorMemory from "./003-error-memory.sql" with { type: "text" };
 import usage from "./004-usage.sql" with { type: "text" };
 import recentScan from "./005-recent-scan.sql" with { type: "text" };
+import v02 from "./006-v0.2.sql" with { type: "text" };
 
-export const MIGRATIONS: readonly string[] = [core, embedding, errorMemory, usage, recentScan];
+export const MIGRATIONS: readonly string[] = [core, embedding, errorMemory, usage, recentScan, v02];

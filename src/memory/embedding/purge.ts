@@ -1,0 +1,47 @@
+// After a deletion (rm, reset, rm-message): apply the pending vector deletions now, under the vector write
+// lock (.store/embed.lock, the drainer's lock), then drop older LanceDB versions and the files only they
+// used, so removed rows remain in no version. A table an older memvoy filled with message text is
+// rewritten once without it.
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { tryLockFile } from "../../shared/file-lock.ts";
+import { applyDeletes, hasPendingDeletes } from "./drain.ts";
+import type { SemanticIndex } from "./semantic-index.ts";
+
+export interface PurgeReport {
+  /** Deletions applied to LanceDB now. */
+  applied: number;
+  /** Tables whose old versions were dropped. */
+  tablesCleaned: number;
+}
+
+export async function purgeVectors(index: SemanticIndex, signal?: AbortSignal): Promise<PurgeReport> {
+  const { ctx } = index;
+  const report: PurgeReport = { applied: 0, tablesCleaned: 0 };
+  if (!existsSync(ctx.paths.lance)) return report; // no vectors were ever written: nothing to load
+  const lockPath = join(ctx.paths.store, "embed.lock");
+  let release = tryLockFile(lockPath);
+  while (!release) {
+    signal?.throwIfAborted();
+    await Bun.sleep(50);
+    release = tryLockFile(lockPath);
+  }
+  try {
+    const store = await index.store();
+    if (hasPendingDeletes(ctx.db)) report.applied = await applyDeletes(index, store);
+    for (const info of await store.tables()) {
+      const t = await store.table(info.embedderId, 0);
+      if (!t) continue;
+      try {
+        if ((await t.rowsWithText()) > 0) await t.dropText();
+        await t.purgeOldVersions();
+        report.tablesCleaned++;
+      } finally {
+        t.close();
+      }
+    }
+  } finally {
+    release();
+  }
+  return report;
+}

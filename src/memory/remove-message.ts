@@ -1,0 +1,109 @@
+// rm-message: one message out of history.json, the archive, FTS and (through the vector write lock) LanceDB,
+// tombstoned so it cannot come back. Crash-safe like add: the intent is recorded in SQLite first
+// (pending_removals), then history.json is rewritten (atomic), then the archive rows go; an interrupted
+// removal is finished by the next open. A summary that already covered the message stays unless dropSummary.
+import { existsSync, rmSync } from "node:fs";
+import { namedError } from "../shared/errors.ts";
+import type { StoredMessage } from "../shared/message.ts";
+import { assertSessionId } from "../shared/session-id.ts";
+import { NS_PER_SEC } from "../shared/time.ts";
+import { forgetHistoryCache, readHistory, writeHistory } from "../storage/history/history-file.ts";
+import { deleteOneMessage, getMessagesById, purgeDeletedFromFts } from "../storage/sqlite/messages-repo.ts";
+import { checkpointTruncate } from "../storage/sqlite/open-database.ts";
+import { deleteSummaryRun, getSummaryRun } from "../storage/sqlite/summary-runs-repo.ts";
+import { addTombstones, idTombstone } from "../storage/sqlite/tombstones-repo.ts";
+import { withWriteLock } from "../storage/sqlite/write-lock.ts";
+import { withHomeLock } from "./home-lock.ts";
+import type { MemoryContext } from "./memory-context.ts";
+import { ensureBackfilled } from "./sessions-list.ts";
+import { readCursor } from "./summary/summary-store.ts";
+
+export const UnknownMessageError = namedError<{ id: string; where: string }>(
+  "UnknownMessageError",
+  "input",
+  (d) => `no message ${JSON.stringify(d.id)} in ${d.where}`,
+);
+export type UnknownMessageError = InstanceType<typeof UnknownMessageError>;
+
+export interface RemoveMessageResult {
+  id: string;
+  session: string;
+  /** The message was still in history.json (the recent tier). */
+  wasRecent: boolean;
+  /** The rolling summary had already covered the message (its text may live on there). */
+  summarized: boolean;
+  /** summary.json and the cursor were removed too (dropSummary). */
+  summaryRemoved: boolean;
+}
+
+/** The session holding a message id, if any. */
+export function messageSession(ctx: MemoryContext, messageId: string): string | undefined {
+  return getMessagesById(ctx.db, [messageId])[0]?.session;
+}
+
+export function removeMessage(ctx: MemoryContext, sessionId: string, messageId: string, options: { dropSummary?: boolean } = {}): RemoveMessageResult {
+  assertSessionId(sessionId);
+  ensureBackfilled(ctx, sessionId);
+  return withHomeLock(ctx, () => {
+    const m = getMessagesById(ctx.db, [messageId])[0];
+    if (!m || m.session !== sessionId) throw new UnknownMessageError({ id: messageId, where: `session ${JSON.stringify(sessionId)}` });
+    const summarized = coveredBySummary(ctx, m);
+    withWriteLock(ctx.db, () =>
+      ctx.db.query("INSERT OR REPLACE INTO pending_removals (message_id, session_id, created_at) VALUES (?, ?, ?)").run(m.id, m.session, ctx.now()),
+    );
+    let summaryRemoved = false;
+    if (options.dropSummary) {
+      summaryRemoved = existsSync(ctx.paths.summary(sessionId));
+      rmSync(ctx.paths.summary(sessionId), { force: true });
+      rmSync(ctx.paths.cursor(sessionId), { force: true });
+      withWriteLock(ctx.db, () => deleteSummaryRun(ctx.db, sessionId));
+    }
+    finishRemoval(ctx, m.session, m.id);
+    return { id: m.id, session: m.session, wasRecent: m.recent, summarized, summaryRemoved };
+  });
+}
+
+/** Finish removals a crash interrupted (called when a home is opened). Returns how many were finished. */
+export function finishPendingRemovals(ctx: MemoryContext): number {
+  const pending = () => ctx.db.query("SELECT message_id, session_id FROM pending_removals").all() as { message_id: string; session_id: string }[];
+  if (pending().length === 0) return 0;
+  return withHomeLock(ctx, () => {
+    const rows = pending();
+    for (const r of rows) finishRemoval(ctx, r.session_id, r.message_id);
+    return rows.length;
+  });
+}
+
+/**
+ * Idempotent: history.json without the message, then its archive rows gone and tombstoned, the FTS index
+ * rewritten without it, the WAL checkpointed and truncated (old frames hold the text), and only then the
+ * intent cleared.
+ */
+function finishRemoval(ctx: MemoryContext, session: string, id: string): void {
+  const file = ctx.paths.history(session);
+  const doc = readHistory(file);
+  if (doc.records.some((r) => r.id === id)) {
+    writeHistory(
+      file,
+      doc.records.filter((r) => r.id !== id),
+    );
+    forgetHistoryCache(file);
+  }
+  withWriteLock(ctx.db, () => {
+    const m = getMessagesById(ctx.db, [id])[0];
+    if (m && m.session === session) deleteOneMessage(ctx.db, m, ctx.now());
+    addTombstones(ctx.db, [idTombstone(id)], ctx.now());
+  });
+  withWriteLock(ctx.db, () => purgeDeletedFromFts(ctx.db));
+  checkpointTruncate(ctx.db);
+  withWriteLock(ctx.db, () => ctx.db.query("DELETE FROM pending_removals WHERE message_id = ?").run(id));
+}
+
+/** Whether the summary already went past the message: by the exact position, else by the cursor's second. */
+function coveredBySummary(ctx: MemoryContext, m: StoredMessage): boolean {
+  if (!existsSync(ctx.paths.summary(m.session))) return false;
+  const cursor = readCursor(ctx, m.session);
+  const p = getSummaryRun(ctx.db, m.session)?.position;
+  if (p && cursor.state === "ok" && p.cursor === cursor.text) return m.seq <= p.seq;
+  return cursor.state === "ok" && m.sendAt < cursor.ns + NS_PER_SEC;
+}

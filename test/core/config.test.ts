@@ -1,0 +1,65 @@
+// config.toml: [summary].decision_model with the top-level alias, every validation problem reported with its
+// key path, TOML syntax errors with line and column, and `config check` with no config.toml.
+import { afterAll, expect, test } from "bun:test";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { ConfigError, loadConfig } from "../../src/config/load.ts";
+import { cli, removeTempHomes, tempHome } from "../fixture/home.ts";
+
+afterAll(removeTempHomes);
+
+function configFile(text: string): string {
+  const home = tempHome();
+  mkdirSync(home, { recursive: true });
+  const file = join(home, "config.toml");
+  writeFileSync(file, text);
+  return file;
+}
+
+test("[summary].decision_model is accepted; the top-level key is its alias; both agree after loading", () => {
+  const a = loadConfig(configFile('[summary]\ndecision_model = "claude-haiku-5-5"\n'), {});
+  expect(a.decision_model).toBe("claude-haiku-5-5");
+  expect(a.summary.decision_model).toBe("claude-haiku-5-5");
+  const b = loadConfig(configFile('decision_model = "claude-haiku-5-5"\n'), {});
+  expect(b.summary.decision_model).toBe("claude-haiku-5-5");
+  const same = loadConfig(configFile('decision_model = "m"\n[summary]\ndecision_model = "m"\n'), {});
+  expect(same.decision_model).toBe("m");
+  const env = loadConfig(configFile(""), { MEMVOY_SUMMARY_DECISION_MODEL: "from-env" });
+  expect(env.decision_model).toBe("from-env");
+});
+
+test("both decision_model keys set to different values: a config error naming both, exit 2", async () => {
+  const file = configFile('decision_model = "a"\n[summary]\ndecision_model = "b"\n');
+  expect(() => loadConfig(file, {})).toThrow(ConfigError);
+  expect(() => loadConfig(file, {})).toThrow(/summary\.decision_model \("b"\) and decision_model \("a"\) differ/);
+  const home = join(file, "..");
+  const r = await cli(["config", "check"], { home });
+  expect(r.code).toBe(2);
+  expect(r.stderr.trim().split("\n")).toHaveLength(1);
+});
+
+test("every validation problem is reported, each with its key path", async () => {
+  const file = configFile('reply_lang = ""\n[limits]\nmax_history_byts = 10\nmax_history_messages = "sixteen"\n[summary]\nchunk_chars = 5\n[nosuch]\nx = 1\n');
+  const r = await cli(["config", "check"], { home: join(file, "..") });
+  expect(r.code).toBe(2);
+  const line = r.stderr.trim();
+  expect(line.split("\n")).toHaveLength(1);
+  expect(line).toContain(`config error in ${file}: `);
+  for (const key of ["reply_lang:", "limits.max_history_byts: unknown key", "limits.max_history_messages:", "summary.chunk_chars:", "nosuch: unknown key"]) expect(line).toContain(key);
+});
+
+test("a TOML syntax error names the line and the column", async () => {
+  const file = configFile('reply_lang = "auto"\n[limits\nmax_history_messages = 4\n');
+  const r = await cli(["config", "check"], { home: join(file, "..") });
+  expect(r.code).toBe(2);
+  expect(r.stderr).toMatch(new RegExp(`config error in ${file}: TOML syntax error at line 2, column \\d+: `));
+});
+
+test("config check with no config.toml says that the defaults are in use", async () => {
+  const home = tempHome();
+  const r = await cli(["config", "check"], { home });
+  expect(r.code).toBe(0);
+  expect(r.stdout).toBe(`no config.toml at ${join(home, "config.toml")}: the defaults are in use\n`);
+  const j = await cli(["config", "check", "--json"], { home });
+  expect(JSON.parse(j.stdout)).toMatchObject({ ok: true, exists: false });
+});

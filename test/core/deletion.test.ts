@@ -1,0 +1,157 @@
+// Deletion leaves no text behind: after rm, reset and rm-message no file of the home (history.json,
+// history.db with its WAL and free pages, the FTS index, LanceDB) holds the removed text. rm-message is
+// crash-safe: killed at any point, the message is either still whole or gone once the home is opened.
+import { afterAll, expect, test } from "bun:test";
+import { existsSync, readdirSync, readFileSync, lstatSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { openMemory } from "../../src/lib.ts";
+import { VectorStore } from "../../src/storage/lance/vector-store.ts";
+import { cli, removeTempHomes, repoRoot, tempHome } from "../fixture/home.ts";
+
+afterAll(removeTempHomes);
+
+/** Every file under `dir` whose bytes contain `needle`. */
+function filesHolding(dir: string, needle: string): string[] {
+  const want = Buffer.from(needle);
+  const out: string[] = [];
+  const walk = (d: string) => {
+    for (const name of readdirSync(d)) {
+      const p = join(d, name);
+      const st = lstatSync(p);
+      if (st.isDirectory()) walk(p);
+      else if (st.isFile() && readFileSync(p).includes(want)) out.push(p.slice(dir.length + 1));
+    }
+  };
+  walk(dir);
+  return out;
+}
+
+const filler = (i: number) => `message ${i} about the deploy pipeline and its ${"ordinary ".repeat(20)}words`;
+
+/** A home with sessions a, b (vectors drained) where one message of `a` holds `secret`; returns its id. */
+async function seed(home: string, secret: string): Promise<string> {
+  const api = openMemory({ home, env: {}, drain: "off" });
+  try {
+    for (const s of ["a", "b"]) for (let i = 0; i < 30; i++) api.add(s, { role: i % 2 ? "assistant" : "user", content: filler(i) });
+    const id = api.add("a", { role: "user", content: `my password is ${secret} please keep it` }).ids[0]!;
+    for (let i = 30; i < 40; i++) api.add("a", { role: i % 2 ? "assistant" : "user", content: filler(i) });
+    await api.drainEmbeddings();
+    return id;
+  } finally {
+    api.close();
+  }
+}
+
+/** Rows of the vector tables rewritten as an older memvoy wrote them: with the message text. */
+async function withTextInVectors(home: string): Promise<void> {
+  const api = openMemory({ home, env: {}, drain: "off" });
+  const messages = [...api.history("a", { all: true }), ...api.history("b", { all: true })];
+  api.close();
+  const store = await VectorStore.open(join(home, ".store", "lance"));
+  for (const info of await store.tables()) {
+    const t = (await store.table(info.embedderId, 384))!;
+    const dim = 384;
+    await t.upsert(messages.map((m) => ({ id: m.id, seq: m.seq, session: m.session, sendAt: m.sendAt, role: m.role, content: m.content, vector: new Float32Array(dim).fill(0.1) })));
+    t.close();
+  }
+  store.close();
+}
+
+test("rm-message: the text is in no file of the home afterwards, vectors included; other messages stay", async () => {
+  const home = tempHome();
+  const secret = "zqxjsecretword7h3k9";
+  const id = await seed(home, secret);
+  await withTextInVectors(home);
+  expect(filesHolding(home, secret).length).toBeGreaterThan(0);
+  const r = await cli(["rm-message", id, "--json"], { home });
+  expect(r.code).toBe(0);
+  expect(JSON.parse(r.stdout)).toMatchObject({ id, session: "a", summarized: false, summaryRemoved: false });
+  expect(filesHolding(home, secret)).toEqual([]);
+  const all = JSON.parse((await cli(["history", "a", "--all", "--json"], { home })).stdout).messages as { id: string }[];
+  expect(all).toHaveLength(40);
+  expect(all.some((m) => m.id === id)).toBe(false);
+  const found = JSON.parse((await cli(["search", secret, "--json"], { home })).stdout);
+  expect(found.hits).toHaveLength(0);
+  expect(JSON.parse((await cli(["search", "deploy pipeline", "--session", "b", "--json"], { home })).stdout).hits.length).toBeGreaterThan(0);
+  // An unknown id: exit 2, one line.
+  const again = await cli(["rm-message", id], { home });
+  expect(again.code).toBe(2);
+  expect(again.stderr).toContain("no message");
+}, 120_000);
+
+test("reset and rm: the session's text is in no file of the home afterwards", async () => {
+  for (const cmd of [["reset", "a"], ["rm", "a"]]) {
+    const home = tempHome();
+    const secret = `zqxj${cmd[0]}word7h3k9`;
+    await seed(home, secret);
+    await withTextInVectors(home);
+    expect(filesHolding(home, secret).length).toBeGreaterThan(0);
+    const r = await cli(cmd, { home });
+    expect(r.code).toBe(0);
+    expect(filesHolding(home, secret)).toEqual([]);
+    expect(JSON.parse((await cli(["history", "b", "--all", "--json"], { home })).stdout).messages).toHaveLength(30);
+  }
+}, 180_000);
+
+test("rm-message of a summarized message says so; --drop-summary removes the summary", async () => {
+  const home = tempHome();
+  const api = openMemory({ home, env: {}, drain: "off" });
+  const ids = api.add("s", [
+    { role: "user", content: "first question" },
+    { role: "assistant", content: "first answer" },
+  ]).ids;
+  api.importSummary("s", { key_decisions: ["Do: answer"], past_discussions: [], current_discussion: { topic: "t", description: "d", perspectives: "", direction: "" } });
+  const later = api.add("s", { role: "user", content: "later question" }).ids[0]!;
+  api.close();
+  let r = await cli(["rm-message", later], { home });
+  expect(r.stdout).not.toContain("already summarized");
+  r = await cli(["rm-message", ids[0]!], { home });
+  expect(r.code).toBe(0);
+  expect(r.stdout).toContain("already summarized");
+  expect(existsSync(join(home, "sessions", "s", "summary.json"))).toBe(true);
+  r = await cli(["rm-message", ids[1]!, "--drop-summary", "--json"], { home });
+  expect(JSON.parse(r.stdout)).toMatchObject({ summarized: true, summaryRemoved: true });
+  expect(existsSync(join(home, "sessions", "s", "summary.json"))).toBe(false);
+  expect(existsSync(join(home, "sessions", "s", ".summary_cursor"))).toBe(false);
+}, 60_000);
+
+test("a removed message id cannot come back: an old history.json put back after a reset is not re-adopted", async () => {
+  const home = tempHome();
+  const api = openMemory({ home, env: {}, drain: "off" });
+  api.add("s", [{ role: "user", content: "tombstoned question" }, { role: "assistant", content: "tombstoned answer" }]);
+  const stale = readFileSync(join(home, "sessions", "s", "history.json"));
+  api.reset("s");
+  writeFileSync(join(home, "sessions", "s", "history.json"), stale); // a backup restored by hand
+  api.add("s", { role: "user", content: "a new start" });
+  expect(api.history("s", { all: true }).map((m) => m.content)).toEqual(["a new start"]);
+  expect(readFileSync(join(home, "sessions", "s", "history.json"), "utf8")).not.toContain("tombstoned");
+  api.close();
+}, 60_000);
+
+test("rm-message killed at a random point: the message is whole or, once the home is opened, gone", async () => {
+  for (let round = 0; round < 6; round++) {
+    const home = tempHome();
+    const secret = `zqxjkill${round}word`;
+    const id = await seed(home, secret);
+    const proc = Bun.spawn(["bun", join(repoRoot, "src/index.ts"), "--home", home, "rm-message", id], {
+      env: { PATH: process.env.PATH!, HOME: home, TZ: "UTC" },
+      stdout: "ignore",
+      stderr: "ignore",
+    });
+    const delay = 50 + Math.floor(Math.random() * 600);
+    const timer = setTimeout(() => proc.kill(9), delay);
+    await proc.exited;
+    clearTimeout(timer);
+    // Any command opens the home (and finishes an interrupted removal).
+    const all = JSON.parse((await cli(["history", "a", "--all", "--json"], { home })).stdout).messages as { id: string; content: string }[];
+    const file = readFileSync(join(home, "sessions", "a", "history.json"), "utf8");
+    const present = all.some((m) => m.id === id);
+    expect(file.includes(secret)).toBe(present); // never in one store and not the other
+    if (present) {
+      expect(all).toHaveLength(41);
+      expect((await cli(["rm-message", id], { home })).code).toBe(0);
+    } else expect(all).toHaveLength(40);
+    const left = filesHolding(home, secret).filter((f) => !f.startsWith(".store/lance"));
+    expect(left).toEqual([]);
+  }
+}, 300_000);

@@ -1,0 +1,145 @@
+// The summary cursor convention: .summary_cursor is local time (Agenvoy's), rounded down; the exact
+// position in SQLite survives a reset; untimed records reach Generate exactly once. Run as real processes
+// with TZ=Asia/Taipei (UTC+8) where the timezone matters.
+import { afterAll, afterEach, beforeAll, beforeEach, expect, test } from "bun:test";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { openMemory } from "../../src/lib.ts";
+import { startFakeAnthropic, type FakeAnthropic } from "../fixture/fake-anthropic.ts";
+import { current, summaryStep, transcriptEntries, transcriptOf } from "../fixture/summary-home.ts";
+
+const entry = resolve(import.meta.dir, "../../src/index.ts");
+let fake: FakeAnthropic;
+let home: string;
+beforeAll(async () => (fake = await startFakeAnthropic()));
+afterAll(() => fake.stop());
+beforeEach(() => {
+  fake.reset();
+  fake.respond(() => summaryStep({ current_discussion: current("t") }));
+  home = mkdtempSync(join(tmpdir(), "memvoy-cursor-"));
+});
+afterEach(() => rmSync(home, { recursive: true, force: true }));
+
+async function memvoy(args: string[], tz = "Asia/Taipei") {
+  const proc = Bun.spawn(["bun", entry, "--home", home, ...args], {
+    cwd: tmpdir(),
+    env: { PATH: process.env.PATH!, HOME: tmpdir(), TZ: tz, ANTHROPIC_API_KEY: fake.apiKey, ANTHROPIC_BASE_URL: fake.url },
+    stdin: "ignore",
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+  return { code, stdout, stderr };
+}
+
+const ns = (iso: string) => BigInt(Date.parse(iso)) * 1_000_000n;
+const sessionDir = (s: string) => join(home, "sessions", s);
+const cursorOf = (s: string) => readFileSync(join(sessionDir(s), ".summary_cursor"), "utf8").trim();
+const summarized = () => fake.requests.flatMap((r) => transcriptEntries(transcriptOf(r.messages[0]!.content)).map((e) => e.text));
+
+/** An Agenvoy session folder: integer-ns sendAt, no ids; a summary and a cursor as Agenvoy left them. */
+function agenvoyHome(session: string, records: { role: string; content: string; sendAt?: bigint }[], cursor: string) {
+  mkdirSync(sessionDir(session), { recursive: true });
+  const raw = records.map((r) => (r.sendAt === undefined ? { role: r.role, content: r.content } : { role: r.role, content: r.content, sendAt: Number(r.sendAt) }));
+  // JSON.stringify cannot write a 19-digit integer exactly: splice the digits in as text.
+  let text = JSON.stringify(raw, null, 2);
+  records.forEach((r) => r.sendAt !== undefined && (text = text.replace(String(Number(r.sendAt)), r.sendAt.toString())));
+  writeFileSync(join(sessionDir(session), "history.json"), text);
+  writeFileSync(join(sessionDir(session), "summary.json"), JSON.stringify({ key_decisions: ["Do: keep it short"], past_discussions: [], current_discussion: current("old") }));
+  writeFileSync(join(sessionDir(session), ".summary_cursor"), cursor);
+}
+
+test("an Agenvoy cursor is local time: with TZ=Asia/Taipei the messages after it are summarized, and the new cursor is local", async () => {
+  agenvoyHome(
+    "s",
+    [
+      { role: "user", content: "old question", sendAt: ns("2026-10-05T09:04:00Z") },
+      { role: "assistant", content: "old answer", sendAt: ns("2026-10-05T09:05:00Z") },
+      { role: "user", content: "new question", sendAt: ns("2026-10-05T10:05:00Z") },
+      { role: "assistant", content: "new answer", sendAt: ns("2026-10-05T10:06:30.900Z") },
+    ],
+    "2026-10-05 17:05:00", // = 09:05Z in Taipei
+  );
+  const r = await memvoy(["summarize", "s"]);
+  expect(r.code).toBe(0);
+  expect(summarized()).toEqual(["new question", "new answer"]);
+  // Written in the same convention: local time, rounded down to the second.
+  expect(cursorOf("s")).toBe("2026-10-05 18:06:30");
+  const shown = await memvoy(["summary", "s"]);
+  expect(shown.stdout).toContain("2026-10-05 18:06:30 local");
+  // Nothing new: nothing is summarized again (no repeat).
+  fake.reset();
+  writeFileSync(join(sessionDir("s"), "history.json"), readFileSync(join(sessionDir("s"), "history.json")));
+  expect((await memvoy(["summarize", "s"])).code).toBe(0);
+  expect(fake.calls).toBe(0);
+});
+
+test("a cursor written elsewhere with messages in its second: none is skipped", async () => {
+  agenvoyHome(
+    "s",
+    [
+      { role: "user", content: "q1", sendAt: ns("2026-10-05T10:00:00.100Z") },
+      { role: "assistant", content: "a1", sendAt: ns("2026-10-05T10:00:00.200Z") },
+      { role: "user", content: "q2", sendAt: ns("2026-10-05T10:00:00.700Z") },
+      { role: "assistant", content: "a2", sendAt: ns("2026-10-05T10:00:00.800Z") },
+    ],
+    "2026-10-05 18:00:00",
+  );
+  expect((await memvoy(["summarize", "s"])).code).toBe(0);
+  expect(summarized()).toEqual(["q1", "a1", "q2", "a2"]);
+});
+
+test("same-second messages after a reset are summarized (the exact position survives the reset)", async () => {
+  const api = openMemory({ home, env: { ANTHROPIC_API_KEY: fake.apiKey, ANTHROPIC_BASE_URL: fake.url }, drain: "off" });
+  try {
+    api.add("s", [
+      { role: "user", content: "Q1", sendAt: "2026-10-05T10:00:00.100Z" },
+      { role: "assistant", content: "A1", sendAt: "2026-10-05T10:00:00.200Z" },
+    ]);
+    expect((await api.summarize("s")).sessions[0]!.outcome).toBe("ok");
+    expect(summarized()).toEqual(["Q1", "A1"]);
+    api.reset("s");
+    api.add("s", [
+      { role: "user", content: "Q2", sendAt: "2026-10-05T10:00:00.700Z" },
+      { role: "assistant", content: "A2", sendAt: "2026-10-05T10:00:00.800Z" },
+    ]);
+    fake.reset();
+    fake.respond(() => summaryStep({ current_discussion: current("t") }));
+    const r = (await api.summarize("s")).sessions[0]!;
+    expect(r.outcome).toBe("ok");
+    expect(r.messages).toBe(2);
+    expect(summarized()).toEqual(["Q2", "A2"]);
+    fake.reset();
+    expect((await api.summarize("s")).sessions[0]!.messages).toBe(0);
+  } finally {
+    api.close();
+  }
+});
+
+test("untimed records before the cursor reach Generate exactly once", async () => {
+  agenvoyHome(
+    "s",
+    [
+      { role: "user", content: "untimed question" },
+      { role: "assistant", content: "untimed answer" },
+      { role: "user", content: "timed question", sendAt: ns("2026-10-05T09:00:00Z") },
+      { role: "assistant", content: "timed answer", sendAt: ns("2026-10-05T09:00:01Z") },
+    ],
+    "2026-10-05 17:30:00", // after every timed record
+  );
+  expect((await memvoy(["summarize", "s"])).code).toBe(0);
+  expect(summarized()).toEqual(["untimed question", "untimed answer"]);
+  expect(cursorOf("s")).toBe("2026-10-05 17:30:00"); // untimed records never move the cursor
+  // A new exchange: only it is summarized; the untimed records are not sent again.
+  fake.reset();
+  fake.respond(() => summaryStep({ current_discussion: current("t") }));
+  const api = openMemory({ home, env: {}, drain: "off" });
+  api.add("s", [
+    { role: "user", content: "later question", sendAt: "2026-10-05T10:00:00Z" },
+    { role: "assistant", content: "later answer", sendAt: "2026-10-05T10:00:01Z" },
+  ]);
+  api.close();
+  expect((await memvoy(["summarize", "s"])).code).toBe(0);
+  expect(summarized()).toEqual(["later question", "later answer"]);
+});
