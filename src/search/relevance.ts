@@ -3,7 +3,60 @@
 // gain: score = (cos - mean) / (1 - mean), clamped to [0, 1]. 0 is "as close as an unrelated message",
 // 1 an identical vector, whatever the query and the embedder. (A z-score over the spread was measured on
 // LoCoMo and rejected: keyboard mashes have a tiny spread, so noise scored as high as real answers.)
+import type { Embedder } from "../embed/embedder.ts";
 import type { VectorTable } from "../storage/lance/vector-table.ts";
+
+/**
+ * Everyday sentences on unrelated topics: the background of a table too small to be its own (a few
+ * dozen rows, all of them possibly about the query). Embedded once per embedder and process.
+ */
+const REFERENCE = [
+  "I will be home late tonight, don't wait for dinner.",
+  "The meeting moved to Tuesday at ten.",
+  "Can you send me the report by Friday?",
+  "We went hiking in the mountains last weekend.",
+  "The build failed because a test timed out.",
+  "My sister just adopted a puppy.",
+  "Prices went up again at the grocery store.",
+  "Let's grab coffee after the call.",
+  "The server restarted during the night.",
+  "I finished reading that novel you recommended.",
+  "The kids have a school trip tomorrow.",
+  "Please review the pull request when you have time.",
+  "It rained all day so we stayed inside.",
+  "The invoice was paid last month.",
+  "She is training for a marathon in the spring.",
+  "Thanks, that fixed it!",
+  "What time does the store open on Sunday?",
+  "The new release is out with a few bug fixes.",
+  "We painted the living room blue.",
+  "The flight was delayed by two hours.",
+  "I'm not sure, let me check and get back to you.",
+  "The database backup finished without errors.",
+  "He started a new job at a hospital.",
+  "Our team won the game on Saturday.",
+  "Could you explain how this function works?",
+  "The garden needs watering every morning in summer.",
+  "I booked a table for four at eight.",
+  "The password must be at least twelve characters.",
+  "We are planning a trip to the coast in August.",
+  "The music at the concert was amazing.",
+  "Remember to bring your passport.",
+  "The cat has been sleeping on the keyboard again.",
+];
+/** Below this many rows a table's own sample is mixed with the reference sentences. */
+const OWN_BACKGROUND_ROWS = 200;
+const references = new Map<string, Promise<Float32Array[]>>();
+
+function referenceVectors(embedder: Embedder): Promise<Float32Array[]> {
+  let p = references.get(embedder.id);
+  if (!p) {
+    p = embedder.embed(REFERENCE, undefined, "document");
+    references.set(embedder.id, p);
+    p.catch(() => references.delete(embedder.id));
+  }
+  return p;
+}
 
 /** Vectors sampled per table for the background. */
 const SAMPLE = 400;
@@ -27,8 +80,17 @@ async function load(table: VectorTable): Promise<Background> {
   return { vectors: await table.sample(SAMPLE), rows, at: Date.now() };
 }
 
-/** The cached background sample of a table; refreshed by maintenance (`refreshBackground`) or when stale. */
-export async function background(table: VectorTable): Promise<Background> {
+/**
+ * The background vectors for a query on this table: a cached sample of the table, refreshed by
+ * maintenance (`refreshBackground`) or when stale; with the reference sentences while the table is small.
+ */
+export async function backgroundVectors(table: VectorTable, embedder: Embedder): Promise<Float32Array[]> {
+  const b = await background(table);
+  if (b.rows >= OWN_BACKGROUND_ROWS) return b.vectors;
+  return [...b.vectors, ...(await referenceVectors(embedder))];
+}
+
+async function background(table: VectorTable): Promise<Background> {
   let p = cache.get(table);
   if (p) {
     const b = await p.catch(() => undefined);

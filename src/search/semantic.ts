@@ -12,7 +12,7 @@ import { queryFocus, type QueryFocus } from "./participants.ts";
 import { queryTerms } from "./query-terms.ts";
 import type { SearchHit, SearchResult } from "./search-types.ts";
 import { makeSnippet } from "./snippet.ts";
-import { background, calibrate, calibratedScore } from "./relevance.ts";
+import { backgroundVectors, calibrate, calibratedScore } from "./relevance.ts";
 
 /** Score factor for messages of other senders when the query names one participant (tuned on LoCoMo dev). */
 export const OTHER_SENDER_FACTOR = 0.9;
@@ -52,8 +52,8 @@ export async function semanticRanking(db: Db, src: SemanticSource, o: SemanticOp
   const [qv] = await src.embedder.embed([focus.text], o.signal, "query");
   const since = rangeStart(o.range ?? "all", o.now);
   const filter = { session: o.session, since };
-  const [found, bg] = await Promise.all([src.table.search(qv!, filter, Math.max(limit * 4, 50)), background(src.table)]);
-  const cal = calibrate(qv!, bg.vectors);
+  const [found, bg] = await Promise.all([src.table.search(qv!, filter, Math.max(limit * 4, 50)), backgroundVectors(src.table, src.embedder)]);
+  const cal = calibrate(qv!, bg);
   const byId = new Map(getMessagesById(db, found.map((h) => h.id)).map((m) => [m.id, m]));
   const out: RankedMessage[] = [];
   for (const h of found) {
