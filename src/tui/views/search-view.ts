@@ -41,7 +41,7 @@ function statusLine(s: SearchState, theme: Theme, width: number): string {
   if (s.query.trim() === "") return renderLine(theme, width, [["type to search every message; Enter opens a hit; Esc closes", "dim"]]);
   if (!s.answered) return renderLine(theme, width, [["searching…", "busy"]]);
   const n = s.hits.length;
-  const found = n === 0 ? "no matches" : `${n}${n >= s.limit ? "+" : ""} hit${n === 1 ? "" : "s"}`;
+  const found = n === 0 ? (s.mode === "keyword" ? "no matches" : "no close matches") : `${n}${n >= s.limit ? "+" : ""} hit${n === 1 ? "" : "s"}`;
   // While the hits answer an older query (typing, debounce, a request in flight), say so.
   const stale = s.busy || s.answered.query !== s.query;
   return renderLine(theme, width, [
