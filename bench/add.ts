@@ -1,6 +1,6 @@
 // A single add through the library into a session whose history.json is ~1 MiB: latency percentiles.
 import { rmSync, statSync } from "node:fs";
-import { openMemory } from "../src/lib.ts";
+import { openMemory } from "../src/app/open-memory.ts";
 import { sessionStream } from "./lib/corpus.ts";
 import { scratchDir } from "./lib/home-cache.ts";
 import { emitRows, log, quick } from "./lib/report.ts";

@@ -6,7 +6,7 @@
 import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { openMemory } from "../src/lib.ts";
+import { openMemory } from "../src/app/open-memory.ts";
 import { buildBinaryOnce, removeTempDirs } from "../test/fixture/binary.ts";
 import { emitRows, log, quick, type BenchRow } from "./lib/report.ts";
 

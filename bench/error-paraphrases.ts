@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { openMemory } from "../src/lib.ts";
+import { openMemory } from "../src/app/open-memory.ts";
 import { SET_DISTRACTORS, SET_PAIRS, SET_RECORDS } from "../test/error-memory/paraphrase-set.ts";
 
 const { values } = parseArgs({ options: { json: { type: "boolean", default: false }, split: { type: "string" }, verbose: { type: "boolean", default: false }, quick: { type: "boolean", default: false }, fresh: { type: "boolean", default: false } } });

@@ -3,7 +3,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { openMemory } from "../src/lib.ts";
+import { openMemory } from "../src/app/open-memory.ts";
 import { HARD_PARAPHRASES, PARAPHRASES, RECORDS, type Paraphrase } from "../test/error-memory/fixture.ts";
 
 // Self-contained, so it runs alone (`bun bench/errors.ts [--quick]`) or from bench/run.ts (the BENCH_ROWS line).

@@ -3,7 +3,7 @@
 import { Database } from "bun:sqlite";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { openMemory } from "../src/lib.ts";
+import { openMemory } from "../src/app/open-memory.ts";
 import { CORPUS_END_NS } from "./lib/build-home.ts";
 import { EXPORT_FILE, exportJsonl } from "./lib/build-cli.ts";
 import { ensureHome } from "./lib/ensure-home.ts";

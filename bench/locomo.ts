@@ -1,5 +1,5 @@
 // Retrieval quality on LoCoMo: bun bench/locomo.ts [--data PATH] [--json] [--limit K]
-// Each conversation goes into its own session through MemoryApi.add (one message per turn, sender = the
+// Each conversation goes into its own session through HomeMemory.add (one message per turn, sender = the
 // speaker, sendAt from the session date); each category 1-4 question is searched in that session; a
 // question scores the share of its evidence turns among the top K hits (expanded context not counted).
 // Precision: each question is also run against the session of a different conversation (off-topic: mean
@@ -9,7 +9,8 @@ import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
-import { openMemory, type MatchMode } from "../src/lib.ts";
+import { openMemory } from "../src/app/open-memory.ts";
+import type { MatchMode } from "../src/lib.ts";
 import { emitRows } from "./lib/report.ts";
 import { BuiltinEmbedder } from "../src/embed/builtin/builtin-embedder.ts";
 import type { Embedder } from "../src/embed/embedder.ts";

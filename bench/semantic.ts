@@ -4,7 +4,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { openMemory } from "../src/lib.ts";
+import { openMemory } from "../src/app/open-memory.ts";
 import { BuiltinEmbedder } from "../src/embed/builtin/builtin-embedder.ts";
 import { VectorStore } from "../src/storage/lance/vector-store.ts";
 import { ANN_MIN_ROWS } from "../src/storage/lance/vector-table.ts";
@@ -52,7 +52,7 @@ try {
   rows.push({ name: `backfill ${fmt(TOTAL)} messages (embed + store)`, value: `${(secs - indexSecs).toFixed(1)} s (${fmt(r.embedded / (secs - indexSecs))} msg/s)` });
   if (r.indexBuildMs !== undefined) rows.push({ name: `HNSW_SQ index build, ${fmt(TOTAL)} vectors`, value: `${indexSecs.toFixed(1)} s` });
 
-  // 3. search latency through MemoryApi (embed the query, vector search, SQLite join, expansion)
+  // 3. search latency through HomeMemory (embed the query, vector search, SQLite join, expansion)
   for (const [label, session] of [["all sessions", undefined], ["one session", "s7"]] as const) {
     await api.search({ query: queries[0]!, match: "semantic", session });
     const times: number[] = [];

@@ -4,7 +4,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { openMemory } from "../src/lib.ts";
+import { openMemory } from "../src/app/open-memory.ts";
 import { countChars } from "../src/memory/summary/chunking.ts";
 import { summarySystemPrompt, summaryUserPrompt } from "../src/memory/summary/summary-call.ts";
 import { emptySummary, type Summary } from "../src/memory/summary/summary-types.ts";

@@ -1,8 +1,8 @@
 // The TUI on a large home (1M messages, 1,000 sessions): first paint, switching session and keystroke to
-// keyword results, measured through the MemoryApi calls the TUI makes plus its view-state and line
+// keyword results, measured through the HomeMemory calls the TUI makes plus its view-state and line
 // rendering (no terminal), then once end to end under tmux. Homes are the cached ones of bench/keyword.ts.
 import { join, resolve } from "node:path";
-import { openMemory, type MemoryApi } from "../src/lib.ts";
+import { openMemory, type HomeMemory } from "../src/app/open-memory.ts";
 import { buildBlocks } from "../src/tui/state/history-blocks.ts";
 import { HistoryViewport } from "../src/tui/state/history-viewport.ts";
 import { SessionListState } from "../src/tui/state/session-list-state.ts";
@@ -27,7 +27,7 @@ const TYPED = ["deploy server", "kubernetes", "payment refund", "数据库"];
 /** capture-pane polling interval when timing the real program. */
 const POLL_MS = 3;
 
-function paintMain(api: MemoryApi, list: SessionListState, view: HistoryViewport, id: string): void {
+function paintMain(api: HomeMemory, list: SessionListState, view: HistoryViewport, id: string): void {
   view.setBlocks(buildBlocks(api.history(id, { all: true })));
   view.toBottom();
   renderHistory(view, theme, WIDTH - LIST_W - 2, HEIGHT - 4, "");
@@ -59,7 +59,7 @@ function firstPaint(home: string, reps: number): Summary {
   return summarize(times);
 }
 
-function switching(api: MemoryApi, sessions: number): Summary {
+function switching(api: HomeMemory, sessions: number): Summary {
   const list = new SessionListState();
   list.cursor.setHeight(HEIGHT - 6);
   list.setSessions(api.sessions());
@@ -78,7 +78,7 @@ function switching(api: MemoryApi, sessions: number): Summary {
  * Every prefix of each typed query, as the search pane sends them while typing (keyword matches newest
  * first, all sessions); `ranked` times the ranked search it sends once typing rests, per whole query.
  */
-async function typing(api: MemoryApi): Promise<{ all: Summary; worst: string; ranked: Summary }> {
+async function typing(api: HomeMemory): Promise<{ all: Summary; worst: string; ranked: Summary }> {
   const times: number[] = [];
   let worst = { ms: 0, q: "" };
   for (const text of TYPED) {

@@ -1,25 +1,8 @@
-// The library entry: `import { openMemory } from "memvoy"`.
-export { openMemory, type OpenOptions } from "./app/open-memory.ts";
-export { MemoryApi, NoSuchSessionError } from "./app/memory-api.ts";
-export { UnknownMessageError, type RemoveMessageResult } from "./memory/remove-message.ts";
-export type { PurgeReport } from "./memory/embedding/purge.ts";
-export type { WireMessageInput } from "./app/wire-input.ts";
-export type { StoredMessage, MessageRecord, Role } from "./shared/message.ts";
-export type { SearchOptions, SearchResult, SearchHit, MatchMode } from "./search/search-types.ts";
-export type { SessionInfo } from "./memory/sessions-list.ts";
-export type { TurnContext, ContextMessage } from "./memory/turn-context.ts";
-export type { SummarizeReport, SessionReport, SessionOutcome, SummaryProgress, SummarizeOptions } from "./memory/summary/summary-report.ts";
-export type { SummaryView } from "./memory/summary/summary-view.ts";
-export type { Summary, PastDiscussion, CurrentDiscussion } from "./memory/summary/summary-types.ts";
-export type { RelevanceReport } from "./memory/summary/relevance-filter.ts";
-export { MissingApiKeyError } from "./llm/llm-errors.ts";
-export type { ErrorRecord, ErrorOutcome } from "./memory/error-memory/error-record.ts";
-export type { RecordErrorInput, SearchErrorsInput, ListErrorsInput } from "./memory/error-memory/error-input.ts";
-export type { RecordErrorResult } from "./memory/error-memory/record-error.ts";
-export type { ErrorHit, ErrorSearchResult } from "./memory/error-memory/search-errors.ts";
-export type { ErrorList, RemoveErrorResult, SweepResult } from "./memory/error-memory/error-admin.ts";
-export { UnknownErrorIdError, AmbiguousErrorIdError } from "./memory/error-memory/error-ids.ts";
-export { InvalidErrorInputError } from "./memory/error-memory/error-input.ts";
-export type { Config } from "./config/schema.ts";
+// The library entry: `import { openMemory, connectMemory } from "memvoy"`. Everything exported here is the
+// public surface (see README "Library"): the MemoryApi port, its two implementations and its JSON types.
+export { openMemoryApi as openMemory, type MemoryOptions } from "./app/api/local-memory-api.ts";
+export { connectMemory, RemoteError, type ConnectOptions } from "./app/api/http-memory-api.ts";
+export type { MemoryApi, MessageInput, SearchInput, RecordErrorInput, SearchErrorsInput, ListErrorsInput } from "./app/api/memory-api.ts";
+export type * from "./app/api/json-types.ts";
 export { MemvoyError, InputError, UsageError, RuntimeFailure } from "./shared/errors.ts";
 export { describeError } from "./shared/describe-error.ts";

@@ -1,6 +1,6 @@
 // The layering of DESIGN.md: one import direction, each third-party package in one folder, heavy modules lazy, no cycles.
 import { afterAll, describe, expect, test } from "bun:test";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { checkArchitecture, readTree, resolveImport, type SourceTree } from "./fixture/architecture-rules.ts";
@@ -18,6 +18,20 @@ describe("architecture of src/", () => {
     expect(tree.imports.get(join(SRC, "daemon/scheduler.ts"))!.map((i) => i.spec)).toContain("croner");
     const lazy = tree.imports.get(join(SRC, "cli/main.ts"))!.filter((i) => i.dynamic);
     expect(lazy.length).toBeGreaterThan(0);
+  });
+
+  test("front-ends never reach into the home's paths or config through the API object", () => {
+    const bad: string[] = [];
+    for (const file of tree.files.filter((f) => /\/src\/(cli|tui|mcp|http)\//.test(f))) {
+      const text = readFileSync(file, "utf8");
+      for (const m of text.matchAll(/\bapi\.(paths|config)\b/g)) bad.push(`${file}: api.${m[1]}`);
+    }
+    expect(bad).toEqual([]);
+  });
+
+  test("the library's public surface is the MemoryApi port: no home internals are exported", () => {
+    const lib = readFileSync(join(SRC, "lib.ts"), "utf8");
+    for (const internal of ["HomeMemory", "MaintenanceApi", "open-memory.ts", "memory/", "storage/"]) expect(lib).not.toContain(internal);
   });
 
   const results = checkArchitecture(tree);

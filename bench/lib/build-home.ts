@@ -1,7 +1,7 @@
-// Fill a home through the real write path (MemoryApi.add, large batches per session, sessions in turn).
+// Fill a home through the real write path (HomeMemory.add, large batches per session, sessions in turn).
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { openMemory } from "../../src/lib.ts";
+import { openMemory } from "../../src/app/open-memory.ts";
 import { sessionStream } from "./corpus.ts";
 import { sampleRss } from "./rss.ts";
 
@@ -19,7 +19,7 @@ export interface HomeSpec {
 }
 
 export interface BuildStats {
-  /** Time spent inside MemoryApi.add only. */
+  /** Time spent inside HomeMemory.add only. */
   addMs: number;
   /** Wall time including corpus generation. */
   wallMs: number;

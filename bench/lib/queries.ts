@@ -1,5 +1,5 @@
 // The keyword-search workload: selective queries, session-scoped and time-ranged ones, and common terms.
-import type { SearchOptions } from "../../src/lib.ts";
+import type { SearchOptions } from "../../src/search/search-types.ts";
 
 type TimeRange = NonNullable<SearchOptions["range"]>;
 import { CONTENT } from "./corpus.ts";

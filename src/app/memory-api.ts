@@ -1,7 +1,11 @@
-// MemoryApi: the one client surface of memvoy. The CLI, the TUI, the daemon and library users call only this.
+// HomeMemory: memvoy on one home opened in this process, with native values (bigint times). The CLI and the
+// TUI use it directly; LocalMemoryApi projects it onto the JSON MemoryApi port; the daemon drives its
+// MaintenanceApi side.
+import { existsSync } from "node:fs";
 import type { Config } from "../config/schema.ts";
 import type { HomePaths } from "../config/home.ts";
-import { InputError, namedError } from "../shared/errors.ts";
+import { InvalidSearchOptionError } from "./search-option-error.ts";
+import { namedError } from "../shared/errors.ts";
 import type { StoredMessage } from "../shared/message.ts";
 import { assertSessionId } from "../shared/session-id.ts";
 import { isTimeRange, type TimeRange } from "../shared/time.ts";
@@ -33,6 +37,10 @@ import { closeErrorVectors } from "../memory/error-memory/error-vectors.ts";
 import { SemanticApi, type EmbeddingBacklog, type SemanticTierOptions } from "./semantic-api.ts";
 import type { DrainOptions, DrainReport } from "../memory/embedding/drain.ts";
 import type { ReindexOptions, ReindexReport } from "../memory/embedding/reindex.ts";
+import { getMessages, messagesAround, type Around } from "../memory/message-lookup.ts";
+import type { HomeInfo, MaintenanceApi } from "./maintenance-api.ts";
+import { searchAsJson } from "./api/search-json.ts";
+import type { SearchResultJson } from "./api/json-types.ts";
 
 /** A search limited to a session that does not exist (every front-end gives the same answer: exit 2 / 4xx). */
 export const NoSuchSessionError = namedError<{ session: string; home: string }>(
@@ -42,7 +50,7 @@ export const NoSuchSessionError = namedError<{ session: string; home: string }>(
 );
 export type NoSuchSessionError = InstanceType<typeof NoSuchSessionError>;
 
-export class MemoryApi {
+export class HomeMemory implements MaintenanceApi {
   readonly #semantic: SemanticApi;
 
   constructor(
@@ -55,9 +63,16 @@ export class MemoryApi {
   get home(): string {
     return this.ctx.paths.home;
   }
+  /** What front-ends show or check about the home, so that they never read its paths or config. */
+  info(): HomeInfo {
+    const e = this.ctx.config.embedder;
+    return { home: this.ctx.paths.home, embedder: e.provider + (e.model ? `:${e.model}` : ""), maxMessageBytes: this.ctx.config.limits.max_message_bytes };
+  }
+  /** Internal: tests and benches only. */
   get paths(): HomePaths {
     return this.ctx.paths;
   }
+  /** Internal: tests and benches only. */
   get config(): Config {
     return this.ctx.config;
   }
@@ -69,6 +84,21 @@ export class MemoryApi {
     const result = appendMessages(this.ctx, session, inputs);
     this.#semantic.scheduleDrain();
     return result;
+  }
+
+  /** Whether the session has a summary.json (front-ends never look at the home's files themselves). */
+  hasSummary(session: string): boolean {
+    return existsSync(this.ctx.paths.summary(assertSessionId(session)));
+  }
+
+  /** Messages by id, in archive order; unknown ids are left out. */
+  messages(ids: readonly string[]): StoredMessage[] {
+    return getMessages(this.ctx, ids);
+  }
+
+  /** The messages before and after one message of its session (a timeline). */
+  around(id: string, before: number, after: number): Around {
+    return messagesAround(this.ctx, id, before, after);
   }
 
   sessions(): SessionInfo[] {
@@ -91,6 +121,11 @@ export class MemoryApi {
     const result: SearchResult = { hits, notes: [] };
     if (hits.length === 0) result.emptyReason = "no message holds every query term";
     return result;
+  }
+
+  /** A search as the MemoryApi answers it: checked input, since/until applied, JSON out. */
+  searchJson(input: unknown): Promise<SearchResultJson> {
+    return searchAsJson(this, input);
   }
 
   /**
@@ -241,15 +276,15 @@ export class MemoryApi {
 }
 
 function checkSearchOptions(o: SearchOptions): SearchOptions {
-  if (typeof o.query !== "string" || o.query.trim() === "") throw new InputError("search needs a query");
+  if (typeof o.query !== "string" || o.query.trim() === "") throw new InvalidSearchOptionError({ option: "query" });
   if (o.session !== undefined) assertSessionId(o.session);
-  if (o.range !== undefined && !isTimeRange(o.range)) throw new InputError(`invalid range ${JSON.stringify(o.range)}: use 1d, 7d, 30d, 1y or all`);
+  if (o.range !== undefined && !isTimeRange(o.range)) throw new InvalidSearchOptionError({ option: "range", value: o.range });
   if (o.limit !== undefined && (!Number.isInteger(o.limit) || o.limit < 1 || o.limit > 1000)) {
-    throw new InputError(`invalid limit ${o.limit}: use a whole number from 1 to 1000`);
+    throw new InvalidSearchOptionError({ option: "limit", value: o.limit });
   }
-  if (o.order !== undefined && o.order !== "relevance" && o.order !== "newest") throw new InputError(`invalid order ${JSON.stringify(o.order)}: use relevance or newest`);
+  if (o.order !== undefined && o.order !== "relevance" && o.order !== "newest") throw new InvalidSearchOptionError({ option: "order", value: o.order });
   if (o.match !== undefined && !["keyword", "semantic", "hybrid"].includes(o.match)) {
-    throw new InputError(`invalid match mode ${JSON.stringify(o.match)}: use keyword, semantic or hybrid`);
+    throw new InvalidSearchOptionError({ option: "match", value: o.match });
   }
   return o;
 }

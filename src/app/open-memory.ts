@@ -1,11 +1,11 @@
-// openMemory: resolve the home, load and validate config.toml, open the archive, return a MemoryApi.
+// openMemory: resolve the home, load and validate config.toml, open the archive, return a HomeMemory.
 import { ensureDir } from "../shared/atomic-write.ts";
 import { nowNs } from "../shared/time.ts";
 import { homePaths, resolveHome } from "../config/home.ts";
 import { loadConfig } from "../config/load.ts";
 import type { Config } from "../config/schema.ts";
 import { openDatabase } from "../storage/sqlite/open-database.ts";
-import { MemoryApi } from "./memory-api.ts";
+import { HomeMemory } from "./memory-api.ts";
 import { finishPendingRemovals } from "../memory/remove-message.ts";
 import type { Embedder } from "../embed/embedder.ts";
 import type { DrainMode } from "./semantic-api.ts";
@@ -25,7 +25,7 @@ export interface OpenOptions {
   now?: () => bigint;
 }
 
-export function openMemory(options: OpenOptions = {}): MemoryApi {
+export function openMemory(options: OpenOptions = {}): HomeMemory {
   const env = options.env ?? process.env;
   const paths = homePaths(resolveHome(options.home, env));
   const config = options.config ?? loadConfig(paths.config, env);
@@ -34,5 +34,6 @@ export function openMemory(options: OpenOptions = {}): MemoryApi {
   const db = openDatabase(paths.db);
   const ctx = { paths, config, db, now: options.now ?? nowNs, env };
   finishPendingRemovals(ctx); // an rm-message a crash interrupted
-  return new MemoryApi(ctx, { drain: options.drain, embedder: options.embedder });
+  return new HomeMemory(ctx, { drain: options.drain, embedder: options.embedder });
 }
+export type { HomeMemory };

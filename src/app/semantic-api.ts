@@ -1,4 +1,4 @@
-// The semantic tier as MemoryApi uses it: background drain after writes, semantic and hybrid search, reindex.
+// The semantic tier as HomeMemory uses it: background drain after writes, semantic and hybrid search, reindex.
 import { describeError } from "../shared/describe-error.ts";
 import { createEmbedder } from "../embed/create-embedder.ts";
 import type { MemoryContext } from "../memory/memory-context.ts";

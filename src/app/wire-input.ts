@@ -1,9 +1,8 @@
 // valibot schemas for input that crosses a boundary: messages given to add (flags, JSONL lines, library).
 import * as v from "valibot";
-import { InputError } from "../shared/errors.ts";
 import { parseTimeOrThrow } from "../shared/time.ts";
-import { checkNewMessage, type NewMessage } from "../memory/message-input.ts";
-import { describeIssues } from "../shared/schema-issues.ts";
+import { checkNewMessage, InvalidMessageError, type NewMessage } from "../memory/message-input.ts";
+import { issueFacts } from "../shared/schema-issues.ts";
 
 const WireMessage = v.strictObject({
   role: v.picklist(["user", "assistant"], "role must be user or assistant"),
@@ -16,9 +15,7 @@ export type WireMessageInput = v.InferInput<typeof WireMessage>;
 
 export function toNewMessage(raw: unknown, where: string): NewMessage {
   const r = v.safeParse(WireMessage, raw);
-  if (!r.success) {
-    throw new InputError(`${where}: ${describeIssues(r.issues)}`);
-  }
+  if (!r.success) throw new InvalidMessageError({ where, problem: "fields", issues: issueFacts(r.issues) });
   const m: NewMessage = { role: r.output.role, content: r.output.content };
   const at = r.output.sendAt;
   if (at !== undefined) m.sendAt = typeof at === "bigint" ? at : parseTimeOrThrow(String(at), `${where}: sendAt`);
@@ -40,7 +37,9 @@ export function parseJsonl(text: string, maxMessageBytes: number): NewMessage[] 
         key === "sendAt" && typeof val === "number" && Number.isInteger(val) && ctx?.source ? ctx.source : val,
       );
     } catch {
-      throw new InputError(`stdin line ${i + 1}: not valid JSON; nothing was written`);
+      // Plain text piped without --role: say how plain text is read.
+      const plainText = i === 0 && !text.trimStart().startsWith("{");
+      throw new InvalidMessageError({ where: `stdin line ${i + 1}`, problem: "not-json", ...(plainText ? { plainText } : {}) });
     }
     const m = toNewMessage(raw, `stdin line ${i + 1}`);
     checkNewMessage(m, maxMessageBytes, `stdin line ${i + 1}`);

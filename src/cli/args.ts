@@ -1,5 +1,5 @@
 // A small argv parser: declared flags only, values typed, unknown flags and missing values are usage errors.
-import { UsageError } from "../shared/errors.ts";
+import { CommandUsageError } from "./usage-errors.ts";
 
 export type FlagType = "string" | "boolean" | "number";
 export interface FlagSpec {
@@ -41,22 +41,22 @@ export function parseArgs(argv: readonly string[], specs: FlagSpecs, command: st
       inline = eq > 0 ? arg.slice(eq + 1) : undefined;
     } else if (/^-[A-Za-z]$/.test(arg)) {
       name = byShort.get(arg.slice(1));
-      if (!name) throw new UsageError(`${command}: unknown option ${arg} (see memvoy ${command} --help)`);
+      if (!name) throw new CommandUsageError({ problem: "unknown-option", command, option: arg });
     } else {
       positionals.push(arg);
       continue;
     }
     const spec = all[name];
-    if (!spec) throw new UsageError(`${command}: unknown option --${name} (see memvoy ${command} --help)`);
+    if (!spec) throw new CommandUsageError({ problem: "unknown-option", command, option: `--${name}` });
     let value: string | boolean | number;
     if (spec.type === "boolean") {
-      if (inline !== undefined) throw new UsageError(`${command}: --${name} takes no value`);
+      if (inline !== undefined) throw new CommandUsageError({ problem: "flag-takes-no-value", command, flag: `--${name}` });
       value = true;
     } else {
       const raw = inline ?? argv[++i];
-      if (raw === undefined) throw new UsageError(`${command}: --${name} needs a value`);
+      if (raw === undefined) throw new CommandUsageError({ problem: "flag-needs-value", command, flag: `--${name}` });
       if (spec.type === "number") {
-        if (!/^-?\d+$/.test(raw)) throw new UsageError(`${command}: --${name} must be a whole number, got ${JSON.stringify(raw)}`);
+        if (!/^-?\d+$/.test(raw)) throw new CommandUsageError({ problem: "flag-not-integer", command, flag: `--${name}`, got: raw });
         value = Number(raw);
       } else value = raw;
     }
@@ -71,9 +71,9 @@ export const num = (p: Parsed, k: string) => p.flags[k] as number | undefined;
 export const bool = (p: Parsed, k: string) => p.flags[k] === true;
 
 export function expectPositionals(p: Parsed, command: string, names: string[], optional: string[] = []): string[] {
-  if (p.positionals.length < names.length) throw new UsageError(`${command}: missing ${names[p.positionals.length]} (see memvoy ${command} --help)`);
+  if (p.positionals.length < names.length) throw new CommandUsageError({ problem: "missing-argument", command, argument: names[p.positionals.length]! });
   if (p.positionals.length > names.length + optional.length) {
-    throw new UsageError(`${command}: unexpected argument ${JSON.stringify(p.positionals[names.length + optional.length])}`);
+    throw new CommandUsageError({ problem: "unexpected-argument", command, argument: p.positionals[names.length + optional.length]! });
   }
   return p.positionals;
 }

@@ -1,5 +1,5 @@
 // The shape of one CLI command module, and the preamble every command shares: parse, --help, positionals, open, close.
-import type { MemoryApi } from "../app/memory-api.ts";
+import type { HomeMemory } from "../app/memory-api.ts";
 import { openMemory } from "../app/open-memory.ts";
 import { assertSessionId } from "../shared/session-id.ts";
 import { bool, expectPositionals, parseArgs, type FlagSpecs, type Parsed } from "./args.ts";
@@ -23,7 +23,7 @@ export interface CommandSpec {
   check?: (p: Parsed, args: string[]) => void;
 }
 
-export function openFromFlags(p: Parsed): MemoryApi {
+export function openFromFlags(p: Parsed): HomeMemory {
   // A CLI writer hands embedding to a detached drain: it exits at once and never loads LanceDB.
   return openMemory({ home: p.flags.home as string | undefined, drain: "detached" });
 }
@@ -48,18 +48,18 @@ export async function runCommand(
   return body(p, args);
 }
 
-/** `runCommand` with the home's MemoryApi open for the body, and closed after it whatever happens. */
+/** `runCommand` with the home's HomeMemory open for the body, and closed after it whatever happens. */
 export function withMemory(
   spec: CommandSpec,
   argv: readonly string[],
-  body: (api: MemoryApi, p: Parsed, args: string[]) => number | Promise<number>,
-  open: (p: Parsed) => MemoryApi = openFromFlags,
+  body: (api: HomeMemory, p: Parsed, args: string[]) => number | Promise<number>,
+  open: (p: Parsed) => HomeMemory = openFromFlags,
 ): Promise<number> {
   return runCommand(spec, argv, (p, args) => using(open(p), (api) => body(api, p, args)));
 }
 
-/** Run `body` with an open MemoryApi and close it after, whatever happens. */
-export async function using<T>(api: MemoryApi, body: (api: MemoryApi) => T | Promise<T>): Promise<T> {
+/** Run `body` with an open HomeMemory and close it after, whatever happens. */
+export async function using<T>(api: HomeMemory, body: (api: HomeMemory) => T | Promise<T>): Promise<T> {
   try {
     return await body(api);
   } finally {

@@ -1,5 +1,5 @@
 // CLI entry: global flags, --help, and lazy dispatch to one command module.
-import { UsageError } from "../shared/errors.ts";
+import { CommandUsageError } from "./usage-errors.ts";
 import { reportError } from "./format-error.ts";
 import type { CommandModule } from "./command.ts";
 import { leadingOptions } from "./args.ts";
@@ -21,6 +21,7 @@ const COMMANDS: Record<string, () => Promise<CommandModule>> = {
   daemon: () => import("./commands/daemon.ts"),
   errors: () => import("./commands/errors.ts"),
   demo: () => import("./commands/demo.ts"),
+  mcp: () => import("./commands/mcp.ts"),
 };
 
 export function mainHelp(version: string): string {
@@ -44,7 +45,8 @@ Commands:
   demo [--home DIR]                    create a demo home (no API key needed) and say how to open it
   config show|path|check               the effective config, its file, validation
   reindex [--pending]                  rebuild every vector with the configured embedder (resumable)
-  daemon status|stop                   the background daemon: state of its jobs, or stop it
+  daemon status|stop                   the background daemon: state of its jobs, its HTTP URL, or stop it
+  mcp [--print-config CLIENT]          the MCP server over stdio, for agents (or their config snippet)
 
 Daemon:
   --daemon [--verbose]                 run the daemon in the foreground (summaries, embeddings,
@@ -76,7 +78,7 @@ export async function runCli(argv: readonly string[], version: string): Promise<
       const homeOnly = argv.length === 0 || (home !== undefined && argv.length === (argv[0] === "--home" ? 2 : 1));
       if (homeOnly && process.stdin.isTTY && process.stdout.isTTY) {
         if (process.env.TERM === "dumb") {
-          throw new UsageError("the terminal UI cannot run with TERM=dumb (no cursor movement); run it as  TERM=xterm-256color memvoy  or use the commands (memvoy --help)");
+          throw new CommandUsageError({ problem: "dumb-terminal" });
         }
         const { runTui } = await import("../tui/run-tui.ts");
         const code = await runTui({ home });
@@ -89,10 +91,10 @@ export async function runCli(argv: readonly string[], version: string): Promise<
         process.stdout.write(mainHelp(version));
         return 0;
       }
-      throw new UsageError(`missing command (see memvoy --help)`);
+      throw new CommandUsageError({ problem: "missing-command" });
     }
     const load = COMMANDS[command];
-    if (!load) throw new UsageError(`unknown command ${JSON.stringify(command)} (see memvoy --help)`);
+    if (!load) throw new CommandUsageError({ problem: "unknown-command", command });
     const mod = await load();
     return await mod.run([...argv.slice(0, cmdIndex), ...argv.slice(cmdIndex + 1)]);
   } catch (err) {

@@ -1,6 +1,7 @@
 // Writing results: one JSON document with --json, readable text otherwise; colour only on a TTY without NO_COLOR.
 import type { StoredMessage } from "../shared/message.ts";
-import { nsToLocalSeconds, nsToRfc3339 } from "../shared/time.ts";
+import { nsToLocalSeconds } from "../shared/time.ts";
+export { messageJson } from "../app/api/json-shapes.ts";
 
 export function useColor(stream: { isTTY?: boolean } = process.stdout): boolean {
   return !!stream.isTTY && !process.env.NO_COLOR && process.env.TERM !== "dumb";
@@ -18,13 +19,6 @@ export function printJson(value: unknown): void {
 
 export function println(text = ""): void {
   process.stdout.write(text + "\n");
-}
-
-export function messageJson(m: StoredMessage): Record<string, unknown> {
-  const o: Record<string, unknown> = { id: m.id, session: m.session, role: m.role, content: m.content, sendAt: nsToRfc3339(m.sendAt) };
-  if (m.sender !== undefined) o.sender = m.sender;
-  o.tier = m.recent ? "recent" : "archive";
-  return o;
 }
 
 export function messageHeader(m: StoredMessage): string {

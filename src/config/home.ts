@@ -20,6 +20,8 @@ export function homePaths(home: string) {
     lance: join(home, ".store", "lance"),
     daemonLog: join(home, "daemon.log"),
     daemonLock: join(home, "daemon.lock"),
+    /** The daemon's HTTP URL and bearer token (0600): the one secret file of a home. */
+    httpFile: join(home, "http.json"),
     session: (id: string) => join(home, "sessions", id),
     history: (id: string) => join(home, "sessions", id, "history.json"),
     summary: (id: string) => join(home, "sessions", id, "summary.json"),

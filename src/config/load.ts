@@ -2,11 +2,38 @@
 import { readFileSync } from "node:fs";
 import { parse as parseToml } from "smol-toml";
 import * as v from "valibot";
-import { InputError } from "../shared/errors.ts";
+import { errorMessage, namedError } from "../shared/errors.ts";
 import { ConfigSchema, type Config } from "./schema.ts";
-import { describeIssues } from "../shared/schema-issues.ts";
+import { describeIssueFacts, issueFacts, type IssueFact } from "../shared/schema-issues.ts";
 
-export class ConfigError extends InputError {}
+/** The config cannot be used: unreadable, not TOML, failing the schema, or holding an invalid cron pattern. */
+type ConfigProblem =
+  | { problem: "unreadable"; file: string; reason: string }
+  | { problem: "syntax"; source: string; detail: string; line?: number; column?: number }
+  | { problem: "invalid"; source: string; issues: IssueFact[] }
+  | { problem: "aliases-differ"; source: string; key: string; value: string; alias: string; aliasValue: string }
+  | { problem: "cron"; source: string; key: string; pattern: string; reason: string };
+
+export const ConfigError = namedError<ConfigProblem>("ConfigError", "input", (d) => {
+  if (d.problem === "unreadable") return `cannot read config ${d.file}: ${d.reason}`;
+  return `config error in ${d.source}: ${configProblem(d)}`;
+});
+export type ConfigError = InstanceType<typeof ConfigError>;
+
+function configProblem(d: Exclude<ConfigProblem, { problem: "unreadable" }>): string {
+  switch (d.problem) {
+    case "syntax":
+      return d.line !== undefined && d.column !== undefined
+        ? `TOML syntax error at line ${d.line}, column ${d.column}: ${d.detail}`
+        : `TOML syntax error: ${d.detail}`;
+    case "invalid":
+      return describeIssueFacts(d.issues);
+    case "aliases-differ":
+      return `${d.key} (${JSON.stringify(d.value)}) and ${d.alias} (${JSON.stringify(d.aliasValue)}) differ: set one of them`;
+    case "cron":
+      return `${d.key}: invalid cron pattern ${JSON.stringify(d.pattern)}: ${d.reason}`;
+  }
+}
 
 type Table = Record<string, unknown>;
 
@@ -53,7 +80,7 @@ function merge(base: Table, over: Table): Table {
 /** Every problem of a config, each as `key.path: what`, on one line. */
 export function validateConfig(raw: unknown, source: string): Config {
   const result = v.safeParse(ConfigSchema, raw);
-  if (!result.success) throw new ConfigError(`config error in ${source}: ${describeIssues(result.issues, { unknown: "unknown key", topLevel: "(top level)" })}`);
+  if (!result.success) throw new ConfigError({ problem: "invalid", source, issues: issueFacts(result.issues, { unknown: "unknown key", topLevel: "(top level)" }) });
   return resolveAliases(result.output, source);
 }
 
@@ -62,19 +89,17 @@ function resolveAliases(config: Config, source: string): Config {
   const inSummary = config.summary.decision_model.trim();
   const top = config.decision_model.trim();
   if (inSummary && top && inSummary !== top) {
-    throw new ConfigError(
-      `config error in ${source}: summary.decision_model (${JSON.stringify(inSummary)}) and decision_model (${JSON.stringify(top)}) differ: set one of them`,
-    );
+    throw new ConfigError({ problem: "aliases-differ", source, key: "summary.decision_model", value: inSummary, alias: "decision_model", aliasValue: top });
   }
   const model = inSummary || top;
   return { ...config, decision_model: model, summary: { ...config.summary, decision_model: model } };
 }
 
-/** `line L, column C: what` from a smol-toml syntax error. */
-function tomlSyntax(err: unknown): string {
+/** Where and what from a smol-toml syntax error. */
+function tomlSyntax(err: unknown): { detail: string; line?: number; column?: number } {
   const e = err as { message?: unknown; line?: unknown; column?: unknown };
-  const what = String(e.message ?? err).split("\n")[0]!.replace(/^Invalid TOML document:\s*/, "");
-  return typeof e.line === "number" && typeof e.column === "number" ? `TOML syntax error at line ${e.line}, column ${e.column}: ${what}` : `TOML syntax error: ${what}`;
+  const detail = String(e.message ?? err).split("\n")[0]!.replace(/^Invalid TOML document:\s*/, "");
+  return typeof e.line === "number" && typeof e.column === "number" ? { detail, line: e.line, column: e.column } : { detail };
 }
 
 export function loadConfig(file: string, env: Record<string, string | undefined> = process.env): Config {
@@ -84,14 +109,14 @@ export function loadConfig(file: string, env: Record<string, string | undefined>
     text = readFileSync(file, "utf8");
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== "ENOENT") {
-      throw new ConfigError(`cannot read config ${file}: ${(err as Error).message}`, { cause: err });
+      throw new ConfigError({ problem: "unreadable", file, reason: errorMessage(err) }, { cause: err });
     }
   }
   if (text !== undefined) {
     try {
       fromFile = parseToml(text) as Table;
     } catch (err) {
-      throw new ConfigError(`config error in ${file}: ${tomlSyntax(err)}`, { cause: err });
+      throw new ConfigError({ problem: "syntax", source: file, ...tomlSyntax(err) }, { cause: err });
     }
     validateConfig(fromFile, file);
   }

@@ -54,6 +54,14 @@ export const DaemonSchema = v.strictObject({
   log_max_bytes: v.optional(int(4096), 5 * 1024 * 1024),
 });
 
+export const HttpSchema = v.strictObject({
+  /** Whether the daemon serves the loopback HTTP API (and /mcp). */
+  enabled: v.optional(v.boolean(), true),
+  /** 0 picks a free port; absent, the port is derived from the home path. */
+  port: v.optional(int(0, 65_535)),
+  max_body_bytes: v.optional(int(1024, 1024 * 1024 * 1024), 8 * 1024 * 1024),
+});
+
 export const ConfigSchema = v.strictObject({
   reply_lang: v.optional(v.pipe(v.string(), v.minLength(1)), "auto"),
   /** Alias of summary.decision_model (after loading, both hold the effective value). */
@@ -65,6 +73,7 @@ export const ConfigSchema = v.strictObject({
   error_memory: v.optional(ErrorMemorySchema, {}),
   search: v.optional(SearchSchema, {}),
   daemon: v.optional(DaemonSchema, {}),
+  http: v.optional(HttpSchema, {}),
 });
 
 export type Config = v.InferOutput<typeof ConfigSchema>;

@@ -34,7 +34,7 @@ export function checkCronPatterns(config: Config, file: string, env: Record<stri
     const problem = cronPatternError(k.pattern);
     if (problem === undefined) continue;
     const source = env[k.env] !== undefined ? `${k.env} (environment)` : file;
-    throw new ConfigError(`config error in ${source}: ${k.key}: invalid cron pattern ${JSON.stringify(k.pattern)}: ${problem}`);
+    throw new ConfigError({ problem: "cron", source, key: k.key, pattern: k.pattern, reason: problem });
   }
 }
 

@@ -2,10 +2,12 @@
 // runs in short-lived children (workers.ts), so the daemon itself stays small while idle.
 import { inspectConfig } from "../app/config-info.ts";
 import { openMemory } from "../app/open-memory.ts";
-import type { MemoryApi } from "../app/memory-api.ts";
+import type { HomeMemory } from "../app/memory-api.ts";
+import type { MaintenanceApi } from "../app/maintenance-api.ts";
+import type { Config } from "../config/schema.ts";
 import { homePaths } from "../config/home.ts";
 import { ensureDir } from "../shared/atomic-write.ts";
-import { RuntimeFailure } from "../shared/errors.ts";
+import { namedError } from "../shared/errors.ts";
 import { describeError } from "../shared/describe-error.ts";
 import { checkCronPatterns } from "./cron-patterns.ts";
 import { embedDrainJob } from "./jobs/embed-drain.ts";
@@ -18,11 +20,19 @@ import { Scheduler } from "./scheduler.ts";
 import { readState, type DaemonState } from "./state.ts";
 import type { RunWork } from "./work-kinds.ts";
 import { Workers } from "./workers.ts";
+import { startDaemonHttp, type DaemonHttp } from "../http/daemon-http.ts";
 
 /** SIGTERM to exit: the process must be gone within 5 s, so running work gets this long to settle. */
 export const SETTLE_MS = 3_500;
 
-export class DaemonAlreadyRunningError extends RuntimeFailure {}
+/** Another daemon holds the home's daemon lock: its pid (when known) and since when it runs. */
+export const DaemonAlreadyRunningError = namedError<{ home: string; pid: number | null; since?: string }>(
+  "DaemonAlreadyRunningError",
+  "runtime",
+  (d) =>
+    `a memvoy daemon is already running on ${d.home} (pid ${d.pid ?? "unknown"}${d.since ? `, since ${d.since}` : ""}); stop it with: memvoy daemon stop --home ${d.home}`,
+);
+export type DaemonAlreadyRunningError = InstanceType<typeof DaemonAlreadyRunningError>;
 
 export interface DaemonOptions {
   home?: string;
@@ -31,17 +41,15 @@ export interface DaemonOptions {
   env?: Record<string, string | undefined>;
 }
 
-function describeHolder(home: string, lockPath: string): string {
+function lockHolder(home: string, lockPath: string): DaemonAlreadyRunningError["data"] {
   const s = readState(home);
-  const pid = lockHolderPid(lockPath) ?? s?.pid;
-  const since = s && s.pid === pid ? `, since ${s.startedAt}` : "";
-  return `a memvoy daemon is already running on ${home} (pid ${pid ?? "unknown"}${since}); stop it with: memvoy daemon stop --home ${home}`;
+  const pid = lockHolderPid(lockPath) ?? s?.pid ?? null;
+  return s && s.pid === pid ? { home, pid, since: s.startedAt } : { home, pid };
 }
 
-function registerJobs(scheduler: Scheduler, api: MemoryApi, work: RunWork): void {
-  const c = api.config;
+function registerJobs(scheduler: Scheduler, api: MaintenanceApi, c: Config, storeDir: string, work: RunWork): void {
   scheduler.addCron(summaryJob(api, c.summary.cron));
-  scheduler.addLoop(embedDrainJob(api, work, c.daemon.embed_interval_ms));
+  scheduler.addLoop(embedDrainJob(api, work, c.daemon.embed_interval_ms, storeDir));
   scheduler.addCron(errorSweepJob(work, c.daemon.sweep_cron));
   scheduler.addCron(maintenanceJob(api, work, c.daemon.maintenance_cron));
 }
@@ -54,7 +62,7 @@ export async function runDaemon(o: DaemonOptions): Promise<number> {
   const paths = homePaths(info.home);
   ensureDir(paths.home);
   const release = await acquireDaemonLock(paths.daemonLock);
-  if (!release) throw new DaemonAlreadyRunningError(describeHolder(paths.home, paths.daemonLock));
+  if (!release) throw new DaemonAlreadyRunningError(lockHolder(paths.home, paths.daemonLock));
 
   const log = new DaemonLog({ path: paths.daemonLog, maxBytes: info.config.daemon.log_max_bytes, verbose: o.verbose, env });
   const stopping = Promise.withResolvers<string>();
@@ -63,7 +71,7 @@ export async function runDaemon(o: DaemonOptions): Promise<number> {
   process.on("SIGINT", onSignal("SIGINT"));
   process.on("unhandledRejection", (err) => log.error("daemon.unhandled", { error: log.scrub(describeError(err)) }));
 
-  let api: MemoryApi;
+  let api: HomeMemory;
   try {
     api = openMemory({ home: paths.home, config: info.config, env, drain: "off" });
   } catch (err) {
@@ -83,12 +91,22 @@ export async function runDaemon(o: DaemonOptions): Promise<number> {
     stoppedAt: null,
     jobs: {},
     lastError: null,
+    http: null,
   };
   const controller = new AbortController();
   const scheduler = new Scheduler(paths.home, state, log, controller.signal);
   // Aborting the controller forwards SIGTERM to every child.
   const workers = new Workers(paths.home, env, log, controller.signal);
-  registerJobs(scheduler, api, (kind) => workers.run(kind));
+  registerJobs(scheduler, api, info.config, paths.store, (kind) => workers.run(kind));
+  let http: DaemonHttp | undefined;
+  if (info.config.http.enabled) {
+    try {
+      http = startDaemonHttp(api, info.config, paths.httpFile, o.version, log, (input) => workers.run("search", input));
+      state.http = http.url;
+    } catch (err) {
+      log.error("http.start_failed", { error: log.scrub(describeError(err)) });
+    }
+  }
   scheduler.save();
   const schedules = Object.entries(state.jobs).map(([n, j]) => `${n}=${j.schedule}`).join(",");
   log.info("daemon.start", { pid: process.pid, version: o.version, home: paths.home, jobs: schedules });
@@ -98,6 +116,9 @@ export async function runDaemon(o: DaemonOptions): Promise<number> {
   log.info("daemon.stopping", { signal, running: scheduler.runningJobs().join(",") || "none" });
   state.status = "stopping";
   scheduler.stop();
+  // No new requests: one in flight finishes (its write is acknowledged only once stored) or is cut off.
+  await http?.stop();
+  state.http = null;
   controller.abort();
   scheduler.save();
   const [settled] = await Promise.all([scheduler.settle(SETTLE_MS), workers.stop(SETTLE_MS)]);

@@ -28,6 +28,8 @@ export interface DaemonState {
   stoppedAt: string | null;
   jobs: Record<string, JobState>;
   lastError: { job: string; at: string; message: string } | null;
+  /** The loopback HTTP API's URL while it serves (the token is only in <home>/http.json). */
+  http?: string | null;
 }
 
 export function statePath(home: string): string {

@@ -1,12 +1,27 @@
 // `memvoy daemon status|stop`: read the state file and the lock; stop with SIGTERM and a deadline.
 import { homePaths, resolveHome } from "../config/home.ts";
-import { RuntimeFailure } from "../shared/errors.ts";
+import { errorMessage, namedError } from "../shared/errors.ts";
 import { nsToRfc3339 } from "../shared/time.ts";
 import { nextRunOf } from "./cron-patterns.ts";
 import { isDaemonLockHeld, lockHolderPid } from "./lock.ts";
 import { readState, type JobState } from "./state.ts";
 
-export class DaemonStopError extends RuntimeFailure {}
+/** `daemon stop` could not stop the home's daemon: no pid to signal, the signal refused, or no exit in time. */
+export const DaemonStopError = namedError<
+  | { problem: "no-pid"; home: string }
+  | { problem: "signal-refused"; pid: number; reason: string }
+  | { problem: "still-running"; pid: number; timeoutMs: number }
+>("DaemonStopError", "runtime", (d) => {
+  switch (d.problem) {
+    case "no-pid":
+      return `a daemon holds ${d.home}/daemon.lock but its pid is unknown; stop it with your service manager`;
+    case "signal-refused":
+      return `cannot signal the daemon (pid ${d.pid}): ${d.reason}`;
+    case "still-running":
+      return `the daemon (pid ${d.pid}) did not stop within ${Math.round(d.timeoutMs / 1000)} s`;
+  }
+});
+export type DaemonStopError = InstanceType<typeof DaemonStopError>;
 
 export interface JobStatus extends JobState {
   name: string;
@@ -24,6 +39,8 @@ export interface DaemonStatus {
   stoppedAt: string | null;
   jobs: JobStatus[];
   lastError: { job: string; at: string; message: string } | null;
+  /** The HTTP API's URL while the daemon serves it. */
+  http: string | null;
   log: string;
 }
 
@@ -64,6 +81,7 @@ export function daemonStatus(homeFlag?: string, env: Record<string, string | und
     stoppedAt: running ? null : rfc3339(s?.stoppedAt ?? null),
     jobs,
     lastError: s?.lastError ? { ...s.lastError, at: rfc3339(s.lastError.at) ?? s.lastError.at } : null,
+    http: running ? (s?.http ?? null) : null,
     log: paths.daemonLog,
   };
 }
@@ -79,16 +97,16 @@ export async function stopDaemon(homeFlag?: string, timeoutMs = 10_000, env: Rec
   const started = performance.now();
   const st = daemonStatus(homeFlag, env);
   if (!st.running) return { wasRunning: false, pid: st.pid, ms: 0 };
-  if (st.pid === null) throw new DaemonStopError(`a daemon holds ${st.home}/daemon.lock but its pid is unknown; stop it with your service manager`);
+  if (st.pid === null) throw new DaemonStopError({ problem: "no-pid", home: st.home });
   try {
     process.kill(st.pid, "SIGTERM");
   } catch (err) {
-    throw new DaemonStopError(`cannot signal the daemon (pid ${st.pid}): ${(err as Error).message}`, { cause: err });
+    throw new DaemonStopError({ problem: "signal-refused", pid: st.pid, reason: errorMessage(err) }, { cause: err });
   }
   const lock = homePaths(st.home).daemonLock;
   for (let delay = 10; isDaemonLockHeld(lock); delay = Math.min(delay * 2, 200)) {
     if (performance.now() - started > timeoutMs) {
-      throw new DaemonStopError(`the daemon (pid ${st.pid}) did not stop within ${Math.round(timeoutMs / 1000)} s`);
+      throw new DaemonStopError({ problem: "still-running", pid: st.pid, timeoutMs });
     }
     await Bun.sleep(delay);
   }

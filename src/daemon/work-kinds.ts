@@ -1,11 +1,13 @@
 // The daemon's LanceDB work, by kind: what its child process (`memvoy daemon work KIND`) runs per request.
-import type { MemoryApi } from "../app/memory-api.ts";
+import type { MaintenanceApi } from "../app/maintenance-api.ts";
 import { describeError } from "../shared/describe-error.ts";
 
 export const WORK = {
-  embeddings: (api: MemoryApi, signal: AbortSignal) => api.drainEmbeddings({ signal }),
-  maintenance: (api: MemoryApi, signal: AbortSignal) => api.maintainVectors({ signal }),
-  "error-sweep": async (api: MemoryApi) => {
+  embeddings: (api: MaintenanceApi, signal: AbortSignal) => api.drainEmbeddings({ signal }),
+  maintenance: (api: MaintenanceApi, signal: AbortSignal) => api.maintainVectors({ signal }),
+  // Semantic and hybrid searches of the HTTP API and /mcp: LanceDB is mapped here, never in the daemon.
+  search: (api: MaintenanceApi, _signal: AbortSignal, input?: unknown) => api.searchJson(input),
+  "error-sweep": async (api: MaintenanceApi) => {
     const sweep = await api.sweepErrors();
     try {
       return { sweep, pending: await api.embedPendingErrors() };
@@ -17,7 +19,7 @@ export const WORK = {
 
 export type WorkKind = keyof typeof WORK;
 export type WorkResult<K extends WorkKind> = Awaited<ReturnType<(typeof WORK)[K]>>;
-export type RunWork = <K extends WorkKind>(kind: K) => Promise<WorkResult<K>>;
+export type RunWork = <K extends WorkKind>(kind: K, input?: unknown) => Promise<WorkResult<K>>;
 
 /** One line on the child's stdout per request. */
 export type WorkAnswer = { answer: "ok"; result: unknown } | { answer: "error"; error: string; aborted: boolean };

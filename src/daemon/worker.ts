@@ -13,14 +13,17 @@ const FIRST_REQUEST_MS = 10_000;
 
 /** Requests (lines) from the daemon; ends when the pipe closes, which is also how a killed daemon shows. */
 class Requests {
-  #waiting = 0;
+  #lines: string[] = [];
+  #partial = "";
   #ended = false;
   #wake?: () => void;
 
   constructor(stream: NodeJS.ReadStream, onEnd: () => void) {
     stream.setEncoding("utf8");
     stream.on("data", (chunk: string) => {
-      for (const c of chunk) if (c === "\n") this.#waiting++;
+      const parts = (this.#partial + chunk).split("\n");
+      this.#partial = parts.pop()!;
+      this.#lines.push(...parts);
       this.#wake?.();
     });
     stream.on("end", () => {
@@ -31,15 +34,12 @@ class Requests {
     stream.resume();
   }
 
-  /** Resolves true when a request is there within `ms`, false on the deadline, at end of input or on abort. */
-  async next(ms: number, signal: AbortSignal): Promise<boolean> {
+  /** The next request line within `ms`; undefined on the deadline, at end of input or on abort. */
+  async next(ms: number, signal: AbortSignal): Promise<string | undefined> {
     for (;;) {
-      if (signal.aborted || this.#ended) return false;
-      if (this.#waiting > 0) {
-        this.#waiting--;
-        return true;
-      }
-      if (ms <= 0) return false;
+      if (signal.aborted || this.#ended) return undefined;
+      if (this.#lines.length > 0) return this.#lines.shift();
+      if (ms <= 0) return undefined;
       const timedOut = await new Promise<boolean>((resolve) => {
         const done = (v: boolean) => {
           clearTimeout(timer);
@@ -52,7 +52,7 @@ class Requests {
         signal.addEventListener("abort", onAbort, { once: true });
         this.#wake = () => done(false);
       });
-      if (timedOut) return false;
+      if (timedOut) return undefined;
     }
   }
 }
@@ -76,10 +76,12 @@ export async function runWorker(kind: WorkKind, home: string, lingerMs: number):
   watchParent.unref();
   const requests = new Requests(process.stdin, stop);
   try {
-    for (let wait = Math.max(lingerMs, FIRST_REQUEST_MS); await requests.next(wait, abort.signal); wait = lingerMs) {
+    for (let wait = Math.max(lingerMs, FIRST_REQUEST_MS), line: string | undefined; (line = await requests.next(wait, abort.signal)) !== undefined; wait = lingerMs) {
       let answer: WorkAnswer;
       try {
-        answer = { answer: "ok", result: await WORK[kind](api, abort.signal) };
+        // "run", or the JSON input of a request that has one (a search).
+        const input = line.startsWith("{") ? JSON.parse(line) : undefined;
+        answer = { answer: "ok", result: await WORK[kind](api, abort.signal, input) };
       } catch (err) {
         answer = { answer: "error", error: describeError(err), aborted: abort.signal.aborted };
       }

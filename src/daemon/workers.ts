@@ -66,10 +66,10 @@ class Child {
     else p.reject(new Error(a.error));
   }
 
-  ask(): Promise<unknown> {
+  ask(input?: unknown): Promise<unknown> {
     const answer = new Promise<unknown>((resolve, reject) => this.pending.push({ resolve, reject }));
     try {
-      this.proc.stdin.write("run\n");
+      this.proc.stdin.write(input === undefined ? "run\n" : JSON.stringify(input) + "\n");
       this.proc.stdin.flush();
     } catch {
       // the child is going away: its exit rejects the request
@@ -111,11 +111,11 @@ export class Workers {
   }
 
   /** Run one unit of `kind` in its child (spawned when none is alive); rejects when the child fails or dies. */
-  async run<K extends WorkKind>(kind: K): Promise<WorkResult<K>> {
+  async run<K extends WorkKind>(kind: K, input?: unknown): Promise<WorkResult<K>> {
     for (let attempt = 0; ; attempt++) {
       if (this.signal.aborted) throw new DaemonStoppingError({});
       try {
-        return (await this.child(kind).ask()) as WorkResult<K>;
+        return (await this.child(kind).ask(input)) as WorkResult<K>;
       } catch (err) {
         // A lingering child may end just as a request comes: one fresh child takes it.
         if (!(leftIdle(err) && attempt === 0)) throw err;
@@ -126,7 +126,7 @@ export class Workers {
   private child(kind: WorkKind): Child {
     const alive = this.children.get(kind);
     if (alive && !alive.gone) return alive;
-    const linger = kind === "embeddings" ? EMBED_LINGER_MS : 0;
+    const linger = kind === "embeddings" || kind === "search" ? EMBED_LINGER_MS : 0;
     const c = new Child(kind, [...this.command, "daemon", "work", kind, "--home", this.home, "--linger-ms", String(linger)], this.env, this.log);
     this.children.set(kind, c);
     return c;

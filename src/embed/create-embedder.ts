@@ -45,14 +45,14 @@ export async function createEmbedder(cfg: EmbedderConfig, options: CreateEmbedde
   try {
     url = new URL(endpoint(base));
   } catch {
-    throw new EmbedderConfigError(`[embedder] base_url ${JSON.stringify(base)} is not a URL (e.g. ${d.baseUrl})`);
+    throw new EmbedderConfigError({ problem: "not-a-url", baseUrl: base, example: d.baseUrl });
   }
   if (url.protocol !== "http:" && url.protocol !== "https:") {
-    throw new EmbedderConfigError(`[embedder] base_url ${JSON.stringify(base)} must start with http:// or https://`);
+    throw new EmbedderConfigError({ problem: "not-http", baseUrl: base });
   }
   const apiKey = d.keyVar ? env[d.keyVar]?.trim() || undefined : undefined;
   if (!apiKey && d.keyRequired(url)) {
-    throw new EmbedderConfigError(`embedder "${cfg.provider}" needs an API key: set ${d.keyVar} in the environment`);
+    throw new EmbedderConfigError({ problem: "missing-key", provider: cfg.provider, keyVar: d.keyVar ?? "" });
   }
   const model = cfg.model || d.model;
   const dim = cfg.dimensions || (model === d.model ? d.dim : 0);

@@ -1,5 +1,5 @@
 // The Embedder port: text in, unit-length Float32Array vectors out, one per input, in order.
-import { InputError, RuntimeFailure } from "../shared/errors.ts";
+import { namedError } from "../shared/errors.ts";
 
 /** "document" for stored text, "query" for search text; providers that ignore it embed both alike. */
 export type EmbedPurpose = "document" | "query";
@@ -14,21 +14,72 @@ export interface Embedder {
 }
 
 /** The embedder is misconfigured (missing key, bad base_url): the user must fix the setup. */
-export class EmbedderConfigError extends InputError {}
+export const EmbedderConfigError = namedError<
+  | { problem: "not-a-url"; baseUrl: string; example: string }
+  | { problem: "not-http"; baseUrl: string }
+  | { problem: "missing-key"; provider: string; keyVar: string }
+>("EmbedderConfigError", "input", (d) => {
+  if (d.problem === "missing-key") return `embedder "${d.provider}" needs an API key: set ${d.keyVar} in the environment`;
+  const base = `[embedder] base_url ${JSON.stringify(d.baseUrl)}`;
+  return d.problem === "not-a-url" ? `${base} is not a URL (e.g. ${d.example})` : `${base} must start with http:// or https://`;
+});
+export type EmbedderConfigError = InstanceType<typeof EmbedderConfigError>;
+
+/** Which server a request went to: `label` names it for people ("openai embeddings (URL)"), `url` is the endpoint. */
+interface EmbedRequestFacts {
+  label: string;
+  url: string;
+}
+
+/** ": excerpt" of the server's answer (secrets blanked), or nothing. */
+function detailText(detail: string | undefined): string {
+  return detail ? `: ${detail}` : "";
+}
 
 /** The embedding server could not be reached, timed out or kept failing. */
-export class EmbedderUnavailableError extends RuntimeFailure {}
+export const EmbedderUnavailableError = namedError<
+  EmbedRequestFacts &
+    (
+      | { problem: "timeout"; timeoutMs: number }
+      | { problem: "unreachable"; reason: string }
+      | { problem: "kept-failing"; status: number; attempts: number; detail?: string }
+      | { problem: "cut-off" }
+    )
+>("EmbedderUnavailableError", "runtime", (d) => {
+  switch (d.problem) {
+    case "timeout":
+      return `${d.label} timed out after ${d.timeoutMs} ms`;
+    case "unreachable":
+      return `cannot reach ${d.label}: ${d.reason}`;
+    case "kept-failing": {
+      const what = d.status === 429 ? "kept rate-limiting (429)" : `kept failing (${d.status})`;
+      return `${d.label} ${what} after ${d.attempts} attempts${detailText(d.detail)}`;
+    }
+    case "cut-off":
+      return "the embedding server stopped answering mid-response";
+  }
+});
+export type EmbedderUnavailableError = InstanceType<typeof EmbedderUnavailableError>;
 
 /** The server answered, but not with one finite vector of the right dimension per input. */
-export class EmbedderResponseError extends RuntimeFailure {}
+export const EmbedderResponseError = namedError<
+  { label: string; url?: string } & ({ problem: "not-json"; detail?: string } | { problem: "malformed"; why: string })
+>("EmbedderResponseError", "runtime", (d) =>
+  d.problem === "not-json"
+    ? `${d.label} answered with something that is not JSON${detailText(d.detail)}`
+    : `${d.label} returned a malformed response: ${d.why}`,
+);
+export type EmbedderResponseError = InstanceType<typeof EmbedderResponseError>;
 
-/** The server refused the request (4xx other than 429). */
-export class EmbedderRejectedError extends RuntimeFailure {
-  constructor(
-    message: string,
-    readonly status: number,
-  ) {
-    super(message);
+/** The server refused the request (4xx other than 429); 401 and 403 refuse the API key. */
+export class EmbedderRejectedError extends namedError<EmbedRequestFacts & { status: number; detail?: string }>(
+  "EmbedderRejectedError",
+  "runtime",
+  (d) =>
+    `${d.label} ${d.status === 401 || d.status === 403 ? "rejected the API key" : "refused the request"} (${d.status})${detailText(d.detail)}`,
+) {
+  get status(): number {
+    return this.data.status;
   }
 }
 

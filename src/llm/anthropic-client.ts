@@ -2,7 +2,7 @@
 // our own bounded retry (429, 529, 5xx, dropped connections) with back-off, per-attempt timeout and an
 // overall deadline, token usage reported per answer, and JSON answers pulled out of the text.
 import type { Config } from "../config/schema.ts";
-import { LlmAbortedError, LlmAnswerError, LlmCallError, MissingApiKeyError, type LlmFailureKind } from "./llm-errors.ts";
+import { LlmAbortedError, LlmAnswerError, LlmCallError, MissingApiKeyError, type LlmCallData, type LlmFailureKind } from "./llm-errors.ts";
 import type { LlmReply, LlmRequest, LlmSettings } from "./llm-types.ts";
 import { jsonCandidates } from "./json-answer.ts";
 import { backoffMs, retryAfterMs, sleep } from "./retry.ts";
@@ -84,11 +84,11 @@ export class LlmClient {
     const { sdk, client, deprecated } = await this.#load();
     this.#warnIfDeprecated(req.model, deprecated);
     const maxRetries = req.maxRetries ?? this.settings.maxRetries;
-    const what = `${req.purpose} call to ${req.model}`;
+    const call = { purpose: req.purpose, model: req.model, url: messagesUrl(this.settings.baseURL) };
     for (let attempt = 1; ; attempt++) {
-      if (req.signal?.aborted) throw new LlmAbortedError(`${what} was aborted`, { cause: req.signal.reason });
+      if (req.signal?.aborted) throw new LlmAbortedError(call, { cause: req.signal.reason });
       const left = deadline - performance.now();
-      if (left <= 0) throw new LlmCallError(`${what} timed out after ${req.deadlineMs} ms`, "timeout", undefined, attempt - 1);
+      if (left <= 0) throw new LlmCallError({ ...call, kind: "timeout", attempts: attempt - 1, deadlineMs: req.deadlineMs });
       const timeout = Math.max(1, Math.floor(Math.min(req.timeoutMs ?? this.settings.timeoutMs, left)));
       try {
         const message = await this.#create(client, req, { timeout, signal, maxRetries: 0 });
@@ -104,18 +104,17 @@ export class LlmClient {
         this.settings.onUsage?.({ purpose: req.purpose, session: req.session, model: reply.model, inputTokens: reply.inputTokens, outputTokens: reply.outputTokens });
         return reply;
       } catch (err) {
-        if (req.signal?.aborted) throw new LlmAbortedError(`${what} was aborted`, { cause: err });
-        if (deadlineSignal?.aborted) throw new LlmCallError(`${what} timed out after ${req.deadlineMs} ms`, "timeout", undefined, attempt, { cause: err });
+        if (req.signal?.aborted) throw new LlmAbortedError(call, { cause: err });
+        if (deadlineSignal?.aborted) throw new LlmCallError({ ...call, kind: "timeout", attempts: attempt, deadlineMs: req.deadlineMs }, { cause: err });
         const f = classify(sdk, err, timeout);
         if (!f.retryable || attempt > maxRetries) {
-          const tries = attempt > 1 ? ` (after ${attempt} attempts)` : "";
-          throw new LlmCallError(`${what} failed: ${f.text}${tries}`, f.kind, f.status, attempt, { cause: err });
+          throw new LlmCallError(callFailure(call, f, attempt), { cause: err });
         }
         const wait = backoffMs(attempt - 1, this.settings.retryBaseMs, this.settings.retryMaxMs, retryAfterMs(f.headers));
         if (performance.now() + wait >= deadline) {
-          throw new LlmCallError(`${what} failed: ${f.text}; no time left to retry`, f.kind, f.status, attempt, { cause: err });
+          throw new LlmCallError({ ...callFailure(call, f, attempt), noTimeLeft: true }, { cause: err });
         }
-        if (!(await sleep(wait, req.signal))) throw new LlmAbortedError(`${what} was aborted`, { cause: req.signal?.reason });
+        if (!(await sleep(wait, req.signal))) throw new LlmAbortedError(call, { cause: req.signal?.reason });
       }
     }
   }
@@ -123,10 +122,10 @@ export class LlmClient {
   /** A completion whose answer must hold JSON (inside <tag>…</tag> when a tag is given). */
   async completeJson(req: LlmRequest, tag?: string): Promise<JsonReply> {
     const reply = await this.complete(req);
-    if (reply.text.trim() === "") throw new LlmAnswerError(`${req.purpose} answer from ${reply.model} was empty`);
+    if (reply.text.trim() === "") throw new LlmAnswerError({ purpose: req.purpose, model: reply.model, problem: "empty" });
     const candidates = jsonCandidates(reply.text, tag);
     if (candidates.length === 0) {
-      throw new LlmAnswerError(`${req.purpose} answer from ${reply.model} held no JSON: ${excerpt(reply.text)}`);
+      throw new LlmAnswerError({ purpose: req.purpose, model: reply.model, problem: "no-json", excerpt: excerpt(reply.text) });
     }
     return { reply, candidates };
   }
@@ -167,6 +166,25 @@ function classify(sdk: Sdk, err: unknown, timeoutMs: number): Failure {
     return { ...base, kind: "request", retryable: false, text: `HTTP ${s}${detail}` };
   }
   return { kind: "connection", retryable: false, text: errorText(err) };
+}
+
+function callFailure(call: Pick<LlmCallData, "purpose" | "model" | "url">, f: Failure, attempts: number): LlmCallData {
+  const d: LlmCallData = { ...call, kind: f.kind, attempts, problem: f.text };
+  if (f.status !== undefined) d.status = f.status;
+  return d;
+}
+
+/** The Messages endpoint, without any credentials a base URL might carry. */
+function messagesUrl(baseURL: string): string {
+  try {
+    const u = new URL(baseURL.replace(/\/+$/, "") + "/v1/messages");
+    u.username = "";
+    u.password = "";
+    u.search = "";
+    return u.toString();
+  } catch {
+    return "(invalid ANTHROPIC_BASE_URL)";
+  }
 }
 
 function errorText(err: unknown): string {

@@ -1,9 +1,14 @@
 // Errors of LLM access: a missing key (input, exit 2), a failed call, an unusable answer, an abort.
-import { InputError, RuntimeFailure } from "../shared/errors.ts";
+import { namedError } from "../shared/errors.ts";
 
-export class MissingApiKeyError extends InputError {
+/** ANTHROPIC_API_KEY is absent: summaries cannot run. */
+export class MissingApiKeyError extends namedError<{ variable: "ANTHROPIC_API_KEY" }>(
+  "MissingApiKeyError",
+  "input",
+  (d) => `${d.variable} is not set: summaries need the Anthropic API (set it, and ANTHROPIC_BASE_URL for a proxy); nothing was changed`,
+) {
   constructor() {
-    super("ANTHROPIC_API_KEY is not set: summaries need the Anthropic API (set it, and ANTHROPIC_BASE_URL for a proxy); nothing was changed");
+    super({ variable: "ANTHROPIC_API_KEY" });
   }
 }
 
@@ -19,31 +24,73 @@ export interface LlmFailure {
   message: string;
 }
 
-export class LlmCallError extends RuntimeFailure {
-  constructor(
-    message: string,
-    readonly kind: LlmFailureKind,
-    readonly status: number | undefined,
-    readonly attempts: number,
-    options?: { cause?: unknown },
-  ) {
-    super(message, options);
+/** The facts of a failed call: the request (purpose, model, URL without credentials), the kind and HTTP status. */
+export interface LlmCallData {
+  purpose: string;
+  model: string;
+  url: string;
+  kind: LlmFailureKind;
+  status?: number;
+  attempts: number;
+  /** Set when the overall deadline ran out: the call timed out after this many ms. */
+  deadlineMs?: number;
+  /** What went wrong on the last attempt ("HTTP 429 rate limited: …", "connection failed (…)"). */
+  problem?: string;
+  /** The failure was retryable but the deadline left no time for another attempt. */
+  noTimeLeft?: boolean;
+}
+
+function describeCall(d: LlmCallData): string {
+  const what = `${d.purpose} call to ${d.model}`;
+  if (d.deadlineMs !== undefined) return `${what} timed out after ${d.deadlineMs} ms`;
+  const tail = d.noTimeLeft ? "; no time left to retry" : d.attempts > 1 ? ` (after ${d.attempts} attempts)` : "";
+  return `${what} failed: ${d.problem ?? d.kind}${tail}`;
+}
+
+export class LlmCallError extends namedError<LlmCallData>("LlmCallError", "runtime", describeCall) {
+  get kind(): LlmFailureKind {
+    return this.data.kind;
+  }
+
+  get status(): number | undefined {
+    return this.data.status;
+  }
+
+  get attempts(): number {
+    return this.data.attempts;
   }
 
   /** Retrying cannot help until the configuration changes (bad key, unknown model). */
   get fatal(): boolean {
-    return this.kind === "auth" || this.status === 404;
+    return this.data.kind === "auth" || this.data.status === 404;
   }
 
   get failure(): LlmFailure {
-    const f: LlmFailure = { kind: this.kind, attempts: this.attempts, fatal: this.fatal, message: this.message };
+    const f: LlmFailure = { kind: this.kind, attempts: this.attempts, fatal: this.fatal, message: describeCall(this.data) };
     if (this.status !== undefined) f.status = this.status;
     return f;
   }
 }
 
+const ANSWER_PROBLEMS = {
+  empty: () => "was empty",
+  "no-json": (excerpt?: string) => `held no JSON: ${excerpt ?? '""'}`,
+  "no-summary": () => "held no valid summary (it needs key_decisions, past_discussions and current_discussion)",
+  shape: () => "did not have the expected shape",
+} as const;
+
 /** The model answered, but not with what was asked for (empty, no JSON, JSON of the wrong shape). */
-export class LlmAnswerError extends RuntimeFailure {}
+export const LlmAnswerError = namedError<{ purpose: string; model?: string; problem: keyof typeof ANSWER_PROBLEMS; excerpt?: string }>(
+  "LlmAnswerError",
+  "runtime",
+  (d) => `${d.purpose} answer${d.model ? ` from ${d.model}` : ""} ${ANSWER_PROBLEMS[d.problem](d.excerpt)}`,
+);
+export type LlmAnswerError = InstanceType<typeof LlmAnswerError>;
 
 /** The caller's AbortSignal fired before the answer arrived. */
-export class LlmAbortedError extends RuntimeFailure {}
+export const LlmAbortedError = namedError<{ purpose: string; model: string }>(
+  "LlmAbortedError",
+  "runtime",
+  (d) => `${d.purpose} call to ${d.model} was aborted`,
+);
+export type LlmAbortedError = InstanceType<typeof LlmAbortedError>;

@@ -2,7 +2,7 @@
 // and rebuilds it from the archive (which holds every message) and re-adopts records the archive lacks.
 import { existsSync, renameSync } from "node:fs";
 import { nsToRfc3339 } from "../shared/time.ts";
-import { CorruptHistoryError, readHistory, writeHistory, forgetHistoryCache } from "../storage/history/history-file.ts";
+import { CorruptHistoryError, describeCorruption, readHistory, writeHistory, forgetHistoryCache } from "../storage/history/history-file.ts";
 import { quickCheck } from "../storage/sqlite/maintenance.ts";
 import { listSessionMessages } from "../storage/sqlite/messages-repo.ts";
 import { listSessionRows } from "../storage/sqlite/sessions-repo.ts";
@@ -60,7 +60,7 @@ function checkSession(ctx: MemoryContext, session: string, repair: boolean): Doc
     return out;
   } catch (err) {
     if (!(err instanceof CorruptHistoryError)) throw err;
-    const f: DoctorFinding = { session, problem: err.message.replace(/; it was left untouched.*$/, "") };
+    const f: DoctorFinding = { session, problem: describeCorruption(err.data) };
     if (repair) f.repaired = rebuild(ctx, session, file);
     return [f];
   }

@@ -3,7 +3,7 @@
 // wait: SQLite readers run beside the writer (WAL) and LanceDB readers see the previous version.
 import { join } from "node:path";
 import { existsSync } from "node:fs";
-import { errorMessage } from "../shared/errors.ts";
+import { describeError } from "../shared/describe-error.ts";
 import { tryLockFile } from "../shared/file-lock.ts";
 import { maintainSqlite, type SqliteMaintenanceResult } from "../storage/sqlite/maintenance.ts";
 import type { SemanticIndex } from "./embedding/semantic-index.ts";
@@ -53,7 +53,7 @@ export async function maintainVectors(ctx: MemoryContext, index: SemanticIndex, 
       table.close();
     }
   } catch (err) {
-    return { done: false, ms: ms(), note: `vector upkeep failed: ${errorMessage(err)}` };
+    return { done: false, ms: ms(), note: `vector upkeep failed: ${describeError(err)}` };
   } finally {
     release();
   }

@@ -1,5 +1,6 @@
 // Checks on one message before it is written: role, non-empty well-formed text, size limit.
-import { InputError } from "../shared/errors.ts";
+import { namedError } from "../shared/errors.ts";
+import { describeIssueFacts, type IssueFact } from "../shared/schema-issues.ts";
 import { isRole, type Role } from "../shared/message.ts";
 
 export interface NewMessage {
@@ -10,7 +11,41 @@ export interface NewMessage {
   sender?: string;
 }
 
-export class InvalidMessageError extends InputError {}
+/** Why a message cannot be written; `where` names it ("message", "stdin line 3"). Nothing of its batch is written. */
+export type MessageProblem = { where: string } & (
+  | { problem: "not-json"; plainText?: boolean }
+  | { problem: "fields"; issues: IssueFact[] }
+  | { problem: "role"; role: unknown }
+  | { problem: "empty" }
+  | { problem: "nul"; offset: number }
+  | { problem: "unpaired-surrogate" }
+  | { problem: "too-big"; bytes: number; maxBytes: number }
+  | { problem: "sender" }
+);
+
+export const InvalidMessageError = namedError<MessageProblem>("InvalidMessageError", "input", (d) => `${d.where}: ${messageProblem(d)}`);
+export type InvalidMessageError = InstanceType<typeof InvalidMessageError>;
+
+function messageProblem(d: MessageProblem): string {
+  switch (d.problem) {
+    case "not-json":
+      return `not valid JSON; nothing was written${d.plainText ? " (to add plain text, give --role user|assistant)" : ""}`;
+    case "fields":
+      return describeIssueFacts(d.issues);
+    case "role":
+      return `unknown role ${JSON.stringify(d.role)} (use user or assistant)`;
+    case "empty":
+      return "content is empty";
+    case "nul":
+      return `content contains a NUL character at offset ${d.offset}`;
+    case "unpaired-surrogate":
+      return "content is not valid Unicode (unpaired surrogate)";
+    case "too-big":
+      return `content is ${formatBytes(d.bytes)}, over limits.max_message_bytes (${formatBytes(d.maxBytes)})`;
+    case "sender":
+      return "sender must be text of at most 256 characters";
+  }
+}
 
 export function formatBytes(n: number): string {
   if (n >= 1024 * 1024) return `${(n / 1024 / 1024).toFixed(1)} MiB`;
@@ -19,16 +54,14 @@ export function formatBytes(n: number): string {
 }
 
 export function checkNewMessage(m: NewMessage, maxBytes: number, where = "message"): void {
-  if (!isRole(m.role)) throw new InvalidMessageError(`${where}: unknown role ${JSON.stringify(m.role)} (use user or assistant)`);
-  if (typeof m.content !== "string" || m.content.trim() === "") throw new InvalidMessageError(`${where}: content is empty`);
+  if (!isRole(m.role)) throw new InvalidMessageError({ where, problem: "role", role: m.role });
+  if (typeof m.content !== "string" || m.content.trim() === "") throw new InvalidMessageError({ where, problem: "empty" });
   const nul = m.content.indexOf("\0");
-  if (nul >= 0) throw new InvalidMessageError(`${where}: content contains a NUL character at offset ${nul}`);
-  if (!m.content.isWellFormed()) throw new InvalidMessageError(`${where}: content is not valid Unicode (unpaired surrogate)`);
+  if (nul >= 0) throw new InvalidMessageError({ where, problem: "nul", offset: nul });
+  if (!m.content.isWellFormed()) throw new InvalidMessageError({ where, problem: "unpaired-surrogate" });
   const bytes = Buffer.byteLength(m.content);
-  if (bytes > maxBytes) {
-    throw new InvalidMessageError(`${where}: content is ${formatBytes(bytes)}, over limits.max_message_bytes (${formatBytes(maxBytes)})`);
-  }
+  if (bytes > maxBytes) throw new InvalidMessageError({ where, problem: "too-big", bytes, maxBytes });
   if (m.sender !== undefined && (typeof m.sender !== "string" || m.sender.length > 256 || m.sender.includes("\0"))) {
-    throw new InvalidMessageError(`${where}: sender must be text of at most 256 characters`);
+    throw new InvalidMessageError({ where, problem: "sender" });
   }
 }

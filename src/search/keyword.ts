@@ -3,7 +3,8 @@
 // finds too little (a question rarely holds all its words verbatim), recent rows are also ranked by
 // bm25 on their stems, so match quality decides there too.
 import type { StoredMessage } from "../shared/message.ts";
-import { rangeStart, type TimeRange } from "../shared/time.ts";
+import type { TimeRange } from "../shared/time.ts";
+import { timeWindow } from "./time-window.ts";
 import type { Db } from "../storage/sqlite/db.ts";
 import { scanRecent, searchFts, type KeywordFilter, type WindowMatch } from "../storage/sqlite/keyword-queries.ts";
 import { ftsAllQuery, ftsAnyQuery, queryTerms, type QueryTerm } from "./query-terms.ts";
@@ -14,6 +15,8 @@ export interface KeywordOptions {
   query: string;
   session?: string;
   range?: TimeRange;
+  since?: bigint;
+  until?: bigint;
   limit?: number;
   now: bigint;
   /** Rank recent rows by bm25 on their stems too (default true; hybrid search has its own such list). */
@@ -32,7 +35,7 @@ export function keywordSearch(db: Db, o: KeywordOptions): SearchHit[] {
   const limit = Math.max(1, o.limit ?? 10);
   const terms = queryTerms(o.query);
   if (terms.length === 0) return [];
-  const filter: KeywordFilter = { session: o.session, since: rangeStart(o.range ?? "all", o.now) };
+  const filter: KeywordFilter = { session: o.session, ...timeWindow(o) };
   const hits = new Map<string, SearchHit>();
   const add = (m: StoredMessage, source: SearchHit["source"], score: number) => {
     const prev = hits.get(m.id);

@@ -10,6 +10,10 @@ export interface SearchOptions {
   session?: string;
   match?: MatchMode;
   range?: TimeRange;
+  /** UTC ns: only messages sent at or after this (with range, the later bound wins). */
+  since?: bigint;
+  /** UTC ns: only messages sent before this. */
+  until?: bigint;
   limit?: number;
   /** Keyword mode: "newest" lists matches of every term newest first without bm25 (for search as you type). */
   order?: "relevance" | "newest";

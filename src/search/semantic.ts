@@ -2,7 +2,8 @@
 // stale vectors never surface, each hit expanded with its neighbours.
 import type { Embedder } from "../embed/embedder.ts";
 import type { StoredMessage } from "../shared/message.ts";
-import { rangeStart, type TimeRange } from "../shared/time.ts";
+import type { TimeRange } from "../shared/time.ts";
+import { timeWindow } from "./time-window.ts";
 import type { VectorTable } from "../storage/lance/vector-table.ts";
 import { getMessagesById } from "../storage/sqlite/messages-repo.ts";
 import { knownSenders } from "../storage/sqlite/semantic-queries.ts";
@@ -32,6 +33,8 @@ export interface SemanticOptions {
   query: string;
   session?: string;
   range?: TimeRange;
+  since?: bigint;
+  until?: bigint;
   limit?: number;
   now: bigint;
   signal?: AbortSignal;
@@ -50,8 +53,8 @@ export function focusFor(db: Db, query: string, session?: string): QueryFocus {
 export async function semanticRanking(db: Db, src: SemanticSource, o: SemanticOptions, focus: QueryFocus, limit: number): Promise<RankedMessage[]> {
   if (!src.table) return [];
   const [qv] = await src.embedder.embed([focus.text], o.signal, "query");
-  const since = rangeStart(o.range ?? "all", o.now);
-  const filter = { session: o.session, since };
+  const { since, until } = timeWindow(o);
+  const filter = { session: o.session, since, until };
   const [found, bg] = await Promise.all([src.table.search(qv!, filter, Math.max(limit * 4, 50)), backgroundVectors(src.table, src.embedder)]);
   const cal = calibrate(qv!, bg);
   const byId = new Map(getMessagesById(db, found.map((h) => h.id)).map((m) => [m.id, m]));
@@ -59,7 +62,7 @@ export async function semanticRanking(db: Db, src: SemanticSource, o: SemanticOp
   for (const h of found) {
     const m = byId.get(h.id);
     // Only rows SQLite still holds in the recent tier: deleted or compacted vectors never surface.
-    if (!m || !m.recent || m.session !== h.session || (since !== undefined && m.sendAt < since)) continue;
+    if (!m || !m.recent || m.session !== h.session || (since !== undefined && m.sendAt < since) || (until !== undefined && m.sendAt >= until)) continue;
     const factor = focus.sender !== undefined && m.sender !== focus.sender ? OTHER_SENDER_FACTOR : 1;
     const score = calibratedScore(h.score, cal) * factor;
     if (score < src.minScore) continue;

@@ -1,6 +1,6 @@
 // The one place a thrown value becomes user text: one line, the same in the CLI, the TUI and the daemon log.
 // A full disk and a refused permission read the same wherever they surface (errno or SQLite code, also as a cause).
-import { MemvoyError } from "./errors.ts";
+import { formatNamedError, MemvoyError } from "./errors.ts";
 
 type SystemFailure = "no-space" | "permission" | "disk-io";
 
@@ -8,9 +8,10 @@ const NO_SPACE = /SQLITE_FULL|database or disk is full/i;
 const READ_ONLY = /SQLITE_READONLY|attempt to write a readonly database/i;
 const DISK_IO = /SQLITE_IOERR|disk I\/O error/i;
 
-/** One line of user text for any thrown value. */
+/** One line of user text for any thrown value: a named error's formatter applied to its data, else the message. */
 export function describeError(err: unknown): string {
-  const line = firstLine(err instanceof Error ? err.message : String(err)) || (err instanceof Error ? err.name : "unknown error");
+  const text = formatNamedError(err) ?? (err instanceof Error ? err.message : String(err));
+  const line = firstLine(text) || (err instanceof Error ? err.name : "unknown error");
   if (/^(no space left|permission denied)/.test(line)) return line; // described already (e.g. by a worker)
   switch (systemFailure(err)) {
     case "no-space":

@@ -27,20 +27,40 @@ export function errorMessage(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }
 
+type Formatter = (data: never) => string;
+
+/** Every named error's formatter, by name, filled as each error is defined: describeError reads it. */
+const FORMATTERS = new Map<string, Formatter>();
+
 /**
- * A named error class whose instances carry typed `data` (the facts of the failure). The message is composed
- * from the data once, at the definition, so throw sites pass facts rather than text.
+ * A named error class whose instances carry typed `data` (the facts of the failure). The user text is composed
+ * from the data by the one formatter given here, registered by name for describeError; throw sites pass facts.
  */
-export function namedError<D extends object>(name: string, kind: "input" | "runtime", message: (data: D) => string) {
-  const Base: typeof InputError = kind === "input" ? InputError : RuntimeFailure;
+export function namedError<D extends object>(name: string, kind: "usage" | "input" | "runtime", format: (data: D) => string) {
+  const Base: typeof InputError = kind === "input" ? InputError : kind === "usage" ? UsageError : RuntimeFailure;
   const Named = class extends Base {
+    static readonly format = format;
     constructor(
       readonly data: D,
       options?: { cause?: unknown },
     ) {
-      super(message(data), options);
+      super(format(data), options);
     }
   };
   Object.defineProperty(Named, "name", { value: name });
+  FORMATTERS.set(name, format as Formatter);
   return Named;
+}
+
+/** The user text of a named error, composed from its data by its registered formatter; undefined for any other value. */
+export function formatNamedError(err: unknown): string | undefined {
+  if (!(err instanceof MemvoyError)) return undefined;
+  const data = (err as { data?: unknown }).data;
+  const format = FORMATTERS.get(err.name) as ((data: unknown) => string) | undefined;
+  return format && data !== null && typeof data === "object" ? format(data) : undefined;
+}
+
+/** The names of every named error defined so far (each module registers its own as it loads). */
+export function namedErrorNames(): string[] {
+  return [...FORMATTERS.keys()];
 }

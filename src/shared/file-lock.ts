@@ -2,7 +2,7 @@
 // holder dies (kill -9 included), so a crash never leaves a stale lock. Reentrant within one process.
 import { dlopen, FFIType, read } from "bun:ffi";
 import { closeSync, openSync } from "node:fs";
-import { namedError, RuntimeFailure } from "./errors.ts";
+import { namedError } from "./errors.ts";
 import { FILE_MODE } from "./atomic-write.ts";
 
 const LOCK_EX = 2;
@@ -16,6 +16,10 @@ export const LockTimeoutError = namedError<{ path: string; timeoutMs: number }>(
   (d) => `timed out after ${d.timeoutMs} ms waiting for the write lock ${d.path}`,
 );
 export type LockTimeoutError = InstanceType<typeof LockTimeoutError>;
+
+/** flock failed for a reason other than another holder (the errno says which). */
+export const LockFailedError = namedError<{ path: string; errno: number }>("LockFailedError", "runtime", (d) => `cannot lock ${d.path} (errno ${d.errno})`);
+export type LockFailedError = InstanceType<typeof LockFailedError>;
 
 let libc: { flock: (fd: number, op: number) => number; errno: () => number } | undefined;
 function lib() {
@@ -70,7 +74,7 @@ export function withFileLock<T>(path: string, fn: () => T, timeoutMs = 30_000): 
     const errno = lib().errno();
     if (errno !== EWOULDBLOCK) {
       closeSync(fd);
-      throw new RuntimeFailure(`cannot lock ${path} (errno ${errno})`);
+      throw new LockFailedError({ path, errno });
     }
     if (performance.now() > deadline) {
       closeSync(fd);

@@ -15,16 +15,33 @@ export interface IssueTextOptions {
   topLevel?: string;
 }
 
-/** `summary.model: expected string; http.port: ...`: every issue, each with its dotted path. */
-export function describeIssues(issues: readonly SchemaIssue[], o: IssueTextOptions = {}): string {
-  const seen = new Set<string>();
+/** One validation problem: where (dotted path, absent for the value itself) and what. */
+export interface IssueFact {
+  path?: string;
+  problem: string;
+}
+
+/** Every issue as a fact with its dotted path, duplicates dropped: the data an input error carries. */
+export function issueFacts(issues: readonly SchemaIssue[], o: IssueTextOptions = {}): IssueFact[] {
+  const seen = new Map<string, IssueFact>();
   for (const issue of issues) {
     const path = dotPath(issue) ?? o.topLevel;
     const unknown = issue.type === "strict_object" && issue.expected === "never";
-    const what = unknown ? (o.unknown ?? "unknown field") : issue.message;
-    seen.add(path ? `${path}: ${what}` : what);
+    const fact: IssueFact = { problem: unknown ? (o.unknown ?? "unknown field") : issue.message };
+    if (path) fact.path = path;
+    seen.set(describeIssueFacts([fact]), fact);
   }
-  return [...seen].join("; ");
+  return [...seen.values()];
+}
+
+/** `summary.model: expected string; http.port: ...`: every fact, each with its path. */
+export function describeIssueFacts(facts: readonly IssueFact[]): string {
+  return facts.map((f) => (f.path ? `${f.path}: ${f.problem}` : f.problem)).join("; ");
+}
+
+/** `summary.model: expected string; http.port: ...`: every issue, each with its dotted path. */
+export function describeIssues(issues: readonly SchemaIssue[], o: IssueTextOptions = {}): string {
+  return describeIssueFacts(issueFacts(issues, o));
 }
 
 function dotPath(issue: SchemaIssue): string | undefined {

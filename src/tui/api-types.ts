@@ -1,14 +1,14 @@
-// The MemoryApi shapes the TUI works with, derived from the API itself (the TUI sees only app/ and shared/).
-import type { MemoryApi } from "../app/memory-api.ts";
+// The HomeMemory shapes the TUI works with, derived from the API itself (the TUI sees only app/ and shared/).
+import type { HomeMemory } from "../app/memory-api.ts";
 
-export type SessionInfo = ReturnType<MemoryApi["sessions"]>[number];
-export type SearchOptions = Parameters<MemoryApi["search"]>[0];
-export type SearchResult = Awaited<ReturnType<MemoryApi["search"]>>;
+export type SessionInfo = ReturnType<HomeMemory["sessions"]>[number];
+export type SearchOptions = Parameters<HomeMemory["search"]>[0];
+export type SearchResult = Awaited<ReturnType<HomeMemory["search"]>>;
 export type SearchHit = SearchResult["hits"][number];
 export type MatchMode = NonNullable<SearchOptions["match"]>;
-export type ErrorRecord = ReturnType<MemoryApi["getError"]>;
-export type ErrorList = ReturnType<MemoryApi["listErrors"]>;
-export type ErrorSearchResult = Awaited<ReturnType<MemoryApi["searchErrors"]>>;
-export type SummaryView = ReturnType<MemoryApi["summary"]>;
-export type SummarizeReport = Awaited<ReturnType<MemoryApi["summarize"]>>;
-export type SummaryProgress = Parameters<NonNullable<NonNullable<Parameters<MemoryApi["summarize"]>[1]>["onProgress"]>>[0];
+export type ErrorRecord = ReturnType<HomeMemory["getError"]>;
+export type ErrorList = ReturnType<HomeMemory["listErrors"]>;
+export type ErrorSearchResult = Awaited<ReturnType<HomeMemory["searchErrors"]>>;
+export type SummaryView = ReturnType<HomeMemory["summary"]>;
+export type SummarizeReport = Awaited<ReturnType<HomeMemory["summarize"]>>;
+export type SummaryProgress = Parameters<NonNullable<NonNullable<Parameters<HomeMemory["summarize"]>[1]>["onProgress"]>>[0];

@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { compactionPlan } from "../../src/memory/compaction.ts";
 import type { MessageRecord } from "../../src/shared/message.ts";
 import { recordBytes } from "../../src/storage/history/history-file.ts";
-import { openMemory } from "../../src/lib.ts";
+import { openMemory } from "../../src/app/open-memory.ts";
 import { cli, removeTempHomes, tempHome } from "../fixture/home.ts";
 
 afterAll(removeTempHomes);

@@ -4,7 +4,7 @@
 import { afterAll, expect, test } from "bun:test";
 import { existsSync, readdirSync, readFileSync, lstatSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { openMemory } from "../../src/lib.ts";
+import { openMemory } from "../../src/app/open-memory.ts";
 import { VectorStore } from "../../src/storage/lance/vector-store.ts";
 import { cli, removeTempHomes, repoRoot, tempHome } from "../fixture/home.ts";
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { NS_PER_DAY } from "../../src/shared/time.ts";
-import type { MemoryApi } from "../../src/lib.ts";
+import { type HomeMemory } from "../../src/app/open-memory.ts";
 import { openTemp, removeTempHomes } from "../fixture/home.ts";
 
 afterAll(removeTempHomes);
@@ -10,7 +10,7 @@ const daysAgo = (d: number) => NOW - BigInt(d) * NS_PER_DAY;
 const ids = (r: { hits: { message: { content: string } }[] }) => r.hits.map((h) => h.message.content);
 
 describe("keyword search", () => {
-  let api: MemoryApi;
+  let api: HomeMemory;
   beforeAll(() => {
     // 6 KiB history.json: early messages are compacted into the archive, the last ones stay recent.
     api = openTemp({ env: { MEMVOY_LIMITS_MAX_HISTORY_BYTES: "6000" }, now: () => NOW }).api;

@@ -1,20 +1,25 @@
 import { afterAll, expect, test } from "bun:test";
-import { openMemory, MemoryApi, InputError } from "memvoy";
+import { openMemory, InputError, type MemoryApi } from "memvoy";
 import { removeTempHomes, tempHome } from "../fixture/home.ts";
 
 afterAll(removeTempHomes);
 
-test('the library is importable as "memvoy" and exposes the same operations, typed', async () => {
-  const api = openMemory({ home: tempHome(), env: {} });
-  expect(api).toBeInstanceOf(MemoryApi);
-  const { ids } = api.add("lib", [
+test('the library is importable as "memvoy": an async MemoryApi whose results are plain JSON', async () => {
+  const api: MemoryApi = openMemory({ home: tempHome(), env: {} });
+  const { ids } = await api.add("lib", [
     { role: "user", content: "library call", sendAt: "2026-01-01T00:00:00.000000001Z" },
     { role: "assistant", content: "works", sender: "bot" },
   ]);
   expect(ids).toHaveLength(2);
-  expect(api.history("lib").map((m) => [m.role, m.content])).toEqual([["user", "library call"], ["assistant", "works"]]);
-  expect(api.history("lib")[0]!.sendAt).toBe(1767225600000000001n);
-  expect((await api.search({ query: "library" })).hits[0]!.message.id).toBe(ids[0]!);
-  expect(() => api.add("../x", { role: "user", content: "x" })).toThrow(InputError);
-  api.close();
+  const history = await api.history("lib");
+  expect(history.messages.map((m) => [m.role, m.content])).toEqual([["user", "library call"], ["assistant", "works"]]);
+  expect(history.messages[0]!.sendAt).toBe("2026-01-01T00:00:00.000000001Z");
+  const found = await api.search({ query: "library" });
+  expect(found.hits[0]!.id).toBe(ids[0]!);
+  // every result survives JSON.stringify unchanged (no bigint, no class instance)
+  for (const value of [history, found, await api.sessions(), await api.context("lib", "next?")]) {
+    expect(JSON.parse(JSON.stringify(value))).toEqual(value);
+  }
+  expect(await api.add("../x", { role: "user", content: "x" }).catch((e) => e)).toBeInstanceOf(InputError);
+  await api.close();
 });

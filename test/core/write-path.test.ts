@@ -32,7 +32,7 @@ describe("dual write", () => {
     const script = join(home, "writer.ts");
     writeFileSync(
       script,
-      `import { openMemory } from ${JSON.stringify(join(repoRoot, "src/lib.ts"))};
+      `import { openMemory } from ${JSON.stringify(join(repoRoot, "src/app/open-memory.ts"))};
        const api = openMemory({ home: process.argv[2], env: {} });
        for (let i = 0; i < 500; i++) api.add("shared", { role: i % 2 ? "assistant" : "user", content: process.argv[3] + " " + i });
        api.close();`,

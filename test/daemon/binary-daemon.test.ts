@@ -2,7 +2,7 @@
 import { afterAll, setDefaultTimeout, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { openMemory } from "../../src/lib.ts";
+import { openMemory } from "../../src/app/open-memory.ts";
 import { buildBinaryOnce, makeTempDir, removeTempDirs } from "../fixture/binary.ts";
 import { cleanup, logText, mappedFiles, processAlive, tempHome, waitFor, workerPids } from "../fixture/daemon-process.ts";
 

@@ -2,7 +2,7 @@
 import { afterAll, setDefaultTimeout, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { openMemory } from "../../src/lib.ts";
+import { openMemory } from "../../src/app/open-memory.ts";
 import { cleanup, logText, mappedFiles, startDaemon, tempHome, waitFor, waitRunning, workerPids } from "../fixture/daemon-process.ts";
 
 // Real processes (bun start-up, LanceDB) and back-off waits: give each test room.

@@ -1,6 +1,6 @@
-// MemoryApi.maintain: the archive's FTS5 index merged in short steps, then optimized; search still finds everything.
+// HomeMemory.maintain: the archive's FTS5 index merged in short steps, then optimized; search still finds everything.
 import { afterAll, expect, test } from "bun:test";
-import { openMemory } from "../../src/lib.ts";
+import { openMemory } from "../../src/app/open-memory.ts";
 import { cleanup, tempHome } from "../fixture/daemon-process.ts";
 
 afterAll(cleanup);

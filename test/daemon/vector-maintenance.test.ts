@@ -1,6 +1,6 @@
-// MemoryApi.maintain on the message vectors: LanceDB compaction under the drain lock.
+// HomeMemory.maintain on the message vectors: LanceDB compaction under the drain lock.
 import { afterAll, expect, test } from "bun:test";
-import { openMemory } from "../../src/lib.ts";
+import { openMemory } from "../../src/app/open-memory.ts";
 import { cleanup, tempHome } from "../fixture/daemon-process.ts";
 
 afterAll(cleanup);

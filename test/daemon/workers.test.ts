@@ -3,7 +3,7 @@
 import { afterAll, setDefaultTimeout, describe, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { openMemory } from "../../src/lib.ts";
+import { openMemory } from "../../src/app/open-memory.ts";
 import { cleanup, logText, mappedFiles, processAlive, startDaemon, tempHome, waitFor, waitRunning, workerPids } from "../fixture/daemon-process.ts";
 
 // Real processes (bun start-up, LanceDB): give each test room.

@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, test } from "bun:test";
-import { openMemory } from "../../src/lib.ts";
+import { openMemory } from "../../src/app/open-memory.ts";
 import { cli, removeTempHomes, tempHome } from "../fixture/home.ts";
 
 afterAll(removeTempHomes);

@@ -1,7 +1,7 @@
 // Temp homes for error-memory tests: the library on a movable clock, the fixture loaded, raw file scans.
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { openMemory, type MemoryApi } from "../../src/lib.ts";
+import { openMemory, type HomeMemory } from "../../src/app/open-memory.ts";
 import { validateConfig } from "../../src/config/load.ts";
 import { NS_PER_DAY } from "../../src/shared/time.ts";
 import { tempHome } from "../fixture/home.ts";
@@ -13,7 +13,7 @@ export const T0 = 1_799_971_200_000_000_000n;
 
 export interface ErrorHome {
   home: string;
-  api: MemoryApi;
+  api: HomeMemory;
   clock: { now: bigint };
 }
 
@@ -24,7 +24,7 @@ export function errorHome(config: Record<string, unknown> = {}, home = tempHome(
 }
 
 /** Record every fixture record; returns fixture key -> record id. */
-export async function loadFixture(api: MemoryApi): Promise<Map<string, string>> {
+export async function loadFixture(api: HomeMemory): Promise<Map<string, string>> {
   const ids = new Map<string, string>();
   for (const { key, ...rec } of RECORDS) {
     const r = await api.recordError(rec);

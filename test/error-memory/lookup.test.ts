@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import type { MemoryApi } from "../../src/lib.ts";
+import type { HomeMemory } from "../../src/app/memory-api.ts";
 import { rankErrors } from "../../src/memory/error-memory/rank-errors.ts";
 import { removeTempHomes } from "../fixture/home.ts";
 import { errorHome, loadFixture } from "./error-home.ts";
 import { PARAPHRASES, RECORDS } from "./fixture.ts";
 
-let api: MemoryApi;
+let api: HomeMemory;
 let ids: Map<string, string>;
 
 beforeAll(async () => {

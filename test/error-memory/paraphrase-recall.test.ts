@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import type { MemoryApi } from "../../src/lib.ts";
+import type { HomeMemory } from "../../src/app/memory-api.ts";
 import { removeTempHomes } from "../fixture/home.ts";
 import { errorHome } from "./error-home.ts";
 import { SET_DISTRACTORS, SET_PAIRS, SET_RECORDS } from "./paraphrase-set.ts";
@@ -10,7 +10,7 @@ import { SET_DISTRACTORS, SET_PAIRS, SET_RECORDS } from "./paraphrase-set.ts";
  */
 const TEST_TOP1_FLOOR = 0.4;
 
-let api: MemoryApi;
+let api: HomeMemory;
 const ids = new Map<string, string>();
 
 beforeAll(async () => {

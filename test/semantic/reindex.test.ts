@@ -1,6 +1,6 @@
 // Embedder change then reindex; an interrupted reindex resumes where it stopped.
 import { afterAll, afterEach, expect, test } from "bun:test";
-import { openMemory } from "../../src/lib.ts";
+import { openMemory } from "../../src/app/open-memory.ts";
 import { openTemp, removeTempHomes } from "../fixture/home.ts";
 import { okBody, startFakeEmbeddings } from "../fixture/fake-embeddings.ts";
 import { BUILTIN_ID, config, recentIds, tableIds, vectorIds } from "../fixture/semantic-home.ts";

@@ -2,7 +2,7 @@
 // chunk, failures (HTTP error, garbage, timeout, 529), cursor bootstrap, messages sharing one second.
 import { afterEach, expect, test } from "bun:test";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
-import { MissingApiKeyError } from "../../src/lib.ts";
+import { MissingApiKeyError } from "../../src/llm/llm-errors.ts";
 import { addExchanges, current, readJson, readText, setup, summaryStep, T0, transcriptEntries, transcriptOf, type Setup } from "../fixture/summary-home.ts";
 
 let s: Setup;

@@ -1,10 +1,10 @@
 // memvoy demo: a realistic home through the real write path, in one command, with no API key; and
-// MemoryApi.importSummary, which it uses for the summaries.
+// HomeMemory.importSummary, which it uses for the summaries.
 import { afterAll, describe, expect, test } from "bun:test";
 import { existsSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { openMemory } from "../../src/lib.ts";
+import { openMemory } from "../../src/app/open-memory.ts";
 import { cli, removeTempHomes, tempHome } from "../fixture/home.ts";
 import { startTui, T } from "../fixture/tui-home.ts";
 
@@ -86,7 +86,7 @@ describe("memvoy demo", () => {
   }, T);
 });
 
-describe("MemoryApi.importSummary", () => {
+describe("HomeMemory.importSummary", () => {
   const valid = {
     key_decisions: ["Do: ship small"],
     past_discussions: [],

@@ -1,6 +1,6 @@
 // The error-memory browser under tmux: list, detail, search, delete with confirmation.
 import { describe, expect, test } from "bun:test";
-import { openMemory } from "../../src/lib.ts";
+import { openMemory } from "../../src/app/open-memory.ts";
 import type { TmuxSession } from "../fixture/tmux.ts";
 import { makeHome, startTui, T, tuiSuite } from "../fixture/tui-home.ts";
 

@@ -37,7 +37,7 @@ test("quit returns at once while a background job (an embedding call) is blocked
       join(home, "config.toml"),
       `[limits]\nmax_history_bytes = 4096\n[embedder]\nprovider = "openai"\nmodel = "m"\ndimensions = 8\nbase_url = "http://127.0.0.1:${server.port}/v1"\ntimeout_ms = 600000\nmax_retries = 0\n`,
     );
-    const { openMemory } = await import("../../src/lib.ts");
+    const { openMemory } = await import("../../src/app/open-memory.ts");
     const api = openMemory({ home, env: { OPENAI_API_KEY: "sk-test" } });
     await api.reindex(); // vectors of this embedder exist, so a ranked search embeds its query
     api.close();
@@ -127,7 +127,7 @@ test("q types while the filter field has the keys; Esc leaves it (and a move doe
 test("the reset dialog and a status-row error wrap instead of being cut", async () => {
   const home = await makeHome();
   const long = "a-session-with-a-rather-long-identifier-that-goes-on-and-on-until-it-ends-here";
-  const { openMemory } = await import("../../src/lib.ts");
+  const { openMemory } = await import("../../src/app/open-memory.ts");
   const api = openMemory({ home, env: {} });
   api.add(long, { role: "user", content: "hello" });
   api.close();
@@ -177,7 +177,7 @@ test("first run: the demo command shown uses the home on screen and works where 
 
 test("a session of one message is labelled \"1 msg\", not \"1 msgs\"", async () => {
   const home = tempHome("memvoy-tui-one-");
-  const { openMemory } = await import("../../src/lib.ts");
+  const { openMemory } = await import("../../src/app/open-memory.ts");
   const api = openMemory({ home, env: {} });
   api.add("solo", { role: "user", content: "just one" });
   api.close();

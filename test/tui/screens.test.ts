@@ -2,7 +2,7 @@
 import { describe, expect, test } from "bun:test";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { openMemory } from "../../src/lib.ts";
+import { openMemory } from "../../src/app/open-memory.ts";
 import { KEY_GROUPS } from "../../src/tui/keymap.ts";
 import { cli, repoRoot, tempHome, waitFor } from "../fixture/home.ts";
 import type { TmuxSession } from "../fixture/tmux.ts";

@@ -1,7 +1,7 @@
 // The summary viewer under tmux: sections, cursor, last run and tokens; S summarizes now against the fake
 // Anthropic API with progress and the outcome on the status row; an import shows as such.
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
-import { openMemory } from "../../src/lib.ts";
+import { openMemory } from "../../src/app/open-memory.ts";
 import { startFakeAnthropic, type FakeAnthropic } from "../fixture/fake-anthropic.ts";
 import { removeTempHomes } from "../fixture/home.ts";
 import type { TmuxSession } from "../fixture/tmux.ts";

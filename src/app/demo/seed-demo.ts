@@ -1,4 +1,4 @@
-// Create the demo home through the MemoryApi (the real write path): dated sessions in English and
+// Create the demo home through the HomeMemory (the real write path): dated sessions in English and
 // Traditional Chinese, their summaries (imported, no LLM call), error records, and their vectors.
 import { existsSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";

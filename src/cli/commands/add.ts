@@ -1,6 +1,6 @@
 // memvoy add SESSION --role R [--content TEXT | stdin] [--at TIME] [--sender NAME]; stdin may be JSONL.
 import { parseJsonl } from "../../app/wire-input.ts";
-import { InputError, UsageError } from "../../shared/errors.ts";
+import { CommandUsageError, StdinInputError } from "../usage-errors.ts";
 import { parseTimeOrThrow } from "../../shared/time.ts";
 import { bool, str, type Parsed } from "../args.ts";
 import { withMemory, type CommandSpec } from "../command.ts";
@@ -29,7 +29,7 @@ const spec: CommandSpec = { name: "add", usage, flags: { role: { type: "string" 
 export function run(argv: readonly string[]): Promise<number> {
   return withMemory(spec, argv, async (api, p, [session]) => {
     const role = str(p, "role");
-    const messages = await collectMessages(p, role, api.config.limits.max_message_bytes);
+    const messages = await collectMessages(p, role, api.info().maxMessageBytes);
     const ids: string[] = [];
     const progress = messages.length > BATCH && process.stderr.isTTY;
     for (let i = 0; i < messages.length; i += BATCH) {
@@ -47,24 +47,14 @@ export function run(argv: readonly string[]): Promise<number> {
 
 async function collectMessages(p: Parsed, role: string | undefined, maxBytes: number): Promise<WireMessageInput[]> {
   if (role === undefined) {
-    if (str(p, "content") !== undefined || str(p, "at") !== undefined) throw new UsageError("add: --content and --at need --role");
-    if (process.stdin.isTTY) throw new UsageError("add: give --role and --content, or pipe JSONL on stdin (see memvoy add --help)");
-    const text = await readStdin();
-    let messages: WireMessageInput[];
-    try {
-      messages = parseJsonl(text, maxBytes);
-    } catch (err) {
-      // Plain text piped without --role: say how plain text is read.
-      if (err instanceof InputError && /^stdin line 1: not valid JSON/.test(err.message) && !text.trimStart().startsWith("{")) {
-        throw new InputError(`${err.message} (to add plain text, give --role user|assistant)`);
-      }
-      throw err;
-    }
-    if (messages.length === 0) throw new InputError("add: stdin held no messages");
+    if (str(p, "content") !== undefined || str(p, "at") !== undefined) throw new CommandUsageError({ problem: "flags-need", command: "add", flags: ["--content", "--at"], needs: "--role" });
+    if (process.stdin.isTTY) throw new CommandUsageError({ problem: "no-input", command: "add", give: "--role and --content, or pipe JSONL on stdin", seeHelp: true });
+    const messages = parseJsonl(await readStdin(), maxBytes);
+    if (messages.length === 0) throw new StdinInputError({ command: "add", problem: "empty" });
     return messages;
   }
   const content = str(p, "content") ?? (process.stdin.isTTY ? undefined : stripOneNewline(await readStdin()));
-  if (content === undefined) throw new UsageError("add: give --content TEXT or pipe the text on stdin");
+  if (content === undefined) throw new CommandUsageError({ problem: "no-input", command: "add", give: "--content TEXT or pipe the text on stdin", seeHelp: false });
   const m: WireMessageInput = { role: role as "user", content };
   const at = str(p, "at");
   if (at !== undefined) m.sendAt = parseTimeOrThrow(at, "--at");
@@ -85,6 +75,6 @@ async function readStdin(): Promise<string> {
   try {
     return new TextDecoder("utf-8", { fatal: true }).decode(bytes);
   } catch {
-    throw new InputError("add: stdin is not valid UTF-8; nothing was written");
+    throw new StdinInputError({ command: "add", problem: "not-utf8" });
   }
 }

@@ -1,6 +1,6 @@
 // memvoy config show|path|check: the effective config, its file, and validation.
 import { configPath, configToToml, inspectConfig } from "../../app/config-info.ts";
-import { UsageError } from "../../shared/errors.ts";
+import { CommandUsageError } from "../usage-errors.ts";
 import { bool, str, type Parsed } from "../args.ts";
 import { runCommand, type CommandSpec } from "../command.ts";
 import { printJson, println } from "../output.ts";
@@ -24,7 +24,7 @@ export function run(argv: readonly string[]): Promise<number> {
 
 async function config(p: Parsed): Promise<number> {
   const [sub = "show", ...rest] = p.positionals;
-  if (rest.length) throw new UsageError(`config: unexpected argument ${JSON.stringify(rest[0])}`);
+  if (rest.length) throw new CommandUsageError({ problem: "unexpected-argument", command: "config", argument: rest[0]! });
   const home = str(p, "home");
   const json = bool(p, "json");
   if (sub === "path") {
@@ -32,7 +32,7 @@ async function config(p: Parsed): Promise<number> {
     json ? printJson({ path }) : println(path);
     return 0;
   }
-  if (sub !== "show" && sub !== "check") throw new UsageError(`config: unknown subcommand ${JSON.stringify(sub)}: use show, path or check`);
+  if (sub !== "show" && sub !== "check") throw new CommandUsageError({ problem: "unknown-subcommand", command: "config", subcommand: sub, choices: ["show", "path", "check"] });
   const info = inspectConfig(home);
   if (sub === "check") {
     const { checkCronPatterns } = await import("../../daemon/cron-patterns.ts");

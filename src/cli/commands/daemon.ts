@@ -1,5 +1,5 @@
 // memvoy daemon status|stop, and `memvoy --daemon` (the foreground daemon itself).
-import { UsageError } from "../../shared/errors.ts";
+import { CommandUsageError } from "../usage-errors.ts";
 import { bool, num, parseArgs, str, type Parsed } from "../args.ts";
 import { printUsage } from "../command.ts";
 import { bold, dim, printJson, println } from "../output.ts";
@@ -24,7 +24,7 @@ export async function runForeground(argv: readonly string[], version: string): P
     "--daemon",
   );
   if (bool(p, "help")) return printUsage(usage);
-  if (p.positionals.length) throw new UsageError(`--daemon: unexpected argument ${JSON.stringify(p.positionals[0])}`);
+  if (p.positionals.length) throw new CommandUsageError({ problem: "unexpected-argument", command: "--daemon", argument: p.positionals[0]! });
   const { runDaemon } = await import("../../daemon/daemon.ts");
   const code = await runDaemon({ home: str(p, "home"), verbose: bool(p, "verbose"), version });
   // Work abandoned at the deadline (a hung request) must not keep the process alive.
@@ -46,9 +46,9 @@ const when = (iso: string | null) => (iso ? new Date(iso).toLocaleString("sv-SE"
 /** `memvoy daemon work KIND`: the daemon's own child for its LanceDB work (not for people; not in --help). */
 async function runWork(kind: string | undefined, p: Parsed): Promise<number> {
   const { isWorkKind } = await import("../../daemon/work-kinds.ts");
-  if (!isWorkKind(kind)) throw new UsageError(`daemon work: unknown kind ${JSON.stringify(kind ?? "")}`);
+  if (!isWorkKind(kind)) throw new CommandUsageError({ problem: "unknown-value", command: "daemon work", what: "kind", value: kind ?? "" });
   const home = str(p, "home");
-  if (home === undefined) throw new UsageError("daemon work: --home is required");
+  if (home === undefined) throw new CommandUsageError({ problem: "flag-required", command: "daemon work", flag: "--home", seeHelp: false });
   const { runWorker } = await import("../../daemon/worker.ts");
   const code = await runWorker(kind, home, num(p, "linger-ms") ?? 0);
   // stdin stays open (it is how a killed daemon shows): leave without waiting for it.
@@ -60,7 +60,7 @@ export async function run(argv: readonly string[]): Promise<number> {
   if (bool(p, "help")) return printUsage(usage);
   const [sub, ...rest] = p.positionals;
   if (sub === "work" && rest.length <= 1) return runWork(rest[0], p);
-  if (rest.length) throw new UsageError(`daemon: unexpected argument ${JSON.stringify(rest[0])}`);
+  if (rest.length) throw new CommandUsageError({ problem: "unexpected-argument", command: "daemon", argument: rest[0]! });
   const json = bool(p, "json");
   const { daemonStatus, stopDaemon } = await import("../../daemon/status.ts");
   if (sub === "status") {
@@ -72,6 +72,7 @@ export async function run(argv: readonly string[]): Promise<number> {
     if (st.running) {
       const up = st.uptimeMs !== null ? `, up ${ago(st.uptimeMs)} since ${when(st.startedAt)}` : ", starting";
       println(`${bold("running")} (pid ${st.pid ?? "unknown"}${up}) on ${st.home}`);
+      println(st.http ? `http: ${st.http}  (token in ${st.home}/http.json; MCP at ${st.http}/mcp)` : "http: off");
     } else {
       const last = st.pid !== null ? ` (last: pid ${st.pid}${st.stoppedAt ? `, stopped ${when(st.stoppedAt)}` : ", did not stop cleanly"})` : "";
       println(`${bold("not running")} on ${st.home}${last}`);
@@ -92,11 +93,14 @@ export async function run(argv: readonly string[]): Promise<number> {
   }
   if (sub === "stop") {
     const secs = num(p, "timeout") ?? 10;
-    if (secs < 1) throw new UsageError("daemon stop: --timeout must be at least 1 second");
+    if (secs < 1) throw new CommandUsageError({ problem: "flag-rule", command: "daemon stop", flag: "--timeout", rule: "at least 1 second" });
     const r = await stopDaemon(str(p, "home"), secs * 1000);
     if (json) printJson(r);
     else println(r.wasRunning ? `stopped the daemon (pid ${r.pid}) in ${r.ms} ms` : "no daemon is running on this home");
     return 0;
   }
-  throw new UsageError(sub === undefined ? "daemon: missing subcommand: use status or stop" : `daemon: unknown subcommand ${JSON.stringify(sub)}: use status or stop`);
+  const choices = ["status", "stop"];
+  throw new CommandUsageError(
+    sub === undefined ? { problem: "missing-subcommand", command: "daemon", choices } : { problem: "unknown-subcommand", command: "daemon", subcommand: sub, choices },
+  );
 }

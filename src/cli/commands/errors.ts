@@ -1,10 +1,11 @@
 // memvoy errors record|search|list|show|rm|sweep: the cross-session error memory.
-import type { ErrorRecord, MemoryApi } from "../../app/memory-api.ts";
-import { UsageError } from "../../shared/errors.ts";
-import { nsToLocalSeconds, nsToRfc3339 } from "../../shared/time.ts";
+import type { ErrorRecord, HomeMemory } from "../../app/memory-api.ts";
+import { CommandUsageError } from "../usage-errors.ts";
+import { nsToLocalSeconds } from "../../shared/time.ts";
 import { bool, expectPositionals, num, parseArgs, str, type FlagSpecs, type Parsed } from "../args.ts";
 import { openFromFlags, printUsage } from "../command.ts";
 import { bold, cyan, dim, printJson, println } from "../output.ts";
+import { errorJson, errorSearchJson } from "../../app/api/json-shapes.ts";
 
 export const usage = `
 Usage: memvoy errors record --tool T --error TEXT --fix TEXT [--cause TEXT] [--outcome O] [--keywords a,b]
@@ -103,6 +104,7 @@ const SPECS: Record<string, FlagSpecs> = {
   rm: {},
   sweep: {},
 };
+const ERROR_SUBCOMMANDS = Object.keys(SPECS);
 
 /** The subcommand: the first argument that is neither a global flag nor the value of --home. */
 function splitSubcommand(argv: readonly string[]): { sub?: string; rest: string[] } {
@@ -122,10 +124,10 @@ export async function run(argv: readonly string[]): Promise<number> {
   const { sub, rest } = splitSubcommand(argv);
   if (sub === undefined) {
     if (rest.includes("--help") || rest.includes("-h")) return printUsage(usage);
-    throw new UsageError("errors: missing subcommand: record, search, list, show, rm or sweep (see memvoy errors --help)");
+    throw new CommandUsageError({ problem: "missing-subcommand", command: "errors", choices: ERROR_SUBCOMMANDS });
   }
   const specs = SPECS[sub];
-  if (!specs) throw new UsageError(`errors: unknown subcommand ${JSON.stringify(sub)}: use record, search, list, show, rm or sweep`);
+  if (!specs) throw new CommandUsageError({ problem: "unknown-subcommand", command: "errors", subcommand: sub, choices: ERROR_SUBCOMMANDS });
   const p = parseArgs(rest, specs, `errors ${sub}`);
   if (bool(p, "help")) return printUsage(USAGES[sub]!);
   const input = checkArgs(sub, p);
@@ -143,12 +145,12 @@ function checkArgs(sub: string, p: Parsed): string | undefined {
   const cmd = `errors ${sub}`;
   if (sub === "record") {
     expectPositionals(p, cmd, []);
-    for (const f of ["tool", "error", "fix"]) if (str(p, f) === undefined) throw new UsageError(`${cmd}: --${f} is required (see memvoy ${cmd} --help)`);
+    for (const f of ["tool", "error", "fix"]) if (str(p, f) === undefined) throw new CommandUsageError({ problem: "flag-required", command: cmd, flag: `--${f}`, seeHelp: true });
     return str(p, "error") === "-" ? "error" : undefined;
   }
   if (sub === "search") {
-    if (p.positionals.length === 0) throw new UsageError(`${cmd}: missing the error text (see memvoy ${cmd} --help)`);
-    if (bool(p, "other-tools") && str(p, "tool") === undefined) throw new UsageError(`${cmd}: --other-tools needs --tool`);
+    if (p.positionals.length === 0) throw new CommandUsageError({ problem: "missing-argument", command: cmd, argument: "the error text" });
+    if (bool(p, "other-tools") && str(p, "tool") === undefined) throw new CommandUsageError({ problem: "flags-need", command: cmd, flags: ["--other-tools"], needs: "--tool" });
     return p.positionals.length === 1 && p.positionals[0] === "-" ? "query" : undefined;
   }
   if (sub === "show" || sub === "rm") expectPositionals(p, cmd, ["ID"]);
@@ -161,7 +163,7 @@ async function stdinIfDash(what: string | undefined): Promise<string | undefined
   return await new Response(Bun.stdin.stream()).text();
 }
 
-type Runner = (api: MemoryApi, p: Parsed, stdin: string | undefined) => Promise<number>;
+type Runner = (api: HomeMemory, p: Parsed, stdin: string | undefined) => Promise<number>;
 
 const COMMANDS: Record<string, Runner> = {
   async record(api, p, stdin) {
@@ -192,12 +194,7 @@ const COMMANDS: Record<string, Runner> = {
     const query = stdin ?? p.positionals.join(" ");
     const r = await api.searchErrors({ query, tool: str(p, "tool"), limit: num(p, "limit"), otherTools: bool(p, "other-tools") || undefined });
     if (bool(p, "json")) {
-      printJson({
-        tool: str(p, "tool") ?? null,
-        hits: r.hits.map((h) => ({ ...errorJson(h.record), score: h.score, matchedBy: h.matchedBy })),
-        notEmbedded: r.notEmbedded,
-        notes: r.notes,
-      });
+      printJson(errorSearchJson(str(p, "tool"), r));
       return 0;
     }
     notes(r.notes);
@@ -275,25 +272,6 @@ function printRecord(rec: ErrorRecord, extra: string, maxErrorLines?: number): v
   println(indent("error:", rec.error, maxErrorLines));
   if (rec.cause !== undefined) println(indent("cause:", rec.cause));
   println(indent("fix:  ", rec.fix));
-}
-
-export function errorJson(r: ErrorRecord): Record<string, unknown> {
-  return {
-    id: r.id,
-    tool: r.tool,
-    error: r.error,
-    cause: r.cause ?? null,
-    fix: r.fix,
-    outcome: r.outcome,
-    keywords: r.keywords,
-    createdAt: nsToRfc3339(r.createdAt),
-    updatedAt: nsToRfc3339(r.updatedAt),
-    lastHitAt: r.lastHitAt !== undefined ? nsToRfc3339(r.lastHitAt) : null,
-    expiresAt: nsToRfc3339(r.expiresAt),
-    hits: r.hits,
-    occurrences: r.occurrences,
-    embedded: r.embedded,
-  };
 }
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;

@@ -3,7 +3,7 @@ import { existsSync } from "node:fs";
 import { homePaths, resolveHome } from "../../config/home.ts";
 import { openMemory } from "../../app/open-memory.ts";
 import { bool, str, type Parsed } from "../args.ts";
-import type { MemoryApi } from "../../app/memory-api.ts";
+import type { HomeMemory } from "../../app/memory-api.ts";
 import { runCommand, using, withInterrupt, type CommandSpec } from "../command.ts";
 import { printJson, println } from "../output.ts";
 import { progressBar } from "../progress.ts";
@@ -33,7 +33,7 @@ export function run(argv: readonly string[]): Promise<number> {
   });
 }
 
-async function reindex(api: MemoryApi, p: Parsed, signal: AbortSignal): Promise<number> {
+async function reindex(api: HomeMemory, p: Parsed, signal: AbortSignal): Promise<number> {
   const pending = bool(p, "pending");
   const quiet = bool(p, "quiet");
   const json = bool(p, "json");

@@ -1,5 +1,4 @@
 // memvoy reset SESSION [--all]: clear history + archive + vectors; the summary survives unless --all.
-import { existsSync } from "node:fs";
 import { bool } from "../args.ts";
 import { withMemory, type CommandSpec } from "../command.ts";
 import { printJson, println } from "../output.ts";
@@ -16,7 +15,7 @@ const spec: CommandSpec = { name: "reset", usage, flags: { all: { type: "boolean
 
 export function run(argv: readonly string[]): Promise<number> {
   return withMemory(spec, argv, async (api, p, [session]) => {
-    const hadSummary = existsSync(api.paths.summary(session!));
+    const hadSummary = api.hasSummary(session!);
     const r = api.reset(session!, { all: bool(p, "all") });
     await api.purgeDeleted();
     if (bool(p, "json")) printJson(r);

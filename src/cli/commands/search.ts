@@ -1,11 +1,12 @@
 // memvoy search QUERY [--session S] [--match M] [--range R] [--limit N]
-import { UsageError } from "../../shared/errors.ts";
+import { CommandUsageError } from "../usage-errors.ts";
 import { assertSessionId } from "../../shared/session-id.ts";
 import { nsToLocalSeconds, type TimeRange } from "../../shared/time.ts";
-import type { MatchMode, SearchHit } from "../../app/memory-api.ts";
+import type { MatchMode } from "../../app/memory-api.ts";
 import { bool, num, str } from "../args.ts";
 import { withMemory, type CommandSpec } from "../command.ts";
-import { cyan, dim, highlight, messageJson, printJson, println } from "../output.ts";
+import { cyan, dim, highlight, printJson, println } from "../output.ts";
+import { searchJson } from "../../app/api/json-shapes.ts";
 
 export const usage = `
 Usage: memvoy search QUERY [--session S] [--match keyword|semantic|hybrid] [--range 1d|7d|30d|1y|all] [--limit N] [--json]
@@ -34,7 +35,7 @@ const spec: CommandSpec = {
   usage,
   flags: { session: { type: "string", short: "s" }, match: { type: "string" }, range: { type: "string" }, limit: { type: "number", short: "n" } },
   check: (p) => {
-    if (p.positionals.length === 0) throw new UsageError("search: missing QUERY (see memvoy search --help)");
+    if (p.positionals.length === 0) throw new CommandUsageError({ problem: "missing-argument", command: "search", argument: "QUERY" });
     const session = str(p, "session");
     if (session !== undefined) assertSessionId(session);
   },
@@ -52,7 +53,7 @@ export function run(argv: readonly string[]): Promise<number> {
       limit: num(p, "limit"),
     });
     if (bool(p, "json")) {
-      printJson({ query, hits: result.hits.map(hitJson), notIndexed: result.notIndexed ?? 0, reindexNeeded: result.reindexNeeded ?? false, notes: result.notes, ...(result.emptyReason ? { emptyReason: result.emptyReason } : {}) });
+      printJson(searchJson(query, result));
       return 0;
     }
     for (const note of result.notes) process.stderr.write(`memvoy: ${note}\n`);
@@ -76,12 +77,3 @@ function oneLine(text: string, width = 100): string {
   const t = text.replace(/\s+/g, " ").trim();
   return t.length > width ? t.slice(0, width - 1) + "…" : t;
 }
-
-function hitJson(h: SearchHit): Record<string, unknown> {
-  const o: Record<string, unknown> = { ...messageJson(h.message), source: h.source, score: h.score, snippet: h.snippet, highlights: h.highlights };
-  if (h.foundBy) o.foundBy = h.foundBy;
-  if (h.rank !== undefined) o.rank = h.rank;
-  if (h.context) o.context = h.context.map((c) => ({ ...messageJson(c), hit: c.id === h.message.id }));
-  return o;
-}
-

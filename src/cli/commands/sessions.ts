@@ -1,10 +1,11 @@
 // memvoy sessions: id, message count, last activity, summary present.
-import { nsToLocalSeconds, nsToRfc3339 } from "../../shared/time.ts";
+import { nsToLocalSeconds } from "../../shared/time.ts";
+import { sessionJson, sortSessions } from "../../app/api/json-shapes.ts";
 import { invocation, quoteArg } from "../../app/invocation.ts";
 import { bool, str } from "../args.ts";
 import { withMemory, type CommandSpec } from "../command.ts";
 import { bold, dim, printJson, println } from "../output.ts";
-import { UsageError } from "../../shared/errors.ts";
+import { CommandUsageError } from "../usage-errors.ts";
 
 export const usage = `
 Usage: memvoy sessions [--sort recent|name] [--json]
@@ -18,7 +19,7 @@ const spec: CommandSpec = {
   flags: { sort: { type: "string" } },
   positionals: [],
   check: (p) => {
-    if (!["recent", "name"].includes(str(p, "sort") ?? "recent")) throw new UsageError(`sessions: --sort must be recent or name`);
+    if (!["recent", "name"].includes(str(p, "sort") ?? "recent")) throw new CommandUsageError({ problem: "flag-rule", command: "sessions", flag: "--sort", rule: "recent or name" });
   },
 };
 
@@ -26,9 +27,9 @@ export function run(argv: readonly string[]): Promise<number> {
   return withMemory(spec, argv, (api, p) => {
     const sort = str(p, "sort") ?? "recent";
     const list = api.sessions();
-    list.sort((a, b) => (sort === "name" ? a.id.localeCompare(b.id) : Number(b.lastActivity - a.lastActivity) || a.id.localeCompare(b.id)));
+    sortSessions(list, sort as "recent" | "name");
     if (bool(p, "json")) {
-      printJson(list.map((s) => ({ id: s.id, messages: s.messages, lastActivity: s.lastActivity ? nsToRfc3339(s.lastActivity) : null, hasSummary: s.hasSummary })));
+      printJson(list.map(sessionJson));
       return 0;
     }
     if (list.length === 0) {

@@ -1,9 +1,10 @@
 // memvoy summary SESSION: the rolling summary, the cursor and exact position, the last run and token usage.
 import type { SummaryView } from "../../app/memory-api.ts";
-import { nsToLocalSeconds, nsToRfc3339 } from "../../shared/time.ts";
+import { nsToLocalSeconds } from "../../shared/time.ts";
 import { bool } from "../args.ts";
 import { withMemory, type CommandSpec } from "../command.ts";
 import { bold, dim, printJson, println } from "../output.ts";
+import { summaryJson } from "../../app/api/json-shapes.ts";
 
 export const usage = `
 Usage: memvoy summary SESSION [--json]
@@ -19,20 +20,7 @@ call made for the session, and whether the session is due for a run.
 
 const n = (x: number) => x.toLocaleString("en-US");
 
-export function viewJson(v: SummaryView): Record<string, unknown> {
-  const out: Record<string, unknown> = { session: v.session, state: v.state, summary: v.summary ?? null };
-  if (v.legacy) out.legacy = v.legacy;
-  if (v.problem) out.problem = v.problem;
-  out.cursor = v.cursor ?? null;
-  if (v.cursorProblem) out.cursorProblem = v.cursorProblem;
-  out.position = v.position ? { seq: Number(v.position.seq), id: v.position.id } : null;
-  out.lastRun = v.lastRun
-    ? { ...v.lastRun, startedAt: nsToRfc3339(v.lastRun.startedAt), finishedAt: v.lastRun.finishedAt !== undefined ? nsToRfc3339(v.lastRun.finishedAt) : null }
-    : null;
-  out.usage = v.usage;
-  out.due = v.due;
-  return out;
-}
+export const viewJson = summaryJson;
 
 function printView(v: SummaryView): void {
   if (v.state === "missing") println(dim(`${v.session} has no summary yet (memvoy summarize ${v.session})`));

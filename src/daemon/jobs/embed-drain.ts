@@ -2,7 +2,7 @@
 // timer fires), and backs off exponentially while the embedder fails. The queue is looked at here (SQLite);
 // the drain itself runs in the daemon's child.
 import { watch, type FSWatcher } from "node:fs";
-import type { MemoryApi } from "../../app/memory-api.ts";
+import type { MaintenanceApi } from "../../app/maintenance-api.ts";
 import { describeError } from "../../shared/describe-error.ts";
 import type { LoopJob } from "../scheduler.ts";
 import type { RunWork, WorkResult } from "../work-kinds.ts";
@@ -66,17 +66,18 @@ class Waker {
 }
 
 /** Drain in the child when there is work due now; otherwise what a drain would report, without spawning one. */
-async function drain(api: MemoryApi, work: RunWork): Promise<WorkResult<"embeddings">> {
+async function drain(api: MaintenanceApi, work: RunWork): Promise<WorkResult<"embeddings">> {
   const b = api.embeddingBacklog();
   if (b.due > 0) return work("embeddings");
   return { busy: false, embedded: 0, deletesApplied: 0, failed: 0, remaining: b.queued };
 }
 
-export function embedDrainJob(api: MemoryApi, work: RunWork, intervalMs: number): LoopJob {
+/** `storeDir`: the home's .store folder, where writers touch the wake file. */
+export function embedDrainJob(api: MaintenanceApi, work: RunWork, intervalMs: number, storeDir: string): LoopJob {
   return {
     name: "embeddings",
     async loop({ signal, log }, report) {
-      const waker = new Waker(api.paths.store);
+      const waker = new Waker(storeDir);
       let failures = 0;
       try {
         while (!signal.aborted) {

@@ -1,10 +1,10 @@
 // Nightly maintenance job: the FTS5 merge/optimize in this process, then LanceDB compaction and index in the child.
-import type { MemoryApi } from "../../app/memory-api.ts";
+import type { MaintenanceApi } from "../../app/maintenance-api.ts";
 import { describeError } from "../../shared/describe-error.ts";
 import type { CronJob } from "../scheduler.ts";
 import type { RunWork, WorkResult } from "../work-kinds.ts";
 
-export function maintenanceJob(api: MemoryApi, work: RunWork, pattern: string): CronJob {
+export function maintenanceJob(api: MaintenanceApi, work: RunWork, pattern: string): CronJob {
   return {
     name: "maintenance",
     pattern,

@@ -1,6 +1,7 @@
 // The summary cron: each tick runs Generate on every due session (mtime gate) not already being summarized;
 // a session whose run failed is retried at the next tick.
-import type { MemoryApi, SessionReport } from "../../app/memory-api.ts";
+import type { MaintenanceApi } from "../../app/maintenance-api.ts";
+import type { SessionReport } from "../../app/memory-api.ts";
 import { MemvoyError } from "../../shared/errors.ts";
 import { describeError } from "../../shared/describe-error.ts";
 import { isTempSession } from "../../shared/session-id.ts";
@@ -21,7 +22,7 @@ interface Tick {
   fatal?: string;
 }
 
-export function summaryJob(api: MemoryApi, pattern: string): CronJob {
+export function summaryJob(api: MaintenanceApi, pattern: string): CronJob {
   const inFlight = new Set<string>();
   const retry = new Set<string>();
   const skipLogged = new Set<string>();

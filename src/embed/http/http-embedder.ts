@@ -70,7 +70,7 @@ export class HttpEmbedder implements Embedder {
 
 /** Checks the response shape strictly: one finite vector per input, each of the same (expected) dimension. */
 export function parseEmbeddings(json: unknown, count: number, dim: number, label: string): Float32Array[] {
-  const bad = (why: string) => new EmbedderResponseError(`${label} returned a malformed response: ${why}`);
+  const bad = (why: string) => new EmbedderResponseError({ label, problem: "malformed", why });
   const data = (json as { data?: unknown } | null)?.data;
   if (!Array.isArray(data)) throw bad("no `data` array");
   if (data.length !== count) throw bad(`${data.length} embeddings for ${count} inputs`);

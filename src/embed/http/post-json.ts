@@ -26,6 +26,7 @@ const RETRY_AFTER_CAP_MS = 60_000;
 export async function postJson(req: PostRequest, policy: RetryPolicy): Promise<unknown> {
   const doFetch = req.fetch ?? fetch;
   const body = JSON.stringify(req.body);
+  const server = { label: req.label, url: req.url };
   for (let attempt = 0; ; attempt++) {
     req.signal?.throwIfAborted();
     const timeout = AbortSignal.timeout(policy.timeoutMs);
@@ -35,27 +36,23 @@ export async function postJson(req: PostRequest, policy: RetryPolicy): Promise<u
       res = await doFetch(req.url, { method: "POST", headers: { "content-type": "application/json", ...req.headers }, body, signal });
     } catch (err) {
       req.signal?.throwIfAborted();
-      if (timeout.aborted) throw new EmbedderUnavailableError(`${req.label} timed out after ${policy.timeoutMs} ms`);
-      throw new EmbedderUnavailableError(`cannot reach ${req.label}: ${describeNetworkError(err)}`, { cause: err });
+      if (timeout.aborted) throw new EmbedderUnavailableError({ ...server, problem: "timeout", timeoutMs: policy.timeoutMs });
+      throw new EmbedderUnavailableError({ ...server, problem: "unreachable", reason: describeNetworkError(err) }, { cause: err });
     }
     if (res.status === 429 || res.status >= 500) {
-      const text = await safeText(res, signal);
+      const text = await safeText(res, signal, server);
       if (attempt >= policy.maxRetries) {
-        const what = res.status === 429 ? "kept rate-limiting (429)" : `kept failing (${res.status})`;
-        throw new EmbedderUnavailableError(`${req.label} ${what} after ${attempt + 1} attempts${detail(text, req.secret)}`);
+        throw new EmbedderUnavailableError({ ...server, problem: "kept-failing", status: res.status, attempts: attempt + 1, ...detail(text, req.secret) });
       }
       await sleep(retryDelay(res.headers.get("retry-after"), attempt, policy), req.signal);
       continue;
     }
-    const text = await safeText(res, signal);
-    if (res.status === 401 || res.status === 403) {
-      throw new EmbedderRejectedError(`${req.label} rejected the API key (${res.status})${detail(text, req.secret)}`, res.status);
-    }
-    if (!res.ok) throw new EmbedderRejectedError(`${req.label} refused the request (${res.status})${detail(text, req.secret)}`, res.status);
+    const text = await safeText(res, signal, server);
+    if (!res.ok) throw new EmbedderRejectedError({ ...server, status: res.status, ...detail(text, req.secret) });
     try {
       return JSON.parse(text);
     } catch {
-      throw new EmbedderResponseError(`${req.label} answered with something that is not JSON${detail(text, req.secret)}`);
+      throw new EmbedderResponseError({ ...server, problem: "not-json", ...detail(text, req.secret) });
     }
   }
 }
@@ -85,17 +82,17 @@ function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   });
 }
 
-async function safeText(res: Response, signal: AbortSignal): Promise<string> {
+async function safeText(res: Response, signal: AbortSignal, server: { label: string; url: string }): Promise<string> {
   try {
     return await res.text();
   } catch (err) {
-    if (signal.aborted) throw new EmbedderUnavailableError("the embedding server stopped answering mid-response", { cause: err });
+    if (signal.aborted) throw new EmbedderUnavailableError({ ...server, problem: "cut-off" }, { cause: err });
     return "";
   }
 }
 
-/** A short, single-line excerpt of a server's answer, preferring its error message. */
-function detail(text: string, secret?: string): string {
+/** A short, single-line excerpt of a server's answer, preferring its error message, as `{ detail }` when there is one. */
+function detail(text: string, secret?: string): { detail?: string } {
   let msg = text;
   try {
     const j = JSON.parse(text) as { error?: { message?: unknown } | string; detail?: unknown; message?: unknown };
@@ -106,8 +103,8 @@ function detail(text: string, secret?: string): string {
   }
   if (secret) msg = msg.split(secret).join("***");
   msg = msg.replace(/\s+/g, " ").trim();
-  if (!msg) return "";
-  return `: ${msg.length > 200 ? msg.slice(0, 200) + "…" : msg}`;
+  if (!msg) return {};
+  return { detail: msg.length > 200 ? msg.slice(0, 200) + "…" : msg };
 }
 
 function describeNetworkError(err: unknown): string {

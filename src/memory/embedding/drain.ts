@@ -1,7 +1,7 @@
 // Drains the embedding queue: apply pending vector deletions, then embed queued messages in batches and
 // upsert them. One drainer per home at a time (.store/embed.lock); failures back off per message.
 import { join } from "node:path";
-import { errorMessage } from "../../shared/errors.ts";
+import { describeError } from "../../shared/describe-error.ts";
 import { tryLockFile } from "../../shared/file-lock.ts";
 import { ensureDir } from "../../shared/atomic-write.ts";
 import { NS_PER_SEC } from "../../shared/time.ts";
@@ -200,7 +200,7 @@ async function embedQueued(
     return { done: batch.map((q, i) => ({ q, vector: vectors[i]! })), failed: [] };
   } catch (err) {
     signal?.throwIfAborted();
-    if (!inputRefused(err) || batch.length === 1) return { done: [], failed: [...batch], error: errorMessage(err) };
+    if (!inputRefused(err) || batch.length === 1) return { done: [], failed: [...batch], error: describeError(err) };
   }
   const done: { q: QueuedMessage; vector: Float32Array }[] = [];
   const failed: QueuedMessage[] = [];
@@ -211,7 +211,7 @@ async function embedQueued(
     } catch (err) {
       signal?.throwIfAborted();
       failed.push(q);
-      error = errorMessage(err);
+      error = describeError(err);
       // The server itself is failing, or refuses everything: leave the rest for a later drain.
       if (!inputRefused(err) || (done.length === 0 && failed.length >= 3)) {
         failed.push(...batch.slice(batch.indexOf(q) + 1));

@@ -1,6 +1,6 @@
 // Error memory administration: list, show, remove by id prefix, and the TTL sweep the daemon runs hourly.
 import { existsSync } from "node:fs";
-import { errorMessage } from "../../shared/errors.ts";
+import { describeError } from "../../shared/describe-error.ts";
 import {
   clearVectorDeletes,
   countLive,
@@ -82,7 +82,7 @@ export async function sweepExpired(ctx: MemoryContext, now: bigint): Promise<Swe
       await store.dropAllBut(current.id);
       await store.maintain();
     } catch (err) {
-      notes.push(`vector upkeep skipped: ${errorMessage(err)}`);
+      notes.push(`vector upkeep skipped: ${describeError(err)}`);
     }
   }
   return { removed, vectorsRemoved, notes };
@@ -105,6 +105,6 @@ async function applyVectorDeletes(ctx: MemoryContext): Promise<{ removed: number
     withWriteLock(ctx.db, () => clearVectorDeletes(ctx.db, ids));
     return { removed: ids.length, notes: [] };
   } catch (err) {
-    return { removed: 0, notes: [`vectors of removed records stay until the next sweep: ${errorMessage(err)}`] };
+    return { removed: 0, notes: [`vectors of removed records stay until the next sweep: ${describeError(err)}`] };
   }
 }

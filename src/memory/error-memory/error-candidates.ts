@@ -1,6 +1,6 @@
 // The two candidate lists of an error search: keyword (FTS5 bm25 over error, cause, fix, keywords) and
 // semantic (cosine between the embedded query and each record's embedded error text).
-import { errorMessage } from "../../shared/errors.ts";
+import { describeError } from "../../shared/describe-error.ts";
 import { countUnembedded, getLiveByIds, liveIdsOfTool, liveTexts, searchErrorFts } from "../../storage/sqlite/error-memory-repo.ts";
 import type { MemoryContext } from "../memory-context.ts";
 import { errorFtsQuery } from "./error-query.ts";
@@ -107,14 +107,14 @@ export async function collectCandidates(ctx: MemoryContext, query: string, now: 
   try {
     words = await wordCandidates(ctx, query, now, tool);
   } catch (err) {
-    notes.push(`word-level match unavailable: ${errorMessage(err)}`);
+    notes.push(`word-level match unavailable: ${describeError(err)}`);
   }
   try {
     const { semantic, background, notEmbedded } = await semanticCandidates(ctx, query, now, tool, pool);
     if (notEmbedded > 0) notes.push(`${notEmbedded} error record(s) are not embedded yet; they are found by keyword only`);
     return { keyword, semantic, words, background, notEmbedded, notes };
   } catch (err) {
-    notes.push(`semantic lookup unavailable, keyword results only: ${errorMessage(err)}`);
+    notes.push(`semantic lookup unavailable, keyword results only: ${describeError(err)}`);
     return { keyword, semantic: [], words, background: 0, notEmbedded: 0, notes };
   }
 }

@@ -1,10 +1,25 @@
 // valibot checks for error-memory input (library and CLI alike); nothing is written before they pass.
 import * as v from "valibot";
-import { InputError } from "../../shared/errors.ts";
+import { namedError } from "../../shared/errors.ts";
 import { OUTCOMES, type ErrorOutcome } from "./error-record.ts";
-import { describeIssues } from "../../shared/schema-issues.ts";
+import { describeIssueFacts, issueFacts, type IssueFact } from "../../shared/schema-issues.ts";
 
-export class InvalidErrorInputError extends InputError {}
+/** Input to record, search or list error memory that cannot be accepted; `what` names the input ("error record"). */
+export const InvalidErrorInputError = namedError<
+  | { what: string; problem: "invalid"; issues: IssueFact[] }
+  | { what: string; problem: "keyword-too-long"; keyword: string; maxChars: number }
+  | { what: string; problem: "too-many-keywords"; count: number; max: number }
+>("InvalidErrorInputError", "input", (d) => {
+  switch (d.problem) {
+    case "invalid":
+      return `${d.what}: ${describeIssueFacts(d.issues)}`;
+    case "keyword-too-long":
+      return `${d.what}: keyword ${JSON.stringify(d.keyword.slice(0, 80))} must be at most ${d.maxChars} characters on one line`;
+    case "too-many-keywords":
+      return `${d.what}: at most ${d.max} keywords (got ${d.count})`;
+  }
+});
+export type InvalidErrorInputError = InstanceType<typeof InvalidErrorInputError>;
 
 export const MAX_TEXT_BYTES = 64 * 1024;
 const MAX_KEYWORDS = 32;
@@ -50,7 +65,7 @@ export interface NewErrorRecord {
 }
 
 function fail(issues: [v.BaseIssue<unknown>, ...v.BaseIssue<unknown>[]], what: string): never {
-  throw new InvalidErrorInputError(`${what}: ${describeIssues(issues)}`);
+  throw new InvalidErrorInputError({ what, problem: "invalid", issues: issueFacts(issues) });
 }
 
 /** Checks a record; `clean` is applied to each keyword before it is lower-cased. */
@@ -78,11 +93,11 @@ export function normalizeKeywords(raw: string | string[] | undefined, clean: (k:
   for (const k of parts) {
     if (k === "" || out.includes(k)) continue;
     if (k.length > MAX_KEYWORD_CHARS || /[\u0000-\u001f\u007f]/.test(k)) {
-      throw new InvalidErrorInputError(`error record: keyword ${JSON.stringify(k.slice(0, 80))} must be at most ${MAX_KEYWORD_CHARS} characters on one line`);
+      throw new InvalidErrorInputError({ what: "error record", problem: "keyword-too-long", keyword: k.slice(0, 80), maxChars: MAX_KEYWORD_CHARS });
     }
     out.push(k);
   }
-  if (out.length > MAX_KEYWORDS) throw new InvalidErrorInputError(`error record: at most ${MAX_KEYWORDS} keywords (got ${out.length})`);
+  if (out.length > MAX_KEYWORDS) throw new InvalidErrorInputError({ what: "error record", problem: "too-many-keywords", count: out.length, max: MAX_KEYWORDS });
   return out;
 }
 

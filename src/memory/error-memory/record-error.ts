@@ -1,6 +1,6 @@
 // Record a tool error and its fix: redact, normalise the signature, merge with the same tool + signature
 // (newest text, fix and outcome; count bumped; TTL refreshed) or insert; then embed it, best effort.
-import { errorMessage } from "../../shared/errors.ts";
+import { describeError } from "../../shared/describe-error.ts";
 import { NS_PER_DAY } from "../../shared/time.ts";
 import { deleteErrorRows, findBySignature, insertErrorRow, markEmbedded, mergeErrorRow, type ErrorFields, type ErrorRow } from "../../storage/sqlite/error-memory-repo.ts";
 import { withWriteLock } from "../../storage/sqlite/write-lock.ts";
@@ -71,7 +71,7 @@ export async function recordError(ctx: MemoryContext, raw: unknown): Promise<Rec
     try {
       embeddedBy = await embedRecord(ctx, row, merged);
     } catch (err) {
-      notes.push(`recorded without a vector for now (it is embedded at a later search or by the daemon): ${errorMessage(err)}`);
+      notes.push(`recorded without a vector for now (it is embedded at a later search or by the daemon): ${describeError(err)}`);
     }
   }
   return { record: toErrorRecord({ ...row, embeddedBy }), merged, redacted: [...kinds], notes };

@@ -5,7 +5,7 @@ import * as v from "valibot";
 import type { LlmClient } from "../../llm/anthropic-client.ts";
 import { LlmAbortedError, LlmAnswerError, LlmCallError, type LlmFailure } from "../../llm/llm-errors.ts";
 import type { StoredMessage } from "../../shared/message.ts";
-import { errorMessage } from "../../shared/errors.ts";
+import { describeError } from "../../shared/describe-error.ts";
 import { countChars, shorten } from "./chunking.ts";
 import { PROMPTS } from "./prompts.ts";
 import type { Summary } from "./summary-types.ts";
@@ -63,7 +63,7 @@ function firstValid<S extends v.GenericSchema>(schema: S, candidates: unknown[],
     const r = v.safeParse(schema, c);
     if (r.success) return r.output;
   }
-  throw new LlmAnswerError(`${what} answer did not have the expected shape`);
+  throw new LlmAnswerError({ purpose: what, problem: "shape" });
 }
 
 export interface PruneInput {
@@ -114,7 +114,7 @@ export async function pruneNoise(p: PruneInput): Promise<PruneResult> {
   } catch (err) {
     if (err instanceof LlmAbortedError) throw err;
     if (err instanceof LlmCallError) failure = err.failure;
-    failures.push(`noise check failed, every exchange kept: ${errorMessage(err)}`);
+    failures.push(`noise check failed, every exchange kept: ${describeError(err)}`);
   }
   const result: PruneResult = { kept, dropped, summary: p.previous, removedDecisions: [], removedTopics: [], failures };
   if (failure) result.failure = failure;
@@ -151,7 +151,7 @@ export async function pruneNoise(p: PruneInput): Promise<PruneResult> {
   } catch (err) {
     if (err instanceof LlmAbortedError) throw err;
     if (err instanceof LlmCallError) result.failure = err.failure;
-    failures.push(`supersede check failed, every summary entry kept: ${errorMessage(err)}`);
+    failures.push(`supersede check failed, every summary entry kept: ${describeError(err)}`);
   }
   return result;
 }

@@ -82,7 +82,7 @@ export async function filterRelevant(
       const r = v.safeParse(Answer, c);
       if (r.success) return r.output;
     }
-    throw new LlmAnswerError("relevance answer did not have the expected shape");
+    throw new LlmAnswerError({ purpose: "relevance", problem: "shape" });
   })();
   try {
     const answer = await Promise.race([judge, timedOut]);

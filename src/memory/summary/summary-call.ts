@@ -69,5 +69,5 @@ export async function summarizeChunk(llm: LlmClient, input: ChunkInput): Promise
       outputTokens: reply.outputTokens,
     };
   }
-  throw new LlmAnswerError(`summary answer from ${reply.model} held no valid summary (it needs key_decisions, past_discussions and current_discussion)`);
+  throw new LlmAnswerError({ purpose: "summary", model: reply.model, problem: "no-summary" });
 }

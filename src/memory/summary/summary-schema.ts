@@ -1,9 +1,9 @@
 // valibot schemas of the summary: a lenient one for model answers and files on disk (legacy included),
 // and the strict one every summary.json must pass before it is written.
 import * as v from "valibot";
-import { RuntimeFailure } from "../../shared/errors.ts";
+import { namedError } from "../../shared/errors.ts";
 import { MAX_DECISIONS, MAX_FIELD_CHARS, MAX_PAST_DISCUSSIONS, type Summary } from "./summary-types.ts";
-import { describeIssues } from "../../shared/schema-issues.ts";
+import { describeIssueFacts, issueFacts, type IssueFact } from "../../shared/schema-issues.ts";
 
 /** Text a model may give as a string, a list of strings or a number. */
 const LooseText = v.optional(
@@ -56,11 +56,17 @@ export function parseLooseSummary(value: unknown): LooseSummary | undefined {
   return r.success ? r.output : undefined;
 }
 
-export class InvalidSummaryError extends RuntimeFailure {}
+/** A summary (from the model, after conversion) fails the strict summary.json schema. */
+export const InvalidSummaryError = namedError<{ issues: IssueFact[] }>(
+  "InvalidSummaryError",
+  "runtime",
+  (d) => `invalid summary: ${describeIssueFacts(d.issues)}`,
+);
+export type InvalidSummaryError = InstanceType<typeof InvalidSummaryError>;
 
 /** Throws (naming the first problem) unless `s` is a valid summary.json. */
 export function assertValidSummary(s: Summary): Summary {
   const r = v.safeParse(StrictSummarySchema, s);
   if (r.success) return r.output;
-  throw new InvalidSummaryError(`invalid summary: ${describeIssues(r.issues, { topLevel: "(top level)" })}`);
+  throw new InvalidSummaryError({ issues: issueFacts(r.issues, { topLevel: "(top level)" }) });
 }

@@ -1,17 +1,30 @@
 // history.json: read (tolerating Agenvoy records), serialise, write atomically; corrupt files are refused.
 import { readFileSync, statSync } from "node:fs";
 import { stageFileAtomic, type StagedFile } from "../../shared/atomic-write.ts";
-import { RuntimeFailure } from "../../shared/errors.ts";
+import { namedError } from "../../shared/errors.ts";
 import { describeOffset, jsonErrorOffset } from "../../shared/json-error-position.ts";
 import { isRole, type MessageRecord } from "../../shared/message.ts";
 import { nsToRfc3339, parseTime } from "../../shared/time.ts";
 import { contentText, stripLegacyHeaders } from "./legacy-records.ts";
 
-export class CorruptHistoryError extends RuntimeFailure {
-  constructor(readonly file: string, readonly where: string, detail: string) {
-    super(`${file} is corrupt (${where}: ${detail}); it was left untouched. Run \`memvoy doctor --repair\` to rebuild it from the archive`);
-  }
+/** The facts of a corrupt history.json: the file, where in it (offset, record), and what is wrong there. */
+export interface Corruption {
+  file: string;
+  where: string;
+  detail: string;
 }
+
+/** "FILE is corrupt (WHERE: DETAIL)": the finding itself, as doctor lists it. */
+export function describeCorruption(d: Corruption): string {
+  return `${d.file} is corrupt (${d.where}: ${d.detail})`;
+}
+
+export const CorruptHistoryError = namedError<Corruption>(
+  "CorruptHistoryError",
+  "runtime",
+  (d) => `${describeCorruption(d)}; it was left untouched. Run \`memvoy doctor --repair\` to rebuild it from the archive`,
+);
+export type CorruptHistoryError = InstanceType<typeof CorruptHistoryError>;
 
 /** A parsed history. Records lacking an id (legacy) have `id: ""` until the write path assigns one. */
 export interface HistoryDoc {
@@ -105,24 +118,24 @@ export function parseHistory(text: string, file: string, mtimeNs = 0n): HistoryD
     );
   } catch (err) {
     const at = jsonErrorOffset(text);
-    throw new CorruptHistoryError(file, describeOffset(text, at < 0 ? 0 : at), "invalid JSON");
+    throw new CorruptHistoryError({ file, where: describeOffset(text, at < 0 ? 0 : at), detail: "invalid JSON" });
   }
-  if (!Array.isArray(raw)) throw new CorruptHistoryError(file, "top level", "expected a JSON array of messages");
+  if (!Array.isArray(raw)) throw new CorruptHistoryError({ file, where: "top level", detail: "expected a JSON array of messages" });
   let legacy = false;
   const records: MessageRecord[] = [];
   const missingTime: number[] = [];
   raw.forEach((item, index) => {
     if (!item || typeof item !== "object" || Array.isArray(item)) {
-      throw new CorruptHistoryError(file, `record ${index + 1}`, "expected an object");
+      throw new CorruptHistoryError({ file, where: `record ${index + 1}`, detail: "expected an object" });
     }
     const o = item as Record<string, unknown>;
     if (o.role === "system" || o.role === "tool" || (o.role === "assistant" && o.tool_calls)) {
       legacy = true; // tool traffic never belongs in history
       return;
     }
-    if (!isRole(o.role)) throw new CorruptHistoryError(file, `record ${index + 1}`, `unknown role ${JSON.stringify(o.role)}`);
+    if (!isRole(o.role)) throw new CorruptHistoryError({ file, where: `record ${index + 1}`, detail: `unknown role ${JSON.stringify(o.role)}` });
     const text = contentText(o.content);
-    if (text === undefined) throw new CorruptHistoryError(file, `record ${index + 1}`, "content is not text");
+    if (text === undefined) throw new CorruptHistoryError({ file, where: `record ${index + 1}`, detail: "content is not text" });
     let sendAt = parseSendAt(o.sendAt);
     let sender = typeof o.sender === "string" && o.sender !== "" ? o.sender : undefined;
     let content = text;

@@ -1,12 +1,19 @@
 // Error-memory vectors in LanceDB (.store/lance): one table per embedder id, rows of (record id, vector) only.
 import type { Connection, Table } from "@lancedb/lancedb";
 import { ensureDir } from "../../shared/atomic-write.ts";
-import { RuntimeFailure } from "../../shared/errors.ts";
+import { errorMessage, namedError } from "../../shared/errors.ts";
 import { loadLanceDb } from "./load-lancedb.ts";
 import { EMBEDDER_KEY, embedderTables, type TableInfo } from "./embedder-tables.ts";
 import { assertDimensions } from "./vector-dimension.ts";
 
-export class ErrorVectorStoreError extends RuntimeFailure {}
+/** LanceDB refused to open the store or create an embedder's table; `reason` is its own first words. */
+export const ErrorVectorStoreError = namedError<{ op: "open"; dir: string; reason: string } | { op: "create-table"; embedderId: string; reason: string }>(
+  "ErrorVectorStoreError",
+  "runtime",
+  (d) =>
+    d.op === "open" ? `cannot open the vector store ${d.dir}: ${d.reason}` : `cannot create the error vector table for ${d.embedderId}: ${d.reason}`,
+);
+export type ErrorVectorStoreError = InstanceType<typeof ErrorVectorStoreError>;
 
 const PREFIX = "error_memory_";
 
@@ -48,7 +55,7 @@ export class ErrorVectorStore {
       ensureDir(dir);
       return new ErrorVectorStore(await lancedb.connect(dir));
     } catch (err) {
-      throw new ErrorVectorStoreError(`cannot open the vector store ${dir}: ${(err as Error).message}`, { cause: err });
+      throw new ErrorVectorStoreError({ op: "open", dir, reason: errorMessage(err) }, { cause: err });
     }
   }
 
@@ -69,7 +76,7 @@ export class ErrorVectorStore {
     try {
       return await this.conn.createEmptyTable(errorTableName(embedderId), schema, { existOk: true });
     } catch (err) {
-      throw new ErrorVectorStoreError(`cannot create the error vector table for ${embedderId}: ${(err as Error).message}`, { cause: err });
+      throw new ErrorVectorStoreError({ op: "create-table", embedderId, reason: errorMessage(err) }, { cause: err });
     }
   }
 

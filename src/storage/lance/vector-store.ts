@@ -1,12 +1,18 @@
 // LanceDB vector store under .store/lance: one table per embedder (id + dimension), rows keyed by message id.
 import type { Connection, Table } from "@lancedb/lancedb";
 import { ensureDir } from "../../shared/atomic-write.ts";
-import { RuntimeFailure } from "../../shared/errors.ts";
+import { errorMessage, namedError } from "../../shared/errors.ts";
 import { loadLanceDb } from "./load-lancedb.ts";
 import { VectorTable } from "./vector-table.ts";
 import { EMBEDDER_KEY, embedderTables, type TableInfo } from "./embedder-tables.ts";
 
-export class VectorStoreError extends RuntimeFailure {}
+/** LanceDB refused to open the store or create a table; `reason` is its own first words. */
+export const VectorStoreError = namedError<{ op: "open"; dir: string; reason: string } | { op: "create-table"; table: string; reason: string }>(
+  "VectorStoreError",
+  "runtime",
+  (d) => (d.op === "open" ? `cannot open the vector store ${d.dir}: ${d.reason}` : `cannot create vector table ${d.table}: ${d.reason}`),
+);
+export type VectorStoreError = InstanceType<typeof VectorStoreError>;
 
 export type { TableInfo };
 
@@ -27,7 +33,7 @@ export class VectorStore {
       ensureDir(dir);
       return new VectorStore(await lancedb.connect(dir));
     } catch (err) {
-      throw new VectorStoreError(`cannot open the vector store ${dir}: ${(err as Error).message}`, { cause: err });
+      throw new VectorStoreError({ op: "open", dir, reason: errorMessage(err) }, { cause: err });
     }
   }
 
@@ -50,7 +56,7 @@ export class VectorStore {
           existOk: true,
         });
       } catch (err) {
-        throw new VectorStoreError(`cannot create vector table ${name}: ${(err as Error).message}`, { cause: err });
+        throw new VectorStoreError({ op: "create-table", table: name, reason: errorMessage(err) }, { cause: err });
       }
     }
     return VectorTable.wrap(t, dim);

@@ -7,6 +7,8 @@ import { MESSAGE_COLUMNS, toStored } from "./messages-repo.ts";
 export interface KeywordFilter {
   session?: string;
   since?: bigint;
+  /** Exclusive. */
+  until?: bigint;
 }
 
 export interface RankedMessage {
@@ -74,6 +76,7 @@ function tierRows(db: Database, seqs: readonly bigint[], f: KeywordFilter, tier:
   while (args.length < CHUNK) args.push(0); // seq 0 never exists
   let sql = `SELECT ${COLS} FROM messages m WHERE m.seq IN (${"?,".repeat(CHUNK - 1)}?) AND m.recent = ${tier === "recent" ? 1 : 0}`;
   sql = andWhere(sql, args, "m.send_at >= ?", f.since);
+  sql = andWhere(sql, args, "m.send_at < ?", f.until);
   return db.query(sql).all(...args) as Row[];
 }
 
@@ -129,6 +132,7 @@ export function scanRecent(db: Database, needles: readonly string[], f: KeywordF
   let where = "recent = 1";
   where = andWhere(where, args, "session_id = ?", f.session);
   where = andWhere(where, args, "send_at >= ?", f.since);
+  where = andWhere(where, args, "send_at < ?", f.until);
   for (const n of needles) {
     // LIKE patterns are capped at 50,000 bytes; instr(lower()) has no cap and means the same.
     if (n.length <= 10_000) {

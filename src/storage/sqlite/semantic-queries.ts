@@ -39,6 +39,8 @@ export function recentNeighbours(db: Database, session: string, seq: bigint, bef
 export interface RecentFilter {
   session?: string;
   since?: bigint;
+  /** Exclusive. */
+  until?: bigint;
 }
 
 /** Only the newest this many matches are ranked (bm25 over every match of a common term is slow). */
@@ -69,6 +71,7 @@ export function rankRecent(db: Database, match: string, f: RecentFilter, limit: 
     "WHERE messages_fts MATCH ? AND messages_fts.rowid BETWEEN ? AND ? AND m.recent = 1";
   sql = andWhere(sql, args, "m.session_id = ?", f.session);
   sql = andWhere(sql, args, "m.send_at >= ?", f.since);
+  sql = andWhere(sql, args, "m.send_at < ?", f.until);
   sql += " ORDER BY rank LIMIT ?";
   args.push(limit);
   const rows = db.query(sql).all(...args) as (Row & { rank: number })[];

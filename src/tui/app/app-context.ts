@@ -1,5 +1,5 @@
 // What a screen of the TUI can use: the API, the theme and boxes, the status rows, and app-level actions.
-import type { MemoryApi } from "../../app/memory-api.ts";
+import type { HomeMemory } from "../../app/memory-api.ts";
 import type { StatusState } from "../state/status-state.ts";
 import type { Theme } from "../theme.ts";
 import type { Layout } from "../views/layout.ts";
@@ -23,7 +23,7 @@ export interface Confirmation {
 }
 
 export interface AppContext {
-  readonly api: MemoryApi;
+  readonly api: HomeMemory;
   readonly theme: Theme;
   readonly layout: Layout;
   readonly status: StatusState;

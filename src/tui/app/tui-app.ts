@@ -1,7 +1,7 @@
 // The TUI controller: routes keys (confirmation, then the open overlay, then the main view), runs actions
 // behind a guard so errors land on the status row, and renders every box from state.
 import type blessed from "blessed";
-import type { MemoryApi } from "../../app/memory-api.ts";
+import type { HomeMemory } from "../../app/memory-api.ts";
 import { StatusState } from "../state/status-state.ts";
 import type { Theme } from "../theme.ts";
 import { Layout } from "../views/layout.ts";
@@ -30,7 +30,7 @@ export class TuiApp implements AppContext {
   readonly done = new Promise<void>((resolve) => (this.finished = resolve));
 
   constructor(
-    readonly api: MemoryApi,
+    readonly api: HomeMemory,
     readonly screen: blessed.Widgets.Screen,
     readonly theme: Theme,
     readonly now: () => bigint,
@@ -153,11 +153,10 @@ export class TuiApp implements AppContext {
     const list = this.api.sessions();
     this.main.setSessions(list);
     this.main.syncHistory(true);
-    const embedder = this.api.config.embedder;
     this.status.info = {
       ...this.status.info,
       home: this.api.home,
-      embedder: embedder.provider + (embedder.model ? `:${embedder.model}` : ""),
+      embedder: this.api.info().embedder,
       sessions: list.length,
       messages: list.reduce((n, s) => n + s.messages, 0),
       errors: this.api.listErrors({ limit: 1 }).total,

@@ -1,0 +1,132 @@
+// The MemoryApi over HTTP: talks to a running daemon's loopback API (`connectMemory({url, token})`).
+// Requests are built from the same route table the server routes by.
+import { InputError, RuntimeFailure } from "../../shared/errors.ts";
+import type { MemoryApi, ListErrorsInput, MessageInput, RecordErrorInput, SearchErrorsInput, SearchInput } from "./memory-api.ts";
+import { labelOf, pathParams, routeFor, type Route } from "./routes.ts";
+import { parseInput } from "./schemas.ts";
+import type { ErrorBody } from "./error-body.ts";
+import type * as J from "./json-types.ts";
+
+export interface ConnectOptions {
+  /** The daemon's URL, e.g. http://127.0.0.1:7411 (see `memvoy daemon status` or <home>/http.json). */
+  url: string;
+  /** The bearer token from <home>/http.json. */
+  token: string;
+  /** Per-request timeout in ms (default 60,000). */
+  timeoutMs?: number;
+}
+
+/** The daemon refused the request or could not be reached. */
+export class RemoteError extends RuntimeFailure {}
+
+export class HttpMemoryApi implements MemoryApi {
+  readonly #base: string;
+  readonly #token: string;
+  readonly #timeoutMs: number;
+
+  constructor(o: ConnectOptions) {
+    let u: URL;
+    try {
+      u = new URL(o.url);
+    } catch {
+      throw new InputError(`connectMemory: url ${JSON.stringify(o.url)} is not a URL`);
+    }
+    if (typeof o.token !== "string" || o.token === "") throw new InputError("connectMemory: token is empty");
+    this.#base = u.origin;
+    this.#token = o.token;
+    this.#timeoutMs = o.timeoutMs ?? 60_000;
+  }
+
+  async #call<T>(name: Route["name"], input: Record<string, unknown>): Promise<T> {
+    const route = routeFor(name);
+    // The same check the server makes, so both implementations refuse bad input with the same words.
+    const rest: Record<string, unknown> = { ...(parseInput(route.input, input, labelOf(name)) as Record<string, unknown>) };
+    let path = route.path;
+    for (const p of pathParams(route.path)) {
+      path = path.replace(`:${p}`, encodeURIComponent(String(rest[p] ?? "")));
+      delete rest[p];
+    }
+    const url = new URL(path, this.#base);
+    const init: RequestInit = { method: route.method, headers: { authorization: `Bearer ${this.#token}` }, signal: AbortSignal.timeout(this.#timeoutMs) };
+    if (route.method === "POST") {
+      init.body = JSON.stringify(rest);
+      (init.headers as Record<string, string>)["content-type"] = "application/json";
+    } else {
+      for (const [k, v] of Object.entries(rest)) if (v !== undefined) url.searchParams.set(k, String(v));
+    }
+    let res: Response;
+    try {
+      res = await fetch(url, init);
+    } catch (err) {
+      throw new RemoteError(`cannot reach memvoy at ${this.#base}: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+    }
+    const text = await res.text().catch((err) => {
+      throw new RemoteError(`memvoy at ${this.#base} closed the connection mid-answer (${err instanceof Error ? err.message : String(err)})`);
+    });
+    let body: unknown;
+    try {
+      body = JSON.parse(text);
+    } catch {
+      throw new RemoteError(`memvoy at ${this.#base} answered ${res.status} with a body that is not JSON`);
+    }
+    if (res.ok) return body as T;
+    const e = (body as ErrorBody).error ?? { message: `HTTP ${res.status}`, code: "Error" };
+    if (res.status === 400 || res.status === 404 || res.status === 413) throw new InputError(e.message);
+    throw new RemoteError(`memvoy at ${this.#base}: ${e.message} (HTTP ${res.status})`);
+  }
+
+  add(session: string, messages: MessageInput | readonly MessageInput[]): Promise<J.AddResultJson> {
+    return this.#call("add", { session, messages: Array.isArray(messages) ? messages : [messages] });
+  }
+  sessions(options: { sort?: "recent" | "name" } = {}): Promise<J.SessionJson[]> {
+    return this.#call("sessions", options);
+  }
+  history(session: string, options: { all?: boolean; last?: number } = {}): Promise<J.HistoryJson> {
+    return this.#call("history", { session, ...options });
+  }
+  search(options: SearchInput): Promise<J.SearchResultJson> {
+    return this.#call("search", { ...options });
+  }
+  messages(ids: readonly string[]): Promise<J.MessageJson[]> {
+    return this.#call("messages", { ids });
+  }
+  around(id: string, options: { before?: number; after?: number } = {}): Promise<J.AroundJson> {
+    return this.#call("around", { id, ...options });
+  }
+  context(session: string, input?: string): Promise<J.TurnContextJson> {
+    return this.#call("context", input === undefined ? { session } : { session, input });
+  }
+  summary(session: string): Promise<J.SummaryJson> {
+    return this.#call("summary", { session });
+  }
+  reset(session: string, options: { all?: boolean } = {}): Promise<J.ResetResultJson> {
+    return this.#call("reset", { session, ...options });
+  }
+  rm(session: string): Promise<J.ResetResultJson> {
+    return this.#call("rm", { session });
+  }
+  rmMessage(id: string, options: { dropSummary?: boolean } = {}): Promise<J.RemoveMessageResultJson> {
+    return this.#call("rmMessage", { id, ...options });
+  }
+  recordError(input: RecordErrorInput): Promise<J.RecordErrorResultJson> {
+    return this.#call("recordError", { ...input });
+  }
+  searchErrors(input: SearchErrorsInput): Promise<J.ErrorSearchResultJson> {
+    return this.#call("searchErrors", { ...input });
+  }
+  listErrors(input: ListErrorsInput = {}): Promise<J.ErrorListJson> {
+    return this.#call("listErrors", { ...input });
+  }
+  getError(id: string): Promise<J.ErrorRecordJson> {
+    return this.#call("getError", { id });
+  }
+  rmError(id: string): Promise<J.RemoveErrorResultJson> {
+    return this.#call("rmError", { id });
+  }
+  async close(): Promise<void> {}
+}
+
+/** A MemoryApi served by a running daemon (`memvoy --daemon`) over its loopback HTTP API. */
+export function connectMemory(options: ConnectOptions): MemoryApi {
+  return new HttpMemoryApi(options);
+}

@@ -1,0 +1,159 @@
+// The plain-JSON values the MemoryApi port returns: the CLI's --json shapes. Times are RFC 3339 UTC with
+// 9 fractional digits; nothing is a bigint or a class instance, so JSON.stringify works on every result.
+export type Role = "user" | "assistant";
+export type MatchMode = "keyword" | "semantic" | "hybrid";
+export type TimeRange = "1d" | "7d" | "30d" | "1y" | "all";
+export type ErrorOutcome = "resolved" | "failed" | "abandoned";
+
+export interface MessageJson {
+  id: string;
+  session: string;
+  role: Role;
+  content: string;
+  sendAt: string;
+  sender?: string;
+  /** recent: still in history.json; archive: only in the full-text archive. */
+  tier: "recent" | "archive";
+}
+
+export interface AddResultJson {
+  session: string;
+  /** The ids of the messages, in the order given (a message whose idempotencyKey was stored already: its stored id). */
+  ids: string[];
+  /** Messages not stored again because the session already held their idempotencyKey. */
+  duplicates: number;
+}
+
+export interface SessionJson {
+  id: string;
+  messages: number;
+  lastActivity: string | null;
+  hasSummary: boolean;
+}
+
+export interface HistoryJson {
+  session: string;
+  messages: MessageJson[];
+}
+
+export interface SearchHitJson extends MessageJson {
+  source: "archive" | "recent" | "semantic";
+  /** Every tier that found the hit (semantic and hybrid). */
+  foundBy?: ("archive" | "recent" | "semantic")[];
+  score: number;
+  snippet: string;
+  highlights: [number, number][];
+  rank?: number;
+  /** Semantic hits: the neighbours (2 before, 1 after) in session order; `hit` marks the hit itself. */
+  context?: (MessageJson & { hit: boolean })[];
+}
+
+export interface SearchResultJson {
+  query: string;
+  hits: SearchHitJson[];
+  notIndexed: number;
+  reindexNeeded: boolean;
+  notes: string[];
+  /** Why there is no hit, when there is none. */
+  emptyReason?: string;
+}
+
+export interface AroundJson {
+  anchor: string;
+  session: string;
+  messages: MessageJson[];
+}
+
+export interface ContextMessageJson {
+  role: Role;
+  content: string;
+  sendAt?: string;
+  sender?: string;
+  id?: string;
+  kind: "history" | "summary" | "input";
+}
+
+export interface TurnContextJson {
+  session: string;
+  messages: ContextMessageJson[];
+  system: string;
+  summaryFilter?: unknown;
+}
+
+export interface SummaryJson {
+  session: string;
+  state: string;
+  summary: unknown;
+  legacy?: unknown;
+  problem?: string;
+  cursor: string | null;
+  cursorProblem?: string;
+  position: { seq: number; id: string } | null;
+  lastRun: unknown;
+  usage: unknown;
+  due: boolean;
+}
+
+export interface ResetResultJson {
+  session: string;
+  messagesRemoved: number;
+  summaryRemoved: boolean;
+}
+
+export interface RemoveMessageResultJson {
+  id: string;
+  session: string;
+  /** The message was still in history.json (the recent tier). */
+  wasRecent: boolean;
+  /** The rolling summary had already covered the message (its text may live on there). */
+  summarized: boolean;
+  /** summary.json and the cursor were removed too (dropSummary). */
+  summaryRemoved: boolean;
+}
+
+export interface ErrorRecordJson {
+  id: string;
+  tool: string;
+  error: string;
+  cause: string | null;
+  fix: string;
+  outcome: ErrorOutcome;
+  keywords: string[];
+  createdAt: string;
+  updatedAt: string;
+  lastHitAt: string | null;
+  expiresAt: string;
+  hits: number;
+  occurrences: number;
+  embedded: boolean;
+}
+
+export interface RecordErrorResultJson {
+  record: ErrorRecordJson;
+  merged: boolean;
+  redacted: string[];
+  notes: string[];
+}
+
+export interface ErrorSearchResultJson {
+  tool: string | null;
+  hits: (ErrorRecordJson & { score: number; matchedBy: ("keyword" | "semantic")[] })[];
+  notEmbedded: number;
+  notes: string[];
+}
+
+export interface ErrorListJson {
+  records: ErrorRecordJson[];
+  total: number;
+}
+
+export interface RemoveErrorResultJson {
+  removed: ErrorRecordJson;
+  notes: string[];
+}
+
+export interface HealthJson {
+  ok: true;
+  name: "memvoy";
+  version: string;
+}

@@ -1,0 +1,162 @@
+// valibot schemas of every MemoryApi input: the local implementation, the HTTP routes and the MCP tools
+// validate with these, and the JSON Schema / OpenAPI documents are generated from them.
+import * as v from "valibot";
+import { InputError } from "../../shared/errors.ts";
+
+export const LIMITS = { searchLimit: 1000, historyLast: 10_000, around: 50, getIds: 100, errorLimit: 100, batch: 5000 } as const;
+
+const whole = (what: string, min: number, max: number) =>
+  v.pipe(
+    v.number(`${what} must be a whole number from ${min} to ${max}`),
+    v.integer(`${what} must be a whole number from ${min} to ${max}`),
+    v.minValue(min, `${what} must be a whole number from ${min} to ${max}`),
+    v.maxValue(max, `${what} must be a whole number from ${min} to ${max}`),
+  );
+
+export const SessionId = v.pipe(
+  v.string("session must be a session id"),
+  v.regex(/^[A-Za-z0-9_-][A-Za-z0-9._-]{0,127}$/, 'session must be 1-128 characters of A-Z a-z 0-9 . _ - , not starting with "."'),
+  v.description("Session id: 1-128 of A-Z a-z 0-9 . _ -, not starting with a dot."),
+);
+
+export const MessageId = v.pipe(v.string("id must be text"), v.minLength(1, "id is empty"), v.maxLength(128, "id is too long"), v.description("A message id."));
+export const ErrorId = v.pipe(v.string("id must be text"), v.minLength(1, "id is empty"), v.maxLength(128, "id is too long"), v.description("An error record id or a unique prefix of one."));
+
+const Text = (what: string) => v.pipe(v.string(`${what} must be text`), v.check((s) => s.trim() !== "", `${what} is empty`));
+
+export const MessageInput = v.strictObject({
+  role: v.pipe(v.picklist(["user", "assistant"], "role must be user or assistant"), v.description("user or assistant")),
+  content: v.pipe(Text("content"), v.description("The message text, stored as given.")),
+  sendAt: v.optional(
+    v.pipe(v.union([v.string(), v.number()], "sendAt must be a time string or a number"), v.description("When it was sent: RFC 3339, or unix s/ms/ns. Default: now.")),
+  ),
+  sender: v.optional(v.pipe(v.string("sender must be text"), v.maxLength(256, "sender must be at most 256 characters"), v.description("Who sent it."))),
+  idempotencyKey: v.optional(
+    v.pipe(v.string("idempotencyKey must be text"), v.minLength(1, "idempotencyKey is empty"), v.maxLength(256, "idempotencyKey must be at most 256 characters"), v.description("A key unique per message within the session: a retried add with the same key stores nothing twice.")),
+  ),
+});
+
+export const AddInput = v.strictObject({
+  session: SessionId,
+  messages: v.pipe(
+    v.array(MessageInput, "messages must be a list of messages"),
+    v.minLength(1, "messages is empty"),
+    v.maxLength(LIMITS.batch, `messages must hold at most ${LIMITS.batch} messages`),
+  ),
+});
+
+export const SessionsInput = v.strictObject({
+  sort: v.optional(v.pipe(v.picklist(["recent", "name"], "sort must be recent or name"), v.description("recent (default) or name"))),
+});
+
+export const SessionInput = v.strictObject({ session: SessionId });
+
+export const HistoryInput = v.strictObject({
+  session: SessionId,
+  all: v.optional(v.pipe(v.boolean("all must be true or false"), v.description("Every message ever written instead of the window."))),
+  last: v.optional(v.pipe(whole("last", 1, LIMITS.historyLast), v.description("The window size (default limits.max_history_messages)."))),
+});
+
+const Time = (what: string) => v.pipe(v.string(`${what} must be a time`), v.description(`${what}: RFC 3339, or YYYY-MM-DD.`));
+
+export const SearchInput = v.strictObject({
+  query: v.pipe(Text("query"), v.maxLength(10_000, "query must be at most 10000 characters"), v.description("Plain text; never query syntax.")),
+  session: v.optional(SessionId),
+  match: v.optional(v.pipe(v.picklist(["keyword", "semantic", "hybrid"], "match must be keyword, semantic or hybrid"), v.description("keyword (default), semantic or hybrid"))),
+  range: v.optional(v.pipe(v.picklist(["1d", "7d", "30d", "1y", "all"], "range must be 1d, 7d, 30d, 1y or all"), v.description("How far back (default all)."))),
+  since: v.optional(Time("since")),
+  until: v.optional(Time("until")),
+  limit: v.optional(v.pipe(whole("limit", 1, LIMITS.searchLimit), v.description("At most this many hits (default 10)."))),
+});
+
+export const MessagesInput = v.strictObject({
+  ids: v.pipe(v.array(MessageId, "ids must be a list of message ids"), v.minLength(1, "ids is empty"), v.maxLength(LIMITS.getIds, `ids must hold at most ${LIMITS.getIds} ids`)),
+});
+
+export const AroundInput = v.strictObject({
+  id: MessageId,
+  before: v.optional(v.pipe(whole("before", 0, LIMITS.around), v.description("Messages before (default 5)."))),
+  after: v.optional(v.pipe(whole("after", 0, LIMITS.around), v.description("Messages after (default 5)."))),
+});
+
+export const RmMessageInput = v.strictObject({
+  id: MessageId,
+  dropSummary: v.optional(v.pipe(v.boolean("dropSummary must be true or false"), v.description("Also remove summary.json and its cursor."))),
+});
+
+export const ContextInput = v.strictObject({
+  session: SessionId,
+  input: v.optional(v.pipe(v.string("input must be text"), v.description("The user's next input, appended last."))),
+});
+
+export const ResetInput = v.strictObject({
+  session: SessionId,
+  all: v.optional(v.pipe(v.boolean("all must be true or false"), v.description("Also delete the summary."))),
+});
+
+const Outcome = v.picklist(["resolved", "failed", "abandoned"], "outcome must be resolved, failed or abandoned");
+const Tool = v.pipe(v.string("tool must be text"), v.check((s) => s.trim() !== "", "tool is empty"), v.maxLength(128, "tool must be at most 128 characters"));
+
+export const RecordErrorInput = v.strictObject({
+  tool: v.pipe(Tool, v.description("The tool or command that failed.")),
+  error: v.pipe(Text("error"), v.description("The error text.")),
+  fix: v.pipe(Text("fix"), v.description("What fixed it (or was tried).")),
+  cause: v.optional(v.nullable(v.pipe(v.string("cause must be text"), v.description("Why it happened.")))),
+  outcome: v.optional(v.pipe(Outcome, v.description("resolved (default), failed or abandoned"))),
+  keywords: v.optional(v.pipe(v.array(v.string("keywords must be words"), "keywords must be a list of words"), v.maxLength(32, "keywords must hold at most 32 words"))),
+});
+
+export const SearchErrorsInput = v.strictObject({
+  query: v.pipe(Text("query"), v.description("The error text to look up.")),
+  tool: v.optional(v.pipe(Tool, v.description("Only this tool (others too with otherTools)."))),
+  limit: v.optional(whole("limit", 1, LIMITS.errorLimit)),
+  otherTools: v.optional(v.boolean("otherTools must be true or false")),
+});
+
+export const ListErrorsInput = v.strictObject({
+  tool: v.optional(Tool),
+  outcome: v.optional(Outcome),
+  limit: v.optional(whole("limit", 1, LIMITS.errorLimit)),
+});
+
+export const ErrorIdInput = v.strictObject({ id: ErrorId });
+export const EmptyInput = v.strictObject({});
+
+export type AnySchema = v.GenericSchema;
+
+/** The first issue as "field: message" (or just the message when it concerns the whole input). */
+export function describeIssue(issues: readonly v.BaseIssue<unknown>[]): string {
+  const issue = issues[0]!;
+  const path = v.getDotPath(issue);
+  const unknown = issue.type === "strict_object" && issue.expected === "never";
+  if (unknown) return `${path ?? "input"}: unknown field`;
+  if (issue.received === "undefined" && path) return `${path}: missing`;
+  return path && !issue.message.startsWith(`${path} `) ? `${path}: ${issue.message}` : issue.message;
+}
+
+/** Validate `raw` or throw an InputError naming the field. */
+export function parseInput<S extends AnySchema>(schema: S, raw: unknown, what: string): v.InferOutput<S> {
+  const r = v.safeParse(schema, raw ?? {});
+  if (!r.success) throw new InputError(`${what}: ${describeIssue(r.issues)}`);
+  return r.output;
+}
+
+export type Infer<S extends AnySchema> = v.InferInput<S>;
+
+/** Validate without throwing: the value, or one line naming the field. */
+export function checkInput<S extends AnySchema>(schema: S, raw: unknown): { ok: true; value: v.InferOutput<S> } | { ok: false; message: string } {
+  const r = v.safeParse(schema, raw ?? {});
+  return r.success ? { ok: true, value: r.output } : { ok: false, message: describeIssue(r.issues) };
+}
+
+// The public input types of memory-api.ts are written out; these lines fail to compile when they and the
+// schemas disagree.
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+const agree: [
+  Same<v.InferInput<typeof MessageInput>, import("./memory-api.ts").MessageInput>,
+  Same<v.InferInput<typeof SearchInput>, import("./memory-api.ts").SearchInput>,
+  Same<v.InferInput<typeof RecordErrorInput>, import("./memory-api.ts").RecordErrorInput>,
+  Same<v.InferInput<typeof SearchErrorsInput>, import("./memory-api.ts").SearchErrorsInput>,
+  Same<v.InferInput<typeof ListErrorsInput>, import("./memory-api.ts").ListErrorsInput>,
+] = [true, true, true, true, true];
+void agree;

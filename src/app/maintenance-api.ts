@@ -1,0 +1,34 @@
+// The daemon's side of a home: background upkeep that agents and library users never call. Not exported
+// by the library; the daemon and its worker children type their jobs against this.
+import type { EmbeddingBacklog } from "./semantic-api.ts";
+import type { DrainOptions, DrainReport } from "../memory/embedding/drain.ts";
+import type { MaintenanceReport, VectorMaintenance } from "../memory/maintenance.ts";
+import type { SummarizeOptions, SummarizeReport } from "../memory/summary/summary-report.ts";
+import type { SweepResult } from "../memory/error-memory/error-admin.ts";
+import type { SearchResultJson } from "./api/json-types.ts";
+
+export interface HomeInfo {
+  home: string;
+  /** provider[:model] of the configured embedder. */
+  embedder: string;
+  maxMessageBytes: number;
+}
+
+export interface MaintenanceApi {
+  readonly home: string;
+  /** Embed queued messages now. One drainer per home at a time. */
+  drainEmbeddings(options?: DrainOptions): Promise<DrainReport>;
+  /** The embedding queue as the archive sees it, without loading LanceDB. */
+  embeddingBacklog(): EmbeddingBacklog;
+  /** Nightly upkeep: FTS5 merge + optimize, LanceDB compaction and index build. */
+  maintain(options?: { signal?: AbortSignal; vectors?: boolean }): Promise<MaintenanceReport>;
+  maintainVectors(options?: { signal?: AbortSignal }): Promise<VectorMaintenance>;
+  /** Delete expired error records and their vectors. */
+  sweepErrors(): Promise<SweepResult>;
+  embedPendingErrors(options?: { max?: number }): Promise<{ embedded: number; pending: number }>;
+  /** Sessions the summary cron should run now. */
+  dueSessions(): string[];
+  summarize(session?: string, options?: SummarizeOptions): Promise<SummarizeReport>;
+  /** A search as the MemoryApi answers it (the daemon's worker child runs semantic and hybrid ones). */
+  searchJson(input: unknown): Promise<SearchResultJson>;
+}

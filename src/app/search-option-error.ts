@@ -1,0 +1,22 @@
+// The error for a search option that cannot be used (no query, an unknown range, order or match mode, a bad limit).
+import { namedError } from "../shared/errors.ts";
+
+const HINTS = {
+  range: "use 1d, 7d, 30d, 1y or all",
+  limit: "use a whole number from 1 to 1000",
+  order: "use relevance or newest",
+  match: "use keyword, semantic or hybrid",
+} as const;
+
+const NAMES = { range: "range", limit: "limit", order: "order", match: "match mode" } as const;
+
+export const InvalidSearchOptionError = namedError<{ option: "query" } | { option: keyof typeof HINTS; value: unknown }>(
+  "InvalidSearchOptionError",
+  "input",
+  (d) => {
+    if (d.option === "query") return "search needs a query";
+    const shown = d.option === "limit" ? String(d.value) : JSON.stringify(d.value);
+    return `invalid ${NAMES[d.option]} ${shown}: ${HINTS[d.option]}`;
+  },
+);
+export type InvalidSearchOptionError = InstanceType<typeof InvalidSearchOptionError>;

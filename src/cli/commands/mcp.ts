@@ -1,0 +1,42 @@
+// memvoy mcp [--home DIR] [--print-config CLIENT]: the MCP server over stdio, or a client's set-up snippet.
+import { resolve } from "node:path";
+import { selfCommand } from "../../app/background-drain.ts";
+import { LocalMemoryApi } from "../../app/api/local-memory-api.ts";
+import { openMemory } from "../../app/open-memory.ts";
+import { clientConfig, CLIENTS } from "../../mcp/client-config.ts";
+import { UsageError } from "../../shared/errors.ts";
+import { bool, expectPositionals, parseArgs, str } from "../args.ts";
+import { printUsage } from "../command.ts";
+import pkg from "../../../package.json" with { type: "json" };
+
+export const usage = `
+Usage: memvoy mcp [--home DIR]
+       memvoy mcp --print-config ${CLIENTS.join("|")} [--home DIR]
+
+Serve memvoy's MCP tools over stdio (newline-delimited JSON-RPC on stdin and stdout)
+for an agent that starts it: chat_history (search, recent, around, get, sessions),
+add_messages, session_context, error_memory (lookup, record) and summary. Each
+agent may start its own server on the same home: writes never get lost.
+
+  --print-config CLIENT   print the config snippet that registers this server with
+                          claude-code, codex, opencode or gemini (where it goes: on stderr)
+`;
+
+export async function run(argv: readonly string[]): Promise<number> {
+  const p = parseArgs(argv, { "print-config": { type: "string" } }, "mcp");
+  if (bool(p, "help")) return printUsage(usage);
+  expectPositionals(p, "mcp", []);
+  const home = str(p, "home");
+  const client = str(p, "print-config");
+  if (client !== undefined) {
+    const c = clientConfig(client, selfCommand(), home ? resolve(home) : undefined);
+    process.stderr.write(`# for ${client}: put this in ${c.where}\n`);
+    process.stdout.write(c.text);
+    return 0;
+  }
+  if (process.stdin.isTTY) throw new UsageError("mcp: stdin is a terminal; an MCP client starts this command (see memvoy mcp --help)");
+  // Embedding after a write goes to a detached drain: this server maps LanceDB only for a semantic call.
+  const api = new LocalMemoryApi(openMemory({ home, drain: "detached" }));
+  const { runMcpStdio } = await import("../../mcp/mcp-stdio.ts");
+  return runMcpStdio(api, pkg.version);
+}

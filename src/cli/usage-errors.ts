@@ -1,0 +1,72 @@
+// The CLI's own errors: a command line that cannot be run (exit 2), and stdin that cannot be read as input.
+import { namedError } from "../shared/errors.ts";
+
+type CommandUsage =
+  | { problem: "missing-command" }
+  | { problem: "unknown-command"; command: string }
+  | { problem: "dumb-terminal" }
+  | { problem: "missing-subcommand"; command: string; choices: string[] }
+  | { problem: "unknown-subcommand"; command: string; subcommand: string; choices: string[] }
+  | { problem: "unknown-option"; command: string; option: string }
+  | { problem: "flag-takes-no-value"; command: string; flag: string }
+  | { problem: "flag-needs-value"; command: string; flag: string }
+  | { problem: "flag-not-integer"; command: string; flag: string; got: string }
+  | { problem: "flag-required"; command: string; flag: string; seeHelp: boolean }
+  | { problem: "flag-rule"; command: string; flag: string; rule: string }
+  | { problem: "flags-need"; command: string; flags: string[]; needs: string }
+  | { problem: "missing-argument"; command: string; argument: string }
+  | { problem: "unexpected-argument"; command: string; argument: string }
+  | { problem: "unknown-value"; command: string; what: string; value: string }
+  | { problem: "no-input"; command: string; give: string; seeHelp: boolean };
+
+function oneOf(choices: readonly string[]): string {
+  return choices.length < 2 ? choices.join("") : `${choices.slice(0, -1).join(", ")} or ${choices.at(-1)}`;
+}
+
+function describeUsage(d: CommandUsage): string {
+  const help = (command: string) => `(see memvoy ${command} --help)`;
+  switch (d.problem) {
+    case "missing-command":
+      return "missing command (see memvoy --help)";
+    case "unknown-command":
+      return `unknown command ${JSON.stringify(d.command)} (see memvoy --help)`;
+    case "dumb-terminal":
+      return "the terminal UI cannot run with TERM=dumb (no cursor movement); run it as  TERM=xterm-256color memvoy  or use the commands (memvoy --help)";
+    case "missing-subcommand":
+      return `${d.command}: missing subcommand: use ${oneOf(d.choices)} ${help(d.command)}`;
+    case "unknown-subcommand":
+      return `${d.command}: unknown subcommand ${JSON.stringify(d.subcommand)}: use ${oneOf(d.choices)}`;
+    case "unknown-option":
+      return `${d.command}: unknown option ${d.option} ${help(d.command)}`;
+    case "flag-takes-no-value":
+      return `${d.command}: ${d.flag} takes no value`;
+    case "flag-needs-value":
+      return `${d.command}: ${d.flag} needs a value`;
+    case "flag-not-integer":
+      return `${d.command}: ${d.flag} must be a whole number, got ${JSON.stringify(d.got)}`;
+    case "flag-required":
+      return `${d.command}: ${d.flag} is required${d.seeHelp ? ` ${help(d.command)}` : ""}`;
+    case "flag-rule":
+      return `${d.command}: ${d.flag} must be ${d.rule}`;
+    case "flags-need":
+      return `${d.command}: ${d.flags.join(" and ")} ${d.flags.length > 1 ? "need" : "needs"} ${d.needs}`;
+    case "missing-argument":
+      return `${d.command}: missing ${d.argument} ${help(d.command)}`;
+    case "unexpected-argument":
+      return `${d.command}: unexpected argument ${JSON.stringify(d.argument)}`;
+    case "unknown-value":
+      return `${d.command}: unknown ${d.what} ${JSON.stringify(d.value)}`;
+    case "no-input":
+      return `${d.command}: give ${d.give}${d.seeHelp ? ` ${help(d.command)}` : ""}`;
+  }
+}
+
+/** A command line that cannot be run: the command, the flag or argument at fault, and what was expected. */
+export const CommandUsageError = namedError<CommandUsage>("CommandUsageError", "usage", describeUsage);
+export type CommandUsageError = InstanceType<typeof CommandUsageError>;
+
+/** stdin held nothing to add, or bytes that are not UTF-8 (refused rather than replaced); nothing was written. */
+export const StdinInputError = namedError<{ command: string; problem: "empty" | "not-utf8" }>("StdinInputError", "input", (d) =>
+  d.problem === "empty" ? `${d.command}: stdin held no messages` : `${d.command}: stdin is not valid UTF-8; nothing was written`,
+);
+export type StdinInputError = InstanceType<typeof StdinInputError>;

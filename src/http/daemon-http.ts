@@ -1,0 +1,68 @@
+// The daemon's HTTP API: pick the port ([http] port, else derived from the home path, else a free one when
+// that is taken), start the server, publish URL and token in <home>/http.json (0600).
+import type { Config } from "../config/schema.ts";
+import type { HomeMemory } from "../app/memory-api.ts";
+import { LocalMemoryApi } from "../app/api/local-memory-api.ts";
+import type { SearchInput } from "../app/api/memory-api.ts";
+import type { SearchResultJson } from "../app/api/json-types.ts";
+import { errorMessage } from "../shared/errors.ts";
+import { derivedPort, newToken, removeHttpFile, writeHttpFile } from "./http-file.ts";
+import { startHttpServer, type HttpServer } from "./http-server.ts";
+
+export interface DaemonHttp {
+  url: string;
+  stop(): Promise<void>;
+}
+
+export interface DaemonHttpLog {
+  info(event: string, fields: Record<string, string | number>): void;
+  warn(event: string, fields: Record<string, string | number>): void;
+  scrub(text: string): string;
+}
+
+/** `semantic`: runs semantic and hybrid searches elsewhere (the daemon's worker child). */
+export function startDaemonHttp(
+  home: HomeMemory,
+  config: Config,
+  httpFile: string,
+  version: string,
+  log: DaemonHttpLog,
+  semantic?: (input: SearchInput) => Promise<SearchResultJson>,
+): DaemonHttp {
+  const token = newToken();
+  const api = new LocalMemoryApi(home, semantic);
+  let mcp: ((req: Request) => Promise<Response>) | undefined;
+  const options = {
+    api,
+    token,
+    maxBodyBytes: config.http.max_body_bytes,
+    version,
+    scrub: (text: string) => log.scrub(text),
+    // The MCP SDK loads on the first /mcp request only.
+    mcp: async (req: Request) => {
+      mcp ??= (await import("../mcp/mcp-http.ts")).mcpHttpHandler(api, version);
+      return mcp(req);
+    },
+    onError: (status: number, route: string, message: string) => {
+      if (status >= 500) log.warn("http.error", { status, route, error: message });
+    },
+  };
+  const configured = config.http.port;
+  let server: HttpServer;
+  try {
+    server = startHttpServer({ ...options, port: configured ?? derivedPort(home.home) });
+  } catch (err) {
+    if (configured !== undefined) throw err;
+    log.warn("http.port_busy", { port: derivedPort(home.home), error: errorMessage(err), note: "serving on a free port instead" });
+    server = startHttpServer({ ...options, port: 0 });
+  }
+  writeHttpFile(httpFile, { url: server.url, port: server.port, pid: process.pid, token, startedAt: new Date().toISOString() });
+  log.info("http.start", { url: server.url });
+  return {
+    url: server.url,
+    async stop() {
+      removeHttpFile(httpFile);
+      await server.stop();
+    },
+  };
+}

@@ -1,0 +1,114 @@
+// The loopback HTTP API: Bun.serve routes built from the route table, bound to 127.0.0.1 only, each
+// request checked for Host, Origin and the bearer token; /mcp serves MCP Streamable HTTP.
+import type { Server } from "bun";
+import { fieldTypes } from "../app/api/json-schema.ts";
+import { errorBody, errorStatus } from "../app/api/error-body.ts";
+import type { MemoryApi } from "../app/api/memory-api.ts";
+import { HEALTH_PATH, labelOf, MCP_PATH, OPENAPI_PATH, pathParams, ROUTES, type Route } from "../app/api/routes.ts";
+import { parseInput } from "../app/api/schemas.ts";
+import { InputError } from "../shared/errors.ts";
+import { BodyTooLargeError, queryInput, readJsonBody } from "./body.ts";
+import { refusal } from "./guard.ts";
+import { openApiDocument } from "./openapi.ts";
+
+export interface HttpServerOptions {
+  api: MemoryApi;
+  /** 0 picks a free port. */
+  port: number;
+  token: string;
+  maxBodyBytes: number;
+  version: string;
+  /** Serves /mcp (MCP Streamable HTTP) once the request passed the checks. */
+  mcp?: (req: Request) => Promise<Response>;
+  /** Called with each failed request's status and one line (never the token, never a body). */
+  onError?: (status: number, route: string, message: string) => void;
+  /** Applied to every error message before it leaves the process (secrets redacted). */
+  scrub?: (text: string) => string;
+}
+
+export interface HttpServer {
+  url: string;
+  port: number;
+  stop(): Promise<void>;
+}
+
+const json = (value: unknown, status = 200) =>
+  new Response(JSON.stringify(value), { status, headers: { "content-type": "application/json; charset=utf-8", "cache-control": "no-store" } });
+
+const refused = (status: number, message: string) => json({ error: { code: status === 401 ? "Unauthorized" : status === 413 ? "BodyTooLarge" : status === 404 ? "NotFound" : "Forbidden", message, status } }, status);
+
+type Handler = (req: Request & { params?: Record<string, string> }) => Promise<Response>;
+
+export function startHttpServer(o: HttpServerOptions): HttpServer {
+  let port = o.port;
+  const scrub = (text: string) => (o.scrub ? o.scrub(text) : text).replaceAll(o.token, "[token]");
+  const guarded =
+    (handler: Handler, needsToken = true): Handler =>
+    async (req) => {
+      const no = refusal(req, port, o.token, needsToken);
+      if (no) return refused(no.status, no.message);
+      return handler(req);
+    };
+
+  const operation = (r: Route): Handler => {
+    const types = fieldTypes(r.input);
+    return async (req) => {
+      try {
+        const input: Record<string, unknown> = r.method === "POST" ? await postInput(req, o.maxBodyBytes) : queryInput(new URL(req.url), types);
+        for (const p of pathParams(r.path)) input[p] = decodeURIComponent(req.params?.[p] ?? "");
+        const value = parseInput(r.input, input, labelOf(r.name));
+        return json(await r.call(o.api, value));
+      } catch (err) {
+        const status = err instanceof BodyTooLargeError ? 413 : errorStatus(err);
+        const body = errorBody(err, status);
+        body.error.message = scrub(body.error.message);
+        o.onError?.(status, r.name, body.error.message);
+        return json(body, status);
+      }
+    };
+  };
+
+  const routes: Record<string, Record<string, Handler>> = {};
+  for (const r of ROUTES) (routes[r.path] ??= {})[r.method] = guarded(operation(r));
+  routes[HEALTH_PATH] = { GET: guarded(async () => json({ ok: true, name: "memvoy", version: o.version }), false) };
+  const doc = openApiDocument(o.version);
+  routes[OPENAPI_PATH] = { GET: guarded(async () => json(doc)) };
+  if (o.mcp) {
+    const mcp = guarded(async (req) => {
+      const declared = Number(req.headers.get("content-length") ?? 0);
+      if (declared > o.maxBodyBytes) return refused(413, `the body is ${declared} bytes, over [http] max_body_bytes (${o.maxBodyBytes})`);
+      return o.mcp!(req);
+    });
+    routes[MCP_PATH] = { GET: mcp, POST: mcp, DELETE: mcp };
+  }
+
+  const server: Server<undefined> = Bun.serve({
+    hostname: "127.0.0.1",
+    port: o.port,
+    // Our own limit answers 413 with a JSON body; Bun's is only a backstop.
+    maxRequestBodySize: Math.max(o.maxBodyBytes + 1024 * 1024, 128 * 1024 * 1024),
+    routes: routes as never,
+    fetch: guarded(async (req) => refused(404, `no route ${req.method} ${new URL(req.url).pathname}`)) as never,
+    error: (err) => {
+      const body = errorBody(err, 500);
+      body.error.message = scrub(body.error.message);
+      return json(body, 500);
+    },
+  });
+  port = server.port!;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    port,
+    stop: async () => {
+      await server.stop(true);
+    },
+  };
+}
+
+async function postInput(req: Request, maxBytes: number): Promise<Record<string, unknown>> {
+  const body = await readJsonBody(req, maxBytes);
+  if (typeof body !== "object" || body === null || Array.isArray(body)) throw new BodyShapeError("the body must be a JSON object");
+  return { ...(body as Record<string, unknown>) };
+}
+
+class BodyShapeError extends InputError {}

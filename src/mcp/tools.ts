@@ -1,0 +1,164 @@
+// The MCP tools: chat_history, add_messages, session_context, error_memory and summary, each a projection
+// of MemoryApi calls with a max_chars budget. Search gives compact rows; full text comes from get and around.
+import { checkInput, type AnySchema } from "../app/api/schemas.ts";
+import * as T from "../app/api/tool-schemas.ts";
+import { BUDGET } from "../app/api/tool-schemas.ts";
+import type { MemoryApi } from "../app/api/memory-api.ts";
+import type { SearchHitJson } from "../app/api/json-types.ts";
+import { fitBudget, type Budgeted } from "./budget.ts";
+
+export const SNIPPET_CHARS = 200;
+
+export interface ToolAnnotations {
+  readOnlyHint: boolean;
+  destructiveHint: boolean;
+  idempotentHint: boolean;
+  openWorldHint: boolean;
+}
+
+export interface ToolDef {
+  name: string;
+  title: string;
+  description: string;
+  schema: AnySchema;
+  annotations: ToolAnnotations;
+  run(api: MemoryApi, args: any): Promise<Budgeted>;
+}
+
+/** A bad argument: answered as an isError result with this one sentence; nothing changed. */
+export class ToolArgumentError extends Error {}
+
+const need = <T>(value: T | undefined, field: string, mode: string): T => {
+  if (value === undefined || (typeof value === "string" && value.trim() === "") || (Array.isArray(value) && value.length === 0)) {
+    throw new ToolArgumentError(`${field} is needed for mode ${mode}.`);
+  }
+  return value;
+};
+
+const clip = (text: string, max: number) => {
+  const t = text.replace(/\s+/g, " ").trim();
+  return t.length > max ? t.slice(0, max - 1) + "…" : t;
+};
+
+function compactRow(h: SearchHitJson) {
+  return { id: h.id, session: h.session, time: h.sendAt, role: h.role, snippet: clip(h.snippet || h.content, SNIPPET_CHARS), score: Math.round(h.score * 1000) / 1000 };
+}
+
+export const TOOLS: readonly ToolDef[] = [
+  {
+    name: "chat_history",
+    title: "Chat history",
+    description:
+      "Search and read past conversations stored in memvoy. mode=search finds messages (keyword, semantic or hybrid; one session or all; range or since/until) " +
+      "and returns compact rows (id, session, time, role, snippet, score). To read full text, call mode=get with the row ids, or mode=around with one id " +
+      "for the messages before and after it. mode=recent gives the last N messages of a session; mode=sessions lists sessions with message count and last activity. " +
+      `Answers stay within max_chars (default ${BUDGET.default}); a cut answer has truncated=true and next_offset to pass as offset.`,
+    schema: T.ChatHistoryArgs,
+    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    async run(api, a: T.ChatHistory) {
+      const budget = a.max_chars ?? BUDGET.default;
+      const offset = a.offset ?? 0;
+      switch (a.mode) {
+        case "search": {
+          const query = need(a.query, "query", "search");
+          const limit = a.limit ?? 10;
+          const r = await api.search({ query, session: a.session, match: a.match ?? "hybrid", range: a.range, since: a.since, until: a.until, limit: Math.min(1000, offset + limit) });
+          const out: Record<string, unknown> = { mode: "search", query, match: a.match ?? "hybrid", rows: r.hits.slice(offset).map(compactRow) };
+          if (r.notIndexed > 0) out.notIndexed = r.notIndexed;
+          if (r.notes.length > 0) out.notes = r.notes;
+          return fitBudget(out, budget, "rows", offset);
+        }
+        case "recent": {
+          const session = need(a.session, "session", "recent");
+          const h = await api.history(session, { last: a.limit ?? 10 });
+          return fitBudget({ mode: "recent", session, messages: h.messages.slice(offset) }, budget, "messages", offset);
+        }
+        case "around": {
+          const id = need(a.id, "id", "around");
+          const r = await api.around(id, { before: a.before ?? 5, after: a.after ?? 5 });
+          return fitBudget({ mode: "around", anchor: r.anchor, session: r.session, messages: r.messages.slice(offset) }, budget, "messages", offset);
+        }
+        case "get": {
+          const ids = need(a.ids, "ids", "get");
+          const found = await api.messages(ids);
+          const missing = ids.filter((id) => !found.some((m) => m.id === id));
+          const out: Record<string, unknown> = { mode: "get", messages: found.slice(offset) };
+          if (missing.length > 0) out.missing = missing;
+          return fitBudget(out, budget, "messages", offset);
+        }
+        case "sessions": {
+          const list = await api.sessions();
+          return fitBudget({ mode: "sessions", total: list.length, sessions: list.slice(offset) }, budget, "sessions", offset);
+        }
+      }
+    },
+  },
+  {
+    name: "add_messages",
+    title: "Add messages",
+    description:
+      "Append messages (role user or assistant, content, optional sendAt, sender and idempotencyKey) to a session, in order. Returns the new message ids once " +
+      "they are stored. Give each message an idempotencyKey to retry safely: a message whose key the session already holds is not stored twice.",
+    schema: T.AddMessagesArgs,
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+    async run(api, a: T.AddMessages) {
+      const r = await api.add(a.session, a.messages);
+      return fitBudget({ ...r }, a.max_chars ?? BUDGET.default, "ids");
+    },
+  },
+  {
+    name: "session_context",
+    title: "Session context",
+    description:
+      "The context for a session's next turn: its last N messages in full, then one user message holding the Prior summary block (when the session has a " +
+      "rolling summary), then the input if given; plus the system prompt section that says how to use the summary.",
+    schema: T.SessionContextArgs,
+    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    async run(api, a: T.SessionContext) {
+      const c = await api.context(a.session, a.input);
+      return fitBudget({ ...c }, a.max_chars ?? BUDGET.default, "messages");
+    },
+  },
+  {
+    name: "error_memory",
+    title: "Error memory",
+    description:
+      "Tool errors and the fixes that worked, across sessions. mode=lookup with the error text (and optionally the tool) returns matching records with fix, " +
+      "cause, outcome and hits; every record found has its 90-day expiry restarted. mode=record stores tool, error, fix, cause, outcome and keywords " +
+      "(secrets are redacted; the same error of the same tool is merged).",
+    schema: T.ErrorMemoryArgs,
+    // lookup restarts the TTL of what it finds, record writes: neither is read-only.
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+    async run(api, a: T.ErrorMemory) {
+      const budget = a.max_chars ?? BUDGET.default;
+      if (a.mode === "lookup") {
+        const error = need(a.error, "error", "lookup");
+        const r = await api.searchErrors({ query: error, tool: a.tool, limit: a.limit ?? 5 });
+        const hits = r.hits.map((h) => ({ id: h.id, tool: h.tool, error: h.error, fix: h.fix, cause: h.cause, outcome: h.outcome, hits: h.hits, score: Math.round(h.score * 1000) / 1000 }));
+        const out: Record<string, unknown> = { mode: "lookup", hits };
+        if (r.notes.length > 0) out.notes = r.notes;
+        return fitBudget(out, budget, "hits");
+      }
+      const r = await api.recordError({ tool: need(a.tool, "tool", "record"), error: need(a.error, "error", "record"), fix: need(a.fix, "fix", "record"), cause: a.cause, outcome: a.outcome, keywords: a.keywords });
+      return fitBudget({ mode: "record", id: r.record.id, merged: r.merged, outcome: r.record.outcome, occurrences: r.record.occurrences, redacted: r.redacted, notes: r.notes }, budget);
+    },
+  },
+  {
+    name: "summary",
+    title: "Session summary",
+    description: "A session's rolling summary (key decisions, past discussions, current discussion), with its cursor and whether a new run is due.",
+    schema: T.SummaryArgs,
+    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    async run(api, a: T.SummaryRequest) {
+      const s = await api.summary(a.session);
+      return fitBudget({ session: s.session, state: s.state, summary: s.summary, cursor: s.cursor, due: s.due }, a.max_chars ?? BUDGET.default);
+    },
+  },
+];
+
+/** Check the arguments with the tool's valibot schema; a ToolArgumentError names the field. */
+export function checkArgs(tool: ToolDef, raw: unknown): unknown {
+  const r = checkInput(tool.schema, raw);
+  if (!r.ok) throw new ToolArgumentError(`${tool.name}: ${r.message}.`);
+  return r.value;
+}

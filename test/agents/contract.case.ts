@@ -1,0 +1,172 @@
+// The MemoryApi contract: the same cases run against every implementation (local, HTTP client).
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { InputError, type MemoryApi } from "../../src/lib.ts";
+
+export interface Implementation {
+  api: MemoryApi;
+  close(): Promise<void>;
+}
+
+const RFC3339_NS = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{9}Z$/;
+
+async function refused(p: Promise<unknown>): Promise<string> {
+  const err = await p.then(
+    () => undefined,
+    (e) => e,
+  );
+  expect(err).toBeInstanceOf(InputError);
+  return (err as Error).message;
+}
+
+const roundTrips = (v: unknown) => expect(JSON.parse(JSON.stringify(v))).toEqual(v);
+
+export function contractCases(name: string, open: () => Promise<Implementation>): void {
+  describe(`MemoryApi contract: ${name}`, () => {
+    let impl: Implementation;
+    let api: MemoryApi;
+    let ids: string[];
+
+    beforeAll(async () => {
+      impl = await open();
+      api = impl.api;
+      const r = await api.add("deploys", [
+        { role: "user", content: "the deploy to prod failed with exit 137", sendAt: "2026-03-01T10:00:00.000000001Z", sender: "ann" },
+        { role: "assistant", content: "137 is the OOM killer: raise the memory limit", sendAt: "2026-03-01T10:00:05Z" },
+        { role: "user", content: "raised limits.memory to 1Gi and the rollout finished", sendAt: "2026-03-01T10:10:00Z" },
+        { role: "assistant", content: "good, the container is healthy now", sendAt: "2026-03-01T10:11:00Z" },
+      ]);
+      ids = r.ids;
+      await api.add("other", { role: "user", content: "部署失敗了 the kubernetes pod was evicted" });
+    });
+    afterAll(async () => impl.close());
+
+    test("add returns the session and one id per message, in order", async () => {
+      expect(ids).toHaveLength(4);
+      expect(new Set(ids).size).toBe(4);
+      const one = await api.add("single", { role: "user", content: "one message" });
+      expect(one).toEqual({ session: "single", ids: [one.ids[0]!], duplicates: 0 });
+    });
+
+    test("history: the window in order, times RFC 3339 with 9 digits, plain JSON", async () => {
+      const h = await api.history("deploys");
+      roundTrips(h);
+      expect(h.session).toBe("deploys");
+      expect(h.messages.map((m) => m.id)).toEqual(ids);
+      expect(h.messages[0]).toMatchObject({ role: "user", sender: "ann", sendAt: "2026-03-01T10:00:00.000000001Z", tier: "recent" });
+      for (const m of h.messages) expect(m.sendAt).toMatch(RFC3339_NS);
+      expect((await api.history("deploys", { last: 2 })).messages.map((m) => m.id)).toEqual(ids.slice(2));
+      expect((await api.history("deploys", { all: true })).messages).toHaveLength(4);
+    });
+
+    test("sessions: count and last activity, newest first or by name", async () => {
+      const list = await api.sessions({ sort: "name" });
+      roundTrips(list);
+      expect(list.map((s) => s.id)).toEqual(["deploys", "other", "single"]);
+      expect(list[0]).toMatchObject({ id: "deploys", messages: 4, lastActivity: "2026-03-01T10:11:00.000000000Z", hasSummary: false });
+    });
+
+    test("search, keyword: the DESIGN hit shape", async () => {
+      const r = await api.search({ query: "deploy failed", match: "keyword" });
+      roundTrips(r);
+      expect(r.query).toBe("deploy failed");
+      expect(r.hits[0]).toMatchObject({ id: ids[0], session: "deploys", role: "user", source: "recent" });
+      expect(typeof r.hits[0]!.score).toBe("number");
+      expect(r.hits[0]!.sendAt).toMatch(RFC3339_NS);
+      expect((await api.search({ query: "部署", match: "keyword" })).hits.map((h) => h.session)).toEqual(["other"]);
+      expect((await api.search({ query: "deploy", match: "keyword", session: "other" })).hits).toEqual([]);
+    });
+
+    test("search, semantic and hybrid: hits with their expanded context", async () => {
+      const s = await api.search({ query: "container killed out of memory", match: "semantic", session: "deploys" });
+      roundTrips(s);
+      expect(s.hits.length).toBeGreaterThan(0);
+      expect(s.hits[0]!.source).toBe("semantic");
+      expect(s.hits[0]!.context!.some((c) => c.hit)).toBe(true);
+      const h = await api.search({ query: "memory limit", match: "hybrid" });
+      expect(h.hits.map((x) => x.id)).toContain(ids[1]!);
+    });
+
+    test("search: since and until bound the hits", async () => {
+      const r = await api.search({ query: "the", match: "keyword", session: "deploys", since: "2026-03-01T10:05:00Z", until: "2026-03-01T10:10:30Z" });
+      expect(r.hits.map((h) => h.id)).toEqual([ids[2]!]);
+      for (const match of ["semantic", "hybrid"] as const) {
+        const w = await api.search({ query: "the container memory limit", match, session: "deploys", since: "2026-03-01T10:00:01Z", until: "2026-03-01T10:10:30Z", limit: 10 });
+        expect(w.hits.length).toBeGreaterThan(0);
+        for (const h of w.hits) expect([ids[1], ids[2]]).toContain(h.id);
+      }
+      expect(await refused(api.search({ query: "x", since: "last tuesday" }))).toContain("since");
+    });
+
+    test("messages by id and the timeline around one", async () => {
+      const got = await api.messages([ids[3]!, "no-such-id", ids[0]!]);
+      expect(got.map((m) => m.id)).toEqual([ids[0]!, ids[3]!]);
+      const a = await api.around(ids[2]!, { before: 1, after: 5 });
+      expect(a).toMatchObject({ anchor: ids[2], session: "deploys" });
+      expect(a.messages.map((m) => m.id)).toEqual(ids.slice(1));
+    });
+
+    test("context: the window then the input; summary of a session without one", async () => {
+      const c = await api.context("deploys", "and now?");
+      roundTrips(c);
+      expect(c.messages.at(-1)).toEqual({ role: "user", content: "and now?", kind: "input" });
+      expect(c.messages.filter((m) => m.kind === "history")).toHaveLength(4);
+      expect((await api.context("brand-new")).messages).toEqual([]);
+      const s = await api.summary("deploys");
+      roundTrips(s);
+      expect(s).toMatchObject({ session: "deploys", state: "missing", summary: null });
+    });
+
+    test("error memory: record, search (hits counted), list, show, rm", async () => {
+      const rec = await api.recordError({ tool: "kubectl", error: "OOMKilled exit 137", fix: "raise limits.memory to 1Gi", keywords: ["oom"] });
+      roundTrips(rec);
+      expect(rec.merged).toBe(false);
+      expect(rec.record).toMatchObject({ tool: "kubectl", outcome: "resolved", cause: null });
+      expect(rec.record.expiresAt).toMatch(RFC3339_NS);
+      const found = await api.searchErrors({ query: "container OOMKilled", tool: "kubectl" });
+      expect(found.tool).toBe("kubectl");
+      expect(found.hits[0]).toMatchObject({ id: rec.record.id, hits: 1 });
+      expect((await api.listErrors()).total).toBe(1);
+      expect((await api.getError(rec.record.id)).fix).toBe("raise limits.memory to 1Gi");
+      expect((await api.rmError(rec.record.id)).removed.id).toBe(rec.record.id);
+      await refused(api.getError(rec.record.id));
+    });
+
+    test("rm-message removes one message everywhere; an unknown id is refused", async () => {
+      const r = await api.add("rm-one", [{ role: "user", content: "my password is hunter2, oops" }, { role: "assistant", content: "remove that message" }]);
+      const removed = await api.rmMessage(r.ids[0]!);
+      roundTrips(removed);
+      expect(removed).toMatchObject({ id: r.ids[0], session: "rm-one", wasRecent: true, summarized: false, summaryRemoved: false });
+      expect((await api.history("rm-one", { all: true })).messages.map((m) => m.id)).toEqual([r.ids[1]!]);
+      expect((await api.search({ query: "hunter2", match: "keyword" })).hits).toEqual([]);
+      expect(await refused(api.rmMessage(r.ids[0]!))).toContain(r.ids[0]!);
+      expect(await refused(api.rmMessage(""))).toContain("id");
+    });
+
+    test("reset keeps the session, rm removes it", async () => {
+      await api.add("temp-x", [{ role: "user", content: "to be reset" }, { role: "assistant", content: "ok" }]);
+      expect(await api.reset("temp-x")).toEqual({ session: "temp-x", messagesRemoved: 2, summaryRemoved: false });
+      expect((await api.history("temp-x")).messages).toEqual([]);
+      expect((await api.rm("temp-x")).session).toBe("temp-x");
+      expect((await api.sessions()).map((s) => s.id)).not.toContain("temp-x");
+      await refused(api.history("temp-x"));
+    });
+
+    test("bad input is refused with one line naming the field, and nothing changes", async () => {
+      const before = await api.sessions();
+      expect(await refused(api.add("../x", { role: "user", content: "x" }))).toContain("session");
+      expect(await refused(api.add("ok-session", { role: "user", content: "   " }))).toContain("content is empty");
+      expect(await refused(api.add("ok-session", { role: "robot" as "user", content: "x" }))).toContain("role");
+      expect(await refused(api.add("ok-session", []))).toContain("messages is empty");
+      expect(await refused(api.search({ query: "x", match: "fuzzy" as "keyword" }))).toContain("match must be keyword, semantic or hybrid");
+      expect(await refused(api.search({ query: "x", limit: 1_000_000 }))).toContain("limit must be a whole number from 1 to 1000");
+      expect(await refused(api.search({ query: "" }))).toContain("query");
+      expect(await refused(api.history("../x"))).toContain("session");
+      expect(await refused(api.history("deploys", { last: 0 }))).toContain("last must be a whole number");
+      expect(await refused(api.around(ids[0]!, { before: 51 }))).toContain("before must be a whole number from 0 to 50");
+      expect(await refused(api.recordError({ tool: "kubectl", error: "", fix: "x" }))).toContain("error");
+      expect(await refused(api.context("a/b"))).toContain("session");
+      expect(await refused(api.rm("no-such-session"))).toContain("no-such-session");
+      expect(await api.sessions()).toEqual(before);
+    });
+  });
+}

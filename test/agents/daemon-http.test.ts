@@ -1,0 +1,132 @@
+// The daemon serves the HTTP API: http.json (0600) with URL and token, the URL in `daemon status`, the
+// token in no log, no `config show`, no status and no error body; a killed daemon loses no acknowledged write.
+import { afterAll, expect, test } from "bun:test";
+import { existsSync, readFileSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { connectMemory, openMemory, RemoteError } from "../../src/lib.ts";
+import { derivedPort } from "../../src/http/http-file.ts";
+import { cleanup, cli, logText, mappedFiles, startDaemon, tempHome, waitFor, waitRunning, workerPids } from "../fixture/daemon-process.ts";
+
+afterAll(cleanup);
+
+const httpFile = async (home: string) => (await waitFor(() => existsSync(join(home, "http.json")), 15_000, "http.json"), readHttp(home));
+const readHttp = (home: string) => JSON.parse(readFileSync(join(home, "http.json"), "utf8")) as { url: string; token: string; port: number; pid: number };
+
+test("the daemon publishes its URL and token in http.json (0600) and its URL in daemon status; the token leaks nowhere", async () => {
+  const home = tempHome();
+  const d = startDaemon(home, { MEMVOY_HTTP_PORT: "0" });
+  await waitRunning(d);
+  const f = await httpFile(home);
+  expect(statSync(join(home, "http.json")).mode & 0o777).toBe(0o600);
+  expect(f.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+  expect(f.pid).toBe(d.proc.pid);
+  expect(f.token.length).toBeGreaterThanOrEqual(32);
+
+  const health = await fetch(`${f.url}/v1/health`);
+  expect(await health.json()).toMatchObject({ ok: true, name: "memvoy" });
+  const api = connectMemory({ url: f.url, token: f.token });
+  await api.add("via-http", { role: "user", content: "written through the daemon" });
+  expect((await api.history("via-http")).messages[0]!.content).toBe("written through the daemon");
+  const bad = await fetch(`${f.url}/v1/sessions`, { headers: { authorization: `Bearer ${f.token}x` } });
+  const badText = await bad.text();
+  const badBody = await fetch(`${f.url}/v1/search`, { method: "POST", headers: { authorization: `Bearer ${f.token}` }, body: "{nope" }).then((r) => r.text());
+
+  const status = await cli(home, ["daemon", "status"]);
+  expect(status.stdout).toContain(`http: ${f.url}`);
+  const json = await cli(home, ["daemon", "status", "--json"]);
+  expect(JSON.parse(json.stdout).http).toBe(f.url);
+  const show = await cli(home, ["config", "show"]);
+  expect(show.code).toBe(0);
+  expect(show.stdout).toContain("[http]");
+  for (const text of [status.stdout, status.stderr, json.stdout, show.stdout, logText(home), badText, badBody, readFileSync(join(home, "daemon.state.json"), "utf8")]) {
+    expect(text).not.toContain(f.token);
+  }
+
+  // Stopped cleanly, the daemon removes http.json and status says the API is off.
+  const stop = await cli(home, ["daemon", "stop"]);
+  expect(stop.code).toBe(0);
+  expect(existsSync(join(home, "http.json"))).toBe(false);
+  expect(JSON.parse((await cli(home, ["daemon", "status", "--json"])).stdout).http).toBeNull();
+  expect(logText(home)).not.toContain(f.token);
+}, 60_000);
+
+test("with no [http] port the port is derived from the home path, so two homes differ", () => {
+  expect(derivedPort("/srv/memvoy-a")).not.toBe(derivedPort("/srv/memvoy-b"));
+  expect(derivedPort("/srv/memvoy-a")).toBe(derivedPort("/srv/memvoy-a"));
+  for (const h of ["/a", "/home/ann/.config/memvoy", "/tmp/x"]) expect(derivedPort(h)).toBeGreaterThanOrEqual(20_000), expect(derivedPort(h)).toBeLessThan(30_000);
+});
+
+test("a port out of range in [http] is refused by config check, naming the key", async () => {
+  const home = tempHome();
+  const r = await cli(home, ["config", "check"], { MEMVOY_HTTP_PORT: "70000" });
+  expect(r.code).toBe(2);
+  expect(r.stderr).toContain("http.port");
+});
+
+test("killing the daemon while writes are in flight: every acknowledged write is stored, the rest fail with a connection error", async () => {
+  const home = tempHome();
+  const d = startDaemon(home, { MEMVOY_HTTP_PORT: "0" });
+  await waitRunning(d);
+  const f = await httpFile(home);
+  const api = connectMemory({ url: f.url, token: f.token, timeoutMs: 20_000 });
+  const acknowledged: string[] = [];
+  const failures: unknown[] = [];
+  let n = 0;
+  const writer = async (w: number) => {
+    for (;;) {
+      const content = `writer ${w} message ${n++}`;
+      try {
+        const r = await api.add("inflight", { role: "user", content });
+        acknowledged.push(r.ids[0]!);
+      } catch (err) {
+        failures.push(err);
+        return;
+      }
+    }
+  };
+  const writers = [0, 1, 2, 3].map(writer);
+  await waitFor(() => acknowledged.length >= 20, 30_000, "some writes");
+  d.proc.kill(9);
+  await Promise.all(writers);
+  expect(failures).toHaveLength(4);
+  for (const e of failures) expect(e).toBeInstanceOf(RemoteError);
+  const local = openMemory({ home, env: {} });
+  const stored = new Set((await local.history("inflight", { all: true })).messages.map((m) => m.id));
+  for (const id of acknowledged) expect(stored.has(id)).toBe(true);
+  await local.close();
+}, 90_000);
+
+test("semantic and hybrid requests run LanceDB in the daemon's worker child; the daemon maps none, keyword search stays in the daemon", async () => {
+  const home = tempHome();
+  const d = startDaemon(home, { MEMVOY_HTTP_PORT: "0" });
+  await waitRunning(d);
+  const f = await httpFile(home);
+  const api = connectMemory({ url: f.url, token: f.token });
+  await api.add("sem", [
+    { role: "user", content: "the database migration timed out on the orders table" },
+    { role: "assistant", content: "raise the lock timeout and rerun the migration" },
+  ]);
+  expect((await api.search({ query: "migration", match: "keyword" })).hits.length).toBeGreaterThan(0);
+  expect(workerPids(home, "search")).toEqual([]);
+  // The embeddings child indexes the new messages; then a semantic search finds them.
+  const hits = await waitFor(async () => {
+    const r = await api.search({ query: "database migration timeout", match: "semantic" });
+    return r.hits.length > 0 ? r.hits : undefined;
+  }, 60_000, "semantic hits");
+  expect(hits![0]!.session).toBe("sem");
+  expect((await api.search({ query: "lock timeout", match: "hybrid" })).hits.length).toBeGreaterThan(0);
+  const [child] = workerPids(home, "search");
+  expect(child).toBeGreaterThan(0);
+  expect(mappedFiles(child!)).toMatch(/lancedb/i);
+  expect(mappedFiles(d.proc.pid)).not.toMatch(/lancedb/i);
+  expect(await refusedWith(api.search({ query: "x", match: "semantic", limit: 0 }))).toContain("limit");
+  d.proc.kill("SIGTERM");
+  expect(await d.exited).toBe(0);
+}, 120_000);
+
+async function refusedWith(p: Promise<unknown>): Promise<string> {
+  return p.then(
+    () => "",
+    (e: Error) => e.message,
+  );
+}

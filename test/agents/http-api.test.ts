@@ -1,0 +1,175 @@
+// The loopback HTTP API: token, Host and Origin checks, health, bad input on every route, body limits,
+// and the OpenAPI document against the router.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { Validator } from "@seriousme/openapi-schema-validator";
+import { ROUTES, pathParams } from "../../src/app/api/routes.ts";
+import { openApiPath } from "../../src/http/openapi.ts";
+import { removeTempDirs, serveHome, TOKEN, type Served } from "./support.ts";
+
+let s: Served;
+beforeAll(async () => {
+  s = serveHome({ maxBodyBytes: 64 * 1024, mcp: true });
+  const r = await s.fetch("/v1/sessions/s1/messages", { method: "POST", body: JSON.stringify({ messages: [{ role: "user", content: "hello there" }] }) });
+  expect(r.status).toBe(200);
+});
+afterAll(async () => {
+  await s.close();
+  removeTempDirs();
+});
+
+const post = (path: string, body: unknown, init: RequestInit & { token?: string | null } = {}) =>
+  s.fetch(path, { method: "POST", body: typeof body === "string" ? body : JSON.stringify(body), headers: { "content-type": "application/json" }, ...init });
+
+async function errorOf(r: Response, status: number): Promise<string> {
+  expect(r.status).toBe(status);
+  const body = (await r.json()) as { error: { message: string; status: number; code: string } };
+  expect(body.error.status).toBe(status);
+  expect(body.error.message).not.toContain("\n");
+  return body.error.message;
+}
+
+describe("loopback safety", () => {
+  test("the server binds 127.0.0.1 and prints a 127.0.0.1 URL", () => {
+    expect(s.server.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+  });
+
+  test("health answers without a token and says only that memvoy is up, with its version", async () => {
+    const r = await s.fetch("/v1/health", { token: null });
+    expect(r.status).toBe(200);
+    expect(await r.json()).toEqual({ ok: true, name: "memvoy", version: "test" });
+  });
+
+  test("a missing or wrong token gets 401 with a JSON error, and nothing changes", async () => {
+    expect(await errorOf(await s.fetch("/v1/sessions", { token: null }), 401)).toContain("unauthorized");
+    expect(await errorOf(await s.fetch("/v1/sessions", { token: TOKEN + "x" }), 401)).toContain("unauthorized");
+    expect(await errorOf(await s.fetch("/v1/sessions", { headers: { authorization: `Basic ${TOKEN}` } }), 401)).toContain("unauthorized");
+    await errorOf(await post("/v1/sessions/s1/messages", { messages: [{ role: "user", content: "sneaky" }] }, { token: "nope" }), 401);
+    await errorOf(await post("/mcp", { jsonrpc: "2.0", id: 1, method: "tools/list" }, { token: null }), 401);
+    expect((await s.local.history("s1")).messages).toHaveLength(1);
+  });
+
+  test("a foreign Host (DNS rebinding) or a foreign Origin gets 403, even with the token", async () => {
+    const port = s.server.port;
+    const viaHost = (host: string) =>
+      new Promise<string>((resolve, reject) => {
+        // fetch() sets Host from the URL; a raw request carries the foreign name as a rebinding attack would.
+        const chunks: Buffer[] = [];
+        const sock = require("node:net").connect(port, "127.0.0.1", () => {
+          sock.write(`GET /v1/sessions HTTP/1.1\r\nHost: ${host}\r\nAuthorization: Bearer ${TOKEN}\r\nConnection: close\r\n\r\n`);
+        });
+        sock.on("data", (c: Buffer) => chunks.push(c));
+        sock.on("end", () => resolve(Buffer.concat(chunks).toString()));
+        sock.on("error", reject);
+      });
+    expect(await viaHost("evil.example:" + port)).toMatch(/^HTTP\/1\.1 403/);
+    expect(await viaHost(`attacker.test`)).toMatch(/^HTTP\/1\.1 403/);
+    expect(await viaHost(`localhost:${port}`)).toMatch(/^HTTP\/1\.1 200/);
+    expect(await errorOf(await s.fetch("/v1/sessions", { headers: { origin: "https://evil.example" } }), 403)).toContain("cross-origin");
+    await errorOf(await post("/v1/sessions/s1/messages", { messages: [{ role: "user", content: "x" }] }, { headers: { origin: "http://evil.example", "content-type": "application/json" } }), 403);
+    expect((await s.fetch("/v1/sessions", { headers: { origin: `http://127.0.0.1:${port}` } })).status).toBe(200);
+    expect((await s.local.history("s1")).messages).toHaveLength(1);
+  });
+
+  test("no wildcard CORS header is ever sent", async () => {
+    const r = await s.fetch("/v1/sessions");
+    expect(r.headers.get("access-control-allow-origin")).toBeNull();
+  });
+});
+
+describe("bad input on every route: 400 naming the field, 404, 413; nothing changes", () => {
+  test("a bad session id (../x) on every session route", async () => {
+    const bad = encodeURIComponent("../x");
+    for (const [method, path, body] of [
+      ["GET", `/v1/sessions/${bad}/history`],
+      ["POST", `/v1/sessions/${bad}/messages`, { messages: [{ role: "user", content: "x" }] }],
+      ["POST", `/v1/sessions/${bad}/context`, {}],
+      ["GET", `/v1/sessions/${bad}/summary`],
+      ["POST", `/v1/sessions/${bad}/reset`, {}],
+      ["DELETE", `/v1/sessions/${bad}`],
+    ] as const) {
+      const r = await s.fetch(path, { method, body: body ? JSON.stringify(body) : undefined });
+      expect(await errorOf(r, 400)).toContain("session");
+    }
+    expect(await errorOf(await post("/v1/search", { query: "x", session: "../x" }), 400)).toContain("session");
+  });
+
+  test("empty content, an unknown mode, a huge limit, a missing field, an unknown field", async () => {
+    expect(await errorOf(await post("/v1/sessions/s1/messages", { messages: [{ role: "user", content: "" }] }), 400)).toBe("add: messages.0.content: content is empty");
+    expect(await errorOf(await post("/v1/search", { query: "x", match: "fuzzy" }), 400)).toContain("match must be keyword, semantic or hybrid");
+    expect(await errorOf(await post("/v1/search", { query: "x", limit: 10_000_000 }), 400)).toContain("limit must be a whole number from 1 to 1000");
+    expect(await errorOf(await s.fetch("/v1/sessions/s1/history?last=99999999"), 400)).toContain("last must be a whole number from 1 to 10000");
+    expect(await errorOf(await s.fetch("/v1/errors?limit=5000"), 400)).toContain("limit must be a whole number from 1 to 100");
+    expect(await errorOf(await s.fetch("/v1/messages/x/around?before=500"), 400)).toContain("before must be a whole number from 0 to 50");
+    expect(await errorOf(await post("/v1/search", {}), 400)).toContain("query");
+    expect(await errorOf(await post("/v1/search", { query: "x", colour: "red" }), 400)).toContain("colour: unknown field");
+    expect(await errorOf(await post("/v1/errors", { tool: "git", error: "", fix: "x" }), 400)).toContain("error");
+    expect(await errorOf(await post("/v1/errors/search", { query: "" }), 400)).toContain("query");
+    expect(await errorOf(await post("/v1/messages/get", { ids: [] }), 400)).toContain("ids is empty");
+    expect(await errorOf(await s.fetch("/v1/sessions?sort=size"), 400)).toContain("sort must be recent or name");
+  });
+
+  test("a body that is not JSON, or not an object, on every POST route", async () => {
+    for (const r of ROUTES.filter((x) => x.method === "POST")) {
+      const path = r.path.replace(/:\w+/g, "s1");
+      expect(await errorOf(await post(path, "{not json"), 400)).toContain("not valid JSON");
+      expect(await errorOf(await post(path, "[1,2]"), 400)).toContain("JSON object");
+    }
+  });
+
+  test("a body over max_body_bytes gets 413 (10 MB), with or without a Content-Length", async () => {
+    const huge = JSON.stringify({ messages: [{ role: "user", content: "x".repeat(10 * 1024 * 1024) }] });
+    expect(await errorOf(await post("/v1/sessions/s1/messages", huge), 413)).toContain("max_body_bytes");
+    const stream = new ReadableStream({
+      start(c) {
+        for (let i = 0; i < 20; i++) c.enqueue(new TextEncoder().encode("x".repeat(8192)));
+        c.close();
+      },
+    });
+    expect(await errorOf(await s.fetch("/v1/search", { method: "POST", body: stream, headers: { "content-type": "application/json" } }), 413)).toContain("max_body_bytes");
+    expect((await s.local.history("s1")).messages).toHaveLength(1);
+  });
+
+  test("unknown sessions, messages and error ids get 404; unknown routes too", async () => {
+    expect(await errorOf(await s.fetch("/v1/sessions/nobody/history"), 404)).toContain("nobody");
+    expect(await errorOf(await s.fetch("/v1/messages/01ABC/around"), 404)).toContain("01ABC");
+    expect(await errorOf(await s.fetch("/v1/errors/zzzz"), 404)).toContain("zzzz");
+    await errorOf(await s.fetch("/v1/nope"), 404);
+  });
+});
+
+describe("OpenAPI 3.1", () => {
+  test("the document is valid OpenAPI 3.1 and its operations are exactly the router's", async () => {
+    const r = await s.fetch("/v1/openapi.json");
+    expect(r.status).toBe(200);
+    const doc = (await r.json()) as any;
+    expect(doc.openapi).toBe("3.1.0");
+    const verdict = await new Validator().validate(structuredClone(doc));
+    expect(verdict.errors ?? []).toEqual([]);
+    expect(verdict.valid).toBe(true);
+    expect(doc.info.title).toBe("memvoy");
+    const ops = new Set<string>();
+    for (const [path, item] of Object.entries<any>(doc.paths)) {
+      expect(path.startsWith("/")).toBe(true);
+      for (const [method, op] of Object.entries<any>(item)) {
+        expect(["get", "post", "delete"]).toContain(method);
+        expect(typeof op.operationId).toBe("string");
+        expect(op.responses["200"] ?? op.responses["401"]).toBeDefined();
+        const declared = [...path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]);
+        const params = (op.parameters ?? []).filter((p: any) => p.in === "path").map((p: any) => p.name);
+        expect(params.sort()).toEqual(declared.sort());
+        for (const p of op.parameters ?? []) expect(p.schema && typeof p.schema).toBe("object");
+        if (op.requestBody) expect(op.requestBody.content["application/json"].schema.type).toBe("object");
+        ops.add(`${method.toUpperCase()} ${path}`);
+      }
+    }
+    const router = new Set(ROUTES.map((x) => `${x.method} ${openApiPath(x.path)}`));
+    router.add("GET /v1/health").add("GET /v1/openapi.json").add("POST /mcp");
+    expect([...ops].sort()).toEqual([...router].sort());
+    // every route of the table answers (not 404) at its documented path
+    for (const x of ROUTES) {
+      const path = x.path.replace(/:\w+/g, (m) => (pathParams(x.path).includes(m.slice(1)) ? "s1" : m));
+      const res = await s.fetch(path, { method: x.method, body: x.method === "POST" ? "{}" : undefined });
+      expect(res.status === 404 ? `${x.method} ${x.path}: ${await res.text()}` : "ok").not.toContain("no route");
+    }
+  });
+});

@@ -1,0 +1,47 @@
+// `memvoy mcp --print-config CLIENT`: golden snippets that parse in each client's format and name an
+// executable that exists (from source: bun and the entry script; compiled: the binary itself).
+import { afterAll, expect, test } from "bun:test";
+import { accessSync, constants, existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { parse as parseToml } from "smol-toml";
+import { entry, removeTempDirs } from "./support.ts";
+
+afterAll(removeTempDirs);
+
+const CLIENTS = { "claude-code": "json", codex: "toml", opencode: "json", gemini: "json" } as const;
+
+async function printConfig(client: string, home = "/HOME"): Promise<{ code: number; stdout: string; stderr: string }> {
+  const proc = Bun.spawn(["bun", entry, "mcp", "--print-config", client, "--home", home], { stdout: "pipe", stderr: "pipe", env: { PATH: process.env.PATH!, HOME: "/tmp" } });
+  const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+  return { code, stdout, stderr };
+}
+
+/** The command array a client would run. */
+function commandOf(client: string, parsed: any): string[] {
+  if (client === "codex") return [parsed.mcp_servers.memvoy.command, ...parsed.mcp_servers.memvoy.args];
+  if (client === "opencode") return parsed.mcp.memvoy.command;
+  return [parsed.mcpServers.memvoy.command, ...parsed.mcpServers.memvoy.args];
+}
+
+for (const [client, format] of Object.entries(CLIENTS)) {
+  test(`${client}: the snippet matches its golden file, parses as ${format} and names an executable that exists`, async () => {
+    const r = await printConfig(client);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toContain(`for ${client}`);
+    const golden = readFileSync(join(import.meta.dir, "golden", `${client}.${format}`), "utf8");
+    expect(r.stdout.replaceAll(process.execPath, "<EXE>").replaceAll(entry, "<ENTRY>")).toBe(golden);
+    const parsed = format === "json" ? JSON.parse(r.stdout) : parseToml(r.stdout);
+    const cmd = commandOf(client, parsed);
+    expect(existsSync(cmd[0]!)).toBe(true);
+    accessSync(cmd[0]!, constants.X_OK);
+    expect(cmd.slice(-3)).toEqual(["mcp", "--home", "/HOME"]);
+    expect(existsSync(cmd[1]!)).toBe(true); // from source: the entry script
+  });
+}
+
+test("an unknown client is a usage error naming the choices", async () => {
+  const r = await printConfig("vim");
+  expect(r.code).toBe(2);
+  expect(r.stderr.trim()).toBe('memvoy: mcp --print-config: unknown client "vim"; use one of claude-code, codex, opencode, gemini');
+  expect(r.stdout).toBe("");
+});

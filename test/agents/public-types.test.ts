@@ -1,0 +1,73 @@
+// The library's public types compile in an outside project with tsc --strict (the package as a consumer
+// installs it: src and package.json, its dependencies beside it), and src/public.d.ts matches src/lib.ts.
+import { afterAll, expect, test } from "bun:test";
+import { cpSync, mkdirSync, readdirSync, symlinkSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import type * as Public from "memvoy";
+import * as lib from "../../src/lib.ts";
+import { removeTempDirs, repoRoot, tempDir } from "./support.ts";
+
+afterAll(removeTempDirs);
+
+// Compile-time: what lib.ts exports satisfies the declarations a consumer sees.
+const implementation: Pick<typeof Public, "openMemory" | "connectMemory" | "InputError" | "UsageError" | "RuntimeFailure" | "RemoteError" | "MemvoyError" | "describeError"> = lib;
+void implementation;
+
+const CONSUMER = `
+import { openMemory, connectMemory, InputError, RemoteError, type MemoryApi, type MessageInput, type SearchResultJson, type ErrorRecordJson } from "memvoy";
+const api: MemoryApi = openMemory({ home: "/tmp/memvoy-consumer" });
+const message: MessageInput = { role: "user", content: "hello", sender: "ann", idempotencyKey: "turn-1" };
+const { ids } = await api.add("s", [message]);
+const found: SearchResultJson = await api.search({ query: "hello", match: "keyword", limit: 5 });
+const when: string | undefined = found.hits[0]?.sendAt;
+const records: ErrorRecordJson[] = (await api.listErrors({ limit: 10 })).records;
+const remote = connectMemory({ url: "http://127.0.0.1:1", token: "t" });
+try {
+  await remote.sessions();
+} catch (e) {
+  if (e instanceof RemoteError || e instanceof InputError) console.log(e.exitCode);
+}
+console.log(ids.length, when, records.length);
+await api.close();
+`;
+
+const CONFIGS: Record<string, object> = {
+  "plain --strict, no skipLibCheck": { strict: true, target: "ESNext", module: "Preserve", moduleResolution: "bundler", noEmit: true, types: ["bun"] },
+  "bun's template, stricter still": {
+    lib: ["ESNext"],
+    target: "ESNext",
+    module: "Preserve",
+    moduleDetection: "force",
+    moduleResolution: "bundler",
+    allowImportingTsExtensions: true,
+    verbatimModuleSyntax: true,
+    noEmit: true,
+    strict: true,
+    skipLibCheck: true,
+    noUncheckedIndexedAccess: true,
+    noImplicitOverride: true,
+    exactOptionalPropertyTypes: true,
+    noPropertyAccessFromIndexSignature: true,
+    types: ["bun"],
+  },
+};
+
+for (const [name, compilerOptions] of Object.entries(CONFIGS)) {
+  test(`a consumer project typechecks with tsc (${name})`, async () => {
+    const dir = tempDir("memvoy-consumer-");
+    const modules = join(dir, "node_modules");
+    mkdirSync(join(modules, "memvoy"), { recursive: true });
+    cpSync(join(repoRoot, "src"), join(modules, "memvoy", "src"), { recursive: true });
+    cpSync(join(repoRoot, "package.json"), join(modules, "memvoy", "package.json"));
+    // An install hoists the dependencies beside the package.
+    for (const entry of readdirSync(join(repoRoot, "node_modules"))) {
+      if (entry !== "memvoy" && !entry.startsWith(".")) symlinkSync(join(repoRoot, "node_modules", entry), join(modules, entry));
+    }
+    writeFileSync(join(dir, "tsconfig.json"), JSON.stringify({ compilerOptions, files: ["index.ts"] }));
+    writeFileSync(join(dir, "index.ts"), CONSUMER);
+    const proc = Bun.spawn([join(repoRoot, "node_modules/.bin/tsc"), "-p", dir], { cwd: dir, stdout: "pipe", stderr: "pipe" });
+    const [out, err, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+    expect(out + err).toBe("");
+    expect(code).toBe(0);
+  }, 120_000);
+}
