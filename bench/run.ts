@@ -4,7 +4,7 @@ import { join, resolve } from "node:path";
 import { ROWS_PREFIX, type BenchRow } from "./lib/report.ts";
 
 /** The benchmark scripts, in order. Add yours here: it prints one `BENCH_ROWS` line (see lib/report.ts). */
-const SCRIPTS = ["import.ts", "add.ts", "keyword.ts", "semantic.ts", "locomo.ts", "summary.ts", "errors.ts", "daemon.ts", "tui.ts", "agents-http.ts", "agents-mcp.ts"];
+const SCRIPTS = ["import.ts", "import-sources.ts", "add.ts", "keyword.ts", "semantic.ts", "locomo.ts", "summary.ts", "errors.ts", "daemon.ts", "tui.ts", "agents-http.ts", "agents-mcp.ts", "live.ts"];
 
 const root = resolve(import.meta.dir, "..");
 const passThrough = process.argv.slice(2).filter((a) => a.startsWith("--"));

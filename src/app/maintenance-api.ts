@@ -5,6 +5,7 @@ import type { DrainOptions, DrainReport } from "../memory/embedding/drain.ts";
 import type { MaintenanceReport, VectorMaintenance } from "../memory/maintenance.ts";
 import type { SummarizeOptions, SummarizeReport } from "../memory/summary/summary-report.ts";
 import type { SweepResult } from "../memory/error-memory/error-admin.ts";
+import type { UsageReport } from "../memory/usage-report.ts";
 import type { SearchResultJson } from "./api/json-types.ts";
 
 export interface HomeInfo {
@@ -28,6 +29,8 @@ export interface MaintenanceApi {
   embedPendingErrors(options?: { max?: number }): Promise<{ embedded: number; pending: number }>;
   /** Sessions the summary cron should run now. */
   dueSessions(): string[];
+  /** LLM token usage by day, and today against [summary] daily_token_budget (the cron waits once it is spent). */
+  usage(options?: { days?: number }): UsageReport;
   summarize(session?: string, options?: SummarizeOptions): Promise<SummarizeReport>;
   /** A search as the MemoryApi answers it (the daemon's worker child runs semantic and hybrid ones). */
   searchJson(input: unknown): Promise<SearchResultJson>;

@@ -9,6 +9,7 @@ import { namedError } from "../shared/errors.ts";
 import type { StoredMessage } from "../shared/message.ts";
 import { assertSessionId } from "../shared/session-id.ts";
 import { isTimeRange, type TimeRange } from "../shared/time.ts";
+import { resolveFilter } from "../shared/time-filter.ts";
 import type { MemoryContext } from "../memory/memory-context.ts";
 import { appendMessages, type AppendResult } from "../memory/write-path.ts";
 import { listSessions, discoverSessions, ensureBackfilled, type SessionInfo } from "../memory/sessions-list.ts";
@@ -24,6 +25,7 @@ import type { SessionReport, SummarizeOptions, SummarizeReport, SummaryProgress 
 import { viewSummary, type SummaryView } from "../memory/summary/summary-view.ts";
 import { dueSessions } from "../memory/summary/due-sessions.ts";
 import { importSummary, type ImportSummaryResult } from "../memory/summary/import-summary.ts";
+import { collectStats, type StatsReport } from "../memory/stats.ts";
 import { daemonLockHeld } from "./daemon-probe.ts";
 import { keywordSearch } from "../search/keyword.ts";
 import type { MatchMode, SearchHit, SearchOptions, SearchResult } from "../search/search-types.ts";
@@ -41,6 +43,8 @@ import { getMessages, messagesAround, type Around } from "../memory/message-look
 import type { HomeInfo, MaintenanceApi } from "./maintenance-api.ts";
 import { searchAsJson } from "./api/search-json.ts";
 import type { SearchResultJson } from "./api/json-types.ts";
+import { ImportApi } from "./import-api.ts";
+import { usageReport, type UsageReport } from "../memory/usage-report.ts";
 
 /** A search limited to a session that does not exist (every front-end gives the same answer: exit 2 / 4xx). */
 export const NoSuchSessionError = namedError<{ session: string; home: string }>(
@@ -77,6 +81,12 @@ export class HomeMemory implements MaintenanceApi {
     return this.ctx.config;
   }
 
+  #imports: ImportApi | undefined;
+  /** Imported writes, session metadata, per-file import state and export (importers and `export` use it). */
+  get imports(): ImportApi {
+    return (this.#imports ??= new ImportApi(this.ctx, () => this.#semantic.scheduleDrain()));
+  }
+
   /** Append one message or several (in order) to a session. Returns once history.json and SQLite hold them. */
   add(session: string, messages: WireMessageInput | readonly WireMessageInput[]): AppendResult {
     const list = Array.isArray(messages) ? messages : [messages as WireMessageInput];
@@ -107,7 +117,9 @@ export class HomeMemory implements MaintenanceApi {
 
   /** The context window (last N messages), or every message with `{all: true}`. */
   history(session: string, options: HistoryOptions = {}): StoredMessage[] {
-    return readSessionHistory(this.ctx, session, options);
+    const { since, until, role, sender, ...rest } = options;
+    const filter = resolveFilter({ since, until, role, sender }, this.ctx.now());
+    return readSessionHistory(this.ctx, session, { ...rest, filter });
   }
 
   async search(options: SearchOptions): Promise<SearchResult> {
@@ -116,8 +128,11 @@ export class HomeMemory implements MaintenanceApi {
     else if (!sessionExists(this.ctx, o.session)) throw new NoSuchSessionError({ session: o.session, home: this.ctx.paths.home });
     else ensureBackfilled(this.ctx, o.session);
     const match = o.match ?? "keyword";
-    if (match !== "keyword") return this.#semantic.search(match, { ...o, now: this.ctx.now() });
-    const hits = keywordSearch(this.ctx.db, { ...o, now: this.ctx.now() });
+    const now = this.ctx.now();
+    const filter = resolveFilter(o, now);
+    const { since: _s, until: _u, role: _r, sender: _n, ...rest } = o;
+    if (match !== "keyword") return this.#semantic.search(match, { ...rest, filter, now });
+    const hits = keywordSearch(this.ctx.db, { ...rest, filter, now });
     const result: SearchResult = { hits, notes: [] };
     if (hits.length === 0) result.emptyReason = "no message holds every query term";
     return result;
@@ -161,6 +176,16 @@ export class HomeMemory implements MaintenanceApi {
    */
   importSummary(session: string, summary: unknown): ImportSummaryResult {
     return importSummary(this.ctx, session, summary);
+  }
+
+  /** Sessions, messages and bytes per tier, vectors and their backlog, error records, disk use, tokens spent. */
+  stats(): StatsReport {
+    return collectStats(this.ctx);
+  }
+
+  /** LLM tokens by UTC day, model and session over the last `days` days, and today's budget state. */
+  usage(options: { days?: number } = {}): UsageReport {
+    return usageReport(this.ctx, options.days ?? 30);
   }
 
   /** Whether a daemon (`memvoy --daemon`) is running for this home now. */

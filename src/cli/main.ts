@@ -21,8 +21,23 @@ const COMMANDS: Record<string, () => Promise<CommandModule>> = {
   daemon: () => import("./commands/daemon.ts"),
   errors: () => import("./commands/errors.ts"),
   demo: () => import("./commands/demo.ts"),
+  stats: () => import("./commands/stats.ts"),
+  completion: () => import("./commands/completion.ts"),
+  __complete: () => import("./commands/complete-words.ts"),
   mcp: () => import("./commands/mcp.ts"),
+  import: () => import("./commands/import.ts"),
+  export: () => import("./commands/export.ts"),
+  usage: () => import("./commands/usage.ts"),
 };
+
+/** Every command name, for help, completions and the man page. */
+export const COMMAND_NAMES = Object.keys(COMMANDS).filter((n) => !n.startsWith("_"));
+
+/** A command's module (its usage text and run). */
+export async function loadCommand(name: string): Promise<CommandModule | undefined> {
+  const load = COMMANDS[name];
+  return load ? await load() : undefined;
+}
 
 export function mainHelp(version: string): string {
   return `memvoy ${version}: the memory layer for AI agents
@@ -32,21 +47,29 @@ Usage: memvoy [COMMAND] [options]     (no command on a terminal: the terminal UI
 Commands:
   add SESSION --role R [--content T]   append a message (stdin: text, or JSONL without --role)
   sessions                             list sessions: messages, last activity, summary
-  history SESSION [--all]              the context window (last N) or every message
+  history SESSION [--all]              the context window (last N) or every message; filters as search
   search QUERY [--session S] [--match keyword|semantic|hybrid] [--range 1d|7d|30d|1y|all] [--limit N]
+               [--since TIME] [--until TIME] [--role user|assistant] [--sender NAME]
   context SESSION [--input TEXT]       the LLM-ready messages for the next turn
   summary SESSION                      the rolling summary, its cursor, last run and token usage
   summarize [SESSION]                  run Generate now (every due session when none is given)
+  usage [--days N]                     LLM tokens by day, model and session; the daily token budget
   reset SESSION [--all]                clear history and archive; the summary survives unless --all
   rm SESSION                           remove the session entirely
   rm-message ID [--drop-summary]       remove one message everywhere (a secret pasted by mistake)
   doctor [--repair]                    check the home; rebuild a corrupt history.json from the archive
   errors record|search|list|show|rm    error memory: tool errors and their fixes, across sessions
+  import SOURCE [PATH...]              bring in Claude Code, Codex, opencode, Gemini CLI, Aider, ChatGPT
+                                       or memvoy JSONL history (import auto: every source found)
+  export SESSION...|--all              write sessions as JSONL (import jsonl reads it back) or Markdown
   demo [--home DIR]                    create a demo home (no API key needed) and say how to open it
   config show|path|check               the effective config, its file, validation
   reindex [--pending]                  rebuild every vector with the configured embedder (resumable)
   daemon status|stop                   the background daemon: state of its jobs, its HTTP URL, or stop it
   mcp [--print-config CLIENT]          the MCP server over stdio, for agents (or their config snippet)
+  stats                                messages and bytes per tier, vectors, errors, disk use, tokens
+  completion bash|zsh|fish             print the shell completion script
+  help [COMMAND]                       this help, or a command's
 
 Daemon:
   --daemon [--verbose]                 run the daemon in the foreground (summaries, embeddings,
@@ -55,7 +78,7 @@ Daemon:
 Global options:
   --home DIR     the home (default: $MEMVOY_HOME, else $XDG_CONFIG_HOME/memvoy, else ~/.config/memvoy)
   --json         print one JSON document on stdout
-  --version      print the version
+  -v, --version  print the version
   -h, --help     help for memvoy or a command (memvoy search --help)
 
 Exit codes: 0 ok, 1 runtime failure, 2 usage, config or input error.
@@ -92,6 +115,17 @@ export async function runCli(argv: readonly string[], version: string): Promise<
         return 0;
       }
       throw new CommandUsageError({ problem: "missing-command" });
+    }
+    if (command === "help") {
+      const rest = argv.slice(cmdIndex + 1).filter((a) => !a.startsWith("-"));
+      if (rest.length === 0) {
+        process.stdout.write(mainHelp(version));
+        return 0;
+      }
+      const mod = await loadCommand(rest[0]!);
+      if (!mod) throw new CommandUsageError({ problem: "unknown-command", command: rest[0]! });
+      process.stdout.write(mod.usage.trimEnd() + "\n");
+      return 0;
     }
     const load = COMMANDS[command];
     if (!load) throw new CommandUsageError({ problem: "unknown-command", command });

@@ -22,3 +22,23 @@ export function progressBar(stream: NodeJS.WriteStream, width = 30) {
     },
   };
 }
+
+/** A one-line status redrawn in place (stderr on a terminal): a label, and a rate of `count` per second. */
+export function progressLine(stream: NodeJS.WriteStream) {
+  const started = performance.now();
+  let last = 0;
+  let shown = false;
+  return {
+    update(label: string, count: number): void {
+      const now = performance.now();
+      if (now - last < 100) return;
+      last = now;
+      shown = true;
+      const secs = (now - started) / 1000;
+      stream.write(`\r${label}  ${secs > 0 ? Math.round(count / secs) : 0}/s\x1b[K`);
+    },
+    done(): void {
+      if (shown) stream.write("\r\x1b[K");
+    },
+  };
+}

@@ -22,6 +22,8 @@ export const SummarySchema = v.strictObject({
   max_retries: v.optional(int(0, 10), 3),
   /** The model for noise pruning and the relevance filter; the top-level `decision_model` is an alias. */
   decision_model: v.optional(v.string(), ""),
+  /** Input plus output tokens per UTC day over every LLM call memvoy makes; 0 = no limit. */
+  daily_token_budget: v.optional(int(0), 0),
 });
 
 export const ContextSchema = v.strictObject({
@@ -54,6 +56,16 @@ export const DaemonSchema = v.strictObject({
   log_max_bytes: v.optional(int(4096), 5 * 1024 * 1024),
 });
 
+export const IMPORT_SOURCES = ["claude-code", "codex", "opencode", "gemini"] as const;
+
+export const ImportSchema = v.strictObject({
+  /** Sources the daemon captures live (each at its default location). */
+  sources: v.optional(v.array(v.picklist(IMPORT_SOURCES, `import.sources: use ${IMPORT_SOURCES.join(", ")}`)), []),
+  cron: v.optional(cronPattern, "* * * * *"),
+  /** Imported sessions are summarized by the cron only when this is true (no LLM spend by surprise). */
+  summarize: v.optional(v.boolean(), false),
+});
+
 export const HttpSchema = v.strictObject({
   /** Whether the daemon serves the loopback HTTP API (and /mcp). */
   enabled: v.optional(v.boolean(), true),
@@ -73,6 +85,7 @@ export const ConfigSchema = v.strictObject({
   error_memory: v.optional(ErrorMemorySchema, {}),
   search: v.optional(SearchSchema, {}),
   daemon: v.optional(DaemonSchema, {}),
+  import: v.optional(ImportSchema, {}),
   http: v.optional(HttpSchema, {}),
 });
 

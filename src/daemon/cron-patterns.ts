@@ -14,6 +14,7 @@ export function cronKeys(config: Config): CronKey[] {
     { key: "summary.cron", env: "MEMVOY_SUMMARY_CRON", pattern: config.summary.cron },
     { key: "daemon.sweep_cron", env: "MEMVOY_DAEMON_SWEEP_CRON", pattern: config.daemon.sweep_cron },
     { key: "daemon.maintenance_cron", env: "MEMVOY_DAEMON_MAINTENANCE_CRON", pattern: config.daemon.maintenance_cron },
+    { key: "import.cron", env: "MEMVOY_IMPORT_CRON", pattern: config.import.cron },
   ];
 }
 

@@ -14,6 +14,7 @@ import { embedDrainJob } from "./jobs/embed-drain.ts";
 import { errorSweepJob } from "./jobs/error-sweep.ts";
 import { maintenanceJob } from "./jobs/maintenance.ts";
 import { summaryJob } from "./jobs/summaries.ts";
+import { importJob } from "./jobs/imports.ts";
 import { acquireDaemonLock, lockHolderPid } from "./lock.ts";
 import { DaemonLog } from "./log.ts";
 import { Scheduler } from "./scheduler.ts";
@@ -98,6 +99,9 @@ export async function runDaemon(o: DaemonOptions): Promise<number> {
   // Aborting the controller forwards SIGTERM to every child.
   const workers = new Workers(paths.home, env, log, controller.signal);
   registerJobs(scheduler, api, info.config, paths.store, (kind) => workers.run(kind));
+  // Live capture: the importers write through the home's own API (imported writes, per-file state).
+  const imports = info.config.import;
+  if (imports.sources.length > 0) scheduler.addCron(importJob(api, imports.cron, imports.sources, env));
   let http: DaemonHttp | undefined;
   if (info.config.http.enabled) {
     try {

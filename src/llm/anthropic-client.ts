@@ -17,7 +17,7 @@ export const DEFAULT_BASE_URL = "https://api.anthropic.com";
 export function llmSettings(
   env: Readonly<Record<string, string | undefined>>,
   config: Pick<Config["summary"], "timeout_ms" | "max_retries">,
-  extra: Partial<Pick<LlmSettings, "onUsage" | "onWarning" | "retryBaseMs" | "retryMaxMs">> = {},
+  extra: Partial<Pick<LlmSettings, "onUsage" | "onWarning" | "beforeCall" | "retryBaseMs" | "retryMaxMs">> = {},
 ): LlmSettings {
   const apiKey = env.ANTHROPIC_API_KEY?.trim();
   if (!apiKey) throw new MissingApiKeyError();
@@ -77,6 +77,7 @@ export class LlmClient {
 
   /** One completion, retried on 429, 529, 5xx and dropped connections within the budget. */
   async complete(req: LlmRequest): Promise<LlmReply> {
+    this.settings.beforeCall?.(req);
     const started = performance.now();
     const deadline = req.deadlineMs !== undefined ? started + req.deadlineMs : Infinity;
     const deadlineSignal = req.deadlineMs !== undefined ? AbortSignal.timeout(req.deadlineMs) : undefined;

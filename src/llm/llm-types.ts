@@ -51,4 +51,6 @@ export interface LlmSettings {
   onUsage?: (usage: LlmUsage) => void;
   /** One-line warnings from the SDK (deprecated model ids and the like); default: stderr. */
   onWarning?: (line: string) => void;
+  /** Called before each request is sent; a throw stops it (the daily token budget). */
+  beforeCall?: (req: LlmRequest) => void;
 }

@@ -1,6 +1,7 @@
 // Reading a session: the context window (last N of history.json) or every message from the archive.
 import { assertSessionId } from "../shared/session-id.ts";
 import type { StoredMessage } from "../shared/message.ts";
+import { isEmptyFilter, type MessageFilter, type TimeBound } from "../shared/time-filter.ts";
 import { listSessionMessages } from "../storage/sqlite/messages-repo.ts";
 import type { MemoryContext } from "./memory-context.ts";
 import { ensureBackfilled } from "./sessions-list.ts";
@@ -9,14 +10,28 @@ import { UnknownSessionError, sessionExists } from "./session-admin.ts";
 export interface HistoryOptions {
   /** Every message ever written (archive + recent) instead of the last N. */
   all?: boolean;
-  /** Override limits.max_history_messages for the window. */
+  /** Override limits.max_history_messages for the window; with a filter, the newest N that pass it. */
   last?: number;
+  /**
+   * Only messages in these bounds (RFC 3339, a local date or time, a relative form like 3d, or UTC ns), of
+   * this role or sender. Any of them reads every message ever written, not only the window.
+   */
+  since?: TimeBound;
+  until?: TimeBound;
+  role?: string;
+  sender?: string;
+  /** The resolved form of since/until/role/sender (MemoryApi.history resolves them). */
+  filter?: MessageFilter;
 }
 
 export function readSessionHistory(ctx: MemoryContext, session: string, o: HistoryOptions = {}): StoredMessage[] {
   assertSessionId(session);
   if (!sessionExists(ctx, session)) throw new UnknownSessionError({ session, home: ctx.paths.home });
   ensureBackfilled(ctx, session);
+  if (o.filter && !isEmptyFilter(o.filter)) {
+    if (o.all || o.last === undefined) return listSessionMessages(ctx.db, session, { filter: o.filter });
+    return listSessionMessages(ctx.db, session, { filter: o.filter, newestFirst: true, limit: o.last }).reverse();
+  }
   if (o.all) return listSessionMessages(ctx.db, session);
   const n = o.last ?? ctx.config.limits.max_history_messages;
   return listSessionMessages(ctx.db, session, { recentOnly: true, newestFirst: true, limit: n }).reverse();

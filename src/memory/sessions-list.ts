@@ -3,6 +3,7 @@
 import { existsSync, statSync } from "node:fs";
 import { listSessionRows } from "../storage/sqlite/sessions-repo.ts";
 import { sessionHasMessages } from "../storage/sqlite/messages-repo.ts";
+import { listSessionMeta, type SessionMeta } from "../storage/sqlite/session-meta-repo.ts";
 import type { MemoryContext } from "./memory-context.ts";
 import { sessionDirs } from "./session-admin.ts";
 import { backfillSession } from "./write-path.ts";
@@ -13,6 +14,11 @@ export interface SessionInfo {
   /** ns of the newest message (its sendAt), or of the last write when it has none; 0 when unknown. */
   lastActivity: bigint;
   hasSummary: boolean;
+  /** Set for imported sessions: the importer, the tool's title, the cwd or repository, a sub-agent's parent. */
+  source?: string;
+  title?: string;
+  project?: string;
+  parent?: string;
 }
 
 interface DiscoveryState {
@@ -70,14 +76,17 @@ export function ensureBackfilled(ctx: MemoryContext, session: string): void {
 export function listSessions(ctx: MemoryContext): SessionInfo[] {
   discoverSessions(ctx);
   const rows = new Map(listSessionRows(ctx.db).map((r) => [r.id, r]));
+  const metas = listSessionMeta(ctx.db);
   const ids = new Set([...rows.keys(), ...sessionDirs(ctx)]);
   return [...ids].map((id) => {
     const r = rows.get(id);
+    const meta: SessionMeta = metas.get(id) ?? {};
     return {
       id,
       messages: r?.messageCount ?? 0,
       lastActivity: r ? (r.lastSendAt > 0n ? r.lastSendAt : r.updatedAt) : 0n,
       hasSummary: existsSync(ctx.paths.summary(id)),
+      ...meta,
     };
   });
 }

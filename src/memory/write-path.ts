@@ -30,17 +30,35 @@ export function appendMessages(ctx: MemoryContext, session: string, inputs: read
   assertSessionId(session);
   inputs.forEach((m, i) => checkNewMessage(m, ctx.config.limits.max_message_bytes, inputs.length > 1 ? `message ${i + 1}` : "message"));
   if (inputs.length === 0) return { ids: [], compacted: 0, adopted: 0 };
+  const r = appendRecords(ctx, session, () =>
+    inputs.map((m) => {
+      const rec: MessageRecord = { id: newId(), role: m.role, content: m.content, sendAt: m.sendAt ?? ctx.now() };
+      if (m.sender !== undefined && m.sender !== "") rec.sender = m.sender;
+      return rec;
+    }),
+  );
+  const result: AppendResult = { ids: r.added.map((x) => x.id), compacted: r.compacted, adopted: r.adopted };
+  if (r.compactionNote) result.compactionNote = r.compactionNote;
+  return result;
+}
+
+/**
+ * Append records with their ids and times set, built under the home's lock by `build`: compaction, history.json
+ * and the archive in one step. `inTransaction` runs inside the SQLite transaction (e.g. session metadata).
+ */
+export function appendRecords(
+  ctx: MemoryContext,
+  session: string,
+  build: () => MessageRecord[],
+  inTransaction?: (now: bigint) => void,
+): { added: MessageRecord[]; compacted: number; adopted: number; compactionNote?: string } {
   const file = ctx.paths.history(session);
   const dir = ctx.paths.session(session);
   if (!existsSync(dir)) ensureDir(dir); // a recursive mkdir of an existing folder costs more than the check
   return withHomeLock(ctx, () => {
     const doc = readHistory(file);
     const missing = unarchived(ctx, session, doc);
-    const added: MessageRecord[] = inputs.map((m) => {
-      const r: MessageRecord = { id: newId(), role: m.role, content: m.content, sendAt: m.sendAt ?? ctx.now() };
-      if (m.sender !== undefined && m.sender !== "") r.sender = m.sender;
-      return r;
-    });
+    const added = build();
     const all = doc.records.concat(added);
     const json = new Map(added.map((r) => [r, serializeRecord(r)] as const)); // serialised once, for the size and the file
     let bytes = doc.bytes;
@@ -53,6 +71,7 @@ export function appendMessages(ctx: MemoryContext, session: string, inputs: read
         const now = ctx.now();
         insertMessages(ctx.db, session, missing, now);
         insertMessages(ctx.db, session, added, now);
+        inTransaction?.(now);
         if (cut > 0) {
           const first = kept[0]!;
           archiveBefore(ctx.db, session, seqOfMessage(ctx.db, first.id)!, first.sendAt, now);
@@ -63,9 +82,7 @@ export function appendMessages(ctx: MemoryContext, session: string, inputs: read
       throw err;
     }
     staged.commit();
-    const result: AppendResult = { ids: added.map((r) => r.id), compacted: cut, adopted: missing.length };
-    if (note) result.compactionNote = note;
-    return result;
+    return note ? { added, compacted: cut, adopted: missing.length, compactionNote: note } : { added, compacted: cut, adopted: missing.length };
   });
 }
 

@@ -1,7 +1,6 @@
 // Hybrid search: reciprocal rank fusion of keyword search, bm25 over the recent tier and semantic
 // similarity. The union is kept, so a message only one side finds still surfaces; without vectors
 // (none yet, another embedder's, an unreachable server) it degrades to the keyword sides.
-import { timeWindow } from "./time-window.ts";
 import type { StoredMessage } from "../shared/message.ts";
 import { rankRecent } from "../storage/sqlite/semantic-queries.ts";
 import type { Db } from "../storage/sqlite/db.ts";
@@ -9,7 +8,7 @@ import { expandHits } from "./expand.ts";
 import { reciprocalRankFusion, type RankedList } from "./fusion.ts";
 import { keywordSearch } from "./keyword.ts";
 import { ftsAllQuery, ftsAnyQuery, queryTerms, type QueryTerm } from "./query-terms.ts";
-import type { SearchHit, SearchResult } from "./search-types.ts";
+import { scopeFilter, type SearchHit, type SearchResult } from "./search-types.ts";
 import { focusFor, semanticRanking, statusNotes, type SemanticOptions, type SemanticSource } from "./semantic.ts";
 import { findMatches, makeSnippet } from "./snippet.ts";
 import type { QueryFocus } from "./participants.ts";
@@ -28,7 +27,7 @@ export async function hybridSearch(db: Db, src: SemanticSource | { unavailable: 
   const focus = focusFor(db, o.query, o.session);
   const lists: RankedList<Candidate>[] = [];
 
-  const keyword = keywordSearch(db, { query: o.query, session: o.session, range: o.range, since: o.since, until: o.until, limit: depth, now: o.now, rankRecent: false });
+  const keyword = keywordSearch(db, { query: o.query, session: o.session, range: o.range, filter: o.filter, limit: depth, now: o.now, rankRecent: false });
   lists.push({ weight: HYBRID.keyword, items: keyword.map((h) => ({ message: h.message, source: h.source })) });
   lists.push({ weight: HYBRID.lexical, items: lexicalRecent(db, focus, o, depth).map((message) => ({ message, source: "recent" as const })) });
 
@@ -86,7 +85,7 @@ function lexicalRecent(db: Db, focus: QueryFocus, o: SemanticOptions, depth: num
   const terms = queryTerms(focus.text);
   const match = ftsAnyQuery(terms) ?? ftsAllQuery(terms);
   if (!match) return [];
-  const rows = rankRecent(db, match, { session: o.session, ...timeWindow(o) }, depth);
+  const rows = rankRecent(db, match, { session: o.session, ...scopeFilter(o) }, depth);
   // An any-term match must hold at least half of the content terms: one shared common word is noise.
   const content = terms.filter((t) => !t.stop);
   const need = Math.ceil(content.length / 2);

@@ -4,19 +4,19 @@
 // bm25 on their stems, so match quality decides there too.
 import type { StoredMessage } from "../shared/message.ts";
 import type { TimeRange } from "../shared/time.ts";
-import { timeWindow } from "./time-window.ts";
+import type { MessageFilter } from "../shared/time-filter.ts";
 import type { Db } from "../storage/sqlite/db.ts";
 import { scanRecent, searchFts, type KeywordFilter, type WindowMatch } from "../storage/sqlite/keyword-queries.ts";
 import { ftsAllQuery, ftsAnyQuery, queryTerms, type QueryTerm } from "./query-terms.ts";
 import { findMatches, makeSnippet } from "./snippet.ts";
-import type { SearchHit } from "./search-types.ts";
+import { scopeFilter, type SearchHit } from "./search-types.ts";
 
 export interface KeywordOptions {
   query: string;
   session?: string;
   range?: TimeRange;
-  since?: bigint;
-  until?: bigint;
+  /** Time bounds, role and sender (range is folded in; the narrower lower bound wins). */
+  filter?: MessageFilter;
   limit?: number;
   now: bigint;
   /** Rank recent rows by bm25 on their stems too (default true; hybrid search has its own such list). */
@@ -35,7 +35,7 @@ export function keywordSearch(db: Db, o: KeywordOptions): SearchHit[] {
   const limit = Math.max(1, o.limit ?? 10);
   const terms = queryTerms(o.query);
   if (terms.length === 0) return [];
-  const filter: KeywordFilter = { session: o.session, ...timeWindow(o) };
+  const filter: KeywordFilter = { session: o.session, ...scopeFilter(o) };
   const hits = new Map<string, SearchHit>();
   const add = (m: StoredMessage, source: SearchHit["source"], score: number) => {
     const prev = hits.get(m.id);

@@ -1,6 +1,7 @@
 // Search options and hits, shared by keyword, semantic and hybrid search.
 import type { StoredMessage } from "../shared/message.ts";
-import type { TimeRange } from "../shared/time.ts";
+import { rangeStart, type Nanos, type TimeRange } from "../shared/time.ts";
+import type { MessageFilter, TimeBound } from "../shared/time-filter.ts";
 
 export type MatchMode = "keyword" | "semantic" | "hybrid";
 export type HitSource = "archive" | "recent" | "semantic";
@@ -10,10 +11,12 @@ export interface SearchOptions {
   session?: string;
   match?: MatchMode;
   range?: TimeRange;
-  /** UTC ns: only messages sent at or after this (with range, the later bound wins). */
-  since?: bigint;
-  /** UTC ns: only messages sent before this. */
-  until?: bigint;
+  /** Inclusive lower time bound: RFC 3339, a local date or time, a relative form (3d), or UTC ns. With range the narrower wins. */
+  since?: TimeBound;
+  /** Upper time bound, same forms; a date alone means the end of that day. */
+  until?: TimeBound;
+  role?: string;
+  sender?: string;
   limit?: number;
   /** Keyword mode: "newest" lists matches of every term newest first without bm25 (for search as you type). */
   order?: "relevance" | "newest";
@@ -43,4 +46,12 @@ export interface SearchResult {
   notes: string[];
   /** Why there is no hit, when there is none. */
   emptyReason?: string;
+}
+
+/** A search's message filter: the resolved filter with the range folded in (the narrower lower bound wins). */
+export function scopeFilter(o: { range?: TimeRange; filter?: MessageFilter; now: Nanos }): MessageFilter {
+  const f: MessageFilter = { ...o.filter };
+  const r = rangeStart(o.range ?? "all", o.now);
+  if (r !== undefined && (f.since === undefined || r > f.since)) f.since = r;
+  return f;
 }

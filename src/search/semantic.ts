@@ -3,7 +3,7 @@
 import type { Embedder } from "../embed/embedder.ts";
 import type { StoredMessage } from "../shared/message.ts";
 import type { TimeRange } from "../shared/time.ts";
-import { timeWindow } from "./time-window.ts";
+import { passesFilter, type MessageFilter } from "../shared/time-filter.ts";
 import type { VectorTable } from "../storage/lance/vector-table.ts";
 import { getMessagesById } from "../storage/sqlite/messages-repo.ts";
 import { knownSenders } from "../storage/sqlite/semantic-queries.ts";
@@ -11,7 +11,7 @@ import type { Db } from "../storage/sqlite/db.ts";
 import { expandHits } from "./expand.ts";
 import { queryFocus, type QueryFocus } from "./participants.ts";
 import { queryTerms } from "./query-terms.ts";
-import type { SearchHit, SearchResult } from "./search-types.ts";
+import { scopeFilter, type SearchHit, type SearchResult } from "./search-types.ts";
 import { makeSnippet } from "./snippet.ts";
 import { backgroundVectors, calibrate, calibratedScore } from "./relevance.ts";
 
@@ -33,8 +33,7 @@ export interface SemanticOptions {
   query: string;
   session?: string;
   range?: TimeRange;
-  since?: bigint;
-  until?: bigint;
+  filter?: MessageFilter;
   limit?: number;
   now: bigint;
   signal?: AbortSignal;
@@ -53,16 +52,18 @@ export function focusFor(db: Db, query: string, session?: string): QueryFocus {
 export async function semanticRanking(db: Db, src: SemanticSource, o: SemanticOptions, focus: QueryFocus, limit: number): Promise<RankedMessage[]> {
   if (!src.table) return [];
   const [qv] = await src.embedder.embed([focus.text], o.signal, "query");
-  const { since, until } = timeWindow(o);
-  const filter = { session: o.session, since, until };
-  const [found, bg] = await Promise.all([src.table.search(qv!, filter, Math.max(limit * 4, 50)), backgroundVectors(src.table, src.embedder)]);
+  const scope = scopeFilter(o);
+  const filter = { session: o.session, since: scope.since, until: scope.until };
+  // Role and sender are checked on the SQLite row: look deeper so enough candidates pass.
+  const depth = scope.role !== undefined || scope.sender !== undefined ? Math.max(limit * 20, 200) : Math.max(limit * 4, 50);
+  const [found, bg] = await Promise.all([src.table.search(qv!, filter, depth), backgroundVectors(src.table, src.embedder)]);
   const cal = calibrate(qv!, bg);
   const byId = new Map(getMessagesById(db, found.map((h) => h.id)).map((m) => [m.id, m]));
   const out: RankedMessage[] = [];
   for (const h of found) {
     const m = byId.get(h.id);
     // Only rows SQLite still holds in the recent tier: deleted or compacted vectors never surface.
-    if (!m || !m.recent || m.session !== h.session || (since !== undefined && m.sendAt < since) || (until !== undefined && m.sendAt >= until)) continue;
+    if (!m || !m.recent || m.session !== h.session || !passesFilter(m, scope)) continue;
     const factor = focus.sender !== undefined && m.sender !== focus.sender ? OTHER_SENDER_FACTOR : 1;
     const score = calibratedScore(h.score, cal) * factor;
     if (score < src.minScore) continue;

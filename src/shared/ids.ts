@@ -40,7 +40,12 @@ export function newId(nowMs: number = Date.now()): string {
 
 /** Deterministic id for a legacy record that has none (same input, same id, across runs). */
 export function legacyId(sessionId: string, index: number, sendAtNs: bigint, content: string): string {
-  const h = new Bun.CryptoHasher("sha256").update(`${sessionId}\0${index}\0${sendAtNs}\0${content}`).digest();
+  return timeHashId(sendAtNs, `${sessionId}\0${index}\0${sendAtNs}\0${content}`);
+}
+
+/** A time-sortable id from a time (ns) and a text: the ULID layout with the text's sha256 as its random part. */
+export function timeHashId(sendAtNs: bigint, text: string): string {
+  const h = new Bun.CryptoHasher("sha256").update(text).digest();
   let ms = Number(sendAtNs / 1_000_000n);
   if (!Number.isFinite(ms) || ms < 0) ms = 0;
   let time = "";

@@ -56,13 +56,33 @@ describe("ListCursor", () => {
 describe("SessionListState", () => {
   const list = [session("alpha", 300n), session("beta", 100n), session("gamma-alpha", 200n), session("Delta", 50n)];
 
-  test("sorts by recent activity, or by name", () => {
+  test("sorts by recent activity, by name, or by size", () => {
     const s = new SessionListState();
-    s.setSessions(list);
+    s.setSessions(list.map((x, i) => ({ ...x, messages: [5, 9, 1, 9][i]! })));
     expect(s.visible.map((x) => x.id)).toEqual(["alpha", "gamma-alpha", "beta", "Delta"]);
     s.toggleSort();
     expect(s.sort).toBe("name");
     expect(s.visible.map((x) => x.id)).toEqual(["alpha", "beta", "Delta", "gamma-alpha"]);
+    s.toggleSort();
+    expect(s.sort).toBe("size");
+    expect(s.visible.map((x) => x.id)).toEqual(["beta", "Delta", "alpha", "gamma-alpha"]);
+    s.toggleSort();
+    expect(s.sort).toBe("recent");
+  });
+
+  test("the filter also matches title, source and project when a session has them", () => {
+    const s = new SessionListState();
+    s.setSessions([{ ...session("imp-1", 3n), title: "Fix the Login Bug", source: "claude-code", project: "webshop" } as never, ...list]);
+    for (const ch of "login bug") s.typeChar(ch);
+    expect(s.visible.map((x) => x.id)).toEqual(["imp-1"]);
+    s.clearFilter();
+    for (const ch of "webshop") s.typeChar(ch);
+    expect(s.visible.map((x) => x.id)).toEqual(["imp-1"]);
+    s.clearFilter();
+    for (const ch of "claude") s.typeChar(ch);
+    expect(s.visible.map((x) => x.id)).toEqual(["imp-1"]);
+    s.clearFilter();
+    expect(s.typeChar(" ")).toBe(false); // a lone space is not a filter
   });
 
   test("typing filters case-insensitively, prefix matches first; Backspace and Esc undo it", () => {

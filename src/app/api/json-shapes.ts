@@ -30,8 +30,14 @@ export function searchJson(query: string, r: SearchResult): SearchResultJson {
   return o;
 }
 
+/** Imported sessions also carry where they came from (source, title, project, parent) when known. */
+type ImportedFacts = { source?: string; title?: string; project?: string; parent?: string };
+
 export function sessionJson(s: SessionInfo): SessionJson {
-  return { id: s.id, messages: s.messages, lastActivity: s.lastActivity ? nsToRfc3339(s.lastActivity) : null, hasSummary: s.hasSummary };
+  const o: SessionJson = { id: s.id, messages: s.messages, lastActivity: s.lastActivity ? nsToRfc3339(s.lastActivity) : null, hasSummary: s.hasSummary };
+  const facts = s as SessionInfo & ImportedFacts;
+  for (const k of ["source", "title", "project", "parent"] as const) if (typeof facts[k] === "string") o[k] = facts[k];
+  return o;
 }
 
 /** Newest activity first (ties by id), or by id. */

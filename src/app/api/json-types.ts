@@ -29,6 +29,11 @@ export interface SessionJson {
   messages: number;
   lastActivity: string | null;
   hasSummary: boolean;
+  /** Imported sessions: the importer (claude-code, codex, ...), the conversation's title, its project, its parent session. */
+  source?: string;
+  title?: string;
+  project?: string;
+  parent?: string;
 }
 
 export interface HistoryJson {

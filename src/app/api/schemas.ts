@@ -5,13 +5,11 @@ import { InputError } from "../../shared/errors.ts";
 
 export const LIMITS = { searchLimit: 1000, historyLast: 10_000, around: 50, getIds: 100, errorLimit: 100, batch: 5000 } as const;
 
-const whole = (what: string, min: number, max: number) =>
-  v.pipe(
-    v.number(`${what} must be a whole number from ${min} to ${max}`),
-    v.integer(`${what} must be a whole number from ${min} to ${max}`),
-    v.minValue(min, `${what} must be a whole number from ${min} to ${max}`),
-    v.maxValue(max, `${what} must be a whole number from ${min} to ${max}`),
-  );
+/** A whole number in [min, max], refused with one sentence naming the field and the range. */
+export const whole = (what: string, min: number, max: number) => {
+  const message = `${what} must be a whole number from ${min} to ${max}`;
+  return v.pipe(v.number(message), v.integer(message), v.minValue(min, message), v.maxValue(max, message));
+};
 
 export const SessionId = v.pipe(
   v.string("session must be a session id"),

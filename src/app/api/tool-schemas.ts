@@ -1,21 +1,15 @@
 // valibot schemas of the MCP tools' arguments (flat objects: the shape agents' clients handle best).
 // Which fields each mode needs is checked by the tool itself, with one sentence naming the field.
 import * as v from "valibot";
-import { LIMITS, MessageInput, MessageId, SessionId } from "./schemas.ts";
+import { LIMITS, MessageInput, MessageId, SessionId, whole } from "./schemas.ts";
 
 export const BUDGET = { default: 8000, min: 500, max: 200_000 } as const;
 
-const whole = (what: string, min: number, max: number, description: string) =>
-  v.pipe(
-    v.number(`${what} must be a whole number from ${min} to ${max}`),
-    v.integer(`${what} must be a whole number from ${min} to ${max}`),
-    v.minValue(min, `${what} must be a whole number from ${min} to ${max}`),
-    v.maxValue(max, `${what} must be a whole number from ${min} to ${max}`),
-    v.description(description),
-  );
+const described = (what: string, min: number, max: number, description: string) =>
+  v.pipe(whole(what, min, max), v.description(description));
 
-const maxChars = v.optional(whole("max_chars", BUDGET.min, BUDGET.max, `Budget for the answer in characters (default ${BUDGET.default}); a cut answer says truncated and gives next_offset.`));
-const offset = v.optional(whole("offset", 0, 100_000, "Skip this many items (the next_offset of a cut answer)."));
+const maxChars = v.optional(described("max_chars", BUDGET.min, BUDGET.max, `Budget for the answer in characters (default ${BUDGET.default}); a cut answer says truncated and gives next_offset.`));
+const offset = v.optional(described("offset", 0, 100_000, "Skip this many items (the next_offset of a cut answer)."));
 
 export const ChatHistoryArgs = v.strictObject({
   mode: v.pipe(
@@ -28,10 +22,10 @@ export const ChatHistoryArgs = v.strictObject({
   range: v.optional(v.pipe(v.picklist(["1d", "7d", "30d", "1y", "all"], "range must be 1d, 7d, 30d, 1y or all"), v.description("search: how far back (default all)."))),
   since: v.optional(v.pipe(v.string("since must be a time"), v.description("search: only messages at or after this time (RFC 3339 or YYYY-MM-DD)."))),
   until: v.optional(v.pipe(v.string("until must be a time"), v.description("search: only messages before this time."))),
-  limit: v.optional(whole("limit", 1, 100, "search: at most this many rows (default 10); recent: the last N messages (default 10).")),
+  limit: v.optional(described("limit", 1, 100, "search: at most this many rows (default 10); recent: the last N messages (default 10).")),
   id: v.optional(v.pipe(MessageId, v.description("around: the message id (from a search row)."))),
-  before: v.optional(whole("before", 0, LIMITS.around, "around: messages before (default 5).")),
-  after: v.optional(whole("after", 0, LIMITS.around, "around: messages after (default 5).")),
+  before: v.optional(described("before", 0, LIMITS.around, "around: messages before (default 5).")),
+  after: v.optional(described("after", 0, LIMITS.around, "around: messages after (default 5).")),
   ids: v.optional(v.pipe(v.array(MessageId, "ids must be a list of message ids"), v.maxLength(LIMITS.getIds, `ids must hold at most ${LIMITS.getIds} ids`), v.description("get: the message ids."))),
   offset,
   max_chars: maxChars,
@@ -57,7 +51,7 @@ export const ErrorMemoryArgs = v.strictObject({
   cause: v.optional(v.pipe(v.string("cause must be text"), v.description("record: why it happened."))),
   outcome: v.optional(v.pipe(v.picklist(["resolved", "failed", "abandoned"], "outcome must be resolved, failed or abandoned"), v.description("record: resolved (default), failed or abandoned."))),
   keywords: v.optional(v.pipe(v.array(v.string("keywords must be words"), "keywords must be a list of words"), v.description("record: words to find it by."))),
-  limit: v.optional(whole("limit", 1, 20, "lookup: at most this many records (default 5).")),
+  limit: v.optional(described("limit", 1, 20, "lookup: at most this many records (default 5).")),
   max_chars: maxChars,
 });
 

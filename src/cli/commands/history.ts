@@ -1,22 +1,29 @@
-
+// memvoy history SESSION [--all] [--last N] [--since T] [--until T] [--role R] [--sender N]: the window, or every message.
 import { bool, num } from "../args.ts";
 import { withMemory, type CommandSpec } from "../command.ts";
+import { FILTER_FLAGS, FILTER_USAGE, filterOptions } from "../filter-flags.ts";
 import { dim, messageHeader, messageJson, printJson, println } from "../output.ts";
 
 export const usage = `
-Usage: memvoy history SESSION [--all | --last N] [--json]
+Usage: memvoy history SESSION [--all | --last N] [--since TIME] [--until TIME]
+                      [--role user|assistant] [--sender NAME] [--json]
 
 Show the session's context window (the last limits.max_history_messages messages),
 or with --all every message ever written, oldest first, with a marker where the
-archive ends and history.json begins.
+archive ends and history.json begins. With a filter every message ever written is
+read and those that pass are shown (with --last N, the newest N of them).
+
+  --all         every message ever written
+  --last N      the last N messages instead of the configured window
+${FILTER_USAGE}
 `;
 
-const spec: CommandSpec = { name: "history", usage, flags: { all: { type: "boolean" }, last: { type: "number" } }, positionals: ["SESSION"], session: true };
+const spec: CommandSpec = { name: "history", usage, flags: { all: { type: "boolean" }, last: { type: "number" }, ...FILTER_FLAGS }, positionals: ["SESSION"], session: true };
 
 export function run(argv: readonly string[]): Promise<number> {
   return withMemory(spec, argv, (api, p, [session]) => {
     const last = num(p, "last");
-    const list = api.history(session!, { all: bool(p, "all"), ...(last !== undefined ? { last } : {}) });
+    const list = api.history(session!, { all: bool(p, "all"), ...(last !== undefined ? { last } : {}), ...filterOptions(p) });
     if (bool(p, "json")) {
       printJson({ session, messages: list.map(messageJson) });
       return 0;

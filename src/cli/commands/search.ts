@@ -1,15 +1,17 @@
-// memvoy search QUERY [--session S] [--match M] [--range R] [--limit N]
+// memvoy search QUERY [--session S] [--match M] [--range R] [--since T] [--until T] [--role R] [--sender N] [--limit N]
 import { CommandUsageError } from "../usage-errors.ts";
 import { assertSessionId } from "../../shared/session-id.ts";
 import { nsToLocalSeconds, type TimeRange } from "../../shared/time.ts";
 import type { MatchMode } from "../../app/memory-api.ts";
 import { bool, num, str } from "../args.ts";
 import { withMemory, type CommandSpec } from "../command.ts";
+import { FILTER_FLAGS, FILTER_USAGE, filterOptions } from "../filter-flags.ts";
 import { cyan, dim, highlight, printJson, println } from "../output.ts";
 import { searchJson } from "../../app/api/json-shapes.ts";
 
 export const usage = `
-Usage: memvoy search QUERY [--session S] [--match keyword|semantic|hybrid] [--range 1d|7d|30d|1y|all] [--limit N] [--json]
+Usage: memvoy search QUERY [--session S] [--match keyword|semantic|hybrid] [--range 1d|7d|30d|1y|all]
+                    [--since TIME] [--until TIME] [--role user|assistant] [--sender NAME] [--limit N] [--json]
 
 Search what was said. The query is plain text: quotes, AND, *, NEAR( or a leading -
 are just characters.
@@ -26,14 +28,15 @@ are just characters.
 
   --session S   only this session (default: all sessions)
   --match M     keyword (default), semantic or hybrid
-  --range R     1d, 7d, 30d, 1y or all (default all)
+  --range R     1d, 7d, 30d, 1y or all (default all); with --since the later bound wins
   --limit N     at most N hits (default 10)
+${FILTER_USAGE}
 `;
 
 const spec: CommandSpec = {
   name: "search",
   usage,
-  flags: { session: { type: "string", short: "s" }, match: { type: "string" }, range: { type: "string" }, limit: { type: "number", short: "n" } },
+  flags: { session: { type: "string", short: "s" }, match: { type: "string" }, range: { type: "string" }, limit: { type: "number", short: "n" }, ...FILTER_FLAGS },
   check: (p) => {
     if (p.positionals.length === 0) throw new CommandUsageError({ problem: "missing-argument", command: "search", argument: "QUERY" });
     const session = str(p, "session");
@@ -51,6 +54,7 @@ export function run(argv: readonly string[]): Promise<number> {
       match: str(p, "match") as MatchMode | undefined,
       range: str(p, "range") as TimeRange | undefined,
       limit: num(p, "limit"),
+      ...filterOptions(p),
     });
     if (bool(p, "json")) {
       printJson(searchJson(query, result));

@@ -8,15 +8,19 @@ import { bold, dim, printJson, println } from "../output.ts";
 import { CommandUsageError } from "../usage-errors.ts";
 
 export const usage = `
-Usage: memvoy sessions [--sort recent|name] [--json]
+Usage: memvoy sessions [--sort recent|name] [--source NAME] [--project TEXT] [--json]
 
-List sessions: id, number of messages, last activity and whether a summary exists.
+List sessions: id, number of messages, last activity and whether a summary exists; for imported
+sessions also the source and the title.
+
+  --source NAME    only sessions imported from NAME (claude-code, codex, opencode, gemini, aider, chatgpt)
+  --project TEXT   only sessions whose project (cwd or repository) is TEXT or lies under it
 `;
 
 const spec: CommandSpec = {
   name: "sessions",
   usage,
-  flags: { sort: { type: "string" } },
+  flags: { sort: { type: "string" }, source: { type: "string" }, project: { type: "string" } },
   positionals: [],
   check: (p) => {
     if (!["recent", "name"].includes(str(p, "sort") ?? "recent")) throw new CommandUsageError({ problem: "flag-rule", command: "sessions", flag: "--sort", rule: "recent or name" });
@@ -26,10 +30,22 @@ const spec: CommandSpec = {
 export function run(argv: readonly string[]): Promise<number> {
   return withMemory(spec, argv, (api, p) => {
     const sort = str(p, "sort") ?? "recent";
-    const list = api.sessions();
+    const source = str(p, "source");
+    const project = str(p, "project")?.replace(/\/+$/, "");
+    const list = api
+      .sessions()
+      .filter(
+        (s) =>
+          (source === undefined || s.source === source) &&
+          (project === undefined || (s.project !== undefined && (s.project === project || s.project.startsWith(`${project}/`)))),
+      );
     sortSessions(list, sort as "recent" | "name");
     if (bool(p, "json")) {
       printJson(list.map(sessionJson));
+      return 0;
+    }
+    if (list.length === 0 && (source !== undefined || project !== undefined)) {
+      println("no sessions match");
       return 0;
     }
     if (list.length === 0) {
@@ -37,11 +53,20 @@ export function run(argv: readonly string[]): Promise<number> {
       return 0;
     }
     const w = Math.max(7, ...list.map((s) => s.id.length));
-    println(bold(`${"SESSION".padEnd(w)}  ${"MESSAGES".padStart(8)}  LAST ACTIVITY        SUMMARY`));
+    const imported = list.some((s) => s.source !== undefined);
+    const extra = imported ? `  ${"SOURCE".padEnd(11)}  TITLE` : "";
+    println(bold(`${"SESSION".padEnd(w)}  ${"MESSAGES".padStart(8)}  LAST ACTIVITY        SUMMARY${extra}`));
     for (const s of list) {
       const when = s.lastActivity ? nsToLocalSeconds(s.lastActivity) : dim("-".padEnd(19));
-      println(`${s.id.padEnd(w)}  ${String(s.messages).padStart(8)}  ${when}  ${s.hasSummary ? "yes" : dim("no")}`);
+      const more = imported ? `  ${(s.source ?? "-").padEnd(11)}  ${oneLine(s.title ?? "")}` : "";
+      println(`${s.id.padEnd(w)}  ${String(s.messages).padStart(8)}  ${when}  ${(s.hasSummary ? "yes" : dim("no")).padEnd(s.hasSummary ? 7 : 7 + dim("").length)}${more}`.trimEnd());
     }
     return 0;
   });
+}
+
+/** A title on one table line: control characters out, long titles cut. */
+function oneLine(text: string, max = 60): string {
+  const t = text.replace(/[\u0000-\u001f\u007f]+/g, " ").trim();
+  return t.length > max ? `${t.slice(0, max - 1)}…` : t;
 }

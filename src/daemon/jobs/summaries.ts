@@ -26,6 +26,7 @@ export function summaryJob(api: MaintenanceApi, pattern: string): CronJob {
   const inFlight = new Set<string>();
   const retry = new Set<string>();
   const skipLogged = new Set<string>();
+  let budgetLogged: string | undefined;
 
   function abandoned(t: Tick, session: string): RunResult {
     t.log.info("summary.abandoned", { session, note: "summary.json is the last saved state; the session stays due" });
@@ -87,6 +88,13 @@ export function summaryJob(api: MaintenanceApi, pattern: string): CronJob {
         }
       }
       if (todo.length === 0) return { worked: false, detail: due.size ? `${due.size} still running` : "nothing due" };
+      const budget = api.usage({ days: 1 }).budget;
+      if (budget.spent) {
+        // No call is made once the day's budget is spent: said once a day in the log, and in daemon status.
+        if (budgetLogged !== budget.day) log.warn("summary.budget_spent", { day: budget.day, used: budget.usedToday, budget: budget.budget, waiting: todo.length });
+        budgetLogged = budget.day;
+        return { worked: false, detail: `daily token budget spent (${budget.usedToday} of ${budget.budget} tokens on ${budget.day} UTC): ${todo.length} session(s) wait for 00:00 UTC` };
+      }
       for (const s of todo) inFlight.add(s);
       const t: Tick = { signal, log, errors: [] };
       const counts = new Map<RunResult, number>();

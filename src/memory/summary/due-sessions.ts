@@ -3,6 +3,7 @@
 import { isTempSession } from "../../shared/session-id.ts";
 import { mtimeNs } from "../../storage/history/file-probe.ts";
 import { listSessionRows } from "../../storage/sqlite/sessions-repo.ts";
+import { listSessionMeta } from "../../storage/sqlite/session-meta-repo.ts";
 import { getSummaryRun } from "../../storage/sqlite/summary-runs-repo.ts";
 import type { MemoryContext } from "../memory-context.ts";
 import { sessionDirs } from "../session-admin.ts";
@@ -23,5 +24,7 @@ export function isDue(ctx: MemoryContext, session: string, messageCount?: number
 export function dueSessions(ctx: MemoryContext): string[] {
   const counts = new Map(listSessionRows(ctx.db).map((r) => [r.id, r.messageCount]));
   const ids = new Set([...counts.keys(), ...sessionDirs(ctx)]);
-  return [...ids].filter((id) => isDue(ctx, id, counts.get(id))).sort();
+  // Imported sessions wait for [import] summarize = true: importing history must not start LLM spend.
+  const imported = ctx.config.import.summarize ? new Set<string>() : new Set([...listSessionMeta(ctx.db)].filter(([, m]) => m.source !== undefined).map(([id]) => id));
+  return [...ids].filter((id) => !imported.has(id) && isDue(ctx, id, counts.get(id))).sort();
 }

@@ -5,6 +5,7 @@ import type { LlmUsage } from "../../llm/llm-types.ts";
 import { insertUsage } from "../../storage/sqlite/usage-repo.ts";
 import { withWriteLock } from "../../storage/sqlite/write-lock.ts";
 import type { MemoryContext } from "../memory-context.ts";
+import { checkBudget } from "./token-budget.ts";
 
 export interface UsageMeter {
   calls: number;
@@ -30,5 +31,6 @@ export function openLlm(ctx: MemoryContext, meter?: UsageMeter, onWarning?: (lin
     }
     withWriteLock(ctx.db, () => insertUsage(ctx.db, { ...u, at: ctx.now() }));
   };
-  return new LlmClient(llmSettings(envOf(ctx), ctx.config.summary, onWarning ? { onUsage, onWarning } : { onUsage }));
+  const beforeCall = (req: { purpose: string }) => checkBudget(ctx, req.purpose);
+  return new LlmClient(llmSettings(envOf(ctx), ctx.config.summary, onWarning ? { onUsage, onWarning, beforeCall } : { onUsage, beforeCall }));
 }

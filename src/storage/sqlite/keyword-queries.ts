@@ -1,14 +1,13 @@
 // SQL for keyword search: FTS5 over archived rows (bm25 within a newest-matches window), substring scan over recent rows.
 import type { Database } from "bun:sqlite";
-import { andWhere } from "./sql-where.ts";
+import { andWhere, type SqlArg } from "./sql-where.ts";
 import type { StoredMessage } from "../../shared/message.ts";
+import type { MessageFilter } from "../../shared/time-filter.ts";
 import { MESSAGE_COLUMNS, toStored } from "./messages-repo.ts";
+import { andFilter } from "./message-filter-sql.ts";
 
-export interface KeywordFilter {
+export interface KeywordFilter extends MessageFilter {
   session?: string;
-  since?: bigint;
-  /** Exclusive. */
-  until?: bigint;
 }
 
 export interface RankedMessage {
@@ -72,11 +71,10 @@ export type Tier = "archive" | "recent";
 
 /** Rows of the tier among `seqs` (at most CHUNK) passing the filter. */
 function tierRows(db: Database, seqs: readonly bigint[], f: KeywordFilter, tier: Tier): Row[] {
-  const args: (bigint | number)[] = seqs.slice();
+  const args: SqlArg[] = seqs.slice();
   while (args.length < CHUNK) args.push(0); // seq 0 never exists
   let sql = `SELECT ${COLS} FROM messages m WHERE m.seq IN (${"?,".repeat(CHUNK - 1)}?) AND m.recent = ${tier === "recent" ? 1 : 0}`;
-  sql = andWhere(sql, args, "m.send_at >= ?", f.since);
-  sql = andWhere(sql, args, "m.send_at < ?", f.until);
+  sql = andFilter(sql, args, f, "m.");
   return db.query(sql).all(...args) as Row[];
 }
 
@@ -131,8 +129,7 @@ export function scanRecent(db: Database, needles: readonly string[], f: KeywordF
   const args: (string | bigint | number)[] = [];
   let where = "recent = 1";
   where = andWhere(where, args, "session_id = ?", f.session);
-  where = andWhere(where, args, "send_at >= ?", f.since);
-  where = andWhere(where, args, "send_at < ?", f.until);
+  where = andFilter(where, args, f);
   for (const n of needles) {
     // LIKE patterns are capped at 50,000 bytes; instr(lower()) has no cap and means the same.
     if (n.length <= 10_000) {

@@ -2,6 +2,8 @@
 import type { Database } from "bun:sqlite";
 import type { MessageRecord, Role, StoredMessage } from "../../shared/message.ts";
 import { searchForm } from "../../shared/search-form.ts";
+import type { MessageFilter } from "../../shared/time-filter.ts";
+import { andFilter } from "./message-filter-sql.ts";
 import { addTombstones, idTombstone } from "./tombstones-repo.ts";
 
 interface Row {
@@ -76,6 +78,7 @@ export interface ListOptions {
   beforeSeq?: bigint;
   limit?: number;
   newestFirst?: boolean;
+  filter?: MessageFilter;
 }
 
 export function listSessionMessages(db: Database, session: string, o: ListOptions = {}): StoredMessage[] {
@@ -91,6 +94,8 @@ export function listSessionMessages(db: Database, session: string, o: ListOption
     where.push("seq < ?");
     args.push(o.beforeSeq);
   }
+  const filtered = andFilter("", args, o.filter);
+  if (filtered) where.push(filtered.replace(/^ AND /, ""));
   const order = o.newestFirst ? "DESC" : "ASC";
   const limit = o.limit !== undefined ? ` LIMIT ${Math.max(0, Math.floor(o.limit))}` : "";
   const rows = db.query(`SELECT ${MESSAGE_COLUMNS} FROM messages WHERE ${where.join(" AND ")} ORDER BY seq ${order}${limit}`).all(...args) as Row[];

@@ -1,4 +1,6 @@
 // SQL for semantic and hybrid search: participants, session neighbours, and bm25 ranking of recent rows.
+import type { MessageFilter } from "../../shared/time-filter.ts";
+import { andFilter } from "./message-filter-sql.ts";
 import type { Database } from "bun:sqlite";
 import { andWhere } from "./sql-where.ts";
 import type { StoredMessage } from "../../shared/message.ts";
@@ -36,11 +38,8 @@ export function recentNeighbours(db: Database, session: string, seq: bigint, bef
   return prev.reverse().concat(next).map(toStored);
 }
 
-export interface RecentFilter {
+export interface RecentFilter extends MessageFilter {
   session?: string;
-  since?: bigint;
-  /** Exclusive. */
-  until?: bigint;
 }
 
 /** Only the newest this many matches are ranked (bm25 over every match of a common term is slow). */
@@ -70,8 +69,7 @@ export function rankRecent(db: Database, match: string, f: RecentFilter, limit: 
     `SELECT ${COLS}, bm25(messages_fts) AS rank FROM messages_fts CROSS JOIN messages m ON m.seq = messages_fts.rowid ` +
     "WHERE messages_fts MATCH ? AND messages_fts.rowid BETWEEN ? AND ? AND m.recent = 1";
   sql = andWhere(sql, args, "m.session_id = ?", f.session);
-  sql = andWhere(sql, args, "m.send_at >= ?", f.since);
-  sql = andWhere(sql, args, "m.send_at < ?", f.until);
+  sql = andFilter(sql, args, f, "m.");
   sql += " ORDER BY rank LIMIT ?";
   args.push(limit);
   const rows = db.query(sql).all(...args) as (Row & { rank: number })[];

@@ -41,6 +41,10 @@ export interface AppContext {
   /** Re-read sessions and counts from disk. */
   reload(): void;
   selectedSession(): string | undefined;
+  /** Show a text in $PAGER (o); `what` names it on the status row. */
+  page(text: string, what: string): void;
+  /** Put a text on the clipboard through OSC 52 (y), with a confirmation on the status row. */
+  copy(text: string, what: string): void;
   quit(): void;
 }
 

@@ -3,6 +3,7 @@ import { describeError } from "../../shared/describe-error.ts";
 import { Debouncer } from "../state/debouncer.ts";
 import { ErrorMemoryState } from "../state/error-memory-state.ts";
 import { renderErrorMemory } from "../views/error-memory-view.ts";
+import { errorRecordText } from "../text/plain-text.ts";
 import { typedText, type AppContext, type Key } from "./app-context.ts";
 
 const LIST_LIMIT = 500;
@@ -26,6 +27,11 @@ export class ErrorMemoryScreen {
   reload(): void {
     if (this.state.query.trim()) this.search();
     else this.state.setList(this.app.api.listErrors({ limit: LIST_LIMIT }));
+  }
+
+  /** Live update: the plain list is re-read (a search is not re-run: a search restarts the records' TTL). */
+  refresh(): void {
+    if (this.state.showing.kind === "list" && !this.state.query.trim()) this.state.setList(this.app.api.listErrors({ limit: LIST_LIMIT }));
   }
 
   /** Whether the search field has the keys. */
@@ -60,6 +66,13 @@ export class ErrorMemoryScreen {
       case "end": c.end(); return true;
       case "enter": if (s.selected()) s.detail = !s.detail; return true;
       case "d": case "delete": this.askDelete(); return true;
+      case "o": case "y": {
+        const r = s.selected();
+        if (!r) return true;
+        if (key.full === "o") this.app.page(errorRecordText(r), `error record ${r.id}`);
+        else this.app.copy(errorRecordText(r), `error record ${r.id}`);
+        return true;
+      }
       case "escape":
         if (s.detail) s.detail = false;
         else if (s.query) {

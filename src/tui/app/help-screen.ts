@@ -1,11 +1,12 @@
 // The help overlay (?): every key, by screen; scrolls when the terminal is short.
-import { helpLines } from "../keymap.ts";
+import { wrappedHelpLines } from "../keymap.ts";
+import { wrapLines } from "../text/wrap.ts";
 import { ListCursor } from "../state/list-cursor.ts";
 import { renderLine } from "../views/segments.ts";
 import type { AppContext, Key } from "./app-context.ts";
 
 export class HelpScreen {
-  private readonly lines = helpLines();
+  private lines = wrappedHelpLines(80, wrapLines);
   /** The cursor's offset is the first line shown. */
   private readonly scroll = new ListCursor(0, 1);
 
@@ -40,6 +41,7 @@ export class HelpScreen {
   render(): void {
     const { layout, theme } = this.app;
     const inner = layout.inner(layout.overlay);
+    this.lines = wrappedHelpLines(inner.width, wrapLines);
     const c = this.scroll;
     c.count = this.lines.length;
     c.height = Math.max(1, inner.height - 1);

@@ -1,10 +1,12 @@
 // The main view: the session list (type-to-filter, sort) and the selected session's history pane.
 import type { StoredMessage } from "../../shared/message.ts";
 import type { SessionInfo } from "../api-types.ts";
-import { blockOfMessage, buildBlocks } from "../state/history-blocks.ts";
+import { blockOfMessage, buildBlocks, type HistoryBlock } from "../state/history-blocks.ts";
 import { HistoryViewport } from "../state/history-viewport.ts";
-import { SessionListState } from "../state/session-list-state.ts";
+import { labelsOf, SessionListState } from "../state/session-list-state.ts";
+import { nsToLocalSeconds } from "../../shared/time.ts";
 import { stringWidth } from "../text/char-width.ts";
+import { messagePageText } from "../text/plain-text.ts";
 import { count, plural } from "../text/format.ts";
 import { renderHistory, scrollLabel } from "../views/history-view.ts";
 import { LIST_CHROME_ROWS, renderSessionList, sessionListLabel } from "../views/session-list-view.ts";
@@ -12,6 +14,9 @@ import type { AppContext, Key } from "./app-context.ts";
 import { describeError } from "../../shared/describe-error.ts";
 
 export type Focus = "list" | "history";
+
+const sameBlock = (a: HistoryBlock, b: HistoryBlock) =>
+  a.type === "message" ? b.type === "message" && b.message.id === a.message.id : b.type === "marker" && b.text === a.text;
 
 export class MainScreen {
   readonly sessions = new SessionListState();
@@ -21,6 +26,10 @@ export class MainScreen {
   editing = false;
   private loaded: { id: string; messages: StoredMessage[] } | undefined;
   private loadError: string | undefined;
+  /** The message picked by a click in the history pane. */
+  private picked: string | undefined;
+  /** The selected session's last activity when its history was read (live updates skip unchanged sessions). */
+  private loadedActivity: bigint | undefined;
 
   constructor(private readonly app: AppContext) {}
 
@@ -51,6 +60,7 @@ export class MainScreen {
     try {
       const messages = this.app.api.history(id, { all: true });
       this.loaded = { id, messages };
+      this.loadedActivity = this.sessions.selected()?.lastActivity;
       this.view.setBlocks(buildBlocks(messages));
       this.view.toBottom();
     } catch (err) {
@@ -59,6 +69,51 @@ export class MainScreen {
       this.loadError = describeError(err);
       this.app.status.error(err);
     }
+  }
+
+  /** Live update: re-read the shown session; the scroll position holds (or follows the end when it was there). */
+  refreshHistory(): void {
+    const id = this.sessions.selectedId();
+    if (id === undefined || id !== this.loaded?.id || this.loadError) return this.syncHistory(true);
+    // Summaries, error records and other sessions' writes leave this session's count and activity alone.
+    const info = this.sessions.selected();
+    if (info && info.messages === this.loaded.messages.length && info.lastActivity === this.loadedActivity) return;
+    const messages = this.app.api.history(id, { all: true });
+    const old = this.loaded.messages;
+    const same = messages.length === old.length && messages.every((m, i) => m.id === old[i]!.id && m.recent === old[i]!.recent);
+    if (same) return;
+    this.loaded = { id, messages };
+    this.loadedActivity = info?.lastActivity;
+    this.view.replaceBlocks(buildBlocks(messages), sameBlock);
+  }
+
+  /** A click on a message in the history pane picks it for o and y. Returns it. */
+  pickRow(row: number): StoredMessage | undefined {
+    const at = this.view.blockOnRow(row);
+    const b = at === undefined ? undefined : this.view.blockAt(at);
+    this.picked = b?.type === "message" ? b.message.id : undefined;
+    return b?.type === "message" ? b.message : undefined;
+  }
+
+  /**
+   * The message the history pane points at: the one picked with the mouse while it is in view, else the
+   * one at its top, or the last one when it shows the end.
+   */
+  currentMessage(): StoredMessage | undefined {
+    if (this.picked !== undefined) {
+      const shown = new Set(this.view.visible().map((l) => l.block));
+      for (const i of shown) {
+        const b = this.view.blockAt(i);
+        if (b?.type === "message" && b.message.id === this.picked) return b.message;
+      }
+    }
+    const at = this.view.currentBlock();
+    if (at === undefined) return undefined;
+    for (let i = at; i < this.view.blockCount; i++) {
+      const b = this.view.blockAt(i);
+      if (b?.type === "message") return b.message;
+    }
+    return undefined;
   }
 
   /** Show a session, centred on one message when given. */
@@ -87,7 +142,7 @@ export class MainScreen {
 
   /** The key hints for the focused part of the main view. */
   hints(): string {
-    if (this.focus === "history") return "↑↓ PgUp PgDn scroll · s summary · e errors · r reset · x remove · Esc list · / search · ? help · q quit";
+    if (this.focus === "history") return "↑↓ PgUp PgDn scroll · o open · y copy · s summary · e errors · r reset · x remove · Esc list · / search · ? help · q quit";
     if (this.editing) return "typing filters the sessions (q types too) · Backspace deletes · Esc clears and leaves the filter · ↑↓ select";
     return `type to filter · ↑↓ select · Enter history · / search · Ctrl-S summary · Ctrl-E errors · ? help · q quit`;
   }
@@ -133,7 +188,15 @@ export class MainScreen {
       case "home": case "g": v.toTop(); return true;
       case "end": case "S-g": v.toBottom(); return true;
       case "left": case "tab": case "escape": case "S-tab": this.focus = "list"; return true;
-      case "o": case "C-o": this.sessions.toggleSort(); return true;
+      case "C-o": this.sessions.toggleSort(); return true;
+      case "o": case "y": {
+        const m = this.currentMessage();
+        if (!m) return true;
+        const what = `the ${m.role} message of ${nsToLocalSeconds(m.sendAt)}`;
+        if (key.full === "o") this.app.page(messagePageText(m), what);
+        else this.app.copy(m.content, what);
+        return true;
+      }
       case "s": this.app.open("summary"); return true;
       case "e": this.app.open("error-memory"); return true;
       case "r": case "C-r": this.askReset(); return true;
@@ -191,8 +254,11 @@ export class MainScreen {
     const recent = this.loaded?.messages.filter((m) => m.recent).length ?? 0;
     const pos = scrollLabel(this.view);
     const p = pos ? ` · ${pos}` : "";
+    const sel = this.sessions.selected();
+    const tags = sel ? [labelsOf(sel).source, labelsOf(sel).project].filter((x): x is string => !!x).map((x) => ` · ${x}`).join("") : "";
     const msgs = `${count(n)} ${n === 1 ? "msg" : "msgs"}`;
-    const labels = id ? [` ${id} · ${msgs}${recent < n ? `, ${count(recent)} in history.json` : ""}${p} `, ` ${id} · ${msgs}${p} `, ` ${id}${p} `] : [" History "];
+    const inHistory = recent < n ? `, ${count(recent)} in history.json` : "";
+    const labels = id ? [` ${id}${tags} · ${msgs}${inHistory}${p} `, ` ${id} · ${msgs}${inHistory}${p} `, ` ${id} · ${msgs}${p} `, ` ${id}${p} `] : [" History "];
     const label = labels.find((l) => stringWidth(l) <= hist.width - 2) ?? labels[labels.length - 1]!;
     layout.setFocus(layout.history, this.focus === "history", label);
     const empty = this.loadError ? `cannot show this session: ${this.loadError}` : id ? "(no messages)" : "no session selected";

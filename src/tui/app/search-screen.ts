@@ -2,7 +2,8 @@
 import { describeError } from "../../shared/describe-error.ts";
 import { Debouncer } from "../state/debouncer.ts";
 import { SearchState, type SearchRequest } from "../state/search-state.ts";
-import { HIT_ROWS, renderSearch, SEARCH_CHROME_ROWS } from "../views/search-view.ts";
+import { HIT_ROWS, renderSearch, searchChromeRows } from "../views/search-view.ts";
+import { messagePageText } from "../text/plain-text.ts";
 import { typedText, type AppContext, type Key } from "./app-context.ts";
 
 /** Quiet time after a keystroke before searching: short, so results still follow typing closely. */
@@ -45,6 +46,14 @@ export class SearchScreen {
       case "C-s": s.toggleScope(); this.run(); return true;
       case "C-t": s.cycleRange(); this.run(); return true;
       case "C-u": s.clearQuery(); this.run(); return true;
+      case "C-o": case "C-y": {
+        const hit = s.selectedHit();
+        if (!hit) return true;
+        const what = `the hit from ${hit.message.session}`;
+        if (key.full === "C-o") this.app.page(messagePageText(hit.message), what);
+        else this.app.copy(hit.message.content, what);
+        return true;
+      }
       case "backspace": if (s.backspace()) this.schedule(); return true;
     }
     const text = typedText(ch, key);
@@ -95,7 +104,7 @@ export class SearchScreen {
   render(): void {
     const { layout, theme } = this.app;
     const inner = layout.inner(layout.overlay);
-    this.state.cursor.setHeight(Math.max(1, Math.floor((inner.height - SEARCH_CHROME_ROWS) / HIT_ROWS)));
+    this.state.cursor.setHeight(Math.max(1, Math.floor((inner.height - searchChromeRows(this.state, inner.width)) / HIT_ROWS)));
     layout.setFocus(layout.overlay, true, " Search ");
     layout.setLines(layout.overlay, renderSearch(this.state, theme, inner.width, inner.height));
   }

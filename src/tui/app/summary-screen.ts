@@ -23,6 +23,11 @@ export class SummaryScreen {
     this.load();
   }
 
+  /** Live update: re-read the summary, keeping the scroll position. */
+  refresh(): void {
+    if (!this.running) this.load();
+  }
+
   private load(): void {
     this.view = undefined;
     this.loadError = undefined;

@@ -9,9 +9,13 @@ import { renderLine } from "../views/segments.ts";
 import { wrapLines } from "../text/wrap.ts";
 import { renderStatusRows } from "../views/status-view.ts";
 import type { AppContext, Confirmation, Key, OverlayName } from "./app-context.ts";
+import { HomeWatcher, homeWatchPaths } from "../live/home-watcher.ts";
+import { osc52, OSC52_MAX_BYTES } from "../terminal/clipboard.ts";
+import { openInPager } from "../terminal/pager.ts";
 import { ErrorMemoryScreen } from "./error-memory-screen.ts";
 import { renderFirstRun } from "./first-run.ts";
 import { HelpScreen } from "./help-screen.ts";
+import { handleMouse, type MouseEvent } from "./mouse.ts";
 import { MainScreen } from "./main-screen.ts";
 import { SearchScreen } from "./search-screen.ts";
 import { SummaryScreen } from "./summary-screen.ts";
@@ -26,6 +30,7 @@ export class TuiApp implements AppContext {
   readonly summary: SummaryScreen;
   private overlays: OverlayName[] = [];
   private confirmation: Confirmation | undefined;
+  private watcher: HomeWatcher | undefined;
   private finished!: () => void;
   readonly done = new Promise<void>((resolve) => (this.finished = resolve));
 
@@ -45,8 +50,22 @@ export class TuiApp implements AppContext {
 
   start(): void {
     this.guard(() => this.reload());
+    this.watcher = new HomeWatcher(homeWatchPaths(this.api.home), () => {
+      this.guard(() => this.refresh());
+      this.render();
+    });
+    this.watcher.start();
     this.screen.on("keypress", (ch: string | undefined, key: Key) => this.onKey(ch, key));
     this.screen.on("resize", () => this.render());
+    // A dumb terminal gets no mouse-reporting sequences.
+    if (process.env.TERM !== "dumb") this.screen.enableMouse();
+    this.screen.on("mouse", (e: MouseEvent) => {
+      if (this.confirmation) return;
+      const top = this.overlays[this.overlays.length - 1];
+      let changed = false;
+      this.guard(() => (changed = handleMouse({ layout: this.layout, main: this.main, search: this.search, errorMemory: this.errorMemory, top, status: this.status }, e)));
+      if (changed) this.render();
+    });
     this.render();
   }
 
@@ -145,14 +164,48 @@ export class TuiApp implements AppContext {
     this.main.openSession(id, messageId);
   }
 
+  page(text: string, what: string): void {
+    openInPager(this.screen, text, (error) => {
+      if (error) this.status.show(error, "error");
+      else this.status.show(`closed the pager (${what})`);
+      this.render();
+    });
+  }
+
+  copy(text: string, what: string): void {
+    const seq = osc52(text);
+    if (seq === undefined) {
+      this.status.show(`${what} is too long to copy through the terminal (over ${Math.floor(OSC52_MAX_BYTES / 1000)} kB): press o and copy from the pager`, "error");
+      return;
+    }
+    this.screen.program.write(seq);
+    this.status.show(`copied ${what} to the clipboard (${[...text].length} characters, via OSC 52)`, "ok");
+  }
+
   selectedSession(): string | undefined {
     return this.main.sessions.selectedId();
   }
 
   reload(): void {
-    const list = this.api.sessions();
-    this.main.setSessions(list);
+    this.main.setSessions(this.readHome());
     this.main.syncHistory(true);
+  }
+
+  /**
+   * Live update after another process wrote to the home: sessions, the shown history, counts, the error
+   * list and the summary are re-read; selections are kept by id and scroll positions hold.
+   */
+  refresh(): void {
+    this.main.setSessions(this.readHome());
+    this.main.refreshHistory();
+    const top = this.overlays[this.overlays.length - 1];
+    if (this.overlays.includes("error-memory")) this.errorMemory.refresh();
+    if (top === "summary") this.summary.refresh();
+  }
+
+  /** Sessions and the status counts. */
+  private readHome() {
+    const list = this.api.sessions();
     this.status.info = {
       ...this.status.info,
       home: this.api.home,
@@ -164,6 +217,7 @@ export class TuiApp implements AppContext {
     };
     if (!this.isEmptyHome()) this.overlays = this.overlays.filter((o) => o !== "first-run");
     else if (!this.overlays.includes("first-run")) this.overlays.unshift("first-run");
+    return list;
   }
 
   /** No sessions and no error records: the first-run screen says how to add data. */
@@ -202,10 +256,10 @@ export class TuiApp implements AppContext {
   hints(): string {
     if (this.confirmation) return "y yes · n / Esc no";
     switch (this.overlays[this.overlays.length - 1]) {
-      case "search": return "type the query (q types too) · Tab mode · Ctrl-S scope · Ctrl-T range · ↑↓ select · Enter open · Esc close";
+      case "search": return "type the query (q types too) · Tab mode · Ctrl-S scope · Ctrl-T range · ↑↓ select · Enter open · Ctrl-O pager · Ctrl-Y copy · Esc close";
       case "help": return "↑↓ scroll · Esc or ? close · q quit";
       case "summary": return "↑↓ PgUp PgDn scroll · S summarize now · Esc back · ? help · q quit";
-      case "error-memory": return this.errorMemory.typing() ? "typing searches the records (q types too) · Enter or Esc ends typing" : "↑↓ select · Enter detail · / search · d delete · Esc back · ? help · q quit";
+      case "error-memory": return this.errorMemory.typing() ? "typing searches the records (q types too) · Enter or Esc ends typing" : "↑↓ select · o open · y copy · Enter detail · / search · d delete · Esc back · ? help · q quit";
       case "first-run": return "Ctrl-L reload · ? help · q quit";
       default: return this.main.hints();
     }
@@ -232,6 +286,7 @@ export class TuiApp implements AppContext {
   }
 
   quit(): void {
+    this.watcher?.close();
     this.summary.abort();
     this.finished();
   }

@@ -30,6 +30,37 @@ export class HistoryViewport {
     this.pinnedToEnd = false;
   }
 
+  /**
+   * New content for the same session (live updates): the view stays on the block it showed at its top, or
+   * stays at the end when it was there, so new messages appear without the scroll position jumping.
+   */
+  replaceBlocks(blocks: readonly HistoryBlock[], sameBlock: (a: HistoryBlock, b: HistoryBlock) => boolean): void {
+    const anchor = this.blocks[this.top.block];
+    const line = this.top.line;
+    const follow = this.pinnedToEnd || this.blocks.length === 0;
+    this.blocks = blocks;
+    this.cache.clear();
+    if (follow) return this.toBottom();
+    const at = anchor ? blocks.findIndex((b) => sameBlock(anchor, b)) : -1;
+    this.top = this.clampTop(at >= 0 ? { block: at, line: Math.min(line, this.lines(at).length - 1) } : this.top.block < blocks.length ? { block: this.top.block, line: 0 } : { block: 0, line: 0 });
+  }
+
+  /** The block at the top of the view (the last one when the view is at the end). */
+  currentBlock(): number | undefined {
+    if (this.blocks.length === 0) return undefined;
+    if (this.atBottom() && !this.atTop()) return this.blocks.length - 1;
+    return Math.min(this.top.line > 0 ? this.top.block + 1 : this.top.block, this.blocks.length - 1);
+  }
+
+  blockAt(index: number): HistoryBlock | undefined {
+    return this.blocks[index];
+  }
+
+  /** The block shown on a row of the pane (0 = first row), if any. */
+  blockOnRow(row: number): number | undefined {
+    return this.visible()[row]?.block;
+  }
+
   get blockCount(): number {
     return this.blocks.length;
   }

@@ -1,11 +1,29 @@
-// The session list: type-to-filter, sort by recent activity or by name, selection kept by id.
+// The session list: type-to-filter (id, and title/source/project when a session has them), sort by recent
+// activity, name or size, selection kept by id.
 import type { SessionInfo } from "../api-types.ts";
 import { ListCursor } from "./list-cursor.ts";
 
-export type SessionSort = "recent" | "name";
+export type SessionSort = "recent" | "name" | "size";
+export const SORTS: readonly SessionSort[] = ["recent", "name", "size"];
 
 /** Characters a session id can hold; typing one of them extends the filter. */
 export const FILTER_CHAR = /^[A-Za-z0-9._-]$/;
+/** Filter characters beyond id characters (titles and projects): printable, not / or ? (search, help). */
+const TEXT_CHAR = /^[^\s/?\p{Cc}]$/u;
+
+/** Descriptive fields a session may carry (imported sessions: title, source, project). */
+export interface SessionLabels {
+  title?: string;
+  source?: string;
+  project?: string;
+}
+
+export const labelsOf = (s: SessionInfo): SessionLabels => s as SessionInfo & SessionLabels;
+
+function haystack(s: SessionInfo): string {
+  const l = labelsOf(s);
+  return [s.id, l.title, l.source, l.project].filter((x) => typeof x === "string" && x !== "").join("\n").toLowerCase();
+}
 
 export class SessionListState {
   private all: SessionInfo[] = [];
@@ -18,6 +36,14 @@ export class SessionListState {
     const keep = this.selectedId();
     this.all = [...list];
     this.apply(keep);
+  }
+
+  /** Whether any session carries a title, source or project (the filter then matches those too). */
+  hasLabels(): boolean {
+    return this.all.some((s) => {
+      const l = labelsOf(s);
+      return !!(l.title || l.source || l.project);
+    });
   }
 
   get total(): number {
@@ -37,7 +63,8 @@ export class SessionListState {
   }
 
   typeChar(ch: string): boolean {
-    if (!FILTER_CHAR.test(ch)) return false;
+    // A space only inside a filter (titles have spaces); a lone one stays free for other keys.
+    if (!FILTER_CHAR.test(ch) && !TEXT_CHAR.test(ch) && !(ch === " " && this.filter !== "")) return false;
     this.filter += ch;
     this.apply(this.selectedId());
     return true;
@@ -57,8 +84,9 @@ export class SessionListState {
     return true;
   }
 
+  /** recent → name → size → recent. */
   toggleSort(): void {
-    this.sort = this.sort === "recent" ? "name" : "recent";
+    this.sort = SORTS[(SORTS.indexOf(this.sort) + 1) % SORTS.length]!;
     this.apply(this.selectedId());
   }
 
@@ -74,8 +102,9 @@ export class SessionListState {
 
   private apply(keepId: string | undefined): void {
     const needle = this.filter.toLowerCase();
-    const list = needle ? this.all.filter((s) => s.id.toLowerCase().includes(needle)) : [...this.all];
+    const list = needle ? this.all.filter((s) => haystack(s).includes(needle)) : [...this.all];
     if (this.sort === "name") list.sort((a, b) => a.id.localeCompare(b.id));
+    else if (this.sort === "size") list.sort((a, b) => b.messages - a.messages || a.id.localeCompare(b.id));
     else list.sort((a, b) => (a.lastActivity === b.lastActivity ? a.id.localeCompare(b.id) : a.lastActivity > b.lastActivity ? -1 : 1));
     // With a filter, ids starting with it come first (the likeliest target), keeping the sort within each group.
     if (needle) list.sort((a, b) => Number(!a.id.toLowerCase().startsWith(needle)) - Number(!b.id.toLowerCase().startsWith(needle)));

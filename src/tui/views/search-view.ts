@@ -4,21 +4,31 @@ import type { SearchState } from "../state/search-state.ts";
 import { inlineText } from "../text/sanitize.ts";
 import type { Theme } from "../theme.ts";
 import { renderLine } from "./segments.ts";
+import { stringWidth } from "../text/char-width.ts";
+import type { StyleName } from "../theme.ts";
 
-/** Rows above the hit list. */
+/** Rows above the hit list when the option line fits on one row. */
 export const SEARCH_CHROME_ROWS = 4;
 export const HIT_ROWS = 2;
+
+const KEY_HINTS = "Tab mode · Ctrl-S scope · Ctrl-T range · Ctrl-O open · Ctrl-Y copy";
+
+function optionSegments(s: SearchState): [string, StyleName][] {
+  const scope = s.scope === "session" && s.session !== undefined ? `session ${s.session}` : "all sessions";
+  return [["mode ", "dim"], [s.modeLabel(), "key"], ["  scope ", "dim"], [scope, "key"], ["  range ", "dim"], [s.range, "key"]];
+}
+
+/** Rows above the hit list: the key hints go to a row of their own when the option line is too narrow. */
+export function searchChromeRows(s: SearchState, width: number): number {
+  const used = optionSegments(s).reduce((n, [t]) => n + stringWidth(t), 0);
+  return used + 3 + stringWidth(KEY_HINTS) <= width ? SEARCH_CHROME_ROWS : SEARCH_CHROME_ROWS + 1;
+}
 
 export function renderSearch(s: SearchState, theme: Theme, width: number, height: number): string[] {
   const lines: string[] = [];
   lines.push(renderLine(theme, width, [["Search: ", "title"], [inlineText(s.query)], ["▏"]]));
-  const scope = s.scope === "session" && s.session !== undefined ? `session ${s.session}` : "all sessions";
-  lines.push(
-    renderLine(theme, width, [
-      ["mode ", "dim"], [s.modeLabel(), "key"], ["  scope ", "dim"], [scope, "key"], ["  range ", "dim"], [s.range, "key"],
-      ["   Tab mode · Ctrl-S scope · Ctrl-T range", "dim"],
-    ]),
-  );
+  if (searchChromeRows(s, width) === SEARCH_CHROME_ROWS) lines.push(renderLine(theme, width, [...optionSegments(s), [`   ${KEY_HINTS}`, "dim"]]));
+  else lines.push(renderLine(theme, width, optionSegments(s)), renderLine(theme, width, [[KEY_HINTS, "dim"]]));
   lines.push(statusLine(s, theme, width));
   lines.push(renderLine(theme, width, [["─".repeat(width), "dim"]]));
   const { first, last } = s.cursor.visible();

@@ -1,5 +1,6 @@
 // The session list pane as lines: the filter line, a header, then one row per session.
-import { stringWidth } from "../text/char-width.ts";
+import { stringWidth, truncate } from "../text/char-width.ts";
+import { labelsOf } from "../state/session-list-state.ts";
 import { age, count } from "../text/format.ts";
 import type { SessionListState } from "../state/session-list-state.ts";
 import type { Theme } from "../theme.ts";
@@ -27,16 +28,30 @@ export function renderSessionList(state: SessionListState, theme: Theme, width: 
   const { first, last } = state.cursor.visible();
   for (let i = first; i <= last; i++) {
     const s = state.visible[i]!;
-    const id = stringWidth(s.id) > idW ? s.id.slice(0, idW - 1) + "…" : s.id;
+    const title = labelsOf(s).title;
+    const name = title ? `${s.id} · ${title.replace(/[\s\u0000-\u001f\u007f]+/g, " ")}` : s.id;
+    const id = stringWidth(name) > idW ? truncate(name, idW) : name;
     const text = row(id, count(s.messages), times.get(s.id)!, s.hasSummary ? "yes" : "no");
     if (i === state.cursor.selected) lines.push(renderLine(theme, width, [[text]], focused ? "selected" : "title"));
     else lines.push(renderLine(theme, width, [[text.slice(0, -sumW)], [s.hasSummary ? "yes" : "no", s.hasSummary ? "ok" : "dim"]]));
   }
   if (state.visible.length === 0) {
-    lines.push(renderLine(theme, width, [[state.total === 0 ? "no sessions" : `no session id contains "${state.filter}"`, "dim"]]));
+    lines.push(renderLine(theme, width, [[state.total === 0 ? "no sessions" : `no session ${state.hasLabels() ? "matches" : "id contains"} "${state.filter}"`, "dim"]]));
   }
   while (lines.length < height) lines.push(" ".repeat(width));
   return lines.slice(0, height);
+}
+
+function truncateTo(text: string, width: number): string {
+  let out = "";
+  let w = 0;
+  for (const ch of text) {
+    const cw = stringWidth(ch);
+    if (w + cw > width) break;
+    out += ch;
+    w += cw;
+  }
+  return out;
 }
 
 export function sessionListLabel(state: SessionListState): string {

@@ -1,0 +1,104 @@
+#!/bin/sh
+# Install memvoy for one user: the binary into ~/.local/bin, the man page, bash/zsh/fish completions and
+# the systemd user unit (not enabled). Works from a release tarball, an unpacked release, or a build tree.
+set -eu
+
+usage() {
+  cat <<'EOF'
+Usage: install.sh [--prefix DIR] [SOURCE]
+
+Install memvoy: the binary into PREFIX/bin, memvoy.1 into PREFIX/share/man/man1, completions
+for bash, zsh and fish, and the systemd user unit into PREFIX/share/memvoy (not enabled).
+
+  SOURCE        a release tarball (memvoy-VERSION-OS-ARCH.tar.gz), an unpacked release folder,
+                or a build folder (dist/ after `bun run build`). Default: the folder holding this
+                script when it is a release, else ../dist beside it.
+  --prefix DIR  where to install (default: $PREFIX, else ~/.local)
+
+A release's SHA256SUMS is checked before anything is installed, and so is the tarball's
+.sha256 file when it lies beside the tarball.
+EOF
+}
+
+die() { echo "install.sh: $*" >&2; exit 2; }
+
+prefix="${PREFIX:-$HOME/.local}"
+source=""
+while [ $# -gt 0 ]; do
+  case "$1" in
+    -h|--help) usage; exit 0 ;;
+    --prefix) [ $# -ge 2 ] || die "--prefix needs a value"; prefix="$2"; shift 2 ;;
+    --prefix=*) prefix="${1#--prefix=}"; shift ;;
+    -*) die "unknown option $1 (see install.sh --help)" ;;
+    *) [ -z "$source" ] || die "unexpected argument $1"; source="$1"; shift ;;
+  esac
+done
+
+here="$(cd "$(dirname "$0")" && pwd)"
+if [ -z "$source" ]; then
+  if [ -f "$here/memvoy" ] && [ -f "$here/SHA256SUMS" ]; then source="$here"; else source="$here/../dist"; fi
+fi
+
+sha256_check() { # verify a checksum file inside the current folder
+  if command -v sha256sum >/dev/null 2>&1; then sha256sum --check --quiet "$1"
+  elif command -v shasum >/dev/null 2>&1; then shasum -a 256 --check --quiet "$1"
+  else die "neither sha256sum nor shasum is installed: cannot verify the release"
+  fi
+}
+
+work=""
+cleanup() { [ -z "$work" ] || rm -rf "$work"; }
+trap cleanup EXIT INT TERM
+
+if [ -f "$source" ]; then
+  case "$source" in *.tar.gz|*.tgz) ;; *) die "$source is not a .tar.gz release" ;; esac
+  tarball="$(cd "$(dirname "$source")" && pwd)/$(basename "$source")"
+  if [ -f "$tarball.sha256" ]; then
+    (cd "$(dirname "$tarball")" && sha256_check "$tarball.sha256") || die "$(basename "$tarball") does not match its .sha256: not installing"
+  fi
+  work="$(mktemp -d "${TMPDIR:-/tmp}/memvoy-install.XXXXXX")"
+  tar -xzf "$tarball" -C "$work" || die "could not unpack $tarball"
+  source="$(find "$work" -mindepth 1 -maxdepth 1 -type d | head -n 1)"
+  [ -n "$source" ] || die "$tarball holds no release folder"
+fi
+[ -d "$source" ] || die "no such release or build folder: $source"
+source="$(cd "$source" && pwd)"
+[ -f "$source/memvoy" ] || die "$source has no memvoy binary (run bun run build first)"
+
+if [ -f "$source/SHA256SUMS" ]; then
+  (cd "$source" && sha256_check SHA256SUMS) || die "checksums in $source/SHA256SUMS do not match: not installing"
+  echo "checksums verified"
+fi
+
+# Each file goes in through a temp file and a rename, so a running memvoy is never half-replaced.
+put() { # put SRC DEST MODE
+  mkdir -p "$(dirname "$2")"
+  tmp="$2.install.$$"
+  cp "$1" "$tmp" && chmod "$3" "$tmp" && mv -f "$tmp" "$2"
+  echo "  $2"
+}
+
+echo "installing memvoy into $prefix"
+put "$source/memvoy" "$prefix/bin/memvoy" 755
+if [ -f "$source/memvoy.1" ]; then put "$source/memvoy.1" "$prefix/share/man/man1/memvoy.1" 644; fi
+if [ -d "$source/completions" ]; then
+  put "$source/completions/memvoy.bash" "$prefix/share/bash-completion/completions/memvoy" 644
+  put "$source/completions/_memvoy" "$prefix/share/zsh/site-functions/_memvoy" 644
+  if [ "$prefix" = "$HOME/.local" ]; then fish_dir="${XDG_CONFIG_HOME:-$HOME/.config}/fish/completions"
+  else fish_dir="$prefix/share/fish/vendor_completions.d"; fi
+  put "$source/completions/memvoy.fish" "$fish_dir/memvoy.fish" 644
+fi
+unit="$source/memvoy.service"
+[ -f "$unit" ] || unit="$here/../contrib/memvoy.service"
+if [ -f "$unit" ]; then
+  mkdir -p "$prefix/share/memvoy"
+  sed "s|^ExecStart=/usr/local/bin/memvoy|ExecStart=$prefix/bin/memvoy|" "$unit" > "$prefix/share/memvoy/memvoy.service.install.$$"
+  mv -f "$prefix/share/memvoy/memvoy.service.install.$$" "$prefix/share/memvoy/memvoy.service"
+  echo "  $prefix/share/memvoy/memvoy.service"
+fi
+
+"$prefix/bin/memvoy" --version >/dev/null || die "the installed binary does not run on this machine"
+echo "done: $("$prefix/bin/memvoy" --version)"
+case ":$PATH:" in *":$prefix/bin:"*) ;; *) echo "note: $prefix/bin is not on your PATH; add it, e.g. export PATH=\"$prefix/bin:\$PATH\"" ;; esac
+echo "zsh: add $prefix/share/zsh/site-functions to fpath before compinit if it is not there already"
+echo "daemon: see $prefix/share/memvoy/memvoy.service (systemctl --user, described at its top)"

@@ -1,0 +1,79 @@
+// The part of the MemoryApi that importers and export use: imported writes with given ids, session
+// metadata, per-file read state, export, and read-only access to another tool's SQLite database.
+import type { MessageRecord, StoredMessage } from "../shared/message.ts";
+import { assertSessionId } from "../shared/session-id.ts";
+import type { MemoryContext } from "../memory/memory-context.ts";
+import { writeImported, type ImportWriteOptions, type ImportWriteResult } from "../memory/imports/import-write.ts";
+import { exportSessions, messageLine, sessionLine, type ExportOptions, type ExportSession } from "../memory/imports/export-lines.ts";
+import { getImportFile, putImportFile, type ImportFileState } from "../storage/sqlite/import-files-repo.ts";
+import { getSessionMeta, upsertSessionMeta, type MetaUpdate, type SessionMeta } from "../storage/sqlite/session-meta-repo.ts";
+import { getMessagesById, listSessionMessages } from "../storage/sqlite/messages-repo.ts";
+import { removeMessage } from "../memory/remove-message.ts";
+import { withWriteLock } from "../storage/sqlite/write-lock.ts";
+import { openForeignDatabase, type ForeignDatabase } from "../storage/foreign/foreign-sqlite.ts";
+
+export class ImportApi {
+  constructor(
+    private readonly ctx: MemoryContext,
+    private readonly scheduleDrain: () => void = () => {},
+  ) {}
+
+  /** After a pass that added messages: embed them in the background, as add() does. */
+  embedAdded(): void {
+    this.scheduleDrain();
+  }
+
+  /** Append imported records to a session (existing ids skipped, secrets redacted unless `redact: false`) and set its metadata. */
+  write(session: string, records: readonly MessageRecord[], meta?: MetaUpdate, options: ImportWriteOptions = {}): ImportWriteResult {
+    return writeImported(this.ctx, session, records, meta, options);
+  }
+
+  setMeta(session: string, meta: MetaUpdate): void {
+    assertSessionId(session);
+    withWriteLock(this.ctx.db, () => upsertSessionMeta(this.ctx.db, session, meta, this.ctx.now()));
+  }
+
+  meta(session: string): SessionMeta | undefined {
+    return getSessionMeta(this.ctx.db, session);
+  }
+
+  /** The ids a session holds, in session order. */
+  messageIds(session: string): string[] {
+    return listSessionMessages(this.ctx.db, session).map((m) => m.id);
+  }
+
+  /**
+   * Remove one imported message that the source itself removed (a Gemini rewind); false when it could not be
+   * removed here. The removal goes through the one rm-message routine, tombstone included.
+   */
+  removeMessage(session: string, id: string): boolean {
+    if (getMessagesById(this.ctx.db, [id])[0]?.session !== session) return false;
+    removeMessage(this.ctx, session, id, { dropSummary: false });
+    return true;
+  }
+
+  fileState(source: string, path: string): ImportFileState | undefined {
+    return getImportFile(this.ctx.db, source, path);
+  }
+
+  saveFileState(source: string, path: string, state: ImportFileState): void {
+    withWriteLock(this.ctx.db, () => putImportFile(this.ctx.db, source, path, state, this.ctx.now()));
+  }
+
+  /** Sessions in id order with their metadata and messages, for `export`. */
+  exportSessions(options: ExportOptions = {}): Generator<ExportSession> {
+    return exportSessions(this.ctx, options);
+  }
+
+  /** The JSONL lines (without newline) of one exported session. */
+  exportLines(s: ExportSession): string[] {
+    return [sessionLine(s.id, s.meta), ...s.messages.map(messageLine)];
+  }
+
+  /** Open another program's SQLite database read-only. */
+  openForeign(path: string): ForeignDatabase {
+    return openForeignDatabase(path);
+  }
+}
+
+export type { ExportOptions, ExportSession, ImportFileState, ImportWriteResult, MetaUpdate, SessionMeta, StoredMessage, ForeignDatabase };

@@ -1,0 +1,102 @@
+// What each command accepts, read from its help text (the one source for --help, completions and the man page).
+import { COMMAND_NAMES, loadCommand, mainHelp } from "./main.ts";
+
+export type FlagValue = "none" | "session" | "dir" | "file" | "any" | string[];
+
+export interface CommandSpec {
+  name: string;
+  /** The one-line summary from the main help. */
+  summary: string;
+  usage: string;
+  subcommands: string[];
+  flags: Map<string, FlagValue>;
+  /** The first positional argument is a session id. */
+  sessionArg: boolean;
+}
+
+export const GLOBAL_FLAGS: ReadonlyMap<string, FlagValue> = new Map<string, FlagValue>([
+  ["--home", "dir"],
+  ["--json", "none"],
+  ["--help", "none"],
+]);
+export const TOP_FLAGS: ReadonlyMap<string, FlagValue> = new Map<string, FlagValue>([
+  ...GLOBAL_FLAGS,
+  ["--version", "none"],
+  ["--daemon", "none"],
+  ["--verbose", "none"],
+]);
+
+function valueKind(flag: string, token: string | undefined): FlagValue {
+  if (!token) return "none";
+  if (/^[a-z0-9]+(\|[a-z0-9]+)+$/.test(token)) return token.split("|");
+  if (!/^[A-Z][A-Z_]*$/.test(token)) return "none";
+  if (token === "SESSION" || flag === "--session") return "session";
+  if (token === "DIR") return "dir";
+  if (token === "FILE" || token === "PATH") return "file";
+  return "any";
+}
+
+/**
+ * Flags a help text declares: in its usage lines (up to the first blank line) and at the start of its option
+ * lines; flags merely mentioned in prose do not count. A value shown anywhere wins.
+ */
+export function flagsOf(usage: string): Map<string, FlagValue> {
+  const flags = new Map<string, FlagValue>();
+  const text = usage.trim();
+  const blank = text.indexOf("\n\n");
+  const synopsis = blank < 0 ? text : text.slice(0, blank);
+  const optionLines = text
+    .split("\n")
+    .filter((l) => /^\s{2,}(?:-[A-Za-z], )?--[a-z]/.test(l))
+    .map((l) => l.trim().split(/\s{2,}/)[0]!);
+  for (const m of [synopsis, ...optionLines]
+    .join("\n")
+    .matchAll(/(?<![\w-])(--[a-z][a-z-]*)(?:[ =]([A-Za-z0-9][A-Za-z0-9|_.-]*))?/g)) {
+    const kind = valueKind(m[1]!, m[2]);
+    const prev = flags.get(m[1]!);
+    if (prev === undefined || prev === "none") flags.set(m[1]!, kind);
+  }
+  return flags;
+}
+
+/** Summaries and sub-commands of every command, from the main help's command list. */
+function mainEntries(version: string): Map<string, { summary: string; subcommands: string[] }> {
+  const out = new Map<string, { summary: string; subcommands: string[] }>();
+  const text = mainHelp(version);
+  const block = text.slice(text.indexOf("Commands:"), text.indexOf("\nDaemon:"));
+  for (const line of block.split("\n")) {
+    const m = /^ {2}([a-z][a-z-]*)(?: (\S+))?.*?\s{2,}(\S.*)$/.exec(line);
+    if (!m) continue;
+    const subs = m[2] && /^[a-z]+(\|[a-z]+)+$/.test(m[2]) ? m[2].split("|") : [];
+    out.set(m[1]!, { summary: m[3]!, subcommands: subs });
+  }
+  return out;
+}
+
+/** Every command's spec, in the main help's order. Loads each command module (their help texts). */
+export async function commandSpecs(version: string): Promise<CommandSpec[]> {
+  const entries = mainEntries(version);
+  const names = [...entries.keys()].filter((n) => COMMAND_NAMES.includes(n));
+  for (const n of COMMAND_NAMES) if (!names.includes(n) && !n.startsWith("_")) names.push(n);
+  const specs: CommandSpec[] = [];
+  for (const name of names) {
+    const mod = await loadCommand(name);
+    if (!mod) continue;
+    const flags = flagsOf(mod.usage);
+    for (const [f, k] of GLOBAL_FLAGS) if (!flags.has(f)) flags.set(f, k);
+    flags.delete("--daemon");
+    const sessionArg = new RegExp(`memvoy ${name} \\[?SESSION\\b`).test(mod.usage);
+    const e = entries.get(name);
+    specs.push({
+      name,
+      summary: e?.summary ?? "",
+      usage: mod.usage,
+      subcommands: e?.subcommands ?? [],
+      flags,
+      sessionArg,
+    });
+  }
+  const help = specs.find((s) => s.name === "help");
+  if (help) help.subcommands = specs.map((s) => s.name);
+  return specs;
+}

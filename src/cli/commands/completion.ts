@@ -1,0 +1,28 @@
+// memvoy completion bash|zsh|fish: print the shell's completion script; memvoy __complete answers it.
+import { UsageError } from "../../shared/errors.ts";
+import { runCommand, type CommandSpec } from "../command.ts";
+import { SHELLS, type Shell } from "../completion-scripts.ts";
+
+export const usage = `
+Usage: memvoy completion bash|zsh|fish
+
+Print the completion script for a shell: commands, sub-commands, flags, their values
+and session ids (read from the home's folder listing, newest first, at most 200).
+
+  bash   add to ~/.bashrc:        source <(memvoy completion bash)
+  zsh    add to ~/.zshrc:         source <(memvoy completion zsh)   (after compinit)
+  fish   run once:                memvoy completion fish > ~/.config/fish/completions/memvoy.fish
+
+scripts/install.sh installs all three.
+`;
+
+const spec: CommandSpec = { name: "completion", usage, positionals: ["SHELL"] };
+
+export function run(argv: readonly string[]): Promise<number> {
+  return runCommand(spec, argv, (_p, [shell]) => {
+    if (!Object.hasOwn(SHELLS, shell!))
+      throw new UsageError(`completion: unknown shell ${JSON.stringify(shell)}: use bash, zsh or fish`);
+    process.stdout.write(SHELLS[shell as Shell]);
+    return 0;
+  });
+}

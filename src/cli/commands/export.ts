@@ -1,0 +1,99 @@
+// memvoy export [SESSION…|--all] [--since TIME] [--until TIME] [--format jsonl|md] [--output FILE]
+import { existsSync, statSync } from "node:fs";
+import { dirname, resolve } from "node:path";
+import type { ExportSession } from "../../app/import-api.ts";
+import { openAtomicStream } from "../../shared/atomic-stream.ts";
+import { UsageError } from "../../shared/errors.ts";
+import { isTimeRange, nsToRfc3339, parseTimeOrThrow, rangeStart, nowNs } from "../../shared/time.ts";
+import { bool, str } from "../args.ts";
+import { withMemory, type CommandSpec } from "../command.ts";
+import { printJson } from "../output.ts";
+
+export const usage = `
+Usage: memvoy export SESSION... | --all [--since TIME] [--until TIME] [--format jsonl|md] [--output FILE]
+
+Write sessions in memvoy's export format (JSONL, one object a line: for each session, sorted by id, a
+{"type":"session",...} line then its messages {"type":"message","id","session","role","content","sendAt"})
+or as Markdown for people. \`memvoy import jsonl FILE\` reads the JSONL back exactly: export, import into
+an empty home, export again gives the same bytes. Summaries and error memory are not included.
+
+  --all            every session (else the sessions named)
+  --since TIME     only messages sent at or after TIME (RFC 3339, local "YYYY-MM-DD[ HH:MM]", unix time, or 1d/7d/30d/1y)
+  --until TIME     only messages sent before TIME
+  --format F       jsonl (default) or md
+  --output FILE    write FILE (0600, atomically: it appears whole or not at all) instead of stdout
+  --json           with --output: print {"output", "sessions", "messages"}; on stdout the stream is the output
+`;
+
+function timeFlag(value: string | undefined, flag: string): bigint | undefined {
+  if (value === undefined) return undefined;
+  if (isTimeRange(value) && value !== "all") return rangeStart(value, nowNs());
+  return parseTimeOrThrow(value, flag);
+}
+
+const spec: CommandSpec = {
+  name: "export",
+  usage,
+  flags: { all: { type: "boolean" }, since: { type: "string" }, until: { type: "string" }, format: { type: "string" }, output: { type: "string", short: "o" } },
+  session: true,
+  check: (p, args) => {
+    const all = bool(p, "all");
+    if (all && args.length > 0) throw new UsageError("export: give SESSION names or --all, not both");
+    if (!all && args.length === 0) throw new UsageError("export: name the sessions to export, or give --all (see memvoy export --help)");
+    const format = str(p, "format") ?? "jsonl";
+    if (format !== "jsonl" && format !== "md") throw new UsageError(`export: --format must be jsonl or md, got ${JSON.stringify(format)}`);
+    timeFlag(str(p, "since"), "--since");
+    timeFlag(str(p, "until"), "--until");
+    const output = str(p, "output");
+    if (output === undefined) return;
+    if (!existsSync(dirname(resolve(output)))) throw new UsageError(`export: no such folder for --output: ${dirname(resolve(output))}`);
+    if (existsSync(output) && statSync(output).isDirectory()) throw new UsageError(`export: --output ${output} is a folder; name a file`);
+  },
+};
+
+export function run(argv: readonly string[]): Promise<number> {
+  return withMemory(spec, argv, async (api, p, args) => {
+    const all = bool(p, "all");
+    const list = api.imports.exportSessions({ sessions: all ? undefined : args, since: timeFlag(str(p, "since"), "--since"), until: timeFlag(str(p, "until"), "--until") });
+    const render = str(p, "format") === "md" ? (s: ExportSession) => markdown(s) : (s: ExportSession) => `${api.imports.exportLines(s).join("\n")}\n`;
+    const output = str(p, "output");
+    if (output === undefined) {
+      // On stdout the stream is the output (the one exception to "--json prints one document").
+      const w = Bun.stdout.writer();
+      for (const s of list) {
+        w.write(render(s));
+        await w.flush();
+      }
+      return 0;
+    }
+    let sessions = 0;
+    let messages = 0;
+    const out = openAtomicStream(output);
+    try {
+      for (const s of list) {
+        out.write(render(s));
+        sessions++;
+        messages += s.messages.length;
+      }
+      out.commit();
+    } catch (err) {
+      out.discard();
+      throw err;
+    }
+    if (bool(p, "json")) printJson({ output, format: str(p, "format") ?? "jsonl", sessions, messages });
+    else process.stderr.write(`exported ${sessions} sessions, ${messages} messages to ${output}\n`);
+    return 0;
+  });
+}
+
+function markdown(s: ExportSession): string {
+  const lines = [`# ${s.meta.title ?? s.id}`, "", `- session: ${s.id}`];
+  if (s.meta.source) lines.push(`- source: ${s.meta.source}`);
+  if (s.meta.project) lines.push(`- project: ${s.meta.project}`);
+  if (s.meta.parent) lines.push(`- parent: ${s.meta.parent}`);
+  lines.push(`- messages: ${s.messages.length}`, "");
+  for (const m of s.messages) {
+    lines.push(`## ${m.role}${m.sender ? ` (${m.sender})` : ""} · ${nsToRfc3339(m.sendAt)}`, "", m.content, "");
+  }
+  return lines.join("\n") + "\n";
+}

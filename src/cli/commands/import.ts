@@ -1,0 +1,158 @@
+// memvoy import SOURCE [PATH…] [--since TIME] [--dry-run] [--keep-secrets] [--watch] [--json]
+import { existsSync } from "node:fs";
+import { resolve } from "node:path";
+import type { HomeMemory } from "../../app/memory-api.ts";
+import { importJsonlFiles } from "../../import/import-jsonl.ts";
+import { newReport, type SourceReport } from "../../import/import-report.ts";
+import { importSource, type ImportOptions } from "../../import/run-import.ts";
+import { isSourceName, sourceByName, SOURCE_NAMES } from "../../import/source-registry.ts";
+import { UsageError } from "../../shared/errors.ts";
+import { isTimeRange, nowNs, parseTimeOrThrow, rangeStart } from "../../shared/time.ts";
+import { bool, num, str } from "../args.ts";
+import { withMemory, type CommandSpec } from "../command.ts";
+import { printJson, println } from "../output.ts";
+import { progressLine } from "../progress.ts";
+
+export const usage = `
+Usage: memvoy import SOURCE [PATH...] [--since TIME] [--dry-run] [--keep-secrets] [--watch] [--json]
+
+Bring in the conversations other tools keep on disk. Without PATH the source's default location is read.
+Each source session becomes one memvoy session (<prefix>-<source id>) with its title, source and project.
+Re-running adds nothing; only what is new since the last run is read.
+
+Sources (default location; environment override):
+  claude-code   ~/.claude/projects ($CLAUDE_CONFIG_DIR/projects): transcripts and sub-agent transcripts
+  codex         ~/.codex/sessions and archived_sessions ($CODEX_HOME): rollouts, also .jsonl.zst
+  opencode      ~/.local/share/opencode/opencode.db ($XDG_DATA_HOME, $OPENCODE_DB; read-only) and legacy storage/
+  gemini        ~/.gemini/tmp/*/chats ($GEMINI_CLI_HOME): JSONL chats ($set, $rewindTo) and legacy JSON
+  aider         .aider.chat.history.md files given as PATH (no default location)
+  chatgpt       an export zip, conversations.json or conversations-NNN.json given as PATH (no default)
+  jsonl         memvoy's own export format (memvoy export) given as PATH; never redacted
+  auto          every source found at its default location
+
+User and assistant text is imported with each record's own time; tool calls, tool results, thinking,
+injected reminders and command wrappers are not. Secrets are redacted unless --keep-secrets.
+A malformed line is skipped and reported as file:line; a file not in the format is reported and the
+import goes on; the exit code is 1 when any file failed.
+
+  --since TIME     only messages sent at or after TIME (RFC 3339, local date/time, unix time, or 1d/7d/30d/1y)
+  --dry-run        read and count, write nothing
+  --keep-secrets   do not redact secrets from imported text
+  --watch          import again every --interval seconds (default 60) until interrupted
+  --interval N     seconds between passes with --watch
+  --json           one JSON report (with --watch: one JSON line per pass)
+`;
+
+const SOURCES = [...SOURCE_NAMES, "jsonl", "auto"].join(", ");
+
+const spec: CommandSpec = {
+  name: "import",
+  usage,
+  flags: { since: { type: "string" }, "dry-run": { type: "boolean" }, "keep-secrets": { type: "boolean" }, watch: { type: "boolean" }, interval: { type: "number" } },
+  check: (p, args) => {
+    const [source, ...paths] = args;
+    if (source === undefined) throw new UsageError(`import: missing SOURCE: one of ${SOURCES} (see memvoy import --help)`);
+    if (!isSourceName(source) && source !== "jsonl" && source !== "auto") throw new UsageError(`import: unknown source ${JSON.stringify(source)}: use ${SOURCES}`);
+    if ((source === "jsonl" || source === "aider" || source === "chatgpt") && paths.length === 0) {
+      throw new UsageError(`import ${source}: give the PATH to read (it has no default location)`);
+    }
+    if (source === "auto" && paths.length > 0) throw new UsageError("import auto: takes no PATH (it reads every source's default location)");
+    for (const path of paths) if (!existsSync(path)) throw new UsageError(`import: no such file or folder: ${path}`);
+    if ((num(p, "interval") ?? 60) < 1) throw new UsageError("import: --interval must be at least 1 second");
+    sinceFlag(str(p, "since"));
+  },
+};
+
+function sinceFlag(text: string | undefined): bigint | undefined {
+  if (text === undefined) return undefined;
+  return isTimeRange(text) && text !== "all" ? rangeStart(text, nowNs()) : parseTimeOrThrow(text, "--since");
+}
+
+export function run(argv: readonly string[]): Promise<number> {
+  return withMemory(spec, argv, async (api, p, [source, ...paths]) => {
+    const json = bool(p, "json");
+    const opts: ImportOptions = { paths: paths.map((x) => resolve(x)), since: sinceFlag(str(p, "since")), dryRun: bool(p, "dry-run"), keepSecrets: bool(p, "keep-secrets") };
+    if (!bool(p, "watch")) {
+      const reports = await pass(api, source!, opts, json);
+      if (json) printJson({ sources: reports });
+      else for (const r of reports) printReport(r);
+      return reports.some((r) => r.failed.length > 0) ? 1 : 0;
+    }
+    await watch(api, source!, opts, json, (num(p, "interval") ?? 60) * 1000);
+    return 0;
+  });
+}
+
+/** --watch: a pass every interval until SIGINT or SIGTERM; with --json one line per pass. */
+async function watch(api: HomeMemory, source: string, opts: ImportOptions, json: boolean, intervalMs: number): Promise<void> {
+  let stop = false;
+  const wake = Promise.withResolvers<void>();
+  const onSignal = () => {
+    stop = true;
+    wake.resolve();
+  };
+  process.on("SIGINT", onSignal);
+  process.on("SIGTERM", onSignal);
+  while (!stop) {
+    const reports = await pass(api, source, opts, json);
+    if (json) process.stdout.write(`${JSON.stringify({ at: new Date().toISOString(), sources: reports })}\n`);
+    else for (const r of reports) if (r.messages.added > 0 || r.failed.length > 0 || r.messages.removed > 0) printReport(r);
+    await Promise.race([Bun.sleep(intervalMs), wake.promise]);
+  }
+}
+
+type Report = SourceReport;
+
+async function pass(api: HomeMemory, source: string, opts: ImportOptions, json: boolean): Promise<Report[]> {
+  const bar = !json && process.stderr.isTTY ? progressLine(process.stderr) : undefined;
+  const o: ImportOptions = { ...opts, onProgress: bar ? (e) => bar.update(`${e.source}: ${e.filesDone}/${e.files} files, ${e.messages} messages`, e.messages) : undefined };
+  try {
+    if (source === "jsonl") return [await importJsonlFiles(api, opts.paths ?? [], o)];
+    if (source !== "auto") return [await importSource(api, sourceByName(api, source as never), o)];
+    const out: Report[] = [];
+    for (const name of SOURCE_NAMES) {
+      const src = sourceByName(api, name);
+      const where = src.defaultPaths(process.env);
+      if (where === undefined) {
+        out.push({ ...emptyReport(name, o), note: "skipped: no default location (give PATH: memvoy import " + name + " PATH)" });
+        continue;
+      }
+      if (!where.some((w) => existsSync(w))) {
+        out.push({ ...emptyReport(name, o), paths: where, note: "not found" });
+        continue;
+      }
+      out.push({ ...(await importSource(api, src, o)), note: "found" });
+    }
+    return out;
+  } finally {
+    bar?.done();
+  }
+}
+
+function emptyReport(source: string, o: ImportOptions): Report {
+  return newReport(source, [], o.dryRun === true);
+}
+
+const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
+
+function printReport(r: Report): void {
+  if (r.note && r.note !== "found") {
+    println(`${r.source}: ${r.note}${r.paths.length > 0 ? ` (${r.paths.join(", ")})` : ""}`);
+    return;
+  }
+  const verb = r.dryRun ? "would add" : "added";
+  const parts = [
+    `${plural(r.files.found, "file")} (${r.files.unchanged} unchanged${r.files.failed > 0 ? `, ${r.files.failed} failed` : ""})`,
+    plural(r.sessions, "session"),
+    `${verb} ${plural(r.messages.added, "message")}${r.messages.existing > 0 ? ` (${r.messages.existing} already present)` : ""}`,
+  ];
+  if (r.messages.removed > 0) parts.push(`${r.dryRun ? "would remove" : "removed"} ${plural(r.messages.removed, "rewound message")}`);
+  if (r.notRemoved > 0) parts.push(`${plural(r.notRemoved, "rewound message")} not removed`);
+  if (r.messages.tombstoned > 0) parts.push(`${plural(r.messages.tombstoned, "removed message")} kept out`);
+  if (r.redacted > 0) parts.push(`secrets redacted in ${plural(r.redacted, "message")}`);
+  if (r.skippedCount > 0) parts.push(`${plural(r.skippedCount, "record")} skipped`);
+  println(`${r.source}: ${parts.join(", ")}`);
+  for (const s of r.skipped.slice(0, 20)) process.stderr.write(`  skipped ${s.file}${s.line !== undefined ? `:${s.line}` : ""}: ${s.reason}\n`);
+  if (r.skippedCount > 20) process.stderr.write(`  ... and ${r.skippedCount - 20} more skipped (see --json)\n`);
+  for (const f of r.failed) process.stderr.write(`  failed ${f.reason.startsWith(f.file) ? f.reason : `${f.file}: ${f.reason}`}\n`);
+}

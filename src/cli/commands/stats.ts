@@ -1,0 +1,64 @@
+// memvoy stats [--json]: sessions, messages and bytes per tier, vectors, error records, disk use, tokens spent.
+import { bool } from "../args.ts";
+import { withMemory, type CommandSpec } from "../command.ts";
+import { bold, dim, printJson, println } from "../output.ts";
+
+export const usage = `
+Usage: memvoy stats [--json]
+
+What the home holds, read without loading the vector store:
+  sessions       how many sessions exist
+  window         messages in history.json (tier 1) and the files' size
+  semantic       message vectors (tier 2) and messages still waiting for one
+  archive        every message ever written (tier 3): count and text bytes
+  errors         live error-memory records
+  disk           bytes on disk of sessions/, history.db (with WAL) and the vector store
+  tokens         LLM calls and tokens spent (summaries and the decision model)
+`;
+
+const bytes = (n: number) =>
+  n < 1024
+    ? `${n} B`
+    : n < 1024 ** 2
+      ? `${(n / 1024).toFixed(1)} KiB`
+      : n < 1024 ** 3
+        ? `${(n / 1024 ** 2).toFixed(1)} MiB`
+        : `${(n / 1024 ** 3).toFixed(2)} GiB`;
+const count = (n: number) => n.toLocaleString("en-US");
+
+const spec: CommandSpec = { name: "stats", usage, positionals: [] };
+
+export function run(argv: readonly string[]): Promise<number> {
+  return withMemory(spec, argv, (api, p) => {
+    const s = api.stats();
+    if (bool(p, "json")) {
+      printJson(s);
+      return 0;
+    }
+    const row = (label: string, value: string, note = "") =>
+      println(`${label.padEnd(10)} ${value}${note ? "  " + dim(note) : ""}`);
+    println(bold(`memvoy stats for ${s.home}`));
+    row("sessions", count(s.sessions));
+    row("window", `${count(s.tiers.window.messages)} messages, ${bytes(s.tiers.window.bytes)}`, "history.json");
+    row("semantic", `${count(s.tiers.semantic.vectors)} vectors, ${count(s.tiers.semantic.pending)} pending`);
+    row(
+      "archive",
+      `${count(s.tiers.archive.messages)} messages, ${bytes(s.tiers.archive.bytes)} of text`,
+      `${count(s.tiers.archive.archivedOnly)} only in the archive`,
+    );
+    row("errors", `${count(s.errors.records)} records`);
+    row(
+      "disk",
+      `${bytes(s.disk.total)}`,
+      `sessions ${bytes(s.disk.sessions)} · history.db ${bytes(s.disk.archive)} · vectors ${bytes(s.disk.vectors)}`,
+    );
+    row("tokens", `${count(s.tokens.input)} in, ${count(s.tokens.output)} out, ${count(s.tokens.calls)} calls`);
+    for (const u of s.tokens.byPurpose)
+      println(
+        dim(
+          `           ${u.purpose} · ${u.model}: ${count(u.inputTokens)} in, ${count(u.outputTokens)} out, ${count(u.calls)} calls`,
+        ),
+      );
+    return 0;
+  });
+}

@@ -1,0 +1,101 @@
+// Shell completion answers (memvoy __complete CWORD WORDS...): commands, sub-commands, flags, their values, session ids.
+import { type Dirent, lstatSync, readdirSync } from "node:fs";
+import { join } from "node:path";
+import { resolveHome } from "../config/home.ts";
+import { TOP_FLAGS, type CommandSpec, type FlagValue } from "./command-specs.ts";
+
+/** Printed alone: the shell completes file or directory names itself. */
+export const FILES = "__files__";
+export const DIRS = "__dirs__";
+export const MAX_SESSIONS = 200;
+
+const SESSION_ID = /^[A-Za-z0-9_-][A-Za-z0-9._-]{0,127}$/;
+
+/**
+ * Session ids of a home starting with a prefix, newest first (by history.json's change time), at most MAX_SESSIONS. Only the
+ * folder listing is read: no database, no vector store. Symlinks are not followed.
+ */
+export function sessionIdsForCompletion(home: string, prefix = "", max = MAX_SESSIONS): string[] {
+  let entries: Dirent[];
+  try {
+    entries = readdirSync(join(home, "sessions"), { withFileTypes: true });
+  } catch {
+    return [];
+  }
+  const found: { id: string; at: number }[] = [];
+  for (const d of entries) {
+    if (!d.isDirectory() || !d.name.startsWith(prefix) || !SESSION_ID.test(d.name)) continue;
+    let at = 0;
+    try {
+      at = lstatSync(join(home, "sessions", d.name, "history.json")).mtimeMs;
+    } catch {
+      try {
+        at = lstatSync(join(home, "sessions", d.name)).mtimeMs;
+      } catch {}
+    }
+    found.push({ id: d.name, at });
+  }
+  return found
+    .sort((a, b) => b.at - a.at || (a.id < b.id ? -1 : 1))
+    .slice(0, max)
+    .map((f) => f.id);
+}
+
+function valueCandidates(kind: FlagValue, home: () => string, prefix: string): string[] {
+  if (Array.isArray(kind)) return kind;
+  if (kind === "session") return sessionIdsForCompletion(home(), prefix);
+  if (kind === "dir") return [DIRS];
+  if (kind === "file") return [FILES];
+  return [];
+}
+
+/**
+ * Candidates for words[cword] (words[0] is the program), filtered by the typed prefix, except the file and
+ * directory markers, which the shell expands itself.
+ */
+export function complete(
+  specs: readonly CommandSpec[],
+  words: readonly string[],
+  cword: number,
+  env = process.env,
+): string[] {
+  const cur = words[cword] ?? "";
+  let homeFlag: string | undefined;
+  let command: CommandSpec | undefined;
+  let helpTopic = false;
+  const positionals: string[] = [];
+  let pendingValue: FlagValue | undefined;
+  for (let i = 1; i < cword; i++) {
+    const w = words[i]!;
+    if (pendingValue !== undefined) {
+      if (words[i - 1] === "--home") homeFlag = w;
+      pendingValue = undefined;
+      continue;
+    }
+    if (w.startsWith("--home=")) homeFlag = w.slice(7);
+    if (w.startsWith("-")) {
+      const flags = command?.flags ?? TOP_FLAGS;
+      const kind = flags.get(w);
+      if (kind !== undefined && kind !== "none") pendingValue = kind;
+      continue;
+    }
+    if (!command && !helpTopic) {
+      if (w === "help") helpTopic = true;
+      else command = specs.find((s) => s.name === w);
+      if (!command && !helpTopic) return [];
+      continue;
+    }
+    positionals.push(w);
+  }
+  const home = () => resolveHome(homeFlag, env);
+  const pick = (list: readonly string[]) =>
+    list.length === 1 && (list[0] === FILES || list[0] === DIRS) ? [...list] : list.filter((c) => c.startsWith(cur));
+  if (pendingValue !== undefined) return pick(valueCandidates(pendingValue, home, cur));
+  if (helpTopic) return positionals.length === 0 ? pick(specs.map((s) => s.name)) : [];
+  const flags = command?.flags ?? TOP_FLAGS;
+  if (cur.startsWith("-")) return pick([...flags.keys()].sort());
+  if (!command) return pick([...specs.map((s) => s.name), "help"]);
+  if (command.subcommands.length > 0 && positionals.length === 0) return pick(command.subcommands);
+  if (command.sessionArg && positionals.length === 0) return pick(sessionIdsForCompletion(home(), cur));
+  return [];
+}

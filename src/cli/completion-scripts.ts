@@ -1,0 +1,55 @@
+// The bash, zsh and fish completion scripts: thin glue that asks `memvoy __complete` for the candidates.
+
+const BASH = `# bash completion for memvoy (memvoy completion bash)
+_memvoy() {
+  local IFS=$'\\n' cur="\${COMP_WORDS[COMP_CWORD]}" out
+  out=$(command memvoy __complete "$COMP_CWORD" "\${COMP_WORDS[@]}" 2>/dev/null) || return 0
+  case "$out" in
+    __files__) COMPREPLY=($(compgen -f -- "$cur")) ;;
+    __dirs__) COMPREPLY=($(compgen -d -- "$cur")) ;;
+    *) COMPREPLY=($out) ;;
+  esac
+}
+complete -F _memvoy memvoy
+`;
+
+const ZSH = `#compdef memvoy
+# zsh completion for memvoy (memvoy completion zsh)
+_memvoy() {
+  local -a out
+  out=("\${(@f)$(command memvoy __complete $((CURRENT - 1)) "\${words[@]}" 2>/dev/null)}")
+  out=(\${out:#})
+  case "$out[1]" in
+    __files__) _files ;;
+    __dirs__) _files -/ ;;
+    *) (( \${#out} )) && compadd -Q -- "\${out[@]}" ;;
+  esac
+}
+if [[ "\${zsh_eval_context[-1]}" == loadautofunc ]]; then
+  _memvoy "$@"
+else
+  compdef _memvoy memvoy
+fi
+`;
+
+const FISH = `# fish completion for memvoy (memvoy completion fish)
+function __memvoy_complete
+    set -l tokens (commandline -opc)
+    set -l cur (commandline -ct)
+    set -l out (command memvoy __complete (count $tokens) $tokens $cur 2>/dev/null)
+    switch "$out[1]"
+        case __files__
+            __fish_complete_path $cur
+        case __dirs__
+            __fish_complete_directories $cur
+        case '*'
+            printf '%s\\n' $out
+    end
+end
+complete -c memvoy -f -k -a '(__memvoy_complete)'
+`;
+
+export const SHELLS = { bash: BASH, zsh: ZSH, fish: FISH } as const;
+export type Shell = keyof typeof SHELLS;
+/** Where install.sh puts each script, relative to the data directory (~/.local/share). */
+export const SCRIPT_FILES: Record<Shell, string> = { bash: "memvoy.bash", zsh: "_memvoy", fish: "memvoy.fish" };

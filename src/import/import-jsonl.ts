@@ -1,0 +1,78 @@
+// `memvoy import jsonl`: memvoy's own export format back in, exactly (ids, times, metadata; never redacted).
+import type { HomeMemory } from "../app/memory-api.ts";
+import { isRole, type MessageRecord } from "../shared/message.ts";
+import { parseTime } from "../shared/time.ts";
+import type { MetaUpdate } from "../app/import-api.ts";
+import type { Problem } from "./import-types.ts";
+import { isObject, jsonlLines, tryJson } from "./read-lines.ts";
+import { addSkipped, eachFile, newReport, type ImportOptions, type SourceReport } from "./import-report.ts";
+
+const ID = /^[0-9A-Za-z_-]{1,64}$/;
+const SESSION = /^[A-Za-z0-9_-][A-Za-z0-9._-]{0,127}$/;
+const BATCH = 5000;
+
+export function importJsonlFiles(api: HomeMemory, files: readonly string[], o: ImportOptions = {}): Promise<SourceReport> {
+  const report = newReport("jsonl", files, o.dryRun === true);
+  report.files.found = files.length;
+  return eachFile(api, report, files, o, (file, sessions) => {
+    readOne(api, file, o, report, sessions);
+    report.files.read++;
+  });
+}
+
+function readOne(api: HomeMemory, file: string, o: ImportOptions, report: SourceReport, sessions: Set<string>): void {
+  let batch: MessageRecord[] = [];
+  let batchSession: string | undefined;
+  let lines = 0;
+  let good = 0;
+  const skip = (p: Problem) => addSkipped(report, p);
+  const flush = () => {
+    if (batchSession === undefined || batch.length === 0) return;
+    const r = api.imports.write(batchSession, batch, undefined, { redact: false, dryRun: o.dryRun });
+    report.messages.added += r.added;
+    report.messages.existing += r.existing;
+    report.messages.tombstoned += r.tombstoned;
+    for (const bad of r.invalid) skip({ file, reason: bad.reason });
+    batch = [];
+  };
+  for (const l of jsonlLines(file, 0, 1, true)) {
+    if (l.text.trim() === "") continue;
+    lines++;
+    const r = tryJson(l.text);
+    if (!isObject(r)) {
+      skip({ file, line: l.line, reason: "not valid JSON" });
+      continue;
+    }
+    if (r.type === "session") {
+      if (typeof r.id !== "string" || !SESSION.test(r.id)) {
+        skip({ file, line: l.line, reason: "session line without a valid id" });
+        continue;
+      }
+      flush();
+      good++;
+      sessions.add(r.id);
+      const meta: MetaUpdate = {};
+      for (const k of ["source", "title", "project", "parent"] as const) if (typeof r[k] === "string") meta[k] = r[k];
+      if (!o.dryRun) api.imports.setMeta(r.id, meta);
+      continue;
+    }
+    if (r.type !== "message") {
+      skip({ file, line: l.line, reason: `unknown line type ${JSON.stringify(r.type)}` });
+      continue;
+    }
+    const sendAt = typeof r.sendAt === "string" ? parseTime(r.sendAt) : undefined;
+    if (typeof r.id !== "string" || !ID.test(r.id) || typeof r.session !== "string" || !SESSION.test(r.session) || !isRole(r.role) || typeof r.content !== "string" || sendAt === undefined) {
+      skip({ file, line: l.line, reason: "message line needs id, session, role (user|assistant), content and sendAt" });
+      continue;
+    }
+    good++;
+    if (batchSession !== r.session || batch.length >= BATCH) flush();
+    batchSession = r.session;
+    sessions.add(r.session);
+    const m: MessageRecord = { id: r.id, role: r.role, content: r.content, sendAt };
+    if (typeof r.sender === "string") m.sender = r.sender;
+    batch.push(m);
+  }
+  flush();
+  if (lines > 0 && good === 0) throw new Error(`${file}: not a memvoy export (no session or message line)`);
+}

@@ -1,0 +1,96 @@
+// What one import pass of one source reports: files, sessions, messages, redactions, skipped lines, failures.
+import type { HomeMemory } from "../app/memory-api.ts";
+import { describeError } from "../shared/describe-error.ts";
+import type { Problem } from "./import-types.ts";
+
+export interface SourceReport {
+  source: string;
+  /** Where the files were looked for. */
+  paths: string[];
+  files: { found: number; read: number; unchanged: number; failed: number };
+  sessions: number;
+  /** removed: rewound in the source and removed here; tombstoned: removed once, kept out. */
+  messages: { added: number; existing: number; removed: number; tombstoned: number };
+  /** Messages with at least one secret redacted. */
+  redacted: number;
+  /** The first skipped lines or records, with their reason (skippedCount is exact). */
+  skipped: Problem[];
+  skippedCount: number;
+  failed: Problem[];
+  /** Messages the tool removed (a rewind) that could not be removed here. */
+  notRemoved: number;
+  dryRun: boolean;
+  /** `import auto`: found, not found, or why the source was skipped. */
+  note?: string;
+}
+
+/** How many skipped lines a report lists one by one (the count is always exact). */
+const MAX_LISTED = 200;
+
+export function newReport(source: string, paths: readonly string[], dryRun: boolean): SourceReport {
+  return {
+    source,
+    paths: [...paths],
+    files: { found: 0, read: 0, unchanged: 0, failed: 0 },
+    sessions: 0,
+    messages: { added: 0, existing: 0, removed: 0, tombstoned: 0 },
+    redacted: 0,
+    skipped: [],
+    skippedCount: 0,
+    failed: [],
+    notRemoved: 0,
+    dryRun,
+  };
+}
+
+export function addSkipped(report: SourceReport, p: Problem): void {
+  report.skippedCount++;
+  if (report.skipped.length < MAX_LISTED) report.skipped.push(p);
+}
+
+export interface ImportOptions {
+  /** Files or folders; the source's default locations when empty. */
+  paths?: readonly string[];
+  /** Only messages sent at or after this time (UTC ns). */
+  since?: bigint;
+  dryRun?: boolean;
+  /** Keep secrets in imported text (default: redacted). */
+  keepSecrets?: boolean;
+  env?: Record<string, string | undefined>;
+  onProgress?: (p: ImportProgress) => void;
+}
+
+export interface ImportProgress {
+  source: string;
+  filesDone: number;
+  files: number;
+  messages: number;
+}
+
+/**
+ * Run `one` on each file in turn: a failing file is reported and the pass goes on. Ends with the session count
+ * and, when messages were added, their embedding in the background.
+ */
+export async function eachFile(
+  api: HomeMemory,
+  report: SourceReport,
+  files: readonly string[],
+  o: ImportOptions,
+  one: (file: string, sessions: Set<string>) => void | Promise<void>,
+): Promise<SourceReport> {
+  const sessions = new Set<string>();
+  let done = 0;
+  for (const file of files) {
+    try {
+      await one(file, sessions);
+    } catch (err) {
+      report.files.failed++;
+      report.failed.push({ file, reason: describeError(err) });
+    }
+    done++;
+    o.onProgress?.({ source: report.source, filesDone: done, files: files.length, messages: report.messages.added });
+  }
+  report.sessions = sessions.size;
+  if (report.messages.added > 0 && !o.dryRun) api.imports.embedAdded();
+  return report;
+}

@@ -1,0 +1,76 @@
+// The shapes every importer produces: sessions of messages keyed by their source record, and problems.
+import { InputError } from "../shared/errors.ts";
+import type { Role } from "../shared/message.ts";
+
+export interface ImportedMessage {
+  /** The source record's own id (or a stable stand-in); with the source it derives the memvoy id. */
+  key: string;
+  role: Role;
+  content: string;
+  /** UTC ns, the record's own time. */
+  sendAt: bigint;
+}
+
+export interface ImportedSession {
+  /** The memvoy session id: `<prefix>-<source id>`. */
+  id: string;
+  title?: string;
+  /** The title is only the first user line (a tool title found later replaces it). */
+  titleIsFallback?: boolean;
+  project?: string;
+  /** The parent session of a sub-agent session (a memvoy session id). */
+  parent?: string;
+  messages: ImportedMessage[];
+  /**
+   * The file holds the session's whole current history (it is re-read whole): messages imported earlier
+   * from it but absent now were removed by the tool (a Gemini rewind) and are removed here too.
+   */
+  complete?: boolean;
+}
+
+export interface Problem {
+  file: string;
+  /** 1-based line, when the problem is one line or record. */
+  line?: number;
+  reason: string;
+}
+
+/** What one pass over one file found. */
+export interface FileRead {
+  sessions: ImportedSession[];
+  /** Malformed lines or records, skipped. */
+  skipped: Problem[];
+  /** Byte offset after the last complete line read (append-only formats); the next pass starts there. */
+  offset?: number;
+  /** Importer state to keep for the next pass (e.g. the session id a rollout's first line named). */
+  state?: Record<string, unknown>;
+}
+
+/** The file is not in the source's format at all. */
+export class NotThisFormatError extends InputError {}
+
+export interface ReadContext {
+  file: string;
+  /** Where to start (0, or the offset of the last pass when the file only grew). */
+  offset: number;
+  /** The importer state the last pass kept (empty when reading from 0). */
+  state: Record<string, unknown>;
+  /** The state the last pass kept, even when this pass reads from 0 (a source re-read whole may use it). */
+  prior: Record<string, unknown>;
+}
+
+export interface Source {
+  name: string;
+  /** Session id prefix: cc, codex, oc, gem, aider, gpt. */
+  prefix: string;
+  /** Default locations (environment overrides applied); undefined when the source has none. */
+  defaultPaths(env: Record<string, string | undefined>): string[] | undefined;
+  /** Expand a path (a file or a folder) into the files this source reads, in a stable order. */
+  files(path: string): string[];
+  /** Read one file from ctx.offset. Appendable formats return the offset to resume from. */
+  read(ctx: ReadContext): FileRead | Promise<FileRead>;
+  /** Whether re-reading can start at the last offset when the file only grew (append-only JSONL). */
+  appendOnly(file: string): boolean;
+  /** Size and mtime that tell whether the file changed (default: the file's own). */
+  stamp?(file: string): { size: number; mtimeNs: bigint };
+}

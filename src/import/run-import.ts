@@ -1,0 +1,111 @@
+// One import pass of one source: find its files, read what is new in each, write it through the HomeMemory,
+// keep per-file state. A failing file is reported and the pass goes on.
+import { statSync } from "node:fs";
+import { resolve } from "node:path";
+import type { HomeMemory } from "../app/memory-api.ts";
+import { describeError } from "../shared/describe-error.ts";
+import type { MessageRecord } from "../shared/message.ts";
+import { importedMessageId } from "../shared/import-id.ts";
+import { fileHead, sameHead } from "./file-head.ts";
+import { addSkipped, eachFile, newReport, type ImportOptions, type ImportProgress, type SourceReport } from "./import-report.ts";
+import type { ImportedSession, Source } from "./import-types.ts";
+
+export type { ImportOptions, ImportProgress, SourceReport };
+
+export async function importSource(api: HomeMemory, source: Source, o: ImportOptions = {}): Promise<SourceReport> {
+  const paths = o.paths && o.paths.length > 0 ? o.paths.map((p) => resolve(p)) : (source.defaultPaths(o.env ?? process.env) ?? []);
+  const report = newReport(source.name, paths, o.dryRun === true);
+  const files: string[] = [];
+  for (const p of paths) {
+    try {
+      files.push(...source.files(p));
+    } catch (err) {
+      if (o.paths && o.paths.length > 0) report.failed.push({ file: p, reason: describeError(err) });
+    }
+  }
+  report.files.found = files.length;
+  await eachFile(api, report, files, o, (file, sessions) => importFile(api, source, file, o, report, sessions));
+  // Rewound messages were removed from the archive; their vectors go now too, so no copy of the text remains.
+  if (report.messages.removed > 0 && !o.dryRun) {
+    try {
+      await api.purgeDeleted();
+    } catch (err) {
+      report.failed.push({ file: api.paths.lance, reason: `removed messages' vectors are not purged yet: ${describeError(err)}` });
+    }
+  }
+  return report;
+}
+
+async function importFile(api: HomeMemory, source: Source, file: string, o: ImportOptions, report: SourceReport, sessions: Set<string>): Promise<void> {
+  const raw = statSync(file, { bigint: true });
+  const st = source.stamp ? source.stamp(file) : { size: Number(raw.size), mtimeNs: raw.mtimeNs };
+  const size = st.size;
+  if (o.since !== undefined && st.mtimeNs < o.since) {
+    report.files.unchanged++;
+    return;
+  }
+  const prior = api.imports.fileState(source.name, file);
+  if (prior && prior.size === size && prior.mtimeNs === st.mtimeNs) {
+    report.files.unchanged++;
+    return;
+  }
+  // Append-only files resume at the last complete line, unless they shrank or no longer start the same way.
+  let offset = 0;
+  let state: Record<string, unknown> = {};
+  const kept = prior && o.since === undefined ? (JSON.parse(prior.state) as Record<string, unknown>) : {};
+  if (prior && source.appendOnly(file) && size >= prior.offset && prior.offset > 0 && sameHead(file, prior.head)) {
+    offset = prior.offset;
+    state = kept;
+  }
+  const read = await source.read({ file, offset, state, prior: kept });
+  report.files.read++;
+  for (const p of read.skipped) addSkipped(report, p);
+  for (const s of read.sessions) {
+    const records = toRecords(source, s, o.since);
+    // A session with nothing to add is only touched when it exists (its title may have arrived late):
+    // a transcript holding no conversation yet does not create an empty session.
+    if (records.length === 0 && api.imports.meta(s.id) === undefined) continue;
+    sessions.add(s.id);
+    const meta = { source: source.name, title: s.title, titleIsFallback: s.titleIsFallback, project: s.project, parent: s.parent };
+    const r = api.imports.write(s.id, records, meta, { redact: !o.keepSecrets, dryRun: o.dryRun });
+    report.messages.added += r.added;
+    report.messages.existing += r.existing;
+    report.messages.tombstoned += r.tombstoned;
+    report.redacted += r.redacted;
+    for (const bad of r.invalid) addSkipped(report, { file, reason: bad.reason });
+    if (s.complete && o.since === undefined) removeVanished(api, s.id, records, o, report);
+  }
+  if (!o.dryRun && o.since === undefined) {
+    api.imports.saveFileState(source.name, file, {
+      size,
+      mtimeNs: st.mtimeNs,
+      offset: read.offset ?? size,
+      head: raw.size > 0n ? fileHead(file) : "0:",
+      state: JSON.stringify(read.state ?? {}),
+    });
+  }
+}
+
+function toRecords(source: Source, s: ImportedSession, since: bigint | undefined): MessageRecord[] {
+  const out: MessageRecord[] = [];
+  for (const m of s.messages) {
+    if (since !== undefined && m.sendAt < since) continue;
+    out.push({ id: importedMessageId(m.sendAt, source.name, `${s.id}\0${m.key}`), role: m.role, content: m.content, sendAt: m.sendAt });
+  }
+  return out;
+}
+
+/** A file re-read whole no longer holds some messages imported from it earlier (a rewind): remove them. */
+function removeVanished(api: HomeMemory, session: string, records: readonly MessageRecord[], o: ImportOptions, report: SourceReport): void {
+  const keep = new Set(records.map((r) => r.id));
+  const gone = api.imports.messageIds(session).filter((id) => !keep.has(id));
+  if (gone.length === 0) return;
+  if (o.dryRun) {
+    report.messages.removed += gone.length;
+    return;
+  }
+  for (const id of gone) {
+    if (api.imports.removeMessage(session, id)) report.messages.removed++;
+    else report.notRemoved++;
+  }
+}

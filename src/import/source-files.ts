@@ -1,0 +1,38 @@
+// Listing a source's files: a file as given, or every matching file under a folder (sorted, symlinks not followed).
+import { type Dirent, readdirSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { homedir } from "node:os";
+
+export function homeOf(env: Record<string, string | undefined>): string {
+  return env.HOME || homedir();
+}
+
+/** `path` itself when it is a file, else the files under it whose name passes `want`, in path order (links inside not followed). */
+export function listFiles(path: string, want: (name: string, full: string) => boolean): string[] {
+  const st = statSync(path);
+  if (st.isFile()) return [path];
+  if (!st.isDirectory()) return [];
+  const out: string[] = [];
+  const walk = (dir: string) => {
+    let entries: Dirent[];
+    try {
+      entries = readdirSync(dir, { withFileTypes: true });
+    } catch {
+      return;
+    }
+    for (const e of entries) {
+      const full = join(dir, e.name);
+      if (e.isDirectory()) walk(full);
+      else if (e.isFile() && want(e.name, full)) out.push(full);
+    }
+  };
+  walk(path);
+  return out.sort();
+}
+
+/** The first line of a text, trimmed and cut to a title's length. */
+export function titleFrom(text: string, max = 120): string | undefined {
+  const line = text.split("\n").map((l) => l.trim()).find((l) => l !== "");
+  if (!line) return undefined;
+  return line.length > max ? `${line.slice(0, max - 1)}…` : line;
+}

@@ -1,0 +1,33 @@
+// The importable sources by name, and which of them `import auto` looks for.
+import type { HomeMemory } from "../app/memory-api.ts";
+import type { Source } from "./import-types.ts";
+import { aider } from "./sources/aider.ts";
+import { chatgpt } from "./sources/chatgpt.ts";
+import { claudeCode } from "./sources/claude-code.ts";
+import { codex } from "./sources/codex.ts";
+import { gemini } from "./sources/gemini.ts";
+import { opencode } from "./sources/opencode.ts";
+
+export const SOURCE_NAMES = ["claude-code", "codex", "opencode", "gemini", "aider", "chatgpt"] as const;
+export type SourceName = (typeof SOURCE_NAMES)[number];
+
+export function isSourceName(name: string): name is SourceName {
+  return (SOURCE_NAMES as readonly string[]).includes(name);
+}
+
+export function sourceByName(api: HomeMemory, name: SourceName): Source {
+  switch (name) {
+    case "claude-code":
+      return claudeCode;
+    case "codex":
+      return codex;
+    case "opencode":
+      return opencode(api);
+    case "gemini":
+      return gemini;
+    case "aider":
+      return aider;
+    case "chatgpt":
+      return chatgpt;
+  }
+}

@@ -1,0 +1,80 @@
+// Aider: .aider.chat.history.md in a repository root, named by PATH (no default location). A session starts at
+// "# aider chat started at YYYY-MM-DD HH:MM:SS" (local time); "#### " lines are the user, "> " lines tool output,
+// the rest the assistant (aider's own split_chat_history_markdown). No ids, no per-message times.
+import { statSync } from "node:fs";
+import { dirname, resolve } from "node:path";
+import { shortHash } from "../../shared/import-id.ts";
+import type { Role } from "../../shared/message.ts";
+import { parseTime } from "../../shared/time.ts";
+import { NotThisFormatError, type FileRead, type ImportedMessage, type ImportedSession, type ReadContext, type Source } from "../import-types.ts";
+import { readTextLimited } from "../read-lines.ts";
+import { listFiles, titleFrom } from "../source-files.ts";
+
+const MAX_FILE = 1024 * 1024 * 1024;
+const STARTED = /^# aider chat started at (\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2})\s*$/;
+
+export const aider: Source = {
+  name: "aider",
+  prefix: "aider",
+  defaultPaths: () => undefined,
+  files: (path) => listFiles(path, (name) => name === ".aider.chat.history.md"),
+  // Sessions are appended, but the last message may still grow: a changed file is split again whole.
+  appendOnly: () => false,
+  read: readHistory,
+};
+
+function readHistory(ctx: ReadContext): FileRead {
+  const file = resolve(ctx.file);
+  const text = readTextLimited(file, MAX_FILE, statSync(file).size);
+  const lines = text.split(/\r?\n/);
+  if (text.trim() !== "" && !lines.some((l) => STARTED.test(l))) throw new NotThisFormatError(`${file}: not an aider chat history (no "# aider chat started at" line)`);
+  const pathHash = shortHash(file);
+  const sessions: ImportedSession[] = [];
+  let current: { start: string; at: bigint; messages: { role: Role; lines: string[] }[] } | undefined;
+  let role: Role | "tool" | undefined;
+  let buffer: string[] = [];
+  const flush = () => {
+    if (current && role && role !== "tool" && buffer.join("").trim() !== "") current.messages.push({ role, lines: buffer });
+    buffer = [];
+    role = undefined;
+  };
+  const close = () => {
+    flush();
+    if (current) sessions.push(toSession(current, pathHash, dirname(file)));
+  };
+  for (const line of lines) {
+    const started = STARTED.exec(line);
+    if (started) {
+      close();
+      const at = parseTime(started[1]!) ?? 0n;
+      current = { start: started[1]!.replace(/[-: ]/g, (c) => (c === " " ? "-" : "")), at, messages: [] };
+      continue;
+    }
+    if (!current || line.startsWith("# ")) continue;
+    const kind: Role | "tool" = line.startsWith("> ") || line === ">" ? "tool" : line.startsWith("#### ") ? "user" : "assistant";
+    if (kind !== role) flush();
+    role = kind;
+    buffer.push(kind === "user" ? line.slice(5) : kind === "tool" ? line.slice(2) : line);
+  }
+  close();
+  return { sessions, skipped: [] };
+}
+
+function toSession(s: { start: string; at: bigint; messages: { role: Role; lines: string[] }[] }, pathHash: string, project: string): ImportedSession {
+  const messages: ImportedMessage[] = [];
+  s.messages.forEach((m, i) => {
+    const content = m.lines.join("\n").trim();
+    // "#### /add file.py" and other slash commands are instructions to aider, not conversation.
+    if (m.role === "user" && content.startsWith("/")) return;
+    // No per-message time: the session start, one millisecond apart, keeps the order.
+    messages.push({ key: String(i), role: m.role, content, sendAt: s.at + BigInt(i) * 1_000_000n });
+  });
+  const first = messages.find((m) => m.role === "user");
+  return {
+    id: `aider-${pathHash}-${s.start}`,
+    title: first ? titleFrom(first.content) : undefined,
+    titleIsFallback: true,
+    project,
+    messages,
+  };
+}

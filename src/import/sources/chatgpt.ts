@@ -1,0 +1,103 @@
+// ChatGPT data export: the zip, its conversations.json (an array) or sharded conversations-NNN.json, named by
+// PATH (no default location). Only the active branch: from current_node up the parent links.
+import { statSync } from "node:fs";
+import { basename } from "node:path";
+import { importedSessionId } from "../../shared/import-id.ts";
+import { NotThisFormatError, type FileRead, type ImportedMessage, type ImportedSession, type Problem, type ReadContext, type Source } from "../import-types.ts";
+import { isObject, readTextLimited, tryJson } from "../read-lines.ts";
+import { listFiles, titleFrom } from "../source-files.ts";
+import { readZipEntry, zipEntries } from "../zip-entries.ts";
+
+const PREFIX = "gpt";
+const MAX_JSON = 1024 * 1024 * 1024;
+const CONVERSATIONS = /^conversations(-\d+)?\.json$/;
+
+type Rec = Record<string, unknown>;
+
+export const chatgpt: Source = {
+  name: "chatgpt",
+  prefix: PREFIX,
+  defaultPaths: () => undefined,
+  files: (path) => listFiles(path, (name) => CONVERSATIONS.test(name) || name.endsWith(".zip")),
+  appendOnly: () => false,
+  read: readExport,
+};
+
+function readExport(ctx: ReadContext): FileRead {
+  const skipped: Problem[] = [];
+  const docs: { where: string; text: string }[] = [];
+  if (ctx.file.endsWith(".zip")) {
+    const entries = zipEntries(ctx.file).filter((e) => CONVERSATIONS.test(basename(e.name)));
+    if (entries.length === 0) throw new NotThisFormatError(`${ctx.file}: not a ChatGPT export (no conversations.json inside)`);
+    for (const e of entries.sort((a, b) => a.name.localeCompare(b.name))) docs.push({ where: `${ctx.file}:${e.name}`, text: readZipEntry(ctx.file, e).toString("utf8") });
+  } else docs.push({ where: ctx.file, text: readTextLimited(ctx.file, MAX_JSON, statSync(ctx.file).size) });
+  const sessions: ImportedSession[] = [];
+  for (const doc of docs) {
+    const list = tryJson(doc.text);
+    if (!Array.isArray(list)) throw new NotThisFormatError(`${doc.where}: not a ChatGPT export (conversations must be a JSON array)`);
+    list.forEach((c, i) => {
+      const s = isObject(c) ? toSession(c) : undefined;
+      if (s) sessions.push(s);
+      else skipped.push({ file: doc.where, line: i + 1, reason: `conversation ${i + 1} has no id or mapping` });
+    });
+  }
+  return { sessions, skipped };
+}
+
+function toSession(c: Rec): ImportedSession | undefined {
+  const id = typeof c.id === "string" ? c.id : typeof c.conversation_id === "string" ? c.conversation_id : undefined;
+  if (!id || !isObject(c.mapping)) return undefined;
+  const mapping = c.mapping;
+  const convTime = typeof c.create_time === "number" ? c.create_time : 0;
+  // The active branch: current_node and its ancestors (regenerated and edited branches are left out).
+  const chain: Rec[] = [];
+  const seen = new Set<string>();
+  let node = typeof c.current_node === "string" ? c.current_node : lastLeaf(mapping);
+  while (node !== undefined && !seen.has(node)) {
+    seen.add(node);
+    const n = mapping[node];
+    if (!isObject(n)) break;
+    chain.push(n);
+    node = typeof n.parent === "string" ? n.parent : undefined;
+  }
+  chain.reverse();
+  const messages: ImportedMessage[] = [];
+  let last = convTime;
+  for (const n of chain) {
+    const m = n.message;
+    if (!isObject(m) || !isObject(m.author)) continue;
+    const role = m.author.role;
+    if (role !== "user" && role !== "assistant") continue;
+    if (isObject(m.metadata) && m.metadata.is_visually_hidden_from_conversation === true) continue;
+    if (role === "assistant" && typeof m.recipient === "string" && m.recipient !== "all") continue; // a tool call
+    const text = contentText(m.content);
+    if (text === "") continue;
+    const t = typeof m.create_time === "number" ? m.create_time : last;
+    last = t;
+    messages.push({ key: typeof m.id === "string" ? m.id : String(n.id), role, content: text, sendAt: BigInt(Math.round(t * 1e6)) * 1000n });
+  }
+  const title = typeof c.title === "string" && c.title.trim() !== "" ? c.title.trim() : undefined;
+  const first = messages.find((m) => m.role === "user");
+  return { id: importedSessionId(PREFIX, id), title: title ?? (first ? titleFrom(first.content) : undefined), titleIsFallback: title === undefined, messages };
+}
+
+/** Text of a message: `text` and `multimodal_text` string parts (images, code, tool output and thoughts are left out). */
+function contentText(content: unknown): string {
+  if (!isObject(content)) return "";
+  if (content.content_type !== "text" && content.content_type !== "multimodal_text") return "";
+  if (Array.isArray(content.parts)) return content.parts.filter((p): p is string => typeof p === "string").join("\n").trim();
+  return typeof content.text === "string" ? content.text.trim() : "";
+}
+
+/** Without current_node: the leaf reached by following the last child from the root. */
+function lastLeaf(mapping: Rec): string | undefined {
+  let id = Object.keys(mapping).find((k) => isObject(mapping[k]) && (mapping[k] as Rec).parent == null);
+  const seen = new Set<string>();
+  while (id !== undefined && !seen.has(id)) {
+    seen.add(id);
+    const kids = (mapping[id] as Rec | undefined)?.children;
+    if (!Array.isArray(kids) || kids.length === 0) return id;
+    id = String(kids[kids.length - 1]);
+  }
+  return id;
+}

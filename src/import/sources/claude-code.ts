@@ -1,0 +1,130 @@
+// Claude Code transcripts: ~/.claude/projects/<encoded-cwd>/<sessionId>.jsonl ($CLAUDE_CONFIG_DIR moves ~/.claude),
+// sub-agents in <sessionId>/subagents/agent-<id>.jsonl (newer) or agent-<id>.jsonl beside the session (older).
+import { basename, join } from "node:path";
+import { importedSessionId } from "../../shared/import-id.ts";
+import type { Role } from "../../shared/message.ts";
+import { parseTime } from "../../shared/time.ts";
+import { NotThisFormatError, type FileRead, type ImportedMessage, type Problem, type ReadContext, type Source } from "../import-types.ts";
+import { isObject, jsonlLines, tryJson } from "../read-lines.ts";
+import { homeOf, listFiles, titleFrom } from "../source-files.ts";
+import { cleanUserText, orderByChain, type ChainEntry } from "./claude-code-text.ts";
+
+const PREFIX = "cc";
+
+interface Pending {
+  key: string;
+  role: Role;
+  blocks: string[];
+  sendAt: bigint;
+}
+
+export const claudeCode: Source = {
+  name: "claude-code",
+  prefix: PREFIX,
+  defaultPaths: (env) => [join(env.CLAUDE_CONFIG_DIR || join(homeOf(env), ".claude"), "projects")],
+  files: (path) => listFiles(path, (name) => name.endsWith(".jsonl")),
+  appendOnly: () => true,
+  read: readTranscript,
+};
+
+function readTranscript(ctx: ReadContext): FileRead {
+  const skipped: Problem[] = [];
+  const entries: ChainEntry<Pending>[] = [];
+  let sessionId = typeof ctx.state.sessionId === "string" ? ctx.state.sessionId : undefined;
+  let project = typeof ctx.state.project === "string" ? ctx.state.project : undefined;
+  let line = typeof ctx.state.line === "number" ? ctx.state.line : 1;
+  let offset = ctx.offset;
+  let title: string | undefined;
+  let summary: string | undefined;
+  let records = 0;
+  let lines = 0;
+  for (const l of jsonlLines(ctx.file, ctx.offset, line)) {
+    offset = l.end;
+    line = l.line + 1;
+    if (l.text.trim() === "") continue;
+    lines++;
+    const r = tryJson(l.text);
+    if (!isObject(r) || typeof r.type !== "string") {
+      skipped.push({ file: ctx.file, line: l.line, reason: r === undefined ? "not valid JSON" : "not a transcript record" });
+      continue;
+    }
+    records++;
+    if (typeof r.sessionId === "string" && sessionId === undefined) sessionId = r.sessionId;
+    if (typeof r.cwd === "string" && project === undefined) project = r.cwd;
+    if (r.type === "custom-title" && typeof r.customTitle === "string") title = r.customTitle;
+    else if (r.type === "summary" && typeof r.summary === "string") summary = r.summary;
+    const uuid = typeof r.uuid === "string" ? r.uuid : undefined;
+    const parent = typeof r.parentUuid === "string" ? r.parentUuid : undefined;
+    const message = r.type === "user" || r.type === "assistant" ? toPending(r, ctx.file, l.line, skipped) : undefined;
+    entries.push({ uuid, parent, line: l.line, value: message });
+  }
+  if (ctx.offset === 0 && lines > 0 && records === 0) throw new NotThisFormatError(`${ctx.file}: not a Claude Code transcript (no line is a transcript record)`);
+  const messages = mergeStreamed(orderByChain(entries));
+  const name = basename(ctx.file, ".jsonl");
+  const subAgent = name.startsWith("agent-");
+  // A transcript is named by its session id; a resumed session's file may start with records copied from the
+  // earlier session (their sessionId is the old one), so the name decides. A sub-agent's records name its parent.
+  const id = importedSessionId(PREFIX, subAgent ? `${sessionId ?? "unknown"}-${name}` : name);
+  const first = messages.find((m) => m.role === "user");
+  const fallback = first ? titleFrom(first.content) : undefined;
+  return {
+    sessions: [
+      {
+        id,
+        title: title ?? summary ?? fallback,
+        titleIsFallback: title === undefined && summary === undefined,
+        project,
+        parent: subAgent && sessionId !== undefined ? importedSessionId(PREFIX, sessionId) : undefined,
+        messages,
+      },
+    ],
+    skipped,
+    offset,
+    state: { sessionId, project, line },
+  };
+}
+
+/** A user or assistant record as a message in the making; undefined when it holds no conversation text. */
+function toPending(r: Record<string, unknown>, file: string, line: number, skipped: Problem[]): Pending | undefined {
+  if (r.isMeta === true || r.isCompactSummary === true || r.isApiErrorMessage === true || r.isVisibleInTranscriptOnly === true) return undefined;
+  const msg = r.message;
+  if (!isObject(msg)) return undefined;
+  const role: Role = r.type === "assistant" ? "assistant" : "user";
+  const blocks: string[] = [];
+  const content = msg.content;
+  if (typeof content === "string") blocks.push(content);
+  else if (Array.isArray(content)) {
+    // A user record carrying a tool result is the tool's answer, never the person's: text beside it is injected.
+    if (role === "user" && content.some((b) => isObject(b) && b.type === "tool_result")) return undefined;
+    // Only text blocks: tool_use, thinking and images are not conversation text.
+    for (const b of content) if (isObject(b) && b.type === "text" && typeof b.text === "string") blocks.push(b.text);
+  }
+  const texts = (role === "user" ? blocks.map(cleanUserText) : blocks.map((b) => b.trim())).filter((t): t is string => !!t);
+  if (texts.length === 0) return undefined;
+  const sendAt = typeof r.timestamp === "string" ? parseTime(r.timestamp) : undefined;
+  if (sendAt === undefined) {
+    skipped.push({ file, line, reason: "record has no valid timestamp" });
+    return undefined;
+  }
+  const uuid = typeof r.uuid === "string" ? r.uuid : `line-${line}`;
+  // Streaming writes one response as several records sharing message.id and requestId: one message.
+  const key = role === "assistant" && typeof msg.id === "string" ? `${msg.id}\0${typeof r.requestId === "string" ? r.requestId : ""}` : uuid;
+  return { key, role, blocks: texts, sendAt };
+}
+
+/** Records with the same key become one message: distinct blocks joined in first-seen order, at the first record's time. */
+function mergeStreamed(ordered: Pending[]): ImportedMessage[] {
+  const byKey = new Map<string, Pending>();
+  const out: Pending[] = [];
+  for (const p of ordered) {
+    const seen = byKey.get(p.key);
+    if (!seen) {
+      const copy = { ...p, blocks: [...new Set(p.blocks)] };
+      byKey.set(p.key, copy);
+      out.push(copy);
+      continue;
+    }
+    for (const b of p.blocks) if (!seen.blocks.includes(b)) seen.blocks.push(b);
+  }
+  return out.map((p) => ({ key: p.key, role: p.role, content: p.blocks.join("\n\n"), sendAt: p.sendAt }));
+}

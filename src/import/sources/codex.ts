@@ -1,0 +1,109 @@
+// OpenAI Codex CLI rollouts: $CODEX_HOME (default ~/.codex) sessions/YYYY/MM/DD/rollout-<time>-<uuid>.jsonl and
+// archived_sessions/, also .jsonl.zst (the plain file wins when both exist). Lines are {timestamp, type, payload}.
+import { existsSync } from "node:fs";
+import { basename, join } from "node:path";
+import { importedSessionId } from "../../shared/import-id.ts";
+import { parseTime } from "../../shared/time.ts";
+import { NotThisFormatError, type FileRead, type ImportedMessage, type Problem, type ReadContext, type Source } from "../import-types.ts";
+import { isObject, jsonlLines, tryJson } from "../read-lines.ts";
+import { homeOf, listFiles, titleFrom } from "../source-files.ts";
+
+const PREFIX = "codex";
+const INJECTED = /^\s*<(environment_context|user_instructions|user_shell_command|turn_aborted|permissions instructions|INSTRUCTIONS)\b/;
+
+export const codex: Source = {
+  name: "codex",
+  prefix: PREFIX,
+  defaultPaths: (env) => {
+    const home = env.CODEX_HOME || join(homeOf(env), ".codex");
+    return [join(home, "sessions"), join(home, "archived_sessions")];
+  },
+  files: (path) =>
+    listFiles(path, (name, full) => {
+      if (!name.startsWith("rollout-")) return false;
+      if (name.endsWith(".jsonl")) return true;
+      return name.endsWith(".jsonl.zst") && !existsSync(full.slice(0, -4));
+    }),
+  appendOnly: (file) => !file.endsWith(".zst"),
+  read: readRollout,
+};
+
+function readRollout(ctx: ReadContext): FileRead {
+  const skipped: Problem[] = [];
+  let sessionId = typeof ctx.state.sessionId === "string" ? ctx.state.sessionId : undefined;
+  let project = typeof ctx.state.project === "string" ? ctx.state.project : undefined;
+  // Once a rollout shows event_msg user/agent messages, those are the clean text and response_item messages are skipped.
+  let events = ctx.state.events === true;
+  let line = typeof ctx.state.line === "number" ? ctx.state.line : 1;
+  let offset = ctx.offset;
+  const fromEvents: ImportedMessage[] = [];
+  const fromItems: ImportedMessage[] = [];
+  let records = 0;
+  let lines = 0;
+  for (const l of jsonlLines(ctx.file, ctx.offset, line)) {
+    // The line's byte offset keys its message: stable for an append-only rollout and for its .zst.
+    const key = String(offset);
+    offset = l.end;
+    line = l.line + 1;
+    if (l.text.trim() === "") continue;
+    lines++;
+    const r = tryJson(l.text);
+    if (!isObject(r) || typeof r.type !== "string" || !isObject(r.payload)) {
+      skipped.push({ file: ctx.file, line: l.line, reason: r === undefined ? "not valid JSON" : "not a rollout line" });
+      continue;
+    }
+    records++;
+    const p = r.payload;
+    if (r.type === "session_meta") {
+      if (typeof p.id === "string" && sessionId === undefined) sessionId = p.id;
+      if (typeof p.cwd === "string" && project === undefined) project = p.cwd;
+      continue;
+    }
+    const at = typeof r.timestamp === "string" ? parseTime(r.timestamp) : undefined;
+    if (r.type === "event_msg" && (p.type === "user_message" || p.type === "agent_message")) {
+      events = true;
+      const text = typeof p.message === "string" ? p.message.trim() : "";
+      // Some builds mark injected context on the event itself (kind environment_context / user_instructions).
+      const injected = p.type === "user_message" && ((typeof p.kind === "string" && p.kind !== "plain") || INJECTED.test(text));
+      if (text === "" || injected) continue;
+      if (at === undefined) {
+        skipped.push({ file: ctx.file, line: l.line, reason: "line has no valid timestamp" });
+        continue;
+      }
+      fromEvents.push({ key, role: p.type === "user_message" ? "user" : "assistant", content: text, sendAt: at });
+    } else if (r.type === "response_item" && p.type === "message" && (p.role === "user" || p.role === "assistant")) {
+      const text = itemText(p.content);
+      if (text === "" || at === undefined) continue;
+      fromItems.push({ key, role: p.role === "user" ? "user" : "assistant", content: text, sendAt: at });
+    }
+  }
+  if (ctx.offset === 0 && lines > 0 && records === 0) throw new NotThisFormatError(`${ctx.file}: not a Codex rollout (no line is {timestamp, type, payload})`);
+  const messages = events ? fromEvents : fromItems;
+  const own = sessionId ?? rolloutUuid(ctx.file);
+  const first = messages.find((m) => m.role === "user");
+  return {
+    sessions: [{ id: importedSessionId(PREFIX, own), title: first ? titleFrom(first.content) : undefined, titleIsFallback: true, project, messages }],
+    skipped,
+    offset,
+    state: { sessionId, project, events, line },
+  };
+}
+
+/** Text of a response_item message: input_text/output_text parts, injected context blocks left out. */
+function itemText(content: unknown): string {
+  if (!Array.isArray(content)) return "";
+  const parts: string[] = [];
+  for (const c of content) {
+    if (!isObject(c) || (c.type !== "input_text" && c.type !== "output_text") || typeof c.text !== "string") continue;
+    if (INJECTED.test(c.text)) continue;
+    const t = c.text.trim();
+    if (t !== "") parts.push(t);
+  }
+  return parts.join("\n\n");
+}
+
+function rolloutUuid(file: string): string {
+  const name = basename(file).replace(/\.jsonl(\.zst)?$/, "");
+  const m = /([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$/i.exec(name);
+  return m ? m[1]! : name;
+}

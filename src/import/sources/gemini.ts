@@ -1,0 +1,115 @@
+// Gemini CLI chats: ~/.gemini/tmp/<projectId>/chats/session-<time>-<id8>.jsonl ($GEMINI_CLI_HOME moves ~), sub-agent
+// chats in chats/<parentSessionId>/<id>.jsonl, legacy session-*.json (one record). The JSONL is replayed as the CLI
+// does: message records upsert by id, {"$set":{…}} merges metadata (a non-empty `messages` replaces the list),
+// {"$rewindTo": id} drops that message and everything after it (an unknown id clears the list).
+import { existsSync, statSync } from "node:fs";
+import { basename, dirname, join } from "node:path";
+import { importedSessionId } from "../../shared/import-id.ts";
+import { parseTime } from "../../shared/time.ts";
+import { NotThisFormatError, type FileRead, type ImportedMessage, type Problem, type ReadContext, type Source } from "../import-types.ts";
+import { isObject, jsonlLines, readTextLimited, tryJson } from "../read-lines.ts";
+import { homeOf, listFiles, titleFrom } from "../source-files.ts";
+
+const PREFIX = "gem";
+const MAX_JSON_FILE = 512 * 1024 * 1024;
+
+export const gemini: Source = {
+  name: "gemini",
+  prefix: PREFIX,
+  defaultPaths: (env) => [join(env.GEMINI_CLI_HOME || homeOf(env), ".gemini", "tmp")],
+  files: (path) =>
+    listFiles(path, (name, full) => {
+      if (!full.split("/").includes("chats")) return false;
+      // A resumed legacy chat is migrated to a .jsonl beside it, which then holds the whole session.
+      return name.endsWith(".jsonl") || (name.startsWith("session-") && name.endsWith(".json") && !existsSync(`${full}l`));
+    }),
+  // Rewinds and upserts refer to earlier lines: a changed chat is replayed whole.
+  appendOnly: () => false,
+  read: readChat,
+};
+
+type Rec = Record<string, unknown>;
+
+function readChat(ctx: ReadContext): FileRead {
+  const skipped: Problem[] = [];
+  let metadata: Rec = {};
+  const messages = new Map<string, Rec>();
+  if (ctx.file.endsWith(".json")) {
+    const doc = tryJson(readTextLimited(ctx.file, MAX_JSON_FILE, statSync(ctx.file).size));
+    if (!isObject(doc) || !Array.isArray(doc.messages)) throw new NotThisFormatError(`${ctx.file}: not a Gemini CLI chat (no messages array)`);
+    metadata = doc;
+    doc.messages.forEach((m, i) => (isObject(m) && typeof m.id === "string" ? messages.set(m.id, m) : skipped.push({ file: ctx.file, reason: `message ${i + 1} has no id` })));
+  } else {
+    let records = 0;
+    let lines = 0;
+    for (const l of jsonlLines(ctx.file, 0, 1)) {
+      if (l.text.trim() === "") continue;
+      lines++;
+      const r = tryJson(l.text);
+      if (!isObject(r)) {
+        skipped.push({ file: ctx.file, line: l.line, reason: "not valid JSON" });
+        continue;
+      }
+      if (typeof r.$rewindTo === "string") {
+        const ids = [...messages.keys()];
+        const at = ids.indexOf(r.$rewindTo);
+        if (at < 0) messages.clear();
+        else for (const id of ids.slice(at)) messages.delete(id);
+      } else if (typeof r.id === "string") messages.set(r.id, r);
+      else if (isObject(r.$set)) metadata = { ...metadata, ...r.$set };
+      else if (typeof r.sessionId === "string") metadata = { ...metadata, ...r };
+      else {
+        skipped.push({ file: ctx.file, line: l.line, reason: "not a chat record" });
+        continue;
+      }
+      records++;
+    }
+    if (lines > 0 && records === 0) throw new NotThisFormatError(`${ctx.file}: not a Gemini CLI chat (no line is a chat record)`);
+  }
+  const list = Array.isArray(metadata.messages) && metadata.messages.length > 0 ? metadata.messages.filter(isObject) : [...messages.values()];
+  const out: ImportedMessage[] = [];
+  for (const m of list) {
+    if (m.type !== "user" && m.type !== "gemini") continue; // info, error, warning: not conversation
+    const text = contentText(m.content);
+    if (text === "") continue;
+    const at = typeof m.timestamp === "string" ? parseTime(m.timestamp) : undefined;
+    if (at === undefined) {
+      skipped.push({ file: ctx.file, reason: `message ${String(m.id)} has no valid timestamp` });
+      continue;
+    }
+    out.push({ key: String(m.id), role: m.type === "user" ? "user" : "assistant", content: text, sendAt: at });
+  }
+  const own = typeof metadata.sessionId === "string" ? metadata.sessionId : basename(ctx.file).replace(/\.jsonl?$/, "");
+  // A sub-agent's chat lives in chats/<parentSessionId>/.
+  const folder = basename(dirname(ctx.file));
+  const parent = folder !== "chats" && metadata.kind !== "main" ? importedSessionId(PREFIX, folder) : undefined;
+  const summary = typeof metadata.summary === "string" && metadata.summary.trim() !== "" ? metadata.summary.trim() : undefined;
+  const first = out.find((m) => m.role === "user");
+  const dirs = Array.isArray(metadata.directories) ? metadata.directories.filter((d): d is string => typeof d === "string") : [];
+  return {
+    sessions: [
+      {
+        id: importedSessionId(PREFIX, own),
+        title: summary ?? (first ? titleFrom(first.content) : undefined),
+        titleIsFallback: summary === undefined,
+        project: dirs[0] ?? (typeof metadata.projectHash === "string" ? metadata.projectHash : undefined),
+        parent,
+        messages: out,
+        complete: true,
+      },
+    ],
+    skipped,
+  };
+}
+
+/** Message content: a string, or parts of which the text ones count (thoughts are a separate field, left out). */
+function contentText(content: unknown): string {
+  if (typeof content === "string") return content.trim();
+  if (Array.isArray(content)) {
+    return content
+      .map((p) => (isObject(p) && typeof p.text === "string" && p.thought !== true ? p.text : ""))
+      .join("")
+      .trim();
+  }
+  return "";
+}

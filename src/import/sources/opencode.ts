@@ -1,0 +1,201 @@
+// opencode: the SQLite database $XDG_DATA_HOME/opencode/opencode.db ($OPENCODE_DB overrides), opened read-only,
+// and the legacy JSON storage .../opencode/storage/{session,message,part}/. Sessions, their messages and text parts.
+import { describeError } from "../../shared/describe-error.ts";
+import { RuntimeFailure } from "../../shared/errors.ts";
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { basename, dirname, join } from "node:path";
+import type { ForeignDatabase } from "../../app/import-api.ts";
+import type { HomeMemory } from "../../app/memory-api.ts";
+import { importedSessionId } from "../../shared/import-id.ts";
+import { NotThisFormatError, type FileRead, type ImportedMessage, type ImportedSession, type Problem, type ReadContext, type Source } from "../import-types.ts";
+import { isObject, tryJson } from "../read-lines.ts";
+import { homeOf, listFiles, titleFrom } from "../source-files.ts";
+
+const PREFIX = "oc";
+
+type Rec = Record<string, unknown>;
+
+export class OpencodeDatabaseError extends RuntimeFailure {}
+
+function dataDir(env: Record<string, string | undefined>): string {
+  return join(env.XDG_DATA_HOME || join(homeOf(env), ".local", "share"), "opencode");
+}
+
+/** The opencode source needs the HomeMemory to open the foreign database through the storage layer. */
+export function opencode(api: HomeMemory): Source {
+  return {
+    name: "opencode",
+    prefix: PREFIX,
+    defaultPaths: (env) => [env.OPENCODE_DB || join(dataDir(env), "opencode.db"), join(dataDir(env), "storage")],
+    files: (path) => {
+      const st = statSync(path);
+      if (st.isFile()) return [path];
+      if (existsSync(join(path, "opencode.db"))) return [join(path, "opencode.db"), ...legacySessions(join(path, "storage"))];
+      return legacySessions(path);
+    },
+    appendOnly: () => false,
+    read: (ctx) => (ctx.file.endsWith(".json") ? readLegacy(ctx) : readDatabase(api, ctx)),
+    stamp: (file) => {
+      // Writes land in the WAL first: the database changed when either file did.
+      const db = statSync(file, { bigint: true });
+      let size = db.size;
+      let mtime = db.mtimeNs;
+      if (existsSync(`${file}-wal`)) {
+        const wal = statSync(`${file}-wal`, { bigint: true });
+        size += wal.size;
+        if (wal.mtimeNs > mtime) mtime = wal.mtimeNs;
+      }
+      return { size: Number(size), mtimeNs: mtime };
+    },
+  };
+}
+
+function legacySessions(storage: string): string[] {
+  const dir = basename(storage) === "storage" ? join(storage, "session") : storage;
+  if (!existsSync(dir)) return [];
+  return listFiles(dir, (name) => name.endsWith(".json"));
+}
+
+const json = (v: unknown): Rec => {
+  const r = typeof v === "string" ? tryJson(v) : v;
+  return isObject(r) ? r : {};
+};
+
+function readDatabase(api: HomeMemory, ctx: ReadContext): FileRead {
+  let db: ForeignDatabase;
+  try {
+    db = api.imports.openForeign(ctx.file);
+  } catch (err) {
+    throw new OpencodeDatabaseError(`${ctx.file}: cannot read the opencode database (${describeError(err)}); nothing was imported from it`, { cause: err });
+  }
+  try {
+    let tables: Set<string>;
+    try {
+      tables = db.tables();
+    } catch (err) {
+      throw new OpencodeDatabaseError(`${ctx.file}: cannot read the opencode database (${describeError(err)}); nothing was imported from it`, { cause: err });
+    }
+    if (!tables.has("session") || !tables.has("message") || !tables.has("part")) {
+      throw new NotThisFormatError(`${ctx.file}: not an opencode database (no session, message and part tables)`);
+    }
+    // Everything is read in one snapshot before anything is written: a locked or changing database is never half-imported.
+    // After a first pass only messages updated since (minus a minute of slack) are read; ids skip what is known.
+    const incremental = db.columns("message").has("time_updated") && db.columns("part").has("time_updated") && typeof ctx.prior.updatedMs === "number";
+    const since = incremental ? (ctx.prior.updatedMs as number) - 60_000 : 0;
+    const order = db.columns("message").has("time_created") ? "time_created, id" : "id";
+    let rows: { sessions: Rec[]; messages: Rec[]; parts: Rec[]; updated: number };
+    try {
+      rows = db.snapshot(() => {
+        const changed = incremental ? "WHERE time_updated >= ?1 OR id IN (SELECT message_id FROM part WHERE time_updated >= ?1)" : "";
+        const args = incremental ? [since] : [];
+        return {
+          sessions: db.all(`SELECT * FROM session ORDER BY ${db.columns("session").has("time_created") ? "time_created, " : ""}id`),
+          messages: db.all(`SELECT * FROM message ${changed} ORDER BY ${order}`, ...args),
+          parts: db.all(`SELECT * FROM part ${incremental ? `WHERE message_id IN (SELECT id FROM message ${changed})` : ""} ORDER BY id`, ...args),
+          updated: db.columns("message").has("time_updated") ? Number(db.all("SELECT max(time_updated) AS t FROM message")[0]?.t ?? 0) : 0,
+        };
+      });
+    } catch (err) {
+      throw new OpencodeDatabaseError(`${ctx.file}: cannot read the opencode database (${describeError(err)}); nothing was imported from it`, { cause: err });
+    }
+    const { sessions, messages, parts } = rows;
+    const textByMessage = new Map<string, string[]>();
+    for (const p of parts) {
+      const d = json(p.data);
+      const text = partText(d);
+      const mid = String(p.message_id ?? d.messageID ?? "");
+      if (text === undefined) continue;
+      const list = textByMessage.get(mid);
+      if (list) list.push(text);
+      else textByMessage.set(mid, [text]);
+    }
+    const bySession = new Map<string, { msg: ImportedMessage; done: boolean }[]>();
+    for (const m of messages) {
+      const d = json(m.data);
+      const created = isObject(d.time) && typeof d.time.created === "number" ? d.time.created : Number(m.time_created);
+      const msg = toMessage(String(m.id), d.role, created, textByMessage.get(String(m.id)));
+      if (!msg) continue;
+      // An assistant message still being written has no completion time: it waits for a later pass.
+      const done = d.role !== "assistant" || (isObject(d.time) && typeof d.time.completed === "number");
+      const sid = String(m.session_id ?? d.sessionID);
+      const list = bySession.get(sid);
+      if (list) list.push({ msg, done });
+      else bySession.set(sid, [{ msg, done }]);
+    }
+    // Only the last message of a session can still be in progress; an unfinished one followed by others was abandoned.
+    const ready = (list: { msg: ImportedMessage; done: boolean }[]) => list.filter((x, i) => x.done || i < list.length - 1).map((x) => x.msg);
+    const wanted = incremental ? sessions.filter((s) => bySession.has(String(s.id))) : sessions;
+    return {
+      sessions: wanted.map((s) => toSession(String(s.id), s.title, s.directory, s.parent_id, ready(bySession.get(String(s.id)) ?? []))),
+      skipped: [],
+      state: { updatedMs: Math.max(rows.updated, incremental ? (ctx.prior.updatedMs as number) : 0) },
+    };
+  } finally {
+    db.close();
+  }
+}
+
+/** The text of a part: `text` parts that were typed or answered (synthetic and ignored ones are injected). */
+function partText(d: Rec): string | undefined {
+  if (d.type !== "text" || typeof d.text !== "string" || d.synthetic === true || d.ignored === true) return undefined;
+  const t = d.text.trim();
+  return t === "" ? undefined : t;
+}
+
+function toMessage(id: string, role: unknown, createdMs: number, texts: string[] | undefined): ImportedMessage | undefined {
+  if ((role !== "user" && role !== "assistant") || !texts || texts.length === 0 || !Number.isFinite(createdMs)) return undefined;
+  return { key: id, role, content: texts.join("\n\n"), sendAt: BigInt(Math.round(createdMs)) * 1_000_000n };
+}
+
+function toSession(id: string, title: unknown, directory: unknown, parent: unknown, messages: ImportedMessage[]): ImportedSession {
+  const own = typeof title === "string" && title.trim() !== "" ? title.trim() : undefined;
+  const first = messages.find((m) => m.role === "user");
+  return {
+    id: importedSessionId(PREFIX, id),
+    title: own ?? (first ? titleFrom(first.content) : undefined),
+    titleIsFallback: own === undefined,
+    project: typeof directory === "string" && directory !== "" ? directory : undefined,
+    parent: typeof parent === "string" && parent !== "" ? importedSessionId(PREFIX, parent) : undefined,
+    messages,
+  };
+}
+
+/** Legacy storage: session/<projectID>/<sessionID>.json, message/<sessionID>/<messageID>.json, part/<messageID>/<partID>.json. */
+function readLegacy(ctx: ReadContext): FileRead {
+  const skipped: Problem[] = [];
+  const s = tryJson(readFileSync(ctx.file, "utf8"));
+  if (!isObject(s) || typeof s.id !== "string") throw new NotThisFormatError(`${ctx.file}: not an opencode session file (no id)`);
+  const storage = dirname(dirname(dirname(ctx.file)));
+  const messages: ImportedMessage[] = [];
+  const metas: Rec[] = [];
+  for (const f of jsonFiles(join(storage, "message", s.id))) {
+    const m = tryJson(readFileSync(f, "utf8"));
+    if (isObject(m) && typeof m.id === "string") metas.push(m);
+    else skipped.push({ file: f, reason: "not an opencode message" });
+  }
+  const created = (m: Rec) => (isObject(m.time) && typeof m.time.created === "number" ? m.time.created : NaN);
+  metas.sort((a, b) => created(a) - created(b) || String(a.id).localeCompare(String(b.id)));
+  for (const m of metas) {
+    const texts: string[] = [];
+    for (const f of jsonFiles(join(storage, "part", String(m.id)))) {
+      const p = tryJson(readFileSync(f, "utf8"));
+      if (!isObject(p)) {
+        skipped.push({ file: f, reason: "not valid JSON" });
+        continue;
+      }
+      const t = partText(p);
+      if (t !== undefined) texts.push(t);
+    }
+    const msg = toMessage(String(m.id), m.role, created(m), texts);
+    if (msg) messages.push(msg);
+  }
+  return { sessions: [toSession(s.id, s.title, s.directory, s.parentID, messages)], skipped };
+}
+
+function jsonFiles(dir: string): string[] {
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir)
+    .filter((n) => n.endsWith(".json"))
+    .sort()
+    .map((n) => join(dir, n));
+}

@@ -1,0 +1,85 @@
+// `stats`: sessions, messages and bytes per tier, vectors and their backlog, error records, disk use, tokens.
+import { lstatSync, readdirSync, type Stats } from "node:fs";
+import { join } from "node:path";
+import { queuedCount } from "../storage/sqlite/embed-queue-repo.ts";
+import { countLive } from "../storage/sqlite/error-memory-repo.ts";
+import { listSessionRows } from "../storage/sqlite/sessions-repo.ts";
+import { tierCounts, usageSums, type UsageSum } from "../storage/sqlite/stats-queries.ts";
+import type { MemoryContext } from "./memory-context.ts";
+import { sessionDirs } from "./session-admin.ts";
+
+export interface StatsReport {
+  home: string;
+  sessions: number;
+  tiers: {
+    /** Tier 1: what history.json holds (bytes: the files' size). */
+    window: { messages: number; bytes: number };
+    /** Tier 2: vectors of recent messages, and messages still waiting for one. */
+    semantic: { vectors: number; pending: number };
+    /** Tier 3: every message ever written (bytes: UTF-8 text), of which `archivedOnly` left history.json. */
+    archive: { messages: number; bytes: number; archivedOnly: number };
+  };
+  errors: { records: number };
+  /** Bytes on disk of each store. */
+  disk: { sessions: number; archive: number; vectors: number; total: number };
+  tokens: { calls: number; input: number; output: number; byPurpose: UsageSum[] };
+}
+
+/** Bytes under a path; symlinks are counted as links, never followed. */
+function diskBytes(path: string): number {
+  let st: Stats;
+  try {
+    st = lstatSync(path);
+  } catch {
+    return 0;
+  }
+  if (!st.isDirectory()) return st.isFile() ? st.size : 0;
+  let sum = 0;
+  let names: string[] = [];
+  try {
+    names = readdirSync(path);
+  } catch {
+    return 0;
+  }
+  for (const name of names) sum += diskBytes(join(path, name));
+  return sum;
+}
+
+export function collectStats(ctx: MemoryContext): StatsReport {
+  const { db, paths } = ctx;
+  const dirs = sessionDirs(ctx);
+  const ids = new Set([...listSessionRows(db).map((r) => r.id), ...dirs]);
+  const tiers = tierCounts(db);
+  const pending = queuedCount(db);
+  let windowBytes = 0;
+  for (const id of dirs) windowBytes += diskBytes(paths.history(id));
+  const usage = usageSums(db);
+  const disk = {
+    sessions: diskBytes(paths.sessions),
+    archive: ["", "-wal", "-shm"].reduce((n, s) => n + diskBytes(paths.db + s), 0),
+    vectors: diskBytes(paths.lance),
+    total: 0,
+  };
+  disk.total = disk.sessions + disk.archive + disk.vectors;
+  return {
+    home: paths.home,
+    sessions: ids.size,
+    tiers: {
+      window: { messages: tiers.recent.messages, bytes: windowBytes },
+      semantic: { vectors: Math.max(0, tiers.recent.messages - pending), pending },
+      archive: {
+        messages: tiers.recent.messages + tiers.archived.messages,
+        bytes: tiers.recent.bytes + tiers.archived.bytes,
+        archivedOnly: tiers.archived.messages,
+      },
+    },
+    errors: { records: countLive(db, {}, ctx.now()) },
+    disk,
+    tokens: {
+      calls: usage.reduce((n, u) => n + u.calls, 0),
+      input: usage.reduce((n, u) => n + u.inputTokens, 0),
+      output: usage.reduce((n, u) => n + u.outputTokens, 0),
+      byPurpose: usage,
+    },
+  };
+}

@@ -1,0 +1,34 @@
+// [summary] daily_token_budget: input plus output tokens per UTC day over every LLM call (summary cron,
+// summarize, relevance filter, noise pruning). Once spent, no further call is made until 00:00 UTC.
+import { RuntimeFailure } from "../../shared/errors.ts";
+import { NS_PER_DAY } from "../../shared/time.ts";
+import { tokensSince } from "../../storage/sqlite/usage-report-repo.ts";
+import type { MemoryContext } from "../memory-context.ts";
+
+export class TokenBudgetSpentError extends RuntimeFailure {}
+
+export interface BudgetState {
+  /** 0: no limit. */
+  budget: number;
+  usedToday: number;
+  spent: boolean;
+  /** The UTC day counted, YYYY-MM-DD. */
+  day: string;
+}
+
+export function budgetState(ctx: MemoryContext): BudgetState {
+  const now = ctx.now();
+  const dayStart = now - (now % NS_PER_DAY);
+  const budget = ctx.config.summary.daily_token_budget;
+  const usedToday = tokensSince(ctx.db, dayStart);
+  return { budget, usedToday, spent: budget > 0 && usedToday >= budget, day: new Date(Number(dayStart / 1_000_000n)).toISOString().slice(0, 10) };
+}
+
+/** Throws TokenBudgetSpentError when today's budget is spent; nothing is sent then. */
+export function checkBudget(ctx: MemoryContext, purpose: string): void {
+  const b = budgetState(ctx);
+  if (!b.spent) return;
+  throw new TokenBudgetSpentError(
+    `the daily token budget is spent: ${b.usedToday} of ${b.budget} tokens used on ${b.day} (UTC) ([summary] daily_token_budget); no ${purpose} call is made until 00:00 UTC`,
+  );
+}

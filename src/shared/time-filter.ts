@@ -1,0 +1,123 @@
+// Time and message filters shared by every surface: --since/--until bounds (absolute or relative), role, sender.
+import { InputError } from "./errors.ts";
+import { isRole, type Role, type StoredMessage } from "./message.ts";
+import { NS_PER_SEC, parseTime, rangeStart, type Nanos, type TimeRange } from "./time.ts";
+
+/** A bound as a caller gives it: text (RFC 3339, a date, a relative form like 3d), unix time as a number, or UTC ns. */
+export type TimeBound = string | bigint | number;
+
+/** What narrows a list of messages. Time bounds: since inclusive, until exclusive (UTC ns). */
+export interface MessageFilter {
+  since?: Nanos;
+  until?: Nanos;
+  role?: Role;
+  sender?: string;
+}
+
+const UNIT_SECONDS: Record<string, bigint> = {
+  s: 1n,
+  m: 60n,
+  min: 60n,
+  h: 3600n,
+  d: 86_400n,
+  w: 7n * 86_400n,
+  y: 365n * 86_400n,
+};
+const RELATIVE = /^(\d{1,6})\s*(s|min|m|h|d|w|y)(?:\s+ago)?$/i;
+const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
+
+export class InvalidTimeBoundError extends InputError {}
+
+/**
+ * One --since or --until value. Relative forms (30m, 12h, 3d, 2w, 1y) count back from `now`; a zone-less
+ * date or time is local, like --at. A date alone as an upper bound means the end of that day, so
+ * `--since 2026-05-01 --until 2026-05-01` is that whole day. Returns the bound as it is used:
+ * since inclusive, until exclusive.
+ */
+export function parseTimeBound(text: string, kind: "since" | "until", now: Nanos): Nanos {
+  const s = text.trim();
+  const rel = RELATIVE.exec(s);
+  if (rel) return now - BigInt(rel[1]!) * UNIT_SECONDS[rel[2]!.toLowerCase()]! * NS_PER_SEC;
+  if (s === "now") return kind === "until" ? now + 1n : now;
+  if (s === "today" || s === "yesterday") {
+    const d = new Date(Number(now / 1_000_000n));
+    const midnight = new Date(d.getFullYear(), d.getMonth(), d.getDate() - (s === "yesterday" ? 1 : 0));
+    return localDayBound(midnight, kind);
+  }
+  const t = parseTime(s);
+  if (t === undefined || (/^-?\d+$/.test(s) && s.length < 9)) {
+    throw new InvalidTimeBoundError(
+      `invalid --${kind} ${JSON.stringify(text)}: use RFC 3339 (2026-05-01T09:30:00Z), a local date or time ("2026-05-01", "2026-05-01 09:30"), or a relative form (30m, 12h, 3d, 2w, 1y)`,
+    );
+  }
+  if (kind === "until" && DATE_ONLY.test(s)) {
+    const [y, m, d] = s.split("-").map(Number);
+    return localDayBound(new Date(y!, m! - 1, d!), "until");
+  }
+  return kind === "until" ? t + 1n : t;
+}
+
+function localDayBound(midnight: Date, kind: "since" | "until"): Nanos {
+  const day =
+    kind === "until" ? new Date(midnight.getFullYear(), midnight.getMonth(), midnight.getDate() + 1) : midnight;
+  return BigInt(day.getTime()) * 1_000_000n;
+}
+
+export interface FilterInput {
+  range?: TimeRange;
+  since?: TimeBound;
+  until?: TimeBound;
+  role?: string;
+  sender?: string;
+}
+
+/** The later of two optional bounds (at least one given). */
+function later(a: Nanos | undefined, b: Nanos | undefined): Nanos {
+  if (a === undefined) return b!;
+  if (b === undefined) return a;
+  return a > b ? a : b;
+}
+
+/** Resolve a caller's filter: bounds parsed, --range folded in (the narrower bound wins), role checked. */
+export function resolveFilter(o: FilterInput, now: Nanos): MessageFilter {
+  const f: MessageFilter = {};
+  const bound = (v: TimeBound | undefined, kind: "since" | "until") => {
+    if (v === undefined) return undefined;
+    if (typeof v === "bigint") return kind === "until" ? v + 1n : v;
+    if (typeof v === "number" && Number.isInteger(v)) {
+      // A JSON number: unix seconds, milliseconds, microseconds or nanoseconds, by its digits (like --at).
+      const t = parseTime(String(v));
+      if (t !== undefined) return kind === "until" ? t + 1n : t;
+    }
+    if (typeof v !== "string")
+      throw new InvalidTimeBoundError(`invalid ${kind}: give a time as text, unix time or UTC nanoseconds`);
+    return parseTimeBound(v, kind, now);
+  };
+  const since = bound(o.since, "since");
+  const fromRange = o.range !== undefined ? rangeStart(o.range, now) : undefined;
+  if (since !== undefined || fromRange !== undefined) f.since = later(since, fromRange);
+  const until = bound(o.until, "until");
+  if (until !== undefined) f.until = until;
+  if (o.role !== undefined) {
+    if (!isRole(o.role)) throw new InputError(`invalid role ${JSON.stringify(o.role)}: use user or assistant`);
+    f.role = o.role;
+  }
+  if (o.sender !== undefined) {
+    if (typeof o.sender !== "string" || o.sender === "") throw new InputError("invalid sender: give a non-empty name");
+    f.sender = o.sender;
+  }
+  return f;
+}
+
+export function isEmptyFilter(f: MessageFilter): boolean {
+  return f.since === undefined && f.until === undefined && f.role === undefined && f.sender === undefined;
+}
+
+/** Whether a message passes the filter (for lists not filtered in SQL). */
+export function passesFilter(m: Pick<StoredMessage, "sendAt" | "role" | "sender">, f: MessageFilter): boolean {
+  if (f.since !== undefined && m.sendAt < f.since) return false;
+  if (f.until !== undefined && m.sendAt >= f.until) return false;
+  if (f.role !== undefined && m.role !== f.role) return false;
+  if (f.sender !== undefined && m.sender !== f.sender) return false;
+  return true;
+}

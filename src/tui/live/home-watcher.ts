@@ -1,0 +1,74 @@
+// Change notification for a home: the sessions folder (sessions made or removed) and the archive's WAL (every message, summary run and error record another process writes). No polling:
+// the kernel tells us, and bursts are coalesced into one refresh.
+import { watch, type FSWatcher } from "node:fs";
+import { basename, dirname, join } from "node:path";
+
+export interface HomeWatchPaths {
+  sessions: string;
+  /** The archive database file; its -wal beside it is what changes on every write. */
+  db: string;
+}
+
+/** Where a home keeps its session folders and its archive (the layout of DESIGN.md's "On disk"). */
+export function homeWatchPaths(home: string): HomeWatchPaths {
+  return { sessions: join(home, "sessions"), db: join(home, ".store", "history.db") };
+}
+
+export class HomeWatcher {
+  private readonly watchers: FSWatcher[] = [];
+  private timer: ReturnType<typeof setTimeout> | undefined;
+  private closed = false;
+  private lastRun = 0;
+
+  /**
+   * @param onChange called once per burst of changes, `delayMs` after the first (so a write of many
+   * messages is one refresh, and a change is shown within delayMs plus the refresh itself), and at most
+   * once per `minGapMs` (a daemon draining embeddings writes all the time: the screen follows it calmly).
+   */
+  constructor(
+    private readonly paths: HomeWatchPaths,
+    private readonly onChange: () => void,
+    private readonly delayMs = 60,
+    private readonly minGapMs = 250,
+  ) {}
+
+  start(): void {
+    const dbName = basename(this.paths.db);
+    this.add(dirname(this.paths.db), (name) => name === null || name.startsWith(dbName));
+    this.add(this.paths.sessions, () => true);
+  }
+
+  private add(dir: string, relevant: (name: string | null) => boolean): void {
+    const w = this.open(dir, relevant);
+    if (w) this.watchers.push(w);
+  }
+
+  private open(dir: string, relevant: (name: string | null) => boolean): FSWatcher | undefined {
+    try {
+      const w = watch(dir, { persistent: false }, (_event, name) => {
+        if (relevant(typeof name === "string" ? name : null)) this.schedule();
+      });
+      w.on("error", () => w.close());
+      return w;
+    } catch {
+      return undefined; // a folder that does not exist yet: the other watch still sees writes
+    }
+  }
+
+  private schedule(): void {
+    if (this.closed || this.timer) return;
+    const wait = Math.max(this.delayMs, this.lastRun + this.minGapMs - Date.now());
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      this.lastRun = Date.now();
+      if (!this.closed) this.onChange();
+    }, wait);
+  }
+
+  close(): void {
+    this.closed = true;
+    if (this.timer) clearTimeout(this.timer);
+    for (const w of this.watchers) w.close();
+    this.watchers.length = 0;
+  }
+}

@@ -1,0 +1,107 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { chmodSync, existsSync, mkdirSync, utimesSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { cli, removeTempHomes, repoRoot, tempHome } from "../fixture/home.ts";
+
+afterAll(removeTempHomes);
+
+let bin: string;
+let home: string;
+const ids = Array.from({ length: 205 }, (_, i) => `sess-${String(i).padStart(3, "0")}`);
+
+beforeAll(() => {
+  // memvoy on PATH, as the completion scripts call it.
+  bin = tempHome("memvoy-bin-");
+  writeFileSync(
+    join(bin, "memvoy"),
+    `#!/bin/sh\nexec "${process.execPath}" "${join(repoRoot, "src/index.ts")}" "$@"\n`,
+  );
+  chmodSync(join(bin, "memvoy"), 0o755);
+  // A home of session folders only: sess-204 is the newest, sess-000 the oldest.
+  home = tempHome();
+  for (const [i, id] of ids.entries()) {
+    mkdirSync(join(home, "sessions", id), { recursive: true });
+    const file = join(home, "sessions", id, "history.json");
+    writeFileSync(file, "[]");
+    const t = 1_700_000_000 + i * 60;
+    utimesSync(file, t, t);
+  }
+});
+
+async function shell(cmd: string[], script: string): Promise<string[]> {
+  const proc = Bun.spawn([...cmd, script], {
+    env: { PATH: `${bin}:${process.env.PATH}`, HOME: home, MEMVOY_HOME: home, TZ: "UTC", LANG: "C.UTF-8" },
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  const [out, err, code] = await Promise.all([
+    new Response(proc.stdout).text(),
+    new Response(proc.stderr).text(),
+    proc.exited,
+  ]);
+  if (code !== 0) throw new Error(`${cmd[0]} exited ${code}: ${err}`);
+  return out
+    .split("\n")
+    .filter((l) => l !== "")
+    .map((l) => l.split("\t")[0]!);
+}
+
+const newest = ids.slice().reverse().slice(0, 200);
+
+describe("shell completion", () => {
+  test("memvoy completion prints a script per shell; an unknown shell is a usage error", async () => {
+    for (const sh of ["bash", "zsh", "fish"]) {
+      const r = await cli(["completion", sh]);
+      expect(r.code).toBe(0);
+      expect(r.stdout).toContain("__complete");
+    }
+    const bad = await cli(["completion", "tcsh"]);
+    expect(bad.code).toBe(2);
+  });
+
+  test("bash: commands, flags, flag values, session ids newest first (at most 200), directories for --home", async () => {
+    const run = (words: string[]) =>
+      shell(
+        ["bash", "-c"],
+        `source <(memvoy completion bash)\nCOMP_WORDS=(${words.map((w) => `'${w}'`).join(" ")}); COMP_CWORD=${words.length - 1}; _memvoy; printf '%s\\n' "\${COMPREPLY[@]}"`,
+      );
+    expect(await run(["memvoy", "se"])).toEqual(["sessions", "search"]);
+    expect(await run(["memvoy", "search", "--s"])).toEqual(["--sender", "--session", "--since"]);
+    expect(await run(["memvoy", "search", "--match", ""])).toEqual(["keyword", "semantic", "hybrid"]);
+    expect(await run(["memvoy", "history", ""])).toEqual(newest);
+    expect(await run(["memvoy", "search", "x", "--session", "sess-00"])).toEqual(ids.slice(0, 10).reverse());
+    expect(await run(["memvoy", "errors", "l"])).toEqual(["list"]);
+    expect(await run(["memvoy", "help", "comp"])).toEqual(["completion"]);
+    expect(await run(["memvoy", "--home", join(home, "sess")])).toEqual([join(home, "sessions")]);
+  });
+
+  test("zsh: the completion function offers the same candidates", async () => {
+    // compadd and _files are the completion system's builtins; stand-ins print what they are given.
+    const run = (words: string[]) =>
+      shell(
+        ["zsh", "-f", "-c"],
+        `compdef() {}; compadd() { while [[ $1 == -* && $1 != -- ]]; do shift; done; [[ $1 == -- ]] && shift; print -l -- "$@"; }; _files() { print -- "FILES $*"; }\n` +
+          `source <(memvoy completion zsh)\nwords=(${words.map((w) => `'${w}'`).join(" ")}); CURRENT=${words.length}; _memvoy`,
+      );
+    expect(await run(["memvoy", "sum"])).toEqual(["summary", "summarize"]);
+    expect(await run(["memvoy", "history", "--r"])).toEqual(["--role"]);
+    expect(await run(["memvoy", "history", "--role", ""])).toEqual(["user", "assistant"]);
+    expect(await run(["memvoy", "reset", ""])).toEqual(newest);
+    expect(await run(["memvoy", "--home", ""])).toEqual(["FILES -/"]);
+  });
+
+  test("fish: complete -C lists the candidates in order", async () => {
+    const run = (line: string) =>
+      shell(["fish", "--no-config", "-c"], `memvoy completion fish | source\ncomplete -C '${line}'`);
+    expect(await run("memvoy comp")).toEqual(["completion"]);
+    expect(await run("memvoy search --ra")).toEqual(["--range"]);
+    expect(await run("memvoy config ")).toEqual(["show", "path", "check"]);
+    expect(await run("memvoy context ")).toEqual(newest);
+  });
+
+  test("session ids come from the folder listing alone: no database is opened", async () => {
+    const r = await cli(["__complete", "2", "memvoy", "rm", "sess-20"], { env: { MEMVOY_HOME: home } });
+    expect(r.stdout.trim().split("\n")).toEqual(["sess-204", "sess-203", "sess-202", "sess-201", "sess-200"]);
+    expect(existsSync(join(home, ".store"))).toBe(false);
+  });
+});

@@ -1,0 +1,122 @@
+import { afterAll, describe, expect, test } from "bun:test";
+import { parseTimeBound, resolveFilter } from "../../src/shared/time-filter.ts";
+import { cli, openTemp, removeTempHomes, tempHome } from "../fixture/home.ts";
+
+afterAll(removeTempHomes);
+
+const DAY = 86_400_000_000_000n;
+const ns = (iso: string) => BigInt(Date.parse(iso)) * 1_000_000n;
+
+describe("time bounds", () => {
+  const now = ns("2026-06-15T12:00:00Z");
+  test("relative forms count back from now", () => {
+    expect(parseTimeBound("3d", "since", now)).toBe(now - 3n * DAY);
+    expect(parseTimeBound("2w", "since", now)).toBe(now - 14n * DAY);
+    expect(parseTimeBound("12h", "until", now)).toBe(now - 12n * 3_600_000_000_000n);
+    expect(parseTimeBound("30m", "since", now)).toBe(now - 30n * 60_000_000_000n);
+  });
+  test("RFC 3339 is exact; until includes the instant itself", () => {
+    expect(parseTimeBound("2026-05-01T09:30:00Z", "since", now)).toBe(ns("2026-05-01T09:30:00Z"));
+    expect(parseTimeBound("2026-05-01T09:30:00+02:00", "until", now)).toBe(ns("2026-05-01T07:30:00Z") + 1n);
+  });
+  test("a date alone: since its start, until its end", () => {
+    expect(parseTimeBound("2026-05-01", "since", now)).toBe(BigInt(new Date(2026, 4, 1).getTime()) * 1_000_000n);
+    expect(parseTimeBound("2026-05-01", "until", now)).toBe(BigInt(new Date(2026, 4, 2).getTime()) * 1_000_000n);
+  });
+  test("nonsense is refused with one clear line", () => {
+    for (const bad of ["", "soon", "3 fortnights", "2026-13-01", "12"])
+      expect(() => parseTimeBound(bad, "since", now)).toThrow(/invalid --since/);
+    expect(() => resolveFilter({ role: "system" }, now)).toThrow(/invalid role "system"/);
+  });
+  test("with a range the narrower lower bound wins", () => {
+    expect(resolveFilter({ range: "7d", since: "30d" }, now).since).toBe(now - 7n * DAY);
+    expect(resolveFilter({ range: "30d", since: "2d" }, now).since).toBe(now - 2n * DAY);
+    expect(resolveFilter({ range: "all", since: "2d" }, now).since).toBe(now - 2n * DAY);
+  });
+});
+
+describe("filters in the library and the CLI", () => {
+  const seed = [
+    { role: "user" as const, content: "deploy plan drafted", sendAt: "2026-01-05T10:00:00Z", sender: "ann" },
+    { role: "assistant" as const, content: "deploy plan reviewed", sendAt: "2026-02-05T10:00:00Z", sender: "bot" },
+    { role: "user" as const, content: "deploy plan approved", sendAt: "2026-03-05T10:00:00Z", sender: "bob" },
+    { role: "assistant" as const, content: "deploy plan shipped", sendAt: "2026-04-05T10:00:00Z", sender: "bot" },
+  ];
+
+  test("search and history honour since, until, role and sender on every match mode", async () => {
+    const { api } = openTemp();
+    api.add("s", seed);
+    api.add("t", [{ role: "user", content: "deploy plan elsewhere", sendAt: "2026-02-10T00:00:00Z", sender: "ann" }]);
+    const contents = (hits: { message: { content: string } }[]) => hits.map((h) => h.message.content).sort();
+    for (const match of ["keyword", "semantic", "hybrid"] as const) {
+      const between = await api.search({ query: "deploy plan", match, since: "2026-02-01", until: "2026-03-05" });
+      expect(contents(between.hits)).toEqual(["deploy plan approved", "deploy plan elsewhere", "deploy plan reviewed"]);
+      const bot = await api.search({ query: "deploy plan", match, sender: "bot" });
+      expect(contents(bot.hits)).toEqual(["deploy plan reviewed", "deploy plan shipped"]);
+      const users = await api.search({ query: "deploy plan", match, role: "user", session: "s" });
+      expect(contents(users.hits)).toEqual(["deploy plan approved", "deploy plan drafted"]);
+    }
+    expect(api.history("s", { since: "2026-03-01T00:00:00Z" }).map((m) => m.content)).toEqual([
+      "deploy plan approved",
+      "deploy plan shipped",
+    ]);
+    expect(api.history("s", { role: "assistant", last: 1 }).map((m) => m.content)).toEqual(["deploy plan shipped"]);
+    expect(api.history("s", { until: "2026-01-05T10:00:00Z" }).map((m) => m.content)).toEqual(["deploy plan drafted"]);
+    expect(api.history("s", { sender: "nobody" })).toEqual([]);
+    await api.flushEmbeddings();
+    api.close();
+  });
+
+  test("CLI: zone-less dates are local time, relative forms, narrower bound wins, bad values exit 2", async () => {
+    const home = tempHome();
+    const env = { TZ: "Asia/Taipei" };
+    // 23:30 local on Jan 31 is 15:30 UTC: only a local reading of --since 2026-01-31 keeps it.
+    const lines = [
+      { role: "user", content: "budget note one", sendAt: "2026-01-30T15:30:00Z" },
+      { role: "user", content: "budget note two", sendAt: "2026-01-31T15:30:00Z", sender: "ann" },
+    ];
+    expect((await cli(["add", "s"], { home, env, stdin: lines.map((l) => JSON.stringify(l)).join("\n") })).code).toBe(
+      0,
+    );
+    expect((await cli(["add", "s", "--role", "assistant", "--content", "budget note three"], { home, env })).code).toBe(
+      0,
+    );
+    const search = async (...args: string[]) => {
+      const r = await cli(["search", "budget", "--json", ...args], { home, env });
+      expect(r.code).toBe(0);
+      return JSON.parse(r.stdout)
+        .hits.map((h: { content: string }) => h.content)
+        .sort();
+    };
+    expect(await search("--since", "2026-01-31")).toEqual(["budget note three", "budget note two"]);
+    expect(await search("--until", "2026-01-30")).toEqual(["budget note one"]);
+    expect(await search("--until", "2026-01-31")).toEqual(["budget note one", "budget note two"]);
+    expect(await search("--since", "2026-01-31 23:00", "--until", "2026-01-31 23:59")).toEqual(["budget note two"]);
+    expect(await search("--since", "1d")).toEqual(["budget note three"]);
+    expect(await search("--range", "1y", "--since", "2w")).toEqual(["budget note three"]);
+    expect(await search("--role", "assistant")).toEqual(["budget note three"]);
+    expect(await search("--sender", "ann")).toEqual(["budget note two"]);
+    const hist = await cli(["history", "s", "--json", "--until", "2026-02-01", "--sender", "ann"], { home, env });
+    expect(JSON.parse(hist.stdout).messages.map((m: { content: string }) => m.content)).toEqual(["budget note two"]);
+    for (const args of [
+      ["search", "budget", "--since", "lately"],
+      ["history", "s", "--until", "2026-02-30"],
+      ["search", "x", "--role", "robot"],
+    ]) {
+      const r = await cli(args, { home, env });
+      expect(r.code).toBe(2);
+      expect(r.stderr.trim().split("\n")).toHaveLength(1);
+    }
+  });
+});
+
+describe("bounds from the wire", () => {
+  test("numbers are unix time by their digits; bigint is UTC nanoseconds", () => {
+    const now = ns("2026-06-15T12:00:00Z");
+    const t = ns("2026-05-01T00:00:00Z");
+    expect(resolveFilter({ since: Number(t / 1_000_000_000n) }, now).since).toBe(t);
+    expect(resolveFilter({ since: Number(t / 1_000_000n) }, now).since).toBe(t);
+    expect(resolveFilter({ since: t, until: t }, now)).toEqual({ since: t, until: t + 1n });
+    expect(() => resolveFilter({ since: {} as never }, now)).toThrow(/invalid since/);
+  });
+});

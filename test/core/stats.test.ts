@@ -1,0 +1,83 @@
+import { afterAll, describe, expect, test } from "bun:test";
+import { Database } from "bun:sqlite";
+import { readFileSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { cli, openTemp, removeTempHomes } from "../fixture/home.ts";
+
+afterAll(removeTempHomes);
+
+describe("memvoy stats", () => {
+  test("sessions, messages and bytes per tier, vectors and pending, errors, disk per store, tokens", async () => {
+    const { home, api } = openTemp();
+    api.add("a", [
+      { role: "user", content: "héllo" },
+      { role: "assistant", content: "world" },
+    ]);
+    api.add("b", { role: "user", content: "third message" });
+    await api.flushEmbeddings();
+    await api.recordError({ tool: "git", error: "fatal: not a git repository", fix: "run git init" });
+    api.close();
+    const db = new Database(join(home, ".store", "history.db"));
+    db.run(
+      "INSERT INTO llm_usage (at, session_id, purpose, model, input_tokens, output_tokens) VALUES (1, 'a', 'summary', 'm1', 1200, 300), (2, 'b', 'noise', 'm2', 50, 5)",
+    );
+    db.close();
+
+    const r = await cli(["stats", "--json"], { home });
+    expect(r.code).toBe(0);
+    const s = JSON.parse(r.stdout);
+    expect(s.sessions).toBe(2);
+    const historyBytes = ["a", "b"].reduce((n, id) => n + statSync(join(home, "sessions", id, "history.json")).size, 0);
+    expect(s.tiers.window).toEqual({ messages: 3, bytes: historyBytes });
+    expect(s.tiers.semantic).toEqual({ vectors: 3, pending: 0 });
+    expect(s.tiers.archive).toEqual({
+      messages: 3,
+      bytes: Buffer.byteLength("héllo" + "world" + "third message"),
+      archivedOnly: 0,
+    });
+    expect(s.errors).toEqual({ records: 1 });
+    expect(s.disk.sessions).toBeGreaterThanOrEqual(historyBytes);
+    expect(s.disk.archive).toBeGreaterThanOrEqual(statSync(join(home, ".store", "history.db")).size);
+    expect(s.disk.vectors).toBeGreaterThan(0);
+    expect(s.disk.total).toBe(s.disk.sessions + s.disk.archive + s.disk.vectors);
+    expect(s.tokens).toMatchObject({ calls: 2, input: 1250, output: 305 });
+    expect(s.tokens.byPurpose).toContainEqual({
+      purpose: "summary",
+      model: "m1",
+      calls: 1,
+      inputTokens: 1200,
+      outputTokens: 300,
+    });
+
+    const text = await cli(["stats"], { home });
+    expect(text.code).toBe(0);
+    for (const label of ["sessions", "window", "semantic", "archive", "errors", "disk", "tokens"])
+      expect(text.stdout).toMatch(new RegExp(`^${label} `, "m"));
+    expect(text.stdout).toContain("1,250 in, 305 out, 2 calls");
+  });
+
+  test("pending counts messages written without a drain", async () => {
+    const { home } = openTemp();
+    expect(
+      (await cli(["add", "s", "--role", "user", "--content", "x"], { home, env: { MEMVOY_NO_DRAIN: "1" } })).code,
+    ).toBe(0);
+    const s = JSON.parse((await cli(["stats", "--json"], { home })).stdout);
+    expect(s.tiers.semantic.vectors + s.tiers.semantic.pending).toBe(1);
+  });
+});
+
+describe("CLI habits", () => {
+  test("-v is the version; help COMMAND is the command's --help", async () => {
+    const pkg = JSON.parse(readFileSync(join(import.meta.dir, "../../package.json"), "utf8"));
+    expect((await cli(["-v"])).stdout).toBe(`memvoy ${pkg.version}\n`);
+    for (const c of ["search", "history", "stats", "add"]) {
+      const a = await cli(["help", c]);
+      const b = await cli([c, "--help"]);
+      expect(a.code).toBe(0);
+      expect(a.stdout).toBe(b.stdout);
+    }
+    expect((await cli(["help"])).stdout).toBe((await cli(["--help"])).stdout);
+    const bad = await cli(["help", "nope"]);
+    expect(bad.code).toBe(2);
+  });
+});

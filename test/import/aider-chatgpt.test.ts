@@ -1,0 +1,98 @@
+import { afterAll, describe, expect, test } from "bun:test";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { openTemp, removeTempHomes, tempHome } from "../fixture/home.ts";
+import { aiderHistory } from "../fixture/import/aider.ts";
+import { conversation, conversation2, GPT_ID, GPT_ID2, zip } from "../fixture/import/chatgpt.ts";
+import { shortHash } from "../../src/shared/import-id.ts";
+import { nsToRfc3339, parseTime } from "../../src/shared/time.ts";
+import { importWith, messagesOf, sessionInfo } from "./support.ts";
+
+afterAll(removeTempHomes);
+
+describe("import aider", () => {
+  test("one session per header: #### lines are the user, > lines tool output, slash commands left out", async () => {
+    const repo = tempHome("aider-repo-");
+    const file = join(repo, ".aider.chat.history.md");
+    writeFileSync(file, aiderHistory());
+    const { api } = openTemp();
+    const r = await importWith(api, "aider", [repo]);
+    expect(r).toMatchObject({ sessions: 2, messages: { added: 6 } });
+    const first = `aider-${shortHash(file)}-20260210-091500`;
+    const msgs = messagesOf(api, first);
+    expect(msgs.map((m) => m[0])).toEqual(["user", "assistant", "user", "assistant"]);
+    expect(msgs[0]![1]).toBe("add a --verbose flag to the cli\nand document it");
+    expect(msgs[1]![1]).toStartWith("I'll add the flag in `cli.py`");
+    expect(msgs[1]![1]).toContain(">>>>>>> REPLACE\n```");
+    expect(msgs[1]![1]).not.toContain("Applied edit");
+    expect(msgs.slice(2).map((m) => m[1])).toEqual(["thanks", "You're welcome."]);
+    // The header is local time; messages follow one millisecond apart.
+    expect(msgs.map((m) => m[2])).toEqual([0n, 1n, 3n, 4n].map((i) => nsToRfc3339(parseTime("2026-02-10 09:15:00")! + i * 1_000_000n)));
+    expect(sessionInfo(api, first)).toMatchObject({ source: "aider", project: repo, title: "add a --verbose flag to the cli" });
+    const second = `aider-${shortHash(file)}-20260211-164005`;
+    expect(messagesOf(api, second).map((m) => m[1])).toEqual(["why does the test fail?", "The fixture path is relative; run it from the repo root."]);
+    expect((await importWith(api, "aider", [file])).messages.added).toBe(0);
+    api.close();
+  });
+
+  test("a markdown file that is not an aider history fails with its name", async () => {
+    const dir = tempHome("aider-bad-");
+    writeFileSync(join(dir, ".aider.chat.history.md"), "# Notes\n\nsome text\n");
+    const { api } = openTemp();
+    const r = await importWith(api, "aider", [join(dir, ".aider.chat.history.md")]);
+    expect(r.failed[0]!.reason).toContain(".aider.chat.history.md: not an aider chat history");
+    api.close();
+  });
+});
+
+describe("import chatgpt", () => {
+  const expected: [string, string, string][] = [
+    ["user", "How long should the bulk ferment be at 24 °C?", "2026-01-05T08:00:00.000000000Z"],
+    ["assistant", "About 4 to 5 hours, until it has grown by half.", "2026-01-05T08:00:20.250000000Z"],
+    ["user", "and overnight in the fridge?", "2026-01-05T08:05:00.000000000Z"],
+    ["assistant", "Yes: shape, then 12 to 16 hours at 4 °C.", "2026-01-05T08:05:10.000000000Z"],
+  ];
+
+  test("conversations.json: the active branch only, hidden and tool messages left out, titles", async () => {
+    const dir = tempHome("gpt-");
+    writeFileSync(join(dir, "conversations.json"), JSON.stringify([conversation(), conversation2(), { nonsense: 1 }]));
+    const { api } = openTemp();
+    const r = await importWith(api, "chatgpt", [join(dir, "conversations.json")]);
+    expect(r).toMatchObject({ sessions: 2, messages: { added: 6 }, skippedCount: 1 });
+    expect(messagesOf(api, `gpt-${GPT_ID}`)).toEqual(expected);
+    expect(sessionInfo(api, `gpt-${GPT_ID}`)).toMatchObject({ source: "chatgpt", title: "Sourdough schedule" });
+    expect(sessionInfo(api, `gpt-${GPT_ID2}`)!.title).toBe("name three prime numbers");
+    api.close();
+  });
+
+  test("an export zip with sharded conversations-NNN.json, stored or deflated; re-import adds nothing", async () => {
+    const dir = tempHome("gpt-");
+    const file = join(dir, "chatgpt-export.zip");
+    writeFileSync(file, zip({ "conversations-000.json": JSON.stringify([conversation()]), "conversations-001.json": JSON.stringify([conversation2()]), "user.json": "{}" }));
+    mkdirSync(join(dir, "stored"));
+    writeFileSync(join(dir, "stored", "export.zip"), zip({ "conversations.json": JSON.stringify([conversation()]) }, false));
+    const { api } = openTemp();
+    const r = await importWith(api, "chatgpt", [file]);
+    expect(r).toMatchObject({ sessions: 2, messages: { added: 6 } });
+    expect(messagesOf(api, `gpt-${GPT_ID}`)).toEqual(expected);
+    const stored = await importWith(api, "chatgpt", [join(dir, "stored")]);
+    expect(stored.messages).toMatchObject({ added: 0, existing: 4 });
+    api.close();
+  });
+
+  test("a zip bomb is refused with the named limit; a zip without conversations is not an export", async () => {
+    const dir = tempHome("gpt-");
+    const bomb = Buffer.from(zip({ "conversations.json": "[]" }));
+    // Declare 2 GiB uncompressed in the central directory entry.
+    const cd = bomb.indexOf(Buffer.from([0x50, 0x4b, 0x01, 0x02]));
+    bomb.writeUInt32LE(0x80000000, cd + 24);
+    writeFileSync(join(dir, "bomb.zip"), bomb);
+    writeFileSync(join(dir, "other.zip"), zip({ "photo.txt": "x" }));
+    const { api } = openTemp();
+    const r = await importWith(api, "chatgpt", [dir]);
+    expect(r.files.failed).toBe(2);
+    expect(r.failed.map((f) => f.reason).join("\n")).toContain("1024 MiB limit for one zip entry");
+    expect(r.failed.map((f) => f.reason).join("\n")).toContain("other.zip: not a ChatGPT export");
+    api.close();
+  });
+});

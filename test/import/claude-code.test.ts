@@ -1,0 +1,155 @@
+import { afterAll, describe, expect, test } from "bun:test";
+import { appendFileSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { openTemp, removeTempHomes, tempHome } from "../fixture/home.ts";
+import { CC_SESSION_A, CC_SESSION_B, CC_SESSION_C, sessionB, writeClaudeProjects } from "../fixture/import/claude-code.ts";
+import { importWith, messagesOf, sessionInfo } from "./support.ts";
+
+afterAll(removeTempHomes);
+
+const A = `cc-${CC_SESSION_A}`;
+const B = `cc-${CC_SESSION_B}`;
+const C = `cc-${CC_SESSION_C}`;
+
+describe("import claude-code", () => {
+  test("imports project and sub-agent transcripts exactly: text only, chain order, streaming records merged, titles", async () => {
+    const projects = writeClaudeProjects(tempHome("cc-src-"));
+    const { api } = openTemp();
+    const r = await importWith(api, "claude-code", [projects]);
+    expect(r.files).toEqual({ found: 5, read: 5, unchanged: 0, failed: 0 });
+    expect(r.sessions).toBe(5);
+    expect(r.messages.added).toBe(16);
+    // The malformed line is skipped and named by file:line.
+    expect(r.skippedCount).toBe(1);
+    expect(r.skipped[0]).toMatchObject({ line: 9, reason: "not valid JSON" });
+    expect(r.skipped[0]!.file).toEndWith(`${CC_SESSION_A}.jsonl`);
+
+    // isMeta, the /clear wrapper, thinking, the tool_use and the tool_result are not messages; the reminder is cut;
+    // the three streamed records of msg_01 are one message with the repeated text once; a-8 follows a-7 by the chain.
+    expect(messagesOf(api, A)).toEqual([
+      ["user", "The checkout test fails one run in ten. Can you find out why?", "2026-03-01T09:00:05.000000000Z"],
+      ["assistant", "Let me look at the test first.", "2026-03-01T09:00:08.000000000Z"],
+      ["assistant", "The test shares one cart id between runs. Shall I give each run its own?", "2026-03-01T09:00:30.000000000Z"],
+      ["user", "Yes, please fix it.", "2026-03-01T09:01:00.000000000Z"],
+      ["assistant", "Done: each run now creates its own cart.", "2026-03-01T09:01:20.000000000Z"],
+    ]);
+    expect(sessionInfo(api, A)).toMatchObject({ source: "claude-code", title: "Fix the flaky checkout test", project: "/home/dev/shop" });
+    expect(sessionInfo(api, A)!.parent).toBeUndefined();
+
+    expect(messagesOf(api, B).map((m) => m[0])).toEqual(["user", "assistant", "assistant"]);
+    expect(sessionInfo(api, B)).toMatchObject({ title: "Login rate limit", project: "/home/dev/api" });
+    const subB = `${B}-agent-a1b2c3d4`;
+    expect(messagesOf(api, subB)).toEqual([
+      ["user", "List the middleware", "2026-04-02T10:00:05.000000000Z"],
+      ["assistant", "auth, cors, logging", "2026-04-02T10:00:30.000000000Z"],
+    ]);
+    expect(sessionInfo(api, subB)).toMatchObject({ parent: B, title: "List the middleware" });
+
+    // 2.1.x: queue-operation, progress, api_error, compact boundary and the compact summary are left out.
+    expect(messagesOf(api, C).map((m) => m[1])).toEqual([
+      "why is the deploy slow?",
+      "The image build has no layer cache.",
+      "Enable it, token [REDACTED:anthropic-key]",
+      "Layer caching is on; the deploy takes 2 minutes now.",
+    ]);
+    expect(r.redacted).toBe(1);
+    expect(sessionInfo(api, C)!.title).toBe("why is the deploy slow?");
+    expect(sessionInfo(api, `${C}-agent-9f8e7d6c`)).toMatchObject({ parent: C, messages: 2 });
+    api.close();
+  });
+
+  test("re-import adds nothing; an appended turn is read incrementally; a partial last line waits", async () => {
+    const projects = writeClaudeProjects(tempHome("cc-src-"));
+    const { api } = openTemp();
+    await importWith(api, "claude-code", [projects]);
+    const again = await importWith(api, "claude-code", [projects]);
+    expect(again.messages.added).toBe(0);
+    expect(again.files.unchanged).toBe(5);
+
+    const file = join(projects, "-home-dev-api", `${CC_SESSION_B}.jsonl`);
+    const turn = (uuid: string, parent: string, role: "user" | "assistant", text: string, at: string) =>
+      JSON.stringify({
+        type: role, uuid, parentUuid: parent, sessionId: CC_SESSION_B, cwd: "/home/dev/api", version: "2.0.14", timestamp: at,
+        ...(role === "assistant" ? { requestId: `req_${uuid}` } : {}),
+        message: role === "assistant" ? { id: `msg_${uuid}`, role, content: [{ type: "text", text }] } : { role, content: text },
+      });
+    appendFileSync(file, turn("b-5", "b-4", "user", "and for the signup endpoint?", "2026-04-02T10:05:00.000Z") + "\n");
+    const half = turn("b-6", "b-5", "assistant", "Signup is limited too.", "2026-04-02T10:05:10.000Z");
+    appendFileSync(file, half.slice(0, 40));
+    const inc = await importWith(api, "claude-code", [projects]);
+    expect(inc.messages).toMatchObject({ added: 1, existing: 0 });
+    expect(inc.files.read).toBe(1);
+    appendFileSync(file, half.slice(40) + "\n");
+    const rest = await importWith(api, "claude-code", [projects]);
+    expect(rest.messages.added).toBe(1);
+    expect(messagesOf(api, B).map((m) => m[1]).slice(-2)).toEqual(["and for the signup endpoint?", "Signup is limited too."]);
+    api.close();
+  });
+
+  test("a truncated or replaced transcript is re-read safely: no duplicate, nothing lost", async () => {
+    const projects = writeClaudeProjects(tempHome("cc-src-"));
+    const { api } = openTemp();
+    await importWith(api, "claude-code", [projects]);
+    const file = join(projects, "-home-dev-api", `${CC_SESSION_B}.jsonl`);
+    // Replaced by a shorter file holding the first two records plus a new turn.
+    const lines = sessionB();
+    const extra = JSON.stringify({ type: "user", uuid: "b-9", parentUuid: "b-2", sessionId: CC_SESSION_B, timestamp: "2026-04-02T11:00:00.000Z", message: { role: "user", content: "one more thing" } });
+    writeFileSync(file, [lines[1], extra].join("\n") + "\n");
+    const r = await importWith(api, "claude-code", [projects]);
+    expect(r.messages).toMatchObject({ added: 1, existing: 1 });
+    expect(messagesOf(api, B).map((m) => m[1])).toEqual([
+      "Add rate limiting to the login endpoint",
+      "I will delegate the survey of the middleware to a sub-agent.",
+      "Rate limiting now sits after auth: 5 attempts a minute.",
+      "one more thing",
+    ]);
+    api.close();
+  });
+
+  test("--dry-run writes nothing; --keep-secrets keeps the token; a file in another format fails alone", async () => {
+    const src = tempHome("cc-src-");
+    const projects = writeClaudeProjects(src);
+    const { api } = openTemp();
+    writeFileSync(join(projects, "-home-dev-shop", "notes.jsonl"), "hello\nworld\n");
+    const dry = await importWith(api, "claude-code", [projects], { dryRun: true });
+    expect(dry.messages.added).toBe(16);
+    expect(api.sessions()).toEqual([]);
+    const r = await importWith(api, "claude-code", [projects], { keepSecrets: true });
+    expect(r.files.failed).toBe(1);
+    expect(r.failed[0]!.reason).toContain("notes.jsonl: not a Claude Code transcript");
+    expect(r.messages.added).toBe(16);
+    expect(messagesOf(api, C)[2]![1]).toContain("sk-ant-api03-");
+    expect(readFileSync(join(projects, "-home-dev-shop", "notes.jsonl"), "utf8")).toBe("hello\nworld\n");
+    api.close();
+  });
+});
+
+describe("import --since", () => {
+  test("only messages at or after the time; the file state is not moved, so a full run later finds the rest", async () => {
+    const projects = writeClaudeProjects(tempHome("cc-src-"));
+    const { api } = openTemp();
+    const since = await importWith(api, "claude-code", [projects], { since: BigInt(Date.parse("2026-05-01T00:00:00Z")) * 1_000_000n });
+    expect(since.messages.added).toBe(6);
+    expect(api.sessions().map((s) => s.id).sort()).toEqual([C, `${C}-agent-9f8e7d6c`]);
+    const full = await importWith(api, "claude-code", [projects]);
+    expect(full.messages).toMatchObject({ added: 10, existing: 6 });
+    api.close();
+  });
+});
+
+describe("import and rm-message", () => {
+  test("a message removed by rm-message stays removed when the transcript is imported again", async () => {
+    const projects = writeClaudeProjects(tempHome("cc-src-"));
+    const { api } = openTemp();
+    await importWith(api, "claude-code", [projects]);
+    const victim = api.history(C, { all: true }).find((m) => m.content.includes("REDACTED"))!;
+    await api.rmMessage(victim.id);
+    // The transcript changes (a new turn), so it is read again, from the start (it was replaced).
+    const file = join(projects, "-home-dev-infra", `${CC_SESSION_C}.jsonl`);
+    writeFileSync(file, readFileSync(file, "utf8").split("\n").reverse().join("\n"));
+    const r = await importWith(api, "claude-code", [projects]);
+    expect(r.messages).toMatchObject({ added: 0, tombstoned: 1 });
+    expect(messagesOf(api, C).map((m) => m[1])).not.toContain("Enable it, token [REDACTED:anthropic-key]");
+    api.close();
+  });
+});

@@ -1,0 +1,67 @@
+import { afterAll, describe, expect, test } from "bun:test";
+import { appendFileSync, readdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { openTemp, removeTempHomes, tempHome } from "../fixture/home.ts";
+import { CODEX_ID, CODEX_OLD_ID, CODEX_ZST_ID, writeCodexHome, zstRollout } from "../fixture/import/codex.ts";
+import { importWith, messagesOf, sessionInfo } from "./support.ts";
+
+afterAll(removeTempHomes);
+
+describe("import codex", () => {
+  test("rollouts: event_msg text, injected context and tool traffic left out; old rollouts; .jsonl.zst", async () => {
+    const home = writeCodexHome(tempHome("codex-src-"));
+    const { api } = openTemp();
+    const r = await importWith(api, "codex", [], { env: { CODEX_HOME: home } });
+    expect(r.files).toMatchObject({ found: 3, read: 3, failed: 0 });
+    expect(r.skippedCount).toBe(1);
+    expect(r.skipped[0]).toMatchObject({ line: 10, reason: "not valid JSON" });
+    expect(messagesOf(api, `codex-${CODEX_ID}`)).toEqual([
+      ["user", "why does `make test` hang?", "2026-06-10T12:00:01.000000000Z"],
+      ["assistant", "A test waits on port 8080, which another process holds.", "2026-06-10T12:00:12.000000000Z"],
+      ["user", "free the port then", "2026-06-10T12:01:00.000000000Z"],
+      ["assistant", "Port 8080 is free; `make test` passes.", "2026-06-10T12:01:30.000000000Z"],
+    ]);
+    expect(sessionInfo(api, `codex-${CODEX_ID}`)).toMatchObject({ source: "codex", project: "/home/dev/cli", title: "why does `make test` hang?" });
+    expect(messagesOf(api, `codex-${CODEX_OLD_ID}`)).toEqual([
+      ["user", "rename foo to bar", "2025-09-01T08:00:01.000000000Z"],
+      ["assistant", "Renamed in 3 files.", "2025-09-01T08:00:05.000000000Z"],
+    ]);
+    expect(messagesOf(api, `codex-${CODEX_ZST_ID}`).map((m) => m[1])).toEqual(["is this compressed?", "Yes, zstd."]);
+    const again = await importWith(api, "codex", [], { env: { CODEX_HOME: home } });
+    expect(again.messages.added).toBe(0);
+    api.close();
+  });
+
+  test("a .zst that changes is re-read whole, ids keep it idempotent; the plain file wins over its .zst", async () => {
+    const home = writeCodexHome(tempHome("codex-src-"));
+    const { api } = openTemp();
+    await importWith(api, "codex", [join(home, "sessions")]);
+    const july = join(home, "sessions", "2026", "07", "01");
+    const zst = join(july, readdirSync(july)[0]!);
+    const more = [...zstRollout(), JSON.stringify({ timestamp: "2026-07-01T09:00:09.000Z", type: "event_msg", payload: { type: "user_message", message: "and now?" } })];
+    writeFileSync(zst, Bun.zstdCompressSync(Buffer.from(more.join("\n") + "\n")));
+    const r = await importWith(api, "codex", [join(home, "sessions")]);
+    expect(r.messages).toMatchObject({ added: 1, existing: 2 });
+    // The same rollout decompressed beside it: the plain file is read, the .zst no longer listed; same ids.
+    writeFileSync(zst.slice(0, -4), more.join("\n") + "\n");
+    appendFileSync(zst.slice(0, -4), JSON.stringify({ timestamp: "2026-07-01T09:00:10.000Z", type: "event_msg", payload: { type: "agent_message", message: "Still here." } }) + "\n");
+    const plain = await importWith(api, "codex", [join(home, "sessions")]);
+    expect(plain.messages).toMatchObject({ added: 1, existing: 3 });
+    expect(messagesOf(api, `codex-${CODEX_ZST_ID}`).map((m) => m[1])).toEqual(["is this compressed?", "Yes, zstd.", "and now?", "Still here."]);
+    api.close();
+  });
+
+  test("a zstd bomb is refused with the named limit", async () => {
+    const dir = tempHome("codex-bomb-");
+    const file = join(dir, `rollout-2026-01-01T00-00-00-${CODEX_ID}.jsonl.zst`);
+    // 1.1 GiB of one line in a few KiB: one compressed 64 MiB frame, repeated (zstd frames concatenate).
+    const frame = Bun.zstdCompressSync(Buffer.alloc(64 * 1024 * 1024, 0x61), { level: 1 });
+    expect(frame.length).toBeLessThan(64 * 1024);
+    writeFileSync(file, Buffer.concat(Array.from({ length: 18 }, () => frame)));
+    const { api } = openTemp();
+    const r = await importWith(api, "codex", [file]);
+    expect(r.files.failed).toBe(1);
+    expect(r.failed[0]!.reason).toContain("1024 MiB limit");
+    api.close();
+  }, 120_000);
+});

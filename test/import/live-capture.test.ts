@@ -1,0 +1,58 @@
+import { afterAll, describe, expect, test } from "bun:test";
+import { appendFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { cleanup, cli, startDaemon, tempHome, waitFor, waitRunning, repoRoot, baseEnv } from "../fixture/daemon-process.ts";
+import { CC_SESSION_B, writeClaudeProjects } from "../fixture/import/claude-code.ts";
+
+afterAll(cleanup);
+
+const turn = (uuid: string, parent: string, text: string) =>
+  JSON.stringify({ type: "user", uuid, parentUuid: parent, sessionId: CC_SESSION_B, cwd: "/home/dev/api", timestamp: new Date().toISOString(), message: { role: "user", content: text } }) + "\n";
+
+async function found(home: string, word: string): Promise<boolean> {
+  const r = await cli(home, ["search", word, "--json"]);
+  return r.code === 0 && JSON.parse(r.stdout).hits.length > 0;
+}
+
+describe("live capture", () => {
+  test("the daemon with a 2-second [import] cron makes a new Claude Code turn keyword-searchable", async () => {
+    const src = tempHome();
+    writeClaudeProjects(src);
+    const home = tempHome();
+    writeFileSync(join(home, "config.toml"), '[import]\nsources = ["claude-code"]\ncron = "*/2 * * * * *"\n');
+    const d = startDaemon(home, { CLAUDE_CONFIG_DIR: src });
+    await waitRunning(d);
+    await waitFor(() => found(home, "middleware"), 30_000, "the first import");
+    const file = join(src, "projects", "-home-dev-api", `${CC_SESSION_B}.jsonl`);
+    appendFileSync(file, turn("b-live", "b-4", "what about the zeppelin endpoint?"));
+    await waitFor(() => found(home, "zeppelin"), 30_000, "the new turn to be captured");
+    // Imported sessions are not summarized unless [import] summarize = true.
+    const due = await cli(home, ["sessions", "--source", "claude-code", "--json"]);
+    expect(JSON.parse(due.stdout).length).toBe(5);
+    d.proc.kill("SIGTERM");
+    expect(await d.exited).toBe(0);
+  }, 120_000);
+
+  test("import --watch --json prints one JSON line per pass and picks up a new turn", async () => {
+    const src = tempHome();
+    const projects = writeClaudeProjects(src);
+    const home = tempHome();
+    const proc = Bun.spawn(["bun", join(repoRoot, "src/index.ts"), "--home", home, "import", "claude-code", projects, "--watch", "--interval", "1", "--json"], {
+      env: baseEnv(),
+      stdout: "pipe",
+      stderr: "pipe",
+    });
+    let out = "";
+    const decoder = new TextDecoder();
+    void (async () => {
+      for await (const chunk of proc.stdout) out += decoder.decode(chunk, { stream: true });
+    })();
+    const passes = () => out.split("\n").filter((l) => l.trim() !== "").map((l) => JSON.parse(l) as { sources: { messages: { added: number } }[] });
+    await waitFor(() => passes().length >= 1, 30_000, "the first pass");
+    expect(passes()[0]!.sources[0]!.messages.added).toBe(16);
+    appendFileSync(join(projects, "-home-dev-api", `${CC_SESSION_B}.jsonl`), turn("b-w", "b-4", "watch this"));
+    await waitFor(() => passes().some((p) => p.sources[0]!.messages.added === 1), 30_000, "a pass with the new turn");
+    proc.kill("SIGINT");
+    expect(await proc.exited).toBe(0);
+  }, 120_000);
+});

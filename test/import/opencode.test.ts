@@ -1,0 +1,92 @@
+import { Database } from "bun:sqlite";
+import { afterAll, describe, expect, test } from "bun:test";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { openTemp, removeTempHomes, tempHome } from "../fixture/home.ts";
+import { writeOpencodeData } from "../fixture/import/opencode.ts";
+import { importWith, messagesOf, sessionInfo } from "./support.ts";
+
+afterAll(removeTempHomes);
+
+function db2(dir: string, fn: (d: Database) => void): void {
+  const d = new Database(join(dir, "opencode.db"));
+  try {
+    fn(d);
+  } finally {
+    d.close();
+  }
+}
+
+describe("import opencode", () => {
+  test("the database (read-only) and the legacy JSON storage: text parts only, titles, parents, projects", async () => {
+    const xdg = tempHome("oc-src-");
+    const dir = writeOpencodeData(xdg);
+    const before = Bun.file(join(dir, "opencode.db")).size;
+    const { api } = openTemp();
+    const r = await importWith(api, "opencode", [], { env: { XDG_DATA_HOME: xdg } });
+    expect(r.files).toMatchObject({ found: 2, read: 2, failed: 0 });
+    expect(messagesOf(api, "oc-ses_main01")).toEqual([
+      ["user", "the webpack build takes 4 minutes", "2026-09-01T14:00:01.000000000Z"],
+      ["assistant", "The terser plugin runs twice.", "2026-09-01T14:00:03.000000000Z"],
+      ["user", "remove the second one", "2026-09-01T14:00:30.000000000Z"],
+      ["assistant", "Removed; the build takes 90 s.", "2026-09-01T14:00:32.000000000Z"],
+    ]);
+    expect(sessionInfo(api, "oc-ses_main01")).toMatchObject({ source: "opencode", title: "Speed up the build", project: "/home/dev/web" });
+    expect(sessionInfo(api, "oc-ses_child01")).toMatchObject({ parent: "oc-ses_main01", messages: 2 });
+    expect(messagesOf(api, "oc-ses_legacy1")).toEqual([
+      ["user", "can this run on Bun?", "2025-11-05T09:00:01.000000000Z"],
+      ["assistant", "Yes; only the sqlite driver changes.", "2025-11-05T09:00:04.000000000Z"],
+    ]);
+    expect(sessionInfo(api, "oc-ses_legacy1")!.title).toBe("Port the CLI to Bun");
+    // Nothing was written to opencode's database.
+    expect(Bun.file(join(dir, "opencode.db")).size).toBe(before);
+    const again = await importWith(api, "opencode", [], { env: { XDG_DATA_HOME: xdg } });
+    expect(again.messages.added).toBe(0);
+    // A new message is picked up (the database changed).
+    const db = new Database(join(dir, "opencode.db"));
+    const at = Date.UTC(2026, 8, 1, 15, 0, 0);
+    db.run("INSERT INTO message VALUES (?, ?, ?, ?, ?)", ["msg_006", "ses_main01", at, at, JSON.stringify({ role: "user", time: { created: at } })]);
+    db.run("INSERT INTO part VALUES (?, ?, ?, ?, ?, ?)", ["prt_006", "msg_006", "ses_main01", at, at, JSON.stringify({ type: "text", text: "thanks" })]);
+    db.close();
+    // An answer still being written (no completion time) waits; once completed it is picked up.
+    db2(dir, (d) => {
+      d.run("INSERT INTO message VALUES (?, ?, ?, ?, ?)", ["msg_007", "ses_main01", at + 1000, at + 1000, JSON.stringify({ role: "assistant", time: { created: at + 1000 } })]);
+      d.run("INSERT INTO part VALUES (?, ?, ?, ?, ?, ?)", ["prt_007", "msg_007", "ses_main01", at + 1000, at + 1000, JSON.stringify({ type: "text", text: "You're wel" })]);
+    });
+    const inc = await importWith(api, "opencode", [], { env: { XDG_DATA_HOME: xdg } });
+    expect(inc.messages).toMatchObject({ added: 1 });
+    db2(dir, (d) => {
+      d.run("UPDATE part SET data = ?, time_updated = ? WHERE id = 'prt_007'", [JSON.stringify({ type: "text", text: "You're welcome." }), at + 3000]);
+      d.run("UPDATE message SET data = ?, time_updated = ? WHERE id = 'msg_007'", [JSON.stringify({ role: "assistant", time: { created: at + 1000, completed: at + 3000 } }), at + 3000]);
+    });
+    const done = await importWith(api, "opencode", [], { env: { XDG_DATA_HOME: xdg } });
+    expect(done.messages.added).toBe(1);
+    expect(messagesOf(api, "oc-ses_main01").slice(-2).map((m) => m[1])).toEqual(["thanks", "You're welcome."]);
+    api.close();
+  });
+
+  test("OPENCODE_DB overrides; a locked or unreadable database is a clear error and nothing is half-imported", async () => {
+    const xdg = tempHome("oc-src-");
+    const dir = writeOpencodeData(xdg);
+    const { api } = openTemp();
+    const bad = join(xdg, "broken.db");
+    writeFileSync(bad, "this is not a database, just text that is long enough to look like a header...........");
+    const r = await importWith(api, "opencode", [], { env: { OPENCODE_DB: bad, XDG_DATA_HOME: join(xdg, "none") } });
+    expect(r.files.failed).toBe(1);
+    expect(r.failed[0]!.reason).toContain("broken.db");
+    expect(api.sessions()).toEqual([]);
+
+    const locker = new Database(join(dir, "opencode.db"));
+    locker.run("BEGIN EXCLUSIVE");
+    try {
+      const locked = await importWith(api, "opencode", [join(dir, "opencode.db")]);
+      expect(locked.files.failed).toBe(1);
+      expect(locked.failed[0]!.reason).toMatch(/opencode\.db.*(locked|busy)/i);
+      expect(api.sessions()).toEqual([]);
+    } finally {
+      locker.run("ROLLBACK");
+      locker.close();
+    }
+    api.close();
+  }, 30_000);
+});

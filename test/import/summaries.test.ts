@@ -1,0 +1,40 @@
+import { afterAll, describe, expect, test } from "bun:test";
+import { openTemp, removeTempHomes, tempHome } from "../fixture/home.ts";
+import { writeClaudeProjects } from "../fixture/import/claude-code.ts";
+import { importWith } from "./support.ts";
+
+afterAll(removeTempHomes);
+
+describe("imported sessions and the summary cron", () => {
+  test("imported sessions are due only with [import] summarize = true; written sessions as before", async () => {
+    const projects = writeClaudeProjects(tempHome("cc-"));
+    const home = tempHome();
+    const { api } = openTemp({ home });
+    await importWith(api, "claude-code", [projects]);
+    api.add("mine", { role: "user", content: "a session written by an agent" });
+    expect(api.dueSessions()).toEqual(["mine"]);
+    api.close();
+    const { api: on } = openTemp({ home, env: { MEMVOY_IMPORT_SUMMARIZE: "true" } });
+    expect(on.config.import.summarize).toBe(true);
+    expect(on.dueSessions()).toHaveLength(6);
+    on.close();
+  });
+});
+
+describe("imported sessions in the terminal UI's list", () => {
+  test("the row shows the title after the id, and the filter finds a title word", async () => {
+    const { SessionListState } = await import("../../src/tui/state/session-list-state.ts");
+    const { renderSessionList } = await import("../../src/tui/views/session-list-view.ts");
+    const { Theme } = await import("../../src/tui/theme.ts");
+    const projects = writeClaudeProjects(tempHome("cc-"));
+    const { api } = openTemp();
+    await importWith(api, "claude-code", [projects]);
+    const state = new SessionListState();
+    state.setSessions(api.sessions());
+    for (const ch of "flaky") state.typeChar(ch);
+    expect(state.visible.map((s) => s.id)).toEqual(["cc-5f0c1a2b-1111-4c3d-8e9f-0a1b2c3d4e5f"]);
+    const lines = renderSessionList(state, new Theme("mono"), 120, 5, true, 0n).join("\n");
+    expect(lines).toContain("cc-5f0c1a2b-1111-4c3d-8e9f-0a1b2c3d4e5f · Fix the flaky checkout test");
+    api.close();
+  });
+});

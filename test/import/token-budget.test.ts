@@ -1,0 +1,41 @@
+// [summary] daily_token_budget stops LLM spend for the day; memvoy usage shows tokens by day, model and session.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { cli, removeTempHomes, tempHome } from "../fixture/home.ts";
+import { startFakeAnthropic, type FakeAnthropic } from "../fixture/fake-anthropic.ts";
+import { current, summaryStep } from "../fixture/summary-home.ts";
+
+let fake: FakeAnthropic;
+beforeAll(async () => (fake = await startFakeAnthropic()));
+afterAll(async () => {
+  await fake.stop();
+  removeTempHomes();
+});
+
+describe("daily token budget", () => {
+  test("with a budget of one call, a second call is never made; summarize and usage say so", async () => {
+    const home = tempHome();
+    writeFileSync(join(home, "config.toml"), "[summary]\ndaily_token_budget = 1\n");
+    const env = { ANTHROPIC_API_KEY: fake.apiKey, ANTHROPIC_BASE_URL: fake.url };
+    for (const s of ["s1", "s2"]) {
+      const jsonl = '{"role":"user","content":"shall we use Postgres?"}\n{"role":"assistant","content":"Yes, Postgres."}\n';
+      expect((await cli(["add", s], { home, stdin: jsonl })).code).toBe(0);
+    }
+    fake.respond(() => summaryStep({ key_decisions: ["Do: use Postgres"], current_discussion: current("database") }));
+    const r = await cli(["summarize"], { home, env });
+    expect(fake.calls).toBe(1);
+    expect(r.code).toBe(1);
+    expect(r.stdout + r.stderr).toContain("daily token budget is spent");
+    const again = await cli(["summarize", "s2"], { home, env });
+    expect(fake.calls).toBe(1);
+    expect(again.stdout + again.stderr).toContain("daily_token_budget");
+
+    const u = JSON.parse((await cli(["usage", "--json"], { home })).stdout);
+    expect(u.budget).toMatchObject({ budget: 1, spent: true });
+    expect(u.rows).toHaveLength(1);
+    expect(u.rows[0]).toMatchObject({ calls: 1, session: expect.stringMatching(/^s[12]$/), inputTokens: fake.inputTokens, outputTokens: fake.outputTokens });
+    const text = await cli(["usage"], { home });
+    expect(text.stdout).toContain("budget spent");
+  });
+});

@@ -1,0 +1,131 @@
+// The release tarball (bun build.ts --release) and scripts/install.sh: checksums verify, the installed binary
+// runs from another folder, man renders the installed page, completions land where shells look.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import pkg from "../package.json";
+import { buildBinaryOnce, makeTempDir, removeTempDirs, repoRoot, runBinary } from "./fixture/binary.ts";
+
+let tarball = "";
+let outDir = "";
+
+async function run(cmd: string[], o: { cwd?: string; env?: Record<string, string> } = {}) {
+  const proc = Bun.spawn(cmd, {
+    cwd: o.cwd ?? makeTempDir(),
+    env: { PATH: "/usr/local/bin:/usr/bin:/bin", LANG: "C.UTF-8", ...o.env },
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  const [stdout, stderr, code] = await Promise.all([
+    new Response(proc.stdout).text(),
+    new Response(proc.stderr).text(),
+    proc.exited,
+  ]);
+  return { code, stdout, stderr };
+}
+
+beforeAll(async () => {
+  const bin = await buildBinaryOnce();
+  outDir = join(bin, "..");
+  const r = await run(
+    [process.execPath, join(repoRoot, "build.ts"), "--no-compile", "--release", "--gzip-level", "1", "--outfile", bin],
+    { cwd: repoRoot },
+  );
+  expect(r.code, r.stderr).toBe(0);
+  tarball = join(outDir, `memvoy-${pkg.version}-${process.platform}-${process.arch}.tar.gz`);
+}, 900_000);
+afterAll(removeTempDirs);
+
+describe("release tarball and install.sh", () => {
+  test("the tarball holds the binary, man page, completions, unit, README excerpt, install.sh and SHA256SUMS; both checksums verify", async () => {
+    expect((await run(["sha256sum", "--check", `${tarball}.sha256`], { cwd: outDir })).code).toBe(0);
+    const list = await run(["tar", "-tzf", tarball]);
+    const name = `memvoy-${pkg.version}-${process.platform}-${process.arch}`;
+    const files = list.stdout
+      .trim()
+      .split("\n")
+      .map((f) => f.replace(`${name}/`, ""))
+      .filter((f) => f && !f.endsWith("/"))
+      .sort();
+    expect(files).toEqual(
+      [
+        "README.md",
+        "SHA256SUMS",
+        "completions/_memvoy",
+        "completions/memvoy.bash",
+        "completions/memvoy.fish",
+        "install.sh",
+        "memvoy",
+        "memvoy.1",
+        "memvoy.service",
+      ].sort(),
+    );
+    const unpacked = makeTempDir();
+    expect((await run(["tar", "-xzf", tarball, "-C", unpacked])).code).toBe(0);
+    const sums = await run(["sha256sum", "--check", "SHA256SUMS"], { cwd: join(unpacked, name) });
+    expect(sums.code, sums.stderr).toBe(0);
+    expect(sums.stdout.trim().split("\n")).toHaveLength(8);
+    expect(readFileSync(join(unpacked, name, "README.md"), "utf8")).toContain("## Installing");
+  }, 120_000);
+
+  test("install.sh from the tarball: binary in ~/.local/bin runs from another folder, man -l renders the page, completions installed", async () => {
+    const home = makeTempDir();
+    const inst = await run(["sh", join(repoRoot, "scripts/install.sh"), tarball], { env: { HOME: home } });
+    expect(inst.code, inst.stderr).toBe(0);
+    expect(inst.stdout).toContain("checksums verified");
+    const bin = join(home, ".local/bin/memvoy");
+    const elsewhere = makeTempDir();
+    const v = await runBinary(bin, ["-v"], { cwd: elsewhere });
+    expect(v.stdout.trim()).toBe(`memvoy ${pkg.version}`);
+    const data = join(elsewhere, "data");
+    expect(
+      (
+        await runBinary(bin, ["--home", data, "add", "s", "--role", "user", "--content", "installed and working"], {
+          cwd: elsewhere,
+        })
+      ).code,
+    ).toBe(0);
+    const found = await runBinary(bin, ["--home", data, "search", "working", "--json"], { cwd: elsewhere });
+    expect(JSON.parse(found.stdout).hits[0].content).toBe("installed and working");
+    const page = join(home, ".local/share/man/man1/memvoy.1");
+    const man = await run(["man", "-l", page], { env: { MANPAGER: "cat", PAGER: "cat", MANWIDTH: "120", HOME: home } });
+    expect(man.code, man.stderr).toBe(0);
+    expect(man.stdout).toContain("MEMVOY(1)");
+    expect(man.stdout).toContain("memvoy search QUERY");
+    expect(man.stdout).toContain("--since TIME");
+    for (const f of [
+      ".local/share/bash-completion/completions/memvoy",
+      ".local/share/zsh/site-functions/_memvoy",
+      ".config/fish/completions/memvoy.fish",
+    ])
+      expect(existsSync(join(home, f))).toBe(true);
+    expect(readFileSync(join(home, ".local/share/memvoy/memvoy.service"), "utf8")).toContain(
+      `ExecStart=${bin} --daemon`,
+    );
+    // The installed bash completion works against the installed binary.
+    const comp = await run(
+      [
+        "bash",
+        "-c",
+        `source ${join(home, ".local/share/bash-completion/completions/memvoy")}; COMP_WORDS=(memvoy sta); COMP_CWORD=1; _memvoy; echo "\${COMPREPLY[@]}"`,
+      ],
+      {
+        env: { HOME: home, PATH: `${join(home, ".local/bin")}:/usr/bin:/bin` },
+      },
+    );
+    expect(comp.stdout.trim()).toBe("stats");
+  }, 120_000);
+
+  test("a tampered release is refused and nothing is installed", async () => {
+    const unpacked = makeTempDir();
+    await run(["tar", "-xzf", tarball, "-C", unpacked]);
+    const dir = join(unpacked, `memvoy-${pkg.version}-${process.platform}-${process.arch}`);
+    writeFileSync(join(dir, "memvoy.1"), readFileSync(join(dir, "memvoy.1"), "utf8") + '.\\" changed\n');
+    const home = makeTempDir();
+    mkdirSync(join(home, ".local"), { recursive: true });
+    const inst = await run(["sh", join(dir, "install.sh")], { env: { HOME: home } });
+    expect(inst.code).toBe(2);
+    expect(inst.stderr).toContain("do not match");
+    expect(existsSync(join(home, ".local/bin/memvoy"))).toBe(false);
+  }, 120_000);
+});

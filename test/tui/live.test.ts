@@ -1,0 +1,213 @@
+// Daily use under tmux: another process's writes appear on their own; o opens $PAGER; y copies through
+// OSC 52 (tmux set-clipboard on, read back with show-buffer); mouse clicks select and the wheel scrolls.
+import { describe, expect, test } from "bun:test";
+import { chmodSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { openMemory } from "../../src/app/open-memory.ts";
+import { cli, tempHome } from "../fixture/home.ts";
+import type { TmuxSession } from "../fixture/tmux.ts";
+import { makeHome, startTui, tuiSuite } from "../fixture/tui-home.ts";
+
+const suite = tuiSuite();
+let tui: TmuxSession | undefined;
+
+/** SGR mouse reports (1-based cells): a left click, or a wheel notch. */
+const click = (x: number, y: number) => `\x1b[<0;${x};${y}M\x1b[<0;${x};${y}m`;
+const wheel = (dir: "up" | "down", x: number, y: number) => `\x1b[<${dir === "up" ? 64 : 65};${x};${y}M`;
+
+describe("live updates", () => {
+  test("a message, a session and an error record written by another process appear; selection and scroll hold", async () => {
+    const h = await makeHome();
+    tui = startTui(h, { width: 100, height: 30 });
+    await tui.waitFor("old-notes");
+    // Select beta-billing (second row) and scroll its history to the top: neither may move.
+    tui.keys("Down");
+    await tui.waitFor("beta-billing · 4 msgs");
+    tui.keys("Enter", "Home");
+    await tui.waitFor(/beta-billing · 4 msgs.*· (top|all)/);
+    expect(
+      (
+        await cli(["add", "beta-billing", "--role", "assistant", "--content", "LIVE: the refund job is fixed"], {
+          home: h,
+        })
+      ).code,
+    ).toBe(0);
+    let s = await tui.waitFor("beta-billing · 5 msgs", 20_000);
+    expect(s).toContain("Stripe webhooks arrive twice");
+    expect(
+      (await cli(["add", "brand-new", "--role", "user", "--content", "a session made elsewhere"], { home: h })).code,
+    ).toBe(0);
+    s = await tui.waitFor("│brand-new", 20_000);
+    expect(s).toContain("5 sessions");
+    expect(s).toMatch(/beta-billing · 5 msgs/); // still the selected session
+    tui.keys("End");
+    s = await tui.waitFor("LIVE: the refund job is fixed");
+    // At the end, the view follows new messages.
+    expect(
+      (await cli(["add", "beta-billing", "--role", "user", "--content", "LIVE: second follow-up"], { home: h })).code,
+    ).toBe(0);
+    await tui.waitFor("LIVE: second follow-up", 20_000);
+    // An error record shows up in the count and, with the browser open, in its list.
+    tui.keys("C-e");
+    await tui.waitFor("Error memory · 3 records");
+    expect(
+      (
+        await cli(["errors", "record", "--tool", "make", "--error", "LIVE: missing separator", "--fix", "use tabs"], {
+          home: h,
+        })
+      ).code,
+    ).toBe(0);
+    s = await tui.waitFor("Error memory · 4 records", 20_000);
+    expect(s).toContain("LIVE: missing separator");
+    // A summary saved by another process shows in the open summary viewer.
+    tui.keys("Escape");
+    await tui.waitForGone("Error memory");
+    tui.keys("C-s");
+    await tui.waitFor("No summary yet.");
+    const api = openMemory({ home: h, env: {} });
+    api.importSummary("beta-billing", {
+      key_decisions: ["Do: LIVE retry the refund job nightly"],
+      past_discussions: [],
+      current_discussion: {
+        topic: "Refunds",
+        description: "The job is fixed.",
+        perspectives: "",
+        direction: "Watch it",
+      },
+    });
+    api.close();
+    s = await tui.waitFor("Do: LIVE retry the refund job nightly", 20_000);
+    expect(s).toContain("beta-billing");
+  }, 120_000);
+});
+
+describe("pager and clipboard", () => {
+  test("o opens the message, the search hit and the error record in $PAGER", async () => {
+    const dir = tempHome("memvoy-pager-");
+    const out = join(dir, "paged.txt");
+    const pager = join(dir, "pager.sh");
+    // The pager copies what it was given and waits for a key, like less.
+    writeFileSync(pager, `#!/bin/sh\ncat "$1" >> ${out}\necho PAGER-SHOWING\nread line\n`);
+    chmodSync(pager, 0o755);
+    tui = suite.start({ env: { PAGER: pager } });
+    await tui.waitFor("old-notes");
+    tui.keys("Down", "Down", "Down"); // old-notes
+    await tui.waitFor("old-notes · 2 msgs");
+    tui.keys("Enter", "Home", "o");
+    await tui.waitFor("PAGER-SHOWING");
+    tui.keys("Enter");
+    let s = await tui.waitFor("closed the pager");
+    expect(s).toContain("old-notes · 2 msgs");
+    expect(readFileSync(out, "utf8")).toContain("Draft the quarterly report outline.");
+    expect(readFileSync(out, "utf8")).toMatch(/^old-notes · \d{4}-\d\d-\d\d \d\d:\d\d:\d\d · user/);
+    // A search hit: Ctrl-O (letters are typed into the query).
+    tui.type("/");
+    await tui.waitFor("Search:");
+    tui.type("idempotent");
+    await tui.waitFor(/\d+ hits? for "idempotent"(?!.*searching)/);
+    tui.keys("C-o");
+    await tui.waitFor("PAGER-SHOWING");
+    tui.keys("Enter");
+    await tui.waitFor("closed the pager");
+    expect(readFileSync(out, "utf8")).toContain("Stripe webhooks arrive twice");
+    // An error record.
+    tui.keys("Escape");
+    await tui.waitForGone("Search:");
+    tui.keys("C-e");
+    await tui.waitFor("Error memory");
+    tui.type("o");
+    await tui.waitFor("PAGER-SHOWING");
+    tui.keys("Enter");
+    s = await tui.waitFor("closed the pager");
+    expect(readFileSync(out, "utf8")).toMatch(/Fix: /);
+    tui.type("q");
+    expect((await tui.exited()).code).toBe(0);
+  }, 120_000);
+
+  test("y copies through OSC 52 (tmux set-clipboard on) and says so on the status row", async () => {
+    tui = suite.start({ width: 100 });
+    tui.command("set-option", "-g", "set-clipboard", "on");
+    await tui.waitFor("old-notes");
+    tui.keys("Down", "Down", "Down", "Enter", "Home");
+    await tui.waitFor(/old-notes · 2 msgs.*· (top|all)/);
+    tui.type("y");
+    const s = await tui.waitFor("copied the user message");
+    expect(s).toContain("via OSC 52");
+    expect(tui.command("show-buffer")).toBe("Draft the quarterly report outline.");
+    // A search hit (Ctrl-Y) and an error record (y).
+    tui.type("/");
+    await tui.waitFor("Search:");
+    tui.type("idempotent");
+    await tui.waitFor(/\d+ hits? for "idempotent"(?!.*searching)/);
+    tui.keys("C-y");
+    await tui.waitFor("copied the hit from beta-billing");
+    expect(tui.command("show-buffer")).toBe("Stripe webhooks arrive twice; how do we make them idempotent?");
+    tui.keys("Escape");
+    await tui.waitForGone("Search:");
+    tui.keys("C-e");
+    await tui.waitFor("Error memory");
+    tui.type("y");
+    await tui.waitFor(/copied error record [0-9a-f]+/);
+    expect(tui.command("show-buffer")).toMatch(/^\w+ · \w+ · error record [0-9a-f]+\n\nError: /);
+  }, 120_000);
+});
+
+describe("mouse", () => {
+  test("a click selects a session, the wheel scrolls the history pane and the lists, clicks pick hits", async () => {
+    tui = suite.start({ width: 100, height: 30 });
+    await tui.waitFor("old-notes");
+    // Row 1 is the border, 2 the filter line, 3 the header: the 3rd session (zh-trip) is on row 6.
+    tui.bytes(click(5, 6));
+    let s = await tui.waitFor("zh-trip · 2 msgs");
+    tui.bytes(click(5, 4));
+    s = await tui.waitFor(/alpha-deploy · 40 msgs.*· end/);
+    // A click on a message picks it for y (and o).
+    tui.command("set-option", "-g", "set-clipboard", "on");
+    const at = s.split("\n").findIndex((l) => l.includes("Step 37:"));
+    expect(at).toBeGreaterThan(0);
+    tui.bytes(click(60, at + 1));
+    await tui.waitFor("picked the assistant message");
+    tui.type("y");
+    await tui.waitFor("copied the assistant message");
+    expect(tui.command("show-buffer")).toStartWith("Step 37: deploy pipeline note number 37");
+    // The wheel over the history pane scrolls it up, then back to the end.
+    tui.bytes(wheel("up", 60, 10));
+    s = await tui.waitFor((x) => /alpha-deploy · 40 msgs.*· \d+%/.test(x));
+    for (let i = 0; i < 20; i++) tui.bytes(wheel("down", 60, 10));
+    await tui.waitFor(/alpha-deploy · 40 msgs.*· end/);
+    // The wheel over the session list moves the selection.
+    tui.bytes(wheel("down", 5, 10));
+    await tui.waitFor("beta-billing · 4 msgs");
+    // In search, a click picks a hit (two rows per hit, below the query, option and status rows).
+    tui.type("/");
+    await tui.waitFor("Search:");
+    tui.type("deploy pipeline");
+    s = await tui.waitFor(/\d+\+? hits? for "deploy pipeline"(?!.*searching)/);
+    const rows = s.split("\n");
+    const firstHit = rows.findIndex((l, i) => i > rows.findIndex((r) => r.includes("────")) && l.includes("▶"));
+    tui.bytes(click(10, firstHit + 1 + 2)); // the second hit's first row (1-based)
+    s = await tui.waitFor((x) => x.split("\n")[firstHit + 2]!.includes("▶"));
+    expect(s.split("\n")[firstHit]).not.toContain("▶");
+    tui.bytes(wheel("down", 10, firstHit + 3));
+    await tui.waitFor((x) => x.split("\n")[firstHit + 4]!.includes("▶"));
+  }, 120_000);
+});
+
+describe("80 columns", () => {
+  test("help lines and the search option line wrap instead of being cut", async () => {
+    tui = suite.start({ width: 80, height: 40 });
+    await tui.waitFor("old-notes");
+    tui.type("?");
+    let s = await tui.waitFor("Help: every key");
+    const pane = s.split("\n").slice(0, -3).join("\n"); // the status rows below are not help
+    expect(pane).not.toContain("…");
+    expect(pane).toMatch(/Esc leaves the\s*│\n│\s+field first \(Ctrl-C always quits\)/);
+    tui.keys("Escape");
+    await tui.waitForGone("Help: every key");
+    tui.type("/");
+    s = await tui.waitFor("Search:");
+    const options = s.split("\n").slice(0, 5).join("\n");
+    expect(options).not.toContain("…");
+    expect(options).toContain("Ctrl-Y copy");
+  }, 60_000);
+});
