@@ -34,7 +34,11 @@ function library(home: string): MemoryApi {
 }
 
 async function serve(home: string): Promise<{ url: string; stop(): void }> {
-  const proc = Bun.spawn(["bun", import.meta.path, "--serve", home], { stdin: "pipe", stdout: "pipe", stderr: "inherit" });
+  const proc = Bun.spawn(["bun", import.meta.path, "--serve", home], {
+    stdin: "pipe",
+    stdout: "pipe",
+    stderr: "inherit",
+  });
   const reader = proc.stdout.getReader();
   let text = "";
   while (!text.includes("\n")) {
@@ -42,7 +46,9 @@ async function serve(home: string): Promise<{ url: string; stop(): void }> {
     if (done) throw new Error("the server child exited");
     text += new TextDecoder().decode(value);
   }
-  return { url: text.trim(), stop: () => {
+  return {
+    url: text.trim(),
+    stop: () => {
       proc.stdin.end();
       proc.kill();
     },
@@ -53,7 +59,10 @@ async function timeAdds(api: MemoryApi, n: number): Promise<number[]> {
   const times: number[] = [];
   for (let i = 0; i < n; i++) {
     const t = performance.now();
-    await api.add(`bench-${i % 10}`, { role: i % 2 ? "assistant" : "user", content: `message ${i} about the deploy pipeline and its rollback plan` });
+    await api.add(`bench-${i % 10}`, {
+      role: i % 2 ? "assistant" : "user",
+      content: `message ${i} about the deploy pipeline and its rollback plan`,
+    });
     times.push(performance.now() - t);
   }
   return times;
@@ -123,7 +132,10 @@ async function main(): Promise<void> {
         }
       }),
     );
-    rows.push({ name: `keyword search on ${n}, 8 concurrent HTTP clients`, value: `${Math.round(done / seconds)} req/s` });
+    rows.push({
+      name: `keyword search on ${n}, 8 concurrent HTTP clients`,
+      value: `${Math.round(done / seconds)} req/s`,
+    });
   } finally {
     server.stop();
   }

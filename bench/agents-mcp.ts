@@ -15,7 +15,12 @@ const INIT = { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { na
 
 /** A stdio MCP server as an agent runs it; answers matched by id. */
 function server(bin: string, home: string) {
-  const proc = Bun.spawn([bin, "mcp", "--home", home], { stdin: "pipe", stdout: "pipe", stderr: "ignore", env: { PATH: "/usr/bin:/bin", HOME: tmpdir() } });
+  const proc = Bun.spawn([bin, "mcp", "--home", home], {
+    stdin: "pipe",
+    stdout: "pipe",
+    stderr: "ignore",
+    env: { PATH: "/usr/bin:/bin", HOME: tmpdir() },
+  });
   const waiting = new Map<number, (v: any) => void>();
   let next = 1;
   void (async () => {
@@ -74,8 +79,16 @@ try {
     Bun.spawnSync([bin, "--version"], { stdout: "ignore" });
     bare.push(performance.now() - t);
   }
-  rows.push({ name: `compiled binary: spawn -> --version exited, p50 of ${SPAWNS} (baseline)`, value: fmtMs(summarize(bare).p50) });
-  rows.push({ name: `MCP stdio, compiled binary: spawn -> tools/list answered, p50 of ${SPAWNS}`, value: fmtMs(p50), target: "<= 150 ms", ok: p50 <= 150 });
+  rows.push({
+    name: `compiled binary: spawn -> --version exited, p50 of ${SPAWNS} (baseline)`,
+    value: fmtMs(summarize(bare).p50),
+  });
+  rows.push({
+    name: `MCP stdio, compiled binary: spawn -> tools/list answered, p50 of ${SPAWNS}`,
+    value: fmtMs(p50),
+    target: "<= 150 ms",
+    ok: p50 <= 150,
+  });
 
   const home = ensureHome(IMPORT_SPEC, rows);
   const s = server(bin, home);
@@ -93,7 +106,10 @@ try {
     }
   }
   await s.close();
-  rows.push({ name: `MCP chat_history search (keyword, compact rows) on ${countLabel(IMPORT_SPEC.messages)}: p50`, value: fmtMs(summarize(searchTimes).p50) });
+  rows.push({
+    name: `MCP chat_history search (keyword, compact rows) on ${countLabel(IMPORT_SPEC.messages)}: p50`,
+    value: fmtMs(summarize(searchTimes).p50),
+  });
 } finally {
   rmSync(scratch, { recursive: true, force: true });
   removeTempDirs();

@@ -23,10 +23,15 @@ interface Turn {
   dia_id: string;
   text: string;
 }
-const samples = (await Bun.file(values.data!).json()) as { conversation: Record<string, unknown>; qa: { question: string; evidence: string[]; category: number }[] }[];
+const samples = (await Bun.file(values.data!).json()) as {
+  conversation: Record<string, unknown>;
+  qa: { question: string; evidence: string[]; category: number }[];
+}[];
 const convs = samples.map((s) => {
   const c = s.conversation;
-  const keys = Object.keys(c).filter((k) => /^session_\d+$/.test(k)).sort((a, b) => Number(a.split("_")[1]) - Number(b.split("_")[1]));
+  const keys = Object.keys(c)
+    .filter((k) => /^session_\d+$/.test(k))
+    .sort((a, b) => Number(a.split("_")[1]) - Number(b.split("_")[1]));
   const turns = keys.flatMap((k) => c[k] as Turn[]);
   const qa = s.qa.filter((q) => q.category >= 1 && q.category <= 4 && q.evidence.length > 0);
   return { turns, qa, speakers: [...new Set(turns.map((t) => t.speaker))] };
@@ -74,7 +79,9 @@ const candidates: [string, Mix][] = [
   ["mix: word vectors + 0.35 n-grams (shipped)", { words: 1, grams: 0.35 }],
 ];
 const texts = convs.flatMap((c) => c.turns.map((t) => t.text));
-console.log(`LoCoMo dev, ${convs.reduce((n, c) => n + c.qa.length, 0)} questions, semantic recall@10 (in-memory exact ranking)`);
+console.log(
+  `LoCoMo dev, ${convs.reduce((n, c) => n + c.qa.length, 0)} questions, semantic recall@10 (in-memory exact ranking)`,
+);
 console.log("candidate".padEnd(44), "plain  +context  +context+focus  msg/s");
 for (const [name, mix] of candidates) {
   const e = await BuiltinEmbedder.variant(mix);
@@ -82,5 +89,9 @@ for (const [name, mix] of candidates) {
   await e.embed(texts);
   const rate = texts.length / ((performance.now() - t) / 1000);
   const r = [await recallAt10(e, false, false), await recallAt10(e, true, false), await recallAt10(e, true, true)];
-  console.log(name.padEnd(44), r.map((x) => x.toFixed(3).padEnd(7)).join("  "), Math.round(rate).toLocaleString("en-US"));
+  console.log(
+    name.padEnd(44),
+    r.map((x) => x.toFixed(3).padEnd(7)).join("  "),
+    Math.round(rate).toLocaleString("en-US"),
+  );
 }

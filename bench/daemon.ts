@@ -45,7 +45,8 @@ function readJson(path: string): any {
   }
 }
 
-const logOf = (home: string) => (existsSync(join(home, "daemon.log")) ? readFileSync(join(home, "daemon.log"), "utf8") : "");
+const logOf = (home: string) =>
+  existsSync(join(home, "daemon.log")) ? readFileSync(join(home, "daemon.log"), "utf8") : "";
 
 async function until<T>(what: string, check: () => T | undefined, timeoutMs = 600_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
@@ -57,7 +58,8 @@ async function until<T>(what: string, check: () => T | undefined, timeoutMs = 60
   }
 }
 
-const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))] ?? NaN;
+const pct = (xs: number[], p: number) =>
+  [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))] ?? NaN;
 
 /** A home with `n` messages in 25 sessions, all queued for embedding (builtin embedder). */
 function queuedHome(n: number): string {
@@ -86,7 +88,9 @@ interface ChildRun {
 function embeddingChildren(home: string): { started: number; exited: ChildRun[] } {
   const text = logOf(home);
   const started = [...text.matchAll(/worker\.start job=embeddings pid=\d+/g)].length;
-  const exited = [...text.matchAll(/worker\.exit job=embeddings pid=(\d+) code=(\d+).* lived_ms=(\d+).* max_rss_mb=(\d+)/g)].map((m) => ({
+  const exited = [
+    ...text.matchAll(/worker\.exit job=embeddings pid=(\d+) code=(\d+).* lived_ms=(\d+).* max_rss_mb=(\d+)/g),
+  ].map((m) => ({
     pid: Number(m[1]),
     code: Number(m[2]),
     livedMs: Number(m[3]),
@@ -109,10 +113,16 @@ interface Measure {
 }
 
 async function measure(command: string[], home: string): Promise<Measure> {
-  const proc = Bun.spawn([...command, "--daemon", "--home", home], { env: { PATH: process.env.PATH!, HOME: tmpdir(), TMPDIR: tmpdir() }, stdout: "ignore", stderr: "inherit" });
+  const proc = Bun.spawn([...command, "--daemon", "--home", home], {
+    env: { PATH: process.env.PATH!, HOME: tmpdir(), TMPDIR: tmpdir() },
+    stdout: "ignore",
+    stderr: "inherit",
+  });
   try {
     const t0 = performance.now();
-    await until("the queue to drain", () => / 0 queued$/.test(readJson(join(home, "daemon.state.json"))?.jobs?.embeddings?.lastDetail ?? ""));
+    await until("the queue to drain", () =>
+      / 0 queued$/.test(readJson(join(home, "daemon.state.json"))?.jobs?.embeddings?.lastDetail ?? ""),
+    );
     const drainMs = performance.now() - t0;
     // Idle means the child has lingered out and exited: only the daemon is left.
     const t1 = performance.now();
@@ -207,18 +217,29 @@ try {
           target: "<= 120 MB",
           ok: m.rssMb <= 120 && !m.lancedbMapped,
         },
-        { name: `daemon idle CPU over ${(IDLE_MS / 1000).toFixed(0)} s (${where})`, value: `${m.cpuPct.toFixed(2)} %`, target: "<= 1 %", ok: m.cpuPct <= 1 },
+        {
+          name: `daemon idle CPU over ${(IDLE_MS / 1000).toFixed(0)} s (${where})`,
+          value: `${m.cpuPct.toFixed(2)} %`,
+          target: "<= 1 %",
+          ok: m.cpuPct <= 1,
+        },
         {
           name: `embedding child (${where}): peak RSS, lifetime`,
           value: `${kid.maxRssMb} MB, lived ${(m.children.reduce((s, c) => s + c.livedMs, 0) / 1000).toFixed(1)} s in ${m.children.length} process(es) (drain ${(m.drainMs / 1000).toFixed(1)} s, then exit ${(m.childIdleMs / 1000).toFixed(1)} s later)`,
         },
-        { name: `daemon SIGTERM to exit (${where})`, value: `${m.stopMs.toFixed(0)} ms (exit ${m.code})`, target: "< 5000 ms, exit 0", ok: m.stopMs < 5000 && m.code === 0 },
+        {
+          name: `daemon SIGTERM to exit (${where})`,
+          value: `${m.stopMs.toFixed(0)} ms (exit ${m.code})`,
+          target: "< 5000 ms, exit 0",
+          ok: m.stopMs < 5000 && m.code === 0,
+        },
       );
     }
   }
   const { maintenance, row } = await searchesDuringMaintenance(homes.at(-1)!);
   rows.push(maintenance, row);
-  for (const r of rows) log(`${r.name}: ${r.value}${r.target ? ` (target ${r.target}: ${r.ok ? "ok" : "MISSED"})` : ""}`);
+  for (const r of rows)
+    log(`${r.name}: ${r.value}${r.target ? ` (target ${r.target}: ${r.ok ? "ok" : "MISSED"})` : ""}`);
   emitRows(rows);
 } finally {
   for (const h of homes) rmSync(h, { recursive: true, force: true });

@@ -27,7 +27,20 @@ const root = resolve(import.meta.dir, "..");
 
 const TOOLS = ["git", "npm", "docker", "psql", "pytest", "curl", "kubectl", "ssh", "pip", "cargo", "tsc", "terraform"];
 const VERBS = ["open", "read", "write", "resolve", "load", "parse", "connect to", "create", "delete", "update"];
-const NOUNS = ["config file", "module", "table", "bucket", "volume", "secret", "service", "queue", "topic", "branch", "image", "package"];
+const NOUNS = [
+  "config file",
+  "module",
+  "table",
+  "bucket",
+  "volume",
+  "secret",
+  "service",
+  "queue",
+  "topic",
+  "branch",
+  "image",
+  "package",
+];
 const REASONS = [
   "permission denied",
   "not found",
@@ -78,7 +91,10 @@ try {
   const total = api.listErrors().total;
   log(`recorded ${total} error records`);
   const rec = summarize(recordMs);
-  rows.push({ name: `errors record (builtin embedder, ${total} records)`, value: `p50 ${fmtMs(rec.p50)}, p95 ${fmtMs(rec.p95)}` });
+  rows.push({
+    name: `errors record (builtin embedder, ${total} records)`,
+    value: `p50 ${fmtMs(rec.p50)}, p95 ${fmtMs(rec.p95)}`,
+  });
 
   const quality = async (set: Paraphrase[], withTool: boolean) => {
     let first = 0;
@@ -105,23 +121,42 @@ try {
     rows.push({ name: `fix found first: ${r.label}, among ${total}`, value: `${q.first}/${r.set.length}` });
   }
   const s = summarize(searchMs);
-  rows.push({ name: `errors search in-process, ${total} records (${s.n} queries)`, value: `p50 ${fmtMs(s.p50)}, p95 ${fmtMs(s.p95)}` });
+  rows.push({
+    name: `errors search in-process, ${total} records (${s.n} queries)`,
+    value: `p50 ${fmtMs(s.p50)}, p95 ${fmtMs(s.p95)}`,
+  });
   api.close();
 
   const cliMs: number[] = [];
   for (let i = 0; i < CLI_RUNS; i++) {
     const t = performance.now();
-    const proc = Bun.spawn(["bun", join(root, "src/index.ts"), "--home", home, "errors", "search", PARAPHRASES[i % PARAPHRASES.length]!.query, "--json"], {
-      stdout: "pipe",
-      stderr: "pipe",
-      env: { PATH: process.env.PATH!, HOME: tmpdir() },
-    });
+    const proc = Bun.spawn(
+      [
+        "bun",
+        join(root, "src/index.ts"),
+        "--home",
+        home,
+        "errors",
+        "search",
+        PARAPHRASES[i % PARAPHRASES.length]!.query,
+        "--json",
+      ],
+      {
+        stdout: "pipe",
+        stderr: "pipe",
+        env: { PATH: process.env.PATH!, HOME: tmpdir() },
+      },
+    );
     const out = await new Response(proc.stdout).text();
-    if ((await proc.exited) !== 0 || JSON.parse(out).hits.length === 0) throw new Error(`memvoy errors search failed: ${out}`);
+    if ((await proc.exited) !== 0 || JSON.parse(out).hits.length === 0)
+      throw new Error(`memvoy errors search failed: ${out}`);
     cliMs.push(performance.now() - t);
   }
   const c = summarize(cliMs);
-  rows.push({ name: `memvoy errors search process (bun src/index.ts), ${total} records`, value: `p50 ${fmtMs(c.p50)}, p95 ${fmtMs(c.p95)}` });
+  rows.push({
+    name: `memvoy errors search process (bun src/index.ts), ${total} records`,
+    value: `p50 ${fmtMs(c.p50)}, p95 ${fmtMs(c.p95)}`,
+  });
 } finally {
   rmSync(home, { recursive: true, force: true });
 }

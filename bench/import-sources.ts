@@ -75,25 +75,79 @@ function generateClaude(root: string, budget: number): { messages: number; sessi
     const text = sessionStream(s);
     const next = rng(s + 11);
     const say = () => text().content;
-    const base = { sessionId: id, cwd: `/home/dev/p${s % 20}`, version: "2.1.3", gitBranch: "main", isSidechain: false, userType: "external" };
+    const base = {
+      sessionId: id,
+      cwd: `/home/dev/p${s % 20}`,
+      version: "2.1.3",
+      gitBranch: "main",
+      isSidechain: false,
+      userType: "external",
+    };
     let parent: string | null = null;
     let t = T0 + s * 3_600_000;
     const rec = (o: Record<string, unknown>, kind: string) => {
       const uuid = `u-${s}-${mix.cc.size}-${total}-${w.bytes}`;
-      w.write(JSON.stringify({ ...base, ...o, uuid, parentUuid: parent, timestamp: new Date((t += 1500)).toISOString() }));
+      w.write(
+        JSON.stringify({ ...base, ...o, uuid, parentUuid: parent, timestamp: new Date((t += 1500)).toISOString() }),
+      );
       count(mix.cc, kind);
       parent = uuid;
     };
     for (let turn = 0; turn < TURNS_PER_SESSION; turn++) {
       if (turn % 10 === 0) {
-        w.write(JSON.stringify({ type: "file-history-snapshot", messageId: `m${turn}`, snapshot: { trackedFileBackups: {} } }));
+        w.write(
+          JSON.stringify({
+            type: "file-history-snapshot",
+            messageId: `m${turn}`,
+            snapshot: { trackedFileBackups: {} },
+          }),
+        );
         count(mix.cc, "file-history-snapshot");
       }
       rec({ type: "user", message: { role: "user", content: say() } }, "user prompt");
       const mid = `msg_${s}_${turn}`;
-      rec({ type: "assistant", requestId: `req_${s}_${turn}`, message: { id: mid, role: "assistant", model: "claude-sonnet-4-5", content: [{ type: "thinking", thinking: say() }, { type: "text", text: say() }] } }, "assistant text (streamed part 1)");
-      rec({ type: "assistant", requestId: `req_${s}_${turn}`, message: { id: mid, role: "assistant", model: "claude-sonnet-4-5", content: [{ type: "tool_use", id: `toolu_${s}_${turn}`, name: "Read", input: { file_path: `/src/f${turn}.ts` } }] } }, "assistant tool_use (streamed part 2)");
-      rec({ type: "user", message: { role: "user", content: [{ type: "tool_result", tool_use_id: `toolu_${s}_${turn}`, content: toolOutput(next, say) }] }, toolUseResult: { stdout: "", stderr: "", interrupted: false } }, "tool result");
+      rec(
+        {
+          type: "assistant",
+          requestId: `req_${s}_${turn}`,
+          message: {
+            id: mid,
+            role: "assistant",
+            model: "claude-sonnet-4-5",
+            content: [
+              { type: "thinking", thinking: say() },
+              { type: "text", text: say() },
+            ],
+          },
+        },
+        "assistant text (streamed part 1)",
+      );
+      rec(
+        {
+          type: "assistant",
+          requestId: `req_${s}_${turn}`,
+          message: {
+            id: mid,
+            role: "assistant",
+            model: "claude-sonnet-4-5",
+            content: [
+              { type: "tool_use", id: `toolu_${s}_${turn}`, name: "Read", input: { file_path: `/src/f${turn}.ts` } },
+            ],
+          },
+        },
+        "assistant tool_use (streamed part 2)",
+      );
+      rec(
+        {
+          type: "user",
+          message: {
+            role: "user",
+            content: [{ type: "tool_result", tool_use_id: `toolu_${s}_${turn}`, content: toolOutput(next, say) }],
+          },
+          toolUseResult: { stdout: "", stderr: "", interrupted: false },
+        },
+        "tool result",
+      );
       rec({ type: "progress", data: { type: "hook_progress" } }, "progress");
       messages += 2;
     }
@@ -121,17 +175,42 @@ function generateCodex(root: string, budget: number): { messages: number; sessio
       w.write(JSON.stringify({ timestamp: new Date((t += 1000)).toISOString(), type, payload }));
       count(mix.codex, kind);
     };
-    line("session_meta", { id, cwd: `/home/dev/c${s % 10}`, cli_version: "0.40.0", git: { branch: "main" } }, "session_meta");
+    line(
+      "session_meta",
+      { id, cwd: `/home/dev/c${s % 10}`, cli_version: "0.40.0", git: { branch: "main" } },
+      "session_meta",
+    );
     for (let turn = 0; turn < TURNS_PER_SESSION; turn++) {
       const prompt = say();
-      line("response_item", { type: "message", role: "user", content: [{ type: "input_text", text: prompt }] }, "response_item message (user)");
+      line(
+        "response_item",
+        { type: "message", role: "user", content: [{ type: "input_text", text: prompt }] },
+        "response_item message (user)",
+      );
       line("event_msg", { type: "user_message", message: prompt }, "event_msg user_message");
       line("response_item", { type: "reasoning", summary: [{ type: "summary_text", text: say() }] }, "reasoning");
-      line("response_item", { type: "function_call", name: "shell", arguments: JSON.stringify({ command: ["cat", `f${turn}`] }), call_id: `c${turn}` }, "function_call");
-      line("response_item", { type: "function_call_output", call_id: `c${turn}`, output: toolOutput(next, say) }, "function_call_output");
+      line(
+        "response_item",
+        {
+          type: "function_call",
+          name: "shell",
+          arguments: JSON.stringify({ command: ["cat", `f${turn}`] }),
+          call_id: `c${turn}`,
+        },
+        "function_call",
+      );
+      line(
+        "response_item",
+        { type: "function_call_output", call_id: `c${turn}`, output: toolOutput(next, say) },
+        "function_call_output",
+      );
       line("event_msg", { type: "exec_command_end", call_id: `c${turn}`, exit_code: 0 }, "exec_command_end");
       const answer = say();
-      line("response_item", { type: "message", role: "assistant", content: [{ type: "output_text", text: answer }] }, "response_item message (assistant)");
+      line(
+        "response_item",
+        { type: "message", role: "assistant", content: [{ type: "output_text", text: answer }] },
+        "response_item message (assistant)",
+      );
       line("event_msg", { type: "agent_message", message: answer }, "event_msg agent_message");
       line("event_msg", { type: "token_count", info: null }, "token_count");
       messages += 2;
@@ -143,33 +222,51 @@ function generateCodex(root: string, budget: number): { messages: number; sessio
   return { messages, sessions: s };
 }
 
-log(`import-sources: generating ${fmtMiB(CC_BYTES)} of Claude Code and ${fmtMiB(CODEX_BYTES)} of Codex transcripts in ${src}`);
+log(
+  `import-sources: generating ${fmtMiB(CC_BYTES)} of Claude Code and ${fmtMiB(CODEX_BYTES)} of Codex transcripts in ${src}`,
+);
 const gen0 = performance.now();
 const cc = generateClaude(join(src, "claude"), CC_BYTES);
 const cx = generateCodex(join(src, "codex"), CODEX_BYTES);
-log(`  generated in ${((performance.now() - gen0) / 1000).toFixed(1)} s: ${fmtInt(cc.messages)} + ${fmtInt(cx.messages)} messages`);
+log(
+  `  generated in ${((performance.now() - gen0) / 1000).toFixed(1)} s: ${fmtInt(cc.messages)} + ${fmtInt(cx.messages)} messages`,
+);
 
 const home = join(dir, "home");
 const api = openMemory({ home, env: {}, drain: "off" });
 const t0 = performance.now();
-const r1 = await importSource(api, sourceByName(api, "claude-code"), { env: { CLAUDE_CONFIG_DIR: join(src, "claude") } });
+const r1 = await importSource(api, sourceByName(api, "claude-code"), {
+  env: { CLAUDE_CONFIG_DIR: join(src, "claude") },
+});
 const t1 = performance.now();
 const r2 = await importSource(api, sourceByName(api, "codex"), { env: { CODEX_HOME: join(src, "codex") } });
 const t2 = performance.now();
 const again0 = performance.now();
-const a1 = await importSource(api, sourceByName(api, "claude-code"), { env: { CLAUDE_CONFIG_DIR: join(src, "claude") } });
+const a1 = await importSource(api, sourceByName(api, "claude-code"), {
+  env: { CLAUDE_CONFIG_DIR: join(src, "claude") },
+});
 const a2 = await importSource(api, sourceByName(api, "codex"), { env: { CODEX_HOME: join(src, "codex") } });
 const rerunMs = performance.now() - again0;
 api.close();
-if (r1.messages.added !== cc.messages || r2.messages.added !== cx.messages || a1.messages.added + a2.messages.added !== 0) {
-  throw new Error(`import-sources: expected ${cc.messages}+${cx.messages} messages, got ${r1.messages.added}+${r2.messages.added}, re-run added ${a1.messages.added + a2.messages.added}`);
+if (
+  r1.messages.added !== cc.messages ||
+  r2.messages.added !== cx.messages ||
+  a1.messages.added + a2.messages.added !== 0
+) {
+  throw new Error(
+    `import-sources: expected ${cc.messages}+${cx.messages} messages, got ${r1.messages.added}+${r2.messages.added}, re-run added ${a1.messages.added + a2.messages.added}`,
+  );
 }
 const ccRate = cc.messages / ((t1 - t0) / 1000);
 const cxRate = cx.messages / ((t2 - t1) / 1000);
 
 // The reference: the same number of messages through MemoryApi.add as bench/import.ts does it, in this run.
 const refMessages = Math.min(cc.messages + cx.messages, quick ? 40_000 : 200_000);
-const ref = buildHome(join(dir, "ref"), { messages: refMessages, sessions: Math.max(1, Math.round(refMessages / (2 * TURNS_PER_SESSION))), batch: 5000 });
+const ref = buildHome(join(dir, "ref"), {
+  messages: refMessages,
+  sessions: Math.max(1, Math.round(refMessages / (2 * TURNS_PER_SESSION))),
+  batch: 5000,
+});
 const refRate = refMessages / (ref.addMs / 1000);
 const firstRate = (cc.messages + cx.messages) / ((t2 - t0) / 1000);
 rmSync(dir, { recursive: true, force: true });
@@ -179,11 +276,27 @@ const shape = (m: Map<string, number>) => [...m].map(([k, n]) => `${k} ${n}`).jo
 log(`  Claude Code record mix per ${fmtInt(cc.sessions)} sessions: ${shape(mix.cc)}`);
 log(`  Codex line mix per ${fmtInt(cx.sessions)} rollouts: ${shape(mix.codex)}`);
 emitRows([
-  { name: `corpus: Claude Code ${fmtMiB(CC_BYTES)}`, value: `${fmtInt(cc.messages)} messages in ${fmtInt(cc.sessions)} sessions (${perGiB(cc.messages, CC_BYTES)} messages per GiB; 5 records a turn: prompt, 2 streamed assistant records, tool result, progress)` },
-  { name: `corpus: Codex ${fmtMiB(CODEX_BYTES)}`, value: `${fmtInt(cx.messages)} messages in ${fmtInt(cx.sessions)} rollouts (${perGiB(cx.messages, CODEX_BYTES)} messages per GiB; 9 lines a turn)` },
+  {
+    name: `corpus: Claude Code ${fmtMiB(CC_BYTES)}`,
+    value: `${fmtInt(cc.messages)} messages in ${fmtInt(cc.sessions)} sessions (${perGiB(cc.messages, CC_BYTES)} messages per GiB; 5 records a turn: prompt, 2 streamed assistant records, tool result, progress)`,
+  },
+  {
+    name: `corpus: Codex ${fmtMiB(CODEX_BYTES)}`,
+    value: `${fmtInt(cx.messages)} messages in ${fmtInt(cx.sessions)} rollouts (${perGiB(cx.messages, CODEX_BYTES)} messages per GiB; 9 lines a turn)`,
+  },
   { name: "first import: Claude Code", value: `${fmtInt(ccRate)} msg/s (${((t1 - t0) / 1000).toFixed(1)} s)` },
   { name: "first import: Codex", value: `${fmtInt(cxRate)} msg/s (${((t2 - t1) / 1000).toFixed(1)} s)` },
-  { name: "first import vs MemoryApi.add in this run", value: `${fmtInt(firstRate)} vs ${fmtInt(refRate)} msg/s (${(firstRate / refRate).toFixed(2)}x)`, target: ">= 0.8x", ok: firstRate >= 0.8 * refRate },
-  { name: "re-run with nothing new (both sources)", value: `${(rerunMs / 1000).toFixed(2)} s`, target: "< 2 s", ok: rerunMs < 2000 },
+  {
+    name: "first import vs MemoryApi.add in this run",
+    value: `${fmtInt(firstRate)} vs ${fmtInt(refRate)} msg/s (${(firstRate / refRate).toFixed(2)}x)`,
+    target: ">= 0.8x",
+    ok: firstRate >= 0.8 * refRate,
+  },
+  {
+    name: "re-run with nothing new (both sources)",
+    value: `${(rerunMs / 1000).toFixed(2)} s`,
+    target: "< 2 s",
+    ok: rerunMs < 2000,
+  },
   { name: "import-sources: peak RSS", value: fmtMiB(peakRssBytes()) },
 ]);

@@ -33,12 +33,28 @@ const n = countLabel(IMPORT_SPEC.messages);
 const hasRg = Bun.which("rg") !== null;
 if (!hasRg) log("keyword: rg is not on PATH (Debian package ripgrep): the rg comparison is skipped");
 
-function homeFacts(home: string): { archived: number; total: number; errorShare: number; deployShare: number; upgraded: boolean } {
+function homeFacts(home: string): {
+  archived: number;
+  total: number;
+  errorShare: number;
+  deployShare: number;
+  upgraded: boolean;
+} {
   const db = new Database(join(home, ".store", "history.db"), { readonly: true });
   try {
-    const c = db.query("SELECT count(*) AS total, sum(recent = 0) AS archived FROM messages").get() as { total: number; archived: number };
-    const share = (w: string) => (db.query("SELECT count(*) AS n FROM messages_fts WHERE messages_fts MATCH ?").get(w) as { n: number }).n / c.total;
-    const upgraded = (db.query("SELECT count(*) AS n FROM pragma_table_xinfo('messages_fts') WHERE name = 'sess'").get() as { n: number }).n > 0;
+    const c = db.query("SELECT count(*) AS total, sum(recent = 0) AS archived FROM messages").get() as {
+      total: number;
+      archived: number;
+    };
+    const share = (w: string) =>
+      (db.query("SELECT count(*) AS n FROM messages_fts WHERE messages_fts MATCH ?").get(w) as { n: number }).n /
+      c.total;
+    const upgraded =
+      (
+        db.query("SELECT count(*) AS n FROM pragma_table_xinfo('messages_fts') WHERE name = 'sess'").get() as {
+          n: number;
+        }
+      ).n > 0;
     return { archived: c.archived, total: c.total, errorShare: share("error"), deployShare: share("deploy"), upgraded };
   } finally {
     db.close();
@@ -49,9 +65,16 @@ function homeFacts(home: string): { archived: number; total: number; errorShare:
 function rawFts(home: string) {
   const db = new Database(join(home, ".store", "history.db"), { readonly: true, safeIntegers: true });
   db.run("PRAGMA cache_size = -65536");
-  const upgraded = (db.query("SELECT count(*) AS n FROM pragma_table_xinfo('messages_fts') WHERE name = 'sess'").get() as { n: bigint }).n > 0n;
+  const upgraded =
+    (
+      db.query("SELECT count(*) AS n FROM pragma_table_xinfo('messages_fts') WHERE name = 'sess'").get() as {
+        n: bigint;
+      }
+    ).n > 0n;
   const window = db.query("SELECT rowid FROM messages_fts WHERE messages_fts MATCH ? ORDER BY rowid DESC LIMIT ?");
-  const fetch = db.query("SELECT seq, id, session_id, role, content, send_at, sender, recent FROM messages WHERE seq IN (SELECT CAST(value AS INTEGER) FROM json_each(?)) AND send_at >= ?");
+  const fetch = db.query(
+    "SELECT seq, id, session_id, role, content, send_at, sender, recent FROM messages WHERE seq IN (SELECT CAST(value AS INTEGER) FROM json_each(?)) AND send_at >= ?",
+  );
   return {
     upgraded,
     search(q: BenchQuery): number {
@@ -99,7 +122,12 @@ async function timed(fn: () => unknown): Promise<number> {
 }
 
 /** Every contender on one query, interleaved rep by rep (one warm-up each). */
-async function measure(q: BenchQuery, a: MemoryApi, d: MemoryApi | undefined, raw: ReturnType<typeof rawFts>): Promise<Times> {
+async function measure(
+  q: BenchQuery,
+  a: MemoryApi,
+  d: MemoryApi | undefined,
+  raw: ReturnType<typeof rawFts>,
+): Promise<Times> {
   const opts = { query: q.query, session: q.session, range: q.range, limit: 10 };
   const cmd = rgShell(q);
   const t: Times = { memvoy: [], memvoyDefault: [], raw: [], rg: [] };
@@ -123,7 +151,10 @@ async function upgradeIfOld(home: string, what: string): Promise<void> {
     if (api.indexUpgrade().done) return;
     log(`keyword: upgrading the keyword index of the ${what} home`);
     const r = await api.upgradeIndex();
-    rows.push({ name: `keyword index upgrade (session column), ${what} home: ${r.copied} messages`, value: `${(r.ms / 1000).toFixed(1)} s, longest write ${fmtMs(r.longestStepMs)}` });
+    rows.push({
+      name: `keyword index upgrade (session column), ${what} home: ${r.copied} messages`,
+      value: `${(r.ms / 1000).toFixed(1)} s, longest write ${fmtMs(r.longestStepMs)}`,
+    });
   } finally {
     api.close();
   }
@@ -133,11 +164,18 @@ if (defaultHome) await upgradeIfOld(defaultHome, "default-limit");
 
 const archivedFacts = homeFacts(archivedHome);
 const defaultFacts = defaultHome ? homeFacts(defaultHome) : undefined;
-log(`keyword: archived home ${archivedFacts.archived}/${archivedFacts.total} archived${archivedFacts.upgraded ? "" : " (old index: run memvoy doctor --migrate --home " + archivedHome + ")"}`);
-if (defaultFacts) log(`keyword: default home ${defaultFacts.archived}/${defaultFacts.total} archived${defaultFacts.upgraded ? "" : " (old index)"}`);
+log(
+  `keyword: archived home ${archivedFacts.archived}/${archivedFacts.total} archived${archivedFacts.upgraded ? "" : " (old index: run memvoy doctor --migrate --home " + archivedHome + ")"}`,
+);
+if (defaultFacts)
+  log(
+    `keyword: default home ${defaultFacts.archived}/${defaultFacts.total} archived${defaultFacts.upgraded ? "" : " (old index)"}`,
+  );
 
 const archivedApi = openMemory({ home: archivedHome, env: {}, now: () => CORPUS_END_NS, drain: "off" });
-const defaultApi = defaultHome ? openMemory({ home: defaultHome, env: {}, now: () => CORPUS_END_NS, drain: "off" }) : undefined;
+const defaultApi = defaultHome
+  ? openMemory({ home: defaultHome, env: {}, now: () => CORPUS_END_NS, drain: "off" })
+  : undefined;
 const raw = rawFts(archivedHome);
 const results = new Map<BenchQuery, Times>();
 try {
@@ -148,23 +186,36 @@ try {
   raw.close();
 }
 
-const label = (q: BenchQuery) => `${JSON.stringify(q.query)}${q.session ? ` in ${q.session}` : ""}${q.range ? ` ${q.range}` : ""}`;
+const label = (q: BenchQuery) =>
+  `${JSON.stringify(q.query)}${q.session ? ` in ${q.session}` : ""}${q.range ? ` ${q.range}` : ""}`;
 const p50 = (xs: number[]) => summarize(xs).p50;
 const of = (g: QueryGroup) => [...results].filter(([q]) => q.group === g);
 const pool = (g: QueryGroup, k: keyof Times) => summarize(of(g).flatMap(([, t]) => t[k]));
 /** rg p50 / memvoy, per timed memvoy run, over the group's queries that rg can run. */
 const perRunRatios = (g: QueryGroup, k: "memvoy" | "memvoyDefault" = "memvoy") =>
-  of(g).filter(([, t]) => t.rg.length).flatMap(([, t]) => t[k].map((ms) => p50(t.rg) / ms)).sort((x, y) => x - y);
-const perQueryRatios = (g: QueryGroup) => of(g).filter(([, t]) => t.rg.length).map(([, t]) => p50(t.rg) / p50(t.memvoy));
+  of(g)
+    .filter(([, t]) => t.rg.length)
+    .flatMap(([, t]) => t[k].map((ms) => p50(t.rg) / ms))
+    .sort((x, y) => x - y);
+const perQueryRatios = (g: QueryGroup) =>
+  of(g)
+    .filter(([, t]) => t.rg.length)
+    .map(([, t]) => p50(t.rg) / p50(t.memvoy));
 const x = (r: number) => (Number.isFinite(r) ? `${r >= 10 ? r.toFixed(0) : r.toFixed(1)}x` : "-");
 
-log("\nContenders, interleaved per query (p50; memvoy and raw FTS5 in-process, rg a whole process over the JSONL export):");
-log("| query | group | memvoy, archived | raw FTS5 (window SQL) | memvoy / raw | rg | rg / memvoy | memvoy, default limit | rg lines |");
+log(
+  "\nContenders, interleaved per query (p50; memvoy and raw FTS5 in-process, rg a whole process over the JSONL export):",
+);
+log(
+  "| query | group | memvoy, archived | raw FTS5 (window SQL) | memvoy / raw | rg | rg / memvoy | memvoy, default limit | rg lines |",
+);
 log("|---|---|---|---|---|---|---|---|---|");
 for (const [q, t] of results) {
   const m = p50(t.memvoy);
   const r = t.rg.length ? p50(t.rg) : NaN;
-  log(`| ${label(q)} | ${q.group} | ${fmtMs(m)} | ${fmtMs(p50(t.raw))} | ${x(m / p50(t.raw))} | ${t.rg.length ? fmtMs(r) : "-"} | ${x(r / m)} | ${t.memvoyDefault.length ? fmtMs(p50(t.memvoyDefault)) : "-"} | ${rgCounts.get(q) ?? "-"} |`);
+  log(
+    `| ${label(q)} | ${q.group} | ${fmtMs(m)} | ${fmtMs(p50(t.raw))} | ${x(m / p50(t.raw))} | ${t.rg.length ? fmtMs(r) : "-"} | ${x(r / m)} | ${t.memvoyDefault.length ? fmtMs(p50(t.memvoyDefault)) : "-"} | ${rgCounts.get(q) ?? "-"} |`,
+  );
 }
 
 const where = `${n} msgs, max_history_bytes=${ARCHIVED_MAX_HISTORY_BYTES} (${((100 * archivedFacts.archived) / archivedFacts.total).toFixed(1)}% archived)`;
@@ -189,15 +240,28 @@ rows.push(
     target: "<= 20 ms",
     ok: p50(deploy.memvoy) <= 20,
   },
-  { name: `keyword, ${where}: "error" (${(100 * archivedFacts.errorShare).toFixed(0)}% of rows) p50`, value: fmtMs(p50(error.memvoy)) },
-  { name: `keyword, ${where}: time range (7d, 30d, 1y) p95`, value: fmtMs(rng.p95), target: "<= 40 ms", ok: rng.p95 <= 40 },
+  {
+    name: `keyword, ${where}: "error" (${(100 * archivedFacts.errorShare).toFixed(0)}% of rows) p50`,
+    value: fmtMs(p50(error.memvoy)),
+  },
+  {
+    name: `keyword, ${where}: time range (7d, 30d, 1y) p95`,
+    value: fmtMs(rng.p95),
+    target: "<= 40 ms",
+    ok: rng.p95 <= 40,
+  },
   {
     name: `keyword, ${where}: selective p50 / p95; rg / memvoy (median of per-query ratios)`,
     value: `${fmtMs(sel.p50)} / ${fmtMs(sel.p95)}; ${x(selRatio)}`,
     target: "<= 6 ms / <= 25 ms; >= 20x",
     ok: sel.p50 <= 6 && sel.p95 <= 25 && selRatio >= 20,
   },
-  { name: `keyword, ${where}: layer cost, memvoy / raw FTS5 window SQL (median of selective per-query ratios)`, value: x(layer), target: "<= 1.3x", ok: layer <= 1.3 },
+  {
+    name: `keyword, ${where}: layer cost, memvoy / raw FTS5 window SQL (median of selective per-query ratios)`,
+    value: x(layer),
+    target: "<= 1.3x",
+    ok: layer <= 1.3,
+  },
 );
 if (defaultFacts) {
   const dWhere = `${n} msgs, default max_history_bytes (${((100 * defaultFacts.archived) / defaultFacts.total).toFixed(1)}% archived)`;
@@ -207,14 +271,27 @@ if (defaultFacts) {
   const dSesRatio = percentile(perRunRatios("session", "memvoyDefault"), 5);
   const dDeploy = p50(deploy.memvoyDefault);
   rows.push(
-    { name: `keyword, ${dWhere}: one session p95; rg / memvoy, 5th percentile`, value: `${fmtMs(dses.p95)}; ${x(dSesRatio)}`, target: "<= 30 ms; >= 10x", ok: dses.p95 <= 30 && dSesRatio >= 10 },
+    {
+      name: `keyword, ${dWhere}: one session p95; rg / memvoy, 5th percentile`,
+      value: `${fmtMs(dses.p95)}; ${x(dSesRatio)}`,
+      target: "<= 30 ms; >= 10x",
+      ok: dses.p95 <= 30 && dSesRatio >= 10,
+    },
     { name: `keyword, ${dWhere}: "deploy" p50`, value: fmtMs(dDeploy), target: "<= 20 ms", ok: dDeploy <= 20 },
     { name: `keyword, ${dWhere}: time range p95`, value: fmtMs(drng.p95), target: "<= 40 ms", ok: drng.p95 <= 40 },
-    { name: `keyword, ${dWhere}: selective p50 / p95`, value: `${fmtMs(dsel.p50)} / ${fmtMs(dsel.p95)}`, target: "<= 6 ms / <= 25 ms", ok: dsel.p50 <= 6 && dsel.p95 <= 25 },
+    {
+      name: `keyword, ${dWhere}: selective p50 / p95`,
+      value: `${fmtMs(dsel.p50)} / ${fmtMs(dsel.p95)}`,
+      target: "<= 6 ms / <= 25 ms",
+      ok: dsel.p50 <= 6 && dsel.p95 <= 25,
+    },
   );
 }
 rows.push(
-  { name: `rg over the JSONL export (whole process): selective p50`, value: hasRg ? fmtMs(pool("selective", "rg").p50) : "skipped: rg not installed" },
+  {
+    name: `rg over the JSONL export (whole process): selective p50`,
+    value: hasRg ? fmtMs(pool("selective", "rg").p50) : "skipped: rg not installed",
+  },
   { name: `keyword: peak RSS (search process, both homes open)`, value: fmtMiB(peakRssBytes()) },
 );
 emitRows(rows);

@@ -14,11 +14,21 @@ import type { Embedder } from "../src/embed/embedder.ts";
 
 /** A builtin variant; `local: false` also turns off the previous-message context the drain mixes in. */
 async function candidateEmbedder(name: string): Promise<Embedder> {
-  const mixes: Record<string, { words: number; grams: number }> = { hash: { words: 0, grams: 1 }, glove: { words: 1, grams: 0 }, mix: { words: 1, grams: 0.35 }, "mix-nocontext": { words: 1, grams: 0.35 } };
+  const mixes: Record<string, { words: number; grams: number }> = {
+    hash: { words: 0, grams: 1 },
+    glove: { words: 1, grams: 0 },
+    mix: { words: 1, grams: 0.35 },
+    "mix-nocontext": { words: 1, grams: 0.35 },
+  };
   const mix = mixes[name];
   if (!mix) throw new Error(`unknown --candidate ${name}: use ${Object.keys(mixes).join(", ")}`);
   const e = await BuiltinEmbedder.variant(mix);
-  return { id: `candidate:${name}:${e.dim}`, dim: e.dim, local: name !== "mix-nocontext", embed: (t, s) => e.embed(t, s) };
+  return {
+    id: `candidate:${name}:${e.dim}`,
+    dim: e.dim,
+    local: name !== "mix-nocontext",
+    embed: (t, s) => e.embed(t, s),
+  };
 }
 
 const { values } = parseArgs({
@@ -47,7 +57,20 @@ interface Sample {
   qa: { question: string; evidence: string[]; category: number }[];
 }
 
-const MONTHS = ["january", "february", "march", "april", "may", "june", "july", "august", "september", "october", "november", "december"];
+const MONTHS = [
+  "january",
+  "february",
+  "march",
+  "april",
+  "may",
+  "june",
+  "july",
+  "august",
+  "september",
+  "october",
+  "november",
+  "december",
+];
 
 /** "1:56 pm on 8 May, 2023" -> UTC ns. */
 export function parseLocomoDate(s: string): bigint {
@@ -117,13 +140,14 @@ const round = (x: number) => Math.round((x / Math.max(n, 1)) * 1000) / 1000;
 const recall = { keyword: round(sums.keyword!), semantic: round(sums.semantic!), hybrid: round(sums.hybrid!) };
 if (values.json) process.stdout.write(JSON.stringify({ n, [`recall@${K}`]: recall }) + "\n");
 else {
-  console.log(`LoCoMo ${values.data}: ${samples.length} conversations, ${n} questions (categories 1-4), turn-level recall@${K}`);
+  console.log(
+    `LoCoMo ${values.data}: ${samples.length} conversations, ${n} questions (categories 1-4), turn-level recall@${K}`,
+  );
   for (const m of MODES) console.log(`  ${m.padEnd(8)} ${recall[m as keyof typeof recall].toFixed(3)}`);
   console.log(`  (${((performance.now() - started) / 1000).toFixed(1)} s)`);
-  const row = (m: keyof typeof recall) => ({ name: `LoCoMo dev recall@${K}, ${m}${values.quick ? " (1 conversation)" : ""}`, value: recall[m].toFixed(3) });
-  emitRows([
-    row("keyword"),
-    row("semantic"),
-    { ...row("hybrid"), target: ">= 0.65", ok: recall.hybrid >= 0.65 },
-  ]);
+  const row = (m: keyof typeof recall) => ({
+    name: `LoCoMo dev recall@${K}, ${m}${values.quick ? " (1 conversation)" : ""}`,
+    value: recall[m].toFixed(3),
+  });
+  emitRows([row("keyword"), row("semantic"), { ...row("hybrid"), target: ">= 0.65", ok: recall.hybrid >= 0.65 }]);
 }

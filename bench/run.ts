@@ -4,7 +4,22 @@ import { join, resolve } from "node:path";
 import { ROWS_PREFIX, type BenchRow } from "./lib/report.ts";
 
 /** The benchmark scripts, in order. Add yours here: it prints one `BENCH_ROWS` line (see lib/report.ts). */
-const SCRIPTS = ["import.ts", "import-sources.ts", "add.ts", "keyword.ts", "cli-search.ts", "semantic.ts", "locomo.ts", "summary.ts", "errors.ts", "daemon.ts", "tui.ts", "agents-http.ts", "agents-mcp.ts", "live.ts"];
+const SCRIPTS = [
+  "import.ts",
+  "import-sources.ts",
+  "add.ts",
+  "keyword.ts",
+  "cli-search.ts",
+  "semantic.ts",
+  "locomo.ts",
+  "summary.ts",
+  "errors.ts",
+  "daemon.ts",
+  "tui.ts",
+  "agents-http.ts",
+  "agents-mcp.ts",
+  "live.ts",
+];
 
 const root = resolve(import.meta.dir, "..");
 const passThrough = process.argv.slice(2).filter((a) => a.startsWith("--"));
@@ -44,7 +59,10 @@ const lines = [
   "",
   "| script | measure | value | target | met |",
   "|---|---|---|---|---|",
-  ...table.map((r) => `| ${r.script} | ${r.name} | ${r.value} | ${r.target ?? ""} | ${r.target === undefined && r.ok === undefined ? "" : r.ok ? "yes" : "**no**"} |`),
+  ...table.map(
+    (r) =>
+      `| ${r.script} | ${r.name} | ${r.value} | ${r.target ?? ""} | ${r.target === undefined && r.ok === undefined ? "" : r.ok ? "yes" : "**no**"} |`,
+  ),
 ];
 console.log("\n" + lines.join("\n"));
 mkdirSync(join(root, ".bench-out"), { recursive: true });

@@ -15,13 +15,16 @@ const TOTAL = quick ? 6_000 : 100_000;
 const SESSIONS = 100;
 const QUERIES = quick ? 30 : 200;
 const fmt = (n: number) => Math.round(n).toLocaleString("en-US");
-const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))]!;
+const pct = (xs: number[], p: number) =>
+  [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))]!;
 const rows: BenchRow[] = [];
 
 const perSession = TOTAL / SESSIONS;
 const corpus = Array.from({ length: SESSIONS }, (_, s) => sessionMessages(s, perSession, 11));
 const texts = corpus.flat().map((m) => m.content);
-const queries = Array.from({ length: QUERIES }, (_, i) => texts[(i * 7919) % texts.length]!.split(" ").slice(2, 9).join(" "));
+const queries = Array.from({ length: QUERIES }, (_, i) =>
+  texts[(i * 7919) % texts.length]!.split(" ").slice(2, 9).join(" "),
+);
 
 // 1. builtin embedder throughput, one thread
 {
@@ -32,7 +35,12 @@ const queries = Array.from({ length: QUERIES }, (_, i) => texts[(i * 7919) % tex
   for (let i = 0; i < sample.length; i += 512) await e.embed(sample.slice(i, i + 512));
   const rate = sample.length / ((performance.now() - t) / 1000);
   log(`builtin embedder: ${fmt(rate)} messages/s (${sample.length} messages of ~200 chars)`);
-  rows.push({ name: "builtin embedder throughput (1 core)", value: `${fmt(rate)} msg/s`, target: ">= 5,000 msg/s", ok: rate >= 5000 });
+  rows.push({
+    name: "builtin embedder throughput (1 core)",
+    value: `${fmt(rate)} msg/s`,
+    target: ">= 5,000 msg/s",
+    ok: rate >= 5000,
+  });
 }
 
 // 2. backfill: TOTAL messages written with the drain off, then one drain (embed + upsert + ANN index)
@@ -49,11 +57,18 @@ try {
   const secs = (performance.now() - t) / 1000;
   const indexSecs = (r.indexBuildMs ?? 0) / 1000;
   log(`backfill: ${r.embedded} embedded in ${secs.toFixed(1)} s (ANN index ${indexSecs.toFixed(1)} s of it)`);
-  rows.push({ name: `backfill ${fmt(TOTAL)} messages (embed + store)`, value: `${(secs - indexSecs).toFixed(1)} s (${fmt(r.embedded / (secs - indexSecs))} msg/s)` });
-  if (r.indexBuildMs !== undefined) rows.push({ name: `HNSW_SQ index build, ${fmt(TOTAL)} vectors`, value: `${indexSecs.toFixed(1)} s` });
+  rows.push({
+    name: `backfill ${fmt(TOTAL)} messages (embed + store)`,
+    value: `${(secs - indexSecs).toFixed(1)} s (${fmt(r.embedded / (secs - indexSecs))} msg/s)`,
+  });
+  if (r.indexBuildMs !== undefined)
+    rows.push({ name: `HNSW_SQ index build, ${fmt(TOTAL)} vectors`, value: `${indexSecs.toFixed(1)} s` });
 
   // 3. search latency through HomeMemory (embed the query, vector search, SQLite join, expansion)
-  for (const [label, session] of [["all sessions", undefined], ["one session", "s7"]] as const) {
+  for (const [label, session] of [
+    ["all sessions", undefined],
+    ["one session", "s7"],
+  ] as const) {
     await api.search({ query: queries[0]!, match: "semantic", session });
     const times: number[] = [];
     for (const q of queries) {
@@ -63,7 +78,10 @@ try {
     }
     const p50 = pct(times, 50);
     log(`semantic search, ${label}: p50 ${p50.toFixed(1)} ms, p95 ${pct(times, 95).toFixed(1)} ms`);
-    const row: BenchRow = { name: `semantic search p50, ${fmt(TOTAL)} vectors, ${label}`, value: `${p50.toFixed(1)} ms (p95 ${pct(times, 95).toFixed(1)})` };
+    const row: BenchRow = {
+      name: `semantic search p50, ${fmt(TOTAL)} vectors, ${label}`,
+      value: `${p50.toFixed(1)} ms (p95 ${pct(times, 95).toFixed(1)})`,
+    };
     if (label === "all sessions") Object.assign(row, { target: "<= 25 ms", ok: p50 <= 25 });
     rows.push(row);
   }
@@ -79,7 +97,17 @@ try {
     for (; filled < size; filled += 1000) {
       const chunk = texts.slice(filled, filled + 1000);
       const vs = await e.embed(chunk);
-      await table.upsert(chunk.map((c, i) => ({ id: `f${filled + i}`, seq: BigInt(filled + i + 1), session: `s${(filled + i) % SESSIONS}`, sendAt: BigInt(filled + i), role: "user", content: c, vector: vs[i]! })));
+      await table.upsert(
+        chunk.map((c, i) => ({
+          id: `f${filled + i}`,
+          seq: BigInt(filled + i + 1),
+          session: `s${(filled + i) % SESSIONS}`,
+          sendAt: BigInt(filled + i),
+          role: "user",
+          content: c,
+          vector: vs[i]!,
+        })),
+      );
     }
     await table.compact();
     const times: number[] = [];
@@ -89,7 +117,10 @@ try {
       times.push(performance.now() - s);
     }
     log(`flat vector search over ${size}: p50 ${pct(times, 50).toFixed(1)} ms`);
-    rows.push({ name: `flat vector search (no index), ${fmt(size)} vectors`, value: `${pct(times, 50).toFixed(1)} ms` });
+    rows.push({
+      name: `flat vector search (no index), ${fmt(size)} vectors`,
+      value: `${pct(times, 50).toFixed(1)} ms`,
+    });
   }
   log(`ANN_MIN_ROWS = ${ANN_MIN_ROWS}`);
   store.close();

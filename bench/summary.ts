@@ -18,7 +18,8 @@ const T0 = Date.UTC(2026, 4, 1, 9, 0, 0);
 
 /** A full-size summary (8 decisions, 8 topics, a current topic), as a model would keep returning. */
 function answerFor(call: number): Summary {
-  const words = (n: number, tag: string) => Array.from({ length: n }, (_, i) => `${tag}${(i * 7 + call) % 97}`).join(" ");
+  const words = (n: number, tag: string) =>
+    Array.from({ length: n }, (_, i) => `${tag}${(i * 7 + call) % 97}`).join(" ");
   return {
     key_decisions: Array.from({ length: 8 }, (_, i) => `Do: ${words(9, `rule${i}-`)}`),
     past_discussions: Array.from({ length: 8 }, (_, i) => ({
@@ -27,7 +28,12 @@ function answerFor(call: number): Summary {
       direction: `${words(10, "x")}.`,
       last_discussed: `2026-05-01 ${String(9 + i).padStart(2, "0")}:00`,
     })),
-    current_discussion: { topic: `current ${call}`, description: `${words(20, "c")}.`, perspectives: `${words(12, "p")}.`, direction: `${words(10, "n")}.` },
+    current_discussion: {
+      topic: `current ${call}`,
+      description: `${words(20, "c")}.`,
+      perspectives: `${words(12, "p")}.`,
+      direction: `${words(10, "n")}.`,
+    },
   };
 }
 
@@ -40,7 +46,15 @@ interface Scenario {
 async function run(s: Scenario): Promise<BenchRow[]> {
   const fake = await startFakeAnthropic();
   const home = mkdtempSync(join(tmpdir(), "memvoy-bench-summary-"));
-  const api = openMemory({ home, env: { ANTHROPIC_API_KEY: fake.apiKey, ANTHROPIC_BASE_URL: fake.url, MEMVOY_SUMMARY_CHUNK_CHARS: String(CHUNK_CHARS) }, drain: "off" });
+  const api = openMemory({
+    home,
+    env: {
+      ANTHROPIC_API_KEY: fake.apiKey,
+      ANTHROPIC_BASE_URL: fake.url,
+      MEMVOY_SUMMARY_CHUNK_CHARS: String(CHUNK_CHARS),
+    },
+    drain: "off",
+  });
   try {
     // The history: messages until TOTAL_CHARS characters, ending on an assistant reply.
     let chars = 0;
@@ -78,7 +92,9 @@ async function run(s: Scenario): Promise<BenchRow[]> {
     const sent = fake.inputTokens;
     const ratio = sent / mustTokens;
     const expected = Math.ceil(chars / CHUNK_CHARS);
-    log(`summary (${s.name}): ${batch.length} messages, ${chars.toLocaleString("en-US")} characters -> ${n} calls in ${(ms / 1000).toFixed(2)} s; input tokens ${sent.toLocaleString("en-US")} vs ${mustTokens.toLocaleString("en-US")} needed`);
+    log(
+      `summary (${s.name}): ${batch.length} messages, ${chars.toLocaleString("en-US")} characters -> ${n} calls in ${(ms / 1000).toFixed(2)} s; input tokens ${sent.toLocaleString("en-US")} vs ${mustTokens.toLocaleString("en-US")} needed`,
+    );
     const label = `summarize ${(chars / 1e6).toFixed(2)}M chars (${s.name})`;
     return [
       { name: `${label}: LLM calls`, value: String(n), target: `${expected} ± 1`, ok: Math.abs(n - expected) <= 1 },
@@ -103,6 +119,12 @@ let turn = 0;
 const rows = [
   ...(await run({ name: "~200-character messages", next: short })),
   // User messages of ~200 characters, assistant replies of ~1,000.
-  ...(await run({ name: "replies ~5x longer", next: () => (turn++ % 2 === 0 ? long() : { role: "assistant", content: Array.from({ length: 5 }, () => long().content).join(" ") }) })),
+  ...(await run({
+    name: "replies ~5x longer",
+    next: () =>
+      turn++ % 2 === 0
+        ? long()
+        : { role: "assistant", content: Array.from({ length: 5 }, () => long().content).join(" ") },
+  })),
 ];
 emitRows(rows);

@@ -53,7 +53,11 @@ function firstPaintChild(home: string): void {
 function firstPaint(home: string, reps: number): Summary {
   const times: number[] = [];
   for (let i = 0; i < reps; i++) {
-    const p = Bun.spawnSync(["bun", import.meta.path, "--first-paint-child", home], { cwd: root, stdout: "pipe", stderr: "inherit" });
+    const p = Bun.spawnSync(["bun", import.meta.path, "--first-paint-child", home], {
+      cwd: root,
+      stdout: "pipe",
+      stderr: "inherit",
+    });
     times.push(Number(p.stdout.toString().trim()));
   }
   return summarize(times);
@@ -130,16 +134,38 @@ async function endToEnd(home: string, program: string[], label: string): Promise
       keys.push(performance.now() - t);
     }
     t = performance.now();
-    await tui.waitFor((s) => s.includes(`for "${typed}"`) && !s.includes("ranking…") && !s.includes("searching…"), 15_000, POLL_MS);
+    await tui.waitFor(
+      (s) => s.includes(`for "${typed}"`) && !s.includes("ranking…") && !s.includes("searching…"),
+      15_000,
+      POLL_MS,
+    );
     const rest = performance.now() - t;
     tui.keys("Escape");
     tui.keys("q");
     const k = summarize(keys);
     return [
-      { name: `end to end under tmux (${label}): start to first paint`, value: fmtMs(paint), target: "<= 300 ms", ok: paint <= 300 },
-      { name: `end to end (${label}): Down to the next session's history`, value: fmtMs(sw), target: "<= 50 ms", ok: sw <= 50 },
-      { name: `end to end (${label}): keystroke to keyword results ("deploy server", 20 ms debounce included)`, value: `p50 ${fmtMs(k.p50)}, max ${fmtMs(k.max)}`, target: "<= 100 ms", ok: k.max <= 100 },
-      { name: `end to end (${label}): last keystroke to the ranked keyword answer (250 ms rest included)`, value: fmtMs(rest) },
+      {
+        name: `end to end under tmux (${label}): start to first paint`,
+        value: fmtMs(paint),
+        target: "<= 300 ms",
+        ok: paint <= 300,
+      },
+      {
+        name: `end to end (${label}): Down to the next session's history`,
+        value: fmtMs(sw),
+        target: "<= 50 ms",
+        ok: sw <= 50,
+      },
+      {
+        name: `end to end (${label}): keystroke to keyword results ("deploy server", 20 ms debounce included)`,
+        value: `p50 ${fmtMs(k.p50)}, max ${fmtMs(k.max)}`,
+        target: "<= 100 ms",
+        ok: k.max <= 100,
+      },
+      {
+        name: `end to end (${label}): last keystroke to the ranked keyword answer (250 ms rest included)`,
+        value: fmtMs(rest),
+      },
     ];
   } finally {
     tui.kill();
@@ -160,21 +186,49 @@ for (const [spec, kind] of [
   const home = ensureHome(spec, rows);
   log(`tui bench on ${home} (${kind})`);
   const fp = firstPaint(home, quick ? 2 : 7);
-  rows.push({ name: `${n}, ${kind}: first paint (fresh process: open, sessions, counts, first history, lines)`, value: `p50 ${fmtMs(fp.p50)}, max ${fmtMs(fp.max)}`, target: "<= 300 ms", ok: fp.max <= 300 });
+  rows.push({
+    name: `${n}, ${kind}: first paint (fresh process: open, sessions, counts, first history, lines)`,
+    value: `p50 ${fmtMs(fp.p50)}, max ${fmtMs(fp.max)}`,
+    target: "<= 300 ms",
+    ok: fp.max <= 300,
+  });
   const api = openMemory({ home, env: {} });
   try {
     const sw = switching(api, spec.sessions);
-    rows.push({ name: `${n}, ${kind}: switch session (history all + blocks + lines)`, value: `p50 ${fmtMs(sw.p50)}, p95 ${fmtMs(sw.p95)}, max ${fmtMs(sw.max)}`, target: "<= 50 ms", ok: sw.p95 <= 50 });
+    rows.push({
+      name: `${n}, ${kind}: switch session (history all + blocks + lines)`,
+      value: `p50 ${fmtMs(sw.p50)}, p95 ${fmtMs(sw.p95)}, max ${fmtMs(sw.max)}`,
+      target: "<= 50 ms",
+      ok: sw.p95 <= 50,
+    });
     await typing(api); // warm-up: statement cache and page cache
     const ty = await typing(api);
-    rows.push({ name: `${n}, ${kind}: keyword search per keystroke (every prefix of ${TYPED.length} queries)`, value: `p50 ${fmtMs(ty.all.p50)}, p95 ${fmtMs(ty.all.p95)}; worst ${ty.worst}`, target: "<= 80 ms (+20 ms debounce)", ok: ty.all.p95 <= 80 });
-    rows.push({ name: `${n}, ${kind}: ranked keyword search once typing rests (${TYPED.length} whole queries)`, value: `p50 ${fmtMs(ty.ranked.p50)}, max ${fmtMs(ty.ranked.max)}` });
+    rows.push({
+      name: `${n}, ${kind}: keyword search per keystroke (every prefix of ${TYPED.length} queries)`,
+      value: `p50 ${fmtMs(ty.all.p50)}, p95 ${fmtMs(ty.all.p95)}; worst ${ty.worst}`,
+      target: "<= 80 ms (+20 ms debounce)",
+      ok: ty.all.p95 <= 80,
+    });
+    rows.push({
+      name: `${n}, ${kind}: ranked keyword search once typing rests (${TYPED.length} whole queries)`,
+      value: `p50 ${fmtMs(ty.ranked.p50)}, max ${fmtMs(ty.ranked.max)}`,
+    });
   } finally {
     api.close();
   }
   if (!quick) {
-    rows.push(...(await endToEnd(home, ["bun", join(root, "src/index.ts")], "bun src/index.ts")).map((r) => ({ ...r, name: `${kind}: ${r.name}` })));
-    rows.push(...(await endToEnd(home, [await buildBinaryOnce()], "compiled binary")).map((r) => ({ ...r, name: `${kind}: ${r.name}` })));
+    rows.push(
+      ...(await endToEnd(home, ["bun", join(root, "src/index.ts")], "bun src/index.ts")).map((r) => ({
+        ...r,
+        name: `${kind}: ${r.name}`,
+      })),
+    );
+    rows.push(
+      ...(await endToEnd(home, [await buildBinaryOnce()], "compiled binary")).map((r) => ({
+        ...r,
+        name: `${kind}: ${r.name}`,
+      })),
+    );
   }
 }
 removeTempDirs();

@@ -11,9 +11,14 @@ const closedPipe = (err: NodeJS.ErrnoException) => {
 };
 process.stdout.on("error", closedPipe);
 
-const versionOnly = argv.length >= 1 && argv.every((a) => a === "--version" || a === "-V" || a === "-v" || a === "--json") && argv.some((a) => a !== "--json");
+const versionOnly =
+  argv.length >= 1 &&
+  argv.every((a) => a === "--version" || a === "-V" || a === "-v" || a === "--json") &&
+  argv.some((a) => a !== "--json");
 if (versionOnly) {
-  process.stdout.write(argv.includes("--json") ? JSON.stringify({ version: pkg.version }, null, 2) + "\n" : `memvoy ${pkg.version}\n`);
+  process.stdout.write(
+    argv.includes("--json") ? JSON.stringify({ version: pkg.version }, null, 2) + "\n" : `memvoy ${pkg.version}\n`,
+  );
 } else {
   const { runCli } = await import("./cli/main.ts");
   const code = await runCli(argv, pkg.version);

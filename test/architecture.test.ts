@@ -11,7 +11,8 @@ const tree = readTree(SRC);
 describe("architecture of src/", () => {
   test("the checker sees the tree: files are found and known imports are parsed and resolved", () => {
     expect(tree.files.length).toBeGreaterThan(100);
-    const imports = (file: string) => tree.imports.get(join(SRC, file))!.map((i) => resolveImport(tree, join(SRC, file), i.spec));
+    const imports = (file: string) =>
+      tree.imports.get(join(SRC, file))!.map((i) => resolveImport(tree, join(SRC, file), i.spec));
     expect(imports("app/memory-api.ts")).toContain(join(SRC, "memory/write-path.ts"));
     expect(imports("cli/main.ts")).toContain(join(SRC, "cli/format-error.ts"));
     expect(imports("cli/main.ts")).toContain(join(SRC, "cli/commands/add.ts"));
@@ -31,7 +32,8 @@ describe("architecture of src/", () => {
 
   test("the library's public surface is the MemoryApi port: no home internals are exported", () => {
     const lib = readFileSync(join(SRC, "lib.ts"), "utf8");
-    for (const internal of ["HomeMemory", "MaintenanceApi", "open-memory.ts", "memory/", "storage/"]) expect(lib).not.toContain(internal);
+    for (const internal of ["HomeMemory", "MaintenanceApi", "open-memory.ts", "memory/", "storage/"])
+      expect(lib).not.toContain(internal);
   });
 
   const results = checkArchitecture(tree);
@@ -76,7 +78,9 @@ const failing = (results: Record<string, string[]>) => Object.keys(results).filt
 
 describe("architecture checker on planted trees", () => {
   test("the minimal tree keeps every rule", () => {
-    expect(checkArchitecture(plant({}))).toEqual(Object.fromEntries(Object.keys(checkArchitecture(tree)).map((k) => [k, []])));
+    expect(checkArchitecture(plant({}))).toEqual(
+      Object.fromEntries(Object.keys(checkArchitecture(tree)).map((k) => [k, []])),
+    );
   });
 
   const cases: [string, Record<string, string>, string[]][] = [
@@ -99,42 +103,80 @@ describe("architecture checker on planted trees", () => {
     ["a .tsx file", { "src/tui/view.tsx": `// view\nexport const v = 1;\n` }, ["nonTypeScriptSources"]],
     [
       "a .tsx file that breaks the layering",
-      { "src/storage/view.tsx": `// view\nimport { openMemory } from "../app/open-memory.ts";\nexport const v = openMemory;\n` },
+      {
+        "src/storage/view.tsx": `// view\nimport { openMemory } from "../app/open-memory.ts";\nexport const v = openMemory;\n`,
+      },
       ["nonTypeScriptSources", "layerViolations"],
     ],
     [
       "a relative import of a package file outside its folder",
-      { "src/memory/sdk.ts": `// sdk\nimport { x } from "../../node_modules/croner/dist/croner.js";\nexport const y = x;\n` },
+      {
+        "src/memory/sdk.ts": `// sdk\nimport { x } from "../../node_modules/croner/dist/croner.js";\nexport const y = x;\n`,
+      },
       ["packageViolations"],
     ],
-    ["a src -> test import", { "src/memory/uses-test.ts": `// bad\nimport { x } from "../../test/helper.ts";\nexport const y = x;\n` }, ["importsLeavingTree"]],
+    [
+      "a src -> test import",
+      { "src/memory/uses-test.ts": `// bad\nimport { x } from "../../test/helper.ts";\nexport const y = x;\n` },
+      ["importsLeavingTree"],
+    ],
     [
       "a command statically pulling in croner",
-      { "src/cli/commands/daemon.ts": `// daemon command\nimport { c } from "../../daemon/scheduler.ts";\nexport const d = c;\n` },
+      {
+        "src/cli/commands/daemon.ts": `// daemon command\nimport { c } from "../../daemon/scheduler.ts";\nexport const d = c;\n`,
+      },
       ["eagerHeavyImports"],
     ],
     [
       "a type-only import from a front-end into memory",
-      { "src/cli/commands/errors.ts": `// errors\nimport type { Row } from "../../storage/rows.ts";\nexport const r: Row | undefined = undefined;\n` },
+      {
+        "src/cli/commands/errors.ts": `// errors\nimport type { Row } from "../../storage/rows.ts";\nexport const r: Row | undefined = undefined;\n`,
+      },
       ["frontEndBypasses"],
     ],
     [
       "a type-only import from a front-end into storage",
-      { "src/daemon/jobs.ts": `// jobs\nimport type { Row } from "../storage/rows.ts";\nexport const r: Row[] = [];\n` },
+      {
+        "src/daemon/jobs.ts": `// jobs\nimport type { Row } from "../storage/rows.ts";\nexport const r: Row[] = [];\n`,
+      },
       ["frontEndBypasses"],
     ],
-    ["an import up the layers", { "src/storage/up.ts": `// up\nimport { append } from "../memory/write-path.ts";\nexport const u = append;\n` }, ["layerViolations"]],
-    ["a sibling import", { "src/llm/side.ts": `// side\nimport { insert } from "../storage/rows.ts";\nexport const s = insert;\n` }, ["layerViolations"]],
-    ["a package outside its folder", { "src/memory/cron.ts": `// cron\nimport { Cron } from "croner";\nexport const c = Cron;\n` }, ["packageViolations"]],
+    [
+      "an import up the layers",
+      { "src/storage/up.ts": `// up\nimport { append } from "../memory/write-path.ts";\nexport const u = append;\n` },
+      ["layerViolations"],
+    ],
+    [
+      "a sibling import",
+      { "src/llm/side.ts": `// side\nimport { insert } from "../storage/rows.ts";\nexport const s = insert;\n` },
+      ["layerViolations"],
+    ],
+    [
+      "a package outside its folder",
+      { "src/memory/cron.ts": `// cron\nimport { Cron } from "croner";\nexport const c = Cron;\n` },
+      ["packageViolations"],
+    ],
     ["a folder in no layer", { "src/extras/x.ts": `// x\nexport const x = 1;\n` }, ["unknownFolders"]],
-    ["console use in the llm layer", { "src/llm/client.ts": `// llm\nexport function warn() { console.warn("w"); }\n` }, ["llmWrites"]],
-    ["stderr writes in the llm layer", { "src/llm/client.ts": `// llm\nexport function warn() { process.stderr.write("w"); }\n` }, ["llmWrites"]],
+    [
+      "console use in the llm layer",
+      { "src/llm/client.ts": `// llm\nexport function warn() { console.warn("w"); }\n` },
+      ["llmWrites"],
+    ],
+    [
+      "stderr writes in the llm layer",
+      { "src/llm/client.ts": `// llm\nexport function warn() { process.stderr.write("w"); }\n` },
+      ["llmWrites"],
+    ],
     [
       "first-line error formatting in the TUI",
       { "src/tui/status.ts": `// tui\nexport function show(err: Error) { return err.message.split("\\n")[0]; }\n` },
       ["tuiFirstLineErrors"],
     ],
-    ["the entry importing our code statically", { "src/index.ts": `// entry\nimport "./cli/main.ts";\n` }, ["entryStaticImports"]],
+    [
+      "the entry importing our code statically",
+      { "src/index.ts": `// entry\nimport "./cli/main.ts";\n` },
+      ["entryStaticImports"],
+    ],
   ];
   for (const [name, files, rules] of cases) {
     test(`fails on ${name}`, () => expect(failing(checkArchitecture(plant(files)))).toEqual(rules));

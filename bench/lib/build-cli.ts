@@ -17,7 +17,9 @@ export function exportJsonl(home: string): void {
   const fd = openSync(join(home, EXPORT_FILE), "w", 0o600);
   try {
     let buf: string[] = [];
-    const rows = db.query("SELECT id, session_id, role, content, send_at FROM messages ORDER BY seq").iterate() as IterableIterator<{
+    const rows = db
+      .query("SELECT id, session_id, role, content, send_at FROM messages ORDER BY seq")
+      .iterate() as IterableIterator<{
       id: string;
       session_id: string;
       role: string;
@@ -25,7 +27,15 @@ export function exportJsonl(home: string): void {
       send_at: bigint;
     }>;
     for (const r of rows) {
-      buf.push(JSON.stringify({ id: r.id, session: r.session_id, role: r.role, content: r.content, sendAt: String(r.send_at) }));
+      buf.push(
+        JSON.stringify({
+          id: r.id,
+          session: r.session_id,
+          role: r.role,
+          content: r.content,
+          sendAt: String(r.send_at),
+        }),
+      );
       if (buf.length >= 10_000) {
         writeSync(fd, buf.join("\n") + "\n");
         buf = [];
@@ -49,7 +59,10 @@ if (import.meta.main) {
   const limit = spec.maxHistoryBytes === undefined ? "default limits" : `max_history_bytes=${spec.maxHistoryBytes}`;
   const label = `import ${countLabel(spec.messages)} msgs, ${spec.sessions} sessions, ${spec.batch}/add, ${limit}`;
   emitRows([
-    { name: label, value: `${fmtInt(spec.messages / (stats.addMs / 1000))} msg/s (${fmtInt(stats.compacted)} compacted)` },
+    {
+      name: label,
+      value: `${fmtInt(spec.messages / (stats.addMs / 1000))} msg/s (${fmtInt(stats.compacted)} compacted)`,
+    },
     { name: `${label}: peak RSS`, value: fmtMiB(peakRssBytes()) },
   ]);
 }

@@ -32,7 +32,9 @@ export const sessionName = (k: number) => `s${String(k).padStart(4, "0")}`;
 export function writeBenchConfig(home: string, spec: HomeSpec): void {
   mkdirSync(home, { recursive: true, mode: 0o700 });
   if (spec.maxHistoryBytes !== undefined) {
-    writeFileSync(join(home, "config.toml"), `[limits]\nmax_history_bytes = ${spec.maxHistoryBytes}\n`, { mode: 0o600 });
+    writeFileSync(join(home, "config.toml"), `[limits]\nmax_history_bytes = ${spec.maxHistoryBytes}\n`, {
+      mode: 0o600,
+    });
   }
 }
 

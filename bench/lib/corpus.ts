@@ -21,13 +21,35 @@ export function rng(seed: number): () => number {
 /** Made-up but pronounceable words for the vocabulary's long tail (deterministic). */
 function madeUpWords(count: number, taken: Set<string>): string[] {
   const next = rng(7);
-  const onset = ["b", "c", "d", "f", "g", "k", "l", "m", "n", "p", "r", "s", "t", "v", "z", "br", "st", "tr", "pl", "gr"];
+  const onset = [
+    "b",
+    "c",
+    "d",
+    "f",
+    "g",
+    "k",
+    "l",
+    "m",
+    "n",
+    "p",
+    "r",
+    "s",
+    "t",
+    "v",
+    "z",
+    "br",
+    "st",
+    "tr",
+    "pl",
+    "gr",
+  ];
   const vowel = ["a", "e", "i", "o", "u", "ai", "ou"];
   const out: string[] = [];
   while (out.length < count) {
     let w = "";
     const syllables = 2 + Math.floor(next() * 3);
-    for (let i = 0; i < syllables; i++) w += onset[Math.floor(next() * onset.length)]! + vowel[Math.floor(next() * vowel.length)]!;
+    for (let i = 0; i < syllables; i++)
+      w += onset[Math.floor(next() * onset.length)]! + vowel[Math.floor(next() * vowel.length)]!;
     if (next() < 0.5) w += "nrstl"[Math.floor(next() * 5)]!;
     if (!taken.has(w)) {
       taken.add(w);
@@ -89,8 +111,7 @@ export function sessionStream(sessionIndex: number, seed = 1): () => CorpusMessa
       if (p < 0.06) {
         text += ". ";
         sentenceStart = true;
-      }
-      else if (p < 0.08) text += ", ";
+      } else if (p < 0.08) text += ", ";
       else if (p < 0.085) {
         text += "? ";
         sentenceStart = true;

@@ -24,7 +24,10 @@ function sourceHash(): string {
   const h = createHash("sha256").update(BENCH_DATA_VERSION);
   const migrations = "src/storage/sqlite/migrations";
   const files = KEY_SOURCES.concat(
-    readdirSync(join(root, migrations)).filter((f) => f.endsWith(".sql")).sort().map((f) => `${migrations}/${f}`),
+    readdirSync(join(root, migrations))
+      .filter((f) => f.endsWith(".sql"))
+      .sort()
+      .map((f) => `${migrations}/${f}`),
   );
   for (const f of files) h.update(f).update(readFileSync(join(root, f))); // relative names: any clone gets the same key
   return h.digest("hex").slice(0, 10);

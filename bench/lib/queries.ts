@@ -53,6 +53,8 @@ export function rgCommand(q: BenchQuery, file: string): string | undefined {
   const quote = (s: string) => `'${s.replaceAll("'", "'\\''")}'`;
   const terms = q.query.split(/\s+/).filter(Boolean);
   const stages = terms.map((t) => `rg -i -F -e ${quote(t)}`);
-  const first = q.session ? `rg -F -e ${quote(`"session":"${q.session}"`)} ${quote(file)}` : `${stages.shift()} ${quote(file)}`;
+  const first = q.session
+    ? `rg -F -e ${quote(`"session":"${q.session}"`)} ${quote(file)}`
+    : `${stages.shift()} ${quote(file)}`;
   return [first, ...stages, "wc -l"].join(" | ");
 }

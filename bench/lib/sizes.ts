@@ -12,6 +12,8 @@ export const IMPORT_SPEC: HomeSpec = quick
 export const ARCHIVED_SPEC: HomeSpec = { ...IMPORT_SPEC, maxHistoryBytes: ARCHIVED_MAX_HISTORY_BYTES };
 
 /** Cache names of the two homes (same messages, different history limits). */
-export const homeName = (spec: HomeSpec) => `home-${spec.messages}-${spec.sessions}-${spec.maxHistoryBytes ?? "default"}`;
+export const homeName = (spec: HomeSpec) =>
+  `home-${spec.messages}-${spec.sessions}-${spec.maxHistoryBytes ?? "default"}`;
 
-export const countLabel = (n: number) => (n >= 1_000_000 ? `${n / 1_000_000}M` : n >= 1000 ? `${n / 1000}k` : String(n));
+export const countLabel = (n: number) =>
+  n >= 1_000_000 ? `${n / 1_000_000}M` : n >= 1000 ? `${n / 1000}k` : String(n);

@@ -5,10 +5,18 @@ import { nowNs } from "../shared/time.ts";
 export { BrokenDatabaseError } from "../storage/sqlite/broken-database.ts";
 export type { RescuePlan, RescueReport };
 
-export function planArchiveRescue(problem: string, home?: string, env: Record<string, string | undefined> = process.env): RescuePlan {
+export function planArchiveRescue(
+  problem: string,
+  home?: string,
+  env: Record<string, string | undefined> = process.env,
+): RescuePlan {
   return planRescue(homePaths(resolveHome(home, env)), problem);
 }
 
-export function rescueBrokenArchive(problem: string, home?: string, env: Record<string, string | undefined> = process.env): RescueReport {
+export function rescueBrokenArchive(
+  problem: string,
+  home?: string,
+  env: Record<string, string | undefined> = process.env,
+): RescueReport {
   return rescueArchive(homePaths(resolveHome(home, env)), problem, nowNs());
 }

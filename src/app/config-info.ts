@@ -16,7 +16,12 @@ export interface ConfigInfo {
 
 export function inspectConfig(home?: string, env: Record<string, string | undefined> = process.env): ConfigInfo {
   const paths = homePaths(resolveHome(home, env));
-  return { home: paths.home, path: paths.config, config: loadConfig(paths.config, env), exists: existsSync(paths.config) };
+  return {
+    home: paths.home,
+    path: paths.config,
+    config: loadConfig(paths.config, env),
+    exists: existsSync(paths.config),
+  };
 }
 
 /** The config fit to print: every URL in it with its userinfo and token-like query values masked. */

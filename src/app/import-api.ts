@@ -4,9 +4,20 @@ import type { MessageRecord, StoredMessage } from "../shared/message.ts";
 import { assertSessionId } from "../shared/session-id.ts";
 import type { MemoryContext } from "../memory/memory-context.ts";
 import { writeImported, type ImportWriteOptions, type ImportWriteResult } from "../memory/imports/import-write.ts";
-import { exportSessions, messageLine, sessionLine, type ExportOptions, type ExportSession } from "../memory/imports/export-lines.ts";
+import {
+  exportSessions,
+  messageLine,
+  sessionLine,
+  type ExportOptions,
+  type ExportSession,
+} from "../memory/imports/export-lines.ts";
 import { getImportFile, putImportFile, type ImportFileState } from "../storage/sqlite/import-files-repo.ts";
-import { getSessionMeta, upsertSessionMeta, type MetaUpdate, type SessionMeta } from "../storage/sqlite/session-meta-repo.ts";
+import {
+  getSessionMeta,
+  upsertSessionMeta,
+  type MetaUpdate,
+  type SessionMeta,
+} from "../storage/sqlite/session-meta-repo.ts";
 import { getMessagesById, listSessionMessages } from "../storage/sqlite/messages-repo.ts";
 import { removeMessage } from "../memory/remove-message.ts";
 import { withWriteLock } from "../storage/sqlite/write-lock.ts";
@@ -24,7 +35,12 @@ export class ImportApi {
   }
 
   /** Append imported records to a session (existing ids skipped, secrets redacted unless `redact: false`) and set its metadata. */
-  write(session: string, records: readonly MessageRecord[], meta?: MetaUpdate, options: ImportWriteOptions = {}): ImportWriteResult {
+  write(
+    session: string,
+    records: readonly MessageRecord[],
+    meta?: MetaUpdate,
+    options: ImportWriteOptions = {},
+  ): ImportWriteResult {
     return writeImported(this.ctx, session, records, meta, options);
   }
 
@@ -76,4 +92,13 @@ export class ImportApi {
   }
 }
 
-export type { ExportOptions, ExportSession, ImportFileState, ImportWriteResult, MetaUpdate, SessionMeta, StoredMessage, ForeignDatabase };
+export type {
+  ExportOptions,
+  ExportSession,
+  ImportFileState,
+  ImportWriteResult,
+  MetaUpdate,
+  SessionMeta,
+  StoredMessage,
+  ForeignDatabase,
+};

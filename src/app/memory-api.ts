@@ -16,17 +16,33 @@ import { listSessions, discoverSessions, ensureBackfilled, type SessionInfo } fr
 import { readSessionHistory, type HistoryOptions } from "../memory/history-view.ts";
 import { sessionExists, type ResetResult } from "../memory/session-admin.ts";
 import type { DoctorReport } from "../memory/doctor.ts";
-import { messageSession, removeMessage, UnknownMessageError, type RemoveMessageResult } from "../memory/remove-message.ts";
+import {
+  messageSession,
+  removeMessage,
+  UnknownMessageError,
+  type RemoveMessageResult,
+} from "../memory/remove-message.ts";
 import { purgeVectors, type PurgeReport } from "../memory/embedding/purge.ts";
 import type { MaintenanceReport, VectorMaintenance } from "../memory/maintenance.ts";
 import type { TurnContext } from "../memory/turn-context.ts";
-import type { SessionReport, SummarizeOptions, SummarizeReport, SummaryProgress } from "../memory/summary/summary-report.ts";
+import type {
+  SessionReport,
+  SummarizeOptions,
+  SummarizeReport,
+  SummaryProgress,
+} from "../memory/summary/summary-report.ts";
 import type { SummaryView } from "../memory/summary/summary-view.ts";
 import type { ImportSummaryResult } from "../memory/summary/import-summary.ts";
 import { collectStats, type StatsReport } from "../memory/stats.ts";
 import { daemonLockHeld } from "./daemon-probe.ts";
 import { keywordSearch } from "../search/keyword.ts";
-import { indexUpgradeState, upgradeIndex, type IndexUpgradeOptions, type IndexUpgradeResult, type IndexUpgradeState } from "../memory/index-upgrade.ts";
+import {
+  indexUpgradeState,
+  upgradeIndex,
+  type IndexUpgradeOptions,
+  type IndexUpgradeResult,
+  type IndexUpgradeState,
+} from "../memory/index-upgrade.ts";
 import type { MatchMode, SearchHit, SearchOptions, SearchResult } from "../search/search-types.ts";
 import { toNewMessage, type WireMessageInput } from "./wire-input.ts";
 import type { RecordErrorResult } from "../memory/error-memory/record-error.ts";
@@ -54,11 +70,16 @@ const load = {
   summarize: () => require("../memory/summary/summarize.ts") as typeof import("../memory/summary/summarize.ts"),
   summaryView: () => require("../memory/summary/summary-view.ts") as typeof import("../memory/summary/summary-view.ts"),
   due: () => require("../memory/summary/due-sessions.ts") as typeof import("../memory/summary/due-sessions.ts"),
-  importSummary: () => require("../memory/summary/import-summary.ts") as typeof import("../memory/summary/import-summary.ts"),
-  recordError: () => require("../memory/error-memory/record-error.ts") as typeof import("../memory/error-memory/record-error.ts"),
-  searchErrors: () => require("../memory/error-memory/search-errors.ts") as typeof import("../memory/error-memory/search-errors.ts"),
-  errorAdmin: () => require("../memory/error-memory/error-admin.ts") as typeof import("../memory/error-memory/error-admin.ts"),
-  errorVectors: () => require("../memory/error-memory/error-vectors.ts") as typeof import("../memory/error-memory/error-vectors.ts"),
+  importSummary: () =>
+    require("../memory/summary/import-summary.ts") as typeof import("../memory/summary/import-summary.ts"),
+  recordError: () =>
+    require("../memory/error-memory/record-error.ts") as typeof import("../memory/error-memory/record-error.ts"),
+  searchErrors: () =>
+    require("../memory/error-memory/search-errors.ts") as typeof import("../memory/error-memory/search-errors.ts"),
+  errorAdmin: () =>
+    require("../memory/error-memory/error-admin.ts") as typeof import("../memory/error-memory/error-admin.ts"),
+  errorVectors: () =>
+    require("../memory/error-memory/error-vectors.ts") as typeof import("../memory/error-memory/error-vectors.ts"),
   semantic: () => require("./semantic-api.ts") as typeof import("./semantic-api.ts"),
 };
 
@@ -99,7 +120,11 @@ export class HomeMemory implements MaintenanceApi {
   /** What front-ends show or check about the home, so that they never read its paths or config. */
   info(): HomeInfo {
     const e = this.ctx.config.embedder;
-    return { home: this.ctx.paths.home, embedder: e.provider + (e.model ? `:${e.model}` : ""), maxMessageBytes: this.ctx.config.limits.max_message_bytes };
+    return {
+      home: this.ctx.paths.home,
+      embedder: e.provider + (e.model ? `:${e.model}` : ""),
+      maxMessageBytes: this.ctx.config.limits.max_message_bytes,
+    };
   }
   /** Internal: tests and benches only. */
   get paths(): HomePaths {
@@ -154,7 +179,8 @@ export class HomeMemory implements MaintenanceApi {
   async search(options: SearchOptions): Promise<SearchResult> {
     const o = checkSearchOptions(options);
     if (o.session === undefined) discoverSessions(this.ctx);
-    else if (!sessionExists(this.ctx, o.session)) throw new NoSuchSessionError({ session: o.session, home: this.ctx.paths.home });
+    else if (!sessionExists(this.ctx, o.session))
+      throw new NoSuchSessionError({ session: o.session, home: this.ctx.paths.home });
     else ensureBackfilled(this.ctx, o.session);
     const match = o.match ?? "keyword";
     const now = this.ctx.now();
@@ -262,7 +288,10 @@ export class HomeMemory implements MaintenanceApi {
    * build. `vectors: false` leaves LanceDB alone (see maintainVectors).
    */
   async maintain(options: { signal?: AbortSignal; vectors?: boolean } = {}): Promise<MaintenanceReport> {
-    return load.maintenance().maintainTiers(this.ctx, { signal: options.signal, vectors: options.vectors === false ? undefined : this.#semantic.index });
+    return load.maintenance().maintainTiers(this.ctx, {
+      signal: options.signal,
+      vectors: options.vectors === false ? undefined : this.#semantic.index,
+    });
   }
 
   /** Whether the keyword index carries the session column yet (searches in one session use it once it does). */
@@ -347,11 +376,13 @@ export class HomeMemory implements MaintenanceApi {
 function checkSearchOptions(o: SearchOptions): SearchOptions {
   if (typeof o.query !== "string" || o.query.trim() === "") throw new InvalidSearchOptionError({ option: "query" });
   if (o.session !== undefined) assertSessionId(o.session);
-  if (o.range !== undefined && !isTimeRange(o.range)) throw new InvalidSearchOptionError({ option: "range", value: o.range });
+  if (o.range !== undefined && !isTimeRange(o.range))
+    throw new InvalidSearchOptionError({ option: "range", value: o.range });
   if (o.limit !== undefined && (!Number.isInteger(o.limit) || o.limit < 1 || o.limit > 1000)) {
     throw new InvalidSearchOptionError({ option: "limit", value: o.limit });
   }
-  if (o.order !== undefined && o.order !== "relevance" && o.order !== "newest") throw new InvalidSearchOptionError({ option: "order", value: o.order });
+  if (o.order !== undefined && o.order !== "relevance" && o.order !== "newest")
+    throw new InvalidSearchOptionError({ option: "order", value: o.order });
   if (o.match !== undefined && !["keyword", "semantic", "hybrid"].includes(o.match)) {
     throw new InvalidSearchOptionError({ option: "match", value: o.match });
   }

@@ -10,13 +10,11 @@ const HINTS = {
 
 const NAMES = { range: "range", limit: "limit", order: "order", match: "match mode" } as const;
 
-export const InvalidSearchOptionError = namedError<{ option: "query" } | { option: keyof typeof HINTS; value: unknown }>(
-  "InvalidSearchOptionError",
-  "input",
-  (d) => {
-    if (d.option === "query") return "search needs a query";
-    const shown = d.option === "limit" ? String(d.value) : JSON.stringify(d.value);
-    return `invalid ${NAMES[d.option]} ${shown}: ${HINTS[d.option]}`;
-  },
-);
+export const InvalidSearchOptionError = namedError<
+  { option: "query" } | { option: keyof typeof HINTS; value: unknown }
+>("InvalidSearchOptionError", "input", (d) => {
+  if (d.option === "query") return "search needs a query";
+  const shown = d.option === "limit" ? String(d.value) : JSON.stringify(d.value);
+  return `invalid ${NAMES[d.option]} ${shown}: ${HINTS[d.option]}`;
+});
 export type InvalidSearchOptionError = InstanceType<typeof InvalidSearchOptionError>;

@@ -102,7 +102,12 @@ export class SemanticApi {
     }
     const embedder = await this.index.embedder();
     const status = await this.index.status(session);
-    const src: SemanticSource = { embedder, notIndexed: status.notIndexed, reindexNeeded: status.reindexNeeded, otherEmbedders: status.otherEmbedders };
+    const src: SemanticSource = {
+      embedder,
+      notIndexed: status.notIndexed,
+      reindexNeeded: status.reindexNeeded,
+      otherEmbedders: status.otherEmbedders,
+    };
     if (status.table) src.table = status.table;
     return src;
   }

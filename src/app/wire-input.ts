@@ -41,7 +41,11 @@ export function parseJsonl(text: string, maxMessageBytes: number, lineNumbers?: 
     } catch {
       // Plain text piped without --role: say how plain text is read.
       const plainText = i === 0 && !text.trimStart().startsWith("{");
-      throw new InvalidMessageError({ where: `stdin line ${i + 1}`, problem: "not-json", ...(plainText ? { plainText } : {}) });
+      throw new InvalidMessageError({
+        where: `stdin line ${i + 1}`,
+        problem: "not-json",
+        ...(plainText ? { plainText } : {}),
+      });
     }
     const m = toNewMessage(raw, `stdin line ${i + 1}`);
     checkNewMessage(m, maxMessageBytes, `stdin line ${i + 1}`);

@@ -43,26 +43,37 @@ export function parseArgs(argv: readonly string[], specs: FlagSpecs, command: st
       inline = eq > 0 ? arg.slice(eq + 1) : undefined;
     } else if (/^-[A-Za-z]$/.test(arg)) {
       name = byShort.get(arg.slice(1));
-      if (!name) throw new CommandUsageError({ problem: "unknown-option", command, option: arg, hint: dashHint(command, arg) });
+      if (!name)
+        throw new CommandUsageError({ problem: "unknown-option", command, option: arg, hint: dashHint(command, arg) });
     } else {
-      if (arg.includes("\uFFFD") && argIsInvalidUtf8(arg)) throw new InputError(`${command}: argument ${positionals.length + 1} is not valid UTF-8; nothing was written`);
+      if (arg.includes("\uFFFD") && argIsInvalidUtf8(arg))
+        throw new InputError(`${command}: argument ${positionals.length + 1} is not valid UTF-8; nothing was written`);
       positionals.push(arg);
       continue;
     }
     const spec = all[name];
-    if (!spec) throw new CommandUsageError({ problem: "unknown-option", command, option: `--${name}`, hint: dashHint(command, arg) });
+    if (!spec)
+      throw new CommandUsageError({
+        problem: "unknown-option",
+        command,
+        option: `--${name}`,
+        hint: dashHint(command, arg),
+      });
     let value: string | boolean | number;
     if (spec.type === "boolean") {
-      if (inline !== undefined) throw new CommandUsageError({ problem: "flag-takes-no-value", command, flag: `--${name}` });
+      if (inline !== undefined)
+        throw new CommandUsageError({ problem: "flag-takes-no-value", command, flag: `--${name}` });
       value = true;
     } else {
       const raw = inline ?? argv[++i];
       if (raw === undefined) throw new CommandUsageError({ problem: "flag-needs-value", command, flag: `--${name}` });
       if (spec.type === "number") {
-        if (!/^-?\d+$/.test(raw)) throw new CommandUsageError({ problem: "flag-not-integer", command, flag: `--${name}`, got: raw });
+        if (!/^-?\d+$/.test(raw))
+          throw new CommandUsageError({ problem: "flag-not-integer", command, flag: `--${name}`, got: raw });
         value = Number(raw);
       } else {
-        if (raw.includes("\uFFFD") && argIsInvalidUtf8(raw)) throw new InputError(`${command}: --${name} is not valid UTF-8; nothing was written`);
+        if (raw.includes("\uFFFD") && argIsInvalidUtf8(raw))
+          throw new InputError(`${command}: --${name} is not valid UTF-8; nothing was written`);
         value = raw;
       }
     }
@@ -110,9 +121,14 @@ export const num = (p: Parsed, k: string) => p.flags[k] as number | undefined;
 export const bool = (p: Parsed, k: string) => p.flags[k] === true;
 
 export function expectPositionals(p: Parsed, command: string, names: string[], optional: string[] = []): string[] {
-  if (p.positionals.length < names.length) throw new CommandUsageError({ problem: "missing-argument", command, argument: names[p.positionals.length]! });
+  if (p.positionals.length < names.length)
+    throw new CommandUsageError({ problem: "missing-argument", command, argument: names[p.positionals.length]! });
   if (p.positionals.length > names.length + optional.length) {
-    throw new CommandUsageError({ problem: "unexpected-argument", command, argument: p.positionals[names.length + optional.length]! });
+    throw new CommandUsageError({
+      problem: "unexpected-argument",
+      command,
+      argument: p.positionals[names.length + optional.length]!,
+    });
   }
   return p.positionals;
 }

@@ -42,7 +42,10 @@ export async function runCommand(
 ): Promise<number> {
   const p = parseArgs(argv, spec.flags ?? {}, spec.name);
   if (bool(p, "help")) return printUsage(spec.usage);
-  const args = spec.positionals || spec.optional ? expectPositionals(p, spec.name, spec.positionals ?? [], spec.optional ?? []) : p.positionals;
+  const args =
+    spec.positionals || spec.optional
+      ? expectPositionals(p, spec.name, spec.positionals ?? [], spec.optional ?? [])
+      : p.positionals;
   if (spec.session && args[0] !== undefined) assertSessionId(args[0]);
   spec.check?.(p, args);
   return body(p, args);

@@ -4,7 +4,8 @@ import { describeError, errorCode, exitCodeOf } from "../shared/describe-error.t
 export function reportError(err: unknown, json: boolean): number {
   const code = exitCodeOf(err);
   const line = describeError(err);
-  if (json) process.stdout.write(JSON.stringify({ error: { message: line, code: errorCode(err), exitCode: code } }) + "\n");
+  if (json)
+    process.stdout.write(JSON.stringify({ error: { message: line, code: errorCode(err), exitCode: code } }) + "\n");
   process.stderr.write(`memvoy: ${line}\n`);
   return code;
 }

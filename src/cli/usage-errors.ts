@@ -66,7 +66,12 @@ export const CommandUsageError = namedError<CommandUsage>("CommandUsageError", "
 export type CommandUsageError = InstanceType<typeof CommandUsageError>;
 
 /** stdin held nothing to add, or bytes that are not UTF-8 (refused rather than replaced); nothing was written. */
-export const StdinInputError = namedError<{ command: string; problem: "empty" | "not-utf8" }>("StdinInputError", "input", (d) =>
-  d.problem === "empty" ? `${d.command}: stdin held no messages` : `${d.command}: stdin is not valid UTF-8; nothing was written`,
+export const StdinInputError = namedError<{ command: string; problem: "empty" | "not-utf8" }>(
+  "StdinInputError",
+  "input",
+  (d) =>
+    d.problem === "empty"
+      ? `${d.command}: stdin held no messages`
+      : `${d.command}: stdin is not valid UTF-8; nothing was written`,
 );
 export type StdinInputError = InstanceType<typeof StdinInputError>;

@@ -41,7 +41,9 @@ type Table = Record<string, unknown>;
 function envOverrides(env: Record<string, string | undefined>): Table {
   const out: Table = {};
   const sections = Object.keys(ConfigSchema.entries).filter(
-    (k) => (ConfigSchema.entries as Record<string, { type: string; wrapped?: { type: string } }>)[k]!.wrapped?.type === "strict_object",
+    (k) =>
+      (ConfigSchema.entries as Record<string, { type: string; wrapped?: { type: string } }>)[k]!.wrapped?.type ===
+      "strict_object",
   );
   for (const [name, raw] of Object.entries(env)) {
     if (!name.startsWith("MEMVOY_") || raw === undefined) continue;
@@ -80,7 +82,12 @@ function merge(base: Table, over: Table): Table {
 /** Every problem of a config, each as `key.path: what`, on one line. */
 export function validateConfig(raw: unknown, source: string): Config {
   const result = v.safeParse(ConfigSchema, raw);
-  if (!result.success) throw new ConfigError({ problem: "invalid", source, issues: issueFacts(result.issues, { unknown: "unknown key", topLevel: "(top level)" }) });
+  if (!result.success)
+    throw new ConfigError({
+      problem: "invalid",
+      source,
+      issues: issueFacts(result.issues, { unknown: "unknown key", topLevel: "(top level)" }),
+    });
   return resolveAliases(result.output, source);
 }
 
@@ -89,7 +96,14 @@ function resolveAliases(config: Config, source: string): Config {
   const inSummary = config.summary.decision_model.trim();
   const top = config.decision_model.trim();
   if (inSummary && top && inSummary !== top) {
-    throw new ConfigError({ problem: "aliases-differ", source, key: "summary.decision_model", value: inSummary, alias: "decision_model", aliasValue: top });
+    throw new ConfigError({
+      problem: "aliases-differ",
+      source,
+      key: "summary.decision_model",
+      value: inSummary,
+      alias: "decision_model",
+      aliasValue: top,
+    });
   }
   const model = inSummary || top;
   return { ...config, decision_model: model, summary: { ...config.summary, decision_model: model } };
@@ -98,8 +112,12 @@ function resolveAliases(config: Config, source: string): Config {
 /** Where and what from a smol-toml syntax error. */
 function tomlSyntax(err: unknown): { detail: string; line?: number; column?: number } {
   const e = err as { message?: unknown; line?: unknown; column?: unknown };
-  const detail = String(e.message ?? err).split("\n")[0]!.replace(/^Invalid TOML document:\s*/, "");
-  return typeof e.line === "number" && typeof e.column === "number" ? { detail, line: e.line, column: e.column } : { detail };
+  const detail = String(e.message ?? err)
+    .split("\n")[0]!
+    .replace(/^Invalid TOML document:\s*/, "");
+  return typeof e.line === "number" && typeof e.column === "number"
+    ? { detail, line: e.line, column: e.column }
+    : { detail };
 }
 
 export function loadConfig(file: string, env: Record<string, string | undefined> = process.env): Config {
@@ -121,5 +139,8 @@ export function loadConfig(file: string, env: Record<string, string | undefined>
     validateConfig(fromFile, file);
   }
   const overrides = envOverrides(env);
-  return validateConfig(merge(fromFile, overrides), Object.keys(overrides).length ? `${file} + MEMVOY_* environment` : file);
+  return validateConfig(
+    merge(fromFile, overrides),
+    Object.keys(overrides).length ? `${file} + MEMVOY_* environment` : file,
+  );
 }

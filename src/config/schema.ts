@@ -1,7 +1,8 @@
 // config.toml schema (valibot): every key, its type and its default.
 import * as v from "valibot";
 
-const int = (min: number, max = Number.MAX_SAFE_INTEGER) => v.pipe(v.number(), v.integer(), v.minValue(min), v.maxValue(max));
+const int = (min: number, max = Number.MAX_SAFE_INTEGER) =>
+  v.pipe(v.number(), v.integer(), v.minValue(min), v.maxValue(max));
 // Shape only (5 or 6 fields); the daemon checks the full grammar with croner when it schedules.
 const cronPattern = v.pipe(
   v.string(),

@@ -30,7 +30,11 @@ export function cronPatternError(pattern: string): string | undefined {
 }
 
 /** Throw a ConfigError naming the key and where it came from for the first invalid pattern. */
-export function checkCronPatterns(config: Config, file: string, env: Record<string, string | undefined> = process.env): void {
+export function checkCronPatterns(
+  config: Config,
+  file: string,
+  env: Record<string, string | undefined> = process.env,
+): void {
   for (const k of cronKeys(config)) {
     const problem = cronPatternError(k.pattern);
     if (problem === undefined) continue;

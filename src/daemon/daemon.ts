@@ -74,7 +74,12 @@ export async function runDaemon(o: DaemonOptions): Promise<number> {
   const release = await acquireDaemonLock(paths.daemonLock);
   if (!release) throw new DaemonAlreadyRunningError(lockHolder(paths.home, paths.daemonLock));
 
-  const log = new DaemonLog({ path: paths.daemonLog, maxBytes: info.config.daemon.log_max_bytes, verbose: o.verbose, env });
+  const log = new DaemonLog({
+    path: paths.daemonLog,
+    maxBytes: info.config.daemon.log_max_bytes,
+    verbose: o.verbose,
+    env,
+  });
   // A home removed (rm -rf) or replaced under the daemon must not be rebuilt by it, nor leave a second daemon
   // free to start while this one runs: stop at once, writing nothing more into the home. Children notice
   // their closed stdin and exit.
@@ -132,9 +137,14 @@ export async function runDaemon(o: DaemonOptions): Promise<number> {
     }
   }
   scheduler.save();
-  const schedules = Object.entries(state.jobs).map(([n, j]) => `${n}=${j.schedule}`).join(",");
+  const schedules = Object.entries(state.jobs)
+    .map(([n, j]) => `${n}=${j.schedule}`)
+    .join(",");
   log.info("daemon.start", { pid: process.pid, version: o.version, home: paths.home, jobs: schedules });
-  if (!env.ANTHROPIC_API_KEY) log.warn("daemon.no_api_key", { note: "summaries fail until ANTHROPIC_API_KEY is set in the daemon's environment" });
+  if (!env.ANTHROPIC_API_KEY)
+    log.warn("daemon.no_api_key", {
+      note: "summaries fail until ANTHROPIC_API_KEY is set in the daemon's environment",
+    });
 
   const signal = await stopping.promise;
   log.info("daemon.stopping", { signal, running: scheduler.runningJobs().join(",") || "none" });
@@ -146,7 +156,11 @@ export async function runDaemon(o: DaemonOptions): Promise<number> {
   controller.abort();
   scheduler.save();
   const [settled] = await Promise.all([scheduler.settle(SETTLE_MS), workers.stop(SETTLE_MS)]);
-  if (!settled) log.warn("daemon.abandon", { jobs: scheduler.runningJobs().join(",") || "unknown", note: "files are replaced atomically; the work resumes at the next start" });
+  if (!settled)
+    log.warn("daemon.abandon", {
+      jobs: scheduler.runningJobs().join(",") || "unknown",
+      note: "files are replaced atomically; the work resumes at the next start",
+    });
   state.status = "stopped";
   state.stoppedAt = new Date().toISOString();
   for (const j of Object.values(state.jobs)) j.running = false;

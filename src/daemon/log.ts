@@ -9,7 +9,6 @@ const MAX_VALUE_CHARS = 300;
 export type LogLevel = "info" | "warn" | "error";
 export type LogFields = Record<string, string | number | boolean | bigint | null | undefined>;
 
-
 /** Secret values from the environment (API keys, tokens) that must never reach a log line. */
 export { secretValues };
 

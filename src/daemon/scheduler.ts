@@ -67,10 +67,12 @@ export class Scheduler {
   addLoop(job: LoopJob): void {
     this.state.jobs[job.name] = newJobState("continuous");
     const ctx = { signal: this.signal, log: this.log };
-    const done = job.loop(ctx, (startedAt, outcome) => this.record(job.name, startedAt, outcome)).catch((err) => {
-      this.record(job.name, new Date(), err instanceof Error ? err : new Error(String(err)));
-      this.log.error("job.crash", { job: job.name, error: this.log.scrub(describeError(err)) });
-    });
+    const done = job
+      .loop(ctx, (startedAt, outcome) => this.record(job.name, startedAt, outcome))
+      .catch((err) => {
+        this.record(job.name, new Date(), err instanceof Error ? err : new Error(String(err)));
+        this.log.error("job.crash", { job: job.name, error: this.log.scrub(describeError(err)) });
+      });
     this.track(done);
   }
 
@@ -109,7 +111,12 @@ export class Scheduler {
     j.lastRun = startedAt.toISOString();
     j.lastDurationMs = ms;
     j.runs++;
-    const failure = outcome instanceof Error ? describeError(outcome) : outcome.errors?.length ? outcome.errors.join("; ") : undefined;
+    const failure =
+      outcome instanceof Error
+        ? describeError(outcome)
+        : outcome.errors?.length
+          ? outcome.errors.join("; ")
+          : undefined;
     const detail = outcome instanceof Error ? null : (outcome.detail ?? null);
     j.lastDetail = detail;
     if (failure !== undefined) {

@@ -37,7 +37,17 @@ export function statePath(home: string): string {
 }
 
 export function newJobState(schedule: string): JobState {
-  return { schedule, running: false, lastRun: null, lastDurationMs: null, lastResult: null, lastDetail: null, lastError: null, runs: 0, failures: 0 };
+  return {
+    schedule,
+    running: false,
+    lastRun: null,
+    lastDurationMs: null,
+    lastResult: null,
+    lastDetail: null,
+    lastError: null,
+    runs: 0,
+    failures: 0,
+  };
 }
 
 export function writeState(home: string, state: DaemonState): void {

@@ -52,7 +52,11 @@ function rfc3339(iso: string | null): string | null {
   return Number.isFinite(ms) ? nsToRfc3339(BigInt(ms) * 1_000_000n) : iso;
 }
 
-export function daemonStatus(homeFlag?: string, env: Record<string, string | undefined> = process.env, now = new Date()): DaemonStatus {
+export function daemonStatus(
+  homeFlag?: string,
+  env: Record<string, string | undefined> = process.env,
+  now = new Date(),
+): DaemonStatus {
   const paths = homePaths(resolveHome(homeFlag, env));
   const running = isDaemonLockHeld(paths.daemonLock);
   const holder = running ? lockHolderPid(paths.daemonLock) : undefined;
@@ -71,9 +75,21 @@ export function daemonStatus(homeFlag?: string, env: Record<string, string | und
       }
     }
     // Scrubbed when written; scrubbed again here, with this environment's keys, for state files of older versions.
-    const lastError = j.lastError && { ...j.lastError, at: rfc3339(j.lastError.at) ?? j.lastError.at, message: redactSecrets(j.lastError.message, keys).text };
+    const lastError = j.lastError && {
+      ...j.lastError,
+      at: rfc3339(j.lastError.at) ?? j.lastError.at,
+      message: redactSecrets(j.lastError.message, keys).text,
+    };
     const lastDetail = j.lastDetail === null ? null : redactSecrets(j.lastDetail, keys).text;
-    return { name, ...j, lastDetail, lastRun: rfc3339(j.lastRun), lastError, running: running && j.running, nextRun: rfc3339(nextRun) };
+    return {
+      name,
+      ...j,
+      lastDetail,
+      lastRun: rfc3339(j.lastRun),
+      lastError,
+      running: running && j.running,
+      nextRun: rfc3339(nextRun),
+    };
   });
   return {
     home: paths.home,
@@ -84,7 +100,13 @@ export function daemonStatus(homeFlag?: string, env: Record<string, string | und
     version: s?.version ?? null,
     stoppedAt: running ? null : rfc3339(s?.stoppedAt ?? null),
     jobs,
-    lastError: s?.lastError ? { ...s.lastError, at: rfc3339(s.lastError.at) ?? s.lastError.at, message: redactSecrets(s.lastError.message, keys).text } : null,
+    lastError: s?.lastError
+      ? {
+          ...s.lastError,
+          at: rfc3339(s.lastError.at) ?? s.lastError.at,
+          message: redactSecrets(s.lastError.message, keys).text,
+        }
+      : null,
     http: running ? (s?.http ?? null) : null,
     log: paths.daemonLog,
   };
@@ -97,7 +119,11 @@ export interface StopResult {
 }
 
 /** SIGTERM the home's daemon and wait until it has let go of its lock. */
-export async function stopDaemon(homeFlag?: string, timeoutMs = 10_000, env: Record<string, string | undefined> = process.env): Promise<StopResult> {
+export async function stopDaemon(
+  homeFlag?: string,
+  timeoutMs = 10_000,
+  env: Record<string, string | undefined> = process.env,
+): Promise<StopResult> {
   const started = performance.now();
   const st = daemonStatus(homeFlag, env);
   if (!st.running) return { wasRunning: false, pid: st.pid, ms: 0 };

@@ -80,7 +80,11 @@ export async function runWorker(kind: WorkKind, home: string, lingerMs: number):
   watchParent.unref();
   const requests = new Requests(process.stdin, stop);
   try {
-    for (let wait = Math.max(lingerMs, FIRST_REQUEST_MS), line: string | undefined; (line = await requests.next(wait, abort.signal)) !== undefined; wait = lingerMs) {
+    for (
+      let wait = Math.max(lingerMs, FIRST_REQUEST_MS), line: string | undefined;
+      (line = await requests.next(wait, abort.signal)) !== undefined;
+      wait = lingerMs
+    ) {
       let answer: WorkAnswer;
       try {
         // "run", or the JSON input of a request that has one (a search).

@@ -13,7 +13,9 @@ export const EMBED_LINGER_MS = 30_000;
 /** The command that runs this program again: the compiled binary itself, or bun with the entry script. */
 export function selfCommand(): string[] {
   const inBunfs = (p: string) => p.startsWith("/$bunfs/") || /^[A-Z]:[\\/]~BUN[\\/]/i.test(p);
-  return inBunfs(import.meta.path) || inBunfs(Bun.main) ? [process.execPath] : [process.execPath, join(import.meta.dir, "../index.ts")];
+  return inBunfs(import.meta.path) || inBunfs(Bun.main)
+    ? [process.execPath]
+    : [process.execPath, join(import.meta.dir, "../index.ts")];
 }
 
 interface Pending {
@@ -42,8 +44,18 @@ class Child {
     this.done = Promise.all([out, err, this.proc.exited]).then(([, , code]) => {
       this.gone = true;
       const rss = this.proc.resourceUsage()?.maxRSS;
-      const fields = { job: kind, pid, code, signal: this.proc.signalCode ?? undefined, lived_ms: Math.round(performance.now() - started) };
-      log.info("worker.exit", { ...fields, answered: this.answered, max_rss_mb: rss ? Math.round(rss / 1048576) : undefined });
+      const fields = {
+        job: kind,
+        pid,
+        code,
+        signal: this.proc.signalCode ?? undefined,
+        lived_ms: Math.round(performance.now() - started),
+      };
+      log.info("worker.exit", {
+        ...fields,
+        answered: this.answered,
+        max_rss_mb: rss ? Math.round(rss / 1048576) : undefined,
+      });
       const exit = { kind, pid, code, signal: this.proc.signalCode ?? undefined, stderr: this.lastStderr || undefined };
       for (const p of this.pending.splice(0)) p.reject(new WorkerExitError(exit));
     });
@@ -79,15 +91,26 @@ class Child {
 }
 
 /** The child exited without answering. */
-export const WorkerExitError = namedError<{ kind: WorkKind; pid: number; code: number | null; signal?: string | number; stderr?: string }>(
+export const WorkerExitError = namedError<{
+  kind: WorkKind;
+  pid: number;
+  code: number | null;
+  signal?: string | number;
+  stderr?: string;
+}>(
   "WorkerExitError",
   "runtime",
-  (d) => `the ${d.kind} worker (pid ${d.pid}) exited with ${d.signal ?? `code ${d.code}`} before answering${d.stderr ? `: ${d.stderr}` : ""}`,
+  (d) =>
+    `the ${d.kind} worker (pid ${d.pid}) exited with ${d.signal ?? `code ${d.code}`} before answering${d.stderr ? `: ${d.stderr}` : ""}`,
 );
 export type WorkerExitError = InstanceType<typeof WorkerExitError>;
 
 /** Work was asked for after the daemon began to stop. */
-export const DaemonStoppingError = namedError<Record<string, never>>("DaemonStoppingError", "runtime", () => "the daemon is stopping");
+export const DaemonStoppingError = namedError<Record<string, never>>(
+  "DaemonStoppingError",
+  "runtime",
+  () => "the daemon is stopping",
+);
 export type DaemonStoppingError = InstanceType<typeof DaemonStoppingError>;
 
 /** The child left cleanly (its linger ended as the request came): a fresh child may take the request. */
@@ -127,7 +150,12 @@ export class Workers {
     const alive = this.children.get(kind);
     if (alive && !alive.gone) return alive;
     const linger = kind === "embeddings" || kind === "search" ? EMBED_LINGER_MS : 0;
-    const c = new Child(kind, [...this.command, "daemon", "work", kind, "--home", this.home, "--linger-ms", String(linger)], this.env, this.log);
+    const c = new Child(
+      kind,
+      [...this.command, "daemon", "work", kind, "--home", this.home, "--linger-ms", String(linger)],
+      this.env,
+      this.log,
+    );
     this.children.set(kind, c);
     return c;
   }
@@ -152,7 +180,10 @@ export class Workers {
   async stop(deadlineMs: number): Promise<void> {
     const all = Promise.all([...this.children.values()].map((c) => c.done));
     let timer: ReturnType<typeof setTimeout> | undefined;
-    const inTime = await Promise.race([all.then(() => true), new Promise<boolean>((r) => (timer = setTimeout(() => r(false), deadlineMs)))]);
+    const inTime = await Promise.race([
+      all.then(() => true),
+      new Promise<boolean>((r) => (timer = setTimeout(() => r(false), deadlineMs))),
+    ]);
     clearTimeout(timer);
     if (inTime) return;
     this.log.warn("worker.kill", { pids: this.pids().join(","), note: "did not stop in time" });

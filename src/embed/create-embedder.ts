@@ -23,7 +23,13 @@ const DEFAULTS: Record<Exclude<EmbedderConfig["provider"], "builtin">, ProviderD
     keyRequired: (u) => u.hostname === "api.openai.com",
   },
   ollama: { baseUrl: "http://127.0.0.1:11434/v1", model: "nomic-embed-text", dim: 768, keyRequired: () => false },
-  voyage: { baseUrl: "https://api.voyageai.com/v1", model: "voyage-3.5", dim: 1024, keyVar: "VOYAGE_API_KEY", keyRequired: () => true },
+  voyage: {
+    baseUrl: "https://api.voyageai.com/v1",
+    model: "voyage-3.5",
+    dim: 1024,
+    keyVar: "VOYAGE_API_KEY",
+    keyRequired: () => true,
+  },
 };
 
 export interface CreateEmbedderOptions {
@@ -68,7 +74,12 @@ export async function createEmbedder(cfg: EmbedderConfig, options: CreateEmbedde
     requestDim,
     apiKey,
     batchSize: cfg.batch_size,
-    retry: { timeoutMs: cfg.timeout_ms, maxRetries: cfg.max_retries, baseDelayMs: options.baseDelayMs ?? 500, maxDelayMs: 20_000 },
+    retry: {
+      timeoutMs: cfg.timeout_ms,
+      maxRetries: cfg.max_retries,
+      baseDelayMs: options.baseDelayMs ?? 500,
+      maxDelayMs: 20_000,
+    },
     fetch: options.fetch,
   });
   if (dim === 0) await embedder.embed(["dimension probe"]);

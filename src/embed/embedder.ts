@@ -19,9 +19,12 @@ export const EmbedderConfigError = namedError<
   | { problem: "not-http"; baseUrl: string }
   | { problem: "missing-key"; provider: string; keyVar: string }
 >("EmbedderConfigError", "input", (d) => {
-  if (d.problem === "missing-key") return `embedder "${d.provider}" needs an API key: set ${d.keyVar} in the environment`;
+  if (d.problem === "missing-key")
+    return `embedder "${d.provider}" needs an API key: set ${d.keyVar} in the environment`;
   const base = `[embedder] base_url ${JSON.stringify(d.baseUrl)}`;
-  return d.problem === "not-a-url" ? `${base} is not a URL (e.g. ${d.example})` : `${base} must start with http:// or https://`;
+  return d.problem === "not-a-url"
+    ? `${base} is not a URL (e.g. ${d.example})`
+    : `${base} must start with http:// or https://`;
 });
 export type EmbedderConfigError = InstanceType<typeof EmbedderConfigError>;
 

@@ -6,7 +6,8 @@ export class BodyTooLargeError extends InputError {}
 
 export async function readJsonBody(req: Request, maxBytes: number): Promise<unknown> {
   const declared = Number(req.headers.get("content-length") ?? NaN);
-  if (declared > maxBytes) throw new BodyTooLargeError(`the body is ${declared} bytes, over [http] max_body_bytes (${maxBytes})`);
+  if (declared > maxBytes)
+    throw new BodyTooLargeError(`the body is ${declared} bytes, over [http] max_body_bytes (${maxBytes})`);
   const chunks: Uint8Array[] = [];
   let size = 0;
   if (req.body) {

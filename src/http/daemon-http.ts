@@ -53,10 +53,20 @@ export function startDaemonHttp(
     server = startHttpServer({ ...options, port: configured ?? derivedPort(home.home) });
   } catch (err) {
     if (configured !== undefined) throw err;
-    log.warn("http.port_busy", { port: derivedPort(home.home), error: errorMessage(err), note: "serving on a free port instead" });
+    log.warn("http.port_busy", {
+      port: derivedPort(home.home),
+      error: errorMessage(err),
+      note: "serving on a free port instead",
+    });
     server = startHttpServer({ ...options, port: 0 });
   }
-  writeHttpFile(httpFile, { url: server.url, port: server.port, pid: process.pid, token, startedAt: new Date().toISOString() });
+  writeHttpFile(httpFile, {
+    url: server.url,
+    port: server.port,
+    pid: process.pid,
+    token,
+    startedAt: new Date().toISOString(),
+  });
   log.info("http.start", { url: server.url });
   return {
     url: server.url,

@@ -33,10 +33,15 @@ export function tokenMatches(header: string | null, token: string): boolean {
 
 /** Why a request is refused, or undefined when it may go on. */
 export function refusal(req: Request, port: number, token: string, needsToken: boolean): Refusal | undefined {
-  if (!hostAllowed(req.headers.get("host"), port)) return { status: 403, message: "forbidden: the Host header must name this loopback server" };
-  if (!originAllowed(req.headers.get("origin"), port)) return { status: 403, message: "forbidden: cross-origin requests are not allowed" };
+  if (!hostAllowed(req.headers.get("host"), port))
+    return { status: 403, message: "forbidden: the Host header must name this loopback server" };
+  if (!originAllowed(req.headers.get("origin"), port))
+    return { status: 403, message: "forbidden: cross-origin requests are not allowed" };
   if (needsToken && !tokenMatches(req.headers.get("authorization"), token)) {
-    return { status: 401, message: "unauthorized: send Authorization: Bearer <token> (the token is in <home>/http.json)" };
+    return {
+      status: 401,
+      message: "unauthorized: send Authorization: Bearer <token> (the token is in <home>/http.json)",
+    };
   }
   return undefined;
 }

@@ -33,9 +33,23 @@ export interface HttpServer {
 }
 
 const json = (value: unknown, status = 200) =>
-  new Response(JSON.stringify(value), { status, headers: { "content-type": "application/json; charset=utf-8", "cache-control": "no-store" } });
+  new Response(JSON.stringify(value), {
+    status,
+    headers: { "content-type": "application/json; charset=utf-8", "cache-control": "no-store" },
+  });
 
-const refused = (status: number, message: string) => json({ error: { code: status === 401 ? "Unauthorized" : status === 413 ? "BodyTooLarge" : status === 404 ? "NotFound" : "Forbidden", message, status } }, status);
+const refused = (status: number, message: string) =>
+  json(
+    {
+      error: {
+        code:
+          status === 401 ? "Unauthorized" : status === 413 ? "BodyTooLarge" : status === 404 ? "NotFound" : "Forbidden",
+        message,
+        status,
+      },
+    },
+    status,
+  );
 
 type Handler = (req: Request & { params?: Record<string, string> }) => Promise<Response>;
 
@@ -54,7 +68,8 @@ export function startHttpServer(o: HttpServerOptions): HttpServer {
     const types = fieldTypes(r.input);
     return async (req) => {
       try {
-        const input: Record<string, unknown> = r.method === "POST" ? await postInput(req, o.maxBodyBytes) : queryInput(new URL(req.url), types);
+        const input: Record<string, unknown> =
+          r.method === "POST" ? await postInput(req, o.maxBodyBytes) : queryInput(new URL(req.url), types);
         for (const p of pathParams(r.path)) input[p] = decodeURIComponent(req.params?.[p] ?? "");
         const value = parseInput(r.input, input, labelOf(r.name));
         return json(await r.call(o.api, value));
@@ -76,7 +91,8 @@ export function startHttpServer(o: HttpServerOptions): HttpServer {
   if (o.mcp) {
     const mcp = guarded(async (req) => {
       const declared = Number(req.headers.get("content-length") ?? 0);
-      if (declared > o.maxBodyBytes) return refused(413, `the body is ${declared} bytes, over [http] max_body_bytes (${o.maxBodyBytes})`);
+      if (declared > o.maxBodyBytes)
+        return refused(413, `the body is ${declared} bytes, over [http] max_body_bytes (${o.maxBodyBytes})`);
       return o.mcp!(req);
     });
     routes[MCP_PATH] = { GET: mcp, POST: mcp, DELETE: mcp };
@@ -107,7 +123,8 @@ export function startHttpServer(o: HttpServerOptions): HttpServer {
 
 async function postInput(req: Request, maxBytes: number): Promise<Record<string, unknown>> {
   const body = await readJsonBody(req, maxBytes);
-  if (typeof body !== "object" || body === null || Array.isArray(body)) throw new BodyShapeError("the body must be a JSON object");
+  if (typeof body !== "object" || body === null || Array.isArray(body))
+    throw new BodyShapeError("the body must be a JSON object");
   return { ...(body as Record<string, unknown>) };
 }
 

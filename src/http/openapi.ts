@@ -4,10 +4,19 @@ import { HEALTH_PATH, MCP_PATH, OPENAPI_PATH, pathParams, ROUTES } from "../app/
 
 const ERROR = {
   type: "object",
-  properties: { error: { type: "object", properties: { code: { type: "string" }, message: { type: "string" }, status: { type: "integer" } }, required: ["code", "message", "status"] } },
+  properties: {
+    error: {
+      type: "object",
+      properties: { code: { type: "string" }, message: { type: "string" }, status: { type: "integer" } },
+      required: ["code", "message", "status"],
+    },
+  },
   required: ["error"],
 };
-const errorResponse = (description: string) => ({ description, content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } } });
+const errorResponse = (description: string) => ({
+  description,
+  content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } },
+});
 const ERRORS = {
   "400": errorResponse("bad input: the message names the field"),
   "401": errorResponse("missing or wrong bearer token"),
@@ -36,13 +45,24 @@ export function openApiDocument(version: string): Record<string, unknown> {
     if (r.method === "POST") {
       op.requestBody = {
         required: required.size > 0,
-        content: { "application/json": { schema: { ...schema, properties: props, required: [...required], additionalProperties: false } } },
+        content: {
+          "application/json": {
+            schema: { ...schema, properties: props, required: [...required], additionalProperties: false },
+          },
+        },
       };
     } else {
-      for (const [name, s] of Object.entries(props)) parameters.push({ name, in: "query", required: required.has(name), schema: s });
+      for (const [name, s] of Object.entries(props))
+        parameters.push({ name, in: "query", required: required.has(name), schema: s });
     }
     if (parameters.length > 0) op.parameters = parameters;
-    op.responses = { "200": { description: "the CLI --json shape of the operation", content: { "application/json": { schema: { type: ["object", "array"] } } } }, ...ERRORS };
+    op.responses = {
+      "200": {
+        description: "the CLI --json shape of the operation",
+        content: { "application/json": { schema: { type: ["object", "array"] } } },
+      },
+      ...ERRORS,
+    };
     (paths[openApiPath(r.path)] ??= {})[r.method.toLowerCase()] = op;
   }
   paths[HEALTH_PATH] = {
@@ -50,16 +70,38 @@ export function openApiDocument(version: string): Record<string, unknown> {
       operationId: "health",
       summary: "Whether memvoy is up, and its version (no token needed)",
       security: [],
-      responses: { "200": { description: "up", content: { "application/json": { schema: { type: "object", properties: { ok: { type: "boolean" }, name: { type: "string" }, version: { type: "string" } } } } } } },
+      responses: {
+        "200": {
+          description: "up",
+          content: {
+            "application/json": {
+              schema: {
+                type: "object",
+                properties: { ok: { type: "boolean" }, name: { type: "string" }, version: { type: "string" } },
+              },
+            },
+          },
+        },
+      },
     },
   };
-  paths[OPENAPI_PATH] = { get: { operationId: "openapi", summary: "This document", responses: { "200": { description: "OpenAPI 3.1" } } } };
+  paths[OPENAPI_PATH] = {
+    get: { operationId: "openapi", summary: "This document", responses: { "200": { description: "OpenAPI 3.1" } } },
+  };
   paths[MCP_PATH] = {
-    post: { operationId: "mcp", summary: "MCP Streamable HTTP (JSON-RPC)", responses: { "200": { description: "JSON-RPC answer" }, "401": ERRORS["401"], "403": ERRORS["403"] } },
+    post: {
+      operationId: "mcp",
+      summary: "MCP Streamable HTTP (JSON-RPC)",
+      responses: { "200": { description: "JSON-RPC answer" }, "401": ERRORS["401"], "403": ERRORS["403"] },
+    },
   };
   return {
     openapi: "3.1.0",
-    info: { title: "memvoy", version, description: "The loopback HTTP API of the memvoy daemon. Bearer token in <home>/http.json." },
+    info: {
+      title: "memvoy",
+      version,
+      description: "The loopback HTTP API of the memvoy daemon. Bearer token in <home>/http.json.",
+    },
     servers: [{ url: "http://127.0.0.1" }],
     paths,
     components: { schemas: { Error: ERROR }, securitySchemes: { bearer: { type: "http", scheme: "bearer" } } },

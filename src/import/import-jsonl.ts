@@ -11,7 +11,11 @@ const ID = /^[0-9A-Za-z_-]{1,64}$/;
 const SESSION = /^[A-Za-z0-9_-][A-Za-z0-9._-]{0,127}$/;
 const BATCH = 5000;
 
-export function importJsonlFiles(api: HomeMemory, files: readonly string[], o: ImportOptions = {}): Promise<SourceReport> {
+export function importJsonlFiles(
+  api: HomeMemory,
+  files: readonly string[],
+  o: ImportOptions = {},
+): Promise<SourceReport> {
   const report = newReport("jsonl", files, o.dryRun === true);
   report.files.found = files.length;
   return eachFile(api, report, files, o, (file, sessions) => {
@@ -61,7 +65,15 @@ function readOne(api: HomeMemory, file: string, o: ImportOptions, report: Source
       continue;
     }
     const sendAt = typeof r.sendAt === "string" ? parseTime(r.sendAt) : undefined;
-    if (typeof r.id !== "string" || !ID.test(r.id) || typeof r.session !== "string" || !SESSION.test(r.session) || !isRole(r.role) || typeof r.content !== "string" || sendAt === undefined) {
+    if (
+      typeof r.id !== "string" ||
+      !ID.test(r.id) ||
+      typeof r.session !== "string" ||
+      !SESSION.test(r.session) ||
+      !isRole(r.role) ||
+      typeof r.content !== "string" ||
+      sendAt === undefined
+    ) {
       skip({ file, line: l.line, reason: "message line needs id, session, role (user|assistant), content and sendAt" });
       continue;
     }

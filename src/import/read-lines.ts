@@ -62,7 +62,8 @@ export function* jsonlLines(file: string, offset = 0, firstLine = 1, final = fal
       }
       if (start < n) {
         pendingBytes += n - start;
-        if (pendingBytes > MAX_LINE_BYTES) throw new LimitError(`${file}:${line}: a line is over the ${MAX_LINE_BYTES / 1024 / 1024} MiB line limit`);
+        if (pendingBytes > MAX_LINE_BYTES)
+          throw new LimitError(`${file}:${line}: a line is over the ${MAX_LINE_BYTES / 1024 / 1024} MiB line limit`);
         pending.push(Buffer.from(buf.subarray(start, n)));
       }
       pos += n;
@@ -83,7 +84,8 @@ function* bufferLines(data: Buffer, file: string, offset: number, firstLine: num
       if (!final) return;
       nl = data.length;
     }
-    if (nl - start > MAX_LINE_BYTES) throw new LimitError(`${file}:${line}: a line is over the ${MAX_LINE_BYTES / 1024 / 1024} MiB line limit`);
+    if (nl - start > MAX_LINE_BYTES)
+      throw new LimitError(`${file}:${line}: a line is over the ${MAX_LINE_BYTES / 1024 / 1024} MiB line limit`);
     yield { line: line++, text: data.toString("utf8", start, nl), end: Math.min(nl + 1, data.length) };
     start = nl + 1;
   }
@@ -93,7 +95,9 @@ export function decompressZst(file: string): Buffer {
   const data = readFileSync(file);
   const declared = declaredZstdSize(data);
   if (declared !== undefined && declared > MAX_DECOMPRESSED_BYTES) {
-    throw new LimitError(`${file}: declares ${Math.round(declared / 1024 / 1024)} MiB decompressed, over the ${MAX_DECOMPRESSED_BYTES / 1024 / 1024} MiB limit`);
+    throw new LimitError(
+      `${file}: declares ${Math.round(declared / 1024 / 1024)} MiB decompressed, over the ${MAX_DECOMPRESSED_BYTES / 1024 / 1024} MiB limit`,
+    );
   }
   try {
     return zstdDecompressSync(data, { maxOutputLength: MAX_DECOMPRESSED_BYTES });
@@ -107,7 +111,10 @@ export function decompressZst(file: string): Buffer {
 
 /** A whole (small) file as text, refused over `limit` bytes. */
 export function readTextLimited(file: string, limit: number, size: number): string {
-  if (size > limit) throw new LimitError(`${file}: ${Math.round(size / 1024 / 1024)} MiB is over the ${Math.round(limit / 1024 / 1024)} MiB limit for one file of this kind`);
+  if (size > limit)
+    throw new LimitError(
+      `${file}: ${Math.round(size / 1024 / 1024)} MiB is over the ${Math.round(limit / 1024 / 1024)} MiB limit for one file of this kind`,
+    );
   return decoder.decode(readFileSync(file));
 }
 
@@ -120,4 +127,5 @@ export function tryJson(text: string): unknown {
   }
 }
 
-export const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+export const isObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === "object" && v !== null && !Array.isArray(v);

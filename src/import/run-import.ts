@@ -7,13 +7,21 @@ import { describeError } from "../shared/describe-error.ts";
 import type { MessageRecord } from "../shared/message.ts";
 import { importedMessageId } from "../shared/import-id.ts";
 import { fileHead, sameHead } from "./file-head.ts";
-import { addSkipped, eachFile, newReport, type ImportOptions, type ImportProgress, type SourceReport } from "./import-report.ts";
+import {
+  addSkipped,
+  eachFile,
+  newReport,
+  type ImportOptions,
+  type ImportProgress,
+  type SourceReport,
+} from "./import-report.ts";
 import type { ImportedSession, Source } from "./import-types.ts";
 
 export type { ImportOptions, ImportProgress, SourceReport };
 
 export async function importSource(api: HomeMemory, source: Source, o: ImportOptions = {}): Promise<SourceReport> {
-  const paths = o.paths && o.paths.length > 0 ? o.paths.map((p) => resolve(p)) : (source.defaultPaths(o.env ?? process.env) ?? []);
+  const paths =
+    o.paths && o.paths.length > 0 ? o.paths.map((p) => resolve(p)) : (source.defaultPaths(o.env ?? process.env) ?? []);
   const report = newReport(source.name, paths, o.dryRun === true);
   const files: string[] = [];
   for (const p of paths) {
@@ -30,13 +38,23 @@ export async function importSource(api: HomeMemory, source: Source, o: ImportOpt
     try {
       await api.purgeDeleted();
     } catch (err) {
-      report.failed.push({ file: api.paths.lance, reason: `removed messages' vectors are not purged yet: ${describeError(err)}` });
+      report.failed.push({
+        file: api.paths.lance,
+        reason: `removed messages' vectors are not purged yet: ${describeError(err)}`,
+      });
     }
   }
   return report;
 }
 
-async function importFile(api: HomeMemory, source: Source, file: string, o: ImportOptions, report: SourceReport, sessions: Set<string>): Promise<void> {
+async function importFile(
+  api: HomeMemory,
+  source: Source,
+  file: string,
+  o: ImportOptions,
+  report: SourceReport,
+  sessions: Set<string>,
+): Promise<void> {
   const raw = statSync(file, { bigint: true });
   const st = source.stamp ? source.stamp(file) : { size: Number(raw.size), mtimeNs: raw.mtimeNs };
   const size = st.size;
@@ -66,7 +84,13 @@ async function importFile(api: HomeMemory, source: Source, file: string, o: Impo
     // a transcript holding no conversation yet does not create an empty session.
     if (records.length === 0 && api.imports.meta(s.id) === undefined) continue;
     sessions.add(s.id);
-    const meta = { source: source.name, title: s.title, titleIsFallback: s.titleIsFallback, project: s.project, parent: s.parent };
+    const meta = {
+      source: source.name,
+      title: s.title,
+      titleIsFallback: s.titleIsFallback,
+      project: s.project,
+      parent: s.parent,
+    };
     const r = api.imports.write(s.id, records, meta, { redact: !o.keepSecrets, dryRun: o.dryRun });
     report.messages.added += r.added;
     report.messages.existing += r.existing;
@@ -90,13 +114,24 @@ function toRecords(source: Source, s: ImportedSession, since: bigint | undefined
   const out: MessageRecord[] = [];
   for (const m of s.messages) {
     if (since !== undefined && m.sendAt < since) continue;
-    out.push({ id: importedMessageId(m.sendAt, source.name, `${s.id}\0${m.key}`), role: m.role, content: m.content, sendAt: m.sendAt });
+    out.push({
+      id: importedMessageId(m.sendAt, source.name, `${s.id}\0${m.key}`),
+      role: m.role,
+      content: m.content,
+      sendAt: m.sendAt,
+    });
   }
   return out;
 }
 
 /** A file re-read whole no longer holds some messages imported from it earlier (a rewind): remove them. */
-function removeVanished(api: HomeMemory, session: string, records: readonly MessageRecord[], o: ImportOptions, report: SourceReport): void {
+function removeVanished(
+  api: HomeMemory,
+  session: string,
+  records: readonly MessageRecord[],
+  o: ImportOptions,
+  report: SourceReport,
+): void {
   const keep = new Set(records.map((r) => r.id));
   const gone = api.imports.messageIds(session).filter((id) => !keep.has(id));
   if (gone.length === 0) return;

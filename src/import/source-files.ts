@@ -32,7 +32,10 @@ export function listFiles(path: string, want: (name: string, full: string) => bo
 
 /** The first line of a text, trimmed and cut to a title's length. */
 export function titleFrom(text: string, max = 120): string | undefined {
-  const line = text.split("\n").map((l) => l.trim()).find((l) => l !== "");
+  const line = text
+    .split("\n")
+    .map((l) => l.trim())
+    .find((l) => l !== "");
   if (!line) return undefined;
   return line.length > max ? `${line.slice(0, max - 1)}…` : line;
 }

@@ -37,10 +37,11 @@ export function zipEntries(file: string): ZipEntry[] {
     const tailLen = Math.min(size, 65_557);
     const tail = readAt(fd, size - tailLen, tailLen);
     let eocd = -1;
-    for (let i = tail.length - 22; i >= 0; i--) if (tail.readUInt32LE(i) === 0x06054b50) {
-      eocd = i;
-      break;
-    }
+    for (let i = tail.length - 22; i >= 0; i--)
+      if (tail.readUInt32LE(i) === 0x06054b50) {
+        eocd = i;
+        break;
+      }
     if (eocd < 0) throw new NotAZipError(`${file}: not a zip file`);
     const count = tail.readUInt16LE(eocd + 10);
     const cdSize = tail.readUInt32LE(eocd + 12);
@@ -71,19 +72,25 @@ export function zipEntries(file: string): ZipEntry[] {
 
 /** One entry's bytes; its declared and its real uncompressed size are both held to MAX_ENTRY_BYTES. */
 export function readZipEntry(file: string, e: ZipEntry): Buffer {
-  if (e.size > MAX_ENTRY_BYTES) throw new LimitError(`${file}: ${e.name} is over the ${MAX_ENTRY_BYTES / 1024 / 1024} MiB limit for one zip entry`);
+  if (e.size > MAX_ENTRY_BYTES)
+    throw new LimitError(`${file}: ${e.name} is over the ${MAX_ENTRY_BYTES / 1024 / 1024} MiB limit for one zip entry`);
   const fd = openSync(file, "r");
   try {
     const head = readAt(fd, e.localOffset, 30);
-    if (head.length < 30 || head.readUInt32LE(0) !== 0x04034b50) throw new NotAZipError(`${file}: corrupt zip entry ${e.name}`);
+    if (head.length < 30 || head.readUInt32LE(0) !== 0x04034b50)
+      throw new NotAZipError(`${file}: corrupt zip entry ${e.name}`);
     const start = e.localOffset + 30 + head.readUInt16LE(26) + head.readUInt16LE(28);
     const data = readAt(fd, start, e.compressedSize);
     if (e.method === 0) return data;
-    if (e.method !== 8) throw new NotAZipError(`${file}: ${e.name} uses an unsupported compression method (${e.method})`);
+    if (e.method !== 8)
+      throw new NotAZipError(`${file}: ${e.name} uses an unsupported compression method (${e.method})`);
     try {
       return inflateRawSync(data, { maxOutputLength: MAX_ENTRY_BYTES });
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === "ERR_BUFFER_TOO_LARGE") throw new LimitError(`${file}: ${e.name} inflates past the ${MAX_ENTRY_BYTES / 1024 / 1024} MiB limit for one zip entry`);
+      if ((err as NodeJS.ErrnoException).code === "ERR_BUFFER_TOO_LARGE")
+        throw new LimitError(
+          `${file}: ${e.name} inflates past the ${MAX_ENTRY_BYTES / 1024 / 1024} MiB limit for one zip entry`,
+        );
       throw new NotAZipError(`${file}: ${e.name} is corrupt (${describeError(err)})`, { cause: err });
     }
   } finally {

@@ -2,7 +2,14 @@
 // our own bounded retry (429, 529, 5xx, dropped connections) with back-off, per-attempt timeout and an
 // overall deadline, token usage reported per answer, and JSON answers pulled out of the text.
 import type { Config } from "../config/schema.ts";
-import { LlmAbortedError, LlmAnswerError, LlmCallError, MissingApiKeyError, type LlmCallData, type LlmFailureKind } from "./llm-errors.ts";
+import {
+  LlmAbortedError,
+  LlmAnswerError,
+  LlmCallError,
+  MissingApiKeyError,
+  type LlmCallData,
+  type LlmFailureKind,
+} from "./llm-errors.ts";
 import type { LlmReply, LlmRequest, LlmSettings } from "./llm-types.ts";
 import { jsonCandidates } from "./json-answer.ts";
 import { backoffMs, retryAfterMs, sleep } from "./retry.ts";
@@ -37,7 +44,9 @@ export function llmSettings(
 // on the console, so the request is posted directly and the notice goes to onWarning instead).
 async function loadDeprecatedModels(): Promise<Readonly<Record<string, string>>> {
   try {
-    return (await import("../../node_modules/@anthropic-ai/sdk/internal/data/deprecated-models.mjs")).DEPRECATED_MODELS ?? {};
+    return (
+      (await import("../../node_modules/@anthropic-ai/sdk/internal/data/deprecated-models.mjs")).DEPRECATED_MODELS ?? {}
+    );
   } catch {
     return {};
   }
@@ -90,10 +99,15 @@ export class LlmClient {
     for (let attempt = 1; ; attempt++) {
       if (req.signal?.aborted) throw new LlmAbortedError(call, { cause: req.signal.reason });
       const left = deadline - performance.now();
-      if (left <= 0) throw new LlmCallError({ ...call, kind: "timeout", attempts: attempt - 1, deadlineMs: req.deadlineMs });
+      if (left <= 0)
+        throw new LlmCallError({ ...call, kind: "timeout", attempts: attempt - 1, deadlineMs: req.deadlineMs });
       const timeout = Math.max(1, Math.floor(Math.min(req.timeoutMs ?? this.settings.timeoutMs, left)));
       try {
-        const { data: message, response } = await this.#create(client, req, { timeout, signal, maxRetries: 0 }).withResponse();
+        const { data: message, response } = await this.#create(client, req, {
+          timeout,
+          signal,
+          maxRetries: 0,
+        }).withResponse();
         if (!isMessage(message)) throw notAnAnswer(this.settings.baseURL, response, message);
         const text = message.content.flatMap((b) => (b.type === "text" ? [b.text] : [])).join("");
         const reply: LlmReply = {
@@ -104,17 +118,32 @@ export class LlmClient {
           outputTokens: message.usage?.output_tokens ?? 0,
           attempts: attempt,
         };
-        this.settings.onUsage?.({ purpose: req.purpose, session: req.session, model: reply.model, inputTokens: reply.inputTokens, outputTokens: reply.outputTokens });
+        this.settings.onUsage?.({
+          purpose: req.purpose,
+          session: req.session,
+          model: reply.model,
+          inputTokens: reply.inputTokens,
+          outputTokens: reply.outputTokens,
+        });
         return reply;
       } catch (err) {
         if (err instanceof LlmAnswerError) throw err;
         if (req.signal?.aborted) throw new LlmAbortedError(call, { cause: err });
-        if (deadlineSignal?.aborted) throw new LlmCallError({ ...call, kind: "timeout", attempts: attempt, deadlineMs: req.deadlineMs }, { cause: err });
+        if (deadlineSignal?.aborted)
+          throw new LlmCallError(
+            { ...call, kind: "timeout", attempts: attempt, deadlineMs: req.deadlineMs },
+            { cause: err },
+          );
         const f = classify(sdk, err, timeout);
         if (!f.retryable || attempt > maxRetries) {
           throw new LlmCallError(callFailure(call, f, attempt), { cause: err });
         }
-        const wait = backoffMs(attempt - 1, this.settings.retryBaseMs, this.settings.retryMaxMs, retryAfterMs(f.headers));
+        const wait = backoffMs(
+          attempt - 1,
+          this.settings.retryBaseMs,
+          this.settings.retryMaxMs,
+          retryAfterMs(f.headers),
+        );
         if (performance.now() + wait >= deadline) {
           throw new LlmCallError({ ...callFailure(call, f, attempt), noTimeLeft: true }, { cause: err });
         }
@@ -126,11 +155,17 @@ export class LlmClient {
   /** A completion whose answer must hold JSON (inside <tag>…</tag> when a tag is given). */
   async completeJson(req: LlmRequest, tag?: string): Promise<JsonReply> {
     const reply = await this.complete(req);
-    if (reply.text.trim() === "") throw new LlmAnswerError({ purpose: req.purpose, model: reply.model, problem: "empty" });
+    if (reply.text.trim() === "")
+      throw new LlmAnswerError({ purpose: req.purpose, model: reply.model, problem: "empty" });
     const candidates = jsonCandidates(reply.text, tag);
     if (candidates.length === 0) {
       // The excerpt is redacted: an answer may quote a secret.
-      throw new LlmAnswerError({ purpose: req.purpose, model: reply.model, problem: "no-json", excerpt: excerpt(reply.text) });
+      throw new LlmAnswerError({
+        purpose: req.purpose,
+        model: reply.model,
+        problem: "no-json",
+        excerpt: excerpt(reply.text),
+      });
     }
     return { reply, candidates };
   }
@@ -139,7 +174,9 @@ export class LlmClient {
     const endOfLife = deprecated[model];
     if (!endOfLife || this.#warnedModels.has(model)) return;
     this.#warnedModels.add(model);
-    this.#warn(`The model '${model}' is deprecated and will reach end-of-life on ${endOfLife}. Please migrate to a newer model.`);
+    this.#warn(
+      `The model '${model}' is deprecated and will reach end-of-life on ${endOfLife}. Please migrate to a newer model.`,
+    );
   }
 
   // messages.create without its console notice (see loadDeprecatedModels): the same request, posted directly.
@@ -158,8 +195,10 @@ interface Failure {
 }
 
 function classify(sdk: Sdk, err: unknown, timeoutMs: number): Failure {
-  if (err instanceof sdk.APIConnectionTimeoutError) return { kind: "timeout", retryable: false, text: `no answer within ${timeoutMs} ms` };
-  if (err instanceof sdk.APIConnectionError) return { kind: "connection", retryable: true, text: `connection failed (${errorText(err)})` };
+  if (err instanceof sdk.APIConnectionTimeoutError)
+    return { kind: "timeout", retryable: false, text: `no answer within ${timeoutMs} ms` };
+  if (err instanceof sdk.APIConnectionError)
+    return { kind: "connection", retryable: true, text: `connection failed (${errorText(err)})` };
   if (err instanceof sdk.APIError && typeof err.status === "number") {
     const s = err.status;
     const detail = err.apiMessage ? `: ${err.apiMessage}` : "";
@@ -168,11 +207,15 @@ function classify(sdk: Sdk, err: unknown, timeoutMs: number): Failure {
     if (s === 529) return { ...base, kind: "overloaded", retryable: true, text: `HTTP 529 overloaded${detail}` };
     if (s >= 500) return { ...base, kind: "server", retryable: true, text: `HTTP ${s} server error${detail}` };
     // The body of an auth failure may echo the key: it is never kept.
-    if (s === 401 || s === 403) return { ...base, kind: "auth", retryable: false, text: `HTTP ${s}: the API key was refused` };
+    if (s === 401 || s === 403)
+      return { ...base, kind: "auth", retryable: false, text: `HTTP ${s}: the API key was refused` };
     return { ...base, kind: "request", retryable: false, text: `HTTP ${s}${detail}` };
   }
   // A connection dropped mid-answer surfaces from the body read, outside the SDK's own error classes.
-  if (DROPPED.has(String((err as { code?: unknown })?.code)) || /socket connection was closed|connection reset/i.test(errorText(err))) {
+  if (
+    DROPPED.has(String((err as { code?: unknown })?.code)) ||
+    /socket connection was closed|connection reset/i.test(errorText(err))
+  ) {
     return { kind: "connection", retryable: true, text: `connection dropped (${errorText(err)})` };
   }
   return { kind: "connection", retryable: false, text: errorText(err) };
@@ -199,7 +242,12 @@ function messagesUrl(baseURL: string): string {
 
 const DROPPED = new Set(["ECONNRESET", "EPIPE", "ECONNABORTED", "ECONNREFUSED", "ETIMEDOUT", "UND_ERR_SOCKET"]);
 
-function isMessage(m: unknown): m is { content: { type: string; text?: string }[]; model?: string; stop_reason?: string | null; usage?: { input_tokens?: number; output_tokens?: number } } {
+function isMessage(m: unknown): m is {
+  content: { type: string; text?: string }[];
+  model?: string;
+  stop_reason?: string | null;
+  usage?: { input_tokens?: number; output_tokens?: number };
+} {
   return typeof m === "object" && m !== null && Array.isArray((m as { content?: unknown }).content);
 }
 
@@ -207,14 +255,19 @@ function isMessage(m: unknown): m is { content: { type: string; text?: string }[
 function notAnAnswer(baseURL: string, response: Response, body: unknown): LlmAnswerError {
   const type = response.headers.get("content-type")?.split(";")[0]?.trim() || "no content type";
   const got = typeof body === "string" ? `${type}, ${excerpt(body)}` : type;
-  return new LlmAnswerError({ purpose: "request", problem: "not-api", server: redactUrl(baseURL), status: response.status, excerpt: got });
+  return new LlmAnswerError({
+    purpose: "request",
+    problem: "not-api",
+    server: redactUrl(baseURL),
+    status: response.status,
+    excerpt: got,
+  });
 }
 
 function errorText(err: unknown): string {
   const e = err as { message?: string; cause?: { message?: string } };
   return (e?.cause?.message ?? e?.message ?? String(err)).split("\n")[0]!;
 }
-
 
 function anySignal(...signals: (AbortSignal | undefined)[]): AbortSignal | undefined {
   const list = signals.filter((s): s is AbortSignal => s !== undefined);

@@ -5,7 +5,8 @@ import { namedError } from "../shared/errors.ts";
 export class MissingApiKeyError extends namedError<{ variable: "ANTHROPIC_API_KEY" }>(
   "MissingApiKeyError",
   "input",
-  (d) => `${d.variable} is not set: summaries need the Anthropic API (set it, and ANTHROPIC_BASE_URL for a proxy); nothing was changed`,
+  (d) =>
+    `${d.variable} is not set: summaries need the Anthropic API (set it, and ANTHROPIC_BASE_URL for a proxy); nothing was changed`,
 ) {
   constructor() {
     super({ variable: "ANTHROPIC_API_KEY" });
@@ -66,7 +67,12 @@ export class LlmCallError extends namedError<LlmCallData>("LlmCallError", "runti
   }
 
   get failure(): LlmFailure {
-    const f: LlmFailure = { kind: this.kind, attempts: this.attempts, fatal: this.fatal, message: describeCall(this.data) };
+    const f: LlmFailure = {
+      kind: this.kind,
+      attempts: this.attempts,
+      fatal: this.fatal,
+      message: describeCall(this.data),
+    };
     if (this.status !== undefined) f.status = this.status;
     return f;
   }

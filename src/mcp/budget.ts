@@ -11,7 +11,12 @@ const size = (v: unknown) => JSON.stringify(v).length;
 export function fitBudget(value: Record<string, unknown>, maxChars: number, list?: string, offset = 0): Budgeted {
   if (size(value) <= maxChars) return done(value);
   const items = list ? ((value[list] as unknown[]) ?? []) : [];
-  const page = (n: number): Record<string, unknown> => ({ ...value, [list!]: items.slice(0, n), truncated: true, next_offset: offset + n });
+  const page = (n: number): Record<string, unknown> => ({
+    ...value,
+    [list!]: items.slice(0, n),
+    truncated: true,
+    next_offset: offset + n,
+  });
   if (list && items.length > 0) {
     let lo = 0;
     let hi = items.length;
@@ -49,12 +54,16 @@ function cutText(value: unknown, room: number): unknown {
   return copy;
 }
 
-function longestString(v: unknown, best?: [Record<string, unknown>, string]): [Record<string, unknown>, string] | undefined {
+function longestString(
+  v: unknown,
+  best?: [Record<string, unknown>, string],
+): [Record<string, unknown>, string] | undefined {
   if (Array.isArray(v)) for (const x of v) best = longestString(x, best);
   else if (v && typeof v === "object") {
     const o = v as Record<string, unknown>;
     for (const [k, x] of Object.entries(o)) {
-      if (typeof x === "string" && x.length > 80 && (!best || x.length > (best[0][best[1]] as string).length)) best = [o, k];
+      if (typeof x === "string" && x.length > 80 && (!best || x.length > (best[0][best[1]] as string).length))
+        best = [o, k];
       else if (typeof x === "object") best = longestString(x, best);
     }
   }

@@ -19,7 +19,10 @@ export function isClient(s: string): s is Client {
 
 /** `command`: the executable and its leading arguments (bun + the entry script when run from source). */
 export function clientConfig(client: string, command: readonly string[], home?: string): ClientConfig {
-  if (!isClient(client)) throw new UsageError(`mcp --print-config: unknown client ${JSON.stringify(client)}; use one of ${CLIENTS.join(", ")}`);
+  if (!isClient(client))
+    throw new UsageError(
+      `mcp --print-config: unknown client ${JSON.stringify(client)}; use one of ${CLIENTS.join(", ")}`,
+    );
   const [exe, ...lead] = command;
   const args = [...lead, "mcp", ...(home ? ["--home", home] : [])];
   const json = (v: unknown) => JSON.stringify(v, null, 2) + "\n";
@@ -40,9 +43,16 @@ export function clientConfig(client: string, command: readonly string[], home?: 
       return {
         format: "json",
         where: "opencode.json in the project, or ~/.config/opencode/opencode.json",
-        text: json({ $schema: "https://opencode.ai/config.json", mcp: { memvoy: { type: "local", command: [exe, ...args], enabled: true } } }),
+        text: json({
+          $schema: "https://opencode.ai/config.json",
+          mcp: { memvoy: { type: "local", command: [exe, ...args], enabled: true } },
+        }),
       };
     case "gemini":
-      return { format: "json", where: "~/.gemini/settings.json (or .gemini/settings.json in the project)", text: json({ mcpServers: { memvoy: { command: exe, args } } }) };
+      return {
+        format: "json",
+        where: "~/.gemini/settings.json (or .gemini/settings.json in the project)",
+        text: json({ mcpServers: { memvoy: { command: exe, args } } }),
+      };
   }
 }

@@ -32,7 +32,14 @@ export function createMcpServer(api: MemoryApi, version: string): McpServer {
           const r = await tool.run(api, args);
           return { content: [{ type: "text", text: r.text }], structuredContent: r.value };
         } catch (err) {
-          const text = err instanceof ToolArgumentError ? err.message : sentence(err instanceof InputError ? `${tool.name}: ${errorLine(err)}` : `${tool.name} failed: ${errorLine(err)}`);
+          const text =
+            err instanceof ToolArgumentError
+              ? err.message
+              : sentence(
+                  err instanceof InputError
+                    ? `${tool.name}: ${errorLine(err)}`
+                    : `${tool.name} failed: ${errorLine(err)}`,
+                );
           return { content: [{ type: "text", text }], isError: true };
         }
       }) as never,

@@ -29,7 +29,11 @@ export interface ToolDef {
 export class ToolArgumentError extends Error {}
 
 const need = <T>(value: T | undefined, field: string, mode: string): T => {
-  if (value === undefined || (typeof value === "string" && value.trim() === "") || (Array.isArray(value) && value.length === 0)) {
+  if (
+    value === undefined ||
+    (typeof value === "string" && value.trim() === "") ||
+    (Array.isArray(value) && value.length === 0)
+  ) {
     throw new ToolArgumentError(`${field} is needed for mode ${mode}.`);
   }
   return value;
@@ -41,7 +45,14 @@ const clip = (text: string, max: number) => {
 };
 
 function compactRow(h: SearchHitJson) {
-  return { id: h.id, session: h.session, time: h.sendAt, role: h.role, snippet: clip(h.snippet || h.content, SNIPPET_CHARS), score: Math.round(h.score * 1000) / 1000 };
+  return {
+    id: h.id,
+    session: h.session,
+    time: h.sendAt,
+    role: h.role,
+    snippet: clip(h.snippet || h.content, SNIPPET_CHARS),
+    score: Math.round(h.score * 1000) / 1000,
+  };
 }
 
 export const TOOLS: readonly ToolDef[] = [
@@ -62,8 +73,21 @@ export const TOOLS: readonly ToolDef[] = [
         case "search": {
           const query = need(a.query, "query", "search");
           const limit = a.limit ?? 10;
-          const r = await api.search({ query, session: a.session, match: a.match ?? "hybrid", range: a.range, since: a.since, until: a.until, limit: Math.min(1000, offset + limit) });
-          const out: Record<string, unknown> = { mode: "search", query, match: a.match ?? "hybrid", rows: r.hits.slice(offset).map(compactRow) };
+          const r = await api.search({
+            query,
+            session: a.session,
+            match: a.match ?? "hybrid",
+            range: a.range,
+            since: a.since,
+            until: a.until,
+            limit: Math.min(1000, offset + limit),
+          });
+          const out: Record<string, unknown> = {
+            mode: "search",
+            query,
+            match: a.match ?? "hybrid",
+            rows: r.hits.slice(offset).map(compactRow),
+          };
           if (r.notIndexed > 0) out.notIndexed = r.notIndexed;
           if (r.notes.length > 0) out.notes = r.notes;
           return fitBudget(out, budget, "rows", offset);
@@ -76,7 +100,12 @@ export const TOOLS: readonly ToolDef[] = [
         case "around": {
           const id = need(a.id, "id", "around");
           const r = await api.around(id, { before: a.before ?? 5, after: a.after ?? 5 });
-          return fitBudget({ mode: "around", anchor: r.anchor, session: r.session, messages: r.messages.slice(offset) }, budget, "messages", offset);
+          return fitBudget(
+            { mode: "around", anchor: r.anchor, session: r.session, messages: r.messages.slice(offset) },
+            budget,
+            "messages",
+            offset,
+          );
         }
         case "get": {
           const ids = need(a.ids, "ids", "get");
@@ -88,7 +117,12 @@ export const TOOLS: readonly ToolDef[] = [
         }
         case "sessions": {
           const list = await api.sessions();
-          return fitBudget({ mode: "sessions", total: list.length, sessions: list.slice(offset) }, budget, "sessions", offset);
+          return fitBudget(
+            { mode: "sessions", total: list.length, sessions: list.slice(offset) },
+            budget,
+            "sessions",
+            offset,
+          );
         }
       }
     },
@@ -134,24 +168,55 @@ export const TOOLS: readonly ToolDef[] = [
       if (a.mode === "lookup") {
         const error = need(a.error, "error", "lookup");
         const r = await api.searchErrors({ query: error, tool: a.tool, limit: a.limit ?? 5 });
-        const hits = r.hits.map((h) => ({ id: h.id, tool: h.tool, error: h.error, fix: h.fix, cause: h.cause, outcome: h.outcome, hits: h.hits, score: Math.round(h.score * 1000) / 1000 }));
+        const hits = r.hits.map((h) => ({
+          id: h.id,
+          tool: h.tool,
+          error: h.error,
+          fix: h.fix,
+          cause: h.cause,
+          outcome: h.outcome,
+          hits: h.hits,
+          score: Math.round(h.score * 1000) / 1000,
+        }));
         const out: Record<string, unknown> = { mode: "lookup", hits };
         if (r.notes.length > 0) out.notes = r.notes;
         return fitBudget(out, budget, "hits");
       }
-      const r = await api.recordError({ tool: need(a.tool, "tool", "record"), error: need(a.error, "error", "record"), fix: need(a.fix, "fix", "record"), cause: a.cause, outcome: a.outcome, keywords: a.keywords });
-      return fitBudget({ mode: "record", id: r.record.id, merged: r.merged, outcome: r.record.outcome, occurrences: r.record.occurrences, redacted: r.redacted, notes: r.notes }, budget);
+      const r = await api.recordError({
+        tool: need(a.tool, "tool", "record"),
+        error: need(a.error, "error", "record"),
+        fix: need(a.fix, "fix", "record"),
+        cause: a.cause,
+        outcome: a.outcome,
+        keywords: a.keywords,
+      });
+      return fitBudget(
+        {
+          mode: "record",
+          id: r.record.id,
+          merged: r.merged,
+          outcome: r.record.outcome,
+          occurrences: r.record.occurrences,
+          redacted: r.redacted,
+          notes: r.notes,
+        },
+        budget,
+      );
     },
   },
   {
     name: "summary",
     title: "Session summary",
-    description: "A session's rolling summary (key decisions, past discussions, current discussion), with its cursor and whether a new run is due.",
+    description:
+      "A session's rolling summary (key decisions, past discussions, current discussion), with its cursor and whether a new run is due.",
     schema: T.SummaryArgs,
     annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     async run(api, a: T.SummaryRequest) {
       const s = await api.summary(a.session);
-      return fitBudget({ session: s.session, state: s.state, summary: s.summary, cursor: s.cursor, due: s.due }, a.max_chars ?? BUDGET.default);
+      return fitBudget(
+        { session: s.session, state: s.state, summary: s.summary, cursor: s.cursor, due: s.due },
+        a.max_chars ?? BUDGET.default,
+      );
     },
   },
 ];

@@ -8,7 +8,13 @@ import { nsToRfc3339 } from "../shared/time.ts";
 import { readHistory } from "../storage/history/history-file.ts";
 import { refuseSessionSymlinks } from "../storage/history/no-symlink.ts";
 import { insertMessages, knownIds } from "../storage/sqlite/messages-repo.ts";
-import { buildFromSalvage, markRecent, moveDatabaseAside, salvageDatabase, type Salvage } from "../storage/sqlite/salvage.ts";
+import {
+  buildFromSalvage,
+  markRecent,
+  moveDatabaseAside,
+  salvageDatabase,
+  type Salvage,
+} from "../storage/sqlite/salvage.ts";
 
 export interface RescuePlan {
   file: string;
@@ -31,7 +37,9 @@ function historyFiles(paths: HomePaths): Map<string, MessageRecord[]> {
   const out = new Map<string, MessageRecord[]>();
   let names: string[] = [];
   try {
-    names = readdirSync(paths.sessions, { withFileTypes: true }).filter((d) => d.isDirectory() && isSessionId(d.name)).map((d) => d.name);
+    names = readdirSync(paths.sessions, { withFileTypes: true })
+      .filter((d) => d.isDirectory() && isSessionId(d.name))
+      .map((d) => d.name);
   } catch {
     // no sessions folder
   }
@@ -53,10 +61,14 @@ function plan(paths: HomePaths, salvage: Salvage, files: Map<string, MessageReco
   let fromHistoryFiles = 0;
   for (const records of files.values()) for (const r of records) if (!salvagedIds.has(r.id)) fromHistoryFiles++;
   const lost: string[] = [];
-  if (!t.messages.complete) lost.push("archive-only messages (compacted out of history.json) that SQLite could not read");
+  if (!t.messages.complete)
+    lost.push("archive-only messages (compacted out of history.json) that SQLite could not read");
   if (!t.error_records.complete) lost.push("error-memory records that SQLite could not read");
   if (!t.llm_usage.complete) lost.push("LLM token usage rows that SQLite could not read");
-  if (!t.summary_runs.complete) lost.push("the record of past summary runs that SQLite could not read (the summaries themselves are in summary.json)");
+  if (!t.summary_runs.complete)
+    lost.push(
+      "the record of past summary runs that SQLite could not read (the summaries themselves are in summary.json)",
+    );
   return {
     file: paths.db,
     problem: salvage.problem,
@@ -87,9 +99,22 @@ export function rescueArchive(paths: HomePaths, problem: string, now: bigint): R
   try {
     db.transaction(() => {
       for (const [session, records] of files) {
-        const known = knownIds(db, records.map((r) => r.id));
-        insertMessages(db, session, records.filter((r) => !known.has(r.id)), now);
-        markRecent(db, session, records.map((r) => r.id), records[0]!.sendAt);
+        const known = knownIds(
+          db,
+          records.map((r) => r.id),
+        );
+        insertMessages(
+          db,
+          session,
+          records.filter((r) => !known.has(r.id)),
+          now,
+        );
+        markRecent(
+          db,
+          session,
+          records.map((r) => r.id),
+          records[0]!.sendAt,
+        );
       }
     })();
     const messages = Number((db.query("SELECT count(*) AS n FROM messages").get() as { n: bigint }).n);

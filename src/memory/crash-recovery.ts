@@ -40,7 +40,9 @@ export function recoverSessions(ctx: MemoryContext, sessions: readonly string[])
 }
 
 const toRecord = (m: StoredMessage): MessageRecord =>
-  m.sender !== undefined ? { id: m.id, role: m.role, content: m.content, sendAt: m.sendAt, sender: m.sender } : { id: m.id, role: m.role, content: m.content, sendAt: m.sendAt };
+  m.sender !== undefined
+    ? { id: m.id, role: m.role, content: m.content, sendAt: m.sendAt, sender: m.sender }
+    : { id: m.id, role: m.role, content: m.content, sendAt: m.sendAt };
 
 /**
  * Make history.json hold exactly the archive's recent rows, in order, followed by any record the archive has
@@ -52,10 +54,14 @@ export function rollForward(ctx: MemoryContext, session: string): { restored: nu
   const removing = pendingRemovalIds(ctx.db, session); // rm-message under way: never brought back
   const recent = listSessionMessages(ctx.db, session, { recentOnly: true }).filter((m) => !removing.has(m.id));
   const recentIds = new Set(recent.map((m) => m.id));
-  const archived = knownIds(ctx.db, doc.records.filter((r) => r.id !== "" && !recentIds.has(r.id)).map((r) => r.id));
+  const archived = knownIds(
+    ctx.db,
+    doc.records.filter((r) => r.id !== "" && !recentIds.has(r.id)).map((r) => r.id),
+  );
   const unseen = doc.records.filter((r) => r.id === "" || (!recentIds.has(r.id) && !archived.has(r.id)));
   const rebuilt = recent.map(toRecord).concat(unseen);
-  const same = rebuilt.length === doc.records.length && rebuilt.every((r, i) => r.id !== "" && r.id === doc.records[i]!.id);
+  const same =
+    rebuilt.length === doc.records.length && rebuilt.every((r, i) => r.id !== "" && r.id === doc.records[i]!.id);
   if (same) return { restored: 0, rewritten: false };
   const inFile = new Set(doc.records.map((r) => r.id));
   stageHistory(file, rebuilt).commit();

@@ -2,7 +2,13 @@
 // and rebuilds it from the archive (which holds every message) and re-adopts records the archive lacks.
 import { existsSync, renameSync } from "node:fs";
 import { nsToRfc3339 } from "../shared/time.ts";
-import { CorruptHistoryError, describeCorruption, readHistory, writeHistory, forgetHistoryCache } from "../storage/history/history-file.ts";
+import {
+  CorruptHistoryError,
+  describeCorruption,
+  readHistory,
+  writeHistory,
+  forgetHistoryCache,
+} from "../storage/history/history-file.ts";
 import { quickCheck } from "../storage/sqlite/maintenance.ts";
 import { listSessionMessages } from "../storage/sqlite/messages-repo.ts";
 import { listSessionRows } from "../storage/sqlite/sessions-repo.ts";
@@ -39,7 +45,8 @@ export function runDoctor(ctx: MemoryContext, repair: boolean): DoctorReport {
     throw err;
   }
   // A database SQLite opens but finds damaged is rescued like one it cannot open (see archive-rescue.ts).
-  if (integrity.length !== 1 || integrity[0] !== "ok") throw new BrokenDatabaseError(ctx.paths.db, `the integrity check failed: ${integrity.slice(0, 3).join("; ")}`);
+  if (integrity.length !== 1 || integrity[0] !== "ok")
+    throw new BrokenDatabaseError(ctx.paths.db, `the integrity check failed: ${integrity.slice(0, 3).join("; ")}`);
   const ids = new Set([...sessionDirs(ctx), ...listSessionRows(ctx.db).map((r) => r.id)]);
   for (const session of [...ids].sort()) findings.push(...checkSession(ctx, session, repair));
   const ok = findings.every((f) => f.repaired !== undefined);
@@ -51,11 +58,20 @@ function checkSession(ctx: MemoryContext, session: string, repair: boolean): Doc
     refuseSessionSymlinks(ctx.paths.session(session));
   } catch (err) {
     if (!(err instanceof SymlinkRefusedError)) throw err;
-    return [{ session, problem: `${err.path} is a symbolic link: memvoy does not follow it; replace it with the real file or folder` }];
+    return [
+      {
+        session,
+        problem: `${err.path} is a symbolic link: memvoy does not follow it; replace it with the real file or folder`,
+      },
+    ];
   }
   const temps = staleTempFiles(ctx.paths.session(session));
-  const tempFinding: DoctorFinding[] = temps.length === 0 ? [] : [{ session, problem: `${temps.length} temp file(s) left by a writer that died: ${temps.join(", ")}` }];
-  if (repair && temps.length > 0) tempFinding[0]!.repaired = `removed ${removeStaleTempFiles(ctx.paths.session(session)).length} temp file(s)`;
+  const tempFinding: DoctorFinding[] =
+    temps.length === 0
+      ? []
+      : [{ session, problem: `${temps.length} temp file(s) left by a writer that died: ${temps.join(", ")}` }];
+  if (repair && temps.length > 0)
+    tempFinding[0]!.repaired = `removed ${removeStaleTempFiles(ctx.paths.session(session)).length} temp file(s)`;
   return [...tempFinding, ...checkHistory(ctx, session, repair)];
 }
 
@@ -66,7 +82,8 @@ function checkHistory(ctx: MemoryContext, session: string, repair: boolean): Doc
     const recent = listSessionMessages(ctx.db, session, { recentOnly: true });
     const inFile = new Set(doc.records.map((r) => r.id));
     const lost = recent.filter((m) => !inFile.has(m.id));
-    const unarchived = doc.legacy || doc.records.some((r) => r.id === "") || (recent.length === 0 && doc.records.length > 0);
+    const unarchived =
+      doc.legacy || doc.records.some((r) => r.id === "") || (recent.length === 0 && doc.records.length > 0);
     const out: DoctorFinding[] = [];
     if (unarchived) {
       const f: DoctorFinding = { session, problem: "history.json holds messages the archive lacks" };
@@ -90,18 +107,26 @@ function checkHistory(ctx: MemoryContext, session: string, repair: boolean): Doc
 
 /** Move the bad file aside (if any) and write history.json again from the archive's recent rows. */
 function rebuild(ctx: MemoryContext, session: string, corrupt: string | undefined): string {
-  return withHomeLock(ctx, () => {
-    let aside = "";
-    if (corrupt && existsSync(corrupt)) {
-      aside = `${corrupt}.corrupt-${nsToRfc3339(ctx.now()).replace(/[:.]/g, "")}`;
-      renameSync(corrupt, aside);
-      forgetHistoryCache(corrupt);
-    }
-    const recent = withWriteLock(ctx.db, () => listSessionMessages(ctx.db, session, { recentOnly: true }));
-    writeHistory(
-      ctx.paths.history(session),
-      recent.map((m) => (m.sender !== undefined ? { id: m.id, role: m.role, content: m.content, sendAt: m.sendAt, sender: m.sender } : { id: m.id, role: m.role, content: m.content, sendAt: m.sendAt })),
-    );
-    return `${aside ? `moved the bad file to ${aside}; ` : ""}rebuilt history.json with ${recent.length} message(s) from the archive`;
-  }, session);
+  return withHomeLock(
+    ctx,
+    () => {
+      let aside = "";
+      if (corrupt && existsSync(corrupt)) {
+        aside = `${corrupt}.corrupt-${nsToRfc3339(ctx.now()).replace(/[:.]/g, "")}`;
+        renameSync(corrupt, aside);
+        forgetHistoryCache(corrupt);
+      }
+      const recent = withWriteLock(ctx.db, () => listSessionMessages(ctx.db, session, { recentOnly: true }));
+      writeHistory(
+        ctx.paths.history(session),
+        recent.map((m) =>
+          m.sender !== undefined
+            ? { id: m.id, role: m.role, content: m.content, sendAt: m.sendAt, sender: m.sender }
+            : { id: m.id, role: m.role, content: m.content, sendAt: m.sendAt },
+        ),
+      );
+      return `${aside ? `moved the bad file to ${aside}; ` : ""}rebuilt history.json with ${recent.length} message(s) from the archive`;
+    },
+    session,
+  );
 }

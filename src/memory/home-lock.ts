@@ -34,5 +34,8 @@ function mark(fd: number, sessions: string[]): void {
 }
 
 function markedSessions(text: string): string[] {
-  return text.split("\n").slice(1).filter((s) => s !== "" && isSessionId(s));
+  return text
+    .split("\n")
+    .slice(1)
+    .filter((s) => s !== "" && isSessionId(s));
 }

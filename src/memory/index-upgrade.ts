@@ -1,7 +1,13 @@
 // The keyword index upgrade (a session token per row, src/storage/sqlite/fts-upgrade.ts) as the daemon and
 // `memvoy doctor --migrate` run it: in short steps, resumable, while writes and searches go on.
 import type { MemoryContext } from "./memory-context.ts";
-import { ftsUpgradeState, upgradeFts, type FtsUpgradeOptions, type FtsUpgradeResult, type FtsUpgradeState } from "../storage/sqlite/fts-upgrade.ts";
+import {
+  ftsUpgradeState,
+  upgradeFts,
+  type FtsUpgradeOptions,
+  type FtsUpgradeResult,
+  type FtsUpgradeState,
+} from "../storage/sqlite/fts-upgrade.ts";
 
 export type IndexUpgradeState = FtsUpgradeState;
 export type IndexUpgradeOptions = FtsUpgradeOptions;

@@ -36,13 +36,18 @@ async function lockDrain(ctx: MemoryContext, signal?: AbortSignal): Promise<(() 
   }
 }
 
-export async function maintainVectors(ctx: MemoryContext, index: SemanticIndex, signal?: AbortSignal): Promise<VectorMaintenance> {
+export async function maintainVectors(
+  ctx: MemoryContext,
+  index: SemanticIndex,
+  signal?: AbortSignal,
+): Promise<VectorMaintenance> {
   const started = performance.now();
   const ms = () => Math.round(performance.now() - started);
   if (!existsSync(ctx.paths.lance)) return { done: false, ms: ms(), note: "no vector store yet" };
   // Compaction racing the drain's upserts would conflict: hold the drain lock meanwhile (drains skip, searches do not wait).
   const release = await lockDrain(ctx, signal);
-  if (!release) return { done: false, ms: ms(), note: signal?.aborted ? "stopped" : "the embedding drain kept the table busy" };
+  if (!release)
+    return { done: false, ms: ms(), note: signal?.aborted ? "stopped" : "the embedding drain kept the table busy" };
   try {
     const table = await index.table(false);
     if (!table) return { done: false, ms: ms(), note: "no vector table for the configured embedder yet" };
@@ -59,7 +64,10 @@ export async function maintainVectors(ctx: MemoryContext, index: SemanticIndex, 
   }
 }
 
-export async function maintainTiers(ctx: MemoryContext, options: { signal?: AbortSignal; vectors?: SemanticIndex } = {}): Promise<MaintenanceReport> {
+export async function maintainTiers(
+  ctx: MemoryContext,
+  options: { signal?: AbortSignal; vectors?: SemanticIndex } = {},
+): Promise<MaintenanceReport> {
   const archive = await maintainSqlite(ctx.db, { signal: options.signal });
   const vectors =
     options.vectors && !options.signal?.aborted

@@ -33,7 +33,11 @@ export type MessageProblem = { where: string } & (
   | { problem: "idempotency-key" }
 );
 
-export const InvalidMessageError = namedError<MessageProblem>("InvalidMessageError", "input", (d) => `${d.where}: ${messageProblem(d)}`);
+export const InvalidMessageError = namedError<MessageProblem>(
+  "InvalidMessageError",
+  "input",
+  (d) => `${d.where}: ${messageProblem(d)}`,
+);
 export type InvalidMessageError = InstanceType<typeof InvalidMessageError>;
 
 function messageProblem(d: MessageProblem): string {
@@ -69,7 +73,8 @@ export function formatBytes(n: number): string {
 
 export function checkNewMessage(m: NewMessage, maxBytes: number, where = "message"): void {
   if (!isRole(m.role)) throw new InvalidMessageError({ where, problem: "role", role: m.role });
-  if (typeof m.content !== "string" || m.content.trim() === "") throw new InvalidMessageError({ where, problem: "empty" });
+  if (typeof m.content !== "string" || m.content.trim() === "")
+    throw new InvalidMessageError({ where, problem: "empty" });
   const nul = m.content.indexOf("\0");
   if (nul >= 0) throw new InvalidMessageError({ where, problem: "nul", offset: nul });
   if (!m.content.isWellFormed()) throw new InvalidMessageError({ where, problem: "unpaired-surrogate" });
@@ -82,7 +87,14 @@ export function checkNewMessage(m: NewMessage, maxBytes: number, where = "messag
     throw new InvalidMessageError({ where, problem: "send-at-range" });
   }
   const key = m.idempotencyKey;
-  if (key !== undefined && (typeof key !== "string" || key === "" || key.length > MAX_IDEMPOTENCY_KEY_CHARS || key.includes("\0") || !key.isWellFormed())) {
+  if (
+    key !== undefined &&
+    (typeof key !== "string" ||
+      key === "" ||
+      key.length > MAX_IDEMPOTENCY_KEY_CHARS ||
+      key.includes("\0") ||
+      !key.isWellFormed())
+  ) {
     throw new InvalidMessageError({ where, problem: "idempotency-key" });
   }
 }

@@ -20,7 +20,14 @@ export function getMessages(ctx: MemoryContext, ids: readonly string[]): StoredM
 export function messagesAround(ctx: MemoryContext, id: string, before: number, after: number): Around {
   const [anchor] = getMessagesById(ctx.db, [id]);
   if (!anchor) throw new UnknownMessageError(`no message with id ${JSON.stringify(id)}`);
-  const earlier = before > 0 ? listSessionMessages(ctx.db, anchor.session, { beforeSeq: anchor.seq, newestFirst: true, limit: before }).reverse() : [];
+  const earlier =
+    before > 0
+      ? listSessionMessages(ctx.db, anchor.session, {
+          beforeSeq: anchor.seq,
+          newestFirst: true,
+          limit: before,
+        }).reverse()
+      : [];
   const later = after > 0 ? listSessionMessages(ctx.db, anchor.session, { afterSeq: anchor.seq, limit: after }) : [];
   return { anchor, messages: [...earlier, anchor, ...later] };
 }

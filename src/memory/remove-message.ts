@@ -41,15 +41,23 @@ export function messageSession(ctx: MemoryContext, messageId: string): string | 
   return getMessagesById(ctx.db, [messageId])[0]?.session;
 }
 
-export function removeMessage(ctx: MemoryContext, sessionId: string, messageId: string, options: { dropSummary?: boolean } = {}): RemoveMessageResult {
+export function removeMessage(
+  ctx: MemoryContext,
+  sessionId: string,
+  messageId: string,
+  options: { dropSummary?: boolean } = {},
+): RemoveMessageResult {
   assertSessionId(sessionId);
   ensureBackfilled(ctx, sessionId);
   return withHomeLock(ctx, () => {
     const m = getMessagesById(ctx.db, [messageId])[0];
-    if (!m || m.session !== sessionId) throw new UnknownMessageError({ id: messageId, where: `session ${JSON.stringify(sessionId)}` });
+    if (!m || m.session !== sessionId)
+      throw new UnknownMessageError({ id: messageId, where: `session ${JSON.stringify(sessionId)}` });
     const summarized = coveredBySummary(ctx, m);
     withWriteLock(ctx.db, () =>
-      ctx.db.query("INSERT OR REPLACE INTO pending_removals (message_id, session_id, created_at) VALUES (?, ?, ?)").run(m.id, m.session, ctx.now()),
+      ctx.db
+        .query("INSERT OR REPLACE INTO pending_removals (message_id, session_id, created_at) VALUES (?, ?, ?)")
+        .run(m.id, m.session, ctx.now()),
     );
     let summaryRemoved = false;
     if (options.dropSummary) {
@@ -65,7 +73,11 @@ export function removeMessage(ctx: MemoryContext, sessionId: string, messageId: 
 
 /** Finish removals a crash interrupted (called when a home is opened). Returns how many were finished. */
 export function finishPendingRemovals(ctx: MemoryContext): number {
-  const pending = () => ctx.db.query("SELECT message_id, session_id FROM pending_removals").all() as { message_id: string; session_id: string }[];
+  const pending = () =>
+    ctx.db.query("SELECT message_id, session_id FROM pending_removals").all() as {
+      message_id: string;
+      session_id: string;
+    }[];
   if (pending().length === 0) return 0;
   return withHomeLock(ctx, () => {
     const rows = pending();

@@ -40,38 +40,46 @@ export interface ResetResult {
 /** Clear history.json, the archive rows, the meta and the vectors. summary.json and the cursor survive unless `all`. */
 export function resetSession(ctx: MemoryContext, session: string, all = false): ResetResult {
   requireSession(ctx, session);
-  return withHomeLock(ctx, () => {
-    readHistory(ctx.paths.history(session)); // a corrupt file is refused (CorruptHistoryError), never deleted unseen
-    const removed = withWriteLock(ctx.db, () => deleteSessionMessages(ctx.db, session, ctx.now()));
-    const history = ctx.paths.history(session);
-    rmSync(history, { force: true });
-    forgetHistoryCache(history);
-    let summaryRemoved = false;
-    if (all) {
-      summaryRemoved = removeSummaryFiles(ctx, session);
-      withWriteLock(ctx.db, () => forgetSummaryRows(ctx, session));
-    }
-    purgeText(ctx);
-    return { session, messagesRemoved: removed, summaryRemoved };
-  }, session);
+  return withHomeLock(
+    ctx,
+    () => {
+      readHistory(ctx.paths.history(session)); // a corrupt file is refused (CorruptHistoryError), never deleted unseen
+      const removed = withWriteLock(ctx.db, () => deleteSessionMessages(ctx.db, session, ctx.now()));
+      const history = ctx.paths.history(session);
+      rmSync(history, { force: true });
+      forgetHistoryCache(history);
+      let summaryRemoved = false;
+      if (all) {
+        summaryRemoved = removeSummaryFiles(ctx, session);
+        withWriteLock(ctx.db, () => forgetSummaryRows(ctx, session));
+      }
+      purgeText(ctx);
+      return { session, messagesRemoved: removed, summaryRemoved };
+    },
+    session,
+  );
 }
 
 /** Remove the session entirely: its folder, archive rows, meta, vectors and bookkeeping. Error memory stays. */
 export function removeSession(ctx: MemoryContext, session: string): ResetResult {
   requireSession(ctx, session);
-  return withHomeLock(ctx, () => {
-    const hadSummary = existsSync(ctx.paths.summary(session));
-    const removed = withWriteLock(ctx.db, () => {
-      const n = deleteSessionMessages(ctx.db, session, ctx.now());
-      deleteSessionRow(ctx.db, session);
-      forgetSummaryRows(ctx, session, true);
-      return n;
-    });
-    rmSync(ctx.paths.session(session), { recursive: true, force: true });
-    forgetHistoryCache(ctx.paths.history(session));
-    purgeText(ctx);
-    return { session, messagesRemoved: removed, summaryRemoved: hadSummary };
-  }, session);
+  return withHomeLock(
+    ctx,
+    () => {
+      const hadSummary = existsSync(ctx.paths.summary(session));
+      const removed = withWriteLock(ctx.db, () => {
+        const n = deleteSessionMessages(ctx.db, session, ctx.now());
+        deleteSessionRow(ctx.db, session);
+        forgetSummaryRows(ctx, session, true);
+        return n;
+      });
+      rmSync(ctx.paths.session(session), { recursive: true, force: true });
+      forgetHistoryCache(ctx.paths.history(session));
+      purgeText(ctx);
+      return { session, messagesRemoved: removed, summaryRemoved: hadSummary };
+    },
+    session,
+  );
 }
 
 /** No removed text left in the FTS index's segments, nor in old WAL frames. */

@@ -43,7 +43,13 @@ export async function buildTurnContext(ctx: MemoryContext, session: string, inpu
   const exists = sessionExists(ctx, session);
   const recent = exists ? readSessionHistory(ctx, session) : [];
   const messages: ContextMessage[] = recent.map((m) => {
-    const c: ContextMessage = { id: m.id, role: m.role, content: m.content, sendAt: nsToRfc3339(m.sendAt), kind: "history" };
+    const c: ContextMessage = {
+      id: m.id,
+      role: m.role,
+      content: m.content,
+      sendAt: nsToRfc3339(m.sendAt),
+      kind: "history",
+    };
     if (m.sender !== undefined) c.sender = m.sender;
     return c;
   });

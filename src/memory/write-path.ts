@@ -11,7 +11,14 @@ import type { MessageRecord } from "../shared/message.ts";
 import { assertSessionId } from "../shared/session-id.ts";
 import { refuseSessionSymlinks } from "../storage/history/no-symlink.ts";
 import { readHistory, serializeRecord, stageHistory, type HistoryDoc } from "../storage/history/history-file.ts";
-import { archiveBefore, insertMessages, knownIds, messagesByIdempotencyKey, seqOfMessage, sessionHasMessages } from "../storage/sqlite/messages-repo.ts";
+import {
+  archiveBefore,
+  insertMessages,
+  knownIds,
+  messagesByIdempotencyKey,
+  seqOfMessage,
+  sessionHasMessages,
+} from "../storage/sqlite/messages-repo.ts";
 import { withWriteLock } from "../storage/sqlite/write-lock.ts";
 import { isTombstoned, keyTombstone, tombstonedIds } from "../storage/sqlite/tombstones-repo.ts";
 import { compactionPlan } from "./compaction.ts";
@@ -36,10 +43,17 @@ export interface AppendResult {
 
 export function appendMessages(ctx: MemoryContext, session: string, inputs: readonly NewMessage[]): AppendResult {
   assertSessionId(session);
-  inputs.forEach((m, i) => checkNewMessage(m, ctx.config.limits.max_message_bytes, inputs.length > 1 ? `message ${i + 1}` : "message"));
+  inputs.forEach((m, i) =>
+    checkNewMessage(m, ctx.config.limits.max_message_bytes, inputs.length > 1 ? `message ${i + 1}` : "message"),
+  );
   if (inputs.length === 0) return { ids: [], compacted: 0, adopted: 0, duplicates: 0 };
   const r = appendRecords(ctx, session, () => recordsOfInputs(ctx, session, inputs));
-  const result: AppendResult = { ids: r.ids, compacted: r.compacted, adopted: r.adopted, duplicates: inputs.length - r.added.length };
+  const result: AppendResult = {
+    ids: r.ids,
+    compacted: r.compacted,
+    adopted: r.adopted,
+    duplicates: inputs.length - r.added.length,
+  };
   if (r.compactionNote) result.compactionNote = r.compactionNote;
   return result;
 }
@@ -103,7 +117,9 @@ export function appendRecords(
       const doc = readHistory(file);
       const missing = unarchived(ctx, session, doc);
       const built = build();
-      const { added, ids, idempotencyKeys } = Array.isArray(built) ? { added: built, ids: built.map((r) => r.id), idempotencyKeys: undefined } : built;
+      const { added, ids, idempotencyKeys } = Array.isArray(built)
+        ? { added: built, ids: built.map((r) => r.id), idempotencyKeys: undefined }
+        : built;
       if (added.length === 0 && missing.length === 0 && !inTransaction) return { added, ids, compacted: 0, adopted: 0 };
       const all = doc.records.concat(added);
       const json = new Map(added.map((r) => [r, serializeRecord(r)] as const)); // serialised once, for the size and the file
@@ -130,7 +146,13 @@ export function appendRecords(
       }
       faultPoint("after-archive-commit");
       staged.commit();
-      const result: { added: MessageRecord[]; ids: string[]; compacted: number; adopted: number; compactionNote?: string } = { added, ids, compacted: cut, adopted: missing.length };
+      const result: {
+        added: MessageRecord[];
+        ids: string[];
+        compacted: number;
+        adopted: number;
+        compactionNote?: string;
+      } = { added, ids, compacted: cut, adopted: missing.length };
       if (note) result.compactionNote = note;
       return result;
     },
@@ -148,7 +170,10 @@ export function unarchived(ctx: MemoryContext, session: string, doc: HistoryDoc)
   let missing: MessageRecord[];
   if (!sessionHasMessages(ctx.db, session)) missing = doc.records;
   else if (doc.legacy) {
-    const known = knownIds(ctx.db, doc.records.filter((r) => r.id !== "").map((r) => r.id));
+    const known = knownIds(
+      ctx.db,
+      doc.records.filter((r) => r.id !== "").map((r) => r.id),
+    );
     missing = doc.records.filter((r) => r.id === "" || !known.has(r.id));
   } else return [];
   for (const r of doc.records) if (r.id === "") r.id = newId(Number(r.sendAt / 1_000_000n));
@@ -161,7 +186,10 @@ export function unarchived(ctx: MemoryContext, session: string, doc: HistoryDoc)
  */
 function dropTombstoned(ctx: MemoryContext, session: string, doc: HistoryDoc): void {
   if (sessionHasMessages(ctx.db, session) && !doc.legacy) return;
-  const gone = tombstonedIds(ctx.db, doc.records.filter((r) => r.id !== "").map((r) => r.id));
+  const gone = tombstonedIds(
+    ctx.db,
+    doc.records.filter((r) => r.id !== "").map((r) => r.id),
+  );
   if (gone.size === 0) return;
   doc.records = doc.records.filter((r) => !gone.has(r.id));
   doc.legacy = true;
@@ -172,18 +200,22 @@ export function backfillSession(ctx: MemoryContext, session: string): number {
   assertSessionId(session);
   refuseSessionSymlinks(ctx.paths.session(session));
   const file = ctx.paths.history(session);
-  return withHomeLock(ctx, () => {
-    const doc = readHistory(file);
-    const missing = unarchived(ctx, session, doc);
-    if (missing.length === 0 && !doc.legacy) return 0;
-    const staged = stageHistory(file, doc.records);
-    try {
-      withWriteLock(ctx.db, () => insertMessages(ctx.db, session, missing, ctx.now()));
-    } catch (err) {
-      staged.discard();
-      throw err;
-    }
-    staged.commit();
-    return missing.length;
-  }, session);
+  return withHomeLock(
+    ctx,
+    () => {
+      const doc = readHistory(file);
+      const missing = unarchived(ctx, session, doc);
+      if (missing.length === 0 && !doc.legacy) return 0;
+      const staged = stageHistory(file, doc.records);
+      try {
+        withWriteLock(ctx.db, () => insertMessages(ctx.db, session, missing, ctx.now()));
+      } catch (err) {
+        staged.discard();
+        throw err;
+      }
+      staged.commit();
+      return missing.length;
+    },
+    session,
+  );
 }

@@ -74,7 +74,14 @@ const idf = (share: number | undefined, rows: number) => {
  * tokens. A row the index matched counts each phrase it holds at least once, even where the text
  * search misses a form (Porter2's few irregular words).
  */
-export function bm25(lower: string, length: number, phrases: readonly Phrase[], rows: number, avgTokens: number, matchedAll = false): number {
+export function bm25(
+  lower: string,
+  length: number,
+  phrases: readonly Phrase[],
+  rows: number,
+  avgTokens: number,
+  matchedAll = false,
+): number {
   const norm = K1 * (1 - B + (B * length) / avgTokens);
   let score = 0;
   for (const p of phrases) {

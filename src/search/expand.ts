@@ -32,6 +32,10 @@ export function expandHits(db: Db, hits: readonly StoredMessage[]): StoredMessag
     merged.set(root, group);
   });
   const sorted = new Map<number, StoredMessage[]>();
-  for (const [root, group] of merged) sorted.set(root, [...group.values()].sort((a, b) => (a.seq < b.seq ? -1 : a.seq > b.seq ? 1 : 0)));
+  for (const [root, group] of merged)
+    sorted.set(
+      root,
+      [...group.values()].sort((a, b) => (a.seq < b.seq ? -1 : a.seq > b.seq ? 1 : 0)),
+    );
   return hits.map((_, i) => sorted.get(find(i))!);
 }

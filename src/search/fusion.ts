@@ -5,7 +5,11 @@ export interface RankedList<T> {
   weight: number;
 }
 
-export function reciprocalRankFusion<T>(lists: readonly RankedList<T>[], key: (item: T) => string, k: number): { item: T; score: number }[] {
+export function reciprocalRankFusion<T>(
+  lists: readonly RankedList<T>[],
+  key: (item: T) => string,
+  k: number,
+): { item: T; score: number }[] {
   const acc = new Map<string, { item: T; score: number }>();
   for (const list of lists) {
     list.items.forEach((item, r) => {

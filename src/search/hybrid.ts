@@ -18,15 +18,31 @@ export const HYBRID = { k: 10, keyword: 1, lexical: 1, semantic: 1, lexicalOther
 
 type Candidate = { message: StoredMessage; source: SearchHit["source"] };
 
-export async function hybridSearch(db: Db, src: SemanticSource | { unavailable: string }, o: SemanticOptions): Promise<SearchResult> {
+export async function hybridSearch(
+  db: Db,
+  src: SemanticSource | { unavailable: string },
+  o: SemanticOptions,
+): Promise<SearchResult> {
   const limit = Math.max(1, o.limit ?? 10);
   const depth = Math.max(limit * 4, 50);
   const focus = focusFor(db, o.query, o.session);
   const lists: RankedList<Candidate>[] = [];
 
-  const keyword = keywordSearch(db, { query: o.query, session: o.session, range: o.range, filter: o.filter, limit: depth, now: o.now, rankRecent: false, typing: o.typing });
+  const keyword = keywordSearch(db, {
+    query: o.query,
+    session: o.session,
+    range: o.range,
+    filter: o.filter,
+    limit: depth,
+    now: o.now,
+    rankRecent: false,
+    typing: o.typing,
+  });
   lists.push({ weight: HYBRID.keyword, items: keyword.map((h) => ({ message: h.message, source: h.source })) });
-  lists.push({ weight: HYBRID.lexical, items: lexicalRecent(db, focus, o, depth).map((message) => ({ message, source: "recent" as const })) });
+  lists.push({
+    weight: HYBRID.lexical,
+    items: lexicalRecent(db, focus, o, depth).map((message) => ({ message, source: "recent" as const })),
+  });
 
   const notes: string[] = [];
   let notIndexed: number | undefined;
@@ -38,14 +54,20 @@ export async function hybridSearch(db: Db, src: SemanticSource | { unavailable: 
     notes.push(...statusNotes(src));
     if (src.table) {
       const ranked = await semanticRanking(db, src, o, focus, depth);
-      lists.push({ weight: HYBRID.semantic, items: ranked.map((r) => ({ message: r.message, source: "semantic" as const })) });
+      lists.push({
+        weight: HYBRID.semantic,
+        items: ranked.map((r) => ({ message: r.message, source: "semantic" as const })),
+      });
     }
   }
 
   const fused = reciprocalRankFusion(lists, (c) => c.message.id, HYBRID.k).slice(0, limit);
   // Keyword sides name the tier a hit came from; "semantic" only when vectors alone found it.
   const sourceOf = new Map<string, SearchHit["source"]>();
-  for (const list of lists) for (const c of list.items) if (!sourceOf.has(c.message.id) || sourceOf.get(c.message.id) === "semantic") sourceOf.set(c.message.id, c.source);
+  for (const list of lists)
+    for (const c of list.items)
+      if (!sourceOf.has(c.message.id) || sourceOf.get(c.message.id) === "semantic")
+        sourceOf.set(c.message.id, c.source);
   const recent = fused.filter((f) => f.item.message.recent).map((f) => f.item.message);
   const expanded = expandHits(db, recent);
   const runs = new Map(recent.map((m, i) => [m.id, expanded[i]!] as const));
@@ -53,7 +75,14 @@ export async function hybridSearch(db: Db, src: SemanticSource | { unavailable: 
   const hits: SearchHit[] = fused.map((f, i) => {
     const m = f.item.message;
     const s = makeSnippet(m.content, terms);
-    const hit: SearchHit = { message: m, source: sourceOf.get(m.id)!, score: f.score, snippet: s.text, highlights: s.highlights, rank: i + 1 };
+    const hit: SearchHit = {
+      message: m,
+      source: sourceOf.get(m.id)!,
+      score: f.score,
+      snippet: s.text,
+      highlights: s.highlights,
+      rank: i + 1,
+    };
     const run = runs.get(m.id);
     if (run) hit.context = run;
     return hit;

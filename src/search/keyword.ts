@@ -6,7 +6,16 @@ import type { StoredMessage } from "../shared/message.ts";
 import type { TimeRange } from "../shared/time.ts";
 import type { MessageFilter } from "../shared/time-filter.ts";
 import type { Db } from "../storage/sqlite/db.ts";
-import { ftsTotals, hasArchived, matchShare, rankWindow, scanRecent, windowMatches, windowRows, type KeywordFilter } from "../storage/sqlite/keyword-queries.ts";
+import {
+  ftsTotals,
+  hasArchived,
+  matchShare,
+  rankWindow,
+  scanRecent,
+  windowMatches,
+  windowRows,
+  type KeywordFilter,
+} from "../storage/sqlite/keyword-queries.ts";
 import { bm25 } from "./bm25.ts";
 import { ftsAllQuery, ftsAnyQuery, ftsPhrases, queryTerms, type QueryTerm } from "./query-terms.ts";
 import { findMatches, makeSnippet } from "./snippet.ts";
@@ -57,7 +66,9 @@ export function keywordSearch(db: Db, o: KeywordOptions): SearchHit[] {
   if (o.order === "newest") {
     if (all) {
       const seqs = windowMatches(db, all, filter.session, Math.max(limit * 8, 200));
-      const rows = windowRows(db, seqs, filter).map((r) => r.message).sort((a, b) => (a.seq < b.seq ? 1 : -1));
+      const rows = windowRows(db, seqs, filter)
+        .map((r) => r.message)
+        .sort((a, b) => (a.seq < b.seq ? 1 : -1));
       for (const m of rows.slice(0, limit)) add(m, m.recent ? "recent" : "archive", 0.5);
     }
     if (hits.size < limit) for (const [m, q] of recentMatches(db, terms, filter, limit, o.now)) add(m, "recent", q);
@@ -74,7 +85,10 @@ export function keywordSearch(db: Db, o: KeywordOptions): SearchHit[] {
     // Document frequencies (estimated, cheap): they order multi-term matches, and keep one-term scores on the scale recent-tier scores share.
     for (const p of phrases) p.share = matchShare(db, p.expr, totals.rows);
     const found = windowRows(db, windowMatches(db, expr, filter.session, rankWindow(phrases.length)), filter);
-    const scored = found.map((r) => ({ m: r.message, s: bm25(r.message.content.toLowerCase(), r.tokens, phrases, totals!.rows, totals!.avgTokens, !isAny) }));
+    const scored = found.map((r) => ({
+      m: r.message,
+      s: bm25(r.message.content.toLowerCase(), r.tokens, phrases, totals!.rows, totals!.avgTokens, !isAny),
+    }));
     // Best first; ties: oldest first (as FTS5 ordered equal ranks)
     scored.sort((a, b) => b.s - a.s || (a.m.seq < b.m.seq ? -1 : 1));
     windows.set(expr, (w = { rows: scored.map((x) => x.m), score: new Map(scored.map((x) => [x.m.id, x.s])) }));
@@ -83,8 +97,12 @@ export function keywordSearch(db: Db, o: KeywordOptions): SearchHit[] {
   const top = (w: Window, recent: boolean, n: number) => w.rows.filter((m) => m.recent === recent).slice(0, n);
 
   const archived = hasArchived(db, filter.session);
-  if (all && archived) for (const m of top(load(all, false), false, limit)) add(m, "archive", archiveScore(load(all, false).score.get(m.id)!));
-  if (any && archived && hits.size < limit) for (const m of top(load(any, true), false, limit)) add(m, "archive", archiveScore(load(any, true).score.get(m.id)!) * 0.6);
+  if (all && archived)
+    for (const m of top(load(all, false), false, limit))
+      add(m, "archive", archiveScore(load(all, false).score.get(m.id)!));
+  if (any && archived && hits.size < limit)
+    for (const m of top(load(any, true), false, limit))
+      add(m, "archive", archiveScore(load(any, true).score.get(m.id)!) * 0.6);
   const substring = new Map(recentMatches(db, terms, filter, limit, o.now).map(([m, q]) => [m.id, { m, q }]));
   if (o.rankRecent !== false && (any ?? all)) {
     // Match quality on recent rows: bm25 over any term, lifted when every term is there verbatim.
@@ -100,7 +118,13 @@ export function keywordSearch(db: Db, o: KeywordOptions): SearchHit[] {
 }
 
 /** Recent rows containing every content term, scored by match quality and recency. */
-function recentMatches(db: Db, terms: readonly QueryTerm[], filter: KeywordFilter, limit: number, now: bigint): [StoredMessage, number][] {
+function recentMatches(
+  db: Db,
+  terms: readonly QueryTerm[],
+  filter: KeywordFilter,
+  limit: number,
+  now: bigint,
+): [StoredMessage, number][] {
   const content = terms.filter((t) => !t.stop);
   const needles = (content.length ? content : terms).map((t) => t.text);
   const rows = scanRecent(db, needles, filter, Math.max(limit * 5, 50));

@@ -3,10 +3,12 @@ import { CJK_RUN, searchForm } from "../shared/search-form.ts";
 import { indexTokens, type Phrase } from "./bm25.ts";
 
 const STOPWORDS = new Set(
-  ("a an and are as at be been but by can could did do does for from had has have he her him his how i if in into is it its " +
+  (
+    "a an and are as at be been but by can could did do does for from had has have he her him his how i if in into is it its " +
     "me my no not of on or our she so than that the their them then there these they this to was we were what when where " +
     "which who whom why will with would you your about after again all also am any because before being both each few " +
-    "further here just more most much only other over own same should some such too under until very while").split(" "),
+    "further here just more most much only other over own same should some such too under until very while"
+  ).split(" "),
 );
 
 export interface QueryTerm {
@@ -58,7 +60,9 @@ function words(segment: string, push: (t: QueryTerm) => void): void {
 export function ftsTerm(t: QueryTerm, prefix = true): string {
   if (!t.cjk) {
     const stemmed = `"${searchForm(t.text).trim().replaceAll('"', '""')}"`;
-    return prefix && t.partial && t.text.length >= 3 && /^[a-z0-9]+$/.test(t.text) ? `(${stemmed} OR "${t.text}"*)` : stemmed;
+    return prefix && t.partial && t.text.length >= 3 && /^[a-z0-9]+$/.test(t.text)
+      ? `(${stemmed} OR "${t.text}"*)`
+      : stemmed;
   }
   const grams = queryBigrams(t.text);
   return grams ? `"${grams.join(" ")}"` : `"${t.text}"*`;
@@ -103,7 +107,8 @@ export function ftsPhrases(terms: readonly QueryTerm[], any = false): FtsPhrase[
       const tokens = indexTokens(t.text);
       const kind = tokens.length === 1 && /^[a-z0-9]+$/.test(tokens[0]!) ? "stem" : "tokens";
       out.push({ expr: `"${stem.replaceAll('"', '""')}"`, kind, text: tokens[0] ?? "", tokens });
-      if (!any && t.partial && t.text.length >= 3 && /^[a-z0-9]+$/.test(t.text)) out.push({ expr: `"${t.text}"*`, kind: "prefix", text: t.text, tokens: [t.text] });
+      if (!any && t.partial && t.text.length >= 3 && /^[a-z0-9]+$/.test(t.text))
+        out.push({ expr: `"${t.text}"*`, kind: "prefix", text: t.text, tokens: [t.text] });
       continue;
     }
     const grams = queryBigrams(t.text);

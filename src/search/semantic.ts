@@ -42,15 +42,27 @@ export function focusFor(db: Db, query: string, session?: string): QueryFocus {
 }
 
 /** Recent messages most similar to the query, best first (no expansion). */
-export async function semanticRanking(db: Db, src: SemanticSource, o: SemanticOptions, focus: QueryFocus, limit: number): Promise<RankedMessage[]> {
+export async function semanticRanking(
+  db: Db,
+  src: SemanticSource,
+  o: SemanticOptions,
+  focus: QueryFocus,
+  limit: number,
+): Promise<RankedMessage[]> {
   if (!src.table) return [];
   const [qv] = await src.embedder.embed([focus.text], o.signal, "query");
   const scope = scopeFilter(o);
   const filter = { session: o.session, since: scope.since, until: scope.until };
   // Role and sender are checked on the SQLite row: look deeper so enough candidates pass.
-  const depth = scope.role !== undefined || scope.sender !== undefined ? Math.max(limit * 20, 200) : Math.max(limit * 4, 50);
+  const depth =
+    scope.role !== undefined || scope.sender !== undefined ? Math.max(limit * 20, 200) : Math.max(limit * 4, 50);
   const found = await src.table.search(qv!, filter, depth);
-  const byId = new Map(getMessagesById(db, found.map((h) => h.id)).map((m) => [m.id, m]));
+  const byId = new Map(
+    getMessagesById(
+      db,
+      found.map((h) => h.id),
+    ).map((m) => [m.id, m]),
+  );
   const out: RankedMessage[] = [];
   for (const h of found) {
     const m = byId.get(h.id);
@@ -63,9 +75,12 @@ export async function semanticRanking(db: Db, src: SemanticSource, o: SemanticOp
   return out.slice(0, limit);
 }
 
-export function statusNotes(src: Pick<SemanticSource, "notIndexed" | "reindexNeeded" | "otherEmbedders" | "embedder">): string[] {
+export function statusNotes(
+  src: Pick<SemanticSource, "notIndexed" | "reindexNeeded" | "otherEmbedders" | "embedder">,
+): string[] {
   const notes: string[] = [];
-  if (src.notIndexed > 0) notes.push(`${src.notIndexed} message${src.notIndexed === 1 ? " is" : "s are"} not indexed yet`);
+  if (src.notIndexed > 0)
+    notes.push(`${src.notIndexed} message${src.notIndexed === 1 ? " is" : "s are"} not indexed yet`);
   if (src.reindexNeeded) {
     const from = src.otherEmbedders.length ? ` (stored vectors come from ${src.otherEmbedders.join(", ")})` : "";
     notes.push(`the configured embedder is ${src.embedder.id}${from}: run memvoy reindex`);
@@ -77,11 +92,22 @@ export async function semanticSearch(db: Db, src: SemanticSource, o: SemanticOpt
   const limit = Math.max(1, o.limit ?? 10);
   const focus = focusFor(db, o.query, o.session);
   const ranked = await semanticRanking(db, src, o, focus, limit);
-  const runs = expandHits(db, ranked.map((r) => r.message));
+  const runs = expandHits(
+    db,
+    ranked.map((r) => r.message),
+  );
   const terms = queryTerms(o.query);
   const hits: SearchHit[] = ranked.map((r, i) => {
     const s = makeSnippet(r.message.content, terms);
-    return { message: r.message, source: "semantic", score: r.score, snippet: s.text, highlights: s.highlights, context: runs[i]!, rank: i + 1 };
+    return {
+      message: r.message,
+      source: "semantic",
+      score: r.score,
+      snippet: s.text,
+      highlights: s.highlights,
+      context: runs[i]!,
+      rank: i + 1,
+    };
   });
   return { hits, notIndexed: src.notIndexed, reindexNeeded: src.reindexNeeded, notes: statusNotes(src) };
 }

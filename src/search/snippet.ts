@@ -20,14 +20,19 @@ export function findMatches(content: string, terms: readonly QueryTerm[]): [numb
   if (latin.length > 0) {
     for (const m of content.matchAll(LATIN_WORD)) {
       const w = m[0].toLowerCase();
-      if (stems.has(stemWord(w)) || stems.has(w) || prefixes.some((p) => w.startsWith(p))) ranges.push([m.index!, m.index! + m[0].length]);
+      if (stems.has(stemWord(w)) || stems.has(w) || prefixes.some((p) => w.startsWith(p)))
+        ranges.push([m.index!, m.index! + m[0].length]);
       if (ranges.length > 200) break;
     }
   }
   const lower = content.toLowerCase();
   for (const t of use) {
     if (!t.cjk) continue;
-    for (let at = lower.indexOf(t.text); at >= 0 && ranges.length < 400; at = lower.indexOf(t.text, at + t.text.length)) {
+    for (
+      let at = lower.indexOf(t.text);
+      at >= 0 && ranges.length < 400;
+      at = lower.indexOf(t.text, at + t.text.length)
+    ) {
       ranges.push([at, at + t.text.length]);
     }
   }

@@ -58,7 +58,8 @@ function systemFailure(err: unknown): SystemFailure | undefined {
     const code = String((e as { code?: unknown }).code ?? "");
     const message = e instanceof Error ? e.message : "";
     if (code === "ENOSPC" || code === "EDQUOT" || NO_SPACE.test(code) || NO_SPACE.test(message)) return "no-space";
-    if (code === "EACCES" || code === "EPERM" || code === "EROFS" || READ_ONLY.test(code) || READ_ONLY.test(message)) return "permission";
+    if (code === "EACCES" || code === "EPERM" || code === "EROFS" || READ_ONLY.test(code) || READ_ONLY.test(message))
+      return "permission";
     if (DISK_IO.test(code) || DISK_IO.test(message)) return "disk-io";
     if (!(e instanceof Error)) break;
   }

@@ -36,7 +36,11 @@ const FORMATTERS = new Map<string, Formatter>();
  * A named error class whose instances carry typed `data` (the facts of the failure). The user text is composed
  * from the data by the one formatter given here, registered by name for describeError; throw sites pass facts.
  */
-export function namedError<D extends object>(name: string, kind: "usage" | "input" | "runtime", format: (data: D) => string) {
+export function namedError<D extends object>(
+  name: string,
+  kind: "usage" | "input" | "runtime",
+  format: (data: D) => string,
+) {
   const Base: typeof InputError = kind === "input" ? InputError : kind === "usage" ? UsageError : RuntimeFailure;
   const Named = class extends Base {
     static readonly format = format;

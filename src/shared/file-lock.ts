@@ -18,7 +18,11 @@ export const LockTimeoutError = namedError<{ path: string; timeoutMs: number }>(
 export type LockTimeoutError = InstanceType<typeof LockTimeoutError>;
 
 /** flock failed for a reason other than another holder (the errno says which). */
-export const LockFailedError = namedError<{ path: string; errno: number }>("LockFailedError", "runtime", (d) => `cannot lock ${d.path} (errno ${d.errno})`);
+export const LockFailedError = namedError<{ path: string; errno: number }>(
+  "LockFailedError",
+  "runtime",
+  (d) => `cannot lock ${d.path} (errno ${d.errno})`,
+);
 export type LockFailedError = InstanceType<typeof LockFailedError>;
 
 let libc: { flock: (fd: number, op: number) => number; errno: () => number } | undefined;

@@ -54,7 +54,10 @@ const RULES: Rule[] = [
   { kind: "openai-key", re: new RegExp(`${B}sk-(?:proj-|svcacct-|admin-|None-)?[A-Za-z0-9_-]{20,}`, "g") },
   { kind: "github-token", re: new RegExp(`${B}(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,})${E}`, "g") },
   { kind: "slack-token", re: new RegExp(`${B}(?:xox[abposr]|xapp)-[A-Za-z0-9-]{10,}`, "g") },
-  { kind: "aws-access-key", re: new RegExp(`${B}(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA|ANPA|ANVA|AIPA)[A-Z0-9]{16}${E}`, "g") },
+  {
+    kind: "aws-access-key",
+    re: new RegExp(`${B}(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA|ANPA|ANVA|AIPA)[A-Z0-9]{16}${E}`, "g"),
+  },
   { kind: "google-api-key", re: new RegExp(`${B}AIza[0-9A-Za-z_-]{35}`, "g") },
   { kind: "google-oauth-token", re: new RegExp(`${B}ya29\\.[0-9A-Za-z_-]{20,}`, "g") },
   { kind: "gitlab-token", re: new RegExp(`${B}(?:glpat|gldt|glrt|glptt|glcbt)-[0-9A-Za-z_-]{20,}`, "g") },
@@ -148,6 +151,7 @@ export function redactUrl(url: string): string {
   else if (u.username !== "") u.username = "***"; // a lone userinfo is usually a token
   for (const name of [...u.searchParams.keys()]) if (SECRET_PARAM.test(name)) u.searchParams.set(name, "***");
   let out = u.toString().replaceAll("%2A%2A%2A", "***");
-  if (!url.endsWith("/") && out.endsWith("/") && u.pathname === "/" && u.search === "" && u.hash === "") out = out.slice(0, -1);
+  if (!url.endsWith("/") && out.endsWith("/") && u.pathname === "/" && u.search === "" && u.hash === "")
+    out = out.slice(0, -1);
   return out;
 }

@@ -6,7 +6,8 @@ const SESSION_ID = /^[A-Za-z0-9_-][A-Za-z0-9._-]{0,127}$/;
 export const InvalidSessionIdError = namedError<{ id: unknown }>(
   "InvalidSessionIdError",
   "input",
-  (d) => `invalid session id ${typeof d.id === "string" ? JSON.stringify(d.id) : String(d.id)}: use 1-128 characters of A-Z a-z 0-9 . _ - , not starting with "."`,
+  (d) =>
+    `invalid session id ${typeof d.id === "string" ? JSON.stringify(d.id) : String(d.id)}: use 1-128 characters of A-Z a-z 0-9 . _ - , not starting with "."`,
 );
 export type InvalidSessionIdError = InstanceType<typeof InvalidSessionIdError>;
 

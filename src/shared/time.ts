@@ -88,7 +88,12 @@ function parseTimeUnchecked(text: string): Nanos | undefined {
   const m = DATE_TIME.exec(s);
   if (!m) return undefined;
   const [, y, mo, d, h = "0", mi = "0", se = "0", frac = "", zone] = m;
-  const Y = +y!, M = +mo!, D = +d!, H = +h, MI = +mi, S = +se;
+  const Y = +y!,
+    M = +mo!,
+    D = +d!,
+    H = +h,
+    MI = +mi,
+    S = +se;
   if (M < 1 || M > 12 || D < 1 || D > 31 || H > 23 || MI > 59 || S > 60) return undefined;
   let ms: number;
   if (zone) {

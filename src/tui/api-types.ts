@@ -11,4 +11,6 @@ export type ErrorList = ReturnType<HomeMemory["listErrors"]>;
 export type ErrorSearchResult = Awaited<ReturnType<HomeMemory["searchErrors"]>>;
 export type SummaryView = ReturnType<HomeMemory["summary"]>;
 export type SummarizeReport = Awaited<ReturnType<HomeMemory["summarize"]>>;
-export type SummaryProgress = Parameters<NonNullable<NonNullable<Parameters<HomeMemory["summarize"]>[1]>["onProgress"]>>[0];
+export type SummaryProgress = Parameters<
+  NonNullable<NonNullable<Parameters<HomeMemory["summarize"]>[1]>["onProgress"]>
+>[0];

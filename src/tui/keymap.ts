@@ -35,7 +35,10 @@ export const KEY_GROUPS: readonly KeyGroup[] = [
       ["PgUp PgDn / b Space", "scroll one page"],
       ["Home End / g G", "jump to the first or last message"],
       ["Left / Tab / Esc", "back to the session list"],
-      ["o / y", "open the message at the top (the last one at the end, or the one clicked) in $PAGER / copy it (OSC 52)"],
+      [
+        "o / y",
+        "open the message at the top (the last one at the end, or the one clicked) in $PAGER / copy it (OSC 52)",
+      ],
       ["s / e / Ctrl-O", "summary / error memory / sort the session list"],
       ["r / x", "reset / remove the session (asks first)"],
     ],

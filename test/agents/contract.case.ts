@@ -30,9 +30,18 @@ export function contractCases(name: string, open: () => Promise<Implementation>)
       impl = await open();
       api = impl.api;
       const r = await api.add("deploys", [
-        { role: "user", content: "the deploy to prod failed with exit 137", sendAt: "2026-03-01T10:00:00.000000001Z", sender: "ann" },
+        {
+          role: "user",
+          content: "the deploy to prod failed with exit 137",
+          sendAt: "2026-03-01T10:00:00.000000001Z",
+          sender: "ann",
+        },
         { role: "assistant", content: "137 is the OOM killer: raise the memory limit", sendAt: "2026-03-01T10:00:05Z" },
-        { role: "user", content: "raised limits.memory to 1Gi and the rollout finished", sendAt: "2026-03-01T10:10:00Z" },
+        {
+          role: "user",
+          content: "raised limits.memory to 1Gi and the rollout finished",
+          sendAt: "2026-03-01T10:10:00Z",
+        },
         { role: "assistant", content: "good, the container is healthy now", sendAt: "2026-03-01T10:11:00Z" },
       ]);
       ids = r.ids;
@@ -52,7 +61,12 @@ export function contractCases(name: string, open: () => Promise<Implementation>)
       roundTrips(h);
       expect(h.session).toBe("deploys");
       expect(h.messages.map((m) => m.id)).toEqual(ids);
-      expect(h.messages[0]).toMatchObject({ role: "user", sender: "ann", sendAt: "2026-03-01T10:00:00.000000001Z", tier: "recent" });
+      expect(h.messages[0]).toMatchObject({
+        role: "user",
+        sender: "ann",
+        sendAt: "2026-03-01T10:00:00.000000001Z",
+        tier: "recent",
+      });
       for (const m of h.messages) expect(m.sendAt).toMatch(RFC3339_NS);
       expect((await api.history("deploys", { last: 2 })).messages.map((m) => m.id)).toEqual(ids.slice(2));
       expect((await api.history("deploys", { all: true })).messages).toHaveLength(4);
@@ -62,7 +76,12 @@ export function contractCases(name: string, open: () => Promise<Implementation>)
       const list = await api.sessions({ sort: "name" });
       roundTrips(list);
       expect(list.map((s) => s.id)).toEqual(["deploys", "other", "single"]);
-      expect(list[0]).toMatchObject({ id: "deploys", messages: 4, lastActivity: "2026-03-01T10:11:00.000000000Z", hasSummary: false });
+      expect(list[0]).toMatchObject({
+        id: "deploys",
+        messages: 4,
+        lastActivity: "2026-03-01T10:11:00.000000000Z",
+        hasSummary: false,
+      });
     });
 
     test("search, keyword: the DESIGN hit shape", async () => {
@@ -87,10 +106,23 @@ export function contractCases(name: string, open: () => Promise<Implementation>)
     });
 
     test("search: since and until bound the hits", async () => {
-      const r = await api.search({ query: "the", match: "keyword", session: "deploys", since: "2026-03-01T10:05:00Z", until: "2026-03-01T10:10:30Z" });
+      const r = await api.search({
+        query: "the",
+        match: "keyword",
+        session: "deploys",
+        since: "2026-03-01T10:05:00Z",
+        until: "2026-03-01T10:10:30Z",
+      });
       expect(r.hits.map((h) => h.id)).toEqual([ids[2]!]);
       for (const match of ["semantic", "hybrid"] as const) {
-        const w = await api.search({ query: "the container memory limit", match, session: "deploys", since: "2026-03-01T10:00:01Z", until: "2026-03-01T10:10:30Z", limit: 10 });
+        const w = await api.search({
+          query: "the container memory limit",
+          match,
+          session: "deploys",
+          since: "2026-03-01T10:00:01Z",
+          until: "2026-03-01T10:10:30Z",
+          limit: 10,
+        });
         expect(w.hits.length).toBeGreaterThan(0);
         for (const h of w.hits) expect([ids[1], ids[2]]).toContain(h.id);
       }
@@ -117,7 +149,12 @@ export function contractCases(name: string, open: () => Promise<Implementation>)
     });
 
     test("error memory: record, search (hits counted), list, show, rm", async () => {
-      const rec = await api.recordError({ tool: "kubectl", error: "OOMKilled exit 137", fix: "raise limits.memory to 1Gi", keywords: ["oom"] });
+      const rec = await api.recordError({
+        tool: "kubectl",
+        error: "OOMKilled exit 137",
+        fix: "raise limits.memory to 1Gi",
+        keywords: ["oom"],
+      });
       roundTrips(rec);
       expect(rec.merged).toBe(false);
       expect(rec.record).toMatchObject({ tool: "kubectl", outcome: "resolved", cause: null });
@@ -132,10 +169,19 @@ export function contractCases(name: string, open: () => Promise<Implementation>)
     });
 
     test("rm-message removes one message everywhere; an unknown id is refused", async () => {
-      const r = await api.add("rm-one", [{ role: "user", content: "my password is hunter2, oops" }, { role: "assistant", content: "remove that message" }]);
+      const r = await api.add("rm-one", [
+        { role: "user", content: "my password is hunter2, oops" },
+        { role: "assistant", content: "remove that message" },
+      ]);
       const removed = await api.rmMessage(r.ids[0]!);
       roundTrips(removed);
-      expect(removed).toMatchObject({ id: r.ids[0], session: "rm-one", wasRecent: true, summarized: false, summaryRemoved: false });
+      expect(removed).toMatchObject({
+        id: r.ids[0],
+        session: "rm-one",
+        wasRecent: true,
+        summarized: false,
+        summaryRemoved: false,
+      });
       expect((await api.history("rm-one", { all: true })).messages.map((m) => m.id)).toEqual([r.ids[1]!]);
       expect((await api.search({ query: "hunter2", match: "keyword" })).hits).toEqual([]);
       expect(await refused(api.rmMessage(r.ids[0]!))).toContain(r.ids[0]!);
@@ -143,7 +189,10 @@ export function contractCases(name: string, open: () => Promise<Implementation>)
     });
 
     test("reset keeps the session, rm removes it", async () => {
-      await api.add("temp-x", [{ role: "user", content: "to be reset" }, { role: "assistant", content: "ok" }]);
+      await api.add("temp-x", [
+        { role: "user", content: "to be reset" },
+        { role: "assistant", content: "ok" },
+      ]);
       expect(await api.reset("temp-x")).toEqual({ session: "temp-x", messagesRemoved: 2, summaryRemoved: false });
       expect((await api.history("temp-x")).messages).toEqual([]);
       expect((await api.rm("temp-x")).session).toBe("temp-x");
@@ -157,12 +206,18 @@ export function contractCases(name: string, open: () => Promise<Implementation>)
       expect(await refused(api.add("ok-session", { role: "user", content: "   " }))).toContain("content is empty");
       expect(await refused(api.add("ok-session", { role: "robot" as "user", content: "x" }))).toContain("role");
       expect(await refused(api.add("ok-session", []))).toContain("messages is empty");
-      expect(await refused(api.search({ query: "x", match: "fuzzy" as "keyword" }))).toContain("match must be keyword, semantic or hybrid");
-      expect(await refused(api.search({ query: "x", limit: 1_000_000 }))).toContain("limit must be a whole number from 1 to 1000");
+      expect(await refused(api.search({ query: "x", match: "fuzzy" as "keyword" }))).toContain(
+        "match must be keyword, semantic or hybrid",
+      );
+      expect(await refused(api.search({ query: "x", limit: 1_000_000 }))).toContain(
+        "limit must be a whole number from 1 to 1000",
+      );
       expect(await refused(api.search({ query: "" }))).toContain("query");
       expect(await refused(api.history("../x"))).toContain("session");
       expect(await refused(api.history("deploys", { last: 0 }))).toContain("last must be a whole number");
-      expect(await refused(api.around(ids[0]!, { before: 51 }))).toContain("before must be a whole number from 0 to 50");
+      expect(await refused(api.around(ids[0]!, { before: 51 }))).toContain(
+        "before must be a whole number from 0 to 50",
+      );
       expect(await refused(api.recordError({ tool: "kubectl", error: "", fix: "x" }))).toContain("error");
       expect(await refused(api.context("a/b"))).toContain("session");
       expect(await refused(api.rm("no-such-session"))).toContain("no-such-session");

@@ -14,7 +14,9 @@ contractCases("local (openMemory)", async () => {
 contractCases("HTTP (connectMemory against the loopback API)", async () => {
   const served = serveHome();
   const api = connectTo(served);
-  return { api, close: async () => {
+  return {
+    api,
+    close: async () => {
       await api.close();
       await served.close();
     },

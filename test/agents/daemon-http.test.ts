@@ -5,7 +5,17 @@ import { existsSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { connectMemory, openMemory, RemoteError } from "../../src/lib.ts";
 import { derivedPort } from "../../src/http/http-file.ts";
-import { cleanup, cli, logText, mappedFiles, startDaemon, tempHome, waitFor, waitRunning, workerPids } from "../fixture/daemon-process.ts";
+import {
+  cleanup,
+  cli,
+  logText,
+  mappedFiles,
+  startDaemon,
+  tempHome,
+  waitFor,
+  waitRunning,
+  workerPids,
+} from "../fixture/daemon-process.ts";
 
 afterAll(cleanup);
 
@@ -13,7 +23,13 @@ const httpFile = async (home: string) => {
   await waitFor(() => existsSync(join(home, "http.json")), 15_000, "http.json");
   return readHttp(home);
 };
-const readHttp = (home: string) => JSON.parse(readFileSync(join(home, "http.json"), "utf8")) as { url: string; token: string; port: number; pid: number };
+const readHttp = (home: string) =>
+  JSON.parse(readFileSync(join(home, "http.json"), "utf8")) as {
+    url: string;
+    token: string;
+    port: number;
+    pid: number;
+  };
 
 test("the daemon publishes its URL and token in http.json (0600) and its URL in daemon status; the token leaks nowhere", async () => {
   const home = tempHome();
@@ -32,7 +48,11 @@ test("the daemon publishes its URL and token in http.json (0600) and its URL in 
   expect((await api.history("via-http")).messages[0]!.content).toBe("written through the daemon");
   const bad = await fetch(`${f.url}/v1/sessions`, { headers: { authorization: `Bearer ${f.token}x` } });
   const badText = await bad.text();
-  const badBody = await fetch(`${f.url}/v1/search`, { method: "POST", headers: { authorization: `Bearer ${f.token}` }, body: "{nope" }).then((r) => r.text());
+  const badBody = await fetch(`${f.url}/v1/search`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${f.token}` },
+    body: "{nope",
+  }).then((r) => r.text());
 
   const status = await cli(home, ["daemon", "status"]);
   expect(status.stdout).toContain(`http: ${f.url}`);
@@ -41,7 +61,16 @@ test("the daemon publishes its URL and token in http.json (0600) and its URL in 
   const show = await cli(home, ["config", "show"]);
   expect(show.code).toBe(0);
   expect(show.stdout).toContain("[http]");
-  for (const text of [status.stdout, status.stderr, json.stdout, show.stdout, logText(home), badText, badBody, readFileSync(join(home, "daemon.state.json"), "utf8")]) {
+  for (const text of [
+    status.stdout,
+    status.stderr,
+    json.stdout,
+    show.stdout,
+    logText(home),
+    badText,
+    badBody,
+    readFileSync(join(home, "daemon.state.json"), "utf8"),
+  ]) {
     expect(text).not.toContain(f.token);
   }
 
@@ -115,10 +144,14 @@ test("semantic and hybrid requests run LanceDB in the daemon's worker child; the
   expect((await api.search({ query: "migration", match: "keyword" })).hits.length).toBeGreaterThan(0);
   expect(workerPids(home, "search")).toEqual([]);
   // The embeddings child indexes the new messages; then a semantic search finds them.
-  const hits = await waitFor(async () => {
-    const r = await api.search({ query: "database migration timeout", match: "semantic" });
-    return r.hits.length > 0 ? r.hits : undefined;
-  }, 60_000, "semantic hits");
+  const hits = await waitFor(
+    async () => {
+      const r = await api.search({ query: "database migration timeout", match: "semantic" });
+      return r.hits.length > 0 ? r.hits : undefined;
+    },
+    60_000,
+    "semantic hits",
+  );
   expect(hits![0]!.session).toBe("sem");
   expect((await api.search({ query: "lock timeout", match: "hybrid" })).hits.length).toBeGreaterThan(0);
   const [child] = workerPids(home, "search");

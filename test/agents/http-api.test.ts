@@ -9,7 +9,10 @@ import { removeTempDirs, serveHome, TOKEN, type Served } from "./support.ts";
 let s: Served;
 beforeAll(async () => {
   s = serveHome({ maxBodyBytes: 64 * 1024, mcp: true });
-  const r = await s.fetch("/v1/sessions/s1/messages", { method: "POST", body: JSON.stringify({ messages: [{ role: "user", content: "hello there" }] }) });
+  const r = await s.fetch("/v1/sessions/s1/messages", {
+    method: "POST",
+    body: JSON.stringify({ messages: [{ role: "user", content: "hello there" }] }),
+  });
   expect(r.status).toBe(200);
 });
 afterAll(async () => {
@@ -18,7 +21,12 @@ afterAll(async () => {
 });
 
 const post = (path: string, body: unknown, init: RequestInit & { token?: string | null } = {}) =>
-  s.fetch(path, { method: "POST", body: typeof body === "string" ? body : JSON.stringify(body), headers: { "content-type": "application/json" }, ...init });
+  s.fetch(path, {
+    method: "POST",
+    body: typeof body === "string" ? body : JSON.stringify(body),
+    headers: { "content-type": "application/json" },
+    ...init,
+  });
 
 async function errorOf(r: Response, status: number): Promise<string> {
   expect(r.status).toBe(status);
@@ -42,8 +50,13 @@ describe("loopback safety", () => {
   test("a missing or wrong token gets 401 with a JSON error, and nothing changes", async () => {
     expect(await errorOf(await s.fetch("/v1/sessions", { token: null }), 401)).toContain("unauthorized");
     expect(await errorOf(await s.fetch("/v1/sessions", { token: TOKEN + "x" }), 401)).toContain("unauthorized");
-    expect(await errorOf(await s.fetch("/v1/sessions", { headers: { authorization: `Basic ${TOKEN}` } }), 401)).toContain("unauthorized");
-    await errorOf(await post("/v1/sessions/s1/messages", { messages: [{ role: "user", content: "sneaky" }] }, { token: "nope" }), 401);
+    expect(
+      await errorOf(await s.fetch("/v1/sessions", { headers: { authorization: `Basic ${TOKEN}` } }), 401),
+    ).toContain("unauthorized");
+    await errorOf(
+      await post("/v1/sessions/s1/messages", { messages: [{ role: "user", content: "sneaky" }] }, { token: "nope" }),
+      401,
+    );
     await errorOf(await post("/mcp", { jsonrpc: "2.0", id: 1, method: "tools/list" }, { token: null }), 401);
     expect((await s.local.history("s1")).messages).toHaveLength(1);
   });
@@ -55,7 +68,9 @@ describe("loopback safety", () => {
         // fetch() sets Host from the URL; a raw request carries the foreign name as a rebinding attack would.
         const chunks: Buffer[] = [];
         const sock = require("node:net").connect(port, "127.0.0.1", () => {
-          sock.write(`GET /v1/sessions HTTP/1.1\r\nHost: ${host}\r\nAuthorization: Bearer ${TOKEN}\r\nConnection: close\r\n\r\n`);
+          sock.write(
+            `GET /v1/sessions HTTP/1.1\r\nHost: ${host}\r\nAuthorization: Bearer ${TOKEN}\r\nConnection: close\r\n\r\n`,
+          );
         });
         sock.on("data", (c: Buffer) => chunks.push(c));
         sock.on("end", () => resolve(Buffer.concat(chunks).toString()));
@@ -64,8 +79,17 @@ describe("loopback safety", () => {
     expect(await viaHost("evil.example:" + port)).toMatch(/^HTTP\/1\.1 403/);
     expect(await viaHost(`attacker.test`)).toMatch(/^HTTP\/1\.1 403/);
     expect(await viaHost(`localhost:${port}`)).toMatch(/^HTTP\/1\.1 200/);
-    expect(await errorOf(await s.fetch("/v1/sessions", { headers: { origin: "https://evil.example" } }), 403)).toContain("cross-origin");
-    await errorOf(await post("/v1/sessions/s1/messages", { messages: [{ role: "user", content: "x" }] }, { headers: { origin: "http://evil.example", "content-type": "application/json" } }), 403);
+    expect(
+      await errorOf(await s.fetch("/v1/sessions", { headers: { origin: "https://evil.example" } }), 403),
+    ).toContain("cross-origin");
+    await errorOf(
+      await post(
+        "/v1/sessions/s1/messages",
+        { messages: [{ role: "user", content: "x" }] },
+        { headers: { origin: "http://evil.example", "content-type": "application/json" } },
+      ),
+      403,
+    );
     expect((await s.fetch("/v1/sessions", { headers: { origin: `http://127.0.0.1:${port}` } })).status).toBe(200);
     expect((await s.local.history("s1")).messages).toHaveLength(1);
   });
@@ -94,14 +118,28 @@ describe("bad input on every route: 400 naming the field, 404, 413; nothing chan
   });
 
   test("empty content, an unknown mode, a huge limit, a missing field, an unknown field", async () => {
-    expect(await errorOf(await post("/v1/sessions/s1/messages", { messages: [{ role: "user", content: "" }] }), 400)).toBe("add: messages.0.content: content is empty");
-    expect(await errorOf(await post("/v1/search", { query: "x", match: "fuzzy" }), 400)).toContain("match must be keyword, semantic or hybrid");
-    expect(await errorOf(await post("/v1/search", { query: "x", limit: 10_000_000 }), 400)).toContain("limit must be a whole number from 1 to 1000");
-    expect(await errorOf(await s.fetch("/v1/sessions/s1/history?last=99999999"), 400)).toContain("last must be a whole number from 1 to 10000");
-    expect(await errorOf(await s.fetch("/v1/errors?limit=5000"), 400)).toContain("limit must be a whole number from 1 to 100");
-    expect(await errorOf(await s.fetch("/v1/messages/x/around?before=500"), 400)).toContain("before must be a whole number from 0 to 50");
+    expect(
+      await errorOf(await post("/v1/sessions/s1/messages", { messages: [{ role: "user", content: "" }] }), 400),
+    ).toBe("add: messages.0.content: content is empty");
+    expect(await errorOf(await post("/v1/search", { query: "x", match: "fuzzy" }), 400)).toContain(
+      "match must be keyword, semantic or hybrid",
+    );
+    expect(await errorOf(await post("/v1/search", { query: "x", limit: 10_000_000 }), 400)).toContain(
+      "limit must be a whole number from 1 to 1000",
+    );
+    expect(await errorOf(await s.fetch("/v1/sessions/s1/history?last=99999999"), 400)).toContain(
+      "last must be a whole number from 1 to 10000",
+    );
+    expect(await errorOf(await s.fetch("/v1/errors?limit=5000"), 400)).toContain(
+      "limit must be a whole number from 1 to 100",
+    );
+    expect(await errorOf(await s.fetch("/v1/messages/x/around?before=500"), 400)).toContain(
+      "before must be a whole number from 0 to 50",
+    );
     expect(await errorOf(await post("/v1/search", {}), 400)).toContain("query");
-    expect(await errorOf(await post("/v1/search", { query: "x", colour: "red" }), 400)).toContain("colour: unknown field");
+    expect(await errorOf(await post("/v1/search", { query: "x", colour: "red" }), 400)).toContain(
+      "colour: unknown field",
+    );
     expect(await errorOf(await post("/v1/errors", { tool: "git", error: "", fix: "x" }), 400)).toContain("error");
     expect(await errorOf(await post("/v1/errors/search", { query: "" }), 400)).toContain("query");
     expect(await errorOf(await post("/v1/messages/get", { ids: [] }), 400)).toContain("ids is empty");
@@ -125,7 +163,12 @@ describe("bad input on every route: 400 naming the field, 404, 413; nothing chan
         c.close();
       },
     });
-    expect(await errorOf(await s.fetch("/v1/search", { method: "POST", body: stream, headers: { "content-type": "application/json" } }), 413)).toContain("max_body_bytes");
+    expect(
+      await errorOf(
+        await s.fetch("/v1/search", { method: "POST", body: stream, headers: { "content-type": "application/json" } }),
+        413,
+      ),
+    ).toContain("max_body_bytes");
     expect((await s.local.history("s1")).messages).toHaveLength(1);
   });
 

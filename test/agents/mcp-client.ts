@@ -4,15 +4,25 @@ import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/cli
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import type { Subprocess } from "bun";
 
-export async function sdkStdio(command: string[], env: Record<string, string> = {}): Promise<{ client: Client; pid: number; close(): Promise<void> }> {
-  const transport = new StdioClientTransport({ command: command[0]!, args: command.slice(1), env: { PATH: process.env.PATH!, HOME: process.env.HOME ?? "/tmp", ...env }, stderr: "pipe" });
+export async function sdkStdio(
+  command: string[],
+  env: Record<string, string> = {},
+): Promise<{ client: Client; pid: number; close(): Promise<void> }> {
+  const transport = new StdioClientTransport({
+    command: command[0]!,
+    args: command.slice(1),
+    env: { PATH: process.env.PATH!, HOME: process.env.HOME ?? "/tmp", ...env },
+    stderr: "pipe",
+  });
   const client = new Client({ name: "memvoy-test", version: "1.0.0" });
   await client.connect(transport);
   return { client, pid: transport.pid!, close: () => client.close() };
 }
 
 export async function sdkHttp(url: string, token: string): Promise<{ client: Client; close(): Promise<void> }> {
-  const transport = new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { authorization: `Bearer ${token}` } } });
+  const transport = new StreamableHTTPClientTransport(new URL(url), {
+    requestInit: { headers: { authorization: `Bearer ${token}` } },
+  });
   const client = new Client({ name: "memvoy-test", version: "1.0.0" });
   await client.connect(transport);
   return { client, close: () => client.close() };
@@ -44,7 +54,9 @@ export class LineClient {
   request(method: string, params?: unknown): Promise<any> {
     const id = this.#next++;
     const p = new Promise((resolve) => this.#waiting.set(id, resolve));
-    this.proc.stdin.write(JSON.stringify({ jsonrpc: "2.0", id, method, ...(params === undefined ? {} : { params }) }) + "\n");
+    this.proc.stdin.write(
+      JSON.stringify({ jsonrpc: "2.0", id, method, ...(params === undefined ? {} : { params }) }) + "\n",
+    );
     this.proc.stdin.flush();
     return p;
   }
@@ -53,7 +65,11 @@ export class LineClient {
     this.proc.stdin.flush();
   }
   async initialize(): Promise<any> {
-    const r = await this.request("initialize", { protocolVersion: PROTOCOL, capabilities: {}, clientInfo: { name: "plain", version: "1" } });
+    const r = await this.request("initialize", {
+      protocolVersion: PROTOCOL,
+      capabilities: {},
+      clientInfo: { name: "plain", version: "1" },
+    });
     this.notify("notifications/initialized");
     return r;
   }
@@ -63,17 +79,31 @@ export class LineClient {
 }
 
 /** The same over HTTP: one POST per message; answers come as JSON or as one SSE event. */
-export async function httpRpc(url: string, token: string, message: Record<string, unknown>, headers: Record<string, string> = {}): Promise<{ status: number; body: any }> {
+export async function httpRpc(
+  url: string,
+  token: string,
+  message: Record<string, unknown>,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; body: any }> {
   const r = await fetch(url, {
     method: "POST",
-    headers: { authorization: `Bearer ${token}`, "content-type": "application/json", accept: "application/json, text/event-stream", ...headers },
+    headers: {
+      authorization: `Bearer ${token}`,
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+      ...headers,
+    },
     body: JSON.stringify({ jsonrpc: "2.0", ...message }),
   });
   const text = await r.text();
   if (text.trim() === "") return { status: r.status, body: null };
   const type = r.headers.get("content-type") ?? "";
   if (type.includes("text/event-stream")) {
-    const data = text.split("\n").filter((l) => l.startsWith("data:")).map((l) => l.slice(5).trim()).filter(Boolean);
+    const data = text
+      .split("\n")
+      .filter((l) => l.startsWith("data:"))
+      .map((l) => l.slice(5).trim())
+      .filter(Boolean);
     return { status: r.status, body: JSON.parse(data.at(-1)!) };
   }
   return { status: r.status, body: JSON.parse(text) };

@@ -17,13 +17,31 @@ test("the SDK client over Streamable HTTP: tools/list, add_messages, chat_histor
   const { client, close } = await sdkHttp(`${s.server.url}/mcp`, TOKEN);
   try {
     const { tools } = await client.listTools();
-    expect(tools.map((t) => t.name).sort()).toEqual(["add_messages", "chat_history", "error_memory", "session_context", "summary"]);
+    expect(tools.map((t) => t.name).sort()).toEqual([
+      "add_messages",
+      "chat_history",
+      "error_memory",
+      "session_context",
+      "summary",
+    ]);
     for (const t of tools) expect(Object.keys(t.inputSchema.properties ?? {}).length).toBeGreaterThan(0);
-    const add = (await client.callTool({ name: "add_messages", arguments: { session: "web", messages: [{ role: "user", content: "rotate the TLS certificate on the edge proxy" }] } })) as any;
+    const add = (await client.callTool({
+      name: "add_messages",
+      arguments: {
+        session: "web",
+        messages: [{ role: "user", content: "rotate the TLS certificate on the edge proxy" }],
+      },
+    })) as any;
     expect(add.structuredContent.ids).toHaveLength(1);
-    const found = (await client.callTool({ name: "chat_history", arguments: { mode: "search", query: "certificate", match: "keyword" } })) as any;
+    const found = (await client.callTool({
+      name: "chat_history",
+      arguments: { mode: "search", query: "certificate", match: "keyword" },
+    })) as any;
     expect(found.structuredContent.rows[0].id).toBe(add.structuredContent.ids[0]);
-    const bad = (await client.callTool({ name: "chat_history", arguments: { mode: "search", query: "x", limit: 1e9 } })) as any;
+    const bad = (await client.callTool({
+      name: "chat_history",
+      arguments: { mode: "search", query: "x", limit: 1e9 },
+    })) as any;
     expect(bad.isError).toBe(true);
     expect(bad.content[0].text).toContain("limit must be a whole number from 1 to 100");
   } finally {
@@ -34,7 +52,11 @@ test("the SDK client over Streamable HTTP: tools/list, add_messages, chat_histor
 
 test("a plain JSON-RPC client (2025-06-18) over HTTP: initialize, initialized, tools/list, tools/call", async () => {
   const url = `${s.server.url}/mcp`;
-  const init = await httpRpc(url, TOKEN, { id: 1, method: "initialize", params: { protocolVersion: PROTOCOL, capabilities: {}, clientInfo: { name: "plain", version: "1" } } });
+  const init = await httpRpc(url, TOKEN, {
+    id: 1,
+    method: "initialize",
+    params: { protocolVersion: PROTOCOL, capabilities: {}, clientInfo: { name: "plain", version: "1" } },
+  });
   expect(init.status).toBe(200);
   expect(init.body.result.protocolVersion).toBe(PROTOCOL);
   const headers = { "mcp-protocol-version": PROTOCOL };
@@ -42,7 +64,12 @@ test("a plain JSON-RPC client (2025-06-18) over HTTP: initialize, initialized, t
   expect(note.status).toBeLessThan(300);
   const list = await httpRpc(url, TOKEN, { id: 2, method: "tools/list" }, headers);
   expect(list.body.result.tools).toHaveLength(5);
-  const called = await httpRpc(url, TOKEN, { id: 3, method: "tools/call", params: { name: "chat_history", arguments: { mode: "sessions" } } }, headers);
+  const called = await httpRpc(
+    url,
+    TOKEN,
+    { id: 3, method: "tools/call", params: { name: "chat_history", arguments: { mode: "sessions" } } },
+    headers,
+  );
   expect(called.body.result.structuredContent.sessions.map((x: any) => x.id)).toContain("web");
   const unauth = await httpRpc(url, "wrong", { id: 4, method: "tools/list" }, headers);
   expect(unauth.status).toBe(401);
@@ -51,12 +78,30 @@ test("a plain JSON-RPC client (2025-06-18) over HTTP: initialize, initialized, t
 test("/mcp: a body that is not JSON gets a JSON-RPC parse error, a 10 MB body gets 413; the server lives on", async () => {
   const url = `${s.server.url}/mcp`;
   const post = (body: string) =>
-    fetch(url, { method: "POST", headers: { authorization: `Bearer ${TOKEN}`, "content-type": "application/json", accept: "application/json, text/event-stream" }, body });
+    fetch(url, {
+      method: "POST",
+      headers: {
+        authorization: `Bearer ${TOKEN}`,
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+      },
+      body,
+    });
   const garbage = await post("{not json");
   expect(garbage.status).toBeGreaterThanOrEqual(400);
   expect(garbage.status).toBeLessThan(500);
   expect(await garbage.text()).toMatch(/parse|json/i);
-  const huge = await post(JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "add_messages", arguments: { session: "web", messages: [{ role: "user", content: "x".repeat(10 * 1024 * 1024) }] } } }));
+  const huge = await post(
+    JSON.stringify({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "tools/call",
+      params: {
+        name: "add_messages",
+        arguments: { session: "web", messages: [{ role: "user", content: "x".repeat(10 * 1024 * 1024) }] },
+      },
+    }),
+  );
   expect(huge.status).toBe(413);
   const list = await httpRpc(url, TOKEN, { id: 2, method: "tools/list" }, { "mcp-protocol-version": PROTOCOL });
   expect(list.body.result.tools).toHaveLength(5);

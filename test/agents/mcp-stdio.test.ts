@@ -16,7 +16,13 @@ test("4 concurrent stdio servers on one home, each adding 15 messages to one ses
     await Promise.all(
       servers.map(async (s, n) => {
         for (let i = 0; i < 15; i++) {
-          const r = await s.client.callTool({ name: "add_messages", arguments: { session: "shared", messages: [{ role: i % 2 ? "assistant" : "user", content: `server ${n} message ${i}` }] } });
+          const r = await s.client.callTool({
+            name: "add_messages",
+            arguments: {
+              session: "shared",
+              messages: [{ role: i % 2 ? "assistant" : "user", content: `server ${n} message ${i}` }],
+            },
+          });
           expect(r.isError).toBeUndefined();
         }
       }),

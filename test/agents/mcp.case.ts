@@ -9,7 +9,8 @@ import { tempDir } from "./support.ts";
 const TOOLS = ["add_messages", "chat_history", "error_memory", "session_context", "summary"];
 
 type Call = { content: { type: string; text: string }[]; structuredContent?: any; isError?: boolean };
-const call = async (c: Client, name: string, args: Record<string, unknown>) => (await c.callTool({ name, arguments: args })) as Call;
+const call = async (c: Client, name: string, args: Record<string, unknown>) =>
+  (await c.callTool({ name, arguments: args })) as Call;
 
 async function refused(c: Client, name: string, args: Record<string, unknown>): Promise<string> {
   const r = await call(c, name, args);
@@ -57,7 +58,8 @@ export function mcpStdioCases(label: string, command: () => Promise<string[]>, c
     });
 
     test("add, then search gives compact rows; get and around give the full text; LanceDB stays unloaded for keyword calls", async () => {
-      const long = "the deploy pipeline failed at the migration step " + "with a very long stack trace line ".repeat(40);
+      const long =
+        "the deploy pipeline failed at the migration step " + "with a very long stack trace line ".repeat(40);
       const added = await call(c, "add_messages", {
         session: "agent-1",
         messages: [
@@ -86,21 +88,44 @@ export function mcpStdioCases(label: string, command: () => Promise<string[]>, c
       const sessions = await call(c, "chat_history", { mode: "sessions" });
       expect(sessions.structuredContent.sessions[0]).toMatchObject({ id: "agent-1", messages: 3 });
       if (process.platform === "linux") expect(lanceMapped(pid)).toBe(false);
-      const semantic = await call(c, "chat_history", { mode: "search", query: "database migration failure", match: "semantic" });
+      const semantic = await call(c, "chat_history", {
+        mode: "search",
+        query: "database migration failure",
+        match: "semantic",
+      });
       expect(semantic.isError).toBeUndefined();
       // The compiled binary maps LanceDB's addon from a temp file with a hashed name: checked from source only.
       if (process.platform === "linux" && cwd === undefined) expect(lanceMapped(pid)).toBe(true);
     });
 
     test("max_chars: the text and structuredContent stay within it; a cut answer pages with next_offset", async () => {
-      await call(c, "add_messages", { session: "many", messages: Array.from({ length: 40 }, (_, i) => ({ role: i % 2 ? "assistant" : "user", content: `kubernetes note number ${i} ${"detail ".repeat(30)}` })) });
-      const first = await call(c, "chat_history", { mode: "search", query: "kubernetes note", match: "keyword", limit: 40, max_chars: 1500 });
+      await call(c, "add_messages", {
+        session: "many",
+        messages: Array.from({ length: 40 }, (_, i) => ({
+          role: i % 2 ? "assistant" : "user",
+          content: `kubernetes note number ${i} ${"detail ".repeat(30)}`,
+        })),
+      });
+      const first = await call(c, "chat_history", {
+        mode: "search",
+        query: "kubernetes note",
+        match: "keyword",
+        limit: 40,
+        max_chars: 1500,
+      });
       expect(first.content[0]!.text.length).toBeLessThanOrEqual(1500);
       expect(JSON.stringify(first.structuredContent).length).toBeLessThanOrEqual(1500);
       expect(first.structuredContent.truncated).toBe(true);
       const n = first.structuredContent.rows.length;
       expect(first.structuredContent.next_offset).toBe(n);
-      const second = await call(c, "chat_history", { mode: "search", query: "kubernetes note", match: "keyword", limit: 40, max_chars: 1500, offset: n });
+      const second = await call(c, "chat_history", {
+        mode: "search",
+        query: "kubernetes note",
+        match: "keyword",
+        limit: 40,
+        max_chars: 1500,
+        offset: n,
+      });
       const seen = new Set(first.structuredContent.rows.map((r: any) => r.id));
       for (const r of second.structuredContent.rows) expect(seen.has(r.id)).toBe(false);
       const huge = "y".repeat(30_000);
@@ -114,26 +139,46 @@ export function mcpStdioCases(label: string, command: () => Promise<string[]>, c
     test("session_context, error_memory record then lookup (hits counted), summary", async () => {
       const ctx = await call(c, "session_context", { session: "agent-1", input: "what now?" });
       expect(ctx.structuredContent.messages.at(-1)).toEqual({ role: "user", content: "what now?", kind: "input" });
-      const rec = await call(c, "error_memory", { mode: "record", tool: "psql", error: "lock timeout on migration 042", fix: "rerun with --lock-timeout 30s", keywords: ["migration"] });
+      const rec = await call(c, "error_memory", {
+        mode: "record",
+        tool: "psql",
+        error: "lock timeout on migration 042",
+        fix: "rerun with --lock-timeout 30s",
+        keywords: ["migration"],
+      });
       expect(rec.structuredContent).toMatchObject({ mode: "record", merged: false });
       const look = await call(c, "error_memory", { mode: "lookup", error: "migration lock timeout", tool: "psql" });
-      expect(look.structuredContent.hits[0]).toMatchObject({ id: rec.structuredContent.id, fix: "rerun with --lock-timeout 30s", hits: 1 });
+      expect(look.structuredContent.hits[0]).toMatchObject({
+        id: rec.structuredContent.id,
+        fix: "rerun with --lock-timeout 30s",
+        hits: 1,
+      });
       const sum = await call(c, "summary", { session: "agent-1" });
       expect(sum.structuredContent).toMatchObject({ session: "agent-1", state: "missing", summary: null });
     });
 
     test("bad arguments on every tool: isError with one sentence naming the field; nothing changes; the server lives on", async () => {
       const before = (await call(c, "chat_history", { mode: "sessions" })).structuredContent;
-      expect(await refused(c, "add_messages", { session: "../x", messages: [{ role: "user", content: "x" }] })).toContain("session");
-      expect(await refused(c, "add_messages", { session: "ok", messages: [{ role: "user", content: "" }] })).toContain("content is empty");
+      expect(
+        await refused(c, "add_messages", { session: "../x", messages: [{ role: "user", content: "x" }] }),
+      ).toContain("session");
+      expect(await refused(c, "add_messages", { session: "ok", messages: [{ role: "user", content: "" }] })).toContain(
+        "content is empty",
+      );
       expect(await refused(c, "add_messages", { session: "ok", messages: "hello" })).toContain("messages");
-      expect(await refused(c, "chat_history", { mode: "timeline" })).toContain("mode must be search, recent, around, get or sessions");
-      expect(await refused(c, "chat_history", { mode: "search", query: "x", limit: 100000 })).toContain("limit must be a whole number from 1 to 100");
+      expect(await refused(c, "chat_history", { mode: "timeline" })).toContain(
+        "mode must be search, recent, around, get or sessions",
+      );
+      expect(await refused(c, "chat_history", { mode: "search", query: "x", limit: 100000 })).toContain(
+        "limit must be a whole number from 1 to 100",
+      );
       expect(await refused(c, "chat_history", { mode: "search" })).toContain("query is needed for mode search");
       expect(await refused(c, "chat_history", { mode: "recent", session: "../x" })).toContain("session");
       expect(await refused(c, "chat_history", { mode: "around", id: "nope" })).toContain("nope");
       expect(await refused(c, "chat_history", { mode: "get", ids: "abc" })).toContain("ids");
-      expect(await refused(c, "chat_history", { mode: "sessions", max_chars: 10 })).toContain("max_chars must be a whole number");
+      expect(await refused(c, "chat_history", { mode: "sessions", max_chars: 10 })).toContain(
+        "max_chars must be a whole number",
+      );
       expect(await refused(c, "session_context", { session: "../x" })).toContain("session");
       expect(await refused(c, "error_memory", { mode: "forget" })).toContain("mode must be lookup or record");
       expect(await refused(c, "error_memory", { mode: "record", tool: "git", error: "", fix: "x" })).toContain("error");
@@ -144,7 +189,13 @@ export function mcpStdioCases(label: string, command: () => Promise<string[]>, c
     });
 
     test("a plain newline-delimited JSON-RPC client (protocol 2025-06-18): initialize, initialized, tools/list, tools/call", async () => {
-      const proc = Bun.spawn(cmd, { stdin: "pipe", stdout: "pipe", stderr: "pipe", cwd: cwd?.(), env: { PATH: process.env.PATH!, HOME: home } });
+      const proc = Bun.spawn(cmd, {
+        stdin: "pipe",
+        stdout: "pipe",
+        stderr: "pipe",
+        cwd: cwd?.(),
+        env: { PATH: process.env.PATH!, HOME: home },
+      });
       const lc = new LineClient(proc);
       try {
         const init = await lc.initialize();
@@ -153,15 +204,27 @@ export function mcpStdioCases(label: string, command: () => Promise<string[]>, c
         const list = await lc.request("tools/list");
         expect(list.result.tools.map((t: any) => t.name).sort()).toEqual(TOOLS);
         for (const t of list.result.tools) expect(Object.keys(t.inputSchema.properties).length).toBeGreaterThan(0);
-        const added = await lc.request("tools/call", { name: "add_messages", arguments: { session: "plain", messages: [{ role: "user", content: "the nightly backup job hit a lock timeout" }] } });
+        const added = await lc.request("tools/call", {
+          name: "add_messages",
+          arguments: {
+            session: "plain",
+            messages: [{ role: "user", content: "the nightly backup job hit a lock timeout" }],
+          },
+        });
         expect(added.result.structuredContent.ids).toHaveLength(1);
-        const r = await lc.request("tools/call", { name: "chat_history", arguments: { mode: "search", query: "nightly backup", match: "keyword" } });
+        const r = await lc.request("tools/call", {
+          name: "chat_history",
+          arguments: { mode: "search", query: "nightly backup", match: "keyword" },
+        });
         expect(r.result.structuredContent.rows[0].session).toBe("plain");
         const bad = await lc.request("tools/call", { name: "chat_history", arguments: { mode: 42 } });
         expect(bad.result.isError).toBe(true);
         // a line that is not JSON, and a 10 MB message: answered, refused, and the server goes on
         proc.stdin.write("{this is not json\n");
-        const huge = await lc.request("tools/call", { name: "add_messages", arguments: { session: "plain", messages: [{ role: "user", content: "z".repeat(10 * 1024 * 1024) }] } });
+        const huge = await lc.request("tools/call", {
+          name: "add_messages",
+          arguments: { session: "plain", messages: [{ role: "user", content: "z".repeat(10 * 1024 * 1024) }] },
+        });
         expect(huge.result.isError).toBe(true);
         expect(huge.result.content[0].text).toContain("max_message_bytes");
         const again = await lc.request("tools/list");

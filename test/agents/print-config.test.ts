@@ -11,8 +11,16 @@ afterAll(removeTempDirs);
 const CLIENTS = { "claude-code": "json", codex: "toml", opencode: "json", gemini: "json" } as const;
 
 async function printConfig(client: string, home = "/HOME"): Promise<{ code: number; stdout: string; stderr: string }> {
-  const proc = Bun.spawn(["bun", entry, "mcp", "--print-config", client, "--home", home], { stdout: "pipe", stderr: "pipe", env: { PATH: process.env.PATH!, HOME: "/tmp" } });
-  const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+  const proc = Bun.spawn(["bun", entry, "mcp", "--print-config", client, "--home", home], {
+    stdout: "pipe",
+    stderr: "pipe",
+    env: { PATH: process.env.PATH!, HOME: "/tmp" },
+  });
+  const [stdout, stderr, code] = await Promise.all([
+    new Response(proc.stdout).text(),
+    new Response(proc.stderr).text(),
+    proc.exited,
+  ]);
   return { code, stdout, stderr };
 }
 
@@ -42,6 +50,8 @@ for (const [client, format] of Object.entries(CLIENTS)) {
 test("an unknown client is a usage error naming the choices", async () => {
   const r = await printConfig("vim");
   expect(r.code).toBe(2);
-  expect(r.stderr.trim()).toBe('memvoy: mcp --print-config: unknown client "vim"; use one of claude-code, codex, opencode, gemini');
+  expect(r.stderr.trim()).toBe(
+    'memvoy: mcp --print-config: unknown client "vim"; use one of claude-code, codex, opencode, gemini',
+  );
   expect(r.stdout).toBe("");
 });

@@ -10,7 +10,17 @@ import { removeTempDirs, repoRoot, tempDir } from "./support.ts";
 afterAll(removeTempDirs);
 
 // Compile-time: what lib.ts exports satisfies the declarations a consumer sees.
-const implementation: Pick<typeof Public, "openMemory" | "connectMemory" | "InputError" | "UsageError" | "RuntimeFailure" | "RemoteError" | "MemvoyError" | "describeError"> = lib;
+const implementation: Pick<
+  typeof Public,
+  | "openMemory"
+  | "connectMemory"
+  | "InputError"
+  | "UsageError"
+  | "RuntimeFailure"
+  | "RemoteError"
+  | "MemvoyError"
+  | "describeError"
+> = lib;
 void implementation;
 
 const CONSUMER = `
@@ -32,7 +42,14 @@ await api.close();
 `;
 
 const CONFIGS: Record<string, object> = {
-  "plain --strict, no skipLibCheck": { strict: true, target: "ESNext", module: "Preserve", moduleResolution: "bundler", noEmit: true, types: ["bun"] },
+  "plain --strict, no skipLibCheck": {
+    strict: true,
+    target: "ESNext",
+    module: "Preserve",
+    moduleResolution: "bundler",
+    noEmit: true,
+    types: ["bun"],
+  },
   "bun's template, stricter still": {
     lib: ["ESNext"],
     target: "ESNext",
@@ -61,12 +78,21 @@ for (const [name, compilerOptions] of Object.entries(CONFIGS)) {
     cpSync(join(repoRoot, "package.json"), join(modules, "memvoy", "package.json"));
     // An install hoists the dependencies beside the package.
     for (const entry of readdirSync(join(repoRoot, "node_modules"))) {
-      if (entry !== "memvoy" && !entry.startsWith(".")) symlinkSync(join(repoRoot, "node_modules", entry), join(modules, entry));
+      if (entry !== "memvoy" && !entry.startsWith("."))
+        symlinkSync(join(repoRoot, "node_modules", entry), join(modules, entry));
     }
     writeFileSync(join(dir, "tsconfig.json"), JSON.stringify({ compilerOptions, files: ["index.ts"] }));
     writeFileSync(join(dir, "index.ts"), CONSUMER);
-    const proc = Bun.spawn([join(repoRoot, "node_modules/.bin/tsc"), "-p", dir], { cwd: dir, stdout: "pipe", stderr: "pipe" });
-    const [out, err, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+    const proc = Bun.spawn([join(repoRoot, "node_modules/.bin/tsc"), "-p", dir], {
+      cwd: dir,
+      stdout: "pipe",
+      stderr: "pipe",
+    });
+    const [out, err, code] = await Promise.all([
+      new Response(proc.stdout).text(),
+      new Response(proc.stderr).text(),
+      proc.exited,
+    ]);
     expect(out + err).toBe("");
     expect(code).toBe(0);
   }, 120_000);

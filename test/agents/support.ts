@@ -57,7 +57,8 @@ export function serveHome(o: { maxBodyBytes?: number; mcp?: boolean } = {}): Ser
     local,
     fetch(path, init = {}) {
       const headers = new Headers(init.headers);
-      if (init.token !== null && !headers.has("authorization")) headers.set("authorization", `Bearer ${init.token ?? TOKEN}`);
+      if (init.token !== null && !headers.has("authorization"))
+        headers.set("authorization", `Bearer ${init.token ?? TOKEN}`);
       return fetch(server.url + path, { ...init, headers });
     },
     async close() {

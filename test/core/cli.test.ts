@@ -19,7 +19,8 @@ describe("CLI", () => {
     expect(v).toMatchObject({ code: 0, stdout: `memvoy ${pkg.version}\n` });
     const h = await cli(["--help"]);
     expect(h.code).toBe(0);
-    for (const c of ["add", "sessions", "history", "search", "context", "reset", "rm", "doctor", "config"]) expect(h.stdout).toContain(`  ${c}`);
+    for (const c of ["add", "sessions", "history", "search", "context", "reset", "rm", "doctor", "config"])
+      expect(h.stdout).toContain(`  ${c}`);
     const sh = await cli(["search", "--help"]);
     expect(sh.stdout).toContain("--range");
     const bad = await cli(["frobnicate"]);
@@ -29,14 +30,34 @@ describe("CLI", () => {
 
   test("add, history, search, context, sessions, reset, rm with --json print one JSON document", async () => {
     const home = tempHome();
-    const add = await cli(["add", "s", "--role", "user", "--content", "where is the deploy script?", "--at", "2026-03-04 05:06:07", "--sender", "ann", "--json"], { home });
+    const add = await cli(
+      [
+        "add",
+        "s",
+        "--role",
+        "user",
+        "--content",
+        "where is the deploy script?",
+        "--at",
+        "2026-03-04 05:06:07",
+        "--sender",
+        "ann",
+        "--json",
+      ],
+      { home },
+    );
     expect(add.code).toBe(0);
     const { ids } = JSON.parse(add.stdout);
     expect(ids).toHaveLength(1);
-    const jsonl = '{"role":"assistant","content":"in scripts/deploy.sh","sendAt":"2026-03-04T05:06:08.000000001Z"}\n\n{"role":"user","content":"thanks","sendAt":1772600769123456789}\n';
+    const jsonl =
+      '{"role":"assistant","content":"in scripts/deploy.sh","sendAt":"2026-03-04T05:06:08.000000001Z"}\n\n{"role":"user","content":"thanks","sendAt":1772600769123456789}\n';
     expect((await cli(["add", "s", "--json"], { home, stdin: jsonl })).code).toBe(0);
     const hist = JSON.parse((await cli(["history", "s", "--json"], { home })).stdout);
-    expect(hist.messages.map((m: { content: string }) => m.content)).toEqual(["where is the deploy script?", "in scripts/deploy.sh", "thanks"]);
+    expect(hist.messages.map((m: { content: string }) => m.content)).toEqual([
+      "where is the deploy script?",
+      "in scripts/deploy.sh",
+      "thanks",
+    ]);
     // --at is local time (TZ=UTC in the test environment); JSONL times round-trip to the nanosecond.
     expect(hist.messages.map((m: { sendAt: string }) => m.sendAt)).toEqual([
       "2026-03-04T05:06:07.000000000Z",
@@ -52,7 +73,14 @@ describe("CLI", () => {
     expect(ctx.messages.at(-1)).toMatchObject({ role: "user", content: "next?" });
     const sessions = JSON.parse((await cli(["sessions", "--json"], { home })).stdout);
     expect(sessions).toEqual([{ id: "s", messages: 3, lastActivity: expect.any(String), hasSummary: false }]);
-    for (const args of [["config", "show"], ["config", "path"], ["config", "check"], ["doctor"], ["reset", "s"], ["rm", "s"]]) {
+    for (const args of [
+      ["config", "show"],
+      ["config", "path"],
+      ["config", "check"],
+      ["doctor"],
+      ["reset", "s"],
+      ["rm", "s"],
+    ]) {
       const r = await cli([...args, "--json"], { home });
       expect(r.code).toBe(0);
       expect(() => JSON.parse(r.stdout)).not.toThrow();
@@ -61,7 +89,10 @@ describe("CLI", () => {
 
   test("the --at time is read in the local timezone", async () => {
     const home = tempHome();
-    await cli(["add", "s", "--role", "user", "--content", "hi", "--at", "2026-03-04 08:00"], { home, env: { TZ: "Asia/Taipei" } });
+    await cli(["add", "s", "--role", "user", "--content", "hi", "--at", "2026-03-04 08:00"], {
+      home,
+      env: { TZ: "Asia/Taipei" },
+    });
     const hist = JSON.parse((await cli(["history", "s", "--json"], { home })).stdout);
     expect(hist.messages[0].sendAt).toBe("2026-03-04T00:00:00.000000000Z");
   });
@@ -77,13 +108,25 @@ describe("CLI", () => {
       [["add", ".hidden", "--role", "user", "--content", "x"], undefined, /invalid session id/],
       [["add", "s", "--role", "user", "--content", "   "], undefined, /content is empty/],
       [["add", "s", "--role", "wizard", "--content", "x"], undefined, /role must be user or assistant/],
-      [["add", "s", "--role", "user", "--content", "x", "--at", "yesterday-ish"], undefined, /invalid --at "yesterday-ish"/],
+      [
+        ["add", "s", "--role", "user", "--content", "x", "--at", "yesterday-ish"],
+        undefined,
+        /invalid --at "yesterday-ish"/,
+      ],
       [["add", "s", "--role", "user"], "a\u0000b", /NUL character at offset 1/],
       [["add", "s"], '{"role":"user","content":"x\\u0000y"}\n', /stdin line 1: content contains a NUL character/],
       [["add", "s"], '{"role":"user","content":"lone \\ud800 surrogate"}\n', /not valid Unicode/],
       [["add", "s", "--role", "user"], new Uint8Array([0x68, 0xff, 0xfe, 0x69]), /not valid UTF-8/],
-      [["add", "s"], '{"role":"user","content":"ok line"}\n{"role":"user","content":"broken\n', /stdin line 2: not valid JSON; nothing was written/],
-      [["add", "s"], '{"role":"user","content":"ok"}\n{"role":"robot","content":"x"}\n', /stdin line 2: role: role must be user or assistant/],
+      [
+        ["add", "s"],
+        '{"role":"user","content":"ok line"}\n{"role":"user","content":"broken\n',
+        /stdin line 2: not valid JSON; nothing was written/,
+      ],
+      [
+        ["add", "s"],
+        '{"role":"user","content":"ok"}\n{"role":"robot","content":"x"}\n',
+        /stdin line 2: role: role must be user or assistant/,
+      ],
       [["add", "s"], '{"role":"user","content":"ok","extra":1}\n', /stdin line 1: extra: unknown field/],
       [["add", "s", "--role", "user", "--content", "x", "--bogus"], undefined, /unknown option --bogus/],
       [["search"], undefined, /missing QUERY/],
@@ -126,14 +169,19 @@ describe("CLI", () => {
     expect(r.code).toBe(2);
     writeFileSync(file, '[limits]\nmax_history_messages = "sixteen"\n');
     r = await cli(["config", "check"], { home });
-    expect(r.stderr).toMatch(new RegExp(`config error in ${file}: limits.max_history_messages: Invalid type: Expected number`));
+    expect(r.stderr).toMatch(
+      new RegExp(`config error in ${file}: limits.max_history_messages: Invalid type: Expected number`),
+    );
     writeFileSync(file, "[limits\n");
     r = await cli(["config", "check"], { home });
     expect(r.code).toBe(2);
     expect(r.stderr).toContain(`config error in ${file}`);
     writeFileSync(file, "[limits]\nmax_history_messages = 4\n");
     r = await cli(["config", "show", "--json"], { home, env: { MEMVOY_SUMMARY_MODEL: "claude-haiku-5-5" } });
-    expect(JSON.parse(r.stdout)).toMatchObject({ limits: { max_history_messages: 4 }, summary: { model: "claude-haiku-5-5" } });
+    expect(JSON.parse(r.stdout)).toMatchObject({
+      limits: { max_history_messages: 4 },
+      summary: { model: "claude-haiku-5-5" },
+    });
     r = await cli(["config", "check"], { home, env: { MEMVOY_LIMITS_MAX_HISTORY_MESSAGES: "lots" } });
     expect(r.code).toBe(2);
     expect(r.stderr).toContain("MEMVOY_* environment: limits.max_history_messages");
@@ -143,7 +191,11 @@ describe("CLI", () => {
     const a = tempHome();
     const x = tempHome();
     expect((await cli(["config", "path"], { env: { MEMVOY_HOME: a } })).stdout.trim()).toBe(join(a, "config.toml"));
-    expect((await cli(["config", "path"], { env: { XDG_CONFIG_HOME: x } })).stdout.trim()).toBe(join(x, "memvoy", "config.toml"));
-    expect((await cli(["config", "path", "--home", x], { env: { MEMVOY_HOME: a } })).stdout.trim()).toBe(join(x, "config.toml"));
+    expect((await cli(["config", "path"], { env: { XDG_CONFIG_HOME: x } })).stdout.trim()).toBe(
+      join(x, "memvoy", "config.toml"),
+    );
+    expect((await cli(["config", "path", "--home", x], { env: { MEMVOY_HOME: a } })).stdout.trim()).toBe(
+      join(x, "config.toml"),
+    );
   });
 });

@@ -17,7 +17,11 @@ async function intoClosedPipe(args: string[]): Promise<{ code: number; stderr: s
   const err = join(dir, "stderr");
   const quoted = args.map((a) => `'${a.replaceAll("'", "'\\''")}'`).join(" ");
   const script = `bun '${join(repoRoot, "src/index.ts")}' ${quoted} 2>'${err}' | exit 0; echo \${PIPESTATUS[0]}`;
-  const proc = Bun.spawn(["bash", "-c", script], { env: { PATH: process.env.PATH!, HOME: dir, TZ: "UTC" }, stdout: "pipe", stderr: "pipe" });
+  const proc = Bun.spawn(["bash", "-c", script], {
+    env: { PATH: process.env.PATH!, HOME: dir, TZ: "UTC" },
+    stdout: "pipe",
+    stderr: "pipe",
+  });
   const out = await new Response(proc.stdout).text();
   await proc.exited;
   return { code: Number(out.trim()), stderr: existsSync(err) ? readFileSync(err, "utf8") : "" };
@@ -32,11 +36,15 @@ const commands = [
   ["context", "deploy-pipeline", "--input", "what next?"],
 ];
 
-test.each(commands)("%s ... into a closed pipe ends quietly with exit 0", async (...args) => {
-  const r = await intoClosedPipe(["--home", home, ...(args as string[])]);
-  expect(r.stderr).toBe("");
-  expect(r.code).toBe(0);
-}, 60_000);
+test.each(commands)(
+  "%s ... into a closed pipe ends quietly with exit 0",
+  async (...args) => {
+    const r = await intoClosedPipe(["--home", home, ...(args as string[])]);
+    expect(r.stderr).toBe("");
+    expect(r.code).toBe(0);
+  },
+  60_000,
+);
 
 test("demo into a closed pipe still creates the home, quietly", async () => {
   const other = join(tempHome(), "demo");

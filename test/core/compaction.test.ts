@@ -11,7 +11,12 @@ import { cli, removeTempHomes, tempHome } from "../fixture/home.ts";
 
 afterAll(removeTempHomes);
 
-const rec = (i: number, role: "user" | "assistant"): MessageRecord => ({ id: `m${String(i).padStart(3, "0")}`, role, content: "x".repeat(200), sendAt: BigInt(i + 1) * 1_000_000_000n });
+const rec = (i: number, role: "user" | "assistant"): MessageRecord => ({
+  id: `m${String(i).padStart(3, "0")}`,
+  role,
+  content: "x".repeat(200),
+  sendAt: BigInt(i + 1) * 1_000_000_000n,
+});
 const bytes = (rs: readonly MessageRecord[]) => rs.reduce((n, r) => n + recordBytes(r), 0);
 
 test("a run of user messages is not cut below twice the limit; at twice the limit it is cut at 80% with a note", () => {
@@ -29,7 +34,11 @@ test("a boundary at or below 80% wins; else the nearest one above 80%", () => {
   const one = recordBytes(rec(0, "user"));
   const max = one * 10;
   // u a u u u u u u u u u u: the only boundary is at index 2 (kept 10 > 8): taken, not a mid-run cut.
-  const rs: MessageRecord[] = [rec(0, "user"), rec(1, "assistant"), ...Array.from({ length: 10 }, (_, i) => rec(i + 2, "user"))];
+  const rs: MessageRecord[] = [
+    rec(0, "user"),
+    rec(1, "assistant"),
+    ...Array.from({ length: 10 }, (_, i) => rec(i + 2, "user")),
+  ];
   expect(compactionPlan(rs, bytes(rs), max)).toEqual({ cut: 2 });
   // pairs throughout: the first boundary from the byte point on.
   const pairs = Array.from({ length: 14 }, (_, i) => rec(i, i % 2 ? "assistant" : "user"));

@@ -39,13 +39,22 @@ test("both decision_model keys set to different values: a config error naming bo
 });
 
 test("every validation problem is reported, each with its key path", async () => {
-  const file = configFile('reply_lang = ""\n[limits]\nmax_history_byts = 10\nmax_history_messages = "sixteen"\n[summary]\nchunk_chars = 5\n[nosuch]\nx = 1\n');
+  const file = configFile(
+    'reply_lang = ""\n[limits]\nmax_history_byts = 10\nmax_history_messages = "sixteen"\n[summary]\nchunk_chars = 5\n[nosuch]\nx = 1\n',
+  );
   const r = await cli(["config", "check"], { home: join(file, "..") });
   expect(r.code).toBe(2);
   const line = r.stderr.trim();
   expect(line.split("\n")).toHaveLength(1);
   expect(line).toContain(`config error in ${file}: `);
-  for (const key of ["reply_lang:", "limits.max_history_byts: unknown key", "limits.max_history_messages:", "summary.chunk_chars:", "nosuch: unknown key"]) expect(line).toContain(key);
+  for (const key of [
+    "reply_lang:",
+    "limits.max_history_byts: unknown key",
+    "limits.max_history_messages:",
+    "summary.chunk_chars:",
+    "nosuch: unknown key",
+  ])
+    expect(line).toContain(key);
 });
 
 test("a TOML syntax error names the line and the column", async () => {

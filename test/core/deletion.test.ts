@@ -32,7 +32,8 @@ const filler = (i: number) => `message ${i} about the deploy pipeline and its ${
 async function seed(home: string, secret: string): Promise<string> {
   const api = openMemory({ home, env: {}, drain: "off" });
   try {
-    for (const s of ["a", "b"]) for (let i = 0; i < 30; i++) api.add(s, { role: i % 2 ? "assistant" : "user", content: filler(i) });
+    for (const s of ["a", "b"])
+      for (let i = 0; i < 30; i++) api.add(s, { role: i % 2 ? "assistant" : "user", content: filler(i) });
     const id = api.add("a", { role: "user", content: `my password is ${secret} please keep it` }).ids[0]!;
     for (let i = 30; i < 40; i++) api.add("a", { role: i % 2 ? "assistant" : "user", content: filler(i) });
     await api.drainEmbeddings();
@@ -51,7 +52,17 @@ async function withTextInVectors(home: string): Promise<void> {
   for (const info of await store.tables()) {
     const t = (await store.table(info.embedderId, 384))!;
     const dim = 384;
-    await t.upsert(messages.map((m) => ({ id: m.id, seq: m.seq, session: m.session, sendAt: m.sendAt, role: m.role, content: m.content, vector: new Float32Array(dim).fill(0.1) })));
+    await t.upsert(
+      messages.map((m) => ({
+        id: m.id,
+        seq: m.seq,
+        session: m.session,
+        sendAt: m.sendAt,
+        role: m.role,
+        content: m.content,
+        vector: new Float32Array(dim).fill(0.1),
+      })),
+    );
     t.close();
   }
   store.close();
@@ -67,12 +78,16 @@ test("rm-message: the text is in no file of the home afterwards, vectors include
   expect(r.code).toBe(0);
   expect(JSON.parse(r.stdout)).toMatchObject({ id, session: "a", summarized: false, summaryRemoved: false });
   expect(filesHolding(home, secret)).toEqual([]);
-  const all = JSON.parse((await cli(["history", "a", "--all", "--json"], { home })).stdout).messages as { id: string }[];
+  const all = JSON.parse((await cli(["history", "a", "--all", "--json"], { home })).stdout).messages as {
+    id: string;
+  }[];
   expect(all).toHaveLength(40);
   expect(all.some((m) => m.id === id)).toBe(false);
   const found = JSON.parse((await cli(["search", secret, "--json"], { home })).stdout);
   expect(found.hits).toHaveLength(0);
-  expect(JSON.parse((await cli(["search", "deploy pipeline", "--session", "b", "--json"], { home })).stdout).hits.length).toBeGreaterThan(0);
+  expect(
+    JSON.parse((await cli(["search", "deploy pipeline", "--session", "b", "--json"], { home })).stdout).hits.length,
+  ).toBeGreaterThan(0);
   // An unknown id: exit 2, one line.
   const again = await cli(["rm-message", id], { home });
   expect(again.code).toBe(2);
@@ -80,7 +95,10 @@ test("rm-message: the text is in no file of the home afterwards, vectors include
 }, 120_000);
 
 test("reset and rm: the session's text is in no file of the home afterwards", async () => {
-  for (const cmd of [["reset", "a"], ["rm", "a"]]) {
+  for (const cmd of [
+    ["reset", "a"],
+    ["rm", "a"],
+  ]) {
     const home = tempHome();
     const secret = `zqxj${cmd[0]}word7h3k9`;
     await seed(home, secret);
@@ -100,7 +118,11 @@ test("rm-message of a summarized message says so; --drop-summary removes the sum
     { role: "user", content: "first question" },
     { role: "assistant", content: "first answer" },
   ]).ids;
-  api.importSummary("s", { key_decisions: ["Do: answer"], past_discussions: [], current_discussion: { topic: "t", description: "d", perspectives: "", direction: "" } });
+  api.importSummary("s", {
+    key_decisions: ["Do: answer"],
+    past_discussions: [],
+    current_discussion: { topic: "t", description: "d", perspectives: "", direction: "" },
+  });
   const later = api.add("s", { role: "user", content: "later question" }).ids[0]!;
   api.close();
   let r = await cli(["rm-message", later], { home });
@@ -118,7 +140,10 @@ test("rm-message of a summarized message says so; --drop-summary removes the sum
 test("a removed message id cannot come back: an old history.json put back after a reset is not re-adopted", async () => {
   const home = tempHome();
   const api = openMemory({ home, env: {}, drain: "off" });
-  api.add("s", [{ role: "user", content: "tombstoned question" }, { role: "assistant", content: "tombstoned answer" }]);
+  api.add("s", [
+    { role: "user", content: "tombstoned question" },
+    { role: "assistant", content: "tombstoned answer" },
+  ]);
   const stale = readFileSync(join(home, "sessions", "s", "history.json"));
   api.reset("s");
   writeFileSync(join(home, "sessions", "s", "history.json"), stale); // a backup restored by hand
@@ -143,7 +168,10 @@ test("rm-message killed at a random point: the message is whole or, once the hom
     await proc.exited;
     clearTimeout(timer);
     // Any command opens the home (and finishes an interrupted removal).
-    const all = JSON.parse((await cli(["history", "a", "--all", "--json"], { home })).stdout).messages as { id: string; content: string }[];
+    const all = JSON.parse((await cli(["history", "a", "--all", "--json"], { home })).stdout).messages as {
+      id: string;
+      content: string;
+    }[];
     const file = readFileSync(join(home, "sessions", "a", "history.json"), "utf8");
     const present = all.some((m) => m.id === id);
     expect(file.includes(secret)).toBe(present); // never in one store and not the other

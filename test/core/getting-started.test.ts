@@ -14,7 +14,10 @@ const version = JSON.parse(readFileSync(join(repoRoot, "package.json"), "utf8"))
 function readmeCommands(): string[] {
   const readme = readFileSync(join(repoRoot, "README.md"), "utf8");
   const block = /```sh\n([\s\S]*?)```/.exec(readme)![1]!;
-  return block.split("\n").filter((l) => l.trim()).map((l) => l.replace(/\s+#.*$/, "").trim());
+  return block
+    .split("\n")
+    .filter((l) => l.trim())
+    .map((l) => l.replace(/\s+#.*$/, "").trim());
 }
 
 /** A PATH with the basic tools and a fake npm that "installs" bun by linking the real binary; no bun. */
@@ -22,7 +25,21 @@ function freshMachine(): { path: string; log: string; tools: string; home: strin
   const dir = tempHome("memvoy-fresh-");
   const bin = join(dir, "bin");
   mkdirSync(bin);
-  for (const tool of ["sh", "bash", "dirname", "mkdir", "cat", "ln", "env", "rm", "uname", "tr", "grep", "sed", "stty"]) {
+  for (const tool of [
+    "sh",
+    "bash",
+    "dirname",
+    "mkdir",
+    "cat",
+    "ln",
+    "env",
+    "rm",
+    "uname",
+    "tr",
+    "grep",
+    "sed",
+    "stty",
+  ]) {
     const found = Bun.which(tool);
     if (found) symlinkSync(found, join(bin, tool));
   }
@@ -39,7 +56,9 @@ function freshMachine(): { path: string; log: string; tools: string; home: strin
 test("the README's commands are scripts/run start and scripts/run test; .ci/run runs the test one exactly as written", () => {
   const cmds = readmeCommands();
   expect(cmds).toEqual(["scripts/run start", "scripts/run test"]);
-  const ci = readFileSync(join(repoRoot, ".ci/run"), "utf8").split("\n").map((l) => l.trim());
+  const ci = readFileSync(join(repoRoot, ".ci/run"), "utf8")
+    .split("\n")
+    .map((l) => l.trim());
   expect(ci).toContain(cmds[1]!);
   expect(ci.some((l) => /^bun /.test(l))).toBe(false); // no step of its own needs bun before the command
 });

@@ -25,7 +25,13 @@ test("batches and single adds mixed, across sessions: every file parses and matc
   const { api } = openTemp();
   for (let round = 0; round < 3; round++) {
     for (const s of ["a", "b", "c"]) {
-      api.add(s, Array.from({ length: 5 }, (_, i) => ({ role: i % 2 ? ("assistant" as const) : ("user" as const), content: `${s}${round}.${i}` })));
+      api.add(
+        s,
+        Array.from({ length: 5 }, (_, i) => ({
+          role: i % 2 ? ("assistant" as const) : ("user" as const),
+          content: `${s}${round}.${i}`,
+        })),
+      );
       api.add(s, { role: "user", content: `${s}${round} single` });
     }
   }

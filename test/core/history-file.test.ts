@@ -16,10 +16,17 @@ describe("history.json records", () => {
   });
 
   test("normalises Agenvoy records: integer ns sendAt, no id", () => {
-    const text = '[{"role":"user","content":"hello","sendAt":1764476000123456789,"sender":"bob"},{"role":"assistant","content":"hi"}]';
+    const text =
+      '[{"role":"user","content":"hello","sendAt":1764476000123456789,"sender":"bob"},{"role":"assistant","content":"hi"}]';
     const doc = parseHistory(text, "x");
     expect(doc.legacy).toBe(true);
-    expect(doc.records[0]).toMatchObject({ id: "", role: "user", content: "hello", sendAt: 1764476000123456789n, sender: "bob" });
+    expect(doc.records[0]).toMatchObject({
+      id: "",
+      role: "user",
+      content: "hello",
+      sendAt: 1764476000123456789n,
+      sender: "bob",
+    });
     // A record with no time follows the previous one.
     expect(doc.records[1]!.sendAt).toBe(1764476000123456790n);
   });
@@ -36,7 +43,13 @@ describe("history.json records", () => {
     const doc = parseHistory(
       JSON.stringify([
         { role: "user", content: "sendAt: 2026-08-12 04:13:01, sender: X\nwhat now" },
-        { role: "assistant", content: [{ type: "text", text: "part one" }, { type: "text", text: "part two" }] },
+        {
+          role: "assistant",
+          content: [
+            { type: "text", text: "part one" },
+            { type: "text", text: "part two" },
+          ],
+        },
       ]),
       "x",
     );
@@ -56,7 +69,10 @@ describe("history.json records", () => {
     const home = tempHome();
     mkdirSync(join(home, "sessions", "old"), { recursive: true });
     const file = join(home, "sessions", "old", "history.json");
-    writeFileSync(file, '[{"role":"user","content":"legacy deploy question","sendAt":1764476000123456789},{"role":"assistant","content":"legacy answer","sendAt":1764476001000000000}]');
+    writeFileSync(
+      file,
+      '[{"role":"user","content":"legacy deploy question","sendAt":1764476000123456789},{"role":"assistant","content":"legacy answer","sendAt":1764476001000000000}]',
+    );
     const { api } = openTemp({ home });
     expect(api.sessions().map((s) => [s.id, s.messages])).toEqual([["old", 2]]);
     const all = api.history("old", { all: true });
@@ -77,7 +93,11 @@ describe("history.json records", () => {
     arr.push({ role: "assistant", content: "written by another program", sendAt: 1764476000000000000 });
     writeFileSync(file, JSON.stringify(arr));
     api.add("s", { role: "user", content: "third" });
-    expect(api.history("s", { all: true }).map((m) => m.content)).toEqual(["first", "written by another program", "third"]);
+    expect(api.history("s", { all: true }).map((m) => m.content)).toEqual([
+      "first",
+      "written by another program",
+      "third",
+    ]);
     expect(readHistory(file).records.every((r) => r.id.length === 26)).toBe(true);
     api.close();
   });

@@ -16,9 +16,12 @@ function toOldIndex(home: string): void {
   try {
     db.transaction(() => {
       db.run("DROP TABLE messages_fts");
-      db.run("CREATE VIRTUAL TABLE messages_fts USING fts5(body, content='', contentless_delete=1, tokenize='unicode61 remove_diacritics 2')");
+      db.run(
+        "CREATE VIRTUAL TABLE messages_fts USING fts5(body, content='', contentless_delete=1, tokenize='unicode61 remove_diacritics 2')",
+      );
       const put = db.prepare("INSERT INTO messages_fts (rowid, body) VALUES (?, ?)");
-      for (const r of db.query("SELECT seq, content FROM messages").all() as { seq: number; content: string }[]) put.run(r.seq, searchForm(r.content));
+      for (const r of db.query("SELECT seq, content FROM messages").all() as { seq: number; content: string }[])
+        put.run(r.seq, searchForm(r.content));
     })();
   } finally {
     db.close();
@@ -30,7 +33,11 @@ function fill(home: string, perSession: number): void {
   try {
     for (let round = 0; round < perSession; round += 10) {
       for (const s of ["alpha", "beta", "gamma"]) {
-        const batch = Array.from({ length: 10 }, (_, i) => ({ role: "user" as const, content: `${s} message ${round + i}: ${TOPICS[(round + i) % TOPICS.length]} note`, sendAt: NOW - BigInt(1000 - round - i) * 1_000_000_000n }));
+        const batch = Array.from({ length: 10 }, (_, i) => ({
+          role: "user" as const,
+          content: `${s} message ${round + i}: ${TOPICS[(round + i) % TOPICS.length]} note`,
+          sendAt: NOW - BigInt(1000 - round - i) * 1_000_000_000n,
+        }));
         api.add(s, batch);
       }
     }
@@ -74,11 +81,15 @@ describe("keyword index upgrade (session column)", () => {
     const child = Bun.spawn(["bun", "-e", script], { stdout: "pipe", stderr: "inherit" });
     const reader = child.stdout.getReader();
     let seen = "";
-    await waitFor(async () => {
-      const { value } = await reader.read();
-      seen += new TextDecoder().decode(value ?? new Uint8Array());
-      return seen.split("\n").filter(Boolean).length >= 3;
-    }, 30_000, "upgrade progress");
+    await waitFor(
+      async () => {
+        const { value } = await reader.read();
+        seen += new TextDecoder().decode(value ?? new Uint8Array());
+        return seen.split("\n").filter(Boolean).length >= 3;
+      },
+      30_000,
+      "upgrade progress",
+    );
     child.kill(9);
     await child.exited;
 
@@ -90,13 +101,17 @@ describe("keyword index upgrade (session column)", () => {
       expect(mid.copied).toBeLessThan(mid.total);
       // Writes and searches go on with the old index meanwhile.
       api.add("beta", { role: "user", content: "late note: deploy the server again", sendAt: NOW });
-      const late = (await api.search({ query: "deploy server", session: "beta", limit: 50 })).hits.map((h) => h.message.id);
+      const late = (await api.search({ query: "deploy server", session: "beta", limit: 50 })).hits.map(
+        (h) => h.message.id,
+      );
       expect(late.length).toBe(before.s.length + 1);
       api.remove("alpha"); // its rows already copied into the index being built go too
       const r = await api.upgradeIndex({ batch: 50 });
       expect(r.done).toBe(true);
       expect(api.indexUpgrade().done).toBe(true);
-      const after = (await api.search({ query: "deploy server", session: "beta", limit: 50 })).hits.map((h) => h.message.id).sort();
+      const after = (await api.search({ query: "deploy server", session: "beta", limit: 50 })).hits
+        .map((h) => h.message.id)
+        .sort();
       expect(after).toEqual([...late].sort());
       api.add("gamma", { role: "user", content: "after the upgrade: payment refund", sendAt: NOW });
       const gamma = await api.search({ query: "payment", session: "gamma", limit: 50 });
@@ -108,15 +123,25 @@ describe("keyword index upgrade (session column)", () => {
     expect((await searchIds(home, "payment")).length).toBe(before.all.length);
     const db = new Database(join(home, ".store", "history.db"), { readonly: true });
     try {
-      const names = (db.query("SELECT name FROM sqlite_master WHERE name LIKE 'messages_fts%' OR name = 'fts_upgrade'").all() as { name: string }[]).map((r) => r.name);
+      const names = (
+        db.query("SELECT name FROM sqlite_master WHERE name LIKE 'messages_fts%' OR name = 'fts_upgrade'").all() as {
+          name: string;
+        }[]
+      ).map((r) => r.name);
       expect(names).not.toContain("messages_fts_old");
       expect(names).not.toContain("messages_fts_next");
       expect(names).not.toContain("fts_upgrade");
-      const left = db.query("SELECT count(*) AS n FROM messages_fts WHERE messages_fts MATCH ?").get(`{sess}: ${sessionToken("alpha")}`) as { n: number };
+      const left = db
+        .query("SELECT count(*) AS n FROM messages_fts WHERE messages_fts MATCH ?")
+        .get(`{sess}: ${sessionToken("alpha")}`) as { n: number };
       expect(Number(left.n)).toBe(0);
-      const beta = db.query("SELECT count(*) AS n FROM messages_fts WHERE messages_fts MATCH ?").get(`{sess}: ${sessionToken("beta")}`) as { n: number };
+      const beta = db
+        .query("SELECT count(*) AS n FROM messages_fts WHERE messages_fts MATCH ?")
+        .get(`{sess}: ${sessionToken("beta")}`) as { n: number };
       expect(Number(beta.n)).toBe(201);
-      const secure = db.query("SELECT v FROM messages_fts_config WHERE k = 'secure-delete'").get() as { v: number } | null;
+      const secure = db.query("SELECT v FROM messages_fts_config WHERE k = 'secure-delete'").get() as {
+        v: number;
+      } | null;
       expect(Number(secure?.v)).toBe(1);
     } finally {
       db.close();

@@ -20,12 +20,21 @@ describe("keyword search", () => {
       ["assistant", "The deployment finished; the rollback plan is ready" + pad],
       ["user", "我們今天下午要部署新的數據庫服務器" + pad],
       ["assistant", "今日の午後に新しいデータベースサーバーをデプロイします" + pad],
-      ["user", "quoted \"NEAR(x y)\" AND -minus * (unbalanced" + pad],
+      ["user", 'quoted "NEAR(x y)" AND -minus * (unbalanced' + pad],
       ["assistant", "ok noted" + pad],
     ] as const;
     old.forEach(([role, content], i) => api.add("alpha", { role, content, sendAt: daysAgo(300 - i) }));
-    for (let i = 0; i < 20; i++) api.add("alpha", { role: i % 2 ? "assistant" : "user", content: `padding message ${i}${pad}`, sendAt: daysAgo(200 - i) });
-    api.add("alpha", { role: "user", content: "recent: we must redeploy the Deployment controller", sendAt: daysAgo(2) });
+    for (let i = 0; i < 20; i++)
+      api.add("alpha", {
+        role: i % 2 ? "assistant" : "user",
+        content: `padding message ${i}${pad}`,
+        sendAt: daysAgo(200 - i),
+      });
+    api.add("alpha", {
+      role: "user",
+      content: "recent: we must redeploy the Deployment controller",
+      sendAt: daysAgo(2),
+    });
     api.add("alpha", { role: "assistant", content: "Sure, redeploying now", sendAt: daysAgo(1) });
     api.add("beta", { role: "user", content: "beta session talks about deploy keys", sendAt: daysAgo(20) });
     api.add("beta", { role: "assistant", content: "服務 器 spaced characters", sendAt: daysAgo(20) });
@@ -34,7 +43,11 @@ describe("keyword search", () => {
 
   test("the archive part excludes what is still in history.json; the recent part finds it", async () => {
     const r = await api.search({ query: "deploy", session: "alpha", limit: 20 });
-    const bySource = (s: string) => r.hits.filter((h) => h.source === s).map((h) => h.message.content.slice(0, 20)).sort();
+    const bySource = (s: string) =>
+      r.hits
+        .filter((h) => h.source === s)
+        .map((h) => h.message.content.slice(0, 20))
+        .sort();
     expect(bySource("archive")).toEqual(["The deployment finis", "We deployed the paym"]);
     expect(bySource("recent")).toEqual(["Sure, redeploying no", "recent: we must rede"]);
     expect(r.hits.every((h) => (h.source === "recent") === h.message.recent)).toBe(true);
@@ -64,7 +77,21 @@ describe("keyword search", () => {
   });
 
   test("FTS5 syntax in the query is just text", async () => {
-    for (const q of ['"', '"NEAR(x y)"', "AND", "*", "NEAR(", "-minus", "(unbalanced", "a OR", ")", "^x", "col:val", "''", "\\"]) {
+    for (const q of [
+      '"',
+      '"NEAR(x y)"',
+      "AND",
+      "*",
+      "NEAR(",
+      "-minus",
+      "(unbalanced",
+      "a OR",
+      ")",
+      "^x",
+      "col:val",
+      "''",
+      "\\",
+    ]) {
       const r = await api.search({ query: q });
       expect(Array.isArray(r.hits)).toBe(true);
     }
@@ -73,14 +100,18 @@ describe("keyword search", () => {
   });
 
   test("filters: session, time range and limit", async () => {
-    expect(ids(await api.search({ query: "deploy", session: "beta" }))).toEqual(["beta session talks about deploy keys"]);
+    expect(ids(await api.search({ query: "deploy", session: "beta" }))).toEqual([
+      "beta session talks about deploy keys",
+    ]);
     const week = await api.search({ query: "deploy", range: "7d" });
     expect(week.hits.map((h) => h.message.session)).toEqual(["alpha", "alpha"]);
     const month = await api.search({ query: "deploy", range: "30d" });
     expect(month.hits.map((h) => h.message.session).sort()).toEqual(["alpha", "alpha", "beta"]);
     const all = await api.search({ query: "deploy", range: "all", limit: 2 });
     expect(all.hits.length).toBe(2);
-    expect((await api.search({ query: "deploy", range: "1d" })).hits.map((h) => h.message.content)).toEqual(["Sure, redeploying now"]);
+    expect((await api.search({ query: "deploy", range: "1d" })).hits.map((h) => h.message.content)).toEqual([
+      "Sure, redeploying now",
+    ]);
   });
 
   test("hits carry highlighted snippets on the original text", async () => {

@@ -12,7 +12,10 @@ test('the library is importable as "memvoy": an async MemoryApi whose results ar
   ]);
   expect(ids).toHaveLength(2);
   const history = await api.history("lib");
-  expect(history.messages.map((m) => [m.role, m.content])).toEqual([["user", "library call"], ["assistant", "works"]]);
+  expect(history.messages.map((m) => [m.role, m.content])).toEqual([
+    ["user", "library call"],
+    ["assistant", "works"],
+  ]);
   expect(history.messages[0]!.sendAt).toBe("2026-01-01T00:00:00.000000001Z");
   const found = await api.search({ query: "library" });
   expect(found.hits[0]!.id).toBe(ids[0]!);

@@ -9,7 +9,10 @@ afterAll(removeTempHomes);
 const version = JSON.parse(readFileSync(join(import.meta.dir, "../../package.json"), "utf8")).version;
 
 test("--version --json prints {version}", async () => {
-  for (const args of [["--version", "--json"], ["--json", "--version"]]) {
+  for (const args of [
+    ["--version", "--json"],
+    ["--json", "--version"],
+  ]) {
     const r = await cli(args);
     expect(r.code).toBe(0);
     expect(JSON.parse(r.stdout)).toEqual({ version });
@@ -81,7 +84,19 @@ test("daemon status --json gives its times as RFC 3339 with nanoseconds", async 
       updatedAt: "2026-11-30T10:05:00.000Z",
       status: "stopped",
       stoppedAt: "2026-11-30T10:05:00.000Z",
-      jobs: { summaries: { schedule: "*/15 * * * *", running: false, lastRun: "2026-11-30T10:00:01.000Z", lastDurationMs: 5, lastResult: "ok", lastDetail: null, lastError: null, runs: 1, failures: 0 } },
+      jobs: {
+        summaries: {
+          schedule: "*/15 * * * *",
+          running: false,
+          lastRun: "2026-11-30T10:00:01.000Z",
+          lastDurationMs: 5,
+          lastResult: "ok",
+          lastDetail: null,
+          lastError: null,
+          runs: 1,
+          failures: 0,
+        },
+      },
       lastError: null,
     }),
   );

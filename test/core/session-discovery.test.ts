@@ -7,9 +7,13 @@ afterAll(removeTempHomes);
 
 const writeHistory = (home: string, session: string, content: string) => {
   mkdirSync(join(home, "sessions", session), { recursive: true });
-  writeFileSync(join(home, "sessions", session, "history.json"), JSON.stringify([{ role: "user", content, sendAt: "2026-01-02T03:04:05Z" }]));
+  writeFileSync(
+    join(home, "sessions", session, "history.json"),
+    JSON.stringify([{ role: "user", content, sendAt: "2026-01-02T03:04:05Z" }]),
+  );
 };
-const messagesOf = (sessions: { id: string; messages: number }[], id: string) => sessions.find((s) => s.id === id)?.messages;
+const messagesOf = (sessions: { id: string; messages: number }[], id: string) =>
+  sessions.find((s) => s.id === id)?.messages;
 const OLD = new Date("2020-01-01T00:00:00Z");
 
 describe("session discovery", () => {

@@ -8,7 +8,8 @@ import { openTemp, removeTempHomes, repoRoot, tempHome } from "../fixture/home.t
 afterAll(removeTempHomes);
 
 const db = (home: string) => new Database(join(home, ".store", "history.db"), { readonly: true, safeIntegers: true });
-const historyOf = (home: string, s: string) => JSON.parse(readFileSync(join(home, "sessions", s, "history.json"), "utf8"));
+const historyOf = (home: string, s: string) =>
+  JSON.parse(readFileSync(join(home, "sessions", s, "history.json"), "utf8"));
 
 describe("dual write", () => {
   test("every message lands in history.json and SQLite with the same id and sendAt", () => {
@@ -18,7 +19,11 @@ describe("dual write", () => {
       { role: "assistant", content: "two" },
     ]);
     const file = historyOf(home, "s1");
-    const rows = db(home).query("SELECT id, send_at, sender FROM messages ORDER BY seq").all() as { id: string; send_at: bigint; sender: string | null }[];
+    const rows = db(home).query("SELECT id, send_at, sender FROM messages ORDER BY seq").all() as {
+      id: string;
+      send_at: bigint;
+      sender: string | null;
+    }[];
     expect(file.map((x: { id: string }) => x.id)).toEqual(r.ids);
     expect(rows.map((x) => x.id)).toEqual(r.ids);
     expect(rows[0]!.send_at).toBe(1767323045123456789n);
@@ -64,19 +69,31 @@ describe("compaction", () => {
     expect(size).toBeLessThanOrEqual(8192);
     expect(file[0]!.role).toBe("user"); // kept part opens a user turn
     const d = db(home);
-    const all = d.query("SELECT id, role, recent FROM messages ORDER BY seq").all() as { id: string; role: string; recent: bigint }[];
+    const all = d.query("SELECT id, role, recent FROM messages ORDER BY seq").all() as {
+      id: string;
+      role: string;
+      recent: bigint;
+    }[];
     expect(all.length).toBe(40); // the archive keeps everything
     const firstKept = all.findIndex((m) => m.id === file[0]!.id);
     expect(all[firstKept - 1]!.role).toBe("assistant"); // the trimmed part ends with a complete pair
     expect(all.slice(0, firstKept).every((m) => m.recent === 0n)).toBe(true);
     expect(all.slice(firstKept).every((m) => m.recent === 1n)).toBe(true);
     expect(all.slice(firstKept).map((m) => m.id)).toEqual(file.map((m) => m.id));
-    const meta = d.query("SELECT start_at, start_seq FROM message_meta WHERE session_id='c'").get() as { start_at: bigint; start_seq: bigint };
-    const firstRow = d.query("SELECT seq, send_at FROM messages WHERE id = ?").get(file[0]!.id) as { seq: bigint; send_at: bigint };
+    const meta = d.query("SELECT start_at, start_seq FROM message_meta WHERE session_id='c'").get() as {
+      start_at: bigint;
+      start_seq: bigint;
+    };
+    const firstRow = d.query("SELECT seq, send_at FROM messages WHERE id = ?").get(file[0]!.id) as {
+      seq: bigint;
+      send_at: bigint;
+    };
     expect(meta.start_seq).toBe(firstRow.seq);
     expect(meta.start_at).toBe(firstRow.send_at);
     // vectors of the trimmed messages are scheduled for deletion, and they are no longer queued for embedding
-    const del = d.query("SELECT before_seq FROM vector_deletes WHERE session_id='c' ORDER BY id DESC LIMIT 1").get() as { before_seq: bigint };
+    const del = d
+      .query("SELECT before_seq FROM vector_deletes WHERE session_id='c' ORDER BY id DESC LIMIT 1")
+      .get() as { before_seq: bigint };
     expect(del.before_seq).toBe(firstRow.seq);
     expect((d.query("SELECT count(*) n FROM embed_queue WHERE seq < ?").get(firstRow.seq) as { n: bigint }).n).toBe(0n);
     // the window reads the newest messages; --all reads everything
@@ -87,7 +104,11 @@ describe("compaction", () => {
 });
 
 describe("failures leave both stores as they were", () => {
-  const canMount = spawnSync("sh", ["-c", "mkdir -p /tmp/.memvoy-mount-probe && mount -t tmpfs -o size=64k tmpfs /tmp/.memvoy-mount-probe && umount /tmp/.memvoy-mount-probe"]).status === 0;
+  const canMount =
+    spawnSync("sh", [
+      "-c",
+      "mkdir -p /tmp/.memvoy-mount-probe && mount -t tmpfs -o size=64k tmpfs /tmp/.memvoy-mount-probe && umount /tmp/.memvoy-mount-probe",
+    ]).status === 0;
 
   test.skipIf(!canMount)("a full disk: the add fails, history.json and the database are unchanged", async () => {
     const home = tempHome();
@@ -122,7 +143,9 @@ describe("failures leave both stores as they were", () => {
     api.add("s", { role: "user", content: "hello" });
     const file = join(home, "sessions", "s", "history.json");
     writeFileSync(file, '[{"id":"x","role":"user","content":"hel');
-    expect(() => api.add("s", { role: "assistant", content: "again" })).toThrow(/history\.json is corrupt \(line 1, column 40/);
+    expect(() => api.add("s", { role: "assistant", content: "again" })).toThrow(
+      /history\.json is corrupt \(line 1, column 40/,
+    );
     expect(readFileSync(file, "utf8")).toBe('[{"id":"x","role":"user","content":"hel');
     expect(api.history("s", { all: true }).length).toBe(1);
     const report = api.doctor();
@@ -138,7 +161,10 @@ describe("failures leave both stores as they were", () => {
 
   test("doctor --repair rebuilds a deleted history.json from the archive", () => {
     const { home, api } = openTemp();
-    api.add("s", [{ role: "user", content: "a" }, { role: "assistant", content: "b" }]);
+    api.add("s", [
+      { role: "user", content: "a" },
+      { role: "assistant", content: "b" },
+    ]);
     Bun.spawnSync(["rm", join(home, "sessions", "s", "history.json")]);
     expect(api.doctor().ok).toBe(false);
     expect(api.doctor({ repair: true }).ok).toBe(true);
@@ -150,13 +176,21 @@ describe("failures leave both stores as they were", () => {
 describe("reset and rm", () => {
   test("reset keeps summary.json and the cursor; reset --all removes them; rm removes everything", () => {
     const { home, api } = openTemp();
-    for (const s of ["r1", "r2", "r3"]) api.add(s, [{ role: "user", content: `hello ${s}` }, { role: "assistant", content: "hi" }]);
+    for (const s of ["r1", "r2", "r3"])
+      api.add(s, [
+        { role: "user", content: `hello ${s}` },
+        { role: "assistant", content: "hi" },
+      ]);
     for (const s of ["r1", "r2", "r3"]) {
-      writeFileSync(join(home, "sessions", s, "summary.json"), '{"key_decisions":[],"past_discussions":[],"current_discussion":{}}');
+      writeFileSync(
+        join(home, "sessions", s, "summary.json"),
+        '{"key_decisions":[],"past_discussions":[],"current_discussion":{}}',
+      );
       writeFileSync(join(home, "sessions", s, ".summary_cursor"), "2026-01-01 00:00:00");
     }
     const d = db(home);
-    const count = (s: string) => (d.query("SELECT count(*) n FROM messages WHERE session_id = ?").get(s) as { n: bigint }).n;
+    const count = (s: string) =>
+      (d.query("SELECT count(*) n FROM messages WHERE session_id = ?").get(s) as { n: bigint }).n;
 
     expect(api.reset("r1").messagesRemoved).toBe(2);
     expect(existsSync(join(home, "sessions", "r1", "history.json"))).toBe(false);
@@ -171,7 +205,12 @@ describe("reset and rm", () => {
     api.remove("r3");
     expect(existsSync(join(home, "sessions", "r3"))).toBe(false);
     expect(count("r3")).toBe(0n);
-    expect(api.sessions().map((s) => s.id).sort()).toEqual(["r1", "r2"]);
+    expect(
+      api
+        .sessions()
+        .map((s) => s.id)
+        .sort(),
+    ).toEqual(["r1", "r2"]);
     expect(() => api.remove("nope")).toThrow(/no session "nope"/);
     // a reset session takes new messages
     api.add("r1", { role: "user", content: "fresh start" });

@@ -4,7 +4,15 @@ import { readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { openMemory } from "../../src/app/open-memory.ts";
 import { buildBinaryOnce, makeTempDir, removeTempDirs } from "../fixture/binary.ts";
-import { cleanup, logText, mappedFiles, processAlive, tempHome, waitFor, workerPids } from "../fixture/daemon-process.ts";
+import {
+  cleanup,
+  logText,
+  mappedFiles,
+  processAlive,
+  tempHome,
+  waitFor,
+  workerPids,
+} from "../fixture/daemon-process.ts";
 
 // Building the binary (once per run) and real processes.
 setDefaultTimeout(120_000);
@@ -24,7 +32,12 @@ test("compiled binary: the embeddings child is the binary itself; the daemon nev
   ]);
   api.close();
   const cwd = makeTempDir("memvoy-cwd-");
-  const d = Bun.spawn([bin, "--daemon", "--home", home], { cwd, env: { PATH: "/usr/bin:/bin", HOME: cwd, TMPDIR: tmpdir() }, stdout: "ignore", stderr: "pipe" });
+  const d = Bun.spawn([bin, "--daemon", "--home", home], {
+    cwd,
+    env: { PATH: "/usr/bin:/bin", HOME: cwd, TMPDIR: tmpdir() },
+    stdout: "ignore",
+    stderr: "pipe",
+  });
   try {
     const backlog = () => {
       const a = openMemory({ home, env: {}, drain: "off" });

@@ -4,7 +4,18 @@ import { afterAll, setDefaultTimeout, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { okBody, startFakeEmbeddings } from "../fixture/fake-embeddings.ts";
-import { cleanup, cli, daemonState, logText, mappedFiles, startDaemon, tempHome, waitFor, waitRunning, workerPids } from "../fixture/daemon-process.ts";
+import {
+  cleanup,
+  cli,
+  daemonState,
+  logText,
+  mappedFiles,
+  startDaemon,
+  tempHome,
+  waitFor,
+  waitRunning,
+  workerPids,
+} from "../fixture/daemon-process.ts";
 
 // Real processes (bun start-up, LanceDB) and back-off waits: give each test room.
 setDefaultTimeout(60_000);
@@ -12,7 +23,9 @@ setDefaultTimeout(60_000);
 afterAll(cleanup);
 
 test("embedding drain: messages added by another process are embedded; a failing embedder is backed off, then recovered", async () => {
-  const emb = startFakeEmbeddings([{ status: 500, body: '{"error":{"message":"fake embedder down"}}' }], { body: okBody(8) });
+  const emb = startFakeEmbeddings([{ status: 500, body: '{"error":{"message":"fake embedder down"}}' }], {
+    body: okBody(8),
+  });
   try {
     const home = tempHome();
     writeFileSync(
@@ -22,14 +35,27 @@ test("embedding drain: messages added by another process are embedded; a failing
     const env = { OPENAI_API_KEY: "test-embed-key-123456" };
     const d = startDaemon(home, env);
     await waitRunning(d);
-    for (const [role, content] of [["user", "where do the deploy keys live"], ["assistant", "in the vault under ops/deploy"]]) {
+    for (const [role, content] of [
+      ["user", "where do the deploy keys live"],
+      ["assistant", "in the vault under ops/deploy"],
+    ]) {
       expect((await cli(home, ["add", "s1", "--role", role!, "--content", content!], env)).code).toBe(0);
     }
-    const failedAt = await waitFor(() => (logText(home).includes("job.fail job=embeddings") ? Date.now() : 0), 15_000, "the embedder failure");
-    const s = await waitFor(() => {
-      const st = daemonState(home);
-      return st?.jobs?.embeddings?.lastResult === "ok" && /0 queued$/.test(st.jobs.embeddings.lastDetail ?? "") ? st : undefined;
-    }, 30_000, "the queue to drain after the back-off");
+    const failedAt = await waitFor(
+      () => (logText(home).includes("job.fail job=embeddings") ? Date.now() : 0),
+      15_000,
+      "the embedder failure",
+    );
+    const s = await waitFor(
+      () => {
+        const st = daemonState(home);
+        return st?.jobs?.embeddings?.lastResult === "ok" && /0 queued$/.test(st.jobs.embeddings.lastDetail ?? "")
+          ? st
+          : undefined;
+      },
+      30_000,
+      "the queue to drain after the back-off",
+    );
     expect(Date.now() - failedAt).toBeGreaterThan(1000);
     expect(s.jobs.embeddings.failures).toBe(1);
     // One failed request and the ones that embedded: no polling of the embedder meanwhile.

@@ -3,7 +3,16 @@ import { afterAll, setDefaultTimeout, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { openMemory } from "../../src/app/open-memory.ts";
-import { cleanup, logText, mappedFiles, startDaemon, tempHome, waitFor, waitRunning, workerPids } from "../fixture/daemon-process.ts";
+import {
+  cleanup,
+  logText,
+  mappedFiles,
+  startDaemon,
+  tempHome,
+  waitFor,
+  waitRunning,
+  workerPids,
+} from "../fixture/daemon-process.ts";
 
 // Real processes (bun start-up, LanceDB) and back-off waits: give each test room.
 setDefaultTimeout(60_000);
@@ -19,7 +28,11 @@ test("error sweep: expired error records are deleted on schedule, live ones stay
   await old.recordError({ tool: "git", error: "fatal: not a git repository", fix: "run it inside the checkout" });
   old.close();
   const fresh = openMemory({ home, env: {} });
-  await fresh.recordError({ tool: "npm", error: "ERESOLVE unable to resolve dependency tree", fix: "align the peer versions" });
+  await fresh.recordError({
+    tool: "npm",
+    error: "ERESOLVE unable to resolve dependency tree",
+    fix: "align the peer versions",
+  });
   expect(fresh.listErrors().total).toBe(1);
   fresh.close();
 

@@ -2,7 +2,16 @@
 import { afterAll, setDefaultTimeout, describe, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { cleanup, cli, daemonState, logText, startDaemon, tempHome, waitFor, waitRunning } from "../fixture/daemon-process.ts";
+import {
+  cleanup,
+  cli,
+  daemonState,
+  logText,
+  startDaemon,
+  tempHome,
+  waitFor,
+  waitRunning,
+} from "../fixture/daemon-process.ts";
 
 // Real processes (bun start-up, LanceDB) and back-off waits: give each test room.
 setDefaultTimeout(60_000);
@@ -109,7 +118,9 @@ describe("config", () => {
     writeFileSync(join(home, "config.toml"), '[daemon]\nmaintenance_cron = "61 * * * *"\n');
     const d = startDaemon(home);
     expect(await d.exited).toBe(2);
-    expect(d.stderr()).toContain(`config error in ${join(home, "config.toml")}: daemon.maintenance_cron: invalid cron pattern "61 * * * *"`);
+    expect(d.stderr()).toContain(
+      `config error in ${join(home, "config.toml")}: daemon.maintenance_cron: invalid cron pattern "61 * * * *"`,
+    );
     const check = await cli(home, ["config", "check"]);
     expect(check.code).toBe(2);
     expect(check.stderr).toContain("daemon.maintenance_cron");

@@ -37,5 +37,3 @@ test("API keys from the environment and key-shaped strings never reach the log",
   expect(text).toContain("[REDACTED:");
   expect(redact("api_key=hunter2hunter2", [])).toBe("api_key=[REDACTED:secret-value]");
 });
-
-

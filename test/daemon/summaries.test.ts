@@ -4,7 +4,17 @@ import { afterAll, setDefaultTimeout, beforeAll, beforeEach, expect, test } from
 import { existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { startFakeAnthropic, type FakeAnthropic, type FakeRequest } from "../fixture/fake-anthropic.ts";
-import { cleanup, cli, daemonState, logText, startDaemon, tempHome, waitFor, waitRunning, type Daemon } from "../fixture/daemon-process.ts";
+import {
+  cleanup,
+  cli,
+  daemonState,
+  logText,
+  startDaemon,
+  tempHome,
+  waitFor,
+  waitRunning,
+  type Daemon,
+} from "../fixture/daemon-process.ts";
 
 // Real processes (bun start-up, LanceDB) and back-off waits: give each test room.
 setDefaultTimeout(60_000);
@@ -13,7 +23,12 @@ let fake: FakeAnthropic;
 const SUMMARY = {
   key_decisions: ["Do: answer in short bullet points"],
   past_discussions: [],
-  current_discussion: { topic: "deployment", description: "moving the service to the new cluster", perspectives: "", direction: "rollout next week" },
+  current_discussion: {
+    topic: "deployment",
+    description: "moving the service to the new cluster",
+    perspectives: "",
+    direction: "rollout next week",
+  },
 };
 
 beforeAll(async () => {
@@ -37,7 +52,10 @@ function summaryHome(extra = ""): string {
 const env = () => ({ ANTHROPIC_API_KEY: fake.apiKey, ANTHROPIC_BASE_URL: fake.url });
 
 async function addExchange(home: string, session: string, words: string): Promise<void> {
-  for (const [role, content] of [["user", `question about ${words}`], ["assistant", `answer about ${words}`]]) {
+  for (const [role, content] of [
+    ["user", `question about ${words}`],
+    ["assistant", `answer about ${words}`],
+  ]) {
     const r = await cli(home, ["add", session, "--role", role!, "--content", content!], env());
     expect(r.code, r.stderr).toBe(0);
   }
@@ -47,14 +65,17 @@ async function addExchange(home: string, session: string, words: string): Promis
 function daemonIdleOn(home: string, session: string): boolean {
   const db = new Database(join(home, ".store", "history.db"), { readonly: true });
   try {
-    const r = db.query("SELECT outcome FROM summary_runs WHERE session_id = ?").get(session) as { outcome: string } | null;
+    const r = db.query("SELECT outcome FROM summary_runs WHERE session_id = ?").get(session) as {
+      outcome: string;
+    } | null;
     return r !== null && r.outcome !== "running";
   } finally {
     db.close();
   }
 }
 
-const callsFor = (marker: string) => fake.requests.filter((r: FakeRequest) => r.messages.some((m) => m.content.includes(marker))).length;
+const callsFor = (marker: string) =>
+  fake.requests.filter((r: FakeRequest) => r.messages.some((m) => m.content.includes(marker))).length;
 const summaryPath = (home: string, s: string) => join(home, "sessions", s, "summary.json");
 
 async function stop(d: Daemon): Promise<void> {
@@ -69,7 +90,9 @@ test("messages from another process are summarized within a few ticks; the mtime
   await addExchange(home, "alpha", "alphamarker");
   await addExchange(home, "temp-scratch", "tempmarker");
   await waitFor(() => existsSync(summaryPath(home, "alpha")), 15_000, "alpha's summary");
-  expect(JSON.parse(readFileSync(summaryPath(home, "alpha"), "utf8"))).toMatchObject({ key_decisions: SUMMARY.key_decisions });
+  expect(JSON.parse(readFileSync(summaryPath(home, "alpha"), "utf8"))).toMatchObject({
+    key_decisions: SUMMARY.key_decisions,
+  });
   const alphaMtime = statSync(summaryPath(home, "alpha")).mtimeMs;
 
   // Later ticks: a new session gets its summary, alpha (untouched since) is not summarized again.
@@ -83,7 +106,11 @@ test("messages from another process are summarized within a few ticks; the mtime
 
   // New messages in alpha make it due again.
   await addExchange(home, "alpha", "alphamarker second");
-  await waitFor(() => callsFor("alphamarker second") === 1 && statSync(summaryPath(home, "alpha")).mtimeMs > alphaMtime, 15_000, "alpha's second summary");
+  await waitFor(
+    () => callsFor("alphamarker second") === 1 && statSync(summaryPath(home, "alpha")).mtimeMs > alphaMtime,
+    15_000,
+    "alpha's second summary",
+  );
   const log = logText(home);
   expect(log).toMatch(/summary\.done session=alpha /);
   expect(log).not.toContain("session=temp-scratch");
@@ -98,15 +125,24 @@ test("a failed LLM call is retried at the next tick and succeeds", async () => {
   await waitRunning(d);
   await addExchange(home, "gamma", "gammamarker");
   // Other jobs' lines (the embedding child's) may come in between: look at gamma's own lines.
-  const retried = /summary\.fail session=gamma .*\n.*summary\.start session=gamma retry=true\n(?:.*\n)*?.*summary\.done session=gamma .*outcome=ok/;
-  const gammaLines = () => logText(home).split("\n").filter((l) => l.includes("session=gamma")).join("\n");
+  const retried =
+    /summary\.fail session=gamma .*\n.*summary\.start session=gamma retry=true\n(?:.*\n)*?.*summary\.done session=gamma .*outcome=ok/;
+  const gammaLines = () =>
+    logText(home)
+      .split("\n")
+      .filter((l) => l.includes("session=gamma"))
+      .join("\n");
   await waitFor(() => retried.test(gammaLines()), 15_000, "gamma's summary after a retry");
   expect(existsSync(summaryPath(home, "gamma"))).toBe(true);
   expect(callsFor("gammamarker")).toBe(2);
-  const state = await waitFor(() => {
-    const s = daemonState(home);
-    return s?.jobs?.summaries?.lastResult === "ok" ? s : undefined;
-  }, 10_000, "the summaries job to record its recovery");
+  const state = await waitFor(
+    () => {
+      const s = daemonState(home);
+      return s?.jobs?.summaries?.lastResult === "ok" ? s : undefined;
+    },
+    10_000,
+    "the summaries job to record its recovery",
+  );
   expect(state.jobs.summaries.failures).toBe(1);
   expect(state.lastError).toMatchObject({ job: "summaries" });
   expect(state.lastError.message).toContain("gamma");
@@ -131,7 +167,9 @@ test("kill -9 during a run, then a restart: the lock is recovered, files are int
   const again = startDaemon(home, env());
   await waitRunning(again);
   await waitFor(() => existsSync(summaryPath(home, "delta")), 15_000, "delta's summary after the restart");
-  expect(JSON.parse(readFileSync(summaryPath(home, "delta"), "utf8"))).toMatchObject({ current_discussion: { topic: "deployment" } });
+  expect(JSON.parse(readFileSync(summaryPath(home, "delta"), "utf8"))).toMatchObject({
+    current_discussion: { topic: "deployment" },
+  });
   const doctor = await cli(home, ["doctor", "--json"], env());
   expect(doctor.code, doctor.stdout).toBe(0);
   await stop(again);
@@ -144,7 +182,11 @@ test("SIGTERM during a hung LLM call: exit 0 within 5 s, summary.json unchanged"
   await addExchange(home, "eps", "epsmarker");
   // Generous bounds: under load a tick, a worker and two `add` processes can take many seconds; the waits
   // poll, so an unloaded run is as fast as before.
-  await waitFor(() => existsSync(summaryPath(home, "eps")) && daemonIdleOn(home, "eps"), 60_000, "eps's first summary, its run finished");
+  await waitFor(
+    () => existsSync(summaryPath(home, "eps")) && daemonIdleOn(home, "eps"),
+    60_000,
+    "eps's first summary, its run finished",
+  );
   const before = readFileSync(summaryPath(home, "eps"), "utf8");
 
   fake.respond(() => ({ hang: true }));
@@ -166,8 +208,15 @@ test("SIGTERM between chunks: the chunk already saved stays, complete; the hung 
   const first = { ...SUMMARY, current_discussion: { ...SUMMARY.current_discussion, topic: "chunk one" } };
   fake.respond((req) => (req.n === 1 ? { json: first, tag: "summary" } : { hang: true }));
   const long = "x".repeat(450);
-  const lines = Array.from({ length: 6 }, (_, i) => JSON.stringify({ role: i % 2 ? "assistant" : "user", content: `zetamarker part ${i} ${long}` })).join("\n");
-  const proc = Bun.spawn(["bun", join(import.meta.dir, "../../src/index.ts"), "--home", home, "add", "zeta"], { stdin: new TextEncoder().encode(lines), env: { PATH: process.env.PATH!, ...env() }, stdout: "pipe", stderr: "pipe" });
+  const lines = Array.from({ length: 6 }, (_, i) =>
+    JSON.stringify({ role: i % 2 ? "assistant" : "user", content: `zetamarker part ${i} ${long}` }),
+  ).join("\n");
+  const proc = Bun.spawn(["bun", join(import.meta.dir, "../../src/index.ts"), "--home", home, "add", "zeta"], {
+    stdin: new TextEncoder().encode(lines),
+    env: { PATH: process.env.PATH!, ...env() },
+    stdout: "pipe",
+    stderr: "pipe",
+  });
   expect(await proc.exited).toBe(0);
   await fake.waitForCalls(2, 15_000);
   const t = performance.now();

@@ -4,7 +4,17 @@ import { afterAll, setDefaultTimeout, describe, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { openMemory } from "../../src/app/open-memory.ts";
-import { cleanup, logText, mappedFiles, processAlive, startDaemon, tempHome, waitFor, waitRunning, workerPids } from "../fixture/daemon-process.ts";
+import {
+  cleanup,
+  logText,
+  mappedFiles,
+  processAlive,
+  startDaemon,
+  tempHome,
+  waitFor,
+  waitRunning,
+  workerPids,
+} from "../fixture/daemon-process.ts";
 
 // Real processes (bun start-up, LanceDB): give each test room.
 setDefaultTimeout(60_000);
@@ -135,7 +145,11 @@ describe("the daemon's child", () => {
     addPairs(home, "m", 10, "deploy");
     const d = startDaemon(home);
     await waitRunning(d);
-    await waitFor(() => /job\.done job=maintenance .*vectors: 20 rows compacted/.test(logText(home)), 30_000, "a maintenance run with vectors");
+    await waitFor(
+      () => /job\.done job=maintenance .*vectors: 20 rows compacted/.test(logText(home)),
+      30_000,
+      "a maintenance run with vectors",
+    );
     const [child] = workerPids(home, "maintenance");
     const exited = new RegExp(`worker\\.exit job=maintenance pid=${child} code=0`);
     await waitFor(() => exited.test(logText(home)), 10_000, "the maintenance child to exit");

@@ -6,7 +6,15 @@ const cos = (a: Float32Array, b: Float32Array) => a.reduce((s, x, i) => s + x * 
 
 describe("builtin embedder", () => {
   test("is the config default, with an id that names version and dimension", async () => {
-    const e = await createEmbedder({ provider: "builtin", model: "", base_url: "", dimensions: 0, batch_size: 64, timeout_ms: 1000, max_retries: 0 });
+    const e = await createEmbedder({
+      provider: "builtin",
+      model: "",
+      base_url: "",
+      dimensions: 0,
+      batch_size: 64,
+      timeout_ms: 1000,
+      max_retries: 0,
+    });
     expect(e.id).toBe("builtin:v1:384");
     expect(e.dim).toBe(384);
     expect(e.local).toBe(true);

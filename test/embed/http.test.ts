@@ -45,7 +45,9 @@ describe("openai-compatible embedder", () => {
   });
 
   test("429 with Retry-After, then success", async () => {
-    const f = fake([{ status: 429, headers: { "retry-after": "0" }, body: '{"error":{"message":"slow down"}}' }], { body: okBody(256) });
+    const f = fake([{ status: 429, headers: { "retry-after": "0" }, body: '{"error":{"message":"slow down"}}' }], {
+      body: okBody(256),
+    });
     const e = await createEmbedder(cfg({ base_url: f.url }), { env, baseDelayMs: 1 });
     const out = await e.embed(["hello"]);
     expect(out).toHaveLength(1);
@@ -89,7 +91,9 @@ describe("openai-compatible embedder", () => {
   });
 
   test("a rejected key names the status and never echoes the key", async () => {
-    const f = fake([{ status: 401, body: JSON.stringify({ error: { message: "Incorrect API key provided: sk-test-secret" } }) }]);
+    const f = fake([
+      { status: 401, body: JSON.stringify({ error: { message: "Incorrect API key provided: sk-test-secret" } }) },
+    ]);
     const e = await createEmbedder(cfg({ base_url: f.url }), { env });
     const err = await e.embed(["x"]).catch((x) => x);
     expect(err).toBeInstanceOf(EmbedderRejectedError);
@@ -110,7 +114,10 @@ describe("openai-compatible embedder", () => {
   test("a server that never answers times out", async () => {
     const server = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Promise<Response>(() => {}) });
     stops.push(() => server.stop(true));
-    const e = await createEmbedder(cfg({ base_url: `http://127.0.0.1:${server.port}`, timeout_ms: 150, max_retries: 0 }), { env });
+    const e = await createEmbedder(
+      cfg({ base_url: `http://127.0.0.1:${server.port}`, timeout_ms: 150, max_retries: 0 }),
+      { env },
+    );
     const err = await e.embed(["x"]).catch((x) => x);
     expect(err).toBeInstanceOf(EmbedderUnavailableError);
     expect(err.message).toContain("timed out after 150 ms");
@@ -131,7 +138,12 @@ describe("voyage embedder", () => {
     const e = await createEmbedder(cfg({ provider: "voyage", base_url: f.url, dimensions: 512 }), { env });
     expect(e.id).toBe("voyage:voyage-3.5:512");
     await e.embed(["q"], undefined, "query");
-    expect(f.seen[0]!.json).toMatchObject({ model: "voyage-3.5", input: ["q"], input_type: "query", output_dimension: 512 });
+    expect(f.seen[0]!.json).toMatchObject({
+      model: "voyage-3.5",
+      input: ["q"],
+      input_type: "query",
+      output_dimension: 512,
+    });
     expect(f.seen[0]!.headers.get("authorization")).toBe("Bearer pa-voyage-secret");
   });
 });

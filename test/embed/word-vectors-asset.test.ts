@@ -20,7 +20,11 @@ test("the asset decodes: 50,000 words x 100 dimensions, most frequent first", as
 });
 
 test.skipIf(!winkInstalled)("the generator reproduces the committed asset byte for byte", () => {
-  const r = Bun.spawnSync(["bun", join(root, "scripts/build-word-vectors.ts"), "--check"], { cwd: root, stderr: "pipe", stdout: "pipe" });
+  const r = Bun.spawnSync(["bun", join(root, "scripts/build-word-vectors.ts"), "--check"], {
+    cwd: root,
+    stderr: "pipe",
+    stdout: "pipe",
+  });
   expect(r.stdout.toString()).toContain("is up to date");
   expect(r.exitCode).toBe(0);
 });

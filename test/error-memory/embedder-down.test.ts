@@ -5,7 +5,9 @@ import { errorHome } from "./error-home.ts";
 
 afterAll(removeTempHomes);
 
-const embedder = (base_url: string) => ({ embedder: { provider: "openai", base_url, model: "fake-embed", dimensions: 8, max_retries: 0, timeout_ms: 2000 } });
+const embedder = (base_url: string) => ({
+  embedder: { provider: "openai", base_url, model: "fake-embed", dimensions: 8, max_retries: 0, timeout_ms: 2000 },
+});
 
 /** A local port with nothing listening on it. */
 function closedPort(): number {
@@ -19,7 +21,11 @@ describe("an unreachable HTTP embedder never makes recording fail", () => {
   test("the record is stored unembedded, found by keyword, and embedded at a later search", async () => {
     const home = tempHome("memvoy-errors-");
     const down = errorHome(embedder(`http://127.0.0.1:${closedPort()}/v1`), home);
-    const r = await down.api.recordError({ tool: "kubectl", error: "The connection to the server localhost:8080 was refused", fix: "export KUBECONFIG" });
+    const r = await down.api.recordError({
+      tool: "kubectl",
+      error: "The connection to the server localhost:8080 was refused",
+      fix: "export KUBECONFIG",
+    });
     expect(r.record.embedded).toBe(false);
     expect(r.notes.join(" ")).toMatch(/without a vector for now.*connection refused/);
     expect(down.api.getError(r.record.id).embedded).toBe(false);
@@ -38,7 +44,9 @@ describe("an unreachable HTTP embedder never makes recording fail", () => {
       expect(found.notEmbedded).toBe(0);
       expect(found.hits[0]!.record.embedded).toBe(true);
       expect(found.hits[0]!.matchedBy).toContain("semantic");
-      expect(fake.seen.flatMap((s) => s.json.input as string[])).toContain("The connection to the server localhost:8080 was refused");
+      expect(fake.seen.flatMap((s) => s.json.input as string[])).toContain(
+        "The connection to the server localhost:8080 was refused",
+      );
       up.api.close();
     } finally {
       fake.stop();
@@ -48,8 +56,14 @@ describe("an unreachable HTTP embedder never makes recording fail", () => {
   test("a server that never answers only delays recording by its timeout", async () => {
     const hang = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Promise<Response>(() => {}) });
     try {
-      const { api } = errorHome({ embedder: { ...embedder(`http://127.0.0.1:${hang.port}/v1`).embedder, timeout_ms: 200 } });
-      const r = await api.recordError({ tool: "curl", error: "curl: (28) Operation timed out after 30000 milliseconds", fix: "raise --max-time" });
+      const { api } = errorHome({
+        embedder: { ...embedder(`http://127.0.0.1:${hang.port}/v1`).embedder, timeout_ms: 200 },
+      });
+      const r = await api.recordError({
+        tool: "curl",
+        error: "curl: (28) Operation timed out after 30000 milliseconds",
+        fix: "raise --max-time",
+      });
       expect(r.record.embedded).toBe(false);
       expect(r.notes.join(" ")).toContain("timed out after 200 ms");
       expect(api.listErrors().total).toBe(1);
@@ -64,7 +78,11 @@ describe("an unreachable HTTP embedder never makes recording fail", () => {
     const failing = startFakeEmbeddings([], { status: 503, body: "{}" });
     try {
       const down = errorHome(embedder(failing.url), home);
-      const r = await down.api.recordError({ tool: "npm", error: "npm ERR! code E404 Not Found", fix: "check the registry" });
+      const r = await down.api.recordError({
+        tool: "npm",
+        error: "npm ERR! code E404 Not Found",
+        fix: "check the registry",
+      });
       expect(r.record.embedded).toBe(false);
       expect(r.notes.join(" ")).toContain("503");
       await expect(down.api.embedPendingErrors()).rejects.toThrow(/503/);

@@ -44,7 +44,12 @@ describe("recording the same error again", () => {
 
   test("a merge without a cause keeps the earlier cause", async () => {
     const { api } = errorHome();
-    await api.recordError({ tool: "git", error: "fatal: refusing to merge unrelated histories", cause: "separate roots", fix: "a" });
+    await api.recordError({
+      tool: "git",
+      error: "fatal: refusing to merge unrelated histories",
+      cause: "separate roots",
+      fix: "a",
+    });
     await api.recordError({ tool: "git", error: "fatal: refusing to merge unrelated histories", fix: "b" });
     const [r] = api.listErrors().records;
     expect([r!.cause, r!.fix, r!.occurrences]).toEqual(["separate roots", "b", 2]);
@@ -53,21 +58,47 @@ describe("recording the same error again", () => {
 
   test("the same error from another tool, or another error from the same tool, is a new record", async () => {
     const { api } = errorHome();
-    await api.recordError({ tool: "npm", error: "EACCES: permission denied, mkdir '/usr/local/lib/node_modules/x'", fix: "set a user prefix" });
-    await api.recordError({ tool: "yarn", error: "EACCES: permission denied, mkdir '/usr/local/lib/node_modules/x'", fix: "set a user prefix" });
-    await api.recordError({ tool: "NPM", error: "EACCES: permission denied, mkdir '/opt/y'", fix: "tool names match in any case" });
-    await api.recordError({ tool: "npm", error: "EPERM: operation not permitted, mkdir '/usr/local/lib/node_modules/x'", fix: "another error" });
+    await api.recordError({
+      tool: "npm",
+      error: "EACCES: permission denied, mkdir '/usr/local/lib/node_modules/x'",
+      fix: "set a user prefix",
+    });
+    await api.recordError({
+      tool: "yarn",
+      error: "EACCES: permission denied, mkdir '/usr/local/lib/node_modules/x'",
+      fix: "set a user prefix",
+    });
+    await api.recordError({
+      tool: "NPM",
+      error: "EACCES: permission denied, mkdir '/opt/y'",
+      fix: "tool names match in any case",
+    });
+    await api.recordError({
+      tool: "npm",
+      error: "EPERM: operation not permitted, mkdir '/usr/local/lib/node_modules/x'",
+      fix: "another error",
+    });
     const list = api.listErrors();
     expect(list.total).toBe(3);
-    expect(list.records.find((r) => r.tool.toLowerCase() === "npm" && r.error.startsWith("EACCES"))!.occurrences).toBe(2);
+    expect(list.records.find((r) => r.tool.toLowerCase() === "npm" && r.error.startsWith("EACCES"))!.occurrences).toBe(
+      2,
+    );
     api.close();
   });
 
   test("recording an error whose earlier record has expired starts a fresh record", async () => {
     const { api, clock } = errorHome();
-    const old = await api.recordError({ tool: "docker", error: "Cannot connect to the Docker daemon at unix:///var/run/docker.sock", fix: "start it" });
+    const old = await api.recordError({
+      tool: "docker",
+      error: "Cannot connect to the Docker daemon at unix:///var/run/docker.sock",
+      fix: "start it",
+    });
     clock.now = T0 + 91n * DAY;
-    const again = await api.recordError({ tool: "docker", error: "Cannot connect to the Docker daemon at unix:///run/user/1000/docker.sock", fix: "start the rootless daemon" });
+    const again = await api.recordError({
+      tool: "docker",
+      error: "Cannot connect to the Docker daemon at unix:///run/user/1000/docker.sock",
+      fix: "start the rootless daemon",
+    });
     expect(again.merged).toBe(false);
     expect(again.record.id).not.toBe(old.record.id);
     expect(again.record.occurrences).toBe(1);

@@ -20,7 +20,7 @@ describe("redactSecrets", () => {
     const texts = [
       "error: missing bearer token in request",
       "token: expired, please log in again",
-      "password authentication failed for user \"app\"",
+      'password authentication failed for user "app"',
       "max_tokens=4096 exceeds the model limit",
       "sk-learn is not a package; did you mean scikit-learn?",
       "git@github.com: Permission denied (publickey).",

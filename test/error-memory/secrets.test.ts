@@ -18,13 +18,21 @@ describe("secrets are redacted before anything is stored or embedded", () => {
   test("no secret form reaches SQLite, the vector store, the embedder or any output", async () => {
     const fake = startFakeEmbeddings([], { body: okBody(8) });
     try {
-      const { api, home } = errorHome({ embedder: { provider: "openai", base_url: fake.url, model: "fake-embed", dimensions: 8, max_retries: 0 } });
+      const { api, home } = errorHome({
+        embedder: { provider: "openai", base_url: fake.url, model: "fake-embed", dimensions: 8, max_retries: 0 },
+      });
       const outputs: unknown[] = [];
       SECRETS.forEach((s, i) => expect(s.text).toContain(s.secretParts[0]!));
       for (const [i, s] of SECRETS.entries()) {
         const keyword = s.keyword ?? s.secretParts[0]!;
         const keywords = keyword !== "" && keyword.length <= 64 ? [keyword, "rotated"] : ["rotated"];
-        const r = await api.recordError({ tool: `tool${i}`, error: s.text, cause: `seen with ${s.text}`, fix: `rotate it: ${s.text}`, keywords });
+        const r = await api.recordError({
+          tool: `tool${i}`,
+          error: s.text,
+          cause: `seen with ${s.text}`,
+          fix: `rotate it: ${s.text}`,
+          keywords,
+        });
         expect(r.redacted.length).toBeGreaterThan(0);
         expect(r.record.embedded).toBe(true);
         outputs.push(r);
@@ -39,7 +47,11 @@ describe("secrets are redacted before anything is stored or embedded", () => {
       const out = json(outputs);
       for (const s of SECRETS) {
         for (const n of needles(s.secretParts)) {
-          expect({ secret: s.name, needle: n, files: filesContaining(home, n) }).toEqual({ secret: s.name, needle: n, files: [] });
+          expect({ secret: s.name, needle: n, files: filesContaining(home, n) }).toEqual({
+            secret: s.name,
+            needle: n,
+            files: [],
+          });
           expect(out.includes(n)).toBe(false);
           expect(sent.includes(n)).toBe(false);
         }

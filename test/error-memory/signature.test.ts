@@ -6,12 +6,18 @@ const differ = (a: string, b: string) => expect(errorSignature(a)).not.toBe(erro
 
 describe("errorSignature", () => {
   test("numbers, ports, durations and line numbers are normalised away", () => {
-    same("connect ECONNREFUSED 127.0.0.1:5432 after 30s (attempt 3)", "connect ECONNREFUSED 10.0.0.7:6543 after 45s (attempt 12)");
+    same(
+      "connect ECONNREFUSED 127.0.0.1:5432 after 30s (attempt 3)",
+      "connect ECONNREFUSED 10.0.0.7:6543 after 45s (attempt 12)",
+    );
     same("src/app.ts(42,7): error TS2345: oops", "lib/other.ts(1,1): error TS2345: oops");
   });
 
   test("paths, urls and emails are normalised away", () => {
-    same("fatal: Unable to create '/home/alice/p/.git/index.lock': File exists.", "fatal: Unable to create '/srv/ci/work/.git/index.lock': File exists.");
+    same(
+      "fatal: Unable to create '/home/alice/p/.git/index.lock': File exists.",
+      "fatal: Unable to create '/srv/ci/work/.git/index.lock': File exists.",
+    );
     same("open /var/lib/app/data.db: permission denied", "open ./data/cache.db: permission denied");
     same("cannot open C:\\Users\\bob\\app\\x.py", "cannot open D:\\work\\y.py");
     same("GET https://registry.npmjs.org/foo - Not found", "GET https://npm.acme.dev/bar?x=1 - Not found");
@@ -35,7 +41,10 @@ describe("errorSignature", () => {
 
   test("error codes glued to letters and HTTP statuses are kept", () => {
     differ("error TS2345: bad argument", "error TS2322: bad argument");
-    differ("no matching manifest for arm64 in the manifest list", "no matching manifest for amd64 in the manifest list");
+    differ(
+      "no matching manifest for arm64 in the manifest list",
+      "no matching manifest for amd64 in the manifest list",
+    );
     differ("curl: (22) The requested URL returned error: 404", "curl: (22) The requested URL returned error: 500");
     differ("HTTP/1.1 413 Request Entity Too Large", "HTTP/1.1 502 Request Entity Too Large");
     same("exit status 1", "exit status 2");

@@ -66,7 +66,11 @@ describe("error memory TTL (injected clock, no sleeping)", () => {
     const { api, clock, home } = errorHome();
     const old = await api.recordError(LOCK);
     clock.now = T0 + 30n * DAY;
-    const young = await api.recordError({ tool: "npm", error: "npm ERR! code E404 404 Not Found - GET https://registry.npmjs.org/leftpadx", fix: "fix the package name" });
+    const young = await api.recordError({
+      tool: "npm",
+      error: "npm ERR! code E404 404 Not Found - GET https://registry.npmjs.org/leftpadx",
+      fix: "fix the package name",
+    });
     clock.now = T0 + 95n * DAY;
     expect(rowCount(home)).toBe(2);
     expect((await api.searchErrors({ query: QUERY })).hits).toEqual([]);

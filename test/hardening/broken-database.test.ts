@@ -11,10 +11,19 @@ afterAll(removeTempHomes);
 async function seededHome(): Promise<string> {
   const home = tempHome();
   const env = { MEMVOY_LIMITS_MAX_HISTORY_BYTES: "4096" };
-  const lines = Array.from({ length: 40 }, (_, i) => JSON.stringify({ role: i % 2 ? "assistant" : "user", content: `message ${i} about the deploy ${"z".repeat(300)}` })).join("\n");
+  const lines = Array.from({ length: 40 }, (_, i) =>
+    JSON.stringify({ role: i % 2 ? "assistant" : "user", content: `message ${i} about the deploy ${"z".repeat(300)}` }),
+  ).join("\n");
   expect((await cli(["add", "s1"], { home, env, stdin: lines })).code).toBe(0);
   expect((await cli(["add", "s2", "--role", "user", "--content", "a short session"], { home })).code).toBe(0);
-  expect((await cli(["errors", "record", "--tool", "kubectl", "--error", "OOMKilled exit 137", "--fix", "raise limits.memory"], { home })).code).toBe(0);
+  expect(
+    (
+      await cli(
+        ["errors", "record", "--tool", "kubectl", "--error", "OOMKilled exit 137", "--fix", "raise limits.memory"],
+        { home },
+      )
+    ).code,
+  ).toBe(0);
   await waitFor(() => !existsSync(join(home, ".store", "history.db-wal")), 15_000, "the background drain to finish");
   return home;
 }
@@ -27,7 +36,9 @@ function damage(home: string, how: "header" | "truncate" | "garble"): void {
   const fd = openSync(path, "r+");
   try {
     if (how === "header") writeSync(fd, Buffer.from("this is not sqlite!!"), 0, 20, 0);
-    else for (let page = 2; page * 4096 < statSync(path).size; page += 3) writeSync(fd, Buffer.alloc(4096, 0x5a), 0, 4096, page * 4096);
+    else
+      for (let page = 2; page * 4096 < statSync(path).size; page += 3)
+        writeSync(fd, Buffer.alloc(4096, 0x5a), 0, 4096, page * 4096);
   } finally {
     closeSync(fd);
   }

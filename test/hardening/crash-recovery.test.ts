@@ -11,13 +11,21 @@ afterAll(removeTempHomes);
 
 const fault = (point: string) => ({ MEMVOY_TEST_FAULT: point });
 const fileIds = (home: string, s: string) =>
-  existsSync(join(home, "sessions", s, "history.json")) ? (JSON.parse(readFileSync(join(home, "sessions", s, "history.json"), "utf8")) as { id: string; content: string }[]) : [];
+  existsSync(join(home, "sessions", s, "history.json"))
+    ? (JSON.parse(readFileSync(join(home, "sessions", s, "history.json"), "utf8")) as { id: string; content: string }[])
+    : [];
 
 function archive(home: string, s: string) {
   const db = new Database(join(home, ".store", "history.db"), { readonly: true, safeIntegers: true });
   try {
-    const rows = db.query("SELECT id, content, recent FROM messages WHERE session_id = ? ORDER BY seq").all(s) as { id: string; content: string; recent: bigint }[];
-    const meta = db.query("SELECT start_seq FROM message_meta WHERE session_id = ?").get(s) as { start_seq: bigint } | null;
+    const rows = db.query("SELECT id, content, recent FROM messages WHERE session_id = ? ORDER BY seq").all(s) as {
+      id: string;
+      content: string;
+      recent: bigint;
+    }[];
+    const meta = db.query("SELECT start_seq FROM message_meta WHERE session_id = ?").get(s) as {
+      start_seq: bigint;
+    } | null;
     return { rows, recent: rows.filter((r) => r.recent === 1n).map((r) => r.id), startSeq: meta?.start_seq };
   } finally {
     db.close();
@@ -27,7 +35,10 @@ function archive(home: string, s: string) {
 test("killed after the SQLite commit: the next writer, in any session, rolls history.json forward", async () => {
   const home = tempHome();
   expect((await cli(["add", "s1", "--role", "user", "--content", "first"], { home })).code).toBe(0);
-  const killed = await cli(["add", "s1", "--role", "assistant", "--content", "second", "--idempotency-key", "k-2"], { home, env: fault("after-archive-commit") });
+  const killed = await cli(["add", "s1", "--role", "assistant", "--content", "second", "--idempotency-key", "k-2"], {
+    home,
+    env: fault("after-archive-commit"),
+  });
   expect(killed.code).not.toBe(0);
   // The crash point: SQLite has the message, history.json does not.
   expect(fileIds(home, "s1").map((r) => r.content)).toEqual(["first"]);
@@ -37,7 +48,10 @@ test("killed after the SQLite commit: the next writer, in any session, rolls his
   expect(fileIds(home, "s1").map((r) => r.content)).toEqual(["first", "second"]);
   expect(fileIds(home, "s1").map((r) => r.id)).toEqual(archive(home, "s1").recent);
   // The agent never got its answer and retries with the same key: the stored message comes back, nothing is added.
-  const retry = await cli(["add", "s1", "--role", "assistant", "--content", "second", "--idempotency-key", "k-2", "--json"], { home });
+  const retry = await cli(
+    ["add", "s1", "--role", "assistant", "--content", "second", "--idempotency-key", "k-2", "--json"],
+    { home },
+  );
   expect(retry.code).toBe(0);
   const out = JSON.parse(retry.stdout);
   expect(out.ids).toEqual([archive(home, "s1").rows[1]!.id]);
@@ -49,10 +63,14 @@ test("killed after the SQLite commit: the next writer, in any session, rolls his
 test("killed after the SQLite commit of a compacting write: history.json ends up compacted like SQLite", async () => {
   const home = tempHome();
   const env = { MEMVOY_LIMITS_MAX_HISTORY_BYTES: "4096" };
-  const lines = Array.from({ length: 8 }, (_, i) => JSON.stringify({ role: i % 2 ? "assistant" : "user", content: `message ${i} ${"x".repeat(600)}` })).join("\n");
+  const lines = Array.from({ length: 8 }, (_, i) =>
+    JSON.stringify({ role: i % 2 ? "assistant" : "user", content: `message ${i} ${"x".repeat(600)}` }),
+  ).join("\n");
   expect((await cli(["add", "c1"], { home, env, stdin: lines })).code).toBe(0);
   const before = archive(home, "c1");
-  const more = Array.from({ length: 4 }, (_, i) => JSON.stringify({ role: i % 2 ? "assistant" : "user", content: `later ${i} ${"y".repeat(600)}` })).join("\n");
+  const more = Array.from({ length: 4 }, (_, i) =>
+    JSON.stringify({ role: i % 2 ? "assistant" : "user", content: `later ${i} ${"y".repeat(600)}` }),
+  ).join("\n");
   const killed = await cli(["add", "c1"], { home, env: { ...env, ...fault("after-archive-commit") }, stdin: more });
   expect(killed.code).not.toBe(0);
   const after = archive(home, "c1");
@@ -71,7 +89,10 @@ test("killed after the SQLite commit of a compacting write: history.json ends up
 test("killed with the temp file written: the next writer removes it, and nothing else changed", async () => {
   const home = tempHome();
   expect((await cli(["add", "t1", "--role", "user", "--content", "kept"], { home })).code).toBe(0);
-  const killed = await cli(["add", "t1", "--role", "user", "--content", "lost"], { home, env: fault("after-history-staged") });
+  const killed = await cli(["add", "t1", "--role", "user", "--content", "lost"], {
+    home,
+    env: fault("after-history-staged"),
+  });
   expect(killed.code).not.toBe(0);
   const dir = join(home, "sessions", "t1");
   const temps = () => readdirSync(dir).filter((n) => n.endsWith(".tmp"));
@@ -85,7 +106,10 @@ test("killed with the temp file written: the next writer removes it, and nothing
 test("doctor --repair also removes temp files whose owner is dead", async () => {
   const home = tempHome();
   await cli(["add", "d1", "--role", "user", "--content", "kept"], { home });
-  const killed = await cli(["add", "d1", "--role", "user", "--content", "lost"], { home, env: fault("after-history-staged") });
+  const killed = await cli(["add", "d1", "--role", "user", "--content", "lost"], {
+    home,
+    env: fault("after-history-staged"),
+  });
   expect(killed.code).not.toBe(0);
   // Another writer's clean release hides the crash from the lock file: doctor still finds the temp file.
   const lock = join(home, ".store", "write.lock");
@@ -138,4 +162,3 @@ test("a removed message's idempotency key is tombstoned: a retried add does not 
     api.close();
   }
 });
-

@@ -19,7 +19,12 @@ function walk(dir: string, out: { path: string; mode: number; dir: boolean }[] =
 }
 
 async function sh(script: string) {
-  const p = Bun.spawn(["sh", "-c", script], { cwd: tmpdir(), env: { PATH: process.env.PATH!, HOME: tmpdir() }, stdout: "pipe", stderr: "pipe" });
+  const p = Bun.spawn(["sh", "-c", script], {
+    cwd: tmpdir(),
+    env: { PATH: process.env.PATH!, HOME: tmpdir() },
+    stdout: "pipe",
+    stderr: "pipe",
+  });
   const [out, err, code] = await Promise.all([new Response(p.stdout).text(), new Response(p.stderr).text(), p.exited]);
   return { out, err, code };
 }
@@ -45,7 +50,9 @@ for (const umask of ["000", "022"]) {
     expect(r.out.trim().split("\n").at(-1)).toBe(umask.padStart(4, "0")); // the shell's umask is as it was
     const entries = walk(home);
     expect(entries.some((e) => e.path.includes(`${join(".store", "lance")}/`) && !e.dir)).toBe(true);
-    const wrong = entries.filter((e) => e.mode !== (e.dir ? 0o700 : 0o600)).map((e) => `${e.path.slice(home.length)} ${e.mode.toString(8)}`);
+    const wrong = entries
+      .filter((e) => e.mode !== (e.dir ? 0o700 : 0o600))
+      .map((e) => `${e.path.slice(home.length)} ${e.mode.toString(8)}`);
     expect(wrong).toEqual([]);
     expect(lstatSync(home).mode & 0o777).toBe(0o700);
   });

@@ -30,12 +30,19 @@ function storedCount(home: string, session: string): number {
 }
 
 const jsonl = (n: number, tag: string) =>
-  Array.from({ length: n }, (_, i) => JSON.stringify({ role: i % 2 ? "assistant" : "user", content: `${tag} line ${i} about the deploy ${"x".repeat(60)}` })).join("\n");
+  Array.from({ length: n }, (_, i) =>
+    JSON.stringify({
+      role: i % 2 ? "assistant" : "user",
+      content: `${tag} line ${i} about the deploy ${"x".repeat(60)}`,
+    }),
+  ).join("\n");
 
 describe.skipIf(!available)("full disk", () => {
   test("a JSONL batch over 5,000 lines is stored all or nothing at every fill level", async () => {
     // The last 1,000 lines are large: a batch cut in parts of 5,000 would store the first part and then fail.
-    const big = Array.from({ length: 1000 }, (_, i) => JSON.stringify({ role: i % 2 ? "assistant" : "user", content: `large ${i} ${"y".repeat(4000)}` })).join("\n");
+    const big = Array.from({ length: 1000 }, (_, i) =>
+      JSON.stringify({ role: i % 2 ? "assistant" : "user", content: `large ${i} ${"y".repeat(4000)}` }),
+    ).join("\n");
     const lines = `${jsonl(5000, "batch")}\n${big}`;
     const outcomes = new Set<string>();
     for (const freeKiB of [5000, 1500]) {
@@ -44,7 +51,9 @@ describe.skipIf(!available)("full disk", () => {
       fs.leaveFree(freeKiB * 1024);
       const r = await cli(["add", "big", "--json"], { home, stdin: lines });
       const stored = storedCount(home, "big");
-      const inFile = existsSync(join(home, "sessions", "big", "history.json")) ? JSON.parse(readFileSync(join(home, "sessions", "big", "history.json"), "utf8")).length : 0;
+      const inFile = existsSync(join(home, "sessions", "big", "history.json"))
+        ? JSON.parse(readFileSync(join(home, "sessions", "big", "history.json"), "utf8")).length
+        : 0;
       if (r.code === 0) {
         expect([stored, inFile]).toEqual([6000, 6000]);
         outcomes.add("stored");
@@ -88,7 +97,14 @@ describe.skipIf(!available)("full disk", () => {
     let fake: FakeAnthropic;
     beforeAll(async () => {
       fake = await startFakeAnthropic();
-      fake.respond(() => ({ json: { key_decisions: ["Do: keep going"], past_discussions: [], current_discussion: { topic: "deploy", description: "d", perspectives: "", direction: "" } }, tag: "summary" }));
+      fake.respond(() => ({
+        json: {
+          key_decisions: ["Do: keep going"],
+          past_discussions: [],
+          current_discussion: { topic: "deploy", description: "d", perspectives: "", direction: "" },
+        },
+        tag: "summary",
+      }));
     });
     afterAll(() => fake.stop());
 
@@ -96,9 +112,19 @@ describe.skipIf(!available)("full disk", () => {
       let savedSeen = 0;
       for (let freeKiB = 8; freeKiB <= 120; freeKiB += 8) {
         const home = join(fs.dir, `sum-${freeKiB}`);
-        const env = { ANTHROPIC_API_KEY: fake.apiKey, ANTHROPIC_BASE_URL: fake.url, MEMVOY_SUMMARY_CHUNK_CHARS: "1000" };
+        const env = {
+          ANTHROPIC_API_KEY: fake.apiKey,
+          ANTHROPIC_BASE_URL: fake.url,
+          MEMVOY_SUMMARY_CHUNK_CHARS: "1000",
+        };
         const setup = openMemory({ home, env, drain: "off" });
-        setup.add("s1", Array.from({ length: 12 }, (_, i) => ({ role: i % 2 ? ("assistant" as const) : ("user" as const), content: `turn ${i} ${"about the deploy ".repeat(20)}` })));
+        setup.add(
+          "s1",
+          Array.from({ length: 12 }, (_, i) => ({
+            role: i % 2 ? ("assistant" as const) : ("user" as const),
+            content: `turn ${i} ${"about the deploy ".repeat(20)}`,
+          })),
+        );
         setup.close();
         fs.leaveFree(freeKiB * 1024);
         let report: Awaited<ReturnType<ReturnType<typeof openMemory>["summarize"]>> | undefined;

@@ -57,7 +57,10 @@ test("a background drain started for a home that is then deleted does not recrea
   const home = tempHome();
   expect((await cli(home, ["add", "s1", "--role", "user", "--content", "hello"])).code).toBe(0);
   rmSync(home, { recursive: true, force: true });
-  const started = spawnDetachedDrain({ ...homePaths(home), store: tempHome() }, [process.execPath, join(repoRoot, "src/index.ts")]);
+  const started = spawnDetachedDrain({ ...homePaths(home), store: tempHome() }, [
+    process.execPath,
+    join(repoRoot, "src/index.ts"),
+  ]);
   expect(started).toBe(true);
   await Bun.sleep(1500);
   expect(existsSync(home)).toBe(false);

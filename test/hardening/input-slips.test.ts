@@ -29,7 +29,9 @@ test("the library refuses the same times (every surface shares the check)", () =
   const { api } = openTemp();
   try {
     expect(() => api.add("s1", { role: "user", content: "x", sendAt: "2026-02-30T10:00:00Z" })).toThrow(InputError);
-    expect(() => api.add("s1", { role: "user", content: "x", sendAt: -99999999999n * 1_000_000_000n })).toThrow(/out of range/);
+    expect(() => api.add("s1", { role: "user", content: "x", sendAt: -99999999999n * 1_000_000_000n })).toThrow(
+      /out of range/,
+    );
     expect(() => api.add("s1", { role: "user", content: "x", sendAt: "-99999999999" })).toThrow(/out of range/);
     expect(api.sessions()).toEqual([]);
   } finally {
@@ -40,7 +42,12 @@ test("the library refuses the same times (every surface shares the check)", () =
 test("--content with invalid UTF-8 is refused like stdin with the same bytes", async () => {
   const home = tempHome();
   const run = (script: string) =>
-    Bun.spawn(["sh", "-c", script], { cwd: tmpdir(), env: { PATH: process.env.PATH!, HOME: tmpdir() }, stdout: "pipe", stderr: "pipe" });
+    Bun.spawn(["sh", "-c", script], {
+      cwd: tmpdir(),
+      env: { PATH: process.env.PATH!, HOME: tmpdir() },
+      stdout: "pipe",
+      stderr: "pipe",
+    });
   const bin = `bun ${join(repoRoot, "src/index.ts")} --home ${home}`;
   const arg = run(`exec ${bin} add s1 --role user --content "$(printf 'bad \\377 byte')"`);
   const [argErr, argCode] = await Promise.all([new Response(arg.stderr).text(), arg.exited]);

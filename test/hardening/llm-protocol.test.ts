@@ -27,7 +27,9 @@ function droppingServer() {
         calls++;
         const body = calls === 1 ? ANSWER.slice(0, 40) : ANSWER;
         const length = calls === 1 ? ANSWER.length : body.length;
-        socket.write(`HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: ${length}\r\nconnection: close\r\n\r\n${body}`);
+        socket.write(
+          `HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: ${length}\r\nconnection: close\r\n\r\n${body}`,
+        );
         socket.flush();
         if (calls === 1) socket.terminate();
         else socket.end();
@@ -40,9 +42,20 @@ function droppingServer() {
 const servers: { stop(): void }[] = [];
 afterAll(() => servers.forEach((s) => s.stop()));
 
-const req = { model: "m", system: "s", messages: [{ role: "user" as const, content: "hi" }], maxTokens: 16, purpose: "summary" as const, session: "s1" };
+const req = {
+  model: "m",
+  system: "s",
+  messages: [{ role: "user" as const, content: "hi" }],
+  maxTokens: 16,
+  purpose: "summary" as const,
+  session: "s1",
+};
 const settings = (base: string) =>
-  llmSettings({ ANTHROPIC_API_KEY: "sk-test-1", ANTHROPIC_BASE_URL: base }, { timeout_ms: 5000, max_retries: 2 }, { retryBaseMs: 5, retryMaxMs: 20, onWarning: () => {} });
+  llmSettings(
+    { ANTHROPIC_API_KEY: "sk-test-1", ANTHROPIC_BASE_URL: base },
+    { timeout_ms: 5000, max_retries: 2 },
+    { retryBaseMs: 5, retryMaxMs: 20, onWarning: () => {} },
+  );
 
 test("a connection dropped mid-answer is retried", async () => {
   const s = droppingServer();
@@ -53,7 +66,11 @@ test("a connection dropped mid-answer is retried", async () => {
 });
 
 test("a text/html 200 answer is a clear error naming the base URL, password redacted", async () => {
-  const server = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response("<html><body>Sign in</body></html>", { headers: { "content-type": "text/html" } }) });
+  const server = Bun.serve({
+    hostname: "127.0.0.1",
+    port: 0,
+    fetch: () => new Response("<html><body>Sign in</body></html>", { headers: { "content-type": "text/html" } }),
+  });
   servers.push({ stop: () => server.stop(true) });
   const base = `http://proxyuser:hunter2pass@127.0.0.1:${server.port}`;
   const err = await new LlmClient(settings(base)).complete(req).catch((e) => e);

@@ -16,8 +16,18 @@ import { cleanup, cli as daemonCli, startDaemon, waitFor, waitRunning } from "..
 const CONFIGURED_KEY = "plain-configured-key-7Hq2Lm9Zx";
 const CASES = [
   ...SECRETS,
-  { name: "password=", text: "login failed: password=hunter2-Correct-Horse for admin", secretParts: ["hunter2-Correct-Horse"], keep: ["login failed"] },
-  { name: "configured key value", text: `upstream echoed the key ${CONFIGURED_KEY} back`, secretParts: [CONFIGURED_KEY], keep: ["upstream echoed"] },
+  {
+    name: "password=",
+    text: "login failed: password=hunter2-Correct-Horse for admin",
+    secretParts: ["hunter2-Correct-Horse"],
+    keep: ["login failed"],
+  },
+  {
+    name: "configured key value",
+    text: `upstream echoed the key ${CONFIGURED_KEY} back`,
+    secretParts: [CONFIGURED_KEY],
+    keep: ["upstream echoed"],
+  },
 ];
 const ALL_PARTS = CASES.flatMap((c) => c.secretParts);
 const leaks = (text: string) => ALL_PARTS.filter((p) => text.includes(p));
@@ -33,7 +43,9 @@ afterAll(async () => {
 function summaryRunError(home: string): string {
   const db = new Database(join(home, ".store", "history.db"), { readonly: true });
   try {
-    return ((db.query("SELECT error FROM summary_runs").all() as { error: string | null }[]).map((r) => r.error ?? "")).join("\n");
+    return (db.query("SELECT error FROM summary_runs").all() as { error: string | null }[])
+      .map((r) => r.error ?? "")
+      .join("\n");
   } finally {
     db.close();
   }
@@ -50,7 +62,11 @@ describe("one redaction function", () => {
 });
 
 describe("summary errors quoting a secret", () => {
-  const env = () => ({ ANTHROPIC_API_KEY: CONFIGURED_KEY, ANTHROPIC_BASE_URL: fake.url, MEMVOY_SUMMARY_MAX_RETRIES: "0" });
+  const env = () => ({
+    ANTHROPIC_API_KEY: CONFIGURED_KEY,
+    ANTHROPIC_BASE_URL: fake.url,
+    MEMVOY_SUMMARY_MAX_RETRIES: "0",
+  });
   for (const c of CASES) {
     test(`${c.name}: a 500 body and a no-JSON answer quoting it stay out of the report and summary_runs`, async () => {
       const home = tempHome();
@@ -69,7 +85,9 @@ describe("summary errors quoting a secret", () => {
         expect(second.sessions[0]!.outcome).toBe("failed");
         expect(leaks(reported)).toEqual([]);
         expect(leaks(summaryRunError(home))).toEqual([]);
-        expect(leaks(JSON.stringify(api.summary("s1"), (_k, v) => (typeof v === "bigint" ? String(v) : v)))).toEqual([]);
+        expect(leaks(JSON.stringify(api.summary("s1"), (_k, v) => (typeof v === "bigint" ? String(v) : v)))).toEqual(
+          [],
+        );
       } finally {
         api.close();
       }
@@ -109,11 +127,20 @@ test("daemon.log, --verbose stderr and daemon status carry no secret", async () 
   await daemonCli(home, ["add", "s1", "--role", "user", "--content", "hello"]);
   await daemonCli(home, ["add", "s1", "--role", "assistant", "--content", "hi"]);
   fake.respond(() => ({ status: 500, message: CASES.map((c) => c.text).join(" | ") }));
-  const env = { ANTHROPIC_API_KEY: CONFIGURED_KEY, ANTHROPIC_BASE_URL: fake.url, MEMVOY_SUMMARY_CRON: "* * * * * *", MEMVOY_SUMMARY_MAX_RETRIES: "0" };
+  const env = {
+    ANTHROPIC_API_KEY: CONFIGURED_KEY,
+    ANTHROPIC_BASE_URL: fake.url,
+    MEMVOY_SUMMARY_CRON: "* * * * * *",
+    MEMVOY_SUMMARY_MAX_RETRIES: "0",
+  };
   const d = startDaemon(home, env, ["--verbose"]);
   try {
     await waitRunning(d);
-    await waitFor(() => readFileSync(join(home, "daemon.log"), "utf8").includes("summary.fail"), 30_000, "a failed summary run");
+    await waitFor(
+      () => readFileSync(join(home, "daemon.log"), "utf8").includes("summary.fail"),
+      30_000,
+      "a failed summary run",
+    );
     const status = await daemonCli(home, ["daemon", "status"], env);
     const statusJson = await daemonCli(home, ["daemon", "status", "--json"], env);
     const summary = await daemonCli(home, ["summary", "s1", "--json"], env);
@@ -133,7 +160,10 @@ test("daemon.log, --verbose stderr and daemon status carry no secret", async () 
 test("config show masks URL userinfo and query tokens", async () => {
   const home = tempHome();
   const env = { MEMVOY_EMBEDDER_BASE_URL: "http://user:pw-Secret-99@host.example/v1?api_key=qk-Secret-42&model=x" };
-  for (const args of [["config", "show"], ["config", "show", "--json"]]) {
+  for (const args of [
+    ["config", "show"],
+    ["config", "show", "--json"],
+  ]) {
     const r = await cli(args, { home, env });
     expect(r.code).toBe(0);
     expect(r.stdout).not.toContain("pw-Secret-99");

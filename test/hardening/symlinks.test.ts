@@ -41,7 +41,11 @@ test("history.json, summary.json or the cursor as links to files outside the hom
   writeFileSync(secret, JSON.stringify([{ role: "user", content: "outside secret", sendAt: "2026-01-01T00:00:00Z" }]));
   mkdirSync(join(home, "sessions", "s1"), { recursive: true });
   symlinkSync(secret, join(home, "sessions", "s1", "history.json"));
-  for (const args of [["add", "s1", "--role", "user", "--content", "x"], ["history", "s1"], ["reset", "s1"]]) {
+  for (const args of [
+    ["add", "s1", "--role", "user", "--content", "x"],
+    ["history", "s1"],
+    ["reset", "s1"],
+  ]) {
     const r = await cli(args, { home });
     expect({ args, code: r.code }).toEqual({ args, code: 2 });
   }

@@ -27,10 +27,19 @@ describe("import aider", () => {
     expect(msgs[1]![1]).not.toContain("Applied edit");
     expect(msgs.slice(2).map((m) => m[1])).toEqual(["thanks", "You're welcome."]);
     // The header is local time; messages follow one millisecond apart.
-    expect(msgs.map((m) => m[2])).toEqual([0n, 1n, 3n, 4n].map((i) => nsToRfc3339(parseTime("2026-02-10 09:15:00")! + i * 1_000_000n)));
-    expect(sessionInfo(api, first)).toMatchObject({ source: "aider", project: repo, title: "add a --verbose flag to the cli" });
+    expect(msgs.map((m) => m[2])).toEqual(
+      [0n, 1n, 3n, 4n].map((i) => nsToRfc3339(parseTime("2026-02-10 09:15:00")! + i * 1_000_000n)),
+    );
+    expect(sessionInfo(api, first)).toMatchObject({
+      source: "aider",
+      project: repo,
+      title: "add a --verbose flag to the cli",
+    });
     const second = `aider-${shortHash(file)}-20260211-164005`;
-    expect(messagesOf(api, second).map((m) => m[1])).toEqual(["why does the test fail?", "The fixture path is relative; run it from the repo root."]);
+    expect(messagesOf(api, second).map((m) => m[1])).toEqual([
+      "why does the test fail?",
+      "The fixture path is relative; run it from the repo root.",
+    ]);
     expect((await importWith(api, "aider", [file])).messages.added).toBe(0);
     api.close();
   });
@@ -68,9 +77,19 @@ describe("import chatgpt", () => {
   test("an export zip with sharded conversations-NNN.json, stored or deflated; re-import adds nothing", async () => {
     const dir = tempHome("gpt-");
     const file = join(dir, "chatgpt-export.zip");
-    writeFileSync(file, zip({ "conversations-000.json": JSON.stringify([conversation()]), "conversations-001.json": JSON.stringify([conversation2()]), "user.json": "{}" }));
+    writeFileSync(
+      file,
+      zip({
+        "conversations-000.json": JSON.stringify([conversation()]),
+        "conversations-001.json": JSON.stringify([conversation2()]),
+        "user.json": "{}",
+      }),
+    );
     mkdirSync(join(dir, "stored"));
-    writeFileSync(join(dir, "stored", "export.zip"), zip({ "conversations.json": JSON.stringify([conversation()]) }, false));
+    writeFileSync(
+      join(dir, "stored", "export.zip"),
+      zip({ "conversations.json": JSON.stringify([conversation()]) }, false),
+    );
     const { api } = openTemp();
     const r = await importWith(api, "chatgpt", [file]);
     expect(r).toMatchObject({ sessions: 2, messages: { added: 6 } });

@@ -22,12 +22,27 @@ test("the binary imports every source and round-trips its export", async () => {
   writeOpencodeData(join(root, "xdg"));
   writeGeminiHome(join(root, "gem"));
   writeFileSync(join(root, "export.zip"), zip({ "conversations.json": JSON.stringify([conversation()]) }));
-  const env = { CLAUDE_CONFIG_DIR: join(root, "claude"), CODEX_HOME: join(root, "codex"), XDG_DATA_HOME: join(root, "xdg"), GEMINI_CLI_HOME: join(root, "gem") };
+  const env = {
+    CLAUDE_CONFIG_DIR: join(root, "claude"),
+    CODEX_HOME: join(root, "codex"),
+    XDG_DATA_HOME: join(root, "xdg"),
+    GEMINI_CLI_HOME: join(root, "gem"),
+  };
   const home = makeTempDir("memvoy-home-");
   const auto = await runBinary(bin, ["--home", home, "import", "auto", "--json"], { env, timeoutMs: 60_000 });
   expect(auto.code, auto.stderr).toBe(0);
-  const added = JSON.parse(auto.stdout).sources.map((s: { source: string; messages: { added: number } }) => [s.source, s.messages.added]);
-  expect(added).toEqual([["claude-code", 16], ["codex", 8], ["opencode", 8], ["gemini", 8], ["aider", 0], ["chatgpt", 0]]);
+  const added = JSON.parse(auto.stdout).sources.map((s: { source: string; messages: { added: number } }) => [
+    s.source,
+    s.messages.added,
+  ]);
+  expect(added).toEqual([
+    ["claude-code", 16],
+    ["codex", 8],
+    ["opencode", 8],
+    ["gemini", 8],
+    ["aider", 0],
+    ["chatgpt", 0],
+  ]);
   const gpt = await runBinary(bin, ["--home", home, "import", "chatgpt", join(root, "export.zip")]);
   expect(gpt.stdout).toContain("added 4 messages");
   const out = join(root, "all.jsonl");

@@ -2,7 +2,13 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { appendFileSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { openTemp, removeTempHomes, tempHome } from "../fixture/home.ts";
-import { CC_SESSION_A, CC_SESSION_B, CC_SESSION_C, sessionB, writeClaudeProjects } from "../fixture/import/claude-code.ts";
+import {
+  CC_SESSION_A,
+  CC_SESSION_B,
+  CC_SESSION_C,
+  sessionB,
+  writeClaudeProjects,
+} from "../fixture/import/claude-code.ts";
 import { importWith, messagesOf, sessionInfo } from "./support.ts";
 
 afterAll(removeTempHomes);
@@ -29,11 +35,19 @@ describe("import claude-code", () => {
     expect(messagesOf(api, A)).toEqual([
       ["user", "The checkout test fails one run in ten. Can you find out why?", "2026-03-01T09:00:05.000000000Z"],
       ["assistant", "Let me look at the test first.", "2026-03-01T09:00:08.000000000Z"],
-      ["assistant", "The test shares one cart id between runs. Shall I give each run its own?", "2026-03-01T09:00:30.000000000Z"],
+      [
+        "assistant",
+        "The test shares one cart id between runs. Shall I give each run its own?",
+        "2026-03-01T09:00:30.000000000Z",
+      ],
       ["user", "Yes, please fix it.", "2026-03-01T09:01:00.000000000Z"],
       ["assistant", "Done: each run now creates its own cart.", "2026-03-01T09:01:20.000000000Z"],
     ]);
-    expect(sessionInfo(api, A)).toMatchObject({ source: "claude-code", title: "Fix the flaky checkout test", project: "/home/dev/shop" });
+    expect(sessionInfo(api, A)).toMatchObject({
+      source: "claude-code",
+      title: "Fix the flaky checkout test",
+      project: "/home/dev/shop",
+    });
     expect(sessionInfo(api, A)!.parent).toBeUndefined();
 
     expect(messagesOf(api, B).map((m) => m[0])).toEqual(["user", "assistant", "assistant"]);
@@ -69,9 +83,18 @@ describe("import claude-code", () => {
     const file = join(projects, "-home-dev-api", `${CC_SESSION_B}.jsonl`);
     const turn = (uuid: string, parent: string, role: "user" | "assistant", text: string, at: string) =>
       JSON.stringify({
-        type: role, uuid, parentUuid: parent, sessionId: CC_SESSION_B, cwd: "/home/dev/api", version: "2.0.14", timestamp: at,
+        type: role,
+        uuid,
+        parentUuid: parent,
+        sessionId: CC_SESSION_B,
+        cwd: "/home/dev/api",
+        version: "2.0.14",
+        timestamp: at,
         ...(role === "assistant" ? { requestId: `req_${uuid}` } : {}),
-        message: role === "assistant" ? { id: `msg_${uuid}`, role, content: [{ type: "text", text }] } : { role, content: text },
+        message:
+          role === "assistant"
+            ? { id: `msg_${uuid}`, role, content: [{ type: "text", text }] }
+            : { role, content: text },
       });
     appendFileSync(file, turn("b-5", "b-4", "user", "and for the signup endpoint?", "2026-04-02T10:05:00.000Z") + "\n");
     const half = turn("b-6", "b-5", "assistant", "Signup is limited too.", "2026-04-02T10:05:10.000Z");
@@ -82,7 +105,11 @@ describe("import claude-code", () => {
     appendFileSync(file, half.slice(40) + "\n");
     const rest = await importWith(api, "claude-code", [projects]);
     expect(rest.messages.added).toBe(1);
-    expect(messagesOf(api, B).map((m) => m[1]).slice(-2)).toEqual(["and for the signup endpoint?", "Signup is limited too."]);
+    expect(
+      messagesOf(api, B)
+        .map((m) => m[1])
+        .slice(-2),
+    ).toEqual(["and for the signup endpoint?", "Signup is limited too."]);
     api.close();
   });
 
@@ -93,7 +120,14 @@ describe("import claude-code", () => {
     const file = join(projects, "-home-dev-api", `${CC_SESSION_B}.jsonl`);
     // Replaced by a shorter file holding the first two records plus a new turn.
     const lines = sessionB();
-    const extra = JSON.stringify({ type: "user", uuid: "b-9", parentUuid: "b-2", sessionId: CC_SESSION_B, timestamp: "2026-04-02T11:00:00.000Z", message: { role: "user", content: "one more thing" } });
+    const extra = JSON.stringify({
+      type: "user",
+      uuid: "b-9",
+      parentUuid: "b-2",
+      sessionId: CC_SESSION_B,
+      timestamp: "2026-04-02T11:00:00.000Z",
+      message: { role: "user", content: "one more thing" },
+    });
     writeFileSync(file, [lines[1], extra].join("\n") + "\n");
     const r = await importWith(api, "claude-code", [projects]);
     expect(r.messages).toMatchObject({ added: 1, existing: 1 });
@@ -128,9 +162,16 @@ describe("import --since", () => {
   test("only messages at or after the time; the file state is not moved, so a full run later finds the rest", async () => {
     const projects = writeClaudeProjects(tempHome("cc-src-"));
     const { api } = openTemp();
-    const since = await importWith(api, "claude-code", [projects], { since: BigInt(Date.parse("2026-05-01T00:00:00Z")) * 1_000_000n });
+    const since = await importWith(api, "claude-code", [projects], {
+      since: BigInt(Date.parse("2026-05-01T00:00:00Z")) * 1_000_000n,
+    });
     expect(since.messages.added).toBe(6);
-    expect(api.sessions().map((s) => s.id).sort()).toEqual([C, `${C}-agent-9f8e7d6c`]);
+    expect(
+      api
+        .sessions()
+        .map((s) => s.id)
+        .sort(),
+    ).toEqual([C, `${C}-agent-9f8e7d6c`]);
     const full = await importWith(api, "claude-code", [projects]);
     expect(full.messages).toMatchObject({ added: 10, existing: 6 });
     api.close();

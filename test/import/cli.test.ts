@@ -15,7 +15,12 @@ function sourcesEnv(): Record<string, string> {
   writeCodexHome(join(root, "codex"));
   writeOpencodeData(join(root, "xdg"));
   writeGeminiHome(join(root, "gem"));
-  return { CLAUDE_CONFIG_DIR: join(root, "claude"), CODEX_HOME: join(root, "codex"), XDG_DATA_HOME: join(root, "xdg"), GEMINI_CLI_HOME: join(root, "gem") };
+  return {
+    CLAUDE_CONFIG_DIR: join(root, "claude"),
+    CODEX_HOME: join(root, "codex"),
+    XDG_DATA_HOME: join(root, "xdg"),
+    GEMINI_CLI_HOME: join(root, "gem"),
+  };
 }
 
 describe("memvoy import / export", () => {
@@ -26,7 +31,13 @@ describe("memvoy import / export", () => {
     expect(r.code).toBe(0);
     const { sources } = JSON.parse(r.stdout);
     const by = Object.fromEntries(sources.map((s: { source: string }) => [s.source, s]));
-    expect(by["claude-code"]).toMatchObject({ note: "found", sessions: 5, messages: { added: 16 }, redacted: 1, skippedCount: 1 });
+    expect(by["claude-code"]).toMatchObject({
+      note: "found",
+      sessions: 5,
+      messages: { added: 16 },
+      redacted: 1,
+      skippedCount: 1,
+    });
     expect(by["claude-code"].skipped[0]).toMatchObject({ line: 9, reason: "not valid JSON" });
     expect(by.codex).toMatchObject({ note: "found", sessions: 3, messages: { added: 8 } });
     expect(by.opencode).toMatchObject({ note: "found", sessions: 3, messages: { added: 8 } });
@@ -40,8 +51,14 @@ describe("memvoy import / export", () => {
     const cc = JSON.parse((await cli(["sessions", "--source", "claude-code", "--json"], { home })).stdout);
     expect(cc).toHaveLength(5);
     const api = JSON.parse((await cli(["sessions", "--project", "/home/dev/api", "--json"], { home })).stdout);
-    expect(api.map((s: { id: string }) => s.id).sort()).toEqual(["cc-7a8b9c0d-2222-4e5f-9a0b-1c2d3e4f5a6b", "cc-7a8b9c0d-2222-4e5f-9a0b-1c2d3e4f5a6b-agent-a1b2c3d4"]);
-    expect(api.find((s: { parent?: string }) => s.parent)).toMatchObject({ source: "claude-code", title: "List the middleware" });
+    expect(api.map((s: { id: string }) => s.id).sort()).toEqual([
+      "cc-7a8b9c0d-2222-4e5f-9a0b-1c2d3e4f5a6b",
+      "cc-7a8b9c0d-2222-4e5f-9a0b-1c2d3e4f5a6b-agent-a1b2c3d4",
+    ]);
+    expect(api.find((s: { parent?: string }) => s.parent)).toMatchObject({
+      source: "claude-code",
+      title: "List the middleware",
+    });
     const search = JSON.parse((await cli(["search", "terser", "--json"], { home })).stdout);
     expect(search.hits.length).toBeGreaterThan(0);
   });
@@ -51,7 +68,8 @@ describe("memvoy import / export", () => {
     const home = tempHome();
     expect((await cli(["import", "auto"], { home, env })).code).toBe(0);
     // A native session with a sender and nanosecond times, and one the export must round-trip too.
-    const jsonl = '{"role":"user","content":"hello \\u2028 \\"quoted\\" 你好","sendAt":"2026-01-01T00:00:00.123456789Z","sender":"ann"}\n{"role":"assistant","content":"hi","sendAt":"2026-01-01T00:00:01Z"}\n';
+    const jsonl =
+      '{"role":"user","content":"hello \\u2028 \\"quoted\\" 你好","sendAt":"2026-01-01T00:00:00.123456789Z","sender":"ann"}\n{"role":"assistant","content":"hi","sendAt":"2026-01-01T00:00:01Z"}\n';
     expect((await cli(["add", "native", "--json"], { home, stdin: jsonl })).code).toBe(0);
     const out = join(tempHome("export-"), "all.jsonl");
     const e1 = await cli(["export", "--all", "--output", out, "--json"], { home });
@@ -59,9 +77,20 @@ describe("memvoy import / export", () => {
     expect(JSON.parse(e1.stdout)).toMatchObject({ output: out, sessions: 15, messages: 42 });
     expect(statSync(out).mode & 0o777).toBe(0o600);
     const first = readFileSync(out, "utf8");
-    const lines = first.trimEnd().split("\n").map((l) => JSON.parse(l));
-    expect(lines[0]).toMatchObject({ type: "session", id: "cc-5f0c1a2b-1111-4c3d-8e9f-0a1b2c3d4e5f", source: "claude-code" });
-    expect(lines.find((l) => l.session === "native")).toMatchObject({ role: "user", sender: "ann", sendAt: "2026-01-01T00:00:00.123456789Z" });
+    const lines = first
+      .trimEnd()
+      .split("\n")
+      .map((l) => JSON.parse(l));
+    expect(lines[0]).toMatchObject({
+      type: "session",
+      id: "cc-5f0c1a2b-1111-4c3d-8e9f-0a1b2c3d4e5f",
+      source: "claude-code",
+    });
+    expect(lines.find((l) => l.session === "native")).toMatchObject({
+      role: "user",
+      sender: "ann",
+      sendAt: "2026-01-01T00:00:00.123456789Z",
+    });
 
     const empty = tempHome();
     const imp = await cli(["import", "jsonl", out, "--json"], { home: empty });
@@ -70,7 +99,9 @@ describe("memvoy import / export", () => {
     const e2 = await cli(["export", "--all"], { home: empty });
     expect(e2.stdout).toBe(first);
     // Importing the same file again adds nothing.
-    expect(JSON.parse((await cli(["import", "jsonl", out, "--json"], { home: empty })).stdout).sources[0].messages.added).toBe(0);
+    expect(
+      JSON.parse((await cli(["import", "jsonl", out, "--json"], { home: empty })).stdout).sources[0].messages.added,
+    ).toBe(0);
 
     // A failing export leaves an existing --output file untouched.
     writeFileSync(out, "keep me");
@@ -79,8 +110,15 @@ describe("memvoy import / export", () => {
     expect(readFileSync(out, "utf8")).toBe("keep me");
     const md = await cli(["export", "native", "--format", "md"], { home });
     expect(md.stdout).toContain("## user (ann) · 2026-01-01T00:00:00.123456789Z");
-    const since = await cli(["export", "--all", "--since", "2026-08-01T07:02:00Z", "--until", "2026-08-01T07:02:01Z"], { home });
-    expect(since.stdout.trimEnd().split("\n").map((l) => JSON.parse(l).type)).toEqual(["session", "message"]);
+    const since = await cli(["export", "--all", "--since", "2026-08-01T07:02:00Z", "--until", "2026-08-01T07:02:01Z"], {
+      home,
+    });
+    expect(
+      since.stdout
+        .trimEnd()
+        .split("\n")
+        .map((l) => JSON.parse(l).type),
+    ).toEqual(["session", "message"]);
   });
 
   test("usage errors exit 2; a failed file exits 1 after the rest is imported; --dry-run writes nothing", async () => {
@@ -98,7 +136,9 @@ describe("memvoy import / export", () => {
     writeFileSync(join(projects, "x", "garbage.jsonl"), "lorem ipsum\n");
     const dry = await cli(["import", "claude-code", projects, "--dry-run"], { home });
     expect(dry.stdout).toContain("would add 16 messages");
-    expect(existsSync(join(home, "sessions")) ? JSON.parse((await cli(["sessions", "--json"], { home })).stdout) : []).toEqual([]);
+    expect(
+      existsSync(join(home, "sessions")) ? JSON.parse((await cli(["sessions", "--json"], { home })).stdout) : [],
+    ).toEqual([]);
     const r = await cli(["import", "claude-code", projects], { home });
     expect(r.code).toBe(1);
     expect(r.stdout).toContain("added 16 messages");

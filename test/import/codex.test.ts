@@ -21,7 +21,11 @@ describe("import codex", () => {
       ["user", "free the port then", "2026-06-10T12:01:00.000000000Z"],
       ["assistant", "Port 8080 is free; `make test` passes.", "2026-06-10T12:01:30.000000000Z"],
     ]);
-    expect(sessionInfo(api, `codex-${CODEX_ID}`)).toMatchObject({ source: "codex", project: "/home/dev/cli", title: "why does `make test` hang?" });
+    expect(sessionInfo(api, `codex-${CODEX_ID}`)).toMatchObject({
+      source: "codex",
+      project: "/home/dev/cli",
+      title: "why does `make test` hang?",
+    });
     expect(messagesOf(api, `codex-${CODEX_OLD_ID}`)).toEqual([
       ["user", "rename foo to bar", "2025-09-01T08:00:01.000000000Z"],
       ["assistant", "Renamed in 3 files.", "2025-09-01T08:00:05.000000000Z"],
@@ -38,16 +42,35 @@ describe("import codex", () => {
     await importWith(api, "codex", [join(home, "sessions")]);
     const july = join(home, "sessions", "2026", "07", "01");
     const zst = join(july, readdirSync(july)[0]!);
-    const more = [...zstRollout(), JSON.stringify({ timestamp: "2026-07-01T09:00:09.000Z", type: "event_msg", payload: { type: "user_message", message: "and now?" } })];
+    const more = [
+      ...zstRollout(),
+      JSON.stringify({
+        timestamp: "2026-07-01T09:00:09.000Z",
+        type: "event_msg",
+        payload: { type: "user_message", message: "and now?" },
+      }),
+    ];
     writeFileSync(zst, Bun.zstdCompressSync(Buffer.from(more.join("\n") + "\n")));
     const r = await importWith(api, "codex", [join(home, "sessions")]);
     expect(r.messages).toMatchObject({ added: 1, existing: 2 });
     // The same rollout decompressed beside it: the plain file is read, the .zst no longer listed; same ids.
     writeFileSync(zst.slice(0, -4), more.join("\n") + "\n");
-    appendFileSync(zst.slice(0, -4), JSON.stringify({ timestamp: "2026-07-01T09:00:10.000Z", type: "event_msg", payload: { type: "agent_message", message: "Still here." } }) + "\n");
+    appendFileSync(
+      zst.slice(0, -4),
+      JSON.stringify({
+        timestamp: "2026-07-01T09:00:10.000Z",
+        type: "event_msg",
+        payload: { type: "agent_message", message: "Still here." },
+      }) + "\n",
+    );
     const plain = await importWith(api, "codex", [join(home, "sessions")]);
     expect(plain.messages).toMatchObject({ added: 1, existing: 3 });
-    expect(messagesOf(api, `codex-${CODEX_ZST_ID}`).map((m) => m[1])).toEqual(["is this compressed?", "Yes, zstd.", "and now?", "Still here."]);
+    expect(messagesOf(api, `codex-${CODEX_ZST_ID}`).map((m) => m[1])).toEqual([
+      "is this compressed?",
+      "Yes, zstd.",
+      "and now?",
+      "Still here.",
+    ]);
     api.close();
   });
 

@@ -6,7 +6,6 @@ import { importWith, messagesOf, sessionInfo } from "./support.ts";
 
 afterAll(removeTempHomes);
 
-
 describe("import gemini", () => {
   test("JSONL chats replay upserts, $rewindTo and $set exactly; legacy JSON chats; sub-agent chats name their parent", async () => {
     const { home } = writeGeminiHome(tempHome("gem-src-"));
@@ -21,7 +20,10 @@ describe("import gemini", () => {
       ["assistant", "node (pid 4242), the dev server.", "2026-08-01T07:02:03.000000000Z"],
     ]);
     expect(sessionInfo(api, `gem-${GEM_ID}`)).toMatchObject({ source: "gemini", title: "Open ports on the dev box" });
-    expect(messagesOf(api, `gem-${GEM_LEGACY_ID}`).map((m) => m[1])).toEqual(["explain the Makefile", "It builds, tests and packages."]);
+    expect(messagesOf(api, `gem-${GEM_LEGACY_ID}`).map((m) => m[1])).toEqual([
+      "explain the Makefile",
+      "It builds, tests and packages.",
+    ]);
     expect(sessionInfo(api, `gem-${GEM_LEGACY_ID}`)!.title).toBe("explain the Makefile");
     expect(sessionInfo(api, `gem-${GEM_SUB_ID}`)).toMatchObject({ parent: `gem-${GEM_ID}`, project: "/home/dev/box" });
     expect((await importWith(api, "gemini", [], { env: { GEMINI_CLI_HOME: home } })).messages.added).toBe(0);
@@ -32,10 +34,20 @@ describe("import gemini", () => {
     const { home, chatFile } = writeGeminiHome(tempHome("gem-src-"));
     const { api } = openTemp();
     await importWith(api, "gemini", [], { env: { GEMINI_CLI_HOME: home } });
-    appendFileSync(chatFile, JSON.stringify({ $rewindTo: "m6" }) + "\n" + JSON.stringify({ id: "m9", timestamp: "2026-08-01T07:03:00.000Z", type: "user", content: "never mind" }) + "\n");
+    appendFileSync(
+      chatFile,
+      JSON.stringify({ $rewindTo: "m6" }) +
+        "\n" +
+        JSON.stringify({ id: "m9", timestamp: "2026-08-01T07:03:00.000Z", type: "user", content: "never mind" }) +
+        "\n",
+    );
     const r = await importWith(api, "gemini", [], { env: { GEMINI_CLI_HOME: home } });
     expect(r.messages).toMatchObject({ added: 1, removed: 2 });
-    expect(messagesOf(api, `gem-${GEM_ID}`).map((m) => m[1])).toEqual(["list the open ports", "Ports 22 and 8080 are open.", "never mind"]);
+    expect(messagesOf(api, `gem-${GEM_ID}`).map((m) => m[1])).toEqual([
+      "list the open ports",
+      "Ports 22 and 8080 are open.",
+      "never mind",
+    ]);
     // The removal is kept: the next pass brings nothing back.
     expect((await importWith(api, "gemini", [chatFile])).messages.added).toBe(0);
     api.close();

@@ -15,11 +15,33 @@ describe("import jsonl", () => {
       file,
       [
         JSON.stringify({ type: "session", id: "cc-x", source: "claude-code", title: "T", project: "/p" }),
-        JSON.stringify({ type: "message", id: "01KJMA0MG8VAKDWNJJK26GKTH6", session: "cc-x", role: "user", content: `key ${token}`, sendAt: "2026-03-01T09:00:05.123456789Z" }),
+        JSON.stringify({
+          type: "message",
+          id: "01KJMA0MG8VAKDWNJJK26GKTH6",
+          session: "cc-x",
+          role: "user",
+          content: `key ${token}`,
+          sendAt: "2026-03-01T09:00:05.123456789Z",
+        }),
         "{oops",
-        JSON.stringify({ type: "message", id: "01KJMA0MG8VAKDWNJJK26GKTH7", session: "cc-x", role: "robot", content: "x", sendAt: "2026-03-01T09:00:06Z" }),
+        JSON.stringify({
+          type: "message",
+          id: "01KJMA0MG8VAKDWNJJK26GKTH7",
+          session: "cc-x",
+          role: "robot",
+          content: "x",
+          sendAt: "2026-03-01T09:00:06Z",
+        }),
         JSON.stringify({ type: "summary", text: "not ours" }),
-        JSON.stringify({ type: "message", id: "01KJMA0MG8VAKDWNJJK26GKTH8", session: "cc-x", role: "assistant", content: "ok", sendAt: "2026-03-01T09:00:07Z", sender: "bot" }),
+        JSON.stringify({
+          type: "message",
+          id: "01KJMA0MG8VAKDWNJJK26GKTH8",
+          session: "cc-x",
+          role: "assistant",
+          content: "ok",
+          sendAt: "2026-03-01T09:00:07Z",
+          sender: "bot",
+        }),
       ].join("\n") + "\n",
     );
     const { api } = openTemp();

@@ -1,13 +1,30 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { appendFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { cleanup, cli, startDaemon, tempHome, waitFor, waitRunning, repoRoot, baseEnv } from "../fixture/daemon-process.ts";
+import {
+  cleanup,
+  cli,
+  startDaemon,
+  tempHome,
+  waitFor,
+  waitRunning,
+  repoRoot,
+  baseEnv,
+} from "../fixture/daemon-process.ts";
 import { CC_SESSION_B, writeClaudeProjects } from "../fixture/import/claude-code.ts";
 
 afterAll(cleanup);
 
 const turn = (uuid: string, parent: string, text: string) =>
-  JSON.stringify({ type: "user", uuid, parentUuid: parent, sessionId: CC_SESSION_B, cwd: "/home/dev/api", timestamp: new Date().toISOString(), message: { role: "user", content: text } }) + "\n";
+  JSON.stringify({
+    type: "user",
+    uuid,
+    parentUuid: parent,
+    sessionId: CC_SESSION_B,
+    cwd: "/home/dev/api",
+    timestamp: new Date().toISOString(),
+    message: { role: "user", content: text },
+  }) + "\n";
 
 async function found(home: string, word: string): Promise<boolean> {
   const r = await cli(home, ["search", word, "--json"]);
@@ -37,17 +54,36 @@ describe("live capture", () => {
     const src = tempHome();
     const projects = writeClaudeProjects(src);
     const home = tempHome();
-    const proc = Bun.spawn(["bun", join(repoRoot, "src/index.ts"), "--home", home, "import", "claude-code", projects, "--watch", "--interval", "1", "--json"], {
-      env: baseEnv(),
-      stdout: "pipe",
-      stderr: "pipe",
-    });
+    const proc = Bun.spawn(
+      [
+        "bun",
+        join(repoRoot, "src/index.ts"),
+        "--home",
+        home,
+        "import",
+        "claude-code",
+        projects,
+        "--watch",
+        "--interval",
+        "1",
+        "--json",
+      ],
+      {
+        env: baseEnv(),
+        stdout: "pipe",
+        stderr: "pipe",
+      },
+    );
     let out = "";
     const decoder = new TextDecoder();
     void (async () => {
       for await (const chunk of proc.stdout) out += decoder.decode(chunk, { stream: true });
     })();
-    const passes = () => out.split("\n").filter((l) => l.trim() !== "").map((l) => JSON.parse(l) as { sources: { messages: { added: number } }[] });
+    const passes = () =>
+      out
+        .split("\n")
+        .filter((l) => l.trim() !== "")
+        .map((l) => JSON.parse(l) as { sources: { messages: { added: number } }[] });
     await waitFor(() => passes().length >= 1, 30_000, "the first pass");
     expect(passes()[0]!.sources[0]!.messages.added).toBe(16);
     appendFileSync(join(projects, "-home-dev-api", `${CC_SESSION_B}.jsonl`), turn("b-w", "b-4", "watch this"));

@@ -31,7 +31,11 @@ describe("import opencode", () => {
       ["user", "remove the second one", "2026-09-01T14:00:30.000000000Z"],
       ["assistant", "Removed; the build takes 90 s.", "2026-09-01T14:00:32.000000000Z"],
     ]);
-    expect(sessionInfo(api, "oc-ses_main01")).toMatchObject({ source: "opencode", title: "Speed up the build", project: "/home/dev/web" });
+    expect(sessionInfo(api, "oc-ses_main01")).toMatchObject({
+      source: "opencode",
+      title: "Speed up the build",
+      project: "/home/dev/web",
+    });
     expect(sessionInfo(api, "oc-ses_child01")).toMatchObject({ parent: "oc-ses_main01", messages: 2 });
     expect(messagesOf(api, "oc-ses_legacy1")).toEqual([
       ["user", "can this run on Bun?", "2025-11-05T09:00:01.000000000Z"],
@@ -45,23 +49,59 @@ describe("import opencode", () => {
     // A new message is picked up (the database changed).
     const db = new Database(join(dir, "opencode.db"));
     const at = Date.UTC(2026, 8, 1, 15, 0, 0);
-    db.run("INSERT INTO message VALUES (?, ?, ?, ?, ?)", ["msg_006", "ses_main01", at, at, JSON.stringify({ role: "user", time: { created: at } })]);
-    db.run("INSERT INTO part VALUES (?, ?, ?, ?, ?, ?)", ["prt_006", "msg_006", "ses_main01", at, at, JSON.stringify({ type: "text", text: "thanks" })]);
+    db.run("INSERT INTO message VALUES (?, ?, ?, ?, ?)", [
+      "msg_006",
+      "ses_main01",
+      at,
+      at,
+      JSON.stringify({ role: "user", time: { created: at } }),
+    ]);
+    db.run("INSERT INTO part VALUES (?, ?, ?, ?, ?, ?)", [
+      "prt_006",
+      "msg_006",
+      "ses_main01",
+      at,
+      at,
+      JSON.stringify({ type: "text", text: "thanks" }),
+    ]);
     db.close();
     // An answer still being written (no completion time) waits; once completed it is picked up.
     db2(dir, (d) => {
-      d.run("INSERT INTO message VALUES (?, ?, ?, ?, ?)", ["msg_007", "ses_main01", at + 1000, at + 1000, JSON.stringify({ role: "assistant", time: { created: at + 1000 } })]);
-      d.run("INSERT INTO part VALUES (?, ?, ?, ?, ?, ?)", ["prt_007", "msg_007", "ses_main01", at + 1000, at + 1000, JSON.stringify({ type: "text", text: "You're wel" })]);
+      d.run("INSERT INTO message VALUES (?, ?, ?, ?, ?)", [
+        "msg_007",
+        "ses_main01",
+        at + 1000,
+        at + 1000,
+        JSON.stringify({ role: "assistant", time: { created: at + 1000 } }),
+      ]);
+      d.run("INSERT INTO part VALUES (?, ?, ?, ?, ?, ?)", [
+        "prt_007",
+        "msg_007",
+        "ses_main01",
+        at + 1000,
+        at + 1000,
+        JSON.stringify({ type: "text", text: "You're wel" }),
+      ]);
     });
     const inc = await importWith(api, "opencode", [], { env: { XDG_DATA_HOME: xdg } });
     expect(inc.messages).toMatchObject({ added: 1 });
     db2(dir, (d) => {
-      d.run("UPDATE part SET data = ?, time_updated = ? WHERE id = 'prt_007'", [JSON.stringify({ type: "text", text: "You're welcome." }), at + 3000]);
-      d.run("UPDATE message SET data = ?, time_updated = ? WHERE id = 'msg_007'", [JSON.stringify({ role: "assistant", time: { created: at + 1000, completed: at + 3000 } }), at + 3000]);
+      d.run("UPDATE part SET data = ?, time_updated = ? WHERE id = 'prt_007'", [
+        JSON.stringify({ type: "text", text: "You're welcome." }),
+        at + 3000,
+      ]);
+      d.run("UPDATE message SET data = ?, time_updated = ? WHERE id = 'msg_007'", [
+        JSON.stringify({ role: "assistant", time: { created: at + 1000, completed: at + 3000 } }),
+        at + 3000,
+      ]);
     });
     const done = await importWith(api, "opencode", [], { env: { XDG_DATA_HOME: xdg } });
     expect(done.messages.added).toBe(1);
-    expect(messagesOf(api, "oc-ses_main01").slice(-2).map((m) => m[1])).toEqual(["thanks", "You're welcome."]);
+    expect(
+      messagesOf(api, "oc-ses_main01")
+        .slice(-2)
+        .map((m) => m[1]),
+    ).toEqual(["thanks", "You're welcome."]);
     api.close();
   });
 

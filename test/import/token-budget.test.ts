@@ -19,7 +19,8 @@ describe("daily token budget", () => {
     writeFileSync(join(home, "config.toml"), "[summary]\ndaily_token_budget = 1\n");
     const env = { ANTHROPIC_API_KEY: fake.apiKey, ANTHROPIC_BASE_URL: fake.url };
     for (const s of ["s1", "s2"]) {
-      const jsonl = '{"role":"user","content":"shall we use Postgres?"}\n{"role":"assistant","content":"Yes, Postgres."}\n';
+      const jsonl =
+        '{"role":"user","content":"shall we use Postgres?"}\n{"role":"assistant","content":"Yes, Postgres."}\n';
       expect((await cli(["add", s], { home, stdin: jsonl })).code).toBe(0);
     }
     fake.respond(() => summaryStep({ key_decisions: ["Do: use Postgres"], current_discussion: current("database") }));
@@ -34,7 +35,12 @@ describe("daily token budget", () => {
     const u = JSON.parse((await cli(["usage", "--json"], { home })).stdout);
     expect(u.budget).toMatchObject({ budget: 1, spent: true });
     expect(u.rows).toHaveLength(1);
-    expect(u.rows[0]).toMatchObject({ calls: 1, session: expect.stringMatching(/^s[12]$/), inputTokens: fake.inputTokens, outputTokens: fake.outputTokens });
+    expect(u.rows[0]).toMatchObject({
+      calls: 1,
+      session: expect.stringMatching(/^s[12]$/),
+      inputTokens: fake.inputTokens,
+      outputTokens: fake.outputTokens,
+    });
     const text = await cli(["usage"], { home });
     expect(text.stdout).toContain("budget spent");
   });

@@ -14,24 +14,46 @@ const stops: (() => void)[] = [];
 afterEach(() => stops.splice(0).forEach((s) => s()));
 
 async function probed(home: string, args: string[]): Promise<{ code: number; stderr: string }> {
-  const proc = Bun.spawn(["bun", "--preload", join(import.meta.dir, "../fixture/lance-probe.ts"), join(repoRoot, "src/index.ts"), "--home", home, ...args], {
-    cwd: tmpdir(),
-    env: { PATH: process.env.PATH!, HOME: tmpdir(), TZ: "UTC" },
-    stdout: "ignore",
-    stderr: "pipe",
-  });
+  const proc = Bun.spawn(
+    [
+      "bun",
+      "--preload",
+      join(import.meta.dir, "../fixture/lance-probe.ts"),
+      join(repoRoot, "src/index.ts"),
+      "--home",
+      home,
+      ...args,
+    ],
+    {
+      cwd: tmpdir(),
+      env: { PATH: process.env.PATH!, HOME: tmpdir(), TZ: "UTC" },
+      stdout: "ignore",
+      stderr: "pipe",
+    },
+  );
   const [stderr, code] = await Promise.all([new Response(proc.stderr).text(), proc.exited]);
   return { code, stderr };
 }
 
 test("add and keyword search never load LanceDB; the detached drain embeds what add wrote", async () => {
   const home = tempHome();
-  const add = await probed(home, ["add", "s", "--role", "user", "--content", "the staging database password rotated today"]);
+  const add = await probed(home, [
+    "add",
+    "s",
+    "--role",
+    "user",
+    "--content",
+    "the staging database password rotated today",
+  ]);
   expect(add.code).toBe(0);
   expect(add.stderr).toContain("lancedb-loaded=false");
   const kw = await probed(home, ["search", "password"]);
   expect(kw.stderr).toContain("lancedb-loaded=false");
-  await waitFor(async () => queueSize(home) === 0 && (await vectorIds(home)).length === 1, 30_000, "the background drain");
+  await waitFor(
+    async () => queueSize(home) === 0 && (await vectorIds(home)).length === 1,
+    30_000,
+    "the background drain",
+  );
   expect(await vectorIds(home)).toEqual(recentIds(home));
   const sem = await probed(home, ["search", "credentials changed", "--match", "semantic"]);
   expect(sem.stderr).toContain("lancedb-loaded=true");
@@ -39,11 +61,19 @@ test("add and keyword search never load LanceDB; the detached drain embeds what 
 
 test("search --match semantic --json: source, score, rank and the expanded context", async () => {
   const home = tempHome();
-  const jsonl = ["good morning", "can you check the nightly backup job", "it failed on the s3 upload step", "thanks, retrying now"]
+  const jsonl = [
+    "good morning",
+    "can you check the nightly backup job",
+    "it failed on the s3 upload step",
+    "thanks, retrying now",
+  ]
     .map((content, i) => JSON.stringify({ role: i % 2 ? "assistant" : "user", content }))
     .join("\n");
   expect((await cli(["add", "s"], { home, stdin: jsonl })).code).toBe(0);
-  const r = await cli(["search", "the s3 upload step failed", "--match", "semantic", "--session", "s", "--limit", "1", "--json"], { home });
+  const r = await cli(
+    ["search", "the s3 upload step failed", "--match", "semantic", "--session", "s", "--limit", "1", "--json"],
+    { home },
+  );
   expect(r.code, r.stderr).toBe(0);
   const out = JSON.parse(r.stdout);
   expect(out.notIndexed).toBe(0);
@@ -78,9 +108,14 @@ test("reindex: Ctrl-C stops it (exit 130), running it again resumes and complete
     server.stop(true);
   });
   const home = tempHome();
-  writeFileSync(join(home, "config.toml"), `[embedder]\nprovider = "openai"\nbase_url = "http://127.0.0.1:${server.port}"\nmodel = "m"\ndimensions = 8\nbatch_size = 2\n`);
+  writeFileSync(
+    join(home, "config.toml"),
+    `[embedder]\nprovider = "openai"\nbase_url = "http://127.0.0.1:${server.port}"\nmodel = "m"\ndimensions = 8\nbatch_size = 2\n`,
+  );
   const env = { OPENAI_API_KEY: "sk-fake" };
-  const jsonl = Array.from({ length: 24 }, (_, i) => JSON.stringify({ role: i % 2 ? "assistant" : "user", content: `line ${i}` })).join("\n");
+  const jsonl = Array.from({ length: 24 }, (_, i) =>
+    JSON.stringify({ role: i % 2 ? "assistant" : "user", content: `line ${i}` }),
+  ).join("\n");
   expect((await cli(["add", "s"], { home, stdin: jsonl, env })).code).toBe(0);
 
   const proc = Bun.spawn(["bun", join(repoRoot, "src/index.ts"), "--home", home, "reindex"], {
@@ -99,16 +134,27 @@ test("reindex: Ctrl-C stops it (exit 130), running it again resumes and complete
 
   const again = await cli(["reindex", "--json"], { home, env });
   expect(again.code, again.stderr).toBe(0);
-  expect(JSON.parse(again.stdout)).toMatchObject({ embedder: "openai:m:8", embedded: 16, remaining: 0, resumed: true, error: null });
+  expect(JSON.parse(again.stdout)).toMatchObject({
+    embedder: "openai:m:8",
+    embedded: 16,
+    remaining: 0,
+    resumed: true,
+    error: null,
+  });
   expect(await vectorIds(home, "openai:m:8")).toEqual(recentIds(home));
 });
 
 test("the progress bar redraws one line", () => {
   let out = "";
-  const bar = progressBar({ write: (s: string) => {
-      out += s;
-      return true;
-    } } as unknown as NodeJS.WriteStream, 10);
+  const bar = progressBar(
+    {
+      write: (s: string) => {
+        out += s;
+        return true;
+      },
+    } as unknown as NodeJS.WriteStream,
+    10,
+  );
   bar.update(0, 4);
   bar.update(4, 4);
   bar.done();

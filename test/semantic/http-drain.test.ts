@@ -10,7 +10,16 @@ afterEach(() => stops.splice(0).forEach((s) => s()));
 
 const KEY = "sk-fake-key-for-tests";
 function httpHome(url: string, extra: Record<string, unknown> = {}) {
-  const cfg = config({ embedder: { provider: "openai", base_url: `${url}/v1`, model: "fake-embed", dimensions: 8, max_retries: 2, ...extra } });
+  const cfg = config({
+    embedder: {
+      provider: "openai",
+      base_url: `${url}/v1`,
+      model: "fake-embed",
+      dimensions: 8,
+      max_retries: 2,
+      ...extra,
+    },
+  });
   return openTemp({ drain: "off", config: cfg, env: { OPENAI_API_KEY: KEY } });
 }
 const ID = "openai:fake-embed:8";
@@ -20,7 +29,10 @@ describe("drain with an HTTP embedder", () => {
     const f = startFakeEmbeddings([{ status: 429, headers: { "retry-after": "0" }, body: "{}" }], { body: okBody(8) });
     stops.push(f.stop);
     const { home, api } = httpHome(f.url);
-    api.add("s", [{ role: "user", content: "alpha" }, { role: "assistant", content: "beta" }]);
+    api.add("s", [
+      { role: "user", content: "alpha" },
+      { role: "assistant", content: "beta" },
+    ]);
     const r = await api.drainEmbeddings();
     expect(r).toMatchObject({ embedded: 2, failed: 0, remaining: 0 });
     expect(f.seen).toHaveLength(2);
@@ -33,14 +45,21 @@ describe("drain with an HTTP embedder", () => {
     const f = startFakeEmbeddings([], { body: JSON.stringify({ data: [{ index: 0, embedding: [1, 2, 3] }] }) });
     stops.push(f.stop);
     const { home, api } = httpHome(f.url);
-    api.add("s", [{ role: "user", content: "gamma" }, { role: "assistant", content: "delta" }]);
+    api.add("s", [
+      { role: "user", content: "gamma" },
+      { role: "assistant", content: "delta" },
+    ]);
     const r = await api.drainEmbeddings();
     expect(r.embedded).toBe(0);
     expect(r.failed).toBe(2);
     expect(r.remaining).toBe(2);
     expect(r.error).toContain("malformed response: 1 embeddings for 2 inputs");
     const db = sqlite(home);
-    const rows = db.query("SELECT attempts, last_error, next_try_at FROM embed_queue").all() as { attempts: bigint; last_error: string; next_try_at: bigint }[];
+    const rows = db.query("SELECT attempts, last_error, next_try_at FROM embed_queue").all() as {
+      attempts: bigint;
+      last_error: string;
+      next_try_at: bigint;
+    }[];
     db.close();
     expect(rows).toHaveLength(2);
     for (const row of rows) {
@@ -103,7 +122,9 @@ describe("drain with an HTTP embedder", () => {
     expect(String(err.message)).toMatch(/^cannot reach openai embeddings/);
     const h = await api.search({ query: "deploy keys", match: "hybrid" });
     expect(h.hits.map((x) => x.message.content)).toEqual(["where are the deploy keys"]);
-    expect(h.notes[0]).toMatch(/^semantic side unavailable \(cannot reach openai embeddings .*\): keyword results only$/);
+    expect(h.notes[0]).toMatch(
+      /^semantic side unavailable \(cannot reach openai embeddings .*\): keyword results only$/,
+    );
     api.close();
   });
 

@@ -18,7 +18,13 @@ test("after an embedder change search says a reindex is needed; reindex rebuilds
   const f = startFakeEmbeddings([], { body: okBody(8) });
   stops.push(f.stop);
   const { home, api } = openTemp({ drain: "off" });
-  api.add("s", ["the build is red", "which test fails?", "the login test times out"].map((content, i) => ({ role: i % 2 ? ("assistant" as const) : ("user" as const), content })));
+  api.add(
+    "s",
+    ["the build is red", "which test fails?", "the login test times out"].map((content, i) => ({
+      role: i % 2 ? ("assistant" as const) : ("user" as const),
+      content,
+    })),
+  );
   await api.drainEmbeddings();
   expect(await tableIds(home)).toEqual([BUILTIN_ID]);
   api.close();
@@ -27,7 +33,9 @@ test("after an embedder change search says a reindex is needed; reindex rebuilds
   const before = await other.search({ query: "login test", match: "semantic" });
   expect(before.reindexNeeded).toBe(true);
   expect(before.hits).toEqual([]);
-  expect(before.notes).toContain(`the configured embedder is ${FAKE_ID} (stored vectors come from ${BUILTIN_ID}): run memvoy reindex`);
+  expect(before.notes).toContain(
+    `the configured embedder is ${FAKE_ID} (stored vectors come from ${BUILTIN_ID}): run memvoy reindex`,
+  );
   const r = await other.reindex();
   expect(r).toMatchObject({ embedderId: FAKE_ID, embedded: 3, remaining: 0, resumed: false, dropped: [BUILTIN_ID] });
   expect(await tableIds(home)).toEqual([FAKE_ID]);
@@ -50,11 +58,18 @@ test("an interrupted reindex resumes without redoing what was embedded", async (
   const f = startFakeEmbeddings([], { body: okBody(8) });
   stops.push(f.stop);
   const { home, api } = openTemp({ drain: "off", config: fakeConfig(f.url, 2), env });
-  api.add("s", Array.from({ length: 20 }, (_, i) => ({ role: i % 2 ? ("assistant" as const) : ("user" as const), content: `note ${i}` })));
+  api.add(
+    "s",
+    Array.from({ length: 20 }, (_, i) => ({
+      role: i % 2 ? ("assistant" as const) : ("user" as const),
+      content: `note ${i}`,
+    })),
+  );
   const abort = new AbortController();
-  const first = await api
-    .reindex({ signal: abort.signal, onProgress: (done) => done >= 8 && abort.abort() })
-    .then(() => "finished", (e) => e);
+  const first = await api.reindex({ signal: abort.signal, onProgress: (done) => done >= 8 && abort.abort() }).then(
+    () => "finished",
+    (e) => e,
+  );
   expect(first).not.toBe("finished");
   expect((await vectorIds(home, FAKE_ID)).length).toBe(8);
   const sent = f.seen.length;

@@ -25,7 +25,10 @@ const TOPICS = [
 
 function seeded(limits: Record<string, unknown> = {}) {
   const t = openTemp({ drain: "off", config: config({ limits }) });
-  const ids = t.api.add("s", TOPICS.map((content, i) => ({ role: i % 2 ? ("assistant" as const) : ("user" as const), content }))).ids;
+  const ids = t.api.add(
+    "s",
+    TOPICS.map((content, i) => ({ role: i % 2 ? ("assistant" as const) : ("user" as const), content })),
+  ).ids;
   return { ...t, ids };
 }
 
@@ -75,8 +78,16 @@ describe("semantic search", () => {
   test("the time range is honoured", async () => {
     const { api } = openTemp({ drain: "off" });
     const now = BigInt(Date.now()) * 1_000_000n;
-    const old = api.add("s", { role: "user", content: "the heating in the office is broken again", sendAt: nsToRfc3339(now - 40n * NS_PER_DAY) }).ids[0];
-    const fresh = api.add("s", { role: "user", content: "the office heating is broken again today", sendAt: nsToRfc3339(now - 2n * NS_PER_DAY) }).ids[0];
+    const old = api.add("s", {
+      role: "user",
+      content: "the heating in the office is broken again",
+      sendAt: nsToRfc3339(now - 40n * NS_PER_DAY),
+    }).ids[0];
+    const fresh = api.add("s", {
+      role: "user",
+      content: "the office heating is broken again today",
+      sendAt: nsToRfc3339(now - 2n * NS_PER_DAY),
+    }).ids[0];
     await api.drainEmbeddings();
     const week = await api.search({ query: "office heating broken", match: "semantic", range: "7d" });
     expect(week.hits.map((h) => h.message.id)).toEqual([fresh!]);
@@ -116,7 +127,11 @@ describe("hybrid search", () => {
   test("finds what only keyword finds (archive tier) and what only semantic finds (a paraphrase)", async () => {
     const { api } = openTemp({ drain: "off", config: config({ limits: { max_history_bytes: 4096 } }) });
     const archived = api.add("s", { role: "user", content: "the wifi password is zanzibar42" }).ids[0];
-    for (let i = 0; i < 30; i++) api.add("s", { role: i % 2 ? "user" : "assistant", content: `filler turn ${i} about nothing in particular, ${"blah ".repeat(20)}` });
+    for (let i = 0; i < 30; i++)
+      api.add("s", {
+        role: i % 2 ? "user" : "assistant",
+        content: `filler turn ${i} about nothing in particular, ${"blah ".repeat(20)}`,
+      });
     const para = api.add("s", { role: "user", content: "my puppy has been ill since yesterday" }).ids[0];
     await api.drainEmbeddings();
 
@@ -137,8 +152,13 @@ describe("hybrid search", () => {
 });
 
 test("a participant named in the query becomes a sender preference", () => {
-  expect(queryFocus("What did Caroline research?", ["Caroline", "Melanie"])).toEqual({ text: "What did research?", sender: "Caroline" });
-  expect(queryFocus("When did Caroline's sister visit Melanie?", ["Caroline", "Melanie"])).toEqual({ text: "When did sister visit ?" });
+  expect(queryFocus("What did Caroline research?", ["Caroline", "Melanie"])).toEqual({
+    text: "What did research?",
+    sender: "Caroline",
+  });
+  expect(queryFocus("When did Caroline's sister visit Melanie?", ["Caroline", "Melanie"])).toEqual({
+    text: "When did sister visit ?",
+  });
   expect(queryFocus("Caroline", ["Caroline"])).toEqual({ text: "Caroline", sender: "Caroline" });
   expect(queryFocus("carolines research", ["Caroline"])).toEqual({ text: "carolines research" });
 });

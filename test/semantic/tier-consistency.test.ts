@@ -9,7 +9,10 @@ import { config, contextFor, queueSize, recentIds, vectorIds } from "../fixture/
 
 afterAll(removeTempHomes);
 
-const say = (i: number) => ({ role: i % 2 ? ("assistant" as const) : ("user" as const), content: `message number ${i}: ${"lorem ipsum ".repeat(8)}` });
+const say = (i: number) => ({
+  role: i % 2 ? ("assistant" as const) : ("user" as const),
+  content: `message number ${i}: ${"lorem ipsum ".repeat(8)}`,
+});
 
 describe("tier consistency", () => {
   test("after add and a drain every recent message has exactly one vector", async () => {
@@ -36,7 +39,10 @@ describe("tier consistency", () => {
 
   test("compaction removes the vectors of messages that left history.json", async () => {
     const { home, api } = openTemp({ drain: "off", config: config({ limits: { max_history_bytes: 4096 } }) });
-    api.add("s1", Array.from({ length: 10 }, (_, i) => say(i)));
+    api.add(
+      "s1",
+      Array.from({ length: 10 }, (_, i) => say(i)),
+    );
     await api.drainEmbeddings();
     const before = await vectorIds(home);
     expect(before).toHaveLength(10);

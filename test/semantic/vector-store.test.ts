@@ -20,7 +20,15 @@ const unit = (...xs: number[]) => {
 };
 const T0 = 1_700_000_000_000_000_000n;
 function row(i: number, session: string, vector: Float32Array): VectorRow {
-  return { id: `m${i}`, seq: BigInt(i), session, sendAt: T0 + BigInt(i) * 1_000_000_000n + 7n, role: i % 2 ? "assistant" : "user", content: `message ${i}`, vector };
+  return {
+    id: `m${i}`,
+    seq: BigInt(i),
+    session,
+    sendAt: T0 + BigInt(i) * 1_000_000_000n + 7n,
+    role: i % 2 ? "assistant" : "user",
+    content: `message ${i}`,
+    vector,
+  };
 }
 
 describe("vector store", () => {
@@ -34,20 +42,27 @@ describe("vector store", () => {
     expect(tableNameFor("builtin:v1:3")).not.toBe(tableNameFor("builtin:v1:4"));
     store.close();
     const again = await VectorStore.open(dir);
-    expect((await again.tables()).map((t) => t.embedderId).sort()).toEqual(["builtin:v1:3", "openai:text-embedding-3-small:2"]);
+    expect((await again.tables()).map((t) => t.embedderId).sort()).toEqual([
+      "builtin:v1:3",
+      "openai:text-embedding-3-small:2",
+    ]);
     expect(await again.table("voyage:x:3", 3)).toBeUndefined();
     await again.drop("builtin:v1:3");
     expect((await again.tables()).map((t) => t.embedderId)).toEqual(["openai:text-embedding-3-small:2"]);
-    await expect((await again.table("openai:text-embedding-3-small:2", 2))!.upsert([row(2, "s", unit(1, 0, 0))])).rejects.toThrow(
-      "vector of 3 dimensions",
-    );
+    await expect(
+      (await again.table("openai:text-embedding-3-small:2", 2))!.upsert([row(2, "s", unit(1, 0, 0))]),
+    ).rejects.toThrow("vector of 3 dimensions");
     again.close();
   });
 
   test("upsert replaces by id; deletes by session below a seq and by ids", async () => {
     const store = await VectorStore.open(tempDir());
     const t = (await store.table("t:v1:3", 3, { create: true }))!;
-    await t.upsert([1, 2, 3, 4].map((i) => row(i, "a", unit(1, i, 0))).concat([row(5, "b", unit(0, 0, 1)), row(6, "a'b", unit(0, 1, 1))]));
+    await t.upsert(
+      [1, 2, 3, 4]
+        .map((i) => row(i, "a", unit(1, i, 0)))
+        .concat([row(5, "b", unit(0, 0, 1)), row(6, "a'b", unit(0, 1, 1))]),
+    );
     await t.upsert([row(2, "a", unit(0, 0, 1))]);
     expect(await t.count()).toBe(6);
     await t.deleteBefore("a", 3n);
@@ -61,14 +76,23 @@ describe("vector store", () => {
   test("cosine search with session and send_at filters keeps ns precision", async () => {
     const store = await VectorStore.open(tempDir());
     const t = (await store.table("t:v1:3", 3, { create: true }))!;
-    await t.upsert([row(1, "a", unit(1, 0, 0)), row(2, "a", unit(1, 0.2, 0)), row(3, "b", unit(1, 0.1, 0)), row(4, "a", unit(0, 1, 0))]);
+    await t.upsert([
+      row(1, "a", unit(1, 0, 0)),
+      row(2, "a", unit(1, 0.2, 0)),
+      row(3, "b", unit(1, 0.1, 0)),
+      row(4, "a", unit(0, 1, 0)),
+    ]);
     const all = await t.search(unit(1, 0, 0), {}, 10);
     expect(all.map((h) => h.id)).toEqual(["m1", "m3", "m2", "m4"]);
     expect(all[0]!.score).toBeCloseTo(1, 5);
     expect(all[0]!.sendAt).toBe(T0 + 1_000_000_007n);
     const inA = await t.search(unit(1, 0, 0), { session: "a" }, 10);
     expect(inA.map((h) => h.id)).toEqual(["m1", "m2", "m4"]);
-    const ranged = await t.search(unit(1, 0, 0), { session: "a", since: T0 + 2_000_000_007n, until: T0 + 4_000_000_007n }, 10);
+    const ranged = await t.search(
+      unit(1, 0, 0),
+      { session: "a", since: T0 + 2_000_000_007n, until: T0 + 4_000_000_007n },
+      10,
+    );
     expect(ranged.map((h) => h.id)).toEqual(["m2"]);
     store.close();
   });
@@ -76,7 +100,9 @@ describe("vector store", () => {
   test("maintain builds the ANN index past the threshold and search still works", async () => {
     const store = await VectorStore.open(tempDir());
     const t = (await store.table("t:v1:8", 8, { create: true }))!;
-    const rows = Array.from({ length: 300 }, (_, i) => row(i + 1, "s", unit(...Array.from({ length: 8 }, (_, d) => Math.sin(i * (d + 1)) + 1.5))));
+    const rows = Array.from({ length: 300 }, (_, i) =>
+      row(i + 1, "s", unit(...Array.from({ length: 8 }, (_, d) => Math.sin(i * (d + 1)) + 1.5))),
+    );
     await t.upsert(rows);
     expect((await t.maintain({ annMinRows: 1000 })).indexed).toBe(false);
     const r = await t.maintain({ annMinRows: 200 });

@@ -25,7 +25,12 @@ import { CommandUsageError, StdinInputError } from "../../src/cli/usage-errors.t
 import { DaemonAlreadyRunningError } from "../../src/daemon/daemon.ts";
 import { DaemonStopError } from "../../src/daemon/status.ts";
 import { WordVectorAssetError } from "../../src/embed/builtin/word-vectors.ts";
-import { EmbedderConfigError, EmbedderRejectedError, EmbedderResponseError, EmbedderUnavailableError } from "../../src/embed/embedder.ts";
+import {
+  EmbedderConfigError,
+  EmbedderRejectedError,
+  EmbedderResponseError,
+  EmbedderUnavailableError,
+} from "../../src/embed/embedder.ts";
 import { LlmAbortedError, LlmAnswerError } from "../../src/llm/llm-errors.ts";
 import { InvalidErrorInputError } from "../../src/memory/error-memory/error-input.ts";
 import { InvalidMessageError } from "../../src/memory/message-input.ts";
@@ -59,23 +64,88 @@ test("a named error carries its data, its name and its exit code; the text is co
 test("each named error kind reads as one line with its facts", () => {
   const cases: [Error, RegExp, 1 | 2][] = [
     [new UsageError("unknown flag --x"), /^unknown flag --x$/, 2],
-    [new ConfigError({ problem: "invalid", source: "/c.toml", issues: [{ path: "http.port", problem: "unknown key" }] }), /^config error in \/c\.toml: http\.port/, 2],
-    [(() => { try { assertSessionId("../x"); } catch (e) { return e as Error; } return new Error("not thrown"); })(), /^invalid session id "\.\.\/x": use 1-128/, 2],
+    [
+      new ConfigError({
+        problem: "invalid",
+        source: "/c.toml",
+        issues: [{ path: "http.port", problem: "unknown key" }],
+      }),
+      /^config error in \/c\.toml: http\.port/,
+      2,
+    ],
+    [
+      (() => {
+        try {
+          assertSessionId("../x");
+        } catch (e) {
+          return e as Error;
+        }
+        return new Error("not thrown");
+      })(),
+      /^invalid session id "\.\.\/x": use 1-128/,
+      2,
+    ],
     [new InvalidSessionIdError({ id: 42 }), /^invalid session id 42:/, 2],
     [new MissingApiKeyError(), /^ANTHROPIC_API_KEY is not set/, 2],
-    [new LlmCallError({ purpose: "summary", model: "m", url: "https://api.anthropic.com/v1/messages", kind: "auth", status: 401, attempts: 1, problem: "HTTP 401: the API key was refused" }), /HTTP 401/, 1],
-    [new CorruptHistoryError({ file: "/h/history.json", where: "record 2", detail: "expected an object" }), /^\/h\/history\.json is corrupt \(record 2: expected an object\)/, 2],
-    [new SchemaTooNewError({ path: "/h/db", version: 9, known: 6 }), /^\/h\/db has schema version 9; this memvoy knows 6: upgrade memvoy$/, 1],
-    [new LockTimeoutError({ path: "/h/.lock", timeoutMs: 500 }), /^timed out after 500 ms waiting for the write lock \/h\/\.lock$/, 1],
+    [
+      new LlmCallError({
+        purpose: "summary",
+        model: "m",
+        url: "https://api.anthropic.com/v1/messages",
+        kind: "auth",
+        status: 401,
+        attempts: 1,
+        problem: "HTTP 401: the API key was refused",
+      }),
+      /HTTP 401/,
+      1,
+    ],
+    [
+      new CorruptHistoryError({ file: "/h/history.json", where: "record 2", detail: "expected an object" }),
+      /^\/h\/history\.json is corrupt \(record 2: expected an object\)/,
+      2,
+    ],
+    [
+      new SchemaTooNewError({ path: "/h/db", version: 9, known: 6 }),
+      /^\/h\/db has schema version 9; this memvoy knows 6: upgrade memvoy$/,
+      1,
+    ],
+    [
+      new LockTimeoutError({ path: "/h/.lock", timeoutMs: 500 }),
+      /^timed out after 500 ms waiting for the write lock \/h\/\.lock$/,
+      1,
+    ],
     [new VectorDimensionError({ got: 3, expected: 4 }), /^vector of 3 dimensions for a 4-dimensional table$/, 1],
-    [new WorkerExitError({ kind: "embeddings", pid: 7, code: 1, stderr: "boom" }), /^the embeddings worker \(pid 7\) exited with code 1 before answering: boom$/, 1],
-    [new WorkerExitError({ kind: "maintenance", pid: 8, code: null, signal: "SIGKILL" }), /exited with SIGKILL before answering$/, 1],
+    [
+      new WorkerExitError({ kind: "embeddings", pid: 7, code: 1, stderr: "boom" }),
+      /^the embeddings worker \(pid 7\) exited with code 1 before answering: boom$/,
+      1,
+    ],
+    [
+      new WorkerExitError({ kind: "maintenance", pid: 8, code: null, signal: "SIGKILL" }),
+      /exited with SIGKILL before answering$/,
+      1,
+    ],
     [new DaemonStoppingError({}), /^the daemon is stopping$/, 1],
-    [new InvalidTimeError({ what: "--since", text: "yesterday-ish" }), /^invalid --since "yesterday-ish": use RFC 3339/, 2],
+    [
+      new InvalidTimeError({ what: "--since", text: "yesterday-ish" }),
+      /^invalid --since "yesterday-ish": use RFC 3339/,
+      2,
+    ],
     [new DemoHomeNotEmptyError({ home: "/h" }), /^\/h already holds memvoy data/, 2],
     [new UnknownErrorIdError({ id: "abc", malformed: false }), /^no error record with id "abc"/, 2],
     [new UnknownErrorIdError({ id: '"xyz"', malformed: true }), /^"xyz" is not an error id: ids are hex/, 2],
-    [new AmbiguousErrorIdError({ prefix: "3f", matches: [{ id: "3f000001", tool: "git" }, { id: "3f000002", tool: "npm" }] }), /^error id prefix "3f" is ambiguous: 3f000001 \(git\), 3f000002 \(npm\); give more characters$/, 2],
+    [
+      new AmbiguousErrorIdError({
+        prefix: "3f",
+        matches: [
+          { id: "3f000001", tool: "git" },
+          { id: "3f000002", tool: "npm" },
+        ],
+      }),
+      /^error id prefix "3f" is ambiguous: 3f000001 \(git\), 3f000002 \(npm\); give more characters$/,
+      2,
+    ],
   ];
   for (const [err, text, code] of cases) {
     const line = describeError(err);
@@ -96,98 +166,501 @@ const KINDS: [Error & { data: object }, string, 1 | 2][] = [
   [new UnknownSessionError({ session: "s1", home: "/h" }), 'no session "s1" in /h', 2],
   [new NoSuchSessionError({ session: "s1", home: "/h" }), 'no such session "s1" in /h', 2],
   [new UnknownMessageError({ id: "01ABC", where: "/h" }), 'no message "01ABC" in /h', 2],
-  [new InvalidSessionIdError({ id: ".x" }), 'invalid session id ".x": use 1-128 characters of A-Z a-z 0-9 . _ - , not starting with "."', 2],
-  [new InvalidTimeError({ what: "--at", text: "soon" }), 'invalid --at "soon": use RFC 3339 (2026-05-01T09:30:00Z), local "2026-05-01 09:30[:00]", or unix seconds/ms/ns', 2],
-  [new LockTimeoutError({ path: "/h/.lock", timeoutMs: 500 }), "timed out after 500 ms waiting for the write lock /h/.lock", 1],
+  [
+    new InvalidSessionIdError({ id: ".x" }),
+    'invalid session id ".x": use 1-128 characters of A-Z a-z 0-9 . _ - , not starting with "."',
+    2,
+  ],
+  [
+    new InvalidTimeError({ what: "--at", text: "soon" }),
+    'invalid --at "soon": use RFC 3339 (2026-05-01T09:30:00Z), local "2026-05-01 09:30[:00]", or unix seconds/ms/ns',
+    2,
+  ],
+  [
+    new LockTimeoutError({ path: "/h/.lock", timeoutMs: 500 }),
+    "timed out after 500 ms waiting for the write lock /h/.lock",
+    1,
+  ],
   [new LockFailedError({ path: "/h/.lock", errno: 9 }), "cannot lock /h/.lock (errno 9)", 1],
-  [new SchemaTooNewError({ path: "/h/db", version: 9, known: 6 }), "/h/db has schema version 9; this memvoy knows 6: upgrade memvoy", 1],
-  [new DemoHomeNotEmptyError({ home: "/h" }), "/h already holds memvoy data; give demo an empty or new folder with --home", 2],
-  [new UnknownErrorIdError({ id: "abc", malformed: false }), 'no error record with id "abc" (see memvoy errors list)', 2],
-  [new AmbiguousErrorIdError({ prefix: "3f", matches: [{ id: "3f01", tool: "git" }] }), 'error id prefix "3f" is ambiguous: 3f01 (git); give more characters', 2],
+  [
+    new SchemaTooNewError({ path: "/h/db", version: 9, known: 6 }),
+    "/h/db has schema version 9; this memvoy knows 6: upgrade memvoy",
+    1,
+  ],
+  [
+    new DemoHomeNotEmptyError({ home: "/h" }),
+    "/h already holds memvoy data; give demo an empty or new folder with --home",
+    2,
+  ],
+  [
+    new UnknownErrorIdError({ id: "abc", malformed: false }),
+    'no error record with id "abc" (see memvoy errors list)',
+    2,
+  ],
+  [
+    new AmbiguousErrorIdError({ prefix: "3f", matches: [{ id: "3f01", tool: "git" }] }),
+    'error id prefix "3f" is ambiguous: 3f01 (git); give more characters',
+    2,
+  ],
   [new VectorDimensionError({ got: 3, expected: 4 }), "vector of 3 dimensions for a 4-dimensional table", 1],
-  [new WorkerExitError({ kind: "embeddings", pid: 7, code: 1 }), "the embeddings worker (pid 7) exited with code 1 before answering", 1],
+  [
+    new WorkerExitError({ kind: "embeddings", pid: 7, code: 1 }),
+    "the embeddings worker (pid 7) exited with code 1 before answering",
+    1,
+  ],
   [new DaemonStoppingError({}), "the daemon is stopping", 1],
-  [new ConfigError({ problem: "unreadable", file: "/c.toml", reason: "EISDIR: illegal operation on a directory" }), "cannot read config /c.toml: EISDIR: illegal operation on a directory", 2],
-  [new ConfigError({ problem: "syntax", source: "/c.toml", detail: "unexpected character", line: 3, column: 7 }), "config error in /c.toml: TOML syntax error at line 3, column 7: unexpected character", 2],
-  [new ConfigError({ problem: "syntax", source: "/c.toml", detail: "unexpected end" }), "config error in /c.toml: TOML syntax error: unexpected end", 2],
-  [new ConfigError({ problem: "aliases-differ", source: "/c.toml", key: "summary.decision_model", value: "a", alias: "decision_model", aliasValue: "b" }), 'config error in /c.toml: summary.decision_model ("a") and decision_model ("b") differ: set one of them', 2],
-  [new ConfigError({ problem: "invalid", source: "/c.toml", issues: [{ path: "http.port", problem: "unknown key" }, { path: "summary.model", problem: "expected string" }] }), "config error in /c.toml: http.port: unknown key; summary.model: expected string", 2],
-  [new ConfigError({ problem: "cron", source: "MEMVOY_DAEMON_SWEEP_CRON (environment)", key: "daemon.sweep_cron", pattern: "61 * * * *", reason: "bad minute" }), 'config error in MEMVOY_DAEMON_SWEEP_CRON (environment): daemon.sweep_cron: invalid cron pattern "61 * * * *": bad minute', 2],
-  [new DaemonStopError({ problem: "no-pid", home: "/h" }), "a daemon holds /h/daemon.lock but its pid is unknown; stop it with your service manager", 1],
-  [new DaemonStopError({ problem: "signal-refused", pid: 42, reason: "EPERM" }), "cannot signal the daemon (pid 42): EPERM", 1],
-  [new DaemonStopError({ problem: "still-running", pid: 42, timeoutMs: 10_000 }), "the daemon (pid 42) did not stop within 10 s", 1],
-  [new DaemonAlreadyRunningError({ home: "/h", pid: 42, since: "2026-05-01T09:30:00Z" }), "a memvoy daemon is already running on /h (pid 42, since 2026-05-01T09:30:00Z); stop it with: memvoy daemon stop --home /h", 1],
-  [new DaemonAlreadyRunningError({ home: "/h", pid: null }), "a memvoy daemon is already running on /h (pid unknown); stop it with: memvoy daemon stop --home /h", 1],
-  [new MissingApiKeyError(), "ANTHROPIC_API_KEY is not set: summaries need the Anthropic API (set it, and ANTHROPIC_BASE_URL for a proxy); nothing was changed", 2],
-  [new LlmCallError({ purpose: "summary", model: "m", url: ANTHROPIC, kind: "auth", status: 401, attempts: 1, problem: "HTTP 401: the API key was refused" }), "summary call to m failed: HTTP 401: the API key was refused", 1],
-  [new LlmCallError({ purpose: "summary", model: "m", url: ANTHROPIC, kind: "server", status: 500, attempts: 3, problem: "HTTP 500 server error" }), "summary call to m failed: HTTP 500 server error (after 3 attempts)", 1],
-  [new LlmCallError({ purpose: "summary", model: "m", url: ANTHROPIC, kind: "rate-limit", status: 429, attempts: 2, problem: "HTTP 429 rate limited", noTimeLeft: true }), "summary call to m failed: HTTP 429 rate limited; no time left to retry", 1],
-  [new LlmCallError({ purpose: "relevance", model: "m", url: ANTHROPIC, kind: "timeout", attempts: 1, deadlineMs: 9000 }), "relevance call to m timed out after 9000 ms", 1],
+  [
+    new ConfigError({ problem: "unreadable", file: "/c.toml", reason: "EISDIR: illegal operation on a directory" }),
+    "cannot read config /c.toml: EISDIR: illegal operation on a directory",
+    2,
+  ],
+  [
+    new ConfigError({ problem: "syntax", source: "/c.toml", detail: "unexpected character", line: 3, column: 7 }),
+    "config error in /c.toml: TOML syntax error at line 3, column 7: unexpected character",
+    2,
+  ],
+  [
+    new ConfigError({ problem: "syntax", source: "/c.toml", detail: "unexpected end" }),
+    "config error in /c.toml: TOML syntax error: unexpected end",
+    2,
+  ],
+  [
+    new ConfigError({
+      problem: "aliases-differ",
+      source: "/c.toml",
+      key: "summary.decision_model",
+      value: "a",
+      alias: "decision_model",
+      aliasValue: "b",
+    }),
+    'config error in /c.toml: summary.decision_model ("a") and decision_model ("b") differ: set one of them',
+    2,
+  ],
+  [
+    new ConfigError({
+      problem: "invalid",
+      source: "/c.toml",
+      issues: [
+        { path: "http.port", problem: "unknown key" },
+        { path: "summary.model", problem: "expected string" },
+      ],
+    }),
+    "config error in /c.toml: http.port: unknown key; summary.model: expected string",
+    2,
+  ],
+  [
+    new ConfigError({
+      problem: "cron",
+      source: "MEMVOY_DAEMON_SWEEP_CRON (environment)",
+      key: "daemon.sweep_cron",
+      pattern: "61 * * * *",
+      reason: "bad minute",
+    }),
+    'config error in MEMVOY_DAEMON_SWEEP_CRON (environment): daemon.sweep_cron: invalid cron pattern "61 * * * *": bad minute',
+    2,
+  ],
+  [
+    new DaemonStopError({ problem: "no-pid", home: "/h" }),
+    "a daemon holds /h/daemon.lock but its pid is unknown; stop it with your service manager",
+    1,
+  ],
+  [
+    new DaemonStopError({ problem: "signal-refused", pid: 42, reason: "EPERM" }),
+    "cannot signal the daemon (pid 42): EPERM",
+    1,
+  ],
+  [
+    new DaemonStopError({ problem: "still-running", pid: 42, timeoutMs: 10_000 }),
+    "the daemon (pid 42) did not stop within 10 s",
+    1,
+  ],
+  [
+    new DaemonAlreadyRunningError({ home: "/h", pid: 42, since: "2026-05-01T09:30:00Z" }),
+    "a memvoy daemon is already running on /h (pid 42, since 2026-05-01T09:30:00Z); stop it with: memvoy daemon stop --home /h",
+    1,
+  ],
+  [
+    new DaemonAlreadyRunningError({ home: "/h", pid: null }),
+    "a memvoy daemon is already running on /h (pid unknown); stop it with: memvoy daemon stop --home /h",
+    1,
+  ],
+  [
+    new MissingApiKeyError(),
+    "ANTHROPIC_API_KEY is not set: summaries need the Anthropic API (set it, and ANTHROPIC_BASE_URL for a proxy); nothing was changed",
+    2,
+  ],
+  [
+    new LlmCallError({
+      purpose: "summary",
+      model: "m",
+      url: ANTHROPIC,
+      kind: "auth",
+      status: 401,
+      attempts: 1,
+      problem: "HTTP 401: the API key was refused",
+    }),
+    "summary call to m failed: HTTP 401: the API key was refused",
+    1,
+  ],
+  [
+    new LlmCallError({
+      purpose: "summary",
+      model: "m",
+      url: ANTHROPIC,
+      kind: "server",
+      status: 500,
+      attempts: 3,
+      problem: "HTTP 500 server error",
+    }),
+    "summary call to m failed: HTTP 500 server error (after 3 attempts)",
+    1,
+  ],
+  [
+    new LlmCallError({
+      purpose: "summary",
+      model: "m",
+      url: ANTHROPIC,
+      kind: "rate-limit",
+      status: 429,
+      attempts: 2,
+      problem: "HTTP 429 rate limited",
+      noTimeLeft: true,
+    }),
+    "summary call to m failed: HTTP 429 rate limited; no time left to retry",
+    1,
+  ],
+  [
+    new LlmCallError({
+      purpose: "relevance",
+      model: "m",
+      url: ANTHROPIC,
+      kind: "timeout",
+      attempts: 1,
+      deadlineMs: 9000,
+    }),
+    "relevance call to m timed out after 9000 ms",
+    1,
+  ],
   [new LlmAnswerError({ purpose: "summary", model: "m", problem: "empty" }), "summary answer from m was empty", 1],
-  [new LlmAnswerError({ purpose: "summary", model: "m", problem: "no-json", excerpt: '"hello"' }), 'summary answer from m held no JSON: "hello"', 1],
-  [new LlmAnswerError({ purpose: "summary", model: "m", problem: "no-summary" }), "summary answer from m held no valid summary (it needs key_decisions, past_discussions and current_discussion)", 1],
-  [new LlmAnswerError({ purpose: "relevance", problem: "shape" }), "relevance answer did not have the expected shape", 1],
+  [
+    new LlmAnswerError({ purpose: "summary", model: "m", problem: "no-json", excerpt: '"hello"' }),
+    'summary answer from m held no JSON: "hello"',
+    1,
+  ],
+  [
+    new LlmAnswerError({ purpose: "summary", model: "m", problem: "no-summary" }),
+    "summary answer from m held no valid summary (it needs key_decisions, past_discussions and current_discussion)",
+    1,
+  ],
+  [
+    new LlmAnswerError({ purpose: "relevance", problem: "shape" }),
+    "relevance answer did not have the expected shape",
+    1,
+  ],
   [new LlmAbortedError({ purpose: "summary", model: "m" }), "summary call to m was aborted", 1],
-  [new CorruptHistoryError({ file: "/h/history.json", where: "record 2", detail: "expected an object" }), "/h/history.json is corrupt (record 2: expected an object); it was left untouched. Run `memvoy doctor --repair` to rebuild it from the archive", 2],
-  [new VectorStoreError({ op: "open", dir: "/h/.store/lance", reason: "boom" }), "cannot open the vector store /h/.store/lance: boom", 1],
-  [new VectorStoreError({ op: "create-table", table: "v_builtin", reason: "boom" }), "cannot create vector table v_builtin: boom", 1],
-  [new ErrorVectorStoreError({ op: "open", dir: "/h/.store/lance", reason: "boom" }), "cannot open the vector store /h/.store/lance: boom", 1],
-  [new ErrorVectorStoreError({ op: "create-table", embedderId: "builtin:v1:384", reason: "boom" }), "cannot create the error vector table for builtin:v1:384: boom", 1],
-  [new WordVectorAssetError({ problem: "format" }), "word-vector asset is not in the expected format (rebuild with scripts/build-word-vectors.ts)", 1],
+  [
+    new CorruptHistoryError({ file: "/h/history.json", where: "record 2", detail: "expected an object" }),
+    "/h/history.json is corrupt (record 2: expected an object); it was left untouched. Run `memvoy doctor --repair` to rebuild it from the archive",
+    2,
+  ],
+  [
+    new VectorStoreError({ op: "open", dir: "/h/.store/lance", reason: "boom" }),
+    "cannot open the vector store /h/.store/lance: boom",
+    1,
+  ],
+  [
+    new VectorStoreError({ op: "create-table", table: "v_builtin", reason: "boom" }),
+    "cannot create vector table v_builtin: boom",
+    1,
+  ],
+  [
+    new ErrorVectorStoreError({ op: "open", dir: "/h/.store/lance", reason: "boom" }),
+    "cannot open the vector store /h/.store/lance: boom",
+    1,
+  ],
+  [
+    new ErrorVectorStoreError({ op: "create-table", embedderId: "builtin:v1:384", reason: "boom" }),
+    "cannot create the error vector table for builtin:v1:384: boom",
+    1,
+  ],
+  [
+    new WordVectorAssetError({ problem: "format" }),
+    "word-vector asset is not in the expected format (rebuild with scripts/build-word-vectors.ts)",
+    1,
+  ],
   [new WordVectorAssetError({ problem: "truncated" }), "word-vector asset is truncated", 1],
-  [new WordVectorAssetError({ problem: "unreadable", path: "/a.bin", reason: "ENOENT" }), "cannot read the builtin word vectors (/a.bin): ENOENT", 1],
-  [new EmbedderConfigError({ problem: "not-a-url", baseUrl: "x", example: "https://api.openai.com/v1" }), '[embedder] base_url "x" is not a URL (e.g. https://api.openai.com/v1)', 2],
-  [new EmbedderConfigError({ problem: "not-http", baseUrl: "ftp://x" }), '[embedder] base_url "ftp://x" must start with http:// or https://', 2],
-  [new EmbedderConfigError({ problem: "missing-key", provider: "openai", keyVar: "OPENAI_API_KEY" }), 'embedder "openai" needs an API key: set OPENAI_API_KEY in the environment', 2],
-  [new EmbedderUnavailableError({ label: LABEL, url: URL_, problem: "timeout", timeoutMs: 100 }), `${LABEL} timed out after 100 ms`, 1],
-  [new EmbedderUnavailableError({ label: LABEL, url: URL_, problem: "unreachable", reason: "host not found" }), `cannot reach ${LABEL}: host not found`, 1],
-  [new EmbedderUnavailableError({ label: LABEL, url: URL_, problem: "kept-failing", status: 429, attempts: 3 }), `${LABEL} kept rate-limiting (429) after 3 attempts`, 1],
-  [new EmbedderUnavailableError({ label: LABEL, url: URL_, problem: "kept-failing", status: 503, attempts: 3, detail: "down" }), `${LABEL} kept failing (503) after 3 attempts: down`, 1],
-  [new EmbedderUnavailableError({ label: LABEL, url: URL_, problem: "cut-off" }), "the embedding server stopped answering mid-response", 1],
-  [new EmbedderResponseError({ label: LABEL, url: URL_, problem: "not-json", detail: "<html>" }), `${LABEL} answered with something that is not JSON: <html>`, 1],
-  [new EmbedderResponseError({ label: LABEL, problem: "malformed", why: "no `data` array" }), `${LABEL} returned a malformed response: no \`data\` array`, 1],
-  [new EmbedderRejectedError({ label: LABEL, url: URL_, status: 401, detail: "bad key ***" }), `${LABEL} rejected the API key (401): bad key ***`, 1],
+  [
+    new WordVectorAssetError({ problem: "unreadable", path: "/a.bin", reason: "ENOENT" }),
+    "cannot read the builtin word vectors (/a.bin): ENOENT",
+    1,
+  ],
+  [
+    new EmbedderConfigError({ problem: "not-a-url", baseUrl: "x", example: "https://api.openai.com/v1" }),
+    '[embedder] base_url "x" is not a URL (e.g. https://api.openai.com/v1)',
+    2,
+  ],
+  [
+    new EmbedderConfigError({ problem: "not-http", baseUrl: "ftp://x" }),
+    '[embedder] base_url "ftp://x" must start with http:// or https://',
+    2,
+  ],
+  [
+    new EmbedderConfigError({ problem: "missing-key", provider: "openai", keyVar: "OPENAI_API_KEY" }),
+    'embedder "openai" needs an API key: set OPENAI_API_KEY in the environment',
+    2,
+  ],
+  [
+    new EmbedderUnavailableError({ label: LABEL, url: URL_, problem: "timeout", timeoutMs: 100 }),
+    `${LABEL} timed out after 100 ms`,
+    1,
+  ],
+  [
+    new EmbedderUnavailableError({ label: LABEL, url: URL_, problem: "unreachable", reason: "host not found" }),
+    `cannot reach ${LABEL}: host not found`,
+    1,
+  ],
+  [
+    new EmbedderUnavailableError({ label: LABEL, url: URL_, problem: "kept-failing", status: 429, attempts: 3 }),
+    `${LABEL} kept rate-limiting (429) after 3 attempts`,
+    1,
+  ],
+  [
+    new EmbedderUnavailableError({
+      label: LABEL,
+      url: URL_,
+      problem: "kept-failing",
+      status: 503,
+      attempts: 3,
+      detail: "down",
+    }),
+    `${LABEL} kept failing (503) after 3 attempts: down`,
+    1,
+  ],
+  [
+    new EmbedderUnavailableError({ label: LABEL, url: URL_, problem: "cut-off" }),
+    "the embedding server stopped answering mid-response",
+    1,
+  ],
+  [
+    new EmbedderResponseError({ label: LABEL, url: URL_, problem: "not-json", detail: "<html>" }),
+    `${LABEL} answered with something that is not JSON: <html>`,
+    1,
+  ],
+  [
+    new EmbedderResponseError({ label: LABEL, problem: "malformed", why: "no `data` array" }),
+    `${LABEL} returned a malformed response: no \`data\` array`,
+    1,
+  ],
+  [
+    new EmbedderRejectedError({ label: LABEL, url: URL_, status: 401, detail: "bad key ***" }),
+    `${LABEL} rejected the API key (401): bad key ***`,
+    1,
+  ],
   [new EmbedderRejectedError({ label: LABEL, url: URL_, status: 400 }), `${LABEL} refused the request (400)`, 1],
-  [new InvalidSummaryError({ issues: [{ path: "key_decisions", problem: "too many" }] }), "invalid summary: key_decisions: too many", 1],
-  [new InvalidSummaryInputError({ problem: "invalid", issues: [{ path: "(top level)", problem: "expected object" }] }), "summary: (top level): expected object", 2],
-  [new InvalidSummaryInputError({ problem: "no-messages", session: "s1" }), "session s1 has no messages: a summary needs messages to stand for", 2],
+  [
+    new InvalidSummaryError({ issues: [{ path: "key_decisions", problem: "too many" }] }),
+    "invalid summary: key_decisions: too many",
+    1,
+  ],
+  [
+    new InvalidSummaryInputError({ problem: "invalid", issues: [{ path: "(top level)", problem: "expected object" }] }),
+    "summary: (top level): expected object",
+    2,
+  ],
+  [
+    new InvalidSummaryInputError({ problem: "no-messages", session: "s1" }),
+    "session s1 has no messages: a summary needs messages to stand for",
+    2,
+  ],
   [new SummaryBusyError({ session: "s1" }), "session s1 is being summarized right now; try again when it is done", 1],
-  [new InvalidMessageError({ where: "stdin line 3", problem: "not-json" }), "stdin line 3: not valid JSON; nothing was written", 2],
-  [new InvalidMessageError({ where: "message", problem: "fields", issues: [{ path: "role", problem: "role must be user or assistant" }] }), "message: role: role must be user or assistant", 2],
-  [new InvalidMessageError({ where: "message", problem: "role", role: "bot" }), 'message: unknown role "bot" (use user or assistant)', 2],
+  [
+    new InvalidMessageError({ where: "stdin line 3", problem: "not-json" }),
+    "stdin line 3: not valid JSON; nothing was written",
+    2,
+  ],
+  [
+    new InvalidMessageError({
+      where: "message",
+      problem: "fields",
+      issues: [{ path: "role", problem: "role must be user or assistant" }],
+    }),
+    "message: role: role must be user or assistant",
+    2,
+  ],
+  [
+    new InvalidMessageError({ where: "message", problem: "role", role: "bot" }),
+    'message: unknown role "bot" (use user or assistant)',
+    2,
+  ],
   [new InvalidMessageError({ where: "message", problem: "empty" }), "message: content is empty", 2],
-  [new InvalidMessageError({ where: "message", problem: "nul", offset: 4 }), "message: content contains a NUL character at offset 4", 2],
-  [new InvalidMessageError({ where: "message", problem: "unpaired-surrogate" }), "message: content is not valid Unicode (unpaired surrogate)", 2],
-  [new InvalidMessageError({ where: "message", problem: "too-big", bytes: 2 * 1024 * 1024, maxBytes: 1024 * 1024 }), "message: content is 2.0 MiB, over limits.max_message_bytes (1.0 MiB)", 2],
-  [new InvalidMessageError({ where: "message", problem: "sender" }), "message: sender must be text of at most 256 characters", 2],
-  [new InvalidErrorInputError({ what: "error record", problem: "invalid", issues: [{ path: "tool", problem: "tool is required" }] }), "error record: tool: tool is required", 2],
-  [new InvalidErrorInputError({ what: "error record", problem: "keyword-too-long", keyword: "k".repeat(100), maxChars: 64 }), `error record: keyword "${"k".repeat(80)}" must be at most 64 characters on one line`, 2],
-  [new InvalidErrorInputError({ what: "error record", problem: "too-many-keywords", count: 40, max: 32 }), "error record: at most 32 keywords (got 40)", 2],
+  [
+    new InvalidMessageError({ where: "message", problem: "nul", offset: 4 }),
+    "message: content contains a NUL character at offset 4",
+    2,
+  ],
+  [
+    new InvalidMessageError({ where: "message", problem: "unpaired-surrogate" }),
+    "message: content is not valid Unicode (unpaired surrogate)",
+    2,
+  ],
+  [
+    new InvalidMessageError({ where: "message", problem: "too-big", bytes: 2 * 1024 * 1024, maxBytes: 1024 * 1024 }),
+    "message: content is 2.0 MiB, over limits.max_message_bytes (1.0 MiB)",
+    2,
+  ],
+  [
+    new InvalidMessageError({ where: "message", problem: "sender" }),
+    "message: sender must be text of at most 256 characters",
+    2,
+  ],
+  [
+    new InvalidErrorInputError({
+      what: "error record",
+      problem: "invalid",
+      issues: [{ path: "tool", problem: "tool is required" }],
+    }),
+    "error record: tool: tool is required",
+    2,
+  ],
+  [
+    new InvalidErrorInputError({
+      what: "error record",
+      problem: "keyword-too-long",
+      keyword: "k".repeat(100),
+      maxChars: 64,
+    }),
+    `error record: keyword "${"k".repeat(80)}" must be at most 64 characters on one line`,
+    2,
+  ],
+  [
+    new InvalidErrorInputError({ what: "error record", problem: "too-many-keywords", count: 40, max: 32 }),
+    "error record: at most 32 keywords (got 40)",
+    2,
+  ],
   [new InvalidSearchOptionError({ option: "query" }), "search needs a query", 2],
   [new InvalidSearchOptionError({ option: "range", value: "2w" }), 'invalid range "2w": use 1d, 7d, 30d, 1y or all', 2],
-  [new InvalidSearchOptionError({ option: "limit", value: 0 }), "invalid limit 0: use a whole number from 1 to 1000", 2],
-  [new InvalidSearchOptionError({ option: "order", value: "oldest" }), 'invalid order "oldest": use relevance or newest', 2],
-  [new InvalidSearchOptionError({ option: "match", value: "fuzzy" }), 'invalid match mode "fuzzy": use keyword, semantic or hybrid', 2],
+  [
+    new InvalidSearchOptionError({ option: "limit", value: 0 }),
+    "invalid limit 0: use a whole number from 1 to 1000",
+    2,
+  ],
+  [
+    new InvalidSearchOptionError({ option: "order", value: "oldest" }),
+    'invalid order "oldest": use relevance or newest',
+    2,
+  ],
+  [
+    new InvalidSearchOptionError({ option: "match", value: "fuzzy" }),
+    'invalid match mode "fuzzy": use keyword, semantic or hybrid',
+    2,
+  ],
   [new CommandUsageError({ problem: "missing-command" }), "missing command (see memvoy --help)", 2],
-  [new CommandUsageError({ problem: "unknown-command", command: "frob" }), 'unknown command "frob" (see memvoy --help)', 2],
-  [new CommandUsageError({ problem: "dumb-terminal" }), "the terminal UI cannot run with TERM=dumb (no cursor movement); run it as  TERM=xterm-256color memvoy  or use the commands (memvoy --help)", 2],
-  [new CommandUsageError({ problem: "missing-subcommand", command: "daemon", choices: ["status", "stop"] }), "daemon: missing subcommand: use status or stop (see memvoy daemon --help)", 2],
-  [new CommandUsageError({ problem: "unknown-subcommand", command: "config", subcommand: "x", choices: ["show", "path", "check"] }), 'config: unknown subcommand "x": use show, path or check', 2],
-  [new CommandUsageError({ problem: "unknown-option", command: "add", option: "--bogus" }), "add: unknown option --bogus (see memvoy add --help)", 2],
-  [new CommandUsageError({ problem: "flag-takes-no-value", command: "add", flag: "--json" }), "add: --json takes no value", 2],
-  [new CommandUsageError({ problem: "flag-needs-value", command: "add", flag: "--role" }), "add: --role needs a value", 2],
-  [new CommandUsageError({ problem: "flag-not-integer", command: "search", flag: "--limit", got: "x" }), 'search: --limit must be a whole number, got "x"', 2],
-  [new CommandUsageError({ problem: "flag-required", command: "errors record", flag: "--tool", seeHelp: true }), "errors record: --tool is required (see memvoy errors record --help)", 2],
-  [new CommandUsageError({ problem: "flag-required", command: "daemon work", flag: "--home", seeHelp: false }), "daemon work: --home is required", 2],
-  [new CommandUsageError({ problem: "flag-rule", command: "sessions", flag: "--sort", rule: "recent or name" }), "sessions: --sort must be recent or name", 2],
-  [new CommandUsageError({ problem: "flags-need", command: "add", flags: ["--content", "--at"], needs: "--role" }), "add: --content and --at need --role", 2],
-  [new CommandUsageError({ problem: "flags-need", command: "errors search", flags: ["--other-tools"], needs: "--tool" }), "errors search: --other-tools needs --tool", 2],
-  [new CommandUsageError({ problem: "missing-argument", command: "search", argument: "QUERY" }), "search: missing QUERY (see memvoy search --help)", 2],
-  [new CommandUsageError({ problem: "unexpected-argument", command: "config", argument: "x" }), 'config: unexpected argument "x"', 2],
-  [new CommandUsageError({ problem: "unknown-value", command: "daemon work", what: "kind", value: "x" }), 'daemon work: unknown kind "x"', 2],
-  [new CommandUsageError({ problem: "no-input", command: "add", give: "--content TEXT or pipe the text on stdin", seeHelp: false }), "add: give --content TEXT or pipe the text on stdin", 2],
+  [
+    new CommandUsageError({ problem: "unknown-command", command: "frob" }),
+    'unknown command "frob" (see memvoy --help)',
+    2,
+  ],
+  [
+    new CommandUsageError({ problem: "dumb-terminal" }),
+    "the terminal UI cannot run with TERM=dumb (no cursor movement); run it as  TERM=xterm-256color memvoy  or use the commands (memvoy --help)",
+    2,
+  ],
+  [
+    new CommandUsageError({ problem: "missing-subcommand", command: "daemon", choices: ["status", "stop"] }),
+    "daemon: missing subcommand: use status or stop (see memvoy daemon --help)",
+    2,
+  ],
+  [
+    new CommandUsageError({
+      problem: "unknown-subcommand",
+      command: "config",
+      subcommand: "x",
+      choices: ["show", "path", "check"],
+    }),
+    'config: unknown subcommand "x": use show, path or check',
+    2,
+  ],
+  [
+    new CommandUsageError({ problem: "unknown-option", command: "add", option: "--bogus" }),
+    "add: unknown option --bogus (see memvoy add --help)",
+    2,
+  ],
+  [
+    new CommandUsageError({ problem: "flag-takes-no-value", command: "add", flag: "--json" }),
+    "add: --json takes no value",
+    2,
+  ],
+  [
+    new CommandUsageError({ problem: "flag-needs-value", command: "add", flag: "--role" }),
+    "add: --role needs a value",
+    2,
+  ],
+  [
+    new CommandUsageError({ problem: "flag-not-integer", command: "search", flag: "--limit", got: "x" }),
+    'search: --limit must be a whole number, got "x"',
+    2,
+  ],
+  [
+    new CommandUsageError({ problem: "flag-required", command: "errors record", flag: "--tool", seeHelp: true }),
+    "errors record: --tool is required (see memvoy errors record --help)",
+    2,
+  ],
+  [
+    new CommandUsageError({ problem: "flag-required", command: "daemon work", flag: "--home", seeHelp: false }),
+    "daemon work: --home is required",
+    2,
+  ],
+  [
+    new CommandUsageError({ problem: "flag-rule", command: "sessions", flag: "--sort", rule: "recent or name" }),
+    "sessions: --sort must be recent or name",
+    2,
+  ],
+  [
+    new CommandUsageError({ problem: "flags-need", command: "add", flags: ["--content", "--at"], needs: "--role" }),
+    "add: --content and --at need --role",
+    2,
+  ],
+  [
+    new CommandUsageError({
+      problem: "flags-need",
+      command: "errors search",
+      flags: ["--other-tools"],
+      needs: "--tool",
+    }),
+    "errors search: --other-tools needs --tool",
+    2,
+  ],
+  [
+    new CommandUsageError({ problem: "missing-argument", command: "search", argument: "QUERY" }),
+    "search: missing QUERY (see memvoy search --help)",
+    2,
+  ],
+  [
+    new CommandUsageError({ problem: "unexpected-argument", command: "config", argument: "x" }),
+    'config: unexpected argument "x"',
+    2,
+  ],
+  [
+    new CommandUsageError({ problem: "unknown-value", command: "daemon work", what: "kind", value: "x" }),
+    'daemon work: unknown kind "x"',
+    2,
+  ],
+  [
+    new CommandUsageError({
+      problem: "no-input",
+      command: "add",
+      give: "--content TEXT or pipe the text on stdin",
+      seeHelp: false,
+    }),
+    "add: give --content TEXT or pipe the text on stdin",
+    2,
+  ],
   [new StdinInputError({ command: "add", problem: "empty" }), "add: stdin held no messages", 2],
-  [new StdinInputError({ command: "add", problem: "not-utf8" }), "add: stdin is not valid UTF-8; nothing was written", 2],
+  [
+    new StdinInputError({ command: "add", problem: "not-utf8" }),
+    "add: stdin is not valid UTF-8; nothing was written",
+    2,
+  ],
 ];
 
 test("every named error kind: its data, its exact line, its exit code, and text composed by its formatter", () => {
@@ -206,7 +679,10 @@ test("every named error kind: its data, its exact line, its exit code, and text 
   const defined = new Set<string>();
   const src = join(import.meta.dir, "../../src");
   for (const file of new Glob("**/*.ts").scanSync(src)) {
-    for (const m of readFileSync(join(src, file), "utf8").matchAll(/"([A-Z][A-Za-z]+Error)",\s*"(?:usage|input|runtime)"/g)) defined.add(m[1]!);
+    for (const m of readFileSync(join(src, file), "utf8").matchAll(
+      /"([A-Z][A-Za-z]+Error)",\s*"(?:usage|input|runtime)"/g,
+    ))
+      defined.add(m[1]!);
   }
   expect(defined.size).toBeGreaterThan(30);
   expect([...defined].filter((n) => !covered.has(n))).toEqual([]);
@@ -214,9 +690,29 @@ test("every named error kind: its data, its exact line, its exit code, and text 
 });
 
 test("the typed data keeps the cause's facts: HTTP status and URL, never a secret; instanceof holds for each class", () => {
-  const call = new LlmCallError({ purpose: "summary", model: "m", url: ANTHROPIC, kind: "request", status: 404, attempts: 1, problem: "HTTP 404" });
-  expect([call.kind, call.status, call.attempts, call.fatal, call.data.url]).toEqual(["request", 404, 1, true, ANTHROPIC]);
-  expect(call.failure).toEqual({ kind: "request", status: 404, attempts: 1, fatal: true, message: "summary call to m failed: HTTP 404" });
+  const call = new LlmCallError({
+    purpose: "summary",
+    model: "m",
+    url: ANTHROPIC,
+    kind: "request",
+    status: 404,
+    attempts: 1,
+    problem: "HTTP 404",
+  });
+  expect([call.kind, call.status, call.attempts, call.fatal, call.data.url]).toEqual([
+    "request",
+    404,
+    1,
+    true,
+    ANTHROPIC,
+  ]);
+  expect(call.failure).toEqual({
+    kind: "request",
+    status: 404,
+    attempts: 1,
+    fatal: true,
+    message: "summary call to m failed: HTTP 404",
+  });
   expect(call).toBeInstanceOf(RuntimeFailure);
   const rejected = new EmbedderRejectedError({ label: LABEL, url: URL_, status: 413 });
   expect([rejected.status, rejected.data.url]).toEqual([413, URL_]);
@@ -237,8 +733,12 @@ test("only the first line of a message is shown; anything thrown becomes text", 
 
 test("ENOSPC, EDQUOT and a full SQLite database read as no space left, nothing changed", () => {
   const full = errno("ENOSPC", "ENOSPC: no space left on device, write");
-  expect(describeError(full)).toBe("no space left on the device; nothing was changed (ENOSPC: no space left on device, write)");
-  expect(describeError(errno("EDQUOT", "EDQUOT: disk quota exceeded"))).toStartWith("no space left on the device; nothing was changed");
+  expect(describeError(full)).toBe(
+    "no space left on the device; nothing was changed (ENOSPC: no space left on device, write)",
+  );
+  expect(describeError(errno("EDQUOT", "EDQUOT: disk quota exceeded"))).toStartWith(
+    "no space left on the device; nothing was changed",
+  );
   expect(describeError(Object.assign(new Error("database or disk is full"), { code: "SQLITE_FULL" }))).toBe(
     "no space left on the device; nothing was changed (database or disk is full)",
   );
@@ -247,15 +747,21 @@ test("ENOSPC, EDQUOT and a full SQLite database read as no space left, nothing c
   );
   // Also when ours wraps it, and the same text in every front-end (described twice, it stays the same).
   const wrapped = new RuntimeFailure("cannot write /h/history.json", { cause: full });
-  expect(describeError(wrapped)).toBe("no space left on the device; nothing was changed (cannot write /h/history.json)");
+  expect(describeError(wrapped)).toBe(
+    "no space left on the device; nothing was changed (cannot write /h/history.json)",
+  );
   expect(describeError(new Error(describeError(wrapped)))).toBe(describeError(wrapped));
 });
 
 test("EACCES, EPERM, EROFS and a read-only SQLite database read as permission denied", () => {
-  expect(describeError(errno("EACCES", "EACCES: permission denied, open '/h/x'"))).toBe("permission denied: EACCES: permission denied, open '/h/x'");
+  expect(describeError(errno("EACCES", "EACCES: permission denied, open '/h/x'"))).toBe(
+    "permission denied: EACCES: permission denied, open '/h/x'",
+  );
   expect(describeError(errno("EPERM", "EPERM: operation not permitted, rename"))).toStartWith("permission denied: ");
   expect(describeError(errno("EROFS", "EROFS: read-only file system"))).toStartWith("permission denied: ");
-  expect(describeError(new Error("attempt to write a readonly database"))).toBe("permission denied: attempt to write a readonly database");
+  expect(describeError(new Error("attempt to write a readonly database"))).toBe(
+    "permission denied: attempt to write a readonly database",
+  );
   expect(describeError(new Error(describeError(errno("EACCES", "EACCES: x"))))).toBe("permission denied: EACCES: x");
 });
 

@@ -20,18 +20,30 @@ function issuesOf(raw: unknown) {
 }
 
 test("every issue is reported with its dotted path, in order", () => {
-  const text = describeIssues(issuesOf({ summary: { model: 5, chunk_chars: "x" }, http: { port: 1.5 }, tags: ["a", 2] }));
-  expect(text).toBe("summary.model: expected string; summary.chunk_chars: expected number; http.port: expected a whole number; tags.1: expected string");
+  const text = describeIssues(
+    issuesOf({ summary: { model: 5, chunk_chars: "x" }, http: { port: 1.5 }, tags: ["a", 2] }),
+  );
+  expect(text).toBe(
+    "summary.model: expected string; summary.chunk_chars: expected number; http.port: expected a whole number; tags.1: expected string",
+  );
 });
 
 test("unknown keys, top-level issues and repeated texts", () => {
-  const issues = issuesOf({ summary: { model: "m", chunk_chars: 1, modle: "x" }, http: { port: 1 }, tags: [], extra: true });
+  const issues = issuesOf({
+    summary: { model: "m", chunk_chars: 1, modle: "x" },
+    http: { port: 1 },
+    tags: [],
+    extra: true,
+  });
   expect(describeIssues(issues)).toBe("summary.modle: unknown field; extra: unknown field");
   expect(describeIssues(issues, { unknown: "unknown key" })).toBe("summary.modle: unknown key; extra: unknown key");
   const top = v.safeParse(v.string("expected text"), 1);
   expect(describeIssues(top.issues!)).toBe("expected text");
   expect(describeIssues(top.issues!, { topLevel: "(top level)" })).toBe("(top level): expected text");
-  const twice = v.safeParse(v.pipe(v.number(), v.integer("a whole number from 1 to 9"), v.minValue(1, "a whole number from 1 to 9")), 0.5);
+  const twice = v.safeParse(
+    v.pipe(v.number(), v.integer("a whole number from 1 to 9"), v.minValue(1, "a whole number from 1 to 9")),
+    0.5,
+  );
   expect(describeIssues(twice.issues!)).toBe("a whole number from 1 to 9");
 });
 
@@ -50,9 +62,13 @@ test("the config file names every wrong key", () => {
 });
 
 test("wire input, error-memory input and summaries name every problem", () => {
-  expect(() => toNewMessage({ role: "robot", content: 5, extra: 1 }, "stdin line 3")).toThrow(/^stdin line 3: role: .+; content: .+; extra: unknown field$/);
-  expect(() => checkRecordInput({ tool: 5, error: "", bogus: 1 })).toThrow(/^error record: tool: .+; error: .+; bogus: unknown field$/);
-  expect(() => assertValidSummary({ key_decisions: "x", past_discussions: [], current_discussion: 5 } as never)).toThrow(
-    /^invalid summary: key_decisions: .+; current_discussion: .+$/,
+  expect(() => toNewMessage({ role: "robot", content: 5, extra: 1 }, "stdin line 3")).toThrow(
+    /^stdin line 3: role: .+; content: .+; extra: unknown field$/,
   );
+  expect(() => checkRecordInput({ tool: 5, error: "", bogus: 1 })).toThrow(
+    /^error record: tool: .+; error: .+; bogus: unknown field$/,
+  );
+  expect(() =>
+    assertValidSummary({ key_decisions: "x", past_discussions: [], current_discussion: 5 } as never),
+  ).toThrow(/^invalid summary: key_decisions: .+; current_discussion: .+$/);
 });

@@ -21,12 +21,23 @@ afterEach(() => rmSync(home, { recursive: true, force: true }));
 async function memvoy(args: string[], env: Record<string, string> = {}) {
   const proc = Bun.spawn(["bun", entry, "--home", home, ...args], {
     cwd: tmpdir(),
-    env: { PATH: process.env.PATH!, HOME: tmpdir(), TZ: "UTC", ANTHROPIC_API_KEY: fake.apiKey, ANTHROPIC_BASE_URL: fake.url, ...env },
+    env: {
+      PATH: process.env.PATH!,
+      HOME: tmpdir(),
+      TZ: "UTC",
+      ANTHROPIC_API_KEY: fake.apiKey,
+      ANTHROPIC_BASE_URL: fake.url,
+      ...env,
+    },
     stdin: "ignore",
     stdout: "pipe",
     stderr: "pipe",
   });
-  const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+  const [stdout, stderr, code] = await Promise.all([
+    new Response(proc.stdout).text(),
+    new Response(proc.stderr).text(),
+    proc.exited,
+  ]);
   return { code, stdout, stderr };
 }
 
@@ -65,7 +76,15 @@ test("summarize shows progress per chunk on stderr and ends with what changed; s
   expect(v.lastRun.outcome).toBe("ok");
   expect(v.lastRun.finishedAt).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{9}Z$/);
   expect(v.lastRun.inputTokens).toBe(fake.requests[0]!.inputTokens);
-  expect(v.usage).toEqual([{ purpose: "summary", model: "claude-sonnet-5-5", calls: 1, inputTokens: fake.requests[0]!.inputTokens, outputTokens: fake.requests[0]!.outputTokens }]);
+  expect(v.usage).toEqual([
+    {
+      purpose: "summary",
+      model: "claude-sonnet-5-5",
+      calls: 1,
+      inputTokens: fake.requests[0]!.inputTokens,
+      outputTokens: fake.requests[0]!.outputTokens,
+    },
+  ]);
   expect(v.due).toBe(false);
 
   const text = await memvoy(["summary", "s1"]);

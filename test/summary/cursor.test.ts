@@ -24,29 +24,49 @@ afterEach(() => rmSync(home, { recursive: true, force: true }));
 async function memvoy(args: string[], tz = "Asia/Taipei") {
   const proc = Bun.spawn(["bun", entry, "--home", home, ...args], {
     cwd: tmpdir(),
-    env: { PATH: process.env.PATH!, HOME: tmpdir(), TZ: tz, ANTHROPIC_API_KEY: fake.apiKey, ANTHROPIC_BASE_URL: fake.url },
+    env: {
+      PATH: process.env.PATH!,
+      HOME: tmpdir(),
+      TZ: tz,
+      ANTHROPIC_API_KEY: fake.apiKey,
+      ANTHROPIC_BASE_URL: fake.url,
+    },
     stdin: "ignore",
     stdout: "pipe",
     stderr: "pipe",
   });
-  const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+  const [stdout, stderr, code] = await Promise.all([
+    new Response(proc.stdout).text(),
+    new Response(proc.stderr).text(),
+    proc.exited,
+  ]);
   return { code, stdout, stderr };
 }
 
 const ns = (iso: string) => BigInt(Date.parse(iso)) * 1_000_000n;
 const sessionDir = (s: string) => join(home, "sessions", s);
 const cursorOf = (s: string) => readFileSync(join(sessionDir(s), ".summary_cursor"), "utf8").trim();
-const summarized = () => fake.requests.flatMap((r) => transcriptEntries(transcriptOf(r.messages[0]!.content)).map((e) => e.text));
+const summarized = () =>
+  fake.requests.flatMap((r) => transcriptEntries(transcriptOf(r.messages[0]!.content)).map((e) => e.text));
 
 /** An Agenvoy session folder: integer-ns sendAt, no ids; a summary and a cursor as Agenvoy left them. */
 function agenvoyHome(session: string, records: { role: string; content: string; sendAt?: bigint }[], cursor: string) {
   mkdirSync(sessionDir(session), { recursive: true });
-  const raw = records.map((r) => (r.sendAt === undefined ? { role: r.role, content: r.content } : { role: r.role, content: r.content, sendAt: Number(r.sendAt) }));
+  const raw = records.map((r) =>
+    r.sendAt === undefined
+      ? { role: r.role, content: r.content }
+      : { role: r.role, content: r.content, sendAt: Number(r.sendAt) },
+  );
   // JSON.stringify cannot write a 19-digit integer exactly: splice the digits in as text.
   let text = JSON.stringify(raw, null, 2);
-  records.forEach((r) => r.sendAt !== undefined && (text = text.replace(String(Number(r.sendAt)), r.sendAt.toString())));
+  records.forEach(
+    (r) => r.sendAt !== undefined && (text = text.replace(String(Number(r.sendAt)), r.sendAt.toString())),
+  );
   writeFileSync(join(sessionDir(session), "history.json"), text);
-  writeFileSync(join(sessionDir(session), "summary.json"), JSON.stringify({ key_decisions: ["Do: keep it short"], past_discussions: [], current_discussion: current("old") }));
+  writeFileSync(
+    join(sessionDir(session), "summary.json"),
+    JSON.stringify({ key_decisions: ["Do: keep it short"], past_discussions: [], current_discussion: current("old") }),
+  );
   writeFileSync(join(sessionDir(session), ".summary_cursor"), cursor);
 }
 

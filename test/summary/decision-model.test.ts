@@ -4,20 +4,34 @@ import { afterEach, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { PROMPTS } from "../../src/memory/summary/prompts.ts";
 import type { FakeRequest, FakeStep } from "../fixture/fake-anthropic.ts";
-import { addExchanges, current, readJson, readText, setup, summaryStep, transcriptEntries, transcriptOf, type Setup } from "../fixture/summary-home.ts";
+import {
+  addExchanges,
+  current,
+  readJson,
+  readText,
+  setup,
+  summaryStep,
+  transcriptEntries,
+  transcriptOf,
+  type Setup,
+} from "../fixture/summary-home.ts";
 
 let s: Setup;
 afterEach(async () => s && (await s.close()));
 
 const DECISION = { MEMVOY_DECISION_MODEL: "claude-haiku-5-5", MEMVOY_SUMMARY_MAX_RETRIES: "0" };
 type Kind = "noise" | "supersede" | "summary";
-const kindOf = (r: FakeRequest): Kind => (r.system === PROMPTS.noiseSystem ? "noise" : r.system === PROMPTS.supersedeSystem ? "supersede" : "summary");
+const kindOf = (r: FakeRequest): Kind =>
+  r.system === PROMPTS.noiseSystem ? "noise" : r.system === PROMPTS.supersedeSystem ? "supersede" : "summary";
 
 function route(steps: Partial<Record<Kind, FakeStep>>) {
   s.fake.respond((r) => steps[kindOf(r)]);
 }
 const ofKind = (k: Kind) => s.fake.requests.filter((r) => kindOf(r) === k);
-const summarized = () => ofKind("summary").flatMap((r) => transcriptEntries(transcriptOf(r.messages[0]!.content)).map((e) => e.text.split(" lorem")[0]));
+const summarized = () =>
+  ofKind("summary").flatMap((r) =>
+    transcriptEntries(transcriptOf(r.messages[0]!.content)).map((e) => e.text.split(" lorem")[0]),
+  );
 
 function seedSummary(summary: object, cursor = "2026-05-01 08:00:00") {
   writeFileSync(s.home + "/sessions/s1/summary.json", JSON.stringify(summary));
@@ -28,7 +42,15 @@ test("noise: confidence 0.7 is dropped, 0.69 is kept, and a non-noise verdict is
   s = await setup(DECISION);
   addExchanges(s.api, "s1", 3);
   route({
-    noise: { json: { exchanges: [{ index: 0, noise: true, confidence: 0.7 }, { index: 1, noise: true, confidence: 0.69 }, { index: 2, noise: false, confidence: 0.95 }] } },
+    noise: {
+      json: {
+        exchanges: [
+          { index: 0, noise: true, confidence: 0.7 },
+          { index: 1, noise: true, confidence: 0.69 },
+          { index: 2, noise: false, confidence: 0.95 },
+        ],
+      },
+    },
     summary: summaryStep({ current_discussion: current("t") }),
   });
   const r = (await s.api.summarize("s1")).sessions[0]!;
@@ -41,30 +63,56 @@ test("noise: confidence 0.7 is dropped, 0.69 is kept, and a non-noise verdict is
   expect(noise.messages[0]!.content).toContain("=== Exchange 2 ===");
   expect(readText(s.home + "/sessions/s1/.summary_cursor")).toBe("2026-05-01 09:00:05");
   const usage = s.api.summary("s1").usage.map((u) => [u.purpose, u.model, u.calls]);
-  expect(usage).toEqual([["noise", "claude-haiku-5-5", 1], ["summary", "claude-sonnet-5-5", 1]]);
+  expect(usage).toEqual([
+    ["noise", "claude-haiku-5-5", 1],
+    ["summary", "claude-sonnet-5-5", 1],
+  ]);
 });
 
 test("when every exchange is noise, the pruned summary and the cursor are saved with no summary call", async () => {
   s = await setup(DECISION);
   addExchanges(s.api, "s1", 2);
-  seedSummary({ key_decisions: ["Do: keep", "Don't: reversed"], past_discussions: [], current_discussion: current("c") });
+  seedSummary({
+    key_decisions: ["Do: keep", "Don't: reversed"],
+    past_discussions: [],
+    current_discussion: current("c"),
+  });
   route({
-    noise: { json: { exchanges: [{ index: 0, noise: true, confidence: 0.9 }, { index: 1, noise: true, confidence: 0.71 }] } },
+    noise: {
+      json: {
+        exchanges: [
+          { index: 0, noise: true, confidence: 0.9 },
+          { index: 1, noise: true, confidence: 0.71 },
+        ],
+      },
+    },
   });
   const r = (await s.api.summarize("s1")).sessions[0]!;
   expect(r.outcome).toBe("pruned");
   expect(ofKind("summary")).toHaveLength(0);
   expect(ofKind("supersede")).toHaveLength(0); // nothing left to supersede anything
   expect(readText(s.home + "/sessions/s1/.summary_cursor")).toBe("2026-05-01 09:00:03");
-  expect((readJson(s.home + "/sessions/s1/summary.json") as { key_decisions: string[] }).key_decisions).toEqual(["Do: keep", "Don't: reversed"]);
+  expect((readJson(s.home + "/sessions/s1/summary.json") as { key_decisions: string[] }).key_decisions).toEqual([
+    "Do: keep",
+    "Don't: reversed",
+  ]);
   expect(s.api.dueSessions()).toEqual([]);
 });
 
 test("entries the remaining exchanges supersede are removed before the summary call", async () => {
   s = await setup(DECISION);
   addExchanges(s.api, "s1", 2);
-  const past = (topic: string) => ({ topic, description: `${topic} notes`, direction: "on", last_discussed: "2026-04-01 10:00" });
-  seedSummary({ key_decisions: ["Do: use MySQL", "Do: write tests"], past_discussions: [past("database choice"), past("testing")], current_discussion: current("c") });
+  const past = (topic: string) => ({
+    topic,
+    description: `${topic} notes`,
+    direction: "on",
+    last_discussed: "2026-04-01 10:00",
+  });
+  seedSummary({
+    key_decisions: ["Do: use MySQL", "Do: write tests"],
+    past_discussions: [past("database choice"), past("testing")],
+    current_discussion: current("c"),
+  });
   route({
     noise: { json: { exchanges: [] } },
     supersede: { json: { key_decisions: [0, 7], past_discussions: [0] } },
@@ -87,7 +135,11 @@ test("a failed check keeps everything", async () => {
   s = await setup(DECISION);
   addExchanges(s.api, "s1", 2);
   seedSummary({ key_decisions: ["Do: keep me"], past_discussions: [], current_discussion: current("c") });
-  route({ noise: { text: "I think exchange 0 is noise." }, supersede: { status: 500 }, summary: summaryStep({ key_decisions: ["Do: keep me"] }) });
+  route({
+    noise: { text: "I think exchange 0 is noise." },
+    supersede: { status: 500 },
+    summary: summaryStep({ key_decisions: ["Do: keep me"] }),
+  });
   const r = (await s.api.summarize("s1")).sessions[0]!;
   expect(r.outcome).toBe("ok");
   expect(r.droppedAsNoise).toBe(0);

@@ -3,7 +3,18 @@
 import { afterEach, expect, test } from "bun:test";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { MissingApiKeyError } from "../../src/llm/llm-errors.ts";
-import { addExchanges, current, readJson, readText, setup, summaryStep, T0, transcriptEntries, transcriptOf, type Setup } from "../fixture/summary-home.ts";
+import {
+  addExchanges,
+  current,
+  readJson,
+  readText,
+  setup,
+  summaryStep,
+  T0,
+  transcriptEntries,
+  transcriptOf,
+  type Setup,
+} from "../fixture/summary-home.ts";
 
 let s: Setup;
 afterEach(async () => s && (await s.close()));
@@ -24,7 +35,9 @@ test("prompt structure: previous summary in the system prompt, chunks within the
     const chars = entries.reduce((n, e) => n + e.text.length, 0);
     expect(chars).toBeLessThanOrEqual(1000);
     expect(entries.at(-1)!.role).toBe("assistant");
-    expect(transcriptOf(req.messages[0]!.content).startsWith("== 2026-05-01 UTC ==\n[09:00 user] x question")).toBe(true);
+    expect(transcriptOf(req.messages[0]!.content).startsWith("== 2026-05-01 UTC ==\n[09:00 user] x question")).toBe(
+      true,
+    );
     seen.push(...entries.map((e) => e.text.split(" lorem")[0]!));
     // The previous summary rides in the system prompt.
     const previous = req.system.slice(req.system.indexOf("## Previous summary"));
@@ -32,15 +45,25 @@ test("prompt structure: previous summary in the system prompt, chunks within the
     else expect(previous).toContain(`"topic": "after chunk ${req.n - 1}"`);
   }
   expect(seen).toEqual(Array.from({ length: 6 }, (_, i) => [`x question ${i}`, `x answer ${i}`]).flat());
-  expect(transcriptEntries(transcriptOf(s.fake.requests[0]!.messages[0]!.content)).map((e) => e.when)).toEqual(["2026-05-01 09:00", "2026-05-01 09:00", "2026-05-01 09:00", "2026-05-01 09:00"]);
-  expect((readJson(s.home + "/sessions/s1/summary.json") as { current_discussion: { topic: string } }).current_discussion.topic).toBe("after chunk 3");
+  expect(transcriptEntries(transcriptOf(s.fake.requests[0]!.messages[0]!.content)).map((e) => e.when)).toEqual([
+    "2026-05-01 09:00",
+    "2026-05-01 09:00",
+    "2026-05-01 09:00",
+    "2026-05-01 09:00",
+  ]);
+  expect(
+    (readJson(s.home + "/sessions/s1/summary.json") as { current_discussion: { topic: string } }).current_discussion
+      .topic,
+  ).toBe("after chunk 3");
   expect(readText(s.home + "/sessions/s1/.summary_cursor")).toBe(utc(T0 + 11_000));
 });
 
 test("a 3-chunk run whose second call fails keeps chunk 1; the next run sends chunks 2 and 3 only", async () => {
   s = await setup({ MEMVOY_SUMMARY_CHUNK_CHARS: "1000", MEMVOY_SUMMARY_MAX_RETRIES: "0" });
   addExchanges(s.api, "s1", 6);
-  s.fake.push(summaryStep({ key_decisions: ["Do: keep chunk one"], current_discussion: current("one") }), { status: 500 });
+  s.fake.push(summaryStep({ key_decisions: ["Do: keep chunk one"], current_discussion: current("one") }), {
+    status: 500,
+  });
   const first = (await s.api.summarize("s1")).sessions[0]!;
   expect(first.outcome).toBe("partial");
   expect([first.chunksDone, first.chunksTotal]).toEqual([1, 3]);
@@ -56,8 +79,19 @@ test("a 3-chunk run whose second call fails keeps chunk 1; the next run sends ch
   const second = (await s.api.summarize("s1")).sessions[0]!;
   expect(second.outcome).toBe("ok");
   expect(s.fake.calls).toBe(2);
-  const texts = s.fake.requests.flatMap((r) => transcriptEntries(transcriptOf(r.messages[0]!.content)).map((e) => e.text.split(" lorem")[0]));
-  expect(texts).toEqual(["x question 2", "x answer 2", "x question 3", "x answer 3", "x question 4", "x answer 4", "x question 5", "x answer 5"]);
+  const texts = s.fake.requests.flatMap((r) =>
+    transcriptEntries(transcriptOf(r.messages[0]!.content)).map((e) => e.text.split(" lorem")[0]),
+  );
+  expect(texts).toEqual([
+    "x question 2",
+    "x answer 2",
+    "x question 3",
+    "x answer 3",
+    "x question 4",
+    "x answer 4",
+    "x question 5",
+    "x answer 5",
+  ]);
   expect(s.fake.requests[0]!.system).toContain("Do: keep chunk one");
   expect(readText(s.home + "/sessions/s1/.summary_cursor")).toBe(utc(T0 + 11_000));
   expect(s.api.dueSessions()).toEqual([]);
@@ -66,7 +100,11 @@ test("a 3-chunk run whose second call fails keeps chunk 1; the next run sends ch
 test("garbage answers change nothing: text with no JSON, and JSON that is not a summary", async () => {
   s = await setup({ MEMVOY_SUMMARY_MAX_RETRIES: "0" });
   addExchanges(s.api, "s1", 2);
-  for (const step of [{ text: "Sorry, I cannot summarize this." }, { json: { answer: 42 } }, { text: "<summary>{\"key_decisions\": [</summary>" }]) {
+  for (const step of [
+    { text: "Sorry, I cannot summarize this." },
+    { json: { answer: 42 } },
+    { text: '<summary>{"key_decisions": [</summary>' },
+  ]) {
     s.fake.push(step);
     const r = (await s.api.summarize("s1")).sessions[0]!;
     expect(r.outcome).toBe("failed");
@@ -93,20 +131,36 @@ test("a call that times out fails the chunk and changes nothing", async () => {
 test("529 then success: retried with back-off, one usage row for the answered call", async () => {
   s = await setup();
   addExchanges(s.api, "s1", 2);
-  s.fake.push({ status: 529, headers: { "retry-after-ms": "20" } }, { status: 429, headers: { "retry-after-ms": "20" } }, summaryStep({ key_decisions: ["Do: retry"] }));
+  s.fake.push(
+    { status: 529, headers: { "retry-after-ms": "20" } },
+    { status: 429, headers: { "retry-after-ms": "20" } },
+    summaryStep({ key_decisions: ["Do: retry"] }),
+  );
   const r = (await s.api.summarize("s1")).sessions[0]!;
   expect(r.outcome).toBe("ok");
   expect(s.fake.calls).toBe(3);
   expect(r.calls).toBe(1);
   expect(s.fake.requests.map((q) => q.status)).toEqual([529, 429, 200]);
   const usage = s.api.summary("s1").usage;
-  expect(usage).toEqual([{ purpose: "summary", model: "claude-sonnet-5-5", calls: 1, inputTokens: s.fake.requests[2]!.inputTokens, outputTokens: s.fake.requests[2]!.outputTokens }]);
+  expect(usage).toEqual([
+    {
+      purpose: "summary",
+      model: "claude-sonnet-5-5",
+      calls: 1,
+      inputTokens: s.fake.requests[2]!.inputTokens,
+      outputTokens: s.fake.requests[2]!.outputTokens,
+    },
+  ]);
 });
 
 test("a summary with no cursor only gets its cursor set to the latest message time, with no LLM call", async () => {
   s = await setup();
   addExchanges(s.api, "s1", 3);
-  const legacy = JSON.stringify({ key_decisions: ["Do: old rule"], past_discussions: [], current_discussion: current("old") }, null, 2);
+  const legacy = JSON.stringify(
+    { key_decisions: ["Do: old rule"], past_discussions: [], current_discussion: current("old") },
+    null,
+    2,
+  );
   writeFileSync(s.home + "/sessions/s1/summary.json", legacy);
   const r = (await s.api.summarize("s1")).sessions[0]!;
   expect(r.outcome).toBe("bootstrap");
@@ -118,7 +172,9 @@ test("a summary with no cursor only gets its cursor set to the latest message ti
   addExchanges(s.api, "s1", 1, { startMs: T0 + 60_000, tag: "new" });
   s.fake.respond(() => summaryStep({ key_decisions: ["Do: old rule"] }));
   await s.api.summarize();
-  const texts = transcriptEntries(transcriptOf(s.fake.requests[0]!.messages[0]!.content)).map((e) => e.text.split(" lorem")[0]);
+  const texts = transcriptEntries(transcriptOf(s.fake.requests[0]!.messages[0]!.content)).map(
+    (e) => e.text.split(" lorem")[0],
+  );
   expect(texts).toEqual(["new question 0", "new answer 0"]);
 });
 
@@ -141,7 +197,9 @@ test("messages sharing the cursor's second are never summarized twice or skipped
   s.fake.reset();
   s.fake.respond(() => summaryStep({ current_discussion: current("two") }));
   expect((await s.api.summarize("s1")).sessions[0]!.outcome).toBe("ok");
-  const texts = s.fake.requests.flatMap((r) => transcriptEntries(transcriptOf(r.messages[0]!.content)).map((e) => e.text.split(" lorem")[0]));
+  const texts = s.fake.requests.flatMap((r) =>
+    transcriptEntries(transcriptOf(r.messages[0]!.content)).map((e) => e.text.split(" lorem")[0]),
+  );
   expect(texts).toEqual(["x question 2", "x answer 2", "x question 3", "x answer 3"]);
 });
 
@@ -155,7 +213,9 @@ test("a cursor changed behind its back is followed at second resolution (its lon
   s.fake.reset();
   s.fake.respond(() => summaryStep({ current_discussion: current("t") }));
   await s.api.summarize("s1");
-  const texts = transcriptEntries(transcriptOf(s.fake.requests[0]!.messages[0]!.content)).map((e) => e.text.split(" lorem")[0]);
+  const texts = transcriptEntries(transcriptOf(s.fake.requests[0]!.messages[0]!.content)).map(
+    (e) => e.text.split(" lorem")[0],
+  );
   expect(texts).toEqual(["x question 1", "x answer 1", "x question 2", "x answer 2", "new question 0", "new answer 0"]);
 });
 
@@ -177,11 +237,17 @@ test("a question with no reply yet waits for its answer", async () => {
   s.fake.respond(() => summaryStep({ current_discussion: current("t") }));
   const r = (await s.api.summarize("s1")).sessions[0]!;
   expect([r.outcome, r.waiting]).toEqual(["ok", 1]);
-  expect(transcriptEntries(transcriptOf(s.fake.requests[0]!.messages[0]!.content)).map((e) => e.role)).toEqual(["user", "assistant"]);
+  expect(transcriptEntries(transcriptOf(s.fake.requests[0]!.messages[0]!.content)).map((e) => e.role)).toEqual([
+    "user",
+    "assistant",
+  ]);
   s.api.add("s1", { role: "assistant", content: "now answered", sendAt: BigInt(T0 + 6000) * 1_000_000n });
   expect(s.api.dueSessions()).toEqual(["s1"]);
   await s.api.summarize();
-  expect(transcriptEntries(transcriptOf(s.fake.requests[1]!.messages[0]!.content)).map((e) => e.text)).toEqual(["still open", "now answered"]);
+  expect(transcriptEntries(transcriptOf(s.fake.requests[1]!.messages[0]!.content)).map((e) => e.text)).toEqual([
+    "still open",
+    "now answered",
+  ]);
 });
 
 test("a missing ANTHROPIC_API_KEY is one clear line and changes nothing", async () => {
@@ -288,7 +354,9 @@ test("after a plain reset the summary carries on with the messages written since
   s.fake.reset();
   s.fake.respond(() => summaryStep({ key_decisions: ["Do: remember the old part"] }));
   expect((await s.api.summarize()).sessions.map((r) => r.outcome)).toEqual(["ok"]);
-  const texts = transcriptEntries(transcriptOf(s.fake.requests[0]!.messages[0]!.content)).map((e) => e.text.split(" lorem")[0]);
+  const texts = transcriptEntries(transcriptOf(s.fake.requests[0]!.messages[0]!.content)).map(
+    (e) => e.text.split(" lorem")[0],
+  );
   expect(texts).toEqual(["new question 0", "new answer 0"]);
   expect(s.fake.requests[0]!.system).toContain("Do: remember the old part");
 });
@@ -305,7 +373,11 @@ test("a save interrupted between summary.json and the cursor is completed (or dr
   const last = s.api.history("s1", { all: true }).at(-1)!;
   const db = new Database(s.home + "/.store/history.db");
   const pend = (sha: string) =>
-    db.prepare("UPDATE summary_runs SET pending_seq = ?, pending_id = ?, pending_cursor = ?, pending_sha = ? WHERE session_id = 's1'").run(last.seq, last.id, utc(T0 + 61_000), sha);
+    db
+      .prepare(
+        "UPDATE summary_runs SET pending_seq = ?, pending_id = ?, pending_cursor = ?, pending_sha = ? WHERE session_id = 's1'",
+      )
+      .run(last.seq, last.id, utc(T0 + 61_000), sha);
 
   // The crash hit before summary.json was replaced: the pending save is dropped, the new messages are summarized.
   pend("0".repeat(64));
@@ -320,7 +392,9 @@ test("a save interrupted between summary.json and the cursor is completed (or dr
   const newest = s.api.history("s1", { all: true }).at(-1)!;
   const text = summaryText({ key_decisions: [], past_discussions: [], current_discussion: current("third") });
   writeFileSync(s.home + "/sessions/s1/summary.json", text);
-  db.prepare("UPDATE summary_runs SET pending_seq = ?, pending_id = ?, pending_cursor = ?, pending_sha = ? WHERE session_id = 's1'").run(newest.seq, newest.id, utc(T0 + 121_000), sha256(text));
+  db.prepare(
+    "UPDATE summary_runs SET pending_seq = ?, pending_id = ?, pending_cursor = ?, pending_sha = ? WHERE session_id = 's1'",
+  ).run(newest.seq, newest.id, utc(T0 + 121_000), sha256(text));
   db.close();
   s.fake.reset();
   r = (await s.api.summarize("s1")).sessions[0]!;

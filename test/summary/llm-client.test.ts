@@ -44,7 +44,15 @@ test("a call: Bearer key, the request as given, text and usage back", async () =
   expect(r.headers.authorization).toBe("Bearer sk-test-123");
   expect([r.model, r.system, r.body.max_tokens]).toEqual(["claude-sonnet-5-5", "be brief", 64]);
   expect(r.messages).toEqual([{ role: "user", content: "hello" }]);
-  expect(usage).toEqual([{ purpose: "summary", session: "s1", model: "claude-sonnet-5-5", inputTokens: r.inputTokens, outputTokens: r.outputTokens }]);
+  expect(usage).toEqual([
+    {
+      purpose: "summary",
+      session: "s1",
+      model: "claude-sonnet-5-5",
+      inputTokens: r.inputTokens,
+      outputTokens: r.outputTokens,
+    },
+  ]);
 });
 
 test("429, 529 and 5xx are retried with back-off; usage only for the answer", async () => {
@@ -56,33 +64,47 @@ test("429, 529 and 5xx are retried with back-off; usage only for the answer", as
 
 test("retries are bounded by summary.max_retries", async () => {
   fake.push({ status: 500 }, { status: 500 }, { status: 500 });
-  const err = await client({ max_retries: 2 }).complete(req()).catch((e) => e);
+  const err = await client({ max_retries: 2 })
+    .complete(req())
+    .catch((e) => e);
   expect(err).toBeInstanceOf(LlmCallError);
   expect([err.kind, err.status, err.attempts, fake.calls]).toEqual(["server", 500, 3, 3]);
-  expect(err.message).toBe("summary call to claude-sonnet-5-5 failed: HTTP 500 server error: fake api_error (after 3 attempts)");
+  expect(err.message).toBe(
+    "summary call to claude-sonnet-5-5 failed: HTTP 500 server error: fake api_error (after 3 attempts)",
+  );
   expect(usage).toEqual([]);
 });
 
 test("other errors are not retried; a refused key is fatal", async () => {
   fake.push({ status: 400, message: "max_tokens too large" });
-  const bad = await client().complete(req()).catch((e) => e);
+  const bad = await client()
+    .complete(req())
+    .catch((e) => e);
   expect([bad.kind, bad.fatal, fake.calls]).toEqual(["request", false, 1]);
   expect(bad.message).toContain("max_tokens too large");
   fake.push({ status: 401 });
-  const auth = await client().complete(req()).catch((e) => e);
+  const auth = await client()
+    .complete(req())
+    .catch((e) => e);
   expect([auth.kind, auth.fatal]).toEqual(["auth", true]);
-  const wrongKey = new LlmClient(llmSettings({ ANTHROPIC_API_KEY: "nope", ANTHROPIC_BASE_URL: fake.url }, { timeout_ms: 5000, max_retries: 3 }));
+  const wrongKey = new LlmClient(
+    llmSettings({ ANTHROPIC_API_KEY: "nope", ANTHROPIC_BASE_URL: fake.url }, { timeout_ms: 5000, max_retries: 3 }),
+  );
   expect((await wrongKey.complete(req()).catch((e) => e)).kind).toBe("auth");
 });
 
 test("a timeout fails at once; the overall deadline also bounds retries and back-off", async () => {
   fake.push({ hang: true });
-  const t = await client({ timeout_ms: 200 }).complete(req()).catch((e) => e);
+  const t = await client({ timeout_ms: 200 })
+    .complete(req())
+    .catch((e) => e);
   expect([t.kind, fake.calls]).toEqual(["timeout", 1]);
   expect(t.message).toContain("no answer within 200 ms");
   fake.reset();
   fake.respond(() => ({ status: 529, headers: { "retry-after-ms": "40" } }));
-  const d = await client({ max_retries: 10 }).complete(req({ deadlineMs: 150 })).catch((e) => e);
+  const d = await client({ max_retries: 10 })
+    .complete(req({ deadlineMs: 150 }))
+    .catch((e) => e);
   expect(d).toBeInstanceOf(LlmCallError);
   expect(fake.calls).toBeLessThan(11);
 });

@@ -5,7 +5,12 @@ import { writeFileSync } from "node:fs";
 import { parseLooseSummary, assertValidSummary, InvalidSummaryError } from "../../src/memory/summary/summary-schema.ts";
 import { applySummaryRules, normalizeDecision, normalizeMinute } from "../../src/memory/summary/summary-rules.ts";
 import { emptySummary, type Summary } from "../../src/memory/summary/summary-types.ts";
-import { isJapaneseOutput, languageRule, toTraditional, wantsTraditional } from "../../src/memory/summary/reply-language.ts";
+import {
+  isJapaneseOutput,
+  languageRule,
+  toTraditional,
+  wantsTraditional,
+} from "../../src/memory/summary/reply-language.ts";
 import { addExchanges, current, readJson, setup, summaryStep, type Setup } from "../fixture/summary-home.ts";
 
 let s: Setup | undefined;
@@ -14,7 +19,8 @@ afterEach(async () => {
   s = undefined;
 });
 
-const rules = (value: unknown, fallback: Summary = emptySummary()) => applySummaryRules(parseLooseSummary(value)!, fallback);
+const rules = (value: unknown, fallback: Summary = emptySummary()) =>
+  applySummaryRules(parseLooseSummary(value)!, fallback);
 
 test("decisions: legacy markers rewritten, English prefixes normalised, an unprefixed rule becomes Do:", () => {
   expect(normalizeDecision("要：用繁體中文回答")).toBe("Do: 用繁體中文回答");
@@ -47,18 +53,32 @@ test("a rule opened by a negative word (no colon) is a Don't: rule, the word dro
 
 test("more than 8 decisions are cut to the first 8 (duplicates merged first)", () => {
   const ten = Array.from({ length: 10 }, (_, i) => `Do: rule ${i}`);
-  const { summary, notes } = rules({ key_decisions: ["Do: rule 0", ...ten], past_discussions: [], current_discussion: {} });
+  const { summary, notes } = rules({
+    key_decisions: ["Do: rule 0", ...ten],
+    past_discussions: [],
+    current_discussion: {},
+  });
   expect(summary.key_decisions).toEqual(ten.slice(0, 8));
   expect(notes.decisionsCut).toBe(2);
 });
 
 test("past topics: one per topic, at most 8 keeping the newest, times normalised", () => {
-  const past = Array.from({ length: 10 }, (_, i) => ({ topic: `t${i}`, description: "d", direction: "x", last_discussed: `2026-05-${String(10 + i).padStart(2, "0")}T08:15:59Z` }));
+  const past = Array.from({ length: 10 }, (_, i) => ({
+    topic: `t${i}`,
+    description: "d",
+    direction: "x",
+    last_discussed: `2026-05-${String(10 + i).padStart(2, "0")}T08:15:59Z`,
+  }));
   past.push({ topic: "t3", description: "newer", direction: "y", last_discussed: "2026-06-01 10:00" });
   const { summary, notes } = rules({ key_decisions: [], past_discussions: past, current_discussion: {} });
   expect(summary.past_discussions).toHaveLength(8);
   expect(summary.past_discussions.map((p) => p.topic)).toEqual(["t2", "t3", "t4", "t5", "t6", "t7", "t8", "t9"]);
-  expect(summary.past_discussions[1]).toEqual({ topic: "t3", description: "newer", direction: "y", last_discussed: "2026-06-01 10:00" });
+  expect(summary.past_discussions[1]).toEqual({
+    topic: "t3",
+    description: "newer",
+    direction: "y",
+    last_discussed: "2026-06-01 10:00",
+  });
   expect(summary.past_discussions[0]!.last_discussed).toBe("2026-05-12 08:15");
   expect(notes.pastCut).toBe(2);
   expect(normalizeMinute("yesterday")).toBe("");
@@ -70,7 +90,10 @@ test("an answer must hold at least two of the three keys; a missing key keeps th
   expect(parseLooseSummary({ key_decisions: "Do: x", past_discussions: [] })).toBeUndefined();
   expect(parseLooseSummary([1, 2])).toBeUndefined();
   const previous: Summary = { key_decisions: ["Do: keep"], past_discussions: [], current_discussion: current("old") };
-  const { summary } = rules({ past_discussions: [], current_discussion: { topic: "new", perspectives: ["a", "b"] } }, previous);
+  const { summary } = rules(
+    { past_discussions: [], current_discussion: { topic: "new", perspectives: ["a", "b"] } },
+    previous,
+  );
   expect(summary.key_decisions).toEqual(["Do: keep"]);
   expect(summary.current_discussion).toEqual({ topic: "new", description: "", perspectives: "a; b", direction: "" });
 });
@@ -81,7 +104,12 @@ test("the strict schema refuses what summary.json must never hold", () => {
   const nine = { ...ok, key_decisions: Array.from({ length: 9 }, (_, i) => `Do: ${i}`) };
   expect(() => assertValidSummary(nine)).toThrow(InvalidSummaryError);
   expect(() => assertValidSummary({ ...ok, key_decisions: ["要：a"] })).toThrow(/Do: /);
-  expect(() => assertValidSummary({ ...ok, past_discussions: [{ topic: "t", description: "", direction: "", last_discussed: "May 1" }] })).toThrow(/last_discussed/);
+  expect(() =>
+    assertValidSummary({
+      ...ok,
+      past_discussions: [{ topic: "t", description: "", direction: "", last_discussed: "May 1" }],
+    }),
+  ).toThrow(/last_discussed/);
 });
 
 test("Simplified Chinese becomes Traditional; Japanese and other text are left alone", async () => {
@@ -91,7 +119,12 @@ test("Simplified Chinese becomes Traditional; Japanese and other text are left a
     current_discussion: current("语言"),
   });
   expect(summary.key_decisions).toEqual(["Do: 使用數據庫", "Don't: use eval"]);
-  expect(summary.past_discussions[0]).toEqual({ topic: "軟件開發", description: "会議の資料を作る", direction: "繼續", last_discussed: "" });
+  expect(summary.past_discussions[0]).toEqual({
+    topic: "軟件開發",
+    description: "会議の資料を作る",
+    direction: "繼續",
+    last_discussed: "",
+  });
   expect(summary.current_discussion.topic).toBe("語言");
   expect(changed).toBe(5);
   expect(isJapaneseOutput("auto", "今日は会議の資料を作りましょう")).toBe(true);
@@ -103,10 +136,22 @@ test("Simplified Chinese becomes Traditional; Japanese and other text are left a
 test("end to end: 10 decisions from the model are stored as 8, legacy markers rewritten, Simplified stored as Traditional", async () => {
   s = await setup();
   addExchanges(s.api, "s1", 2);
-  writeFileSync(s.home + "/sessions/s1/summary.json", JSON.stringify({ key_decisions: ["要：用繁體中文", "不要：用 tabs"], past_discussions: [], current_discussion: current("舊") }));
+  writeFileSync(
+    s.home + "/sessions/s1/summary.json",
+    JSON.stringify({
+      key_decisions: ["要：用繁體中文", "不要：用 tabs"],
+      past_discussions: [],
+      current_discussion: current("舊"),
+    }),
+  );
   writeFileSync(s.home + "/sessions/s1/.summary_cursor", "2026-05-01 08:00:00");
   const answer = ["不要：用 tabs", "要：先寫測試", ...Array.from({ length: 8 }, (_, i) => `Do: 规则 ${i}`)];
-  s.fake.push(summaryStep({ key_decisions: answer, current_discussion: { topic: "数据库迁移", description: "讨论数据库", perspectives: "", direction: "继续" } }));
+  s.fake.push(
+    summaryStep({
+      key_decisions: answer,
+      current_discussion: { topic: "数据库迁移", description: "讨论数据库", perspectives: "", direction: "继续" },
+    }),
+  );
   const r = (await s.api.summarize("s1")).sessions[0]!;
   expect(r.outcome).toBe("ok");
   // The previous summary reached the model with its markers already rewritten.
@@ -114,8 +159,17 @@ test("end to end: 10 decisions from the model are stored as 8, legacy markers re
   expect(previous).toContain('"Do: 用繁體中文"');
   expect(previous).not.toContain("要：");
   const saved = readJson(s.home + "/sessions/s1/summary.json") as Summary;
-  expect(saved.key_decisions).toEqual(["Don't: 用 tabs", "Do: 先寫測試", ...Array.from({ length: 6 }, (_, i) => `Do: 規則 ${i}`)]);
-  expect(saved.current_discussion).toEqual({ topic: "數據庫遷移", description: "討論數據庫", perspectives: "", direction: "繼續" });
+  expect(saved.key_decisions).toEqual([
+    "Don't: 用 tabs",
+    "Do: 先寫測試",
+    ...Array.from({ length: 6 }, (_, i) => `Do: 規則 ${i}`),
+  ]);
+  expect(saved.current_discussion).toEqual({
+    topic: "數據庫遷移",
+    description: "討論數據庫",
+    perspectives: "",
+    direction: "繼續",
+  });
   expect(r.notes.join("\n")).toContain("over the limit of 8");
   expect(r.notes.join("\n")).toContain("legacy marker");
   expect(r.notes.join("\n")).toContain("Traditional Chinese");
@@ -136,10 +190,16 @@ test("an explicit Simplified reply_lang (zh-CN, zh-Hans) is followed: no Traditi
     expect(wantsTraditional(lang)).toBe(false);
     expect(languageRule(lang)).not.toContain("Traditional");
   }
-  for (const lang of ["auto", "zh-TW", "zh-Hant", "zh-HK", "Traditional Chinese", "fr"]) expect(wantsTraditional(lang)).toBe(true);
+  for (const lang of ["auto", "zh-TW", "zh-Hant", "zh-HK", "Traditional Chinese", "fr"])
+    expect(wantsTraditional(lang)).toBe(true);
   s = await setup({ MEMVOY_REPLY_LANG: "zh-CN" });
   addExchanges(s.api, "s1", 1);
-  s.fake.push(summaryStep({ key_decisions: ["Do: 使用数据库迁移"], current_discussion: { topic: "数据库迁移", description: "讨论数据库", perspectives: "", direction: "继续" } }));
+  s.fake.push(
+    summaryStep({
+      key_decisions: ["Do: 使用数据库迁移"],
+      current_discussion: { topic: "数据库迁移", description: "讨论数据库", perspectives: "", direction: "继续" },
+    }),
+  );
   const r = (await s.api.summarize("s1")).sessions[0]!;
   expect(r.outcome).toBe("ok");
   expect(s.fake.requests[0]!.system).toContain("Write every text field in this language: zh-CN.");

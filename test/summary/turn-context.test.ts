@@ -11,8 +11,18 @@ afterEach(async () => s && (await s.close()));
 const SUMMARY = {
   key_decisions: ["Do: answer in English", "Don't: use tabs", "Do: deploy on Fridays only"],
   past_discussions: [
-    { topic: "database choice", description: "Postgres was picked.", direction: "migrate", last_discussed: "2026-04-01 10:00" },
-    { topic: "holiday plans", description: "Kyoto in May.", direction: "book hotels", last_discussed: "2026-04-02 11:00" },
+    {
+      topic: "database choice",
+      description: "Postgres was picked.",
+      direction: "migrate",
+      last_discussed: "2026-04-01 10:00",
+    },
+    {
+      topic: "holiday plans",
+      description: "Kyoto in May.",
+      direction: "book hotels",
+      last_discussed: "2026-04-02 11:00",
+    },
   ],
   current_discussion: current("release checklist"),
 };
@@ -28,7 +38,12 @@ test("order: the last N messages, one user message holding the Prior summary, th
   seed();
   const ctx = await s.api.context("s1", "What next?");
   expect(ctx.messages.map((m) => m.kind)).toEqual(["history", "history", "history", "history", "summary", "input"]);
-  expect(ctx.messages.slice(0, 4).map((m) => m.content.split(" lorem")[0])).toEqual(["x question 3", "x answer 3", "x question 4", "x answer 4"]);
+  expect(ctx.messages.slice(0, 4).map((m) => m.content.split(" lorem")[0])).toEqual([
+    "x question 3",
+    "x answer 3",
+    "x question 4",
+    "x answer 4",
+  ]);
   const turn = ctx.messages[4]!;
   expect(turn.role).toBe("user");
   expect(turn.content.startsWith("Prior summary")).toBe(true);

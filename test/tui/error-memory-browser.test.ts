@@ -8,70 +8,82 @@ const suite = tuiSuite();
 let tui: TmuxSession | undefined;
 
 describe("error memory browser", () => {
-  test("Ctrl-E lists the records; Enter shows the detail; Esc goes back", async () => {
-    tui = suite.start();
-    await tui.waitFor("alpha-deploy");
-    tui.keys("C-e");
-    let s = await tui.waitFor("Error memory · 3 records");
-    expect(s).toContain("3 records, most recent first");
-    expect(s).toMatch(/sql\s+failed\s+0\s+duplicate key value/);
-    expect(s).toMatch(/bash\s+resolved\s+0\s+jq: command not found/);
-    // The selected (newest) record's detail is under the table.
-    expect(s).toContain("Upsert with ON CONFLICT (id) DO NOTHING");
-    tui.keys("Down", "Down");
-    s = await tui.waitFor("jq is not installed in the CI image");
-    expect(s).toContain("keywords: ci, jq");
-    const tableRows = (x: string) => /^│[0-9a-f]{8} /m.test(x);
-    tui.keys("Enter"); // the detail takes the whole pane
-    s = await tui.waitFor((x) => !tableRows(x) && x.includes("apt-get install -y jq"));
-    tui.keys("Escape"); // detail off: the table is back
-    await tui.waitFor((x) => tableRows(x) && /bash\s+resolved/.test(x));
-    tui.keys("Escape"); // back to the main view
-    await tui.waitFor("type to filter");
-  }, T);
+  test(
+    "Ctrl-E lists the records; Enter shows the detail; Esc goes back",
+    async () => {
+      tui = suite.start();
+      await tui.waitFor("alpha-deploy");
+      tui.keys("C-e");
+      let s = await tui.waitFor("Error memory · 3 records");
+      expect(s).toContain("3 records, most recent first");
+      expect(s).toMatch(/sql\s+failed\s+0\s+duplicate key value/);
+      expect(s).toMatch(/bash\s+resolved\s+0\s+jq: command not found/);
+      // The selected (newest) record's detail is under the table.
+      expect(s).toContain("Upsert with ON CONFLICT (id) DO NOTHING");
+      tui.keys("Down", "Down");
+      s = await tui.waitFor("jq is not installed in the CI image");
+      expect(s).toContain("keywords: ci, jq");
+      const tableRows = (x: string) => /^│[0-9a-f]{8} /m.test(x);
+      tui.keys("Enter"); // the detail takes the whole pane
+      s = await tui.waitFor((x) => !tableRows(x) && x.includes("apt-get install -y jq"));
+      tui.keys("Escape"); // detail off: the table is back
+      await tui.waitFor((x) => tableRows(x) && /bash\s+resolved/.test(x));
+      tui.keys("Escape"); // back to the main view
+      await tui.waitFor("type to filter");
+    },
+    T,
+  );
 
-  test("/ searches the records as you type", async () => {
-    tui = suite.start();
-    await tui.waitFor("alpha-deploy");
-    tui.keys("C-e");
-    await tui.waitFor("Error memory");
-    tui.keys("/");
-    await tui.waitFor("Enter or Esc ends typing");
-    tui.type("timed out connecting");
-    const s = await tui.waitFor(/match "timed out connecting"/);
-    expect(s).toContain("http_get");
-    expect(s).toContain("api.corp.example");
-    tui.keys("Enter"); // stop typing; q now quits
-    await tui.waitForGone("Enter or Esc ends typing");
-    tui.keys("q");
-    expect((await tui.exited()).code).toBe(0);
-  }, T);
+  test(
+    "/ searches the records as you type",
+    async () => {
+      tui = suite.start();
+      await tui.waitFor("alpha-deploy");
+      tui.keys("C-e");
+      await tui.waitFor("Error memory");
+      tui.keys("/");
+      await tui.waitFor("Enter or Esc ends typing");
+      tui.type("timed out connecting");
+      const s = await tui.waitFor(/match "timed out connecting"/);
+      expect(s).toContain("http_get");
+      expect(s).toContain("api.corp.example");
+      tui.keys("Enter"); // stop typing; q now quits
+      await tui.waitForGone("Enter or Esc ends typing");
+      tui.keys("q");
+      expect((await tui.exited()).code).toBe(0);
+    },
+    T,
+  );
 
-  test("d asks first: n keeps the record, y deletes it", async () => {
-    const h = await makeHome();
-    tui = startTui(h);
-    await tui.waitFor("alpha-deploy");
-    tui.keys("C-e");
-    await tui.waitFor(/sql\s+failed/);
-    tui.keys("d");
-    let s = await tui.waitFor("Delete error record");
-    expect(s).toContain("duplicate key value");
-    tui.keys("n");
-    s = await tui.waitFor("cancelled; nothing was changed");
-    expect(s).toContain("3 records");
-    tui.keys("d");
-    await tui.waitFor("Delete error record");
-    tui.keys("y");
-    s = await tui.waitFor("deleted error record");
-    expect(s).toContain("Error memory · 2 records");
-    expect(s).not.toMatch(/sql\s+failed/);
-    tui.keys("q");
-    await tui.exited();
-    const api = openMemory({ home: h, env: {} });
-    try {
-      expect(api.listErrors().total).toBe(2);
-    } finally {
-      api.close();
-    }
-  }, T);
+  test(
+    "d asks first: n keeps the record, y deletes it",
+    async () => {
+      const h = await makeHome();
+      tui = startTui(h);
+      await tui.waitFor("alpha-deploy");
+      tui.keys("C-e");
+      await tui.waitFor(/sql\s+failed/);
+      tui.keys("d");
+      let s = await tui.waitFor("Delete error record");
+      expect(s).toContain("duplicate key value");
+      tui.keys("n");
+      s = await tui.waitFor("cancelled; nothing was changed");
+      expect(s).toContain("3 records");
+      tui.keys("d");
+      await tui.waitFor("Delete error record");
+      tui.keys("y");
+      s = await tui.waitFor("deleted error record");
+      expect(s).toContain("Error memory · 2 records");
+      expect(s).not.toMatch(/sql\s+failed/);
+      tui.keys("q");
+      await tui.exited();
+      const api = openMemory({ home: h, env: {} });
+      try {
+        expect(api.listErrors().total).toBe(2);
+      } finally {
+        api.close();
+      }
+    },
+    T,
+  );
 });

@@ -27,12 +27,22 @@ console.log("stdout after restore");
 `,
     );
     const p = Bun.spawn([process.execPath, script], { stdout: "pipe", stderr: "pipe" });
-    const [out, err, code] = await Promise.all([new Response(p.stdout).text(), new Response(p.stderr).text(), p.exited]);
+    const [out, err, code] = await Promise.all([
+      new Response(p.stdout).text(),
+      new Response(p.stderr).text(),
+      p.exited,
+    ]);
     expect(code).toBe(0);
     expect(err).toBe("after restore\n");
     expect(out).toBe("stdout after restore\n");
     const text = readFileSync(log, "utf8");
-    for (const line of ["from console.log", "from console.warn { n: 1 }", "Error: from console.error", "from process.stderr", "from a child on fd 2"]) {
+    for (const line of [
+      "from console.log",
+      "from console.warn { n: 1 }",
+      "Error: from console.error",
+      "from process.stderr",
+      "from a child on fd 2",
+    ]) {
       expect(text).toContain(line);
     }
   });

@@ -7,103 +7,128 @@ const suite = tuiSuite();
 let tui: TmuxSession | undefined;
 
 /** The row of the session list that shows `id`. */
-const row = (screen: string, id: string) => screen.split("\n").find((l) => l.startsWith(`│${id}`) || l.includes(`│${id} `)) ?? "";
+const row = (screen: string, id: string) =>
+  screen.split("\n").find((l) => l.startsWith(`│${id}`) || l.includes(`│${id} `)) ?? "";
 
 describe("main view", () => {
-  test("lists sessions with message count, last activity and summary; newest first", async () => {
-    tui = suite.start();
-    const s = await tui.waitFor("old-notes");
-    const ids = ["alpha-deploy", "beta-billing", "zh-trip", "old-notes"];
-    const order = ids.map((id) => s.indexOf(`│${id}`));
-    expect(order.every((o, i) => o > 0 && (i === 0 || o > order[i - 1]!))).toBe(true);
-    expect(row(s, "alpha-deploy")).toMatch(/alpha-deploy\s+40\s+(now|\dm) no/);
-    expect(row(s, "beta-billing")).toMatch(/beta-billing\s+4\s+[23]d no/); // its newest message is 3 days old
-    expect(s).toContain("SESSION");
-    expect(s).toContain("SUM");
-    expect(s).toContain("4 sessions · 48 msgs · 3 errors");
-    expect(s).toContain("daemon stopped");
-    expect(s).toContain("embedder builtin");
-  }, T);
+  test(
+    "lists sessions with message count, last activity and summary; newest first",
+    async () => {
+      tui = suite.start();
+      const s = await tui.waitFor("old-notes");
+      const ids = ["alpha-deploy", "beta-billing", "zh-trip", "old-notes"];
+      const order = ids.map((id) => s.indexOf(`│${id}`));
+      expect(order.every((o, i) => o > 0 && (i === 0 || o > order[i - 1]!))).toBe(true);
+      expect(row(s, "alpha-deploy")).toMatch(/alpha-deploy\s+40\s+(now|\dm) no/);
+      expect(row(s, "beta-billing")).toMatch(/beta-billing\s+4\s+[23]d no/); // its newest message is 3 days old
+      expect(s).toContain("SESSION");
+      expect(s).toContain("SUM");
+      expect(s).toContain("4 sessions · 48 msgs · 3 errors");
+      expect(s).toContain("daemon stopped");
+      expect(s).toContain("embedder builtin");
+    },
+    T,
+  );
 
-  test("typing filters the list; Backspace and Esc undo it; Ctrl-O sorts by name", async () => {
-    tui = suite.start();
-    await tui.waitFor("old-notes");
-    tui.type("bil");
-    let s = await tui.waitFor("filter: bil");
-    expect(s).toContain("│beta-billing");
-    expect(s).not.toContain("│alpha-deploy");
-    expect(s).toContain("Sessions 1/4");
-    tui.keys("BSpace", "BSpace", "BSpace");
-    s = await tui.waitFor("type to filter");
-    expect(s).toContain("│alpha-deploy");
-    tui.type("zh");
-    await tui.waitFor("filter: zh");
-    tui.keys("Escape");
-    await tui.waitFor("type to filter");
-    tui.keys("C-o");
-    s = await tui.waitFor("· name");
-    const order = ["alpha-deploy", "beta-billing", "old-notes", "zh-trip"].map((id) => s.indexOf(`│${id}`));
-    expect(order).toEqual([...order].sort((a, b) => a - b));
-  }, T);
+  test(
+    "typing filters the list; Backspace and Esc undo it; Ctrl-O sorts by name",
+    async () => {
+      tui = suite.start();
+      await tui.waitFor("old-notes");
+      tui.type("bil");
+      let s = await tui.waitFor("filter: bil");
+      expect(s).toContain("│beta-billing");
+      expect(s).not.toContain("│alpha-deploy");
+      expect(s).toContain("Sessions 1/4");
+      tui.keys("BSpace", "BSpace", "BSpace");
+      s = await tui.waitFor("type to filter");
+      expect(s).toContain("│alpha-deploy");
+      tui.type("zh");
+      await tui.waitFor("filter: zh");
+      tui.keys("Escape");
+      await tui.waitFor("type to filter");
+      tui.keys("C-o");
+      s = await tui.waitFor("· name");
+      const order = ["alpha-deploy", "beta-billing", "old-notes", "zh-trip"].map((id) => s.indexOf(`│${id}`));
+      expect(order).toEqual([...order].sort((a, b) => a - b));
+    },
+    T,
+  );
 
-  test("the history pane shows time, role, sender and wrapped text, the newest at the bottom", async () => {
-    tui = suite.start();
-    const s = await tui.waitFor("Step 39");
-    expect(s).toMatch(/\d{4}-\d\d-\d\d \d\d:\d\d:\d\d · assistant · bot/);
-    expect(s).toMatch(/· user · ann/);
-    // "Step 39: ... afterwards." is longer than the pane: it wraps, and its end is on screen.
-    expect(s).toContain("afterwards.");
-    expect(s).toMatch(/alpha-deploy · 40 msgs[^\n]* · end/);
-  }, T);
+  test(
+    "the history pane shows time, role, sender and wrapped text, the newest at the bottom",
+    async () => {
+      tui = suite.start();
+      const s = await tui.waitFor("Step 39");
+      expect(s).toMatch(/\d{4}-\d\d-\d\d \d\d:\d\d:\d\d · assistant · bot/);
+      expect(s).toMatch(/· user · ann/);
+      // "Step 39: ... afterwards." is longer than the pane: it wraps, and its end is on screen.
+      expect(s).toContain("afterwards.");
+      expect(s).toMatch(/alpha-deploy · 40 msgs[^\n]* · end/);
+    },
+    T,
+  );
 
-  test("scrolling: lines, pages, top and bottom; the archive marker sits between the tiers", async () => {
-    tui = suite.start();
-    await tui.waitFor("Step 39");
-    tui.keys("Enter"); // into the history pane
-    await tui.waitFor(/┌─ Sessions[^\n]*┐┌─▸? ?alpha-deploy/);
-    tui.keys("g");
-    let s = await tui.waitFor("· top");
-    expect(s).toContain("Step 0:");
-    tui.keys("j");
-    s = await tui.waitFor(/· \d+%/);
-    tui.keys("PageDown");
-    s = await tui.waitFor((x) => !x.includes("Step 0:") && !x.includes("Step 1:"));
-    tui.keys("G");
-    s = await tui.waitFor("· end");
-    expect(s).toContain("Step 39");
-    // Walk up a page at a time until the marker shows.
-    for (let i = 0; i < 40 && !tui.capture().includes("archive above · history.json below"); i++) {
-      const before = tui.capture();
-      tui.keys("PageUp");
-      await tui.waitFor((x) => x !== before);
-    }
-    s = tui.capture();
-    expect(s).toContain("archive above · history.json below");
-    tui.keys("b");
-    tui.keys("space");
-    await tui.waitFor("archive above · history.json below");
-  }, T);
+  test(
+    "scrolling: lines, pages, top and bottom; the archive marker sits between the tiers",
+    async () => {
+      tui = suite.start();
+      await tui.waitFor("Step 39");
+      tui.keys("Enter"); // into the history pane
+      await tui.waitFor(/┌─ Sessions[^\n]*┐┌─▸? ?alpha-deploy/);
+      tui.keys("g");
+      let s = await tui.waitFor("· top");
+      expect(s).toContain("Step 0:");
+      tui.keys("j");
+      s = await tui.waitFor(/· \d+%/);
+      tui.keys("PageDown");
+      s = await tui.waitFor((x) => !x.includes("Step 0:") && !x.includes("Step 1:"));
+      tui.keys("G");
+      s = await tui.waitFor("· end");
+      expect(s).toContain("Step 39");
+      // Walk up a page at a time until the marker shows.
+      for (let i = 0; i < 40 && !tui.capture().includes("archive above · history.json below"); i++) {
+        const before = tui.capture();
+        tui.keys("PageUp");
+        await tui.waitFor((x) => x !== before);
+      }
+      s = tui.capture();
+      expect(s).toContain("archive above · history.json below");
+      tui.keys("b");
+      tui.keys("space");
+      await tui.waitFor("archive above · history.json below");
+    },
+    T,
+  );
 
-  test("q quits, leaves the alternate screen and restores the cursor; exit code 0", async () => {
-    tui = suite.start();
-    await tui.waitFor("alpha-deploy");
-    expect(tui.format("alternate_on")).toBe("1");
-    tui.keys("q");
-    const end = await tui.exited();
-    expect(end.code).toBe(0);
-    expect(end.modes).toEqual(["icanon", "echo"]); // cooked mode again
-    expect(tui.format("alternate_on")).toBe("0");
-    expect(tui.format("cursor_flag")).toBe("1");
-  }, T);
+  test(
+    "q quits, leaves the alternate screen and restores the cursor; exit code 0",
+    async () => {
+      tui = suite.start();
+      await tui.waitFor("alpha-deploy");
+      expect(tui.format("alternate_on")).toBe("1");
+      tui.keys("q");
+      const end = await tui.exited();
+      expect(end.code).toBe(0);
+      expect(end.modes).toEqual(["icanon", "echo"]); // cooked mode again
+      expect(tui.format("alternate_on")).toBe("0");
+      expect(tui.format("cursor_flag")).toBe("1");
+    },
+    T,
+  );
 
-  test("q while filtering types q; with an empty filter it quits", async () => {
-    tui = suite.start();
-    await tui.waitFor("alpha-deploy");
-    tui.type("aq");
-    await tui.waitFor("filter: aq");
-    tui.keys("Escape");
-    await tui.waitFor("type to filter");
-    tui.keys("q");
-    expect((await tui.exited()).code).toBe(0);
-  }, T);
+  test(
+    "q while filtering types q; with an empty filter it quits",
+    async () => {
+      tui = suite.start();
+      await tui.waitFor("alpha-deploy");
+      tui.type("aq");
+      await tui.waitFor("filter: aq");
+      tui.keys("Escape");
+      await tui.waitFor("type to filter");
+      tui.keys("q");
+      expect((await tui.exited()).code).toBe(0);
+    },
+    T,
+  );
 });

@@ -12,134 +12,166 @@ const suite = tuiSuite();
 let tui: TmuxSession | undefined;
 
 describe("help", () => {
-  test("? lists every key of every screen (all at once on a tall terminal)", async () => {
-    tui = suite.start({ width: 120, height: 70 });
-    await tui.waitFor("alpha-deploy");
-    tui.type("?");
-    const s = await tui.waitFor((x) => x.includes("Help: every key") && x.includes("no, keep everything"));
-    for (const g of KEY_GROUPS) {
-      expect(s).toContain(g.title);
-      for (const [key, action] of g.keys) {
-        expect(s).toContain(key);
-        expect(s).toContain(action.slice(0, 40));
+  test(
+    "? lists every key of every screen (all at once on a tall terminal)",
+    async () => {
+      tui = suite.start({ width: 120, height: 70 });
+      await tui.waitFor("alpha-deploy");
+      tui.type("?");
+      const s = await tui.waitFor((x) => x.includes("Help: every key") && x.includes("no, keep everything"));
+      for (const g of KEY_GROUPS) {
+        expect(s).toContain(g.title);
+        for (const [key, action] of g.keys) {
+          expect(s).toContain(key);
+          expect(s).toContain(action.slice(0, 40));
+        }
       }
-    }
-    tui.keys("Escape");
-    await tui.waitForGone("Help: every key");
-  }, T);
+      tui.keys("Escape");
+      await tui.waitForGone("Help: every key");
+    },
+    T,
+  );
 
-  test("at 80x24 the help scrolls to its end; ? closes it", async () => {
-    tui = suite.start();
-    await tui.waitFor("alpha-deploy");
-    tui.type("?");
-    let s = await tui.waitFor("↓ more");
-    expect(s).toContain("Everywhere");
-    tui.keys("End");
-    s = await tui.waitFor("end of help");
-    expect(s).toContain("Confirmation");
-    expect(s).toContain("no, keep everything");
-    tui.type("?");
-    await tui.waitFor("type to filter");
-  }, T);
+  test(
+    "at 80x24 the help scrolls to its end; ? closes it",
+    async () => {
+      tui = suite.start();
+      await tui.waitFor("alpha-deploy");
+      tui.type("?");
+      let s = await tui.waitFor("↓ more");
+      expect(s).toContain("Everywhere");
+      tui.keys("End");
+      s = await tui.waitFor("end of help");
+      expect(s).toContain("Confirmation");
+      expect(s).toContain("no, keep everything");
+      tui.type("?");
+      await tui.waitFor("type to filter");
+    },
+    T,
+  );
 });
 
 describe("confirmations", () => {
-  test("reset asks first; n changes nothing, y clears the messages and keeps the session", async () => {
-    const h = await makeHome();
-    tui = startTui(h);
-    await tui.waitFor("alpha-deploy");
-    tui.type("beta");
-    await tui.waitFor("filter: beta");
-    tui.keys("C-r");
-    let s = await tui.waitFor("Reset session beta-billing?");
-    expect(s).toContain("4 archived messages");
-    tui.keys("n");
-    await tui.waitFor("cancelled; nothing was changed");
-    tui.keys("Enter"); // history pane: r resets too
-    await tui.waitFor("Stripe webhooks");
-    tui.keys("r");
-    await tui.waitFor("Reset session beta-billing?");
-    tui.keys("y");
-    s = await tui.waitFor("reset beta-billing: removed 4 messages");
-    expect(s).toMatch(/beta-billing\s+0 /);
-    expect(s).not.toContain("Stripe webhooks");
-  }, T);
+  test(
+    "reset asks first; n changes nothing, y clears the messages and keeps the session",
+    async () => {
+      const h = await makeHome();
+      tui = startTui(h);
+      await tui.waitFor("alpha-deploy");
+      tui.type("beta");
+      await tui.waitFor("filter: beta");
+      tui.keys("C-r");
+      let s = await tui.waitFor("Reset session beta-billing?");
+      expect(s).toContain("4 archived messages");
+      tui.keys("n");
+      await tui.waitFor("cancelled; nothing was changed");
+      tui.keys("Enter"); // history pane: r resets too
+      await tui.waitFor("Stripe webhooks");
+      tui.keys("r");
+      await tui.waitFor("Reset session beta-billing?");
+      tui.keys("y");
+      s = await tui.waitFor("reset beta-billing: removed 4 messages");
+      expect(s).toMatch(/beta-billing\s+0 /);
+      expect(s).not.toContain("Stripe webhooks");
+    },
+    T,
+  );
 
-  test("remove asks first; y deletes the session", async () => {
-    const h = await makeHome();
-    tui = startTui(h);
-    await tui.waitFor("alpha-deploy");
-    tui.type("zh");
-    await tui.waitFor("filter: zh");
-    tui.keys("C-x");
-    let s = await tui.waitFor("Remove session zh-trip?");
-    expect(s).toContain("This cannot be undone");
-    tui.keys("Escape");
-    await tui.waitFor("cancelled; nothing was changed");
-    tui.keys("Delete");
-    await tui.waitFor("Remove session zh-trip?");
-    tui.keys("y");
-    s = await tui.waitFor("removed zh-trip (2 messages)");
-    expect(s).toContain("3 sessions");
-    tui.keys("Escape"); // clear the filter
-    s = await tui.waitFor("type to filter");
-    expect(s).not.toContain("│zh-trip");
-  }, T);
+  test(
+    "remove asks first; y deletes the session",
+    async () => {
+      const h = await makeHome();
+      tui = startTui(h);
+      await tui.waitFor("alpha-deploy");
+      tui.type("zh");
+      await tui.waitFor("filter: zh");
+      tui.keys("C-x");
+      let s = await tui.waitFor("Remove session zh-trip?");
+      expect(s).toContain("This cannot be undone");
+      tui.keys("Escape");
+      await tui.waitFor("cancelled; nothing was changed");
+      tui.keys("Delete");
+      await tui.waitFor("Remove session zh-trip?");
+      tui.keys("y");
+      s = await tui.waitFor("removed zh-trip (2 messages)");
+      expect(s).toContain("3 sessions");
+      tui.keys("Escape"); // clear the filter
+      s = await tui.waitFor("type to filter");
+      expect(s).not.toContain("│zh-trip");
+    },
+    T,
+  );
 });
 
 describe("first run and errors", () => {
-  test("an empty home shows how to add data; Ctrl-L picks up new data", async () => {
-    const h = tempHome("memvoy-tui-empty-");
-    tui = startTui(h);
-    const s = await tui.waitFor("Welcome to memvoy");
-    const flat = s.replace(/│/g, " ").replace(/\s+/g, " "); // long commands wrap
-    expect(flat).toContain(`--home ${h} add my-session --role user`);
-    expect(flat).toContain(`demo --home ${h}`);
-    const api = openMemory({ home: h, env: {} });
-    api.add("fresh", { role: "user", content: "first message" });
-    api.close();
-    tui.keys("C-l");
-    await tui.waitFor("│fresh");
-    await tui.waitFor("first message");
-  }, T);
+  test(
+    "an empty home shows how to add data; Ctrl-L picks up new data",
+    async () => {
+      const h = tempHome("memvoy-tui-empty-");
+      tui = startTui(h);
+      const s = await tui.waitFor("Welcome to memvoy");
+      const flat = s.replace(/│/g, " ").replace(/\s+/g, " "); // long commands wrap
+      expect(flat).toContain(`--home ${h} add my-session --role user`);
+      expect(flat).toContain(`demo --home ${h}`);
+      const api = openMemory({ home: h, env: {} });
+      api.add("fresh", { role: "user", content: "first message" });
+      api.close();
+      tui.keys("C-l");
+      await tui.waitFor("│fresh");
+      await tui.waitFor("first message");
+    },
+    T,
+  );
 
-  test("an unreadable session shows the error on the status line; q still quits cleanly", async () => {
-    const h = await makeHome();
-    mkdirSync(join(h, "sessions", "broken"), { recursive: true });
-    writeFileSync(join(h, "sessions", "broken", "history.json"), "[{not json");
-    tui = startTui(h);
-    await tui.waitFor("alpha-deploy");
-    tui.type("broken");
-    const s = await tui.waitFor("cannot show this session");
-    expect(s).toMatch(/broken[^\n]*history\.json/);
-    tui.keys("Escape");
-    await tui.waitFor((x) => x.includes("type to filter") && x.includes("last error:"));
-    tui.keys("q");
-    const end = await tui.exited();
-    expect(end.code).toBe(0);
-    expect(end.modes).toEqual(["icanon", "echo"]);
-    expect(tui.format("alternate_on")).toBe("0");
-  }, T);
+  test(
+    "an unreadable session shows the error on the status line; q still quits cleanly",
+    async () => {
+      const h = await makeHome();
+      mkdirSync(join(h, "sessions", "broken"), { recursive: true });
+      writeFileSync(join(h, "sessions", "broken", "history.json"), "[{not json");
+      tui = startTui(h);
+      await tui.waitFor("alpha-deploy");
+      tui.type("broken");
+      const s = await tui.waitFor("cannot show this session");
+      expect(s).toMatch(/broken[^\n]*history\.json/);
+      tui.keys("Escape");
+      await tui.waitFor((x) => x.includes("type to filter") && x.includes("last error:"));
+      tui.keys("q");
+      const end = await tui.exited();
+      expect(end.code).toBe(0);
+      expect(end.modes).toEqual(["icanon", "echo"]);
+      expect(tui.format("alternate_on")).toBe("0");
+    },
+    T,
+  );
 });
 
 describe("status row", () => {
-  test("shows a running daemon, then a stopped one after Ctrl-L", async () => {
-    const h = await makeHome();
-    const daemon = Bun.spawn([process.execPath, join(repoRoot, "src/index.ts"), "--daemon", "--home", h], {
-      env: { PATH: process.env.PATH!, HOME: h, TZ: "UTC" },
-      stdout: "ignore",
-      stderr: "ignore",
-    });
-    try {
-      await waitFor(async () => (await cli(["daemon", "status"], { home: h })).code === 0, 20_000, "the daemon to run");
-      tui = startTui(h);
-      await tui.waitFor("daemon running");
-      await cli(["daemon", "stop"], { home: h });
-      tui.keys("C-l");
-      await tui.waitFor("daemon stopped");
-    } finally {
-      daemon.kill();
-      await daemon.exited;
-    }
-  }, T);
+  test(
+    "shows a running daemon, then a stopped one after Ctrl-L",
+    async () => {
+      const h = await makeHome();
+      const daemon = Bun.spawn([process.execPath, join(repoRoot, "src/index.ts"), "--daemon", "--home", h], {
+        env: { PATH: process.env.PATH!, HOME: h, TZ: "UTC" },
+        stdout: "ignore",
+        stderr: "ignore",
+      });
+      try {
+        await waitFor(
+          async () => (await cli(["daemon", "status"], { home: h })).code === 0,
+          20_000,
+          "the daemon to run",
+        );
+        tui = startTui(h);
+        await tui.waitFor("daemon running");
+        await cli(["daemon", "stop"], { home: h });
+        tui.keys("C-l");
+        await tui.waitFor("daemon stopped");
+      } finally {
+        daemon.kill();
+        await daemon.exited;
+      }
+    },
+    T,
+  );
 });

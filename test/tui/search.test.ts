@@ -17,116 +17,140 @@ async function openSearch(): Promise<TmuxSession> {
 }
 
 describe("search", () => {
-  test("results appear as you type, across sessions, with highlighted snippets", async () => {
-    tui = await openSearch();
-    tui.type("idempotent");
-    // hybrid (the default): the exact match ranks first, vector neighbours follow
-    let s = await tui.waitFor(/▶ beta-billing · [^\n]*· user/);
-    expect(s).toMatch(/▌ Stripe webhooks arrive twice/);
-    tui.keys("Tab"); // keyword: the one message holding the word
-    s = await tui.waitFor(/mode keyword[\s\S]*1 hit\b/);
-    expect(s).toContain("Stripe webhooks arrive twice");
-    // The matched word is drawn in its own style (an SGR sequence right before it).
-    expect(tui.capture(true)).toMatch(/\x1b\[[0-9;]*m(idempotent)\x1b\[/);
-    tui.keys("BSpace", "BSpace", "BSpace", "BSpace", "BSpace", "BSpace", "BSpace", "BSpace", "BSpace", "BSpace");
-    s = await tui.waitFor("type to search every message");
-    tui.type("京都");
-    s = await tui.waitFor("zh-trip · ");
-    expect(s).toContain("我們下個月去京都");
-  }, T);
+  test(
+    "results appear as you type, across sessions, with highlighted snippets",
+    async () => {
+      tui = await openSearch();
+      tui.type("idempotent");
+      // hybrid (the default): the exact match ranks first, vector neighbours follow
+      let s = await tui.waitFor(/▶ beta-billing · [^\n]*· user/);
+      expect(s).toMatch(/▌ Stripe webhooks arrive twice/);
+      tui.keys("Tab"); // keyword: the one message holding the word
+      s = await tui.waitFor(/mode keyword[\s\S]*1 hit\b/);
+      expect(s).toContain("Stripe webhooks arrive twice");
+      // The matched word is drawn in its own style (an SGR sequence right before it).
+      expect(tui.capture(true)).toMatch(/\x1b\[[0-9;]*m(idempotent)\x1b\[/);
+      tui.keys("BSpace", "BSpace", "BSpace", "BSpace", "BSpace", "BSpace", "BSpace", "BSpace", "BSpace", "BSpace");
+      s = await tui.waitFor("type to search every message");
+      tui.type("京都");
+      s = await tui.waitFor("zh-trip · ");
+      expect(s).toContain("我們下個月去京都");
+    },
+    T,
+  );
 
-  test("Tab cycles the match mode, Ctrl-S the scope, Ctrl-T the time range", async () => {
-    tui = await openSearch();
-    let s = tui.capture();
-    expect(s).toMatch(/mode hybrid/);
-    expect(s).toContain("scope all sessions");
-    expect(s).toContain("range all");
-    tui.keys("Tab");
-    await tui.waitFor("mode keyword");
-    tui.keys("Tab");
-    await tui.waitFor("mode semantic");
-    tui.keys("Tab");
-    await tui.waitFor("mode hybrid");
+  test(
+    "Tab cycles the match mode, Ctrl-S the scope, Ctrl-T the time range",
+    async () => {
+      tui = await openSearch();
+      let s = tui.capture();
+      expect(s).toMatch(/mode hybrid/);
+      expect(s).toContain("scope all sessions");
+      expect(s).toContain("range all");
+      tui.keys("Tab");
+      await tui.waitFor("mode keyword");
+      tui.keys("Tab");
+      await tui.waitFor("mode semantic");
+      tui.keys("Tab");
+      await tui.waitFor("mode hybrid");
 
-    tui.keys("Tab");
-    await tui.waitFor("mode keyword");
-    tui.type("quarterly");
-    await tui.waitFor("old-notes · ");
-    tui.keys("C-t"); // 1d
-    await tui.waitFor("range 1d");
-    s = await tui.waitFor("no matches");
-    tui.keys("C-t", "C-t", "C-t"); // 7d, 30d, 1y
-    await tui.waitFor("range 1y");
-    s = await tui.waitFor("old-notes · ");
-    tui.keys("C-t");
-    await tui.waitFor("range all");
+      tui.keys("Tab");
+      await tui.waitFor("mode keyword");
+      tui.type("quarterly");
+      await tui.waitFor("old-notes · ");
+      tui.keys("C-t"); // 1d
+      await tui.waitFor("range 1d");
+      s = await tui.waitFor("no matches");
+      tui.keys("C-t", "C-t", "C-t"); // 7d, 30d, 1y
+      await tui.waitFor("range 1y");
+      s = await tui.waitFor("old-notes · ");
+      tui.keys("C-t");
+      await tui.waitFor("range all");
 
-    // "this session" is the session selected when the search opened (alpha-deploy).
-    tui.keys("C-s");
-    await tui.waitFor("scope session alpha-deploy");
-    s = await tui.waitFor("no matches");
-    tui.keys("C-s");
-    await tui.waitFor("scope all sessions");
-    await tui.waitFor("old-notes · ");
-  }, T);
+      // "this session" is the session selected when the search opened (alpha-deploy).
+      tui.keys("C-s");
+      await tui.waitFor("scope session alpha-deploy");
+      s = await tui.waitFor("no matches");
+      tui.keys("C-s");
+      await tui.waitFor("scope all sessions");
+      await tui.waitFor("old-notes · ");
+    },
+    T,
+  );
 
-  test("Enter opens the hit in its session, centred among its neighbours", async () => {
-    tui = await openSearch();
-    tui.keys("Tab"); // keyword
-    await tui.waitFor("mode keyword");
-    tui.type("rollback plan");
-    await tui.waitFor(/alpha-deploy · [^\n]*· assistant/);
-    tui.keys("Enter");
-    const s = await tui.waitFor((x) => !x.includes("Search:") && x.includes("The rollback plan"));
-    const rows = s.split("\n");
-    const at = rows.findIndex((r) => r.includes("The rollback plan"));
-    // 24 rows: the pane's body is rows 1-20; the hit sits in its middle, with messages on both sides.
-    expect(at).toBeGreaterThanOrEqual(7);
-    expect(at).toBeLessThanOrEqual(14);
-    expect(s).toContain("Step 16:");
-    expect(s).toContain("Step 18:");
-    expect(rows[at]).toContain("▌");
-    expect(s).toMatch(/alpha-deploy · 40 msgs[^\n]*\d+%/);
-  }, T);
+  test(
+    "Enter opens the hit in its session, centred among its neighbours",
+    async () => {
+      tui = await openSearch();
+      tui.keys("Tab"); // keyword
+      await tui.waitFor("mode keyword");
+      tui.type("rollback plan");
+      await tui.waitFor(/alpha-deploy · [^\n]*· assistant/);
+      tui.keys("Enter");
+      const s = await tui.waitFor((x) => !x.includes("Search:") && x.includes("The rollback plan"));
+      const rows = s.split("\n");
+      const at = rows.findIndex((r) => r.includes("The rollback plan"));
+      // 24 rows: the pane's body is rows 1-20; the hit sits in its middle, with messages on both sides.
+      expect(at).toBeGreaterThanOrEqual(7);
+      expect(at).toBeLessThanOrEqual(14);
+      expect(s).toContain("Step 16:");
+      expect(s).toContain("Step 18:");
+      expect(rows[at]).toContain("▌");
+      expect(s).toMatch(/alpha-deploy · 40 msgs[^\n]*\d+%/);
+    },
+    T,
+  );
 
-  test("Esc closes the search and keeps the query for next time", async () => {
-    tui = await openSearch();
-    tui.type("invoice");
-    await tui.waitFor("beta-billing · ");
-    tui.keys("Escape");
-    await tui.waitForGone("Search:");
-    tui.keys("/");
-    const s = await tui.waitFor("Search: invoice");
-    expect(s).toContain("beta-billing · ");
-  }, T);
+  test(
+    "Esc closes the search and keeps the query for next time",
+    async () => {
+      tui = await openSearch();
+      tui.type("invoice");
+      await tui.waitFor("beta-billing · ");
+      tui.keys("Escape");
+      await tui.waitForGone("Search:");
+      tui.keys("/");
+      const s = await tui.waitFor("Search: invoice");
+      expect(s).toContain("beta-billing · ");
+    },
+    T,
+  );
 
-  test("while typing, keyword matches come newest first; the ranked answer replaces them when typing rests", async () => {
-    tui = await openSearch();
-    tui.type("deploy");
-    const quick = await tui.waitFor(/hits? for "deploy" {2}newest first · ranking…/, 5_000);
-    expect(quick).toContain("mode hybrid");
-    const ranked = await tui.waitFor(/hits? for "deploy"(?! {2}newest first)/);
-    expect(ranked).not.toContain("ranking…");
-  }, T);
+  test(
+    "while typing, keyword matches come newest first; the ranked answer replaces them when typing rests",
+    async () => {
+      tui = await openSearch();
+      tui.type("deploy");
+      const quick = await tui.waitFor(/hits? for "deploy" {2}newest first · ranking…/, 5_000);
+      expect(quick).toContain("mode hybrid");
+      const ranked = await tui.waitFor(/hits? for "deploy"(?! {2}newest first)/);
+      expect(ranked).not.toContain("ranking…");
+    },
+    T,
+  );
 
-  test("a mode that cannot answer falls back to keyword matches and says why", async () => {
-    const h = await makeHome();
-    // The vector store cannot be opened: a file stands where its folder should be.
-    rmSync(join(h, ".store", "lance"), { recursive: true, force: true });
-    writeFileSync(join(h, ".store", "lance"), "not a folder");
-    tui = startTui(h);
-    await tui.waitFor("alpha-deploy");
-    tui.keys("/");
-    await tui.waitFor("Search:");
-    tui.type("idempotent");
-    // First keyword matches newest first, then the ranked hybrid answer: keyword hits and a note.
-    let s = await tui.waitFor(/hit for "idempotent" {2}semantic side unavailable/);
-    expect(s).toContain("Stripe webhooks arrive twice");
-    tui.keys("Tab", "Tab"); // keyword, then semantic
-    s = await tui.waitFor("semantic unavailable → keyword");
-    s = await tui.waitFor("semantic unavailable: cannot open the vector store");
-    expect(s).toContain("Stripe webhooks arrive twice");
-    tui.keys("Tab"); // hybrid again
-    await tui.waitFor("mode hybrid ");
-  }, T);
+  test(
+    "a mode that cannot answer falls back to keyword matches and says why",
+    async () => {
+      const h = await makeHome();
+      // The vector store cannot be opened: a file stands where its folder should be.
+      rmSync(join(h, ".store", "lance"), { recursive: true, force: true });
+      writeFileSync(join(h, ".store", "lance"), "not a folder");
+      tui = startTui(h);
+      await tui.waitFor("alpha-deploy");
+      tui.keys("/");
+      await tui.waitFor("Search:");
+      tui.type("idempotent");
+      // First keyword matches newest first, then the ranked hybrid answer: keyword hits and a note.
+      let s = await tui.waitFor(/hit for "idempotent" {2}semantic side unavailable/);
+      expect(s).toContain("Stripe webhooks arrive twice");
+      tui.keys("Tab", "Tab"); // keyword, then semantic
+      s = await tui.waitFor("semantic unavailable → keyword");
+      s = await tui.waitFor("semantic unavailable: cannot open the vector store");
+      expect(s).toContain("Stripe webhooks arrive twice");
+      tui.keys("Tab"); // hybrid again
+      await tui.waitFor("mode hybrid ");
+    },
+    T,
+  );
 });

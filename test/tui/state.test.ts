@@ -9,7 +9,12 @@ import { ListCursor } from "../../src/tui/state/list-cursor.ts";
 import { SearchState } from "../../src/tui/state/search-state.ts";
 import { SessionListState } from "../../src/tui/state/session-list-state.ts";
 
-const session = (id: string, lastActivity: bigint, messages = 1, hasSummary = false) => ({ id, lastActivity, messages, hasSummary });
+const session = (id: string, lastActivity: bigint, messages = 1, hasSummary = false) => ({
+  id,
+  lastActivity,
+  messages,
+  hasSummary,
+});
 
 function messages(n: number, archived = 0, words = 3): StoredMessage[] {
   return Array.from({ length: n }, (_, i) => ({
@@ -72,7 +77,10 @@ describe("SessionListState", () => {
 
   test("the filter also matches title, source and project when a session has them", () => {
     const s = new SessionListState();
-    s.setSessions([{ ...session("imp-1", 3n), title: "Fix the Login Bug", source: "claude-code", project: "webshop" } as never, ...list]);
+    s.setSessions([
+      { ...session("imp-1", 3n), title: "Fix the Login Bug", source: "claude-code", project: "webshop" } as never,
+      ...list,
+    ]);
     for (const ch of "login bug") s.typeChar(ch);
     expect(s.visible.map((x) => x.id)).toEqual(["imp-1"]);
     s.clearFilter();
@@ -132,7 +140,15 @@ describe("SessionListState", () => {
 describe("history blocks", () => {
   test("a marker sits where the archive ends and history.json begins", () => {
     const blocks = buildBlocks(messages(6, 4));
-    expect(blocks.map((b) => (b.type === "marker" ? "|" : b.message.id))).toEqual(["m0", "m1", "m2", "m3", "|", "m4", "m5"]);
+    expect(blocks.map((b) => (b.type === "marker" ? "|" : b.message.id))).toEqual([
+      "m0",
+      "m1",
+      "m2",
+      "m3",
+      "|",
+      "m4",
+      "m5",
+    ]);
     expect(blocks[4]).toEqual({ type: "marker", text: ARCHIVE_MARKER });
     expect(buildBlocks(messages(3, 0)).some((b) => b.type === "marker")).toBe(false);
     expect(buildBlocks(messages(3, 3)).some((b) => b.type === "marker")).toBe(false);
@@ -209,7 +225,13 @@ describe("HistoryViewport", () => {
 
 describe("SearchState", () => {
   const result = (ids: string[]) => ({
-    hits: ids.map((id) => ({ message: { ...messages(1)[0]!, id }, source: "archive" as const, score: 1, snippet: id, highlights: [] as [number, number][] })),
+    hits: ids.map((id) => ({
+      message: { ...messages(1)[0]!, id },
+      source: "archive" as const,
+      score: 1,
+      snippet: id,
+      highlights: [] as [number, number][],
+    })),
     notes: [],
   });
 
@@ -224,7 +246,14 @@ describe("SearchState", () => {
     s.cycleRange();
     s.cycleMode();
     r = s.request()!;
-    expect(r.options).toEqual({ query: "deploy", match: "keyword", range: "1d", limit: 20, typing: true, session: "sess" });
+    expect(r.options).toEqual({
+      query: "deploy",
+      match: "keyword",
+      range: "1d",
+      limit: 20,
+      typing: true,
+      session: "sess",
+    });
     s.clearQuery();
     expect(s.request()).toBeUndefined();
     expect(s.hits).toEqual([]);

@@ -18,75 +18,96 @@ function expectAligned(screen: string, width: number): void {
 }
 
 // SGR parameters that set a colour (foreground or background, 8/16/256/truecolour).
-const COLOUR_SGR = /\x1b\[(?:[0-9;]*;)?(?:3[0-7]|4[0-7]|9[0-7]|10[0-7]|38;5;\d+|48;5;\d+|38;2;[\d;]+|48;2;[\d;]+)(?:;[0-9;]*)?m/;
+const COLOUR_SGR =
+  /\x1b\[(?:[0-9;]*;)?(?:3[0-7]|4[0-7]|9[0-7]|10[0-7]|38;5;\d+|48;5;\d+|38;2;[\d;]+|48;2;[\d;]+)(?:;[0-9;]*)?m/;
 
 describe("terminal", () => {
-  test("80x24: every pane fits; a resize re-lays out; a tiny terminal does not crash", async () => {
-    tui = suite.start();
-    let s = await tui.waitFor("Step 39");
-    expect(s.split("\n").filter((l) => l.length > 0)).toHaveLength(24);
-    expectAligned(s, 80);
-    tui.resize(120, 40);
-    s = await tui.waitFor((x) => aligned(x, 120));
-    expect(s).toContain("alpha-deploy · 40 msgs, 12 in history.json · end");
-    tui.resize(50, 12);
-    s = await tui.waitFor((x) => aligned(x, 50));
-    tui.resize(80, 24);
-    s = await tui.waitFor((x) => aligned(x, 80) && x.includes("Step 39"));
-    tui.keys("q");
-    expect((await tui.exited()).code).toBe(0);
-  }, T);
+  test(
+    "80x24: every pane fits; a resize re-lays out; a tiny terminal does not crash",
+    async () => {
+      tui = suite.start();
+      let s = await tui.waitFor("Step 39");
+      expect(s.split("\n").filter((l) => l.length > 0)).toHaveLength(24);
+      expectAligned(s, 80);
+      tui.resize(120, 40);
+      s = await tui.waitFor((x) => aligned(x, 120));
+      expect(s).toContain("alpha-deploy · 40 msgs, 12 in history.json · end");
+      tui.resize(50, 12);
+      s = await tui.waitFor((x) => aligned(x, 50));
+      tui.resize(80, 24);
+      s = await tui.waitFor((x) => aligned(x, 80) && x.includes("Step 39"));
+      tui.keys("q");
+      expect((await tui.exited()).code).toBe(0);
+    },
+    T,
+  );
 
-  test("CJK text takes two cells and keeps every border in place", async () => {
-    tui = suite.start();
-    await tui.waitFor("alpha-deploy");
-    tui.type("zh");
-    let s = await tui.waitFor("我們下個月去京都");
-    expectAligned(s, 80);
-    expect(s).toContain("第一天：清水寺、二年坂、祇園。");
-    // wrapped at a narrower width, still aligned
-    tui.resize(61, 24);
-    s = await tui.waitFor((x) => aligned(x, 61) && x.includes("我們"));
-    tui.keys("Escape");
-    await tui.waitFor("type to filter");
-    tui.keys("/");
-    await tui.waitFor("Search:");
-    tui.type("京都");
-    s = await tui.waitFor("zh-trip · ");
-    expectAligned(s, 61);
-  }, T);
+  test(
+    "CJK text takes two cells and keeps every border in place",
+    async () => {
+      tui = suite.start();
+      await tui.waitFor("alpha-deploy");
+      tui.type("zh");
+      let s = await tui.waitFor("我們下個月去京都");
+      expectAligned(s, 80);
+      expect(s).toContain("第一天：清水寺、二年坂、祇園。");
+      // wrapped at a narrower width, still aligned
+      tui.resize(61, 24);
+      s = await tui.waitFor((x) => aligned(x, 61) && x.includes("我們"));
+      tui.keys("Escape");
+      await tui.waitFor("type to filter");
+      tui.keys("/");
+      await tui.waitFor("Search:");
+      tui.type("京都");
+      s = await tui.waitFor("zh-trip · ");
+      expectAligned(s, 61);
+    },
+    T,
+  );
 
-  test("256 colours on xterm-256color; basic colours only on xterm", async () => {
-    tui = suite.start({ env: { TERM: "xterm-256color" } });
-    await tui.waitFor("Step 39");
-    expect(tui.capture(true)).toMatch(/\x1b\[[0-9;]*38;5;\d+/);
-    tui.kill();
-    tui = suite.start({ env: { TERM: "xterm" } });
-    await tui.waitFor("Step 39");
-    const basic = tui.capture(true);
-    expect(basic).toMatch(COLOUR_SGR);
-    expect(basic).not.toMatch(/38;5;|48;5;|38;2;|48;2;/);
-  }, T);
+  test(
+    "256 colours on xterm-256color; basic colours only on xterm",
+    async () => {
+      tui = suite.start({ env: { TERM: "xterm-256color" } });
+      await tui.waitFor("Step 39");
+      expect(tui.capture(true)).toMatch(/\x1b\[[0-9;]*38;5;\d+/);
+      tui.kill();
+      tui = suite.start({ env: { TERM: "xterm" } });
+      await tui.waitFor("Step 39");
+      const basic = tui.capture(true);
+      expect(basic).toMatch(COLOUR_SGR);
+      expect(basic).not.toMatch(/38;5;|48;5;|38;2;|48;2;/);
+    },
+    T,
+  );
 
-  test("NO_COLOR: no colour at all, yet the selection and matches stay visible", async () => {
-    tui = suite.start({ env: { NO_COLOR: "1" } });
-    await tui.waitFor("Step 39");
-    let s = tui.capture(true);
-    expect(s).not.toMatch(COLOUR_SGR);
-    expect(s).toMatch(/\x1b\[[0-9;]*7m/); // reverse video marks the selected session
-    tui.keys("/");
-    tui.type("rollback");
-    await tui.waitFor("The rollback plan");
-    s = tui.capture(true);
-    expect(s).not.toMatch(COLOUR_SGR);
-    expect(s).toMatch(/\x1b\[[0-9;]*4m\s*rollback/); // matches are underlined
-  }, T);
+  test(
+    "NO_COLOR: no colour at all, yet the selection and matches stay visible",
+    async () => {
+      tui = suite.start({ env: { NO_COLOR: "1" } });
+      await tui.waitFor("Step 39");
+      let s = tui.capture(true);
+      expect(s).not.toMatch(COLOUR_SGR);
+      expect(s).toMatch(/\x1b\[[0-9;]*7m/); // reverse video marks the selected session
+      tui.keys("/");
+      tui.type("rollback");
+      await tui.waitFor("The rollback plan");
+      s = tui.capture(true);
+      expect(s).not.toMatch(COLOUR_SGR);
+      expect(s).toMatch(/\x1b\[[0-9;]*4m\s*rollback/); // matches are underlined
+    },
+    T,
+  );
 
-  test("TERM=dumb is refused (it cannot move the cursor): one line naming a setting that works, exit 2", async () => {
-    tui = suite.start({ env: { TERM: "dumb" } });
-    const end = await tui.exited();
-    expect(end.code).toBe(2);
-    expect(tui.capture()).toContain("TERM=xterm-256color");
-    expect(end.modes).toEqual(["icanon", "echo"]);
-  }, T);
+  test(
+    "TERM=dumb is refused (it cannot move the cursor): one line naming a setting that works, exit 2",
+    async () => {
+      tui = suite.start({ env: { TERM: "dumb" } });
+      const end = await tui.exited();
+      expect(end.code).toBe(2);
+      expect(tui.capture()).toContain("TERM=xterm-256color");
+      expect(end.modes).toEqual(["icanon", "echo"]);
+    },
+    T,
+  );
 });

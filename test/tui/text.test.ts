@@ -73,9 +73,11 @@ describe("ages", () => {
   test("compact, at most four cells", () => {
     const now = 1_000_000_000_000_000_000n;
     const ago = (sec: number) => now - BigInt(sec) * 1_000_000_000n;
-    expect([ago(5), ago(125), ago(7200), ago(3 * 86_400), ago(20 * 86_400), ago(100 * 86_400), ago(800 * 86_400)].map((t) => age(t, now))).toEqual([
-      "now", "2m", "2h", "3d", "2w", "3mo", "2y",
-    ]);
+    expect(
+      [ago(5), ago(125), ago(7200), ago(3 * 86_400), ago(20 * 86_400), ago(100 * 86_400), ago(800 * 86_400)].map((t) =>
+        age(t, now),
+      ),
+    ).toEqual(["now", "2m", "2h", "3d", "2w", "3mo", "2y"]);
     expect(age(0n, now)).toBe("-");
   });
 });

@@ -1,7 +1,14 @@
 // The MemoryApi over HTTP: talks to a running daemon's loopback API (`connectMemory({url, token})`).
 // Requests are built from the same route table the server routes by.
 import { InputError, RuntimeFailure } from "../../shared/errors.ts";
-import type { MemoryApi, ListErrorsInput, MessageInput, RecordErrorInput, SearchErrorsInput, SearchInput } from "./memory-api.ts";
+import type {
+  MemoryApi,
+  ListErrorsInput,
+  MessageInput,
+  RecordErrorInput,
+  SearchErrorsInput,
+  SearchInput,
+} from "./memory-api.ts";
 import { labelOf, pathParams, routeFor, type Route } from "./routes.ts";
 import { parseInput } from "./schemas.ts";
 import type { ErrorBody } from "./error-body.ts";
@@ -40,14 +47,20 @@ export class HttpMemoryApi implements MemoryApi {
   async #call<T>(name: Route["name"], input: Record<string, unknown>): Promise<T> {
     const route = routeFor(name);
     // The same check the server makes, so both implementations refuse bad input with the same words.
-    const rest: Record<string, unknown> = { ...(parseInput(route.input, input, labelOf(name)) as Record<string, unknown>) };
+    const rest: Record<string, unknown> = {
+      ...(parseInput(route.input, input, labelOf(name)) as Record<string, unknown>),
+    };
     let path = route.path;
     for (const p of pathParams(route.path)) {
       path = path.replace(`:${p}`, encodeURIComponent(String(rest[p] ?? "")));
       delete rest[p];
     }
     const url = new URL(path, this.#base);
-    const init: RequestInit = { method: route.method, headers: { authorization: `Bearer ${this.#token}` }, signal: AbortSignal.timeout(this.#timeoutMs) };
+    const init: RequestInit = {
+      method: route.method,
+      headers: { authorization: `Bearer ${this.#token}` },
+      signal: AbortSignal.timeout(this.#timeoutMs),
+    };
     if (route.method === "POST") {
       init.body = JSON.stringify(rest);
       (init.headers as Record<string, string>)["content-type"] = "application/json";
@@ -58,10 +71,15 @@ export class HttpMemoryApi implements MemoryApi {
     try {
       res = await fetch(url, init);
     } catch (err) {
-      throw new RemoteError(`cannot reach memvoy at ${this.#base}: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+      throw new RemoteError(
+        `cannot reach memvoy at ${this.#base}: ${err instanceof Error ? err.message : String(err)}`,
+        { cause: err },
+      );
     }
     const text = await res.text().catch((err) => {
-      throw new RemoteError(`memvoy at ${this.#base} closed the connection mid-answer (${err instanceof Error ? err.message : String(err)})`);
+      throw new RemoteError(
+        `memvoy at ${this.#base} closed the connection mid-answer (${err instanceof Error ? err.message : String(err)})`,
+      );
     });
     let body: unknown;
     try {

@@ -5,7 +5,14 @@ import { openMemory as openHome, type OpenOptions } from "../open-memory.ts";
 import type { WireMessageInput } from "../wire-input.ts";
 import { errorJson, errorSearchJson, messageJson, sessionJson, sortSessions, summaryJson } from "./json-shapes.ts";
 import { searchAsJson } from "./search-json.ts";
-import type { MemoryApi, MessageInput, ListErrorsInput, RecordErrorInput, SearchErrorsInput, SearchInput } from "./memory-api.ts";
+import type {
+  MemoryApi,
+  MessageInput,
+  ListErrorsInput,
+  RecordErrorInput,
+  SearchErrorsInput,
+  SearchInput,
+} from "./memory-api.ts";
 import * as S from "./schemas.ts";
 import type * as J from "./json-types.ts";
 

@@ -3,7 +3,14 @@
 import * as v from "valibot";
 import { InputError } from "../../shared/errors.ts";
 
-export const LIMITS = { searchLimit: 1000, historyLast: 10_000, around: 50, getIds: 100, errorLimit: 100, batch: 5000 } as const;
+export const LIMITS = {
+  searchLimit: 1000,
+  historyLast: 10_000,
+  around: 50,
+  getIds: 100,
+  errorLimit: 100,
+  batch: 5000,
+} as const;
 
 /** A whole number in [min, max], refused with one sentence naming the field and the range. */
 export const whole = (what: string, min: number, max: number) => {
@@ -13,24 +20,57 @@ export const whole = (what: string, min: number, max: number) => {
 
 export const SessionId = v.pipe(
   v.string("session must be a session id"),
-  v.regex(/^[A-Za-z0-9_-][A-Za-z0-9._-]{0,127}$/, 'session must be 1-128 characters of A-Z a-z 0-9 . _ - , not starting with "."'),
+  v.regex(
+    /^[A-Za-z0-9_-][A-Za-z0-9._-]{0,127}$/,
+    'session must be 1-128 characters of A-Z a-z 0-9 . _ - , not starting with "."',
+  ),
   v.description("Session id: 1-128 of A-Z a-z 0-9 . _ -, not starting with a dot."),
 );
 
-export const MessageId = v.pipe(v.string("id must be text"), v.minLength(1, "id is empty"), v.maxLength(128, "id is too long"), v.description("A message id."));
-export const ErrorId = v.pipe(v.string("id must be text"), v.minLength(1, "id is empty"), v.maxLength(128, "id is too long"), v.description("An error record id or a unique prefix of one."));
+export const MessageId = v.pipe(
+  v.string("id must be text"),
+  v.minLength(1, "id is empty"),
+  v.maxLength(128, "id is too long"),
+  v.description("A message id."),
+);
+export const ErrorId = v.pipe(
+  v.string("id must be text"),
+  v.minLength(1, "id is empty"),
+  v.maxLength(128, "id is too long"),
+  v.description("An error record id or a unique prefix of one."),
+);
 
-const Text = (what: string) => v.pipe(v.string(`${what} must be text`), v.check((s) => s.trim() !== "", `${what} is empty`));
+const Text = (what: string) =>
+  v.pipe(
+    v.string(`${what} must be text`),
+    v.check((s) => s.trim() !== "", `${what} is empty`),
+  );
 
 export const MessageInput = v.strictObject({
   role: v.pipe(v.picklist(["user", "assistant"], "role must be user or assistant"), v.description("user or assistant")),
   content: v.pipe(Text("content"), v.description("The message text, stored as given.")),
   sendAt: v.optional(
-    v.pipe(v.union([v.string(), v.number()], "sendAt must be a time string or a number"), v.description("When it was sent: RFC 3339, or unix s/ms/ns. Default: now.")),
+    v.pipe(
+      v.union([v.string(), v.number()], "sendAt must be a time string or a number"),
+      v.description("When it was sent: RFC 3339, or unix s/ms/ns. Default: now."),
+    ),
   ),
-  sender: v.optional(v.pipe(v.string("sender must be text"), v.maxLength(256, "sender must be at most 256 characters"), v.description("Who sent it."))),
+  sender: v.optional(
+    v.pipe(
+      v.string("sender must be text"),
+      v.maxLength(256, "sender must be at most 256 characters"),
+      v.description("Who sent it."),
+    ),
+  ),
   idempotencyKey: v.optional(
-    v.pipe(v.string("idempotencyKey must be text"), v.minLength(1, "idempotencyKey is empty"), v.maxLength(256, "idempotencyKey must be at most 256 characters"), v.description("A key unique per message within the session: a retried add with the same key stores nothing twice.")),
+    v.pipe(
+      v.string("idempotencyKey must be text"),
+      v.minLength(1, "idempotencyKey is empty"),
+      v.maxLength(256, "idempotencyKey must be at most 256 characters"),
+      v.description(
+        "A key unique per message within the session: a retried add with the same key stores nothing twice.",
+      ),
+    ),
   ),
 });
 
@@ -44,31 +84,61 @@ export const AddInput = v.strictObject({
 });
 
 export const SessionsInput = v.strictObject({
-  sort: v.optional(v.pipe(v.picklist(["recent", "name"], "sort must be recent or name"), v.description("recent (default) or name"))),
+  sort: v.optional(
+    v.pipe(v.picklist(["recent", "name"], "sort must be recent or name"), v.description("recent (default) or name")),
+  ),
 });
 
 export const SessionInput = v.strictObject({ session: SessionId });
 
 export const HistoryInput = v.strictObject({
   session: SessionId,
-  all: v.optional(v.pipe(v.boolean("all must be true or false"), v.description("Every message ever written instead of the window."))),
-  last: v.optional(v.pipe(whole("last", 1, LIMITS.historyLast), v.description("The window size (default limits.max_history_messages)."))),
+  all: v.optional(
+    v.pipe(v.boolean("all must be true or false"), v.description("Every message ever written instead of the window.")),
+  ),
+  last: v.optional(
+    v.pipe(
+      whole("last", 1, LIMITS.historyLast),
+      v.description("The window size (default limits.max_history_messages)."),
+    ),
+  ),
 });
 
-const Time = (what: string) => v.pipe(v.string(`${what} must be a time`), v.description(`${what}: RFC 3339, or YYYY-MM-DD.`));
+const Time = (what: string) =>
+  v.pipe(v.string(`${what} must be a time`), v.description(`${what}: RFC 3339, or YYYY-MM-DD.`));
 
 export const SearchInput = v.strictObject({
-  query: v.pipe(Text("query"), v.maxLength(10_000, "query must be at most 10000 characters"), v.description("Plain text; never query syntax.")),
+  query: v.pipe(
+    Text("query"),
+    v.maxLength(10_000, "query must be at most 10000 characters"),
+    v.description("Plain text; never query syntax."),
+  ),
   session: v.optional(SessionId),
-  match: v.optional(v.pipe(v.picklist(["keyword", "semantic", "hybrid"], "match must be keyword, semantic or hybrid"), v.description("keyword (default), semantic or hybrid"))),
-  range: v.optional(v.pipe(v.picklist(["1d", "7d", "30d", "1y", "all"], "range must be 1d, 7d, 30d, 1y or all"), v.description("How far back (default all)."))),
+  match: v.optional(
+    v.pipe(
+      v.picklist(["keyword", "semantic", "hybrid"], "match must be keyword, semantic or hybrid"),
+      v.description("keyword (default), semantic or hybrid"),
+    ),
+  ),
+  range: v.optional(
+    v.pipe(
+      v.picklist(["1d", "7d", "30d", "1y", "all"], "range must be 1d, 7d, 30d, 1y or all"),
+      v.description("How far back (default all)."),
+    ),
+  ),
   since: v.optional(Time("since")),
   until: v.optional(Time("until")),
-  limit: v.optional(v.pipe(whole("limit", 1, LIMITS.searchLimit), v.description("At most this many hits (default 10)."))),
+  limit: v.optional(
+    v.pipe(whole("limit", 1, LIMITS.searchLimit), v.description("At most this many hits (default 10).")),
+  ),
 });
 
 export const MessagesInput = v.strictObject({
-  ids: v.pipe(v.array(MessageId, "ids must be a list of message ids"), v.minLength(1, "ids is empty"), v.maxLength(LIMITS.getIds, `ids must hold at most ${LIMITS.getIds} ids`)),
+  ids: v.pipe(
+    v.array(MessageId, "ids must be a list of message ids"),
+    v.minLength(1, "ids is empty"),
+    v.maxLength(LIMITS.getIds, `ids must hold at most ${LIMITS.getIds} ids`),
+  ),
 });
 
 export const AroundInput = v.strictObject({
@@ -79,7 +149,9 @@ export const AroundInput = v.strictObject({
 
 export const RmMessageInput = v.strictObject({
   id: MessageId,
-  dropSummary: v.optional(v.pipe(v.boolean("dropSummary must be true or false"), v.description("Also remove summary.json and its cursor."))),
+  dropSummary: v.optional(
+    v.pipe(v.boolean("dropSummary must be true or false"), v.description("Also remove summary.json and its cursor.")),
+  ),
 });
 
 export const ContextInput = v.strictObject({
@@ -93,7 +165,11 @@ export const ResetInput = v.strictObject({
 });
 
 const Outcome = v.picklist(["resolved", "failed", "abandoned"], "outcome must be resolved, failed or abandoned");
-const Tool = v.pipe(v.string("tool must be text"), v.check((s) => s.trim() !== "", "tool is empty"), v.maxLength(128, "tool must be at most 128 characters"));
+const Tool = v.pipe(
+  v.string("tool must be text"),
+  v.check((s) => s.trim() !== "", "tool is empty"),
+  v.maxLength(128, "tool must be at most 128 characters"),
+);
 
 export const RecordErrorInput = v.strictObject({
   tool: v.pipe(Tool, v.description("The tool or command that failed.")),
@@ -101,7 +177,12 @@ export const RecordErrorInput = v.strictObject({
   fix: v.pipe(Text("fix"), v.description("What fixed it (or was tried).")),
   cause: v.optional(v.nullable(v.pipe(v.string("cause must be text"), v.description("Why it happened.")))),
   outcome: v.optional(v.pipe(Outcome, v.description("resolved (default), failed or abandoned"))),
-  keywords: v.optional(v.pipe(v.array(v.string("keywords must be words"), "keywords must be a list of words"), v.maxLength(32, "keywords must hold at most 32 words"))),
+  keywords: v.optional(
+    v.pipe(
+      v.array(v.string("keywords must be words"), "keywords must be a list of words"),
+      v.maxLength(32, "keywords must hold at most 32 words"),
+    ),
+  ),
 });
 
 export const SearchErrorsInput = v.strictObject({
@@ -142,7 +223,10 @@ export function parseInput<S extends AnySchema>(schema: S, raw: unknown, what: s
 export type Infer<S extends AnySchema> = v.InferInput<S>;
 
 /** Validate without throwing: the value, or one line naming the field. */
-export function checkInput<S extends AnySchema>(schema: S, raw: unknown): { ok: true; value: v.InferOutput<S> } | { ok: false; message: string } {
+export function checkInput<S extends AnySchema>(
+  schema: S,
+  raw: unknown,
+): { ok: true; value: v.InferOutput<S> } | { ok: false; message: string } {
   const r = v.safeParse(schema, raw ?? {});
   return r.success ? { ok: true, value: r.output } : { ok: false, message: describeIssue(r.issues) };
 }

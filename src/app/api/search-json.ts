@@ -7,7 +7,10 @@ import type { SearchResultJson } from "./json-types.ts";
 import * as S from "./schemas.ts";
 
 /** `home`: the HomeMemory (typed by the one method used, so that this module does not import it back). */
-export async function searchAsJson(home: { search(o: SearchOptions): Promise<SearchResult> }, input: unknown): Promise<SearchResultJson> {
+export async function searchAsJson(
+  home: { search(o: SearchOptions): Promise<SearchResult> },
+  input: unknown,
+): Promise<SearchResultJson> {
   const o = S.parseInput(S.SearchInput, input, "search");
   const r = await home.search({
     query: o.query,

@@ -12,7 +12,14 @@ import { kyotoTrip, orderService } from "./demo-sessions-zh.ts";
 import type { DemoSession } from "./demo-types.ts";
 
 /** Oldest conversation first, so every session's last activity is when its conversation ended. */
-export const DEMO_SESSIONS: readonly DemoSession[] = [researchNotes, kyotoTrip, billingWebhooks, orderService, deployPipeline, tempScratch];
+export const DEMO_SESSIONS: readonly DemoSession[] = [
+  researchNotes,
+  kyotoTrip,
+  billingWebhooks,
+  orderService,
+  deployPipeline,
+  tempScratch,
+];
 /** When each error record was written, in days before now. */
 const ERROR_DAYS_AGO = [20, 9, 4, 2, 1];
 
@@ -63,11 +70,18 @@ export async function seedDemoHome(home: string): Promise<DemoReport> {
   try {
     for (const s of DEMO_SESSIONS) {
       const end = now - BigInt(Math.round(s.endedDaysAgo * 86_400)) * NS_PER_SEC;
-      const times = s.turns.map((_, i) => end - BigInt((s.turns.length - 1 - i) * s.pace * 60 + ((i * 37) % 50)) * NS_PER_SEC);
+      const times = s.turns.map(
+        (_, i) => end - BigInt((s.turns.length - 1 - i) * s.pace * 60 + ((i * 37) % 50)) * NS_PER_SEC,
+      );
       clock = end + NS_PER_SEC;
       api.add(
         s.id,
-        s.turns.map(([role, content], i) => ({ role, content, sendAt: times[i]!, ...(role === "user" ? { sender: s.user } : {}) })),
+        s.turns.map(([role, content], i) => ({
+          role,
+          content,
+          sendAt: times[i]!,
+          ...(role === "user" ? { sender: s.user } : {}),
+        })),
       );
       report.sessions++;
       report.messages += s.turns.length;

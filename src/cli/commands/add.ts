@@ -33,7 +33,13 @@ export const ATOMIC_BATCH = 100_000;
 const spec: CommandSpec = {
   name: "add",
   usage,
-  flags: { role: { type: "string" }, content: { type: "string" }, at: { type: "string" }, sender: { type: "string" }, "idempotency-key": { type: "string" } },
+  flags: {
+    role: { type: "string" },
+    content: { type: "string" },
+    at: { type: "string" },
+    sender: { type: "string" },
+    "idempotency-key": { type: "string" },
+  },
   positionals: ["SESSION"],
   session: true,
 };
@@ -54,28 +60,61 @@ export function run(argv: readonly string[]): Promise<number> {
         if (r.compactionNote) process.stderr.write(`memvoy: ${session}: ${r.compactionNote}\n`);
       } catch (err) {
         if (i === 0) throw err;
-        return reportPartial(err, session!, ids, lineNumbers[i - 1] ?? i, lineNumbers.at(-1) ?? messages.length, bool(p, "json"));
+        return reportPartial(
+          err,
+          session!,
+          ids,
+          lineNumbers[i - 1] ?? i,
+          lineNumbers.at(-1) ?? messages.length,
+          bool(p, "json"),
+        );
       }
       if (progress) process.stderr.write(`\radded ${ids.length}/${messages.length}`);
     }
     if (progress) process.stderr.write("\n");
     if (bool(p, "json")) printJson({ session, ids, duplicates });
     else if (ids.length === 1) println(ids[0]);
-    else println(`added ${ids.length - duplicates} messages to ${session}${duplicates ? ` (${duplicates} already stored under their idempotency key)` : ""}`);
+    else
+      println(
+        `added ${ids.length - duplicates} messages to ${session}${duplicates ? ` (${duplicates} already stored under their idempotency key)` : ""}`,
+      );
     return 0;
   });
 }
 
-async function collectMessages(p: Parsed, role: string | undefined, maxBytes: number, lineNumbers: number[]): Promise<WireMessageInput[]> {
+async function collectMessages(
+  p: Parsed,
+  role: string | undefined,
+  maxBytes: number,
+  lineNumbers: number[],
+): Promise<WireMessageInput[]> {
   if (role === undefined) {
-    if (str(p, "content") !== undefined || str(p, "at") !== undefined) throw new CommandUsageError({ problem: "flags-need", command: "add", flags: ["--content", "--at"], needs: "--role" });
-    if (process.stdin.isTTY) throw new CommandUsageError({ problem: "no-input", command: "add", give: "--role and --content, or pipe JSONL on stdin", seeHelp: true });
+    if (str(p, "content") !== undefined || str(p, "at") !== undefined)
+      throw new CommandUsageError({
+        problem: "flags-need",
+        command: "add",
+        flags: ["--content", "--at"],
+        needs: "--role",
+      });
+    if (process.stdin.isTTY)
+      throw new CommandUsageError({
+        problem: "no-input",
+        command: "add",
+        give: "--role and --content, or pipe JSONL on stdin",
+        seeHelp: true,
+      });
     const messages = parseJsonl(await readStdin(), maxBytes, lineNumbers);
     if (messages.length === 0) throw new StdinInputError({ command: "add", problem: "empty" });
     return messages;
   }
   const content = str(p, "content") ?? (process.stdin.isTTY ? undefined : stripOneNewline(await readStdin()));
-  if (content === undefined) throw new CommandUsageError({ problem: "no-input", command: "add", give: "--content TEXT or pipe the text on stdin", seeHelp: false });
+  if (content === undefined)
+    throw new CommandUsageError({
+      problem: "no-input",
+      command: "add",
+      give: "--content TEXT or pipe the text on stdin",
+      seeHelp: false,
+    });
   const m: WireMessageInput = { role: role as "user", content };
   const at = str(p, "at");
   if (at !== undefined) m.sendAt = parseTimeOrThrow(at, "--at");
@@ -87,10 +126,29 @@ async function collectMessages(p: Parsed, role: string | undefined, maxBytes: nu
 }
 
 /** A batch over ATOMIC_BATCH lines failed after its first parts were stored: say exactly what is stored. */
-function reportPartial(err: unknown, session: string, ids: string[], lastLine: number, total: number, json: boolean): number {
+function reportPartial(
+  err: unknown,
+  session: string,
+  ids: string[],
+  lastLine: number,
+  total: number,
+  json: boolean,
+): number {
   const cause = describeFailure(err);
   const message = `stored ${ids.length} message(s) in ${session} (stdin lines 1-${lastLine}), then failed: ${cause}; the lines after ${lastLine} were not stored (resume with: tail -n +${lastLine + 1})`;
-  if (json) printJson({ session, ids, error: { message, stored: ids.length, lastStoredLine: lastLine, lastStoredId: ids.at(-1), lines: total, exitCode: 1 } });
+  if (json)
+    printJson({
+      session,
+      ids,
+      error: {
+        message,
+        stored: ids.length,
+        lastStoredLine: lastLine,
+        lastStoredId: ids.at(-1),
+        lines: total,
+        exitCode: 1,
+      },
+    });
   process.stderr.write(`memvoy: add: ${message}\n`);
   return 1;
 }
@@ -98,7 +156,9 @@ function reportPartial(err: unknown, session: string, ids: string[], lastLine: n
 function describeFailure(err: unknown): string {
   const code = (err as NodeJS.ErrnoException)?.code;
   const text = err instanceof Error ? err.message.split("\n")[0]! : String(err);
-  return code === "ENOSPC" || /SQLITE_FULL|disk is full|disk I\/O error/i.test(text) ? `no space left on the device (${text})` : text;
+  return code === "ENOSPC" || /SQLITE_FULL|disk is full|disk I\/O error/i.test(text)
+    ? `no space left on the device (${text})`
+    : text;
 }
 
 /** `echo text |` ends the text with one newline that is not part of it: drop exactly one (LF or CRLF). */

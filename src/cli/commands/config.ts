@@ -24,7 +24,8 @@ export function run(argv: readonly string[]): Promise<number> {
 
 async function config(p: Parsed): Promise<number> {
   const [sub = "show", ...rest] = p.positionals;
-  if (rest.length) throw new CommandUsageError({ problem: "unexpected-argument", command: "config", argument: rest[0]! });
+  if (rest.length)
+    throw new CommandUsageError({ problem: "unexpected-argument", command: "config", argument: rest[0]! });
   const home = str(p, "home");
   const json = bool(p, "json");
   if (sub === "path") {
@@ -32,7 +33,13 @@ async function config(p: Parsed): Promise<number> {
     json ? printJson({ path }) : println(path);
     return 0;
   }
-  if (sub !== "show" && sub !== "check") throw new CommandUsageError({ problem: "unknown-subcommand", command: "config", subcommand: sub, choices: ["show", "path", "check"] });
+  if (sub !== "show" && sub !== "check")
+    throw new CommandUsageError({
+      problem: "unknown-subcommand",
+      command: "config",
+      subcommand: sub,
+      choices: ["show", "path", "check"],
+    });
   const info = inspectConfig(home);
   if (sub === "check") {
     const { checkCronPatterns } = await import("../../daemon/cron-patterns.ts");

@@ -1,4 +1,3 @@
-
 import { bool, str } from "../args.ts";
 import { withMemory, type CommandSpec } from "../command.ts";
 import { bold, dim, printJson, println } from "../output.ts";
@@ -14,7 +13,13 @@ not an error (an agent's first turn): the window is empty, and the JSON says
 "newSession": true.
 `;
 
-const spec: CommandSpec = { name: "context", usage, flags: { input: { type: "string" } }, positionals: ["SESSION"], session: true };
+const spec: CommandSpec = {
+  name: "context",
+  usage,
+  flags: { input: { type: "string" } },
+  positionals: ["SESSION"],
+  session: true,
+};
 
 export function run(argv: readonly string[]): Promise<number> {
   return withMemory(spec, argv, async (api, p, [session]) => {
@@ -25,7 +30,8 @@ export function run(argv: readonly string[]): Promise<number> {
     }
     if (ctx.newSession) println(dim(`── new session ${session}: no messages yet (it starts with the first add) ──`));
     if (ctx.system) println(dim("── system prompt section ──") + "\n" + ctx.system + "\n" + dim("── messages ──"));
-    for (const m of ctx.messages) println(`${bold(`[${m.role}]`)}${m.sendAt ? dim(` ${m.sendAt}`) : ""}\n${m.content}\n`);
+    for (const m of ctx.messages)
+      println(`${bold(`[${m.role}]`)}${m.sendAt ? dim(` ${m.sendAt}`) : ""}\n${m.content}\n`);
     return 0;
   });
 }

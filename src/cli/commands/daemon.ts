@@ -24,7 +24,8 @@ export async function runForeground(argv: readonly string[], version: string): P
     "--daemon",
   );
   if (bool(p, "help")) return printUsage(usage);
-  if (p.positionals.length) throw new CommandUsageError({ problem: "unexpected-argument", command: "--daemon", argument: p.positionals[0]! });
+  if (p.positionals.length)
+    throw new CommandUsageError({ problem: "unexpected-argument", command: "--daemon", argument: p.positionals[0]! });
   const { runDaemon } = await import("../../daemon/daemon.ts");
   const code = await runDaemon({ home: str(p, "home"), verbose: bool(p, "verbose"), version });
   // Work abandoned at the deadline (a hung request) must not keep the process alive.
@@ -46,9 +47,11 @@ const when = (iso: string | null) => (iso ? new Date(iso).toLocaleString("sv-SE"
 /** `memvoy daemon work KIND`: the daemon's own child for its LanceDB work (not for people; not in --help). */
 async function runWork(kind: string | undefined, p: Parsed): Promise<number> {
   const { isWorkKind } = await import("../../daemon/work-kinds.ts");
-  if (!isWorkKind(kind)) throw new CommandUsageError({ problem: "unknown-value", command: "daemon work", what: "kind", value: kind ?? "" });
+  if (!isWorkKind(kind))
+    throw new CommandUsageError({ problem: "unknown-value", command: "daemon work", what: "kind", value: kind ?? "" });
   const home = str(p, "home");
-  if (home === undefined) throw new CommandUsageError({ problem: "flag-required", command: "daemon work", flag: "--home", seeHelp: false });
+  if (home === undefined)
+    throw new CommandUsageError({ problem: "flag-required", command: "daemon work", flag: "--home", seeHelp: false });
   const { runWorker } = await import("../../daemon/worker.ts");
   const code = await runWorker(kind, home, num(p, "linger-ms") ?? 0);
   // stdin stays open (it is how a killed daemon shows): leave without waiting for it.
@@ -60,7 +63,8 @@ export async function run(argv: readonly string[]): Promise<number> {
   if (bool(p, "help")) return printUsage(usage);
   const [sub, ...rest] = p.positionals;
   if (sub === "work" && rest.length <= 1) return runWork(rest[0], p);
-  if (rest.length) throw new CommandUsageError({ problem: "unexpected-argument", command: "daemon", argument: rest[0]! });
+  if (rest.length)
+    throw new CommandUsageError({ problem: "unexpected-argument", command: "daemon", argument: rest[0]! });
   const json = bool(p, "json");
   const { daemonStatus, stopDaemon } = await import("../../daemon/status.ts");
   if (sub === "status") {
@@ -74,7 +78,10 @@ export async function run(argv: readonly string[]): Promise<number> {
       println(`${bold("running")} (pid ${st.pid ?? "unknown"}${up}) on ${st.home}`);
       println(st.http ? `http: ${st.http}  (token in ${st.home}/http.json; MCP at ${st.http}/mcp)` : "http: off");
     } else {
-      const last = st.pid !== null ? ` (last: pid ${st.pid}${st.stoppedAt ? `, stopped ${when(st.stoppedAt)}` : ", did not stop cleanly"})` : "";
+      const last =
+        st.pid !== null
+          ? ` (last: pid ${st.pid}${st.stoppedAt ? `, stopped ${when(st.stoppedAt)}` : ", did not stop cleanly"})`
+          : "";
       println(`${bold("not running")} on ${st.home}${last}`);
     }
     if (st.jobs.length) {
@@ -82,25 +89,44 @@ export async function run(argv: readonly string[]): Promise<number> {
       const sw = Math.max(8, ...st.jobs.map((j) => j.schedule.length));
       println(bold(`${"JOB".padEnd(w)}  ${"SCHEDULE".padEnd(sw)}  LAST RUN             NEXT RUN             RESULT`));
       for (const j of st.jobs) {
-        const result = j.running ? "running" : j.lastResult === null ? dim("-") : `${j.lastResult}${j.lastDetail ? `: ${j.lastDetail}` : ""}`;
+        const result = j.running
+          ? "running"
+          : j.lastResult === null
+            ? dim("-")
+            : `${j.lastResult}${j.lastDetail ? `: ${j.lastDetail}` : ""}`;
         const next = j.schedule === "continuous" ? (st.running ? "continuous" : "-") : when(j.nextRun);
-        println(`${j.name.padEnd(w)}  ${j.schedule.padEnd(sw)}  ${when(j.lastRun).padEnd(19)}  ${next.padEnd(19)}  ${result}`);
+        println(
+          `${j.name.padEnd(w)}  ${j.schedule.padEnd(sw)}  ${when(j.lastRun).padEnd(19)}  ${next.padEnd(19)}  ${result}`,
+        );
       }
     }
-    println(st.lastError ? `last error: ${when(st.lastError.at)} ${st.lastError.job}: ${st.lastError.message}` : "last error: none");
+    println(
+      st.lastError
+        ? `last error: ${when(st.lastError.at)} ${st.lastError.job}: ${st.lastError.message}`
+        : "last error: none",
+    );
     println(dim(`log: ${st.log}`));
     return st.running ? 0 : 1;
   }
   if (sub === "stop") {
     const secs = num(p, "timeout") ?? 10;
-    if (secs < 1) throw new CommandUsageError({ problem: "flag-rule", command: "daemon stop", flag: "--timeout", rule: "at least 1 second" });
+    if (secs < 1)
+      throw new CommandUsageError({
+        problem: "flag-rule",
+        command: "daemon stop",
+        flag: "--timeout",
+        rule: "at least 1 second",
+      });
     const r = await stopDaemon(str(p, "home"), secs * 1000);
     if (json) printJson(r);
-    else println(r.wasRunning ? `stopped the daemon (pid ${r.pid}) in ${r.ms} ms` : "no daemon is running on this home");
+    else
+      println(r.wasRunning ? `stopped the daemon (pid ${r.pid}) in ${r.ms} ms` : "no daemon is running on this home");
     return 0;
   }
   const choices = ["status", "stop"];
   throw new CommandUsageError(
-    sub === undefined ? { problem: "missing-subcommand", command: "daemon", choices } : { problem: "unknown-subcommand", command: "daemon", subcommand: sub, choices },
+    sub === undefined
+      ? { problem: "missing-subcommand", command: "daemon", choices }
+      : { problem: "unknown-subcommand", command: "daemon", subcommand: sub, choices },
   );
 }

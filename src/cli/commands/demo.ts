@@ -36,7 +36,9 @@ async function demo(p: Parsed): Promise<number> {
   const q = quoteArg(r.home);
   const memvoy = invocation();
   println(`Created a demo home in ${r.home}`);
-  println(`  ${r.sessions} sessions (English and Traditional Chinese), ${r.messages} messages, ${r.summaries} summaries, ${r.errors} error records`);
+  println(
+    `  ${r.sessions} sessions (English and Traditional Chinese), ${r.messages} messages, ${r.summaries} summaries, ${r.errors} error records`,
+  );
   println();
   println(bold("Open it in the terminal UI:"));
   println(`  ${memvoy} --home ${q}`);

@@ -1,6 +1,11 @@
 // memvoy doctor [--repair] [--migrate]: check history.json files against the archive; repair what can be
 // repaired; run the keyword index upgrade now (the daemon otherwise runs it in the background).
-import { BrokenDatabaseError, planArchiveRescue, rescueBrokenArchive, type RescuePlan } from "../../app/archive-rescue.ts";
+import {
+  BrokenDatabaseError,
+  planArchiveRescue,
+  rescueBrokenArchive,
+  type RescuePlan,
+} from "../../app/archive-rescue.ts";
 import type { HomeMemory } from "../../app/memory-api.ts";
 import { bool, str, type Parsed } from "../args.ts";
 import { openFromFlags, runCommand, using, withInterrupt, type CommandSpec } from "../command.ts";
@@ -30,7 +35,12 @@ on meanwhile (search uses the current index until the new one is complete);
 stopped with Ctrl-C, it resumes where it left off.
 `;
 
-const spec: CommandSpec = { name: "doctor", usage, flags: { repair: { type: "boolean" }, yes: { type: "boolean", short: "y" }, migrate: { type: "boolean" } }, positionals: [] };
+const spec: CommandSpec = {
+  name: "doctor",
+  usage,
+  flags: { repair: { type: "boolean" }, yes: { type: "boolean", short: "y" }, migrate: { type: "boolean" } },
+  positionals: [],
+};
 
 export function run(argv: readonly string[]): Promise<number> {
   return runCommand(spec, argv, async (p) => {
@@ -50,8 +60,15 @@ function check(r: DoctorReport, json: boolean): number {
   if (json) printJson(r);
   else {
     println(`home ${r.home}: ${r.sessions} session(s)`);
-    for (const f of r.findings) println(`${f.session ? `${f.session}: ` : ""}${f.problem}${f.repaired ? ` -> repaired: ${f.repaired}` : ""}`);
-    println(r.findings.length === 0 ? "all good" : r.ok ? "all problems repaired" : "problems found; run memvoy doctor --repair");
+    for (const f of r.findings)
+      println(`${f.session ? `${f.session}: ` : ""}${f.problem}${f.repaired ? ` -> repaired: ${f.repaired}` : ""}`);
+    println(
+      r.findings.length === 0
+        ? "all good"
+        : r.ok
+          ? "all problems repaired"
+          : "problems found; run memvoy doctor --repair",
+    );
   }
   return r.ok ? 0 : 1;
 }
@@ -107,8 +124,15 @@ async function migrate(api: HomeMemory, json: boolean): Promise<boolean> {
   }
   const bar = process.stderr.isTTY ? progressBar(process.stderr) : undefined;
   if (!json) println(`keyword index: upgrading (${before.copied}/${before.total} messages done earlier)`);
-  const r = await withInterrupt((signal) => api.upgradeIndex({ signal, progress: (done, total) => bar?.update(done, total) }));
+  const r = await withInterrupt((signal) =>
+    api.upgradeIndex({ signal, progress: (done, total) => bar?.update(done, total) }),
+  );
   bar?.done();
-  if (!json) println(r.done ? `keyword index: upgraded (${r.copied} messages in ${(r.ms / 1000).toFixed(1)} s)` : "keyword index: stopped; run memvoy doctor --migrate again to resume");
+  if (!json)
+    println(
+      r.done
+        ? `keyword index: upgraded (${r.copied} messages in ${(r.ms / 1000).toFixed(1)} s)`
+        : "keyword index: stopped; run memvoy doctor --migrate again to resume",
+    );
   return r.done;
 }

@@ -127,7 +127,13 @@ export async function run(argv: readonly string[]): Promise<number> {
     throw new CommandUsageError({ problem: "missing-subcommand", command: "errors", choices: ERROR_SUBCOMMANDS });
   }
   const specs = SPECS[sub];
-  if (!specs) throw new CommandUsageError({ problem: "unknown-subcommand", command: "errors", subcommand: sub, choices: ERROR_SUBCOMMANDS });
+  if (!specs)
+    throw new CommandUsageError({
+      problem: "unknown-subcommand",
+      command: "errors",
+      subcommand: sub,
+      choices: ERROR_SUBCOMMANDS,
+    });
   const p = parseArgs(rest, specs, `errors ${sub}`);
   if (bool(p, "help")) return printUsage(USAGES[sub]!);
   const input = checkArgs(sub, p);
@@ -145,12 +151,16 @@ function checkArgs(sub: string, p: Parsed): string | undefined {
   const cmd = `errors ${sub}`;
   if (sub === "record") {
     expectPositionals(p, cmd, []);
-    for (const f of ["tool", "error", "fix"]) if (str(p, f) === undefined) throw new CommandUsageError({ problem: "flag-required", command: cmd, flag: `--${f}`, seeHelp: true });
+    for (const f of ["tool", "error", "fix"])
+      if (str(p, f) === undefined)
+        throw new CommandUsageError({ problem: "flag-required", command: cmd, flag: `--${f}`, seeHelp: true });
     return str(p, "error") === "-" ? "error" : undefined;
   }
   if (sub === "search") {
-    if (p.positionals.length === 0) throw new CommandUsageError({ problem: "missing-argument", command: cmd, argument: "the error text" });
-    if (bool(p, "other-tools") && str(p, "tool") === undefined) throw new CommandUsageError({ problem: "flags-need", command: cmd, flags: ["--other-tools"], needs: "--tool" });
+    if (p.positionals.length === 0)
+      throw new CommandUsageError({ problem: "missing-argument", command: cmd, argument: "the error text" });
+    if (bool(p, "other-tools") && str(p, "tool") === undefined)
+      throw new CommandUsageError({ problem: "flags-need", command: cmd, flags: ["--other-tools"], needs: "--tool" });
     return p.positionals.length === 1 && p.positionals[0] === "-" ? "query" : undefined;
   }
   if (sub === "show" || sub === "rm") expectPositionals(p, cmd, ["ID"]);
@@ -192,7 +202,12 @@ const COMMANDS: Record<string, Runner> = {
 
   async search(api, p, stdin) {
     const query = stdin ?? p.positionals.join(" ");
-    const r = await api.searchErrors({ query, tool: str(p, "tool"), limit: num(p, "limit"), otherTools: bool(p, "other-tools") || undefined });
+    const r = await api.searchErrors({
+      query,
+      tool: str(p, "tool"),
+      limit: num(p, "limit"),
+      otherTools: bool(p, "other-tools") || undefined,
+    });
     if (bool(p, "json")) {
       printJson(errorSearchJson(str(p, "tool"), r));
       return 0;
@@ -207,16 +222,23 @@ const COMMANDS: Record<string, Runner> = {
   },
 
   async list(api, p) {
-    const r = api.listErrors({ tool: str(p, "tool"), outcome: str(p, "outcome") as ErrorRecord["outcome"] | undefined, limit: num(p, "limit") });
+    const r = api.listErrors({
+      tool: str(p, "tool"),
+      outcome: str(p, "outcome") as ErrorRecord["outcome"] | undefined,
+      limit: num(p, "limit"),
+    });
     if (bool(p, "json")) {
       printJson({ records: r.records.map(errorJson), total: r.total });
       return 0;
     }
     for (const rec of r.records) {
       const firstLine = rec.error.split("\n").find((l) => l.trim() !== "") ?? "";
-      println(`${bold(rec.id)}  ${cyan(rec.tool)} ${dim(`${rec.outcome} · ${plural(rec.hits, "hit")} · expires ${nsToLocalSeconds(rec.expiresAt).slice(0, 10)}`)}  ${clip(firstLine, 90)}`);
+      println(
+        `${bold(rec.id)}  ${cyan(rec.tool)} ${dim(`${rec.outcome} · ${plural(rec.hits, "hit")} · expires ${nsToLocalSeconds(rec.expiresAt).slice(0, 10)}`)}  ${clip(firstLine, 90)}`,
+      );
     }
-    if (r.total > r.records.length) process.stderr.write(`memvoy: ${r.total - r.records.length} more; use --limit ${r.total}\n`);
+    if (r.total > r.records.length)
+      process.stderr.write(`memvoy: ${r.total - r.records.length} more; use --limit ${r.total}\n`);
     if (r.total === 0) process.stderr.write("memvoy: no error records\n");
     return 0;
   },
@@ -268,7 +290,9 @@ function indent(label: string, text: string, maxLines?: number): string {
 function printRecord(rec: ErrorRecord, extra: string, maxErrorLines?: number): void {
   const expires = nsToLocalSeconds(rec.expiresAt);
   const last = rec.lastHitAt !== undefined ? ` · last hit ${nsToLocalSeconds(rec.lastHitAt)}` : "";
-  println(`${bold(rec.id)}  ${cyan(rec.tool)} ${dim(`${rec.outcome} · seen ${rec.occurrences}× · ${plural(rec.hits, "hit")}${last} · expires ${expires} · ${extra}`)}`);
+  println(
+    `${bold(rec.id)}  ${cyan(rec.tool)} ${dim(`${rec.outcome} · seen ${rec.occurrences}× · ${plural(rec.hits, "hit")}${last} · expires ${expires} · ${extra}`)}`,
+  );
   println(indent("error:", rec.error, maxErrorLines));
   if (rec.cause !== undefined) println(indent("cause:", rec.cause));
   println(indent("fix:  ", rec.fix));

@@ -34,28 +34,45 @@ function timeFlag(value: string | undefined, flag: string): bigint | undefined {
 const spec: CommandSpec = {
   name: "export",
   usage,
-  flags: { all: { type: "boolean" }, since: { type: "string" }, until: { type: "string" }, format: { type: "string" }, output: { type: "string", short: "o" } },
+  flags: {
+    all: { type: "boolean" },
+    since: { type: "string" },
+    until: { type: "string" },
+    format: { type: "string" },
+    output: { type: "string", short: "o" },
+  },
   session: true,
   check: (p, args) => {
     const all = bool(p, "all");
     if (all && args.length > 0) throw new UsageError("export: give SESSION names or --all, not both");
-    if (!all && args.length === 0) throw new UsageError("export: name the sessions to export, or give --all (see memvoy export --help)");
+    if (!all && args.length === 0)
+      throw new UsageError("export: name the sessions to export, or give --all (see memvoy export --help)");
     const format = str(p, "format") ?? "jsonl";
-    if (format !== "jsonl" && format !== "md") throw new UsageError(`export: --format must be jsonl or md, got ${JSON.stringify(format)}`);
+    if (format !== "jsonl" && format !== "md")
+      throw new UsageError(`export: --format must be jsonl or md, got ${JSON.stringify(format)}`);
     timeFlag(str(p, "since"), "--since");
     timeFlag(str(p, "until"), "--until");
     const output = str(p, "output");
     if (output === undefined) return;
-    if (!existsSync(dirname(resolve(output)))) throw new UsageError(`export: no such folder for --output: ${dirname(resolve(output))}`);
-    if (existsSync(output) && statSync(output).isDirectory()) throw new UsageError(`export: --output ${output} is a folder; name a file`);
+    if (!existsSync(dirname(resolve(output))))
+      throw new UsageError(`export: no such folder for --output: ${dirname(resolve(output))}`);
+    if (existsSync(output) && statSync(output).isDirectory())
+      throw new UsageError(`export: --output ${output} is a folder; name a file`);
   },
 };
 
 export function run(argv: readonly string[]): Promise<number> {
   return withMemory(spec, argv, async (api, p, args) => {
     const all = bool(p, "all");
-    const list = api.imports.exportSessions({ sessions: all ? undefined : args, since: timeFlag(str(p, "since"), "--since"), until: timeFlag(str(p, "until"), "--until") });
-    const render = str(p, "format") === "md" ? (s: ExportSession) => markdown(s) : (s: ExportSession) => `${api.imports.exportLines(s).join("\n")}\n`;
+    const list = api.imports.exportSessions({
+      sessions: all ? undefined : args,
+      since: timeFlag(str(p, "since"), "--since"),
+      until: timeFlag(str(p, "until"), "--until"),
+    });
+    const render =
+      str(p, "format") === "md"
+        ? (s: ExportSession) => markdown(s)
+        : (s: ExportSession) => `${api.imports.exportLines(s).join("\n")}\n`;
     const output = str(p, "output");
     if (output === undefined) {
       // On stdout the stream is the output (the one exception to "--json prints one document").

@@ -18,12 +18,22 @@ read and those that pass are shown (with --last N, the newest N of them).
 ${FILTER_USAGE}
 `;
 
-const spec: CommandSpec = { name: "history", usage, flags: { all: { type: "boolean" }, last: { type: "number" }, ...FILTER_FLAGS }, positionals: ["SESSION"], session: true };
+const spec: CommandSpec = {
+  name: "history",
+  usage,
+  flags: { all: { type: "boolean" }, last: { type: "number" }, ...FILTER_FLAGS },
+  positionals: ["SESSION"],
+  session: true,
+};
 
 export function run(argv: readonly string[]): Promise<number> {
   return withMemory(spec, argv, (api, p, [session]) => {
     const last = num(p, "last");
-    const list = api.history(session!, { all: bool(p, "all"), ...(last !== undefined ? { last } : {}), ...filterOptions(p) });
+    const list = api.history(session!, {
+      all: bool(p, "all"),
+      ...(last !== undefined ? { last } : {}),
+      ...filterOptions(p),
+    });
     if (bool(p, "json")) {
       printJson({ session, messages: list.map(messageJson) });
       return 0;
@@ -31,7 +41,8 @@ export function run(argv: readonly string[]): Promise<number> {
     let archived = false;
     for (const [i, m] of list.entries()) {
       if (!m.recent) archived = true;
-      if (archived && m.recent && (i === 0 || !list[i - 1]!.recent)) println(dim("──── archive above · history.json below ────"));
+      if (archived && m.recent && (i === 0 || !list[i - 1]!.recent))
+        println(dim("──── archive above · history.json below ────"));
       println(`${messageHeader(m)} ${m.content}`);
     }
     if (list.length === 0) println(dim("(no messages)"));

@@ -48,15 +48,24 @@ const SOURCES = [...SOURCE_NAMES, "jsonl", "auto"].join(", ");
 const spec: CommandSpec = {
   name: "import",
   usage,
-  flags: { since: { type: "string" }, "dry-run": { type: "boolean" }, "keep-secrets": { type: "boolean" }, watch: { type: "boolean" }, interval: { type: "number" } },
+  flags: {
+    since: { type: "string" },
+    "dry-run": { type: "boolean" },
+    "keep-secrets": { type: "boolean" },
+    watch: { type: "boolean" },
+    interval: { type: "number" },
+  },
   check: (p, args) => {
     const [source, ...paths] = args;
-    if (source === undefined) throw new UsageError(`import: missing SOURCE: one of ${SOURCES} (see memvoy import --help)`);
-    if (!isSourceName(source) && source !== "jsonl" && source !== "auto") throw new UsageError(`import: unknown source ${JSON.stringify(source)}: use ${SOURCES}`);
+    if (source === undefined)
+      throw new UsageError(`import: missing SOURCE: one of ${SOURCES} (see memvoy import --help)`);
+    if (!isSourceName(source) && source !== "jsonl" && source !== "auto")
+      throw new UsageError(`import: unknown source ${JSON.stringify(source)}: use ${SOURCES}`);
     if ((source === "jsonl" || source === "aider" || source === "chatgpt") && paths.length === 0) {
       throw new UsageError(`import ${source}: give the PATH to read (it has no default location)`);
     }
-    if (source === "auto" && paths.length > 0) throw new UsageError("import auto: takes no PATH (it reads every source's default location)");
+    if (source === "auto" && paths.length > 0)
+      throw new UsageError("import auto: takes no PATH (it reads every source's default location)");
     for (const path of paths) if (!existsSync(path)) throw new UsageError(`import: no such file or folder: ${path}`);
     if ((num(p, "interval") ?? 60) < 1) throw new UsageError("import: --interval must be at least 1 second");
     sinceFlag(str(p, "since"));
@@ -71,7 +80,12 @@ function sinceFlag(text: string | undefined): bigint | undefined {
 export function run(argv: readonly string[]): Promise<number> {
   return withMemory(spec, argv, async (api, p, [source, ...paths]) => {
     const json = bool(p, "json");
-    const opts: ImportOptions = { paths: paths.map((x) => resolve(x)), since: sinceFlag(str(p, "since")), dryRun: bool(p, "dry-run"), keepSecrets: bool(p, "keep-secrets") };
+    const opts: ImportOptions = {
+      paths: paths.map((x) => resolve(x)),
+      since: sinceFlag(str(p, "since")),
+      dryRun: bool(p, "dry-run"),
+      keepSecrets: bool(p, "keep-secrets"),
+    };
     if (!bool(p, "watch")) {
       const reports = await pass(api, source!, opts, json);
       if (json) printJson({ sources: reports });
@@ -84,7 +98,13 @@ export function run(argv: readonly string[]): Promise<number> {
 }
 
 /** --watch: a pass every interval until SIGINT or SIGTERM; with --json one line per pass. */
-async function watch(api: HomeMemory, source: string, opts: ImportOptions, json: boolean, intervalMs: number): Promise<void> {
+async function watch(
+  api: HomeMemory,
+  source: string,
+  opts: ImportOptions,
+  json: boolean,
+  intervalMs: number,
+): Promise<void> {
   let stop = false;
   const wake = Promise.withResolvers<void>();
   const onSignal = () => {
@@ -96,7 +116,9 @@ async function watch(api: HomeMemory, source: string, opts: ImportOptions, json:
   while (!stop) {
     const reports = await pass(api, source, opts, json);
     if (json) process.stdout.write(`${JSON.stringify({ at: new Date().toISOString(), sources: reports })}\n`);
-    else for (const r of reports) if (r.messages.added > 0 || r.failed.length > 0 || r.messages.removed > 0) printReport(r);
+    else
+      for (const r of reports)
+        if (r.messages.added > 0 || r.failed.length > 0 || r.messages.removed > 0) printReport(r);
     await Promise.race([Bun.sleep(intervalMs), wake.promise]);
   }
 }
@@ -105,7 +127,12 @@ type Report = SourceReport;
 
 async function pass(api: HomeMemory, source: string, opts: ImportOptions, json: boolean): Promise<Report[]> {
   const bar = !json && process.stderr.isTTY ? progressLine(process.stderr) : undefined;
-  const o: ImportOptions = { ...opts, onProgress: bar ? (e) => bar.update(`${e.source}: ${e.filesDone}/${e.files} files, ${e.messages} messages`, e.messages) : undefined };
+  const o: ImportOptions = {
+    ...opts,
+    onProgress: bar
+      ? (e) => bar.update(`${e.source}: ${e.filesDone}/${e.files} files, ${e.messages} messages`, e.messages)
+      : undefined,
+  };
   try {
     if (source === "jsonl") return [await importJsonlFiles(api, opts.paths ?? [], o)];
     if (source !== "auto") return [await importSource(api, sourceByName(api, source as never), o)];
@@ -114,7 +141,10 @@ async function pass(api: HomeMemory, source: string, opts: ImportOptions, json: 
       const src = sourceByName(api, name);
       const where = src.defaultPaths(process.env);
       if (where === undefined) {
-        out.push({ ...emptyReport(name, o), note: "skipped: no default location (give PATH: memvoy import " + name + " PATH)" });
+        out.push({
+          ...emptyReport(name, o),
+          note: "skipped: no default location (give PATH: memvoy import " + name + " PATH)",
+        });
         continue;
       }
       if (!where.some((w) => existsSync(w))) {
@@ -146,13 +176,16 @@ function printReport(r: Report): void {
     plural(r.sessions, "session"),
     `${verb} ${plural(r.messages.added, "message")}${r.messages.existing > 0 ? ` (${r.messages.existing} already present)` : ""}`,
   ];
-  if (r.messages.removed > 0) parts.push(`${r.dryRun ? "would remove" : "removed"} ${plural(r.messages.removed, "rewound message")}`);
+  if (r.messages.removed > 0)
+    parts.push(`${r.dryRun ? "would remove" : "removed"} ${plural(r.messages.removed, "rewound message")}`);
   if (r.notRemoved > 0) parts.push(`${plural(r.notRemoved, "rewound message")} not removed`);
   if (r.messages.tombstoned > 0) parts.push(`${plural(r.messages.tombstoned, "removed message")} kept out`);
   if (r.redacted > 0) parts.push(`secrets redacted in ${plural(r.redacted, "message")}`);
   if (r.skippedCount > 0) parts.push(`${plural(r.skippedCount, "record")} skipped`);
   println(`${r.source}: ${parts.join(", ")}`);
-  for (const s of r.skipped.slice(0, 20)) process.stderr.write(`  skipped ${s.file}${s.line !== undefined ? `:${s.line}` : ""}: ${s.reason}\n`);
+  for (const s of r.skipped.slice(0, 20))
+    process.stderr.write(`  skipped ${s.file}${s.line !== undefined ? `:${s.line}` : ""}: ${s.reason}\n`);
   if (r.skippedCount > 20) process.stderr.write(`  ... and ${r.skippedCount - 20} more skipped (see --json)\n`);
-  for (const f of r.failed) process.stderr.write(`  failed ${f.reason.startsWith(f.file) ? f.reason : `${f.file}: ${f.reason}`}\n`);
+  for (const f of r.failed)
+    process.stderr.write(`  failed ${f.reason.startsWith(f.file) ? f.reason : `${f.file}: ${f.reason}`}\n`);
 }

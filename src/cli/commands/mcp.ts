@@ -34,7 +34,8 @@ export async function run(argv: readonly string[]): Promise<number> {
     process.stdout.write(c.text);
     return 0;
   }
-  if (process.stdin.isTTY) throw new UsageError("mcp: stdin is a terminal; an MCP client starts this command (see memvoy mcp --help)");
+  if (process.stdin.isTTY)
+    throw new UsageError("mcp: stdin is a terminal; an MCP client starts this command (see memvoy mcp --help)");
   // Embedding after a write goes to a detached drain: this server maps LanceDB only for a semantic call.
   const api = new LocalMemoryApi(openMemory({ home, drain: "detached" }));
   const { runMcpStdio } = await import("../../mcp/mcp-stdio.ts");

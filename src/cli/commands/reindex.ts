@@ -24,7 +24,12 @@ Ctrl-C stops after the current batch; run memvoy reindex again to resume.
 /** The background drain after `memvoy add` waits this long for more writes before exiting. */
 const BACKGROUND_LINGER_MS = 1500;
 
-const spec: CommandSpec = { name: "reindex", usage, flags: { pending: { type: "boolean" }, quiet: { type: "boolean" } }, positionals: [] };
+const spec: CommandSpec = {
+  name: "reindex",
+  usage,
+  flags: { pending: { type: "boolean" }, quiet: { type: "boolean" } },
+  positionals: [],
+};
 
 export function run(argv: readonly string[]): Promise<number> {
   return runCommand(spec, argv, (p) => {
@@ -65,13 +70,27 @@ async function reindex(api: HomeMemory, p: Parsed, signal: AbortSignal): Promise
       onProgress: (done, remaining) => bar?.update(done, Math.max(total, done + remaining)),
     });
     bar?.done();
-    if (json) printJson({ embedder: r.embedderId, embedded: r.embedded, remaining: r.remaining, failed: r.failed, resumed: r.resumed, dropped: r.dropped, busy: r.busy, error: r.error ?? null });
+    if (json)
+      printJson({
+        embedder: r.embedderId,
+        embedded: r.embedded,
+        remaining: r.remaining,
+        failed: r.failed,
+        resumed: r.resumed,
+        dropped: r.dropped,
+        busy: r.busy,
+        error: r.error ?? null,
+      });
     else if (!quiet) {
       if (r.busy) println("another process is embedding this home's queue; nothing to do");
-      else println(`${r.embedderId}: embedded ${r.embedded} message(s)${r.remaining ? `, ${r.remaining} left` : ""}${r.dropped.length ? `; dropped vectors of ${r.dropped.join(", ")}` : ""}`);
+      else
+        println(
+          `${r.embedderId}: embedded ${r.embedded} message(s)${r.remaining ? `, ${r.remaining} left` : ""}${r.dropped.length ? `; dropped vectors of ${r.dropped.join(", ")}` : ""}`,
+        );
     }
     if (r.error !== undefined) {
-      if (!json && !quiet) process.stderr.write(`memvoy: embedding failed: ${r.error}; ${r.remaining} message(s) stay queued\n`);
+      if (!json && !quiet)
+        process.stderr.write(`memvoy: embedding failed: ${r.error}; ${r.remaining} message(s) stay queued\n`);
       return 1;
     }
     return 0;

@@ -11,7 +11,13 @@ summary.json and .summary_cursor survive, so the rolling summary carries on;
 --all deletes them too. Error memory is never touched.
 `;
 
-const spec: CommandSpec = { name: "reset", usage, flags: { all: { type: "boolean" } }, positionals: ["SESSION"], session: true };
+const spec: CommandSpec = {
+  name: "reset",
+  usage,
+  flags: { all: { type: "boolean" } },
+  positionals: ["SESSION"],
+  session: true,
+};
 
 export function run(argv: readonly string[]): Promise<number> {
   return withMemory(spec, argv, async (api, p, [session]) => {
@@ -19,7 +25,10 @@ export function run(argv: readonly string[]): Promise<number> {
     const r = api.reset(session!, { all: bool(p, "all") });
     await api.purgeDeleted();
     if (bool(p, "json")) printJson(r);
-    else println(`reset ${session}: removed ${r.messagesRemoved} message(s)${resetSummaryNote(bool(p, "all"), r.summaryRemoved, hadSummary)}`);
+    else
+      println(
+        `reset ${session}: removed ${r.messagesRemoved} message(s)${resetSummaryNote(bool(p, "all"), r.summaryRemoved, hadSummary)}`,
+      );
     return 0;
   });
 }

@@ -20,7 +20,12 @@ it back. When it returns, no copy of the text is left in the home's files, excep
   --json          print {"id", "session", "wasRecent", "summarized", "summaryRemoved"}
 `;
 
-const spec: CommandSpec = { name: "rm-message", usage, flags: { "drop-summary": { type: "boolean" } }, positionals: ["ID"] };
+const spec: CommandSpec = {
+  name: "rm-message",
+  usage,
+  flags: { "drop-summary": { type: "boolean" } },
+  positionals: ["ID"],
+};
 
 export function run(argv: readonly string[]): Promise<number> {
   return withMemory(spec, argv, async (api, p, [id]) => {
@@ -29,7 +34,9 @@ export function run(argv: readonly string[]): Promise<number> {
     else {
       let note = "";
       if (r.summaryRemoved) note = "; the summary was removed too";
-      else if (r.summarized) note = "; it was already summarized: summary.json may still mention it (rm-message --drop-summary removes the summary)";
+      else if (r.summarized)
+        note =
+          "; it was already summarized: summary.json may still mention it (rm-message --drop-summary removes the summary)";
       println(`removed message ${r.id} from ${r.session}${note}`);
     }
     return 0;

@@ -37,9 +37,16 @@ ${FILTER_USAGE}
 const spec: CommandSpec = {
   name: "search",
   usage,
-  flags: { session: { type: "string", short: "s" }, match: { type: "string" }, range: { type: "string" }, limit: { type: "number", short: "n" }, ...FILTER_FLAGS },
+  flags: {
+    session: { type: "string", short: "s" },
+    match: { type: "string" },
+    range: { type: "string" },
+    limit: { type: "number", short: "n" },
+    ...FILTER_FLAGS,
+  },
   check: (p) => {
-    if (p.positionals.length === 0) throw new CommandUsageError({ problem: "missing-argument", command: "search", argument: "QUERY" });
+    if (p.positionals.length === 0)
+      throw new CommandUsageError({ problem: "missing-argument", command: "search", argument: "QUERY" });
     const session = str(p, "session");
     if (session !== undefined) assertSessionId(session);
   },
@@ -66,12 +73,17 @@ export function run(argv: readonly string[]): Promise<number> {
     const shownRuns = new Set<unknown>();
     for (const h of result.hits) {
       const m = h.message;
-      println(`${cyan(m.session)} ${dim(`${nsToLocalSeconds(m.sendAt)} · ${m.role}${m.sender ? ` · ${m.sender}` : ""} · ${h.source} ${h.score.toFixed(3)}`)}`);
+      println(
+        `${cyan(m.session)} ${dim(`${nsToLocalSeconds(m.sendAt)} · ${m.role}${m.sender ? ` · ${m.sender}` : ""} · ${h.source} ${h.score.toFixed(3)}`)}`,
+      );
       println(`  ${highlight(h.snippet, h.highlights)}`);
       // Semantic context: merged runs are shared by their hits, so each run is printed once.
       if (h.context && !shownRuns.has(h.context)) {
         shownRuns.add(h.context);
-        for (const c of h.context) println(dim(`    ${c.id === m.id ? ">" : "|"} ${c.role}${c.sender ? ` · ${c.sender}` : ""}: ${oneLine(c.content)}`));
+        for (const c of h.context)
+          println(
+            dim(`    ${c.id === m.id ? ">" : "|"} ${c.role}${c.sender ? ` · ${c.sender}` : ""}: ${oneLine(c.content)}`),
+          );
       }
     }
     return 0;

@@ -23,7 +23,13 @@ const spec: CommandSpec = {
   flags: { sort: { type: "string" }, source: { type: "string" }, project: { type: "string" } },
   positionals: [],
   check: (p) => {
-    if (!["recent", "name"].includes(str(p, "sort") ?? "recent")) throw new CommandUsageError({ problem: "flag-rule", command: "sessions", flag: "--sort", rule: "recent or name" });
+    if (!["recent", "name"].includes(str(p, "sort") ?? "recent"))
+      throw new CommandUsageError({
+        problem: "flag-rule",
+        command: "sessions",
+        flag: "--sort",
+        rule: "recent or name",
+      });
   },
 };
 
@@ -37,7 +43,8 @@ export function run(argv: readonly string[]): Promise<number> {
       .filter(
         (s) =>
           (source === undefined || s.source === source) &&
-          (project === undefined || (s.project !== undefined && (s.project === project || s.project.startsWith(`${project}/`)))),
+          (project === undefined ||
+            (s.project !== undefined && (s.project === project || s.project.startsWith(`${project}/`)))),
       );
     sortSessions(list, sort as "recent" | "name");
     if (bool(p, "json")) {
@@ -49,7 +56,9 @@ export function run(argv: readonly string[]): Promise<number> {
       return 0;
     }
     if (list.length === 0) {
-      println(`no sessions in ${api.home} yet: add one with  ${invocation()} --home ${quoteArg(api.home)} add demo --role user --content "hello"`);
+      println(
+        `no sessions in ${api.home} yet: add one with  ${invocation()} --home ${quoteArg(api.home)} add demo --role user --content "hello"`,
+      );
       return 0;
     }
     const w = Math.max(7, ...list.map((s) => s.id.length));
@@ -59,7 +68,9 @@ export function run(argv: readonly string[]): Promise<number> {
     for (const s of list) {
       const when = s.lastActivity ? nsToLocalSeconds(s.lastActivity) : dim("-".padEnd(19));
       const more = imported ? `  ${(s.source ?? "-").padEnd(11)}  ${oneLine(s.title ?? "")}` : "";
-      println(`${s.id.padEnd(w)}  ${String(s.messages).padStart(8)}  ${when}  ${(s.hasSummary ? "yes" : dim("no")).padEnd(s.hasSummary ? 7 : 7 + dim("").length)}${more}`.trimEnd());
+      println(
+        `${s.id.padEnd(w)}  ${String(s.messages).padStart(8)}  ${when}  ${(s.hasSummary ? "yes" : dim("no")).padEnd(s.hasSummary ? 7 : 7 + dim("").length)}${more}`.trimEnd(),
+      );
     }
     return 0;
   });

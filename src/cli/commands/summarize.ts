@@ -69,7 +69,8 @@ function printReport(r: SessionReport): void {
     for (const t of c.topicsAdded) println(`  + topic: ${t}`);
     for (const t of c.topicsUpdated) println(`  ~ topic: ${t}`);
     for (const t of c.topicsRemoved) println(`  - topic: ${t}`);
-    if (c.currentTopic) println(`  current topic: ${c.currentTopic.from || "(none)"} → ${c.currentTopic.to || "(none)"}`);
+    if (c.currentTopic)
+      println(`  current topic: ${c.currentTopic.from || "(none)"} → ${c.currentTopic.to || "(none)"}`);
   }
   if (r.error) println(`  ${bad ? "error" : "note"}: ${r.error}`);
   for (const note of r.notes) println(dim(`  note: ${note}`));
@@ -94,7 +95,8 @@ export function run(argv: readonly string[]): Promise<number> {
     );
     const failed = report.sessions.some((s) => ["failed", "partial", "aborted", "skipped"].includes(s.outcome));
     if (bool(p, "json")) printJson(report);
-    else if (report.sessions.length === 0) println(session ? `${session}: nothing to summarize` : "nothing to summarize: no session is due");
+    else if (report.sessions.length === 0)
+      println(session ? `${session}: nothing to summarize` : "nothing to summarize: no session is due");
     else report.sessions.forEach(printReport);
     return failed ? 1 : 0;
   });

@@ -24,7 +24,8 @@ export const viewJson = summaryJson;
 
 function printView(v: SummaryView): void {
   if (v.state === "missing") println(dim(`${v.session} has no summary yet (memvoy summarize ${v.session})`));
-  if (v.state === "corrupt") println(`summary.json is unreadable (${v.problem}); the next run moves it aside and starts over`);
+  if (v.state === "corrupt")
+    println(`summary.json is unreadable (${v.problem}); the next run moves it aside and starts over`);
   const s = v.summary;
   if (s) {
     println(bold("Key decisions"));
@@ -45,21 +46,30 @@ function printView(v: SummaryView): void {
       if (c.perspectives) println(`      perspectives: ${c.perspectives}`);
       if (c.direction) println(`      direction: ${c.direction}`);
     }
-    if (v.legacy) println(dim(`  (also old-format keys ${Object.keys(v.legacy).join(", ")}: folded in at the next run)`));
+    if (v.legacy)
+      println(dim(`  (also old-format keys ${Object.keys(v.legacy).join(", ")}: folded in at the next run)`));
     println();
   }
   const pos = v.position ? dim(` (exact position: message ${v.position.id})`) : "";
-  println(`${bold("Cursor")}: ${v.cursor ? `${v.cursor} local${pos}` : v.cursorProblem ?? dim("none")}`);
+  println(`${bold("Cursor")}: ${v.cursor ? `${v.cursor} local${pos}` : (v.cursorProblem ?? dim("none"))}`);
   const r = v.lastRun;
   if (r) {
     const when = nsToLocalSeconds(r.finishedAt ?? r.startedAt);
-    const parts = [r.outcome, `${r.chunksDone}/${r.chunksTotal} chunk(s)`, `${r.calls} call(s)`, `${n(r.inputTokens)} in / ${n(r.outputTokens)} out tokens`];
+    const parts = [
+      r.outcome,
+      `${r.chunksDone}/${r.chunksTotal} chunk(s)`,
+      `${r.calls} call(s)`,
+      `${n(r.inputTokens)} in / ${n(r.outputTokens)} out tokens`,
+    ];
     println(`${bold("Last run")}: ${when} · ${parts.join(" · ")}`);
     if (r.error) println(`  error: ${r.error}`);
   } else println(`${bold("Last run")}: ${dim("never")}`);
   if (v.usage.length > 0) {
     println(bold("Token usage (all calls)"));
-    for (const u of v.usage) println(`  ${u.purpose.padEnd(10)} ${u.model}: ${u.calls} call(s), ${n(u.inputTokens)} in / ${n(u.outputTokens)} out`);
+    for (const u of v.usage)
+      println(
+        `  ${u.purpose.padEnd(10)} ${u.model}: ${u.calls} call(s), ${n(u.inputTokens)} in / ${n(u.outputTokens)} out`,
+      );
   }
   println(`${bold("Due")}: ${v.due ? "yes" : "no"}`);
 }

@@ -43,7 +43,11 @@ export function run(argv: readonly string[]): Promise<number> {
     }
     const w = Math.max(7, ...r.rows.map((x) => (x.session ?? "-").length));
     const mw = Math.max(5, ...r.rows.map((x) => x.model.length));
-    println(bold(`DAY         ${"MODEL".padEnd(mw)}  ${"SESSION".padEnd(w)}  ${"CALLS".padStart(5)}  ${"INPUT".padStart(9)}  ${"OUTPUT".padStart(9)}`));
+    println(
+      bold(
+        `DAY         ${"MODEL".padEnd(mw)}  ${"SESSION".padEnd(w)}  ${"CALLS".padStart(5)}  ${"INPUT".padStart(9)}  ${"OUTPUT".padStart(9)}`,
+      ),
+    );
     for (const x of r.rows) {
       const counts = `${String(x.calls).padStart(5)}  ${String(x.inputTokens).padStart(9)}  ${String(x.outputTokens).padStart(9)}`;
       println(`${x.day}  ${x.model.padEnd(mw)}  ${(x.session ?? "-").padEnd(w)}  ${counts}`);

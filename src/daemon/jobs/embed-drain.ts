@@ -97,7 +97,12 @@ export function embedDrainJob(api: MaintenanceApi, work: RunWork, intervalMs: nu
               log.info("embed.recovered", { after_failures: failures });
               failures = 0;
             }
-            report(started, { worked, detail: r.busy ? "another process is draining" : `${r.embedded} embedded, ${r.deletesApplied} deletion(s), ${r.remaining} queued` });
+            report(started, {
+              worked,
+              detail: r.busy
+                ? "another process is draining"
+                : `${r.embedded} embedded, ${r.deletesApplied} deletion(s), ${r.remaining} queued`,
+            });
             if (worked && r.remaining > 0) continue;
             if (failures > 0) {
               // Deferred messages are not due yet: keep backing off rather than polling at full rate.

@@ -6,7 +6,12 @@ import { sourceByName, type SourceName } from "../../import/source-registry.ts";
 import { describeError } from "../../shared/describe-error.ts";
 import type { CronJob, JobOutcome } from "../scheduler.ts";
 
-export function importJob(api: HomeMemory, pattern: string, sources: readonly SourceName[], env: Record<string, string | undefined>): CronJob {
+export function importJob(
+  api: HomeMemory,
+  pattern: string,
+  sources: readonly SourceName[],
+  env: Record<string, string | undefined>,
+): CronJob {
   return {
     name: "imports",
     pattern,
@@ -19,8 +24,18 @@ export function importJob(api: HomeMemory, pattern: string, sources: readonly So
           const r = await importSource(api, sourceByName(api, name), { env });
           added += r.messages.added;
           if (r.messages.added > 0 || r.messages.removed > 0) {
-            parts.push(`${name}: ${r.messages.added} added${r.messages.removed ? `, ${r.messages.removed} removed` : ""} in ${r.sessions} session(s)`);
-            log.info("import.pass", { source: name, files: r.files.read, sessions: r.sessions, added: r.messages.added, removed: r.messages.removed, skipped: r.skippedCount, redacted: r.redacted });
+            parts.push(
+              `${name}: ${r.messages.added} added${r.messages.removed ? `, ${r.messages.removed} removed` : ""} in ${r.sessions} session(s)`,
+            );
+            log.info("import.pass", {
+              source: name,
+              files: r.files.read,
+              sessions: r.sessions,
+              added: r.messages.added,
+              removed: r.messages.removed,
+              skipped: r.skippedCount,
+              redacted: r.redacted,
+            });
           }
           for (const f of r.failed) errors.push(`${name}: ${log.scrub(f.reason)}`);
         } catch (err) {

@@ -18,7 +18,9 @@ export function indexUpgradeJob(api: MaintenanceApi): LoopJob {
           log.info("index_upgrade.progress", { copied, total });
         },
       });
-      report(started, { detail: `${r.done ? "done" : "stopped"}: ${r.copied} message(s) indexed in ${Math.round(r.ms)} ms, longest write ${r.longestStepMs.toFixed(0)} ms` });
+      report(started, {
+        detail: `${r.done ? "done" : "stopped"}: ${r.copied} message(s) indexed in ${Math.round(r.ms)} ms, longest write ${r.longestStepMs.toFixed(0)} ms`,
+      });
     },
   };
 }

@@ -17,10 +17,16 @@ export function maintenanceJob(api: MaintenanceApi, work: RunWork, pattern: stri
         try {
           v = await work("maintenance");
         } catch (err) {
-          v = { done: false, ms: 0, note: signal.aborted ? "stopped" : `vector upkeep failed: ${log.scrub(describeError(err))}` };
+          v = {
+            done: false,
+            ms: 0,
+            note: signal.aborted ? "stopped" : `vector upkeep failed: ${log.scrub(describeError(err))}`,
+          };
         }
       }
-      const vec = v.done ? `vectors: ${v.rows} rows compacted${v.indexed ? ", indexed" : ""} in ${v.ms} ms` : `vectors: ${v.note ?? "skipped"}`;
+      const vec = v.done
+        ? `vectors: ${v.rows} rows compacted${v.indexed ? ", indexed" : ""} in ${v.ms} ms`
+        : `vectors: ${v.note ?? "skipped"}`;
       const failed = !v.done && v.note?.startsWith("vector upkeep failed");
       return { detail: `${fts}; ${vec}`, errors: failed ? [v.note!] : [] };
     },

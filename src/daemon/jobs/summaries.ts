@@ -36,7 +36,12 @@ export function summaryJob(api: MaintenanceApi, pattern: string): CronJob {
   function failed(t: Tick, session: string, message: string, started: number, err?: unknown): RunResult {
     retry.add(session);
     t.errors.push(`${session}: ${message}`);
-    t.log.error("summary.fail", { session, ms: Math.round(performance.now() - started), error: message, next: "retried at the next tick" });
+    t.log.error("summary.fail", {
+      session,
+      ms: Math.round(performance.now() - started),
+      error: message,
+      next: "retried at the next tick",
+    });
     if (err instanceof MemvoyError && err.exitCode === 2) t.fatal = message;
     return "failed";
   }
@@ -50,8 +55,15 @@ export function summaryJob(api: MaintenanceApi, pattern: string): CronJob {
       const r = await api.summarize(session, {
         signal,
         onProgress: (e) => {
-          if (e.type === "chunk") log.info("summary.chunk", { session, chunk: `${e.chunk}/${e.chunks}`, chars: e.chars, messages: e.messages });
-          else if (e.type === "chunk-failed") log.warn("summary.chunk_failed", { session, chunk: `${e.chunk}/${e.chunks}`, error: e.error });
+          if (e.type === "chunk")
+            log.info("summary.chunk", {
+              session,
+              chunk: `${e.chunk}/${e.chunks}`,
+              chars: e.chars,
+              messages: e.messages,
+            });
+          else if (e.type === "chunk-failed")
+            log.warn("summary.chunk_failed", { session, chunk: `${e.chunk}/${e.chunks}`, error: e.error });
         },
         onWarning: (line) => log.warn("summary.warning", { session, warning: log.scrub(line) }),
       });
@@ -69,7 +81,13 @@ export function summaryJob(api: MaintenanceApi, pattern: string): CronJob {
     }
     retry.delete(session);
     const chunks = report && report.chunksTotal > 0 ? `${report.chunksDone}/${report.chunksTotal}` : undefined;
-    log.info("summary.done", { session, ms: Math.round(performance.now() - started), outcome, chunks, messages: report?.messages });
+    log.info("summary.done", {
+      session,
+      ms: Math.round(performance.now() - started),
+      outcome,
+      chunks,
+      messages: report?.messages,
+    });
     return outcome === "ok" ? "summarized" : outcome;
   }
 
@@ -91,9 +109,18 @@ export function summaryJob(api: MaintenanceApi, pattern: string): CronJob {
       const budget = api.usage({ days: 1 }).budget;
       if (budget.spent) {
         // No call is made once the day's budget is spent: said once a day in the log, and in daemon status.
-        if (budgetLogged !== budget.day) log.warn("summary.budget_spent", { day: budget.day, used: budget.usedToday, budget: budget.budget, waiting: todo.length });
+        if (budgetLogged !== budget.day)
+          log.warn("summary.budget_spent", {
+            day: budget.day,
+            used: budget.usedToday,
+            budget: budget.budget,
+            waiting: todo.length,
+          });
         budgetLogged = budget.day;
-        return { worked: false, detail: `daily token budget spent (${budget.usedToday} of ${budget.budget} tokens on ${budget.day} UTC): ${todo.length} session(s) wait for 00:00 UTC` };
+        return {
+          worked: false,
+          detail: `daily token budget spent (${budget.usedToday} of ${budget.budget} tokens on ${budget.day} UTC): ${todo.length} session(s) wait for 00:00 UTC`,
+        };
       }
       for (const s of todo) inFlight.add(s);
       const t: Tick = { signal, log, errors: [] };
@@ -111,7 +138,10 @@ export function summaryJob(api: MaintenanceApi, pattern: string): CronJob {
         }
       };
       await Promise.all(Array.from({ length: Math.min(CONCURRENCY, todo.length) }, worker));
-      const parts = [...counts].map(([r, n]) => `${n} ${r === "failed" ? "failed (retried next tick)" : r === "abandoned" ? "abandoned at stop" : r}`);
+      const parts = [...counts].map(
+        ([r, n]) =>
+          `${n} ${r === "failed" ? "failed (retried next tick)" : r === "abandoned" ? "abandoned at stop" : r}`,
+      );
       return { detail: parts.join(", "), errors: t.errors };
     },
   };

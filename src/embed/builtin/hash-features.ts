@@ -44,9 +44,17 @@ export function addHashFeatures(
     for (let n = 3; n <= 5; n++) grams += Math.max(0, padded.length - n + 1);
     if (grams > 0) {
       const gw = (CHAR_WEIGHT * w) / grams;
-      for (let n = 3; n <= 5; n++) for (let i = 0; i + n <= padded.length; i++) add(out, offset, size, fnv(2, padded, i, i + n), gw);
+      for (let n = 3; n <= 5; n++)
+        for (let i = 0; i + n <= padded.length; i++) add(out, offset, size, fnv(2, padded, i, i + n), gw);
     }
-    if (prev >= 0) add(out, offset, size, fnv(5, prevText + " " + t.text, 0, prevText.length + 1 + t.text.length), BIGRAM_WEIGHT * w);
+    if (prev >= 0)
+      add(
+        out,
+        offset,
+        size,
+        fnv(5, prevText + " " + t.text, 0, prevText.length + 1 + t.text.length),
+        BIGRAM_WEIGHT * w,
+      );
     prev = 1;
     prevText = t.text;
   }

@@ -8,6 +8,7 @@ export interface Token {
 
 export function tokenize(text: string): Token[] {
   const out: Token[] = [];
-  for (const m of text.normalize("NFKC").toLowerCase().matchAll(TOKEN)) out.push({ text: m[0], cjk: m[1] !== undefined });
+  for (const m of text.normalize("NFKC").toLowerCase().matchAll(TOKEN))
+    out.push({ text: m[0], cjk: m[1] !== undefined });
   return out;
 }

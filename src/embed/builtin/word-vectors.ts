@@ -16,16 +16,22 @@ const ASSET_PROBLEMS = {
 } as const;
 
 /** The builtin word-vector asset is unreadable, of another format, or cut short. */
-export const WordVectorAssetError = namedError<{ problem: keyof typeof ASSET_PROBLEMS } | { problem: "unreadable"; path: string; reason: string }>(
-  "WordVectorAssetError",
-  "runtime",
-  (d) => (d.problem === "unreadable" ? `cannot read the builtin word vectors (${d.path}): ${d.reason}` : ASSET_PROBLEMS[d.problem]),
+export const WordVectorAssetError = namedError<
+  { problem: keyof typeof ASSET_PROBLEMS } | { problem: "unreadable"; path: string; reason: string }
+>("WordVectorAssetError", "runtime", (d) =>
+  d.problem === "unreadable"
+    ? `cannot read the builtin word vectors (${d.path}): ${d.reason}`
+    : ASSET_PROBLEMS[d.problem],
 );
 export type WordVectorAssetError = InstanceType<typeof WordVectorAssetError>;
 
 export function decodeWordVectors(bytes: Uint8Array): WordVectors {
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  if (bytes.byteLength < 20 || new TextDecoder().decode(bytes.subarray(0, 4)) !== "MVWV" || view.getUint32(4, true) !== 1) {
+  if (
+    bytes.byteLength < 20 ||
+    new TextDecoder().decode(bytes.subarray(0, 4)) !== "MVWV" ||
+    view.getUint32(4, true) !== 1
+  ) {
     throw new WordVectorAssetError({ problem: "format" });
   }
   const count = view.getUint32(8, true);
@@ -53,7 +59,10 @@ export function loadWordVectors(): Promise<WordVectors> {
     .bytes()
     .then(decodeWordVectors, (err) => {
       cached = undefined;
-      throw new WordVectorAssetError({ problem: "unreadable", path: assetPath, reason: errorMessage(err) }, { cause: err });
+      throw new WordVectorAssetError(
+        { problem: "unreadable", path: assetPath, reason: errorMessage(err) },
+        { cause: err },
+      );
     });
   return cached;
 }

@@ -50,7 +50,9 @@ export class HttpEmbedder implements Embedder {
   async #request(batch: string[], signal?: AbortSignal, purpose?: EmbedPurpose): Promise<Float32Array[]> {
     // Empty strings are rejected by OpenAI; one space embeds as "nothing". Long texts are cut so they
     // stay under every common model's input limit (8k tokens): the vector describes their beginning.
-    const input = batch.map((t) => (t.trim() === "" ? " " : t.length > MAX_INPUT_CHARS ? t.slice(0, MAX_INPUT_CHARS) : t));
+    const input = batch.map((t) =>
+      t.trim() === "" ? " " : t.length > MAX_INPUT_CHARS ? t.slice(0, MAX_INPUT_CHARS) : t,
+    );
     const body: Record<string, unknown> = { model: this.o.model, input };
     if (this.o.wire === "openai") {
       body.encoding_format = "float";
@@ -62,7 +64,10 @@ export class HttpEmbedder implements Embedder {
     const headers: Record<string, string> = {};
     if (this.o.apiKey) headers.authorization = `Bearer ${this.o.apiKey}`;
     const label = `${this.o.provider} embeddings (${redactUrl(this.o.url)})`;
-    const json = await postJson({ url: this.o.url, headers, body, label, secret: this.o.apiKey, signal, fetch: this.o.fetch }, this.o.retry);
+    const json = await postJson(
+      { url: this.o.url, headers, body, label, secret: this.o.apiKey, signal, fetch: this.o.fetch },
+      this.o.retry,
+    );
     const vectors = parseEmbeddings(json, batch.length, this.#dim, label);
     if (this.#dim === 0) this.#dim = vectors[0]!.length;
     return vectors;
@@ -85,12 +90,15 @@ export function parseEmbeddings(json: unknown, count: number, dim: number, label
     if (!Array.isArray(embedding) || embedding.length === 0) throw bad(`item ${index} has no embedding array`);
     if (want === 0) want = embedding.length;
     if (embedding.length !== want) {
-      throw bad(`a ${embedding.length}-dimensional vector where ${want} was expected (set [embedder] dimensions to match the model)`);
+      throw bad(
+        `a ${embedding.length}-dimensional vector where ${want} was expected (set [embedder] dimensions to match the model)`,
+      );
     }
     const v = new Float32Array(want);
     for (let d = 0; d < want; d++) {
       const x = embedding[d];
-      if (typeof x !== "number" || !Number.isFinite(x)) throw bad(`item ${index} holds a non-number (${JSON.stringify(x)})`);
+      if (typeof x !== "number" || !Number.isFinite(x))
+        throw bad(`item ${index} holds a non-number (${JSON.stringify(x)})`);
       v[d] = x;
       if (!Number.isFinite(v[d]!)) throw bad(`item ${index} holds ${x}, out of float32 range`);
     }

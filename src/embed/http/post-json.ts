@@ -34,16 +34,31 @@ export async function postJson(req: PostRequest, policy: RetryPolicy): Promise<u
     const signal = req.signal ? AbortSignal.any([req.signal, timeout]) : timeout;
     let res: Response;
     try {
-      res = await doFetch(req.url, { method: "POST", headers: { "content-type": "application/json", ...req.headers }, body, signal });
+      res = await doFetch(req.url, {
+        method: "POST",
+        headers: { "content-type": "application/json", ...req.headers },
+        body,
+        signal,
+      });
     } catch (err) {
       req.signal?.throwIfAborted();
-      if (timeout.aborted) throw new EmbedderUnavailableError({ ...server, problem: "timeout", timeoutMs: policy.timeoutMs });
-      throw new EmbedderUnavailableError({ ...server, problem: "unreachable", reason: describeNetworkError(err) }, { cause: err });
+      if (timeout.aborted)
+        throw new EmbedderUnavailableError({ ...server, problem: "timeout", timeoutMs: policy.timeoutMs });
+      throw new EmbedderUnavailableError(
+        { ...server, problem: "unreachable", reason: describeNetworkError(err) },
+        { cause: err },
+      );
     }
     if (res.status === 429 || res.status >= 500) {
       const text = await safeText(res, signal, server);
       if (attempt >= policy.maxRetries) {
-        throw new EmbedderUnavailableError({ ...server, problem: "kept-failing", status: res.status, attempts: attempt + 1, ...detail(text, req.secret) });
+        throw new EmbedderUnavailableError({
+          ...server,
+          problem: "kept-failing",
+          status: res.status,
+          attempts: attempt + 1,
+          ...detail(text, req.secret),
+        });
       }
       await sleep(retryDelay(res.headers.get("retry-after"), attempt, policy), req.signal);
       continue;
@@ -104,7 +119,9 @@ function detail(text: string, secret?: string): { detail?: string } {
   } catch {
     // not JSON: show the raw text
   }
-  msg = redactSecrets(msg, secret ? [secret] : []).text.replace(/\s+/g, " ").trim();
+  msg = redactSecrets(msg, secret ? [secret] : [])
+    .text.replace(/\s+/g, " ")
+    .trim();
   if (!msg) return {};
   return { detail: msg.length > 200 ? msg.slice(0, 200) + "…" : msg };
 }

@@ -6,7 +6,14 @@ import { dirname, resolve } from "node:path";
 import { shortHash } from "../../shared/import-id.ts";
 import type { Role } from "../../shared/message.ts";
 import { parseTime } from "../../shared/time.ts";
-import { NotThisFormatError, type FileRead, type ImportedMessage, type ImportedSession, type ReadContext, type Source } from "../import-types.ts";
+import {
+  NotThisFormatError,
+  type FileRead,
+  type ImportedMessage,
+  type ImportedSession,
+  type ReadContext,
+  type Source,
+} from "../import-types.ts";
 import { readTextLimited } from "../read-lines.ts";
 import { listFiles, titleFrom } from "../source-files.ts";
 
@@ -27,14 +34,16 @@ function readHistory(ctx: ReadContext): FileRead {
   const file = resolve(ctx.file);
   const text = readTextLimited(file, MAX_FILE, statSync(file).size);
   const lines = text.split(/\r?\n/);
-  if (text.trim() !== "" && !lines.some((l) => STARTED.test(l))) throw new NotThisFormatError(`${file}: not an aider chat history (no "# aider chat started at" line)`);
+  if (text.trim() !== "" && !lines.some((l) => STARTED.test(l)))
+    throw new NotThisFormatError(`${file}: not an aider chat history (no "# aider chat started at" line)`);
   const pathHash = shortHash(file);
   const sessions: ImportedSession[] = [];
   let current: { start: string; at: bigint; messages: { role: Role; lines: string[] }[] } | undefined;
   let role: Role | "tool" | undefined;
   let buffer: string[] = [];
   const flush = () => {
-    if (current && role && role !== "tool" && buffer.join("").trim() !== "") current.messages.push({ role, lines: buffer });
+    if (current && role && role !== "tool" && buffer.join("").trim() !== "")
+      current.messages.push({ role, lines: buffer });
     buffer = [];
     role = undefined;
   };
@@ -51,7 +60,8 @@ function readHistory(ctx: ReadContext): FileRead {
       continue;
     }
     if (!current || line.startsWith("# ")) continue;
-    const kind: Role | "tool" = line.startsWith("> ") || line === ">" ? "tool" : line.startsWith("#### ") ? "user" : "assistant";
+    const kind: Role | "tool" =
+      line.startsWith("> ") || line === ">" ? "tool" : line.startsWith("#### ") ? "user" : "assistant";
     if (kind !== role) flush();
     role = kind;
     buffer.push(kind === "user" ? line.slice(5) : kind === "tool" ? line.slice(2) : line);
@@ -60,7 +70,11 @@ function readHistory(ctx: ReadContext): FileRead {
   return { sessions, skipped: [] };
 }
 
-function toSession(s: { start: string; at: bigint; messages: { role: Role; lines: string[] }[] }, pathHash: string, project: string): ImportedSession {
+function toSession(
+  s: { start: string; at: bigint; messages: { role: Role; lines: string[] }[] },
+  pathHash: string,
+  project: string,
+): ImportedSession {
   const messages: ImportedMessage[] = [];
   s.messages.forEach((m, i) => {
     const content = m.lines.join("\n").trim();

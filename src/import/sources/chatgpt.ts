@@ -3,7 +3,15 @@
 import { statSync } from "node:fs";
 import { basename } from "node:path";
 import { importedSessionId } from "../../shared/import-id.ts";
-import { NotThisFormatError, type FileRead, type ImportedMessage, type ImportedSession, type Problem, type ReadContext, type Source } from "../import-types.ts";
+import {
+  NotThisFormatError,
+  type FileRead,
+  type ImportedMessage,
+  type ImportedSession,
+  type Problem,
+  type ReadContext,
+  type Source,
+} from "../import-types.ts";
 import { isObject, readTextLimited, tryJson } from "../read-lines.ts";
 import { listFiles, titleFrom } from "../source-files.ts";
 import { readZipEntry, zipEntries } from "../zip-entries.ts";
@@ -28,13 +36,16 @@ function readExport(ctx: ReadContext): FileRead {
   const docs: { where: string; text: string }[] = [];
   if (ctx.file.endsWith(".zip")) {
     const entries = zipEntries(ctx.file).filter((e) => CONVERSATIONS.test(basename(e.name)));
-    if (entries.length === 0) throw new NotThisFormatError(`${ctx.file}: not a ChatGPT export (no conversations.json inside)`);
-    for (const e of entries.sort((a, b) => a.name.localeCompare(b.name))) docs.push({ where: `${ctx.file}:${e.name}`, text: readZipEntry(ctx.file, e).toString("utf8") });
+    if (entries.length === 0)
+      throw new NotThisFormatError(`${ctx.file}: not a ChatGPT export (no conversations.json inside)`);
+    for (const e of entries.sort((a, b) => a.name.localeCompare(b.name)))
+      docs.push({ where: `${ctx.file}:${e.name}`, text: readZipEntry(ctx.file, e).toString("utf8") });
   } else docs.push({ where: ctx.file, text: readTextLimited(ctx.file, MAX_JSON, statSync(ctx.file).size) });
   const sessions: ImportedSession[] = [];
   for (const doc of docs) {
     const list = tryJson(doc.text);
-    if (!Array.isArray(list)) throw new NotThisFormatError(`${doc.where}: not a ChatGPT export (conversations must be a JSON array)`);
+    if (!Array.isArray(list))
+      throw new NotThisFormatError(`${doc.where}: not a ChatGPT export (conversations must be a JSON array)`);
     list.forEach((c, i) => {
       const s = isObject(c) ? toSession(c) : undefined;
       if (s) sessions.push(s);
@@ -74,18 +85,32 @@ function toSession(c: Rec): ImportedSession | undefined {
     if (text === "") continue;
     const t = typeof m.create_time === "number" ? m.create_time : last;
     last = t;
-    messages.push({ key: typeof m.id === "string" ? m.id : String(n.id), role, content: text, sendAt: BigInt(Math.round(t * 1e6)) * 1000n });
+    messages.push({
+      key: typeof m.id === "string" ? m.id : String(n.id),
+      role,
+      content: text,
+      sendAt: BigInt(Math.round(t * 1e6)) * 1000n,
+    });
   }
   const title = typeof c.title === "string" && c.title.trim() !== "" ? c.title.trim() : undefined;
   const first = messages.find((m) => m.role === "user");
-  return { id: importedSessionId(PREFIX, id), title: title ?? (first ? titleFrom(first.content) : undefined), titleIsFallback: title === undefined, messages };
+  return {
+    id: importedSessionId(PREFIX, id),
+    title: title ?? (first ? titleFrom(first.content) : undefined),
+    titleIsFallback: title === undefined,
+    messages,
+  };
 }
 
 /** Text of a message: `text` and `multimodal_text` string parts (images, code, tool output and thoughts are left out). */
 function contentText(content: unknown): string {
   if (!isObject(content)) return "";
   if (content.content_type !== "text" && content.content_type !== "multimodal_text") return "";
-  if (Array.isArray(content.parts)) return content.parts.filter((p): p is string => typeof p === "string").join("\n").trim();
+  if (Array.isArray(content.parts))
+    return content.parts
+      .filter((p): p is string => typeof p === "string")
+      .join("\n")
+      .trim();
   return typeof content.text === "string" ? content.text.trim() : "";
 }
 

@@ -4,7 +4,14 @@ import { basename, join } from "node:path";
 import { importedSessionId } from "../../shared/import-id.ts";
 import type { Role } from "../../shared/message.ts";
 import { parseTime } from "../../shared/time.ts";
-import { NotThisFormatError, type FileRead, type ImportedMessage, type Problem, type ReadContext, type Source } from "../import-types.ts";
+import {
+  NotThisFormatError,
+  type FileRead,
+  type ImportedMessage,
+  type Problem,
+  type ReadContext,
+  type Source,
+} from "../import-types.ts";
 import { isObject, jsonlLines, tryJson } from "../read-lines.ts";
 import { homeOf, listFiles, titleFrom } from "../source-files.ts";
 import { cleanUserText, orderByChain, type ChainEntry } from "./claude-code-text.ts";
@@ -45,7 +52,11 @@ function readTranscript(ctx: ReadContext): FileRead {
     lines++;
     const r = tryJson(l.text);
     if (!isObject(r) || typeof r.type !== "string") {
-      skipped.push({ file: ctx.file, line: l.line, reason: r === undefined ? "not valid JSON" : "not a transcript record" });
+      skipped.push({
+        file: ctx.file,
+        line: l.line,
+        reason: r === undefined ? "not valid JSON" : "not a transcript record",
+      });
       continue;
     }
     records++;
@@ -58,7 +69,8 @@ function readTranscript(ctx: ReadContext): FileRead {
     const message = r.type === "user" || r.type === "assistant" ? toPending(r, ctx.file, l.line, skipped) : undefined;
     entries.push({ uuid, parent, line: l.line, value: message });
   }
-  if (ctx.offset === 0 && lines > 0 && records === 0) throw new NotThisFormatError(`${ctx.file}: not a Claude Code transcript (no line is a transcript record)`);
+  if (ctx.offset === 0 && lines > 0 && records === 0)
+    throw new NotThisFormatError(`${ctx.file}: not a Claude Code transcript (no line is a transcript record)`);
   const messages = mergeStreamed(orderByChain(entries));
   const name = basename(ctx.file, ".jsonl");
   const subAgent = name.startsWith("agent-");
@@ -86,7 +98,13 @@ function readTranscript(ctx: ReadContext): FileRead {
 
 /** A user or assistant record as a message in the making; undefined when it holds no conversation text. */
 function toPending(r: Record<string, unknown>, file: string, line: number, skipped: Problem[]): Pending | undefined {
-  if (r.isMeta === true || r.isCompactSummary === true || r.isApiErrorMessage === true || r.isVisibleInTranscriptOnly === true) return undefined;
+  if (
+    r.isMeta === true ||
+    r.isCompactSummary === true ||
+    r.isApiErrorMessage === true ||
+    r.isVisibleInTranscriptOnly === true
+  )
+    return undefined;
   const msg = r.message;
   if (!isObject(msg)) return undefined;
   const role: Role = r.type === "assistant" ? "assistant" : "user";
@@ -99,7 +117,9 @@ function toPending(r: Record<string, unknown>, file: string, line: number, skipp
     // Only text blocks: tool_use, thinking and images are not conversation text.
     for (const b of content) if (isObject(b) && b.type === "text" && typeof b.text === "string") blocks.push(b.text);
   }
-  const texts = (role === "user" ? blocks.map(cleanUserText) : blocks.map((b) => b.trim())).filter((t): t is string => !!t);
+  const texts = (role === "user" ? blocks.map(cleanUserText) : blocks.map((b) => b.trim())).filter(
+    (t): t is string => !!t,
+  );
   if (texts.length === 0) return undefined;
   const sendAt = typeof r.timestamp === "string" ? parseTime(r.timestamp) : undefined;
   if (sendAt === undefined) {
@@ -108,7 +128,10 @@ function toPending(r: Record<string, unknown>, file: string, line: number, skipp
   }
   const uuid = typeof r.uuid === "string" ? r.uuid : `line-${line}`;
   // Streaming writes one response as several records sharing message.id and requestId: one message.
-  const key = role === "assistant" && typeof msg.id === "string" ? `${msg.id}\0${typeof r.requestId === "string" ? r.requestId : ""}` : uuid;
+  const key =
+    role === "assistant" && typeof msg.id === "string"
+      ? `${msg.id}\0${typeof r.requestId === "string" ? r.requestId : ""}`
+      : uuid;
   return { key, role, blocks: texts, sendAt };
 }
 

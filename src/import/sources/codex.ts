@@ -4,12 +4,20 @@ import { existsSync } from "node:fs";
 import { basename, join } from "node:path";
 import { importedSessionId } from "../../shared/import-id.ts";
 import { parseTime } from "../../shared/time.ts";
-import { NotThisFormatError, type FileRead, type ImportedMessage, type Problem, type ReadContext, type Source } from "../import-types.ts";
+import {
+  NotThisFormatError,
+  type FileRead,
+  type ImportedMessage,
+  type Problem,
+  type ReadContext,
+  type Source,
+} from "../import-types.ts";
 import { isObject, jsonlLines, tryJson } from "../read-lines.ts";
 import { homeOf, listFiles, titleFrom } from "../source-files.ts";
 
 const PREFIX = "codex";
-const INJECTED = /^\s*<(environment_context|user_instructions|user_shell_command|turn_aborted|permissions instructions|INSTRUCTIONS)\b/;
+const INJECTED =
+  /^\s*<(environment_context|user_instructions|user_shell_command|turn_aborted|permissions instructions|INSTRUCTIONS)\b/;
 
 export const codex: Source = {
   name: "codex",
@@ -64,7 +72,8 @@ function readRollout(ctx: ReadContext): FileRead {
       events = true;
       const text = typeof p.message === "string" ? p.message.trim() : "";
       // Some builds mark injected context on the event itself (kind environment_context / user_instructions).
-      const injected = p.type === "user_message" && ((typeof p.kind === "string" && p.kind !== "plain") || INJECTED.test(text));
+      const injected =
+        p.type === "user_message" && ((typeof p.kind === "string" && p.kind !== "plain") || INJECTED.test(text));
       if (text === "" || injected) continue;
       if (at === undefined) {
         skipped.push({ file: ctx.file, line: l.line, reason: "line has no valid timestamp" });
@@ -77,12 +86,21 @@ function readRollout(ctx: ReadContext): FileRead {
       fromItems.push({ key, role: p.role === "user" ? "user" : "assistant", content: text, sendAt: at });
     }
   }
-  if (ctx.offset === 0 && lines > 0 && records === 0) throw new NotThisFormatError(`${ctx.file}: not a Codex rollout (no line is {timestamp, type, payload})`);
+  if (ctx.offset === 0 && lines > 0 && records === 0)
+    throw new NotThisFormatError(`${ctx.file}: not a Codex rollout (no line is {timestamp, type, payload})`);
   const messages = events ? fromEvents : fromItems;
   const own = sessionId ?? rolloutUuid(ctx.file);
   const first = messages.find((m) => m.role === "user");
   return {
-    sessions: [{ id: importedSessionId(PREFIX, own), title: first ? titleFrom(first.content) : undefined, titleIsFallback: true, project, messages }],
+    sessions: [
+      {
+        id: importedSessionId(PREFIX, own),
+        title: first ? titleFrom(first.content) : undefined,
+        titleIsFallback: true,
+        project,
+        messages,
+      },
+    ],
     skipped,
     offset,
     state: { sessionId, project, events, line },

@@ -6,7 +6,14 @@ import { existsSync, statSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { importedSessionId } from "../../shared/import-id.ts";
 import { parseTime } from "../../shared/time.ts";
-import { NotThisFormatError, type FileRead, type ImportedMessage, type Problem, type ReadContext, type Source } from "../import-types.ts";
+import {
+  NotThisFormatError,
+  type FileRead,
+  type ImportedMessage,
+  type Problem,
+  type ReadContext,
+  type Source,
+} from "../import-types.ts";
 import { isObject, jsonlLines, readTextLimited, tryJson } from "../read-lines.ts";
 import { homeOf, listFiles, titleFrom } from "../source-files.ts";
 
@@ -21,7 +28,9 @@ export const gemini: Source = {
     listFiles(path, (name, full) => {
       if (!full.split("/").includes("chats")) return false;
       // A resumed legacy chat is migrated to a .jsonl beside it, which then holds the whole session.
-      return name.endsWith(".jsonl") || (name.startsWith("session-") && name.endsWith(".json") && !existsSync(`${full}l`));
+      return (
+        name.endsWith(".jsonl") || (name.startsWith("session-") && name.endsWith(".json") && !existsSync(`${full}l`))
+      );
     }),
   // Rewinds and upserts refer to earlier lines: a changed chat is replayed whole.
   appendOnly: () => false,
@@ -36,9 +45,14 @@ function readChat(ctx: ReadContext): FileRead {
   const messages = new Map<string, Rec>();
   if (ctx.file.endsWith(".json")) {
     const doc = tryJson(readTextLimited(ctx.file, MAX_JSON_FILE, statSync(ctx.file).size));
-    if (!isObject(doc) || !Array.isArray(doc.messages)) throw new NotThisFormatError(`${ctx.file}: not a Gemini CLI chat (no messages array)`);
+    if (!isObject(doc) || !Array.isArray(doc.messages))
+      throw new NotThisFormatError(`${ctx.file}: not a Gemini CLI chat (no messages array)`);
     metadata = doc;
-    doc.messages.forEach((m, i) => (isObject(m) && typeof m.id === "string" ? messages.set(m.id, m) : skipped.push({ file: ctx.file, reason: `message ${i + 1} has no id` })));
+    doc.messages.forEach((m, i) =>
+      isObject(m) && typeof m.id === "string"
+        ? messages.set(m.id, m)
+        : skipped.push({ file: ctx.file, reason: `message ${i + 1} has no id` }),
+    );
   } else {
     let records = 0;
     let lines = 0;
@@ -64,9 +78,13 @@ function readChat(ctx: ReadContext): FileRead {
       }
       records++;
     }
-    if (lines > 0 && records === 0) throw new NotThisFormatError(`${ctx.file}: not a Gemini CLI chat (no line is a chat record)`);
+    if (lines > 0 && records === 0)
+      throw new NotThisFormatError(`${ctx.file}: not a Gemini CLI chat (no line is a chat record)`);
   }
-  const list = Array.isArray(metadata.messages) && metadata.messages.length > 0 ? metadata.messages.filter(isObject) : [...messages.values()];
+  const list =
+    Array.isArray(metadata.messages) && metadata.messages.length > 0
+      ? metadata.messages.filter(isObject)
+      : [...messages.values()];
   const out: ImportedMessage[] = [];
   for (const m of list) {
     if (m.type !== "user" && m.type !== "gemini") continue; // info, error, warning: not conversation
@@ -83,9 +101,12 @@ function readChat(ctx: ReadContext): FileRead {
   // A sub-agent's chat lives in chats/<parentSessionId>/.
   const folder = basename(dirname(ctx.file));
   const parent = folder !== "chats" && metadata.kind !== "main" ? importedSessionId(PREFIX, folder) : undefined;
-  const summary = typeof metadata.summary === "string" && metadata.summary.trim() !== "" ? metadata.summary.trim() : undefined;
+  const summary =
+    typeof metadata.summary === "string" && metadata.summary.trim() !== "" ? metadata.summary.trim() : undefined;
   const first = out.find((m) => m.role === "user");
-  const dirs = Array.isArray(metadata.directories) ? metadata.directories.filter((d): d is string => typeof d === "string") : [];
+  const dirs = Array.isArray(metadata.directories)
+    ? metadata.directories.filter((d): d is string => typeof d === "string")
+    : [];
   return {
     sessions: [
       {

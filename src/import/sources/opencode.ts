@@ -7,7 +7,15 @@ import { basename, dirname, join } from "node:path";
 import type { ForeignDatabase } from "../../app/import-api.ts";
 import type { HomeMemory } from "../../app/memory-api.ts";
 import { importedSessionId } from "../../shared/import-id.ts";
-import { NotThisFormatError, type FileRead, type ImportedMessage, type ImportedSession, type Problem, type ReadContext, type Source } from "../import-types.ts";
+import {
+  NotThisFormatError,
+  type FileRead,
+  type ImportedMessage,
+  type ImportedSession,
+  type Problem,
+  type ReadContext,
+  type Source,
+} from "../import-types.ts";
 import { isObject, tryJson } from "../read-lines.ts";
 import { homeOf, listFiles, titleFrom } from "../source-files.ts";
 
@@ -30,7 +38,8 @@ export function opencode(api: HomeMemory): Source {
     files: (path) => {
       const st = statSync(path);
       if (st.isFile()) return [path];
-      if (existsSync(join(path, "opencode.db"))) return [join(path, "opencode.db"), ...legacySessions(join(path, "storage"))];
+      if (existsSync(join(path, "opencode.db")))
+        return [join(path, "opencode.db"), ...legacySessions(join(path, "storage"))];
       return legacySessions(path);
     },
     appendOnly: () => false,
@@ -66,37 +75,58 @@ function readDatabase(api: HomeMemory, ctx: ReadContext): FileRead {
   try {
     db = api.imports.openForeign(ctx.file);
   } catch (err) {
-    throw new OpencodeDatabaseError(`${ctx.file}: cannot read the opencode database (${describeError(err)}); nothing was imported from it`, { cause: err });
+    throw new OpencodeDatabaseError(
+      `${ctx.file}: cannot read the opencode database (${describeError(err)}); nothing was imported from it`,
+      { cause: err },
+    );
   }
   try {
     let tables: Set<string>;
     try {
       tables = db.tables();
     } catch (err) {
-      throw new OpencodeDatabaseError(`${ctx.file}: cannot read the opencode database (${describeError(err)}); nothing was imported from it`, { cause: err });
+      throw new OpencodeDatabaseError(
+        `${ctx.file}: cannot read the opencode database (${describeError(err)}); nothing was imported from it`,
+        { cause: err },
+      );
     }
     if (!tables.has("session") || !tables.has("message") || !tables.has("part")) {
       throw new NotThisFormatError(`${ctx.file}: not an opencode database (no session, message and part tables)`);
     }
     // Everything is read in one snapshot before anything is written: a locked or changing database is never half-imported.
     // After a first pass only messages updated since (minus a minute of slack) are read; ids skip what is known.
-    const incremental = db.columns("message").has("time_updated") && db.columns("part").has("time_updated") && typeof ctx.prior.updatedMs === "number";
+    const incremental =
+      db.columns("message").has("time_updated") &&
+      db.columns("part").has("time_updated") &&
+      typeof ctx.prior.updatedMs === "number";
     const since = incremental ? (ctx.prior.updatedMs as number) - 60_000 : 0;
     const order = db.columns("message").has("time_created") ? "time_created, id" : "id";
     let rows: { sessions: Rec[]; messages: Rec[]; parts: Rec[]; updated: number };
     try {
       rows = db.snapshot(() => {
-        const changed = incremental ? "WHERE time_updated >= ?1 OR id IN (SELECT message_id FROM part WHERE time_updated >= ?1)" : "";
+        const changed = incremental
+          ? "WHERE time_updated >= ?1 OR id IN (SELECT message_id FROM part WHERE time_updated >= ?1)"
+          : "";
         const args = incremental ? [since] : [];
         return {
-          sessions: db.all(`SELECT * FROM session ORDER BY ${db.columns("session").has("time_created") ? "time_created, " : ""}id`),
+          sessions: db.all(
+            `SELECT * FROM session ORDER BY ${db.columns("session").has("time_created") ? "time_created, " : ""}id`,
+          ),
           messages: db.all(`SELECT * FROM message ${changed} ORDER BY ${order}`, ...args),
-          parts: db.all(`SELECT * FROM part ${incremental ? `WHERE message_id IN (SELECT id FROM message ${changed})` : ""} ORDER BY id`, ...args),
-          updated: db.columns("message").has("time_updated") ? Number(db.all("SELECT max(time_updated) AS t FROM message")[0]?.t ?? 0) : 0,
+          parts: db.all(
+            `SELECT * FROM part ${incremental ? `WHERE message_id IN (SELECT id FROM message ${changed})` : ""} ORDER BY id`,
+            ...args,
+          ),
+          updated: db.columns("message").has("time_updated")
+            ? Number(db.all("SELECT max(time_updated) AS t FROM message")[0]?.t ?? 0)
+            : 0,
         };
       });
     } catch (err) {
-      throw new OpencodeDatabaseError(`${ctx.file}: cannot read the opencode database (${describeError(err)}); nothing was imported from it`, { cause: err });
+      throw new OpencodeDatabaseError(
+        `${ctx.file}: cannot read the opencode database (${describeError(err)}); nothing was imported from it`,
+        { cause: err },
+      );
     }
     const { sessions, messages, parts } = rows;
     const textByMessage = new Map<string, string[]>();
@@ -123,10 +153,13 @@ function readDatabase(api: HomeMemory, ctx: ReadContext): FileRead {
       else bySession.set(sid, [{ msg, done }]);
     }
     // Only the last message of a session can still be in progress; an unfinished one followed by others was abandoned.
-    const ready = (list: { msg: ImportedMessage; done: boolean }[]) => list.filter((x, i) => x.done || i < list.length - 1).map((x) => x.msg);
+    const ready = (list: { msg: ImportedMessage; done: boolean }[]) =>
+      list.filter((x, i) => x.done || i < list.length - 1).map((x) => x.msg);
     const wanted = incremental ? sessions.filter((s) => bySession.has(String(s.id))) : sessions;
     return {
-      sessions: wanted.map((s) => toSession(String(s.id), s.title, s.directory, s.parent_id, ready(bySession.get(String(s.id)) ?? []))),
+      sessions: wanted.map((s) =>
+        toSession(String(s.id), s.title, s.directory, s.parent_id, ready(bySession.get(String(s.id)) ?? [])),
+      ),
       skipped: [],
       state: { updatedMs: Math.max(rows.updated, incremental ? (ctx.prior.updatedMs as number) : 0) },
     };
@@ -142,12 +175,24 @@ function partText(d: Rec): string | undefined {
   return t === "" ? undefined : t;
 }
 
-function toMessage(id: string, role: unknown, createdMs: number, texts: string[] | undefined): ImportedMessage | undefined {
-  if ((role !== "user" && role !== "assistant") || !texts || texts.length === 0 || !Number.isFinite(createdMs)) return undefined;
+function toMessage(
+  id: string,
+  role: unknown,
+  createdMs: number,
+  texts: string[] | undefined,
+): ImportedMessage | undefined {
+  if ((role !== "user" && role !== "assistant") || !texts || texts.length === 0 || !Number.isFinite(createdMs))
+    return undefined;
   return { key: id, role, content: texts.join("\n\n"), sendAt: BigInt(Math.round(createdMs)) * 1_000_000n };
 }
 
-function toSession(id: string, title: unknown, directory: unknown, parent: unknown, messages: ImportedMessage[]): ImportedSession {
+function toSession(
+  id: string,
+  title: unknown,
+  directory: unknown,
+  parent: unknown,
+  messages: ImportedMessage[],
+): ImportedSession {
   const own = typeof title === "string" && title.trim() !== "" ? title.trim() : undefined;
   const first = messages.find((m) => m.role === "user");
   return {
@@ -164,7 +209,8 @@ function toSession(id: string, title: unknown, directory: unknown, parent: unkno
 function readLegacy(ctx: ReadContext): FileRead {
   const skipped: Problem[] = [];
   const s = tryJson(readFileSync(ctx.file, "utf8"));
-  if (!isObject(s) || typeof s.id !== "string") throw new NotThisFormatError(`${ctx.file}: not an opencode session file (no id)`);
+  if (!isObject(s) || typeof s.id !== "string")
+    throw new NotThisFormatError(`${ctx.file}: not an opencode session file (no id)`);
   const storage = dirname(dirname(dirname(ctx.file)));
   const messages: ImportedMessage[] = [];
   const metas: Rec[] = [];

@@ -128,12 +128,16 @@ async function drainLocked(index: SemanticIndex, options: DrainOptions): Promise
         if (done.length === 0) break;
       }
       table ??= await store.table(embedder.id, embedder.dim, { create: true });
-      const live = stillQueued(ctx.db, done.map((d) => d.q.message));
+      const live = stillQueued(
+        ctx.db,
+        done.map((d) => d.q.message),
+      );
       const rows: VectorRow[] = [];
       for (const { q, vector } of done) {
         const m = q.message;
         // No message text in LanceDB: the archive holds it, and a deletion then leaves no copy in vector files.
-        if (live.has(m.seq)) rows.push({ id: m.id, seq: m.seq, session: m.session, sendAt: m.sendAt, role: m.role, content: "", vector });
+        if (live.has(m.seq))
+          rows.push({ id: m.id, seq: m.seq, session: m.session, sendAt: m.sendAt, role: m.role, content: "", vector });
       }
       await table!.upsert(rows);
       withWriteLock(ctx.db, () => dequeue(ctx.db, rows));
@@ -228,8 +232,16 @@ function inputRefused(err: unknown): boolean {
 }
 
 /** Embed each message; a local embedder's vector also carries CONTEXT_WEIGHT of the previous message's. */
-async function embedBatch(embedder: Embedder, batch: readonly QueuedMessage[], signal?: AbortSignal): Promise<Float32Array[]> {
-  const own = await embedder.embed(batch.map((q) => q.message.content), signal, "document");
+async function embedBatch(
+  embedder: Embedder,
+  batch: readonly QueuedMessage[],
+  signal?: AbortSignal,
+): Promise<Float32Array[]> {
+  const own = await embedder.embed(
+    batch.map((q) => q.message.content),
+    signal,
+    "document",
+  );
   if (!embedder.local) return own;
   const bySeq = new Map(batch.map((q, i) => [q.message.seq, i]));
   const missing: string[] = [];

@@ -1,5 +1,11 @@
 // Rebuild every vector with the configured embedder through the queue, so an interrupted run resumes.
-import { getEmbedState, makeQueueDue, queuedCount, requeueRecent, setEmbedState } from "../../storage/sqlite/embed-queue-repo.ts";
+import {
+  getEmbedState,
+  makeQueueDue,
+  queuedCount,
+  requeueRecent,
+  setEmbedState,
+} from "../../storage/sqlite/embed-queue-repo.ts";
 import { withWriteLock } from "../../storage/sqlite/write-lock.ts";
 import { drainQueue, type DrainReport } from "./drain.ts";
 import type { SemanticIndex } from "./semantic-index.ts";
@@ -40,7 +46,12 @@ export async function reindex(index: SemanticIndex, o: ReindexOptions = {}): Pro
     withWriteLock(db, () => makeQueueDue(db));
   }
   o.onStart?.(queuedCount(db), resumed);
-  const report = await drainQueue(index, { signal: o.signal, wait: !o.pendingOnly, onProgress: o.onProgress, lingerMs: o.lingerMs });
+  const report = await drainQueue(index, {
+    signal: o.signal,
+    wait: !o.pendingOnly,
+    onProgress: o.onProgress,
+    lingerMs: o.lingerMs,
+  });
   const dropped: string[] = [];
   const rebuilding = getEmbedState(db, TARGET) === embedder.id;
   if (rebuilding && report.remaining === 0 && !report.error) {

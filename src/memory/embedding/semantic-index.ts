@@ -80,6 +80,10 @@ export class SemanticIndex {
     this.#closed = true;
     const store = this.#store;
     this.#store = undefined;
-    if (store) await store.then((s) => s.close(), () => {});
+    if (store)
+      await store.then(
+        (s) => s.close(),
+        () => {},
+      );
   }
 }

@@ -29,7 +29,10 @@ export function listErrors(ctx: MemoryContext, raw: unknown = {}): ErrorList {
   const o = checkListInput(raw);
   const now = ctx.now();
   const filter = { tool: o.tool, outcome: o.outcome };
-  return { records: listLive(ctx.db, filter, now, o.limit ?? DEFAULT_LIST_LIMIT).map((r) => toErrorRecord(r)), total: countLive(ctx.db, filter, now) };
+  return {
+    records: listLive(ctx.db, filter, now, o.limit ?? DEFAULT_LIST_LIMIT).map((r) => toErrorRecord(r)),
+    total: countLive(ctx.db, filter, now),
+  };
 }
 
 /** The record with this id or unique id prefix. Reading it is no hit: its TTL is unchanged. */

@@ -1,7 +1,12 @@
 // The two candidate lists of an error search: keyword (FTS5 bm25 over error, cause, fix, keywords) and
 // semantic (cosine between the embedded query and each record's embedded error text).
 import { describeError } from "../../shared/describe-error.ts";
-import { countUnembedded, getLiveByIds, liveIdsOfTool, searchErrorFts } from "../../storage/sqlite/error-memory-repo.ts";
+import {
+  countUnembedded,
+  getLiveByIds,
+  liveIdsOfTool,
+  searchErrorFts,
+} from "../../storage/sqlite/error-memory-repo.ts";
 import type { MemoryContext } from "../memory-context.ts";
 import { errorFtsQuery } from "./error-query.ts";
 import { embedPendingErrors, errorEmbedder, errorVectorStore } from "./error-vectors.ts";
@@ -32,7 +37,13 @@ const MAX_TOOL_IDS = 5000;
 /** Stored vectors compared with the query to learn the background similarity. */
 const BACKGROUND_SAMPLE = 256;
 
-export function keywordCandidates(ctx: MemoryContext, query: string, now: bigint, tool: string | undefined, pool: number): Candidate[] {
+export function keywordCandidates(
+  ctx: MemoryContext,
+  query: string,
+  now: bigint,
+  tool: string | undefined,
+  pool: number,
+): Candidate[] {
   const match = errorFtsQuery(query);
   if (!match) return [];
   return searchErrorFts(ctx.db, match, now, tool, pool).map((c) => ({ seq: c.seq, score: -c.rank }));
@@ -54,7 +65,13 @@ export async function semanticCandidates(
   const store = await errorVectorStore(ctx);
   const hits = await store.search(embedder.id, vector!, pool, ids && ids.length <= MAX_TOOL_IDS ? ids : undefined);
   const background = meanCosine(vector!, await store.sample(embedder.id, BACKGROUND_SAMPLE));
-  const live = new Map(getLiveByIds(ctx.db, hits.map((h) => h.id), now).map((r) => [r.id, r]));
+  const live = new Map(
+    getLiveByIds(
+      ctx.db,
+      hits.map((h) => h.id),
+      now,
+    ).map((r) => [r.id, r]),
+  );
   const semantic: Candidate[] = [];
   const seen = new Set<string>();
   for (const h of hits) {
@@ -82,12 +99,19 @@ function meanCosine(q: Float32Array, vectors: readonly Float32Array[]): number {
   return keep.reduce((a, b) => a + b, 0) / keep.length;
 }
 
-export async function collectCandidates(ctx: MemoryContext, query: string, now: bigint, tool: string | undefined, pool: number): Promise<Candidates> {
+export async function collectCandidates(
+  ctx: MemoryContext,
+  query: string,
+  now: bigint,
+  tool: string | undefined,
+  pool: number,
+): Promise<Candidates> {
   const keyword = keywordCandidates(ctx, query, now, tool, pool);
   const notes: string[] = [];
   try {
     const { semantic, background, notEmbedded } = await semanticCandidates(ctx, query, now, tool, pool);
-    if (notEmbedded > 0) notes.push(`${notEmbedded} error record(s) are not embedded yet; they are found by keyword only`);
+    if (notEmbedded > 0)
+      notes.push(`${notEmbedded} error record(s) are not embedded yet; they are found by keyword only`);
     return { keyword, semantic, background, notEmbedded, notes };
   } catch (err) {
     notes.push(`semantic lookup unavailable, keyword results only: ${describeError(err)}`);

@@ -6,14 +6,26 @@ import { findByIdPrefix, idTaken, type ErrorRow } from "../../storage/sqlite/err
 export const ERROR_ID_LENGTH = 8;
 
 /** `id` is shown as given; `malformed` when it is not hex at all. */
-export const UnknownErrorIdError = namedError<{ id: string; malformed: boolean }>("UnknownErrorIdError", "input", (d) =>
-  d.malformed ? `${d.id} is not an error id: ids are hex, like 3f9a01c2 (see memvoy errors list)` : `no error record with id ${JSON.stringify(d.id)} (see memvoy errors list)`,
+export const UnknownErrorIdError = namedError<{ id: string; malformed: boolean }>(
+  "UnknownErrorIdError",
+  "input",
+  (d) =>
+    d.malformed
+      ? `${d.id} is not an error id: ids are hex, like 3f9a01c2 (see memvoy errors list)`
+      : `no error record with id ${JSON.stringify(d.id)} (see memvoy errors list)`,
 );
 export type UnknownErrorIdError = InstanceType<typeof UnknownErrorIdError>;
-export const AmbiguousErrorIdError = namedError<{ prefix: string; matches: { id: string; tool: string }[] }>("AmbiguousErrorIdError", "input", (d) => {
-  const shown = d.matches.slice(0, 5).map((r) => `${r.id} (${r.tool})`).join(", ");
-  return `error id prefix ${JSON.stringify(d.prefix)} is ambiguous: ${shown}${d.matches.length > 5 ? ", …" : ""}; give more characters`;
-});
+export const AmbiguousErrorIdError = namedError<{ prefix: string; matches: { id: string; tool: string }[] }>(
+  "AmbiguousErrorIdError",
+  "input",
+  (d) => {
+    const shown = d.matches
+      .slice(0, 5)
+      .map((r) => `${r.id} (${r.tool})`)
+      .join(", ");
+    return `error id prefix ${JSON.stringify(d.prefix)} is ambiguous: ${shown}${d.matches.length > 5 ? ", …" : ""}; give more characters`;
+  },
+);
 export type AmbiguousErrorIdError = InstanceType<typeof AmbiguousErrorIdError>;
 
 export function newErrorId(db: Db): string {
@@ -28,11 +40,15 @@ export function newErrorId(db: Db): string {
 export function resolveErrorId(db: Db, prefix: string, now: bigint): ErrorRow {
   const p = typeof prefix === "string" ? prefix.trim().toLowerCase() : "";
   if (!/^[0-9a-f]{1,64}$/.test(p)) {
-    const shown = typeof prefix === "string" ? JSON.stringify(prefix.length > 20 ? prefix.slice(0, 20) + "…" : prefix) : String(prefix);
+    const shown =
+      typeof prefix === "string"
+        ? JSON.stringify(prefix.length > 20 ? prefix.slice(0, 20) + "…" : prefix)
+        : String(prefix);
     throw new UnknownErrorIdError({ id: shown, malformed: true });
   }
   const rows = p.length > ERROR_ID_LENGTH ? [] : findByIdPrefix(db, p, now, 6);
   if (rows.length === 0) throw new UnknownErrorIdError({ id: p, malformed: false });
-  if (rows.length > 1) throw new AmbiguousErrorIdError({ prefix: p, matches: rows.map((r) => ({ id: r.id, tool: r.tool })) });
+  if (rows.length > 1)
+    throw new AmbiguousErrorIdError({ prefix: p, matches: rows.map((r) => ({ id: r.id, tool: r.tool })) });
   return rows[0]!;
 }

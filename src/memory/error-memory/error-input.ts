@@ -39,7 +39,10 @@ const toolName = v.pipe(
   v.string("tool must be text"),
   v.transform((s) => s.trim()),
   v.check((s) => s !== "", "tool is empty"),
-  v.check((s) => s.length <= 128 && !/[\u0000-\u001f\u007f]/.test(s), "tool must be a name of at most 128 characters on one line"),
+  v.check(
+    (s) => s.length <= 128 && !/[\u0000-\u001f\u007f]/.test(s),
+    "tool must be a name of at most 128 characters on one line",
+  ),
 );
 
 const outcome = v.picklist(OUTCOMES, "outcome must be resolved, failed or abandoned");
@@ -50,7 +53,9 @@ const RecordSchema = v.strictObject({
   fix: text("fix"),
   cause: v.optional(v.nullable(v.string("cause must be text"))),
   outcome: v.optional(outcome),
-  keywords: v.optional(v.union([v.string(), v.array(v.string())], "keywords must be a list of words or one comma-separated string")),
+  keywords: v.optional(
+    v.union([v.string(), v.array(v.string())], "keywords must be a list of words or one comma-separated string"),
+  ),
 });
 
 export type RecordErrorInput = v.InferInput<typeof RecordSchema>;
@@ -79,25 +84,48 @@ export function checkRecordInput(raw: unknown, clean?: (keyword: string) => stri
     if (!c.success) fail(c.issues, "error record");
     cause = o.cause.trim();
   }
-  return { tool: o.tool, error: o.error.trim(), cause, fix: o.fix.trim(), outcome: o.outcome ?? "resolved", keywords: normalizeKeywords(o.keywords, clean) };
+  return {
+    tool: o.tool,
+    error: o.error.trim(),
+    cause,
+    fix: o.fix.trim(),
+    outcome: o.outcome ?? "resolved",
+    keywords: normalizeKeywords(o.keywords, clean),
+  };
 }
 
 /**
  * Trimmed, lower-cased, de-duplicated keywords; a string is split on commas. `clean` (redaction) runs before
  * lower-casing, since some secret formats are recognised by their upper-case prefix.
  */
-export function normalizeKeywords(raw: string | string[] | undefined, clean: (k: string) => string = (k) => k): string[] {
+export function normalizeKeywords(
+  raw: string | string[] | undefined,
+  clean: (k: string) => string = (k) => k,
+): string[] {
   if (raw === undefined) return [];
-  const parts = (typeof raw === "string" ? raw.split(",") : raw.flatMap((k) => k.split(","))).map((k) => clean(k.trim()).toLowerCase());
+  const parts = (typeof raw === "string" ? raw.split(",") : raw.flatMap((k) => k.split(","))).map((k) =>
+    clean(k.trim()).toLowerCase(),
+  );
   const out: string[] = [];
   for (const k of parts) {
     if (k === "" || out.includes(k)) continue;
     if (k.length > MAX_KEYWORD_CHARS || /[\u0000-\u001f\u007f]/.test(k)) {
-      throw new InvalidErrorInputError({ what: "error record", problem: "keyword-too-long", keyword: k.slice(0, 80), maxChars: MAX_KEYWORD_CHARS });
+      throw new InvalidErrorInputError({
+        what: "error record",
+        problem: "keyword-too-long",
+        keyword: k.slice(0, 80),
+        maxChars: MAX_KEYWORD_CHARS,
+      });
     }
     out.push(k);
   }
-  if (out.length > MAX_KEYWORDS) throw new InvalidErrorInputError({ what: "error record", problem: "too-many-keywords", count: out.length, max: MAX_KEYWORDS });
+  if (out.length > MAX_KEYWORDS)
+    throw new InvalidErrorInputError({
+      what: "error record",
+      problem: "too-many-keywords",
+      count: out.length,
+      max: MAX_KEYWORDS,
+    });
   return out;
 }
 
@@ -129,7 +157,13 @@ export function checkSearchInput(raw: unknown): SearchErrorsOptions {
 const ListSchema = v.strictObject({
   tool: v.optional(toolName),
   outcome: v.optional(outcome),
-  limit: v.optional(v.pipe(v.number("limit must be a number"), v.integer("limit must be a whole number"), v.minValue(1, "limit must be at least 1"))),
+  limit: v.optional(
+    v.pipe(
+      v.number("limit must be a number"),
+      v.integer("limit must be a whole number"),
+      v.minValue(1, "limit must be at least 1"),
+    ),
+  ),
 });
 
 export type ListErrorsInput = v.InferInput<typeof ListSchema>;

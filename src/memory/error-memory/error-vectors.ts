@@ -24,7 +24,9 @@ export function errorEmbedder(ctx: MemoryContext): Promise<Embedder> {
 export function errorVectorStore(ctx: MemoryContext): Promise<ErrorVectorStore> {
   let p = stores.get(ctx);
   if (!p) {
-    p = import("../../storage/lance/error-vectors.ts").then(({ ErrorVectorStore }) => ErrorVectorStore.open(ctx.paths.lance));
+    p = import("../../storage/lance/error-vectors.ts").then(({ ErrorVectorStore }) =>
+      ErrorVectorStore.open(ctx.paths.lance),
+    );
     stores.set(ctx, p);
     p.catch(() => stores.delete(ctx));
   }
@@ -44,7 +46,12 @@ const BATCH = 256;
  * Embed live records that lack a vector from the current embedder, at most `max` of them, oldest first.
  * Returns how many were embedded. Embedding errors propagate; what was done before them is kept.
  */
-export async function embedPendingErrors(ctx: MemoryContext, embedder: Embedder, max: number, signal?: AbortSignal): Promise<number> {
+export async function embedPendingErrors(
+  ctx: MemoryContext,
+  embedder: Embedder,
+  max: number,
+  signal?: AbortSignal,
+): Promise<number> {
   let done = 0;
   while (done < max) {
     const pending = listUnembedded(ctx.db, embedder.id, ctx.now(), Math.min(BATCH, max - done));

@@ -36,7 +36,12 @@ export const RANK_PARAMS: RankParams = { keywordWeight: 0.6, semanticOnlyGain: 0
  * `background` is the mean cosine of the query to the records (what an unrelated record scores); a
  * semantic candidate's gain is how far it rises from there toward 1.
  */
-export function rankErrors(items: readonly RankInput[], background: number, tool: string | undefined, p: RankParams = RANK_PARAMS): Ranked[] {
+export function rankErrors(
+  items: readonly RankInput[],
+  background: number,
+  tool: string | undefined,
+  p: RankParams = RANK_PARAMS,
+): Ranked[] {
   const bestKw = Math.max(0, ...items.map((i) => i.keyword ?? 0));
   const gain = (cos: number) => Math.max(0, (cos - background) / Math.max(1e-6, 1 - background));
   const bestGain = Math.max(0, ...items.map((i) => (i.semantic === undefined ? 0 : gain(i.semantic))));

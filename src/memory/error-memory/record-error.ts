@@ -2,7 +2,15 @@
 // (newest text, fix and outcome; count bumped; TTL refreshed) or insert; then embed it, best effort.
 import { describeError } from "../../shared/describe-error.ts";
 import { NS_PER_DAY } from "../../shared/time.ts";
-import { deleteErrorRows, findBySignature, insertErrorRow, markEmbedded, mergeErrorRow, type ErrorFields, type ErrorRow } from "../../storage/sqlite/error-memory-repo.ts";
+import {
+  deleteErrorRows,
+  findBySignature,
+  insertErrorRow,
+  markEmbedded,
+  mergeErrorRow,
+  type ErrorFields,
+  type ErrorRow,
+} from "../../storage/sqlite/error-memory-repo.ts";
 import { withWriteLock } from "../../storage/sqlite/write-lock.ts";
 import type { MemoryContext } from "../memory-context.ts";
 import { newErrorId } from "./error-ids.ts";
@@ -58,7 +66,10 @@ export async function recordError(ctx: MemoryContext, raw: unknown): Promise<Rec
         cause: fields.cause ?? existing.cause,
         keywords: [...new Set([...existing.keywords, ...fields.keywords])],
       };
-      return { row: mergeErrorRow(ctx.db, existing.seq, merge, now, expiresAt, existing.error !== fields.error), merged: true };
+      return {
+        row: mergeErrorRow(ctx.db, existing.seq, merge, now, expiresAt, existing.error !== fields.error),
+        merged: true,
+      };
     }
     // An expired record of the same error is gone for every reader: a fresh record replaces it.
     if (existing) deleteErrorRows(ctx.db, [existing], now);
@@ -71,7 +82,9 @@ export async function recordError(ctx: MemoryContext, raw: unknown): Promise<Rec
     try {
       embeddedBy = await embedRecord(ctx, row, merged);
     } catch (err) {
-      notes.push(`recorded without a vector for now (it is embedded at a later search or by the daemon): ${describeError(err)}`);
+      notes.push(
+        `recorded without a vector for now (it is embedded at a later search or by the daemon): ${describeError(err)}`,
+      );
     }
   }
   return { record: toErrorRecord({ ...row, embeddedBy }), merged, redacted: [...kinds], notes };

@@ -33,7 +33,9 @@ export async function searchErrors(ctx: MemoryContext, raw: unknown): Promise<Er
   const pool = Math.max(50, o.limit * 10);
   const c = await collectCandidates(ctx, query, start, narrow, pool);
 
-  const rows = new Map(getLiveBySeqs(ctx.db, [...new Set([...c.keyword, ...c.semantic].map((x) => x.seq))], start).map((r) => [r.seq, r]));
+  const rows = new Map(
+    getLiveBySeqs(ctx.db, [...new Set([...c.keyword, ...c.semantic].map((x) => x.seq))], start).map((r) => [r.seq, r]),
+  );
   const items = new Map<bigint, RankInput>();
   const item = (seq: bigint) => {
     let it = items.get(seq);
@@ -55,8 +57,19 @@ export async function searchErrors(ctx: MemoryContext, raw: unknown): Promise<Er
   // The hit is stamped at the time of the answer; a record that expired meanwhile is not revived.
   const now = ctx.now();
   const fresh = withWriteLock(ctx.db, () => {
-    touchHits(ctx.db, ranked.map((r) => r.seq), now, now + errorTtlNs(ctx));
-    return new Map(getLiveBySeqs(ctx.db, ranked.map((r) => r.seq), now).map((r) => [r.seq, r]));
+    touchHits(
+      ctx.db,
+      ranked.map((r) => r.seq),
+      now,
+      now + errorTtlNs(ctx),
+    );
+    return new Map(
+      getLiveBySeqs(
+        ctx.db,
+        ranked.map((r) => r.seq),
+        now,
+      ).map((r) => [r.seq, r]),
+    );
   });
   const hits: ErrorHit[] = [];
   for (const r of ranked) {

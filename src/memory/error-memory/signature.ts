@@ -12,11 +12,17 @@ const STEPS: [RegExp, string | ((m: string, ...g: string[]) => string)][] = [
   [/\b[a-z][a-z0-9+.-]{1,30}:\/\/[^\s'"`<>)\]]+/gi, "<url>"],
   [/[\w.+-]+@[\w-]+(?:\.[\w-]+)+/g, "<email>"],
   // Quoted parts; a single quote only opens after a non-letter, so "can't" is not a quote.
-  [/"[^"\n]{0,300}"|`[^`\n]{0,300}`|‘[^’\n]{0,300}’|“[^”\n]{0,300}”|«[^»\n]{0,300}»|(?<![\p{L}\p{N}])'[^'\n]{0,300}'(?![\p{L}\p{N}])/gu, "<q>"],
+  [
+    /"[^"\n]{0,300}"|`[^`\n]{0,300}`|‘[^’\n]{0,300}’|“[^”\n]{0,300}”|«[^»\n]{0,300}»|(?<![\p{L}\p{N}])'[^'\n]{0,300}'(?![\p{L}\p{N}])/gu,
+    "<q>",
+  ],
   [/\b\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?/gi, "<time>"],
   [/\b\d{2}:\d{2}:\d{2}(?:[.,]\d+)?\b/g, "<time>"],
   // HTTP statuses carry meaning (404 is not 500): glue them to a letter so the number step keeps them.
-  [/(?<!exit\s+)\b(status(?: code)?|http(?:\/[\d.]+)?|returned error|response)([:\s]+)([1-5]\d\d)\b/gi, (_m, a, b, c) => `${a}${b}http${c}`],
+  [
+    /(?<!exit\s+)\b(status(?: code)?|http(?:\/[\d.]+)?|returned error|response)([:\s]+)([1-5]\d\d)\b/gi,
+    (_m, a, b, c) => `${a}${b}http${c}`,
+  ],
   // Paths: Windows, then absolute / home / relative unix paths with at least one separator.
   [/\b[A-Za-z]:\\[^\s'"<>|]+/g, "<path>"],
   [/(?:~|\.{1,2})?(?:\/[\w.@+-]+)+\/?|\b[\w.@+-]+(?:\/[\w.@+-]+)+\/?/g, "<path>"],
@@ -25,7 +31,10 @@ const STEPS: [RegExp, string | ((m: string, ...g: string[]) => string)][] = [
   [new RegExp(`${L}(?=[a-f]*[0-9])[0-9a-f]{7,}${R}`, "gi"), "<hex>"],
   // Random-looking ids: letters and digits alternating at least three times (x2x7k, a1b2c3).
   [new RegExp(`${L}[A-Za-z0-9]{4,}${R}`, "g"), (m) => (transitions(m) >= 3 ? "<id>" : m)],
-  [/(?<![\p{L}\p{N}_])\d+(?:[.,]\d+)*(?:ms|us|µs|ns|s|m|h|d|b|kb|mb|gb|tb|kib|mib|gib|k|x)?(?![\p{L}\p{N}_])/giu, "<n>"],
+  [
+    /(?<![\p{L}\p{N}_])\d+(?:[.,]\d+)*(?:ms|us|µs|ns|s|m|h|d|b|kb|mb|gb|tb|kib|mib|gib|k|x)?(?![\p{L}\p{N}_])/giu,
+    "<n>",
+  ],
 ];
 
 function transitions(token: string): number {

@@ -34,7 +34,14 @@ export function sessionLine(id: string, meta: SessionMeta): string {
 }
 
 export function messageLine(m: StoredMessage): string {
-  const o: Record<string, string> = { type: "message", id: m.id, session: m.session, role: m.role, content: m.content, sendAt: nsToRfc3339(m.sendAt) };
+  const o: Record<string, string> = {
+    type: "message",
+    id: m.id,
+    session: m.session,
+    role: m.role,
+    content: m.content,
+    sendAt: nsToRfc3339(m.sendAt),
+  };
   if (m.sender !== undefined) o.sender = m.sender;
   return JSON.stringify(o);
 }
@@ -45,7 +52,8 @@ export function* exportSessions(ctx: MemoryContext, o: ExportOptions = {}): Gene
   if (o.sessions && o.sessions.length > 0) {
     for (const id of o.sessions) {
       assertSessionId(id);
-      if (!sessionExists(ctx, id)) throw new InputError(`export: no session ${JSON.stringify(id)} in ${ctx.paths.home}`);
+      if (!sessionExists(ctx, id))
+        throw new InputError(`export: no session ${JSON.stringify(id)} in ${ctx.paths.home}`);
     }
     ids = [...new Set(o.sessions)];
   } else {
@@ -59,7 +67,9 @@ export function* exportSessions(ctx: MemoryContext, o: ExportOptions = {}): Gene
     ensureBackfilled(ctx, id);
     let messages = listSessionMessages(ctx.db, id);
     if (filtered) {
-      messages = messages.filter((m) => (o.since === undefined || m.sendAt >= o.since) && (o.until === undefined || m.sendAt < o.until));
+      messages = messages.filter(
+        (m) => (o.since === undefined || m.sendAt >= o.since) && (o.until === undefined || m.sendAt < o.until),
+      );
       if (messages.length === 0 && !(o.sessions && o.sessions.length > 0)) continue;
     }
     yield { id, meta: metas.get(id) ?? {}, messages };

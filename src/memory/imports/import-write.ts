@@ -78,12 +78,22 @@ export function writeImported(
     if (meta) withWriteLock(ctx.db, () => upsertSessionMeta(ctx.db, session, meta, ctx.now()));
     return result;
   }
-  appendRecords(ctx, session, () => fresh(result), (now) => meta && upsertSessionMeta(ctx.db, session, meta, now));
+  appendRecords(
+    ctx,
+    session,
+    () => fresh(result),
+    (now) => meta && upsertSessionMeta(ctx.db, session, meta, now),
+  );
   return result;
 }
 
 /** The record as it will be stored (redacted), or undefined with the reason when the message checks refuse it. */
-function prepare(ctx: MemoryContext, r: MessageRecord, redact: boolean, result: ImportWriteResult): MessageRecord | undefined {
+function prepare(
+  ctx: MemoryContext,
+  r: MessageRecord,
+  redact: boolean,
+  result: ImportWriteResult,
+): MessageRecord | undefined {
   let content = r.content;
   if (redact) {
     const red = redactSecrets(content);

@@ -64,7 +64,9 @@ export function shorten(text: string, max: number): string {
   const room = max - countChars(marker(chars.length));
   if (room < 20) return max <= 1 ? "" : chars.slice(0, max - 1).join("") + "…";
   const head = Math.floor(room * 0.7);
-  return chars.slice(0, head).join("") + marker(chars.length - room) + chars.slice(chars.length - (room - head)).join("");
+  return (
+    chars.slice(0, head).join("") + marker(chars.length - room) + chars.slice(chars.length - (room - head)).join("")
+  );
 }
 
 /** The unit's parts, shortened so their text fits `limit` (the largest messages give up characters first). */
@@ -85,7 +87,9 @@ function fitUnit(unit: StoredMessage[], limit: number): ChunkPart[] {
     }
   }
   return unit.map((m, i) =>
-    lengths[i]! <= cap ? { message: m, text: m.content, truncated: false } : { message: m, text: shorten(m.content, cap), truncated: true },
+    lengths[i]! <= cap
+      ? { message: m, text: m.content, truncated: false }
+      : { message: m, text: shorten(m.content, cap), truncated: true },
   );
 }
 

@@ -25,6 +25,8 @@ export function dueSessions(ctx: MemoryContext): string[] {
   const counts = new Map(listSessionRows(ctx.db).map((r) => [r.id, r.messageCount]));
   const ids = new Set([...counts.keys(), ...sessionDirs(ctx)]);
   // Imported sessions wait for [import] summarize = true: importing history must not start LLM spend.
-  const imported = ctx.config.import.summarize ? new Set<string>() : new Set([...listSessionMeta(ctx.db)].filter(([, m]) => m.source !== undefined).map(([id]) => id));
+  const imported = ctx.config.import.summarize
+    ? new Set<string>()
+    : new Set([...listSessionMeta(ctx.db)].filter(([, m]) => m.source !== undefined).map(([id]) => id));
   return [...ids].filter((id) => !imported.has(id) && isDue(ctx, id, counts.get(id))).sort();
 }

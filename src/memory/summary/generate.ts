@@ -22,8 +22,25 @@ import type { Summary } from "./summary-types.ts";
 /** The LLM client for one session's run, counting its usage into `meter`. */
 export type LlmFactory = (meter: UsageMeter) => LlmClient;
 
-export async function generateSession(ctx: MemoryContext, session: string, openLlm: LlmFactory, o: SummarizeOptions = {}): Promise<SessionReport> {
-  const report: SessionReport = { session, outcome: "up-to-date", messages: 0, droppedAsNoise: 0, waiting: 0, chunksDone: 0, chunksTotal: 0, calls: 0, inputTokens: 0, outputTokens: 0, notes: [] };
+export async function generateSession(
+  ctx: MemoryContext,
+  session: string,
+  openLlm: LlmFactory,
+  o: SummarizeOptions = {},
+): Promise<SessionReport> {
+  const report: SessionReport = {
+    session,
+    outcome: "up-to-date",
+    messages: 0,
+    droppedAsNoise: 0,
+    waiting: 0,
+    chunksDone: 0,
+    chunksTotal: 0,
+    calls: 0,
+    inputTokens: 0,
+    outputTokens: 0,
+    notes: [],
+  };
   const store = new SummaryStore(ctx, session);
   const release = store.lock();
   if (!release) return { ...report, outcome: "busy", notes: ["another process is summarizing this session"] };
@@ -40,19 +57,25 @@ export async function generateSession(ctx: MemoryContext, session: string, openL
     report.outcome = err instanceof LlmAbortedError ? "aborted" : report.chunksDone > 0 ? "partial" : "failed";
     report.error = withSaved(describeError(err), report);
     if (err instanceof LlmCallError) report.failure = err.failure;
-    if (!(err instanceof LlmAbortedError || err instanceof LlmCallError)) report.notes.push(`unexpected: ${err instanceof Error ? err.name : "error"}`);
+    if (!(err instanceof LlmAbortedError || err instanceof LlmCallError))
+      report.notes.push(`unexpected: ${err instanceof Error ? err.name : "error"}`);
   } finally {
     Object.assign(report, { calls: meter.calls, inputTokens: meter.inputTokens, outputTokens: meter.outputTokens });
     // Error texts can quote a server's answer: redacted before they are stored or shown.
     const keys = secretValues(ctx.env ?? process.env);
     if (report.error !== undefined) report.error = redactSecrets(report.error, keys).text;
     report.notes = report.notes.map((n) => redactSecrets(n, keys).text);
-    if (report.failure) report.failure = { ...report.failure, message: redactSecrets(report.failure.message, keys).text };
+    if (report.failure)
+      report.failure = { ...report.failure, message: redactSecrets(report.failure.message, keys).text };
     try {
       store.finish(report.outcome, report, report.error);
     } catch (err) {
       // What was saved is in the report; only the run's record is missing.
-      report.notes.push(`the run could not be recorded in history.db: ${errorMessage(err).split("\n")[0]!.replace(/; nothing was changed$/, "")}`);
+      report.notes.push(
+        `the run could not be recorded in history.db: ${errorMessage(err)
+          .split("\n")[0]!
+          .replace(/; nothing was changed$/, "")}`,
+      );
     } finally {
       release();
     }
@@ -63,7 +86,14 @@ export async function generateSession(ctx: MemoryContext, session: string, openL
   return report;
 }
 
-async function run(ctx: MemoryContext, store: SummaryStore, openLlm: LlmFactory, meter: UsageMeter, report: SessionReport, o: SummarizeOptions): Promise<SessionOutcome> {
+async function run(
+  ctx: MemoryContext,
+  store: SummaryStore,
+  openLlm: LlmFactory,
+  meter: UsageMeter,
+  report: SessionReport,
+  o: SummarizeOptions,
+): Promise<SessionOutcome> {
   const session = store.session;
   const { before, legacy, cursor, start, notes } = store.load();
   report.notes.push(...notes);
@@ -84,13 +114,28 @@ async function run(ctx: MemoryContext, store: SummaryStore, openLlm: LlmFactory,
   let kept: StoredMessage[] = ready;
   const model = ctx.config.decision_model.trim();
   if (model) {
-    const pr = await pruneNoise({ llm, model, session, exchanges: groupExchanges(ready), previous: before, batchChars: ctx.config.summary.chunk_chars, signal: o.signal });
+    const pr = await pruneNoise({
+      llm,
+      model,
+      session,
+      exchanges: groupExchanges(ready),
+      previous: before,
+      batchChars: ctx.config.summary.chunk_chars,
+      signal: o.signal,
+    });
     report.notes.push(...pr.failures);
     if (pr.failure) report.failure = pr.failure;
     summary = pr.summary;
     kept = pr.kept.flat();
     report.droppedAsNoise = pr.dropped.reduce((n, e) => n + e.length, 0);
-    o.onProgress?.({ type: "pruned", session, kept: kept.length, dropped: report.droppedAsNoise, removedDecisions: pr.removedDecisions.length, removedTopics: pr.removedTopics.length });
+    o.onProgress?.({
+      type: "pruned",
+      session,
+      kept: kept.length,
+      dropped: report.droppedAsNoise,
+      removedDecisions: pr.removedDecisions.length,
+      removedTopics: pr.removedTopics.length,
+    });
   }
 
   // Cursor text after each message of `ready`: the latest time seen so far, never earlier than the old
@@ -125,7 +170,14 @@ async function run(ctx: MemoryContext, store: SummaryStore, openLlm: LlmFactory,
   for (const [i, chunk] of chunks.entries()) {
     if (o.signal?.aborted) return finishWith(report, before, summary, "aborted");
     const index = i + 1;
-    o.onProgress?.({ type: "chunk", session, chunk: index, chunks: chunks.length, chars: chunk.chars, messages: chunk.parts.length });
+    o.onProgress?.({
+      type: "chunk",
+      session,
+      chunk: index,
+      chunks: chunks.length,
+      chars: chunk.chars,
+      messages: chunk.parts.length,
+    });
     let result: Awaited<ReturnType<typeof summarizeChunk>>;
     try {
       result = await summarizeChunk(llm, {
@@ -140,10 +192,18 @@ async function run(ctx: MemoryContext, store: SummaryStore, openLlm: LlmFactory,
         signal: o.signal,
       });
     } catch (err) {
-      report.error = redactSecrets(withSaved(`chunk ${index}/${chunks.length}: ${describeError(err)}`, report), secretValues(ctx.env ?? process.env)).text;
+      report.error = redactSecrets(
+        withSaved(`chunk ${index}/${chunks.length}: ${describeError(err)}`, report),
+        secretValues(ctx.env ?? process.env),
+      ).text;
       if (err instanceof LlmCallError) report.failure = err.failure;
       o.onProgress?.({ type: "chunk-failed", session, chunk: index, chunks: chunks.length, error: report.error });
-      return finishWith(report, before, summary, err instanceof LlmAbortedError ? "aborted" : i > 0 ? "partial" : "failed");
+      return finishWith(
+        report,
+        before,
+        summary,
+        err instanceof LlmAbortedError ? "aborted" : i > 0 ? "partial" : "failed",
+      );
     }
     // Through the message before the next chunk (noise dropped in between counts as done), or the last one.
     const next = chunks[i + 1]?.parts[0]?.message;
@@ -155,9 +215,17 @@ async function run(ctx: MemoryContext, store: SummaryStore, openLlm: LlmFactory,
     const n = result.notes;
     if (n.markersRewritten) report.notes.push(`${n.markersRewritten} decision(s) with a legacy marker rewritten`);
     if (n.decisionsCut) report.notes.push(`the answer had ${n.decisionsCut} decision(s) over the limit of 8: left out`);
-    if (n.pastCut) report.notes.push(`the answer had ${n.pastCut} past topic(s) over the limit of 8: the oldest left out`);
+    if (n.pastCut)
+      report.notes.push(`the answer had ${n.pastCut} past topic(s) over the limit of 8: the oldest left out`);
     if (n.traditionalFields) report.notes.push(`${n.traditionalFields} field(s) converted to Traditional Chinese`);
-    o.onProgress?.({ type: "chunk-done", session, chunk: index, chunks: chunks.length, inputTokens: result.inputTokens, outputTokens: result.outputTokens });
+    o.onProgress?.({
+      type: "chunk-done",
+      session,
+      chunk: index,
+      chunks: chunks.length,
+      inputTokens: result.inputTokens,
+      outputTokens: result.outputTokens,
+    });
   }
   return finishWith(report, before, summary, "ok");
 }
@@ -170,6 +238,8 @@ function finishWith(report: SessionReport, before: Summary, after: Summary, outc
 /** An error after chunks were saved must not say that nothing changed: it says what was saved. */
 function withSaved(text: string, report: SessionReport): string {
   if (report.chunksDone === 0) return text;
-  const plain = text.replace(/no space left on the device; nothing was changed \((.*)\)$/, "no space left on the device ($1)").replace(/; nothing was changed/g, "");
+  const plain = text
+    .replace(/no space left on the device; nothing was changed \((.*)\)$/, "no space left on the device ($1)")
+    .replace(/; nothing was changed/g, "");
   return `${plain}; saved: summary.json and .summary_cursor through chunk ${report.chunksDone}/${report.chunksTotal}`;
 }

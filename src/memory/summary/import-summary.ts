@@ -12,13 +12,12 @@ import { describeIssueFacts, issueFacts, type IssueFact } from "../../shared/sch
 import { SummaryStore } from "./summary-store.ts";
 
 /** A summary given to import fails the strict schema, or its session has no messages for it to stand for. */
-export const InvalidSummaryInputError = namedError<{ problem: "invalid"; issues: IssueFact[] } | { problem: "no-messages"; session: string }>(
-  "InvalidSummaryInputError",
-  "input",
-  (d) =>
-    d.problem === "invalid"
-      ? `summary: ${describeIssueFacts(d.issues)}`
-      : `session ${d.session} has no messages: a summary needs messages to stand for`,
+export const InvalidSummaryInputError = namedError<
+  { problem: "invalid"; issues: IssueFact[] } | { problem: "no-messages"; session: string }
+>("InvalidSummaryInputError", "input", (d) =>
+  d.problem === "invalid"
+    ? `summary: ${describeIssueFacts(d.issues)}`
+    : `session ${d.session} has no messages: a summary needs messages to stand for`,
 );
 export type InvalidSummaryInputError = InstanceType<typeof InvalidSummaryInputError>;
 
@@ -41,7 +40,11 @@ export function importSummary(ctx: MemoryContext, session: string, raw: unknown)
   refuseSessionSymlinks(ctx.paths.session(session));
   if (!sessionExists(ctx, session)) throw new UnknownSessionError({ session, home: ctx.paths.home });
   const parsed = v.safeParse(StrictSummarySchema, raw);
-  if (!parsed.success) throw new InvalidSummaryInputError({ problem: "invalid", issues: issueFacts(parsed.issues, { topLevel: "(top level)" }) });
+  if (!parsed.success)
+    throw new InvalidSummaryInputError({
+      problem: "invalid",
+      issues: issueFacts(parsed.issues, { topLevel: "(top level)" }),
+    });
   const store = new SummaryStore(ctx, session);
   const newest = store.newestPosition();
   if (!newest) throw new InvalidSummaryInputError({ problem: "no-messages", session });

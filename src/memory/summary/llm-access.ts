@@ -32,5 +32,11 @@ export function openLlm(ctx: MemoryContext, meter?: UsageMeter, onWarning?: (lin
     withWriteLock(ctx.db, () => insertUsage(ctx.db, { ...u, at: ctx.now() }));
   };
   const beforeCall = (req: { purpose: string }) => checkBudget(ctx, req.purpose);
-  return new LlmClient(llmSettings(envOf(ctx), ctx.config.summary, onWarning ? { onUsage, onWarning, beforeCall } : { onUsage, beforeCall }));
+  return new LlmClient(
+    llmSettings(
+      envOf(ctx),
+      ctx.config.summary,
+      onWarning ? { onUsage, onWarning, beforeCall } : { onUsage, beforeCall },
+    ),
+  );
 }

@@ -51,7 +51,13 @@ function batches(exchanges: readonly Exchange[], maxChars: number): Exchange[][]
 }
 
 const NoiseAnswer = v.object({
-  exchanges: v.array(v.object({ index: v.pipe(v.number(), v.integer()), noise: v.boolean(), confidence: v.pipe(v.number(), v.minValue(0), v.maxValue(1)) })),
+  exchanges: v.array(
+    v.object({
+      index: v.pipe(v.number(), v.integer()),
+      noise: v.boolean(),
+      confidence: v.pipe(v.number(), v.minValue(0), v.maxValue(1)),
+    }),
+  ),
 });
 const SupersedeAnswer = v.object({
   key_decisions: v.optional(v.array(v.pipe(v.number(), v.integer())), []),
@@ -118,7 +124,8 @@ export async function pruneNoise(p: PruneInput): Promise<PruneResult> {
   }
   const result: PruneResult = { kept, dropped, summary: p.previous, removedDecisions: [], removedTopics: [], failures };
   if (failure) result.failure = failure;
-  if (kept.length === 0 || (p.previous.key_decisions.length === 0 && p.previous.past_discussions.length === 0)) return result;
+  if (kept.length === 0 || (p.previous.key_decisions.length === 0 && p.previous.past_discussions.length === 0))
+    return result;
   try {
     const decisions = new Set<number>();
     const topics = new Set<number>();
@@ -126,12 +133,16 @@ export async function pruneNoise(p: PruneInput): Promise<PruneResult> {
       "## Summary entries\n\nkey_decisions:\n" +
       (p.previous.key_decisions.map((d, i) => `[${i}] ${d}`).join("\n") || "(none)") +
       "\n\npast_discussions:\n" +
-      (p.previous.past_discussions.map((d, i) => `[${i}] ${d.topic}: ${d.description} Direction: ${d.direction}`).join("\n") || "(none)");
+      (p.previous.past_discussions
+        .map((d, i) => `[${i}] ${d.topic}: ${d.description} Direction: ${d.direction}`)
+        .join("\n") || "(none)");
     for (const batch of batches(kept, p.batchChars)) {
       const { candidates } = await p.llm.completeJson({
         model: p.model,
         system: PROMPTS.supersedeSystem,
-        messages: [{ role: "user", content: `${entries}\n\n## New exchanges\n\n${batch.map(renderExchange).join("\n\n")}` }],
+        messages: [
+          { role: "user", content: `${entries}\n\n## New exchanges\n\n${batch.map(renderExchange).join("\n\n")}` },
+        ],
         maxTokens: DECISION_MAX_TOKENS,
         purpose: "supersede",
         session: p.session,

@@ -7,7 +7,15 @@ import relevanceSystem from "./prompts/relevance-system.md" with { type: "text" 
 import priorContextSystem from "./prompts/prior-context-system.md" with { type: "text" };
 import priorSummaryTurn from "./prompts/prior-summary-turn.md" with { type: "text" };
 
-export const PROMPTS = { summarySystem, summaryUser, noiseSystem, supersedeSystem, relevanceSystem, priorContextSystem, priorSummaryTurn };
+export const PROMPTS = {
+  summarySystem,
+  summaryUser,
+  noiseSystem,
+  supersedeSystem,
+  relevanceSystem,
+  priorContextSystem,
+  priorSummaryTurn,
+};
 
 /** Replace every {{NAME}} (split/join: no `$` surprises from String.replace). */
 export function fill(template: string, values: Record<string, string>): string {

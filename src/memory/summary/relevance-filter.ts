@@ -36,10 +36,15 @@ function describe(s: Summary, input: string, recent: readonly StoredMessage[]): 
   const lines = ["## Summary entries", "", "key_decisions:"];
   lines.push(...(s.key_decisions.length ? s.key_decisions.map((d, i) => `[${i}] ${d}`) : ["(none)"]));
   lines.push("", "past_discussions:");
-  lines.push(...(s.past_discussions.length ? s.past_discussions.map((p, i) => `[${i}] ${p.topic}: ${p.description}`) : ["(none)"]));
+  lines.push(
+    ...(s.past_discussions.length
+      ? s.past_discussions.map((p, i) => `[${i}] ${p.topic}: ${p.description}`)
+      : ["(none)"]),
+  );
   const c = s.current_discussion;
   lines.push("", `current_discussion: ${currentIsEmpty(c) ? "(none)" : `${c.topic}: ${c.description}`}`);
-  if (recent.length > 0) lines.push("", "## Latest messages", "", ...recent.map((m) => renderMessage(m, shorten(m.content, 600))));
+  if (recent.length > 0)
+    lines.push("", "## Latest messages", "", ...recent.map((m) => renderMessage(m, shorten(m.content, 600))));
   lines.push("", "## The request", "", shorten(input, 4000));
   return lines.join("\n");
 }
@@ -52,7 +57,10 @@ export async function filterRelevant(
   recent: readonly StoredMessage[],
 ): Promise<{ summary: Summary | undefined; report: RelevanceReport }> {
   const total = entryCount(summary);
-  const all = (outcome: RelevanceOutcome, detail?: string) => ({ summary, report: { outcome, kept: total, total, ...(detail ? { detail } : {}) } });
+  const all = (outcome: RelevanceOutcome, detail?: string) => ({
+    summary,
+    report: { outcome, kept: total, total, ...(detail ? { detail } : {}) },
+  });
   const model = ctx.config.decision_model.trim();
   if (!model) return all("off");
   if (!input || input.trim() === "") return all("off", "no request to judge");

@@ -75,7 +75,12 @@ export async function toTraditional(summary: Summary): Promise<{ summary: Summar
   return {
     summary: {
       key_decisions: summary.key_decisions.map(c),
-      past_discussions: summary.past_discussions.map((p) => ({ topic: c(p.topic), description: c(p.description), direction: c(p.direction), last_discussed: p.last_discussed })),
+      past_discussions: summary.past_discussions.map((p) => ({
+        topic: c(p.topic),
+        description: c(p.description),
+        direction: c(p.direction),
+        last_discussed: p.last_discussed,
+      })),
       current_discussion: {
         topic: c(summary.current_discussion.topic),
         description: c(summary.current_discussion.description),

@@ -9,7 +9,11 @@ import { generateSession } from "./generate.ts";
 import { openLlm } from "./llm-access.ts";
 import type { SessionReport, SummarizeOptions, SummarizeReport } from "./summary-report.ts";
 
-export async function summarize(ctx: MemoryContext, session: string | undefined, o: SummarizeOptions = {}): Promise<SummarizeReport> {
+export async function summarize(
+  ctx: MemoryContext,
+  session: string | undefined,
+  o: SummarizeOptions = {},
+): Promise<SummarizeReport> {
   let targets: string[];
   if (session !== undefined) {
     assertSessionId(session);
@@ -26,7 +30,19 @@ export async function summarize(ctx: MemoryContext, session: string | undefined,
   for (const id of targets) {
     if (o.signal?.aborted) stop ??= "the run was aborted";
     if (stop) {
-      sessions.push({ session: id, outcome: "skipped", messages: 0, droppedAsNoise: 0, waiting: 0, chunksDone: 0, chunksTotal: 0, calls: 0, inputTokens: 0, outputTokens: 0, notes: [stop] });
+      sessions.push({
+        session: id,
+        outcome: "skipped",
+        messages: 0,
+        droppedAsNoise: 0,
+        waiting: 0,
+        chunksDone: 0,
+        chunksTotal: 0,
+        calls: 0,
+        inputTokens: 0,
+        outputTokens: 0,
+        notes: [stop],
+      });
       continue;
     }
     const report = await generateSession(ctx, id, (meter) => openLlm(ctx, meter, o.onWarning), o);

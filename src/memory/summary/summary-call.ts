@@ -35,7 +35,10 @@ export interface ChunkResult {
 
 export function summarySystemPrompt(previous: Summary, legacy: Record<string, unknown>, replyLang: string): string {
   const shown = summaryIsEmpty(previous) && Object.keys(legacy).length === 0 ? {} : { ...previous, ...legacy };
-  return fill(PROMPTS.summarySystem, { LANGUAGE_RULE: languageRule(replyLang), PREVIOUS_SUMMARY: JSON.stringify(shown, null, 2) });
+  return fill(PROMPTS.summarySystem, {
+    LANGUAGE_RULE: languageRule(replyLang),
+    PREVIOUS_SUMMARY: JSON.stringify(shown, null, 2),
+  });
 }
 
 export function summaryUserPrompt(chunk: Chunk, index: number, total: number): string {
@@ -61,7 +64,10 @@ export async function summarizeChunk(llm: LlmClient, input: ChunkInput): Promise
     if (!loose) continue;
     const ruled = applySummaryRules(loose, input.previous);
     const conversation = input.chunk.parts.map((p) => p.text).join("\n");
-    const converted = !wantsTraditional(input.replyLang) || isJapaneseOutput(input.replyLang, conversation) ? { summary: ruled.summary, changed: 0 } : await toTraditional(ruled.summary);
+    const converted =
+      !wantsTraditional(input.replyLang) || isJapaneseOutput(input.replyLang, conversation)
+        ? { summary: ruled.summary, changed: 0 }
+        : await toTraditional(ruled.summary);
     return {
       summary: assertValidSummary(converted.summary),
       notes: { ...ruled.notes, traditionalFields: converted.changed },

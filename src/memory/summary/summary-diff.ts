@@ -20,7 +20,9 @@ export function diffSummaries(before: Summary, after: Summary): SummaryChanges {
     decisionsRemoved: before.key_decisions.filter((d) => !has.has(d)),
     topicsAdded: [...newTopics.keys()].filter((t) => !oldTopics.has(t)),
     topicsRemoved: [...oldTopics.keys()].filter((t) => !newTopics.has(t)),
-    topicsUpdated: [...newTopics.entries()].filter(([t, json]) => oldTopics.has(t) && oldTopics.get(t) !== json).map(([t]) => t),
+    topicsUpdated: [...newTopics.entries()]
+      .filter(([t, json]) => oldTopics.has(t) && oldTopics.get(t) !== json)
+      .map(([t]) => t),
   };
   if (before.current_discussion.topic !== after.current_discussion.topic) {
     changes.currentTopic = { from: before.current_discussion.topic, to: after.current_discussion.topic };
@@ -29,5 +31,8 @@ export function diffSummaries(before: Summary, after: Summary): SummaryChanges {
 }
 
 export function noChanges(c: SummaryChanges): boolean {
-  return !c.currentTopic && [c.decisionsAdded, c.decisionsRemoved, c.topicsAdded, c.topicsRemoved, c.topicsUpdated].every((l) => l.length === 0);
+  return (
+    !c.currentTopic &&
+    [c.decisionsAdded, c.decisionsRemoved, c.topicsAdded, c.topicsRemoved, c.topicsUpdated].every((l) => l.length === 0)
+  );
 }

@@ -50,8 +50,7 @@ export function normalizeDecision(raw: string, notes?: RuleNotes): string | unde
   if (DONT.test(text)) {
     prefix = "Don't: ";
     text = text.replace(DONT, "");
-  }
-  else if (DO.test(text)) text = text.replace(DO, "");
+  } else if (DO.test(text)) text = text.replace(DO, "");
   else if (FORGET_TO.test(text)) text = text.replace(FORGET_TO, "");
   else if (NEGATIVE_OPENER.test(text)) {
     prefix = "Don't: ";
@@ -102,7 +101,8 @@ export function applySummaryRules(loose: LooseSummary, fallback: Summary): { sum
     if (!entry.topic && !entry.description) continue;
     const key = entry.topic.toLowerCase();
     const at = topics.get(key);
-    if (at !== undefined && key !== "") past[at] = entry; // one entry per topic: the later one wins
+    if (at !== undefined && key !== "")
+      past[at] = entry; // one entry per topic: the later one wins
     else {
       topics.set(key, past.length);
       past.push(entry);
@@ -110,7 +110,8 @@ export function applySummaryRules(loose: LooseSummary, fallback: Summary): { sum
   }
   notes.pastCut = Math.max(0, past.length - MAX_PAST_DISCUSSIONS);
 
-  const c = loose.current_discussion === undefined ? fallback.current_discussion : (loose.current_discussion ?? emptyCurrent());
+  const c =
+    loose.current_discussion === undefined ? fallback.current_discussion : (loose.current_discussion ?? emptyCurrent());
   return {
     summary: {
       key_decisions: decisions.slice(0, MAX_DECISIONS),
@@ -129,7 +130,9 @@ export function applySummaryRules(loose: LooseSummary, fallback: Summary): { sum
 /** At most `n` entries: the oldest by last_discussed go first (undated count as oldest); order is kept. */
 function keepNewest(list: PastDiscussion[], n: number): PastDiscussion[] {
   if (list.length <= n) return list;
-  const ranked = list.map((p, i) => ({ p, i })).sort((a, b) => (b.p.last_discussed.localeCompare(a.p.last_discussed)) || b.i - a.i);
+  const ranked = list
+    .map((p, i) => ({ p, i }))
+    .sort((a, b) => b.p.last_discussed.localeCompare(a.p.last_discussed) || b.i - a.i);
   const keep = new Set(ranked.slice(0, n).map((r) => r.i));
   return list.filter((_, i) => keep.has(i));
 }

@@ -14,8 +14,18 @@ const LooseText = v.optional(
   "",
 );
 
-const LoosePast = v.looseObject({ topic: LooseText, description: LooseText, direction: LooseText, last_discussed: LooseText });
-const LooseCurrent = v.looseObject({ topic: LooseText, description: LooseText, perspectives: LooseText, direction: LooseText });
+const LoosePast = v.looseObject({
+  topic: LooseText,
+  description: LooseText,
+  direction: LooseText,
+  last_discussed: LooseText,
+});
+const LooseCurrent = v.looseObject({
+  topic: LooseText,
+  description: LooseText,
+  perspectives: LooseText,
+  direction: LooseText,
+});
 
 export const LooseSummarySchema = v.looseObject({
   key_decisions: v.optional(v.array(v.pipe(v.union([v.string(), v.number()]), v.transform(String)))),
@@ -32,14 +42,20 @@ export const LEGACY_KEYS = ["core_discussion", "discussion_log", "confirmed_need
 const Text = v.pipe(v.string(), v.maxLength(MAX_FIELD_CHARS));
 
 export const StrictSummarySchema = v.strictObject({
-  key_decisions: v.pipe(v.array(v.pipe(Text, v.regex(/^(Do|Don't): \S/, "a decision starts with `Do: ` or `Don't: `"))), v.maxLength(MAX_DECISIONS)),
+  key_decisions: v.pipe(
+    v.array(v.pipe(Text, v.regex(/^(Do|Don't): \S/, "a decision starts with `Do: ` or `Don't: `"))),
+    v.maxLength(MAX_DECISIONS),
+  ),
   past_discussions: v.pipe(
     v.array(
       v.strictObject({
         topic: Text,
         description: Text,
         direction: Text,
-        last_discussed: v.pipe(v.string(), v.regex(/^(\d{4}-\d{2}-\d{2} \d{2}:\d{2})?$/, "last_discussed is YYYY-MM-DD HH:mm")),
+        last_discussed: v.pipe(
+          v.string(),
+          v.regex(/^(\d{4}-\d{2}-\d{2} \d{2}:\d{2})?$/, "last_discussed is YYYY-MM-DD HH:mm"),
+        ),
       }),
     ),
     v.maxLength(MAX_PAST_DISCUSSIONS),

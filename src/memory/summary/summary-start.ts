@@ -16,7 +16,12 @@ export type StartPoint =
  * `positionHolds` tells whether the recorded position still bounds the archive: its message is there, or
  * it was removed (reset, rm-message) and its seq, never reused, still separates done from new.
  */
-export function findStart(file: SummaryFile, cursor: CursorFile, position: SummaryPosition | undefined, positionHolds: (p: SummaryPosition) => boolean): StartPoint {
+export function findStart(
+  file: SummaryFile,
+  cursor: CursorFile,
+  position: SummaryPosition | undefined,
+  positionHolds: (p: SummaryPosition) => boolean,
+): StartPoint {
   if (file.state !== "ok") return { kind: "beginning" };
   if (cursor.state !== "ok") {
     // An empty summary (Agenvoy created `{}` before its first run) holds nothing to keep: start over.

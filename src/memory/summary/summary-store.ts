@@ -12,8 +12,21 @@ import { tryLockFile } from "../../shared/file-lock.ts";
 import { refuseSessionSymlinks } from "../../storage/history/no-symlink.ts";
 import type { StoredMessage } from "../../shared/message.ts";
 import { NS_PER_SEC, nsToRfc3339 } from "../../shared/time.ts";
-import { cursorText, readCursorFile, removeCursorFile, stageCursor, writeCursorFile, type CursorFile } from "../../storage/history/cursor-file.ts";
-import { moveSummaryAside, readSummaryJson, removeSummaryFile, setSummaryMtime, stageSummaryText } from "../../storage/history/summary-file.ts";
+import {
+  cursorText,
+  readCursorFile,
+  removeCursorFile,
+  stageCursor,
+  writeCursorFile,
+  type CursorFile,
+} from "../../storage/history/cursor-file.ts";
+import {
+  moveSummaryAside,
+  readSummaryJson,
+  removeSummaryFile,
+  setSummaryMtime,
+  stageSummaryText,
+} from "../../storage/history/summary-file.ts";
 import {
   clearPosition,
   finishSummaryRun,
@@ -119,9 +132,11 @@ export class SummaryStore {
       file = { state: "missing" };
     }
     const cursor = readCursor(ctx, session);
-    if (cursor.state === "invalid") notes.push(`.summary_cursor holds ${JSON.stringify(cursor.text)}, not YYYY-MM-DD HH:MM:SS`);
+    if (cursor.state === "invalid")
+      notes.push(`.summary_cursor holds ${JSON.stringify(cursor.text)}, not YYYY-MM-DD HH:MM:SS`);
     // seq is never reused: a position whose message a reset or rm-message removed still bounds what came after.
-    const holds = (p: SummaryPosition) => findPositionMessage(ctx.db, session, p.seq, p.id) !== undefined || !seqInUse(ctx.db, p.seq);
+    const holds = (p: SummaryPosition) =>
+      findPositionMessage(ctx.db, session, p.seq, p.id) !== undefined || !seqInUse(ctx.db, p.seq);
     const start = findStart(file, cursor, getSummaryRun(ctx.db, session)?.position, holds);
     if (file.state !== "ok") return { before: emptySummary(), legacy: {}, cursor, start, notes };
     return { before: file.summary, legacy: file.legacy, cursor, start, notes };
@@ -165,7 +180,9 @@ export class SummaryStore {
   positionAfter(fresh: readonly StoredMessage[], i: number, last: StoredMessage): StoredMessage {
     const next = fresh[i + 1];
     if (!next) return last;
-    return next.seq === fresh[i]!.seq + 1n ? fresh[i]! : (messageBefore(this.ctx.db, this.session, next.seq) ?? fresh[i]!);
+    return next.seq === fresh[i]!.seq + 1n
+      ? fresh[i]!
+      : (messageBefore(this.ctx.db, this.session, next.seq) ?? fresh[i]!);
   }
 
   /** Seqs of the session's untimed messages that no saved position has passed yet. */
@@ -187,7 +204,10 @@ export class SummaryStore {
    */
   save(summary: Summary, position: SummaryPosition): string | undefined {
     const { ctx, session } = this;
-    const { staged: summaryFile, sha } = stageSummaryText(ctx.paths.summary(session), summaryText(assertValidSummary(summary)));
+    const { staged: summaryFile, sha } = stageSummaryText(
+      ctx.paths.summary(session),
+      summaryText(assertValidSummary(summary)),
+    );
     let cursorFile: StagedFile | undefined;
     try {
       cursorFile = stageCursor(ctx.paths.cursor(session), position.cursor);

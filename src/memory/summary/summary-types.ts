@@ -46,7 +46,17 @@ export function summaryIsEmpty(s: Summary): boolean {
 
 /** summary.json text: the three keys, pretty-printed. */
 export function summaryText(s: Summary): string {
-  return JSON.stringify({ key_decisions: s.key_decisions, past_discussions: s.past_discussions, current_discussion: s.current_discussion }, null, 2) + "\n";
+  return (
+    JSON.stringify(
+      {
+        key_decisions: s.key_decisions,
+        past_discussions: s.past_discussions,
+        current_discussion: s.current_discussion,
+      },
+      null,
+      2,
+    ) + "\n"
+  );
 }
 
 /** summary.json as read: missing, unreadable (corrupt), or a summary under the summary rules. */

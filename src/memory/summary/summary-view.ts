@@ -37,7 +37,12 @@ export function viewSummary(ctx: MemoryContext, session: string): SummaryView {
   const file = readSummary(ctx, session);
   const cursor = readCursor(ctx, session);
   const run = getSummaryRun(ctx.db, session);
-  const view: SummaryView = { session, state: file.state, usage: sessionUsageTotals(ctx.db, session), due: isDue(ctx, session, getSessionRow(ctx.db, session)?.messageCount) };
+  const view: SummaryView = {
+    session,
+    state: file.state,
+    usage: sessionUsageTotals(ctx.db, session),
+    due: isDue(ctx, session, getSessionRow(ctx.db, session)?.messageCount),
+  };
   if (file.state === "ok") {
     view.summary = file.summary;
     if (Object.keys(file.legacy).length > 0) view.legacy = file.legacy;

@@ -21,7 +21,12 @@ export function budgetState(ctx: MemoryContext): BudgetState {
   const dayStart = now - (now % NS_PER_DAY);
   const budget = ctx.config.summary.daily_token_budget;
   const usedToday = tokensSince(ctx.db, dayStart);
-  return { budget, usedToday, spent: budget > 0 && usedToday >= budget, day: new Date(Number(dayStart / 1_000_000n)).toISOString().slice(0, 10) };
+  return {
+    budget,
+    usedToday,
+    spent: budget > 0 && usedToday >= budget,
+    day: new Date(Number(dayStart / 1_000_000n)).toISOString().slice(0, 10),
+  };
 }
 
 /** Throws TokenBudgetSpentError when today's budget is spent; nothing is sent then. */

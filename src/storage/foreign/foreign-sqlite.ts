@@ -27,8 +27,14 @@ export function openForeignDatabase(path: string): ForeignDatabase {
     throw new ForeignDatabaseError(`cannot open ${path} read-only: ${describeError(err)}`, { cause: err });
   }
   return {
-    tables: () => new Set((db.query("SELECT name FROM sqlite_master WHERE type = 'table'").all() as { name: string }[]).map((r) => r.name)),
-    columns: (table) => new Set((db.query(`SELECT name FROM pragma_table_info(?)`).all(table) as { name: string }[]).map((r) => r.name)),
+    tables: () =>
+      new Set(
+        (db.query("SELECT name FROM sqlite_master WHERE type = 'table'").all() as { name: string }[]).map(
+          (r) => r.name,
+        ),
+      ),
+    columns: (table) =>
+      new Set((db.query(`SELECT name FROM pragma_table_info(?)`).all(table) as { name: string }[]).map((r) => r.name)),
     all: (sql, ...args) => db.query(sql).all(...args) as Record<string, unknown>[],
     snapshot: (fn) => db.transaction(fn).deferred(),
     close: () => db.close(),

@@ -7,7 +7,10 @@ import { readText } from "./file-probe.ts";
 
 const CURSOR = /^(\d{4})-(\d{2})-(\d{2}) (\d{2}):(\d{2}):(\d{2})$/;
 
-export type CursorFile = { state: "missing" } | { state: "invalid"; text: string } | { state: "ok"; text: string; ns: bigint };
+export type CursorFile =
+  | { state: "missing" }
+  | { state: "invalid"; text: string }
+  | { state: "ok"; text: string; ns: bigint };
 
 /** The cursor text for a message time: local time, rounded down to the second (as Agenvoy writes it). */
 export function cursorText(ns: Nanos): string {

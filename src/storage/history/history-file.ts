@@ -24,7 +24,8 @@ export function describeCorruption(d: Corruption): string {
 export const CorruptHistoryError = namedError<Corruption>(
   "CorruptHistoryError",
   "input",
-  (d) => `${describeCorruption(d)}; it was left untouched. Run \`memvoy doctor --repair\` to rebuild it from the archive`,
+  (d) =>
+    `${describeCorruption(d)}; it was left untouched. Run \`memvoy doctor --repair\` to rebuild it from the archive`,
 );
 export type CorruptHistoryError = InstanceType<typeof CorruptHistoryError>;
 
@@ -96,7 +97,10 @@ export function serializeRecord(r: MessageRecord): string {
   return JSON.stringify(o);
 }
 
-export function serializeHistory(records: readonly MessageRecord[], json: (r: MessageRecord) => string = serializeRecord): string {
+export function serializeHistory(
+  records: readonly MessageRecord[],
+  json: (r: MessageRecord) => string = serializeRecord,
+): string {
   return records.length === 0 ? "[]\n" : "[\n" + records.map(json).join(",\n") + "\n]\n";
 }
 
@@ -123,7 +127,8 @@ export function parseHistory(text: string, file: string, mtimeNs = 0n): HistoryD
     const at = jsonErrorOffset(text);
     throw new CorruptHistoryError({ file, where: describeOffset(text, at < 0 ? 0 : at), detail: "invalid JSON" });
   }
-  if (!Array.isArray(raw)) throw new CorruptHistoryError({ file, where: "top level", detail: "expected a JSON array of messages" });
+  if (!Array.isArray(raw))
+    throw new CorruptHistoryError({ file, where: "top level", detail: "expected a JSON array of messages" });
   let legacy = false;
   const records: MessageRecord[] = [];
   const missingTime: number[] = [];
@@ -136,13 +141,25 @@ export function parseHistory(text: string, file: string, mtimeNs = 0n): HistoryD
       legacy = true; // tool traffic never belongs in history
       return;
     }
-    if (!isRole(o.role)) throw new CorruptHistoryError({ file, where: `record ${index + 1}`, detail: `unknown role ${JSON.stringify(o.role)}` });
+    if (!isRole(o.role))
+      throw new CorruptHistoryError({
+        file,
+        where: `record ${index + 1}`,
+        detail: `unknown role ${JSON.stringify(o.role)}`,
+      });
     const text = contentText(o.content);
-    if (text === undefined) throw new CorruptHistoryError({ file, where: `record ${index + 1}`, detail: "content is not text" });
+    if (text === undefined)
+      throw new CorruptHistoryError({ file, where: `record ${index + 1}`, detail: "content is not text" });
     let sendAt = parseSendAt(o.sendAt);
     let sender = typeof o.sender === "string" && o.sender !== "" ? o.sender : undefined;
     let content = text;
-    if (typeof o.id !== "string" || o.id === "" || typeof o.content !== "string" || typeof o.sendAt !== "string" || /^\d+$/.test(o.sendAt)) {
+    if (
+      typeof o.id !== "string" ||
+      o.id === "" ||
+      typeof o.content !== "string" ||
+      typeof o.sendAt !== "string" ||
+      /^\d+$/.test(o.sendAt)
+    ) {
       legacy = true;
     }
     if (typeof o.id !== "string" || o.id === "") {
@@ -152,7 +169,12 @@ export function parseHistory(text: string, file: string, mtimeNs = 0n): HistoryD
       sender ??= stripped.sender;
     }
     if (sendAt === undefined) missingTime.push(records.length);
-    const rec: MessageRecord = { id: typeof o.id === "string" ? o.id : "", role: o.role, content, sendAt: sendAt ?? 0n };
+    const rec: MessageRecord = {
+      id: typeof o.id === "string" ? o.id : "",
+      role: o.role,
+      content,
+      sendAt: sendAt ?? 0n,
+    };
     if (sender !== undefined) rec.sender = sender;
     records.push(rec);
   });
@@ -191,7 +213,11 @@ export function readHistory(file: string): HistoryDoc {
  * Stage a new history.json (synced temp file); commit() renames it into place. `serialized` may hold the
  * JSON of some records already (serializeRecord output), so they are not serialised twice.
  */
-export function stageHistory(file: string, records: readonly MessageRecord[], serialized?: ReadonlyMap<MessageRecord, string>): StagedFile {
+export function stageHistory(
+  file: string,
+  records: readonly MessageRecord[],
+  serialized?: ReadonlyMap<MessageRecord, string>,
+): StagedFile {
   const json = (r: MessageRecord) => serialized?.get(r) ?? serializeRecord(r);
   const data = appendedData(file, records, json) ?? [Buffer.from(serializeHistory(records, json), "utf8")];
   const size = data.reduce((n, b) => n + b.length, 0);
@@ -214,14 +240,29 @@ const CLOSE = Buffer.from("\n]\n");
 const MAX_CHUNKS = 8;
 
 /** When `records` only appends to what the cache holds for this file, add a chunk instead of re-serialising. */
-function appendedData(file: string, records: readonly MessageRecord[], json: (r: MessageRecord) => string): Buffer[] | undefined {
+function appendedData(
+  file: string,
+  records: readonly MessageRecord[],
+  json: (r: MessageRecord) => string,
+): Buffer[] | undefined {
   const hit = cache.get(file);
   const tail = hit?.data[hit.data.length - 1];
-  if (!hit || !tail || hit.records.length === 0 || hit.records.length >= records.length || tail.length < 3 || !tail.subarray(-3).equals(CLOSE)) return undefined;
+  if (
+    !hit ||
+    !tail ||
+    hit.records.length === 0 ||
+    hit.records.length >= records.length ||
+    tail.length < 3 ||
+    !tail.subarray(-3).equals(CLOSE)
+  )
+    return undefined;
   const last = hit.records.length - 1;
-  if (records[last] !== hit.records[last] || records[0] !== hit.records[0] || stampOf(file) !== hit.stamp) return undefined;
+  if (records[last] !== hit.records[last] || records[0] !== hit.records[0] || stampOf(file) !== hit.stamp)
+    return undefined;
   const added = records.slice(hit.records.length).map(json).join(",\n");
-  const chunks = hit.data.slice(0, -1).concat(tail.subarray(0, tail.length - 3), Buffer.from(",\n" + added + "\n]\n", "utf8"));
+  const chunks = hit.data
+    .slice(0, -1)
+    .concat(tail.subarray(0, tail.length - 3), Buffer.from(",\n" + added + "\n]\n", "utf8"));
   return chunks.length > MAX_CHUNKS ? [Buffer.concat(chunks)] : chunks;
 }
 

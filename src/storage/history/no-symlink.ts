@@ -7,7 +7,9 @@ import { InputError } from "../../shared/errors.ts";
 
 export class SymlinkRefusedError extends InputError {
   constructor(readonly path: string) {
-    super(`${path} is a symbolic link; memvoy never follows a link inside a session, and nothing was changed. Replace it with the real file or folder`);
+    super(
+      `${path} is a symbolic link; memvoy never follows a link inside a session, and nothing was changed. Replace it with the real file or folder`,
+    );
   }
 }
 

@@ -8,11 +8,12 @@ import { EMBEDDER_KEY, embedderTables, type TableInfo } from "./embedder-tables.
 import { assertDimensions } from "./vector-dimension.ts";
 
 /** LanceDB refused to open the store or create an embedder's table; `reason` is its own first words. */
-export const ErrorVectorStoreError = namedError<{ op: "open"; dir: string; reason: string } | { op: "create-table"; embedderId: string; reason: string }>(
-  "ErrorVectorStoreError",
-  "runtime",
-  (d) =>
-    d.op === "open" ? `cannot open the vector store ${d.dir}: ${d.reason}` : `cannot create the error vector table for ${d.embedderId}: ${d.reason}`,
+export const ErrorVectorStoreError = namedError<
+  { op: "open"; dir: string; reason: string } | { op: "create-table"; embedderId: string; reason: string }
+>("ErrorVectorStoreError", "runtime", (d) =>
+  d.op === "open"
+    ? `cannot open the vector store ${d.dir}: ${d.reason}`
+    : `cannot create the error vector table for ${d.embedderId}: ${d.reason}`,
 );
 export type ErrorVectorStoreError = InstanceType<typeof ErrorVectorStoreError>;
 
@@ -31,7 +32,11 @@ export interface ErrorVectorHit {
 
 /** A valid Lance table name, unique per embedder id. */
 export function errorTableName(embedderId: string): string {
-  const slug = embedderId.toLowerCase().replace(/[^a-z0-9]+/g, "_").replace(/^_|_$/g, "").slice(0, 60);
+  const slug = embedderId
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, "_")
+    .replace(/^_|_$/g, "")
+    .slice(0, 60);
   const hash = new Bun.CryptoHasher("sha256").update(embedderId).digest("hex").slice(0, 8);
   return `${PREFIX}${slug}_${hash}`;
 }
@@ -74,7 +79,10 @@ export class ErrorVectorStore {
     const { arrow } = await loadLanceDb();
     const { Field, Schema, Utf8, Float32, FixedSizeList } = arrow;
     const schema = new Schema(
-      [new Field("id", new Utf8(), false), new Field("vector", new FixedSizeList(dim, new Field("item", new Float32(), true)), false)],
+      [
+        new Field("id", new Utf8(), false),
+        new Field("vector", new FixedSizeList(dim, new Field("item", new Float32(), true)), false),
+      ],
       new Map([[EMBEDDER_KEY, embedderId]]),
     );
     try {
@@ -88,13 +96,21 @@ export class ErrorVectorStore {
    * Store vectors by record id in the table of `embedderId`. With `replace`, earlier vectors of these ids
    * are deleted first; without it the ids must be new to the table (a delete costs more than the write).
    */
-  async upsert(embedderId: string, dim: number, rows: readonly ErrorVector[], options: { replace: boolean }): Promise<void> {
+  async upsert(
+    embedderId: string,
+    dim: number,
+    rows: readonly ErrorVector[],
+    options: { replace: boolean },
+  ): Promise<void> {
     if (rows.length === 0) return;
     assertDimensions(rows, dim);
     const { lancedb } = await loadLanceDb();
     const t = await this.openOrCreate(embedderId, dim);
     try {
-      const data = lancedb.makeArrowTable(rows.map((r) => ({ id: r.id, vector: Array.from(r.vector) })), { schema: await t.schema() });
+      const data = lancedb.makeArrowTable(
+        rows.map((r) => ({ id: r.id, vector: Array.from(r.vector) })),
+        { schema: await t.schema() },
+      );
       if (options.replace) await t.delete(`id IN (${rows.map((r) => quote(r.id)).join(", ")})`);
       await t.add(data);
       // Each write adds a fragment, and scans slow down with every one: compact while they are few.
@@ -109,7 +125,12 @@ export class ErrorVectorStore {
    * The `limit` nearest vectors of `embedderId`'s table by cosine, among `onlyIds` when given; none when the
    * table does not exist.
    */
-  async search(embedderId: string, vector: Float32Array, limit: number, onlyIds?: readonly string[]): Promise<ErrorVectorHit[]> {
+  async search(
+    embedderId: string,
+    vector: Float32Array,
+    limit: number,
+    onlyIds?: readonly string[],
+  ): Promise<ErrorVectorHit[]> {
     if (onlyIds && onlyIds.length === 0) return [];
     const t = await this.open(embedderId);
     if (!t) return [];
@@ -131,8 +152,12 @@ export class ErrorVectorStore {
     const t = await this.open(embedderId);
     if (!t) return [];
     try {
-      const rows = (await t.query().select(["vector"]).limit(n).toArray()) as { vector: { toArray(): Float32Array } | number[] }[];
-      return rows.map((r) => (Array.isArray(r.vector) ? Float32Array.from(r.vector) : Float32Array.from(r.vector.toArray())));
+      const rows = (await t.query().select(["vector"]).limit(n).toArray()) as {
+        vector: { toArray(): Float32Array } | number[];
+      }[];
+      return rows.map((r) =>
+        Array.isArray(r.vector) ? Float32Array.from(r.vector) : Float32Array.from(r.vector.toArray()),
+      );
     } finally {
       t.close();
     }
@@ -149,7 +174,13 @@ export class ErrorVectorStore {
     for (const { name } of await this.tables()) {
       const t = await this.conn.openTable(name);
       try {
-        for (let i = 0; i < ids.length; i += 500) await t.delete(`id IN (${ids.slice(i, i + 500).map(quote).join(", ")})`);
+        for (let i = 0; i < ids.length; i += 500)
+          await t.delete(
+            `id IN (${ids
+              .slice(i, i + 500)
+              .map(quote)
+              .join(", ")})`,
+          );
       } finally {
         t.close();
       }

@@ -9,5 +9,6 @@ export const VectorDimensionError = namedError<{ got: number; expected: number }
 export type VectorDimensionError = InstanceType<typeof VectorDimensionError>;
 
 export function assertDimensions(rows: readonly { vector: Float32Array }[], expected: number): void {
-  for (const r of rows) if (r.vector.length !== expected) throw new VectorDimensionError({ got: r.vector.length, expected });
+  for (const r of rows)
+    if (r.vector.length !== expected) throw new VectorDimensionError({ got: r.vector.length, expected });
 }

@@ -8,10 +8,12 @@ import { VectorTable } from "./vector-table.ts";
 import { EMBEDDER_KEY, embedderTables, type TableInfo } from "./embedder-tables.ts";
 
 /** LanceDB refused to open the store or create a table; `reason` is its own first words. */
-export const VectorStoreError = namedError<{ op: "open"; dir: string; reason: string } | { op: "create-table"; table: string; reason: string }>(
-  "VectorStoreError",
-  "runtime",
-  (d) => (d.op === "open" ? `cannot open the vector store ${d.dir}: ${d.reason}` : `cannot create vector table ${d.table}: ${d.reason}`),
+export const VectorStoreError = namedError<
+  { op: "open"; dir: string; reason: string } | { op: "create-table"; table: string; reason: string }
+>("VectorStoreError", "runtime", (d) =>
+  d.op === "open"
+    ? `cannot open the vector store ${d.dir}: ${d.reason}`
+    : `cannot create vector table ${d.table}: ${d.reason}`,
 );
 export type VectorStoreError = InstanceType<typeof VectorStoreError>;
 
@@ -19,7 +21,11 @@ export type { TableInfo };
 
 /** A table name that is a valid Lance identifier and unique per embedder id. */
 export function tableNameFor(embedderId: string): string {
-  const slug = embedderId.toLowerCase().replace(/[^a-z0-9]+/g, "_").replace(/^_|_$/g, "").slice(0, 60);
+  const slug = embedderId
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, "_")
+    .replace(/^_|_$/g, "")
+    .slice(0, 60);
   const hash = new Bun.CryptoHasher("sha256").update(embedderId).digest("hex").slice(0, 8);
   return `messages_${slug}_${hash}`;
 }
@@ -56,9 +62,13 @@ export class VectorStore {
     else {
       const { arrow } = await loadLanceDb();
       try {
-        t = await this.conn.createEmptyTable(name, VectorTable.schema(arrow, dim, new Map([[EMBEDDER_KEY, embedderId]])), {
-          existOk: true,
-        });
+        t = await this.conn.createEmptyTable(
+          name,
+          VectorTable.schema(arrow, dim, new Map([[EMBEDDER_KEY, embedderId]])),
+          {
+            existOk: true,
+          },
+        );
         privatizeTree(this.dir);
       } catch (err) {
         throw new VectorStoreError({ op: "create-table", table: name, reason: errorMessage(err) }, { cause: err });

@@ -91,7 +91,15 @@ export class VectorTable {
     const schema = await this.t.schema();
     assertDimensions(rows, this.dim);
     const data = lancedb.makeArrowTable(
-      rows.map((r) => ({ id: r.id, seq: r.seq, session: r.session, send_at: r.sendAt, role: r.role, content: r.content, vector: Array.from(r.vector) })),
+      rows.map((r) => ({
+        id: r.id,
+        seq: r.seq,
+        session: r.session,
+        send_at: r.sendAt,
+        role: r.role,
+        content: r.content,
+        vector: Array.from(r.vector),
+      })),
       { schema },
     );
     await this.t.mergeInsert("id").whenMatchedUpdateAll().whenNotMatchedInsertAll().execute(data);
@@ -106,7 +114,12 @@ export class VectorTable {
 
   async deleteIds(ids: readonly string[]): Promise<void> {
     for (let i = 0; i < ids.length; i += 500) {
-      await this.t.delete(`id IN (${ids.slice(i, i + 500).map(quote).join(", ")})`);
+      await this.t.delete(
+        `id IN (${ids
+          .slice(i, i + 500)
+          .map(quote)
+          .join(", ")})`,
+      );
     }
     this.committed();
   }
@@ -117,7 +130,11 @@ export class VectorTable {
 
   /** Ids of a session's rows with seq below `beforeSeq`. */
   async idsBefore(session: string, beforeSeq: bigint): Promise<string[]> {
-    const rows = (await this.t.query().select(["id"]).where(`session = ${quote(session)} AND seq < ${beforeSeq}`).toArray()) as { id: string }[];
+    const rows = (await this.t
+      .query()
+      .select(["id"])
+      .where(`session = ${quote(session)} AND seq < ${beforeSeq}`)
+      .toArray()) as { id: string }[];
     return rows.map((r) => r.id);
   }
 
@@ -155,7 +172,13 @@ export class VectorTable {
       .limit(limit);
     const w = whereClause(filter);
     if (w) q = q.where(w);
-    const rows = (await q.toArray()) as { id: string; seq: bigint; session: string; send_at: bigint; _distance: number }[];
+    const rows = (await q.toArray()) as {
+      id: string;
+      seq: bigint;
+      session: string;
+      send_at: bigint;
+      _distance: number;
+    }[];
     return rows.map((r) => ({ id: r.id, seq: r.seq, session: r.session, sendAt: r.send_at, score: 1 - r._distance }));
   }
 
@@ -191,7 +214,15 @@ export class VectorTable {
       vector: { toArray(): Float32Array } | number[];
     }[];
     const data = lancedb.makeArrowTable(
-      rows.map((r) => ({ id: r.id, seq: r.seq, session: r.session, send_at: r.send_at, role: r.role, content: "", vector: Array.from(Array.isArray(r.vector) ? r.vector : r.vector.toArray()) })),
+      rows.map((r) => ({
+        id: r.id,
+        seq: r.seq,
+        session: r.session,
+        send_at: r.send_at,
+        role: r.role,
+        content: "",
+        vector: Array.from(Array.isArray(r.vector) ? r.vector : r.vector.toArray()),
+      })),
       { schema },
     );
     await this.t.add(data, { mode: "overwrite" });

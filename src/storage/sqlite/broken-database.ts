@@ -8,15 +8,19 @@ export class BrokenDatabaseError extends RuntimeFailure {
     readonly detail: string,
     options?: { cause?: unknown },
   ) {
-    super(`${path} is broken (${detail}): run \`memvoy doctor\` to see what can be saved, then \`memvoy doctor --repair\` to rebuild it`, options);
+    super(
+      `${path} is broken (${detail}): run \`memvoy doctor\` to see what can be saved, then \`memvoy doctor --repair\` to rebuild it`,
+      options,
+    );
   }
 }
 
 export function isBrokenDatabase(err: unknown): string | undefined {
   if (!(err instanceof Error)) return undefined;
   const code = String((err as { code?: unknown }).code ?? "");
-  if (code === "SQLITE_NOTADB" || /file is not a database/i.test(err.message)) return "not an SQLite database: the header is wrong or missing";
-  if (code.startsWith("SQLITE_CORRUPT") || /malformed/i.test(err.message)) return "the database image is malformed (truncated or garbled)";
+  if (code === "SQLITE_NOTADB" || /file is not a database/i.test(err.message))
+    return "not an SQLite database: the header is wrong or missing";
+  if (code.startsWith("SQLITE_CORRUPT") || /malformed/i.test(err.message))
+    return "the database image is malformed (truncated or garbled)";
   return undefined;
 }
-

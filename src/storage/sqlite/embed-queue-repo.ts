@@ -43,7 +43,8 @@ export function clearVectorIdDeletes(db: Database, ids: readonly string[]): void
 
 /** Drop queue entries whose message is gone or has left the recent tier. */
 export function pruneQueue(db: Database): number {
-  return db.prepare("DELETE FROM embed_queue WHERE seq NOT IN (SELECT seq FROM messages WHERE recent = 1)").run().changes;
+  return db.prepare("DELETE FROM embed_queue WHERE seq NOT IN (SELECT seq FROM messages WHERE recent = 1)").run()
+    .changes;
 }
 
 /**
@@ -51,7 +52,9 @@ export function pruneQueue(db: Database): number {
  * CROSS JOIN keeps the queue as the outer loop: otherwise SQLite scans every recent message per batch.
  */
 export function dueMessages(db: Database, now: bigint, limit: number): QueuedMessage[] {
-  const cols = MESSAGE_COLUMNS.split(", ").map((c) => "m." + c).join(", ");
+  const cols = MESSAGE_COLUMNS.split(", ")
+    .map((c) => "m." + c)
+    .join(", ");
   const rows = db
     .query(
       `SELECT ${cols}, q.attempts AS attempts,
@@ -79,7 +82,9 @@ export function dueCount(db: Database, now: bigint): number {
 export function stillQueued(db: Database, items: readonly { seq: bigint; id: string }[]): Set<bigint> {
   if (items.length === 0) return new Set();
   const rows = db
-    .query("SELECT q.seq AS seq, m.id AS id FROM embed_queue q JOIN messages m ON m.seq = q.seq WHERE q.seq IN (SELECT value FROM json_each(?))")
+    .query(
+      "SELECT q.seq AS seq, m.id AS id FROM embed_queue q JOIN messages m ON m.seq = q.seq WHERE q.seq IN (SELECT value FROM json_each(?))",
+    )
     .all(seqList(items.map((i) => i.seq))) as { seq: bigint; id: string }[];
   const want = new Map(items.map((i) => [i.seq, i.id]));
   return new Set(rows.filter((r) => want.get(r.seq) === r.id).map((r) => r.seq));
@@ -88,7 +93,9 @@ export function stillQueued(db: Database, items: readonly { seq: bigint; id: str
 /** Of these ids, those of messages in the recent tier. */
 export function recentIdsAmong(db: Database, ids: readonly string[]): Set<string> {
   if (ids.length === 0) return new Set();
-  const rows = db.query("SELECT id FROM messages WHERE recent = 1 AND id IN (SELECT value FROM json_each(?))").all(JSON.stringify(ids)) as { id: string }[];
+  const rows = db
+    .query("SELECT id FROM messages WHERE recent = 1 AND id IN (SELECT value FROM json_each(?))")
+    .all(JSON.stringify(ids)) as { id: string }[];
   return new Set(rows.map((r) => r.id));
 }
 
@@ -101,7 +108,13 @@ export function dequeue(db: Database, items: readonly { seq: bigint; id: string 
 }
 
 /** Record a failed attempt: the entries wait `delayNs` before the next try. */
-export function deferQueued(db: Database, seqs: readonly bigint[], error: string, now: bigint, delayNs: (attempts: number) => bigint): void {
+export function deferQueued(
+  db: Database,
+  seqs: readonly bigint[],
+  error: string,
+  now: bigint,
+  delayNs: (attempts: number) => bigint,
+): void {
   const get = db.prepare("SELECT attempts FROM embed_queue WHERE seq = ?");
   const set = db.prepare("UPDATE embed_queue SET attempts = ?, last_error = ?, next_try_at = ? WHERE seq = ?");
   for (const seq of seqs) {
@@ -115,20 +128,22 @@ export function deferQueued(db: Database, seqs: readonly bigint[], error: string
 /** Queued messages still in the recent tier (optionally of one session). */
 export function queuedCount(db: Database, session?: string): number {
   const sql =
-    "SELECT count(*) AS n FROM embed_queue q CROSS JOIN messages m ON m.seq = q.seq WHERE m.recent = 1" + (session !== undefined ? " AND m.session_id = ?" : "");
+    "SELECT count(*) AS n FROM embed_queue q CROSS JOIN messages m ON m.seq = q.seq WHERE m.recent = 1" +
+    (session !== undefined ? " AND m.session_id = ?" : "");
   const r = (session !== undefined ? db.query(sql).get(session) : db.query(sql).get()) as { n: bigint };
   return Number(r.n);
 }
 
 export function lastQueueError(db: Database): string | undefined {
-  const r = db.query("SELECT last_error FROM embed_queue WHERE last_error IS NOT NULL ORDER BY next_try_at DESC LIMIT 1").get() as
-    | { last_error: string }
-    | null;
+  const r = db
+    .query("SELECT last_error FROM embed_queue WHERE last_error IS NOT NULL ORDER BY next_try_at DESC LIMIT 1")
+    .get() as { last_error: string } | null;
   return r?.last_error;
 }
 
 export function recentCount(db: Database, session?: string): number {
-  const sql = "SELECT count(*) AS n FROM messages WHERE recent = 1" + (session !== undefined ? " AND session_id = ?" : "");
+  const sql =
+    "SELECT count(*) AS n FROM messages WHERE recent = 1" + (session !== undefined ? " AND session_id = ?" : "");
   const r = (session !== undefined ? db.query(sql).get(session) : db.query(sql).get()) as { n: bigint };
   return Number(r.n);
 }
@@ -139,7 +154,9 @@ export function makeQueueDue(db: Database): void {
 }
 
 export function requeueRecent(db: Database): number {
-  const n = db.prepare("INSERT OR IGNORE INTO embed_queue (seq) SELECT seq FROM messages WHERE recent = 1").run().changes;
+  const n = db
+    .prepare("INSERT OR IGNORE INTO embed_queue (seq) SELECT seq FROM messages WHERE recent = 1")
+    .run().changes;
   db.prepare("UPDATE embed_queue SET next_try_at = 0, attempts = 0, last_error = NULL").run();
   return n;
 }
@@ -151,5 +168,8 @@ export function getEmbedState(db: Database, key: string): string | undefined {
 
 export function setEmbedState(db: Database, key: string, value: string | undefined): void {
   if (value === undefined) db.prepare("DELETE FROM embed_state WHERE key = ?").run(key);
-  else db.prepare("INSERT INTO embed_state (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value").run(key, value);
+  else
+    db.prepare(
+      "INSERT INTO embed_state (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+    ).run(key, value);
 }

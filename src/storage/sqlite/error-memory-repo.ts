@@ -93,14 +93,18 @@ function indexFts(db: Database, seq: bigint, f: ErrorFields): void {
 
 /** The record of this tool (any case) and signature, expired or not. */
 export function findBySignature(db: Database, tool: string, signature: string): ErrorRow | undefined {
-  const r = db.query(`SELECT ${COLUMNS} FROM error_records WHERE tool = ? AND signature = ?`).get(tool, signature) as RawRow | null;
+  const r = db
+    .query(`SELECT ${COLUMNS} FROM error_records WHERE tool = ? AND signature = ?`)
+    .get(tool, signature) as RawRow | null;
   return r ? toRow(r) : undefined;
 }
 
 /** Taken by a record, or still queued for a vector delete (so a new record never inherits an old vector). */
 export function idTaken(db: Database, id: string): boolean {
   return (
-    db.query("SELECT 1 FROM error_records WHERE id = ?1 UNION ALL SELECT 1 FROM error_vector_deletes WHERE id = ?1").get(id) !== null
+    db
+      .query("SELECT 1 FROM error_records WHERE id = ?1 UNION ALL SELECT 1 FROM error_vector_deletes WHERE id = ?1")
+      .get(id) !== null
   );
 }
 
@@ -110,20 +114,51 @@ export function insertErrorRow(db: Database, id: string, f: ErrorFields, now: bi
       `INSERT INTO error_records (id, tool, signature, error, cause, fix, outcome, keywords, created_at, updated_at, expires_at)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING ${COLUMNS}`,
     )
-    .get(id, f.tool, f.signature, f.error, f.cause, f.fix, f.outcome, JSON.stringify(f.keywords), now, now, expiresAt) as RawRow;
+    .get(
+      id,
+      f.tool,
+      f.signature,
+      f.error,
+      f.cause,
+      f.fix,
+      f.outcome,
+      JSON.stringify(f.keywords),
+      now,
+      now,
+      expiresAt,
+    ) as RawRow;
   indexFts(db, r.seq, f);
   return toRow(r);
 }
 
 /** Merge a new sighting into an existing record: newest text, fix and outcome; count bumped; TTL refreshed. */
-export function mergeErrorRow(db: Database, seq: bigint, f: ErrorFields, now: bigint, expiresAt: bigint, textChanged: boolean): ErrorRow {
+export function mergeErrorRow(
+  db: Database,
+  seq: bigint,
+  f: ErrorFields,
+  now: bigint,
+  expiresAt: bigint,
+  textChanged: boolean,
+): ErrorRow {
   const r = db
     .query(
       `UPDATE error_records SET tool = ?, error = ?, cause = ?, fix = ?, outcome = ?, keywords = ?, updated_at = ?, expires_at = ?,
          occurrences = occurrences + 1, revision = revision + ?, embedded_by = CASE WHEN ? THEN NULL ELSE embedded_by END
        WHERE seq = ? RETURNING ${COLUMNS}`,
     )
-    .get(f.tool, f.error, f.cause, f.fix, f.outcome, JSON.stringify(f.keywords), now, expiresAt, textChanged ? 1 : 0, textChanged ? 1 : 0, seq) as RawRow;
+    .get(
+      f.tool,
+      f.error,
+      f.cause,
+      f.fix,
+      f.outcome,
+      JSON.stringify(f.keywords),
+      now,
+      expiresAt,
+      textChanged ? 1 : 0,
+      textChanged ? 1 : 0,
+      seq,
+    ) as RawRow;
   db.prepare("DELETE FROM error_records_fts WHERE rowid = ?").run(seq);
   indexFts(db, seq, f);
   return toRow(r);
@@ -133,7 +168,9 @@ export function mergeErrorRow(db: Database, seq: bigint, f: ErrorFields, now: bi
 export function deleteErrorRows(db: Database, rows: readonly { seq: bigint; id: string }[], now: bigint): void {
   const fts = db.prepare("DELETE FROM error_records_fts WHERE rowid = ?");
   const row = db.prepare("DELETE FROM error_records WHERE seq = ?");
-  const queue = db.prepare("INSERT INTO error_vector_deletes (id, created_at) VALUES (?, ?) ON CONFLICT(id) DO NOTHING");
+  const queue = db.prepare(
+    "INSERT INTO error_vector_deletes (id, created_at) VALUES (?, ?) ON CONFLICT(id) DO NOTHING",
+  );
   for (const r of rows) {
     fts.run(r.seq);
     row.run(r.seq);
@@ -167,7 +204,9 @@ export function getLiveByIds(db: Database, ids: readonly string[], now: bigint):
 
 /** Ids of the live records of one tool (any case), at most `limit`. */
 export function liveIdsOfTool(db: Database, tool: string, now: bigint, limit: number): string[] {
-  const rows = db.query("SELECT id FROM error_records WHERE tool = ? AND expires_at > ? LIMIT ?").all(tool, now, limit) as { id: string }[];
+  const rows = db
+    .query("SELECT id FROM error_records WHERE tool = ? AND expires_at > ? LIMIT ?")
+    .all(tool, now, limit) as { id: string }[];
   return rows.map((r) => r.id);
 }
 
@@ -189,13 +228,17 @@ export function listLive(db: Database, f: ListFilter, now: bigint, limit: number
   const args: (string | bigint | number)[] = [];
   const where = listWhere(f, now, args);
   args.push(limit);
-  const rows = db.query(`SELECT ${COLUMNS} FROM error_records WHERE ${where} ORDER BY updated_at DESC, seq DESC LIMIT ?`).all(...args) as RawRow[];
+  const rows = db
+    .query(`SELECT ${COLUMNS} FROM error_records WHERE ${where} ORDER BY updated_at DESC, seq DESC LIMIT ?`)
+    .all(...args) as RawRow[];
   return rows.map(toRow);
 }
 
 export function countLive(db: Database, f: ListFilter, now: bigint): number {
   const args: (string | bigint | number)[] = [];
-  const r = db.query(`SELECT count(*) AS n FROM error_records WHERE ${listWhere(f, now, args)}`).get(...args) as { n: bigint };
+  const r = db.query(`SELECT count(*) AS n FROM error_records WHERE ${listWhere(f, now, args)}`).get(...args) as {
+    n: bigint;
+  };
   return Number(r.n);
 }
 
@@ -206,7 +249,13 @@ export interface KeywordCandidate {
 }
 
 /** FTS5 bm25 over live records (error weighs most, then keywords, cause, fix). `match` is an FTS5 expression. */
-export function searchErrorFts(db: Database, match: string, now: bigint, tool: string | undefined, limit: number): KeywordCandidate[] {
+export function searchErrorFts(
+  db: Database,
+  match: string,
+  now: bigint,
+  tool: string | undefined,
+  limit: number,
+): KeywordCandidate[] {
   const args: (string | bigint | number)[] = [match, now];
   let sql =
     "SELECT e.seq AS seq, bm25(error_records_fts, 4.0, 1.5, 1.0, 2.0) AS rank FROM error_records_fts " +
@@ -219,13 +268,17 @@ export function searchErrorFts(db: Database, match: string, now: bigint, tool: s
 
 /** A search returned these records: count the hit and restart their TTL from now. */
 export function touchHits(db: Database, seqs: readonly bigint[], now: bigint, expiresAt: bigint): void {
-  const stmt = db.prepare("UPDATE error_records SET hits = hits + 1, last_hit_at = ?, expires_at = ? WHERE seq = ? AND expires_at > ?");
+  const stmt = db.prepare(
+    "UPDATE error_records SET hits = hits + 1, last_hit_at = ?, expires_at = ? WHERE seq = ? AND expires_at > ?",
+  );
   for (const s of seqs) stmt.run(now, expiresAt, s, now);
 }
 
 /** Expired records (expires_at <= now), oldest expiry first. */
 export function listExpired(db: Database, now: bigint, limit: number): { seq: bigint; id: string }[] {
-  return db.query("SELECT seq, id FROM error_records WHERE expires_at <= ? ORDER BY expires_at LIMIT ?").all(now, limit) as { seq: bigint; id: string }[];
+  return db
+    .query("SELECT seq, id FROM error_records WHERE expires_at <= ? ORDER BY expires_at LIMIT ?")
+    .all(now, limit) as { seq: bigint; id: string }[];
 }
 
 export interface PendingEmbedding {
@@ -253,13 +306,19 @@ export function countUnembedded(db: Database, embedderId: string, now: bigint): 
 }
 
 /** Record that the vector of this revision is stored; a record changed meanwhile stays pending. */
-export function markEmbedded(db: Database, items: readonly { seq: bigint; revision: number }[], embedderId: string): void {
+export function markEmbedded(
+  db: Database,
+  items: readonly { seq: bigint; revision: number }[],
+  embedderId: string,
+): void {
   const stmt = db.prepare("UPDATE error_records SET embedded_by = ? WHERE seq = ? AND revision = ?");
   for (const it of items) stmt.run(embedderId, it.seq, it.revision);
 }
 
 export function pendingVectorDeletes(db: Database, limit: number): string[] {
-  return (db.query("SELECT id FROM error_vector_deletes ORDER BY created_at LIMIT ?").all(limit) as { id: string }[]).map((r) => r.id);
+  return (
+    db.query("SELECT id FROM error_vector_deletes ORDER BY created_at LIMIT ?").all(limit) as { id: string }[]
+  ).map((r) => r.id);
 }
 
 export function clearVectorDeletes(db: Database, ids: readonly string[]): void {

@@ -61,14 +61,21 @@ export interface FtsUpgradeState {
   total: number;
 }
 
-const count = (db: Database, sql: string, ...args: (bigint | number | string)[]) => Number((db.query(sql).get(...args) as { n: bigint }).n);
+const count = (db: Database, sql: string, ...args: (bigint | number | string)[]) =>
+  Number((db.query(sql).get(...args) as { n: bigint }).n);
 
 export function ftsUpgradeState(db: Database): FtsUpgradeState {
   const total = count(db, "SELECT count(*) AS n FROM messages");
   if (ftsHasSession(db)) return { done: true, copied: total, total };
   const started = db.query("SELECT name FROM sqlite_master WHERE name = 'fts_upgrade'").get() !== null;
-  const cursor = started ? ((db.query("SELECT cursor FROM fts_upgrade WHERE name = ?").get(NAME) as { cursor: bigint } | null)?.cursor ?? 0n) : 0n;
-  return { done: false, copied: cursor > 0n ? count(db, "SELECT count(*) AS n FROM messages WHERE seq <= ?", cursor) : 0, total };
+  const cursor = started
+    ? ((db.query("SELECT cursor FROM fts_upgrade WHERE name = ?").get(NAME) as { cursor: bigint } | null)?.cursor ?? 0n)
+    : 0n;
+  return {
+    done: false,
+    copied: cursor > 0n ? count(db, "SELECT count(*) AS n FROM messages WHERE seq <= ?", cursor) : 0,
+    total,
+  };
 }
 
 export interface FtsUpgradeOptions {
@@ -99,33 +106,45 @@ export async function upgradeFts(db: Database, options: FtsUpgradeOptions = {}):
   const pause = options.pauseMs ?? 2;
   let longest = 0;
   let copied = 0;
-  const finish = (done: boolean): FtsUpgradeResult => ({ done, copied, longestStepMs: longest, ms: performance.now() - started });
+  const finish = (done: boolean): FtsUpgradeResult => ({
+    done,
+    copied,
+    longestStepMs: longest,
+    ms: performance.now() - started,
+  });
   if (!ftsHasSession(db)) {
     db.transaction(() => {
       db.run(upgradeSql);
       db.query("INSERT OR IGNORE INTO fts_upgrade (name, cursor, started) VALUES (?, 0, ?)").run(NAME, Date.now());
     }).immediate();
     const total = count(db, "SELECT count(*) AS n FROM messages");
-    let done = count(db, "SELECT count(*) AS n FROM messages WHERE seq <= (SELECT cursor FROM fts_upgrade WHERE name = ?)", NAME);
+    let done = count(
+      db,
+      "SELECT count(*) AS n FROM messages WHERE seq <= (SELECT cursor FROM fts_upgrade WHERE name = ?)",
+      NAME,
+    );
     const read = db.query("SELECT seq, session_id, content FROM messages WHERE seq > ? ORDER BY seq LIMIT ?");
     const insert = db.query("INSERT INTO messages_fts_next (rowid, body, sess) VALUES (?, ?, ?)");
     const move = db.query("UPDATE fts_upgrade SET cursor = ? WHERE name = ?");
     for (;;) {
       if (options.signal?.aborted) return finish(false);
       const t = performance.now();
-      const swapped = db.transaction(() => {
-        if (ftsHasSession(db)) return true; // another process finished it
-        const cursor = (db.query("SELECT cursor FROM fts_upgrade WHERE name = ?").get(NAME) as { cursor: bigint }).cursor;
-        const rows = read.all(cursor, batch) as { seq: bigint; session_id: string; content: string }[];
-        for (const r of rows) insert.run(r.seq, searchForm(r.content), sessionToken(r.session_id));
-        if (rows.length) move.run(rows[rows.length - 1]!.seq, NAME);
-        copied += rows.length;
-        done += rows.length;
-        if (rows.length === batch) return false;
-        // Caught up: nothing can be written between this copy and the swap (same write transaction).
-        swap(db);
-        return true;
-      }).immediate();
+      const swapped = db
+        .transaction(() => {
+          if (ftsHasSession(db)) return true; // another process finished it
+          const cursor = (db.query("SELECT cursor FROM fts_upgrade WHERE name = ?").get(NAME) as { cursor: bigint })
+            .cursor;
+          const rows = read.all(cursor, batch) as { seq: bigint; session_id: string; content: string }[];
+          for (const r of rows) insert.run(r.seq, searchForm(r.content), sessionToken(r.session_id));
+          if (rows.length) move.run(rows[rows.length - 1]!.seq, NAME);
+          copied += rows.length;
+          done += rows.length;
+          if (rows.length === batch) return false;
+          // Caught up: nothing can be written between this copy and the swap (same write transaction).
+          swap(db);
+          return true;
+        })
+        .immediate();
       longest = Math.max(longest, performance.now() - t);
       options.progress?.(Math.min(done, Math.max(total, done)), Math.max(total, done));
       if (swapped) break;

@@ -19,8 +19,12 @@ interface Raw {
 }
 
 export function getImportFile(db: Database, source: string, path: string): ImportFileState | undefined {
-  const r = db.query("SELECT size, mtime_ns, offset, head, state FROM import_files WHERE source = ? AND path = ?").get(source, path) as Raw | null;
-  return r ? { size: Number(r.size), mtimeNs: r.mtime_ns, offset: Number(r.offset), head: r.head, state: r.state } : undefined;
+  const r = db
+    .query("SELECT size, mtime_ns, offset, head, state FROM import_files WHERE source = ? AND path = ?")
+    .get(source, path) as Raw | null;
+  return r
+    ? { size: Number(r.size), mtimeNs: r.mtime_ns, offset: Number(r.offset), head: r.head, state: r.state }
+    : undefined;
 }
 
 export function putImportFile(db: Database, source: string, path: string, s: ImportFileState, now: bigint): void {

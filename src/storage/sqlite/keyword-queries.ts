@@ -22,7 +22,9 @@ export const ONE_TERM_WINDOW = 500;
 /** How many of the newest matches a query of `phrases` phrases ranks. */
 export const rankWindow = (phrases: number) => (phrases > 1 ? RANK_WINDOW : ONE_TERM_WINDOW);
 
-const COLS = MESSAGE_COLUMNS.split(", ").map((c) => "m." + c).join(", ");
+const COLS = MESSAGE_COLUMNS.split(", ")
+  .map((c) => "m." + c)
+  .join(", ");
 type Row = Parameters<typeof toStored>[0];
 
 /** Whether any row in scope has left history.json (compaction is the only way, and it always writes meta). */
@@ -41,7 +43,9 @@ export function hasArchived(db: Database, session: string | undefined): boolean 
 export function windowMatches(db: Database, match: string, session: string | undefined, size: number): bigint[] {
   let rows: [bigint][];
   if (session === undefined) {
-    rows = db.query("SELECT rowid FROM messages_fts WHERE messages_fts MATCH ? ORDER BY rowid DESC LIMIT ?").values(match, size) as [bigint][];
+    rows = db
+      .query("SELECT rowid FROM messages_fts WHERE messages_fts MATCH ? ORDER BY rowid DESC LIMIT ?")
+      .values(match, size) as [bigint][];
   } else if (ftsHasSession(db)) {
     rows = db
       .query("SELECT rowid FROM messages_fts WHERE messages_fts MATCH ? ORDER BY rowid DESC LIMIT ?")
@@ -119,7 +123,9 @@ const PROBE = 256;
  * has fewer than PROBE matches, else the density of its newest PROBE matches over their rowid span.
  */
 export function matchShare(db: Database, match: string, totalRows: number): number {
-  const seqs = db.query("SELECT rowid FROM messages_fts WHERE messages_fts MATCH ? ORDER BY rowid DESC LIMIT ?").values(match, PROBE) as [bigint][];
+  const seqs = db
+    .query("SELECT rowid FROM messages_fts WHERE messages_fts MATCH ? ORDER BY rowid DESC LIMIT ?")
+    .values(match, PROBE) as [bigint][];
   if (totalRows <= 0) return 0;
   if (seqs.length < PROBE) return seqs.length / totalRows;
   const span = Number(seqs[0]![0] - seqs[seqs.length - 1]![0]) + 1;

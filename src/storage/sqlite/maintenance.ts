@@ -28,7 +28,10 @@ function totalChanges(db: Database): number {
   return Number((db.query("SELECT total_changes() AS c").get() as { c: bigint | number }).c);
 }
 
-export async function maintainSqlite(db: Database, options: SqliteMaintenanceOptions = {}): Promise<SqliteMaintenanceResult> {
+export async function maintainSqlite(
+  db: Database,
+  options: SqliteMaintenanceOptions = {},
+): Promise<SqliteMaintenanceResult> {
   const started = performance.now();
   const step = Math.max(1, options.stepPages ?? 64);
   const pause = options.pauseMs ?? 5;
@@ -43,14 +46,16 @@ export async function maintainSqlite(db: Database, options: SqliteMaintenanceOpt
   // One 'optimize' rewrites the whole index in one transaction; merging first keeps every write short.
   // A merge did work when total_changes() moved by 2 or more (SQLite FTS5 documentation).
   while (steps < maxSteps) {
-    if (options.signal?.aborted) return { mergeSteps: steps, longestStepMs: longest, ms: performance.now() - started, aborted: true };
+    if (options.signal?.aborted)
+      return { mergeSteps: steps, longestStepMs: longest, ms: performance.now() - started, aborted: true };
     const before = totalChanges(db);
     timed(`INSERT INTO messages_fts(messages_fts, rank) VALUES('merge', -${step})`);
     steps++;
     if (totalChanges(db) - before < 2) break;
     await Bun.sleep(pause);
   }
-  if (options.signal?.aborted) return { mergeSteps: steps, longestStepMs: longest, ms: performance.now() - started, aborted: true };
+  if (options.signal?.aborted)
+    return { mergeSteps: steps, longestStepMs: longest, ms: performance.now() - started, aborted: true };
   timed("INSERT INTO messages_fts(messages_fts) VALUES('optimize')");
   timed("PRAGMA optimize");
   db.query("PRAGMA wal_checkpoint(PASSIVE)").get();

@@ -46,9 +46,13 @@ export function insertMessages(
   now: bigint,
   opts: { queueEmbedding?: boolean; idempotencyKeys?: ReadonlyMap<MessageRecord, string> } = {},
 ): bigint[] {
-  const insert = db.query("INSERT INTO messages (id, session_id, role, content, send_at, sender, idempotency_key) VALUES (?, ?, ?, ?, ?, ?, ?)");
+  const insert = db.query(
+    "INSERT INTO messages (id, session_id, role, content, send_at, sender, idempotency_key) VALUES (?, ?, ?, ?, ?, ?, ?)",
+  );
   const withSession = ftsHasSession(db);
-  const fts = withSession ? db.query("INSERT INTO messages_fts (rowid, body, sess) VALUES (?, ?, ?)") : db.query("INSERT INTO messages_fts (rowid, body) VALUES (?, ?)");
+  const fts = withSession
+    ? db.query("INSERT INTO messages_fts (rowid, body, sess) VALUES (?, ?, ?)")
+    : db.query("INSERT INTO messages_fts (rowid, body) VALUES (?, ?)");
   const token = withSession ? sessionToken(session) : undefined;
   const queue = db.query("INSERT INTO embed_queue (seq) VALUES (?)");
   const untimed = db.query("INSERT INTO untimed_messages (seq, session_id) VALUES (?, ?)");
@@ -109,32 +113,40 @@ export function listSessionMessages(db: Database, session: string, o: ListOption
   if (filtered) where.push(filtered.replace(/^ AND /, ""));
   const order = o.newestFirst ? "DESC" : "ASC";
   const limit = o.limit !== undefined ? ` LIMIT ${Math.max(0, Math.floor(o.limit))}` : "";
-  const rows = db.query(`SELECT ${MESSAGE_COLUMNS} FROM messages WHERE ${where.join(" AND ")} ORDER BY seq ${order}${limit}`).all(...args) as Row[];
+  const rows = db
+    .query(`SELECT ${MESSAGE_COLUMNS} FROM messages WHERE ${where.join(" AND ")} ORDER BY seq ${order}${limit}`)
+    .all(...args) as Row[];
   return rows.map(toStored);
 }
 
 export function getMessagesBySeq(db: Database, seqs: readonly bigint[]): StoredMessage[] {
   if (seqs.length === 0) return [];
-  const rows = db.query(`SELECT ${MESSAGE_COLUMNS} FROM messages WHERE seq IN (SELECT value FROM json_each(?)) ORDER BY seq`).all(
-    JSON.stringify(seqs.map(String)),
-  ) as Row[];
+  const rows = db
+    .query(`SELECT ${MESSAGE_COLUMNS} FROM messages WHERE seq IN (SELECT value FROM json_each(?)) ORDER BY seq`)
+    .all(JSON.stringify(seqs.map(String))) as Row[];
   return rows.map(toStored);
 }
 
 export function getMessagesById(db: Database, ids: readonly string[]): StoredMessage[] {
   if (ids.length === 0) return [];
-  const rows = db.query(`SELECT ${MESSAGE_COLUMNS} FROM messages WHERE id IN (SELECT value FROM json_each(?)) ORDER BY seq`).all(
-    JSON.stringify(ids),
-  ) as Row[];
+  const rows = db
+    .query(`SELECT ${MESSAGE_COLUMNS} FROM messages WHERE id IN (SELECT value FROM json_each(?)) ORDER BY seq`)
+    .all(JSON.stringify(ids)) as Row[];
   return rows.map(toStored);
 }
 
 /** Stored messages of a session by idempotency key (keys with no message are absent). */
-export function messagesByIdempotencyKey(db: Database, session: string, keys: readonly string[]): Map<string, StoredMessage> {
+export function messagesByIdempotencyKey(
+  db: Database,
+  session: string,
+  keys: readonly string[],
+): Map<string, StoredMessage> {
   const out = new Map<string, StoredMessage>();
   if (keys.length === 0) return out;
   const rows = db
-    .query(`SELECT ${MESSAGE_COLUMNS}, idempotency_key FROM messages WHERE session_id = ? AND idempotency_key IN (SELECT value FROM json_each(?))`)
+    .query(
+      `SELECT ${MESSAGE_COLUMNS}, idempotency_key FROM messages WHERE session_id = ? AND idempotency_key IN (SELECT value FROM json_each(?))`,
+    )
     .all(session, JSON.stringify(keys)) as (Row & { idempotency_key: string })[];
   for (const r of rows) out.set(r.idempotency_key, toStored(r));
   return out;
@@ -143,7 +155,9 @@ export function messagesByIdempotencyKey(db: Database, session: string, keys: re
 /** Existing ids among these (to adopt only records the archive lacks). */
 export function knownIds(db: Database, ids: readonly string[]): Set<string> {
   if (ids.length === 0) return new Set();
-  const rows = db.query("SELECT id FROM messages WHERE id IN (SELECT value FROM json_each(?))").all(JSON.stringify(ids)) as { id: string }[];
+  const rows = db
+    .query("SELECT id FROM messages WHERE id IN (SELECT value FROM json_each(?))")
+    .all(JSON.stringify(ids)) as { id: string }[];
   return new Set(rows.map((r) => r.id));
 }
 
@@ -163,8 +177,15 @@ export function archiveBefore(db: Database, session: string, startSeq: bigint, s
 
 /** Queue deletion of the session's vectors below `beforeSeq` and forget their pending embeddings. */
 export function dropVectors(db: Database, session: string, beforeSeq: bigint, now: bigint): void {
-  db.prepare("DELETE FROM embed_queue WHERE seq IN (SELECT seq FROM messages WHERE session_id = ? AND seq < ?)").run(session, beforeSeq);
-  db.prepare("INSERT INTO vector_deletes (session_id, before_seq, created_at) VALUES (?, ?, ?)").run(session, beforeSeq, now);
+  db.prepare("DELETE FROM embed_queue WHERE seq IN (SELECT seq FROM messages WHERE session_id = ? AND seq < ?)").run(
+    session,
+    beforeSeq,
+  );
+  db.prepare("INSERT INTO vector_deletes (session_id, before_seq, created_at) VALUES (?, ?, ?)").run(
+    session,
+    beforeSeq,
+    now,
+  );
 }
 
 export function maxSeq(db: Database): bigint {
@@ -176,8 +197,15 @@ export function maxSeq(db: Database): bigint {
 export function deleteSessionMessages(db: Database, session: string, now: bigint): number {
   const bound = maxSeq(db) + 1n;
   dropVectors(db, session, bound, now);
-  const rows = db.query("SELECT id, idempotency_key AS k FROM messages WHERE session_id = ?").all(session) as { id: string; k: string | null }[];
-  addTombstones(db, rows.flatMap((r) => (r.k !== null ? [idTombstone(r.id), keyTombstone(session, r.k)] : [idTombstone(r.id)])), now);
+  const rows = db.query("SELECT id, idempotency_key AS k FROM messages WHERE session_id = ?").all(session) as {
+    id: string;
+    k: string | null;
+  }[];
+  addTombstones(
+    db,
+    rows.flatMap((r) => (r.k !== null ? [idTombstone(r.id), keyTombstone(session, r.k)] : [idTombstone(r.id)])),
+    now,
+  );
   deleteFtsRows(db, "SELECT seq FROM messages WHERE session_id = ?", session);
   const n = db.prepare("DELETE FROM messages WHERE session_id = ?").run(session).changes;
   db.prepare("DELETE FROM untimed_messages WHERE session_id = ?").run(session);
@@ -187,22 +215,29 @@ export function deleteSessionMessages(db: Database, session: string, now: bigint
 }
 
 export function getStartSeq(db: Database, session: string): { startAt: bigint; startSeq: bigint } | undefined {
-  const r = db.query("SELECT start_at, start_seq FROM message_meta WHERE session_id = ?").get(session) as
-    | { start_at: bigint; start_seq: bigint }
-    | null;
+  const r = db.query("SELECT start_at, start_seq FROM message_meta WHERE session_id = ?").get(session) as {
+    start_at: bigint;
+    start_seq: bigint;
+  } | null;
   return r ? { startAt: r.start_at, startSeq: r.start_seq } : undefined;
 }
 
 /** Remove one archived message: its row, FTS row, queue entry and untimed mark; its vector is scheduled for deletion. */
 export function deleteOneMessage(db: Database, m: { seq: bigint; id: string; session: string }, now: bigint): void {
   db.prepare("DELETE FROM embed_queue WHERE seq = ?").run(m.seq);
-  const key = db.query("SELECT idempotency_key AS k FROM messages WHERE seq = ? AND idempotency_key IS NOT NULL").get(m.seq) as { k: string } | null;
+  const key = db
+    .query("SELECT idempotency_key AS k FROM messages WHERE seq = ? AND idempotency_key IS NOT NULL")
+    .get(m.seq) as { k: string } | null;
   if (key) addTombstones(db, [keyTombstone(m.session, key.k)], now);
   deleteFtsRows(db, "?", m.seq);
   const n = db.prepare("DELETE FROM messages WHERE seq = ? AND id = ?").run(m.seq, m.id).changes;
   db.prepare("DELETE FROM untimed_messages WHERE seq = ?").run(m.seq);
   db.prepare("INSERT OR IGNORE INTO vector_id_deletes (id, created_at) VALUES (?, ?)").run(m.id, now);
-  if (n > 0) db.prepare("UPDATE sessions SET message_count = max(message_count - 1, 0), updated_at = ? WHERE id = ?").run(now, m.session);
+  if (n > 0)
+    db.prepare("UPDATE sessions SET message_count = max(message_count - 1, 0), updated_at = ? WHERE id = ?").run(
+      now,
+      m.session,
+    );
 }
 
 /**
@@ -220,6 +255,8 @@ export function purgeDeletedFromFts(db: Database): void {
 
 /** Ids of a session's messages whose removal (rm-message) is under way. */
 export function pendingRemovalIds(db: Database, session: string): Set<string> {
-  const rows = db.query("SELECT message_id FROM pending_removals WHERE session_id = ?").all(session) as { message_id: string }[];
+  const rows = db.query("SELECT message_id FROM pending_removals WHERE session_id = ?").all(session) as {
+    message_id: string;
+  }[];
   return new Set(rows.map((r) => r.message_id));
 }

@@ -29,7 +29,12 @@ export function openDatabase(path: string, options: { readonly?: boolean } = {})
 function open(path: string, options: { readonly?: boolean }): Database {
   const fresh = path !== ":memory:" && !existsSync(path);
   if (path !== ":memory:") ensureDir(dirname(path));
-  const db = new Database(path, { create: !options.readonly, readonly: options.readonly, safeIntegers: true, strict: true });
+  const db = new Database(path, {
+    create: !options.readonly,
+    readonly: options.readonly,
+    safeIntegers: true,
+    strict: true,
+  });
   if (fresh) chmodSync(path, FILE_MODE);
   db.run("PRAGMA busy_timeout = 15000");
   if (!options.readonly) {

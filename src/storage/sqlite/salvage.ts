@@ -23,7 +23,13 @@ export interface Salvage {
   tables: Record<SalvagedTable, TableSalvage>;
 }
 
-const KEY: Record<SalvagedTable, string> = { messages: "seq", message_meta: "rowid", error_records: "seq", llm_usage: "id", summary_runs: "rowid" };
+const KEY: Record<SalvagedTable, string> = {
+  messages: "seq",
+  message_meta: "rowid",
+  error_records: "seq",
+  llm_usage: "id",
+  summary_runs: "rowid",
+};
 const BATCH = 500;
 
 /** Read every row SQLite can still read from one table, skipping ranges it cannot. */
@@ -41,7 +47,9 @@ function readTable(db: Database, table: SalvagedTable): TableSalvage {
   let step = 1n;
   for (;;) {
     try {
-      const batch = db.query(`SELECT ${key} AS __key, * FROM ${table} WHERE ${key} > ? ORDER BY ${key} LIMIT ${BATCH}`).all(after) as Record<string, unknown>[];
+      const batch = db
+        .query(`SELECT ${key} AS __key, * FROM ${table} WHERE ${key} > ? ORDER BY ${key} LIMIT ${BATCH}`)
+        .all(after) as Record<string, unknown>[];
       if (batch.length === 0) break;
       for (const r of batch) {
         after = BigInt(r.__key as bigint);
@@ -91,28 +99,76 @@ export function moveDatabaseAside(path: string, suffix: string): string[] {
 
 const COLUMNS: Record<Exclude<SalvagedTable, "messages">, string[]> = {
   message_meta: ["session_id", "start_at", "start_seq"],
-  error_records: ["seq", "id", "tool", "signature", "error", "cause", "fix", "outcome", "keywords", "created_at", "updated_at", "last_hit_at", "expires_at", "hits", "occurrences", "revision"],
+  error_records: [
+    "seq",
+    "id",
+    "tool",
+    "signature",
+    "error",
+    "cause",
+    "fix",
+    "outcome",
+    "keywords",
+    "created_at",
+    "updated_at",
+    "last_hit_at",
+    "expires_at",
+    "hits",
+    "occurrences",
+    "revision",
+  ],
   llm_usage: ["id", "at", "session_id", "purpose", "model", "input_tokens", "output_tokens"],
-  summary_runs: ["session_id", "started_at", "finished_at", "outcome", "error", "chunks_done", "chunks_total", "calls", "input_tokens", "output_tokens", "position_seq", "position_id", "cursor_text"],
+  summary_runs: [
+    "session_id",
+    "started_at",
+    "finished_at",
+    "outcome",
+    "error",
+    "chunks_done",
+    "chunks_total",
+    "calls",
+    "input_tokens",
+    "output_tokens",
+    "position_seq",
+    "position_id",
+    "cursor_text",
+  ],
 };
 
 /** Create a fresh database at `path` holding the salvage (FTS rebuilt, every message queued for embedding). */
 export function buildFromSalvage(path: string, salvage: Salvage): Database {
   const db = openDatabase(path);
   db.transaction(() => {
-    const insert = db.prepare("INSERT OR IGNORE INTO messages (seq, id, session_id, role, content, send_at, sender, recent, idempotency_key) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)");
+    const insert = db.prepare(
+      "INSERT OR IGNORE INTO messages (seq, id, session_id, role, content, send_at, sender, recent, idempotency_key) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+    );
     const withSession = ftsHasSession(db);
-    const fts = withSession ? db.prepare("INSERT INTO messages_fts (rowid, body, sess) VALUES (?, ?, ?)") : db.prepare("INSERT INTO messages_fts (rowid, body) VALUES (?, ?)");
+    const fts = withSession
+      ? db.prepare("INSERT INTO messages_fts (rowid, body, sess) VALUES (?, ?, ?)")
+      : db.prepare("INSERT INTO messages_fts (rowid, body) VALUES (?, ?)");
     for (const r of salvage.tables.messages.rows) {
       const role = r.role === "assistant" ? "assistant" : "user";
-      const res = insert.run(r.seq as bigint, String(r.id), String(r.session_id), role, String(r.content ?? ""), r.send_at as bigint, (r.sender as string | null) ?? null, (r.recent as bigint | null) ?? 0n, (r.idempotency_key as string | null) ?? null);
+      const res = insert.run(
+        r.seq as bigint,
+        String(r.id),
+        String(r.session_id),
+        role,
+        String(r.content ?? ""),
+        r.send_at as bigint,
+        (r.sender as string | null) ?? null,
+        (r.recent as bigint | null) ?? 0n,
+        (r.idempotency_key as string | null) ?? null,
+      );
       if (res.changes === 0) continue;
-      if (withSession) fts.run(r.seq as bigint, searchForm(String(r.content ?? "")), sessionToken(String(r.session_id)));
+      if (withSession)
+        fts.run(r.seq as bigint, searchForm(String(r.content ?? "")), sessionToken(String(r.session_id)));
       else fts.run(r.seq as bigint, searchForm(String(r.content ?? "")));
     }
     for (const table of ["message_meta", "error_records", "llm_usage", "summary_runs"] as const) {
       const cols = COLUMNS[table];
-      const stmt = db.prepare(`INSERT OR IGNORE INTO ${table} (${cols.join(", ")}) VALUES (${cols.map(() => "?").join(", ")})`);
+      const stmt = db.prepare(
+        `INSERT OR IGNORE INTO ${table} (${cols.join(", ")}) VALUES (${cols.map(() => "?").join(", ")})`,
+      );
       for (const r of salvage.tables[table].rows) {
         try {
           stmt.run(...cols.map((c) => (r[c] ?? null) as string | bigint | null));
@@ -121,8 +177,16 @@ export function buildFromSalvage(path: string, salvage: Salvage): Database {
         }
       }
     }
-    const errFts = db.prepare("INSERT INTO error_records_fts (rowid, error, cause, fix, keywords) VALUES (?, ?, ?, ?, ?)");
-    for (const r of db.query("SELECT seq, error, cause, fix, keywords FROM error_records").all() as { seq: bigint; error: string; cause: string | null; fix: string; keywords: string }[]) {
+    const errFts = db.prepare(
+      "INSERT INTO error_records_fts (rowid, error, cause, fix, keywords) VALUES (?, ?, ?, ?, ?)",
+    );
+    for (const r of db.query("SELECT seq, error, cause, fix, keywords FROM error_records").all() as {
+      seq: bigint;
+      error: string;
+      cause: string | null;
+      fix: string;
+      keywords: string;
+    }[]) {
       let words: string[] = [];
       try {
         words = JSON.parse(r.keywords) as string[];
@@ -143,8 +207,13 @@ export function buildFromSalvage(path: string, salvage: Salvage): Database {
 /** history.json is the truth for what is recent: those ids are recent, the session's others archived, the cutoff recorded. */
 export function markRecent(db: Database, session: string, ids: readonly string[], firstSendAt: bigint): void {
   db.prepare("UPDATE messages SET recent = 0 WHERE session_id = ?").run(session);
-  db.prepare("UPDATE messages SET recent = 1 WHERE session_id = ? AND id IN (SELECT value FROM json_each(?))").run(session, JSON.stringify(ids));
-  const first = db.query("SELECT min(seq) AS s FROM messages WHERE session_id = ? AND recent = 1").get(session) as { s: bigint | null };
+  db.prepare("UPDATE messages SET recent = 1 WHERE session_id = ? AND id IN (SELECT value FROM json_each(?))").run(
+    session,
+    JSON.stringify(ids),
+  );
+  const first = db.query("SELECT min(seq) AS s FROM messages WHERE session_id = ? AND recent = 1").get(session) as {
+    s: bigint | null;
+  };
   if (first.s === null) return;
   db.prepare(
     "INSERT INTO message_meta (session_id, start_at, start_seq) VALUES (?1, ?2, ?3) ON CONFLICT(session_id) DO UPDATE SET start_at = ?2, start_seq = ?3",

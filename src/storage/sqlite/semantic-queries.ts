@@ -7,7 +7,9 @@ import type { StoredMessage } from "../../shared/message.ts";
 import { MESSAGE_COLUMNS, toStored } from "./messages-repo.ts";
 
 type Row = Parameters<typeof toStored>[0];
-const COLS = MESSAGE_COLUMNS.split(", ").map((c) => "m." + c).join(", ");
+const COLS = MESSAGE_COLUMNS.split(", ")
+  .map((c) => "m." + c)
+  .join(", ");
 
 /**
  * Distinct senders (of one session, or of all), walked through the sender index one name at a time, so
@@ -15,7 +17,9 @@ const COLS = MESSAGE_COLUMNS.split(", ").map((c) => "m." + c).join(", ");
  */
 export function knownSenders(db: Database, session?: string, limit = 500): string[] {
   const next = db.query("SELECT min(sender) AS s FROM messages WHERE sender IS NOT NULL AND sender > ?");
-  const inSession = db.query("SELECT 1 FROM messages WHERE sender IS NOT NULL AND sender = ? AND session_id = ? LIMIT 1");
+  const inSession = db.query(
+    "SELECT 1 FROM messages WHERE sender IS NOT NULL AND sender = ? AND session_id = ? LIMIT 1",
+  );
   const out: string[] = [];
   let after = "";
   for (let i = 0; i < limit * 4 && out.length < limit; i++) {
@@ -28,12 +32,22 @@ export function knownSenders(db: Database, session?: string, limit = 500): strin
 }
 
 /** Up to `before` recent messages before `seq` and `after` after it, in the same session, in order. */
-export function recentNeighbours(db: Database, session: string, seq: bigint, before: number, after: number): StoredMessage[] {
+export function recentNeighbours(
+  db: Database,
+  session: string,
+  seq: bigint,
+  before: number,
+  after: number,
+): StoredMessage[] {
   const prev = db
-    .query(`SELECT ${COLS} FROM messages m WHERE m.session_id = ? AND m.recent = 1 AND m.seq < ? ORDER BY m.seq DESC LIMIT ?`)
+    .query(
+      `SELECT ${COLS} FROM messages m WHERE m.session_id = ? AND m.recent = 1 AND m.seq < ? ORDER BY m.seq DESC LIMIT ?`,
+    )
     .all(session, seq, before) as Row[];
   const next = db
-    .query(`SELECT ${COLS} FROM messages m WHERE m.session_id = ? AND m.recent = 1 AND m.seq > ? ORDER BY m.seq ASC LIMIT ?`)
+    .query(
+      `SELECT ${COLS} FROM messages m WHERE m.session_id = ? AND m.recent = 1 AND m.seq > ? ORDER BY m.seq ASC LIMIT ?`,
+    )
     .all(session, seq, after) as Row[];
   return prev.reverse().concat(next).map(toStored);
 }
@@ -46,12 +60,19 @@ export interface RecentFilter extends MessageFilter {
 export const RECENT_RANK_WINDOW = 2_000;
 
 /** Recent rows matching an FTS5 expression, best bm25 first (rank: lower is better). */
-export function rankRecent(db: Database, match: string, f: RecentFilter, limit: number): { message: StoredMessage; rank: number }[] {
+export function rankRecent(
+  db: Database,
+  match: string,
+  f: RecentFilter,
+  limit: number,
+): { message: StoredMessage; rank: number }[] {
   // FTS5 seeks by rowid range: bound it to the session's recent seqs so other sessions' matches are skipped.
   let lo = 0n;
   let hi = 9_223_372_036_854_775_807n;
   if (f.session !== undefined) {
-    const r = db.query("SELECT min(seq) AS lo, max(seq) AS hi FROM messages WHERE session_id = ? AND recent = 1").get(f.session) as {
+    const r = db
+      .query("SELECT min(seq) AS lo, max(seq) AS hi FROM messages WHERE session_id = ? AND recent = 1")
+      .get(f.session) as {
       lo: bigint | null;
       hi: bigint | null;
     };
@@ -60,7 +81,9 @@ export function rankRecent(db: Database, match: string, f: RecentFilter, limit: 
     hi = r.hi;
   }
   const boundary = db
-    .query("SELECT rowid AS r FROM messages_fts WHERE messages_fts MATCH ? AND rowid BETWEEN ? AND ? ORDER BY rowid DESC LIMIT 1 OFFSET ?")
+    .query(
+      "SELECT rowid AS r FROM messages_fts WHERE messages_fts MATCH ? AND rowid BETWEEN ? AND ? ORDER BY rowid DESC LIMIT 1 OFFSET ?",
+    )
     .get(match, lo, hi, RECENT_RANK_WINDOW) as { r: bigint } | null;
   if (boundary) lo = boundary.r + 1n;
   const args: (string | bigint | number)[] = [match, lo, hi];

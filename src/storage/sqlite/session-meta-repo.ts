@@ -32,7 +32,10 @@ function toMeta(r: Raw): SessionMeta {
 
 /** Create the session row when missing and set the given fields; absent fields keep their value. */
 export function upsertSessionMeta(db: Database, id: string, meta: MetaUpdate, now: bigint): void {
-  db.query("INSERT INTO sessions (id, created_at, updated_at) VALUES (?1, ?2, ?2) ON CONFLICT(id) DO NOTHING").run(id, now);
+  db.query("INSERT INTO sessions (id, created_at, updated_at) VALUES (?1, ?2, ?2) ON CONFLICT(id) DO NOTHING").run(
+    id,
+    now,
+  );
   const set = (column: string, value: string | undefined) => {
     if (value !== undefined) db.query(`UPDATE sessions SET ${column} = ? WHERE id = ?`).run(value, id);
   };
@@ -40,7 +43,10 @@ export function upsertSessionMeta(db: Database, id: string, meta: MetaUpdate, no
   set("project", meta.project);
   set("parent", meta.parent);
   if (meta.title !== undefined) {
-    if (meta.titleIsFallback) db.query("UPDATE sessions SET title = ?, title_fallback = 1 WHERE id = ? AND (title IS NULL OR title_fallback = 1)").run(meta.title, id);
+    if (meta.titleIsFallback)
+      db.query(
+        "UPDATE sessions SET title = ?, title_fallback = 1 WHERE id = ? AND (title IS NULL OR title_fallback = 1)",
+      ).run(meta.title, id);
     else db.query("UPDATE sessions SET title = ?, title_fallback = 0 WHERE id = ?").run(meta.title, id);
   }
 }

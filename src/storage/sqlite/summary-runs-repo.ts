@@ -87,7 +87,14 @@ export interface RunCounters {
   outputTokens: number;
 }
 
-export function finishSummaryRun(db: Database, session: string, at: bigint, outcome: string, c: RunCounters, error?: string): void {
+export function finishSummaryRun(
+  db: Database,
+  session: string,
+  at: bigint,
+  outcome: string,
+  c: RunCounters,
+  error?: string,
+): void {
   db.prepare(
     `UPDATE summary_runs SET finished_at = ?, outcome = ?, error = ?, chunks_done = ?, chunks_total = ?, calls = ?,
        input_tokens = ?, output_tokens = ? WHERE session_id = ?`,
@@ -96,13 +103,9 @@ export function finishSummaryRun(db: Database, session: string, at: bigint, outc
 
 /** Phase 1 of a commit: remember what is about to be renamed into place. */
 export function setPendingPosition(db: Database, session: string, p: SummaryPosition, sha: string): void {
-  db.prepare("UPDATE summary_runs SET pending_seq = ?, pending_id = ?, pending_cursor = ?, pending_sha = ? WHERE session_id = ?").run(
-    p.seq,
-    p.id,
-    p.cursor,
-    sha,
-    session,
-  );
+  db.prepare(
+    "UPDATE summary_runs SET pending_seq = ?, pending_id = ?, pending_cursor = ?, pending_sha = ? WHERE session_id = ?",
+  ).run(p.seq, p.id, p.cursor, sha, session);
 }
 
 /** Phase 2 (or recovery): the position becomes `p` (when given) and the pending commit is cleared. */
@@ -115,13 +118,17 @@ export function settlePosition(db: Database, session: string, p: SummaryPosition
          pending_seq = NULL, pending_id = NULL, pending_cursor = NULL, pending_sha = NULL WHERE session_id = ?`,
     ).run(p.seq, p.id, p.cursor, session);
   } else {
-    db.prepare("UPDATE summary_runs SET pending_seq = NULL, pending_id = NULL, pending_cursor = NULL, pending_sha = NULL WHERE session_id = ?").run(session);
+    db.prepare(
+      "UPDATE summary_runs SET pending_seq = NULL, pending_id = NULL, pending_cursor = NULL, pending_sha = NULL WHERE session_id = ?",
+    ).run(session);
   }
 }
 
 /** Forget the position (the summary it belonged to is gone). */
 export function clearPosition(db: Database, session: string): void {
-  db.prepare("UPDATE summary_runs SET position_seq = NULL, position_id = NULL, cursor_text = NULL WHERE session_id = ?").run(session);
+  db.prepare(
+    "UPDATE summary_runs SET position_seq = NULL, position_id = NULL, cursor_text = NULL WHERE session_id = ?",
+  ).run(session);
 }
 
 export function deleteSummaryRun(db: Database, session: string): void {
@@ -130,7 +137,9 @@ export function deleteSummaryRun(db: Database, session: string): void {
 
 /** The session's message with this seq and id, if it still exists. */
 export function findPositionMessage(db: Database, session: string, seq: bigint, id: string): StoredMessage | undefined {
-  const r = db.query(`SELECT ${MESSAGE_COLUMNS} FROM messages WHERE seq = ? AND id = ? AND session_id = ?`).get(seq, id, session);
+  const r = db
+    .query(`SELECT ${MESSAGE_COLUMNS} FROM messages WHERE seq = ? AND id = ? AND session_id = ?`)
+    .get(seq, id, session);
   return r ? toStored(r as Parameters<typeof toStored>[0]) : undefined;
 }
 
@@ -138,7 +147,11 @@ export function findPositionMessage(db: Database, session: string, seq: bigint, 
  * Messages Generate has not summarized yet, in session order: after a seq, or (second-resolution cursor)
  * sent at or after `sinceNs` or with no time of their own (untimed, or send_at = 0).
  */
-export function listUnsummarized(db: Database, session: string, from: { afterSeq: bigint } | { sinceNs: bigint } | "all"): StoredMessage[] {
+export function listUnsummarized(
+  db: Database,
+  session: string,
+  from: { afterSeq: bigint } | { sinceNs: bigint } | "all",
+): StoredMessage[] {
   let sql = `SELECT ${MESSAGE_COLUMNS} FROM messages WHERE session_id = ?`;
   const args: (string | bigint)[] = [session];
   if (from !== "all" && "afterSeq" in from) {
@@ -159,19 +172,25 @@ export function seqInUse(db: Database, seq: bigint): boolean {
 
 /** The session's message right before `seq` (by position). */
 export function messageBefore(db: Database, session: string, seq: bigint): StoredMessage | undefined {
-  const r = db.query(`SELECT ${MESSAGE_COLUMNS} FROM messages WHERE session_id = ? AND seq < ? ORDER BY seq DESC LIMIT 1`).get(session, seq);
+  const r = db
+    .query(`SELECT ${MESSAGE_COLUMNS} FROM messages WHERE session_id = ? AND seq < ? ORDER BY seq DESC LIMIT 1`)
+    .get(session, seq);
   return r ? toStored(r as Parameters<typeof toStored>[0]) : undefined;
 }
 
 /** The newest message of a session (by position). */
 export function lastSessionMessage(db: Database, session: string): StoredMessage | undefined {
-  const r = db.query(`SELECT ${MESSAGE_COLUMNS} FROM messages WHERE session_id = ? ORDER BY seq DESC LIMIT 1`).get(session);
+  const r = db
+    .query(`SELECT ${MESSAGE_COLUMNS} FROM messages WHERE session_id = ? ORDER BY seq DESC LIMIT 1`)
+    .get(session);
   return r ? toStored(r as Parameters<typeof toStored>[0]) : undefined;
 }
 
 /** The newest send time of a session's messages (0 when none). */
 export function maxSendAt(db: Database, session: string): bigint {
-  const r = db.query("SELECT coalesce(max(send_at), 0) AS m FROM messages WHERE session_id = ?").get(session) as { m: bigint };
+  const r = db.query("SELECT coalesce(max(send_at), 0) AS m FROM messages WHERE session_id = ?").get(session) as {
+    m: bigint;
+  };
   return r.m;
 }
 

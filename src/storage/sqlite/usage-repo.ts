@@ -19,14 +19,9 @@ export interface UsageTotal {
 }
 
 export function insertUsage(db: Database, u: UsageRow): void {
-  db.prepare("INSERT INTO llm_usage (at, session_id, purpose, model, input_tokens, output_tokens) VALUES (?, ?, ?, ?, ?, ?)").run(
-    u.at,
-    u.session ?? null,
-    u.purpose,
-    u.model,
-    u.inputTokens,
-    u.outputTokens,
-  );
+  db.prepare(
+    "INSERT INTO llm_usage (at, session_id, purpose, model, input_tokens, output_tokens) VALUES (?, ?, ?, ?, ?, ?)",
+  ).run(u.at, u.session ?? null, u.purpose, u.model, u.inputTokens, u.outputTokens);
 }
 
 /** Totals per purpose and model for one session, optionally since a time (inclusive). */
@@ -37,7 +32,13 @@ export function sessionUsageTotals(db: Database, session: string, since?: bigint
        FROM llm_usage WHERE session_id = ?1 AND at >= ?2 GROUP BY purpose, model ORDER BY purpose, model`,
     )
     .all(session, since ?? 0n) as { purpose: string; model: string; calls: bigint; input: bigint; output: bigint }[];
-  return rows.map((r) => ({ purpose: r.purpose, model: r.model, calls: Number(r.calls), inputTokens: Number(r.input), outputTokens: Number(r.output) }));
+  return rows.map((r) => ({
+    purpose: r.purpose,
+    model: r.model,
+    calls: Number(r.calls),
+    inputTokens: Number(r.input),
+    outputTokens: Number(r.output),
+  }));
 }
 
 export function deleteSessionUsage(db: Database, session: string): number {

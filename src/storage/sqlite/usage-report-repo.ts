@@ -2,7 +2,9 @@
 import type { Database } from "bun:sqlite";
 
 export function tokensSince(db: Database, since: bigint): number {
-  const r = db.query("SELECT coalesce(sum(input_tokens + output_tokens), 0) AS n FROM llm_usage WHERE at >= ?").get(since) as { n: bigint | number };
+  const r = db
+    .query("SELECT coalesce(sum(input_tokens + output_tokens), 0) AS n FROM llm_usage WHERE at >= ?")
+    .get(since) as { n: bigint | number };
   return Number(r.n);
 }
 
@@ -22,7 +24,14 @@ export function usageByDay(db: Database, since: bigint): UsageByDay[] {
       `SELECT date(at / 1000000000, 'unixepoch') AS day, model, session_id, count(*) AS calls, sum(input_tokens) AS input, sum(output_tokens) AS output
        FROM llm_usage WHERE at >= ? GROUP BY day, model, session_id ORDER BY day DESC, model, session_id`,
     )
-    .all(since) as { day: string; model: string; session_id: string | null; calls: bigint; input: bigint; output: bigint }[];
+    .all(since) as {
+    day: string;
+    model: string;
+    session_id: string | null;
+    calls: bigint;
+    input: bigint;
+    output: bigint;
+  }[];
   return rows.map((r) => ({
     day: r.day,
     model: r.model,

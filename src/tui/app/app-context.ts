@@ -51,6 +51,7 @@ export interface AppContext {
 /** Printable text typed by the user (not a control or navigation key). */
 export function typedText(ch: string | undefined, key: Key): string | undefined {
   if (!ch || key.ctrl || key.meta) return undefined;
-  if (["enter", "return", "tab", "escape", "backspace", "delete", "linefeed"].includes(key.name ?? "")) return undefined;
+  if (["enter", "return", "tab", "escape", "backspace", "delete", "linefeed"].includes(key.name ?? ""))
+    return undefined;
   return /^[\x00-\x1f\x7f]/.test(ch) ? undefined : ch;
 }

@@ -31,7 +31,8 @@ export class ErrorMemoryScreen {
 
   /** Live update: the plain list is re-read (a search is not re-run: a search restarts the records' TTL). */
   refresh(): void {
-    if (this.state.showing.kind === "list" && !this.state.query.trim()) this.state.setList(this.app.api.listErrors({ limit: LIST_LIMIT }));
+    if (this.state.showing.kind === "list" && !this.state.query.trim())
+      this.state.setList(this.app.api.listErrors({ limit: LIST_LIMIT }));
   }
 
   /** Whether the search field has the keys. */
@@ -43,10 +44,21 @@ export class ErrorMemoryScreen {
     const s = this.state;
     if (s.typing) {
       switch (key.full) {
-        case "enter": case "escape": s.typing = false; return true;
-        case "backspace": if (s.backspace()) this.schedule(); return true;
-        case "C-u": s.query = ""; this.schedule(); return true;
-        case "up": case "down": s.typing = false; break;
+        case "enter":
+        case "escape":
+          s.typing = false;
+          return true;
+        case "backspace":
+          if (s.backspace()) this.schedule();
+          return true;
+        case "C-u":
+          s.query = "";
+          this.schedule();
+          return true;
+        case "up":
+        case "down":
+          s.typing = false;
+          break;
         default: {
           const text = typedText(ch, key);
           if (text === undefined) return false;
@@ -58,15 +70,35 @@ export class ErrorMemoryScreen {
     }
     const c = s.cursor;
     switch (key.full) {
-      case "up": case "k": c.move(-1); return true;
-      case "down": case "j": c.move(1); return true;
-      case "pageup": c.page(-1); return true;
-      case "pagedown": c.page(1); return true;
-      case "home": c.home(); return true;
-      case "end": c.end(); return true;
-      case "enter": if (s.selected()) s.detail = !s.detail; return true;
-      case "d": case "delete": this.askDelete(); return true;
-      case "o": case "y": {
+      case "up":
+      case "k":
+        c.move(-1);
+        return true;
+      case "down":
+      case "j":
+        c.move(1);
+        return true;
+      case "pageup":
+        c.page(-1);
+        return true;
+      case "pagedown":
+        c.page(1);
+        return true;
+      case "home":
+        c.home();
+        return true;
+      case "end":
+        c.end();
+        return true;
+      case "enter":
+        if (s.selected()) s.detail = !s.detail;
+        return true;
+      case "d":
+      case "delete":
+        this.askDelete();
+        return true;
+      case "o":
+      case "y": {
         const r = s.selected();
         if (!r) return true;
         if (key.full === "o") this.app.page(errorRecordText(r), `error record ${r.id}`);
@@ -78,8 +110,7 @@ export class ErrorMemoryScreen {
         else if (s.query) {
           s.query = "";
           this.reload();
-        }
-        else this.app.close();
+        } else this.app.close();
         return true;
     }
     if (ch === "/") {
@@ -131,13 +162,19 @@ export class ErrorMemoryScreen {
     const preview = r.error.replace(/\s+/g, " ");
     this.app.confirm({
       title: `Delete error record ${r.id}?`,
-      lines: [`${r.tool}: ${preview.length > 80 ? preview.slice(0, 79) + "…" : preview}`, "Its fix will no longer be found. This cannot be undone."],
+      lines: [
+        `${r.tool}: ${preview.length > 80 ? preview.slice(0, 79) + "…" : preview}`,
+        "Its fix will no longer be found. This cannot be undone.",
+      ],
       onYes: async () => {
         this.app.status.show(`deleting ${r.id}…`, "busy");
         const res = await this.app.api.removeError(r.id);
         this.state.forget(r.id);
         this.app.reload();
-        this.app.status.show(`deleted error record ${res.removed.id}${res.notes.length ? ` (${res.notes.join("; ")})` : ""}`, "ok");
+        this.app.status.show(
+          `deleted error record ${res.removed.id}${res.notes.length ? ` (${res.notes.join("; ")})` : ""}`,
+          "ok",
+        );
         this.app.render();
       },
     });

@@ -34,7 +34,9 @@ export function renderFirstRun(app: AppContext): void {
   // A command longer than the screen wraps (continued lines indented) rather than being cut.
   for (const [t, style] of text) {
     const indent = t.startsWith("  ") ? "    " : "";
-    wrapLines(t, Math.max(8, inner.width - 6)).forEach((part, i) => lines.push(renderLine(theme, inner.width, [["  "], [i === 0 ? part : indent + part.trimStart(), style]])));
+    wrapLines(t, Math.max(8, inner.width - 6)).forEach((part, i) =>
+      lines.push(renderLine(theme, inner.width, [["  "], [i === 0 ? part : indent + part.trimStart(), style]])),
+    );
   }
   layout.setFocus(layout.overlay, false, " memvoy ");
   layout.setLines(layout.overlay, lines);

@@ -16,7 +16,9 @@ import { describeError } from "../../shared/describe-error.ts";
 export type Focus = "list" | "history";
 
 const sameBlock = (a: HistoryBlock, b: HistoryBlock) =>
-  a.type === "message" ? b.type === "message" && b.message.id === a.message.id : b.type === "marker" && b.text === a.text;
+  a.type === "message"
+    ? b.type === "message" && b.message.id === a.message.id
+    : b.type === "marker" && b.text === a.text;
 
 export class MainScreen {
   readonly sessions = new SessionListState();
@@ -80,7 +82,8 @@ export class MainScreen {
     if (info && info.messages === this.loaded.messages.length && info.lastActivity === this.loadedActivity) return;
     const messages = this.app.api.history(id, { all: true });
     const old = this.loaded.messages;
-    const same = messages.length === old.length && messages.every((m, i) => m.id === old[i]!.id && m.recent === old[i]!.recent);
+    const same =
+      messages.length === old.length && messages.every((m, i) => m.id === old[i]!.id && m.recent === old[i]!.recent);
     if (same) return;
     this.loaded = { id, messages };
     this.loadedActivity = info?.lastActivity;
@@ -142,8 +145,10 @@ export class MainScreen {
 
   /** The key hints for the focused part of the main view. */
   hints(): string {
-    if (this.focus === "history") return "↑↓ PgUp PgDn scroll · o open · y copy · s summary · e errors · r reset · x remove · Esc list · / search · ? help · q quit";
-    if (this.editing) return "typing filters the sessions (q types too) · Backspace deletes · Esc clears and leaves the filter · ↑↓ select";
+    if (this.focus === "history")
+      return "↑↓ PgUp PgDn scroll · o open · y copy · s summary · e errors · r reset · x remove · Esc list · / search · ? help · q quit";
+    if (this.editing)
+      return "typing filters the sessions (q types too) · Backspace deletes · Esc clears and leaves the filter · ↑↓ select";
     return `type to filter · ↑↓ select · Enter history · / search · Ctrl-S summary · Ctrl-E errors · ? help · q quit`;
   }
 
@@ -151,21 +156,57 @@ export class MainScreen {
     const s = this.sessions;
     const c = s.cursor;
     // Any key but a typed character or Backspace leaves the filter field (the filter stays applied).
-    const typed = key.full === "backspace" || (ch !== undefined && ch.length === 1 && !key.ctrl && !key.meta && !["escape", "enter", "tab"].includes(key.full ?? ""));
+    const typed =
+      key.full === "backspace" ||
+      (ch !== undefined &&
+        ch.length === 1 &&
+        !key.ctrl &&
+        !key.meta &&
+        !["escape", "enter", "tab"].includes(key.full ?? ""));
     if (!typed) this.editing = false;
     switch (key.full) {
-      case "up": case "C-p": c.move(-1); break;
-      case "down": case "C-n": c.move(1); break;
-      case "pageup": c.page(-1); break;
-      case "pagedown": c.page(1); break;
-      case "home": c.home(); break;
-      case "end": c.end(); break;
-      case "enter": case "right": case "tab": if (s.selected()) this.focus = "history"; break;
-      case "backspace": s.backspace(); this.editing = s.filter !== ""; break;
-      case "escape": s.clearFilter(); break;
-      case "C-o": s.toggleSort(); break;
-      case "C-r": this.askReset(); return true;
-      case "C-x": case "delete": this.askRemove(); return true;
+      case "up":
+      case "C-p":
+        c.move(-1);
+        break;
+      case "down":
+      case "C-n":
+        c.move(1);
+        break;
+      case "pageup":
+        c.page(-1);
+        break;
+      case "pagedown":
+        c.page(1);
+        break;
+      case "home":
+        c.home();
+        break;
+      case "end":
+        c.end();
+        break;
+      case "enter":
+      case "right":
+      case "tab":
+        if (s.selected()) this.focus = "history";
+        break;
+      case "backspace":
+        s.backspace();
+        this.editing = s.filter !== "";
+        break;
+      case "escape":
+        s.clearFilter();
+        break;
+      case "C-o":
+        s.toggleSort();
+        break;
+      case "C-r":
+        this.askReset();
+        return true;
+      case "C-x":
+      case "delete":
+        this.askRemove();
+        return true;
       default:
         if (ch === "q" && !this.editing) return false; // quits
         if (ch && !key.ctrl && !key.meta && ch.length === 1 && s.typeChar(ch)) {
@@ -181,15 +222,43 @@ export class MainScreen {
   private historyKey(ch: string | undefined, key: Key): boolean {
     const v = this.view;
     switch (key.full) {
-      case "up": case "k": case "C-p": v.scrollBy(-1); return true;
-      case "down": case "j": case "C-n": v.scrollBy(1); return true;
-      case "pageup": case "b": v.page(-1); return true;
-      case "pagedown": case "space": v.page(1); return true;
-      case "home": case "g": v.toTop(); return true;
-      case "end": case "S-g": v.toBottom(); return true;
-      case "left": case "tab": case "escape": case "S-tab": this.focus = "list"; return true;
-      case "C-o": this.sessions.toggleSort(); return true;
-      case "o": case "y": {
+      case "up":
+      case "k":
+      case "C-p":
+        v.scrollBy(-1);
+        return true;
+      case "down":
+      case "j":
+      case "C-n":
+        v.scrollBy(1);
+        return true;
+      case "pageup":
+      case "b":
+        v.page(-1);
+        return true;
+      case "pagedown":
+      case "space":
+        v.page(1);
+        return true;
+      case "home":
+      case "g":
+        v.toTop();
+        return true;
+      case "end":
+      case "S-g":
+        v.toBottom();
+        return true;
+      case "left":
+      case "tab":
+      case "escape":
+      case "S-tab":
+        this.focus = "list";
+        return true;
+      case "C-o":
+        this.sessions.toggleSort();
+        return true;
+      case "o":
+      case "y": {
         const m = this.currentMessage();
         if (!m) return true;
         const what = `the ${m.role} message of ${nsToLocalSeconds(m.sendAt)}`;
@@ -197,10 +266,21 @@ export class MainScreen {
         else this.app.copy(m.content, what);
         return true;
       }
-      case "s": this.app.open("summary"); return true;
-      case "e": this.app.open("error-memory"); return true;
-      case "r": case "C-r": this.askReset(); return true;
-      case "x": case "C-x": case "delete": this.askRemove(); return true;
+      case "s":
+        this.app.open("summary");
+        return true;
+      case "e":
+        this.app.open("error-memory");
+        return true;
+      case "r":
+      case "C-r":
+        this.askReset();
+        return true;
+      case "x":
+      case "C-x":
+      case "delete":
+        this.askRemove();
+        return true;
     }
     if (ch !== " ") return false;
     v.page(1);
@@ -221,7 +301,10 @@ export class MainScreen {
         this.app.guardAsync(this.app.api.purgeDeleted()); // the vectors' old versions, in the background
         this.app.reload();
         this.syncHistory(true);
-        this.app.status.show(`reset ${s.id}: removed ${plural(r.messagesRemoved, "message")}${s.hasSummary ? "; the summary was kept" : ""}`, "ok");
+        this.app.status.show(
+          `reset ${s.id}: removed ${plural(r.messagesRemoved, "message")}${s.hasSummary ? "; the summary was kept" : ""}`,
+          "ok",
+        );
       },
     });
   }
@@ -231,7 +314,10 @@ export class MainScreen {
     if (!s) return;
     this.app.confirm({
       title: `Remove session ${s.id}?`,
-      lines: [`Deletes everything of it: ${plural(s.messages, "message")}${s.hasSummary ? ", its summary" : ""} and its vectors.`, "This cannot be undone. Error memory is not touched."],
+      lines: [
+        `Deletes everything of it: ${plural(s.messages, "message")}${s.hasSummary ? ", its summary" : ""} and its vectors.`,
+        "This cannot be undone. Error memory is not touched.",
+      ],
       onYes: () => {
         const r = this.app.api.remove(s.id);
         this.app.guardAsync(this.app.api.purgeDeleted());
@@ -247,7 +333,10 @@ export class MainScreen {
     this.resize();
     const list = layout.inner(layout.list);
     layout.setFocus(layout.list, this.focus === "list", sessionListLabel(this.sessions));
-    layout.setLines(layout.list, renderSessionList(this.sessions, theme, list.width, list.height, this.focus === "list", this.app.now()));
+    layout.setLines(
+      layout.list,
+      renderSessionList(this.sessions, theme, list.width, list.height, this.focus === "list", this.app.now()),
+    );
     const hist = layout.inner(layout.history);
     const id = this.loaded?.id;
     const n = this.loaded?.messages.length ?? 0;
@@ -255,13 +344,29 @@ export class MainScreen {
     const pos = scrollLabel(this.view);
     const p = pos ? ` · ${pos}` : "";
     const sel = this.sessions.selected();
-    const tags = sel ? [labelsOf(sel).source, labelsOf(sel).project].filter((x): x is string => !!x).map((x) => ` · ${x}`).join("") : "";
+    const tags = sel
+      ? [labelsOf(sel).source, labelsOf(sel).project]
+          .filter((x): x is string => !!x)
+          .map((x) => ` · ${x}`)
+          .join("")
+      : "";
     const msgs = `${count(n)} ${n === 1 ? "msg" : "msgs"}`;
     const inHistory = recent < n ? `, ${count(recent)} in history.json` : "";
-    const labels = id ? [` ${id}${tags} · ${msgs}${inHistory}${p} `, ` ${id} · ${msgs}${inHistory}${p} `, ` ${id} · ${msgs}${p} `, ` ${id}${p} `] : [" History "];
+    const labels = id
+      ? [
+          ` ${id}${tags} · ${msgs}${inHistory}${p} `,
+          ` ${id} · ${msgs}${inHistory}${p} `,
+          ` ${id} · ${msgs}${p} `,
+          ` ${id}${p} `,
+        ]
+      : [" History "];
     const label = labels.find((l) => stringWidth(l) <= hist.width - 2) ?? labels[labels.length - 1]!;
     layout.setFocus(layout.history, this.focus === "history", label);
-    const empty = this.loadError ? `cannot show this session: ${this.loadError}` : id ? "(no messages)" : "no session selected";
+    const empty = this.loadError
+      ? `cannot show this session: ${this.loadError}`
+      : id
+        ? "(no messages)"
+        : "no session selected";
     layout.setLines(layout.history, renderHistory(this.view, theme, hist.width, hist.height, empty));
   }
 }

@@ -36,17 +36,48 @@ export class SearchScreen {
     const s = this.state;
     const c = s.cursor;
     switch (key.full) {
-      case "escape": this.app.close(); return true;
-      case "enter": this.openHit(); return true;
-      case "up": case "C-p": c.move(-1); s.userMoved(); return true;
-      case "down": case "C-n": c.move(1); s.userMoved(); return true;
-      case "pageup": c.page(-1); s.userMoved(); return true;
-      case "pagedown": c.page(1); s.userMoved(); return true;
-      case "tab": s.cycleMode(); this.run(); return true;
-      case "C-s": s.toggleScope(); this.run(); return true;
-      case "C-t": s.cycleRange(); this.run(); return true;
-      case "C-u": s.clearQuery(); this.run(); return true;
-      case "C-o": case "C-y": {
+      case "escape":
+        this.app.close();
+        return true;
+      case "enter":
+        this.openHit();
+        return true;
+      case "up":
+      case "C-p":
+        c.move(-1);
+        s.userMoved();
+        return true;
+      case "down":
+      case "C-n":
+        c.move(1);
+        s.userMoved();
+        return true;
+      case "pageup":
+        c.page(-1);
+        s.userMoved();
+        return true;
+      case "pagedown":
+        c.page(1);
+        s.userMoved();
+        return true;
+      case "tab":
+        s.cycleMode();
+        this.run();
+        return true;
+      case "C-s":
+        s.toggleScope();
+        this.run();
+        return true;
+      case "C-t":
+        s.cycleRange();
+        this.run();
+        return true;
+      case "C-u":
+        s.clearQuery();
+        this.run();
+        return true;
+      case "C-o":
+      case "C-y": {
         const hit = s.selectedHit();
         if (!hit) return true;
         const what = `the hit from ${hit.message.session}`;
@@ -54,7 +85,9 @@ export class SearchScreen {
         else this.app.copy(hit.message.content, what);
         return true;
       }
-      case "backspace": if (s.backspace()) this.schedule(); return true;
+      case "backspace":
+        if (s.backspace()) this.schedule();
+        return true;
     }
     const text = typedText(ch, key);
     if (text === undefined) return false;
@@ -104,7 +137,9 @@ export class SearchScreen {
   render(): void {
     const { layout, theme } = this.app;
     const inner = layout.inner(layout.overlay);
-    this.state.cursor.setHeight(Math.max(1, Math.floor((inner.height - searchChromeRows(this.state, inner.width)) / HIT_ROWS)));
+    this.state.cursor.setHeight(
+      Math.max(1, Math.floor((inner.height - searchChromeRows(this.state, inner.width)) / HIT_ROWS)),
+    );
     layout.setFocus(layout.overlay, true, " Search ");
     layout.setLines(layout.overlay, renderSearch(this.state, theme, inner.width, inner.height));
   }

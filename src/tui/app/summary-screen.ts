@@ -44,14 +44,36 @@ export class SummaryScreen {
     const c = this.scroll;
     const by = (n: number) => (c.offset = Math.max(0, Math.min(c.offset + n, Math.max(0, c.count - c.height))));
     switch (key.full) {
-      case "escape": this.app.close(); return true;
-      case "up": case "k": by(-1); return true;
-      case "down": case "j": by(1); return true;
-      case "pageup": case "b": by(-(c.height - 1)); return true;
-      case "pagedown": case "space": by(c.height - 1); return true;
-      case "home": case "g": c.offset = 0; return true;
-      case "end": case "S-g": by(c.count); return true;
-      case "S-s": this.summarizeNow(); return true;
+      case "escape":
+        this.app.close();
+        return true;
+      case "up":
+      case "k":
+        by(-1);
+        return true;
+      case "down":
+      case "j":
+        by(1);
+        return true;
+      case "pageup":
+      case "b":
+        by(-(c.height - 1));
+        return true;
+      case "pagedown":
+      case "space":
+        by(c.height - 1);
+        return true;
+      case "home":
+      case "g":
+        c.offset = 0;
+        return true;
+      case "end":
+      case "S-g":
+        by(c.count);
+        return true;
+      case "S-s":
+        this.summarizeNow();
+        return true;
     }
     return false;
   }
@@ -79,7 +101,9 @@ export class SummaryScreen {
             const r = report.sessions.find((x) => x.session === session) ?? report.sessions[0];
             const tokens = r ? r.inputTokens + r.outputTokens : 0;
             const ok = r && !["failed", "partial", "aborted", "busy", "skipped"].includes(r.outcome);
-            const what = r ? `${r.outcome}${r.chunksTotal ? `, ${r.chunksDone}/${r.chunksTotal} chunks` : ""}, ${plural(tokens, "token")}${r.error ? `: ${r.error}` : ""}` : "nothing to do";
+            const what = r
+              ? `${r.outcome}${r.chunksTotal ? `, ${r.chunksDone}/${r.chunksTotal} chunks` : ""}, ${plural(tokens, "token")}${r.error ? `: ${r.error}` : ""}`
+              : "nothing to do";
             this.app.status.show(`summarize ${session}: ${what}`, ok ? "ok" : "error");
           },
           (err) => this.app.status.show(`summarize ${session} failed: ${describeError(err)}`, "error"),
@@ -109,21 +133,31 @@ export class SummaryScreen {
     c.count = lines.length;
     c.height = Math.max(1, inner.height - 1);
     c.offset = Math.max(0, Math.min(c.offset, Math.max(0, lines.length - c.height)));
-    const shown = lines.slice(c.offset, c.offset + c.height).map((l) => renderLine(theme, inner.width, [[l.text, l.style]]));
+    const shown = lines
+      .slice(c.offset, c.offset + c.height)
+      .map((l) => renderLine(theme, inner.width, [[l.text, l.style]]));
     while (shown.length < c.height) shown.push(" ".repeat(inner.width));
     const more = c.offset + c.height < lines.length ? "↓ more · " : "";
-    shown.push(renderLine(theme, inner.width, [[`${more}S summarize now${this.running ? " (running)" : ""} · Esc back`, "dim"]]));
+    shown.push(
+      renderLine(theme, inner.width, [[`${more}S summarize now${this.running ? " (running)" : ""} · Esc back`, "dim"]]),
+    );
     layout.setLines(layout.overlay, shown);
   }
 }
 
 function progressText(session: string, e: SummaryProgress): string {
   switch (e.type) {
-    case "session": return `summarizing ${session}: ${plural(e.messages, "new message")}${e.waiting ? `, ${e.waiting} waiting for a reply` : ""}…`;
-    case "pruned": return `summarizing ${session}: dropped ${plural(e.dropped, "exchange")} as noise…`;
-    case "chunk": return `summarizing ${session}: chunk ${e.chunk}/${e.chunks} (${plural(e.messages, "message")})…`;
-    case "chunk-done": return `summarizing ${session}: chunk ${e.chunk}/${e.chunks} done, ${plural(e.inputTokens + e.outputTokens, "token")}…`;
-    case "chunk-failed": return `summarizing ${session}: chunk ${e.chunk}/${e.chunks} failed: ${e.error}`;
-    case "done": return `summarizing ${session}: ${e.report.outcome}`;
+    case "session":
+      return `summarizing ${session}: ${plural(e.messages, "new message")}${e.waiting ? `, ${e.waiting} waiting for a reply` : ""}…`;
+    case "pruned":
+      return `summarizing ${session}: dropped ${plural(e.dropped, "exchange")} as noise…`;
+    case "chunk":
+      return `summarizing ${session}: chunk ${e.chunk}/${e.chunks} (${plural(e.messages, "message")})…`;
+    case "chunk-done":
+      return `summarizing ${session}: chunk ${e.chunk}/${e.chunks} done, ${plural(e.inputTokens + e.outputTokens, "token")}…`;
+    case "chunk-failed":
+      return `summarizing ${session}: chunk ${e.chunk}/${e.chunks} failed: ${e.error}`;
+    case "done":
+      return `summarizing ${session}: ${e.report.outcome}`;
   }
 }

@@ -63,7 +63,20 @@ export class TuiApp implements AppContext {
       if (this.confirmation) return;
       const top = this.overlays[this.overlays.length - 1];
       let changed = false;
-      this.guard(() => (changed = handleMouse({ layout: this.layout, main: this.main, search: this.search, errorMemory: this.errorMemory, top, status: this.status }, e)));
+      this.guard(
+        () =>
+          (changed = handleMouse(
+            {
+              layout: this.layout,
+              main: this.main,
+              search: this.search,
+              errorMemory: this.errorMemory,
+              top,
+              status: this.status,
+            },
+            e,
+          )),
+      );
       if (changed) this.render();
     });
     this.render();
@@ -102,10 +115,18 @@ export class TuiApp implements AppContext {
     if (top === undefined && this.main.handleKey(ch, key)) return;
     if (top === "first-run" && key.full === "escape") return;
     switch (key.full) {
-      case "C-l": this.reload(); this.screen.realloc(); return;
-      case "C-e": return this.open("error-memory");
-      case "C-s": if (top !== "first-run") this.open("summary"); return;
-      case "escape": if (top !== "first-run") this.close(); return;
+      case "C-l":
+        this.reload();
+        this.screen.realloc();
+        return;
+      case "C-e":
+        return this.open("error-memory");
+      case "C-s":
+        if (top !== "first-run") this.open("summary");
+        return;
+      case "escape":
+        if (top !== "first-run") this.close();
+        return;
     }
     if (ch === "q") return this.quit();
     if (ch === "?") return this.open("help");
@@ -175,7 +196,10 @@ export class TuiApp implements AppContext {
   copy(text: string, what: string): void {
     const seq = osc52(text);
     if (seq === undefined) {
-      this.status.show(`${what} is too long to copy through the terminal (over ${Math.floor(OSC52_MAX_BYTES / 1000)} kB): press o and copy from the pager`, "error");
+      this.status.show(
+        `${what} is too long to copy through the terminal (over ${Math.floor(OSC52_MAX_BYTES / 1000)} kB): press o and copy from the pager`,
+        "error",
+      );
       return;
     }
     this.screen.program.write(seq);
@@ -256,12 +280,20 @@ export class TuiApp implements AppContext {
   hints(): string {
     if (this.confirmation) return "y yes · n / Esc no";
     switch (this.overlays[this.overlays.length - 1]) {
-      case "search": return "type the query (q types too) · Tab mode · Ctrl-S scope · Ctrl-T range · ↑↓ select · Enter open · Ctrl-O pager · Ctrl-Y copy · Esc close";
-      case "help": return "↑↓ scroll · Esc or ? close · q quit";
-      case "summary": return "↑↓ PgUp PgDn scroll · S summarize now · Esc back · ? help · q quit";
-      case "error-memory": return this.errorMemory.typing() ? "typing searches the records (q types too) · Enter or Esc ends typing" : "↑↓ select · o open · y copy · Enter detail · / search · d delete · Esc back · ? help · q quit";
-      case "first-run": return "Ctrl-L reload · ? help · q quit";
-      default: return this.main.hints();
+      case "search":
+        return "type the query (q types too) · Tab mode · Ctrl-S scope · Ctrl-T range · ↑↓ select · Enter open · Ctrl-O pager · Ctrl-Y copy · Esc close";
+      case "help":
+        return "↑↓ scroll · Esc or ? close · q quit";
+      case "summary":
+        return "↑↓ PgUp PgDn scroll · S summarize now · Esc back · ? help · q quit";
+      case "error-memory":
+        return this.errorMemory.typing()
+          ? "typing searches the records (q types too) · Enter or Esc ends typing"
+          : "↑↓ select · o open · y copy · Enter detail · / search · d delete · Esc back · ? help · q quit";
+      case "first-run":
+        return "Ctrl-L reload · ? help · q quit";
+      default:
+        return this.main.hints();
     }
   }
 

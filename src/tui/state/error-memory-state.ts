@@ -39,7 +39,8 @@ export class ErrorMemoryState extends QueryInput {
     if (ticket !== this.seq) return false;
     this.showing = { kind: "search", query };
     this.notes = [...result.notes];
-    if (result.notEmbedded > 0) this.notes.push(`${result.notEmbedded} record(s) not embedded yet: found by keyword only`);
+    if (result.notEmbedded > 0)
+      this.notes.push(`${result.notEmbedded} record(s) not embedded yet: found by keyword only`);
     this.setRows(result.hits.map((h) => ({ record: h.record, score: h.score })));
     return true;
   }

@@ -43,7 +43,13 @@ export function blockLines(block: HistoryBlock, index: number, width: number, hi
   if (block.type === "marker") {
     const label = ` ${block.text} `;
     const side = Math.max(2, Math.floor((width - stringWidth(label)) / 2));
-    return [{ kind: "marker", text: "─".repeat(side) + label + "─".repeat(Math.max(2, width - side - stringWidth(label))), block: index }];
+    return [
+      {
+        kind: "marker",
+        text: "─".repeat(side) + label + "─".repeat(Math.max(2, width - side - stringWidth(label))),
+        block: index,
+      },
+    ];
   }
   const m = block.message;
   const hit = hitId !== undefined && m.id === hitId;

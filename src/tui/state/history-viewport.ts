@@ -42,7 +42,13 @@ export class HistoryViewport {
     this.cache.clear();
     if (follow) return this.toBottom();
     const at = anchor ? blocks.findIndex((b) => sameBlock(anchor, b)) : -1;
-    this.top = this.clampTop(at >= 0 ? { block: at, line: Math.min(line, this.lines(at).length - 1) } : this.top.block < blocks.length ? { block: this.top.block, line: 0 } : { block: 0, line: 0 });
+    this.top = this.clampTop(
+      at >= 0
+        ? { block: at, line: Math.min(line, this.lines(at).length - 1) }
+        : this.top.block < blocks.length
+          ? { block: this.top.block, line: 0 }
+          : { block: 0, line: 0 },
+    );
   }
 
   /** The block at the top of the view (the last one when the view is at the end). */

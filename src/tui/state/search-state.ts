@@ -99,7 +99,13 @@ export class SearchState extends QueryInput {
       return undefined;
     }
     this.busy = true;
-    const options: SearchOptions = { query: this.query, match: quick ? "keyword" : this.effectiveMode(), range: this.range, limit: this.limit, typing: true };
+    const options: SearchOptions = {
+      query: this.query,
+      match: quick ? "keyword" : this.effectiveMode(),
+      range: this.range,
+      limit: this.limit,
+      typing: true,
+    };
     if (quick) options.order = "newest";
     if (this.scope === "session" && this.session !== undefined) options.session = this.session;
     return { seq, options, mode: this.mode };
@@ -117,7 +123,11 @@ export class SearchState extends QueryInput {
     this.error = undefined;
     this.hits = result.hits;
     this.notes = [...result.notes];
-    this.answered = { query: req.options.query, match: req.options.match ?? "keyword", newest: req.options.order === "newest" };
+    this.answered = {
+      query: req.options.query,
+      match: req.options.match ?? "keyword",
+      newest: req.options.order === "newest",
+    };
     this.cursor.setCount(this.hits.length);
     const at = keepId && this.moved ? this.hits.findIndex((h) => h.message.id === keepId) : -1;
     this.cursor.select(at >= 0 ? at : 0);

@@ -22,7 +22,10 @@ export const labelsOf = (s: SessionInfo): SessionLabels => s as SessionInfo & Se
 
 function haystack(s: SessionInfo): string {
   const l = labelsOf(s);
-  return [s.id, l.title, l.source, l.project].filter((x) => typeof x === "string" && x !== "").join("\n").toLowerCase();
+  return [s.id, l.title, l.source, l.project]
+    .filter((x) => typeof x === "string" && x !== "")
+    .join("\n")
+    .toLowerCase();
 }
 
 export class SessionListState {
@@ -105,9 +108,15 @@ export class SessionListState {
     const list = needle ? this.all.filter((s) => haystack(s).includes(needle)) : [...this.all];
     if (this.sort === "name") list.sort((a, b) => a.id.localeCompare(b.id));
     else if (this.sort === "size") list.sort((a, b) => b.messages - a.messages || a.id.localeCompare(b.id));
-    else list.sort((a, b) => (a.lastActivity === b.lastActivity ? a.id.localeCompare(b.id) : a.lastActivity > b.lastActivity ? -1 : 1));
+    else
+      list.sort((a, b) =>
+        a.lastActivity === b.lastActivity ? a.id.localeCompare(b.id) : a.lastActivity > b.lastActivity ? -1 : 1,
+      );
     // With a filter, ids starting with it come first (the likeliest target), keeping the sort within each group.
-    if (needle) list.sort((a, b) => Number(!a.id.toLowerCase().startsWith(needle)) - Number(!b.id.toLowerCase().startsWith(needle)));
+    if (needle)
+      list.sort(
+        (a, b) => Number(!a.id.toLowerCase().startsWith(needle)) - Number(!b.id.toLowerCase().startsWith(needle)),
+      );
     this.visible = list;
     this.cursor.setCount(list.length);
     const at = keepId === undefined ? -1 : list.findIndex((s) => s.id === keepId);

@@ -19,19 +19,31 @@ export function summaryLines(view: SummaryView, width: number): SummaryLine[] {
     lines.forEach((l, i) => out.push({ text: (i === 0 ? first : indent) + l, ...(style ? { style } : {}) }));
   };
   const run = view.lastRun;
-  const tokens = view.usage.reduce((a, u) => ({ in: a.in + u.inputTokens, out: a.out + u.outputTokens }), { in: 0, out: 0 });
-  out.push({ text: `cursor ${view.cursor ? `${view.cursor} local` : view.cursorProblem ? `invalid (${view.cursorProblem})` : "none"}`, style: "dim" });
+  const tokens = view.usage.reduce((a, u) => ({ in: a.in + u.inputTokens, out: a.out + u.outputTokens }), {
+    in: 0,
+    out: 0,
+  });
+  out.push({
+    text: `cursor ${view.cursor ? `${view.cursor} local` : view.cursorProblem ? `invalid (${view.cursorProblem})` : "none"}`,
+    style: "dim",
+  });
   out.push({
     text: run
       ? `last run ${nsToLocalSeconds(run.finishedAt ?? run.startedAt)} · ${run.outcome}${run.chunksTotal ? ` · ${run.chunksDone}/${run.chunksTotal} chunks` : ""}${run.error ? ` · ${run.error}` : ""}`
       : "last run: never",
     style: run?.error ? "error" : "dim",
   });
-  out.push({ text: `tokens used ${count(tokens.in)} in · ${count(tokens.out)} out${view.due ? " · new messages wait to be summarized" : ""}`, style: "dim" });
+  out.push({
+    text: `tokens used ${count(tokens.in)} in · ${count(tokens.out)} out${view.due ? " · new messages wait to be summarized" : ""}`,
+    style: "dim",
+  });
   out.push({ text: "" });
   if (view.state === "missing") {
     out.push({ text: "No summary yet.", style: "title" });
-    out.push({ text: "Press S to summarize this session now (the model needs ANTHROPIC_API_KEY), or run the daemon.", style: "dim" });
+    out.push({
+      text: "Press S to summarize this session now (the model needs ANTHROPIC_API_KEY), or run the daemon.",
+      style: "dim",
+    });
     return out;
   }
   if (view.state === "corrupt") {
@@ -62,7 +74,10 @@ export function summaryLines(view: SummaryView, width: number): SummaryLine[] {
   if (view.usage.length) {
     out.push({ text: "" });
     out.push({ text: "Token usage", style: "title" });
-    for (const u of view.usage) out.push({ text: `  ${u.purpose} · ${u.model}: ${plural(u.calls, "call")}, ${count(u.inputTokens)} in / ${count(u.outputTokens)} out` });
+    for (const u of view.usage)
+      out.push({
+        text: `  ${u.purpose} · ${u.model}: ${plural(u.calls, "call")}, ${count(u.inputTokens)} in / ${count(u.outputTokens)} out`,
+      });
   }
   return out;
 }

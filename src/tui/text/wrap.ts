@@ -3,7 +3,11 @@
 import { codePointWidth } from "./char-width.ts";
 
 // Closing CJK punctuation never starts a line (kinsoku): the break moves before the previous character.
-const NO_LINE_START = new Set(Array.from("、。，．：；？！）」』】〕〉》〗〙〛｝］ー…・ゝゞヽヾ々ぁぃぅぇぉっゃゅょゎァィゥェォッャュョヮヵヶ").map((c) => c.codePointAt(0)!));
+const NO_LINE_START = new Set(
+  Array.from("、。，．：；？！）」』】〕〉》〗〙〛｝］ー…・ゝゞヽヾ々ぁぃぅぇぉっゃゅょゎァィゥェォッャュョヮヵヶ").map(
+    (c) => c.codePointAt(0)!,
+  ),
+);
 
 export interface LineSpan {
   start: number;

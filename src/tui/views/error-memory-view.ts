@@ -18,12 +18,23 @@ export function tableRows(s: ErrorMemoryState, height: number): number {
   return s.detail ? 0 : Math.max(2, Math.floor(room * 0.45));
 }
 
-export function renderErrorMemory(s: ErrorMemoryState, theme: Theme, width: number, height: number, nowNs: bigint): string[] {
+export function renderErrorMemory(
+  s: ErrorMemoryState,
+  theme: Theme,
+  width: number,
+  height: number,
+  nowNs: bigint,
+): string[] {
   const lines: string[] = [];
   const searching = s.typing || s.query !== "";
   lines.push(
     searching
-      ? renderLine(theme, width, [["/ search: ", "title"], [inlineText(s.query)], [s.typing ? "▏" : ""], [s.typing ? "   Enter or Esc ends typing" : "   Esc clears", "dim"]])
+      ? renderLine(theme, width, [
+          ["/ search: ", "title"],
+          [inlineText(s.query)],
+          [s.typing ? "▏" : ""],
+          [s.typing ? "   Enter or Esc ends typing" : "   Esc clears", "dim"],
+        ])
       : renderLine(theme, width, [["/ search · Enter detail · d delete · Esc back", "dim"]]),
   );
   lines.push(renderLine(theme, width, [[statusText(s), s.rows.length ? undefined : "dim"]]));
@@ -40,7 +51,9 @@ export function renderErrorMemory(s: ErrorMemoryState, theme: Theme, width: numb
       const r = s.rows[i]!.record;
       const tool = stringWidth(r.tool) > toolW ? r.tool.slice(0, toolW - 1) + "…" : r.tool;
       const text = row(r.id.slice(0, idW), tool, r.outcome, count(r.hits), inlineText(r.error));
-      lines.push(i === s.cursor.selected ? renderLine(theme, width, [[text]], "selected") : renderLine(theme, width, [[text]]));
+      lines.push(
+        i === s.cursor.selected ? renderLine(theme, width, [[text]], "selected") : renderLine(theme, width, [[text]]),
+      );
     }
     while (lines.length < ERRORS_CHROME_ROWS + rows) lines.push(" ".repeat(width));
     lines.push(renderLine(theme, width, [["─".repeat(width), "dim"]]));
@@ -57,8 +70,10 @@ function statusText(s: ErrorMemoryState): string {
     const n = s.rows.length;
     return `${n === 0 ? "no records match" : plural(n, "record") + " match"} "${s.showing.query}"${notes}`;
   }
-  if (s.total === 0) return "no error records yet: agents add them with memvoy errors record (or recordError in the library)";
-  const shown = s.rows.length < s.total ? `showing ${count(s.rows.length)} of ${count(s.total)}` : plural(s.total, "record");
+  if (s.total === 0)
+    return "no error records yet: agents add them with memvoy errors record (or recordError in the library)";
+  const shown =
+    s.rows.length < s.total ? `showing ${count(s.rows.length)} of ${count(s.total)}` : plural(s.total, "record");
   return `${shown}, most recent first${notes}`;
 }
 
@@ -68,8 +83,14 @@ function detailLines(r: ErrorRecord, width: number, nowNs: bigint): StyledLine[]
   const when = (ns: bigint | undefined) => (ns ? nsToLocalSeconds(ns).slice(0, 16) : "never");
   const days = Math.max(0, Math.ceil(Number(r.expiresAt - nowNs) / 86_400e9));
   const out: StyledLine[] = [
-    { text: `${r.tool} · ${r.outcome} · ${plural(r.hits, "hit")} · recorded ${plural(r.occurrences, "time")} · id ${r.id}`, style: "title" },
-    { text: `created ${when(r.createdAt)} · updated ${when(r.updatedAt)} · last hit ${when(r.lastHitAt)} · expires in ${plural(days, "day")}`, style: "dim" },
+    {
+      text: `${r.tool} · ${r.outcome} · ${plural(r.hits, "hit")} · recorded ${plural(r.occurrences, "time")} · id ${r.id}`,
+      style: "title",
+    },
+    {
+      text: `created ${when(r.createdAt)} · updated ${when(r.updatedAt)} · last hit ${when(r.lastHitAt)} · expires in ${plural(days, "day")}`,
+      style: "dim",
+    },
   ];
   const block = (label: string, text: string | undefined) => {
     if (!text) return;

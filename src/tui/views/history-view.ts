@@ -3,13 +3,20 @@ import type { HistoryViewport } from "../state/history-viewport.ts";
 import type { Theme } from "../theme.ts";
 import { renderLine } from "./segments.ts";
 
-export function renderHistory(view: HistoryViewport, theme: Theme, width: number, height: number, emptyText: string): string[] {
+export function renderHistory(
+  view: HistoryViewport,
+  theme: Theme,
+  width: number,
+  height: number,
+  emptyText: string,
+): string[] {
   const lines: string[] = [];
   if (view.blockCount === 0) lines.push(renderLine(theme, width, [[emptyText, "dim"]]));
   for (const l of view.visible()) {
     const gutter: readonly [string, "hit"?] = l.hit ? ["▌ ", "hit"] : ["  "];
     if (l.kind === "marker") lines.push(renderLine(theme, width, [[l.text, "marker"]]));
-    else if (l.kind === "header") lines.push(renderLine(theme, width, [gutter, [l.text, l.role === "user" ? "user" : "assistant"]]));
+    else if (l.kind === "header")
+      lines.push(renderLine(theme, width, [gutter, [l.text, l.role === "user" ? "user" : "assistant"]]));
     else if (l.kind === "body") lines.push(renderLine(theme, width, [gutter, [l.text]]));
     else lines.push(renderLine(theme, width, [l.hit ? gutter : [""]]));
   }

@@ -67,7 +67,12 @@ export class Layout {
     Object.assign(this.message, { left: 0, top: g.mainHeight + 1, width: g.width, height: messageRows });
     const cw = Math.min(72, g.width - 4);
     const ch = Math.min(this.confirmRows + 2, g.mainHeight);
-    Object.assign(this.confirm, { left: Math.floor((g.width - cw) / 2), top: Math.max(0, Math.floor((g.mainHeight - ch) / 2)), width: cw, height: ch });
+    Object.assign(this.confirm, {
+      left: Math.floor((g.width - cw) / 2),
+      top: Math.max(0, Math.floor((g.mainHeight - ch) / 2)),
+      width: cw,
+      height: ch,
+    });
     return g;
   }
 

@@ -15,7 +15,14 @@ const KEY_HINTS = "Tab mode · Ctrl-S scope · Ctrl-T range · Ctrl-O open · Ct
 
 function optionSegments(s: SearchState): [string, StyleName][] {
   const scope = s.scope === "session" && s.session !== undefined ? `session ${s.session}` : "all sessions";
-  return [["mode ", "dim"], [s.modeLabel(), "key"], ["  scope ", "dim"], [scope, "key"], ["  range ", "dim"], [s.range, "key"]];
+  return [
+    ["mode ", "dim"],
+    [s.modeLabel(), "key"],
+    ["  scope ", "dim"],
+    [scope, "key"],
+    ["  range ", "dim"],
+    [s.range, "key"],
+  ];
 }
 
 /** Rows above the hit list: the key hints go to a row of their own when the option line is too narrow. */
@@ -27,7 +34,8 @@ export function searchChromeRows(s: SearchState, width: number): number {
 export function renderSearch(s: SearchState, theme: Theme, width: number, height: number): string[] {
   const lines: string[] = [];
   lines.push(renderLine(theme, width, [["Search: ", "title"], [inlineText(s.query)], ["▏"]]));
-  if (searchChromeRows(s, width) === SEARCH_CHROME_ROWS) lines.push(renderLine(theme, width, [...optionSegments(s), [`   ${KEY_HINTS}`, "dim"]]));
+  if (searchChromeRows(s, width) === SEARCH_CHROME_ROWS)
+    lines.push(renderLine(theme, width, [...optionSegments(s), [`   ${KEY_HINTS}`, "dim"]]));
   else lines.push(renderLine(theme, width, optionSegments(s)), renderLine(theme, width, [[KEY_HINTS, "dim"]]));
   lines.push(statusLine(s, theme, width));
   lines.push(renderLine(theme, width, [["─".repeat(width), "dim"]]));
@@ -37,8 +45,17 @@ export function renderSearch(s: SearchState, theme: Theme, width: number, height
     const m = h.message;
     const selected = i === s.cursor.selected;
     const head = `${m.session} · ${nsToLocalSeconds(m.sendAt)} · ${m.role}${m.sender ? ` · ${inlineText(m.sender)}` : ""} · ${h.source}`;
-    lines.push(selected ? renderLine(theme, width, [[`▶ ${head}`]], "selected") : renderLine(theme, width, [["  "], [head, "dim"]]));
-    lines.push(renderLine(theme, width, [[selected ? "▌ " : "  ", selected ? "hit" : undefined], [inlineText(h.snippet), undefined, h.highlights]]));
+    lines.push(
+      selected
+        ? renderLine(theme, width, [[`▶ ${head}`]], "selected")
+        : renderLine(theme, width, [["  "], [head, "dim"]]),
+    );
+    lines.push(
+      renderLine(theme, width, [
+        [selected ? "▌ " : "  ", selected ? "hit" : undefined],
+        [inlineText(h.snippet), undefined, h.highlights],
+      ]),
+    );
   }
   while (lines.length < height) lines.push(" ".repeat(width));
   return lines.slice(0, height);
@@ -48,7 +65,8 @@ function statusLine(s: SearchState, theme: Theme, width: number): string {
   if (s.error) return renderLine(theme, width, [[`search failed: ${s.error}`, "error"]]);
   const fallback = s.unavailable.get(s.mode);
   const notes = [...(fallback ? [`${s.mode} unavailable: ${fallback}`] : []), ...s.notes];
-  if (s.query.trim() === "") return renderLine(theme, width, [["type to search every message; Enter opens a hit; Esc closes", "dim"]]);
+  if (s.query.trim() === "")
+    return renderLine(theme, width, [["type to search every message; Enter opens a hit; Esc closes", "dim"]]);
   if (!s.answered) return renderLine(theme, width, [["searching…", "busy"]]);
   const n = s.hits.length;
   const found = n === 0 ? "no matches" : `${n}${n >= s.limit ? "+" : ""} hit${n === 1 ? "" : "s"}`;

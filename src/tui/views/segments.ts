@@ -17,7 +17,12 @@ export function renderLine(theme: Theme, width: number, segments: readonly Segme
     const fits = used + w <= width;
     const shown = fits ? text : cut(text, Math.max(0, width - used - 1)) + (width - used >= 1 ? "…" : "");
     if (fill) out += escapeTags(shown);
-    else if (ranges && ranges.length) out += theme.marked(shown, ranges.filter(([, e]) => e <= shown.length), style);
+    else if (ranges && ranges.length)
+      out += theme.marked(
+        shown,
+        ranges.filter(([, e]) => e <= shown.length),
+        style,
+      );
     else out += style ? theme.paint(style, shown) : escapeTags(shown);
     used += stringWidth(shown);
     if (!fits) break;

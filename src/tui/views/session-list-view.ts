@@ -9,11 +9,23 @@ import { renderLine } from "./segments.ts";
 /** Rows taken above the list itself (filter line + header). */
 export const LIST_CHROME_ROWS = 2;
 
-export function renderSessionList(state: SessionListState, theme: Theme, width: number, height: number, focused: boolean, nowNs: bigint): string[] {
+export function renderSessionList(
+  state: SessionListState,
+  theme: Theme,
+  width: number,
+  height: number,
+  focused: boolean,
+  nowNs: bigint,
+): string[] {
   const lines: string[] = [];
   lines.push(
     state.filter
-      ? renderLine(theme, width, [["filter: ", "dim"], [state.filter, "title"], [focused ? "▏" : ""], ["  Esc clears", "dim"]])
+      ? renderLine(theme, width, [
+          ["filter: ", "dim"],
+          [state.filter, "title"],
+          [focused ? "▏" : ""],
+          ["  Esc clears", "dim"],
+        ])
       : renderLine(theme, width, [[focused ? "type to filter" : "", "dim"]]),
   );
   const countW = Math.max(4, ...state.visible.map((s) => count(s.messages).length));
@@ -23,7 +35,13 @@ export function renderSessionList(state: SessionListState, theme: Theme, width: 
   const sumW = 3;
   const idW = Math.max(4, width - countW - timeW - sumW - 3);
   const row = (id: string, n: string, when: string, sum: string) =>
-    id.padEnd(idW + (id.length - stringWidth(id))) + " " + n.padStart(countW) + " " + when.padStart(timeW) + " " + sum.padEnd(sumW);
+    id.padEnd(idW + (id.length - stringWidth(id))) +
+    " " +
+    n.padStart(countW) +
+    " " +
+    when.padStart(timeW) +
+    " " +
+    sum.padEnd(sumW);
   lines.push(renderLine(theme, width, [[row("SESSION", "MSGS", "LAST", "SUM"), "dim"]]));
   const { first, last } = state.cursor.visible();
   for (let i = first; i <= last; i++) {
@@ -33,10 +51,22 @@ export function renderSessionList(state: SessionListState, theme: Theme, width: 
     const id = stringWidth(name) > idW ? truncate(name, idW) : name;
     const text = row(id, count(s.messages), times.get(s.id)!, s.hasSummary ? "yes" : "no");
     if (i === state.cursor.selected) lines.push(renderLine(theme, width, [[text]], focused ? "selected" : "title"));
-    else lines.push(renderLine(theme, width, [[text.slice(0, -sumW)], [s.hasSummary ? "yes" : "no", s.hasSummary ? "ok" : "dim"]]));
+    else
+      lines.push(
+        renderLine(theme, width, [[text.slice(0, -sumW)], [s.hasSummary ? "yes" : "no", s.hasSummary ? "ok" : "dim"]]),
+      );
   }
   if (state.visible.length === 0) {
-    lines.push(renderLine(theme, width, [[state.total === 0 ? "no sessions" : `no session ${state.hasLabels() ? "matches" : "id contains"} "${state.filter}"`, "dim"]]));
+    lines.push(
+      renderLine(theme, width, [
+        [
+          state.total === 0
+            ? "no sessions"
+            : `no session ${state.hasLabels() ? "matches" : "id contains"} "${state.filter}"`,
+          "dim",
+        ],
+      ]),
+    );
   }
   while (lines.length < height) lines.push(" ".repeat(width));
   return lines.slice(0, height);

@@ -22,7 +22,10 @@ export function renderStatusRows(s: StatusState, theme: Theme, width: number, hi
   const rest: Segment[] = [];
   if (i.daemon) rest.push(["  daemon ", "dim"], [i.daemon, i.daemon === "running" ? "ok" : "dim"]);
   rest.push(["  embedder ", "dim"], [i.embedder]);
-  const counts = [`${count(i.sessions)} session${i.sessions === 1 ? "" : "s"}`, `${count(i.messages)} msg${i.messages === 1 ? "" : "s"}`];
+  const counts = [
+    `${count(i.sessions)} session${i.sessions === 1 ? "" : "s"}`,
+    `${count(i.messages)} msg${i.messages === 1 ? "" : "s"}`,
+  ];
   if (i.errors !== undefined) counts.push(`${count(i.errors)} error${i.errors === 1 ? "" : "s"}`);
   rest.push(["  " + counts.join(" · ")]);
   const restWidth = rest.reduce((n, [t]) => n + stringWidth(t), 0);
@@ -38,7 +41,21 @@ export function renderStatusRows(s: StatusState, theme: Theme, width: number, hi
     return [info, wrapped("", m.text).map((t) => renderLine(theme, width, [[" "], [t, style]]))];
   }
   if (s.lastError) {
-    return [info, wrapped("last error: ", s.lastError).map((t, i) => renderLine(theme, width, i === 0 ? [[" last error: ", "dim"], [t, "error"]] : [[" "], [t, "error"]]))];
+    return [
+      info,
+      wrapped("last error: ", s.lastError).map((t, i) =>
+        renderLine(
+          theme,
+          width,
+          i === 0
+            ? [
+                [" last error: ", "dim"],
+                [t, "error"],
+              ]
+            : [[" "], [t, "error"]],
+        ),
+      ),
+    ];
   }
   return [info, [renderLine(theme, width, [[" " + hints, "dim"]])]];
 }
