@@ -23,6 +23,16 @@ export interface CommandSpec {
   check?: (p: Parsed, args: string[]) => void;
 }
 
+/** The spec of a command whose one positional is a session id (checked before the home is opened). */
+export function sessionSpec(
+  name: string,
+  usage: string,
+  flags: FlagSpecs,
+  extra: Partial<CommandSpec> = {},
+): CommandSpec {
+  return { name, usage, flags, positionals: ["SESSION"], session: true, ...extra };
+}
+
 export function openFromFlags(p: Parsed): HomeMemory {
   // A CLI writer hands embedding to a detached drain: it exits at once and never loads LanceDB.
   return openMemory({ home: p.flags.home as string | undefined, drain: "detached" });

@@ -3,7 +3,7 @@ import { parseJsonl } from "../../app/wire-input.ts";
 import { CommandUsageError, StdinInputError } from "../usage-errors.ts";
 import { parseTimeOrThrow } from "../../shared/time.ts";
 import { bool, str, type Parsed } from "../args.ts";
-import { withMemory, type CommandSpec } from "../command.ts";
+import { withMemory, sessionSpec } from "../command.ts";
 import { printJson, println } from "../output.ts";
 import type { WireMessageInput } from "../../app/wire-input.ts";
 
@@ -30,19 +30,13 @@ were stored and where to resume.
 /** Lines stored in one all-or-nothing step. */
 export const ATOMIC_BATCH = 100_000;
 
-const spec: CommandSpec = {
-  name: "add",
-  usage,
-  flags: {
-    role: { type: "string" },
-    content: { type: "string" },
-    at: { type: "string" },
-    sender: { type: "string" },
-    "idempotency-key": { type: "string" },
-  },
-  positionals: ["SESSION"],
-  session: true,
-};
+const spec = sessionSpec("add", usage, {
+  role: { type: "string" },
+  content: { type: "string" },
+  at: { type: "string" },
+  sender: { type: "string" },
+  "idempotency-key": { type: "string" },
+});
 
 export function run(argv: readonly string[]): Promise<number> {
   return withMemory(spec, argv, async (api, p, [session]) => {

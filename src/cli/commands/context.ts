@@ -1,5 +1,5 @@
 import { bool, str } from "../args.ts";
-import { withMemory, type CommandSpec } from "../command.ts";
+import { withMemory, sessionSpec } from "../command.ts";
 import { bold, dim, printJson, println } from "../output.ts";
 
 export const usage = `
@@ -13,13 +13,7 @@ not an error (an agent's first turn): the window is empty, and the JSON says
 "newSession": true.
 `;
 
-const spec: CommandSpec = {
-  name: "context",
-  usage,
-  flags: { input: { type: "string" } },
-  positionals: ["SESSION"],
-  session: true,
-};
+const spec = sessionSpec("context", usage, { input: { type: "string" } });
 
 export function run(argv: readonly string[]): Promise<number> {
   return withMemory(spec, argv, async (api, p, [session]) => {

@@ -1,6 +1,6 @@
 // memvoy history SESSION [--all] [--last N] [--since T] [--until T] [--role R] [--sender N]: the window, or every message.
 import { bool, num } from "../args.ts";
-import { withMemory, type CommandSpec } from "../command.ts";
+import { withMemory, sessionSpec } from "../command.ts";
 import { FILTER_FLAGS, FILTER_USAGE, filterOptions } from "../filter-flags.ts";
 import { dim, messageHeader, messageJson, printJson, println } from "../output.ts";
 
@@ -18,13 +18,7 @@ read and those that pass are shown (with --last N, the newest N of them).
 ${FILTER_USAGE}
 `;
 
-const spec: CommandSpec = {
-  name: "history",
-  usage,
-  flags: { all: { type: "boolean" }, last: { type: "number" }, ...FILTER_FLAGS },
-  positionals: ["SESSION"],
-  session: true,
-};
+const spec = sessionSpec("history", usage, { all: { type: "boolean" }, last: { type: "number" }, ...FILTER_FLAGS });
 
 export function run(argv: readonly string[]): Promise<number> {
   return withMemory(spec, argv, (api, p, [session]) => {

@@ -1,6 +1,6 @@
 // memvoy reset SESSION [--all]: clear history + archive + vectors; the summary survives unless --all.
 import { bool } from "../args.ts";
-import { withMemory, type CommandSpec } from "../command.ts";
+import { withMemory, sessionSpec } from "../command.ts";
 import { printJson, println } from "../output.ts";
 
 export const usage = `
@@ -11,13 +11,7 @@ summary.json and .summary_cursor survive, so the rolling summary carries on;
 --all deletes them too. Error memory is never touched.
 `;
 
-const spec: CommandSpec = {
-  name: "reset",
-  usage,
-  flags: { all: { type: "boolean" } },
-  positionals: ["SESSION"],
-  session: true,
-};
+const spec = sessionSpec("reset", usage, { all: { type: "boolean" } });
 
 export function run(argv: readonly string[]): Promise<number> {
   return withMemory(spec, argv, async (api, p, [session]) => {

@@ -4,14 +4,8 @@ import { basename, join } from "node:path";
 import { importedSessionId } from "../../shared/import-id.ts";
 import type { Role } from "../../shared/message.ts";
 import { parseTime } from "../../shared/time.ts";
-import {
-  NotThisFormatError,
-  type FileRead,
-  type ImportedMessage,
-  type Problem,
-  type ReadContext,
-  type Source,
-} from "../import-types.ts";
+import { NotThisFormatError } from "../import-types.ts";
+import type { FileRead, ImportedMessage, Problem, ReadContext, Source } from "../import-types.ts";
 import { isObject, jsonlLines, tryJson } from "../read-lines.ts";
 import { homeOf, listFiles, titleFrom } from "../source-files.ts";
 import { cleanUserText, orderByChain, type ChainEntry } from "./claude-code-text.ts";

@@ -4,16 +4,10 @@ import { existsSync } from "node:fs";
 import { basename, join } from "node:path";
 import { importedSessionId } from "../../shared/import-id.ts";
 import { parseTime } from "../../shared/time.ts";
-import {
-  NotThisFormatError,
-  type FileRead,
-  type ImportedMessage,
-  type Problem,
-  type ReadContext,
-  type Source,
-} from "../import-types.ts";
-import { isObject, jsonlLines, tryJson } from "../read-lines.ts";
+import type { FileRead, ImportedMessage, Problem, ReadContext, Source } from "../import-types.ts";
+import { NotThisFormatError } from "../import-types.ts";
 import { homeOf, listFiles, titleFrom } from "../source-files.ts";
+import { isObject, jsonlLines, tryJson } from "../read-lines.ts";
 
 const PREFIX = "codex";
 const INJECTED =

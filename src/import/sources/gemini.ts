@@ -6,14 +6,8 @@ import { existsSync, statSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { importedSessionId } from "../../shared/import-id.ts";
 import { parseTime } from "../../shared/time.ts";
-import {
-  NotThisFormatError,
-  type FileRead,
-  type ImportedMessage,
-  type Problem,
-  type ReadContext,
-  type Source,
-} from "../import-types.ts";
+import { NotThisFormatError } from "../import-types.ts";
+import type { FileRead, ImportedMessage, Problem, ReadContext, Source } from "../import-types.ts";
 import { isObject, jsonlLines, readTextLimited, tryJson } from "../read-lines.ts";
 import { homeOf, listFiles, titleFrom } from "../source-files.ts";
 

@@ -4,7 +4,7 @@ import type { Connection, Table } from "@lancedb/lancedb";
 import { ensureDir } from "../../shared/atomic-write.ts";
 import { errorMessage, namedError } from "../../shared/errors.ts";
 import { loadLanceDb } from "./load-lancedb.ts";
-import { EMBEDDER_KEY, embedderTables, type TableInfo } from "./embedder-tables.ts";
+import { EMBEDDER_KEY, embedderTableName, embedderTables, type TableInfo } from "./embedder-tables.ts";
 import { assertDimensions } from "./vector-dimension.ts";
 
 /** LanceDB refused to open the store or create an embedder's table; `reason` is its own first words. */
@@ -32,13 +32,7 @@ export interface ErrorVectorHit {
 
 /** A valid Lance table name, unique per embedder id. */
 export function errorTableName(embedderId: string): string {
-  const slug = embedderId
-    .toLowerCase()
-    .replace(/[^a-z0-9]+/g, "_")
-    .replace(/^_|_$/g, "")
-    .slice(0, 60);
-  const hash = new Bun.CryptoHasher("sha256").update(embedderId).digest("hex").slice(0, 8);
-  return `${PREFIX}${slug}_${hash}`;
+  return embedderTableName(PREFIX, embedderId);
 }
 
 /** Small fragments tolerated before a write compacts the table (a compaction of this many takes ~50 ms). */

@@ -5,7 +5,7 @@ import { errorMessage, namedError } from "../../shared/errors.ts";
 import { loadLanceDb } from "./load-lancedb.ts";
 import { privatizeTree } from "./private-modes.ts";
 import { VectorTable } from "./vector-table.ts";
-import { EMBEDDER_KEY, embedderTables, type TableInfo } from "./embedder-tables.ts";
+import { EMBEDDER_KEY, embedderTableName, embedderTables, type TableInfo } from "./embedder-tables.ts";
 
 /** LanceDB refused to open the store or create a table; `reason` is its own first words. */
 export const VectorStoreError = namedError<
@@ -21,13 +21,7 @@ export type { TableInfo };
 
 /** A table name that is a valid Lance identifier and unique per embedder id. */
 export function tableNameFor(embedderId: string): string {
-  const slug = embedderId
-    .toLowerCase()
-    .replace(/[^a-z0-9]+/g, "_")
-    .replace(/^_|_$/g, "")
-    .slice(0, 60);
-  const hash = new Bun.CryptoHasher("sha256").update(embedderId).digest("hex").slice(0, 8);
-  return `messages_${slug}_${hash}`;
+  return embedderTableName("messages_", embedderId);
 }
 
 export class VectorStore {

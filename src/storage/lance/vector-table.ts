@@ -2,6 +2,8 @@
 import { privatizeTree } from "./private-modes.ts";
 import type { Table } from "@lancedb/lancedb";
 import { loadLanceDb } from "./load-lancedb.ts";
+
+type LanceDb = Awaited<ReturnType<typeof loadLanceDb>>["lancedb"];
 import { assertDimensions } from "./vector-dimension.ts";
 
 type Arrow = Awaited<ReturnType<typeof loadLanceDb>>["arrow"];
@@ -90,18 +92,7 @@ export class VectorTable {
     const { lancedb } = await loadLanceDb();
     const schema = await this.t.schema();
     assertDimensions(rows, this.dim);
-    const data = lancedb.makeArrowTable(
-      rows.map((r) => ({
-        id: r.id,
-        seq: r.seq,
-        session: r.session,
-        send_at: r.sendAt,
-        role: r.role,
-        content: r.content,
-        vector: Array.from(r.vector),
-      })),
-      { schema },
-    );
+    const data = arrowRows(lancedb, rows, schema);
     await this.t.mergeInsert("id").whenMatchedUpdateAll().whenNotMatchedInsertAll().execute(data);
     this.committed();
   }
@@ -213,17 +204,15 @@ export class VectorTable {
       role: string;
       vector: { toArray(): Float32Array } | number[];
     }[];
-    const data = lancedb.makeArrowTable(
+    const data = arrowRows(
+      lancedb,
       rows.map((r) => ({
-        id: r.id,
-        seq: r.seq,
-        session: r.session,
-        send_at: r.send_at,
-        role: r.role,
+        ...r,
+        sendAt: r.send_at,
         content: "",
-        vector: Array.from(Array.isArray(r.vector) ? r.vector : r.vector.toArray()),
+        vector: Float32Array.from(Array.isArray(r.vector) ? r.vector : r.vector.toArray()),
       })),
-      { schema },
+      schema,
     );
     await this.t.add(data, { mode: "overwrite" });
   }
@@ -251,4 +240,20 @@ export class VectorTable {
   close(): void {
     this.t.close();
   }
+}
+
+/** Rows in the table's Arrow shape (column send_at, vector as a plain array). */
+function arrowRows(lancedb: LanceDb, rows: readonly VectorRow[], schema: Awaited<ReturnType<Table["schema"]>>) {
+  return lancedb.makeArrowTable(
+    rows.map((r) => ({
+      id: r.id,
+      seq: r.seq,
+      session: r.session,
+      send_at: r.sendAt,
+      role: r.role,
+      content: r.content,
+      vector: Array.from(r.vector),
+    })),
+    { schema },
+  );
 }

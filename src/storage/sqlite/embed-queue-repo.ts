@@ -1,7 +1,7 @@
 // The embedding queue and pending vector deletions (written by the write path, consumed by the drain).
 import type { Database } from "bun:sqlite";
 import type { StoredMessage } from "../../shared/message.ts";
-import { MESSAGE_COLUMNS, toStored } from "./messages-repo.ts";
+import { MESSAGE_COLUMNS, idsWhere, toStored } from "./messages-repo.ts";
 
 export interface VectorDelete {
   id: bigint;
@@ -92,11 +92,7 @@ export function stillQueued(db: Database, items: readonly { seq: bigint; id: str
 
 /** Of these ids, those of messages in the recent tier. */
 export function recentIdsAmong(db: Database, ids: readonly string[]): Set<string> {
-  if (ids.length === 0) return new Set();
-  const rows = db
-    .query("SELECT id FROM messages WHERE recent = 1 AND id IN (SELECT value FROM json_each(?))")
-    .all(JSON.stringify(ids)) as { id: string }[];
-  return new Set(rows.map((r) => r.id));
+  return idsWhere(db, ids, "recent = 1");
 }
 
 /** Remove the queue entries of these messages (by seq, and only while the seq still holds that id). */

@@ -154,18 +154,24 @@ export function messagesByIdempotencyKey(
 
 /** Existing ids among these (to adopt only records the archive lacks). */
 export function knownIds(db: Database, ids: readonly string[]): Set<string> {
+  return idsWhere(db, ids, "1");
+}
+
+/** Of these ids, those of messages that meet `condition` (fixed SQL over the messages table). */
+export function idsWhere(db: Database, ids: readonly string[], condition: string): Set<string> {
   if (ids.length === 0) return new Set();
   const rows = db
-    .query("SELECT id FROM messages WHERE id IN (SELECT value FROM json_each(?))")
+    .query(`SELECT id FROM messages WHERE ${condition} AND id IN (SELECT value FROM json_each(?))`)
     .all(JSON.stringify(ids)) as { id: string }[];
   return new Set(rows.map((r) => r.id));
 }
 
-/** Compaction: messages before `startSeq` leave the recent tier; their vectors and queue entries go. */
 /** The archive seq of one message, by id. */
 export function seqOfMessage(db: Database, id: string): bigint | undefined {
   return (db.query("SELECT seq FROM messages WHERE id = ?").get(id) as { seq: bigint } | null)?.seq;
 }
+
+/** Compaction: messages before `startSeq` leave the recent tier; their vectors and queue entries go. */
 
 export function archiveBefore(db: Database, session: string, startSeq: bigint, startAt: bigint, now: bigint): void {
   db.prepare("UPDATE messages SET recent = 0 WHERE session_id = ? AND recent = 1 AND seq < ?").run(session, startSeq);

@@ -7,7 +7,7 @@ import { count, plural } from "../text/format.ts";
 import { displayText, inlineText } from "../text/sanitize.ts";
 import { wrapLines } from "../text/wrap.ts";
 import type { Theme } from "../theme.ts";
-import { renderLine } from "./segments.ts";
+import { renderLine, fitHeight } from "./segments.ts";
 
 /** Rows above the table. */
 export const ERRORS_CHROME_ROWS = 3;
@@ -60,8 +60,7 @@ export function renderErrorMemory(
   }
   const sel = s.selected();
   if (sel) for (const l of detailLines(sel, width, nowNs)) lines.push(renderLine(theme, width, [[l.text, l.style]]));
-  while (lines.length < height) lines.push(" ".repeat(width));
-  return lines.slice(0, height);
+  return fitHeight(lines, width, height);
 }
 
 function statusText(s: ErrorMemoryState): string {

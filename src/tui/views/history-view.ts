@@ -1,7 +1,7 @@
 // The history pane as lines: message headers by role, wrapped content, the archive marker, the hit gutter.
 import type { HistoryViewport } from "../state/history-viewport.ts";
 import type { Theme } from "../theme.ts";
-import { renderLine } from "./segments.ts";
+import { renderLine, fitHeight } from "./segments.ts";
 
 export function renderHistory(
   view: HistoryViewport,
@@ -20,8 +20,7 @@ export function renderHistory(
     else if (l.kind === "body") lines.push(renderLine(theme, width, [gutter, [l.text]]));
     else lines.push(renderLine(theme, width, [l.hit ? gutter : [""]]));
   }
-  while (lines.length < height) lines.push(" ".repeat(width));
-  return lines.slice(0, height);
+  return fitHeight(lines, width, height);
 }
 
 /** Where the view is: "top", "end", or a percentage by message. */

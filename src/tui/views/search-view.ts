@@ -3,7 +3,7 @@ import { nsToLocalSeconds } from "../../shared/time.ts";
 import type { SearchState } from "../state/search-state.ts";
 import { inlineText } from "../text/sanitize.ts";
 import type { Theme } from "../theme.ts";
-import { renderLine } from "./segments.ts";
+import { renderLine, fitHeight } from "./segments.ts";
 import { stringWidth } from "../text/char-width.ts";
 import type { StyleName } from "../theme.ts";
 
@@ -57,8 +57,7 @@ export function renderSearch(s: SearchState, theme: Theme, width: number, height
       ]),
     );
   }
-  while (lines.length < height) lines.push(" ".repeat(width));
-  return lines.slice(0, height);
+  return fitHeight(lines, width, height);
 }
 
 function statusLine(s: SearchState, theme: Theme, width: number): string {

@@ -30,3 +30,9 @@ export function renderLine(theme: Theme, width: number, segments: readonly Segme
   const pad = " ".repeat(Math.max(0, width - used));
   return fill ? theme.wrap(fill, out + pad) : out + pad;
 }
+
+/** Exactly `height` lines: blank lines of `width` added below, extra lines cut. */
+export function fitHeight(lines: string[], width: number, height: number): string[] {
+  while (lines.length < height) lines.push(" ".repeat(width));
+  return lines.slice(0, height);
+}

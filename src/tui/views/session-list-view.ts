@@ -4,7 +4,7 @@ import { labelsOf } from "../state/session-list-state.ts";
 import { age, count } from "../text/format.ts";
 import type { SessionListState } from "../state/session-list-state.ts";
 import type { Theme } from "../theme.ts";
-import { renderLine } from "./segments.ts";
+import { renderLine, fitHeight } from "./segments.ts";
 
 /** Rows taken above the list itself (filter line + header). */
 export const LIST_CHROME_ROWS = 2;
@@ -68,8 +68,7 @@ export function renderSessionList(
       ]),
     );
   }
-  while (lines.length < height) lines.push(" ".repeat(width));
-  return lines.slice(0, height);
+  return fitHeight(lines, width, height);
 }
 
 function truncateTo(text: string, width: number): string {
