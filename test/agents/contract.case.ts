@@ -56,6 +56,19 @@ export function contractCases(name: string, open: () => Promise<Implementation>)
       expect(one).toEqual({ session: "single", ids: [one.ids[0]!], duplicates: 0 });
     });
 
+    test("add with an idempotency key: a retry returns the stored id and stores nothing twice", async () => {
+      const first = await api.add("retries", { role: "user", content: "sent once", idempotencyKey: "turn-1" });
+      const again = await api.add("retries", [
+        { role: "user", content: "sent once", idempotencyKey: "turn-1" },
+        { role: "assistant", content: "answered", idempotencyKey: "turn-2" },
+      ]);
+      expect(again.ids[0]).toBe(first.ids[0]!);
+      expect(again.duplicates).toBe(1);
+      const h = await api.history("retries");
+      expect(h.messages.map((m) => m.content)).toEqual(["sent once", "answered"]);
+      await api.rm("retries");
+    });
+
     test("history: the window in order, times RFC 3339 with 9 digits, plain JSON", async () => {
       const h = await api.history("deploys");
       roundTrips(h);
