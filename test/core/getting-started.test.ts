@@ -100,15 +100,16 @@ test("with the right Bun on PATH, scripts/run never calls npm", () => {
 test("the command memvoy suggests is one that works where it runs", () => {
   const entry = join(repoRoot, "src/index.ts");
   const self = [process.execPath, entry];
-  // In a source checkout (memvoy not on PATH): bun and the entry script, relative when under the cwd.
-  expect(invocation(repoRoot, null, undefined, self)).toBe("bun src/index.ts");
-  expect(invocation("/nowhere", null, undefined, self)).toBe(`bun ${entry}`);
+  // In a source checkout (memvoy not on PATH), not started through scripts/run ("" whatever the suite's own
+  // environment says): bun and the entry script, relative when under the cwd.
+  expect(invocation(repoRoot, null, "", self)).toBe("bun src/index.ts");
+  expect(invocation("/nowhere", null, "", self)).toBe(`bun ${entry}`);
   // Started through scripts/run: the same way again.
   expect(invocation(repoRoot, null, join(repoRoot, "scripts/run"), self)).toBe("scripts/run start");
   // memvoy on PATH is this very script (npm link, a bin symlink): plain memvoy.
   const dir = tempHome();
   symlinkSync(entry, join(dir, "memvoy"));
-  expect(invocation("/", join(dir, "memvoy"), undefined, self)).toBe("memvoy");
+  expect(invocation("/", join(dir, "memvoy"), "", self)).toBe("memvoy");
   // A compiled binary not on PATH: its own path.
-  expect(invocation("/", null, undefined, ["/opt/memvoy/bin/memvoy"])).toBe("/opt/memvoy/bin/memvoy");
+  expect(invocation("/", null, "", ["/opt/memvoy/bin/memvoy"])).toBe("/opt/memvoy/bin/memvoy");
 });
