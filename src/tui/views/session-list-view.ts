@@ -1,8 +1,10 @@
 // The session list pane as lines: the filter line, a header, then one row per session.
+import { basename } from "node:path";
 import { stringWidth, truncate } from "../text/char-width.ts";
 import { labelsOf } from "../state/session-list-state.ts";
 import { age, count } from "../text/format.ts";
 import type { SessionListState } from "../state/session-list-state.ts";
+import type { SessionInfo } from "../api-types.ts";
 import type { Theme } from "../theme.ts";
 import { renderLine, fitHeight } from "./segments.ts";
 
@@ -46,8 +48,7 @@ export function renderSessionList(
   const { first, last } = state.cursor.visible();
   for (let i = first; i <= last; i++) {
     const s = state.visible[i]!;
-    const title = labelsOf(s).title;
-    const name = title ? `${s.id} · ${title.replace(/[\s\u0000-\u001f\u007f]+/g, " ")}` : s.id;
+    const name = sessionLabel(s);
     const id = stringWidth(name) > idW ? truncate(name, idW) : name;
     const text = row(id, count(s.messages), times.get(s.id)!, s.hasSummary ? "yes" : "no");
     if (i === state.cursor.selected) lines.push(renderLine(theme, width, [[text]], focused ? "selected" : "title"));
@@ -86,4 +87,13 @@ function truncateTo(text: string, width: number): string {
 export function sessionListLabel(state: SessionListState): string {
   const shown = state.filter ? `${count(state.visible.length)}/${count(state.total)}` : count(state.total);
   return ` Sessions ${shown} · ${state.sort} `;
+}
+
+/** The id, then what an imported session carries: its title, the source and the project folder's name. */
+export function sessionLabel(s: SessionInfo): string {
+  const l = labelsOf(s);
+  const clean = (t: string) => t.replace(/[\s\u0000-\u001f\u007f]+/g, " ").trim();
+  const origin = [l.source, l.project ? basename(l.project) : undefined].filter((x): x is string => !!x).map(clean);
+  const parts = [s.id, l.title ? clean(l.title) : "", origin.length > 0 ? `[${origin.join(" ")}]` : ""];
+  return parts.filter((x) => x !== "").join(" · ");
 }

@@ -1,0 +1,10 @@
+// The session list's label: the id, then an imported session's title, source and project.
+import { expect, test } from "bun:test";
+import { sessionLabel } from "../../src/tui/views/session-list-view.ts";
+
+test("an imported session shows its title, source and project folder; a plain one its id", () => {
+  const imported = { id: "cc-1", title: "Fix the\nlogin", source: "claude-code", project: "/home/ann/webshop" };
+  expect(sessionLabel(imported as never)).toBe("cc-1 · Fix the login · [claude-code webshop]");
+  expect(sessionLabel({ id: "cc-2", source: "codex" } as never)).toBe("cc-2 · [codex]");
+  expect(sessionLabel({ id: "plain" } as never)).toBe("plain");
+});
