@@ -72,18 +72,6 @@ export function renderSessionList(
   return fitHeight(lines, width, height);
 }
 
-function truncateTo(text: string, width: number): string {
-  let out = "";
-  let w = 0;
-  for (const ch of text) {
-    const cw = stringWidth(ch);
-    if (w + cw > width) break;
-    out += ch;
-    w += cw;
-  }
-  return out;
-}
-
 export function sessionListLabel(state: SessionListState): string {
   const shown = state.filter ? `${count(state.visible.length)}/${count(state.total)}` : count(state.total);
   return ` Sessions ${shown} · ${state.sort} `;
