@@ -14,7 +14,12 @@ import { newMeter, type UsageMeter } from "./llm-access.ts";
 import { groupExchanges, pruneNoise } from "./noise-pruning.ts";
 import { summarizeChunk } from "./summary-call.ts";
 import { diffSummaries } from "./summary-diff.ts";
-import type { SessionOutcome, SessionReport, SummarizeOptions } from "./summary-report.ts";
+import {
+  emptySessionReport,
+  type SessionOutcome,
+  type SessionReport,
+  type SummarizeOptions,
+} from "./summary-report.ts";
 import { SummaryStore } from "./summary-store.ts";
 import { cursorText } from "../../storage/history/cursor-file.ts";
 import type { Summary } from "./summary-types.ts";
@@ -28,19 +33,7 @@ export async function generateSession(
   openLlm: LlmFactory,
   o: SummarizeOptions = {},
 ): Promise<SessionReport> {
-  const report: SessionReport = {
-    session,
-    outcome: "up-to-date",
-    messages: 0,
-    droppedAsNoise: 0,
-    waiting: 0,
-    chunksDone: 0,
-    chunksTotal: 0,
-    calls: 0,
-    inputTokens: 0,
-    outputTokens: 0,
-    notes: [],
-  };
+  const report = emptySessionReport(session, "up-to-date");
   const store = new SummaryStore(ctx, session);
   const release = store.lock();
   if (!release) return { ...report, outcome: "busy", notes: ["another process is summarizing this session"] };

@@ -7,7 +7,12 @@ import { discoverSessions } from "../sessions-list.ts";
 import { dueSessions } from "./due-sessions.ts";
 import { generateSession } from "./generate.ts";
 import { openLlm } from "./llm-access.ts";
-import type { SessionReport, SummarizeOptions, SummarizeReport } from "./summary-report.ts";
+import {
+  emptySessionReport,
+  type SessionReport,
+  type SummarizeOptions,
+  type SummarizeReport,
+} from "./summary-report.ts";
 
 export async function summarize(
   ctx: MemoryContext,
@@ -30,19 +35,7 @@ export async function summarize(
   for (const id of targets) {
     if (o.signal?.aborted) stop ??= "the run was aborted";
     if (stop) {
-      sessions.push({
-        session: id,
-        outcome: "skipped",
-        messages: 0,
-        droppedAsNoise: 0,
-        waiting: 0,
-        chunksDone: 0,
-        chunksTotal: 0,
-        calls: 0,
-        inputTokens: 0,
-        outputTokens: 0,
-        notes: [stop],
-      });
+      sessions.push(emptySessionReport(id, "skipped", [stop]));
       continue;
     }
     const report = await generateSession(ctx, id, (meter) => openLlm(ctx, meter, o.onWarning), o);

@@ -45,6 +45,23 @@ export interface SessionReport {
   changes?: SummaryChanges;
 }
 
+/** A session's report before any work: nothing found, nothing called. */
+export function emptySessionReport(session: string, outcome: SessionOutcome, notes: string[] = []): SessionReport {
+  return {
+    session,
+    outcome,
+    messages: 0,
+    droppedAsNoise: 0,
+    waiting: 0,
+    chunksDone: 0,
+    chunksTotal: 0,
+    calls: 0,
+    inputTokens: 0,
+    outputTokens: 0,
+    notes,
+  };
+}
+
 export interface SummarizeReport {
   sessions: SessionReport[];
 }

@@ -3,7 +3,7 @@ import type { StoredMessage } from "../../shared/message.ts";
 import type { SessionInfo } from "../api-types.ts";
 import { blockOfMessage, buildBlocks, type HistoryBlock } from "../state/history-blocks.ts";
 import { HistoryViewport } from "../state/history-viewport.ts";
-import { labelsOf, SessionListState } from "../state/session-list-state.ts";
+import { SessionListState } from "../state/session-list-state.ts";
 import { nsToLocalSeconds } from "../../shared/time.ts";
 import { stringWidth } from "../text/char-width.ts";
 import { messagePageText } from "../text/plain-text.ts";
@@ -345,7 +345,7 @@ export class MainScreen {
     const p = pos ? ` · ${pos}` : "";
     const sel = this.sessions.selected();
     const tags = sel
-      ? [labelsOf(sel).source, labelsOf(sel).project]
+      ? [sel.source, sel.project]
           .filter((x): x is string => !!x)
           .map((x) => ` · ${x}`)
           .join("")

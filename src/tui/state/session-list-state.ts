@@ -11,18 +11,8 @@ export const FILTER_CHAR = /^[A-Za-z0-9._-]$/;
 /** Filter characters beyond id characters (titles and projects): printable, not / or ? (search, help). */
 const TEXT_CHAR = /^[^\s/?\p{Cc}]$/u;
 
-/** Descriptive fields a session may carry (imported sessions: title, source, project). */
-export interface SessionLabels {
-  title?: string;
-  source?: string;
-  project?: string;
-}
-
-export const labelsOf = (s: SessionInfo): SessionLabels => s as SessionInfo & SessionLabels;
-
 function haystack(s: SessionInfo): string {
-  const l = labelsOf(s);
-  return [s.id, l.title, l.source, l.project]
+  return [s.id, s.title, s.source, s.project]
     .filter((x) => typeof x === "string" && x !== "")
     .join("\n")
     .toLowerCase();
@@ -43,10 +33,7 @@ export class SessionListState {
 
   /** Whether any session carries a title, source or project (the filter then matches those too). */
   hasLabels(): boolean {
-    return this.all.some((s) => {
-      const l = labelsOf(s);
-      return !!(l.title || l.source || l.project);
-    });
+    return this.all.some((s) => !!(s.title || s.source || s.project));
   }
 
   get total(): number {

@@ -1,7 +1,6 @@
 // The session list pane as lines: the filter line, a header, then one row per session.
 import { basename } from "node:path";
 import { stringWidth, truncate } from "../text/char-width.ts";
-import { labelsOf } from "../state/session-list-state.ts";
 import { age, count } from "../text/format.ts";
 import type { SessionListState } from "../state/session-list-state.ts";
 import type { SessionInfo } from "../api-types.ts";
@@ -79,9 +78,8 @@ export function sessionListLabel(state: SessionListState): string {
 
 /** The id, then what an imported session carries: its title, the source and the project folder's name. */
 export function sessionLabel(s: SessionInfo): string {
-  const l = labelsOf(s);
   const clean = (t: string) => t.replace(/[\s\u0000-\u001f\u007f]+/g, " ").trim();
-  const origin = [l.source, l.project ? basename(l.project) : undefined].filter((x): x is string => !!x).map(clean);
-  const parts = [s.id, l.title ? clean(l.title) : "", origin.length > 0 ? `[${origin.join(" ")}]` : ""];
+  const origin = [s.source, s.project ? basename(s.project) : undefined].filter((x): x is string => !!x).map(clean);
+  const parts = [s.id, s.title ? clean(s.title) : "", origin.length > 0 ? `[${origin.join(" ")}]` : ""];
   return parts.filter((x) => x !== "").join(" · ");
 }
