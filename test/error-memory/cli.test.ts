@@ -2,6 +2,9 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { openMemory } from "../../src/app/open-memory.ts";
 import { cli, removeTempHomes, tempHome } from "../fixture/home.ts";
 
+// Each case runs about a dozen CLI processes in series: a bound generous enough for a loaded machine.
+const SERIAL_CLI_MS = 120_000;
+
 afterAll(removeTempHomes);
 
 const RFC3339_NS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{9}Z$/;
@@ -101,7 +104,7 @@ describe("memvoy errors", () => {
     expect(rm.removed.id).toBe(rec.record.id);
     expect((await json(home, ["errors", "list"])).total).toBe(1);
     expect(await json(home, ["errors", "sweep"])).toEqual({ removed: 0, vectorsRemoved: 0, notes: [] });
-  }, 30_000);
+  }, SERIAL_CLI_MS);
 
   test("text output: the fix is shown; no hit prints nothing on stdout", async () => {
     const home = tempHome("memvoy-errors-cli-");
@@ -125,7 +128,7 @@ describe("memvoy errors", () => {
     expect(hit.stdout).toContain("fix:   put pgbouncer in front");
     const none = await cli(["errors", "search", "banana smoothie recipe"], { home });
     expect(none).toEqual({ code: 0, stdout: "", stderr: "memvoy: no error record matches\n" });
-  }, 30_000);
+  }, SERIAL_CLI_MS);
 
   test("an unknown id and an ambiguous prefix exit 2 with one clear line", async () => {
     const home = tempHome("memvoy-errors-cli-");
@@ -150,7 +153,7 @@ describe("memvoy errors", () => {
     expect(JSON.parse(un.stdout).error.message).toBe(`no error record with id "${unknown}" (see memvoy errors list)`);
     expect(un.stderr.split("\n")).toHaveLength(2);
     expect((await json(home, ["errors", "list"])).total).toBe(20);
-  }, 30_000);
+  }, SERIAL_CLI_MS);
 
   test("bad command lines exit 2 and store nothing; every subcommand has help", async () => {
     const home = tempHome("memvoy-errors-cli-");
@@ -179,5 +182,5 @@ describe("memvoy errors", () => {
     const top = await cli(["errors", "--help"]);
     expect(top.stdout).toContain("any unique prefix works");
     expect((await cli(["--help"])).stdout).toContain("errors record|search|list|show|rm");
-  }, 30_000);
+  }, SERIAL_CLI_MS);
 });
