@@ -4,14 +4,7 @@
 import type { MemoryApi } from "./app/api/memory-api";
 
 export type * from "./app/api/json-types";
-export type {
-  MemoryApi,
-  MessageInput,
-  SearchInput,
-  RecordErrorInput,
-  SearchErrorsInput,
-  ListErrorsInput,
-} from "./app/api/memory-api";
+export type * from "./app/api/memory-api";
 
 export interface MemoryOptions {
   /** The home folder; else $MEMVOY_HOME, else $XDG_CONFIG_HOME/memvoy, else ~/.config/memvoy. */

@@ -2,7 +2,7 @@
 // the `Prior summary` JSON block (filtered per turn by the decision model when one is set), then the input;
 // plus the system prompt's `Prior Conversation Context` section that says how to use the summary.
 import { refuseSessionSymlinks } from "../storage/history/no-symlink.ts";
-import type { Role } from "../shared/message.ts";
+import type { ContextMessage } from "../shared/context-message.ts";
 import { nsToRfc3339 } from "../shared/time.ts";
 import type { MemoryContext } from "./memory-context.ts";
 import { readSessionHistory } from "./history-view.ts";
@@ -13,16 +13,7 @@ import { filterRelevant, type RelevanceReport } from "./summary/relevance-filter
 import { readSummary } from "./summary/summary-store.ts";
 import { summaryIsEmpty } from "./summary/summary-types.ts";
 
-export interface ContextMessage {
-  role: Role;
-  content: string;
-  /** RFC 3339 UTC with nanoseconds; absent for the turn context and the new input. */
-  sendAt?: string;
-  sender?: string;
-  id?: string;
-  /** history: one of the last N messages; summary: the turn context holding the Prior summary; input: the request. */
-  kind: "history" | "summary" | "input";
-}
+export type { ContextMessage };
 
 export interface TurnContext {
   session: string;

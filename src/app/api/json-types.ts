@@ -1,9 +1,12 @@
 // The plain-JSON values the MemoryApi port returns: the CLI's --json shapes. Times are RFC 3339 UTC with
 // 9 fractional digits; nothing is a bigint or a class instance, so JSON.stringify works on every result.
+import type { ContextMessage } from "../../shared/context-message.ts";
+import type { ErrorOutcome, ErrorRecordText } from "../../shared/error-record-text.ts";
+
 export type Role = "user" | "assistant";
 export type MatchMode = "keyword" | "semantic" | "hybrid";
 export type TimeRange = "1d" | "7d" | "30d" | "1y" | "all";
-export type ErrorOutcome = "resolved" | "failed" | "abandoned";
+export type { ErrorOutcome };
 
 export interface MessageJson {
   id: string;
@@ -65,14 +68,7 @@ export interface AroundJson {
   messages: MessageJson[];
 }
 
-export interface ContextMessageJson {
-  role: Role;
-  content: string;
-  sendAt?: string;
-  sender?: string;
-  id?: string;
-  kind: "history" | "summary" | "input";
-}
+export type ContextMessageJson = ContextMessage;
 
 export interface TurnContextJson {
   session: string;
@@ -112,14 +108,8 @@ export interface RemoveMessageResultJson {
   summaryRemoved: boolean;
 }
 
-export interface ErrorRecordJson {
+export interface ErrorRecordJson extends ErrorRecordText {
   id: string;
-  tool: string;
-  error: string;
-  cause: string | null;
-  fix: string;
-  outcome: ErrorOutcome;
-  keywords: string[];
   createdAt: string;
   updatedAt: string;
   lastHitAt: string | null;

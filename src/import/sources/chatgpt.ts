@@ -3,15 +3,8 @@
 import { statSync } from "node:fs";
 import { basename } from "node:path";
 import { importedSessionId } from "../../shared/import-id.ts";
-import {
-  NotThisFormatError,
-  type FileRead,
-  type ImportedMessage,
-  type ImportedSession,
-  type Problem,
-  type ReadContext,
-  type Source,
-} from "../import-types.ts";
+import { NotThisFormatError } from "../import-types.ts";
+import type { FileRead, ImportedMessage, ImportedSession, Problem, ReadContext, Source } from "../import-types.ts";
 import { isObject, readTextLimited, tryJson } from "../read-lines.ts";
 import { listFiles, titleFrom } from "../source-files.ts";
 import { readZipEntry, zipEntries } from "../zip-entries.ts";

@@ -7,15 +7,8 @@ import { basename, dirname, join } from "node:path";
 import type { ForeignDatabase } from "../../app/import-api.ts";
 import type { HomeMemory } from "../../app/memory-api.ts";
 import { importedSessionId } from "../../shared/import-id.ts";
-import {
-  NotThisFormatError,
-  type FileRead,
-  type ImportedMessage,
-  type ImportedSession,
-  type Problem,
-  type ReadContext,
-  type Source,
-} from "../import-types.ts";
+import { NotThisFormatError } from "../import-types.ts";
+import type { FileRead, ImportedMessage, ImportedSession, Problem, ReadContext, Source } from "../import-types.ts";
 import { isObject, tryJson } from "../read-lines.ts";
 import { homeOf, listFiles, titleFrom } from "../source-files.ts";
 

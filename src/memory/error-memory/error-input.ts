@@ -1,8 +1,9 @@
 // valibot checks for error-memory input (library and CLI alike); nothing is written before they pass.
 import * as v from "valibot";
 import { namedError } from "../../shared/errors.ts";
-import { OUTCOMES, type ErrorOutcome } from "./error-record.ts";
+import { OUTCOMES } from "./error-record.ts";
 import { describeIssueFacts, issueFacts, type IssueFact } from "../../shared/schema-issues.ts";
+import type { ErrorRecordText } from "../../shared/error-record-text.ts";
 
 /** Input to record, search or list error memory that cannot be accepted; `what` names the input ("error record"). */
 export const InvalidErrorInputError = namedError<
@@ -60,14 +61,7 @@ const RecordSchema = v.strictObject({
 
 export type RecordErrorInput = v.InferInput<typeof RecordSchema>;
 
-export interface NewErrorRecord {
-  tool: string;
-  error: string;
-  cause: string | null;
-  fix: string;
-  outcome: ErrorOutcome;
-  keywords: string[];
-}
+export type NewErrorRecord = ErrorRecordText;
 
 function fail(issues: [v.BaseIssue<unknown>, ...v.BaseIssue<unknown>[]], what: string): never {
   throw new InvalidErrorInputError({ what, problem: "invalid", issues: issueFacts(issues) });

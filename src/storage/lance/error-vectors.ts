@@ -1,9 +1,8 @@
 // Error-memory vectors in LanceDB (.store/lance): one table per embedder id, rows of (record id, vector) only.
 import { privatizeTree } from "./private-modes.ts";
 import type { Connection, Table } from "@lancedb/lancedb";
-import { ensureDir } from "../../shared/atomic-write.ts";
 import { errorMessage, namedError } from "../../shared/errors.ts";
-import { loadLanceDb } from "./load-lancedb.ts";
+import { connectLance, loadLanceDb } from "./load-lancedb.ts";
 import { EMBEDDER_KEY, embedderTableName, embedderTables, type TableInfo } from "./embedder-tables.ts";
 import { assertDimensions } from "./vector-dimension.ts";
 
@@ -52,14 +51,11 @@ export class ErrorVectorStore {
   ) {}
 
   static async open(dir: string): Promise<ErrorVectorStore> {
-    const { lancedb } = await loadLanceDb();
-    try {
-      // LanceDB creates what is inside with the process umask; the folder itself is ours, and private.
-      ensureDir(dir);
-      return new ErrorVectorStore(await lancedb.connect(dir), dir);
-    } catch (err) {
-      throw new ErrorVectorStoreError({ op: "open", dir, reason: errorMessage(err) }, { cause: err });
-    }
+    const conn = await connectLance(
+      dir,
+      (reason, cause) => new ErrorVectorStoreError({ op: "open", dir, reason }, { cause }),
+    );
+    return new ErrorVectorStore(conn, dir);
   }
 
   private async open(embedderId: string): Promise<Table | undefined> {

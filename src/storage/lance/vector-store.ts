@@ -1,8 +1,7 @@
 // LanceDB vector store under .store/lance: one table per embedder (id + dimension), rows keyed by message id.
 import type { Connection, Table } from "@lancedb/lancedb";
-import { ensureDir } from "../../shared/atomic-write.ts";
 import { errorMessage, namedError } from "../../shared/errors.ts";
-import { loadLanceDb } from "./load-lancedb.ts";
+import { connectLance, loadLanceDb } from "./load-lancedb.ts";
 import { privatizeTree } from "./private-modes.ts";
 import { VectorTable } from "./vector-table.ts";
 import { EMBEDDER_KEY, embedderTableName, embedderTables, type TableInfo } from "./embedder-tables.ts";
@@ -31,14 +30,11 @@ export class VectorStore {
   ) {}
 
   static async open(dir: string): Promise<VectorStore> {
-    const { lancedb } = await loadLanceDb();
-    try {
-      // LanceDB creates what is inside with the process umask; the folder itself is ours, and private.
-      ensureDir(dir);
-      return new VectorStore(await lancedb.connect(dir), dir);
-    } catch (err) {
-      throw new VectorStoreError({ op: "open", dir, reason: errorMessage(err) }, { cause: err });
-    }
+    const conn = await connectLance(
+      dir,
+      (reason, cause) => new VectorStoreError({ op: "open", dir, reason }, { cause }),
+    );
+    return new VectorStore(conn, dir);
   }
 
   /** Every message-vector table, with the embedder its vectors came from. */

@@ -2,19 +2,14 @@
 import type { Database } from "bun:sqlite";
 import { andWhere } from "./sql-where.ts";
 import { searchForm } from "../../shared/search-form.ts";
+import type { ErrorOutcome, ErrorRecordText } from "../../shared/error-record-text.ts";
 
-export type ErrorOutcome = "resolved" | "failed" | "abandoned";
+export type { ErrorOutcome };
 
-export interface ErrorRow {
+export interface ErrorRow extends ErrorRecordText {
   seq: bigint;
   id: string;
-  tool: string;
   signature: string;
-  error: string;
-  cause: string | null;
-  fix: string;
-  outcome: ErrorOutcome;
-  keywords: string[];
   createdAt: bigint;
   updatedAt: bigint;
   lastHitAt: bigint;
@@ -25,61 +20,32 @@ export interface ErrorRow {
   embeddedBy: string | null;
 }
 
-interface RawRow {
-  seq: bigint;
-  id: string;
-  tool: string;
-  signature: string;
-  error: string;
-  cause: string | null;
-  fix: string;
+/** The columns as SQLite hands them back (COLUMNS aliases them to the row's names): counts are bigints, keywords JSON. */
+type RawRow = Omit<ErrorRow, "outcome" | "keywords" | "hits" | "occurrences" | "revision"> & {
   outcome: string;
   keywords: string;
-  created_at: bigint;
-  updated_at: bigint;
-  last_hit_at: bigint;
-  expires_at: bigint;
   hits: bigint;
   occurrences: bigint;
   revision: bigint;
-  embedded_by: string | null;
-}
+};
 
 const COLUMNS =
-  "seq, id, tool, signature, error, cause, fix, outcome, keywords, created_at, updated_at, last_hit_at, expires_at, hits, occurrences, revision, embedded_by";
+  "seq, id, tool, signature, error, cause, fix, outcome, keywords, created_at AS createdAt, updated_at AS updatedAt, " +
+  "last_hit_at AS lastHitAt, expires_at AS expiresAt, hits, occurrences, revision, embedded_by AS embeddedBy";
 
 function toRow(r: RawRow): ErrorRow {
   return {
-    seq: r.seq,
-    id: r.id,
-    tool: r.tool,
-    signature: r.signature,
-    error: r.error,
-    cause: r.cause,
-    fix: r.fix,
+    ...r,
     outcome: r.outcome as ErrorOutcome,
     keywords: JSON.parse(r.keywords) as string[],
-    createdAt: r.created_at,
-    updatedAt: r.updated_at,
-    lastHitAt: r.last_hit_at,
-    expiresAt: r.expires_at,
     hits: Number(r.hits),
     occurrences: Number(r.occurrences),
     revision: Number(r.revision),
-    embeddedBy: r.embedded_by,
   };
 }
 
 /** The text columns of a record, as written (already redacted by the caller). */
-export interface ErrorFields {
-  tool: string;
-  signature: string;
-  error: string;
-  cause: string | null;
-  fix: string;
-  outcome: ErrorOutcome;
-  keywords: string[];
-}
+export type ErrorFields = ErrorRecordText & { signature: string };
 
 function indexFts(db: Database, seq: bigint, f: ErrorFields): void {
   db.prepare("INSERT INTO error_records_fts (rowid, error, cause, fix, keywords) VALUES (?, ?, ?, ?, ?)").run(

@@ -25,6 +25,20 @@ export function ftsHasSession(db: Database): boolean {
   return session;
 }
 
+/** Writes a message's FTS row: its searchable form, plus its session token once the index has that column. */
+export function messageFtsWriter(db: Database): (seq: bigint, content: string, session: string) => void {
+  if (!ftsHasSession(db)) {
+    const plain = db.query("INSERT INTO messages_fts (rowid, body) VALUES (?, ?)");
+    return (seq, content) => plain.run(seq, searchForm(content));
+  }
+  const fts = db.query("INSERT INTO messages_fts (rowid, body, sess) VALUES (?, ?, ?)");
+  let last: [string, string] | undefined;
+  return (seq, content, session) => {
+    if (last?.[0] !== session) last = [session, sessionToken(session)];
+    fts.run(seq, searchForm(content), last[1]);
+  };
+}
+
 /** A home with no message yet gets the new index at once (nothing to copy); called when the database opens. */
 export function upgradeEmptyFts(db: Database): void {
   if (ftsHasSession(db) || db.query("SELECT 1 FROM messages LIMIT 1").get() !== null) return;

@@ -1,8 +1,7 @@
 // The message archive in SQLite: insert (with FTS row and embedding-queue entry), read, archive, delete.
 import type { Database } from "bun:sqlite";
 import type { MessageRecord, Role, StoredMessage } from "../../shared/message.ts";
-import { searchForm } from "../../shared/search-form.ts";
-import { deleteFtsRows, ftsHasSession, sessionToken } from "./fts-upgrade.ts";
+import { deleteFtsRows, messageFtsWriter } from "./fts-upgrade.ts";
 import type { MessageFilter } from "../../shared/time-filter.ts";
 import { andFilter } from "./message-filter-sql.ts";
 import { addTombstones, idTombstone, keyTombstone } from "./tombstones-repo.ts";
@@ -49,11 +48,7 @@ export function insertMessages(
   const insert = db.query(
     "INSERT INTO messages (id, session_id, role, content, send_at, sender, idempotency_key) VALUES (?, ?, ?, ?, ?, ?, ?)",
   );
-  const withSession = ftsHasSession(db);
-  const fts = withSession
-    ? db.query("INSERT INTO messages_fts (rowid, body, sess) VALUES (?, ?, ?)")
-    : db.query("INSERT INTO messages_fts (rowid, body) VALUES (?, ?)");
-  const token = withSession ? sessionToken(session) : undefined;
+  const fts = messageFtsWriter(db);
   const queue = db.query("INSERT INTO embed_queue (seq) VALUES (?)");
   const untimed = db.query("INSERT INTO untimed_messages (seq, session_id) VALUES (?, ?)");
   const seqs: bigint[] = [];
@@ -61,8 +56,7 @@ export function insertMessages(
   for (const r of records) {
     const key = opts.idempotencyKeys?.get(r) ?? null;
     const seq = BigInt(insert.run(r.id, session, r.role, r.content, r.sendAt, r.sender ?? null, key).lastInsertRowid);
-    if (token) fts.run(seq, searchForm(r.content), token);
-    else fts.run(seq, searchForm(r.content));
+    fts(seq, r.content, session);
     if (opts.queueEmbedding !== false) queue.run(seq);
     if (r.untimed) untimed.run(seq, session);
     seqs.push(seq);

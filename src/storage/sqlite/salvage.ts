@@ -1,6 +1,6 @@
 // A broken history.db (truncated, garbled, a wrong header): read what SQLite still can, table by table and
 // row range by row range, then move the broken files aside and build a fresh database from the salvage.
-import { ftsHasSession, sessionToken } from "./fts-upgrade.ts";
+import { messageFtsWriter } from "./fts-upgrade.ts";
 import { Database } from "bun:sqlite";
 import { existsSync, renameSync } from "node:fs";
 import { searchForm } from "../../shared/search-form.ts";
@@ -142,10 +142,7 @@ export function buildFromSalvage(path: string, salvage: Salvage): Database {
     const insert = db.prepare(
       "INSERT OR IGNORE INTO messages (seq, id, session_id, role, content, send_at, sender, recent, idempotency_key) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
     );
-    const withSession = ftsHasSession(db);
-    const fts = withSession
-      ? db.prepare("INSERT INTO messages_fts (rowid, body, sess) VALUES (?, ?, ?)")
-      : db.prepare("INSERT INTO messages_fts (rowid, body) VALUES (?, ?)");
+    const fts = messageFtsWriter(db);
     for (const r of salvage.tables.messages.rows) {
       const role = r.role === "assistant" ? "assistant" : "user";
       const res = insert.run(
@@ -160,9 +157,7 @@ export function buildFromSalvage(path: string, salvage: Salvage): Database {
         (r.idempotency_key as string | null) ?? null,
       );
       if (res.changes === 0) continue;
-      if (withSession)
-        fts.run(r.seq as bigint, searchForm(String(r.content ?? "")), sessionToken(String(r.session_id)));
-      else fts.run(r.seq as bigint, searchForm(String(r.content ?? "")));
+      fts(r.seq as bigint, String(r.content ?? ""), String(r.session_id));
     }
     for (const table of ["message_meta", "error_records", "llm_usage", "summary_runs"] as const) {
       const cols = COLUMNS[table];
