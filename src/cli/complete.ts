@@ -1,7 +1,8 @@
 // Shell completion answers (memvoy __complete CWORD WORDS...): commands, sub-commands, flags, their values, session ids.
-import { type Dirent, lstatSync, readdirSync } from "node:fs";
+import { lstatSync } from "node:fs";
 import { join } from "node:path";
 import { resolveHome } from "../config/home.ts";
+import { dirEntries } from "../shared/dir-entries.ts";
 import { TOP_FLAGS, type CommandSpec, type FlagValue } from "./command-specs.ts";
 
 /** Printed alone: the shell completes file or directory names itself. */
@@ -16,14 +17,8 @@ const SESSION_ID = /^[A-Za-z0-9_-][A-Za-z0-9._-]{0,127}$/;
  * folder listing is read: no database, no vector store. Symlinks are not followed.
  */
 export function sessionIdsForCompletion(home: string, prefix = "", max = MAX_SESSIONS): string[] {
-  let entries: Dirent[];
-  try {
-    entries = readdirSync(join(home, "sessions"), { withFileTypes: true });
-  } catch {
-    return [];
-  }
   const found: { id: string; at: number }[] = [];
-  for (const d of entries) {
+  for (const d of dirEntries(join(home, "sessions"))) {
     if (!d.isDirectory() || !d.name.startsWith(prefix) || !SESSION_ID.test(d.name)) continue;
     let at = 0;
     try {

@@ -1,7 +1,8 @@
 // Listing a source's files: a file as given, or every matching file under a folder (sorted, symlinks not followed).
-import { type Dirent, readdirSync, statSync } from "node:fs";
+import { statSync } from "node:fs";
 import { join } from "node:path";
 import { homedir } from "node:os";
+import { dirEntries } from "../shared/dir-entries.ts";
 
 export function homeOf(env: Record<string, string | undefined>): string {
   return env.HOME || homedir();
@@ -14,13 +15,7 @@ export function listFiles(path: string, want: (name: string, full: string) => bo
   if (!st.isDirectory()) return [];
   const out: string[] = [];
   const walk = (dir: string) => {
-    let entries: Dirent[];
-    try {
-      entries = readdirSync(dir, { withFileTypes: true });
-    } catch {
-      return;
-    }
-    for (const e of entries) {
+    for (const e of dirEntries(dir)) {
       const full = join(dir, e.name);
       if (e.isDirectory()) walk(full);
       else if (e.isFile() && want(e.name, full)) out.push(full);

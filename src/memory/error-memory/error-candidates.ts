@@ -65,13 +65,8 @@ export async function semanticCandidates(
   const store = await errorVectorStore(ctx);
   const hits = await store.search(embedder.id, vector!, pool, ids && ids.length <= MAX_TOOL_IDS ? ids : undefined);
   const background = meanCosine(vector!, await store.sample(embedder.id, BACKGROUND_SAMPLE));
-  const live = new Map(
-    getLiveByIds(
-      ctx.db,
-      hits.map((h) => h.id),
-      now,
-    ).map((r) => [r.id, r]),
-  );
+  const hitIds = hits.map((h) => h.id);
+  const live = new Map(getLiveByIds(ctx.db, hitIds, now).map((r) => [r.id, r]));
   const semantic: Candidate[] = [];
   const seen = new Set<string>();
   for (const h of hits) {

@@ -57,19 +57,9 @@ export async function searchErrors(ctx: MemoryContext, raw: unknown): Promise<Er
   // The hit is stamped at the time of the answer; a record that expired meanwhile is not revived.
   const now = ctx.now();
   const fresh = withWriteLock(ctx.db, () => {
-    touchHits(
-      ctx.db,
-      ranked.map((r) => r.seq),
-      now,
-      now + errorTtlNs(ctx),
-    );
-    return new Map(
-      getLiveBySeqs(
-        ctx.db,
-        ranked.map((r) => r.seq),
-        now,
-      ).map((r) => [r.seq, r]),
-    );
+    const seqs = ranked.map((r) => r.seq);
+    touchHits(ctx.db, seqs, now, now + errorTtlNs(ctx));
+    return new Map(getLiveBySeqs(ctx.db, seqs, now).map((r) => [r.seq, r]));
   });
   const hits: ErrorHit[] = [];
   for (const r of ranked) {

@@ -1,9 +1,10 @@
 // LanceDB creates its files and folders from its own threads with the process umask (0644/0755 under 022,
 // 0666/0777 under 000). The umask is never changed (a library runs inside other programs); instead, after
 // each LanceDB commit the tree under .store/lance is made private: files 0600, folders 0700.
-import { chmodSync, lstatSync, readdirSync, type Dirent, type Stats } from "node:fs";
+import { chmodSync, lstatSync, type Stats } from "node:fs";
 import { join } from "node:path";
 import { DIR_MODE, FILE_MODE } from "../../shared/atomic-write.ts";
+import { dirEntries } from "../../shared/dir-entries.ts";
 
 /** Paths already made private: Lance files are immutable once written, so each is fixed once. */
 const done = new Set<string>();
@@ -31,13 +32,7 @@ function fix(path: string, isDir: boolean): void {
     isDir = st.isDirectory();
   }
   if (!isDir) return;
-  let entries: Dirent[];
-  try {
-    entries = readdirSync(path, { withFileTypes: true });
-  } catch {
-    return;
-  }
-  for (const e of entries) {
+  for (const e of dirEntries(path)) {
     if (e.isSymbolicLink()) continue;
     fix(join(path, e.name), e.isDirectory());
   }

@@ -47,6 +47,11 @@ function toRow(r: RawRow): ErrorRow {
 /** The text columns of a record, as written (already redacted by the caller). */
 export type ErrorFields = ErrorRecordText & { signature: string };
 
+/** tool, error, cause, fix, outcome, keywords: the values of the columns a record and a merge both write. */
+function textArgs(f: ErrorFields): [string, string, string | null, string, string, string] {
+  return [f.tool, f.error, f.cause, f.fix, f.outcome, JSON.stringify(f.keywords)];
+}
+
 function indexFts(db: Database, seq: bigint, f: ErrorFields): void {
   db.prepare("INSERT INTO error_records_fts (rowid, error, cause, fix, keywords) VALUES (?, ?, ?, ?, ?)").run(
     seq,
@@ -77,22 +82,10 @@ export function idTaken(db: Database, id: string): boolean {
 export function insertErrorRow(db: Database, id: string, f: ErrorFields, now: bigint, expiresAt: bigint): ErrorRow {
   const r = db
     .query(
-      `INSERT INTO error_records (id, tool, signature, error, cause, fix, outcome, keywords, created_at, updated_at, expires_at)
+      `INSERT INTO error_records (id, signature, tool, error, cause, fix, outcome, keywords, created_at, updated_at, expires_at)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING ${COLUMNS}`,
     )
-    .get(
-      id,
-      f.tool,
-      f.signature,
-      f.error,
-      f.cause,
-      f.fix,
-      f.outcome,
-      JSON.stringify(f.keywords),
-      now,
-      now,
-      expiresAt,
-    ) as RawRow;
+    .get(id, f.signature, ...textArgs(f), now, now, expiresAt) as RawRow;
   indexFts(db, r.seq, f);
   return toRow(r);
 }
@@ -112,19 +105,7 @@ export function mergeErrorRow(
          occurrences = occurrences + 1, revision = revision + ?, embedded_by = CASE WHEN ? THEN NULL ELSE embedded_by END
        WHERE seq = ? RETURNING ${COLUMNS}`,
     )
-    .get(
-      f.tool,
-      f.error,
-      f.cause,
-      f.fix,
-      f.outcome,
-      JSON.stringify(f.keywords),
-      now,
-      expiresAt,
-      textChanged ? 1 : 0,
-      textChanged ? 1 : 0,
-      seq,
-    ) as RawRow;
+    .get(...textArgs(f), now, expiresAt, textChanged ? 1 : 0, textChanged ? 1 : 0, seq) as RawRow;
   db.prepare("DELETE FROM error_records_fts WHERE rowid = ?").run(seq);
   indexFts(db, seq, f);
   return toRow(r);
