@@ -29,7 +29,7 @@ const POLL_MS = 3;
 
 function paintMain(api: HomeMemory, list: SessionListState, view: HistoryViewport, id: string): void {
   view.setBlocks(buildBlocks(api.history(id, { all: true })));
-  view.toBottom();
+  view.end();
   renderHistory(view, theme, WIDTH - LIST_W - 2, HEIGHT - 4, "");
   renderSessionList(list, theme, LIST_W - 2, HEIGHT - 4, true, BigInt(Date.now()) * 1_000_000n);
 }

@@ -169,13 +169,13 @@ describe("HistoryViewport", () => {
     expect(v.visible()).toHaveLength(10);
     expect(v.visible()[0]!.kind).toBe("header");
     expect(v.atTop()).toBe(true);
-    v.scrollBy(1);
+    v.move(1);
     expect(v.top).toEqual({ block: 0, line: 1 });
     v.page(1);
     expect(v.top).toEqual({ block: 3, line: 1 }); // 1 + 9 lines
-    v.scrollBy(-100);
+    v.move(-100);
     expect(v.atTop()).toBe(true);
-    v.scrollBy(1000);
+    v.move(1000);
     expect(v.atBottom()).toBe(true);
     const last = v.visible();
     expect(last).toHaveLength(10);
@@ -183,14 +183,14 @@ describe("HistoryViewport", () => {
     expect(last[last.length - 2]!.text).toContain("word19-0");
   });
 
-  test("toTop / toBottom, and a short history never scrolls", () => {
+  test("home / end, and a short history never scrolls", () => {
     const v = view(20);
-    v.toBottom();
+    v.end();
     expect(v.top).toEqual({ block: 16, line: 2 }); // 60 lines, the last 10
-    v.toTop();
+    v.home();
     expect(v.top).toEqual({ block: 0, line: 0 });
     const short = view(2);
-    short.toBottom();
+    short.end();
     expect(short.top).toEqual({ block: 0, line: 0 });
     expect(short.atBottom() && short.atTop()).toBe(true);
   });
@@ -214,7 +214,7 @@ describe("HistoryViewport", () => {
     const v = new HistoryViewport(80, 10);
     v.setBlocks(buildBlocks(messages(10, 0, 30)));
     const wide = v.lines(0).length;
-    v.scrollBy(wide + 1);
+    v.move(wide + 1);
     expect(v.top.block).toBe(1);
     v.setSize(30, 10);
     expect(v.lines(0).length).toBeGreaterThan(wide);

@@ -1,6 +1,7 @@
 // The error-memory browser overlay: list, search (debounced), detail, delete with confirmation.
 import { describeError } from "../../shared/describe-error.ts";
 import { Debouncer } from "../state/debouncer.ts";
+import { applyMotion } from "../state/motions.ts";
 import { ErrorMemoryState } from "../state/error-memory-state.ts";
 import { renderErrorMemory } from "../views/error-memory-view.ts";
 import { errorRecordText } from "../text/plain-text.ts";
@@ -68,28 +69,8 @@ export class ErrorMemoryScreen {
         }
       }
     }
-    const c = s.cursor;
+    if (applyMotion(s.cursor, key.full, ["arrows", "edges", "vi"])) return true;
     switch (key.full) {
-      case "up":
-      case "k":
-        c.move(-1);
-        return true;
-      case "down":
-      case "j":
-        c.move(1);
-        return true;
-      case "pageup":
-        c.page(-1);
-        return true;
-      case "pagedown":
-        c.page(1);
-        return true;
-      case "home":
-        c.home();
-        return true;
-      case "end":
-        c.end();
-        return true;
       case "enter":
         if (s.selected()) s.detail = !s.detail;
         return true;

@@ -3,6 +3,7 @@ import type { StoredMessage } from "../../shared/message.ts";
 import type { SessionInfo } from "../api-types.ts";
 import { blockOfMessage, buildBlocks, type HistoryBlock } from "../state/history-blocks.ts";
 import { HistoryViewport } from "../state/history-viewport.ts";
+import { applyMotion } from "../state/motions.ts";
 import { SessionListState } from "../state/session-list-state.ts";
 import { nsToLocalSeconds } from "../../shared/time.ts";
 import { stringWidth } from "../text/char-width.ts";
@@ -64,7 +65,7 @@ export class MainScreen {
       this.loaded = { id, messages };
       this.loadedActivity = this.sessions.selected()?.lastActivity;
       this.view.setBlocks(buildBlocks(messages));
-      this.view.toBottom();
+      this.view.end();
     } catch (err) {
       this.loaded = { id, messages: [] };
       this.view.setBlocks([]);
@@ -134,7 +135,7 @@ export class MainScreen {
       this.view.setBlocks(blocks, messageId);
       const at = blockOfMessage(blocks, messageId);
       if (at >= 0) this.view.centerOn(at);
-      else this.view.toBottom();
+      else this.view.end();
     }
     this.focus = "history";
   }
@@ -164,27 +165,11 @@ export class MainScreen {
         !key.meta &&
         !["escape", "enter", "tab"].includes(key.full ?? ""));
     if (!typed) this.editing = false;
+    if (applyMotion(c, key.full, ["arrows", "edges", "emacs"])) {
+      this.syncHistory();
+      return true;
+    }
     switch (key.full) {
-      case "up":
-      case "C-p":
-        c.move(-1);
-        break;
-      case "down":
-      case "C-n":
-        c.move(1);
-        break;
-      case "pageup":
-        c.page(-1);
-        break;
-      case "pagedown":
-        c.page(1);
-        break;
-      case "home":
-        c.home();
-        break;
-      case "end":
-        c.end();
-        break;
       case "enter":
       case "right":
       case "tab":
@@ -220,34 +205,8 @@ export class MainScreen {
   }
 
   private historyKey(ch: string | undefined, key: Key): boolean {
-    const v = this.view;
+    if (applyMotion(this.view, key.full, ["arrows", "edges", "emacs", "vi", "viPages"])) return true;
     switch (key.full) {
-      case "up":
-      case "k":
-      case "C-p":
-        v.scrollBy(-1);
-        return true;
-      case "down":
-      case "j":
-      case "C-n":
-        v.scrollBy(1);
-        return true;
-      case "pageup":
-      case "b":
-        v.page(-1);
-        return true;
-      case "pagedown":
-      case "space":
-        v.page(1);
-        return true;
-      case "home":
-      case "g":
-        v.toTop();
-        return true;
-      case "end":
-      case "S-g":
-        v.toBottom();
-        return true;
       case "left":
       case "tab":
       case "escape":
@@ -283,7 +242,7 @@ export class MainScreen {
         return true;
     }
     if (ch !== " ") return false;
-    v.page(1);
+    this.view.page(1);
     return true;
   }
 

@@ -79,7 +79,7 @@ export function handleMouse(t: MouseTargets, e: MouseEvent): boolean {
     m.syncHistory();
     return true;
   }
-  if (dir) m.view.scrollBy(dir * WHEEL_STEP);
+  if (dir) m.view.move(dir * WHEEL_STEP);
   else {
     m.focus = "history";
     const picked = m.pickRow(row);

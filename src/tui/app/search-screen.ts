@@ -1,6 +1,7 @@
 // The search overlay: results as you type (debounced), mode/scope/range keys, Enter opens the hit.
 import { describeError } from "../../shared/describe-error.ts";
 import { Debouncer } from "../state/debouncer.ts";
+import { applyMotion } from "../state/motions.ts";
 import { SearchState, type SearchRequest } from "../state/search-state.ts";
 import { HIT_ROWS, renderSearch, searchChromeRows } from "../views/search-view.ts";
 import { messagePageText } from "../text/plain-text.ts";
@@ -13,6 +14,14 @@ export const SEARCH_DEBOUNCE_MS = 20;
  * typing rests this long, the chosen mode (hybrid by default) replaces them with ranked results.
  */
 export const SEARCH_RANK_MS = 250;
+
+/** Keys that change the request (mode, scope, range, query) and search again at once. */
+const REQUERY = new Map<string, (s: SearchState) => void>([
+  ["tab", (s) => s.cycleMode()],
+  ["C-s", (s) => s.toggleScope()],
+  ["C-t", (s) => s.cycleRange()],
+  ["C-u", (s) => s.clearQuery()],
+]);
 
 export class SearchScreen {
   readonly state = new SearchState();
@@ -34,47 +43,22 @@ export class SearchScreen {
 
   handleKey(ch: string | undefined, key: Key): boolean {
     const s = this.state;
-    const c = s.cursor;
+    if (applyMotion(s.cursor, key.full, ["arrows", "emacs"])) {
+      s.userMoved();
+      return true;
+    }
+    const change = REQUERY.get(key.full ?? "");
+    if (change) {
+      change(s);
+      this.run();
+      return true;
+    }
     switch (key.full) {
       case "escape":
         this.app.close();
         return true;
       case "enter":
         this.openHit();
-        return true;
-      case "up":
-      case "C-p":
-        c.move(-1);
-        s.userMoved();
-        return true;
-      case "down":
-      case "C-n":
-        c.move(1);
-        s.userMoved();
-        return true;
-      case "pageup":
-        c.page(-1);
-        s.userMoved();
-        return true;
-      case "pagedown":
-        c.page(1);
-        s.userMoved();
-        return true;
-      case "tab":
-        s.cycleMode();
-        this.run();
-        return true;
-      case "C-s":
-        s.toggleScope();
-        this.run();
-        return true;
-      case "C-t":
-        s.cycleRange();
-        this.run();
-        return true;
-      case "C-u":
-        s.clearQuery();
-        this.run();
         return true;
       case "C-o":
       case "C-y": {

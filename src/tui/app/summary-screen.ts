@@ -2,7 +2,8 @@
 // and the outcome on the status row.
 import { describeError } from "../../shared/describe-error.ts";
 import type { SummaryProgress, SummaryView } from "../api-types.ts";
-import { ListCursor } from "../state/list-cursor.ts";
+import { applyMotion } from "../state/motions.ts";
+import { TextPager } from "../state/text-pager.ts";
 import { summaryLines } from "../state/summary-lines.ts";
 import { plural } from "../text/format.ts";
 import { renderLine } from "../views/segments.ts";
@@ -12,14 +13,14 @@ export class SummaryScreen {
   session: string | undefined;
   private view: SummaryView | undefined;
   private loadError: string | undefined;
-  private readonly scroll = new ListCursor(0, 1);
+  private readonly pager = new TextPager();
   private running: AbortController | undefined;
 
   constructor(private readonly app: AppContext) {}
 
   open(session: string | undefined): void {
     this.session = session;
-    this.scroll.offset = 0;
+    this.pager.home();
     this.load();
   }
 
@@ -40,36 +41,11 @@ export class SummaryScreen {
     }
   }
 
-  handleKey(ch: string | undefined, key: Key): boolean {
-    const c = this.scroll;
-    const by = (n: number) => (c.offset = Math.max(0, Math.min(c.offset + n, Math.max(0, c.count - c.height))));
+  handleKey(_ch: string | undefined, key: Key): boolean {
+    if (applyMotion(this.pager, key.full, ["arrows", "edges", "vi", "viPages"])) return true;
     switch (key.full) {
       case "escape":
         this.app.close();
-        return true;
-      case "up":
-      case "k":
-        by(-1);
-        return true;
-      case "down":
-      case "j":
-        by(1);
-        return true;
-      case "pageup":
-      case "b":
-        by(-(c.height - 1));
-        return true;
-      case "pagedown":
-      case "space":
-        by(c.height - 1);
-        return true;
-      case "home":
-      case "g":
-        c.offset = 0;
-        return true;
-      case "end":
-      case "S-g":
-        by(c.count);
         return true;
       case "S-s":
         this.summarizeNow();
@@ -129,18 +105,11 @@ export class SummaryScreen {
     if (this.session === undefined) lines = [{ text: "Select a session first.", style: "dim" }];
     else if (this.loadError) lines = [{ text: `cannot read the summary: ${this.loadError}`, style: "error" }];
     else lines = this.view ? summaryLines(this.view, inner.width) : [];
-    const c = this.scroll;
-    c.count = lines.length;
-    c.height = Math.max(1, inner.height - 1);
-    c.offset = Math.max(0, Math.min(c.offset, Math.max(0, lines.length - c.height)));
-    const shown = lines
-      .slice(c.offset, c.offset + c.height)
-      .map((l) => renderLine(theme, inner.width, [[l.text, l.style]]));
-    while (shown.length < c.height) shown.push(" ".repeat(inner.width));
-    const more = c.offset + c.height < lines.length ? "↓ more · " : "";
-    shown.push(
-      renderLine(theme, inner.width, [[`${more}S summarize now${this.running ? " (running)" : ""} · Esc back`, "dim"]]),
+    const { shown, more } = this.pager.window(lines, inner.height - 1, inner.width, (l) =>
+      renderLine(theme, inner.width, [[l.text, l.style]]),
     );
+    const hint = `${more ? "↓ more · " : ""}S summarize now${this.running ? " (running)" : ""} · Esc back`;
+    shown.push(renderLine(theme, inner.width, [[hint, "dim"]]));
     layout.setLines(layout.overlay, shown);
   }
 }

@@ -1,6 +1,7 @@
 // Scrolling over history blocks by lines, wrapping only the blocks it walks through, so a long session
 // opens, pages and centres on a message without wrapping every message.
 import { blockLines, type HistoryBlock, type ViewLine } from "./history-blocks.ts";
+import type { Movable } from "./motions.ts";
 
 export interface Position {
   block: number;
@@ -9,7 +10,7 @@ export interface Position {
 
 const cmp = (a: Position, b: Position) => a.block - b.block || a.line - b.line;
 
-export class HistoryViewport {
+export class HistoryViewport implements Movable {
   private blocks: readonly HistoryBlock[] = [];
   private cache = new Map<number, ViewLine[]>();
   top: Position = { block: 0, line: 0 };
@@ -40,7 +41,7 @@ export class HistoryViewport {
     const follow = this.pinnedToEnd || this.blocks.length === 0;
     this.blocks = blocks;
     this.cache.clear();
-    if (follow) return this.toBottom();
+    if (follow) return this.end();
     const at = anchor ? blocks.findIndex((b) => sameBlock(anchor, b)) : -1;
     this.top = this.clampTop(
       at >= 0
@@ -103,21 +104,21 @@ export class HistoryViewport {
     return out;
   }
 
-  scrollBy(n: number): void {
+  move(n: number): void {
     this.top = this.clampTop(n >= 0 ? this.advance(this.top, n) : this.retreat(this.top, -n));
     this.pinnedToEnd = this.atBottom();
   }
 
   page(direction: 1 | -1): void {
-    this.scrollBy(direction * Math.max(1, this.height - 1));
+    this.move(direction * Math.max(1, this.height - 1));
   }
 
-  toTop(): void {
+  home(): void {
     this.top = { block: 0, line: 0 };
     this.pinnedToEnd = false;
   }
 
-  toBottom(): void {
+  end(): void {
     this.top = this.maxTop();
     this.pinnedToEnd = true;
   }
