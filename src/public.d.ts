@@ -2,9 +2,11 @@
 // its JSON results and the two ways to get one. Nothing internal is reachable from here.
 // test/agents/public-types.test.ts keeps this file and src/lib.ts in agreement.
 import type { MemoryApi } from "./app/api/memory-api";
+import type { RemoteFailure } from "./app/api/remote-failure";
 
 export type * from "./app/api/json-types";
 export type * from "./app/api/memory-api";
+export type { RemoteFailure };
 
 export interface MemoryOptions {
   /** The home folder; else $MEMVOY_HOME, else $XDG_CONFIG_HOME/memvoy, else ~/.config/memvoy. */
@@ -43,8 +45,11 @@ export declare class InputError extends MemvoyError {
 export declare class RuntimeFailure extends MemvoyError {
   readonly exitCode: 1 | 2;
 }
-/** The daemon could not be reached, or failed the request. */
-export declare class RemoteError extends RuntimeFailure {}
+/** The daemon could not be reached, or failed the request; `data` says which. */
+export declare class RemoteError extends RuntimeFailure {
+  readonly data: RemoteFailure;
+  constructor(data: RemoteFailure, options?: { cause?: unknown });
+}
 
 /** One line of user text for any thrown value. */
 export declare function describeError(err: unknown): string;

@@ -2,7 +2,8 @@
 import type { HomeMemory } from "../app/memory-api.ts";
 import { openMemory } from "../app/open-memory.ts";
 import { assertSessionId } from "../shared/session-id.ts";
-import { bool, expectPositionals, parseArgs, type FlagSpecs, type Parsed } from "./args.ts";
+import { bool, expectPositionals, leadingOptions, parseArgs, type FlagSpecs, type Parsed } from "./args.ts";
+import { CommandUsageError } from "./usage-errors.ts";
 
 export interface CommandModule {
   usage: string;
@@ -59,6 +60,37 @@ export async function runCommand(
   if (spec.session && args[0] !== undefined) assertSessionId(args[0]);
   spec.check?.(p, args);
   return body(p, args);
+}
+
+/** A command made of subcommands (`errors record`, `daemon status`): its own --help, and one spec per subcommand. */
+export interface SubcommandsSpec {
+  name: string;
+  usage: string;
+  subcommands: Record<string, CommandSpec>;
+  /** Subcommands not offered in errors (internal ones). */
+  hidden?: string[];
+}
+
+/**
+ * The subcommand is the first argument that is no option (nor the value of --home, read as the entry point reads
+ * it); the rest is run as `runCommand` runs a command, with that subcommand's spec.
+ */
+export async function runSubcommand(
+  spec: SubcommandsSpec,
+  argv: readonly string[],
+  body: (sub: string, p: Parsed, args: string[]) => number | Promise<number>,
+): Promise<number> {
+  const at = leadingOptions(argv).command;
+  const choices = Object.keys(spec.subcommands).filter((s) => !spec.hidden?.includes(s));
+  if (at < 0) {
+    if (argv.includes("--help") || argv.includes("-h")) return printUsage(spec.usage);
+    throw new CommandUsageError({ problem: "missing-subcommand", command: spec.name, choices });
+  }
+  const sub = argv[at]!;
+  const subSpec = Object.hasOwn(spec.subcommands, sub) ? spec.subcommands[sub] : undefined;
+  if (!subSpec)
+    throw new CommandUsageError({ problem: "unknown-subcommand", command: spec.name, subcommand: sub, choices });
+  return runCommand(subSpec, [...argv.slice(0, at), ...argv.slice(at + 1)], (p, args) => body(sub, p, args));
 }
 
 /** `runCommand` with the home's HomeMemory open for the body, and closed after it whatever happens. */

@@ -17,7 +17,8 @@ type CommandUsage =
   | { problem: "missing-argument"; command: string; argument: string }
   | { problem: "unexpected-argument"; command: string; argument: string }
   | { problem: "unknown-value"; command: string; what: string; value: string }
-  | { problem: "no-input"; command: string; give: string; seeHelp: boolean };
+  | { problem: "no-input"; command: string; give: string; seeHelp: boolean }
+  | { problem: "stdin-is-terminal"; command: string; startedBy: string };
 
 function oneOf(choices: readonly string[]): string {
   return choices.length < 2 ? choices.join("") : `${choices.slice(0, -1).join(", ")} or ${choices.at(-1)}`;
@@ -58,6 +59,8 @@ function describeUsage(d: CommandUsage): string {
       return `${d.command}: unknown ${d.what} ${JSON.stringify(d.value)}`;
     case "no-input":
       return `${d.command}: give ${d.give}${d.seeHelp ? ` ${help(d.command)}` : ""}`;
+    case "stdin-is-terminal":
+      return `${d.command}: stdin is a terminal; ${d.startedBy} starts this command ${help(d.command)}`;
   }
 }
 

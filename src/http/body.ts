@@ -1,19 +1,33 @@
 // Reading a request's input: path params, then the query string (typed by the schema) or the JSON body,
 // with the size limit applied while the body streams in.
-import { InputError } from "../shared/errors.ts";
+import { namedError } from "../shared/errors.ts";
 
-export class BodyTooLargeError extends InputError {}
+/** The body is over [http] max_body_bytes: by its Content-Length (`declared`), or as it streamed in. */
+export const BodyTooLargeError = namedError<{ maxBytes: number; declared?: number }>(
+  "BodyTooLargeError",
+  "input",
+  (d) =>
+    d.declared !== undefined
+      ? `the body is ${d.declared} bytes, over [http] max_body_bytes (${d.maxBytes})`
+      : `the body is over [http] max_body_bytes (${d.maxBytes})`,
+);
+export type BodyTooLargeError = InstanceType<typeof BodyTooLargeError>;
+
+/** A POST body that is not JSON, or not a JSON object. */
+export const BodyShapeError = namedError<{ problem: "not-json" | "not-object" }>("BodyShapeError", "input", (d) =>
+  d.problem === "not-json" ? "the body is not valid JSON" : "the body must be a JSON object",
+);
+export type BodyShapeError = InstanceType<typeof BodyShapeError>;
 
 export async function readJsonBody(req: Request, maxBytes: number): Promise<unknown> {
   const declared = Number(req.headers.get("content-length") ?? NaN);
-  if (declared > maxBytes)
-    throw new BodyTooLargeError(`the body is ${declared} bytes, over [http] max_body_bytes (${maxBytes})`);
+  if (declared > maxBytes) throw new BodyTooLargeError({ maxBytes, declared });
   const chunks: Uint8Array[] = [];
   let size = 0;
   if (req.body) {
     for await (const chunk of req.body) {
       size += chunk.byteLength;
-      if (size > maxBytes) throw new BodyTooLargeError(`the body is over [http] max_body_bytes (${maxBytes})`);
+      if (size > maxBytes) throw new BodyTooLargeError({ maxBytes });
       chunks.push(chunk);
     }
   }
@@ -22,7 +36,7 @@ export async function readJsonBody(req: Request, maxBytes: number): Promise<unkn
   try {
     return JSON.parse(text);
   } catch {
-    throw new InputError("the body is not valid JSON");
+    throw new BodyShapeError({ problem: "not-json" });
   }
 }
 

@@ -6,8 +6,7 @@ import { errorBody, errorStatus } from "../app/api/error-body.ts";
 import type { MemoryApi } from "../app/api/memory-api.ts";
 import { HEALTH_PATH, labelOf, MCP_PATH, OPENAPI_PATH, pathParams, ROUTES, type Route } from "../app/api/routes.ts";
 import { parseInput } from "../app/api/schemas.ts";
-import { InputError } from "../shared/errors.ts";
-import { BodyTooLargeError, queryInput, readJsonBody } from "./body.ts";
+import { BodyShapeError, BodyTooLargeError, queryInput, readJsonBody } from "./body.ts";
 import { refusal } from "./guard.ts";
 import { openApiDocument } from "./openapi.ts";
 
@@ -124,8 +123,6 @@ export function startHttpServer(o: HttpServerOptions): HttpServer {
 async function postInput(req: Request, maxBytes: number): Promise<Record<string, unknown>> {
   const body = await readJsonBody(req, maxBytes);
   if (typeof body !== "object" || body === null || Array.isArray(body))
-    throw new BodyShapeError("the body must be a JSON object");
+    throw new BodyShapeError({ problem: "not-object" });
   return { ...(body as Record<string, unknown>) };
 }
-
-class BodyShapeError extends InputError {}

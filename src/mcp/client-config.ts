@@ -1,9 +1,17 @@
 // `memvoy mcp --print-config CLIENT`: the exact snippet that registers memvoy's stdio MCP server with an
 // agent (Claude Code, Codex, opencode, Gemini CLI), naming this memvoy executable by its absolute path.
-import { UsageError } from "../shared/errors.ts";
+import { namedError } from "../shared/errors.ts";
 
 export const CLIENTS = ["claude-code", "codex", "opencode", "gemini"] as const;
 export type Client = (typeof CLIENTS)[number];
+
+/** `--print-config` named a client this knows no snippet for. */
+export const UnknownClientError = namedError<{ client: string }>(
+  "UnknownClientError",
+  "usage",
+  (d) => `mcp --print-config: unknown client ${JSON.stringify(d.client)}; use one of ${CLIENTS.join(", ")}`,
+);
+export type UnknownClientError = InstanceType<typeof UnknownClientError>;
 
 export interface ClientConfig {
   /** The snippet, in the client's own format. */
@@ -19,10 +27,7 @@ export function isClient(s: string): s is Client {
 
 /** `command`: the executable and its leading arguments (bun + the entry script when run from source). */
 export function clientConfig(client: string, command: readonly string[], home?: string): ClientConfig {
-  if (!isClient(client))
-    throw new UsageError(
-      `mcp --print-config: unknown client ${JSON.stringify(client)}; use one of ${CLIENTS.join(", ")}`,
-    );
+  if (!isClient(client)) throw new UnknownClientError({ client });
   const [exe, ...lead] = command;
   const args = [...lead, "mcp", ...(home ? ["--home", home] : [])];
   const json = (v: unknown) => JSON.stringify(v, null, 2) + "\n";

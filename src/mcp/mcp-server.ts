@@ -34,7 +34,7 @@ export function createMcpServer(api: MemoryApi, version: string): McpServer {
         } catch (err) {
           const text =
             err instanceof ToolArgumentError
-              ? err.message
+              ? errorLine(err)
               : sentence(
                   err instanceof InputError
                     ? `${tool.name}: ${errorLine(err)}`

@@ -6,6 +6,8 @@ import { BUDGET } from "../app/api/tool-schemas.ts";
 import type { MemoryApi } from "../app/api/memory-api.ts";
 import type { SearchHitJson } from "../app/api/json-types.ts";
 import { fitBudget, type Budgeted } from "./budget.ts";
+import { namedError } from "../shared/errors.ts";
+import { describeIssueFacts, type IssueFact } from "../shared/schema-issues.ts";
 
 export const SNIPPET_CHARS = 200;
 
@@ -25,8 +27,13 @@ export interface ToolDef {
   run(api: MemoryApi, args: any): Promise<Budgeted>;
 }
 
-/** A bad argument: answered as an isError result with this one sentence; nothing changed. */
-export class ToolArgumentError extends Error {}
+/** A bad argument: answered as an isError result with one sentence naming the field; nothing changed. */
+export const ToolArgumentError = namedError<
+  { problem: "needed"; field: string; mode: string } | { problem: "invalid"; tool: string; issue: IssueFact }
+>("ToolArgumentError", "input", (d) =>
+  d.problem === "needed" ? `${d.field} is needed for mode ${d.mode}.` : `${d.tool}: ${describeIssueFacts([d.issue])}.`,
+);
+export type ToolArgumentError = InstanceType<typeof ToolArgumentError>;
 
 const need = <T>(value: T | undefined, field: string, mode: string): T => {
   if (
@@ -34,7 +41,7 @@ const need = <T>(value: T | undefined, field: string, mode: string): T => {
     (typeof value === "string" && value.trim() === "") ||
     (Array.isArray(value) && value.length === 0)
   ) {
-    throw new ToolArgumentError(`${field} is needed for mode ${mode}.`);
+    throw new ToolArgumentError({ problem: "needed", field, mode });
   }
   return value;
 };
@@ -224,6 +231,6 @@ export const TOOLS: readonly ToolDef[] = [
 /** Check the arguments with the tool's valibot schema; a ToolArgumentError names the field. */
 export function checkArgs(tool: ToolDef, raw: unknown): unknown {
   const r = checkInput(tool.schema, raw);
-  if (!r.ok) throw new ToolArgumentError(`${tool.name}: ${r.message}.`);
+  if (!r.ok) throw new ToolArgumentError({ problem: "invalid", tool: tool.name, issue: r.issue });
   return r.value;
 }

@@ -1,6 +1,7 @@
 // The MemoryApi over HTTP: talks to a running daemon's loopback API (`connectMemory({url, token})`).
 // Requests are built from the same route table the server routes by.
-import { InputError, RuntimeFailure } from "../../shared/errors.ts";
+import { errorMessage, namedError } from "../../shared/errors.ts";
+import type { RemoteFailure } from "./remote-failure.ts";
 import type {
   MemoryApi,
   ListErrorsInput,
@@ -23,8 +24,37 @@ export interface ConnectOptions {
   timeoutMs?: number;
 }
 
-/** The daemon refused the request or could not be reached. */
-export class RemoteError extends RuntimeFailure {}
+/** The daemon could not be reached, or failed the request. */
+export const RemoteError = namedError<RemoteFailure>("RemoteError", "runtime", (d) => {
+  switch (d.problem) {
+    case "unreachable":
+      return `cannot reach memvoy at ${d.base}: ${d.reason}`;
+    case "cut-off":
+      return `memvoy at ${d.base} closed the connection mid-answer (${d.reason})`;
+    case "not-json":
+      return `memvoy at ${d.base} answered ${d.status} with a body that is not JSON`;
+    case "failed":
+      return `memvoy at ${d.base}: ${d.message} (HTTP ${d.status})`;
+  }
+});
+export type RemoteError = InstanceType<typeof RemoteError>;
+
+/** The daemon refused the input (HTTP 400, 404 or 413): its own line, an input error as the local API's would be. */
+export const RemoteInputError = namedError<{ base: string; status: number; code: string; message: string }>(
+  "RemoteInputError",
+  "input",
+  (d) => d.message,
+);
+export type RemoteInputError = InstanceType<typeof RemoteInputError>;
+
+/** connectMemory's options cannot make a client: the url is no URL, or the token is empty. */
+export const ConnectOptionsError = namedError<{ problem: "url"; url: unknown } | { problem: "token" }>(
+  "ConnectOptionsError",
+  "input",
+  (d) =>
+    d.problem === "url" ? `connectMemory: url ${JSON.stringify(d.url)} is not a URL` : "connectMemory: token is empty",
+);
+export type ConnectOptionsError = InstanceType<typeof ConnectOptionsError>;
 
 export class HttpMemoryApi implements MemoryApi {
   readonly #base: string;
@@ -36,9 +66,9 @@ export class HttpMemoryApi implements MemoryApi {
     try {
       u = new URL(o.url);
     } catch {
-      throw new InputError(`connectMemory: url ${JSON.stringify(o.url)} is not a URL`);
+      throw new ConnectOptionsError({ problem: "url", url: o.url });
     }
-    if (typeof o.token !== "string" || o.token === "") throw new InputError("connectMemory: token is empty");
+    if (typeof o.token !== "string" || o.token === "") throw new ConnectOptionsError({ problem: "token" });
     this.#base = u.origin;
     this.#token = o.token;
     this.#timeoutMs = o.timeoutMs ?? 60_000;
@@ -71,26 +101,24 @@ export class HttpMemoryApi implements MemoryApi {
     try {
       res = await fetch(url, init);
     } catch (err) {
-      throw new RemoteError(
-        `cannot reach memvoy at ${this.#base}: ${err instanceof Error ? err.message : String(err)}`,
-        { cause: err },
-      );
+      throw new RemoteError({ problem: "unreachable", base: this.#base, reason: errorMessage(err) }, { cause: err });
     }
+    const base = this.#base;
     const text = await res.text().catch((err) => {
-      throw new RemoteError(
-        `memvoy at ${this.#base} closed the connection mid-answer (${err instanceof Error ? err.message : String(err)})`,
-      );
+      throw new RemoteError({ problem: "cut-off", base, reason: errorMessage(err) }, { cause: err });
     });
     let body: unknown;
     try {
       body = JSON.parse(text);
     } catch {
-      throw new RemoteError(`memvoy at ${this.#base} answered ${res.status} with a body that is not JSON`);
+      throw new RemoteError({ problem: "not-json", base, status: res.status });
     }
     if (res.ok) return body as T;
     const e = (body as ErrorBody).error ?? { message: `HTTP ${res.status}`, code: "Error" };
-    if (res.status === 400 || res.status === 404 || res.status === 413) throw new InputError(e.message);
-    throw new RemoteError(`memvoy at ${this.#base}: ${e.message} (HTTP ${res.status})`);
+    const status = res.status;
+    if (status === 400 || status === 404 || status === 413)
+      throw new RemoteInputError({ base, status, code: e.code, message: e.message });
+    throw new RemoteError({ problem: "failed", base, status, message: e.message });
   }
 
   add(session: string, messages: MessageInput | readonly MessageInput[]): Promise<J.AddResultJson> {

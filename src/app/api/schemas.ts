@@ -1,7 +1,8 @@
 // valibot schemas of every MemoryApi input: the local implementation, the HTTP routes and the MCP tools
 // validate with these, and the JSON Schema / OpenAPI documents are generated from them.
 import * as v from "valibot";
-import { InputError } from "../../shared/errors.ts";
+import { namedError } from "../../shared/errors.ts";
+import { describeIssueFacts, type IssueFact } from "../../shared/schema-issues.ts";
 
 export const LIMITS = {
   searchLimit: 1000,
@@ -203,32 +204,40 @@ export const EmptyInput = v.strictObject({});
 
 export type AnySchema = v.GenericSchema;
 
-/** The first issue as "field: message" (or just the message when it concerns the whole input). */
-export function describeIssue(issues: readonly v.BaseIssue<unknown>[]): string {
+/** The first issue as a fact: its dotted path (left out when the message names it already) and the problem. */
+export function firstIssue(issues: readonly v.BaseIssue<unknown>[]): IssueFact {
   const issue = issues[0]!;
-  const path = v.getDotPath(issue);
-  const unknown = issue.type === "strict_object" && issue.expected === "never";
-  if (unknown) return `${path ?? "input"}: unknown field`;
-  if (issue.received === "undefined" && path) return `${path}: missing`;
-  return path && !issue.message.startsWith(`${path} `) ? `${path}: ${issue.message}` : issue.message;
+  const path = v.getDotPath(issue) ?? undefined;
+  if (issue.type === "strict_object" && issue.expected === "never")
+    return { path: path ?? "input", problem: "unknown field" };
+  if (issue.received === "undefined" && path) return { path, problem: "missing" };
+  return path && !issue.message.startsWith(`${path} `) ? { path, problem: issue.message } : { problem: issue.message };
 }
 
-/** Validate `raw` or throw an InputError naming the field. */
+/** Input to a MemoryApi call that its schema refuses: the call and the first problem, with its field. */
+export const ApiInputError = namedError<{ what: string; issue: IssueFact }>(
+  "ApiInputError",
+  "input",
+  (d) => `${d.what}: ${describeIssueFacts([d.issue])}`,
+);
+export type ApiInputError = InstanceType<typeof ApiInputError>;
+
+/** Validate `raw` or throw an ApiInputError naming the field. */
 export function parseInput<S extends AnySchema>(schema: S, raw: unknown, what: string): v.InferOutput<S> {
   const r = v.safeParse(schema, raw ?? {});
-  if (!r.success) throw new InputError(`${what}: ${describeIssue(r.issues)}`);
+  if (!r.success) throw new ApiInputError({ what, issue: firstIssue(r.issues) });
   return r.output;
 }
 
 export type Infer<S extends AnySchema> = v.InferInput<S>;
 
-/** Validate without throwing: the value, or one line naming the field. */
+/** Validate without throwing: the value, or the first problem with its field. */
 export function checkInput<S extends AnySchema>(
   schema: S,
   raw: unknown,
-): { ok: true; value: v.InferOutput<S> } | { ok: false; message: string } {
+): { ok: true; value: v.InferOutput<S> } | { ok: false; issue: IssueFact } {
   const r = v.safeParse(schema, raw ?? {});
-  return r.success ? { ok: true, value: r.output } : { ok: false, message: describeIssue(r.issues) };
+  return r.success ? { ok: true, value: r.output } : { ok: false, issue: firstIssue(r.issues) };
 }
 
 // The public input types of memory-api.ts are written out; these lines fail to compile when they and the

@@ -1,7 +1,7 @@
 // memvoy daemon status|stop, and `memvoy --daemon` (the foreground daemon itself).
 import { CommandUsageError } from "../usage-errors.ts";
-import { bool, num, parseArgs, str, type Parsed } from "../args.ts";
-import { printUsage } from "../command.ts";
+import { bool, num, str, type FlagSpecs, type Parsed } from "../args.ts";
+import { runCommand, runSubcommand, type CommandSpec, type SubcommandsSpec } from "../command.ts";
 import { bold, dim, printJson, println } from "../output.ts";
 
 export const usage = `
@@ -17,19 +17,18 @@ Usage: memvoy daemon status [--json]
   stop      send SIGTERM and wait for the daemon to exit (default 10 s).
 `;
 
-export async function runForeground(argv: readonly string[], version: string): Promise<number> {
-  const p = parseArgs(
+export function runForeground(argv: readonly string[], version: string): Promise<number> {
+  const spec: CommandSpec = { name: "--daemon", usage, positionals: [] };
+  return runCommand(
+    spec,
     argv.filter((a) => a !== "--daemon"),
-    {},
-    "--daemon",
+    async (p) => {
+      const { runDaemon } = await import("../../daemon/daemon.ts");
+      const code = await runDaemon({ home: str(p, "home"), verbose: bool(p, "verbose"), version });
+      // Work abandoned at the deadline (a hung request) must not keep the process alive.
+      process.exit(code);
+    },
   );
-  if (bool(p, "help")) return printUsage(usage);
-  if (p.positionals.length)
-    throw new CommandUsageError({ problem: "unexpected-argument", command: "--daemon", argument: p.positionals[0]! });
-  const { runDaemon } = await import("../../daemon/daemon.ts");
-  const code = await runDaemon({ home: str(p, "home"), verbose: bool(p, "verbose"), version });
-  // Work abandoned at the deadline (a hung request) must not keep the process alive.
-  process.exit(code);
 }
 
 function ago(ms: number): string {
@@ -58,13 +57,25 @@ async function runWork(kind: string | undefined, p: Parsed): Promise<number> {
   process.exit(code);
 }
 
-export async function run(argv: readonly string[]): Promise<number> {
-  const p = parseArgs(argv, { timeout: { type: "number" }, "linger-ms": { type: "number" } }, "daemon");
-  if (bool(p, "help")) return printUsage(usage);
-  const [sub, ...rest] = p.positionals;
-  if (sub === "work" && rest.length <= 1) return runWork(rest[0], p);
-  if (rest.length)
-    throw new CommandUsageError({ problem: "unexpected-argument", command: "daemon", argument: rest[0]! });
+const FLAGS: FlagSpecs = { timeout: { type: "number" }, "linger-ms": { type: "number" } };
+
+const COMMAND: SubcommandsSpec = {
+  name: "daemon",
+  usage,
+  subcommands: {
+    status: { name: "daemon status", usage, flags: FLAGS, positionals: [] },
+    stop: { name: "daemon stop", usage, flags: FLAGS, positionals: [] },
+    work: { name: "daemon work", usage, flags: FLAGS, optional: ["KIND"] },
+  },
+  hidden: ["work"],
+};
+
+export function run(argv: readonly string[]): Promise<number> {
+  return runSubcommand(COMMAND, argv, daemon);
+}
+
+async function daemon(sub: string, p: Parsed, args: string[]): Promise<number> {
+  if (sub === "work") return runWork(args[0], p);
   const json = bool(p, "json");
   const { daemonStatus, stopDaemon } = await import("../../daemon/status.ts");
   if (sub === "status") {
@@ -108,25 +119,17 @@ export async function run(argv: readonly string[]): Promise<number> {
     println(dim(`log: ${st.log}`));
     return st.running ? 0 : 1;
   }
-  if (sub === "stop") {
-    const secs = num(p, "timeout") ?? 10;
-    if (secs < 1)
-      throw new CommandUsageError({
-        problem: "flag-rule",
-        command: "daemon stop",
-        flag: "--timeout",
-        rule: "at least 1 second",
-      });
-    const r = await stopDaemon(str(p, "home"), secs * 1000);
-    if (json) printJson(r);
-    else
-      println(r.wasRunning ? `stopped the daemon (pid ${r.pid}) in ${r.ms} ms` : "no daemon is running on this home");
-    return 0;
-  }
-  const choices = ["status", "stop"];
-  throw new CommandUsageError(
-    sub === undefined
-      ? { problem: "missing-subcommand", command: "daemon", choices }
-      : { problem: "unknown-subcommand", command: "daemon", subcommand: sub, choices },
-  );
+  // stop
+  const secs = num(p, "timeout") ?? 10;
+  if (secs < 1)
+    throw new CommandUsageError({
+      problem: "flag-rule",
+      command: "daemon stop",
+      flag: "--timeout",
+      rule: "at least 1 second",
+    });
+  const r = await stopDaemon(str(p, "home"), secs * 1000);
+  if (json) printJson(r);
+  else println(r.wasRunning ? `stopped the daemon (pid ${r.pid}) in ${r.ms} ms` : "no daemon is running on this home");
+  return 0;
 }

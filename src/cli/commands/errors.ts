@@ -2,8 +2,8 @@
 import type { ErrorRecord, HomeMemory } from "../../app/memory-api.ts";
 import { CommandUsageError } from "../usage-errors.ts";
 import { nsToLocalSeconds } from "../../shared/time.ts";
-import { bool, expectPositionals, num, parseArgs, str, type FlagSpecs, type Parsed } from "../args.ts";
-import { openFromFlags, printUsage } from "../command.ts";
+import { bool, num, str, type FlagSpecs, type Parsed } from "../args.ts";
+import { openFromFlags, runSubcommand, using, type CommandSpec, type SubcommandsSpec } from "../command.ts";
 import { bold, cyan, dim, printJson, println } from "../output.ts";
 import { errorJson, errorSearchJson } from "../../app/api/json-shapes.ts";
 
@@ -104,73 +104,58 @@ const SPECS: Record<string, FlagSpecs> = {
   rm: {},
   sweep: {},
 };
-const ERROR_SUBCOMMANDS = Object.keys(SPECS);
+/** Usage checks that need no home, so a bad command line opens nothing. */
+const CHECKS: Record<string, Partial<CommandSpec>> = {
+  record: {
+    positionals: [],
+    check(p) {
+      for (const f of ["tool", "error", "fix"])
+        if (str(p, f) === undefined)
+          throw new CommandUsageError({
+            problem: "flag-required",
+            command: "errors record",
+            flag: `--${f}`,
+            seeHelp: true,
+          });
+    },
+  },
+  search: {
+    check(p) {
+      const command = "errors search";
+      if (p.positionals.length === 0)
+        throw new CommandUsageError({ problem: "missing-argument", command, argument: "the error text" });
+      if (bool(p, "other-tools") && str(p, "tool") === undefined)
+        throw new CommandUsageError({ problem: "flags-need", command, flags: ["--other-tools"], needs: "--tool" });
+    },
+  },
+  list: { positionals: [] },
+  show: { positionals: ["ID"] },
+  rm: { positionals: ["ID"] },
+  sweep: { positionals: [] },
+};
 
-/** The subcommand: the first argument that is neither a global flag nor the value of --home. */
-function splitSubcommand(argv: readonly string[]): { sub?: string; rest: string[] } {
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i]!;
-    if (a === "--home") {
-      i++;
-      continue;
-    }
-    if (a.startsWith("-")) continue;
-    return { sub: a, rest: [...argv.slice(0, i), ...argv.slice(i + 1)] };
-  }
-  return { rest: [...argv] };
+const COMMAND: SubcommandsSpec = {
+  name: "errors",
+  usage,
+  subcommands: Object.fromEntries(
+    Object.entries(SPECS).map(([sub, flags]) => [
+      sub,
+      { name: `errors ${sub}`, usage: USAGES[sub]!, flags, ...CHECKS[sub] },
+    ]),
+  ),
+};
+
+export function run(argv: readonly string[]): Promise<number> {
+  return runSubcommand(COMMAND, argv, async (sub, p) => {
+    const stdin = readsStdin(sub, p) ? await new Response(Bun.stdin.stream()).text() : undefined;
+    return using(openFromFlags(p), (api) => COMMANDS[sub]!(api, p, stdin));
+  });
 }
 
-export async function run(argv: readonly string[]): Promise<number> {
-  const { sub, rest } = splitSubcommand(argv);
-  if (sub === undefined) {
-    if (rest.includes("--help") || rest.includes("-h")) return printUsage(usage);
-    throw new CommandUsageError({ problem: "missing-subcommand", command: "errors", choices: ERROR_SUBCOMMANDS });
-  }
-  const specs = SPECS[sub];
-  if (!specs)
-    throw new CommandUsageError({
-      problem: "unknown-subcommand",
-      command: "errors",
-      subcommand: sub,
-      choices: ERROR_SUBCOMMANDS,
-    });
-  const p = parseArgs(rest, specs, `errors ${sub}`);
-  if (bool(p, "help")) return printUsage(USAGES[sub]!);
-  const input = checkArgs(sub, p);
-  const text = await stdinIfDash(input);
-  const api = openFromFlags(p);
-  try {
-    return await COMMANDS[sub]!(api, p, text);
-  } finally {
-    api.close();
-  }
-}
-
-/** Usage checks that need no home, so a bad command line opens nothing. Returns the flag that reads stdin. */
-function checkArgs(sub: string, p: Parsed): string | undefined {
-  const cmd = `errors ${sub}`;
-  if (sub === "record") {
-    expectPositionals(p, cmd, []);
-    for (const f of ["tool", "error", "fix"])
-      if (str(p, f) === undefined)
-        throw new CommandUsageError({ problem: "flag-required", command: cmd, flag: `--${f}`, seeHelp: true });
-    return str(p, "error") === "-" ? "error" : undefined;
-  }
-  if (sub === "search") {
-    if (p.positionals.length === 0)
-      throw new CommandUsageError({ problem: "missing-argument", command: cmd, argument: "the error text" });
-    if (bool(p, "other-tools") && str(p, "tool") === undefined)
-      throw new CommandUsageError({ problem: "flags-need", command: cmd, flags: ["--other-tools"], needs: "--tool" });
-    return p.positionals.length === 1 && p.positionals[0] === "-" ? "query" : undefined;
-  }
-  if (sub === "show" || sub === "rm") expectPositionals(p, cmd, ["ID"]);
-  else expectPositionals(p, cmd, []);
-  return undefined;
-}
-
-async function stdinIfDash(what: string | undefined): Promise<string | undefined> {
-  if (what === undefined) return undefined;
-  return await new Response(Bun.stdin.stream()).text();
+/** `--error -` (record) or the one argument `-` (search): the text comes from stdin. */
+function readsStdin(sub: string, p: Parsed): boolean {
+  if (sub === "record") return str(p, "error") === "-";
+  return sub === "search" && p.positionals.length === 1 && p.positionals[0] === "-";
 }
 
 type Runner = (api: HomeMemory, p: Parsed, stdin: string | undefined) => Promise<number>;

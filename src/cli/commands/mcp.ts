@@ -4,9 +4,9 @@ import { selfCommand } from "../../app/background-drain.ts";
 import { LocalMemoryApi } from "../../app/api/local-memory-api.ts";
 import { openMemory } from "../../app/open-memory.ts";
 import { clientConfig, CLIENTS } from "../../mcp/client-config.ts";
-import { UsageError } from "../../shared/errors.ts";
-import { bool, expectPositionals, parseArgs, str } from "../args.ts";
-import { printUsage } from "../command.ts";
+import { str } from "../args.ts";
+import { runCommand, type CommandSpec } from "../command.ts";
+import { CommandUsageError } from "../usage-errors.ts";
 import pkg from "../../../package.json" with { type: "json" };
 
 export const usage = `
@@ -22,22 +22,23 @@ agent may start its own server on the same home: writes never get lost.
                           claude-code, codex, opencode or gemini (where it goes: on stderr)
 `;
 
-export async function run(argv: readonly string[]): Promise<number> {
-  const p = parseArgs(argv, { "print-config": { type: "string" } }, "mcp");
-  if (bool(p, "help")) return printUsage(usage);
-  expectPositionals(p, "mcp", []);
-  const home = str(p, "home");
-  const client = str(p, "print-config");
-  if (client !== undefined) {
-    const c = clientConfig(client, selfCommand(), home ? resolve(home) : undefined);
-    process.stderr.write(`# for ${client}: put this in ${c.where}\n`);
-    process.stdout.write(c.text);
-    return 0;
-  }
-  if (process.stdin.isTTY)
-    throw new UsageError("mcp: stdin is a terminal; an MCP client starts this command (see memvoy mcp --help)");
-  // Embedding after a write goes to a detached drain: this server maps LanceDB only for a semantic call.
-  const api = new LocalMemoryApi(openMemory({ home, drain: "detached" }));
-  const { runMcpStdio } = await import("../../mcp/mcp-stdio.ts");
-  return runMcpStdio(api, pkg.version);
+const spec: CommandSpec = { name: "mcp", usage, flags: { "print-config": { type: "string" } }, positionals: [] };
+
+export function run(argv: readonly string[]): Promise<number> {
+  return runCommand(spec, argv, async (p) => {
+    const home = str(p, "home");
+    const client = str(p, "print-config");
+    if (client !== undefined) {
+      const c = clientConfig(client, selfCommand(), home ? resolve(home) : undefined);
+      process.stderr.write(`# for ${client}: put this in ${c.where}\n`);
+      process.stdout.write(c.text);
+      return 0;
+    }
+    if (process.stdin.isTTY)
+      throw new CommandUsageError({ problem: "stdin-is-terminal", command: "mcp", startedBy: "an MCP client" });
+    // Embedding after a write goes to a detached drain: this server maps LanceDB only for a semantic call.
+    const api = new LocalMemoryApi(openMemory({ home, drain: "detached" }));
+    const { runMcpStdio } = await import("../../mcp/mcp-stdio.ts");
+    return runMcpStdio(api, pkg.version);
+  });
 }
