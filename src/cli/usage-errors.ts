@@ -14,11 +14,18 @@ type CommandUsage =
   | { problem: "flag-required"; command: string; flag: string; seeHelp: boolean }
   | { problem: "flag-rule"; command: string; flag: string; rule: string }
   | { problem: "flags-need"; command: string; flags: string[]; needs: string }
-  | { problem: "missing-argument"; command: string; argument: string }
+  | { problem: "missing-argument"; command: string; argument: string; choices?: readonly string[] }
   | { problem: "unexpected-argument"; command: string; argument: string }
   | { problem: "unknown-value"; command: string; what: string; value: string }
   | { problem: "no-input"; command: string; give: string; seeHelp: boolean }
-  | { problem: "stdin-is-terminal"; command: string; startedBy: string };
+  | { problem: "stdin-is-terminal"; command: string; startedBy: string }
+  | { problem: "unknown-choice"; command: string; what: string; value: string; choices: readonly string[] }
+  | { problem: "flag-choice"; command: string; flag: string; choices: readonly string[]; got: string }
+  | { problem: "needs-path"; command: string; argument: string; why: string }
+  | { problem: "takes-no-argument"; command: string; argument: string; why: string }
+  | { problem: "no-such-path"; command: string; path: string; flag?: string }
+  | { problem: "path-is-folder"; command: string; flag: string; path: string }
+  | { problem: "either-or"; command: string; one: string; other: string; given: "both" | "neither" };
 
 function oneOf(choices: readonly string[]): string {
   return choices.length < 2 ? choices.join("") : `${choices.slice(0, -1).join(", ")} or ${choices.at(-1)}`;
@@ -52,7 +59,7 @@ function describeUsage(d: CommandUsage): string {
     case "flags-need":
       return `${d.command}: ${d.flags.join(" and ")} ${d.flags.length > 1 ? "need" : "needs"} ${d.needs}`;
     case "missing-argument":
-      return `${d.command}: missing ${d.argument} ${help(d.command)}`;
+      return `${d.command}: missing ${d.argument}${d.choices ? `: one of ${oneOf(d.choices)}` : ""} ${help(d.command)}`;
     case "unexpected-argument":
       return `${d.command}: unexpected argument ${JSON.stringify(d.argument)}`;
     case "unknown-value":
@@ -61,6 +68,24 @@ function describeUsage(d: CommandUsage): string {
       return `${d.command}: give ${d.give}${d.seeHelp ? ` ${help(d.command)}` : ""}`;
     case "stdin-is-terminal":
       return `${d.command}: stdin is a terminal; ${d.startedBy} starts this command ${help(d.command)}`;
+    case "unknown-choice":
+      return `${d.command}: unknown ${d.what} ${JSON.stringify(d.value)}: use ${oneOf(d.choices)}`;
+    case "flag-choice":
+      return `${d.command}: ${d.flag} must be ${oneOf(d.choices)}, got ${JSON.stringify(d.got)}`;
+    case "needs-path":
+      return `${d.command}: give the ${d.argument} to read (${d.why})`;
+    case "takes-no-argument":
+      return `${d.command}: takes no ${d.argument} (${d.why})`;
+    case "no-such-path":
+      return d.flag
+        ? `${d.command}: no such folder for ${d.flag}: ${d.path}`
+        : `${d.command}: no such file or folder: ${d.path}`;
+    case "path-is-folder":
+      return `${d.command}: ${d.flag} ${d.path} is a folder; name a file`;
+    case "either-or":
+      return d.given === "both"
+        ? `${d.command}: give ${d.one} or ${d.other}, not both`
+        : `${d.command}: give ${d.one} or ${d.other} ${help(d.command)}`;
   }
 }
 

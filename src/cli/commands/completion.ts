@@ -1,5 +1,5 @@
 // memvoy completion bash|zsh|fish: print the shell's completion script; memvoy __complete answers it.
-import { UsageError } from "../../shared/errors.ts";
+import { CommandUsageError } from "../usage-errors.ts";
 import { runCommand, type CommandSpec } from "../command.ts";
 import { SHELLS, type Shell } from "../completion-scripts.ts";
 
@@ -21,7 +21,13 @@ const spec: CommandSpec = { name: "completion", usage, positionals: ["SHELL"] };
 export function run(argv: readonly string[]): Promise<number> {
   return runCommand(spec, argv, (_p, [shell]) => {
     if (!Object.hasOwn(SHELLS, shell!))
-      throw new UsageError(`completion: unknown shell ${JSON.stringify(shell)}: use bash, zsh or fish`);
+      throw new CommandUsageError({
+        problem: "unknown-choice",
+        command: "completion",
+        what: "shell",
+        value: shell!,
+        choices: Object.keys(SHELLS),
+      });
     process.stdout.write(SHELLS[shell as Shell]);
     return 0;
   });

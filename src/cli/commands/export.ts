@@ -3,7 +3,7 @@ import { existsSync, statSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import type { ExportSession } from "../../app/import-api.ts";
 import { openAtomicStream } from "../../shared/atomic-stream.ts";
-import { UsageError } from "../../shared/errors.ts";
+import { CommandUsageError } from "../usage-errors.ts";
 import { isTimeRange, nsToRfc3339, parseTimeOrThrow, rangeStart, nowNs } from "../../shared/time.ts";
 import { bool, str } from "../args.ts";
 import { withMemory, type CommandSpec } from "../command.ts";
@@ -44,20 +44,36 @@ const spec: CommandSpec = {
   session: true,
   check: (p, args) => {
     const all = bool(p, "all");
-    if (all && args.length > 0) throw new UsageError("export: give SESSION names or --all, not both");
-    if (!all && args.length === 0)
-      throw new UsageError("export: name the sessions to export, or give --all (see memvoy export --help)");
+    if (all === args.length > 0)
+      throw new CommandUsageError({
+        problem: "either-or",
+        command: "export",
+        one: "SESSION names",
+        other: "--all",
+        given: all ? "both" : "neither",
+      });
     const format = str(p, "format") ?? "jsonl";
     if (format !== "jsonl" && format !== "md")
-      throw new UsageError(`export: --format must be jsonl or md, got ${JSON.stringify(format)}`);
+      throw new CommandUsageError({
+        problem: "flag-choice",
+        command: "export",
+        flag: "--format",
+        choices: ["jsonl", "md"],
+        got: format,
+      });
     timeFlag(str(p, "since"), "--since");
     timeFlag(str(p, "until"), "--until");
     const output = str(p, "output");
     if (output === undefined) return;
     if (!existsSync(dirname(resolve(output))))
-      throw new UsageError(`export: no such folder for --output: ${dirname(resolve(output))}`);
+      throw new CommandUsageError({
+        problem: "no-such-path",
+        command: "export",
+        flag: "--output",
+        path: dirname(resolve(output)),
+      });
     if (existsSync(output) && statSync(output).isDirectory())
-      throw new UsageError(`export: --output ${output} is a folder; name a file`);
+      throw new CommandUsageError({ problem: "path-is-folder", command: "export", flag: "--output", path: output });
   },
 };
 

@@ -6,7 +6,7 @@ import { importJsonlFiles } from "../../import/import-jsonl.ts";
 import { newReport, type SourceReport } from "../../import/import-report.ts";
 import { importSource, type ImportOptions } from "../../import/run-import.ts";
 import { isSourceName, sourceByName, SOURCE_NAMES } from "../../import/source-registry.ts";
-import { UsageError } from "../../shared/errors.ts";
+import { CommandUsageError } from "../usage-errors.ts";
 import { isTimeRange, nowNs, parseTimeOrThrow, rangeStart } from "../../shared/time.ts";
 import { bool, num, str } from "../args.ts";
 import { withMemory, type CommandSpec } from "../command.ts";
@@ -43,7 +43,7 @@ import goes on; the exit code is 1 when any file failed.
   --json           one JSON report (with --watch: one JSON line per pass)
 `;
 
-const SOURCES = [...SOURCE_NAMES, "jsonl", "auto"].join(", ");
+const SOURCES = [...SOURCE_NAMES, "jsonl", "auto"];
 
 const spec: CommandSpec = {
   name: "import",
@@ -58,16 +58,40 @@ const spec: CommandSpec = {
   check: (p, args) => {
     const [source, ...paths] = args;
     if (source === undefined)
-      throw new UsageError(`import: missing SOURCE: one of ${SOURCES} (see memvoy import --help)`);
+      throw new CommandUsageError({
+        problem: "missing-argument",
+        command: "import",
+        argument: "SOURCE",
+        choices: SOURCES,
+      });
     if (!isSourceName(source) && source !== "jsonl" && source !== "auto")
-      throw new UsageError(`import: unknown source ${JSON.stringify(source)}: use ${SOURCES}`);
+      throw new CommandUsageError({
+        problem: "unknown-choice",
+        command: "import",
+        what: "source",
+        value: source,
+        choices: SOURCES,
+      });
     if ((source === "jsonl" || source === "aider" || source === "chatgpt") && paths.length === 0) {
-      throw new UsageError(`import ${source}: give the PATH to read (it has no default location)`);
+      const why = "it has no default location";
+      throw new CommandUsageError({ problem: "needs-path", command: `import ${source}`, argument: "PATH", why });
     }
     if (source === "auto" && paths.length > 0)
-      throw new UsageError("import auto: takes no PATH (it reads every source's default location)");
-    for (const path of paths) if (!existsSync(path)) throw new UsageError(`import: no such file or folder: ${path}`);
-    if ((num(p, "interval") ?? 60) < 1) throw new UsageError("import: --interval must be at least 1 second");
+      throw new CommandUsageError({
+        problem: "takes-no-argument",
+        command: "import auto",
+        argument: "PATH",
+        why: "it reads every source's default location",
+      });
+    for (const path of paths)
+      if (!existsSync(path)) throw new CommandUsageError({ problem: "no-such-path", command: "import", path });
+    if ((num(p, "interval") ?? 60) < 1)
+      throw new CommandUsageError({
+        problem: "flag-rule",
+        command: "import",
+        flag: "--interval",
+        rule: "at least 1 second",
+      });
     sinceFlag(str(p, "since"));
   },
 };

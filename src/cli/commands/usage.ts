@@ -1,5 +1,5 @@
 // memvoy usage [--days N]: LLM tokens by day, model and session, and the daily budget.
-import { UsageError } from "../../shared/errors.ts";
+import { CommandUsageError } from "../usage-errors.ts";
 import { bool, num } from "../args.ts";
 import { withMemory, type CommandSpec } from "../command.ts";
 import { bold, printJson, println } from "../output.ts";
@@ -19,7 +19,8 @@ const spec: CommandSpec = {
   flags: { days: { type: "number" } },
   positionals: [],
   check: (p) => {
-    if ((num(p, "days") ?? 30) < 1) throw new UsageError("usage: --days must be at least 1");
+    if ((num(p, "days") ?? 30) < 1)
+      throw new CommandUsageError({ problem: "flag-rule", command: "usage", flag: "--days", rule: "at least 1" });
   },
 };
 
