@@ -8,6 +8,16 @@ export const BUDGET = { default: 8000, min: 500, max: 200_000 } as const;
 const described = (what: string, min: number, max: number, description: string) =>
   v.pipe(whole(what, min, max), v.description(description));
 
+const orList = (items: readonly string[]) => `${items.slice(0, -1).join(", ")} or ${items.at(-1)}`;
+
+/** One of `choices`, refused with a sentence that lists them. */
+const choice = <const C extends readonly [string, ...string[]]>(what: string, choices: C, description: string) =>
+  v.pipe(v.picklist(choices, `${what} must be ${orList(choices)}`), v.description(description));
+
+/** A string, refused with "`what` must be `kind`". */
+const text = (what: string, description: string, kind = "text") =>
+  v.pipe(v.string(`${what} must be ${kind}`), v.description(description));
+
 const maxChars = v.optional(
   described(
     "max_chars",
@@ -19,38 +29,21 @@ const maxChars = v.optional(
 const offset = v.optional(described("offset", 0, 100_000, "Skip this many items (the next_offset of a cut answer)."));
 
 export const ChatHistoryArgs = v.strictObject({
-  mode: v.pipe(
-    v.picklist(
-      ["search", "recent", "around", "get", "sessions"],
-      "mode must be search, recent, around, get or sessions",
-    ),
-    v.description(
-      "search: find messages (compact rows); recent: the last N of a session; around: the messages before and after a message id; get: full messages by id; sessions: the sessions.",
-    ),
+  mode: choice(
+    "mode",
+    ["search", "recent", "around", "get", "sessions"],
+    "search: find messages (compact rows); recent: the last N of a session; around: the messages before and after a message id; get: full messages by id; sessions: the sessions.",
   ),
-  query: v.optional(v.pipe(v.string("query must be text"), v.description("search: what to look for, plain text."))),
+  query: v.optional(text("query", "search: what to look for, plain text.")),
   match: v.optional(
-    v.pipe(
-      v.picklist(["keyword", "semantic", "hybrid"], "match must be keyword, semantic or hybrid"),
-      v.description("search: keyword, semantic or hybrid (default)."),
-    ),
+    choice("match", ["keyword", "semantic", "hybrid"], "search: keyword, semantic or hybrid (default)."),
   ),
   session: v.optional(
     v.pipe(SessionId, v.description("search: only this session (default all); recent: the session.")),
   ),
-  range: v.optional(
-    v.pipe(
-      v.picklist(["1d", "7d", "30d", "1y", "all"], "range must be 1d, 7d, 30d, 1y or all"),
-      v.description("search: how far back (default all)."),
-    ),
-  ),
-  since: v.optional(
-    v.pipe(
-      v.string("since must be a time"),
-      v.description("search: only messages at or after this time (RFC 3339 or YYYY-MM-DD)."),
-    ),
-  ),
-  until: v.optional(v.pipe(v.string("until must be a time"), v.description("search: only messages before this time."))),
+  range: v.optional(choice("range", ["1d", "7d", "30d", "1y", "all"], "search: how far back (default all).")),
+  since: v.optional(text("since", "search: only messages at or after this time (RFC 3339 or YYYY-MM-DD).", "a time")),
+  until: v.optional(text("until", "search: only messages before this time.", "a time")),
   limit: v.optional(
     described(
       "limit",
@@ -85,29 +78,22 @@ export const AddMessagesArgs = v.strictObject({
 
 export const SessionContextArgs = v.strictObject({
   session: SessionId,
-  input: v.optional(v.pipe(v.string("input must be text"), v.description("The user's next input."))),
+  input: v.optional(text("input", "The user's next input.")),
   max_chars: maxChars,
 });
 
 export const ErrorMemoryArgs = v.strictObject({
-  mode: v.pipe(
-    v.picklist(["lookup", "record"], "mode must be lookup or record"),
-    v.description("lookup: find fixes for an error (restarts their TTL); record: store an error and its fix."),
+  mode: choice(
+    "mode",
+    ["lookup", "record"],
+    "lookup: find fixes for an error (restarts their TTL); record: store an error and its fix.",
   ),
-  error: v.optional(v.pipe(v.string("error must be text"), v.description("lookup and record: the error text."))),
-  tool: v.optional(
-    v.pipe(
-      v.string("tool must be text"),
-      v.description("lookup: only this tool (optional); record: the tool that failed."),
-    ),
-  ),
-  fix: v.optional(v.pipe(v.string("fix must be text"), v.description("record: what fixed it."))),
-  cause: v.optional(v.pipe(v.string("cause must be text"), v.description("record: why it happened."))),
+  error: v.optional(text("error", "lookup and record: the error text.")),
+  tool: v.optional(text("tool", "lookup: only this tool (optional); record: the tool that failed.")),
+  fix: v.optional(text("fix", "record: what fixed it.")),
+  cause: v.optional(text("cause", "record: why it happened.")),
   outcome: v.optional(
-    v.pipe(
-      v.picklist(["resolved", "failed", "abandoned"], "outcome must be resolved, failed or abandoned"),
-      v.description("record: resolved (default), failed or abandoned."),
-    ),
+    choice("outcome", ["resolved", "failed", "abandoned"], "record: resolved (default), failed or abandoned."),
   ),
   keywords: v.optional(
     v.pipe(

@@ -57,17 +57,13 @@ const spec: CommandSpec = {
   },
   check: (p, args) => {
     const [source, ...paths] = args;
+    const command = "import";
     if (source === undefined)
-      throw new CommandUsageError({
-        problem: "missing-argument",
-        command: "import",
-        argument: "SOURCE",
-        choices: SOURCES,
-      });
+      throw new CommandUsageError({ problem: "missing-argument", command, argument: "SOURCE", choices: SOURCES });
     if (!isSourceName(source) && source !== "jsonl" && source !== "auto")
       throw new CommandUsageError({
         problem: "unknown-choice",
-        command: "import",
+        command,
         what: "source",
         value: source,
         choices: SOURCES,
@@ -84,14 +80,9 @@ const spec: CommandSpec = {
         why: "it reads every source's default location",
       });
     for (const path of paths)
-      if (!existsSync(path)) throw new CommandUsageError({ problem: "no-such-path", command: "import", path });
+      if (!existsSync(path)) throw new CommandUsageError({ problem: "no-such-path", command, path });
     if ((num(p, "interval") ?? 60) < 1)
-      throw new CommandUsageError({
-        problem: "flag-rule",
-        command: "import",
-        flag: "--interval",
-        rule: "at least 1 second",
-      });
+      throw new CommandUsageError({ problem: "flag-rule", command, flag: "--interval", rule: "at least 1 second" });
     sinceFlag(str(p, "since"));
   },
 };
