@@ -32,3 +32,21 @@ export function embedderTableName(prefix: string, embedderId: string): string {
   const hash = new Bun.CryptoHasher("sha256").update(embedderId).digest("hex").slice(0, 8);
   return `${prefix}${slug}_${hash}`;
 }
+
+/** A LanceDB folder's tables of one kind (by name prefix), one per embedder: what both vector stores share. */
+export abstract class EmbedderTableStore {
+  protected constructor(
+    protected readonly conn: Connection,
+    protected readonly dir: string,
+    private readonly prefix: string,
+  ) {}
+
+  /** Every table of this kind, with the embedder its vectors came from. */
+  tables(): Promise<TableInfo[]> {
+    return embedderTables(this.conn, this.prefix);
+  }
+
+  close(): void {
+    this.conn.close();
+  }
+}

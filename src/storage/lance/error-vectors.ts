@@ -1,9 +1,9 @@
 // Error-memory vectors in LanceDB (.store/lance): one table per embedder id, rows of (record id, vector) only.
 import { privatizeTree } from "./private-modes.ts";
-import type { Connection, Table } from "@lancedb/lancedb";
+import type { Table } from "@lancedb/lancedb";
 import { errorMessage, namedError } from "../../shared/errors.ts";
 import { connectLance, loadLanceDb } from "./load-lancedb.ts";
-import { EMBEDDER_KEY, embedderTableName, embedderTables, type TableInfo } from "./embedder-tables.ts";
+import { EMBEDDER_KEY, EmbedderTableStore, embedderTableName } from "./embedder-tables.ts";
 import { assertDimensions } from "./vector-dimension.ts";
 
 /** LanceDB refused to open the store or create an embedder's table; `reason` is its own first words. */
@@ -44,18 +44,13 @@ async function optimize(t: Table): Promise<void> {
   await t.optimize({ cleanupOlderThan: new Date(Date.now() - 60_000) });
 }
 
-export class ErrorVectorStore {
-  private constructor(
-    private readonly conn: Connection,
-    private readonly dir: string,
-  ) {}
-
+export class ErrorVectorStore extends EmbedderTableStore {
   static async open(dir: string): Promise<ErrorVectorStore> {
     const conn = await connectLance(
       dir,
       (reason, cause) => new ErrorVectorStoreError({ op: "open", dir, reason }, { cause }),
     );
-    return new ErrorVectorStore(conn, dir);
+    return new ErrorVectorStore(conn, dir, PREFIX);
   }
 
   private async open(embedderId: string): Promise<Table | undefined> {
@@ -153,11 +148,6 @@ export class ErrorVectorStore {
     }
   }
 
-  /** Every error table with the embedder its vectors came from. */
-  tables(): Promise<TableInfo[]> {
-    return embedderTables(this.conn, PREFIX);
-  }
-
   /** Delete these record ids from every error table. */
   async deleteIds(ids: readonly string[]): Promise<void> {
     if (ids.length === 0) return;
@@ -212,9 +202,5 @@ export class ErrorVectorStore {
       }
     }
     privatizeTree(this.dir);
-  }
-
-  close(): void {
-    this.conn.close();
   }
 }

@@ -1,10 +1,10 @@
 // LanceDB vector store under .store/lance: one table per embedder (id + dimension), rows keyed by message id.
-import type { Connection, Table } from "@lancedb/lancedb";
+import type { Table } from "@lancedb/lancedb";
 import { errorMessage, namedError } from "../../shared/errors.ts";
 import { connectLance, loadLanceDb } from "./load-lancedb.ts";
 import { privatizeTree } from "./private-modes.ts";
 import { VectorTable } from "./vector-table.ts";
-import { EMBEDDER_KEY, embedderTableName, embedderTables, type TableInfo } from "./embedder-tables.ts";
+import { EMBEDDER_KEY, EmbedderTableStore, embedderTableName, type TableInfo } from "./embedder-tables.ts";
 
 /** LanceDB refused to open the store or create a table; `reason` is its own first words. */
 export const VectorStoreError = namedError<
@@ -23,23 +23,13 @@ export function tableNameFor(embedderId: string): string {
   return embedderTableName("messages_", embedderId);
 }
 
-export class VectorStore {
-  private constructor(
-    private readonly conn: Connection,
-    private readonly dir: string,
-  ) {}
-
+export class VectorStore extends EmbedderTableStore {
   static async open(dir: string): Promise<VectorStore> {
     const conn = await connectLance(
       dir,
       (reason, cause) => new VectorStoreError({ op: "open", dir, reason }, { cause }),
     );
-    return new VectorStore(conn, dir);
-  }
-
-  /** Every message-vector table, with the embedder its vectors came from. */
-  tables(): Promise<TableInfo[]> {
-    return embedderTables(this.conn, "messages_");
+    return new VectorStore(conn, dir, "messages_");
   }
 
   /** The table of one embedder; created empty when `create` is set, else undefined if absent. */
@@ -71,9 +61,5 @@ export class VectorStore {
     const name = tableNameFor(embedderId);
     if ((await this.conn.tableNames()).includes(name)) await this.conn.dropTable(name);
     privatizeTree(this.dir);
-  }
-
-  close(): void {
-    this.conn.close();
   }
 }
