@@ -27,6 +27,20 @@ export interface ToolDef {
   run(api: MemoryApi, args: any): Promise<Budgeted>;
 }
 
+/** Every tool stays on this machine and deletes nothing; it either only reads or it writes. */
+const READS: ToolAnnotations = {
+  readOnlyHint: true,
+  destructiveHint: false,
+  idempotentHint: true,
+  openWorldHint: false,
+};
+const WRITES: ToolAnnotations = {
+  readOnlyHint: false,
+  destructiveHint: false,
+  idempotentHint: false,
+  openWorldHint: false,
+};
+
 /** A bad argument: answered as an isError result with one sentence naming the field; nothing changed. */
 export const ToolArgumentError = namedError<
   { problem: "needed"; field: string; mode: string } | { problem: "invalid"; tool: string; issue: IssueFact }
@@ -72,7 +86,7 @@ export const TOOLS: readonly ToolDef[] = [
       "for the messages before and after it. mode=recent gives the last N messages of a session; mode=sessions lists sessions with message count and last activity. " +
       `Answers stay within max_chars (default ${BUDGET.default}); a cut answer has truncated=true and next_offset to pass as offset.`,
     schema: T.ChatHistoryArgs,
-    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    annotations: READS,
     async run(api, a: T.ChatHistory) {
       const budget = a.max_chars ?? BUDGET.default;
       const offset = a.offset ?? 0;
@@ -141,7 +155,7 @@ export const TOOLS: readonly ToolDef[] = [
       "Append messages (role user or assistant, content, optional sendAt, sender and idempotencyKey) to a session, in order. Returns the new message ids once " +
       "they are stored. Give each message an idempotencyKey to retry safely: a message whose key the session already holds is not stored twice.",
     schema: T.AddMessagesArgs,
-    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+    annotations: WRITES,
     async run(api, a: T.AddMessages) {
       const r = await api.add(a.session, a.messages);
       return fitBudget({ ...r }, a.max_chars ?? BUDGET.default, "ids");
@@ -154,7 +168,7 @@ export const TOOLS: readonly ToolDef[] = [
       "The context for a session's next turn: its last N messages in full, then one user message holding the Prior summary block (when the session has a " +
       "rolling summary), then the input if given; plus the system prompt section that says how to use the summary.",
     schema: T.SessionContextArgs,
-    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    annotations: READS,
     async run(api, a: T.SessionContext) {
       const c = await api.context(a.session, a.input);
       return fitBudget({ ...c }, a.max_chars ?? BUDGET.default, "messages");
@@ -169,7 +183,7 @@ export const TOOLS: readonly ToolDef[] = [
       "(secrets are redacted; the same error of the same tool is merged).",
     schema: T.ErrorMemoryArgs,
     // lookup restarts the TTL of what it finds, record writes: neither is read-only.
-    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+    annotations: WRITES,
     async run(api, a: T.ErrorMemory) {
       const budget = a.max_chars ?? BUDGET.default;
       if (a.mode === "lookup") {
@@ -217,7 +231,7 @@ export const TOOLS: readonly ToolDef[] = [
     description:
       "A session's rolling summary (key decisions, past discussions, current discussion), with its cursor and whether a new run is due.",
     schema: T.SummaryArgs,
-    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    annotations: READS,
     async run(api, a: T.SummaryRequest) {
       const s = await api.summary(a.session);
       return fitBudget(
