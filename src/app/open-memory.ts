@@ -1,7 +1,7 @@
 // openMemory: resolve the home, load and validate config.toml, open the archive, return a HomeMemory.
 import { existsSync } from "node:fs";
 import { ensureDir } from "../shared/atomic-write.ts";
-import { RuntimeFailure } from "../shared/errors.ts";
+import { namedError } from "../shared/errors.ts";
 import { nowNs } from "../shared/time.ts";
 import { homePaths, resolveHome } from "../config/home.ts";
 import { loadConfig } from "../config/load.ts";
@@ -29,13 +29,19 @@ export interface OpenOptions {
   create?: boolean;
 }
 
-export class HomeMissingError extends RuntimeFailure {}
+/** Background work found no home at `home` (removed meanwhile); it creates none. */
+export const HomeMissingError = namedError<{ home: string }>(
+  "HomeMissingError",
+  "runtime",
+  (d) => `${d.home} holds no memvoy home (it may have been removed); nothing was created`,
+);
+export type HomeMissingError = InstanceType<typeof HomeMissingError>;
 
 export function openMemory(options: OpenOptions = {}): HomeMemory {
   const env = options.env ?? process.env;
   const paths = homePaths(resolveHome(options.home, env));
   if (options.create === false && !(existsSync(paths.home) && existsSync(paths.db))) {
-    throw new HomeMissingError(`${paths.home} holds no memvoy home (it may have been removed); nothing was created`);
+    throw new HomeMissingError({ home: paths.home });
   }
   const config = options.config ?? loadConfig(paths.config, env);
   ensureDir(paths.home);

@@ -1,7 +1,6 @@
 // A small argv parser: declared flags only, values typed, unknown flags and missing values are usage errors.
-import { CommandUsageError } from "./usage-errors.ts";
+import { ArgumentEncodingError, CommandUsageError } from "./usage-errors.ts";
 import { readFileSync } from "node:fs";
-import { InputError } from "../shared/errors.ts";
 
 export type FlagType = "string" | "boolean" | "number";
 export interface FlagSpec {
@@ -47,7 +46,7 @@ export function parseArgs(argv: readonly string[], specs: FlagSpecs, command: st
         throw new CommandUsageError({ problem: "unknown-option", command, option: arg, hint: dashHint(command, arg) });
     } else {
       if (arg.includes("\uFFFD") && argIsInvalidUtf8(arg))
-        throw new InputError(`${command}: argument ${positionals.length + 1} is not valid UTF-8; nothing was written`);
+        throw new ArgumentEncodingError({ command, argument: `argument ${positionals.length + 1}` });
       positionals.push(arg);
       continue;
     }
@@ -73,7 +72,7 @@ export function parseArgs(argv: readonly string[], specs: FlagSpecs, command: st
         value = Number(raw);
       } else {
         if (raw.includes("\uFFFD") && argIsInvalidUtf8(raw))
-          throw new InputError(`${command}: --${name} is not valid UTF-8; nothing was written`);
+          throw new ArgumentEncodingError({ command, argument: `--${name}` });
         value = raw;
       }
     }

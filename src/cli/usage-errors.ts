@@ -93,6 +93,14 @@ function describeUsage(d: CommandUsage): string {
 export const CommandUsageError = namedError<CommandUsage>("CommandUsageError", "usage", describeUsage);
 export type CommandUsageError = InstanceType<typeof CommandUsageError>;
 
+/** A command-line argument (`argument 2`, `--content`) whose bytes are not UTF-8: refused, nothing was written. */
+export const ArgumentEncodingError = namedError<{ command: string; argument: string }>(
+  "ArgumentEncodingError",
+  "input",
+  (d) => `${d.command}: ${d.argument} is not valid UTF-8; nothing was written`,
+);
+export type ArgumentEncodingError = InstanceType<typeof ArgumentEncodingError>;
+
 /** stdin held nothing to add, or bytes that are not UTF-8 (refused rather than replaced); nothing was written. */
 export const StdinInputError = namedError<{ command: string; problem: "empty" | "not-utf8" }>(
   "StdinInputError",

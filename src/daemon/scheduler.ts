@@ -9,7 +9,7 @@ const IDLE_SAVE_MS = 60_000;
 export interface JobOutcome {
   /** One line for `daemon status` and the log: what the run did. */
   detail?: string;
-  /** Failures that did not stop the run (e.g. one session of several); the run counts as failed. */
+  /** Failures in describeError's words: some that did not stop the run (one session of several), or the one that did; the run counts as failed. */
   errors?: string[];
   /** false: an idle run (nothing to do) that is not logged. */
   worked?: boolean;
@@ -31,7 +31,7 @@ export interface CronJob {
 export interface LoopJob {
   name: string;
   /** Runs until ctx.signal aborts; calls report() after each unit of work. */
-  loop(ctx: JobContext, report: (startedAt: Date, outcome: JobOutcome | Error) => void): Promise<void>;
+  loop(ctx: JobContext, report: (startedAt: Date, outcome: JobOutcome) => void): Promise<void>;
 }
 
 export class Scheduler {
@@ -70,7 +70,7 @@ export class Scheduler {
     const done = job
       .loop(ctx, (startedAt, outcome) => this.record(job.name, startedAt, outcome))
       .catch((err) => {
-        this.record(job.name, new Date(), err instanceof Error ? err : new Error(String(err)));
+        this.record(job.name, new Date(), { errors: [describeError(err)] });
         this.log.error("job.crash", { job: job.name, error: this.log.scrub(describeError(err)) });
       });
     this.track(done);
@@ -92,11 +92,11 @@ export class Scheduler {
     const startedAt = new Date();
     this.active.set(job.name, (this.active.get(job.name) ?? 0) + 1);
     this.job(job.name).running = true;
-    let outcome: JobOutcome | Error;
+    let outcome: JobOutcome;
     try {
       outcome = (await job.run({ signal: this.signal, log: this.log })) ?? {};
     } catch (err) {
-      outcome = err instanceof Error ? err : new Error(String(err));
+      outcome = { errors: [describeError(err)] };
     }
     const left = (this.active.get(job.name) ?? 1) - 1;
     this.active.set(job.name, left);
@@ -105,19 +105,14 @@ export class Scheduler {
   }
 
   /** Record one run of a job: state file, and a log line unless it was idle. */
-  record(name: string, startedAt: Date, outcome: JobOutcome | Error): void {
+  record(name: string, startedAt: Date, outcome: JobOutcome): void {
     const j = this.job(name);
     const ms = Date.now() - startedAt.getTime();
     j.lastRun = startedAt.toISOString();
     j.lastDurationMs = ms;
     j.runs++;
-    const failure =
-      outcome instanceof Error
-        ? describeError(outcome)
-        : outcome.errors?.length
-          ? outcome.errors.join("; ")
-          : undefined;
-    const detail = outcome instanceof Error ? null : (outcome.detail ?? null);
+    const failure = outcome.errors?.length ? outcome.errors.join("; ") : undefined;
+    const detail = outcome.detail ?? null;
     j.lastDetail = detail;
     if (failure !== undefined) {
       const message = this.log.scrub(failure).slice(0, 500);
@@ -129,7 +124,7 @@ export class Scheduler {
     } else {
       const recovered = j.lastResult === "error";
       j.lastResult = "ok";
-      if ((outcome as JobOutcome).worked === false && !recovered) {
+      if (outcome.worked === false && !recovered) {
         // Idle runs (a drain with nothing queued, a tick with nothing due) touch the disk at most once a minute.
         if (Date.now() - this.savedAt >= IDLE_SAVE_MS) this.save();
         return;

@@ -75,7 +75,7 @@ class Child {
     }
     this.answered++;
     if (a.answer === "ok") p.resolve(a.result);
-    else p.reject(new Error(a.error));
+    else p.reject(new WorkerFailedError({ kind, pid: this.proc.pid, error: a.error }));
   }
 
   ask(input?: unknown): Promise<unknown> {
@@ -106,6 +106,14 @@ export const WorkerExitError = namedError<{
 export type WorkerExitError = InstanceType<typeof WorkerExitError>;
 
 /** Work was asked for after the daemon began to stop. */
+/** The child answered that the work failed; `error` is its describeError line. */
+export const WorkerFailedError = namedError<{ kind: WorkKind; pid: number; error: string }>(
+  "WorkerFailedError",
+  "runtime",
+  (d) => d.error,
+);
+export type WorkerFailedError = InstanceType<typeof WorkerFailedError>;
+
 export const DaemonStoppingError = namedError<Record<string, never>>(
   "DaemonStoppingError",
   "runtime",

@@ -41,12 +41,15 @@ export function runDoctor(ctx: MemoryContext, repair: boolean): DoctorReport {
     integrity = quickCheck(ctx.db);
   } catch (err) {
     const broken = isBrokenDatabase(err);
-    if (broken) throw new BrokenDatabaseError(ctx.paths.db, broken, { cause: err });
+    if (broken) throw new BrokenDatabaseError({ path: ctx.paths.db, detail: broken }, { cause: err });
     throw err;
   }
   // A database SQLite opens but finds damaged is rescued like one it cannot open (see archive-rescue.ts).
   if (integrity.length !== 1 || integrity[0] !== "ok")
-    throw new BrokenDatabaseError(ctx.paths.db, `the integrity check failed: ${integrity.slice(0, 3).join("; ")}`);
+    throw new BrokenDatabaseError({
+      path: ctx.paths.db,
+      detail: `the integrity check failed: ${integrity.slice(0, 3).join("; ")}`,
+    });
   const ids = new Set([...sessionDirs(ctx), ...listSessionRows(ctx.db).map((r) => r.id)]);
   for (const session of [...ids].sort()) findings.push(...checkSession(ctx, session, repair));
   const ok = findings.every((f) => f.repaired !== undefined);
@@ -61,7 +64,7 @@ function checkSession(ctx: MemoryContext, session: string, repair: boolean): Doc
     return [
       {
         session,
-        problem: `${err.path} is a symbolic link: memvoy does not follow it; replace it with the real file or folder`,
+        problem: `${err.data.path} is a symbolic link: memvoy does not follow it; replace it with the real file or folder`,
       },
     ];
   }

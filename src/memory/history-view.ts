@@ -1,5 +1,5 @@
 // Reading a session: the context window (last N of history.json) or every message from the archive.
-import { InputError } from "../shared/errors.ts";
+import { namedError } from "../shared/errors.ts";
 import { assertSessionId } from "../shared/session-id.ts";
 import type { StoredMessage } from "../shared/message.ts";
 import { isEmptyFilter, type MessageFilter, type TimeBound } from "../shared/time-filter.ts";
@@ -28,10 +28,18 @@ export interface HistoryOptions {
 
 export const MAX_LAST = 1_000_000;
 
+/** `last` is no whole number from 1 to MAX_LAST. */
+export const InvalidLastError = namedError<{ last: unknown }>(
+  "InvalidLastError",
+  "input",
+  (d) => `invalid last ${String(d.last)}: use a whole number from 1 to ${MAX_LAST}`,
+);
+export type InvalidLastError = InstanceType<typeof InvalidLastError>;
+
 export function readSessionHistory(ctx: MemoryContext, session: string, o: HistoryOptions = {}): StoredMessage[] {
   assertSessionId(session);
   if (o.last !== undefined && (!Number.isSafeInteger(o.last) || o.last < 1 || o.last > MAX_LAST)) {
-    throw new InputError(`invalid last ${String(o.last)}: use a whole number from 1 to ${MAX_LAST}`);
+    throw new InvalidLastError({ last: o.last });
   }
   refuseSessionSymlinks(ctx.paths.session(session));
   if (!sessionExists(ctx, session)) throw new UnknownSessionError({ session, home: ctx.paths.home });

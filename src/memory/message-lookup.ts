@@ -1,10 +1,16 @@
 // Reading messages by id: full messages for a list of ids, and the timeline around one message.
-import { InputError } from "../shared/errors.ts";
+import { namedError } from "../shared/errors.ts";
 import type { StoredMessage } from "../shared/message.ts";
 import { getMessagesById, listSessionMessages } from "../storage/sqlite/messages-repo.ts";
 import type { MemoryContext } from "./memory-context.ts";
 
-export class UnknownMessageError extends InputError {}
+/** No message has this id in the home (`where`). */
+export const UnknownMessageError = namedError<{ id: string; where: string }>(
+  "UnknownMessageError",
+  "input",
+  (d) => `no message ${JSON.stringify(d.id)} in ${d.where}`,
+);
+export type UnknownMessageError = InstanceType<typeof UnknownMessageError>;
 
 export interface Around {
   /** The message asked for. */
@@ -19,7 +25,7 @@ export function getMessages(ctx: MemoryContext, ids: readonly string[]): StoredM
 
 export function messagesAround(ctx: MemoryContext, id: string, before: number, after: number): Around {
   const [anchor] = getMessagesById(ctx.db, [id]);
-  if (!anchor) throw new UnknownMessageError(`no message with id ${JSON.stringify(id)}`);
+  if (!anchor) throw new UnknownMessageError({ id, where: ctx.paths.home });
   const earlier =
     before > 0
       ? listSessionMessages(ctx.db, anchor.session, {

@@ -17,13 +17,9 @@ import { withHomeLock } from "./home-lock.ts";
 import type { MemoryContext } from "./memory-context.ts";
 import { ensureBackfilled } from "./sessions-list.ts";
 import { readCursor } from "./summary/summary-store.ts";
+import { UnknownMessageError } from "./message-lookup.ts";
 
-export const UnknownMessageError = namedError<{ id: string; where: string }>(
-  "UnknownMessageError",
-  "input",
-  (d) => `no message ${JSON.stringify(d.id)} in ${d.where}`,
-);
-export type UnknownMessageError = InstanceType<typeof UnknownMessageError>;
+export { UnknownMessageError };
 
 export interface RemoveMessageResult {
   id: string;

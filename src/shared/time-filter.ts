@@ -1,5 +1,5 @@
 // Time and message filters shared by every surface: --since/--until bounds (absolute or relative), role, sender.
-import { InputError } from "./errors.ts";
+import { namedError } from "./errors.ts";
 import { isRole, type Role, type StoredMessage } from "./message.ts";
 import { NS_PER_SEC, parseTime, rangeStart, type Nanos, type TimeRange } from "./time.ts";
 
@@ -26,7 +26,27 @@ const UNIT_SECONDS: Record<string, bigint> = {
 const RELATIVE = /^(\d{1,6})\s*(s|min|m|h|d|w|y)(?:\s+ago)?$/i;
 const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
 
-export class InvalidTimeBoundError extends InputError {}
+/** A --since or --until value that is no time: `text` as given, or no text at all (a JSON value of another type). */
+export const InvalidTimeBoundError = namedError<{ kind: "since" | "until"; text?: string }>(
+  "InvalidTimeBoundError",
+  "input",
+  (d) =>
+    d.text === undefined
+      ? `invalid ${d.kind}: give a time as text, unix time or UTC nanoseconds`
+      : `invalid --${d.kind} ${JSON.stringify(d.text)}: use RFC 3339 (2026-05-01T09:30:00Z), a local date or time ("2026-05-01", "2026-05-01 09:30"), or a relative form (30m, 12h, 3d, 2w, 1y)`,
+);
+export type InvalidTimeBoundError = InstanceType<typeof InvalidTimeBoundError>;
+
+/** A role or sender filter that names no role, or an empty sender. */
+export const InvalidFilterError = namedError<{ field: "role"; value: unknown } | { field: "sender" }>(
+  "InvalidFilterError",
+  "input",
+  (d) =>
+    d.field === "role"
+      ? `invalid role ${JSON.stringify(d.value)}: use user or assistant`
+      : "invalid sender: give a non-empty name",
+);
+export type InvalidFilterError = InstanceType<typeof InvalidFilterError>;
 
 /**
  * One --since or --until value. Relative forms (30m, 12h, 3d, 2w, 1y) count back from `now`; a zone-less
@@ -46,9 +66,7 @@ export function parseTimeBound(text: string, kind: "since" | "until", now: Nanos
   }
   const t = parseTime(s);
   if (t === undefined || (/^-?\d+$/.test(s) && s.length < 9)) {
-    throw new InvalidTimeBoundError(
-      `invalid --${kind} ${JSON.stringify(text)}: use RFC 3339 (2026-05-01T09:30:00Z), a local date or time ("2026-05-01", "2026-05-01 09:30"), or a relative form (30m, 12h, 3d, 2w, 1y)`,
-    );
+    throw new InvalidTimeBoundError({ kind, text });
   }
   if (kind === "until" && DATE_ONLY.test(s)) {
     const [y, m, d] = s.split("-").map(Number);
@@ -89,8 +107,7 @@ export function resolveFilter(o: FilterInput, now: Nanos): MessageFilter {
       const t = parseTime(String(v));
       if (t !== undefined) return kind === "until" ? t + 1n : t;
     }
-    if (typeof v !== "string")
-      throw new InvalidTimeBoundError(`invalid ${kind}: give a time as text, unix time or UTC nanoseconds`);
+    if (typeof v !== "string") throw new InvalidTimeBoundError({ kind });
     return parseTimeBound(v, kind, now);
   };
   const since = bound(o.since, "since");
@@ -99,11 +116,11 @@ export function resolveFilter(o: FilterInput, now: Nanos): MessageFilter {
   const until = bound(o.until, "until");
   if (until !== undefined) f.until = until;
   if (o.role !== undefined) {
-    if (!isRole(o.role)) throw new InputError(`invalid role ${JSON.stringify(o.role)}: use user or assistant`);
+    if (!isRole(o.role)) throw new InvalidFilterError({ field: "role", value: o.role });
     f.role = o.role;
   }
   if (o.sender !== undefined) {
-    if (typeof o.sender !== "string" || o.sender === "") throw new InputError("invalid sender: give a non-empty name");
+    if (typeof o.sender !== "string" || o.sender === "") throw new InvalidFilterError({ field: "sender" });
     f.sender = o.sender;
   }
   return f;

@@ -40,6 +40,21 @@ import { InvalidSummaryError } from "../../src/memory/summary/summary-schema.ts"
 import { LockFailedError } from "../../src/shared/file-lock.ts";
 import { namedErrorNames } from "../../src/shared/errors.ts";
 import { ErrorVectorStoreError } from "../../src/storage/lance/error-vectors.ts";
+import { ApiInputError } from "../../src/app/api/schemas.ts";
+import { ConnectOptionsError, RemoteError, RemoteInputError } from "../../src/app/api/http-memory-api.ts";
+import { HomeMissingError } from "../../src/app/open-memory.ts";
+import { ArgumentEncodingError } from "../../src/cli/usage-errors.ts";
+import { WorkerFailedError } from "../../src/daemon/workers.ts";
+import { BodyShapeError, BodyTooLargeError } from "../../src/http/body.ts";
+import { UnknownClientError } from "../../src/mcp/client-config.ts";
+import { ToolArgumentError } from "../../src/mcp/tools.ts";
+import { InvalidLastError } from "../../src/memory/history-view.ts";
+import { TokenBudgetSpentError } from "../../src/memory/summary/token-budget.ts";
+import { InvalidFilterError, InvalidTimeBoundError } from "../../src/shared/time-filter.ts";
+import { ForeignDatabaseError } from "../../src/storage/foreign/foreign-sqlite.ts";
+import { SymlinkRefusedError } from "../../src/storage/history/no-symlink.ts";
+import { BrokenDatabaseError } from "../../src/storage/sqlite/broken-database.ts";
+import { NoSpaceError } from "../../src/storage/sqlite/no-space.ts";
 import { VectorStoreError } from "../../src/storage/lance/vector-store.ts";
 
 function errno(code: string, message: string): NodeJS.ErrnoException {
@@ -655,6 +670,102 @@ const KINDS: [Error & { data: object }, string, 1 | 2][] = [
     "add: give --content TEXT or pipe the text on stdin",
     2,
   ],
+  [
+    new ArgumentEncodingError({ command: "add", argument: "--content" }),
+    "add: --content is not valid UTF-8; nothing was written",
+    2,
+  ],
+  [
+    new CommandUsageError({
+      problem: "unknown-choice",
+      command: "completion",
+      what: "shell",
+      value: "tcsh",
+      choices: ["bash", "zsh", "fish"],
+    }),
+    'completion: unknown shell "tcsh": use bash, zsh or fish',
+    2,
+  ],
+  [
+    new CommandUsageError({
+      problem: "either-or",
+      command: "export",
+      one: "SESSION names",
+      other: "--all",
+      given: "both",
+    }),
+    "export: give SESSION names or --all, not both",
+    2,
+  ],
+  [
+    new CommandUsageError({ problem: "stdin-is-terminal", command: "mcp", startedBy: "an MCP client" }),
+    "mcp: stdin is a terminal; an MCP client starts this command (see memvoy mcp --help)",
+    2,
+  ],
+  [new ApiInputError({ what: "search", issue: { path: "limit", problem: "missing" } }), "search: limit: missing", 2],
+  [new ToolArgumentError({ problem: "needed", field: "query", mode: "search" }), "query is needed for mode search.", 2],
+  [
+    new ToolArgumentError({
+      problem: "invalid",
+      tool: "summary",
+      issue: { path: "session", problem: "unknown field" },
+    }),
+    "summary: session: unknown field.",
+    2,
+  ],
+  [
+    new RemoteError({ problem: "failed", base: "http://127.0.0.1:1", status: 500, message: "boom" }),
+    "memvoy at http://127.0.0.1:1: boom (HTTP 500)",
+    1,
+  ],
+  [
+    new RemoteInputError({
+      base: "http://127.0.0.1:1",
+      status: 404,
+      code: "NoSuchSessionError",
+      message: "no such session",
+    }),
+    "no such session",
+    2,
+  ],
+  [new ConnectOptionsError({ problem: "token" }), "connectMemory: token is empty", 2],
+  [new BodyTooLargeError({ maxBytes: 10, declared: 20 }), "the body is 20 bytes, over [http] max_body_bytes (10)", 2],
+  [new BodyShapeError({ problem: "not-object" }), "the body must be a JSON object", 2],
+  [
+    new UnknownClientError({ client: "vim" }),
+    'mcp --print-config: unknown client "vim"; use one of claude-code, codex, opencode, gemini',
+    2,
+  ],
+  [new InvalidLastError({ last: 0 }), "invalid last 0: use a whole number from 1 to 1000000", 2],
+  [new InvalidTimeBoundError({ kind: "since" }), "invalid since: give a time as text, unix time or UTC nanoseconds", 2],
+  [new InvalidFilterError({ field: "role", value: "system" }), 'invalid role "system": use user or assistant', 2],
+  [
+    new TokenBudgetSpentError({ used: 12, budget: 10, day: "2026-05-01", purpose: "summary" }),
+    "the daily token budget is spent: 12 of 10 tokens used on 2026-05-01 (UTC) ([summary] daily_token_budget); no summary call is made until 00:00 UTC",
+    1,
+  ],
+  [new HomeMissingError({ home: "/h" }), "/h holds no memvoy home (it may have been removed); nothing was created", 1],
+  [
+    new ForeignDatabaseError({ path: "/x.db", reason: "file is not a database" }),
+    "cannot open /x.db read-only: file is not a database",
+    1,
+  ],
+  [
+    new SymlinkRefusedError({ path: "/h/sessions/s" }),
+    "/h/sessions/s is a symbolic link; memvoy never follows a link inside a session, and nothing was changed. Replace it with the real file or folder",
+    2,
+  ],
+  [
+    new BrokenDatabaseError({ path: "/h/.store/history.db", detail: "the header is wrong" }),
+    "/h/.store/history.db is broken (the header is wrong): run `memvoy doctor` to see what can be saved, then `memvoy doctor --repair` to rebuild it",
+    1,
+  ],
+  [
+    new NoSpaceError({ what: "add", dir: "/h/.store", free: 2048 }),
+    "no space left on the device (2 KiB free in /h/.store): add failed; nothing was changed",
+    1,
+  ],
+  [new WorkerFailedError({ kind: "embeddings", pid: 7, error: "the embedder is down" }), "the embedder is down", 1],
   [new StdinInputError({ command: "add", problem: "empty" }), "add: stdin held no messages", 2],
   [
     new StdinInputError({ command: "add", problem: "not-utf8" }),

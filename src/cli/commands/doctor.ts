@@ -92,7 +92,7 @@ async function confirm(question: string): Promise<boolean> {
 
 async function rescue(p: Parsed, err: BrokenDatabaseError): Promise<number> {
   const home = str(p, "home");
-  const plan = planArchiveRescue(err.detail, home);
+  const plan = planArchiveRescue(err.data.detail, home);
   const json = bool(p, "json");
   if (!bool(p, "repair")) {
     if (json) printJson({ broken: plan, repaired: false });
@@ -109,7 +109,7 @@ async function rescue(p: Parsed, err: BrokenDatabaseError): Promise<number> {
     else println("nothing was changed; to rebuild without the question: memvoy doctor --repair --yes");
     return 1;
   }
-  const report = rescueBrokenArchive(err.detail, home);
+  const report = rescueBrokenArchive(err.data.detail, home);
   if (json) printJson({ broken: plan, repaired: true, movedAside: report.movedAside, messages: report.messages });
   else println(`moved ${report.movedAside.join(", ")} aside; rebuilt the archive with ${report.messages} message(s)`);
   return 0;

@@ -112,7 +112,7 @@ export function embedDrainJob(api: MaintenanceApi, work: RunWork, intervalMs: nu
           } catch (err) {
             if (signal.aborted) break;
             failures++;
-            report(started, new Error(log.scrub(describeError(err))));
+            report(started, { errors: [describeError(err)] });
             await waker.wait(backoffMs(intervalMs, failures), signal, false);
             continue;
           }

@@ -1,12 +1,11 @@
 // memvoy's export format: for each session (sorted by id) a session line, then its messages in session order.
-import { InputError } from "../../shared/errors.ts";
 import type { StoredMessage } from "../../shared/message.ts";
 import { assertSessionId } from "../../shared/session-id.ts";
 import { nsToRfc3339 } from "../../shared/time.ts";
 import { listSessionMessages } from "../../storage/sqlite/messages-repo.ts";
 import { listSessionMeta, type SessionMeta } from "../../storage/sqlite/session-meta-repo.ts";
 import type { MemoryContext } from "../memory-context.ts";
-import { sessionExists } from "../session-admin.ts";
+import { sessionExists, UnknownSessionError } from "../session-admin.ts";
 import { discoverSessions, ensureBackfilled, listSessions } from "../sessions-list.ts";
 
 export interface ExportOptions {
@@ -52,8 +51,7 @@ export function* exportSessions(ctx: MemoryContext, o: ExportOptions = {}): Gene
   if (o.sessions && o.sessions.length > 0) {
     for (const id of o.sessions) {
       assertSessionId(id);
-      if (!sessionExists(ctx, id))
-        throw new InputError(`export: no session ${JSON.stringify(id)} in ${ctx.paths.home}`);
+      if (!sessionExists(ctx, id)) throw new UnknownSessionError({ session: id, home: ctx.paths.home });
     }
     ids = [...new Set(o.sessions)];
   } else {

@@ -1,11 +1,18 @@
 // [summary] daily_token_budget: input plus output tokens per UTC day over every LLM call (summary cron,
 // summarize, relevance filter, noise pruning). Once spent, no further call is made until 00:00 UTC.
-import { RuntimeFailure } from "../../shared/errors.ts";
+import { namedError } from "../../shared/errors.ts";
 import { NS_PER_DAY } from "../../shared/time.ts";
 import { tokensSince } from "../../storage/sqlite/usage-report-repo.ts";
 import type { MemoryContext } from "../memory-context.ts";
 
-export class TokenBudgetSpentError extends RuntimeFailure {}
+/** Today's [summary] daily_token_budget is used up: no `purpose` call is made until 00:00 UTC. */
+export const TokenBudgetSpentError = namedError<{ used: number; budget: number; day: string; purpose: string }>(
+  "TokenBudgetSpentError",
+  "runtime",
+  (d) =>
+    `the daily token budget is spent: ${d.used} of ${d.budget} tokens used on ${d.day} (UTC) ([summary] daily_token_budget); no ${d.purpose} call is made until 00:00 UTC`,
+);
+export type TokenBudgetSpentError = InstanceType<typeof TokenBudgetSpentError>;
 
 export interface BudgetState {
   /** 0: no limit. */
@@ -33,7 +40,5 @@ export function budgetState(ctx: MemoryContext): BudgetState {
 export function checkBudget(ctx: MemoryContext, purpose: string): void {
   const b = budgetState(ctx);
   if (!b.spent) return;
-  throw new TokenBudgetSpentError(
-    `the daily token budget is spent: ${b.usedToday} of ${b.budget} tokens used on ${b.day} (UTC) ([summary] daily_token_budget); no ${purpose} call is made until 00:00 UTC`,
-  );
+  throw new TokenBudgetSpentError({ used: b.usedToday, budget: b.budget, day: b.day, purpose });
 }

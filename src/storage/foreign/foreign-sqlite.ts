@@ -1,6 +1,6 @@
 // Read-only access to another program's SQLite database (opencode): never migrated, never written, never locked for long.
 import { describeError } from "../../shared/describe-error.ts";
-import { RuntimeFailure } from "../../shared/errors.ts";
+import { namedError } from "../../shared/errors.ts";
 import { Database } from "bun:sqlite";
 
 export interface ForeignDatabase {
@@ -14,7 +14,13 @@ export interface ForeignDatabase {
   close(): void;
 }
 
-export class ForeignDatabaseError extends RuntimeFailure {}
+/** Another program's SQLite database cannot be opened read-only; `reason` is SQLite's own words. */
+export const ForeignDatabaseError = namedError<{ path: string; reason: string }>(
+  "ForeignDatabaseError",
+  "runtime",
+  (d) => `cannot open ${d.path} read-only: ${d.reason}`,
+);
+export type ForeignDatabaseError = InstanceType<typeof ForeignDatabaseError>;
 
 export function openForeignDatabase(path: string): ForeignDatabase {
   let db: Database;
@@ -24,7 +30,7 @@ export function openForeignDatabase(path: string): ForeignDatabase {
     db.run("PRAGMA query_only = 1");
     db.query("SELECT count(*) FROM sqlite_master").get();
   } catch (err) {
-    throw new ForeignDatabaseError(`cannot open ${path} read-only: ${describeError(err)}`, { cause: err });
+    throw new ForeignDatabaseError({ path, reason: describeError(err) }, { cause: err });
   }
   return {
     tables: () =>

@@ -83,7 +83,7 @@ function cacheDrop(file: string): void {
 function stampOf(path: string): string | undefined {
   try {
     const s = lstatSync(path, { bigint: true });
-    if (s.isSymbolicLink()) throw new SymlinkRefusedError(path);
+    if (s.isSymbolicLink()) throw new SymlinkRefusedError({ path });
     return `${s.ino}:${s.size}:${s.mtimeNs}`;
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === "ENOENT") return undefined;

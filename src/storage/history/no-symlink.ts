@@ -3,15 +3,16 @@
 // (The home, its parents, config.toml and .store may be links: those are set-up choices, not session data.)
 import { lstatSync } from "node:fs";
 import { join } from "node:path";
-import { InputError } from "../../shared/errors.ts";
+import { namedError } from "../../shared/errors.ts";
 
-export class SymlinkRefusedError extends InputError {
-  constructor(readonly path: string) {
-    super(
-      `${path} is a symbolic link; memvoy never follows a link inside a session, and nothing was changed. Replace it with the real file or folder`,
-    );
-  }
-}
+/** A session's file or folder at `path` is a symbolic link: refused before anything is read or written. */
+export const SymlinkRefusedError = namedError<{ path: string }>(
+  "SymlinkRefusedError",
+  "input",
+  (d) =>
+    `${d.path} is a symbolic link; memvoy never follows a link inside a session, and nothing was changed. Replace it with the real file or folder`,
+);
+export type SymlinkRefusedError = InstanceType<typeof SymlinkRefusedError>;
 
 /** Throw SymlinkRefusedError when `path` is a symbolic link (a missing path is fine). */
 export function refuseSymlink(path: string): void {
@@ -22,7 +23,7 @@ export function refuseSymlink(path: string): void {
     if ((err as NodeJS.ErrnoException).code === "ENOENT" || (err as NodeJS.ErrnoException).code === "ENOTDIR") return;
     throw err;
   }
-  if (link) throw new SymlinkRefusedError(path);
+  if (link) throw new SymlinkRefusedError({ path });
 }
 
 /** The files memvoy keeps in a session folder. */

@@ -1,19 +1,14 @@
 // history.db that SQLite refuses outright: not a database (wrong or missing header), or a malformed image.
-import { RuntimeFailure } from "../../shared/errors.ts";
+import { namedError } from "../../shared/errors.ts";
 
 /** history.db cannot be used: SQLite says it is not a database, or that its image is malformed. */
-export class BrokenDatabaseError extends RuntimeFailure {
-  constructor(
-    readonly path: string,
-    readonly detail: string,
-    options?: { cause?: unknown },
-  ) {
-    super(
-      `${path} is broken (${detail}): run \`memvoy doctor\` to see what can be saved, then \`memvoy doctor --repair\` to rebuild it`,
-      options,
-    );
-  }
-}
+export const BrokenDatabaseError = namedError<{ path: string; detail: string }>(
+  "BrokenDatabaseError",
+  "runtime",
+  (d) =>
+    `${d.path} is broken (${d.detail}): run \`memvoy doctor\` to see what can be saved, then \`memvoy doctor --repair\` to rebuild it`,
+);
+export type BrokenDatabaseError = InstanceType<typeof BrokenDatabaseError>;
 
 export function isBrokenDatabase(err: unknown): string | undefined {
   if (!(err instanceof Error)) return undefined;

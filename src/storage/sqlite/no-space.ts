@@ -2,9 +2,14 @@
 // be allocated (a few KiB free). Both become one NoSpaceError saying what failed and that nothing changed.
 import { statfsSync } from "node:fs";
 import { dirname } from "node:path";
-import { RuntimeFailure } from "../../shared/errors.ts";
+import { namedError, RuntimeFailure } from "../../shared/errors.ts";
 
-export class NoSpaceError extends RuntimeFailure {}
+/** SQLite ran out of disk during `what`; `free` is what statfs still reports (absent when it cannot tell), `dir` where. */
+export const NoSpaceError = namedError<{ what: string; dir: string; free?: number }>("NoSpaceError", "runtime", (d) => {
+  const left = d.free !== undefined ? `${formatFree(d.free)} free in ${d.dir}` : d.dir;
+  return `no space left on the device (${left}): ${d.what} failed; nothing was changed`;
+});
+export type NoSpaceError = InstanceType<typeof NoSpaceError>;
 
 /** Below this, an I/O error from SQLite is taken for a full disk. */
 const LOW_SPACE_BYTES = 1024 * 1024;
@@ -32,6 +37,5 @@ export function asNoSpace(err: unknown, dbPath: string, what: string): unknown {
   const dir = dbPath === ":memory:" || dbPath === "" ? "." : dirname(dbPath);
   const free = freeBytes(dir);
   if (!full && (free === undefined || free >= LOW_SPACE_BYTES)) return err;
-  const left = free !== undefined ? `${formatFree(free)} free in ${dir}` : dir;
-  return new NoSpaceError(`no space left on the device (${left}): ${what} failed; nothing was changed`, { cause: err });
+  return new NoSpaceError(free !== undefined ? { what, dir, free } : { what, dir }, { cause: err });
 }

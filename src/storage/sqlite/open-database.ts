@@ -21,7 +21,7 @@ export function openDatabase(path: string, options: { readonly?: boolean } = {})
     return open(path, options);
   } catch (err) {
     const broken = isBrokenDatabase(err);
-    if (broken) throw new BrokenDatabaseError(path, broken, { cause: err });
+    if (broken) throw new BrokenDatabaseError({ path, detail: broken }, { cause: err });
     throw asNoSpace(err, path, `opening ${basename(path)}`);
   }
 }
