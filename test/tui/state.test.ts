@@ -6,6 +6,8 @@ import { Debouncer, type Timers } from "../../src/tui/state/debouncer.ts";
 import { ARCHIVE_MARKER, blockOfMessage, buildBlocks } from "../../src/tui/state/history-blocks.ts";
 import { HistoryViewport } from "../../src/tui/state/history-viewport.ts";
 import { ListCursor } from "../../src/tui/state/list-cursor.ts";
+import { applyMotion, page } from "../../src/tui/state/motions.ts";
+import { TextPager } from "../../src/tui/state/text-pager.ts";
 import { SearchState } from "../../src/tui/state/search-state.ts";
 import { SessionListState } from "../../src/tui/state/session-list-state.ts";
 
@@ -34,7 +36,7 @@ describe("ListCursor", () => {
     c.move(5);
     expect(c.selected).toBe(5);
     expect(c.offset).toBe(0);
-    c.page(1);
+    page(c, 1);
     expect(c.selected).toBe(14);
     expect(c.visible()).toEqual({ first: 5, last: 14 });
     c.end();
@@ -171,7 +173,7 @@ describe("HistoryViewport", () => {
     expect(v.atTop()).toBe(true);
     v.move(1);
     expect(v.top).toEqual({ block: 0, line: 1 });
-    v.page(1);
+    page(v, 1);
     expect(v.top).toEqual({ block: 3, line: 1 }); // 1 + 9 lines
     v.move(-100);
     expect(v.atTop()).toBe(true);
@@ -374,5 +376,39 @@ describe("Debouncer", () => {
     d.schedule(() => ran.push("c"));
     d.cancel();
     expect(pending).toHaveLength(0);
+  });
+});
+
+describe("movement keys and the text pager", () => {
+  test("a key moves only when its family is taken; other keys move nothing", () => {
+    const c = new ListCursor(100, 10);
+    expect(applyMotion(c, "j", ["arrows"])).toBe(false);
+    expect(c.selected).toBe(0);
+    expect(applyMotion(c, "j", ["arrows", "vi"])).toBe(true);
+    expect(applyMotion(c, "C-n", ["emacs"])).toBe(true);
+    expect(c.selected).toBe(2);
+    expect(applyMotion(c, "pagedown", ["arrows"])).toBe(true);
+    expect(c.selected).toBe(11);
+    expect(applyMotion(c, "S-g", ["viPages"])).toBe(true);
+    expect(c.selected).toBe(99);
+    expect(applyMotion(c, "home", ["arrows"])).toBe(false);
+    expect(applyMotion(c, "constructor", ["arrows", "edges", "emacs", "vi", "viPages"])).toBe(false);
+    expect(applyMotion(c, undefined, ["arrows"])).toBe(false);
+  });
+
+  test("the pager keeps its offset in range, pads the window and says when more follows", () => {
+    const p = new TextPager();
+    const lines = Array.from({ length: 25 }, (_, i) => `line ${i}`);
+    let w = p.window(lines, 10, 4, (l) => l);
+    expect([w.shown[0], w.shown.length, w.more]).toEqual(["line 0", 10, true]);
+    page(p, 1);
+    expect(p.offset).toBe(9);
+    p.end();
+    w = p.window(lines, 10, 4, (l) => l);
+    expect([p.offset, w.shown[9], w.more]).toEqual([15, "line 24", false]);
+    p.move(-100);
+    expect(p.offset).toBe(0);
+    w = p.window(lines.slice(0, 3), 10, 4, (l) => l);
+    expect(w.shown.slice(2)).toEqual(["line 2", ...Array(7).fill("    ")]);
   });
 });

@@ -3,7 +3,7 @@ import type { StoredMessage } from "../../shared/message.ts";
 import type { SessionInfo } from "../api-types.ts";
 import { blockOfMessage, buildBlocks, type HistoryBlock } from "../state/history-blocks.ts";
 import { HistoryViewport } from "../state/history-viewport.ts";
-import { applyMotion } from "../state/motions.ts";
+import { applyMotion, page } from "../state/motions.ts";
 import { SessionListState } from "../state/session-list-state.ts";
 import { nsToLocalSeconds } from "../../shared/time.ts";
 import { stringWidth } from "../text/char-width.ts";
@@ -242,7 +242,7 @@ export class MainScreen {
         return true;
     }
     if (ch !== " ") return false;
-    this.view.page(1);
+    page(this.view, 1);
     return true;
   }
 

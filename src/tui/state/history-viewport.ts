@@ -109,10 +109,6 @@ export class HistoryViewport implements Movable {
     this.pinnedToEnd = this.atBottom();
   }
 
-  page(direction: 1 | -1): void {
-    this.move(direction * Math.max(1, this.height - 1));
-  }
-
   home(): void {
     this.top = { block: 0, line: 0 };
     this.pinnedToEnd = false;

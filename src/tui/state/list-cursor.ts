@@ -22,10 +22,6 @@ export class ListCursor {
     this.select(this.selected + delta);
   }
 
-  page(direction: 1 | -1): void {
-    this.move(direction * Math.max(1, this.height - 1));
-  }
-
   home(): void {
     this.select(0);
   }

@@ -30,12 +30,17 @@ const FAMILIES: Record<KeyFamily, ReadonlyMap<string, Motion>> = {
   ]),
 };
 
-/** A selection or a scroll position: a list cursor, the history pane, a pager. */
+/** A selection or a scroll position in a window of `height` rows: a list cursor, the history pane, a pager. */
 export interface Movable {
+  readonly height: number;
   move(delta: number): void;
-  page(direction: 1 | -1): void;
   home(): void;
   end(): void;
+}
+
+/** One window's worth up or down, keeping one row of the last window in view. */
+export function page(target: Movable, direction: 1 | -1): void {
+  target.move(direction * Math.max(1, target.height - 1));
 }
 
 /** Moves `target` when `key` is a motion of one of `families`; false (nothing moved) when it is not. */
@@ -43,7 +48,7 @@ export function applyMotion(target: Movable, key: string | undefined, families: 
   if (key === undefined) return false;
   const motion = families.map((f) => FAMILIES[f].get(key)).find((m) => m !== undefined);
   if (motion === "up" || motion === "down") target.move(motion === "up" ? -1 : 1);
-  else if (motion === "pageUp" || motion === "pageDown") target.page(motion === "pageUp" ? -1 : 1);
+  else if (motion === "pageUp" || motion === "pageDown") page(target, motion === "pageUp" ? -1 : 1);
   else if (motion === "top") target.home();
   else if (motion === "bottom") target.end();
   return motion !== undefined;

@@ -5,14 +5,10 @@ export class TextPager implements Movable {
   /** The first row shown. */
   offset = 0;
   private count = 0;
-  private height = 1;
+  height = 1;
 
   move(delta: number): void {
     this.offset = Math.max(0, Math.min(this.offset + delta, Math.max(0, this.count - this.height)));
-  }
-
-  page(direction: 1 | -1): void {
-    this.move(direction * Math.max(1, this.height - 1));
   }
 
   home(): void {
