@@ -130,6 +130,13 @@ describe("architecture checker on planted trees", () => {
     [
       "a type-only import from a front-end into memory",
       {
+        "src/cli/commands/errors.ts": `// errors\nimport type { append } from "../../memory/write-path.ts";\nexport type A = typeof append;\n`,
+      },
+      ["frontEndBypasses"],
+    ],
+    [
+      "a type-only import from a command into storage",
+      {
         "src/cli/commands/errors.ts": `// errors\nimport type { Row } from "../../storage/rows.ts";\nexport const r: Row | undefined = undefined;\n`,
       },
       ["frontEndBypasses"],
