@@ -3,7 +3,7 @@ import type { HomeMemory } from "../app/memory-api.ts";
 import { isRole, type MessageRecord } from "../shared/message.ts";
 import { parseTime } from "../shared/time.ts";
 import type { MetaUpdate } from "../app/import-api.ts";
-import type { Problem } from "./import-types.ts";
+import { NotThisFormatError, type Problem } from "./import-types.ts";
 import { isObject, jsonlLines, tryJson } from "./read-lines.ts";
 import { addSkipped, eachFile, newReport, type ImportOptions, type SourceReport } from "./import-report.ts";
 
@@ -86,5 +86,6 @@ function readOne(api: HomeMemory, file: string, o: ImportOptions, report: Source
     batch.push(m);
   }
   flush();
-  if (lines > 0 && good === 0) throw new Error(`${file}: not a memvoy export (no session or message line)`);
+  if (lines > 0 && good === 0)
+    throw new NotThisFormatError({ file, expected: "a memvoy export", because: "no session or message line" });
 }

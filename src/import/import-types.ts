@@ -1,5 +1,5 @@
 // The shapes every importer produces: sessions of messages keyed by their source record, and problems.
-import { InputError } from "../shared/errors.ts";
+import { namedError } from "../shared/errors.ts";
 import type { Role } from "../shared/message.ts";
 
 export interface ImportedMessage {
@@ -46,8 +46,13 @@ export interface FileRead {
   state?: Record<string, unknown>;
 }
 
-/** The file is not in the source's format at all. */
-export class NotThisFormatError extends InputError {}
+/** The file is not in the source's format at all: not `expected` (e.g. "a Codex rollout"), `because` says why. */
+export const NotThisFormatError = namedError<{ file: string; expected: string; because: string }>(
+  "NotThisFormatError",
+  "input",
+  (d) => `${d.file}: not ${d.expected} (${d.because})`,
+);
+export type NotThisFormatError = InstanceType<typeof NotThisFormatError>;
 
 export interface ReadContext {
   file: string;

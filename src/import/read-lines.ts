@@ -1,7 +1,7 @@
 // Reading source files safely: JSONL from a byte offset in chunks (a partial last line waits for the next
 // pass), a named limit on one line, and .zst files decompressed whole under a size limit.
 import { describeError } from "../shared/describe-error.ts";
-import { InputError } from "../shared/errors.ts";
+import { namedError } from "../shared/errors.ts";
 import { closeSync, fstatSync, openSync, readFileSync, readSync } from "node:fs";
 import { zstdDecompressSync } from "node:zlib";
 import { declaredZstdSize } from "./zstd-size.ts";
@@ -10,10 +10,41 @@ export const MAX_LINE_BYTES = 256 * 1024 * 1024;
 export const MAX_DECOMPRESSED_BYTES = 1024 * 1024 * 1024;
 const CHUNK = 4 * 1024 * 1024;
 
-/** A named size limit refused the input (a line, a decompressed file, a zip entry). */
-export class LimitError extends InputError {}
+const MiB = 1024 * 1024;
 
-export class CorruptCompressedFileError extends InputError {}
+/** A named size limit refused the input (a line, a decompressed file, a whole file, a zip and its entries); sizes in bytes. */
+export const LimitError = namedError<
+  | { problem: "line"; file: string; line: number; limit: number }
+  | { problem: "declared"; file: string; size: number; limit: number }
+  | { problem: "decompressed"; file: string; limit: number }
+  | { problem: "file"; file: string; size: number; limit: number }
+  | { problem: "zip-entries"; file: string; count: number; limit: number }
+  | { problem: "zip-entry"; file: string; entry: string; inflated: boolean; limit: number }
+>("LimitError", "input", (d) => {
+  switch (d.problem) {
+    case "line":
+      return `${d.file}:${d.line}: a line is over the ${d.limit / MiB} MiB line limit`;
+    case "declared":
+      return `${d.file}: declares ${Math.round(d.size / MiB)} MiB decompressed, over the ${d.limit / MiB} MiB limit`;
+    case "decompressed":
+      return `${d.file}: decompresses to more than the ${d.limit / MiB} MiB limit`;
+    case "file":
+      return `${d.file}: ${Math.round(d.size / MiB)} MiB is over the ${Math.round(d.limit / MiB)} MiB limit for one file of this kind`;
+    case "zip-entries":
+      return `${d.file}: ${d.count} entries is over the limit of ${d.limit}`;
+    case "zip-entry":
+      return `${d.file}: ${d.entry} ${d.inflated ? "inflates past" : "is over"} the ${d.limit / MiB} MiB limit for one zip entry`;
+  }
+});
+export type LimitError = InstanceType<typeof LimitError>;
+
+/** A .zst file zstd cannot read; `reason` is its own words. */
+export const CorruptCompressedFileError = namedError<{ file: string; reason: string }>(
+  "CorruptCompressedFileError",
+  "input",
+  (d) => `${d.file}: not a valid zstd file (${d.reason})`,
+);
+export type CorruptCompressedFileError = InstanceType<typeof CorruptCompressedFileError>;
 
 export interface Line {
   /** 1-based line number within the file. */
@@ -62,8 +93,7 @@ export function* jsonlLines(file: string, offset = 0, firstLine = 1, final = fal
       }
       if (start < n) {
         pendingBytes += n - start;
-        if (pendingBytes > MAX_LINE_BYTES)
-          throw new LimitError(`${file}:${line}: a line is over the ${MAX_LINE_BYTES / 1024 / 1024} MiB line limit`);
+        if (pendingBytes > MAX_LINE_BYTES) throw new LimitError({ problem: "line", file, line, limit: MAX_LINE_BYTES });
         pending.push(Buffer.from(buf.subarray(start, n)));
       }
       pos += n;
@@ -84,8 +114,7 @@ function* bufferLines(data: Buffer, file: string, offset: number, firstLine: num
       if (!final) return;
       nl = data.length;
     }
-    if (nl - start > MAX_LINE_BYTES)
-      throw new LimitError(`${file}:${line}: a line is over the ${MAX_LINE_BYTES / 1024 / 1024} MiB line limit`);
+    if (nl - start > MAX_LINE_BYTES) throw new LimitError({ problem: "line", file, line, limit: MAX_LINE_BYTES });
     yield { line: line++, text: data.toString("utf8", start, nl), end: Math.min(nl + 1, data.length) };
     start = nl + 1;
   }
@@ -95,26 +124,21 @@ export function decompressZst(file: string): Buffer {
   const data = readFileSync(file);
   const declared = declaredZstdSize(data);
   if (declared !== undefined && declared > MAX_DECOMPRESSED_BYTES) {
-    throw new LimitError(
-      `${file}: declares ${Math.round(declared / 1024 / 1024)} MiB decompressed, over the ${MAX_DECOMPRESSED_BYTES / 1024 / 1024} MiB limit`,
-    );
+    throw new LimitError({ problem: "declared", file, size: declared, limit: MAX_DECOMPRESSED_BYTES });
   }
   try {
     return zstdDecompressSync(data, { maxOutputLength: MAX_DECOMPRESSED_BYTES });
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === "ERR_BUFFER_TOO_LARGE" || /larger than/i.test(String(err))) {
-      throw new LimitError(`${file}: decompresses to more than the ${MAX_DECOMPRESSED_BYTES / 1024 / 1024} MiB limit`);
+      throw new LimitError({ problem: "decompressed", file, limit: MAX_DECOMPRESSED_BYTES });
     }
-    throw new CorruptCompressedFileError(`${file}: not a valid zstd file (${describeError(err)})`, { cause: err });
+    throw new CorruptCompressedFileError({ file, reason: describeError(err) }, { cause: err });
   }
 }
 
 /** A whole (small) file as text, refused over `limit` bytes. */
 export function readTextLimited(file: string, limit: number, size: number): string {
-  if (size > limit)
-    throw new LimitError(
-      `${file}: ${Math.round(size / 1024 / 1024)} MiB is over the ${Math.round(limit / 1024 / 1024)} MiB limit for one file of this kind`,
-    );
+  if (size > limit) throw new LimitError({ problem: "file", file, size, limit });
   return decoder.decode(readFileSync(file));
 }
 

@@ -1,7 +1,7 @@
 // A small zip reader for ChatGPT exports: the central directory, stored or deflated entries, and named
 // limits on entry count and uncompressed size (a zip bomb is refused, never inflated).
 import { describeError } from "../shared/describe-error.ts";
-import { InputError } from "../shared/errors.ts";
+import { namedError } from "../shared/errors.ts";
 import { closeSync, openSync, readSync, statSync } from "node:fs";
 import { inflateRawSync } from "node:zlib";
 import { LimitError } from "./read-lines.ts";
@@ -17,7 +17,27 @@ export interface ZipEntry {
   localOffset: number;
 }
 
-export class NotAZipError extends InputError {}
+/** Not a zip file, or a damaged or unsupported one; `entry` names the entry at fault. */
+export const NotAZipError = namedError<
+  | { problem: "not-zip" | "central-directory"; file: string }
+  | { problem: "entry"; file: string; entry: string }
+  | { problem: "method"; file: string; entry: string; method: number }
+  | { problem: "corrupt"; file: string; entry: string; reason: string }
+>("NotAZipError", "input", (d) => {
+  switch (d.problem) {
+    case "not-zip":
+      return `${d.file}: not a zip file`;
+    case "central-directory":
+      return `${d.file}: corrupt zip central directory`;
+    case "entry":
+      return `${d.file}: corrupt zip entry ${d.entry}`;
+    case "method":
+      return `${d.file}: ${d.entry} uses an unsupported compression method (${d.method})`;
+    case "corrupt":
+      return `${d.file}: ${d.entry} is corrupt (${d.reason})`;
+  }
+});
+export type NotAZipError = InstanceType<typeof NotAZipError>;
 
 function readAt(fd: number, pos: number, len: number): Buffer {
   const buf = Buffer.alloc(len);
@@ -42,16 +62,16 @@ export function zipEntries(file: string): ZipEntry[] {
         eocd = i;
         break;
       }
-    if (eocd < 0) throw new NotAZipError(`${file}: not a zip file`);
+    if (eocd < 0) throw new NotAZipError({ problem: "not-zip", file });
     const count = tail.readUInt16LE(eocd + 10);
     const cdSize = tail.readUInt32LE(eocd + 12);
     const cdOffset = tail.readUInt32LE(eocd + 16);
-    if (count > MAX_ENTRIES) throw new LimitError(`${file}: ${count} entries is over the limit of ${MAX_ENTRIES}`);
+    if (count > MAX_ENTRIES) throw new LimitError({ problem: "zip-entries", file, count, limit: MAX_ENTRIES });
     const cd = readAt(fd, cdOffset, cdSize);
     const out: ZipEntry[] = [];
     let p = 0;
     for (let i = 0; i < count && p + 46 <= cd.length; i++) {
-      if (cd.readUInt32LE(p) !== 0x02014b50) throw new NotAZipError(`${file}: corrupt zip central directory`);
+      if (cd.readUInt32LE(p) !== 0x02014b50) throw new NotAZipError({ problem: "central-directory", file });
       const nameLen = cd.readUInt16LE(p + 28);
       const extraLen = cd.readUInt16LE(p + 30);
       const commentLen = cd.readUInt16LE(p + 32);
@@ -73,25 +93,22 @@ export function zipEntries(file: string): ZipEntry[] {
 /** One entry's bytes; its declared and its real uncompressed size are both held to MAX_ENTRY_BYTES. */
 export function readZipEntry(file: string, e: ZipEntry): Buffer {
   if (e.size > MAX_ENTRY_BYTES)
-    throw new LimitError(`${file}: ${e.name} is over the ${MAX_ENTRY_BYTES / 1024 / 1024} MiB limit for one zip entry`);
+    throw new LimitError({ problem: "zip-entry", file, entry: e.name, inflated: false, limit: MAX_ENTRY_BYTES });
   const fd = openSync(file, "r");
   try {
     const head = readAt(fd, e.localOffset, 30);
     if (head.length < 30 || head.readUInt32LE(0) !== 0x04034b50)
-      throw new NotAZipError(`${file}: corrupt zip entry ${e.name}`);
+      throw new NotAZipError({ problem: "entry", file, entry: e.name });
     const start = e.localOffset + 30 + head.readUInt16LE(26) + head.readUInt16LE(28);
     const data = readAt(fd, start, e.compressedSize);
     if (e.method === 0) return data;
-    if (e.method !== 8)
-      throw new NotAZipError(`${file}: ${e.name} uses an unsupported compression method (${e.method})`);
+    if (e.method !== 8) throw new NotAZipError({ problem: "method", file, entry: e.name, method: e.method });
     try {
       return inflateRawSync(data, { maxOutputLength: MAX_ENTRY_BYTES });
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === "ERR_BUFFER_TOO_LARGE")
-        throw new LimitError(
-          `${file}: ${e.name} inflates past the ${MAX_ENTRY_BYTES / 1024 / 1024} MiB limit for one zip entry`,
-        );
-      throw new NotAZipError(`${file}: ${e.name} is corrupt (${describeError(err)})`, { cause: err });
+        throw new LimitError({ problem: "zip-entry", file, entry: e.name, inflated: true, limit: MAX_ENTRY_BYTES });
+      throw new NotAZipError({ problem: "corrupt", file, entry: e.name, reason: describeError(err) }, { cause: err });
     }
   } finally {
     closeSync(fd);

@@ -40,6 +40,10 @@ import { InvalidSummaryError } from "../../src/memory/summary/summary-schema.ts"
 import { LockFailedError } from "../../src/shared/file-lock.ts";
 import { namedErrorNames } from "../../src/shared/errors.ts";
 import { ErrorVectorStoreError } from "../../src/storage/lance/error-vectors.ts";
+import { NotThisFormatError } from "../../src/import/import-types.ts";
+import { CorruptCompressedFileError, LimitError } from "../../src/import/read-lines.ts";
+import { OpencodeDatabaseError } from "../../src/import/sources/opencode.ts";
+import { NotAZipError } from "../../src/import/zip-entries.ts";
 import { ApiInputError } from "../../src/app/api/schemas.ts";
 import { ConnectOptionsError, RemoteError, RemoteInputError } from "../../src/app/api/http-memory-api.ts";
 import { HomeMissingError } from "../../src/app/open-memory.ts";
@@ -766,6 +770,36 @@ const KINDS: [Error & { data: object }, string, 1 | 2][] = [
     1,
   ],
   [new WorkerFailedError({ kind: "embeddings", pid: 7, error: "the embedder is down" }), "the embedder is down", 1],
+  [
+    new NotThisFormatError({ file: "/x.jsonl", expected: "a Codex rollout", because: "no line is a record" }),
+    "/x.jsonl: not a Codex rollout (no line is a record)",
+    2,
+  ],
+  [
+    new LimitError({ problem: "line", file: "/x.jsonl", line: 3, limit: 256 * 1024 * 1024 }),
+    "/x.jsonl:3: a line is over the 256 MiB line limit",
+    2,
+  ],
+  [
+    new LimitError({ problem: "zip-entry", file: "/x.zip", entry: "a.json", inflated: true, limit: 64 * 1024 * 1024 }),
+    "/x.zip: a.json inflates past the 64 MiB limit for one zip entry",
+    2,
+  ],
+  [
+    new CorruptCompressedFileError({ file: "/x.zst", reason: "bad magic" }),
+    "/x.zst: not a valid zstd file (bad magic)",
+    2,
+  ],
+  [
+    new NotAZipError({ problem: "method", file: "/x.zip", entry: "a.json", method: 12 }),
+    "/x.zip: a.json uses an unsupported compression method (12)",
+    2,
+  ],
+  [
+    new OpencodeDatabaseError({ file: "/o.db", reason: "locked" }),
+    "/o.db: cannot read the opencode database (locked); nothing was imported from it",
+    1,
+  ],
   [new StdinInputError({ command: "add", problem: "empty" }), "add: stdin held no messages", 2],
   [
     new StdinInputError({ command: "add", problem: "not-utf8" }),

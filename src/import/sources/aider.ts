@@ -35,7 +35,11 @@ function readHistory(ctx: ReadContext): FileRead {
   const text = readTextLimited(file, MAX_FILE, statSync(file).size);
   const lines = text.split(/\r?\n/);
   if (text.trim() !== "" && !lines.some((l) => STARTED.test(l)))
-    throw new NotThisFormatError(`${file}: not an aider chat history (no "# aider chat started at" line)`);
+    throw new NotThisFormatError({
+      file,
+      expected: "an aider chat history",
+      because: 'no "# aider chat started at" line',
+    });
   const pathHash = shortHash(file);
   const sessions: ImportedSession[] = [];
   let current: { start: string; at: bigint; messages: { role: Role; lines: string[] }[] } | undefined;

@@ -30,7 +30,11 @@ function readExport(ctx: ReadContext): FileRead {
   if (ctx.file.endsWith(".zip")) {
     const entries = zipEntries(ctx.file).filter((e) => CONVERSATIONS.test(basename(e.name)));
     if (entries.length === 0)
-      throw new NotThisFormatError(`${ctx.file}: not a ChatGPT export (no conversations.json inside)`);
+      throw new NotThisFormatError({
+        file: ctx.file,
+        expected: "a ChatGPT export",
+        because: "no conversations.json inside",
+      });
     for (const e of entries.sort((a, b) => a.name.localeCompare(b.name)))
       docs.push({ where: `${ctx.file}:${e.name}`, text: readZipEntry(ctx.file, e).toString("utf8") });
   } else docs.push({ where: ctx.file, text: readTextLimited(ctx.file, MAX_JSON, statSync(ctx.file).size) });
@@ -38,7 +42,11 @@ function readExport(ctx: ReadContext): FileRead {
   for (const doc of docs) {
     const list = tryJson(doc.text);
     if (!Array.isArray(list))
-      throw new NotThisFormatError(`${doc.where}: not a ChatGPT export (conversations must be a JSON array)`);
+      throw new NotThisFormatError({
+        file: doc.where,
+        expected: "a ChatGPT export",
+        because: "conversations must be a JSON array",
+      });
     list.forEach((c, i) => {
       const s = isObject(c) ? toSession(c) : undefined;
       if (s) sessions.push(s);

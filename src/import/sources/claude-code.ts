@@ -64,7 +64,11 @@ function readTranscript(ctx: ReadContext): FileRead {
     entries.push({ uuid, parent, line: l.line, value: message });
   }
   if (ctx.offset === 0 && lines > 0 && records === 0)
-    throw new NotThisFormatError(`${ctx.file}: not a Claude Code transcript (no line is a transcript record)`);
+    throw new NotThisFormatError({
+      file: ctx.file,
+      expected: "a Claude Code transcript",
+      because: "no line is a transcript record",
+    });
   const messages = mergeStreamed(orderByChain(entries));
   const name = basename(ctx.file, ".jsonl");
   const subAgent = name.startsWith("agent-");

@@ -81,7 +81,11 @@ function readRollout(ctx: ReadContext): FileRead {
     }
   }
   if (ctx.offset === 0 && lines > 0 && records === 0)
-    throw new NotThisFormatError(`${ctx.file}: not a Codex rollout (no line is {timestamp, type, payload})`);
+    throw new NotThisFormatError({
+      file: ctx.file,
+      expected: "a Codex rollout",
+      because: "no line is {timestamp, type, payload}",
+    });
   const messages = events ? fromEvents : fromItems;
   const own = sessionId ?? rolloutUuid(ctx.file);
   const first = messages.find((m) => m.role === "user");

@@ -40,7 +40,7 @@ function readChat(ctx: ReadContext): FileRead {
   if (ctx.file.endsWith(".json")) {
     const doc = tryJson(readTextLimited(ctx.file, MAX_JSON_FILE, statSync(ctx.file).size));
     if (!isObject(doc) || !Array.isArray(doc.messages))
-      throw new NotThisFormatError(`${ctx.file}: not a Gemini CLI chat (no messages array)`);
+      throw new NotThisFormatError({ file: ctx.file, expected: "a Gemini CLI chat", because: "no messages array" });
     metadata = doc;
     doc.messages.forEach((m, i) =>
       isObject(m) && typeof m.id === "string"
@@ -73,7 +73,11 @@ function readChat(ctx: ReadContext): FileRead {
       records++;
     }
     if (lines > 0 && records === 0)
-      throw new NotThisFormatError(`${ctx.file}: not a Gemini CLI chat (no line is a chat record)`);
+      throw new NotThisFormatError({
+        file: ctx.file,
+        expected: "a Gemini CLI chat",
+        because: "no line is a chat record",
+      });
   }
   const list =
     Array.isArray(metadata.messages) && metadata.messages.length > 0

@@ -1,7 +1,7 @@
 // opencode: the SQLite database $XDG_DATA_HOME/opencode/opencode.db ($OPENCODE_DB overrides), opened read-only,
 // and the legacy JSON storage .../opencode/storage/{session,message,part}/. Sessions, their messages and text parts.
 import { describeError } from "../../shared/describe-error.ts";
-import { RuntimeFailure } from "../../shared/errors.ts";
+import { namedError } from "../../shared/errors.ts";
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import type { ForeignDatabase } from "../../app/import-api.ts";
@@ -16,7 +16,13 @@ const PREFIX = "oc";
 
 type Rec = Record<string, unknown>;
 
-export class OpencodeDatabaseError extends RuntimeFailure {}
+/** opencode's database could not be read; `reason` is SQLite's words. Nothing was imported from it. */
+export const OpencodeDatabaseError = namedError<{ file: string; reason: string }>(
+  "OpencodeDatabaseError",
+  "runtime",
+  (d) => `${d.file}: cannot read the opencode database (${d.reason}); nothing was imported from it`,
+);
+export type OpencodeDatabaseError = InstanceType<typeof OpencodeDatabaseError>;
 
 function dataDir(env: Record<string, string | undefined>): string {
   return join(env.XDG_DATA_HOME || join(homeOf(env), ".local", "share"), "opencode");
@@ -68,23 +74,21 @@ function readDatabase(api: HomeMemory, ctx: ReadContext): FileRead {
   try {
     db = api.imports.openForeign(ctx.file);
   } catch (err) {
-    throw new OpencodeDatabaseError(
-      `${ctx.file}: cannot read the opencode database (${describeError(err)}); nothing was imported from it`,
-      { cause: err },
-    );
+    throw new OpencodeDatabaseError({ file: ctx.file, reason: describeError(err) }, { cause: err });
   }
   try {
     let tables: Set<string>;
     try {
       tables = db.tables();
     } catch (err) {
-      throw new OpencodeDatabaseError(
-        `${ctx.file}: cannot read the opencode database (${describeError(err)}); nothing was imported from it`,
-        { cause: err },
-      );
+      throw new OpencodeDatabaseError({ file: ctx.file, reason: describeError(err) }, { cause: err });
     }
     if (!tables.has("session") || !tables.has("message") || !tables.has("part")) {
-      throw new NotThisFormatError(`${ctx.file}: not an opencode database (no session, message and part tables)`);
+      throw new NotThisFormatError({
+        file: ctx.file,
+        expected: "an opencode database",
+        because: "no session, message and part tables",
+      });
     }
     // Everything is read in one snapshot before anything is written: a locked or changing database is never half-imported.
     // After a first pass only messages updated since (minus a minute of slack) are read; ids skip what is known.
@@ -116,10 +120,7 @@ function readDatabase(api: HomeMemory, ctx: ReadContext): FileRead {
         };
       });
     } catch (err) {
-      throw new OpencodeDatabaseError(
-        `${ctx.file}: cannot read the opencode database (${describeError(err)}); nothing was imported from it`,
-        { cause: err },
-      );
+      throw new OpencodeDatabaseError({ file: ctx.file, reason: describeError(err) }, { cause: err });
     }
     const { sessions, messages, parts } = rows;
     const textByMessage = new Map<string, string[]>();
@@ -203,7 +204,7 @@ function readLegacy(ctx: ReadContext): FileRead {
   const skipped: Problem[] = [];
   const s = tryJson(readFileSync(ctx.file, "utf8"));
   if (!isObject(s) || typeof s.id !== "string")
-    throw new NotThisFormatError(`${ctx.file}: not an opencode session file (no id)`);
+    throw new NotThisFormatError({ file: ctx.file, expected: "an opencode session file", because: "no id" });
   const storage = dirname(dirname(dirname(ctx.file)));
   const messages: ImportedMessage[] = [];
   const metas: Rec[] = [];
