@@ -43,9 +43,9 @@ const WRITES: ToolAnnotations = {
 
 /** A bad argument: answered as an isError result with one sentence naming the field; nothing changed. */
 export const ToolArgumentError = namedError<
-  { problem: "needed"; field: string; mode: string } | { problem: "invalid"; tool: string; issue: IssueFact }
+  { problem: "needed"; field: string; mode: string } | { problem: "invalid"; tool: string; issues: IssueFact[] }
 >("ToolArgumentError", "input", (d) =>
-  d.problem === "needed" ? `${d.field} is needed for mode ${d.mode}.` : `${d.tool}: ${describeIssueFacts([d.issue])}.`,
+  d.problem === "needed" ? `${d.field} is needed for mode ${d.mode}.` : `${d.tool}: ${describeIssueFacts(d.issues)}.`,
 );
 export type ToolArgumentError = InstanceType<typeof ToolArgumentError>;
 
@@ -245,6 +245,6 @@ export const TOOLS: readonly ToolDef[] = [
 /** Check the arguments with the tool's valibot schema; a ToolArgumentError names the field. */
 export function checkArgs(tool: ToolDef, raw: unknown): unknown {
   const r = checkInput(tool.schema, raw);
-  if (!r.ok) throw new ToolArgumentError({ problem: "invalid", tool: tool.name, issue: r.issue });
+  if (!r.ok) throw new ToolArgumentError({ problem: "invalid", tool: tool.name, issues: r.issues });
   return r.value;
 }

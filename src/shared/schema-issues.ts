@@ -5,6 +5,7 @@ export interface SchemaIssue {
   readonly type: string;
   readonly expected: string | null;
   readonly message: string;
+  readonly received?: string;
   readonly path?: readonly { readonly key: unknown }[] | undefined;
 }
 
@@ -13,6 +14,10 @@ export interface IssueTextOptions {
   unknown?: string;
   /** Shown for an issue about the value itself; when absent, such an issue has no path prefix. */
   topLevel?: string;
+  /** How an absent field reads ("missing"); by default the validator's message. */
+  missing?: string;
+  /** Leave the path out where the message already starts with it ("limit must be a whole number ..."). */
+  omitNamedPath?: boolean;
 }
 
 /** One validation problem: where (dotted path, absent for the value itself) and what. */
@@ -27,8 +32,10 @@ export function issueFacts(issues: readonly SchemaIssue[], o: IssueTextOptions =
   for (const issue of issues) {
     const path = dotPath(issue) ?? o.topLevel;
     const unknown = issue.type === "strict_object" && issue.expected === "never";
-    const fact: IssueFact = { problem: unknown ? (o.unknown ?? "unknown field") : issue.message };
-    if (path) fact.path = path;
+    const absent = o.missing !== undefined && issue.received === "undefined" && dotPath(issue) !== undefined;
+    const problem = unknown ? (o.unknown ?? "unknown field") : absent ? o.missing! : issue.message;
+    const fact: IssueFact = { problem };
+    if (path && !(o.omitNamedPath && problem.startsWith(`${path} `))) fact.path = path;
     seen.set(describeIssueFacts([fact]), fact);
   }
   return [...seen.values()];

@@ -706,13 +706,13 @@ const KINDS: [Error & { data: object }, string, 1 | 2][] = [
     "mcp: stdin is a terminal; an MCP client starts this command (see memvoy mcp --help)",
     2,
   ],
-  [new ApiInputError({ what: "search", issue: { path: "limit", problem: "missing" } }), "search: limit: missing", 2],
+  [new ApiInputError({ what: "search", issues: [{ path: "limit", problem: "missing" }] }), "search: limit: missing", 2],
   [new ToolArgumentError({ problem: "needed", field: "query", mode: "search" }), "query is needed for mode search.", 2],
   [
     new ToolArgumentError({
       problem: "invalid",
       tool: "summary",
-      issue: { path: "session", problem: "unknown field" },
+      issues: [{ path: "session", problem: "unknown field" }],
     }),
     "summary: session: unknown field.",
     2,

@@ -2,7 +2,7 @@
 // validate with these, and the JSON Schema / OpenAPI documents are generated from them.
 import * as v from "valibot";
 import { namedError } from "../../shared/errors.ts";
-import { describeIssueFacts, type IssueFact } from "../../shared/schema-issues.ts";
+import { describeIssueFacts, issueFacts, type IssueFact, type IssueTextOptions } from "../../shared/schema-issues.ts";
 
 export const LIMITS = {
   searchLimit: 1000,
@@ -204,40 +204,38 @@ export const EmptyInput = v.strictObject({});
 
 export type AnySchema = v.GenericSchema;
 
-/** The first issue as a fact: its dotted path (left out when the message names it already) and the problem. */
-export function firstIssue(issues: readonly v.BaseIssue<unknown>[]): IssueFact {
-  const issue = issues[0]!;
-  const path = v.getDotPath(issue) ?? undefined;
-  if (issue.type === "strict_object" && issue.expected === "never")
-    return { path: path ?? "input", problem: "unknown field" };
-  if (issue.received === "undefined" && path) return { path, problem: "missing" };
-  return path && !issue.message.startsWith(`${path} `) ? { path, problem: issue.message } : { problem: issue.message };
+/** How the API's input issues read: each with its field ("missing", "unknown field", or the schema's sentence). */
+const ISSUE_TEXT: IssueTextOptions = { unknown: "unknown field", missing: "missing", omitNamedPath: true };
+
+/** Every issue as a fact with its dotted path. */
+export function inputIssues(issues: readonly v.BaseIssue<unknown>[]): IssueFact[] {
+  return issueFacts(issues, ISSUE_TEXT);
 }
 
-/** Input to a MemoryApi call that its schema refuses: the call and the first problem, with its field. */
-export const ApiInputError = namedError<{ what: string; issue: IssueFact }>(
+/** Input to a MemoryApi call that its schema refuses: the call and every problem, each with its field. */
+export const ApiInputError = namedError<{ what: string; issues: IssueFact[] }>(
   "ApiInputError",
   "input",
-  (d) => `${d.what}: ${describeIssueFacts([d.issue])}`,
+  (d) => `${d.what}: ${describeIssueFacts(d.issues)}`,
 );
 export type ApiInputError = InstanceType<typeof ApiInputError>;
 
 /** Validate `raw` or throw an ApiInputError naming the field. */
 export function parseInput<S extends AnySchema>(schema: S, raw: unknown, what: string): v.InferOutput<S> {
   const r = v.safeParse(schema, raw ?? {});
-  if (!r.success) throw new ApiInputError({ what, issue: firstIssue(r.issues) });
+  if (!r.success) throw new ApiInputError({ what, issues: inputIssues(r.issues) });
   return r.output;
 }
 
 export type Infer<S extends AnySchema> = v.InferInput<S>;
 
-/** Validate without throwing: the value, or the first problem with its field. */
+/** Validate without throwing: the value, or every problem with its field. */
 export function checkInput<S extends AnySchema>(
   schema: S,
   raw: unknown,
-): { ok: true; value: v.InferOutput<S> } | { ok: false; issue: IssueFact } {
+): { ok: true; value: v.InferOutput<S> } | { ok: false; issues: IssueFact[] } {
   const r = v.safeParse(schema, raw ?? {});
-  return r.success ? { ok: true, value: r.output } : { ok: false, issue: firstIssue(r.issues) };
+  return r.success ? { ok: true, value: r.output } : { ok: false, issues: inputIssues(r.issues) };
 }
 
 // The public input types of memory-api.ts are written out; these lines fail to compile when they and the
