@@ -101,6 +101,15 @@ export const ArgumentEncodingError = namedError<{ command: string; argument: str
 );
 export type ArgumentEncodingError = InstanceType<typeof ArgumentEncodingError>;
 
+/** A long `add` from stdin stored its first lines, then failed (`cause`, in describeError's words): what is stored and how to resume. */
+export const PartialAddError = namedError<{ session: string; stored: number; lastLine: number; cause: string }>(
+  "PartialAddError",
+  "runtime",
+  (d) =>
+    `stored ${d.stored} message(s) in ${d.session} (stdin lines 1-${d.lastLine}), then failed: ${d.cause}; the lines after ${d.lastLine} were not stored (resume with: tail -n +${d.lastLine + 1})`,
+);
+export type PartialAddError = InstanceType<typeof PartialAddError>;
+
 /** stdin held nothing to add, or bytes that are not UTF-8 (refused rather than replaced); nothing was written. */
 export const StdinInputError = namedError<{ command: string; problem: "empty" | "not-utf8" }>(
   "StdinInputError",

@@ -4,6 +4,7 @@
 import { serveStdio, StdioServerTransport } from "@modelcontextprotocol/server/stdio";
 import type { MemoryApi } from "../app/api/memory-api.ts";
 import { createMcpServer } from "./mcp-server.ts";
+import { describeError } from "../shared/describe-error.ts";
 
 /**
  * The longest JSON-RPC line read: above the SDK's 10 MiB default, so that a message over
@@ -17,7 +18,7 @@ export async function runMcpStdio(api: MemoryApi, version: string): Promise<numb
   const handle = serveStdio(() => createMcpServer(api, version), {
     transport,
     onerror: (err) => {
-      process.stderr.write(`memvoy mcp: ${err.message.split("\n")[0]}\n`);
+      process.stderr.write(`memvoy mcp: ${describeError(err)}\n`);
       // The transport gives up on a line over MAX_LINE_BYTES: end rather than hang.
       if (/ReadBuffer exceeded/.test(err.message)) void stop();
     },

@@ -47,7 +47,7 @@ import { NotAZipError } from "../../src/import/zip-entries.ts";
 import { ApiInputError } from "../../src/app/api/schemas.ts";
 import { ConnectOptionsError, RemoteError, RemoteInputError } from "../../src/app/api/http-memory-api.ts";
 import { HomeMissingError } from "../../src/app/open-memory.ts";
-import { ArgumentEncodingError } from "../../src/cli/usage-errors.ts";
+import { ArgumentEncodingError, PartialAddError } from "../../src/cli/usage-errors.ts";
 import { WorkerFailedError } from "../../src/daemon/workers.ts";
 import { BodyShapeError, BodyTooLargeError } from "../../src/http/body.ts";
 import { UnknownClientError } from "../../src/mcp/client-config.ts";
@@ -798,6 +798,11 @@ const KINDS: [Error & { data: object }, string, 1 | 2][] = [
   [
     new OpencodeDatabaseError({ file: "/o.db", reason: "locked" }),
     "/o.db: cannot read the opencode database (locked); nothing was imported from it",
+    1,
+  ],
+  [
+    new PartialAddError({ session: "s", stored: 2, lastLine: 2, cause: "no space left on the device" }),
+    "stored 2 message(s) in s (stdin lines 1-2), then failed: no space left on the device; the lines after 2 were not stored (resume with: tail -n +3)",
     1,
   ],
   [new StdinInputError({ command: "add", problem: "empty" }), "add: stdin held no messages", 2],

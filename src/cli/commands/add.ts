@@ -1,6 +1,7 @@
 // memvoy add SESSION --role R [--content TEXT | stdin] [--at TIME] [--sender NAME]; stdin may be JSONL.
 import { parseJsonl } from "../../app/wire-input.ts";
-import { CommandUsageError, StdinInputError } from "../usage-errors.ts";
+import { CommandUsageError, PartialAddError, StdinInputError } from "../usage-errors.ts";
+import { describeError } from "../../shared/describe-error.ts";
 import { parseTimeOrThrow } from "../../shared/time.ts";
 import { bool, str, type Parsed } from "../args.ts";
 import { withMemory, sessionSpec } from "../command.ts";
@@ -128,8 +129,11 @@ function reportPartial(
   total: number,
   json: boolean,
 ): number {
-  const cause = describeFailure(err);
-  const message = `stored ${ids.length} message(s) in ${session} (stdin lines 1-${lastLine}), then failed: ${cause}; the lines after ${lastLine} were not stored (resume with: tail -n +${lastLine + 1})`;
+  const failure = new PartialAddError(
+    { session, stored: ids.length, lastLine, cause: describeError(err) },
+    { cause: err },
+  );
+  const message = describeError(failure);
   if (json)
     printJson({
       session,
@@ -145,14 +149,6 @@ function reportPartial(
     });
   process.stderr.write(`memvoy: add: ${message}\n`);
   return 1;
-}
-
-function describeFailure(err: unknown): string {
-  const code = (err as NodeJS.ErrnoException)?.code;
-  const text = err instanceof Error ? err.message.split("\n")[0]! : String(err);
-  return code === "ENOSPC" || /SQLITE_FULL|disk is full|disk I\/O error/i.test(text)
-    ? `no space left on the device (${text})`
-    : text;
 }
 
 /** `echo text |` ends the text with one newline that is not part of it: drop exactly one (LF or CRLF). */
