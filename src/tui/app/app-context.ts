@@ -48,6 +48,18 @@ export interface AppContext {
   quit(): void;
 }
 
+/** The open and copy keys: `pageText` to $PAGER, or `copyText` (by default the same) to the clipboard. */
+export function pageOrCopy(
+  app: AppContext,
+  toPager: boolean,
+  what: string,
+  pageText: string,
+  copyText = pageText,
+): void {
+  if (toPager) app.page(pageText, what);
+  else app.copy(copyText, what);
+}
+
 /** Printable text typed by the user (not a control or navigation key). */
 export function typedText(ch: string | undefined, key: Key): string | undefined {
   if (!ch || key.ctrl || key.meta) return undefined;

@@ -5,7 +5,7 @@ import { applyMotion } from "../state/motions.ts";
 import { ErrorMemoryState } from "../state/error-memory-state.ts";
 import { renderErrorMemory } from "../views/error-memory-view.ts";
 import { errorRecordText } from "../text/plain-text.ts";
-import { typedText, type AppContext, type Key } from "./app-context.ts";
+import { pageOrCopy, typedText, type AppContext, type Key } from "./app-context.ts";
 
 const LIST_LIMIT = 500;
 const SEARCH_LIMIT = 50;
@@ -81,9 +81,7 @@ export class ErrorMemoryScreen {
       case "o":
       case "y": {
         const r = s.selected();
-        if (!r) return true;
-        if (key.full === "o") this.app.page(errorRecordText(r), `error record ${r.id}`);
-        else this.app.copy(errorRecordText(r), `error record ${r.id}`);
+        if (r) pageOrCopy(this.app, key.full === "o", `error record ${r.id}`, errorRecordText(r));
         return true;
       }
       case "escape":

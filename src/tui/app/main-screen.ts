@@ -11,7 +11,7 @@ import { messagePageText } from "../text/plain-text.ts";
 import { count, plural } from "../text/format.ts";
 import { renderHistory, scrollLabel } from "../views/history-view.ts";
 import { LIST_CHROME_ROWS, renderSessionList, sessionListLabel } from "../views/session-list-view.ts";
-import type { AppContext, Key } from "./app-context.ts";
+import { pageOrCopy, type AppContext, type Key } from "./app-context.ts";
 import { describeError } from "../../shared/describe-error.ts";
 
 export type Focus = "list" | "history";
@@ -219,10 +219,10 @@ export class MainScreen {
       case "o":
       case "y": {
         const m = this.currentMessage();
-        if (!m) return true;
-        const what = `the ${m.role} message of ${nsToLocalSeconds(m.sendAt)}`;
-        if (key.full === "o") this.app.page(messagePageText(m), what);
-        else this.app.copy(m.content, what);
+        if (m) {
+          const what = `the ${m.role} message of ${nsToLocalSeconds(m.sendAt)}`;
+          pageOrCopy(this.app, key.full === "o", what, messagePageText(m), m.content);
+        }
         return true;
       }
       case "s":

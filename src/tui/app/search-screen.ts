@@ -5,7 +5,7 @@ import { applyMotion } from "../state/motions.ts";
 import { SearchState, type SearchRequest } from "../state/search-state.ts";
 import { HIT_ROWS, renderSearch, searchChromeRows } from "../views/search-view.ts";
 import { messagePageText } from "../text/plain-text.ts";
-import { typedText, type AppContext, type Key } from "./app-context.ts";
+import { pageOrCopy, typedText, type AppContext, type Key } from "./app-context.ts";
 
 /** Quiet time after a keystroke before searching: short, so results still follow typing closely. */
 export const SEARCH_DEBOUNCE_MS = 20;
@@ -62,11 +62,8 @@ export class SearchScreen {
         return true;
       case "C-o":
       case "C-y": {
-        const hit = s.selectedHit();
-        if (!hit) return true;
-        const what = `the hit from ${hit.message.session}`;
-        if (key.full === "C-o") this.app.page(messagePageText(hit.message), what);
-        else this.app.copy(hit.message.content, what);
+        const m = s.selectedHit()?.message;
+        if (m) pageOrCopy(this.app, key.full === "C-o", `the hit from ${m.session}`, messagePageText(m), m.content);
         return true;
       }
       case "backspace":
