@@ -5,6 +5,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import pkg from "../package.json";
 import { buildBinaryOnce, makeTempDir, removeTempDirs, repoRoot, runBinary } from "./fixture/binary.ts";
+import { processOutput } from "./fixture/process-output.ts";
 
 let tarball = "";
 let outDir = "";
@@ -16,12 +17,7 @@ async function run(cmd: string[], o: { cwd?: string; env?: Record<string, string
     stdout: "pipe",
     stderr: "pipe",
   });
-  const [stdout, stderr, code] = await Promise.all([
-    new Response(proc.stdout).text(),
-    new Response(proc.stderr).text(),
-    proc.exited,
-  ]);
-  return { code, stdout, stderr };
+  return processOutput(proc);
 }
 
 beforeAll(async () => {

@@ -5,6 +5,7 @@ import { accessSync, constants, existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { parse as parseToml } from "smol-toml";
 import { entry, removeTempDirs } from "./support.ts";
+import { processOutput } from "../fixture/process-output.ts";
 
 afterAll(removeTempDirs);
 
@@ -16,12 +17,7 @@ async function printConfig(client: string, home = "/HOME"): Promise<{ code: numb
     stderr: "pipe",
     env: { PATH: process.env.PATH!, HOME: "/tmp" },
   });
-  const [stdout, stderr, code] = await Promise.all([
-    new Response(proc.stdout).text(),
-    new Response(proc.stderr).text(),
-    proc.exited,
-  ]);
-  return { code, stdout, stderr };
+  return processOutput(proc);
 }
 
 /** The command array a client would run. */

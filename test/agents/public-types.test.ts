@@ -6,6 +6,7 @@ import { join } from "node:path";
 import type * as Public from "memvoy";
 import * as lib from "../../src/lib.ts";
 import { removeTempDirs, repoRoot, tempDir } from "./support.ts";
+import { processOutput } from "../fixture/process-output.ts";
 
 afterAll(removeTempDirs);
 
@@ -88,11 +89,7 @@ for (const [name, compilerOptions] of Object.entries(CONFIGS)) {
       stdout: "pipe",
       stderr: "pipe",
     });
-    const [out, err, code] = await Promise.all([
-      new Response(proc.stdout).text(),
-      new Response(proc.stderr).text(),
-      proc.exited,
-    ]);
+    const { stdout: out, stderr: err, code } = await processOutput(proc);
     expect(out + err).toBe("");
     expect(code).toBe(0);
   }, 120_000);

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { chmodSync, existsSync, mkdirSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { cli, removeTempHomes, repoRoot, tempHome } from "../fixture/home.ts";
+import { processOutput } from "../fixture/process-output.ts";
 
 afterAll(removeTempHomes);
 
@@ -34,11 +35,7 @@ async function shell(cmd: string[], script: string): Promise<string[]> {
     stdout: "pipe",
     stderr: "pipe",
   });
-  const [out, err, code] = await Promise.all([
-    new Response(proc.stdout).text(),
-    new Response(proc.stderr).text(),
-    proc.exited,
-  ]);
+  const { stdout: out, stderr: err, code } = await processOutput(proc);
   if (code !== 0) throw new Error(`${cmd[0]} exited ${code}: ${err}`);
   return out
     .split("\n")

@@ -6,6 +6,7 @@ import { join, resolve } from "node:path";
 import { openMemory } from "../../src/app/open-memory.ts";
 import { startFakeAnthropic, type FakeAnthropic } from "../fixture/fake-anthropic.ts";
 import { current, summaryStep } from "../fixture/summary-home.ts";
+import { processOutput } from "../fixture/process-output.ts";
 
 const entry = resolve(import.meta.dir, "../../src/index.ts");
 let fake: FakeAnthropic;
@@ -33,12 +34,7 @@ async function memvoy(args: string[], env: Record<string, string> = {}) {
     stdout: "pipe",
     stderr: "pipe",
   });
-  const [stdout, stderr, code] = await Promise.all([
-    new Response(proc.stdout).text(),
-    new Response(proc.stderr).text(),
-    proc.exited,
-  ]);
-  return { code, stdout, stderr };
+  return processOutput(proc);
 }
 
 /** Two messages in session s1, written in-process (no background embedding drain). */

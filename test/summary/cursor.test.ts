@@ -8,6 +8,7 @@ import { join, resolve } from "node:path";
 import { openMemory } from "../../src/app/open-memory.ts";
 import { startFakeAnthropic, type FakeAnthropic } from "../fixture/fake-anthropic.ts";
 import { current, summaryStep, transcriptEntries, transcriptOf } from "../fixture/summary-home.ts";
+import { processOutput } from "../fixture/process-output.ts";
 
 const entry = resolve(import.meta.dir, "../../src/index.ts");
 let fake: FakeAnthropic;
@@ -35,12 +36,7 @@ async function memvoy(args: string[], tz = "Asia/Taipei") {
     stdout: "pipe",
     stderr: "pipe",
   });
-  const [stdout, stderr, code] = await Promise.all([
-    new Response(proc.stdout).text(),
-    new Response(proc.stderr).text(),
-    proc.exited,
-  ]);
-  return { code, stdout, stderr };
+  return processOutput(proc);
 }
 
 const ns = (iso: string) => BigInt(Date.parse(iso)) * 1_000_000n;

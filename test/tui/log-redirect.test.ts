@@ -4,6 +4,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { removeTempHomes, repoRoot, tempHome } from "../fixture/home.ts";
+import { processOutput } from "../fixture/process-output.ts";
 
 afterAll(removeTempHomes);
 
@@ -27,11 +28,7 @@ console.log("stdout after restore");
 `,
     );
     const p = Bun.spawn([process.execPath, script], { stdout: "pipe", stderr: "pipe" });
-    const [out, err, code] = await Promise.all([
-      new Response(p.stdout).text(),
-      new Response(p.stderr).text(),
-      p.exited,
-    ]);
+    const { stdout: out, stderr: err, code } = await processOutput(p);
     expect(code).toBe(0);
     expect(err).toBe("after restore\n");
     expect(out).toBe("stdout after restore\n");
