@@ -3,7 +3,6 @@
 // (pending_removals), then history.json is rewritten (atomic), then the archive rows go; an interrupted
 // removal is finished by the next open. A summary that already covered the message stays unless dropSummary.
 import { existsSync, rmSync } from "node:fs";
-import { namedError } from "../shared/errors.ts";
 import type { StoredMessage } from "../shared/message.ts";
 import { assertSessionId } from "../shared/session-id.ts";
 import { NS_PER_SEC } from "../shared/time.ts";
