@@ -14,6 +14,8 @@ export interface Backend {
   open(): Promise<ArchivePort>;
   /** Another connection to the archive `open` returned last (a second host or process). */
   reopen(): Promise<ArchivePort>;
+  /** What a worker process opens to reach that archive: the database file or the URL. */
+  target(): string;
   cleanup(): Promise<void>;
 }
 
@@ -37,6 +39,7 @@ export function sqliteBackend(): Backend {
       return open(last);
     },
     reopen: () => open(last),
+    target: () => last,
     async cleanup() {
       for (const p of ports.splice(0)) await p.close();
       for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
@@ -61,6 +64,7 @@ export function postgresBackend(): Backend {
       return open(last);
     },
     reopen: () => open(last),
+    target: () => last,
     async cleanup() {
       for (const p of ports.splice(0)) await p.close().catch(() => {});
       await server?.stop();
