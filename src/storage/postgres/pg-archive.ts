@@ -71,8 +71,9 @@ export class PgArchive implements ArchivePort {
       await this.q("SELECT pg_advisory_xact_lock($1, hashtext($2))", [LOCK_CLASS.append, session], tx);
       const keys = records.flatMap((r) => (r.idempotencyKey !== undefined ? [r.idempotencyKey] : []));
       const existing = await this.q<PgMessage & { idempotency_key: string | null }>(
-        `SELECT ${MESSAGE_COLS}, m.idempotency_key FROM messages m
-         WHERE m.id = ANY($1::text[]) OR (m.session_id = $2 AND m.idempotency_key = ANY($3::text[]))`,
+        `SELECT ${MESSAGE_COLS}, m.idempotency_key FROM messages m WHERE m.id = ANY($1::text[])
+         UNION SELECT ${MESSAGE_COLS}, m.idempotency_key FROM messages m
+         WHERE m.session_id = $2 AND m.idempotency_key = ANY($3::text[])`,
         [records.map((r) => r.id), session, keys],
         tx,
       );
