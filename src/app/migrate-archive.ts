@@ -17,7 +17,7 @@ export const NoArchiveUrlError = namedError<{ home: string }>(
   "NoArchiveUrlError",
   "input",
   () =>
-    "no archive URL is configured: set [archive] url = \"postgres://user@host/db\" in config.toml or MEMVOY_ARCHIVE_URL (the password comes from MEMVOY_ARCHIVE_URL or PGPASSWORD)",
+    'no archive URL is configured: set [archive] url = "postgres://user@host/db" in config.toml or MEMVOY_ARCHIVE_URL (the password comes from MEMVOY_ARCHIVE_URL or PGPASSWORD)',
 );
 
 export const NoSourceArchiveError = namedError<{ path: string }>(
@@ -151,7 +151,8 @@ async function copy(
   const summaries = await copySummaries(source, target, paths);
   const vectors = o.vectors ? await o.vectors({ home: paths, config, signal: o.signal }) : "local";
   const counts = await verify(source, target);
-  if (counts.summaries < summaries) throw new CopyMismatchError({ what: "summaries", source: summaries, target: counts.summaries });
+  if (counts.summaries < summaries)
+    throw new CopyMismatchError({ what: "summaries", source: summaries, target: counts.summaries });
   return result(true, { counts, summaries, vectors });
 }
 

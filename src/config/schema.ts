@@ -74,7 +74,10 @@ export const HttpSchema = v.strictObject({
 export const ArchiveSchema = v.strictObject({
   url: v.optional(
     v.union(
-      [v.literal(""), v.pipe(v.string(), v.regex(/^postgres(?:ql)?:\/\/\S+$/i, "expected a postgres://user@host/db URL"))],
+      [
+        v.literal(""),
+        v.pipe(v.string(), v.regex(/^postgres(?:ql)?:\/\/\S+$/i, "expected a postgres://user@host/db URL")),
+      ],
       "expected a postgres://user@host/db URL",
     ),
     "",

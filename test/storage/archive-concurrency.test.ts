@@ -29,14 +29,18 @@ for (const backend of backends()) {
 
     test(`${WRITERS} writers x ${PER_WRITER} messages to one session: none lost or duplicated, the same read-back everywhere`, async () => {
       const names = Array.from({ length: WRITERS }, (_, i) => `w${i}`);
-      await Promise.all(names.map((n) => finished(worker(backend.name, backend.target(), ["write", n, String(PER_WRITER)]))));
+      await Promise.all(
+        names.map((n) => finished(worker(backend.name, backend.target(), ["write", n, String(PER_WRITER)]))),
+      );
       const readers = [a, ...(await Promise.all(names.slice(1).map(() => backend.reopen())))];
       const views = await Promise.all(readers.map((r) => r.listMessages("shared")));
       const ids = views[0]!.map((m) => m.id);
       expect(ids.length).toBe(WRITERS * PER_WRITER);
       expect(new Set(ids).size).toBe(WRITERS * PER_WRITER);
       for (const n of names)
-        expect(ids.filter((id) => id.startsWith(`${n}-`))).toEqual(Array.from({ length: PER_WRITER }, (_, i) => `${n}-${i}`));
+        expect(ids.filter((id) => id.startsWith(`${n}-`))).toEqual(
+          Array.from({ length: PER_WRITER }, (_, i) => `${n}-${i}`),
+        );
       for (const v of views.slice(1)) expect(v).toEqual(views[0]!);
       expect((await a.getSession("shared"))!.messageCount).toBe(WRITERS * PER_WRITER);
       const seqs = views[0]!.map((m) => m.seq);
@@ -45,7 +49,9 @@ for (const backend of backends()) {
 
     test("two daemons competing for a job lease never hold it at once", async () => {
       const rounds = 60;
-      const held = await Promise.all(["d1", "d2"].map((n) => finished(worker(backend.name, backend.target(), ["lease", n, String(rounds)]))));
+      const held = await Promise.all(
+        ["d1", "d2"].map((n) => finished(worker(backend.name, backend.target(), ["lease", n, String(rounds)]))),
+      );
       const log = (await a.listMessages("lease-log")).map((m) => m.content);
       expect(log.length).toBe(2 * held.reduce((s, h) => s + Number(h), 0));
       for (let i = 0; i < log.length; i += 2) {
@@ -68,7 +74,7 @@ for (const backend of backends()) {
       dead.kill(9);
       await dead.exited;
       expect((await a.leaseHolder("summary", "s"))?.holder ?? "dead").toBe("dead"); // still held (or just expired)
-      let taken;
+      let taken: Awaited<ReturnType<ArchivePort["acquireLease"]>>;
       const deadline = Date.now() + 60_000;
       while (!taken && Date.now() < deadline) {
         taken = await a.acquireLease("summary", "s", "alive", 30_000);

@@ -25,7 +25,11 @@ for (const backend of backends()) {
     test("append keeps order, counts the session and reads back by range, id and key", async () => {
       const out = await a.appendMessages(
         "s1",
-        [msg("m1", "first", 0), msg("m2", "second", 1, { sender: "ana" }), msg("m3", "third", 2, { idempotencyKey: "k3" })],
+        [
+          msg("m1", "first", 0),
+          msg("m2", "second", 1, { sender: "ana" }),
+          msg("m3", "third", 2, { idempotencyKey: "k3" }),
+        ],
         { now: NOW },
       );
       expect(out.map((o) => [o.message.id, o.added])).toEqual([
@@ -36,11 +40,22 @@ for (const backend of backends()) {
       expect(out[0]!.message.seq < out[1]!.message.seq && out[1]!.message.seq < out[2]!.message.seq).toBe(true);
       const all = await a.listMessages("s1");
       expect(all.map((m) => m.content)).toEqual(["first", "second", "third"]);
-      expect(all[1]).toMatchObject({ session: "s1", role: "assistant", sender: "ana", recent: true, sendAt: NOW + 1_000_000_000n });
+      expect(all[1]).toMatchObject({
+        session: "s1",
+        role: "assistant",
+        sender: "ana",
+        recent: true,
+        sendAt: NOW + 1_000_000_000n,
+      });
       expect((await a.listMessages("s1", { newestFirst: true, limit: 2 })).map((m) => m.id)).toEqual(["m3", "m2"]);
-      expect((await a.listMessages("s1", { afterSeq: all[0]!.seq, beforeSeq: all[2]!.seq })).map((m) => m.id)).toEqual(["m2"]);
+      expect((await a.listMessages("s1", { afterSeq: all[0]!.seq, beforeSeq: all[2]!.seq })).map((m) => m.id)).toEqual([
+        "m2",
+      ]);
       expect((await a.listMessages("s1", { filter: { role: "assistant" } })).map((m) => m.id)).toEqual(["m2"]);
-      expect((await a.listMessages("s1", { filter: { since: NOW + 1_000_000_000n } })).map((m) => m.id)).toEqual(["m2", "m3"]);
+      expect((await a.listMessages("s1", { filter: { since: NOW + 1_000_000_000n } })).map((m) => m.id)).toEqual([
+        "m2",
+        "m3",
+      ]);
       expect((await a.messagesById(["m3", "nope", "m1"])).map((m) => m.id)).toEqual(["m1", "m3"]);
       expect([...(await a.messagesByIdempotencyKey("s1", ["k3", "zz"])).keys()]).toEqual(["k3"]);
       expect(await a.countMessages("s1")).toBe(3);
@@ -50,7 +65,12 @@ for (const backend of backends()) {
     test("an idempotency key or id already stored returns the stored message and adds nothing", async () => {
       const again = await a.appendMessages(
         "s1",
-        [msg("m3-retry", "third again", 3, { idempotencyKey: "k3" }), msg("m1", "first", 0), msg("m4", "fourth", 4, { idempotencyKey: "k4" }), msg("m4b", "fourth twin", 5, { idempotencyKey: "k4" })],
+        [
+          msg("m3-retry", "third again", 3, { idempotencyKey: "k3" }),
+          msg("m1", "first", 0),
+          msg("m4", "fourth", 4, { idempotencyKey: "k4" }),
+          msg("m4b", "fourth twin", 5, { idempotencyKey: "k4" }),
+        ],
         { now: NOW },
       );
       expect(again.map((o) => [o.message.id, o.added])).toEqual([
@@ -108,13 +128,16 @@ for (const backend of backends()) {
         { now: NOW },
       );
       await a.appendMessages("k2", [msg("k4", "deploying keys", 0)], { now: NOW });
-      const ids = async (q: string, o = {}) =>
-        (await a.searchText(textQuery(q)!, o)).map((h) => h.message.id).sort();
+      const ids = async (q: string, o = {}) => (await a.searchText(textQuery(q)!, o)).map((h) => h.message.id).sort();
       expect(await ids("deploy")).toEqual(["k1", "k2", "k4"]);
       expect(await ids("deploy", { session: "k" })).toEqual(["k1", "k2"]);
       expect(await ids("deploy payment")).toEqual(["k1"]);
       expect(await ids("deploy", { filter: { role: "assistant" } })).toEqual(["k2"]);
-      expect((await a.searchText(textQuery("deploy")!, { order: "newest" })).map((h) => h.message.id)).toEqual(["k4", "k2", "k1"]);
+      expect((await a.searchText(textQuery("deploy")!, { order: "newest" })).map((h) => h.message.id)).toEqual([
+        "k4",
+        "k2",
+        "k1",
+      ]);
       const hits = await a.searchText(textQuery("deploy")!, { session: "k" });
       expect(hits.every((h) => h.score > 0)).toBe(true);
       await a.removeMessage("k1", NOW);
@@ -122,7 +145,11 @@ for (const backend of backends()) {
     });
 
     test("sessions and metadata; key/value state", async () => {
-      await a.setSessionMeta("meta", { source: "codex", title: "first line", titleIsFallback: true, project: "/p" }, NOW);
+      await a.setSessionMeta(
+        "meta",
+        { source: "codex", title: "first line", titleIsFallback: true, project: "/p" },
+        NOW,
+      );
       await a.setSessionMeta("meta", { title: "Real title" }, NOW);
       await a.setSessionMeta("meta", { title: "another first line", titleIsFallback: true }, NOW);
       expect(await a.sessionMeta("meta")).toEqual({ source: "codex", title: "Real title", project: "/p" });
@@ -157,9 +184,18 @@ for (const backend of backends()) {
 
     test("usage totals per purpose and model", async () => {
       await a.insertUsage({ at: NOW, session: "u", purpose: "summary", model: "m", inputTokens: 10, outputTokens: 2 });
-      await a.insertUsage({ at: NOW + 5n, session: "u", purpose: "summary", model: "m", inputTokens: 5, outputTokens: 1 });
+      await a.insertUsage({
+        at: NOW + 5n,
+        session: "u",
+        purpose: "summary",
+        model: "m",
+        inputTokens: 5,
+        outputTokens: 1,
+      });
       await a.insertUsage({ at: NOW, purpose: "noise", model: "m", inputTokens: 1, outputTokens: 1 });
-      expect(await a.usageTotals("u")).toEqual([{ purpose: "summary", model: "m", calls: 2, inputTokens: 15, outputTokens: 3 }]);
+      expect(await a.usageTotals("u")).toEqual([
+        { purpose: "summary", model: "m", calls: 2, inputTokens: 15, outputTokens: 3 },
+      ]);
       expect((await a.usageTotals("u", NOW + 1n))[0]!.calls).toBe(1);
     });
 
@@ -173,8 +209,19 @@ for (const backend of backends()) {
       const run = (await a.getSummaryRun("r"))!;
       expect(run.position).toEqual(p);
       expect(run.pending).toBeUndefined();
-      await a.finishSummaryRun("r", NOW + 1n, "ok", { chunksDone: 2, chunksTotal: 2, calls: 2, inputTokens: 9, outputTokens: 3 });
-      expect(await a.getSummaryRun("r")).toMatchObject({ outcome: "ok", finishedAt: NOW + 1n, calls: 2, inputTokens: 9 });
+      await a.finishSummaryRun("r", NOW + 1n, "ok", {
+        chunksDone: 2,
+        chunksTotal: 2,
+        calls: 2,
+        inputTokens: 9,
+        outputTokens: 3,
+      });
+      expect(await a.getSummaryRun("r")).toMatchObject({
+        outcome: "ok",
+        finishedAt: NOW + 1n,
+        calls: 2,
+        inputTokens: 9,
+      });
     });
 
     test("the summary and cursor: versioned, compare-and-set", async () => {
@@ -185,7 +232,12 @@ for (const backend of backends()) {
       expect(await a.putSummaryState("sum", { summary: '{"a":2}', cursor: "c2" }, NOW, 1n)).toBe(2n);
       expect(await a.putSummaryState("sum", { summary: "stale", cursor: "stale" }, NOW, 1n)).toBeUndefined();
       expect(await a.putSummaryState("sum", { summary: '{"a":3}', cursor: "c3" }, NOW + 1n)).toBe(3n);
-      expect(await a.getSummaryState("sum")).toEqual({ summary: '{"a":3}', cursor: "c3", version: 3n, updatedAt: NOW + 1n });
+      expect(await a.getSummaryState("sum")).toEqual({
+        summary: '{"a":3}',
+        cursor: "c3",
+        version: 3n,
+        updatedAt: NOW + 1n,
+      });
     });
 
     test("session lock: exclusive across connections, other sessions free, timeout is a clear error", async () => {
@@ -231,7 +283,7 @@ for (const backend of backends()) {
       const short = await a.acquireLease("drain", "s", "host-a", 1);
       expect(short).toBeDefined();
       // Poll until the 1 ms lease has expired on the archive's clock, then another holder takes it.
-      let taken;
+      let taken: Awaited<ReturnType<ArchivePort["acquireLease"]>>;
       for (let i = 0; i < 2000 && !taken; i++) {
         taken = await a.acquireLease("drain", "s", "host-b", 60_000);
         if (!taken) await Bun.sleep(2);

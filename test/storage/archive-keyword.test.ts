@@ -75,7 +75,12 @@ for (const backend of backends()) {
       const bySession = new Map<string, NewMessage[]>();
       CORPUS.forEach(([session, content], i) => {
         const list = bySession.get(session) ?? [];
-        list.push({ id: `m${i}`, role: i % 2 ? "assistant" : "user", content, sendAt: NOW - BigInt(CORPUS.length - i) * DAY });
+        list.push({
+          id: `m${i}`,
+          role: i % 2 ? "assistant" : "user",
+          content,
+          sendAt: NOW - BigInt(CORPUS.length - i) * DAY,
+        });
         bySession.set(session, list);
       });
       for (const [session, list] of bySession) await a.appendMessages(session, list, { now: NOW });
@@ -85,7 +90,9 @@ for (const backend of backends()) {
     const hitSet = async (q: string, session?: string) => {
       const query = textQuery(q);
       if (!query) return [];
-      return (await a.searchText(query, { session, limit: 1000 })).map((h) => CORPUS[Number(h.message.id.slice(1))]![1]).sort();
+      return (await a.searchText(query, { session, limit: 1000 }))
+        .map((h) => CORPUS[Number(h.message.id.slice(1))]![1])
+        .sort();
     };
     const starts = (list: string[], prefix: string) => list.some((c) => c.startsWith(prefix));
 

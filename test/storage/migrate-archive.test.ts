@@ -101,7 +101,14 @@ describe("migrate-archive", () => {
     expect(r.code).toBe(0);
     const out = JSON.parse(r.stdout);
     expect(out).toMatchObject({ done: true, resumed: true, total: 1200, copied: 1050, summaries: 1, vectors: "local" });
-    expect(out.counts).toMatchObject({ messages: 1200, sessions: 3, errors: 1, usage: 1, summaryRuns: 1, summaries: 1 });
+    expect(out.counts).toMatchObject({
+      messages: 1200,
+      sessions: 3,
+      errors: 1,
+      usage: 1,
+      summaryRuns: 1,
+      summaries: 1,
+    });
     expect(r.stdout + r.stderr).not.toContain(SECRET);
 
     const src = openSqliteArchive(join(home, ".store", "history.db"));
@@ -111,7 +118,10 @@ describe("migrate-archive", () => {
       expect(await dst.listSessions()).toEqual(await src.listSessions());
       for (const s of ["alpha", "beta", "gamma"]) expect(await dst.startOf(s)).toEqual(await src.startOf(s));
       expect((await dst.listMessages("alpha", { archivedOnly: true })).length).toBeGreaterThan(0);
-      expect(await dst.getSummaryState("alpha")).toMatchObject({ summary: '{"summary":"alpha so far"}\n', cursor: "2026-09-21 10:00:00\n" });
+      expect(await dst.getSummaryState("alpha")).toMatchObject({
+        summary: '{"summary":"alpha so far"}\n',
+        cursor: "2026-09-21 10:00:00\n",
+      });
       expect(await dst.getSummaryRun("alpha")).toEqual(await src.getSummaryRun("alpha"));
       expect((await dst.errorBySignature("BASH", "sig"))?.id).toBe("e0f1");
     } finally {

@@ -50,7 +50,12 @@ export function run(argv: readonly string[]): Promise<number> {
 function batchSize(p: Parsed): number | undefined {
   const n = p.flags.batch as number | undefined;
   if (n !== undefined && (n < 1 || n > 100_000))
-    throw new CommandUsageError({ problem: "flag-rule", command: "migrate-archive", flag: "--batch", rule: "from 1 to 100000" });
+    throw new CommandUsageError({
+      problem: "flag-rule",
+      command: "migrate-archive",
+      flag: "--batch",
+      rule: "from 1 to 100000",
+    });
   return n;
 }
 
@@ -66,7 +71,8 @@ async function migrate(p: Parsed): Promise<number> {
       batch,
       signal,
       onStart: (total, already) => {
-        if (!json && already > 0) process.stderr.write(`memvoy: resuming the copy (${already} of ${total} messages already there)\n`);
+        if (!json && already > 0)
+          process.stderr.write(`memvoy: resuming the copy (${already} of ${total} messages already there)\n`);
         bar?.update(already, total);
       },
       onProgress: (done, total) => bar?.update(done, total),
@@ -85,7 +91,11 @@ async function migrate(p: Parsed): Promise<number> {
       `copied ${r.copied} messages (${c.messages} in the archive, ${c.sessions} sessions, ${r.summaries} summaries, ` +
         `${c.errors} error records, ${c.usage} usage rows): counts verified`,
     );
-    println(r.vectors === "local" ? "vectors: kept in this home's local store (no shared vector store is configured)" : `vectors: ${r.vectors.copied} copied`);
+    println(
+      r.vectors === "local"
+        ? "vectors: kept in this home's local store (no shared vector store is configured)"
+        : `vectors: ${r.vectors.copied} copied`,
+    );
     return 0;
   }, "memvoy: stopping after the current batch (Ctrl-C again to quit at once)\n");
 }

@@ -92,6 +92,9 @@ export interface SummaryState {
   updatedAt: bigint;
 }
 
+/** The two texts of a summary write: summary.json's and .summary_cursor's. */
+export type SummaryText = { summary: string; cursor: string };
+
 /** A job lease held by one worker on one session until `expiresAt` (ns, the archive's clock). */
 export interface Lease {
   job: string;
@@ -177,9 +180,9 @@ export interface ArchivePort {
    */
   putSummaryState(
     session: string,
-    state: { summary: string; cursor: string },
+    state: SummaryText,
     now: bigint,
-    expectVersion?: bigint | null,
+    expect?: bigint | null,
   ): Promise<bigint | undefined>;
 
   // Concurrency

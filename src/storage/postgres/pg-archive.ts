@@ -23,6 +23,7 @@ import type {
   SummaryPosition,
   SummaryRunRow,
   SummaryState,
+  SummaryText,
   TextHit,
   TextQuery,
   TextSearchOptions,
@@ -36,10 +37,10 @@ import {
   MESSAGE_COLS,
   pgError,
   pgFilter,
-  pgSession,
   pgStored,
   pgSummaryRun,
   SESSION_COLS,
+  SUMMARY_RUN_COLS,
   type PgMessage,
 } from "./pg-rows.ts";
 import { errorVectorText, tsqueryText, tsvectorText } from "./pg-text.ts";
@@ -78,7 +79,11 @@ export class PgArchive implements ArchivePort {
         tx,
       );
       const byId = new Map(existing.map((r) => [r.id, pgStored(r)]));
-      const byKey = new Map(existing.flatMap((r) => (r.idempotency_key !== null && r.session_id === session ? [[r.idempotency_key, pgStored(r)]] : [])));
+      const byKey = new Map(
+        existing.flatMap((r) =>
+          r.idempotency_key !== null && r.session_id === session ? [[r.idempotency_key, pgStored(r)]] : [],
+        ),
+      );
       const fresh: NewMessage[] = [];
       const seenIds = new Set<string>();
       const seenKeys = new Set<string>();
@@ -92,7 +97,9 @@ export class PgArchive implements ArchivePort {
       }
       const inserted = fresh.length ? await this.insertFresh(tx, session, fresh, opts) : [];
       const added = new Map(inserted.map((m) => [m.id, m]));
-      const firstOfKey = new Map(fresh.flatMap((r) => (r.idempotencyKey !== undefined ? [[r.idempotencyKey, r.id]] : [])));
+      const firstOfKey = new Map(
+        fresh.flatMap((r) => (r.idempotencyKey !== undefined ? [[r.idempotencyKey, r.id]] : [])),
+      );
       const reported = new Set<string>();
       return records.map((r) => {
         const prior = (r.idempotencyKey !== undefined && byKey.get(r.idempotencyKey)) || byId.get(r.id);
@@ -137,7 +144,11 @@ export class PgArchive implements ArchivePort {
     const untimedIds = new Set(fresh.filter((r) => r.untimed).map((r) => r.id));
     const untimed = stored.filter((m) => untimedIds.has(m.id)).map((m) => m.seq);
     if (untimed.length)
-      await this.q("INSERT INTO untimed_messages (seq, session_id) SELECT unnest($1::bigint[]), $2", [untimed, session], tx);
+      await this.q(
+        "INSERT INTO untimed_messages (seq, session_id) SELECT unnest($1::bigint[]), $2",
+        [untimed, session],
+        tx,
+      );
     const lastSendAt = fresh.reduce((a, r) => (r.sendAt > a ? r.sendAt : a), 0n);
     await this.q(
       `INSERT INTO sessions (id, created_at, updated_at, last_send_at, message_count) VALUES ($1, $2, $2, $3, $4)
@@ -202,7 +213,11 @@ export class PgArchive implements ArchivePort {
       if (!m) return false;
       await this.q("DELETE FROM embed_queue WHERE seq = $1", [m.seq], tx);
       await this.q("DELETE FROM untimed_messages WHERE seq = $1", [m.seq], tx);
-      await this.q("INSERT INTO vector_id_deletes (id, created_at) VALUES ($1, $2) ON CONFLICT DO NOTHING", [id, now], tx);
+      await this.q(
+        "INSERT INTO vector_id_deletes (id, created_at) VALUES ($1, $2) ON CONFLICT DO NOTHING",
+        [id, now],
+        tx,
+      );
       await this.q(
         "UPDATE sessions SET message_count = greatest(message_count - 1, 0), updated_at = $1 WHERE id = $2",
         [now, m.session_id],
@@ -214,7 +229,11 @@ export class PgArchive implements ArchivePort {
 
   async removeSessionMessages(session: string, now: bigint): Promise<number> {
     return this.sql.begin(async (tx) => {
-      await this.q("DELETE FROM embed_queue WHERE seq IN (SELECT seq FROM messages WHERE session_id = $1)", [session], tx);
+      await this.q(
+        "DELETE FROM embed_queue WHERE seq IN (SELECT seq FROM messages WHERE session_id = $1)",
+        [session],
+        tx,
+      );
       await this.q(
         "INSERT INTO vector_deletes (session_id, before_seq, created_at) SELECT $1, coalesce(max(seq), 0) + 1, $2 FROM messages",
         [session, now],
@@ -230,7 +249,11 @@ export class PgArchive implements ArchivePort {
 
   async archiveBefore(session: string, startSeq: bigint, startAt: bigint, now: bigint): Promise<void> {
     await this.sql.begin(async (tx) => {
-      await this.q("UPDATE messages SET recent = false WHERE session_id = $1 AND recent AND seq < $2", [session, startSeq], tx);
+      await this.q(
+        "UPDATE messages SET recent = false WHERE session_id = $1 AND recent AND seq < $2",
+        [session, startSeq],
+        tx,
+      );
       await this.q(
         `INSERT INTO message_meta (session_id, start_at, start_seq) VALUES ($1, $2, $3)
          ON CONFLICT (session_id) DO UPDATE SET start_at = $2, start_seq = $3`,
@@ -242,7 +265,11 @@ export class PgArchive implements ArchivePort {
         [session, startSeq],
         tx,
       );
-      await this.q("INSERT INTO vector_deletes (session_id, before_seq, created_at) VALUES ($1, $2, $3)", [session, startSeq, now], tx);
+      await this.q(
+        "INSERT INTO vector_deletes (session_id, before_seq, created_at) VALUES ($1, $2, $3)",
+        [session, startSeq, now],
+        tx,
+      );
     });
   }
 
@@ -278,12 +305,11 @@ export class PgArchive implements ArchivePort {
   }
 
   async listSessions(): Promise<SessionRow[]> {
-    return (await this.q<Parameters<typeof pgSession>[0]>(`SELECT ${SESSION_COLS} FROM sessions`)).map(pgSession);
+    return this.q<SessionRow>(`SELECT ${SESSION_COLS} FROM sessions`);
   }
 
   async getSession(id: string): Promise<SessionRow | undefined> {
-    const r = (await this.q<Parameters<typeof pgSession>[0]>(`SELECT ${SESSION_COLS} FROM sessions WHERE id = $1`, [id]))[0];
-    return r ? pgSession(r) : undefined;
+    return (await this.q<SessionRow>(`SELECT ${SESSION_COLS} FROM sessions WHERE id = $1`, [id]))[0];
   }
 
   async setSessionMeta(id: string, meta: MetaUpdate, now: bigint): Promise<void> {
@@ -311,19 +337,8 @@ export class PgArchive implements ArchivePort {
   }
 
   async sessionMeta(id: string): Promise<SessionMeta | undefined> {
-    const r = (
-      await this.q<{ source: string | null; title: string | null; project: string | null; parent: string | null }>(
-        "SELECT source, title, project, parent FROM sessions WHERE id = $1",
-        [id],
-      )
-    )[0];
-    if (!r) return undefined;
-    const m: SessionMeta = {};
-    if (r.source !== null) m.source = r.source;
-    if (r.title !== null) m.title = r.title;
-    if (r.project !== null) m.project = r.project;
-    if (r.parent !== null) m.parent = r.parent;
-    return m;
+    const r = (await this.q("SELECT source, title, project, parent FROM sessions WHERE id = $1", [id]))[0];
+    return r ? (Object.fromEntries(Object.entries(r).filter(([, v]) => v !== null)) as SessionMeta) : undefined;
   }
 
   async getMeta(key: string): Promise<string | undefined> {
@@ -381,7 +396,19 @@ export class PgArchive implements ArchivePort {
     const rows = await this.q(
       `INSERT INTO error_records (id, tool, signature, error, cause, fix, outcome, keywords, created_at, updated_at, expires_at, search)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $9, $10, $11::tsvector) RETURNING ${ERROR_COLS}`,
-      [id, f.tool, f.signature, f.error, f.cause, f.fix, f.outcome, JSON.stringify(f.keywords), now, expiresAt, errorVectorText(f)],
+      [
+        id,
+        f.tool,
+        f.signature,
+        f.error,
+        f.cause,
+        f.fix,
+        f.outcome,
+        JSON.stringify(f.keywords),
+        now,
+        expiresAt,
+        errorVectorText(f),
+      ],
     );
     return pgError(rows[0]!);
   }
@@ -431,22 +458,21 @@ export class PgArchive implements ArchivePort {
   }
 
   async usageTotals(session: string, since?: bigint): Promise<UsageTotal[]> {
-    const rows = await this.q<{ purpose: string; model: string; calls: bigint; input: bigint; output: bigint }>(
-      `SELECT purpose, model, count(*) AS calls, sum(input_tokens)::bigint AS input, sum(output_tokens)::bigint AS output
+    return this.q<UsageTotal>(
+      `SELECT purpose, model, count(*)::float8 AS calls, sum(input_tokens)::float8 AS "inputTokens",
+         sum(output_tokens)::float8 AS "outputTokens"
        FROM llm_usage WHERE session_id = $1 AND at >= $2 GROUP BY purpose, model ORDER BY purpose, model`,
       [session, since ?? 0n],
     );
-    return rows.map((r) => ({
-      purpose: r.purpose,
-      model: r.model,
-      calls: Number(r.calls),
-      inputTokens: Number(r.input),
-      outputTokens: Number(r.output),
-    }));
   }
 
   async getSummaryRun(session: string): Promise<SummaryRunRow | undefined> {
-    const r = (await this.q("SELECT * FROM summary_runs WHERE session_id = $1", [session]))[0];
+    const r = (
+      await this.q<Parameters<typeof pgSummaryRun>[0]>(
+        `SELECT ${SUMMARY_RUN_COLS} FROM summary_runs WHERE session_id = $1`,
+        [session],
+      )
+    )[0];
     return r ? pgSummaryRun(r) : undefined;
   }
 
@@ -491,21 +517,11 @@ export class PgArchive implements ArchivePort {
   }
 
   async getSummaryState(session: string): Promise<SummaryState | undefined> {
-    const r = (
-      await this.q<{ summary: string; cursor: string; version: bigint; updated_at: bigint }>(
-        "SELECT summary, cursor, version, updated_at FROM session_summaries WHERE session_id = $1",
-        [session],
-      )
-    )[0];
-    return r ? { summary: r.summary, cursor: r.cursor, version: r.version, updatedAt: r.updated_at } : undefined;
+    const sql = `SELECT summary, cursor, version, updated_at AS "updatedAt" FROM session_summaries WHERE session_id = $1`;
+    return (await this.q<SummaryState>(sql, [session]))[0];
   }
 
-  async putSummaryState(
-    session: string,
-    state: { summary: string; cursor: string },
-    now: bigint,
-    expectVersion?: bigint | null,
-  ): Promise<bigint | undefined> {
+  async putSummaryState(session: string, state: SummaryText, now: bigint, expectVersion?: bigint | null) {
     const args = [session, state.summary, state.cursor, now];
     let rows: { version: bigint }[];
     if (expectVersion === undefined) {
@@ -539,7 +555,8 @@ export class PgArchive implements ArchivePort {
       try {
         await this.q("SELECT pg_advisory_xact_lock($1, hashtext($2))", [LOCK_CLASS.session, session], tx);
       } catch (err) {
-        if ((err as { errno?: string }).errno === "55P03") throw new SessionLockTimeoutError({ session, timeoutMs }, { cause: err });
+        if ((err as { errno?: string }).errno === "55P03")
+          throw new SessionLockTimeoutError({ session, timeoutMs }, { cause: err });
         throw err;
       }
       return fn();
@@ -593,11 +610,9 @@ export class PgArchive implements ArchivePort {
       `SELECT ${MESSAGE_COLS}, m.idempotency_key FROM messages m WHERE m.seq > $1 ORDER BY m.seq LIMIT $2`,
       [afterSeq, limit],
     );
-    return rows.map((r) => {
-      const m: ArchivedMessage = pgStored(r);
-      if (r.idempotency_key !== null) m.idempotencyKey = r.idempotency_key;
-      return m;
-    });
+    return rows.map(({ idempotency_key, ...r }) =>
+      idempotency_key === null ? pgStored(r) : { ...pgStored(r), idempotencyKey: idempotency_key },
+    );
   }
 
   async importMessages(rows: readonly ArchivedMessage[]): Promise<number> {
@@ -663,7 +678,14 @@ export class PgArchive implements ArchivePort {
           });
           if (withSearch) {
             const keywords = JSON.parse(String(r.keywords ?? "[]")) as string[];
-            args.push(errorVectorText({ error: String(r.error), cause: (r.cause as string) ?? null, fix: String(r.fix), keywords }));
+            args.push(
+              errorVectorText({
+                error: String(r.error),
+                cause: (r.cause as string) ?? null,
+                fix: String(r.fix),
+                keywords,
+              }),
+            );
             cells.push(`$${args.length}::tsvector`);
           }
           return `(${cells.join(", ")})`;

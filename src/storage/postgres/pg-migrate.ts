@@ -19,7 +19,8 @@ export async function migratePg(sql: SQL): Promise<number> {
     await tx`CREATE TABLE IF NOT EXISTS memvoy_schema (version integer NOT NULL)`;
     const rows = (await tx`SELECT version FROM memvoy_schema`) as { version: number }[];
     const current = rows[0]?.version ?? 0;
-    if (current > PG_MIGRATIONS.length) throw new PgSchemaTooNewError({ version: current, known: PG_MIGRATIONS.length });
+    if (current > PG_MIGRATIONS.length)
+      throw new PgSchemaTooNewError({ version: current, known: PG_MIGRATIONS.length });
     for (let i = current; i < PG_MIGRATIONS.length; i++) await tx.unsafe(PG_MIGRATIONS[i]!);
     if (rows.length === 0) await tx`INSERT INTO memvoy_schema (version) VALUES (${PG_MIGRATIONS.length})`;
     else await tx`UPDATE memvoy_schema SET version = ${PG_MIGRATIONS.length}`;

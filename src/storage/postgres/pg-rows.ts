@@ -1,7 +1,7 @@
 // Rows of the PostgreSQL archive as the port's shapes (int8 read as bigint, booleans native).
 import type { Role, StoredMessage } from "../../shared/message.ts";
 import type { MessageFilter } from "../../shared/time-filter.ts";
-import type { ErrorOutcome, ErrorRow, SessionRow, SummaryRunRow } from "../ports/archive-port.ts";
+import type { ErrorOutcome, ErrorRow, SummaryRunRow } from "../ports/archive-port.ts";
 
 export const MESSAGE_COLS = "m.seq, m.id, m.session_id, m.role, m.content, m.send_at, m.sender, m.recent";
 
@@ -16,35 +16,15 @@ export interface PgMessage {
   recent: boolean;
 }
 
-export function pgStored(r: PgMessage): StoredMessage {
-  const m: StoredMessage = {
-    seq: r.seq,
-    id: r.id,
-    session: r.session_id,
-    role: r.role as Role,
-    content: r.content,
-    sendAt: r.send_at,
-    recent: r.recent,
-  };
-  if (r.sender !== null) m.sender = r.sender;
-  return m;
+/** Column for column (snake case to the port's names); a null sender is left out. */
+export function pgStored({ session_id, send_at, sender, role, ...rest }: PgMessage): StoredMessage {
+  const out: StoredMessage = { ...rest, session: session_id, role: role as Role, sendAt: send_at };
+  return sender === null ? out : { ...out, sender };
 }
 
-export const SESSION_COLS = "id, created_at, updated_at, last_send_at, message_count";
-
-export const pgSession = (r: {
-  id: string;
-  created_at: bigint;
-  updated_at: bigint;
-  last_send_at: bigint;
-  message_count: bigint;
-}): SessionRow => ({
-  id: r.id,
-  createdAt: r.created_at,
-  updatedAt: r.updated_at,
-  lastSendAt: r.last_send_at,
-  messageCount: Number(r.message_count),
-});
+/** The sessions columns named as SessionRow's fields, so rows need no mapping. */
+export const SESSION_COLS =
+  'id, created_at AS "createdAt", updated_at AS "updatedAt", last_send_at AS "lastSendAt", message_count::float8 AS "messageCount"';
 
 export const ERROR_COLS =
   "seq, id, tool, signature, error, cause, fix, outcome, keywords, created_at, updated_at, last_hit_at, expires_at, hits, occurrences, revision, embedded_by";
@@ -71,29 +51,27 @@ export function pgError(r: Record<string, unknown>): ErrorRow {
   };
 }
 
-export function pgSummaryRun(r: Record<string, unknown>): SummaryRunRow {
-  const row: SummaryRunRow = {
-    session: r.session_id as string,
-    startedAt: r.started_at as bigint,
-    outcome: r.outcome as string,
-    chunksDone: Number(r.chunks_done),
-    chunksTotal: Number(r.chunks_total),
-    calls: Number(r.calls),
-    inputTokens: Number(r.input_tokens),
-    outputTokens: Number(r.output_tokens),
-  };
-  if (r.finished_at !== null) row.finishedAt = r.finished_at as bigint;
-  if (r.error !== null) row.error = r.error as string;
-  if (r.position_seq !== null && r.position_id !== null && r.cursor_text !== null)
-    row.position = { seq: r.position_seq as bigint, id: r.position_id as string, cursor: r.cursor_text as string };
-  if (r.pending_seq !== null && r.pending_id !== null && r.pending_cursor !== null && r.pending_sha !== null)
-    row.pending = {
-      seq: r.pending_seq as bigint,
-      id: r.pending_id as string,
-      cursor: r.pending_cursor as string,
-      sha: r.pending_sha as string,
-    };
-  return row;
+/** The summary_runs columns named as SummaryRunRow's fields; position and pending come back flat. */
+export const SUMMARY_RUN_COLS = `session_id AS session, started_at AS "startedAt", finished_at AS "finishedAt", outcome, error,
+  chunks_done AS "chunksDone", chunks_total AS "chunksTotal", calls, input_tokens::float8 AS "inputTokens",
+  output_tokens::float8 AS "outputTokens", position_seq, position_id, cursor_text, pending_seq, pending_id,
+  pending_cursor, pending_sha`;
+
+type FlatRun = Omit<SummaryRunRow, "finishedAt" | "error" | "position" | "pending"> &
+  Record<"finishedAt" | "position_seq" | "pending_seq", bigint | null> &
+  Record<"error" | "position_id" | "cursor_text" | "pending_id" | "pending_cursor" | "pending_sha", string | null>;
+
+export function pgSummaryRun(flat: FlatRun): SummaryRunRow {
+  const { finishedAt, error, position_seq, position_id, cursor_text, ...run } = flat;
+  const { pending_seq, pending_id, pending_cursor, pending_sha, ...row } = run;
+  const out: SummaryRunRow = { ...row };
+  if (finishedAt !== null) out.finishedAt = finishedAt;
+  if (error !== null) out.error = error;
+  const hasPosition = position_seq !== null && position_id !== null && cursor_text !== null;
+  if (hasPosition) out.position = { seq: position_seq, id: position_id, cursor: cursor_text };
+  const hasPending = pending_seq !== null && pending_id !== null && pending_cursor !== null && pending_sha !== null;
+  if (hasPending) out.pending = { seq: pending_seq, id: pending_id, cursor: pending_cursor, sha: pending_sha };
+  return out;
 }
 
 /** ` AND ...` conditions of a MessageFilter with $n placeholders appended to `args`. */

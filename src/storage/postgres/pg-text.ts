@@ -65,4 +65,3 @@ export function tsqueryText(q: TextQuery): string | undefined {
 export function errorVectorText(f: { error: string; cause: string | null; fix: string; keywords: string[] }): string {
   return tsvectorText(f.error, f.cause ?? "", f.fix, f.keywords.join(" "));
 }
-

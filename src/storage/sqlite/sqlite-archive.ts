@@ -11,6 +11,7 @@ import type {
   NewMessage,
   SessionLockOptions,
   SummaryState,
+  SummaryText,
   TextHit,
   TextQuery,
   TextSearchOptions,
@@ -93,7 +94,12 @@ export class SqliteArchive implements ArchivePort {
     return this.write(() => {
       const keys = records.flatMap((r) => (r.idempotencyKey !== undefined ? [r.idempotencyKey] : []));
       const byKey = messagesByIdempotencyKey(this.db, session, keys);
-      const byId = new Map(getMessagesById(this.db, records.map((r) => r.id)).map((m) => [m.id, m]));
+      const byId = new Map(
+        getMessagesById(
+          this.db,
+          records.map((r) => r.id),
+        ).map((m) => [m.id, m]),
+      );
       const fresh: NewMessage[] = [];
       const plan: (StoredMessage | NewMessage)[] = [];
       const seenKeys = new Map<string, NewMessage>();
@@ -285,12 +291,7 @@ export class SqliteArchive implements ArchivePort {
     return r ? { summary: r.summary, cursor: r.cursor, version: r.version, updatedAt: r.updated_at } : undefined;
   }
 
-  async putSummaryState(
-    session: string,
-    state: { summary: string; cursor: string },
-    now: bigint,
-    expectVersion?: bigint | null,
-  ): Promise<bigint | undefined> {
+  async putSummaryState(session: string, state: SummaryText, now: bigint, expectVersion?: bigint | null) {
     return this.write(() => {
       const cur = this.db.query("SELECT version FROM session_summaries WHERE session_id = ?").get(session) as {
         version: bigint;
