@@ -3,6 +3,8 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { ArchivePort, NewMessage } from "../../src/storage/ports/archive-port.ts";
 import { SessionLockTimeoutError } from "../../src/storage/ports/archive-errors.ts";
 import { textQuery } from "../../src/search/text-query.ts";
+import { leaseTurn } from "../../src/storage/ports/lease-turn.ts";
+import { idTombstoneHash, keyTombstoneHash } from "../../src/storage/ports/tombstone-hash.ts";
 import { backends } from "./archive-backends.ts";
 
 const NOW = 1_790_000_000_000_000_000n;
@@ -112,7 +114,15 @@ for (const backend of backends()) {
       expect(await a.removeMessage("c2", NOW)).toBe(true);
       expect(await a.removeMessage("c2", NOW)).toBe(false);
       expect((await a.getSession("c"))!.messageCount).toBe(2);
+      await a.appendMessages("c", [msg("c4", "d", 3, { idempotencyKey: "kc4" })], { now: NOW });
+      expect(await a.removeMessage("c4", NOW)).toBe(true);
+      expect(await a.tombstoned([keyTombstoneHash("c", "kc4"), idTombstoneHash("c1")])).toEqual(
+        new Set([keyTombstoneHash("c", "kc4")]),
+      );
       expect(await a.removeSessionMessages("c", NOW)).toBe(2);
+      expect(await a.tombstoned([idTombstoneHash("c1"), idTombstoneHash("c3")])).toEqual(
+        new Set([idTombstoneHash("c1"), idTombstoneHash("c3")]),
+      );
       expect(await a.countMessages("c")).toBe(0);
       expect(await a.startOf("c")).toBeUndefined();
     });
@@ -292,6 +302,24 @@ for (const backend of backends()) {
       expect(await a.renewLease(short!, 60_000)).toBeUndefined();
     });
 
+    test("a lease turn: one taker at a time, renewed while held beyond its length, given back", async () => {
+      const b = await backend.reopen();
+      const turnA = leaseTurn(a, { job: "vector-write", session: "*", holder: "a", ttlMs: 1500 });
+      const turnB = leaseTurn(b, { job: "vector-write", session: "*", holder: "b", ttlMs: 1500 });
+      const giveBack = await turnA();
+      expect(giveBack).toBeDefined();
+      // Held for several lease lengths: the renewal keeps b out (polled, not a fixed wait).
+      const until = Date.now() + 3500;
+      while (Date.now() < until) {
+        expect(await turnB()).toBeUndefined();
+        await Bun.sleep(50);
+      }
+      await giveBack!();
+      const second = await turnB();
+      expect(second).toBeDefined();
+      await second!();
+    });
+
     test("export and import keep seq, tier and key; small tables copy whole", async () => {
       const src = a;
       const dst = await backend.open();
@@ -300,7 +328,7 @@ for (const backend of backends()) {
       expect(await dst.importMessages(rows, NOW)).toBe(rows.length);
       expect(await dst.importMessages(rows, NOW)).toBe(0);
       expect(await dst.exportMessages(0n, 10_000)).toEqual(rows);
-      for (const t of ["sessions", "summary_runs", "llm_usage"] as const) {
+      for (const t of ["sessions", "summary_runs", "llm_usage", "tombstones"] as const) {
         await dst.importRows(t, await src.exportRows(t));
         expect(await dst.exportRows(t)).toEqual(await src.exportRows(t));
       }

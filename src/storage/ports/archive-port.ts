@@ -131,9 +131,11 @@ export interface ArchivePort {
   messagesById(ids: readonly string[]): Promise<StoredMessage[]>;
   messagesByIdempotencyKey(session: string, keys: readonly string[]): Promise<Map<string, StoredMessage>>;
   countMessages(session?: string): Promise<number>;
-  /** Remove one message by id (index row, queue entry; its vector is scheduled for deletion). */
+  /** Remove one message by id (index row, queue entry, its key tombstoned; its vector is scheduled for deletion). */
   removeMessage(id: string, now: bigint): Promise<boolean>;
-  /** Remove every message of a session; returns how many. */
+  /** Of these tombstone hashes (see tombstone-hash.ts), those of removed messages or keys. */
+  tombstoned(hashes: readonly string[]): Promise<Set<string>>;
+  /** Remove every message of a session, tombstoning their ids and keys; returns how many. */
   removeSessionMessages(session: string, now: bigint): Promise<number>;
   /** Compaction: messages before `startSeq` leave the recent tier; the session's start moves. */
   archiveBefore(session: string, startSeq: bigint, startAt: bigint, now: bigint): Promise<void>;

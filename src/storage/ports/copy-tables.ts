@@ -26,6 +26,7 @@ export const COPY_TABLES = {
   message_meta: { key: "session_id", columns: ["session_id", "start_at", "start_seq"] },
   untimed_messages: { key: "seq", columns: ["seq", "session_id"] },
   embed_state: { key: "key", columns: ["key", "value"] },
+  tombstones: { key: "hash", columns: ["hash", "removed_at"] },
   llm_usage: {
     key: "id",
     columns: ["id", "at", "session_id", "purpose", "model", "input_tokens", "output_tokens"],
@@ -85,6 +86,7 @@ export const COPY_ORDER: readonly CopyTableName[] = [
   "message_meta",
   "untimed_messages",
   "embed_state",
+  "tombstones",
   "llm_usage",
   "summary_runs",
   "error_records",

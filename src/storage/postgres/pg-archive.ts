@@ -31,6 +31,7 @@ import type {
   UsageTotal,
 } from "../ports/archive-port.ts";
 import { COPY_TABLES, type CopyRow, type CopyTableName } from "../ports/copy-tables.ts";
+import { idTombstoneHash, keyTombstoneHash } from "../ports/tombstone-hash.ts";
 import { LOCK_CLASS } from "./pg-migrate.ts";
 import {
   ERROR_COLS,
@@ -204,8 +205,8 @@ export class PgArchive implements ArchivePort {
 
   async removeMessage(id: string, now: bigint): Promise<boolean> {
     return this.sql.begin(async (tx) => {
-      const gone = await this.q<{ seq: bigint; session_id: string }>(
-        "DELETE FROM messages WHERE id = $1 RETURNING seq, session_id",
+      const gone = await this.q<{ seq: bigint; session_id: string; idempotency_key: string | null }>(
+        "DELETE FROM messages WHERE id = $1 RETURNING seq, session_id, idempotency_key",
         [id],
         tx,
       );
@@ -213,6 +214,8 @@ export class PgArchive implements ArchivePort {
       if (!m) return false;
       await this.q("DELETE FROM embed_queue WHERE seq = $1", [m.seq], tx);
       await this.q("DELETE FROM untimed_messages WHERE seq = $1", [m.seq], tx);
+      if (m.idempotency_key !== null)
+        await this.addTombstones(tx, [keyTombstoneHash(m.session_id, m.idempotency_key)], now);
       await this.q(
         "INSERT INTO vector_id_deletes (id, created_at) VALUES ($1, $2) ON CONFLICT DO NOTHING",
         [id, now],
@@ -227,6 +230,21 @@ export class PgArchive implements ArchivePort {
     });
   }
 
+  private async addTombstones(tx: SQL, hashes: readonly string[], now: bigint): Promise<void> {
+    if (hashes.length === 0) return;
+    await this.q(
+      "INSERT INTO tombstones (hash, removed_at) SELECT unnest($1::text[]), $2 ON CONFLICT DO NOTHING",
+      [hashes, now],
+      tx,
+    );
+  }
+
+  async tombstoned(hashes: readonly string[]): Promise<Set<string>> {
+    if (hashes.length === 0) return new Set();
+    const rows = await this.q<{ hash: string }>("SELECT hash FROM tombstones WHERE hash = ANY($1::text[])", [hashes]);
+    return new Set(rows.map((r) => r.hash));
+  }
+
   async removeSessionMessages(session: string, now: bigint): Promise<number> {
     return this.sql.begin(async (tx) => {
       await this.q(
@@ -239,7 +257,17 @@ export class PgArchive implements ArchivePort {
         [session, now],
         tx,
       );
-      const gone = await this.q("DELETE FROM messages WHERE session_id = $1 RETURNING seq", [session], tx);
+      const gone = await this.q<{ id: string; idempotency_key: string | null }>(
+        "DELETE FROM messages WHERE session_id = $1 RETURNING id, idempotency_key",
+        [session],
+        tx,
+      );
+      const hashes = gone.flatMap((r) =>
+        r.idempotency_key === null
+          ? [idTombstoneHash(r.id)]
+          : [idTombstoneHash(r.id), keyTombstoneHash(session, r.idempotency_key)],
+      );
+      await this.addTombstones(tx, hashes, now);
       await this.q("DELETE FROM untimed_messages WHERE session_id = $1", [session], tx);
       await this.q("DELETE FROM message_meta WHERE session_id = $1", [session], tx);
       await this.q("UPDATE sessions SET message_count = 0, updated_at = $1 WHERE id = $2", [now, session], tx);

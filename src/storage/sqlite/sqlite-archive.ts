@@ -158,6 +158,11 @@ export class SqliteArchive implements ArchivePort {
     });
   }
 
+  async tombstoned(hashes: readonly string[]): Promise<Set<string>> {
+    const q = this.db.query("SELECT 1 FROM tombstones WHERE hash = ?");
+    return new Set(hashes.filter((h) => q.get(h) !== null));
+  }
+
   async removeSessionMessages(session: string, now: bigint): Promise<number> {
     return this.write(() => deleteSessionMessages(this.db, session, now));
   }

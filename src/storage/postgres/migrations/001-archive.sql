@@ -148,10 +148,9 @@ CREATE TABLE job_leases (
   PRIMARY KEY (job, session_id)
 );
 
--- A copy from a SQLite home in progress: where it resumes.
-CREATE TABLE archive_copies (
-  source     text PRIMARY KEY,
-  cursor     bigint NOT NULL DEFAULT 0,
-  step       text NOT NULL DEFAULT 'messages',
-  updated_at bigint NOT NULL
+-- A removed message's id or idempotency key as a sha256 hash, so a re-import or a retried add cannot
+-- bring it back (the same hashes as the SQLite archive).
+CREATE TABLE tombstones (
+  hash       text PRIMARY KEY,
+  removed_at bigint NOT NULL
 );
