@@ -10,8 +10,10 @@ const MAX_POSITION = 16_383;
 const MAX_POSITIONS = 256;
 const MAX_VECTOR_BYTES = 900_000;
 
-const quote = (token: string) => `'${token.replace(/\\/g, "\\\\").replace(/'/g, "''")}'`;
-const bytes = (s: string) => Buffer.byteLength(s);
+const quote = (token: string) =>
+  token.includes("'") || token.includes("\\") ? `'${token.replace(/\\/g, "\\\\").replace(/'/g, "''")}'` : `'${token}'`;
+/** UTF-8 length, exact only when it could matter (a UTF-16 unit is at most 3 bytes). */
+const bytes = (s: string) => (s.length * 3 <= MAX_LEXEME_BYTES ? s.length * 3 : Buffer.byteLength(s));
 
 /** The tsvector literal of some texts' index tokens, positions counted across them in order. */
 export function tsvectorText(...texts: readonly string[]): string {
@@ -28,8 +30,9 @@ export function tsvectorText(...texts: readonly string[]): string {
         if (size > MAX_VECTOR_BYTES) return render(positions); // a giant text: its head is indexed
         positions.set(token, (list = []));
       }
-      if (list.length < MAX_POSITIONS) {
-        list.push(Math.min(pos, MAX_POSITION));
+      const at = Math.min(pos, MAX_POSITION);
+      if (list.length < MAX_POSITIONS && list[list.length - 1] !== at) {
+        list.push(at);
         size += 2;
       }
     }
@@ -39,7 +42,7 @@ export function tsvectorText(...texts: readonly string[]): string {
 
 function render(positions: Map<string, number[]>): string {
   const out: string[] = [];
-  for (const [token, list] of positions) out.push(`${quote(token)}:${[...new Set(list)].join(",")}`);
+  for (const [token, list] of positions) out.push(`${quote(token)}:${list.join(",")}`);
   return out.join(" ");
 }
 
