@@ -150,7 +150,8 @@ export class PgArchive implements ArchivePort {
         [untimed, session],
         tx,
       );
-    const lastSendAt = fresh.reduce((a, r) => (r.sendAt > a ? r.sendAt : a), 0n);
+    let lastSendAt = 0n; // bigint: no Math.max
+    for (const r of fresh) if (r.sendAt > lastSendAt) lastSendAt = r.sendAt;
     await this.q(
       `INSERT INTO sessions (id, created_at, updated_at, last_send_at, message_count) VALUES ($1, $2, $2, $3, $4)
        ON CONFLICT (id) DO UPDATE SET updated_at = $2, last_send_at = greatest(sessions.last_send_at, $3),
