@@ -1,7 +1,7 @@
 // `memvoy import jsonl`: memvoy's own export format back in, exactly (ids, times, metadata; never redacted).
 import type { HomeMemory } from "../app/memory-api.ts";
 import { isRole, type MessageRecord } from "../shared/message.ts";
-import { parseTime } from "../shared/time.ts";
+import { recordTime } from "./record-time.ts";
 import type { MetaUpdate } from "../app/import-api.ts";
 import type { Problem } from "./import-types.ts";
 import { isObject, jsonlLines, tryJson } from "./read-lines.ts";
@@ -64,7 +64,7 @@ function readOne(api: HomeMemory, file: string, o: ImportOptions, report: Source
       skip({ file, line: l.line, reason: `unknown line type ${JSON.stringify(r.type)}` });
       continue;
     }
-    const sendAt = typeof r.sendAt === "string" ? parseTime(r.sendAt) : undefined;
+    const sendAt = typeof r.sendAt === "string" ? recordTime(r.sendAt) : undefined;
     if (
       typeof r.id !== "string" ||
       !ID.test(r.id) ||

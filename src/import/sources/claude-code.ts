@@ -3,7 +3,7 @@
 import { basename, join } from "node:path";
 import { importedSessionId } from "../../shared/import-id.ts";
 import type { Role } from "../../shared/message.ts";
-import { parseTime } from "../../shared/time.ts";
+import { recordTime } from "../record-time.ts";
 import { NotThisFormatError } from "../import-types.ts";
 import type { FileRead, ImportedMessage, Problem, ReadContext, Source } from "../import-types.ts";
 import { isObject, jsonlLines, tryJson } from "../read-lines.ts";
@@ -115,7 +115,7 @@ function toPending(r: Record<string, unknown>, file: string, line: number, skipp
     (t): t is string => !!t,
   );
   if (texts.length === 0) return undefined;
-  const sendAt = typeof r.timestamp === "string" ? parseTime(r.timestamp) : undefined;
+  const sendAt = typeof r.timestamp === "string" ? recordTime(r.timestamp) : undefined;
   if (sendAt === undefined) {
     skipped.push({ file, line, reason: "record has no valid timestamp" });
     return undefined;
