@@ -118,7 +118,8 @@ async function watch(
     if (json) process.stdout.write(`${JSON.stringify({ at: new Date().toISOString(), sources: reports })}\n`);
     else
       for (const r of reports)
-        if (r.messages.added > 0 || r.failed.length > 0 || r.messages.removed > 0) printReport(r);
+        if (r.messages.added > 0 || r.failed.length > 0 || r.messages.removed > 0 || r.messages.extended > 0)
+          printReport(r);
     await Promise.race([Bun.sleep(intervalMs), wake.promise]);
   }
 }
@@ -176,6 +177,10 @@ function printReport(r: Report): void {
     plural(r.sessions, "session"),
     `${verb} ${plural(r.messages.added, "message")}${r.messages.existing > 0 ? ` (${r.messages.existing} already present)` : ""}`,
   ];
+  if (r.messages.extended > 0)
+    parts.push(
+      `${r.dryRun ? "would extend" : "extended"} ${plural(r.messages.extended, "streamed reply", "streamed replies")}`,
+    );
   if (r.messages.removed > 0)
     parts.push(`${r.dryRun ? "would remove" : "removed"} ${plural(r.messages.removed, "rewound message")}`);
   if (r.notRemoved > 0) parts.push(`${plural(r.notRemoved, "rewound message")} not removed`);
