@@ -121,6 +121,44 @@ describe("memvoy import / export", () => {
     ).toEqual(["session", "message"]);
   });
 
+  test("import jsonl - (or no PATH with stdin piped) reads the export from stdin: same bytes back, bad lines named", async () => {
+    const env = sourcesEnv();
+    const home = tempHome();
+    expect((await cli(["import", "auto"], { home, env })).code).toBe(0);
+    const exported = (await cli(["export", "--all"], { home })).stdout;
+    expect(exported.split("\n").length).toBeGreaterThan(40);
+
+    const empty = tempHome();
+    const dry = await cli(["import", "jsonl", "-", "--dry-run", "--json"], { home: empty, stdin: exported });
+    expect(JSON.parse(dry.stdout).sources[0]).toMatchObject({
+      paths: ["(stdin)"],
+      dryRun: true,
+      messages: { added: 40 },
+    });
+    expect(JSON.parse((await cli(["sessions", "--json"], { home: empty })).stdout)).toEqual([]);
+    const piped = await cli(["import", "jsonl", "-", "--json"], { home: empty, stdin: exported });
+    expect(piped.code).toBe(0);
+    expect(JSON.parse(piped.stdout).sources[0]).toMatchObject({ files: { read: 1 }, messages: { added: 40 } });
+    expect((await cli(["export", "--all"], { home: empty })).stdout).toBe(exported);
+    // No PATH, stdin not a terminal: the same; everything is there already.
+    const again = await cli(["import", "jsonl", "--json"], { home: empty, stdin: exported });
+    expect(JSON.parse(again.stdout).sources[0].messages).toMatchObject({ added: 0, existing: 40 });
+
+    // A malformed line is skipped and named (stdin):line; the last line may lack its newline.
+    const bad = `${exported.split("\n")[0]}\n{oops\n${exported.trimEnd().split("\n")[1]!.replace('"content":"', '"content":"x')}`;
+    const other = tempHome();
+    const r = await cli(["import", "jsonl", "-", "--json"], { home: other, stdin: bad });
+    expect(JSON.parse(r.stdout).sources[0]).toMatchObject({
+      messages: { added: 1 },
+      skippedCount: 1,
+      skipped: [{ file: "(stdin)", line: 2, reason: "not valid JSON" }],
+    });
+    const text = await cli(["import", "jsonl", "-"], { home: tempHome(), stdin: bad });
+    expect(text.stderr).toContain("skipped (stdin):2: not valid JSON");
+    expect((await cli(["import", "jsonl", "-", "--watch"], { home: other, stdin: bad })).code).toBe(2);
+    expect((await cli(["import", "jsonl", "-", "x.jsonl"], { home: other, stdin: bad })).code).toBe(2);
+  });
+
   test("usage errors exit 2; a failed file exits 1 after the rest is imported; --dry-run writes nothing", async () => {
     const home = tempHome();
     expect((await cli(["import"], { home })).code).toBe(2);

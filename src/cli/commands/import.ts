@@ -2,7 +2,7 @@
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import type { HomeMemory } from "../../app/memory-api.ts";
-import { importJsonlFiles } from "../../import/import-jsonl.ts";
+import { importJsonlFiles, importJsonlStream } from "../../import/import-jsonl.ts";
 import { newReport, type SourceReport } from "../../import/import-report.ts";
 import { importSource, type ImportOptions } from "../../import/run-import.ts";
 import { isSourceName, sourceByName, SOURCE_NAMES } from "../../import/source-registry.ts";
@@ -27,7 +27,8 @@ Sources (default location; environment override):
   gemini        ~/.gemini/tmp/*/chats ($GEMINI_CLI_HOME): JSONL chats ($set, $rewindTo) and legacy JSON
   aider         .aider.chat.history.md files given as PATH (no default location)
   chatgpt       an export zip, conversations.json or conversations-NNN.json given as PATH (no default)
-  jsonl         memvoy's own export format (memvoy export) given as PATH; never redacted
+  jsonl         memvoy's own export format (memvoy export) given as PATH, or - for stdin (also read
+                when no PATH is given and stdin is not a terminal); never redacted
   auto          every source found at its default location
 
 User and assistant text is imported with each record's own time; tool calls, tool results, thinking,
@@ -61,16 +62,26 @@ const spec: CommandSpec = {
       throw new UsageError(`import: missing SOURCE: one of ${SOURCES} (see memvoy import --help)`);
     if (!isSourceName(source) && source !== "jsonl" && source !== "auto")
       throw new UsageError(`import: unknown source ${JSON.stringify(source)}: use ${SOURCES}`);
-    if ((source === "jsonl" || source === "aider" || source === "chatgpt") && paths.length === 0) {
+    const stdin = source === "jsonl" && fromStdin(paths);
+    if (stdin) {
+      if (paths.length > 1) throw new UsageError("import jsonl: - (stdin) cannot be combined with other paths");
+      if (bool(p, "watch")) throw new UsageError("import jsonl: --watch reads files, not stdin");
+    } else if ((source === "jsonl" || source === "aider" || source === "chatgpt") && paths.length === 0) {
       throw new UsageError(`import ${source}: give the PATH to read (it has no default location)`);
     }
     if (source === "auto" && paths.length > 0)
       throw new UsageError("import auto: takes no PATH (it reads every source's default location)");
-    for (const path of paths) if (!existsSync(path)) throw new UsageError(`import: no such file or folder: ${path}`);
+    for (const path of stdin ? [] : paths)
+      if (!existsSync(path)) throw new UsageError(`import: no such file or folder: ${path}`);
     if ((num(p, "interval") ?? 60) < 1) throw new UsageError("import: --interval must be at least 1 second");
     sinceFlag(str(p, "since"));
   },
 };
+
+/** `import jsonl -`, or `import jsonl` with no PATH and stdin not a terminal: the export is read from stdin. */
+function fromStdin(paths: readonly string[]): boolean {
+  return paths.includes("-") || (paths.length === 0 && !process.stdin.isTTY);
+}
 
 function sinceFlag(text: string | undefined): bigint | undefined {
   if (text === undefined) return undefined;
@@ -80,14 +91,15 @@ function sinceFlag(text: string | undefined): bigint | undefined {
 export function run(argv: readonly string[]): Promise<number> {
   return withMemory(spec, argv, async (api, p, [source, ...paths]) => {
     const json = bool(p, "json");
+    const stdin = source === "jsonl" && fromStdin(paths);
     const opts: ImportOptions = {
-      paths: paths.map((x) => resolve(x)),
+      paths: stdin ? [] : paths.map((x) => resolve(x)),
       since: sinceFlag(str(p, "since")),
       dryRun: bool(p, "dry-run"),
       keepSecrets: bool(p, "keep-secrets"),
     };
     if (!bool(p, "watch")) {
-      const reports = await pass(api, source!, opts, json);
+      const reports = stdin ? [await importJsonlStream(api, Bun.stdin.stream(), opts)] : await pass(api, source!, opts, json);
       if (json) printJson({ sources: reports });
       else for (const r of reports) printReport(r);
       return reports.some((r) => r.failed.length > 0) ? 1 : 0;
