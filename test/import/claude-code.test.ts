@@ -50,7 +50,12 @@ describe("import claude-code", () => {
     });
     expect(sessionInfo(api, A)!.parent).toBeUndefined();
 
-    expect(messagesOf(api, B).map((m) => m[0])).toEqual(["user", "assistant", "assistant"]);
+    // 2.0.x: the tool_result user record and the interruption marker are not messages.
+    expect(messagesOf(api, B)).toEqual([
+      ["user", "Add rate limiting to the login endpoint", "2026-04-02T10:00:00.000000000Z"],
+      ["assistant", "I will delegate the survey of the middleware to a sub-agent.", "2026-04-02T10:00:04.000000000Z"],
+      ["assistant", "Rate limiting now sits after auth: 5 attempts a minute.", "2026-04-02T10:00:50.000000000Z"],
+    ]);
     expect(sessionInfo(api, B)).toMatchObject({ title: "Login rate limit", project: "/home/dev/api" });
     const subB = `${B}-agent-a1b2c3d4`;
     expect(messagesOf(api, subB)).toEqual([
@@ -60,15 +65,24 @@ describe("import claude-code", () => {
     expect(sessionInfo(api, subB)).toMatchObject({ parent: B, title: "List the middleware" });
 
     // 2.1.x: queue-operation, progress, api_error, compact boundary and the compact summary are left out.
-    expect(messagesOf(api, C).map((m) => m[1])).toEqual([
-      "why is the deploy slow?",
-      "The image build has no layer cache.",
-      "Enable it, token [REDACTED:anthropic-key]",
-      "Layer caching is on; the deploy takes 2 minutes now.",
+    expect(messagesOf(api, C)).toEqual([
+      ["user", "why is the deploy slow?", "2026-05-03T08:00:01.000000000Z"],
+      ["assistant", "The image build has no layer cache.", "2026-05-03T08:00:09.000000000Z"],
+      ["user", "Enable it, token [REDACTED:anthropic-key]", "2026-05-03T08:11:00.000000000Z"],
+      ["assistant", "Layer caching is on; the deploy takes 2 minutes now.", "2026-05-03T08:11:30.000000000Z"],
     ]);
     expect(r.redacted).toBe(1);
-    expect(sessionInfo(api, C)!.title).toBe("why is the deploy slow?");
-    expect(sessionInfo(api, `${C}-agent-9f8e7d6c`)).toMatchObject({ parent: C, messages: 2 });
+    expect(sessionInfo(api, C)).toMatchObject({ title: "why is the deploy slow?", project: "/home/dev/infra" });
+    expect(messagesOf(api, `${C}-agent-9f8e7d6c`)).toEqual([
+      ["user", "Time each deploy step", "2026-05-03T08:00:04.000000000Z"],
+      ["assistant", "docker build: 7 minutes", "2026-05-03T08:00:08.000000000Z"],
+    ]);
+    expect(sessionInfo(api, `${C}-agent-9f8e7d6c`)).toMatchObject({
+      parent: C,
+      messages: 2,
+      title: "Time each deploy step",
+      project: "/home/dev/infra",
+    });
     api.close();
   });
 
