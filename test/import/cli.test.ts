@@ -1,8 +1,8 @@
 import { afterAll, describe, expect, test } from "bun:test";
-import { mkdirSync, readFileSync, statSync, truncateSync, writeFileSync, existsSync } from "node:fs";
+import { appendFileSync, mkdirSync, readFileSync, statSync, truncateSync, writeFileSync, existsSync } from "node:fs";
 import { join } from "node:path";
 import { cli, removeTempHomes, tempHome } from "../fixture/home.ts";
-import { writeClaudeProjects } from "../fixture/import/claude-code.ts";
+import { CC_SESSION_B, writeClaudeProjects } from "../fixture/import/claude-code.ts";
 import { writeCodexHome } from "../fixture/import/codex.ts";
 import { writeGeminiHome } from "../fixture/import/gemini.ts";
 import { writeOpencodeData } from "../fixture/import/opencode.ts";
@@ -174,12 +174,28 @@ describe("memvoy import / export", () => {
     writeFileSync(join(projects, "x", "garbage.jsonl"), "lorem ipsum\n");
     const dry = await cli(["import", "claude-code", projects, "--dry-run"], { home });
     expect(dry.stdout).toContain("would add 16 messages");
-    expect(
-      existsSync(join(home, "sessions")) ? JSON.parse((await cli(["sessions", "--json"], { home })).stdout) : [],
-    ).toEqual([]);
+    // A home that did not exist is not created by a dry run.
+    expect(existsSync(join(home, ".store"))).toBe(false);
+    expect(existsSync(join(home, "sessions"))).toBe(false);
     const r = await cli(["import", "claude-code", projects], { home });
     expect(r.code).toBe(1);
     expect(r.stdout).toContain("added 16 messages");
+    // In an existing home a dry run changes nothing either: the next real run still finds one new turn to add.
+    const file = join(projects, "-home-dev-api", `${CC_SESSION_B}.jsonl`);
+    appendFileSync(
+      file,
+      `${JSON.stringify({ type: "user", uuid: "b-dry", parentUuid: "b-4", sessionId: CC_SESSION_B, cwd: "/home/dev/api", timestamp: "2026-04-02T11:00:00.000Z", message: { role: "user", content: "one more" } })}\n`,
+    );
+    const store = () =>
+      ["history.db", "history.db-wal"].map((f) =>
+        existsSync(join(home, ".store", f)) ? readFileSync(join(home, ".store", f)).toString("base64") : "",
+      );
+    const before = store();
+    const dry2 = await cli(["import", "claude-code", projects, "--dry-run", "--json"], { home });
+    expect(JSON.parse(dry2.stdout).sources[0].messages).toMatchObject({ added: 1 });
+    expect(store()).toEqual(before);
+    const real = await cli(["import", "claude-code", projects, "--json"], { home });
+    expect(JSON.parse(real.stdout).sources[0].messages).toMatchObject({ added: 1 });
     expect(r.stderr).toContain("garbage.jsonl: not a Claude Code transcript");
   });
 

@@ -1,15 +1,19 @@
 // memvoy import SOURCE [PATH…] [--since TIME] [--dry-run] [--keep-secrets] [--watch] [--json]
-import { existsSync } from "node:fs";
-import { resolve } from "node:path";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
 import type { HomeMemory } from "../../app/memory-api.ts";
+import { openMemory } from "../../app/open-memory.ts";
+import { homePaths, resolveHome } from "../../config/home.ts";
+import { loadConfig } from "../../config/load.ts";
 import { importJsonlFiles, importJsonlStream } from "../../import/import-jsonl.ts";
 import { newReport, type SourceReport } from "../../import/import-report.ts";
 import { importSource, type ImportOptions } from "../../import/run-import.ts";
 import { isSourceName, sourceByName, SOURCE_NAMES } from "../../import/source-registry.ts";
 import { UsageError } from "../../shared/errors.ts";
 import { isTimeRange, nowNs, parseTimeOrThrow, rangeStart } from "../../shared/time.ts";
-import { bool, num, str } from "../args.ts";
-import { withMemory, type CommandSpec } from "../command.ts";
+import { bool, num, str, type Parsed } from "../args.ts";
+import { openFromFlags, withMemory, type CommandSpec } from "../command.ts";
 import { printJson, println } from "../output.ts";
 import { progressLine } from "../progress.ts";
 
@@ -88,25 +92,48 @@ function sinceFlag(text: string | undefined): bigint | undefined {
   return isTimeRange(text) && text !== "all" ? rangeStart(text, nowNs()) : parseTimeOrThrow(text, "--since");
 }
 
-export function run(argv: readonly string[]): Promise<number> {
-  return withMemory(spec, argv, async (api, p, [source, ...paths]) => {
-    const json = bool(p, "json");
-    const stdin = source === "jsonl" && fromStdin(paths);
-    const opts: ImportOptions = {
-      paths: stdin ? [] : paths.map((x) => resolve(x)),
-      since: sinceFlag(str(p, "since")),
-      dryRun: bool(p, "dry-run"),
-      keepSecrets: bool(p, "keep-secrets"),
-    };
-    if (!bool(p, "watch")) {
-      const reports = stdin ? [await importJsonlStream(api, Bun.stdin.stream(), opts)] : await pass(api, source!, opts, json);
-      if (json) printJson({ sources: reports });
-      else for (const r of reports) printReport(r);
-      return reports.some((r) => r.failed.length > 0) ? 1 : 0;
-    }
-    await watch(api, source!, opts, json, (num(p, "interval") ?? 60) * 1000);
-    return 0;
-  });
+export async function run(argv: readonly string[]): Promise<number> {
+  let scratch: string | undefined;
+  // A dry run into a home that does not exist yet leaves it so: it is counted against an empty scratch home.
+  const open = (p: Parsed) => {
+    const paths = homePaths(resolveHome(str(p, "home")));
+    if (!bool(p, "dry-run") || existsSync(paths.db)) return openFromFlags(p);
+    scratch = mkdtempSync(join(tmpdir(), "memvoy-dry-run-"));
+    return openMemory({ home: scratch, drain: "off", config: loadConfig(paths.config) });
+  };
+  try {
+    return await importCommand(argv, open);
+  } finally {
+    if (scratch) rmSync(scratch, { recursive: true, force: true });
+  }
+}
+
+function importCommand(argv: readonly string[], open: (p: Parsed) => HomeMemory): Promise<number> {
+  return withMemory(
+    spec,
+    argv,
+    async (api, p, [source, ...paths]) => {
+      const json = bool(p, "json");
+      const stdin = source === "jsonl" && fromStdin(paths);
+      const opts: ImportOptions = {
+        paths: stdin ? [] : paths.map((x) => resolve(x)),
+        since: sinceFlag(str(p, "since")),
+        dryRun: bool(p, "dry-run"),
+        keepSecrets: bool(p, "keep-secrets"),
+      };
+      if (!bool(p, "watch")) {
+        const reports = stdin
+          ? [await importJsonlStream(api, Bun.stdin.stream(), opts)]
+          : await pass(api, source!, opts, json);
+        if (json) printJson({ sources: reports });
+        else for (const r of reports) printReport(r);
+        return reports.some((r) => r.failed.length > 0) ? 1 : 0;
+      }
+      await watch(api, source!, opts, json, (num(p, "interval") ?? 60) * 1000);
+      return 0;
+    },
+    open,
+  );
 }
 
 /** --watch: a pass every interval until SIGINT or SIGTERM; with --json one line per pass. */
