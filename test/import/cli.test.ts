@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { appendFileSync, mkdirSync, readFileSync, statSync, truncateSync, writeFileSync, existsSync } from "node:fs";
 import { join } from "node:path";
-import { cli, removeTempHomes, tempHome } from "../fixture/home.ts";
+import { cli, removeTempHomes, repoRoot, tempHome } from "../fixture/home.ts";
 import { CC_SESSION_B, writeClaudeProjects } from "../fixture/import/claude-code.ts";
 import { writeCodexHome } from "../fixture/import/codex.ts";
 import { writeGeminiHome } from "../fixture/import/gemini.ts";
@@ -198,6 +198,26 @@ describe("memvoy import / export", () => {
     expect(JSON.parse(real.stdout).sources[0].messages).toMatchObject({ added: 1 });
     expect(r.stderr).toContain("garbage.jsonl: not a Claude Code transcript");
   });
+
+  test.skipIf(!Bun.which("script"))(
+    "a progress bar on a terminal (files, messages, rate); none when stderr is not a terminal",
+    async () => {
+      const projects = writeClaudeProjects(tempHome("cc-"));
+      const home = tempHome();
+      // script(1) runs the command on a pseudo-terminal.
+      const command = ["bun", join(repoRoot, "src/index.ts"), "--home", home, "import", "claude-code", projects]
+        .map((a) => `'${a}'`)
+        .join(" ");
+      const tty = Bun.spawnSync(["script", "-qec", command, "/dev/null"], { stdout: "pipe", stderr: "pipe" });
+      const out = tty.stdout.toString();
+      expect(out).toMatch(/\rclaude-code \[[#.]{20}\] \d\/5 files, \d+ messages, \d+\/s/);
+      expect(out).toContain("added 16 messages");
+      const plain = await cli(["import", "claude-code", projects], { home: tempHome() });
+      expect(plain.stderr).not.toContain("\r");
+      expect(plain.stderr).not.toContain("files,");
+    },
+    60_000,
+  );
 
   test("a single line over the limit is refused with the named limit", async () => {
     const dir = tempHome("huge-");

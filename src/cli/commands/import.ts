@@ -170,7 +170,7 @@ async function pass(api: HomeMemory, source: string, opts: ImportOptions, json: 
   const o: ImportOptions = {
     ...opts,
     onProgress: bar
-      ? (e) => bar.update(`${e.source}: ${e.filesDone}/${e.files} files, ${e.messages} messages`, e.messages)
+      ? (e) => bar.update(`${e.source} ${filesBar(e.filesDone, e.files)} ${e.messages} messages`, e.messages)
       : undefined,
   };
   try {
@@ -197,6 +197,12 @@ async function pass(api: HomeMemory, source: string, opts: ImportOptions, json: 
   } finally {
     bar?.done();
   }
+}
+
+/** `[#####.....] 12/40 files` */
+function filesBar(done: number, total: number, width = 20): string {
+  const fill = total > 0 ? Math.round((Math.min(done, total) / total) * width) : width;
+  return `[${"#".repeat(fill)}${".".repeat(width - fill)}] ${done}/${total} files,`;
 }
 
 function emptyReport(source: string, o: ImportOptions): Report {
