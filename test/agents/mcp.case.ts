@@ -35,7 +35,7 @@ export function mcpStdioCases(label: string, command: () => Promise<string[]>, c
     beforeAll(async () => {
       home = tempDir();
       cmd = [...(await command()), "mcp", "--home", home];
-      ({ client: c, pid, close } = await sdkStdio(cmd));
+      ({ client: c, pid, close } = await sdkStdio(cmd, {}, cwd?.()));
     });
     afterAll(async () => close?.());
 
