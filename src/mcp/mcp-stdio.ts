@@ -50,7 +50,9 @@ export async function runMcpStdio(api: MemoryApi, version: string): Promise<numb
       const p = m.params;
       if (m.method !== "initialize" || !isId(m.id) || !isObject(p) || typeof p.protocolVersion !== "string")
         return false;
-      const recorded = early.byRevision[p.protocolVersion];
+      const recorded = Object.hasOwn(early.byRevision, p.protocolVersion)
+        ? early.byRevision[p.protocolVersion]
+        : undefined;
       const info = p.clientInfo;
       if (!recorded || !isObject(p.capabilities) || !isObject(info)) return false;
       if (typeof info.name !== "string" || typeof info.version !== "string") return false;
@@ -74,7 +76,8 @@ export async function runMcpStdio(api: MemoryApi, version: string): Promise<numb
   };
 
   const startSdk = () => {
-    handOff ??= (async () => {
+    if (handOff) return;
+    handOff = (async () => {
       const { serveStdio, StdioServerTransport } = await import("@modelcontextprotocol/server/stdio");
       const { createMcpServer } = await import("./mcp-server.ts");
       const stream = await import("node:stream");

@@ -56,13 +56,13 @@ describe("memvoy mcp start-up", () => {
       expect(again.result).toEqual(sdkList);
       expect(await finish(lc)).toBe(0);
     }
-  }, 120_000);
+  }, 300_000);
 
-  test("what the start-up answers do not cover goes to the SDK's server: an unknown revision, a first ping, a broken line", async () => {
+  test("what the start-up answers do not cover goes to the SDK's server: an unknown revision, a broken first line, a call before tools/list", async () => {
     const home = tempDir();
     const unknown = spawnServer(home);
     const init = await unknown.request("initialize", {
-      protocolVersion: "1999-01-01",
+      protocolVersion: "constructor", // unknown, and a key every object has
       capabilities: {},
       clientInfo: { name: "old", version: "1" },
     });
