@@ -1,11 +1,9 @@
 // memvoy mcp [--home DIR] [--print-config CLIENT]: the MCP server over stdio, or a client's set-up snippet.
+// Only what the stdio server needs before its client's start-up is answered is imported statically.
 import { resolve } from "node:path";
-import { selfCommand } from "../../app/background-drain.ts";
-import { LocalMemoryApi } from "../../app/api/local-memory-api.ts";
-import { openMemory } from "../../app/open-memory.ts";
+import { lazyMemoryApi } from "../../app/api/lazy-memory-api.ts";
 import { clientConfig, CLIENTS } from "../../mcp/client-config.ts";
-import { str } from "../args.ts";
-import { runCommand, type CommandSpec } from "../command.ts";
+import { bool, expectPositionals, parseArgs, str } from "../args.ts";
 import { CommandUsageError } from "../usage-errors.ts";
 import pkg from "../../../package.json" with { type: "json" };
 
@@ -22,23 +20,33 @@ agent may start its own server on the same home: writes never get lost.
                           claude-code, codex, opencode or gemini (where it goes: on stderr)
 `;
 
-const spec: CommandSpec = { name: "mcp", usage, flags: { "print-config": { type: "string" } }, positionals: [] };
-
-export function run(argv: readonly string[]): Promise<number> {
-  return runCommand(spec, argv, async (p) => {
-    const home = str(p, "home");
-    const client = str(p, "print-config");
-    if (client !== undefined) {
-      const c = clientConfig(client, selfCommand(), home ? resolve(home) : undefined);
-      process.stderr.write(`# for ${client}: put this in ${c.where}\n`);
-      process.stdout.write(c.text);
-      return 0;
-    }
-    if (process.stdin.isTTY)
-      throw new CommandUsageError({ problem: "stdin-is-terminal", command: "mcp", startedBy: "an MCP client" });
-    // Embedding after a write goes to a detached drain: this server maps LanceDB only for a semantic call.
-    const api = new LocalMemoryApi(openMemory({ home, drain: "detached" }));
-    const { runMcpStdio } = await import("../../mcp/mcp-stdio.ts");
-    return runMcpStdio(api, pkg.version);
+export async function run(argv: readonly string[]): Promise<number> {
+  const p = parseArgs(argv, { "print-config": { type: "string" } }, "mcp");
+  if (bool(p, "help")) {
+    process.stdout.write(`${usage.trimEnd()}\n`);
+    return 0;
+  }
+  expectPositionals(p, "mcp", []);
+  const home = str(p, "home");
+  const client = str(p, "print-config");
+  if (client !== undefined) {
+    const { selfCommand } = await import("../../app/background-drain.ts");
+    const c = clientConfig(client, selfCommand(), home ? resolve(home) : undefined);
+    process.stderr.write(`# for ${client}: put this in ${c.where}\n`);
+    process.stdout.write(c.text);
+    return 0;
+  }
+  if (process.stdin.isTTY)
+    throw new CommandUsageError({ problem: "stdin-is-terminal", command: "mcp", startedBy: "an MCP client" });
+  // The home opens on the first tool call, not before the agent's start-up is answered. Embedding after a
+  // write goes to a detached drain: this server maps LanceDB only for a semantic call.
+  const api = lazyMemoryApi(async () => {
+    const [{ LocalMemoryApi }, { openMemory }] = await Promise.all([
+      import("../../app/api/local-memory-api.ts"),
+      import("../../app/open-memory.ts"),
+    ]);
+    return new LocalMemoryApi(openMemory({ home, drain: "detached" }));
   });
+  const { runMcpStdio } = await import("../../mcp/mcp-stdio.ts");
+  return runMcpStdio(api, pkg.version);
 }
