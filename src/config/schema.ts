@@ -1,5 +1,6 @@
 // config.toml schema (valibot): every key, its type and its default.
 import * as v from "valibot";
+import { VectorsSchema } from "./vectors-schema.ts";
 
 const int = (min: number, max = Number.MAX_SAFE_INTEGER) =>
   v.pipe(v.number(), v.integer(), v.minValue(min), v.maxValue(max));
@@ -82,6 +83,7 @@ export const ConfigSchema = v.strictObject({
   daemon: v.optional(DaemonSchema, {}),
   import: v.optional(ImportSchema, {}),
   http: v.optional(HttpSchema, {}),
+  vectors: v.optional(VectorsSchema, {}),
 });
 
 export type Config = v.InferOutput<typeof ConfigSchema>;

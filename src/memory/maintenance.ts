@@ -2,12 +2,12 @@
 // vectors (LanceDB compaction, old versions dropped, the vector index built or refreshed). Searches never
 // wait: SQLite readers run beside the writer (WAL) and LanceDB readers see the previous version.
 import { join } from "node:path";
-import { existsSync } from "node:fs";
 import { describeError } from "../shared/describe-error.ts";
 import { tryLockFile } from "../shared/file-lock.ts";
 import { maintainSqlite, type SqliteMaintenanceResult } from "../storage/sqlite/maintenance.ts";
 import type { SemanticIndex } from "./embedding/semantic-index.ts";
 import type { MemoryContext } from "./memory-context.ts";
+import { mayHoldVectors } from "./vector-location.ts";
 
 /** How long to wait for a running embedding drain to let go of the vector table. */
 const DRAIN_LOCK_WAIT_MS = 60_000;
@@ -43,7 +43,7 @@ export async function maintainVectors(
 ): Promise<VectorMaintenance> {
   const started = performance.now();
   const ms = () => Math.round(performance.now() - started);
-  if (!existsSync(ctx.paths.lance)) return { done: false, ms: ms(), note: "no vector store yet" };
+  if (!mayHoldVectors(ctx)) return { done: false, ms: ms(), note: "no vector store yet" };
   // Compaction racing the drain's upserts would conflict: hold the drain lock meanwhile (drains skip, searches do not wait).
   const release = await lockDrain(ctx, signal);
   if (!release)

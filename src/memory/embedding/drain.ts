@@ -23,8 +23,11 @@ import {
   stillQueued,
   type QueuedMessage,
 } from "../../storage/sqlite/embed-queue-repo.ts";
-import type { VectorStore } from "../../storage/lance/vector-store.ts";
-import type { VectorRow, VectorTable } from "../../storage/lance/vector-table.ts";
+import type {
+  MessageVectors as VectorStore,
+  MessageVectorTable as VectorTable,
+  VectorRow,
+} from "../../storage/ports/vector-port.ts";
 import { withWriteLock } from "../../storage/sqlite/write-lock.ts";
 import type { SemanticIndex } from "./semantic-index.ts";
 

@@ -1,13 +1,11 @@
 // The LanceDB tables of one kind (by name prefix), each with the embedder id stored in its schema metadata.
 import type { Connection } from "@lancedb/lancedb";
+import type { TableInfo } from "../ports/vector-port.ts";
+
+export type { TableInfo };
 
 /** The schema metadata key that names the embedder a table's vectors came from. */
 export const EMBEDDER_KEY = "memvoy.embedder";
-
-export interface TableInfo {
-  name: string;
-  embedderId: string;
-}
 
 /** Every table whose name starts with `prefix` and whose schema names its embedder. */
 export async function embedderTables(conn: Connection, prefix: string): Promise<TableInfo[]> {

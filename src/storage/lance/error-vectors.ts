@@ -1,8 +1,11 @@
-// Error-memory vectors in LanceDB (.store/lance): one table per embedder id, rows of (record id, vector) only.
+// Error-memory vectors in LanceDB (.store/lance or an S3 prefix): one table per embedder id, rows of (record id,
+// vector) only. The error-vector side of the vectors port.
 import { privatizeTree } from "./private-modes.ts";
 import type { Connection, Table } from "@lancedb/lancedb";
-import { ensureDir } from "../../shared/atomic-write.ts";
 import { errorMessage, namedError } from "../../shared/errors.ts";
+import type { ErrorVector, ErrorVectorHit, ErrorVectors } from "../ports/vector-port.ts";
+import type { VectorLocation } from "../ports/vector-location.ts";
+import { connectStore, openIfExists, type StoreConnection } from "./connect-store.ts";
 import { loadLanceDb } from "./load-lancedb.ts";
 import { EMBEDDER_KEY, embedderTableName, embedderTables, type TableInfo } from "./embedder-tables.ts";
 import { assertDimensions } from "./vector-dimension.ts";
@@ -19,16 +22,7 @@ export type ErrorVectorStoreError = InstanceType<typeof ErrorVectorStoreError>;
 
 const PREFIX = "error_memory_";
 
-export interface ErrorVector {
-  id: string;
-  vector: Float32Array;
-}
-
-export interface ErrorVectorHit {
-  id: string;
-  /** Cosine similarity, 1 = same direction. */
-  score: number;
-}
+export type { ErrorVector, ErrorVectorHit };
 
 /** A valid Lance table name, unique per embedder id. */
 export function errorTableName(embedderId: string): string {
@@ -38,6 +32,8 @@ export function errorTableName(embedderId: string): string {
 /** Small fragments tolerated before a write compacts the table (a compaction of this many takes ~50 ms). */
 const COMPACT_AT_FRAGMENTS = 24;
 
+const toFloat32 = (v: { toArray(): Float32Array } | number[]) => Float32Array.from(Array.isArray(v) ? v : v.toArray());
+
 const quote = (s: string) => `'${s.replaceAll("'", "''")}'`;
 
 /** Compact fragments and drop versions older than a minute (a reader may still be on a newer one). */
@@ -45,26 +41,31 @@ async function optimize(t: Table): Promise<void> {
   await t.optimize({ cleanupOlderThan: new Date(Date.now() - 60_000) });
 }
 
-export class ErrorVectorStore {
-  private constructor(
-    private readonly conn: Connection,
-    private readonly dir: string,
-  ) {}
+export class ErrorVectorStore implements ErrorVectors {
+  private readonly conn: Connection;
+  private readonly dir?: string;
 
-  static async open(dir: string): Promise<ErrorVectorStore> {
-    const { lancedb } = await loadLanceDb();
+  private constructor(private readonly store: StoreConnection) {
+    this.conn = store.conn;
+    this.dir = store.root;
+  }
+
+  /** The store in a local folder (a path) or at a location of the vectors port. */
+  static async open(where: string | VectorLocation): Promise<ErrorVectorStore> {
     try {
-      // LanceDB creates what is inside with the process umask; the folder itself is ours, and private.
-      ensureDir(dir);
-      return new ErrorVectorStore(await lancedb.connect(dir), dir);
+      return new ErrorVectorStore(await connectStore(where));
     } catch (err) {
+      const dir = typeof where === "string" ? where : where.kind === "local" ? where.dir : where.uri;
       throw new ErrorVectorStoreError({ op: "open", dir, reason: errorMessage(err) }, { cause: err });
     }
   }
 
-  private async open(embedderId: string): Promise<Table | undefined> {
-    const name = errorTableName(embedderId);
-    return (await this.conn.tableNames()).includes(name) ? this.conn.openTable(name) : undefined;
+  private committed(): void {
+    if (this.dir !== undefined) this.committed();
+  }
+
+  private open(embedderId: string): Promise<Table | undefined> {
+    return openIfExists(this.conn, errorTableName(embedderId));
   }
 
   private async openOrCreate(embedderId: string, dim: number): Promise<Table> {
@@ -82,7 +83,7 @@ export class ErrorVectorStore {
     try {
       return await this.conn.createEmptyTable(errorTableName(embedderId), schema, { existOk: true });
     } catch (err) {
-      throw new ErrorVectorStoreError({ op: "create-table", embedderId, reason: errorMessage(err) }, { cause: err });
+      throw new ErrorVectorStoreError({ op: "create-table", embedderId, reason: this.store.reason(err) });
     }
   }
 
@@ -111,7 +112,7 @@ export class ErrorVectorStore {
       if ((await t.stats()).fragmentStats.numSmallFragments >= COMPACT_AT_FRAGMENTS) await optimize(t);
     } finally {
       t.close();
-      privatizeTree(this.dir);
+      this.committed();
     }
   }
 
@@ -149,9 +150,22 @@ export class ErrorVectorStore {
       const rows = (await t.query().select(["vector"]).limit(n).toArray()) as {
         vector: { toArray(): Float32Array } | number[];
       }[];
-      return rows.map((r) =>
-        Array.isArray(r.vector) ? Float32Array.from(r.vector) : Float32Array.from(r.vector.toArray()),
-      );
+      return rows.map((r) => toFloat32(r.vector));
+    } finally {
+      t.close();
+    }
+  }
+
+  /** Up to `n` stored rows of `embedderId`'s table from `offset`, in storage order. */
+  async scan(embedderId: string, offset: number, n: number): Promise<ErrorVector[]> {
+    const t = await this.open(embedderId);
+    if (!t) return [];
+    try {
+      const rows = (await t.query().select(["id", "vector"]).offset(offset).limit(n).toArray()) as {
+        id: string;
+        vector: { toArray(): Float32Array } | number[];
+      }[];
+      return rows.map((r) => ({ id: r.id, vector: toFloat32(r.vector) }));
     } finally {
       t.close();
     }
@@ -179,7 +193,7 @@ export class ErrorVectorStore {
         t.close();
       }
     }
-    privatizeTree(this.dir);
+    this.committed();
   }
 
   /** Every id stored for `embedderId` (tests and consistency checks). */
@@ -201,7 +215,7 @@ export class ErrorVectorStore {
       await this.conn.dropTable(t.name);
       dropped.push(t.embedderId);
     }
-    privatizeTree(this.dir);
+    this.committed();
     return dropped;
   }
 
@@ -215,7 +229,7 @@ export class ErrorVectorStore {
         t.close();
       }
     }
-    privatizeTree(this.dir);
+    this.committed();
   }
 
   close(): void {

@@ -1,7 +1,10 @@
-// LanceDB vector store under .store/lance: one table per embedder (id + dimension), rows keyed by message id.
+// LanceDB vector store (.store/lance or an S3 prefix): one table per embedder (id + dimension), rows keyed by
+// message id. The message-vector side of the vectors port.
 import type { Connection, Table } from "@lancedb/lancedb";
-import { ensureDir } from "../../shared/atomic-write.ts";
 import { errorMessage, namedError } from "../../shared/errors.ts";
+import type { MessageVectors } from "../ports/vector-port.ts";
+import type { VectorLocation } from "../ports/vector-location.ts";
+import { connectStore, openIfExists, type StoreConnection } from "./connect-store.ts";
 import { loadLanceDb } from "./load-lancedb.ts";
 import { privatizeTree } from "./private-modes.ts";
 import { VectorTable } from "./vector-table.ts";
@@ -24,21 +27,27 @@ export function tableNameFor(embedderId: string): string {
   return embedderTableName("messages_", embedderId);
 }
 
-export class VectorStore {
-  private constructor(
-    private readonly conn: Connection,
-    private readonly dir: string,
-  ) {}
+export class VectorStore implements MessageVectors {
+  private readonly conn: Connection;
+  private readonly dir?: string;
 
-  static async open(dir: string): Promise<VectorStore> {
-    const { lancedb } = await loadLanceDb();
+  private constructor(private readonly store: StoreConnection) {
+    this.conn = store.conn;
+    this.dir = store.root;
+  }
+
+  /** The store in a local folder (a path) or at a location of the vectors port. */
+  static async open(where: string | VectorLocation): Promise<VectorStore> {
     try {
-      // LanceDB creates what is inside with the process umask; the folder itself is ours, and private.
-      ensureDir(dir);
-      return new VectorStore(await lancedb.connect(dir), dir);
+      return new VectorStore(await connectStore(where));
     } catch (err) {
+      const dir = typeof where === "string" ? where : where.kind === "local" ? where.dir : where.uri;
       throw new VectorStoreError({ op: "open", dir, reason: errorMessage(err) }, { cause: err });
     }
+  }
+
+  private committed(): void {
+    if (this.dir !== undefined) privatizeTree(this.dir);
   }
 
   /** Every message-vector table, with the embedder its vectors came from. */
@@ -49,23 +58,16 @@ export class VectorStore {
   /** The table of one embedder; created empty when `create` is set, else undefined if absent. */
   async table(embedderId: string, dim: number, options: { create?: boolean } = {}): Promise<VectorTable | undefined> {
     const name = tableNameFor(embedderId);
-    const names = await this.conn.tableNames();
-    let t: Table;
-    if (names.includes(name)) t = await this.conn.openTable(name);
-    else if (!options.create) return undefined;
-    else {
+    let t: Table | undefined = await openIfExists(this.conn, name);
+    if (!t && !options.create) return undefined;
+    if (!t) {
       const { arrow } = await loadLanceDb();
+      const schema = VectorTable.schema(arrow, dim, new Map([[EMBEDDER_KEY, embedderId]]));
       try {
-        t = await this.conn.createEmptyTable(
-          name,
-          VectorTable.schema(arrow, dim, new Map([[EMBEDDER_KEY, embedderId]])),
-          {
-            existOk: true,
-          },
-        );
-        privatizeTree(this.dir);
+        t = await this.conn.createEmptyTable(name, schema, { existOk: true });
+        this.committed();
       } catch (err) {
-        throw new VectorStoreError({ op: "create-table", table: name, reason: errorMessage(err) }, { cause: err });
+        throw new VectorStoreError({ op: "create-table", table: name, reason: this.store.reason(err) });
       }
     }
     return VectorTable.wrap(t, dim, this.dir);
@@ -73,8 +75,12 @@ export class VectorStore {
 
   async drop(embedderId: string): Promise<void> {
     const name = tableNameFor(embedderId);
-    if ((await this.conn.tableNames()).includes(name)) await this.conn.dropTable(name);
-    privatizeTree(this.dir);
+    const t = await openIfExists(this.conn, name);
+    if (t) {
+      t.close();
+      await this.conn.dropTable(name);
+    }
+    this.committed();
   }
 
   close(): void {
