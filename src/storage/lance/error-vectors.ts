@@ -61,7 +61,7 @@ export class ErrorVectorStore implements ErrorVectors {
   }
 
   private committed(): void {
-    if (this.dir !== undefined) this.committed();
+    if (this.dir !== undefined) privatizeTree(this.dir);
   }
 
   private open(embedderId: string): Promise<Table | undefined> {
