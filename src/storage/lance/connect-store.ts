@@ -27,7 +27,8 @@ export async function connectStore(where: VectorLocation | string): Promise<Stor
   const location = asLocation(where);
   const { lancedb } = await loadLanceDb();
   const secrets = location.kind === "s3" ? location.secrets : [];
-  const reason = (err: unknown) => redactSecrets(errorMessage(err), secrets).text;
+  const reason = (err: unknown) =>
+    location.kind === "local" ? errorMessage(err) : redactSecrets(briefly(errorMessage(err)), secrets).text;
   const label = describeLocation(location);
   try {
     if (location.kind === "local") {
@@ -45,6 +46,24 @@ export async function connectStore(where: VectorLocation | string): Promise<Stor
     // rewritten so that no text of it carries a key.
     throw location.kind === "local" ? err : new Error(reason(err));
   }
+}
+
+/**
+ * The gist of an object-store failure: the server's error code and message, or the system's, in place of the
+ * Rust debug dump around them (the endpoint stays: the URI names the request).
+ */
+export function briefly(text: string): string {
+  const code = /<Code>([^<]+)<\/Code>/.exec(text)?.[1];
+  const message = /<Message>([^<]+)<\/Message>/.exec(text)?.[1];
+  const uri = /uri: Some\(([^)\s]+)\)/.exec(text)?.[1]?.replace(/\?.*$/, "");
+  const at = uri ? ` (${uri})` : "";
+  if (code) return `${code}${message ? `: ${message}` : ""}${at}`;
+  const system = [...text.matchAll(/message: "([^"]+)"/g)].at(-1)?.[1];
+  if (system) return `${system}${at}`;
+  const status = /status: (\d{3})/.exec(text)?.[1];
+  if (status) return `HTTP ${status}${at}`;
+  const cut = text.split(/,? \/usr\/local\/cargo\/|\n/)[0]!;
+  return cut.length > 300 ? `${cut.slice(0, 300)}…` : cut;
 }
 
 /**
