@@ -1,9 +1,8 @@
 // Nightly upkeep of the tiers: the archive's FTS5 index (short merge steps, then optimize) and the message
 // vectors (LanceDB compaction, old versions dropped, the vector index built or refreshed). Searches never
 // wait: SQLite readers run beside the writer (WAL) and LanceDB readers see the previous version.
-import { join } from "node:path";
 import { describeError } from "../shared/describe-error.ts";
-import { tryLockFile } from "../shared/file-lock.ts";
+import { tryVectorWriteLock } from "./embedding/vector-write-lock.ts";
 import { maintainSqlite, type SqliteMaintenanceResult } from "../storage/sqlite/maintenance.ts";
 import type { SemanticIndex } from "./embedding/semantic-index.ts";
 import type { MemoryContext } from "./memory-context.ts";
@@ -27,10 +26,9 @@ export interface MaintenanceReport {
 }
 
 async function lockDrain(ctx: MemoryContext, signal?: AbortSignal): Promise<(() => void) | undefined> {
-  const path = join(ctx.paths.store, "embed.lock");
   const deadline = performance.now() + DRAIN_LOCK_WAIT_MS;
   for (;;) {
-    const release = tryLockFile(path);
+    const release = await tryVectorWriteLock(ctx);
     if (release || performance.now() > deadline || signal?.aborted) return release;
     await Bun.sleep(200);
   }

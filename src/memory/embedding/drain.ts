@@ -1,8 +1,7 @@
 // Drains the embedding queue: apply pending vector deletions, then embed queued messages in batches and
 // upsert them. One drainer per home at a time (.store/embed.lock); failures back off per message.
-import { join } from "node:path";
 import { describeError } from "../../shared/describe-error.ts";
-import { tryLockFile } from "../../shared/file-lock.ts";
+import { tryVectorWriteLock } from "./vector-write-lock.ts";
 import { ensureDir } from "../../shared/atomic-write.ts";
 import { NS_PER_SEC } from "../../shared/time.ts";
 import { EmbedderRejectedError, type Embedder } from "../../embed/embedder.ts";
@@ -93,12 +92,11 @@ export async function drainQueue(index: SemanticIndex, options: DrainOptions = {
 async function drainLocked(index: SemanticIndex, options: DrainOptions): Promise<DrainReport> {
   const { ctx } = index;
   ensureDir(ctx.paths.store);
-  const lockPath = join(ctx.paths.store, "embed.lock");
-  let release = tryLockFile(lockPath);
+  let release = await tryVectorWriteLock(ctx);
   while (!release && options.wait) {
     await Bun.sleep(50);
     options.signal?.throwIfAborted();
-    release = tryLockFile(lockPath);
+    release = await tryVectorWriteLock(ctx);
   }
   const report: DrainReport = { busy: !release, embedded: 0, deletesApplied: 0, failed: 0, remaining: 0 };
   if (!release) return report;

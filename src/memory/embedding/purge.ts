@@ -2,8 +2,7 @@
 // lock (.store/embed.lock, the drainer's lock), then drop older LanceDB versions and the files only they
 // used, so removed rows remain in no version. A table an older memvoy filled with message text is
 // rewritten once without it.
-import { join } from "node:path";
-import { tryLockFile } from "../../shared/file-lock.ts";
+import { tryVectorWriteLock } from "./vector-write-lock.ts";
 import { applyDeletes, hasPendingDeletes } from "./drain.ts";
 import type { SemanticIndex } from "./semantic-index.ts";
 import { mayHoldVectors } from "../vector-location.ts";
@@ -19,12 +18,11 @@ export async function purgeVectors(index: SemanticIndex, signal?: AbortSignal): 
   const { ctx } = index;
   const report: PurgeReport = { applied: 0, tablesCleaned: 0 };
   if (!mayHoldVectors(ctx)) return report; // no vectors were ever written: nothing to load
-  const lockPath = join(ctx.paths.store, "embed.lock");
-  let release = tryLockFile(lockPath);
+  let release = await tryVectorWriteLock(ctx);
   while (!release) {
     signal?.throwIfAborted();
     await Bun.sleep(50);
-    release = tryLockFile(lockPath);
+    release = await tryVectorWriteLock(ctx);
   }
   try {
     const store = await index.store();
