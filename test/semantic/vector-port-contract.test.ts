@@ -91,7 +91,7 @@ for (const impl of implementations) {
         expect(await ids(t)).toEqual(["m2", "m3"]);
         await t.deleteIds(["m3"]);
         expect(await ids(t)).toEqual(["m2"]);
-        const scanned = await t.scan(0, 10);
+        const scanned = (await Array.fromAsync(t.batches())).flat();
         expect(scanned.map((r) => r.id)).toEqual(["m2"]);
         expect(Array.from(scanned[0]!.vector)).toEqual(Array.from(unit(0, 0, 1)));
         await t.compact();
@@ -156,7 +156,12 @@ for (const impl of implementations) {
         expect((await errors.search("e:1:3", unit(0, 0, 1), 1)).map((h) => h.id)).toEqual(["r2"]);
         expect((await errors.search("e:1:3", unit(1, 0, 0), 5, ["r2", "r3"])).map((h) => h.id)).toEqual(["r3", "r2"]);
         expect(await errors.sample("e:1:3", 2)).toHaveLength(2);
-        expect((await errors.scan("e:1:3", 0, 10)).map((r) => r.id).sort()).toEqual(["r1", "r2", "r3"]);
+        expect(
+          (await Array.fromAsync(errors.batches("e:1:3")))
+            .flat()
+            .map((r) => r.id)
+            .sort(),
+        ).toEqual(["r1", "r2", "r3"]);
         expect((await errors.tables()).map((t) => t.embedderId).sort()).toEqual(["e:1:3", "old:1:2"]);
         await errors.deleteIds(["r1"]);
         expect((await errors.ids("e:1:3")).sort()).toEqual(["r2", "r3"]);

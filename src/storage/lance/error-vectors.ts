@@ -156,16 +156,15 @@ export class ErrorVectorStore implements ErrorVectors {
     }
   }
 
-  /** Up to `n` stored rows of `embedderId`'s table from `offset`, in storage order. */
-  async scan(embedderId: string, offset: number, n: number): Promise<ErrorVector[]> {
+  /** Every stored row of `embedderId`'s table, one Arrow batch at a time. */
+  async *batches(embedderId: string): AsyncIterable<ErrorVector[]> {
     const t = await this.open(embedderId);
-    if (!t) return [];
+    if (!t) return;
     try {
-      const rows = (await t.query().select(["id", "vector"]).offset(offset).limit(n).toArray()) as {
-        id: string;
-        vector: { toArray(): Float32Array } | number[];
-      }[];
-      return rows.map((r) => ({ id: r.id, vector: toFloat32(r.vector) }));
+      for await (const batch of t.query().select(["id", "vector"])) {
+        const rows = batch.toArray() as unknown as { id: string; vector: { toArray(): Float32Array } | number[] }[];
+        yield rows.map((r) => ({ id: r.id, vector: toFloat32(r.vector) }));
+      }
     } finally {
       t.close();
     }

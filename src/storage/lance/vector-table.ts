@@ -114,23 +114,19 @@ export class VectorTable implements MessageVectorTable {
     return rows.map((r) => ({ id: r.id, seq: r.seq, session: r.session }));
   }
 
-  /** Up to `n` rows from `offset` in storage order, vectors included. */
-  async scan(offset: number, n: number): Promise<VectorRow[]> {
-    const rows = (await this.t
-      .query()
-      .select(["id", "seq", "session", "send_at", "role", "vector"])
-      .offset(offset)
-      .limit(n)
-      .toArray()) as StoredRow[];
-    return rows.map((r) => ({
-      id: r.id,
-      seq: r.seq,
-      session: r.session,
-      sendAt: r.send_at,
-      role: r.role,
-      content: "",
-      vector: toFloat32(r.vector),
-    }));
+  /** Every row in storage order, vectors included, one Arrow batch at a time (never the whole table). */
+  async *batches(): AsyncIterable<VectorRow[]> {
+    for await (const batch of this.t.query().select(["id", "seq", "session", "send_at", "role", "vector"])) {
+      yield (batch.toArray() as unknown as StoredRow[]).map((r) => ({
+        id: r.id,
+        seq: r.seq,
+        session: r.session,
+        sendAt: r.send_at,
+        role: r.role,
+        content: "",
+        vector: toFloat32(r.vector),
+      }));
+    }
   }
 
   /**

@@ -46,8 +46,8 @@ export interface MessageVectorTable {
   idsBefore(session: string, beforeSeq: bigint): Promise<string[]>;
   keys(filter?: VectorFilter): Promise<{ id: string; seq: bigint; session: string }[]>;
   search(vector: Float32Array, filter: VectorFilter, limit: number): Promise<VectorHit[]>;
-  /** Up to `n` stored rows in storage order, vectors included (copies between stores). */
-  scan(offset: number, n: number): Promise<VectorRow[]>;
+  /** Every stored row, vectors included, in storage order as a stream of batches (copies between stores). */
+  batches(): AsyncIterable<VectorRow[]>;
   compact(): Promise<void>;
   purgeOldVersions(): Promise<void>;
   rowsWithText(): Promise<number>;
@@ -83,8 +83,8 @@ export interface ErrorVectors {
   upsert(embedderId: string, dim: number, rows: readonly ErrorVector[], options: { replace: boolean }): Promise<void>;
   search(embedderId: string, vector: Float32Array, limit: number, onlyIds?: readonly string[]): Promise<ErrorVectorHit[]>;
   sample(embedderId: string, n: number): Promise<Float32Array[]>;
-  /** Every stored vector of `embedderId`'s table, `n` rows from `offset` (copies between stores). */
-  scan(embedderId: string, offset: number, n: number): Promise<ErrorVector[]>;
+  /** Every stored vector of `embedderId`'s table as a stream of batches (copies between stores). */
+  batches(embedderId: string): AsyncIterable<ErrorVector[]>;
   tables(): Promise<TableInfo[]>;
   deleteIds(ids: readonly string[]): Promise<void>;
   ids(embedderId: string): Promise<string[]>;
