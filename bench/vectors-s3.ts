@@ -38,7 +38,8 @@ async function measure(label: string, where: VectorLocation, rows: BenchRow[]): 
   const store = await openMessageVectors(where);
   const t = (await store.table("bench:1:384", DIM, { create: true }))!;
   let started = performance.now();
-  for (let i = 0; i < ROWS; i += BATCH) await t.upsert(Array.from({ length: Math.min(BATCH, ROWS - i) }, (_, k) => row(i + k)));
+  for (let i = 0; i < ROWS; i += BATCH)
+    await t.upsert(Array.from({ length: Math.min(BATCH, ROWS - i) }, (_, k) => row(i + k)));
   const upsertRate = ROWS / ((performance.now() - started) / 1000);
   started = performance.now();
   await t.compact();
@@ -62,7 +63,10 @@ async function measure(label: string, where: VectorLocation, rows: BenchRow[]): 
   );
   rows.push(
     { name: `${label}: upsert, batches of ${BATCH} (${DIM} dims)`, value: `${fmt(upsertRate)} rows/s` },
-    { name: `${label}: flat search p50 / p95 over ${fmt(ROWS)}`, value: `${pct(search, 50).toFixed(1)} / ${pct(search, 95).toFixed(1)} ms` },
+    {
+      name: `${label}: flat search p50 / p95 over ${fmt(ROWS)}`,
+      value: `${pct(search, 50).toFixed(1)} / ${pct(search, 95).toFixed(1)} ms`,
+    },
     { name: `${label}: open a table p50`, value: `${pct(open, 50).toFixed(1)} ms` },
   );
 }

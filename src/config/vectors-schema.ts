@@ -10,9 +10,7 @@ export const S3_KEY_VARIABLES = {
 } as const;
 
 const fromEnvOnly = (names: readonly string[]) =>
-  v.optional(
-    v.never(`a secret is never read from config.toml: set ${names.join(" or ")} in the environment`),
-  );
+  v.optional(v.never(`a secret is never read from config.toml: set ${names.join(" or ")} in the environment`));
 
 const s3Uri = v.pipe(
   v.string(),
@@ -24,7 +22,10 @@ const s3Uri = v.pipe(
 
 const endpoint = v.pipe(
   v.string(),
-  v.check((s) => s === "" || /^https?:\/\/[^\s/@]+(\/[^\s]*)?$/.test(s), "expected http(s)://host[:port] with no user or password"),
+  v.check(
+    (s) => s === "" || /^https?:\/\/[^\s/@]+(\/[^\s]*)?$/.test(s),
+    "expected http(s)://host[:port] with no user or password",
+  ),
 );
 
 export const VectorsSchema = v.strictObject({

@@ -47,9 +47,14 @@ async function fill(where: VectorLocation): Promise<void> {
   b.close();
   messages.close();
   const errors = await openErrorVectors(where);
-  await errors.upsert("a:1:4", 4, Array.from({ length: 40 }, (_, i) => ({ id: `r${i}`, vector: vec(i, 4) })), {
-    replace: false,
-  });
+  await errors.upsert(
+    "a:1:4",
+    4,
+    Array.from({ length: 40 }, (_, i) => ({ id: `r${i}`, vector: vec(i, 4) })),
+    {
+      replace: false,
+    },
+  );
   errors.close();
 }
 
@@ -69,7 +74,13 @@ test(
     const seen: VectorCopyProgress[] = [];
     const report = await copyVectors(from, to, (p) => seen.push(p));
     const by = (kind: string, id: string) => report.find((t) => t.kind === kind && t.embedderId === id)!;
-    expect(by("messages", "a:1:4")).toEqual({ kind: "messages", embedderId: "a:1:4", source: 300, copied: 180, present: 120 });
+    expect(by("messages", "a:1:4")).toEqual({
+      kind: "messages",
+      embedderId: "a:1:4",
+      source: 300,
+      copied: 180,
+      present: 120,
+    });
     expect(by("messages", "b:1:2")).toMatchObject({ source: 20, copied: 20, present: 0 });
     expect(by("errors", "a:1:4")).toMatchObject({ source: 40, copied: 40, present: 0 });
     const last = seen.filter((p) => p.kind === "messages" && p.embedderId === "a:1:4").at(-1)!;

@@ -59,7 +59,10 @@ test(
     expect(r.stderr).toContain("vectors.secret_access_key");
     expect(r.stderr).toContain("AWS_SECRET_ACCESS_KEY");
     expect(r.stdout + r.stderr).not.toContain(secret);
-    const show = await cli(["config", "show"], { home: homeWith(s3.vectorsToml("home-b")), env: { AWS_SECRET_ACCESS_KEY: secret } });
+    const show = await cli(["config", "show"], {
+      home: homeWith(s3.vectorsToml("home-b")),
+      env: { AWS_SECRET_ACCESS_KEY: secret },
+    });
     expect(show.code).toBe(0);
     expect(show.stdout).toContain("s3://");
     expect(show.stdout + show.stderr).not.toContain(secret);
@@ -84,7 +87,7 @@ test(
   async () => {
     const secret = "S3cr3t-Value-That-Must-Not-Leak-0123456789";
     const home = homeWith(
-      ['[vectors]', 'uri = "s3://nobucket/x"', 'endpoint = "http://127.0.0.1:9"', "allow_http = true", ""].join("\n"),
+      ["[vectors]", 'uri = "s3://nobucket/x"', 'endpoint = "http://127.0.0.1:9"', "allow_http = true", ""].join("\n"),
     );
     const env = { AWS_ACCESS_KEY_ID: "AKIDEXAMPLE12345", AWS_SECRET_ACCESS_KEY: secret };
     expect((await cli(["add", "s", "--role", "user", "--content", "hello there"], { home, env })).code).toBe(0);

@@ -212,7 +212,14 @@ for (const impl of implementations) {
         const t = (await store.table("e:1:3", 3, { create: true }))!;
         await t.upsert([row(1, "a", unit(1, 0, 0))]);
         const proc = Bun.spawn(
-          ["bun", join(import.meta.dir, "../fixture/vector-writer-main.ts"), JSON.stringify(where), "e:1:3", "p1", "p2"],
+          [
+            "bun",
+            join(import.meta.dir, "../fixture/vector-writer-main.ts"),
+            JSON.stringify(where),
+            "e:1:3",
+            "p1",
+            "p2",
+          ],
           { stdout: "pipe", stderr: "pipe" },
         );
         const code = await proc.exited;

@@ -2,7 +2,6 @@
 // installed; a lease held elsewhere means no lock, and the home's lock is given back at once.
 import { afterAll, expect, test } from "bun:test";
 import { mkdirSync } from "node:fs";
-import { join } from "node:path";
 import { homePaths } from "../../src/config/home.ts";
 import type { MemoryContext } from "../../src/memory/memory-context.ts";
 import { setVectorWriteLease, tryVectorWriteLock } from "../../src/memory/embedding/vector-write-lock.ts";

@@ -2,11 +2,7 @@
 import { createEmbedder } from "../../embed/create-embedder.ts";
 import type { Embedder } from "../../embed/embedder.ts";
 import { queuedCount, recentCount } from "../../storage/sqlite/embed-queue-repo.ts";
-import {
-  openMessageVectors,
-  type MessageVectors,
-  type MessageVectorTable,
-} from "../../storage/ports/vector-port.ts";
+import { openMessageVectors, type MessageVectors, type MessageVectorTable } from "../../storage/ports/vector-port.ts";
 import { vectorStoreLocation } from "../vector-location.ts";
 import type { MemoryContext } from "../memory-context.ts";
 

@@ -7,6 +7,7 @@ import { redactSecrets } from "../../shared/redact.ts";
 import type { VectorLocation } from "../ports/vector-location.ts";
 import { describeLocation } from "../ports/vector-location.ts";
 import { loadLanceDb } from "./load-lancedb.ts";
+import { privatizeTree } from "./private-modes.ts";
 
 export interface StoreConnection {
   conn: Connection;
@@ -16,6 +17,30 @@ export interface StoreConnection {
   label: string;
   /** Text of a LanceDB failure, with the location's keys redacted. */
   reason(err: unknown): string;
+}
+
+/** What both LanceDB stores share: the connection, the folder kept private after commits, the failure text. */
+export abstract class ConnectedStore {
+  protected readonly conn: Connection;
+  protected readonly dir?: string;
+
+  protected constructor(protected readonly store: StoreConnection) {
+    this.conn = store.conn;
+    this.dir = store.root;
+  }
+
+  protected committed(): void {
+    if (this.dir !== undefined) privatizeTree(this.dir);
+  }
+
+  close(): void {
+    this.conn.close();
+  }
+}
+
+/** A location as named in messages: the folder or the URI. */
+export function locationLabel(where: VectorLocation | string): string {
+  return describeLocation(asLocation(where));
 }
 
 export function asLocation(location: VectorLocation | string): VectorLocation {

@@ -1,11 +1,10 @@
 // Error-memory vectors in LanceDB (.store/lance or an S3 prefix): one table per embedder id, rows of (record id,
 // vector) only. The error-vector side of the vectors port.
-import { privatizeTree } from "./private-modes.ts";
-import type { Connection, Table } from "@lancedb/lancedb";
+import type { Table } from "@lancedb/lancedb";
 import { errorMessage, namedError } from "../../shared/errors.ts";
 import type { ErrorVector, ErrorVectorHit, ErrorVectors } from "../ports/vector-port.ts";
 import type { VectorLocation } from "../ports/vector-location.ts";
-import { connectStore, openIfExists, type StoreConnection } from "./connect-store.ts";
+import { ConnectedStore, connectStore, locationLabel, openIfExists } from "./connect-store.ts";
 import { loadLanceDb } from "./load-lancedb.ts";
 import { EMBEDDER_KEY, embedderTableName, embedderTables, type TableInfo } from "./embedder-tables.ts";
 import { assertDimensions } from "./vector-dimension.ts";
@@ -41,27 +40,17 @@ async function optimize(t: Table): Promise<void> {
   await t.optimize({ cleanupOlderThan: new Date(Date.now() - 60_000) });
 }
 
-export class ErrorVectorStore implements ErrorVectors {
-  private readonly conn: Connection;
-  private readonly dir?: string;
-
-  private constructor(private readonly store: StoreConnection) {
-    this.conn = store.conn;
-    this.dir = store.root;
-  }
-
+export class ErrorVectorStore extends ConnectedStore implements ErrorVectors {
   /** The store in a local folder (a path) or at a location of the vectors port. */
   static async open(where: string | VectorLocation): Promise<ErrorVectorStore> {
     try {
       return new ErrorVectorStore(await connectStore(where));
     } catch (err) {
-      const dir = typeof where === "string" ? where : where.kind === "local" ? where.dir : where.uri;
-      throw new ErrorVectorStoreError({ op: "open", dir, reason: errorMessage(err) }, { cause: err });
+      throw new ErrorVectorStoreError(
+        { op: "open", dir: locationLabel(where), reason: errorMessage(err) },
+        { cause: err },
+      );
     }
-  }
-
-  private committed(): void {
-    if (this.dir !== undefined) privatizeTree(this.dir);
   }
 
   private open(embedderId: string): Promise<Table | undefined> {
@@ -229,9 +218,5 @@ export class ErrorVectorStore implements ErrorVectors {
       }
     }
     this.committed();
-  }
-
-  close(): void {
-    this.conn.close();
   }
 }

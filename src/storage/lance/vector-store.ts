@@ -1,12 +1,11 @@
 // LanceDB vector store (.store/lance or an S3 prefix): one table per embedder (id + dimension), rows keyed by
 // message id. The message-vector side of the vectors port.
-import type { Connection, Table } from "@lancedb/lancedb";
+import type { Table } from "@lancedb/lancedb";
 import { errorMessage, namedError } from "../../shared/errors.ts";
 import type { MessageVectors } from "../ports/vector-port.ts";
 import type { VectorLocation } from "../ports/vector-location.ts";
-import { connectStore, openIfExists, type StoreConnection } from "./connect-store.ts";
+import { ConnectedStore, connectStore, locationLabel, openIfExists } from "./connect-store.ts";
 import { loadLanceDb } from "./load-lancedb.ts";
-import { privatizeTree } from "./private-modes.ts";
 import { VectorTable } from "./vector-table.ts";
 import { EMBEDDER_KEY, embedderTableName, embedderTables, type TableInfo } from "./embedder-tables.ts";
 
@@ -27,27 +26,14 @@ export function tableNameFor(embedderId: string): string {
   return embedderTableName("messages_", embedderId);
 }
 
-export class VectorStore implements MessageVectors {
-  private readonly conn: Connection;
-  private readonly dir?: string;
-
-  private constructor(private readonly store: StoreConnection) {
-    this.conn = store.conn;
-    this.dir = store.root;
-  }
-
+export class VectorStore extends ConnectedStore implements MessageVectors {
   /** The store in a local folder (a path) or at a location of the vectors port. */
   static async open(where: string | VectorLocation): Promise<VectorStore> {
     try {
       return new VectorStore(await connectStore(where));
     } catch (err) {
-      const dir = typeof where === "string" ? where : where.kind === "local" ? where.dir : where.uri;
-      throw new VectorStoreError({ op: "open", dir, reason: errorMessage(err) }, { cause: err });
+      throw new VectorStoreError({ op: "open", dir: locationLabel(where), reason: errorMessage(err) }, { cause: err });
     }
-  }
-
-  private committed(): void {
-    if (this.dir !== undefined) privatizeTree(this.dir);
   }
 
   /** Every message-vector table, with the embedder its vectors came from. */
@@ -81,9 +67,5 @@ export class VectorStore implements MessageVectors {
       await this.conn.dropTable(name);
     }
     this.committed();
-  }
-
-  close(): void {
-    this.conn.close();
   }
 }

@@ -81,7 +81,12 @@ export interface ErrorVectorHit {
 /** Error-memory vectors: one table per embedder, rows of (record id, vector). */
 export interface ErrorVectors {
   upsert(embedderId: string, dim: number, rows: readonly ErrorVector[], options: { replace: boolean }): Promise<void>;
-  search(embedderId: string, vector: Float32Array, limit: number, onlyIds?: readonly string[]): Promise<ErrorVectorHit[]>;
+  search(
+    embedderId: string,
+    vector: Float32Array,
+    limit: number,
+    onlyIds?: readonly string[],
+  ): Promise<ErrorVectorHit[]>;
   sample(embedderId: string, n: number): Promise<Float32Array[]>;
   /** Every stored vector of `embedderId`'s table as a stream of batches (copies between stores). */
   batches(embedderId: string): AsyncIterable<ErrorVector[]>;
