@@ -173,7 +173,7 @@ export async function applyDeletes(index: SemanticIndex, store: VectorStore): Pr
   const pending = pendingVectorDeletes(db);
   const byId = pendingVectorIdDeletes(db);
   if (pending.length === 0 && byId.length === 0) return 0;
-  for (const info of await store.tables()) {
+  for (const info of await store.tables(await index.embedderIds())) {
     const t = await store.table(info.embedderId, 0);
     if (!t) continue;
     for (const d of pending) {

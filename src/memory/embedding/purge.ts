@@ -27,7 +27,7 @@ export async function purgeVectors(index: SemanticIndex, signal?: AbortSignal): 
   try {
     const store = await index.store();
     if (hasPendingDeletes(ctx.db)) report.applied = await applyDeletes(index, store);
-    for (const info of await store.tables()) {
+    for (const info of await store.tables(await index.embedderIds())) {
       const t = await store.table(info.embedderId, 0);
       if (!t) continue;
       try {

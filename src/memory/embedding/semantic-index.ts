@@ -58,6 +58,18 @@ export class SemanticIndex {
     return this.#store;
   }
 
+  /**
+   * With a shared store, the configured embedder's id, so that its table is found by name even where the
+   * store's listing misses it; none for the home's folder (its listing is exact) or when there is no embedder.
+   */
+  async embedderIds(): Promise<string[]> {
+    if (!this.ctx.config.vectors.uri) return [];
+    return this.embedder().then(
+      (e) => [e.id],
+      () => [],
+    );
+  }
+
   async table(create = false): Promise<MessageVectorTable | undefined> {
     const e = await this.embedder();
     return (await this.store()).table(e.id, e.dim, { create });

@@ -104,7 +104,16 @@ async function applyVectorDeletes(ctx: MemoryContext): Promise<{ removed: number
   if (ids.length === 0) return { removed: 0, notes: [] };
   try {
     // No vector store yet means no vector was ever written.
-    if (mayHoldVectors(ctx)) await (await errorVectorStore(ctx)).deleteIds(ids);
+    if (mayHoldVectors(ctx)) {
+      // A shared store's listing may miss a table: find the configured embedder's by name as well.
+      const probe = ctx.config.vectors.uri
+        ? await errorEmbedder(ctx).then(
+            (e) => [e.id],
+            () => [],
+          )
+        : [];
+      await (await errorVectorStore(ctx)).deleteIds(ids, probe);
+    }
     withWriteLock(ctx.db, () => clearVectorDeletes(ctx.db, ids));
     return { removed: ids.length, notes: [] };
   } catch (err) {

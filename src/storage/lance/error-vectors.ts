@@ -160,14 +160,14 @@ export class ErrorVectorStore extends ConnectedStore implements ErrorVectors {
   }
 
   /** Every error table with the embedder its vectors came from. */
-  tables(): Promise<TableInfo[]> {
-    return embedderTables(this.conn, PREFIX);
+  tables(probe: readonly string[] = []): Promise<TableInfo[]> {
+    return embedderTables(this.conn, PREFIX, probe);
   }
 
   /** Delete these record ids from every error table. */
-  async deleteIds(ids: readonly string[]): Promise<void> {
+  async deleteIds(ids: readonly string[], probe: readonly string[] = []): Promise<void> {
     if (ids.length === 0) return;
-    for (const { name } of await this.tables()) {
+    for (const { name } of await this.tables(probe)) {
       const t = await this.conn.openTable(name);
       try {
         for (let i = 0; i < ids.length; i += 500)

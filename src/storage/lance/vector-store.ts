@@ -37,8 +37,8 @@ export class VectorStore extends ConnectedStore implements MessageVectors {
   }
 
   /** Every message-vector table, with the embedder its vectors came from. */
-  tables(): Promise<TableInfo[]> {
-    return embedderTables(this.conn, "messages_");
+  tables(probe: readonly string[] = []): Promise<TableInfo[]> {
+    return embedderTables(this.conn, "messages_", probe);
   }
 
   /** The table of one embedder; created empty when `create` is set, else undefined if absent. */

@@ -60,7 +60,8 @@ export interface MessageVectorTable {
 
 /** Every embedder's message-vector table. */
 export interface MessageVectors {
-  tables(): Promise<TableInfo[]>;
+  /** Every embedder's table: the store's listing, plus the tables of the `probe` embedders found by name. */
+  tables(probe?: readonly string[]): Promise<TableInfo[]>;
   /** The table of one embedder; created empty when `create` is set, else undefined if absent. */
   table(embedderId: string, dim: number, options?: { create?: boolean }): Promise<MessageVectorTable | undefined>;
   drop(embedderId: string): Promise<void>;
@@ -90,8 +91,10 @@ export interface ErrorVectors {
   sample(embedderId: string, n: number): Promise<Float32Array[]>;
   /** Every stored vector of `embedderId`'s table as a stream of batches (copies between stores). */
   batches(embedderId: string): AsyncIterable<ErrorVector[]>;
-  tables(): Promise<TableInfo[]>;
-  deleteIds(ids: readonly string[]): Promise<void>;
+  /** Every embedder's table: the store's listing, plus the tables of the `probe` embedders found by name. */
+  tables(probe?: readonly string[]): Promise<TableInfo[]>;
+  /** Delete these record ids from every table (those of the `probe` embedders included). */
+  deleteIds(ids: readonly string[], probe?: readonly string[]): Promise<void>;
   ids(embedderId: string): Promise<string[]>;
   dropAllBut(embedderId: string): Promise<string[]>;
   maintain(): Promise<void>;
