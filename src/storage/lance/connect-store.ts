@@ -29,6 +29,11 @@ export abstract class ConnectedStore {
     this.dir = store.root;
   }
 
+  /** A local failure keeps its cause (a full disk reads as one); a remote one's may quote a request. */
+  protected causeOf(err: unknown): { cause?: unknown } {
+    return this.dir !== undefined ? { cause: err } : {};
+  }
+
   protected committed(): void {
     if (this.dir !== undefined) privatizeTree(this.dir);
   }

@@ -72,7 +72,10 @@ export class ErrorVectorStore extends ConnectedStore implements ErrorVectors {
     try {
       return await this.conn.createEmptyTable(errorTableName(embedderId), schema, { existOk: true });
     } catch (err) {
-      throw new ErrorVectorStoreError({ op: "create-table", embedderId, reason: this.store.reason(err) });
+      throw new ErrorVectorStoreError(
+        { op: "create-table", embedderId, reason: this.store.reason(err) },
+        this.causeOf(err),
+      );
     }
   }
 

@@ -53,7 +53,10 @@ export class VectorStore extends ConnectedStore implements MessageVectors {
         t = await this.conn.createEmptyTable(name, schema, { existOk: true });
         this.committed();
       } catch (err) {
-        throw new VectorStoreError({ op: "create-table", table: name, reason: this.store.reason(err) });
+        throw new VectorStoreError(
+          { op: "create-table", table: name, reason: this.store.reason(err) },
+          this.causeOf(err),
+        );
       }
     }
     return VectorTable.wrap(t, dim, this.dir);
