@@ -91,6 +91,10 @@ for (const impl of implementations) {
         expect(await ids(t)).toEqual(["m2", "m3"]);
         await t.deleteIds(["m3"]);
         expect(await ids(t)).toEqual(["m2"]);
+        await t.append([row(4, "b", unit(0, 1, 1))]);
+        expect(await ids(t)).toEqual(["m2", "m4"]);
+        await expect(t.append([row(5, "b", unit(0, 1))])).rejects.toThrow("vector of 2 dimensions");
+        await t.deleteIds(["m4"]);
         const scanned = (await Array.fromAsync(t.batches())).flat();
         expect(scanned.map((r) => r.id)).toEqual(["m2"]);
         expect(Array.from(scanned[0]!.vector)).toEqual(Array.from(unit(0, 0, 1)));

@@ -8,6 +8,7 @@ import {
   openMessageVectors,
   type ErrorVectors,
   type MessageVectors,
+  type VectorRow,
 } from "../../storage/ports/vector-port.ts";
 import type { VectorLocation } from "../../storage/ports/vector-location.ts";
 
@@ -37,6 +38,9 @@ export const VectorCopyMismatch = namedError<{ kind: string; embedderId: string;
   (d) =>
     `the copy of the ${d.kind} vectors of ${d.embedderId} is incomplete: ${d.missing} of ${d.source} rows are not in the target; run it again`,
 );
+
+/** Rows per write to the target: each write is one commit (a few requests on object storage). */
+const WRITE_BATCH = 8192;
 
 type Stores = { messages: MessageVectors; errors: ErrorVectors };
 
@@ -69,20 +73,29 @@ async function copyMessageTable(
   existing?.close();
   const sourceIds = new Set<string>();
   let dst: Awaited<ReturnType<MessageVectors["table"]>>;
+  let pending: VectorRow[] = [];
+  const flush = async () => {
+    if (pending.length === 0) return;
+    dst ??= await to.table(embedderId, pending[0]!.vector.length, { create: true });
+    // New ids only (those present were filtered out): an append, one commit per WRITE_BATCH rows.
+    await dst!.append(pending);
+    report.copied += pending.length;
+    pending = [];
+    onProgress({ kind: "messages", embedderId, done: report.copied + report.present, total: report.source });
+  };
   try {
     for await (const batch of src.batches()) {
       signal?.throwIfAborted();
-      if (batch.length === 0) continue;
-      for (const r of batch) sourceIds.add(r.id);
-      const fresh = batch.filter((r) => !present.has(r.id));
-      report.present += batch.length - fresh.length;
-      if (fresh.length > 0) {
-        dst ??= await to.table(embedderId, fresh[0]!.vector.length, { create: true });
-        await dst!.upsert(fresh);
-        report.copied += fresh.length;
+      for (const r of batch) {
+        if (sourceIds.has(r.id)) continue;
+        sourceIds.add(r.id);
+        if (present.has(r.id)) report.present++;
+        else pending.push(r);
       }
-      onProgress({ kind: "messages", embedderId, done: report.copied + report.present, total: report.source });
+      if (pending.length >= WRITE_BATCH) await flush();
     }
+    await flush();
+    onProgress({ kind: "messages", embedderId, done: report.copied + report.present, total: report.source });
     if (report.copied > 0) await dst!.maintain();
     const check = await to.table(embedderId, 0);
     const inTarget = new Set(check ? (await check.keys()).map((k) => k.id) : []);

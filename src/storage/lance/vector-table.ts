@@ -73,6 +73,14 @@ export class VectorTable implements MessageVectorTable {
     this.committed();
   }
 
+  async append(rows: readonly VectorRow[]): Promise<void> {
+    if (rows.length === 0) return;
+    const { lancedb } = await loadLanceDb();
+    assertDimensions(rows, this.dim);
+    await this.t.add(arrowRows(lancedb, rows, await this.t.schema()));
+    this.committed();
+  }
+
   /** Delete a session's rows with seq below `beforeSeq` (compaction, reset, rm). */
   async deleteBefore(session: string, beforeSeq: bigint): Promise<void> {
     await this.t.delete(`session = ${quote(session)} AND seq < ${beforeSeq}`);

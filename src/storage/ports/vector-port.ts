@@ -40,6 +40,8 @@ export interface TableInfo {
 export interface MessageVectorTable {
   readonly dim: number;
   upsert(rows: readonly VectorRow[]): Promise<void>;
+  /** Add rows whose ids are not in the table yet (no lookup of existing ids: much cheaper than upsert). */
+  append(rows: readonly VectorRow[]): Promise<void>;
   deleteBefore(session: string, beforeSeq: bigint): Promise<void>;
   deleteIds(ids: readonly string[]): Promise<void>;
   count(filter?: VectorFilter): Promise<number>;
