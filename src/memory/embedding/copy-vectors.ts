@@ -32,8 +32,13 @@ export interface VectorCopyTable {
 }
 
 /** After a copy, some source ids are not in the target (a concurrent deletion there, or a failed write). */
-export const VectorCopyMismatch = namedError<{ kind: string; embedderId: string; missing: number; source: number }>(
-  "VectorCopyMismatch",
+export const VectorCopyMismatchError = namedError<{
+  kind: string;
+  embedderId: string;
+  missing: number;
+  source: number;
+}>(
+  "VectorCopyMismatchError",
   "runtime",
   (d) =>
     `the copy of the ${d.kind} vectors of ${d.embedderId} is incomplete: ${d.missing} of ${d.source} rows are not in the target; run it again`,
@@ -136,12 +141,17 @@ function verify(report: VectorCopyTable, sourceIds: Set<string>, inTarget: Set<s
   let missing = 0;
   for (const id of sourceIds) if (!inTarget.has(id)) missing++;
   if (missing > 0)
-    throw new VectorCopyMismatch({ kind: report.kind, embedderId: report.embedderId, missing, source: sourceIds.size });
+    throw new VectorCopyMismatchError({
+      kind: report.kind,
+      embedderId: report.embedderId,
+      missing,
+      source: sourceIds.size,
+    });
 }
 
 /**
  * Copy every message and error vector of `from` into `to`, table by table. Resumable: what the target holds
- * already is skipped. Verified: each source id is in the target at the end (VectorCopyMismatch otherwise);
+ * already is skipped. Verified: each source id is in the target at the end (VectorCopyMismatchError otherwise);
  * the target may hold more (other homes sharing it).
  */
 export async function copyVectors(

@@ -18,8 +18,8 @@ export type VectorLocation =
     };
 
 /** [vectors] names an S3 store but the environment has no keys for it. */
-export const VectorKeysMissing = namedError<{ uri: string; missing: string[] }>(
-  "VectorKeysMissing",
+export const VectorKeysMissingError = namedError<{ uri: string; missing: string[] }>(
+  "VectorKeysMissingError",
   "input",
   (d) => `vectors.uri is ${d.uri} but ${d.missing.join(" and ")} ${d.missing.length > 1 ? "are" : "is"} not set`,
 );
@@ -36,7 +36,7 @@ export function vectorLocation(config: Config["vectors"], localDir: string, env:
   const missing: string[] = [];
   if (!accessKeyId) missing.push(S3_KEY_VARIABLES.accessKeyId.join(" / "));
   if (!secretAccessKey) missing.push(S3_KEY_VARIABLES.secretAccessKey.join(" / "));
-  if (!accessKeyId || !secretAccessKey) throw new VectorKeysMissing({ uri: config.uri, missing });
+  if (!accessKeyId || !secretAccessKey) throw new VectorKeysMissingError({ uri: config.uri, missing });
   const sessionToken = first(env, S3_KEY_VARIABLES.sessionToken);
   const storageOptions: Record<string, string> = {
     awsAccessKeyId: accessKeyId,
