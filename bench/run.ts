@@ -20,6 +20,7 @@ const SCRIPTS = [
   "agents-http.ts",
   "agents-mcp.ts",
   "live.ts",
+  "archive-pg.ts",
 ];
 
 const root = resolve(import.meta.dir, "..");
