@@ -4,7 +4,10 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { homePaths } from "../../src/config/home.ts";
+import { validateConfig } from "../../src/config/load.ts";
 import { copyVectors, type VectorCopyProgress } from "../../src/memory/embedding/copy-vectors.ts";
+import { migrateVectors } from "../../src/memory/embedding/migrate-vectors.ts";
 import { openErrorVectors, openMessageVectors, type VectorRow } from "../../src/storage/ports/vector-port.ts";
 import type { VectorLocation } from "../../src/storage/ports/vector-location.ts";
 import { startS3Server, type S3Server } from "../fixture/s3-server.ts";
@@ -111,3 +114,25 @@ test("a home that never stored a vector copies nothing and creates no folder", a
   expect(await copyVectors(from, s3.location("empty-target"))).toEqual([]);
   expect(existsSync((from as { dir: string }).dir)).toBe(false);
 });
+
+test(
+  "migrate-archive's vector step: the home's vectors into [vectors] uri; nothing while the vectors stay local",
+  async () => {
+    const home = mkdtempSync(join(tmpdir(), "memvoy-migvec-"));
+    dirs.push(home);
+    const paths = homePaths(home);
+    await fill({ kind: "local", dir: paths.lance });
+    const local = validateConfig({}, "test");
+    expect(await migrateVectors({ home: paths, config: local })).toEqual({ copied: 0 });
+    const shared = validateConfig(
+      { vectors: { uri: `s3://${s3.bucket}/migrated`, endpoint: s3.endpoint, allow_http: true } },
+      "test",
+    );
+    const progress: number[] = [];
+    const r = await migrateVectors({ home: paths, config: shared, env: s3.env, onProgress: (d) => progress.push(d) });
+    expect(r).toEqual({ copied: 360 });
+    expect(progress.length).toBeGreaterThan(0);
+    expect(await migrateVectors({ home: paths, config: shared, env: s3.env })).toEqual({ copied: 0 });
+  },
+  T,
+);
