@@ -21,6 +21,8 @@ export interface HomeSpec {
 export interface BuildStats {
   /** Time spent inside HomeMemory.add only. */
   addMs: number;
+  /** CPU time (user + system) of this process inside HomeMemory.add only. */
+  addCpuMs: number;
   /** Wall time including corpus generation. */
   wallMs: number;
   addCalls: number;
@@ -45,7 +47,7 @@ export function buildHome(home: string, spec: HomeSpec, progress?: (done: number
   const perSession = Math.ceil(spec.messages / spec.sessions);
   const step = SPAN_NS / BigInt(perSession);
   const start = CORPUS_END_NS - SPAN_NS;
-  const stats: BuildStats = { addMs: 0, wallMs: 0, addCalls: 0, compacted: 0 };
+  const stats: BuildStats = { addMs: 0, addCpuMs: 0, wallMs: 0, addCalls: 0, compacted: 0 };
   const wall = performance.now();
   let done = 0;
   const streams = Array.from({ length: spec.sessions }, (_, k) => sessionStream(k));
@@ -58,8 +60,11 @@ export function buildHome(home: string, spec: HomeSpec, progress?: (done: number
           sendAt: start + BigInt(from + i) * step + (BigInt(k) * step) / BigInt(spec.sessions),
         }));
         const t = performance.now();
+        const c = process.cpuUsage();
         const r = api.add(sessionName(k), batch);
+        const used = process.cpuUsage(c);
         stats.addMs += performance.now() - t;
+        stats.addCpuMs += (used.user + used.system) / 1000;
         stats.addCalls++;
         stats.compacted += r.compacted;
         done += count;

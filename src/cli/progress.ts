@@ -35,7 +35,7 @@ export function progressLine(stream: NodeJS.WriteStream) {
       last = now;
       shown = true;
       const secs = (now - started) / 1000;
-      stream.write(`\r${label}  ${secs > 0 ? Math.round(count / secs) : 0}/s\x1b[K`);
+      stream.write(`\r${label}, ${secs > 0 ? Math.round(count / secs) : 0}/s\x1b[K`);
     },
     done(): void {
       if (shown) stream.write("\r\x1b[K");

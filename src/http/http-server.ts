@@ -1,5 +1,6 @@
-// The loopback HTTP API: Bun.serve routes built from the route table, bound to 127.0.0.1 only, each
-// request checked for Host, Origin and the bearer token; /mcp serves MCP Streamable HTTP.
+// The loopback HTTP API: Bun.serve routes built from the route table, bound to 127.0.0.1 (and [::1] on the
+// same port where the machine has it), each request checked for Host, Origin and the bearer token; /mcp
+// serves MCP Streamable HTTP.
 import type { Server } from "bun";
 import { fieldTypes } from "../app/api/json-schema.ts";
 import { errorBody, errorStatus } from "../app/api/error-body.ts";
@@ -98,25 +99,30 @@ export function startHttpServer(o: HttpServerOptions): HttpServer {
     routes[MCP_PATH] = { GET: mcp, POST: mcp, DELETE: mcp };
   }
 
-  const server: Server<undefined> = Bun.serve({
-    hostname: "127.0.0.1",
-    port: o.port,
+  const options = {
     // Our own limit answers 413 with a JSON body; Bun's is only a backstop.
     maxRequestBodySize: Math.max(o.maxBodyBytes + 1024 * 1024, 128 * 1024 * 1024),
     routes: routes as never,
     fetch: guarded(async (req) => refused(404, `no route ${req.method} ${new URL(req.url).pathname}`)) as never,
-    error: (err) => {
+    error: (err: Error) => {
       const body = errorBody(err, 500);
       body.error.message = scrub(body.error.message);
       return json(body, 500);
     },
-  });
+  };
+  const server: Server<undefined> = Bun.serve({ ...options, hostname: "127.0.0.1", port: o.port });
   port = server.port!;
+  let v6: Server<undefined> | undefined;
+  try {
+    v6 = Bun.serve({ ...options, hostname: "::1", port });
+  } catch {
+    // No IPv6 loopback here, or its port is taken: 127.0.0.1 serves alone.
+  }
   return {
     url: `http://127.0.0.1:${port}`,
     port,
     stop: async () => {
-      await server.stop(true);
+      await Promise.all([server.stop(true), v6?.stop(true)]);
     },
   };
 }

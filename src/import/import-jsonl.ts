@@ -1,10 +1,10 @@
 // `memvoy import jsonl`: memvoy's own export format back in, exactly (ids, times, metadata; never redacted).
 import type { HomeMemory } from "../app/memory-api.ts";
 import { isRole, type MessageRecord } from "../shared/message.ts";
-import { parseTime } from "../shared/time.ts";
+import { recordTime } from "./record-time.ts";
 import type { MetaUpdate } from "../app/import-api.ts";
 import type { Problem } from "./import-types.ts";
-import { isObject, jsonlLines, tryJson } from "./read-lines.ts";
+import { isObject, jsonlLines, streamLines, tryJson, type Line } from "./read-lines.ts";
 import { addSkipped, eachFile, newReport, type ImportOptions, type SourceReport } from "./import-report.ts";
 
 const ID = /^[0-9A-Za-z_-]{1,64}$/;
@@ -18,13 +18,36 @@ export function importJsonlFiles(
 ): Promise<SourceReport> {
   const report = newReport("jsonl", files, o.dryRun === true);
   report.files.found = files.length;
-  return eachFile(api, report, files, o, (file, sessions) => {
-    readOne(api, file, o, report, sessions);
+  return eachFile(api, report, files, o, async (file, sessions) => {
+    await readOne(api, file, jsonlLines(file, 0, 1, true), o, report, sessions);
     report.files.read++;
   });
 }
 
-function readOne(api: HomeMemory, file: string, o: ImportOptions, report: SourceReport, sessions: Set<string>): void {
+/** The export format piped in (`memvoy import jsonl -`); reported under the name STDIN. */
+export function importJsonlStream(
+  api: HomeMemory,
+  stream: ReadableStream<Uint8Array>,
+  o: ImportOptions = {},
+): Promise<SourceReport> {
+  const report = newReport("jsonl", [STDIN], o.dryRun === true);
+  report.files.found = 1;
+  return eachFile(api, report, [STDIN], o, async (name, sessions) => {
+    await readOne(api, name, streamLines(stream, name), o, report, sessions);
+    report.files.read++;
+  });
+}
+
+export const STDIN = "(stdin)";
+
+async function readOne(
+  api: HomeMemory,
+  file: string,
+  input: Iterable<Line> | AsyncIterable<Line>,
+  o: ImportOptions,
+  report: SourceReport,
+  sessions: Set<string>,
+): Promise<void> {
   let batch: MessageRecord[] = [];
   let batchSession: string | undefined;
   let lines = 0;
@@ -39,7 +62,7 @@ function readOne(api: HomeMemory, file: string, o: ImportOptions, report: Source
     for (const bad of r.invalid) skip({ file, reason: bad.reason });
     batch = [];
   };
-  for (const l of jsonlLines(file, 0, 1, true)) {
+  for await (const l of input) {
     if (l.text.trim() === "") continue;
     lines++;
     const r = tryJson(l.text);
@@ -64,7 +87,7 @@ function readOne(api: HomeMemory, file: string, o: ImportOptions, report: Source
       skip({ file, line: l.line, reason: `unknown line type ${JSON.stringify(r.type)}` });
       continue;
     }
-    const sendAt = typeof r.sendAt === "string" ? parseTime(r.sendAt) : undefined;
+    const sendAt = typeof r.sendAt === "string" ? recordTime(r.sendAt) : undefined;
     if (
       typeof r.id !== "string" ||
       !ID.test(r.id) ||

@@ -10,7 +10,8 @@ export interface SourceReport {
   files: { found: number; read: number; unchanged: number; failed: number };
   sessions: number;
   /** removed: rewound in the source and removed here; tombstoned: removed once, kept out. */
-  messages: { added: number; existing: number; removed: number; tombstoned: number };
+  /** extended: stored messages whose text grew (more of a streamed reply arrived). */
+  messages: { added: number; existing: number; removed: number; tombstoned: number; extended: number };
   /** Messages with at least one secret redacted. */
   redacted: number;
   /** The first skipped lines or records, with their reason (skippedCount is exact). */
@@ -33,7 +34,7 @@ export function newReport(source: string, paths: readonly string[], dryRun: bool
     paths: [...paths],
     files: { found: 0, read: 0, unchanged: 0, failed: 0 },
     sessions: 0,
-    messages: { added: 0, existing: 0, removed: 0, tombstoned: 0 },
+    messages: { added: 0, existing: 0, removed: 0, tombstoned: 0, extended: 0 },
     redacted: 0,
     skipped: [],
     skippedCount: 0,
@@ -91,6 +92,6 @@ export async function eachFile(
     o.onProgress?.({ source: report.source, filesDone: done, files: files.length, messages: report.messages.added });
   }
   report.sessions = sessions.size;
-  if (report.messages.added > 0 && !o.dryRun) api.imports.embedAdded();
+  if (report.messages.added + report.messages.extended > 0 && !o.dryRun) api.imports.embedAdded();
   return report;
 }

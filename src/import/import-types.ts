@@ -9,6 +9,8 @@ export interface ImportedMessage {
   content: string;
   /** UTC ns, the record's own time. */
   sendAt: bigint;
+  /** The content only continues the message imported earlier under this key (more of a streamed reply). */
+  continues?: boolean;
 }
 
 export interface ImportedSession {

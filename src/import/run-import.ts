@@ -79,7 +79,7 @@ async function importFile(
   report.files.read++;
   for (const p of read.skipped) addSkipped(report, p);
   for (const s of read.sessions) {
-    const records = toRecords(source, s, o.since);
+    const { records, continues } = toRecords(source, s, o.since);
     // A session with nothing to add is only touched when it exists (its title may have arrived late):
     // a transcript holding no conversation yet does not create an empty session.
     if (records.length === 0 && api.imports.meta(s.id) === undefined) continue;
@@ -91,8 +91,9 @@ async function importFile(
       project: s.project,
       parent: s.parent,
     };
-    const r = api.imports.write(s.id, records, meta, { redact: !o.keepSecrets, dryRun: o.dryRun });
+    const r = api.imports.write(s.id, records, meta, { redact: !o.keepSecrets, dryRun: o.dryRun, continues });
     report.messages.added += r.added;
+    report.messages.extended += r.extended;
     report.messages.existing += r.existing;
     report.messages.tombstoned += r.tombstoned;
     report.redacted += r.redacted;
@@ -110,18 +111,20 @@ async function importFile(
   }
 }
 
-function toRecords(source: Source, s: ImportedSession, since: bigint | undefined): MessageRecord[] {
-  const out: MessageRecord[] = [];
+function toRecords(
+  source: Source,
+  s: ImportedSession,
+  since: bigint | undefined,
+): { records: MessageRecord[]; continues: Set<string> } {
+  const records: MessageRecord[] = [];
+  const continues = new Set<string>();
   for (const m of s.messages) {
     if (since !== undefined && m.sendAt < since) continue;
-    out.push({
-      id: importedMessageId(m.sendAt, source.name, `${s.id}\0${m.key}`),
-      role: m.role,
-      content: m.content,
-      sendAt: m.sendAt,
-    });
+    const id = importedMessageId(m.sendAt, source.name, `${s.id}\0${m.key}`);
+    records.push({ id, role: m.role, content: m.content, sendAt: m.sendAt });
+    if (m.continues) continues.add(id);
   }
-  return out;
+  return { records, continues };
 }
 
 /** A file re-read whole no longer holds some messages imported from it earlier (a rewind): remove them. */

@@ -24,6 +24,7 @@ export function createMcpServer(api: MemoryApi, version: string): McpServer {
         title: tool.title,
         description: tool.description,
         inputSchema: standardSchemaOf(tool.schema) as never,
+        outputSchema: standardSchemaOf(tool.output, true) as never,
         annotations: { title: tool.title, ...tool.annotations },
       },
       (async (raw: unknown) => {

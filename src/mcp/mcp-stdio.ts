@@ -1,36 +1,179 @@
 // `memvoy mcp` over stdio: newline-delimited JSON-RPC on stdin/stdout, nothing else on stdout; the home is
 // opened in this process, so several clients may each run their own server on one home (writes take the
-// home's cross-process writer lock).
-import { serveStdio, StdioServerTransport } from "@modelcontextprotocol/server/stdio";
+// home's cross-process writer lock). An agent's start-up (initialize, initialized, tools/list) is answered
+// with the SDK's own recorded answers before the SDK loads; then the SDK's server takes the connection over,
+// with the initialize replayed to it, and serves everything from there on.
+import type { PassThrough, Writable } from "node:stream";
 import type { MemoryApi } from "../app/api/memory-api.ts";
-import { createMcpServer } from "./mcp-server.ts";
+import type { EarlyAnswers } from "./early-answers.ts";
+import { earlyAnswers } from "./early-answers.ts" with { type: "macro" };
 
 /**
  * The longest JSON-RPC line read: above the SDK's 10 MiB default, so that a message over
  * limits.max_message_bytes is answered with an error instead of closing the connection.
  */
 const MAX_LINE_BYTES = 64 * 1024 * 1024;
+/** A start-up line longer than this goes to the SDK unread. */
+const EARLY_LINE_BYTES = 1024 * 1024;
+/** The id of the replayed initialize: its answer (already given) is not sent again. */
+const REPLAY_ID = "memvoy-replayed-initialize";
+
+type Message = Record<string, unknown>;
+const isObject = (x: unknown): x is Message => typeof x === "object" && x !== null && !Array.isArray(x);
+const isId = (x: unknown) => typeof x === "string" || (typeof x === "number" && Number.isInteger(x));
 
 export async function runMcpStdio(api: MemoryApi, version: string): Promise<number> {
+  const early = (await earlyAnswers()) as EarlyAnswers;
   const done = Promise.withResolvers<number>();
-  const transport = new StdioServerTransport(process.stdin, process.stdout, { maxBufferSize: MAX_LINE_BYTES });
-  const handle = serveStdio(() => createMcpServer(api, version), {
-    transport,
-    onerror: (err) => {
-      process.stderr.write(`memvoy mcp: ${err.message.split("\n")[0]}\n`);
-      // The transport gives up on a line over MAX_LINE_BYTES: end rather than hang.
-      if (/ReadBuffer exceeded/.test(err.message)) void stop();
-    },
-  });
+  let revision: string | undefined;
+  const replay: string[] = [];
+  let unread: Buffer = Buffer.alloc(0);
+  /** Set once the SDK serves the connection: where stdin goes from then on. */
+  let input: PassThrough | undefined;
+  let handOff: Promise<void> | undefined;
+  let stopSdk = async () => {};
+  let ended = false;
+
+  const write = (m: Message) => process.stdout.write(`${JSON.stringify(m)}\n`);
+
+  /** Answer one start-up line from the recorded answers; false: the SDK must see it. */
+  const answerEarly = (line: string): boolean => {
+    if (early.version !== version) return false;
+    let m: unknown;
+    try {
+      m = JSON.parse(line);
+    } catch {
+      return false;
+    }
+    if (!isObject(m) || m.jsonrpc !== "2.0") return false;
+    if (revision === undefined) {
+      const p = m.params;
+      if (m.method !== "initialize" || !isId(m.id) || !isObject(p) || typeof p.protocolVersion !== "string")
+        return false;
+      const recorded = Object.hasOwn(early.byRevision, p.protocolVersion)
+        ? early.byRevision[p.protocolVersion]
+        : undefined;
+      const info = p.clientInfo;
+      if (!recorded || !isObject(p.capabilities) || !isObject(info)) return false;
+      if (typeof info.name !== "string" || typeof info.version !== "string") return false;
+      revision = p.protocolVersion;
+      replay.push(JSON.stringify({ ...m, id: REPLAY_ID }));
+      write({ jsonrpc: "2.0", id: m.id, result: recorded.initialize });
+      return true;
+    }
+    if (m.method === "notifications/initialized" && !("id" in m)) {
+      replay.push(line);
+      return true;
+    }
+    const plainList = m.params === undefined || (isObject(m.params) && Object.keys(m.params).length === 0);
+    if (m.method === "tools/list" && isId(m.id) && plainList) {
+      write({ jsonrpc: "2.0", id: m.id, result: early.byRevision[revision]!.toolsList });
+      // Load the SDK now, while the agent reads the list, rather than on its first call.
+      setImmediate(startSdk);
+      return true;
+    }
+    return false;
+  };
+
+  const startSdk = () => {
+    if (handOff) return;
+    handOff = (async () => {
+      const { serveStdio, StdioServerTransport } = await import("@modelcontextprotocol/server/stdio");
+      const { createMcpServer } = await import("./mcp-server.ts");
+      const stream = await import("node:stream");
+      const pipe = new stream.PassThrough();
+      const handle = serveStdio(() => createMcpServer(api, version), {
+        transport: new StdioServerTransport(pipe, withoutReplayAnswer(stream.Writable), {
+          maxBufferSize: MAX_LINE_BYTES,
+        }),
+        onerror: (err) => {
+          process.stderr.write(`memvoy mcp: ${err.message.split("\n")[0]}\n`);
+          // The transport gives up on a line over MAX_LINE_BYTES: end rather than hang.
+          if (/ReadBuffer exceeded/.test(err.message)) void stop();
+        },
+      });
+      stopSdk = () => handle.close().catch(() => {});
+      for (const line of replay) pipe.write(`${line}\n`);
+      if (unread.length > 0) pipe.write(unread);
+      unread = Buffer.alloc(0);
+      input = pipe;
+      if (ended) endInput();
+    })();
+    handOff.catch((err) => {
+      process.stderr.write(`memvoy mcp: ${err instanceof Error ? err.message : String(err)}\n`);
+      done.resolve(1);
+    });
+  };
+
+  const onData = (chunk: Buffer) => {
+    if (input) {
+      input.write(chunk);
+      return;
+    }
+    unread = unread.length === 0 ? chunk : Buffer.concat([unread, chunk]);
+    if (handOff) return;
+    for (let nl = unread.indexOf(10); nl >= 0; nl = unread.indexOf(10)) {
+      if (!answerEarly(unread.subarray(0, nl).toString("utf8"))) return startSdk();
+      unread = unread.subarray(nl + 1);
+    }
+    if (unread.length > EARLY_LINE_BYTES) startSdk();
+  };
+
+  const endInput = () => {
+    input!.once("end", () => void stop());
+    input!.end();
+  };
+  const onEnd = () => {
+    if (ended) return;
+    ended = true;
+    if (input) endInput();
+    else if (!handOff) void stop(); // the agent left after its start-up: the SDK was never needed
+  };
   const stop = async () => {
-    await handle.close().catch(() => {});
+    await handOff?.catch(() => {});
+    await stopSdk();
     done.resolve(0);
   };
-  process.stdin.once("end", () => void stop());
-  process.stdin.once("close", () => void stop());
+
+  process.stdin.on("data", onData);
+  process.stdin.once("end", onEnd);
+  process.stdin.once("close", onEnd);
   process.once("SIGTERM", () => void stop());
   process.once("SIGINT", () => void stop());
   const code = await done.promise;
+  process.stdin.off("data", onData);
+  process.stdin.destroy();
   await api.close();
   return code;
+}
+
+/** stdout for the SDK's transport, minus the answer to the replayed initialize (the agent has it). */
+function withoutReplayAnswer(WritableStream: typeof Writable): Writable {
+  let dropped = false;
+  return new WritableStream({
+    write(chunk: Buffer, _encoding, callback) {
+      if (!dropped && chunk.includes(REPLAY_ID)) {
+        const text = chunk.toString("utf8");
+        const lines = text.split("\n");
+        const kept = lines.filter((line) => {
+          if (dropped || !line.includes(REPLAY_ID)) return true;
+          let m: Message;
+          try {
+            m = JSON.parse(line);
+          } catch {
+            return true;
+          }
+          if (m.id !== REPLAY_ID) return true;
+          dropped = true;
+          if (isObject(m.error))
+            process.stderr.write(`memvoy mcp: the server refused the initialize: ${String(m.error.message)}\n`);
+          return false;
+        });
+        const rest = kept.join("\n");
+        if (rest === "") return callback();
+        return process.stdout.write(rest, () => callback());
+      }
+      process.stdout.write(chunk, () => callback());
+    },
+  });
 }

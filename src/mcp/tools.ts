@@ -2,6 +2,7 @@
 // of MemoryApi calls with a max_chars budget. Search gives compact rows; full text comes from get and around.
 import { checkInput, type AnySchema } from "../app/api/schemas.ts";
 import * as T from "../app/api/tool-schemas.ts";
+import * as O from "../app/api/tool-output-schemas.ts";
 import { BUDGET } from "../app/api/tool-schemas.ts";
 import type { MemoryApi } from "../app/api/memory-api.ts";
 import type { SearchHitJson } from "../app/api/json-types.ts";
@@ -21,6 +22,8 @@ export interface ToolDef {
   title: string;
   description: string;
   schema: AnySchema;
+  /** The structuredContent of a result that is not isError. */
+  output: AnySchema;
   annotations: ToolAnnotations;
   run(api: MemoryApi, args: any): Promise<Budgeted>;
 }
@@ -65,6 +68,7 @@ export const TOOLS: readonly ToolDef[] = [
       "for the messages before and after it. mode=recent gives the last N messages of a session; mode=sessions lists sessions with message count and last activity. " +
       `Answers stay within max_chars (default ${BUDGET.default}); a cut answer has truncated=true and next_offset to pass as offset.`,
     schema: T.ChatHistoryArgs,
+    output: O.ChatHistoryOutput,
     annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     async run(api, a: T.ChatHistory) {
       const budget = a.max_chars ?? BUDGET.default;
@@ -134,6 +138,7 @@ export const TOOLS: readonly ToolDef[] = [
       "Append messages (role user or assistant, content, optional sendAt, sender and idempotencyKey) to a session, in order. Returns the new message ids once " +
       "they are stored. Give each message an idempotencyKey to retry safely: a message whose key the session already holds is not stored twice.",
     schema: T.AddMessagesArgs,
+    output: O.AddMessagesOutput,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
     async run(api, a: T.AddMessages) {
       const r = await api.add(a.session, a.messages);
@@ -147,6 +152,7 @@ export const TOOLS: readonly ToolDef[] = [
       "The context for a session's next turn: its last N messages in full, then one user message holding the Prior summary block (when the session has a " +
       "rolling summary), then the input if given; plus the system prompt section that says how to use the summary.",
     schema: T.SessionContextArgs,
+    output: O.SessionContextOutput,
     annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     async run(api, a: T.SessionContext) {
       const c = await api.context(a.session, a.input);
@@ -161,6 +167,7 @@ export const TOOLS: readonly ToolDef[] = [
       "cause, outcome and hits; every record found has its 90-day expiry restarted. mode=record stores tool, error, fix, cause, outcome and keywords " +
       "(secrets are redacted; the same error of the same tool is merged).",
     schema: T.ErrorMemoryArgs,
+    output: O.ErrorMemoryOutput,
     // lookup restarts the TTL of what it finds, record writes: neither is read-only.
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
     async run(api, a: T.ErrorMemory) {
@@ -210,6 +217,7 @@ export const TOOLS: readonly ToolDef[] = [
     description:
       "A session's rolling summary (key decisions, past discussions, current discussion), with its cursor and whether a new run is due.",
     schema: T.SummaryArgs,
+    output: O.SummaryOutput,
     annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     async run(api, a: T.SummaryRequest) {
       const s = await api.summary(a.session);

@@ -45,7 +45,7 @@ export function legacyId(sessionId: string, index: number, sendAtNs: bigint, con
 
 /** A time-sortable id from a time (ns) and a text: the ULID layout with the text's sha256 as its random part. */
 export function timeHashId(sendAtNs: bigint, text: string): string {
-  const h = new Bun.CryptoHasher("sha256").update(text).digest();
+  const h = Bun.CryptoHasher.hash("sha256", text) as Uint8Array;
   let ms = Number(sendAtNs / 1_000_000n);
   if (!Number.isFinite(ms) || ms < 0) ms = 0;
   let time = "";

@@ -66,6 +66,11 @@ describe("compiled binary", () => {
         params: { protocolVersion: PROTOCOL, capabilities: {}, clientInfo: { name: "plain", version: "1" } },
       });
       expect(init.body.result.serverInfo.name).toBe("memvoy");
+      const headers = { "mcp-protocol-version": PROTOCOL };
+      const note = await httpRpc(`${f.url}/mcp`, f.token, { method: "notifications/initialized" }, headers);
+      expect(note.status).toBeLessThan(300);
+      const list = await httpRpc(`${f.url}/mcp`, f.token, { id: 3, method: "tools/list" }, headers);
+      for (const t of list.body.result.tools) expect(Object.keys(t.inputSchema.properties).length).toBeGreaterThan(0);
       const called = await httpRpc(
         `${f.url}/mcp`,
         f.token,

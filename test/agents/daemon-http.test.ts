@@ -5,6 +5,7 @@ import { existsSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { connectMemory, openMemory, RemoteError } from "../../src/lib.ts";
 import { derivedPort } from "../../src/http/http-file.ts";
+import { httpRpc, PROTOCOL, sdkHttp } from "./mcp-client.ts";
 import {
   cleanup,
   cli,
@@ -81,6 +82,55 @@ test("the daemon publishes its URL and token in http.json (0600) and its URL in 
   expect(JSON.parse((await cli(home, ["daemon", "status", "--json"])).stdout).http).toBeNull();
   expect(logText(home)).not.toContain(f.token);
 }, 60_000);
+
+test("the daemon's /mcp: the SDK client, and a plain 2025-06-18 JSON-RPC client (initialize, initialized, tools/list, tools/call)", async () => {
+  const home = tempHome();
+  const d = startDaemon(home, { MEMVOY_HTTP_PORT: "0" });
+  await waitRunning(d);
+  const f = await httpFile(home);
+  const url = `${f.url}/mcp`;
+  const { client, close } = await sdkHttp(url, f.token);
+  try {
+    const { tools } = await client.listTools();
+    expect(tools).toHaveLength(5);
+    for (const t of tools) {
+      expect(Object.keys(t.inputSchema.properties ?? {}).length).toBeGreaterThan(0);
+      expect(t.outputSchema?.type).toBe("object");
+    }
+    const added = (await client.callTool({
+      name: "add_messages",
+      arguments: { session: "daemon-mcp", messages: [{ role: "user", content: "the cache warmer stalled" }] },
+    })) as { structuredContent: { ids: string[] } };
+    expect(added.structuredContent.ids).toHaveLength(1);
+  } finally {
+    await close();
+  }
+  const init = await httpRpc(url, f.token, {
+    id: 1,
+    method: "initialize",
+    params: { protocolVersion: PROTOCOL, capabilities: {}, clientInfo: { name: "plain", version: "1" } },
+  });
+  expect(init.body.result.protocolVersion).toBe(PROTOCOL);
+  const headers = { "mcp-protocol-version": PROTOCOL };
+  expect((await httpRpc(url, f.token, { method: "notifications/initialized" }, headers)).status).toBeLessThan(300);
+  expect((await httpRpc(url, f.token, { id: 2, method: "tools/list" }, headers)).body.result.tools).toHaveLength(5);
+  const found = await httpRpc(
+    url,
+    f.token,
+    {
+      id: 3,
+      method: "tools/call",
+      params: { name: "chat_history", arguments: { mode: "search", query: "cache warmer", match: "keyword" } },
+    },
+    headers,
+  );
+  expect(found.body.result.structuredContent.rows[0].session).toBe("daemon-mcp");
+  const refused = await fetch(url, { method: "POST", headers: { authorization: "Bearer nope" }, body: "{}" });
+  expect(refused.status).toBe(401);
+  expect(await refused.text()).not.toContain(f.token);
+  expect((await cli(home, ["daemon", "stop"])).code).toBe(0);
+  expect(logText(home)).not.toContain(f.token);
+}, 90_000);
 
 test("with no [http] port the port is derived from the home path, so two homes differ", () => {
   expect(derivedPort("/srv/memvoy-a")).not.toBe(derivedPort("/srv/memvoy-b"));

@@ -1,5 +1,6 @@
 // The loopback HTTP API: token, Host and Origin checks, health, bad input on every route, body limits,
 // and the OpenAPI document against the router.
+import { existsSync, readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Validator } from "@seriousme/openapi-schema-validator";
 import { ROUTES, pathParams } from "../../src/app/api/routes.ts";
@@ -39,6 +40,21 @@ async function errorOf(r: Response, status: number): Promise<string> {
 describe("loopback safety", () => {
   test("the server binds 127.0.0.1 and prints a 127.0.0.1 URL", () => {
     expect(s.server.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+  });
+
+  test("[::1] on the same port serves too where the machine has an IPv6 loopback, with the same checks", async () => {
+    const port = s.server.port;
+    const v6 = "/proc/net/if_inet6";
+    // No IPv6 loopback on this machine (or not Linux): 127.0.0.1 alone is the contract.
+    if (!existsSync(v6) || !readFileSync(v6, "utf8").includes(`${"0".repeat(31)}1 `)) return;
+    expect((await fetch(`http://[::1]:${port}/v1/health`)).status).toBe(200);
+    expect(await errorOf(await fetch(`http://[::1]:${port}/v1/sessions`), 401)).toContain("unauthorized");
+    const ok = await fetch(`http://[::1]:${port}/v1/sessions`, { headers: { authorization: `Bearer ${TOKEN}` } });
+    expect(ok.status).toBe(200);
+    const foreign = await fetch(`http://[::1]:${port}/v1/sessions`, {
+      headers: { authorization: `Bearer ${TOKEN}`, origin: "http://evil.example" },
+    });
+    expect(foreign.status).toBe(403);
   });
 
   test("health answers without a token and says only that memvoy is up, with its version", async () => {

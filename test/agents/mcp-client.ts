@@ -7,10 +7,12 @@ import type { Subprocess } from "bun";
 export async function sdkStdio(
   command: string[],
   env: Record<string, string> = {},
+  cwd?: string,
 ): Promise<{ client: Client; pid: number; close(): Promise<void> }> {
   const transport = new StdioClientTransport({
     command: command[0]!,
     args: command.slice(1),
+    cwd,
     env: { PATH: process.env.PATH!, HOME: process.env.HOME ?? "/tmp", ...env },
     stderr: "pipe",
   });

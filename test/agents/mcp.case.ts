@@ -3,6 +3,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import type { Client } from "@modelcontextprotocol/client";
+import { AjvJsonSchemaValidator } from "@modelcontextprotocol/client/validators/ajv";
 import { LineClient, PROTOCOL, sdkStdio } from "./mcp-client.ts";
 import { tempDir } from "./support.ts";
 
@@ -34,7 +35,7 @@ export function mcpStdioCases(label: string, command: () => Promise<string[]>, c
     beforeAll(async () => {
       home = tempDir();
       cmd = [...(await command()), "mcp", "--home", home];
-      ({ client: c, pid, close } = await sdkStdio(cmd));
+      ({ client: c, pid, close } = await sdkStdio(cmd, {}, cwd?.()));
     });
     afterAll(async () => close?.());
 
@@ -186,6 +187,91 @@ export function mcpStdioCases(label: string, command: () => Promise<string[]>, c
       expect(await refused(c, "summary", { session: "../x" })).toContain("session");
       expect(await refused(c, "summary", { session: "nobody" })).toContain("nobody");
       expect((await call(c, "chat_history", { mode: "sessions" })).structuredContent).toEqual(before);
+    });
+
+    test("every tool declares an outputSchema, and structuredContent validates against it: whole, cut by max_chars, and isError", async () => {
+      const { tools } = await c.listTools();
+      const ajv = new AjvJsonSchemaValidator();
+      const validators = new Map(
+        tools.map((t) => {
+          expect(t.outputSchema?.type).toBe("object");
+          expect(Object.keys(t.outputSchema?.properties ?? {})).toEqual(
+            expect.arrayContaining(["truncated", "next_offset"]),
+          );
+          return [t.name, ajv.getValidator(t.outputSchema as any)];
+        }),
+      );
+      const seen = new Map<string, { whole: number; cut: number; errors: number }>();
+      const check = async (name: string, args: Record<string, unknown>, refusal = false) => {
+        const r = await call(c, name, args);
+        expect({
+          tool: name,
+          args,
+          isError: r.isError ?? false,
+          text: r.isError ? r.content[0]!.text : "",
+        }).toMatchObject({
+          isError: refusal,
+        });
+        const tally = seen.get(name) ?? { whole: 0, cut: 0, errors: 0 };
+        seen.set(name, tally);
+        if (r.isError) {
+          // an error result carries only its sentence: nothing to hold against the outputSchema
+          expect(r.structuredContent).toBeUndefined();
+          tally.errors++;
+          return r;
+        }
+        const verdict = validators.get(name)!(r.structuredContent);
+        expect({ tool: name, args, error: verdict.errorMessage }).toEqual({ tool: name, args, error: undefined });
+        expect(JSON.parse(r.content[0]!.text)).toEqual(r.structuredContent);
+        if (r.structuredContent.truncated) tally.cut++;
+        else tally.whole++;
+        return r;
+      };
+      const filler = "a line of build output that goes on ".repeat(20);
+      const many = Array.from({ length: 300 }, (_, i) => ({
+        role: i % 2 ? "assistant" : "user",
+        content: `shape check ${i} ${filler}`,
+      }));
+      const added = await check("add_messages", { session: "shapes", messages: many, max_chars: 500 });
+      expect(added.structuredContent.truncated).toBe(true);
+      const ids = (
+        await check("chat_history", { mode: "recent", session: "shapes", limit: 100, max_chars: 200_000 })
+      ).structuredContent.messages.map((m: any) => m.id);
+      expect(ids).toHaveLength(100);
+      await check("add_messages", { session: "shapes-small", messages: [{ role: "user", content: "one line" }] });
+      await check("session_context", { session: "shapes-small", input: "and then?" });
+      for (const max of [undefined, 500]) {
+        const budget = max === undefined ? {} : { max_chars: max };
+        await check("chat_history", { mode: "search", query: "shape check", match: "keyword", limit: 50, ...budget });
+        await check("chat_history", { mode: "recent", session: "shapes", limit: 20, ...budget });
+        await check("chat_history", { mode: "around", id: ids[50], before: 10, after: 10, ...budget });
+        await check("chat_history", { mode: "get", ids: [...ids.slice(0, 20), "no-such-id"], ...budget });
+        await check("chat_history", { mode: "sessions", ...budget });
+        await check("session_context", { session: "shapes", input: "next step?", ...budget });
+        await check("error_memory", {
+          mode: "record",
+          tool: "make",
+          error: `linker failed ${filler}`,
+          fix: `add the library path ${filler}`,
+          cause: "a missing -L flag",
+          keywords: ["linker"],
+          ...budget,
+        });
+        await check("error_memory", { mode: "lookup", error: "linker failed", ...budget });
+        await check("summary", { session: "shapes", ...budget });
+      }
+      await check("chat_history", { mode: "get", ids: [ids[0]], max_chars: 500 });
+      await check("chat_history", { mode: "search", query: "x", limit: 100_000 }, true);
+      await check("add_messages", { session: "../x", messages: [{ role: "user", content: "x" }] }, true);
+      await check("session_context", { session: "" }, true);
+      await check("error_memory", { mode: "lookup" }, true);
+      await check("summary", { session: "nobody-here" }, true);
+      for (const t of TOOLS) {
+        expect(seen.get(t)!.whole).toBeGreaterThan(0);
+        expect(seen.get(t)!.errors).toBeGreaterThan(0);
+      }
+      for (const t of ["add_messages", "chat_history", "session_context", "error_memory"])
+        expect(seen.get(t)!.cut).toBeGreaterThan(0);
     });
 
     test("a plain newline-delimited JSON-RPC client (protocol 2025-06-18): initialize, initialized, tools/list, tools/call", async () => {

@@ -36,10 +36,12 @@ describe("import aider", () => {
       title: "add a --verbose flag to the cli",
     });
     const second = `aider-${shortHash(file)}-20260211-164005`;
-    expect(messagesOf(api, second).map((m) => m[1])).toEqual([
-      "why does the test fail?",
-      "The fixture path is relative; run it from the repo root.",
+    const start = parseTime("2026-02-11 16:40:05")!;
+    expect(messagesOf(api, second)).toEqual([
+      ["user", "why does the test fail?", nsToRfc3339(start)],
+      ["assistant", "The fixture path is relative; run it from the repo root.", nsToRfc3339(start + 1_000_000n)],
     ]);
+    expect(sessionInfo(api, second)).toMatchObject({ source: "aider", title: "why does the test fail?" });
     expect((await importWith(api, "aider", [file])).messages.added).toBe(0);
     api.close();
   });
@@ -70,6 +72,10 @@ describe("import chatgpt", () => {
     expect(r).toMatchObject({ sessions: 2, messages: { added: 6 }, skippedCount: 1 });
     expect(messagesOf(api, `gpt-${GPT_ID}`)).toEqual(expected);
     expect(sessionInfo(api, `gpt-${GPT_ID}`)).toMatchObject({ source: "chatgpt", title: "Sourdough schedule" });
+    expect(messagesOf(api, `gpt-${GPT_ID2}`)).toEqual([
+      ["user", "name three prime numbers", "2026-01-06T11:46:40.000000000Z"],
+      ["assistant", "2, 3 and 5.", "2026-01-06T11:46:42.000000000Z"],
+    ]);
     expect(sessionInfo(api, `gpt-${GPT_ID2}`)!.title).toBe("name three prime numbers");
     api.close();
   });

@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, test } from "bun:test";
-import { appendFileSync, readFileSync, writeFileSync } from "node:fs";
+import { appendFileSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { openTemp, removeTempHomes, tempHome } from "../fixture/home.ts";
 import {
@@ -50,7 +50,12 @@ describe("import claude-code", () => {
     });
     expect(sessionInfo(api, A)!.parent).toBeUndefined();
 
-    expect(messagesOf(api, B).map((m) => m[0])).toEqual(["user", "assistant", "assistant"]);
+    // 2.0.x: the tool_result user record and the interruption marker are not messages.
+    expect(messagesOf(api, B)).toEqual([
+      ["user", "Add rate limiting to the login endpoint", "2026-04-02T10:00:00.000000000Z"],
+      ["assistant", "I will delegate the survey of the middleware to a sub-agent.", "2026-04-02T10:00:04.000000000Z"],
+      ["assistant", "Rate limiting now sits after auth: 5 attempts a minute.", "2026-04-02T10:00:50.000000000Z"],
+    ]);
     expect(sessionInfo(api, B)).toMatchObject({ title: "Login rate limit", project: "/home/dev/api" });
     const subB = `${B}-agent-a1b2c3d4`;
     expect(messagesOf(api, subB)).toEqual([
@@ -60,15 +65,24 @@ describe("import claude-code", () => {
     expect(sessionInfo(api, subB)).toMatchObject({ parent: B, title: "List the middleware" });
 
     // 2.1.x: queue-operation, progress, api_error, compact boundary and the compact summary are left out.
-    expect(messagesOf(api, C).map((m) => m[1])).toEqual([
-      "why is the deploy slow?",
-      "The image build has no layer cache.",
-      "Enable it, token [REDACTED:anthropic-key]",
-      "Layer caching is on; the deploy takes 2 minutes now.",
+    expect(messagesOf(api, C)).toEqual([
+      ["user", "why is the deploy slow?", "2026-05-03T08:00:01.000000000Z"],
+      ["assistant", "The image build has no layer cache.", "2026-05-03T08:00:09.000000000Z"],
+      ["user", "Enable it, token [REDACTED:anthropic-key]", "2026-05-03T08:11:00.000000000Z"],
+      ["assistant", "Layer caching is on; the deploy takes 2 minutes now.", "2026-05-03T08:11:30.000000000Z"],
     ]);
     expect(r.redacted).toBe(1);
-    expect(sessionInfo(api, C)!.title).toBe("why is the deploy slow?");
-    expect(sessionInfo(api, `${C}-agent-9f8e7d6c`)).toMatchObject({ parent: C, messages: 2 });
+    expect(sessionInfo(api, C)).toMatchObject({ title: "why is the deploy slow?", project: "/home/dev/infra" });
+    expect(messagesOf(api, `${C}-agent-9f8e7d6c`)).toEqual([
+      ["user", "Time each deploy step", "2026-05-03T08:00:04.000000000Z"],
+      ["assistant", "docker build: 7 minutes", "2026-05-03T08:00:08.000000000Z"],
+    ]);
+    expect(sessionInfo(api, `${C}-agent-9f8e7d6c`)).toMatchObject({
+      parent: C,
+      messages: 2,
+      title: "Time each deploy step",
+      project: "/home/dev/infra",
+    });
     api.close();
   });
 
@@ -191,6 +205,107 @@ describe("import and rm-message", () => {
     const r = await importWith(api, "claude-code", [projects]);
     expect(r.messages).toMatchObject({ added: 0, tombstoned: 1 });
     expect(messagesOf(api, C).map((m) => m[1])).not.toContain("Enable it, token [REDACTED:anthropic-key]");
+    api.close();
+  });
+});
+
+/** One reply streamed as records that share message.id and requestId, each holding one content block. */
+function streamedReply(session: string, blocks: { uuid: string; parent: string; at: string; block: object }[]) {
+  return blocks
+    .map((b) =>
+      JSON.stringify({
+        type: "assistant",
+        uuid: b.uuid,
+        parentUuid: b.parent,
+        sessionId: session,
+        cwd: "/home/dev/stream",
+        version: "2.1.3",
+        requestId: "req_stream_1",
+        timestamp: b.at,
+        message: { id: "msg_stream_1", role: "assistant", model: "claude-sonnet-4-5", content: [b.block] },
+      }),
+    )
+    .map((l) => `${l}\n`)
+    .join("");
+}
+
+const STREAM_SESSION = "0b0c0d0e-4444-4f00-8a00-00000000beef";
+const prompt = JSON.stringify({
+  type: "user",
+  uuid: "s-1",
+  parentUuid: null,
+  sessionId: STREAM_SESSION,
+  cwd: "/home/dev/stream",
+  version: "2.1.3",
+  timestamp: "2026-06-01T10:00:00.000Z",
+  message: { role: "user", content: "Explain the retry loop" },
+});
+const part1 = streamedReply(STREAM_SESSION, [
+  { uuid: "s-2", parent: "s-1", at: "2026-06-01T10:00:02.000Z", block: { type: "thinking", thinking: "hmm" } },
+  { uuid: "s-3", parent: "s-2", at: "2026-06-01T10:00:03.000Z", block: { type: "text", text: "It backs off." } },
+]);
+const part2 = streamedReply(STREAM_SESSION, [
+  { uuid: "s-4", parent: "s-3", at: "2026-06-01T10:00:05.000Z", block: { type: "tool_use", id: "t1", name: "Read" } },
+  { uuid: "s-5", parent: "s-4", at: "2026-06-01T10:00:06.000Z", block: { type: "text", text: "It backs off." } },
+  {
+    uuid: "s-6",
+    parent: "s-5",
+    at: "2026-06-01T10:00:07.000Z",
+    block: { type: "text", text: "Then it gives up after a quokka count of five." },
+  },
+]);
+const SID = `cc-${STREAM_SESSION}`;
+const wholeReply = "It backs off.\n\nThen it gives up after a quokka count of five.";
+
+describe("a reply streamed across two import passes", () => {
+  test("the later blocks are appended to the message imported first: one message, its first record's time, searchable", async () => {
+    const dir = join(tempHome("cc-stream-"), "projects", "-home-dev-stream");
+    mkdirSync(dir, { recursive: true });
+    const file = join(dir, `${STREAM_SESSION}.jsonl`);
+    writeFileSync(file, `${prompt}\n${part1}`);
+    const { api } = openTemp();
+    expect((await importWith(api, "claude-code", [file])).messages).toMatchObject({ added: 2, extended: 0 });
+    const first = api.history(SID, { all: true });
+    appendFileSync(file, part2);
+    const r = await importWith(api, "claude-code", [file]);
+    expect(r.messages).toMatchObject({ added: 0, extended: 1 });
+    expect(messagesOf(api, SID)).toEqual([
+      ["user", "Explain the retry loop", "2026-06-01T10:00:00.000000000Z"],
+      ["assistant", wholeReply, "2026-06-01T10:00:03.000000000Z"],
+    ]);
+    expect(api.history(SID, { all: true }).map((m) => m.id)).toEqual(first.map((m) => m.id));
+    const hits = (await api.search({ query: "quokka", match: "keyword" })).hits;
+    expect(hits.map((h) => h.message.id)).toEqual([first[1]!.id]);
+    // The archive holds the grown text too, not only history.json.
+    expect(api.imports.exportLines([...api.imports.exportSessions()][0]!).join("\n")).toContain("quokka");
+    // Nothing more: a further pass and a re-import from the start add and extend nothing.
+    expect((await importWith(api, "claude-code", [file])).messages).toMatchObject({ added: 0, extended: 0 });
+    api.close();
+
+    const again = openTemp().api;
+    expect((await importWith(again, "claude-code", [file])).messages).toMatchObject({ added: 2, extended: 0 });
+    expect(again.history(SID, { all: true }).map((m) => [m.id, m.content])).toEqual([
+      [first[0]!.id, "Explain the retry loop"],
+      [first[1]!.id, wholeReply],
+    ]);
+    again.close();
+  });
+
+  test("a file replaced by its longer version (read again from the start) extends the stored reply, once", async () => {
+    const dir = join(tempHome("cc-stream-"), "projects", "-home-dev-stream");
+    mkdirSync(dir, { recursive: true });
+    const file = join(dir, `${STREAM_SESSION}.jsonl`);
+    writeFileSync(file, `${prompt}\n${part1}`);
+    const { api } = openTemp();
+    await importWith(api, "claude-code", [file]);
+    // A rewritten file (another first line) is read whole: the reply is known, its text has grown.
+    writeFileSync(
+      file,
+      `${JSON.stringify({ type: "summary", summary: "Retry loop", leafUuid: "s-6" })}\n${prompt}\n${part1}${part2}`,
+    );
+    expect((await importWith(api, "claude-code", [file])).messages).toMatchObject({ added: 0, extended: 1 });
+    expect(messagesOf(api, SID).map((m) => m[1])).toEqual(["Explain the retry loop", wholeReply]);
+    expect((await importWith(api, "claude-code", [file])).messages).toMatchObject({ added: 0, extended: 0 });
     api.close();
   });
 });

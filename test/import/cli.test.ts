@@ -1,8 +1,8 @@
 import { afterAll, describe, expect, test } from "bun:test";
-import { mkdirSync, readFileSync, statSync, truncateSync, writeFileSync, existsSync } from "node:fs";
+import { appendFileSync, mkdirSync, readFileSync, statSync, truncateSync, writeFileSync, existsSync } from "node:fs";
 import { join } from "node:path";
-import { cli, removeTempHomes, tempHome } from "../fixture/home.ts";
-import { writeClaudeProjects } from "../fixture/import/claude-code.ts";
+import { cli, removeTempHomes, repoRoot, tempHome } from "../fixture/home.ts";
+import { CC_SESSION_B, writeClaudeProjects } from "../fixture/import/claude-code.ts";
 import { writeCodexHome } from "../fixture/import/codex.ts";
 import { writeGeminiHome } from "../fixture/import/gemini.ts";
 import { writeOpencodeData } from "../fixture/import/opencode.ts";
@@ -121,6 +121,44 @@ describe("memvoy import / export", () => {
     ).toEqual(["session", "message"]);
   });
 
+  test("import jsonl - (or no PATH with stdin piped) reads the export from stdin: same bytes back, bad lines named", async () => {
+    const env = sourcesEnv();
+    const home = tempHome();
+    expect((await cli(["import", "auto"], { home, env })).code).toBe(0);
+    const exported = (await cli(["export", "--all"], { home })).stdout;
+    expect(exported.split("\n").length).toBeGreaterThan(40);
+
+    const empty = tempHome();
+    const dry = await cli(["import", "jsonl", "-", "--dry-run", "--json"], { home: empty, stdin: exported });
+    expect(JSON.parse(dry.stdout).sources[0]).toMatchObject({
+      paths: ["(stdin)"],
+      dryRun: true,
+      messages: { added: 40 },
+    });
+    expect(JSON.parse((await cli(["sessions", "--json"], { home: empty })).stdout)).toEqual([]);
+    const piped = await cli(["import", "jsonl", "-", "--json"], { home: empty, stdin: exported });
+    expect(piped.code).toBe(0);
+    expect(JSON.parse(piped.stdout).sources[0]).toMatchObject({ files: { read: 1 }, messages: { added: 40 } });
+    expect((await cli(["export", "--all"], { home: empty })).stdout).toBe(exported);
+    // No PATH, stdin not a terminal: the same; everything is there already.
+    const again = await cli(["import", "jsonl", "--json"], { home: empty, stdin: exported });
+    expect(JSON.parse(again.stdout).sources[0].messages).toMatchObject({ added: 0, existing: 40 });
+
+    // A malformed line is skipped and named (stdin):line; the last line may lack its newline.
+    const bad = `${exported.split("\n")[0]}\n{oops\n${exported.trimEnd().split("\n")[1]!.replace('"content":"', '"content":"x')}`;
+    const other = tempHome();
+    const r = await cli(["import", "jsonl", "-", "--json"], { home: other, stdin: bad });
+    expect(JSON.parse(r.stdout).sources[0]).toMatchObject({
+      messages: { added: 1 },
+      skippedCount: 1,
+      skipped: [{ file: "(stdin)", line: 2, reason: "not valid JSON" }],
+    });
+    const text = await cli(["import", "jsonl", "-"], { home: tempHome(), stdin: bad });
+    expect(text.stderr).toContain("skipped (stdin):2: not valid JSON");
+    expect((await cli(["import", "jsonl", "-", "--watch"], { home: other, stdin: bad })).code).toBe(2);
+    expect((await cli(["import", "jsonl", "-", "x.jsonl"], { home: other, stdin: bad })).code).toBe(2);
+  });
+
   test("usage errors exit 2; a failed file exits 1 after the rest is imported; --dry-run writes nothing", async () => {
     const home = tempHome();
     expect((await cli(["import"], { home })).code).toBe(2);
@@ -136,14 +174,50 @@ describe("memvoy import / export", () => {
     writeFileSync(join(projects, "x", "garbage.jsonl"), "lorem ipsum\n");
     const dry = await cli(["import", "claude-code", projects, "--dry-run"], { home });
     expect(dry.stdout).toContain("would add 16 messages");
-    expect(
-      existsSync(join(home, "sessions")) ? JSON.parse((await cli(["sessions", "--json"], { home })).stdout) : [],
-    ).toEqual([]);
+    // A home that did not exist is not created by a dry run.
+    expect(existsSync(join(home, ".store"))).toBe(false);
+    expect(existsSync(join(home, "sessions"))).toBe(false);
     const r = await cli(["import", "claude-code", projects], { home });
     expect(r.code).toBe(1);
     expect(r.stdout).toContain("added 16 messages");
+    // In an existing home a dry run changes nothing either: the next real run still finds one new turn to add.
+    const file = join(projects, "-home-dev-api", `${CC_SESSION_B}.jsonl`);
+    appendFileSync(
+      file,
+      `${JSON.stringify({ type: "user", uuid: "b-dry", parentUuid: "b-4", sessionId: CC_SESSION_B, cwd: "/home/dev/api", timestamp: "2026-04-02T11:00:00.000Z", message: { role: "user", content: "one more" } })}\n`,
+    );
+    const store = () =>
+      ["history.db", "history.db-wal"].map((f) =>
+        existsSync(join(home, ".store", f)) ? readFileSync(join(home, ".store", f)).toString("base64") : "",
+      );
+    const before = store();
+    const dry2 = await cli(["import", "claude-code", projects, "--dry-run", "--json"], { home });
+    expect(JSON.parse(dry2.stdout).sources[0].messages).toMatchObject({ added: 1 });
+    expect(store()).toEqual(before);
+    const real = await cli(["import", "claude-code", projects, "--json"], { home });
+    expect(JSON.parse(real.stdout).sources[0].messages).toMatchObject({ added: 1 });
     expect(r.stderr).toContain("garbage.jsonl: not a Claude Code transcript");
   });
+
+  test.skipIf(!Bun.which("script"))(
+    "a progress bar on a terminal (files, messages, rate); none when stderr is not a terminal",
+    async () => {
+      const projects = writeClaudeProjects(tempHome("cc-"));
+      const home = tempHome();
+      // script(1) runs the command on a pseudo-terminal.
+      const command = ["bun", join(repoRoot, "src/index.ts"), "--home", home, "import", "claude-code", projects]
+        .map((a) => `'${a}'`)
+        .join(" ");
+      const tty = Bun.spawnSync(["script", "-qec", command, "/dev/null"], { stdout: "pipe", stderr: "pipe" });
+      const out = tty.stdout.toString();
+      expect(out).toMatch(/\rclaude-code \[[#.]{20}\] \d\/5 files, \d+ messages, \d+\/s/);
+      expect(out).toContain("added 16 messages");
+      const plain = await cli(["import", "claude-code", projects], { home: tempHome() });
+      expect(plain.stderr).not.toContain("\r");
+      expect(plain.stderr).not.toContain("files,");
+    },
+    60_000,
+  );
 
   test("a single line over the limit is refused with the named limit", async () => {
     const dir = tempHome("huge-");

@@ -30,7 +30,18 @@ describe("import codex", () => {
       ["user", "rename foo to bar", "2025-09-01T08:00:01.000000000Z"],
       ["assistant", "Renamed in 3 files.", "2025-09-01T08:00:05.000000000Z"],
     ]);
-    expect(messagesOf(api, `codex-${CODEX_ZST_ID}`).map((m) => m[1])).toEqual(["is this compressed?", "Yes, zstd."]);
+    expect(sessionInfo(api, `codex-${CODEX_OLD_ID}`)).toMatchObject({
+      title: "rename foo to bar",
+      project: "/home/dev/old",
+    });
+    expect(messagesOf(api, `codex-${CODEX_ZST_ID}`)).toEqual([
+      ["user", "is this compressed?", "2026-07-01T09:00:01.000000000Z"],
+      ["assistant", "Yes, zstd.", "2026-07-01T09:00:02.000000000Z"],
+    ]);
+    expect(sessionInfo(api, `codex-${CODEX_ZST_ID}`)).toMatchObject({
+      title: "is this compressed?",
+      project: "/home/dev/zst",
+    });
     const again = await importWith(api, "codex", [], { env: { CODEX_HOME: home } });
     expect(again.messages.added).toBe(0);
     api.close();

@@ -20,12 +20,20 @@ describe("import gemini", () => {
       ["assistant", "node (pid 4242), the dev server.", "2026-08-01T07:02:03.000000000Z"],
     ]);
     expect(sessionInfo(api, `gem-${GEM_ID}`)).toMatchObject({ source: "gemini", title: "Open ports on the dev box" });
-    expect(messagesOf(api, `gem-${GEM_LEGACY_ID}`).map((m) => m[1])).toEqual([
-      "explain the Makefile",
-      "It builds, tests and packages.",
+    expect(messagesOf(api, `gem-${GEM_LEGACY_ID}`)).toEqual([
+      ["user", "explain the Makefile", "2025-12-01T10:00:01.000000000Z"],
+      ["assistant", "It builds, tests and packages.", "2025-12-01T10:00:05.000000000Z"],
     ]);
     expect(sessionInfo(api, `gem-${GEM_LEGACY_ID}`)!.title).toBe("explain the Makefile");
-    expect(sessionInfo(api, `gem-${GEM_SUB_ID}`)).toMatchObject({ parent: `gem-${GEM_ID}`, project: "/home/dev/box" });
+    expect(messagesOf(api, `gem-${GEM_SUB_ID}`)).toEqual([
+      ["user", "scan the ports", "2026-08-01T07:00:10.000000000Z"],
+      ["assistant", "22, 8080", "2026-08-01T07:00:12.000000000Z"],
+    ]);
+    expect(sessionInfo(api, `gem-${GEM_SUB_ID}`)).toMatchObject({
+      parent: `gem-${GEM_ID}`,
+      project: "/home/dev/box",
+      title: "scan the ports",
+    });
     expect((await importWith(api, "gemini", [], { env: { GEMINI_CLI_HOME: home } })).messages.added).toBe(0);
     api.close();
   });

@@ -26,6 +26,26 @@ const turn = (uuid: string, parent: string, text: string) =>
     message: { role: "user", content: text },
   }) + "\n";
 
+/** One record of a reply streamed as several records (same message.id and requestId), holding one text block. */
+const replyPart = (uuid: string, parent: string, text: string) =>
+  JSON.stringify({
+    type: "assistant",
+    uuid,
+    parentUuid: parent,
+    sessionId: CC_SESSION_B,
+    cwd: "/home/dev/api",
+    requestId: "req_live_1",
+    timestamp: new Date().toISOString(),
+    message: { id: "msg_live_1", role: "assistant", content: [{ type: "text", text }] },
+  }) + "\n";
+
+/** The session's messages whose text holds `word`. */
+async function holding(home: string, word: string): Promise<{ role: string; content: string }[]> {
+  const r = await cli(home, ["history", `cc-${CC_SESSION_B}`, "--all", "--json"]);
+  const { messages } = JSON.parse(r.stdout) as { messages: { role: string; content: string }[] };
+  return messages.filter((m) => m.content.includes(word));
+}
+
 async function found(home: string, word: string): Promise<boolean> {
   const r = await cli(home, ["search", word, "--json"]);
   return r.code === 0 && JSON.parse(r.stdout).hits.length > 0;
@@ -43,6 +63,17 @@ describe("live capture", () => {
     const file = join(src, "projects", "-home-dev-api", `${CC_SESSION_B}.jsonl`);
     appendFileSync(file, turn("b-live", "b-4", "what about the zeppelin endpoint?"));
     await waitFor(() => found(home, "zeppelin"), 30_000, "the new turn to be captured");
+    // A reply streamed as two records that land in two passes: the second block joins the first message.
+    appendFileSync(file, replyPart("b-live-r1", "b-live", "The ocelot endpoint is deprecated."));
+    await waitFor(() => found(home, "ocelot"), 30_000, "the first part of the reply");
+    appendFileSync(file, replyPart("b-live-r2", "b-live-r1", "Use the narwhal endpoint instead."));
+    await waitFor(() => found(home, "narwhal"), 30_000, "the rest of the reply");
+    expect(await holding(home, "ocelot")).toEqual([
+      expect.objectContaining({
+        role: "assistant",
+        content: "The ocelot endpoint is deprecated.\n\nUse the narwhal endpoint instead.",
+      }),
+    ]);
     // Imported sessions are not summarized unless [import] summarize = true.
     const due = await cli(home, ["sessions", "--source", "claude-code", "--json"]);
     expect(JSON.parse(due.stdout).length).toBe(5);
@@ -83,11 +114,36 @@ describe("live capture", () => {
       out
         .split("\n")
         .filter((l) => l.trim() !== "")
-        .map((l) => JSON.parse(l) as { sources: { messages: { added: number } }[] });
+        .map((l) => JSON.parse(l) as { sources: { messages: { added: number; extended: number } }[] });
     await waitFor(() => passes().length >= 1, 30_000, "the first pass");
     expect(passes()[0]!.sources[0]!.messages.added).toBe(16);
     appendFileSync(join(projects, "-home-dev-api", `${CC_SESSION_B}.jsonl`), turn("b-w", "b-4", "watch this"));
     await waitFor(() => passes().some((p) => p.sources[0]!.messages.added === 1), 30_000, "a pass with the new turn");
+    const seen = passes().length;
+    appendFileSync(
+      join(projects, "-home-dev-api", `${CC_SESSION_B}.jsonl`),
+      replyPart("b-w1", "b-w", "Watching the ibis."),
+    );
+    await waitFor(
+      () =>
+        passes()
+          .slice(seen)
+          .some((p) => p.sources[0]!.messages.added === 1),
+      30_000,
+      "a pass with the first part of the reply",
+    );
+    appendFileSync(
+      join(projects, "-home-dev-api", `${CC_SESSION_B}.jsonl`),
+      replyPart("b-w2", "b-w1", "And the heron."),
+    );
+    await waitFor(
+      () => passes().some((p) => p.sources[0]!.messages.extended === 1),
+      30_000,
+      "a pass extending the reply",
+    );
+    expect(await holding(home, "ibis")).toEqual([
+      expect.objectContaining({ role: "assistant", content: "Watching the ibis.\n\nAnd the heron." }),
+    ]);
     proc.kill("SIGINT");
     expect(await proc.exited).toBe(0);
   }, 120_000);

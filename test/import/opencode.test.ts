@@ -25,6 +25,9 @@ describe("import opencode", () => {
     const { api } = openTemp();
     const r = await importWith(api, "opencode", [], { env: { XDG_DATA_HOME: xdg } });
     expect(r.files).toMatchObject({ found: 2, read: 2, failed: 0 });
+    expect(r.skippedCount).toBe(1);
+    expect(r.skipped[0]).toMatchObject({ reason: "part prt_bad: data is not a JSON object" });
+    expect(r.skipped[0]!.file).toEndWith("opencode.db");
     expect(messagesOf(api, "oc-ses_main01")).toEqual([
       ["user", "the webpack build takes 4 minutes", "2026-09-01T14:00:01.000000000Z"],
       ["assistant", "The terser plugin runs twice.", "2026-09-01T14:00:03.000000000Z"],
@@ -36,7 +39,16 @@ describe("import opencode", () => {
       title: "Speed up the build",
       project: "/home/dev/web",
     });
-    expect(sessionInfo(api, "oc-ses_child01")).toMatchObject({ parent: "oc-ses_main01", messages: 2 });
+    expect(messagesOf(api, "oc-ses_child01")).toEqual([
+      ["user", "find slow plugins", "2026-09-01T14:00:05.000000000Z"],
+      ["assistant", "terser", "2026-09-01T14:00:09.000000000Z"],
+    ]);
+    expect(sessionInfo(api, "oc-ses_child01")).toMatchObject({
+      parent: "oc-ses_main01",
+      messages: 2,
+      title: "Find slow plugins (@general subagent)",
+      project: "/home/dev/web",
+    });
     expect(messagesOf(api, "oc-ses_legacy1")).toEqual([
       ["user", "can this run on Bun?", "2025-11-05T09:00:01.000000000Z"],
       ["assistant", "Yes; only the sqlite driver changes.", "2025-11-05T09:00:04.000000000Z"],

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { cli, removeTempHomes, tempHome } from "../fixture/home.ts";
+import * as daemon from "../fixture/daemon-process.ts";
 import { startFakeAnthropic, type FakeAnthropic } from "../fixture/fake-anthropic.ts";
 import { current, summaryStep } from "../fixture/summary-home.ts";
 
@@ -11,6 +12,7 @@ beforeAll(async () => (fake = await startFakeAnthropic()));
 afterAll(async () => {
   await fake.stop();
   removeTempHomes();
+  daemon.cleanup();
 });
 
 describe("daily token budget", () => {
@@ -44,4 +46,39 @@ describe("daily token budget", () => {
     const text = await cli(["usage"], { home });
     expect(text.stdout).toContain("budget spent");
   });
+
+  test("the daemon's summary cron stops at the budget: one call, then the log and daemon status say so", async () => {
+    const home = daemon.tempHome();
+    writeFileSync(
+      join(home, "config.toml"),
+      '[summary]\ncron = "* * * * * *"\nmax_retries = 0\ndaily_token_budget = 1\n',
+    );
+    const env = { ANTHROPIC_API_KEY: fake.apiKey, ANTHROPIC_BASE_URL: fake.url };
+    fake.reset();
+    fake.respond(() => summaryStep({ key_decisions: ["Do: use Postgres"], current_discussion: current("database") }));
+    for (const s of ["d1", "d2"]) {
+      const jsonl = '{"role":"user","content":"shall we use Postgres?"}\n{"role":"assistant","content":"Yes."}\n';
+      expect((await cli(["add", s], { home, stdin: jsonl })).code).toBe(0);
+    }
+    const d = daemon.startDaemon(home, env);
+    await daemon.waitRunning(d);
+    await daemon.waitFor(
+      () => daemon.logText(home).includes("summary.budget_spent"),
+      30_000,
+      "the budget line in the log",
+    );
+    const status = await daemon.waitFor(
+      async () => {
+        const st = await daemon.cli(home, ["daemon", "status"]);
+        return st.stdout.includes("daily token budget spent") ? st.stdout : undefined;
+      },
+      30_000,
+      "daemon status to say the budget is spent",
+    );
+    expect(status).toContain("daily token budget spent");
+    expect(fake.calls).toBe(1);
+    d.proc.kill("SIGTERM");
+    expect(await d.exited).toBe(0);
+    expect(fake.calls).toBe(1);
+  }, 120_000);
 });

@@ -1,6 +1,7 @@
 // The one place valibot schemas become JSON Schema: tool input schemas (MCP), OpenAPI bodies and
 // parameters (HTTP), and the types of query parameters.
 import { toJsonSchema } from "@valibot/to-json-schema";
+import * as v from "valibot";
 import type { AnySchema } from "./schemas.ts";
 
 export type JsonSchema = Record<string, unknown>;
@@ -20,17 +21,25 @@ export function fieldTypes(schema: AnySchema): Record<string, string> {
 }
 
 /**
- * A Standard Schema carrying the JSON Schema of `schema` that accepts any value: the caller validates
- * with valibot itself, so that a bad argument gets one sentence naming the field (MCP tools).
+ * A Standard Schema carrying the JSON Schema of `schema` (converted on first use). `check: false` accepts
+ * any value: the caller validates with valibot itself, so that a bad argument gets one sentence naming the
+ * field (MCP tool input). `check: true` validates (MCP tool output).
  */
-export function standardSchemaOf(schema: AnySchema): { readonly "~standard": any } {
-  const json = jsonSchemaOf(schema, "draft-2020-12");
+export function standardSchemaOf(schema: AnySchema, check = false): { readonly "~standard": any } {
+  let json: JsonSchema | undefined;
+  const jsonOnce = () => (json ??= jsonSchemaOf(schema, "draft-2020-12"));
   return {
     "~standard": {
       version: 1,
       vendor: "memvoy",
-      validate: (value: unknown) => ({ value }),
-      jsonSchema: { input: () => json, output: () => json },
+      validate: (value: unknown) => {
+        if (!check) return { value };
+        const r = v.safeParse(schema, value);
+        return r.success ? { value } : { issues: r.issues.map((i) => ({ message: i.message, path: pathOf(i) })) };
+      },
+      jsonSchema: { input: jsonOnce, output: jsonOnce },
     },
   };
 }
+
+const pathOf = (issue: v.BaseIssue<unknown>) => (issue.path ?? []).map((p) => p.key as PropertyKey);

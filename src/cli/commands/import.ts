@@ -1,15 +1,19 @@
 // memvoy import SOURCE [PATH…] [--since TIME] [--dry-run] [--keep-secrets] [--watch] [--json]
-import { existsSync } from "node:fs";
-import { resolve } from "node:path";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
 import type { HomeMemory } from "../../app/memory-api.ts";
-import { importJsonlFiles } from "../../import/import-jsonl.ts";
+import { openMemory } from "../../app/open-memory.ts";
+import { homePaths, resolveHome } from "../../config/home.ts";
+import { loadConfig } from "../../config/load.ts";
+import { importJsonlFiles, importJsonlStream } from "../../import/import-jsonl.ts";
 import { newReport, type SourceReport } from "../../import/import-report.ts";
 import { importSource, type ImportOptions } from "../../import/run-import.ts";
 import { isSourceName, sourceByName, SOURCE_NAMES } from "../../import/source-registry.ts";
 import { UsageError } from "../../shared/errors.ts";
 import { isTimeRange, nowNs, parseTimeOrThrow, rangeStart } from "../../shared/time.ts";
-import { bool, num, str } from "../args.ts";
-import { withMemory, type CommandSpec } from "../command.ts";
+import { bool, num, str, type Parsed } from "../args.ts";
+import { openFromFlags, withMemory, type CommandSpec } from "../command.ts";
 import { printJson, println } from "../output.ts";
 import { progressLine } from "../progress.ts";
 
@@ -27,7 +31,8 @@ Sources (default location; environment override):
   gemini        ~/.gemini/tmp/*/chats ($GEMINI_CLI_HOME): JSONL chats ($set, $rewindTo) and legacy JSON
   aider         .aider.chat.history.md files given as PATH (no default location)
   chatgpt       an export zip, conversations.json or conversations-NNN.json given as PATH (no default)
-  jsonl         memvoy's own export format (memvoy export) given as PATH; never redacted
+  jsonl         memvoy's own export format (memvoy export) given as PATH, or - for stdin (also read
+                when no PATH is given and stdin is not a terminal); never redacted
   auto          every source found at its default location
 
 User and assistant text is imported with each record's own time; tool calls, tool results, thinking,
@@ -61,40 +66,74 @@ const spec: CommandSpec = {
       throw new UsageError(`import: missing SOURCE: one of ${SOURCES} (see memvoy import --help)`);
     if (!isSourceName(source) && source !== "jsonl" && source !== "auto")
       throw new UsageError(`import: unknown source ${JSON.stringify(source)}: use ${SOURCES}`);
-    if ((source === "jsonl" || source === "aider" || source === "chatgpt") && paths.length === 0) {
+    const stdin = source === "jsonl" && fromStdin(paths);
+    if (stdin) {
+      if (paths.length > 1) throw new UsageError("import jsonl: - (stdin) cannot be combined with other paths");
+      if (bool(p, "watch")) throw new UsageError("import jsonl: --watch reads files, not stdin");
+    } else if ((source === "jsonl" || source === "aider" || source === "chatgpt") && paths.length === 0) {
       throw new UsageError(`import ${source}: give the PATH to read (it has no default location)`);
     }
     if (source === "auto" && paths.length > 0)
       throw new UsageError("import auto: takes no PATH (it reads every source's default location)");
-    for (const path of paths) if (!existsSync(path)) throw new UsageError(`import: no such file or folder: ${path}`);
+    for (const path of stdin ? [] : paths)
+      if (!existsSync(path)) throw new UsageError(`import: no such file or folder: ${path}`);
     if ((num(p, "interval") ?? 60) < 1) throw new UsageError("import: --interval must be at least 1 second");
     sinceFlag(str(p, "since"));
   },
 };
+
+/** `import jsonl -`, or `import jsonl` with no PATH and stdin not a terminal: the export is read from stdin. */
+function fromStdin(paths: readonly string[]): boolean {
+  return paths.includes("-") || (paths.length === 0 && !process.stdin.isTTY);
+}
 
 function sinceFlag(text: string | undefined): bigint | undefined {
   if (text === undefined) return undefined;
   return isTimeRange(text) && text !== "all" ? rangeStart(text, nowNs()) : parseTimeOrThrow(text, "--since");
 }
 
-export function run(argv: readonly string[]): Promise<number> {
-  return withMemory(spec, argv, async (api, p, [source, ...paths]) => {
-    const json = bool(p, "json");
-    const opts: ImportOptions = {
-      paths: paths.map((x) => resolve(x)),
-      since: sinceFlag(str(p, "since")),
-      dryRun: bool(p, "dry-run"),
-      keepSecrets: bool(p, "keep-secrets"),
-    };
-    if (!bool(p, "watch")) {
-      const reports = await pass(api, source!, opts, json);
-      if (json) printJson({ sources: reports });
-      else for (const r of reports) printReport(r);
-      return reports.some((r) => r.failed.length > 0) ? 1 : 0;
-    }
-    await watch(api, source!, opts, json, (num(p, "interval") ?? 60) * 1000);
-    return 0;
-  });
+export async function run(argv: readonly string[]): Promise<number> {
+  let scratch: string | undefined;
+  // A dry run into a home that does not exist yet leaves it so: it is counted against an empty scratch home.
+  const open = (p: Parsed) => {
+    const paths = homePaths(resolveHome(str(p, "home")));
+    if (!bool(p, "dry-run") || existsSync(paths.db)) return openFromFlags(p);
+    scratch = mkdtempSync(join(tmpdir(), "memvoy-dry-run-"));
+    return openMemory({ home: scratch, drain: "off", config: loadConfig(paths.config) });
+  };
+  try {
+    return await importCommand(argv, open);
+  } finally {
+    if (scratch) rmSync(scratch, { recursive: true, force: true });
+  }
+}
+
+function importCommand(argv: readonly string[], open: (p: Parsed) => HomeMemory): Promise<number> {
+  return withMemory(
+    spec,
+    argv,
+    async (api, p, [source, ...paths]) => {
+      const json = bool(p, "json");
+      const stdin = source === "jsonl" && fromStdin(paths);
+      const opts: ImportOptions = {
+        paths: stdin ? [] : paths.map((x) => resolve(x)),
+        since: sinceFlag(str(p, "since")),
+        dryRun: bool(p, "dry-run"),
+        keepSecrets: bool(p, "keep-secrets"),
+      };
+      if (!bool(p, "watch")) {
+        const reports = stdin
+          ? [await importJsonlStream(api, Bun.stdin.stream(), opts)]
+          : await pass(api, source!, opts, json);
+        if (json) printJson({ sources: reports });
+        else for (const r of reports) printReport(r);
+        return reports.some((r) => r.failed.length > 0) ? 1 : 0;
+      }
+      await watch(api, source!, opts, json, (num(p, "interval") ?? 60) * 1000);
+      return 0;
+    },
+    open,
+  );
 }
 
 /** --watch: a pass every interval until SIGINT or SIGTERM; with --json one line per pass. */
@@ -118,7 +157,8 @@ async function watch(
     if (json) process.stdout.write(`${JSON.stringify({ at: new Date().toISOString(), sources: reports })}\n`);
     else
       for (const r of reports)
-        if (r.messages.added > 0 || r.failed.length > 0 || r.messages.removed > 0) printReport(r);
+        if (r.messages.added > 0 || r.failed.length > 0 || r.messages.removed > 0 || r.messages.extended > 0)
+          printReport(r);
     await Promise.race([Bun.sleep(intervalMs), wake.promise]);
   }
 }
@@ -130,7 +170,7 @@ async function pass(api: HomeMemory, source: string, opts: ImportOptions, json: 
   const o: ImportOptions = {
     ...opts,
     onProgress: bar
-      ? (e) => bar.update(`${e.source}: ${e.filesDone}/${e.files} files, ${e.messages} messages`, e.messages)
+      ? (e) => bar.update(`${e.source} ${filesBar(e.filesDone, e.files)} ${e.messages} messages`, e.messages)
       : undefined,
   };
   try {
@@ -159,6 +199,12 @@ async function pass(api: HomeMemory, source: string, opts: ImportOptions, json: 
   }
 }
 
+/** `[#####.....] 12/40 files` */
+function filesBar(done: number, total: number, width = 20): string {
+  const fill = total > 0 ? Math.round((Math.min(done, total) / total) * width) : width;
+  return `[${"#".repeat(fill)}${".".repeat(width - fill)}] ${done}/${total} files,`;
+}
+
 function emptyReport(source: string, o: ImportOptions): Report {
   return newReport(source, [], o.dryRun === true);
 }
@@ -176,6 +222,10 @@ function printReport(r: Report): void {
     plural(r.sessions, "session"),
     `${verb} ${plural(r.messages.added, "message")}${r.messages.existing > 0 ? ` (${r.messages.existing} already present)` : ""}`,
   ];
+  if (r.messages.extended > 0)
+    parts.push(
+      `${r.dryRun ? "would extend" : "extended"} ${plural(r.messages.extended, "streamed reply", "streamed replies")}`,
+    );
   if (r.messages.removed > 0)
     parts.push(`${r.dryRun ? "would remove" : "removed"} ${plural(r.messages.removed, "rewound message")}`);
   if (r.notRemoved > 0) parts.push(`${plural(r.notRemoved, "rewound message")} not removed`);

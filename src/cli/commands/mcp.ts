@@ -1,12 +1,10 @@
 // memvoy mcp [--home DIR] [--print-config CLIENT]: the MCP server over stdio, or a client's set-up snippet.
+// Only what the stdio server needs before its client's start-up is answered is imported statically.
 import { resolve } from "node:path";
-import { selfCommand } from "../../app/background-drain.ts";
-import { LocalMemoryApi } from "../../app/api/local-memory-api.ts";
-import { openMemory } from "../../app/open-memory.ts";
+import { lazyMemoryApi } from "../../app/api/lazy-memory-api.ts";
 import { clientConfig, CLIENTS } from "../../mcp/client-config.ts";
 import { UsageError } from "../../shared/errors.ts";
 import { bool, expectPositionals, parseArgs, str } from "../args.ts";
-import { printUsage } from "../command.ts";
 import pkg from "../../../package.json" with { type: "json" };
 
 export const usage = `
@@ -24,11 +22,15 @@ agent may start its own server on the same home: writes never get lost.
 
 export async function run(argv: readonly string[]): Promise<number> {
   const p = parseArgs(argv, { "print-config": { type: "string" } }, "mcp");
-  if (bool(p, "help")) return printUsage(usage);
+  if (bool(p, "help")) {
+    process.stdout.write(`${usage.trimEnd()}\n`);
+    return 0;
+  }
   expectPositionals(p, "mcp", []);
   const home = str(p, "home");
   const client = str(p, "print-config");
   if (client !== undefined) {
+    const { selfCommand } = await import("../../app/background-drain.ts");
     const c = clientConfig(client, selfCommand(), home ? resolve(home) : undefined);
     process.stderr.write(`# for ${client}: put this in ${c.where}\n`);
     process.stdout.write(c.text);
@@ -36,8 +38,15 @@ export async function run(argv: readonly string[]): Promise<number> {
   }
   if (process.stdin.isTTY)
     throw new UsageError("mcp: stdin is a terminal; an MCP client starts this command (see memvoy mcp --help)");
-  // Embedding after a write goes to a detached drain: this server maps LanceDB only for a semantic call.
-  const api = new LocalMemoryApi(openMemory({ home, drain: "detached" }));
+  // The home opens on the first tool call, not before the agent's start-up is answered. Embedding after a
+  // write goes to a detached drain: this server maps LanceDB only for a semantic call.
+  const api = lazyMemoryApi(async () => {
+    const [{ LocalMemoryApi }, { openMemory }] = await Promise.all([
+      import("../../app/api/local-memory-api.ts"),
+      import("../../app/open-memory.ts"),
+    ]);
+    return new LocalMemoryApi(openMemory({ home, drain: "detached" }));
+  });
   const { runMcpStdio } = await import("../../mcp/mcp-stdio.ts");
   return runMcpStdio(api, pkg.version);
 }

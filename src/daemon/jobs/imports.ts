@@ -22,16 +22,19 @@ export function importJob(
       for (const name of sources) {
         try {
           const r = await importSource(api, sourceByName(api, name), { env });
-          added += r.messages.added;
-          if (r.messages.added > 0 || r.messages.removed > 0) {
-            parts.push(
-              `${name}: ${r.messages.added} added${r.messages.removed ? `, ${r.messages.removed} removed` : ""} in ${r.sessions} session(s)`,
-            );
+          added += r.messages.added + r.messages.extended;
+          if (r.messages.added > 0 || r.messages.removed > 0 || r.messages.extended > 0) {
+            const more = [
+              r.messages.extended ? `, ${r.messages.extended} extended` : "",
+              r.messages.removed ? `, ${r.messages.removed} removed` : "",
+            ].join("");
+            parts.push(`${name}: ${r.messages.added} added${more} in ${r.sessions} session(s)`);
             log.info("import.pass", {
               source: name,
               files: r.files.read,
               sessions: r.sessions,
               added: r.messages.added,
+              extended: r.messages.extended,
               removed: r.messages.removed,
               skipped: r.skippedCount,
               redacted: r.redacted,

@@ -27,7 +27,8 @@ export interface ChainEntry<T> {
  * Records without a uuid keep their line position among the roots.
  */
 export function orderByChain<T>(entries: readonly ChainEntry<T>[]): T[] {
-  const byUuid = new Set(entries.flatMap((e) => (e.uuid ? [e.uuid] : [])));
+  const byUuid = new Set<string>();
+  for (const e of entries) if (e.uuid) byUuid.add(e.uuid);
   const children = new Map<string, ChainEntry<T>[]>();
   const roots: ChainEntry<T>[] = [];
   for (const e of entries) {

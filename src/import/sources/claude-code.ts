@@ -3,7 +3,7 @@
 import { basename, join } from "node:path";
 import { importedSessionId } from "../../shared/import-id.ts";
 import type { Role } from "../../shared/message.ts";
-import { parseTime } from "../../shared/time.ts";
+import { recordTime } from "../record-time.ts";
 import { NotThisFormatError } from "../import-types.ts";
 import type { FileRead, ImportedMessage, Problem, ReadContext, Source } from "../import-types.ts";
 import { isObject, jsonlLines, tryJson } from "../read-lines.ts";
@@ -17,6 +17,16 @@ interface Pending {
   role: Role;
   blocks: string[];
   sendAt: bigint;
+}
+
+/**
+ * The last reply of the previous pass, which may still be streaming: records with its key that arrive later
+ * continue it (same id, at its first record's time). Blocks are kept as short hashes, never as text.
+ */
+interface OpenReply {
+  key: string;
+  sendAt: string;
+  blocks: string[];
 }
 
 export const claudeCode: Source = {
@@ -35,6 +45,8 @@ function readTranscript(ctx: ReadContext): FileRead {
   let project = typeof ctx.state.project === "string" ? ctx.state.project : undefined;
   let line = typeof ctx.state.line === "number" ? ctx.state.line : 1;
   let offset = ctx.offset;
+  const open = isOpenReply(ctx.state.open) ? ctx.state.open : undefined;
+  let lastKey: string | undefined;
   let title: string | undefined;
   let summary: string | undefined;
   let records = 0;
@@ -61,11 +73,12 @@ function readTranscript(ctx: ReadContext): FileRead {
     const uuid = typeof r.uuid === "string" ? r.uuid : undefined;
     const parent = typeof r.parentUuid === "string" ? r.parentUuid : undefined;
     const message = r.type === "user" || r.type === "assistant" ? toPending(r, ctx.file, l.line, skipped) : undefined;
+    if (message) lastKey = message.key;
     entries.push({ uuid, parent, line: l.line, value: message });
   }
   if (ctx.offset === 0 && lines > 0 && records === 0)
     throw new NotThisFormatError(`${ctx.file}: not a Claude Code transcript (no line is a transcript record)`);
-  const messages = mergeStreamed(orderByChain(entries));
+  const { messages, replies } = mergeStreamed(orderByChain(entries), open);
   const name = basename(ctx.file, ".jsonl");
   const subAgent = name.startsWith("agent-");
   // A transcript is named by its session id; a resumed session's file may start with records copied from the
@@ -86,9 +99,14 @@ function readTranscript(ctx: ReadContext): FileRead {
     ],
     skipped,
     offset,
-    state: { sessionId, project, line },
+    state: { sessionId, project, line, open: lastKey === undefined ? open : replies.get(lastKey) },
   };
 }
+
+const isOpenReply = (v: unknown): v is OpenReply =>
+  isObject(v) && typeof v.key === "string" && typeof v.sendAt === "string" && Array.isArray(v.blocks);
+
+const blockHash = (text: string) => Bun.CryptoHasher.hash("sha256", text, "hex").slice(0, 16);
 
 /** A user or assistant record as a message in the making; undefined when it holds no conversation text. */
 function toPending(r: Record<string, unknown>, file: string, line: number, skipped: Problem[]): Pending | undefined {
@@ -115,7 +133,7 @@ function toPending(r: Record<string, unknown>, file: string, line: number, skipp
     (t): t is string => !!t,
   );
   if (texts.length === 0) return undefined;
-  const sendAt = typeof r.timestamp === "string" ? parseTime(r.timestamp) : undefined;
+  const sendAt = typeof r.timestamp === "string" ? recordTime(r.timestamp) : undefined;
   if (sendAt === undefined) {
     skipped.push({ file, line, reason: "record has no valid timestamp" });
     return undefined;
@@ -129,19 +147,46 @@ function toPending(r: Record<string, unknown>, file: string, line: number, skipp
   return { key, role, blocks: texts, sendAt };
 }
 
-/** Records with the same key become one message: distinct blocks joined in first-seen order, at the first record's time. */
-function mergeStreamed(ordered: Pending[]): ImportedMessage[] {
-  const byKey = new Map<string, Pending>();
-  const out: Pending[] = [];
+/**
+ * Records with the same key become one message: distinct blocks joined in first-seen order, at the first record's
+ * time. Records continuing the previous pass's open reply carry only blocks it did not have (`continues`).
+ */
+function mergeStreamed(
+  ordered: Pending[],
+  open: OpenReply | undefined,
+): { messages: ImportedMessage[]; replies: Map<string, OpenReply> } {
+  const byKey = new Map<string, Pending & { known: Set<string>; continues: boolean }>();
+  const out: (Pending & { known: Set<string>; continues: boolean })[] = [];
   for (const p of ordered) {
-    const seen = byKey.get(p.key);
+    let seen = byKey.get(p.key);
     if (!seen) {
-      const copy = { ...p, blocks: [...new Set(p.blocks)] };
-      byKey.set(p.key, copy);
-      out.push(copy);
-      continue;
+      const continues = open !== undefined && p.key === open.key && p.role === "assistant";
+      seen = {
+        ...p,
+        blocks: [],
+        sendAt: continues ? BigInt(open.sendAt) : p.sendAt,
+        known: new Set(continues ? open.blocks : []),
+        continues,
+      };
+      byKey.set(p.key, seen);
+      out.push(seen);
     }
-    for (const b of p.blocks) if (!seen.blocks.includes(b)) seen.blocks.push(b);
+    for (const b of p.blocks) {
+      const h = blockHash(b);
+      if (seen.known.has(h)) continue;
+      seen.known.add(h);
+      seen.blocks.push(b);
+    }
   }
-  return out.map((p) => ({ key: p.key, role: p.role, content: p.blocks.join("\n\n"), sendAt: p.sendAt }));
+  const replies = new Map<string, OpenReply>();
+  for (const p of out)
+    if (p.role === "assistant") replies.set(p.key, { key: p.key, sendAt: String(p.sendAt), blocks: [...p.known] });
+  const messages = out
+    .filter((p) => p.blocks.length > 0)
+    .map((p) => {
+      const m: ImportedMessage = { key: p.key, role: p.role, content: p.blocks.join("\n\n"), sendAt: p.sendAt };
+      if (p.continues) m.continues = true;
+      return m;
+    });
+  return { messages, replies };
 }

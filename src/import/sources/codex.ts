@@ -3,7 +3,7 @@
 import { existsSync } from "node:fs";
 import { basename, join } from "node:path";
 import { importedSessionId } from "../../shared/import-id.ts";
-import { parseTime } from "../../shared/time.ts";
+import { recordTime } from "../record-time.ts";
 import type { FileRead, ImportedMessage, Problem, ReadContext, Source } from "../import-types.ts";
 import { NotThisFormatError } from "../import-types.ts";
 import { homeOf, listFiles, titleFrom } from "../source-files.ts";
@@ -61,7 +61,7 @@ function readRollout(ctx: ReadContext): FileRead {
       if (typeof p.cwd === "string" && project === undefined) project = p.cwd;
       continue;
     }
-    const at = typeof r.timestamp === "string" ? parseTime(r.timestamp) : undefined;
+    const at = () => (typeof r.timestamp === "string" ? recordTime(r.timestamp) : undefined);
     if (r.type === "event_msg" && (p.type === "user_message" || p.type === "agent_message")) {
       events = true;
       const text = typeof p.message === "string" ? p.message.trim() : "";
@@ -69,15 +69,17 @@ function readRollout(ctx: ReadContext): FileRead {
       const injected =
         p.type === "user_message" && ((typeof p.kind === "string" && p.kind !== "plain") || INJECTED.test(text));
       if (text === "" || injected) continue;
-      if (at === undefined) {
+      const sendAt = at();
+      if (sendAt === undefined) {
         skipped.push({ file: ctx.file, line: l.line, reason: "line has no valid timestamp" });
         continue;
       }
-      fromEvents.push({ key, role: p.type === "user_message" ? "user" : "assistant", content: text, sendAt: at });
+      fromEvents.push({ key, role: p.type === "user_message" ? "user" : "assistant", content: text, sendAt });
     } else if (r.type === "response_item" && p.type === "message" && (p.role === "user" || p.role === "assistant")) {
       const text = itemText(p.content);
-      if (text === "" || at === undefined) continue;
-      fromItems.push({ key, role: p.role === "user" ? "user" : "assistant", content: text, sendAt: at });
+      const sendAt = text === "" ? undefined : at();
+      if (sendAt === undefined) continue;
+      fromItems.push({ key, role: p.role === "user" ? "user" : "assistant", content: text, sendAt });
     }
   }
   if (ctx.offset === 0 && lines > 0 && records === 0)

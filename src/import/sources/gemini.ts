@@ -5,7 +5,7 @@
 import { existsSync, statSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { importedSessionId } from "../../shared/import-id.ts";
-import { parseTime } from "../../shared/time.ts";
+import { recordTime } from "../record-time.ts";
 import { NotThisFormatError } from "../import-types.ts";
 import type { FileRead, ImportedMessage, Problem, ReadContext, Source } from "../import-types.ts";
 import { isObject, jsonlLines, readTextLimited, tryJson } from "../read-lines.ts";
@@ -84,7 +84,7 @@ function readChat(ctx: ReadContext): FileRead {
     if (m.type !== "user" && m.type !== "gemini") continue; // info, error, warning: not conversation
     const text = contentText(m.content);
     if (text === "") continue;
-    const at = typeof m.timestamp === "string" ? parseTime(m.timestamp) : undefined;
+    const at = typeof m.timestamp === "string" ? recordTime(m.timestamp) : undefined;
     if (at === undefined) {
       skipped.push({ file: ctx.file, reason: `message ${String(m.id)} has no valid timestamp` });
       continue;

@@ -65,11 +65,6 @@ function legacySessions(storage: string): string[] {
   return listFiles(dir, (name) => name.endsWith(".json"));
 }
 
-const json = (v: unknown): Rec => {
-  const r = typeof v === "string" ? tryJson(v) : v;
-  return isObject(r) ? r : {};
-};
-
 function readDatabase(api: HomeMemory, ctx: ReadContext): FileRead {
   let db: ForeignDatabase;
   try {
@@ -129,9 +124,18 @@ function readDatabase(api: HomeMemory, ctx: ReadContext): FileRead {
       );
     }
     const { sessions, messages, parts } = rows;
+    const skipped: Problem[] = [];
+    // A row whose data is not a JSON object is skipped and reported by its table and id.
+    const data = (table: string, row: Rec): Rec | undefined => {
+      const d = typeof row.data === "string" ? tryJson(row.data) : row.data;
+      if (isObject(d)) return d;
+      skipped.push({ file: ctx.file, reason: `${table} ${String(row.id)}: data is not a JSON object` });
+      return undefined;
+    };
     const textByMessage = new Map<string, string[]>();
     for (const p of parts) {
-      const d = json(p.data);
+      const d = data("part", p);
+      if (!d) continue;
       const text = partText(d);
       const mid = String(p.message_id ?? d.messageID ?? "");
       if (text === undefined) continue;
@@ -141,7 +145,8 @@ function readDatabase(api: HomeMemory, ctx: ReadContext): FileRead {
     }
     const bySession = new Map<string, { msg: ImportedMessage; done: boolean }[]>();
     for (const m of messages) {
-      const d = json(m.data);
+      const d = data("message", m);
+      if (!d) continue;
       const created = isObject(d.time) && typeof d.time.created === "number" ? d.time.created : Number(m.time_created);
       const msg = toMessage(String(m.id), d.role, created, textByMessage.get(String(m.id)));
       if (!msg) continue;
@@ -160,7 +165,7 @@ function readDatabase(api: HomeMemory, ctx: ReadContext): FileRead {
       sessions: wanted.map((s) =>
         toSession(String(s.id), s.title, s.directory, s.parent_id, ready(bySession.get(String(s.id)) ?? [])),
       ),
-      skipped: [],
+      skipped,
       state: { updatedMs: Math.max(rows.updated, incremental ? (ctx.prior.updatedMs as number) : 0) },
     };
   } finally {

@@ -3,11 +3,14 @@
 import { describeError } from "../../shared/describe-error.ts";
 import type { MessageRecord } from "../../shared/message.ts";
 import { assertSessionId } from "../../shared/session-id.ts";
-import { knownIds } from "../../storage/sqlite/messages-repo.ts";
+import { readHistory, stageHistory } from "../../storage/history/history-file.ts";
+import { replaceMessageContent } from "../../storage/sqlite/message-content-repo.ts";
+import { getMessagesById, knownIds } from "../../storage/sqlite/messages-repo.ts";
 import { tombstonedIds } from "../../storage/sqlite/tombstones-repo.ts";
 import { upsertSessionMeta, type MetaUpdate } from "../../storage/sqlite/session-meta-repo.ts";
 import { withWriteLock } from "../../storage/sqlite/write-lock.ts";
 import { redactSecrets } from "../../shared/redact.ts";
+import { withHomeLock } from "../home-lock.ts";
 import type { MemoryContext } from "../memory-context.ts";
 import { checkNewMessage } from "../message-input.ts";
 import { appendRecords } from "../write-path.ts";
@@ -17,6 +20,11 @@ export interface ImportWriteOptions {
   redact?: boolean;
   /** Count what would be written, write nothing. */
   dryRun?: boolean;
+  /**
+   * Ids whose record holds only the text that continues the message stored under that id (a reply streamed
+   * across two import passes): the text is appended to it. Without a stored message it is added as is.
+   */
+  continues?: ReadonlySet<string>;
 }
 
 export interface ImportWriteResult {
@@ -29,6 +37,8 @@ export interface ImportWriteResult {
   invalid: { id: string; reason: string }[];
   /** Messages in which at least one secret was redacted. */
   redacted: number;
+  /** Stored messages whose text grew (more of a streamed reply arrived): their text was extended. */
+  extended: number;
 }
 
 /** Append imported records (in order) to a session and set its metadata, in one step. */
@@ -63,9 +73,19 @@ export function writeImported(
     result.added = out.length;
     return out;
   };
-  const result: ImportWriteResult = { added: 0, existing: 0, tombstoned: 0, invalid: [], redacted: 0 };
+  const result: ImportWriteResult = {
+    added: 0,
+    existing: 0,
+    tombstoned: 0,
+    invalid: [],
+    redacted: 0,
+    extended: 0,
+  };
+  const growth = grownMessages(ctx, session, records, o, result);
   if (o.dryRun) {
     fresh(result);
+    result.existing -= growth.length;
+    result.extended = growth.length;
     return result;
   }
   const ids = records.map((r) => r.id);
@@ -76,15 +96,100 @@ export function writeImported(
     result.tombstoned = records.filter((r) => dead.has(r.id)).length;
     result.existing = records.length - result.tombstoned;
     if (meta) withWriteLock(ctx.db, () => upsertSessionMeta(ctx.db, session, meta, ctx.now()));
-    return result;
+  } else {
+    appendRecords(
+      ctx,
+      session,
+      () => fresh(result),
+      (now) => meta && upsertSessionMeta(ctx.db, session, meta, now),
+    );
   }
-  appendRecords(
-    ctx,
-    session,
-    () => fresh(result),
-    (now) => meta && upsertSessionMeta(ctx.db, session, meta, now),
-  );
+  if (growth.length > 0) {
+    result.extended = extendMessages(ctx, session, growth);
+    result.existing -= result.extended;
+  }
   return result;
+}
+
+/**
+ * Stored messages of this session whose text the records extend: a `continues` record's text appended (once),
+ * or a record whose whole text is the stored text plus more blocks (a streamed reply read again from the start).
+ */
+function grownMessages(
+  ctx: MemoryContext,
+  session: string,
+  records: readonly MessageRecord[],
+  o: ImportWriteOptions,
+  result: ImportWriteResult,
+): { id: string; content: string }[] {
+  const stored = new Map(
+    getMessagesById(
+      ctx.db,
+      records.map((r) => r.id),
+    )
+      .filter((m) => m.session === session)
+      .map((m) => [m.id, m.content] as const),
+  );
+  const out: { id: string; content: string }[] = [];
+  for (const r of records) {
+    const before = stored.get(r.id);
+    if (before === undefined || before === r.content) continue;
+    const scratch: ImportWriteResult = { ...result, invalid: [], redacted: 0 };
+    const rec = prepare(ctx, r, o.redact !== false, scratch);
+    if (!rec) continue;
+    let content: string | undefined;
+    if (o.continues?.has(r.id)) {
+      const part = rec.content;
+      const has = before === part || before.endsWith(`\n\n${part}`) || before.includes(`\n\n${part}\n\n`);
+      if (!has && !before.startsWith(`${part}\n\n`)) content = `${before}\n\n${part}`;
+    } else if (rec.content.startsWith(`${before}\n\n`)) content = rec.content;
+    if (content === undefined) continue;
+    try {
+      checkNewMessage({ ...rec, content }, ctx.config.limits.max_message_bytes);
+    } catch (err) {
+      result.invalid.push({ id: r.id, reason: describeError(err) });
+      continue;
+    }
+    result.redacted += scratch.redacted;
+    out.push({ id: r.id, content });
+  }
+  return out;
+}
+
+/** Give stored messages their grown text: history.json (when they are still there) and the archive in one step. */
+function extendMessages(
+  ctx: MemoryContext,
+  session: string,
+  growth: readonly { id: string; content: string }[],
+): number {
+  const file = ctx.paths.history(session);
+  return withHomeLock(
+    ctx,
+    () => {
+      const next = new Map(growth.map((g) => [g.id, g.content] as const));
+      const doc = readHistory(file);
+      let inFile = false;
+      const records = doc.records.map((r) => {
+        const content = next.get(r.id);
+        if (content === undefined) return r;
+        inFile = true;
+        return { ...r, content };
+      });
+      const staged = inFile ? stageHistory(file, records) : undefined;
+      let n = 0;
+      try {
+        withWriteLock(ctx.db, () => {
+          for (const g of growth) if (replaceMessageContent(ctx.db, session, g.id, g.content)) n++;
+        });
+      } catch (err) {
+        staged?.discard();
+        throw err;
+      }
+      staged?.commit();
+      return n;
+    },
+    session,
+  );
 }
 
 /** The record as it will be stored (redacted), or undefined with the reason when the message checks refuse it. */

@@ -32,11 +32,34 @@ export function openLlm(ctx: MemoryContext, meter?: UsageMeter, onWarning?: (lin
     withWriteLock(ctx.db, () => insertUsage(ctx.db, { ...u, at: ctx.now() }));
   };
   const beforeCall = (req: { purpose: string }) => checkBudget(ctx, req.purpose);
-  return new LlmClient(
-    llmSettings(
-      envOf(ctx),
-      ctx.config.summary,
-      onWarning ? { onUsage, onWarning, beforeCall } : { onUsage, beforeCall },
+  return oneAtATime(
+    ctx,
+    new LlmClient(
+      llmSettings(
+        envOf(ctx),
+        ctx.config.summary,
+        onWarning ? { onUsage, onWarning, beforeCall } : { onUsage, beforeCall },
+      ),
     ),
   );
+}
+
+const lastCall = new WeakMap<object, Promise<unknown>>();
+
+/**
+ * With a daily token budget, a home's calls in this process run one at a time, so each is checked against the
+ * budget after the tokens of the one before it are counted (concurrent summaries cannot overshoot it together).
+ */
+function oneAtATime(ctx: MemoryContext, client: LlmClient): LlmClient {
+  if (ctx.config.summary.daily_token_budget <= 0) return client;
+  const complete = client.complete.bind(client);
+  client.complete = (req) => {
+    const run = (lastCall.get(ctx.db) ?? Promise.resolve()).then(() => complete(req));
+    lastCall.set(
+      ctx.db,
+      run.catch(() => {}),
+    );
+    return run;
+  };
+  return client;
 }

@@ -1,0 +1,26 @@
+// A MemoryApi that opens its implementation on its first call: an MCP server answers its client's start-up
+// before it opens the home. A failure to open is that call's error; the next call tries again.
+import type { MemoryApi } from "./memory-api.ts";
+
+export function lazyMemoryApi(open: () => Promise<MemoryApi>): MemoryApi {
+  let opened: Promise<MemoryApi> | undefined;
+  const get = () =>
+    (opened ??= open().catch((err) => {
+      opened = undefined;
+      throw err;
+    }));
+  return new Proxy({} as MemoryApi, {
+    get(_, key) {
+      if (key === "then") return undefined; // not a thenable
+      if (key === "close")
+        return async () => {
+          const api = await opened?.catch(() => undefined);
+          await api?.close();
+        };
+      return async (...args: unknown[]) => {
+        const api = (await get()) as unknown as Record<PropertyKey, (...a: unknown[]) => unknown>;
+        return api[key]!(...args);
+      };
+    },
+  });
+}

@@ -1,0 +1,117 @@
+// valibot schemas of the MCP tools' structured output (their outputSchema). Objects stay open to new fields;
+// every answer may carry truncated and next_offset once its max_chars budget cut it.
+import * as v from "valibot";
+
+const count = v.pipe(v.number(), v.integer(), v.minValue(0));
+const text = v.string();
+const texts = v.array(text);
+const role = v.picklist(["user", "assistant"]);
+
+const paging = {
+  truncated: v.optional(v.pipe(v.boolean(), v.description("The answer was cut to fit max_chars."))),
+  next_offset: v.optional(v.pipe(count, v.description("Pass as offset for the rest of the list."))),
+};
+
+const Message = v.object({
+  id: text,
+  session: text,
+  role,
+  content: text,
+  sendAt: text,
+  sender: v.optional(text),
+  tier: v.picklist(["recent", "archive"]),
+});
+
+const SearchRow = v.object({
+  id: text,
+  session: text,
+  time: text,
+  role,
+  snippet: v.pipe(text, v.description("At most 200 characters; the full text comes from mode=get or mode=around.")),
+  score: v.number(),
+});
+
+const Session = v.object({
+  id: text,
+  messages: count,
+  lastActivity: v.nullable(text),
+  hasSummary: v.boolean(),
+  source: v.optional(text),
+  title: v.optional(text),
+  project: v.optional(text),
+  parent: v.optional(text),
+});
+
+export const ChatHistoryOutput = v.object({
+  mode: v.picklist(["search", "recent", "around", "get", "sessions"]),
+  query: v.optional(text),
+  match: v.optional(v.picklist(["keyword", "semantic", "hybrid"])),
+  rows: v.optional(v.pipe(v.array(SearchRow), v.description("search: compact rows."))),
+  notIndexed: v.optional(count),
+  notes: v.optional(texts),
+  session: v.optional(text),
+  anchor: v.optional(text),
+  messages: v.optional(v.pipe(v.array(Message), v.description("recent, around, get: full messages."))),
+  missing: v.optional(v.pipe(texts, v.description("get: ids not found."))),
+  total: v.optional(count),
+  sessions: v.optional(v.array(Session)),
+  ...paging,
+});
+
+export const AddMessagesOutput = v.object({
+  session: text,
+  ids: v.pipe(texts, v.description("The stored ids, in the order given.")),
+  duplicates: v.pipe(count, v.description("Messages whose idempotencyKey the session already held.")),
+  ...paging,
+});
+
+export const SessionContextOutput = v.object({
+  session: text,
+  messages: v.array(
+    v.object({
+      role,
+      content: text,
+      sendAt: v.optional(text),
+      sender: v.optional(text),
+      id: v.optional(text),
+      kind: v.picklist(["history", "summary", "input"]),
+    }),
+  ),
+  system: text,
+  summaryFilter: v.optional(v.unknown()),
+  ...paging,
+});
+
+export const ErrorMemoryOutput = v.object({
+  mode: v.picklist(["lookup", "record"]),
+  hits: v.optional(
+    v.array(
+      v.object({
+        id: text,
+        tool: text,
+        error: text,
+        fix: text,
+        cause: v.nullable(text),
+        outcome: text,
+        hits: count,
+        score: v.number(),
+      }),
+    ),
+  ),
+  notes: v.optional(texts),
+  id: v.optional(text),
+  merged: v.optional(v.boolean()),
+  outcome: v.optional(text),
+  occurrences: v.optional(count),
+  redacted: v.optional(texts),
+  ...paging,
+});
+
+export const SummaryOutput = v.object({
+  session: text,
+  state: text,
+  summary: v.pipe(v.unknown(), v.description("The summary document, or null when the session has none.")),
+  cursor: v.nullable(text),
+  due: v.boolean(),
+  ...paging,
+});
