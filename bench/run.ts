@@ -11,6 +11,7 @@ const SCRIPTS = [
   "keyword.ts",
   "cli-search.ts",
   "semantic.ts",
+  "vectors-s3.ts",
   "locomo.ts",
   "summary.ts",
   "errors.ts",

@@ -12,6 +12,7 @@ import type { ArchiveCounts, ArchivePort } from "../storage/ports/archive-port.t
 import { COPY_ORDER } from "../storage/ports/copy-tables.ts";
 import { refuseSessionSymlinks } from "../storage/history/no-symlink.ts";
 import { openSqliteArchive } from "../storage/sqlite/sqlite-archive.ts";
+import { migrateVectors } from "../memory/embedding/migrate-vectors.ts";
 
 export const NoArchiveUrlError = namedError<{ home: string }>(
   "NoArchiveUrlError",
@@ -149,7 +150,9 @@ async function copy(
   }
   for (const table of COPY_ORDER) await target.importRows(table, await source.exportRows(table));
   const summaries = await copySummaries(source, target, paths);
-  const vectors = o.vectors ? await o.vectors({ home: paths, config, signal: o.signal }) : "local";
+  const copyVectors: VectorCopy | undefined =
+    o.vectors ?? (config.vectors.uri ? (c) => migrateVectors({ ...c, env: o.env }) : undefined);
+  const vectors = copyVectors ? await copyVectors({ home: paths, config, signal: o.signal }) : "local";
   const counts = await verify(source, target);
   if (counts.summaries < summaries)
     throw new CopyMismatchError({ what: "summaries", source: summaries, target: counts.summaries });

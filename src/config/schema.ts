@@ -1,5 +1,6 @@
 // config.toml schema (valibot): every key, its type and its default.
 import * as v from "valibot";
+import { VectorsSchema } from "./vectors-schema.ts";
 
 const int = (min: number, max = Number.MAX_SAFE_INTEGER) =>
   v.pipe(v.number(), v.integer(), v.minValue(min), v.maxValue(max));
@@ -97,6 +98,7 @@ export const ConfigSchema = v.strictObject({
   import: v.optional(ImportSchema, {}),
   http: v.optional(HttpSchema, {}),
   archive: v.optional(ArchiveSchema, {}),
+  vectors: v.optional(VectorsSchema, {}),
 });
 
 export type Config = v.InferOutput<typeof ConfigSchema>;

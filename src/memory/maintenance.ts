@@ -1,13 +1,12 @@
 // Nightly upkeep of the tiers: the archive's FTS5 index (short merge steps, then optimize) and the message
 // vectors (LanceDB compaction, old versions dropped, the vector index built or refreshed). Searches never
 // wait: SQLite readers run beside the writer (WAL) and LanceDB readers see the previous version.
-import { join } from "node:path";
-import { existsSync } from "node:fs";
 import { describeError } from "../shared/describe-error.ts";
-import { tryLockFile } from "../shared/file-lock.ts";
+import { tryVectorWriteLock } from "./embedding/vector-write-lock.ts";
 import { maintainSqlite, type SqliteMaintenanceResult } from "../storage/sqlite/maintenance.ts";
 import type { SemanticIndex } from "./embedding/semantic-index.ts";
 import type { MemoryContext } from "./memory-context.ts";
+import { mayHoldVectors } from "./vector-location.ts";
 
 /** How long to wait for a running embedding drain to let go of the vector table. */
 const DRAIN_LOCK_WAIT_MS = 60_000;
@@ -27,10 +26,9 @@ export interface MaintenanceReport {
 }
 
 async function lockDrain(ctx: MemoryContext, signal?: AbortSignal): Promise<(() => void) | undefined> {
-  const path = join(ctx.paths.store, "embed.lock");
   const deadline = performance.now() + DRAIN_LOCK_WAIT_MS;
   for (;;) {
-    const release = tryLockFile(path);
+    const release = await tryVectorWriteLock(ctx);
     if (release || performance.now() > deadline || signal?.aborted) return release;
     await Bun.sleep(200);
   }
@@ -43,7 +41,7 @@ export async function maintainVectors(
 ): Promise<VectorMaintenance> {
   const started = performance.now();
   const ms = () => Math.round(performance.now() - started);
-  if (!existsSync(ctx.paths.lance)) return { done: false, ms: ms(), note: "no vector store yet" };
+  if (!mayHoldVectors(ctx)) return { done: false, ms: ms(), note: "no vector store yet" };
   // Compaction racing the drain's upserts would conflict: hold the drain lock meanwhile (drains skip, searches do not wait).
   const release = await lockDrain(ctx, signal);
   if (!release)

@@ -4,7 +4,7 @@ import type { Embedder } from "../embed/embedder.ts";
 import type { StoredMessage } from "../shared/message.ts";
 import type { TimeRange } from "../shared/time.ts";
 import { passesFilter, type MessageFilter } from "../shared/time-filter.ts";
-import type { VectorTable } from "../storage/lance/vector-table.ts";
+import type { MessageVectorTable as VectorTable } from "../storage/ports/vector-port.ts";
 import { getMessagesById } from "../storage/sqlite/messages-repo.ts";
 import { knownSenders } from "../storage/sqlite/semantic-queries.ts";
 import type { Db } from "../storage/sqlite/db.ts";

@@ -69,6 +69,8 @@ import {
 import { SessionLockTimeoutError } from "../../src/storage/ports/archive-errors.ts";
 import { PgConnectError } from "../../src/storage/postgres/pg-connect-error.ts";
 import { PgSchemaTooNewError } from "../../src/storage/postgres/pg-migrate.ts";
+import { VectorKeysMissingError } from "../../src/storage/ports/vector-location.ts";
+import { VectorCopyMismatchError } from "../../src/memory/embedding/copy-vectors.ts";
 
 function errno(code: string, message: string): NodeJS.ErrnoException {
   return Object.assign(new Error(message), { code });
@@ -409,6 +411,16 @@ const KINDS: [Error & { data: object }, string, 1 | 2][] = [
   [
     new ErrorVectorStoreError({ op: "create-table", embedderId: "builtin:v1:384", reason: "boom" }),
     "cannot create the error vector table for builtin:v1:384: boom",
+    1,
+  ],
+  [
+    new VectorKeysMissingError({ uri: "s3://team/x", missing: ["MEMVOY_S3_ACCESS_KEY_ID / AWS_ACCESS_KEY_ID"] }),
+    "vectors.uri is s3://team/x but MEMVOY_S3_ACCESS_KEY_ID / AWS_ACCESS_KEY_ID is not set",
+    2,
+  ],
+  [
+    new VectorCopyMismatchError({ kind: "messages", embedderId: "builtin:v1:384", missing: 3, source: 10 }),
+    "the copy of the messages vectors of builtin:v1:384 is incomplete: 3 of 10 rows are not in the target; run it again",
     1,
   ],
   [

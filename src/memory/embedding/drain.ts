@@ -1,8 +1,7 @@
 // Drains the embedding queue: apply pending vector deletions, then embed queued messages in batches and
 // upsert them. One drainer per home at a time (.store/embed.lock); failures back off per message.
-import { join } from "node:path";
 import { describeError } from "../../shared/describe-error.ts";
-import { tryLockFile } from "../../shared/file-lock.ts";
+import { tryVectorWriteLock } from "./vector-write-lock.ts";
 import { ensureDir } from "../../shared/atomic-write.ts";
 import { NS_PER_SEC } from "../../shared/time.ts";
 import { EmbedderRejectedError, type Embedder } from "../../embed/embedder.ts";
@@ -23,8 +22,11 @@ import {
   stillQueued,
   type QueuedMessage,
 } from "../../storage/sqlite/embed-queue-repo.ts";
-import type { VectorStore } from "../../storage/lance/vector-store.ts";
-import type { VectorRow, VectorTable } from "../../storage/lance/vector-table.ts";
+import type {
+  MessageVectors as VectorStore,
+  MessageVectorTable as VectorTable,
+  VectorRow,
+} from "../../storage/ports/vector-port.ts";
 import { withWriteLock } from "../../storage/sqlite/write-lock.ts";
 import type { SemanticIndex } from "./semantic-index.ts";
 
@@ -90,12 +92,11 @@ export async function drainQueue(index: SemanticIndex, options: DrainOptions = {
 async function drainLocked(index: SemanticIndex, options: DrainOptions): Promise<DrainReport> {
   const { ctx } = index;
   ensureDir(ctx.paths.store);
-  const lockPath = join(ctx.paths.store, "embed.lock");
-  let release = tryLockFile(lockPath);
+  let release = await tryVectorWriteLock(ctx);
   while (!release && options.wait) {
     await Bun.sleep(50);
     options.signal?.throwIfAborted();
-    release = tryLockFile(lockPath);
+    release = await tryVectorWriteLock(ctx);
   }
   const report: DrainReport = { busy: !release, embedded: 0, deletesApplied: 0, failed: 0, remaining: 0 };
   if (!release) return report;
@@ -172,7 +173,7 @@ export async function applyDeletes(index: SemanticIndex, store: VectorStore): Pr
   const pending = pendingVectorDeletes(db);
   const byId = pendingVectorIdDeletes(db);
   if (pending.length === 0 && byId.length === 0) return 0;
-  for (const info of await store.tables()) {
+  for (const info of await store.tables(await index.embedderIds())) {
     const t = await store.table(info.embedderId, 0);
     if (!t) continue;
     for (const d of pending) {

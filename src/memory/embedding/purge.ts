@@ -2,11 +2,10 @@
 // lock (.store/embed.lock, the drainer's lock), then drop older LanceDB versions and the files only they
 // used, so removed rows remain in no version. A table an older memvoy filled with message text is
 // rewritten once without it.
-import { existsSync } from "node:fs";
-import { join } from "node:path";
-import { tryLockFile } from "../../shared/file-lock.ts";
+import { tryVectorWriteLock } from "./vector-write-lock.ts";
 import { applyDeletes, hasPendingDeletes } from "./drain.ts";
 import type { SemanticIndex } from "./semantic-index.ts";
+import { mayHoldVectors } from "../vector-location.ts";
 
 export interface PurgeReport {
   /** Deletions applied to LanceDB now. */
@@ -18,18 +17,17 @@ export interface PurgeReport {
 export async function purgeVectors(index: SemanticIndex, signal?: AbortSignal): Promise<PurgeReport> {
   const { ctx } = index;
   const report: PurgeReport = { applied: 0, tablesCleaned: 0 };
-  if (!existsSync(ctx.paths.lance)) return report; // no vectors were ever written: nothing to load
-  const lockPath = join(ctx.paths.store, "embed.lock");
-  let release = tryLockFile(lockPath);
+  if (!mayHoldVectors(ctx)) return report; // no vectors were ever written: nothing to load
+  let release = await tryVectorWriteLock(ctx);
   while (!release) {
     signal?.throwIfAborted();
     await Bun.sleep(50);
-    release = tryLockFile(lockPath);
+    release = await tryVectorWriteLock(ctx);
   }
   try {
     const store = await index.store();
     if (hasPendingDeletes(ctx.db)) report.applied = await applyDeletes(index, store);
-    for (const info of await store.tables()) {
+    for (const info of await store.tables(await index.embedderIds())) {
       const t = await store.table(info.embedderId, 0);
       if (!t) continue;
       try {

@@ -2,8 +2,8 @@
 import { createEmbedder } from "../../embed/create-embedder.ts";
 import type { Embedder } from "../../embed/embedder.ts";
 import { queuedCount, recentCount } from "../../storage/sqlite/embed-queue-repo.ts";
-import type { VectorStore } from "../../storage/lance/vector-store.ts";
-import type { VectorTable } from "../../storage/lance/vector-table.ts";
+import { openMessageVectors, type MessageVectors, type MessageVectorTable } from "../../storage/ports/vector-port.ts";
+import { vectorStoreLocation } from "../vector-location.ts";
 import type { MemoryContext } from "../memory-context.ts";
 
 export type EmbedderFactory = (cfg: MemoryContext["config"]["embedder"]) => Promise<Embedder>;
@@ -16,12 +16,12 @@ export interface IndexStatus {
   /** Embedder ids of stored vectors other than the configured one. */
   otherEmbedders: string[];
   /** The configured embedder's table, when it exists. */
-  table?: VectorTable;
+  table?: MessageVectorTable;
 }
 
 export class SemanticIndex {
   #embedder?: Promise<Embedder>;
-  #store?: Promise<VectorStore>;
+  #store?: Promise<MessageVectors>;
   #closed = false;
 
   constructor(
@@ -48,9 +48,9 @@ export class SemanticIndex {
     return this.#embedder;
   }
 
-  store(): Promise<VectorStore> {
-    this.#store ??= import("../../storage/lance/vector-store.ts")
-      .then(({ VectorStore }) => VectorStore.open(this.ctx.paths.lance))
+  store(): Promise<MessageVectors> {
+    this.#store ??= Promise.resolve()
+      .then(() => openMessageVectors(vectorStoreLocation(this.ctx)))
       .catch((err) => {
         this.#store = undefined;
         throw err;
@@ -58,7 +58,19 @@ export class SemanticIndex {
     return this.#store;
   }
 
-  async table(create = false): Promise<VectorTable | undefined> {
+  /**
+   * With a shared store, the configured embedder's id, so that its table is found by name even where the
+   * store's listing misses it; none for the home's folder (its listing is exact) or when there is no embedder.
+   */
+  async embedderIds(): Promise<string[]> {
+    if (!this.ctx.config.vectors.uri) return [];
+    return this.embedder().then(
+      (e) => [e.id],
+      () => [],
+    );
+  }
+
+  async table(create = false): Promise<MessageVectorTable | undefined> {
     const e = await this.embedder();
     return (await this.store()).table(e.id, e.dim, { create });
   }

@@ -1,5 +1,4 @@
 // Error memory administration: list, show, remove by id prefix, and the TTL sweep the daemon runs hourly.
-import { existsSync } from "node:fs";
 import { describeError } from "../../shared/describe-error.ts";
 import {
   clearVectorDeletes,
@@ -12,6 +11,7 @@ import {
 } from "../../storage/sqlite/error-memory-repo.ts";
 import { withWriteLock } from "../../storage/sqlite/write-lock.ts";
 import type { MemoryContext } from "../memory-context.ts";
+import { mayHoldVectors } from "../vector-location.ts";
 import { resolveErrorId } from "./error-ids.ts";
 import { checkListInput } from "./error-input.ts";
 import { toErrorRecord, type ErrorRecord } from "./error-record.ts";
@@ -77,7 +77,7 @@ export async function sweepExpired(ctx: MemoryContext, now: bigint): Promise<Swe
     if (n < 1000) break;
   }
   const { removed: vectorsRemoved, notes } = await applyVectorDeletes(ctx);
-  if (existsSync(ctx.paths.lance)) {
+  if (mayHoldVectors(ctx)) {
     try {
       const store = await errorVectorStore(ctx);
       // Vectors of another embedder can never be compared with the current one's: drop them.
@@ -104,7 +104,16 @@ async function applyVectorDeletes(ctx: MemoryContext): Promise<{ removed: number
   if (ids.length === 0) return { removed: 0, notes: [] };
   try {
     // No vector store yet means no vector was ever written.
-    if (existsSync(ctx.paths.lance)) await (await errorVectorStore(ctx)).deleteIds(ids);
+    if (mayHoldVectors(ctx)) {
+      // A shared store's listing may miss a table: find the configured embedder's by name as well.
+      const probe = ctx.config.vectors.uri
+        ? await errorEmbedder(ctx).then(
+            (e) => [e.id],
+            () => [],
+          )
+        : [];
+      await (await errorVectorStore(ctx)).deleteIds(ids, probe);
+    }
     withWriteLock(ctx.db, () => clearVectorDeletes(ctx.db, ids));
     return { removed: ids.length, notes: [] };
   } catch (err) {

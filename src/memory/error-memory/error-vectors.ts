@@ -2,13 +2,14 @@
 // catch-up that embeds records stored while the embedder was unreachable or since the embedder changed.
 import { createEmbedder } from "../../embed/create-embedder.ts";
 import type { Embedder } from "../../embed/embedder.ts";
-import type { ErrorVectorStore } from "../../storage/lance/error-vectors.ts";
+import { openErrorVectors, type ErrorVectors } from "../../storage/ports/vector-port.ts";
+import { vectorStoreLocation } from "../vector-location.ts";
 import { listUnembedded, markEmbedded } from "../../storage/sqlite/error-memory-repo.ts";
 import { withWriteLock } from "../../storage/sqlite/write-lock.ts";
 import type { MemoryContext } from "../memory-context.ts";
 
 const embedders = new WeakMap<MemoryContext, Promise<Embedder>>();
-const stores = new WeakMap<MemoryContext, Promise<ErrorVectorStore>>();
+const stores = new WeakMap<MemoryContext, Promise<ErrorVectors>>();
 
 /** The configured embedder; a failure to create it is not remembered (the next call tries again). */
 export function errorEmbedder(ctx: MemoryContext): Promise<Embedder> {
@@ -21,12 +22,10 @@ export function errorEmbedder(ctx: MemoryContext): Promise<Embedder> {
   return p;
 }
 
-export function errorVectorStore(ctx: MemoryContext): Promise<ErrorVectorStore> {
+export function errorVectorStore(ctx: MemoryContext): Promise<ErrorVectors> {
   let p = stores.get(ctx);
   if (!p) {
-    p = import("../../storage/lance/error-vectors.ts").then(({ ErrorVectorStore }) =>
-      ErrorVectorStore.open(ctx.paths.lance),
-    );
+    p = Promise.resolve().then(() => openErrorVectors(vectorStoreLocation(ctx)));
     stores.set(ctx, p);
     p.catch(() => stores.delete(ctx));
   }

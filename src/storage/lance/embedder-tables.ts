@@ -1,20 +1,29 @@
 // The LanceDB tables of one kind (by name prefix), each with the embedder id stored in its schema metadata.
 import type { Connection } from "@lancedb/lancedb";
+import type { TableInfo } from "../ports/vector-port.ts";
+import { openIfExists } from "./connect-store.ts";
+
+export type { TableInfo };
 
 /** The schema metadata key that names the embedder a table's vectors came from. */
 export const EMBEDDER_KEY = "memvoy.embedder";
 
-export interface TableInfo {
-  name: string;
-  embedderId: string;
-}
-
-/** Every table whose name starts with `prefix` and whose schema names its embedder. */
-export async function embedderTables(conn: Connection, prefix: string): Promise<TableInfo[]> {
+/**
+ * Every table whose name starts with `prefix` and whose schema names its embedder. The tables of the `probe`
+ * embedders are also looked up by name, so that a listing that lags or misses a prefix (some S3-compatible
+ * servers) never hides the table a deletion must reach.
+ */
+export async function embedderTables(
+  conn: Connection,
+  prefix: string,
+  probe: readonly string[] = [],
+): Promise<TableInfo[]> {
   const out: TableInfo[] = [];
-  for (const name of await conn.tableNames()) {
-    if (!name.startsWith(prefix)) continue;
-    const t = await conn.openTable(name);
+  const listed = (await conn.tableNames()).filter((n) => n.startsWith(prefix));
+  const probed = probe.map((id) => embedderTableName(prefix, id)).filter((n) => !listed.includes(n));
+  for (const name of [...listed, ...new Set(probed)]) {
+    const t = await openIfExists(conn, name);
+    if (!t) continue;
     const id = (await t.schema()).metadata.get(EMBEDDER_KEY);
     t.close();
     if (id) out.push({ name, embedderId: id });
@@ -31,22 +40,4 @@ export function embedderTableName(prefix: string, embedderId: string): string {
     .slice(0, 60);
   const hash = new Bun.CryptoHasher("sha256").update(embedderId).digest("hex").slice(0, 8);
   return `${prefix}${slug}_${hash}`;
-}
-
-/** A LanceDB folder's tables of one kind (by name prefix), one per embedder: what both vector stores share. */
-export abstract class EmbedderTableStore {
-  protected constructor(
-    protected readonly conn: Connection,
-    protected readonly dir: string,
-    private readonly prefix: string,
-  ) {}
-
-  /** Every table of this kind, with the embedder its vectors came from. */
-  tables(): Promise<TableInfo[]> {
-    return embedderTables(this.conn, this.prefix);
-  }
-
-  close(): void {
-    this.conn.close();
-  }
 }

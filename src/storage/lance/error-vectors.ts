@@ -1,9 +1,12 @@
-// Error-memory vectors in LanceDB (.store/lance): one table per embedder id, rows of (record id, vector) only.
-import { privatizeTree } from "./private-modes.ts";
+// Error-memory vectors in LanceDB (.store/lance or an S3 prefix): one table per embedder id, rows of (record id,
+// vector) only. The error-vector side of the vectors port.
 import type { Table } from "@lancedb/lancedb";
 import { errorMessage, namedError } from "../../shared/errors.ts";
-import { connectLance, loadLanceDb } from "./load-lancedb.ts";
-import { EMBEDDER_KEY, EmbedderTableStore, embedderTableName } from "./embedder-tables.ts";
+import type { ErrorVector, ErrorVectorHit, ErrorVectors } from "../ports/vector-port.ts";
+import type { VectorLocation } from "../ports/vector-location.ts";
+import { ConnectedStore, connectStore, locationLabel, openIfExists } from "./connect-store.ts";
+import { loadLanceDb } from "./load-lancedb.ts";
+import { EMBEDDER_KEY, embedderTableName, embedderTables, type TableInfo } from "./embedder-tables.ts";
 import { assertDimensions } from "./vector-dimension.ts";
 
 /** LanceDB refused to open the store or create an embedder's table; `reason` is its own first words. */
@@ -18,16 +21,7 @@ export type ErrorVectorStoreError = InstanceType<typeof ErrorVectorStoreError>;
 
 const PREFIX = "error_memory_";
 
-export interface ErrorVector {
-  id: string;
-  vector: Float32Array;
-}
-
-export interface ErrorVectorHit {
-  id: string;
-  /** Cosine similarity, 1 = same direction. */
-  score: number;
-}
+export type { ErrorVector, ErrorVectorHit };
 
 /** A valid Lance table name, unique per embedder id. */
 export function errorTableName(embedderId: string): string {
@@ -37,6 +31,8 @@ export function errorTableName(embedderId: string): string {
 /** Small fragments tolerated before a write compacts the table (a compaction of this many takes ~50 ms). */
 const COMPACT_AT_FRAGMENTS = 24;
 
+const toFloat32 = (v: { toArray(): Float32Array } | number[]) => Float32Array.from(Array.isArray(v) ? v : v.toArray());
+
 const quote = (s: string) => `'${s.replaceAll("'", "''")}'`;
 
 /** Compact fragments and drop versions older than a minute (a reader may still be on a newer one). */
@@ -44,18 +40,21 @@ async function optimize(t: Table): Promise<void> {
   await t.optimize({ cleanupOlderThan: new Date(Date.now() - 60_000) });
 }
 
-export class ErrorVectorStore extends EmbedderTableStore {
-  static async open(dir: string): Promise<ErrorVectorStore> {
-    const conn = await connectLance(
-      dir,
-      (reason, cause) => new ErrorVectorStoreError({ op: "open", dir, reason }, { cause }),
-    );
-    return new ErrorVectorStore(conn, dir, PREFIX);
+export class ErrorVectorStore extends ConnectedStore implements ErrorVectors {
+  /** The store in a local folder (a path) or at a location of the vectors port. */
+  static async open(where: string | VectorLocation): Promise<ErrorVectorStore> {
+    try {
+      return new ErrorVectorStore(await connectStore(where));
+    } catch (err) {
+      throw new ErrorVectorStoreError(
+        { op: "open", dir: locationLabel(where), reason: errorMessage(err) },
+        { cause: err },
+      );
+    }
   }
 
-  private async open(embedderId: string): Promise<Table | undefined> {
-    const name = errorTableName(embedderId);
-    return (await this.conn.tableNames()).includes(name) ? this.conn.openTable(name) : undefined;
+  private open(embedderId: string): Promise<Table | undefined> {
+    return openIfExists(this.conn, errorTableName(embedderId));
   }
 
   private async openOrCreate(embedderId: string, dim: number): Promise<Table> {
@@ -73,7 +72,10 @@ export class ErrorVectorStore extends EmbedderTableStore {
     try {
       return await this.conn.createEmptyTable(errorTableName(embedderId), schema, { existOk: true });
     } catch (err) {
-      throw new ErrorVectorStoreError({ op: "create-table", embedderId, reason: errorMessage(err) }, { cause: err });
+      throw new ErrorVectorStoreError(
+        { op: "create-table", embedderId, reason: this.store.reason(err) },
+        this.causeOf(err),
+      );
     }
   }
 
@@ -102,7 +104,7 @@ export class ErrorVectorStore extends EmbedderTableStore {
       if ((await t.stats()).fragmentStats.numSmallFragments >= COMPACT_AT_FRAGMENTS) await optimize(t);
     } finally {
       t.close();
-      privatizeTree(this.dir);
+      this.committed();
     }
   }
 
@@ -140,18 +142,35 @@ export class ErrorVectorStore extends EmbedderTableStore {
       const rows = (await t.query().select(["vector"]).limit(n).toArray()) as {
         vector: { toArray(): Float32Array } | number[];
       }[];
-      return rows.map((r) =>
-        Array.isArray(r.vector) ? Float32Array.from(r.vector) : Float32Array.from(r.vector.toArray()),
-      );
+      return rows.map((r) => toFloat32(r.vector));
     } finally {
       t.close();
     }
   }
 
+  /** Every stored row of `embedderId`'s table, one Arrow batch at a time. */
+  async *batches(embedderId: string): AsyncIterable<ErrorVector[]> {
+    const t = await this.open(embedderId);
+    if (!t) return;
+    try {
+      for await (const batch of t.query().select(["id", "vector"])) {
+        const rows = batch.toArray() as unknown as { id: string; vector: { toArray(): Float32Array } | number[] }[];
+        yield rows.map((r) => ({ id: r.id, vector: toFloat32(r.vector) }));
+      }
+    } finally {
+      t.close();
+    }
+  }
+
+  /** Every error table with the embedder its vectors came from. */
+  tables(probe: readonly string[] = []): Promise<TableInfo[]> {
+    return embedderTables(this.conn, PREFIX, probe);
+  }
+
   /** Delete these record ids from every error table. */
-  async deleteIds(ids: readonly string[]): Promise<void> {
+  async deleteIds(ids: readonly string[], probe: readonly string[] = []): Promise<void> {
     if (ids.length === 0) return;
-    for (const { name } of await this.tables()) {
+    for (const { name } of await this.tables(probe)) {
       const t = await this.conn.openTable(name);
       try {
         for (let i = 0; i < ids.length; i += 500)
@@ -165,7 +184,7 @@ export class ErrorVectorStore extends EmbedderTableStore {
         t.close();
       }
     }
-    privatizeTree(this.dir);
+    this.committed();
   }
 
   /** Every id stored for `embedderId` (tests and consistency checks). */
@@ -187,7 +206,7 @@ export class ErrorVectorStore extends EmbedderTableStore {
       await this.conn.dropTable(t.name);
       dropped.push(t.embedderId);
     }
-    privatizeTree(this.dir);
+    this.committed();
     return dropped;
   }
 
@@ -201,6 +220,6 @@ export class ErrorVectorStore extends EmbedderTableStore {
         t.close();
       }
     }
-    privatizeTree(this.dir);
+    this.committed();
   }
 }

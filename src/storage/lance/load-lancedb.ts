@@ -1,9 +1,6 @@
 // Loads @lancedb/lancedb on first use, after telling its Rust logger to print errors only.
 // Bun's process.env does not reach native getenv(), so the variable is set through libc.
 import { dlopen, FFIType } from "bun:ffi";
-import type { Connection } from "@lancedb/lancedb";
-import { ensureDir } from "../../shared/atomic-write.ts";
-import { errorMessage } from "../../shared/errors.ts";
 
 type LanceModule = typeof import("@lancedb/lancedb");
 type ArrowModule = typeof import("apache-arrow");
@@ -31,19 +28,4 @@ export function loadLanceDb(): Promise<{ lancedb: LanceModule; arrow: ArrowModul
     return { lancedb, arrow };
   })();
   return loading;
-}
-
-/** Connects to the LanceDB folder `dir`; `refused` turns LanceDB's own first words into the caller's error. */
-export async function connectLance(
-  dir: string,
-  refused: (reason: string, cause: unknown) => Error,
-): Promise<Connection> {
-  const { lancedb } = await loadLanceDb();
-  try {
-    // LanceDB creates what is inside with the process umask; the folder itself is ours, and private.
-    ensureDir(dir);
-    return await lancedb.connect(dir);
-  } catch (err) {
-    throw refused(errorMessage(err), err);
-  }
 }

@@ -1,10 +1,13 @@
-// LanceDB vector store under .store/lance: one table per embedder (id + dimension), rows keyed by message id.
+// LanceDB vector store (.store/lance or an S3 prefix): one table per embedder (id + dimension), rows keyed by
+// message id. The message-vector side of the vectors port.
 import type { Table } from "@lancedb/lancedb";
 import { errorMessage, namedError } from "../../shared/errors.ts";
-import { connectLance, loadLanceDb } from "./load-lancedb.ts";
-import { privatizeTree } from "./private-modes.ts";
+import type { MessageVectors } from "../ports/vector-port.ts";
+import type { VectorLocation } from "../ports/vector-location.ts";
+import { ConnectedStore, connectStore, locationLabel, openIfExists } from "./connect-store.ts";
+import { loadLanceDb } from "./load-lancedb.ts";
 import { VectorTable } from "./vector-table.ts";
-import { EMBEDDER_KEY, EmbedderTableStore, embedderTableName, type TableInfo } from "./embedder-tables.ts";
+import { EMBEDDER_KEY, embedderTableName, embedderTables, type TableInfo } from "./embedder-tables.ts";
 
 /** LanceDB refused to open the store or create a table; `reason` is its own first words. */
 export const VectorStoreError = namedError<
@@ -23,35 +26,37 @@ export function tableNameFor(embedderId: string): string {
   return embedderTableName("messages_", embedderId);
 }
 
-export class VectorStore extends EmbedderTableStore {
-  static async open(dir: string): Promise<VectorStore> {
-    const conn = await connectLance(
-      dir,
-      (reason, cause) => new VectorStoreError({ op: "open", dir, reason }, { cause }),
-    );
-    return new VectorStore(conn, dir, "messages_");
+export class VectorStore extends ConnectedStore implements MessageVectors {
+  /** The store in a local folder (a path) or at a location of the vectors port. */
+  static async open(where: string | VectorLocation): Promise<VectorStore> {
+    try {
+      return new VectorStore(await connectStore(where));
+    } catch (err) {
+      throw new VectorStoreError({ op: "open", dir: locationLabel(where), reason: errorMessage(err) }, { cause: err });
+    }
+  }
+
+  /** Every message-vector table, with the embedder its vectors came from. */
+  tables(probe: readonly string[] = []): Promise<TableInfo[]> {
+    return embedderTables(this.conn, "messages_", probe);
   }
 
   /** The table of one embedder; created empty when `create` is set, else undefined if absent. */
   async table(embedderId: string, dim: number, options: { create?: boolean } = {}): Promise<VectorTable | undefined> {
     const name = tableNameFor(embedderId);
-    const names = await this.conn.tableNames();
-    let t: Table;
-    if (names.includes(name)) t = await this.conn.openTable(name);
-    else if (!options.create) return undefined;
-    else {
+    let t: Table | undefined = await openIfExists(this.conn, name);
+    if (!t && !options.create) return undefined;
+    if (!t) {
       const { arrow } = await loadLanceDb();
+      const schema = VectorTable.schema(arrow, dim, new Map([[EMBEDDER_KEY, embedderId]]));
       try {
-        t = await this.conn.createEmptyTable(
-          name,
-          VectorTable.schema(arrow, dim, new Map([[EMBEDDER_KEY, embedderId]])),
-          {
-            existOk: true,
-          },
-        );
-        privatizeTree(this.dir);
+        t = await this.conn.createEmptyTable(name, schema, { existOk: true });
+        this.committed();
       } catch (err) {
-        throw new VectorStoreError({ op: "create-table", table: name, reason: errorMessage(err) }, { cause: err });
+        throw new VectorStoreError(
+          { op: "create-table", table: name, reason: this.store.reason(err) },
+          this.causeOf(err),
+        );
       }
     }
     return VectorTable.wrap(t, dim, this.dir);
@@ -59,7 +64,11 @@ export class VectorStore extends EmbedderTableStore {
 
   async drop(embedderId: string): Promise<void> {
     const name = tableNameFor(embedderId);
-    if ((await this.conn.tableNames()).includes(name)) await this.conn.dropTable(name);
-    privatizeTree(this.dir);
+    const t = await openIfExists(this.conn, name);
+    if (t) {
+      t.close();
+      await this.conn.dropTable(name);
+    }
+    this.committed();
   }
 }

@@ -5,35 +5,11 @@ import { loadLanceDb } from "./load-lancedb.ts";
 
 type LanceDb = Awaited<ReturnType<typeof loadLanceDb>>["lancedb"];
 import { assertDimensions } from "./vector-dimension.ts";
+import type { MessageVectorTable, VectorFilter, VectorHit, VectorRow } from "../ports/vector-port.ts";
 
 type Arrow = Awaited<ReturnType<typeof loadLanceDb>>["arrow"];
 
-export interface VectorRow {
-  id: string;
-  seq: bigint;
-  session: string;
-  sendAt: bigint;
-  role: string;
-  content: string;
-  vector: Float32Array;
-}
-
-export interface VectorFilter {
-  session?: string;
-  /** Inclusive lower bound on send_at (UTC ns). */
-  since?: bigint;
-  /** Exclusive upper bound on send_at (UTC ns). */
-  until?: bigint;
-}
-
-export interface VectorHit {
-  id: string;
-  seq: bigint;
-  session: string;
-  sendAt: bigint;
-  /** Cosine similarity, 1 = same direction. */
-  score: number;
-}
+export type { VectorFilter, VectorHit, VectorRow };
 
 /**
  * Below this many rows a flat scan stays under ~20 ms; past it the HNSW index pays off (bench/semantic.ts:
@@ -54,7 +30,7 @@ export function whereClause(f: VectorFilter): string | undefined {
   return parts.length ? parts.join(" AND ") : undefined;
 }
 
-export class VectorTable {
+export class VectorTable implements MessageVectorTable {
   private constructor(
     private readonly t: Table,
     readonly dim: number,
@@ -97,6 +73,14 @@ export class VectorTable {
     this.committed();
   }
 
+  async append(rows: readonly VectorRow[]): Promise<void> {
+    if (rows.length === 0) return;
+    const { lancedb } = await loadLanceDb();
+    assertDimensions(rows, this.dim);
+    await this.t.add(arrowRows(lancedb, rows, await this.t.schema()));
+    this.committed();
+  }
+
   /** Delete a session's rows with seq below `beforeSeq` (compaction, reset, rm). */
   async deleteBefore(session: string, beforeSeq: bigint): Promise<void> {
     await this.t.delete(`session = ${quote(session)} AND seq < ${beforeSeq}`);
@@ -136,6 +120,21 @@ export class VectorTable {
     if (w) q = q.where(w);
     const rows = (await q.toArray()) as { id: string; seq: bigint; session: string }[];
     return rows.map((r) => ({ id: r.id, seq: r.seq, session: r.session }));
+  }
+
+  /** Every row in storage order, vectors included, one Arrow batch at a time (never the whole table). */
+  async *batches(): AsyncIterable<VectorRow[]> {
+    for await (const batch of this.t.query().select(["id", "seq", "session", "send_at", "role", "vector"])) {
+      yield (batch.toArray() as unknown as StoredRow[]).map((r) => ({
+        id: r.id,
+        seq: r.seq,
+        session: r.session,
+        sendAt: r.send_at,
+        role: r.role,
+        content: "",
+        vector: toFloat32(r.vector),
+      }));
+    }
   }
 
   /**
@@ -196,21 +195,17 @@ export class VectorTable {
   async dropText(): Promise<void> {
     const { lancedb } = await loadLanceDb();
     const schema = await this.t.schema();
-    const rows = (await this.t.query().select(["id", "seq", "session", "send_at", "role", "vector"]).toArray()) as {
-      id: string;
-      seq: bigint;
-      session: string;
-      send_at: bigint;
-      role: string;
-      vector: { toArray(): Float32Array } | number[];
-    }[];
+    const rows = (await this.t
+      .query()
+      .select(["id", "seq", "session", "send_at", "role", "vector"])
+      .toArray()) as StoredRow[];
     const data = arrowRows(
       lancedb,
       rows.map((r) => ({
         ...r,
         sendAt: r.send_at,
         content: "",
-        vector: Float32Array.from(Array.isArray(r.vector) ? r.vector : r.vector.toArray()),
+        vector: toFloat32(r.vector),
       })),
       schema,
     );
@@ -241,6 +236,17 @@ export class VectorTable {
     this.t.close();
   }
 }
+
+interface StoredRow {
+  id: string;
+  seq: bigint;
+  session: string;
+  send_at: bigint;
+  role: string;
+  vector: { toArray(): Float32Array } | number[];
+}
+
+const toFloat32 = (v: StoredRow["vector"]) => Float32Array.from(Array.isArray(v) ? v : v.toArray());
 
 /** Rows in the table's Arrow shape (column send_at, vector as a plain array). */
 function arrowRows(lancedb: LanceDb, rows: readonly VectorRow[], schema: Awaited<ReturnType<Table["schema"]>>) {

@@ -1,0 +1,45 @@
+// [vectors]: where the message and error vectors live. Empty uri = the home's .store/lance (the default);
+// s3://bucket/prefix = LanceDB on S3-compatible storage, keys from the environment only.
+import * as v from "valibot";
+
+/** The environment variables that hold the store's keys, memvoy's own names first. */
+export const S3_KEY_VARIABLES = {
+  accessKeyId: ["MEMVOY_S3_ACCESS_KEY_ID", "AWS_ACCESS_KEY_ID"],
+  secretAccessKey: ["MEMVOY_S3_SECRET_ACCESS_KEY", "AWS_SECRET_ACCESS_KEY"],
+  sessionToken: ["MEMVOY_S3_SESSION_TOKEN", "AWS_SESSION_TOKEN"],
+} as const;
+
+const fromEnvOnly = (names: readonly string[]) =>
+  v.optional(v.never(`a secret is never read from config.toml: set ${names.join(" or ")} in the environment`));
+
+const s3Uri = v.pipe(
+  v.string(),
+  v.check(
+    (s) => s === "" || /^s3:\/\/[a-z0-9][a-z0-9.-]{1,61}[a-z0-9](\/[^\s]*)?$/.test(s),
+    'expected "" (the home) or s3://bucket/prefix',
+  ),
+);
+
+const endpoint = v.pipe(
+  v.string(),
+  v.check(
+    (s) => s === "" || /^https?:\/\/[^\s/@]+(\/[^\s]*)?$/.test(s),
+    "expected http(s)://host[:port] with no user or password",
+  ),
+);
+
+export const VectorsSchema = v.strictObject({
+  uri: v.optional(s3Uri, ""),
+  /** An S3-compatible server's URL; empty = AWS. */
+  endpoint: v.optional(endpoint, ""),
+  region: v.optional(v.string(), "us-east-1"),
+  /** Plain http to the endpoint (test servers only). */
+  allow_http: v.optional(v.boolean(), false),
+  /** Path-style requests (bucket in the path), as most S3-compatible servers want; false = virtual-hosted. */
+  path_style: v.optional(v.boolean(), true),
+  /** A search sees other hosts' writes at most this long after they commit (LanceDB readConsistencyInterval). */
+  read_consistency_ms: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(3_600_000)), 2000),
+  access_key_id: fromEnvOnly(S3_KEY_VARIABLES.accessKeyId),
+  secret_access_key: fromEnvOnly(S3_KEY_VARIABLES.secretAccessKey),
+  session_token: fromEnvOnly(S3_KEY_VARIABLES.sessionToken),
+});

@@ -1,0 +1,42 @@
+// The vector write lock: one writer to a home's vector tables at a time. The home's .store/embed.lock takes
+// turns between the processes of one host; with a shared vector store, the shared archive installs its lease
+// here (setVectorWriteLease) so that writers on different hosts take turns too. LanceDB's own guard against
+// concurrent commits on object storage (conditional PUT) is then a second line, not the only one.
+import { join } from "node:path";
+import { tryLockFile } from "../../shared/file-lock.ts";
+import type { MemoryContext } from "../memory-context.ts";
+
+/** Try once to take the cross-host lease; its release, or undefined while another host holds it. */
+export type VectorWriteLease = () => Promise<(() => Promise<void>) | undefined>;
+
+const leases = new WeakMap<MemoryContext, VectorWriteLease>();
+
+/** Called by a shared archive when it opens: vector writes of `ctx` then also hold its lease. */
+export function setVectorWriteLease(ctx: MemoryContext, lease: VectorWriteLease | undefined): void {
+  if (lease) leases.set(ctx, lease);
+  else leases.delete(ctx);
+}
+
+/** Take the lock without waiting; its release, or undefined when another writer holds it. */
+export async function tryVectorWriteLock(ctx: MemoryContext): Promise<(() => void) | undefined> {
+  const release = tryLockFile(join(ctx.paths.store, "embed.lock"));
+  const lease = leases.get(ctx);
+  if (!release || !lease) return release;
+  let releaseLease: (() => Promise<void>) | undefined;
+  try {
+    releaseLease = await lease();
+  } catch (err) {
+    release();
+    throw err;
+  }
+  if (!releaseLease) {
+    release();
+    return undefined;
+  }
+  const leaseDone = releaseLease;
+  return () => {
+    // A lease that cannot be given back (archive unreachable) expires on its own.
+    leaseDone().catch(() => {});
+    release();
+  };
+}

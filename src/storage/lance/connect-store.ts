@@ -1,0 +1,110 @@
+// One LanceDB connection to a vector location: the home's folder (made private) or an S3 prefix with its
+// storage options and a read-consistency interval, so that reads see other hosts' commits within a bound.
+import type { Connection, Table } from "@lancedb/lancedb";
+import { ensureDir } from "../../shared/atomic-write.ts";
+import { errorMessage } from "../../shared/errors.ts";
+import { redactSecrets } from "../../shared/redact.ts";
+import type { VectorLocation } from "../ports/vector-location.ts";
+import { describeLocation } from "../ports/vector-location.ts";
+import { loadLanceDb } from "./load-lancedb.ts";
+import { privatizeTree } from "./private-modes.ts";
+
+export interface StoreConnection {
+  conn: Connection;
+  /** The local folder to keep private after each commit; absent for object storage. */
+  root?: string;
+  /** The folder or the URI, for messages. */
+  label: string;
+  /** Text of a LanceDB failure, with the location's keys redacted. */
+  reason(err: unknown): string;
+}
+
+/** What both LanceDB stores share: the connection, the folder kept private after commits, the failure text. */
+export abstract class ConnectedStore {
+  protected readonly conn: Connection;
+  protected readonly dir?: string;
+
+  protected constructor(protected readonly store: StoreConnection) {
+    this.conn = store.conn;
+    this.dir = store.root;
+  }
+
+  /** A local failure keeps its cause (a full disk reads as one); a remote one's may quote a request. */
+  protected causeOf(err: unknown): { cause?: unknown } {
+    return this.dir !== undefined ? { cause: err } : {};
+  }
+
+  protected committed(): void {
+    if (this.dir !== undefined) privatizeTree(this.dir);
+  }
+
+  close(): void {
+    this.conn.close();
+  }
+}
+
+/** A location as named in messages: the folder or the URI. */
+export function locationLabel(where: VectorLocation | string): string {
+  return describeLocation(asLocation(where));
+}
+
+export function asLocation(location: VectorLocation | string): VectorLocation {
+  return typeof location === "string" ? { kind: "local", dir: location } : location;
+}
+
+/** Connect; a failure is thrown as it came, the caller names it. */
+export async function connectStore(where: VectorLocation | string): Promise<StoreConnection> {
+  const location = asLocation(where);
+  const { lancedb } = await loadLanceDb();
+  const secrets = location.kind === "s3" ? location.secrets : [];
+  const reason = (err: unknown) =>
+    location.kind === "local" ? errorMessage(err) : redactSecrets(briefly(errorMessage(err)), secrets).text;
+  const label = describeLocation(location);
+  try {
+    if (location.kind === "local") {
+      // LanceDB creates what is inside with the process umask; the folder itself is ours, and private.
+      ensureDir(location.dir);
+      return { conn: await lancedb.connect(location.dir), root: location.dir, label, reason };
+    }
+    const conn = await lancedb.connect(location.uri, {
+      storageOptions: location.storageOptions,
+      readConsistencyInterval: location.readConsistencySeconds,
+    });
+    return { conn, label, reason };
+  } catch (err) {
+    // The caller wraps this. A local failure keeps its errno (a full disk reads as one); a remote one is
+    // rewritten so that no text of it carries a key.
+    throw location.kind === "local" ? err : new Error(reason(err));
+  }
+}
+
+/**
+ * The gist of an object-store failure: the server's error code and message, or the system's, in place of the
+ * Rust debug dump around them (the endpoint stays: the URI names the request).
+ */
+export function briefly(text: string): string {
+  const code = /<Code>([^<]+)<\/Code>/.exec(text)?.[1];
+  const message = /<Message>([^<]+)<\/Message>/.exec(text)?.[1];
+  const uri = /uri: Some\(([^)\s]+)\)/.exec(text)?.[1]?.replace(/\?.*$/, "");
+  const at = uri ? ` (${uri})` : "";
+  if (code) return `${code}${message ? `: ${message}` : ""}${at}`;
+  const system = [...text.matchAll(/message: "([^"]+)"/g)].at(-1)?.[1];
+  if (system) return `${system}${at}`;
+  const status = /status: (\d{3})/.exec(text)?.[1];
+  if (status) return `HTTP ${status}${at}`;
+  const cut = text.split(/,? \/usr\/local\/cargo\/|\n/)[0]!;
+  return cut.length > 300 ? `${cut.slice(0, 300)}…` : cut;
+}
+
+/**
+ * The table `name`, or undefined when it does not exist. Opened by name, never by listing the store: an
+ * object store's listing may lag or (on some S3-compatible servers) come back empty.
+ */
+export async function openIfExists(conn: Connection, name: string): Promise<Table | undefined> {
+  try {
+    return await conn.openTable(name);
+  } catch (err) {
+    if (/\bwas not found\b/i.test(errorMessage(err))) return undefined;
+    throw err;
+  }
+}

@@ -1,0 +1,116 @@
+// The vectors port: message vectors (one table per embedder) and error vectors, as the memory layer uses them.
+// Two implementations share the LanceDB code: the home's folder (.store/lance) and S3-compatible storage.
+import type { VectorLocation } from "./vector-location.ts";
+
+export type { VectorLocation };
+
+export interface VectorRow {
+  id: string;
+  seq: bigint;
+  session: string;
+  sendAt: bigint;
+  role: string;
+  content: string;
+  vector: Float32Array;
+}
+
+export interface VectorFilter {
+  session?: string;
+  /** Inclusive lower bound on send_at (UTC ns). */
+  since?: bigint;
+  /** Exclusive upper bound on send_at (UTC ns). */
+  until?: bigint;
+}
+
+export interface VectorHit {
+  id: string;
+  seq: bigint;
+  session: string;
+  sendAt: bigint;
+  /** Cosine similarity, 1 = same direction. */
+  score: number;
+}
+
+export interface TableInfo {
+  name: string;
+  embedderId: string;
+}
+
+/** One embedder's message vectors. */
+export interface MessageVectorTable {
+  readonly dim: number;
+  upsert(rows: readonly VectorRow[]): Promise<void>;
+  /** Add rows whose ids are not in the table yet (no lookup of existing ids: much cheaper than upsert). */
+  append(rows: readonly VectorRow[]): Promise<void>;
+  deleteBefore(session: string, beforeSeq: bigint): Promise<void>;
+  deleteIds(ids: readonly string[]): Promise<void>;
+  count(filter?: VectorFilter): Promise<number>;
+  idsBefore(session: string, beforeSeq: bigint): Promise<string[]>;
+  keys(filter?: VectorFilter): Promise<{ id: string; seq: bigint; session: string }[]>;
+  search(vector: Float32Array, filter: VectorFilter, limit: number): Promise<VectorHit[]>;
+  /** Every stored row, vectors included, in storage order as a stream of batches (copies between stores). */
+  batches(): AsyncIterable<VectorRow[]>;
+  compact(): Promise<void>;
+  purgeOldVersions(): Promise<void>;
+  rowsWithText(): Promise<number>;
+  dropText(): Promise<void>;
+  hasIndex(): Promise<boolean>;
+  ensureIndex(minRows?: number): Promise<boolean>;
+  maintain(options?: { annMinRows?: number }): Promise<{ indexed: boolean; rows: number }>;
+  close(): void;
+}
+
+/** Every embedder's message-vector table. */
+export interface MessageVectors {
+  /** Every embedder's table: the store's listing, plus the tables of the `probe` embedders found by name. */
+  tables(probe?: readonly string[]): Promise<TableInfo[]>;
+  /** The table of one embedder; created empty when `create` is set, else undefined if absent. */
+  table(embedderId: string, dim: number, options?: { create?: boolean }): Promise<MessageVectorTable | undefined>;
+  drop(embedderId: string): Promise<void>;
+  close(): void;
+}
+
+export interface ErrorVector {
+  id: string;
+  vector: Float32Array;
+}
+
+export interface ErrorVectorHit {
+  id: string;
+  /** Cosine similarity, 1 = same direction. */
+  score: number;
+}
+
+/** Error-memory vectors: one table per embedder, rows of (record id, vector). */
+export interface ErrorVectors {
+  upsert(embedderId: string, dim: number, rows: readonly ErrorVector[], options: { replace: boolean }): Promise<void>;
+  search(
+    embedderId: string,
+    vector: Float32Array,
+    limit: number,
+    onlyIds?: readonly string[],
+  ): Promise<ErrorVectorHit[]>;
+  sample(embedderId: string, n: number): Promise<Float32Array[]>;
+  /** Every stored vector of `embedderId`'s table as a stream of batches (copies between stores). */
+  batches(embedderId: string): AsyncIterable<ErrorVector[]>;
+  /** Every embedder's table: the store's listing, plus the tables of the `probe` embedders found by name. */
+  tables(probe?: readonly string[]): Promise<TableInfo[]>;
+  /** Delete these record ids from every table (those of the `probe` embedders included). */
+  deleteIds(ids: readonly string[], probe?: readonly string[]): Promise<void>;
+  ids(embedderId: string): Promise<string[]>;
+  dropAllBut(embedderId: string): Promise<string[]>;
+  maintain(): Promise<void>;
+  close(): void;
+}
+
+/** The message-vector store at `location`; LanceDB loads on this first call. */
+export async function openMessageVectors(location: VectorLocation): Promise<MessageVectors> {
+  const { VectorStore } = await import("../lance/vector-store.ts");
+  return VectorStore.open(location);
+}
+
+/** The error-vector store at `location`; LanceDB loads on this first call. */
+export async function openErrorVectors(location: VectorLocation): Promise<ErrorVectors> {
+  const { ErrorVectorStore } = await import("../lance/error-vectors.ts");
+  return ErrorVectorStore.open(location);
+}

@@ -1,0 +1,95 @@
+// [vectors]: the home's folder by default; an s3:// uri with its options; keys only from the environment
+// (memvoy's own names first), refused in config.toml; bad uris and endpoints with credentials refused.
+import { afterAll, expect, test } from "bun:test";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { loadConfig, validateConfig } from "../../src/config/load.ts";
+import { describeLocation, vectorLocation } from "../../src/storage/ports/vector-location.ts";
+
+const dir = mkdtempSync(join(tmpdir(), "memvoy-vcfg-"));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const vectors = (raw: Record<string, unknown>) => validateConfig({ vectors: raw }, "test").vectors;
+const keys = { AWS_ACCESS_KEY_ID: "AKIDEXAMPLE", AWS_SECRET_ACCESS_KEY: "secret-example-123" };
+
+test("the default is the home's folder, with no environment needed", () => {
+  const c = validateConfig({}, "test").vectors;
+  expect(c.uri).toBe("");
+  expect(vectorLocation(c, "/h/.store/lance", {})).toEqual({ kind: "local", dir: "/h/.store/lance" });
+});
+
+test("an s3 uri: storage options from the config, keys from the environment, the bound in seconds", () => {
+  const c = vectors({ uri: "s3://team-memory/memvoy/", endpoint: "http://127.0.0.1:9000", allow_http: true });
+  const loc = vectorLocation(c, "/unused", keys);
+  expect(loc).toEqual({
+    kind: "s3",
+    uri: "s3://team-memory/memvoy",
+    storageOptions: {
+      awsAccessKeyId: "AKIDEXAMPLE",
+      awsSecretAccessKey: "secret-example-123",
+      awsRegion: "us-east-1",
+      allowHttp: "true",
+      virtualHostedStyleRequest: "false",
+      awsEndpoint: "http://127.0.0.1:9000",
+    },
+    readConsistencySeconds: 2,
+    secrets: ["AKIDEXAMPLE", "secret-example-123"],
+  });
+  expect(describeLocation(loc)).toBe("s3://team-memory/memvoy");
+  const own = vectorLocation(c, "/unused", {
+    ...keys,
+    MEMVOY_S3_ACCESS_KEY_ID: "MINE",
+    MEMVOY_S3_SECRET_ACCESS_KEY: "mine-secret",
+    AWS_SESSION_TOKEN: "tok-123456",
+  });
+  expect(own.kind === "s3" && own.storageOptions).toMatchObject({
+    awsAccessKeyId: "MINE",
+    awsSecretAccessKey: "mine-secret",
+    awsSessionToken: "tok-123456",
+  });
+});
+
+test("no keys in the environment: a clear input error naming the variables", () => {
+  const c = vectors({ uri: "s3://team-memory/x" });
+  expect(() => vectorLocation(c, "/unused", { AWS_ACCESS_KEY_ID: "AKIDEXAMPLE" })).toThrow(
+    "vectors.uri is s3://team-memory/x but MEMVOY_S3_SECRET_ACCESS_KEY / AWS_SECRET_ACCESS_KEY is not set",
+  );
+  const err = (() => {
+    try {
+      vectorLocation(c, "/unused", {});
+    } catch (e) {
+      return e as { exitCode?: number };
+    }
+  })();
+  expect(err?.exitCode).toBe(2);
+});
+
+test("bad uris, endpoints carrying credentials and keys in the file are refused, naming the key", () => {
+  expect(() => vectors({ uri: "/some/dir" })).toThrow("vectors.uri:");
+  expect(() => vectors({ uri: "s3://" })).toThrow("vectors.uri:");
+  expect(() => vectors({ endpoint: "http://user:pw@host:9000" })).toThrow("vectors.endpoint:");
+  expect(() => vectors({ endpoint: "ftp://host" })).toThrow("vectors.endpoint:");
+  for (const [key, env] of [
+    ["access_key_id", "AWS_ACCESS_KEY_ID"],
+    ["secret_access_key", "AWS_SECRET_ACCESS_KEY"],
+    ["session_token", "AWS_SESSION_TOKEN"],
+  ]) {
+    let message = "";
+    try {
+      vectors({ uri: "s3://bucket-a/x", [key!]: "the-value-xyz" });
+    } catch (err) {
+      message = (err as Error).message;
+    }
+    expect(message).toContain(`vectors.${key}: a secret is never read from config.toml`);
+    expect(message).toContain(env!);
+    expect(message).not.toContain("the-value-xyz");
+  }
+});
+
+test("MEMVOY_VECTORS_* override the file like any other key", () => {
+  const file = join(dir, "config.toml");
+  writeFileSync(file, '[vectors]\nuri = "s3://from-file/x"\n');
+  const c = loadConfig(file, { MEMVOY_VECTORS_URI: "s3://from-env/y", MEMVOY_VECTORS_READ_CONSISTENCY_MS: "0" });
+  expect(c.vectors.uri).toBe("s3://from-env/y");
+  expect(c.vectors.read_consistency_ms).toBe(0);
+});

@@ -1,0 +1,100 @@
+// A home whose vectors live in LanceDB on S3-compatible storage ([vectors] uri, keys from the environment):
+// the semantic tier works end to end and nothing is written under .store/lance; keys in config.toml are refused.
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { cli, removeTempHomes, tempHome } from "../fixture/home.ts";
+import { startS3Server, type S3Server } from "../fixture/s3-server.ts";
+import { openMessageVectors } from "../../src/storage/ports/vector-port.ts";
+
+const T = 180_000;
+let s3: S3Server;
+beforeAll(async () => {
+  s3 = await startS3Server();
+}, T);
+afterAll(async () => {
+  await s3?.stop();
+  removeTempHomes();
+});
+
+function homeWith(toml: string): string {
+  const home = tempHome();
+  mkdirSync(home, { recursive: true });
+  writeFileSync(join(home, "config.toml"), toml);
+  return home;
+}
+
+test(
+  "reindex writes the vectors to the bucket, semantic search reads them, the home has no local vector store",
+  async () => {
+    const home = homeWith(s3.vectorsToml("home-a"));
+    const jsonl = ["the nightly backup failed on the upload step", "lunch is at noon", "the cat sleeps all day"]
+      .map((content) => JSON.stringify({ role: "user", content }))
+      .join("\n");
+    expect((await cli(["add", "s"], { home, stdin: jsonl, env: s3.env })).code).toBe(0);
+    const re = await cli(["reindex"], { home, env: s3.env });
+    expect(re.code, re.stderr).toBe(0);
+    const found = await cli(["search", "backup job broke", "--match", "semantic", "--json"], { home, env: s3.env });
+    expect(found.code, found.stderr).toBe(0);
+    expect(found.stdout).toContain("nightly backup");
+    expect(existsSync(join(home, ".store", "lance"))).toBe(false);
+    const store = await openMessageVectors(s3.location("home-a"));
+    const tables = await store.tables();
+    expect(tables).toHaveLength(1);
+    const t = (await store.table(tables[0]!.embedderId, 0))!;
+    expect(await t.count()).toBe(3);
+    t.close();
+    store.close();
+  },
+  T,
+);
+
+test(
+  "a key in config.toml is refused with exit 2, naming the environment variable and never echoing the value",
+  async () => {
+    const secret = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY";
+    const home = homeWith(`${s3.vectorsToml("home-b")}secret_access_key = "${secret}"\n`);
+    const r = await cli(["config", "check"], { home });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain("vectors.secret_access_key");
+    expect(r.stderr).toContain("AWS_SECRET_ACCESS_KEY");
+    expect(r.stdout + r.stderr).not.toContain(secret);
+    const show = await cli(["config", "show"], {
+      home: homeWith(s3.vectorsToml("home-b")),
+      env: { AWS_SECRET_ACCESS_KEY: secret },
+    });
+    expect(show.code).toBe(0);
+    expect(show.stdout).toContain("s3://");
+    expect(show.stdout + show.stderr).not.toContain(secret);
+  },
+  T,
+);
+
+test(
+  "an S3 store without keys in the environment: one clear line, exit 2",
+  async () => {
+    const home = homeWith(s3.vectorsToml("home-c"));
+    const r = await cli(["search", "anything", "--match", "semantic"], { home });
+    expect(r.code).toBe(2);
+    expect(r.stderr.trim().split("\n")).toHaveLength(1);
+    expect(r.stderr).toContain("AWS_ACCESS_KEY_ID");
+  },
+  T,
+);
+
+test(
+  "an unreachable store fails without printing its keys",
+  async () => {
+    const secret = "S3cr3t-Value-That-Must-Not-Leak-0123456789";
+    const home = homeWith(
+      ["[vectors]", 'uri = "s3://nobucket/x"', 'endpoint = "http://127.0.0.1:9"', "allow_http = true", ""].join("\n"),
+    );
+    const env = { AWS_ACCESS_KEY_ID: "AKIDEXAMPLE12345", AWS_SECRET_ACCESS_KEY: secret };
+    expect((await cli(["add", "s", "--role", "user", "--content", "hello there"], { home, env })).code).toBe(0);
+    const r = await cli(["reindex"], { home, env });
+    expect(r.code).not.toBe(0);
+    expect(r.stdout + r.stderr).not.toContain(secret);
+    expect(r.stdout + r.stderr).not.toContain("AKIDEXAMPLE12345");
+  },
+  T,
+);
