@@ -37,6 +37,18 @@ export interface Appended {
 }
 
 /** A message as a copy between archives moves it: position, tier and key kept. */
+/** A messages row as a driver reads it; `R` is how the driver reads the recent flag. */
+export interface MessageRow<R> {
+  seq: bigint;
+  id: string;
+  session_id: string;
+  role: string;
+  content: string;
+  send_at: bigint;
+  sender: string | null;
+  recent: R;
+}
+
 export interface ArchivedMessage extends StoredMessage {
   idempotencyKey?: string;
 }

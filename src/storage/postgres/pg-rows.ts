@@ -1,20 +1,11 @@
 // Rows of the PostgreSQL archive as the port's shapes (int8 read as bigint, booleans native).
 import type { Role, StoredMessage } from "../../shared/message.ts";
 import type { MessageFilter } from "../../shared/time-filter.ts";
-import type { ErrorOutcome, ErrorRow, SummaryRunRow } from "../ports/archive-port.ts";
+import type { ErrorOutcome, ErrorRow, MessageRow, SummaryRunRow } from "../ports/archive-port.ts";
 
 export const MESSAGE_COLS = "m.seq, m.id, m.session_id, m.role, m.content, m.send_at, m.sender, m.recent";
 
-export interface PgMessage {
-  seq: bigint;
-  id: string;
-  session_id: string;
-  role: string;
-  content: string;
-  send_at: bigint;
-  sender: string | null;
-  recent: boolean;
-}
+export type PgMessage = MessageRow<boolean>;
 
 /** Column for column (snake case to the port's names); a null sender is left out. */
 export function pgStored({ session_id, send_at, sender, role, ...rest }: PgMessage): StoredMessage {

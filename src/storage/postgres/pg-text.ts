@@ -3,6 +3,7 @@
 // This is the `simple` configuration's behaviour (no stemming, no stop words) with memvoy's tokenizer.
 import { formTokens, indexTokens } from "../../shared/index-tokens.ts";
 import type { TextPhrase, TextQuery } from "../ports/archive-port.ts";
+import { renderTextQuery } from "../ports/text-query.ts";
 
 /** tsvector limits: a lexeme below 2 KB, positions 1..16383 and 256 per lexeme, the whole value below 1 MB. */
 const MAX_LEXEME_BYTES = 2046;
@@ -56,12 +57,7 @@ function phrase(p: TextPhrase): string | undefined {
 
 /** The tsquery literal of a TextQuery; undefined when nothing in it can match a token. */
 export function tsqueryText(q: TextQuery): string | undefined {
-  const terms = q.terms
-    .map((alternatives) => alternatives.map(phrase).filter((p): p is string => p !== undefined))
-    .filter((alts) => alts.length > 0)
-    .map((alts) => (alts.length > 1 ? `(${alts.join(" | ")})` : alts[0]!));
-  if (terms.length === 0 || (q.mode === "all" && terms.length < q.terms.length)) return undefined;
-  return terms.join(q.mode === "all" ? " & " : " | ");
+  return renderTextQuery(q, { phrase, or: " | ", and: " & " });
 }
 
 /** The search form of an error record's text columns, in one vector. */

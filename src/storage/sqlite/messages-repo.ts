@@ -2,20 +2,11 @@
 import type { Database } from "bun:sqlite";
 import type { MessageRecord, Role, StoredMessage } from "../../shared/message.ts";
 import { deleteFtsRows, messageFtsWriter } from "./fts-upgrade.ts";
-import type { MessageFilter } from "../../shared/time-filter.ts";
 import { andFilter } from "./message-filter-sql.ts";
+import type { MessageRange, MessageRow } from "../ports/archive-port.ts";
 import { addTombstones, idTombstone, keyTombstone } from "./tombstones-repo.ts";
 
-interface Row {
-  seq: bigint;
-  id: string;
-  session_id: string;
-  role: string;
-  content: string;
-  send_at: bigint;
-  sender: string | null;
-  recent: bigint;
-}
+type Row = MessageRow<bigint>;
 
 export const MESSAGE_COLUMNS = "seq, id, session_id, role, content, send_at, sender, recent";
 
@@ -80,15 +71,8 @@ export function sessionHasMessages(db: Database, session: string): boolean {
   return db.query("SELECT 1 FROM messages WHERE session_id = ? LIMIT 1").get(session) !== null;
 }
 
-export interface ListOptions {
-  recentOnly?: boolean;
-  archivedOnly?: boolean;
-  afterSeq?: bigint;
-  beforeSeq?: bigint;
-  limit?: number;
-  newestFirst?: boolean;
-  filter?: MessageFilter;
-}
+/** Which rows of a session a listing reads. */
+export type ListOptions = MessageRange;
 
 export function listSessionMessages(db: Database, session: string, o: ListOptions = {}): StoredMessage[] {
   const where = ["session_id = ?"];

@@ -5,6 +5,7 @@ import { Database } from "bun:sqlite";
 import { existsSync, renameSync } from "node:fs";
 import { searchForm } from "../../shared/search-form.ts";
 import { openDatabase } from "./open-database.ts";
+import { COPY_TABLES } from "../ports/copy-tables.ts";
 export { BrokenDatabaseError, isBrokenDatabase } from "./broken-database.ts";
 
 /** The tables a rebuild carries over (the FTS indexes, the queues and the sessions rows are rebuilt). */
@@ -97,43 +98,12 @@ export function moveDatabaseAside(path: string, suffix: string): string[] {
   return moved;
 }
 
-const COLUMNS: Record<Exclude<SalvagedTable, "messages">, string[]> = {
-  message_meta: ["session_id", "start_at", "start_seq"],
-  error_records: [
-    "seq",
-    "id",
-    "tool",
-    "signature",
-    "error",
-    "cause",
-    "fix",
-    "outcome",
-    "keywords",
-    "created_at",
-    "updated_at",
-    "last_hit_at",
-    "expires_at",
-    "hits",
-    "occurrences",
-    "revision",
-  ],
-  llm_usage: ["id", "at", "session_id", "purpose", "model", "input_tokens", "output_tokens"],
-  summary_runs: [
-    "session_id",
-    "started_at",
-    "finished_at",
-    "outcome",
-    "error",
-    "chunks_done",
-    "chunks_total",
-    "calls",
-    "input_tokens",
-    "output_tokens",
-    "position_seq",
-    "position_id",
-    "cursor_text",
-  ],
-};
+/** Columns that only hold work in progress: a salvage leaves them empty, and the work is done again. */
+const REDONE = new Set(["embedded_by", "pending_seq", "pending_id", "pending_cursor", "pending_sha"]);
+
+function salvagedColumns(table: Exclude<SalvagedTable, "messages">): string[] {
+  return COPY_TABLES[table].columns.filter((c) => !REDONE.has(c));
+}
 
 /** Create a fresh database at `path` holding the salvage (FTS rebuilt, every message queued for embedding). */
 export function buildFromSalvage(path: string, salvage: Salvage): Database {
@@ -160,7 +130,7 @@ export function buildFromSalvage(path: string, salvage: Salvage): Database {
       fts(r.seq as bigint, String(r.content ?? ""), String(r.session_id));
     }
     for (const table of ["message_meta", "error_records", "llm_usage", "summary_runs"] as const) {
-      const cols = COLUMNS[table];
+      const cols = salvagedColumns(table);
       const stmt = db.prepare(
         `INSERT OR IGNORE INTO ${table} (${cols.join(", ")}) VALUES (${cols.map(() => "?").join(", ")})`,
       );

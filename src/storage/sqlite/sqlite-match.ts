@@ -1,5 +1,6 @@
 // A port TextQuery as an FTS5 MATCH expression: each phrase quoted (the text is never FTS5 syntax).
 import type { TextPhrase, TextQuery } from "../ports/archive-port.ts";
+import { renderTextQuery } from "../ports/text-query.ts";
 
 function phrase(p: TextPhrase): string | undefined {
   const tokens = p.tokens.filter((t) => t.length > 0);
@@ -9,10 +10,5 @@ function phrase(p: TextPhrase): string | undefined {
 
 /** The MATCH expression, or undefined when nothing in the query can match. */
 export function sqliteMatch(q: TextQuery): string | undefined {
-  const terms = q.terms
-    .map((alternatives) => alternatives.map(phrase).filter((p): p is string => p !== undefined))
-    .filter((alts) => alts.length > 0)
-    .map((alts) => (alts.length > 1 ? `(${alts.join(" OR ")})` : alts[0]!));
-  if (terms.length === 0 || (q.mode === "all" && terms.length < q.terms.length)) return undefined;
-  return terms.join(q.mode === "all" ? " AND " : " OR ");
+  return renderTextQuery(q, { phrase, or: " OR ", and: " AND " });
 }
