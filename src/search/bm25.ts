@@ -33,6 +33,9 @@ function wordAt(lower: string, at: number): string {
   return lower.slice(at, end);
 }
 
+/** A word as the index holds it: letters are stemmed, numbers kept as they are. */
+const indexedForm = (word: string) => (/^[0-9]+$/.test(word) ? word : stemWord(word));
+
 /** Occurrences of a phrase in a row's lower-case text. */
 export function phraseCount(lower: string, p: Phrase): number {
   if (p.kind === "cjk") {
@@ -47,7 +50,7 @@ export function phraseCount(lower: string, p: Phrase): number {
   for (let at = lower.indexOf(key); at >= 0; at = lower.indexOf(key, at + 1)) {
     if (at > 0 && isWordChar(lower.charCodeAt(at - 1))) continue;
     if (p.kind === "prefix") n++;
-    else if (stemWord(wordAt(lower, at)) === p.text) n++;
+    else if (indexedForm(wordAt(lower, at)) === p.text) n++;
   }
   return n;
 }

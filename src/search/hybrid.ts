@@ -12,6 +12,7 @@ import { keywordSearch } from "./keyword.ts";
 import { ftsAllQuery, ftsAnyQuery, queryTerms } from "./query-terms.ts";
 import { coverage, namesUnknown, termWeights } from "./coverage.ts";
 import { RELEVANCE } from "./relevance.ts";
+import { holdsSymbols, querySymbols } from "./symbols.ts";
 import { scopeFilter, type SearchHit, type SearchResult } from "./search-types.ts";
 import { focusFor, semanticRanking, statusNotes, type SemanticOptions, type SemanticSource } from "./semantic.ts";
 import { makeSnippet } from "./snippet.ts";
@@ -95,12 +96,15 @@ export async function hybridSearch(
     }
   const tw = termWeights(db, focus.text);
   const unknown = namesUnknown(db, focus.text) ? RELEVANCE.unknownName : 1;
+  const symbols = querySymbols(o.query);
   const relevance = new Map<string, { sem: number; cov: number; score: number }>();
   const fused = reciprocalRankFusion(lists, (c) => c.message.id, HYBRID.k)
     .filter((f) => {
       const id = f.item.message.id;
+      if (!holdsSymbols(f.item.message.content, symbols)) return false;
       const sem = semScore.get(id) ?? 0;
-      const cov = coverage(f.item.message.content, tw) * unknown;
+      // A query of symbols alone: holding them verbatim is the whole lexical match.
+      const cov = (tw.total > 0 ? coverage(f.item.message.content, tw) : symbols.length > 0 ? 1 : 0) * unknown;
       if (sem < minScore && cov < HYBRID.coverage) return false;
       relevance.set(id, { sem, cov, score: Math.max(sem, cov) });
       return true;

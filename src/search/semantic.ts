@@ -15,6 +15,7 @@ import { scopeFilter, type SearchHit, type SearchResult, type TierScope } from "
 import { makeSnippet } from "./snippet.ts";
 import { backgroundVectors, calibrate, calibratedScore, RELEVANCE } from "./relevance.ts";
 import { namesUnknown } from "./coverage.ts";
+import { holdsSymbols, querySymbols } from "./symbols.ts";
 
 /** Score factor for messages of other senders when the query names one participant (tuned on LoCoMo dev). */
 export const OTHER_SENDER_FACTOR = 0.9;
@@ -69,6 +70,7 @@ export async function semanticRanking(
     backgroundVectors(src.table, src.embedder),
   ]);
   const cal = calibrate(qv!, bg);
+  const symbols = querySymbols(o.query);
   const unknown = namesUnknown(db, focus.text) ? RELEVANCE.unknownName : 1;
   const byId = new Map(
     getMessagesById(
@@ -81,6 +83,7 @@ export async function semanticRanking(
     const m = byId.get(h.id);
     // Only rows SQLite still holds in the recent tier: deleted or compacted vectors never surface.
     if (!m || !m.recent || m.session !== h.session || !passesFilter(m, scope)) continue;
+    if (!holdsSymbols(m.content, symbols)) continue;
     const factor = focus.sender !== undefined && m.sender !== focus.sender ? OTHER_SENDER_FACTOR : 1;
     const score = calibratedScore(h.score * factor, cal) * unknown;
     if (score < minScore) continue;
