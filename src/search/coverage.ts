@@ -39,16 +39,19 @@ export function coverage(content: string, tw: TermWeights): number {
 const NAME = /(?<![\p{L}\p{N}'’])\p{Lu}[\p{Ll}]+(?:['’]s)?(?![\p{L}\p{N}])/gu;
 
 /**
- * Whether the query names someone or something the index has never seen: a capitalised word (not the
- * first of the query) that no indexed message holds. Such a query is about another memory.
+ * Whether the query is about something this memory has never seen: none of its words is in the index,
+ * or it names someone or something (a capitalised word, not the first of the query) that no message holds.
  */
 export function namesUnknown(db: Db, text: string): boolean {
   const { rows } = ftsTotals(db);
+  if (rows === 0) return false;
+  const all = ftsPhrases(queryTerms(text)).filter((p) => p.kind !== "prefix");
+  if (all.length > 0 && all.every((p) => matchShare(db, p.expr, rows) === 0)) return true;
   for (const m of text.matchAll(NAME)) {
     if (m.index === 0 || /[.?!]\s*$/.test(text.slice(0, m.index))) continue;
     const [p] = ftsPhrases(queryTerms(m[0].replace(/['’]s$/, "")));
     if (!p || p.kind === "prefix") continue;
-    if (rows > 0 && matchShare(db, p.expr, rows) === 0) return true;
+    if (matchShare(db, p.expr, rows) === 0) return true;
   }
   return false;
 }

@@ -5,6 +5,7 @@ import { countUnembedded, getLiveByIds, liveIdsOfTool, liveTexts, searchErrorFts
 import type { MemoryContext } from "../memory-context.ts";
 import { errorFtsQuery } from "./error-query.ts";
 import { embedPendingErrors, errorEmbedder, errorVectorStore } from "./error-vectors.ts";
+import { errorGloss } from "./error-gloss.ts";
 import { toolWords } from "./tool-words.ts";
 import { wordMatcher } from "./word-match.ts";
 
@@ -44,7 +45,7 @@ export async function wordCandidates(ctx: MemoryContext, query: string, now: big
   if (q.length === 0) return [];
   const out: Candidate[] = [];
   for (const r of liveTexts(ctx.db, now, tool, WORD_MATCH_RECORDS)) {
-    const score = m.score(q, m.words(`${toolWords(r.tool)} ${r.text}`));
+    const score = m.score(q, m.words(`${toolWords(r.tool)} ${errorGloss(r.text)} ${r.text}`));
     if (score > 0) out.push({ seq: r.seq, score });
   }
   return out;
