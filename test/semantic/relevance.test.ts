@@ -1,7 +1,9 @@
 // Search that knows when nothing matches: calibrated semantic scores, the min_score cutoff, emptyReason,
 // foundBy, and verbatim keyword matches above weak semantic-only hits.
 import { afterAll, describe, expect, test } from "bun:test";
-import { openTemp, removeTempHomes } from "../fixture/home.ts";
+import { cli, openTemp, removeTempHomes } from "../fixture/home.ts";
+import { openMemoryApi } from "../../src/app/api/local-memory-api.ts";
+import { TOOLS } from "../../src/mcp/tools.ts";
 import { config } from "../fixture/semantic-home.ts";
 import { calibratedScore } from "../../src/search/relevance.ts";
 
@@ -80,4 +82,31 @@ describe("calibrated relevance", () => {
     for (const h of r.hits.slice(1)) expect(h.message.content.includes("heron") && h.message.content.includes("quarry")).toBe(false);
     api.close();
   }, 60_000);
+});
+
+describe("emptyReason on every surface", () => {
+  test("the JSON API, the MCP tool and the CLI (text and --json) say why a search found nothing", async () => {
+    const { home, api: seededApi } = await seeded();
+    seededApi.close();
+    const api = openMemoryApi({ home, env: {} });
+    try {
+      const json = await api.search({ query: "xyzzy plugh", match: "hybrid" });
+      expect(json.hits).toEqual([]);
+      expect(json.emptyReason).toBeString();
+      const tool = TOOLS.find((t) => t.name === "chat_history")!;
+      const out = await tool.run(api, { mode: "search", query: "xyzzy plugh" });
+      expect(JSON.stringify(out)).toContain("emptyReason");
+      const hit = await api.search({ query: "the cat knocked the coffee mug", match: "hybrid" });
+      expect(hit.hits[0]!.foundBy!.length).toBeGreaterThan(0);
+      expect(hit.emptyReason).toBeUndefined();
+    } finally {
+      await api.close();
+    }
+    const text = await cli(["search", "xyzzy plugh", "--match", "semantic"], { home });
+    expect(text.code).toBe(0);
+    expect(text.stdout).toContain("no matches for");
+    expect(text.stdout).toContain("no close matches");
+    const asJson = await cli(["search", "xyzzy plugh", "--match", "hybrid", "--json"], { home });
+    expect(JSON.parse(asJson.stdout).emptyReason).toBeString();
+  }, 120_000);
 });
