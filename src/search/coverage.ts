@@ -37,6 +37,13 @@ export function coverage(content: string, tw: TermWeights): number {
 }
 
 const NAME = /(?<![\p{L}\p{N}'’])\p{Lu}[\p{Ll}]+(?:['’]s)?(?![\p{L}\p{N}])/gu;
+/** Capitalised words that name a time, not someone or something: messages rarely spell their own date. */
+const CALENDAR = new Set(
+  (
+    "january february march april may june july august september october november december " +
+    "monday tuesday wednesday thursday friday saturday sunday"
+  ).split(" "),
+);
 
 /**
  * Whether the query is about something this memory has never seen: none of its words is in the index,
@@ -49,6 +56,7 @@ export function namesUnknown(db: Db, text: string): boolean {
   if (all.length > 0 && all.every((p) => matchShare(db, p.expr, rows) === 0)) return true;
   for (const m of text.matchAll(NAME)) {
     if (m.index === 0 || /[.?!]\s*$/.test(text.slice(0, m.index))) continue;
+    if (CALENDAR.has(m[0].replace(/['’]s$/, "").toLowerCase())) continue;
     const [p] = ftsPhrases(queryTerms(m[0].replace(/['’]s$/, "")));
     if (!p || p.kind === "prefix") continue;
     if (matchShare(db, p.expr, rows) === 0) return true;

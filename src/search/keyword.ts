@@ -152,6 +152,9 @@ function recentMatches(
   return out;
 }
 
+/** Newest word-index matches of a query with symbols that are checked for the symbols verbatim. */
+const SYMBOL_WINDOW = 5_000;
+
 /**
  * Rows holding every symbol piece, newest first in each tier: recent rows by their covering index, archived
  * ones by a scan (the word index drops punctuation). Whitespace inside a piece may differ in the text.
@@ -168,7 +171,18 @@ function symbolMatches(
   const words = terms.some((t) => !t.stop) ? terms.filter((t) => !t.stop) : terms;
   const needles = [...new Set([...pieces.flatMap((p) => p.split(" ")), ...words.map((t) => t.text)])];
   const rows = scanRecent(db, needles, filter, limit * 5);
-  if (hasArchived(db, filter.session)) rows.push(...scanArchive(db, needles, filter, limit * 5));
+  if (hasArchived(db, filter.session)) {
+    // Words in the query or its pieces (`#123`, `C++`, `.env`) narrow the archive through the word index;
+    // a query of symbols alone is a scan.
+    const all = ftsAllQuery(queryTerms(pieces.join(" ")).concat(words));
+    if (all)
+      rows.push(
+        ...windowRows(db, windowMatches(db, all, filter.session, SYMBOL_WINDOW), filter)
+          .map((r) => r.message)
+          .filter((m) => !m.recent),
+      );
+    else rows.push(...scanArchive(db, needles, filter, limit * 5));
+  }
   const out: [StoredMessage, number][] = [];
   for (const m of rows) {
     if (!holdsSymbols(m.content, pieces)) continue;
