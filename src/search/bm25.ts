@@ -33,8 +33,8 @@ function wordAt(lower: string, at: number): string {
   return lower.slice(at, end);
 }
 
-/** A word as the index holds it: letters are stemmed, numbers kept as they are. */
-const indexedForm = (word: string) => (/^[0-9]+$/.test(word) ? word : stemWord(word));
+/** A word as the index holds it: runs of letters stemmed, digits kept as they are. */
+const indexedForm = (word: string) => (/^[a-z]+$/.test(word) ? stemWord(word) : searchForm(word));
 
 /** Occurrences of a phrase in a row's lower-case text. */
 export function phraseCount(lower: string, p: Phrase): number {

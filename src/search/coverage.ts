@@ -46,14 +46,13 @@ const CALENDAR = new Set(
 );
 
 /**
- * Whether the query is about something this memory has never seen: none of its words is in the index,
- * or it names someone or something (a capitalised word, not the first of the query) that no message holds.
+ * Whether the query names someone or something this memory has never seen: a capitalised word (not the
+ * first of the query, not a month or weekday) that no indexed message holds. Such a query is about
+ * another memory. (Words in general are not checked: a paraphrase shares none with what it finds.)
  */
 export function namesUnknown(db: Db, text: string): boolean {
   const { rows } = ftsTotals(db);
   if (rows === 0) return false;
-  const all = ftsPhrases(queryTerms(text)).filter((p) => p.kind !== "prefix");
-  if (all.length > 0 && all.every((p) => matchShare(db, p.expr, rows) === 0)) return true;
   for (const m of text.matchAll(NAME)) {
     if (m.index === 0 || /[.?!]\s*$/.test(text.slice(0, m.index))) continue;
     if (CALENDAR.has(m[0].replace(/['’]s$/, "").toLowerCase())) continue;

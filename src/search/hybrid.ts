@@ -20,7 +20,8 @@ import type { QueryFocus } from "./participants.ts";
 
 /**
  * RRF constants, chosen on the LoCoMo dev split (bench/locomo.ts). `coverage`: the weighted share of the
- * query's terms a message needs to stay without semantic support; `relevance`: how much a hit's calibrated
+ * query's terms a message needs to stay without semantic support when the query names what this memory
+ * has never seen (else any of its terms will do); `relevance`: how much a hit's calibrated
  * relevance adds to its fused rank score; `strong`: semantic-only hits at least this relevant may rank
  * above a message holding every query term.
  */
@@ -104,8 +105,9 @@ export async function hybridSearch(
       if (!holdsSymbols(f.item.message.content, symbols)) return false;
       const sem = semScore.get(id) ?? 0;
       // A query of symbols alone: holding them verbatim is the whole lexical match.
-      const cov = (tw.total > 0 ? coverage(f.item.message.content, tw) : symbols.length > 0 ? 1 : 0) * unknown;
-      if (sem < minScore && cov < HYBRID.coverage) return false;
+      const cov = tw.total > 0 ? coverage(f.item.message.content, tw) : symbols.length > 0 ? 1 : 0;
+      // A query about another memory keeps only messages that hold much of it.
+      if (sem < minScore && (cov === 0 || (unknown < 1 && cov < HYBRID.coverage))) return false;
       relevance.set(id, { sem, cov, score: Math.max(sem, cov) });
       return true;
     })

@@ -65,14 +65,14 @@ const REFRESH_SHARE = 0.2;
 const REFRESH_MS = 10 * 60_000;
 
 /** Default `[search] min_score`, per embedder kind (builtin: chosen on the LoCoMo dev split, bench/locomo.ts). */
-export const DEFAULT_MIN_SCORE = { builtin: 0.2, http: 0.2 };
+export const DEFAULT_MIN_SCORE = { builtin: 0.1, http: 0.1 };
 
 export function defaultMinScore(embedder: Pick<Embedder, "id">): number {
   return embedder.id.startsWith("builtin:") ? DEFAULT_MIN_SCORE.builtin : DEFAULT_MIN_SCORE.http;
 }
 
 /** Calibrated scores are multiplied by this when the query names someone the index has never seen. */
-export const RELEVANCE = { unknownName: 0.5 };
+export const RELEVANCE = { unknownName: 0.25 };
 
 interface Background {
   vectors: Float32Array[];
