@@ -8,7 +8,15 @@ import { parseArgs } from "node:util";
 import { openMemory } from "../src/app/open-memory.ts";
 import { SET_DISTRACTORS, SET_PAIRS, SET_RECORDS } from "../test/error-memory/paraphrase-set.ts";
 
-const { values } = parseArgs({ options: { json: { type: "boolean", default: false }, split: { type: "string" }, verbose: { type: "boolean", default: false }, quick: { type: "boolean", default: false }, fresh: { type: "boolean", default: false } } });
+const { values } = parseArgs({
+  options: {
+    json: { type: "boolean", default: false },
+    split: { type: "string" },
+    verbose: { type: "boolean", default: false },
+    quick: { type: "boolean", default: false },
+    fresh: { type: "boolean", default: false },
+  },
+});
 
 const home = mkdtempSync(join(tmpdir(), "memvoy-err-para-"));
 const api = openMemory({ home, env: {} });
@@ -32,14 +40,22 @@ try {
       if (r.hits.length === 0) empty++;
       if (values.verbose && !ok) {
         const rank = r.hits.findIndex((h) => h.record.id === ids.get(p.expect));
-        process.stderr.write(`${split} MISS ${p.expect} (rank ${rank < 0 ? "-" : rank + 1}, ${r.hits.length} hits; first: ${r.hits[0]?.record.error.slice(0, 60).replace(/\n/g, " ") ?? "none"})\n`);
+        process.stderr.write(
+          `${split} MISS ${p.expect} (rank ${rank < 0 ? "-" : rank + 1}, ${r.hits.length} hits; first: ${r.hits[0]?.record.error.slice(0, 60).replace(/\n/g, " ") ?? "none"})\n`,
+        );
       }
     }
-    out[split] = { n: pairs.length, top1: Math.round((top1 / pairs.length) * 1000) / 1000, empty: Math.round((empty / pairs.length) * 1000) / 1000 };
+    out[split] = {
+      n: pairs.length,
+      top1: Math.round((top1 / pairs.length) * 1000) / 1000,
+      empty: Math.round((empty / pairs.length) * 1000) / 1000,
+    };
   }
   const records = SET_RECORDS.length + SET_DISTRACTORS.length;
   if (values.json) process.stdout.write(JSON.stringify({ records, ...out }) + "\n");
-  else for (const [split, r] of Object.entries(out)) console.log(`error paraphrases ${split}: top-1 ${r.top1} (n ${r.n}), empty ${r.empty}, among ${records} records`);
+  else
+    for (const [split, r] of Object.entries(out))
+      console.log(`error paraphrases ${split}: top-1 ${r.top1} (n ${r.n}), empty ${r.empty}, among ${records} records`);
 } finally {
   api.close();
   rmSync(home, { recursive: true, force: true });

@@ -106,19 +106,28 @@ const sums: Record<string, number> = { keyword: 0, semantic: 0, hybrid: 0 };
 let n = 0;
 const half = Math.ceil(samples.length / 2);
 const halves = [0, 1].map(() => ({ n: 0, sums: { keyword: 0, semantic: 0, hybrid: 0 } as Record<string, number> }));
-const offTopic = { n: 0, hits: { keyword: 0, semantic: 0, hybrid: 0 } as Record<string, number>, none: { keyword: 0, semantic: 0, hybrid: 0 } as Record<string, number> };
+const offTopic = {
+  n: 0,
+  hits: { keyword: 0, semantic: 0, hybrid: 0 } as Record<string, number>,
+  none: { keyword: 0, semantic: 0, hybrid: 0 } as Record<string, number>,
+};
 const nonsenseNone = { n: 0, none: { keyword: 0, semantic: 0, hybrid: 0 } as Record<string, number> };
 const NONSENSE = nonsenseQueries(Number(values.nonsense), 16);
-const config = values["min-score"] !== undefined ? validateConfig({ search: { min_score: Number(values["min-score"]) } }, "bench config") : undefined;
+const config =
+  values["min-score"] !== undefined
+    ? validateConfig({ search: { min_score: Number(values["min-score"]) } }, "bench config")
+    : undefined;
 
 /** Seeded nonsense: random pairs of unrelated words and keyboard mashes. */
 function nonsenseQueries(count: number, seed: number): string[] {
   let x = seed >>> 0;
-  const rnd = () => ((x = (Math.imul(x, 1664525) + 1013904223) >>> 0) / 2 ** 32);
-  const WORDS = ("xyzzy plugh quasar tundra walrus zeppelin kumquat marimba obsidian gazebo trombone nebula fjord cactus " +
+  const rnd = () => (x = (Math.imul(x, 1664525) + 1013904223) >>> 0) / 2 ** 32;
+  const WORDS = (
+    "xyzzy plugh quasar tundra walrus zeppelin kumquat marimba obsidian gazebo trombone nebula fjord cactus " +
     "abacus lemur sprocket wombat paprika glacier hammock igloo jigsaw kayak lantern mongoose nectar origami pelican quiver " +
     "rhubarb saffron tapioca ukulele vortex windmill yodel zircon anvil bobsled carburetor dulcimer escarpment flamingo " +
-    "gargoyle harpoon isotope jackal kelp lichen mandolin narwhal oboe periscope quartz raccoon sextant tarantula").split(" ");
+    "gargoyle harpoon isotope jackal kelp lichen mandolin narwhal oboe periscope quartz raccoon sextant tarantula"
+  ).split(" ");
   const KEYS = "qwertyuiopasdfghjklzxcvbnm";
   const out: string[] = [];
   for (let i = 0; out.length < count; i++) {
@@ -182,7 +191,9 @@ for (const [si, s] of samples.entries()) {
     }
     for (const query of NONSENSE) {
       nonsenseNone.n++;
-      for (const match of MODES) if ((await api.search({ query, session, match, limit: K, range: "all" })).hits.length === 0) nonsenseNone.none[match]!++;
+      for (const match of MODES)
+        if ((await api.search({ query, session, match, limit: K, range: "all" })).hits.length === 0)
+          nonsenseNone.none[match]!++;
     }
   } finally {
     api.close();
@@ -193,10 +204,15 @@ for (const [si, s] of samples.entries()) {
 const round = (x: number) => Math.round((x / Math.max(n, 1)) * 1000) / 1000;
 const recall = { keyword: round(sums.keyword!), semantic: round(sums.semantic!), hybrid: round(sums.hybrid!) };
 const r3 = (x: number) => Math.round(x * 1000) / 1000;
-const per = (o: Record<string, number>, d: number) => Object.fromEntries(MODES.map((m) => [m, r3(o[m]! / Math.max(d, 1))]));
+const per = (o: Record<string, number>, d: number) =>
+  Object.fromEntries(MODES.map((m) => [m, r3(o[m]! / Math.max(d, 1))]));
 const extra = {
   minScore: values["min-score"] !== undefined ? Number(values["min-score"]) : "default",
-  split: halves.map((h, i) => ({ conversations: i === 0 ? `1-${half}` : `${half + 1}-${samples.length}`, n: h.n, [`recall@${K}`]: per(h.sums, h.n) })),
+  split: halves.map((h, i) => ({
+    conversations: i === 0 ? `1-${half}` : `${half + 1}-${samples.length}`,
+    n: h.n,
+    [`recall@${K}`]: per(h.sums, h.n),
+  })),
   offTopic: { n: offTopic.n, meanHits: per(offTopic.hits, offTopic.n), noHit: per(offTopic.none, offTopic.n) },
   nonsense: { queries: NONSENSE.length, runs: nonsenseNone.n, noHit: per(nonsenseNone.none, nonsenseNone.n) },
 };
@@ -207,8 +223,12 @@ else {
   );
   for (const m of MODES) console.log(`  ${m.padEnd(8)} ${recall[m as keyof typeof recall].toFixed(3)}`);
   console.log(`  halves: ${JSON.stringify(extra.split)}`);
-  console.log(`  off-topic (${offTopic.n} questions against another conversation): mean hits ${JSON.stringify(extra.offTopic.meanHits)}, no hit ${JSON.stringify(extra.offTopic.noHit)}`);
-  console.log(`  nonsense (${NONSENSE.length} seeded queries x ${samples.length} sessions): no hit ${JSON.stringify(extra.nonsense.noHit)}`);
+  console.log(
+    `  off-topic (${offTopic.n} questions against another conversation): mean hits ${JSON.stringify(extra.offTopic.meanHits)}, no hit ${JSON.stringify(extra.offTopic.noHit)}`,
+  );
+  console.log(
+    `  nonsense (${NONSENSE.length} seeded queries x ${samples.length} sessions): no hit ${JSON.stringify(extra.nonsense.noHit)}`,
+  );
   console.log(`  (${((performance.now() - started) / 1000).toFixed(1)} s)`);
   const row = (m: keyof typeof recall) => ({
     name: `LoCoMo dev recall@${K}, ${m}${values.quick ? " (1 conversation)" : ""}`,

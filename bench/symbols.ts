@@ -21,14 +21,22 @@ const session = (db.query("SELECT session_id FROM messages ORDER BY seq DESC LIM
 const now = BigInt(Date.now()) * 1_000_000n;
 const n = countLabel(ARCHIVED_SPEC.messages);
 
-const GROUPS = { "symbols only (<, &&, ->, ::)": ["<", "&&", "->", "::"], "with a word part (#123, C++, .env)": ["#123", "C++", ".env"] };
+const GROUPS = {
+  "symbols only (<, &&, ->, ::)": ["<", "&&", "->", "::"],
+  "with a word part (#123, C++, .env)": ["#123", "C++", ".env"],
+};
 for (const scope of ["all sessions", "one session"] as const) {
   for (const [group, queries] of Object.entries(GROUPS)) {
     const times: number[] = [];
     for (const query of queries) {
       for (let i = 0; i < REPS; i++) {
         const t0 = performance.now();
-        const hits = keywordSearch(db, { query, session: scope === "one session" ? session : undefined, limit: 10, now });
+        const hits = keywordSearch(db, {
+          query,
+          session: scope === "one session" ? session : undefined,
+          limit: 10,
+          now,
+        });
         times.push(performance.now() - t0);
         if (i === 0) log(`symbols: ${JSON.stringify(query)} (${scope}): ${hits.length} hits`);
       }

@@ -67,8 +67,10 @@ export function keywordSearch(db: Db, o: KeywordOptions): SearchHit[] {
     });
 
   if (symbols.length > 0)
-    for (const [m, q] of symbolMatches(db, symbols, terms, filter, limit, o.now)) add(m, m.recent ? "recent" : "archive", q);
-  if (terms.length === 0) return finish([...hits.values()].sort((a, b) => b.score - a.score || Number(b.message.sendAt - a.message.sendAt)));
+    for (const [m, q] of symbolMatches(db, symbols, terms, filter, limit, o.now))
+      add(m, m.recent ? "recent" : "archive", q);
+  if (terms.length === 0)
+    return finish([...hits.values()].sort((a, b) => b.score - a.score || Number(b.message.sendAt - a.message.sendAt)));
   const all = ftsAllQuery(terms);
   const any = ftsAnyQuery(terms);
   if (o.order === "newest") {

@@ -51,10 +51,22 @@ describe("a description in other words finds a small memory's record", () => {
   test('"the script could not be executed, access was refused" finds "Permission denied: ./deploy.sh" (fix chmod +x)', async () => {
     const small = errorHome().api;
     try {
-      const target = await small.recordError({ tool: "bash", error: "permission denied: ./deploy.sh", fix: "chmod +x deploy.sh" });
+      const target = await small.recordError({
+        tool: "bash",
+        error: "permission denied: ./deploy.sh",
+        fix: "chmod +x deploy.sh",
+      });
       await small.recordError({ tool: "bash", error: "jq: command not found", fix: "apt-get install -y jq" });
-      await small.recordError({ tool: "npm", error: "npm ERR! code ERESOLVE unable to resolve dependency tree", fix: "pin react and react-dom to the same major" });
-      await small.recordError({ tool: "sql", error: 'ERROR: duplicate key value violates unique constraint "processed_events_pkey"', fix: "catch the unique violation and answer 200" });
+      await small.recordError({
+        tool: "npm",
+        error: "npm ERR! code ERESOLVE unable to resolve dependency tree",
+        fix: "pin react and react-dom to the same major",
+      });
+      await small.recordError({
+        tool: "sql",
+        error: 'ERROR: duplicate key value violates unique constraint "processed_events_pkey"',
+        fix: "catch the unique violation and answer 200",
+      });
       const r = await small.searchErrors({ query: "the script could not be executed, access was refused" });
       expect(r.hits[0]?.record.id).toBe(target.record.id);
       expect(r.hits[0]?.record.fix).toContain("chmod +x");

@@ -26,7 +26,14 @@ const TURNS = [
 
 async function seeded(raw: Record<string, unknown> = {}) {
   const t = openTemp({ drain: "off", config: config(raw) });
-  for (let round = 0; round < 3; round++) t.api.add("s", TURNS.map((content, i) => ({ role: i % 2 ? ("assistant" as const) : ("user" as const), content: round ? `${content} (${round})` : content })));
+  for (let round = 0; round < 3; round++)
+    t.api.add(
+      "s",
+      TURNS.map((content, i) => ({
+        role: i % 2 ? ("assistant" as const) : ("user" as const),
+        content: round ? `${content} (${round})` : content,
+      })),
+    );
   await t.api.drainEmbeddings();
   return t;
 }
@@ -79,7 +86,8 @@ describe("calibrated relevance", () => {
     const r = await api.search({ query: "heron quarry", match: "hybrid" });
     expect(r.hits[0]!.message.id).toBe(id);
     expect(r.hits[0]!.foundBy).toContain("recent");
-    for (const h of r.hits.slice(1)) expect(h.message.content.includes("heron") && h.message.content.includes("quarry")).toBe(false);
+    for (const h of r.hits.slice(1))
+      expect(h.message.content.includes("heron") && h.message.content.includes("quarry")).toBe(false);
     api.close();
   }, 60_000);
 });

@@ -1,7 +1,13 @@
 // The two candidate lists of an error search: keyword (FTS5 bm25 over error, cause, fix, keywords) and
 // semantic (cosine between the embedded query and each record's embedded error text).
 import { describeError } from "../../shared/describe-error.ts";
-import { countUnembedded, getLiveByIds, liveIdsOfTool, liveTexts, searchErrorFts } from "../../storage/sqlite/error-memory-repo.ts";
+import {
+  countUnembedded,
+  getLiveByIds,
+  liveIdsOfTool,
+  liveTexts,
+  searchErrorFts,
+} from "../../storage/sqlite/error-memory-repo.ts";
 import type { MemoryContext } from "../memory-context.ts";
 import { errorFtsQuery } from "./error-query.ts";
 import { embedPendingErrors, errorEmbedder, errorVectorStore } from "./error-vectors.ts";
@@ -39,7 +45,12 @@ const BACKGROUND_SAMPLE = 256;
 /** Newest records compared word by word with the query. */
 const WORD_MATCH_RECORDS = 5000;
 
-export async function wordCandidates(ctx: MemoryContext, query: string, now: bigint, tool: string | undefined): Promise<Candidate[]> {
+export async function wordCandidates(
+  ctx: MemoryContext,
+  query: string,
+  now: bigint,
+  tool: string | undefined,
+): Promise<Candidate[]> {
   const m = await wordMatcher();
   const q = m.words(query);
   if (q.length === 0) return [];
@@ -130,7 +141,8 @@ export async function collectCandidates(
   }
   try {
     const { semantic, background, notEmbedded } = await semanticCandidates(ctx, query, now, tool, pool);
-    if (notEmbedded > 0) notes.push(`${notEmbedded} error record(s) are not embedded yet; they are found by keyword only`);
+    if (notEmbedded > 0)
+      notes.push(`${notEmbedded} error record(s) are not embedded yet; they are found by keyword only`);
     return { keyword, semantic, words, background, notEmbedded, notes };
   } catch (err) {
     notes.push(`semantic lookup unavailable, keyword results only: ${describeError(err)}`);

@@ -3,8 +3,10 @@
 import { ftsTerm, queryTerms, type QueryTerm } from "../../search/query-terms.ts";
 
 export const GENERIC_ERROR_WORDS = new Set(
-  ("error errors err failed failure fail fails fatal exception unable cannot can't couldn't could warning warn issue problem " +
-    "got get gets getting says said tried try when while running run redacted").split(" "),
+  (
+    "error errors err failed failure fail fails fatal exception unable cannot can't couldn't could warning warn issue problem " +
+    "got get gets getting says said tried try when while running run redacted"
+  ).split(" "),
 );
 const MAX_TERMS = 48;
 

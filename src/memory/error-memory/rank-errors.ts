@@ -36,7 +36,13 @@ export interface RankParams {
   cut: number;
 }
 
-export const RANK_PARAMS: RankParams = { keywordWeight: 0.6, semanticOnlyGain: 0.55, wordWeight: 10, wordsOnly: 0.3, cut: 0.4 };
+export const RANK_PARAMS: RankParams = {
+  keywordWeight: 0.6,
+  semanticOnlyGain: 0.55,
+  wordWeight: 10,
+  wordsOnly: 0.3,
+  cut: 0.4,
+};
 
 /**
  * `background` is the mean cosine of the query to the records (what an unrelated record scores); a
@@ -61,7 +67,8 @@ export function rankErrors(
     const matchedBy: Ranked["matchedBy"] = [];
     if (kw > 0) matchedBy.push("keyword");
     // The word-level match is named only when nothing else found the record.
-    if ((g > 0 && it.semantic !== undefined) || (matchedBy.length === 0 && w >= p.wordsOnly)) matchedBy.push("semantic");
+    if ((g > 0 && it.semantic !== undefined) || (matchedBy.length === 0 && w >= p.wordsOnly))
+      matchedBy.push("semantic");
     const score = p.keywordWeight * kw + (1 - p.keywordWeight) * sem + p.wordWeight * w;
     const sameTool = tool !== undefined && it.tool.toLowerCase() === tool.toLowerCase();
     scored.push({ seq: it.seq, score, matchedBy, sameTool, outcome: it.outcome });

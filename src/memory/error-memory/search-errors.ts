@@ -33,7 +33,12 @@ export async function searchErrors(ctx: MemoryContext, raw: unknown): Promise<Er
   const pool = Math.max(50, o.limit * 10);
   const c = await collectCandidates(ctx, query, start, narrow, pool);
 
-  const rows = new Map(getLiveBySeqs(ctx.db, [...new Set([...c.keyword, ...c.semantic, ...c.words].map((x) => x.seq))], start).map((r) => [r.seq, r]));
+  const rows = new Map(
+    getLiveBySeqs(ctx.db, [...new Set([...c.keyword, ...c.semantic, ...c.words].map((x) => x.seq))], start).map((r) => [
+      r.seq,
+      r,
+    ]),
+  );
   const items = new Map<bigint, RankInput>();
   const item = (seq: bigint) => {
     let it = items.get(seq);

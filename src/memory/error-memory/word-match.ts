@@ -32,7 +32,15 @@ export class WordMatcher {
     const out: Word[] = [];
     const seen = new Set<string>();
     for (const t of queryTerms(`${text} `)) {
-      if (t.stop || t.cjk || t.text.length < 2 || /^\d+$/.test(t.text) || GENERIC_ERROR_WORDS.has(t.text) || seen.has(t.text)) continue;
+      if (
+        t.stop ||
+        t.cjk ||
+        t.text.length < 2 ||
+        /^\d+$/.test(t.text) ||
+        GENERIC_ERROR_WORDS.has(t.text) ||
+        seen.has(t.text)
+      )
+        continue;
       seen.add(t.text);
       out.push(this.word(t.text));
     }

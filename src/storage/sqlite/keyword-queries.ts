@@ -170,7 +170,12 @@ export function scanRecent(db: Database, needles: readonly string[], f: KeywordF
  * the word index cannot answer): walked newest first, stopping at `limit` matches. The caller re-checks
  * each row (whitespace and Unicode case).
  */
-export function scanArchive(db: Database, needles: readonly string[], f: KeywordFilter, limit: number): StoredMessage[] {
+export function scanArchive(
+  db: Database,
+  needles: readonly string[],
+  f: KeywordFilter,
+  limit: number,
+): StoredMessage[] {
   const args: SqlArg[] = [];
   let where = "m.recent = 0";
   where = andWhere(where, args, "m.session_id = ?", f.session);
@@ -180,7 +185,7 @@ export function scanArchive(db: Database, needles: readonly string[], f: Keyword
     args.push(likePattern(n));
   }
   args.push(limit);
-  return (db.query(`SELECT ${COLS} FROM messages m WHERE ${where} ORDER BY m.seq DESC LIMIT ?`).all(...args) as Row[]).map(
-    toStored,
-  );
+  return (
+    db.query(`SELECT ${COLS} FROM messages m WHERE ${where} ORDER BY m.seq DESC LIMIT ?`).all(...args) as Row[]
+  ).map(toStored);
 }
