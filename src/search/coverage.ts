@@ -36,6 +36,13 @@ export function coverage(content: string, tw: TermWeights): number {
   return held / tw.total;
 }
 
+/** Whether no indexed message holds any of the query's words. */
+export function noSharedWord(db: Db, text: string): boolean {
+  const { rows } = ftsTotals(db);
+  const all = ftsPhrases(queryTerms(text)).filter((p) => p.kind !== "prefix");
+  return rows > 0 && all.length > 0 && all.every((p) => matchShare(db, p.expr, rows) === 0);
+}
+
 const NAME = /(?<![\p{L}\p{N}'’])\p{Lu}[\p{Ll}]+(?:['’]s)?(?![\p{L}\p{N}])/gu;
 /** Capitalised words that name a time, not someone or something: messages rarely spell their own date. */
 const CALENDAR = new Set(

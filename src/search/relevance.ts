@@ -71,8 +71,12 @@ export function defaultMinScore(embedder: Pick<Embedder, "id">): number {
   return embedder.id.startsWith("builtin:") ? DEFAULT_MIN_SCORE.builtin : DEFAULT_MIN_SCORE.http;
 }
 
-/** Calibrated scores are multiplied by this when the query names someone the index has never seen. */
-export const RELEVANCE = { unknownName: 0.25 };
+/**
+ * `unknownName`: calibrated scores are multiplied by this when the query names someone the index has
+ * never seen; `noSharedWord`: the cutoff is raised to at least this when no message holds any of the
+ * query's words (a paraphrase must then be clearly close; random words and mashes are not).
+ */
+export const RELEVANCE = { unknownName: 0.25, noSharedWord: 0.25 };
 
 interface Background {
   vectors: Float32Array[];

@@ -14,7 +14,7 @@ import { queryTerms } from "./query-terms.ts";
 import { scopeFilter, type SearchHit, type SearchResult, type TierScope } from "./search-types.ts";
 import { makeSnippet } from "./snippet.ts";
 import { backgroundVectors, calibrate, calibratedScore, RELEVANCE } from "./relevance.ts";
-import { namesUnknown } from "./coverage.ts";
+import { namesUnknown, noSharedWord } from "./coverage.ts";
 import { holdsSymbols, querySymbols } from "./symbols.ts";
 
 /** Score factor for messages of other senders when the query names one participant (tuned on LoCoMo dev). */
@@ -71,6 +71,7 @@ export async function semanticRanking(
   ]);
   const cal = calibrate(qv!, bg);
   const symbols = querySymbols(o.query);
+  const cut = noSharedWord(db, focus.text) ? Math.max(minScore, RELEVANCE.noSharedWord) : minScore;
   const unknown = namesUnknown(db, focus.text) ? RELEVANCE.unknownName : 1;
   const byId = new Map(
     getMessagesById(
@@ -86,7 +87,7 @@ export async function semanticRanking(
     if (!holdsSymbols(m.content, symbols)) continue;
     const factor = focus.sender !== undefined && m.sender !== focus.sender ? OTHER_SENDER_FACTOR : 1;
     const score = calibratedScore(h.score * factor, cal) * unknown;
-    if (score < minScore) continue;
+    if (score < cut) continue;
     out.push({ message: m, score });
   }
   out.sort((a, b) => b.score - a.score);
