@@ -2,7 +2,7 @@
 // Row lengths come from the index (FTS5's docsize); term counts are found in the row's text, word by
 // word for stems (the index holds Porter2 stems), by substring for CJK. Document frequencies are
 // estimates from the index (see matchShare); a one-phrase query's order needs none (its idf is the same for every row).
-import { stemWord } from "../shared/search-form.ts";
+import { searchForm, stemWord } from "../shared/search-form.ts";
 import { indexTokens } from "../shared/index-tokens.ts";
 
 const K1 = 1.2;
