@@ -11,7 +11,6 @@ import {
 import type { MemoryContext } from "../memory-context.ts";
 import { errorFtsQuery } from "./error-query.ts";
 import { embedPendingErrors, errorEmbedder, errorVectorStore } from "./error-vectors.ts";
-import { errorGloss } from "./error-gloss.ts";
 import { toolWords } from "./tool-words.ts";
 import { wordMatcher } from "./word-match.ts";
 
@@ -56,7 +55,7 @@ export async function wordCandidates(
   if (q.length === 0) return [];
   const out: Candidate[] = [];
   for (const r of liveTexts(ctx.db, now, tool, WORD_MATCH_RECORDS)) {
-    const score = m.score(q, m.words(`${toolWords(r.tool)} ${errorGloss(r.text)} ${r.text}`));
+    const score = m.score(q, m.words(`${toolWords(r.tool)} ${r.text}`));
     if (score > 0) out.push({ seq: r.seq, score });
   }
   return out;
