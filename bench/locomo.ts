@@ -2,6 +2,9 @@
 // Each conversation goes into its own session through HomeMemory.add (one message per turn, sender = the
 // speaker, sendAt from the session date); each category 1-4 question is searched in that session; a
 // question scores the share of its evidence turns among the top K hits (expanded context not counted).
+// Precision: each question is also run against the session of a different conversation (off-topic: mean
+// hits, share with none), and a seeded set of nonsense queries against every session (share with none).
+// Recall is reported for the dev split and for its two halves (conversations 1-3 tune, 4-6 report).
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -11,6 +14,7 @@ import type { MatchMode } from "../src/lib.ts";
 import { emitRows } from "./lib/report.ts";
 import { BuiltinEmbedder } from "../src/embed/builtin/builtin-embedder.ts";
 import type { Embedder } from "../src/embed/embedder.ts";
+import { validateConfig } from "../src/config/load.ts";
 
 /** A builtin variant; `local: false` also turns off the previous-message context the drain mixes in. */
 async function candidateEmbedder(name: string): Promise<Embedder> {
@@ -41,6 +45,9 @@ const { values } = parseArgs({
     // Builtin embedder candidates (how it was chosen): hash | glove | mix | mix-nocontext; default: as configured.
     candidate: { type: "string" },
     fresh: { type: "boolean", default: false },
+    // [search] min_score for this run (default: the embedder's default).
+    "min-score": { type: "string" },
+    nonsense: { type: "string", default: "100" },
   },
 });
 const K = Number(values.limit);
@@ -97,11 +104,49 @@ if (!existsSync(values.data!)) {
 const samples = ((await Bun.file(values.data!).json()) as Sample[]).slice(0, values.quick ? 1 : undefined);
 const sums: Record<string, number> = { keyword: 0, semantic: 0, hybrid: 0 };
 let n = 0;
+const half = Math.ceil(samples.length / 2);
+const halves = [0, 1].map(() => ({ n: 0, sums: { keyword: 0, semantic: 0, hybrid: 0 } as Record<string, number> }));
+const offTopic = {
+  n: 0,
+  hits: { keyword: 0, semantic: 0, hybrid: 0 } as Record<string, number>,
+  none: { keyword: 0, semantic: 0, hybrid: 0 } as Record<string, number>,
+};
+const nonsenseNone = { n: 0, none: { keyword: 0, semantic: 0, hybrid: 0 } as Record<string, number> };
+const NONSENSE = nonsenseQueries(Number(values.nonsense), 16);
+const config =
+  values["min-score"] !== undefined
+    ? validateConfig({ search: { min_score: Number(values["min-score"]) } }, "bench config")
+    : undefined;
+
+/** Seeded nonsense: random pairs of unrelated words and keyboard mashes. */
+function nonsenseQueries(count: number, seed: number): string[] {
+  let x = seed >>> 0;
+  const rnd = () => (x = (Math.imul(x, 1664525) + 1013904223) >>> 0) / 2 ** 32;
+  const WORDS = (
+    "xyzzy plugh quasar tundra walrus zeppelin kumquat marimba obsidian gazebo trombone nebula fjord cactus " +
+    "abacus lemur sprocket wombat paprika glacier hammock igloo jigsaw kayak lantern mongoose nectar origami pelican quiver " +
+    "rhubarb saffron tapioca ukulele vortex windmill yodel zircon anvil bobsled carburetor dulcimer escarpment flamingo " +
+    "gargoyle harpoon isotope jackal kelp lichen mandolin narwhal oboe periscope quartz raccoon sextant tarantula"
+  ).split(" ");
+  const KEYS = "qwertyuiopasdfghjklzxcvbnm";
+  const out: string[] = [];
+  for (let i = 0; out.length < count; i++) {
+    if (i % 2 === 0) out.push(`${WORDS[Math.floor(rnd() * WORDS.length)]} ${WORDS[Math.floor(rnd() * WORDS.length)]}`);
+    else {
+      let w = "";
+      const len = 5 + Math.floor(rnd() * 8);
+      for (let j = 0; j < len; j++) w += KEYS[Math.floor(rnd() * KEYS.length)];
+      out.push(w);
+    }
+  }
+  return out;
+}
 const started = performance.now();
-for (const s of samples) {
+for (const [si, s] of samples.entries()) {
+  const part = halves[si < half ? 0 : 1]!;
   const home = mkdtempSync(join(tmpdir(), "memvoy-locomo-"));
   const embedder = values.candidate ? await candidateEmbedder(values.candidate) : undefined;
-  const api = openMemory({ home, env: {}, drain: "off", embedder });
+  const api = openMemory({ home, env: {}, drain: "off", embedder, config });
   try {
     const session = s.sample_id.replace(/[^A-Za-z0-9._-]/g, "_");
     const idToDia = new Map<string, string>();
@@ -122,13 +167,33 @@ for (const s of samples) {
       const evidence = new Set(q.evidence.flatMap((e) => e.split(/[;,\s]+/)).filter(Boolean));
       if (evidence.size === 0) continue;
       n++;
+      part.n++;
       for (const match of MODES) {
         const r = await api.search({ query: q.question, session, match, limit: K, range: "all" });
         const found = new Set(r.hits.map((h) => idToDia.get(h.message.id)));
         let hit = 0;
         for (const e of evidence) if (found.has(e)) hit++;
         sums[match]! += hit / evidence.size;
+        part.sums[match]! += hit / evidence.size;
       }
+    }
+    if (samples.length > 1) {
+      const other = samples[(si + 1) % samples.length]!;
+      for (const q of other.qa) {
+        if (q.category < 1 || q.category > 4) continue;
+        offTopic.n++;
+        for (const match of MODES) {
+          const r = await api.search({ query: q.question, session, match, limit: K, range: "all" });
+          offTopic.hits[match]! += r.hits.length;
+          if (r.hits.length === 0) offTopic.none[match]!++;
+        }
+      }
+    }
+    for (const query of NONSENSE) {
+      nonsenseNone.n++;
+      for (const match of MODES)
+        if ((await api.search({ query, session, match, limit: K, range: "all" })).hits.length === 0)
+          nonsenseNone.none[match]!++;
     }
   } finally {
     api.close();
@@ -138,12 +203,32 @@ for (const s of samples) {
 
 const round = (x: number) => Math.round((x / Math.max(n, 1)) * 1000) / 1000;
 const recall = { keyword: round(sums.keyword!), semantic: round(sums.semantic!), hybrid: round(sums.hybrid!) };
-if (values.json) process.stdout.write(JSON.stringify({ n, [`recall@${K}`]: recall }) + "\n");
+const r3 = (x: number) => Math.round(x * 1000) / 1000;
+const per = (o: Record<string, number>, d: number) =>
+  Object.fromEntries(MODES.map((m) => [m, r3(o[m]! / Math.max(d, 1))]));
+const extra = {
+  minScore: values["min-score"] !== undefined ? Number(values["min-score"]) : "default",
+  split: halves.map((h, i) => ({
+    conversations: i === 0 ? `1-${half}` : `${half + 1}-${samples.length}`,
+    n: h.n,
+    [`recall@${K}`]: per(h.sums, h.n),
+  })),
+  offTopic: { n: offTopic.n, meanHits: per(offTopic.hits, offTopic.n), noHit: per(offTopic.none, offTopic.n) },
+  nonsense: { queries: NONSENSE.length, runs: nonsenseNone.n, noHit: per(nonsenseNone.none, nonsenseNone.n) },
+};
+if (values.json) process.stdout.write(JSON.stringify({ n, [`recall@${K}`]: recall, ...extra }) + "\n");
 else {
   console.log(
     `LoCoMo ${values.data}: ${samples.length} conversations, ${n} questions (categories 1-4), turn-level recall@${K}`,
   );
   for (const m of MODES) console.log(`  ${m.padEnd(8)} ${recall[m as keyof typeof recall].toFixed(3)}`);
+  console.log(`  halves: ${JSON.stringify(extra.split)}`);
+  console.log(
+    `  off-topic (${offTopic.n} questions against another conversation): mean hits ${JSON.stringify(extra.offTopic.meanHits)}, no hit ${JSON.stringify(extra.offTopic.noHit)}`,
+  );
+  console.log(
+    `  nonsense (${NONSENSE.length} seeded queries x ${samples.length} sessions): no hit ${JSON.stringify(extra.nonsense.noHit)}`,
+  );
   console.log(`  (${((performance.now() - started) / 1000).toFixed(1)} s)`);
   const row = (m: keyof typeof recall) => ({
     name: `LoCoMo dev recall@${K}, ${m}${values.quick ? " (1 conversation)" : ""}`,

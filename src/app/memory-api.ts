@@ -188,7 +188,9 @@ export class HomeMemory implements MaintenanceApi {
     const { since: _s, until: _u, role: _r, sender: _n, ...rest } = o;
     if (match !== "keyword") return this.#semantic.search(match, { ...rest, filter, now });
     const hits = keywordSearch(this.ctx.db, { ...rest, filter, now });
-    return { hits, notes: [] };
+    const result: SearchResult = { hits, notes: [] };
+    if (hits.length === 0) result.emptyReason = "no message holds the query's terms";
+    return result;
   }
 
   /** A search as the MemoryApi answers it: checked input, since/until applied, JSON out. */

@@ -11,6 +11,7 @@ import type { Embedder } from "../embed/embedder.ts";
 import { hybridSearch } from "../search/hybrid.ts";
 import { semanticSearch, type SemanticOptions, type SemanticSource } from "../search/semantic.ts";
 import type { SearchResult } from "../search/search-types.ts";
+import { defaultMinScore } from "../search/relevance.ts";
 import { spawnDetachedDrain } from "./background-drain.ts";
 
 /**
@@ -107,6 +108,7 @@ export class SemanticApi {
       notIndexed: status.notIndexed,
       reindexNeeded: status.reindexNeeded,
       otherEmbedders: status.otherEmbedders,
+      minScore: this.ctx.config.search?.min_score ?? defaultMinScore(embedder),
     };
     if (status.table) src.table = status.table;
     return src;

@@ -46,6 +46,11 @@ export const ErrorMemorySchema = v.strictObject({
   ttl_days: v.optional(int(1, 36_500), 90),
 });
 
+export const SearchSchema = v.strictObject({
+  /** Semantic hits with a calibrated score below this are dropped; unset: the embedder's default. */
+  min_score: v.optional(v.pipe(v.number(), v.minValue(0), v.maxValue(1))),
+});
+
 export const DaemonSchema = v.strictObject({
   embed_interval_ms: v.optional(int(100), 2000),
   sweep_cron: v.optional(cronPattern, "0 * * * *"),
@@ -94,6 +99,7 @@ export const ConfigSchema = v.strictObject({
   context: v.optional(ContextSchema, {}),
   embedder: v.optional(EmbedderSchema, {}),
   error_memory: v.optional(ErrorMemorySchema, {}),
+  search: v.optional(SearchSchema, {}),
   daemon: v.optional(DaemonSchema, {}),
   import: v.optional(ImportSchema, {}),
   http: v.optional(HttpSchema, {}),

@@ -115,6 +115,7 @@ export const TOOLS: readonly ToolDef[] = [
           };
           if (r.notIndexed > 0) out.notIndexed = r.notIndexed;
           if (r.notes.length > 0) out.notes = r.notes;
+          if (r.emptyReason !== undefined) out.emptyReason = r.emptyReason;
           return fitBudget(out, budget, "rows", offset);
         }
         case "recent": {

@@ -2,7 +2,7 @@
 // Row lengths come from the index (FTS5's docsize); term counts are found in the row's text, word by
 // word for stems (the index holds Porter2 stems), by substring for CJK. Document frequencies are
 // estimates from the index (see matchShare); a one-phrase query's order needs none (its idf is the same for every row).
-import { stemWord } from "../shared/search-form.ts";
+import { searchForm, stemWord } from "../shared/search-form.ts";
 import { indexTokens } from "../shared/index-tokens.ts";
 
 const K1 = 1.2;
@@ -29,6 +29,9 @@ function wordAt(lower: string, at: number): string {
   return lower.slice(at, end);
 }
 
+/** A word as the index holds it: runs of letters stemmed, digits kept as they are. */
+const indexedForm = (word: string) => (/^[a-z]+$/.test(word) ? stemWord(word) : searchForm(word));
+
 /** Occurrences of a phrase in a row's lower-case text. */
 export function phraseCount(lower: string, p: Phrase): number {
   if (p.kind === "cjk") {
@@ -43,7 +46,7 @@ export function phraseCount(lower: string, p: Phrase): number {
   for (let at = lower.indexOf(key); at >= 0; at = lower.indexOf(key, at + 1)) {
     if (at > 0 && isWordChar(lower.charCodeAt(at - 1))) continue;
     if (p.kind === "prefix") n++;
-    else if (stemWord(wordAt(lower, at)) === p.text) n++;
+    else if (indexedForm(wordAt(lower, at)) === p.text) n++;
   }
   return n;
 }

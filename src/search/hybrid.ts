@@ -1,6 +1,8 @@
 // Hybrid search: reciprocal rank fusion of keyword search, bm25 over the recent tier and semantic
-// similarity. The union is kept, so a message only one side finds still surfaces; without vectors
-// (none yet, another embedder's, an unreachable server) it degrades to the keyword sides.
+// similarity, lifted by each hit's calibrated relevance. The union is kept, so a message only one side
+// finds still surfaces, if it is relevant enough: its calibrated semantic score reaches min_score, or it
+// holds enough of the query's (rarity-weighted) terms. Without vectors (none yet, another embedder's, an
+// unreachable server) it degrades to the keyword sides.
 import type { StoredMessage } from "../shared/message.ts";
 import { rankRecent } from "../storage/sqlite/semantic-queries.ts";
 import type { Db } from "../storage/sqlite/db.ts";
@@ -8,15 +10,33 @@ import { expandHits } from "./expand.ts";
 import { reciprocalRankFusion, type RankedList } from "./fusion.ts";
 import { keywordSearch } from "./keyword.ts";
 import { ftsAllQuery, ftsAnyQuery, queryTerms } from "./query-terms.ts";
+import { coverage, namesUnknown, termWeights } from "./coverage.ts";
+import { RELEVANCE } from "./relevance.ts";
+import { holdsSymbols, querySymbols } from "./symbols.ts";
 import { scopeFilter, type SearchHit, type SearchResult } from "./search-types.ts";
 import { focusFor, semanticRanking, statusNotes, type SemanticOptions, type SemanticSource } from "./semantic.ts";
 import { makeSnippet } from "./snippet.ts";
 import type { QueryFocus } from "./participants.ts";
 
-/** RRF constants, chosen on the LoCoMo dev split (bench/locomo.ts). */
-export const HYBRID = { k: 10, keyword: 1, lexical: 1, semantic: 1, lexicalOtherSender: 0.7 };
+/**
+ * RRF constants, chosen on the LoCoMo dev split (bench/locomo.ts). `coverage`: the weighted share of the
+ * query's terms a message needs to stay without semantic support when the query names what this memory
+ * has never seen (else any of its terms will do); `relevance`: how much a hit's calibrated
+ * relevance adds to its fused rank score; `strong`: semantic-only hits at least this relevant may rank
+ * above a message holding every query term.
+ */
+export const HYBRID = {
+  k: 10,
+  keyword: 1,
+  lexical: 1,
+  semantic: 1,
+  lexicalOtherSender: 0.7,
+  coverage: 0.5,
+  relevance: 0.1,
+  strong: 0.65,
+};
 
-type Candidate = { message: StoredMessage; source: SearchHit["source"] };
+type Candidate = { message: StoredMessage; source: SearchHit["source"]; score?: number };
 
 export async function hybridSearch(
   db: Db,
@@ -47,38 +67,73 @@ export async function hybridSearch(
   const notes: string[] = [];
   let notIndexed: number | undefined;
   let reindexNeeded: boolean | undefined;
+  // Without vectors, only lexical relevance can keep a hit.
+  let minScore = 1.01;
   if ("unavailable" in src) notes.push(`semantic side unavailable (${src.unavailable}): keyword results only`);
   else {
     notIndexed = src.notIndexed;
     reindexNeeded = src.reindexNeeded;
     notes.push(...statusNotes(src));
     if (src.table) {
-      const ranked = await semanticRanking(db, src, o, focus, depth);
+      const ranked = await semanticRanking(db, src, o, focus, depth, 0);
       lists.push({
         weight: HYBRID.semantic,
-        items: ranked.map((r) => ({ message: r.message, source: "semantic" as const })),
+        items: ranked.map((r) => ({ message: r.message, source: "semantic" as const, score: r.score })),
       });
+      minScore = src.minScore;
     }
   }
 
-  const fused = reciprocalRankFusion(lists, (c) => c.message.id, HYBRID.k).slice(0, limit);
   // Keyword sides name the tier a hit came from; "semantic" only when vectors alone found it.
   const sourceOf = new Map<string, SearchHit["source"]>();
+  const foundBy = new Map<string, Set<SearchHit["source"]>>();
+  const semScore = new Map<string, number>();
   for (const list of lists)
-    for (const c of list.items)
+    for (const c of list.items) {
       if (!sourceOf.has(c.message.id) || sourceOf.get(c.message.id) === "semantic")
         sourceOf.set(c.message.id, c.source);
-  const recent = fused.filter((f) => f.item.message.recent).map((f) => f.item.message);
+      foundBy.set(c.message.id, (foundBy.get(c.message.id) ?? new Set()).add(c.source));
+      if (c.score !== undefined) semScore.set(c.message.id, c.score);
+    }
+  const tw = termWeights(db, focus.text);
+  const unknown = namesUnknown(db, focus.text) ? RELEVANCE.unknownName : 1;
+  const symbols = querySymbols(o.query);
+  const relevance = new Map<string, { sem: number; cov: number; score: number }>();
+  const fused = reciprocalRankFusion(lists, (c) => c.message.id, HYBRID.k)
+    .filter((f) => {
+      const id = f.item.message.id;
+      if (!holdsSymbols(f.item.message.content, symbols)) return false;
+      const sem = semScore.get(id) ?? 0;
+      // A query of symbols alone: holding them verbatim is the whole lexical match.
+      const cov = tw.total > 0 ? coverage(f.item.message.content, tw) : symbols.length > 0 ? 1 : 0;
+      // A query about another memory keeps only messages that hold much of it.
+      if (sem < minScore && (cov === 0 || (unknown < 1 && cov < HYBRID.coverage))) return false;
+      relevance.set(id, { sem, cov, score: Math.max(sem, cov) });
+      return true;
+    })
+    .map((f) => ({ ...f, score: f.score + HYBRID.relevance * relevance.get(f.item.message.id)!.score }))
+    .sort((a, b) => b.score - a.score);
+  // A message holding every query term verbatim or by stem is never below a weak semantic-only hit.
+  const weak = (id: string) => sourceOf.get(id) === "semantic" && relevance.get(id)!.sem < HYBRID.strong;
+  const whole = (id: string) => relevance.get(id)!.cov >= 1;
+  const ordered = fused.some((f) => whole(f.item.message.id))
+    ? [
+        ...fused.filter((f) => !weak(f.item.message.id) || whole(f.item.message.id)),
+        ...fused.filter((f) => weak(f.item.message.id) && !whole(f.item.message.id)),
+      ].slice(0, limit)
+    : fused.slice(0, limit);
+  const recent = ordered.filter((f) => f.item.message.recent).map((f) => f.item.message);
   const expanded = expandHits(db, recent);
   const runs = new Map(recent.map((m, i) => [m.id, expanded[i]!] as const));
   const terms = queryTerms(o.query);
-  const hits: SearchHit[] = fused.map((f, i) => {
+  const hits: SearchHit[] = ordered.map((f, i) => {
     const m = f.item.message;
     const s = makeSnippet(m.content, terms);
     const hit: SearchHit = {
       message: m,
       source: sourceOf.get(m.id)!,
-      score: f.score,
+      foundBy: [...foundBy.get(m.id)!],
+      score: Math.round(relevance.get(m.id)!.score * 1000) / 1000,
       snippet: s.text,
       highlights: s.highlights,
       rank: i + 1,
@@ -88,6 +143,11 @@ export async function hybridSearch(
     return hit;
   });
   const result: SearchResult = { hits, notes };
+  if (hits.length === 0)
+    result.emptyReason =
+      minScore < 1
+        ? "no message holds the query's terms and nothing is semantically close"
+        : "no message holds the query's terms";
   if (notIndexed !== undefined) result.notIndexed = notIndexed;
   if (reindexNeeded !== undefined) result.reindexNeeded = reindexNeeded;
   return result;

@@ -11,6 +11,7 @@ import {
   hasArchived,
   matchShare,
   rankWindow,
+  scanArchive,
   scanRecent,
   windowMatches,
   windowRows,
@@ -20,6 +21,7 @@ import { bm25 } from "./bm25.ts";
 import { ftsAllQuery, ftsAnyQuery, ftsPhrases, queryTerms, type QueryTerm } from "./query-terms.ts";
 import { findMatches, makeSnippet } from "./snippet.ts";
 import { scopeFilter, type SearchHit, type TierScope } from "./search-types.ts";
+import { holdsSymbols, querySymbols } from "./symbols.ts";
 
 export interface KeywordOptions extends TierScope {
   /** Rank recent rows by bm25 on their stems too (default true; hybrid search has its own such list). */
@@ -47,10 +49,13 @@ interface Window {
 export function keywordSearch(db: Db, o: KeywordOptions): SearchHit[] {
   const limit = Math.max(1, o.limit ?? 10);
   const terms = queryTerms(o.query, { typing: o.typing });
-  if (terms.length === 0) return [];
+  const symbols = querySymbols(o.query);
+  if (terms.length === 0 && symbols.length === 0) return [];
   const filter: KeywordFilter = { session: o.session, ...scopeFilter(o) };
   const hits = new Map<string, Candidate>();
   const add = (m: StoredMessage, source: SearchHit["source"], score: number) => {
+    // A query with symbols holds them verbatim in every hit.
+    if (symbols.length > 0 && !holdsSymbols(m.content, symbols)) return;
     const prev = hits.get(m.id);
     if (!prev || prev.score < score) hits.set(m.id, { message: m, source, score });
   };
@@ -61,6 +66,11 @@ export function keywordSearch(db: Db, o: KeywordOptions): SearchHit[] {
       return { ...h, snippet: s.text, highlights: s.highlights };
     });
 
+  if (symbols.length > 0)
+    for (const [m, q] of symbolMatches(db, symbols, terms, filter, limit, o.now))
+      add(m, m.recent ? "recent" : "archive", q);
+  if (terms.length === 0)
+    return finish([...hits.values()].sort((a, b) => b.score - a.score || Number(b.message.sendAt - a.message.sendAt)));
   const all = ftsAllQuery(terms);
   const any = ftsAnyQuery(terms);
   if (o.order === "newest") {
@@ -140,6 +150,46 @@ function recentMatches(
     const ageDays = Number(now - m.sendAt) / 86_400e9;
     const recency = 0.1 / (1 + Math.max(0, ageDays) / 30);
     out.push([m, q + recency]);
+  }
+  return out;
+}
+
+/** Newest word-index matches of a query with symbols that are checked for the symbols verbatim. */
+const SYMBOL_WINDOW = 5_000;
+
+/**
+ * Rows holding every symbol piece, newest first in each tier: recent rows by their covering index, archived
+ * ones by a scan (the word index drops punctuation). Whitespace inside a piece may differ in the text.
+ */
+function symbolMatches(
+  db: Db,
+  pieces: readonly string[],
+  terms: readonly QueryTerm[],
+  filter: KeywordFilter,
+  limit: number,
+  now: bigint,
+): [StoredMessage, number][] {
+  // The query's words too, as recent rows are matched (every content word as a substring).
+  const words = terms.some((t) => !t.stop) ? terms.filter((t) => !t.stop) : terms;
+  const needles = [...new Set([...pieces.flatMap((p) => p.split(" ")), ...words.map((t) => t.text)])];
+  const rows = scanRecent(db, needles, filter, limit * 5);
+  if (hasArchived(db, filter.session)) {
+    // Words in the query or its pieces (`#123`, `C++`, `.env`) narrow the archive through the word index;
+    // a query of symbols alone is a scan.
+    const all = ftsAllQuery(queryTerms(pieces.join(" ")).concat(words));
+    if (all)
+      rows.push(
+        ...windowRows(db, windowMatches(db, all, filter.session, SYMBOL_WINDOW), filter)
+          .map((r) => r.message)
+          .filter((m) => !m.recent),
+      );
+    else rows.push(...scanArchive(db, needles, filter, limit * 5));
+  }
+  const out: [StoredMessage, number][] = [];
+  for (const m of rows) {
+    if (!holdsSymbols(m.content, pieces)) continue;
+    const ageDays = Number(now - m.sendAt) / 86_400e9;
+    out.push([m, 0.6 + 0.1 / (1 + Math.max(0, ageDays) / 30)]);
   }
   return out;
 }

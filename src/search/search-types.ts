@@ -38,7 +38,9 @@ export interface TierScope {
 export interface SearchHit {
   message: StoredMessage;
   source: HitSource;
-  /** Higher is better; comparable within one result list. */
+  /** Every tier that found the hit (hybrid: one or more; `source` keeps the tier it came from). */
+  foundBy?: HitSource[];
+  /** Higher is better. Semantic hits: calibrated relevance in [0, 1], comparable across queries. */
   score: number;
   snippet: string;
   highlights: [number, number][];
@@ -55,6 +57,8 @@ export interface SearchResult {
   /** Set when stored vectors come from another embedder than the configured one. */
   reindexNeeded?: boolean;
   notes: string[];
+  /** Why there is no hit, when there is none. */
+  emptyReason?: string;
 }
 
 /** A search's message filter: the resolved filter with the range folded in (the narrower lower bound wins). */

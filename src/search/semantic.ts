@@ -13,6 +13,9 @@ import { queryFocus, type QueryFocus } from "./participants.ts";
 import { queryTerms } from "./query-terms.ts";
 import { scopeFilter, type SearchHit, type SearchResult, type TierScope } from "./search-types.ts";
 import { makeSnippet } from "./snippet.ts";
+import { backgroundVectors, calibrate, calibratedScore, RELEVANCE } from "./relevance.ts";
+import { namesUnknown, noSharedWord } from "./coverage.ts";
+import { holdsSymbols, querySymbols } from "./symbols.ts";
 
 /** Score factor for messages of other senders when the query names one participant (tuned on LoCoMo dev). */
 export const OTHER_SENDER_FACTOR = 0.9;
@@ -24,6 +27,8 @@ export interface SemanticSource {
   notIndexed: number;
   reindexNeeded: boolean;
   otherEmbedders: string[];
+  /** Calibrated scores below this are dropped (`[search] min_score`, else the embedder's default). */
+  minScore: number;
 }
 
 export interface SemanticOptions extends TierScope {
@@ -41,13 +46,17 @@ export function focusFor(db: Db, query: string, session?: string): QueryFocus {
   return queryFocus(query, knownSenders(db, session));
 }
 
-/** Recent messages most similar to the query, best first (no expansion). */
+/**
+ * Recent messages most similar to the query, best first (no expansion), scored by calibrated relevance;
+ * those under `minScore` (default: the source's) are left out.
+ */
 export async function semanticRanking(
   db: Db,
   src: SemanticSource,
   o: SemanticOptions,
   focus: QueryFocus,
   limit: number,
+  minScore = src.minScore,
 ): Promise<RankedMessage[]> {
   if (!src.table) return [];
   const [qv] = await src.embedder.embed([focus.text], o.signal, "query");
@@ -56,7 +65,14 @@ export async function semanticRanking(
   // Role and sender are checked on the SQLite row: look deeper so enough candidates pass.
   const depth =
     scope.role !== undefined || scope.sender !== undefined ? Math.max(limit * 20, 200) : Math.max(limit * 4, 50);
-  const found = await src.table.search(qv!, filter, depth);
+  const [found, bg] = await Promise.all([
+    src.table.search(qv!, filter, depth),
+    backgroundVectors(src.table, src.embedder),
+  ]);
+  const cal = calibrate(qv!, bg);
+  const symbols = querySymbols(o.query);
+  const cut = noSharedWord(db, focus.text) ? Math.max(minScore, RELEVANCE.noSharedWord) : minScore;
+  const unknown = namesUnknown(db, focus.text) ? RELEVANCE.unknownName : 1;
   const byId = new Map(
     getMessagesById(
       db,
@@ -68,8 +84,11 @@ export async function semanticRanking(
     const m = byId.get(h.id);
     // Only rows SQLite still holds in the recent tier: deleted or compacted vectors never surface.
     if (!m || !m.recent || m.session !== h.session || !passesFilter(m, scope)) continue;
+    if (!holdsSymbols(m.content, symbols)) continue;
     const factor = focus.sender !== undefined && m.sender !== focus.sender ? OTHER_SENDER_FACTOR : 1;
-    out.push({ message: m, score: h.score * factor });
+    const score = calibratedScore(h.score * factor, cal) * unknown;
+    if (score < cut) continue;
+    out.push({ message: m, score });
   }
   out.sort((a, b) => b.score - a.score);
   return out.slice(0, limit);
@@ -102,6 +121,7 @@ export async function semanticSearch(db: Db, src: SemanticSource, o: SemanticOpt
     return {
       message: r.message,
       source: "semantic",
+      foundBy: ["semantic"],
       score: r.score,
       snippet: s.text,
       highlights: s.highlights,
@@ -109,5 +129,17 @@ export async function semanticSearch(db: Db, src: SemanticSource, o: SemanticOpt
       rank: i + 1,
     };
   });
-  return { hits, notIndexed: src.notIndexed, reindexNeeded: src.reindexNeeded, notes: statusNotes(src) };
+  const result: SearchResult = {
+    hits,
+    notIndexed: src.notIndexed,
+    reindexNeeded: src.reindexNeeded,
+    notes: statusNotes(src),
+  };
+  if (hits.length === 0) result.emptyReason = semanticEmptyReason(src);
+  return result;
+}
+
+/** Why a semantic answer is empty: nothing indexed, or nothing close enough. */
+export function semanticEmptyReason(src: Pick<SemanticSource, "table" | "minScore">): string {
+  return src.table ? `no close matches (nothing scored at least ${src.minScore})` : "nothing is indexed yet";
 }

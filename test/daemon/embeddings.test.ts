@@ -28,9 +28,10 @@ test("embedding drain: messages added by another process are embedded; a failing
   });
   try {
     const home = tempHome();
+    // The fake embedder's vectors carry no meaning, so no relevance cutoff ([search] min_score = 0).
     writeFileSync(
       join(home, "config.toml"),
-      `[embedder]\nprovider = "openai"\nbase_url = "${emb.url}/v1"\nmodel = "fake"\ndimensions = 8\nmax_retries = 0\n[daemon]\nembed_interval_ms = 100\n`,
+      `[embedder]\nprovider = "openai"\nbase_url = "${emb.url}/v1"\nmodel = "fake"\ndimensions = 8\nmax_retries = 0\n[daemon]\nembed_interval_ms = 100\n[search]\nmin_score = 0\n`,
     );
     const env = { OPENAI_API_KEY: "test-embed-key-123456" };
     const d = startDaemon(home, env);

@@ -9,6 +9,8 @@ import { ListCursor } from "../../src/tui/state/list-cursor.ts";
 import { applyMotion, page } from "../../src/tui/state/motions.ts";
 import { TextPager } from "../../src/tui/state/text-pager.ts";
 import { SearchState } from "../../src/tui/state/search-state.ts";
+import { Theme } from "../../src/tui/theme.ts";
+import { renderSearch } from "../../src/tui/views/search-view.ts";
 import { SessionListState } from "../../src/tui/state/session-list-state.ts";
 
 const session = (id: string, lastActivity: bigint, messages = 1, hasSummary = false) => ({
@@ -410,5 +412,24 @@ describe("movement keys and the text pager", () => {
     expect(p.offset).toBe(0);
     w = p.window(lines.slice(0, 3), 10, 4, (l) => l);
     expect(w.shown.slice(2)).toEqual(["line 2", ...Array(7).fill("    ")]);
+  });
+});
+
+describe("search status line", () => {
+  test("an empty ranked answer says no close matches; an empty keyword answer says no matches", () => {
+    const theme = new Theme("mono");
+    for (const [mode, want] of [
+      ["hybrid", "no close matches"],
+      ["keyword", "no matches"],
+    ] as const) {
+      const s = new SearchState(20);
+      while (s.mode !== mode) s.cycleMode();
+      s.insert("xyzzy plugh ");
+      const req = s.request(false)!;
+      s.accept(req, { hits: [], notes: [], emptyReason: "nothing close" });
+      const screen = renderSearch(s, theme, 100, 10).join("\n");
+      expect(screen).toContain(`${want} for "xyzzy plugh `);
+      if (mode === "keyword") expect(screen).not.toContain("no close matches");
+    }
   });
 });

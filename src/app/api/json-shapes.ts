@@ -38,19 +38,22 @@ export function hitJson(h: SearchHit): SearchHitJson {
     snippet: h.snippet,
     highlights: h.highlights,
   };
+  if (h.foundBy) o.foundBy = h.foundBy;
   if (h.rank !== undefined) o.rank = h.rank;
   if (h.context) o.context = h.context.map((c) => ({ ...messageJson(c), hit: c.id === h.message.id }));
   return o;
 }
 
 export function searchJson(query: string, r: SearchResult): SearchResultJson {
-  return {
+  const o: SearchResultJson = {
     query,
     hits: r.hits.map(hitJson),
     notIndexed: r.notIndexed ?? 0,
     reindexNeeded: r.reindexNeeded ?? false,
     notes: r.notes,
   };
+  if (r.emptyReason !== undefined) o.emptyReason = r.emptyReason;
+  return o;
 }
 
 /** Imported sessions also carry where they came from (source, title, project, parent) when known. */

@@ -46,6 +46,8 @@ export interface HistoryJson {
 
 export interface SearchHitJson extends MessageJson {
   source: "archive" | "recent" | "semantic";
+  /** Every tier that found the hit (semantic and hybrid). */
+  foundBy?: ("archive" | "recent" | "semantic")[];
   score: number;
   snippet: string;
   highlights: [number, number][];
@@ -60,6 +62,8 @@ export interface SearchResultJson {
   notIndexed: number;
   reindexNeeded: boolean;
   notes: string[];
+  /** Why there is no hit, when there is none. */
+  emptyReason?: string;
 }
 
 export interface AroundJson {

@@ -69,7 +69,8 @@ export function run(argv: readonly string[]): Promise<number> {
       return 0;
     }
     for (const note of result.notes) process.stderr.write(`memvoy: ${note}\n`);
-    if (result.hits.length === 0) println(dim(`no matches for ${JSON.stringify(query)}`));
+    if (result.hits.length === 0)
+      println(dim(`no matches for ${JSON.stringify(query)}${result.emptyReason ? `: ${result.emptyReason}` : ""}`));
     const shownRuns = new Set<unknown>();
     for (const h of result.hits) {
       const m = h.message;

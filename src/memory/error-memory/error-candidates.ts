@@ -5,11 +5,14 @@ import {
   countUnembedded,
   getLiveByIds,
   liveIdsOfTool,
+  liveTexts,
   searchErrorFts,
 } from "../../storage/sqlite/error-memory-repo.ts";
 import type { MemoryContext } from "../memory-context.ts";
 import { errorFtsQuery } from "./error-query.ts";
 import { embedPendingErrors, errorEmbedder, errorVectorStore } from "./error-vectors.ts";
+import { toolWords } from "./tool-words.ts";
+import { wordMatcher } from "./word-match.ts";
 
 export interface Candidate {
   seq: bigint;
@@ -20,6 +23,8 @@ export interface Candidate {
 export interface Candidates {
   keyword: Candidate[];
   semantic: Candidate[];
+  /** Word-level match (builtin word vectors) of the newest records, share of the query covered in [0, 1]. */
+  words: Candidate[];
   /** Mean cosine of the query to a sample of the stored vectors, its best tenth left out: what an unrelated record scores. */
   background: number;
   /** Live records still without a vector from the configured embedder. */
@@ -36,6 +41,25 @@ const SEMANTIC_TIMEOUT_MS = 10_000;
 const MAX_TOOL_IDS = 5000;
 /** Stored vectors compared with the query to learn the background similarity. */
 const BACKGROUND_SAMPLE = 256;
+/** Newest records compared word by word with the query. */
+const WORD_MATCH_RECORDS = 5000;
+
+export async function wordCandidates(
+  ctx: MemoryContext,
+  query: string,
+  now: bigint,
+  tool: string | undefined,
+): Promise<Candidate[]> {
+  const m = await wordMatcher();
+  const q = m.words(query);
+  if (q.length === 0) return [];
+  const out: Candidate[] = [];
+  for (const r of liveTexts(ctx.db, now, tool, WORD_MATCH_RECORDS)) {
+    const score = m.score(q, m.words(`${toolWords(r.tool)} ${r.text}`));
+    if (score > 0) out.push({ seq: r.seq, score });
+  }
+  return out;
+}
 
 export function keywordCandidates(
   ctx: MemoryContext,
@@ -103,13 +127,19 @@ export async function collectCandidates(
 ): Promise<Candidates> {
   const keyword = keywordCandidates(ctx, query, now, tool, pool);
   const notes: string[] = [];
+  let words: Candidate[] = [];
+  try {
+    words = await wordCandidates(ctx, query, now, tool);
+  } catch (err) {
+    notes.push(`word-level match unavailable: ${describeError(err)}`);
+  }
   try {
     const { semantic, background, notEmbedded } = await semanticCandidates(ctx, query, now, tool, pool);
     if (notEmbedded > 0)
       notes.push(`${notEmbedded} error record(s) are not embedded yet; they are found by keyword only`);
-    return { keyword, semantic, background, notEmbedded, notes };
+    return { keyword, semantic, words, background, notEmbedded, notes };
   } catch (err) {
     notes.push(`semantic lookup unavailable, keyword results only: ${describeError(err)}`);
-    return { keyword, semantic: [], background: 0, notEmbedded: 0, notes };
+    return { keyword, semantic: [], words, background: 0, notEmbedded: 0, notes };
   }
 }

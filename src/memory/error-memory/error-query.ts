@@ -2,7 +2,7 @@
 // error shares (error, failed, fatal…) and variable parts (long numbers, hex) are left out.
 import { ftsTerm, queryTerms, type QueryTerm } from "../../search/query-terms.ts";
 
-const GENERIC = new Set(
+export const GENERIC_ERROR_WORDS = new Set(
   (
     "error errors err failed failure fail fails fatal exception unable cannot can't couldn't could warning warn issue problem " +
     "got get gets getting says said tried try when while running run redacted"
@@ -11,7 +11,7 @@ const GENERIC = new Set(
 const MAX_TERMS = 48;
 
 function useful(t: QueryTerm): boolean {
-  if (t.stop || GENERIC.has(t.text)) return false;
+  if (t.stop || GENERIC_ERROR_WORDS.has(t.text)) return false;
   if (t.cjk) return true;
   if (t.text.length < 2) return false;
   if (/^\d{5,}$/.test(t.text)) return false;

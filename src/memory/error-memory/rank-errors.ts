@@ -11,6 +11,8 @@ export interface RankInput {
   keyword?: number;
   /** cosine; undefined when the record was not among the semantic candidates. */
   semantic?: number;
+  /** Word-level match in [0, 1]; undefined when not computed. */
+  words?: number;
 }
 
 export interface Ranked {
@@ -26,11 +28,21 @@ export interface RankParams {
   keywordWeight: number;
   /** A semantic-only candidate needs at least this gain over the background similarity. */
   semanticOnlyGain: number;
+  /** Weight of the word-level match. */
+  wordWeight: number;
+  /** A candidate found by neither keywords nor sentence vectors needs at least this word-level match. */
+  wordsOnly: number;
   /** Candidates below this fraction of the best relevance are dropped. */
   cut: number;
 }
 
-export const RANK_PARAMS: RankParams = { keywordWeight: 0.6, semanticOnlyGain: 0.55, cut: 0.4 };
+export const RANK_PARAMS: RankParams = {
+  keywordWeight: 0.6,
+  semanticOnlyGain: 0.55,
+  wordWeight: 10,
+  wordsOnly: 0.3,
+  cut: 0.4,
+};
 
 /**
  * `background` is the mean cosine of the query to the records (what an unrelated record scores); a
@@ -50,11 +62,14 @@ export function rankErrors(
     const kw = it.keyword !== undefined && bestKw > 0 ? it.keyword / bestKw : 0;
     const g = it.semantic !== undefined ? gain(it.semantic) : 0;
     const sem = bestGain > 0 ? g / bestGain : 0;
-    if (kw === 0 && g < p.semanticOnlyGain) continue;
+    const w = it.words ?? 0;
+    if (kw === 0 && g < p.semanticOnlyGain && w < p.wordsOnly) continue;
     const matchedBy: Ranked["matchedBy"] = [];
     if (kw > 0) matchedBy.push("keyword");
-    if (g > 0 && it.semantic !== undefined) matchedBy.push("semantic");
-    const score = p.keywordWeight * kw + (1 - p.keywordWeight) * sem;
+    // The word-level match is named only when nothing else found the record.
+    if ((g > 0 && it.semantic !== undefined) || (matchedBy.length === 0 && w >= p.wordsOnly))
+      matchedBy.push("semantic");
+    const score = p.keywordWeight * kw + (1 - p.keywordWeight) * sem + p.wordWeight * w;
     const sameTool = tool !== undefined && it.tool.toLowerCase() === tool.toLowerCase();
     scored.push({ seq: it.seq, score, matchedBy, sameTool, outcome: it.outcome });
   }

@@ -34,7 +34,10 @@ export async function searchErrors(ctx: MemoryContext, raw: unknown): Promise<Er
   const c = await collectCandidates(ctx, query, start, narrow, pool);
 
   const rows = new Map(
-    getLiveBySeqs(ctx.db, [...new Set([...c.keyword, ...c.semantic].map((x) => x.seq))], start).map((r) => [r.seq, r]),
+    getLiveBySeqs(ctx.db, [...new Set([...c.keyword, ...c.semantic, ...c.words].map((x) => x.seq))], start).map((r) => [
+      r.seq,
+      r,
+    ]),
   );
   const items = new Map<bigint, RankInput>();
   const item = (seq: bigint) => {
@@ -50,6 +53,10 @@ export async function searchErrors(ctx: MemoryContext, raw: unknown): Promise<Er
   for (const s of c.semantic) {
     const it = item(s.seq);
     if (it) it.semantic = s.score;
+  }
+  for (const w of c.words) {
+    const it = item(w.seq);
+    if (it) it.words = w.score;
   }
   const ranked = rankErrors([...items.values()], c.background, o.tool).slice(0, o.limit);
   if (ranked.length === 0) return { hits: [], notEmbedded: c.notEmbedded, notes: c.notes };

@@ -172,6 +172,21 @@ export class VectorTable implements MessageVectorTable {
     return rows.map((r) => ({ id: r.id, seq: r.seq, session: r.session, sendAt: r.send_at, score: 1 - r._distance }));
   }
 
+  /** Up to `n` stored vectors spread over the table (background statistics of relevance). */
+  async sample(n: number): Promise<Float32Array[]> {
+    const total = await this.t.countRows();
+    if (total === 0) return [];
+    const step = Math.max(1, Math.floor(total / n));
+    const where = step > 1 ? `seq % ${step} = 0` : "true";
+    const rows = (await this.t.query().select(["seq", "vector"]).where(where).limit(n).toArray()) as {
+      vector: ArrayLike<number>;
+    }[];
+    const out = rows.map((r) => Float32Array.from(r.vector));
+    if (out.length >= Math.min(n, total) / 2) return out;
+    const more = (await this.t.query().select(["vector"]).limit(n).toArray()) as { vector: ArrayLike<number> }[];
+    return more.map((r) => Float32Array.from(r.vector));
+  }
+
   /** Compact small fragments into larger ones and drop old versions (and fold new rows into the index). */
   async compact(): Promise<void> {
     await this.t.optimize({ cleanupOlderThan: new Date(Date.now() - 60_000) });

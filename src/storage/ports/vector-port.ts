@@ -48,6 +48,8 @@ export interface MessageVectorTable {
   idsBefore(session: string, beforeSeq: bigint): Promise<string[]>;
   keys(filter?: VectorFilter): Promise<{ id: string; seq: bigint; session: string }[]>;
   search(vector: Float32Array, filter: VectorFilter, limit: number): Promise<VectorHit[]>;
+  /** Up to `n` stored vectors spread over the table (the background a relevance score is measured against). */
+  sample(n: number): Promise<Float32Array[]>;
   /** Every stored row, vectors included, in storage order as a stream of batches (copies between stores). */
   batches(): AsyncIterable<VectorRow[]>;
   compact(): Promise<void>;

@@ -272,3 +272,20 @@ export function clearVectorDeletes(db: Database, ids: readonly string[]): void {
   if (ids.length === 0) return;
   db.prepare("DELETE FROM error_vector_deletes WHERE id IN (SELECT value FROM json_each(?))").run(JSON.stringify(ids));
 }
+
+/** The text of the newest live records (for the word-level match of an error search), at most `limit`. */
+export function liveTexts(
+  db: Database,
+  now: bigint,
+  tool: string | undefined,
+  limit: number,
+): { seq: bigint; tool: string; text: string }[] {
+  const where = tool !== undefined ? "AND tool = ? COLLATE NOCASE" : "";
+  const args: (string | bigint | number)[] = tool !== undefined ? [now, tool, limit] : [now, limit];
+  const rows = db
+    .query(
+      `SELECT seq, tool, error, coalesce(cause, '') AS cause, fix FROM error_records WHERE expires_at > ? ${where} ORDER BY seq DESC LIMIT ?`,
+    )
+    .all(...args) as { seq: bigint; tool: string; error: string; cause: string; fix: string }[];
+  return rows.map((r) => ({ seq: r.seq, tool: r.tool, text: `${r.error}\n${r.cause}\n${r.fix}` }));
+}

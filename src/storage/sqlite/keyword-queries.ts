@@ -164,3 +164,28 @@ export function scanRecent(db: Database, needles: readonly string[], f: KeywordF
       : `SELECT ${COLS} FROM messages m WHERE m.seq IN (SELECT seq FROM messages INDEXED BY messages_recent_text WHERE ${where} ORDER BY seq DESC LIMIT ?) ORDER BY m.seq DESC`;
   return (db.query(sql).all(...args) as Row[]).map(toStored);
 }
+
+/**
+ * Archived rows whose text contains every needle (the slower path of a query made of symbols only, which
+ * the word index cannot answer): walked newest first, stopping at `limit` matches. The caller re-checks
+ * each row (whitespace and Unicode case).
+ */
+export function scanArchive(
+  db: Database,
+  needles: readonly string[],
+  f: KeywordFilter,
+  limit: number,
+): StoredMessage[] {
+  const args: SqlArg[] = [];
+  let where = "m.recent = 0";
+  where = andWhere(where, args, "m.session_id = ?", f.session);
+  where = andFilter(where, args, f, "m.");
+  for (const n of needles) {
+    where += " AND m.content LIKE ? ESCAPE '\\'";
+    args.push(likePattern(n));
+  }
+  args.push(limit);
+  return (
+    db.query(`SELECT ${COLS} FROM messages m WHERE ${where} ORDER BY m.seq DESC LIMIT ?`).all(...args) as Row[]
+  ).map(toStored);
+}

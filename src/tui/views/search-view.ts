@@ -68,7 +68,8 @@ function statusLine(s: SearchState, theme: Theme, width: number): string {
     return renderLine(theme, width, [["type to search every message; Enter opens a hit; Esc closes", "dim"]]);
   if (!s.answered) return renderLine(theme, width, [["searching…", "busy"]]);
   const n = s.hits.length;
-  const found = n === 0 ? "no matches" : `${n}${n >= s.limit ? "+" : ""} hit${n === 1 ? "" : "s"}`;
+  const none = s.answered.match === "keyword" || s.answered.newest ? "no matches" : "no close matches";
+  const found = n === 0 ? none : `${n}${n >= s.limit ? "+" : ""} hit${n === 1 ? "" : "s"}`;
   // While the hits answer an older query (typing, debounce, a request in flight), say so.
   const stale = s.busy || s.answered.query !== s.query;
   return renderLine(theme, width, [

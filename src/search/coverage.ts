@@ -1,0 +1,71 @@
+// How much of a query a message holds: the share of the query's content terms (by stem, as the index
+// matches them) weighted by rarity, so that missing a rare word costs more than missing a common one.
+// Also spots names in the query that nothing in the index holds ("Caroline" in another person's memory).
+import type { Db } from "../storage/sqlite/db.ts";
+import { ftsTotals, matchShare } from "../storage/sqlite/keyword-queries.ts";
+import { phraseCount } from "./bm25.ts";
+import { ftsPhrases, queryTerms, type FtsPhrase } from "./query-terms.ts";
+
+export interface TermWeights {
+  phrases: FtsPhrase[];
+  /** Inverse document frequency of each phrase (rarer: heavier). */
+  weights: number[];
+  total: number;
+}
+
+/** The query's content terms and their weights in this index. */
+export function termWeights(db: Db, text: string): TermWeights {
+  const phrases = ftsPhrases(queryTerms(text)).filter((p) => p.kind !== "prefix");
+  if (phrases.length === 0) return { phrases, weights: [], total: 0 };
+  const { rows } = ftsTotals(db);
+  const weights = phrases.map((p) => {
+    const n = matchShare(db, p.expr, rows) * rows;
+    return Math.log(1 + (rows + 0.5) / (n + 0.5));
+  });
+  return { phrases, weights, total: weights.reduce((a, b) => a + b, 0) };
+}
+
+/** Weighted share of the query's terms that the text holds, in [0, 1]. */
+export function coverage(content: string, tw: TermWeights): number {
+  if (tw.total <= 0) return 0;
+  const lower = content.toLowerCase();
+  let held = 0;
+  tw.phrases.forEach((p, i) => {
+    if (phraseCount(lower, p) > 0) held += tw.weights[i]!;
+  });
+  return held / tw.total;
+}
+
+/** Whether no indexed message holds any of the query's words. */
+export function noSharedWord(db: Db, text: string): boolean {
+  const { rows } = ftsTotals(db);
+  const all = ftsPhrases(queryTerms(text)).filter((p) => p.kind !== "prefix");
+  return rows > 0 && all.length > 0 && all.every((p) => matchShare(db, p.expr, rows) === 0);
+}
+
+const NAME = /(?<![\p{L}\p{N}'’])\p{Lu}[\p{Ll}]+(?:['’]s)?(?![\p{L}\p{N}])/gu;
+/** Capitalised words that name a time, not someone or something: messages rarely spell their own date. */
+const CALENDAR = new Set(
+  (
+    "january february march april may june july august september october november december " +
+    "monday tuesday wednesday thursday friday saturday sunday"
+  ).split(" "),
+);
+
+/**
+ * Whether the query names someone or something this memory has never seen: a capitalised word (not the
+ * first of the query, not a month or weekday) that no indexed message holds. Such a query is about
+ * another memory. (Words in general are not checked: a paraphrase shares none with what it finds.)
+ */
+export function namesUnknown(db: Db, text: string): boolean {
+  const { rows } = ftsTotals(db);
+  if (rows === 0) return false;
+  for (const m of text.matchAll(NAME)) {
+    if (m.index === 0 || /[.?!]\s*$/.test(text.slice(0, m.index))) continue;
+    if (CALENDAR.has(m[0].replace(/['’]s$/, "").toLowerCase())) continue;
+    const [p] = ftsPhrases(queryTerms(m[0].replace(/['’]s$/, "")));
+    if (!p || p.kind === "prefix") continue;
+    if (matchShare(db, p.expr, rows) === 0) return true;
+  }
+  return false;
+}

@@ -1,0 +1,148 @@
+// Calibrated relevance of semantic hits: a cosine is compared with what unrelated messages score for the
+// same query vector (the mean over a sample of the table, cached per table), as error memory's background
+// gain: score = (cos - mean) / (1 - mean), clamped to [0, 1]. 0 is "as close as an unrelated message",
+// 1 an identical vector, whatever the query and the embedder. (A z-score over the spread was measured on
+// LoCoMo and rejected: keyboard mashes have a tiny spread, so noise scored as high as real answers.)
+import type { Embedder } from "../embed/embedder.ts";
+import type { MessageVectorTable as VectorTable } from "../storage/ports/vector-port.ts";
+
+/**
+ * Everyday sentences on unrelated topics: the background of a table too small to be its own (a few
+ * dozen rows, all of them possibly about the query). Embedded once per embedder and process.
+ */
+const REFERENCE = [
+  "I will be home late tonight, don't wait for dinner.",
+  "The meeting moved to Tuesday at ten.",
+  "Can you send me the report by Friday?",
+  "We went hiking in the mountains last weekend.",
+  "The build failed because a test timed out.",
+  "My sister just adopted a puppy.",
+  "Prices went up again at the grocery store.",
+  "Let's grab coffee after the call.",
+  "The server restarted during the night.",
+  "I finished reading that novel you recommended.",
+  "The kids have a school trip tomorrow.",
+  "Please review the pull request when you have time.",
+  "It rained all day so we stayed inside.",
+  "The invoice was paid last month.",
+  "She is training for a marathon in the spring.",
+  "Thanks, that fixed it!",
+  "What time does the store open on Sunday?",
+  "The new release is out with a few bug fixes.",
+  "We painted the living room blue.",
+  "The flight was delayed by two hours.",
+  "I'm not sure, let me check and get back to you.",
+  "The database backup finished without errors.",
+  "He started a new job at a hospital.",
+  "Our team won the game on Saturday.",
+  "Could you explain how this function works?",
+  "The garden needs watering every morning in summer.",
+  "I booked a table for four at eight.",
+  "The password must be at least twelve characters.",
+  "We are planning a trip to the coast in August.",
+  "The music at the concert was amazing.",
+  "Remember to bring your passport.",
+  "The cat has been sleeping on the keyboard again.",
+];
+/** Below this many rows a table's own sample is mixed with the reference sentences. */
+const OWN_BACKGROUND_ROWS = 200;
+const references = new Map<string, Promise<Float32Array[]>>();
+
+function referenceVectors(embedder: Embedder): Promise<Float32Array[]> {
+  let p = references.get(embedder.id);
+  if (!p) {
+    p = embedder.embed(REFERENCE, undefined, "document");
+    references.set(embedder.id, p);
+    p.catch(() => references.delete(embedder.id));
+  }
+  return p;
+}
+
+/** Vectors sampled per table for the background. */
+const SAMPLE = 400;
+/** The sample is refreshed when the table has grown or shrunk by this share, or after this long. */
+const REFRESH_SHARE = 0.2;
+const REFRESH_MS = 10 * 60_000;
+
+/** Default `[search] min_score`, per embedder kind (builtin: chosen on the LoCoMo dev split, bench/locomo.ts). */
+export const DEFAULT_MIN_SCORE = { builtin: 0.1, http: 0.1 };
+
+export function defaultMinScore(embedder: Pick<Embedder, "id">): number {
+  return embedder.id.startsWith("builtin:") ? DEFAULT_MIN_SCORE.builtin : DEFAULT_MIN_SCORE.http;
+}
+
+/**
+ * `unknownName`: calibrated scores are multiplied by this when the query names someone the index has
+ * never seen; `noSharedWord`: the cutoff is raised to at least this when no message holds any of the
+ * query's words (a paraphrase must then be clearly close; random words and mashes are not).
+ */
+export const RELEVANCE = { unknownName: 0.25, noSharedWord: 0.25 };
+
+interface Background {
+  vectors: Float32Array[];
+  rows: number;
+  at: number;
+}
+
+const cache = new WeakMap<VectorTable, Promise<Background>>();
+
+async function load(table: VectorTable): Promise<Background> {
+  const rows = await table.count();
+  return { vectors: await table.sample(SAMPLE), rows, at: Date.now() };
+}
+
+/**
+ * The background vectors for a query on this table: a cached sample of the table, refreshed by
+ * maintenance (`refreshBackground`) or when stale; with the reference sentences while the table is small.
+ */
+export async function backgroundVectors(table: VectorTable, embedder: Embedder): Promise<Float32Array[]> {
+  const b = await background(table);
+  if (b.rows >= OWN_BACKGROUND_ROWS) return b.vectors;
+  return [...b.vectors, ...(await referenceVectors(embedder))];
+}
+
+async function background(table: VectorTable): Promise<Background> {
+  let p = cache.get(table);
+  if (p) {
+    const b = await p.catch(() => undefined);
+    if (b && Date.now() - b.at < REFRESH_MS) {
+      const rows = await table.count();
+      if (Math.abs(rows - b.rows) <= Math.max(50, b.rows * REFRESH_SHARE)) return b;
+    }
+  }
+  p = load(table);
+  cache.set(table, p);
+  p.catch(() => cache.delete(table));
+  return p;
+}
+
+export async function refreshBackground(table: VectorTable): Promise<void> {
+  const p = load(table);
+  cache.set(table, p);
+  await p;
+}
+
+export interface Calibration {
+  mean: number;
+  std: number;
+}
+
+/** Mean and spread of the query's cosine to the background sample. */
+export function calibrate(q: Float32Array, vectors: readonly Float32Array[]): Calibration {
+  if (vectors.length < 2) return { mean: 0, std: 1 };
+  let s = 0;
+  let s2 = 0;
+  for (const v of vectors) {
+    let dot = 0;
+    for (let i = 0; i < q.length; i++) dot += q[i]! * v[i]!;
+    s += dot;
+    s2 += dot * dot;
+  }
+  const mean = s / vectors.length;
+  const std = Math.sqrt(Math.max(1e-8, s2 / vectors.length - mean * mean));
+  return { mean, std };
+}
+
+export function calibratedScore(cos: number, c: Calibration): number {
+  return Math.min(1, Math.max(0, (cos - c.mean) / Math.max(1e-6, 1 - c.mean)));
+}

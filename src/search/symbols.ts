@@ -1,0 +1,60 @@
+// Symbols in a query (`<`, `&&`, `->`, `::`, `#123`, `C++`, `.env`): the word index drops punctuation, so
+// each symbol-bearing piece of the query must appear verbatim in a hit (case and runs of whitespace aside).
+// An operator standing alone takes its neighbours with it: `c > d` asks for "c > d", not for c and d.
+
+/** Quotes and brackets around a word are not part of what is looked for. */
+const WRAP = /^["'“”‘’`([{]+|["'“”‘’`()[\]{}]+$/g;
+/** Sentence punctuation after a word ("works?", "this,"). */
+const TRAIL = /[?!,.;:]+$/;
+const WORDISH = /^[\p{L}\p{N}_]+$/u;
+
+function strip(chunk: string): string {
+  let c = chunk;
+  for (let prev = ""; prev !== c; ) {
+    prev = c;
+    c = c.replace(WRAP, "");
+    if (/[\p{L}\p{N}]/u.test(c)) c = c.replace(TRAIL, "");
+  }
+  return c;
+}
+
+const hasSymbol = (chunk: string) => !WORDISH.test(chunk.replace(/(?<=\p{L})[-'’](?=\p{L})/gu, ""));
+const onlySymbols = (chunk: string) => !/[\p{L}\p{N}]/u.test(chunk);
+
+/** Collapse whitespace and fold case, as symbol pieces are compared. */
+export function normalizeText(text: string): string {
+  return text.normalize("NFKC").toLowerCase().replace(/\s+/g, " ");
+}
+
+/** The pieces of a query that must appear verbatim in a hit (normalised), in query order; none for plain words. */
+export function querySymbols(query: string): string[] {
+  const chunks = normalizeText(query)
+    .trim()
+    .split(" ")
+    .map(strip)
+    .filter((c) => c !== "");
+  const out: string[] = [];
+  for (let i = 0; i < chunks.length; i++) {
+    if (!hasSymbol(chunks[i]!)) continue;
+    let from = i;
+    let to = i;
+    // An operator alone between two operands keeps them: `c > d`, `a && b`, `x -> y`.
+    if (onlySymbols(chunks[i]!) && i > 0 && i + 1 < chunks.length) {
+      from = i - 1;
+      to = i + 1;
+    }
+    while (to + 2 < chunks.length && onlySymbols(chunks[to + 1]!)) to += 2;
+    const piece = chunks.slice(from, to + 1).join(" ");
+    if (out.length > 0 && from <= i - 1 && out[out.length - 1]!.endsWith(chunks[from]!)) out.pop();
+    out.push(piece);
+    i = to;
+  }
+  return [...new Set(out)];
+}
+
+/** Whether a text holds every symbol piece. */
+export function holdsSymbols(content: string, pieces: readonly string[]): boolean {
+  if (pieces.length === 0) return true;
+  const text = normalizeText(content);
+  return pieces.every((p) => text.includes(p));
+}

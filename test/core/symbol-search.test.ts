@@ -1,0 +1,71 @@
+// Punctuation and symbols are searchable in both tiers, and a query with symbols needs them verbatim.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import type { HomeMemory } from "../../src/app/open-memory.ts";
+import { querySymbols } from "../../src/search/symbols.ts";
+import { NS_PER_DAY } from "../../src/shared/time.ts";
+import { openTemp, removeTempHomes } from "../fixture/home.ts";
+
+afterAll(removeTempHomes);
+
+const NOW = 1_790_000_000_000_000_000n;
+const daysAgo = (d: number) => NOW - BigInt(d) * NS_PER_DAY;
+
+/** Query, and the text a message holding it says (archived: "old …", recent: "new …"). */
+const CASES: [string, string][] = [
+  ["<", "compare with a < b before the loop"],
+  ["&&", "run make && make install in the build dir"],
+  ["->", "the pointer p->next was null"],
+  ["::", "call std::vector reserve first"],
+  ["#123", "this is tracked in issue #123 upstream"],
+  ["C++", "the C++ compiler rejected the template"],
+  [".env", "put the token in .env and reload"],
+];
+
+describe("symbol search", () => {
+  let api: HomeMemory;
+  beforeAll(async () => {
+    // A small history.json: the first messages are compacted into the archive, the last ones stay recent.
+    api = openTemp({ env: { MEMVOY_LIMITS_MAX_HISTORY_BYTES: "6000" }, now: () => NOW, drain: "off" }).api;
+    const pad = " filler".repeat(60);
+    let day = 300;
+    for (const [, text] of CASES) api.add("s", { role: "user", content: `old ${text}${pad}`, sendAt: daysAgo(day--) });
+    api.add("s", { role: "user", content: `plain words about c and d and make install${pad}`, sendAt: daysAgo(day--) });
+    for (let i = 0; i < 20; i++)
+      api.add("s", { role: "assistant", content: `padding message ${i}${pad}`, sendAt: daysAgo(day--) });
+    for (const [, text] of CASES) api.add("s", { role: "user", content: `new ${text}`, sendAt: daysAgo(day--) });
+    api.add("s", { role: "user", content: "so c > d holds here", sendAt: daysAgo(day--) });
+    api.add("s", { role: "user", content: "c and d are letters", sendAt: daysAgo(day--) });
+    await api.drainEmbeddings();
+  }, 60_000);
+  afterAll(() => api.close());
+
+  for (const [query, text] of CASES) {
+    test(`${JSON.stringify(query)} finds its message in the archive and in the recent tier`, async () => {
+      for (const match of ["keyword", "hybrid"] as const) {
+        const r = await api.search({ query, session: "s", match, limit: 20 });
+        const found = (tier: string, start: string) =>
+          r.hits.some((h) => h.message.recent === (tier === "recent") && h.message.content.startsWith(start));
+        expect(found("archive", `old ${text}`)).toBe(true);
+        expect(found("recent", `new ${text}`)).toBe(true);
+        for (const h of r.hits) expect(h.message.content.toLowerCase()).toContain(query.toLowerCase());
+      }
+    }, 30_000);
+  }
+
+  test("a query with symbols needs them verbatim, whitespace normalised", async () => {
+    for (const match of ["keyword", "hybrid"] as const) {
+      const r = await api.search({ query: "c > d", session: "s", match });
+      expect(r.hits.map((h) => h.message.content)).toEqual(["so c > d holds here"]);
+      const spaced = await api.search({ query: "c   >  d", session: "s", match });
+      expect(spaced.hits.map((h) => h.message.content)).toEqual(["so c > d holds here"]);
+    }
+  }, 30_000);
+
+  test("the symbol pieces of a query", () => {
+    expect(querySymbols("c > d")).toEqual(["c > d"]);
+    expect(querySymbols("fix the C++ build?")).toEqual(["c++"]);
+    expect(querySymbols('what did "Becoming Nicole" say?')).toEqual([]);
+    expect(querySymbols("see (#123).")).toEqual(["#123"]);
+    expect(querySymbols("well-known")).toEqual([]);
+  });
+});

@@ -1,0 +1,120 @@
+// Search that knows when nothing matches: calibrated semantic scores, the min_score cutoff, emptyReason,
+// foundBy, and verbatim keyword matches above weak semantic-only hits.
+import { afterAll, describe, expect, test } from "bun:test";
+import { cli, openTemp, removeTempHomes } from "../fixture/home.ts";
+import { openMemoryApi } from "../../src/app/api/local-memory-api.ts";
+import { TOOLS } from "../../src/mcp/tools.ts";
+import { config } from "../fixture/semantic-home.ts";
+import { calibratedScore } from "../../src/search/relevance.ts";
+
+afterAll(removeTempHomes);
+
+const TURNS = [
+  "the kubernetes cluster ran out of memory during the deploy",
+  "my grandmother bakes sourdough bread every sunday",
+  "we should book the flight to lisbon before prices rise",
+  "the violin lesson moved to thursday afternoon",
+  "quarterly revenue grew eleven percent in europe",
+  "the cat knocked the coffee mug off the desk",
+  "remember to renew the passport next month",
+  "the garden tomatoes finally turned red",
+  "our postgres replica lags behind the primary",
+  "the marathon training plan peaks at thirty kilometres",
+  "did you water the plants on the balcony",
+  "the printer on the second floor is jammed again",
+];
+
+async function seeded(raw: Record<string, unknown> = {}) {
+  const t = openTemp({ drain: "off", config: config(raw) });
+  for (let round = 0; round < 3; round++)
+    t.api.add(
+      "s",
+      TURNS.map((content, i) => ({
+        role: i % 2 ? ("assistant" as const) : ("user" as const),
+        content: round ? `${content} (${round})` : content,
+      })),
+    );
+  await t.api.drainEmbeddings();
+  return t;
+}
+
+describe("calibrated relevance", () => {
+  test("scores are in [0, 1]: the background mean scores 0, an identical vector 1", () => {
+    expect(calibratedScore(0.7, { mean: 0.7, std: 0.04 })).toBe(0);
+    expect(calibratedScore(0.5, { mean: 0.7, std: 0.04 })).toBe(0);
+    expect(calibratedScore(1, { mean: 0.7, std: 0.04 })).toBe(1);
+    expect(calibratedScore(0.85, { mean: 0.7, std: 0.04 })).toBeCloseTo(0.5, 5);
+  });
+
+  test("a nonsense query gets nothing, with a reason, in semantic and hybrid mode", async () => {
+    const { api } = await seeded();
+    for (const query of ["xyzzy plugh", "qkdjwhfu mvbnzx"]) {
+      for (const match of ["semantic", "hybrid", "keyword"] as const) {
+        const r = await api.search({ query, match });
+        expect(r.hits).toEqual([]);
+        expect(r.emptyReason).toBeString();
+      }
+    }
+    api.close();
+  }, 60_000);
+
+  test("a related query still finds its message, with a calibrated score and foundBy", async () => {
+    const { api } = await seeded();
+    const r = await api.search({ query: "the tabby cat broke my coffee cup", match: "semantic", limit: 3 });
+    expect(r.hits[0]!.message.content).toContain("cat knocked the coffee mug");
+    for (const h of r.hits) {
+      expect(h.score).toBeGreaterThanOrEqual(0.2);
+      expect(h.score).toBeLessThanOrEqual(1);
+      expect(h.foundBy).toEqual(["semantic"]);
+    }
+    expect(r.emptyReason).toBeUndefined();
+    api.close();
+  }, 60_000);
+
+  test("[search] min_score drops hits below it", async () => {
+    const { api } = await seeded({ search: { min_score: 0.99 } });
+    const r = await api.search({ query: "the tabby cat broke my coffee cup", match: "semantic" });
+    expect(r.hits).toEqual([]);
+    expect(r.emptyReason).toContain("0.99");
+    api.close();
+  }, 60_000);
+
+  test("a message holding every query term verbatim outranks weak semantic-only hits", async () => {
+    const { api } = await seeded();
+    const id = api.add("s", { role: "user", content: "note: the heron nests near the old quarry" }).ids[0]!;
+    await api.drainEmbeddings();
+    const r = await api.search({ query: "heron quarry", match: "hybrid" });
+    expect(r.hits[0]!.message.id).toBe(id);
+    expect(r.hits[0]!.foundBy).toContain("recent");
+    for (const h of r.hits.slice(1))
+      expect(h.message.content.includes("heron") && h.message.content.includes("quarry")).toBe(false);
+    api.close();
+  }, 60_000);
+});
+
+describe("emptyReason on every surface", () => {
+  test("the JSON API, the MCP tool and the CLI (text and --json) say why a search found nothing", async () => {
+    const { home, api: seededApi } = await seeded();
+    seededApi.close();
+    const api = openMemoryApi({ home, env: {} });
+    try {
+      const json = await api.search({ query: "xyzzy plugh", match: "hybrid" });
+      expect(json.hits).toEqual([]);
+      expect(json.emptyReason).toBeString();
+      const tool = TOOLS.find((t) => t.name === "chat_history")!;
+      const out = await tool.run(api, { mode: "search", query: "xyzzy plugh" });
+      expect(JSON.stringify(out)).toContain("emptyReason");
+      const hit = await api.search({ query: "the cat knocked the coffee mug", match: "hybrid" });
+      expect(hit.hits[0]!.foundBy!.length).toBeGreaterThan(0);
+      expect(hit.emptyReason).toBeUndefined();
+    } finally {
+      await api.close();
+    }
+    const text = await cli(["search", "xyzzy plugh", "--match", "semantic"], { home });
+    expect(text.code).toBe(0);
+    expect(text.stdout).toContain("no matches for");
+    expect(text.stdout).toContain("no close matches");
+    const asJson = await cli(["search", "xyzzy plugh", "--match", "hybrid", "--json"], { home });
+    expect(JSON.parse(asJson.stdout).emptyReason).toBeString();
+  }, 120_000);
+});
