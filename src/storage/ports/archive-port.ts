@@ -9,6 +9,8 @@ import type { SessionRow } from "../sqlite/sessions-repo.ts";
 import type { RunCounters, SummaryPosition, SummaryRunRow } from "../sqlite/summary-runs-repo.ts";
 import type { UsageRow, UsageTotal } from "../sqlite/usage-repo.ts";
 import type { CopyRow, CopyTableName } from "./copy-tables.ts";
+import type { MessageRange } from "./message-rows.ts";
+export type { MessageRange, MessageRow } from "./message-rows.ts";
 
 export type {
   ErrorFields,
@@ -37,30 +39,8 @@ export interface Appended {
 }
 
 /** A message as a copy between archives moves it: position, tier and key kept. */
-/** A messages row as a driver reads it; `R` is how the driver reads the recent flag. */
-export interface MessageRow<R> {
-  seq: bigint;
-  id: string;
-  session_id: string;
-  role: string;
-  content: string;
-  send_at: bigint;
-  sender: string | null;
-  recent: R;
-}
-
 export interface ArchivedMessage extends StoredMessage {
   idempotencyKey?: string;
-}
-
-export interface MessageRange {
-  recentOnly?: boolean;
-  archivedOnly?: boolean;
-  afterSeq?: bigint;
-  beforeSeq?: bigint;
-  limit?: number;
-  newestFirst?: boolean;
-  filter?: MessageFilter;
 }
 
 /**

@@ -3,7 +3,7 @@ import type { Database } from "bun:sqlite";
 import type { MessageRecord, Role, StoredMessage } from "../../shared/message.ts";
 import { deleteFtsRows, messageFtsWriter } from "./fts-upgrade.ts";
 import { andFilter } from "./message-filter-sql.ts";
-import type { MessageRange, MessageRow } from "../ports/archive-port.ts";
+import type { MessageRange, MessageRow } from "../ports/message-rows.ts";
 import { addTombstones, idTombstone, keyTombstone } from "./tombstones-repo.ts";
 
 type Row = MessageRow<bigint>;
