@@ -76,12 +76,15 @@ export function keywordSearch(db: Db, o: KeywordOptions): SearchHit[] {
   let totals: { rows: number; avgTokens: number } | undefined;
   const phrasesOf = new Map<string, FtsPhrase[]>();
   const windows = new Map<string, Window>();
+  const archived = hasArchived(db, filter.session);
+  // One-term queries rank the same window in both tiers: it is read once and split.
+  const bothTiers = archived && any === undefined && o.rankRecent !== false;
   // A window holds one tier's rows only (each list below ranks one tier): a row's score does not depend
   // on the other rows, and the other tier's rows are never read or scored.
   const load = (expr: string, isAny: boolean, recent: boolean): Window => {
     const key = `${recent}:${expr}`;
-    let w = windows.get(key);
-    if (w) return w;
+    const known = windows.get(key);
+    if (known) return known;
     totals ??= ftsTotals(db);
     let phrases = phrasesOf.get(expr);
     if (!phrases) {
@@ -90,19 +93,23 @@ export function keywordSearch(db: Db, o: KeywordOptions): SearchHit[] {
       for (const p of phrases) p.share = matchShare(db, p.expr, totals.rows);
       phrasesOf.set(expr, phrases);
     }
-    const found = windowRows(db, expr, rankWindow(phrases.length), { ...filter, recent });
-    const scored = found.map((r) => ({
-      m: r.message,
-      s: bm25(r.message.content.toLowerCase(), r.tokens, phrases, totals!.rows, totals!.avgTokens, !isAny),
-    }));
-    // Best first; ties: oldest first (as FTS5 ordered equal ranks)
-    scored.sort((a, b) => b.s - a.s || (a.m.seq < b.m.seq ? -1 : 1));
-    windows.set(key, (w = { rows: scored.map((x) => x.m), score: new Map(scored.map((x) => [x.m.id, x.s])) }));
-    return w;
+    const split = bothTiers && expr === all;
+    const found = windowRows(db, expr, rankWindow(phrases.length), split ? filter : { ...filter, recent });
+    for (const tier of split ? [false, true] : [recent]) {
+      const scored = found
+        .filter((r) => !split || r.message.recent === tier)
+        .map((r) => ({
+          m: r.message,
+          s: bm25(r.message.content.toLowerCase(), r.tokens, phrases, totals!.rows, totals!.avgTokens, !isAny),
+        }));
+      // Best first; ties: oldest first (as FTS5 ordered equal ranks)
+      scored.sort((a, b) => b.s - a.s || (a.m.seq < b.m.seq ? -1 : 1));
+      windows.set(`${tier}:${expr}`, { rows: scored.map((x) => x.m), score: new Map(scored.map((x) => [x.m.id, x.s])) });
+    }
+    return windows.get(key)!;
   };
   const top = (w: Window, n: number) => w.rows.slice(0, n);
 
-  const archived = hasArchived(db, filter.session);
   if (all && archived)
     for (const m of top(load(all, false, false), limit))
       add(m, "archive", archiveScore(load(all, false, false).score.get(m.id)!));
