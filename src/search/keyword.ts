@@ -104,7 +104,10 @@ export function keywordSearch(db: Db, o: KeywordOptions): SearchHit[] {
         }));
       // Best first; ties: oldest first (as FTS5 ordered equal ranks)
       scored.sort((a, b) => b.s - a.s || (a.m.seq < b.m.seq ? -1 : 1));
-      windows.set(`${tier}:${expr}`, { rows: scored.map((x) => x.m), score: new Map(scored.map((x) => [x.m.id, x.s])) });
+      windows.set(`${tier}:${expr}`, {
+        rows: scored.map((x) => x.m),
+        score: new Map(scored.map((x) => [x.m.id, x.s])),
+      });
     }
     return windows.get(key)!;
   };

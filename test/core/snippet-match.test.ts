@@ -13,7 +13,34 @@ function rng(seed: number): () => number {
   };
 }
 
-const PIECES = ["deploy", "Deploy", "DEPLOYS", "redeploy", "deployment", "o'", "'", "’", "5", "2024", "x2024", "k8s", "ing", "é", "数据库", " ", " ", ",", "-", "_", "error", "errors", "erro", "run", "running", "ran"];
+const PIECES = [
+  "deploy",
+  "Deploy",
+  "DEPLOYS",
+  "redeploy",
+  "deployment",
+  "o'",
+  "'",
+  "’",
+  "5",
+  "2024",
+  "x2024",
+  "k8s",
+  "ing",
+  "é",
+  "数据库",
+  " ",
+  " ",
+  ",",
+  "-",
+  "_",
+  "error",
+  "errors",
+  "erro",
+  "run",
+  "running",
+  "ran",
+];
 const QUERIES = ["deploy", "deploying", "2024", "erro", "error", "run", "k8s", "数据", "running deploy", "the"];
 
 describe("hasMatch", () => {
@@ -25,7 +52,11 @@ describe("hasMatch", () => {
       for (let k = 0; k < n; k++) text += PIECES[Math.floor(next() * PIECES.length)]!;
       for (const q of QUERIES) {
         const terms = queryTerms(q);
-        expect({ text, q, found: hasMatch(text, terms) }).toEqual({ text, q, found: findMatches(text, terms).length > 0 });
+        expect({ text, q, found: hasMatch(text, terms) }).toEqual({
+          text,
+          q,
+          found: findMatches(text, terms).length > 0,
+        });
       }
     }
   });

@@ -87,12 +87,7 @@ export interface WindowFilter extends KeywordFilter {
  * The rows of the newest `size` matches (windowMatches) that pass the filter, in any order, read in the
  * same statement as the match (rows deleted since they were indexed are absent).
  */
-export function windowRows(
-  db: Database,
-  match: string,
-  size: number,
-  f: WindowFilter,
-): WindowRow[] {
+export function windowRows(db: Database, match: string, size: number, f: WindowFilter): WindowRow[] {
   const w = windowSql(db, match, f.session, size);
   if (!w) return [];
   const args: SqlArg[] = [...w.args];
