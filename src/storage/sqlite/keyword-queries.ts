@@ -6,6 +6,7 @@ import { ftsHasSession, sessionToken } from "./fts-upgrade.ts";
 import type { MessageFilter } from "../../shared/time-filter.ts";
 import { MESSAGE_COLUMNS, toStored } from "./messages-repo.ts";
 import { andFilter } from "./message-filter-sql.ts";
+import { cachedRecentScan } from "./recent-text-cache.ts";
 
 export interface KeywordFilter extends MessageFilter {
   session?: string;
@@ -155,9 +156,21 @@ function likePattern(needle: string): string {
 /**
  * Recent rows whose text contains every needle (case-insensitive for ASCII in SQL; the caller re-checks
  * with full Unicode case folding). Newest first. Across sessions the covering index messages_recent_text
- * is scanned newest-first without touching the table; in one session, its recent rows are read.
+ * is scanned newest-first without touching the table (or its text held in memory, recent-text-cache.ts);
+ * in one session, its recent rows are read.
  */
 export function scanRecent(db: Database, needles: readonly string[], f: KeywordFilter, limit: number): StoredMessage[] {
+  const cached = f.session === undefined ? cachedRecentScan(db, needles, f, limit) : undefined;
+  if (cached)
+    return cached.length === 0
+      ? []
+      : (
+          db
+            .query(
+              `SELECT ${COLS} FROM messages m WHERE m.seq IN (SELECT CAST(value AS INTEGER) FROM json_each(?)) ORDER BY m.seq DESC`,
+            )
+            .all(JSON.stringify(cached.map(String))) as Row[]
+        ).map(toStored);
   const args: (string | bigint | number)[] = [];
   let where = "recent = 1";
   where = andWhere(where, args, "session_id = ?", f.session);
