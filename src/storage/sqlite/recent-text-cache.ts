@@ -23,7 +23,11 @@ interface State {
   /** Searches seen at this stamp. */
   seen: number;
   rows?: RecentText | "too-big";
+  /** Stamps seen since the tier was last found too big: it is measured again only every RECHECK stamps. */
+  sinceTooBig?: number;
 }
+
+const RECHECK = 64;
 
 const states = new WeakMap<Database, State>();
 
@@ -44,16 +48,24 @@ function load(db: Database): RecentText | "too-big" {
     .query(
       "SELECT r.seq, r.session_id, r.send_at, m.role, m.sender, r.content FROM messages AS r INDEXED BY messages_recent_text JOIN messages m ON m.seq = r.seq WHERE r.recent = 1 ORDER BY r.seq DESC",
     )
-    .values() as [bigint, string, bigint, string, string | null, string][];
-  for (const [seq, session, sendAt, role, sender, content] of rows) {
-    chars += content.length;
+    .iterate() as IterableIterator<{
+    seq: bigint;
+    session_id: string;
+    send_at: bigint;
+    role: string;
+    sender: string | null;
+    content: string;
+  }>;
+  // Row by row, so a big tier stops at the cap instead of being read whole.
+  for (const row of rows) {
+    chars += row.content.length;
     if (chars > MAX_CHARS) return "too-big";
-    out.seq.push(seq);
-    out.session.push(session);
-    out.sendAt.push(sendAt);
-    out.role.push(role);
-    out.sender.push(sender);
-    out.text.push(asciiLower(content));
+    out.seq.push(row.seq);
+    out.session.push(row.session_id);
+    out.sendAt.push(row.send_at);
+    out.role.push(row.role);
+    out.sender.push(row.sender);
+    out.text.push(asciiLower(row.content));
   }
   return out;
 }
@@ -71,9 +83,19 @@ export function cachedRecentScan(
 ): bigint[] | undefined {
   const stamp = stampOf(db);
   let s = states.get(db);
-  if (!s || s.stamp !== stamp) states.set(db, (s = { stamp, seen: 0 }));
+  if (!s || s.stamp !== stamp) {
+    const since = s?.sinceTooBig === undefined ? undefined : s.sinceTooBig + 1;
+    states.set(db, (s = { stamp, seen: 0 }));
+    if (since !== undefined && since < RECHECK) {
+      s.sinceTooBig = since;
+      s.rows = "too-big";
+    }
+  }
   if (++s.seen < 2) return undefined;
-  s.rows ??= load(db);
+  if (!s.rows) {
+    s.rows = load(db);
+    if (s.rows === "too-big") s.sinceTooBig = 0;
+  }
   if (s.rows === "too-big") return undefined;
   const r = s.rows;
   const lowered = needles.map(asciiLower);
