@@ -19,6 +19,7 @@ const SCRIPTS = [
   "agents-http.ts",
   "agents-mcp.ts",
   "live.ts",
+  "archive-pg.ts",
 ];
 
 const root = resolve(import.meta.dir, "..");

@@ -173,6 +173,16 @@ describe("architecture checker on planted trees", () => {
       ["tuiFirstLineErrors"],
     ],
     [
+      "Bun's PostgreSQL client outside storage/postgres",
+      { "src/memory/pg.ts": `// pg\nimport { SQL } from "bun";\nexport const db = new SQL("postgres://x@y/z");\n` },
+      ["sqlOutsidePostgres"],
+    ],
+    [
+      "Bun.sql used outside storage/postgres",
+      { "src/storage/rows2.ts": `// rows2\nexport const q = () => Bun.sql\`SELECT 1\`;\n` },
+      ["sqlOutsidePostgres"],
+    ],
+    [
       "the entry importing our code statically",
       { "src/index.ts": `// entry\nimport "./cli/main.ts";\n` },
       ["entryStaticImports"],

@@ -28,6 +28,7 @@ const COMMANDS: Record<string, () => Promise<CommandModule>> = {
   import: () => import("./commands/import.ts"),
   export: () => import("./commands/export.ts"),
   usage: () => import("./commands/usage.ts"),
+  "migrate-archive": () => import("./commands/migrate-archive.ts"),
 };
 
 /** Every command name, for help, completions and the man page. */
@@ -68,6 +69,7 @@ Commands:
   daemon status|stop                   the background daemon: state of its jobs, its HTTP URL, or stop it
   mcp [--print-config CLIENT]          the MCP server over stdio, for agents (or their config snippet)
   stats                                messages and bytes per tier, vectors, errors, disk use, tokens
+  migrate-archive                      copy this home's archive into the shared PostgreSQL archive
   completion bash|zsh|fish             print the shell completion script
   help [COMMAND]                       this help, or a command's
 

@@ -5,6 +5,7 @@ import * as v from "valibot";
 import { errorMessage, namedError } from "../shared/errors.ts";
 import { ConfigSchema, type Config } from "./schema.ts";
 import { describeIssueFacts, issueFacts, type IssueFact } from "../shared/schema-issues.ts";
+import { urlHasPassword } from "./archive-url.ts";
 
 /** The config cannot be used: unreadable, not TOML, failing the schema, or holding an invalid cron pattern. */
 type ConfigProblem =
@@ -12,7 +13,8 @@ type ConfigProblem =
   | { problem: "syntax"; source: string; detail: string; line?: number; column?: number }
   | { problem: "invalid"; source: string; issues: IssueFact[] }
   | { problem: "aliases-differ"; source: string; key: string; value: string; alias: string; aliasValue: string }
-  | { problem: "cron"; source: string; key: string; pattern: string; reason: string };
+  | { problem: "cron"; source: string; key: string; pattern: string; reason: string }
+  | { problem: "archive-password"; source: string };
 
 export const ConfigError = namedError<ConfigProblem>("ConfigError", "input", (d) => {
   if (d.problem === "unreadable") return `cannot read config ${d.file}: ${d.reason}`;
@@ -32,6 +34,8 @@ function configProblem(d: Exclude<ConfigProblem, { problem: "unreadable" }>): st
       return `${d.key} (${JSON.stringify(d.value)}) and ${d.alias} (${JSON.stringify(d.aliasValue)}) differ: set one of them`;
     case "cron":
       return `${d.key}: invalid cron pattern ${JSON.stringify(d.pattern)}: ${d.reason}`;
+    case "archive-password":
+      return "archive.url includes a password, which is refused here; set MEMVOY_ARCHIVE_URL or PGPASSWORD instead";
   }
 }
 
@@ -136,7 +140,8 @@ export function loadConfig(file: string, env: Record<string, string | undefined>
     } catch (err) {
       throw new ConfigError({ problem: "syntax", source: file, ...tomlSyntax(err) }, { cause: err });
     }
-    validateConfig(fromFile, file);
+    const checked = validateConfig(fromFile, file);
+    if (urlHasPassword(checked.archive.url)) throw new ConfigError({ problem: "archive-password", source: file });
   }
   const overrides = envOverrides(env);
   return validateConfig(

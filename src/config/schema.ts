@@ -70,6 +70,20 @@ export const HttpSchema = v.strictObject({
   max_body_bytes: v.optional(int(1024, 1024 * 1024 * 1024), 8 * 1024 * 1024),
 });
 
+/** The shared archive on PostgreSQL; empty = the embedded SQLite archive. No password here (see load.ts). */
+export const ArchiveSchema = v.strictObject({
+  url: v.optional(
+    v.union(
+      [
+        v.literal(""),
+        v.pipe(v.string(), v.regex(/^postgres(?:ql)?:\/\/\S+$/i, "expected a postgres://user@host/db URL")),
+      ],
+      "expected a postgres://user@host/db URL",
+    ),
+    "",
+  ),
+});
+
 export const ConfigSchema = v.strictObject({
   reply_lang: v.optional(v.pipe(v.string(), v.minLength(1)), "auto"),
   /** Alias of summary.decision_model (after loading, both hold the effective value). */
@@ -82,6 +96,7 @@ export const ConfigSchema = v.strictObject({
   daemon: v.optional(DaemonSchema, {}),
   import: v.optional(ImportSchema, {}),
   http: v.optional(HttpSchema, {}),
+  archive: v.optional(ArchiveSchema, {}),
 });
 
 export type Config = v.InferOutput<typeof ConfigSchema>;

@@ -2,11 +2,11 @@
 // Row lengths come from the index (FTS5's docsize); term counts are found in the row's text, word by
 // word for stems (the index holds Porter2 stems), by substring for CJK. Document frequencies are
 // estimates from the index (see matchShare); a one-phrase query's order needs none (its idf is the same for every row).
-import { searchForm, stemWord } from "../shared/search-form.ts";
+import { stemWord } from "../shared/search-form.ts";
+import { indexTokens } from "../shared/index-tokens.ts";
 
 const K1 = 1.2;
 const B = 0.75;
-const TOKEN = /[\p{L}\p{N}\p{M}\p{Co}]+/gu;
 
 /** A phrase of the FTS expression, and how to count it in a row's lower-case text. */
 export interface Phrase {
@@ -18,12 +18,8 @@ export interface Phrase {
   share?: number;
 }
 
-const fold = (s: string) => (/[^\x00-\x7f]/.test(s) ? s.normalize("NFD").replace(/\p{M}/gu, "") : s);
-
 /** The index's tokens of a text: its search form, lower case, diacritics removed, split like unicode61. */
-export function indexTokens(text: string): string[] {
-  return fold(searchForm(text).toLowerCase()).match(TOKEN) ?? [];
-}
+export { indexTokens };
 
 const isWordChar = (c: number) => (c >= 97 && c <= 122) || (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || c > 127;
 

@@ -41,6 +41,15 @@ import { LockFailedError } from "../../src/shared/file-lock.ts";
 import { namedErrorNames } from "../../src/shared/errors.ts";
 import { ErrorVectorStoreError } from "../../src/storage/lance/error-vectors.ts";
 import { VectorStoreError } from "../../src/storage/lance/vector-store.ts";
+import {
+  CopyMismatchError,
+  NoArchiveUrlError,
+  NoSourceArchiveError,
+  TargetNotEmptyError,
+} from "../../src/app/migrate-archive.ts";
+import { SessionLockTimeoutError } from "../../src/storage/ports/archive-errors.ts";
+import { PgConnectError } from "../../src/storage/postgres/pg-connect-error.ts";
+import { PgSchemaTooNewError } from "../../src/storage/postgres/pg-migrate.ts";
 
 function errno(code: string, message: string): NodeJS.ErrnoException {
   return Object.assign(new Error(message), { code });
@@ -656,6 +665,41 @@ const KINDS: [Error & { data: object }, string, 1 | 2][] = [
     2,
   ],
   [new StdinInputError({ command: "add", problem: "empty" }), "add: stdin held no messages", 2],
+  [
+    new SessionLockTimeoutError({ session: "s1", timeoutMs: 100 }),
+    'timed out after 100 ms waiting for the lock of session "s1"',
+    1,
+  ],
+  [
+    new PgSchemaTooNewError({ version: 9, known: 1 }),
+    "the PostgreSQL archive has schema version 9; this memvoy knows 1: upgrade memvoy",
+    1,
+  ],
+  [
+    new PgConnectError({ where: "bob@db:5432/memvoy", reason: "connection refused" }),
+    "cannot open the PostgreSQL archive at bob@db:5432/memvoy: connection refused",
+    1,
+  ],
+  [
+    new NoArchiveUrlError({ home: "/h" }),
+    'no archive URL is configured: set [archive] url = "postgres://user@host/db" in config.toml or MEMVOY_ARCHIVE_URL (the password comes from MEMVOY_ARCHIVE_URL or PGPASSWORD)',
+    2,
+  ],
+  [
+    new NoSourceArchiveError({ path: "/h/.store/history.db" }),
+    "nothing to migrate: no archive at /h/.store/history.db",
+    2,
+  ],
+  [
+    new TargetNotEmptyError({ messages: 3 }),
+    "the target archive already holds 3 messages that were not copied from this home: migrate into an empty database",
+    2,
+  ],
+  [
+    new CopyMismatchError({ what: "messages", source: 5, target: 4 }),
+    "the copy does not match: messages 5 in the home, 4 in the target archive",
+    1,
+  ],
   [
     new StdinInputError({ command: "add", problem: "not-utf8" }),
     "add: stdin is not valid UTF-8; nothing was written",

@@ -1,0 +1,183 @@
+// Copy a home's SQLite archive into the configured PostgreSQL archive: messages in batches behind a resume
+// cursor kept in the target (a killed copy resumes where it stopped), then the small tables and each
+// session's summary and cursor, then the vectors (when a vector store is configured), then a count check.
+import { existsSync, readFileSync, realpathSync } from "node:fs";
+import { homePaths, resolveHome, type HomePaths } from "../config/home.ts";
+import { loadConfig } from "../config/load.ts";
+import type { Config } from "../config/schema.ts";
+import { namedError } from "../shared/errors.ts";
+import { faultPoint } from "../shared/fault-point.ts";
+import { nowNs } from "../shared/time.ts";
+import type { ArchiveCounts, ArchivePort } from "../storage/ports/archive-port.ts";
+import { COPY_ORDER } from "../storage/ports/copy-tables.ts";
+import { refuseSessionSymlinks } from "../storage/history/no-symlink.ts";
+import { openSqliteArchive } from "../storage/sqlite/sqlite-archive.ts";
+
+export const NoArchiveUrlError = namedError<{ home: string }>(
+  "NoArchiveUrlError",
+  "input",
+  () =>
+    'no archive URL is configured: set [archive] url = "postgres://user@host/db" in config.toml or MEMVOY_ARCHIVE_URL (the password comes from MEMVOY_ARCHIVE_URL or PGPASSWORD)',
+);
+
+export const NoSourceArchiveError = namedError<{ path: string }>(
+  "NoSourceArchiveError",
+  "input",
+  (d) => `nothing to migrate: no archive at ${d.path}`,
+);
+
+export const TargetNotEmptyError = namedError<{ messages: number }>(
+  "TargetNotEmptyError",
+  "input",
+  (d) =>
+    `the target archive already holds ${d.messages} messages that were not copied from this home: migrate into an empty database`,
+);
+
+export const CopyMismatchError = namedError<{ what: string; source: number; target: number }>(
+  "CopyMismatchError",
+  "runtime",
+  (d) => `the copy does not match: ${d.what} ${d.source} in the home, ${d.target} in the target archive`,
+);
+
+/**
+ * The vectors' part of the copy: moves the home's local vectors into the configured vector store. Supplied
+ * by the vector store's side; absent while the vectors stay local.
+ */
+export type VectorCopy = (ctx: {
+  home: HomePaths;
+  config: Config;
+  signal?: AbortSignal;
+  onProgress?: (done: number, total: number) => void;
+}) => Promise<{ copied: number }>;
+
+export interface MigrateArchiveOptions {
+  home?: string;
+  env?: Record<string, string | undefined>;
+  /** Messages per transaction (default 2000). */
+  batch?: number;
+  signal?: AbortSignal;
+  onStart?: (total: number, resumedAt: number) => void;
+  onProgress?: (copied: number, total: number) => void;
+  /** The vector copy, when the vector store is shared (see VectorCopy). */
+  vectors?: VectorCopy;
+  /** Open the target archive (default: the PostgreSQL archive at the URL). */
+  openTarget?: (url: string) => Promise<ArchivePort>;
+}
+
+export interface MigrateArchiveResult {
+  /** Messages copied by this run, and in the archive in all. */
+  copied: number;
+  total: number;
+  resumed: boolean;
+  /** False when interrupted (run again to resume). */
+  done: boolean;
+  counts?: ArchiveCounts;
+  summaries: number;
+  vectors: { copied: number } | "local";
+}
+
+/** The configured archive URL, or NoArchiveUrlError (exit 2) when there is none. */
+export function archiveUrl(home?: string, env: Record<string, string | undefined> = process.env): string {
+  const paths = homePaths(resolveHome(home, env));
+  const url = loadConfig(paths.config, env).archive.url.trim();
+  if (!url) throw new NoArchiveUrlError({ home: paths.home });
+  return url;
+}
+
+async function openPg(url: string): Promise<ArchivePort> {
+  const { openPgArchive } = await import("../storage/postgres/open-pg-archive.ts");
+  return openPgArchive(url);
+}
+
+const cursorKey = (db: string) =>
+  `migrate-archive:${new Bun.CryptoHasher("sha256").update(realpathSync(db)).digest("hex").slice(0, 16)}`;
+
+export async function migrateArchive(o: MigrateArchiveOptions): Promise<MigrateArchiveResult> {
+  const env = o.env ?? process.env;
+  const paths = homePaths(resolveHome(o.home, env));
+  const config = loadConfig(paths.config, env);
+  const url = archiveUrl(o.home, env);
+  if (!existsSync(paths.db)) throw new NoSourceArchiveError({ path: paths.db });
+  const source = openSqliteArchive(paths.db);
+  let target: ArchivePort | undefined;
+  try {
+    target = await (o.openTarget ?? openPg)(url);
+    return await copy(source, target, paths, config, o);
+  } finally {
+    await source.close();
+    await target?.close();
+  }
+}
+
+async function copy(
+  source: ArchivePort,
+  target: ArchivePort,
+  paths: HomePaths,
+  config: Config,
+  o: MigrateArchiveOptions,
+): Promise<MigrateArchiveResult> {
+  const key = cursorKey(paths.db);
+  const saved = await target.getMeta(key);
+  let cursor = saved ? BigInt((JSON.parse(saved) as { cursor: string }).cursor) : 0n;
+  if (!saved) {
+    const present = await target.countMessages();
+    if (present > 0) throw new TargetNotEmptyError({ messages: present });
+  }
+  const total = await source.countMessages();
+  const copiedBefore = saved ? await target.countMessages() : 0;
+  o.onStart?.(total, copiedBefore);
+  let copied = 0;
+  const batch = Math.max(1, o.batch ?? 2000);
+  const result = (done: boolean, extra: Partial<MigrateArchiveResult> = {}): MigrateArchiveResult => ({
+    copied,
+    total,
+    resumed: saved !== undefined,
+    done,
+    summaries: 0,
+    vectors: "local",
+    ...extra,
+  });
+  for (;;) {
+    if (o.signal?.aborted) return result(false);
+    const rows = await source.exportMessages(cursor, batch);
+    if (rows.length === 0) break;
+    copied += await target.importMessages(rows, nowNs());
+    cursor = rows[rows.length - 1]!.seq;
+    await target.setMeta(key, JSON.stringify({ cursor: String(cursor) }));
+    faultPoint("after-copy-batch");
+    o.onProgress?.(Math.min(total, copiedBefore + copied), total);
+  }
+  for (const table of COPY_ORDER) await target.importRows(table, await source.exportRows(table));
+  const summaries = await copySummaries(source, target, paths);
+  const vectors = o.vectors ? await o.vectors({ home: paths, config, signal: o.signal }) : "local";
+  const counts = await verify(source, target);
+  if (counts.summaries < summaries)
+    throw new CopyMismatchError({ what: "summaries", source: summaries, target: counts.summaries });
+  return result(true, { counts, summaries, vectors });
+}
+
+/** Each session's summary.json and .summary_cursor become the archive's summary state (the files stay). */
+async function copySummaries(source: ArchivePort, target: ArchivePort, paths: HomePaths): Promise<number> {
+  let n = 0;
+  for (const s of await source.listSessions()) {
+    const dir = paths.session(s.id);
+    if (!existsSync(paths.summary(s.id))) continue;
+    refuseSessionSymlinks(dir);
+    const summary = readFileSync(paths.summary(s.id), "utf8");
+    const cursor = existsSync(paths.cursor(s.id)) ? readFileSync(paths.cursor(s.id), "utf8") : "";
+    const current = await target.getSummaryState(s.id);
+    if (current?.summary !== summary || current.cursor !== cursor) {
+      await target.putSummaryState(s.id, { summary, cursor }, nowNs());
+    }
+    n++;
+  }
+  return n;
+}
+
+async function verify(source: ArchivePort, target: ArchivePort): Promise<ArchiveCounts> {
+  const [a, b] = await Promise.all([source.counts(), target.counts()]);
+  for (const what of ["messages", "sessions", "errors", "usage", "summaryRuns"] as const) {
+    if (a[what] !== b[what]) throw new CopyMismatchError({ what, source: a[what], target: b[what] });
+  }
+  return b;
+}

@@ -1,0 +1,101 @@
+// memvoy migrate-archive: copy this home's archive into the configured PostgreSQL archive (resumable, verified).
+import { archiveUrl, migrateArchive } from "../../app/migrate-archive.ts";
+import { bool, str, type Parsed } from "../args.ts";
+import { runCommand, withInterrupt, type CommandSpec } from "../command.ts";
+import { CommandUsageError } from "../usage-errors.ts";
+import { printJson, println } from "../output.ts";
+import { progressBar } from "../progress.ts";
+
+export const usage = `
+Usage: memvoy migrate-archive [--batch N] [--json]
+
+Copy this home's archive (.store/history.db: every message, the sessions and
+their metadata, summary runs, token usage, error memory) and each session's
+summary and cursor into the shared PostgreSQL archive, then check that the
+counts match. This is the path from one machine to many: afterwards every host
+configured with the same archive sees these sessions. The home is not changed.
+
+The target comes from the config, never from the command line:
+  [archive]
+  url = "postgres://user@host/db"        in config.toml (no password there), or
+  MEMVOY_ARCHIVE_URL=postgres://user:password@host/db   in the environment.
+A password not in MEMVOY_ARCHIVE_URL is read from PGPASSWORD.
+
+A progress bar shows on a terminal. The copy is resumable: Ctrl-C (or a kill)
+stops it, and running memvoy migrate-archive again continues where it stopped.
+Running it again later copies what was added since. The target database must
+be empty, or hold only what an earlier run copied from this home.
+
+Vectors stay in the home's local store unless a shared vector store is
+configured; then they are copied too.
+
+  --batch N   messages per transaction (default 2000)
+  --json      print the result as JSON
+
+Exit codes: 0 copied and verified, 1 the copy failed or does not match,
+2 no archive URL configured, a password in config.toml, or a non-empty target.
+`;
+
+const spec: CommandSpec = {
+  name: "migrate-archive",
+  usage,
+  flags: { batch: { type: "number" } },
+  positionals: [],
+};
+
+export function run(argv: readonly string[]): Promise<number> {
+  return runCommand(spec, argv, (p) => migrate(p));
+}
+
+function batchSize(p: Parsed): number | undefined {
+  const n = p.flags.batch as number | undefined;
+  if (n !== undefined && (n < 1 || n > 100_000))
+    throw new CommandUsageError({
+      problem: "flag-rule",
+      command: "migrate-archive",
+      flag: "--batch",
+      rule: "from 1 to 100000",
+    });
+  return n;
+}
+
+async function migrate(p: Parsed): Promise<number> {
+  const home = str(p, "home");
+  const json = bool(p, "json");
+  const batch = batchSize(p);
+  archiveUrl(home); // exit 2 at once when no target is configured
+  const bar = !json && process.stderr.isTTY ? progressBar(process.stderr) : undefined;
+  return withInterrupt(async (signal) => {
+    const r = await migrateArchive({
+      home,
+      batch,
+      signal,
+      onStart: (total, already) => {
+        if (!json && already > 0)
+          process.stderr.write(`memvoy: resuming the copy (${already} of ${total} messages already there)\n`);
+        bar?.update(already, total);
+      },
+      onProgress: (done, total) => bar?.update(done, total),
+    });
+    bar?.done();
+    if (json) {
+      printJson({ ...r, counts: r.counts ?? null });
+      return r.done ? 0 : 130;
+    }
+    if (!r.done) {
+      println(`stopped after ${r.copied} messages: run memvoy migrate-archive again to resume`);
+      return 130;
+    }
+    const c = r.counts!;
+    println(
+      `copied ${r.copied} messages (${c.messages} in the archive, ${c.sessions} sessions, ${r.summaries} summaries, ` +
+        `${c.errors} error records, ${c.usage} usage rows): counts verified`,
+    );
+    println(
+      r.vectors === "local"
+        ? "vectors: kept in this home's local store (no shared vector store is configured)"
+        : `vectors: ${r.vectors.copied} copied`,
+    );
+    return 0;
+  }, "memvoy: stopping after the current batch (Ctrl-C again to quit at once)\n");
+}

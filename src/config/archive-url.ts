@@ -1,0 +1,8 @@
+// The archive URL's secret part: a password in the userinfo or as a `password=` query parameter.
+
+export function urlHasPassword(url: string): boolean {
+  if (!url) return false;
+  const m = /^[a-z][a-z0-9+.-]*:\/\/([^/?#]*)@/i.exec(url);
+  if (m && m[1]!.includes(":")) return true;
+  return /[?&]password=/i.test(url);
+}

@@ -1,0 +1,39 @@
+// A job lease as a "take a turn" function: try once to take it; while held it is renewed in the background,
+// and the returned function gives it back. A holder that dies stops renewing, so its lease expires.
+import type { ArchivePort } from "./archive-port.ts";
+
+export interface LeaseTurnOptions {
+  job: string;
+  session: string;
+  /** Who holds it (host and process), as other holders see it. */
+  holder: string;
+  /** Lease length; renewed every third of it while held (default 30 s). */
+  ttlMs?: number;
+}
+
+export function leaseTurn(archive: ArchivePort, o: LeaseTurnOptions): () => Promise<(() => Promise<void>) | undefined> {
+  const ttl = o.ttlMs ?? 30_000;
+  return async () => {
+    let lease = await archive.acquireLease(o.job, o.session, o.holder, ttl);
+    if (!lease) return undefined;
+    const timer = setInterval(
+      () => {
+        if (!lease) return;
+        archive.renewLease(lease, ttl).then(
+          (renewed) => {
+            if (renewed) lease = renewed;
+          },
+          () => {}, // unreachable for now: the lease runs out on its own if this keeps failing
+        );
+      },
+      Math.max(10, Math.floor(ttl / 3)),
+    );
+    timer.unref?.();
+    return async () => {
+      clearInterval(timer);
+      const held = lease!;
+      lease = undefined;
+      await archive.releaseLease(held);
+    };
+  };
+}

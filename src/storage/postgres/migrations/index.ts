@@ -1,0 +1,4 @@
+// Ordered PostgreSQL schema migrations; memvoy_schema.version holds how many have run. Append only.
+import archive from "./001-archive.sql" with { type: "text" };
+
+export const PG_MIGRATIONS: readonly string[] = [archive];

@@ -1,0 +1,25 @@
+// Connect to the PostgreSQL archive named by a URL (password from the URL or PGPASSWORD) and migrate it.
+import { SQL } from "bun";
+import { PgArchive } from "./pg-archive.ts";
+import { migratePg } from "./pg-migrate.ts";
+import { pgConnectError } from "./pg-connect-error.ts";
+
+export interface PgOpenOptions {
+  /** Pool size (default 10): withSessionLock holds one connection while its work runs on others. */
+  max?: number;
+  env?: Readonly<Record<string, string | undefined>>;
+}
+
+export async function openPgArchive(url: string, options: PgOpenOptions = {}): Promise<PgArchive> {
+  const env = options.env ?? process.env;
+  const hasPassword = /^[a-z]+:\/\/[^/@]*:[^/@]*@/i.test(url);
+  const password = !hasPassword && env.PGPASSWORD ? { password: env.PGPASSWORD } : {};
+  const sql = new SQL(url, { bigint: true, max: Math.max(2, options.max ?? 10), connectionTimeout: 30, ...password });
+  try {
+    await migratePg(sql);
+  } catch (err) {
+    await sql.close().catch(() => {});
+    throw pgConnectError(url, err);
+  }
+  return new PgArchive(sql);
+}

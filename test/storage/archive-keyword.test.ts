@@ -1,0 +1,147 @@
+// Keyword search through the archive port: the same data gives the same hit set on every backend
+// (stems, CJK substrings of 1 and 2 characters, query syntax as plain text); order only where asserted.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import type { ArchivePort, NewMessage } from "../../src/storage/ports/archive-port.ts";
+import { queryTerms } from "../../src/search/query-terms.ts";
+import { textQuery, textQueryAny } from "../../src/search/text-query.ts";
+import { backends } from "./archive-backends.ts";
+
+const NOW = 1_790_000_000_000_000_000n;
+const DAY = 86_400_000_000_000n;
+
+const CORPUS: [string, string][] = [
+  ["alpha", "We deployed the payment service to production last night"],
+  ["alpha", "The deployment finished; the rollback plan is ready"],
+  ["alpha", "我們今天下午要部署新的數據庫服務器"],
+  ["alpha", "今日の午後に新しいデータベースサーバーをデプロイします"],
+  ["alpha", 'quoted "NEAR(x y)" AND -minus * (unbalanced'],
+  ["alpha", "ok noted"],
+  ["alpha", "recent: we must redeploy the Deployment controller"],
+  ["alpha", "Sure, redeploying now"],
+  ["alpha", "naïve café résumé with diacritics"],
+  ["alpha", "state-of-the-art e-mail user@example.com v1.2.3 /usr/local/bin foo_bar"],
+  ["alpha", "한국어 데이터베이스 서버를 배포합니다"],
+  ["beta", "beta session talks about deploy keys"],
+  ["beta", "服務 器 spaced characters"],
+  ["beta", "servers observer catalog login dialogue logs"],
+  ["beta", "It's the user's server, don't restart it"],
+];
+
+const QUERIES = [
+  "deploy",
+  "deployed",
+  "DEPLOYING",
+  "deployment rollback",
+  "payment production",
+  "庫",
+  "器",
+  "據庫",
+  "數據",
+  "データ",
+  "デ",
+  "ログ",
+  "服務",
+  "務器",
+  "데이터",
+  "서",
+  "naive",
+  "naïve",
+  "café",
+  "resume",
+  "résumé",
+  "state of the art",
+  "e-mail",
+  "example.com",
+  "v1.2.3",
+  "usr local",
+  "foo_bar",
+  "server",
+  "log",
+  "user's",
+  "don't",
+  '"NEAR(x y)"',
+  "-minus",
+  "(unbalanced",
+  "AND",
+  "*",
+  "the",
+];
+
+for (const backend of backends()) {
+  describe(`keyword hit sets: ${backend.name}`, () => {
+    let a: ArchivePort;
+    beforeAll(async () => {
+      a = await backend.open();
+      const bySession = new Map<string, NewMessage[]>();
+      CORPUS.forEach(([session, content], i) => {
+        const list = bySession.get(session) ?? [];
+        list.push({
+          id: `m${i}`,
+          role: i % 2 ? "assistant" : "user",
+          content,
+          sendAt: NOW - BigInt(CORPUS.length - i) * DAY,
+        });
+        bySession.set(session, list);
+      });
+      for (const [session, list] of bySession) await a.appendMessages(session, list, { now: NOW });
+    }, 180_000);
+    afterAll(() => backend.cleanup());
+
+    const hitSet = async (q: string, session?: string) => {
+      const query = textQuery(q);
+      if (!query) return [];
+      return (await a.searchText(query, { session, limit: 1000 }))
+        .map((h) => CORPUS[Number(h.message.id.slice(1))]![1])
+        .sort();
+    };
+    const starts = (list: string[], prefix: string) => list.some((c) => c.startsWith(prefix));
+
+    test("English stems", async () => {
+      for (const q of ["deploy", "deployed", "deployment", "DEPLOYING"]) {
+        const found = await hitSet(q, "alpha");
+        expect(starts(found, "We deployed")).toBe(true);
+        expect(starts(found, "The deployment finished")).toBe(true);
+      }
+      expect(await hitSet("deploy", "beta")).toEqual(["beta session talks about deploy keys"]);
+    });
+
+    test("CJK substrings of 1 and 2 characters; never two characters that are not adjacent", async () => {
+      expect(starts(await hitSet("庫", "alpha"), "我們今天")).toBe(true);
+      expect(starts(await hitSet("器", "alpha"), "我們今天")).toBe(true); // the last character of a run
+      expect(starts(await hitSet("據庫", "alpha"), "我們今天")).toBe(true); // not a word boundary
+      expect(starts(await hitSet("データ"), "今日の午後")).toBe(true);
+      expect(starts(await hitSet("デ"), "今日の午後")).toBe(true);
+      expect(await hitSet("ログ")).toEqual([]);
+      expect(await hitSet("服務", "beta")).toEqual(["服務 器 spaced characters"]);
+      expect(await hitSet("務器", "beta")).toEqual([]);
+      expect(starts(await hitSet("데이터"), "한국어")).toBe(true);
+      expect(starts(await hitSet("서"), "한국어")).toBe(true);
+    });
+
+    test("accented words find themselves; query syntax is plain text", async () => {
+      expect(await hitSet("naïve")).toEqual(["naïve café résumé with diacritics"]);
+      expect(await hitSet("résumé")).toEqual(["naïve café résumé with diacritics"]);
+      expect(starts(await hitSet("-minus"), "quoted")).toBe(true);
+      expect(starts(await hitSet("(unbalanced"), "quoted")).toBe(true);
+      for (const q of QUERIES) expect(Array.isArray(await hitSet(q))).toBe(true);
+    });
+
+    test("any-term queries and ranking: a row holding every term ranks first", async () => {
+      const any = textQueryAny(queryTerms("rollback payment production"))!;
+      const hits = await a.searchText(any, { limit: 10 });
+      expect(hits.map((h) => h.message.id).sort()).toEqual(["m0", "m1"]);
+      expect(hits[0]!.message.id).toBe("m0"); // two of the three terms beat one
+    });
+
+    test("the hit set of every query is the one recorded for all backends", async () => {
+      const sets: Record<string, string[]> = {};
+      for (const q of QUERIES) sets[q] = await hitSet(q);
+      shared[backend.name] = sets;
+      expect(Object.values(sets).filter((s) => s.length > 0).length).toBeGreaterThan(25);
+      const others = Object.entries(shared).filter(([name]) => name !== backend.name);
+      for (const [, other] of others) expect(sets).toEqual(other);
+    });
+  });
+}
+
+const shared: Record<string, Record<string, string[]>> = {};

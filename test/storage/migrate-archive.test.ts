@@ -1,0 +1,166 @@
+// memvoy migrate-archive: a home's SQLite archive copied into PostgreSQL, killed mid-way and resumed,
+// verified; the target only from config or environment; no URL, a password in config.toml or a busy
+// target is a one-line exit 2; no secret printed.
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { openPgArchive } from "../../src/storage/postgres/open-pg-archive.ts";
+import { openSqliteArchive } from "../../src/storage/sqlite/sqlite-archive.ts";
+import { cli, openTemp, removeTempHomes, tempHome } from "../fixture/home.ts";
+import { describePostgres, startPostgres, type PgServer } from "../fixture/postgres-server.ts";
+
+const NOW = 1_790_000_000_000_000_000n;
+const SECRET = "Sup3rSecretPw42";
+
+/** A home with archived and recent messages in three sessions, a summary, usage, an error record and a summary run. */
+function buildHome(perSession: number): string {
+  const { home, api } = openTemp({ env: { MEMVOY_LIMITS_MAX_HISTORY_BYTES: "6000" }, drain: "off", now: () => NOW });
+  for (const s of ["alpha", "beta", "gamma"]) {
+    for (let at = 0; at < perSession; at += 100)
+      api.add(
+        s,
+        Array.from({ length: Math.min(100, perSession - at) }, (_, i) => ({
+          role: (at + i) % 2 ? ("assistant" as const) : ("user" as const),
+          content: `${s} message ${at + i} about deploying 數據庫 servers`,
+          sendAt: NOW - BigInt(perSession - at - i) * 1_000_000_000n,
+        })),
+      );
+  }
+  api.close();
+  writeFileSync(join(home, "sessions", "alpha", "summary.json"), '{"summary":"alpha so far"}\n');
+  writeFileSync(join(home, "sessions", "alpha", ".summary_cursor"), "2026-09-21 10:00:00\n");
+  return home;
+}
+
+async function addExtras(home: string): Promise<void> {
+  const a = openSqliteArchive(join(home, ".store", "history.db"));
+  await a.insertUsage({ at: NOW, session: "alpha", purpose: "summary", model: "m", inputTokens: 10, outputTokens: 3 });
+  await a.startSummaryRun("alpha", NOW);
+  await a.insertError(
+    "e0f1",
+    { tool: "bash", signature: "sig", error: "boom", cause: null, fix: "retry", outcome: "resolved", keywords: [] },
+    NOW,
+    NOW + 1_000_000_000_000n,
+  );
+  await a.close();
+}
+
+const describe = describePostgres();
+
+describe("migrate-archive", () => {
+  let server: PgServer;
+  beforeAll(async () => {
+    server = await startPostgres();
+  }, 180_000);
+  afterAll(async () => {
+    await server?.stop();
+    removeTempHomes();
+  });
+
+  const withSecret = (url: string) => url.replace("://memvoy-pg@", `://memvoy-pg:${SECRET}@`);
+
+  test("no archive URL: one line, exit 2; --help explains where the target comes from", async () => {
+    const home = tempHome();
+    const r = await cli(["migrate-archive"], { home });
+    expect(r.code).toBe(2);
+    expect(r.stderr.trim().split("\n").length).toBe(1);
+    expect(r.stderr).toContain("MEMVOY_ARCHIVE_URL");
+    const help = await cli(["migrate-archive", "--help"]);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toContain("[archive]");
+    expect(help.stdout).toContain("resum");
+    expect((await cli(["migrate-archive", "postgres://x@y/z"], { home })).code).toBe(2);
+  });
+
+  test("a password in config.toml is refused with exit 2 and never printed", async () => {
+    const home = tempHome();
+    writeFileSync(join(home, "config.toml"), `[archive]\nurl = "${withSecret(server.url)}"\n`);
+    for (const args of [["migrate-archive"], ["config", "show"], ["config", "check"]]) {
+      const r = await cli(args, { home });
+      expect(r.code).toBe(2);
+      expect(r.stderr).toContain("password");
+      expect(r.stdout + r.stderr).not.toContain(SECRET);
+    }
+  });
+
+  test("copies a home, killed after a batch, resumed, verified; the same messages on both sides", async () => {
+    const home = buildHome(400);
+    await addExtras(home);
+    const url = await server.createDatabase("migrate_full");
+    const env = { MEMVOY_ARCHIVE_URL: withSecret(url) };
+    const killed = await cli(["migrate-archive", "--batch", "150"], {
+      home,
+      env: { ...env, MEMVOY_TEST_FAULT: "after-copy-batch" },
+    });
+    expect(killed.code).not.toBe(0);
+    const partial = await openPgArchive(url);
+    expect(await partial.countMessages()).toBe(150);
+    await partial.close();
+
+    const r = await cli(["migrate-archive", "--batch", "150", "--json"], { home, env });
+    expect(r.code).toBe(0);
+    const out = JSON.parse(r.stdout);
+    expect(out).toMatchObject({ done: true, resumed: true, total: 1200, copied: 1050, summaries: 1, vectors: "local" });
+    expect(out.counts).toMatchObject({
+      messages: 1200,
+      sessions: 3,
+      errors: 1,
+      usage: 1,
+      summaryRuns: 1,
+      summaries: 1,
+    });
+    expect(r.stdout + r.stderr).not.toContain(SECRET);
+
+    const src = openSqliteArchive(join(home, ".store", "history.db"));
+    const dst = await openPgArchive(url);
+    try {
+      expect(await dst.exportMessages(0n, 10_000)).toEqual(await src.exportMessages(0n, 10_000));
+      expect(await dst.listSessions()).toEqual(await src.listSessions());
+      for (const s of ["alpha", "beta", "gamma"]) expect(await dst.startOf(s)).toEqual(await src.startOf(s));
+      expect((await dst.listMessages("alpha", { archivedOnly: true })).length).toBeGreaterThan(0);
+      expect(await dst.getSummaryState("alpha")).toMatchObject({
+        summary: '{"summary":"alpha so far"}\n',
+        cursor: "2026-09-21 10:00:00\n",
+      });
+      expect(await dst.getSummaryRun("alpha")).toEqual(await src.getSummaryRun("alpha"));
+      expect((await dst.errorBySignature("BASH", "sig"))?.id).toBe("e0f1");
+    } finally {
+      await src.close();
+      await dst.close();
+    }
+
+    // Run again: nothing new to copy, still verified; new messages in the home are copied incrementally.
+    const again = await cli(["migrate-archive", "--json"], { home, env });
+    expect(again.code).toBe(0);
+    expect(JSON.parse(again.stdout)).toMatchObject({ copied: 0, done: true });
+    const { api } = openTemp({ home, env: { MEMVOY_LIMITS_MAX_HISTORY_BYTES: "6000" }, drain: "off" });
+    api.add("delta", { role: "user", content: "one more" });
+    api.close();
+    const more = await cli(["migrate-archive"], { home, env });
+    expect(more.code).toBe(0);
+    expect(more.stdout).toContain("copied 1 messages (1201 in the archive, 4 sessions");
+  }, 300_000);
+
+  test("a target holding messages from elsewhere is refused with exit 2", async () => {
+    const url = await server.createDatabase("migrate_busy");
+    const other = await openPgArchive(url);
+    await other.appendMessages("x", [{ id: "x1", role: "user", content: "x", sendAt: NOW }], { now: NOW });
+    await other.close();
+    const home = buildHome(10);
+    const r = await cli(["migrate-archive"], { home, env: { MEMVOY_ARCHIVE_URL: url } });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain("already holds 1 messages");
+  }, 120_000);
+
+  test("an unreachable server: one line naming host, port and database, no password", async () => {
+    const home = buildHome(5);
+    const r = await cli(["migrate-archive"], {
+      home,
+      env: { MEMVOY_ARCHIVE_URL: `postgres://memvoy-pg:${SECRET}@127.0.0.1:1/none` },
+    });
+    expect(r.code).toBe(1);
+    expect(r.stderr.trim().split("\n").length).toBe(1);
+    expect(r.stderr).toContain("127.0.0.1:1/none");
+    expect(r.stderr).not.toContain(SECRET);
+  });
+});
