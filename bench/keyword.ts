@@ -102,23 +102,33 @@ interface Times {
   memvoyDefault: number[];
   raw: number[];
   rg: number[];
+  /** CPU time (user + system) of the same runs: in-process for memvoy and raw FTS5, the whole pipeline for rg. */
+  memvoyCpu: number[];
+  rawCpu: number[];
+  rgCpu: number[];
 }
 
 const rgCounts = new Map<BenchQuery, number>();
 
-function runRg(q: BenchQuery, cmd: string): number {
+function runRg(q: BenchQuery, cmd: string, cpu?: number[]): number {
   const t = performance.now();
   const r = Bun.spawnSync(["sh", "-c", cmd], { stdout: "pipe", stderr: "pipe" });
   const ms = performance.now() - t;
   if (r.exitCode !== 0 && r.exitCode !== 1) throw new Error(`rg failed (${r.exitCode}): ${cmd}\n${r.stderr}`);
   rgCounts.set(q, Number(r.stdout.toString().trim()));
+  cpu?.push(Number(r.resourceUsage.cpuTime.total) / 1000); // the shell and its waited-for children (rg, wc, awk)
   return ms;
 }
 
-async function timed(fn: () => unknown): Promise<number> {
+/** Wall time in ms; the run's CPU time (this process, user + system) goes to `cpu`. */
+async function timed(fn: () => unknown, cpu: number[]): Promise<number> {
+  const c = process.cpuUsage();
   const t = performance.now();
   await fn();
-  return performance.now() - t;
+  const ms = performance.now() - t;
+  const u = process.cpuUsage(c);
+  cpu.push((u.user + u.system) / 1000);
+  return ms;
 }
 
 /** Every contender on one query, interleaved rep by rep (one warm-up each). */
@@ -130,16 +140,16 @@ async function measure(
 ): Promise<Times> {
   const opts = { query: q.query, session: q.session, range: q.range, limit: 10 };
   const cmd = rgShell(q);
-  const t: Times = { memvoy: [], memvoyDefault: [], raw: [], rg: [] };
+  const t: Times = { memvoy: [], memvoyDefault: [], raw: [], rg: [], memvoyCpu: [], rawCpu: [], rgCpu: [] };
   await a.search(opts);
   await d?.search(opts);
   raw.search(q);
   if (cmd) runRg(q, cmd);
   for (let i = 0; i < REPS; i++) {
-    t.memvoy.push(await timed(() => a.search(opts)));
-    t.raw.push(await timed(() => raw.search(q)));
-    if (d) t.memvoyDefault.push(await timed(() => d.search(opts)));
-    if (cmd && i < RG_REPS) t.rg.push(runRg(q, cmd));
+    t.memvoy.push(await timed(() => a.search(opts), t.memvoyCpu));
+    t.raw.push(await timed(() => raw.search(q), t.rawCpu));
+    if (d) t.memvoyDefault.push(await timed(() => d.search(opts), []));
+    if (cmd && i < RG_REPS) t.rg.push(runRg(q, cmd, t.rgCpu));
   }
   return t;
 }
@@ -207,14 +217,14 @@ log(
   "\nContenders, interleaved per query (p50; memvoy and raw FTS5 in-process, rg a whole process over the JSONL export):",
 );
 log(
-  "| query | group | memvoy, archived | raw FTS5 (window SQL) | memvoy / raw | rg | rg / memvoy | memvoy, default limit | rg lines |",
+  "| query | group | memvoy, archived | raw FTS5 (window SQL) | memvoy / raw | rg | rg / memvoy | memvoy, default limit | rg lines | CPU: memvoy / raw / rg | CPU: memvoy / raw, rg / memvoy |",
 );
-log("|---|---|---|---|---|---|---|---|---|");
+log("|---|---|---|---|---|---|---|---|---|---|---|");
 for (const [q, t] of results) {
   const m = p50(t.memvoy);
   const r = t.rg.length ? p50(t.rg) : NaN;
   log(
-    `| ${label(q)} | ${q.group} | ${fmtMs(m)} | ${fmtMs(p50(t.raw))} | ${x(m / p50(t.raw))} | ${t.rg.length ? fmtMs(r) : "-"} | ${x(r / m)} | ${t.memvoyDefault.length ? fmtMs(p50(t.memvoyDefault)) : "-"} | ${rgCounts.get(q) ?? "-"} |`,
+    `| ${label(q)} | ${q.group} | ${fmtMs(m)} | ${fmtMs(p50(t.raw))} | ${x(m / p50(t.raw))} | ${t.rg.length ? fmtMs(r) : "-"} | ${x(r / m)} | ${t.memvoyDefault.length ? fmtMs(p50(t.memvoyDefault)) : "-"} | ${rgCounts.get(q) ?? "-"} | ${fmtMs(p50(t.memvoyCpu))} / ${fmtMs(p50(t.rawCpu))} / ${t.rgCpu.length ? fmtMs(p50(t.rgCpu)) : "-"} | ${x(p50(t.memvoyCpu) / p50(t.rawCpu))}, ${t.rgCpu.length ? x(p50(t.rgCpu) / p50(t.memvoyCpu)) : "-"} |`,
   );
 }
 
@@ -227,6 +237,14 @@ const rng = pool("range", "memvoy");
 const sel = pool("selective", "memvoy");
 const selRatio = summarize(perQueryRatios("selective")).p50;
 const layer = summarize(of("selective").map(([, t]) => p50(t.memvoy) / p50(t.raw))).p50;
+// The same ratios in CPU time, which a loaded machine distorts less than wall time.
+const layerCpu = summarize(of("selective").map(([, t]) => p50(t.memvoyCpu) / p50(t.rawCpu))).p50;
+const selRatioCpu = summarize(
+  of("selective")
+    .filter(([, t]) => t.rgCpu.length)
+    .map(([, t]) => p50(t.rgCpu) / p50(t.memvoyCpu)),
+).p50;
+const selCpu = pool("selective", "memvoyCpu");
 rows.push(
   {
     name: `keyword, ${where}: one session p95; rg / memvoy, 5th percentile of per-run ratios`,
@@ -261,6 +279,10 @@ rows.push(
     value: x(layer),
     target: "<= 1.3x",
     ok: layer <= 1.3,
+  },
+  {
+    name: `keyword, ${where}: in CPU time: selective p50 / p95; layer cost (memvoy / raw FTS5); rg / memvoy (medians of per-query ratios)`,
+    value: `${fmtMs(selCpu.p50)} / ${fmtMs(selCpu.p95)}; ${x(layerCpu)}; ${x(selRatioCpu)}`,
   },
 );
 if (defaultFacts) {

@@ -13,13 +13,12 @@ import {
   rankWindow,
   scanArchive,
   scanRecent,
-  windowMatches,
   windowRows,
   type KeywordFilter,
 } from "../storage/sqlite/keyword-queries.ts";
 import { bm25 } from "./bm25.ts";
-import { ftsAllQuery, ftsAnyQuery, ftsPhrases, queryTerms, type QueryTerm } from "./query-terms.ts";
-import { findMatches, makeSnippet } from "./snippet.ts";
+import { ftsAllQuery, ftsAnyQuery, ftsPhrases, queryTerms, type FtsPhrase, type QueryTerm } from "./query-terms.ts";
+import { hasMatch, makeSnippet } from "./snippet.ts";
 import { scopeFilter, type SearchHit, type TierScope } from "./search-types.ts";
 import { holdsSymbols, querySymbols } from "./symbols.ts";
 
@@ -75,8 +74,7 @@ export function keywordSearch(db: Db, o: KeywordOptions): SearchHit[] {
   const any = ftsAnyQuery(terms);
   if (o.order === "newest") {
     if (all) {
-      const seqs = windowMatches(db, all, filter.session, Math.max(limit * 8, 200));
-      const rows = windowRows(db, seqs, filter)
+      const rows = windowRows(db, all, Math.max(limit * 8, 200), filter)
         .map((r) => r.message)
         .sort((a, b) => (a.seq < b.seq ? 1 : -1));
       for (const m of rows.slice(0, limit)) add(m, m.recent ? "recent" : "archive", 0.5);
@@ -86,38 +84,56 @@ export function keywordSearch(db: Db, o: KeywordOptions): SearchHit[] {
   }
 
   let totals: { rows: number; avgTokens: number } | undefined;
+  const phrasesOf = new Map<string, FtsPhrase[]>();
   const windows = new Map<string, Window>();
-  const load = (expr: string, isAny: boolean): Window => {
-    let w = windows.get(expr);
-    if (w) return w;
-    totals ??= ftsTotals(db);
-    const phrases = ftsPhrases(terms, isAny);
-    // Document frequencies (estimated, cheap): they order multi-term matches, and keep one-term scores on the scale recent-tier scores share.
-    for (const p of phrases) p.share = matchShare(db, p.expr, totals.rows);
-    const found = windowRows(db, windowMatches(db, expr, filter.session, rankWindow(phrases.length)), filter);
-    const scored = found.map((r) => ({
-      m: r.message,
-      s: bm25(r.message.content.toLowerCase(), r.tokens, phrases, totals!.rows, totals!.avgTokens, !isAny),
-    }));
-    // Best first; ties: oldest first (as FTS5 ordered equal ranks)
-    scored.sort((a, b) => b.s - a.s || (a.m.seq < b.m.seq ? -1 : 1));
-    windows.set(expr, (w = { rows: scored.map((x) => x.m), score: new Map(scored.map((x) => [x.m.id, x.s])) }));
-    return w;
-  };
-  const top = (w: Window, recent: boolean, n: number) => w.rows.filter((m) => m.recent === recent).slice(0, n);
-
   const archived = hasArchived(db, filter.session);
+  // One-term queries rank the same window in both tiers: it is read once and split.
+  const bothTiers = archived && any === undefined && o.rankRecent !== false;
+  // A window holds one tier's rows only (each list below ranks one tier): a row's score does not depend
+  // on the other rows, and the other tier's rows are never read or scored.
+  const load = (expr: string, isAny: boolean, recent: boolean): Window => {
+    const key = `${recent}:${expr}`;
+    const known = windows.get(key);
+    if (known) return known;
+    totals ??= ftsTotals(db);
+    let phrases = phrasesOf.get(expr);
+    if (!phrases) {
+      phrases = ftsPhrases(terms, isAny);
+      // Document frequencies (estimated, cheap): they order multi-term matches, and keep one-term scores on the scale recent-tier scores share.
+      for (const p of phrases) p.share = matchShare(db, p.expr, totals.rows);
+      phrasesOf.set(expr, phrases);
+    }
+    const split = bothTiers && expr === all;
+    const found = windowRows(db, expr, rankWindow(phrases.length), split ? filter : { ...filter, recent });
+    for (const tier of split ? [false, true] : [recent]) {
+      const scored = found
+        .filter((r) => !split || r.message.recent === tier)
+        .map((r) => ({
+          m: r.message,
+          s: bm25(r.message.content.toLowerCase(), r.tokens, phrases, totals!.rows, totals!.avgTokens, !isAny),
+        }));
+      // Best first; ties: oldest first (as FTS5 ordered equal ranks)
+      scored.sort((a, b) => b.s - a.s || (a.m.seq < b.m.seq ? -1 : 1));
+      windows.set(`${tier}:${expr}`, {
+        rows: scored.map((x) => x.m),
+        score: new Map(scored.map((x) => [x.m.id, x.s])),
+      });
+    }
+    return windows.get(key)!;
+  };
+  const top = (w: Window, n: number) => w.rows.slice(0, n);
+
   if (all && archived)
-    for (const m of top(load(all, false), false, limit))
-      add(m, "archive", archiveScore(load(all, false).score.get(m.id)!));
+    for (const m of top(load(all, false, false), limit))
+      add(m, "archive", archiveScore(load(all, false, false).score.get(m.id)!));
   if (any && archived && hits.size < limit)
-    for (const m of top(load(any, true), false, limit))
-      add(m, "archive", archiveScore(load(any, true).score.get(m.id)!) * 0.6);
+    for (const m of top(load(any, true, false), limit))
+      add(m, "archive", archiveScore(load(any, true, false).score.get(m.id)!) * 0.6);
   const substring = new Map(recentMatches(db, terms, filter, limit, o.now).map(([m, q]) => [m.id, { m, q }]));
   if (o.rankRecent !== false && (any ?? all)) {
     // Match quality on recent rows: bm25 over any term, lifted when every term is there verbatim.
-    const w = load((any ?? all)!, any !== undefined);
-    for (const m of top(w, true, limit * 2)) {
+    const w = load((any ?? all)!, any !== undefined, true);
+    for (const m of top(w, limit * 2)) {
       const verbatim = substring.get(m.id);
       add(m, "recent", archiveScore(w.score.get(m.id)!) + (verbatim ? 0.1 + verbatim.q * 0.1 : 0));
     }
@@ -143,7 +159,7 @@ function recentMatches(
   for (const m of rows) {
     const lower = m.content.toLowerCase();
     if (!needles.every((n) => lower.includes(n))) continue;
-    const whole = findMatches(m.content, terms).length > 0;
+    const whole = hasMatch(m.content, terms);
     let q = 0.55;
     if (whole) q = 0.7;
     if (terms.length > 1 && lower.includes(phrase)) q = 0.85;

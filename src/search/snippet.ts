@@ -46,6 +46,31 @@ export function findMatches(content: string, terms: readonly QueryTerm[]): [numb
   return merged;
 }
 
+const ASCII_ONLY = /^[\x00-\x7f]*$/;
+const ASCII_LETTER = /^[a-z]+$/;
+const DIGITS = /^\d+$/;
+const isLetter = (c: number) => (c >= 97 && c <= 122) || (c >= 65 && c <= 90);
+
+/**
+ * Whether findMatches finds anything, without stemming every word when it can: in ASCII text, a term of 3+
+ * letters (or digits) at the start of a word is a prefix match. Anything else asks findMatches itself.
+ */
+export function hasMatch(content: string, terms: readonly QueryTerm[]): boolean {
+  if (ASCII_ONLY.test(content)) {
+    const lower = content.toLowerCase();
+    for (const t of terms.some((x) => !x.stop) ? terms.filter((x) => !x.stop) : terms) {
+      const letters = ASCII_LETTER.test(t.text);
+      if (t.cjk || t.text.length < 3 || (!letters && !DIGITS.test(t.text))) continue;
+      for (let at = lower.indexOf(t.text); at >= 0; at = lower.indexOf(t.text, at + 1)) {
+        const prev = at > 0 ? lower.charCodeAt(at - 1) : 32;
+        // A letter or an apostrophe before it may make it the middle of a word; a digit before a number does.
+        if (letters ? !isLetter(prev) && prev !== 39 : prev < 48 || prev > 57) return true;
+      }
+    }
+  }
+  return findMatches(content, terms).length > 0;
+}
+
 export function makeSnippet(content: string, terms: readonly QueryTerm[], width = 160): Snippet {
   const text0 = content.replace(/\s/g, " "); // one for one, so offsets stay valid
   const all = findMatches(text0, terms);

@@ -6,6 +6,7 @@ import { ftsHasSession, sessionToken } from "./fts-upgrade.ts";
 import type { MessageFilter } from "../../shared/time-filter.ts";
 import { MESSAGE_COLUMNS, toStored } from "./messages-repo.ts";
 import { andFilter } from "./message-filter-sql.ts";
+import { cachedRecentScan } from "./recent-text-cache.ts";
 
 export interface KeywordFilter extends MessageFilter {
   session?: string;
@@ -35,36 +36,41 @@ export function hasArchived(db: Database, session: string | undefined): boolean 
 }
 
 /**
- * The seqs of the newest `size` matches of an FTS expression, newest first. No bm25: rowid order is FTS5's
- * native order, so the LIMIT stops the scan, where bm25 would first read every row list of the query's
- * terms in full to count them. In one session: with the session token column, one FTS expression;
- * before the index upgrade, the pass is bounded by the session's seq span and filtered against its seqs.
+ * The newest `size` matches of an FTS expression, newest first, as SQL selecting their seqs (column `s`).
+ * No bm25: rowid order is FTS5's native order, so the LIMIT stops the scan, where bm25 would first read
+ * every row list of the query's terms in full to count them. In one session: with the session token
+ * column, one FTS expression; before the index upgrade, the pass is bounded by the session's seq span and
+ * filtered against its seqs. Undefined when the session has no message.
  */
+function windowSql(
+  db: Database,
+  match: string,
+  session: string | undefined,
+  size: number,
+): { sql: string; args: SqlArg[] } | undefined {
+  const fts = "SELECT rowid AS s FROM messages_fts WHERE messages_fts MATCH ?";
+  if (session === undefined) return { sql: `${fts} ORDER BY rowid DESC LIMIT ?`, args: [match, size] };
+  if (ftsHasSession(db))
+    return {
+      sql: `${fts} ORDER BY rowid DESC LIMIT ?`,
+      args: [`{sess}: ${sessionToken(session)} AND (${match})`, size],
+    };
+  const span = db
+    .query(
+      "SELECT (SELECT seq FROM messages WHERE session_id = ?1 ORDER BY seq ASC LIMIT 1) AS lo, (SELECT seq FROM messages WHERE session_id = ?1 ORDER BY seq DESC LIMIT 1) AS hi",
+    )
+    .get(session) as { lo: bigint | null; hi: bigint | null };
+  if (span.lo === null || span.hi === null) return undefined;
+  return {
+    sql: `${fts} AND rowid >= ? AND rowid <= ? AND +rowid IN (SELECT seq FROM messages WHERE session_id = ?) ORDER BY rowid DESC LIMIT ?`,
+    args: [match, span.lo, span.hi, session, size],
+  };
+}
+
+/** The seqs of the newest `size` matches of an FTS expression (see windowSql), newest first. */
 export function windowMatches(db: Database, match: string, session: string | undefined, size: number): bigint[] {
-  let rows: [bigint][];
-  if (session === undefined) {
-    rows = db
-      .query("SELECT rowid FROM messages_fts WHERE messages_fts MATCH ? ORDER BY rowid DESC LIMIT ?")
-      .values(match, size) as [bigint][];
-  } else if (ftsHasSession(db)) {
-    rows = db
-      .query("SELECT rowid FROM messages_fts WHERE messages_fts MATCH ? ORDER BY rowid DESC LIMIT ?")
-      .values(`{sess}: ${sessionToken(session)} AND (${match})`, size) as [bigint][];
-  } else {
-    const span = db
-      .query(
-        "SELECT (SELECT seq FROM messages WHERE session_id = ?1 ORDER BY seq ASC LIMIT 1) AS lo, (SELECT seq FROM messages WHERE session_id = ?1 ORDER BY seq DESC LIMIT 1) AS hi",
-      )
-      .get(session) as { lo: bigint | null; hi: bigint | null };
-    if (span.lo === null || span.hi === null) return [];
-    rows = db
-      .query(
-        "SELECT rowid FROM messages_fts WHERE messages_fts MATCH ?1 AND rowid >= ?2 AND rowid <= ?3 " +
-          "AND +rowid IN (SELECT seq FROM messages WHERE session_id = ?4) ORDER BY rowid DESC LIMIT ?5",
-      )
-      .values(match, span.lo, span.hi, session, size) as [bigint][];
-  }
-  return rows.map((r) => r[0]);
+  const w = windowSql(db, match, session, size);
+  return w ? (db.query(w.sql).values(...w.args) as [bigint][]).map((r) => r[0]) : [];
 }
 
 /** A window row: the message and its length in index tokens (FTS5's docsize, every column). */
@@ -73,11 +79,21 @@ export interface WindowRow {
   tokens: number;
 }
 
-/** Rows among `seqs` passing the filter, in any order (rows deleted since they were indexed are absent). */
-export function windowRows(db: Database, seqs: readonly bigint[], f: KeywordFilter): WindowRow[] {
-  if (seqs.length === 0) return [];
-  const args: SqlArg[] = [JSON.stringify(seqs.map(String))];
-  let sql = `SELECT ${COLS}, d.sz AS sz FROM messages m LEFT JOIN messages_fts_docsize d ON d.id = m.seq WHERE m.seq IN (SELECT CAST(value AS INTEGER) FROM json_each(?))`;
+/** Which rows of a window to load: the filter's, and only recent (true) or archived (false) ones when set. */
+export interface WindowFilter extends KeywordFilter {
+  recent?: boolean;
+}
+
+/**
+ * The rows of the newest `size` matches (windowMatches) that pass the filter, in any order, read in the
+ * same statement as the match (rows deleted since they were indexed are absent).
+ */
+export function windowRows(db: Database, match: string, size: number, f: WindowFilter): WindowRow[] {
+  const w = windowSql(db, match, f.session, size);
+  if (!w) return [];
+  const args: SqlArg[] = [...w.args];
+  let sql = `SELECT ${COLS}, d.sz AS sz FROM (${w.sql}) w JOIN messages m ON m.seq = w.s LEFT JOIN messages_fts_docsize d ON d.id = w.s WHERE 1`;
+  sql = andWhere(sql, args, "m.recent = ?", f.recent === undefined ? undefined : f.recent ? 1 : 0);
   sql = andWhere(sql, args, "m.session_id = ?", f.session);
   sql = andFilter(sql, args, f, "m.");
   return (db.query(sql).all(...args) as (Row & { sz: Uint8Array | null })[]).map((r) => ({
@@ -140,9 +156,21 @@ function likePattern(needle: string): string {
 /**
  * Recent rows whose text contains every needle (case-insensitive for ASCII in SQL; the caller re-checks
  * with full Unicode case folding). Newest first. Across sessions the covering index messages_recent_text
- * is scanned newest-first without touching the table; in one session, its recent rows are read.
+ * is scanned newest-first without touching the table (or its text held in memory, recent-text-cache.ts);
+ * in one session, its recent rows are read.
  */
 export function scanRecent(db: Database, needles: readonly string[], f: KeywordFilter, limit: number): StoredMessage[] {
+  const cached = f.session === undefined ? cachedRecentScan(db, needles, f, limit) : undefined;
+  if (cached)
+    return cached.length === 0
+      ? []
+      : (
+          db
+            .query(
+              `SELECT ${COLS} FROM messages m WHERE m.seq IN (SELECT CAST(value AS INTEGER) FROM json_each(?)) ORDER BY m.seq DESC`,
+            )
+            .all(JSON.stringify(cached.map(String))) as Row[]
+        ).map(toStored);
   const args: (string | bigint | number)[] = [];
   let where = "recent = 1";
   where = andWhere(where, args, "session_id = ?", f.session);

@@ -1,0 +1,112 @@
+// The recent tier's text held in memory per connection, for the substring scan across sessions: a long-lived
+// process (TUI, daemon, MCP) that searches again before anything is written scans strings instead of
+// running LIKE over every recent row. Kept only for a small recent tier; built at the second search that
+// finds the database unchanged, so a process that writes between searches never pays for building it.
+import type { Database } from "bun:sqlite";
+import type { MessageFilter } from "../../shared/time-filter.ts";
+
+/** Recent text kept at most (UTF-16 units); a home with more recent text scans it with SQL. */
+const MAX_CHARS = 8_000_000;
+
+interface RecentText {
+  seq: bigint[];
+  session: string[];
+  sendAt: bigint[];
+  role: string[];
+  sender: (string | null)[];
+  /** The content with ASCII letters in lower case only: what LIKE and SQLite's lower() compare. */
+  text: string[];
+}
+
+interface State {
+  stamp: string;
+  /** Searches seen at this stamp. */
+  seen: number;
+  rows?: RecentText | "too-big";
+  /** Stamps seen since the tier was last found too big: it is measured again only every RECHECK stamps. */
+  sinceTooBig?: number;
+}
+
+const RECHECK = 64;
+
+const states = new WeakMap<Database, State>();
+
+/** Changes whenever this connection or another one has written (data_version: others; total_changes: this one). */
+function stampOf(db: Database): string {
+  const r = db.query("SELECT total_changes() AS t").get() as { t: bigint };
+  const v = db.query("PRAGMA data_version").get() as { data_version: bigint };
+  return `${v.data_version}:${r.t}`;
+}
+
+const UPPER = /[A-Z]/;
+const asciiLower = (s: string) => (UPPER.test(s) ? s.replace(/[A-Z]+/g, (m) => m.toLowerCase()) : s);
+
+function load(db: Database): RecentText | "too-big" {
+  const out: RecentText = { seq: [], session: [], sendAt: [], role: [], sender: [], text: [] };
+  let chars = 0;
+  const rows = db
+    .query(
+      "SELECT r.seq, r.session_id, r.send_at, m.role, m.sender, r.content FROM messages AS r INDEXED BY messages_recent_text JOIN messages m ON m.seq = r.seq WHERE r.recent = 1 ORDER BY r.seq DESC",
+    )
+    .iterate() as IterableIterator<{
+    seq: bigint;
+    session_id: string;
+    send_at: bigint;
+    role: string;
+    sender: string | null;
+    content: string;
+  }>;
+  // Row by row, so a big tier stops at the cap instead of being read whole.
+  for (const row of rows) {
+    chars += row.content.length;
+    if (chars > MAX_CHARS) return "too-big";
+    out.seq.push(row.seq);
+    out.session.push(row.session_id);
+    out.sendAt.push(row.send_at);
+    out.role.push(row.role);
+    out.sender.push(row.sender);
+    out.text.push(asciiLower(row.content));
+  }
+  return out;
+}
+
+/**
+ * The seqs of the newest `limit` recent rows (all sessions) passing the filter whose text contains every
+ * needle, ASCII case folded, exactly as `content LIKE '%needle%'` selects them; undefined when there is no
+ * cache for the database as it is now (the caller runs the SQL).
+ */
+export function cachedRecentScan(
+  db: Database,
+  needles: readonly string[],
+  f: MessageFilter,
+  limit: number,
+): bigint[] | undefined {
+  const stamp = stampOf(db);
+  let s = states.get(db);
+  if (!s || s.stamp !== stamp) {
+    const since = s?.sinceTooBig === undefined ? undefined : s.sinceTooBig + 1;
+    states.set(db, (s = { stamp, seen: 0 }));
+    if (since !== undefined && since < RECHECK) {
+      s.sinceTooBig = since;
+      s.rows = "too-big";
+    }
+  }
+  if (++s.seen < 2) return undefined;
+  if (!s.rows) {
+    s.rows = load(db);
+    if (s.rows === "too-big") s.sinceTooBig = 0;
+  }
+  if (s.rows === "too-big") return undefined;
+  const r = s.rows;
+  const lowered = needles.map(asciiLower);
+  const out: bigint[] = [];
+  for (let i = 0; i < r.seq.length && out.length < limit; i++) {
+    if (f.since !== undefined && r.sendAt[i]! < f.since) continue;
+    if (f.until !== undefined && r.sendAt[i]! >= f.until) continue;
+    if (f.role !== undefined && r.role[i] !== f.role) continue;
+    if (f.sender !== undefined && r.sender[i] !== f.sender) continue;
+    const text = r.text[i]!;
+    if (lowered.every((n) => text.includes(n))) out.push(r.seq[i]!);
+  }
+  return out;
+}

@@ -1,0 +1,76 @@
+import { afterAll, describe, expect, test } from "bun:test";
+import { openDatabase } from "../../src/storage/sqlite/open-database.ts";
+import { scanRecent } from "../../src/storage/sqlite/keyword-queries.ts";
+import { cachedRecentScan } from "../../src/storage/sqlite/recent-text-cache.ts";
+import { openTemp, removeTempHomes } from "../fixture/home.ts";
+
+afterAll(removeTempHomes);
+
+const NOW = 1_790_000_000_000_000_000n;
+const PIECES = [
+  "Deploy",
+  "deploy",
+  "DEPLOYED",
+  "server",
+  "Éclair",
+  "éclair",
+  "数据库",
+  "50%",
+  "a_b",
+  "K\u212Aelvin",
+  "log",
+  "Catalog",
+];
+
+describe("recent text held in memory", () => {
+  test("selects exactly what the SQL scan selects, and sees every later write", () => {
+    const { api } = openTemp({ now: () => NOW });
+    try {
+      let x = 11;
+      const rnd = () => {
+        x = (x * 1103515245 + 12345) % 2147483648;
+        return x / 2147483648;
+      };
+      const pick = () => PIECES[Math.floor(rnd() * PIECES.length)]!;
+      for (const s of ["a", "b", "c"])
+        api.add(
+          s,
+          Array.from({ length: 120 }, (_, i) => ({
+            role: i % 2 ? ("assistant" as const) : ("user" as const),
+            content: `${pick()} ${pick()}${pick()} ${pick()}`,
+            sendAt: NOW - BigInt(400 - i) * 60_000_000_000n,
+            ...(i % 3 === 0 ? { sender: "ann" } : {}),
+          })),
+        );
+      const db = openDatabase(api.paths.db);
+      const fresh = () => openDatabase(api.paths.db); // a connection's first scan runs the SQL
+      const filters = [{}, { role: "user" as const }, { sender: "ann" }, { since: NOW - 200n * 60_000_000_000n }];
+      const needles = [["deploy"], ["éclair"], ["数据库", "log"], ["50%"], ["a_b"], ["kelvin"], ["log", "deploy"]];
+      const check = () => {
+        for (const f of filters)
+          for (const n of needles) {
+            const sqlDb = fresh();
+            try {
+              const viaSql = scanRecent(sqlDb, n, f, 50).map((m) => m.seq);
+              cachedRecentScan(db, n, f, 50);
+              expect({ n, f, seqs: cachedRecentScan(db, n, f, 50) }).toEqual({ n, f, seqs: viaSql });
+            } finally {
+              sqlDb.close();
+            }
+          }
+      };
+      check();
+      // A write by this process's API (another connection) and one through the cached connection itself.
+      api.add("a", { role: "user", content: "deploy zzfresh", sendAt: NOW });
+      expect(cachedRecentScan(db, ["zzfresh"], {}, 50)?.length ?? 0).toBe(0); // first look at the new state: SQL
+      expect(scanRecent(db, ["zzfresh"], {}, 50).map((m) => m.content)).toEqual(["deploy zzfresh"]);
+      db.run("UPDATE messages SET recent = 0 WHERE content = 'deploy zzfresh'");
+      expect(scanRecent(db, ["zzfresh"], {}, 50)).toEqual([]);
+      expect(scanRecent(db, ["zzfresh"], {}, 50)).toEqual([]);
+      check();
+      db.close();
+    } finally {
+      api.close();
+    }
+  });
+});
