@@ -193,12 +193,7 @@ function symbolMatches(
     // Words in the query or its pieces (`#123`, `C++`, `.env`) narrow the archive through the word index;
     // a query of symbols alone is a scan.
     const all = ftsAllQuery(queryTerms(pieces.join(" ")).concat(words));
-    if (all)
-      rows.push(
-        ...windowRows(db, windowMatches(db, all, filter.session, SYMBOL_WINDOW), filter)
-          .map((r) => r.message)
-          .filter((m) => !m.recent),
-      );
+    if (all) rows.push(...windowRows(db, all, SYMBOL_WINDOW, { ...filter, recent: false }).map((r) => r.message));
     else rows.push(...scanArchive(db, needles, filter, limit * 5));
   }
   const out: [StoredMessage, number][] = [];
