@@ -247,42 +247,50 @@ export class MainScreen {
   }
 
   private askReset(): void {
-    const s = this.sessions.selected();
-    if (!s) return;
-    this.app.confirm({
-      title: `Reset session ${s.id}?`,
-      lines: [
+    this.askAboutSelected(
+      (s) => `Reset session ${s.id}?`,
+      (s) => [
         `Clears its history.json, its ${plural(s.messages, "archived message")} and its vectors.`,
         s.hasSummary ? "The rolling summary is kept." : "It has no summary.",
       ],
-      onYes: () => {
+      (s) => {
         const r = this.app.api.reset(s.id);
-        this.app.guardAsync(this.app.api.purgeDeleted()); // the vectors' old versions, in the background
-        this.app.reload();
-        this.syncHistory(true);
-        this.app.status.show(
-          `reset ${s.id}: removed ${plural(r.messagesRemoved, "message")}${s.hasSummary ? "; the summary was kept" : ""}`,
-          "ok",
-        );
+        return `reset ${s.id}: removed ${plural(r.messagesRemoved, "message")}${s.hasSummary ? "; the summary was kept" : ""}`;
       },
-    });
+    );
   }
 
   private askRemove(): void {
-    const s = this.sessions.selected();
-    if (!s) return;
-    this.app.confirm({
-      title: `Remove session ${s.id}?`,
-      lines: [
+    this.askAboutSelected(
+      (s) => `Remove session ${s.id}?`,
+      (s) => [
         `Deletes everything of it: ${plural(s.messages, "message")}${s.hasSummary ? ", its summary" : ""} and its vectors.`,
         "This cannot be undone. Error memory is not touched.",
       ],
-      onYes: () => {
+      (s) => {
         const r = this.app.api.remove(s.id);
-        this.app.guardAsync(this.app.api.purgeDeleted());
         this.focus = "list";
+        return `removed ${s.id} (${plural(r.messagesRemoved, "message")})`;
+      },
+    );
+  }
+
+  /** Confirm a deletion of the selected session; on yes run it, purge the vectors' old versions in the background, reload and report. */
+  private askAboutSelected(
+    title: (s: SessionInfo) => string,
+    lines: (s: SessionInfo) => string[],
+    act: (s: SessionInfo) => string,
+  ): void {
+    const s = this.sessions.selected();
+    if (!s) return;
+    this.app.confirm({
+      title: title(s),
+      lines: lines(s),
+      onYes: () => {
+        const done = act(s);
+        this.app.guardAsync(this.app.api.purgeDeleted());
         this.app.reload();
-        this.app.status.show(`removed ${s.id} (${plural(r.messagesRemoved, "message")})`, "ok");
+        this.app.status.show(done, "ok");
       },
     });
   }
