@@ -5,6 +5,7 @@
 // with the initialize replayed to it, and serves everything from there on.
 import type { PassThrough, Writable } from "node:stream";
 import type { MemoryApi } from "../app/api/memory-api.ts";
+import { describeError } from "../shared/describe-error.ts";
 import type { EarlyAnswers } from "./early-answers.ts";
 import { earlyAnswers } from "./early-answers.ts" with { type: "macro" };
 
@@ -87,7 +88,7 @@ export async function runMcpStdio(api: MemoryApi, version: string): Promise<numb
           maxBufferSize: MAX_LINE_BYTES,
         }),
         onerror: (err) => {
-          process.stderr.write(`memvoy mcp: ${err.message.split("\n")[0]}\n`);
+          process.stderr.write(`memvoy mcp: ${describeError(err)}\n`);
           // The transport gives up on a line over MAX_LINE_BYTES: end rather than hang.
           if (/ReadBuffer exceeded/.test(err.message)) void stop();
         },
@@ -100,7 +101,7 @@ export async function runMcpStdio(api: MemoryApi, version: string): Promise<numb
       if (ended) endInput();
     })();
     handOff.catch((err) => {
-      process.stderr.write(`memvoy mcp: ${err instanceof Error ? err.message : String(err)}\n`);
+      process.stderr.write(`memvoy mcp: ${describeError(err)}\n`);
       done.resolve(1);
     });
   };

@@ -11,7 +11,6 @@ import { newReport, type SourceReport } from "../../import/import-report.ts";
 import { importSource, type ImportOptions } from "../../import/run-import.ts";
 import { isSourceName, sourceByName, SOURCE_NAMES } from "../../import/source-registry.ts";
 import { CommandUsageError } from "../usage-errors.ts";
-import { UsageError } from "../../shared/errors.ts";
 import { isTimeRange, nowNs, parseTimeOrThrow, rangeStart } from "../../shared/time.ts";
 import { bool, num, str, type Parsed } from "../args.ts";
 import { openFromFlags, withMemory, type CommandSpec } from "../command.ts";
@@ -76,8 +75,20 @@ const spec: CommandSpec = {
       });
     const stdin = source === "jsonl" && fromStdin(paths);
     if (stdin) {
-      if (paths.length > 1) throw new UsageError("import jsonl: - (stdin) cannot be combined with other paths");
-      if (bool(p, "watch")) throw new UsageError("import jsonl: --watch reads files, not stdin");
+      if (paths.length > 1)
+        throw new CommandUsageError({
+          problem: "takes-no-argument",
+          command: "import jsonl",
+          argument: "other PATH",
+          why: "- reads stdin",
+        });
+      if (bool(p, "watch"))
+        throw new CommandUsageError({
+          problem: "flag-rule",
+          command: "import jsonl",
+          flag: "--watch",
+          rule: "used with files, not - (stdin)",
+        });
     } else if ((source === "jsonl" || source === "aider" || source === "chatgpt") && paths.length === 0) {
       const why = "it has no default location";
       throw new CommandUsageError({ problem: "needs-path", command: `import ${source}`, argument: "PATH", why });
