@@ -47,6 +47,29 @@ describe("daily token budget", () => {
     expect(text.stdout).toContain("budget spent");
   });
 
+  test("two processes summarizing at once still make one call with a budget of one call", async () => {
+    const home = tempHome();
+    writeFileSync(join(home, "config.toml"), "[summary]\ndaily_token_budget = 1\n");
+    const env = { ANTHROPIC_API_KEY: fake.apiKey, ANTHROPIC_BASE_URL: fake.url };
+    for (const s of ["p1", "p2"]) {
+      const jsonl = '{"role":"user","content":"which queue?"}\n{"role":"assistant","content":"Use SQS."}\n';
+      expect((await cli(["add", s], { home, stdin: jsonl })).code).toBe(0);
+    }
+    fake.reset();
+    // The answer is slow, so the second process asks while the first call is in flight.
+    fake.respond(() => ({
+      delayMs: 1500,
+      then: summaryStep({ key_decisions: ["Do: use SQS"], current_discussion: current("queue") }),
+    }));
+    const [a, b] = await Promise.all([
+      cli(["summarize", "p1"], { home, env }),
+      cli(["summarize", "p2"], { home, env }),
+    ]);
+    expect(fake.calls).toBe(1);
+    expect([a.code, b.code].sort()).toEqual([0, 1]);
+    expect(a.stdout + a.stderr + b.stdout + b.stderr).toContain("daily token budget is spent");
+  });
+
   test("the daemon's summary cron stops at the budget: one call, then the log and daemon status say so", async () => {
     const home = daemon.tempHome();
     writeFileSync(

@@ -4,6 +4,9 @@ import { LlmClient, llmSettings } from "../../llm/anthropic-client.ts";
 import type { LlmUsage } from "../../llm/llm-types.ts";
 import { insertUsage } from "../../storage/sqlite/usage-repo.ts";
 import { withWriteLock } from "../../storage/sqlite/write-lock.ts";
+import { join } from "node:path";
+import { ensureDir } from "../../shared/atomic-write.ts";
+import { tryLockFile } from "../../shared/file-lock.ts";
 import type { MemoryContext } from "../memory-context.ts";
 import { checkBudget } from "./token-budget.ts";
 
@@ -47,14 +50,22 @@ export function openLlm(ctx: MemoryContext, meter?: UsageMeter, onWarning?: (lin
 const lastCall = new WeakMap<object, Promise<unknown>>();
 
 /**
- * With a daily token budget, a home's calls in this process run one at a time, so each is checked against the
- * budget after the tokens of the one before it are counted (concurrent summaries cannot overshoot it together).
+ * With a daily token budget, a home's calls run one at a time, in this process and across processes (a flock on
+ * .store/llm-budget.lock), so each is checked against the budget after the tokens of the one before it are
+ * counted: concurrent summaries, a daemon and a `summarize` included, cannot overshoot it together.
  */
 function oneAtATime(ctx: MemoryContext, client: LlmClient): LlmClient {
   if (ctx.config.summary.daily_token_budget <= 0) return client;
   const complete = client.complete.bind(client);
   client.complete = (req) => {
-    const run = (lastCall.get(ctx.db) ?? Promise.resolve()).then(() => complete(req));
+    const run = (lastCall.get(ctx.db) ?? Promise.resolve()).then(async () => {
+      const release = await budgetTurn(ctx);
+      try {
+        return await complete(req);
+      } finally {
+        release();
+      }
+    });
     lastCall.set(
       ctx.db,
       run.catch(() => {}),
@@ -62,4 +73,15 @@ function oneAtATime(ctx: MemoryContext, client: LlmClient): LlmClient {
     return run;
   };
   return client;
+}
+
+/** The home's budget lock, waited for without blocking the event loop (an LLM call may hold it for minutes). */
+async function budgetTurn(ctx: MemoryContext): Promise<() => void> {
+  ensureDir(ctx.paths.store);
+  const path = join(ctx.paths.store, "llm-budget.lock");
+  for (let wait = 5; ; wait = Math.min(wait * 2, 200)) {
+    const release = tryLockFile(path);
+    if (release) return release;
+    await Bun.sleep(wait);
+  }
 }
