@@ -375,7 +375,8 @@ export class HomeMemory implements MaintenanceApi {
   }
 }
 
-function checkSearchOptions(o: SearchOptions): SearchOptions {
+/** The search options checked as every front-end checks them (one clear InputError naming the option). */
+export function checkSearchOptions(o: SearchOptions): SearchOptions {
   if (typeof o.query !== "string" || o.query.trim() === "") throw new InvalidSearchOptionError({ option: "query" });
   if (o.session !== undefined) assertSessionId(o.session);
   if (o.range !== undefined && !isTimeRange(o.range))

@@ -1,0 +1,59 @@
+// Shared mode: a home whose config names an archive URL ([archive] url or MEMVOY_ARCHIVE_URL) keeps its
+// memory in PostgreSQL (the source of truth) and its vectors in the shared store; its files are caches.
+import { hostname } from "node:os";
+import { homePaths, resolveHome } from "../../config/home.ts";
+import { loadConfig } from "../../config/load.ts";
+import type { Config } from "../../config/schema.ts";
+import { ensureDir } from "../../shared/atomic-write.ts";
+import { namedError } from "../../shared/errors.ts";
+import { nowNs } from "../../shared/time.ts";
+import { vectorLocation } from "../../storage/ports/vector-location.ts";
+import { SharedHome } from "./shared-home.ts";
+import { SharedVectors } from "./shared-vectors.ts";
+
+export interface SharedOpenOptions {
+  home?: string;
+  env?: Record<string, string | undefined>;
+  /** A validated config to use instead of config.toml. */
+  config?: Config;
+  now?: () => bigint;
+}
+
+/** A shared archive with vectors in the home: each host would hold a different part of them. */
+export const SharedVectorsMissingError = namedError<{ home: string }>(
+  "SharedVectorsMissingError",
+  "input",
+  () =>
+    'the archive is shared ([archive] url) but the vectors are not: set [vectors] uri = "s3://bucket/prefix" in config.toml, so that every host sees the same vectors',
+);
+
+/** A command that does not run on a shared archive yet (it would read or write this host's files only). */
+export const NotInSharedModeError = namedError<{ command: string }>(
+  "NotInSharedModeError",
+  "usage",
+  (d) =>
+    `${d.command} does not run on a shared archive yet ([archive] url or MEMVOY_ARCHIVE_URL is set); see docs/many-machines.md for what does`,
+);
+
+/** The configured archive URL, or undefined for the embedded home. Config errors throw (exit 2). */
+export function sharedArchiveUrl(o: Pick<SharedOpenOptions, "home" | "env" | "config"> = {}): string | undefined {
+  const env = o.env ?? process.env;
+  const config = o.config ?? loadConfig(homePaths(resolveHome(o.home, env)).config, env);
+  return config.archive.url.trim() || undefined;
+}
+
+export async function openSharedHome(o: SharedOpenOptions = {}): Promise<SharedHome> {
+  const env = o.env ?? process.env;
+  const paths = homePaths(resolveHome(o.home, env));
+  const config = o.config ?? loadConfig(paths.config, env);
+  const url = config.archive.url.trim();
+  if (!config.vectors.uri) throw new SharedVectorsMissingError({ home: paths.home });
+  vectorLocation(config.vectors, paths.lance, env); // keys missing from the environment: exit 2 now
+  ensureDir(paths.home);
+  ensureDir(paths.sessions);
+  const { openPgSharedArchive } = await import("../../storage/postgres/pg-shared-archive.ts");
+  const archive = await openPgSharedArchive(url, { env });
+  const holder = `${hostname()}:${process.pid}`;
+  const vectors = new SharedVectors(paths, config, archive, holder, env);
+  return new SharedHome({ paths, config, archive, vectors, now: o.now ?? nowNs, env, holder });
+}
