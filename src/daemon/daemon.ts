@@ -99,7 +99,7 @@ export async function runDaemon(o: DaemonOptions): Promise<number> {
 
   let api: HomeMemory;
   try {
-    api = openMemory({ home: paths.home, config: info.config, env, drain: "off" });
+    api = openMemory({ home: paths.home, config: info.config, env, drain: "off", command: "the daemon" });
   } catch (err) {
     log.error("daemon.start_failed", { error: log.scrub(describeError(err)) });
     log.close();

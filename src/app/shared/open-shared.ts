@@ -5,10 +5,12 @@ import { homePaths, resolveHome } from "../../config/home.ts";
 import { loadConfig } from "../../config/load.ts";
 import type { Config } from "../../config/schema.ts";
 import { ensureDir } from "../../shared/atomic-write.ts";
-import { namedError } from "../../shared/errors.ts";
 import { nowNs } from "../../shared/time.ts";
 import { vectorLocation } from "../../storage/ports/vector-location.ts";
 import { SharedHome } from "./shared-home.ts";
+import { SharedVectorsMissingError } from "./shared-mode-errors.ts";
+
+export { NotInSharedModeError } from "./shared-mode-errors.ts";
 import { SharedVectors } from "./shared-vectors.ts";
 
 export interface SharedOpenOptions {
@@ -18,22 +20,6 @@ export interface SharedOpenOptions {
   config?: Config;
   now?: () => bigint;
 }
-
-/** A shared archive with vectors in the home: each host would hold a different part of them. */
-export const SharedVectorsMissingError = namedError<{ home: string }>(
-  "SharedVectorsMissingError",
-  "input",
-  () =>
-    'the archive is shared ([archive] url) but the vectors are not: set [vectors] uri = "s3://bucket/prefix" in config.toml, so that every host sees the same vectors',
-);
-
-/** A command that does not run on a shared archive yet (it would read or write this host's files only). */
-export const NotInSharedModeError = namedError<{ command: string }>(
-  "NotInSharedModeError",
-  "usage",
-  (d) =>
-    `${d.command} does not run on a shared archive yet ([archive] url or MEMVOY_ARCHIVE_URL is set); see docs/many-machines.md for what does`,
-);
 
 /** The configured archive URL, or undefined for the embedded home. Config errors throw (exit 2). */
 export function sharedArchiveUrl(o: Pick<SharedOpenOptions, "home" | "env" | "config"> = {}): string | undefined {

@@ -22,6 +22,7 @@ import { refuseSessionSymlinks } from "../../storage/history/no-symlink.ts";
 import type { NewMessage as ArchiveRecord } from "../../storage/ports/archive-port.ts";
 import { idTombstoneHash, keyTombstoneHash } from "../../storage/ports/tombstone-hash.ts";
 import type { SearchOptions, SearchResult } from "../../search/search-types.ts";
+import type { HomeInfo } from "../maintenance-api.ts";
 import { toNewMessage, type WireMessageInput } from "../wire-input.ts";
 import { refreshSessionCache } from "./session-cache.ts";
 import type { SharedContext } from "./shared-context.ts";
@@ -39,6 +40,21 @@ export class SharedHome {
 
   get home(): string {
     return this.ctx.paths.home;
+  }
+
+  /** What front-ends show or check about the home (as HomeMemory.info()). */
+  info(): HomeInfo {
+    const e = this.ctx.config.embedder;
+    return {
+      home: this.ctx.paths.home,
+      embedder: e.provider + (e.model ? `:${e.model}` : ""),
+      maxMessageBytes: this.ctx.config.limits.max_message_bytes,
+    };
+  }
+
+  /** Whether the archive holds a summary of the session. */
+  async hasSummary(session: string): Promise<boolean> {
+    return (await this.ctx.archive.getSummaryState(assertSessionId(session))) !== undefined;
   }
 
   #locked<T>(session: string, fn: () => Promise<T>): Promise<T> {
