@@ -64,7 +64,8 @@ describe("four hosts on one shared archive", () => {
     for (const v of views.slice(1)) expect(v.stdout).toBe(views[0]!.stdout);
 
     // Each host's history.json is a cache: after `context` on it, it holds the archive's recent tier.
-    for (const home of homes) expect((await cli(["context", "team", "--json"], { home, env })).code).toBe(0);
+    const contexts = await Promise.all(homes.map((home) => cli(["context", "team", "--json"], { home, env })));
+    for (const c of contexts) expect(c.code).toBe(0);
     const caches = homes.map((h) => readFileSync(join(h, "sessions", "team", "history.json"), "utf8"));
     for (const c of caches.slice(1)) expect(c).toBe(caches[0]!);
     const recent = first.messages.filter((m) => m.tier === "recent").map((m) => m.id);

@@ -181,15 +181,33 @@ export class SharedErrors {
     const now = this.ctx.now();
     const row = await this.#resolve(idPrefix, now);
     await this.ctx.archive.deleteErrors([row], now);
+    return { removed: toErrorRecord(row), notes: await this.#applyVectorDeletes() };
+  }
+
+  /** Delete every expired record, then the vectors of removed records. */
+  async sweep(): Promise<{ removed: number; notes: string[] }> {
+    const now = this.ctx.now();
+    let removed = 0;
+    for (;;) {
+      const expired = await this.ctx.archive.expiredErrors(now, 1000);
+      await this.ctx.archive.deleteErrors(expired, now);
+      removed += expired.length;
+      if (expired.length < 1000) break;
+    }
+    return { removed, notes: await this.#applyVectorDeletes() };
+  }
+
+  async #applyVectorDeletes(): Promise<string[]> {
     const notes: string[] = [];
     try {
       const ids = await this.ctx.archive.pendingErrorVectorDeletes(100_000);
+      if (ids.length === 0) return notes;
       const embedder = await this.ctx.vectors.embedder();
       await (await this.ctx.vectors.errorStore()).deleteIds(ids, [embedder.id]);
       await this.ctx.archive.clearErrorVectorDeletes(ids);
     } catch (err) {
       notes.push(`vectors of removed records stay until the next removal: ${describeError(err)}`);
     }
-    return { removed: toErrorRecord(row), notes };
+    return notes;
   }
 }

@@ -77,7 +77,10 @@ export class SharedHome {
   }
 
   /** Rewrite this host's files of the session from the archive (call under the session's lock). */
-  async #refresh(session: string, recent?: readonly StoredMessage[]): Promise<void> {
+  async #refresh(
+    session: string,
+    recent?: readonly StoredMessage[] | Promise<readonly StoredMessage[]>,
+  ): Promise<void> {
     const { archive } = this.ctx;
     const [exists, list, summary] = await Promise.all([
       this.#exists(session),
@@ -103,10 +106,10 @@ export class SharedHome {
     return this.#locked(session, async () => {
       const now = this.ctx.now();
       const keys = inputs.flatMap((m) => (m.idempotencyKey !== undefined ? [m.idempotencyKey] : []));
-      const stored = await archive.messagesByIdempotencyKey(session, keys);
-      const fresh = keys.filter((k) => !stored.has(k));
-      const gone = await archive.tombstoned(fresh.map((k) => keyTombstoneHash(session, k)));
-      const removed = new Set(fresh.filter((k) => gone.has(keyTombstoneHash(session, k))));
+      // A key whose message was removed since is not brought back (a removed key is never stored again);
+      // a key still stored gives its stored message (appendMessages).
+      const gone = keys.length ? await archive.tombstoned(keys.map((k) => keyTombstoneHash(session, k))) : new Set();
+      const removed = new Set(keys.filter((k) => gone.has(keyTombstoneHash(session, k))));
       const records: ArchiveRecord[] = [];
       for (const m of inputs) {
         if (m.idempotencyKey !== undefined && removed.has(m.idempotencyKey)) continue;
@@ -116,8 +119,12 @@ export class SharedHome {
         records.push(r);
       }
       const appended = await archive.appendMessages(session, records, { now });
-      const { recent, cut, note } = await this.#compact(session, now);
-      await this.#refresh(session, recent);
+      const compaction = this.#compact(session, now);
+      await this.#refresh(
+        session,
+        compaction.then((c) => c.recent),
+      );
+      const { cut, note } = await compaction;
       const out: { ids: string[]; duplicates: number; compacted: number; compactionNote?: string } = {
         ids: appended.map((a) => a.message.id),
         duplicates: inputs.length - appended.filter((a) => a.added).length,
@@ -281,9 +288,14 @@ export class SharedHome {
     await this.ctx.vectors.drain(this.ctx.now, 0);
   }
 
-  /** Embed what is queued now (a search does this first; the library also after a write). */
+  /** Nothing runs in the background of this process: a search embeds what is queued first, the daemon the rest. */
   async flushEmbeddings(): Promise<unknown> {
     return undefined;
+  }
+
+  /** Embed queued messages now, unless another process holds the drain lease; returns how many. */
+  drainEmbeddings(): Promise<number> {
+    return this.ctx.vectors.drain(this.ctx.now);
   }
 
   recordError = (input: unknown) => this.errors.record(input);
