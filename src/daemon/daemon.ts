@@ -150,8 +150,7 @@ export async function runDaemon(o: DaemonOptions): Promise<number> {
   if (info.config.http.enabled) {
     try {
       // Shared mode searches in this process (its vectors are on object storage, not mapped from the home).
-      const semantic =
-        api instanceof SharedHome ? undefined : (input: SearchInput) => workers.run("search", input);
+      const semantic = api instanceof SharedHome ? undefined : (input: SearchInput) => workers.run("search", input);
       http = startDaemonHttp(api, info.config, paths.httpFile, o.version, log, semantic);
       state.http = http.url;
     } catch (err) {

@@ -37,21 +37,27 @@ export class SharedErrors {
       const existing = await archive.errorBySignature(fields.tool, fields.signature);
       if (existing && existing.expiresAt > now) {
         const changed = existing.error !== fields.error;
-        return { row: await archive.mergeError(existing.seq, mergedFields(existing, fields), now, expiresAt, changed), merged: true };
+        return {
+          row: await archive.mergeError(existing.seq, mergedFields(existing, fields), now, expiresAt, changed),
+          merged: true,
+        };
       }
       if (existing) await archive.deleteErrors([existing], now);
       return { row: await archive.insertError(await this.#freeId(), fields, now, expiresAt), merged: false };
     });
-    const notes: string[] = [];
-    let embeddedBy = row.embeddedBy;
-    if (embeddedBy === null) {
-      try {
-        embeddedBy = await this.#embed([row], AbortSignal.timeout(EMBED_TIMEOUT_MS));
-      } catch (err) {
-        notes.push(`recorded without a vector for now (it is embedded at a later search): ${describeError(err)}`);
-      }
-    }
-    return { record: toErrorRecord({ ...row, embeddedBy }), merged, redacted: kinds, notes };
+    // A record whose text did not change keeps its vector; otherwise it is embedded now, best effort.
+    const embedded =
+      row.embeddedBy ??
+      (await this.#embed([row], AbortSignal.timeout(EMBED_TIMEOUT_MS)).catch((err: unknown) => err as Error));
+    const failed = embedded instanceof Error;
+    return {
+      record: toErrorRecord({ ...row, embeddedBy: failed ? null : embedded }),
+      merged,
+      redacted: kinds,
+      notes: failed
+        ? [`recorded without a vector for now (it is embedded at a later search): ${describeError(embedded)}`]
+        : [],
+    };
   }
 
   async #freeId(): Promise<string> {

@@ -22,7 +22,7 @@ import { refuseSessionSymlinks } from "../../storage/history/no-symlink.ts";
 import type { NewMessage as ArchiveRecord } from "../../storage/ports/archive-port.ts";
 import { idTombstoneHash, keyTombstoneHash } from "../../storage/ports/tombstone-hash.ts";
 import type { SearchOptions, SearchResult } from "../../search/search-types.ts";
-import type { HomeInfo } from "../maintenance-api.ts";
+import { homeInfo, type HomeInfo } from "../maintenance-api.ts";
 import { toNewMessage, type WireMessageInput } from "../wire-input.ts";
 import { refreshSessionCache } from "./session-cache.ts";
 import type { SharedContext } from "./shared-context.ts";
@@ -36,21 +36,13 @@ export class SharedHome {
 
   constructor(readonly ctx: SharedContext) {
     this.errors = new SharedErrors(ctx);
+    this.home = ctx.paths.home;
+    this.info = () => homeInfo(ctx.paths.home, ctx.config);
   }
 
-  get home(): string {
-    return this.ctx.paths.home;
-  }
-
-  /** What front-ends show or check about the home (as HomeMemory.info()). */
-  info(): HomeInfo {
-    const e = this.ctx.config.embedder;
-    return {
-      home: this.ctx.paths.home,
-      embedder: e.provider + (e.model ? `:${e.model}` : ""),
-      maxMessageBytes: this.ctx.config.limits.max_message_bytes,
-    };
-  }
+  /** The home folder (its files are caches here) and what front-ends show of it, as HomeMemory has them. */
+  readonly home: string;
+  readonly info: () => HomeInfo;
 
   /** Whether the archive holds a summary of the session. */
   async hasSummary(session: string): Promise<boolean> {
@@ -187,7 +179,9 @@ export class SharedHome {
     const [anchor] = await archive.messagesById([id]);
     if (!anchor) throw new UnknownMessageError({ id, where: this.describe() });
     const [earlier, later] = await Promise.all([
-      before > 0 ? archive.listMessages(anchor.session, { beforeSeq: anchor.seq, newestFirst: true, limit: before }) : [],
+      before > 0
+        ? archive.listMessages(anchor.session, { beforeSeq: anchor.seq, newestFirst: true, limit: before })
+        : [],
       after > 0 ? archive.listMessages(anchor.session, { afterSeq: anchor.seq, limit: after }) : [],
     ]);
     return { anchor, messages: [...earlier.reverse(), anchor, ...later] };

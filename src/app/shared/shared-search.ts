@@ -10,7 +10,13 @@ import { reciprocalRankFusion } from "../../search/fusion.ts";
 import { HYBRID } from "../../search/hybrid.ts";
 import { queryTerms } from "../../search/query-terms.ts";
 import { backgroundVectors, calibrate, calibratedScore, defaultMinScore } from "../../search/relevance.ts";
-import { scopeFilter, type SearchHit, type SearchOptions, type SearchResult, type TierScope } from "../../search/search-types.ts";
+import {
+  scopeFilter,
+  type SearchHit,
+  type SearchOptions,
+  type SearchResult,
+  type TierScope,
+} from "../../search/search-types.ts";
 import { semanticEmptyReason, statusNotes } from "../../search/semantic.ts";
 import { makeSnippet } from "../../search/snippet.ts";
 import { holdsSymbols, querySymbols } from "../../search/symbols.ts";
@@ -72,7 +78,10 @@ export async function sharedSearch(
     if (byKeyword.has(h.message.id)) h.foundBy.push(h.source);
     if (bySemantic.has(h.message.id)) h.foundBy.push("semantic");
   }
-  await expand(ctx, hits.filter((h) => h.message.recent));
+  await expand(
+    ctx,
+    hits.filter((h) => h.message.recent),
+  );
   const result: SearchResult = { hits, notIndexed: sem.notIndexed, reindexNeeded: false, notes: sem.notes };
   if (hits.length === 0) result.emptyReason = "no message holds the query's terms and nothing is semantically close";
   return result;
@@ -83,7 +92,13 @@ function asHits(query: string, ranked: readonly Ranked[], source: (id: string) =
   return ranked.map((r, i): SearchHit => {
     const s = makeSnippet(r.message.content, terms);
     const from = source(r.message.id) ?? (r.message.recent ? "recent" : "archive");
-    const hit: SearchHit = { message: r.message, source: from, score: r.score, snippet: s.text, highlights: s.highlights };
+    const hit: SearchHit = {
+      message: r.message,
+      source: from,
+      score: r.score,
+      snippet: s.text,
+      highlights: s.highlights,
+    };
     if (from === "semantic") {
       hit.foundBy = ["semantic"];
       hit.rank = i + 1;

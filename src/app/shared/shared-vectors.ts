@@ -129,7 +129,6 @@ export class SharedVectors {
   }
 
   async close(): Promise<void> {
-    for (const p of [this.#messages.opened(), this.#errors.opened()])
-      (await p?.catch(() => undefined))?.close();
+    for (const p of [this.#messages.opened(), this.#errors.opened()]) (await p?.catch(() => undefined))?.close();
   }
 }

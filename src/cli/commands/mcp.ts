@@ -47,7 +47,8 @@ export async function run(argv: readonly string[]): Promise<number> {
       import("../../app/shared/open-shared.ts"),
     ]);
     // With an archive URL configured, the tools run on the shared memory.
-    if (shared.sharedArchiveUrl({ home }) !== undefined) return new LocalMemoryApi(await shared.openSharedHome({ home }));
+    if (shared.sharedArchiveUrl({ home }) !== undefined)
+      return new LocalMemoryApi(await shared.openSharedHome({ home }));
     return new LocalMemoryApi(openMemory({ home, drain: "detached" }));
   });
   const { runMcpStdio } = await import("../../mcp/mcp-stdio.ts");

@@ -39,11 +39,11 @@ export function run(argv: readonly string[]): Promise<number> {
     const source = str(p, "source");
     const project = str(p, "project")?.replace(/\/+$/, "");
     const list = (await api.sessions()).filter(
-        (s) =>
-          (source === undefined || s.source === source) &&
-          (project === undefined ||
-            (s.project !== undefined && (s.project === project || s.project.startsWith(`${project}/`)))),
-      );
+      (s) =>
+        (source === undefined || s.source === source) &&
+        (project === undefined ||
+          (s.project !== undefined && (s.project === project || s.project.startsWith(`${project}/`)))),
+    );
     sortSessions(list, sort as "recent" | "name");
     if (bool(p, "json")) {
       printJson(list.map(sessionJson));
