@@ -20,7 +20,7 @@ describe("a daemon in shared mode", () => {
   afterAll(async () => {
     cleanup();
     await Promise.all([pg?.stop(), s3?.stop()]);
-  });
+  }, 60_000);
 
   contractCases("HTTP against a daemon on a shared archive", async () => {
     const home = tempHome();

@@ -21,7 +21,7 @@ describe("shared mode (PostgreSQL archive, vectors on S3)", () => {
   afterAll(async () => {
     await Promise.all([pg?.stop(), s3?.stop()]);
     removeTempDirs();
-  });
+  }, 60_000);
 
   contractCases("shared archive on PostgreSQL, vectors on S3 (openMemory)", async () => {
     const n = ++homes;

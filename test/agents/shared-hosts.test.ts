@@ -6,6 +6,8 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { cli, removeTempHomes, tempHome } from "../fixture/home.ts";
 import { processOutput } from "../fixture/process-output.ts";
+import { sdkStdio } from "./mcp-client.ts";
+import { entry } from "./support.ts";
 import { describePostgres, startPostgres, type PgServer } from "../fixture/postgres-server.ts";
 import { startS3Server, type S3Server } from "../fixture/s3-server.ts";
 
@@ -33,7 +35,7 @@ describe("four hosts on one shared archive", () => {
   afterAll(async () => {
     await Promise.all([pg?.stop(), s3?.stop()]);
     removeTempHomes();
-  });
+  }, 60_000);
 
   test(`${HOSTS} hosts x ${PER_HOST} messages to one session: none lost or duplicated, history --all identical everywhere`, async () => {
     const runs = homes.map((home, i) =>
@@ -74,6 +76,24 @@ describe("four hosts on one shared archive", () => {
     const sessions = await cli(["sessions", "--json"], { home: homes[3]!, env });
     expect(JSON.parse(sessions.stdout)).toMatchObject([{ id: "team", messages: HOSTS * PER_HOST }]);
   }, 600_000);
+
+  test("MCP in shared mode: what one host's server adds, another host's server reads", async () => {
+    const [a, b] = await Promise.all(
+      [homes[1]!, homes[2]!].map((home) => sdkStdio(["bun", entry, "mcp", "--home", home], env)),
+    );
+    try {
+      const added = await a!.client.callTool({
+        name: "add_messages",
+        arguments: { session: "mcp", messages: [{ role: "user", content: "written over MCP on host one" }] },
+      });
+      expect(added.isError).toBeUndefined();
+      const read = await b!.client.callTool({ name: "chat_history", arguments: { mode: "recent", session: "mcp" } });
+      expect(read.isError).toBeUndefined();
+      expect(JSON.stringify(read.structuredContent)).toContain("written over MCP on host one");
+    } finally {
+      await Promise.all([a?.close(), b?.close()]);
+    }
+  }, 120_000);
 
   test("a command that does not run in shared mode yet refuses with one line and exit 2, touching nothing", async () => {
     for (const args of [["stats"], ["doctor"], ["export", "team"], ["summarize", "team"]]) {

@@ -72,7 +72,7 @@ export class SharedVectors {
    */
   async drain(now: () => bigint, max = 5_000): Promise<number> {
     const turn = await leaseTurn(this.archive, {
-      job: "embed-drain",
+      job: "vector-write",
       session: "*",
       holder: this.holder,
       ttlMs: DRAIN_LEASE_MS,
