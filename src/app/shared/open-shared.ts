@@ -7,6 +7,7 @@ import type { Config } from "../../config/schema.ts";
 import { ensureDir } from "../../shared/atomic-write.ts";
 import { nowNs } from "../../shared/time.ts";
 import { vectorLocation } from "../../storage/ports/vector-location.ts";
+import { sessionLocks } from "./session-locks.ts";
 import { SharedHome } from "./shared-home.ts";
 import { SharedVectorsMissingError } from "./shared-mode-errors.ts";
 
@@ -41,5 +42,7 @@ export async function openSharedHome(o: SharedOpenOptions = {}): Promise<SharedH
   const archive = await openPgSharedArchive(url, { env });
   const holder = `${hostname()}:${process.pid}`;
   const vectors = new SharedVectors(paths, config, archive, holder, env);
-  return new SharedHome({ paths, config, archive, vectors, now: o.now ?? nowNs, env, holder });
+  // The pool holds 10 connections: a held session lock uses one, its work up to three more at once.
+  const withSessionLock = sessionLocks(archive, 2);
+  return new SharedHome({ paths, config, archive, vectors, now: o.now ?? nowNs, env, holder, withSessionLock });
 }

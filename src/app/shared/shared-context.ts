@@ -3,6 +3,7 @@
 import type { HomePaths } from "../../config/home.ts";
 import type { Config } from "../../config/schema.ts";
 import type { SharedArchivePort } from "../../storage/ports/shared-archive-port.ts";
+import type { WithSessionLock } from "./session-locks.ts";
 import type { SharedVectors } from "./shared-vectors.ts";
 
 export interface SharedContext {
@@ -15,4 +16,6 @@ export interface SharedContext {
   readonly env: Readonly<Record<string, string | undefined>>;
   /** Who this process is, as other holders of a lease see it (host and pid). */
   readonly holder: string;
+  /** The archive's session lock, a few at a time in this process (see session-locks.ts). */
+  readonly withSessionLock: WithSessionLock;
 }

@@ -31,7 +31,7 @@ export class SharedErrors {
   async record(raw: unknown): Promise<RecordErrorResult> {
     const { fields, kinds } = errorFieldsOf(raw);
     const { archive } = this.ctx;
-    const { row, merged } = await archive.withSessionLock(toolLock(fields.tool), async () => {
+    const { row, merged } = await this.ctx.withSessionLock(toolLock(fields.tool), async () => {
       const now = this.ctx.now();
       const expiresAt = now + errorTtlNs(this.ctx);
       const existing = await archive.errorBySignature(fields.tool, fields.signature);

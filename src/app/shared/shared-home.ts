@@ -50,7 +50,7 @@ export class SharedHome {
   }
 
   #locked<T>(session: string, fn: () => Promise<T>): Promise<T> {
-    return this.ctx.archive.withSessionLock(session, fn);
+    return this.ctx.withSessionLock(session, fn);
   }
 
   async #exists(session: string): Promise<boolean> {
