@@ -1,23 +1,41 @@
 // Word-level match of an error query against record texts with the builtin word vectors: each content
-// word of the query finds its closest word in the record (same stem = 1, else the cosine of their vectors),
-// weighted by rarity. It finds "access was refused" in "Permission denied" where averaged sentence vectors
-// drown two words among many.
+// word of the query finds its closest word in the record (same stem = 1, a stem that begins the other =
+// PREFIX, else the cosine of their vectors), weighted by rarity. It finds "access was refused" in
+// "Permission denied" where averaged sentence vectors drown two words among many. The error classes a text
+// names (error-concepts.ts) are words too, on both sides. The ranking score weighs each query word also by
+// how rare its matches are among the records searched (a soft idf), so the words every record of a tool
+// shares count less than the one that tells the records apart.
 import { loadWordVectors, type WordVectors } from "../../embed/builtin/word-vectors.ts";
 import { queryTerms } from "../../search/query-terms.ts";
 import { stemWord } from "../../shared/search-form.ts";
+import { errorConcepts, splitIdentifiers } from "./error-concepts.ts";
 import { GENERIC_ERROR_WORDS } from "./error-query.ts";
+import { toolWords } from "./tool-words.ts";
 
-/** Cosines below this count as unrelated words (tuned on the paraphrase set's dev part). */
+// Tuned on the paraphrase set's dev part.
+/** Cosines below this count as unrelated words. */
 const FLOOR = 0.4;
 const POWER = 3;
 const PAIR_BONUS = 0.15;
+/** How well a stem that begins another ("exec", "executable"; "host", "hostname") matches it, from PREFIX_MIN characters. */
+const PREFIX = 0.8;
+const PREFIX_MIN = 4;
+/** Rarity weight of an error class named (an ordinary word weighs at most 1). */
+const CONCEPT_WEIGHT = 2;
 const SIF = 3e-4;
 const ZIPF_NORM = Math.log(341_479) + 0.5772;
 
-interface Word {
+export interface Word {
   stem: string;
   vec?: Float32Array;
   weight: number;
+}
+
+export interface WordScore {
+  /** Share of the query's word weight the record covers, in [0, 1] (plus the adjacent-pair bonus). */
+  cover: number;
+  /** The same with each query word's weight times its rarity among the records searched: the ranking score. */
+  rank: number;
 }
 
 export class WordMatcher {
@@ -28,7 +46,22 @@ export class WordMatcher {
     return new WordMatcher(await loadWordVectors());
   }
 
+  /** The content words of a query, and the error classes it names. */
   words(text: string): Word[] {
+    const split = splitIdentifiers(text);
+    return [...this.#plain(split), ...concepts(split)];
+  }
+
+  /** A record's words: its error text, cause, fix and keywords, the words about its tool, and the error classes its own text names. */
+  recordWords(tool: string, error: string, other: string): Word[] {
+    const text = splitIdentifiers(`${error}\n${other}`);
+    const seen = new Set<string>();
+    return [...this.#plain(text), ...this.#plain(toolWords(tool)), ...concepts(text)].filter(
+      (w) => !seen.has(w.stem) && seen.add(w.stem),
+    );
+  }
+
+  #plain(text: string): Word[] {
     const out: Word[] = [];
     const seen = new Set<string>();
     for (const t of queryTerms(`${text} `)) {
@@ -70,19 +103,10 @@ export class WordMatcher {
     return x;
   }
 
-  /**
-   * Share of the query's word weight that the document covers, in [0, 1]; each pair of query words that
-   * stands side by side in the document too ("too many clients") adds PAIR_BONUS.
-   */
-  score(query: readonly Word[], doc: readonly Word[]): number {
-    return Math.min(1, this.cover(query, doc) + PAIR_BONUS * sharedPairs(query, doc));
-  }
-
-  cover(query: readonly Word[], doc: readonly Word[]): number {
-    let num = 0;
-    let den = 0;
-    for (const q of query) {
-      den += q.weight;
+  /** How well each query word is met in the document, in [0, 1] (0 below the floor). */
+  matches(query: readonly Word[], doc: readonly Word[]): Float64Array {
+    const out = new Float64Array(query.length);
+    query.forEach((q, qi) => {
       let best = 0;
       for (const d of doc) {
         let s = 0;
@@ -90,13 +114,56 @@ export class WordMatcher {
         else if (q.vec && d.vec) {
           for (let i = 0; i < q.vec.length; i++) s += q.vec[i]! * d.vec[i]!;
         }
+        if (s < PREFIX && isPrefixPair(q.stem, d.stem)) s = PREFIX;
         if (s > best) best = s;
         if (best === 1) break;
       }
-      num += q.weight * Math.max(0, (best - FLOOR) / (1 - FLOOR)) ** POWER;
-    }
-    return den > 0 ? num / den : 0;
+      out[qi] = Math.max(0, (best - FLOOR) / (1 - FLOOR)) ** POWER;
+    });
+    return out;
   }
+
+  /**
+   * Scores of every document for the query. Each pair of query words that stands side by side in the
+   * document too ("too many clients") adds PAIR_BONUS to both scores.
+   */
+  scoreAll(query: readonly Word[], docs: readonly (readonly Word[])[]): WordScore[] {
+    const m = docs.map((d) => this.matches(query, d));
+    const n = docs.length;
+    let den = 0;
+    let rankDen = 0;
+    const idf = query.map((q, qi) => {
+      let df = 0;
+      for (const row of m) df += row[qi]!;
+      const w = Math.log(1 + (n - df + 0.5) / (df + 0.5));
+      den += q.weight;
+      rankDen += q.weight * w;
+      return w;
+    });
+    return docs.map((d, di) => {
+      const row = m[di]!;
+      let num = 0;
+      let rank = 0;
+      query.forEach((q, qi) => {
+        num += q.weight * row[qi]!;
+        rank += q.weight * idf[qi]! * row[qi]!;
+      });
+      const bonus = PAIR_BONUS * sharedPairs(query, d);
+      return {
+        cover: den > 0 ? Math.min(1, num / den + bonus) : 0,
+        rank: rankDen > 0 ? Math.min(1, rank / rankDen + bonus) : 0,
+      };
+    });
+  }
+}
+
+function concepts(text: string): Word[] {
+  return errorConcepts(text).map((c) => ({ stem: `#${c}`, weight: CONCEPT_WEIGHT }));
+}
+
+function isPrefixPair(a: string, b: string): boolean {
+  if (a.length < PREFIX_MIN || b.length < PREFIX_MIN || a[0] === "#" || b[0] === "#") return false;
+  return a.length < b.length ? b.startsWith(a) : a.startsWith(b);
 }
 
 /** How many of the query's adjacent word pairs are adjacent in the document (at most 2). */
@@ -105,7 +172,8 @@ function sharedPairs(query: readonly Word[], doc: readonly Word[]): number {
   const pairs = new Set<string>();
   for (let i = 1; i < doc.length; i++) pairs.add(`${doc[i - 1]!.stem} ${doc[i]!.stem}`);
   let n = 0;
-  for (let i = 1; i < query.length; i++) if (pairs.has(`${query[i - 1]!.stem} ${query[i]!.stem}`)) n++;
+  for (let i = 1; i < query.length; i++)
+    if (query[i]!.stem[0] !== "#" && pairs.has(`${query[i - 1]!.stem} ${query[i]!.stem}`)) n++;
   return Math.min(2, n);
 }
 
