@@ -5,8 +5,9 @@
 const CONCEPTS: [name: string, pattern: RegExp][] = [
   [
     "permission",
-    /\b(permission|permissions|permitted|denied|forbidden|eacces|eperm|not allowed|privileges?|prohibited|403|unauthorized operation|access)\b/,
+    /\b(permission|permissions|permitted|denied|forbidden|eacces|eperm|not allowed|privileges?|prohibited|403|unauthorized operation|access|chmod|chown)\b/,
   ],
+  ["execute", /\b(exec|execs|execv\w*|execut\w*|spawn\w*|chmod x)\b/],
   [
     "credentials",
     /\b(authenticat\w*|credentials?|login|log in|logged in|passwords?|passphrase|unauthorized|401|tokens?|sign in|sso)\b/,
@@ -78,10 +79,69 @@ export function splitIdentifiers(text: string): string {
   });
 }
 
+/** What a file's extension says it is, in words ("deploy.sh" is a shell script). */
+const EXTENSIONS: Record<string, string> = {
+  sh: "shell script",
+  bash: "shell script",
+  zsh: "shell script",
+  ps1: "powershell script",
+  py: "python script",
+  rb: "ruby script",
+  pl: "perl script",
+  js: "javascript file",
+  mjs: "javascript file",
+  cjs: "javascript file",
+  ts: "typescript file",
+  go: "go source file",
+  rs: "rust source file",
+  java: "java source file",
+  c: "c source file",
+  cc: "c++ source file",
+  cpp: "c++ source file",
+  h: "c header file",
+  hpp: "c++ header file",
+  o: "object file",
+  so: "shared library",
+  a: "static library",
+  dll: "shared library",
+  json: "json config file",
+  yaml: "yaml config file",
+  yml: "yaml config file",
+  toml: "toml config file",
+  ini: "config file",
+  conf: "config file",
+  cfg: "config file",
+  env: "environment file",
+  lock: "lock file",
+  log: "log file",
+  sql: "sql file",
+  md: "markdown document",
+  txt: "text file",
+  csv: "csv data file",
+  zip: "archive",
+  gz: "compressed archive",
+  tar: "archive",
+  pem: "certificate key file",
+  crt: "certificate file",
+  key: "key file",
+  whl: "python wheel package",
+  jar: "java archive",
+  service: "systemd unit",
+};
+
+/** File names in `text` followed by what their extensions say they are. */
+export function describeFileNames(text: string): string {
+  return text.replace(/[\w-]*\.([A-Za-z][A-Za-z0-9]{0,4})\b/g, (m, ext: string) => {
+    const words = EXTENSIONS[ext.toLowerCase()];
+    return words ? `${m} (${words})` : m;
+  });
+}
+
 /** The error classes `text` names. */
 export function errorConcepts(text: string): string[] {
   const s = ` ${text
     .toLowerCase()
+    .replace(/\+x\b/g, "x")
     .replace(/[^\p{L}\p{N}\\]+/gu, " ")
     .replace(/\s+/g, " ")} `;
   const out: string[] = [];

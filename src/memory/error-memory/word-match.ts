@@ -8,7 +8,7 @@
 import { loadWordVectors, type WordVectors } from "../../embed/builtin/word-vectors.ts";
 import { queryTerms } from "../../search/query-terms.ts";
 import { stemWord } from "../../shared/search-form.ts";
-import { errorConcepts, splitIdentifiers } from "./error-concepts.ts";
+import { describeFileNames, errorConcepts, splitIdentifiers } from "./error-concepts.ts";
 import { GENERIC_ERROR_WORDS } from "./error-query.ts";
 import { toolWords } from "./tool-words.ts";
 
@@ -48,13 +48,13 @@ export class WordMatcher {
 
   /** The content words of a query, and the error classes it names. */
   words(text: string): Word[] {
-    const split = splitIdentifiers(text);
+    const split = splitIdentifiers(describeFileNames(text));
     return [...this.#plain(split), ...concepts(split)];
   }
 
   /** A record's words: its error text, cause, fix and keywords, the words about its tool, and the error classes its own text names. */
   recordWords(tool: string, error: string, other: string): Word[] {
-    const text = splitIdentifiers(`${error}\n${other}`);
+    const text = splitIdentifiers(describeFileNames(`${error}\n${other}`));
     const seen = new Set<string>();
     return [...this.#plain(text), ...this.#plain(toolWords(tool)), ...concepts(text)].filter(
       (w) => !seen.has(w.stem) && seen.add(w.stem),
