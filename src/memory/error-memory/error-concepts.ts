@@ -28,7 +28,7 @@ const CONCEPTS: [name: string, pattern: RegExp][] = [
   ],
   [
     "refused",
-    /\b(connection refused|econnrefused|failed to connect|could not connect|cannot connect|can t connect|not listening|nothing (is )?listening|unreachable)\b/,
+    /\b(connection refused|econnrefused|failed to connect|could not connect|cannot connect|can t connect|not listening|(nothing|nobody|no one) (is )?(listening|answers|answering|responds|responding)|unreachable)\b/,
   ],
   ["dropped", /\b(reset by peer|econnreset|broken pipe|disconnect\w*|closed by remote|connection closed|drops?|dropped)\b/],
   [
@@ -62,6 +62,17 @@ const CONCEPTS: [name: string, pattern: RegExp][] = [
   ["concurrency", /\b(race|data race|concurrent\w*|deadlock|simultaneous\w*|at (the same time|once))\b/],
   ["line endings", /\b(crlf|carriage returns?|line endings?|dos2unix|\\r)/],
   ["conflict", /\b(conflicts?|conflicting|diverged|divergent|non fast forward)\b/],
+  ["expired", /\b(expired?|expires|expiry|expiration|stale|no longer valid)\b/],
+  ["table", /\b(tables?|relations?|columns?|schemas?|rows?)\b/],
+  ["region", /\b(regions?|availability zones?|datacenters?|data centers?|data centres?)\b/],
+  ["reference", /\b(borrow|borrows|borrowed|borrowing|references?|pointers?)\b/],
+  ["mutability", /\b(mutable|immutable|mutate|mutates|mutating|mutation|read only|readonly)\b/],
+  // Names of common systems and the words their errors show instead.
+  ["postgres", /\b(postgres\w*|psql|pg|pg \w+|libpq\w*|psycopg\w*)\b/],
+  ["kubernetes", /\b(kubernetes|k8s|kubectl|kubelet|pods?)\b/],
+  ["python", /\b(python\d*|pip\d*|pypi|venv|virtualenv|wheel)\b/],
+  ["node", /\b(node|nodejs|npm|npx|node modules|javascript|yarn|pnpm)\b/],
+  ["rust", /\b(rust|rustc|rustup|cargo|crates?)\b/],
 ];
 
 /**

@@ -52,11 +52,15 @@ export class WordMatcher {
     return [...this.#plain(split), ...concepts(split)];
   }
 
-  /** A record's words: its error text, cause, fix and keywords, the words about its tool, and the error classes its own text names. */
+  /**
+   * A record's words: its error text, cause, fix and keywords, the words about its tool, and the error
+   * classes its own text and its tool's name say (not the words about the tool: "compile" for make
+   * would give every make error the compiler's class).
+   */
   recordWords(tool: string, error: string, other: string): Word[] {
     const text = splitIdentifiers(describeFileNames(`${error}\n${other}`));
     const seen = new Set<string>();
-    return [...this.#plain(text), ...this.#plain(toolWords(tool)), ...concepts(text)].filter(
+    return [...this.#plain(text), ...this.#plain(toolWords(tool)), ...concepts(`${tool}\n${text}`)].filter(
       (w) => !seen.has(w.stem) && seen.add(w.stem),
     );
   }
