@@ -1,6 +1,6 @@
 // Word-level match of an error query against record texts with the builtin word vectors: each content
 // word of the query finds its closest word in the record (same stem = 1, a stem that begins the other =
-// PREFIX, else the cosine of their vectors), weighted by rarity. It finds "access was refused" in
+// PREFIX, a word of an error class the record names = SYNONYM, else the cosine of their vectors), weighted by rarity. It finds "access was refused" in
 // "Permission denied" where averaged sentence vectors drown two words among many. The error classes a text
 // names (error-concepts.ts) are words too, on both sides. The ranking score weighs each query word also by
 // how rare its matches are among the records searched (a soft idf), so the words every record of a tool
@@ -16,10 +16,12 @@ import { toolWords } from "./tool-words.ts";
 /** Cosines below this count as unrelated words. */
 const FLOOR = 0.4;
 const POWER = 3;
-const PAIR_BONUS = 0.15;
+const PAIR_BONUS = 0.05;
 /** How well a stem that begins another ("exec", "executable"; "host", "hostname") matches it, from PREFIX_MIN characters. */
 const PREFIX = 0.8;
 const PREFIX_MIN = 4;
+/** How well a query word meets a record that names the error class the word names ("ram" and "out of memory"). */
+const SYNONYM = 0.9;
 /** Rarity weight of an error class named (an ordinary word weighs at most 1). */
 const CONCEPT_WEIGHT = 2;
 const SIF = 3e-4;
@@ -29,6 +31,8 @@ export interface Word {
   stem: string;
   vec?: Float32Array;
   weight: number;
+  /** The error classes this word names by itself ("#memory" for "ram"). */
+  concepts?: string[];
 }
 
 export interface WordScore {
@@ -101,6 +105,8 @@ export class WordMatcher {
       const p = 1 / (((row ?? this.wv.index.size) + 2) * ZIPF_NORM);
       x = { stem: stemWord(w), weight: SIF / (SIF + p) };
       if (row !== undefined) x.vec = this.#vecOf(row);
+      const named = errorConcepts(w);
+      if (named.length > 0) x.concepts = named.map((c) => `#${c}`);
       if (this.#cache.size > 50_000) this.#cache.clear();
       this.#cache.set(w, x);
     }
@@ -119,6 +125,7 @@ export class WordMatcher {
           for (let i = 0; i < q.vec.length; i++) s += q.vec[i]! * d.vec[i]!;
         }
         if (s < PREFIX && isPrefixPair(q.stem, d.stem)) s = PREFIX;
+        if (s < SYNONYM && q.concepts?.includes(d.stem)) s = SYNONYM;
         if (s > best) best = s;
         if (best === 1) break;
       }
