@@ -24,6 +24,8 @@ const PREFIX_MIN = 4;
 const SYNONYM = 0.9;
 /** Rarity weight of an error class named (an ordinary word weighs at most 1). */
 const CONCEPT_WEIGHT = 2;
+/** Records whose words are kept between searches (the word-level match reads at most 5000 per search). */
+const RECORD_CACHE = 10_000;
 const SIF = 3e-4;
 const ZIPF_NORM = Math.log(341_479) + 0.5772;
 
@@ -44,6 +46,8 @@ export interface WordScore {
 
 export class WordMatcher {
   readonly #cache = new Map<string, Word>();
+  /** The words of records seen, by their text (a search reads the same records again and again). */
+  readonly #records = new Map<number | bigint, Word[]>();
   private constructor(private readonly wv: WordVectors) {}
 
   static async create(): Promise<WordMatcher> {
@@ -62,11 +66,18 @@ export class WordMatcher {
    * would give every make error the compiler's class).
    */
   recordWords(tool: string, error: string, other: string): Word[] {
-    const text = splitIdentifiers(describeFileNames(`${error}\n${other}`));
-    const seen = new Set<string>();
-    return [...this.#plain(text), ...this.#plain(toolWords(tool)), ...concepts(`${tool}\n${text}`)].filter(
-      (w) => !seen.has(w.stem) && seen.add(w.stem),
-    );
+    const key = Bun.hash(`${tool}\0${error}\0${other}`);
+    let words = this.#records.get(key);
+    if (!words) {
+      const text = splitIdentifiers(describeFileNames(`${error}\n${other}`));
+      const seen = new Set<string>();
+      words = [...this.#plain(text), ...this.#plain(toolWords(tool)), ...concepts(`${tool}\n${text}`)].filter(
+        (w) => !seen.has(w.stem) && seen.add(w.stem),
+      );
+      if (this.#records.size >= RECORD_CACHE) this.#records.clear();
+      this.#records.set(key, words);
+    }
+    return words;
   }
 
   #plain(text: string): Word[] {
@@ -113,25 +124,23 @@ export class WordMatcher {
     return x;
   }
 
-  /** How well each query word is met in the document, in [0, 1] (0 below the floor). */
-  matches(query: readonly Word[], doc: readonly Word[]): Float64Array {
-    const out = new Float64Array(query.length);
-    query.forEach((q, qi) => {
-      let best = 0;
-      for (const d of doc) {
-        let s = 0;
-        if (q.stem === d.stem) s = 1;
-        else if (q.vec && d.vec) {
-          for (let i = 0; i < q.vec.length; i++) s += q.vec[i]! * d.vec[i]!;
-        }
-        if (s < PREFIX && isPrefixPair(q.stem, d.stem)) s = PREFIX;
-        if (s < SYNONYM && q.concepts?.includes(d.stem)) s = SYNONYM;
-        if (s > best) best = s;
-        if (best === 1) break;
+  /**
+   * How well each query word is met in the document, in [0, 1] (0 below the floor). `sims` keeps each
+   * document word's similarities to the query words across the documents of one search.
+   */
+  matches(query: readonly Word[], doc: readonly Word[], sims = new Map<Word, Float64Array>()): Float64Array {
+    const best = new Float64Array(query.length);
+    for (const d of doc) {
+      let row = sims.get(d);
+      if (!row) {
+        row = new Float64Array(query.length);
+        for (let qi = 0; qi < query.length; qi++) row[qi] = similarity(query[qi]!, d);
+        sims.set(d, row);
       }
-      out[qi] = Math.max(0, (best - FLOOR) / (1 - FLOOR)) ** POWER;
-    });
-    return out;
+      for (let qi = 0; qi < query.length; qi++) if (row[qi]! > best[qi]!) best[qi] = row[qi]!;
+    }
+    for (let qi = 0; qi < query.length; qi++) best[qi] = Math.max(0, (best[qi]! - FLOOR) / (1 - FLOOR)) ** POWER;
+    return best;
   }
 
   /**
@@ -139,7 +148,8 @@ export class WordMatcher {
    * document too ("too many clients") adds PAIR_BONUS to both scores.
    */
   scoreAll(query: readonly Word[], docs: readonly (readonly Word[])[]): WordScore[] {
-    const m = docs.map((d) => this.matches(query, d));
+    const sims = new Map<Word, Float64Array>();
+    const m = docs.map((d) => this.matches(query, d, sims));
     const n = docs.length;
     let den = 0;
     let rankDen = 0;
@@ -168,8 +178,22 @@ export class WordMatcher {
   }
 }
 
+function similarity(q: Word, d: Word): number {
+  let s = 0;
+  if (q.stem === d.stem) return 1;
+  if (q.vec && d.vec) for (let i = 0; i < q.vec.length; i++) s += q.vec[i]! * d.vec[i]!;
+  if (s < PREFIX && isPrefixPair(q.stem, d.stem)) s = PREFIX;
+  if (s < SYNONYM && q.concepts?.includes(d.stem)) s = SYNONYM;
+  return s;
+}
+
+const conceptWords = new Map<string, Word>();
 function concepts(text: string): Word[] {
-  return errorConcepts(text).map((c) => ({ stem: `#${c}`, weight: CONCEPT_WEIGHT }));
+  return errorConcepts(text).map((c) => {
+    let w = conceptWords.get(c);
+    if (!w) conceptWords.set(c, (w = { stem: `#${c}`, weight: CONCEPT_WEIGHT }));
+    return w;
+  });
 }
 
 function isPrefixPair(a: string, b: string): boolean {
