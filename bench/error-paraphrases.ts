@@ -61,7 +61,10 @@ try {
       if (values.verbose) process.stderr.write(`unrelated HIT "${query}": ${r.hits[0]!.record.error.slice(0, 60)}\n`);
     }
   }
-  const unrelated = { n: UNRELATED_QUERIES.length, withHit: Math.round((answered / UNRELATED_QUERIES.length) * 1000) / 1000 };
+  const unrelated = {
+    n: UNRELATED_QUERIES.length,
+    withHit: Math.round((answered / UNRELATED_QUERIES.length) * 1000) / 1000,
+  };
   const records = SET_RECORDS.length + SET_DISTRACTORS.length;
   if (values.json) process.stdout.write(JSON.stringify({ records, ...out, unrelated }) + "\n");
   else {

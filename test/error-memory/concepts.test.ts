@@ -1,9 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import {
-  describeFileNames,
-  errorConcepts,
-  splitIdentifiers,
-} from "../../src/memory/error-memory/error-concepts.ts";
+import { describeFileNames, errorConcepts, splitIdentifiers } from "../../src/memory/error-memory/error-concepts.ts";
 
 describe("error classes for the word-level match", () => {
   test("camelCase and snake_case identifiers are split, the original kept", () => {

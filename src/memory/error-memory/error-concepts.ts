@@ -30,7 +30,10 @@ const CONCEPTS: [name: string, pattern: RegExp][] = [
     "refused",
     /\b(connection refused|econnrefused|failed to connect|could not connect|cannot connect|can t connect|not listening|(nothing|nobody|no one) (is )?(listening|answers|answering|responds|responding)|unreachable)\b/,
   ],
-  ["dropped", /\b(reset by peer|econnreset|broken pipe|disconnect\w*|closed by remote|connection closed|drops?|dropped)\b/],
+  [
+    "dropped",
+    /\b(reset by peer|econnreset|broken pipe|disconnect\w*|closed by remote|connection closed|drops?|dropped)\b/,
+  ],
   [
     "name lookup",
     /\b(resolve host\w*|hostname|dns|getaddrinfo|enotfound|name or service not known|name resolution|look(ed)? up|lookup)\b/,
