@@ -1,5 +1,6 @@
 // The semantic tier as HomeMemory uses it: background drain after writes, semantic and hybrid search, reindex.
 import { describeError } from "../shared/describe-error.ts";
+import { MemvoyError } from "../shared/errors.ts";
 import { createEmbedder } from "../embed/create-embedder.ts";
 import type { MemoryContext } from "../memory/memory-context.ts";
 import { drainQueue, type DrainOptions, type DrainReport } from "../memory/embedding/drain.ts";
@@ -86,6 +87,17 @@ export class SemanticApi {
   }
 
   async search(match: "semantic" | "hybrid", o: SemanticOptions): Promise<SearchResult> {
+    try {
+      return await this.searchOnce(match, o);
+    } catch (err) {
+      // The kept table handle may point at a table another process dropped or rebuilt: reopen once.
+      if (o.signal?.aborted || err instanceof MemvoyError) throw err;
+      this.index.forgetTables();
+      return this.searchOnce(match, o);
+    }
+  }
+
+  private async searchOnce(match: "semantic" | "hybrid", o: SemanticOptions): Promise<SearchResult> {
     if (match === "semantic") return semanticSearch(this.ctx.db, await this.source(o.session), o);
     let src: SemanticSource | { unavailable: string };
     try {

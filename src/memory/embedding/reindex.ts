@@ -38,6 +38,7 @@ export async function reindex(index: SemanticIndex, o: ReindexOptions = {}): Pro
   if (!o.pendingOnly && !resumed) {
     // Rebuild from scratch for this embedder: its old vectors may come from an older builtin version.
     await store.drop(embedder.id);
+    index.forgetTables();
     withWriteLock(db, () => {
       requeueRecent(db);
       setEmbedState(db, TARGET, embedder.id);
@@ -60,6 +61,7 @@ export async function reindex(index: SemanticIndex, o: ReindexOptions = {}): Pro
       await store.drop(t.embedderId);
       dropped.push(t.embedderId);
     }
+    index.forgetTables();
     const table = await index.table(true);
     await table!.maintain();
     withWriteLock(db, () => setEmbedState(db, TARGET, undefined));
