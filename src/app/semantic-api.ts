@@ -121,6 +121,7 @@ export class SemanticApi {
       reindexNeeded: status.reindexNeeded,
       otherEmbedders: status.otherEmbedders,
       minScore: this.ctx.config.search?.min_score ?? defaultMinScore(embedder),
+      background: async () => (status.table ? this.index.background.vectors(status.table, embedder) : []),
     };
     if (status.table) src.table = status.table;
     return src;

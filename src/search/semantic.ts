@@ -13,7 +13,7 @@ import { queryFocus, type QueryFocus } from "./participants.ts";
 import { queryTerms } from "./query-terms.ts";
 import { scopeFilter, type SearchHit, type SearchResult, type TierScope } from "./search-types.ts";
 import { makeSnippet } from "./snippet.ts";
-import { backgroundVectors, calibrate, calibratedScore, RELEVANCE } from "./relevance.ts";
+import { calibrate, calibratedScore, RELEVANCE } from "./relevance.ts";
 import { namesUnknown, noSharedWord } from "./coverage.ts";
 import { holdsSymbols, querySymbols } from "./symbols.ts";
 
@@ -29,6 +29,8 @@ export interface SemanticSource {
   otherEmbedders: string[];
   /** Calibrated scores below this are dropped (`[search] min_score`, else the embedder's default). */
   minScore: number;
+  /** The table's background vectors (kept statistics: see relevance.ts), read when a query is calibrated. */
+  background(): Promise<Float32Array[]>;
 }
 
 export interface SemanticOptions extends TierScope {
@@ -67,7 +69,7 @@ export async function semanticRanking(
     scope.role !== undefined || scope.sender !== undefined ? Math.max(limit * 20, 200) : Math.max(limit * 4, 50);
   const [found, bg] = await Promise.all([
     src.table.search(qv!, filter, depth),
-    backgroundVectors(src.table, src.embedder),
+    src.background(),
   ]);
   const cal = calibrate(qv!, bg);
   const symbols = querySymbols(o.query);

@@ -9,6 +9,7 @@ import {
 import { withWriteLock } from "../../storage/sqlite/write-lock.ts";
 import { drainQueue, type DrainReport } from "./drain.ts";
 import type { SemanticIndex } from "./semantic-index.ts";
+import { refreshBackground } from "./background-stats.ts";
 
 const TARGET = "reindex_target";
 
@@ -64,6 +65,8 @@ export async function reindex(index: SemanticIndex, o: ReindexOptions = {}): Pro
     index.forgetTables();
     const table = await index.table(true);
     await table!.maintain();
+    // The rebuilt table's own sample, whatever its size: the kept one may come from the vectors just replaced.
+    await refreshBackground(index.ctx, table!, embedder, { force: true });
     withWriteLock(db, () => setEmbedState(db, TARGET, undefined));
   }
   return { ...report, embedderId: embedder.id, resumed, dropped };

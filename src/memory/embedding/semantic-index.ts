@@ -5,6 +5,7 @@ import { queuedCount, recentCount } from "../../storage/sqlite/embed-queue-repo.
 import { openMessageVectors, type MessageVectors, type MessageVectorTable } from "../../storage/ports/vector-port.ts";
 import { vectorStoreLocation } from "../vector-location.ts";
 import type { MemoryContext } from "../memory-context.ts";
+import { SearchBackground } from "./background-stats.ts";
 
 export type EmbedderFactory = (cfg: MemoryContext["config"]["embedder"]) => Promise<Embedder>;
 
@@ -27,13 +28,17 @@ export class SemanticIndex {
   /** Other embedders' tables, listed at most once per `[vectors] read_consistency_ms`. */
   #others?: { at: number; ids: Promise<string[]> };
   #closed = false;
+  /** The kept background statistics of the calibrated score, as searches read them. */
+  readonly background: SearchBackground;
 
   constructor(
     readonly ctx: MemoryContext,
     private readonly factory: EmbedderFactory = (cfg) => createEmbedder(cfg),
     /** Whether the factory's embedder is local; by default, whether the config names the builtin one. */
     private readonly local?: boolean,
-  ) {}
+  ) {
+    this.background = new SearchBackground(ctx);
+  }
 
   get closed(): boolean {
     return this.#closed;
