@@ -44,6 +44,11 @@ export interface RankedMessage {
   score: number;
 }
 
+/** Vector candidates fetched for `limit` hits; role and sender are checked on the SQLite row: look deeper then. */
+export function candidateDepth(limit: number, roleOrSender: boolean): number {
+  return roleOrSender ? Math.max(limit * 20, 200) : Math.max(limit * 4, 50);
+}
+
 export function focusFor(db: Db, query: string, session?: string): QueryFocus {
   return queryFocus(query, knownSenders(db, session));
 }
@@ -64,17 +69,15 @@ export async function semanticRanking(
   const [qv] = await src.embedder.embed([focus.text], o.signal, "query");
   const scope = scopeFilter(o);
   const filter = { session: o.session, since: scope.since, until: scope.until };
-  // Role and sender are checked on the SQLite row: look deeper so enough candidates pass.
-  const depth =
-    scope.role !== undefined || scope.sender !== undefined ? Math.max(limit * 20, 200) : Math.max(limit * 4, 50);
-  const [found, bg] = await Promise.all([
-    src.table.search(qv!, filter, depth),
-    src.background(),
-  ]);
-  const cal = calibrate(qv!, bg);
+  const depth = candidateDepth(limit, scope.role !== undefined || scope.sender !== undefined);
+  // LanceDB searches on its own threads: the SQLite lookups below run meanwhile.
+  const pending = Promise.all([src.table.search(qv!, filter, depth), src.background()]);
+  pending.catch(() => {});
   const symbols = querySymbols(o.query);
   const cut = noSharedWord(db, focus.text) ? Math.max(minScore, RELEVANCE.noSharedWord) : minScore;
   const unknown = namesUnknown(db, focus.text) ? RELEVANCE.unknownName : 1;
+  const [found, bg] = await pending;
+  const cal = calibrate(qv!, bg);
   const byId = new Map(
     getMessagesById(
       db,

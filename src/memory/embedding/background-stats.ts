@@ -167,15 +167,17 @@ export class SearchBackground {
 
 /**
  * Upkeep: re-sample the table's background when none is kept or the table has grown or shrunk enough since
- * (or always, with `force`). True when it sampled.
+ * (or always, with `force`; with `onlyIfKept`, never when none is kept: the first search samples it). True
+ * when it sampled.
  */
 export async function refreshBackground(
   ctx: MemoryContext,
   table: MessageVectorTable,
   embedder: Embedder,
-  options: { force?: boolean } = {},
+  options: { force?: boolean; onlyIfKept?: boolean } = {},
 ): Promise<boolean> {
   const kept = readBackground(backgroundFile(ctx, embedder.id), embedder.id, embedder.dim);
+  if (!kept && options.onlyIfKept && !options.force) return false;
   if (!options.force && kept && !backgroundStale(kept.rows, await table.count())) return false;
   await sampleBackground(ctx, table, embedder);
   return true;

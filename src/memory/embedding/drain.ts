@@ -152,8 +152,8 @@ async function drainLocked(index: SemanticIndex, options: DrainOptions): Promise
     if (table && report.embedded > 0 && !index.closed) {
       const started = performance.now();
       if (await table.ensureIndex()) report.indexBuildMs = Math.round(performance.now() - started);
-      // Searches read the kept background: sample it here, off their path, when absent or outgrown.
-      await refreshBackground(ctx, table, embedder).catch(() => {});
+      // Searches read the kept background: re-sample it here, off their path, once the table outgrew it.
+      await refreshBackground(ctx, table, embedder, { onlyIfKept: true }).catch(() => {});
     }
   } finally {
     release();

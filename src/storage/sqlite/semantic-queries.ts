@@ -55,7 +55,9 @@ export function recentNeighboursOf(
                           ORDER BY seq ASC LIMIT ?3))
        ORDER BY h.k, m.seq`,
     )
-    .all(JSON.stringify(hits.map((h) => [h.session, String(h.seq)])), before, after) as (Row & { hit: number | bigint })[];
+    .all(JSON.stringify(hits.map((h) => [h.session, String(h.seq)])), before, after) as (Row & {
+    hit: number | bigint;
+  })[];
   for (const r of rows) out[Number(r.hit)]!.push(toStored(r));
   return out;
 }
