@@ -8,6 +8,7 @@ import { DrainScheduler } from "../memory/embedding/drain-scheduler.ts";
 import { dueCount, pendingVectorDeletes, queuedCount } from "../storage/sqlite/embed-queue-repo.ts";
 import { reindex, type ReindexOptions, type ReindexReport } from "../memory/embedding/reindex.ts";
 import { SemanticIndex } from "../memory/embedding/semantic-index.ts";
+import { mayHoldVectors } from "../memory/vector-location.ts";
 import type { Embedder } from "../embed/embedder.ts";
 import { hybridSearch } from "../search/hybrid.ts";
 import { semanticSearch, type SemanticOptions, type SemanticSource } from "../search/semantic.ts";
@@ -125,6 +126,29 @@ export class SemanticApi {
     };
     if (status.table) src.table = status.table;
     return src;
+  }
+
+  /**
+   * Load what a first semantic or hybrid search needs, without searching: a local embedder's word vectors
+   * (and one query through it), LanceDB, the table (kept open), its background statistics, and one vector
+   * query so that the table's files are read. A home without vectors loads the embedder only. Never throws.
+   */
+  async warmUp(): Promise<void> {
+    // Each step blocks the event loop for a while: let keystrokes through between them.
+    const breathe = () => new Promise((resolve) => setTimeout(resolve, 0));
+    try {
+      const embedder = await this.index.embedder();
+      await breathe();
+      const [qv] = embedder.local ? await embedder.embed(["warm up"], undefined, "query") : [];
+      if (!mayHoldVectors(this.ctx) || this.index.closed) return;
+      await breathe();
+      const table = await this.index.searchTable();
+      if (!table || this.index.closed) return;
+      await this.index.background.vectors(table, embedder);
+      if (qv) await table.search(qv, {}, 1);
+    } catch {
+      // A first search reports whatever failed here.
+    }
   }
 
   async close(): Promise<void> {
