@@ -119,4 +119,22 @@ describe("kept background statistics", () => {
     expect(rowsOf()).toBe(350);
     api.close();
   }, 120_000);
+
+  test("a search's kept table handle sees other writers' commits, and survives a rebuild of the table", async () => {
+    const home = tempHome();
+    const reader = openMemory({ home, env: {}, drain: "off" });
+    reader.add("s", turns(30));
+    await reader.drainEmbeddings();
+    expect((await reader.search(QUERY)).hits.length).toBeGreaterThan(0);
+    const writer = openMemory({ home, env: {}, drain: "off" });
+    writer.add("t", [{ role: "user", content: "the saxophone reed cracked before the jazz concert" }]);
+    await writer.drainEmbeddings();
+    const found = await reader.search({ query: "saxophone reed jazz concert", match: "semantic", limit: 3 });
+    expect(found.hits.map((h) => h.message.session)).toContain("t");
+    await writer.reindex();
+    writer.close();
+    const again = await reader.search({ query: "saxophone reed jazz concert", match: "semantic", limit: 3 });
+    expect(again.hits.map((h) => h.message.session)).toContain("t");
+    reader.close();
+  }, 120_000);
 });
