@@ -182,7 +182,8 @@ async function vectorHome(messages: number): Promise<string> {
   const home = mkdtempSync(join(tmpdir(), "memvoy-bench-tui-vectors-"));
   const api = openMemory({ home, env: {}, drain: "off" });
   const sessions = 50;
-  for (let s = 0; s < sessions; s++) api.add(`s${String(s).padStart(4, "0")}`, sessionMessages(s, messages / sessions, 7));
+  for (let s = 0; s < sessions; s++)
+    api.add(`s${String(s).padStart(4, "0")}`, sessionMessages(s, messages / sessions, 7));
   await api.drainEmbeddings();
   api.close();
   return home;
@@ -235,7 +236,9 @@ async function firstRankedRows(): Promise<BenchRow[]> {
       for (let i = 0; i < (quick ? 2 : 5); i++) runs.push(await firstRanked(home, program));
       const first = summarize(runs.map((r) => r.first));
       const later = summarize(runs.map((r) => r.later));
-      log(`first ranked search (${label}): p50 ${fmtMs(first.p50)}, max ${fmtMs(first.max)}; later ${fmtMs(later.p50)}`);
+      log(
+        `first ranked search (${label}): p50 ${fmtMs(first.p50)}, max ${fmtMs(first.max)}; later ${fmtMs(later.p50)}`,
+      );
       out.push({
         name: `${fmtInt(size)} msgs with vectors (${label}): first ranked search in a fresh process, typed 1 s after launch, from the end of the typing pause`,
         value: `p50 ${fmtMs(first.p50)}, max ${fmtMs(first.max)} (a later ranked search: p50 ${fmtMs(later.p50)})`,
