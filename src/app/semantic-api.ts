@@ -42,6 +42,8 @@ const SEARCH_DRAIN_LIMIT = 5_000;
 export class SemanticApi {
   readonly index: SemanticIndex;
   readonly #scheduler: DrainScheduler;
+  #warming?: Promise<void>;
+  #closing = false;
 
   private readonly mode: DrainMode;
 
@@ -133,17 +135,22 @@ export class SemanticApi {
    * (and one query through it), LanceDB, the table (kept open), its background statistics, and one vector
    * query so that the table's files are read. A home without vectors loads the embedder only. Never throws.
    */
-  async warmUp(): Promise<void> {
+  warmUp(): Promise<void> {
+    this.#warming ??= this.warm();
+    return this.#warming;
+  }
+
+  private async warm(): Promise<void> {
     // Each step blocks the event loop for a while: let keystrokes through between them.
     const breathe = () => new Promise((resolve) => setTimeout(resolve, 0));
     try {
       const embedder = await this.index.embedder();
       await breathe();
       const [qv] = embedder.local ? await embedder.embed(["warm up"], undefined, "query") : [];
-      if (!mayHoldVectors(this.ctx) || this.index.closed) return;
+      if (!mayHoldVectors(this.ctx) || this.#closing) return;
       await breathe();
       const table = await this.index.searchTable();
-      if (!table || this.index.closed) return;
+      if (!table || this.#closing) return;
       await this.index.background.vectors(table, embedder);
       if (qv) await table.search(qv, {}, 1);
     } catch {
@@ -152,9 +159,11 @@ export class SemanticApi {
   }
 
   async close(): Promise<void> {
+    this.#closing = true;
     this.#scheduler.stop();
-    // A table write still in flight must end before its connection is closed under it.
+    // A table write (or a warm-up read) still in flight must end before its connection is closed under it.
     await this.#scheduler.idle();
+    await this.#warming;
     await this.index.close();
   }
 }

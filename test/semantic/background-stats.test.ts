@@ -2,7 +2,7 @@
 // .store/relevance, sampled once, read (not re-sampled) by later searches and other processes, re-sampled
 // after enough new vectors, and giving the same hits and scores as a fresh sample.
 import { afterAll, describe, expect, test } from "bun:test";
-import { readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { cli, openTemp, removeTempHomes, tempHome } from "../fixture/home.ts";
 import { backgroundSamplings } from "../../src/memory/embedding/background-stats.ts";
@@ -137,4 +137,20 @@ describe("kept background statistics", () => {
     expect(again.hits.map((h) => h.message.session)).toContain("t");
     reader.close();
   }, 120_000);
+
+  test("warmSearch loads the table and its statistics ahead of a first search; without vectors, no LanceDB store", async () => {
+    const { home, api } = openTemp({ drain: "off" });
+    api.add("s", turns(20));
+    await api.warmSearch();
+    expect(existsSync(join(home, ".store", "lance"))).toBe(false);
+    await api.drainEmbeddings();
+    api.close();
+    const fresh = openMemory({ home, env: {}, drain: "off" });
+    await fresh.warmSearch();
+    expect(keptFiles(home)).toHaveLength(1);
+    const n = backgroundSamplings();
+    expect((await fresh.search(QUERY)).hits.length).toBeGreaterThan(0);
+    expect(backgroundSamplings()).toBe(n);
+    fresh.close();
+  }, 60_000);
 });
