@@ -3,7 +3,7 @@ import { describeError } from "../shared/describe-error.ts";
 import { MemvoyError } from "../shared/errors.ts";
 import { createEmbedder } from "../embed/create-embedder.ts";
 import type { MemoryContext } from "../memory/memory-context.ts";
-import { drainQueue, type DrainOptions, type DrainReport } from "../memory/embedding/drain.ts";
+import { drainQueue, hasPendingDeletes, type DrainOptions, type DrainReport } from "../memory/embedding/drain.ts";
 import { DrainScheduler } from "../memory/embedding/drain-scheduler.ts";
 import { dueCount, pendingVectorDeletes, queuedCount } from "../storage/sqlite/embed-queue-repo.ts";
 import { reindex, type ReindexOptions, type ReindexReport } from "../memory/embedding/reindex.ts";
@@ -114,7 +114,10 @@ export class SemanticApi {
   async source(session?: string): Promise<SemanticSource> {
     if (this.index.localEmbedder && this.mode !== "off") {
       await this.#scheduler.idle();
-      await drainQueue(this.index, { maxMessages: SEARCH_DRAIN_LIMIT });
+      // Nothing due: no drain (it would take the drain lock and open a write transaction for nothing).
+      const { db } = this.ctx;
+      if (dueCount(db, this.ctx.now()) > 0 || hasPendingDeletes(db))
+        await drainQueue(this.index, { maxMessages: SEARCH_DRAIN_LIMIT });
     }
     const embedder = await this.index.embedder();
     const status = await this.index.status(session);
