@@ -70,14 +70,14 @@ export async function semanticRanking(
   const scope = scopeFilter(o);
   const filter = { session: o.session, since: scope.since, until: scope.until };
   const depth = candidateDepth(limit, scope.role !== undefined || scope.sender !== undefined);
-  // LanceDB searches on its own threads: the SQLite lookups below run meanwhile.
-  const pending = Promise.all([src.table.search(qv!, filter, depth), src.background()]);
+  // LanceDB searches on its own threads: the calibration and the SQLite lookups below run meanwhile.
+  const pending = src.table.search(qv!, filter, depth);
   pending.catch(() => {});
+  const cal = calibrate(qv!, await src.background());
   const symbols = querySymbols(o.query);
   const cut = noSharedWord(db, focus.text) ? Math.max(minScore, RELEVANCE.noSharedWord) : minScore;
   const unknown = namesUnknown(db, focus.text) ? RELEVANCE.unknownName : 1;
-  const [found, bg] = await pending;
-  const cal = calibrate(qv!, bg);
+  const found = await pending;
   const byId = new Map(
     getMessagesById(
       db,
