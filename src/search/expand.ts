@@ -10,7 +10,12 @@ export const EXPAND_AFTER = 1;
 /** For each hit (in order), the merged run of messages around it. */
 export function expandHits(db: Db, hits: readonly StoredMessage[]): StoredMessage[][] {
   const around = recentNeighboursOf(db, hits, EXPAND_BEFORE, EXPAND_AFTER);
-  const runs = hits.map((h, i) => [...around[i]!, h].sort((a, b) => (a.seq < b.seq ? -1 : a.seq > b.seq ? 1 : 0)));
+  const runs = hits.map((h, i) => [...around[i]!, h]);
+  return mergeRuns(hits, runs);
+}
+
+/** For each hit, its run (the hit and its neighbours) merged with every run it overlaps, in seq order. */
+export function mergeRuns(hits: readonly StoredMessage[], runs: readonly StoredMessage[][]): StoredMessage[][] {
   // Union-find over hits whose runs share a message.
   const parent = hits.map((_, i) => i);
   const find = (i: number): number => (parent[i] === i ? i : (parent[i] = find(parent[i]!)));

@@ -4,6 +4,7 @@
 // 1 an identical vector, whatever the query and the embedder. (A z-score over the spread was measured on
 // LoCoMo and rejected: keyboard mashes have a tiny spread, so noise scored as high as real answers.)
 import type { Embedder } from "../embed/embedder.ts";
+import type { MessageVectorTable as VectorTable } from "../storage/ports/vector-port.ts";
 
 /**
  * Everyday sentences on unrelated topics: the background of a table too small to be its own (a few
@@ -91,13 +92,33 @@ export function backgroundStale(sampledRows: number, rows: number): boolean {
  * The background vectors of a table of `rows` rows, from a sample of it (`table.sample(BACKGROUND_SAMPLE)`):
  * the sample alone, with the reference sentences while the table is small.
  */
-export async function backgroundVectors(
+export async function withReferences(
   sample: Float32Array[],
   rows: number,
   embedder: Embedder,
 ): Promise<Float32Array[]> {
   if (!smallTable(rows)) return sample;
   return [...sample, ...(await referenceVectors(embedder))];
+}
+
+const sampled = new WeakMap<VectorTable, Promise<{ rows: number; vectors: Float32Array[] }>>();
+
+/**
+ * The background of a table sampled by this process and cached per table handle, re-sampled when the table
+ * has changed enough (where no kept statistics exist: the shared mode; a home keeps them, background-stats.ts).
+ */
+export async function backgroundVectors(table: VectorTable, embedder: Embedder): Promise<Float32Array[]> {
+  let p = sampled.get(table);
+  const kept = p ? await p.catch(() => undefined) : undefined;
+  if (!kept || backgroundStale(kept.rows, await table.count())) {
+    p = (async () => {
+      const rows = await table.count();
+      return { rows, vectors: await withReferences(await table.sample(BACKGROUND_SAMPLE), rows, embedder) };
+    })();
+    sampled.set(table, p);
+    p.catch(() => sampled.delete(table));
+  }
+  return (await p!).vectors;
 }
 
 export interface Calibration {

@@ -6,7 +6,7 @@ import { join } from "node:path";
 import type { Embedder } from "../../embed/embedder.ts";
 import { ensureDir, writeFileAtomic } from "../../shared/atomic-write.ts";
 import type { MessageVectorTable } from "../../storage/ports/vector-port.ts";
-import { BACKGROUND_SAMPLE, backgroundStale, backgroundVectors, smallTable } from "../../search/relevance.ts";
+import { BACKGROUND_SAMPLE, backgroundStale, smallTable, withReferences } from "../../search/relevance.ts";
 import type { MemoryContext } from "../memory-context.ts";
 import { vectorStoreLocation } from "../vector-location.ts";
 import { describeLocation } from "../../storage/ports/vector-location.ts";
@@ -92,7 +92,7 @@ export async function sampleBackground(
 ): Promise<KeptBackground> {
   samplings++;
   const rows = await table.count();
-  const vectors = await backgroundVectors(await table.sample(BACKGROUND_SAMPLE), rows, embedder);
+  const vectors = await withReferences(await table.sample(BACKGROUND_SAMPLE), rows, embedder);
   const kept: KeptBackground = { embedderId: embedder.id, rows, at: Date.now(), vectors };
   const dim = vectors[0]?.length ?? embedder.dim;
   const header: Header = {

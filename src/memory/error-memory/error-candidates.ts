@@ -106,7 +106,7 @@ export async function semanticCandidates(
 }
 
 /** Mean cosine of q to the sample, leaving out its top tenth (the records that do match q). */
-function meanCosine(q: Float32Array, vectors: readonly Float32Array[]): number {
+export function meanCosine(q: Float32Array, vectors: readonly Float32Array[]): number {
   if (vectors.length === 0) return 0;
   const cos = vectors.map((v) => {
     let dot = 0;
