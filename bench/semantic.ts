@@ -1,13 +1,15 @@
 // Speed of the semantic tier: bun bench/semantic.ts [--quick]
 // builtin embedder throughput (one core), backfill of 100k queued messages (embed + LanceDB), semantic
-// search latency over 100k vectors, and flat-scan latency by table size (why the ANN index starts at 50k).
+// search latency over 100k vectors against raw LanceDB on the same table, and flat-scan latency by table size (why the ANN index starts at 50k).
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { openMemory } from "../src/app/open-memory.ts";
 import { BuiltinEmbedder } from "../src/embed/builtin/builtin-embedder.ts";
-import { VectorStore } from "../src/storage/lance/vector-store.ts";
-import { ANN_MIN_ROWS } from "../src/storage/lance/vector-table.ts";
+import { candidateDepth } from "../src/search/semantic.ts";
+import { loadLanceDb } from "../src/storage/lance/load-lancedb.ts";
+import { tableNameFor, VectorStore } from "../src/storage/lance/vector-store.ts";
+import { ANN_EF, ANN_MIN_ROWS, ANN_REFINE } from "../src/storage/lance/vector-table.ts";
 import { sessionMessages } from "./lib/corpus.ts";
 import { emitRows, log, quick, type BenchRow } from "./lib/report.ts";
 
@@ -64,27 +66,78 @@ try {
   if (r.indexBuildMs !== undefined)
     rows.push({ name: `HNSW_SQ index build, ${fmt(TOTAL)} vectors`, value: `${indexSecs.toFixed(1)} s` });
 
-  // 3. search latency through HomeMemory (embed the query, vector search, SQLite join, expansion)
+  // 3. search latency through HomeMemory (embed the query, vector search, SQLite join, expansion), against
+  // raw LanceDB on the same table: the same embedded query, distance, k (memvoy's candidate depth), ef and
+  // refine, on a handle kept open; interleaved, the order alternating per query.
+  const { lancedb } = await loadLanceDb();
+  const embedder = await BuiltinEmbedder.create();
+  const conn = await lancedb.connect(join(home, ".store", "lance"));
+  const raw = await conn.openTable(tableNameFor(embedder.id));
+  const k = candidateDepth(10, false);
+  const rawSearch = async (query: string, session?: string) => {
+    const [qv] = await embedder.embed([query], undefined, "query");
+    let q = raw
+      .vectorSearch(Array.from(qv!))
+      .distanceType("cosine")
+      .ef(Math.max(ANN_EF, k * ANN_REFINE))
+      .refineFactor(ANN_REFINE)
+      .select(["id", "seq", "session", "send_at"])
+      .limit(k);
+    if (session) q = q.where(`session = '${session}'`);
+    return q.toArray();
+  };
   for (const [label, session] of [
     ["all sessions", undefined],
     ["one session", "s7"],
   ] as const) {
     await api.search({ query: queries[0]!, match: "semantic", session });
+    await rawSearch(queries[0]!, session);
     const times: number[] = [];
-    for (const q of queries) {
-      const s = performance.now();
-      await api.search({ query: q, match: "semantic", session, limit: 10 });
-      times.push(performance.now() - s);
+    const rawTimes: number[] = [];
+    for (const [i, q] of queries.entries()) {
+      const ours = async () => {
+        const s = performance.now();
+        await api.search({ query: q, match: "semantic", session, limit: 10 });
+        times.push(performance.now() - s);
+      };
+      const theirs = async () => {
+        const s = performance.now();
+        await rawSearch(q, session);
+        rawTimes.push(performance.now() - s);
+      };
+      if (i % 2 === 0) {
+        await ours();
+        await theirs();
+      } else {
+        await theirs();
+        await ours();
+      }
     }
     const p50 = pct(times, 50);
-    log(`semantic search, ${label}: p50 ${p50.toFixed(1)} ms, p95 ${pct(times, 95).toFixed(1)} ms`);
+    const rawP50 = pct(rawTimes, 50);
+    const ratio = p50 / rawP50;
+    log(
+      `semantic search, ${label}: p50 ${p50.toFixed(1)} ms, p95 ${pct(times, 95).toFixed(1)} ms; raw LanceDB p50 ${rawP50.toFixed(1)} ms; ${ratio.toFixed(2)}x`,
+    );
     const row: BenchRow = {
       name: `semantic search p50, ${fmt(TOTAL)} vectors, ${label}`,
       value: `${p50.toFixed(1)} ms (p95 ${pct(times, 95).toFixed(1)})`,
     };
     if (label === "all sessions") Object.assign(row, { target: "<= 25 ms", ok: p50 <= 25 });
     rows.push(row);
+    rows.push({
+      name: `raw LanceDB p50, same table, query vector, k=${k}, ef and refine, ${label}`,
+      value: `${rawP50.toFixed(1)} ms`,
+    });
+    rows.push({
+      name: `semantic p50 / raw LanceDB p50, ${label} (interleaved)`,
+      value: `${ratio.toFixed(2)}x`,
+      target: "<= 1.15x",
+      ok: ratio <= 1.15,
+    });
   }
+  raw.close();
+  conn.close();
   api.close();
 
   // 4. flat scan by table size (no index), to place ANN_MIN_ROWS

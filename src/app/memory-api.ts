@@ -188,6 +188,14 @@ export class HomeMemory implements MaintenanceApi {
     return result;
   }
 
+  /**
+   * Prepare the semantic tier for a first ranked search (embedder, LanceDB, the table and its statistics) in
+   * the background of a long-lived front-end; never throws.
+   */
+  async warmSearch(): Promise<void> {
+    await this.#semantic.warmUp();
+  }
+
   /** A search as the MemoryApi answers it: checked input, since/until applied, JSON out. */
   searchJson(input: unknown): Promise<SearchResultJson> {
     return searchAsJson(this, input);

@@ -1,12 +1,14 @@
 // The semantic tier as HomeMemory uses it: background drain after writes, semantic and hybrid search, reindex.
 import { describeError } from "../shared/describe-error.ts";
+import { MemvoyError } from "../shared/errors.ts";
 import { createEmbedder } from "../embed/create-embedder.ts";
 import type { MemoryContext } from "../memory/memory-context.ts";
-import { drainQueue, type DrainOptions, type DrainReport } from "../memory/embedding/drain.ts";
+import { drainQueue, hasPendingDeletes, type DrainOptions, type DrainReport } from "../memory/embedding/drain.ts";
 import { DrainScheduler } from "../memory/embedding/drain-scheduler.ts";
 import { dueCount, pendingVectorDeletes, queuedCount } from "../storage/sqlite/embed-queue-repo.ts";
 import { reindex, type ReindexOptions, type ReindexReport } from "../memory/embedding/reindex.ts";
 import { SemanticIndex } from "../memory/embedding/semantic-index.ts";
+import { mayHoldVectors } from "../memory/vector-location.ts";
 import type { Embedder } from "../embed/embedder.ts";
 import { hybridSearch } from "../search/hybrid.ts";
 import { semanticSearch, type SemanticOptions, type SemanticSource } from "../search/semantic.ts";
@@ -40,6 +42,8 @@ const SEARCH_DRAIN_LIMIT = 5_000;
 export class SemanticApi {
   readonly index: SemanticIndex;
   readonly #scheduler: DrainScheduler;
+  #warming?: Promise<void>;
+  #closing = false;
 
   private readonly mode: DrainMode;
 
@@ -86,6 +90,17 @@ export class SemanticApi {
   }
 
   async search(match: "semantic" | "hybrid", o: SemanticOptions): Promise<SearchResult> {
+    try {
+      return await this.searchOnce(match, o);
+    } catch (err) {
+      // The kept table handle may point at a table another process dropped or rebuilt: reopen once.
+      if (o.signal?.aborted || err instanceof MemvoyError) throw err;
+      this.index.forgetTables();
+      return this.searchOnce(match, o);
+    }
+  }
+
+  private async searchOnce(match: "semantic" | "hybrid", o: SemanticOptions): Promise<SearchResult> {
     if (match === "semantic") return semanticSearch(this.ctx.db, await this.source(o.session), o);
     let src: SemanticSource | { unavailable: string };
     try {
@@ -99,7 +114,10 @@ export class SemanticApi {
   async source(session?: string): Promise<SemanticSource> {
     if (this.index.localEmbedder && this.mode !== "off") {
       await this.#scheduler.idle();
-      await drainQueue(this.index, { maxMessages: SEARCH_DRAIN_LIMIT });
+      // Nothing due: no drain (it would take the drain lock and open a write transaction for nothing).
+      const { db } = this.ctx;
+      if (dueCount(db, this.ctx.now()) > 0 || hasPendingDeletes(db))
+        await drainQueue(this.index, { maxMessages: SEARCH_DRAIN_LIMIT });
     }
     const embedder = await this.index.embedder();
     const status = await this.index.status(session);
@@ -109,15 +127,46 @@ export class SemanticApi {
       reindexNeeded: status.reindexNeeded,
       otherEmbedders: status.otherEmbedders,
       minScore: this.ctx.config.search?.min_score ?? defaultMinScore(embedder),
+      background: async () => (status.table ? this.index.background.vectors(status.table, embedder) : []),
     };
     if (status.table) src.table = status.table;
     return src;
   }
 
+  /**
+   * Load what a first semantic or hybrid search needs, without searching: a local embedder's word vectors
+   * (and one query through it), LanceDB, the table (kept open), its background statistics, and one vector
+   * query so that the table's files are read. A home without vectors loads the embedder only. Never throws.
+   */
+  warmUp(): Promise<void> {
+    this.#warming ??= this.warm();
+    return this.#warming;
+  }
+
+  private async warm(): Promise<void> {
+    // Each step blocks the event loop for a while: let keystrokes through between them.
+    const breathe = () => new Promise((resolve) => setTimeout(resolve, 0));
+    try {
+      const embedder = await this.index.embedder();
+      await breathe();
+      const [qv] = embedder.local ? await embedder.embed(["warm up"], undefined, "query") : [];
+      if (!mayHoldVectors(this.ctx) || this.#closing) return;
+      await breathe();
+      const table = await this.index.searchTable();
+      if (!table || this.#closing) return;
+      await this.index.background.vectors(table, embedder);
+      if (qv) await table.search(qv, {}, 1);
+    } catch {
+      // A first search reports whatever failed here.
+    }
+  }
+
   async close(): Promise<void> {
+    this.#closing = true;
     this.#scheduler.stop();
-    // A table write still in flight must end before its connection is closed under it.
+    // A table write (or a warm-up read) still in flight must end before its connection is closed under it.
     await this.#scheduler.idle();
+    await this.#warming;
     await this.index.close();
   }
 }

@@ -1,10 +1,12 @@
 // Nightly upkeep of the tiers: the archive's FTS5 index (short merge steps, then optimize) and the message
-// vectors (LanceDB compaction, old versions dropped, the vector index built or refreshed). Searches never
+// vectors (LanceDB compaction, old versions dropped, the vector index built or refreshed, the background
+// statistics of the calibrated score re-sampled when the table changed enough). Searches never
 // wait: SQLite readers run beside the writer (WAL) and LanceDB readers see the previous version.
 import { describeError } from "../shared/describe-error.ts";
 import { tryVectorWriteLock } from "./embedding/vector-write-lock.ts";
 import { maintainSqlite, type SqliteMaintenanceResult } from "../storage/sqlite/maintenance.ts";
 import type { SemanticIndex } from "./embedding/semantic-index.ts";
+import { refreshBackground } from "./embedding/background-stats.ts";
 import type { MemoryContext } from "./memory-context.ts";
 import { mayHoldVectors } from "./vector-location.ts";
 
@@ -16,6 +18,8 @@ export interface VectorMaintenance {
   done: boolean;
   rows?: number;
   indexed?: boolean;
+  /** The background statistics of the calibrated score were re-sampled. */
+  backgroundRefreshed?: boolean;
   ms: number;
   note?: string;
 }
@@ -51,7 +55,8 @@ export async function maintainVectors(
     if (!table) return { done: false, ms: ms(), note: "no vector table for the configured embedder yet" };
     try {
       const r = await table.maintain();
-      return { done: true, rows: r.rows, indexed: r.indexed, ms: ms() };
+      const backgroundRefreshed = await refreshBackground(ctx, table, await index.embedder());
+      return { done: true, rows: r.rows, indexed: r.indexed, backgroundRefreshed, ms: ms() };
     } finally {
       table.close();
     }

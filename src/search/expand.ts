@@ -2,17 +2,15 @@
 // expansions that overlap are merged into one run shared by the hits inside it.
 import type { StoredMessage } from "../shared/message.ts";
 import type { Db } from "../storage/sqlite/db.ts";
-import { recentNeighbours } from "../storage/sqlite/semantic-queries.ts";
+import { recentNeighboursOf } from "../storage/sqlite/semantic-queries.ts";
 
 export const EXPAND_BEFORE = 2;
 export const EXPAND_AFTER = 1;
 
 /** For each hit (in order), the merged run of messages around it. */
 export function expandHits(db: Db, hits: readonly StoredMessage[]): StoredMessage[][] {
-  const runs = hits.map((h) => {
-    const around = recentNeighbours(db, h.session, h.seq, EXPAND_BEFORE, EXPAND_AFTER);
-    return [...around, h];
-  });
+  const around = recentNeighboursOf(db, hits, EXPAND_BEFORE, EXPAND_AFTER);
+  const runs = hits.map((h, i) => [...around[i]!, h]);
   return mergeRuns(hits, runs);
 }
 

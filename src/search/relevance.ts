@@ -1,5 +1,5 @@
 // Calibrated relevance of semantic hits: a cosine is compared with what unrelated messages score for the
-// same query vector (the mean over a sample of the table, cached per table), as error memory's background
+// same query vector (the mean over a sample of the table, kept per table and embedder by the memory layer), as error memory's background
 // gain: score = (cos - mean) / (1 - mean), clamped to [0, 1]. 0 is "as close as an unrelated message",
 // 1 an identical vector, whatever the query and the embedder. (A z-score over the spread was measured on
 // LoCoMo and rejected: keyboard mashes have a tiny spread, so noise scored as high as real answers.)
@@ -59,10 +59,10 @@ function referenceVectors(embedder: Embedder): Promise<Float32Array[]> {
 }
 
 /** Vectors sampled per table for the background. */
-const SAMPLE = 400;
-/** The sample is refreshed when the table has grown or shrunk by this share, or after this long. */
+export const BACKGROUND_SAMPLE = 400;
+/** A kept background is re-sampled when the table has grown or shrunk by this share (and at least this many rows). */
 const REFRESH_SHARE = 0.2;
-const REFRESH_MS = 10 * 60_000;
+const REFRESH_MIN_ROWS = 50;
 
 /** Default `[search] min_score`, per embedder kind (builtin: chosen on the LoCoMo dev split, bench/locomo.ts). */
 export const DEFAULT_MIN_SCORE = { builtin: 0.1, http: 0.1 };
@@ -78,48 +78,47 @@ export function defaultMinScore(embedder: Pick<Embedder, "id">): number {
  */
 export const RELEVANCE = { unknownName: 0.25, noSharedWord: 0.25 };
 
-interface Background {
-  vectors: Float32Array[];
-  rows: number;
-  at: number;
+/** Below this many rows a table's background is its sample plus the reference sentences. */
+export function smallTable(rows: number): boolean {
+  return rows < OWN_BACKGROUND_ROWS;
 }
 
-const cache = new WeakMap<VectorTable, Promise<Background>>();
-
-async function load(table: VectorTable): Promise<Background> {
-  const rows = await table.count();
-  return { vectors: await table.sample(SAMPLE), rows, at: Date.now() };
+/** Whether a background sampled from `sampledRows` rows no longer stands for a table of `rows` rows. */
+export function backgroundStale(sampledRows: number, rows: number): boolean {
+  return Math.abs(rows - sampledRows) > Math.max(REFRESH_MIN_ROWS, sampledRows * REFRESH_SHARE);
 }
 
 /**
- * The background vectors for a query on this table: a cached sample of the table, refreshed by
- * maintenance (`refreshBackground`) or when stale; with the reference sentences while the table is small.
+ * The background vectors of a table of `rows` rows, from a sample of it (`table.sample(BACKGROUND_SAMPLE)`):
+ * the sample alone, with the reference sentences while the table is small.
+ */
+export async function withReferences(
+  sample: Float32Array[],
+  rows: number,
+  embedder: Embedder,
+): Promise<Float32Array[]> {
+  if (!smallTable(rows)) return sample;
+  return [...sample, ...(await referenceVectors(embedder))];
+}
+
+const sampled = new WeakMap<VectorTable, Promise<{ rows: number; vectors: Float32Array[] }>>();
+
+/**
+ * The background of a table sampled by this process and cached per table handle, re-sampled when the table
+ * has changed enough (where no kept statistics exist: the shared mode; a home keeps them, background-stats.ts).
  */
 export async function backgroundVectors(table: VectorTable, embedder: Embedder): Promise<Float32Array[]> {
-  const b = await background(table);
-  if (b.rows >= OWN_BACKGROUND_ROWS) return b.vectors;
-  return [...b.vectors, ...(await referenceVectors(embedder))];
-}
-
-async function background(table: VectorTable): Promise<Background> {
-  let p = cache.get(table);
-  if (p) {
-    const b = await p.catch(() => undefined);
-    if (b && Date.now() - b.at < REFRESH_MS) {
+  let p = sampled.get(table);
+  const kept = p ? await p.catch(() => undefined) : undefined;
+  if (!kept || backgroundStale(kept.rows, await table.count())) {
+    p = (async () => {
       const rows = await table.count();
-      if (Math.abs(rows - b.rows) <= Math.max(50, b.rows * REFRESH_SHARE)) return b;
-    }
+      return { rows, vectors: await withReferences(await table.sample(BACKGROUND_SAMPLE), rows, embedder) };
+    })();
+    sampled.set(table, p);
+    p.catch(() => sampled.delete(table));
   }
-  p = load(table);
-  cache.set(table, p);
-  p.catch(() => cache.delete(table));
-  return p;
-}
-
-export async function refreshBackground(table: VectorTable): Promise<void> {
-  const p = load(table);
-  cache.set(table, p);
-  await p;
+  return (await p!).vectors;
 }
 
 export interface Calibration {

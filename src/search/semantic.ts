@@ -13,7 +13,7 @@ import { queryFocus, type QueryFocus } from "./participants.ts";
 import { queryTerms } from "./query-terms.ts";
 import { scopeFilter, type SearchHit, type SearchResult, type TierScope } from "./search-types.ts";
 import { makeSnippet } from "./snippet.ts";
-import { backgroundVectors, calibrate, calibratedScore, RELEVANCE } from "./relevance.ts";
+import { calibrate, calibratedScore, RELEVANCE } from "./relevance.ts";
 import { namesUnknown, noSharedWord } from "./coverage.ts";
 import { holdsSymbols, querySymbols } from "./symbols.ts";
 
@@ -29,6 +29,8 @@ export interface SemanticSource {
   otherEmbedders: string[];
   /** Calibrated scores below this are dropped (`[search] min_score`, else the embedder's default). */
   minScore: number;
+  /** The table's background vectors (kept statistics: see relevance.ts), read when a query is calibrated. */
+  background(): Promise<Float32Array[]>;
 }
 
 export interface SemanticOptions extends TierScope {
@@ -40,6 +42,11 @@ export interface SemanticOptions extends TierScope {
 export interface RankedMessage {
   message: StoredMessage;
   score: number;
+}
+
+/** Vector candidates fetched for `limit` hits; role and sender are checked on the SQLite row: look deeper then. */
+export function candidateDepth(limit: number, roleOrSender: boolean): number {
+  return roleOrSender ? Math.max(limit * 20, 200) : Math.max(limit * 4, 50);
 }
 
 export function focusFor(db: Db, query: string, session?: string): QueryFocus {
@@ -62,17 +69,15 @@ export async function semanticRanking(
   const [qv] = await src.embedder.embed([focus.text], o.signal, "query");
   const scope = scopeFilter(o);
   const filter = { session: o.session, since: scope.since, until: scope.until };
-  // Role and sender are checked on the SQLite row: look deeper so enough candidates pass.
-  const depth =
-    scope.role !== undefined || scope.sender !== undefined ? Math.max(limit * 20, 200) : Math.max(limit * 4, 50);
-  const [found, bg] = await Promise.all([
-    src.table.search(qv!, filter, depth),
-    backgroundVectors(src.table, src.embedder),
-  ]);
-  const cal = calibrate(qv!, bg);
+  const depth = candidateDepth(limit, scope.role !== undefined || scope.sender !== undefined);
+  // LanceDB searches on its own threads: the calibration and the SQLite lookups below run meanwhile.
+  const pending = src.table.search(qv!, filter, depth);
+  pending.catch(() => {});
+  const cal = calibrate(qv!, await src.background());
   const symbols = querySymbols(o.query);
   const cut = noSharedWord(db, focus.text) ? Math.max(minScore, RELEVANCE.noSharedWord) : minScore;
   const unknown = namesUnknown(db, focus.text) ? RELEVANCE.unknownName : 1;
+  const found = await pending;
   const byId = new Map(
     getMessagesById(
       db,

@@ -29,6 +29,7 @@ import type {
 } from "../../storage/ports/vector-port.ts";
 import { withWriteLock } from "../../storage/sqlite/write-lock.ts";
 import type { SemanticIndex } from "./semantic-index.ts";
+import { refreshBackground } from "./background-stats.ts";
 
 /** Share of the previous message's vector mixed into a local embedder's vector (measured on LoCoMo dev). */
 export const CONTEXT_WEIGHT = 0.3;
@@ -151,6 +152,8 @@ async function drainLocked(index: SemanticIndex, options: DrainOptions): Promise
     if (table && report.embedded > 0 && !index.closed) {
       const started = performance.now();
       if (await table.ensureIndex()) report.indexBuildMs = Math.round(performance.now() - started);
+      // Searches read the kept background: re-sample it here, off their path, once the table outgrew it.
+      await refreshBackground(ctx, table, embedder, { onlyIfKept: true }).catch(() => {});
     }
   } finally {
     release();

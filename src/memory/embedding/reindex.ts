@@ -9,6 +9,7 @@ import {
 import { withWriteLock } from "../../storage/sqlite/write-lock.ts";
 import { drainQueue, type DrainReport } from "./drain.ts";
 import type { SemanticIndex } from "./semantic-index.ts";
+import { refreshBackground } from "./background-stats.ts";
 
 const TARGET = "reindex_target";
 
@@ -38,6 +39,7 @@ export async function reindex(index: SemanticIndex, o: ReindexOptions = {}): Pro
   if (!o.pendingOnly && !resumed) {
     // Rebuild from scratch for this embedder: its old vectors may come from an older builtin version.
     await store.drop(embedder.id);
+    index.forgetTables();
     withWriteLock(db, () => {
       requeueRecent(db);
       setEmbedState(db, TARGET, embedder.id);
@@ -60,8 +62,11 @@ export async function reindex(index: SemanticIndex, o: ReindexOptions = {}): Pro
       await store.drop(t.embedderId);
       dropped.push(t.embedderId);
     }
+    index.forgetTables();
     const table = await index.table(true);
     await table!.maintain();
+    // The rebuilt table's own sample, whatever its size: the kept one may come from the vectors just replaced.
+    await refreshBackground(index.ctx, table!, embedder, { force: true });
     withWriteLock(db, () => setEmbedState(db, TARGET, undefined));
   }
   return { ...report, embedderId: embedder.id, resumed, dropped };

@@ -5,6 +5,7 @@ import { queuedCount, recentCount } from "../../storage/sqlite/embed-queue-repo.
 import { openMessageVectors, type MessageVectors, type MessageVectorTable } from "../../storage/ports/vector-port.ts";
 import { vectorStoreLocation } from "../vector-location.ts";
 import type { MemoryContext } from "../memory-context.ts";
+import { SearchBackground } from "./background-stats.ts";
 
 export type EmbedderFactory = (cfg: MemoryContext["config"]["embedder"]) => Promise<Embedder>;
 
@@ -22,14 +23,22 @@ export interface IndexStatus {
 export class SemanticIndex {
   #embedder?: Promise<Embedder>;
   #store?: Promise<MessageVectors>;
+  /** The configured embedder's table, kept open for searches (it re-reads newer commits: see connect-store.ts). */
+  #searchTable?: Promise<MessageVectorTable | undefined>;
+  /** Other embedders' tables, listed at most once per `[vectors] read_consistency_ms`. */
+  #others?: { at: number; ids: Promise<string[]> };
   #closed = false;
+  /** The kept background statistics of the calibrated score, as searches read them. */
+  readonly background: SearchBackground;
 
   constructor(
     readonly ctx: MemoryContext,
     private readonly factory: EmbedderFactory = (cfg) => createEmbedder(cfg),
     /** Whether the factory's embedder is local; by default, whether the config names the builtin one. */
     private readonly local?: boolean,
-  ) {}
+  ) {
+    this.background = new SearchBackground(ctx);
+  }
 
   get closed(): boolean {
     return this.#closed;
@@ -75,11 +84,52 @@ export class SemanticIndex {
     return (await this.store()).table(e.id, e.dim, { create });
   }
 
+  /** The configured embedder's table for reading, opened once and kept; undefined while it does not exist. */
+  searchTable(): Promise<MessageVectorTable | undefined> {
+    const cached = this.#searchTable;
+    if (cached) return cached.then((t) => t ?? this.openSearchTable());
+    return this.openSearchTable();
+  }
+
+  private openSearchTable(): Promise<MessageVectorTable | undefined> {
+    const p = this.table(false);
+    this.#searchTable = p;
+    p.then(
+      (t) => {
+        if (!t && this.#searchTable === p) this.#searchTable = undefined;
+      },
+      () => {
+        if (this.#searchTable === p) this.#searchTable = undefined;
+      },
+    );
+    return p;
+  }
+
+  /**
+   * Forget the kept handles (the table was dropped or replaced, or a read through them failed). They are not
+   * closed: a search may still be reading through them; the store's close releases them.
+   */
+  forgetTables(): void {
+    this.#searchTable = undefined;
+    this.#others = undefined;
+  }
+
+  private otherEmbedders(own: string): Promise<string[]> {
+    const now = performance.now();
+    const ttl = this.ctx.config.vectors.read_consistency_ms;
+    if (!this.#others || now - this.#others.at >= ttl) {
+      const ids = this.store().then(async (s) => (await s.tables()).map((t) => t.embedderId));
+      this.#others = { at: now, ids };
+      ids.catch(() => {
+        if (this.#others?.ids === ids) this.#others = undefined;
+      });
+    }
+    return this.#others.ids.then((ids) => ids.filter((id) => id !== own));
+  }
+
   async status(session?: string): Promise<IndexStatus> {
     const e = await this.embedder();
-    const store = await this.store();
-    const others = (await store.tables()).map((t) => t.embedderId).filter((id) => id !== e.id);
-    const table = await store.table(e.id, e.dim);
+    const [others, table] = await Promise.all([this.otherEmbedders(e.id), this.searchTable()]);
     const notIndexed = queuedCount(this.ctx.db, session);
     let missing = false;
     if (!table) missing = recentCount(this.ctx.db, session) > notIndexed;
@@ -90,6 +140,12 @@ export class SemanticIndex {
 
   async close(): Promise<void> {
     this.#closed = true;
+    const kept = this.#searchTable;
+    this.forgetTables();
+    await kept?.then(
+      (t) => t?.close(),
+      () => {},
+    );
     const store = this.#store;
     this.#store = undefined;
     if (store)

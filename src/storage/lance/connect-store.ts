@@ -64,7 +64,9 @@ export async function connectStore(where: VectorLocation | string): Promise<Stor
     if (location.kind === "local") {
       // LanceDB creates what is inside with the process umask; the folder itself is ours, and private.
       ensureDir(location.dir);
-      return { conn: await lancedb.connect(location.dir), root: location.dir, label, reason };
+      // A kept table handle checks for other processes' commits on every read (a local check is cheap).
+      const conn = await lancedb.connect(location.dir, { readConsistencyInterval: 0 });
+      return { conn, root: location.dir, label, reason };
     }
     const conn = await lancedb.connect(location.uri, {
       storageOptions: location.storageOptions,

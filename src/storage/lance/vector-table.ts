@@ -17,8 +17,8 @@ export type { VectorFilter, VectorHit, VectorRow };
  */
 export const ANN_MIN_ROWS = 20_000;
 /** HNSW search breadth and exact re-ranking of 2x the candidates: recall@10 0.97 (0.62 with defaults) at 100k. */
-const ANN_EF = 400;
-const ANN_REFINE = 2;
+export const ANN_EF = 400;
+export const ANN_REFINE = 2;
 
 const quote = (s: string) => `'${s.replaceAll("'", "''")}'`;
 

@@ -31,25 +31,35 @@ export function knownSenders(db: Database, session?: string, limit = 500): strin
   return out;
 }
 
-/** Up to `before` recent messages before `seq` and `after` after it, in the same session, in order. */
-export function recentNeighbours(
+/**
+ * For each hit, up to `before` recent messages before its seq and `after` after it, in the same session, in
+ * order: one statement for every hit (the hits travel as JSON).
+ */
+export function recentNeighboursOf(
   db: Database,
-  session: string,
-  seq: bigint,
+  hits: readonly { session: string; seq: bigint }[],
   before: number,
   after: number,
-): StoredMessage[] {
-  const prev = db
+): StoredMessage[][] {
+  const out = hits.map((): StoredMessage[] => []);
+  if (hits.length === 0) return out;
+  const rows = db
     .query(
-      `SELECT ${COLS} FROM messages m WHERE m.session_id = ? AND m.recent = 1 AND m.seq < ? ORDER BY m.seq DESC LIMIT ?`,
+      `WITH h(k, sess, at) AS (
+         SELECT key, json_extract(value, '$[0]'), CAST(json_extract(value, '$[1]') AS INTEGER) FROM json_each(?1))
+       SELECT h.k AS hit, ${COLS} FROM h JOIN messages m ON m.seq IN (
+         SELECT seq FROM (SELECT seq FROM messages WHERE session_id = h.sess AND recent = 1 AND seq < h.at
+                          ORDER BY seq DESC LIMIT ?2)
+         UNION ALL
+         SELECT seq FROM (SELECT seq FROM messages WHERE session_id = h.sess AND recent = 1 AND seq > h.at
+                          ORDER BY seq ASC LIMIT ?3))
+       ORDER BY h.k, m.seq`,
     )
-    .all(session, seq, before) as Row[];
-  const next = db
-    .query(
-      `SELECT ${COLS} FROM messages m WHERE m.session_id = ? AND m.recent = 1 AND m.seq > ? ORDER BY m.seq ASC LIMIT ?`,
-    )
-    .all(session, seq, after) as Row[];
-  return prev.reverse().concat(next).map(toStored);
+    .all(JSON.stringify(hits.map((h) => [h.session, String(h.seq)])), before, after) as (Row & {
+    hit: number | bigint;
+  })[];
+  for (const r of rows) out[Number(r.hit)]!.push(toStored(r));
+  return out;
 }
 
 export interface RecentFilter extends MessageFilter {

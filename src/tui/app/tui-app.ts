@@ -80,6 +80,8 @@ export class TuiApp implements AppContext {
       if (changed) this.render();
     });
     this.render();
+    // After the first paint: load what a first ranked search needs while the user reads and types.
+    setTimeout(() => void this.api.warmSearch(), 0);
   }
 
   private onKey(ch: string | undefined, key: Key | undefined): void {

@@ -1,6 +1,7 @@
 // The blessed screen: alternate buffer, full Unicode (CJK takes two cells), colour depth from TERM/NO_COLOR.
 import blessed from "blessed";
 import { colorDepth, Theme } from "../theme.ts";
+import { separateEscapeChords } from "./escape-chords.ts";
 
 export interface OpenedScreen {
   screen: blessed.Widgets.Screen;
@@ -8,6 +9,7 @@ export interface OpenedScreen {
 }
 
 export function openScreen(env: Record<string, string | undefined> = process.env): OpenedScreen {
+  separateEscapeChords(process.stdin);
   const screen = blessed.screen({
     smartCSR: true,
     fullUnicode: true,

@@ -1,0 +1,156 @@
+// The background statistics of the calibrated semantic score: kept per table and embedder under
+// .store/relevance, sampled once, read (not re-sampled) by later searches and other processes, re-sampled
+// after enough new vectors, and giving the same hits and scores as a fresh sample.
+import { afterAll, describe, expect, test } from "bun:test";
+import { existsSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { cli, openTemp, removeTempHomes, tempHome } from "../fixture/home.ts";
+import { backgroundSamplings } from "../../src/memory/embedding/background-stats.ts";
+import { openMemory } from "../../src/app/open-memory.ts";
+
+afterAll(removeTempHomes);
+
+const TOPICS = [
+  "the kubernetes cluster ran out of memory during the deploy",
+  "my grandmother bakes sourdough bread every sunday",
+  "we should book the flight to lisbon before prices rise",
+  "the violin lesson moved to thursday afternoon",
+  "quarterly revenue grew eleven percent in europe",
+  "the cat knocked the coffee mug off the desk",
+  "remember to renew the passport next month",
+  "our postgres replica lags behind the primary",
+];
+
+const turns = (n: number, from = 0) =>
+  Array.from({ length: n }, (_, i) => ({
+    role: i % 2 ? ("assistant" as const) : ("user" as const),
+    content: `${TOPICS[(from + i) % TOPICS.length]} (note ${from + i})`,
+  }));
+
+const keptFiles = (home: string) => {
+  try {
+    return readdirSync(join(home, ".store", "relevance")).filter((f) => f.endsWith(".bg"));
+  } catch {
+    return [];
+  }
+};
+
+const QUERY = { query: "the cluster ran out of memory", match: "semantic" as const, limit: 5 };
+const shape = (r: Awaited<ReturnType<ReturnType<typeof openMemory>["search"]>>) =>
+  r.hits.map((h) => ({ id: h.message.id, score: h.score }));
+
+describe("kept background statistics", () => {
+  test("sampled once; another process reads them without sampling; same hits and scores as a fresh sample", async () => {
+    const home = tempHome();
+    const first = openMemory({ home, env: {}, drain: "off" });
+    first.add("s", turns(240));
+    await first.drainEmbeddings();
+    expect(keptFiles(home)).toEqual([]); // nothing is sampled before a search needs it
+    const before = backgroundSamplings();
+    const a = await first.search(QUERY);
+    expect(a.hits.length).toBeGreaterThan(0);
+    expect(backgroundSamplings()).toBe(before + 1);
+    await first.search({ ...QUERY, query: "sourdough bread" });
+    expect(backgroundSamplings()).toBe(before + 1);
+    first.close();
+
+    const [file] = keptFiles(home);
+    expect(file).toBeString();
+    const path = join(home, ".store", "relevance", file!);
+    const st = statSync(path, { bigint: true });
+
+    // A second HomeMemory (as a new process would) reads the kept file.
+    const second = openMemory({ home, env: {}, drain: "off" });
+    const b = await second.search(QUERY);
+    expect(backgroundSamplings()).toBe(before + 1);
+    second.close();
+    expect(shape(b)).toEqual(shape(a));
+
+    // A real second process: the file is neither rewritten nor replaced (a sample always rewrites it).
+    const r = await cli(["search", "--match", "semantic", "--json", "--limit", "5", QUERY.query], { home });
+    expect(r.code, r.stderr).toBe(0);
+    const hits = (JSON.parse(r.stdout) as { hits: { id: string; score: number }[] }).hits;
+    expect(hits.map((h) => ({ id: h.id, score: h.score }))).toEqual(shape(a));
+    const after = statSync(path, { bigint: true });
+    expect([after.ino, after.mtimeNs]).toEqual([st.ino, st.mtimeNs]);
+
+    // Without the kept file, a fresh sample gives the very same hits and scores.
+    rmSync(path);
+    const third = openMemory({ home, env: {}, drain: "off" });
+    const c = await third.search(QUERY);
+    expect(backgroundSamplings()).toBe(before + 2);
+    third.close();
+    expect(shape(c)).toEqual(shape(a));
+  }, 120_000);
+
+  test("re-sampled after enough new vectors: by the drain, and by upkeep when stale", async () => {
+    const { home, api } = openTemp({ drain: "off" });
+    api.add("s", turns(240));
+    await api.drainEmbeddings();
+    await api.search(QUERY);
+    const path = join(home, ".store", "relevance", keptFiles(home)[0]!);
+    const rowsOf = () => {
+      const bytes = readFileSync(path);
+      return (JSON.parse(bytes.subarray(0, bytes.indexOf(10)).toString()) as { rows: number }).rows;
+    };
+    expect(rowsOf()).toBe(240);
+
+    // A few new vectors: the kept statistics still stand.
+    let n = backgroundSamplings();
+    api.add("s", turns(10, 240));
+    await api.drainEmbeddings();
+    await api.search(QUERY);
+    expect(backgroundSamplings()).toBe(n);
+    expect(rowsOf()).toBe(240);
+
+    // Many more: the drain re-samples, off the search path.
+    api.add("s", turns(100, 250));
+    await api.drainEmbeddings();
+    expect(backgroundSamplings()).toBe(n + 1);
+    expect(rowsOf()).toBe(350);
+    n = backgroundSamplings();
+    await api.search(QUERY);
+    expect(backgroundSamplings()).toBe(n);
+
+    // Upkeep: nothing to do while fresh, a new sample once missing.
+    expect((await api.maintainVectors()).backgroundRefreshed).toBe(false);
+    rmSync(path);
+    expect((await api.maintainVectors()).backgroundRefreshed).toBe(true);
+    expect(rowsOf()).toBe(350);
+    api.close();
+  }, 120_000);
+
+  test("a search's kept table handle sees other writers' commits, and survives a rebuild of the table", async () => {
+    const home = tempHome();
+    const reader = openMemory({ home, env: {}, drain: "off" });
+    reader.add("s", turns(30));
+    await reader.drainEmbeddings();
+    expect((await reader.search(QUERY)).hits.length).toBeGreaterThan(0);
+    const writer = openMemory({ home, env: {}, drain: "off" });
+    writer.add("t", [{ role: "user", content: "the saxophone reed cracked before the jazz concert" }]);
+    await writer.drainEmbeddings();
+    const found = await reader.search({ query: "saxophone reed jazz concert", match: "semantic", limit: 3 });
+    expect(found.hits.map((h) => h.message.session)).toContain("t");
+    await writer.reindex();
+    writer.close();
+    const again = await reader.search({ query: "saxophone reed jazz concert", match: "semantic", limit: 3 });
+    expect(again.hits.map((h) => h.message.session)).toContain("t");
+    reader.close();
+  }, 120_000);
+
+  test("warmSearch loads the table and its statistics ahead of a first search; without vectors, no LanceDB store", async () => {
+    const { home, api } = openTemp({ drain: "off" });
+    api.add("s", turns(20));
+    await api.warmSearch();
+    expect(existsSync(join(home, ".store", "lance"))).toBe(false);
+    await api.drainEmbeddings();
+    api.close();
+    const fresh = openMemory({ home, env: {}, drain: "off" });
+    await fresh.warmSearch();
+    expect(keptFiles(home)).toHaveLength(1);
+    const n = backgroundSamplings();
+    expect((await fresh.search(QUERY)).hits.length).toBeGreaterThan(0);
+    expect(backgroundSamplings()).toBe(n);
+    fresh.close();
+  }, 60_000);
+});

@@ -1,0 +1,27 @@
+// Esc followed by a control key in one read (typed while the TUI was busy) reaches blessed as two keys.
+import { expect, test } from "bun:test";
+import { EventEmitter } from "node:events";
+import { separateEscapeChords, splitEscapeChords } from "../../src/tui/terminal/escape-chords.ts";
+
+const bytes = (s: string) => Buffer.from(s, "latin1");
+const text = (parts: Uint8Array[]) => parts.map((p) => Buffer.from(p).toString("latin1"));
+
+test("a chunk is cut before each control byte that follows an Esc, and only there", () => {
+  expect(text(splitEscapeChords(bytes("\x1b\x05")))).toEqual(["\x1b", "\x05"]);
+  expect(text(splitEscapeChords(bytes("ab\x1b\x05c\x1b\x09")))).toEqual(["ab\x1b", "\x05c\x1b", "\x09"]);
+  for (const whole of ["\x1b[A", "\x1bOP", "\x1b\x1b", "\x1bq", "plain", "\x1b[<0;10;5M", "é\x05"])
+    expect(text(splitEscapeChords(bytes(whole)))).toEqual([whole]);
+});
+
+test("through blessed's key parser: Esc then Ctrl-E arrive as both keys, in order", () => {
+  const keys = require("blessed/lib/keys.js") as { emitKeypressEvents(s: EventEmitter): void };
+  const input = new EventEmitter() as unknown as NodeJS.ReadStream;
+  separateEscapeChords(input);
+  keys.emitKeypressEvents(input as unknown as EventEmitter);
+  const seen: string[] = [];
+  input.on("keypress", (_ch: unknown, k: { name?: string; ctrl?: boolean }) =>
+    seen.push(`${k.ctrl ? "C-" : ""}${k.name}`),
+  );
+  input.emit("data", bytes("\x1b\x05"));
+  expect(seen).toEqual(["escape", "C-e"]);
+});
