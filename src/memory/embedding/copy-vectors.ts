@@ -3,6 +3,7 @@
 // every source id is checked to be in the target afterwards. The caller holds the target's vector write lock.
 import { existsSync } from "node:fs";
 import { namedError } from "../../shared/errors.ts";
+import { faultPoint } from "../../shared/fault-point.ts";
 import {
   openErrorVectors,
   openMessageVectors,
@@ -90,6 +91,7 @@ async function copyMessageTable(
     await dst!.append(pending);
     report.copied += pending.length;
     pending = [];
+    faultPoint("after-vector-batch");
     onProgress({ kind: "messages", embedderId, done: report.copied + report.present, total: report.source });
   };
   try {
