@@ -55,7 +55,7 @@ const opened: ArchivePort[] = [];
 try {
   // 1. migrate-archive: the home's archive into PostgreSQL, its vectors (if any) into S3.
   const url = await server.createDatabase("bench");
-  let t = performance.now();
+  const t = performance.now();
   const copy = await migrateArchive({
     home,
     env: { ...s3Env, MEMVOY_ARCHIVE_URL: url },
@@ -138,7 +138,7 @@ try {
     }
   }
   const kw = backends.map(([name]) => summarize(times.get(name)!));
-  for (const [i, [name]] of backends.entries())
+  for (const i of [0, 1])
     rows.push({
       name: `keyword via the port, ${queries.length} selective queries over ${n}, ${i === 0 ? "SQLite FTS5" : "PostgreSQL FTS (GIN)"}`,
       value: `p50 ${fmtMs(kw[i]!.p50)}, p95 ${fmtMs(kw[i]!.p95)}${i === 0 ? "" : ` (p50 ${ratio(kw[1]!.p50, kw[0]!.p50)})`}`,
@@ -178,7 +178,7 @@ async function semantic(dir: string): Promise<void> {
   }
   await table.maintain();
   table.close();
-  let t = performance.now();
+  const t = performance.now();
   await copyVectors(local, remote);
   const copySecs = (performance.now() - t) / 1000;
   rows.push({
