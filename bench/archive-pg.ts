@@ -32,6 +32,11 @@ const VECTORS = quick ? 5_000 : 100_000;
 const DIM = 384;
 const SEMANTIC_QUERIES = quick ? 30 : 200;
 const rows: BenchRow[] = [];
+/** A row for the table, also logged at once (a long run interrupted keeps what it measured). */
+const report = (...measured: BenchRow[]) => {
+  for (const r of measured) log(`  ${r.name}: ${r.value}`);
+  rows.push(...measured);
+};
 const missing = postgresMissing();
 if (missing) {
   log(`archive-pg: skipped: ${missing}`);
@@ -65,7 +70,7 @@ try {
     },
   });
   const migrateSecs = (performance.now() - t) / 1000;
-  rows.push({
+  report({
     name: `migrate-archive ${n} messages into PostgreSQL, counts verified`,
     value: `${fmtInt(copy.total / migrateSecs)} msg/s (${migrateSecs.toFixed(0)} s)`,
   });
@@ -90,7 +95,7 @@ try {
   }
   const importRate = { sqlite: PORT_IMPORT / (importMs.sqlite / 1000), pg: PORT_IMPORT / (importMs.pg / 1000) };
   const importLabel = `port-level append import, ${countLabel(PORT_IMPORT)} msgs in batches of ${PORT_BATCH}`;
-  rows.push(
+  report(
     { name: `${importLabel}, SQLite (embedded)`, value: `${fmtInt(importRate.sqlite)} msg/s` },
     {
       name: `${importLabel}, PostgreSQL`,
@@ -122,7 +127,7 @@ try {
   }
   const addP50 = backends.map(([name]) => summarize(adds.get(name)!).p50);
   for (const [i, [name]] of backends.entries())
-    rows.push({
+    report({
       name: `port-level single append p50 over ${n}, ${name}`,
       value: i === 0 ? fmtMs(addP50[0]!) : `${fmtMs(addP50[1]!)} (${ratio(addP50[1]!, addP50[0]!)})`,
     });
@@ -139,7 +144,7 @@ try {
   }
   const kw = backends.map(([name]) => summarize(times.get(name)!));
   for (const i of [0, 1])
-    rows.push({
+    report({
       name: `keyword via the port, ${queries.length} selective queries over ${n}, ${i === 0 ? "SQLite FTS5" : "PostgreSQL FTS (GIN)"}`,
       value: `p50 ${fmtMs(kw[i]!.p50)}, p95 ${fmtMs(kw[i]!.p95)}${i === 0 ? "" : ` (p50 ${ratio(kw[1]!.p50, kw[0]!.p50)})`}`,
     });
@@ -181,7 +186,7 @@ async function semantic(dir: string): Promise<void> {
   const t = performance.now();
   await copyVectors(local, remote);
   const copySecs = (performance.now() - t) / 1000;
-  rows.push({
+  report({
     name: `copyVectors ${countLabel(VECTORS)} vectors (${DIM} dims) local -> S3 (local test server), index included`,
     value: `${fmtInt(VECTORS / copySecs)} rows/s (${copySecs.toFixed(0)} s)`,
   });
@@ -198,7 +203,7 @@ async function semantic(dir: string): Promise<void> {
   }
   const s = tables.map(([name]) => summarize(ms.get(name)!));
   for (const [i, [name, tbl]] of tables.entries()) {
-    rows.push({
+    report({
       name: `semantic via the vector port, ${countLabel(VECTORS)} synthetic vectors (${(await tbl!.hasIndex()) ? "HNSW" : "flat"}), ${name}`,
       value: `p50 ${fmtMs(s[i]!.p50)}, p95 ${fmtMs(s[i]!.p95)}${i === 0 ? "" : ` (p50 ${ratio(s[1]!.p50, s[0]!.p50)})`}`,
     });
