@@ -59,6 +59,8 @@ export interface MigrateArchiveOptions {
   signal?: AbortSignal;
   onStart?: (total: number, resumedAt: number) => void;
   onProgress?: (copied: number, total: number) => void;
+  /** Progress of the vector copy, table by table: rows of the current table done and in all. */
+  onVectorProgress?: (done: number, total: number) => void;
   /** The vector copy, when the vector store is shared (see VectorCopy). */
   vectors?: VectorCopy;
   /** Open the target archive (default: the PostgreSQL archive at the URL). */
@@ -152,7 +154,9 @@ async function copy(
   const summaries = await copySummaries(source, target, paths);
   const copyVectors: VectorCopy | undefined =
     o.vectors ?? (config.vectors.uri ? (c) => migrateVectors({ ...c, env: o.env }) : undefined);
-  const vectors = copyVectors ? await copyVectors({ home: paths, config, signal: o.signal }) : "local";
+  const vectors = copyVectors
+    ? await copyVectors({ home: paths, config, signal: o.signal, onProgress: o.onVectorProgress })
+    : "local";
   const counts = await verify(source, target);
   if (counts.summaries < summaries)
     throw new CopyMismatchError({ what: "summaries", source: summaries, target: counts.summaries });

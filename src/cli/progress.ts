@@ -1,6 +1,6 @@
 // A one-line progress bar redrawn in place on a terminal stream (stderr).
 
-export function progressBar(stream: NodeJS.WriteStream, width = 30) {
+export function progressBar(stream: NodeJS.WriteStream, width = 30, unit = "messages") {
   const started = performance.now();
   let last = 0;
   const draw = (done: number, total: number) => {
@@ -8,7 +8,7 @@ export function progressBar(stream: NodeJS.WriteStream, width = 30) {
     const fill = Math.round(frac * width);
     const secs = (performance.now() - started) / 1000;
     const rate = secs > 0 ? Math.round(done / secs) : 0;
-    stream.write(`\r[${"#".repeat(fill)}${".".repeat(width - fill)}] ${done}/${total} messages  ${rate}/s\x1b[K`);
+    stream.write(`\r[${"#".repeat(fill)}${".".repeat(width - fill)}] ${done}/${total} ${unit}  ${rate}/s\x1b[K`);
   };
   return {
     update(done: number, total: number): void {

@@ -2,12 +2,14 @@
 // verified; the target only from config or environment; no URL, a password in config.toml or a busy
 // target is a one-line exit 2; no secret printed.
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { writeFileSync } from "node:fs";
+import { appendFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { openPgArchive } from "../../src/storage/postgres/open-pg-archive.ts";
 import { openSqliteArchive } from "../../src/storage/sqlite/sqlite-archive.ts";
+import { openMessageVectors, type VectorLocation } from "../../src/storage/ports/vector-port.ts";
 import { cli, openTemp, removeTempHomes, tempHome } from "../fixture/home.ts";
 import { describePostgres, startPostgres, type PgServer } from "../fixture/postgres-server.ts";
+import { startS3Server, type S3Server } from "../fixture/s3-server.ts";
 
 const NOW = 1_790_000_000_000_000_000n;
 const SECRET = "Sup3rSecretPw42";
@@ -45,6 +47,49 @@ async function addExtras(home: string): Promise<void> {
   await a.close();
 }
 
+/** Message vectors of two embedders in `where`: 300 rows of 4 dims and 20 rows of 2 dims. */
+async function fillVectors(where: VectorLocation): Promise<void> {
+  const store = await openMessageVectors(where);
+  for (const [embedder, dim, rows] of [
+    ["a:1:4", 4, 300],
+    ["b:1:2", 2, 20],
+  ] as const) {
+    const t = (await store.table(embedder, dim, { create: true }))!;
+    await t.append(
+      Array.from({ length: rows }, (_, i) => ({
+        id: `v${i}`,
+        seq: BigInt(i + 1),
+        session: "alpha",
+        sendAt: NOW,
+        role: "user",
+        content: "",
+        vector: Float32Array.from({ length: dim }, (_, d) => Math.sin(i + d) + 1.5),
+      })),
+    );
+    t.close();
+  }
+  store.close();
+}
+
+/** Rows per embedder table in `where` (0 for a table not there). */
+async function vectorCounts(where: VectorLocation): Promise<number[]> {
+  const store = await openMessageVectors(where);
+  try {
+    const out: number[] = [];
+    for (const [embedder, dim] of [
+      ["a:1:4", 4],
+      ["b:1:2", 2],
+    ] as const) {
+      const t = await store.table(embedder, dim);
+      out.push(t ? await t.count() : 0);
+      t?.close();
+    }
+    return out;
+  } finally {
+    store.close();
+  }
+}
+
 const describe = describePostgres();
 
 describe("migrate-archive", () => {
@@ -70,7 +115,7 @@ describe("migrate-archive", () => {
     expect(help.stdout).toContain("[archive]");
     expect(help.stdout).toContain("resum");
     expect((await cli(["migrate-archive", "postgres://x@y/z"], { home })).code).toBe(2);
-  });
+  }, 60_000);
 
   test("a password in config.toml is refused with exit 2 and never printed", async () => {
     const home = tempHome();
@@ -81,7 +126,7 @@ describe("migrate-archive", () => {
       expect(r.stderr).toContain("password");
       expect(r.stdout + r.stderr).not.toContain(SECRET);
     }
-  });
+  }, 60_000);
 
   test("copies a home, killed after a batch, resumed, verified; the same messages on both sides", async () => {
     const home = buildHome(400);
@@ -141,6 +186,39 @@ describe("migrate-archive", () => {
     expect(more.stdout).toContain("copied 1 messages (1201 in the archive, 4 sessions");
   }, 300_000);
 
+  test("with [vectors] on S3 the vectors follow the messages; a kill mid-way resumes, the ids are verified", async () => {
+    const s3: S3Server = await startS3Server();
+    try {
+      const home = buildHome(50);
+      await fillVectors({ kind: "local", dir: join(home, ".store", "lance") });
+      appendFileSync(join(home, "config.toml"), `\n${s3.vectorsToml("migrated")}`);
+      const env = { MEMVOY_ARCHIVE_URL: await server.createDatabase("migrate_vectors"), ...s3.env };
+      const killed = await cli(["migrate-archive", "--json"], {
+        home,
+        env: { ...env, MEMVOY_TEST_FAULT: "after-vector-batch" },
+      });
+      expect(killed.code).not.toBe(0);
+      const partial = await vectorCounts(s3.location("migrated"));
+      const before = partial[0]! + partial[1]!;
+      expect(before).toBeGreaterThan(0);
+      expect(before).toBeLessThan(320);
+
+      const r = await cli(["migrate-archive", "--json"], { home, env });
+      expect(r.code).toBe(0);
+      const out = JSON.parse(r.stdout);
+      expect(out).toMatchObject({ done: true, resumed: true, copied: 0, total: 150 });
+      expect(out.vectors.copied).toBe(320 - before);
+      expect(await vectorCounts(s3.location("migrated"))).toEqual([300, 20]);
+      expect(r.stdout + r.stderr).not.toContain(s3.env.AWS_SECRET_ACCESS_KEY);
+
+      const again = await cli(["migrate-archive"], { home, env });
+      expect(again.code).toBe(0);
+      expect(again.stdout).toContain("vectors: 0 copied");
+    } finally {
+      await s3.stop();
+    }
+  }, 300_000);
+
   test("a target holding messages from elsewhere is refused with exit 2", async () => {
     const url = await server.createDatabase("migrate_busy");
     const other = await openPgArchive(url);
@@ -162,5 +240,5 @@ describe("migrate-archive", () => {
     expect(r.stderr.trim().split("\n").length).toBe(1);
     expect(r.stderr).toContain("127.0.0.1:1/none");
     expect(r.stderr).not.toContain(SECRET);
-  });
+  }, 60_000);
 });

@@ -27,7 +27,9 @@ Running it again later copies what was added since. The target database must
 be empty, or hold only what an earlier run copied from this home.
 
 Vectors stay in the home's local store unless a shared vector store is
-configured; then they are copied too.
+configured ([vectors] uri); then they are copied too, with their own progress
+bar, after the messages: a killed vector copy also resumes (the rows already
+in the target are skipped), and every vector id is checked in the target.
 
   --batch N   messages per transaction (default 2000)
   --json      print the result as JSON
@@ -65,6 +67,7 @@ async function migrate(p: Parsed): Promise<number> {
   const batch = batchSize(p);
   archiveUrl(home); // exit 2 at once when no target is configured
   const bar = !json && process.stderr.isTTY ? progressBar(process.stderr) : undefined;
+  let vectorBar: ReturnType<typeof progressBar> | undefined;
   return withInterrupt(async (signal) => {
     const r = await migrateArchive({
       home,
@@ -76,8 +79,15 @@ async function migrate(p: Parsed): Promise<number> {
         bar?.update(already, total);
       },
       onProgress: (done, total) => bar?.update(done, total),
+      onVectorProgress: (done, total) => {
+        if (!vectorBar && bar) {
+          bar.done();
+          vectorBar = progressBar(process.stderr, 30, "vectors");
+        }
+        vectorBar?.update(done, total);
+      },
     });
-    bar?.done();
+    (vectorBar ?? bar)?.done();
     if (json) {
       printJson({ ...r, counts: r.counts ?? null });
       return r.done ? 0 : 130;

@@ -3,6 +3,7 @@
 // every source id is checked to be in the target afterwards. The caller holds the target's vector write lock.
 import { existsSync } from "node:fs";
 import { namedError } from "../../shared/errors.ts";
+import { faultPoint } from "../../shared/fault-point.ts";
 import {
   openErrorVectors,
   openMessageVectors,
@@ -44,8 +45,11 @@ export const VectorCopyMismatchError = namedError<{
     `the copy of the ${d.kind} vectors of ${d.embedderId} is incomplete: ${d.missing} of ${d.source} rows are not in the target; run it again`,
 );
 
-/** Rows per write to the target: each write is one commit (a few requests on object storage). */
-const WRITE_BATCH = 8192;
+/**
+ * Vector bytes per write to the target. Each write is one commit and one data file (a few requests on object
+ * storage): large writes leave few fragments, so the copy needs no compaction (a rewrite of everything).
+ */
+const WRITE_BYTES = 64 * 1024 * 1024;
 
 type Stores = { messages: MessageVectors; errors: ErrorVectors };
 
@@ -74,7 +78,8 @@ async function copyMessageTable(
   const src = (await from.table(embedderId, 0))!;
   const report: VectorCopyTable = { kind: "messages", embedderId, source: await src.count(), copied: 0, present: 0 };
   const existing = await to.table(embedderId, 0);
-  const present = new Set(existing ? (await existing.keys()).map((k) => k.id) : []);
+  // An empty or absent target (a first run) needs no lookup of present ids.
+  const present = new Set(existing && (await existing.count()) > 0 ? (await existing.keys()).map((k) => k.id) : []);
   existing?.close();
   const sourceIds = new Set<string>();
   let dst: Awaited<ReturnType<MessageVectors["table"]>>;
@@ -82,10 +87,11 @@ async function copyMessageTable(
   const flush = async () => {
     if (pending.length === 0) return;
     dst ??= await to.table(embedderId, pending[0]!.vector.length, { create: true });
-    // New ids only (those present were filtered out): an append, one commit per WRITE_BATCH rows.
+    // New ids only (those present were filtered out): an append, one commit per WRITE_BYTES of vectors.
     await dst!.append(pending);
     report.copied += pending.length;
     pending = [];
+    faultPoint("after-vector-batch");
     onProgress({ kind: "messages", embedderId, done: report.copied + report.present, total: report.source });
   };
   try {
@@ -97,11 +103,11 @@ async function copyMessageTable(
         if (present.has(r.id)) report.present++;
         else pending.push(r);
       }
-      if (pending.length >= WRITE_BATCH) await flush();
+      if (pending.length > 0 && pending.length * pending[0]!.vector.length * 4 >= WRITE_BYTES) await flush();
     }
     await flush();
     onProgress({ kind: "messages", embedderId, done: report.copied + report.present, total: report.source });
-    if (report.copied > 0) await dst!.maintain();
+    if (report.copied > 0) await dst!.ensureIndex();
     const check = await to.table(embedderId, 0);
     const inTarget = new Set(check ? (await check.keys()).map((k) => k.id) : []);
     check?.close();

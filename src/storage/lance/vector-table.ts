@@ -3,8 +3,8 @@ import { privatizeTree } from "./private-modes.ts";
 import type { Table } from "@lancedb/lancedb";
 import { loadLanceDb } from "./load-lancedb.ts";
 
-type LanceDb = Awaited<ReturnType<typeof loadLanceDb>>["lancedb"];
 import { assertDimensions } from "./vector-dimension.ts";
+import { arrowTable, bigints, strings, vectors } from "./arrow-columns.ts";
 import type { MessageVectorTable, VectorFilter, VectorHit, VectorRow } from "../ports/vector-port.ts";
 
 type Arrow = Awaited<ReturnType<typeof loadLanceDb>>["arrow"];
@@ -65,19 +65,17 @@ export class VectorTable implements MessageVectorTable {
   /** Insert or replace rows by id. */
   async upsert(rows: readonly VectorRow[]): Promise<void> {
     if (rows.length === 0) return;
-    const { lancedb } = await loadLanceDb();
     const schema = await this.t.schema();
     assertDimensions(rows, this.dim);
-    const data = arrowRows(lancedb, rows, schema);
+    const data = await arrowRows(rows, schema);
     await this.t.mergeInsert("id").whenMatchedUpdateAll().whenNotMatchedInsertAll().execute(data);
     this.committed();
   }
 
   async append(rows: readonly VectorRow[]): Promise<void> {
     if (rows.length === 0) return;
-    const { lancedb } = await loadLanceDb();
     assertDimensions(rows, this.dim);
-    await this.t.add(arrowRows(lancedb, rows, await this.t.schema()));
+    await this.t.add(await arrowRows(rows, await this.t.schema()));
     this.committed();
   }
 
@@ -118,21 +116,33 @@ export class VectorTable implements MessageVectorTable {
     let q = this.t.query().select(["id", "seq", "session"]);
     const w = whereClause(filter);
     if (w) q = q.where(w);
-    const rows = (await q.toArray()) as { id: string; seq: bigint; session: string }[];
-    return rows.map((r) => ({ id: r.id, seq: r.seq, session: r.session }));
+    const t = await q.toArrow();
+    const [ids, seqs, sessions] = [t.getChild("id"), t.getChild("seq"), t.getChild("session")];
+    if (!ids || !seqs || !sessions) return [];
+    const seqValues = seqs.toArray() as BigInt64Array;
+    const sessionValues = sessions.toArray() as string[];
+    return (ids.toArray() as string[]).map((id, i) => ({ id, seq: seqValues[i]!, session: sessionValues[i]! }));
   }
 
   /** Every row in storage order, vectors included, one Arrow batch at a time (never the whole table). */
   async *batches(): AsyncIterable<VectorRow[]> {
     for await (const batch of this.t.query().select(["id", "seq", "session", "send_at", "role", "vector"])) {
-      yield (batch.toArray() as unknown as StoredRow[]).map((r) => ({
-        id: r.id,
-        seq: r.seq,
-        session: r.session,
-        sendAt: r.send_at,
-        role: r.role,
+      const [ids, seqs, sessions, sendAts, roles, vecs] = [
+        strings(batch, "id"),
+        bigints(batch, "seq"),
+        strings(batch, "session"),
+        bigints(batch, "send_at"),
+        strings(batch, "role"),
+        vectors(batch, "vector"),
+      ];
+      yield ids.map((id, i) => ({
+        id,
+        seq: seqs[i]!,
+        session: sessions[i]!,
+        sendAt: sendAts[i]!,
+        role: roles[i]!,
         content: "",
-        vector: toFloat32(r.vector),
+        vector: vecs[i]!,
       }));
     }
   }
@@ -208,14 +218,12 @@ export class VectorTable implements MessageVectorTable {
 
   /** Rewrite the table with the text column emptied (a one-time upgrade of an older table, under the lock). */
   async dropText(): Promise<void> {
-    const { lancedb } = await loadLanceDb();
     const schema = await this.t.schema();
     const rows = (await this.t
       .query()
       .select(["id", "seq", "session", "send_at", "role", "vector"])
       .toArray()) as StoredRow[];
-    const data = arrowRows(
-      lancedb,
+    const data = await arrowRows(
       rows.map((r) => ({
         ...r,
         sendAt: r.send_at,
@@ -263,18 +271,16 @@ interface StoredRow {
 
 const toFloat32 = (v: StoredRow["vector"]) => Float32Array.from(Array.isArray(v) ? v : v.toArray());
 
-/** Rows in the table's Arrow shape (column send_at, vector as a plain array). */
-function arrowRows(lancedb: LanceDb, rows: readonly VectorRow[], schema: Awaited<ReturnType<Table["schema"]>>) {
-  return lancedb.makeArrowTable(
-    rows.map((r) => ({
-      id: r.id,
-      seq: r.seq,
-      session: r.session,
-      send_at: r.sendAt,
-      role: r.role,
-      content: r.content,
-      vector: Array.from(r.vector),
-    })),
-    { schema },
-  );
+/** Rows in the table's Arrow shape (column send_at), built column by column. */
+async function arrowRows(rows: readonly VectorRow[], schema: Awaited<ReturnType<Table["schema"]>>) {
+  const { arrow } = await loadLanceDb();
+  return arrowTable(arrow, schema, rows.length, {
+    id: rows.map((r) => r.id),
+    seq: BigInt64Array.from(rows, (r) => r.seq),
+    session: rows.map((r) => r.session),
+    send_at: BigInt64Array.from(rows, (r) => r.sendAt),
+    role: rows.map((r) => r.role),
+    content: rows.map((r) => r.content),
+    vector: rows.map((r) => r.vector),
+  });
 }

@@ -63,103 +63,54 @@ export class PgArchive implements ArchivePort {
     return tx.unsafe(text, args as never[]) as Promise<T[]>;
   }
 
+  /** One round trip: memvoy_append (migration 002) locks, dedupes and inserts on the server. */
   async appendMessages(
     session: string,
     records: readonly NewMessage[],
     opts: { now: bigint; queueEmbedding?: boolean },
   ): Promise<Appended[]> {
     if (records.length === 0) return [];
-    return this.sql.begin(async (tx) => {
-      await this.q("SELECT pg_advisory_xact_lock($1, hashtext($2))", [LOCK_CLASS.append, session], tx);
-      const keys = records.flatMap((r) => (r.idempotencyKey !== undefined ? [r.idempotencyKey] : []));
-      const existing = await this.q<PgMessage & { idempotency_key: string | null }>(
-        `SELECT ${MESSAGE_COLS}, m.idempotency_key FROM messages m WHERE m.id = ANY($1::text[])
-         UNION SELECT ${MESSAGE_COLS}, m.idempotency_key FROM messages m
-         WHERE m.session_id = $2 AND m.idempotency_key = ANY($3::text[])`,
-        [records.map((r) => r.id), session, keys],
-        tx,
-      );
-      const byId = new Map(existing.map((r) => [r.id, pgStored(r)]));
-      const byKey = new Map(
-        existing.flatMap((r) =>
-          r.idempotency_key !== null && r.session_id === session ? [[r.idempotency_key, pgStored(r)]] : [],
-        ),
-      );
-      const fresh: NewMessage[] = [];
-      const seenIds = new Set<string>();
-      const seenKeys = new Set<string>();
-      for (const r of records) {
-        const key = r.idempotencyKey;
-        if (byId.has(r.id) || (key !== undefined && byKey.has(key)) || seenIds.has(r.id)) continue;
-        if (key !== undefined && seenKeys.has(key)) continue;
-        seenIds.add(r.id);
-        if (key !== undefined) seenKeys.add(key);
-        fresh.push(r);
-      }
-      const inserted = fresh.length ? await this.insertFresh(tx, session, fresh, opts) : [];
-      const added = new Map(inserted.map((m) => [m.id, m]));
-      const firstOfKey = new Map(
-        fresh.flatMap((r) => (r.idempotencyKey !== undefined ? [[r.idempotencyKey, r.id]] : [])),
-      );
-      const reported = new Set<string>();
-      return records.map((r) => {
-        const prior = (r.idempotencyKey !== undefined && byKey.get(r.idempotencyKey)) || byId.get(r.id);
-        if (prior) return { message: prior, added: false };
-        const id = r.idempotencyKey !== undefined ? firstOfKey.get(r.idempotencyKey)! : r.id;
-        const first = !reported.has(id);
-        reported.add(id);
-        return { message: added.get(id)!, added: first };
-      });
-    });
-  }
-
-  private async insertFresh(
-    tx: SQL,
-    session: string,
-    fresh: readonly NewMessage[],
-    opts: { now: bigint; queueEmbedding?: boolean },
-  ): Promise<StoredMessage[]> {
-    const rows = await this.q<PgMessage>(
-      `INSERT INTO messages (id, session_id, role, content, send_at, sender, idempotency_key, search)
-       SELECT t.id, $1, t.role, t.content, t.send_at, t.sender, t.key, t.search::tsvector
-       FROM unnest($2::text[], $3::text[], $4::text[], $5::bigint[], $6::text[], $7::text[], $8::text[])
-         WITH ORDINALITY AS t(id, role, content, send_at, sender, key, search, ord)
-       ORDER BY t.ord
-       RETURNING seq, id, session_id, role, content, send_at, sender, recent`,
+    const rows = await this.q<PgMessage & { idempotency_key: string | null; added: boolean }>(
+      `SELECT * FROM memvoy_append($1::integer, $2::text, $3::bigint, $4::boolean, $5::text[], $6::text[], $7::text[],
+         $8::bigint[], $9::text[], $10::text[], $11::text[], $12::boolean[])`,
       [
+        LOCK_CLASS.append,
         session,
-        fresh.map((r) => r.id),
-        fresh.map((r) => r.role),
-        fresh.map((r) => r.content),
-        fresh.map((r) => r.sendAt),
-        fresh.map((r) => r.sender ?? null),
-        fresh.map((r) => r.idempotencyKey ?? null),
-        fresh.map((r) => tsvectorText(r.content)),
+        opts.now,
+        opts.queueEmbedding !== false,
+        records.map((r) => r.id),
+        records.map((r) => r.role),
+        records.map((r) => r.content),
+        records.map((r) => r.sendAt),
+        records.map((r) => r.sender ?? null),
+        records.map((r) => r.idempotencyKey ?? null),
+        records.map((r) => tsvectorText(r.content)),
+        records.map((r) => r.untimed === true),
       ],
-      tx,
     );
-    const stored = rows.map(pgStored).sort((a, b) => (a.seq < b.seq ? -1 : 1));
-    const seqs = stored.map((m) => m.seq);
-    if (opts.queueEmbedding !== false)
-      await this.q("INSERT INTO embed_queue (seq) SELECT unnest($1::bigint[])", [seqs], tx);
-    const untimedIds = new Set(fresh.filter((r) => r.untimed).map((r) => r.id));
-    const untimed = stored.filter((m) => untimedIds.has(m.id)).map((m) => m.seq);
-    if (untimed.length)
-      await this.q(
-        "INSERT INTO untimed_messages (seq, session_id) SELECT unnest($1::bigint[]), $2",
-        [untimed, session],
-        tx,
-      );
-    let lastSendAt = 0n; // bigint: no Math.max
-    for (const r of fresh) if (r.sendAt > lastSendAt) lastSendAt = r.sendAt;
-    await this.q(
-      `INSERT INTO sessions (id, created_at, updated_at, last_send_at, message_count) VALUES ($1, $2, $2, $3, $4)
-       ON CONFLICT (id) DO UPDATE SET updated_at = $2, last_send_at = greatest(sessions.last_send_at, $3),
-         message_count = sessions.message_count + $4`,
-      [session, opts.now, lastSendAt, stored.length],
-      tx,
-    );
-    return stored;
+    const byId = new Map<string, StoredMessage>();
+    const byKey = new Map<string, StoredMessage>();
+    const added = new Map<string, StoredMessage>();
+    const firstOfKey = new Map<string, string>();
+    for (const { added: isNew, idempotency_key: key, ...row } of rows) {
+      const m = pgStored(row);
+      if (isNew) {
+        added.set(m.id, m);
+        if (key !== null) firstOfKey.set(key, m.id);
+      } else {
+        byId.set(m.id, m);
+        if (key !== null && m.session === session) byKey.set(key, m);
+      }
+    }
+    const reported = new Set<string>();
+    return records.map((r) => {
+      const prior = (r.idempotencyKey !== undefined && byKey.get(r.idempotencyKey)) || byId.get(r.id);
+      if (prior) return { message: prior, added: false };
+      const id = (r.idempotencyKey !== undefined && firstOfKey.get(r.idempotencyKey)) || r.id;
+      const first = !reported.has(id);
+      reported.add(id);
+      return { message: added.get(id)!, added: first };
+    });
   }
 
   async listMessages(session: string, o: MessageRange = {}): Promise<StoredMessage[]> {

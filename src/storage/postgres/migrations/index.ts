@@ -1,4 +1,5 @@
 // Ordered PostgreSQL schema migrations; memvoy_schema.version holds how many have run. Append only.
 import archive from "./001-archive.sql" with { type: "text" };
+import v04 from "./002-v0.4.sql" with { type: "text" };
 
-export const PG_MIGRATIONS: readonly string[] = [archive];
+export const PG_MIGRATIONS: readonly string[] = [archive, v04];
