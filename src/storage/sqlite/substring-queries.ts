@@ -1,0 +1,120 @@
+// Substring search through the substring index (messages_trigram): the rows that can hold the needles, newest
+// first, each checked for every needle (lower case, as the callers compare). A needle of three characters or
+// more selects the rows holding all its trigrams; one of one or two characters, the rows of the trigrams it
+// begins, when they are few (a common short needle is found as fast by the caller's newest-first scan).
+import type { Database } from "bun:sqlite";
+import type { StoredMessage } from "../../shared/message.ts";
+import type { MessageFilter } from "../../shared/time-filter.ts";
+import { andFilter } from "./message-filter-sql.ts";
+import { MESSAGE_COLUMNS, toStored } from "./messages-repo.ts";
+import { andWhere, type SqlArg } from "./sql-where.ts";
+import { trigramReady } from "./substring-index.ts";
+
+export interface SubstringScope extends MessageFilter {
+  session?: string;
+  /** The tier: recent (true) or archived (false) rows. */
+  recent: boolean;
+}
+
+/** Rows of a short needle's trigrams read at most; past that it counts as common. */
+const SHORT_CAP = 20_000;
+/** Candidates checked at most before giving up (the caller scans instead). */
+const MAX_CHECKED = 20_000;
+/** Trigrams of the needles used at most (spread over them): more only make the expression longer. */
+const MAX_TRIGRAMS = 24;
+
+type Row = Parameters<typeof toStored>[0];
+const COLS = MESSAGE_COLUMNS.split(", ")
+  .map((c) => "m." + c)
+  .join(", ");
+
+const chars = (s: string) => Array.from(s.replace(/\s+/g, " ").toLowerCase());
+
+/**
+ * The newest `limit` messages of the scope whose text holds every needle (`content.toLowerCase()` includes
+ * it). `select`: strings every such message holds, whitespace runs as one space (default: the needles),
+ * used to find the candidates. Undefined when the index cannot answer cheaply (not built yet, only common
+ * short needles, or too many candidates that fail the check): the caller scans.
+ */
+export function substringMatches(
+  db: Database,
+  needles: readonly string[],
+  scope: SubstringScope,
+  limit: number,
+  select: readonly string[] = needles,
+): StoredMessage[] | undefined {
+  if (needles.length === 0 || !trigramReady(db)) return undefined;
+  const grams = select.map(chars);
+  const long = grams.filter((g) => g.length >= 3);
+  const lowered = needles.map((n) => n.toLowerCase());
+  const holds = (m: StoredMessage) => {
+    const text = m.content.toLowerCase();
+    return lowered.every((n) => text.includes(n));
+  };
+  if (long.length > 0) return walkTrigrams(db, matchExpr(long), scope, limit, holds);
+  // Short needles only: the rarest one's rows, longest first (two characters are rarer than one).
+  const short = grams.filter((g) => g.length > 0).sort((a, b) => b.length - a.length);
+  for (const g of short.slice(0, 3)) {
+    const docs = db
+      .query(
+        "SELECT doc FROM messages_trigram_terms WHERE term >= ?1 AND term <= ?1 || char(1114111) LIMIT " + SHORT_CAP,
+      )
+      .values(g.join("")) as [bigint][];
+    if (docs.length >= SHORT_CAP) continue;
+    const seqs = [...new Set(docs.map((d) => d[0]))].sort((a, b) => (a < b ? 1 : a > b ? -1 : 0));
+    const out: StoredMessage[] = [];
+    for (let i = 0; i < seqs.length && out.length < limit; i += 512)
+      for (const m of fetchRows(db, seqs.slice(i, i + 512), scope)) if (holds(m) && out.length < limit) out.push(m);
+    return out;
+  }
+  return undefined;
+}
+
+/** An AND of the trigrams (each one FTS5 string: detail=none has no phrases), at most MAX_TRIGRAMS, spread over the needles. */
+function matchExpr(long: string[][]): string {
+  const all = new Set<string>();
+  for (const g of long) for (let i = 0; i + 3 <= g.length; i++) all.add(g.slice(i, i + 3).join(""));
+  const list = [...all];
+  const step = list.length / Math.min(list.length, MAX_TRIGRAMS);
+  const picked = new Set<string>();
+  for (let i = 0; i < list.length && picked.size < MAX_TRIGRAMS; i += step) picked.add(list[Math.floor(i)]!);
+  return [...picked].map((t) => `"${t.replaceAll('"', '""')}"`).join(" AND ");
+}
+
+/** The index's matches newest first, in growing chunks, until `limit` rows pass or MAX_CHECKED were checked. */
+function walkTrigrams(
+  db: Database,
+  match: string,
+  scope: SubstringScope,
+  limit: number,
+  holds: (m: StoredMessage) => boolean,
+): StoredMessage[] | undefined {
+  const next = db.query(
+    "SELECT rowid FROM messages_trigram WHERE messages_trigram MATCH ? AND rowid < ? ORDER BY rowid DESC LIMIT ?",
+  );
+  const out: StoredMessage[] = [];
+  let below = 9_223_372_036_854_775_807n;
+  let chunk = Math.max(64, limit * 2);
+  for (let checked = 0; checked < MAX_CHECKED; chunk = Math.min(chunk * 4, 4096)) {
+    const seqs = (next.values(match, below, chunk) as [bigint][]).map((r) => r[0]);
+    for (const m of fetchRows(db, seqs, scope)) {
+      if (!holds(m)) continue;
+      out.push(m);
+      if (out.length >= limit) return out;
+    }
+    if (seqs.length < chunk) return out;
+    checked += seqs.length;
+    below = seqs[seqs.length - 1]!;
+  }
+  return undefined;
+}
+
+/** The rows of these seqs in the scope, newest first (rows deleted meanwhile are absent). */
+function fetchRows(db: Database, seqs: readonly bigint[], scope: SubstringScope): StoredMessage[] {
+  if (seqs.length === 0) return [];
+  const args: SqlArg[] = [JSON.stringify(seqs.map(String)), scope.recent ? 1 : 0];
+  let sql = `SELECT ${COLS} FROM messages m WHERE m.seq IN (SELECT CAST(value AS INTEGER) FROM json_each(?)) AND m.recent = ?`;
+  sql = andWhere(sql, args, "m.session_id = ?", scope.session);
+  sql = andFilter(sql, args, scope, "m.");
+  return (db.query(`${sql} ORDER BY m.seq DESC`).all(...args) as Row[]).map(toStored);
+}
