@@ -187,6 +187,9 @@ export function scanRecent(
   let where = "recent = 1";
   where = andWhere(where, args, "session_id = ?", f.session);
   where = andFilter(where, args, f);
+  // LIKE folds ASCII case only: in one session, needles with other cased letters are checked here instead.
+  const folded = f.session !== undefined ? needles.filter((n) => /[^\0-\x7f]/.test(n) && n.toUpperCase() !== n) : [];
+  if (folded.length > 0) return scanSession(db, where, args, needles, limit);
   for (const n of needles) {
     // LIKE patterns are capped at 50,000 bytes; instr(lower()) has no cap and means the same.
     if (n.length <= 10_000) {
@@ -203,6 +206,20 @@ export function scanRecent(
       ? `SELECT ${COLS} FROM messages m WHERE ${where} ORDER BY m.seq DESC LIMIT ?`
       : `SELECT ${COLS} FROM messages m WHERE m.seq IN (SELECT seq FROM messages INDEXED BY messages_recent_text WHERE ${where} ORDER BY seq DESC LIMIT ?) ORDER BY m.seq DESC`;
   return (db.query(sql).all(...args) as Row[]).map(toStored);
+}
+
+/** A session's recent rows (the `where` built by scanRecent) holding every needle in Unicode lower case, newest first. */
+function scanSession(db: Database, where: string, args: SqlArg[], needles: readonly string[], limit: number) {
+  const lowered = needles.map((n) => n.toLowerCase());
+  const out: StoredMessage[] = [];
+  for (const r of db
+    .query(`SELECT ${COLS} FROM messages m WHERE ${where} ORDER BY m.seq DESC`)
+    .iterate(...args) as IterableIterator<Row>) {
+    const text = r.content.toLowerCase();
+    if (lowered.every((n) => text.includes(n))) out.push(toStored(r));
+    if (out.length >= limit) break;
+  }
+  return out;
 }
 
 /**

@@ -62,10 +62,14 @@ export function substringMatches(
       .values(g.join("")) as [bigint][];
     if (docs.length >= SHORT_CAP) continue;
     const seqs = [...new Set(docs.map((d) => d[0]))].sort((a, b) => (a < b ? 1 : a > b ? -1 : 0));
-    const out: StoredMessage[] = [];
-    for (let i = 0; i < seqs.length && out.length < limit; i += 512)
-      for (const m of fetchRows(db, seqs.slice(i, i + 512), scope)) if (holds(m) && out.length < limit) out.push(m);
-    return out;
+    return checkInChunks(
+      seqs.map((rowid) => ({ rowid })),
+      db,
+      scope,
+      limit,
+      holds,
+      SHORT_CAP,
+    );
   }
   return undefined;
 }
@@ -81,7 +85,7 @@ function matchExpr(long: string[][]): string {
   return [...picked].map((t) => `"${t.replaceAll('"', '""')}"`).join(" AND ");
 }
 
-/** The index's matches newest first, in growing chunks, until `limit` rows pass or MAX_CHECKED were checked. */
+/** The index's matches newest first, checked in growing chunks, until `limit` rows pass or MAX_CHECKED were checked. */
 function walkTrigrams(
   db: Database,
   match: string,
@@ -89,24 +93,41 @@ function walkTrigrams(
   limit: number,
   holds: (m: StoredMessage) => boolean,
 ): StoredMessage[] | undefined {
-  const next = db.query(
-    "SELECT rowid FROM messages_trigram WHERE messages_trigram MATCH ? AND rowid < ? ORDER BY rowid DESC LIMIT ?",
-  );
+  // One statement stepped lazily: FTS5 walks its row lists once, newest first, as far as needed.
+  const rowids = db
+    .query("SELECT rowid FROM messages_trigram WHERE messages_trigram MATCH ? ORDER BY rowid DESC")
+    .iterate(match) as IterableIterator<{ rowid: bigint }>;
+  return checkInChunks(rowids, db, scope, limit, holds, MAX_CHECKED);
+}
+
+/** Fetch and check candidate seqs (newest first) in growing chunks; undefined past `max` checked. */
+function checkInChunks(
+  seqs: Iterable<{ rowid: bigint }>,
+  db: Database,
+  scope: SubstringScope,
+  limit: number,
+  holds: (m: StoredMessage) => boolean,
+  max: number,
+): StoredMessage[] | undefined {
   const out: StoredMessage[] = [];
-  let below = 9_223_372_036_854_775_807n;
-  let chunk = Math.max(64, limit * 2);
-  for (let checked = 0; checked < MAX_CHECKED; chunk = Math.min(chunk * 4, 4096)) {
-    const seqs = (next.values(match, below, chunk) as [bigint][]).map((r) => r[0]);
-    for (const m of fetchRows(db, seqs, scope)) {
-      if (!holds(m)) continue;
-      out.push(m);
-      if (out.length >= limit) return out;
-    }
-    if (seqs.length < chunk) return out;
-    checked += seqs.length;
-    below = seqs[seqs.length - 1]!;
+  let chunk: bigint[] = [];
+  let size = limit + 16;
+  let checked = 0;
+  const flush = () => {
+    for (const m of fetchRows(db, chunk, scope)) if (holds(m) && out.length < limit) out.push(m);
+    checked += chunk.length;
+    chunk = [];
+    size = Math.min(size * 4, 4096);
+  };
+  for (const r of seqs) {
+    chunk.push(r.rowid);
+    if (chunk.length < size) continue;
+    flush();
+    if (out.length >= limit) return out;
+    if (checked >= max) return undefined;
   }
-  return undefined;
+  flush();
+  return out;
 }
 
 /** The rows of these seqs in the scope, newest first (rows deleted meanwhile are absent). */
