@@ -16,8 +16,15 @@ export interface SubstringScope extends MessageFilter {
   recent: boolean;
 }
 
-/** Rows of a short needle's trigrams read at most; past that it counts as common. */
-const SHORT_CAP = 20_000;
+/**
+ * Rows of a short needle's trigrams read at most; past that it counts as common, and a newest-first scan
+ * finds `limit` matches sooner. With n rows and a needle in a share f of them, reading its rows costs about
+ * f·n, a scan about limit/f: they meet at f·n = √(limit·n).
+ */
+const shortCap = (db: Database, limit: number) => {
+  const rows = Number((db.query("SELECT coalesce(max(seq), 0) AS n FROM messages").get() as { n: bigint }).n);
+  return Math.round(Math.min(20_000, Math.max(500, Math.sqrt(limit * rows))));
+};
 /** Candidates checked at most before giving up (the caller scans instead). */
 const MAX_CHECKED = 20_000;
 /** Trigrams of the needles used at most (spread over them): more only make the expression longer. */
@@ -54,13 +61,12 @@ export function substringMatches(
   if (long.length > 0) return walkTrigrams(db, matchExpr(long), scope, limit, holds);
   // Short needles only: the rarest one's rows, longest first (two characters are rarer than one).
   const short = grams.filter((g) => g.length > 0).sort((a, b) => b.length - a.length);
+  const cap = shortCap(db, limit);
   for (const g of short.slice(0, 3)) {
     const docs = db
-      .query(
-        "SELECT doc FROM messages_trigram_terms WHERE term >= ?1 AND term <= ?1 || char(1114111) LIMIT " + SHORT_CAP,
-      )
-      .values(g.join("")) as [bigint][];
-    if (docs.length >= SHORT_CAP) continue;
+      .query("SELECT doc FROM messages_trigram_terms WHERE term >= ?1 AND term <= ?1 || char(1114111) LIMIT ?2")
+      .values(g.join(""), cap) as [bigint][];
+    if (docs.length >= cap) continue;
     const seqs = [...new Set(docs.map((d) => d[0]))].sort((a, b) => (a < b ? 1 : a > b ? -1 : 0));
     return checkInChunks(
       seqs.map((rowid) => ({ rowid })),
@@ -68,7 +74,7 @@ export function substringMatches(
       scope,
       limit,
       holds,
-      SHORT_CAP,
+      cap,
     );
   }
   return undefined;
