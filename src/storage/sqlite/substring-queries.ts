@@ -27,6 +27,8 @@ const shortCap = (db: Database, limit: number) => {
 };
 /** Candidates checked at most before giving up (the caller scans instead). */
 const MAX_CHECKED = 20_000;
+/** The newest limit × this many rows of the scope are checked first for short needles. */
+const PROBE_FACTOR = 20;
 /** Trigrams of the needles used at most (spread over them): more only make the expression longer. */
 const MAX_TRIGRAMS = 24;
 
@@ -59,7 +61,10 @@ export function substringMatches(
     return lowered.every((n) => text.includes(n));
   };
   if (long.length > 0) return walkTrigrams(db, matchExpr(long), scope, limit, holds);
-  // Short needles only: the rarest one's rows, longest first (two characters are rarer than one).
+  // Short needles only. A common one (`,`) is in `limit` of the newest rows already.
+  const newest = probeNewest(db, lowered, scope, limit * PROBE_FACTOR, limit).filter(holds);
+  if (newest.length >= limit) return newest.slice(0, limit);
+  // Else the rarest one's rows, longest first (two characters are rarer than one).
   const short = grams.filter((g) => g.length > 0).sort((a, b) => b.length - a.length);
   const cap = shortCap(db, limit);
   for (const g of short.slice(0, 3)) {
@@ -134,6 +139,38 @@ function checkInChunks(
   }
   flush();
   return out;
+}
+
+/**
+ * Matches among the newest `size` rows of the scope, newest first, at most `limit`: the session's tier with
+ * a session, else the rows of the tier among the newest `size` seqs (a bound whatever each tier's share).
+ * LIKE selects them in SQL where it means the same as the check (needles without cased non-ASCII letters).
+ */
+function probeNewest(
+  db: Database,
+  needles: readonly string[],
+  scope: SubstringScope,
+  size: number,
+  limit: number,
+): StoredMessage[] {
+  const args: SqlArg[] = [scope.recent ? 1 : 0];
+  let sql = `SELECT ${COLS} FROM messages m WHERE m.recent = ?`;
+  if (scope.session === undefined) {
+    const top = (db.query("SELECT coalesce(max(seq), 0) AS n FROM messages").get() as { n: bigint }).n;
+    sql = andWhere(sql, args, "m.seq > ?", top - BigInt(size));
+  } else {
+    sql += " AND m.seq IN (SELECT seq FROM messages WHERE session_id = ? AND recent = ? ORDER BY seq DESC LIMIT ?)";
+    args.push(scope.session, scope.recent ? 1 : 0, size);
+  }
+  sql = andFilter(sql, args, scope, "m.");
+  const like = needles.every((n) => !/[^\0-\x7f]/.test(n) || n.toUpperCase() === n);
+  if (like)
+    for (const n of needles) {
+      sql += " AND m.content LIKE ? ESCAPE '\\'";
+      args.push("%" + n.replace(/[\\%_]/g, (c) => "\\" + c) + "%");
+    }
+  args.push(like ? limit : size);
+  return (db.query(`${sql} ORDER BY m.seq DESC LIMIT ?`).all(...args) as Row[]).map(toStored);
 }
 
 /** The rows of these seqs in the scope, newest first (rows deleted meanwhile are absent). */
