@@ -85,14 +85,25 @@ export function substringMatches(
   return undefined;
 }
 
-/** An AND of the trigrams (each one FTS5 string: detail=none has no phrases), at most MAX_TRIGRAMS, spread over the needles. */
+/**
+ * An AND of trigrams (each one FTS5 string: detail=none has no phrases), at most MAX_TRIGRAMS. One needle
+ * gives all of its trigrams. Several give each a tiling, end to end ("restore": res, tor, ore): each row
+ * list is read as far as the walk goes, and words together narrow enough without the overlapping ones.
+ */
 function matchExpr(long: string[][]): string {
   const all = new Set<string>();
-  for (const g of long) for (let i = 0; i + 3 <= g.length; i++) all.add(g.slice(i, i + 3).join(""));
+  for (const g of long) {
+    const step = long.length > 1 ? 3 : 1;
+    for (let i = 0; i < g.length - 2; i += step) {
+      const at = Math.min(i, g.length - 3);
+      all.add(g.slice(at, at + 3).join(""));
+    }
+    if (step === 3) all.add(g.slice(-3).join(""));
+  }
   const list = [...all];
-  const step = list.length / Math.min(list.length, MAX_TRIGRAMS);
+  const every = list.length / Math.min(list.length, MAX_TRIGRAMS);
   const picked = new Set<string>();
-  for (let i = 0; i < list.length && picked.size < MAX_TRIGRAMS; i += step) picked.add(list[Math.floor(i)]!);
+  for (let i = 0; i < list.length && picked.size < MAX_TRIGRAMS; i += every) picked.add(list[Math.floor(i)]!);
   return [...picked].map((t) => `"${t.replaceAll('"', '""')}"`).join(" AND ");
 }
 
