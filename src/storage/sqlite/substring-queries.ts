@@ -154,7 +154,8 @@ function checkInChunks(
 
 /**
  * Matches among the newest `size` rows of the scope, newest first, at most `limit`: the session's tier with
- * a session, else the rows of the tier among the newest `size` seqs (a bound whatever each tier's share).
+ * a session, the recent tier (its own index), else the archived rows among the newest `size` seqs (a bound
+ * whatever the archive's share).
  * LIKE selects them in SQL where it means the same as the check (needles without cased non-ASCII letters).
  */
 function probeNewest(
@@ -166,7 +167,11 @@ function probeNewest(
 ): StoredMessage[] {
   const args: SqlArg[] = [scope.recent ? 1 : 0];
   let sql = `SELECT ${COLS} FROM messages m WHERE m.recent = ?`;
-  if (scope.session === undefined) {
+  if (scope.session === undefined && scope.recent) {
+    sql +=
+      " AND m.seq IN (SELECT seq FROM messages INDEXED BY messages_recent_text WHERE recent = 1 ORDER BY seq DESC LIMIT ?)";
+    args.push(size);
+  } else if (scope.session === undefined) {
     const top = (db.query("SELECT coalesce(max(seq), 0) AS n FROM messages").get() as { n: bigint }).n;
     sql = andWhere(sql, args, "m.seq > ?", top - BigInt(size));
   } else {
