@@ -1,7 +1,7 @@
 // Substring search through the substring index (messages_trigram): the rows that can hold the needles, newest
 // first, each checked for every needle (lower case, as the callers compare). A needle of three characters or
-// more selects the rows holding all its trigrams; one of one or two characters, the rows of the trigrams it
-// begins, when they are few (a common short needle is found as fast by the caller's newest-first scan).
+// more selects the rows holding all its trigrams; one of one or two characters is looked for in the newest
+// rows first (a common one is there), then in the rows of the trigrams it begins, when they are few.
 import type { Database } from "bun:sqlite";
 import type { StoredMessage } from "../../shared/message.ts";
 import type { MessageFilter } from "../../shared/time-filter.ts";
