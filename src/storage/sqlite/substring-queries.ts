@@ -27,6 +27,8 @@ const shortCap = (db: Database, limit: number) => {
 };
 /** Candidates checked at most before giving up (the caller scans instead). */
 const MAX_CHECKED = 20_000;
+/** A session's tier of at most this many rows is scanned: as fast as the index, and bounded. */
+const SMALL_SESSION = 20_000;
 /** The newest limit × this many rows of the scope are checked first for short needles. */
 const PROBE_FACTOR = 20;
 /** Trigrams of the needles used at most (spread over them): more only make the expression longer. */
@@ -52,7 +54,7 @@ export function substringMatches(
   limit: number,
   select: readonly string[] = needles,
 ): StoredMessage[] | undefined {
-  if (needles.length === 0 || !trigramReady(db)) return undefined;
+  if (needles.length === 0 || !trigramReady(db) || smallSession(db, scope)) return undefined;
   const grams = select.map(chars);
   const long = grams.filter((g) => g.length >= 3);
   const lowered = needles.map((n) => n.toLowerCase());
@@ -150,6 +152,14 @@ function checkInChunks(
   }
   flush();
   return out;
+}
+
+function smallSession(db: Database, scope: SubstringScope): boolean {
+  if (scope.session === undefined) return false;
+  const r = db
+    .query("SELECT count(*) AS n FROM (SELECT 1 FROM messages WHERE session_id = ? AND recent = ? LIMIT ?)")
+    .get(scope.session, scope.recent ? 1 : 0, SMALL_SESSION + 1) as { n: bigint };
+  return Number(r.n) <= SMALL_SESSION;
 }
 
 /**
