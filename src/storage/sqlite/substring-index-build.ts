@@ -39,7 +39,7 @@ export interface TrigramBuildResult {
 /** Run (or resume) the build until it is done or `signal` aborts. */
 export async function buildTrigram(db: Database, options: TrigramBuildOptions = {}): Promise<TrigramBuildResult> {
   const started = performance.now();
-  const batch = Math.max(1, options.batch ?? 1000);
+  const batch = Math.max(1, options.batch ?? 500);
   const pause = options.pauseMs ?? 2;
   let longest = 0;
   let copied = 0;
