@@ -38,11 +38,10 @@ export interface TrigramBuildResult {
 
 /** Run (or resume) the build until it is done or `signal` aborts. */
 export async function buildTrigram(db: Database, options: TrigramBuildOptions = {}): Promise<TrigramBuildResult> {
+  const [batch, pause] = [Math.max(1, options.batch ?? 500), options.pauseMs ?? 2];
   const started = performance.now();
-  const batch = Math.max(1, options.batch ?? 500);
-  const pause = options.pauseMs ?? 2;
-  let longest = 0;
   let copied = 0;
+  let longest = 0;
   const result = (done: boolean) => ({ done, copied, longestStepMs: longest, ms: performance.now() - started });
   const first = trigramBuildState(db);
   if (first.done || !trigramState(db)) return result(first.done);
