@@ -21,6 +21,7 @@ import { ftsAllQuery, ftsAnyQuery, ftsPhrases, queryTerms, type FtsPhrase, type 
 import { hasMatch, makeSnippet } from "./snippet.ts";
 import { scopeFilter, type SearchHit, type TierScope } from "./search-types.ts";
 import { holdsSymbols, querySymbols } from "./symbols.ts";
+import { trigramReady } from "../storage/sqlite/substring-index.ts";
 
 export interface KeywordOptions extends TierScope {
   /** Rank recent rows by bm25 on their stems too (default true; hybrid search has its own such list). */
@@ -188,13 +189,15 @@ function symbolMatches(
   // The query's words too, as recent rows are matched (every content word as a substring).
   const words = terms.some((t) => !t.stop) ? terms.filter((t) => !t.stop) : terms;
   const needles = [...new Set([...pieces.flatMap((p) => p.split(" ")), ...words.map((t) => t.text)])];
-  const rows = scanRecent(db, needles, filter, limit * 5);
+  // The pieces select candidates in the substring index (`c > d` as its trigrams).
+  const select = [...pieces, ...words.map((t) => t.text)];
+  const rows = scanRecent(db, needles, filter, limit * 5, select);
   if (hasArchived(db, filter.session)) {
-    // Words in the query or its pieces (`#123`, `C++`, `.env`) narrow the archive through the word index;
-    // a query of symbols alone is a scan.
-    const all = ftsAllQuery(queryTerms(pieces.join(" ")).concat(words));
+    // The substring index once built; before, words in the query or its pieces (`#123`, `C++`, `.env`)
+    // narrow the archive through the word index, and a query of symbols alone is a scan.
+    const all = trigramReady(db) ? undefined : ftsAllQuery(queryTerms(pieces.join(" ")).concat(words));
     if (all) rows.push(...windowRows(db, all, SYMBOL_WINDOW, { ...filter, recent: false }).map((r) => r.message));
-    else rows.push(...scanArchive(db, needles, filter, limit * 5));
+    else rows.push(...scanArchive(db, needles, filter, limit * 5, select));
   }
   const out: [StoredMessage, number][] = [];
   for (const m of rows) {

@@ -18,6 +18,11 @@ const WORDS = [
   "blog",
   "login",
   "dialogue",
+  "ÄRGERLICH",
+  "ärger",
+  "東京都",
+  "a&&b",
+  "x->y",
 ];
 
 describe("keyword search over recent rows", () => {
@@ -41,7 +46,20 @@ describe("keyword search over recent rows", () => {
           sendAt: NOW - BigInt(300 - i) * 1_000_000_000n,
         })),
       );
-      for (const q of ["deploy", "server", "log", "DEPLOY server", "observ", "ploy"]) {
+      // Across sessions the substring index answers (short needles too); in one session, the scan.
+      for (const q of [
+        "deploy",
+        "server",
+        "log",
+        "DEPLOY server",
+        "observ",
+        "ploy",
+        "ärger",
+        "東京",
+        "og",
+        "g",
+        "rgerl",
+      ]) {
         const needles = q.toLowerCase().split(" ");
         const expected = contents.filter((c) => needles.every((n) => c.toLowerCase().includes(n)));
         for (const typing of [false, true]) {

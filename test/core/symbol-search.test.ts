@@ -42,22 +42,26 @@ describe("symbol search", () => {
   for (const [query, text] of CASES) {
     test(`${JSON.stringify(query)} finds its message in the archive and in the recent tier`, async () => {
       for (const match of ["keyword", "hybrid"] as const) {
-        const r = await api.search({ query, session: "s", match, limit: 20 });
-        const found = (tier: string, start: string) =>
-          r.hits.some((h) => h.message.recent === (tier === "recent") && h.message.content.startsWith(start));
-        expect(found("archive", `old ${text}`)).toBe(true);
-        expect(found("recent", `new ${text}`)).toBe(true);
-        for (const h of r.hits) expect(h.message.content.toLowerCase()).toContain(query.toLowerCase());
+        for (const session of ["s", undefined]) {
+          const r = await api.search({ query, session, match, limit: 20 });
+          const found = (tier: string, start: string) =>
+            r.hits.some((h) => h.message.recent === (tier === "recent") && h.message.content.startsWith(start));
+          expect(found("archive", `old ${text}`)).toBe(true);
+          expect(found("recent", `new ${text}`)).toBe(true);
+          for (const h of r.hits) expect(h.message.content.toLowerCase()).toContain(query.toLowerCase());
+        }
       }
     }, 30_000);
   }
 
   test("a query with symbols needs them verbatim, whitespace normalised", async () => {
     for (const match of ["keyword", "hybrid"] as const) {
-      const r = await api.search({ query: "c > d", session: "s", match });
-      expect(r.hits.map((h) => h.message.content)).toEqual(["so c > d holds here"]);
-      const spaced = await api.search({ query: "c   >  d", session: "s", match });
-      expect(spaced.hits.map((h) => h.message.content)).toEqual(["so c > d holds here"]);
+      for (const session of ["s", undefined]) {
+        const r = await api.search({ query: "c > d", session, match });
+        expect(r.hits.map((h) => h.message.content)).toEqual(["so c > d holds here"]);
+        const spaced = await api.search({ query: "c   >  d", session, match });
+        expect(spaced.hits.map((h) => h.message.content)).toEqual(["so c > d holds here"]);
+      }
     }
   }, 30_000);
 

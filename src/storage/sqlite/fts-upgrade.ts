@@ -4,6 +4,7 @@
 import type { Database } from "bun:sqlite";
 import { searchForm } from "../../shared/search-form.ts";
 import upgradeSql from "./upgrades/fts-session.sql" with { type: "text" };
+import { deleteTrigramRows, trigramWriter } from "./substring-index.ts";
 
 const NAME = "fts-session";
 
@@ -25,17 +26,25 @@ export function ftsHasSession(db: Database): boolean {
   return session;
 }
 
-/** Writes a message's FTS row: its searchable form, plus its session token once the index has that column. */
+/**
+ * Writes a message's index rows: its searchable form, plus its session token once the index has that
+ * column; and its substring index row (substring-index.ts). Call inside the write transaction.
+ */
 export function messageFtsWriter(db: Database): (seq: bigint, content: string, session: string) => void {
+  const trigram = trigramWriter(db);
   if (!ftsHasSession(db)) {
     const plain = db.query("INSERT INTO messages_fts (rowid, body) VALUES (?, ?)");
-    return (seq, content) => plain.run(seq, searchForm(content));
+    return (seq, content) => {
+      plain.run(seq, searchForm(content));
+      trigram(seq, content);
+    };
   }
   const fts = db.query("INSERT INTO messages_fts (rowid, body, sess) VALUES (?, ?, ?)");
   let last: [string, string] | undefined;
   return (seq, content, session) => {
     if (last?.[0] !== session) last = [session, sessionToken(session)];
     fts.run(seq, searchForm(content), last[1]);
+    trigram(seq, content);
   };
 }
 
@@ -58,14 +67,15 @@ function swap(db: Database): void {
 
 /**
  * Delete keyword-index rows: from messages_fts, and from the index being built when an upgrade is under
- * way (it may already hold copies). `seqs` is SQL selecting the seqs, with its arguments. Every removal of
- * messages goes through here, so no removed text lingers in either index.
+ * way (it may already hold copies), and from the substring index. `seqs` is SQL selecting the seqs, with its
+ * arguments. Every removal of messages goes through here, so no removed text lingers in any index.
  */
 export function deleteFtsRows(db: Database, seqs: string, ...args: (string | bigint | number)[]): void {
   db.prepare(`DELETE FROM messages_fts WHERE rowid IN (${seqs})`).run(...args);
   if (db.query("SELECT 1 FROM sqlite_master WHERE name = 'messages_fts_next'").get() !== null) {
     db.prepare(`DELETE FROM messages_fts_next WHERE rowid IN (${seqs})`).run(...args);
   }
+  deleteTrigramRows(db, seqs, ...args);
 }
 
 export interface FtsUpgradeState {

@@ -7,6 +7,7 @@ import type { MessageFilter } from "../../shared/time-filter.ts";
 import { MESSAGE_COLUMNS, toStored } from "./messages-repo.ts";
 import { andFilter } from "./message-filter-sql.ts";
 import { cachedRecentScan } from "./recent-text-cache.ts";
+import { substringMatches } from "./substring-queries.ts";
 
 export interface KeywordFilter extends MessageFilter {
   session?: string;
@@ -154,12 +155,23 @@ function likePattern(needle: string): string {
 }
 
 /**
- * Recent rows whose text contains every needle (case-insensitive for ASCII in SQL; the caller re-checks
- * with full Unicode case folding). Newest first. Across sessions the covering index messages_recent_text
- * is scanned newest-first without touching the table (or its text held in memory, recent-text-cache.ts);
- * in one session, its recent rows are read.
+ * Recent rows whose text contains every needle (case-insensitive; the caller re-checks with full Unicode
+ * case folding). Newest first. Across sessions, the substring index's candidates once it is built
+ * (substring-queries.ts; `select`: strings every match holds, to find them); else, or when it cannot answer
+ * cheaply, the covering index messages_recent_text is scanned newest-first without touching the table (or
+ * its text held in memory, recent-text-cache.ts) with LIKE, which folds ASCII case only. In one session, its
+ * recent rows are read (history.json's size bounds them).
  */
-export function scanRecent(db: Database, needles: readonly string[], f: KeywordFilter, limit: number): StoredMessage[] {
+export function scanRecent(
+  db: Database,
+  needles: readonly string[],
+  f: KeywordFilter,
+  limit: number,
+  select?: readonly string[],
+): StoredMessage[] {
+  const indexed =
+    f.session === undefined ? substringMatches(db, needles, { ...f, recent: true }, limit, select) : undefined;
+  if (indexed) return indexed;
   const cached = f.session === undefined ? cachedRecentScan(db, needles, f, limit) : undefined;
   if (cached)
     return cached.length === 0
@@ -175,6 +187,9 @@ export function scanRecent(db: Database, needles: readonly string[], f: KeywordF
   let where = "recent = 1";
   where = andWhere(where, args, "session_id = ?", f.session);
   where = andFilter(where, args, f);
+  // LIKE folds ASCII case only: in one session, needles with other cased letters are checked here instead.
+  const folded = f.session !== undefined ? needles.filter((n) => /[^\0-\x7f]/.test(n) && n.toUpperCase() !== n) : [];
+  if (folded.length > 0) return scanSession(db, where, args, needles, limit);
   for (const n of needles) {
     // LIKE patterns are capped at 50,000 bytes; instr(lower()) has no cap and means the same.
     if (n.length <= 10_000) {
@@ -193,17 +208,34 @@ export function scanRecent(db: Database, needles: readonly string[], f: KeywordF
   return (db.query(sql).all(...args) as Row[]).map(toStored);
 }
 
+/** A session's recent rows (the `where` built by scanRecent) holding every needle in Unicode lower case, newest first. */
+function scanSession(db: Database, where: string, args: SqlArg[], needles: readonly string[], limit: number) {
+  const lowered = needles.map((n) => n.toLowerCase());
+  const out: StoredMessage[] = [];
+  for (const r of db
+    .query(`SELECT ${COLS} FROM messages m WHERE ${where} ORDER BY m.seq DESC`)
+    .iterate(...args) as IterableIterator<Row>) {
+    const text = r.content.toLowerCase();
+    if (lowered.every((n) => text.includes(n))) out.push(toStored(r));
+    if (out.length >= limit) break;
+  }
+  return out;
+}
+
 /**
- * Archived rows whose text contains every needle (the slower path of a query made of symbols only, which
- * the word index cannot answer): walked newest first, stopping at `limit` matches. The caller re-checks
- * each row (whitespace and Unicode case).
+ * Archived rows whose text contains every needle (symbols, which the word index drops): the substring
+ * index's candidates (see scanRecent), else a walk newest first, stopping at `limit` matches. The caller
+ * re-checks each row (whitespace and Unicode case).
  */
 export function scanArchive(
   db: Database,
   needles: readonly string[],
   f: KeywordFilter,
   limit: number,
+  select?: readonly string[],
 ): StoredMessage[] {
+  const indexed = substringMatches(db, needles, { ...f, recent: false }, limit, select);
+  if (indexed) return indexed;
   const args: SqlArg[] = [];
   let where = "m.recent = 0";
   where = andWhere(where, args, "m.session_id = ?", f.session);

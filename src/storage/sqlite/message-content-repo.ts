@@ -3,6 +3,7 @@
 import type { Database } from "bun:sqlite";
 import { searchForm } from "../../shared/search-form.ts";
 import { deleteFtsRows, ftsHasSession, sessionToken } from "./fts-upgrade.ts";
+import { trigramWriter } from "./substring-index.ts";
 
 /** Replace one message's content; false when the session holds no message with this id. */
 export function replaceMessageContent(db: Database, session: string, id: string, content: string): boolean {
@@ -29,6 +30,7 @@ export function replaceMessageContent(db: Database, session: string, id: string,
       body,
       sessionToken(session),
     );
+  trigramWriter(db)(row.seq, content);
   // The drain upserts the vector by message id: queueing the message again replaces the old one.
   if (Number(row.recent) === 1) db.query("INSERT OR IGNORE INTO embed_queue (seq) VALUES (?)").run(row.seq);
   return true;

@@ -2,6 +2,7 @@
 import type { Database } from "bun:sqlite";
 import type { MessageRecord, Role, StoredMessage } from "../../shared/message.ts";
 import { deleteFtsRows, messageFtsWriter } from "./fts-upgrade.ts";
+import { optimizeTrigram } from "./substring-index.ts";
 import { andFilter } from "./message-filter-sql.ts";
 import type { MessageRange, MessageRow } from "../ports/message-rows.ts";
 import { addTombstones, idTombstone, keyTombstone } from "./tombstones-repo.ts";
@@ -235,6 +236,7 @@ export function purgeDeletedFromFts(db: Database): void {
   if (db.query("SELECT 1 FROM sqlite_master WHERE name = 'messages_fts_next'").get() !== null) {
     db.run("INSERT INTO messages_fts_next(messages_fts_next) VALUES ('optimize')"); // an index upgrade under way
   }
+  optimizeTrigram(db);
 }
 
 /** Ids of a session's messages whose removal (rm-message) is under way. */

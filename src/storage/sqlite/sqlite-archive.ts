@@ -27,7 +27,7 @@ import {
   listExpired,
   type ErrorFields,
 } from "./error-memory-repo.ts";
-import { ftsHasSession, sessionToken } from "./fts-upgrade.ts";
+import { ftsHasSession, messageFtsWriter, sessionToken } from "./fts-upgrade.ts";
 import {
   archiveBefore,
   deleteOneMessage,
@@ -58,7 +58,6 @@ import {
 } from "./summary-runs-repo.ts";
 import { insertUsage, sessionUsageTotals, type UsageRow } from "./usage-repo.ts";
 import { withWriteLock } from "./write-lock.ts";
-import { searchForm } from "../../shared/search-form.ts";
 
 type Row = Parameters<typeof toStored>[0];
 const nowNs = () => BigInt(Date.now()) * 1_000_000n;
@@ -433,15 +432,8 @@ const sqliteValue = (v: CopyRow[string] | undefined) => (typeof v === "boolean" 
 
 /** Copied messages join the keyword index (the queue is not filled: a copy brings its vectors along). */
 function indexCopied(db: Db, rows: readonly ArchivedMessage[]): void {
-  const withSession = ftsHasSession(db);
-  const fts = withSession
-    ? db.query("INSERT INTO messages_fts (rowid, body, sess) VALUES (?, ?, ?)")
-    : db.query("INSERT INTO messages_fts (rowid, body) VALUES (?, ?)");
-  for (const m of rows) {
-    const body = searchForm(m.content);
-    if (withSession) fts.run(m.seq, body, sessionToken(m.session));
-    else fts.run(m.seq, body);
-  }
+  const fts = messageFtsWriter(db);
+  for (const m of rows) fts(m.seq, m.content, m.session);
 }
 
 /** Open a home's archive database as an archive port (the port owns and closes the handle). */

@@ -1,0 +1,210 @@
+// Substring search through the substring index (messages_trigram): the rows that can hold the needles, newest
+// first, each checked for every needle (lower case, as the callers compare). A needle of three characters or
+// more selects the rows holding all its trigrams; one of one or two characters is looked for in the newest
+// rows first (a common one is there), then in the rows of the trigrams it begins, when they are few.
+import type { Database } from "bun:sqlite";
+import type { StoredMessage } from "../../shared/message.ts";
+import type { MessageFilter } from "../../shared/time-filter.ts";
+import { andFilter } from "./message-filter-sql.ts";
+import { MESSAGE_COLUMNS, toStored } from "./messages-repo.ts";
+import { andWhere, type SqlArg } from "./sql-where.ts";
+import { trigramReady } from "./substring-index.ts";
+
+export interface SubstringScope extends MessageFilter {
+  session?: string;
+  /** The tier: recent (true) or archived (false) rows. */
+  recent: boolean;
+}
+
+/**
+ * Rows of a short needle's trigrams read at most; past that it counts as common, and a newest-first scan
+ * finds `limit` matches sooner. With n rows and a needle in a share f of them, reading its rows costs about
+ * f·n, a scan about limit/f: they meet at f·n = √(limit·n).
+ */
+const shortCap = (db: Database, limit: number) => {
+  const rows = Number((db.query("SELECT coalesce(max(seq), 0) AS n FROM messages").get() as { n: bigint }).n);
+  return Math.round(Math.min(20_000, Math.max(500, Math.sqrt(limit * rows))));
+};
+/** Candidates checked at most before giving up (the caller scans instead). */
+const MAX_CHECKED = 20_000;
+/** A session's tier of at most this many rows is scanned: as fast as the index, and bounded. */
+const SMALL_SESSION = 20_000;
+/** The newest limit × this many rows of the scope are checked first for short needles. */
+const PROBE_FACTOR = 20;
+/** Trigrams of the needles used at most (spread over them): more only make the expression longer. */
+const MAX_TRIGRAMS = 24;
+
+type Row = Parameters<typeof toStored>[0];
+const COLS = MESSAGE_COLUMNS.split(", ")
+  .map((c) => "m." + c)
+  .join(", ");
+
+const chars = (s: string) => Array.from(s.replace(/\s+/g, " ").toLowerCase());
+
+/**
+ * The newest `limit` messages of the scope whose text holds every needle (`content.toLowerCase()` includes
+ * it). `select`: strings every such message holds, whitespace runs as one space (default: the needles),
+ * used to find the candidates. Undefined when the index cannot answer cheaply (not built yet, only common
+ * short needles, or too many candidates that fail the check): the caller scans.
+ */
+export function substringMatches(
+  db: Database,
+  needles: readonly string[],
+  scope: SubstringScope,
+  limit: number,
+  select: readonly string[] = needles,
+): StoredMessage[] | undefined {
+  if (needles.length === 0 || !trigramReady(db) || smallSession(db, scope)) return undefined;
+  const grams = select.map(chars);
+  const long = grams.filter((g) => g.length >= 3);
+  const lowered = needles.map((n) => n.toLowerCase());
+  const holds = (m: StoredMessage) => {
+    const text = m.content.toLowerCase();
+    return lowered.every((n) => text.includes(n));
+  };
+  if (long.length > 0) return walkTrigrams(db, matchExpr(long), scope, limit, holds);
+  // Short needles only. A common one (`,`) is in `limit` of the newest rows already.
+  const newest = probeNewest(db, lowered, scope, limit * PROBE_FACTOR, limit).filter(holds);
+  if (newest.length >= limit) return newest.slice(0, limit);
+  // Else the rarest one's rows, longest first (two characters are rarer than one).
+  const short = grams.filter((g) => g.length > 0).sort((a, b) => b.length - a.length);
+  const cap = shortCap(db, limit);
+  for (const g of short.slice(0, 3)) {
+    const docs = db
+      .query("SELECT doc FROM messages_trigram_terms WHERE term >= ?1 AND term <= ?1 || char(1114111) LIMIT ?2")
+      .values(g.join(""), cap) as [bigint][];
+    if (docs.length >= cap) continue;
+    const seqs = [...new Set(docs.map((d) => d[0]))].sort((a, b) => (a < b ? 1 : a > b ? -1 : 0));
+    return checkInChunks(
+      seqs.map((rowid) => ({ rowid })),
+      db,
+      scope,
+      limit,
+      holds,
+      cap,
+    );
+  }
+  return undefined;
+}
+
+/**
+ * An AND of trigrams (each one FTS5 string: detail=none has no phrases), at most MAX_TRIGRAMS. One needle
+ * gives all of its trigrams. Several give each a tiling, end to end ("restore": res, tor, ore): each row
+ * list is read as far as the walk goes, and words together narrow enough without the overlapping ones.
+ */
+function matchExpr(long: string[][]): string {
+  const all = new Set<string>();
+  for (const g of long) {
+    const step = long.length > 1 ? 3 : 1;
+    for (let i = 0; i < g.length - 2; i += step) {
+      const at = Math.min(i, g.length - 3);
+      all.add(g.slice(at, at + 3).join(""));
+    }
+    if (step === 3) all.add(g.slice(-3).join(""));
+  }
+  const list = [...all];
+  const every = list.length / Math.min(list.length, MAX_TRIGRAMS);
+  const picked = new Set<string>();
+  for (let i = 0; i < list.length && picked.size < MAX_TRIGRAMS; i += every) picked.add(list[Math.floor(i)]!);
+  return [...picked].map((t) => `"${t.replaceAll('"', '""')}"`).join(" AND ");
+}
+
+/** The index's matches newest first, checked in growing chunks, until `limit` rows pass or MAX_CHECKED were checked. */
+function walkTrigrams(
+  db: Database,
+  match: string,
+  scope: SubstringScope,
+  limit: number,
+  holds: (m: StoredMessage) => boolean,
+): StoredMessage[] | undefined {
+  // One statement stepped lazily: FTS5 walks its row lists once, newest first, as far as needed.
+  const rowids = db
+    .query("SELECT rowid FROM messages_trigram WHERE messages_trigram MATCH ? ORDER BY rowid DESC")
+    .iterate(match) as IterableIterator<{ rowid: bigint }>;
+  return checkInChunks(rowids, db, scope, limit, holds, MAX_CHECKED);
+}
+
+/** Fetch and check candidate seqs (newest first) in growing chunks; undefined past `max` checked. */
+function checkInChunks(
+  seqs: Iterable<{ rowid: bigint }>,
+  db: Database,
+  scope: SubstringScope,
+  limit: number,
+  holds: (m: StoredMessage) => boolean,
+  max: number,
+): StoredMessage[] | undefined {
+  const out: StoredMessage[] = [];
+  let chunk: bigint[] = [];
+  let size = limit + 16;
+  let checked = 0;
+  const flush = () => {
+    for (const m of fetchRows(db, chunk, scope)) if (holds(m) && out.length < limit) out.push(m);
+    checked += chunk.length;
+    chunk = [];
+    size = Math.min(size * 4, 4096);
+  };
+  for (const r of seqs) {
+    chunk.push(r.rowid);
+    if (chunk.length < size) continue;
+    flush();
+    if (out.length >= limit) return out;
+    if (checked >= max) return undefined;
+  }
+  flush();
+  return out;
+}
+
+function smallSession(db: Database, scope: SubstringScope): boolean {
+  if (scope.session === undefined) return false;
+  const r = db
+    .query("SELECT count(*) AS n FROM (SELECT 1 FROM messages WHERE session_id = ? AND recent = ? LIMIT ?)")
+    .get(scope.session, scope.recent ? 1 : 0, SMALL_SESSION + 1) as { n: bigint };
+  return Number(r.n) <= SMALL_SESSION;
+}
+
+/**
+ * Matches among the newest `size` rows of the scope, newest first, at most `limit`: the session's tier with
+ * a session, the recent tier (its own index), else the archived rows among the newest `size` seqs (a bound
+ * whatever the archive's share).
+ * LIKE selects them in SQL where it means the same as the check (needles without cased non-ASCII letters).
+ */
+function probeNewest(
+  db: Database,
+  needles: readonly string[],
+  scope: SubstringScope,
+  size: number,
+  limit: number,
+): StoredMessage[] {
+  const args: SqlArg[] = [scope.recent ? 1 : 0];
+  let sql = `SELECT ${COLS} FROM messages m WHERE m.recent = ?`;
+  if (scope.session === undefined && scope.recent) {
+    sql +=
+      " AND m.seq IN (SELECT seq FROM messages INDEXED BY messages_recent_text WHERE recent = 1 ORDER BY seq DESC LIMIT ?)";
+    args.push(size);
+  } else if (scope.session === undefined) {
+    const top = (db.query("SELECT coalesce(max(seq), 0) AS n FROM messages").get() as { n: bigint }).n;
+    sql = andWhere(sql, args, "m.seq > ?", top - BigInt(size));
+  } else {
+    sql += " AND m.seq IN (SELECT seq FROM messages WHERE session_id = ? AND recent = ? ORDER BY seq DESC LIMIT ?)";
+    args.push(scope.session, scope.recent ? 1 : 0, size);
+  }
+  sql = andFilter(sql, args, scope, "m.");
+  const like = needles.every((n) => !/[^\0-\x7f]/.test(n) || n.toUpperCase() === n);
+  if (like)
+    for (const n of needles) {
+      sql += " AND m.content LIKE ? ESCAPE '\\'";
+      args.push("%" + n.replace(/[\\%_]/g, (c) => "\\" + c) + "%");
+    }
+  args.push(like ? limit : size);
+  return (db.query(`${sql} ORDER BY m.seq DESC LIMIT ?`).all(...args) as Row[]).map(toStored);
+}
+
+/** The rows of these seqs in the scope, newest first (rows deleted meanwhile are absent). */
+function fetchRows(db: Database, seqs: readonly bigint[], scope: SubstringScope): StoredMessage[] {
+  if (seqs.length === 0) return [];
+  const args: SqlArg[] = [JSON.stringify(seqs.map(String)), scope.recent ? 1 : 0];
+  let sql = `SELECT ${COLS} FROM messages m WHERE m.seq IN (SELECT CAST(value AS INTEGER) FROM json_each(?)) AND m.recent = ?`;
+  sql = andWhere(sql, args, "m.session_id = ?", scope.session);
+  sql = andFilter(sql, args, scope, "m.");
+  return (db.query(`${sql} ORDER BY m.seq DESC`).all(...args) as Row[]).map(toStored);
+}
