@@ -15,7 +15,7 @@ const rows = db
   .query(
     "SELECT seq, id, session_id, role, content, send_at, sender, recent FROM messages WHERE seq IN (SELECT CAST(value AS INTEGER) FROM json_each(?))",
   )
-  .all(JSON.stringify(seqs)) as { seq: bigint; send_at: bigint }[];
+  .all(JSON.stringify(seqs)) as { seq: bigint }[];
 rows.sort((a, b) => (a.seq < b.seq ? 1 : -1));
-const hits = rows.slice(0, 10).map((r) => ({ ...r, seq: String(r.seq), send_at: String(r.send_at) }));
-process.stdout.write(JSON.stringify({ hits }, null, 2) + "\n");
+const text = (_k: string, v: unknown) => (typeof v === "bigint" ? String(v) : v);
+process.stdout.write(JSON.stringify({ hits: rows.slice(0, 10) }, text, 2) + "\n");
