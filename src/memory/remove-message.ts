@@ -18,8 +18,7 @@ import { ensureBackfilled } from "./sessions-list.ts";
 import { UnknownMessageError } from "./message-lookup.ts";
 
 // Loaded when a removal needs it: every open runs finishPendingRemovals, and search never reads summaries.
-const summaryStore = () =>
-  require("./summary/summary-store.ts") as typeof import("./summary/summary-store.ts");
+const summaryStore = () => require("./summary/summary-store.ts") as typeof import("./summary/summary-store.ts");
 
 export { UnknownMessageError };
 
