@@ -30,6 +30,10 @@ async function compile(): Promise<void> {
     // ESM + bytecode gives the fastest startup (JSC skips parsing at run time).
     format: "esm",
     bytecode: true,
+    // One chunk per lazily imported module group: a command loads only its own code, and only the
+    // built-in modules (node:crypto, node:zlib, bun:sql, child_process...) that code imports. In one
+    // chunk every import of a built-in is hoisted to the top and runs at start, whatever the command.
+    splitting: true,
     minify: true,
     // Only blessed's Terminal widget needs pty.js/term.js, and LanceDB's OpenAI
     // embedding function (unused) needs openai.

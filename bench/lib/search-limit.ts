@@ -1,18 +1,21 @@
 // The same-runtime limit of `memvoy search --json`: open the database, run the keyword window SQL and
-// fetch the rows, print them as JSON; nothing else. Compiled like memvoy (bench/cli-search.ts).
+// fetch the window's rows (what memvoy ranks; the raw FTS5 contender of bench/keyword.ts runs the same
+// SQL), print the newest 10 as JSON; nothing else. Compiled like memvoy (bench/cli-search.ts).
 import { Database } from "bun:sqlite";
 import { join } from "node:path";
 
-const [home, match] = process.argv.slice(2) as [string, string];
+const [home, match, size] = process.argv.slice(2) as [string, string, string];
 const db = new Database(join(home, ".store", "history.db"), { readonly: true, safeIntegers: true });
 const seqs = (
-  db.query("SELECT rowid FROM messages_fts WHERE messages_fts MATCH ? ORDER BY rowid DESC LIMIT 500").values(match) as [
-    bigint,
-  ][]
+  db
+    .query("SELECT rowid FROM messages_fts WHERE messages_fts MATCH ? ORDER BY rowid DESC LIMIT ?")
+    .values(match, Number(size)) as [bigint][]
 ).map((r) => String(r[0]));
 const rows = db
   .query(
-    "SELECT id, session_id, role, content, send_at FROM messages WHERE seq IN (SELECT CAST(value AS INTEGER) FROM json_each(?)) ORDER BY seq DESC LIMIT 10",
+    "SELECT seq, id, session_id, role, content, send_at, sender, recent FROM messages WHERE seq IN (SELECT CAST(value AS INTEGER) FROM json_each(?))",
   )
-  .all(JSON.stringify(seqs)) as { send_at: bigint }[];
-process.stdout.write(JSON.stringify({ hits: rows.map((r) => ({ ...r, send_at: String(r.send_at) })) }, null, 2) + "\n");
+  .all(JSON.stringify(seqs)) as { seq: bigint }[];
+rows.sort((a, b) => (a.seq < b.seq ? 1 : -1));
+const text = (_k: string, v: unknown) => (typeof v === "bigint" ? String(v) : v);
+process.stdout.write(JSON.stringify({ hits: rows.slice(0, 10) }, text, 2) + "\n");

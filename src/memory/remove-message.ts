@@ -15,8 +15,10 @@ import { withWriteLock } from "../storage/sqlite/write-lock.ts";
 import { withHomeLock } from "./home-lock.ts";
 import type { MemoryContext } from "./memory-context.ts";
 import { ensureBackfilled } from "./sessions-list.ts";
-import { readCursor } from "./summary/summary-store.ts";
 import { UnknownMessageError } from "./message-lookup.ts";
+
+// Loaded when a removal needs it: every open runs finishPendingRemovals, and search never reads summaries.
+const summaryStore = () => require("./summary/summary-store.ts") as typeof import("./summary/summary-store.ts");
 
 export { UnknownMessageError };
 
@@ -109,7 +111,7 @@ function finishRemoval(ctx: MemoryContext, session: string, id: string): void {
 /** Whether the summary already went past the message: by the exact position, else by the cursor's second. */
 function coveredBySummary(ctx: MemoryContext, m: StoredMessage): boolean {
   if (!existsSync(ctx.paths.summary(m.session))) return false;
-  const cursor = readCursor(ctx, m.session);
+  const cursor = summaryStore().readCursor(ctx, m.session);
   const p = getSummaryRun(ctx.db, m.session)?.position;
   if (p && cursor.state === "ok" && p.cursor === cursor.text) return m.seq <= p.seq;
   return cursor.state === "ok" && m.sendAt < cursor.ns + NS_PER_SEC;

@@ -12,7 +12,6 @@ import { deleteSummaryRun } from "../storage/sqlite/summary-runs-repo.ts";
 import { deleteSessionUsage } from "../storage/sqlite/usage-repo.ts";
 import { withHomeLock } from "./home-lock.ts";
 import type { MemoryContext } from "./memory-context.ts";
-import { removeSummaryFiles } from "./summary/summary-store.ts";
 
 export const UnknownSessionError = namedError<{ session: string; home: string }>(
   "UnknownSessionError",
@@ -50,7 +49,9 @@ export function resetSession(ctx: MemoryContext, session: string, all = false): 
       forgetHistoryCache(history);
       let summaryRemoved = false;
       if (all) {
-        summaryRemoved = removeSummaryFiles(ctx, session);
+        summaryRemoved = (
+          require("./summary/summary-store.ts") as typeof import("./summary/summary-store.ts")
+        ).removeSummaryFiles(ctx, session);
         withWriteLock(ctx.db, () => forgetSummaryRows(ctx, session));
       }
       purgeText(ctx);

@@ -1,5 +1,5 @@
 // Atomic file replacement: write a temp file beside the target, sync it, rename over the target.
-import { closeSync, fdatasyncSync, mkdirSync, openSync, renameSync, rmSync, writeSync } from "node:fs";
+import { closeSync, fdatasyncSync, mkdirSync, openSync, renameSync, rmSync, writeSync, writevSync } from "node:fs";
 import { dirname, basename, join } from "node:path";
 
 export const FILE_MODE = 0o600;
@@ -25,11 +25,7 @@ export function stageFileAtomic(path: string, data: string | Uint8Array | readon
   // "wx": a fresh file, never an existing one or a symbolic link planted at the temp name.
   const fd = openSync(tmp, "wx", FILE_MODE);
   try {
-    const chunks = typeof data === "string" ? [Buffer.from(data, "utf8")] : data instanceof Uint8Array ? [data] : data;
-    for (const buf of chunks) {
-      let off = 0;
-      while (off < buf.length) off += writeSync(fd, buf, off, buf.length - off);
-    }
+    writeAll(fd, typeof data === "string" ? [Buffer.from(data, "utf8")] : data instanceof Uint8Array ? [data] : data);
     fdatasyncSync(fd);
   } catch (err) {
     closeSync(fd);
@@ -50,6 +46,22 @@ export function stageFileAtomic(path: string, data: string | Uint8Array | readon
       rmSync(tmp, { force: true });
     },
   };
+}
+
+/** Every chunk, in order: one writev while the kernel takes it whole, chunk by chunk after a short write. */
+function writeAll(fd: number, chunks: readonly Uint8Array[]): void {
+  const total = chunks.reduce((n, b) => n + b.length, 0);
+  let done = chunks.length > 1 ? writevSync(fd, chunks as Uint8Array[]) : 0;
+  if (done === total) return;
+  for (const buf of chunks) {
+    if (done >= buf.length) {
+      done -= buf.length;
+      continue;
+    }
+    let off = done;
+    done = 0;
+    while (off < buf.length) off += writeSync(fd, buf, off, buf.length - off);
+  }
 }
 
 export function writeFileAtomic(path: string, data: string | Uint8Array): void {

@@ -1,6 +1,5 @@
 // Cross-process exclusive lock on a file with flock(2) through bun:ffi. The kernel releases it when the
 // holder dies (kill -9 included), so a crash never leaves a stale lock. Reentrant within one process.
-import { dlopen, FFIType, read } from "bun:ffi";
 import { closeSync, openSync } from "node:fs";
 import { namedError } from "./errors.ts";
 import { FILE_MODE } from "./atomic-write.ts";
@@ -28,6 +27,8 @@ export type LockFailedError = InstanceType<typeof LockFailedError>;
 let libc: { flock: (fd: number, op: number) => number; errno: () => number } | undefined;
 function lib() {
   if (!libc) {
+    // Loaded on the first lock: commands that take none (search) never load bun:ffi.
+    const { dlopen, FFIType, read } = require("bun:ffi") as typeof import("bun:ffi");
     const name = process.platform === "darwin" ? "libc.dylib" : "libc.so.6";
     const l = dlopen(name, {
       flock: { args: [FFIType.i32, FFIType.i32], returns: FFIType.i32 },

@@ -9,17 +9,17 @@ afterAll(removeTempHomes);
 test("many single appends (more than the cached chunks) keep the file byte-identical to a full serialisation", () => {
   const { api } = openTemp();
   const file = api.paths.history("s");
-  for (let i = 0; i < 30; i++) {
+  for (let i = 0; i < 90; i++) {
     api.add("s", { role: i % 2 ? "assistant" : "user", content: `message ${i} — 数据库 ${"x".repeat(i)}` });
     if (i === 17) forgetHistoryCache(); // a cache miss in the middle re-reads the file
   }
   const text = readFileSync(file, "utf8");
   const doc = parseHistory(text, file);
-  expect(doc.records).toHaveLength(30);
+  expect(doc.records).toHaveLength(90);
   expect(text).toBe(serializeHistory(doc.records));
   expect(doc.records.map((r) => r.content)).toEqual(api.history("s", { all: true }).map((m) => m.content));
   api.close();
-});
+}, 60_000);
 
 test("batches and single adds mixed, across sessions: every file parses and matches the archive", () => {
   const { api } = openTemp();

@@ -237,7 +237,8 @@ export function writeHistory(file: string, records: readonly MessageRecord[]): v
 }
 
 const CLOSE = Buffer.from("\n]\n");
-const MAX_CHUNKS = 8;
+/** Chunks are written with one writev; past this many they are joined once (a copy of the whole file). */
+const MAX_CHUNKS = 64;
 
 /** When `records` only appends to what the cache holds for this file, add a chunk instead of re-serialising. */
 function appendedData(

@@ -1,0 +1,39 @@
+// Staged atomic writes: byte chunks land in order (one writev), nothing changes at the target before commit.
+import { afterAll, expect, test } from "bun:test";
+import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { stageFileAtomic } from "../../src/shared/atomic-write.ts";
+import { removeTempHomes, tempHome } from "../fixture/home.ts";
+
+afterAll(removeTempHomes);
+
+test("chunks are written in order, empty and large ones included; the target changes only at commit", () => {
+  const dir = tempHome();
+  const target = join(dir, "doc.json");
+  writeFileSync(target, "old");
+  const big = Buffer.alloc(3 * 1024 * 1024, "b");
+  const chunks = [
+    Buffer.from("[\n"),
+    Buffer.alloc(0),
+    big,
+    Buffer.from("é,数据"),
+    ...Array.from({ length: 70 }, (_, i) => Buffer.from(`${i};`)),
+    Buffer.from("\n]\n"),
+  ];
+  const staged = stageFileAtomic(target, chunks);
+  expect(readFileSync(target, "utf8")).toBe("old");
+  staged.commit();
+  expect(readFileSync(target).equals(Buffer.concat(chunks))).toBe(true);
+  expect(readdirSync(dir)).toEqual(["doc.json"]);
+});
+
+test("discard leaves the target as it was and no temp file behind", () => {
+  const dir = tempHome();
+  const target = join(dir, "doc.json");
+  writeFileSync(target, "old");
+  stageFileAtomic(target, [Buffer.from("new "), Buffer.from("text")]).discard();
+  expect(readFileSync(target, "utf8")).toBe("old");
+  expect(readdirSync(dir)).toEqual(["doc.json"]);
+  stageFileAtomic(join(dir, "fresh.txt"), "text").commit();
+  expect(existsSync(join(dir, "fresh.txt"))).toBe(true);
+});
