@@ -21,6 +21,7 @@ import { ftsAllQuery, ftsAnyQuery, ftsPhrases, queryTerms, type FtsPhrase, type 
 import { hasMatch, makeSnippet } from "./snippet.ts";
 import { scopeFilter, type SearchHit, type TierScope } from "./search-types.ts";
 import { holdsSymbols, querySymbols } from "./symbols.ts";
+import { senderFactor, senderFocus } from "./participants.ts";
 
 export interface KeywordOptions extends TierScope {
   /** Rank recent rows by bm25 on their stems too (default true; hybrid search has its own such list). */
@@ -47,7 +48,9 @@ interface Window {
 
 export function keywordSearch(db: Db, o: KeywordOptions): SearchHit[] {
   const limit = Math.max(1, o.limit ?? 10);
-  const terms = queryTerms(o.query, { typing: o.typing });
+  // A participant named in a ranked query matches the messages they sent: the name leaves the text to match.
+  const focus = o.order === "newest" ? { text: o.query } : senderFocus(db, o.query, o.session);
+  const terms = queryTerms(focus.text, { typing: o.typing });
   const symbols = querySymbols(o.query);
   if (terms.length === 0 && symbols.length === 0) return [];
   const filter: KeywordFilter = { session: o.session, ...scopeFilter(o) };
@@ -55,6 +58,7 @@ export function keywordSearch(db: Db, o: KeywordOptions): SearchHit[] {
   const add = (m: StoredMessage, source: SearchHit["source"], score: number) => {
     // A query with symbols holds them verbatim in every hit.
     if (symbols.length > 0 && !holdsSymbols(m.content, symbols)) return;
+    score *= senderFactor(focus, m.sender);
     const prev = hits.get(m.id);
     if (!prev || prev.score < score) hits.set(m.id, { message: m, source, score });
   };
