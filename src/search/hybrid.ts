@@ -16,7 +16,8 @@ import { holdsSymbols, querySymbols } from "./symbols.ts";
 import { scopeFilter, type SearchHit, type SearchResult } from "./search-types.ts";
 import { focusFor, semanticRanking, statusNotes, type SemanticOptions, type SemanticSource } from "./semantic.ts";
 import { makeSnippet } from "./snippet.ts";
-import type { QueryFocus } from "./participants.ts";
+import { senderFactor, type QueryFocus } from "./participants.ts";
+import { withContext, CONTEXT, type InContext } from "./context.ts";
 
 /**
  * RRF constants, chosen on the LoCoMo dev split (bench/locomo.ts). `coverage`: the weighted share of the
@@ -59,10 +60,8 @@ export async function hybridSearch(
     typing: o.typing,
   });
   lists.push({ weight: HYBRID.keyword, items: keyword.map((h) => ({ message: h.message, source: h.source })) });
-  lists.push({
-    weight: HYBRID.lexical,
-    items: lexicalRecent(db, focus, o, depth).map((message) => ({ message, source: "recent" as const })),
-  });
+  const lexical = lexicalRecent(db, focus, o, depth);
+  lists.push({ weight: HYBRID.lexical, items: lexical.map((c) => ({ message: c.message, source: "recent" as const })) });
 
   const notes: string[] = [];
   let notIndexed: number | undefined;
@@ -96,6 +95,7 @@ export async function hybridSearch(
       if (c.score !== undefined) semScore.set(c.message.id, c.score);
     }
   const tw = termWeights(db, focus.text);
+  const lent = new Map(lexical.map((c) => [c.message.id, c.from] as const));
   const unknown = namesUnknown(db, focus.text) ? RELEVANCE.unknownName : 1;
   const symbols = querySymbols(o.query);
   const relevance = new Map<string, { sem: number; cov: number; score: number }>();
@@ -106,9 +106,12 @@ export async function hybridSearch(
       const sem = semScore.get(id) ?? 0;
       // A query of symbols alone: holding them verbatim is the whole lexical match.
       const cov = tw.total > 0 ? coverage(f.item.message.content, tw) : symbols.length > 0 ? 1 : 0;
+      // A message next to one that holds the terms stands by that one's coverage (at the context share).
+      const near = Math.max(0, ...(lent.get(id) ?? []).map((n) => coverage(n.content, tw)));
       // A query about another memory keeps only messages that hold much of it.
-      if (sem < minScore && (cov === 0 || (unknown < 1 && cov < HYBRID.coverage))) return false;
-      relevance.set(id, { sem, cov, score: Math.max(sem, cov) });
+      const lexicalOk = (c: number) => c > 0 && (unknown === 1 || c >= HYBRID.coverage);
+      if (sem < minScore && !lexicalOk(cov) && !lexicalOk(near)) return false;
+      relevance.set(id, { sem, cov, score: Math.max(sem, cov, CONTEXT.prev * near) });
       return true;
     })
     .map((f) => ({ ...f, score: f.score + HYBRID.relevance * relevance.get(f.item.message.id)!.score }))
@@ -153,15 +156,21 @@ export async function hybridSearch(
   return result;
 }
 
-/** bm25 (any content term) over the recent tier, preferring the named participant's messages. */
-function lexicalRecent(db: Db, focus: QueryFocus, o: SemanticOptions, depth: number): StoredMessage[] {
+/**
+ * bm25 (any content term) over the recent tier, each message with its neighbours' shares (context.ts),
+ * preferring the named participant's messages; best first.
+ */
+function lexicalRecent(db: Db, focus: QueryFocus, o: SemanticOptions, depth: number): InContext[] {
   const terms = queryTerms(focus.text);
   const match = ftsAnyQuery(terms) ?? ftsAllQuery(terms);
   if (!match) return [];
-  const rows = rankRecent(db, match, { session: o.session, ...scopeFilter(o) }, depth);
-  const scored = rows.map((r) => ({
-    m: r.message,
-    s: -r.rank * (focus.sender !== undefined && r.message.sender !== focus.sender ? HYBRID.lexicalOtherSender : 1),
-  }));
-  return scored.sort((a, b) => b.s - a.s).map((x) => x.m);
+  const scope = scopeFilter(o);
+  const rows = rankRecent(db, match, { session: o.session, ...scope }, depth);
+  const near = withContext(
+    db,
+    rows.map((r) => ({ message: r.message, score: -r.rank })),
+    scope,
+  );
+  for (const c of near) c.score *= senderFactor(focus, c.message.sender, HYBRID.lexicalOtherSender);
+  return near.sort((a, b) => b.score - a.score || (a.message.seq < b.message.seq ? -1 : 1)).slice(0, depth);
 }

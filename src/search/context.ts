@@ -1,0 +1,52 @@
+// Conversation context in lexical ranking: an answer rarely repeats the words of the question it answers,
+// so a recent message also earns a share of the lexical score of the message before it in its session
+// (the question) and of the one after it (the reply), as its stored vector carries its predecessor's.
+import type { StoredMessage } from "../shared/message.ts";
+import { passesFilter, type MessageFilter } from "../shared/time-filter.ts";
+import { recentNeighboursOf } from "../storage/sqlite/context-queries.ts";
+import type { Db } from "../storage/sqlite/db.ts";
+
+/** Shares of a neighbour's lexical score a message earns (chosen on LoCoMo dev, bench/locomo.ts). */
+export const CONTEXT = { prev: 0.5, next: 0.2 };
+
+export interface Scored {
+  message: StoredMessage;
+  score: number;
+}
+
+export interface InContext extends Scored {
+  /** The neighbours that lent this message part of their score. */
+  from: StoredMessage[];
+}
+
+/**
+ * Each message's score plus its neighbours' shares (theirs from `scored`, 0 for others), for the scored
+ * messages and their neighbours in scope; unordered.
+ */
+export function withContext(db: Db, scored: readonly Scored[], scope: MessageFilter): InContext[] {
+  const own = new Map(scored.map((s) => [s.message.id, s.score] as const));
+  const out = new Map<string, InContext>();
+  const entry = (m: StoredMessage) => {
+    let e = out.get(m.id);
+    if (!e) out.set(m.id, (e = { message: m, score: own.get(m.id) ?? 0, from: [] }));
+    return e;
+  };
+  const lend = (to: StoredMessage | undefined, from: Scored, share: number) => {
+    if (!to || !passesFilter(to, scope)) return;
+    const e = entry(to);
+    e.score += share * from.score;
+    e.from.push(from.message);
+  };
+  const near = recentNeighboursOf(
+    db,
+    scored.map((s) => s.message.seq),
+  );
+  for (const s of scored) {
+    entry(s.message);
+    const n = near.get(s.message.seq);
+    // The message after this one answers it; the one before asked what this one answers.
+    lend(n?.next, s, CONTEXT.prev);
+    lend(n?.prev, s, CONTEXT.next);
+  }
+  return [...out.values()];
+}
