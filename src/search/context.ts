@@ -50,3 +50,26 @@ export function withContext(db: Db, scored: readonly Scored[], scope: MessageFil
   }
   return [...out.values()];
 }
+
+/**
+ * Keyword mode keeps only messages that hold a term, so there context only lifts: each of the `top` best
+ * scored messages lends its shares to its neighbours when they are scored too. Scores change in place.
+ */
+export function liftByContext(db: Db, scored: { m: StoredMessage; s: number }[], top = 50): void {
+  const byId = new Map(scored.map((x) => [x.m.id, x] as const));
+  const best = [...scored].sort((a, b) => b.s - a.s).slice(0, top);
+  const near = recentNeighboursOf(
+    db,
+    best.map((x) => x.m.seq),
+  );
+  const gain = new Map<string, number>();
+  const lend = (to: StoredMessage | undefined, s: number) => {
+    if (to && byId.has(to.id)) gain.set(to.id, (gain.get(to.id) ?? 0) + s);
+  };
+  for (const x of best) {
+    const n = near.get(x.m.seq);
+    lend(n?.next, CONTEXT.prev * x.s);
+    lend(n?.prev, CONTEXT.next * x.s);
+  }
+  for (const [id, g] of gain) byId.get(id)!.s += g;
+}

@@ -18,6 +18,7 @@ import { focusFor, semanticRanking, statusNotes, type SemanticOptions, type Sema
 import { makeSnippet } from "./snippet.ts";
 import { senderFactor, type QueryFocus } from "./participants.ts";
 import { withContext, CONTEXT, type InContext } from "./context.ts";
+import { timeFactor, timeHint } from "./time-hints.ts";
 
 /**
  * RRF constants, chosen on the LoCoMo dev split (bench/locomo.ts). `coverage`: the weighted share of the
@@ -98,6 +99,7 @@ export async function hybridSearch(
   const lent = new Map(lexical.map((c) => [c.message.id, c.from] as const));
   const unknown = namesUnknown(db, focus.text) ? RELEVANCE.unknownName : 1;
   const symbols = querySymbols(o.query);
+  const when = timeHint(o.query, o.now);
   const relevance = new Map<string, { sem: number; cov: number; score: number }>();
   const fused = reciprocalRankFusion(lists, (c) => c.message.id, HYBRID.k)
     .filter((f) => {
@@ -114,7 +116,11 @@ export async function hybridSearch(
       relevance.set(id, { sem, cov, score: Math.max(sem, cov, CONTEXT.prev * near) });
       return true;
     })
-    .map((f) => ({ ...f, score: f.score + HYBRID.relevance * relevance.get(f.item.message.id)!.score }))
+    .map((f) => ({
+      ...f,
+      score:
+        (f.score + HYBRID.relevance * relevance.get(f.item.message.id)!.score) * timeFactor(when, f.item.message.sendAt),
+    }))
     .sort((a, b) => b.score - a.score);
   // A message holding every query term verbatim or by stem is never below a weak semantic-only hit.
   const weak = (id: string) => sourceOf.get(id) === "semantic" && relevance.get(id)!.sem < HYBRID.strong;
