@@ -3,11 +3,14 @@
 // (the question) and of the one after it (the reply), as its stored vector carries its predecessor's.
 import type { StoredMessage } from "../shared/message.ts";
 import { passesFilter, type MessageFilter } from "../shared/time-filter.ts";
-import { recentNeighboursOf } from "../storage/sqlite/context-queries.ts";
+import { recentNeighbourSeqs, recentNeighboursOf } from "../storage/sqlite/context-queries.ts";
 import type { Db } from "../storage/sqlite/db.ts";
 
-/** Shares of a neighbour's lexical score a message earns (chosen on LoCoMo dev, bench/locomo.ts). */
-export const CONTEXT = { prev: 0.5, next: 0.2 };
+/**
+ * Shares of a neighbour's lexical score a message earns (chosen on LoCoMo dev, bench/locomo.ts); `lift`:
+ * how many of keyword mode's best messages lend theirs.
+ */
+export const CONTEXT = { prev: 0.5, next: 0.2, lift: 20 };
 
 export interface Scored {
   message: StoredMessage;
@@ -55,21 +58,22 @@ export function withContext(db: Db, scored: readonly Scored[], scope: MessageFil
  * Keyword mode keeps only messages that hold a term, so there context only lifts: each of the `top` best
  * scored messages lends its shares to its neighbours when they are scored too. Scores change in place.
  */
-export function liftByContext(db: Db, scored: { m: StoredMessage; s: number }[], top = 50): void {
-  const byId = new Map(scored.map((x) => [x.m.id, x] as const));
+export function liftByContext(db: Db, scored: { m: StoredMessage; s: number }[], top = CONTEXT.lift): void {
+  if (CONTEXT.prev === 0 && CONTEXT.next === 0) return;
+  const bySeq = new Map(scored.map((x) => [x.m.seq, x] as const));
   const best = [...scored].sort((a, b) => b.s - a.s).slice(0, top);
-  const near = recentNeighboursOf(
+  const near = recentNeighbourSeqs(
     db,
     best.map((x) => x.m.seq),
   );
-  const gain = new Map<string, number>();
-  const lend = (to: StoredMessage | undefined, s: number) => {
-    if (to && byId.has(to.id)) gain.set(to.id, (gain.get(to.id) ?? 0) + s);
+  const gain = new Map<bigint, number>();
+  const lend = (to: bigint | undefined, s: number) => {
+    if (to !== undefined && bySeq.has(to)) gain.set(to, (gain.get(to) ?? 0) + s);
   };
   for (const x of best) {
     const n = near.get(x.m.seq);
     lend(n?.next, CONTEXT.prev * x.s);
     lend(n?.prev, CONTEXT.next * x.s);
   }
-  for (const [id, g] of gain) byId.get(id)!.s += g;
+  for (const [seq, g] of gain) bySeq.get(seq)!.s += g;
 }

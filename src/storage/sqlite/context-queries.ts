@@ -10,9 +10,9 @@ export interface Neighbours {
   next?: StoredMessage;
 }
 
-/** For each seq, the previous and the next recent message of its session (one indexed seek each), by seq. */
-export function recentNeighboursOf(db: Database, seqs: readonly bigint[]): Map<bigint, Neighbours> {
-  const out = new Map<bigint, Neighbours>();
+/** For each seq, the seqs of the previous and the next recent message of its session (one indexed seek each). */
+export function recentNeighbourSeqs(db: Database, seqs: readonly bigint[]): Map<bigint, { prev?: bigint; next?: bigint }> {
+  const out = new Map<bigint, { prev?: bigint; next?: bigint }>();
   if (seqs.length === 0) return out;
   const pairs = db
     .query(
@@ -22,20 +22,28 @@ export function recentNeighboursOf(db: Database, seqs: readonly bigint[]): Map<b
         "FROM messages m WHERE m.seq IN (SELECT CAST(value AS INTEGER) FROM json_each(?))",
     )
     .all(JSON.stringify(seqs.map(String))) as { s: bigint; prev: bigint | null; next: bigint | null }[];
+  for (const p of pairs) out.set(p.s, { prev: p.prev ?? undefined, next: p.next ?? undefined });
+  return out;
+}
+
+/** For each seq, the previous and the next recent message of its session, by seq. */
+export function recentNeighboursOf(db: Database, seqs: readonly bigint[]): Map<bigint, Neighbours> {
+  const pairs = recentNeighbourSeqs(db, seqs);
   const wanted = new Set<bigint>();
-  for (const p of pairs) {
-    if (p.prev !== null) wanted.add(p.prev);
-    if (p.next !== null) wanted.add(p.next);
+  for (const p of pairs.values()) {
+    if (p.prev !== undefined) wanted.add(p.prev);
+    if (p.next !== undefined) wanted.add(p.next);
   }
   const rows = db
     .query(`SELECT ${MESSAGE_COLUMNS} FROM messages WHERE seq IN (SELECT CAST(value AS INTEGER) FROM json_each(?))`)
     .all(JSON.stringify([...wanted].map(String))) as Row[];
   const bySeq = new Map(rows.map(toStored).map((m) => [m.seq, m] as const));
-  for (const p of pairs) {
+  const out = new Map<bigint, Neighbours>();
+  for (const [s, p] of pairs) {
     const n: Neighbours = {};
-    if (p.prev !== null) n.prev = bySeq.get(p.prev);
-    if (p.next !== null) n.next = bySeq.get(p.next);
-    out.set(p.s, n);
+    if (p.prev !== undefined) n.prev = bySeq.get(p.prev);
+    if (p.next !== undefined) n.next = bySeq.get(p.next);
+    out.set(s, n);
   }
   return out;
 }
