@@ -62,7 +62,10 @@ export async function hybridSearch(
   });
   lists.push({ weight: HYBRID.keyword, items: keyword.map((h) => ({ message: h.message, source: h.source })) });
   const lexical = lexicalRecent(db, focus, o, depth);
-  lists.push({ weight: HYBRID.lexical, items: lexical.map((c) => ({ message: c.message, source: "recent" as const })) });
+  lists.push({
+    weight: HYBRID.lexical,
+    items: lexical.map((c) => ({ message: c.message, source: "recent" as const })),
+  });
 
   const notes: string[] = [];
   let notIndexed: number | undefined;
@@ -119,7 +122,8 @@ export async function hybridSearch(
     .map((f) => ({
       ...f,
       score:
-        (f.score + HYBRID.relevance * relevance.get(f.item.message.id)!.score) * timeFactor(when, f.item.message.sendAt),
+        (f.score + HYBRID.relevance * relevance.get(f.item.message.id)!.score) *
+        timeFactor(when, f.item.message.sendAt),
     }))
     .sort((a, b) => b.score - a.score);
   // A message holding every query term verbatim or by stem is never below a weak semantic-only hit.

@@ -80,9 +80,10 @@ export function timeHint(query: string, now: Nanos): TimeSpan | undefined {
     const span = UNIT_DAYS[m[1] === "weekend" ? "week" : m[1]!]!;
     return { since: now - days(span * 2), until: now };
   }
-  m = /\b(\d{1,3}|an?|one|two|three|four|five|six|seven|eight|nine|ten|(?:a\s+)?(?:couple|few)(?:\s+of)?)\s+(day|week|month|year)s?\s+ago\b/.exec(
-    q,
-  );
+  m =
+    /\b(\d{1,3}|an?|one|two|three|four|five|six|seven|eight|nine|ten|(?:a\s+)?(?:couple|few)(?:\s+of)?)\s+(day|week|month|year)s?\s+ago\b/.exec(
+      q,
+    );
   if (m) {
     const word = m[1]!.replace(/^a\s+/, "").replace(/\s+of$/, "");
     const n = /^\d+$/.test(word) ? Number(word) : (NUMBERS[word] ?? 1);

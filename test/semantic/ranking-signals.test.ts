@@ -19,8 +19,16 @@ describe("a participant named in the question", () => {
   test("ranks that participant's own message first, in keyword and hybrid mode", async () => {
     const { api } = openTemp({ drain: "off" });
     api.add("s", [
-      { role: "user", sender: "Melanie", content: "Caroline, how is the adoption research? Adoption research takes time." },
-      { role: "assistant", sender: "Caroline", content: "I finished my research on adoption agencies, it took me a long while." },
+      {
+        role: "user",
+        sender: "Melanie",
+        content: "Caroline, how is the adoption research? Adoption research takes time.",
+      },
+      {
+        role: "assistant",
+        sender: "Caroline",
+        content: "I finished my research on adoption agencies, it took me a long while.",
+      },
       ...FILLER.map((content) => ({ role: "user" as const, sender: "Melanie", content })),
     ]);
     await api.drainEmbeddings();
@@ -40,11 +48,20 @@ describe("dates and relative time in the question", () => {
     const span = (q: string) => {
       const h = timeHint(q, now);
       if (!h || "month" in h) return h;
-      return [new Date(Number(h.since / 1_000_000n)).toISOString(), new Date(Number(h.until / 1_000_000n)).toISOString()];
+      return [
+        new Date(Number(h.since / 1_000_000n)).toISOString(),
+        new Date(Number(h.until / 1_000_000n)).toISOString(),
+      ];
     };
-    expect(span("What did Maria do on October 13, 2023?")).toEqual(["2023-10-12T00:00:00.000Z", "2023-10-15T00:00:00.000Z"]);
+    expect(span("What did Maria do on October 13, 2023?")).toEqual([
+      "2023-10-12T00:00:00.000Z",
+      "2023-10-15T00:00:00.000Z",
+    ]);
     expect(span("what happened on 1 February, 2023")).toEqual(["2023-01-31T00:00:00.000Z", "2023-02-03T00:00:00.000Z"]);
-    expect(span("the class she started in December 2023")).toEqual(["2023-11-30T00:00:00.000Z", "2024-01-02T00:00:00.000Z"]);
+    expect(span("the class she started in December 2023")).toEqual([
+      "2023-11-30T00:00:00.000Z",
+      "2024-01-02T00:00:00.000Z",
+    ]);
     expect(span("camping in June")).toEqual({ month: 5 });
     expect(span("what did we decide last May")).toEqual(["2026-04-30T00:00:00.000Z", "2026-06-02T00:00:00.000Z"]);
     expect(span("the outage two weeks ago")).toEqual(["2026-11-10T00:00:00.000Z", "2026-11-24T00:00:00.000Z"]);

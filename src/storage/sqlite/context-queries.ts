@@ -11,7 +11,10 @@ export interface Neighbours {
 }
 
 /** For each seq, the seqs of the previous and the next recent message of its session (one indexed seek each). */
-export function recentNeighbourSeqs(db: Database, seqs: readonly bigint[]): Map<bigint, { prev?: bigint; next?: bigint }> {
+export function recentNeighbourSeqs(
+  db: Database,
+  seqs: readonly bigint[],
+): Map<bigint, { prev?: bigint; next?: bigint }> {
   const out = new Map<bigint, { prev?: bigint; next?: bigint }>();
   if (seqs.length === 0) return out;
   const pairs = db
