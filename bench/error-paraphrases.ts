@@ -1,12 +1,14 @@
 // Error-memory recall on the frozen paraphrase set (test/error-memory/paraphrase-set.ts): each sighting in
 // other words is searched among all target and distractor records; top-1 accuracy and empty-result rate
-// per split. bun bench/error-paraphrases.ts [--json] [--split dev|test] [--verbose]
+// per split, and the share of unrelated queries (test/error-memory/unrelated-queries.ts) that return a record.
+// bun bench/error-paraphrases.ts [--json] [--split dev|test] [--verbose]
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { openMemory } from "../src/app/open-memory.ts";
 import { SET_DISTRACTORS, SET_PAIRS, SET_RECORDS } from "../test/error-memory/paraphrase-set.ts";
+import { UNRELATED_QUERIES } from "../test/error-memory/unrelated-queries.ts";
 
 const { values } = parseArgs({
   options: {
@@ -51,11 +53,25 @@ try {
       empty: Math.round((empty / pairs.length) * 1000) / 1000,
     };
   }
+  let answered = 0;
+  for (const query of UNRELATED_QUERIES) {
+    const r = await api.searchErrors({ query });
+    if (r.hits.length > 0) {
+      answered++;
+      if (values.verbose) process.stderr.write(`unrelated HIT "${query}": ${r.hits[0]!.record.error.slice(0, 60)}\n`);
+    }
+  }
+  const unrelated = {
+    n: UNRELATED_QUERIES.length,
+    withHit: Math.round((answered / UNRELATED_QUERIES.length) * 1000) / 1000,
+  };
   const records = SET_RECORDS.length + SET_DISTRACTORS.length;
-  if (values.json) process.stdout.write(JSON.stringify({ records, ...out }) + "\n");
-  else
+  if (values.json) process.stdout.write(JSON.stringify({ records, ...out, unrelated }) + "\n");
+  else {
     for (const [split, r] of Object.entries(out))
       console.log(`error paraphrases ${split}: top-1 ${r.top1} (n ${r.n}), empty ${r.empty}, among ${records} records`);
+    console.log(`unrelated queries returning a record: ${unrelated.withHit} (n ${unrelated.n})`);
+  }
 } finally {
   api.close();
   rmSync(home, { recursive: true, force: true });

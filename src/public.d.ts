@@ -24,7 +24,7 @@ export interface ConnectOptions {
   timeoutMs?: number;
 }
 
-/** Open a home in this process. */
+/** Open a home in this process (in shared mode, the shared archive: it connects on the first call). */
 export declare function openMemory(options?: MemoryOptions): MemoryApi;
 /** Use a running daemon's loopback HTTP API. */
 export declare function connectMemory(options: ConnectOptions): MemoryApi;

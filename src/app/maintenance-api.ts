@@ -1,5 +1,6 @@
 // The daemon's side of a home: background upkeep that agents and library users never call. Not exported
 // by the library; the daemon and its worker children type their jobs against this.
+import type { Config } from "../config/schema.ts";
 import type { EmbeddingBacklog } from "./semantic-api.ts";
 import type { DrainOptions, DrainReport } from "../memory/embedding/drain.ts";
 import type { MaintenanceReport, VectorMaintenance } from "../memory/maintenance.ts";
@@ -14,6 +15,16 @@ export interface HomeInfo {
   /** provider[:model] of the configured embedder. */
   embedder: string;
   maxMessageBytes: number;
+}
+
+/** The HomeInfo of a home and its config. */
+export function homeInfo(home: string, config: Config): HomeInfo {
+  const e = config.embedder;
+  return {
+    home,
+    embedder: e.provider + (e.model ? `:${e.model}` : ""),
+    maxMessageBytes: config.limits.max_message_bytes,
+  };
 }
 
 export interface MaintenanceApi {

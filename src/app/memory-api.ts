@@ -54,7 +54,7 @@ import type { EmbeddingBacklog, SemanticApi, SemanticTierOptions } from "./seman
 import type { DrainOptions, DrainReport } from "../memory/embedding/drain.ts";
 import type { ReindexOptions, ReindexReport } from "../memory/embedding/reindex.ts";
 import { getMessages, messagesAround, type Around } from "../memory/message-lookup.ts";
-import type { HomeInfo, MaintenanceApi } from "./maintenance-api.ts";
+import { homeInfo, type HomeInfo, type MaintenanceApi } from "./maintenance-api.ts";
 import { searchAsJson } from "./api/search-json.ts";
 import type { SearchResultJson } from "./api/json-types.ts";
 import { ImportApi } from "./import-api.ts";
@@ -119,12 +119,7 @@ export class HomeMemory implements MaintenanceApi {
   }
   /** What front-ends show or check about the home, so that they never read its paths or config. */
   info(): HomeInfo {
-    const e = this.ctx.config.embedder;
-    return {
-      home: this.ctx.paths.home,
-      embedder: e.provider + (e.model ? `:${e.model}` : ""),
-      maxMessageBytes: this.ctx.config.limits.max_message_bytes,
-    };
+    return homeInfo(this.ctx.paths.home, this.ctx.config);
   }
   /** Internal: tests and benches only. */
   get paths(): HomePaths {
@@ -375,7 +370,8 @@ export class HomeMemory implements MaintenanceApi {
   }
 }
 
-function checkSearchOptions(o: SearchOptions): SearchOptions {
+/** The search options checked as every front-end checks them (one clear InputError naming the option). */
+export function checkSearchOptions(o: SearchOptions): SearchOptions {
   if (typeof o.query !== "string" || o.query.trim() === "") throw new InvalidSearchOptionError({ option: "query" });
   if (o.session !== undefined) assertSessionId(o.session);
   if (o.range !== undefined && !isTimeRange(o.range))

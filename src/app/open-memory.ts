@@ -8,6 +8,7 @@ import { loadConfig } from "../config/load.ts";
 import type { Config } from "../config/schema.ts";
 import { openDatabase } from "../storage/sqlite/open-database.ts";
 import { HomeMemory } from "./memory-api.ts";
+import { NotInSharedModeError } from "./shared/shared-mode-errors.ts";
 import { finishPendingRemovals } from "../memory/remove-message.ts";
 import type { Embedder } from "../embed/embedder.ts";
 import type { DrainMode } from "./semantic-api.ts";
@@ -27,6 +28,8 @@ export interface OpenOptions {
   now?: () => bigint;
   /** false: open an existing home only (background work must never recreate a home that was removed). */
   create?: boolean;
+  /** What is opening the home, as a refusal in shared mode names it ("history", "the daemon"). */
+  command?: string;
 }
 
 /** Background work found no home at `home` (removed meanwhile); it creates none. */
@@ -44,6 +47,8 @@ export function openMemory(options: OpenOptions = {}): HomeMemory {
     throw new HomeMissingError({ home: paths.home });
   }
   const config = options.config ?? loadConfig(paths.config, env);
+  // A shared archive is the source of truth: the home's own archive must not be read or written instead.
+  if (config.archive.url.trim()) throw new NotInSharedModeError({ command: options.command ?? "this command" });
   ensureDir(paths.home);
   ensureDir(paths.sessions);
   const db = openDatabase(paths.db);

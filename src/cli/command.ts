@@ -1,6 +1,8 @@
 // The shape of one CLI command module, and the preamble every command shares: parse, --help, positionals, open, close.
 import type { HomeMemory } from "../app/memory-api.ts";
 import { openMemory } from "../app/open-memory.ts";
+import { openSharedHome, sharedArchiveUrl } from "../app/shared/open-shared.ts";
+import type { SharedHome } from "../app/shared/shared-home.ts";
 import { assertSessionId } from "../shared/session-id.ts";
 import { bool, expectPositionals, leadingOptions, parseArgs, type FlagSpecs, type Parsed } from "./args.ts";
 import { CommandUsageError } from "./usage-errors.ts";
@@ -34,9 +36,9 @@ export function sessionSpec(
   return { name, usage, flags, positionals: ["SESSION"], session: true, ...extra };
 }
 
-export function openFromFlags(p: Parsed): HomeMemory {
+export function openFromFlags(p: Parsed, command?: string): HomeMemory {
   // A CLI writer hands embedding to a detached drain: it exits at once and never loads LanceDB.
-  return openMemory({ home: p.flags.home as string | undefined, drain: "detached" });
+  return openMemory({ home: p.flags.home as string | undefined, drain: "detached", ...(command ? { command } : {}) });
 }
 
 /** `--help` text for a command, printed to stdout. */
@@ -98,9 +100,36 @@ export function withMemory(
   spec: CommandSpec,
   argv: readonly string[],
   body: (api: HomeMemory, p: Parsed, args: string[]) => number | Promise<number>,
-  open: (p: Parsed) => HomeMemory = openFromFlags,
+  open: (p: Parsed) => HomeMemory = (p) => openFromFlags(p, spec.name),
 ): Promise<number> {
   return runCommand(spec, argv, (p, args) => using(open(p), (api) => body(api, p, args)));
+}
+
+/** A home as the commands that also run in shared mode use it (their calls are awaited). */
+export type AnyHome = HomeMemory | SharedHome;
+
+/**
+ * `withMemory` for a command that also runs in shared mode: with an archive URL configured, the body gets
+ * the shared memory (PostgreSQL and the shared vectors) instead of the home's own stores.
+ */
+export function withAnyHome(
+  spec: CommandSpec,
+  argv: readonly string[],
+  body: (api: AnyHome, p: Parsed, args: string[]) => number | Promise<number>,
+): Promise<number> {
+  return runCommand(spec, argv, (p, args) => usingAnyHome(p, spec.name, (api) => body(api, p, args)));
+}
+
+/** Run `body` with the home open (the shared memory when an archive URL is configured) and close it after. */
+export async function usingAnyHome<T>(p: Parsed, command: string, body: (api: AnyHome) => T | Promise<T>): Promise<T> {
+  const home = p.flags.home as string | undefined;
+  if (sharedArchiveUrl({ home }) === undefined) return using(openFromFlags(p, command), body);
+  const api = await openSharedHome({ home });
+  try {
+    return await body(api);
+  } finally {
+    await api.close();
+  }
 }
 
 /** Run `body` with an open HomeMemory and close it after, whatever happens. */

@@ -17,6 +17,10 @@ import { indexUpgradeJob } from "./jobs/index-upgrade.ts";
 import { maintenanceJob } from "./jobs/maintenance.ts";
 import { summaryJob } from "./jobs/summaries.ts";
 import { importJob } from "./jobs/imports.ts";
+import { sharedDrainJob, sharedErrorSweepJob } from "./jobs/shared-jobs.ts";
+import { openSharedHome } from "../app/shared/open-shared.ts";
+import { SharedHome } from "../app/shared/shared-home.ts";
+import type { SearchInput } from "../app/api/memory-api.ts";
 import { acquireDaemonLock, lockHolderPid } from "./lock.ts";
 import { DaemonLog } from "./log.ts";
 import { Scheduler } from "./scheduler.ts";
@@ -64,6 +68,15 @@ function registerJobs(scheduler: Scheduler, api: MaintenanceApi, c: Config, stor
   scheduler.addLoop(indexUpgradeJob(api));
 }
 
+/** Shared mode: the drain and the error sweep; summaries, imports and upkeep do not run there yet. */
+function registerSharedJobs(scheduler: Scheduler, home: SharedHome, c: Config, log: DaemonLog): void {
+  scheduler.addLoop(sharedDrainJob(home, c.daemon.embed_interval_ms));
+  scheduler.addCron(sharedErrorSweepJob(home, c.daemon.sweep_cron));
+  log.warn("daemon.shared_mode", {
+    note: "the archive is shared: summaries, imports and nightly upkeep do not run in shared mode yet",
+  });
+}
+
 /** Run until a stop signal; resolves with the exit code (0 after a clean stop). */
 export async function runDaemon(o: DaemonOptions): Promise<number> {
   const env = o.env ?? process.env;
@@ -97,9 +110,12 @@ export async function runDaemon(o: DaemonOptions): Promise<number> {
   process.on("SIGINT", onSignal("SIGINT"));
   process.on("unhandledRejection", (err) => log.error("daemon.unhandled", { error: log.scrub(describeError(err)) }));
 
-  let api: HomeMemory;
+  let api: HomeMemory | SharedHome;
   try {
-    api = openMemory({ home: paths.home, config: info.config, env, drain: "off" });
+    // With an archive URL configured, the daemon serves and drains the shared memory.
+    api = info.config.archive.url.trim()
+      ? await openSharedHome({ home: paths.home, config: info.config, env })
+      : openMemory({ home: paths.home, config: info.config, env, drain: "off", command: "the daemon" });
   } catch (err) {
     log.error("daemon.start_failed", { error: log.scrub(describeError(err)) });
     log.close();
@@ -123,14 +139,19 @@ export async function runDaemon(o: DaemonOptions): Promise<number> {
   const scheduler = new Scheduler(paths.home, state, log, controller.signal);
   // Aborting the controller forwards SIGTERM to every child.
   const workers = new Workers(paths.home, env, log, controller.signal);
-  registerJobs(scheduler, api, info.config, paths.store, (kind) => workers.run(kind));
-  // Live capture: the importers write through the home's own API (imported writes, per-file state).
-  const imports = info.config.import;
-  if (imports.sources.length > 0) scheduler.addCron(importJob(api, imports.cron, imports.sources, env));
+  if (api instanceof SharedHome) registerSharedJobs(scheduler, api, info.config, log);
+  else {
+    registerJobs(scheduler, api, info.config, paths.store, (kind) => workers.run(kind));
+    // Live capture: the importers write through the home's own API (imported writes, per-file state).
+    const imports = info.config.import;
+    if (imports.sources.length > 0) scheduler.addCron(importJob(api, imports.cron, imports.sources, env));
+  }
   let http: DaemonHttp | undefined;
   if (info.config.http.enabled) {
     try {
-      http = startDaemonHttp(api, info.config, paths.httpFile, o.version, log, (input) => workers.run("search", input));
+      // Shared mode searches in this process (its vectors are on object storage, not mapped from the home).
+      const semantic = api instanceof SharedHome ? undefined : (input: SearchInput) => workers.run("search", input);
+      http = startDaemonHttp(api, info.config, paths.httpFile, o.version, log, semantic);
       state.http = http.url;
     } catch (err) {
       log.error("http.start_failed", { error: log.scrub(describeError(err)) });
@@ -165,7 +186,7 @@ export async function runDaemon(o: DaemonOptions): Promise<number> {
   state.stoppedAt = new Date().toISOString();
   for (const j of Object.values(state.jobs)) j.running = false;
   scheduler.save();
-  if (settled) api.close();
+  if (settled) await api.close();
   stopWatching();
   log.info("daemon.stop", { signal, uptime_s: Math.round((Date.now() - Date.parse(state.startedAt)) / 1000) });
   log.close();

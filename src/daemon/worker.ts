@@ -61,7 +61,7 @@ class Requests {
 
 /** Serve requests until `lingerMs` passes without one, a stop signal, or the daemon going away; the exit code. */
 export async function runWorker(kind: WorkKind, home: string, lingerMs: number): Promise<number> {
-  const api = openMemory({ home, drain: "off", create: false });
+  const api = openMemory({ home, drain: "off", create: false, command: "the daemon" });
   const abort = new AbortController();
   // A home removed under the daemon is never recreated by its child: leave at once.
   const stopWatching = watchPaths([api.home, api.paths.store], () => process.exit(0), HOME_CHECK_MS);

@@ -1,8 +1,7 @@
 // The daemon's HTTP API: pick the port ([http] port, else derived from the home path, else a free one when
 // that is taken), start the server, publish URL and token in <home>/http.json (0600).
 import type { Config } from "../config/schema.ts";
-import type { HomeMemory } from "../app/memory-api.ts";
-import { LocalMemoryApi } from "../app/api/local-memory-api.ts";
+import { LocalMemoryApi, type MemoryHome } from "../app/api/local-memory-api.ts";
 import type { SearchInput } from "../app/api/memory-api.ts";
 import type { SearchResultJson } from "../app/api/json-types.ts";
 import { errorMessage } from "../shared/errors.ts";
@@ -22,7 +21,7 @@ export interface DaemonHttpLog {
 
 /** `semantic`: runs semantic and hybrid searches elsewhere (the daemon's worker child). */
 export function startDaemonHttp(
-  home: HomeMemory,
+  home: MemoryHome & { readonly home: string },
   config: Config,
   httpFile: string,
   version: string,

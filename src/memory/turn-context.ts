@@ -11,7 +11,8 @@ import { assertSessionId } from "../shared/session-id.ts";
 import { PROMPTS, fill } from "./summary/prompts.ts";
 import { filterRelevant, type RelevanceReport } from "./summary/relevance-filter.ts";
 import { readSummary } from "./summary/summary-store.ts";
-import { summaryIsEmpty } from "./summary/summary-types.ts";
+import { summaryIsEmpty, type Summary, type SummaryFile } from "./summary/summary-types.ts";
+import type { StoredMessage } from "../shared/message.ts";
 
 export type { ContextMessage };
 
@@ -33,7 +34,26 @@ export async function buildTurnContext(ctx: MemoryContext, session: string, inpu
   refuseSessionSymlinks(ctx.paths.session(session));
   const exists = sessionExists(ctx, session);
   const recent = exists ? readSessionHistory(ctx, session) : [];
-  const messages: ContextMessage[] = recent.map((m) => {
+  return assembleTurnContext(session, { exists, recent, summary: readSummary(ctx, session) }, input, (s) =>
+    filterRelevant(ctx, session, s, input, recent),
+  );
+}
+
+/** What a turn context is built from, wherever it was read. */
+export interface TurnParts {
+  exists: boolean;
+  recent: readonly StoredMessage[];
+  summary: SummaryFile;
+}
+
+/** The turn context of these parts; `filter` decides which summary entries go this turn. */
+export async function assembleTurnContext(
+  session: string,
+  parts: TurnParts,
+  input: string | undefined,
+  filter: (summary: Summary) => Promise<{ summary: Summary | undefined; report: RelevanceReport }>,
+): Promise<TurnContext> {
+  const messages: ContextMessage[] = parts.recent.map((m) => {
     const c: ContextMessage = {
       id: m.id,
       role: m.role,
@@ -45,10 +65,10 @@ export async function buildTurnContext(ctx: MemoryContext, session: string, inpu
     return c;
   });
   const out: TurnContext = { session, messages, system: "" };
-  if (!exists) out.newSession = true;
-  const file = readSummary(ctx, session);
+  if (!parts.exists) out.newSession = true;
+  const file = parts.summary;
   if (file.state === "ok" && !(summaryIsEmpty(file.summary) && Object.keys(file.legacy).length === 0)) {
-    const { summary, report } = await filterRelevant(ctx, session, file.summary, input, recent);
+    const { summary, report } = await filter(file.summary);
     out.summaryFilter = report;
     if (summary) {
       const block = JSON.stringify({ ...summary, ...file.legacy }, null, 2);

@@ -11,8 +11,13 @@ export const EXPAND_AFTER = 1;
 export function expandHits(db: Db, hits: readonly StoredMessage[]): StoredMessage[][] {
   const runs = hits.map((h) => {
     const around = recentNeighbours(db, h.session, h.seq, EXPAND_BEFORE, EXPAND_AFTER);
-    return [...around, h].sort((a, b) => (a.seq < b.seq ? -1 : a.seq > b.seq ? 1 : 0));
+    return [...around, h];
   });
+  return mergeRuns(hits, runs);
+}
+
+/** For each hit, its run (the hit and its neighbours) merged with every run it overlaps, in seq order. */
+export function mergeRuns(hits: readonly StoredMessage[], runs: readonly StoredMessage[][]): StoredMessage[][] {
   // Union-find over hits whose runs share a message.
   const parent = hits.map((_, i) => i);
   const find = (i: number): number => (parent[i] === i ? i : (parent[i] = find(parent[i]!)));

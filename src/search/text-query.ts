@@ -37,3 +37,9 @@ export function textQueryAny(terms: readonly QueryTerm[]): TextQuery | undefined
 export function textQuery(query: string, options: { typing?: boolean } = {}): TextQuery | undefined {
   return textQueryAll(queryTerms(query, options));
 }
+
+/** These terms as one query (whole words), every one or any of them; undefined when none can match. */
+export function textQueryOf(terms: readonly QueryTerm[], mode: TextQuery["mode"]): TextQuery | undefined {
+  const out = terms.map((t) => termPhrases(t, false)).filter((p) => p.length > 0);
+  return out.length ? { mode, terms: out } : undefined;
+}

@@ -13,7 +13,7 @@ export interface TuiOptions {
 }
 
 export async function runTui(options: TuiOptions = {}): Promise<number> {
-  const api = openMemory({ home: options.home });
+  const api = openMemory({ home: options.home, command: "the terminal UI" });
   const logs = redirectLogs(join(api.home, "tui.log"));
   let opened: OpenedScreen | undefined;
   let cleaned = false;

@@ -46,8 +46,8 @@ export function contractCases(name: string, open: () => Promise<Implementation>)
       ]);
       ids = r.ids;
       await api.add("other", { role: "user", content: "部署失敗了 the kubernetes pod was evicted" });
-    });
-    afterAll(async () => impl.close());
+    }, 120_000);
+    afterAll(async () => impl.close(), 60_000);
 
     test("add returns the session and one id per message, in order", async () => {
       expect(ids).toHaveLength(4);

@@ -2,13 +2,17 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { HomeMemory } from "../../src/app/memory-api.ts";
 import { removeTempHomes } from "../fixture/home.ts";
 import { errorHome } from "./error-home.ts";
-import { SET_DISTRACTORS, SET_PAIRS, SET_RECORDS } from "./paraphrase-set.ts";
+import { SET_DISTRACTORS, SET_PAIRS, SET_RECORDS, type SetPair } from "./paraphrase-set.ts";
+import { nonsenseQueries, UNRELATED_QUERIES } from "./unrelated-queries.ts";
 
 /**
  * Top-1 accuracy measured on the test part with the builtin embedder (bench/error-paraphrases.ts):
- * 0.44 (dev 0.50). The goal is 0.75, not reached; this floor guards against regressions.
+ * 0.69 (dev 0.91). This floor guards against regressions; the goal is TEST_TOP1_GOAL.
  */
-const TEST_TOP1_FLOOR = 0.4;
+const TEST_TOP1_FLOOR = 0.65;
+const TEST_TOP1_GOAL = 0.75;
+/** Share of unrelated queries that return a record, measured 0.16 (everyday sentences only; no nonsense query). */
+const UNRELATED_CEILING = 0.2;
 
 let api: HomeMemory;
 const ids = new Map<string, string>();
@@ -34,18 +38,42 @@ describe("error recall across vocabulary (frozen paraphrase set)", () => {
   });
 
   test(`the test part finds the right record first at least ${TEST_TOP1_FLOOR * 100}% of the time, never empty`, async () => {
-    const pairs = SET_PAIRS.filter((p) => p.split === "test");
-    let first = 0;
-    let empty = 0;
-    for (const p of pairs) {
-      const r = await api.searchErrors({ query: p.query });
-      if (r.hits[0]?.record.id === ids.get(p.expect)) first++;
-      if (r.hits.length === 0) empty++;
-    }
-    expect(first / pairs.length).toBeGreaterThanOrEqual(TEST_TOP1_FLOOR);
+    const { top1, empty } = await measure(SET_PAIRS.filter((p) => p.split === "test"));
+    expect(top1).toBeGreaterThanOrEqual(TEST_TOP1_FLOOR);
     expect(empty).toBe(0);
   }, 60_000);
+
+  // The goal is not reached with the builtin embedder (0.69): this test fails on purpose until it is, and
+  // then reports that it passed, so that `failing` is taken off.
+  test.failing(`the test part finds the right record first at least ${TEST_TOP1_GOAL * 100}% of the time`, async () => {
+    const { top1 } = await measure(SET_PAIRS.filter((p) => p.split === "test"));
+    expect(top1).toBeGreaterThanOrEqual(TEST_TOP1_GOAL);
+  }, 60_000);
+
+  test('among all the records, "the script could not be executed, access was refused" finds "Permission denied: ./deploy.sh"', async () => {
+    const r = await api.searchErrors({ query: "the script could not be executed, access was refused" });
+    expect(r.hits[0]?.record.id).toBe(ids.get("bash-exec-perm")!);
+    expect(r.hits[0]?.record.fix).toContain("chmod +x");
+  });
+
+  test("unrelated queries rarely return a record; nonsense never does", async () => {
+    let answered = 0;
+    for (const query of UNRELATED_QUERIES) if ((await api.searchErrors({ query })).hits.length > 0) answered++;
+    expect(answered / UNRELATED_QUERIES.length).toBeLessThanOrEqual(UNRELATED_CEILING);
+    for (const query of nonsenseQueries(30)) expect((await api.searchErrors({ query })).hits).toEqual([]);
+  }, 60_000);
 });
+
+async function measure(pairs: readonly SetPair[]): Promise<{ top1: number; empty: number }> {
+  let first = 0;
+  let empty = 0;
+  for (const p of pairs) {
+    const r = await api.searchErrors({ query: p.query });
+    if (r.hits[0]?.record.id === ids.get(p.expect)) first++;
+    if (r.hits.length === 0) empty++;
+  }
+  return { top1: first / pairs.length, empty };
+}
 
 describe("a description in other words finds a small memory's record", () => {
   test('"the script could not be executed, access was refused" finds "Permission denied: ./deploy.sh" (fix chmod +x)', async () => {

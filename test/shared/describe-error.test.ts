@@ -67,6 +67,7 @@ import {
   TargetNotEmptyError,
 } from "../../src/app/migrate-archive.ts";
 import { SessionLockTimeoutError } from "../../src/storage/ports/archive-errors.ts";
+import { NotInSharedModeError, SharedVectorsMissingError } from "../../src/app/shared/shared-mode-errors.ts";
 import { PgConnectError } from "../../src/storage/postgres/pg-connect-error.ts";
 import { PgSchemaTooNewError } from "../../src/storage/postgres/pg-migrate.ts";
 import { VectorKeysMissingError } from "../../src/storage/ports/vector-location.ts";
@@ -827,6 +828,16 @@ const KINDS: [Error & { data: object }, string, 1 | 2][] = [
     1,
   ],
   [new StdinInputError({ command: "add", problem: "empty" }), "add: stdin held no messages", 2],
+  [
+    new NotInSharedModeError({ command: "stats" }),
+    "stats does not run on a shared archive yet ([archive] url or MEMVOY_ARCHIVE_URL is set): see docs/many-machines.md for what does",
+    2,
+  ],
+  [
+    new SharedVectorsMissingError({ home: "/h" }),
+    'the archive is shared ([archive] url) but the vectors are not: set [vectors] uri = "s3://bucket/prefix" in config.toml, so that every host sees the same vectors',
+    2,
+  ],
   [
     new SessionLockTimeoutError({ session: "s1", timeoutMs: 100 }),
     'timed out after 100 ms waiting for the lock of session "s1"',

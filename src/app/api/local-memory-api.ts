@@ -1,7 +1,22 @@
-// The local MemoryApi: a HomeMemory opened in this process, its results projected onto the JSON shapes.
-// Inputs are checked with the same valibot schemas the HTTP routes and MCP tools use.
+// The local MemoryApi: a home opened in this process (HomeMemory, or SharedHome in shared mode), its results
+// projected onto the JSON shapes. Inputs are checked with the same valibot schemas the HTTP routes and MCP
+// tools use.
 import type { HomeMemory } from "../memory-api.ts";
 import { openMemory as openHome, type OpenOptions } from "../open-memory.ts";
+import { openSharedHome, sharedArchiveUrl } from "../shared/open-shared.ts";
+import { lazyMemoryApi } from "./lazy-memory-api.ts";
+import type { StoredMessage } from "../../shared/message.ts";
+import type { SearchOptions, SearchResult } from "../../search/search-types.ts";
+import type { SessionInfo } from "../../memory/sessions-list.ts";
+import type { Around } from "../../memory/message-lookup.ts";
+import type { TurnContext } from "../../memory/turn-context.ts";
+import type { SummaryView } from "../../memory/summary/summary-view.ts";
+import type { ResetResult } from "../../memory/session-admin.ts";
+import type { RemoveMessageResult } from "../../memory/remove-message.ts";
+import type { RecordErrorResult } from "../../memory/error-memory/record-error.ts";
+import type { ErrorSearchResult } from "../../memory/error-memory/search-errors.ts";
+import type { ErrorList, RemoveErrorResult } from "../../memory/error-memory/error-admin.ts";
+import type { ErrorRecord } from "../../memory/error-memory/error-record.ts";
 import type { WireMessageInput } from "../wire-input.ts";
 import { errorJson, errorSearchJson, messageJson, sessionJson, sortSessions, summaryJson } from "./json-shapes.ts";
 import { searchAsJson } from "./search-json.ts";
@@ -16,31 +31,56 @@ import type {
 import * as S from "./schemas.ts";
 import type * as J from "./json-types.ts";
 
-export class LocalMemoryApi implements MemoryApi {
+type Maybe<T> = T | Promise<T>;
+
+/** What LocalMemoryApi needs of a home: HomeMemory (synchronous where it can be) and SharedHome both fit. */
+export interface MemoryHome {
+  add(session: string, messages: readonly WireMessageInput[]): Maybe<{ ids: string[]; duplicates?: number }>;
+  sessions(): Maybe<SessionInfo[]>;
+  history(session: string, options: { all?: boolean; last?: number }): Maybe<StoredMessage[]>;
+  search(options: SearchOptions): Promise<SearchResult>;
+  messages(ids: readonly string[]): Maybe<StoredMessage[]>;
+  around(id: string, before: number, after: number): Maybe<Around>;
+  context(session: string, input?: string): Promise<TurnContext>;
+  summary(session: string): Maybe<SummaryView>;
+  reset(session: string, options: { all?: boolean }): Maybe<ResetResult>;
+  remove(session: string): Maybe<ResetResult>;
+  purgeDeleted(): Promise<unknown>;
+  rmMessage(id: string, options: { dropSummary?: boolean }): Promise<RemoveMessageResult>;
+  recordError(input: unknown): Promise<RecordErrorResult>;
+  searchErrors(input: unknown): Promise<ErrorSearchResult>;
+  listErrors(input: unknown): Maybe<ErrorList>;
+  getError(id: string): Maybe<ErrorRecord>;
+  removeError(id: string): Promise<RemoveErrorResult>;
+  flushEmbeddings(): Promise<unknown>;
+  close(): Maybe<void>;
+}
+
+export class LocalMemoryApi<H extends MemoryHome = HomeMemory> implements MemoryApi {
   /**
    * `semantic`: where semantic and hybrid searches run instead of this process (the daemon hands them to
    * its worker child, so that the daemon itself never maps LanceDB).
    */
   constructor(
-    readonly home: HomeMemory,
+    readonly home: H,
     private readonly semantic?: (input: SearchInput) => Promise<J.SearchResultJson>,
   ) {}
 
   async add(session: string, messages: MessageInput | readonly MessageInput[]): Promise<J.AddResultJson> {
     const list = Array.isArray(messages) ? messages : [messages as MessageInput];
     const o = S.parseInput(S.AddInput, { session, messages: list }, "add");
-    const r = this.home.add(o.session, o.messages as WireMessageInput[]);
+    const r = await this.home.add(o.session, o.messages as WireMessageInput[]);
     return { session: o.session, ids: r.ids, duplicates: (r as { duplicates?: number }).duplicates ?? 0 };
   }
 
   async sessions(options: { sort?: "recent" | "name" } = {}): Promise<J.SessionJson[]> {
     const o = S.parseInput(S.SessionsInput, options, "sessions");
-    return sortSessions(this.home.sessions(), o.sort).map(sessionJson);
+    return sortSessions(await this.home.sessions(), o.sort).map(sessionJson);
   }
 
   async history(session: string, options: { all?: boolean; last?: number } = {}): Promise<J.HistoryJson> {
     const o = S.parseInput(S.HistoryInput, { session, ...options }, "history");
-    const list = this.home.history(o.session, { all: o.all, ...(o.last !== undefined ? { last: o.last } : {}) });
+    const list = await this.home.history(o.session, { all: o.all, ...(o.last !== undefined ? { last: o.last } : {}) });
     return { session: o.session, messages: list.map(messageJson) };
   }
 
@@ -52,12 +92,12 @@ export class LocalMemoryApi implements MemoryApi {
 
   async messages(ids: readonly string[]): Promise<J.MessageJson[]> {
     const o = S.parseInput(S.MessagesInput, { ids: [...ids] }, "messages");
-    return this.home.messages(o.ids).map(messageJson);
+    return (await this.home.messages(o.ids)).map(messageJson);
   }
 
   async around(id: string, options: { before?: number; after?: number } = {}): Promise<J.AroundJson> {
     const o = S.parseInput(S.AroundInput, { id, ...options }, "around");
-    const r = this.home.around(o.id, o.before ?? 5, o.after ?? 5);
+    const r = await this.home.around(o.id, o.before ?? 5, o.after ?? 5);
     return { anchor: r.anchor.id, session: r.anchor.session, messages: r.messages.map(messageJson) };
   }
 
@@ -68,19 +108,19 @@ export class LocalMemoryApi implements MemoryApi {
 
   async summary(session: string): Promise<J.SummaryJson> {
     const o = S.parseInput(S.SessionInput, { session }, "summary");
-    return summaryJson(this.home.summary(o.session));
+    return summaryJson(await this.home.summary(o.session));
   }
 
   async reset(session: string, options: { all?: boolean } = {}): Promise<J.ResetResultJson> {
     const o = S.parseInput(S.ResetInput, { session, ...options }, "reset");
-    const r = this.home.reset(o.session, { all: o.all });
+    const r = await this.home.reset(o.session, { all: o.all });
     await this.home.purgeDeleted(); // no removed row stays in any LanceDB version
     return r;
   }
 
   async rm(session: string): Promise<J.ResetResultJson> {
     const o = S.parseInput(S.SessionInput, { session }, "rm");
-    const r = this.home.remove(o.session);
+    const r = await this.home.remove(o.session);
     await this.home.purgeDeleted();
     return r;
   }
@@ -103,13 +143,13 @@ export class LocalMemoryApi implements MemoryApi {
 
   async listErrors(input: ListErrorsInput = {}): Promise<J.ErrorListJson> {
     const o = S.parseInput(S.ListErrorsInput, input, "errors list");
-    const r = this.home.listErrors(o);
+    const r = await this.home.listErrors(o);
     return { records: r.records.map(errorJson), total: r.total };
   }
 
   async getError(id: string): Promise<J.ErrorRecordJson> {
     const o = S.parseInput(S.ErrorIdInput, { id }, "errors show");
-    return errorJson(this.home.getError(o.id));
+    return errorJson(await this.home.getError(o.id));
   }
 
   async rmError(id: string): Promise<J.RemoveErrorResultJson> {
@@ -121,13 +161,18 @@ export class LocalMemoryApi implements MemoryApi {
   async close(): Promise<void> {
     // A background embedding drain still holds LanceDB: let it finish before the tables close.
     await this.home.flushEmbeddings();
-    this.home.close();
+    await this.home.close();
   }
 }
 
 export type MemoryOptions = Pick<OpenOptions, "home" | "env">;
 
-/** Open a home in this process as a MemoryApi (`import { openMemory } from "memvoy"`). */
+/**
+ * Open a home in this process as a MemoryApi (`import { openMemory } from "memvoy"`). With an archive URL
+ * configured (`[archive] url` or MEMVOY_ARCHIVE_URL) it is the shared memory, connected on the first call.
+ */
 export function openMemoryApi(options: MemoryOptions = {}): MemoryApi {
+  if (sharedArchiveUrl(options) !== undefined)
+    return lazyMemoryApi(async () => new LocalMemoryApi(await openSharedHome(options)));
   return new LocalMemoryApi(openHome({ home: options.home, env: options.env }));
 }

@@ -4,7 +4,7 @@ import { CommandUsageError, PartialAddError, StdinInputError } from "../usage-er
 import { describeError } from "../../shared/describe-error.ts";
 import { parseTimeOrThrow } from "../../shared/time.ts";
 import { bool, str, type Parsed } from "../args.ts";
-import { withMemory, sessionSpec } from "../command.ts";
+import { withAnyHome, sessionSpec } from "../command.ts";
 import { printJson, println } from "../output.ts";
 import type { WireMessageInput } from "../../app/wire-input.ts";
 
@@ -40,7 +40,7 @@ const spec = sessionSpec("add", usage, {
 });
 
 export function run(argv: readonly string[]): Promise<number> {
-  return withMemory(spec, argv, async (api, p, [session]) => {
+  return withAnyHome(spec, argv, async (api, p, [session]) => {
     const role = str(p, "role");
     const lineNumbers: number[] = [];
     const messages = await collectMessages(p, role, api.info().maxMessageBytes, lineNumbers);
@@ -49,7 +49,7 @@ export function run(argv: readonly string[]): Promise<number> {
     const progress = messages.length > ATOMIC_BATCH && process.stderr.isTTY;
     for (let i = 0; i < messages.length; i += ATOMIC_BATCH) {
       try {
-        const r = api.add(session!, messages.slice(i, i + ATOMIC_BATCH));
+        const r = await api.add(session!, messages.slice(i, i + ATOMIC_BATCH));
         ids.push(...r.ids);
         duplicates += r.duplicates;
         if (r.compactionNote) process.stderr.write(`memvoy: ${session}: ${r.compactionNote}\n`);

@@ -1,5 +1,5 @@
 import { bool, str } from "../args.ts";
-import { withMemory, sessionSpec } from "../command.ts";
+import { withAnyHome, sessionSpec } from "../command.ts";
 import { bold, dim, printJson, println } from "../output.ts";
 
 export const usage = `
@@ -16,7 +16,7 @@ not an error (an agent's first turn): the window is empty, and the JSON says
 const spec = sessionSpec("context", usage, { input: { type: "string" } });
 
 export function run(argv: readonly string[]): Promise<number> {
-  return withMemory(spec, argv, async (api, p, [session]) => {
+  return withAnyHome(spec, argv, async (api, p, [session]) => {
     const ctx = await api.context(session!, str(p, "input"));
     if (bool(p, "json")) {
       printJson(ctx);

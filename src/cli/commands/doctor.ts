@@ -45,7 +45,7 @@ const spec: CommandSpec = {
 export function run(argv: readonly string[]): Promise<number> {
   return runCommand(spec, argv, async (p) => {
     try {
-      return await using(openFromFlags(p), async (api) => {
+      return await using(openFromFlags(p, "doctor"), async (api) => {
         if (bool(p, "migrate") && !(await migrate(api, bool(p, "json")))) return 130;
         return check(api.doctor({ repair: bool(p, "repair") }), bool(p, "json"));
       });

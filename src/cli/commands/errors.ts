@@ -1,9 +1,10 @@
 // memvoy errors record|search|list|show|rm|sweep: the cross-session error memory.
-import type { ErrorRecord, HomeMemory } from "../../app/memory-api.ts";
+import type { ErrorRecord } from "../../app/memory-api.ts";
 import { CommandUsageError } from "../usage-errors.ts";
 import { nsToLocalSeconds } from "../../shared/time.ts";
 import { bool, num, str, type FlagSpecs, type Parsed } from "../args.ts";
-import { openFromFlags, runSubcommand, using, type CommandSpec, type SubcommandsSpec } from "../command.ts";
+import { runSubcommand, usingAnyHome, type AnyHome, type CommandSpec, type SubcommandsSpec } from "../command.ts";
+import { NotInSharedModeError } from "../../app/shared/shared-mode-errors.ts";
 import { bold, cyan, dim, printJson, println } from "../output.ts";
 import { errorJson, errorSearchJson } from "../../app/api/json-shapes.ts";
 
@@ -148,7 +149,7 @@ const COMMAND: SubcommandsSpec = {
 export function run(argv: readonly string[]): Promise<number> {
   return runSubcommand(COMMAND, argv, async (sub, p) => {
     const stdin = readsStdin(sub, p) ? await new Response(Bun.stdin.stream()).text() : undefined;
-    return using(openFromFlags(p), (api) => COMMANDS[sub]!(api, p, stdin));
+    return usingAnyHome(p, `errors ${sub}`, (api) => COMMANDS[sub]!(api, p, stdin));
   });
 }
 
@@ -158,7 +159,7 @@ function readsStdin(sub: string, p: Parsed): boolean {
   return sub === "search" && p.positionals.length === 1 && p.positionals[0] === "-";
 }
 
-type Runner = (api: HomeMemory, p: Parsed, stdin: string | undefined) => Promise<number>;
+type Runner = (api: AnyHome, p: Parsed, stdin: string | undefined) => Promise<number>;
 
 const COMMANDS: Record<string, Runner> = {
   async record(api, p, stdin) {
@@ -207,7 +208,7 @@ const COMMANDS: Record<string, Runner> = {
   },
 
   async list(api, p) {
-    const r = api.listErrors({
+    const r = await api.listErrors({
       tool: str(p, "tool"),
       outcome: str(p, "outcome") as ErrorRecord["outcome"] | undefined,
       limit: num(p, "limit"),
@@ -229,7 +230,7 @@ const COMMANDS: Record<string, Runner> = {
   },
 
   async show(api, p) {
-    const rec = api.getError(p.positionals[0]!);
+    const rec = await api.getError(p.positionals[0]!);
     if (bool(p, "json")) printJson(errorJson(rec));
     else printRecord(rec, `keywords: ${rec.keywords.join(", ") || "-"}`);
     return 0;
@@ -247,6 +248,7 @@ const COMMANDS: Record<string, Runner> = {
   },
 
   async sweep(api, p) {
+    if (!("sweepErrors" in api)) throw new NotInSharedModeError({ command: "errors sweep" });
     const r = await api.sweepErrors();
     if (bool(p, "json")) printJson(r);
     else {

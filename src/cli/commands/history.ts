@@ -1,6 +1,6 @@
 // memvoy history SESSION [--all] [--last N] [--since T] [--until T] [--role R] [--sender N]: the window, or every message.
 import { bool, num } from "../args.ts";
-import { withMemory, sessionSpec } from "../command.ts";
+import { withAnyHome, sessionSpec } from "../command.ts";
 import { FILTER_FLAGS, FILTER_USAGE, filterOptions } from "../filter-flags.ts";
 import { dim, messageHeader, messageJson, printJson, println } from "../output.ts";
 
@@ -21,9 +21,9 @@ ${FILTER_USAGE}
 const spec = sessionSpec("history", usage, { all: { type: "boolean" }, last: { type: "number" }, ...FILTER_FLAGS });
 
 export function run(argv: readonly string[]): Promise<number> {
-  return withMemory(spec, argv, (api, p, [session]) => {
+  return withAnyHome(spec, argv, async (api, p, [session]) => {
     const last = num(p, "last");
-    const list = api.history(session!, {
+    const list = await api.history(session!, {
       all: bool(p, "all"),
       ...(last !== undefined ? { last } : {}),
       ...filterOptions(p),

@@ -123,9 +123,9 @@ export async function run(argv: readonly string[]): Promise<number> {
   // A dry run into a home that does not exist yet leaves it so: it is counted against an empty scratch home.
   const open = (p: Parsed) => {
     const paths = homePaths(resolveHome(str(p, "home")));
-    if (!bool(p, "dry-run") || existsSync(paths.db)) return openFromFlags(p);
+    if (!bool(p, "dry-run") || existsSync(paths.db)) return openFromFlags(p, "import");
     scratch = mkdtempSync(join(tmpdir(), "memvoy-dry-run-"));
-    return openMemory({ home: scratch, drain: "off", config: loadConfig(paths.config) });
+    return openMemory({ home: scratch, drain: "off", config: loadConfig(paths.config), command: "import" });
   };
   try {
     return await importCommand(argv, open);

@@ -41,10 +41,14 @@ export async function run(argv: readonly string[]): Promise<number> {
   // The home opens on the first tool call, not before the agent's start-up is answered. Embedding after a
   // write goes to a detached drain: this server maps LanceDB only for a semantic call.
   const api = lazyMemoryApi(async () => {
-    const [{ LocalMemoryApi }, { openMemory }] = await Promise.all([
+    const [{ LocalMemoryApi }, { openMemory }, shared] = await Promise.all([
       import("../../app/api/local-memory-api.ts"),
       import("../../app/open-memory.ts"),
+      import("../../app/shared/open-shared.ts"),
     ]);
+    // With an archive URL configured, the tools run on the shared memory.
+    if (shared.sharedArchiveUrl({ home }) !== undefined)
+      return new LocalMemoryApi(await shared.openSharedHome({ home }));
     return new LocalMemoryApi(openMemory({ home, drain: "detached" }));
   });
   const { runMcpStdio } = await import("../../mcp/mcp-stdio.ts");

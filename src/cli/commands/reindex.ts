@@ -36,7 +36,7 @@ export function run(argv: readonly string[]): Promise<number> {
     // The background drain must not recreate a home that was removed meanwhile.
     if (bool(p, "pending") && !existsSync(homePaths(resolveHome(str(p, "home"))).db)) return 0;
     const background = bool(p, "pending") && bool(p, "quiet");
-    return using(openMemory({ home: str(p, "home"), drain: "off", create: !background }), (api) =>
+    return using(openMemory({ home: str(p, "home"), drain: "off", create: !background, command: "reindex" }), (api) =>
       withInterrupt(async (signal) => {
         // Nor recreate it when it is removed while the drain runs: stop and exit.
         const paths = homePaths(resolveHome(str(p, "home")));

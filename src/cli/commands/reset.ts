@@ -1,6 +1,6 @@
 // memvoy reset SESSION [--all]: clear history + archive + vectors; the summary survives unless --all.
 import { bool } from "../args.ts";
-import { withMemory, sessionSpec } from "../command.ts";
+import { withAnyHome, sessionSpec } from "../command.ts";
 import { printJson, println } from "../output.ts";
 
 export const usage = `
@@ -14,9 +14,9 @@ summary.json and .summary_cursor survive, so the rolling summary carries on;
 const spec = sessionSpec("reset", usage, { all: { type: "boolean" } });
 
 export function run(argv: readonly string[]): Promise<number> {
-  return withMemory(spec, argv, async (api, p, [session]) => {
-    const hadSummary = api.hasSummary(session!);
-    const r = api.reset(session!, { all: bool(p, "all") });
+  return withAnyHome(spec, argv, async (api, p, [session]) => {
+    const hadSummary = await api.hasSummary(session!);
+    const r = await api.reset(session!, { all: bool(p, "all") });
     await api.purgeDeleted();
     if (bool(p, "json")) printJson(r);
     else

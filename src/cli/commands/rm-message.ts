@@ -1,6 +1,6 @@
 // memvoy rm-message ID [--drop-summary]: remove one message everywhere (a secret pasted by mistake).
 import { bool } from "../args.ts";
-import { withMemory, type CommandSpec } from "../command.ts";
+import { withAnyHome, type CommandSpec } from "../command.ts";
 import { printJson, println } from "../output.ts";
 
 export const usage = `
@@ -28,7 +28,7 @@ const spec: CommandSpec = {
 };
 
 export function run(argv: readonly string[]): Promise<number> {
-  return withMemory(spec, argv, async (api, p, [id]) => {
+  return withAnyHome(spec, argv, async (api, p, [id]) => {
     const r = await api.rmMessage(id!, { dropSummary: bool(p, "drop-summary") });
     if (bool(p, "json")) printJson(r);
     else {

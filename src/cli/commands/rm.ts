@@ -1,6 +1,6 @@
 // memvoy rm SESSION: remove the session entirely (folder, archive rows, vectors, summary).
 import { bool } from "../args.ts";
-import { withMemory, type CommandSpec } from "../command.ts";
+import { withAnyHome, type CommandSpec } from "../command.ts";
 import { printJson, println } from "../output.ts";
 
 export const usage = `
@@ -13,8 +13,8 @@ its archived messages and its vectors. Error memory is never touched.
 const spec: CommandSpec = { name: "rm", usage, positionals: ["SESSION"], session: true };
 
 export function run(argv: readonly string[]): Promise<number> {
-  return withMemory(spec, argv, async (api, p, [session]) => {
-    const r = api.remove(session!);
+  return withAnyHome(spec, argv, async (api, p, [session]) => {
+    const r = await api.remove(session!);
     await api.purgeDeleted();
     if (bool(p, "json")) printJson(r);
     else println(`removed ${session} (${r.messagesRemoved} message(s))`);

@@ -4,7 +4,7 @@ import { assertSessionId } from "../../shared/session-id.ts";
 import { nsToLocalSeconds, type TimeRange } from "../../shared/time.ts";
 import type { MatchMode } from "../../app/memory-api.ts";
 import { bool, num, str } from "../args.ts";
-import { withMemory, type CommandSpec } from "../command.ts";
+import { withAnyHome, type CommandSpec } from "../command.ts";
 import { FILTER_FLAGS, FILTER_USAGE, filterOptions } from "../filter-flags.ts";
 import { cyan, dim, highlight, printJson, println } from "../output.ts";
 import { searchJson } from "../../app/api/json-shapes.ts";
@@ -53,7 +53,7 @@ const spec: CommandSpec = {
 };
 
 export function run(argv: readonly string[]): Promise<number> {
-  return withMemory(spec, argv, async (api, p) => {
+  return withAnyHome(spec, argv, async (api, p) => {
     const query = p.positionals.join(" ");
     const session = str(p, "session");
     const result = await api.search({

@@ -3,7 +3,7 @@ import { nsToLocalSeconds } from "../../shared/time.ts";
 import { sessionJson, sortSessions } from "../../app/api/json-shapes.ts";
 import { invocation, quoteArg } from "../../app/invocation.ts";
 import { bool, str } from "../args.ts";
-import { withMemory, type CommandSpec } from "../command.ts";
+import { withAnyHome, type CommandSpec } from "../command.ts";
 import { bold, dim, printJson, println } from "../output.ts";
 import { CommandUsageError } from "../usage-errors.ts";
 
@@ -34,18 +34,16 @@ const spec: CommandSpec = {
 };
 
 export function run(argv: readonly string[]): Promise<number> {
-  return withMemory(spec, argv, (api, p) => {
+  return withAnyHome(spec, argv, async (api, p) => {
     const sort = str(p, "sort") ?? "recent";
     const source = str(p, "source");
     const project = str(p, "project")?.replace(/\/+$/, "");
-    const list = api
-      .sessions()
-      .filter(
-        (s) =>
-          (source === undefined || s.source === source) &&
-          (project === undefined ||
-            (s.project !== undefined && (s.project === project || s.project.startsWith(`${project}/`)))),
-      );
+    const list = (await api.sessions()).filter(
+      (s) =>
+        (source === undefined || s.source === source) &&
+        (project === undefined ||
+          (s.project !== undefined && (s.project === project || s.project.startsWith(`${project}/`)))),
+    );
     sortSessions(list, sort as "recent" | "name");
     if (bool(p, "json")) {
       printJson(list.map(sessionJson));

@@ -2,7 +2,7 @@
 import type { SummaryView } from "../../app/memory-api.ts";
 import { nsToLocalSeconds } from "../../shared/time.ts";
 import { bool } from "../args.ts";
-import { withMemory, type CommandSpec } from "../command.ts";
+import { withAnyHome, type CommandSpec } from "../command.ts";
 import { bold, dim, printJson, println } from "../output.ts";
 import { summaryJson } from "../../app/api/json-shapes.ts";
 
@@ -77,8 +77,8 @@ function printView(v: SummaryView): void {
 const spec: CommandSpec = { name: "summary", usage, positionals: ["SESSION"] };
 
 export function run(argv: readonly string[]): Promise<number> {
-  return withMemory(spec, argv, (api, p, [session]) => {
-    const view = api.summary(session!);
+  return withAnyHome(spec, argv, async (api, p, [session]) => {
+    const view = await api.summary(session!);
     if (bool(p, "json")) printJson(viewJson(view));
     else printView(view);
     return 0;

@@ -195,7 +195,7 @@ export async function applyDeletes(index: SemanticIndex, store: VectorStore): Pr
  * Embed a batch; when the server refuses it as bad input, embed its messages one at a time so that one
  * bad message does not hold the others back. Failures come back with the error.
  */
-async function embedQueued(
+export async function embedQueued(
   embedder: Embedder,
   batch: readonly QueuedMessage[],
   signal?: AbortSignal,

@@ -11,13 +11,14 @@ import {
 import type { MemoryContext } from "../memory-context.ts";
 import { errorFtsQuery } from "./error-query.ts";
 import { embedPendingErrors, errorEmbedder, errorVectorStore } from "./error-vectors.ts";
-import { toolWords } from "./tool-words.ts";
 import { wordMatcher } from "./word-match.ts";
 
 export interface Candidate {
   seq: bigint;
-  /** bm25 magnitude (higher is better) for keyword candidates, cosine for semantic ones. */
+  /** bm25 magnitude (higher is better) for keyword candidates, cosine for semantic ones, coverage for words. */
   score: number;
+  /** Word-level ranking score (rarer matches weigh more), for word candidates. */
+  rank?: number;
 }
 
 export interface Candidates {
@@ -53,11 +54,16 @@ export async function wordCandidates(
   const m = await wordMatcher();
   const q = m.words(query);
   if (q.length === 0) return [];
+  const records = liveTexts(ctx.db, now, tool, WORD_MATCH_RECORDS);
+  const scores = m.scoreAll(
+    q,
+    records.map((r) => m.recordWords(r.tool, r.error, r.other)),
+  );
   const out: Candidate[] = [];
-  for (const r of liveTexts(ctx.db, now, tool, WORD_MATCH_RECORDS)) {
-    const score = m.score(q, m.words(`${toolWords(r.tool)} ${r.text}`));
-    if (score > 0) out.push({ seq: r.seq, score });
-  }
+  records.forEach((r, i) => {
+    const { cover, rank } = scores[i]!;
+    if (cover > 0) out.push({ seq: r.seq, score: cover, rank });
+  });
   return out;
 }
 
@@ -106,7 +112,7 @@ export async function semanticCandidates(
 }
 
 /** Mean cosine of q to the sample, leaving out its top tenth (the records that do match q). */
-function meanCosine(q: Float32Array, vectors: readonly Float32Array[]): number {
+export function meanCosine(q: Float32Array, vectors: readonly Float32Array[]): number {
   if (vectors.length === 0) return 0;
   const cos = vectors.map((v) => {
     let dot = 0;

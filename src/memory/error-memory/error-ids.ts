@@ -30,14 +30,25 @@ export type AmbiguousErrorIdError = InstanceType<typeof AmbiguousErrorIdError>;
 
 export function newErrorId(db: Db): string {
   for (;;) {
-    const bytes = crypto.getRandomValues(new Uint8Array(ERROR_ID_LENGTH / 2));
-    const id = Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+    const id = randomErrorId();
     if (!idTaken(db, id)) return id;
   }
 }
 
+/** A random id (the caller checks that it is free). */
+export function randomErrorId(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(ERROR_ID_LENGTH / 2));
+  return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
 /** The one live record whose id starts with `prefix`; a clear InputError for none or several. */
 export function resolveErrorId(db: Db, prefix: string, now: bigint): ErrorRow {
+  const p = errorIdPrefix(prefix);
+  return oneErrorRow(p, p.length > ERROR_ID_LENGTH ? [] : findByIdPrefix(db, p, now, 6));
+}
+
+/** The prefix as ids are written (lower-case hex), or UnknownErrorIdError when it is not hex. */
+export function errorIdPrefix(prefix: string): string {
   const p = typeof prefix === "string" ? prefix.trim().toLowerCase() : "";
   if (!/^[0-9a-f]{1,64}$/.test(p)) {
     const shown =
@@ -46,7 +57,11 @@ export function resolveErrorId(db: Db, prefix: string, now: bigint): ErrorRow {
         : String(prefix);
     throw new UnknownErrorIdError({ id: shown, malformed: true });
   }
-  const rows = p.length > ERROR_ID_LENGTH ? [] : findByIdPrefix(db, p, now, 6);
+  return p;
+}
+
+/** The one row a prefix found; a clear InputError for none or several. */
+export function oneErrorRow(p: string, rows: readonly ErrorRow[]): ErrorRow {
   if (rows.length === 0) throw new UnknownErrorIdError({ id: p, malformed: false });
   if (rows.length > 1)
     throw new AmbiguousErrorIdError({ prefix: p, matches: rows.map((r) => ({ id: r.id, tool: r.tool })) });

@@ -21,6 +21,11 @@ function useful(t: QueryTerm): boolean {
 
 /** An FTS5 expression matching any content word of `text`, or undefined when it has none. */
 export function errorFtsQuery(text: string): string | undefined {
-  const terms = queryTerms(text).filter(useful).slice(0, MAX_TERMS);
+  const terms = errorQueryTerms(text);
   return terms.length ? terms.map((t) => ftsTerm(t, false)).join(" OR ") : undefined;
+}
+
+/** The content words of an error text a lookup searches for. */
+export function errorQueryTerms(text: string): QueryTerm[] {
+  return queryTerms(text).filter(useful).slice(0, MAX_TERMS);
 }

@@ -13,6 +13,8 @@ export interface RankInput {
   semantic?: number;
   /** Word-level match in [0, 1]; undefined when not computed. */
   words?: number;
+  /** Word-level ranking score in [0, 1] (rare matches weigh more); `words` when undefined. */
+  wordRank?: number;
 }
 
 export interface Ranked {
@@ -69,7 +71,7 @@ export function rankErrors(
     // The word-level match is named only when nothing else found the record.
     if ((g > 0 && it.semantic !== undefined) || (matchedBy.length === 0 && w >= p.wordsOnly))
       matchedBy.push("semantic");
-    const score = p.keywordWeight * kw + (1 - p.keywordWeight) * sem + p.wordWeight * w;
+    const score = p.keywordWeight * kw + (1 - p.keywordWeight) * sem + p.wordWeight * (it.wordRank ?? w);
     const sameTool = tool !== undefined && it.tool.toLowerCase() === tool.toLowerCase();
     scored.push({ seq: it.seq, score, matchedBy, sameTool, outcome: it.outcome });
   }

@@ -33,11 +33,12 @@ export interface RecordErrorResult {
 /** A slow embedding server delays `errors record` at most this long; the record is embedded later. */
 const RECORD_EMBED_TIMEOUT_MS = 5000;
 
-export function errorTtlNs(ctx: MemoryContext): bigint {
+export function errorTtlNs(ctx: Pick<MemoryContext, "config">): bigint {
   return BigInt(ctx.config.error_memory.ttl_days) * NS_PER_DAY;
 }
 
-export async function recordError(ctx: MemoryContext, raw: unknown): Promise<RecordErrorResult> {
+/** The redacted fields of a record input, its signature set; `kinds` names the secrets redacted. */
+export function errorFieldsOf(raw: unknown): { fields: ErrorFields; kinds: string[] } {
   const kinds = new Set<string>();
   const clean = (s: string) => {
     const r = redactSecrets(s);
@@ -55,17 +56,27 @@ export async function recordError(ctx: MemoryContext, raw: unknown): Promise<Rec
     signature: "",
   };
   fields.signature = errorSignature(fields.error);
+  return { fields, kinds: [...kinds] };
+}
+
+/** A new sighting merged into a live record: its cause kept when none is given, keywords united. */
+export function mergedFields(existing: ErrorRow, fields: ErrorFields): ErrorFields {
+  return {
+    ...fields,
+    cause: fields.cause ?? existing.cause,
+    keywords: [...new Set([...existing.keywords, ...fields.keywords])],
+  };
+}
+
+export async function recordError(ctx: MemoryContext, raw: unknown): Promise<RecordErrorResult> {
+  const { fields, kinds } = errorFieldsOf(raw);
   const now = ctx.now();
   const expiresAt = now + errorTtlNs(ctx);
 
   const { row, merged } = withWriteLock(ctx.db, () => {
     const existing = findBySignature(ctx.db, fields.tool, fields.signature);
     if (existing && existing.expiresAt > now) {
-      const merge: ErrorFields = {
-        ...fields,
-        cause: fields.cause ?? existing.cause,
-        keywords: [...new Set([...existing.keywords, ...fields.keywords])],
-      };
+      const merge = mergedFields(existing, fields);
       return {
         row: mergeErrorRow(ctx.db, existing.seq, merge, now, expiresAt, existing.error !== fields.error),
         merged: true,
@@ -87,7 +98,7 @@ export async function recordError(ctx: MemoryContext, raw: unknown): Promise<Rec
       );
     }
   }
-  return { record: toErrorRecord({ ...row, embeddedBy }), merged, redacted: [...kinds], notes };
+  return { record: toErrorRecord({ ...row, embeddedBy }), merged, redacted: kinds, notes };
 }
 
 /** Embed one record's error text; `replace` when an older vector of it may exist (a merge). */

@@ -56,7 +56,10 @@ export async function searchErrors(ctx: MemoryContext, raw: unknown): Promise<Er
   }
   for (const w of c.words) {
     const it = item(w.seq);
-    if (it) it.words = w.score;
+    if (it) {
+      it.words = w.score;
+      it.wordRank = w.rank;
+    }
   }
   const ranked = rankErrors([...items.values()], c.background, o.tool).slice(0, o.limit);
   if (ranked.length === 0) return { hits: [], notEmbedded: c.notEmbedded, notes: c.notes };

@@ -1,34 +1,86 @@
 // Word-level match of an error query against record texts with the builtin word vectors: each content
-// word of the query finds its closest word in the record (same stem = 1, else the cosine of their vectors),
-// weighted by rarity. It finds "access was refused" in "Permission denied" where averaged sentence vectors
-// drown two words among many.
+// word of the query finds its closest word in the record (same stem = 1, a stem that begins the other =
+// PREFIX, a word of an error class the record names = SYNONYM, else the cosine of their vectors), weighted by rarity. It finds "access was refused" in
+// "Permission denied" where averaged sentence vectors drown two words among many. The error classes a text
+// names (error-concepts.ts) are words too, on both sides. The ranking score weighs each query word also by
+// how rare its matches are among the records searched (a soft idf), so the words every record of a tool
+// shares count less than the one that tells the records apart.
 import { loadWordVectors, type WordVectors } from "../../embed/builtin/word-vectors.ts";
 import { queryTerms } from "../../search/query-terms.ts";
 import { stemWord } from "../../shared/search-form.ts";
+import { describeFileNames, errorConcepts, splitIdentifiers } from "./error-concepts.ts";
 import { GENERIC_ERROR_WORDS } from "./error-query.ts";
+import { toolWords } from "./tool-words.ts";
 
-/** Cosines below this count as unrelated words (tuned on the paraphrase set's dev part). */
+// Tuned on the paraphrase set's dev part.
+/** Cosines below this count as unrelated words. */
 const FLOOR = 0.4;
 const POWER = 3;
-const PAIR_BONUS = 0.15;
+const PAIR_BONUS = 0.05;
+/** How well a stem that begins another ("exec", "executable"; "host", "hostname") matches it, from PREFIX_MIN characters. */
+const PREFIX = 0.8;
+const PREFIX_MIN = 4;
+/** How well a query word meets a record that names the error class the word names ("ram" and "out of memory"). */
+const SYNONYM = 0.9;
+/** Rarity weight of an error class named (an ordinary word weighs at most 1). */
+const CONCEPT_WEIGHT = 2;
+/** Records whose words are kept between searches (the word-level match reads at most 5000 per search). */
+const RECORD_CACHE = 10_000;
 const SIF = 3e-4;
 const ZIPF_NORM = Math.log(341_479) + 0.5772;
 
-interface Word {
+export interface Word {
   stem: string;
   vec?: Float32Array;
   weight: number;
+  /** The error classes this word names by itself ("#memory" for "ram"). */
+  concepts?: string[];
+}
+
+export interface WordScore {
+  /** Share of the query's word weight the record covers, in [0, 1] (plus the adjacent-pair bonus). */
+  cover: number;
+  /** The same with each query word's weight times its rarity among the records searched: the ranking score. */
+  rank: number;
 }
 
 export class WordMatcher {
   readonly #cache = new Map<string, Word>();
+  /** The words of records seen, by their text (a search reads the same records again and again). */
+  readonly #records = new Map<number | bigint, Word[]>();
   private constructor(private readonly wv: WordVectors) {}
 
   static async create(): Promise<WordMatcher> {
     return new WordMatcher(await loadWordVectors());
   }
 
+  /** The content words of a query, and the error classes it names. */
   words(text: string): Word[] {
+    const split = splitIdentifiers(describeFileNames(text));
+    return [...this.#plain(split), ...concepts(split)];
+  }
+
+  /**
+   * A record's words: its error text, cause, fix and keywords, the words about its tool, and the error
+   * classes its own text and its tool's name say (not the words about the tool: "compile" for make
+   * would give every make error the compiler's class).
+   */
+  recordWords(tool: string, error: string, other: string): Word[] {
+    const key = Bun.hash(`${tool}\0${error}\0${other}`);
+    let words = this.#records.get(key);
+    if (!words) {
+      const text = splitIdentifiers(describeFileNames(`${error}\n${other}`));
+      const seen = new Set<string>();
+      words = [...this.#plain(text), ...this.#plain(toolWords(tool)), ...concepts(`${tool}\n${text}`)].filter(
+        (w) => !seen.has(w.stem) && seen.add(w.stem),
+      );
+      if (this.#records.size >= RECORD_CACHE) this.#records.clear();
+      this.#records.set(key, words);
+    }
+    return words;
+  }
+
+  #plain(text: string): Word[] {
     const out: Word[] = [];
     const seen = new Set<string>();
     for (const t of queryTerms(`${text} `)) {
@@ -64,6 +116,8 @@ export class WordMatcher {
       const p = 1 / (((row ?? this.wv.index.size) + 2) * ZIPF_NORM);
       x = { stem: stemWord(w), weight: SIF / (SIF + p) };
       if (row !== undefined) x.vec = this.#vecOf(row);
+      const named = errorConcepts(w);
+      if (named.length > 0) x.concepts = named.map((c) => `#${c}`);
       if (this.#cache.size > 50_000) this.#cache.clear();
       this.#cache.set(w, x);
     }
@@ -71,32 +125,80 @@ export class WordMatcher {
   }
 
   /**
-   * Share of the query's word weight that the document covers, in [0, 1]; each pair of query words that
-   * stands side by side in the document too ("too many clients") adds PAIR_BONUS.
+   * How well each query word is met in the document, in [0, 1] (0 below the floor). `sims` keeps each
+   * document word's similarities to the query words across the documents of one search.
    */
-  score(query: readonly Word[], doc: readonly Word[]): number {
-    return Math.min(1, this.cover(query, doc) + PAIR_BONUS * sharedPairs(query, doc));
+  matches(query: readonly Word[], doc: readonly Word[], sims = new Map<Word, Float64Array>()): Float64Array {
+    const best = new Float64Array(query.length);
+    for (const d of doc) {
+      let row = sims.get(d);
+      if (!row) {
+        row = new Float64Array(query.length);
+        for (let qi = 0; qi < query.length; qi++) row[qi] = similarity(query[qi]!, d);
+        sims.set(d, row);
+      }
+      for (let qi = 0; qi < query.length; qi++) if (row[qi]! > best[qi]!) best[qi] = row[qi]!;
+    }
+    for (let qi = 0; qi < query.length; qi++) best[qi] = Math.max(0, (best[qi]! - FLOOR) / (1 - FLOOR)) ** POWER;
+    return best;
   }
 
-  cover(query: readonly Word[], doc: readonly Word[]): number {
-    let num = 0;
+  /**
+   * Scores of every document for the query. Each pair of query words that stands side by side in the
+   * document too ("too many clients") adds PAIR_BONUS to both scores.
+   */
+  scoreAll(query: readonly Word[], docs: readonly (readonly Word[])[]): WordScore[] {
+    const sims = new Map<Word, Float64Array>();
+    const m = docs.map((d) => this.matches(query, d, sims));
+    const n = docs.length;
     let den = 0;
-    for (const q of query) {
+    let rankDen = 0;
+    const idf = query.map((q, qi) => {
+      let df = 0;
+      for (const row of m) df += row[qi]!;
+      const w = Math.log(1 + (n - df + 0.5) / (df + 0.5));
       den += q.weight;
-      let best = 0;
-      for (const d of doc) {
-        let s = 0;
-        if (q.stem === d.stem) s = 1;
-        else if (q.vec && d.vec) {
-          for (let i = 0; i < q.vec.length; i++) s += q.vec[i]! * d.vec[i]!;
-        }
-        if (s > best) best = s;
-        if (best === 1) break;
-      }
-      num += q.weight * Math.max(0, (best - FLOOR) / (1 - FLOOR)) ** POWER;
-    }
-    return den > 0 ? num / den : 0;
+      rankDen += q.weight * w;
+      return w;
+    });
+    return docs.map((d, di) => {
+      const row = m[di]!;
+      let num = 0;
+      let rank = 0;
+      query.forEach((q, qi) => {
+        num += q.weight * row[qi]!;
+        rank += q.weight * idf[qi]! * row[qi]!;
+      });
+      const bonus = PAIR_BONUS * sharedPairs(query, d);
+      return {
+        cover: den > 0 ? Math.min(1, num / den + bonus) : 0,
+        rank: rankDen > 0 ? Math.min(1, rank / rankDen + bonus) : 0,
+      };
+    });
   }
+}
+
+function similarity(q: Word, d: Word): number {
+  let s = 0;
+  if (q.stem === d.stem) return 1;
+  if (q.vec && d.vec) for (let i = 0; i < q.vec.length; i++) s += q.vec[i]! * d.vec[i]!;
+  if (s < PREFIX && isPrefixPair(q.stem, d.stem)) s = PREFIX;
+  if (s < SYNONYM && q.concepts?.includes(d.stem)) s = SYNONYM;
+  return s;
+}
+
+const conceptWords = new Map<string, Word>();
+function concepts(text: string): Word[] {
+  return errorConcepts(text).map((c) => {
+    let w = conceptWords.get(c);
+    if (!w) conceptWords.set(c, (w = { stem: `#${c}`, weight: CONCEPT_WEIGHT }));
+    return w;
+  });
+}
+
+function isPrefixPair(a: string, b: string): boolean {
+  if (a.length < PREFIX_MIN || b.length < PREFIX_MIN || a[0] === "#" || b[0] === "#") return false;
+  return a.length < b.length ? b.startsWith(a) : a.startsWith(b);
 }
 
 /** How many of the query's adjacent word pairs are adjacent in the document (at most 2). */
@@ -105,7 +207,8 @@ function sharedPairs(query: readonly Word[], doc: readonly Word[]): number {
   const pairs = new Set<string>();
   for (let i = 1; i < doc.length; i++) pairs.add(`${doc[i - 1]!.stem} ${doc[i]!.stem}`);
   let n = 0;
-  for (let i = 1; i < query.length; i++) if (pairs.has(`${query[i - 1]!.stem} ${query[i]!.stem}`)) n++;
+  for (let i = 1; i < query.length; i++)
+    if (query[i]!.stem[0] !== "#" && pairs.has(`${query[i - 1]!.stem} ${query[i]!.stem}`)) n++;
   return Math.min(2, n);
 }
 

@@ -49,6 +49,12 @@ function describe(s: Summary, input: string, recent: readonly StoredMessage[]): 
   return lines.join("\n");
 }
 
+/** The whole summary, unfiltered, with this outcome (no decision model, or none available here). */
+export function keepAll(summary: Summary, outcome: RelevanceOutcome, detail?: string) {
+  const total = entryCount(summary);
+  return { summary, report: { outcome, kept: total, total, ...(detail ? { detail } : {}) } as RelevanceReport };
+}
+
 export async function filterRelevant(
   ctx: MemoryContext,
   session: string,

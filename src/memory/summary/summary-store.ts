@@ -53,7 +53,7 @@ import { emptySummary, summaryText, type Summary, type SummaryFile } from "./sum
 import { describeIssues } from "../../shared/schema-issues.ts";
 
 /** summary.json, read leniently (Agenvoy files included) and put under the summary rules. */
-export function readSummary(ctx: MemoryContext, session: string): SummaryFile {
+export function readSummary(ctx: Pick<MemoryContext, "paths">, session: string): SummaryFile {
   const file = readSummaryJson(ctx.paths.summary(session));
   if (file.state !== "ok") return file;
   const parsed = v.safeParse(LooseSummarySchema, file.raw);
@@ -65,7 +65,7 @@ export function readSummary(ctx: MemoryContext, session: string): SummaryFile {
 }
 
 /** .summary_cursor, read in local time. */
-export function readCursor(ctx: MemoryContext, session: string): CursorFile {
+export function readCursor(ctx: Pick<MemoryContext, "paths">, session: string): CursorFile {
   return readCursorFile(ctx.paths.cursor(session));
 }
 

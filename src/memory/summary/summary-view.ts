@@ -9,7 +9,8 @@ import type { MemoryContext } from "../memory-context.ts";
 import { UnknownSessionError, sessionExists } from "../session-admin.ts";
 import { isDue } from "./due-sessions.ts";
 import { readCursor, readSummary } from "./summary-store.ts";
-import type { Summary } from "./summary-types.ts";
+import type { Summary, SummaryFile } from "./summary-types.ts";
+import type { CursorFile } from "../../storage/history/cursor-file.ts";
 
 export interface SummaryView {
   session: string;
@@ -34,15 +35,26 @@ export function viewSummary(ctx: MemoryContext, session: string): SummaryView {
   assertSessionId(session);
   refuseSessionSymlinks(ctx.paths.session(session));
   if (!sessionExists(ctx, session)) throw new UnknownSessionError({ session, home: ctx.paths.home });
-  const file = readSummary(ctx, session);
-  const cursor = readCursor(ctx, session);
-  const run = getSummaryRun(ctx.db, session);
-  const view: SummaryView = {
-    session,
-    state: file.state,
+  return summaryViewOf(session, {
+    file: readSummary(ctx, session),
+    cursor: readCursor(ctx, session),
+    run: getSummaryRun(ctx.db, session),
     usage: sessionUsageTotals(ctx.db, session),
     due: isDue(ctx, session, getSessionRow(ctx.db, session)?.messageCount),
-  };
+  });
+}
+
+/** What a summary view is made of, wherever it was read. */
+export interface SummaryParts {
+  file: SummaryFile;
+  cursor: CursorFile;
+  run: SummaryRunRow | undefined;
+  usage: UsageTotal[];
+  due: boolean;
+}
+
+export function summaryViewOf(session: string, { file, cursor, run, usage, due }: SummaryParts): SummaryView {
+  const view: SummaryView = { session, state: file.state, usage, due };
   if (file.state === "ok") {
     view.summary = file.summary;
     if (Object.keys(file.legacy).length > 0) view.legacy = file.legacy;

@@ -273,19 +273,24 @@ export function clearVectorDeletes(db: Database, ids: readonly string[]): void {
   db.prepare("DELETE FROM error_vector_deletes WHERE id IN (SELECT value FROM json_each(?))").run(JSON.stringify(ids));
 }
 
-/** The text of the newest live records (for the word-level match of an error search), at most `limit`. */
+/** The text of the newest live records (for the word-level match of an error search), at most `limit`: the error, and its cause, fix and keywords. */
 export function liveTexts(
   db: Database,
   now: bigint,
   tool: string | undefined,
   limit: number,
-): { seq: bigint; tool: string; text: string }[] {
+): { seq: bigint; tool: string; error: string; other: string }[] {
   const where = tool !== undefined ? "AND tool = ? COLLATE NOCASE" : "";
   const args: (string | bigint | number)[] = tool !== undefined ? [now, tool, limit] : [now, limit];
   const rows = db
     .query(
-      `SELECT seq, tool, error, coalesce(cause, '') AS cause, fix FROM error_records WHERE expires_at > ? ${where} ORDER BY seq DESC LIMIT ?`,
+      `SELECT seq, tool, error, coalesce(cause, '') AS cause, fix, keywords FROM error_records WHERE expires_at > ? ${where} ORDER BY seq DESC LIMIT ?`,
     )
-    .all(...args) as { seq: bigint; tool: string; error: string; cause: string; fix: string }[];
-  return rows.map((r) => ({ seq: r.seq, tool: r.tool, text: `${r.error}\n${r.cause}\n${r.fix}` }));
+    .all(...args) as { seq: bigint; tool: string; error: string; cause: string; fix: string; keywords: string }[];
+  return rows.map((r) => ({
+    seq: r.seq,
+    tool: r.tool,
+    error: r.error,
+    other: `${r.cause}\n${r.fix}\n${(JSON.parse(r.keywords) as string[]).join(" ")}`,
+  }));
 }

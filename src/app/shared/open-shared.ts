@@ -1,0 +1,48 @@
+// Shared mode: a home whose config names an archive URL ([archive] url or MEMVOY_ARCHIVE_URL) keeps its
+// memory in PostgreSQL (the source of truth) and its vectors in the shared store; its files are caches.
+import { hostname } from "node:os";
+import { homePaths, resolveHome } from "../../config/home.ts";
+import { loadConfig } from "../../config/load.ts";
+import type { Config } from "../../config/schema.ts";
+import { ensureDir } from "../../shared/atomic-write.ts";
+import { nowNs } from "../../shared/time.ts";
+import { vectorLocation } from "../../storage/ports/vector-location.ts";
+import { sessionLocks } from "./session-locks.ts";
+import { SharedHome } from "./shared-home.ts";
+import { SharedVectorsMissingError } from "./shared-mode-errors.ts";
+
+export { NotInSharedModeError } from "./shared-mode-errors.ts";
+import { SharedVectors } from "./shared-vectors.ts";
+
+export interface SharedOpenOptions {
+  home?: string;
+  env?: Record<string, string | undefined>;
+  /** A validated config to use instead of config.toml. */
+  config?: Config;
+  now?: () => bigint;
+}
+
+/** The configured archive URL, or undefined for the embedded home. Config errors throw (exit 2). */
+export function sharedArchiveUrl(o: Pick<SharedOpenOptions, "home" | "env" | "config"> = {}): string | undefined {
+  const env = o.env ?? process.env;
+  const config = o.config ?? loadConfig(homePaths(resolveHome(o.home, env)).config, env);
+  return config.archive.url.trim() || undefined;
+}
+
+export async function openSharedHome(o: SharedOpenOptions = {}): Promise<SharedHome> {
+  const env = o.env ?? process.env;
+  const paths = homePaths(resolveHome(o.home, env));
+  const config = o.config ?? loadConfig(paths.config, env);
+  const url = config.archive.url.trim();
+  if (!config.vectors.uri) throw new SharedVectorsMissingError({ home: paths.home });
+  vectorLocation(config.vectors, paths.lance, env); // keys missing from the environment: exit 2 now
+  ensureDir(paths.home);
+  ensureDir(paths.sessions);
+  const { openPgSharedArchive } = await import("../../storage/postgres/pg-shared-archive.ts");
+  const archive = await openPgSharedArchive(url, { env });
+  const holder = `${hostname()}:${process.pid}`;
+  const vectors = new SharedVectors(paths, config, archive, holder, env);
+  // The pool holds 10 connections: a held session lock uses one, its work up to three more at once.
+  const withSessionLock = sessionLocks(archive, 2);
+  return new SharedHome({ paths, config, archive, vectors, now: o.now ?? nowNs, env, holder, withSessionLock });
+}

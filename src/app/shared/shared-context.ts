@@ -1,0 +1,21 @@
+// What every shared-mode operation needs: the home's paths (its caches), its config, the shared archive,
+// the shared vectors (opened on first use) and a clock.
+import type { HomePaths } from "../../config/home.ts";
+import type { Config } from "../../config/schema.ts";
+import type { SharedArchivePort } from "../../storage/ports/shared-archive-port.ts";
+import type { WithSessionLock } from "./session-locks.ts";
+import type { SharedVectors } from "./shared-vectors.ts";
+
+export interface SharedContext {
+  readonly paths: HomePaths;
+  readonly config: Config;
+  readonly archive: SharedArchivePort;
+  readonly vectors: SharedVectors;
+  /** UTC ns. */
+  readonly now: () => bigint;
+  readonly env: Readonly<Record<string, string | undefined>>;
+  /** Who this process is, as other holders of a lease see it (host and pid). */
+  readonly holder: string;
+  /** The archive's session lock, a few at a time in this process (see session-locks.ts). */
+  readonly withSessionLock: WithSessionLock;
+}

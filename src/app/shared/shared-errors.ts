@@ -1,0 +1,219 @@
+// Error memory in shared mode: records in the archive, their vectors in the shared store. The input checks,
+// redaction, signature, merge rule and ranking are the embedded mode's; a record's merge is serialised
+// across hosts by an archive lock on its tool. The word-vector signal of the embedded lookup is not used.
+import { describeError } from "../../shared/describe-error.ts";
+import { redactSecrets } from "../../shared/redact.ts";
+import { DEFAULT_LIST_LIMIT, type ErrorList, type RemoveErrorResult } from "../../memory/error-memory/error-admin.ts";
+import { errorIdPrefix, oneErrorRow, randomErrorId, ERROR_ID_LENGTH } from "../../memory/error-memory/error-ids.ts";
+import { checkListInput, checkSearchInput } from "../../memory/error-memory/error-input.ts";
+import { errorQueryTerms } from "../../memory/error-memory/error-query.ts";
+import { toErrorRecord, type ErrorRecord } from "../../memory/error-memory/error-record.ts";
+import { rankErrors } from "../../memory/error-memory/rank-errors.ts";
+import { meanCosine } from "../../memory/error-memory/error-candidates.ts";
+import {
+  errorFieldsOf,
+  errorTtlNs,
+  mergedFields,
+  type RecordErrorResult,
+} from "../../memory/error-memory/record-error.ts";
+import type { ErrorSearchResult } from "../../memory/error-memory/search-errors.ts";
+import { textQueryOf } from "../../search/text-query.ts";
+import type { ErrorRow } from "../../storage/ports/archive-port.ts";
+import type { SharedContext } from "./shared-context.ts";
+
+/** The lock name a tool's records are merged under (not a session id: those never start with a dot). */
+const toolLock = (tool: string) => `.errors:${tool.toLowerCase()}`;
+const EMBED_TIMEOUT_MS = 5000;
+
+export class SharedErrors {
+  constructor(private readonly ctx: SharedContext) {}
+
+  async record(raw: unknown): Promise<RecordErrorResult> {
+    const { fields, kinds } = errorFieldsOf(raw);
+    const { archive } = this.ctx;
+    const { row, merged } = await this.ctx.withSessionLock(toolLock(fields.tool), async () => {
+      const now = this.ctx.now();
+      const expiresAt = now + errorTtlNs(this.ctx);
+      const existing = await archive.errorBySignature(fields.tool, fields.signature);
+      if (existing && existing.expiresAt > now) {
+        const changed = existing.error !== fields.error;
+        return {
+          row: await archive.mergeError(existing.seq, mergedFields(existing, fields), now, expiresAt, changed),
+          merged: true,
+        };
+      }
+      if (existing) await archive.deleteErrors([existing], now);
+      return { row: await archive.insertError(await this.#freeId(), fields, now, expiresAt), merged: false };
+    });
+    // A record whose text did not change keeps its vector; otherwise it is embedded now, best effort.
+    const embedded =
+      row.embeddedBy ??
+      (await this.#embed([row], AbortSignal.timeout(EMBED_TIMEOUT_MS)).catch((err: unknown) => err as Error));
+    const failed = embedded instanceof Error;
+    return {
+      record: toErrorRecord({ ...row, embeddedBy: failed ? null : embedded }),
+      merged,
+      redacted: kinds,
+      notes: failed
+        ? [`recorded without a vector for now (it is embedded at a later search): ${describeError(embedded)}`]
+        : [],
+    };
+  }
+
+  async #freeId(): Promise<string> {
+    for (;;) {
+      const id = randomErrorId();
+      if ((await this.ctx.archive.errorsByIdPrefix(id, 0n, 1)).length === 0) return id;
+    }
+  }
+
+  /** Embed records' error texts into the shared store; returns the embedder's id. */
+  async #embed(rows: readonly ErrorRow[], signal?: AbortSignal): Promise<string> {
+    const embedder = await this.ctx.vectors.embedder();
+    const vectors = await embedder.embed(
+      rows.map((r) => r.error),
+      signal,
+      "document",
+    );
+    const store = await this.ctx.vectors.errorStore();
+    const items = rows.map((r, i) => ({ id: r.id, vector: vectors[i]! }));
+    await store.upsert(embedder.id, embedder.dim, items, { replace: true });
+    await this.ctx.archive.markErrorsEmbedded(rows, embedder.id);
+    return embedder.id;
+  }
+
+  async search(raw: unknown): Promise<ErrorSearchResult> {
+    const o = checkSearchInput(raw);
+    const query = redactSecrets(o.query).text;
+    const { archive } = this.ctx;
+    const start = this.ctx.now();
+    const tool = o.otherTools ? undefined : o.tool;
+    const pool = Math.max(50, o.limit * 10);
+    const q = textQueryOf(errorQueryTerms(query), "any");
+    const keyword = q ? await archive.searchErrorText(q, start, tool, pool) : [];
+    const notes: string[] = [];
+    let semantic: { seq: bigint; score: number }[] = [];
+    let background = 0;
+    let notEmbedded = 0;
+    try {
+      ({ semantic, background, notEmbedded } = await this.#semantic(query, start, tool, pool));
+      if (notEmbedded > 0)
+        notes.push(`${notEmbedded} error record(s) are not embedded yet; they are found by keyword only`);
+    } catch (err) {
+      notes.push(`semantic lookup unavailable, keyword results only: ${describeError(err)}`);
+    }
+    const seqs = [...new Set([...keyword, ...semantic].map((c) => c.seq))];
+    const live = await archive.liveErrorsBySeqs(seqs, start);
+    const kw = new Map(keyword.map((c) => [c.seq, c.score]));
+    const sem = new Map(semantic.map((c) => [c.seq, c.score]));
+    const items = live.map((r) => ({
+      seq: r.seq,
+      tool: r.tool,
+      outcome: r.outcome,
+      ...(kw.has(r.seq) ? { keyword: kw.get(r.seq)! } : {}),
+      ...(sem.has(r.seq) ? { semantic: sem.get(r.seq)! } : {}),
+    }));
+    const ranked = rankErrors(items, background, o.tool).slice(0, o.limit);
+    if (ranked.length === 0) return { hits: [], notEmbedded, notes };
+    const now = this.ctx.now();
+    await archive.touchErrors(
+      ranked.map((r) => r.seq),
+      now,
+      now + errorTtlNs(this.ctx),
+    );
+    const fresh = new Map(
+      (
+        await archive.liveErrorsBySeqs(
+          ranked.map((r) => r.seq),
+          now,
+        )
+      ).map((r) => [r.seq, r]),
+    );
+    const hits = ranked.flatMap((r) => {
+      const row = fresh.get(r.seq);
+      return row ? [{ record: toErrorRecord(row), score: r.score, matchedBy: r.matchedBy }] : [];
+    });
+    return { hits, notEmbedded, notes };
+  }
+
+  /** Cosine candidates from the shared error vectors, after embedding records that lack a vector. */
+  async #semantic(query: string, now: bigint, tool: string | undefined, pool: number) {
+    const { archive } = this.ctx;
+    const embedder = await this.ctx.vectors.embedder();
+    const pending = await archive.unembeddedErrors(embedder.id, now, 256);
+    if (pending.length > 0) await this.#embed(pending);
+    const notEmbedded = (await archive.unembeddedErrors(embedder.id, now, 10_000)).length;
+    const [vector] = await embedder.embed([query], AbortSignal.timeout(10_000), "query");
+    const store = await this.ctx.vectors.errorStore();
+    const hits = await store.search(embedder.id, vector!, pool);
+    const sample = await store.sample(embedder.id, 256);
+    const live = new Map(
+      (
+        await archive.liveErrorsByIds(
+          hits.map((h) => h.id),
+          now,
+        )
+      ).map((r) => [r.id, r]),
+    );
+    const semantic = hits.flatMap((h) => {
+      const row = live.get(h.id);
+      if (!row || row.embeddedBy !== embedder.id) return [];
+      if (tool !== undefined && row.tool.toLowerCase() !== tool.toLowerCase()) return [];
+      return [{ seq: row.seq, score: h.score }];
+    });
+    return { semantic, background: meanCosine(vector!, sample), notEmbedded };
+  }
+
+  async list(raw: unknown = {}): Promise<ErrorList> {
+    const o = checkListInput(raw);
+    const { rows, total } = await this.ctx.archive.liveErrors(
+      { tool: o.tool, outcome: o.outcome },
+      this.ctx.now(),
+      o.limit ?? DEFAULT_LIST_LIMIT,
+    );
+    return { records: rows.map((r) => toErrorRecord(r)), total };
+  }
+
+  async #resolve(idPrefix: string, now: bigint): Promise<ErrorRow> {
+    const p = errorIdPrefix(idPrefix);
+    return oneErrorRow(p, p.length > ERROR_ID_LENGTH ? [] : await this.ctx.archive.errorsByIdPrefix(p, now, 6));
+  }
+
+  async get(idPrefix: string): Promise<ErrorRecord> {
+    return toErrorRecord(await this.#resolve(idPrefix, this.ctx.now()));
+  }
+
+  async remove(idPrefix: string): Promise<RemoveErrorResult> {
+    const now = this.ctx.now();
+    const row = await this.#resolve(idPrefix, now);
+    await this.ctx.archive.deleteErrors([row], now);
+    return { removed: toErrorRecord(row), notes: await this.#applyVectorDeletes() };
+  }
+
+  /** Delete every expired record, then the vectors of removed records. */
+  async sweep(): Promise<{ removed: number; notes: string[] }> {
+    const now = this.ctx.now();
+    let removed = 0;
+    for (;;) {
+      const expired = await this.ctx.archive.expiredErrors(now, 1000);
+      await this.ctx.archive.deleteErrors(expired, now);
+      removed += expired.length;
+      if (expired.length < 1000) break;
+    }
+    return { removed, notes: await this.#applyVectorDeletes() };
+  }
+
+  async #applyVectorDeletes(): Promise<string[]> {
+    const notes: string[] = [];
+    try {
+      const ids = await this.ctx.archive.pendingErrorVectorDeletes(100_000);
+      if (ids.length === 0) return notes;
+      const embedder = await this.ctx.vectors.embedder();
+      await (await this.ctx.vectors.errorStore()).deleteIds(ids, [embedder.id]);
+      await this.ctx.archive.clearErrorVectorDeletes(ids);
+    } catch (err) {
+      notes.push(`vectors of removed records stay until the next removal: ${describeError(err)}`);
+    }
+    return notes;
+  }
+}

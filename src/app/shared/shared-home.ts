@@ -1,0 +1,305 @@
+// SharedHome: memvoy in shared mode, on the PostgreSQL archive (the source of truth) and the shared vectors.
+// The same native results as HomeMemory for the MemoryApi's methods, asynchronous. Every write to a session
+// runs under the session's advisory lock, and leaves the host's per-session files (caches) in line with it.
+import { isTempSession, assertSessionId } from "../../shared/session-id.ts";
+import { newId } from "../../shared/ids.ts";
+import type { StoredMessage } from "../../shared/message.ts";
+import { NS_PER_SEC } from "../../shared/time.ts";
+import { isEmptyFilter, resolveFilter } from "../../shared/time-filter.ts";
+import { compactionPlan } from "../../memory/compaction.ts";
+import { InvalidLastError, MAX_LAST, type HistoryOptions } from "../../memory/history-view.ts";
+import { checkNewMessage } from "../../memory/message-input.ts";
+import { UnknownMessageError, type Around } from "../../memory/message-lookup.ts";
+import type { RemoveMessageResult } from "../../memory/remove-message.ts";
+import { UnknownSessionError, type ResetResult } from "../../memory/session-admin.ts";
+import type { SessionInfo } from "../../memory/sessions-list.ts";
+import { keepAll } from "../../memory/summary/relevance-filter.ts";
+import { readCursor, readSummary } from "../../memory/summary/summary-store.ts";
+import { summaryViewOf, type SummaryView } from "../../memory/summary/summary-view.ts";
+import { assembleTurnContext, type TurnContext } from "../../memory/turn-context.ts";
+import { recordBytes } from "../../storage/history/history-file.ts";
+import { refuseSessionSymlinks } from "../../storage/history/no-symlink.ts";
+import type { NewMessage as ArchiveRecord } from "../../storage/ports/archive-port.ts";
+import { idTombstoneHash, keyTombstoneHash } from "../../storage/ports/tombstone-hash.ts";
+import type { SearchOptions, SearchResult } from "../../search/search-types.ts";
+import { homeInfo, type HomeInfo } from "../maintenance-api.ts";
+import { toNewMessage, type WireMessageInput } from "../wire-input.ts";
+import { refreshSessionCache } from "./session-cache.ts";
+import type { SharedContext } from "./shared-context.ts";
+import { SharedErrors } from "./shared-errors.ts";
+import { sharedSearch } from "./shared-search.ts";
+
+const UNFINISHED = new Set(["running", "failed", "partial", "aborted"]);
+
+export class SharedHome {
+  readonly errors: SharedErrors;
+
+  constructor(readonly ctx: SharedContext) {
+    this.errors = new SharedErrors(ctx);
+    this.home = ctx.paths.home;
+    this.info = () => homeInfo(ctx.paths.home, ctx.config);
+  }
+
+  /** The home folder (its files are caches here) and what front-ends show of it, as HomeMemory has them. */
+  readonly home: string;
+  readonly info: () => HomeInfo;
+
+  /** Whether the archive holds a summary of the session. */
+  async hasSummary(session: string): Promise<boolean> {
+    return (await this.ctx.archive.getSummaryState(assertSessionId(session))) !== undefined;
+  }
+
+  #locked<T>(session: string, fn: () => Promise<T>): Promise<T> {
+    return this.ctx.withSessionLock(session, fn);
+  }
+
+  async #exists(session: string): Promise<boolean> {
+    return (await this.ctx.archive.getSession(session)) !== undefined;
+  }
+
+  async #require(session: string): Promise<void> {
+    assertSessionId(session);
+    refuseSessionSymlinks(this.ctx.paths.session(session));
+    if (!(await this.#exists(session))) throw new UnknownSessionError({ session, home: this.describe() });
+  }
+
+  /** Where this memory is, as errors name it: the home and its archive. */
+  describe(): string {
+    return `${this.ctx.paths.home} (shared archive)`;
+  }
+
+  /** Rewrite this host's files of the session from the archive (call under the session's lock). */
+  async #refresh(
+    session: string,
+    recent?: readonly StoredMessage[] | Promise<readonly StoredMessage[]>,
+  ): Promise<void> {
+    const { archive } = this.ctx;
+    const [exists, list, summary] = await Promise.all([
+      this.#exists(session),
+      recent ?? archive.listMessages(session, { recentOnly: true }),
+      archive.getSummaryState(session),
+    ]);
+    refreshSessionCache(this.ctx.paths, session, { exists, recent: list, ...(summary ? { summary } : {}) });
+  }
+
+  /** Append messages in order; the stored ids come back (a known idempotency key gives the stored one). */
+  async add(
+    session: string,
+    messages: WireMessageInput | readonly WireMessageInput[],
+  ): Promise<{ ids: string[]; duplicates: number; compacted: number; compactionNote?: string }> {
+    assertSessionId(session);
+    refuseSessionSymlinks(this.ctx.paths.session(session));
+    const list = Array.isArray(messages) ? messages : [messages as WireMessageInput];
+    const where = (i: number) => (list.length > 1 ? `message ${i + 1}` : "message");
+    const inputs = list.map((m, i) => toNewMessage(m, where(i)));
+    inputs.forEach((m, i) => checkNewMessage(m, this.ctx.config.limits.max_message_bytes, where(i)));
+    if (inputs.length === 0) return { ids: [], duplicates: 0, compacted: 0 };
+    const { archive } = this.ctx;
+    return this.#locked(session, async () => {
+      const now = this.ctx.now();
+      const keys = inputs.flatMap((m) => (m.idempotencyKey !== undefined ? [m.idempotencyKey] : []));
+      // A key whose message was removed since is not brought back (a removed key is never stored again);
+      // a key still stored gives its stored message (appendMessages).
+      const gone = keys.length ? await archive.tombstoned(keys.map((k) => keyTombstoneHash(session, k))) : new Set();
+      const removed = new Set(keys.filter((k) => gone.has(keyTombstoneHash(session, k))));
+      const records: ArchiveRecord[] = [];
+      for (const m of inputs) {
+        if (m.idempotencyKey !== undefined && removed.has(m.idempotencyKey)) continue;
+        const r: ArchiveRecord = { id: newId(), role: m.role, content: m.content, sendAt: m.sendAt ?? now };
+        if (m.sender !== undefined && m.sender !== "") r.sender = m.sender;
+        if (m.idempotencyKey !== undefined) r.idempotencyKey = m.idempotencyKey;
+        records.push(r);
+      }
+      const appended = await archive.appendMessages(session, records, { now });
+      const compaction = this.#compact(session, now);
+      await this.#refresh(
+        session,
+        compaction.then((c) => c.recent),
+      );
+      const { cut, note } = await compaction;
+      const out: { ids: string[]; duplicates: number; compacted: number; compactionNote?: string } = {
+        ids: appended.map((a) => a.message.id),
+        duplicates: inputs.length - appended.filter((a) => a.added).length,
+        compacted: cut,
+      };
+      if (note) out.compactionNote = note;
+      return out;
+    });
+  }
+
+  /** Byte compaction of the recent tier (history.json's limit), as the embedded write path does it. */
+  async #compact(session: string, now: bigint) {
+    const recent = await this.ctx.archive.listMessages(session, { recentOnly: true });
+    let bytes = 3;
+    for (const m of recent) bytes += recordBytes(m);
+    const { cut, note } = compactionPlan(recent, bytes, this.ctx.config.limits.max_history_bytes);
+    if (cut === 0) return { recent, cut, note };
+    const first = recent[cut]!;
+    await this.ctx.archive.archiveBefore(session, first.seq, first.sendAt, now);
+    return { recent: recent.slice(cut).map((m) => ({ ...m })), cut, note };
+  }
+
+  async sessions(): Promise<SessionInfo[]> {
+    return (await this.ctx.archive.listSessionInfo()).map((s) => ({
+      id: s.id,
+      messages: s.messageCount,
+      lastActivity: s.lastSendAt > 0n ? s.lastSendAt : s.updatedAt,
+      hasSummary: s.hasSummary,
+      ...s.meta,
+    }));
+  }
+
+  /** The context window (last N of the recent tier), or every message with `all`; filters as HomeMemory. */
+  async history(session: string, options: HistoryOptions = {}): Promise<StoredMessage[]> {
+    const { since, until, role, sender, ...o } = options;
+    const filter = o.filter ?? resolveFilter({ since, until, role, sender }, this.ctx.now());
+    if (o.last !== undefined && (!Number.isSafeInteger(o.last) || o.last < 1 || o.last > MAX_LAST))
+      throw new InvalidLastError({ last: o.last });
+    await this.#require(session);
+    const { archive } = this.ctx;
+    if (!isEmptyFilter(filter)) {
+      if (o.all || o.last === undefined) return archive.listMessages(session, { filter });
+      return (await archive.listMessages(session, { filter, newestFirst: true, limit: o.last })).reverse();
+    }
+    if (o.all) return archive.listMessages(session);
+    const n = o.last ?? this.ctx.config.limits.max_history_messages;
+    return (await archive.listMessages(session, { recentOnly: true, newestFirst: true, limit: n })).reverse();
+  }
+
+  search(options: SearchOptions): Promise<SearchResult> {
+    return sharedSearch(this, options);
+  }
+
+  messages(ids: readonly string[]): Promise<StoredMessage[]> {
+    return this.ctx.archive.messagesById(ids);
+  }
+
+  async around(id: string, before: number, after: number): Promise<Around> {
+    const { archive } = this.ctx;
+    const [anchor] = await archive.messagesById([id]);
+    if (!anchor) throw new UnknownMessageError({ id, where: this.describe() });
+    const [earlier, later] = await Promise.all([
+      before > 0
+        ? archive.listMessages(anchor.session, { beforeSeq: anchor.seq, newestFirst: true, limit: before })
+        : [],
+      after > 0 ? archive.listMessages(anchor.session, { afterSeq: anchor.seq, limit: after }) : [],
+    ]);
+    return { anchor, messages: [...earlier.reverse(), anchor, ...later] };
+  }
+
+  /** The turn context, from the archive; this host's files of the session are brought up to date first. */
+  async context(session: string, input?: string): Promise<TurnContext> {
+    assertSessionId(session);
+    refuseSessionSymlinks(this.ctx.paths.session(session));
+    const { exists, recent } = await this.#locked(session, async () => {
+      const recent = await this.ctx.archive.listMessages(session, { recentOnly: true });
+      await this.#refresh(session, recent);
+      return { exists: await this.#exists(session), recent };
+    });
+    const window = recent.slice(-this.ctx.config.limits.max_history_messages);
+    const model = this.ctx.config.decision_model.trim();
+    const parts = { exists, recent: window, summary: readSummary(this.ctx, session) };
+    return assembleTurnContext(session, parts, input, async (s) =>
+      model ? keepAll(s, "off", "the relevance filter does not run in shared mode yet") : keepAll(s, "off"),
+    );
+  }
+
+  async summary(session: string): Promise<SummaryView> {
+    await this.#require(session);
+    const { archive } = this.ctx;
+    return this.#locked(session, async () => {
+      await this.#refresh(session);
+      const [row, run, usage, state] = await Promise.all([
+        archive.getSession(session),
+        archive.getSummaryRun(session),
+        archive.usageTotals(session),
+        archive.getSummaryState(session),
+      ]);
+      const count = row?.messageCount ?? 0;
+      const due =
+        !isTempSession(session) &&
+        count > 0 &&
+        (!state || state.updatedAt < (row?.updatedAt ?? 0n) || (run !== undefined && UNFINISHED.has(run.outcome)));
+      const file = readSummary(this.ctx, session);
+      return summaryViewOf(session, { file, cursor: readCursor(this.ctx, session), run, usage, due });
+    });
+  }
+
+  async reset(session: string, options: { all?: boolean } = {}): Promise<ResetResult> {
+    await this.#require(session);
+    const { archive } = this.ctx;
+    return this.#locked(session, async () => {
+      const removed = await archive.removeSessionMessages(session, this.ctx.now());
+      const summaryRemoved = options.all === true && (await archive.forgetSummary(session));
+      await this.#refresh(session, []);
+      return { session, messagesRemoved: removed, summaryRemoved };
+    });
+  }
+
+  async remove(session: string): Promise<ResetResult> {
+    await this.#require(session);
+    const { archive } = this.ctx;
+    return this.#locked(session, async () => {
+      const hadSummary = (await archive.getSummaryState(session)) !== undefined;
+      const removed = await archive.removeSessionMessages(session, this.ctx.now());
+      await archive.removeSession(session);
+      await this.#refresh(session, []);
+      return { session, messagesRemoved: removed, summaryRemoved: hadSummary };
+    });
+  }
+
+  async rmMessage(id: string, options: { dropSummary?: boolean } = {}): Promise<RemoveMessageResult> {
+    const { archive } = this.ctx;
+    const [found] = await archive.messagesById([id]);
+    if (!found) throw new UnknownMessageError({ id, where: this.describe() });
+    const r = await this.#locked(found.session, async () => {
+      const [m] = await archive.messagesById([id]);
+      if (!m) throw new UnknownMessageError({ id, where: this.describe() });
+      const summarized = await this.#covered(m);
+      const summaryRemoved = options.dropSummary === true && (await archive.forgetSummary(m.session));
+      const now = this.ctx.now();
+      await archive.removeMessage(m.id, now);
+      await archive.importRows("tombstones", [{ hash: idTombstoneHash(m.id), removed_at: now }]);
+      await this.#refresh(m.session);
+      return { id: m.id, session: m.session, wasRecent: m.recent, summarized, summaryRemoved };
+    });
+    await this.purgeDeleted();
+    return r;
+  }
+
+  /** Whether the summary already went past the message: by the exact position, else by the cursor's second. */
+  async #covered(m: StoredMessage): Promise<boolean> {
+    const state = await this.ctx.archive.getSummaryState(m.session);
+    if (!state) return false;
+    const p = (await this.ctx.archive.getSummaryRun(m.session))?.position;
+    if (p && p.cursor === state.cursor) return m.seq <= p.seq;
+    const cursor = readCursor(this.ctx, m.session);
+    return cursor.state === "ok" && m.sendAt < cursor.ns + NS_PER_SEC;
+  }
+
+  /** Apply the vector deletions the archive holds (removed and compacted messages) to the shared store. */
+  async purgeDeleted(): Promise<void> {
+    await this.ctx.vectors.drain(this.ctx.now, 0);
+  }
+
+  /** Nothing runs in the background of this process: a search embeds what is queued first, the daemon the rest. */
+  async flushEmbeddings(): Promise<unknown> {
+    return undefined;
+  }
+
+  /** Embed queued messages now, unless another process holds the drain lease; returns how many. */
+  drainEmbeddings(): Promise<number> {
+    return this.ctx.vectors.drain(this.ctx.now);
+  }
+
+  recordError = (input: unknown) => this.errors.record(input);
+  searchErrors = (input: unknown) => this.errors.search(input);
+  listErrors = (input: unknown = {}) => this.errors.list(input);
+  getError = (id: string) => this.errors.get(id);
+  removeError = (id: string) => this.errors.remove(id);
+
+  async close(): Promise<void> {
+    await this.ctx.vectors.close();
+    await this.ctx.archive.close();
+  }
+}

@@ -1,0 +1,195 @@
+// Search in shared mode: keyword hits from the archive's full-text index, semantic hits from the shared
+// vectors (joined with the archive, so removed or compacted vectors never surface), and hybrid as their
+// reciprocal rank fusion. The ranking pieces (query terms, snippets, calibration, fusion) are the
+// embedded mode's; the corpus statistics the embedded ranking adds (bm25 rarity, names never seen) are not.
+import { passesFilter } from "../../shared/time-filter.ts";
+import { resolveFilter } from "../../shared/time-filter.ts";
+import type { StoredMessage } from "../../shared/message.ts";
+import { EXPAND_AFTER, EXPAND_BEFORE, mergeRuns } from "../../search/expand.ts";
+import { reciprocalRankFusion } from "../../search/fusion.ts";
+import { HYBRID } from "../../search/hybrid.ts";
+import { queryTerms } from "../../search/query-terms.ts";
+import { backgroundVectors, calibrate, calibratedScore, defaultMinScore } from "../../search/relevance.ts";
+import {
+  scopeFilter,
+  type SearchHit,
+  type SearchOptions,
+  type SearchResult,
+  type TierScope,
+} from "../../search/search-types.ts";
+import { semanticEmptyReason, statusNotes } from "../../search/semantic.ts";
+import { makeSnippet } from "../../search/snippet.ts";
+import { holdsSymbols, querySymbols } from "../../search/symbols.ts";
+import { textQueryAll, textQueryAny } from "../../search/text-query.ts";
+import type { TextQuery } from "../../storage/ports/archive-port.ts";
+import type { MessageVectorTable } from "../../storage/ports/vector-port.ts";
+import { checkSearchOptions, NoSuchSessionError } from "../memory-api.ts";
+import type { SharedContext } from "./shared-context.ts";
+
+type Scope = TierScope & { order?: "relevance" | "newest" };
+type Ranked = { message: StoredMessage; score: number };
+
+export async function sharedSearch(
+  home: { ctx: SharedContext; describe(): string },
+  options: SearchOptions,
+): Promise<SearchResult> {
+  const o = checkSearchOptions(options);
+  const { ctx } = home;
+  if (o.session !== undefined && !(await ctx.archive.getSession(o.session)))
+    throw new NoSuchSessionError({ session: o.session, home: home.describe() });
+  const now = ctx.now();
+  const scope: Scope = { query: o.query, session: o.session, range: o.range, filter: resolveFilter(o, now), now };
+  if (o.order) scope.order = o.order;
+  const limit = Math.max(1, o.limit ?? 10);
+  const match = o.match ?? "keyword";
+  if (match === "keyword") {
+    const ranked = await keywordRanking(ctx, scope, limit);
+    const result: SearchResult = { hits: asHits(o.query, ranked.slice(0, limit), () => undefined), notes: [] };
+    if (result.hits.length === 0) result.emptyReason = "no message holds the query's terms";
+    return result;
+  }
+  const depth = Math.max(limit * 4, 50);
+  const sem = await semanticRanking(ctx, scope, match === "semantic" ? limit : depth, match === "hybrid");
+  if (match === "semantic") {
+    const hits = asHits(o.query, sem.ranked, () => "semantic");
+    await expand(ctx, hits);
+    const result: SearchResult = { hits, notIndexed: sem.notIndexed, reindexNeeded: false, notes: sem.notes };
+    if (hits.length === 0) result.emptyReason = semanticEmptyReason(sem);
+    return result;
+  }
+  const keyword = await keywordRanking(ctx, scope, depth);
+  const bySemantic = new Set(sem.ranked.map((r) => r.message.id));
+  const byKeyword = new Set(keyword.map((r) => r.message.id));
+  const fused = reciprocalRankFusion(
+    [
+      { items: keyword, weight: HYBRID.keyword },
+      { items: sem.ranked.filter((r) => r.score >= sem.minScore), weight: HYBRID.semantic },
+    ],
+    (r) => r.message.id,
+    HYBRID.k,
+  ).slice(0, limit);
+  const hits = asHits(
+    o.query,
+    fused.map((f) => ({ message: f.item.message, score: Math.round(f.score * 1000) / 1000 })),
+    (id) => (byKeyword.has(id) ? undefined : "semantic"),
+  );
+  for (const h of hits) {
+    h.foundBy = [];
+    if (byKeyword.has(h.message.id)) h.foundBy.push(h.source);
+    if (bySemantic.has(h.message.id)) h.foundBy.push("semantic");
+  }
+  await expand(
+    ctx,
+    hits.filter((h) => h.message.recent),
+  );
+  const result: SearchResult = { hits, notIndexed: sem.notIndexed, reindexNeeded: false, notes: sem.notes };
+  if (hits.length === 0) result.emptyReason = "no message holds the query's terms and nothing is semantically close";
+  return result;
+}
+
+function asHits(query: string, ranked: readonly Ranked[], source: (id: string) => "semantic" | undefined) {
+  const terms = queryTerms(query);
+  return ranked.map((r, i): SearchHit => {
+    const s = makeSnippet(r.message.content, terms);
+    const from = source(r.message.id) ?? (r.message.recent ? "recent" : "archive");
+    const hit: SearchHit = {
+      message: r.message,
+      source: from,
+      score: r.score,
+      snippet: s.text,
+      highlights: s.highlights,
+    };
+    if (from === "semantic") {
+      hit.foundBy = ["semantic"];
+      hit.rank = i + 1;
+    }
+    return hit;
+  });
+}
+
+/** Every term (else any of them, ranked lower), best first by the archive's ranking or newest first. */
+async function keywordRanking(ctx: SharedContext, o: Scope, limit: number): Promise<Ranked[]> {
+  const terms = queryTerms(o.query);
+  const symbols = querySymbols(o.query);
+  const filter = scopeFilter(o);
+  const found = new Map<string, Ranked>();
+  const run = async (q: TextQuery | undefined, weight: number) => {
+    if (!q || found.size >= limit) return;
+    const hits = await ctx.archive.searchText(q, {
+      ...(o.session !== undefined ? { session: o.session } : {}),
+      filter,
+      limit: symbols.length > 0 ? limit * 5 : limit,
+      order: o.order === "newest" ? "newest" : "rank",
+    });
+    for (const h of hits) {
+      if (found.has(h.message.id) || !holdsSymbols(h.message.content, symbols)) continue;
+      // The backend's scores map into (0, 1); any-term hits rank below every all-term hit.
+      found.set(h.message.id, { message: h.message, score: weight * (0.5 + 0.5 * (h.score / (h.score + 0.1))) });
+    }
+  };
+  await run(textQueryAll(terms), 1);
+  if (o.order !== "newest") await run(textQueryAny(terms), 0.5);
+  return [...found.values()].slice(0, limit);
+}
+
+interface SemanticRanking {
+  ranked: Ranked[];
+  notIndexed: number;
+  notes: string[];
+  minScore: number;
+  table?: MessageVectorTable;
+}
+
+/** Recent messages most similar to the query, best first, by calibrated relevance (at least min_score unless `all`). */
+async function semanticRanking(ctx: SharedContext, o: Scope, depth: number, all: boolean): Promise<SemanticRanking> {
+  await ctx.vectors.drain(ctx.now);
+  const embedder = await ctx.vectors.embedder();
+  const table = await ctx.vectors.table();
+  const notIndexed = await ctx.archive.queuedCount(o.session);
+  const minScore = ctx.config.search?.min_score ?? defaultMinScore(embedder);
+  const notes = statusNotes({ notIndexed, reindexNeeded: false, otherEmbedders: [], embedder });
+  if (!table) return { ranked: [], notIndexed, notes, minScore };
+  const [qv] = await embedder.embed([o.query], undefined, "query");
+  const scope = scopeFilter(o);
+  const narrow = scope.role !== undefined || scope.sender !== undefined;
+  const [found, bg] = await Promise.all([
+    table.search(qv!, { session: o.session, since: scope.since, until: scope.until }, narrow ? depth * 5 : depth),
+    backgroundVectors(table, embedder),
+  ]);
+  const cal = calibrate(qv!, bg);
+  const byId = new Map((await ctx.archive.messagesById(found.map((h) => h.id))).map((m) => [m.id, m]));
+  const symbols = querySymbols(o.query);
+  const ranked: Ranked[] = [];
+  for (const h of found) {
+    const m = byId.get(h.id);
+    if (!m || !m.recent || m.session !== h.session || !passesFilter(m, scope) || !holdsSymbols(m.content, symbols))
+      continue;
+    const score = calibratedScore(h.score, cal);
+    if (all || score >= minScore) ranked.push({ message: m, score });
+  }
+  ranked.sort((a, b) => b.score - a.score);
+  return { ranked: ranked.slice(0, depth), notIndexed, notes, minScore, table };
+}
+
+/** Each hit's neighbours in its session's recent order, overlapping runs merged. */
+async function expand(ctx: SharedContext, hits: SearchHit[]): Promise<void> {
+  const runs = await Promise.all(
+    hits.map(async ({ message: m }) => {
+      const [before, after] = await Promise.all([
+        ctx.archive.listMessages(m.session, {
+          recentOnly: true,
+          beforeSeq: m.seq,
+          newestFirst: true,
+          limit: EXPAND_BEFORE,
+        }),
+        ctx.archive.listMessages(m.session, { recentOnly: true, afterSeq: m.seq, limit: EXPAND_AFTER }),
+      ]);
+      return [...before, m, ...after];
+    }),
+  );
+  const merged = mergeRuns(
+    hits.map((h) => h.message),
+    runs,
+  );
+  hits.forEach((h, i) => (h.context = merged[i]!));
+}

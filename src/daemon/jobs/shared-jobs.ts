@@ -1,0 +1,51 @@
+// The daemon's jobs on a shared archive: the embedding drain (one drainer across hosts, by the archive's
+// lease) and the error-memory sweep. Summaries, imports and upkeep do not run in shared mode yet.
+import type { SharedHome } from "../../app/shared/shared-home.ts";
+import { describeError } from "../../shared/describe-error.ts";
+import type { CronJob, LoopJob } from "../scheduler.ts";
+import { backoffMs } from "./embed-drain.ts";
+
+/** Resolves after `ms` or when `signal` aborts. */
+function pause(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      signal.removeEventListener("abort", done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal.addEventListener("abort", done, { once: true });
+  });
+}
+
+export function sharedDrainJob(home: SharedHome, intervalMs: number): LoopJob {
+  return {
+    name: "embeddings",
+    async loop({ signal, log }, report) {
+      let failures = 0;
+      while (!signal.aborted) {
+        const started = new Date();
+        try {
+          const embedded = await home.drainEmbeddings();
+          failures = 0;
+          report(started, { detail: `${embedded} embedded`, worked: embedded > 0 });
+        } catch (err) {
+          failures++;
+          report(started, { detail: "drain failed", errors: [log.scrub(describeError(err))] });
+        }
+        await pause(failures > 0 ? backoffMs(intervalMs, failures) : intervalMs, signal);
+      }
+    },
+  };
+}
+
+export function sharedErrorSweepJob(home: SharedHome, pattern: string): CronJob {
+  return {
+    name: "error-sweep",
+    pattern,
+    async run({ log }) {
+      const r = await home.errors.sweep();
+      return { detail: `${r.removed} expired record(s) deleted`, errors: r.notes.map((n) => log.scrub(n)) };
+    },
+  };
+}

@@ -1,0 +1,62 @@
+// What the MemoryApi needs of an archive in shared mode beyond the archive port: whole-session removal,
+// the summary's bookkeeping, error-memory upkeep and the vector deletions other hosts scheduled.
+import type {
+  ArchivePort,
+  ErrorFields,
+  ErrorOutcome,
+  ErrorRow,
+  SessionMeta,
+  SessionRow,
+  TextQuery,
+} from "./archive-port.ts";
+
+export interface ErrorListFilter {
+  tool?: string;
+  outcome?: ErrorOutcome;
+}
+
+/** Vector deletions scheduled by the archive: whole ids, and every row of a session before a seq. */
+export interface VectorDeletes {
+  ids: string[];
+  before: { id: bigint; session: string; beforeSeq: bigint }[];
+}
+
+/** A session as the sessions list shows it: its row, its metadata and whether a summary is stored. */
+export interface SessionListing extends SessionRow {
+  meta: SessionMeta;
+  hasSummary: boolean;
+}
+
+export interface SharedArchivePort extends ArchivePort {
+  /** Every session with its metadata, in one read. */
+  listSessionInfo(): Promise<SessionListing[]>;
+  /** The session's row, start, summary state, last run, usage and leases (its messages are removed first). */
+  removeSession(session: string): Promise<void>;
+  /** The summary state and the last run; returns whether a summary was stored. */
+  forgetSummary(session: string): Promise<boolean>;
+  /** A new sighting of a record: newest text, fix and outcome; count bumped; TTL refreshed. */
+  mergeError(seq: bigint, f: ErrorFields, now: bigint, expiresAt: bigint, textChanged: boolean): Promise<ErrorRow>;
+  /** Live records, most recently recorded first, and how many match the filter in all. */
+  liveErrors(f: ErrorListFilter, now: bigint, limit: number): Promise<{ rows: ErrorRow[]; total: number }>;
+  liveErrorsBySeqs(seqs: readonly bigint[], now: bigint): Promise<ErrorRow[]>;
+  liveErrorsByIds(ids: readonly string[], now: bigint): Promise<ErrorRow[]>;
+  /** A search returned these records: count the hit and restart their TTL. */
+  touchErrors(seqs: readonly bigint[], now: bigint, expiresAt: bigint): Promise<void>;
+  /** Live records matching the query (any term), best first, with the backend's score. */
+  searchErrorText(
+    query: TextQuery,
+    now: bigint,
+    tool: string | undefined,
+    limit: number,
+  ): Promise<{ seq: bigint; score: number }[]>;
+  markErrorsEmbedded(rows: readonly { seq: bigint; revision: number }[], embedderId: string): Promise<void>;
+  /** Live records without a vector of this embedder, oldest first. */
+  unembeddedErrors(embedderId: string, now: bigint, limit: number): Promise<ErrorRow[]>;
+  /** The vector deletions waiting to be applied. */
+  pendingVectorDeletes(limit: number): Promise<VectorDeletes>;
+  /** Deletions applied to the vector store: forget them. */
+  clearVectorDeletes(done: VectorDeletes): Promise<void>;
+  /** Error-record vector deletions waiting to be applied, and forgetting them once applied. */
+  pendingErrorVectorDeletes(limit: number): Promise<string[]>;
+  clearErrorVectorDeletes(ids: readonly string[]): Promise<void>;
+}

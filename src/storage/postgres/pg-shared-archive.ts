@@ -1,0 +1,177 @@
+// The PostgreSQL archive as the MemoryApi uses it in shared mode: the archive port plus the removals, error
+// upkeep and vector-deletion bookkeeping of shared-archive-port.ts.
+import type { ErrorFields, ErrorRow, SessionMeta, SessionRow, TextQuery } from "../ports/archive-port.ts";
+import type {
+  ErrorListFilter,
+  SessionListing,
+  SharedArchivePort,
+  VectorDeletes,
+} from "../ports/shared-archive-port.ts";
+import { openPgArchive, type PgOpenOptions } from "./open-pg-archive.ts";
+import { PgArchive } from "./pg-archive.ts";
+import { ERROR_COLS, pgError, SESSION_COLS } from "./pg-rows.ts";
+import { errorVectorText, tsqueryText } from "./pg-text.ts";
+
+export class PgSharedArchive extends PgArchive implements SharedArchivePort {
+  private run<T = Record<string, unknown>>(text: string, args: unknown[] = []): Promise<T[]> {
+    return this.sql.unsafe(text, args as never[]) as Promise<T[]>;
+  }
+
+  async listSessionInfo(): Promise<SessionListing[]> {
+    const rows = await this.run<SessionRow & Record<"source" | "title" | "project" | "parent", string | null>>(
+      `SELECT ${SESSION_COLS}, source, title, project, parent,
+         EXISTS (SELECT 1 FROM session_summaries s WHERE s.session_id = sessions.id) AS "hasSummary"
+       FROM sessions`,
+    );
+    return rows.map(({ source, title, project, parent, ...row }) => {
+      const meta = Object.fromEntries(
+        Object.entries({ source, title, project, parent }).filter(([, v]) => v !== null),
+      ) as SessionMeta;
+      return { ...(row as SessionRow & { hasSummary: boolean }), meta };
+    });
+  }
+
+  async removeSession(session: string): Promise<void> {
+    await this.sql.begin(async (tx) => {
+      for (const table of ["message_meta", "session_summaries", "summary_runs", "llm_usage", "job_leases"])
+        await tx.unsafe(`DELETE FROM ${table} WHERE session_id = $1`, [session]);
+      await tx.unsafe("DELETE FROM sessions WHERE id = $1", [session]);
+    });
+  }
+
+  async forgetSummary(session: string): Promise<boolean> {
+    return this.sql.begin(async (tx) => {
+      const gone = await tx.unsafe("DELETE FROM session_summaries WHERE session_id = $1 RETURNING session_id", [
+        session,
+      ]);
+      await tx.unsafe("DELETE FROM summary_runs WHERE session_id = $1", [session]);
+      return gone.length > 0;
+    });
+  }
+
+  async mergeError(seq: bigint, f: ErrorFields, now: bigint, expiresAt: bigint, textChanged: boolean) {
+    const rows = await this.run(
+      `UPDATE error_records SET tool = $1, error = $2, cause = $3, fix = $4, outcome = $5, keywords = $6, updated_at = $7,
+         expires_at = $8, occurrences = occurrences + 1, revision = revision + $9,
+         embedded_by = CASE WHEN $10 THEN NULL ELSE embedded_by END, search = $11::tsvector
+       WHERE seq = $12 RETURNING ${ERROR_COLS}`,
+      [
+        f.tool,
+        f.error,
+        f.cause,
+        f.fix,
+        f.outcome,
+        JSON.stringify(f.keywords),
+        now,
+        expiresAt,
+        textChanged ? 1 : 0,
+        textChanged,
+        errorVectorText(f),
+        seq,
+      ],
+    );
+    return pgError(rows[0]!);
+  }
+
+  async liveErrors(f: ErrorListFilter, now: bigint, limit: number): Promise<{ rows: ErrorRow[]; total: number }> {
+    const args: unknown[] = [now];
+    let where = "expires_at > $1";
+    if (f.tool !== undefined) where += ` AND tool = $${args.push(f.tool)}`;
+    if (f.outcome !== undefined) where += ` AND outcome = $${args.push(f.outcome)}`;
+    const total = await this.run<{ n: bigint }>(`SELECT count(*) AS n FROM error_records WHERE ${where}`, args);
+    const rows = await this.run(
+      `SELECT ${ERROR_COLS} FROM error_records WHERE ${where} ORDER BY updated_at DESC, seq DESC LIMIT $${args.push(limit)}`,
+      args,
+    );
+    return { rows: rows.map(pgError), total: Number(total[0]!.n) };
+  }
+
+  async liveErrorsBySeqs(seqs: readonly bigint[], now: bigint): Promise<ErrorRow[]> {
+    if (seqs.length === 0) return [];
+    const sql = `SELECT ${ERROR_COLS} FROM error_records WHERE seq = ANY($1::bigint[]) AND expires_at > $2`;
+    return (await this.run(sql, [seqs, now])).map(pgError);
+  }
+
+  async liveErrorsByIds(ids: readonly string[], now: bigint): Promise<ErrorRow[]> {
+    if (ids.length === 0) return [];
+    const sql = `SELECT ${ERROR_COLS} FROM error_records WHERE id = ANY($1::text[]) AND expires_at > $2`;
+    return (await this.run(sql, [ids, now])).map(pgError);
+  }
+
+  async touchErrors(seqs: readonly bigint[], now: bigint, expiresAt: bigint): Promise<void> {
+    if (seqs.length === 0) return;
+    await this.run(
+      `UPDATE error_records SET hits = hits + 1, last_hit_at = $2, expires_at = $3
+       WHERE seq = ANY($1::bigint[]) AND expires_at > $2`,
+      [seqs, now, expiresAt],
+    );
+  }
+
+  async searchErrorText(query: TextQuery, now: bigint, tool: string | undefined, limit: number) {
+    const tsq = tsqueryText(query);
+    if (!tsq) return [];
+    const args: unknown[] = [tsq, now];
+    let where = "e.search @@ q AND e.expires_at > $2";
+    if (tool !== undefined) where += ` AND lower(e.tool) = lower($${args.push(tool)})`;
+    const rows = await this.run<{ seq: bigint; score: number }>(
+      `SELECT e.seq, ts_rank_cd(e.search, q, 1)::float8 AS score FROM error_records e, CAST($1 AS tsquery) AS q
+       WHERE ${where} ORDER BY score DESC, e.seq LIMIT $${args.push(limit)}`,
+      args,
+    );
+    return rows.map((r) => ({ seq: r.seq, score: Number(r.score) }));
+  }
+
+  async markErrorsEmbedded(rows: readonly { seq: bigint; revision: number }[], embedderId: string): Promise<void> {
+    if (rows.length === 0) return;
+    await this.run(
+      `UPDATE error_records e SET embedded_by = $1 FROM unnest($2::bigint[], $3::int[]) AS t(seq, revision)
+       WHERE e.seq = t.seq AND e.revision = t.revision`,
+      [embedderId, rows.map((r) => r.seq), rows.map((r) => r.revision)],
+    );
+  }
+
+  async unembeddedErrors(embedderId: string, now: bigint, limit: number): Promise<ErrorRow[]> {
+    const rows = await this.run(
+      `SELECT ${ERROR_COLS} FROM error_records WHERE expires_at > $1 AND embedded_by IS DISTINCT FROM $2
+       ORDER BY seq LIMIT $3`,
+      [now, embedderId, limit],
+    );
+    return rows.map(pgError);
+  }
+
+  async pendingVectorDeletes(limit: number): Promise<VectorDeletes> {
+    const ids = await this.run<{ id: string }>("SELECT id FROM vector_id_deletes ORDER BY created_at LIMIT $1", [
+      limit,
+    ]);
+    const before = await this.run<{ id: bigint; session_id: string; before_seq: bigint }>(
+      "SELECT id, session_id, before_seq FROM vector_deletes ORDER BY id LIMIT $1",
+      [limit],
+    );
+    return {
+      ids: ids.map((r) => r.id),
+      before: before.map((r) => ({ id: r.id, session: r.session_id, beforeSeq: r.before_seq })),
+    };
+  }
+
+  async clearVectorDeletes(done: VectorDeletes): Promise<void> {
+    await this.run("DELETE FROM vector_id_deletes WHERE id = ANY($1::text[])", [done.ids]);
+    await this.run("DELETE FROM vector_deletes WHERE id = ANY($1::bigint[])", [done.before.map((b) => b.id)]);
+  }
+
+  async pendingErrorVectorDeletes(limit: number): Promise<string[]> {
+    const rows = await this.run<{ id: string }>("SELECT id FROM error_vector_deletes ORDER BY created_at LIMIT $1", [
+      limit,
+    ]);
+    return rows.map((r) => r.id);
+  }
+
+  async clearErrorVectorDeletes(ids: readonly string[]): Promise<void> {
+    await this.run("DELETE FROM error_vector_deletes WHERE id = ANY($1::text[])", [ids]);
+  }
+}
+
+/** The shared archive at `url` (migrated, as openPgArchive opens it). */
+export async function openPgSharedArchive(url: string, options: PgOpenOptions = {}): Promise<PgSharedArchive> {
+  const base = await openPgArchive(url, options);
+  return new PgSharedArchive(base.sql);
+}

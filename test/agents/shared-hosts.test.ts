@@ -1,0 +1,113 @@
+// Four homes standing for four hosts on one PostgreSQL archive and one bucket: concurrent writers to one
+// session lose and duplicate nothing, every home's CLI reads the same session, and each home's files (caches)
+// catch up with the other homes' writes. Commands that do not run in shared mode refuse with exit 2.
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { cli, removeTempHomes, tempHome } from "../fixture/home.ts";
+import { processOutput } from "../fixture/process-output.ts";
+import { sdkStdio } from "./mcp-client.ts";
+import { entry } from "./support.ts";
+import { describePostgres, startPostgres, type PgServer } from "../fixture/postgres-server.ts";
+import { startS3Server, type S3Server } from "../fixture/s3-server.ts";
+
+const WRITER = join(import.meta.dir, "../fixture/shared-writer.ts");
+const HOSTS = 4;
+const PER_HOST = 500;
+const describe = describePostgres();
+
+describe("four hosts on one shared archive", () => {
+  let pg: PgServer;
+  let s3: S3Server;
+  let url: string;
+  let homes: string[];
+  let env: Record<string, string>;
+
+  beforeAll(async () => {
+    [pg, s3] = await Promise.all([startPostgres(), startS3Server()]);
+    url = await pg.createDatabase("hosts");
+    env = { ...s3.env, MEMVOY_ARCHIVE_URL: url };
+    homes = Array.from({ length: HOSTS }, () => tempHome());
+    // A small history.json limit: compaction runs while the hosts write.
+    for (const h of homes)
+      writeFileSync(join(h, "config.toml"), `${s3.vectorsToml("hosts")}\n[limits]\nmax_history_bytes = 20000\n`);
+  }, 180_000);
+  afterAll(async () => {
+    await Promise.all([pg?.stop(), s3?.stop()]);
+    removeTempHomes();
+  }, 60_000);
+
+  test(`${HOSTS} hosts x ${PER_HOST} messages to one session: none lost or duplicated, history --all identical everywhere`, async () => {
+    const runs = homes.map((home, i) =>
+      processOutput(
+        Bun.spawn(["bun", WRITER, home, "team", `h${i}`, String(PER_HOST)], {
+          env: { PATH: process.env.PATH!, HOME: home, ...env },
+          stdout: "pipe",
+          stderr: "pipe",
+        }),
+      ),
+    );
+    for (const r of await Promise.all(runs)) {
+      expect(r.stderr).toBe("");
+      expect(r.code).toBe(0);
+      expect(JSON.parse(r.stdout)).toEqual({ duplicates: 10 });
+    }
+    const views = await Promise.all(homes.map((home) => cli(["history", "team", "--all", "--json"], { home, env })));
+    for (const v of views) expect(v.code).toBe(0);
+    const first = JSON.parse(views[0]!.stdout) as { messages: { id: string; content: string; tier: string }[] };
+    expect(first.messages).toHaveLength(HOSTS * PER_HOST);
+    expect(new Set(first.messages.map((m) => m.id)).size).toBe(HOSTS * PER_HOST);
+    expect(new Set(first.messages.map((m) => m.content)).size).toBe(HOSTS * PER_HOST);
+    for (let i = 0; i < HOSTS; i++) {
+      const own = first.messages.filter((m) => m.content.startsWith(`h${i} `)).map((m) => m.content);
+      expect(own).toEqual(Array.from({ length: PER_HOST }, (_, k) => `h${i} message ${k}`));
+    }
+    expect(first.messages.some((m) => m.tier === "archive")).toBe(true);
+    for (const v of views.slice(1)) expect(v.stdout).toBe(views[0]!.stdout);
+
+    // Each host's history.json is a cache: after `context` on it, it holds the archive's recent tier.
+    const contexts = await Promise.all(homes.map((home) => cli(["context", "team", "--json"], { home, env })));
+    for (const c of contexts) expect(c.code).toBe(0);
+    const caches = homes.map((h) => readFileSync(join(h, "sessions", "team", "history.json"), "utf8"));
+    for (const c of caches.slice(1)) expect(c).toBe(caches[0]!);
+    const recent = first.messages.filter((m) => m.tier === "recent").map((m) => m.id);
+    expect((JSON.parse(caches[0]!) as { id: string }[]).map((m) => m.id)).toEqual(recent);
+
+    const sessions = await cli(["sessions", "--json"], { home: homes[3]!, env });
+    expect(JSON.parse(sessions.stdout)).toMatchObject([{ id: "team", messages: HOSTS * PER_HOST }]);
+  }, 600_000);
+
+  test("MCP in shared mode: what one host's server adds, another host's server reads", async () => {
+    const [a, b] = await Promise.all(
+      [homes[1]!, homes[2]!].map((home) => sdkStdio(["bun", entry, "mcp", "--home", home], env)),
+    );
+    try {
+      const added = await a!.client.callTool({
+        name: "add_messages",
+        arguments: { session: "mcp", messages: [{ role: "user", content: "written over MCP on host one" }] },
+      });
+      expect(added.isError).toBeUndefined();
+      const read = await b!.client.callTool({ name: "chat_history", arguments: { mode: "recent", session: "mcp" } });
+      expect(read.isError).toBeUndefined();
+      expect(JSON.stringify(read.structuredContent)).toContain("written over MCP on host one");
+    } finally {
+      await Promise.all([a?.close(), b?.close()]);
+    }
+  }, 120_000);
+
+  test("a command that does not run in shared mode yet refuses with one line and exit 2, touching nothing", async () => {
+    for (const args of [["stats"], ["doctor"], ["export", "team"], ["summarize", "team"]]) {
+      const r = await cli(args, { home: homes[0]!, env });
+      expect(r.code).toBe(2);
+      expect(r.stderr.trim().split("\n")).toHaveLength(1);
+      expect(r.stderr).toContain("does not run on a shared archive yet");
+    }
+  }, 120_000);
+
+  test("a shared archive with the vectors left in the home is refused with exit 2", async () => {
+    const home = tempHome();
+    const r = await cli(["history", "team"], { home, env: { MEMVOY_ARCHIVE_URL: url } });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain("[vectors] uri");
+  }, 60_000);
+});
