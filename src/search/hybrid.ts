@@ -16,7 +16,9 @@ import { holdsSymbols, querySymbols } from "./symbols.ts";
 import { scopeFilter, type SearchHit, type SearchResult } from "./search-types.ts";
 import { focusFor, semanticRanking, statusNotes, type SemanticOptions, type SemanticSource } from "./semantic.ts";
 import { makeSnippet } from "./snippet.ts";
-import type { QueryFocus } from "./participants.ts";
+import { senderFactor, type QueryFocus } from "./participants.ts";
+import { withContext, CONTEXT, type InContext } from "./context.ts";
+import { timeFactor, timeHint } from "./time-hints.ts";
 
 /**
  * RRF constants, chosen on the LoCoMo dev split (bench/locomo.ts). `coverage`: the weighted share of the
@@ -59,9 +61,10 @@ export async function hybridSearch(
     typing: o.typing,
   });
   lists.push({ weight: HYBRID.keyword, items: keyword.map((h) => ({ message: h.message, source: h.source })) });
+  const lexical = lexicalRecent(db, focus, o, depth);
   lists.push({
     weight: HYBRID.lexical,
-    items: lexicalRecent(db, focus, o, depth).map((message) => ({ message, source: "recent" as const })),
+    items: lexical.map((c) => ({ message: c.message, source: "recent" as const })),
   });
 
   const notes: string[] = [];
@@ -96,8 +99,10 @@ export async function hybridSearch(
       if (c.score !== undefined) semScore.set(c.message.id, c.score);
     }
   const tw = termWeights(db, focus.text);
+  const lent = new Map(lexical.map((c) => [c.message.id, c.from] as const));
   const unknown = namesUnknown(db, focus.text) ? RELEVANCE.unknownName : 1;
   const symbols = querySymbols(o.query);
+  const when = timeHint(o.query, o.now);
   const relevance = new Map<string, { sem: number; cov: number; score: number }>();
   const fused = reciprocalRankFusion(lists, (c) => c.message.id, HYBRID.k)
     .filter((f) => {
@@ -106,12 +111,20 @@ export async function hybridSearch(
       const sem = semScore.get(id) ?? 0;
       // A query of symbols alone: holding them verbatim is the whole lexical match.
       const cov = tw.total > 0 ? coverage(f.item.message.content, tw) : symbols.length > 0 ? 1 : 0;
+      // A message next to one that holds the terms stands by that one's coverage (at the context share).
+      const near = Math.max(0, ...(lent.get(id) ?? []).map((n) => coverage(n.content, tw)));
       // A query about another memory keeps only messages that hold much of it.
-      if (sem < minScore && (cov === 0 || (unknown < 1 && cov < HYBRID.coverage))) return false;
-      relevance.set(id, { sem, cov, score: Math.max(sem, cov) });
+      const lexicalOk = (c: number) => c > 0 && (unknown === 1 || c >= HYBRID.coverage);
+      if (sem < minScore && !lexicalOk(cov) && !lexicalOk(near)) return false;
+      relevance.set(id, { sem, cov, score: Math.max(sem, cov, CONTEXT.prev * near) });
       return true;
     })
-    .map((f) => ({ ...f, score: f.score + HYBRID.relevance * relevance.get(f.item.message.id)!.score }))
+    .map((f) => ({
+      ...f,
+      score:
+        (f.score + HYBRID.relevance * relevance.get(f.item.message.id)!.score) *
+        timeFactor(when, f.item.message.sendAt),
+    }))
     .sort((a, b) => b.score - a.score);
   // A message holding every query term verbatim or by stem is never below a weak semantic-only hit.
   const weak = (id: string) => sourceOf.get(id) === "semantic" && relevance.get(id)!.sem < HYBRID.strong;
@@ -153,15 +166,21 @@ export async function hybridSearch(
   return result;
 }
 
-/** bm25 (any content term) over the recent tier, preferring the named participant's messages. */
-function lexicalRecent(db: Db, focus: QueryFocus, o: SemanticOptions, depth: number): StoredMessage[] {
+/**
+ * bm25 (any content term) over the recent tier, each message with its neighbours' shares (context.ts),
+ * preferring the named participant's messages; best first.
+ */
+function lexicalRecent(db: Db, focus: QueryFocus, o: SemanticOptions, depth: number): InContext[] {
   const terms = queryTerms(focus.text);
   const match = ftsAnyQuery(terms) ?? ftsAllQuery(terms);
   if (!match) return [];
-  const rows = rankRecent(db, match, { session: o.session, ...scopeFilter(o) }, depth);
-  const scored = rows.map((r) => ({
-    m: r.message,
-    s: -r.rank * (focus.sender !== undefined && r.message.sender !== focus.sender ? HYBRID.lexicalOtherSender : 1),
-  }));
-  return scored.sort((a, b) => b.s - a.s).map((x) => x.m);
+  const scope = scopeFilter(o);
+  const rows = rankRecent(db, match, { session: o.session, ...scope }, depth);
+  const near = withContext(
+    db,
+    rows.map((r) => ({ message: r.message, score: -r.rank })),
+    scope,
+  );
+  for (const c of near) c.score *= senderFactor(focus, c.message.sender, HYBRID.lexicalOtherSender);
+  return near.sort((a, b) => b.score - a.score || (a.message.seq < b.message.seq ? -1 : 1)).slice(0, depth);
 }

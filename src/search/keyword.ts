@@ -22,6 +22,9 @@ import { hasMatch, makeSnippet } from "./snippet.ts";
 import { scopeFilter, type SearchHit, type TierScope } from "./search-types.ts";
 import { holdsSymbols, querySymbols } from "./symbols.ts";
 import { trigramReady } from "../storage/sqlite/substring-index.ts";
+import { senderFactor, senderFocus } from "./participants.ts";
+import { timeFactor, timeHint } from "./time-hints.ts";
+import { liftByContext } from "./context.ts";
 
 export interface KeywordOptions extends TierScope {
   /** Rank recent rows by bm25 on their stems too (default true; hybrid search has its own such list). */
@@ -48,7 +51,10 @@ interface Window {
 
 export function keywordSearch(db: Db, o: KeywordOptions): SearchHit[] {
   const limit = Math.max(1, o.limit ?? 10);
-  const terms = queryTerms(o.query, { typing: o.typing });
+  // A participant named in a ranked query matches the messages they sent: the name leaves the text to match.
+  const focus = o.order === "newest" ? { text: o.query } : senderFocus(db, o.query, o.session);
+  const terms = queryTerms(focus.text, { typing: o.typing });
+  const when = o.order === "newest" ? undefined : timeHint(o.query, o.now);
   const symbols = querySymbols(o.query);
   if (terms.length === 0 && symbols.length === 0) return [];
   const filter: KeywordFilter = { session: o.session, ...scopeFilter(o) };
@@ -56,6 +62,7 @@ export function keywordSearch(db: Db, o: KeywordOptions): SearchHit[] {
   const add = (m: StoredMessage, source: SearchHit["source"], score: number) => {
     // A query with symbols holds them verbatim in every hit.
     if (symbols.length > 0 && !holdsSymbols(m.content, symbols)) return;
+    score *= senderFactor(focus, m.sender) * timeFactor(when, m.sendAt);
     const prev = hits.get(m.id);
     if (!prev || prev.score < score) hits.set(m.id, { message: m, source, score });
   };
@@ -113,6 +120,7 @@ export function keywordSearch(db: Db, o: KeywordOptions): SearchHit[] {
           m: r.message,
           s: bm25(r.message.content.toLowerCase(), r.tokens, phrases, totals!.rows, totals!.avgTokens, !isAny),
         }));
+      if (tier) liftByContext(db, scored);
       // Best first; ties: oldest first (as FTS5 ordered equal ranks)
       scored.sort((a, b) => b.s - a.s || (a.m.seq < b.m.seq ? -1 : 1));
       windows.set(`${tier}:${expr}`, {

@@ -1,5 +1,7 @@
 // Participant names in a query: "what did Caroline research?" asks about Caroline's own messages,
 // which rarely contain her name. The name is taken out of the text to match and becomes a sender preference.
+import type { Db } from "../storage/sqlite/db.ts";
+import { knownSenders } from "../storage/sqlite/semantic-queries.ts";
 
 export interface QueryFocus {
   /** The query without participant names (the original when nothing else would remain). */
@@ -26,3 +28,15 @@ export function queryFocus(query: string, senders: readonly string[]): QueryFocu
   if (named.length === 1) focus.sender = named[0]!;
   return focus;
 }
+
+/** Messages of other senders score this share when the query names one participant (keyword tier; tuned on LoCoMo dev). */
+export const SENDER = { otherFactor: 0.7 };
+
+/** The query's focus among the senders this session (or every session) knows. */
+export function senderFocus(db: Db, query: string, session?: string): QueryFocus {
+  return queryFocus(query, knownSenders(db, session));
+}
+
+/** A hit's score factor under a focus: 1 for the named sender's messages (or when none is named). */
+export const senderFactor = (focus: QueryFocus, sender: string | undefined, other = SENDER.otherFactor) =>
+  focus.sender !== undefined && sender !== focus.sender ? other : 1;

@@ -142,7 +142,7 @@ describe("search", () => {
       await tui.waitFor("Search:");
       tui.type("idempotent");
       // First keyword matches newest first, then the ranked hybrid answer: keyword hits and a note.
-      let s = await tui.waitFor(/hit for "idempotent" {2}semantic side unavailable/);
+      let s = await tui.waitFor(/hits? for "idempotent" {2}semantic side unavailable/);
       expect(s).toContain("Stripe webhooks arrive twice");
       tui.keys("Tab", "Tab"); // keyword, then semantic
       s = await tui.waitFor("semantic unavailable → keyword");

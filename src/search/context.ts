@@ -1,0 +1,79 @@
+// Conversation context in lexical ranking: an answer rarely repeats the words of the question it answers,
+// so a recent message also earns a share of the lexical score of the message before it in its session
+// (the question) and of the one after it (the reply), as its stored vector carries its predecessor's.
+import type { StoredMessage } from "../shared/message.ts";
+import { passesFilter, type MessageFilter } from "../shared/time-filter.ts";
+import { recentNeighbourSeqs, recentNeighboursOf } from "../storage/sqlite/context-queries.ts";
+import type { Db } from "../storage/sqlite/db.ts";
+
+/**
+ * Shares of a neighbour's lexical score a message earns (chosen on LoCoMo dev, bench/locomo.ts); `lift`:
+ * how many of keyword mode's best messages lend theirs.
+ */
+export const CONTEXT = { prev: 0.5, next: 0.2, lift: 20 };
+
+export interface Scored {
+  message: StoredMessage;
+  score: number;
+}
+
+export interface InContext extends Scored {
+  /** The neighbours that lent this message part of their score. */
+  from: StoredMessage[];
+}
+
+/**
+ * Each message's score plus its neighbours' shares (theirs from `scored`, 0 for others), for the scored
+ * messages and their neighbours in scope; unordered.
+ */
+export function withContext(db: Db, scored: readonly Scored[], scope: MessageFilter): InContext[] {
+  const own = new Map(scored.map((s) => [s.message.id, s.score] as const));
+  const out = new Map<string, InContext>();
+  const entry = (m: StoredMessage) => {
+    let e = out.get(m.id);
+    if (!e) out.set(m.id, (e = { message: m, score: own.get(m.id) ?? 0, from: [] }));
+    return e;
+  };
+  const lend = (to: StoredMessage | undefined, from: Scored, share: number) => {
+    if (!to || !passesFilter(to, scope)) return;
+    const e = entry(to);
+    e.score += share * from.score;
+    e.from.push(from.message);
+  };
+  const near = recentNeighboursOf(
+    db,
+    scored.map((s) => s.message.seq),
+  );
+  for (const s of scored) {
+    entry(s.message);
+    const n = near.get(s.message.seq);
+    // The message after this one answers it; the one before asked what this one answers.
+    lend(n?.next, s, CONTEXT.prev);
+    lend(n?.prev, s, CONTEXT.next);
+  }
+  return [...out.values()];
+}
+
+/**
+ * Keyword mode keeps only messages that hold a term, so there context only lifts: each of the `top` best
+ * scored messages lends its shares to its neighbours when they are scored too. Scores change in place.
+ */
+export function liftByContext(db: Db, scored: { m: StoredMessage; s: number }[], top = CONTEXT.lift): void {
+  if (CONTEXT.prev === 0 && CONTEXT.next === 0) return;
+  const bySeq = new Map(scored.map((x) => [x.m.seq, x] as const));
+  const best = [...scored].sort((a, b) => b.s - a.s).slice(0, top);
+  const near = recentNeighbourSeqs(
+    db,
+    best.map((x) => x.m.seq),
+  );
+  const gain = new Map<bigint, number>();
+  const lend = (to: bigint | undefined, s: number) => {
+    if (to !== undefined && bySeq.has(to)) gain.set(to, (gain.get(to) ?? 0) + s);
+  };
+  for (const x of best) {
+    const n = near.get(x.m.seq);
+    lend(n?.next, CONTEXT.prev * x.s);
+    lend(n?.prev, CONTEXT.next * x.s);
+  }
+  for (const [seq, g] of gain) bySeq.get(seq)!.s += g;
+}
