@@ -7,6 +7,7 @@ import type { MessageFilter } from "../../shared/time-filter.ts";
 import { MESSAGE_COLUMNS, toStored } from "./messages-repo.ts";
 import { andFilter } from "./message-filter-sql.ts";
 import { cachedRecentScan } from "./recent-text-cache.ts";
+import { writeStamp } from "./write-stamp.ts";
 
 export interface KeywordFilter extends MessageFilter {
   session?: string;
@@ -85,20 +86,58 @@ export interface WindowFilter extends KeywordFilter {
 }
 
 /**
+ * The newest `size` matches (windowSql) joined to their rows and FTS5 docsize, filtered, as SQL selecting
+ * `cols` (table alias m, docsize d). Recent rows are read from the covering index messages_recent_text when
+ * the filter needs nothing else: a far smaller b-tree than the table.
+ */
+function windowJoin(db: Database, match: string, size: number, f: WindowFilter, cols: string) {
+  const w = windowSql(db, match, f.session, size);
+  if (!w) return undefined;
+  const args: SqlArg[] = [...w.args];
+  const covered = f.recent === true && f.role === undefined && f.sender === undefined && !cols.includes("m.id");
+  let sql = `SELECT ${cols} FROM (${w.sql}) w JOIN messages m${covered ? " INDEXED BY messages_recent_text" : ""} ON m.seq = w.s LEFT JOIN messages_fts_docsize d ON d.id = w.s WHERE 1`;
+  // A literal tier, so that the planner may use the partial index.
+  if (f.recent !== undefined) sql += f.recent ? " AND m.recent = 1" : " AND m.recent = 0";
+  sql = andWhere(sql, args, "m.session_id = ?", f.session);
+  sql = andFilter(sql, args, f, "m.");
+  return { sql, args };
+}
+
+const docTokens = (sz: Uint8Array | null) => (sz ? varints(sz).reduce((a, b) => a + b, 0) : 0);
+
+/**
  * The rows of the newest `size` matches (windowMatches) that pass the filter, in any order, read in the
  * same statement as the match (rows deleted since they were indexed are absent).
  */
 export function windowRows(db: Database, match: string, size: number, f: WindowFilter): WindowRow[] {
-  const w = windowSql(db, match, f.session, size);
+  const w = windowJoin(db, match, size, f, `${COLS}, d.sz AS sz`);
   if (!w) return [];
-  const args: SqlArg[] = [...w.args];
-  let sql = `SELECT ${COLS}, d.sz AS sz FROM (${w.sql}) w JOIN messages m ON m.seq = w.s LEFT JOIN messages_fts_docsize d ON d.id = w.s WHERE 1`;
-  sql = andWhere(sql, args, "m.recent = ?", f.recent === undefined ? undefined : f.recent ? 1 : 0);
-  sql = andWhere(sql, args, "m.session_id = ?", f.session);
-  sql = andFilter(sql, args, f, "m.");
-  return (db.query(sql).all(...args) as (Row & { sz: Uint8Array | null })[]).map((r) => ({
+  return (db.query(w.sql).all(...w.args) as (Row & { sz: Uint8Array | null })[]).map((r) => ({
     message: toStored(r),
-    tokens: r.sz ? varints(r.sz).reduce((a, b) => a + b, 0) : 0,
+    tokens: docTokens(r.sz),
+  }));
+}
+
+/** A window row as ranking reads it: no message object is built for rows that are never returned. */
+export interface WindowText {
+  seq: bigint;
+  recent: boolean;
+  sendAt: bigint;
+  content: string;
+  /** Length in index tokens (FTS5's docsize, every column). */
+  tokens: number;
+}
+
+/** windowRows with only what ranking needs; the caller loads the messages it returns (getMessagesBySeq). */
+export function windowTexts(db: Database, match: string, size: number, f: WindowFilter): WindowText[] {
+  const w = windowJoin(db, match, size, f, "m.seq, m.recent, m.send_at, m.content, d.sz");
+  if (!w) return [];
+  return (db.query(w.sql).values(...w.args) as [bigint, bigint, bigint, string, Uint8Array | null][]).map((r) => ({
+    seq: r[0],
+    recent: r[1] === 1n,
+    sendAt: r[2],
+    content: r[3],
+    tokens: docTokens(r[4]),
   }));
 }
 
@@ -146,6 +185,33 @@ export function matchShare(db: Database, match: string, totalRows: number): numb
   if (seqs.length < PROBE) return seqs.length / totalRows;
   const span = Number(seqs[0]![0] - seqs[seqs.length - 1]![0]) + 1;
   return Math.min(1, PROBE / span);
+}
+
+/** The index's totals and the match share of each phrase seen: cached per connection until the next write. */
+export interface IndexStats {
+  rows: number;
+  avgTokens: number;
+  /** matchShare of an FTS expression. */
+  share(match: string): number;
+}
+
+const SHARES_KEPT = 4096;
+const statsCache = new WeakMap<Database, { stamp: string; rows: number; avgTokens: number; shares: Map<string, number> }>();
+
+export function indexStats(db: Database): IndexStats {
+  const stamp = writeStamp(db);
+  let c = statsCache.get(db);
+  if (!c || c.stamp !== stamp) statsCache.set(db, (c = { stamp, ...ftsTotals(db), shares: new Map() }));
+  const { rows, avgTokens, shares } = c;
+  const share = (match: string) => {
+    let v = shares.get(match);
+    if (v === undefined) {
+      if (shares.size >= SHARES_KEPT) shares.clear();
+      shares.set(match, (v = matchShare(db, match, rows)));
+    }
+    return v;
+  };
+  return { rows, avgTokens, share };
 }
 
 /** LIKE pattern for a literal substring ("\" escapes). LIKE folds ASCII case only, exactly as lower() does. */
