@@ -57,8 +57,8 @@ export function keywordSearch(db: Db, o: KeywordOptions): SearchHit[] {
   // Candidates by seq: window rows carry their text only; messages are loaded for the hits returned.
   const hits = new Map<bigint, Candidate>();
   const add = (m: Candidate["row"], source: SearchHit["source"], score: number) => {
-    // A query with symbols holds them verbatim in every hit.
-    if (symbols.length > 0 && !holdsSymbols(m.content, symbols)) return;
+    // A query with symbols holds them verbatim in every hit (window rows carry their content for it).
+    if (symbols.length > 0 && !holdsSymbols(m.content!, symbols)) return;
     const prev = hits.get(m.seq);
     if (!prev || prev.score < score) hits.set(m.seq, { row: m, source, score });
   };
@@ -91,7 +91,7 @@ export function keywordSearch(db: Db, o: KeywordOptions): SearchHit[] {
   const any = ftsAnyQuery(terms);
   if (o.order === "newest") {
     if (all) {
-      const rows = windowTexts(db, all, Math.max(limit * 8, 200), filter).sort((a, b) => (a.seq < b.seq ? 1 : -1));
+      const rows = windowTexts(db, all, Math.max(limit * 8, 200), filter, symbols.length > 0).sort((a, b) => (a.seq < b.seq ? 1 : -1));
       for (const m of rows.slice(0, limit)) add(m, m.recent ? "recent" : "archive", 0.5);
     }
     if (hits.size < limit) for (const [m, q] of recentMatches(db, terms, filter, limit, o.now)) add(m, "recent", q);
@@ -121,11 +121,17 @@ export function keywordSearch(db: Db, o: KeywordOptions): SearchHit[] {
       phrasesOf.set(expr, phrases);
     }
     const split = bothTiers && expr === all;
-    const found = windowTexts(db, expr, rankWindow(phrases.length), split ? filter : { ...filter, recent });
+    const found = windowTexts(
+      db,
+      expr,
+      rankWindow(phrases.length),
+      split ? filter : { ...filter, recent },
+      symbols.length > 0,
+    );
     for (const tier of split ? [false, true] : [recent]) {
       const scored = (split ? found.filter((r) => r.recent === tier) : found).map((r) => ({
         r,
-        s: bm25(r.content.toLowerCase(), r.tokens, phrases, st.rows, st.avgTokens, !isAny),
+        s: bm25(r.lower, r.tokens, phrases, st.rows, st.avgTokens, !isAny),
       }));
       // Best first; ties: oldest first (as FTS5 ordered equal ranks)
       scored.sort((a, b) => b.s - a.s || (a.r.seq < b.r.seq ? -1 : 1));

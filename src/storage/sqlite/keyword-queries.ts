@@ -123,22 +123,37 @@ export interface WindowText {
   seq: bigint;
   recent: boolean;
   sendAt: bigint;
-  content: string;
+  /** The content in lower case (JS toLowerCase). */
+  lower: string;
+  /** The content itself, when asked for. */
+  content?: string;
   /** Length in index tokens (FTS5's docsize, every column). */
   tokens: number;
 }
 
-/** windowRows with only what ranking needs; the caller loads the messages it returns (getMessagesBySeq). */
-export function windowTexts(db: Database, match: string, size: number, f: WindowFilter): WindowText[] {
-  const w = windowJoin(db, match, size, f, "m.seq, m.recent, m.send_at, m.content, d.sz");
+const NON_ASCII = /[^\x00-\x7f]/;
+
+/**
+ * windowRows with only what ranking needs (the content too with `content`); the caller loads the messages
+ * it returns (getMessagesBySeq). SQLite lowers ASCII letters (cheaper than a JS copy of every row); text
+ * with other characters gets JS toLowerCase on top, which gives what it gives on the content.
+ */
+export function windowTexts(db: Database, match: string, size: number, f: WindowFilter, content = false): WindowText[] {
+  const w = windowJoin(db, match, size, f, `m.seq, m.recent, m.send_at, lower(m.content), d.sz${content ? ", m.content" : ""}`);
   if (!w) return [];
-  return (db.query(w.sql).values(...w.args) as [bigint, bigint, bigint, string, Uint8Array | null][]).map((r) => ({
-    seq: r[0],
-    recent: r[1] === 1n,
-    sendAt: r[2],
-    content: r[3],
-    tokens: docTokens(r[4]),
-  }));
+  return (db.query(w.sql).values(...w.args) as [bigint, bigint, bigint, string, Uint8Array | null, string?][]).map(
+    (r) => {
+      const t: WindowText = {
+        seq: r[0],
+        recent: r[1] === 1n,
+        sendAt: r[2],
+        lower: NON_ASCII.test(r[3]) ? r[3].toLowerCase() : r[3],
+        tokens: docTokens(r[4]),
+      };
+      if (content) t.content = r[5];
+      return t;
+    },
+  );
 }
 
 /** Rows in the index and their mean length in tokens (FTS5's own running totals: the averages record). */
