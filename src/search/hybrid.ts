@@ -4,11 +4,10 @@
 // holds enough of the query's (rarity-weighted) terms. Without vectors (none yet, another embedder's, an
 // unreachable server) it degrades to the keyword sides.
 import type { StoredMessage } from "../shared/message.ts";
-import { rankRecent } from "../storage/sqlite/semantic-queries.ts";
 import type { Db } from "../storage/sqlite/db.ts";
 import { expandHits } from "./expand.ts";
 import { reciprocalRankFusion, type RankedList } from "./fusion.ts";
-import { keywordSearch } from "./keyword.ts";
+import { keywordSearch, rankRecentRows } from "./keyword.ts";
 import { ftsAllQuery, ftsAnyQuery, queryTerms } from "./query-terms.ts";
 import { coverage, namesUnknown, termWeights } from "./coverage.ts";
 import { RELEVANCE } from "./relevance.ts";
@@ -155,13 +154,10 @@ export async function hybridSearch(
 
 /** bm25 (any content term) over the recent tier, preferring the named participant's messages. */
 function lexicalRecent(db: Db, focus: QueryFocus, o: SemanticOptions, depth: number): StoredMessage[] {
-  const terms = queryTerms(focus.text);
-  const match = ftsAnyQuery(terms) ?? ftsAllQuery(terms);
-  if (!match) return [];
-  const rows = rankRecent(db, match, { session: o.session, ...scopeFilter(o) }, depth);
+  const rows = rankRecentRows(db, focus.text, { session: o.session, ...scopeFilter(o) }, depth);
   const scored = rows.map((r) => ({
     m: r.message,
-    s: -r.rank * (focus.sender !== undefined && r.message.sender !== focus.sender ? HYBRID.lexicalOtherSender : 1),
+    s: r.score * (focus.sender !== undefined && r.message.sender !== focus.sender ? HYBRID.lexicalOtherSender : 1),
   }));
   return scored.sort((a, b) => b.s - a.s).map((x) => x.m);
 }

@@ -80,8 +80,7 @@ export function keywordSearch(db: Db, o: KeywordOptions): SearchHit[] {
     }
     return out;
   };
-  const byScore = () =>
-    [...hits.values()].sort((a, b) => b.score - a.score || Number(b.row.sendAt - a.row.sendAt));
+  const byScore = () => [...hits.values()].sort((a, b) => b.score - a.score || Number(b.row.sendAt - a.row.sendAt));
 
   if (symbols.length > 0)
     for (const [m, q] of symbolMatches(db, symbols, terms, filter, limit, o.now))
@@ -91,13 +90,13 @@ export function keywordSearch(db: Db, o: KeywordOptions): SearchHit[] {
   const any = ftsAnyQuery(terms);
   if (o.order === "newest") {
     if (all) {
-      const rows = windowTexts(db, all, Math.max(limit * 8, 200), filter, symbols.length > 0).sort((a, b) => (a.seq < b.seq ? 1 : -1));
+      const rows = windowTexts(db, all, Math.max(limit * 8, 200), filter, symbols.length > 0).sort((a, b) =>
+        a.seq < b.seq ? 1 : -1,
+      );
       for (const m of rows.slice(0, limit)) add(m, m.recent ? "recent" : "archive", 0.5);
     }
     if (hits.size < limit) for (const [m, q] of recentMatches(db, terms, filter, limit, o.now)) add(m, "recent", q);
-    return finish(
-      [...hits.values()].sort((a, b) => Number(b.row.sendAt - a.row.sendAt) || b.score - a.score),
-    );
+    return finish([...hits.values()].sort((a, b) => Number(b.row.sendAt - a.row.sendAt) || b.score - a.score));
   }
 
   let stats: IndexStats | undefined;
@@ -114,12 +113,7 @@ export function keywordSearch(db: Db, o: KeywordOptions): SearchHit[] {
     if (known) return known;
     const st = (stats ??= indexStats(db));
     let phrases = phrasesOf.get(expr);
-    if (!phrases) {
-      phrases = ftsPhrases(terms, isAny);
-      // Document frequencies (estimated, cheap): they order multi-term matches, and keep one-term scores on the scale recent-tier scores share.
-      for (const p of phrases) p.share = st.share(p.expr);
-      phrasesOf.set(expr, phrases);
-    }
+    if (!phrases) phrasesOf.set(expr, (phrases = weightedPhrases(terms, isAny, st)));
     const split = bothTiers && expr === all;
     const found = windowTexts(
       db,
@@ -128,19 +122,16 @@ export function keywordSearch(db: Db, o: KeywordOptions): SearchHit[] {
       split ? filter : { ...filter, recent },
       symbols.length > 0,
     );
-    for (const tier of split ? [false, true] : [recent]) {
-      const scored = (split ? found.filter((r) => r.recent === tier) : found).map((r) => ({
-        r,
-        s: bm25(r.lower, r.tokens, phrases, st.rows, st.avgTokens, !isAny),
-      }));
-      // Best first; ties: oldest first (as FTS5 ordered equal ranks)
-      scored.sort((a, b) => b.s - a.s || (a.r.seq < b.r.seq ? -1 : 1));
-      windows.set(`${tier}:${expr}`, scored);
-    }
+    for (const tier of split ? [false, true] : [recent])
+      windows.set(
+        `${tier}:${expr}`,
+        scoreWindow(split ? found.filter((r) => r.recent === tier) : found, phrases, st, !isAny),
+      );
     return windows.get(key)!;
   };
 
-  if (all && archived) for (const { r, s } of load(all, false, false).slice(0, limit)) add(r, "archive", archiveScore(s));
+  if (all && archived)
+    for (const { r, s } of load(all, false, false).slice(0, limit)) add(r, "archive", archiveScore(s));
   if (any && archived && hits.size < limit)
     for (const { r, s } of load(any, true, false).slice(0, limit)) add(r, "archive", archiveScore(s) * 0.6);
   const substring = new Map(recentMatches(db, terms, filter, limit, o.now).map(([m, q]) => [m.seq, { m, q }]));
@@ -154,6 +145,60 @@ export function keywordSearch(db: Db, o: KeywordOptions): SearchHit[] {
   for (const { m, q } of substring.values()) add(m, "recent", q);
 
   return finish(byScore());
+}
+
+/** The phrases of the query's all (or any) expression with their document frequencies (estimated, cheap): they order multi-term matches, and keep one-term scores on the scale recent-tier scores share. */
+function weightedPhrases(terms: readonly QueryTerm[], isAny: boolean, st: IndexStats): FtsPhrase[] {
+  const phrases = ftsPhrases(terms, isAny);
+  for (const p of phrases) p.share = st.share(p.expr);
+  return phrases;
+}
+
+/** Window rows scored by bm25, best first; ties: oldest first (as FTS5 ordered equal ranks). */
+function scoreWindow(
+  rows: readonly WindowText[],
+  phrases: readonly FtsPhrase[],
+  st: IndexStats,
+  matchedAll: boolean,
+): Window {
+  const scored = rows.map((r) => ({ r, s: bm25(r.lower, r.tokens, phrases, st.rows, st.avgTokens, matchedAll) }));
+  return scored.sort((a, b) => b.s - a.s || (a.r.seq < b.r.seq ? -1 : 1));
+}
+
+/** Recent rows the index matches for any content term (every term of a one-term query). */
+const RECENT_RANK_WINDOW = 2_000;
+
+/**
+ * Recent rows matching any content term of the query, best bm25 first (bm25 computed here, as keyword
+ * search does): the newest RECENT_RANK_WINDOW matches are ranked, the best `limit` returned.
+ */
+export function rankRecentRows(
+  db: Db,
+  query: string,
+  filter: KeywordFilter,
+  limit: number,
+): { message: StoredMessage; score: number }[] {
+  const terms = queryTerms(query);
+  const any = ftsAnyQuery(terms);
+  const expr = any ?? ftsAllQuery(terms);
+  if (!expr) return [];
+  const st = indexStats(db);
+  const best = scoreWindow(
+    windowTexts(db, expr, RECENT_RANK_WINDOW, { ...filter, recent: true }),
+    weightedPhrases(terms, any !== undefined, st),
+    st,
+    any === undefined,
+  ).slice(0, limit);
+  const loaded = new Map(
+    getMessagesBySeq(
+      db,
+      best.map((x) => x.r.seq),
+    ).map((m) => [m.seq, m]),
+  );
+  return best.flatMap(({ r, s }) => {
+    const message = loaded.get(r.seq);
+    return message ? [{ message, score: s }] : [];
+  });
 }
 
 /** Recent rows containing every content term, scored by match quality and recency. */

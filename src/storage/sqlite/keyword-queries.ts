@@ -139,7 +139,13 @@ const NON_ASCII = /[^\x00-\x7f]/;
  * with other characters gets JS toLowerCase on top, which gives what it gives on the content.
  */
 export function windowTexts(db: Database, match: string, size: number, f: WindowFilter, content = false): WindowText[] {
-  const w = windowJoin(db, match, size, f, `m.seq, m.recent, m.send_at, lower(m.content), d.sz${content ? ", m.content" : ""}`);
+  const w = windowJoin(
+    db,
+    match,
+    size,
+    f,
+    `m.seq, m.recent, m.send_at, lower(m.content), d.sz${content ? ", m.content" : ""}`,
+  );
   if (!w) return [];
   return (db.query(w.sql).values(...w.args) as [bigint, bigint, bigint, string, Uint8Array | null, string?][]).map(
     (r) => {
@@ -211,7 +217,10 @@ export interface IndexStats {
 }
 
 const SHARES_KEPT = 4096;
-const statsCache = new WeakMap<Database, { stamp: string; rows: number; avgTokens: number; shares: Map<string, number> }>();
+const statsCache = new WeakMap<
+  Database,
+  { stamp: string; rows: number; avgTokens: number; shares: Map<string, number> }
+>();
 
 export function indexStats(db: Database): IndexStats {
   const stamp = writeStamp(db);

@@ -48,7 +48,16 @@ const UPPER = /[A-Z]/;
 const asciiLower = (s: string) => (UPPER.test(s) ? s.replace(/[A-Z]+/g, (m) => m.toLowerCase()) : s);
 
 function load(db: Database): RecentText | "too-big" {
-  const out: RecentText = { seq: [], session: [], sendAt: [], role: [], sender: [], text: [], joined: Buffer.alloc(0), starts: [] };
+  const out: RecentText = {
+    seq: [],
+    session: [],
+    sendAt: [],
+    role: [],
+    sender: [],
+    text: [],
+    joined: Buffer.alloc(0),
+    starts: [],
+  };
   let chars = 0;
   const rows = db
     .query(
