@@ -84,5 +84,5 @@ describe("recent text held in memory", () => {
     } finally {
       api.close();
     }
-  });
+  }, 60_000);
 });

@@ -139,18 +139,27 @@ export function cachedRecentScan(
     (f.sender === undefined || r.sender[i] === f.sender) &&
     lowered.every((n) => r.text[i]!.includes(n));
   const out: bigint[] = [];
-  const lead = lowered.reduce((a, b) => (b.length > a.length ? b : a), "");
-  if (lead === "" || lowered.some((n) => n === "" || n.includes(SEP))) {
+  if (lowered.some((n) => n === "" || n.includes(SEP))) {
     for (let i = 0; i < r.seq.length && out.length < limit; i++) if (pass(i)) out.push(r.seq[i]!);
     return out;
   }
-  // The rows holding the longest needle, found in one pass over the joined texts, newest first (pass()
-  // checks every needle in the row's own text).
-  const bytes = Buffer.from(lead);
-  for (let at = r.joined.indexOf(bytes); at >= 0 && out.length < limit; ) {
-    const i = rowAt(r.starts, at);
-    if (pass(i)) out.push(r.seq[i]!);
-    at = i + 1 < r.starts.length ? r.joined.indexOf(bytes, r.starts[i + 1]!) : -1;
+  // Rows holding every needle, newest first, found by native byte searches over the joined texts: each
+  // needle jumps to its next row at or after the current one, until all land in the same row (then
+  // pass() checks the filters and every needle in the row's own text).
+  const bytes = lowered.map((n) => Buffer.from(n));
+  let row = 0;
+  scan: while (row < r.seq.length && out.length < limit) {
+    for (const b of bytes) {
+      const at = r.joined.indexOf(b, r.starts[row]!);
+      if (at < 0) break scan;
+      const i = rowAt(r.starts, at);
+      if (i > row) {
+        row = i;
+        continue scan;
+      }
+    }
+    if (pass(row)) out.push(r.seq[row]!);
+    row++;
   }
   return out;
 }
