@@ -103,7 +103,16 @@ function windowJoin(db: Database, match: string, size: number, f: WindowFilter, 
   return { sql, args };
 }
 
-const docTokens = (sz: Uint8Array | null) => (sz ? varints(sz).reduce((a, b) => a + b, 0) : 0);
+/** The sum of a docsize record's varints (one-byte varints, the usual case, are summed as they are). */
+function docTokens(sz: Uint8Array | null): number {
+  if (!sz) return 0;
+  let sum = 0;
+  for (const b of sz) {
+    if (b & 0x80) return varints(sz).reduce((a, x) => a + x, 0);
+    sum += b;
+  }
+  return sum;
+}
 
 /**
  * The rows of the newest `size` matches (windowMatches) that pass the filter, in any order, read in the
