@@ -41,20 +41,24 @@ export function hasArchived(db: Database, session: string | undefined): boolean 
  * No bm25: rowid order is FTS5's native order, so the LIMIT stops the scan, where bm25 would first read
  * every row list of the query's terms in full to count them. In one session: with the session token
  * column, one FTS expression; before the index upgrade, the pass is bounded by the session's seq span and
- * filtered against its seqs. Undefined when the session has no message.
+ * filtered against its seqs. Only rows from seq `from` on are looked at. Undefined when the session has no
+ * message.
  */
 function windowSql(
   db: Database,
   match: string,
   session: string | undefined,
   size: number,
+  from = 0n,
 ): { sql: string; args: SqlArg[] } | undefined {
   const fts = "SELECT rowid AS s FROM messages_fts WHERE messages_fts MATCH ?";
-  if (session === undefined) return { sql: `${fts} ORDER BY rowid DESC LIMIT ?`, args: [match, size] };
+  const bound = from > 0n ? " AND rowid >= ?" : "";
+  const at = from > 0n ? [from] : [];
+  if (session === undefined) return { sql: `${fts}${bound} ORDER BY rowid DESC LIMIT ?`, args: [match, ...at, size] };
   if (ftsHasSession(db))
     return {
-      sql: `${fts} ORDER BY rowid DESC LIMIT ?`,
-      args: [`{sess}: ${sessionToken(session)} AND (${match})`, size],
+      sql: `${fts}${bound} ORDER BY rowid DESC LIMIT ?`,
+      args: [`{sess}: ${sessionToken(session)} AND (${match})`, ...at, size],
     };
   const span = db
     .query(
@@ -64,8 +68,20 @@ function windowSql(
   if (span.lo === null || span.hi === null) return undefined;
   return {
     sql: `${fts} AND rowid >= ? AND rowid <= ? AND +rowid IN (SELECT seq FROM messages WHERE session_id = ?) ORDER BY rowid DESC LIMIT ?`,
-    args: [match, span.lo, span.hi, session, size],
+    args: [match, span.lo > from ? span.lo : from, span.hi, session, size],
   };
+}
+
+/**
+ * The oldest recent seq in scope (of the session, when one is given), or undefined when there is no recent
+ * row: a recent window's FTS pass stops there, as every recent row is at or after it (index order).
+ */
+function oldestRecent(db: Database, session: string | undefined): bigint | undefined {
+  const r =
+    session === undefined
+      ? db.query("SELECT seq FROM messages INDEXED BY messages_recent_text WHERE recent = 1 ORDER BY seq LIMIT 1").get()
+      : db.query("SELECT seq FROM messages WHERE session_id = ? AND recent = 1 ORDER BY seq LIMIT 1").get(session);
+  return (r as { seq: bigint } | null)?.seq;
 }
 
 /** The seqs of the newest `size` matches of an FTS expression (see windowSql), newest first. */
@@ -91,7 +107,10 @@ export interface WindowFilter extends KeywordFilter {
  * the filter needs nothing else: a far smaller b-tree than the table.
  */
 function windowJoin(db: Database, match: string, size: number, f: WindowFilter, cols: string) {
-  const w = windowSql(db, match, f.session, size);
+  const from = f.recent === true ? oldestRecent(db, f.session) : 0n;
+  if (from === undefined) return undefined;
+  // Bounded at the oldest recent row, a recent window holds the same recent rows as the unbounded one.
+  const w = windowSql(db, match, f.session, size, from);
   if (!w) return undefined;
   const args: SqlArg[] = [...w.args];
   const covered = f.recent === true && f.role === undefined && f.sender === undefined && !cols.includes("m.id");
