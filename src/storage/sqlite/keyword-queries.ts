@@ -41,8 +41,9 @@ export function hasArchived(db: Database, session: string | undefined): boolean 
  * No bm25: rowid order is FTS5's native order, so the LIMIT stops the scan, where bm25 would first read
  * every row list of the query's terms in full to count them. In one session: with the session token
  * column, one FTS expression; before the index upgrade, the pass is bounded by the session's seq span and
- * filtered against its seqs. Only rows from seq `from` on are looked at. Undefined when the session has no
- * message.
+ * filtered against its seqs. Only rows from seq `from` on are looked at. `ascending` reads them oldest
+ * first, which FTS5 does several times faster: the same window when the scope holds no more than `size`
+ * rows. Undefined when the session has no message.
  */
 function windowSql(
   db: Database,
@@ -50,14 +51,17 @@ function windowSql(
   session: string | undefined,
   size: number,
   from = 0n,
+  ascending = false,
 ): { sql: string; args: SqlArg[] } | undefined {
   const fts = "SELECT rowid AS s FROM messages_fts WHERE messages_fts MATCH ?";
   const bound = from > 0n ? " AND rowid >= ?" : "";
   const at = from > 0n ? [from] : [];
-  if (session === undefined) return { sql: `${fts}${bound} ORDER BY rowid DESC LIMIT ?`, args: [match, ...at, size] };
+  const order = ascending ? "ASC" : "DESC";
+  if (session === undefined)
+    return { sql: `${fts}${bound} ORDER BY rowid ${order} LIMIT ?`, args: [match, ...at, size] };
   if (ftsHasSession(db))
     return {
-      sql: `${fts}${bound} ORDER BY rowid DESC LIMIT ?`,
+      sql: `${fts}${bound} ORDER BY rowid ${order} LIMIT ?`,
       args: [`{sess}: ${sessionToken(session)} AND (${match})`, ...at, size],
     };
   const span = db
@@ -67,7 +71,7 @@ function windowSql(
     .get(session) as { lo: bigint | null; hi: bigint | null };
   if (span.lo === null || span.hi === null) return undefined;
   return {
-    sql: `${fts} AND rowid >= ? AND rowid <= ? AND +rowid IN (SELECT seq FROM messages WHERE session_id = ?) ORDER BY rowid DESC LIMIT ?`,
+    sql: `${fts} AND rowid >= ? AND rowid <= ? AND +rowid IN (SELECT seq FROM messages WHERE session_id = ?) ORDER BY rowid ${order} LIMIT ?`,
     args: [match, span.lo > from ? span.lo : from, span.hi, session, size],
   };
 }
@@ -101,6 +105,18 @@ export interface WindowFilter extends KeywordFilter {
   recent?: boolean;
 }
 
+/** Whether the scope (the session, or all) holds at most `size` rows from seq `from` on (a count bounded by `size`). */
+function fitsWindow(db: Database, session: string | undefined, from: bigint, size: number): boolean {
+  if (session === undefined) {
+    const r = db.query("SELECT max(seq) AS hi FROM messages").get() as { hi: bigint | null };
+    return r.hi === null || r.hi - from < BigInt(size);
+  }
+  const r = db
+    .query("SELECT count(*) AS n FROM (SELECT 1 FROM messages WHERE session_id = ? AND seq >= ? LIMIT ?)")
+    .get(session, from, size + 1) as { n: bigint | number };
+  return Number(r.n) <= size;
+}
+
 /**
  * The newest `size` matches (windowSql) joined to their rows and FTS5 docsize, filtered, as SQL selecting
  * `cols` (table alias m, docsize d). Recent rows are read from the covering index messages_recent_text when
@@ -110,7 +126,7 @@ function windowJoin(db: Database, match: string, size: number, f: WindowFilter, 
   const from = f.recent === true ? oldestRecent(db, f.session) : 0n;
   if (from === undefined) return undefined;
   // Bounded at the oldest recent row, a recent window holds the same recent rows as the unbounded one.
-  const w = windowSql(db, match, f.session, size, from);
+  const w = windowSql(db, match, f.session, size, from, fitsWindow(db, f.session, from, size));
   if (!w) return undefined;
   const args: SqlArg[] = [...w.args];
   const covered = f.recent === true && f.role === undefined && f.sender === undefined && !cols.includes("m.id");
