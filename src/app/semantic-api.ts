@@ -116,6 +116,8 @@ export class SemanticApi {
 
   async close(): Promise<void> {
     this.#scheduler.stop();
+    // A table write still in flight must end before its connection is closed under it.
+    await this.#scheduler.idle();
     await this.index.close();
   }
 }

@@ -34,6 +34,32 @@ export function fitBudget(value: Record<string, unknown>, maxChars: number, list
   return done(cutText({ ...value, truncated: true }, maxChars - 64) as Record<string, unknown>);
 }
 
+/**
+ * A turn context over budget drops its oldest history messages first: the summary, the input and the newest
+ * messages are what the next turn needs. There is no offset to page with, so no next_offset.
+ */
+export function fitContextBudget(value: Record<string, unknown>, maxChars: number): Budgeted {
+  if (size(value) <= maxChars) return done(value);
+  const messages = (value.messages as { kind?: string }[]) ?? [];
+  const history = messages.filter((m) => m.kind === "history");
+  const rest = messages.filter((m) => m.kind !== "history");
+  const keep = (n: number) => ({
+    ...value,
+    messages: [...history.slice(history.length - n), ...rest],
+    truncated: true,
+  });
+  let lo = 0;
+  let hi = history.length;
+  while (lo < hi) {
+    const mid = Math.ceil((lo + hi) / 2);
+    if (size(keep(mid)) <= maxChars) lo = mid;
+    else hi = mid - 1;
+  }
+  const kept = keep(lo);
+  if (size(kept) <= maxChars) return done(kept);
+  return done(cutText(kept, maxChars - 64) as Record<string, unknown>);
+}
+
 function done(value: Record<string, unknown>): Budgeted {
   return { value, text: JSON.stringify(value) };
 }

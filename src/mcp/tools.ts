@@ -6,7 +6,7 @@ import * as O from "../app/api/tool-output-schemas.ts";
 import { BUDGET } from "../app/api/tool-schemas.ts";
 import type { MemoryApi } from "../app/api/memory-api.ts";
 import type { SearchHitJson } from "../app/api/json-types.ts";
-import { fitBudget, type Budgeted } from "./budget.ts";
+import { fitBudget, fitContextBudget, type Budgeted } from "./budget.ts";
 import { namedError } from "../shared/errors.ts";
 import { describeIssueFacts, type IssueFact } from "../shared/schema-issues.ts";
 
@@ -172,13 +172,14 @@ export const TOOLS: readonly ToolDef[] = [
     title: "Session context",
     description:
       "The context for a session's next turn: its last N messages in full, then one user message holding the Prior summary block (when the session has a " +
-      "rolling summary), then the input if given; plus the system prompt section that says how to use the summary.",
+      "rolling summary), then the input if given; plus the system prompt section that says how to use the summary. Over max_chars, the oldest " +
+      "messages are left out first (truncated=true); the summary and the input are kept.",
     schema: T.SessionContextArgs,
     output: O.SessionContextOutput,
     annotations: READS,
     async run(api, a: T.SessionContext) {
       const c = await api.context(a.session, a.input);
-      return fitBudget({ ...c }, a.max_chars ?? BUDGET.default, "messages");
+      return fitContextBudget({ ...c }, a.max_chars ?? BUDGET.default);
     },
   },
   {

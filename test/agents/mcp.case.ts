@@ -140,6 +140,15 @@ export function mcpStdioCases(label: string, command: () => Promise<string[]>, c
     test("session_context, error_memory record then lookup (hits counted), summary", async () => {
       const ctx = await call(c, "session_context", { session: "agent-1", input: "what now?" });
       expect(ctx.structuredContent.messages.at(-1)).toEqual({ role: "user", content: "what now?", kind: "input" });
+      // Over budget: the oldest messages go first; the newest and the input stay.
+      const whole = ctx.structuredContent.messages;
+      const cut = await call(c, "session_context", { session: "agent-1", input: "what now?", max_chars: 1000 });
+      const kept = cut.structuredContent.messages;
+      expect(cut.structuredContent.truncated).toBe(true);
+      expect(cut.structuredContent.next_offset).toBeUndefined();
+      expect(kept.length).toBeLessThan(whole.length);
+      expect(kept.at(-1)).toEqual(whole.at(-1));
+      expect(kept.at(-2)).toEqual(whole.at(-2));
       const rec = await call(c, "error_memory", {
         mode: "record",
         tool: "psql",
