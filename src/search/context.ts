@@ -58,20 +58,20 @@ export function withContext(db: Db, scored: readonly Scored[], scope: MessageFil
  * Keyword mode keeps only messages that hold a term, so there context only lifts: each of the `top` best
  * scored messages lends its shares to its neighbours when they are scored too. Scores change in place.
  */
-export function liftByContext(db: Db, scored: { m: StoredMessage; s: number }[], top = CONTEXT.lift): void {
+export function liftByContext(db: Db, scored: { r: { seq: bigint }; s: number }[], top = CONTEXT.lift): void {
   if (CONTEXT.prev === 0 && CONTEXT.next === 0) return;
-  const bySeq = new Map(scored.map((x) => [x.m.seq, x] as const));
+  const bySeq = new Map(scored.map((x) => [x.r.seq, x] as const));
   const best = [...scored].sort((a, b) => b.s - a.s).slice(0, top);
   const near = recentNeighbourSeqs(
     db,
-    best.map((x) => x.m.seq),
+    best.map((x) => x.r.seq),
   );
   const gain = new Map<bigint, number>();
   const lend = (to: bigint | undefined, s: number) => {
     if (to !== undefined && bySeq.has(to)) gain.set(to, (gain.get(to) ?? 0) + s);
   };
   for (const x of best) {
-    const n = near.get(x.m.seq);
+    const n = near.get(x.r.seq);
     lend(n?.next, CONTEXT.prev * x.s);
     lend(n?.prev, CONTEXT.next * x.s);
   }

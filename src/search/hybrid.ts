@@ -4,11 +4,10 @@
 // holds enough of the query's (rarity-weighted) terms. Without vectors (none yet, another embedder's, an
 // unreachable server) it degrades to the keyword sides.
 import type { StoredMessage } from "../shared/message.ts";
-import { rankRecent } from "../storage/sqlite/semantic-queries.ts";
 import type { Db } from "../storage/sqlite/db.ts";
 import { expandHits } from "./expand.ts";
 import { reciprocalRankFusion, type RankedList } from "./fusion.ts";
-import { keywordSearch } from "./keyword.ts";
+import { keywordSearch, rankRecentRows } from "./keyword.ts";
 import { ftsAllQuery, ftsAnyQuery, queryTerms } from "./query-terms.ts";
 import { coverage, namesUnknown, termWeights } from "./coverage.ts";
 import { RELEVANCE } from "./relevance.ts";
@@ -171,16 +170,9 @@ export async function hybridSearch(
  * preferring the named participant's messages; best first.
  */
 function lexicalRecent(db: Db, focus: QueryFocus, o: SemanticOptions, depth: number): InContext[] {
-  const terms = queryTerms(focus.text);
-  const match = ftsAnyQuery(terms) ?? ftsAllQuery(terms);
-  if (!match) return [];
   const scope = scopeFilter(o);
-  const rows = rankRecent(db, match, { session: o.session, ...scope }, depth);
-  const near = withContext(
-    db,
-    rows.map((r) => ({ message: r.message, score: -r.rank })),
-    scope,
-  );
+  const rows = rankRecentRows(db, focus.text, { session: o.session, ...scope }, depth);
+  const near = withContext(db, rows, scope);
   for (const c of near) c.score *= senderFactor(focus, c.message.sender, HYBRID.lexicalOtherSender);
   return near.sort((a, b) => b.score - a.score || (a.message.seq < b.message.seq ? -1 : 1)).slice(0, depth);
 }

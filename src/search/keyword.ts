@@ -7,15 +7,18 @@ import type { TimeRange } from "../shared/time.ts";
 import type { MessageFilter } from "../shared/time-filter.ts";
 import type { Db } from "../storage/sqlite/db.ts";
 import {
-  ftsTotals,
   hasArchived,
-  matchShare,
+  indexStats,
   rankWindow,
   scanArchive,
   scanRecent,
   windowRows,
+  windowTexts,
+  type IndexStats,
   type KeywordFilter,
+  type WindowText,
 } from "../storage/sqlite/keyword-queries.ts";
+import { getMessagesBySeq } from "../storage/sqlite/messages-repo.ts";
 import { bm25 } from "./bm25.ts";
 import { ftsAllQuery, ftsAnyQuery, ftsPhrases, queryTerms, type FtsPhrase, type QueryTerm } from "./query-terms.ts";
 import { hasMatch, makeSnippet } from "./snippet.ts";
@@ -41,13 +44,13 @@ const archiveScore = (bm25: number) => {
   return 0.2 + 0.7 * (x / (x + 4));
 };
 
-type Candidate = Pick<SearchHit, "message" | "source" | "score">;
-
-/** A match window loaded once per search and expression, shared by both tiers. */
-interface Window {
-  rows: StoredMessage[];
-  score: Map<string, number>;
+interface Candidate extends Pick<SearchHit, "source" | "score"> {
+  /** A message, or a window row whose message is loaded only if it is returned. */
+  row: StoredMessage | WindowText;
 }
+
+/** A match window of one tier, best first: loaded once per search and expression. */
+type Window = { r: WindowText; s: number }[];
 
 export function keywordSearch(db: Db, o: KeywordOptions): SearchHit[] {
   const limit = Math.max(1, o.limit ?? 10);
@@ -58,40 +61,53 @@ export function keywordSearch(db: Db, o: KeywordOptions): SearchHit[] {
   const symbols = querySymbols(o.query);
   if (terms.length === 0 && symbols.length === 0) return [];
   const filter: KeywordFilter = { session: o.session, ...scopeFilter(o) };
-  const hits = new Map<string, Candidate>();
-  const add = (m: StoredMessage, source: SearchHit["source"], score: number) => {
-    // A query with symbols holds them verbatim in every hit.
-    if (symbols.length > 0 && !holdsSymbols(m.content, symbols)) return;
+  // Candidates by seq: window rows carry their text only; messages are loaded for the hits returned.
+  const hits = new Map<bigint, Candidate>();
+  const add = (m: Candidate["row"], source: SearchHit["source"], score: number) => {
+    // A query with symbols holds them verbatim in every hit (window rows carry their content for it).
+    if (symbols.length > 0 && !holdsSymbols(m.content!, symbols)) return;
     score *= senderFactor(focus, m.sender) * timeFactor(when, m.sendAt);
-    const prev = hits.get(m.id);
-    if (!prev || prev.score < score) hits.set(m.id, { message: m, source, score });
+    const prev = hits.get(m.seq);
+    if (!prev || prev.score < score) hits.set(m.seq, { row: m, source, score });
   };
   // Snippets for the hits returned only: finding the matched words is the costliest per-row step.
-  const finish = (list: Candidate[]): SearchHit[] =>
-    list.slice(0, limit).map((h) => {
-      const s = makeSnippet(h.message.content, terms);
-      return { ...h, snippet: s.text, highlights: s.highlights };
-    });
+  const finish = (list: Candidate[]): SearchHit[] => {
+    const page = list.slice(0, limit);
+    const loaded = new Map(
+      getMessagesBySeq(
+        db,
+        page.filter((h) => !("id" in h.row)).map((h) => h.row.seq),
+      ).map((m) => [m.seq, m]),
+    );
+    const out: SearchHit[] = [];
+    for (const h of page) {
+      const message = "id" in h.row ? h.row : loaded.get(h.row.seq);
+      if (!message) continue; // removed since the window was read
+      const s = makeSnippet(message.content, terms);
+      out.push({ message, source: h.source, score: h.score, snippet: s.text, highlights: s.highlights });
+    }
+    return out;
+  };
+  const byScore = () => [...hits.values()].sort((a, b) => b.score - a.score || Number(b.row.sendAt - a.row.sendAt));
 
   if (symbols.length > 0)
     for (const [m, q] of symbolMatches(db, symbols, terms, filter, limit, o.now))
       add(m, m.recent ? "recent" : "archive", q);
-  if (terms.length === 0)
-    return finish([...hits.values()].sort((a, b) => b.score - a.score || Number(b.message.sendAt - a.message.sendAt)));
+  if (terms.length === 0) return finish(byScore());
   const all = ftsAllQuery(terms);
   const any = ftsAnyQuery(terms);
   if (o.order === "newest") {
     if (all) {
-      const rows = windowRows(db, all, Math.max(limit * 8, 200), filter)
-        .map((r) => r.message)
-        .sort((a, b) => (a.seq < b.seq ? 1 : -1));
+      const rows = windowTexts(db, all, Math.max(limit * 8, 200), filter, symbols.length > 0).sort((a, b) =>
+        a.seq < b.seq ? 1 : -1,
+      );
       for (const m of rows.slice(0, limit)) add(m, m.recent ? "recent" : "archive", 0.5);
     }
     if (hits.size < limit) for (const [m, q] of recentMatches(db, terms, filter, limit, o.now)) add(m, "recent", q);
-    return finish([...hits.values()].sort((a, b) => Number(b.message.sendAt - a.message.sendAt) || b.score - a.score));
+    return finish([...hits.values()].sort((a, b) => Number(b.row.sendAt - a.row.sendAt) || b.score - a.score));
   }
 
-  let totals: { rows: number; avgTokens: number } | undefined;
+  let stats: IndexStats | undefined;
   const phrasesOf = new Map<string, FtsPhrase[]>();
   const windows = new Map<string, Window>();
   const archived = hasArchived(db, filter.session);
@@ -103,53 +119,97 @@ export function keywordSearch(db: Db, o: KeywordOptions): SearchHit[] {
     const key = `${recent}:${expr}`;
     const known = windows.get(key);
     if (known) return known;
-    totals ??= ftsTotals(db);
+    const st = (stats ??= indexStats(db));
     let phrases = phrasesOf.get(expr);
-    if (!phrases) {
-      phrases = ftsPhrases(terms, isAny);
-      // Document frequencies (estimated, cheap): they order multi-term matches, and keep one-term scores on the scale recent-tier scores share.
-      for (const p of phrases) p.share = matchShare(db, p.expr, totals.rows);
-      phrasesOf.set(expr, phrases);
-    }
+    if (!phrases) phrasesOf.set(expr, (phrases = weightedPhrases(terms, isAny, st)));
     const split = bothTiers && expr === all;
-    const found = windowRows(db, expr, rankWindow(phrases.length), split ? filter : { ...filter, recent });
-    for (const tier of split ? [false, true] : [recent]) {
-      const scored = found
-        .filter((r) => !split || r.message.recent === tier)
-        .map((r) => ({
-          m: r.message,
-          s: bm25(r.message.content.toLowerCase(), r.tokens, phrases, totals!.rows, totals!.avgTokens, !isAny),
-        }));
-      if (tier) liftByContext(db, scored);
-      // Best first; ties: oldest first (as FTS5 ordered equal ranks)
-      scored.sort((a, b) => b.s - a.s || (a.m.seq < b.m.seq ? -1 : 1));
-      windows.set(`${tier}:${expr}`, {
-        rows: scored.map((x) => x.m),
-        score: new Map(scored.map((x) => [x.m.id, x.s])),
-      });
-    }
+    const found = windowTexts(
+      db,
+      expr,
+      rankWindow(phrases.length),
+      split ? filter : { ...filter, recent },
+      symbols.length > 0,
+    );
+    for (const tier of split ? [false, true] : [recent])
+      windows.set(
+        `${tier}:${expr}`,
+        scoreWindow(split ? found.filter((r) => r.recent === tier) : found, phrases, st, !isAny, tier ? db : undefined),
+      );
     return windows.get(key)!;
   };
-  const top = (w: Window, n: number) => w.rows.slice(0, n);
 
   if (all && archived)
-    for (const m of top(load(all, false, false), limit))
-      add(m, "archive", archiveScore(load(all, false, false).score.get(m.id)!));
+    for (const { r, s } of load(all, false, false).slice(0, limit)) add(r, "archive", archiveScore(s));
   if (any && archived && hits.size < limit)
-    for (const m of top(load(any, true, false), limit))
-      add(m, "archive", archiveScore(load(any, true, false).score.get(m.id)!) * 0.6);
-  const substring = new Map(recentMatches(db, terms, filter, limit, o.now).map(([m, q]) => [m.id, { m, q }]));
+    for (const { r, s } of load(any, true, false).slice(0, limit)) add(r, "archive", archiveScore(s) * 0.6);
+  const substring = new Map(recentMatches(db, terms, filter, limit, o.now).map(([m, q]) => [m.seq, { m, q }]));
   if (o.rankRecent !== false && (any ?? all)) {
     // Match quality on recent rows: bm25 over any term, lifted when every term is there verbatim.
-    const w = load((any ?? all)!, any !== undefined, true);
-    for (const m of top(w, limit * 2)) {
-      const verbatim = substring.get(m.id);
-      add(m, "recent", archiveScore(w.score.get(m.id)!) + (verbatim ? 0.1 + verbatim.q * 0.1 : 0));
+    for (const { r, s } of load((any ?? all)!, any !== undefined, true).slice(0, limit * 2)) {
+      const verbatim = substring.get(r.seq);
+      add(r, "recent", archiveScore(s) + (verbatim ? 0.1 + verbatim.q * 0.1 : 0));
     }
   }
   for (const { m, q } of substring.values()) add(m, "recent", q);
 
-  return finish([...hits.values()].sort((a, b) => b.score - a.score || Number(b.message.sendAt - a.message.sendAt)));
+  return finish(byScore());
+}
+
+/** The phrases of the query's all (or any) expression with their document frequencies (estimated, cheap): they order multi-term matches, and keep one-term scores on the scale recent-tier scores share. */
+function weightedPhrases(terms: readonly QueryTerm[], isAny: boolean, st: IndexStats): FtsPhrase[] {
+  const phrases = ftsPhrases(terms, isAny);
+  for (const p of phrases) p.share = st.share(p.expr);
+  return phrases;
+}
+
+/** Window rows scored by bm25, best first; ties: oldest first (as FTS5 ordered equal ranks). */
+function scoreWindow(
+  rows: readonly WindowText[],
+  phrases: readonly FtsPhrase[],
+  st: IndexStats,
+  matchedAll: boolean,
+  /** Recent rows: the best lend shares of their score to scored neighbours (context.ts). */
+  liftFrom?: Db,
+): Window {
+  const scored = rows.map((r) => ({ r, s: bm25(r.lower, r.tokens, phrases, st.rows, st.avgTokens, matchedAll) }));
+  if (liftFrom) liftByContext(liftFrom, scored);
+  return scored.sort((a, b) => b.s - a.s || (a.r.seq < b.r.seq ? -1 : 1));
+}
+
+/** Recent rows the index matches for any content term (every term of a one-term query). */
+const RECENT_RANK_WINDOW = 2_000;
+
+/**
+ * Recent rows matching any content term of the query, best bm25 first (bm25 computed here, as keyword
+ * search does): the newest RECENT_RANK_WINDOW matches are ranked, the best `limit` returned.
+ */
+export function rankRecentRows(
+  db: Db,
+  query: string,
+  filter: KeywordFilter,
+  limit: number,
+): { message: StoredMessage; score: number }[] {
+  const terms = queryTerms(query);
+  const any = ftsAnyQuery(terms);
+  const expr = any ?? ftsAllQuery(terms);
+  if (!expr) return [];
+  const st = indexStats(db);
+  const best = scoreWindow(
+    windowTexts(db, expr, RECENT_RANK_WINDOW, { ...filter, recent: true }),
+    weightedPhrases(terms, any !== undefined, st),
+    st,
+    any === undefined,
+  ).slice(0, limit);
+  const loaded = new Map(
+    getMessagesBySeq(
+      db,
+      best.map((x) => x.r.seq),
+    ).map((m) => [m.seq, m]),
+  );
+  return best.flatMap(({ r, s }) => {
+    const message = loaded.get(r.seq);
+    return message ? [{ message, score: s }] : [];
+  });
 }
 
 /** Recent rows containing every content term, scored by match quality and recency. */

@@ -16,9 +16,12 @@ export function findMatches(content: string, terms: readonly QueryTerm[]): [numb
   const latin = use.filter((t) => !t.cjk);
   const stems = new Set(latin.map((t) => stemWord(t.text)));
   const prefixes = latin.filter((t) => t.text.length >= 3).map((t) => t.text);
+  // Porter2 keeps a word's first letter: a word whose first letter starts no stem or prefix is not stemmed.
+  const firsts = new Set([...stems, ...prefixes].map((x) => x[0]));
   const ranges: [number, number][] = [];
   if (latin.length > 0) {
     for (const m of content.matchAll(LATIN_WORD)) {
+      if (!firsts.has(m[0][0]!.toLowerCase())) continue;
       const w = m[0].toLowerCase();
       if (stems.has(stemWord(w)) || stems.has(w) || prefixes.some((p) => w.startsWith(p)))
         ranges.push([m.index!, m.index! + m[0].length]);

@@ -47,19 +47,31 @@ describe("recent text held in memory", () => {
       db.run("UPDATE trigram_build SET done = 0");
       const fresh = () => openDatabase(api.paths.db); // a connection's first scan runs the SQL
       const filters = [{}, { role: "user" as const }, { sender: "ann" }, { since: NOW - 200n * 60_000_000_000n }];
-      const needles = [["deploy"], ["éclair"], ["数据库", "log"], ["50%"], ["a_b"], ["kelvin"], ["log", "deploy"]];
+      const needles = [
+        ["deploy"],
+        ["éclair"],
+        ["数据库", "log"],
+        ["50%"],
+        ["a_b"],
+        ["kelvin"],
+        ["log", "deploy"],
+        ["deploy server"],
+        ["g d"],
+        ["%"],
+      ];
       const check = () => {
         for (const f of filters)
-          for (const n of needles) {
-            const sqlDb = fresh();
-            try {
-              const viaSql = scanRecent(sqlDb, n, f, 50).map((m) => m.seq);
-              cachedRecentScan(db, n, f, 50);
-              expect({ n, f, seqs: cachedRecentScan(db, n, f, 50) }).toEqual({ n, f, seqs: viaSql });
-            } finally {
-              sqlDb.close();
+          for (const n of needles)
+            for (const limit of [50, 3]) {
+              const sqlDb = fresh();
+              try {
+                const viaSql = scanRecent(sqlDb, n, f, limit).map((m) => m.seq);
+                cachedRecentScan(db, n, f, limit);
+                expect({ n, f, seqs: cachedRecentScan(db, n, f, limit) }).toEqual({ n, f, seqs: viaSql });
+              } finally {
+                sqlDb.close();
+              }
             }
-          }
       };
       check();
       // A write by this process's API (another connection) and one through the cached connection itself.
@@ -74,5 +86,5 @@ describe("recent text held in memory", () => {
     } finally {
       api.close();
     }
-  });
+  }, 60_000);
 });

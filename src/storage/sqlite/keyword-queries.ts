@@ -8,6 +8,7 @@ import { MESSAGE_COLUMNS, toStored } from "./messages-repo.ts";
 import { andFilter } from "./message-filter-sql.ts";
 import { cachedRecentScan } from "./recent-text-cache.ts";
 import { substringMatches } from "./substring-queries.ts";
+import { writeStamp } from "./write-stamp.ts";
 
 export interface KeywordFilter extends MessageFilter {
   session?: string;
@@ -41,20 +42,28 @@ export function hasArchived(db: Database, session: string | undefined): boolean 
  * No bm25: rowid order is FTS5's native order, so the LIMIT stops the scan, where bm25 would first read
  * every row list of the query's terms in full to count them. In one session: with the session token
  * column, one FTS expression; before the index upgrade, the pass is bounded by the session's seq span and
- * filtered against its seqs. Undefined when the session has no message.
+ * filtered against its seqs. Only rows from seq `from` on are looked at. `ascending` reads them oldest
+ * first, which FTS5 does several times faster: the same window when the scope holds no more than `size`
+ * rows. Undefined when the session has no message.
  */
 function windowSql(
   db: Database,
   match: string,
   session: string | undefined,
   size: number,
+  from = 0n,
+  ascending = false,
 ): { sql: string; args: SqlArg[] } | undefined {
   const fts = "SELECT rowid AS s FROM messages_fts WHERE messages_fts MATCH ?";
-  if (session === undefined) return { sql: `${fts} ORDER BY rowid DESC LIMIT ?`, args: [match, size] };
+  const bound = from > 0n ? " AND rowid >= ?" : "";
+  const at = from > 0n ? [from] : [];
+  const order = ascending ? "ASC" : "DESC";
+  if (session === undefined)
+    return { sql: `${fts}${bound} ORDER BY rowid ${order} LIMIT ?`, args: [match, ...at, size] };
   if (ftsHasSession(db))
     return {
-      sql: `${fts} ORDER BY rowid DESC LIMIT ?`,
-      args: [`{sess}: ${sessionToken(session)} AND (${match})`, size],
+      sql: `${fts}${bound} ORDER BY rowid ${order} LIMIT ?`,
+      args: [`{sess}: ${sessionToken(session)} AND (${match})`, ...at, size],
     };
   const span = db
     .query(
@@ -63,9 +72,21 @@ function windowSql(
     .get(session) as { lo: bigint | null; hi: bigint | null };
   if (span.lo === null || span.hi === null) return undefined;
   return {
-    sql: `${fts} AND rowid >= ? AND rowid <= ? AND +rowid IN (SELECT seq FROM messages WHERE session_id = ?) ORDER BY rowid DESC LIMIT ?`,
-    args: [match, span.lo, span.hi, session, size],
+    sql: `${fts} AND rowid >= ? AND rowid <= ? AND +rowid IN (SELECT seq FROM messages WHERE session_id = ?) ORDER BY rowid ${order} LIMIT ?`,
+    args: [match, span.lo > from ? span.lo : from, span.hi, session, size],
   };
+}
+
+/**
+ * The oldest recent seq in scope (of the session, when one is given), or undefined when there is no recent
+ * row: a recent window's FTS pass stops there, as every recent row is at or after it (index order).
+ */
+function oldestRecent(db: Database, session: string | undefined): bigint | undefined {
+  const r =
+    session === undefined
+      ? db.query("SELECT seq FROM messages INDEXED BY messages_recent_text WHERE recent = 1 ORDER BY seq LIMIT 1").get()
+      : db.query("SELECT seq FROM messages WHERE session_id = ? AND recent = 1 ORDER BY seq LIMIT 1").get(session);
+  return (r as { seq: bigint } | null)?.seq;
 }
 
 /** The seqs of the newest `size` matches of an FTS expression (see windowSql), newest first. */
@@ -85,22 +106,108 @@ export interface WindowFilter extends KeywordFilter {
   recent?: boolean;
 }
 
+/** Whether the scope (the session, or all) holds at most `size` rows from seq `from` on (a count bounded by `size`). */
+function fitsWindow(db: Database, session: string | undefined, from: bigint, size: number): boolean {
+  if (session === undefined) {
+    const r = db.query("SELECT max(seq) AS hi FROM messages").get() as { hi: bigint | null };
+    return r.hi === null || r.hi - from < BigInt(size);
+  }
+  const r = db
+    .query("SELECT count(*) AS n FROM (SELECT 1 FROM messages WHERE session_id = ? AND seq >= ? LIMIT ?)")
+    .get(session, from, size + 1) as { n: bigint | number };
+  return Number(r.n) <= size;
+}
+
+/**
+ * The newest `size` matches (windowSql) joined to their rows and FTS5 docsize, filtered, as SQL selecting
+ * `cols` (table alias m, docsize d). Recent rows are read from the covering index messages_recent_text when
+ * the filter needs nothing else: a far smaller b-tree than the table.
+ */
+function windowJoin(db: Database, match: string, size: number, f: WindowFilter, cols: string) {
+  const from = f.recent === true ? oldestRecent(db, f.session) : 0n;
+  if (from === undefined) return undefined;
+  // Bounded at the oldest recent row, a recent window holds the same recent rows as the unbounded one.
+  const w = windowSql(db, match, f.session, size, from, fitsWindow(db, f.session, from, size));
+  if (!w) return undefined;
+  const args: SqlArg[] = [...w.args];
+  const covered = f.recent === true && f.role === undefined && f.sender === undefined && !cols.includes("m.id");
+  let sql = `SELECT ${cols} FROM (${w.sql}) w JOIN messages m${covered ? " INDEXED BY messages_recent_text" : ""} ON m.seq = w.s LEFT JOIN messages_fts_docsize d ON d.id = w.s WHERE 1`;
+  // A literal tier, so that the planner may use the partial index.
+  if (f.recent !== undefined) sql += f.recent ? " AND m.recent = 1" : " AND m.recent = 0";
+  sql = andWhere(sql, args, "m.session_id = ?", f.session);
+  sql = andFilter(sql, args, f, "m.");
+  return { sql, args };
+}
+
+/** The sum of a docsize record's varints (one-byte varints, the usual case, are summed as they are). */
+function docTokens(sz: Uint8Array | null): number {
+  if (!sz) return 0;
+  let sum = 0;
+  for (const b of sz) {
+    if (b & 0x80) return varints(sz).reduce((a, x) => a + x, 0);
+    sum += b;
+  }
+  return sum;
+}
+
 /**
  * The rows of the newest `size` matches (windowMatches) that pass the filter, in any order, read in the
  * same statement as the match (rows deleted since they were indexed are absent).
  */
 export function windowRows(db: Database, match: string, size: number, f: WindowFilter): WindowRow[] {
-  const w = windowSql(db, match, f.session, size);
+  const w = windowJoin(db, match, size, f, `${COLS}, d.sz AS sz`);
   if (!w) return [];
-  const args: SqlArg[] = [...w.args];
-  let sql = `SELECT ${COLS}, d.sz AS sz FROM (${w.sql}) w JOIN messages m ON m.seq = w.s LEFT JOIN messages_fts_docsize d ON d.id = w.s WHERE 1`;
-  sql = andWhere(sql, args, "m.recent = ?", f.recent === undefined ? undefined : f.recent ? 1 : 0);
-  sql = andWhere(sql, args, "m.session_id = ?", f.session);
-  sql = andFilter(sql, args, f, "m.");
-  return (db.query(sql).all(...args) as (Row & { sz: Uint8Array | null })[]).map((r) => ({
+  return (db.query(w.sql).all(...w.args) as (Row & { sz: Uint8Array | null })[]).map((r) => ({
     message: toStored(r),
-    tokens: r.sz ? varints(r.sz).reduce((a, b) => a + b, 0) : 0,
+    tokens: docTokens(r.sz),
   }));
+}
+
+/** A window row as ranking reads it: no message object is built for rows that are never returned. */
+export interface WindowText {
+  seq: bigint;
+  recent: boolean;
+  sendAt: bigint;
+  /** The content in lower case (JS toLowerCase). */
+  lower: string;
+  /** The content itself, when asked for. */
+  content?: string;
+  /** Length in index tokens (FTS5's docsize, every column). */
+  tokens: number;
+  sender?: string;
+}
+
+const NON_ASCII = /[^\x00-\x7f]/;
+
+/**
+ * windowRows with only what ranking needs (the content too with `content`); the caller loads the messages
+ * it returns (getMessagesBySeq). SQLite lowers ASCII letters (cheaper than a JS copy of every row); text
+ * with other characters gets JS toLowerCase on top, which gives what it gives on the content.
+ */
+export function windowTexts(db: Database, match: string, size: number, f: WindowFilter, content = false): WindowText[] {
+  const w = windowJoin(
+    db,
+    match,
+    size,
+    f,
+    `m.seq, m.recent, m.send_at, lower(m.content), d.sz, m.sender${content ? ", m.content" : ""}`,
+  );
+  if (!w) return [];
+  type Row = [bigint, bigint, bigint, string, Uint8Array | null, string | null, string?];
+  return (db.query(w.sql).values(...w.args) as Row[]).map(
+    (r) => {
+      const t: WindowText = {
+        seq: r[0],
+        recent: r[1] === 1n,
+        sendAt: r[2],
+        lower: NON_ASCII.test(r[3]) ? r[3].toLowerCase() : r[3],
+        tokens: docTokens(r[4]),
+      };
+      if (r[5] !== null) t.sender = r[5];
+      if (content) t.content = r[6];
+      return t;
+    },
+  );
 }
 
 /** Rows in the index and their mean length in tokens (FTS5's own running totals: the averages record). */
@@ -147,6 +254,36 @@ export function matchShare(db: Database, match: string, totalRows: number): numb
   if (seqs.length < PROBE) return seqs.length / totalRows;
   const span = Number(seqs[0]![0] - seqs[seqs.length - 1]![0]) + 1;
   return Math.min(1, PROBE / span);
+}
+
+/** The index's totals and the match share of each phrase seen: cached per connection until the next write. */
+export interface IndexStats {
+  rows: number;
+  avgTokens: number;
+  /** matchShare of an FTS expression. */
+  share(match: string): number;
+}
+
+const SHARES_KEPT = 4096;
+const statsCache = new WeakMap<
+  Database,
+  { stamp: string; rows: number; avgTokens: number; shares: Map<string, number> }
+>();
+
+export function indexStats(db: Database): IndexStats {
+  const stamp = writeStamp(db);
+  let c = statsCache.get(db);
+  if (!c || c.stamp !== stamp) statsCache.set(db, (c = { stamp, ...ftsTotals(db), shares: new Map() }));
+  const { rows, avgTokens, shares } = c;
+  const share = (match: string) => {
+    let v = shares.get(match);
+    if (v === undefined) {
+      if (shares.size >= SHARES_KEPT) shares.clear();
+      shares.set(match, (v = matchShare(db, match, rows)));
+    }
+    return v;
+  };
+  return { rows, avgTokens, share };
 }
 
 /** LIKE pattern for a literal substring ("\" escapes). LIKE folds ASCII case only, exactly as lower() does. */

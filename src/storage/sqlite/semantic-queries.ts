@@ -1,8 +1,5 @@
-// SQL for semantic and hybrid search: participants, session neighbours, and bm25 ranking of recent rows.
-import type { MessageFilter } from "../../shared/time-filter.ts";
-import { andFilter } from "./message-filter-sql.ts";
+// SQL for semantic and hybrid search: participants and session neighbours.
 import type { Database } from "bun:sqlite";
-import { andWhere } from "./sql-where.ts";
 import type { StoredMessage } from "../../shared/message.ts";
 import { MESSAGE_COLUMNS, toStored } from "./messages-repo.ts";
 
@@ -60,51 +57,4 @@ export function recentNeighboursOf(
   })[];
   for (const r of rows) out[Number(r.hit)]!.push(toStored(r));
   return out;
-}
-
-export interface RecentFilter extends MessageFilter {
-  session?: string;
-}
-
-/** Only the newest this many matches are ranked (bm25 over every match of a common term is slow). */
-export const RECENT_RANK_WINDOW = 2_000;
-
-/** Recent rows matching an FTS5 expression, best bm25 first (rank: lower is better). */
-export function rankRecent(
-  db: Database,
-  match: string,
-  f: RecentFilter,
-  limit: number,
-): { message: StoredMessage; rank: number }[] {
-  // FTS5 seeks by rowid range: bound it to the session's recent seqs so other sessions' matches are skipped.
-  let lo = 0n;
-  let hi = 9_223_372_036_854_775_807n;
-  if (f.session !== undefined) {
-    const r = db
-      .query("SELECT min(seq) AS lo, max(seq) AS hi FROM messages WHERE session_id = ? AND recent = 1")
-      .get(f.session) as {
-      lo: bigint | null;
-      hi: bigint | null;
-    };
-    if (r.lo === null || r.hi === null) return [];
-    lo = r.lo;
-    hi = r.hi;
-  }
-  const boundary = db
-    .query(
-      "SELECT rowid AS r FROM messages_fts WHERE messages_fts MATCH ? AND rowid BETWEEN ? AND ? ORDER BY rowid DESC LIMIT 1 OFFSET ?",
-    )
-    .get(match, lo, hi, RECENT_RANK_WINDOW) as { r: bigint } | null;
-  if (boundary) lo = boundary.r + 1n;
-  const args: (string | bigint | number)[] = [match, lo, hi];
-  let sql =
-    // CROSS JOIN keeps FTS5 outside: driven by messages, SQLite would run the whole MATCH once per row.
-    `SELECT ${COLS}, bm25(messages_fts) AS rank FROM messages_fts CROSS JOIN messages m ON m.seq = messages_fts.rowid ` +
-    "WHERE messages_fts MATCH ? AND messages_fts.rowid BETWEEN ? AND ? AND m.recent = 1";
-  sql = andWhere(sql, args, "m.session_id = ?", f.session);
-  sql = andFilter(sql, args, f, "m.");
-  sql += " ORDER BY rank LIMIT ?";
-  args.push(limit);
-  const rows = db.query(sql).all(...args) as (Row & { rank: number })[];
-  return rows.map((r) => ({ message: toStored(r), rank: r.rank }));
 }
