@@ -194,20 +194,18 @@ export function windowTexts(db: Database, match: string, size: number, f: Window
   );
   if (!w) return [];
   type Row = [bigint, bigint, bigint, string, Uint8Array | null, string | null, string?];
-  return (db.query(w.sql).values(...w.args) as Row[]).map(
-    (r) => {
-      const t: WindowText = {
-        seq: r[0],
-        recent: r[1] === 1n,
-        sendAt: r[2],
-        lower: NON_ASCII.test(r[3]) ? r[3].toLowerCase() : r[3],
-        tokens: docTokens(r[4]),
-      };
-      if (r[5] !== null) t.sender = r[5];
-      if (content) t.content = r[6];
-      return t;
-    },
-  );
+  return (db.query(w.sql).values(...w.args) as Row[]).map((r) => {
+    const t: WindowText = {
+      seq: r[0],
+      recent: r[1] === 1n,
+      sendAt: r[2],
+      lower: NON_ASCII.test(r[3]) ? r[3].toLowerCase() : r[3],
+      tokens: docTokens(r[4]),
+    };
+    if (r[5] !== null) t.sender = r[5];
+    if (content) t.content = r[6];
+    return t;
+  });
 }
 
 /** Rows in the index and their mean length in tokens (FTS5's own running totals: the averages record). */
