@@ -44,7 +44,8 @@ describe("dual write", () => {
     );
     const procs = ["A", "B"].map((tag) => Bun.spawn(["bun", script, home, tag], { stderr: "pipe" }));
     const codes = await Promise.all(procs.map((p) => p.exited));
-    expect(codes).toEqual([0, 0]);
+    const errors = await Promise.all(procs.map((p) => new Response(p.stderr).text()));
+    expect({ codes, errors }).toEqual({ codes: [0, 0], errors: ["", ""] });
     const file = historyOf(home, "shared") as { id: string; content: string }[];
     expect(file.length).toBe(1000);
     expect(new Set(file.map((x) => x.id)).size).toBe(1000);
