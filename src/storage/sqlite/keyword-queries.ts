@@ -289,13 +289,22 @@ function likePattern(needle: string): string {
   return "%" + needle.replace(/[\\%_]/g, (c) => "\\" + c) + "%";
 }
 
+/** A needle with cased letters outside ASCII, which LIKE and the recent text cache do not fold. */
+const foldsBeyondAscii = (n: string) => /[^\0-\x7f]/.test(n) && n.toUpperCase() !== n;
+
+function rowsBySeqDesc(db: Database, seqs: readonly bigint[]): StoredMessage[] {
+  if (seqs.length === 0) return [];
+  const sql = `SELECT ${COLS} FROM messages m WHERE m.seq IN (SELECT CAST(value AS INTEGER) FROM json_each(?)) ORDER BY m.seq DESC`;
+  return (db.query(sql).all(JSON.stringify(seqs.map(String))) as Row[]).map(toStored);
+}
+
 /**
  * Recent rows whose text contains every needle (case-insensitive; the caller re-checks with full Unicode
- * case folding). Newest first. Across sessions, the substring index's candidates once it is built
- * (substring-queries.ts; `select`: strings every match holds, to find them); else, or when it cannot answer
- * cheaply, the covering index messages_recent_text is scanned newest-first without touching the table (or
- * its text held in memory, recent-text-cache.ts) with LIKE, which folds ASCII case only. In one session, its
- * recent rows are read (history.json's size bounds them).
+ * case folding). Newest first. Across sessions: the recent text held in memory when the recent tier is small
+ * (recent-text-cache.ts); else the substring index's candidates once it is built (substring-queries.ts;
+ * `select`: strings every match holds, to find them); else, or when it cannot answer cheaply, the covering
+ * index messages_recent_text is scanned newest-first without touching the table, with LIKE, which folds ASCII
+ * case only. In one session, its recent rows are read (history.json's size bounds them).
  */
 export function scanRecent(
   db: Database,
@@ -304,26 +313,23 @@ export function scanRecent(
   limit: number,
   select?: readonly string[],
 ): StoredMessage[] {
-  const indexed =
-    f.session === undefined ? substringMatches(db, needles, { ...f, recent: true }, limit, select) : undefined;
-  if (indexed) return indexed;
-  const cached = f.session === undefined ? cachedRecentScan(db, needles, f, limit) : undefined;
-  if (cached)
-    return cached.length === 0
-      ? []
-      : (
-          db
-            .query(
-              `SELECT ${COLS} FROM messages m WHERE m.seq IN (SELECT CAST(value AS INTEGER) FROM json_each(?)) ORDER BY m.seq DESC`,
-            )
-            .all(JSON.stringify(cached.map(String))) as Row[]
-        ).map(toStored);
+  if (f.session === undefined) {
+    // The in-memory recent text (a small recent tier) is faster than the index, which holds every tier; it
+    // folds ASCII case only, so a needle with other cased letters goes to the index first.
+    const asciiFolded = !needles.some(foldsBeyondAscii);
+    const cached = asciiFolded ? cachedRecentScan(db, needles, f, limit) : undefined;
+    if (cached) return rowsBySeqDesc(db, cached);
+    const indexed = substringMatches(db, needles, { ...f, recent: true }, limit, select);
+    if (indexed) return indexed;
+    const late = asciiFolded ? undefined : cachedRecentScan(db, needles, f, limit);
+    if (late) return rowsBySeqDesc(db, late);
+  }
   const args: (string | bigint | number)[] = [];
   let where = "recent = 1";
   where = andWhere(where, args, "session_id = ?", f.session);
   where = andFilter(where, args, f);
   // LIKE folds ASCII case only: in one session, needles with other cased letters are checked here instead.
-  const folded = f.session !== undefined ? needles.filter((n) => /[^\0-\x7f]/.test(n) && n.toUpperCase() !== n) : [];
+  const folded = f.session !== undefined ? needles.filter(foldsBeyondAscii) : [];
   if (folded.length > 0) return scanSession(db, where, args, needles, limit);
   for (const n of needles) {
     // LIKE patterns are capped at 50,000 bytes; instr(lower()) has no cap and means the same.
