@@ -2,7 +2,7 @@
 // matches them) weighted by rarity, so that missing a rare word costs more than missing a common one.
 // Also spots names in the query that nothing in the index holds ("Caroline" in another person's memory).
 import type { Db } from "../storage/sqlite/db.ts";
-import { ftsTotals, matchShare } from "../storage/sqlite/keyword-queries.ts";
+import { indexStats } from "../storage/sqlite/keyword-queries.ts";
 import { phraseCount } from "./bm25.ts";
 import { ftsPhrases, queryTerms, type FtsPhrase } from "./query-terms.ts";
 
@@ -17,9 +17,9 @@ export interface TermWeights {
 export function termWeights(db: Db, text: string): TermWeights {
   const phrases = ftsPhrases(queryTerms(text)).filter((p) => p.kind !== "prefix");
   if (phrases.length === 0) return { phrases, weights: [], total: 0 };
-  const { rows } = ftsTotals(db);
+  const { rows, share } = indexStats(db);
   const weights = phrases.map((p) => {
-    const n = matchShare(db, p.expr, rows) * rows;
+    const n = share(p.expr) * rows;
     return Math.log(1 + (rows + 0.5) / (n + 0.5));
   });
   return { phrases, weights, total: weights.reduce((a, b) => a + b, 0) };
@@ -38,9 +38,9 @@ export function coverage(content: string, tw: TermWeights): number {
 
 /** Whether no indexed message holds any of the query's words. */
 export function noSharedWord(db: Db, text: string): boolean {
-  const { rows } = ftsTotals(db);
+  const { rows, share } = indexStats(db);
   const all = ftsPhrases(queryTerms(text)).filter((p) => p.kind !== "prefix");
-  return rows > 0 && all.length > 0 && all.every((p) => matchShare(db, p.expr, rows) === 0);
+  return rows > 0 && all.length > 0 && all.every((p) => share(p.expr) === 0);
 }
 
 const NAME = /(?<![\p{L}\p{N}'’])\p{Lu}[\p{Ll}]+(?:['’]s)?(?![\p{L}\p{N}])/gu;
@@ -58,14 +58,14 @@ const CALENDAR = new Set(
  * another memory. (Words in general are not checked: a paraphrase shares none with what it finds.)
  */
 export function namesUnknown(db: Db, text: string): boolean {
-  const { rows } = ftsTotals(db);
+  const { rows, share } = indexStats(db);
   if (rows === 0) return false;
   for (const m of text.matchAll(NAME)) {
     if (m.index === 0 || /[.?!]\s*$/.test(text.slice(0, m.index))) continue;
     if (CALENDAR.has(m[0].replace(/['’]s$/, "").toLowerCase())) continue;
     const [p] = ftsPhrases(queryTerms(m[0].replace(/['’]s$/, "")));
     if (!p || p.kind === "prefix") continue;
-    if (matchShare(db, p.expr, rows) === 0) return true;
+    if (share(p.expr) === 0) return true;
   }
   return false;
 }
