@@ -2,7 +2,7 @@
 // request. Never delays a turn by more than context.relevance_timeout_ms; a timeout, a failure, a missing
 // key or no decision model keeps every entry; when nothing is relevant the summary is left out.
 import * as v from "valibot";
-import { LlmAnswerError } from "../../llm/llm-errors.ts";
+import { LlmAnswerError, LlmCallError } from "../../llm/llm-errors.ts";
 import { describeError } from "../../shared/describe-error.ts";
 import type { StoredMessage } from "../../shared/message.ts";
 import type { MemoryContext } from "../memory-context.ts";
@@ -98,11 +98,12 @@ export async function filterRelevant(
     }
     throw new LlmAnswerError({ purpose: "relevance", problem: "shape" });
   })();
+  const late = () => all("timeout", `no answer within ${timeoutMs} ms`);
   try {
     const answer = await Promise.race([judge, timedOut]);
     if (answer === "timeout") {
       judge.catch(() => {}); // settles after the abort; nothing waits for it
-      return all("timeout", `no answer within ${timeoutMs} ms`);
+      return late();
     }
     const d = new Set(answer.key_decisions);
     const p = new Set(answer.past_discussions);
@@ -115,6 +116,8 @@ export async function filterRelevant(
     if (kept === 0) return { summary: undefined, report: { outcome: "none", kept, total } };
     return { summary: filtered, report: { outcome: kept === total ? "all" : "some", kept, total } };
   } catch (err) {
+    // The client's own deadline (the same timeout) can expire a moment before the timer above.
+    if (err instanceof LlmCallError && err.data.kind === "timeout") return late();
     return all("failed", describeError(err));
   } finally {
     clearTimeout(timer);
