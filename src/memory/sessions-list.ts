@@ -53,7 +53,7 @@ export function discoverSessions(ctx: MemoryContext): number {
   const { stamp, racy } = sessionsStamp(ctx);
   if (stamp !== state.stamp) {
     const known = new Set(listSessionIds(ctx.db));
-    state.pending = new Set(sessionDirs(ctx).filter((id) => !known.has(id)));
+    state.pending = new Set(sessionDirs(ctx, known));
     state.stamp = racy ? undefined : stamp;
   }
   let adopted = 0;
