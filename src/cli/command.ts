@@ -26,6 +26,8 @@ export interface CommandSpec {
   session?: boolean;
   /** Checks of the flags that must fail before the home is opened (or created). */
   check?: (p: Parsed, args: string[]) => void;
+  /** It may read or write many rows (a JSONL stdin): the database keeps its large page cache. */
+  bulk?: boolean;
 }
 
 /** The spec of a command whose one positional is a session id (checked before the home is opened). */
@@ -38,13 +40,14 @@ export function sessionSpec(
   return { name, usage, flags, positionals: ["SESSION"], session: true, ...extra };
 }
 
-export function openFromFlags(p: Parsed, command?: string, config?: Config): HomeMemory {
+export function openFromFlags(p: Parsed, command?: string, config?: Config, shortLived = false): HomeMemory {
   // A CLI writer hands embedding to a detached drain: it exits at once and never loads LanceDB.
   return openMemory({
     home: p.flags.home as string | undefined,
     drain: "detached",
     ...(command ? { command } : {}),
     ...(config ? { config } : {}),
+    shortLived,
   });
 }
 
@@ -124,17 +127,25 @@ export function withAnyHome(
   argv: readonly string[],
   body: (api: AnyHome, p: Parsed, args: string[]) => number | Promise<number>,
 ): Promise<number> {
-  return runCommand(spec, argv, (p, args) => usingAnyHome(p, spec.name, (api) => body(api, p, args)));
+  return runCommand(spec, argv, (p, args) =>
+    usingAnyHome(p, spec.name, (api) => body(api, p, args), spec.bulk !== true),
+  );
 }
 
 /**
  * Run `body` with the home open (the shared memory when an archive URL is configured) and close it after.
  * config.toml is read once; shared mode's code (PostgreSQL, the shared vectors) loads only when configured.
+ * `shortLived`: the command reads and writes a few rows (see OpenDatabaseOptions.shortLived).
  */
-export async function usingAnyHome<T>(p: Parsed, command: string, body: (api: AnyHome) => T | Promise<T>): Promise<T> {
+export async function usingAnyHome<T>(
+  p: Parsed,
+  command: string,
+  body: (api: AnyHome) => T | Promise<T>,
+  shortLived = true,
+): Promise<T> {
   const home = p.flags.home as string | undefined;
   const config = loadConfig(homePaths(resolveHome(home, process.env)).config, process.env);
-  if (!config.archive.url.trim()) return using(openFromFlags(p, command, config), body);
+  if (!config.archive.url.trim()) return using(openFromFlags(p, command, config, shortLived), body);
   const { openSharedHome } = await import("../app/shared/open-shared.ts");
   const api = await openSharedHome({ home, config });
   try {
