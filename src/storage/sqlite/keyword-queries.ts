@@ -143,7 +143,9 @@ function windowJoin(db: Database, match: string, size: number, f: WindowFilter, 
 function docTokens(sz: Uint8Array | null): number {
   if (!sz) return 0;
   let sum = 0;
-  for (const b of sz) {
+  // An indexed loop: an iterator per row costs more in a fresh process, which runs it unoptimised.
+  for (let i = 0; i < sz.length; i++) {
+    const b = sz[i]!;
     if (b & 0x80) return varints(sz).reduce((a, x) => a + x, 0);
     sum += b;
   }
