@@ -6,6 +6,7 @@ import type { MemoryContext } from "../memory/memory-context.ts";
 import { drainQueue, hasPendingDeletes, type DrainOptions, type DrainReport } from "../memory/embedding/drain.ts";
 import { DrainScheduler } from "../memory/embedding/drain-scheduler.ts";
 import { dueCount, pendingVectorDeletes, queuedCount } from "../storage/sqlite/embed-queue-repo.ts";
+import { getMessagesBySeq, maxSeq } from "../storage/sqlite/messages-repo.ts";
 import { reindex, type ReindexOptions, type ReindexReport } from "../memory/embedding/reindex.ts";
 import { SemanticIndex } from "../memory/embedding/semantic-index.ts";
 import { mayHoldVectors } from "../memory/vector-location.ts";
@@ -44,6 +45,8 @@ export class SemanticApi {
   readonly #scheduler: DrainScheduler;
   #warming?: Promise<void>;
   #closing = false;
+  /** Stops the warm-up's search between its steps: on close, or once a real search starts (it pays the same). */
+  readonly #stopWarming = new AbortController();
 
   private readonly mode: DrainMode;
 
@@ -90,6 +93,7 @@ export class SemanticApi {
   }
 
   async search(match: "semantic" | "hybrid", o: SemanticOptions): Promise<SearchResult> {
+    this.#stopWarming.abort();
     try {
       return await this.searchOnce(match, o);
     } catch (err) {
@@ -134,9 +138,9 @@ export class SemanticApi {
   }
 
   /**
-   * Load what a first semantic or hybrid search needs, without searching: a local embedder's word vectors
-   * (and one query through it), LanceDB, the table (kept open), its background statistics, and one vector
-   * query so that the table's files are read. A home without vectors loads the embedder only. Never throws.
+   * Load what a first semantic or hybrid search needs: a local embedder's word vectors
+   * (and one query through it), LanceDB, the table (kept open), its background statistics and, with a local
+   * embedder, one hybrid search. A home without vectors loads the embedder only. Never throws.
    */
   warmUp(): Promise<void> {
     this.#warming ??= this.warm();
@@ -155,7 +159,14 @@ export class SemanticApi {
       const table = await this.index.searchTable();
       if (!table || this.#closing) return;
       await this.index.background.vectors(table, embedder);
-      if (qv) await table.search(qv, {}, 1);
+      if (!qv || this.#closing) return;
+      await table.search(qv, {}, 1);
+      // A first search also compiles its statements, fills the index statistics and gets its code compiled:
+      // one hybrid search on words of the newest message pays for that here (a local embedder costs nothing).
+      await breathe();
+      if (this.#stopWarming.signal.aborted) return;
+      const o = { query: warmQuery(this.ctx), limit: 50, now: this.ctx.now(), signal: this.#stopWarming.signal };
+      await this.searchOnce("hybrid", o);
     } catch {
       // A first search reports whatever failed here.
     }
@@ -163,10 +174,18 @@ export class SemanticApi {
 
   async close(): Promise<void> {
     this.#closing = true;
+    this.#stopWarming.abort();
     this.#scheduler.stop();
     // A table write (or a warm-up read) still in flight must end before its connection is closed under it.
     await this.#scheduler.idle();
     await this.#warming;
     await this.index.close();
   }
+}
+
+/** A few words of the newest message (words the index holds, so that every step of a search runs on rows). */
+function warmQuery(ctx: MemoryContext): string {
+  const [m] = getMessagesBySeq(ctx.db, [maxSeq(ctx.db)]);
+  const words = m?.content.match(/\p{L}{3,}/gu)?.slice(0, 3) ?? [];
+  return words.length ? words.join(" ") : "warm up";
 }
