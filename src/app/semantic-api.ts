@@ -7,6 +7,7 @@ import { drainQueue, hasPendingDeletes, type DrainOptions, type DrainReport } fr
 import { DrainScheduler } from "../memory/embedding/drain-scheduler.ts";
 import { dueCount, pendingVectorDeletes, queuedCount } from "../storage/sqlite/embed-queue-repo.ts";
 import { getMessagesBySeq, maxSeq } from "../storage/sqlite/messages-repo.ts";
+import { holdRecentText } from "../storage/sqlite/recent-text-cache.ts";
 import { reindex, type ReindexOptions, type ReindexReport } from "../memory/embedding/reindex.ts";
 import { SemanticIndex } from "../memory/embedding/semantic-index.ts";
 import { mayHoldVectors } from "../memory/vector-location.ts";
@@ -169,6 +170,13 @@ export class SemanticApi {
       await this.searchOnce("hybrid", o);
     } catch {
       // A first search reports whatever failed here.
+    } finally {
+      // A long-lived front-end searches again: the recent tier's text for substring matches is read now.
+      try {
+        if (!this.#closing) holdRecentText(this.ctx.db);
+      } catch {
+        // The next search reads it then.
+      }
     }
   }
 
