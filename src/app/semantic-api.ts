@@ -140,8 +140,9 @@ export class SemanticApi {
 
   /**
    * Load what a first semantic or hybrid search needs: a local embedder's word vectors
-   * (and one query through it), LanceDB, the table (kept open), its background statistics and, with a local
-   * embedder, one hybrid search. A home without vectors loads the embedder only. Never throws.
+   * (and one query through it), the recent tier's text, LanceDB, the table (kept open), its background statistics
+   * and, with a local embedder, one hybrid search. A home without vectors loads the embedder and the recent text
+   * only. Never throws.
    */
   warmUp(): Promise<void> {
     this.#warming ??= this.warm();
@@ -155,6 +156,10 @@ export class SemanticApi {
       const embedder = await this.index.embedder();
       await breathe();
       const [qv] = embedder.local ? await embedder.embed(["warm up"], undefined, "query") : [];
+      if (this.#closing) return;
+      await breathe();
+      // A long-lived front-end searches again: the recent tier's text for substring matches is read now.
+      holdRecentText(this.ctx.db);
       if (!mayHoldVectors(this.ctx) || this.#closing) return;
       await breathe();
       const table = await this.index.searchTable();
@@ -170,13 +175,6 @@ export class SemanticApi {
       await this.searchOnce("hybrid", o);
     } catch {
       // A first search reports whatever failed here.
-    } finally {
-      // A long-lived front-end searches again: the recent tier's text for substring matches is read now.
-      try {
-        if (!this.#closing) holdRecentText(this.ctx.db);
-      } catch {
-        // The next search reads it then.
-      }
     }
   }
 
