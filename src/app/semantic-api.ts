@@ -46,7 +46,7 @@ export class SemanticApi {
   readonly #scheduler: DrainScheduler;
   #warming?: Promise<void>;
   #closing = false;
-  /** Stops the warm-up's search between its steps: on close, or once a real search starts (it pays the same). */
+  /** Stops the warm-up's search between its steps: on close, or once a real search starts (the user is here). */
   readonly #stopWarming = new AbortController();
 
   private readonly mode: DrainMode;
@@ -93,8 +93,13 @@ export class SemanticApi {
     return reindex(this.index, options);
   }
 
-  async search(match: "semantic" | "hybrid", o: SemanticOptions): Promise<SearchResult> {
+  /** A real search has started: the warm-up's own search stops at its next step, or does not start. */
+  stopWarming(): void {
     this.#stopWarming.abort();
+  }
+
+  async search(match: "semantic" | "hybrid", o: SemanticOptions): Promise<SearchResult> {
+    this.stopWarming();
     try {
       return await this.searchOnce(match, o);
     } catch (err) {
