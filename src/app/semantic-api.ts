@@ -163,8 +163,9 @@ export class SemanticApi {
       const [qv] = embedder.local ? await embedder.embed(["warm up"], undefined, "query") : [];
       if (this.#closing) return;
       await breathe();
-      // A long-lived front-end searches again: the recent tier's text for substring matches is read now.
-      holdRecentText(this.ctx.db);
+      // A long-lived front-end searches again: the recent tier's text for substring matches is read now
+      // (once the user searches, their second search reads it: this would only hold the keyboard up).
+      if (!this.#stopWarming.signal.aborted) holdRecentText(this.ctx.db);
       if (!mayHoldVectors(this.ctx) || this.#closing) return;
       await breathe();
       const table = await this.index.searchTable();
