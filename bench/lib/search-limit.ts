@@ -1,10 +1,12 @@
 // The same-runtime limit of `memvoy search --json`: open the database, run the keyword window SQL and
 // fetch the window's rows (what memvoy ranks; the raw FTS5 contender of bench/keyword.ts runs the same
 // SQL), print the newest 10 as JSON; nothing else. Compiled like memvoy (bench/cli-search.ts).
+// With needles after the window size, it also runs the recent tier's substring scan as memvoy runs it on a
+// small recent tier (every needle with LIKE over the covering index, newest first, 50 rows at most).
 import { Database } from "bun:sqlite";
 import { join } from "node:path";
 
-const [home, match, size] = process.argv.slice(2) as [string, string, string];
+const [home, match, size, ...needles] = process.argv.slice(2) as [string, string, string, ...string[]];
 const db = new Database(join(home, ".store", "history.db"), { readonly: true, safeIntegers: true });
 const seqs = (
   db
@@ -16,6 +18,16 @@ const rows = db
     "SELECT seq, id, session_id, role, content, send_at, sender, recent FROM messages WHERE seq IN (SELECT CAST(value AS INTEGER) FROM json_each(?))",
   )
   .all(JSON.stringify(seqs)) as { seq: bigint }[];
+if (needles.length > 0) {
+  const like = needles.map(() => " AND content LIKE ? ESCAPE '\\'").join("");
+  const recent = db
+    .query(
+      `SELECT seq, id, session_id, role, content, send_at, sender, recent FROM messages WHERE seq IN (SELECT seq FROM messages INDEXED BY messages_recent_text WHERE recent = 1${like} ORDER BY seq DESC LIMIT 50)`,
+    )
+    .all(...needles.map((n) => `%${n.replace(/[\\%_]/g, (c) => "\\" + c)}%`)) as { seq: bigint }[];
+  const seen = new Set(rows.map((r) => r.seq));
+  for (const r of recent) if (!seen.has(r.seq)) rows.push(r);
+}
 rows.sort((a, b) => (a.seq < b.seq ? 1 : -1));
 const text = (_k: string, v: unknown) => (typeof v === "bigint" ? String(v) : v);
 process.stdout.write(JSON.stringify({ hits: rows.slice(0, 10) }, text, 2) + "\n");

@@ -22,7 +22,7 @@ import {
   UnknownMessageError,
   type RemoveMessageResult,
 } from "../memory/remove-message.ts";
-import { purgeVectors, type PurgeReport } from "../memory/embedding/purge.ts";
+import type { PurgeReport } from "../memory/embedding/purge.ts";
 import type { MaintenanceReport, VectorMaintenance } from "../memory/maintenance.ts";
 import type { TurnContext } from "../memory/turn-context.ts";
 import type {
@@ -33,16 +33,10 @@ import type {
 } from "../memory/summary/summary-report.ts";
 import type { SummaryView } from "../memory/summary/summary-view.ts";
 import type { ImportSummaryResult } from "../memory/summary/import-summary.ts";
-import { collectStats, type StatsReport } from "../memory/stats.ts";
+import type { StatsReport } from "../memory/stats.ts";
 import { daemonLockHeld } from "./daemon-probe.ts";
 import { keywordSearch } from "../search/keyword.ts";
-import {
-  indexUpgradeState,
-  upgradeIndex,
-  type IndexUpgradeOptions,
-  type IndexUpgradeResult,
-  type IndexUpgradeState,
-} from "../memory/index-upgrade.ts";
+import type { IndexUpgradeOptions, IndexUpgradeResult, IndexUpgradeState } from "../memory/index-upgrade.ts";
 import type { MatchMode, SearchHit, SearchOptions, SearchResult } from "../search/search-types.ts";
 import { toNewMessage, type WireMessageInput } from "./wire-input.ts";
 import type { RecordErrorResult } from "../memory/error-memory/record-error.ts";
@@ -55,10 +49,9 @@ import type { DrainOptions, DrainReport } from "../memory/embedding/drain.ts";
 import type { ReindexOptions, ReindexReport } from "../memory/embedding/reindex.ts";
 import { getMessages, messagesAround, type Around } from "../memory/message-lookup.ts";
 import { homeInfo, type HomeInfo, type MaintenanceApi } from "./maintenance-api.ts";
-import { searchAsJson } from "./api/search-json.ts";
 import type { SearchResultJson } from "./api/json-types.ts";
-import { ImportApi } from "./import-api.ts";
-import { usageReport, type UsageReport } from "../memory/usage-report.ts";
+import type { ImportApi } from "./import-api.ts";
+import type { UsageReport } from "../memory/usage-report.ts";
 
 // Domains a method needs are loaded when it is first called, so a command pays only for what it uses
 // (`search` never loads summaries, error memory or the semantic tier).
@@ -81,6 +74,12 @@ const load = {
   errorVectors: () =>
     require("../memory/error-memory/error-vectors.ts") as typeof import("../memory/error-memory/error-vectors.ts"),
   semantic: () => require("./semantic-api.ts") as typeof import("./semantic-api.ts"),
+  purge: () => require("../memory/embedding/purge.ts") as typeof import("../memory/embedding/purge.ts"),
+  stats: () => require("../memory/stats.ts") as typeof import("../memory/stats.ts"),
+  usage: () => require("../memory/usage-report.ts") as typeof import("../memory/usage-report.ts"),
+  indexUpgrade: () => require("../memory/index-upgrade.ts") as typeof import("../memory/index-upgrade.ts"),
+  imports: () => require("./import-api.ts") as typeof import("./import-api.ts"),
+  searchJson: () => require("./api/search-json.ts") as typeof import("./api/search-json.ts"),
 };
 
 /** A search limited to a session that does not exist (every front-end gives the same answer: exit 2 / 4xx). */
@@ -133,7 +132,7 @@ export class HomeMemory implements MaintenanceApi {
   #imports: ImportApi | undefined;
   /** Imported writes, session metadata, per-file import state and export (importers and `export` use it). */
   get imports(): ImportApi {
-    return (this.#imports ??= new ImportApi(this.ctx, () => this.#semantic.scheduleDrain()));
+    return (this.#imports ??= new (load.imports().ImportApi)(this.ctx, () => this.#semantic.scheduleDrain()));
   }
 
   /** Append one message or several (in order) to a session. Returns once history.json and SQLite hold them. */
@@ -199,7 +198,7 @@ export class HomeMemory implements MaintenanceApi {
 
   /** A search as the MemoryApi answers it: checked input, since/until applied, JSON out. */
   searchJson(input: unknown): Promise<SearchResultJson> {
-    return searchAsJson(this, input);
+    return load.searchJson().searchAsJson(this, input);
   }
 
   /**
@@ -239,12 +238,12 @@ export class HomeMemory implements MaintenanceApi {
 
   /** Sessions, messages and bytes per tier, vectors and their backlog, error records, disk use, tokens spent. */
   stats(): StatsReport {
-    return collectStats(this.ctx);
+    return load.stats().collectStats(this.ctx);
   }
 
   /** LLM tokens by UTC day, model and session over the last `days` days, and today's budget state. */
   usage(options: { days?: number } = {}): UsageReport {
-    return usageReport(this.ctx, options.days ?? 30);
+    return load.usage().usageReport(this.ctx, options.days ?? 30);
   }
 
   /** Whether a daemon (`memvoy --daemon`) is running for this home now. */
@@ -282,7 +281,7 @@ export class HomeMemory implements MaintenanceApi {
    * them so that no removed row remains in any LanceDB version either (the CLI does).
    */
   purgeDeleted(): Promise<PurgeReport> {
-    return purgeVectors(this.#semantic.index);
+    return load.purge().purgeVectors(this.#semantic.index);
   }
 
   doctor(options: { repair?: boolean } = {}): DoctorReport {
@@ -302,7 +301,7 @@ export class HomeMemory implements MaintenanceApi {
 
   /** Whether the keyword index carries the session column yet (searches in one session use it once it does). */
   indexUpgrade(): IndexUpgradeState {
-    return indexUpgradeState(this.ctx);
+    return load.indexUpgrade().indexUpgradeState(this.ctx);
   }
 
   /**
@@ -310,7 +309,7 @@ export class HomeMemory implements MaintenanceApi {
    * them), resuming where a stopped run left off; search uses the current index until the swap at the end.
    */
   upgradeIndex(options: IndexUpgradeOptions = {}): Promise<IndexUpgradeResult> {
-    return upgradeIndex(this.ctx, options);
+    return load.indexUpgrade().upgradeIndex(this.ctx, options);
   }
 
   /** The LanceDB half of maintain(): compact the message vectors and build or refresh their index. */

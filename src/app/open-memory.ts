@@ -30,6 +30,8 @@ export interface OpenOptions {
   create?: boolean;
   /** What is opening the home, as a refusal in shared mode names it ("history", "the daemon"). */
   command?: string;
+  /** The process runs one short command and exits (see OpenDatabaseOptions.shortLived). */
+  shortLived?: boolean;
 }
 
 /** Background work found no home at `home` (removed meanwhile); it creates none. */
@@ -51,7 +53,7 @@ export function openMemory(options: OpenOptions = {}): HomeMemory {
   if (config.archive.url.trim()) throw new NotInSharedModeError({ command: options.command ?? "this command" });
   ensureDir(paths.home);
   ensureDir(paths.sessions);
-  const db = openDatabase(paths.db);
+  const db = openDatabase(paths.db, { shortLived: options.shortLived });
   const ctx = { paths, config, db, now: options.now ?? nowNs, env };
   finishPendingRemovals(ctx); // an rm-message a crash interrupted
   return new HomeMemory(ctx, { drain: options.drain, embedder: options.embedder });

@@ -1,8 +1,10 @@
 // The shape of one CLI command module, and the preamble every command shares: parse, --help, positionals, open, close.
 import type { HomeMemory } from "../app/memory-api.ts";
 import { openMemory } from "../app/open-memory.ts";
-import { openSharedHome, sharedArchiveUrl } from "../app/shared/open-shared.ts";
 import type { SharedHome } from "../app/shared/shared-home.ts";
+import { homePaths, resolveHome } from "../config/home.ts";
+import { loadConfig } from "../config/load.ts";
+import type { Config } from "../config/schema.ts";
 import { assertSessionId } from "../shared/session-id.ts";
 import { bool, expectPositionals, leadingOptions, parseArgs, type FlagSpecs, type Parsed } from "./args.ts";
 import { CommandUsageError } from "./usage-errors.ts";
@@ -24,6 +26,8 @@ export interface CommandSpec {
   session?: boolean;
   /** Checks of the flags that must fail before the home is opened (or created). */
   check?: (p: Parsed, args: string[]) => void;
+  /** It may read or write many rows (a JSONL stdin): the database keeps its large page cache. */
+  bulk?: boolean;
 }
 
 /** The spec of a command whose one positional is a session id (checked before the home is opened). */
@@ -36,9 +40,15 @@ export function sessionSpec(
   return { name, usage, flags, positionals: ["SESSION"], session: true, ...extra };
 }
 
-export function openFromFlags(p: Parsed, command?: string): HomeMemory {
+export function openFromFlags(p: Parsed, command?: string, config?: Config, shortLived = false): HomeMemory {
   // A CLI writer hands embedding to a detached drain: it exits at once and never loads LanceDB.
-  return openMemory({ home: p.flags.home as string | undefined, drain: "detached", ...(command ? { command } : {}) });
+  return openMemory({
+    home: p.flags.home as string | undefined,
+    drain: "detached",
+    ...(command ? { command } : {}),
+    ...(config ? { config } : {}),
+    shortLived,
+  });
 }
 
 /** `--help` text for a command, printed to stdout. */
@@ -117,14 +127,27 @@ export function withAnyHome(
   argv: readonly string[],
   body: (api: AnyHome, p: Parsed, args: string[]) => number | Promise<number>,
 ): Promise<number> {
-  return runCommand(spec, argv, (p, args) => usingAnyHome(p, spec.name, (api) => body(api, p, args)));
+  return runCommand(spec, argv, (p, args) =>
+    usingAnyHome(p, spec.name, (api) => body(api, p, args), spec.bulk !== true),
+  );
 }
 
-/** Run `body` with the home open (the shared memory when an archive URL is configured) and close it after. */
-export async function usingAnyHome<T>(p: Parsed, command: string, body: (api: AnyHome) => T | Promise<T>): Promise<T> {
+/**
+ * Run `body` with the home open (the shared memory when an archive URL is configured) and close it after.
+ * config.toml is read once; shared mode's code (PostgreSQL, the shared vectors) loads only when configured.
+ * `shortLived`: the command reads and writes a few rows (see OpenDatabaseOptions.shortLived).
+ */
+export async function usingAnyHome<T>(
+  p: Parsed,
+  command: string,
+  body: (api: AnyHome) => T | Promise<T>,
+  shortLived = true,
+): Promise<T> {
   const home = p.flags.home as string | undefined;
-  if (sharedArchiveUrl({ home }) === undefined) return using(openFromFlags(p, command), body);
-  const api = await openSharedHome({ home });
+  const config = loadConfig(homePaths(resolveHome(home, process.env)).config, process.env);
+  if (!config.archive.url.trim()) return using(openFromFlags(p, command, config, shortLived), body);
+  const { openSharedHome } = await import("../app/shared/open-shared.ts");
+  const api = await openSharedHome({ home, config });
   try {
     return await body(api);
   } finally {

@@ -125,6 +125,8 @@ function tomlSyntax(err: unknown): { detail: string; line?: number; column?: num
 }
 
 export function loadConfig(file: string, env: Record<string, string | undefined> = process.env): Config {
+  const overrides = envOverrides(env);
+  const overridden = Object.keys(overrides).length > 0;
   let fromFile: Table = {};
   let text: string | undefined;
   try {
@@ -142,10 +144,8 @@ export function loadConfig(file: string, env: Record<string, string | undefined>
     }
     const checked = validateConfig(fromFile, file);
     if (urlHasPassword(checked.archive.url)) throw new ConfigError({ problem: "archive-password", source: file });
+    // Without overrides the file's validation is the config's: it runs once.
+    if (!overridden) return checked;
   }
-  const overrides = envOverrides(env);
-  return validateConfig(
-    merge(fromFile, overrides),
-    Object.keys(overrides).length ? `${file} + MEMVOY_* environment` : file,
-  );
+  return validateConfig(merge(fromFile, overrides), overridden ? `${file} + MEMVOY_* environment` : file);
 }

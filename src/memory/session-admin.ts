@@ -1,5 +1,6 @@
 // reset (history + archive + vectors; the summary survives unless --all) and rm (everything of a session).
-import { existsSync, readdirSync, rmSync } from "node:fs";
+import { existsSync, lstatSync, readdirSync, rmSync } from "node:fs";
+import { join } from "node:path";
 import { namedError } from "../shared/errors.ts";
 import { assertSessionId } from "../shared/session-id.ts";
 import { refuseSessionSymlinks } from "../storage/history/no-symlink.ts";
@@ -98,11 +99,23 @@ function forgetSummaryRows(ctx: MemoryContext, session: string, usageToo = false
   if (usageToo) deleteSessionUsage(ctx.db, session);
 }
 
-/** Session folders on disk (valid ids only). */
-export function sessionDirs(ctx: MemoryContext): string[] {
+const SESSION_DIR = /^[A-Za-z0-9_-][A-Za-z0-9._-]{0,127}$/;
+
+/**
+ * Session folders on disk (valid ids only). With `known`, those ids are left out unchecked: only the names
+ * are listed and the others looked at (far cheaper than a typed listing of a thousand folders).
+ */
+export function sessionDirs(ctx: MemoryContext, known?: ReadonlySet<string>): string[] {
   try {
+    if (known)
+      return readdirSync(ctx.paths.sessions).filter(
+        (name) =>
+          !known.has(name) &&
+          SESSION_DIR.test(name) &&
+          lstatSync(join(ctx.paths.sessions, name), { throwIfNoEntry: false })?.isDirectory() === true,
+      );
     return readdirSync(ctx.paths.sessions, { withFileTypes: true })
-      .filter((d) => d.isDirectory() && /^[A-Za-z0-9_-][A-Za-z0-9._-]{0,127}$/.test(d.name))
+      .filter((d) => d.isDirectory() && SESSION_DIR.test(d.name))
       .map((d) => d.name);
   } catch {
     return [];

@@ -31,13 +31,19 @@ were stored and where to resume.
 /** Lines stored in one all-or-nothing step. */
 export const ATOMIC_BATCH = 100_000;
 
-const spec = sessionSpec("add", usage, {
-  role: { type: "string" },
-  content: { type: "string" },
-  at: { type: "string" },
-  sender: { type: "string" },
-  "idempotency-key": { type: "string" },
-});
+// JSONL on stdin may append many messages: the large page cache stays.
+const spec = sessionSpec(
+  "add",
+  usage,
+  {
+    role: { type: "string" },
+    content: { type: "string" },
+    at: { type: "string" },
+    sender: { type: "string" },
+    "idempotency-key": { type: "string" },
+  },
+  { bulk: true },
+);
 
 export function run(argv: readonly string[]): Promise<number> {
   return withAnyHome(spec, argv, async (api, p, [session]) => {

@@ -31,6 +31,11 @@ export function listSessionRows(db: Database): SessionRow[] {
   return (db.query(`SELECT ${COLUMNS} FROM sessions`).all() as Raw[]).map(toRow);
 }
 
+/** Every session's id (no counts: cheaper than listSessionRows). */
+export function listSessionIds(db: Database): string[] {
+  return (db.query("SELECT id FROM sessions").values() as [string][]).map((r) => r[0]);
+}
+
 export function getSessionRow(db: Database, id: string): SessionRow | undefined {
   const r = db.query(`SELECT ${COLUMNS} FROM sessions WHERE id = ?`).get(id) as Raw | null;
   return r ? toRow(r) : undefined;

@@ -27,8 +27,12 @@ const shortCap = (db: Database, limit: number) => {
 };
 /** Candidates checked at most before giving up (the caller scans instead). */
 const MAX_CHECKED = 20_000;
-/** A session's tier of at most this many rows is scanned: as fast as the index, and bounded. */
-const SMALL_SESSION = 20_000;
+/**
+ * A tier of at most this many rows (a session's, or the recent tier across sessions) is scanned: as fast as
+ * the index, and bounded. The index holds every tier: asking it for the few recent rows of a mostly
+ * archived home walks the archived rows' matches too (and reads cold row lists in a fresh process).
+ */
+export const SCANNED_TIER = { rows: 20_000 };
 /** The newest limit × this many rows of the scope are checked first for short needles. */
 const PROBE_FACTOR = 20;
 /** Trigrams of the needles used at most (spread over them): more only make the expression longer. */
@@ -54,7 +58,7 @@ export function substringMatches(
   limit: number,
   select: readonly string[] = needles,
 ): StoredMessage[] | undefined {
-  if (needles.length === 0 || !trigramReady(db) || smallSession(db, scope)) return undefined;
+  if (needles.length === 0 || !trigramReady(db) || smallTier(db, scope)) return undefined;
   const grams = select.map(chars);
   const long = grams.filter((g) => g.length >= 3);
   const lowered = needles.map((n) => n.toLowerCase());
@@ -154,12 +158,27 @@ function checkInChunks(
   return out;
 }
 
-function smallSession(db: Database, scope: SubstringScope): boolean {
-  if (scope.session === undefined) return false;
+function smallTier(db: Database, scope: SubstringScope): boolean {
+  if (scope.session === undefined) return scope.recent && smallRecentTier(db);
   const r = db
     .query("SELECT count(*) AS n FROM (SELECT 1 FROM messages WHERE session_id = ? AND recent = ? LIMIT ?)")
-    .get(scope.session, scope.recent ? 1 : 0, SMALL_SESSION + 1) as { n: bigint };
-  return Number(r.n) <= SMALL_SESSION;
+    .get(scope.session, scope.recent ? 1 : 0, SCANNED_TIER.rows + 1) as { n: bigint };
+  return Number(r.n) <= SCANNED_TIER.rows;
+}
+
+/**
+ * Whether the recent tier across sessions holds at most SCANNED_TIER rows. With nothing archived (compaction,
+ * the only way out of the tier, always writes message_meta) it is the whole table, whose size max(seq)
+ * bounds; else its partial index is counted, up to the bound.
+ */
+function smallRecentTier(db: Database): boolean {
+  const archived = db.query("SELECT 1 FROM message_meta LIMIT 1").get() !== null;
+  const r = archived
+    ? db
+        .query("SELECT count(*) AS n FROM (SELECT 1 FROM messages INDEXED BY messages_recent WHERE recent = 1 LIMIT ?)")
+        .get(SCANNED_TIER.rows + 1)
+    : db.query("SELECT coalesce(max(seq), 0) AS n FROM messages").get();
+  return Number((r as { n: bigint }).n) <= SCANNED_TIER.rows;
 }
 
 /**
