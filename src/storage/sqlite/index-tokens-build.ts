@@ -84,7 +84,7 @@ export async function buildTokenCounts(db: Database, options: TokenBuildOptions 
   const state = tokenBuildState(db);
   out.done = state.done;
   if (!state.done && cursorOf(db)) {
-    const batch = Math.max(1, options.batch ?? 2000);
+    const batch = Math.max(1, options.batch ?? 500);
     let counted = state.copied;
     while (!options.signal?.aborted) {
       const t = performance.now();

@@ -135,7 +135,9 @@ function windowJoin(db: Database, match: string, size: number, f: WindowFilter, 
   const args: SqlArg[] = [...w.args];
   const indexFirst = f.recent === true && hasArchived(db, f.session);
   const tokens = windowTokensSql(db, ftsHasSession(db));
-  let sql = `SELECT ${cols(tokens)} FROM (${w.sql}) w JOIN messages m${indexFirst ? " INDEXED BY messages_recent_text" : ""} ON m.seq = w.s WHERE 1`;
+  // CROSS JOIN keeps the window's order (rowid, newest first), which ties in ranking follow; a plain join may
+  // read a session's rows first and look each up in the window instead.
+  let sql = `SELECT ${cols(tokens)} FROM (${w.sql}) w CROSS JOIN messages m${indexFirst ? " INDEXED BY messages_recent_text" : ""} ON m.seq = w.s WHERE 1`;
   // A literal tier, so that the planner may use the partial index.
   if (f.recent !== undefined) sql += f.recent ? " AND m.recent = 1" : " AND m.recent = 0";
   sql = andWhere(sql, args, "m.session_id = ?", f.session);
