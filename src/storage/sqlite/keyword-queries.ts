@@ -6,7 +6,7 @@ import { ftsHasSession, sessionToken } from "./fts-upgrade.ts";
 import type { MessageFilter } from "../../shared/time-filter.ts";
 import { MESSAGE_COLUMNS, toStored } from "./messages-repo.ts";
 import { andFilter } from "./message-filter-sql.ts";
-import { cachedRecentScan } from "./recent-text-cache.ts";
+import { cachedRecentRows, cachedRecentScan } from "./recent-text-cache.ts";
 import { substringMatches } from "./substring-queries.ts";
 import { writeStamp } from "./write-stamp.ts";
 import { windowTokensSql } from "./index-tokens.ts";
@@ -354,6 +354,31 @@ export function scanRecent(
       ? `SELECT ${COLS} FROM messages m WHERE ${where} ORDER BY m.seq DESC LIMIT ?`
       : `SELECT ${COLS} FROM messages m WHERE m.seq IN (SELECT seq FROM messages INDEXED BY messages_recent_text WHERE ${where} ORDER BY seq DESC LIMIT ?) ORDER BY m.seq DESC`;
   return (db.query(sql).all(...args) as Row[]).map(toStored);
+}
+
+/**
+ * scanRecent's rows across sessions read from the recent text held in memory, when it answers for these
+ * needles: rows as ranking reads them (no message is read; the caller loads those it returns), each with its
+ * text, ASCII letters in lower case (what LIKE compares). Undefined when scanRecent must run instead.
+ */
+export function recentTextMatches(
+  db: Database,
+  needles: readonly string[],
+  f: KeywordFilter,
+  limit: number,
+): { row: WindowText; text: string }[] | undefined {
+  if (f.session !== undefined || needles.some(foldsBeyondAscii)) return undefined;
+  return cachedRecentRows(db, needles, f, limit)?.map((r) => {
+    const row: WindowText = {
+      seq: r.seq,
+      recent: true,
+      sendAt: r.sendAt,
+      lower: NON_ASCII.test(r.text) ? r.text.toLowerCase() : r.text,
+      tokens: 0,
+    };
+    if (r.sender !== null) row.sender = r.sender;
+    return { row, text: r.text };
+  });
 }
 
 /** A session's recent rows (the `where` built by scanRecent) holding every needle in Unicode lower case, newest first. */
