@@ -65,7 +65,9 @@ async function ranked(home: string): Promise<unknown[]> {
     const out: unknown[] = [];
     for (const q of QUERIES)
       for (const session of [undefined, "beta"])
-        out.push((await api.search({ query: q, session, limit: 30 })).hits.map((h) => [h.message.id, h.score, h.snippet]));
+        out.push(
+          (await api.search({ query: q, session, limit: 30 })).hits.map((h) => [h.message.id, h.score, h.snippet]),
+        );
     return out;
   } finally {
     api.close();

@@ -17,13 +17,14 @@ interface Cursor {
   done: boolean;
 }
 
+/** The build's cursor; undefined on a home without the column (a read-only connection to an older home). */
 function cursorOf(db: Database): Cursor | undefined {
   if (!hasTokenColumn(db)) return undefined;
-  const r = db.query("SELECT cursor, done FROM index_tokens_build WHERE id = 1").get() as {
-    cursor: bigint | number;
-    done: bigint | number;
-  } | null;
-  return r ? { cursor: BigInt(r.cursor), done: Number(r.done) === 1 } : undefined;
+  const row = db.query("SELECT cursor, done FROM index_tokens_build WHERE id = 1").values()[0] as
+    | [bigint | number, bigint | number]
+    | undefined;
+  if (row === undefined) return undefined;
+  return { cursor: BigInt(row[0]), done: Number(row[1]) === 1 };
 }
 
 const messagesUpTo = (db: Database, seq?: bigint) =>
