@@ -162,7 +162,7 @@ async function upgradeIfOld(home: string, what: string): Promise<void> {
     log(`keyword: upgrading the keyword index of the ${what} home`);
     const r = await api.upgradeIndex();
     rows.push({
-      name: `search index upgrades (session column, substring index), ${what} home: ${r.copied} rows indexed`,
+      name: `search index upgrades (session column, substring index, token counts), ${what} home: ${r.copied} rows indexed`,
       value: `${(r.ms / 1000).toFixed(1)} s, longest write ${fmtMs(r.longestStepMs)}`,
     });
   } finally {

@@ -1,6 +1,7 @@
 // The search index upgrades as the daemon and `memvoy doctor --migrate` run them, in short steps, resumable,
 // while writes and searches go on: the keyword index's session token per row (src/storage/sqlite/fts-upgrade.ts),
-// then the substring index's build (src/storage/sqlite/substring-index-build.ts). Progress counts both.
+// then the substring index's build (src/storage/sqlite/substring-index-build.ts), then each row's length in
+// index tokens (src/storage/sqlite/index-tokens-build.ts). Progress counts all three.
 import type { MemoryContext } from "./memory-context.ts";
 import {
   ftsUpgradeState,
@@ -10,6 +11,7 @@ import {
   type FtsUpgradeState,
 } from "../storage/sqlite/fts-upgrade.ts";
 import { buildTrigram, trigramBuildState } from "../storage/sqlite/substring-index-build.ts";
+import { buildTokenCounts, tokenBuildState } from "../storage/sqlite/index-tokens-build.ts";
 
 export type IndexUpgradeState = FtsUpgradeState;
 export type IndexUpgradeOptions = FtsUpgradeOptions;
@@ -18,25 +20,38 @@ export type IndexUpgradeResult = FtsUpgradeResult;
 export function indexUpgradeState(ctx: MemoryContext): IndexUpgradeState {
   const fts = ftsUpgradeState(ctx.db);
   const tri = trigramBuildState(ctx.db);
-  return { done: fts.done && tri.done, copied: fts.copied + tri.copied, total: fts.total + tri.total };
+  const tok = tokenBuildState(ctx.db);
+  return {
+    done: fts.done && tri.done && tok.done,
+    copied: fts.copied + tri.copied + tok.copied,
+    total: fts.total + tri.total + tok.total,
+  };
 }
 
 export async function upgradeIndex(ctx: MemoryContext, options: IndexUpgradeOptions = {}): Promise<IndexUpgradeResult> {
   const ftsTotal = ftsUpgradeState(ctx.db).total;
   const triTotal = trigramBuildState(ctx.db).total;
+  const tokTotal = tokenBuildState(ctx.db).total;
   const fts = await upgradeFts(ctx.db, {
     ...options,
-    progress: (done, total) => options.progress?.(done, total + triTotal),
+    progress: (done, total) => options.progress?.(done, total + triTotal + tokTotal),
   });
   if (!fts.done) return fts;
   const tri = await buildTrigram(ctx.db, {
     ...options,
-    progress: (done, total) => options.progress?.(ftsTotal + done, ftsTotal + total),
+    progress: (done, total) => options.progress?.(ftsTotal + done, ftsTotal + total + tokTotal),
   });
-  return {
-    done: tri.done,
-    copied: fts.copied + tri.copied,
-    longestStepMs: Math.max(fts.longestStepMs, tri.longestStepMs),
-    ms: fts.ms + tri.ms,
-  };
+  // Each step goes over the messages: the upgrade's count is the most messages one step went through.
+  const sum = (a: IndexUpgradeResult, b: IndexUpgradeResult): IndexUpgradeResult => ({
+    done: b.done,
+    copied: Math.max(a.copied, b.copied),
+    longestStepMs: Math.max(a.longestStepMs, b.longestStepMs),
+    ms: a.ms + b.ms,
+  });
+  if (!tri.done) return sum(fts, tri);
+  const tok = await buildTokenCounts(ctx.db, {
+    ...options,
+    progress: (done, total) => options.progress?.(ftsTotal + triTotal + done, ftsTotal + triTotal + total),
+  });
+  return sum(sum(fts, tri), tok);
 }

@@ -11,6 +11,7 @@ import {
   indexStats,
   rankWindow,
   scanArchive,
+  recentTextMatches,
   scanRecent,
   windowRows,
   windowTexts,
@@ -103,7 +104,8 @@ export function keywordSearch(db: Db, o: KeywordOptions): SearchHit[] {
       );
       for (const m of rows.slice(0, limit)) add(m, m.recent ? "recent" : "archive", 0.5);
     }
-    if (hits.size < limit) for (const [m, q] of recentMatches(db, terms, filter, limit, o.now)) add(m, "recent", q);
+    if (hits.size < limit)
+      for (const [m, q] of recentMatches(db, terms, filter, limit, o.now, symbols.length === 0)) add(m, "recent", q);
     return finish([...hits.values()].sort((a, b) => Number(b.row.sendAt - a.row.sendAt) || b.score - a.score));
   }
 
@@ -142,7 +144,9 @@ export function keywordSearch(db: Db, o: KeywordOptions): SearchHit[] {
     for (const { r, s } of load(all, false, false).slice(0, limit)) add(r, "archive", archiveScore(s));
   if (any && archived && hits.size < limit)
     for (const { r, s } of load(any, true, false).slice(0, limit)) add(r, "archive", archiveScore(s) * 0.6);
-  const substring = new Map(recentMatches(db, terms, filter, limit, o.now).map(([m, q]) => [m.seq, { m, q }]));
+  const substring = new Map(
+    recentMatches(db, terms, filter, limit, o.now, symbols.length === 0).map(([m, q]) => [m.seq, { m, q }]),
+  );
   if (o.rankRecent !== false && (any ?? all)) {
     // Match quality on recent rows: bm25 over any term, lifted when every term is there verbatim.
     for (const { r, s } of load((any ?? all)!, any !== undefined, true).slice(0, limit * 2)) {
@@ -212,23 +216,31 @@ export function rankRecentRows(
   });
 }
 
-/** Recent rows containing every content term, scored by match quality and recency. */
+/**
+ * Recent rows containing every content term, scored by match quality and recency. From the recent text held
+ * in memory when it answers (`light`: a query without symbols, whose hits need not carry their content).
+ */
 function recentMatches(
   db: Db,
   terms: readonly QueryTerm[],
   filter: KeywordFilter,
   limit: number,
   now: bigint,
-): [StoredMessage, number][] {
+  light = false,
+): [Candidate["row"], number][] {
   const content = terms.filter((t) => !t.stop);
   const needles = (content.length ? content : terms).map((t) => t.text);
-  const rows = scanRecent(db, needles, filter, Math.max(limit * 5, 50));
+  const size = Math.max(limit * 5, 50);
+  // A row's text for the checks below: its content, or that with ASCII letters in lower case, the same to them.
+  const rows =
+    (light ? recentTextMatches(db, needles, filter, size) : undefined) ??
+    scanRecent(db, needles, filter, size).map((m) => ({ row: m as Candidate["row"], text: m.content }));
   const phrase = terms.map((t) => t.text).join(" ");
-  const out: [StoredMessage, number][] = [];
-  for (const m of rows) {
-    const lower = m.content.toLowerCase();
+  const out: [Candidate["row"], number][] = [];
+  for (const { row: m, text } of rows) {
+    const lower = text.toLowerCase();
     if (!needles.every((n) => lower.includes(n))) continue;
-    const whole = hasMatch(m.content, terms);
+    const whole = hasMatch(text, terms);
     let q = 0.55;
     if (whole) q = 0.7;
     if (terms.length > 1 && lower.includes(phrase)) q = 0.85;

@@ -5,6 +5,7 @@ import type { Database } from "bun:sqlite";
 import { searchForm } from "../../shared/search-form.ts";
 import upgradeSql from "./upgrades/fts-session.sql" with { type: "text" };
 import { deleteTrigramRows, trigramWriter } from "./substring-index.ts";
+import { tokenCountWriter } from "./index-tokens.ts";
 
 const NAME = "fts-session";
 
@@ -28,14 +29,17 @@ export function ftsHasSession(db: Database): boolean {
 
 /**
  * Writes a message's index rows: its searchable form, plus its session token once the index has that
- * column; and its substring index row (substring-index.ts). Call inside the write transaction.
+ * column; its length in index tokens (index-tokens.ts); and its substring index row (substring-index.ts).
+ * Call inside the write transaction.
  */
 export function messageFtsWriter(db: Database): (seq: bigint, content: string, session: string) => void {
   const trigram = trigramWriter(db);
+  const tokens = tokenCountWriter(db);
   if (!ftsHasSession(db)) {
     const plain = db.query("INSERT INTO messages_fts (rowid, body) VALUES (?, ?)");
     return (seq, content) => {
       plain.run(seq, searchForm(content));
+      tokens(seq);
       trigram(seq, content);
     };
   }
@@ -44,6 +48,7 @@ export function messageFtsWriter(db: Database): (seq: bigint, content: string, s
   return (seq, content, session) => {
     if (last?.[0] !== session) last = [session, sessionToken(session)];
     fts.run(seq, searchForm(content), last[1]);
+    tokens(seq);
     trigram(seq, content);
   };
 }

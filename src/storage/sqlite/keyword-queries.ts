@@ -6,9 +6,10 @@ import { ftsHasSession, sessionToken } from "./fts-upgrade.ts";
 import type { MessageFilter } from "../../shared/time-filter.ts";
 import { MESSAGE_COLUMNS, toStored } from "./messages-repo.ts";
 import { andFilter } from "./message-filter-sql.ts";
-import { cachedRecentScan } from "./recent-text-cache.ts";
+import { cachedRecentRows, cachedRecentScan } from "./recent-text-cache.ts";
 import { substringMatches } from "./substring-queries.ts";
 import { writeStamp } from "./write-stamp.ts";
+import { windowTokensSql } from "./index-tokens.ts";
 
 export interface KeywordFilter extends MessageFilter {
   session?: string;
@@ -119,19 +120,24 @@ function fitsWindow(db: Database, session: string | undefined, from: bigint, siz
 }
 
 /**
- * The newest `size` matches (windowSql) joined to their rows and FTS5 docsize, filtered, as SQL selecting
- * `cols` (table alias m, docsize d). Recent rows are read from the covering index messages_recent_text when
- * the filter needs nothing else: a far smaller b-tree than the table.
+ * The newest `size` matches (windowSql) joined to their rows, filtered, as SQL selecting `cols` (table alias
+ * m; `cols` is given the SQL of the row's length in index tokens, see windowTokensSql). A recent window beside
+ * archived rows looks each match up in the index messages_recent_text first (a far smaller b-tree than the
+ * table when the tier is small), so that only recent rows are read from the table; with no archived row in
+ * scope, that lookup would only add to the table's.
  */
-function windowJoin(db: Database, match: string, size: number, f: WindowFilter, cols: string) {
+function windowJoin(db: Database, match: string, size: number, f: WindowFilter, cols: (tokens: string) => string) {
   const from = f.recent === true ? oldestRecent(db, f.session) : 0n;
   if (from === undefined) return undefined;
   // Bounded at the oldest recent row, a recent window holds the same recent rows as the unbounded one.
   const w = windowSql(db, match, f.session, size, from, fitsWindow(db, f.session, from, size));
   if (!w) return undefined;
   const args: SqlArg[] = [...w.args];
-  const covered = f.recent === true && f.role === undefined && f.sender === undefined && !cols.includes("m.id");
-  let sql = `SELECT ${cols} FROM (${w.sql}) w JOIN messages m${covered ? " INDEXED BY messages_recent_text" : ""} ON m.seq = w.s LEFT JOIN messages_fts_docsize d ON d.id = w.s WHERE 1`;
+  const indexFirst = f.recent === true && hasArchived(db, f.session);
+  const tokens = windowTokensSql(db, ftsHasSession(db));
+  // CROSS JOIN keeps the window's order (rowid, newest first), which ties in ranking follow; a plain join may
+  // read a session's rows first and look each up in the window instead.
+  let sql = `SELECT ${cols(tokens)} FROM (${w.sql}) w CROSS JOIN messages m${indexFirst ? " INDEXED BY messages_recent_text" : ""} ON m.seq = w.s WHERE 1`;
   // A literal tier, so that the planner may use the partial index.
   if (f.recent !== undefined) sql += f.recent ? " AND m.recent = 1" : " AND m.recent = 0";
   sql = andWhere(sql, args, "m.session_id = ?", f.session);
@@ -139,8 +145,9 @@ function windowJoin(db: Database, match: string, size: number, f: WindowFilter, 
   return { sql, args };
 }
 
-/** The sum of a docsize record's varints (one-byte varints, the usual case, are summed as they are). */
-function docTokens(sz: Uint8Array | null): number {
+/** A row's length in index tokens: counted already, or the sum of its docsize record's varints (one-byte varints, the usual case, are summed as they are). */
+function docTokens(sz: Uint8Array | bigint | number | null): number {
+  if (typeof sz === "bigint" || typeof sz === "number") return Number(sz);
   if (!sz) return 0;
   let sum = 0;
   // An indexed loop: an iterator per row costs more in a fresh process, which runs it unoptimised.
@@ -157,9 +164,9 @@ function docTokens(sz: Uint8Array | null): number {
  * same statement as the match (rows deleted since they were indexed are absent).
  */
 export function windowRows(db: Database, match: string, size: number, f: WindowFilter): WindowRow[] {
-  const w = windowJoin(db, match, size, f, `${COLS}, d.sz AS sz`);
+  const w = windowJoin(db, match, size, f, (tokens) => `${COLS}, ${tokens} AS sz`);
   if (!w) return [];
-  return (db.query(w.sql).all(...w.args) as (Row & { sz: Uint8Array | null })[]).map((r) => ({
+  return (db.query(w.sql).all(...w.args) as (Row & { sz: Uint8Array | bigint | null })[]).map((r) => ({
     message: toStored(r),
     tokens: docTokens(r.sz),
   }));
@@ -192,10 +199,10 @@ export function windowTexts(db: Database, match: string, size: number, f: Window
     match,
     size,
     f,
-    `m.seq, m.recent, m.send_at, lower(m.content), d.sz, m.sender${content ? ", m.content" : ""}`,
+    (tokens) => `m.seq, m.recent, m.send_at, lower(m.content), ${tokens}, m.sender${content ? ", m.content" : ""}`,
   );
   if (!w) return [];
-  type Row = [bigint, bigint, bigint, string, Uint8Array | null, string | null, string?];
+  type Row = [bigint, bigint, bigint, string, Uint8Array | bigint | null, string | null, string?];
   return (db.query(w.sql).values(...w.args) as Row[]).map((r) => {
     const t: WindowText = {
       seq: r[0],
@@ -347,6 +354,31 @@ export function scanRecent(
       ? `SELECT ${COLS} FROM messages m WHERE ${where} ORDER BY m.seq DESC LIMIT ?`
       : `SELECT ${COLS} FROM messages m WHERE m.seq IN (SELECT seq FROM messages INDEXED BY messages_recent_text WHERE ${where} ORDER BY seq DESC LIMIT ?) ORDER BY m.seq DESC`;
   return (db.query(sql).all(...args) as Row[]).map(toStored);
+}
+
+/**
+ * scanRecent's rows across sessions read from the recent text held in memory, when it answers for these
+ * needles: rows as ranking reads them (no message is read; the caller loads those it returns), each with its
+ * text, ASCII letters in lower case (what LIKE compares). Undefined when scanRecent must run instead.
+ */
+export function recentTextMatches(
+  db: Database,
+  needles: readonly string[],
+  f: KeywordFilter,
+  limit: number,
+): { row: WindowText; text: string }[] | undefined {
+  if (f.session !== undefined || needles.some(foldsBeyondAscii)) return undefined;
+  return cachedRecentRows(db, needles, f, limit)?.map((r) => {
+    const row: WindowText = {
+      seq: r.seq,
+      recent: true,
+      sendAt: r.sendAt,
+      lower: NON_ASCII.test(r.text) ? r.text.toLowerCase() : r.text,
+      tokens: 0,
+    };
+    if (r.sender !== null) row.sender = r.sender;
+    return { row, text: r.text };
+  });
 }
 
 /** The recent rows in scope (the `where` built by scanRecent) holding every needle in Unicode lower case, newest first. */

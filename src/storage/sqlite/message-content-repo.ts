@@ -4,6 +4,7 @@ import type { Database } from "bun:sqlite";
 import { searchForm } from "../../shared/search-form.ts";
 import { deleteFtsRows, ftsHasSession, sessionToken } from "./fts-upgrade.ts";
 import { trigramWriter } from "./substring-index.ts";
+import { tokenCountWriter } from "./index-tokens.ts";
 
 /** Replace one message's content; false when the session holds no message with this id. */
 export function replaceMessageContent(db: Database, session: string, id: string, content: string): boolean {
@@ -24,6 +25,7 @@ export function replaceMessageContent(db: Database, session: string, id: string,
   if (ftsHasSession(db))
     db.query("INSERT INTO messages_fts (rowid, body, sess) VALUES (?, ?, ?)").run(row.seq, body, sessionToken(session));
   else db.query("INSERT INTO messages_fts (rowid, body) VALUES (?, ?)").run(row.seq, body);
+  tokenCountWriter(db)(row.seq);
   if (copied)
     db.query("INSERT INTO messages_fts_next (rowid, body, sess) VALUES (?, ?, ?)").run(
       row.seq,

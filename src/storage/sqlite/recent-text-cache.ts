@@ -124,6 +124,42 @@ export function cachedRecentScan(
   f: MessageFilter,
   limit: number,
 ): bigint[] | undefined {
+  const found = matchingRows(db, needles, f, limit);
+  return found?.rows.map((i) => found.r.seq[i]!);
+}
+
+/** A row cachedRecentScan selects, with what ranking reads of it. */
+export interface CachedRecentRow {
+  seq: bigint;
+  sendAt: bigint;
+  sender: string | null;
+  /** The content with ASCII letters in lower case only. */
+  text: string;
+}
+
+/** cachedRecentScan's rows themselves, read from memory (no row of the table is read). */
+export function cachedRecentRows(
+  db: Database,
+  needles: readonly string[],
+  f: MessageFilter,
+  limit: number,
+): CachedRecentRow[] | undefined {
+  const found = matchingRows(db, needles, f, limit);
+  return found?.rows.map((i) => ({
+    seq: found.r.seq[i]!,
+    sendAt: found.r.sendAt[i]!,
+    sender: found.r.sender[i]!,
+    text: found.r.text[i]!,
+  }));
+}
+
+/** The cache and the indexes in it of cachedRecentScan's rows; undefined without a cache for this state. */
+function matchingRows(
+  db: Database,
+  needles: readonly string[],
+  f: MessageFilter,
+  limit: number,
+): { r: RecentText; rows: number[] } | undefined {
   const stamp = stampOf(db);
   let s = states.get(db);
   if (!s || s.stamp !== stamp) {
@@ -148,10 +184,10 @@ export function cachedRecentScan(
     (f.role === undefined || r.role[i] === f.role) &&
     (f.sender === undefined || r.sender[i] === f.sender) &&
     lowered.every((n) => r.text[i]!.includes(n));
-  const out: bigint[] = [];
+  const out: number[] = [];
   if (lowered.some((n) => n === "" || n.includes(SEP))) {
-    for (let i = 0; i < r.seq.length && out.length < limit; i++) if (pass(i)) out.push(r.seq[i]!);
-    return out;
+    for (let i = 0; i < r.seq.length && out.length < limit; i++) if (pass(i)) out.push(i);
+    return { r, rows: out };
   }
   // Rows holding every needle, newest first, found by native byte searches over the joined texts: each
   // needle jumps to its next row at or after the current one, until all land in the same row (then
@@ -168,8 +204,8 @@ export function cachedRecentScan(
         continue scan;
       }
     }
-    if (pass(row)) out.push(r.seq[row]!);
+    if (pass(row)) out.push(row);
     row++;
   }
-  return out;
+  return { r, rows: out };
 }

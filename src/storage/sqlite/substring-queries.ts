@@ -128,7 +128,11 @@ function walkTrigrams(
   return checkInChunks(rowids, db, scope, limit, holds, MAX_CHECKED);
 }
 
-/** Fetch and check candidate seqs (newest first) in growing chunks; undefined past `max` checked. */
+/**
+ * Fetch and check candidate seqs (newest first) in growing chunks; undefined past `max` checked. After the
+ * first chunk, the next one holds about as many candidates as the share passing so far says the matches
+ * still missing need (at most four times the last one), so that few rows are read past the last match.
+ */
 function checkInChunks(
   seqs: Iterable<{ rowid: bigint }>,
   db: Database,
@@ -145,7 +149,8 @@ function checkInChunks(
     for (const m of fetchRows(db, chunk, scope)) if (holds(m) && out.length < limit) out.push(m);
     checked += chunk.length;
     chunk = [];
-    size = Math.min(size * 4, 4096);
+    const needed = out.length > 0 ? Math.ceil(((limit - out.length) * checked * 1.25) / out.length) + 16 : size * 4;
+    size = Math.min(needed, size * 4, 4096);
   };
   for (const r of seqs) {
     chunk.push(r.rowid);

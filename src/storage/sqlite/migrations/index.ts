@@ -7,5 +7,6 @@ import recentScan from "./005-recent-scan.sql" with { type: "text" };
 import v02 from "./006-v0.2.sql" with { type: "text" };
 import v03 from "./007-v0.3.sql" with { type: "text" };
 import v04 from "./008-v0.4.sql" with { type: "text" };
+import v05 from "./009-v0.5.sql" with { type: "text" };
 
-export const MIGRATIONS: readonly string[] = [core, embedding, errorMemory, usage, recentScan, v02, v03, v04];
+export const MIGRATIONS: readonly string[] = [core, embedding, errorMemory, usage, recentScan, v02, v03, v04, v05];

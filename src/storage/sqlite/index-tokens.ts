@@ -1,0 +1,53 @@
+// Each message's length in keyword-index tokens, kept on its row (messages.index_tokens, 009-v0.5.sql): the
+// body column of its FTS5 docsize record, which ranking needs for every row of a match window. Writers count
+// the rows they index; the rows written before are counted by a background build (index-tokens-build.ts).
+import type { Database } from "bun:sqlite";
+
+const known = new WeakMap<Database, { version: bigint; exists: boolean }>();
+
+/** Whether messages has the column (a read-only connection to a home not yet migrated has not). */
+export function hasTokenColumn(db: Database): boolean {
+  const version = (db.query("PRAGMA schema_version").get() as { schema_version: bigint }).schema_version;
+  const k = known.get(db);
+  if (k && k.version === version) return k.exists;
+  const exists = db.query("SELECT 1 FROM pragma_table_xinfo('messages') WHERE name = 'index_tokens'").get() !== null;
+  known.set(db, { version, exists });
+  return exists;
+}
+
+/** The first varint of a docsize record (the body column's token count); undefined for no record. */
+export function bodyTokens(sz: Uint8Array | null | undefined): number | undefined {
+  if (!sz || sz.length === 0) return undefined;
+  let v = 0;
+  for (let i = 0; i < sz.length && i < 9; i++) {
+    const byte = sz[i]!;
+    if (i === 8) return v * 256 + byte;
+    v = v * 128 + (byte & 0x7f);
+    if (!(byte & 0x80)) return v;
+  }
+  return v;
+}
+
+/**
+ * Sets a row's count from its docsize record in messages_fts, right after the writer indexed it (FTS5 writes
+ * docsize at once, unlike its terms); call inside the write transaction. A no-op on a home without the column.
+ */
+export function tokenCountWriter(db: Database): (seq: bigint) => void {
+  if (!hasTokenColumn(db)) return () => {};
+  const read = db.query("SELECT sz FROM messages_fts_docsize WHERE id = ?");
+  const write = db.query("UPDATE messages SET index_tokens = ? WHERE seq = ?");
+  return (seq) => {
+    const n = bodyTokens((read.get(seq) as { sz: Uint8Array } | null)?.sz);
+    write.run(n ?? null, seq);
+  };
+}
+
+/**
+ * SQL for a window row's length in index tokens, every column (what FTS5's docsize sums), from the row `m`:
+ * its count plus the session column's one token once the index has it, or its docsize record (a blob the
+ * caller sums) while the count is missing. Without the column, the docsize record.
+ */
+export function windowTokensSql(db: Database, sessionColumn: boolean): string {
+  const docsize = "(SELECT sz FROM messages_fts_docsize WHERE id = m.seq)";
+  return hasTokenColumn(db) ? `coalesce(m.index_tokens + ${sessionColumn ? 1 : 0}, ${docsize})` : docsize;
+}
