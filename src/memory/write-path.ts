@@ -10,7 +10,13 @@ import { newId } from "../shared/ids.ts";
 import type { MessageRecord } from "../shared/message.ts";
 import { assertSessionId } from "../shared/session-id.ts";
 import { refuseSessionSymlinks } from "../storage/history/no-symlink.ts";
-import { readHistory, serializeRecord, stageHistory, type HistoryDoc } from "../storage/history/history-file.ts";
+import {
+  readHistory,
+  serializeRecord,
+  stageAppend,
+  stageHistory,
+  type HistoryDoc,
+} from "../storage/history/history-file.ts";
 import {
   archiveBefore,
   insertMessages,
@@ -114,20 +120,22 @@ export function appendRecords(
   return withHomeLock(
     ctx,
     () => {
-      const doc = readHistory(file);
+      const doc = readHistory(file, { shared: true });
       const missing = unarchived(ctx, session, doc);
       const built = build();
       const { added, ids, idempotencyKeys } = Array.isArray(built)
         ? { added: built, ids: built.map((r) => r.id), idempotencyKeys: undefined }
         : built;
       if (added.length === 0 && missing.length === 0 && !inTransaction) return { added, ids, compacted: 0, adopted: 0 };
-      const all = doc.records.concat(added);
       const json = new Map(added.map((r) => [r, serializeRecord(r)] as const)); // serialised once, for the size and the file
       let bytes = doc.bytes;
       for (const text of json.values()) bytes += Buffer.byteLength(text) + 2; // recordBytes()
-      const { cut, note } = compactionPlan(all, bytes, ctx.config.limits.max_history_bytes);
-      const kept = cut > 0 ? all.slice(cut) : all;
-      const staged = stageHistory(file, kept, json);
+      const limit = ctx.config.limits.max_history_bytes;
+      // Under the limit (most adds) the records are appended to the cached file, the list never copied.
+      const all = bytes > limit ? doc.records.concat(added) : undefined;
+      const { cut, note } = all ? compactionPlan(all, bytes, limit) : { cut: 0, note: undefined };
+      const kept = all && cut > 0 ? all.slice(cut) : undefined;
+      const staged = kept ? stageHistory(file, kept, json) : stageAppend(file, doc.records, added, json);
       faultPoint("after-history-staged");
       try {
         withWriteLock(ctx.db, () => {
@@ -135,7 +143,7 @@ export function appendRecords(
           insertMessages(ctx.db, session, missing, now);
           insertMessages(ctx.db, session, added, now, idempotencyKeys ? { idempotencyKeys } : undefined);
           inTransaction?.(now);
-          if (cut > 0) {
+          if (kept) {
             const first = kept[0]!;
             archiveBefore(ctx.db, session, seqOfMessage(ctx.db, first.id)!, first.sendAt, now);
           }
