@@ -1,6 +1,7 @@
 // The dual write: append to history.json (atomic) and to the SQLite archive in one step under the home's
 // writer lock; backfill a session the archive has never seen; compact history.json past its byte limit.
-// Order: stage the new history.json (synced temp file), commit SQLite, then rename the file into place.
+// Order: stage the new history.json (a temp file, synced while the archive rows are written), commit SQLite
+// once the temp file is on disk, then rename the file into place.
 // A failure before the SQLite commit (full disk included) leaves both stores as they were; a crash between
 // the commit and the rename is rolled forward from SQLite by the next writer (see home-lock.ts).
 import { existsSync } from "node:fs";
@@ -135,8 +136,12 @@ export function appendRecords(
       const all = bytes > limit ? doc.records.concat(added) : undefined;
       const { cut, note } = all ? compactionPlan(all, bytes, limit) : { cut: 0, note: undefined };
       const kept = all && cut > 0 ? all.slice(cut) : undefined;
-      const staged = kept ? stageHistory(file, kept, json) : stageAppend(file, doc.records, added, json);
-      faultPoint("after-history-staged");
+      // The file's fdatasync runs on another thread while the archive rows are written; the transaction
+      // commits only once the file is on disk (a failed sync rolls it back).
+      const syncLater = { syncLater: true };
+      const staged = kept
+        ? stageHistory(file, kept, json, syncLater)
+        : stageAppend(file, doc.records, added, json, syncLater);
       try {
         withWriteLock(ctx.db, () => {
           const now = ctx.now();
@@ -147,6 +152,8 @@ export function appendRecords(
             const first = kept[0]!;
             archiveBefore(ctx.db, session, seqOfMessage(ctx.db, first.id)!, first.sendAt, now);
           }
+          staged.synced();
+          faultPoint("after-history-staged");
         });
       } catch (err) {
         staged.discard();

@@ -222,12 +222,14 @@ export function stageHistory(
   file: string,
   records: readonly MessageRecord[],
   serialized?: ReadonlyMap<MessageRecord, string>,
+  options: { syncLater?: boolean } = {},
 ): StagedFile {
   const json = (r: MessageRecord) => serialized?.get(r) ?? serializeRecord(r);
   const data = appendedData(file, records, json) ?? [Buffer.from(serializeHistory(records, json), "utf8")];
   const size = data.reduce((n, b) => n + b.length, 0);
-  const staged = stageFileAtomic(file, data);
+  const staged = stageFileAtomic(file, data, options);
   return {
+    synced: () => staged.synced(),
     commit() {
       staged.commit();
       const stamp = stampOf(file);
@@ -247,19 +249,21 @@ export function stageAppend(
   base: readonly MessageRecord[],
   added: readonly MessageRecord[],
   serialized?: ReadonlyMap<MessageRecord, string>,
+  options: { syncLater?: boolean } = {},
 ): StagedFile {
   const hit = cache.get(file);
   const tail = hit?.data[hit.data.length - 1];
   if (!hit || hit.records !== base || base.length === 0 || added.length === 0 || !tail?.subarray(-3).equals(CLOSE))
-    return stageHistory(file, base.concat(added), serialized);
+    return stageHistory(file, base.concat(added), serialized, options);
   const json = added.map((r) => serialized?.get(r) ?? serializeRecord(r)).join(",\n");
   const chunks = hit.data
     .slice(0, -1)
     .concat(tail.subarray(0, tail.length - 3), Buffer.from(",\n" + json + "\n]\n", "utf8"));
   const data = chunks.length > MAX_CHUNKS ? [Buffer.concat(chunks)] : chunks;
   const size = data.reduce((n, b) => n + b.length, 0);
-  const staged = stageFileAtomic(file, data);
+  const staged = stageFileAtomic(file, data, options);
   return {
+    synced: () => staged.synced(),
     commit() {
       staged.commit();
       const stamp = stampOf(file);
