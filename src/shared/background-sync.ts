@@ -48,12 +48,17 @@ function load(): Aio | null {
 
 function errnoError(errno: number): NodeJS.ErrnoException {
   const code = Object.entries(constants.errno).find(([, n]) => n === errno)?.[0] ?? `E${errno}`;
-  return Object.assign(new Error(`${code}: fdatasync failed (errno ${errno})`), { code, errno: -errno, syscall: "fdatasync" });
+  return Object.assign(new Error(`${code}: fdatasync failed (errno ${errno})`), {
+    code,
+    errno: -errno,
+    syscall: "fdatasync",
+  });
 }
 
 /**
  * Start fdatasync(fd) and return the function that waits for it (it throws what fdatasync would). The fd
- * must stay open until that function has returned. Falls back to a plain fdatasync when AIO is unavailable.
+ * must stay open, and the function must be called (glibc writes the request's outcome into memory this process
+ * holds until then). Falls back to a plain fdatasync when AIO is unavailable.
  */
 export function startDataSync(fd: number): () => void {
   aio ??= load();
@@ -62,7 +67,8 @@ export function startDataSync(fd: number): () => void {
   const view = new DataView(cb.buffer);
   view.setInt32(0, fd, true);
   view.setInt32(SIGEV_NOTIFY_AT, SIGEV_NONE, true);
-  if (!a || a.fsync(O_DSYNC, cb) !== 0) {
+  const queued = a ? a.fsync(O_DSYNC, cb) === 0 : false;
+  if (!a || !queued) {
     fdatasyncSync(fd);
     return () => {};
   }

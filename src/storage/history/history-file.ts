@@ -226,6 +226,18 @@ export function stageHistory(
 ): StagedFile {
   const json = (r: MessageRecord) => serialized?.get(r) ?? serializeRecord(r);
   const data = appendedData(file, records, json) ?? [Buffer.from(serializeHistory(records, json), "utf8")];
+  return stageData(file, data, options, (stamp, size) =>
+    cachePut(file, { records: records.slice(), legacy: false, bytes: size, stamp, data, size }),
+  );
+}
+
+/** Stage `data`; after the rename, `cached` is called with the file's new stamp (or the cache entry dropped). */
+function stageData(
+  file: string,
+  data: Buffer[],
+  options: { syncLater?: boolean },
+  cached: (stamp: string, size: number) => void,
+): StagedFile {
   const size = data.reduce((n, b) => n + b.length, 0);
   const staged = stageFileAtomic(file, data, options);
   return {
@@ -233,7 +245,8 @@ export function stageHistory(
     commit() {
       staged.commit();
       const stamp = stampOf(file);
-      if (stamp) cachePut(file, { records: records.slice(), legacy: false, bytes: size, stamp, data, size });
+      if (stamp) cached(stamp, size);
+      else cacheDrop(file);
     },
     discard: () => staged.discard(),
   };
@@ -260,20 +273,12 @@ export function stageAppend(
     .slice(0, -1)
     .concat(tail.subarray(0, tail.length - 3), Buffer.from(",\n" + json + "\n]\n", "utf8"));
   const data = chunks.length > MAX_CHUNKS ? [Buffer.concat(chunks)] : chunks;
-  const size = data.reduce((n, b) => n + b.length, 0);
-  const staged = stageFileAtomic(file, data, options);
-  return {
-    synced: () => staged.synced(),
-    commit() {
-      staged.commit();
-      const stamp = stampOf(file);
-      if (!stamp || cache.get(file) !== hit) return cacheDrop(file);
-      for (const r of added) hit.records.push(r);
-      cachedBytes += size - hit.size;
-      Object.assign(hit, { bytes: size, stamp, data, size });
-    },
-    discard: () => staged.discard(),
-  };
+  return stageData(file, data, options, (stamp, size) => {
+    if (cache.get(file) !== hit) return cacheDrop(file);
+    for (const r of added) hit.records.push(r);
+    cachedBytes += size - hit.size;
+    Object.assign(hit, { bytes: size, stamp, data, size });
+  });
 }
 
 export function writeHistory(file: string, records: readonly MessageRecord[]): void {
