@@ -5,7 +5,7 @@ import type { StoredMessage } from "../shared/message.ts";
 import type { TimeRange } from "../shared/time.ts";
 import { passesFilter, type MessageFilter } from "../shared/time-filter.ts";
 import type { MessageVectorTable as VectorTable } from "../storage/ports/vector-port.ts";
-import { getMessagesBySeq } from "../storage/sqlite/messages-repo.ts";
+import { getMessagesById } from "../storage/sqlite/messages-repo.ts";
 import { knownSenders } from "../storage/sqlite/semantic-queries.ts";
 import type { Db } from "../storage/sqlite/db.ts";
 import { expandHits } from "./expand.ts";
@@ -78,18 +78,17 @@ export async function semanticRanking(
   const cut = noSharedWord(db, focus.text) ? Math.max(minScore, RELEVANCE.noSharedWord) : minScore;
   const unknown = namesUnknown(db, focus.text) ? RELEVANCE.unknownName : 1;
   const found = await pending;
-  // Rows by seq (the table's rowid: one lookup each); the id check drops a vector whose seq was reused.
-  const bySeq = new Map(
-    getMessagesBySeq(
+  const byId = new Map(
+    getMessagesById(
       db,
-      found.map((h) => h.seq),
-    ).map((m) => [m.seq, m]),
+      found.map((h) => h.id),
+    ).map((m) => [m.id, m]),
   );
   const out: RankedMessage[] = [];
   for (const h of found) {
-    const m = bySeq.get(h.seq);
+    const m = byId.get(h.id);
     // Only rows SQLite still holds in the recent tier: deleted or compacted vectors never surface.
-    if (!m || m.id !== h.id || !m.recent || m.session !== h.session || !passesFilter(m, scope)) continue;
+    if (!m || !m.recent || m.session !== h.session || !passesFilter(m, scope)) continue;
     if (!holdsSymbols(m.content, symbols)) continue;
     const factor = focus.sender !== undefined && m.sender !== focus.sender ? OTHER_SENDER_FACTOR : 1;
     const score = calibratedScore(h.score * factor, cal) * unknown;
