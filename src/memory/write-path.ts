@@ -1,6 +1,7 @@
 // The dual write: append to history.json (atomic) and to the SQLite archive in one step under the home's
 // writer lock; backfill a session the archive has never seen; compact history.json past its byte limit.
-// Order: stage the new history.json (synced temp file), commit SQLite, then rename the file into place.
+// Order: stage the new history.json (a temp file, synced while the archive rows are written), commit SQLite
+// once the temp file is on disk, then rename the file into place.
 // A failure before the SQLite commit (full disk included) leaves both stores as they were; a crash between
 // the commit and the rename is rolled forward from SQLite by the next writer (see home-lock.ts).
 import { existsSync } from "node:fs";
@@ -10,7 +11,13 @@ import { newId } from "../shared/ids.ts";
 import type { MessageRecord } from "../shared/message.ts";
 import { assertSessionId } from "../shared/session-id.ts";
 import { refuseSessionSymlinks } from "../storage/history/no-symlink.ts";
-import { readHistory, serializeRecord, stageHistory, type HistoryDoc } from "../storage/history/history-file.ts";
+import {
+  readHistory,
+  serializeRecord,
+  stageAppend,
+  stageHistory,
+  type HistoryDoc,
+} from "../storage/history/history-file.ts";
 import {
   archiveBefore,
   insertMessages,
@@ -114,31 +121,39 @@ export function appendRecords(
   return withHomeLock(
     ctx,
     () => {
-      const doc = readHistory(file);
+      const doc = readHistory(file, { shared: true });
       const missing = unarchived(ctx, session, doc);
       const built = build();
       const { added, ids, idempotencyKeys } = Array.isArray(built)
         ? { added: built, ids: built.map((r) => r.id), idempotencyKeys: undefined }
         : built;
       if (added.length === 0 && missing.length === 0 && !inTransaction) return { added, ids, compacted: 0, adopted: 0 };
-      const all = doc.records.concat(added);
       const json = new Map(added.map((r) => [r, serializeRecord(r)] as const)); // serialised once, for the size and the file
       let bytes = doc.bytes;
       for (const text of json.values()) bytes += Buffer.byteLength(text) + 2; // recordBytes()
-      const { cut, note } = compactionPlan(all, bytes, ctx.config.limits.max_history_bytes);
-      const kept = cut > 0 ? all.slice(cut) : all;
-      const staged = stageHistory(file, kept, json);
-      faultPoint("after-history-staged");
+      const limit = ctx.config.limits.max_history_bytes;
+      // Under the limit (most adds) the records are appended to the cached file, the list never copied.
+      const all = bytes > limit ? doc.records.concat(added) : undefined;
+      const { cut, note } = all ? compactionPlan(all, bytes, limit) : { cut: 0, note: undefined };
+      const kept = all && cut > 0 ? all.slice(cut) : undefined;
+      // The file's fdatasync runs on another thread while the archive rows are written; the transaction
+      // commits only once the file is on disk (a failed sync rolls it back).
+      const syncLater = { syncLater: true };
+      const staged = kept
+        ? stageHistory(file, kept, json, syncLater)
+        : stageAppend(file, doc.records, added, json, syncLater);
       try {
         withWriteLock(ctx.db, () => {
           const now = ctx.now();
           insertMessages(ctx.db, session, missing, now);
           insertMessages(ctx.db, session, added, now, idempotencyKeys ? { idempotencyKeys } : undefined);
           inTransaction?.(now);
-          if (cut > 0) {
+          if (kept) {
             const first = kept[0]!;
             archiveBefore(ctx.db, session, seqOfMessage(ctx.db, first.id)!, first.sendAt, now);
           }
+          staged.synced();
+          faultPoint("after-history-staged");
         });
       } catch (err) {
         staged.discard();

@@ -1,6 +1,7 @@
 // Atomic file replacement: write a temp file beside the target, sync it, rename over the target.
 import { closeSync, fdatasyncSync, mkdirSync, openSync, renameSync, rmSync, writeSync, writevSync } from "node:fs";
 import { dirname, basename, join } from "node:path";
+import { startDataSync } from "./background-sync.ts";
 
 export const FILE_MODE = 0o600;
 export const DIR_MODE = 0o700;
@@ -10,6 +11,11 @@ export function ensureDir(path: string): void {
 }
 
 export interface StagedFile {
+  /**
+   * Wait until the staged content is on disk (staged with `syncLater`; otherwise it already is). Throws
+   * what fdatasync throws, the temp file removed. commit() waits for it too.
+   */
+  synced(): void;
   /** Move the staged content over the target (a rename: it needs no space and cannot half-happen). */
   commit(): void;
   discard(): void;
@@ -18,23 +24,53 @@ export interface StagedFile {
 /**
  * Write data (text, bytes, or byte chunks written in order) to a synced temp file beside `path`; nothing
  * changes at `path` until commit(). fdatasync makes the data and what is needed to read it back (size,
- * blocks) durable before the rename, as fsync does, without also flushing the timestamps.
+ * blocks) durable before the rename, as fsync does, without also flushing the timestamps. With `syncLater`
+ * the fdatasync runs on another thread meanwhile: the caller does other work, then waits with synced().
  */
-export function stageFileAtomic(path: string, data: string | Uint8Array | readonly Uint8Array[]): StagedFile {
+export function stageFileAtomic(
+  path: string,
+  data: string | Uint8Array | readonly Uint8Array[],
+  options: { syncLater?: boolean } = {},
+): StagedFile {
   const tmp = join(dirname(path), `.${basename(path)}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`);
   // "wx": a fresh file, never an existing one or a symbolic link planted at the temp name.
   const fd = openSync(tmp, "wx", FILE_MODE);
-  try {
-    writeAll(fd, typeof data === "string" ? [Buffer.from(data, "utf8")] : data instanceof Uint8Array ? [data] : data);
-    fdatasyncSync(fd);
-  } catch (err) {
-    closeSync(fd);
+  let open = true;
+  let failure: unknown;
+  const fail = (err: unknown): never => {
+    if (open) closeSync(fd);
+    open = false;
+    failure = err;
     rmSync(tmp, { force: true });
     throw err;
+  };
+  let wait: () => void;
+  try {
+    writeAll(fd, typeof data === "string" ? [Buffer.from(data, "utf8")] : data instanceof Uint8Array ? [data] : data);
+    if (options.syncLater) wait = startDataSync(fd);
+    else {
+      fdatasyncSync(fd);
+      wait = () => {};
+    }
+  } catch (err) {
+    return fail(err);
   }
-  closeSync(fd);
+  const synced = () => {
+    if (failure !== undefined) throw failure;
+    if (!open) return;
+    try {
+      wait();
+    } catch (err) {
+      fail(err);
+    }
+    closeSync(fd);
+    open = false;
+  };
+  if (!options.syncLater) synced();
   return {
+    synced,
     commit() {
+      synced();
       try {
         renameSync(tmp, path);
       } catch (err) {
@@ -43,6 +79,11 @@ export function stageFileAtomic(path: string, data: string | Uint8Array | readon
       }
     },
     discard() {
+      try {
+        synced(); // the descriptor stays open while the sync runs
+      } catch {
+        return; // the temp file is gone already
+      }
       rmSync(tmp, { force: true });
     },
   };

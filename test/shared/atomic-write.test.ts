@@ -3,6 +3,7 @@ import { afterAll, expect, test } from "bun:test";
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { stageFileAtomic } from "../../src/shared/atomic-write.ts";
+import { startDataSync } from "../../src/shared/background-sync.ts";
 import { removeTempHomes, tempHome } from "../fixture/home.ts";
 
 afterAll(removeTempHomes);
@@ -36,4 +37,26 @@ test("discard leaves the target as it was and no temp file behind", () => {
   expect(readdirSync(dir)).toEqual(["doc.json"]);
   stageFileAtomic(join(dir, "fresh.txt"), "text").commit();
   expect(existsSync(join(dir, "fresh.txt"))).toBe(true);
+});
+
+test("a sync left to run on another thread: synced(), commit() and discard() wait for it", () => {
+  const dir = tempHome();
+  const target = join(dir, "doc.json");
+  writeFileSync(target, "old");
+  const big = Buffer.alloc(2 * 1024 * 1024, "c");
+  const staged = stageFileAtomic(target, [big, Buffer.from("end")], { syncLater: true });
+  staged.synced();
+  staged.synced(); // waiting twice is harmless
+  expect(readFileSync(target, "utf8")).toBe("old");
+  staged.commit();
+  expect(readFileSync(target).equals(Buffer.concat([big, Buffer.from("end")]))).toBe(true);
+  stageFileAtomic(target, "unsynced", { syncLater: true }).commit(); // commit without synced() first
+  expect(readFileSync(target, "utf8")).toBe("unsynced");
+  stageFileAtomic(target, "dropped", { syncLater: true }).discard();
+  expect(readFileSync(target, "utf8")).toBe("unsynced");
+  expect(readdirSync(dir)).toEqual(["doc.json"]);
+});
+
+test("a failed background sync throws what fdatasync throws", () => {
+  expect(() => startDataSync(987_654)()).toThrow(expect.objectContaining({ code: "EBADF", syscall: "fdatasync" }));
 });

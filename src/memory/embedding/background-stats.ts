@@ -39,7 +39,18 @@ export function backgroundSamplings(): number {
 }
 
 /** The file of one table's background: per vector location and embedder. */
+/** The path per context and embedder, worked out once (searches ask for it every time). */
+const paths = new WeakMap<MemoryContext, Map<string, string>>();
+
 export function backgroundFile(ctx: MemoryContext, embedderId: string): string {
+  let known = paths.get(ctx);
+  if (!known) paths.set(ctx, (known = new Map()));
+  let path = known.get(embedderId);
+  if (path === undefined) known.set(embedderId, (path = backgroundPath(ctx, embedderId)));
+  return path;
+}
+
+function backgroundPath(ctx: MemoryContext, embedderId: string): string {
   const location = describeLocation(vectorStoreLocation(ctx));
   const hash = new Bun.CryptoHasher("sha256").update(`${location}\n${embedderId}`).digest("hex").slice(0, 16);
   const slug = embedderId

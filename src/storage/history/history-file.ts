@@ -196,12 +196,17 @@ function fillMissingTimes(records: MessageRecord[], missing: number[], fallback:
   }
 }
 
-/** Read a session's history.json (a missing file is an empty history). Cached per file identity. */
-export function readHistory(file: string): HistoryDoc {
+/**
+ * Read a session's history.json (a missing file is an empty history). Cached per file identity. With
+ * `shared`, a cached list is returned itself, not a copy: the caller must not change it (the write path,
+ * which passes it back to stageAppend).
+ */
+export function readHistory(file: string, options: { shared?: boolean } = {}): HistoryDoc {
   const stamp = stampOf(file);
   if (stamp === undefined) return { records: [], legacy: false, bytes: 3 };
   const hit = cacheGet(file);
-  if (hit && hit.stamp === stamp) return { records: hit.records.slice(), legacy: hit.legacy, bytes: hit.bytes };
+  if (hit && hit.stamp === stamp)
+    return { records: options.shared ? hit.records : hit.records.slice(), legacy: hit.legacy, bytes: hit.bytes };
   const data = readFileSync(file);
   const mtimeNs = BigInt(stamp.split(":")[2]!);
   const doc = parseHistory(data.toString("utf8"), file, mtimeNs);
@@ -217,19 +222,63 @@ export function stageHistory(
   file: string,
   records: readonly MessageRecord[],
   serialized?: ReadonlyMap<MessageRecord, string>,
+  options: { syncLater?: boolean } = {},
 ): StagedFile {
   const json = (r: MessageRecord) => serialized?.get(r) ?? serializeRecord(r);
   const data = appendedData(file, records, json) ?? [Buffer.from(serializeHistory(records, json), "utf8")];
+  return stageData(file, data, options, (stamp, size) =>
+    cachePut(file, { records: records.slice(), legacy: false, bytes: size, stamp, data, size }),
+  );
+}
+
+/** Stage `data`; after the rename, `cached` is called with the file's new stamp (or the cache entry dropped). */
+function stageData(
+  file: string,
+  data: Buffer[],
+  options: { syncLater?: boolean },
+  cached: (stamp: string, size: number) => void,
+): StagedFile {
   const size = data.reduce((n, b) => n + b.length, 0);
-  const staged = stageFileAtomic(file, data);
+  const staged = stageFileAtomic(file, data, options);
   return {
+    synced: () => staged.synced(),
     commit() {
       staged.commit();
       const stamp = stampOf(file);
-      if (stamp) cachePut(file, { records: records.slice(), legacy: false, bytes: size, stamp, data, size });
+      if (stamp) cached(stamp, size);
+      else cacheDrop(file);
     },
     discard: () => staged.discard(),
   };
+}
+
+/**
+ * Stage `base` followed by `added`. When `base` is the cached list of this file (readHistory with `shared`),
+ * the new records' JSON is a chunk added to the cached bytes and commit() grows the cached list in place:
+ * nothing of the file is copied or serialised again. Otherwise the same as stageHistory.
+ */
+export function stageAppend(
+  file: string,
+  base: readonly MessageRecord[],
+  added: readonly MessageRecord[],
+  serialized?: ReadonlyMap<MessageRecord, string>,
+  options: { syncLater?: boolean } = {},
+): StagedFile {
+  const hit = cache.get(file);
+  const tail = hit?.data[hit.data.length - 1];
+  if (!hit || hit.records !== base || base.length === 0 || added.length === 0 || !tail?.subarray(-3).equals(CLOSE))
+    return stageHistory(file, base.concat(added), serialized, options);
+  const json = added.map((r) => serialized?.get(r) ?? serializeRecord(r)).join(",\n");
+  const chunks = hit.data
+    .slice(0, -1)
+    .concat(tail.subarray(0, tail.length - 3), Buffer.from(",\n" + json + "\n]\n", "utf8"));
+  const data = chunks.length > MAX_CHUNKS ? [Buffer.concat(chunks)] : chunks;
+  return stageData(file, data, options, (stamp, size) => {
+    if (cache.get(file) !== hit) return cacheDrop(file);
+    for (const r of added) hit.records.push(r);
+    cachedBytes += size - hit.size;
+    Object.assign(hit, { bytes: size, stamp, data, size });
+  });
 }
 
 export function writeHistory(file: string, records: readonly MessageRecord[]): void {

@@ -30,7 +30,8 @@ export function knownSenders(db: Database, session?: string, limit = 500): strin
 
 /**
  * For each hit, up to `before` recent messages before its seq and `after` after it, in the same session, in
- * order: one statement for every hit (the hits travel as JSON).
+ * order: one statement for every hit (the hits travel as JSON). Each neighbour is one index probe (the n-th
+ * seq before or after the hit), then one row by seq.
  */
 export function recentNeighboursOf(
   db: Database,
@@ -39,20 +40,23 @@ export function recentNeighboursOf(
   after: number,
 ): StoredMessage[][] {
   const out = hits.map((): StoredMessage[] => []);
-  if (hits.length === 0) return out;
+  if (hits.length === 0 || before + after <= 0) return out;
+  const nth = (cmp: "<" | ">", order: "DESC" | "ASC", i: number) =>
+    `SELECT h.k, (SELECT seq FROM messages WHERE session_id = h.sess AND recent = 1 AND seq ${cmp} h.at
+                  ORDER BY seq ${order} LIMIT 1${i > 0 ? ` OFFSET ${i}` : ""}) FROM h`;
+  const picks = [
+    ...Array.from({ length: Math.max(0, before) }, (_, i) => nth("<", "DESC", i)),
+    ...Array.from({ length: Math.max(0, after) }, (_, i) => nth(">", "ASC", i)),
+  ].join(" UNION ALL ");
   const rows = db
     .query(
       `WITH h(k, sess, at) AS (
-         SELECT key, json_extract(value, '$[0]'), CAST(json_extract(value, '$[1]') AS INTEGER) FROM json_each(?1))
-       SELECT h.k AS hit, ${COLS} FROM h JOIN messages m ON m.seq IN (
-         SELECT seq FROM (SELECT seq FROM messages WHERE session_id = h.sess AND recent = 1 AND seq < h.at
-                          ORDER BY seq DESC LIMIT ?2)
-         UNION ALL
-         SELECT seq FROM (SELECT seq FROM messages WHERE session_id = h.sess AND recent = 1 AND seq > h.at
-                          ORDER BY seq ASC LIMIT ?3))
-       ORDER BY h.k, m.seq`,
+         SELECT key, json_extract(value, '$[0]'), CAST(json_extract(value, '$[1]') AS INTEGER) FROM json_each(?1)),
+       n(k, seq) AS (${picks})
+       SELECT n.k AS hit, ${COLS} FROM n JOIN messages m ON m.seq = n.seq
+       ORDER BY n.k, m.seq`,
     )
-    .all(JSON.stringify(hits.map((h) => [h.session, String(h.seq)])), before, after) as (Row & {
+    .all(JSON.stringify(hits.map((h) => [h.session, String(h.seq)]))) as (Row & {
     hit: number | bigint;
   })[];
   for (const r of rows) out[Number(r.hit)]!.push(toStored(r));
