@@ -47,6 +47,9 @@ import {
 import { withWriteLock } from "../../storage/sqlite/write-lock.ts";
 import type { MemoryContext } from "../memory-context.ts";
 import { findStart, type StartPoint } from "./summary-start.ts";
+import type { RunStart, SummaryRunStore } from "./summary-run-store.ts";
+
+export type { RunStart };
 import { applySummaryRules } from "./summary-rules.ts";
 import { LEGACY_KEYS, LooseSummarySchema, assertValidSummary } from "./summary-schema.ts";
 import { emptySummary, summaryText, type Summary, type SummaryFile } from "./summary-types.ts";
@@ -76,18 +79,10 @@ export function removeSummaryFiles(ctx: MemoryContext, session: string): boolean
   return existed;
 }
 
-/** What a run starts from. */
-export interface RunStart {
-  /** The summary so far (empty when there is none) and the legacy keys to fold in. */
-  before: Summary;
-  legacy: Record<string, unknown>;
-  cursor: CursorFile;
-  start: StartPoint;
-  notes: string[];
-}
-
 /** One session's summary stores, as one run (Generate, or an import) reads and saves them. */
-export class SummaryStore {
+export class SummaryStore implements SummaryRunStore {
+  readonly recordsIn = "history.db";
+
   constructor(
     private readonly ctx: MemoryContext,
     readonly session: string,
