@@ -34,6 +34,7 @@ import type {
 import type { SummaryView } from "../memory/summary/summary-view.ts";
 import type { ImportSummaryResult } from "../memory/summary/import-summary.ts";
 import { collectStats, type StatsReport } from "../memory/stats.ts";
+import { budgetState } from "../memory/summary/token-budget.ts";
 import { daemonLockHeld } from "./daemon-probe.ts";
 import { keywordSearch } from "../search/keyword.ts";
 import {
@@ -244,6 +245,11 @@ export class HomeMemory implements MaintenanceApi {
   /** LLM tokens by UTC day, model and session over the last `days` days, and today's budget state. */
   usage(options: { days?: number } = {}): UsageReport {
     return usageReport(this.ctx, options.days ?? 30);
+  }
+
+  /** Today's tokens against [summary] daily_token_budget. */
+  dailyBudget(): UsageReport["budget"] {
+    return budgetState(this.ctx);
   }
 
   /** Whether a daemon (`memvoy --daemon`) is running for this home now. */

@@ -2,7 +2,7 @@
 // chunk on stderr, ending with what changed.
 import type { SessionReport, SummaryProgress } from "../../app/memory-api.ts";
 import { bool } from "../args.ts";
-import { withInterrupt, withMemory, type CommandSpec } from "../command.ts";
+import { withAnyHome, withInterrupt, type CommandSpec } from "../command.ts";
 import { bold, dim, printJson, println } from "../output.ts";
 
 export const usage = `
@@ -79,7 +79,7 @@ function printReport(r: SessionReport): void {
 const spec: CommandSpec = { name: "summarize", usage, flags: { progress: { type: "boolean" } }, optional: ["SESSION"] };
 
 export function run(argv: readonly string[]): Promise<number> {
-  return withMemory(spec, argv, async (api, p, [session]) => {
+  return withAnyHome(spec, argv, async (api, p, [session]) => {
     const showProgress = bool(p, "progress") || process.stderr.isTTY === true;
     const report = await withInterrupt(
       (signal) =>

@@ -162,10 +162,7 @@ export class SummaryStore implements SummaryRunStore {
    * done. Several in that second cannot be told apart: they are all taken (a repeat, never a skip).
    */
   private afterForeignCursor(sinceNs: bigint): StoredMessage[] {
-    const list = listUnsummarized(this.ctx.db, this.session, { sinceNs });
-    const untimed = this.untimedSeqs();
-    const inSecond = list.filter((m) => !untimed.has(m.seq) && m.sendAt >= sinceNs && m.sendAt < sinceNs + NS_PER_SEC);
-    return inSecond.length === 1 ? list.filter((m) => m !== inSecond[0]) : list;
+    return dropCursorsOwn(listUnsummarized(this.ctx.db, this.session, { sinceNs }), sinceNs, this.untimedSeqs());
   }
 
   /**
@@ -253,4 +250,13 @@ export class SummaryStore implements SummaryRunStore {
     const cursor = readCursor(this.ctx, this.session);
     return cursor.state === "ok" ? cursor.text : undefined;
   }
+}
+
+/**
+ * Of the messages sent in or after a second-resolution cursor's second (and the untimed ones), those still to
+ * summarize: a lone timed message in the cursor's second is the one the cursor was written for.
+ */
+export function dropCursorsOwn(list: StoredMessage[], sinceNs: bigint, untimed: Set<bigint>): StoredMessage[] {
+  const inSecond = list.filter((m) => !untimed.has(m.seq) && m.sendAt >= sinceNs && m.sendAt < sinceNs + NS_PER_SEC);
+  return inSecond.length === 1 ? list.filter((m) => m !== inSecond[0]) : list;
 }
