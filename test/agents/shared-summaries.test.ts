@@ -171,7 +171,14 @@ describe("summaries on a shared archive", () => {
     // The first summary call hangs (the holder is killed while it is in flight); later ones answer.
     fake.push({ hang: true });
     fake.respond((req) => answer(req));
-    const toml = ['[summary]', 'cron = "* * * * * *"', "[http]", "enabled = false", "[daemon]", "embed_interval_ms = 60000"].join("\n");
+    const toml = [
+      "[summary]",
+      'cron = "* * * * * *"',
+      "[http]",
+      "enabled = false",
+      "[daemon]",
+      "embed_interval_ms = 60000",
+    ].join("\n");
     const { env, homes, open } = await hosts("daemons", 2, toml);
     const probe = await open(homes[0]!);
     await probe.add("job", exchanges("zeta", 2));
@@ -181,7 +188,7 @@ describe("summaries on a shared archive", () => {
 
     await fake.waitForCalls(1, 60_000);
     const holder = await waitFor(() => probe.ctx.archive.leaseHolder("summary", "job"), 30_000, "the lease holder");
-    const pid = Number(holder.holder.split(":").pop());
+    const pid = Number(holder!.holder.split(":").pop());
     const owner = daemons.find((d) => d.proc.pid === pid)!;
     const other = daemons.find((d) => d !== owner)!;
     expect(owner).toBeDefined();
@@ -199,7 +206,7 @@ describe("summaries on a shared archive", () => {
       60_000,
       "the other daemon's run",
     );
-    expect(done.calls).toBe(1);
+    expect(done!.calls).toBe(1);
     expect(fake.calls).toBe(2);
     expect(fake.requests.filter((r) => r.status === 200)).toHaveLength(1);
     const state = (await probe.ctx.archive.getSummaryState("job"))!;

@@ -252,7 +252,14 @@ for (const backend of backends()) {
       await a.clearSummaryPosition("ut");
       expect((await a.getSummaryRun("ut"))!.position).toBeUndefined();
       const before = await a.tokensSince(NOW + 1_000n);
-      await a.insertUsage({ at: NOW + 1_000n, session: "ut", purpose: "summary", model: "m", inputTokens: 7, outputTokens: 3 });
+      await a.insertUsage({
+        at: NOW + 1_000n,
+        session: "ut",
+        purpose: "summary",
+        model: "m",
+        inputTokens: 7,
+        outputTokens: 3,
+      });
       await a.insertUsage({ at: NOW + 999n, purpose: "relevance", model: "m", inputTokens: 100, outputTokens: 1 });
       expect(await a.tokensSince(NOW + 1_000n)).toBe(before + 10);
     });

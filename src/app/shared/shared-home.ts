@@ -1,7 +1,7 @@
 // SharedHome: memvoy in shared mode, on the PostgreSQL archive (the source of truth) and the shared vectors.
 // The same native results as HomeMemory for the MemoryApi's methods, asynchronous. Every write to a session
 // runs under the session's advisory lock, and leaves the host's per-session files (caches) in line with it.
-import { isTempSession, assertSessionId } from "../../shared/session-id.ts";
+import { assertSessionId } from "../../shared/session-id.ts";
 import { newId } from "../../shared/ids.ts";
 import type { StoredMessage } from "../../shared/message.ts";
 import { NS_PER_SEC } from "../../shared/time.ts";

@@ -130,10 +130,15 @@ export class SharedSummaries {
       try {
         const signal = o.signal ? AbortSignal.any([o.signal, lost.signal]) : lost.signal;
         const store = new SharedSummaryStore(this.ctx, session, () => !lost.signal.aborted);
-        const report = await generateRun({ config, env: this.ctx.env }, store, (meter) => openLedgerLlm(ledger, meter, o.onWarning), {
-          ...o,
-          signal,
-        });
+        const report = await generateRun(
+          { config, env: this.ctx.env },
+          store,
+          (meter) => openLedgerLlm(ledger, meter, o.onWarning),
+          {
+            ...o,
+            signal,
+          },
+        );
         if (lost.signal.aborted)
           report.notes.push("the summary lease ran out and another process took the session over: this run stopped");
         return report;

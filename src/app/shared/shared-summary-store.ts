@@ -8,10 +8,10 @@ import { parseCursorText } from "../../storage/history/cursor-file.ts";
 import { sha256 } from "../../storage/history/summary-file.ts";
 import type { RunCounters, SummaryPosition, SummaryText } from "../../storage/ports/archive-port.ts";
 import type { RunStart, SummaryRunStore } from "../../memory/summary/summary-run-store.ts";
-import { findStart, type StartPoint } from "../../memory/summary/summary-start.ts";
-import { dropCursorsOwn, readCursor, readSummary } from "../../memory/summary/summary-store.ts";
+import type { StartPoint } from "../../memory/summary/summary-start.ts";
+import { dropCursorsOwn, readCursor, readSummary, runStart } from "../../memory/summary/summary-store.ts";
 import { assertValidSummary } from "../../memory/summary/summary-schema.ts";
-import { emptySummary, summaryText, type Summary } from "../../memory/summary/summary-types.ts";
+import { summaryText, type Summary } from "../../memory/summary/summary-types.ts";
 import { cursorText } from "../../storage/history/cursor-file.ts";
 import { refreshSummaryFiles } from "./session-cache.ts";
 import type { SharedContext } from "./shared-context.ts";
@@ -75,14 +75,9 @@ export class SharedSummaryStore implements SummaryRunStore {
       );
       file = { state: "missing" };
     }
-    const cursor = readCursor(ctx, session);
-    if (cursor.state === "invalid")
-      notes.push(`.summary_cursor holds ${JSON.stringify(cursor.text)}, not YYYY-MM-DD HH:MM:SS`);
     const position = (await this.#archive.getSummaryRun(session))?.position;
     const holds = position !== undefined && (await this.#holds(position));
-    const start = findStart(file, cursor, position, () => holds);
-    if (file.state !== "ok") return { before: emptySummary(), legacy: {}, cursor, start, notes };
-    return { before: file.summary, legacy: file.legacy, cursor, start, notes };
+    return runStart(file, readCursor(ctx, session), position, () => holds, notes);
   }
 
   /** The position's message is there, or it was removed and its seq (never reused) still bounds the session. */

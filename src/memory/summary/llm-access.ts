@@ -23,9 +23,9 @@ export function newMeter(): UsageMeter {
   return { calls: 0, inputTokens: 0, outputTokens: 0 };
 }
 
-export function envOf(ctx: { env?: Readonly<Record<string, string | undefined>> }): Readonly<
-  Record<string, string | undefined>
-> {
+export function envOf(ctx: {
+  env?: Readonly<Record<string, string | undefined>>;
+}): Readonly<Record<string, string | undefined>> {
   return ctx.env ?? process.env;
 }
 

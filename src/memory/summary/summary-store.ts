@@ -126,15 +126,10 @@ export class SummaryStore implements SummaryRunStore {
       notes.push(`summary.json was unreadable (${file.detail}): moved to ${aside}; summarizing from the first message`);
       file = { state: "missing" };
     }
-    const cursor = readCursor(ctx, session);
-    if (cursor.state === "invalid")
-      notes.push(`.summary_cursor holds ${JSON.stringify(cursor.text)}, not YYYY-MM-DD HH:MM:SS`);
     // seq is never reused: a position whose message a reset or rm-message removed still bounds what came after.
     const holds = (p: SummaryPosition) =>
       findPositionMessage(ctx.db, session, p.seq, p.id) !== undefined || !seqInUse(ctx.db, p.seq);
-    const start = findStart(file, cursor, getSummaryRun(ctx.db, session)?.position, holds);
-    if (file.state !== "ok") return { before: emptySummary(), legacy: {}, cursor, start, notes };
-    return { before: file.summary, legacy: file.legacy, cursor, start, notes };
+    return runStart(file, readCursor(ctx, session), getSummaryRun(ctx.db, session)?.position, holds, notes);
   }
 
   /**
@@ -259,4 +254,19 @@ export class SummaryStore implements SummaryRunStore {
 export function dropCursorsOwn(list: StoredMessage[], sinceNs: bigint, untimed: Set<bigint>): StoredMessage[] {
   const inSecond = list.filter((m) => !untimed.has(m.seq) && m.sendAt >= sinceNs && m.sendAt < sinceNs + NS_PER_SEC);
   return inSecond.length === 1 ? list.filter((m) => m !== inSecond[0]) : list;
+}
+
+/** What a run starts from, given the summary read (a corrupt one already set aside), the cursor and the position. */
+export function runStart(
+  file: SummaryFile,
+  cursor: CursorFile,
+  position: SummaryPosition | undefined,
+  holds: (p: SummaryPosition) => boolean,
+  notes: string[],
+): RunStart {
+  if (cursor.state === "invalid")
+    notes.push(`.summary_cursor holds ${JSON.stringify(cursor.text)}, not YYYY-MM-DD HH:MM:SS`);
+  const start = findStart(file, cursor, position, holds);
+  if (file.state !== "ok") return { before: emptySummary(), legacy: {}, cursor, start, notes };
+  return { before: file.summary, legacy: file.legacy, cursor, start, notes };
 }
