@@ -136,6 +136,26 @@ describe("summaries on a shared archive", () => {
     expect(fake.calls).toBe(1);
   }, 120_000);
 
+  test("with a budget, LLM calls take turns across hosts (the budget lease): a second host's call waits for the first", async () => {
+    fake.reset();
+    const arrivals: number[] = [];
+    const DELAY = 800;
+    fake.respond((req) => {
+      arrivals.push(performance.now());
+      return { delayMs: DELAY, then: answer(req) };
+    });
+    const { homes, open } = await hosts("turns", 2, "[summary]\ndaily_token_budget = 1000000");
+    const [hostA, hostB] = [await open(homes[0]!), await open(homes[1]!)];
+    await hostA.add("a", exchanges("eta", 1));
+    await hostB.add("b", exchanges("theta", 1));
+    const [ra, rb] = await Promise.all([hostA.summarize("a"), hostB.summarize("b")]);
+    expect([ra.sessions[0]!.outcome, rb.sessions[0]!.outcome]).toEqual(["ok", "ok"]);
+    expect(arrivals).toHaveLength(2);
+    // The second request is sent only once the first has been answered (and its tokens counted).
+    expect(arrivals[1]! - arrivals[0]!).toBeGreaterThanOrEqual(DELAY - 50);
+    expect(await hostA.ctx.archive.leaseHolder("llm-budget", "*")).toBeUndefined();
+  }, 120_000);
+
   test("context applies the relevance filter with the decision model, its usage in the archive", async () => {
     fake.reset();
     const toml = 'decision_model = "claude-haiku-5-5"\n[context]\nrelevance_timeout_ms = 60000';
@@ -188,7 +208,7 @@ describe("summaries on a shared archive", () => {
 
     await fake.waitForCalls(1, 60_000);
     const holder = await waitFor(() => probe.ctx.archive.leaseHolder("summary", "job"), 30_000, "the lease holder");
-    const pid = Number(holder!.holder.split(":").pop());
+    const pid = Number(/:(\d+)#/.exec(holder!.holder)?.[1]);
     const owner = daemons.find((d) => d.proc.pid === pid)!;
     const other = daemons.find((d) => d !== owner)!;
     expect(owner).toBeDefined();

@@ -59,12 +59,20 @@ export async function sharedBudget(ctx: SharedContext): Promise<BudgetState> {
   return budgetOf(ctx.config.summary.daily_token_budget, now, used);
 }
 
+/**
+ * A lease holder for one turn: this process (host and pid) and a token of its own, so that two memories
+ * opened in one process never take a turn as one holder.
+ */
+function turnHolder(ctx: SharedContext): string {
+  return `${ctx.holder}#${crypto.randomUUID().slice(0, 8)}`;
+}
+
 /** Wait for the budget lease (polled: a call may hold it for minutes; a dead holder's lease runs out). */
 async function budgetTurn(ctx: SharedContext): Promise<() => Promise<void>> {
   const take = leaseTurn(ctx.archive, {
     job: BUDGET_JOB,
     session: "*",
-    holder: ctx.holder,
+    holder: turnHolder(ctx),
     ttlMs: ctx.config.archive.lease_ms,
   });
   for (let wait = 5; ; wait = Math.min(wait * 2, 200)) {
@@ -75,7 +83,7 @@ async function budgetTurn(ctx: SharedContext): Promise<() => Promise<void>> {
 }
 
 export class SharedSummaries {
-  /** Sessions this process is summarizing (the lease is per holder, and this process is one holder). */
+  /** Sessions this memory is summarizing (the lease is not asked again for them). */
   readonly #running = new Set<string>();
 
   constructor(private readonly ctx: SharedContext) {}
@@ -112,14 +120,14 @@ export class SharedSummaries {
   /** One session's run, holding its summary lease; "busy" when another process holds it. */
   async #one(session: string, ledger: LlmLedger, o: SummarizeOptions): Promise<SessionReport> {
     if (this.#running.has(session)) return busyReport(session, "this process is summarizing this session already");
-    const { archive, holder, config } = this.ctx;
+    const { archive, config } = this.ctx;
     const lost = new AbortController();
     this.#running.add(session);
     try {
       const turn = await leaseTurn(archive, {
         job: SUMMARY_JOB,
         session,
-        holder,
+        holder: turnHolder(this.ctx),
         ttlMs: config.archive.lease_ms,
         onLost: () => lost.abort(),
       })();
