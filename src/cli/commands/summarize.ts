@@ -24,6 +24,11 @@ first, and summary entries the new exchanges supersede are removed.
 .summary_cursor holds the local time (YYYY-MM-DD HH:MM:SS, rounded down) of the last summarized
 message, as Agenvoy writes it; the exact position is kept in the archive.
 
+In shared mode ([archive] url), messages, summary, cursor, runs and token usage are the
+archive's: the run holds the session's lease there (another process summarizing it makes
+this one report "busy"), and this host's summary.json and .summary_cursor are rewritten
+from the archive after every save. [summary] daily_token_budget is one for every host.
+
 Needs ANTHROPIC_API_KEY (and ANTHROPIC_BASE_URL for a proxy); without it nothing changes.
 Ctrl-C stops after the chunk in flight is abandoned: summary.json keeps the last save.
 
