@@ -3,7 +3,7 @@
 // for every host; `context` filters the summary with the decision model; two daemons on two hosts never
 // summarize one session at once, and when the holder dies mid-call the other takes the job once its lease
 // runs out, with one summary run recorded.
-import { afterAll, beforeAll, expect, test } from "bun:test";
+import { afterAll, afterEach, beforeAll, expect, test } from "bun:test";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { openSharedHome } from "../../src/app/shared/open-shared.ts";
@@ -45,9 +45,12 @@ describe("summaries on a shared archive", () => {
   beforeAll(async () => {
     [pg, s3, fake] = await Promise.all([startPostgres(), startS3Server(), startFakeAnthropic()]);
   }, 180_000);
+  // Each open memory keeps a pool of connections: closed after each test, so the daemons find free ones.
+  afterEach(async () => {
+    for (const h of opened.splice(0)) await h.close().catch(() => {});
+  });
   afterAll(async () => {
     cleanup();
-    for (const h of opened) await h.close().catch(() => {});
     await Promise.all([pg?.stop(), s3?.stop(), fake?.stop()]);
     removeTempHomes();
   }, 60_000);
@@ -198,11 +201,17 @@ describe("summaries on a shared archive", () => {
       "enabled = false",
       "[daemon]",
       "embed_interval_ms = 60000",
+      // No embedding in the daemons (an unreachable embedder fails at once): the builtin one computes in
+      // the daemon's own process for seconds under load, which would delay lease renewals past 2 s.
+      "[embedder]",
+      'provider = "ollama"',
+      'base_url = "http://127.0.0.1:9"',
+      "max_retries = 0",
     ].join("\n");
     const { env, homes, open } = await hosts("daemons", 2, toml);
     const probe = await open(homes[0]!);
     await probe.add("job", exchanges("zeta", 2));
-    const lease = { MEMVOY_ARCHIVE_LEASE_MS: "1500" };
+    const lease = { MEMVOY_ARCHIVE_LEASE_MS: "2000" };
     const daemons = homes.map((h) => startDaemon(h, { ...env, ...lease }));
     await Promise.all(daemons.map((d) => waitRunning(d, 60_000)));
 
@@ -234,7 +243,7 @@ describe("summaries on a shared archive", () => {
     expect(JSON.parse(state.summary).current_discussion.topic).toBe("zeta");
     const usage = await probe.ctx.archive.usageTotals("job");
     expect(usage.map((u) => [u.purpose, u.calls])).toEqual([["summary", 1]]);
-    expect(logText(other.home)).toMatch(/summary\.done session=job .*outcome=ok/);
+    await waitFor(() => /summary\.done session=job .*outcome=ok/.test(logText(other.home)), 30_000, "the done line");
     // Its lease is given back once the run ends.
     await waitFor(async () => (await probe.ctx.archive.leaseHolder("summary", "job")) === undefined, 30_000, "release");
     other.proc.kill("SIGTERM");

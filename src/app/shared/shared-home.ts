@@ -232,7 +232,8 @@ export class SharedHome {
         archive.usageTotals(session),
         archive.getSummaryState(session),
       ]);
-      const due = sharedDue(session, row, state, run);
+      const status = run ? { run } : {};
+      const due = sharedDue(session, row, state ? { ...status, summaryUpdatedAt: state.updatedAt } : status);
       const file = readSummary(this.ctx, session);
       return summaryViewOf(session, { file, cursor: readCursor(this.ctx, session), run, usage, due });
     });

@@ -11,7 +11,8 @@ import type { SessionReport, SummarizeOptions, SummarizeReport } from "../../mem
 import { summarizeEach } from "../../memory/summary/summarize.ts";
 import { budgetOf, dayStartOf, type BudgetState } from "../../memory/summary/token-budget.ts";
 import { refuseSessionSymlinks } from "../../storage/history/no-symlink.ts";
-import type { SessionRow, SummaryRunRow, SummaryState } from "../../storage/ports/archive-port.ts";
+import type { SessionRow } from "../../storage/ports/archive-port.ts";
+import type { SessionListing, SummaryStatus } from "../../storage/ports/shared-archive-port.ts";
 import { leaseTurn } from "../../storage/ports/lease-turn.ts";
 import type { SharedContext } from "./shared-context.ts";
 import { SharedSummaryStore } from "./shared-summary-store.ts";
@@ -28,16 +29,12 @@ const UNFINISHED = new Set(["running", "failed", "partial", "aborted"]);
  * finish, or messages written since the last finished run started (the embedded mtime gate, kept in the
  * archive), or (no run recorded) no summary yet or one older than the session's last write.
  */
-export function sharedDue(
-  session: string,
-  row: SessionRow | undefined,
-  state: SummaryState | undefined,
-  run: SummaryRunRow | undefined,
-): boolean {
+export function sharedDue(session: string, row: SessionRow | undefined, status: SummaryStatus): boolean {
   if (isTempSession(session) || !row || row.messageCount === 0) return false;
+  const { run, summaryUpdatedAt } = status;
   if (run && UNFINISHED.has(run.outcome)) return true;
   if (run?.finishedAt !== undefined) return row.updatedAt >= run.startedAt;
-  return !state || state.updatedAt < row.updatedAt;
+  return summaryUpdatedAt === undefined || summaryUpdatedAt < row.updatedAt;
 }
 
 /** The shared memory's LLM ledger: usage rows and today's tokens in the archive, turns by the archive's lease. */
@@ -91,14 +88,12 @@ export class SharedSummaries {
   /** Sessions due for a summary, sorted; imported ones only with [import] summarize = true. */
   async due(): Promise<string[]> {
     const { archive, config } = this.ctx;
-    const out: string[] = [];
-    for (const s of await archive.listSessionInfo()) {
-      if (isTempSession(s.id) || s.messageCount === 0) continue;
-      if (!config.import.summarize && s.meta.source !== undefined) continue;
-      const [state, run] = await Promise.all([archive.getSummaryState(s.id), archive.getSummaryRun(s.id)]);
-      if (sharedDue(s.id, s, state, run)) out.push(s.id);
-    }
-    return out.sort();
+    const [sessions, statuses] = await Promise.all([archive.listSessionInfo(), archive.summaryStatuses()]);
+    const imported = (s: SessionListing) => !config.import.summarize && s.meta.source !== undefined;
+    return sessions
+      .filter((s) => !imported(s) && sharedDue(s.id, s, statuses.get(s.id) ?? {}))
+      .map((s) => s.id)
+      .sort();
   }
 
   /** Generate now on one session, or on every due session. MissingApiKeyError before anything changes. */
