@@ -174,6 +174,7 @@ export class HomeMemory implements MaintenanceApi {
 
   async search(options: SearchOptions): Promise<SearchResult> {
     const o = checkSearchOptions(options);
+    this.#semanticApi?.stopWarming();
     if (o.session === undefined) discoverSessions(this.ctx);
     else if (!sessionExists(this.ctx, o.session))
       throw new NoSuchSessionError({ session: o.session, home: this.ctx.paths.home });

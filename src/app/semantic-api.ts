@@ -6,6 +6,8 @@ import type { MemoryContext } from "../memory/memory-context.ts";
 import { drainQueue, hasPendingDeletes, type DrainOptions, type DrainReport } from "../memory/embedding/drain.ts";
 import { DrainScheduler } from "../memory/embedding/drain-scheduler.ts";
 import { dueCount, pendingVectorDeletes, queuedCount } from "../storage/sqlite/embed-queue-repo.ts";
+import { getMessagesBySeq, maxSeq } from "../storage/sqlite/messages-repo.ts";
+import { holdRecentText } from "../storage/sqlite/recent-text-cache.ts";
 import { reindex, type ReindexOptions, type ReindexReport } from "../memory/embedding/reindex.ts";
 import { SemanticIndex } from "../memory/embedding/semantic-index.ts";
 import { mayHoldVectors } from "../memory/vector-location.ts";
@@ -44,6 +46,8 @@ export class SemanticApi {
   readonly #scheduler: DrainScheduler;
   #warming?: Promise<void>;
   #closing = false;
+  /** Stops the warm-up's search between its steps: on close, or once a real search starts (the user is here). */
+  readonly #stopWarming = new AbortController();
 
   private readonly mode: DrainMode;
 
@@ -89,7 +93,13 @@ export class SemanticApi {
     return reindex(this.index, options);
   }
 
+  /** A real search has started: the warm-up's own search stops at its next step, or does not start. */
+  stopWarming(): void {
+    this.#stopWarming.abort();
+  }
+
   async search(match: "semantic" | "hybrid", o: SemanticOptions): Promise<SearchResult> {
+    this.stopWarming();
     try {
       return await this.searchOnce(match, o);
     } catch (err) {
@@ -134,9 +144,10 @@ export class SemanticApi {
   }
 
   /**
-   * Load what a first semantic or hybrid search needs, without searching: a local embedder's word vectors
-   * (and one query through it), LanceDB, the table (kept open), its background statistics, and one vector
-   * query so that the table's files are read. A home without vectors loads the embedder only. Never throws.
+   * Load what a first semantic or hybrid search needs: a local embedder's word vectors
+   * (and one query through it), the recent tier's text, LanceDB, the table (kept open), its background statistics
+   * and, with a local embedder, one hybrid search. A home without vectors loads the embedder and the recent text
+   * only. Never throws.
    */
   warmUp(): Promise<void> {
     this.#warming ??= this.warm();
@@ -150,12 +161,24 @@ export class SemanticApi {
       const embedder = await this.index.embedder();
       await breathe();
       const [qv] = embedder.local ? await embedder.embed(["warm up"], undefined, "query") : [];
+      if (this.#closing) return;
+      await breathe();
+      // A long-lived front-end searches again: the recent tier's text for substring matches is read now
+      // (once the user searches, their second search reads it: this would only hold the keyboard up).
+      if (!this.#stopWarming.signal.aborted) holdRecentText(this.ctx.db);
       if (!mayHoldVectors(this.ctx) || this.#closing) return;
       await breathe();
       const table = await this.index.searchTable();
       if (!table || this.#closing) return;
       await this.index.background.vectors(table, embedder);
-      if (qv) await table.search(qv, {}, 1);
+      if (!qv || this.#closing) return;
+      await table.search(qv, {}, 1);
+      // A first search also compiles its statements, fills the index statistics and gets its code compiled:
+      // one hybrid search on words of the newest message pays for that here (a local embedder costs nothing).
+      await breathe();
+      if (this.#stopWarming.signal.aborted) return;
+      const o = { query: warmQuery(this.ctx), limit: 50, now: this.ctx.now(), signal: this.#stopWarming.signal };
+      await this.searchOnce("hybrid", o);
     } catch {
       // A first search reports whatever failed here.
     }
@@ -163,10 +186,18 @@ export class SemanticApi {
 
   async close(): Promise<void> {
     this.#closing = true;
+    this.#stopWarming.abort();
     this.#scheduler.stop();
     // A table write (or a warm-up read) still in flight must end before its connection is closed under it.
     await this.#scheduler.idle();
     await this.#warming;
     await this.index.close();
   }
+}
+
+/** A few words of the newest message (words the index holds, so that every step of a search runs on rows). */
+function warmQuery(ctx: MemoryContext): string {
+  const [m] = getMessagesBySeq(ctx.db, [maxSeq(ctx.db)]);
+  const words = m?.content.match(/\p{L}{3,}/gu)?.slice(0, 3) ?? [];
+  return words.length ? words.join(" ") : "warm up";
 }

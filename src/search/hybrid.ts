@@ -60,6 +60,7 @@ export async function hybridSearch(
     typing: o.typing,
   });
   lists.push({ weight: HYBRID.keyword, items: keyword.map((h) => ({ message: h.message, source: h.source })) });
+  await between(o.signal);
   const lexical = lexicalRecent(db, focus, o, depth);
   lists.push({
     weight: HYBRID.lexical,
@@ -77,6 +78,7 @@ export async function hybridSearch(
     reindexNeeded = src.reindexNeeded;
     notes.push(...statusNotes(src));
     if (src.table) {
+      await between(o.signal);
       const ranked = await semanticRanking(db, src, o, focus, depth, 0);
       lists.push({
         weight: HYBRID.semantic,
@@ -163,6 +165,13 @@ export async function hybridSearch(
   if (notIndexed !== undefined) result.notIndexed = notIndexed;
   if (reindexNeeded !== undefined) result.reindexNeeded = reindexNeeded;
   return result;
+}
+
+/** With a signal (an interactive caller): let other events run between the synchronous steps; stop once aborted. */
+async function between(signal: AbortSignal | undefined): Promise<void> {
+  if (!signal) return;
+  await new Promise((resolve) => setImmediate(resolve));
+  signal.throwIfAborted();
 }
 
 /**

@@ -22,6 +22,8 @@ export interface SearchOptions {
   order?: "relevance" | "newest";
   /** A person is typing the query now: its last word (no space after it) also matches as a prefix. Off by default, since a prefix costs a merge of every row list it covers. */
   typing?: boolean;
+  /** Semantic and hybrid: an abort stops the search between its steps (an interactive caller's stale query). */
+  signal?: AbortSignal;
 }
 
 /** What one tier's search is scoped by: the query, the session, the time range and filter, the page size, now. */

@@ -182,7 +182,8 @@ describe("mouse", () => {
     tui.type("/");
     await tui.waitFor("Search:");
     tui.type("deploy pipeline");
-    s = await tui.waitFor(/\d+\+? hits? for "deploy pipeline"(?!.*searching)/);
+    // The ranked answer (it replaces the newest-first one, keeping a clicked hit selected but not its row).
+    s = await tui.waitFor(/\d+\+? hits? for "deploy pipeline"(?!.*(searching|ranking))/);
     const rows = s.split("\n");
     const firstHit = rows.findIndex((l, i) => i > rows.findIndex((r) => r.includes("────")) && l.includes("▶"));
     tui.bytes(click(10, firstHit + 1 + 2)); // the second hit's first row (1-based)

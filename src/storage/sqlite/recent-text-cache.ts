@@ -91,6 +91,16 @@ function load(db: Database): RecentText | "too-big" {
   return out;
 }
 
+/**
+ * A long-lived reader that will search again (the terminal UI, while it warms up): hold the recent text now,
+ * when the tier is small, instead of at the next search.
+ */
+export function holdRecentText(db: Database): void {
+  // Two lookups at one stamp: the second loads the text.
+  cachedRecentScan(db, [], {}, 1);
+  cachedRecentScan(db, [], {}, 1);
+}
+
 /** Index of the row whose text holds position `at` of the joined texts. */
 function rowAt(starts: readonly number[], at: number): number {
   let lo = 0;

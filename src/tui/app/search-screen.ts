@@ -3,6 +3,7 @@ import { describeError } from "../../shared/describe-error.ts";
 import { Debouncer } from "../state/debouncer.ts";
 import { applyMotion } from "../state/motions.ts";
 import { SearchState, type SearchRequest } from "../state/search-state.ts";
+import type { SearchOptions, SearchResult } from "../api-types.ts";
 import { HIT_ROWS, renderSearch, searchChromeRows } from "../views/search-view.ts";
 import { messagePageText } from "../text/plain-text.ts";
 import { pageOrCopy, typedText, type AppContext, type Key } from "./app-context.ts";
@@ -14,6 +15,20 @@ export const SEARCH_DEBOUNCE_MS = 20;
  * typing rests this long, the chosen mode (hybrid by default) replaces them with ranked results.
  */
 export const SEARCH_RANK_MS = 250;
+/**
+ * The ranked search starts this long after the quick one, while the rest goes on, so that its answer is ready
+ * (or nearly) when the rest ends and shows then; a key pressed meanwhile aborts it.
+ */
+export const SEARCH_PREFETCH_MS = 80;
+
+/** A ranked search under way: for which options, its answer, and how to stop it. */
+interface RankedSearch {
+  key: string;
+  result: Promise<SearchResult>;
+  abort: AbortController;
+  /** Its answer was (or is being) taken for display. */
+  taken: boolean;
+}
 
 /** Keys that change the request (mode, scope, range, query) and search again at once. */
 const REQUERY = new Map<string, (s: SearchState) => void>([
@@ -27,6 +42,8 @@ export class SearchScreen {
   readonly state = new SearchState();
   private readonly debounce = new Debouncer(SEARCH_DEBOUNCE_MS);
   private readonly ranking = new Debouncer(SEARCH_RANK_MS);
+  private readonly prefetching = new Debouncer(SEARCH_PREFETCH_MS);
+  private ranked: RankedSearch | undefined;
 
   constructor(private readonly app: AppContext) {}
 
@@ -39,6 +56,8 @@ export class SearchScreen {
   close(): void {
     this.debounce.cancel();
     this.ranking.cancel();
+    this.prefetching.cancel();
+    this.abortRanked();
   }
 
   handleKey(ch: string | undefined, key: Key): boolean {
@@ -79,6 +98,8 @@ export class SearchScreen {
 
   private schedule(): void {
     this.ranking.cancel();
+    this.prefetching.cancel();
+    this.abortRanked();
     this.debounce.schedule(() => this.run(true));
   }
 
@@ -86,18 +107,48 @@ export class SearchScreen {
   run(quick = false): void {
     this.debounce.cancel();
     this.ranking.cancel();
+    this.prefetching.cancel();
     const req = this.state.request(quick);
     this.app.render();
-    if (!req) return;
-    this.app.guardAsync(this.execute(req));
-    if (quick) this.ranking.schedule(() => this.run());
+    if (!req) return this.abortRanked();
+    this.app.guardAsync(this.execute(req, quick));
+    if (quick) {
+      this.ranking.schedule(() => this.run());
+      this.prefetching.schedule(() => this.startRanked(this.state.options()));
+    }
   }
 
-  private async execute(req: SearchRequest): Promise<void> {
+  /** Start the ranked search for `options` (aborting the one under way), untaken. */
+  private startRanked(options: SearchOptions): RankedSearch {
+    this.abortRanked();
+    const abort = new AbortController();
+    const result = this.app.api.search({ ...options, signal: abort.signal });
+    // A dropped search's failure concerns no one; a taken one's is handled where its answer is awaited.
+    result.catch(() => {});
+    this.ranked = { key: JSON.stringify(options), result, abort, taken: false };
+    return this.ranked;
+  }
+
+  private abortRanked(): void {
+    this.ranked?.abort.abort();
+    this.ranked = undefined;
+  }
+
+  /** The ranked search for `options`: the one started during the rest when it asked the same, else a new one. */
+  private rankedSearch(options: SearchOptions): RankedSearch {
+    const r = this.ranked;
+    const search = r !== undefined && !r.taken && r.key === JSON.stringify(options) ? r : this.startRanked(options);
+    search.taken = true;
+    return search;
+  }
+
+  private async execute(req: SearchRequest, quick: boolean): Promise<void> {
+    const ranked = quick ? undefined : this.rankedSearch(req.options);
     try {
-      const result = await this.app.api.search(req.options);
+      const result = await (ranked ? ranked.result : this.app.api.search(req.options));
       if (this.state.accept(req, result)) this.app.render();
     } catch (err) {
+      if (ranked?.abort.signal.aborted) return; // a newer query took its place
       if (req.options.match !== "keyword" && this.state.isCurrent(req.seq)) {
         // The mode cannot answer right now: say why and show keyword matches meanwhile.
         this.state.markUnavailable(req.options.match ?? "keyword", describeError(err));

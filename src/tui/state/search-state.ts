@@ -99,6 +99,11 @@ export class SearchState extends QueryInput {
       return undefined;
     }
     this.busy = true;
+    return { seq, options: this.options(quick), mode: this.mode };
+  }
+
+  /** The search options for the current inputs (quick: keyword matches newest first). */
+  options(quick = false): SearchOptions {
     const options: SearchOptions = {
       query: this.query,
       match: quick ? "keyword" : this.effectiveMode(),
@@ -108,7 +113,7 @@ export class SearchState extends QueryInput {
     };
     if (quick) options.order = "newest";
     if (this.scope === "session" && this.session !== undefined) options.session = this.session;
-    return { seq, options, mode: this.mode };
+    return options;
   }
 
   /** Whether an answer still matches the latest request (older answers are dropped). */
