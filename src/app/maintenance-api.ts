@@ -27,7 +27,16 @@ export function homeInfo(home: string, config: Config): HomeInfo {
   };
 }
 
-export interface MaintenanceApi {
+/** What the summary cron needs of a memory: the embedded home, or the shared one. */
+export interface SummaryCronApi {
+  /** Sessions the summary cron should run now. */
+  dueSessions(): string[] | Promise<string[]>;
+  /** Today's tokens against [summary] daily_token_budget (the cron waits once it is spent). */
+  dailyBudget(): UsageReport["budget"] | Promise<UsageReport["budget"]>;
+  summarize(session?: string, options?: SummarizeOptions): Promise<SummarizeReport>;
+}
+
+export interface MaintenanceApi extends SummaryCronApi {
   readonly home: string;
   /** Embed queued messages now. One drainer per home at a time. */
   drainEmbeddings(options?: DrainOptions): Promise<DrainReport>;
@@ -39,11 +48,10 @@ export interface MaintenanceApi {
   /** Delete expired error records and their vectors. */
   sweepErrors(): Promise<SweepResult>;
   embedPendingErrors(options?: { max?: number }): Promise<{ embedded: number; pending: number }>;
-  /** Sessions the summary cron should run now. */
   dueSessions(): string[];
-  /** LLM token usage by day, and today against [summary] daily_token_budget (the cron waits once it is spent). */
+  dailyBudget(): UsageReport["budget"];
+  /** LLM token usage by day, and today against [summary] daily_token_budget. */
   usage(options?: { days?: number }): UsageReport;
-  summarize(session?: string, options?: SummarizeOptions): Promise<SummarizeReport>;
   /** Whether the keyword index carries the session column yet. */
   indexUpgrade(): IndexUpgradeState;
   /** Build the keyword index with a session column in short steps; resumes a stopped run. */

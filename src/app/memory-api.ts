@@ -77,6 +77,7 @@ const load = {
   purge: () => require("../memory/embedding/purge.ts") as typeof import("../memory/embedding/purge.ts"),
   stats: () => require("../memory/stats.ts") as typeof import("../memory/stats.ts"),
   usage: () => require("../memory/usage-report.ts") as typeof import("../memory/usage-report.ts"),
+  budget: () => require("../memory/summary/token-budget.ts") as typeof import("../memory/summary/token-budget.ts"),
   indexUpgrade: () => require("../memory/index-upgrade.ts") as typeof import("../memory/index-upgrade.ts"),
   imports: () => require("./import-api.ts") as typeof import("./import-api.ts"),
   searchJson: () => require("./api/search-json.ts") as typeof import("./api/search-json.ts"),
@@ -244,6 +245,11 @@ export class HomeMemory implements MaintenanceApi {
   /** LLM tokens by UTC day, model and session over the last `days` days, and today's budget state. */
   usage(options: { days?: number } = {}): UsageReport {
     return load.usage().usageReport(this.ctx, options.days ?? 30);
+  }
+
+  /** Today's tokens against [summary] daily_token_budget. */
+  dailyBudget(): UsageReport["budget"] {
+    return load.budget().budgetState(this.ctx);
   }
 
   /** Whether a daemon (`memvoy --daemon`) is running for this home now. */

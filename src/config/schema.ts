@@ -88,6 +88,8 @@ export const ArchiveSchema = v.strictObject({
     ),
     "",
   ),
+  /** Job leases in the shared archive (a summary per session, the daily token budget): held this long unless renewed. */
+  lease_ms: v.optional(int(500, 3_600_000), 30_000),
 });
 
 export const ConfigSchema = v.strictObject({

@@ -68,12 +68,16 @@ function registerJobs(scheduler: Scheduler, api: MaintenanceApi, c: Config, stor
   scheduler.addLoop(indexUpgradeJob(api));
 }
 
-/** Shared mode: the drain and the error sweep; summaries, imports and upkeep do not run there yet. */
+/**
+ * Shared mode: summaries (one summarizer per session across hosts, by the archive's lease), the drain and the
+ * error sweep; imports and upkeep do not run there yet.
+ */
 function registerSharedJobs(scheduler: Scheduler, home: SharedHome, c: Config, log: DaemonLog): void {
+  scheduler.addCron(summaryJob(home, c.summary.cron));
   scheduler.addLoop(sharedDrainJob(home, c.daemon.embed_interval_ms));
   scheduler.addCron(sharedErrorSweepJob(home, c.daemon.sweep_cron));
   log.warn("daemon.shared_mode", {
-    note: "the archive is shared: summaries, imports and nightly upkeep do not run in shared mode yet",
+    note: "the archive is shared: live imports and nightly upkeep do not run in shared mode yet",
   });
 }
 

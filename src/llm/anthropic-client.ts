@@ -87,7 +87,7 @@ export class LlmClient {
 
   /** One completion, retried on 429, 529, 5xx and dropped connections within the budget. */
   async complete(req: LlmRequest): Promise<LlmReply> {
-    this.settings.beforeCall?.(req);
+    await this.settings.beforeCall?.(req);
     const started = performance.now();
     const deadline = req.deadlineMs !== undefined ? started + req.deadlineMs : Infinity;
     const deadlineSignal = req.deadlineMs !== undefined ? AbortSignal.timeout(req.deadlineMs) : undefined;
@@ -118,7 +118,7 @@ export class LlmClient {
           outputTokens: message.usage?.output_tokens ?? 0,
           attempts: attempt,
         };
-        this.settings.onUsage?.({
+        await this.settings.onUsage?.({
           purpose: req.purpose,
           session: req.session,
           model: reply.model,

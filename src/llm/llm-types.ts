@@ -47,10 +47,10 @@ export interface LlmSettings {
   /** First back-off delay in ms; doubles per retry up to retryMaxMs (a retry-after header wins). */
   retryBaseMs: number;
   retryMaxMs: number;
-  /** Called once per answered request (failed attempts bill nothing). */
-  onUsage?: (usage: LlmUsage) => void;
+  /** Called once per answered request (failed attempts bill nothing); awaited before the answer returns. */
+  onUsage?: (usage: LlmUsage) => unknown;
   /** One-line warnings from the SDK (deprecated model ids and the like); default: stderr. */
   onWarning?: (line: string) => void;
-  /** Called before each request is sent; a throw stops it (the daily token budget). */
-  beforeCall?: (req: LlmRequest) => void;
+  /** Called (and awaited) before each request is sent; a throw stops it (the daily token budget). */
+  beforeCall?: (req: LlmRequest) => void | Promise<void>;
 }

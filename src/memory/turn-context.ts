@@ -9,6 +9,7 @@ import { readSessionHistory } from "./history-view.ts";
 import { sessionExists } from "./session-admin.ts";
 import { assertSessionId } from "../shared/session-id.ts";
 import { PROMPTS, fill } from "./summary/prompts.ts";
+import { homeLedger } from "./summary/llm-access.ts";
 import { filterRelevant, type RelevanceReport } from "./summary/relevance-filter.ts";
 import { readSummary } from "./summary/summary-store.ts";
 import { summaryIsEmpty, type Summary, type SummaryFile } from "./summary/summary-types.ts";
@@ -35,7 +36,7 @@ export async function buildTurnContext(ctx: MemoryContext, session: string, inpu
   const exists = sessionExists(ctx, session);
   const recent = exists ? readSessionHistory(ctx, session) : [];
   return assembleTurnContext(session, { exists, recent, summary: readSummary(ctx, session) }, input, (s) =>
-    filterRelevant(ctx, session, s, input, recent),
+    filterRelevant(homeLedger(ctx), session, s, input, recent),
   );
 }
 

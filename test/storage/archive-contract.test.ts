@@ -234,6 +234,36 @@ for (const backend of backends()) {
       });
     });
 
+    test("what a summary run reads: untimed seqs, seq in use, newest send time, tokens since, position cleared", async () => {
+      const out = await a.appendMessages(
+        "ut",
+        [msg("ut1", "first", 0), msg("ut2", "second", 1, { untimed: true }), msg("ut3", "third", 2)],
+        { now: NOW },
+      );
+      const [s1, s2, s3] = out.map((o) => o.message.seq);
+      expect([...(await a.untimedSeqs("ut"))]).toEqual([s2!]);
+      expect(await a.maxSendAt("ut")).toBe(NOW + 2_000_000_000n);
+      expect(await a.maxSendAt("no-such-session")).toBe(0n);
+      expect(await a.seqInUse(s1!)).toBe(true);
+      expect(await a.seqInUse(s3! + 1_000_000n)).toBe(false);
+      await a.startSummaryRun("ut", NOW);
+      await a.settlePosition("ut", { seq: s2!, id: "ut2", cursor: "c" });
+      expect((await a.untimedSeqs("ut")).size).toBe(0);
+      await a.clearSummaryPosition("ut");
+      expect((await a.getSummaryRun("ut"))!.position).toBeUndefined();
+      const before = await a.tokensSince(NOW + 1_000n);
+      await a.insertUsage({
+        at: NOW + 1_000n,
+        session: "ut",
+        purpose: "summary",
+        model: "m",
+        inputTokens: 7,
+        outputTokens: 3,
+      });
+      await a.insertUsage({ at: NOW + 999n, purpose: "relevance", model: "m", inputTokens: 100, outputTokens: 1 });
+      expect(await a.tokensSince(NOW + 1_000n)).toBe(before + 10);
+    });
+
     test("the summary and cursor: versioned, compare-and-set", async () => {
       expect(await a.getSummaryState("sum")).toBeUndefined();
       const v1 = await a.putSummaryState("sum", { summary: '{"a":1}', cursor: "c1" }, NOW, null);

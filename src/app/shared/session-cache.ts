@@ -8,7 +8,7 @@ import type { MessageRecord, StoredMessage } from "../../shared/message.ts";
 import { readText } from "../../storage/history/file-probe.ts";
 import { forgetHistoryCache, serializeHistory } from "../../storage/history/history-file.ts";
 import { refuseSessionSymlinks } from "../../storage/history/no-symlink.ts";
-import type { SummaryState } from "../../storage/ports/archive-port.ts";
+import type { SummaryState, SummaryText } from "../../storage/ports/archive-port.ts";
 
 export interface SessionCacheState {
   /** The session has a row in the archive. */
@@ -34,13 +34,18 @@ export function refreshSessionCache(paths: HomePaths, session: string, state: Se
   }
   if (!existsSync(dir)) ensureDir(dir);
   const recent = state.recent.length > 0 ? serializeHistory(state.recent.map(record)) : undefined;
-  const changed = [
-    syncFile(history, recent),
-    syncFile(paths.summary(session), state.summary?.summary),
-    syncFile(paths.cursor(session), state.summary?.cursor),
-  ];
-  if (changed[0]) forgetHistoryCache(history);
-  return changed.some(Boolean);
+  const changed = syncFile(history, recent);
+  if (changed) forgetHistoryCache(history);
+  return refreshSummaryFiles(paths, session, state.summary) || changed;
+}
+
+/** Bring summary.json and .summary_cursor in line with the archive's summary state (under the session's lock). */
+export function refreshSummaryFiles(paths: HomePaths, session: string, summary: SummaryText | undefined): boolean {
+  refuseSessionSymlinks(paths.session(session));
+  if (summary) ensureDir(paths.session(session));
+  const a = syncFile(paths.summary(session), summary?.summary);
+  const b = syncFile(paths.cursor(session), summary?.cursor);
+  return a || b;
 }
 
 function syncFile(path: string, text: string | undefined): boolean {

@@ -1,7 +1,7 @@
 // SharedHome: memvoy in shared mode, on the PostgreSQL archive (the source of truth) and the shared vectors.
 // The same native results as HomeMemory for the MemoryApi's methods, asynchronous. Every write to a session
 // runs under the session's advisory lock, and leaves the host's per-session files (caches) in line with it.
-import { isTempSession, assertSessionId } from "../../shared/session-id.ts";
+import { assertSessionId } from "../../shared/session-id.ts";
 import { newId } from "../../shared/ids.ts";
 import type { StoredMessage } from "../../shared/message.ts";
 import { NS_PER_SEC } from "../../shared/time.ts";
@@ -13,7 +13,9 @@ import { UnknownMessageError, type Around } from "../../memory/message-lookup.ts
 import type { RemoveMessageResult } from "../../memory/remove-message.ts";
 import { UnknownSessionError, type ResetResult } from "../../memory/session-admin.ts";
 import type { SessionInfo } from "../../memory/sessions-list.ts";
-import { keepAll } from "../../memory/summary/relevance-filter.ts";
+import { filterRelevant } from "../../memory/summary/relevance-filter.ts";
+import type { SummarizeOptions, SummarizeReport } from "../../memory/summary/summary-report.ts";
+import type { BudgetState } from "../../memory/summary/token-budget.ts";
 import { readCursor, readSummary } from "../../memory/summary/summary-store.ts";
 import { summaryViewOf, type SummaryView } from "../../memory/summary/summary-view.ts";
 import { assembleTurnContext, type TurnContext } from "../../memory/turn-context.ts";
@@ -28,14 +30,15 @@ import { refreshSessionCache } from "./session-cache.ts";
 import type { SharedContext } from "./shared-context.ts";
 import { SharedErrors } from "./shared-errors.ts";
 import { sharedSearch } from "./shared-search.ts";
-
-const UNFINISHED = new Set(["running", "failed", "partial", "aborted"]);
+import { sharedBudget, sharedDue, sharedLedger, SharedSummaries } from "./shared-summaries.ts";
 
 export class SharedHome {
   readonly errors: SharedErrors;
+  readonly summaries: SharedSummaries;
 
   constructor(readonly ctx: SharedContext) {
     this.errors = new SharedErrors(ctx);
+    this.summaries = new SharedSummaries(ctx);
     this.home = ctx.paths.home;
     this.info = () => homeInfo(ctx.paths.home, ctx.config);
   }
@@ -197,11 +200,25 @@ export class SharedHome {
       return { exists: await this.#exists(session), recent };
     });
     const window = recent.slice(-this.ctx.config.limits.max_history_messages);
-    const model = this.ctx.config.decision_model.trim();
     const parts = { exists, recent: window, summary: readSummary(this.ctx, session) };
-    return assembleTurnContext(session, parts, input, async (s) =>
-      model ? keepAll(s, "off", "the relevance filter does not run in shared mode yet") : keepAll(s, "off"),
+    return assembleTurnContext(session, parts, input, (s) =>
+      filterRelevant(sharedLedger(this.ctx), session, s, input, window),
     );
+  }
+
+  /** Run Generate now on one session, or on every due session, as HomeMemory does; one summarizer per session across hosts. */
+  summarize(session?: string, options: SummarizeOptions = {}): Promise<SummarizeReport> {
+    return this.summaries.summarize(session, options);
+  }
+
+  /** Sessions the summary cron should run now. */
+  dueSessions(): Promise<string[]> {
+    return this.summaries.due();
+  }
+
+  /** Today's tokens against [summary] daily_token_budget, over every host. */
+  dailyBudget(): Promise<BudgetState> {
+    return sharedBudget(this.ctx);
   }
 
   async summary(session: string): Promise<SummaryView> {
@@ -215,11 +232,8 @@ export class SharedHome {
         archive.usageTotals(session),
         archive.getSummaryState(session),
       ]);
-      const count = row?.messageCount ?? 0;
-      const due =
-        !isTempSession(session) &&
-        count > 0 &&
-        (!state || state.updatedAt < (row?.updatedAt ?? 0n) || (run !== undefined && UNFINISHED.has(run.outcome)));
+      const status = run ? { run } : {};
+      const due = sharedDue(session, row, state ? { ...status, summaryUpdatedAt: state.updatedAt } : status);
       const file = readSummary(this.ctx, session);
       return summaryViewOf(session, { file, cursor: readCursor(this.ctx, session), run, usage, due });
     });

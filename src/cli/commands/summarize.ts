@@ -2,7 +2,7 @@
 // chunk on stderr, ending with what changed.
 import type { SessionReport, SummaryProgress } from "../../app/memory-api.ts";
 import { bool } from "../args.ts";
-import { withInterrupt, withMemory, type CommandSpec } from "../command.ts";
+import { withAnyHome, withInterrupt, type CommandSpec } from "../command.ts";
 import { bold, dim, printJson, println } from "../output.ts";
 
 export const usage = `
@@ -23,6 +23,11 @@ first, and summary entries the new exchanges supersede are removed.
 
 .summary_cursor holds the local time (YYYY-MM-DD HH:MM:SS, rounded down) of the last summarized
 message, as Agenvoy writes it; the exact position is kept in the archive.
+
+In shared mode ([archive] url), messages, summary, cursor, runs and token usage are the
+archive's: the run holds the session's lease there (another process summarizing it makes
+this one report "busy"), and this host's summary.json and .summary_cursor are rewritten
+from the archive after every save. [summary] daily_token_budget is one for every host.
 
 Needs ANTHROPIC_API_KEY (and ANTHROPIC_BASE_URL for a proxy); without it nothing changes.
 Ctrl-C stops after the chunk in flight is abandoned: summary.json keeps the last save.
@@ -79,7 +84,7 @@ function printReport(r: SessionReport): void {
 const spec: CommandSpec = { name: "summarize", usage, flags: { progress: { type: "boolean" } }, optional: ["SESSION"] };
 
 export function run(argv: readonly string[]): Promise<number> {
-  return withMemory(spec, argv, async (api, p, [session]) => {
+  return withAnyHome(spec, argv, async (api, p, [session]) => {
     const showProgress = bool(p, "progress") || process.stderr.isTTY === true;
     const report = await withInterrupt(
       (signal) =>

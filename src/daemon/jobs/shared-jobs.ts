@@ -1,5 +1,6 @@
 // The daemon's jobs on a shared archive: the embedding drain (one drainer across hosts, by the archive's
-// lease) and the error-memory sweep. Summaries, imports and upkeep do not run in shared mode yet.
+// lease) and the error-memory sweep. The summary cron is summaries.ts's (the shared memory takes the lease per
+// session); imports and upkeep do not run in shared mode yet.
 import type { SharedHome } from "../../app/shared/shared-home.ts";
 import { describeError } from "../../shared/describe-error.ts";
 import type { CronJob, LoopJob } from "../scheduler.ts";

@@ -1,6 +1,6 @@
 // The summary cron: each tick runs Generate on every due session (mtime gate) not already being summarized;
 // a session whose run failed is retried at the next tick.
-import type { MaintenanceApi } from "../../app/maintenance-api.ts";
+import type { SummaryCronApi } from "../../app/maintenance-api.ts";
 import type { SessionReport } from "../../app/memory-api.ts";
 import { MemvoyError } from "../../shared/errors.ts";
 import { describeError } from "../../shared/describe-error.ts";
@@ -22,7 +22,7 @@ interface Tick {
   fatal?: string;
 }
 
-export function summaryJob(api: MaintenanceApi, pattern: string): CronJob {
+export function summaryJob(api: SummaryCronApi, pattern: string): CronJob {
   const inFlight = new Set<string>();
   const retry = new Set<string>();
   const skipLogged = new Set<string>();
@@ -96,7 +96,7 @@ export function summaryJob(api: MaintenanceApi, pattern: string): CronJob {
     pattern,
     overlap: true,
     async run({ signal, log }): Promise<JobOutcome> {
-      const due = new Set([...api.dueSessions(), ...retry].filter((s) => !isTempSession(s)));
+      const due = new Set([...(await api.dueSessions()), ...retry].filter((s) => !isTempSession(s)));
       const todo: string[] = [];
       for (const s of due) {
         if (!inFlight.has(s)) todo.push(s);
@@ -106,7 +106,7 @@ export function summaryJob(api: MaintenanceApi, pattern: string): CronJob {
         }
       }
       if (todo.length === 0) return { worked: false, detail: due.size ? `${due.size} still running` : "nothing due" };
-      const budget = api.usage({ days: 1 }).budget;
+      const budget = await api.dailyBudget();
       if (budget.spent) {
         // No call is made once the day's budget is spent: said once a day in the log, and in daemon status.
         if (budgetLogged !== budget.day)

@@ -21,6 +21,7 @@ import {
   type SummarizeOptions,
 } from "./summary-report.ts";
 import { SummaryStore } from "./summary-store.ts";
+import type { SummaryRunStore } from "./summary-run-store.ts";
 import { cursorText } from "../../storage/history/cursor-file.ts";
 import type { Summary } from "./summary-types.ts";
 
@@ -33,19 +34,46 @@ export async function generateSession(
   openLlm: LlmFactory,
   o: SummarizeOptions = {},
 ): Promise<SessionReport> {
-  const report = emptySessionReport(session, "up-to-date");
   const store = new SummaryStore(ctx, session);
   const release = store.lock();
-  if (!release) return { ...report, outcome: "busy", notes: ["another process is summarizing this session"] };
+  if (!release) return busyReport(session, "another process is summarizing this session");
+  try {
+    return await generateRun(ctx, store, openLlm, o, () => ensureBackfilled(ctx, session));
+  } finally {
+    release();
+  }
+}
+
+/** A session's report when another worker holds its run. */
+export function busyReport(session: string, note: string): SessionReport {
+  return { ...emptySessionReport(session, "busy"), notes: [note] };
+}
+
+/** What a run reads of its memory besides the store: the config and the environment (secrets to redact). */
+export type RunSettings = Pick<MemoryContext, "config" | "env">;
+
+/**
+ * Generate on a store whose run the caller holds (the embedded .summary.lock, or the shared archive's lease):
+ * the same steps, outcomes and report on every backend.
+ */
+export async function generateRun(
+  ctx: RunSettings,
+  store: SummaryRunStore,
+  openLlm: LlmFactory,
+  o: SummarizeOptions = {},
+  prepare?: () => void | Promise<void>,
+): Promise<SessionReport> {
+  const session = store.session;
+  const report = emptySessionReport(session, "up-to-date");
   const meter = newMeter();
   const startedMs = Date.now();
   try {
-    ensureBackfilled(ctx, session);
-    const recovered = store.begin();
+    await prepare?.();
+    const recovered = await store.begin();
     if (recovered) report.notes.push(recovered);
     const outcome = await run(ctx, store, openLlm, meter, report, o);
     report.outcome = outcome;
-    if (["ok", "up-to-date", "waiting", "bootstrap", "pruned"].includes(outcome)) store.closeGate(startedMs);
+    if (["ok", "up-to-date", "waiting", "bootstrap", "pruned"].includes(outcome)) await store.closeGate(startedMs);
   } catch (err) {
     report.outcome = err instanceof LlmAbortedError ? "aborted" : report.chunksDone > 0 ? "partial" : "failed";
     report.error = withSaved(describeError(err), report);
@@ -61,42 +89,40 @@ export async function generateSession(
     if (report.failure)
       report.failure = { ...report.failure, message: redactSecrets(report.failure.message, keys).text };
     try {
-      store.finish(report.outcome, report, report.error);
+      await store.finish(report.outcome, report, report.error);
     } catch (err) {
       // What was saved is in the report; only the run's record is missing.
       report.notes.push(
-        `the run could not be recorded in history.db: ${errorMessage(err)
+        `the run could not be recorded in ${store.recordsIn}: ${errorMessage(err)
           .split("\n")[0]!
           .replace(/; nothing was changed$/, "")}`,
       );
-    } finally {
-      release();
     }
   }
-  const cursor = store.cursorText();
+  const cursor = await store.cursorText();
   if (cursor !== undefined) report.cursor = cursor;
   o.onProgress?.({ type: "done", report });
   return report;
 }
 
 async function run(
-  ctx: MemoryContext,
-  store: SummaryStore,
+  ctx: RunSettings,
+  store: SummaryRunStore,
   openLlm: LlmFactory,
   meter: UsageMeter,
   report: SessionReport,
   o: SummarizeOptions,
 ): Promise<SessionOutcome> {
   const session = store.session;
-  const { before, legacy, cursor, start, notes } = store.load();
+  const { before, legacy, cursor, start, notes } = await store.load();
   report.notes.push(...notes);
   if (start.kind === "bootstrap") {
-    const newest = store.newestPosition();
+    const newest = await store.newestPosition();
     if (!newest) return "up-to-date";
-    store.saveCursor(newest);
+    await store.saveCursor(newest);
     return "bootstrap";
   }
-  const { fresh, last } = store.messagesFrom(start);
+  const { fresh, last } = await store.messagesFrom(start);
   const { ready, waiting } = splitWaiting(fresh);
   Object.assign(report, { messages: fresh.length, waiting: waiting.length });
   o.onProgress?.({ type: "session", session, messages: fresh.length, waiting: waiting.length });
@@ -134,7 +160,7 @@ async function run(
   // Cursor text after each message of `ready`: the latest time seen so far, never earlier than the old
   // cursor (compared in ns, not as text, so a DST change cannot misorder them). An untimed message's
   // synthesized time moves it only when there is no cursor at all yet.
-  const untimed = store.untimedSeqs();
+  const untimed = await store.untimedSeqs();
   const cursorAfter: string[] = [];
   let latestNs = cursor.state === "ok" ? cursor.ns : -1n;
   let latest = cursor.state === "ok" ? cursor.text : "";
@@ -145,14 +171,14 @@ async function run(
     }
     cursorAfter.push(latest);
   }
-  const positionAt = (i: number) => {
-    const at = store.positionAfter(fresh, i, last!);
+  const positionAt = async (i: number) => {
+    const at = await store.positionAfter(fresh, i, last!);
     return { seq: at.seq, id: at.id, cursor: cursorAfter[i]! };
   };
   const indexOf = new Map(ready.map((m, i) => [m.seq, i]));
 
   if (kept.length === 0) {
-    const note = store.save(summary, positionAt(ready.length - 1));
+    const note = await store.save(summary, await positionAt(ready.length - 1));
     if (note) report.notes.push(note);
     report.changes = diffSummaries(before, summary);
     return "pruned";
@@ -201,7 +227,7 @@ async function run(
     // Through the message before the next chunk (noise dropped in between counts as done), or the last one.
     const next = chunks[i + 1]?.parts[0]?.message;
     const through = next ? indexOf.get(next.seq)! - 1 : ready.length - 1;
-    const saved = store.save(result.summary, positionAt(through));
+    const saved = await store.save(result.summary, await positionAt(through));
     summary = result.summary;
     report.chunksDone = index;
     if (saved) report.notes.push(saved);

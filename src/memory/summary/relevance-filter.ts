@@ -5,9 +5,8 @@ import * as v from "valibot";
 import { LlmAnswerError, LlmCallError } from "../../llm/llm-errors.ts";
 import { describeError } from "../../shared/describe-error.ts";
 import type { StoredMessage } from "../../shared/message.ts";
-import type { MemoryContext } from "../memory-context.ts";
 import { shorten } from "./chunking.ts";
-import { openLlm } from "./llm-access.ts";
+import { openLedgerLlm, type LlmLedger } from "./llm-access.ts";
 import { PROMPTS } from "./prompts.ts";
 import { currentIsEmpty, emptyCurrent, type Summary } from "./summary-types.ts";
 import { renderMessage } from "./transcript.ts";
@@ -55,8 +54,9 @@ export function keepAll(summary: Summary, outcome: RelevanceOutcome, detail?: st
   return { summary, report: { outcome, kept: total, total, ...(detail ? { detail } : {}) } as RelevanceReport };
 }
 
+/** `ledger`: the memory whose config, key and usage rows the call goes through (embedded or shared). */
 export async function filterRelevant(
-  ctx: MemoryContext,
+  ledger: LlmLedger,
   session: string,
   summary: Summary,
   input: string | undefined,
@@ -67,11 +67,11 @@ export async function filterRelevant(
     summary,
     report: { outcome, kept: total, total, ...(detail ? { detail } : {}) },
   });
-  const model = ctx.config.decision_model.trim();
+  const model = ledger.config.decision_model.trim();
   if (!model) return all("off");
   if (!input || input.trim() === "") return all("off", "no request to judge");
   if (total === 0) return all("all");
-  const timeoutMs = ctx.config.context.relevance_timeout_ms;
+  const timeoutMs = ledger.config.context.relevance_timeout_ms;
   const abort = new AbortController();
   let timer: ReturnType<typeof setTimeout> | undefined;
   const timedOut = new Promise<"timeout">((resolve) => {
@@ -81,7 +81,7 @@ export async function filterRelevant(
     }, timeoutMs);
   });
   const judge = (async () => {
-    const llm = openLlm(ctx);
+    const llm = openLedgerLlm(ledger);
     const { candidates } = await llm.completeJson({
       model,
       system: PROMPTS.relevanceSystem,

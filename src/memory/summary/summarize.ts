@@ -30,6 +30,18 @@ export async function summarize(
   }
   if (targets.length === 0) return { sessions: [] };
   openLlm(ctx); // MissingApiKeyError here, before any file or row changes
+  return summarizeEach(targets, o, (id) => generateSession(ctx, id, (meter) => openLlm(ctx, meter, o.onWarning), o));
+}
+
+/**
+ * Run `one` on each session in turn: after an abort, or an error no retry can fix (a refused key, an unknown
+ * model), the rest are reported as skipped.
+ */
+export async function summarizeEach(
+  targets: readonly string[],
+  o: SummarizeOptions,
+  one: (session: string) => Promise<SessionReport>,
+): Promise<SummarizeReport> {
   const sessions: SessionReport[] = [];
   let stop: string | undefined;
   for (const id of targets) {
@@ -38,7 +50,7 @@ export async function summarize(
       sessions.push(emptySessionReport(id, "skipped", [stop]));
       continue;
     }
-    const report = await generateSession(ctx, id, (meter) => openLlm(ctx, meter, o.onWarning), o);
+    const report = await one(id);
     sessions.push(report);
     if (report.failure?.fatal) stop = `not run: ${report.failure.message}`;
   }

@@ -47,6 +47,9 @@ import {
 import { withWriteLock } from "../../storage/sqlite/write-lock.ts";
 import type { MemoryContext } from "../memory-context.ts";
 import { findStart, type StartPoint } from "./summary-start.ts";
+import type { RunStart, SummaryRunStore } from "./summary-run-store.ts";
+
+export type { RunStart };
 import { applySummaryRules } from "./summary-rules.ts";
 import { LEGACY_KEYS, LooseSummarySchema, assertValidSummary } from "./summary-schema.ts";
 import { emptySummary, summaryText, type Summary, type SummaryFile } from "./summary-types.ts";
@@ -76,18 +79,10 @@ export function removeSummaryFiles(ctx: MemoryContext, session: string): boolean
   return existed;
 }
 
-/** What a run starts from. */
-export interface RunStart {
-  /** The summary so far (empty when there is none) and the legacy keys to fold in. */
-  before: Summary;
-  legacy: Record<string, unknown>;
-  cursor: CursorFile;
-  start: StartPoint;
-  notes: string[];
-}
-
 /** One session's summary stores, as one run (Generate, or an import) reads and saves them. */
-export class SummaryStore {
+export class SummaryStore implements SummaryRunStore {
+  readonly recordsIn = "history.db";
+
   constructor(
     private readonly ctx: MemoryContext,
     readonly session: string,
@@ -131,15 +126,10 @@ export class SummaryStore {
       notes.push(`summary.json was unreadable (${file.detail}): moved to ${aside}; summarizing from the first message`);
       file = { state: "missing" };
     }
-    const cursor = readCursor(ctx, session);
-    if (cursor.state === "invalid")
-      notes.push(`.summary_cursor holds ${JSON.stringify(cursor.text)}, not YYYY-MM-DD HH:MM:SS`);
     // seq is never reused: a position whose message a reset or rm-message removed still bounds what came after.
     const holds = (p: SummaryPosition) =>
       findPositionMessage(ctx.db, session, p.seq, p.id) !== undefined || !seqInUse(ctx.db, p.seq);
-    const start = findStart(file, cursor, getSummaryRun(ctx.db, session)?.position, holds);
-    if (file.state !== "ok") return { before: emptySummary(), legacy: {}, cursor, start, notes };
-    return { before: file.summary, legacy: file.legacy, cursor, start, notes };
+    return runStart(file, readCursor(ctx, session), getSummaryRun(ctx.db, session)?.position, holds, notes);
   }
 
   /**
@@ -167,10 +157,7 @@ export class SummaryStore {
    * done. Several in that second cannot be told apart: they are all taken (a repeat, never a skip).
    */
   private afterForeignCursor(sinceNs: bigint): StoredMessage[] {
-    const list = listUnsummarized(this.ctx.db, this.session, { sinceNs });
-    const untimed = this.untimedSeqs();
-    const inSecond = list.filter((m) => !untimed.has(m.seq) && m.sendAt >= sinceNs && m.sendAt < sinceNs + NS_PER_SEC);
-    return inSecond.length === 1 ? list.filter((m) => m !== inSecond[0]) : list;
+    return dropCursorsOwn(listUnsummarized(this.ctx.db, this.session, { sinceNs }), sinceNs, this.untimedSeqs());
   }
 
   /**
@@ -258,4 +245,28 @@ export class SummaryStore {
     const cursor = readCursor(this.ctx, this.session);
     return cursor.state === "ok" ? cursor.text : undefined;
   }
+}
+
+/**
+ * Of the messages sent in or after a second-resolution cursor's second (and the untimed ones), those still to
+ * summarize: a lone timed message in the cursor's second is the one the cursor was written for.
+ */
+export function dropCursorsOwn(list: StoredMessage[], sinceNs: bigint, untimed: Set<bigint>): StoredMessage[] {
+  const inSecond = list.filter((m) => !untimed.has(m.seq) && m.sendAt >= sinceNs && m.sendAt < sinceNs + NS_PER_SEC);
+  return inSecond.length === 1 ? list.filter((m) => m !== inSecond[0]) : list;
+}
+
+/** What a run starts from, given the summary read (a corrupt one already set aside), the cursor and the position. */
+export function runStart(
+  file: SummaryFile,
+  cursor: CursorFile,
+  position: SummaryPosition | undefined,
+  holds: (p: SummaryPosition) => boolean,
+  notes: string[],
+): RunStart {
+  if (cursor.state === "invalid")
+    notes.push(`.summary_cursor holds ${JSON.stringify(cursor.text)}, not YYYY-MM-DD HH:MM:SS`);
+  const start = findStart(file, cursor, position, holds);
+  if (file.state !== "ok") return { before: emptySummary(), legacy: {}, cursor, start, notes };
+  return { before: file.summary, legacy: file.legacy, cursor, start, notes };
 }

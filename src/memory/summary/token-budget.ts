@@ -25,9 +25,17 @@ export interface BudgetState {
 
 export function budgetState(ctx: MemoryContext): BudgetState {
   const now = ctx.now();
-  const dayStart = now - (now % NS_PER_DAY);
-  const budget = ctx.config.summary.daily_token_budget;
-  const usedToday = tokensSince(ctx.db, dayStart);
+  return budgetOf(ctx.config.summary.daily_token_budget, now, tokensSince(ctx.db, dayStartOf(now)));
+}
+
+/** The UTC day's start of `now`, in ns. */
+export function dayStartOf(now: bigint): bigint {
+  return now - (now % NS_PER_DAY);
+}
+
+/** Today's budget state, given the tokens used since the start of `now`'s UTC day. */
+export function budgetOf(budget: number, now: bigint, usedToday: number): BudgetState {
+  const dayStart = dayStartOf(now);
   return {
     budget,
     usedToday,
@@ -38,7 +46,11 @@ export function budgetState(ctx: MemoryContext): BudgetState {
 
 /** Throws TokenBudgetSpentError when today's budget is spent; nothing is sent then. */
 export function checkBudget(ctx: MemoryContext, purpose: string): void {
-  const b = budgetState(ctx);
+  spentCheck(budgetState(ctx), purpose);
+}
+
+/** Throws TokenBudgetSpentError when `b` is spent. */
+export function spentCheck(b: BudgetState, purpose: string): void {
   if (!b.spent) return;
   throw new TokenBudgetSpentError({ used: b.usedToday, budget: b.budget, day: b.day, purpose });
 }

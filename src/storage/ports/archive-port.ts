@@ -160,6 +160,8 @@ export interface ArchivePort {
   // LLM usage
   insertUsage(u: UsageRow): Promise<void>;
   usageTotals(session: string, since?: bigint): Promise<UsageTotal[]>;
+  /** Input plus output tokens of every call at or after `since` (the daily budget). */
+  tokensSince(since: bigint): Promise<number>;
 
   // Summary runs, and the summary with its cursor
   getSummaryRun(session: string): Promise<SummaryRunRow | undefined>;
@@ -167,6 +169,14 @@ export interface ArchivePort {
   finishSummaryRun(session: string, at: bigint, outcome: string, c: RunCounters, error?: string): Promise<void>;
   setPendingPosition(session: string, p: SummaryPosition, sha: string): Promise<void>;
   settlePosition(session: string, p: SummaryPosition | undefined): Promise<void>;
+  /** Forget the exact position (the summary it belonged to is gone). */
+  clearSummaryPosition(session: string): Promise<void>;
+  /** Seqs of the session's untimed messages that no settled position has passed yet. */
+  untimedSeqs(session: string): Promise<Set<bigint>>;
+  /** Whether any message, of any session, holds this seq (a position's seq is never reused). */
+  seqInUse(seq: bigint): Promise<boolean>;
+  /** The newest send time of the session's messages (0 when none). */
+  maxSendAt(session: string): Promise<bigint>;
   getSummaryState(session: string): Promise<SummaryState | undefined>;
   /**
    * Write the summary and cursor. With `expectVersion` (undefined = "none yet"), only when the stored

@@ -9,6 +9,8 @@ export interface LeaseTurnOptions {
   holder: string;
   /** Lease length; renewed every third of it while held (default 30 s). */
   ttlMs?: number;
+  /** Called once if a renewal finds the lease taken by another holder (it had expired): stop the work. */
+  onLost?: () => void;
 }
 
 export function leaseTurn(archive: ArchivePort, o: LeaseTurnOptions): () => Promise<(() => Promise<void>) | undefined> {
@@ -21,7 +23,12 @@ export function leaseTurn(archive: ArchivePort, o: LeaseTurnOptions): () => Prom
         if (!lease) return;
         archive.renewLease(lease, ttl).then(
           (renewed) => {
+            if (!lease) return;
             if (renewed) lease = renewed;
+            else {
+              lease = undefined;
+              o.onLost?.();
+            }
           },
           () => {}, // unreachable for now: the lease runs out on its own if this keeps failing
         );
@@ -31,9 +38,9 @@ export function leaseTurn(archive: ArchivePort, o: LeaseTurnOptions): () => Prom
     timer.unref?.();
     return async () => {
       clearInterval(timer);
-      const held = lease!;
+      const held = lease;
       lease = undefined;
-      await archive.releaseLease(held);
+      if (held) await archive.releaseLease(held);
     };
   };
 }

@@ -27,9 +27,17 @@ export interface SessionListing extends SessionRow {
   hasSummary: boolean;
 }
 
+/** Where a session's summary stands: when it was last written, and how its last run went. */
+export interface SummaryStatus {
+  summaryUpdatedAt?: bigint;
+  run?: { outcome: string; startedAt: bigint; finishedAt?: bigint };
+}
+
 export interface SharedArchivePort extends ArchivePort {
   /** Every session with its metadata, in one read. */
   listSessionInfo(): Promise<SessionListing[]>;
+  /** Every session with a summary or a summary run, in one read (which sessions are due). */
+  summaryStatuses(): Promise<Map<string, SummaryStatus>>;
   /** The session's row, start, summary state, last run, usage and leases (its messages are removed first). */
   removeSession(session: string): Promise<void>;
   /** The summary state and the last run; returns whether a summary was stored. */

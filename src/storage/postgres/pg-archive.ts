@@ -446,6 +446,14 @@ export class PgArchive implements ArchivePort {
     );
   }
 
+  async tokensSince(since: bigint): Promise<number> {
+    const r = await this.q<{ n: number }>(
+      "SELECT coalesce(sum(input_tokens + output_tokens), 0)::float8 AS n FROM llm_usage WHERE at >= $1",
+      [since],
+    );
+    return Number(r[0]?.n ?? 0);
+  }
+
   async getSummaryRun(session: string): Promise<SummaryRunRow | undefined> {
     const r = (
       await this.q<Parameters<typeof pgSummaryRun>[0]>(
@@ -494,6 +502,30 @@ export class PgArchive implements ArchivePort {
         tx,
       );
     });
+  }
+
+  async clearSummaryPosition(session: string): Promise<void> {
+    await this.q(
+      "UPDATE summary_runs SET position_seq = NULL, position_id = NULL, cursor_text = NULL WHERE session_id = $1",
+      [session],
+    );
+  }
+
+  async untimedSeqs(session: string): Promise<Set<bigint>> {
+    const rows = await this.q<{ seq: bigint }>("SELECT seq FROM untimed_messages WHERE session_id = $1", [session]);
+    return new Set(rows.map((r) => BigInt(r.seq)));
+  }
+
+  async seqInUse(seq: bigint): Promise<boolean> {
+    return (await this.q("SELECT 1 FROM messages WHERE seq = $1", [seq])).length > 0;
+  }
+
+  async maxSendAt(session: string): Promise<bigint> {
+    const r = await this.q<{ m: bigint | string }>(
+      "SELECT coalesce(max(send_at), 0) AS m FROM messages WHERE session_id = $1",
+      [session],
+    );
+    return BigInt(r[0]?.m ?? 0);
   }
 
   async getSummaryState(session: string): Promise<SummaryState | undefined> {

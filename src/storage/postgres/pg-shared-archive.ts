@@ -5,6 +5,7 @@ import type {
   ErrorListFilter,
   SessionListing,
   SharedArchivePort,
+  SummaryStatus,
   VectorDeletes,
 } from "../ports/shared-archive-port.ts";
 import { openPgArchive, type PgOpenOptions } from "./open-pg-archive.ts";
@@ -29,6 +30,31 @@ export class PgSharedArchive extends PgArchive implements SharedArchivePort {
       ) as SessionMeta;
       return { ...(row as SessionRow & { hasSummary: boolean }), meta };
     });
+  }
+
+  async summaryStatuses(): Promise<Map<string, SummaryStatus>> {
+    const rows = await this.run<{
+      session: string;
+      summary_at: bigint | null;
+      outcome: string | null;
+      started_at: bigint | null;
+      finished_at: bigint | null;
+    }>(
+      `SELECT coalesce(s.session_id, r.session_id) AS session, s.updated_at AS summary_at, r.outcome, r.started_at,
+         r.finished_at
+       FROM session_summaries s FULL JOIN summary_runs r ON r.session_id = s.session_id`,
+    );
+    const out = new Map<string, SummaryStatus>();
+    for (const r of rows) {
+      const status: SummaryStatus = {};
+      if (r.summary_at !== null) status.summaryUpdatedAt = BigInt(r.summary_at);
+      if (r.outcome !== null && r.started_at !== null) {
+        status.run = { outcome: r.outcome, startedAt: BigInt(r.started_at) };
+        if (r.finished_at !== null) status.run.finishedAt = BigInt(r.finished_at);
+      }
+      out.set(r.session, status);
+    }
+    return out;
   }
 
   async removeSession(session: string): Promise<void> {

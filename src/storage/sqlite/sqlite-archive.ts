@@ -48,8 +48,12 @@ import { getSessionMeta, upsertSessionMeta, type MetaUpdate } from "./session-me
 import { getSessionRow, listSessionRows } from "./sessions-repo.ts";
 import { sqliteMatch } from "./sqlite-match.ts";
 import {
+  clearPosition,
   finishSummaryRun,
   getSummaryRun,
+  maxSendAt,
+  seqInUse,
+  untimedSeqs,
   setPendingPosition,
   settlePosition,
   startSummaryRun,
@@ -57,6 +61,7 @@ import {
   type SummaryPosition,
 } from "./summary-runs-repo.ts";
 import { insertUsage, sessionUsageTotals, type UsageRow } from "./usage-repo.ts";
+import { tokensSince } from "./usage-report-repo.ts";
 import { withWriteLock } from "./write-lock.ts";
 
 type Row = Parameters<typeof toStored>[0];
@@ -268,6 +273,10 @@ export class SqliteArchive implements ArchivePort {
     return sessionUsageTotals(this.db, session, since);
   }
 
+  async tokensSince(since: bigint): Promise<number> {
+    return tokensSince(this.db, since);
+  }
+
   async getSummaryRun(session: string) {
     return getSummaryRun(this.db, session);
   }
@@ -286,6 +295,22 @@ export class SqliteArchive implements ArchivePort {
 
   async settlePosition(session: string, p: SummaryPosition | undefined): Promise<void> {
     this.write(() => settlePosition(this.db, session, p));
+  }
+
+  async clearSummaryPosition(session: string): Promise<void> {
+    this.write(() => clearPosition(this.db, session));
+  }
+
+  async untimedSeqs(session: string): Promise<Set<bigint>> {
+    return untimedSeqs(this.db, session);
+  }
+
+  async seqInUse(seq: bigint): Promise<boolean> {
+    return seqInUse(this.db, seq);
+  }
+
+  async maxSendAt(session: string): Promise<bigint> {
+    return maxSendAt(this.db, session);
   }
 
   async getSummaryState(session: string): Promise<SummaryState | undefined> {
