@@ -62,6 +62,7 @@ export function sharedImportJob(
   pattern: string,
   sources: readonly SourceName[],
   env: Record<string, string | undefined>,
+  waitMs = IMPORT_WAIT_MS,
 ): CronJob {
-  return importJob(home, pattern, sources, env, (source, signal) => home.importTurn(source, IMPORT_WAIT_MS, signal));
+  return importJob(home, pattern, sources, env, (source, signal) => home.importTurn(source, waitMs, signal));
 }
