@@ -76,9 +76,37 @@ export class SharedVectors {
     return (await this.messageStore()).table(e.id, e.dim, { create });
   }
 
+  /** The lease is per process: this process's own drains and rebuilds wait here for each other, in turn. */
+  #inProcess: Promise<unknown> = Promise.resolve();
+
   /** Take the drain lease once (another process may hold it: undefined); the returned function gives it back. */
-  #turn(): Promise<(() => Promise<void>) | undefined> {
-    return leaseTurn(this.archive, { job: "vector-write", session: "*", holder: this.holder, ttlMs: DRAIN_LEASE_MS })();
+  async #turn(): Promise<(() => Promise<void>) | undefined> {
+    const mine = Promise.withResolvers<void>();
+    const before = this.#inProcess;
+    this.#inProcess = before.then(() => mine.promise);
+    await before.catch(() => {});
+    try {
+      const give = await leaseTurn(this.archive, {
+        job: "vector-write",
+        session: "*",
+        holder: this.holder,
+        ttlMs: DRAIN_LEASE_MS,
+      })();
+      if (!give) mine.resolve();
+      return (
+        give &&
+        (async () => {
+          try {
+            await give();
+          } finally {
+            mine.resolve();
+          }
+        })
+      );
+    } catch (err) {
+      mine.resolve();
+      throw err;
+    }
   }
 
   /**

@@ -41,6 +41,11 @@ injected reminders and command wrappers are not. Secrets are redacted unless --k
 A malformed line is skipped and reported as file:line; a file not in the format is reported and the
 import goes on; the exit code is 1 when any file failed.
 
+On a shared archive ([archive] url or MEMVOY_ARCHIVE_URL) the messages go into the archive, each session
+under its lock: the archive decides what is new (ids, removed messages), so importing the same source
+from several hosts adds each message once. This host's session files are rewritten from the archive;
+the vectors are made by the shared drain (a daemon, or the next semantic search).
+
   --since TIME     only messages sent at or after TIME (RFC 3339, local date/time, unix time, or 1d/7d/30d/1y)
   --dry-run        read and count, write nothing
   --keep-secrets   do not redact secrets from imported text
