@@ -99,7 +99,9 @@ describe("import, export and reindex on a shared archive", () => {
         project,
         parent,
       }));
-      expect(shared.sort((x, y) => x.id.localeCompare(y.id))).toEqual(sessions.sort((x, y) => x.id.localeCompare(y.id)));
+      expect(shared.sort((x, y) => x.id.localeCompare(y.id))).toEqual(
+        sessions.sort((x, y) => x.id.localeCompare(y.id)),
+      );
       for (const s of sessions) {
         const want = local.history(s.id, { all: true }).map((m) => [m.id, m.role, m.content, m.sendAt.toString()]);
         expect(await rows(other, s.id)).toEqual(want);
@@ -121,7 +123,9 @@ describe("import, export and reindex on a shared archive", () => {
 
   test("the same source imported from two homes at once: every message once", async () => {
     const { env, homes } = await sharedHomes(2);
-    const runs = await Promise.all(homes.map((home) => cli(["import", "claude-code", projects, "--json"], { home, env })));
+    const runs = await Promise.all(
+      homes.map((home) => cli(["import", "claude-code", projects, "--json"], { home, env })),
+    );
     const reports = runs.map((r) => {
       expect(r.stderr).toBe("");
       expect(r.code).toBe(0);

@@ -8,8 +8,7 @@ import { assertSessionId } from "../../shared/session-id.ts";
 import {
   byCodeUnit,
   exportedMessages,
-  messageLine,
-  sessionLine,
+  sessionLines,
   type ExportOptions,
   type ExportSession,
 } from "../../memory/imports/export-lines.ts";
@@ -176,11 +175,6 @@ export class SharedImports implements ImportWriter {
     }
   }
 
-  exportLines(s: ExportSession): string[] {
-    return [sessionLine(s.id, s.meta), ...s.messages.map(messageLine)];
-  }
-
-  openForeign(path: string): ForeignDatabase {
-    return openForeignDatabase(path);
-  }
+  readonly exportLines: (s: ExportSession) => string[] = sessionLines;
+  readonly openForeign: (path: string) => ForeignDatabase = openForeignDatabase;
 }

@@ -160,7 +160,9 @@ async function importCommand(api: ImportTarget, p: Parsed, [source, ...paths]: s
     keepSecrets: bool(p, "keep-secrets"),
   };
   if (!bool(p, "watch")) {
-    const reports = stdin ? [await importJsonlStream(api, Bun.stdin.stream(), opts)] : await pass(api, source!, opts, json);
+    const reports = stdin
+      ? [await importJsonlStream(api, Bun.stdin.stream(), opts)]
+      : await pass(api, source!, opts, json);
     if (json) printJson({ sources: reports });
     else for (const r of reports) printReport(r);
     return reports.some((r) => r.failed.length > 0) ? 1 : 0;

@@ -37,17 +37,9 @@ const spec: CommandSpec = {
 };
 
 export function run(argv: readonly string[]): Promise<number> {
-  return runCommand(spec, argv, async (p) => {
+  return runCommand(spec, argv, (p) => {
     const home = str(p, "home");
-    // On a shared archive: the vectors on the shared store, rebuilt under the drain's lease.
-    if (sharedArchiveUrl({ home }) !== undefined) {
-      const api = await openSharedHome({ home });
-      try {
-        return await withInterrupt((signal) => reindex(api, p, signal));
-      } finally {
-        await api.close();
-      }
-    }
+    if (sharedArchiveUrl({ home }) !== undefined) return reindexShared(p);
     // The background drain must not recreate a home that was removed meanwhile.
     if (bool(p, "pending") && !existsSync(homePaths(resolveHome(home)).db)) return 0;
     const background = bool(p, "pending") && bool(p, "quiet");
@@ -64,6 +56,16 @@ export function run(argv: readonly string[]): Promise<number> {
       }),
     );
   });
+}
+
+/** On a shared archive: the vectors on the shared store, rebuilt under the drain's lease. */
+async function reindexShared(p: Parsed): Promise<number> {
+  const api = await openSharedHome({ home: str(p, "home") });
+  try {
+    return await withInterrupt((signal) => reindex(api, p, signal));
+  } finally {
+    await api.close();
+  }
 }
 
 async function reindex(api: Pick<HomeMemory, "reindex">, p: Parsed, signal: AbortSignal): Promise<number> {

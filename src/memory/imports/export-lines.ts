@@ -45,6 +45,11 @@ export function messageLine(m: StoredMessage): string {
   return JSON.stringify(o);
 }
 
+/** The JSONL lines (without newline) of one exported session. */
+export function sessionLines(s: ExportSession): string[] {
+  return [sessionLine(s.id, s.meta), ...s.messages.map(messageLine)];
+}
+
 /** The sessions to export, in id order, each loaded when reached (one session in memory at a time). */
 export function* exportSessions(ctx: MemoryContext, o: ExportOptions = {}): Generator<ExportSession> {
   let ids: string[];
