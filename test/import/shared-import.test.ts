@@ -10,6 +10,7 @@ import type { SharedHome } from "../../src/app/shared/shared-home.ts";
 import { sharedImportJob } from "../../src/daemon/jobs/shared-jobs.ts";
 import { DaemonLog } from "../../src/daemon/log.ts";
 import { CC_SESSION_C, writeClaudeProjects } from "../fixture/import/claude-code.ts";
+import { GEM_ID, writeGeminiHome } from "../fixture/import/gemini.ts";
 import { cli, openTemp, removeTempHomes, tempHome } from "../fixture/home.ts";
 import { describePostgres, startPostgres, type PgServer } from "../fixture/postgres-server.ts";
 import { startS3Server, type S3Server } from "../fixture/s3-server.ts";
@@ -190,6 +191,25 @@ describe("import, export and reindex on a shared archive", () => {
     const r = await importWith(other, "claude-code", [file], { since: 0n });
     expect(r.messages).toMatchObject({ added: 0, tombstoned: 1 });
     expect((await other.history(session, { all: true })).map((m) => m.id)).toEqual([stored[1]!.id]);
+  }, 120_000);
+
+  test("a Gemini rewind removes the rewound messages from the archive, and the next pass brings nothing back", async () => {
+    const { env, homes } = await sharedHomes(2);
+    const { home: gemini, chatFile } = writeGeminiHome(tempHome("gem-src-"));
+    const h = await open(homes[0]!, env);
+    const o = { env: { GEMINI_CLI_HOME: gemini } };
+    await importWith(h, "gemini", [], o);
+    appendFileSync(
+      chatFile,
+      `${JSON.stringify({ $rewindTo: "m6" })}\n${JSON.stringify({ id: "m9", timestamp: "2026-08-01T07:03:00.000Z", type: "user", content: "never mind" })}\n`,
+    );
+    expect((await importWith(h, "gemini", [], o)).messages).toMatchObject({ added: 1, removed: 2 });
+    const other = await open(homes[1]!, env);
+    const texts = (await other.history(`gem-${GEM_ID}`, { all: true })).map((m) => m.content);
+    expect(texts).toEqual(["list the open ports", "Ports 22 and 8080 are open.", "never mind"]);
+    // Another host reading the whole chat from the start adds nothing back: the archive's tombstones decide.
+    expect((await importWith(other, "gemini", [chatFile])).messages.added).toBe(0);
+    expect(await h.ctx.archive.pendingVectorDeletes(10)).toEqual({ ids: [], before: [] });
   }, 120_000);
 
   test("reindex rebuilds the shared vectors under the drain's lease; with the lease held elsewhere it waits its turn", async () => {
