@@ -21,6 +21,7 @@ const SCRIPTS = [
   "agents-mcp.ts",
   "live.ts",
   "archive-pg.ts",
+  "import-shared.ts",
 ];
 
 const root = resolve(import.meta.dir, "..");

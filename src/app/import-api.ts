@@ -22,12 +22,17 @@ import { getMessagesById, listSessionMessages } from "../storage/sqlite/messages
 import { removeMessage } from "../memory/remove-message.ts";
 import { withWriteLock } from "../storage/sqlite/write-lock.ts";
 import { openForeignDatabase, type ForeignDatabase } from "../storage/foreign/foreign-sqlite.ts";
+import type { ImportWriter } from "./import-target.ts";
 
-export class ImportApi {
+export class ImportApi implements ImportWriter {
+  readonly vectors: string;
+
   constructor(
     private readonly ctx: MemoryContext,
     private readonly scheduleDrain: () => void = () => {},
-  ) {}
+  ) {
+    this.vectors = ctx.paths.lance;
+  }
 
   /** After a pass that added messages: embed them in the background, as add() does. */
   embedAdded(): void {

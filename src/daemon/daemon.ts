@@ -17,7 +17,7 @@ import { indexUpgradeJob } from "./jobs/index-upgrade.ts";
 import { maintenanceJob } from "./jobs/maintenance.ts";
 import { summaryJob } from "./jobs/summaries.ts";
 import { importJob } from "./jobs/imports.ts";
-import { sharedDrainJob, sharedErrorSweepJob } from "./jobs/shared-jobs.ts";
+import { sharedDrainJob, sharedErrorSweepJob, sharedImportJob } from "./jobs/shared-jobs.ts";
 import { openSharedHome } from "../app/shared/open-shared.ts";
 import { SharedHome } from "../app/shared/shared-home.ts";
 import type { SearchInput } from "../app/api/memory-api.ts";
@@ -69,15 +69,22 @@ function registerJobs(scheduler: Scheduler, api: MaintenanceApi, c: Config, stor
 }
 
 /**
- * Shared mode: summaries (one summarizer per session across hosts, by the archive's lease), the drain and the
- * error sweep; imports and upkeep do not run there yet.
+ * Shared mode: summaries (one summarizer per session across hosts, by the archive's lease), the drain, the
+ * error sweep and live capture (one importer per source across hosts, by a lease); upkeep does not run there yet.
  */
-function registerSharedJobs(scheduler: Scheduler, home: SharedHome, c: Config, log: DaemonLog): void {
+function registerSharedJobs(
+  scheduler: Scheduler,
+  home: SharedHome,
+  c: Config,
+  log: DaemonLog,
+  env: Record<string, string | undefined>,
+): void {
   scheduler.addCron(summaryJob(home, c.summary.cron));
   scheduler.addLoop(sharedDrainJob(home, c.daemon.embed_interval_ms));
   scheduler.addCron(sharedErrorSweepJob(home, c.daemon.sweep_cron));
+  if (c.import.sources.length > 0) scheduler.addCron(sharedImportJob(home, c.import.cron, c.import.sources, env));
   log.warn("daemon.shared_mode", {
-    note: "the archive is shared: live imports and nightly upkeep do not run in shared mode yet",
+    note: "the archive is shared: nightly upkeep does not run in shared mode yet",
   });
 }
 
@@ -143,7 +150,7 @@ export async function runDaemon(o: DaemonOptions): Promise<number> {
   const scheduler = new Scheduler(paths.home, state, log, controller.signal);
   // Aborting the controller forwards SIGTERM to every child.
   const workers = new Workers(paths.home, env, log, controller.signal);
-  if (api instanceof SharedHome) registerSharedJobs(scheduler, api, info.config, log);
+  if (api instanceof SharedHome) registerSharedJobs(scheduler, api, info.config, log, env);
   else {
     registerJobs(scheduler, api, info.config, paths.store, (kind) => workers.run(kind));
     // Live capture: the importers write through the home's own API (imported writes, per-file state).

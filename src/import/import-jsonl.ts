@@ -1,5 +1,5 @@
 // `memvoy import jsonl`: memvoy's own export format back in, exactly (ids, times, metadata; never redacted).
-import type { HomeMemory } from "../app/memory-api.ts";
+import type { ImportTarget } from "../app/import-target.ts";
 import { isRole, type MessageRecord } from "../shared/message.ts";
 import { recordTime } from "./record-time.ts";
 import type { MetaUpdate } from "../app/import-api.ts";
@@ -12,7 +12,7 @@ const SESSION = /^[A-Za-z0-9_-][A-Za-z0-9._-]{0,127}$/;
 const BATCH = 5000;
 
 export function importJsonlFiles(
-  api: HomeMemory,
+  api: ImportTarget,
   files: readonly string[],
   o: ImportOptions = {},
 ): Promise<SourceReport> {
@@ -26,7 +26,7 @@ export function importJsonlFiles(
 
 /** The export format piped in (`memvoy import jsonl -`); reported under the name STDIN. */
 export function importJsonlStream(
-  api: HomeMemory,
+  api: ImportTarget,
   stream: ReadableStream<Uint8Array>,
   o: ImportOptions = {},
 ): Promise<SourceReport> {
@@ -41,7 +41,7 @@ export function importJsonlStream(
 export const STDIN = "(stdin)";
 
 async function readOne(
-  api: HomeMemory,
+  api: ImportTarget,
   file: string,
   input: Iterable<Line> | AsyncIterable<Line>,
   o: ImportOptions,
@@ -53,9 +53,9 @@ async function readOne(
   let lines = 0;
   let good = 0;
   const skip = (p: Problem) => addSkipped(report, p);
-  const flush = () => {
+  const flush = async () => {
     if (batchSession === undefined || batch.length === 0) return;
-    const r = api.imports.write(batchSession, batch, undefined, { redact: false, dryRun: o.dryRun });
+    const r = await api.imports.write(batchSession, batch, undefined, { redact: false, dryRun: o.dryRun });
     report.messages.added += r.added;
     report.messages.existing += r.existing;
     report.messages.tombstoned += r.tombstoned;
@@ -75,12 +75,12 @@ async function readOne(
         skip({ file, line: l.line, reason: "session line without a valid id" });
         continue;
       }
-      flush();
+      await flush();
       good++;
       sessions.add(r.id);
       const meta: MetaUpdate = {};
       for (const k of ["source", "title", "project", "parent"] as const) if (typeof r[k] === "string") meta[k] = r[k];
-      if (!o.dryRun) api.imports.setMeta(r.id, meta);
+      if (!o.dryRun) await api.imports.setMeta(r.id, meta);
       continue;
     }
     if (r.type !== "message") {
@@ -101,14 +101,14 @@ async function readOne(
       continue;
     }
     good++;
-    if (batchSession !== r.session || batch.length >= BATCH) flush();
+    if (batchSession !== r.session || batch.length >= BATCH) await flush();
     batchSession = r.session;
     sessions.add(r.session);
     const m: MessageRecord = { id: r.id, role: r.role, content: r.content, sendAt };
     if (typeof r.sender === "string") m.sender = r.sender;
     batch.push(m);
   }
-  flush();
+  await flush();
   if (lines > 0 && good === 0)
     throw new NotThisFormatError({ file, expected: "a memvoy export", because: "no session or message line" });
 }

@@ -1,5 +1,5 @@
 // What one import pass of one source reports: files, sessions, messages, redactions, skipped lines, failures.
-import type { HomeMemory } from "../app/memory-api.ts";
+import type { ImportTarget } from "../app/import-target.ts";
 import { describeError } from "../shared/describe-error.ts";
 import type { Problem } from "./import-types.ts";
 
@@ -73,7 +73,7 @@ export interface ImportProgress {
  * and, when messages were added, their embedding in the background.
  */
 export async function eachFile(
-  api: HomeMemory,
+  api: ImportTarget,
   report: SourceReport,
   files: readonly string[],
   o: ImportOptions,

@@ -1,8 +1,8 @@
-// One import pass of one source: find its files, read what is new in each, write it through the HomeMemory,
+// One import pass of one source: find its files, read what is new in each, write it through the home (embedded or shared),
 // keep per-file state. A failing file is reported and the pass goes on.
 import { statSync } from "node:fs";
 import { resolve } from "node:path";
-import type { HomeMemory } from "../app/memory-api.ts";
+import type { ImportTarget } from "../app/import-target.ts";
 import { describeError } from "../shared/describe-error.ts";
 import type { MessageRecord } from "../shared/message.ts";
 import { importedMessageId } from "../shared/import-id.ts";
@@ -19,7 +19,7 @@ import type { ImportedSession, Source } from "./import-types.ts";
 
 export type { ImportOptions, ImportProgress, SourceReport };
 
-export async function importSource(api: HomeMemory, source: Source, o: ImportOptions = {}): Promise<SourceReport> {
+export async function importSource(api: ImportTarget, source: Source, o: ImportOptions = {}): Promise<SourceReport> {
   const paths =
     o.paths && o.paths.length > 0 ? o.paths.map((p) => resolve(p)) : (source.defaultPaths(o.env ?? process.env) ?? []);
   const report = newReport(source.name, paths, o.dryRun === true);
@@ -39,7 +39,7 @@ export async function importSource(api: HomeMemory, source: Source, o: ImportOpt
       await api.purgeDeleted();
     } catch (err) {
       report.failed.push({
-        file: api.paths.lance,
+        file: api.imports.vectors,
         reason: `removed messages' vectors are not purged yet: ${describeError(err)}`,
       });
     }
@@ -48,7 +48,7 @@ export async function importSource(api: HomeMemory, source: Source, o: ImportOpt
 }
 
 async function importFile(
-  api: HomeMemory,
+  api: ImportTarget,
   source: Source,
   file: string,
   o: ImportOptions,
@@ -62,7 +62,7 @@ async function importFile(
     report.files.unchanged++;
     return;
   }
-  const prior = api.imports.fileState(source.name, file);
+  const prior = await api.imports.fileState(source.name, file);
   if (prior && prior.size === size && prior.mtimeNs === st.mtimeNs) {
     report.files.unchanged++;
     return;
@@ -82,7 +82,7 @@ async function importFile(
     const { records, continues } = toRecords(source, s, o.since);
     // A session with nothing to add is only touched when it exists (its title may have arrived late):
     // a transcript holding no conversation yet does not create an empty session.
-    if (records.length === 0 && api.imports.meta(s.id) === undefined) continue;
+    if (records.length === 0 && (await api.imports.meta(s.id)) === undefined) continue;
     sessions.add(s.id);
     const meta = {
       source: source.name,
@@ -91,17 +91,17 @@ async function importFile(
       project: s.project,
       parent: s.parent,
     };
-    const r = api.imports.write(s.id, records, meta, { redact: !o.keepSecrets, dryRun: o.dryRun, continues });
+    const r = await api.imports.write(s.id, records, meta, { redact: !o.keepSecrets, dryRun: o.dryRun, continues });
     report.messages.added += r.added;
     report.messages.extended += r.extended;
     report.messages.existing += r.existing;
     report.messages.tombstoned += r.tombstoned;
     report.redacted += r.redacted;
     for (const bad of r.invalid) addSkipped(report, { file, reason: bad.reason });
-    if (s.complete && o.since === undefined) removeVanished(api, s.id, records, o, report);
+    if (s.complete && o.since === undefined) await removeVanished(api, s.id, records, o, report);
   }
   if (!o.dryRun && o.since === undefined) {
-    api.imports.saveFileState(source.name, file, {
+    await api.imports.saveFileState(source.name, file, {
       size,
       mtimeNs: st.mtimeNs,
       offset: read.offset ?? size,
@@ -128,22 +128,22 @@ function toRecords(
 }
 
 /** A file re-read whole no longer holds some messages imported from it earlier (a rewind): remove them. */
-function removeVanished(
-  api: HomeMemory,
+async function removeVanished(
+  api: ImportTarget,
   session: string,
   records: readonly MessageRecord[],
   o: ImportOptions,
   report: SourceReport,
-): void {
+): Promise<void> {
   const keep = new Set(records.map((r) => r.id));
-  const gone = api.imports.messageIds(session).filter((id) => !keep.has(id));
+  const gone = (await api.imports.messageIds(session)).filter((id) => !keep.has(id));
   if (gone.length === 0) return;
   if (o.dryRun) {
     report.messages.removed += gone.length;
     return;
   }
   for (const id of gone) {
-    if (api.imports.removeMessage(session, id)) report.messages.removed++;
+    if (await api.imports.removeMessage(session, id)) report.messages.removed++;
     else report.notRemoved++;
   }
 }

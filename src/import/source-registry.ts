@@ -1,5 +1,5 @@
 // The importable sources by name, and which of them `import auto` looks for.
-import type { HomeMemory } from "../app/memory-api.ts";
+import type { ImportTarget } from "../app/import-target.ts";
 import type { Source } from "./import-types.ts";
 import { aider } from "./sources/aider.ts";
 import { chatgpt } from "./sources/chatgpt.ts";
@@ -15,7 +15,7 @@ export function isSourceName(name: string): name is SourceName {
   return (SOURCE_NAMES as readonly string[]).includes(name);
 }
 
-export function sourceByName(api: HomeMemory, name: SourceName): Source {
+export function sourceByName(api: ImportTarget, name: SourceName): Source {
   switch (name) {
     case "claude-code":
       return claudeCode;

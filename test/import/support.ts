@@ -1,10 +1,11 @@
 // Helpers for importer tests: a temp home, one import pass through the library, a session's messages.
+import type { ImportTarget } from "../../src/app/import-target.ts";
 import type { HomeMemory } from "../../src/app/memory-api.ts";
 import { importSource, type ImportOptions } from "../../src/import/run-import.ts";
 import { sourceByName, type SourceName } from "../../src/import/source-registry.ts";
 import { nsToRfc3339 } from "../../src/shared/time.ts";
 
-export function importWith(api: HomeMemory, name: SourceName, paths: string[], o: ImportOptions = {}) {
+export function importWith(api: ImportTarget, name: SourceName, paths: string[], o: ImportOptions = {}) {
   return importSource(api, sourceByName(api, name), { paths, ...o });
 }
 

@@ -10,6 +10,7 @@ import { compactionPlan } from "../../memory/compaction.ts";
 import { InvalidLastError, MAX_LAST, type HistoryOptions } from "../../memory/history-view.ts";
 import { checkNewMessage } from "../../memory/message-input.ts";
 import { UnknownMessageError, type Around } from "../../memory/message-lookup.ts";
+import type { ReindexOptions, ReindexReport } from "../../memory/embedding/reindex.ts";
 import type { RemoveMessageResult } from "../../memory/remove-message.ts";
 import { UnknownSessionError, type ResetResult } from "../../memory/session-admin.ts";
 import type { SessionInfo } from "../../memory/sessions-list.ts";
@@ -22,6 +23,7 @@ import { assembleTurnContext, type TurnContext } from "../../memory/turn-context
 import { recordBytes } from "../../storage/history/history-file.ts";
 import { refuseSessionSymlinks } from "../../storage/history/no-symlink.ts";
 import type { NewMessage as ArchiveRecord } from "../../storage/ports/archive-port.ts";
+import { leaseTurn } from "../../storage/ports/lease-turn.ts";
 import { idTombstoneHash, keyTombstoneHash } from "../../storage/ports/tombstone-hash.ts";
 import type { SearchOptions, SearchResult } from "../../search/search-types.ts";
 import { homeInfo, type HomeInfo } from "../maintenance-api.ts";
@@ -29,8 +31,13 @@ import { toNewMessage, type WireMessageInput } from "../wire-input.ts";
 import { refreshSessionCache } from "./session-cache.ts";
 import type { SharedContext } from "./shared-context.ts";
 import { SharedErrors } from "./shared-errors.ts";
+import { SharedImports } from "./shared-imports.ts";
 import { sharedSearch } from "./shared-search.ts";
 import { sharedBudget, sharedDue, sharedLedger, SharedSummaries } from "./shared-summaries.ts";
+
+const UNFINISHED = new Set(["running", "failed", "partial", "aborted"]);
+/** The import lease: renewed while held; a daemon that dies frees it after this long. */
+const IMPORT_LEASE_MS = 60_000;
 
 export class SharedHome {
   readonly errors: SharedErrors;
@@ -56,6 +63,12 @@ export class SharedHome {
     return this.ctx.withSessionLock(session, fn);
   }
 
+  #imports: SharedImports | undefined;
+  /** Imported writes, per-file read state and export, on the archive (as HomeMemory's ImportApi on the home). */
+  get imports(): SharedImports {
+    return (this.#imports ??= new SharedImports(this));
+  }
+
   async #exists(session: string): Promise<boolean> {
     return (await this.ctx.archive.getSession(session)) !== undefined;
   }
@@ -72,7 +85,7 @@ export class SharedHome {
   }
 
   /** Rewrite this host's files of the session from the archive (call under the session's lock). */
-  async #refresh(
+  async refreshCache(
     session: string,
     recent?: readonly StoredMessage[] | Promise<readonly StoredMessage[]>,
   ): Promise<void> {
@@ -114,8 +127,8 @@ export class SharedHome {
         records.push(r);
       }
       const appended = await archive.appendMessages(session, records, { now });
-      const compaction = this.#compact(session, now);
-      await this.#refresh(
+      const compaction = this.compactRecent(session, now);
+      await this.refreshCache(
         session,
         compaction.then((c) => c.recent),
       );
@@ -130,8 +143,8 @@ export class SharedHome {
     });
   }
 
-  /** Byte compaction of the recent tier (history.json's limit), as the embedded write path does it. */
-  async #compact(session: string, now: bigint) {
+  /** Byte compaction of the recent tier (history.json's limit), as the embedded write path does it (under the lock). */
+  async compactRecent(session: string, now: bigint) {
     const recent = await this.ctx.archive.listMessages(session, { recentOnly: true });
     let bytes = 3;
     for (const m of recent) bytes += recordBytes(m);
@@ -196,7 +209,7 @@ export class SharedHome {
     refuseSessionSymlinks(this.ctx.paths.session(session));
     const { exists, recent } = await this.#locked(session, async () => {
       const recent = await this.ctx.archive.listMessages(session, { recentOnly: true });
-      await this.#refresh(session, recent);
+      await this.refreshCache(session, recent);
       return { exists: await this.#exists(session), recent };
     });
     const window = recent.slice(-this.ctx.config.limits.max_history_messages);
@@ -225,7 +238,7 @@ export class SharedHome {
     await this.#require(session);
     const { archive } = this.ctx;
     return this.#locked(session, async () => {
-      await this.#refresh(session);
+      await this.refreshCache(session);
       const [row, run, usage, state] = await Promise.all([
         archive.getSession(session),
         archive.getSummaryRun(session),
@@ -245,7 +258,7 @@ export class SharedHome {
     return this.#locked(session, async () => {
       const removed = await archive.removeSessionMessages(session, this.ctx.now());
       const summaryRemoved = options.all === true && (await archive.forgetSummary(session));
-      await this.#refresh(session, []);
+      await this.refreshCache(session, []);
       return { session, messagesRemoved: removed, summaryRemoved };
     });
   }
@@ -257,28 +270,33 @@ export class SharedHome {
       const hadSummary = (await archive.getSummaryState(session)) !== undefined;
       const removed = await archive.removeSessionMessages(session, this.ctx.now());
       await archive.removeSession(session);
-      await this.#refresh(session, []);
+      await this.refreshCache(session, []);
       return { session, messagesRemoved: removed, summaryRemoved: hadSummary };
     });
   }
 
   async rmMessage(id: string, options: { dropSummary?: boolean } = {}): Promise<RemoveMessageResult> {
+    const r = await this.removeMessage(id, options.dropSummary === true);
+    await this.purgeDeleted();
+    return r;
+  }
+
+  /** rm-message without the purge of the vector store (the caller purges once, after many). */
+  async removeMessage(id: string, dropSummary: boolean): Promise<RemoveMessageResult> {
     const { archive } = this.ctx;
     const [found] = await archive.messagesById([id]);
     if (!found) throw new UnknownMessageError({ id, where: this.describe() });
-    const r = await this.#locked(found.session, async () => {
+    return this.#locked(found.session, async () => {
       const [m] = await archive.messagesById([id]);
       if (!m) throw new UnknownMessageError({ id, where: this.describe() });
       const summarized = await this.#covered(m);
-      const summaryRemoved = options.dropSummary === true && (await archive.forgetSummary(m.session));
+      const summaryRemoved = dropSummary && (await archive.forgetSummary(m.session));
       const now = this.ctx.now();
       await archive.removeMessage(m.id, now);
       await archive.importRows("tombstones", [{ hash: idTombstoneHash(m.id), removed_at: now }]);
-      await this.#refresh(m.session);
+      await this.refreshCache(m.session);
       return { id: m.id, session: m.session, wasRecent: m.recent, summarized, summaryRemoved };
     });
-    await this.purgeDeleted();
-    return r;
   }
 
   /** Whether the summary already went past the message: by the exact position, else by the cursor's second. */
@@ -299,6 +317,30 @@ export class SharedHome {
   /** Nothing runs in the background of this process: a search embeds what is queued first, the daemon the rest. */
   async flushEmbeddings(): Promise<unknown> {
     return undefined;
+  }
+
+  /** Rebuild the vectors on the shared store with the configured embedder, under the drain lease (see SharedVectors). */
+  reindex(options: ReindexOptions & { waitMs?: number } = {}): Promise<ReindexReport> {
+    return this.ctx.vectors.reindex(this.ctx.now, options);
+  }
+
+  /**
+   * A turn at importing `source` (the archive's "import" lease on it, renewed while held), waiting up to
+   * `waitMs` for another holder: two daemons never import one source at once. Undefined when still held.
+   */
+  async importTurn(source: string, waitMs: number, signal?: AbortSignal): Promise<(() => Promise<void>) | undefined> {
+    const take = leaseTurn(this.ctx.archive, {
+      job: "import",
+      session: `source:${source}`,
+      holder: this.ctx.holder,
+      ttlMs: IMPORT_LEASE_MS,
+    });
+    const until = Date.now() + waitMs;
+    for (;;) {
+      const turn = await take();
+      if (turn || Date.now() >= until || signal?.aborted) return turn;
+      await Bun.sleep(500);
+    }
   }
 
   /** Embed queued messages now, unless another process holds the drain lease; returns how many. */

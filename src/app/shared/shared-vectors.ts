@@ -5,6 +5,7 @@ import type { Embedder } from "../../embed/embedder.ts";
 import type { HomePaths } from "../../config/home.ts";
 import type { Config } from "../../config/schema.ts";
 import { embedQueued, retryDelay } from "../../memory/embedding/drain.ts";
+import type { ReindexOptions, ReindexReport } from "../../memory/embedding/reindex.ts";
 import { leaseTurn } from "../../storage/ports/lease-turn.ts";
 import type { SharedArchivePort } from "../../storage/ports/shared-archive-port.ts";
 import { vectorLocation } from "../../storage/ports/vector-location.ts";
@@ -17,6 +18,15 @@ import {
 } from "../../storage/ports/vector-port.ts";
 
 const BATCH = 256;
+/** Archive meta keys: the embedder a rebuild in progress is for, and the one the last complete rebuild used. */
+const REINDEX_TARGET = "reindex_target";
+const VECTORS_EMBEDDER = "vectors_embedder";
+
+export interface SharedReindexOptions
+  extends Pick<ReindexOptions, "signal" | "pendingOnly" | "onStart" | "onProgress"> {
+  /** How long a rebuild waits for the drain lease another process holds (default 30 s; --pending: not at all). */
+  waitMs?: number;
+}
 /** The drain lease: renewed while held; a drainer that dies frees it after this long. */
 const DRAIN_LEASE_MS = 60_000;
 
@@ -66,53 +76,159 @@ export class SharedVectors {
     return (await this.messageStore()).table(e.id, e.dim, { create });
   }
 
+  /** The lease is per process: this process's own drains and rebuilds wait here for each other, in turn. */
+  #inProcess: Promise<unknown> = Promise.resolve();
+
+  /** Take the drain lease once (another process may hold it: undefined); the returned function gives it back. */
+  async #turn(): Promise<(() => Promise<void>) | undefined> {
+    const mine = Promise.withResolvers<void>();
+    const before = this.#inProcess;
+    this.#inProcess = before.then(() => mine.promise);
+    await before.catch(() => {});
+    try {
+      const give = await leaseTurn(this.archive, {
+        job: "vector-write",
+        session: "*",
+        holder: this.holder,
+        ttlMs: DRAIN_LEASE_MS,
+      })();
+      if (!give) mine.resolve();
+      return (
+        give &&
+        (async () => {
+          try {
+            await give();
+          } finally {
+            mine.resolve();
+          }
+        })
+      );
+    } catch (err) {
+      mine.resolve();
+      throw err;
+    }
+  }
+
   /**
    * Embed queued messages and apply scheduled vector deletions, when no other process holds the drain
    * lease (it is doing the same); at most `max` messages. Returns how many were embedded.
    */
   async drain(now: () => bigint, max = 5_000): Promise<number> {
-    const turn = await leaseTurn(this.archive, {
-      job: "vector-write",
-      session: "*",
-      holder: this.holder,
-      ttlMs: DRAIN_LEASE_MS,
-    })();
+    const turn = await this.#turn();
     if (!turn) return 0;
     try {
       await this.applyDeletes();
-      let done = 0;
-      while (done < max) {
-        const due = await this.archive.dueEmbeddings(now(), Math.min(BATCH, max - done));
-        if (due.length === 0) break;
-        const r = await embedQueued(await this.embedder(), due);
-        if (r.done.length > 0) {
-          const table = (await this.table(true))!;
-          await table.upsert(
-            r.done.map(({ q, vector }) => ({
-              id: q.message.id,
-              seq: q.message.seq,
-              session: q.message.session,
-              sendAt: q.message.sendAt,
-              role: q.message.role,
-              content: "",
-              vector,
-            })),
-          );
-          await this.archive.dequeueEmbeddings(r.done.map(({ q }) => ({ seq: q.message.seq, id: q.message.id })));
-        }
-        if (r.failed.length > 0) {
-          await this.archive.deferEmbeddings(
-            r.failed.map((q) => q.message.seq),
-            r.error ?? "embedding failed",
-            now() + retryDelay(1 + Math.max(...r.failed.map((q) => q.attempts))),
-          );
-          break;
-        }
-        done += due.length;
-      }
-      return done;
+      return (await this.#embedQueue(now, max)).embedded;
     } finally {
       await turn();
+    }
+  }
+
+  /** Embed what is due in the queue, batch by batch (the caller holds the lease); stops at a failed batch. */
+  async #embedQueue(
+    now: () => bigint,
+    max: number,
+    o: { signal?: AbortSignal; onProgress?: (done: number) => void } = {},
+  ): Promise<{ embedded: number; failed: number; error?: string }> {
+    let done = 0;
+    while (done < max && !o.signal?.aborted) {
+      const due = await this.archive.dueEmbeddings(now(), Math.min(BATCH, max - done));
+      if (due.length === 0) break;
+      const r = await embedQueued(await this.embedder(), due);
+      if (r.done.length > 0) {
+        const table = (await this.table(true))!;
+        await table.upsert(
+          r.done.map(({ q, vector }) => ({
+            id: q.message.id,
+            seq: q.message.seq,
+            session: q.message.session,
+            sendAt: q.message.sendAt,
+            role: q.message.role,
+            content: "",
+            vector,
+          })),
+        );
+        await this.archive.dequeueEmbeddings(r.done.map(({ q }) => ({ seq: q.message.seq, id: q.message.id })));
+      }
+      done += r.done.length;
+      o.onProgress?.(done);
+      if (r.failed.length > 0) {
+        await this.archive.deferEmbeddings(
+          r.failed.map((q) => q.message.seq),
+          r.error ?? "embedding failed",
+          now() + retryDelay(1 + Math.max(...r.failed.map((q) => q.attempts))),
+        );
+        return { embedded: done, failed: r.failed.length, error: r.error ?? "embedding failed" };
+      }
+    }
+    return { embedded: done, failed: 0 };
+  }
+
+  /**
+   * Rebuild every recent message's vector with the configured embedder on the shared store, holding the drain
+   * lease throughout (no other host's drain writes meanwhile; waits up to `waitMs` for it). Resumable: the
+   * rebuild's target is kept in the archive and its queue is the archive's. With `pendingOnly`, the queue only.
+   */
+  async reindex(now: () => bigint, o: SharedReindexOptions = {}): Promise<ReindexReport> {
+    const embedder = await this.embedder();
+    const report: ReindexReport = {
+      busy: false,
+      embedded: 0,
+      deletesApplied: 0,
+      failed: 0,
+      remaining: 0,
+      embedderId: embedder.id,
+      resumed: false,
+      dropped: [],
+    };
+    const turn = await this.#waitTurn(o.pendingOnly ? 0 : (o.waitMs ?? 30_000), o.signal);
+    if (!turn) return { ...report, busy: true, remaining: await this.archive.queuedCount() };
+    try {
+      const store = await this.messageStore();
+      const target = await this.archive.getMeta(REINDEX_TARGET);
+      report.resumed = target === embedder.id;
+      if (!o.pendingOnly && !report.resumed) {
+        // Rebuild from scratch for this embedder: its old vectors may come from an older builtin version.
+        await store.drop(embedder.id);
+        await this.archive.requeueRecent();
+        await this.archive.setMeta(REINDEX_TARGET, embedder.id);
+      } else await this.archive.makeQueueDue();
+      await this.applyDeletes();
+      o.onStart?.(await this.archive.queuedCount(), report.resumed);
+      const r = await this.#embedQueue(now, Number.MAX_SAFE_INTEGER, {
+        signal: o.signal,
+        onProgress: (done) => o.onProgress?.(done, 0),
+      });
+      report.embedded = r.embedded;
+      report.failed = r.failed;
+      if (r.error !== undefined) report.error = r.error;
+      report.remaining = await this.archive.queuedCount();
+      o.signal?.throwIfAborted();
+      if ((await this.archive.getMeta(REINDEX_TARGET)) === embedder.id && report.remaining === 0 && !r.error) {
+        // Complete: the vectors of other embedders go (those the store lists, and the previous rebuild's).
+        const previous = await this.archive.getMeta(VECTORS_EMBEDDER);
+        for (const t of await store.tables(previous ? [previous] : [])) {
+          if (t.embedderId === embedder.id) continue;
+          await store.drop(t.embedderId);
+          report.dropped.push(t.embedderId);
+        }
+        await (await this.table(true))!.maintain();
+        await this.archive.setMeta(VECTORS_EMBEDDER, embedder.id);
+        await this.archive.setMeta(REINDEX_TARGET, undefined);
+      }
+      return report;
+    } finally {
+      await turn();
+    }
+  }
+
+  /** The drain lease, polled for up to `waitMs` (a drain elsewhere holds it for one batch at a time). */
+  async #waitTurn(waitMs: number, signal?: AbortSignal) {
+    const until = Date.now() + waitMs;
+    for (;;) {
+      const turn = await this.#turn();
+      if (turn || Date.now() >= until || signal?.aborted) return turn;
+      await Bun.sleep(250);
     }
   }
 

@@ -6,7 +6,7 @@ import { openAtomicStream } from "../../shared/atomic-stream.ts";
 import { CommandUsageError } from "../usage-errors.ts";
 import { isTimeRange, nsToRfc3339, parseTimeOrThrow, rangeStart, nowNs } from "../../shared/time.ts";
 import { bool, str } from "../args.ts";
-import { withMemory, type CommandSpec } from "../command.ts";
+import { withAnyHome, type CommandSpec } from "../command.ts";
 import { printJson } from "../output.ts";
 
 export const usage = `
@@ -16,6 +16,7 @@ Write sessions in memvoy's export format (JSONL, one object a line: for each ses
 {"type":"session",...} line then its messages {"type":"message","id","session","role","content","sendAt"})
 or as Markdown for people. \`memvoy import jsonl FILE\` reads the JSONL back exactly: export, import into
 an empty home, export again gives the same bytes. Summaries and error memory are not included.
+On a shared archive ([archive] url) the sessions are read from the archive: every host's messages.
 
   --all            every session (else the sessions named)
   --since TIME     only messages sent at or after TIME (RFC 3339, local "YYYY-MM-DD[ HH:MM]", unix time, or 1d/7d/30d/1y)
@@ -78,7 +79,7 @@ const spec: CommandSpec = {
 };
 
 export function run(argv: readonly string[]): Promise<number> {
-  return withMemory(spec, argv, async (api, p, args) => {
+  return withAnyHome(spec, argv, async (api, p, args) => {
     const all = bool(p, "all");
     const list = api.imports.exportSessions({
       sessions: all ? undefined : args,
@@ -93,7 +94,7 @@ export function run(argv: readonly string[]): Promise<number> {
     if (output === undefined) {
       // On stdout the stream is the output (the one exception to "--json prints one document").
       const w = Bun.stdout.writer();
-      for (const s of list) {
+      for await (const s of list) {
         w.write(render(s));
         await w.flush();
       }
@@ -103,7 +104,7 @@ export function run(argv: readonly string[]): Promise<number> {
     let messages = 0;
     const out = openAtomicStream(output);
     try {
-      for (const s of list) {
+      for await (const s of list) {
         out.write(render(s));
         sessions++;
         messages += s.messages.length;

@@ -2,8 +2,9 @@
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import type { HomeMemory } from "../../app/memory-api.ts";
+import type { ImportTarget } from "../../app/import-target.ts";
 import { openMemory } from "../../app/open-memory.ts";
+import { openSharedHome, sharedArchiveUrl } from "../../app/shared/open-shared.ts";
 import { homePaths, resolveHome } from "../../config/home.ts";
 import { loadConfig } from "../../config/load.ts";
 import { importJsonlFiles, importJsonlStream } from "../../import/import-jsonl.ts";
@@ -13,7 +14,7 @@ import { isSourceName, sourceByName, SOURCE_NAMES } from "../../import/source-re
 import { CommandUsageError } from "../usage-errors.ts";
 import { isTimeRange, nowNs, parseTimeOrThrow, rangeStart } from "../../shared/time.ts";
 import { bool, num, str, type Parsed } from "../args.ts";
-import { openFromFlags, withMemory, type CommandSpec } from "../command.ts";
+import { openFromFlags, runCommand, using, type CommandSpec } from "../command.ts";
 import { printJson, println } from "../output.ts";
 import { progressLine } from "../progress.ts";
 
@@ -39,6 +40,11 @@ User and assistant text is imported with each record's own time; tool calls, too
 injected reminders and command wrappers are not. Secrets are redacted unless --keep-secrets.
 A malformed line is skipped and reported as file:line; a file not in the format is reported and the
 import goes on; the exit code is 1 when any file failed.
+
+On a shared archive ([archive] url or MEMVOY_ARCHIVE_URL) the messages go into the archive, each session
+under its lock: the archive decides what is new (ids, removed messages), so importing the same source
+from several hosts adds each message once. This host's session files are rewritten from the archive;
+the vectors are made by the shared drain (a daemon, or the next semantic search).
 
   --since TIME     only messages sent at or after TIME (RFC 3339, local date/time, unix time, or 1d/7d/30d/1y)
   --dry-run        read and count, write nothing
@@ -128,43 +134,46 @@ export async function run(argv: readonly string[]): Promise<number> {
     return openMemory({ home: scratch, drain: "off", config: loadConfig(paths.config), command: "import" });
   };
   try {
-    return await importCommand(argv, open);
+    return await runCommand(spec, argv, async (p, args) => {
+      // On a shared archive the import writes there (a dry run counts against it); else into the home.
+      if (sharedArchiveUrl({ home: str(p, "home") }) === undefined)
+        return using(open(p), (api) => importCommand(api, p, args));
+      const api = await openSharedHome({ home: str(p, "home") });
+      try {
+        return await importCommand(api, p, args);
+      } finally {
+        await api.close();
+      }
+    });
   } finally {
     if (scratch) rmSync(scratch, { recursive: true, force: true });
   }
 }
 
-function importCommand(argv: readonly string[], open: (p: Parsed) => HomeMemory): Promise<number> {
-  return withMemory(
-    spec,
-    argv,
-    async (api, p, [source, ...paths]) => {
-      const json = bool(p, "json");
-      const stdin = source === "jsonl" && fromStdin(paths);
-      const opts: ImportOptions = {
-        paths: stdin ? [] : paths.map((x) => resolve(x)),
-        since: sinceFlag(str(p, "since")),
-        dryRun: bool(p, "dry-run"),
-        keepSecrets: bool(p, "keep-secrets"),
-      };
-      if (!bool(p, "watch")) {
-        const reports = stdin
-          ? [await importJsonlStream(api, Bun.stdin.stream(), opts)]
-          : await pass(api, source!, opts, json);
-        if (json) printJson({ sources: reports });
-        else for (const r of reports) printReport(r);
-        return reports.some((r) => r.failed.length > 0) ? 1 : 0;
-      }
-      await watch(api, source!, opts, json, (num(p, "interval") ?? 60) * 1000);
-      return 0;
-    },
-    open,
-  );
+async function importCommand(api: ImportTarget, p: Parsed, [source, ...paths]: string[]): Promise<number> {
+  const json = bool(p, "json");
+  const stdin = source === "jsonl" && fromStdin(paths);
+  const opts: ImportOptions = {
+    paths: stdin ? [] : paths.map((x) => resolve(x)),
+    since: sinceFlag(str(p, "since")),
+    dryRun: bool(p, "dry-run"),
+    keepSecrets: bool(p, "keep-secrets"),
+  };
+  if (!bool(p, "watch")) {
+    const reports = stdin
+      ? [await importJsonlStream(api, Bun.stdin.stream(), opts)]
+      : await pass(api, source!, opts, json);
+    if (json) printJson({ sources: reports });
+    else for (const r of reports) printReport(r);
+    return reports.some((r) => r.failed.length > 0) ? 1 : 0;
+  }
+  await watch(api, source!, opts, json, (num(p, "interval") ?? 60) * 1000);
+  return 0;
 }
 
 /** --watch: a pass every interval until SIGINT or SIGTERM; with --json one line per pass. */
 async function watch(
-  api: HomeMemory,
+  api: ImportTarget,
   source: string,
   opts: ImportOptions,
   json: boolean,
@@ -191,7 +200,7 @@ async function watch(
 
 type Report = SourceReport;
 
-async function pass(api: HomeMemory, source: string, opts: ImportOptions, json: boolean): Promise<Report[]> {
+async function pass(api: ImportTarget, source: string, opts: ImportOptions, json: boolean): Promise<Report[]> {
   const bar = !json && process.stderr.isTTY ? progressLine(process.stderr) : undefined;
   const o: ImportOptions = {
     ...opts,

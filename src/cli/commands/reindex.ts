@@ -5,6 +5,7 @@ import { openMemory } from "../../app/open-memory.ts";
 import { watchPaths } from "../../app/home-watch.ts";
 import { bool, str, type Parsed } from "../args.ts";
 import type { HomeMemory } from "../../app/memory-api.ts";
+import { openSharedHome, sharedArchiveUrl } from "../../app/shared/open-shared.ts";
 import { runCommand, using, withInterrupt, type CommandSpec } from "../command.ts";
 import { printJson, println } from "../output.ts";
 import { progressBar } from "../progress.ts";
@@ -16,6 +17,10 @@ Rebuild the vector of every recent message with the configured embedder
 ([embedder] in config.toml), e.g. after changing it; vectors of other embedders
 are dropped once the rebuild is complete. A progress bar shows on a terminal.
 Ctrl-C stops after the current batch; run memvoy reindex again to resume.
+
+On a shared archive ([archive] url) the vectors on the shared store ([vectors] uri) are rebuilt,
+holding the embedding drain's lease throughout, so no other host's drain writes meanwhile (a rebuild
+waits up to 30 s for a drain elsewhere to finish its batch; --pending does not wait).
 
   --pending   only embed the messages waiting in the queue (no rebuild)
   --quiet     print nothing (used for the background drain after memvoy add)
@@ -33,13 +38,15 @@ const spec: CommandSpec = {
 
 export function run(argv: readonly string[]): Promise<number> {
   return runCommand(spec, argv, (p) => {
+    const home = str(p, "home");
+    if (sharedArchiveUrl({ home }) !== undefined) return reindexShared(p);
     // The background drain must not recreate a home that was removed meanwhile.
-    if (bool(p, "pending") && !existsSync(homePaths(resolveHome(str(p, "home"))).db)) return 0;
+    if (bool(p, "pending") && !existsSync(homePaths(resolveHome(home)).db)) return 0;
     const background = bool(p, "pending") && bool(p, "quiet");
-    return using(openMemory({ home: str(p, "home"), drain: "off", create: !background, command: "reindex" }), (api) =>
+    return using(openMemory({ home, drain: "off", create: !background, command: "reindex" }), (api) =>
       withInterrupt(async (signal) => {
         // Nor recreate it when it is removed while the drain runs: stop and exit.
-        const paths = homePaths(resolveHome(str(p, "home")));
+        const paths = homePaths(resolveHome(home));
         const stopWatching = background ? watchPaths([paths.home, paths.store], () => process.exit(0), 100) : () => {};
         try {
           return await reindex(api, p, signal);
@@ -51,7 +58,17 @@ export function run(argv: readonly string[]): Promise<number> {
   });
 }
 
-async function reindex(api: HomeMemory, p: Parsed, signal: AbortSignal): Promise<number> {
+/** On a shared archive: the vectors on the shared store, rebuilt under the drain's lease. */
+async function reindexShared(p: Parsed): Promise<number> {
+  const api = await openSharedHome({ home: str(p, "home") });
+  try {
+    return await withInterrupt((signal) => reindex(api, p, signal));
+  } finally {
+    await api.close();
+  }
+}
+
+async function reindex(api: Pick<HomeMemory, "reindex">, p: Parsed, signal: AbortSignal): Promise<number> {
   const pending = bool(p, "pending");
   const quiet = bool(p, "quiet");
   const json = bool(p, "json");

@@ -1,25 +1,35 @@
 // Live capture: each tick imports what is new from the sources in [import] sources (each at its default
 // location), so a new turn in a watched transcript is searchable after the next tick.
-import type { HomeMemory } from "../../app/memory-api.ts";
+import type { ImportTarget } from "../../app/import-target.ts";
 import { importSource } from "../../import/run-import.ts";
 import { sourceByName, type SourceName } from "../../import/source-registry.ts";
 import { describeError } from "../../shared/describe-error.ts";
 import type { CronJob, JobOutcome } from "../scheduler.ts";
 
+/** A turn at importing one source, or undefined when another process holds it; the function gives it back. */
+export type ImportTurn = (source: SourceName, signal: AbortSignal) => Promise<(() => Promise<void>) | undefined>;
+
 export function importJob(
-  api: HomeMemory,
+  api: ImportTarget,
   pattern: string,
   sources: readonly SourceName[],
   env: Record<string, string | undefined>,
+  turn?: ImportTurn,
 ): CronJob {
   return {
     name: "imports",
     pattern,
-    async run({ log }): Promise<JobOutcome> {
+    async run({ log, signal }): Promise<JobOutcome> {
       const parts: string[] = [];
       const errors: string[] = [];
       let added = 0;
+      const busy: string[] = [];
       for (const name of sources) {
+        const release = turn ? await turn(name, signal) : async () => {};
+        if (!release) {
+          busy.push(name);
+          continue;
+        }
         try {
           const r = await importSource(api, sourceByName(api, name), { env });
           added += r.messages.added + r.messages.extended;
@@ -43,8 +53,11 @@ export function importJob(
           for (const f of r.failed) errors.push(`${name}: ${log.scrub(f.reason)}`);
         } catch (err) {
           errors.push(`${name}: ${log.scrub(describeError(err))}`);
+        } finally {
+          await release();
         }
       }
+      if (busy.length > 0) parts.push(`${busy.join(", ")}: another daemon is importing (next tick)`);
       return { detail: parts.join("; ") || "nothing new", errors, worked: added > 0 || errors.length > 0 };
     },
   };

@@ -1,10 +1,16 @@
 // The daemon's jobs on a shared archive: the embedding drain (one drainer across hosts, by the archive's
-// lease) and the error-memory sweep. The summary cron is summaries.ts's (the shared memory takes the lease per
-// session); imports and upkeep do not run in shared mode yet.
+// lease), the error-memory sweep and live capture (one importer per source across hosts, by a lease). The
+// summary cron is summaries.ts's (the shared memory takes the lease per session); upkeep does not run in
+// shared mode yet.
 import type { SharedHome } from "../../app/shared/shared-home.ts";
 import { describeError } from "../../shared/describe-error.ts";
+import type { SourceName } from "../../import/source-registry.ts";
 import type { CronJob, LoopJob } from "../scheduler.ts";
 import { backoffMs } from "./embed-drain.ts";
+import { importJob } from "./imports.ts";
+
+/** How long a tick waits for another daemon's import of the same source before leaving it to the next tick. */
+const IMPORT_WAIT_MS = 30_000;
 
 /** Resolves after `ms` or when `signal` aborts. */
 function pause(ms: number, signal: AbortSignal): Promise<void> {
@@ -49,4 +55,15 @@ export function sharedErrorSweepJob(home: SharedHome, pattern: string): CronJob 
       return { detail: `${r.removed} expired record(s) deleted`, errors: r.notes.map((n) => log.scrub(n)) };
     },
   };
+}
+
+/** Live capture on the shared archive: each source imported under its lease, so two daemons never import it at once. */
+export function sharedImportJob(
+  home: SharedHome,
+  pattern: string,
+  sources: readonly SourceName[],
+  env: Record<string, string | undefined>,
+  waitMs = IMPORT_WAIT_MS,
+): CronJob {
+  return importJob(home, pattern, sources, env, (source, signal) => home.importTurn(source, waitMs, signal));
 }

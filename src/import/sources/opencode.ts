@@ -5,7 +5,7 @@ import { namedError } from "../../shared/errors.ts";
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import type { ForeignDatabase } from "../../app/import-api.ts";
-import type { HomeMemory } from "../../app/memory-api.ts";
+import type { ImportTarget } from "../../app/import-target.ts";
 import { importedSessionId } from "../../shared/import-id.ts";
 import { NotThisFormatError } from "../import-types.ts";
 import type { FileRead, ImportedMessage, ImportedSession, Problem, ReadContext, Source } from "../import-types.ts";
@@ -29,7 +29,7 @@ function dataDir(env: Record<string, string | undefined>): string {
 }
 
 /** The opencode source needs the HomeMemory to open the foreign database through the storage layer. */
-export function opencode(api: HomeMemory): Source {
+export function opencode(api: ImportTarget): Source {
   return {
     name: "opencode",
     prefix: PREFIX,
@@ -64,7 +64,7 @@ function legacySessions(storage: string): string[] {
   return listFiles(dir, (name) => name.endsWith(".json"));
 }
 
-function readDatabase(api: HomeMemory, ctx: ReadContext): FileRead {
+function readDatabase(api: ImportTarget, ctx: ReadContext): FileRead {
   let db: ForeignDatabase;
   try {
     db = api.imports.openForeign(ctx.file);

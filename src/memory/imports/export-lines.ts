@@ -45,6 +45,11 @@ export function messageLine(m: StoredMessage): string {
   return JSON.stringify(o);
 }
 
+/** The JSONL lines (without newline) of one exported session. */
+export function sessionLines(s: ExportSession): string[] {
+  return [sessionLine(s.id, s.meta), ...s.messages.map(messageLine)];
+}
+
 /** The sessions to export, in id order, each loaded when reached (one session in memory at a time). */
 export function* exportSessions(ctx: MemoryContext, o: ExportOptions = {}): Generator<ExportSession> {
   let ids: string[];
@@ -58,18 +63,23 @@ export function* exportSessions(ctx: MemoryContext, o: ExportOptions = {}): Gene
     discoverSessions(ctx);
     ids = listSessions(ctx).map((s) => s.id);
   }
-  ids.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  ids.sort(byCodeUnit);
   const metas = listSessionMeta(ctx.db);
-  const filtered = o.since !== undefined || o.until !== undefined;
   for (const id of ids) {
     ensureBackfilled(ctx, id);
-    let messages = listSessionMessages(ctx.db, id);
-    if (filtered) {
-      messages = messages.filter(
-        (m) => (o.since === undefined || m.sendAt >= o.since) && (o.until === undefined || m.sendAt < o.until),
-      );
-      if (messages.length === 0 && !(o.sessions && o.sessions.length > 0)) continue;
-    }
-    yield { id, meta: metas.get(id) ?? {}, messages };
+    const messages = exportedMessages(listSessionMessages(ctx.db, id), o);
+    if (messages) yield { id, meta: metas.get(id) ?? {}, messages };
   }
+}
+
+/** Session ids in export order (UTF-16 code units, as the format's readers sort them). */
+export const byCodeUnit = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
+/** The session's messages within --since/--until; undefined when none are and the session was not named. */
+export function exportedMessages(messages: StoredMessage[], o: ExportOptions): StoredMessage[] | undefined {
+  if (o.since === undefined && o.until === undefined) return messages;
+  const kept = messages.filter(
+    (m) => (o.since === undefined || m.sendAt >= o.since) && (o.until === undefined || m.sendAt < o.until),
+  );
+  return kept.length === 0 && !(o.sessions && o.sessions.length > 0) ? undefined : kept;
 }

@@ -1,7 +1,7 @@
 // Writing imported messages: given ids and times (deterministic per source record), existing ids skipped,
 // secrets redacted unless told otherwise; history.json and the archive change together through the write path.
 import { describeError } from "../../shared/describe-error.ts";
-import type { MessageRecord } from "../../shared/message.ts";
+import type { MessageRecord, StoredMessage } from "../../shared/message.ts";
 import { assertSessionId } from "../../shared/session-id.ts";
 import { readHistory, stageHistory } from "../../storage/history/history-file.ts";
 import { replaceMessageContent } from "../../storage/sqlite/message-content-repo.ts";
@@ -50,38 +50,18 @@ export function writeImported(
   o: ImportWriteOptions = {},
 ): ImportWriteResult {
   assertSessionId(session);
+  const max = ctx.config.limits.max_message_bytes;
   // The records not in the archive yet, checked again under the lock when writing (another import may run).
   const fresh = (result: ImportWriteResult): MessageRecord[] => {
     const ids = records.map((r) => r.id);
-    const known = knownIds(ctx.db, ids);
-    const dead = tombstonedIds(ctx.db, ids);
-    const seen = new Set<string>();
-    const out: MessageRecord[] = [];
-    for (const r of records) {
-      if (dead.has(r.id)) {
-        result.tombstoned++;
-        continue;
-      }
-      if (known.has(r.id) || seen.has(r.id)) {
-        result.existing++;
-        continue;
-      }
-      seen.add(r.id);
-      const rec = prepare(ctx, r, o.redact !== false, result);
-      if (rec) out.push(rec);
-    }
-    result.added = out.length;
-    return out;
+    return freshRecords(records, knownIds(ctx.db, ids), tombstonedIds(ctx.db, ids), o, max, result);
   };
-  const result: ImportWriteResult = {
-    added: 0,
-    existing: 0,
-    tombstoned: 0,
-    invalid: [],
-    redacted: 0,
-    extended: 0,
-  };
-  const growth = grownMessages(ctx, session, records, o, result);
+  const result = emptyImportResult();
+  const stored = getMessagesById(
+    ctx.db,
+    records.map((r) => r.id),
+  );
+  const growth = grownMessages(stored, session, records, o, max, result);
   if (o.dryRun) {
     fresh(result);
     result.existing -= growth.length;
@@ -111,31 +91,61 @@ export function writeImported(
   return result;
 }
 
+/** A fresh result: nothing counted yet. */
+export function emptyImportResult(): ImportWriteResult {
+  return { added: 0, existing: 0, tombstoned: 0, invalid: [], redacted: 0, extended: 0 };
+}
+
+/**
+ * The records to append (redacted and checked, in order): those neither `known` (stored already) nor `dead`
+ * (tombstoned), each id once. Counts added, existing, tombstoned and invalid into `result`.
+ */
+export function freshRecords(
+  records: readonly MessageRecord[],
+  known: ReadonlySet<string>,
+  dead: ReadonlySet<string>,
+  o: ImportWriteOptions,
+  maxBytes: number,
+  result: ImportWriteResult,
+): MessageRecord[] {
+  const seen = new Set<string>();
+  const out: MessageRecord[] = [];
+  for (const r of records) {
+    if (dead.has(r.id)) {
+      result.tombstoned++;
+      continue;
+    }
+    if (known.has(r.id) || seen.has(r.id)) {
+      result.existing++;
+      continue;
+    }
+    seen.add(r.id);
+    const rec = prepare(r, o.redact !== false, maxBytes, result);
+    if (rec) out.push(rec);
+  }
+  result.added = out.length;
+  return out;
+}
+
 /**
  * Stored messages of this session whose text the records extend: a `continues` record's text appended (once),
  * or a record whose whole text is the stored text plus more blocks (a streamed reply read again from the start).
  */
-function grownMessages(
-  ctx: MemoryContext,
+export function grownMessages(
+  storedMessages: readonly StoredMessage[],
   session: string,
   records: readonly MessageRecord[],
   o: ImportWriteOptions,
+  maxBytes: number,
   result: ImportWriteResult,
 ): { id: string; content: string }[] {
-  const stored = new Map(
-    getMessagesById(
-      ctx.db,
-      records.map((r) => r.id),
-    )
-      .filter((m) => m.session === session)
-      .map((m) => [m.id, m.content] as const),
-  );
+  const stored = new Map(storedMessages.filter((m) => m.session === session).map((m) => [m.id, m.content] as const));
   const out: { id: string; content: string }[] = [];
   for (const r of records) {
     const before = stored.get(r.id);
     if (before === undefined || before === r.content) continue;
     const scratch: ImportWriteResult = { ...result, invalid: [], redacted: 0 };
-    const rec = prepare(ctx, r, o.redact !== false, scratch);
+    const rec = prepare(r, o.redact !== false, maxBytes, scratch);
     if (!rec) continue;
     let content: string | undefined;
     if (o.continues?.has(r.id)) {
@@ -145,7 +155,7 @@ function grownMessages(
     } else if (rec.content.startsWith(`${before}\n\n`)) content = rec.content;
     if (content === undefined) continue;
     try {
-      checkNewMessage({ ...rec, content }, ctx.config.limits.max_message_bytes);
+      checkNewMessage({ ...rec, content }, maxBytes);
     } catch (err) {
       result.invalid.push({ id: r.id, reason: describeError(err) });
       continue;
@@ -194,9 +204,9 @@ function extendMessages(
 
 /** The record as it will be stored (redacted), or undefined with the reason when the message checks refuse it. */
 function prepare(
-  ctx: MemoryContext,
   r: MessageRecord,
   redact: boolean,
+  maxBytes: number,
   result: ImportWriteResult,
 ): MessageRecord | undefined {
   let content = r.content;
@@ -208,7 +218,7 @@ function prepare(
   const rec: MessageRecord = { id: r.id, role: r.role, content, sendAt: r.sendAt };
   if (r.sender !== undefined) rec.sender = r.sender;
   try {
-    checkNewMessage(rec, ctx.config.limits.max_message_bytes);
+    checkNewMessage(rec, maxBytes);
     return rec;
   } catch (err) {
     result.invalid.push({ id: r.id, reason: describeError(err) });

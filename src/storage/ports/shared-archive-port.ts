@@ -1,5 +1,6 @@
 // What the MemoryApi needs of an archive in shared mode beyond the archive port: whole-session removal,
 // the summary's bookkeeping, error-memory upkeep and the vector deletions other hosts scheduled.
+import type { ImportFileState } from "../sqlite/import-files-repo.ts";
 import type {
   ArchivePort,
   ErrorFields,
@@ -9,6 +10,8 @@ import type {
   SessionRow,
   TextQuery,
 } from "./archive-port.ts";
+
+export type { ImportFileState };
 
 export interface ErrorListFilter {
   tool?: string;
@@ -67,4 +70,14 @@ export interface SharedArchivePort extends ArchivePort {
   /** Error-record vector deletions waiting to be applied, and forgetting them once applied. */
   pendingErrorVectorDeletes(limit: number): Promise<string[]>;
   clearErrorVectorDeletes(ids: readonly string[]): Promise<void>;
+
+  /** A stored message's text grew (a streamed reply imported again): new text and index, vector queued again. */
+  replaceMessageContent(session: string, id: string, content: string): Promise<boolean>;
+  /** Queue every recent message for embedding, due now (a rebuild of the vectors); returns how many were added. */
+  requeueRecent(): Promise<number>;
+  /** Every queued message due now (its back-off forgotten). */
+  makeQueueDue(): Promise<void>;
+  /** What `reader` (a host and home) has read of an import source's file. */
+  importFile(reader: string, source: string, path: string): Promise<ImportFileState | undefined>;
+  putImportFile(reader: string, source: string, path: string, state: ImportFileState, now: bigint): Promise<void>;
 }

@@ -3,6 +3,7 @@
 import type { ErrorFields, ErrorRow, SessionMeta, SessionRow, TextQuery } from "../ports/archive-port.ts";
 import type {
   ErrorListFilter,
+  ImportFileState,
   SessionListing,
   SharedArchivePort,
   SummaryStatus,
@@ -11,7 +12,7 @@ import type {
 import { openPgArchive, type PgOpenOptions } from "./open-pg-archive.ts";
 import { PgArchive } from "./pg-archive.ts";
 import { ERROR_COLS, pgError, SESSION_COLS } from "./pg-rows.ts";
-import { errorVectorText, tsqueryText } from "./pg-text.ts";
+import { errorVectorText, tsqueryText, tsvectorText } from "./pg-text.ts";
 
 export class PgSharedArchive extends PgArchive implements SharedArchivePort {
   private run<T = Record<string, unknown>>(text: string, args: unknown[] = []): Promise<T[]> {
@@ -193,6 +194,56 @@ export class PgSharedArchive extends PgArchive implements SharedArchivePort {
 
   async clearErrorVectorDeletes(ids: readonly string[]): Promise<void> {
     await this.run("DELETE FROM error_vector_deletes WHERE id = ANY($1::text[])", [ids]);
+  }
+
+  async replaceMessageContent(session: string, id: string, content: string): Promise<boolean> {
+    return this.sql.begin(async (tx) => {
+      const rows = (await tx.unsafe(
+        "UPDATE messages SET content = $3, search = $4::tsvector WHERE id = $1 AND session_id = $2 RETURNING seq, recent",
+        [id, session, content, tsvectorText(content)],
+      )) as { seq: bigint; recent: boolean }[];
+      const row = rows[0];
+      if (!row) return false;
+      // The drain upserts the vector by message id: queueing the message again replaces the old one.
+      if (row.recent) await tx.unsafe("INSERT INTO embed_queue (seq) VALUES ($1) ON CONFLICT DO NOTHING", [row.seq]);
+      return true;
+    });
+  }
+
+  async requeueRecent(): Promise<number> {
+    return this.sql.begin(async (tx) => {
+      const added = await tx.unsafe(
+        "INSERT INTO embed_queue (seq) SELECT seq FROM messages WHERE recent ON CONFLICT DO NOTHING RETURNING seq",
+      );
+      await tx.unsafe("UPDATE embed_queue SET next_try_at = 0, attempts = 0, last_error = NULL");
+      return added.length;
+    });
+  }
+
+  async makeQueueDue(): Promise<void> {
+    await this.run("UPDATE embed_queue SET next_try_at = 0");
+  }
+
+  async importFile(reader: string, source: string, path: string): Promise<ImportFileState | undefined> {
+    const r = (
+      await this.run<{ size: bigint; mtime_ns: bigint; offset: bigint; head: string; state: string }>(
+        `SELECT size, mtime_ns, "offset", head, state FROM import_files WHERE reader = $1 AND source = $2 AND path = $3`,
+        [reader, source, path],
+      )
+    )[0];
+    return r
+      ? { size: Number(r.size), mtimeNs: BigInt(r.mtime_ns), offset: Number(r.offset), head: r.head, state: r.state }
+      : undefined;
+  }
+
+  async putImportFile(reader: string, source: string, path: string, s: ImportFileState, now: bigint): Promise<void> {
+    await this.run(
+      `INSERT INTO import_files (reader, source, path, size, mtime_ns, "offset", head, state, updated_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+       ON CONFLICT (reader, source, path) DO UPDATE SET size = $4, mtime_ns = $5, "offset" = $6, head = $7, state = $8,
+         updated_at = $9`,
+      [reader, source, path, s.size, s.mtimeNs, s.offset, s.head, s.state, now],
+    );
   }
 }
 
