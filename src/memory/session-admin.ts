@@ -99,7 +99,7 @@ function forgetSummaryRows(ctx: MemoryContext, session: string, usageToo = false
 }
 
 /** Session folders on disk (valid ids only). */
-export function sessionDirs(ctx: MemoryContext): string[] {
+export function sessionDirs(ctx: Pick<MemoryContext, "paths">): string[] {
   try {
     return readdirSync(ctx.paths.sessions, { withFileTypes: true })
       .filter((d) => d.isDirectory() && /^[A-Za-z0-9_-][A-Za-z0-9._-]{0,127}$/.test(d.name))

@@ -26,7 +26,7 @@ export interface StatsReport {
 }
 
 /** Bytes under a path; symlinks are counted as links, never followed. */
-function diskBytes(path: string): number {
+export function diskBytes(path: string): number {
   let st: Stats;
   try {
     st = lstatSync(path);

@@ -33,14 +33,27 @@ export function refreshSessionCache(paths: HomePaths, session: string, state: Se
     return true;
   }
   if (!existsSync(dir)) ensureDir(dir);
-  const recent = state.recent.length > 0 ? serializeHistory(state.recent.map(record)) : undefined;
-  const changed = [
-    syncFile(history, recent),
-    syncFile(paths.summary(session), state.summary?.summary),
-    syncFile(paths.cursor(session), state.summary?.cursor),
-  ];
+  const changed = cacheFiles(paths, session, state).map(([path, text]) => syncFile(path, text));
   if (changed[0]) forgetHistoryCache(history);
   return changed.some(Boolean);
+}
+
+/** Each cache file of the session and the text the archive gives it (undefined: no such file). */
+function cacheFiles(paths: HomePaths, session: string, state: SessionCacheState): [string, string | undefined][] {
+  const recent = state.recent.length > 0 ? serializeHistory(state.recent.map(record)) : undefined;
+  return [
+    [paths.history(session), recent],
+    [paths.summary(session), state.summary?.summary],
+    [paths.cursor(session), state.summary?.cursor],
+  ];
+}
+
+/** What refreshSessionCache would change, without changing it: the stale files, or the folder itself. */
+export function staleCacheFiles(paths: HomePaths, session: string, state: SessionCacheState): string[] {
+  const dir = paths.session(session);
+  refuseSessionSymlinks(dir);
+  if (!state.exists && state.summary === undefined) return existsSync(dir) ? [dir] : [];
+  return cacheFiles(paths, session, state).flatMap(([path, text]) => (readText(path) === text ? [] : [path]));
 }
 
 function syncFile(path: string, text: string | undefined): boolean {

@@ -1,7 +1,7 @@
 // memvoy usage [--days N]: LLM tokens by day, model and session, and the daily budget.
 import { CommandUsageError } from "../usage-errors.ts";
 import { bool, num } from "../args.ts";
-import { withMemory, type CommandSpec } from "../command.ts";
+import { withAnyHome, type CommandSpec } from "../command.ts";
 import { bold, printJson, println } from "../output.ts";
 
 export const usage = `
@@ -11,6 +11,9 @@ LLM token usage recorded by this home (every call: summaries, noise pruning, the
 by UTC day, model and session, newest day first; and today's total against [summary] daily_token_budget.
 
   --days N   how many days back, today included (default 30)
+
+On a shared archive ([archive] url or MEMVOY_ARCHIVE_URL) the figures are every host's
+calls, read from PostgreSQL; --json adds "shared" with the archive it was read from.
 `;
 
 const spec: CommandSpec = {
@@ -25,9 +28,9 @@ const spec: CommandSpec = {
 };
 
 export function run(argv: readonly string[]): Promise<number> {
-  return withMemory(spec, argv, (api, p) => {
+  return withAnyHome(spec, argv, async (api, p) => {
     const days = num(p, "days") ?? 30;
-    const r = api.usage({ days });
+    const r = await api.usage({ days });
     if (bool(p, "json")) {
       printJson(r);
       return 0;

@@ -9,6 +9,7 @@ import type {
   SessionRow,
   TextQuery,
 } from "./archive-port.ts";
+import type { ArchiveAdminPort } from "./archive-admin-port.ts";
 
 export interface ErrorListFilter {
   tool?: string;
@@ -28,6 +29,8 @@ export interface SessionListing extends SessionRow {
 }
 
 export interface SharedArchivePort extends ArchivePort {
+  /** The administration reads (stats, usage, doctor, the terminal UI's change stamp). */
+  readonly admin: ArchiveAdminPort;
   /** Every session with its metadata, in one read. */
   listSessionInfo(): Promise<SessionListing[]>;
   /** The session's row, start, summary state, last run, usage and leases (its messages are removed first). */

@@ -1,0 +1,96 @@
+// `stats` and `usage` in shared mode: the figures of the shared archive (PostgreSQL) and the shared vectors,
+// in the embedded mode's shapes, plus what is shared by every host and what is this host's own.
+import { describeError } from "../../shared/describe-error.ts";
+import { NS_PER_DAY } from "../../shared/time.ts";
+import { sessionDirs } from "../../memory/session-admin.ts";
+import { diskBytes, type StatsReport } from "../../memory/stats.ts";
+import type { BudgetState } from "../../memory/summary/token-budget.ts";
+import type { UsageReport } from "../../memory/usage-report.ts";
+import { describeTarget } from "../../storage/postgres/pg-connect-error.ts";
+import type { Config } from "../../config/schema.ts";
+import type { SharedContext } from "./shared-context.ts";
+
+export interface SharedStatsReport extends StatsReport {
+  /** What every host sharing the archive sees: where the archive and the vectors are. */
+  shared: { archive: string; vectors: string; figures: string[] };
+  /** What is this host's own: the per-session cache files. */
+  local: { sessionCaches: number; bytes: number; figures: string[] };
+  notes: string[];
+}
+
+export interface SharedUsageReport extends UsageReport {
+  shared: { archive: string };
+}
+
+/** user@host:port/db of the configured archive (never its password). */
+export const archiveTarget = (config: Config) => describeTarget(config.archive.url.trim());
+
+export async function sharedStats(ctx: SharedContext): Promise<SharedStatsReport> {
+  const { archive, paths } = ctx;
+  const now = ctx.now();
+  const [tiers, sessions, pending, errors, usage, dbBytes] = await Promise.all([
+    archive.admin.tierCounts(),
+    archive.listSessions(),
+    archive.queuedCount(),
+    archive.liveErrors({}, now, 0),
+    archive.admin.usageSums(),
+    archive.admin.databaseBytes(),
+  ]);
+  const notes: string[] = [];
+  let vectors = Math.max(0, tiers.recent.messages - pending);
+  try {
+    const table = await ctx.vectors.table();
+    vectors = table ? await table.count() : 0;
+  } catch (err) {
+    notes.push(`the shared vectors could not be counted (the figure is the archive's estimate): ${describeError(err)}`);
+  }
+  const caches = sessionDirs(ctx);
+  const local = diskBytes(paths.sessions);
+  const disk = { sessions: local, archive: dbBytes, vectors: 0, total: local + dbBytes };
+  return {
+    home: paths.home,
+    sessions: sessions.length,
+    tiers: {
+      window: { messages: tiers.recent.messages, bytes: tiers.recent.bytes },
+      semantic: { vectors, pending },
+      archive: {
+        messages: tiers.recent.messages + tiers.archived.messages,
+        bytes: tiers.recent.bytes + tiers.archived.bytes,
+        archivedOnly: tiers.archived.messages,
+      },
+    },
+    errors: { records: errors.total },
+    disk,
+    tokens: {
+      calls: usage.reduce((n, u) => n + u.calls, 0),
+      input: usage.reduce((n, u) => n + u.inputTokens, 0),
+      output: usage.reduce((n, u) => n + u.outputTokens, 0),
+      byPurpose: usage,
+    },
+    shared: {
+      archive: archiveTarget(ctx.config),
+      vectors: ctx.config.vectors.uri,
+      figures: ["sessions", "tiers", "errors", "tokens", "disk.archive"],
+    },
+    local: { sessionCaches: caches.length, bytes: local, figures: ["disk.sessions"] },
+    notes,
+  };
+}
+
+export async function sharedUsage(ctx: SharedContext, days: number): Promise<SharedUsageReport> {
+  const now = ctx.now();
+  const dayStart = now - (now % NS_PER_DAY);
+  const since = dayStart - BigInt(Math.max(0, days - 1)) * NS_PER_DAY;
+  const [rows, usedToday] = await Promise.all([
+    ctx.archive.admin.usageByDay(since),
+    ctx.archive.admin.tokensSince(dayStart),
+  ]);
+  const budget = ctx.config.summary.daily_token_budget;
+  const state: BudgetState = {
+    budget,
+    usedToday,
+    spent: budget > 0 && usedToday >= budget,
+    day: new Date(Number(dayStart / 1_000_000n)).toISOString().slice(0, 10),
+  };
+  return { days, rows, budget: state, shared: { archive: archiveTarget(ctx.config) } };
+}
