@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { cli, removeTempHomes, tempHome } from "../fixture/home.ts";
+import { cli, removeTempHomes, tempHome, type CliResult } from "../fixture/home.ts";
 import { describePostgres, startPostgres, type PgServer } from "../fixture/postgres-server.ts";
 import { startS3Server, type S3Server } from "../fixture/s3-server.ts";
 import { openPgSharedArchive } from "../../src/storage/postgres/pg-shared-archive.ts";
@@ -47,7 +47,10 @@ describe("administration commands on a shared archive", () => {
     await archive.close();
     // A semantic search drains the embedding queue into the shared vectors.
     expect((await cli(["search", "deploys", "--match", "semantic"], { home: a, env })).code).toBe(0);
-    const [sa, sb] = await Promise.all([a, b].map((home) => cli(["stats", "--json"], { home, env })));
+    const [sa, sb] = (await Promise.all([a, b].map((home) => cli(["stats", "--json"], { home, env })))) as [
+      CliResult,
+      CliResult,
+    ];
     expect(sb.code).toBe(0);
     const s = json(sb);
     expect(s).toMatchObject({

@@ -332,6 +332,11 @@ export class SharedHome {
     return daemonLockHeld(this.ctx.paths.daemonLock);
   }
 
+  /** A stamp that changes when any host writes sessions, messages, summaries or error records (polled by the TUI). */
+  changeStamp(): Promise<string> {
+    return this.ctx.archive.admin.changeStamp();
+  }
+
   /** Nothing to load ahead of a search: the archive ranks keyword searches, the store semantic ones. */
   async warmSearch(): Promise<void> {}
 
