@@ -25,7 +25,9 @@ describe("administration commands on a shared archive", () => {
     env = { ...s3.env, MEMVOY_ARCHIVE_URL: url };
     [a, b] = [tempHome(), tempHome()];
     for (const h of [a, b]) writeFileSync(join(h, "config.toml"), s3.vectorsToml("admin"));
-    const lines = Array.from({ length: 6 }, (_, i) => JSON.stringify({ role: "user", content: `note ${i} on deploys` }));
+    const lines = Array.from({ length: 6 }, (_, i) =>
+      JSON.stringify({ role: "user", content: `note ${i} on deploys` }),
+    );
     expect((await cli(["add", "ops"], { home: a, env, stdin: lines.join("\n") })).code).toBe(0);
     expect((await cli(["add", "dev", "--role", "user", "--content", "hello"], { home: a, env })).code).toBe(0);
   }, 180_000);
@@ -55,7 +57,11 @@ describe("administration commands on a shared archive", () => {
     const s = json(sb);
     expect(s).toMatchObject({
       sessions: 2,
-      tiers: { window: { messages: 7 }, semantic: { vectors: 7, pending: 0 }, archive: { messages: 7, archivedOnly: 0 } },
+      tiers: {
+        window: { messages: 7 },
+        semantic: { vectors: 7, pending: 0 },
+        archive: { messages: 7, archivedOnly: 0 },
+      },
       errors: { records: 0 },
       tokens: { calls: 1, input: 120, output: 30 },
       shared: { vectors: expect.stringMatching(/^s3:\/\/.+/), figures: expect.arrayContaining(["sessions", "tiers"]) },

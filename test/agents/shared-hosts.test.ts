@@ -96,7 +96,10 @@ describe("four hosts on one shared archive", () => {
   }, 120_000);
 
   test("a command that does not run in shared mode yet refuses with one line and exit 2, touching nothing", async () => {
-    for (const args of [["export", "team"], ["summarize", "team"]]) {
+    for (const args of [
+      ["export", "team"],
+      ["summarize", "team"],
+    ]) {
       const r = await cli(args, { home: homes[0]!, env });
       expect(r.code).toBe(2);
       expect(r.stderr.trim().split("\n")).toHaveLength(1);

@@ -4,11 +4,10 @@
 // session's lock), removes temp files left by dead writers and ends stuck leases; --migrate migrates the schema.
 import { readFileSync } from "node:fs";
 import { describeError } from "../../shared/describe-error.ts";
+import { MemvoyError } from "../../shared/errors.ts";
 import { redactSecrets } from "../../shared/redact.ts";
-import { removeStaleTempFiles, staleTempFiles } from "../../memory/crash-recovery.ts";
-import type { DoctorFinding, DoctorReport } from "../../memory/doctor.ts";
+import { symlinkFinding, tempFileFindings, type DoctorFinding, type DoctorReport } from "../../memory/doctor.ts";
 import { sessionDirs } from "../../memory/session-admin.ts";
-import { SymlinkRefusedError } from "../../storage/history/no-symlink.ts";
 import { homePaths, resolveHome } from "../../config/home.ts";
 import { loadConfig } from "../../config/load.ts";
 import { staleCacheFiles } from "./session-cache.ts";
@@ -53,6 +52,7 @@ export async function sharedDoctor(o: SharedDoctorOptions): Promise<SharedDoctor
   try {
     home = await openSharedHome({ home: paths.home, env, config, migrate: false });
   } catch (err) {
+    if (err instanceof MemvoyError && err.exitCode === 2) throw err; // a config problem: one line, exit 2
     findings.push({ problem: `the shared archive cannot be opened: ${describeError(err)}` });
     return report({
       archive: { target: archiveTarget(config), reachable: false },
@@ -171,35 +171,21 @@ async function checkLeases(home: SharedHome, repair: boolean, findings: DoctorFi
 /** This host's files of one session against the archive, and temp files left by a writer that died. */
 async function checkCache(home: SharedHome, session: string, repair: boolean): Promise<DoctorFinding[]> {
   const dir = home.ctx.paths.session(session);
-  const out: DoctorFinding[] = [];
+  let stale: string[];
   try {
-    const stale = staleCacheFiles(home.ctx.paths, session, await home.cacheState(session));
-    if (stale.length > 0) {
-      const names = stale.map((p) => (p === dir ? "the folder of a session the archive no longer has" : p.slice(dir.length + 1)));
-      const f: DoctorFinding = { session, problem: `cache differs from the archive: ${names.join(", ")}` };
-      if (repair) {
-        await home.refreshCache(session);
-        f.repaired = "rewrote the cache from the archive";
-      }
-      out.push(f);
-    }
+    stale = staleCacheFiles(home.ctx.paths, session, await home.cacheState(session));
   } catch (err) {
-    if (!(err instanceof SymlinkRefusedError)) throw err;
-    return [
-      {
-        session,
-        problem: `${err.data.path} is a symbolic link: memvoy does not follow it; replace it with the real file or folder`,
-      },
-    ];
+    return [symlinkFinding(session, err)];
   }
-  const temps = staleTempFiles(dir);
-  if (temps.length > 0) {
-    const f: DoctorFinding = {
-      session,
-      problem: `${temps.length} temp file(s) left by a writer that died: ${temps.join(", ")}`,
-    };
-    if (repair) f.repaired = `removed ${removeStaleTempFiles(dir).length} temp file(s)`;
-    out.push(f);
+  const out = tempFileFindings(dir, session, repair);
+  if (stale.length === 0) return out;
+  const names = stale.map((p) =>
+    p === dir ? "the folder of a session the archive no longer has" : p.slice(dir.length + 1),
+  );
+  const f: DoctorFinding = { session, problem: `cache differs from the archive: ${names.join(", ")}` };
+  if (repair) {
+    await home.refreshCache(session);
+    f.repaired = "rewrote the cache from the archive";
   }
-  return out;
+  return [f, ...out];
 }

@@ -3,8 +3,8 @@
 import { describeError } from "../../shared/describe-error.ts";
 import { NS_PER_DAY } from "../../shared/time.ts";
 import { sessionDirs } from "../../memory/session-admin.ts";
-import { diskBytes, type StatsReport } from "../../memory/stats.ts";
-import type { BudgetState } from "../../memory/summary/token-budget.ts";
+import { diskBytes, statsReport, type StatsReport } from "../../memory/stats.ts";
+import { budgetOf } from "../../memory/summary/token-budget.ts";
 import type { UsageReport } from "../../memory/usage-report.ts";
 import { describeTarget } from "../../storage/postgres/pg-connect-error.ts";
 import type { Config } from "../../config/schema.ts";
@@ -46,27 +46,19 @@ export async function sharedStats(ctx: SharedContext): Promise<SharedStatsReport
   }
   const caches = sessionDirs(ctx);
   const local = diskBytes(paths.sessions);
-  const disk = { sessions: local, archive: dbBytes, vectors: 0, total: local + dbBytes };
-  return {
+  const report = statsReport({
     home: paths.home,
     sessions: sessions.length,
-    tiers: {
-      window: { messages: tiers.recent.messages, bytes: tiers.recent.bytes },
-      semantic: { vectors, pending },
-      archive: {
-        messages: tiers.recent.messages + tiers.archived.messages,
-        bytes: tiers.recent.bytes + tiers.archived.bytes,
-        archivedOnly: tiers.archived.messages,
-      },
-    },
-    errors: { records: errors.total },
-    disk,
-    tokens: {
-      calls: usage.reduce((n, u) => n + u.calls, 0),
-      input: usage.reduce((n, u) => n + u.inputTokens, 0),
-      output: usage.reduce((n, u) => n + u.outputTokens, 0),
-      byPurpose: usage,
-    },
+    tiers,
+    windowBytes: tiers.recent.bytes,
+    vectors,
+    pending,
+    errors: errors.total,
+    disk: { sessions: local, archive: dbBytes, vectors: 0 },
+    usage,
+  });
+  return {
+    ...report,
     shared: {
       archive: archiveTarget(ctx.config),
       vectors: ctx.config.vectors.uri,
@@ -85,12 +77,6 @@ export async function sharedUsage(ctx: SharedContext, days: number): Promise<Sha
     ctx.archive.admin.usageByDay(since),
     ctx.archive.admin.tokensSince(dayStart),
   ]);
-  const budget = ctx.config.summary.daily_token_budget;
-  const state: BudgetState = {
-    budget,
-    usedToday,
-    spent: budget > 0 && usedToday >= budget,
-    day: new Date(Number(dayStart / 1_000_000n)).toISOString().slice(0, 10),
-  };
+  const state = budgetOf(ctx.config.summary.daily_token_budget, usedToday, dayStart);
   return { days, rows, budget: state, shared: { archive: archiveTarget(ctx.config) } };
 }

@@ -99,7 +99,9 @@ function sharedLines(r: SharedDoctorReport): string[] {
     `shared archive ${a.target}: ${a.reachable ? `schema version ${a.schemaVersion ?? "?"} of ${a.expectedVersion ?? "?"}` : "not reachable"}`,
     `shared vectors ${v.uri}: ${v.reachable ? `${v.messageVectors} message vector(s), ${v.errorVectors} error vector(s)` : "not checked or not reachable"}`,
     `this host's session caches checked: ${r.shared.caches}`,
-    ...leases.map((l) => `lease ${l.job} (${l.session}) held by ${l.holder}, ${Math.ceil(l.expiresInMs / 1000)} s left`),
+    ...leases.map(
+      (l) => `lease ${l.job} (${l.session}) held by ${l.holder}, ${Math.ceil(l.expiresInMs / 1000)} s left`,
+    ),
   ];
 }
 

@@ -1,7 +1,7 @@
 // memvoy usage [--days N]: LLM tokens by day, model and session, and the daily budget.
 import { CommandUsageError } from "../usage-errors.ts";
 import { bool, num } from "../args.ts";
-import { withAnyHome, type CommandSpec } from "../command.ts";
+import { withAnyHome, type AnyHome, type CommandSpec } from "../command.ts";
 import { bold, printJson, println } from "../output.ts";
 
 export const usage = `
@@ -28,34 +28,35 @@ const spec: CommandSpec = {
 };
 
 export function run(argv: readonly string[]): Promise<number> {
-  return withAnyHome(spec, argv, async (api, p) => {
-    const days = num(p, "days") ?? 30;
-    const r = await api.usage({ days });
-    if (bool(p, "json")) {
-      printJson(r);
-      return 0;
-    }
-    const b = r.budget;
-    println(
-      b.budget > 0
-        ? `today (${b.day} UTC): ${b.usedToday} of ${b.budget} tokens${b.spent ? " — budget spent, no LLM call until 00:00 UTC" : ""}`
-        : `today (${b.day} UTC): ${b.usedToday} tokens (no daily budget set)`,
-    );
-    if (r.rows.length === 0) {
-      println(`no LLM calls in the last ${days} day(s)`);
-      return 0;
-    }
-    const w = Math.max(7, ...r.rows.map((x) => (x.session ?? "-").length));
-    const mw = Math.max(5, ...r.rows.map((x) => x.model.length));
-    println(
-      bold(
-        `DAY         ${"MODEL".padEnd(mw)}  ${"SESSION".padEnd(w)}  ${"CALLS".padStart(5)}  ${"INPUT".padStart(9)}  ${"OUTPUT".padStart(9)}`,
-      ),
-    );
-    for (const x of r.rows) {
-      const counts = `${String(x.calls).padStart(5)}  ${String(x.inputTokens).padStart(9)}  ${String(x.outputTokens).padStart(9)}`;
-      println(`${x.day}  ${x.model.padEnd(mw)}  ${(x.session ?? "-").padEnd(w)}  ${counts}`);
-    }
+  return withAnyHome(spec, argv, (api, p) => report(api, num(p, "days") ?? 30, bool(p, "json")));
+}
+
+async function report(api: AnyHome, days: number, json: boolean): Promise<number> {
+  const r = await api.usage({ days });
+  if (json) {
+    printJson(r);
     return 0;
-  });
+  }
+  const b = r.budget;
+  println(
+    b.budget > 0
+      ? `today (${b.day} UTC): ${b.usedToday} of ${b.budget} tokens${b.spent ? " — budget spent, no LLM call until 00:00 UTC" : ""}`
+      : `today (${b.day} UTC): ${b.usedToday} tokens (no daily budget set)`,
+  );
+  if (r.rows.length === 0) {
+    println(`no LLM calls in the last ${days} day(s)`);
+    return 0;
+  }
+  const w = Math.max(7, ...r.rows.map((x) => (x.session ?? "-").length));
+  const mw = Math.max(5, ...r.rows.map((x) => x.model.length));
+  println(
+    bold(
+      `DAY         ${"MODEL".padEnd(mw)}  ${"SESSION".padEnd(w)}  ${"CALLS".padStart(5)}  ${"INPUT".padStart(9)}  ${"OUTPUT".padStart(9)}`,
+    ),
+  );
+  for (const x of r.rows) {
+    const counts = `${String(x.calls).padStart(5)}  ${String(x.inputTokens).padStart(9)}  ${String(x.outputTokens).padStart(9)}`;
+    println(`${x.day}  ${x.model.padEnd(mw)}  ${(x.session ?? "-").padEnd(w)}  ${counts}`);
+  }
+  return 0;
 }

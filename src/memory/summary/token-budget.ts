@@ -26,8 +26,11 @@ export interface BudgetState {
 export function budgetState(ctx: MemoryContext): BudgetState {
   const now = ctx.now();
   const dayStart = now - (now % NS_PER_DAY);
-  const budget = ctx.config.summary.daily_token_budget;
-  const usedToday = tokensSince(ctx.db, dayStart);
+  return budgetOf(ctx.config.summary.daily_token_budget, tokensSince(ctx.db, dayStart), dayStart);
+}
+
+/** The budget state of a UTC day (starting at `dayStart`, ns) on which `usedToday` tokens were spent. */
+export function budgetOf(budget: number, usedToday: number, dayStart: bigint): BudgetState {
   return {
     budget,
     usedToday,

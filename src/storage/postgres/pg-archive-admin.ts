@@ -1,6 +1,7 @@
 // The administration reads of the PostgreSQL archive (archive-admin-port.ts): stats, usage, leases,
 // the schema version and the change stamp the terminal UI polls.
 import type { SQL } from "bun";
+import { usageDayOf, usageSumOf, type UsageDayRow, type UsageSumRow } from "../ports/usage-rows.ts";
 import { PG_MIGRATIONS } from "./migrations/index.ts";
 import { migratePg } from "./pg-migrate.ts";
 import type { ArchiveAdminPort, LeaseRow, TierCount, UsageByDay, UsageSum } from "../ports/archive-admin-port.ts";
@@ -25,34 +26,21 @@ export class PgArchiveAdmin implements ArchiveAdminPort {
   }
 
   async usageSums(): Promise<UsageSum[]> {
-    const rows = await this.run<{ purpose: string; model: string; calls: Num; i: Num; o: Num }>(
+    const rows = await this.run<UsageSumRow>(
       `SELECT purpose, model, count(*) AS calls, sum(input_tokens) AS i, sum(output_tokens) AS o FROM llm_usage
        GROUP BY purpose, model ORDER BY purpose, model`,
     );
-    return rows.map((r) => ({
-      purpose: r.purpose,
-      model: r.model,
-      calls: Number(r.calls),
-      inputTokens: Number(r.i),
-      outputTokens: Number(r.o),
-    }));
+    return rows.map(usageSumOf);
   }
 
   async usageByDay(since: bigint): Promise<UsageByDay[]> {
-    const rows = await this.run<{ day: string; model: string; session_id: string | null; calls: Num; i: Num; o: Num }>(
+    const rows = await this.run<UsageDayRow>(
       `SELECT to_char(to_timestamp(at / 1000000000) AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day, model, session_id,
-         count(*) AS calls, sum(input_tokens) AS i, sum(output_tokens) AS o
+         count(*) AS calls, sum(input_tokens) AS input, sum(output_tokens) AS output
        FROM llm_usage WHERE at >= $1 GROUP BY day, model, session_id ORDER BY day DESC, model, session_id`,
       [since],
     );
-    return rows.map((r) => ({
-      day: r.day,
-      model: r.model,
-      ...(r.session_id !== null && { session: r.session_id }),
-      calls: Number(r.calls),
-      inputTokens: Number(r.i),
-      outputTokens: Number(r.o),
-    }));
+    return rows.map(usageDayOf);
   }
 
   async tokensSince(since: bigint): Promise<number> {
