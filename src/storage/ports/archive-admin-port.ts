@@ -1,7 +1,7 @@
 // What the administration commands read of a shared archive: counts per tier, token usage, live leases,
 // the schema version, and a cheap stamp that changes whenever another host writes.
-import type { TierCount, UsageSum } from "../sqlite/stats-queries.ts";
-import type { UsageByDay } from "../sqlite/usage-report-repo.ts";
+import type { TierCount } from "../sqlite/stats-queries.ts";
+import type { UsageByDay, UsageSum } from "./usage-rows.ts";
 
 export type { TierCount, UsageByDay, UsageSum };
 

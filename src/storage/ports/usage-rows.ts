@@ -1,8 +1,24 @@
 // LLM usage rows as both archives read them back: sums per purpose and model, and per UTC day.
-import type { UsageSum } from "../sqlite/stats-queries.ts";
-import type { UsageByDay } from "../sqlite/usage-report-repo.ts";
 
 type Num = bigint | number | string;
+
+export interface UsageSum {
+  purpose: string;
+  model: string;
+  calls: number;
+  inputTokens: number;
+  outputTokens: number;
+}
+
+export interface UsageByDay {
+  /** UTC date, YYYY-MM-DD. */
+  day: string;
+  model: string;
+  session?: string;
+  calls: number;
+  inputTokens: number;
+  outputTokens: number;
+}
 
 export interface UsageSumRow {
   purpose: string;

@@ -1,6 +1,6 @@
 // Counts for `memvoy stats`: messages and text bytes per tier, token usage totals.
 import type { Database } from "bun:sqlite";
-import { usageSumOf, type UsageSumRow } from "../ports/usage-rows.ts";
+import { usageSumOf, type UsageSum, type UsageSumRow } from "../ports/usage-rows.ts";
 
 export interface TierCount {
   messages: number;
@@ -21,13 +21,7 @@ export function tierCounts(db: Database): { recent: TierCount; archived: TierCou
   return out;
 }
 
-export interface UsageSum {
-  purpose: string;
-  model: string;
-  calls: number;
-  inputTokens: number;
-  outputTokens: number;
-}
+export type { UsageSum };
 
 /** LLM tokens spent, per purpose and model, over the whole home. */
 export function usageSums(db: Database): UsageSum[] {

@@ -1,6 +1,6 @@
 // Token usage read back: the total since a time (the daily budget), and rows by UTC day, model and session.
 import type { Database } from "bun:sqlite";
-import { usageDayOf, type UsageDayRow } from "../ports/usage-rows.ts";
+import { usageDayOf, type UsageByDay, type UsageDayRow } from "../ports/usage-rows.ts";
 
 export function tokensSince(db: Database, since: bigint): number {
   const r = db
@@ -9,15 +9,7 @@ export function tokensSince(db: Database, since: bigint): number {
   return Number(r.n);
 }
 
-export interface UsageByDay {
-  /** UTC date, YYYY-MM-DD. */
-  day: string;
-  model: string;
-  session?: string;
-  calls: number;
-  inputTokens: number;
-  outputTokens: number;
-}
+export type { UsageByDay };
 
 export function usageByDay(db: Database, since: bigint): UsageByDay[] {
   const rows = db
