@@ -78,8 +78,9 @@ Daemon:
   --daemon [--verbose]                 run the daemon in the foreground (summaries, embeddings,
                                        error-memory sweep, maintenance); logs to <home>/daemon.log
 
-Shared archive ([archive] url or MEMVOY_ARCHIVE_URL, with [vectors] uri): every command above runs
-on PostgreSQL and the shared vectors except those docs/many-machines.md lists; the terminal UI too.
+Shared archive ([archive] url or MEMVOY_ARCHIVE_URL, with [vectors] uri): the commands above and the
+terminal UI run on PostgreSQL and the shared vectors, except summarize, import, export and reindex
+(docs/many-machines.md).
 
 Global options:
   --home DIR     the home (default: $MEMVOY_HOME, else $XDG_CONFIG_HOME/memvoy, else ~/.config/memvoy)

@@ -37,8 +37,9 @@ on meanwhile (search uses the current index until the new one is complete);
 stopped with Ctrl-C, it resumes where it left off.
 
 On a shared archive ([archive] url or MEMVOY_ARCHIVE_URL) doctor checks instead:
-  - the PostgreSQL archive answers and its schema is this memvoy's version
-    (--migrate runs the missing migrations; nothing else migrates it from here);
+  - the PostgreSQL archive answers and its schema is this memvoy's version (doctor
+    only reports a schema behind; --migrate runs the missing migrations, as every
+    other command does when it opens the archive);
   - the shared vectors open (each table by name: an object store is not listed);
   - this host's session caches (history.json, summary.json, .summary_cursor) match
     the archive; --repair rewrites a stale one atomically under the session's lock,
