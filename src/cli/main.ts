@@ -58,7 +58,8 @@ Commands:
   reset SESSION [--all]                clear history and archive; the summary survives unless --all
   rm SESSION                           remove the session entirely
   rm-message ID [--drop-summary]       remove one message everywhere (a secret pasted by mistake)
-  doctor [--repair]                    check the home; rebuild a corrupt history.json from the archive
+  doctor [--repair] [--migrate]        check the home; rebuild a corrupt history.json from the archive
+                                       (on a shared archive: the server, schema, vectors, leases, caches)
   errors record|search|list|show|rm    error memory: tool errors and their fixes, across sessions
   import SOURCE [PATH...]              bring in Claude Code, Codex, opencode, Gemini CLI, Aider, ChatGPT
                                        or memvoy JSONL history (import auto: every source found)
@@ -76,6 +77,10 @@ Commands:
 Daemon:
   --daemon [--verbose]                 run the daemon in the foreground (summaries, embeddings,
                                        error-memory sweep, maintenance); logs to <home>/daemon.log
+
+Shared archive ([archive] url or MEMVOY_ARCHIVE_URL, with [vectors] uri): the commands above and the
+terminal UI run on PostgreSQL and the shared vectors, except summarize, import, export and reindex
+(docs/many-machines.md).
 
 Global options:
   --home DIR     the home (default: $MEMVOY_HOME, else $XDG_CONFIG_HOME/memvoy, else ~/.config/memvoy)

@@ -60,22 +60,30 @@ function checkSession(ctx: MemoryContext, session: string, repair: boolean): Doc
   try {
     refuseSessionSymlinks(ctx.paths.session(session));
   } catch (err) {
-    if (!(err instanceof SymlinkRefusedError)) throw err;
-    return [
-      {
-        session,
-        problem: `${err.data.path} is a symbolic link: memvoy does not follow it; replace it with the real file or folder`,
-      },
-    ];
+    return [symlinkFinding(session, err)];
   }
-  const temps = staleTempFiles(ctx.paths.session(session));
-  const tempFinding: DoctorFinding[] =
-    temps.length === 0
-      ? []
-      : [{ session, problem: `${temps.length} temp file(s) left by a writer that died: ${temps.join(", ")}` }];
-  if (repair && temps.length > 0)
-    tempFinding[0]!.repaired = `removed ${removeStaleTempFiles(ctx.paths.session(session)).length} temp file(s)`;
-  return [...tempFinding, ...checkHistory(ctx, session, repair)];
+  return [...tempFileFindings(ctx.paths.session(session), session, repair), ...checkHistory(ctx, session, repair)];
+}
+
+/** A symbolic link met in a session folder (rethrows any other error). */
+export function symlinkFinding(session: string, err: unknown): DoctorFinding {
+  if (!(err instanceof SymlinkRefusedError)) throw err;
+  return {
+    session,
+    problem: `${err.data.path} is a symbolic link: memvoy does not follow it; replace it with the real file or folder`,
+  };
+}
+
+/** Temp files a writer that died left in a session folder; removed with `repair`. */
+export function tempFileFindings(dir: string, session: string, repair: boolean): DoctorFinding[] {
+  const temps = staleTempFiles(dir);
+  if (temps.length === 0) return [];
+  const f: DoctorFinding = {
+    session,
+    problem: `${temps.length} temp file(s) left by a writer that died: ${temps.join(", ")}`,
+  };
+  if (repair) f.repaired = `removed ${removeStaleTempFiles(dir).length} temp file(s)`;
+  return [f];
 }
 
 function checkHistory(ctx: MemoryContext, session: string, repair: boolean): DoctorFinding[] {

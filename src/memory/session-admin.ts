@@ -105,7 +105,7 @@ const SESSION_DIR = /^[A-Za-z0-9_-][A-Za-z0-9._-]{0,127}$/;
  * Session folders on disk (valid ids only). With `known`, those ids are left out unchecked: only the names
  * are listed and the others looked at (far cheaper than a typed listing of a thousand folders).
  */
-export function sessionDirs(ctx: MemoryContext, known?: ReadonlySet<string>): string[] {
+export function sessionDirs(ctx: Pick<MemoryContext, "paths">, known?: ReadonlySet<string>): string[] {
   try {
     if (known)
       return readdirSync(ctx.paths.sessions).filter(

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { queuedCount } from "../storage/sqlite/embed-queue-repo.ts";
 import { countLive } from "../storage/sqlite/error-memory-repo.ts";
 import { listSessionRows } from "../storage/sqlite/sessions-repo.ts";
-import { tierCounts, usageSums, type UsageSum } from "../storage/sqlite/stats-queries.ts";
+import { tierCounts, usageSums, type TierCount, type UsageSum } from "../storage/sqlite/stats-queries.ts";
 import type { MemoryContext } from "./memory-context.ts";
 import { sessionDirs } from "./session-admin.ts";
 
@@ -26,7 +26,7 @@ export interface StatsReport {
 }
 
 /** Bytes under a path; symlinks are counted as links, never followed. */
-function diskBytes(path: string): number {
+export function diskBytes(path: string): number {
   let st: Stats;
   try {
     st = lstatSync(path);
@@ -53,28 +53,53 @@ export function collectStats(ctx: MemoryContext): StatsReport {
   const pending = queuedCount(db);
   let windowBytes = 0;
   for (const id of dirs) windowBytes += diskBytes(paths.history(id));
-  const usage = usageSums(db);
-  const disk = {
-    sessions: diskBytes(paths.sessions),
-    archive: ["", "-wal", "-shm"].reduce((n, s) => n + diskBytes(paths.db + s), 0),
-    vectors: diskBytes(paths.lance),
-    total: 0,
-  };
-  disk.total = disk.sessions + disk.archive + disk.vectors;
-  return {
+  return statsReport({
     home: paths.home,
     sessions: ids.size,
+    tiers,
+    windowBytes,
+    vectors: Math.max(0, tiers.recent.messages - pending),
+    pending,
+    errors: countLive(db, {}, ctx.now()),
+    disk: {
+      sessions: diskBytes(paths.sessions),
+      archive: ["", "-wal", "-shm"].reduce((n, s) => n + diskBytes(paths.db + s), 0),
+      vectors: diskBytes(paths.lance),
+    },
+    usage: usageSums(db),
+  });
+}
+
+/** The figures `stats` prints, from what each backend counts. */
+export interface StatsParts {
+  home: string;
+  sessions: number;
+  tiers: { recent: TierCount; archived: TierCount };
+  /** Tier 1's bytes as the backend measures them. */
+  windowBytes: number;
+  vectors: number;
+  pending: number;
+  errors: number;
+  disk: { sessions: number; archive: number; vectors: number };
+  usage: UsageSum[];
+}
+
+export function statsReport(p: StatsParts): StatsReport {
+  const { tiers, usage } = p;
+  return {
+    home: p.home,
+    sessions: p.sessions,
     tiers: {
-      window: { messages: tiers.recent.messages, bytes: windowBytes },
-      semantic: { vectors: Math.max(0, tiers.recent.messages - pending), pending },
+      window: { messages: tiers.recent.messages, bytes: p.windowBytes },
+      semantic: { vectors: p.vectors, pending: p.pending },
       archive: {
         messages: tiers.recent.messages + tiers.archived.messages,
         bytes: tiers.recent.bytes + tiers.archived.bytes,
         archivedOnly: tiers.archived.messages,
       },
     },
-    errors: { records: countLive(db, {}, ctx.now()) },
-    disk,
+    errors: { records: p.errors },
+    disk: { ...p.disk, total: p.disk.sessions + p.disk.archive + p.disk.vectors },
     tokens: {
       calls: usage.reduce((n, u) => n + u.calls, 0),
       input: usage.reduce((n, u) => n + u.inputTokens, 0),

@@ -1,5 +1,6 @@
 // The HomeMemory shapes the TUI works with, derived from the API itself (the TUI sees only app/ and shared/).
 import type { HomeMemory } from "../app/memory-api.ts";
+import type { StoredMessage } from "../shared/message.ts";
 
 export type SessionInfo = ReturnType<HomeMemory["sessions"]>[number];
 export type SearchOptions = Parameters<HomeMemory["search"]>[0];
@@ -14,3 +15,30 @@ export type SummarizeReport = Awaited<ReturnType<HomeMemory["summarize"]>>;
 export type SummaryProgress = Parameters<
   NonNullable<NonNullable<Parameters<HomeMemory["summarize"]>[1]>["onProgress"]>
 >[0];
+
+type Maybe<T> = T | Promise<T>;
+
+/**
+ * What the TUI uses of a memory: HomeMemory answers at once, the shared memory (SharedHome) through promises,
+ * so every read is taken as either.
+ */
+export interface TuiMemory {
+  readonly home: string;
+  info(): { embedder: string };
+  sessions(): Maybe<SessionInfo[]>;
+  history(session: string, options: { all: true }): Maybe<StoredMessage[]>;
+  search(options: SearchOptions): Promise<SearchResult>;
+  summary(session: string): Maybe<SummaryView>;
+  summarize: HomeMemory["summarize"];
+  listErrors(input: { limit: number }): Maybe<ErrorList>;
+  searchErrors(input: { query: string; limit: number }): Promise<ErrorSearchResult>;
+  removeError(id: string): Promise<Awaited<ReturnType<HomeMemory["removeError"]>>>;
+  reset(session: string): Maybe<ReturnType<HomeMemory["reset"]>>;
+  remove(session: string): Maybe<ReturnType<HomeMemory["remove"]>>;
+  purgeDeleted(): Promise<unknown>;
+  daemonRunning(): boolean;
+  warmSearch(): Promise<void>;
+  /** A shared memory: a stamp that changes when any host writes (the TUI polls it instead of watching files). */
+  changeStamp?(): Promise<string>;
+  close(): Maybe<void>;
+}

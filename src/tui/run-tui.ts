@@ -1,7 +1,9 @@
-// Entry of the terminal UI: open the home, send logs to <home>/tui.log, run until q, and always give the
+// Entry of the terminal UI: open the home (or the shared memory), send logs to <home>/tui.log, run until q, and always give the
 // terminal back (alternate screen left, cursor shown, cooked mode) — after a crash too, with one line on stderr.
 import { join } from "node:path";
 import { openMemory } from "../app/open-memory.ts";
+import { openSharedHome, sharedArchiveUrl } from "../app/shared/open-shared.ts";
+import type { TuiMemory } from "./api-types.ts";
 import { describeError } from "../shared/describe-error.ts";
 import { nowNs } from "../shared/time.ts";
 import { TuiApp } from "./app/tui-app.ts";
@@ -12,11 +14,18 @@ export interface TuiOptions {
   home?: string;
 }
 
+/** The home's memory: the shared one (PostgreSQL and the shared vectors) when an archive URL is configured. */
+async function openTuiMemory(home: string | undefined): Promise<TuiMemory> {
+  if (sharedArchiveUrl({ home }) === undefined) return openMemory({ home, command: "the terminal UI" });
+  return openSharedHome({ home });
+}
+
 export async function runTui(options: TuiOptions = {}): Promise<number> {
-  const api = openMemory({ home: options.home, command: "the terminal UI" });
+  const api = await openTuiMemory(options.home);
   const logs = redirectLogs(join(api.home, "tui.log"));
   let opened: OpenedScreen | undefined;
   let cleaned = false;
+  let closing: unknown;
   const cleanup = () => {
     if (cleaned) return;
     cleaned = true;
@@ -24,7 +33,7 @@ export async function runTui(options: TuiOptions = {}): Promise<number> {
       opened?.screen.destroy();
     } finally {
       logs.restore();
-      api.close();
+      closing = api.close();
     }
   };
   const fatal = (err: unknown) => {
@@ -51,6 +60,7 @@ export async function runTui(options: TuiOptions = {}): Promise<number> {
     throw err;
   } finally {
     cleanup();
+    await Promise.resolve(closing).catch(() => {});
     process.off("uncaughtException", fatal);
     process.off("unhandledRejection", fatal);
     for (const s of ["SIGTERM", "SIGHUP"] as const) process.off(s, onSignal);

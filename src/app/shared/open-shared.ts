@@ -20,6 +20,8 @@ export interface SharedOpenOptions {
   /** A validated config to use instead of config.toml. */
   config?: Config;
   now?: () => bigint;
+  /** false: leave a schema behind this memvoy's as it is (doctor reports it; doctor --migrate migrates). */
+  migrate?: boolean;
 }
 
 /** The configured archive URL, or undefined for the embedded home. Config errors throw (exit 2). */
@@ -39,7 +41,7 @@ export async function openSharedHome(o: SharedOpenOptions = {}): Promise<SharedH
   ensureDir(paths.home);
   ensureDir(paths.sessions);
   const { openPgSharedArchive } = await import("../../storage/postgres/pg-shared-archive.ts");
-  const archive = await openPgSharedArchive(url, { env });
+  const archive = await openPgSharedArchive(url, { env, migrate: o.migrate !== false });
   const holder = `${hostname()}:${process.pid}`;
   const vectors = new SharedVectors(paths, config, archive, holder, env);
   // The pool holds 10 connections: a held session lock uses one, its work up to three more at once.

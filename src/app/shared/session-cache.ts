@@ -33,10 +33,9 @@ export function refreshSessionCache(paths: HomePaths, session: string, state: Se
     return true;
   }
   if (!existsSync(dir)) ensureDir(dir);
-  const recent = state.recent.length > 0 ? serializeHistory(state.recent.map(record)) : undefined;
-  const changed = syncFile(history, recent);
-  if (changed) forgetHistoryCache(history);
-  return refreshSummaryFiles(paths, session, state.summary) || changed;
+  const changed = cacheFiles(paths, session, state).map(([path, text]) => syncFile(path, text));
+  if (changed[0]) forgetHistoryCache(history);
+  return changed.some(Boolean);
 }
 
 /** Bring summary.json and .summary_cursor in line with the archive's summary state (under the session's lock). */
@@ -46,6 +45,24 @@ export function refreshSummaryFiles(paths: HomePaths, session: string, summary: 
   const a = syncFile(paths.summary(session), summary?.summary);
   const b = syncFile(paths.cursor(session), summary?.cursor);
   return a || b;
+}
+
+/** Each cache file of the session and the text the archive gives it (undefined: no such file). */
+function cacheFiles(paths: HomePaths, session: string, state: SessionCacheState): [string, string | undefined][] {
+  const recent = state.recent.length > 0 ? serializeHistory(state.recent.map(record)) : undefined;
+  return [
+    [paths.history(session), recent],
+    [paths.summary(session), state.summary?.summary],
+    [paths.cursor(session), state.summary?.cursor],
+  ];
+}
+
+/** What refreshSessionCache would change, without changing it: the stale files, or the folder itself. */
+export function staleCacheFiles(paths: HomePaths, session: string, state: SessionCacheState): string[] {
+  const dir = paths.session(session);
+  refuseSessionSymlinks(dir);
+  if (!state.exists && state.summary === undefined) return existsSync(dir) ? [dir] : [];
+  return cacheFiles(paths, session, state).flatMap(([path, text]) => (readText(path) === text ? [] : [path]));
 }
 
 function syncFile(path: string, text: string | undefined): boolean {

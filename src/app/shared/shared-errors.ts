@@ -3,7 +3,12 @@
 // across hosts by an archive lock on its tool. The word-vector signal of the embedded lookup is not used.
 import { describeError } from "../../shared/describe-error.ts";
 import { redactSecrets } from "../../shared/redact.ts";
-import { DEFAULT_LIST_LIMIT, type ErrorList, type RemoveErrorResult } from "../../memory/error-memory/error-admin.ts";
+import {
+  DEFAULT_LIST_LIMIT,
+  type ErrorList,
+  type RemoveErrorResult,
+  type SweepResult,
+} from "../../memory/error-memory/error-admin.ts";
 import { errorIdPrefix, oneErrorRow, randomErrorId, ERROR_ID_LENGTH } from "../../memory/error-memory/error-ids.ts";
 import { checkListInput, checkSearchInput } from "../../memory/error-memory/error-input.ts";
 import { errorQueryTerms } from "../../memory/error-memory/error-query.ts";
@@ -187,11 +192,11 @@ export class SharedErrors {
     const now = this.ctx.now();
     const row = await this.#resolve(idPrefix, now);
     await this.ctx.archive.deleteErrors([row], now);
-    return { removed: toErrorRecord(row), notes: await this.#applyVectorDeletes() };
+    return { removed: toErrorRecord(row), notes: (await this.#applyVectorDeletes()).notes };
   }
 
   /** Delete every expired record, then the vectors of removed records. */
-  async sweep(): Promise<{ removed: number; notes: string[] }> {
+  async sweep(): Promise<SweepResult> {
     const now = this.ctx.now();
     let removed = 0;
     for (;;) {
@@ -200,20 +205,22 @@ export class SharedErrors {
       removed += expired.length;
       if (expired.length < 1000) break;
     }
-    return { removed, notes: await this.#applyVectorDeletes() };
+    const { notes, removed: vectorsRemoved } = await this.#applyVectorDeletes();
+    return { removed, vectorsRemoved, notes };
   }
 
-  async #applyVectorDeletes(): Promise<string[]> {
+  async #applyVectorDeletes(): Promise<{ notes: string[]; removed: number }> {
     const notes: string[] = [];
     try {
       const ids = await this.ctx.archive.pendingErrorVectorDeletes(100_000);
-      if (ids.length === 0) return notes;
+      if (ids.length === 0) return { notes, removed: 0 };
       const embedder = await this.ctx.vectors.embedder();
       await (await this.ctx.vectors.errorStore()).deleteIds(ids, [embedder.id]);
       await this.ctx.archive.clearErrorVectorDeletes(ids);
+      return { notes, removed: ids.length };
     } catch (err) {
       notes.push(`vectors of removed records stay until the next removal: ${describeError(err)}`);
     }
-    return notes;
+    return { notes, removed: 0 };
   }
 }

@@ -28,12 +28,15 @@ import { idTombstoneHash, keyTombstoneHash } from "../../storage/ports/tombstone
 import type { SearchOptions, SearchResult } from "../../search/search-types.ts";
 import { homeInfo, type HomeInfo } from "../maintenance-api.ts";
 import { toNewMessage, type WireMessageInput } from "../wire-input.ts";
-import { refreshSessionCache } from "./session-cache.ts";
+import { refreshSessionCache, type SessionCacheState } from "./session-cache.ts";
 import type { SharedContext } from "./shared-context.ts";
 import { SharedErrors } from "./shared-errors.ts";
 import { SharedImports } from "./shared-imports.ts";
 import { sharedSearch } from "./shared-search.ts";
 import { sharedBudget, sharedDue, sharedLedger, SharedSummaries } from "./shared-summaries.ts";
+import { sharedStats, sharedUsage, type SharedStatsReport, type SharedUsageReport } from "./shared-stats.ts";
+import { daemonLockHeld } from "../daemon-probe.ts";
+import type { SweepResult } from "../../memory/error-memory/error-admin.ts";
 
 const UNFINISHED = new Set(["running", "failed", "partial", "aborted"]);
 /** The import lease: renewed while held; a daemon that dies frees it after this long. */
@@ -96,6 +99,23 @@ export class SharedHome {
       archive.getSummaryState(session),
     ]);
     refreshSessionCache(this.ctx.paths, session, { exists, recent: list, ...(summary ? { summary } : {}) });
+  }
+
+  /** The session's cache files as the archive has them now, read outside its lock (doctor compares them). */
+  async cacheState(session: string): Promise<SessionCacheState> {
+    const { archive } = this.ctx;
+    const [exists, recent, summary] = await Promise.all([
+      this.#exists(session),
+      archive.listMessages(session, { recentOnly: true }),
+      archive.getSummaryState(session),
+    ]);
+    return { exists, recent, ...(summary ? { summary } : {}) };
+  }
+
+  /** Rewrite this host's files of the session from the archive under the session's lock (doctor --repair). */
+  repairCache(session: string): Promise<void> {
+    assertSessionId(session);
+    return this.#locked(session, () => this.refreshCache(session));
   }
 
   /** Append messages in order; the stored ids come back (a known idempotency key gives the stored one). */
@@ -347,6 +367,34 @@ export class SharedHome {
   drainEmbeddings(): Promise<number> {
     return this.ctx.vectors.drain(this.ctx.now);
   }
+
+  /** The shared archive's and vectors' figures, and this host's caches (`memvoy stats`). */
+  stats(): Promise<SharedStatsReport> {
+    return sharedStats(this.ctx);
+  }
+
+  /** LLM tokens by UTC day, model and session, over every host's calls (`memvoy usage`). */
+  usage(options: { days?: number } = {}): Promise<SharedUsageReport> {
+    return sharedUsage(this.ctx, options.days ?? 30);
+  }
+
+  /** Delete expired error records and their vectors (the daemon's sweep, on demand). */
+  sweepErrors(): Promise<SweepResult> {
+    return this.errors.sweep();
+  }
+
+  /** Whether a daemon runs on this home (daemons on other hosts are not seen here). */
+  daemonRunning(): boolean {
+    return daemonLockHeld(this.ctx.paths.daemonLock);
+  }
+
+  /** A stamp that changes when any host writes sessions, messages, summaries or error records (polled by the TUI). */
+  changeStamp(): Promise<string> {
+    return this.ctx.archive.admin.changeStamp();
+  }
+
+  /** Nothing to load ahead of a search: the archive ranks keyword searches, the store semantic ones. */
+  async warmSearch(): Promise<void> {}
 
   recordError = (input: unknown) => this.errors.record(input);
   searchErrors = (input: unknown) => this.errors.search(input);

@@ -51,9 +51,8 @@ export function sharedLedger(ctx: SharedContext): LlmLedger {
 }
 
 export async function sharedBudget(ctx: SharedContext): Promise<BudgetState> {
-  const now = ctx.now();
-  const used = await ctx.archive.tokensSince(dayStartOf(now));
-  return budgetOf(ctx.config.summary.daily_token_budget, now, used);
+  const dayStart = dayStartOf(ctx.now());
+  return budgetOf(ctx.config.summary.daily_token_budget, await ctx.archive.tokensSince(dayStart), dayStart);
 }
 
 /**

@@ -7,6 +7,8 @@ import {
   type RescuePlan,
 } from "../../app/archive-rescue.ts";
 import type { HomeMemory } from "../../app/memory-api.ts";
+import { sharedArchiveUrl } from "../../app/shared/open-shared.ts";
+import { sharedDoctor, type SharedDoctorReport } from "../../app/shared/shared-doctor.ts";
 import { bool, str, type Parsed } from "../args.ts";
 import { openFromFlags, runCommand, using, withInterrupt, type CommandSpec } from "../command.ts";
 import { printJson, println } from "../output.ts";
@@ -33,6 +35,19 @@ with a session column, so that a search in one session stays fast on a large
 archive. The daemon runs it in the background otherwise. Writes and searches go
 on meanwhile (search uses the current index until the new one is complete);
 stopped with Ctrl-C, it resumes where it left off.
+
+On a shared archive ([archive] url or MEMVOY_ARCHIVE_URL) doctor checks instead:
+  - the PostgreSQL archive answers and its schema is this memvoy's version (doctor
+    only reports a schema behind; --migrate runs the missing migrations, as every
+    other command does when it opens the archive);
+  - the shared vectors open (each table by name: an object store is not listed);
+  - this host's session caches (history.json, summary.json, .summary_cursor) match
+    the archive; --repair rewrites a stale one atomically under the session's lock,
+    and removes temp files left by a writer that died;
+  - no job lease runs further ahead than any job takes (--repair ends such a lease);
+  - config.toml holds no secret.
+--json adds "shared": the archive (user@host:port/db, schema version), the vector
+counts and the leases held now. Exit code 1 when a problem is left unrepaired.
 `;
 
 const spec: CommandSpec = {
@@ -44,6 +59,11 @@ const spec: CommandSpec = {
 
 export function run(argv: readonly string[]): Promise<number> {
   return runCommand(spec, argv, async (p) => {
+    const home = str(p, "home");
+    if (sharedArchiveUrl({ home }) !== undefined) {
+      const r = await sharedDoctor({ home, repair: bool(p, "repair"), migrate: bool(p, "migrate") });
+      return check(r, bool(p, "json"));
+    }
     try {
       return await using(openFromFlags(p, "doctor"), async (api) => {
         if (bool(p, "migrate") && !(await migrate(api, bool(p, "json")))) return 130;
@@ -56,10 +76,11 @@ export function run(argv: readonly string[]): Promise<number> {
   });
 }
 
-function check(r: DoctorReport, json: boolean): number {
+function check(r: DoctorReport | SharedDoctorReport, json: boolean): number {
   if (json) printJson(r);
   else {
     println(`home ${r.home}: ${r.sessions} session(s)`);
+    if ("shared" in r) for (const line of sharedLines(r)) println(line);
     for (const f of r.findings)
       println(`${f.session ? `${f.session}: ` : ""}${f.problem}${f.repaired ? ` -> repaired: ${f.repaired}` : ""}`);
     println(
@@ -71,6 +92,18 @@ function check(r: DoctorReport, json: boolean): number {
     );
   }
   return r.ok ? 0 : 1;
+}
+
+function sharedLines(r: SharedDoctorReport): string[] {
+  const { archive: a, vectors: v, leases } = r.shared;
+  return [
+    `shared archive ${a.target}: ${a.reachable ? `schema version ${a.schemaVersion ?? "?"} of ${a.expectedVersion ?? "?"}` : "not reachable"}`,
+    `shared vectors ${v.uri}: ${v.reachable ? `${v.messageVectors} message vector(s), ${v.errorVectors} error vector(s)` : "not checked or not reachable"}`,
+    `this host's session caches checked: ${r.shared.caches}`,
+    ...leases.map(
+      (l) => `lease ${l.job} (${l.session}) held by ${l.holder}, ${Math.ceil(l.expiresInMs / 1000)} s left`,
+    ),
+  ];
 }
 
 function describePlan(plan: RescuePlan): string[] {

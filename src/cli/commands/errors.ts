@@ -4,7 +4,6 @@ import { CommandUsageError } from "../usage-errors.ts";
 import { nsToLocalSeconds } from "../../shared/time.ts";
 import { bool, num, str, type FlagSpecs, type Parsed } from "../args.ts";
 import { runSubcommand, usingAnyHome, type AnyHome, type CommandSpec, type SubcommandsSpec } from "../command.ts";
-import { NotInSharedModeError } from "../../app/shared/shared-mode-errors.ts";
 import { bold, cyan, dim, printJson, println } from "../output.ts";
 import { errorJson, errorSearchJson } from "../../app/api/json-shapes.ts";
 
@@ -32,7 +31,8 @@ session. Reset and rm of a session never touch it. A record lives error_memory.t
   list     live records, most recently recorded first.
   show     one record in full. IDs are short hex; any unique prefix works, as with git.
   rm       delete one record.
-  sweep    delete expired records now (the daemon does this every hour).
+  sweep    delete expired records now (the daemon does this every hour). On a shared
+           archive it sweeps every host's records.
 `;
 
 const USAGES: Record<string, string> = {
@@ -248,7 +248,6 @@ const COMMANDS: Record<string, Runner> = {
   },
 
   async sweep(api, p) {
-    if (!("sweepErrors" in api)) throw new NotInSharedModeError({ command: "errors sweep" });
     const r = await api.sweepErrors();
     if (bool(p, "json")) printJson(r);
     else {

@@ -1,6 +1,6 @@
 // memvoy stats [--json]: sessions, messages and bytes per tier, vectors, error records, disk use, tokens spent.
 import { bool } from "../args.ts";
-import { withMemory, type CommandSpec } from "../command.ts";
+import { withAnyHome, type CommandSpec } from "../command.ts";
 import { bold, dim, printJson, println } from "../output.ts";
 
 export const usage = `
@@ -14,6 +14,13 @@ What the home holds, read without loading the vector store:
   errors         live error-memory records
   disk           bytes on disk of sessions/, history.db (with WAL) and the vector store
   tokens         LLM calls and tokens spent (summaries and the decision model)
+
+On a shared archive ([archive] url or MEMVOY_ARCHIVE_URL), every figure but one is the
+shared memory's, the same on every host: sessions, tiers and tokens from PostgreSQL,
+vectors counted in the shared store. window bytes are the recent tier's text, disk
+archive is the database's size on its server, and disk sessions is this host's own
+cache files (history.json, summary.json, .summary_cursor). --json adds "shared" and
+"local", naming which figure is which.
 `;
 
 const bytes = (n: number) =>
@@ -29,17 +36,24 @@ const count = (n: number) => n.toLocaleString("en-US");
 const spec: CommandSpec = { name: "stats", usage, positionals: [] };
 
 export function run(argv: readonly string[]): Promise<number> {
-  return withMemory(spec, argv, (api, p) => {
-    const s = api.stats();
+  return withAnyHome(spec, argv, async (api, p) => {
+    const s = await api.stats();
     if (bool(p, "json")) {
       printJson(s);
       return 0;
     }
     const row = (label: string, value: string, note = "") =>
       println(`${label.padEnd(10)} ${value}${note ? "  " + dim(note) : ""}`);
+    const shared = "shared" in s ? s : undefined;
+    for (const n of shared?.notes ?? []) process.stderr.write(`memvoy: ${n}\n`);
     println(bold(`memvoy stats for ${s.home}`));
+    if (shared) println(dim(`shared archive ${shared.shared.archive} · vectors ${shared.shared.vectors}`));
     row("sessions", count(s.sessions));
-    row("window", `${count(s.tiers.window.messages)} messages, ${bytes(s.tiers.window.bytes)}`, "history.json");
+    row(
+      "window",
+      `${count(s.tiers.window.messages)} messages, ${bytes(s.tiers.window.bytes)}`,
+      shared ? "the recent tier's text" : "history.json",
+    );
     row("semantic", `${count(s.tiers.semantic.vectors)} vectors, ${count(s.tiers.semantic.pending)} pending`);
     row(
       "archive",
@@ -50,7 +64,9 @@ export function run(argv: readonly string[]): Promise<number> {
     row(
       "disk",
       `${bytes(s.disk.total)}`,
-      `sessions ${bytes(s.disk.sessions)} · history.db ${bytes(s.disk.archive)} · vectors ${bytes(s.disk.vectors)}`,
+      shared
+        ? `this host's caches ${bytes(s.disk.sessions)} (${count(shared.local.sessionCaches)} sessions) · PostgreSQL ${bytes(s.disk.archive)} · vectors in the object store, not measured`
+        : `sessions ${bytes(s.disk.sessions)} · history.db ${bytes(s.disk.archive)} · vectors ${bytes(s.disk.vectors)}`,
     );
     row("tokens", `${count(s.tokens.input)} in, ${count(s.tokens.output)} out, ${count(s.tokens.calls)} calls`);
     for (const u of s.tokens.byPurpose)

@@ -24,8 +24,8 @@ export interface BudgetState {
 }
 
 export function budgetState(ctx: MemoryContext): BudgetState {
-  const now = ctx.now();
-  return budgetOf(ctx.config.summary.daily_token_budget, now, tokensSince(ctx.db, dayStartOf(now)));
+  const dayStart = dayStartOf(ctx.now());
+  return budgetOf(ctx.config.summary.daily_token_budget, tokensSince(ctx.db, dayStart), dayStart);
 }
 
 /** The UTC day's start of `now`, in ns. */
@@ -33,9 +33,8 @@ export function dayStartOf(now: bigint): bigint {
   return now - (now % NS_PER_DAY);
 }
 
-/** Today's budget state, given the tokens used since the start of `now`'s UTC day. */
-export function budgetOf(budget: number, now: bigint, usedToday: number): BudgetState {
-  const dayStart = dayStartOf(now);
+/** The budget state of a UTC day (starting at `dayStart`, ns) on which `usedToday` tokens were spent. */
+export function budgetOf(budget: number, usedToday: number, dayStart: bigint): BudgetState {
   return {
     budget,
     usedToday,

@@ -10,6 +10,7 @@ import type {
   SessionRow,
   TextQuery,
 } from "./archive-port.ts";
+import type { ArchiveAdminPort } from "./archive-admin-port.ts";
 
 export type { ImportFileState };
 
@@ -37,6 +38,8 @@ export interface SummaryStatus {
 }
 
 export interface SharedArchivePort extends ArchivePort {
+  /** The administration reads (stats, usage, doctor, the terminal UI's change stamp). */
+  readonly admin: ArchiveAdminPort;
   /** Every session with its metadata, in one read. */
   listSessionInfo(): Promise<SessionListing[]>;
   /** Every session with a summary or a summary run, in one read (which sessions are due). */

@@ -8,6 +8,8 @@ export interface PgOpenOptions {
   /** Pool size (default 10): withSessionLock holds one connection while its work runs on others. */
   max?: number;
   env?: Readonly<Record<string, string | undefined>>;
+  /** false: connect without running the missing migrations (doctor reports them; --migrate runs them). */
+  migrate?: boolean;
 }
 
 export async function openPgArchive(url: string, options: PgOpenOptions = {}): Promise<PgArchive> {
@@ -16,7 +18,8 @@ export async function openPgArchive(url: string, options: PgOpenOptions = {}): P
   const password = !hasPassword && env.PGPASSWORD ? { password: env.PGPASSWORD } : {};
   const sql = new SQL(url, { bigint: true, max: Math.max(2, options.max ?? 10), connectionTimeout: 30, ...password });
   try {
-    await migratePg(sql);
+    if (options.migrate === false) await sql`SELECT 1`;
+    else await migratePg(sql);
   } catch (err) {
     await sql.close().catch(() => {});
     throw pgConnectError(url, err);

@@ -11,10 +11,13 @@ import type {
 } from "../ports/shared-archive-port.ts";
 import { openPgArchive, type PgOpenOptions } from "./open-pg-archive.ts";
 import { PgArchive } from "./pg-archive.ts";
+import { PgArchiveAdmin } from "./pg-archive-admin.ts";
 import { ERROR_COLS, pgError, SESSION_COLS } from "./pg-rows.ts";
 import { errorVectorText, tsqueryText, tsvectorText } from "./pg-text.ts";
 
 export class PgSharedArchive extends PgArchive implements SharedArchivePort {
+  readonly admin = new PgArchiveAdmin(this.sql);
+
   private run<T = Record<string, unknown>>(text: string, args: unknown[] = []): Promise<T[]> {
     return this.sql.unsafe(text, args as never[]) as Promise<T[]>;
   }

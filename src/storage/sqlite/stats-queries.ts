@@ -1,5 +1,6 @@
 // Counts for `memvoy stats`: messages and text bytes per tier, token usage totals.
 import type { Database } from "bun:sqlite";
+import { usageSumOf, type UsageSum, type UsageSumRow } from "../ports/usage-rows.ts";
 
 export interface TierCount {
   messages: number;
@@ -20,13 +21,7 @@ export function tierCounts(db: Database): { recent: TierCount; archived: TierCou
   return out;
 }
 
-export interface UsageSum {
-  purpose: string;
-  model: string;
-  calls: number;
-  inputTokens: number;
-  outputTokens: number;
-}
+export type { UsageSum };
 
 /** LLM tokens spent, per purpose and model, over the whole home. */
 export function usageSums(db: Database): UsageSum[] {
@@ -34,12 +29,6 @@ export function usageSums(db: Database): UsageSum[] {
     .query(
       "SELECT purpose, model, count(*) AS calls, sum(input_tokens) AS i, sum(output_tokens) AS o FROM llm_usage GROUP BY purpose, model ORDER BY purpose, model",
     )
-    .all() as { purpose: string; model: string; calls: bigint | number; i: bigint | number; o: bigint | number }[];
-  return rows.map((r) => ({
-    purpose: r.purpose,
-    model: r.model,
-    calls: Number(r.calls),
-    inputTokens: Number(r.i),
-    outputTokens: Number(r.o),
-  }));
+    .all() as UsageSumRow[];
+  return rows.map(usageSumOf);
 }

@@ -1,5 +1,6 @@
 // Token usage read back: the total since a time (the daily budget), and rows by UTC day, model and session.
 import type { Database } from "bun:sqlite";
+import { usageDayOf, type UsageByDay, type UsageDayRow } from "../ports/usage-rows.ts";
 
 export function tokensSince(db: Database, since: bigint): number {
   const r = db
@@ -8,15 +9,7 @@ export function tokensSince(db: Database, since: bigint): number {
   return Number(r.n);
 }
 
-export interface UsageByDay {
-  /** UTC date, YYYY-MM-DD. */
-  day: string;
-  model: string;
-  session?: string;
-  calls: number;
-  inputTokens: number;
-  outputTokens: number;
-}
+export type { UsageByDay };
 
 export function usageByDay(db: Database, since: bigint): UsageByDay[] {
   const rows = db
@@ -24,20 +17,6 @@ export function usageByDay(db: Database, since: bigint): UsageByDay[] {
       `SELECT date(at / 1000000000, 'unixepoch') AS day, model, session_id, count(*) AS calls, sum(input_tokens) AS input, sum(output_tokens) AS output
        FROM llm_usage WHERE at >= ? GROUP BY day, model, session_id ORDER BY day DESC, model, session_id`,
     )
-    .all(since) as {
-    day: string;
-    model: string;
-    session_id: string | null;
-    calls: bigint;
-    input: bigint;
-    output: bigint;
-  }[];
-  return rows.map((r) => ({
-    day: r.day,
-    model: r.model,
-    ...(r.session_id !== null && { session: r.session_id }),
-    calls: Number(r.calls),
-    inputTokens: Number(r.input),
-    outputTokens: Number(r.output),
-  }));
+    .all(since) as UsageDayRow[];
+  return rows.map(usageDayOf);
 }

@@ -1,5 +1,6 @@
 // What a screen of the TUI can use: the API, the theme and boxes, the status rows, and app-level actions.
-import type { HomeMemory } from "../../app/memory-api.ts";
+import type { TuiMemory } from "../api-types.ts";
+import type { Maybe } from "./maybe.ts";
 import type { StatusState } from "../state/status-state.ts";
 import type { Theme } from "../theme.ts";
 import type { Layout } from "../views/layout.ts";
@@ -23,7 +24,7 @@ export interface Confirmation {
 }
 
 export interface AppContext {
-  readonly api: HomeMemory;
+  readonly api: TuiMemory;
   readonly theme: Theme;
   readonly layout: Layout;
   readonly status: StatusState;
@@ -38,8 +39,13 @@ export interface AppContext {
   guardAsync(p: Promise<unknown>): void;
   /** Show a session in the main view, optionally centred on a message. */
   openSession(id: string, messageId?: string): void;
-  /** Re-read sessions and counts from disk. */
-  reload(): void;
+  /** Re-read sessions and counts from disk (a shared memory: from the archive; the promise never rejects). */
+  reload(): void | Promise<void>;
+  /**
+   * Use a value the memory returned: `then` runs at once for a plain value, else on arrival followed by a
+   * render; a failure goes to `fail` (by default the status row).
+   */
+  settle<T>(value: Maybe<T>, then: (v: T) => void, fail?: (err: unknown) => void): void | Promise<void>;
   selectedSession(): string | undefined;
   /** Show a text in $PAGER (o); `what` names it on the status row. */
   page(text: string, what: string): void;

@@ -27,13 +27,19 @@ export class ErrorMemoryScreen {
   /** The plain list, or the current search again. */
   reload(): void {
     if (this.state.query.trim()) this.search();
-    else this.state.setList(this.app.api.listErrors({ limit: LIST_LIMIT }));
+    else this.readList();
   }
 
   /** Live update: the plain list is re-read (a search is not re-run: a search restarts the records' TTL). */
   refresh(): void {
-    if (this.state.showing.kind === "list" && !this.state.query.trim())
-      this.state.setList(this.app.api.listErrors({ limit: LIST_LIMIT }));
+    if (this.state.showing.kind === "list" && !this.state.query.trim()) this.readList();
+  }
+
+  /** The plain list (kept only while no search was typed meanwhile). */
+  private readList(): void {
+    void this.app.settle(this.app.api.listErrors({ limit: LIST_LIMIT }), (list) => {
+      if (!this.state.query.trim()) this.state.setList(list);
+    });
   }
 
   /** Whether the search field has the keys. */
@@ -117,10 +123,7 @@ export class ErrorMemoryScreen {
 
   private search(): void {
     const query = this.state.query.trim();
-    if (!query) {
-      this.state.setList(this.app.api.listErrors({ limit: LIST_LIMIT }));
-      return;
-    }
+    if (!query) return this.readList();
     const ticket = this.state.nextSearch();
     this.app.guardAsync(
       this.app.api.searchErrors({ query, limit: SEARCH_LIMIT }).then(

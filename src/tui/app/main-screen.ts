@@ -12,6 +12,7 @@ import { count, plural } from "../text/format.ts";
 import { renderHistory, scrollLabel } from "../views/history-view.ts";
 import { LIST_CHROME_ROWS, renderSessionList, sessionListLabel } from "../views/session-list-view.ts";
 import { pageOrCopy, type AppContext, type Key } from "./app-context.ts";
+import { mapMaybe, type Maybe } from "./maybe.ts";
 import { describeError } from "../../shared/describe-error.ts";
 
 export type Focus = "list" | "history";
@@ -28,6 +29,8 @@ export class MainScreen {
   /** The filter field has the keys: printable keys (q too) type into it until Esc or a move leaves it. */
   editing = false;
   private loaded: { id: string; messages: StoredMessage[] } | undefined;
+  /** The session whose history was asked for last (a shared memory answers later). */
+  private requested: string | undefined;
   private loadError: string | undefined;
   /** The message picked by a click in the history pane. */
   private picked: string | undefined;
@@ -50,27 +53,48 @@ export class MainScreen {
     this.view.setSize(hist.width, hist.height);
   }
 
-  /** Load the selected session's history when the selection moved to another session. */
-  syncHistory(force = false): void {
+  /**
+   * Load the selected session's history when the selection moved to another session; centred on `messageId`
+   * when given. An answer that arrives after the selection moved on is dropped.
+   */
+  syncHistory(force = false, messageId?: string): void {
     const id = this.sessions.selectedId();
-    if (!force && id === this.loaded?.id) return;
+    if (!force && id === this.requested) return;
+    this.requested = id;
     this.loadError = undefined;
     if (id === undefined) {
       this.loaded = undefined;
       this.view.setBlocks([]);
       return;
     }
-    try {
-      const messages = this.app.api.history(id, { all: true });
-      this.loaded = { id, messages };
-      this.loadedActivity = this.sessions.selected()?.lastActivity;
-      this.view.setBlocks(buildBlocks(messages));
-      this.view.end();
-    } catch (err) {
+    const activity = this.sessions.selected()?.lastActivity;
+    const fail = (err: unknown) => {
+      if (this.requested !== id) return;
       this.loaded = { id, messages: [] };
       this.view.setBlocks([]);
       this.loadError = describeError(err);
       this.app.status.error(err);
+    };
+    try {
+      void this.app.settle(
+        this.app.api.history(id, { all: true }),
+        (messages) => {
+          if (this.requested !== id) return;
+          this.loaded = { id, messages };
+          this.loadedActivity = activity;
+          const blocks = buildBlocks(messages);
+          this.view.setBlocks(blocks);
+          this.view.end();
+          if (messageId === undefined) return;
+          this.view.setBlocks(blocks, messageId);
+          const at = blockOfMessage(blocks, messageId);
+          if (at >= 0) this.view.centerOn(at);
+          else this.view.end();
+        },
+        fail,
+      );
+    } catch (err) {
+      fail(err);
     }
   }
 
@@ -81,14 +105,16 @@ export class MainScreen {
     // Summaries, error records and other sessions' writes leave this session's count and activity alone.
     const info = this.sessions.selected();
     if (info && info.messages === this.loaded.messages.length && info.lastActivity === this.loadedActivity) return;
-    const messages = this.app.api.history(id, { all: true });
-    const old = this.loaded.messages;
-    const same =
-      messages.length === old.length && messages.every((m, i) => m.id === old[i]!.id && m.recent === old[i]!.recent);
-    if (same) return;
-    this.loaded = { id, messages };
-    this.loadedActivity = info?.lastActivity;
-    this.view.replaceBlocks(buildBlocks(messages), sameBlock);
+    void this.app.settle(this.app.api.history(id, { all: true }), (messages) => {
+      if (this.requested !== id || this.loaded?.id !== id) return;
+      const old = this.loaded.messages;
+      const same =
+        messages.length === old.length && messages.every((m, i) => m.id === old[i]!.id && m.recent === old[i]!.recent);
+      if (same) return;
+      this.loaded = { id, messages };
+      this.loadedActivity = info?.lastActivity;
+      this.view.replaceBlocks(buildBlocks(messages), sameBlock);
+    });
   }
 
   /** A click on a message in the history pane picks it for o and y. Returns it. */
@@ -122,22 +148,18 @@ export class MainScreen {
 
   /** Show a session, centred on one message when given. */
   openSession(id: string, messageId?: string): void {
-    if (!this.sessions.selectId(id)) {
-      this.app.reload();
-      if (!this.sessions.selectId(id)) {
-        this.app.status.show(`session ${id} no longer exists`, "error");
-        return;
-      }
-    }
-    this.syncHistory(true);
-    if (messageId !== undefined && this.loaded) {
-      const blocks = buildBlocks(this.loaded.messages);
-      this.view.setBlocks(blocks, messageId);
-      const at = blockOfMessage(blocks, messageId);
-      if (at >= 0) this.view.centerOn(at);
-      else this.view.end();
-    }
-    this.focus = "history";
+    const show = () => {
+      this.syncHistory(true, messageId);
+      this.focus = "history";
+    };
+    if (this.sessions.selectId(id)) return show();
+    const reloaded = this.app.reload();
+    const after = () => {
+      if (this.sessions.selectId(id)) show();
+      else this.app.status.show(`session ${id} no longer exists`, "error");
+    };
+    if (reloaded instanceof Promise) void reloaded.then(after).then(() => this.app.render());
+    else after();
   }
 
   handleKey(ch: string | undefined, key: Key): boolean {
@@ -253,10 +275,12 @@ export class MainScreen {
         `Clears its history.json, its ${plural(s.messages, "archived message")} and its vectors.`,
         s.hasSummary ? "The rolling summary is kept." : "It has no summary.",
       ],
-      (s) => {
-        const r = this.app.api.reset(s.id);
-        return `reset ${s.id}: removed ${plural(r.messagesRemoved, "message")}${s.hasSummary ? "; the summary was kept" : ""}`;
-      },
+      (s) =>
+        mapMaybe(
+          this.app.api.reset(s.id),
+          (r) =>
+            `reset ${s.id}: removed ${plural(r.messagesRemoved, "message")}${s.hasSummary ? "; the summary was kept" : ""}`,
+        ),
     );
   }
 
@@ -267,11 +291,11 @@ export class MainScreen {
         `Deletes everything of it: ${plural(s.messages, "message")}${s.hasSummary ? ", its summary" : ""} and its vectors.`,
         "This cannot be undone. Error memory is not touched.",
       ],
-      (s) => {
-        const r = this.app.api.remove(s.id);
-        this.focus = "list";
-        return `removed ${s.id} (${plural(r.messagesRemoved, "message")})`;
-      },
+      (s) =>
+        mapMaybe(this.app.api.remove(s.id), (r) => {
+          this.focus = "list";
+          return `removed ${s.id} (${plural(r.messagesRemoved, "message")})`;
+        }),
     );
   }
 
@@ -279,18 +303,22 @@ export class MainScreen {
   private askAboutSelected(
     title: (s: SessionInfo) => string,
     lines: (s: SessionInfo) => string[],
-    act: (s: SessionInfo) => string,
+    act: (s: SessionInfo) => Maybe<string>,
   ): void {
     const s = this.sessions.selected();
     if (!s) return;
+    const finish = (done: string) => {
+      this.app.guardAsync(this.app.api.purgeDeleted());
+      void this.app.reload();
+      this.app.status.show(done, "ok");
+    };
     this.app.confirm({
       title: title(s),
       lines: lines(s),
       onYes: () => {
         const done = act(s);
-        this.app.guardAsync(this.app.api.purgeDeleted());
-        this.app.reload();
-        this.app.status.show(done, "ok");
+        if (done instanceof Promise) return done.then(finish).then(() => this.app.render());
+        finish(done);
       },
     });
   }

@@ -30,14 +30,27 @@ export class SummaryScreen {
   }
 
   private load(): void {
-    this.view = undefined;
+    const session = this.session;
+    // A re-read of the same session keeps the text shown until the new one arrives.
+    if (this.view?.session !== session) this.view = undefined;
     this.loadError = undefined;
-    if (this.session === undefined) return;
-    try {
-      this.view = this.app.api.summary(this.session);
-    } catch (err) {
+    if (session === undefined) return;
+    const fail = (err: unknown) => {
+      if (this.session !== session) return;
+      this.view = undefined;
       this.loadError = describeError(err);
       this.app.status.error(err);
+    };
+    try {
+      void this.app.settle(
+        this.app.api.summary(session),
+        (view) => {
+          if (this.session === session) this.view = view;
+        },
+        fail,
+      );
+    } catch (err) {
+      fail(err);
     }
   }
 
@@ -87,7 +100,7 @@ export class SummaryScreen {
         .finally(() => {
           this.running = undefined;
           if (this.session === session) this.load();
-          this.app.reload();
+          void this.app.reload();
           this.app.render();
         }),
     );

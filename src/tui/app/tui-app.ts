@@ -1,7 +1,7 @@
 // The TUI controller: routes keys (confirmation, then the open overlay, then the main view), runs actions
 // behind a guard so errors land on the status row, and renders every box from state.
 import type blessed from "blessed";
-import type { HomeMemory } from "../../app/memory-api.ts";
+import type { SessionInfo, TuiMemory } from "../api-types.ts";
 import { StatusState } from "../state/status-state.ts";
 import type { Theme } from "../theme.ts";
 import { Layout } from "../views/layout.ts";
@@ -10,6 +10,8 @@ import { wrapLines } from "../text/wrap.ts";
 import { renderStatusRows } from "../views/status-view.ts";
 import type { AppContext, Confirmation, Key, OverlayName } from "./app-context.ts";
 import { HomeWatcher, homeWatchPaths } from "../live/home-watcher.ts";
+import { ArchivePoller } from "../live/archive-poller.ts";
+import type { Maybe } from "./maybe.ts";
 import { osc52, OSC52_MAX_BYTES } from "../terminal/clipboard.ts";
 import { openInPager } from "../terminal/pager.ts";
 import { ErrorMemoryScreen } from "./error-memory-screen.ts";
@@ -30,12 +32,14 @@ export class TuiApp implements AppContext {
   readonly summary: SummaryScreen;
   private overlays: OverlayName[] = [];
   private confirmation: Confirmation | undefined;
-  private watcher: HomeWatcher | undefined;
+  private watcher: HomeWatcher | ArchivePoller | undefined;
+  /** Reads of the sessions list started so far: an answer older than the newest is dropped. */
+  private homeReads = 0;
   private finished!: () => void;
   readonly done = new Promise<void>((resolve) => (this.finished = resolve));
 
   constructor(
-    readonly api: HomeMemory,
+    readonly api: TuiMemory,
     readonly screen: blessed.Widgets.Screen,
     readonly theme: Theme,
     readonly now: () => bigint,
@@ -49,11 +53,19 @@ export class TuiApp implements AppContext {
   }
 
   start(): void {
-    this.guard(() => this.reload());
-    this.watcher = new HomeWatcher(homeWatchPaths(this.api.home), () => {
-      this.guard(() => this.refresh());
+    this.guard(() => void this.reload());
+    const onChange = () => {
+      this.guard(() => void this.refresh());
       this.render();
-    });
+    };
+    // A shared memory changes in the archive, on any host: its change stamp is polled. A home's files are watched.
+    const stamp = this.api.changeStamp?.bind(this.api);
+    this.watcher = stamp
+      ? new ArchivePoller(stamp, onChange, (err) => {
+          this.status.error(err);
+          this.render();
+        })
+      : new HomeWatcher(homeWatchPaths(this.api.home), onChange);
     this.watcher.start();
     this.screen.on("keypress", (ch: string | undefined, key: Key) => this.onKey(ch, key));
     this.screen.on("resize", () => this.render());
@@ -118,7 +130,7 @@ export class TuiApp implements AppContext {
     if (top === "first-run" && key.full === "escape") return;
     switch (key.full) {
       case "C-l":
-        this.reload();
+        void this.reload();
         this.screen.realloc();
         return;
       case "C-e":
@@ -212,38 +224,59 @@ export class TuiApp implements AppContext {
     return this.main.sessions.selectedId();
   }
 
-  reload(): void {
-    this.main.setSessions(this.readHome());
-    this.main.syncHistory(true);
+  reload(): void | Promise<void> {
+    return this.readHome((list) => {
+      this.main.setSessions(list);
+      this.main.syncHistory(true);
+    });
   }
 
   /**
    * Live update after another process wrote to the home: sessions, the shown history, counts, the error
    * list and the summary are re-read; selections are kept by id and scroll positions hold.
    */
-  refresh(): void {
-    this.main.setSessions(this.readHome());
-    this.main.refreshHistory();
-    const top = this.overlays[this.overlays.length - 1];
-    if (this.overlays.includes("error-memory")) this.errorMemory.refresh();
-    if (top === "summary") this.summary.refresh();
+  refresh(): void | Promise<void> {
+    return this.readHome((list) => {
+      this.main.setSessions(list);
+      this.main.refreshHistory();
+      const top = this.overlays[this.overlays.length - 1];
+      if (this.overlays.includes("error-memory")) this.errorMemory.refresh();
+      if (top === "summary") this.summary.refresh();
+    });
   }
 
-  /** Sessions and the status counts. */
-  private readHome() {
+  settle<T>(value: Maybe<T>, then: (v: T) => void, fail?: (err: unknown) => void): void | Promise<void> {
+    if (!(value instanceof Promise)) return then(value);
+    return value.then(then).then(
+      () => this.render(),
+      (err) => {
+        (fail ?? ((e) => this.status.error(e)))(err);
+        this.render();
+      },
+    );
+  }
+
+  /** Sessions and the status counts, then `then` with the sessions (the newest read only). */
+  private readHome(then: (list: SessionInfo[]) => void): void | Promise<void> {
     const list = this.api.sessions();
-    this.status.info = {
-      ...this.status.info,
-      home: this.api.home,
-      embedder: this.api.info().embedder,
-      sessions: list.length,
-      messages: list.reduce((n, s) => n + s.messages, 0),
-      errors: this.api.listErrors({ limit: 1 }).total,
-      daemon: this.api.daemonRunning() ? "running" : "stopped",
-    };
-    if (!this.isEmptyHome()) this.overlays = this.overlays.filter((o) => o !== "first-run");
-    else if (!this.overlays.includes("first-run")) this.overlays.unshift("first-run");
-    return list;
+    const errors = this.api.listErrors({ limit: 1 });
+    const read = ++this.homeReads;
+    const both = list instanceof Promise || errors instanceof Promise ? Promise.all([list, errors]) : [list, errors];
+    return this.settle(both as Maybe<[SessionInfo[], { total: number }]>, ([sessions, errs]) => {
+      if (read !== this.homeReads) return;
+      this.status.info = {
+        ...this.status.info,
+        home: this.api.home,
+        embedder: this.api.info().embedder,
+        sessions: sessions.length,
+        messages: sessions.reduce((n, s) => n + s.messages, 0),
+        errors: errs.total,
+        daemon: this.api.daemonRunning() ? "running" : "stopped",
+      };
+      if (!this.isEmptyHome()) this.overlays = this.overlays.filter((o) => o !== "first-run");
+      else if (!this.overlays.includes("first-run")) this.overlays.unshift("first-run");
+      then(sessions);
+    });
   }
 
   /** No sessions and no error records: the first-run screen says how to add data. */

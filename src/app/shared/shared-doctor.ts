@@ -1,0 +1,191 @@
+// `doctor` in shared mode: the shared archive (reachable, at this memvoy's schema version), the shared vectors
+// (reachable, tables opened by name), this host's session caches against the archive, leases no holder could
+// still be renewing, and secrets in config.toml. --repair rewrites stale caches (atomically, under the
+// session's lock), removes temp files left by dead writers and ends stuck leases; --migrate migrates the schema.
+import { readFileSync } from "node:fs";
+import { describeError } from "../../shared/describe-error.ts";
+import { MemvoyError } from "../../shared/errors.ts";
+import { redactSecrets } from "../../shared/redact.ts";
+import { symlinkFinding, tempFileFindings, type DoctorFinding, type DoctorReport } from "../../memory/doctor.ts";
+import { sessionDirs } from "../../memory/session-admin.ts";
+import { homePaths, resolveHome } from "../../config/home.ts";
+import { loadConfig } from "../../config/load.ts";
+import { staleCacheFiles } from "./session-cache.ts";
+import type { SharedHome } from "./shared-home.ts";
+import { openSharedHome } from "./open-shared.ts";
+import { archiveTarget } from "./shared-stats.ts";
+
+/** No memvoy job takes a lease this long (they renew short ones): a lease further ahead is stuck. */
+export const LONGEST_LEASE_MS = 3_600_000;
+
+export interface SharedDoctorOptions {
+  home?: string;
+  env?: Record<string, string | undefined>;
+  repair?: boolean;
+  migrate?: boolean;
+}
+
+export interface SharedDoctorReport extends DoctorReport {
+  shared: {
+    archive: { target: string; reachable: boolean; schemaVersion?: number; expectedVersion?: number };
+    vectors: { uri: string; reachable: boolean; messageVectors?: number; errorVectors?: number };
+    /** Leases held now, across hosts. */
+    leases: { job: string; session: string; holder: string; expiresInMs: number }[];
+    /** This host's session folders compared with the archive. */
+    caches: number;
+  };
+}
+
+export async function sharedDoctor(o: SharedDoctorOptions): Promise<SharedDoctorReport> {
+  const env = o.env ?? process.env;
+  const paths = homePaths(resolveHome(o.home, env));
+  const config = loadConfig(paths.config, env);
+  const findings: DoctorFinding[] = [...configSecrets(paths.config)];
+  const report = (shared: SharedDoctorReport["shared"], sessions = 0): SharedDoctorReport => ({
+    home: paths.home,
+    sessions,
+    findings,
+    ok: findings.every((f) => f.repaired !== undefined),
+    shared,
+  });
+  let home: SharedHome;
+  try {
+    home = await openSharedHome({ home: paths.home, env, config, migrate: false });
+  } catch (err) {
+    if (err instanceof MemvoyError && err.exitCode === 2) throw err; // a config problem: one line, exit 2
+    findings.push({ problem: `the shared archive cannot be opened: ${describeError(err)}` });
+    return report({
+      archive: { target: archiveTarget(config), reachable: false },
+      vectors: { uri: config.vectors.uri, reachable: false },
+      leases: [],
+      caches: 0,
+    });
+  }
+  try {
+    const shared: SharedDoctorReport["shared"] = {
+      archive: { target: archiveTarget(config), reachable: true },
+      vectors: { uri: config.vectors.uri, reachable: false },
+      leases: [],
+      caches: 0,
+    };
+    const current = await checkSchema(home, o.migrate === true, findings, shared.archive);
+    if (!current) return report(shared);
+    await checkVectors(home, findings, shared.vectors);
+    shared.leases = await checkLeases(home, o.repair === true, findings);
+    const dirs = sessionDirs(home.ctx).sort();
+    shared.caches = dirs.length;
+    for (const session of dirs) findings.push(...(await checkCache(home, session, o.repair === true)));
+    return report(shared, (await home.ctx.archive.listSessions()).length);
+  } finally {
+    await home.close();
+  }
+}
+
+/** A secret written into config.toml (they belong in the environment). */
+function configSecrets(path: string): DoctorFinding[] {
+  let text: string;
+  try {
+    text = readFileSync(path, "utf8");
+  } catch {
+    return [];
+  }
+  const { kinds } = redactSecrets(text);
+  if (kinds.length === 0) return [];
+  return [
+    {
+      problem: `config.toml holds a secret (${kinds.join(", ")}): remove it and set it in the environment (MEMVOY_ARCHIVE_URL or PGPASSWORD, MEMVOY_S3_* keys, the embedder's key variable)`,
+    },
+  ];
+}
+
+/** Whether the archive is at this memvoy's schema version (after migrating it, with --migrate). */
+async function checkSchema(
+  home: SharedHome,
+  migrate: boolean,
+  findings: DoctorFinding[],
+  out: SharedDoctorReport["shared"]["archive"],
+): Promise<boolean> {
+  const { admin } = home.ctx.archive;
+  const { version, known } = await admin.schemaVersion();
+  out.schemaVersion = version;
+  out.expectedVersion = known;
+  if (version === known) return true;
+  if (version > known) {
+    findings.push({
+      problem: `the archive's schema is version ${version}, newer than this memvoy knows (${known}): upgrade memvoy`,
+    });
+    return false;
+  }
+  const f: DoctorFinding = {
+    problem: `the archive's schema is version ${version}, this memvoy needs ${known}: run memvoy doctor --migrate (the other archive checks wait for it)`,
+  };
+  findings.push(f);
+  if (!migrate) return false;
+  out.schemaVersion = await admin.migrate();
+  f.repaired = `migrated the schema from version ${version} to ${out.schemaVersion}`;
+  return true;
+}
+
+/** The shared vectors open, the configured embedder's tables by name (an S3 store cannot be listed). */
+async function checkVectors(
+  home: SharedHome,
+  findings: DoctorFinding[],
+  out: SharedDoctorReport["shared"]["vectors"],
+): Promise<void> {
+  const { vectors } = home.ctx;
+  try {
+    const embedder = await vectors.embedder();
+    const table = await vectors.table();
+    out.messageVectors = table ? await table.count() : 0;
+    out.errorVectors = (await (await vectors.errorStore()).ids(embedder.id)).length;
+    out.reachable = true;
+  } catch (err) {
+    findings.push({ problem: `the shared vectors at ${out.uri} cannot be read: ${describeError(err)}` });
+  }
+}
+
+/** Live leases; one running further ahead than any job takes is stuck (--repair ends it). */
+async function checkLeases(home: SharedHome, repair: boolean, findings: DoctorFinding[]) {
+  const { admin } = home.ctx.archive;
+  const live = (await admin.leases()).filter((l) => l.expiresAt > l.serverNow);
+  for (const l of live) {
+    const aheadMs = Number((l.expiresAt - l.serverNow) / 1_000_000n);
+    if (aheadMs <= LONGEST_LEASE_MS) continue;
+    const f: DoctorFinding = {
+      problem: `the lease on ${l.job} (${l.session}) held by ${l.holder} runs ${Math.round(aheadMs / 60_000)} more minutes: no memvoy job takes one that long`,
+    };
+    if (repair) {
+      await admin.expireLease(l.job, l.session);
+      f.repaired = "ended the lease; the next taker gets it";
+    }
+    findings.push(f);
+  }
+  return live.map((l) => ({
+    job: l.job,
+    session: l.session,
+    holder: l.holder,
+    expiresInMs: Number((l.expiresAt - l.serverNow) / 1_000_000n),
+  }));
+}
+
+/** This host's files of one session against the archive, and temp files left by a writer that died. */
+async function checkCache(home: SharedHome, session: string, repair: boolean): Promise<DoctorFinding[]> {
+  const dir = home.ctx.paths.session(session);
+  let stale: string[];
+  try {
+    stale = staleCacheFiles(home.ctx.paths, session, await home.cacheState(session));
+  } catch (err) {
+    return [symlinkFinding(session, err)];
+  }
+  const out = tempFileFindings(dir, session, repair);
+  if (stale.length === 0) return out;
+  const names = stale.map((p) =>
+    p === dir ? "the folder of a session the archive no longer has" : p.slice(dir.length + 1),
+  );
+  const f: DoctorFinding = { session, problem: `cache differs from the archive: ${names.join(", ")}` };
+  if (repair) {
+    await home.repairCache(session);
+    f.repaired = "rewrote the cache from the archive";
+  }
+  return [f, ...out];
+}

@@ -1,0 +1,154 @@
+// stats, usage, doctor and errors sweep on a shared archive (PostgreSQL + vectors on the S3 test server):
+// figures from the archive, the same on every host; doctor's checks and repairs; exit codes as embedded.
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { cli, removeTempHomes, tempHome, type CliResult } from "../fixture/home.ts";
+import { describePostgres, startPostgres, type PgServer } from "../fixture/postgres-server.ts";
+import { startS3Server, type S3Server } from "../fixture/s3-server.ts";
+import { openPgSharedArchive } from "../../src/storage/postgres/pg-shared-archive.ts";
+
+const describe = describePostgres();
+const json = (r: { stdout: string }) => JSON.parse(r.stdout);
+
+describe("administration commands on a shared archive", () => {
+  let pg: PgServer;
+  let s3: S3Server;
+  let url: string;
+  let env: Record<string, string>;
+  let a: string;
+  let b: string;
+
+  beforeAll(async () => {
+    [pg, s3] = await Promise.all([startPostgres(), startS3Server()]);
+    url = await pg.createDatabase("admin");
+    env = { ...s3.env, MEMVOY_ARCHIVE_URL: url };
+    [a, b] = [tempHome(), tempHome()];
+    for (const h of [a, b]) writeFileSync(join(h, "config.toml"), s3.vectorsToml("admin"));
+    const lines = Array.from({ length: 6 }, (_, i) =>
+      JSON.stringify({ role: "user", content: `note ${i} on deploys` }),
+    );
+    expect((await cli(["add", "ops"], { home: a, env, stdin: lines.join("\n") })).code).toBe(0);
+    expect((await cli(["add", "dev", "--role", "user", "--content", "hello"], { home: a, env })).code).toBe(0);
+  }, 180_000);
+  afterAll(async () => {
+    await Promise.all([pg?.stop(), s3?.stop()]);
+    removeTempHomes();
+  }, 60_000);
+
+  test("stats and usage read the archive: the same figures on another host, with what is shared and what is local", async () => {
+    const archive = await openPgSharedArchive(url);
+    await archive.insertUsage({
+      at: BigInt(Date.now()) * 1_000_000n,
+      session: "ops",
+      purpose: "summary",
+      model: "claude-test",
+      inputTokens: 120,
+      outputTokens: 30,
+    });
+    await archive.close();
+    // A semantic search drains the embedding queue into the shared vectors.
+    expect((await cli(["search", "deploys", "--match", "semantic"], { home: a, env })).code).toBe(0);
+    const [sa, sb] = (await Promise.all([a, b].map((home) => cli(["stats", "--json"], { home, env })))) as [
+      CliResult,
+      CliResult,
+    ];
+    expect(sb.code).toBe(0);
+    const s = json(sb);
+    expect(s).toMatchObject({
+      sessions: 2,
+      tiers: {
+        window: { messages: 7 },
+        semantic: { vectors: 7, pending: 0 },
+        archive: { messages: 7, archivedOnly: 0 },
+      },
+      errors: { records: 0 },
+      tokens: { calls: 1, input: 120, output: 30 },
+      shared: { vectors: expect.stringMatching(/^s3:\/\/.+/), figures: expect.arrayContaining(["sessions", "tiers"]) },
+      local: { sessionCaches: 0 },
+    });
+    expect(s.shared.archive).not.toContain("password");
+    expect(s.disk.archive).toBeGreaterThan(0);
+    const other = json(sa);
+    expect(other.tiers).toEqual(s.tiers);
+    expect(other.local.sessionCaches).toBe(2); // host a wrote, so it holds the caches
+    const text = await cli(["stats"], { home: b, env });
+    expect(text.stdout).toContain("shared archive");
+    const usage = await cli(["usage", "--json"], { home: b, env });
+    expect(usage.code).toBe(0);
+    expect(json(usage)).toMatchObject({
+      rows: [{ model: "claude-test", session: "ops", calls: 1, inputTokens: 120, outputTokens: 30 }],
+      budget: { usedToday: 150 },
+    });
+  }, 120_000);
+
+  test("errors sweep deletes every host's expired records", async () => {
+    const rec = ["errors", "record", "--tool", "make", "--error", "missing separator", "--fix", "use tabs"];
+    expect((await cli(rec, { home: a, env })).code).toBe(0);
+    const archive = await openPgSharedArchive(url);
+    await archive.sql`UPDATE error_records SET expires_at = 1`;
+    await archive.close();
+    const r = await cli(["errors", "sweep", "--json"], { home: b, env });
+    expect(r.code).toBe(0);
+    expect(json(r)).toMatchObject({ removed: 1 });
+    expect(json(await cli(["errors", "list", "--json"], { home: a, env }))).toMatchObject({ total: 0 });
+  }, 120_000);
+
+  test("doctor: a stale cache and a stuck lease are found (exit 1), --repair fixes them (exit 0)", async () => {
+    let r = await cli(["doctor", "--json"], { home: a, env });
+    expect(r.stderr).toBe("");
+    expect(r.code).toBe(0);
+    expect(json(r)).toMatchObject({
+      ok: true,
+      findings: [],
+      sessions: 2,
+      shared: { archive: { reachable: true }, vectors: { reachable: true, messageVectors: 7 }, caches: 2 },
+    });
+    const history = join(a, "sessions", "ops", "history.json");
+    const good = readFileSync(history, "utf8");
+    writeFileSync(history, "[{ truncated");
+    const archive = await openPgSharedArchive(url);
+    await archive.acquireLease("summary", "ops", "gone-host:1", 6 * 3_600_000);
+    r = await cli(["doctor"], { home: a, env });
+    expect(r.code).toBe(1);
+    expect(r.stdout).toContain("ops: cache differs from the archive: history.json");
+    expect(r.stdout).toContain("held by gone-host:1");
+    r = await cli(["doctor", "--repair", "--json"], { home: a, env });
+    expect(r.code).toBe(0);
+    const report = json(r);
+    expect(report.findings).toHaveLength(2);
+    expect(report.findings.every((f: { repaired?: string }) => f.repaired)).toBe(true);
+    expect(readFileSync(history, "utf8")).toBe(good);
+    expect(await archive.leaseHolder("summary", "ops")).toBeUndefined();
+    await archive.close();
+    expect((await cli(["doctor"], { home: a, env })).code).toBe(0);
+  }, 120_000);
+
+  test("doctor: a schema behind this memvoy's is reported, and --migrate migrates it", async () => {
+    const fresh = { ...env, MEMVOY_ARCHIVE_URL: await pg.createDatabase("unmigrated") };
+    let r = await cli(["doctor", "--json"], { home: b, env: fresh });
+    expect(r.code).toBe(1);
+    expect(json(r)).toMatchObject({ ok: false, shared: { archive: { schemaVersion: 0 } } });
+    expect(r.stdout).toContain("doctor --migrate");
+    r = await cli(["doctor", "--migrate", "--json"], { home: b, env: fresh });
+    expect(r.code).toBe(0);
+    const report = json(r);
+    expect(report.shared.archive.schemaVersion).toBe(report.shared.archive.expectedVersion);
+    expect(report.findings[0].repaired).toContain("migrated the schema from version 0");
+    expect((await cli(["doctor"], { home: b, env: fresh })).code).toBe(0);
+  }, 120_000);
+
+  test("doctor: an unreachable archive and a secret in config.toml are findings (exit 1), not crashes", async () => {
+    const home = tempHome();
+    writeFileSync(join(home, "config.toml"), `${s3.vectorsToml("admin")}\n# token sk-ant-api03-${"x".repeat(40)}\n`);
+    const down = { ...env, MEMVOY_ARCHIVE_URL: "postgres://memvoy@127.0.0.1:1/none" };
+    const r = await cli(["doctor", "--json"], { home, env: down });
+    expect(r.code).toBe(1);
+    const report = json(r);
+    expect(report.shared.archive).toMatchObject({ reachable: false, target: "memvoy@127.0.0.1:1/none" });
+    expect(report.findings.map((f: { problem: string }) => f.problem).join("\n")).toMatch(
+      /config\.toml holds a secret[\s\S]*cannot be opened/,
+    );
+    expect(r.stdout).not.toContain("xxxxxxxxxx");
+  }, 120_000);
+});
