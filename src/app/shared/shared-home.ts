@@ -38,7 +38,6 @@ import { sharedStats, sharedUsage, type SharedStatsReport, type SharedUsageRepor
 import { daemonLockHeld } from "../daemon-probe.ts";
 import type { SweepResult } from "../../memory/error-memory/error-admin.ts";
 
-const UNFINISHED = new Set(["running", "failed", "partial", "aborted"]);
 /** The import lease: renewed while held; a daemon that dies frees it after this long. */
 const IMPORT_LEASE_MS = 60_000;
 
