@@ -10,6 +10,15 @@ export function ensureDir(path: string): void {
   mkdirSync(path, { recursive: true, mode: DIR_MODE });
 }
 
+/** Create the folder `path` in its parent, which must exist: a parent removed meanwhile (a deleted home) is never recreated. */
+export function ensureDirIn(path: string): void {
+  try {
+    mkdirSync(path, { mode: DIR_MODE });
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
+  }
+}
+
 export interface StagedFile {
   /**
    * Wait until the staged content is on disk (staged with `syncLater`; otherwise it already is). Throws

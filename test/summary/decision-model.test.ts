@@ -6,6 +6,7 @@ import { PROMPTS } from "../../src/memory/summary/prompts.ts";
 import type { FakeRequest, FakeStep } from "../fixture/fake-anthropic.ts";
 import {
   addExchanges,
+  historyWrittenEarlier,
   current,
   readJson,
   readText,
@@ -87,6 +88,7 @@ test("when every exchange is noise, the pruned summary and the cursor are saved 
       },
     },
   });
+  historyWrittenEarlier(s.home, "s1");
   const r = (await s.api.summarize("s1")).sessions[0]!;
   expect(r.outcome).toBe("pruned");
   expect(ofKind("summary")).toHaveLength(0);

@@ -5,6 +5,7 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { MissingApiKeyError } from "../../src/llm/llm-errors.ts";
 import {
   addExchanges,
+  historyWrittenEarlier,
   current,
   readJson,
   readText,
@@ -76,6 +77,7 @@ test("a 3-chunk run whose second call fails keeps chunk 1; the next run sends ch
 
   s.fake.reset();
   s.fake.respond(() => summaryStep({ key_decisions: ["Do: keep chunk one"], current_discussion: current("later") }));
+  historyWrittenEarlier(s.home, "s1");
   const second = (await s.api.summarize("s1")).sessions[0]!;
   expect(second.outcome).toBe("ok");
   expect(s.fake.calls).toBe(2);
@@ -162,6 +164,7 @@ test("a summary with no cursor only gets its cursor set to the latest message ti
     2,
   );
   writeFileSync(s.home + "/sessions/s1/summary.json", legacy);
+  historyWrittenEarlier(s.home, "s1");
   const r = (await s.api.summarize("s1")).sessions[0]!;
   expect(r.outcome).toBe("bootstrap");
   expect(s.fake.calls).toBe(0);
@@ -306,6 +309,7 @@ test("due sessions: no summary yet, history newer than summary, unfinished runs;
   addExchanges(s.api, "temp-scratch", 1);
   expect(s.api.dueSessions()).toEqual(["s1"]);
   s.fake.respond(() => summaryStep({ current_discussion: current("t") }));
+  historyWrittenEarlier(s.home, "s1");
   const all = await s.api.summarize();
   expect(all.sessions.map((x) => x.session)).toEqual(["s1"]);
   expect(s.api.dueSessions()).toEqual([]);

@@ -1,7 +1,7 @@
 // One LanceDB connection to a vector location: the home's folder (made private) or an S3 prefix with its
 // storage options and a read-consistency interval, so that reads see other hosts' commits within a bound.
 import type { Connection, Table } from "@lancedb/lancedb";
-import { ensureDir } from "../../shared/atomic-write.ts";
+import { ensureDirIn } from "../../shared/atomic-write.ts";
 import { errorMessage } from "../../shared/errors.ts";
 import { redactSecrets } from "../../shared/redact.ts";
 import type { VectorLocation } from "../ports/vector-location.ts";
@@ -62,8 +62,9 @@ export async function connectStore(where: VectorLocation | string): Promise<Stor
   const label = describeLocation(location);
   try {
     if (location.kind === "local") {
-      // LanceDB creates what is inside with the process umask; the folder itself is ours, and private.
-      ensureDir(location.dir);
+      // LanceDB creates what is inside with the process umask; the folder itself is ours, and private. Its
+      // parent (the home's .store) is not created here: a home deleted under a running process stays deleted.
+      ensureDirIn(location.dir);
       // A kept table handle checks for other processes' commits on every read (a local check is cheap).
       const conn = await lancedb.connect(location.dir, { readConsistencyInterval: 0 });
       return { conn, root: location.dir, label, reason };
