@@ -1,6 +1,6 @@
 // openMemory: resolve the home, load and validate config.toml, open the archive, return a HomeMemory.
 import { existsSync } from "node:fs";
-import { ensureDir } from "../shared/atomic-write.ts";
+import { ensureDir, ensureDirIn } from "../shared/atomic-write.ts";
 import { namedError } from "../shared/errors.ts";
 import { nowNs } from "../shared/time.ts";
 import { homePaths, resolveHome } from "../config/home.ts";
@@ -51,9 +51,13 @@ export function openMemory(options: OpenOptions = {}): HomeMemory {
   const config = options.config ?? loadConfig(paths.config, env);
   // A shared archive is the source of truth: the home's own archive must not be read or written instead.
   if (config.archive.url.trim()) throw new NotInSharedModeError({ command: options.command ?? "this command" });
-  ensureDir(paths.home);
-  ensureDir(paths.sessions);
-  const db = openDatabase(paths.db, { shortLived: options.shortLived });
+  // Background work (create: false) makes no folder above the home's own: a home deleted under it stays deleted.
+  if (options.create === false) ensureDirIn(paths.sessions);
+  else {
+    ensureDir(paths.home);
+    ensureDir(paths.sessions);
+  }
+  const db = openDatabase(paths.db, { shortLived: options.shortLived, create: options.create });
   const ctx = { paths, config, db, now: options.now ?? nowNs, env };
   finishPendingRemovals(ctx); // an rm-message a crash interrupted
   return new HomeMemory(ctx, { drain: options.drain, embedder: options.embedder });

@@ -4,14 +4,14 @@
 // it names is rolled forward from SQLite and stale temp files are removed, before anything else happens.
 import { ftruncateSync, fstatSync, readFileSync, writeSync } from "node:fs";
 import { join } from "node:path";
-import { ensureDir } from "../shared/atomic-write.ts";
+import { ensureDirIn } from "../shared/atomic-write.ts";
 import { withFileLock } from "../shared/file-lock.ts";
 import { isSessionId } from "../shared/session-id.ts";
 import { recoverSessions } from "./crash-recovery.ts";
 import type { MemoryContext } from "./memory-context.ts";
 
 export function withHomeLock<T>(ctx: MemoryContext, fn: () => T, session?: string): T {
-  ensureDir(ctx.paths.store);
+  ensureDirIn(ctx.paths.store);
   const path = join(ctx.paths.store, "write.lock");
   return withFileLock(path, fn, undefined, {
     acquired(fd) {

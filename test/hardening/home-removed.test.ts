@@ -5,7 +5,7 @@ import { existsSync, mkdirSync, renameSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { spawnDetachedDrain } from "../../src/app/background-drain.ts";
 import { homePaths } from "../../src/config/home.ts";
-import { cleanup, cli, startDaemon, tempHome, waitRunning } from "../fixture/daemon-process.ts";
+import { cleanup, cli, startDaemon, tempHome, waitFor, waitRunning } from "../fixture/daemon-process.ts";
 import { repoRoot } from "../fixture/home.ts";
 
 afterAll(cleanup);
@@ -15,6 +15,13 @@ test("rm -rf of the home: the daemon exits non-zero within 5 s and the home stay
   expect((await cli(home, ["add", "s1", "--role", "user", "--content", "hello"])).code).toBe(0);
   const d = startDaemon(home, { MEMVOY_DAEMON_EMBED_INTERVAL_MS: "200" });
   await waitRunning(d);
+  // The message is embedded first (by the add's background drain or the daemon): LanceDB writing a table at the
+  // moment of the rm would make its folders again (its object store creates parents), a window memvoy does not control.
+  await waitFor(async () => {
+    const r = await cli(home, ["stats", "--json"]);
+    const semantic = JSON.parse(r.stdout).tiers.semantic;
+    return semantic.vectors === 1 && semantic.pending === 0;
+  });
   rmSync(home, { recursive: true, force: true });
   const removedAt = performance.now();
   const code = await d.exited;

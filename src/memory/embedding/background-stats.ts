@@ -4,7 +4,7 @@
 import { readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import type { Embedder } from "../../embed/embedder.ts";
-import { ensureDir, writeFileAtomic } from "../../shared/atomic-write.ts";
+import { ensureDirIn, writeFileAtomic } from "../../shared/atomic-write.ts";
 import type { MessageVectorTable } from "../../storage/ports/vector-port.ts";
 import { BACKGROUND_SAMPLE, backgroundStale, smallTable, withReferences } from "../../search/relevance.ts";
 import type { MemoryContext } from "../memory-context.ts";
@@ -117,7 +117,7 @@ export async function sampleBackground(
   };
   const path = backgroundFile(ctx, embedder.id);
   try {
-    ensureDir(join(ctx.paths.store, "relevance"));
+    ensureDirIn(join(ctx.paths.store, "relevance"));
     writeFileAtomic(path, encode(header, vectors));
   } catch {
     // A read-only or full disk: this process keeps its sample in memory, the next one samples again.

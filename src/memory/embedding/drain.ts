@@ -2,7 +2,7 @@
 // upsert them. One drainer per home at a time (.store/embed.lock); failures back off per message.
 import { describeError } from "../../shared/describe-error.ts";
 import { tryVectorWriteLock } from "./vector-write-lock.ts";
-import { ensureDir } from "../../shared/atomic-write.ts";
+import { ensureDirIn } from "../../shared/atomic-write.ts";
 import { NS_PER_SEC } from "../../shared/time.ts";
 import { EmbedderRejectedError, type Embedder } from "../../embed/embedder.ts";
 import {
@@ -92,7 +92,7 @@ export async function drainQueue(index: SemanticIndex, options: DrainOptions = {
 
 async function drainLocked(index: SemanticIndex, options: DrainOptions): Promise<DrainReport> {
   const { ctx } = index;
-  ensureDir(ctx.paths.store);
+  ensureDirIn(ctx.paths.store);
   let release = await tryVectorWriteLock(ctx);
   while (!release && options.wait) {
     await Bun.sleep(50);

@@ -8,7 +8,7 @@ import type { Config } from "../../config/schema.ts";
 import { insertUsage, type UsageRow } from "../../storage/sqlite/usage-repo.ts";
 import { withWriteLock } from "../../storage/sqlite/write-lock.ts";
 import { join } from "node:path";
-import { ensureDir } from "../../shared/atomic-write.ts";
+import { ensureDirIn } from "../../shared/atomic-write.ts";
 import { tryLockFile } from "../../shared/file-lock.ts";
 import type { MemoryContext } from "../memory-context.ts";
 import { budgetState, spentCheck, type BudgetState } from "./token-budget.ts";
@@ -113,7 +113,7 @@ function oneAtATime(ledger: LlmLedger, client: LlmClient): LlmClient {
 
 /** The home's budget lock, waited for without blocking the event loop (an LLM call may hold it for minutes). */
 async function budgetFlock(ctx: MemoryContext): Promise<() => void> {
-  ensureDir(ctx.paths.store);
+  ensureDirIn(ctx.paths.store);
   const path = join(ctx.paths.store, "llm-budget.lock");
   for (let wait = 5; ; wait = Math.min(wait * 2, 200)) {
     const release = tryLockFile(path);

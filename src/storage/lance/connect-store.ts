@@ -1,6 +1,7 @@
 // One LanceDB connection to a vector location: the home's folder (made private) or an S3 prefix with its
 // storage options and a read-consistency interval, so that reads see other hosts' commits within a bound.
 import type { Connection, Table } from "@lancedb/lancedb";
+import { dirname } from "node:path";
 import { ensureDirIn } from "../../shared/atomic-write.ts";
 import { errorMessage } from "../../shared/errors.ts";
 import { redactSecrets } from "../../shared/redact.ts";
@@ -62,8 +63,10 @@ export async function connectStore(where: VectorLocation | string): Promise<Stor
   const label = describeLocation(location);
   try {
     if (location.kind === "local") {
-      // LanceDB creates what is inside with the process umask; the folder itself is ours, and private. Its
-      // parent (the home's .store) is not created here: a home deleted under a running process stays deleted.
+      // LanceDB creates what is inside with the process umask; the folder itself is ours, and private. It and
+      // its parent (the home's .store) are made one level at a time, never the home: a home deleted under a
+      // running process stays deleted.
+      ensureDirIn(dirname(location.dir));
       ensureDirIn(location.dir);
       // A kept table handle checks for other processes' commits on every read (a local check is cheap).
       const conn = await lancedb.connect(location.dir, { readConsistencyInterval: 0 });

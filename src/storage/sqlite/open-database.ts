@@ -25,6 +25,8 @@ export interface OpenDatabaseOptions {
    * cache pays off only in a process that reads the same pages again.
    */
   shortLived?: boolean;
+  /** false: the database must exist; no folder or file is created (a home deleted meanwhile stays deleted). */
+  create?: boolean;
 }
 
 export function openDatabase(path: string, options: OpenDatabaseOptions = {}): Database {
@@ -39,9 +41,9 @@ export function openDatabase(path: string, options: OpenDatabaseOptions = {}): D
 
 function open(path: string, options: OpenDatabaseOptions): Database {
   const fresh = path !== ":memory:" && !existsSync(path);
-  if (path !== ":memory:") ensureDir(dirname(path));
+  if (path !== ":memory:" && options.create !== false) ensureDir(dirname(path));
   const db = new Database(path, {
-    create: !options.readonly,
+    create: !options.readonly && options.create !== false,
     readonly: options.readonly,
     safeIntegers: true,
     strict: true,
