@@ -53,13 +53,33 @@ function open(path: string, options: OpenDatabaseOptions): Database {
   if (!options.readonly) {
     // Deleted rows are overwritten with zeros, and freed pages too: a removed message leaves no text behind.
     db.run("PRAGMA secure_delete = ON");
-    db.run("PRAGMA journal_mode = WAL");
+    enterWal(db);
     db.run("PRAGMA synchronous = NORMAL");
     migrate(db, path);
     upgradeEmptyFts(db);
   }
   if (!options.shortLived) db.run("PRAGMA cache_size = -65536");
   return db;
+}
+
+/**
+ * Switch a new database to WAL (a setting kept in the file). Two processes opening a fresh home at once can
+ * meet here, and SQLite answers SQLITE_BUSY to this switch without calling the busy handler when it would
+ * deadlock: wait and try again, as the busy timeout would.
+ */
+function enterWal(db: Database): void {
+  const deadline = Date.now() + 15_000;
+  for (let wait = 2; ; wait = Math.min(wait * 2, 100)) {
+    try {
+      const r = db.query("PRAGMA journal_mode").get() as { journal_mode: string };
+      if (r.journal_mode === "wal") return;
+      db.run("PRAGMA journal_mode = WAL");
+      return;
+    } catch (err) {
+      if ((err as { code?: string }).code !== "SQLITE_BUSY" || Date.now() > deadline) throw err;
+      Bun.sleepSync(wait);
+    }
+  }
 }
 
 export function schemaVersion(db: Database): number {
