@@ -3,6 +3,7 @@ import { Database } from "bun:sqlite";
 import { basename, dirname } from "node:path";
 import { chmodSync, existsSync } from "node:fs";
 import { ensureDir, FILE_MODE } from "../../shared/atomic-write.ts";
+import { skipRecentTextCache } from "./recent-text-cache.ts";
 import { namedError } from "../../shared/errors.ts";
 import { MIGRATIONS } from "./migrations/index.ts";
 import { asNoSpace } from "./no-space.ts";
@@ -59,6 +60,7 @@ function open(path: string, options: OpenDatabaseOptions): Database {
     upgradeEmptyFts(db);
   }
   if (!options.shortLived) db.run("PRAGMA cache_size = -65536");
+  else skipRecentTextCache(db);
   return db;
 }
 

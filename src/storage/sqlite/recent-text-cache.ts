@@ -36,6 +36,13 @@ interface State {
 const RECHECK = 64;
 
 const states = new WeakMap<Database, State>();
+/** Connections of a one-shot process: it will not search again, so loading the text would only cost. */
+const oneShot = new WeakSet<Database>();
+
+/** Never hold the recent text for this connection (a short-lived process: one command, then exit). */
+export function skipRecentTextCache(db: Database): void {
+  oneShot.add(db);
+}
 
 /** Changes whenever this connection or another one has written (data_version: others; total_changes: this one). */
 function stampOf(db: Database): string {
@@ -160,6 +167,7 @@ function matchingRows(
   f: MessageFilter,
   limit: number,
 ): { r: RecentText; rows: number[] } | undefined {
+  if (oneShot.has(db)) return undefined;
   const stamp = stampOf(db);
   let s = states.get(db);
   if (!s || s.stamp !== stamp) {
