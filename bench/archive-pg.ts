@@ -8,6 +8,8 @@ import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync } from "node:f
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { migrateArchive } from "../src/app/migrate-archive.ts";
+import { openMemory } from "../src/app/open-memory.ts";
+import { openSharedHome } from "../src/app/shared/open-shared.ts";
 import { copyVectors } from "../src/memory/embedding/copy-vectors.ts";
 import { textQuery } from "../src/search/text-query.ts";
 import type { ArchivePort, NewMessage } from "../src/storage/ports/archive-port.ts";
@@ -149,7 +151,12 @@ try {
       value: `p50 ${fmtMs(kw[i]!.p50)}, p95 ${fmtMs(kw[i]!.p95)}${i === 0 ? "" : ` (p50 ${ratio(kw[1]!.p50, kw[0]!.p50)})`}`,
     });
 
-  // 5. Semantic: synthetic vectors in local LanceDB, copied to S3 by copyVectors; searches interleaved.
+  // 5. The whole memory, as agents use it: HomeMemory on the copy of the home's archive against the shared
+  // memory (SharedHome) on the migrated database, interleaved: a single add (the shared side takes the
+  // session's advisory lock and rewrites this host's history.json from the archive) and keyword search.
+  await wholeMemory(join(scratch, "full"), join(scratch, "shared-home"), url, queries);
+
+  // 6. Semantic: synthetic vectors in local LanceDB, copied to S3 by copyVectors; searches interleaved.
   await semantic(join(scratch, "lance"));
 } finally {
   for (const a of opened) await a.close().catch(() => {});
@@ -158,6 +165,48 @@ try {
   rmSync(scratch, { recursive: true, force: true });
 }
 emitRows(rows);
+
+async function wholeMemory(
+  embeddedHome: string,
+  sharedHomeDir: string,
+  url: string,
+  queries: ReturnType<typeof benchQueries>,
+): Promise<void> {
+  const embedded = openMemory({ home: embeddedHome, env: {}, drain: "off" });
+  const shared = await openSharedHome({ home: sharedHomeDir, env: { ...s3Env, MEMVOY_ARCHIVE_URL: url } });
+  try {
+    const sides: [string, (m: { role: "user"; content: string }) => Promise<unknown>][] = [
+      ["embedded (HomeMemory)", async (m) => embedded.add("bench-api-adds", m)],
+      ["shared (PostgreSQL + S3)", (m) => shared.add("bench-api-adds", m)],
+    ];
+    const adds = new Map<string, number[]>(sides.map(([name]) => [name, []]));
+    for (let i = 0; i < ADDS; i++)
+      for (const [name, add] of sides)
+        adds.get(name)!.push(await timeMsAsync(() => add({ role: "user", content: `one more message ${i}` })));
+    const [a, b] = sides.map(([name]) => summarize(adds.get(name)!).p50) as [number, number];
+    report({
+      name: `single add p50 through the memory (history.json rewritten), over ${n}: embedded / shared`,
+      value: `${fmtMs(a)} / ${fmtMs(b)} (${ratio(b, a)})`,
+    });
+    const searchers: [string, (q: (typeof queries)[number]) => Promise<unknown>][] = [
+      ["embedded", (q) => embedded.search({ query: q.query, match: "keyword", session: q.session, limit: 10 })],
+      ["shared", (q) => shared.search({ query: q.query, match: "keyword", session: q.session, limit: 10 })],
+    ];
+    const times = new Map<string, number[]>(searchers.map(([name]) => [name, []]));
+    for (const q of queries) for (const [, search] of searchers) await search(q); // warm-up
+    for (let r = 0; r < REPS; r++)
+      for (const q of queries)
+        for (const [name, search] of searchers) times.get(name)!.push(await timeMsAsync(() => search(q)));
+    const [e, sh] = searchers.map(([name]) => summarize(times.get(name)!));
+    report({
+      name: `keyword search through the memory, ${queries.length} selective queries over ${n}, p50 / p95: embedded / shared`,
+      value: `${fmtMs(e!.p50)} / ${fmtMs(e!.p95)}; ${fmtMs(sh!.p50)} / ${fmtMs(sh!.p95)} (p50 ${ratio(sh!.p50, e!.p50)})`,
+    });
+  } finally {
+    embedded.close();
+    await shared.close();
+  }
+}
 
 async function semantic(dir: string): Promise<void> {
   const vec = (i: number) => {
