@@ -17,7 +17,7 @@ import { indexUpgradeJob } from "./jobs/index-upgrade.ts";
 import { maintenanceJob } from "./jobs/maintenance.ts";
 import { summaryJob } from "./jobs/summaries.ts";
 import { importJob } from "./jobs/imports.ts";
-import { sharedDrainJob, sharedErrorSweepJob, sharedImportJob } from "./jobs/shared-jobs.ts";
+import { sharedDrainJob, sharedErrorSweepJob, sharedImportJob, sharedMaintenanceJob } from "./jobs/shared-jobs.ts";
 import { openSharedHome } from "../app/shared/open-shared.ts";
 import { SharedHome } from "../app/shared/shared-home.ts";
 import type { SearchInput } from "../app/api/memory-api.ts";
@@ -70,7 +70,7 @@ function registerJobs(scheduler: Scheduler, api: MaintenanceApi, c: Config, stor
 
 /**
  * Shared mode: summaries (one summarizer per session across hosts, by the archive's lease), the drain, the
- * error sweep and live capture (one importer per source across hosts, by a lease); upkeep does not run there yet.
+ * error sweep, live capture (one importer per source across hosts, by a lease) and the shared vectors' upkeep.
  */
 function registerSharedJobs(
   scheduler: Scheduler,
@@ -83,8 +83,9 @@ function registerSharedJobs(
   scheduler.addLoop(sharedDrainJob(home, c.daemon.embed_interval_ms));
   scheduler.addCron(sharedErrorSweepJob(home, c.daemon.sweep_cron));
   if (c.import.sources.length > 0) scheduler.addCron(sharedImportJob(home, c.import.cron, c.import.sources, env));
+  scheduler.addCron(sharedMaintenanceJob(home, c.daemon.maintenance_cron));
   log.warn("daemon.shared_mode", {
-    note: "the archive is shared: nightly upkeep does not run in shared mode yet",
+    note: "the archive is shared: the nightly upkeep covers the shared vectors only (PostgreSQL runs its own), and the SQLite index upgrade does not apply",
   });
 }
 

@@ -7,7 +7,7 @@ import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } fr
 import { join } from "node:path";
 import { openSharedHome } from "../../src/app/shared/open-shared.ts";
 import type { SharedHome } from "../../src/app/shared/shared-home.ts";
-import { sharedImportJob } from "../../src/daemon/jobs/shared-jobs.ts";
+import { sharedImportJob, sharedMaintenanceJob } from "../../src/daemon/jobs/shared-jobs.ts";
 import { DaemonLog } from "../../src/daemon/log.ts";
 import { CC_SESSION_C, writeClaudeProjects } from "../fixture/import/claude-code.ts";
 import { GEM_ID, writeGeminiHome } from "../fixture/import/gemini.ts";
@@ -232,6 +232,29 @@ describe("import, export and reindex on a shared archive", () => {
     try {
       const busy = await cli(["reindex", "--pending", "--json"], { home: first.home, env: first.env });
       expect(JSON.parse(busy.stdout)).toMatchObject({ busy: true, embedded: 0 });
+    } finally {
+      await h.ctx.archive.releaseLease(lease!);
+    }
+  }, 180_000);
+
+  test("the nightly upkeep of the shared vectors runs under the drain's lease, and skips while another host holds it", async () => {
+    const h = await open(first.home, first.env);
+    const table = await h.ctx.vectors.table();
+    const rows = await table!.count();
+    expect(rows).toBeGreaterThan(0);
+    const log = new DaemonLog({ path: join(first.home, "daemon.log"), maxBytes: 1 << 20 });
+    const ctx = { signal: new AbortController().signal, log };
+    const done = await sharedMaintenanceJob(h, "30 3 * * *").run(ctx);
+    expect(done).toMatchObject({ detail: expect.stringMatching(new RegExp(`^vectors: ${rows} rows`)) });
+    expect(done?.errors).toBeUndefined();
+    expect(await table!.count()).toBe(rows);
+    expect((await h.search({ query: "checkout test flaky", match: "semantic", limit: 3 })).hits.length).toBeGreaterThan(
+      0,
+    );
+    const lease = await h.ctx.archive.acquireLease("vector-write", "*", "another-host:1", 60_000);
+    try {
+      const busy = await h.maintainVectors({ waitMs: 0 });
+      expect(busy).toMatchObject({ done: false, note: "another drain kept the table busy" });
     } finally {
       await h.ctx.archive.releaseLease(lease!);
     }

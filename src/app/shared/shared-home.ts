@@ -37,6 +37,7 @@ import { sharedBudget, sharedDue, sharedLedger, SharedSummaries } from "./shared
 import { sharedStats, sharedUsage, type SharedStatsReport, type SharedUsageReport } from "./shared-stats.ts";
 import { daemonLockHeld } from "../daemon-probe.ts";
 import type { SweepResult } from "../../memory/error-memory/error-admin.ts";
+import type { VectorMaintenance } from "../../memory/maintenance.ts";
 
 /** The import lease: renewed while held; a daemon that dies frees it after this long. */
 const IMPORT_LEASE_MS = 60_000;
@@ -365,6 +366,11 @@ export class SharedHome {
   /** Embed queued messages now, unless another process holds the drain lease; returns how many. */
   drainEmbeddings(): Promise<number> {
     return this.ctx.vectors.drain(this.ctx.now);
+  }
+
+  /** The shared vectors' upkeep (compaction, ANN index, old versions), under the drain lease: the daemon's nightly job. */
+  maintainVectors(options: { signal?: AbortSignal; waitMs?: number } = {}): Promise<VectorMaintenance> {
+    return this.ctx.vectors.maintain(options.signal, options.waitMs);
   }
 
   /** The shared archive's and vectors' figures, and this host's caches (`memvoy stats`). */

@@ -6,6 +6,8 @@ import type { HomePaths } from "../../config/home.ts";
 import type { Config } from "../../config/schema.ts";
 import { embedQueued, retryDelay } from "../../memory/embedding/drain.ts";
 import type { ReindexOptions, ReindexReport } from "../../memory/embedding/reindex.ts";
+import type { VectorMaintenance } from "../../memory/maintenance.ts";
+import { describeError } from "../../shared/describe-error.ts";
 import { leaseTurn } from "../../storage/ports/lease-turn.ts";
 import type { SharedArchivePort } from "../../storage/ports/shared-archive-port.ts";
 import { vectorLocation } from "../../storage/ports/vector-location.ts";
@@ -229,6 +231,31 @@ export class SharedVectors {
       const turn = await this.#turn();
       if (turn || Date.now() >= until || signal?.aborted) return turn;
       await Bun.sleep(250);
+    }
+  }
+
+  /**
+   * The nightly upkeep of the shared vectors: the configured embedder's message table compacted, its ANN index
+   * built or refreshed and its old versions dropped, then the error tables', all under the drain lease, so no
+   * other host writes meanwhile (waits up to `waitMs` for a drain elsewhere to finish its batch).
+   */
+  async maintain(signal?: AbortSignal, waitMs = 30_000): Promise<VectorMaintenance> {
+    const started = performance.now();
+    const ms = () => Math.round(performance.now() - started);
+    const turn = await this.#waitTurn(waitMs, signal);
+    if (!turn)
+      return { done: false, ms: ms(), note: signal?.aborted ? "stopped" : "another drain kept the table busy" };
+    try {
+      await this.applyDeletes();
+      const table = await this.table();
+      const r = table ? await table.maintain() : undefined;
+      await (await this.errorStore()).maintain();
+      if (!r) return { done: false, ms: ms(), note: "no vector table for the configured embedder yet" };
+      return { done: true, rows: r.rows, indexed: r.indexed, ms: ms() };
+    } catch (err) {
+      return { done: false, ms: ms(), note: `vector upkeep failed: ${describeError(err)}` };
+    } finally {
+      await turn();
     }
   }
 

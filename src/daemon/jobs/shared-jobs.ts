@@ -1,7 +1,7 @@
 // The daemon's jobs on a shared archive: the embedding drain (one drainer across hosts, by the archive's
-// lease), the error-memory sweep and live capture (one importer per source across hosts, by a lease). The
-// summary cron is summaries.ts's (the shared memory takes the lease per session); upkeep does not run in
-// shared mode yet.
+// lease), the error-memory sweep, live capture (one importer per source across hosts, by a lease) and the
+// nightly upkeep of the shared vectors (under the drain's lease). The summary cron is summaries.ts's (the
+// shared memory takes the lease per session). PostgreSQL's own upkeep is its autovacuum's.
 import type { SharedHome } from "../../app/shared/shared-home.ts";
 import { describeError } from "../../shared/describe-error.ts";
 import type { SourceName } from "../../import/source-registry.ts";
@@ -53,6 +53,21 @@ export function sharedErrorSweepJob(home: SharedHome, pattern: string): CronJob 
     async run({ log }) {
       const r = await home.errors.sweep();
       return { detail: `${r.removed} expired record(s) deleted`, errors: r.notes.map((n) => log.scrub(n)) };
+    },
+  };
+}
+
+/** The shared vectors' nightly upkeep: compaction, ANN index and old versions, by one host at a time (the drain lease). */
+export function sharedMaintenanceJob(home: SharedHome, pattern: string): CronJob {
+  return {
+    name: "maintenance",
+    pattern,
+    async run({ signal, log }) {
+      const v = await home.maintainVectors({ signal });
+      if (v.note?.startsWith("vector upkeep failed"))
+        return { detail: "vector upkeep failed", errors: [log.scrub(v.note)] };
+      if (!v.done) return { detail: `vectors: ${v.note ?? "not done"}` };
+      return { detail: `vectors: ${v.rows} rows${v.indexed ? ", ANN index built" : ""} in ${v.ms} ms` };
     },
   };
 }
