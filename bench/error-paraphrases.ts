@@ -10,7 +10,13 @@ import { join } from "node:path";
 import { parseArgs } from "node:util";
 import type { HomeMemory } from "../src/app/memory-api.ts";
 import { openMemory } from "../src/app/open-memory.ts";
-import { SET_DISTRACTORS, SET_PAIRS, SET_RECORDS, type SetPair, type SetRecord } from "../test/error-memory/paraphrase-set.ts";
+import {
+  SET_DISTRACTORS,
+  SET_PAIRS,
+  SET_RECORDS,
+  type SetPair,
+  type SetRecord,
+} from "../test/error-memory/paraphrase-set.ts";
 import { SET2_DISTRACTORS, SET2_PAIRS, SET2_RECORDS } from "../test/error-memory/paraphrase-set-2.ts";
 import { UNRELATED_QUERIES } from "../test/error-memory/unrelated-queries.ts";
 

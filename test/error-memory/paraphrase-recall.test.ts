@@ -70,11 +70,7 @@ describe("error recall across vocabulary (frozen paraphrase set)", () => {
   }, 60_000);
 });
 
-async function measure(
-  pairs: readonly SetPair[],
-  memory = api,
-  keys = ids,
-): Promise<{ top1: number; empty: number }> {
+async function measure(pairs: readonly SetPair[], memory = api, keys = ids): Promise<{ top1: number; empty: number }> {
   let first = 0;
   let empty = 0;
   for (const p of pairs) {
