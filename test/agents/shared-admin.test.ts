@@ -82,11 +82,19 @@ describe("administration commands on a shared archive", () => {
     });
   }, 120_000);
 
-  test("errors sweep deletes every host's expired records", async () => {
+  test("errors sweep deletes every host's expired records, one host at a time (the sweep lease)", async () => {
     const rec = ["errors", "record", "--tool", "make", "--error", "missing separator", "--fix", "use tabs"];
     expect((await cli(rec, { home: a, env })).code).toBe(0);
     const archive = await openPgSharedArchive(url);
     await archive.sql`UPDATE error_records SET expires_at = 1`;
+    // Another host's daemon is sweeping: this one leaves it alone.
+    const other = await archive.acquireLease("error-sweep", "*", "other-host:1", 60_000);
+    expect(other).toBeDefined();
+    const busy = await cli(["errors", "sweep", "--json"], { home: b, env });
+    expect(busy.code).toBe(0);
+    expect(json(busy)).toMatchObject({ removed: 0, busy: true, notes: [expect.stringContaining("other-host:1")] });
+    expect((await archive.sql`SELECT count(*)::int AS n FROM error_records`)[0].n).toBe(1);
+    if (other) await archive.releaseLease(other);
     await archive.close();
     const r = await cli(["errors", "sweep", "--json"], { home: b, env });
     expect(r.code).toBe(0);

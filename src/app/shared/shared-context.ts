@@ -19,3 +19,11 @@ export interface SharedContext {
   /** The archive's session lock, a few at a time in this process (see session-locks.ts). */
   readonly withSessionLock: WithSessionLock;
 }
+
+/**
+ * A lease holder for one turn: this process (host and pid) and a token of its own, so that two memories
+ * opened in one process never take a turn as one holder.
+ */
+export function turnHolder(ctx: SharedContext): string {
+  return `${ctx.holder}#${crypto.randomUUID().slice(0, 8)}`;
+}

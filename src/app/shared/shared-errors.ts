@@ -24,11 +24,14 @@ import {
 import type { ErrorSearchResult } from "../../memory/error-memory/search-errors.ts";
 import { textQueryOf } from "../../search/text-query.ts";
 import type { ErrorRow } from "../../storage/ports/archive-port.ts";
-import type { SharedContext } from "./shared-context.ts";
+import { leaseTurn } from "../../storage/ports/lease-turn.ts";
+import { turnHolder, type SharedContext } from "./shared-context.ts";
 
 /** The lock name a tool's records are merged under (not a session id: those never start with a dot). */
 const toolLock = (tool: string) => `.errors:${tool.toLowerCase()}`;
 const EMBED_TIMEOUT_MS = 5000;
+/** The sweep's job lease: one host sweeps at a time (its vector deletions are writes to the shared table). */
+const SWEEP_JOB = "error-sweep";
 
 export class SharedErrors {
   constructor(private readonly ctx: SharedContext) {}
@@ -195,8 +198,25 @@ export class SharedErrors {
     return { removed: toErrorRecord(row), notes: (await this.#applyVectorDeletes()).notes };
   }
 
-  /** Delete every expired record, then the vectors of removed records. */
+  /** Delete every expired record, then the vectors of removed records, holding the sweep lease (else nothing). */
   async sweep(): Promise<SweepResult> {
+    const { archive, config } = this.ctx;
+    const holder = turnHolder(this.ctx);
+    const give = await leaseTurn(archive, { job: SWEEP_JOB, session: "*", holder, ttlMs: config.archive.lease_ms })();
+    if (!give) {
+      const other = await archive.leaseHolder(SWEEP_JOB, "*").catch(() => undefined);
+      const by = other ? ` (${other.holder})` : "";
+      const note = `another process is sweeping error memory${by}: nothing done`;
+      return { removed: 0, vectorsRemoved: 0, notes: [note], busy: true };
+    }
+    try {
+      return await this.#sweepHeld();
+    } finally {
+      await give();
+    }
+  }
+
+  async #sweepHeld(): Promise<SweepResult> {
     const now = this.ctx.now();
     let removed = 0;
     for (;;) {

@@ -14,7 +14,7 @@ import { refuseSessionSymlinks } from "../../storage/history/no-symlink.ts";
 import type { SessionRow } from "../../storage/ports/archive-port.ts";
 import type { SessionListing, SummaryStatus } from "../../storage/ports/shared-archive-port.ts";
 import { leaseTurn } from "../../storage/ports/lease-turn.ts";
-import type { SharedContext } from "./shared-context.ts";
+import { turnHolder, type SharedContext } from "./shared-context.ts";
 import { SharedSummaryStore } from "./shared-summary-store.ts";
 
 /** The lease one summarizer of a session holds, across hosts. */
@@ -53,14 +53,6 @@ export function sharedLedger(ctx: SharedContext): LlmLedger {
 export async function sharedBudget(ctx: SharedContext): Promise<BudgetState> {
   const dayStart = dayStartOf(ctx.now());
   return budgetOf(ctx.config.summary.daily_token_budget, await ctx.archive.tokensSince(dayStart), dayStart);
-}
-
-/**
- * A lease holder for one turn: this process (host and pid) and a token of its own, so that two memories
- * opened in one process never take a turn as one holder.
- */
-function turnHolder(ctx: SharedContext): string {
-  return `${ctx.holder}#${crypto.randomUUID().slice(0, 8)}`;
 }
 
 /** Wait for the budget lease (polled: a call may hold it for minutes; a dead holder's lease runs out). */

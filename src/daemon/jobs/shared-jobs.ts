@@ -1,7 +1,8 @@
 // The daemon's jobs on a shared archive: the embedding drain (one drainer across hosts, by the archive's
-// lease), the error-memory sweep, live capture (one importer per source across hosts, by a lease) and the
-// nightly upkeep of the shared vectors (under the drain's lease). The summary cron is summaries.ts's (the
-// shared memory takes the lease per session). PostgreSQL's own upkeep is its autovacuum's.
+// lease), the error-memory sweep (one host at a time, by a lease), live capture (one importer per source
+// across hosts, by a lease) and the nightly upkeep of the shared vectors (under the drain's lease). The
+// summary cron is summaries.ts's (the shared memory takes the lease per session). PostgreSQL's own upkeep
+// is its autovacuum's.
 import type { SharedHome } from "../../app/shared/shared-home.ts";
 import { describeError } from "../../shared/describe-error.ts";
 import type { SourceName } from "../../import/source-registry.ts";
@@ -52,6 +53,7 @@ export function sharedErrorSweepJob(home: SharedHome, pattern: string): CronJob 
     pattern,
     async run({ log }) {
       const r = await home.errors.sweep();
+      if (r.busy) return { detail: "another host is sweeping" };
       return { detail: `${r.removed} expired record(s) deleted`, errors: r.notes.map((n) => log.scrub(n)) };
     },
   };

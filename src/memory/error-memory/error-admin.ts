@@ -62,6 +62,8 @@ export interface SweepResult {
   /** Vectors deleted from the vector store (of records removed now or earlier). */
   vectorsRemoved: number;
   notes: string[];
+  /** Shared mode: another process held the sweep lease, so nothing was done (named in `notes`). */
+  busy?: true;
 }
 
 /** Delete every record expired at `now` (expires_at <= now), then their vectors, then compact the vector tables. */
