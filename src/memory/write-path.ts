@@ -26,7 +26,7 @@ import {
   seqOfMessage,
   sessionHasMessages,
 } from "../storage/sqlite/messages-repo.ts";
-import { withWriteLock } from "../storage/sqlite/write-lock.ts";
+import { flushPendingIndex, withWriteLock } from "../storage/sqlite/write-lock.ts";
 import { isTombstoned, keyTombstone, tombstonedIds } from "../storage/sqlite/tombstones-repo.ts";
 import { compactionPlan } from "./compaction.ts";
 import { withHomeLock } from "./home-lock.ts";
@@ -152,6 +152,7 @@ export function appendRecords(
             const first = kept[0]!;
             archiveBefore(ctx.db, session, seqOfMessage(ctx.db, first.id)!, first.sendAt, now);
           }
+          flushPendingIndex(ctx.db);
           staged.synced();
           faultPoint("after-history-staged");
         });
