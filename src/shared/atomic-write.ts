@@ -1,5 +1,15 @@
 // Atomic file replacement: write a temp file beside the target, sync it, rename over the target.
-import { closeSync, fdatasyncSync, mkdirSync, openSync, renameSync, rmSync, writeSync, writevSync } from "node:fs";
+import {
+  closeSync,
+  existsSync,
+  fdatasyncSync,
+  mkdirSync,
+  openSync,
+  renameSync,
+  rmSync,
+  writeSync,
+  writevSync,
+} from "node:fs";
 import { dirname, basename, join } from "node:path";
 import { startDataSync } from "./background-sync.ts";
 
@@ -12,6 +22,7 @@ export function ensureDir(path: string): void {
 
 /** Create the folder `path` in its parent, which must exist: a parent removed meanwhile (a deleted home) is never recreated. */
 export function ensureDirIn(path: string): void {
+  if (existsSync(path)) return; // the usual case, without the cost of an EEXIST error
   try {
     mkdirSync(path, { mode: DIR_MODE });
   } catch (err) {

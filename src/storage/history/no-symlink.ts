@@ -16,16 +16,15 @@ export type SymlinkRefusedError = InstanceType<typeof SymlinkRefusedError>;
 
 /** Throw SymlinkRefusedError when `path` is a symbolic link (a missing path is fine). Returns whether it exists. */
 export function refuseSymlink(path: string): boolean {
-  let link: boolean;
+  let link: boolean | undefined;
   try {
-    link = lstatSync(path).isSymbolicLink();
+    link = lstatSync(path, { throwIfNoEntry: false })?.isSymbolicLink(); // a missing file is the usual case: no throw
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === "ENOENT" || (err as NodeJS.ErrnoException).code === "ENOTDIR")
-      return false;
+    if ((err as NodeJS.ErrnoException).code === "ENOTDIR") return false;
     throw err;
   }
   if (link) throw new SymlinkRefusedError({ path });
-  return true;
+  return link !== undefined;
 }
 
 /** The files memvoy keeps in a session folder. */
