@@ -45,7 +45,8 @@ export interface StagedFile {
  * Write data (text, bytes, or byte chunks written in order) to a synced temp file beside `path`; nothing
  * changes at `path` until commit(). fdatasync makes the data and what is needed to read it back (size,
  * blocks) durable before the rename, as fsync does, without also flushing the timestamps. With `syncLater`
- * the fdatasync runs on another thread meanwhile: the caller does other work, then waits with synced().
+ * the data is written back in the background (background-sync.ts): the caller does other work, then waits
+ * with synced() (the fdatasync).
  */
 export function stageFileAtomic(
   path: string,
