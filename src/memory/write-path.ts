@@ -11,9 +11,9 @@ import type { MessageRecord } from "../shared/message.ts";
 import { assertSessionId } from "../shared/session-id.ts";
 import { refuseSessionSymlinks } from "../storage/history/no-symlink.ts";
 import {
+  beginAppend,
   readHistory,
   serializeRecord,
-  stageAppend,
   stageHistory,
   type HistoryDoc,
 } from "../storage/history/history-file.ts";
@@ -103,6 +103,9 @@ function recordsOfInputs(ctx: MemoryContext, session: string, inputs: readonly N
   return { added, ids, idempotencyKeys };
 }
 
+/** How far below the byte limit a file must be for its append to begin early (a compaction rewrites it). */
+const EARLY_HEADROOM = 64 * 1024;
+
 /** What appendRecords wrote: the new records, the ids to report, and what compaction and adoption did. */
 export interface AppendedRecords {
   added: MessageRecord[];
@@ -129,6 +132,10 @@ export function appendRecords(
     ctx,
     () => {
       const doc = readHistory(file, { shared: true });
+      const limit = ctx.config.limits.max_history_bytes;
+      // Away from the limit (most adds) the file's current bytes are written, and their write-back started,
+      // before the new records are worked out: the disk is busy meanwhile.
+      const early = doc.bytes + EARLY_HEADROOM <= limit ? beginAppend(file, doc.records) : undefined;
       // One write transaction for the reads (adoption, idempotency) and the rows: no separate read transactions.
       let staged: StagedFile | undefined;
       let result: AppendedRecords | undefined;
@@ -144,7 +151,6 @@ export function appendRecords(
           const json = new Map(added.map((r) => [r, serializeRecord(r)] as const)); // serialised once, for the size and the file
           let bytes = doc.bytes;
           for (const text of json.values()) bytes += Buffer.byteLength(text) + 2; // recordBytes()
-          const limit = ctx.config.limits.max_history_bytes;
           // Under the limit (most adds) the records are appended to the cached file, the list never copied.
           const all = bytes > limit ? doc.records.concat(added) : undefined;
           const { cut, note } = all ? compactionPlan(all, bytes, limit) : { cut: 0, note: undefined };
@@ -156,7 +162,8 @@ export function appendRecords(
           const syncLater = { syncLater: true };
           staged = kept
             ? stageHistory(file, kept, json, syncLater)
-            : stageAppend(file, doc.records, added, json, syncLater);
+            : (early?.stage(doc.records, added, json, syncLater) ??
+              stageHistory(file, doc.records.concat(added), json, syncLater));
           const now = ctx.now();
           insertMessages(ctx.db, session, missing, now);
           insertMessages(ctx.db, session, added, now, idempotencyKeys ? { idempotencyKeys } : undefined);
@@ -172,6 +179,8 @@ export function appendRecords(
       } catch (err) {
         staged?.discard();
         throw err;
+      } finally {
+        early?.discard(); // when it was not staged (nothing to write, compaction)
       }
       if (staged) {
         faultPoint("after-archive-commit");

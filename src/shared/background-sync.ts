@@ -7,7 +7,7 @@ import { fdatasyncSync } from "node:fs";
 
 const SYNC_FILE_RANGE_WRITE = 2;
 
-let startWriteback: ((fd: number) => void) | null | undefined;
+let writeback: ((fd: number) => void) | null | undefined;
 
 function load(): ((fd: number) => void) | null {
   if (process.platform !== "linux") return null;
@@ -22,14 +22,19 @@ function load(): ((fd: number) => void) | null {
   }
 }
 
+/** Start writing what fd holds so far back to disk, without waiting (nothing where that is not available). */
+export function startWriteback(fd: number): void {
+  writeback ??= load();
+  writeback?.(fd);
+}
+
 /**
  * Start writing fd's data to disk and return the function that waits until it is durable (an fdatasync: it
  * throws what fdatasync throws). The fd must stay open until then. A failure to start the writeback is not
  * reported here: the fdatasync reports the file's write errors.
  */
 export function startDataSync(fd: number): () => void {
-  startWriteback ??= load();
-  startWriteback?.(fd);
+  startWriteback(fd);
   let done = false;
   return () => {
     if (done) return;
