@@ -199,7 +199,7 @@ function fillMissingTimes(records: MessageRecord[], missing: number[], fallback:
 /**
  * Read a session's history.json (a missing file is an empty history). Cached per file identity. With
  * `shared`, a cached list is returned itself, not a copy: the caller must not change it (the write path,
- * which passes it back to stageAppend).
+ * which passes it back to beginAppend).
  */
 export function readHistory(file: string, options: { shared?: boolean } = {}): HistoryDoc {
   const stamp = stampOf(file);
