@@ -15,12 +15,13 @@ export function withHomeLock<T>(ctx: MemoryContext, fn: () => T, session?: strin
   const path = join(ctx.paths.store, "write.lock");
   return withFileLock(path, fn, undefined, {
     acquired(fd) {
-      const left = fstatSync(fd).size > 0 ? markedSessions(readFileSync(path, "utf8")) : [];
+      const empty = fstatSync(fd).size === 0; // a clean release emptied it (the usual case): nothing to truncate
+      const left = empty ? [] : markedSessions(readFileSync(path, "utf8"));
       const mine = session !== undefined ? [session] : [];
-      mark(fd, [...new Set([...left, ...mine])]);
+      mark(fd, [...new Set([...left, ...mine])], empty);
       if (left.length === 0) return;
       recoverSessions(ctx, left);
-      mark(fd, mine);
+      mark(fd, mine, false);
     },
     releasing(fd) {
       ftruncateSync(fd, 0);
@@ -28,8 +29,9 @@ export function withHomeLock<T>(ctx: MemoryContext, fn: () => T, session?: strin
   });
 }
 
-function mark(fd: number, sessions: string[]): void {
-  ftruncateSync(fd, 0);
+/** Replace the lock file's content (opened for appending) with this process and the sessions it writes. */
+function mark(fd: number, sessions: string[], empty: boolean): void {
+  if (!empty) ftruncateSync(fd, 0);
   writeSync(fd, `${process.pid}\n${sessions.map((s) => `${s}\n`).join("")}`);
 }
 

@@ -4,17 +4,16 @@
 // once the temp file is on disk, then rename the file into place.
 // A failure before the SQLite commit (full disk included) leaves both stores as they were; a crash between
 // the commit and the rename is rolled forward from SQLite by the next writer (see home-lock.ts).
-import { existsSync } from "node:fs";
-import { ensureDir } from "../shared/atomic-write.ts";
+import { ensureDir, type StagedFile } from "../shared/atomic-write.ts";
 import { faultPoint } from "../shared/fault-point.ts";
 import { newId } from "../shared/ids.ts";
 import type { MessageRecord } from "../shared/message.ts";
 import { assertSessionId } from "../shared/session-id.ts";
 import { refuseSessionSymlinks } from "../storage/history/no-symlink.ts";
 import {
+  beginAppend,
   readHistory,
   serializeRecord,
-  stageAppend,
   stageHistory,
   type HistoryDoc,
 } from "../storage/history/history-file.ts";
@@ -26,7 +25,7 @@ import {
   seqOfMessage,
   sessionHasMessages,
 } from "../storage/sqlite/messages-repo.ts";
-import { withWriteLock } from "../storage/sqlite/write-lock.ts";
+import { flushPendingIndex, withWriteLock } from "../storage/sqlite/write-lock.ts";
 import { isTombstoned, keyTombstone, tombstonedIds } from "../storage/sqlite/tombstones-repo.ts";
 import { compactionPlan } from "./compaction.ts";
 import { withHomeLock } from "./home-lock.ts";
@@ -104,6 +103,18 @@ function recordsOfInputs(ctx: MemoryContext, session: string, inputs: readonly N
   return { added, ids, idempotencyKeys };
 }
 
+/** How far below the byte limit a file must be for its append to begin early (a compaction rewrites it). */
+const EARLY_HEADROOM = 64 * 1024;
+
+/** What appendRecords wrote: the new records, the ids to report, and what compaction and adoption did. */
+export interface AppendedRecords {
+  added: MessageRecord[];
+  ids: string[];
+  compacted: number;
+  adopted: number;
+  compactionNote?: string;
+}
+
 /**
  * Append records with their ids and times set, built under the home's lock by `build`: compaction, history.json
  * and the archive in one step. `inTransaction` runs inside the SQLite transaction (e.g. session metadata).
@@ -113,37 +124,46 @@ export function appendRecords(
   session: string,
   build: () => MessageRecord[] | BuiltRecords,
   inTransaction?: (now: bigint) => void,
-): { added: MessageRecord[]; ids: string[]; compacted: number; adopted: number; compactionNote?: string } {
+): AppendedRecords {
   const file = ctx.paths.history(session);
   const dir = ctx.paths.session(session);
-  refuseSessionSymlinks(dir);
-  if (!existsSync(dir)) ensureDir(dir); // a recursive mkdir of an existing folder costs more than the check
+  if (!refuseSessionSymlinks(dir)) ensureDir(dir); // a recursive mkdir of an existing folder costs more than the check
   return withHomeLock(
     ctx,
     () => {
       const doc = readHistory(file, { shared: true });
-      const missing = unarchived(ctx, session, doc);
-      const built = build();
-      const { added, ids, idempotencyKeys } = Array.isArray(built)
-        ? { added: built, ids: built.map((r) => r.id), idempotencyKeys: undefined }
-        : built;
-      if (added.length === 0 && missing.length === 0 && !inTransaction) return { added, ids, compacted: 0, adopted: 0 };
-      const json = new Map(added.map((r) => [r, serializeRecord(r)] as const)); // serialised once, for the size and the file
-      let bytes = doc.bytes;
-      for (const text of json.values()) bytes += Buffer.byteLength(text) + 2; // recordBytes()
       const limit = ctx.config.limits.max_history_bytes;
-      // Under the limit (most adds) the records are appended to the cached file, the list never copied.
-      const all = bytes > limit ? doc.records.concat(added) : undefined;
-      const { cut, note } = all ? compactionPlan(all, bytes, limit) : { cut: 0, note: undefined };
-      const kept = all && cut > 0 ? all.slice(cut) : undefined;
-      // The file's fdatasync runs on another thread while the archive rows are written; the transaction
-      // commits only once the file is on disk (a failed sync rolls it back).
-      const syncLater = { syncLater: true };
-      const staged = kept
-        ? stageHistory(file, kept, json, syncLater)
-        : stageAppend(file, doc.records, added, json, syncLater);
+      // Away from the limit (most adds) the file's current bytes are written, and their write-back started,
+      // before the new records are worked out: the disk is busy meanwhile.
+      const early = doc.bytes + EARLY_HEADROOM <= limit ? beginAppend(file, doc.records) : undefined;
+      // One write transaction for the reads (adoption, idempotency) and the rows: no separate read transactions.
+      let staged: StagedFile | undefined;
+      let result: AppendedRecords | undefined;
       try {
         withWriteLock(ctx.db, () => {
+          const missing = unarchived(ctx, session, doc);
+          const built = build();
+          const { added, ids, idempotencyKeys } = Array.isArray(built)
+            ? { added: built, ids: built.map((r) => r.id), idempotencyKeys: undefined }
+            : built;
+          result = { added, ids, compacted: 0, adopted: missing.length };
+          if (added.length === 0 && missing.length === 0 && !inTransaction) return;
+          const json = new Map(added.map((r) => [r, serializeRecord(r)] as const)); // serialised once, for the size and the file
+          let bytes = doc.bytes;
+          for (const text of json.values()) bytes += Buffer.byteLength(text) + 2; // recordBytes()
+          // Under the limit (most adds) the records are appended to the cached file, the list never copied.
+          const all = bytes > limit ? doc.records.concat(added) : undefined;
+          const { cut, note } = all ? compactionPlan(all, bytes, limit) : { cut: 0, note: undefined };
+          const kept = all && cut > 0 ? all.slice(cut) : undefined;
+          result.compacted = cut;
+          if (note) result.compactionNote = note;
+          // The file is written back to disk while the archive rows are written; the transaction commits only
+          // once the file is on disk (a failed sync rolls it back).
+          const syncLater = { syncLater: true };
+          staged = kept
+            ? stageHistory(file, kept, json, syncLater)
+            : (early?.stage(doc.records, added, json, syncLater) ??
+              stageHistory(file, doc.records.concat(added), json, syncLater));
           const now = ctx.now();
           insertMessages(ctx.db, session, missing, now);
           insertMessages(ctx.db, session, added, now, idempotencyKeys ? { idempotencyKeys } : undefined);
@@ -152,24 +172,21 @@ export function appendRecords(
             const first = kept[0]!;
             archiveBefore(ctx.db, session, seqOfMessage(ctx.db, first.id)!, first.sendAt, now);
           }
+          flushPendingIndex(ctx.db);
           staged.synced();
           faultPoint("after-history-staged");
         });
       } catch (err) {
-        staged.discard();
+        staged?.discard();
         throw err;
+      } finally {
+        early?.discard(); // when it was not staged (nothing to write, compaction)
       }
-      faultPoint("after-archive-commit");
-      staged.commit();
-      const result: {
-        added: MessageRecord[];
-        ids: string[];
-        compacted: number;
-        adopted: number;
-        compactionNote?: string;
-      } = { added, ids, compacted: cut, adopted: missing.length };
-      if (note) result.compactionNote = note;
-      return result;
+      if (staged) {
+        faultPoint("after-archive-commit");
+        staged.commit();
+      }
+      return result!;
     },
     session,
   );
@@ -181,9 +198,10 @@ export function appendRecords(
  */
 export function unarchived(ctx: MemoryContext, session: string, doc: HistoryDoc): MessageRecord[] {
   if (doc.records.length === 0) return [];
-  dropTombstoned(ctx, session, doc);
+  const archived = sessionHasMessages(ctx.db, session);
+  if (!archived || doc.legacy) dropTombstoned(ctx, doc);
   let missing: MessageRecord[];
-  if (!sessionHasMessages(ctx.db, session)) missing = doc.records;
+  if (!archived) missing = doc.records;
   else if (doc.legacy) {
     const known = knownIds(
       ctx.db,
@@ -199,8 +217,7 @@ export function unarchived(ctx: MemoryContext, session: string, doc: HistoryDoc)
  * A record whose id was removed once (rm-message, reset, rm) never comes back through an old history.json:
  * it is left out of the file too (the doc is marked for rewriting). Checked only when adopting records.
  */
-function dropTombstoned(ctx: MemoryContext, session: string, doc: HistoryDoc): void {
-  if (sessionHasMessages(ctx.db, session) && !doc.legacy) return;
+function dropTombstoned(ctx: MemoryContext, doc: HistoryDoc): void {
   const gone = tombstonedIds(
     ctx.db,
     doc.records.filter((r) => r.id !== "").map((r) => r.id),

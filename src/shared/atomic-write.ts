@@ -1,7 +1,17 @@
 // Atomic file replacement: write a temp file beside the target, sync it, rename over the target.
-import { closeSync, fdatasyncSync, mkdirSync, openSync, renameSync, rmSync, writeSync, writevSync } from "node:fs";
+import {
+  closeSync,
+  existsSync,
+  fdatasyncSync,
+  mkdirSync,
+  openSync,
+  renameSync,
+  rmSync,
+  writeSync,
+  writevSync,
+} from "node:fs";
 import { dirname, basename, join } from "node:path";
-import { startDataSync } from "./background-sync.ts";
+import { startDataSync, startWriteback } from "./background-sync.ts";
 
 export const FILE_MODE = 0o600;
 export const DIR_MODE = 0o700;
@@ -12,6 +22,7 @@ export function ensureDir(path: string): void {
 
 /** Create the folder `path` in its parent, which must exist: a parent removed meanwhile (a deleted home) is never recreated. */
 export function ensureDirIn(path: string): void {
+  if (existsSync(path)) return; // the usual case, without the cost of an EEXIST error
   try {
     mkdirSync(path, { mode: DIR_MODE });
   } catch (err) {
@@ -34,13 +45,33 @@ export interface StagedFile {
  * Write data (text, bytes, or byte chunks written in order) to a synced temp file beside `path`; nothing
  * changes at `path` until commit(). fdatasync makes the data and what is needed to read it back (size,
  * blocks) durable before the rename, as fsync does, without also flushing the timestamps. With `syncLater`
- * the fdatasync runs on another thread meanwhile: the caller does other work, then waits with synced().
+ * the data is written back in the background (background-sync.ts): the caller does other work, then waits
+ * with synced() (the fdatasync).
  */
 export function stageFileAtomic(
   path: string,
   data: string | Uint8Array | readonly Uint8Array[],
   options: { syncLater?: boolean } = {},
 ): StagedFile {
+  const temp = openTempFile(path);
+  temp.write(typeof data === "string" ? [Buffer.from(data, "utf8")] : data instanceof Uint8Array ? [data] : data);
+  return temp.stage(options);
+}
+
+/** A temp file beside its target written in parts, e.g. the part known early, then the rest: then staged. */
+export interface TempFile {
+  /** Append the chunks, in order. A failure removes the temp file and throws. */
+  write(chunks: readonly Uint8Array[]): void;
+  /** Start writing what was written so far back to disk, without waiting for it. */
+  writeBack(): void;
+  /** Written in full: stage it, as stageFileAtomic does. */
+  stage(options?: { syncLater?: boolean }): StagedFile;
+  /** Remove the temp file (not staged). */
+  discard(): void;
+}
+
+/** Create the temp file beside `path` (a fresh name: never an existing file or a planted symbolic link). */
+export function openTempFile(path: string): TempFile {
   const tmp = join(dirname(path), `.${basename(path)}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`);
   // "wx": a fresh file, never an existing one or a symbolic link planted at the temp name.
   const fd = openSync(tmp, "wx", FILE_MODE);
@@ -53,17 +84,7 @@ export function stageFileAtomic(
     rmSync(tmp, { force: true });
     throw err;
   };
-  let wait: () => void;
-  try {
-    writeAll(fd, typeof data === "string" ? [Buffer.from(data, "utf8")] : data instanceof Uint8Array ? [data] : data);
-    if (options.syncLater) wait = startDataSync(fd);
-    else {
-      fdatasyncSync(fd);
-      wait = () => {};
-    }
-  } catch (err) {
-    return fail(err);
-  }
+  let wait = () => {};
   const synced = () => {
     if (failure !== undefined) throw failure;
     if (!open) return;
@@ -75,8 +96,7 @@ export function stageFileAtomic(
     closeSync(fd);
     open = false;
   };
-  if (!options.syncLater) synced();
-  return {
+  const staged: StagedFile = {
     synced,
     commit() {
       synced();
@@ -95,6 +115,27 @@ export function stageFileAtomic(
       }
       rmSync(tmp, { force: true });
     },
+  };
+  return {
+    write(chunks) {
+      try {
+        writeAll(fd, chunks);
+      } catch (err) {
+        fail(err);
+      }
+    },
+    writeBack: () => startWriteback(fd),
+    stage(options = {}) {
+      try {
+        if (options.syncLater) wait = startDataSync(fd);
+        else fdatasyncSync(fd);
+      } catch (err) {
+        return fail(err);
+      }
+      if (!options.syncLater) synced();
+      return staged;
+    },
+    discard: () => staged.discard(),
   };
 }
 

@@ -1,6 +1,6 @@
 // history.json: read (tolerating Agenvoy records), serialise, write atomically; corrupt files are refused.
 import { lstatSync, readFileSync } from "node:fs";
-import { stageFileAtomic, type StagedFile } from "../../shared/atomic-write.ts";
+import { openTempFile, stageFileAtomic, type StagedFile } from "../../shared/atomic-write.ts";
 import { namedError } from "../../shared/errors.ts";
 import { describeOffset, jsonErrorOffset } from "../../shared/json-error-position.ts";
 import { isRole, type MessageRecord } from "../../shared/message.ts";
@@ -199,7 +199,7 @@ function fillMissingTimes(records: MessageRecord[], missing: number[], fallback:
 /**
  * Read a session's history.json (a missing file is an empty history). Cached per file identity. With
  * `shared`, a cached list is returned itself, not a copy: the caller must not change it (the write path,
- * which passes it back to stageAppend).
+ * which passes it back to beginAppend).
  */
 export function readHistory(file: string, options: { shared?: boolean } = {}): HistoryDoc {
   const stamp = stampOf(file);
@@ -238,8 +238,16 @@ function stageData(
   options: { syncLater?: boolean },
   cached: (stamp: string, size: number) => void,
 ): StagedFile {
+  return withCacheUpdate(file, stageFileAtomic(file, data, options), data, cached);
+}
+
+function withCacheUpdate(
+  file: string,
+  staged: StagedFile,
+  data: Buffer[],
+  cached: (stamp: string, size: number) => void,
+): StagedFile {
   const size = data.reduce((n, b) => n + b.length, 0);
-  const staged = stageFileAtomic(file, data, options);
   return {
     synced: () => staged.synced(),
     commit() {
@@ -252,33 +260,61 @@ function stageData(
   };
 }
 
+/** An append begun before its records are known (beginAppend). */
+export interface PendingAppend {
+  /**
+   * Stage the file with `added` after `base`; undefined (and the temp file removed) when nothing is added or
+   * `base` is no longer the cached list of the file. commit() grows the cached list in place.
+   */
+  stage(
+    base: readonly MessageRecord[],
+    added: readonly MessageRecord[],
+    serialized?: ReadonlyMap<MessageRecord, string>,
+    options?: { syncLater?: boolean },
+  ): StagedFile | undefined;
+  /** Remove the temp file, unless stage() staged it. */
+  discard(): void;
+}
+
 /**
- * Stage `base` followed by `added`. When `base` is the cached list of this file (readHistory with `shared`),
- * the new records' JSON is a chunk added to the cached bytes and commit() grows the cached list in place:
- * nothing of the file is copied or serialised again. Otherwise the same as stageHistory.
+ * Begin an append to `file` whose cached list is `base` (readHistory with `shared`) before the new records are
+ * known: the cached bytes up to the closing bracket go to the temp file and their write-back starts, so the
+ * disk is busy while the caller works out the records. Nothing of the file is copied or serialised again.
+ * undefined when the cache does not hold `base` for this file.
  */
-export function stageAppend(
-  file: string,
-  base: readonly MessageRecord[],
-  added: readonly MessageRecord[],
-  serialized?: ReadonlyMap<MessageRecord, string>,
-  options: { syncLater?: boolean } = {},
-): StagedFile {
+export function beginAppend(file: string, base: readonly MessageRecord[]): PendingAppend | undefined {
   const hit = cache.get(file);
   const tail = hit?.data[hit.data.length - 1];
-  if (!hit || hit.records !== base || base.length === 0 || added.length === 0 || !tail?.subarray(-3).equals(CLOSE))
-    return stageHistory(file, base.concat(added), serialized, options);
-  const json = added.map((r) => serialized?.get(r) ?? serializeRecord(r)).join(",\n");
-  const chunks = hit.data
-    .slice(0, -1)
-    .concat(tail.subarray(0, tail.length - 3), Buffer.from(",\n" + json + "\n]\n", "utf8"));
-  const data = chunks.length > MAX_CHUNKS ? [Buffer.concat(chunks)] : chunks;
-  return stageData(file, data, options, (stamp, size) => {
-    if (cache.get(file) !== hit) return cacheDrop(file);
-    for (const r of added) hit.records.push(r);
-    cachedBytes += size - hit.size;
-    Object.assign(hit, { bytes: size, stamp, data, size });
-  });
+  if (!hit || hit.records !== base || base.length === 0 || !tail?.subarray(-3).equals(CLOSE)) return undefined;
+  const head = hit.data.slice(0, -1).concat(tail.subarray(0, tail.length - 3));
+  const temp = openTempFile(file);
+  temp.write(head);
+  temp.writeBack();
+  let used = false;
+  return {
+    stage(now, added, serialized, options = {}) {
+      used = true;
+      if (cache.get(file) !== hit || hit.records !== now || added.length === 0) {
+        temp.discard();
+        return undefined;
+      }
+      const json = added.map((r) => serialized?.get(r) ?? serializeRecord(r)).join(",\n");
+      const last = Buffer.from(",\n" + json + "\n]\n", "utf8");
+      temp.write([last]);
+      const chunks = head.concat(last);
+      const data = chunks.length > MAX_CHUNKS ? [Buffer.concat(chunks)] : chunks;
+      return withCacheUpdate(file, temp.stage(options), data, (stamp, size) => {
+        if (cache.get(file) !== hit) return cacheDrop(file);
+        for (const r of added) hit.records.push(r);
+        cachedBytes += size - hit.size;
+        Object.assign(hit, { bytes: size, stamp, data, size });
+      });
+    },
+    discard() {
+      if (!used) temp.discard();
+      used = true;
+    },
+  };
 }
 
 export function writeHistory(file: string, records: readonly MessageRecord[]): void {

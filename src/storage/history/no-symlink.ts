@@ -14,23 +14,25 @@ export const SymlinkRefusedError = namedError<{ path: string }>(
 );
 export type SymlinkRefusedError = InstanceType<typeof SymlinkRefusedError>;
 
-/** Throw SymlinkRefusedError when `path` is a symbolic link (a missing path is fine). */
-export function refuseSymlink(path: string): void {
-  let link: boolean;
+/** Throw SymlinkRefusedError when `path` is a symbolic link (a missing path is fine). Returns whether it exists. */
+export function refuseSymlink(path: string): boolean {
+  let link: boolean | undefined;
   try {
-    link = lstatSync(path).isSymbolicLink();
+    link = lstatSync(path, { throwIfNoEntry: false })?.isSymbolicLink(); // a missing file is the usual case: no throw
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === "ENOENT" || (err as NodeJS.ErrnoException).code === "ENOTDIR") return;
+    if ((err as NodeJS.ErrnoException).code === "ENOTDIR") return false;
     throw err;
   }
   if (link) throw new SymlinkRefusedError({ path });
+  return link !== undefined;
 }
 
 /** The files memvoy keeps in a session folder. */
 export const SESSION_FILES = ["history.json", "summary.json", ".summary_cursor", ".summary.lock"] as const;
 
-/** Refuse a session whose folder, or any file memvoy keeps in it, is a symbolic link. */
-export function refuseSessionSymlinks(sessionDir: string): void {
-  refuseSymlink(sessionDir);
+/** Refuse a session whose folder, or any file memvoy keeps in it, is a symbolic link. Returns whether the folder exists. */
+export function refuseSessionSymlinks(sessionDir: string): boolean {
+  if (!refuseSymlink(sessionDir)) return false;
   for (const name of SESSION_FILES) refuseSymlink(join(sessionDir, name));
+  return true;
 }

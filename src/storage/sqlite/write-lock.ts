@@ -11,3 +11,12 @@ export function withWriteLock<T>(db: Db, fn: () => T): T {
     throw asNoSpace(err, db.filename, `writing to ${basename(db.filename)}`);
   }
 }
+
+/**
+ * Inside withWriteLock: make FTS5 write its pending terms (the segment and any merge work it would do at the
+ * commit) now. A savepoint does it, so a writer can do it while it waits anyway; the segment is the same.
+ */
+export function flushPendingIndex(db: Db): void {
+  db.run("SAVEPOINT flush_index");
+  db.run("RELEASE flush_index");
+}
