@@ -6,6 +6,7 @@ import { homePaths, resolveHome } from "../config/home.ts";
 import { loadConfig } from "../config/load.ts";
 import type { Config } from "../config/schema.ts";
 import { assertSessionId } from "../shared/session-id.ts";
+import { writeOut } from "../shared/stdout.ts";
 import { bool, expectPositionals, leadingOptions, parseArgs, type FlagSpecs, type Parsed } from "./args.ts";
 import { CommandUsageError } from "./usage-errors.ts";
 
@@ -53,7 +54,7 @@ export function openFromFlags(p: Parsed, command?: string, config?: Config, shor
 
 /** `--help` text for a command, printed to stdout. */
 export function printUsage(usage: string): number {
-  process.stdout.write(usage.trimEnd() + "\n");
+  writeOut(usage.trimEnd() + "\n");
   return 0;
 }
 
