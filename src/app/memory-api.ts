@@ -38,7 +38,7 @@ import { daemonLockHeld } from "./daemon-probe.ts";
 import { keywordSearch } from "../search/keyword.ts";
 import type { IndexUpgradeOptions, IndexUpgradeResult, IndexUpgradeState } from "../memory/index-upgrade.ts";
 import type { MatchMode, SearchHit, SearchOptions, SearchResult } from "../search/search-types.ts";
-import { toNewMessage, type WireMessageInput } from "./wire-input.ts";
+import type { WireMessageInput } from "./wire-input.ts";
 import type { RecordErrorResult } from "../memory/error-memory/record-error.ts";
 import type { ErrorSearchResult } from "../memory/error-memory/search-errors.ts";
 import type { ErrorList, RemoveErrorResult, SweepResult } from "../memory/error-memory/error-admin.ts";
@@ -54,7 +54,7 @@ import type { ImportApi } from "./import-api.ts";
 import type { UsageReport } from "../memory/usage-report.ts";
 
 // Domains a method needs are loaded when it is first called, so a command pays only for what it uses
-// (`search` never loads summaries, error memory or the semantic tier).
+// (`search` never loads summaries, error memory, the semantic tier or the input schemas).
 const load = {
   admin: () => require("../memory/session-admin.ts") as typeof import("../memory/session-admin.ts"),
   doctor: () => require("../memory/doctor.ts") as typeof import("../memory/doctor.ts"),
@@ -81,6 +81,7 @@ const load = {
   indexUpgrade: () => require("../memory/index-upgrade.ts") as typeof import("../memory/index-upgrade.ts"),
   imports: () => require("./import-api.ts") as typeof import("./import-api.ts"),
   searchJson: () => require("./api/search-json.ts") as typeof import("./api/search-json.ts"),
+  wireInput: () => require("./wire-input.ts") as typeof import("./wire-input.ts"),
 };
 
 /** A search limited to a session that does not exist (every front-end gives the same answer: exit 2 / 4xx). */
@@ -139,6 +140,7 @@ export class HomeMemory implements MaintenanceApi {
   /** Append one message or several (in order) to a session. Returns once history.json and SQLite hold them. */
   add(session: string, messages: WireMessageInput | readonly WireMessageInput[]): AppendResult {
     const list = Array.isArray(messages) ? messages : [messages as WireMessageInput];
+    const { toNewMessage } = load.wireInput();
     const inputs = list.map((m, i) => toNewMessage(m, list.length > 1 ? `message ${i + 1}` : "message"));
     const result = appendMessages(this.ctx, session, inputs);
     this.#semanticAfterWrite();
