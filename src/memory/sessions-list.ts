@@ -2,11 +2,11 @@
 // has not seen yet (backfill on first encounter). sessions/ is scanned again only when its mtime moves.
 import { existsSync, statSync } from "node:fs";
 import { refuseSessionSymlinks } from "../storage/history/no-symlink.ts";
-import { listSessionIds, listSessionRows } from "../storage/sqlite/sessions-repo.ts";
+import { listSessionRows, namesWithoutSession } from "../storage/sqlite/sessions-repo.ts";
 import { sessionHasMessages } from "../storage/sqlite/messages-repo.ts";
 import { listSessionMeta, type SessionMeta } from "../storage/sqlite/session-meta-repo.ts";
 import type { MemoryContext } from "./memory-context.ts";
-import { sessionDirs } from "./session-admin.ts";
+import { sessionDirs, unknownSessionDirs } from "./session-admin.ts";
 import { backfillSession } from "./write-path.ts";
 
 export interface SessionInfo {
@@ -52,8 +52,7 @@ export function discoverSessions(ctx: MemoryContext): number {
   if (!state) discovery.set(ctx, (state = { pending: new Set() }));
   const { stamp, racy } = sessionsStamp(ctx);
   if (stamp !== state.stamp) {
-    const known = new Set(listSessionIds(ctx.db));
-    state.pending = new Set(sessionDirs(ctx, known));
+    state.pending = new Set(unknownSessionDirs(ctx, (names) => namesWithoutSession(ctx.db, names)));
     state.stamp = racy ? undefined : stamp;
   }
   let adopted = 0;
