@@ -9,7 +9,7 @@ import type { Config } from "../config/schema.ts";
 import { openDatabase } from "../storage/sqlite/open-database.ts";
 import { HomeMemory } from "./memory-api.ts";
 import { NotInSharedModeError } from "./shared/shared-mode-errors.ts";
-import { finishPendingRemovals } from "../memory/remove-message.ts";
+import { hasPendingRemovals } from "../storage/sqlite/pending-removals-repo.ts";
 import type { Embedder } from "../embed/embedder.ts";
 import type { DrainMode } from "./semantic-api.ts";
 
@@ -59,7 +59,9 @@ export function openMemory(options: OpenOptions = {}): HomeMemory {
   }
   const db = openDatabase(paths.db, { shortLived: options.shortLived, create: options.create });
   const ctx = { paths, config, db, now: options.now ?? nowNs, env };
-  finishPendingRemovals(ctx); // an rm-message a crash interrupted
+  // An rm-message a crash interrupted is finished now; the removal code loads only then.
+  if (hasPendingRemovals(db))
+    (require("../memory/remove-message.ts") as typeof import("../memory/remove-message.ts")).finishPendingRemovals(ctx);
   return new HomeMemory(ctx, { drain: options.drain, embedder: options.embedder });
 }
 export type { HomeMemory };

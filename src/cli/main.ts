@@ -1,6 +1,5 @@
 // CLI entry: global flags, --help, and lazy dispatch to one command module.
 import { CommandUsageError } from "./usage-errors.ts";
-import { reportError } from "./format-error.ts";
 import type { CommandModule } from "./command.ts";
 import { leadingOptions } from "./args.ts";
 import { stdoutStream, writeOut } from "../shared/stdout.ts";
@@ -142,6 +141,8 @@ export async function runCli(argv: readonly string[], version: string): Promise<
   } catch (err) {
     // stdout was closed by the reader (`| head -1`): nothing more to say, and nothing went wrong.
     if ((err as NodeJS.ErrnoException)?.code === "EPIPE") return 0;
+    // Loaded for a failure only: describing an error (with secrets redacted) is no part of a command that works.
+    const { reportError } = await import("./format-error.ts");
     return reportError(err, json);
   }
 }

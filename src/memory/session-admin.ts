@@ -1,6 +1,5 @@
 // reset (history + archive + vectors; the summary survives unless --all) and rm (everything of a session).
-import { existsSync, lstatSync, readdirSync, rmSync } from "node:fs";
-import { join } from "node:path";
+import { existsSync, rmSync } from "node:fs";
 import { namedError } from "../shared/errors.ts";
 import { assertSessionId } from "../shared/session-id.ts";
 import { refuseSessionSymlinks } from "../storage/history/no-symlink.ts";
@@ -13,6 +12,8 @@ import { deleteSummaryRun } from "../storage/sqlite/summary-runs-repo.ts";
 import { deleteSessionUsage } from "../storage/sqlite/usage-repo.ts";
 import { withHomeLock } from "./home-lock.ts";
 import type { MemoryContext } from "./memory-context.ts";
+
+export { sessionDirs, unknownSessionDirs } from "./session-dirs.ts";
 
 export const UnknownSessionError = namedError<{ session: string; home: string }>(
   "UnknownSessionError",
@@ -97,36 +98,4 @@ function purgeText(ctx: MemoryContext): void {
 function forgetSummaryRows(ctx: MemoryContext, session: string, usageToo = false): void {
   deleteSummaryRun(ctx.db, session);
   if (usageToo) deleteSessionUsage(ctx.db, session);
-}
-
-const SESSION_DIR = /^[A-Za-z0-9_-][A-Za-z0-9._-]{0,127}$/;
-
-/**
- * Session folders on disk whose names `unknown` keeps (of all the names in sessions/, those the archive has
- * no row for): only the names are listed and those few looked at, far cheaper than a typed listing.
- */
-export function unknownSessionDirs(
-  ctx: Pick<MemoryContext, "paths">,
-  unknown: (names: string[]) => string[],
-): string[] {
-  try {
-    return unknown(readdirSync(ctx.paths.sessions)).filter(
-      (name) =>
-        SESSION_DIR.test(name) &&
-        lstatSync(join(ctx.paths.sessions, name), { throwIfNoEntry: false })?.isDirectory() === true,
-    );
-  } catch {
-    return [];
-  }
-}
-
-/** Session folders on disk (valid ids only). */
-export function sessionDirs(ctx: Pick<MemoryContext, "paths">): string[] {
-  try {
-    return readdirSync(ctx.paths.sessions, { withFileTypes: true })
-      .filter((d) => d.isDirectory() && SESSION_DIR.test(d.name))
-      .map((d) => d.name);
-  } catch {
-    return [];
-  }
 }

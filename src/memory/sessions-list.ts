@@ -6,8 +6,10 @@ import { listSessionRows, namesWithoutSession } from "../storage/sqlite/sessions
 import { sessionHasMessages } from "../storage/sqlite/messages-repo.ts";
 import { listSessionMeta, type SessionMeta } from "../storage/sqlite/session-meta-repo.ts";
 import type { MemoryContext } from "./memory-context.ts";
-import { sessionDirs, unknownSessionDirs } from "./session-admin.ts";
-import { backfillSession } from "./write-path.ts";
+import { sessionDirs, unknownSessionDirs } from "./session-dirs.ts";
+
+// The write path is loaded when a folder is backfilled: a search or listing of a known home needs none of it.
+const writePath = () => require("./write-path.ts") as typeof import("./write-path.ts");
 
 export interface SessionInfo {
   id: string;
@@ -60,7 +62,7 @@ export function discoverSessions(ctx: MemoryContext): number {
     if (!existsSync(ctx.paths.history(id))) continue;
     try {
       refuseSessionSymlinks(ctx.paths.session(id));
-      adopted += backfillSession(ctx, id);
+      adopted += writePath().backfillSession(ctx, id);
       if (sessionHasMessages(ctx.db, id)) state.pending.delete(id);
     } catch {
       // A corrupt history.json or a symbolic link is reported by `doctor`; listing must still work.
@@ -71,7 +73,8 @@ export function discoverSessions(ctx: MemoryContext): number {
 
 /** Backfill one session on first encounter (its history.json exists, the archive has none of it). */
 export function ensureBackfilled(ctx: MemoryContext, session: string): void {
-  if (!sessionHasMessages(ctx.db, session) && existsSync(ctx.paths.history(session))) backfillSession(ctx, session);
+  if (!sessionHasMessages(ctx.db, session) && existsSync(ctx.paths.history(session)))
+    writePath().backfillSession(ctx, session);
 }
 
 export function listSessions(ctx: MemoryContext): SessionInfo[] {
