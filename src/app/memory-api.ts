@@ -11,17 +11,12 @@ import { assertSessionId } from "../shared/session-id.ts";
 import { isTimeRange, type TimeRange } from "../shared/time.ts";
 import { resolveFilter } from "../shared/time-filter.ts";
 import type { MemoryContext } from "../memory/memory-context.ts";
-import { appendMessages, type AppendResult } from "../memory/write-path.ts";
+import type { AppendResult } from "../memory/write-path.ts";
 import { listSessions, discoverSessions, ensureBackfilled, type SessionInfo } from "../memory/sessions-list.ts";
-import { readSessionHistory, type HistoryOptions } from "../memory/history-view.ts";
-import { sessionExists, type ResetResult } from "../memory/session-admin.ts";
+import type { HistoryOptions } from "../memory/history-view.ts";
+import type { ResetResult } from "../memory/session-admin.ts";
 import type { DoctorReport } from "../memory/doctor.ts";
-import {
-  messageSession,
-  removeMessage,
-  UnknownMessageError,
-  type RemoveMessageResult,
-} from "../memory/remove-message.ts";
+import type { RemoveMessageResult } from "../memory/remove-message.ts";
 import type { PurgeReport } from "../memory/embedding/purge.ts";
 import type { MaintenanceReport, VectorMaintenance } from "../memory/maintenance.ts";
 import type { TurnContext } from "../memory/turn-context.ts";
@@ -38,7 +33,7 @@ import { daemonLockHeld } from "./daemon-probe.ts";
 import { keywordSearch } from "../search/keyword.ts";
 import type { IndexUpgradeOptions, IndexUpgradeResult, IndexUpgradeState } from "../memory/index-upgrade.ts";
 import type { MatchMode, SearchHit, SearchOptions, SearchResult } from "../search/search-types.ts";
-import { toNewMessage, type WireMessageInput } from "./wire-input.ts";
+import type { WireMessageInput } from "./wire-input.ts";
 import type { RecordErrorResult } from "../memory/error-memory/record-error.ts";
 import type { ErrorSearchResult } from "../memory/error-memory/search-errors.ts";
 import type { ErrorList, RemoveErrorResult, SweepResult } from "../memory/error-memory/error-admin.ts";
@@ -47,14 +42,14 @@ import type { ErrorRecord } from "../memory/error-memory/error-record.ts";
 import type { EmbeddingBacklog, SemanticApi, SemanticTierOptions } from "./semantic-api.ts";
 import type { DrainOptions, DrainReport } from "../memory/embedding/drain.ts";
 import type { ReindexOptions, ReindexReport } from "../memory/embedding/reindex.ts";
-import { getMessages, messagesAround, type Around } from "../memory/message-lookup.ts";
+import { getMessages, messagesAround, UnknownMessageError, type Around } from "../memory/message-lookup.ts";
 import { homeInfo, type HomeInfo, type MaintenanceApi } from "./maintenance-api.ts";
 import type { SearchResultJson } from "./api/json-types.ts";
 import type { ImportApi } from "./import-api.ts";
 import type { UsageReport } from "../memory/usage-report.ts";
 
 // Domains a method needs are loaded when it is first called, so a command pays only for what it uses
-// (`search` never loads summaries, error memory or the semantic tier).
+// (`search` never loads summaries, error memory, the semantic tier or the input schemas).
 const load = {
   admin: () => require("../memory/session-admin.ts") as typeof import("../memory/session-admin.ts"),
   doctor: () => require("../memory/doctor.ts") as typeof import("../memory/doctor.ts"),
@@ -81,6 +76,10 @@ const load = {
   indexUpgrade: () => require("../memory/index-upgrade.ts") as typeof import("../memory/index-upgrade.ts"),
   imports: () => require("./import-api.ts") as typeof import("./import-api.ts"),
   searchJson: () => require("./api/search-json.ts") as typeof import("./api/search-json.ts"),
+  wireInput: () => require("./wire-input.ts") as typeof import("./wire-input.ts"),
+  historyView: () => require("../memory/history-view.ts") as typeof import("../memory/history-view.ts"),
+  writePath: () => require("../memory/write-path.ts") as typeof import("../memory/write-path.ts"),
+  removal: () => require("../memory/remove-message.ts") as typeof import("../memory/remove-message.ts"),
 };
 
 /** A search limited to a session that does not exist (every front-end gives the same answer: exit 2 / 4xx). */
@@ -139,8 +138,9 @@ export class HomeMemory implements MaintenanceApi {
   /** Append one message or several (in order) to a session. Returns once history.json and SQLite hold them. */
   add(session: string, messages: WireMessageInput | readonly WireMessageInput[]): AppendResult {
     const list = Array.isArray(messages) ? messages : [messages as WireMessageInput];
+    const { toNewMessage } = load.wireInput();
     const inputs = list.map((m, i) => toNewMessage(m, list.length > 1 ? `message ${i + 1}` : "message"));
-    const result = appendMessages(this.ctx, session, inputs);
+    const result = load.writePath().appendMessages(this.ctx, session, inputs);
     this.#semanticAfterWrite();
     return result;
   }
@@ -168,14 +168,14 @@ export class HomeMemory implements MaintenanceApi {
   history(session: string, options: HistoryOptions = {}): StoredMessage[] {
     const { since, until, role, sender, ...rest } = options;
     const filter = resolveFilter({ since, until, role, sender }, this.ctx.now());
-    return readSessionHistory(this.ctx, session, { ...rest, filter });
+    return load.historyView().readSessionHistory(this.ctx, session, { ...rest, filter });
   }
 
   async search(options: SearchOptions): Promise<SearchResult> {
     const o = checkSearchOptions(options);
     this.#semanticApi?.stopWarming();
     if (o.session === undefined) discoverSessions(this.ctx);
-    else if (!sessionExists(this.ctx, o.session))
+    else if (!load.admin().sessionExists(this.ctx, o.session))
       throw new NoSuchSessionError({ session: o.session, home: this.ctx.paths.home });
     else ensureBackfilled(this.ctx, o.session);
     const match = o.match ?? "keyword";
@@ -270,6 +270,7 @@ export class HomeMemory implements MaintenanceApi {
    * summary stays (the result says whether it had covered the message) unless `dropSummary`.
    */
   async rmMessage(id: string, options: { dropSummary?: boolean } = {}): Promise<RemoveMessageResult> {
+    const { messageSession, removeMessage } = load.removal();
     let session = messageSession(this.ctx, id);
     if (session === undefined) {
       discoverSessions(this.ctx); // a session folder this process has not seen yet

@@ -4,12 +4,12 @@ import { ensureDir, ensureDirIn } from "../shared/atomic-write.ts";
 import { namedError } from "../shared/errors.ts";
 import { nowNs } from "../shared/time.ts";
 import { homePaths, resolveHome } from "../config/home.ts";
-import { loadConfig } from "../config/load.ts";
+import { loadConfigCached } from "../config/load-cached.ts";
 import type { Config } from "../config/schema.ts";
 import { openDatabase } from "../storage/sqlite/open-database.ts";
 import { HomeMemory } from "./memory-api.ts";
 import { NotInSharedModeError } from "./shared/shared-mode-errors.ts";
-import { finishPendingRemovals } from "../memory/remove-message.ts";
+import { hasPendingRemovals } from "../storage/sqlite/pending-removals-repo.ts";
 import type { Embedder } from "../embed/embedder.ts";
 import type { DrainMode } from "./semantic-api.ts";
 
@@ -48,7 +48,7 @@ export function openMemory(options: OpenOptions = {}): HomeMemory {
   if (options.create === false && !(existsSync(paths.home) && existsSync(paths.db))) {
     throw new HomeMissingError({ home: paths.home });
   }
-  const config = options.config ?? loadConfig(paths.config, env);
+  const config = options.config ?? loadConfigCached(paths.config, env);
   // A shared archive is the source of truth: the home's own archive must not be read or written instead.
   if (config.archive.url.trim()) throw new NotInSharedModeError({ command: options.command ?? "this command" });
   // Background work (create: false) makes no folder above the home's own: a home deleted under it stays deleted.
@@ -59,7 +59,9 @@ export function openMemory(options: OpenOptions = {}): HomeMemory {
   }
   const db = openDatabase(paths.db, { shortLived: options.shortLived, create: options.create });
   const ctx = { paths, config, db, now: options.now ?? nowNs, env };
-  finishPendingRemovals(ctx); // an rm-message a crash interrupted
+  // An rm-message a crash interrupted is finished now; the removal code loads only then.
+  if (hasPendingRemovals(db))
+    (require("../memory/remove-message.ts") as typeof import("../memory/remove-message.ts")).finishPendingRemovals(ctx);
   return new HomeMemory(ctx, { drain: options.drain, embedder: options.embedder });
 }
 export type { HomeMemory };

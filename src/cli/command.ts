@@ -3,9 +3,10 @@ import type { HomeMemory } from "../app/memory-api.ts";
 import { openMemory } from "../app/open-memory.ts";
 import type { SharedHome } from "../app/shared/shared-home.ts";
 import { homePaths, resolveHome } from "../config/home.ts";
-import { loadConfig } from "../config/load.ts";
+import { loadConfigCached } from "../config/load-cached.ts";
 import type { Config } from "../config/schema.ts";
 import { assertSessionId } from "../shared/session-id.ts";
+import { writeOut } from "../shared/stdout.ts";
 import { bool, expectPositionals, leadingOptions, parseArgs, type FlagSpecs, type Parsed } from "./args.ts";
 import { CommandUsageError } from "./usage-errors.ts";
 
@@ -53,7 +54,7 @@ export function openFromFlags(p: Parsed, command?: string, config?: Config, shor
 
 /** `--help` text for a command, printed to stdout. */
 export function printUsage(usage: string): number {
-  process.stdout.write(usage.trimEnd() + "\n");
+  writeOut(usage.trimEnd() + "\n");
   return 0;
 }
 
@@ -144,7 +145,7 @@ export async function usingAnyHome<T>(
   shortLived = true,
 ): Promise<T> {
   const home = p.flags.home as string | undefined;
-  const config = loadConfig(homePaths(resolveHome(home, process.env)).config, process.env);
+  const config = loadConfigCached(homePaths(resolveHome(home, process.env)).config, process.env);
   if (!config.archive.url.trim()) return using(openFromFlags(p, command, config, shortLived), body);
   const { openSharedHome } = await import("../app/shared/open-shared.ts");
   const api = await openSharedHome({ home, config });

@@ -1,8 +1,8 @@
 // CLI entry: global flags, --help, and lazy dispatch to one command module.
 import { CommandUsageError } from "./usage-errors.ts";
-import { reportError } from "./format-error.ts";
 import type { CommandModule } from "./command.ts";
 import { leadingOptions } from "./args.ts";
+import { stdoutStream, writeOut } from "../shared/stdout.ts";
 
 const COMMANDS: Record<string, () => Promise<CommandModule>> = {
   add: () => import("./commands/add.ts"),
@@ -106,7 +106,7 @@ export async function runCli(argv: readonly string[], version: string): Promise<
       const { home } = lead;
       // `memvoy` or `memvoy --home DIR` alone opens the terminal UI.
       const homeOnly = argv.length === 0 || (home !== undefined && argv.length === (argv[0] === "--home" ? 2 : 1));
-      if (homeOnly && process.stdin.isTTY && process.stdout.isTTY) {
+      if (homeOnly && process.stdin.isTTY && stdoutStream().isTTY) {
         if (process.env.TERM === "dumb") {
           throw new CommandUsageError({ problem: "dumb-terminal" });
         }
@@ -114,11 +114,11 @@ export async function runCli(argv: readonly string[], version: string): Promise<
         const code = await runTui({ home });
         // Quit never waits for background work (a drain, a search, a model call): the terminal is already
         // given back, so end now instead of letting pending work hold the process open.
-        await new Promise<void>((resolve) => process.stdout.write("", () => resolve()));
+        await new Promise<void>((resolve) => stdoutStream().write("", () => resolve()));
         process.exit(code);
       }
       if (argv.includes("--help") || argv.includes("-h") || homeOnly) {
-        process.stdout.write(mainHelp(version));
+        writeOut(mainHelp(version));
         return 0;
       }
       throw new CommandUsageError({ problem: "missing-command" });
@@ -126,12 +126,12 @@ export async function runCli(argv: readonly string[], version: string): Promise<
     if (command === "help") {
       const rest = argv.slice(cmdIndex + 1).filter((a) => !a.startsWith("-"));
       if (rest.length === 0) {
-        process.stdout.write(mainHelp(version));
+        writeOut(mainHelp(version));
         return 0;
       }
       const mod = await loadCommand(rest[0]!);
       if (!mod) throw new CommandUsageError({ problem: "unknown-command", command: rest[0]! });
-      process.stdout.write(mod.usage.trimEnd() + "\n");
+      writeOut(mod.usage.trimEnd() + "\n");
       return 0;
     }
     const load = COMMANDS[command];
@@ -141,6 +141,8 @@ export async function runCli(argv: readonly string[], version: string): Promise<
   } catch (err) {
     // stdout was closed by the reader (`| head -1`): nothing more to say, and nothing went wrong.
     if ((err as NodeJS.ErrnoException)?.code === "EPIPE") return 0;
+    // Loaded for a failure only: describing an error (with secrets redacted) is no part of a command that works.
+    const { reportError } = await import("./format-error.ts");
     return reportError(err, json);
   }
 }

@@ -1,10 +1,11 @@
 // Writing results: one JSON document with --json, readable text otherwise; colour only on a TTY without NO_COLOR.
 import type { StoredMessage } from "../shared/message.ts";
 import { nsToLocalSeconds } from "../shared/time.ts";
+import { stdoutIsTTY, writeOut } from "../shared/stdout.ts";
 export { messageJson } from "../app/api/json-shapes.ts";
 
-export function useColor(stream: { isTTY?: boolean } = process.stdout): boolean {
-  return !!stream.isTTY && !process.env.NO_COLOR && process.env.TERM !== "dumb";
+export function useColor(stream?: { isTTY?: boolean }): boolean {
+  return (stream ? !!stream.isTTY : stdoutIsTTY()) && !process.env.NO_COLOR && process.env.TERM !== "dumb";
 }
 
 const paint = (code: string) => (s: string) => (useColor() ? `\x1b[${code}m${s}\x1b[0m` : s);
@@ -14,11 +15,11 @@ export const cyan = paint("36");
 export const yellow = paint("33");
 
 export function printJson(value: unknown): void {
-  process.stdout.write(JSON.stringify(value, (_k, v) => (typeof v === "bigint" ? v.toString() : v), 2) + "\n");
+  writeOut(JSON.stringify(value, (_k, v) => (typeof v === "bigint" ? v.toString() : v), 2) + "\n");
 }
 
 export function println(text = ""): void {
-  process.stdout.write(text + "\n");
+  writeOut(text + "\n");
 }
 
 export function messageHeader(m: StoredMessage): string {

@@ -6,6 +6,7 @@
 import type { PassThrough, Writable } from "node:stream";
 import type { MemoryApi } from "../app/api/memory-api.ts";
 import { describeError } from "../shared/describe-error.ts";
+import { stdoutStream } from "../shared/stdout.ts";
 import type { EarlyAnswers } from "./early-answers.ts";
 import { earlyAnswers } from "./early-answers.ts" with { type: "macro" };
 
@@ -35,7 +36,7 @@ export async function runMcpStdio(api: MemoryApi, version: string): Promise<numb
   let stopSdk = async () => {};
   let ended = false;
 
-  const write = (m: Message) => process.stdout.write(`${JSON.stringify(m)}\n`);
+  const write = (m: Message) => stdoutStream().write(`${JSON.stringify(m)}\n`);
 
   /** Answer one start-up line from the recorded answers; false: the SDK must see it. */
   const answerEarly = (line: string): boolean => {
@@ -172,9 +173,9 @@ function withoutReplayAnswer(WritableStream: typeof Writable): Writable {
         });
         const rest = kept.join("\n");
         if (rest === "") return callback();
-        return process.stdout.write(rest, () => callback());
+        return stdoutStream().write(rest, () => callback());
       }
-      process.stdout.write(chunk, () => callback());
+      stdoutStream().write(chunk, () => callback());
     },
   });
 }

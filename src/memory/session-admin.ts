@@ -1,6 +1,5 @@
 // reset (history + archive + vectors; the summary survives unless --all) and rm (everything of a session).
-import { existsSync, lstatSync, readdirSync, rmSync } from "node:fs";
-import { join } from "node:path";
+import { existsSync, rmSync } from "node:fs";
 import { namedError } from "../shared/errors.ts";
 import { assertSessionId } from "../shared/session-id.ts";
 import { refuseSessionSymlinks } from "../storage/history/no-symlink.ts";
@@ -13,6 +12,8 @@ import { deleteSummaryRun } from "../storage/sqlite/summary-runs-repo.ts";
 import { deleteSessionUsage } from "../storage/sqlite/usage-repo.ts";
 import { withHomeLock } from "./home-lock.ts";
 import type { MemoryContext } from "./memory-context.ts";
+
+export { sessionDirs, unknownSessionDirs } from "./session-dirs.ts";
 
 export const UnknownSessionError = namedError<{ session: string; home: string }>(
   "UnknownSessionError",
@@ -97,27 +98,4 @@ function purgeText(ctx: MemoryContext): void {
 function forgetSummaryRows(ctx: MemoryContext, session: string, usageToo = false): void {
   deleteSummaryRun(ctx.db, session);
   if (usageToo) deleteSessionUsage(ctx.db, session);
-}
-
-const SESSION_DIR = /^[A-Za-z0-9_-][A-Za-z0-9._-]{0,127}$/;
-
-/**
- * Session folders on disk (valid ids only). With `known`, those ids are left out unchecked: only the names
- * are listed and the others looked at (far cheaper than a typed listing of a thousand folders).
- */
-export function sessionDirs(ctx: Pick<MemoryContext, "paths">, known?: ReadonlySet<string>): string[] {
-  try {
-    if (known)
-      return readdirSync(ctx.paths.sessions).filter(
-        (name) =>
-          !known.has(name) &&
-          SESSION_DIR.test(name) &&
-          lstatSync(join(ctx.paths.sessions, name), { throwIfNoEntry: false })?.isDirectory() === true,
-      );
-    return readdirSync(ctx.paths.sessions, { withFileTypes: true })
-      .filter((d) => d.isDirectory() && SESSION_DIR.test(d.name))
-      .map((d) => d.name);
-  } catch {
-    return [];
-  }
 }

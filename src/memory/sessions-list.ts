@@ -2,12 +2,14 @@
 // has not seen yet (backfill on first encounter). sessions/ is scanned again only when its mtime moves.
 import { existsSync, statSync } from "node:fs";
 import { refuseSessionSymlinks } from "../storage/history/no-symlink.ts";
-import { listSessionIds, listSessionRows } from "../storage/sqlite/sessions-repo.ts";
+import { listSessionRows, namesWithoutSession } from "../storage/sqlite/sessions-repo.ts";
 import { sessionHasMessages } from "../storage/sqlite/messages-repo.ts";
 import { listSessionMeta, type SessionMeta } from "../storage/sqlite/session-meta-repo.ts";
 import type { MemoryContext } from "./memory-context.ts";
-import { sessionDirs } from "./session-admin.ts";
-import { backfillSession } from "./write-path.ts";
+import { sessionDirs, unknownSessionDirs } from "./session-dirs.ts";
+
+// The write path is loaded when a folder is backfilled: a search or listing of a known home needs none of it.
+const writePath = () => require("./write-path.ts") as typeof import("./write-path.ts");
 
 export interface SessionInfo {
   id: string;
@@ -52,8 +54,7 @@ export function discoverSessions(ctx: MemoryContext): number {
   if (!state) discovery.set(ctx, (state = { pending: new Set() }));
   const { stamp, racy } = sessionsStamp(ctx);
   if (stamp !== state.stamp) {
-    const known = new Set(listSessionIds(ctx.db));
-    state.pending = new Set(sessionDirs(ctx, known));
+    state.pending = new Set(unknownSessionDirs(ctx, (names) => namesWithoutSession(ctx.db, names)));
     state.stamp = racy ? undefined : stamp;
   }
   let adopted = 0;
@@ -61,7 +62,7 @@ export function discoverSessions(ctx: MemoryContext): number {
     if (!existsSync(ctx.paths.history(id))) continue;
     try {
       refuseSessionSymlinks(ctx.paths.session(id));
-      adopted += backfillSession(ctx, id);
+      adopted += writePath().backfillSession(ctx, id);
       if (sessionHasMessages(ctx.db, id)) state.pending.delete(id);
     } catch {
       // A corrupt history.json or a symbolic link is reported by `doctor`; listing must still work.
@@ -72,7 +73,8 @@ export function discoverSessions(ctx: MemoryContext): number {
 
 /** Backfill one session on first encounter (its history.json exists, the archive has none of it). */
 export function ensureBackfilled(ctx: MemoryContext, session: string): void {
-  if (!sessionHasMessages(ctx.db, session) && existsSync(ctx.paths.history(session))) backfillSession(ctx, session);
+  if (!sessionHasMessages(ctx.db, session) && existsSync(ctx.paths.history(session)))
+    writePath().backfillSession(ctx, session);
 }
 
 export function listSessions(ctx: MemoryContext): SessionInfo[] {

@@ -41,6 +41,24 @@ describe("session discovery", () => {
     api.close();
   });
 
+  test("a new process adopts only the folders the archive lacks: valid ids, folders, not files or odd names", async () => {
+    const { home, api } = openTemp();
+    for (let i = 0; i < 30; i++) api.add(`known-${i}`, { role: "user", content: `known message ${i}` });
+    api.close();
+    writeHistory(home, "copied-in", "an unknown folder with a narwhal");
+    writeHistory(home, ".hidden", "a narwhal in a folder that is no session id");
+    writeFileSync(join(home, "sessions", "plain-file"), "not a folder");
+    const again = openTemp({ home }).api;
+    const hits = (await again.search({ query: "narwhal" })).hits;
+    expect(hits.map((h) => h.message.session)).toEqual(["copied-in"]);
+    const ids = again.sessions().map((s) => s.id);
+    expect(ids).toContain("copied-in");
+    expect(ids).not.toContain(".hidden");
+    expect(ids).not.toContain("plain-file");
+    expect(messagesOf(again.sessions(), "known-7")).toBe(1);
+    again.close();
+  });
+
   test("sessions/ is scanned again only when its mtime changes", () => {
     const { home, api } = openTemp();
     const sessions = join(home, "sessions");

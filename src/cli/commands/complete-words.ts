@@ -2,6 +2,7 @@
 import pkg from "../../../package.json" with { type: "json" };
 import { commandSpecs } from "../command-specs.ts";
 import { complete } from "../complete.ts";
+import { writeOut } from "../../shared/stdout.ts";
 
 export const usage = `
 Usage: memvoy __complete CWORD WORDS...
@@ -14,6 +15,6 @@ export async function run(argv: readonly string[]): Promise<number> {
   const words = argv.slice(1);
   if (!Number.isInteger(cword) || cword < 1) return 0;
   const out = complete(await commandSpecs(pkg.version), words, cword);
-  if (out.length) process.stdout.write(out.join("\n") + "\n");
+  if (out.length) writeOut(out.join("\n") + "\n");
   return 0;
 }

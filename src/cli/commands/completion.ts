@@ -2,6 +2,7 @@
 import { CommandUsageError } from "../usage-errors.ts";
 import { runCommand, type CommandSpec } from "../command.ts";
 import { SHELLS, type Shell } from "../completion-scripts.ts";
+import { writeOut } from "../../shared/stdout.ts";
 
 export const usage = `
 Usage: memvoy completion bash|zsh|fish
@@ -28,7 +29,7 @@ export function run(argv: readonly string[]): Promise<number> {
         value: shell!,
         choices: Object.keys(SHELLS),
       });
-    process.stdout.write(SHELLS[shell as Shell]);
+    writeOut(SHELLS[shell as Shell]);
     return 0;
   });
 }

@@ -13,6 +13,7 @@ import { importSource, type ImportOptions } from "../../import/run-import.ts";
 import { isSourceName, sourceByName, SOURCE_NAMES } from "../../import/source-registry.ts";
 import { CommandUsageError } from "../usage-errors.ts";
 import { isTimeRange, nowNs, parseTimeOrThrow, rangeStart } from "../../shared/time.ts";
+import { writeOut } from "../../shared/stdout.ts";
 import { bool, num, str, type Parsed } from "../args.ts";
 import { openFromFlags, runCommand, using, type CommandSpec } from "../command.ts";
 import { printJson, println } from "../output.ts";
@@ -189,7 +190,7 @@ async function watch(
   process.on("SIGTERM", onSignal);
   while (!stop) {
     const reports = await pass(api, source, opts, json);
-    if (json) process.stdout.write(`${JSON.stringify({ at: new Date().toISOString(), sources: reports })}\n`);
+    if (json) writeOut(`${JSON.stringify({ at: new Date().toISOString(), sources: reports })}\n`);
     else
       for (const r of reports)
         if (r.messages.added > 0 || r.failed.length > 0 || r.messages.removed > 0 || r.messages.extended > 0)

@@ -5,6 +5,7 @@ import { lazyMemoryApi } from "../../app/api/lazy-memory-api.ts";
 import { clientConfig, CLIENTS } from "../../mcp/client-config.ts";
 import { bool, expectPositionals, parseArgs, str } from "../args.ts";
 import { CommandUsageError } from "../usage-errors.ts";
+import { writeOut } from "../../shared/stdout.ts";
 import pkg from "../../../package.json" with { type: "json" };
 
 export const usage = `
@@ -23,7 +24,7 @@ agent may start its own server on the same home: writes never get lost.
 export async function run(argv: readonly string[]): Promise<number> {
   const p = parseArgs(argv, { "print-config": { type: "string" } }, "mcp");
   if (bool(p, "help")) {
-    process.stdout.write(`${usage.trimEnd()}\n`);
+    writeOut(`${usage.trimEnd()}\n`);
     return 0;
   }
   expectPositionals(p, "mcp", []);
@@ -33,7 +34,7 @@ export async function run(argv: readonly string[]): Promise<number> {
     const { selfCommand } = await import("../../app/background-drain.ts");
     const c = clientConfig(client, selfCommand(), home ? resolve(home) : undefined);
     process.stderr.write(`# for ${client}: put this in ${c.where}\n`);
-    process.stdout.write(c.text);
+    writeOut(c.text);
     return 0;
   }
   if (process.stdin.isTTY)

@@ -5,7 +5,7 @@ import { chmodSync, existsSync } from "node:fs";
 import { ensureDir, FILE_MODE } from "../../shared/atomic-write.ts";
 import { skipRecentTextCache } from "./recent-text-cache.ts";
 import { namedError } from "../../shared/errors.ts";
-import { MIGRATIONS } from "./migrations/index.ts";
+import { SCHEMA_VERSION } from "./migrations/schema-version.ts";
 import { asNoSpace } from "./no-space.ts";
 import { BrokenDatabaseError, isBrokenDatabase } from "./broken-database.ts";
 import { upgradeEmptyFts } from "./fts-upgrade.ts";
@@ -90,10 +90,11 @@ export function schemaVersion(db: Database): number {
 
 function migrate(db: Database, path: string): void {
   const current = schemaVersion(db);
-  if (current > MIGRATIONS.length) {
-    throw new SchemaTooNewError({ path, version: current, known: MIGRATIONS.length });
+  if (current > SCHEMA_VERSION) {
+    throw new SchemaTooNewError({ path, version: current, known: SCHEMA_VERSION });
   }
-  if (current === MIGRATIONS.length) return;
+  if (current === SCHEMA_VERSION) return;
+  const { MIGRATIONS } = require("./migrations/index.ts") as typeof import("./migrations/index.ts");
   db.transaction(() => {
     const again = schemaVersion(db); // another process may have migrated meanwhile
     for (let i = again; i < MIGRATIONS.length; i++) db.run(MIGRATIONS[i]!);

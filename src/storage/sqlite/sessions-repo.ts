@@ -31,9 +31,13 @@ export function listSessionRows(db: Database): SessionRow[] {
   return (db.query(`SELECT ${COLUMNS} FROM sessions`).all() as Raw[]).map(toRow);
 }
 
-/** Every session's id (no counts: cheaper than listSessionRows). */
-export function listSessionIds(db: Database): string[] {
-  return (db.query("SELECT id FROM sessions").values() as [string][]).map((r) => r[0]);
+/** The names among `names` that no session row has, in their order (one query, however many names). */
+export function namesWithoutSession(db: Database, names: readonly string[]): string[] {
+  if (names.length === 0) return [];
+  const rows = db
+    .query("SELECT value FROM json_each(?) WHERE value NOT IN (SELECT id FROM sessions) ORDER BY key")
+    .values(JSON.stringify(names)) as [string][];
+  return rows.map((r) => r[0]);
 }
 
 export function getSessionRow(db: Database, id: string): SessionRow | undefined {

@@ -1,0 +1,54 @@
+// The program's stdout: whole writes to fd 1, made at once, so a command that only prints never creates
+// process.stdout (making it loads Node's stream modules, a large part of a one-shot command's time). A
+// closed pipe (`memvoy sessions | head -1`) ends the process quietly with exit 0, as git and rg do.
+import { writeSync } from "node:fs";
+
+let stream: NodeJS.WriteStream | undefined;
+let closed = false;
+
+function endQuietly(): void {
+  if (closed) return;
+  closed = true;
+  // As a stream's error event would: the synchronous work under way finishes, then the process ends.
+  process.nextTick(() => process.exit(0));
+}
+
+/** process.stdout, for code that needs the stream itself (the MCP transport, the TUI); writeOut follows it. */
+export function stdoutStream(): NodeJS.WriteStream {
+  if (!stream) {
+    stream = process.stdout;
+    stream.on("error", (err: NodeJS.ErrnoException) => {
+      if (err?.code === "EPIPE") return endQuietly();
+      throw err;
+    });
+  }
+  return stream;
+}
+
+/** Whether stdout is a terminal (without making process.stdout when it does not exist yet). */
+export function stdoutIsTTY(): boolean {
+  if (stream) return stream.isTTY === true;
+  return (require("node:tty") as typeof import("node:tty")).isatty(1);
+}
+
+/**
+ * Write text to stdout. It is written before this returns, unless fd 1 would block (a non-blocking pipe
+ * that is full): then it and every later write go through process.stdout, in order.
+ */
+export function writeOut(text: string): void {
+  if (closed) return;
+  if (stream) {
+    stream.write(text);
+    return;
+  }
+  const bytes = Buffer.from(text);
+  let at = 0;
+  try {
+    while (at < bytes.length) at += writeSync(1, bytes, at);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === "EPIPE") return endQuietly();
+    if (code !== "EAGAIN") throw err;
+    stdoutStream().write(bytes.subarray(at));
+  }
+}
