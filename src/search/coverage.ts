@@ -38,9 +38,9 @@ export function coverage(content: string, tw: TermWeights): number {
 
 /** Whether no indexed message holds any of the query's words. */
 export function noSharedWord(db: Db, text: string): boolean {
-  const { rows, share } = indexStats(db);
+  const { rows, has } = indexStats(db);
   const all = ftsPhrases(queryTerms(text)).filter((p) => p.kind !== "prefix");
-  return rows > 0 && all.length > 0 && all.every((p) => share(p.expr) === 0);
+  return rows > 0 && all.length > 0 && all.every((p) => !has(p.expr));
 }
 
 const NAME = /(?<![\p{L}\p{N}'’])\p{Lu}[\p{Ll}]+(?:['’]s)?(?![\p{L}\p{N}])/gu;
@@ -58,14 +58,14 @@ const CALENDAR = new Set(
  * another memory. (Words in general are not checked: a paraphrase shares none with what it finds.)
  */
 export function namesUnknown(db: Db, text: string): boolean {
-  const { rows, share } = indexStats(db);
+  const { rows, has } = indexStats(db);
   if (rows === 0) return false;
   for (const m of text.matchAll(NAME)) {
     if (m.index === 0 || /[.?!]\s*$/.test(text.slice(0, m.index))) continue;
     if (CALENDAR.has(m[0].replace(/['’]s$/, "").toLowerCase())) continue;
     const [p] = ftsPhrases(queryTerms(m[0].replace(/['’]s$/, "")));
     if (!p || p.kind === "prefix") continue;
-    if (share(p.expr) === 0) return true;
+    if (!has(p.expr)) return true;
   }
   return false;
 }

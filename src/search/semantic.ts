@@ -19,6 +19,8 @@ import { holdsSymbols, querySymbols } from "./symbols.ts";
 
 /** Score factor for messages of other senders when the query names one participant (tuned on LoCoMo dev). */
 export const OTHER_SENDER_FACTOR = 0.9;
+/** Candidates read from SQLite beyond `limit` before the rest (the rest is read only if too few are kept). */
+const FIRST_READ_MARGIN = 5;
 
 export interface SemanticSource {
   embedder: Embedder;
@@ -78,22 +80,40 @@ export async function semanticRanking(
   const cut = noSharedWord(db, focus.text) ? Math.max(minScore, RELEVANCE.noSharedWord) : minScore;
   const unknown = namesUnknown(db, focus.text) ? RELEVANCE.unknownName : 1;
   const found = await pending;
-  const byId = new Map(
-    getMessagesById(
-      db,
-      found.map((h) => h.id),
-    ).map((m) => [m.id, m]),
-  );
+  // Without a sender preference every factor is the same, so scores fall in the vector order: rows are read
+  // for the best candidates first, the rest only when fewer than `limit` of those are kept and over the cut.
+  const ordered = focus.sender === undefined;
   const out: RankedMessage[] = [];
-  for (const h of found) {
-    const m = byId.get(h.id);
-    // Only rows SQLite still holds in the recent tier: deleted or compacted vectors never surface.
-    if (!m || !m.recent || m.session !== h.session || !passesFilter(m, scope)) continue;
-    if (!holdsSymbols(m.content, symbols)) continue;
-    const factor = focus.sender !== undefined && m.sender !== focus.sender ? OTHER_SENDER_FACTOR : 1;
-    const score = calibratedScore(h.score * factor, cal) * unknown;
-    if (score < cut) continue;
-    out.push({ message: m, score });
+  let done = false;
+  for (let at = 0; at < found.length && !done; ) {
+    const end = ordered && at === 0 ? limit + FIRST_READ_MARGIN : found.length;
+    const part = found.slice(at, end);
+    at = end;
+    const byId = new Map(
+      getMessagesById(
+        db,
+        part.map((h) => h.id),
+      ).map((m) => [m.id, m]),
+    );
+    for (const h of part) {
+      const m = byId.get(h.id);
+      // Only rows SQLite still holds in the recent tier: deleted or compacted vectors never surface.
+      if (!m || !m.recent || m.session !== h.session || !passesFilter(m, scope)) continue;
+      if (!holdsSymbols(m.content, symbols)) continue;
+      const factor = focus.sender !== undefined && m.sender !== focus.sender ? OTHER_SENDER_FACTOR : 1;
+      const score = calibratedScore(h.score * factor, cal) * unknown;
+      // In the vector order, every later candidate scores at most this: below the cut, or past `limit`.
+      if (score < cut) {
+        done = ordered;
+        if (done) break;
+        continue;
+      }
+      out.push({ message: m, score });
+      if (ordered && out.length === limit) {
+        done = true;
+        break;
+      }
+    }
   }
   out.sort((a, b) => b.score - a.score);
   return out.slice(0, limit);

@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { queryTerms } from "../../src/search/query-terms.ts";
 import { findMatches, hasMatch } from "../../src/search/snippet.ts";
+import { stemWord } from "../../src/shared/search-form.ts";
 
 /** A deterministic generator (mulberry32), so a failure names its case. */
 function rng(seed: number): () => number {
@@ -56,6 +57,52 @@ describe("hasMatch", () => {
           text,
           q,
           found: findMatches(text, terms).length > 0,
+        });
+      }
+    }
+  });
+});
+
+/** findMatches as a regex over words states it (the reference the char-by-char scan must agree with). */
+function regexMatches(content: string, q: string): [number, number][] {
+  const terms = queryTerms(q);
+  const use = terms.some((t) => !t.stop) ? terms.filter((t) => !t.stop) : terms;
+  const latin = use.filter((t) => !t.cjk);
+  const stems = new Set(latin.map((t) => stemWord(t.text)));
+  const prefixes = latin.filter((t) => t.text.length >= 3).map((t) => t.text);
+  const ranges: [number, number][] = [];
+  if (latin.length > 0)
+    for (const m of content.matchAll(/[A-Za-z][A-Za-z'’]*[A-Za-z]|[A-Za-z]|\d+/g)) {
+      const w = m[0].toLowerCase();
+      if (stems.has(stemWord(w)) || stems.has(w) || prefixes.some((p) => w.startsWith(p)))
+        ranges.push([m.index!, m.index! + m[0].length]);
+    }
+  const lower = content.toLowerCase();
+  for (const t of use.filter((x) => x.cjk))
+    for (let at = lower.indexOf(t.text); at >= 0; at = lower.indexOf(t.text, at + t.text.length))
+      ranges.push([at, at + t.text.length]);
+  ranges.sort((a, b) => a[0] - b[0]);
+  const merged: [number, number][] = [];
+  for (const r of ranges) {
+    const prev = merged[merged.length - 1];
+    if (prev && r[0] <= prev[1]) prev[1] = Math.max(prev[1], r[1]);
+    else merged.push([r[0], r[1]]);
+  }
+  return merged;
+}
+
+describe("findMatches", () => {
+  test("finds the words a regex over letters, apostrophes and digits finds, on generated text", () => {
+    const next = rng(11);
+    for (let i = 0; i < 4000; i++) {
+      let text = "";
+      const n = 1 + Math.floor(next() * 8);
+      for (let k = 0; k < n; k++) text += PIECES[Math.floor(next() * PIECES.length)]!;
+      for (const q of [...QUERIES, "o", "x2024", "ing"]) {
+        expect({ text, q, ranges: findMatches(text, queryTerms(q)) }).toEqual({
+          text,
+          q,
+          ranges: regexMatches(text, q),
         });
       }
     }

@@ -6,6 +6,10 @@ import { openMemoryApi } from "../../src/app/api/local-memory-api.ts";
 import { TOOLS } from "../../src/mcp/tools.ts";
 import { config } from "../fixture/semantic-home.ts";
 import { calibratedScore } from "../../src/search/relevance.ts";
+import { contextFor } from "../fixture/semantic-home.ts";
+import { namesUnknown, noSharedWord } from "../../src/search/coverage.ts";
+import { ftsPhrases, queryTerms } from "../../src/search/query-terms.ts";
+import { indexStats } from "../../src/storage/sqlite/keyword-queries.ts";
 
 afterAll(removeTempHomes);
 
@@ -117,4 +121,31 @@ describe("emptyReason on every surface", () => {
     const asJson = await cli(["search", "xyzzy plugh", "--match", "hybrid", "--json"], { home });
     expect(JSON.parse(asJson.stdout).emptyReason).toBeString();
   }, 120_000);
+});
+
+describe("which query words the index holds", () => {
+  test("one row answers whether a word is held, as its share would; shared words and unknown names", () => {
+    const { home, api } = openTemp({ drain: "off" });
+    api.add(
+      "s",
+      TURNS.map((content) => ({ role: "user" as const, content })),
+    );
+    const ctx = contextFor(home);
+    const phrases = ftsPhrases(queryTerms("kubernetes sourdough zzqx Lisbon vlorp printer"));
+    const held = phrases.map((p) => indexStats(ctx.db).has(p.expr));
+    expect(phrases.map((p) => p.expr)).toHaveLength(6);
+    expect(held).toEqual([true, true, false, true, false, true]);
+    // Asked first (probe) or after the share is kept, the answer is the share's.
+    expect(phrases.map((p) => indexStats(ctx.db).share(p.expr) > 0)).toEqual(held);
+    expect(phrases.map((p) => indexStats(ctx.db).has(p.expr))).toEqual(held);
+    expect(noSharedWord(ctx.db, "zzqx vlorp")).toBe(true);
+    expect(noSharedWord(ctx.db, "zzqx sourdough")).toBe(false);
+    expect(namesUnknown(ctx.db, "what did Zorblax say")).toBe(true);
+    expect(namesUnknown(ctx.db, "the trip to Lisbon")).toBe(false);
+    // A write makes the kept answers stale: the new word is found.
+    api.add("s", [{ role: "user", content: "vlorp is a new word" }]);
+    expect(noSharedWord(ctx.db, "zzqx vlorp")).toBe(false);
+    ctx.db.close();
+    api.close();
+  });
 });

@@ -110,6 +110,37 @@ describe("semantic search", () => {
     api.close();
   });
 
+  test("stale vectors at the top of the vector order: the hits are the next ones, as ranked before", async () => {
+    const { api } = openTemp({ drain: "off" });
+    api.add(
+      "a",
+      Array.from({ length: 12 }, (_, i) => ({
+        role: "user" as const,
+        content: `the billing deploy broke at step ${i}`,
+      })),
+    );
+    api.add("b", [
+      ...Array.from({ length: 8 }, (_, i) => ({
+        role: "assistant" as const,
+        content: `billing deploy failed again on attempt ${i}, rolling back`,
+      })),
+      ...TOPICS.map((content) => ({ role: "user" as const, content })),
+    ]);
+    await api.drainEmbeddings();
+    const query = "the billing deploy broke at step";
+    const before = await api.search({ query, match: "semantic", limit: 30 });
+    // The 10 rows read first (limit 5 + 5) are all session a's, so the rest must be read after the reset.
+    expect(before.hits.slice(0, 12).map((h) => h.message.session)).toEqual(Array(12).fill("a"));
+    api.reset("a");
+    const after = await api.search({ query, match: "semantic", limit: 5 });
+    const expected = before.hits.filter((h) => h.message.session === "b").slice(0, 5);
+    expect(expected).toHaveLength(5);
+    expect(after.hits.map((h) => [h.message.id, h.score, h.rank])).toEqual(
+      expected.map((h, i) => [h.message.id, h.score, i + 1]),
+    );
+    api.close();
+  });
+
   test("a reset message never surfaces, even before its vector is deleted", async () => {
     const { home, api } = openTemp({ drain: "off" });
     api.add("s", { role: "user", content: "the secret launch codename is bluebird" });

@@ -163,23 +163,26 @@ export class VectorTable implements MessageVectorTable {
   }
 
   private async searchOnce(vector: Float32Array, filter: VectorFilter, limit: number): Promise<VectorHit[]> {
+    // Only the columns a hit needs: each one more is a take of `limit` rows from storage (~10% of the query).
     let q = this.t
-      .vectorSearch(Array.from(vector))
+      .vectorSearch(vector)
       .distanceType("cosine")
       .ef(Math.max(ANN_EF, limit * ANN_REFINE))
       .refineFactor(ANN_REFINE)
-      .select(["id", "seq", "session", "send_at"])
+      .select(["id", "session"])
       .limit(limit);
     const w = whereClause(filter);
     if (w) q = q.where(w);
-    const rows = (await q.toArray()) as {
-      id: string;
-      seq: bigint;
-      session: string;
-      send_at: bigint;
-      _distance: number;
-    }[];
-    return rows.map((r) => ({ id: r.id, seq: r.seq, session: r.session, sendAt: r.send_at, score: 1 - r._distance }));
+    const t = await q.toArrow();
+    const [ids, sessions, distances] = [t.getChild("id"), t.getChild("session"), t.getChild("_distance")];
+    if (!ids || !sessions || !distances) return [];
+    const sessionValues = sessions.toArray() as string[];
+    const distanceValues = distances.toArray() as Float32Array;
+    return (ids.toArray() as string[]).map((id, i) => ({
+      id,
+      session: sessionValues[i]!,
+      score: 1 - distanceValues[i]!,
+    }));
   }
 
   /** Up to `n` stored vectors spread over the table (background statistics of relevance). */

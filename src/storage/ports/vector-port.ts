@@ -24,9 +24,7 @@ export interface VectorFilter {
 
 export interface VectorHit {
   id: string;
-  seq: bigint;
   session: string;
-  sendAt: bigint;
   /** Cosine similarity, 1 = same direction. */
   score: number;
 }

@@ -269,19 +269,22 @@ export interface IndexStats {
   avgTokens: number;
   /** matchShare of an FTS expression. */
   share(match: string): number;
+  /** Whether any row matches an FTS expression (share(match) > 0): the kept share, else one row looked up. */
+  has(match: string): boolean;
 }
 
 const SHARES_KEPT = 4096;
 const statsCache = new WeakMap<
   Database,
-  { stamp: string; rows: number; avgTokens: number; shares: Map<string, number> }
+  { stamp: string; rows: number; avgTokens: number; shares: Map<string, number>; found: Map<string, boolean> }
 >();
 
 export function indexStats(db: Database): IndexStats {
   const stamp = writeStamp(db);
   let c = statsCache.get(db);
-  if (!c || c.stamp !== stamp) statsCache.set(db, (c = { stamp, ...ftsTotals(db), shares: new Map() }));
-  const { rows, avgTokens, shares } = c;
+  if (!c || c.stamp !== stamp)
+    statsCache.set(db, (c = { stamp, ...ftsTotals(db), shares: new Map(), found: new Map() }));
+  const { rows, avgTokens, shares, found } = c;
   const share = (match: string) => {
     let v = shares.get(match);
     if (v === undefined) {
@@ -290,7 +293,18 @@ export function indexStats(db: Database): IndexStats {
     }
     return v;
   };
-  return { rows, avgTokens, share };
+  const has = (match: string) => {
+    const known = shares.get(match);
+    if (known !== undefined) return known > 0;
+    let v = found.get(match);
+    if (v === undefined) {
+      if (found.size >= SHARES_KEPT) found.clear();
+      v = rows > 0 && db.query("SELECT 1 FROM messages_fts WHERE messages_fts MATCH ? LIMIT 1").get(match) !== null;
+      found.set(match, v);
+    }
+    return v;
+  };
+  return { rows, avgTokens, share, has };
 }
 
 /** LIKE pattern for a literal substring ("\" escapes). LIKE folds ASCII case only, exactly as lower() does. */
