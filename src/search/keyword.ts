@@ -7,6 +7,7 @@ import type { TimeRange } from "../shared/time.ts";
 import type { MessageFilter } from "../shared/time-filter.ts";
 import type { Db } from "../storage/sqlite/db.ts";
 import {
+  fewRecent,
   hasArchived,
   indexStats,
   rankWindow,
@@ -118,13 +119,38 @@ export function keywordSearch(db: Db, o: KeywordOptions): SearchHit[] {
     if (!phrases) phrasesOf.set(expr, (phrases = weightedPhrases(terms, isAny, (stats ??= indexStats(db)))));
     return phrases;
   };
-  // A window holds one tier's rows only (each list below ranks one tier): a row's score does not depend
+  const archived = hasArchived(db, filter.session);
+  // A one-term query whose scope holds fewer than `limit` recent rows reads the archive whatever the recent
+  // tier scores: its window is read once for both tiers and split.
+  const bothTiers =
+    archived &&
+    any === undefined &&
+    o.rankRecent !== false &&
+    symbols.length === 0 &&
+    fewRecent(db, filter.session, limit);
+  // Else a window holds one tier's rows only (each list below ranks one tier): a row's score does not depend
   // on the other rows, and the other tier's rows are never read or scored.
+  const windows = new Map<string, Window>();
   const load = (expr: string, isAny: boolean, recent: boolean): Window => {
+    const key = `${recent}:${expr}`;
+    const known = windows.get(key);
+    if (known) return known;
     const phrases = phrasesFor(expr, isAny);
     const st = stats!;
-    const found = windowTexts(db, expr, rankWindow(phrases.length), { ...filter, recent }, symbols.length > 0);
-    return scoreWindow(found, phrases, st, !isAny, recent ? db : undefined);
+    const split = bothTiers && expr === all;
+    const found = windowTexts(
+      db,
+      expr,
+      rankWindow(phrases.length),
+      split ? filter : { ...filter, recent },
+      symbols.length > 0,
+    );
+    for (const tier of split ? [false, true] : [recent])
+      windows.set(
+        `${tier}:${expr}`,
+        scoreWindow(split ? found.filter((r) => r.recent === tier) : found, phrases, st, !isAny, tier ? db : undefined),
+      );
+    return windows.get(key)!;
   };
 
   // The recent tier first: when `limit` of its hits outscore any archived row, the archive is not read.
@@ -141,7 +167,7 @@ export function keywordSearch(db: Db, o: KeywordOptions): SearchHit[] {
   for (const { m, q } of substring.values()) add(m, "recent", q);
 
   const archiveCounts = () => !outscored(hits, limit, archiveCeiling(phrasesFor(all!, false), stats!));
-  if (all && hasArchived(db, filter.session) && archiveCounts()) {
+  if (all && archived && archiveCounts()) {
     for (const { r, s } of load(all, false, false).slice(0, limit)) {
       add(r, "archive", archiveScore(s));
       if (hits.has(r.seq)) early.add(r.seq);
