@@ -30,6 +30,7 @@ import { trigramReady } from "../storage/sqlite/substring-index.ts";
 import { SENDER, senderFactor, senderFocus } from "./participants.ts";
 import { TIME_HINT, timeFactor, timeHint } from "./time-hints.ts";
 import { liftByContext } from "./context.ts";
+import { firstInOrder } from "./first-in-order.ts";
 
 export interface KeywordOptions extends TierScope {
   /** Rank recent rows by bm25 on their stems too (default true; hybrid search has its own such list). */
@@ -148,7 +149,14 @@ export function keywordSearch(db: Db, o: KeywordOptions): SearchHit[] {
     for (const tier of split ? [false, true] : [recent])
       windows.set(
         `${tier}:${expr}`,
-        scoreWindow(split ? found.filter((r) => r.recent === tier) : found, phrases, st, !isAny, tier ? db : undefined),
+        scoreWindow(
+          split ? found.filter((r) => r.recent === tier) : found,
+          phrases,
+          st,
+          !isAny,
+          limit * 2,
+          tier ? db : undefined,
+        ),
       );
     return windows.get(key)!;
   };
@@ -201,18 +209,19 @@ function weightedPhrases(terms: readonly QueryTerm[], isAny: boolean, st: IndexS
   return phrases;
 }
 
-/** Window rows scored by bm25, best first; ties: oldest first (as FTS5 ordered equal ranks). */
+/** The best `keep` window rows scored by bm25, best first; ties: oldest first (as FTS5 ordered equal ranks). */
 function scoreWindow(
   rows: readonly WindowText[],
   phrases: readonly FtsPhrase[],
   st: IndexStats,
   matchedAll: boolean,
+  keep: number,
   /** Recent rows: the best lend shares of their score to scored neighbours (context.ts). */
   liftFrom?: Db,
 ): Window {
   const scored = rows.map((r) => ({ r, s: bm25(r.lower, r.tokens, phrases, st.rows, st.avgTokens, matchedAll) }));
   if (liftFrom) liftByContext(liftFrom, scored);
-  return scored.sort((a, b) => b.s - a.s || (a.r.seq < b.r.seq ? -1 : 1));
+  return firstInOrder(scored, keep, (a, b) => b.s - a.s || (a.r.seq < b.r.seq ? -1 : 1));
 }
 
 /** Recent rows the index matches for any content term (every term of a one-term query). */
@@ -238,7 +247,8 @@ export function rankRecentRows(
     weightedPhrases(terms, any !== undefined, st),
     st,
     any === undefined,
-  ).slice(0, limit);
+    limit,
+  );
   const loaded = new Map(
     getMessagesBySeq(
       db,
