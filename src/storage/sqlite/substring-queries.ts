@@ -91,20 +91,21 @@ export function substringMatches(
 }
 
 /**
- * An AND of trigrams (each one FTS5 string: detail=none has no phrases): the rarest few of each needle, by
- * their estimated share of rows. Every trigram of a needle is in each row holding it, so any of them select
- * a superset of the matches (checked after); a common trigram narrows little and costs the walk the most
- * (FTS5 reads its long row lists), so several needles give two each, one needle three (at most
- * MAX_TRIGRAMS, the rarest).
+ * An AND of trigrams (each one FTS5 string: detail=none has no phrases): the rarest of each needle by their
+ * estimated share of rows, and for a lone needle its next two while they narrow much. Every trigram of a
+ * needle is in each row holding it, so any of them select a superset of the matches (checked after); a
+ * common trigram narrows little and costs the walk the most (FTS5 reads its long row lists). At most
+ * MAX_TRIGRAMS, the rarest.
  */
 function matchExpr(db: Database, long: string[][]): string {
-  const per = long.length > 1 ? 2 : 3;
+  const per = long.length > 1 ? 1 : 3;
   const picked = new Map<string, number>();
   for (const g of long) {
     const grams = new Set<string>();
     for (let i = 0; i + 3 <= g.length; i++) grams.add(g.slice(i, i + 3).join(""));
     const rarest = [...grams].map((t) => [t, gramShare(db, t)] as const).sort((a, b) => a[1] - b[1]);
-    for (const [t, share] of rarest.slice(0, per)) picked.set(t, share);
+    // The needle's rarest trigram, and the next ones while they narrow much.
+    for (const [i, [t, share]] of rarest.slice(0, per).entries()) if (i === 0 || share <= NARROWS) picked.set(t, share);
   }
   return [...picked]
     .sort((a, b) => a[1] - b[1])
@@ -113,6 +114,8 @@ function matchExpr(db: Database, long: string[][]): string {
     .join(" AND ");
 }
 
+/** A needle's second and third trigrams are used when at most this share of rows holds them. */
+const NARROWS = 0.25;
 /** Trigrams in one expression at most: the rarest narrow enough. */
 const MAX_TRIGRAMS = 12;
 
