@@ -7,7 +7,6 @@ import type { TimeRange } from "../shared/time.ts";
 import type { MessageFilter } from "../shared/time-filter.ts";
 import type { Db } from "../storage/sqlite/db.ts";
 import {
-  fewRecent,
   hasArchived,
   indexStats,
   rankWindow,
@@ -120,15 +119,15 @@ export function keywordSearch(db: Db, o: KeywordOptions): SearchHit[] {
     if (!phrases) phrasesOf.set(expr, (phrases = weightedPhrases(terms, isAny, (stats ??= indexStats(db)))));
     return phrases;
   };
+  // The recent tier first: when `limit` of its hits outscore any archived row, the archive is not read.
+  const substring = new Map(
+    recentMatches(db, terms, filter, limit, o.now, symbols.length === 0).map(([m, q]) => [m.seq, { m, q }]),
+  );
   const archived = hasArchived(db, filter.session);
-  // A one-term query whose scope holds fewer than `limit` recent rows reads the archive whatever the recent
-  // tier scores: its window is read once for both tiers and split.
+  // A one-term query with fewer than `limit` recent rows holding its text most likely reads the archive too:
+  // its window is then read once for both tiers and split (either way gives the same lists).
   const bothTiers =
-    archived &&
-    any === undefined &&
-    o.rankRecent !== false &&
-    symbols.length === 0 &&
-    fewRecent(db, filter.session, limit);
+    archived && any === undefined && o.rankRecent !== false && symbols.length === 0 && substring.size < limit;
   // Else a window holds one tier's rows only (each list below ranks one tier): a row's score does not depend
   // on the other rows, and the other tier's rows are never read or scored.
   const windows = new Map<string, Window>();
@@ -161,10 +160,6 @@ export function keywordSearch(db: Db, o: KeywordOptions): SearchHit[] {
     return windows.get(key)!;
   };
 
-  // The recent tier first: when `limit` of its hits outscore any archived row, the archive is not read.
-  const substring = new Map(
-    recentMatches(db, terms, filter, limit, o.now, symbols.length === 0).map(([m, q]) => [m.seq, { m, q }]),
-  );
   if (o.rankRecent !== false && (any ?? all)) {
     // Match quality on recent rows: bm25 over any term, lifted when every term is there verbatim.
     for (const { r, s } of load((any ?? all)!, any !== undefined, true).slice(0, limit * 2)) {

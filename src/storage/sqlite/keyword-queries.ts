@@ -38,22 +38,6 @@ export function hasArchived(db: Database, session: string | undefined): boolean 
     : db.query("SELECT 1 FROM message_meta WHERE session_id = ?").get(session) !== null;
 }
 
-/** Whether the scope (the session, or all) holds fewer than `n` recent rows (counted up to `n`). */
-export function fewRecent(db: Database, session: string | undefined, n: number): boolean {
-  const r = (
-    session === undefined
-      ? db
-          .query(
-            "SELECT count(*) AS n FROM (SELECT 1 FROM messages INDEXED BY messages_recent WHERE recent = 1 LIMIT ?)",
-          )
-          .get(n)
-      : db
-          .query("SELECT count(*) AS n FROM (SELECT 1 FROM messages WHERE session_id = ? AND recent = 1 LIMIT ?)")
-          .get(session, n)
-  ) as { n: bigint | number };
-  return Number(r.n) < n;
-}
-
 /**
  * The newest `size` matches of an FTS expression, newest first, as SQL selecting their seqs (column `s`).
  * No bm25: rowid order is FTS5's native order, so the LIMIT stops the scan, where bm25 would first read
