@@ -69,6 +69,16 @@ const idf = (share: number | undefined, rows: number) => {
 };
 
 /**
+ * A bound no row's bm25 over these phrases reaches: each phrase adds less than idf·(k1 + 1), whatever its
+ * count and the row's length.
+ */
+export function bm25Ceiling(phrases: readonly Phrase[], rows: number): number {
+  let sum = 0;
+  for (const p of phrases) sum += idf(p.share, rows) * (K1 + 1);
+  return sum;
+}
+
+/**
  * bm25 of one row (higher is better): `lower` is its text in lower case, `length` its length in index
  * tokens. A row the index matched counts each phrase it holds at least once, even where the text
  * search misses a form (Porter2's few irregular words).

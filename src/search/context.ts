@@ -5,6 +5,7 @@ import type { StoredMessage } from "../shared/message.ts";
 import { passesFilter, type MessageFilter } from "../shared/time-filter.ts";
 import { recentNeighbourSeqs, recentNeighboursOf } from "../storage/sqlite/context-queries.ts";
 import type { Db } from "../storage/sqlite/db.ts";
+import { firstInOrder } from "./first-in-order.ts";
 
 /**
  * Shares of a neighbour's lexical score a message earns (chosen on LoCoMo dev, bench/locomo.ts); `lift`:
@@ -61,7 +62,7 @@ export function withContext(db: Db, scored: readonly Scored[], scope: MessageFil
 export function liftByContext(db: Db, scored: { r: { seq: bigint }; s: number }[], top = CONTEXT.lift): void {
   if (CONTEXT.prev === 0 && CONTEXT.next === 0) return;
   const bySeq = new Map(scored.map((x) => [x.r.seq, x] as const));
-  const best = [...scored].sort((a, b) => b.s - a.s).slice(0, top);
+  const best = firstInOrder(scored, top, (a, b) => b.s - a.s);
   const near = recentNeighbourSeqs(
     db,
     best.map((x) => x.r.seq),

@@ -20,15 +20,16 @@ import {
   type WindowText,
 } from "../storage/sqlite/keyword-queries.ts";
 import { getMessagesBySeq } from "../storage/sqlite/messages-repo.ts";
-import { bm25 } from "./bm25.ts";
+import { bm25, bm25Ceiling } from "./bm25.ts";
 import { ftsAllQuery, ftsAnyQuery, ftsPhrases, queryTerms, type FtsPhrase, type QueryTerm } from "./query-terms.ts";
 import { hasMatch, makeSnippet } from "./snippet.ts";
 import { scopeFilter, type SearchHit, type TierScope } from "./search-types.ts";
 import { holdsSymbols, querySymbols } from "./symbols.ts";
 import { trigramReady } from "../storage/sqlite/substring-index.ts";
-import { senderFactor, senderFocus } from "./participants.ts";
-import { timeFactor, timeHint } from "./time-hints.ts";
+import { SENDER, senderFactor, senderFocus } from "./participants.ts";
+import { TIME_HINT, timeFactor, timeHint } from "./time-hints.ts";
 import { liftByContext } from "./context.ts";
+import { firstInOrder } from "./first-in-order.ts";
 
 export interface KeywordOptions extends TierScope {
   /** Rank recent rows by bm25 on their stems too (default true; hybrid search has its own such list). */
@@ -94,6 +95,8 @@ export function keywordSearch(db: Db, o: KeywordOptions): SearchHit[] {
   if (symbols.length > 0)
     for (const [m, q] of symbolMatches(db, symbols, terms, filter, limit, o.now))
       add(m, m.recent ? "recent" : "archive", q);
+  // Rows the any-term archive list below fills in for: the symbol matches and the all-term list.
+  const early = new Set(hits.keys());
   if (terms.length === 0) return finish(byScore());
   const all = ftsAllQuery(terms);
   const any = ftsAnyQuery(terms);
@@ -111,19 +114,29 @@ export function keywordSearch(db: Db, o: KeywordOptions): SearchHit[] {
 
   let stats: IndexStats | undefined;
   const phrasesOf = new Map<string, FtsPhrase[]>();
-  const windows = new Map<string, Window>();
+  const phrasesFor = (expr: string, isAny: boolean) => {
+    let phrases = phrasesOf.get(expr);
+    if (!phrases) phrasesOf.set(expr, (phrases = weightedPhrases(terms, isAny, (stats ??= indexStats(db)))));
+    return phrases;
+  };
+  // The recent tier first: when `limit` of its hits outscore any archived row, the archive is not read.
+  const substring = new Map(
+    recentMatches(db, terms, filter, limit, o.now, symbols.length === 0).map(([m, q]) => [m.seq, { m, q }]),
+  );
   const archived = hasArchived(db, filter.session);
-  // One-term queries rank the same window in both tiers: it is read once and split.
-  const bothTiers = archived && any === undefined && o.rankRecent !== false;
-  // A window holds one tier's rows only (each list below ranks one tier): a row's score does not depend
+  // A one-term query with fewer than `limit` recent rows holding its text most likely reads the archive too:
+  // its window is then read once for both tiers and split (either way gives the same lists).
+  const bothTiers =
+    archived && any === undefined && o.rankRecent !== false && symbols.length === 0 && substring.size < limit;
+  // Else a window holds one tier's rows only (each list below ranks one tier): a row's score does not depend
   // on the other rows, and the other tier's rows are never read or scored.
+  const windows = new Map<string, Window>();
   const load = (expr: string, isAny: boolean, recent: boolean): Window => {
     const key = `${recent}:${expr}`;
     const known = windows.get(key);
     if (known) return known;
-    const st = (stats ??= indexStats(db));
-    let phrases = phrasesOf.get(expr);
-    if (!phrases) phrasesOf.set(expr, (phrases = weightedPhrases(terms, isAny, st)));
+    const phrases = phrasesFor(expr, isAny);
+    const st = stats!;
     const split = bothTiers && expr === all;
     const found = windowTexts(
       db,
@@ -135,18 +148,18 @@ export function keywordSearch(db: Db, o: KeywordOptions): SearchHit[] {
     for (const tier of split ? [false, true] : [recent])
       windows.set(
         `${tier}:${expr}`,
-        scoreWindow(split ? found.filter((r) => r.recent === tier) : found, phrases, st, !isAny, tier ? db : undefined),
+        scoreWindow(
+          split ? found.filter((r) => r.recent === tier) : found,
+          phrases,
+          st,
+          !isAny,
+          limit * 2,
+          tier ? db : undefined,
+        ),
       );
     return windows.get(key)!;
   };
 
-  if (all && archived)
-    for (const { r, s } of load(all, false, false).slice(0, limit)) add(r, "archive", archiveScore(s));
-  if (any && archived && hits.size < limit)
-    for (const { r, s } of load(any, true, false).slice(0, limit)) add(r, "archive", archiveScore(s) * 0.6);
-  const substring = new Map(
-    recentMatches(db, terms, filter, limit, o.now, symbols.length === 0).map(([m, q]) => [m.seq, { m, q }]),
-  );
   if (o.rankRecent !== false && (any ?? all)) {
     // Match quality on recent rows: bm25 over any term, lifted when every term is there verbatim.
     for (const { r, s } of load((any ?? all)!, any !== undefined, true).slice(0, limit * 2)) {
@@ -156,7 +169,32 @@ export function keywordSearch(db: Db, o: KeywordOptions): SearchHit[] {
   }
   for (const { m, q } of substring.values()) add(m, "recent", q);
 
+  const archiveCounts = () => !outscored(hits, limit, archiveCeiling(phrasesFor(all!, false), stats!));
+  if (all && archived && archiveCounts()) {
+    for (const { r, s } of load(all, false, false).slice(0, limit)) {
+      add(r, "archive", archiveScore(s));
+      if (hits.has(r.seq)) early.add(r.seq);
+    }
+    if (any && early.size < limit)
+      for (const { r, s } of load(any, true, false).slice(0, limit)) add(r, "archive", archiveScore(s) * 0.6);
+  }
   return finish(byScore());
+}
+
+/**
+ * A score no archived row reaches (the all-term list's bm25 ceiling, with the factors at their largest); the
+ * any-term list scores less (its phrases are among these, its scores scaled down).
+ */
+function archiveCeiling(phrases: readonly FtsPhrase[], st: IndexStats): number {
+  return archiveScore(bm25Ceiling(phrases, st.rows)) * Math.max(1, SENDER.otherFactor) * Math.max(1, TIME_HINT.outside);
+}
+
+/** Whether `limit` candidates score above `ceiling` (then a row scoring at most that is never on the page). */
+function outscored(hits: ReadonlyMap<bigint, Candidate>, limit: number, ceiling: number): boolean {
+  if (hits.size < limit) return false;
+  let above = 0;
+  for (const h of hits.values()) if (h.score > ceiling && ++above >= limit) return true;
+  return false;
 }
 
 /** The phrases of the query's all (or any) expression with their document frequencies (estimated, cheap): they order multi-term matches, and keep one-term scores on the scale recent-tier scores share. */
@@ -166,18 +204,19 @@ function weightedPhrases(terms: readonly QueryTerm[], isAny: boolean, st: IndexS
   return phrases;
 }
 
-/** Window rows scored by bm25, best first; ties: oldest first (as FTS5 ordered equal ranks). */
+/** The best `keep` window rows scored by bm25, best first; ties: oldest first (as FTS5 ordered equal ranks). */
 function scoreWindow(
   rows: readonly WindowText[],
   phrases: readonly FtsPhrase[],
   st: IndexStats,
   matchedAll: boolean,
+  keep: number,
   /** Recent rows: the best lend shares of their score to scored neighbours (context.ts). */
   liftFrom?: Db,
 ): Window {
   const scored = rows.map((r) => ({ r, s: bm25(r.lower, r.tokens, phrases, st.rows, st.avgTokens, matchedAll) }));
   if (liftFrom) liftByContext(liftFrom, scored);
-  return scored.sort((a, b) => b.s - a.s || (a.r.seq < b.r.seq ? -1 : 1));
+  return firstInOrder(scored, keep, (a, b) => b.s - a.s || (a.r.seq < b.r.seq ? -1 : 1));
 }
 
 /** Recent rows the index matches for any content term (every term of a one-term query). */
@@ -203,7 +242,8 @@ export function rankRecentRows(
     weightedPhrases(terms, any !== undefined, st),
     st,
     any === undefined,
-  ).slice(0, limit);
+    limit,
+  );
   const loaded = new Map(
     getMessagesBySeq(
       db,

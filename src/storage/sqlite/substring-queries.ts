@@ -9,6 +9,7 @@ import { andFilter } from "./message-filter-sql.ts";
 import { MESSAGE_COLUMNS, toStored } from "./messages-repo.ts";
 import { andWhere, type SqlArg } from "./sql-where.ts";
 import { trigramReady } from "./substring-index.ts";
+import { writeStamp } from "./write-stamp.ts";
 
 export interface SubstringScope extends MessageFilter {
   session?: string;
@@ -35,8 +36,6 @@ const MAX_CHECKED = 20_000;
 export const SCANNED_TIER = { rows: 20_000 };
 /** The newest limit × this many rows of the scope are checked first for short needles. */
 const PROBE_FACTOR = 20;
-/** Trigrams of the needles used at most (spread over them): more only make the expression longer. */
-const MAX_TRIGRAMS = 24;
 
 type Row = Parameters<typeof toStored>[0];
 const COLS = MESSAGE_COLUMNS.split(", ")
@@ -66,7 +65,7 @@ export function substringMatches(
     const text = m.content.toLowerCase();
     return lowered.every((n) => text.includes(n));
   };
-  if (long.length > 0) return walkTrigrams(db, matchExpr(long), scope, limit, holds);
+  if (long.length > 0) return walkTrigrams(db, matchExpr(db, long), scope, limit, holds);
   // Short needles only. A common one (`,`) is in `limit` of the newest rows already.
   const newest = probeNewest(db, lowered, scope, limit * PROBE_FACTOR, limit).filter(holds);
   if (newest.length >= limit) return newest.slice(0, limit);
@@ -92,25 +91,59 @@ export function substringMatches(
 }
 
 /**
- * An AND of trigrams (each one FTS5 string: detail=none has no phrases), at most MAX_TRIGRAMS. One needle
- * gives all of its trigrams. Several give each a tiling, end to end ("restore": res, tor, ore): each row
- * list is read as far as the walk goes, and words together narrow enough without the overlapping ones.
+ * An AND of trigrams (each one FTS5 string: detail=none has no phrases): the rarest of each needle by their
+ * estimated share of rows, and for a lone needle its next two while they narrow much. Every trigram of a
+ * needle is in each row holding it, so any of them select a superset of the matches (checked after); a
+ * common trigram narrows little and costs the walk the most (FTS5 reads its long row lists). At most
+ * MAX_TRIGRAMS, the rarest.
  */
-function matchExpr(long: string[][]): string {
-  const all = new Set<string>();
+function matchExpr(db: Database, long: string[][]): string {
+  const per = long.length > 1 ? 1 : 3;
+  const picked = new Map<string, number>();
   for (const g of long) {
-    const step = long.length > 1 ? 3 : 1;
-    for (let i = 0; i < g.length - 2; i += step) {
-      const at = Math.min(i, g.length - 3);
-      all.add(g.slice(at, at + 3).join(""));
-    }
-    if (step === 3) all.add(g.slice(-3).join(""));
+    const grams = new Set<string>();
+    for (let i = 0; i + 3 <= g.length; i++) grams.add(g.slice(i, i + 3).join(""));
+    const rarest = [...grams].map((t) => [t, gramShare(db, t)] as const).sort((a, b) => a[1] - b[1]);
+    // The needle's rarest trigram, and the next ones while they narrow much.
+    for (const [i, [t, share]] of rarest.slice(0, per).entries()) if (i === 0 || share <= NARROWS) picked.set(t, share);
   }
-  const list = [...all];
-  const every = list.length / Math.min(list.length, MAX_TRIGRAMS);
-  const picked = new Set<string>();
-  for (let i = 0; i < list.length && picked.size < MAX_TRIGRAMS; i += every) picked.add(list[Math.floor(i)]!);
-  return [...picked].map((t) => `"${t.replaceAll('"', '""')}"`).join(" AND ");
+  return [...picked]
+    .sort((a, b) => a[1] - b[1])
+    .slice(0, MAX_TRIGRAMS)
+    .map(([t]) => `"${t.replaceAll('"', '""')}"`)
+    .join(" AND ");
+}
+
+/** A needle's second and third trigrams are used when at most this share of rows holds them. */
+const NARROWS = 0.25;
+/** Trigrams in one expression at most: the rarest narrow enough. */
+const MAX_TRIGRAMS = 12;
+
+/** Newest rows of a trigram read to estimate its share of the index. */
+const GRAM_PROBE = 64;
+const GRAMS_KEPT = 4096;
+const gramShares = new WeakMap<Database, { stamp: string; shares: Map<string, number> }>();
+
+/**
+ * A trigram's share of the rows, as a sort key: the density of its newest GRAM_PROBE rows over their seq span;
+ * below 0 (by count) when it has fewer. Cached per connection until the next write.
+ */
+function gramShare(db: Database, gram: string): number {
+  const stamp = writeStamp(db);
+  let c = gramShares.get(db);
+  if (!c || c.stamp !== stamp) gramShares.set(db, (c = { stamp, shares: new Map() }));
+  let v = c.shares.get(gram);
+  if (v !== undefined) return v;
+  const seqs = db
+    .query("SELECT rowid FROM messages_trigram WHERE messages_trigram MATCH ? ORDER BY rowid DESC LIMIT ?")
+    .values(`"${gram.replaceAll('"', '""')}"`, GRAM_PROBE) as [bigint][];
+  v =
+    seqs.length < GRAM_PROBE
+      ? seqs.length / GRAM_PROBE - 1
+      : GRAM_PROBE / (Number(seqs[0]![0] - seqs[seqs.length - 1]![0]) + 1);
+  if (c.shares.size >= GRAMS_KEPT) c.shares.clear();
+  c.shares.set(gram, v);
+  return v;
 }
 
 /** The index's matches newest first, checked in growing chunks, until `limit` rows pass or MAX_CHECKED were checked. */
