@@ -1,7 +1,7 @@
 // loadConfig for every command: the Config that a config.toml loaded to last time, when its text is the
 // same and no MEMVOY_* setting applies, read from <home>/.store/config-cache.json; otherwise (and then saved)
 // what loadConfig returns. A one-shot command then loads neither the TOML parser nor the schema.
-import { readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { closeSync, constants, openSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { FILE_MODE } from "../shared/atomic-write.ts";
 import type { Config } from "./schema.ts";
@@ -33,11 +33,15 @@ function readText(file: string): string | null | undefined {
 }
 
 function cached(path: string, text: string | null): Config | undefined {
+  let fd: number | undefined;
   try {
-    const c = JSON.parse(readFileSync(path, "utf8")) as CacheFile;
+    fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW); // a link in the home is never followed
+    const c = JSON.parse(readFileSync(fd, "utf8")) as CacheFile;
     return c.fingerprint === FINGERPRINT && c.text === text ? c.config : undefined;
   } catch {
     return undefined;
+  } finally {
+    if (fd !== undefined) closeSync(fd);
   }
 }
 

@@ -1,7 +1,7 @@
 // The saved config (<home>/.store/config-cache.json): the same Config or the same error as loadConfig, used only
 // for the exact config.toml text it was made from and never with MEMVOY_* settings.
 import { afterAll, expect, test } from "bun:test";
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { loadConfigCached } from "../../src/config/load-cached.ts";
 import { ConfigError, loadConfig } from "../../src/config/load.ts";
@@ -32,6 +32,16 @@ test("the first load saves what loadConfig returns; the next one reads it back",
   expect(loadConfigCached(file, {})).toEqual(first);
   forge(cache, 41);
   expect(loadConfigCached(file, {}).limits.max_history_messages).toBe(41);
+});
+
+test("a saved config that is a symbolic link is not followed: the file is loaded in full", () => {
+  const { file, cache } = home("[limits]\nmax_history_messages = 40\n");
+  loadConfigCached(file, {});
+  forge(cache, 41);
+  const elsewhere = join(tempHome(), "forged.json");
+  renameSync(cache, elsewhere);
+  symlinkSync(elsewhere, cache);
+  expect(loadConfigCached(file, {}).limits.max_history_messages).toBe(40);
 });
 
 test("a changed config.toml is loaded again, and a broken one fails as loadConfig fails", () => {
