@@ -9,6 +9,7 @@ import { loadWordVectors, type WordVectors } from "../../embed/builtin/word-vect
 import { queryTerms } from "../../search/query-terms.ts";
 import { stemWord } from "../../shared/search-form.ts";
 import { describeFileNames, errorConcepts, splitIdentifiers } from "./error-concepts.ts";
+import { describeErrorCodes } from "./error-codes.ts";
 import { GENERIC_ERROR_WORDS } from "./error-query.ts";
 import { toolWords } from "./tool-words.ts";
 
@@ -56,7 +57,7 @@ export class WordMatcher {
 
   /** The content words of a query, and the error classes it names. */
   words(text: string): Word[] {
-    const split = splitIdentifiers(describeFileNames(text));
+    const split = readable(text);
     return [...this.#plain(split), ...concepts(split)];
   }
 
@@ -69,7 +70,7 @@ export class WordMatcher {
     const key = Bun.hash(`${tool}\0${error}\0${other}`);
     let words = this.#records.get(key);
     if (!words) {
-      const text = splitIdentifiers(describeFileNames(`${error}\n${other}`));
+      const text = readable(`${error}\n${other}`);
       const seen = new Set<string>();
       words = [...this.#plain(text), ...this.#plain(toolWords(tool)), ...concepts(`${tool}\n${text}`)].filter(
         (w) => !seen.has(w.stem) && seen.add(w.stem),
@@ -176,6 +177,11 @@ export class WordMatcher {
       };
     });
   }
+}
+
+/** The text as the word-level match reads it: file names and standard error codes said in words, identifiers split. */
+function readable(text: string): string {
+  return splitIdentifiers(describeErrorCodes(describeFileNames(text)));
 }
 
 function similarity(q: Word, d: Word): number {
