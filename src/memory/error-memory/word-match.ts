@@ -4,12 +4,15 @@
 // "Permission denied" where averaged sentence vectors drown two words among many. The error classes a text
 // names (error-concepts.ts) are words too, on both sides. The ranking score weighs each query word also by
 // how rare its matches are among the records searched (a soft idf), so the words every record of a tool
-// shares count less than the one that tells the records apart.
+// shares count less than the one that tells the records apart. A word the error shows only in a variable
+// part (a quoted name, a path, a URL: what errorSignature replaces) counts NAME_SCALE unless its cause or
+// fix says it too: the column "created" is not what "the table was never created" is about.
 import { loadWordVectors, type WordVectors } from "../../embed/builtin/word-vectors.ts";
 import { queryTerms } from "../../search/query-terms.ts";
 import { stemWord } from "../../shared/search-form.ts";
 import { describeFileNames, errorConcepts, splitIdentifiers } from "./error-concepts.ts";
 import { describeErrorCodes } from "./error-codes.ts";
+import { errorSignature } from "./signature.ts";
 import { GENERIC_ERROR_WORDS } from "./error-query.ts";
 import { toolWords } from "./tool-words.ts";
 
@@ -23,6 +26,8 @@ const PREFIX = 0.8;
 const PREFIX_MIN = 4;
 /** How well a query word meets a record that names the error class the word names ("ram" and "out of memory"). */
 const SYNONYM = 0.9;
+/** How much a match counts with a word found only in a variable part of the error (quoted, a path, a URL) and not in the cause or fix. */
+const NAME_SCALE = 0.5;
 /** Rarity weight of an error class named (an ordinary word weighs at most 1). */
 const CONCEPT_WEIGHT = 2;
 /** Records whose words are kept between searches (the word-level match reads at most 5000 per search). */
@@ -36,6 +41,8 @@ export interface Word {
   weight: number;
   /** The error classes this word names by itself ("#memory" for "ram"). */
   concepts?: string[];
+  /** How much a match with this record word counts (1 when undefined). */
+  scale?: number;
 }
 
 export interface WordScore {
@@ -49,6 +56,7 @@ export class WordMatcher {
   readonly #cache = new Map<string, Word>();
   /** The words of records seen, by their text (a search reads the same records again and again). */
   readonly #records = new Map<number | bigint, Word[]>();
+  readonly #names = new Map<Word, Word>();
   private constructor(private readonly wv: WordVectors) {}
 
   static async create(): Promise<WordMatcher> {
@@ -71,14 +79,29 @@ export class WordMatcher {
     let words = this.#records.get(key);
     if (!words) {
       const text = readable(`${error}\n${other}`);
+      const own = this.#plain(readable(other));
+      const fixed = new Set(
+        [...this.#plain(readable(errorSignature(error).replace(/<[a-z]+>/g, " "))), ...own].map((w) => w.stem),
+      );
+      const errorWords = this.#plain(readable(error)).map((w) => (fixed.has(w.stem) ? w : this.#named(w)));
       const seen = new Set<string>();
-      words = [...this.#plain(text), ...this.#plain(toolWords(tool)), ...concepts(`${tool}\n${text}`)].filter(
+      words = [...errorWords, ...own, ...this.#plain(toolWords(tool)), ...concepts(`${tool}\n${text}`)].filter(
         (w) => !seen.has(w.stem) && seen.add(w.stem),
       );
       if (this.#records.size >= RECORD_CACHE) this.#records.clear();
       this.#records.set(key, words);
     }
     return words;
+  }
+
+  /** The word as a name in a variable part of an error (a quoted part, path or URL): it counts NAME_SCALE. */
+  #named(w: Word): Word {
+    let x = this.#names.get(w);
+    if (!x) {
+      if (this.#names.size > 50_000) this.#names.clear();
+      this.#names.set(w, (x = { ...w, scale: NAME_SCALE }));
+    }
+    return x;
   }
 
   #plain(text: string): Word[] {
@@ -135,12 +158,13 @@ export class WordMatcher {
       let row = sims.get(d);
       if (!row) {
         row = new Float64Array(query.length);
-        for (let qi = 0; qi < query.length; qi++) row[qi] = similarity(query[qi]!, d);
+        const k = d.scale ?? 1;
+        for (let qi = 0; qi < query.length; qi++)
+          row[qi] = k * Math.max(0, (similarity(query[qi]!, d) - FLOOR) / (1 - FLOOR)) ** POWER;
         sims.set(d, row);
       }
       for (let qi = 0; qi < query.length; qi++) if (row[qi]! > best[qi]!) best[qi] = row[qi]!;
     }
-    for (let qi = 0; qi < query.length; qi++) best[qi] = Math.max(0, (best[qi]! - FLOOR) / (1 - FLOOR)) ** POWER;
     return best;
   }
 
