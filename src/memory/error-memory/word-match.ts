@@ -6,7 +6,9 @@
 // how rare its matches are among the records searched (a soft idf), so the words every record of a tool
 // shares count less than the one that tells the records apart. A word the error shows only in a variable
 // part (a quoted name, a path, a URL: what errorSignature replaces) counts NAME_SCALE unless its cause or
-// fix says it too: the column "created" is not what "the table was never created" is about.
+// fix says it too: the column "created" is not what "the table was never created" is about. The tool the
+// query speaks of ("the container", "the rust build") lifts that tool's records a little; that word's
+// rarity is counted among the tools, so it weighs even when every record of the tool shares it.
 import { loadWordVectors, type WordVectors } from "../../embed/builtin/word-vectors.ts";
 import { queryTerms } from "../../search/query-terms.ts";
 import { stemWord } from "../../shared/search-form.ts";
@@ -28,6 +30,8 @@ const PREFIX_MIN = 4;
 const SYNONYM = 0.9;
 /** How much a match counts with a word found only in a variable part of the error (quoted, a path, a URL) and not in the cause or fix. */
 const NAME_SCALE = 0.5;
+/** Weight of the tool a query speaks of in a record's ranking score (a record matching every word scores 1). */
+const TOOL_PRIOR = 0.15;
 /** Rarity weight of an error class named (an ordinary word weighs at most 1). */
 const CONCEPT_WEIGHT = 2;
 /** Records whose words are kept between searches (the word-level match reads at most 5000 per search). */
@@ -169,10 +173,25 @@ export class WordMatcher {
   }
 
   /**
-   * Scores of every document for the query. Each pair of query words that stands side by side in the
-   * document too ("too many clients") adds PAIR_BONUS to both scores.
+   * How well the query speaks of each tool, from its name and the words about it (tool-words.ts), in
+   * [0, 1] with 1 for the best tool (all 0 when the query names none). Rarity is counted among the tools:
+   * "container" tells docker and kubectl from the rest, "install" hardly anything.
    */
-  scoreAll(query: readonly Word[], docs: readonly (readonly Word[])[]): WordScore[] {
+  toolPrior(query: readonly Word[], tools: readonly string[]): Map<string, number> {
+    const scores = this.scoreAll(
+      query,
+      tools.map((t) => this.#plain(toolWords(t))),
+    );
+    const best = Math.max(0, ...scores.map((x) => x.rank));
+    return new Map(tools.map((t, i) => [t, best > 0 ? scores[i]!.rank / best : 0]));
+  }
+
+  /**
+   * Scores of every document for the query. Each pair of query words that stands side by side in the
+   * document too ("too many clients") adds PAIR_BONUS to both scores. With `tools` (each document's
+   * tool), the ranking score adds TOOL_PRIOR times how well the query speaks of the document's tool.
+   */
+  scoreAll(query: readonly Word[], docs: readonly (readonly Word[])[], tools?: readonly string[]): WordScore[] {
     const sims = new Map<Word, Float64Array>();
     const m = docs.map((d) => this.matches(query, d, sims));
     const n = docs.length;
@@ -186,8 +205,10 @@ export class WordMatcher {
       rankDen += q.weight * w;
       return w;
     });
+    const prior = tools ? this.toolPrior(query, [...new Set(tools)]) : undefined;
     return docs.map((d, di) => {
       const row = m[di]!;
+      const toolScore = prior ? TOOL_PRIOR * prior.get(tools![di]!)! : 0;
       let num = 0;
       let rank = 0;
       query.forEach((q, qi) => {
@@ -197,7 +218,7 @@ export class WordMatcher {
       const bonus = PAIR_BONUS * sharedPairs(query, d);
       return {
         cover: den > 0 ? Math.min(1, num / den + bonus) : 0,
-        rank: rankDen > 0 ? Math.min(1, rank / rankDen + bonus) : 0,
+        rank: rankDen > 0 ? Math.min(1, rank / rankDen + toolScore + bonus) : 0,
       };
     });
   }
