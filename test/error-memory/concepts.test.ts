@@ -1,4 +1,5 @@
 import { describe, expect, test } from "bun:test";
+import { describeErrorCodes } from "../../src/memory/error-memory/error-codes.ts";
 import { describeFileNames, errorConcepts, splitIdentifiers } from "../../src/memory/error-memory/error-concepts.ts";
 
 describe("error classes for the word-level match", () => {
@@ -14,6 +15,20 @@ describe("error classes for the word-level match", () => {
     );
     expect(describeFileNames("needed by 'main.o'")).toContain("main.o (object file)");
     expect(describeFileNames("api.internal v1.2")).toBe("api.internal v1.2");
+  });
+
+  test("standard error codes are said in words", () => {
+    expect(describeErrorCodes("Error: ENOSPC: write failed")).toBe(
+      "Error: ENOSPC (no space left on device): write failed",
+    );
+    expect(describeErrorCodes("make: *** [Makefile:5: hello.o] Error 127")).toContain("Error 127 (command not found)");
+    expect(describeErrorCodes("Exit Code: 137")).toBe("Exit Code: 137 (killed)");
+    expect(describeErrorCodes("the requested URL returned error: 503")).toContain("503 (service unavailable)");
+    expect(describeErrorCodes("worker got SIGSEGV")).toContain("SIGSEGV (segmentation fault");
+    // Codes that are no standard code, and numbers no status word announces, are left as they are.
+    expect(describeErrorCodes("error[E0502]: cannot borrow")).toBe("error[E0502]: cannot borrow");
+    expect(describeErrorCodes("listening on 8080, 404 requests served")).toBe("listening on 8080, 404 requests served");
+    expect(errorConcepts(describeErrorCodes("EADDRINUSE"))).toContain("taken");
   });
 
   test("the same class is named by a tool's words and by a person's", () => {

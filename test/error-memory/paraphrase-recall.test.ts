@@ -8,15 +8,15 @@ import { nonsenseQueries, UNRELATED_QUERIES } from "./unrelated-queries.ts";
 
 /**
  * Top-1 accuracy measured on the test part with the builtin embedder (bench/error-paraphrases.ts):
- * 0.69 (dev 0.91). This floor guards against regressions; the goal is TEST_TOP1_GOAL.
+ * 0.66 (dev 0.97). This floor guards against regressions; the goal is TEST_TOP1_GOAL.
  */
 const TEST_TOP1_FLOOR = 0.65;
 const TEST_TOP1_GOAL = 0.75;
 /**
- * Top-1 on the held-out second set, never tuned on: 0.20 with the builtin embedder. A floor against
+ * Top-1 on the held-out second set, never tuned on: 0.27 with the builtin embedder. A floor against
  * regressions; it says how far the first set's test figure is from words the ranking never saw.
  */
-const HELD_OUT_TOP1_FLOOR = 0.15;
+const HELD_OUT_TOP1_FLOOR = 0.25;
 /** Share of unrelated queries that return a record, measured 0.16 (everyday sentences only; no nonsense query). */
 const UNRELATED_CEILING = 0.2;
 
@@ -49,7 +49,7 @@ describe("error recall across vocabulary (frozen paraphrase set)", () => {
     expect(empty).toBe(0);
   }, 60_000);
 
-  // The goal is not reached with the builtin embedder (0.69): this test fails on purpose until it is, and
+  // The goal is not reached with the builtin embedder (0.66): this test fails on purpose until it is, and
   // then reports that it passed, so that `failing` is taken off.
   test.failing(`the test part finds the right record first at least ${TEST_TOP1_GOAL * 100}% of the time`, async () => {
     const { top1 } = await measure(SET_PAIRS.filter((p) => p.split === "test"));

@@ -58,6 +58,7 @@ export async function wordCandidates(
   const scores = m.scoreAll(
     q,
     records.map((r) => m.recordWords(r.tool, r.error, r.other)),
+    records.map((r) => r.tool.toLowerCase()),
   );
   const out: Candidate[] = [];
   records.forEach((r, i) => {

@@ -4,11 +4,17 @@
 // "Permission denied" where averaged sentence vectors drown two words among many. The error classes a text
 // names (error-concepts.ts) are words too, on both sides. The ranking score weighs each query word also by
 // how rare its matches are among the records searched (a soft idf), so the words every record of a tool
-// shares count less than the one that tells the records apart.
+// shares count less than the one that tells the records apart. A word the error shows only in a variable
+// part (a quoted name, a path, a URL: what errorSignature replaces) counts NAME_SCALE unless its cause or
+// fix says it too: the column "created" is not what "the table was never created" is about. The tool the
+// query speaks of ("the container", "the rust build") lifts that tool's records a little; that word's
+// rarity is counted among the tools, so it weighs even when every record of the tool shares it.
 import { loadWordVectors, type WordVectors } from "../../embed/builtin/word-vectors.ts";
 import { queryTerms } from "../../search/query-terms.ts";
 import { stemWord } from "../../shared/search-form.ts";
 import { describeFileNames, errorConcepts, splitIdentifiers } from "./error-concepts.ts";
+import { describeErrorCodes } from "./error-codes.ts";
+import { errorSignature } from "./signature.ts";
 import { GENERIC_ERROR_WORDS } from "./error-query.ts";
 import { toolWords } from "./tool-words.ts";
 
@@ -22,6 +28,10 @@ const PREFIX = 0.8;
 const PREFIX_MIN = 4;
 /** How well a query word meets a record that names the error class the word names ("ram" and "out of memory"). */
 const SYNONYM = 0.9;
+/** How much a match counts with a word found only in a variable part of the error (quoted, a path, a URL) and not in the cause or fix. */
+const NAME_SCALE = 0.5;
+/** Weight of the tool a query speaks of in a record's ranking score (a record matching every word scores 1). */
+const TOOL_PRIOR = 0.15;
 /** Rarity weight of an error class named (an ordinary word weighs at most 1). */
 const CONCEPT_WEIGHT = 2;
 /** Records whose words are kept between searches (the word-level match reads at most 5000 per search). */
@@ -35,6 +45,8 @@ export interface Word {
   weight: number;
   /** The error classes this word names by itself ("#memory" for "ram"). */
   concepts?: string[];
+  /** How much a match with this record word counts (1 when undefined). */
+  scale?: number;
 }
 
 export interface WordScore {
@@ -48,6 +60,7 @@ export class WordMatcher {
   readonly #cache = new Map<string, Word>();
   /** The words of records seen, by their text (a search reads the same records again and again). */
   readonly #records = new Map<number | bigint, Word[]>();
+  readonly #names = new Map<Word, Word>();
   private constructor(private readonly wv: WordVectors) {}
 
   static async create(): Promise<WordMatcher> {
@@ -56,7 +69,7 @@ export class WordMatcher {
 
   /** The content words of a query, and the error classes it names. */
   words(text: string): Word[] {
-    const split = splitIdentifiers(describeFileNames(text));
+    const split = readable(text);
     return [...this.#plain(split), ...concepts(split)];
   }
 
@@ -69,15 +82,30 @@ export class WordMatcher {
     const key = Bun.hash(`${tool}\0${error}\0${other}`);
     let words = this.#records.get(key);
     if (!words) {
-      const text = splitIdentifiers(describeFileNames(`${error}\n${other}`));
+      const text = readable(`${error}\n${other}`);
+      const own = this.#plain(readable(other));
+      const fixed = new Set(
+        [...this.#plain(readable(errorSignature(error).replace(/<[a-z]+>/g, " "))), ...own].map((w) => w.stem),
+      );
+      const errorWords = this.#plain(readable(error)).map((w) => (fixed.has(w.stem) ? w : this.#named(w)));
       const seen = new Set<string>();
-      words = [...this.#plain(text), ...this.#plain(toolWords(tool)), ...concepts(`${tool}\n${text}`)].filter(
+      words = [...errorWords, ...own, ...this.#plain(toolWords(tool)), ...concepts(`${tool}\n${text}`)].filter(
         (w) => !seen.has(w.stem) && seen.add(w.stem),
       );
       if (this.#records.size >= RECORD_CACHE) this.#records.clear();
       this.#records.set(key, words);
     }
     return words;
+  }
+
+  /** The word as a name in a variable part of an error (a quoted part, path or URL): it counts NAME_SCALE. */
+  #named(w: Word): Word {
+    let x = this.#names.get(w);
+    if (!x) {
+      if (this.#names.size > 50_000) this.#names.clear();
+      this.#names.set(w, (x = { ...w, scale: NAME_SCALE }));
+    }
+    return x;
   }
 
   #plain(text: string): Word[] {
@@ -134,20 +162,36 @@ export class WordMatcher {
       let row = sims.get(d);
       if (!row) {
         row = new Float64Array(query.length);
-        for (let qi = 0; qi < query.length; qi++) row[qi] = similarity(query[qi]!, d);
+        const k = d.scale ?? 1;
+        for (let qi = 0; qi < query.length; qi++)
+          row[qi] = k * Math.max(0, (similarity(query[qi]!, d) - FLOOR) / (1 - FLOOR)) ** POWER;
         sims.set(d, row);
       }
       for (let qi = 0; qi < query.length; qi++) if (row[qi]! > best[qi]!) best[qi] = row[qi]!;
     }
-    for (let qi = 0; qi < query.length; qi++) best[qi] = Math.max(0, (best[qi]! - FLOOR) / (1 - FLOOR)) ** POWER;
     return best;
   }
 
   /**
-   * Scores of every document for the query. Each pair of query words that stands side by side in the
-   * document too ("too many clients") adds PAIR_BONUS to both scores.
+   * How well the query speaks of each tool, from its name and the words about it (tool-words.ts), in
+   * [0, 1] with 1 for the best tool (all 0 when the query names none). Rarity is counted among the tools:
+   * "container" tells docker and kubectl from the rest, "install" hardly anything.
    */
-  scoreAll(query: readonly Word[], docs: readonly (readonly Word[])[]): WordScore[] {
+  toolPrior(query: readonly Word[], tools: readonly string[]): Map<string, number> {
+    const scores = this.scoreAll(
+      query,
+      tools.map((t) => this.#plain(toolWords(t))),
+    );
+    const best = Math.max(0, ...scores.map((x) => x.rank));
+    return new Map(tools.map((t, i) => [t, best > 0 ? scores[i]!.rank / best : 0]));
+  }
+
+  /**
+   * Scores of every document for the query. Each pair of query words that stands side by side in the
+   * document too ("too many clients") adds PAIR_BONUS to both scores. With `tools` (each document's
+   * tool), the ranking score adds TOOL_PRIOR times how well the query speaks of the document's tool.
+   */
+  scoreAll(query: readonly Word[], docs: readonly (readonly Word[])[], tools?: readonly string[]): WordScore[] {
     const sims = new Map<Word, Float64Array>();
     const m = docs.map((d) => this.matches(query, d, sims));
     const n = docs.length;
@@ -161,8 +205,10 @@ export class WordMatcher {
       rankDen += q.weight * w;
       return w;
     });
+    const prior = tools ? this.toolPrior(query, [...new Set(tools)]) : undefined;
     return docs.map((d, di) => {
       const row = m[di]!;
+      const toolScore = prior ? TOOL_PRIOR * prior.get(tools![di]!)! : 0;
       let num = 0;
       let rank = 0;
       query.forEach((q, qi) => {
@@ -172,10 +218,15 @@ export class WordMatcher {
       const bonus = PAIR_BONUS * sharedPairs(query, d);
       return {
         cover: den > 0 ? Math.min(1, num / den + bonus) : 0,
-        rank: rankDen > 0 ? Math.min(1, rank / rankDen + bonus) : 0,
+        rank: rankDen > 0 ? Math.min(1, rank / rankDen + toolScore + bonus) : 0,
       };
     });
   }
+}
+
+/** The text as the word-level match reads it: file names and standard error codes said in words, identifiers split. */
+function readable(text: string): string {
+  return splitIdentifiers(describeErrorCodes(describeFileNames(text)));
 }
 
 function similarity(q: Word, d: Word): number {
