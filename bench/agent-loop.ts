@@ -26,12 +26,12 @@ const api = openMemory({ home, env: {}, now: () => clock, drain: "off" });
 try {
   const afterAdd: number[] = [];
   const noWrite: number[] = [];
-  const timed = (query: string, into: number[]) => {
+  const timed = async (query: string, into: number[]) => {
     const t = performance.now();
-    api.search({ query });
+    await api.search({ query });
     into.push(performance.now() - t);
   };
-  for (const q of queries) api.search({ query: q }); // warm-up: the same pages and code for both series
+  for (const q of queries) await api.search({ query: q }); // warm-up: the same pages and code for both series
   for (let i = 0; i < ROUNDS; i++) {
     const q = queries[i % queries.length]!;
     clock += 1_000_000_000n;
@@ -40,8 +40,8 @@ try {
       content: `turn ${i}: checking the ${q} notes`,
       sendAt: clock,
     });
-    timed(q, afterAdd);
-    timed(q, noWrite);
+    await timed(q, afterAdd);
+    await timed(q, noWrite);
   }
   const a = summarize(afterAdd);
   const b = summarize(noWrite);
