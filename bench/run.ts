@@ -9,6 +9,7 @@ const SCRIPTS = [
   "import-sources.ts",
   "add.ts",
   "keyword.ts",
+  "agent-loop.ts",
   "cli-search.ts",
   "semantic.ts",
   "vectors-s3.ts",

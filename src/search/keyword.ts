@@ -274,7 +274,10 @@ function recentMatches(
   // A row's text for the checks below: its content, or that with ASCII letters in lower case, the same to them.
   const rows =
     (light ? recentTextMatches(db, needles, filter, size) : undefined) ??
-    scanRecent(db, needles, filter, size).map((m) => ({ row: m as Candidate["row"], text: m.content }));
+    scanRecent(db, needles, filter, size, undefined, light).map((m) => ({
+      row: m as Candidate["row"],
+      text: m.content,
+    }));
   const phrase = terms.map((t) => t.text).join(" ");
   const out: [Candidate["row"], number][] = [];
   for (const { row: m, text } of rows) {

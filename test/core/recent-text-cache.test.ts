@@ -1,7 +1,14 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { openDatabase } from "../../src/storage/sqlite/open-database.ts";
 import { scanRecent } from "../../src/storage/sqlite/keyword-queries.ts";
-import { cachedRecentScan } from "../../src/storage/sqlite/recent-text-cache.ts";
+import {
+  BUILD_AFTER,
+  cachedRecentScan,
+  holdRecentText,
+  holdsRecentText,
+  RECENT_TEXT_CAP,
+} from "../../src/storage/sqlite/recent-text-cache.ts";
+import { keywordSearch } from "../../src/search/keyword.ts";
 import { openTemp, removeTempHomes } from "../fixture/home.ts";
 
 afterAll(removeTempHomes);
@@ -68,7 +75,7 @@ describe("recent text held in memory", () => {
               const sqlDb = fresh();
               try {
                 const viaSql = scanRecent(sqlDb, n, f, limit).map((m) => m.seq);
-                cachedRecentScan(db, n, f, limit);
+                holdRecentText(db);
                 expect({ n, f, seqs: cachedRecentScan(db, n, f, limit) }).toEqual({ n, f, seqs: viaSql });
               } finally {
                 sqlDb.close();
@@ -97,4 +104,64 @@ describe("recent text held in memory", () => {
       api.close();
     }
   }, 60_000);
+});
+
+describe("when the recent text is held", () => {
+  const seed = (api: ReturnType<typeof openTemp>["api"], n: number) =>
+    api.add(
+      "a",
+      Array.from({ length: n }, (_, i) => ({
+        role: "user" as const,
+        content: `deploy note ${i}`,
+        sendAt: NOW - BigInt(n - i) * 1_000_000_000n,
+      })),
+    );
+
+  test("a process that writes between searches never loads it; the BUILD_AFTER-th search at one state does", () => {
+    const { api } = openTemp({ now: () => NOW });
+    const db = openDatabase(api.paths.db);
+    try {
+      seed(api, 40);
+      db.run("UPDATE trigram_build SET done = 0");
+      for (let i = 0; i < 3; i++) {
+        api.add("a", { role: "user", content: `deploy write ${i}`, sendAt: NOW + BigInt(i) });
+        expect(keywordSearch(db, { query: "deploy", now: NOW }).length).toBeGreaterThan(0);
+        expect(holdsRecentText(db)).toBe(false);
+      }
+      for (let i = 2; i < BUILD_AFTER; i++) keywordSearch(db, { query: "deploy", now: NOW }); // one ran above
+      expect(holdsRecentText(db)).toBe(false);
+      keywordSearch(db, { query: "deploy", now: NOW });
+      expect(holdsRecentText(db)).toBe(true);
+    } finally {
+      db.close();
+      api.close();
+    }
+  });
+
+  test("a tier of more rows than the cap is never read into memory", () => {
+    const { api } = openTemp({ now: () => NOW });
+    const db = openDatabase(api.paths.db);
+    const cap = RECENT_TEXT_CAP.rows;
+    try {
+      seed(api, 30);
+      db.run("UPDATE trigram_build SET done = 0");
+      RECENT_TEXT_CAP.rows = 29;
+      const hits = () => keywordSearch(db, { query: "note", now: NOW, limit: 50 }).length;
+      for (let i = 0; i < BUILD_AFTER; i++) expect(hits()).toBe(30);
+      expect(holdsRecentText(db)).toBe(false);
+      RECENT_TEXT_CAP.rows = 30;
+      const other = openDatabase(api.paths.db);
+      try {
+        for (let i = 0; i < BUILD_AFTER; i++)
+          expect(keywordSearch(other, { query: "note", now: NOW, limit: 50 }).length).toBe(30);
+        expect(holdsRecentText(other)).toBe(true);
+      } finally {
+        other.close();
+      }
+    } finally {
+      RECENT_TEXT_CAP.rows = cap;
+      db.close();
+      api.close();
+    }
+  });
 });

@@ -336,12 +336,14 @@ export function scanRecent(
   f: KeywordFilter,
   limit: number,
   select?: readonly string[],
+  /** This search looked in the recent text cache already (recentTextMatches). */
+  askedCache = false,
 ): StoredMessage[] {
   if (f.session === undefined) {
     // The in-memory recent text (a small recent tier) is faster than the index, which holds every tier; it
     // folds ASCII case only, so a needle with other cased letters goes to the index, else to the scan below.
     const asciiFolded = !needles.some(foldsBeyondAscii);
-    const cached = asciiFolded ? cachedRecentScan(db, needles, f, limit) : undefined;
+    const cached = asciiFolded ? cachedRecentScan(db, needles, f, limit, askedCache) : undefined;
     if (cached) return rowsBySeqDesc(db, cached);
     const indexed = substringMatches(db, needles, { ...f, recent: true }, limit, select);
     if (indexed) return indexed;

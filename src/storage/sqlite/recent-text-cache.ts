@@ -1,12 +1,17 @@
 // The recent tier's text held in memory per connection, for the substring scan across sessions: a long-lived
 // process (TUI, daemon, MCP) that searches again before anything is written scans strings instead of
-// running LIKE over every recent row. Kept only for a small recent tier; built at the second search that
-// finds the database unchanged, so a process that writes between searches never pays for building it.
+// running LIKE over every recent row. Kept only for a small recent tier, and built only once searches at one
+// state of the database have cost about what building it costs (see BUILD_AFTER): a process that writes
+// between its few searches (an agent's turn) never pays for it; one that searches on (the TUI) soon has it.
 import type { Database } from "bun:sqlite";
 import type { MessageFilter } from "../../shared/time-filter.ts";
+import { recentTierAtMost } from "./recent-tier-size.ts";
 
-/** Recent text kept at most (UTF-16 units); a home with more recent text scans it with SQL. */
-const MAX_CHARS = 8_000_000;
+/**
+ * Recent text kept at most (`chars`, UTF-16 units); a home with more recent text scans it with SQL. A tier
+ * of more than `rows` rows is not even read to find out (past that many, the text cap is all but certain).
+ */
+export const RECENT_TEXT_CAP = { chars: 8_000_000, rows: 50_000 };
 
 interface RecentText {
   seq: bigint[];
@@ -35,6 +40,14 @@ interface State {
 
 const RECHECK = 64;
 
+/**
+ * Searches at one state before the text is read into memory. Reading it costs what the SQL scans of about a
+ * dozen searches cost over having it (a 10,000-row tier: 29 ms to read, 1.8-2.8 ms saved a search; both
+ * grow with the tier's text), so that many are paid first: never more than about twice the cost of the best
+ * choice made knowing how many searches would follow.
+ */
+export const BUILD_AFTER = 12;
+
 const states = new WeakMap<Database, State>();
 /** Connections of a one-shot process: it will not search again, so loading the text would only cost. */
 const oneShot = new WeakSet<Database>();
@@ -55,6 +68,7 @@ const UPPER = /[A-Z]/;
 const asciiLower = (s: string) => (UPPER.test(s) ? s.replace(/[A-Z]+/g, (m) => m.toLowerCase()) : s);
 
 function load(db: Database): RecentText | "too-big" {
+  if (!recentTierAtMost(db, RECENT_TEXT_CAP.rows)) return "too-big";
   const out: RecentText = {
     seq: [],
     session: [],
@@ -81,7 +95,7 @@ function load(db: Database): RecentText | "too-big" {
   // Row by row, so a big tier stops at the cap instead of being read whole.
   for (const row of rows) {
     chars += row.content.length;
-    if (chars > MAX_CHARS) return "too-big";
+    if (chars > RECENT_TEXT_CAP.chars) return "too-big";
     out.seq.push(row.seq);
     out.session.push(row.session_id);
     out.sendAt.push(row.send_at);
@@ -98,14 +112,18 @@ function load(db: Database): RecentText | "too-big" {
   return out;
 }
 
+/** Whether this connection holds the recent text now. */
+export function holdsRecentText(db: Database): boolean {
+  const s = states.get(db);
+  return s !== undefined && s.rows !== undefined && s.rows !== "too-big" && s.stamp === stampOf(db);
+}
+
 /**
  * A long-lived reader that will search again (the terminal UI, while it warms up): hold the recent text now,
  * when the tier is small, instead of at the next search.
  */
 export function holdRecentText(db: Database): void {
-  // Two lookups at one stamp: the second loads the text.
-  cachedRecentScan(db, [], {}, 1);
-  cachedRecentScan(db, [], {}, 1);
+  for (let i = 0; i < BUILD_AFTER; i++) cachedRecentScan(db, [], {}, 1);
 }
 
 /** Index of the row whose text holds position `at` of the joined texts. */
@@ -130,8 +148,10 @@ export function cachedRecentScan(
   needles: readonly string[],
   f: MessageFilter,
   limit: number,
+  /** This search asked already (cachedRecentRows): it is not counted again. */
+  askedBefore = false,
 ): bigint[] | undefined {
-  const found = matchingRows(db, needles, f, limit);
+  const found = matchingRows(db, needles, f, limit, !askedBefore);
   return found?.rows.map((i) => found.r.seq[i]!);
 }
 
@@ -166,6 +186,7 @@ function matchingRows(
   needles: readonly string[],
   f: MessageFilter,
   limit: number,
+  count = true,
 ): { r: RecentText; rows: number[] } | undefined {
   if (oneShot.has(db)) return undefined;
   const stamp = stampOf(db);
@@ -178,7 +199,8 @@ function matchingRows(
       s.rows = "too-big";
     }
   }
-  if (++s.seen < 2) return undefined;
+  if (count) s.seen++;
+  if (s.seen < BUILD_AFTER) return undefined;
   if (!s.rows) {
     s.rows = load(db);
     if (s.rows === "too-big") s.sinceTooBig = 0;

@@ -8,6 +8,7 @@ import type { MessageFilter } from "../../shared/time-filter.ts";
 import { andFilter } from "./message-filter-sql.ts";
 import { MESSAGE_COLUMNS, toStored } from "./messages-repo.ts";
 import { andWhere, type SqlArg } from "./sql-where.ts";
+import { recentTierAtMost } from "./recent-tier-size.ts";
 import { trigramReady } from "./substring-index.ts";
 import { writeStamp } from "./write-stamp.ts";
 
@@ -197,26 +198,11 @@ function checkInChunks(
 }
 
 function smallTier(db: Database, scope: SubstringScope): boolean {
-  if (scope.session === undefined) return scope.recent && smallRecentTier(db);
+  if (scope.session === undefined) return scope.recent && recentTierAtMost(db, SCANNED_TIER.rows);
   const r = db
     .query("SELECT count(*) AS n FROM (SELECT 1 FROM messages WHERE session_id = ? AND recent = ? LIMIT ?)")
     .get(scope.session, scope.recent ? 1 : 0, SCANNED_TIER.rows + 1) as { n: bigint };
   return Number(r.n) <= SCANNED_TIER.rows;
-}
-
-/**
- * Whether the recent tier across sessions holds at most SCANNED_TIER rows. With nothing archived (compaction,
- * the only way out of the tier, always writes message_meta) it is the whole table, whose size max(seq)
- * bounds; else its partial index is counted, up to the bound.
- */
-function smallRecentTier(db: Database): boolean {
-  const archived = db.query("SELECT 1 FROM message_meta LIMIT 1").get() !== null;
-  const r = archived
-    ? db
-        .query("SELECT count(*) AS n FROM (SELECT 1 FROM messages INDEXED BY messages_recent WHERE recent = 1 LIMIT ?)")
-        .get(SCANNED_TIER.rows + 1)
-    : db.query("SELECT coalesce(max(seq), 0) AS n FROM messages").get();
-  return Number((r as { n: bigint }).n) <= SCANNED_TIER.rows;
 }
 
 /**
