@@ -1,4 +1,5 @@
 // SQL for keyword search: the newest FTS5 matches (ranked by the caller), match statistics, substring scan over recent rows.
+import { lowerCase } from "../../shared/lower-case.ts";
 import type { Database } from "bun:sqlite";
 import { andWhere, type SqlArg } from "./sql-where.ts";
 import type { StoredMessage } from "../../shared/message.ts";
@@ -186,12 +187,10 @@ export interface WindowText {
   sender?: string;
 }
 
-const NON_ASCII = /[^\x00-\x7f]/;
-
 /**
  * windowRows with only what ranking needs (the content too with `content`); the caller loads the messages
  * it returns (getMessagesBySeq). SQLite lowers ASCII letters (cheaper than a JS copy of every row); text
- * with other characters gets JS toLowerCase on top, which gives what it gives on the content.
+ * with other cased characters gets JS toLowerCase on top, which gives what it gives on the content.
  */
 export function windowTexts(db: Database, match: string, size: number, f: WindowFilter, content = false): WindowText[] {
   const w = windowJoin(
@@ -208,7 +207,7 @@ export function windowTexts(db: Database, match: string, size: number, f: Window
       seq: r[0],
       recent: r[1] === 1n,
       sendAt: r[2],
-      lower: NON_ASCII.test(r[3]) ? r[3].toLowerCase() : r[3],
+      lower: lowerCase(r[3]),
       tokens: docTokens(r[4]),
     };
     if (r[5] !== null) t.sender = r[5];
@@ -389,7 +388,7 @@ export function recentTextMatches(
       seq: r.seq,
       recent: true,
       sendAt: r.sendAt,
-      lower: NON_ASCII.test(r.text) ? r.text.toLowerCase() : r.text,
+      lower: lowerCase(r.text),
       tokens: 0,
     };
     if (r.sender !== null) row.sender = r.sender;
