@@ -12,7 +12,7 @@ import {
 } from "node:fs";
 import { dirname, basename, join } from "node:path";
 import { startDataSync, startWriteback } from "./background-sync.ts";
-import { closeInBackground, holdFile } from "./release-later.ts";
+import { holdFile, releaseLater } from "./release-later.ts";
 
 export const FILE_MODE = 0o600;
 export const DIR_MODE = 0o700;
@@ -93,7 +93,7 @@ export function openTempFile(path: string): TempFile {
     throw err;
   };
   let wait = () => {};
-  let releaseLater = false;
+  let holdReplaced = false;
   const synced = () => {
     if (failure !== undefined) throw failure;
     if (!open) return;
@@ -109,7 +109,7 @@ export function openTempFile(path: string): TempFile {
     synced,
     commit() {
       synced();
-      const replaced = releaseLater ? holdFile(path) : undefined;
+      const replaced = holdReplaced ? holdFile(path) : undefined;
       try {
         renameSync(tmp, path);
       } catch (err) {
@@ -117,7 +117,7 @@ export function openTempFile(path: string): TempFile {
         rmSync(tmp, { force: true });
         throw err;
       }
-      if (replaced !== undefined) closeInBackground(replaced);
+      if (replaced !== undefined) releaseLater(replaced);
     },
     discard() {
       try {
@@ -138,7 +138,7 @@ export function openTempFile(path: string): TempFile {
     },
     writeBack: () => startWriteback(fd),
     stage(options = {}) {
-      releaseLater = options.releaseReplacedLater === true;
+      holdReplaced = options.releaseReplacedLater === true;
       try {
         if (options.syncLater) wait = startDataSync(fd);
         else fdatasyncSync(fd);
