@@ -3,9 +3,9 @@
 // it unnamed, and its descriptor is closed on another thread, where the freeing happens. The kernel frees it
 // too if the process exits first (nothing is left behind under any name).
 // The closing thread is a worker at the lowest CPU priority: woken, it never preempts the writer (a pool
-// thread of the runtime, woken by an async close, often does, which costs the writer ~0.05 ms). The first
-// release of a process goes through the pool; the worker is started then, so a one-shot command never pays
-// for starting it.
+// thread of the runtime, woken by an async close, often does, which costs the writer ~0.05 ms). A process's
+// first releases go through the pool, and the worker is started at the second, so a command that writes
+// once never starts it.
 import { close, constants, openSync } from "node:fs";
 
 // O_NONBLOCK: opening a FIFO planted at the path must not wait for a writer (no effect on a regular file).
@@ -30,21 +30,26 @@ const WORKER_SOURCE = `
 const { closeSync } = require("node:fs");
 self.onmessage = (e) => {
   const q = new Int32Array(e.data);
-  try {
-    const { dlopen, FFIType } = require("bun:ffi");
-    const libc = dlopen(process.platform === "darwin" ? "libc.dylib" : "libc.so.6", {
-      setpriority: { args: [FFIType.i32, FFIType.i32, FFIType.i32], returns: FFIType.i32 },
-    });
-    // Linux: priority is per thread (who 0: the calling one); elsewhere this lowers nothing else's.
-    if (process.platform === "linux") libc.symbols.setpriority(0, 0, 19);
-  } catch {}
+  if (process.platform === "linux") {
+    try {
+      const { dlopen, FFIType } = require("bun:ffi");
+      const libc = dlopen("libc.so.6", {
+        setpriority: { args: [FFIType.i32, FFIType.i32, FFIType.i32], returns: FFIType.i32 },
+      });
+      libc.symbols.setpriority(0, 0, 19); // on Linux a nice value is per thread: who 0 is this one
+    } catch {}
+  }
   Atomics.store(q, ${READY}, 1);
   let head = Atomics.load(q, ${HEAD});
   for (;;) {
     const tail = Atomics.load(q, ${TAIL});
-    if (head === tail) { Atomics.wait(q, ${TAIL}, tail); continue; }
-    const fd = q[3 + (head % ${SLOTS})];
-    try { closeSync(fd); } catch {}
+    if (head === tail) {
+      Atomics.wait(q, ${TAIL}, tail);
+      continue;
+    }
+    try {
+      closeSync(q[3 + (head % ${SLOTS})]);
+    } catch {}
     head++;
     Atomics.store(q, ${HEAD}, head);
   }
@@ -52,6 +57,7 @@ self.onmessage = (e) => {
 `;
 
 let queue: Int32Array | undefined;
+let released = 0;
 
 function startWorker(): void {
   queue = new Int32Array(new SharedArrayBuffer(4 * (3 + SLOTS)));
@@ -78,5 +84,5 @@ export function releaseLater(fd: number): void {
     }
   }
   close(fd, () => {}); // a failed close leaves nothing to do
-  if (!q) startWorker();
+  if (!q && ++released === 2) startWorker();
 }

@@ -48,7 +48,7 @@ test.if(process.platform === "linux")(
       stageFileAtomic(target, `v${i}`, { releaseReplacedLater: true }).commit();
       expect(readFileSync(target, "utf8")).toBe(`v${i}`);
       expect(readdirSync(dir)).toEqual(["doc.json"]);
-      await Bun.sleep(20); // the first release starts the worker: later ones go to it once it runs
+      await Bun.sleep(20); // the second release starts the worker: later ones go to it once it runs
     }
     for (let i = 0; i < 500 && heldRemoved(dir).length > 0; i++) await Bun.sleep(10);
     expect(heldRemoved(dir)).toEqual([]);
