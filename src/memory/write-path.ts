@@ -165,7 +165,7 @@ export function appendRecords(
             : (early?.stage(doc.records, added, json, syncLater) ??
               stageHistory(file, doc.records.concat(added), json, syncLater));
           const now = ctx.now();
-          insertMessages(ctx.db, session, missing, now);
+          if (missing.length > 0) insertMessages(ctx.db, session, missing, now); // (the index writers cost to set up)
           insertMessages(ctx.db, session, added, now, idempotencyKeys ? { idempotencyKeys } : undefined);
           inTransaction?.(now);
           if (kept) {

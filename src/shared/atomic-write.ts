@@ -12,6 +12,7 @@ import {
 } from "node:fs";
 import { dirname, basename, join } from "node:path";
 import { startDataSync, startWriteback } from "./background-sync.ts";
+import { holdFile, releaseLater } from "./release-later.ts";
 
 export const FILE_MODE = 0o600;
 export const DIR_MODE = 0o700;
@@ -41,6 +42,13 @@ export interface StagedFile {
   discard(): void;
 }
 
+export interface StageOptions {
+  /** Write the data back in the background; synced() waits for it (see stageFileAtomic). */
+  syncLater?: boolean;
+  /** The file commit() replaces is freed on the I/O thread pool, not in the rename (for big files: release-later.ts). */
+  releaseReplacedLater?: boolean;
+}
+
 /**
  * Write data (text, bytes, or byte chunks written in order) to a synced temp file beside `path`; nothing
  * changes at `path` until commit(). fdatasync makes the data and what is needed to read it back (size,
@@ -51,7 +59,7 @@ export interface StagedFile {
 export function stageFileAtomic(
   path: string,
   data: string | Uint8Array | readonly Uint8Array[],
-  options: { syncLater?: boolean } = {},
+  options: StageOptions = {},
 ): StagedFile {
   const temp = openTempFile(path);
   temp.write(typeof data === "string" ? [Buffer.from(data, "utf8")] : data instanceof Uint8Array ? [data] : data);
@@ -65,7 +73,7 @@ export interface TempFile {
   /** Start writing what was written so far back to disk, without waiting for it. */
   writeBack(): void;
   /** Written in full: stage it, as stageFileAtomic does. */
-  stage(options?: { syncLater?: boolean }): StagedFile;
+  stage(options?: StageOptions): StagedFile;
   /** Remove the temp file (not staged). */
   discard(): void;
 }
@@ -85,6 +93,7 @@ export function openTempFile(path: string): TempFile {
     throw err;
   };
   let wait = () => {};
+  let holdReplaced = false;
   const synced = () => {
     if (failure !== undefined) throw failure;
     if (!open) return;
@@ -100,12 +109,15 @@ export function openTempFile(path: string): TempFile {
     synced,
     commit() {
       synced();
+      const replaced = holdReplaced ? holdFile(path) : undefined;
       try {
         renameSync(tmp, path);
       } catch (err) {
+        if (replaced !== undefined) closeSync(replaced);
         rmSync(tmp, { force: true });
         throw err;
       }
+      if (replaced !== undefined) releaseLater(replaced);
     },
     discard() {
       try {
@@ -126,6 +138,7 @@ export function openTempFile(path: string): TempFile {
     },
     writeBack: () => startWriteback(fd),
     stage(options = {}) {
+      holdReplaced = options.releaseReplacedLater === true;
       try {
         if (options.syncLater) wait = startDataSync(fd);
         else fdatasyncSync(fd);

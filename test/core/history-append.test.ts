@@ -1,6 +1,6 @@
 // Appends spliced onto the cached bytes of history.json write exactly what a full rewrite would.
 import { afterAll, expect, test } from "bun:test";
-import { readdirSync, readFileSync } from "node:fs";
+import { closeSync, fstatSync, openSync, readdirSync, readFileSync, readlinkSync, readSync, statSync } from "node:fs";
 import { dirname } from "node:path";
 import {
   beginAppend,
@@ -78,5 +78,45 @@ test("an append begun early leaves no temp file when it writes nothing or its ba
   const text = readFileSync(file, "utf8");
   expect(text).toBe(serializeHistory(parseHistory(text, file).records));
   expect(parseHistory(text, file).records.map((r) => r.content)).toEqual(["first", "second", "third"]);
+  api.close();
+});
+
+test("adds to a history.json past the release size: each is a new file, the old ones held nowhere once freed", async () => {
+  const { api } = openTemp();
+  const file = api.paths.history("s");
+  const dir = dirname(file);
+  api.add(
+    "s",
+    Array.from({ length: 300 }, (_, i) => ({ role: "user" as const, content: `bulk ${i} ${"y".repeat(600)}` })),
+  );
+  expect(statSync(file).size).toBeGreaterThan(128 * 1024);
+  for (let i = 0; i < 8; i++) {
+    const before = openSync(file, "r"); // a reader's descriptor keeps seeing the version it opened
+    const old = readFileSync(file);
+    api.add("s", { role: i % 2 ? "assistant" : "user", content: `single ${i}` });
+    const seen = Buffer.alloc(old.length + 1);
+    expect(readSync(before, seen, 0, seen.length, 0)).toBe(old.length);
+    expect(seen.subarray(0, old.length).equals(old)).toBe(true);
+    expect(statSync(file).ino).not.toBe(fstatSync(before).ino); // renamed into place, not written over
+    closeSync(before);
+    const text = readFileSync(file, "utf8");
+    expect(text).toBe(serializeHistory(parseHistory(text, file).records));
+    expect(readdirSync(dir)).toEqual(["history.json"]);
+  }
+  expect(parseHistory(readFileSync(file, "utf8"), file).records.map((r) => r.id)).toEqual(
+    api.history("s", { all: true }).map((m) => m.id),
+  );
+  if (process.platform === "linux") {
+    const removed = () =>
+      readdirSync("/proc/self/fd").filter((fd) => {
+        try {
+          return readlinkSync(`/proc/self/fd/${fd}`).startsWith(`${dir}/`);
+        } catch {
+          return false;
+        }
+      });
+    for (let i = 0; i < 500 && removed().length > 0; i++) await Bun.sleep(10);
+    expect(removed()).toEqual([]);
+  }
   api.close();
 });

@@ -1,6 +1,6 @@
 // history.json: read (tolerating Agenvoy records), serialise, write atomically; corrupt files are refused.
 import { lstatSync, readFileSync } from "node:fs";
-import { openTempFile, stageFileAtomic, type StagedFile } from "../../shared/atomic-write.ts";
+import { openTempFile, stageFileAtomic, type StagedFile, type StageOptions } from "../../shared/atomic-write.ts";
 import { namedError } from "../../shared/errors.ts";
 import { describeOffset, jsonErrorOffset } from "../../shared/json-error-position.ts";
 import { isRole, type MessageRecord } from "../../shared/message.ts";
@@ -238,7 +238,15 @@ function stageData(
   options: { syncLater?: boolean },
   cached: (stamp: string, size: number) => void,
 ): StagedFile {
-  return withCacheUpdate(file, stageFileAtomic(file, data, options), data, cached);
+  return withCacheUpdate(file, stageFileAtomic(file, data, replacing(cache.get(file)?.size, options)), data, cached);
+}
+
+/** Past this size the file a rewrite replaces is freed off the writer's thread (release-later.ts). */
+const RELEASE_LATER_BYTES = 128 * 1024;
+
+/** `options` for a rewrite replacing a file of `bytes` (as cached; undefined when unknown: freed as usual). */
+function replacing(bytes: number | undefined, options: { syncLater?: boolean }): StageOptions {
+  return bytes !== undefined && bytes >= RELEASE_LATER_BYTES ? { ...options, releaseReplacedLater: true } : options;
 }
 
 function withCacheUpdate(
@@ -303,7 +311,7 @@ export function beginAppend(file: string, base: readonly MessageRecord[]): Pendi
       temp.write([last]);
       const chunks = head.concat(last);
       const data = chunks.length > MAX_CHUNKS ? [Buffer.concat(chunks)] : chunks;
-      return withCacheUpdate(file, temp.stage(options), data, (stamp, size) => {
+      return withCacheUpdate(file, temp.stage(replacing(hit.size, options)), data, (stamp, size) => {
         if (cache.get(file) !== hit) return cacheDrop(file);
         for (const r of added) hit.records.push(r);
         cachedBytes += size - hit.size;
