@@ -14,42 +14,14 @@ const WireMessage = v.strictObject({
 
 export type WireMessageInput = v.InferInput<typeof WireMessage>;
 
-const WIRE_KEYS = new Set(Object.keys(WireMessage.entries));
-/** What the schema takes as sendAt (its number schema refuses NaN). */
-const timeLike = (at: unknown) =>
-  typeof at === "string" || typeof at === "bigint" || (typeof at === "number" && !Number.isNaN(at));
-
-/**
- * The usual input (known fields only, each of its type) as the schema would give it, read without running
- * the schema (a few times the cost of the checks); undefined for anything else, which the schema reads (and
- * names what is wrong).
- */
-function plainWire(raw: unknown): WireMessageInput | undefined {
-  if (typeof raw !== "object" || raw === null || Array.isArray(raw)) return undefined;
-  for (const key in raw) if (!WIRE_KEYS.has(key)) return undefined;
-  const o = raw as Record<string, unknown>;
-  if ((o.role !== "user" && o.role !== "assistant") || typeof o.content !== "string") return undefined;
-  if (o.sendAt !== undefined && !timeLike(o.sendAt)) return undefined;
-  if (o.sender !== undefined && typeof o.sender !== "string") return undefined;
-  if (o.idempotencyKey !== undefined && typeof o.idempotencyKey !== "string") return undefined;
-  return o as WireMessageInput;
-}
-
-function parseWire(raw: unknown, where: string): WireMessageInput {
-  const plain = plainWire(raw);
-  if (plain) return plain;
+export function toNewMessage(raw: unknown, where: string): NewMessage {
   const r = v.safeParse(WireMessage, raw);
   if (!r.success) throw new InvalidMessageError({ where, problem: "fields", issues: issueFacts(r.issues) });
-  return r.output;
-}
-
-export function toNewMessage(raw: unknown, where: string): NewMessage {
-  const w = parseWire(raw, where);
-  const m: NewMessage = { role: w.role, content: w.content };
-  const at = w.sendAt;
+  const m: NewMessage = { role: r.output.role, content: r.output.content };
+  const at = r.output.sendAt;
   if (at !== undefined) m.sendAt = typeof at === "bigint" ? at : parseTimeOrThrow(String(at), `${where}: sendAt`);
-  if (w.sender !== undefined) m.sender = w.sender;
-  if (w.idempotencyKey !== undefined) m.idempotencyKey = w.idempotencyKey;
+  if (r.output.sender !== undefined) m.sender = r.output.sender;
+  if (r.output.idempotencyKey !== undefined) m.idempotencyKey = r.output.idempotencyKey;
   return m;
 }
 
