@@ -29,8 +29,8 @@ const SETTLE_MS = 10;
 /**
  * Wait (untimed) until the add's replaced history.json is closed, and SETTLE_MS more: add frees it on another
  * thread after it returns, and the device may still be discarding its blocks after the close; that work must
- * not land in the limit's time (nor its CPU in the limit's CPU row). With 10 ms, the limit's p50 is the one
- * measured beside the previous add, which freed the file inside its rename; with 2-3 ms it was still ~10% higher.
+ * not land in the limit's time (nor its CPU in the limit's CPU row). With 10 ms the limit's p50 is what it was
+ * beside an add that freed the file inside its rename; with 3 ms it was still ~10% higher.
  */
 function settle(): void {
   for (let i = 0; i < 2000 && pendingReleases() > 0; i++) Bun.sleepSync(0.05);
