@@ -8,15 +8,14 @@ import { nonsenseQueries, UNRELATED_QUERIES } from "./unrelated-queries.ts";
 
 /**
  * Top-1 accuracy measured on the test part with the builtin embedder (bench/error-paraphrases.ts):
- * 0.66 (dev 0.97). This floor guards against regressions; the goal is TEST_TOP1_GOAL.
+ * 0.75 (dev 0.97), the goal.
  */
-const TEST_TOP1_FLOOR = 0.65;
 const TEST_TOP1_GOAL = 0.75;
 /**
- * Top-1 on the held-out second set, never tuned on: 0.27 with the builtin embedder. A floor against
+ * Top-1 on the held-out second set, never tuned on: 0.28 with the builtin embedder. A floor against
  * regressions; it says how far the first set's test figure is from words the ranking never saw.
  */
-const HELD_OUT_TOP1_FLOOR = 0.25;
+const HELD_OUT_TOP1_FLOOR = 0.27;
 /** Share of unrelated queries that return a record, measured 0.16 (everyday sentences only; no nonsense query). */
 const UNRELATED_CEILING = 0.2;
 
@@ -43,17 +42,10 @@ describe("error recall across vocabulary (frozen paraphrase set)", () => {
     expect(SET_DISTRACTORS.length).toBeGreaterThanOrEqual(200);
   });
 
-  test(`the test part finds the right record first at least ${TEST_TOP1_FLOOR * 100}% of the time, never empty`, async () => {
+  test(`the test part finds the right record first at least ${TEST_TOP1_GOAL * 100}% of the time, never empty`, async () => {
     const { top1, empty } = await measure(SET_PAIRS.filter((p) => p.split === "test"));
-    expect(top1).toBeGreaterThanOrEqual(TEST_TOP1_FLOOR);
-    expect(empty).toBe(0);
-  }, 60_000);
-
-  // The goal is not reached with the builtin embedder (0.66): this test fails on purpose until it is, and
-  // then reports that it passed, so that `failing` is taken off.
-  test.failing(`the test part finds the right record first at least ${TEST_TOP1_GOAL * 100}% of the time`, async () => {
-    const { top1 } = await measure(SET_PAIRS.filter((p) => p.split === "test"));
     expect(top1).toBeGreaterThanOrEqual(TEST_TOP1_GOAL);
+    expect(empty).toBe(0);
   }, 60_000);
 
   test('among all the records, "the script could not be executed, access was refused" finds "Permission denied: ./deploy.sh"', async () => {

@@ -8,7 +8,10 @@
 // part (a quoted name, a path, a URL: what errorSignature replaces) counts NAME_SCALE unless its cause or
 // fix says it too: the column "created" is not what "the table was never created" is about. The tool the
 // query speaks of ("the container", "the rust build") lifts that tool's records a little; that word's
-// rarity is counted among the tools, so it weighs even when every record of the tool shares it.
+// rarity is counted among the tools, so it weighs even when every record of the tool shares it. A word
+// of the cause or fix counts FIX_SCALE (it says in a person's words what the error was), and a record
+// word that many of the records searched share counts less (a record-side idf: a stock fix such as
+// "reverted the last change" tells no record apart).
 import { loadWordVectors, type WordVectors } from "../../embed/builtin/word-vectors.ts";
 import { queryTerms } from "../../search/query-terms.ts";
 import { stemWord } from "../../shared/search-form.ts";
@@ -32,6 +35,14 @@ const SYNONYM = 0.9;
 const NAME_SCALE = 0.5;
 /** Weight of the tool a query speaks of in a record's ranking score (a record matching every word scores 1). */
 const TOOL_PRIOR = 0.15;
+/** How much a match counts with a word of the cause, fix or keywords (what was written about the error, in a person's words). */
+const FIX_SCALE = 1.2;
+/**
+ * A record word found in more than this share of the records searched tells them apart less: a match with
+ * it counts log(share) / log(COMMON_SHARE), and at least COMMON_FLOOR.
+ */
+const COMMON_SHARE = 0.05;
+const COMMON_FLOOR = 0.3;
 /** Rarity weight of an error class named (an ordinary word weighs at most 1). */
 const CONCEPT_WEIGHT = 2;
 /** Records whose words are kept between searches (the word-level match reads at most 5000 per search). */
@@ -61,6 +72,7 @@ export class WordMatcher {
   /** The words of records seen, by their text (a search reads the same records again and again). */
   readonly #records = new Map<number | bigint, Word[]>();
   readonly #names = new Map<Word, Word>();
+  readonly #fixWords = new Map<Word, Word>();
   private constructor(private readonly wv: WordVectors) {}
 
   static async create(): Promise<WordMatcher> {
@@ -83,11 +95,15 @@ export class WordMatcher {
     let words = this.#records.get(key);
     if (!words) {
       const text = readable(`${error}\n${other}`);
-      const own = this.#plain(readable(other));
+      const own = this.#plain(readable(other)).map((w) => this.#scaled(w, FIX_SCALE));
       const fixed = new Set(
         [...this.#plain(readable(errorSignature(error).replace(/<[a-z]+>/g, " "))), ...own].map((w) => w.stem),
       );
-      const errorWords = this.#plain(readable(error)).map((w) => (fixed.has(w.stem) ? w : this.#named(w)));
+      // A word of both the error and the fix counts as the fix's.
+      const ownStems = new Set(own.map((w) => w.stem));
+      const errorWords = this.#plain(readable(error)).map((w) =>
+        ownStems.has(w.stem) ? this.#scaled(w, FIX_SCALE) : fixed.has(w.stem) ? w : this.#scaled(w, NAME_SCALE),
+      );
       const seen = new Set<string>();
       words = [...errorWords, ...own, ...this.#plain(toolWords(tool)), ...concepts(`${tool}\n${text}`)].filter(
         (w) => !seen.has(w.stem) && seen.add(w.stem),
@@ -98,12 +114,13 @@ export class WordMatcher {
     return words;
   }
 
-  /** The word as a name in a variable part of an error (a quoted part, path or URL): it counts NAME_SCALE. */
-  #named(w: Word): Word {
-    let x = this.#names.get(w);
+  /** The word with a match counting `scale` (NAME_SCALE for a name in a variable part of an error, FIX_SCALE in the fix). */
+  #scaled(w: Word, scale: number): Word {
+    const cache = scale === NAME_SCALE ? this.#names : this.#fixWords;
+    let x = cache.get(w);
     if (!x) {
-      if (this.#names.size > 50_000) this.#names.clear();
-      this.#names.set(w, (x = { ...w, scale: NAME_SCALE }));
+      if (cache.size > 50_000) cache.clear();
+      cache.set(w, (x = { ...w, scale }));
     }
     return x;
   }
@@ -153,16 +170,22 @@ export class WordMatcher {
   }
 
   /**
-   * How well each query word is met in the document, in [0, 1] (0 below the floor). `sims` keeps each
-   * document word's similarities to the query words across the documents of one search.
+   * How well each query word is met in the document, in [0, FIX_SCALE] (0 below the floor). `sims` keeps
+   * each document word's similarities to the query words across the documents of one search; `common`
+   * scales the words many documents share (commonWords).
    */
-  matches(query: readonly Word[], doc: readonly Word[], sims = new Map<Word, Float64Array>()): Float64Array {
+  matches(
+    query: readonly Word[],
+    doc: readonly Word[],
+    sims = new Map<Word, Float64Array>(),
+    common?: ReadonlyMap<string, number>,
+  ): Float64Array {
     const best = new Float64Array(query.length);
     for (const d of doc) {
       let row = sims.get(d);
       if (!row) {
         row = new Float64Array(query.length);
-        const k = d.scale ?? 1;
+        const k = (d.scale ?? 1) * (common?.get(d.stem) ?? 1);
         for (let qi = 0; qi < query.length; qi++)
           row[qi] = k * Math.max(0, (similarity(query[qi]!, d) - FLOOR) / (1 - FLOOR)) ** POWER;
         sims.set(d, row);
@@ -189,11 +212,13 @@ export class WordMatcher {
   /**
    * Scores of every document for the query. Each pair of query words that stands side by side in the
    * document too ("too many clients") adds PAIR_BONUS to both scores. With `tools` (each document's
-   * tool), the ranking score adds TOOL_PRIOR times how well the query speaks of the document's tool.
+   * tool: the documents are records), the ranking score adds TOOL_PRIOR times how well the query speaks
+   * of the document's tool, and the record words many of the records share count less (commonWords).
    */
   scoreAll(query: readonly Word[], docs: readonly (readonly Word[])[], tools?: readonly string[]): WordScore[] {
     const sims = new Map<Word, Float64Array>();
-    const m = docs.map((d) => this.matches(query, d, sims));
+    const common = tools ? commonWords(docs) : undefined;
+    const m = docs.map((d) => this.matches(query, d, sims, common));
     const n = docs.length;
     let den = 0;
     let rankDen = 0;
@@ -222,6 +247,19 @@ export class WordMatcher {
       };
     });
   }
+}
+
+/** How much a match counts with each record word found in more than COMMON_SHARE of the records (by stem). */
+function commonWords(docs: readonly (readonly Word[])[]): Map<string, number> {
+  const df = new Map<string, number>();
+  for (const d of docs) for (const w of d) df.set(w.stem, (df.get(w.stem) ?? 0) + 1);
+  const out = new Map<string, number>();
+  const min = COMMON_SHARE * docs.length;
+  const ref = Math.log(COMMON_SHARE);
+  for (const [stem, n] of df) {
+    if (n > min) out.set(stem, Math.max(COMMON_FLOOR, Math.log(n / docs.length) / ref));
+  }
+  return out;
 }
 
 /** The text as the word-level match reads it: file names and standard error codes said in words, identifiers split. */
