@@ -63,7 +63,8 @@ export function discoverSessions(ctx: MemoryContext): number {
   let state = discovery.get(ctx);
   if (!state) {
     discovery.set(ctx, (state = { pending: new Set() }));
-    if (!racy && stamp !== "missing" && readScanMark(ctx.paths) === scanMark(stamp, sessionRowCount(ctx.db))) {
+    const mark = racy || stamp === "missing" ? undefined : readScanMark(ctx.paths);
+    if (mark !== undefined && mark === scanMark(stamp, sessionRowCount(ctx.db))) {
       state.stamp = stamp;
       state.marked = true;
     }

@@ -41,6 +41,7 @@ export function writeOut(text: string): void {
     stream.write(text);
     return;
   }
+  if (text.length === 0) return;
   let bytes: Buffer | undefined;
   let at = 0;
   try {
