@@ -15,7 +15,22 @@ export const cyan = paint("36");
 export const yellow = paint("33");
 
 export function printJson(value: unknown): void {
-  writeOut(JSON.stringify(value, (_k, v) => (typeof v === "bigint" ? v.toString() : v), 2) + "\n");
+  writeOut(jsonText(value) + "\n");
+}
+
+const bigintAsString = (_k: string, v: unknown) => (typeof v === "bigint" ? v.toString() : v);
+
+/**
+ * The document as JSON, a bigint as its digits. Without a replacer the engine's native serializer runs (a
+ * replacer is a JS call per value): it throws a TypeError at the first bigint, and only then is the replacer used.
+ */
+function jsonText(value: unknown): string {
+  try {
+    return JSON.stringify(value, null, 2);
+  } catch (err) {
+    if (!(err instanceof TypeError)) throw err;
+  }
+  return JSON.stringify(value, bigintAsString, 2);
 }
 
 export function println(text = ""): void {

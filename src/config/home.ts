@@ -1,6 +1,8 @@
 // Where the home lives: --home, else $MEMVOY_HOME, else $XDG_CONFIG_HOME/memvoy, else ~/.config/memvoy.
-import { homedir } from "node:os";
 import { join, resolve } from "node:path";
+
+// node:os is loaded only when HOME is unset: loading it is a measurable part of a one-shot command's start.
+const homedir = () => (require("node:os") as typeof import("node:os")).homedir();
 
 export function resolveHome(flag?: string, env: Record<string, string | undefined> = process.env): string {
   if (flag) return resolve(flag);

@@ -1,12 +1,14 @@
 // The list of sessions (id, message count, last activity, summary present), adopting folders the archive
-// has not seen yet (backfill on first encounter). sessions/ is scanned again only when its mtime moves.
+// has not seen yet (backfill on first encounter). sessions/ is scanned again only when its mtime moves, and a
+// new process skips even its first scan when an earlier one left a mark of the same sessions/ and archive.
 import { existsSync, statSync } from "node:fs";
 import { refuseSessionSymlinks } from "../storage/history/no-symlink.ts";
-import { listSessionRows, namesWithoutSession } from "../storage/sqlite/sessions-repo.ts";
+import { listSessionRows, namesWithoutSession, sessionRowCount } from "../storage/sqlite/sessions-repo.ts";
 import { sessionHasMessages } from "../storage/sqlite/messages-repo.ts";
 import { listSessionMeta, type SessionMeta } from "../storage/sqlite/session-meta-repo.ts";
 import type { MemoryContext } from "./memory-context.ts";
 import { sessionDirs, unknownSessionDirs } from "./session-dirs.ts";
+import { readScanMark, saveScanMark, scanMark } from "./sessions-scan-mark.ts";
 
 // The write path is loaded when a folder is backfilled: a search or listing of a known home needs none of it.
 const writePath = () => require("./write-path.ts") as typeof import("./write-path.ts");
@@ -29,6 +31,8 @@ interface DiscoveryState {
   stamp?: string;
   /** Folders the archive lacks (no history.json yet, an empty or unreadable one): looked at on every call. */
   pending: Set<string>;
+  /** The saved mark (sessions-scan-mark.ts) is known to be this state's: nothing to save. */
+  marked?: boolean;
 }
 
 const discovery = new WeakMap<MemoryContext, DiscoveryState>();
@@ -48,12 +52,25 @@ function sessionsStamp(ctx: MemoryContext): { stamp: string; racy: boolean } {
 /**
  * Backfill every session folder whose history.json the archive has not seen. The folder list is read at the
  * first call on a context and then only when sessions/'s mtime has changed. Returns how many were adopted.
+ *
+ * A scan that leaves no folder pending, of a sessions/ whose mtime was already old (not racy), saves a mark of
+ * sessions/'s stamp and the session row count. The first call of a later process that finds the same mark
+ * starts as if it had made that scan itself: no folder was added or removed since (the mtime), and no session
+ * row removed (the count; a removal is what could leave a folder without its row).
  */
 export function discoverSessions(ctx: MemoryContext): number {
-  let state = discovery.get(ctx);
-  if (!state) discovery.set(ctx, (state = { pending: new Set() }));
   const { stamp, racy } = sessionsStamp(ctx);
+  let state = discovery.get(ctx);
+  if (!state) {
+    discovery.set(ctx, (state = { pending: new Set() }));
+    const mark = racy || stamp === "missing" ? undefined : readScanMark(ctx.paths);
+    if (mark !== undefined && mark === scanMark(stamp, sessionRowCount(ctx.db))) {
+      state.stamp = stamp;
+      state.marked = true;
+    }
+  }
   if (stamp !== state.stamp) {
+    state.marked = false;
     state.pending = new Set(unknownSessionDirs(ctx, (names) => namesWithoutSession(ctx.db, names)));
     state.stamp = racy ? undefined : stamp;
   }
@@ -67,6 +84,10 @@ export function discoverSessions(ctx: MemoryContext): number {
     } catch {
       // A corrupt history.json or a symbolic link is reported by `doctor`; listing must still work.
     }
+  }
+  if (!state.marked && state.stamp === stamp && state.pending.size === 0 && stamp !== "missing") {
+    saveScanMark(ctx.paths, scanMark(stamp, sessionRowCount(ctx.db)));
+    state.marked = true;
   }
   return adopted;
 }

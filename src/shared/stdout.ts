@@ -41,14 +41,21 @@ export function writeOut(text: string): void {
     stream.write(text);
     return;
   }
-  const bytes = Buffer.from(text);
+  if (text.length === 0) return;
+  let bytes: Buffer | undefined;
   let at = 0;
   try {
-    while (at < bytes.length) at += writeSync(1, bytes, at);
+    // The text itself is written (as UTF-8): the usual single write makes no Buffer, which costs a fresh
+    // process more than the write. A short write goes on from the byte where it stopped.
+    at = writeSync(1, text);
+    if (at < Buffer.byteLength(text)) {
+      bytes = Buffer.from(text);
+      while (at < bytes.length) at += writeSync(1, bytes, at);
+    }
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     if (code === "EPIPE") return endQuietly();
     if (code !== "EAGAIN") throw err;
-    stdoutStream().write(bytes.subarray(at));
+    stdoutStream().write((bytes ?? Buffer.from(text)).subarray(at));
   }
 }

@@ -6,6 +6,7 @@ import { searchForm } from "../../shared/search-form.ts";
 import upgradeSql from "./upgrades/fts-session.sql" with { type: "text" };
 import { deleteTrigramRows, trigramWriter } from "./substring-index.ts";
 import { tokenCountWriter } from "./index-tokens.ts";
+import { schemaShape } from "./schema-shape.ts";
 
 const NAME = "fts-session";
 
@@ -14,17 +15,9 @@ export function sessionToken(session: string): string {
   return "s" + Bun.hash.wyhash(session, 0x6d656d766f79n).toString(36);
 }
 
-const shape = new WeakMap<Database, { version: bigint; session: boolean }>();
-
 /** Whether messages_fts already carries the session column (checked again whenever the schema changes, e.g. another process swapped it in). */
 export function ftsHasSession(db: Database): boolean {
-  const version = (db.query("PRAGMA schema_version").get() as { schema_version: bigint }).schema_version;
-  const known = shape.get(db);
-  if (known && known.version === version) return known.session;
-  const cols = db.query("SELECT name FROM pragma_table_xinfo('messages_fts')").all() as { name: string }[];
-  const session = cols.some((c) => c.name === "sess");
-  shape.set(db, { version, session });
-  return session;
+  return schemaShape(db).ftsSession;
 }
 
 /**

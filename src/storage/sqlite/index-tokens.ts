@@ -2,17 +2,11 @@
 // body column of its FTS5 docsize record, which ranking needs for every row of a match window. Writers count
 // the rows they index; the rows written before are counted by a background build (index-tokens-build.ts).
 import type { Database } from "bun:sqlite";
-
-const known = new WeakMap<Database, { version: bigint; exists: boolean }>();
+import { schemaShape } from "./schema-shape.ts";
 
 /** Whether messages has the column (a read-only connection to a home not yet migrated has not). */
 export function hasTokenColumn(db: Database): boolean {
-  const version = (db.query("PRAGMA schema_version").get() as { schema_version: bigint }).schema_version;
-  const k = known.get(db);
-  if (k && k.version === version) return k.exists;
-  const exists = db.query("SELECT 1 FROM pragma_table_xinfo('messages') WHERE name = 'index_tokens'").get() !== null;
-  known.set(db, { version, exists });
-  return exists;
+  return schemaShape(db).tokenColumn;
 }
 
 /** The first varint of a docsize record (the body column's token count); undefined for no record. */

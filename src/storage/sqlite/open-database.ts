@@ -9,6 +9,7 @@ import { SCHEMA_VERSION } from "./migrations/schema-version.ts";
 import { asNoSpace } from "./no-space.ts";
 import { BrokenDatabaseError, isBrokenDatabase } from "./broken-database.ts";
 import { upgradeEmptyFts } from "./fts-upgrade.ts";
+import { openingRead } from "./schema-shape.ts";
 
 export const SchemaTooNewError = namedError<{ path: string; version: number; known: number }>(
   "SchemaTooNewError",
@@ -50,13 +51,12 @@ function open(path: string, options: OpenDatabaseOptions): Database {
     strict: true,
   });
   if (fresh) chmodSync(path, FILE_MODE);
-  db.run("PRAGMA busy_timeout = 15000");
-  if (!options.readonly) {
-    // Deleted rows are overwritten with zeros, and freed pages too: a removed message leaves no text behind.
-    db.run("PRAGMA secure_delete = ON");
-    enterWal(db);
-    db.run("PRAGMA synchronous = NORMAL");
-    migrate(db, path);
+  if (options.readonly) db.run("PRAGMA busy_timeout = 15000");
+  else {
+    // The connection's settings in one call. secure_delete: deleted rows are overwritten with zeros, and
+    // freed pages too, so a removed message leaves no text behind.
+    db.run("PRAGMA busy_timeout = 15000; PRAGMA secure_delete = ON; PRAGMA synchronous = NORMAL");
+    migrate(db, path, enterWal(db));
     upgradeEmptyFts(db);
   }
   if (!options.shortLived) db.run("PRAGMA cache_size = -65536");
@@ -65,18 +65,18 @@ function open(path: string, options: OpenDatabaseOptions): Database {
 }
 
 /**
- * Switch a new database to WAL (a setting kept in the file). Two processes opening a fresh home at once can
- * meet here, and SQLite answers SQLITE_BUSY to this switch without calling the busy handler when it would
+ * Switch a new database to WAL (a setting kept in the file); returns the user_version read with the journal
+ * mode (the connection's first read, see openingRead). Two processes opening a fresh home at once can meet
+ * here, and SQLite answers SQLITE_BUSY to this switch without calling the busy handler when it would
  * deadlock: wait and try again, as the busy timeout would.
  */
-function enterWal(db: Database): void {
+function enterWal(db: Database): number {
   const deadline = Date.now() + 15_000;
   for (let wait = 2; ; wait = Math.min(wait * 2, 100)) {
     try {
-      const r = db.query("PRAGMA journal_mode").get() as { journal_mode: string };
-      if (r.journal_mode === "wal") return;
-      db.run("PRAGMA journal_mode = WAL");
-      return;
+      const r = openingRead(db);
+      if (r.journalMode !== "wal") db.run("PRAGMA journal_mode = WAL");
+      return r.userVersion;
     } catch (err) {
       if ((err as { code?: string }).code !== "SQLITE_BUSY" || Date.now() > deadline) throw err;
       Bun.sleepSync(wait);
@@ -88,8 +88,7 @@ export function schemaVersion(db: Database): number {
   return Number((db.query("PRAGMA user_version").get() as { user_version: bigint }).user_version);
 }
 
-function migrate(db: Database, path: string): void {
-  const current = schemaVersion(db);
+function migrate(db: Database, path: string, current: number): void {
   if (current > SCHEMA_VERSION) {
     throw new SchemaTooNewError({ path, version: current, known: SCHEMA_VERSION });
   }

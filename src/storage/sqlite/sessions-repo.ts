@@ -31,6 +31,11 @@ export function listSessionRows(db: Database): SessionRow[] {
   return (db.query(`SELECT ${COLUMNS} FROM sessions`).all() as Raw[]).map(toRow);
 }
 
+/** How many sessions the archive has rows for. */
+export function sessionRowCount(db: Database): number {
+  return Number((db.query("SELECT count(*) AS n FROM sessions").get() as { n: bigint }).n);
+}
+
 /** The names among `names` that no session row has, in their order (one query, however many names). */
 export function namesWithoutSession(db: Database, names: readonly string[]): string[] {
   if (names.length === 0) return [];

@@ -2,6 +2,7 @@
 // that keep it in step with messages (insert, replace, delete). Rows with seq <= the build cursor are
 // indexed by the build; writers index those rows, and every row once the build is done.
 import type { Database } from "bun:sqlite";
+import { schemaShape } from "./schema-shape.ts";
 
 /** What the index holds of a text: runs of whitespace as one space, and two spaces after the text so that every character begins a trigram. */
 export const trigramForm = (content: string) => content.replace(/\s+/g, " ") + "  ";
@@ -13,16 +14,9 @@ export interface TrigramState {
   done: boolean;
 }
 
-const known = new WeakMap<Database, { version: bigint; exists: boolean }>();
-
 /** Whether the database has the index (a read-only connection to a home not yet migrated has not). */
 function hasIndex(db: Database): boolean {
-  const version = (db.query("PRAGMA schema_version").get() as { schema_version: bigint }).schema_version;
-  const k = known.get(db);
-  if (k && k.version === version) return k.exists;
-  const exists = db.query("SELECT 1 FROM sqlite_master WHERE name = 'trigram_build'").get() !== null;
-  known.set(db, { version, exists });
-  return exists;
+  return schemaShape(db).trigramIndex;
 }
 
 /** The build state; undefined when the database has no substring index. */
