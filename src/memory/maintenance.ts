@@ -3,7 +3,7 @@
 // statistics of the calibrated score re-sampled when the table changed enough). Searches never
 // wait: SQLite readers run beside the writer (WAL) and LanceDB readers see the previous version.
 import { describeError } from "../shared/describe-error.ts";
-import { tryVectorWriteLock } from "./embedding/vector-write-lock.ts";
+import { waitVectorWriteLock } from "./embedding/vector-write-lock.ts";
 import { maintainSqlite, type SqliteMaintenanceResult } from "../storage/sqlite/maintenance.ts";
 import type { SemanticIndex } from "./embedding/semantic-index.ts";
 import { refreshBackground } from "./embedding/background-stats.ts";
@@ -29,15 +29,6 @@ export interface MaintenanceReport {
   vectors: VectorMaintenance;
 }
 
-async function lockDrain(ctx: MemoryContext, signal?: AbortSignal): Promise<(() => void) | undefined> {
-  const deadline = performance.now() + DRAIN_LOCK_WAIT_MS;
-  for (;;) {
-    const release = await tryVectorWriteLock(ctx);
-    if (release || performance.now() > deadline || signal?.aborted) return release;
-    await Bun.sleep(200);
-  }
-}
-
 export async function maintainVectors(
   ctx: MemoryContext,
   index: SemanticIndex,
@@ -47,7 +38,7 @@ export async function maintainVectors(
   const ms = () => Math.round(performance.now() - started);
   if (!mayHoldVectors(ctx)) return { done: false, ms: ms(), note: "no vector store yet" };
   // Compaction racing the drain's upserts would conflict: hold the drain lock meanwhile (drains skip, searches do not wait).
-  const release = await lockDrain(ctx, signal);
+  const release = await waitVectorWriteLock(ctx, { signal, waitMs: DRAIN_LOCK_WAIT_MS, pollMs: 200 });
   if (!release)
     return { done: false, ms: ms(), note: signal?.aborted ? "stopped" : "the embedding drain kept the table busy" };
   try {

@@ -1,6 +1,8 @@
 // Embedder change then reindex; an interrupted reindex resumes where it stopped.
 import { afterAll, afterEach, expect, test } from "bun:test";
+import { join } from "node:path";
 import { openMemory } from "../../src/app/open-memory.ts";
+import { tryLockFile } from "../../src/shared/file-lock.ts";
 import { openTemp, removeTempHomes } from "../fixture/home.ts";
 import { okBody, startFakeEmbeddings } from "../fixture/fake-embeddings.ts";
 import { BUILTIN_ID, config, recentIds, tableIds, vectorIds } from "../fixture/semantic-home.ts";
@@ -80,4 +82,29 @@ test("an interrupted reindex resumes without redoing what was embedded", async (
   // A new reindex after a complete one rebuilds everything again.
   expect((await api.reindex()).embedded).toBe(20);
   api.close();
+});
+
+test("reindex waits for a drain that holds the vector write lock before it drops the table", async () => {
+  const { home, api } = openTemp({ drain: "off" });
+  api.add("s", [
+    { role: "user", content: "the build is red" },
+    { role: "assistant", content: "the login test times out" },
+  ]);
+  await api.drainEmbeddings();
+  api.close();
+  const release = tryLockFile(join(home, ".store", "embed.lock"))!; // a drain in another process
+  const other = openMemory({ home, env: {}, drain: "off" });
+  let done = false;
+  const run = other.reindex().then((r) => {
+    done = true;
+    return r;
+  });
+  await Bun.sleep(400);
+  expect(done).toBe(false);
+  expect(await tableIds(home)).toEqual([BUILTIN_ID]);
+  release();
+  const r = await run;
+  expect(r).toMatchObject({ embedded: 2, remaining: 0, resumed: false });
+  expect(await vectorIds(home)).toEqual(recentIds(home));
+  other.close();
 });

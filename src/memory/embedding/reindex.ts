@@ -10,6 +10,7 @@ import { withWriteLock } from "../../storage/sqlite/write-lock.ts";
 import { drainQueue, type DrainReport } from "./drain.ts";
 import type { SemanticIndex } from "./semantic-index.ts";
 import { refreshBackground } from "./background-stats.ts";
+import { waitVectorWriteLock } from "./vector-write-lock.ts";
 
 const TARGET = "reindex_target";
 
@@ -37,12 +38,15 @@ export async function reindex(index: SemanticIndex, o: ReindexOptions = {}): Pro
   const target = getEmbedState(db, TARGET);
   const resumed = target === embedder.id;
   if (!o.pendingOnly && !resumed) {
-    // Rebuild from scratch for this embedder: its old vectors may come from an older builtin version.
-    await store.drop(embedder.id);
-    index.forgetTables();
-    withWriteLock(db, () => {
-      requeueRecent(db);
-      setEmbedState(db, TARGET, embedder.id);
+    // Rebuild from scratch for this embedder: its old vectors may come from an older builtin version. The
+    // table is dropped under the vector write lock: a drain started by an earlier add may be writing to it.
+    await underVectorLock(index, o.signal, async () => {
+      await store.drop(embedder.id);
+      index.forgetTables();
+      withWriteLock(db, () => {
+        requeueRecent(db);
+        setEmbedState(db, TARGET, embedder.id);
+      });
     });
   } else {
     withWriteLock(db, () => makeQueueDue(db));
@@ -57,17 +61,31 @@ export async function reindex(index: SemanticIndex, o: ReindexOptions = {}): Pro
   const dropped: string[] = [];
   const rebuilding = getEmbedState(db, TARGET) === embedder.id;
   if (rebuilding && report.remaining === 0 && !report.error) {
-    for (const t of await store.tables()) {
-      if (t.embedderId === embedder.id) continue;
-      await store.drop(t.embedderId);
-      dropped.push(t.embedderId);
-    }
-    index.forgetTables();
-    const table = await index.table(true);
-    await table!.maintain();
-    // The rebuilt table's own sample, whatever its size: the kept one may come from the vectors just replaced.
-    await refreshBackground(index.ctx, table!, embedder, { force: true });
-    withWriteLock(db, () => setEmbedState(db, TARGET, undefined));
+    // Compaction racing a drain's upserts would conflict, as in the nightly maintenance.
+    await underVectorLock(index, o.signal, async () => {
+      for (const t of await store.tables()) {
+        if (t.embedderId === embedder.id) continue;
+        await store.drop(t.embedderId);
+        dropped.push(t.embedderId);
+      }
+      index.forgetTables();
+      const table = await index.table(true);
+      await table!.maintain();
+      // The rebuilt table's own sample, whatever its size: the kept one may come from the vectors just replaced.
+      await refreshBackground(index.ctx, table!, embedder, { force: true });
+      withWriteLock(db, () => setEmbedState(db, TARGET, undefined));
+    });
   }
   return { ...report, embedderId: embedder.id, resumed, dropped };
+}
+
+/** Run `work` holding the vector write lock, waiting for a drain that holds it (until `signal` aborts). */
+async function underVectorLock(index: SemanticIndex, signal: AbortSignal | undefined, work: () => Promise<void>) {
+  const release = await waitVectorWriteLock(index.ctx, { signal });
+  signal?.throwIfAborted();
+  try {
+    await work();
+  } finally {
+    release?.();
+  }
 }

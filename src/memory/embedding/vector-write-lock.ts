@@ -40,3 +40,19 @@ export async function tryVectorWriteLock(ctx: MemoryContext): Promise<(() => voi
     release();
   };
 }
+
+/**
+ * Take the lock, waiting for the writer that holds it (polling every `pollMs`); undefined when `waitMs` passed
+ * or `signal` was aborted first.
+ */
+export async function waitVectorWriteLock(
+  ctx: MemoryContext,
+  o: { signal?: AbortSignal; waitMs?: number; pollMs?: number } = {},
+): Promise<(() => void) | undefined> {
+  const deadline = performance.now() + (o.waitMs ?? Number.POSITIVE_INFINITY);
+  for (;;) {
+    const release = await tryVectorWriteLock(ctx);
+    if (release || performance.now() > deadline || o.signal?.aborted) return release;
+    await Bun.sleep(o.pollMs ?? 50);
+  }
+}
