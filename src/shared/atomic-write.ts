@@ -45,7 +45,7 @@ export interface StagedFile {
 export interface StageOptions {
   /** Write the data back in the background; synced() waits for it (see stageFileAtomic). */
   syncLater?: boolean;
-  /** The file commit() replaces is freed on the I/O thread pool, not in the rename (for big files: release-later.ts). */
+  /** The file commit() replaces is freed on another thread, not in the rename (for big files: release-later.ts). */
   releaseReplacedLater?: boolean;
 }
 

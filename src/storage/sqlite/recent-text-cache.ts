@@ -6,6 +6,7 @@
 import type { Database } from "bun:sqlite";
 import type { MessageFilter } from "../../shared/time-filter.ts";
 import { recentTierAtMost } from "./recent-tier-size.ts";
+import { writeStamp } from "./write-stamp.ts";
 
 /**
  * Recent text kept at most (`chars`, UTF-16 units); a home with more recent text scans it with SQL. A tier
@@ -55,13 +56,6 @@ const oneShot = new WeakSet<Database>();
 /** Never hold the recent text for this connection (a short-lived process: one command, then exit). */
 export function skipRecentTextCache(db: Database): void {
   oneShot.add(db);
-}
-
-/** Changes whenever this connection or another one has written (data_version: others; total_changes: this one). */
-function stampOf(db: Database): string {
-  const r = db.query("SELECT total_changes() AS t").get() as { t: bigint };
-  const v = db.query("PRAGMA data_version").get() as { data_version: bigint };
-  return `${v.data_version}:${r.t}`;
 }
 
 const UPPER = /[A-Z]/;
@@ -115,7 +109,7 @@ function load(db: Database): RecentText | "too-big" {
 /** Whether this connection holds the recent text now. */
 export function holdsRecentText(db: Database): boolean {
   const s = states.get(db);
-  return s !== undefined && s.rows !== undefined && s.rows !== "too-big" && s.stamp === stampOf(db);
+  return s !== undefined && s.rows !== undefined && s.rows !== "too-big" && s.stamp === writeStamp(db);
 }
 
 /**
@@ -123,7 +117,10 @@ export function holdsRecentText(db: Database): boolean {
  * when the tier is small, instead of at the next search.
  */
 export function holdRecentText(db: Database): void {
-  for (let i = 0; i < BUILD_AFTER; i++) cachedRecentScan(db, [], {}, 1);
+  if (oneShot.has(db)) return;
+  const s = stateNow(db);
+  s.seen = Math.max(s.seen, BUILD_AFTER - 1); // this lookup is then the one that reads the text
+  cachedRecentScan(db, [], {}, 1);
 }
 
 /** Index of the row whose text holds position `at` of the joined texts. */
@@ -180,16 +177,9 @@ export function cachedRecentRows(
   }));
 }
 
-/** The cache and the indexes in it of cachedRecentScan's rows; undefined without a cache for this state. */
-function matchingRows(
-  db: Database,
-  needles: readonly string[],
-  f: MessageFilter,
-  limit: number,
-  count = true,
-): { r: RecentText; rows: number[] } | undefined {
-  if (oneShot.has(db)) return undefined;
-  const stamp = stampOf(db);
+/** This connection's state for the database as it is now (a new one, counting from zero, after any write). */
+function stateNow(db: Database): State {
+  const stamp = writeStamp(db);
   let s = states.get(db);
   if (!s || s.stamp !== stamp) {
     const since = s?.sinceTooBig === undefined ? undefined : s.sinceTooBig + 1;
@@ -199,6 +189,19 @@ function matchingRows(
       s.rows = "too-big";
     }
   }
+  return s;
+}
+
+/** The cache and the indexes in it of cachedRecentScan's rows; undefined without a cache for this state. */
+function matchingRows(
+  db: Database,
+  needles: readonly string[],
+  f: MessageFilter,
+  limit: number,
+  count = true,
+): { r: RecentText; rows: number[] } | undefined {
+  if (oneShot.has(db)) return undefined;
+  const s = stateNow(db);
   if (count) s.seen++;
   if (s.seen < BUILD_AFTER) return undefined;
   if (!s.rows) {
