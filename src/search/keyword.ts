@@ -21,7 +21,15 @@ import {
 } from "../storage/sqlite/keyword-queries.ts";
 import { getMessagesBySeq } from "../storage/sqlite/messages-repo.ts";
 import { bm25, bm25Ceiling } from "./bm25.ts";
-import { ftsAllQuery, ftsAnyQuery, ftsPhrases, queryTerms, type FtsPhrase, type QueryTerm } from "./query-terms.ts";
+import {
+  ftsAllQuery,
+  ftsAnyQuery,
+  ftsPhrases,
+  queryTerms,
+  substringInIndex,
+  type FtsPhrase,
+  type QueryTerm,
+} from "./query-terms.ts";
 import { hasMatch, makeSnippet } from "./snippet.ts";
 import { scopeFilter, type SearchHit, type TierScope } from "./search-types.ts";
 import { holdsSymbols, querySymbols } from "./symbols.ts";
@@ -274,6 +282,7 @@ function recentMatches(
   // A row's text for the checks below: its content, or that with ASCII letters in lower case, the same to them.
   const rows =
     (light ? recentTextMatches(db, needles, filter, size) : undefined) ??
+    indexedSubstrings(db, terms, filter, size, light) ??
     scanRecent(db, needles, filter, size, undefined, light).map((m) => ({
       row: m as Candidate["row"],
       text: m.content,
@@ -292,6 +301,29 @@ function recentMatches(
     out.push([m, q + recency]);
   }
   return out;
+}
+
+/**
+ * The newest `size` recent rows holding every needle, from the word index when it finds exactly those (every
+ * needle a CJK term it holds as bigrams: see substringInIndex), without reading the other recent rows.
+ * Undefined when a scan must find them instead.
+ */
+function indexedSubstrings(
+  db: Db,
+  terms: readonly QueryTerm[],
+  filter: KeywordFilter,
+  size: number,
+  light: boolean,
+): { row: Candidate["row"]; text: string }[] | undefined {
+  const content = terms.filter((t) => !t.stop);
+  const used = content.length ? content : terms;
+  const all = ftsAllQuery(terms);
+  if (!all || !used.every(substringInIndex)) return undefined;
+  const rows = windowTexts(db, all, size, { ...filter, recent: true, passing: true }, !light);
+  const held = rows.filter((r) => used.every((t) => r.lower.includes(t.text)));
+  // A row the index matched without the text (none is known) could stand for an older one it left out.
+  if (held.length < rows.length && rows.length >= size) return undefined;
+  return held.map((r) => ({ row: r, text: r.content ?? r.lower }));
 }
 
 /** Newest word-index matches of a query with symbols that are checked for the symbols verbatim. */

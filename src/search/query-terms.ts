@@ -77,6 +77,16 @@ function queryBigrams(text: string): string[] | undefined {
   return grams;
 }
 
+/**
+ * CJK letters every one of which the index keeps as a token character (unicode61 splits at the kana
+ * punctuation and at code points its tables do not know): a CJK term of these is found by its index phrase
+ * in every row holding it as a substring, and only there.
+ */
+const INDEXED_CJK = /^[\u3041-\u3096\u309d-\u309f\u30a1-\u30fa\u30fc-\u30ff\u3400-\u4db5\u4e00-\u9fcc\uac00-\ud7a3]+$/;
+
+/** Whether the index's expression for this term matches exactly the rows holding its text (a CJK term, see INDEXED_CJK). */
+export const substringInIndex = (t: QueryTerm) => t.cjk && INDEXED_CJK.test(t.text);
+
 /** Every term must match. Stop words are dropped unless the query has nothing else. */
 export function ftsAllQuery(terms: readonly QueryTerm[]): string | undefined {
   const content = terms.filter((t) => !t.stop);

@@ -1,4 +1,6 @@
 import { afterAll, describe, expect, test } from "bun:test";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { openTemp, removeTempHomes } from "../fixture/home.ts";
 
 afterAll(removeTempHomes);
@@ -95,6 +97,75 @@ describe("the word being typed", () => {
       expect(archived(await api.search({ query: "cluster" }))).toEqual(["we deployed"]);
     } finally {
       api.close();
+    }
+  });
+});
+
+describe("CJK needles found through the word index", () => {
+  const CJK = ["東京都", "会議室", "データベース", "ログ", "数据库", "サーバー", "カ・タ", "한국어", "库存"];
+  test("recent matches are the newest recent rows holding every needle, past archived rows that hold them too", async () => {
+    for (const maxBytes of ["4096", undefined]) {
+      const { api, home } = openTemp({
+        now: () => NOW,
+        env: maxBytes ? { MEMVOY_LIMITS_MAX_HISTORY_BYTES: maxBytes } : {},
+      });
+      try {
+        let x = 11;
+        const rnd = () => {
+          x = (x * 1103515245 + 12345) % 2147483648;
+          return x / 2147483648;
+        };
+        const text = (i: number) =>
+          `m${i} ` + Array.from({ length: 4 }, () => CJK[Math.floor(rnd() * CJK.length)]).join("");
+        // Session a is long (most of it archived under the small limit) and newer than b's few messages.
+        const b = Array.from({ length: 12 }, (_, i) => text(i));
+        const a = Array.from({ length: 400 }, (_, i) => text(100 + i));
+        api.add(
+          "b",
+          b.map((content, i) => ({ role: "user" as const, content, sendAt: NOW - 10_000_000_000_000n + BigInt(i) })),
+        );
+        api.add(
+          "a",
+          a.map((content, i) => ({ role: "user" as const, content, sendAt: NOW - 1_000_000_000_000n + BigInt(i) })),
+        );
+        // The recent tier: what history.json holds.
+        const held = (s: string) =>
+          (JSON.parse(readFileSync(join(home, "sessions", s, "history.json"), "utf8")) as { content: string }[]).map(
+            (m) => m.content,
+          );
+        const recent = new Set([...held("a"), ...held("b")]);
+        expect(maxBytes ? recent.size < 60 : recent.size === 412).toBe(true);
+        for (const q of [
+          "東京",
+          "京都会",
+          "ログ",
+          "库",
+          "据库存",
+          "サーバ",
+          "ー",
+          "カ・タ",
+          "・",
+          "한국",
+          "東京 ログ",
+        ]) {
+          const needles = q.split(" ");
+          const expected = [...recent].filter((c) => needles.every((n) => c.includes(n)));
+          const got = (await api.search({ query: q, limit: 1000 })).hits;
+          const gotRecent = new Set(got.filter((h) => h.source === "recent").map((h) => h.message.content));
+          expect({ q, maxBytes, missing: expected.filter((c) => !gotRecent.has(c)) }).toEqual({
+            q,
+            maxBytes,
+            missing: [],
+          });
+          // One needle: the default page's recent hits are rows holding it (any term would do for several).
+          if (needles.length > 1) continue;
+          const page = (await api.search({ query: q })).hits.filter((h) => h.source === "recent");
+          expect(page.every((h) => h.message.content.includes(q))).toBe(true);
+          expect({ q, maxBytes, n: page.length }).toEqual({ q, maxBytes, n: Math.min(10, expected.length) });
+        }
+      } finally {
+        api.close();
+      }
     }
   });
 });

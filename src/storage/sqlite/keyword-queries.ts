@@ -106,6 +106,11 @@ export interface WindowRow {
 /** Which rows of a window to load: the filter's, and only recent (true) or archived (false) ones when set. */
 export interface WindowFilter extends KeywordFilter {
   recent?: boolean;
+  /**
+   * The newest `size` matches that pass the filter (the FTS pass goes on past the rows it drops), instead of
+   * the rows passing it among the newest `size` matches.
+   */
+  passing?: boolean;
 }
 
 /** Whether the scope (the session, or all) holds at most `size` rows from seq `from` on (a count bounded by `size`). */
@@ -131,7 +136,9 @@ function windowJoin(db: Database, match: string, size: number, f: WindowFilter, 
   const from = f.recent === true ? oldestRecent(db, f.session) : 0n;
   if (from === undefined) return undefined;
   // Bounded at the oldest recent row, a recent window holds the same recent rows as the unbounded one.
-  const w = windowSql(db, match, f.session, size, from, fitsWindow(db, f.session, from, size));
+  const w = f.passing
+    ? windowSql(db, match, f.session, -1, from)
+    : windowSql(db, match, f.session, size, from, fitsWindow(db, f.session, from, size));
   if (!w) return undefined;
   const args: SqlArg[] = [...w.args];
   const indexFirst = f.recent === true && hasArchived(db, f.session);
@@ -143,6 +150,10 @@ function windowJoin(db: Database, match: string, size: number, f: WindowFilter, 
   if (f.recent !== undefined) sql += f.recent ? " AND m.recent = 1" : " AND m.recent = 0";
   sql = andWhere(sql, args, "m.session_id = ?", f.session);
   sql = andFilter(sql, args, f, "m.");
+  if (f.passing) {
+    sql += " LIMIT ?";
+    args.push(size);
+  }
   return { sql, args };
 }
 
