@@ -1,7 +1,8 @@
 // The search index upgrades as the daemon and `memvoy doctor --migrate` run them, in short steps, resumable,
 // while writes and searches go on: the keyword index's session token per row (src/storage/sqlite/fts-upgrade.ts),
-// then the substring index's build (src/storage/sqlite/substring-index-build.ts), then each row's length in
-// index tokens (src/storage/sqlite/index-tokens-build.ts). Progress counts all three.
+// then the substring index's build (src/storage/sqlite/substring-index-build.ts) and its split by tier
+// (src/storage/sqlite/substring-index-split.ts), then each row's length in index tokens
+// (src/storage/sqlite/index-tokens-build.ts). Progress counts all four.
 import type { MemoryContext } from "./memory-context.ts";
 import {
   ftsUpgradeState,
@@ -11,6 +12,7 @@ import {
   type FtsUpgradeState,
 } from "../storage/sqlite/fts-upgrade.ts";
 import { buildTrigram, trigramBuildState } from "../storage/sqlite/substring-index-build.ts";
+import { splitTrigram, trigramSplitState } from "../storage/sqlite/substring-index-split.ts";
 import { buildTokenCounts, tokenBuildState } from "../storage/sqlite/index-tokens-build.ts";
 
 export type IndexUpgradeState = FtsUpgradeState;
@@ -20,26 +22,28 @@ export type IndexUpgradeResult = FtsUpgradeResult;
 export function indexUpgradeState(ctx: MemoryContext): IndexUpgradeState {
   const fts = ftsUpgradeState(ctx.db);
   const tri = trigramBuildState(ctx.db);
+  const split = trigramSplitState(ctx.db);
   const tok = tokenBuildState(ctx.db);
   return {
-    done: fts.done && tri.done && tok.done,
-    copied: fts.copied + tri.copied + tok.copied,
-    total: fts.total + tri.total + tok.total,
+    done: fts.done && tri.done && split.done && tok.done,
+    copied: fts.copied + tri.copied + split.copied + tok.copied,
+    total: fts.total + tri.total + split.total + tok.total,
   };
 }
 
 export async function upgradeIndex(ctx: MemoryContext, options: IndexUpgradeOptions = {}): Promise<IndexUpgradeResult> {
   const ftsTotal = ftsUpgradeState(ctx.db).total;
   const triTotal = trigramBuildState(ctx.db).total;
+  const splitTotal = trigramSplitState(ctx.db).total;
   const tokTotal = tokenBuildState(ctx.db).total;
   const fts = await upgradeFts(ctx.db, {
     ...options,
-    progress: (done, total) => options.progress?.(done, total + triTotal + tokTotal),
+    progress: (done, total) => options.progress?.(done, total + triTotal + splitTotal + tokTotal),
   });
   if (!fts.done) return fts;
   const tri = await buildTrigram(ctx.db, {
     ...options,
-    progress: (done, total) => options.progress?.(ftsTotal + done, ftsTotal + total + tokTotal),
+    progress: (done, total) => options.progress?.(ftsTotal + done, ftsTotal + total + splitTotal + tokTotal),
   });
   // Each step goes over the messages: the upgrade's count is the most messages one step went through.
   const sum = (a: IndexUpgradeResult, b: IndexUpgradeResult): IndexUpgradeResult => ({
@@ -49,9 +53,15 @@ export async function upgradeIndex(ctx: MemoryContext, options: IndexUpgradeOpti
     ms: a.ms + b.ms,
   });
   if (!tri.done) return sum(fts, tri);
+  const split = await splitTrigram(ctx.db, {
+    ...options,
+    progress: (done, total) => options.progress?.(ftsTotal + triTotal + done, ftsTotal + triTotal + total + tokTotal),
+  });
+  if (!split.done) return sum(sum(fts, tri), split);
+  const before = ftsTotal + triTotal + splitTotal;
   const tok = await buildTokenCounts(ctx.db, {
     ...options,
-    progress: (done, total) => options.progress?.(ftsTotal + triTotal + done, ftsTotal + triTotal + total),
+    progress: (done, total) => options.progress?.(before + done, before + total),
   });
-  return sum(sum(fts, tri), tok);
+  return sum(sum(sum(fts, tri), split), tok);
 }

@@ -10,26 +10,38 @@ import { replaceMessageContent } from "../../src/storage/sqlite/message-content-
 import { trigramForm, trigramReady } from "../../src/storage/sqlite/substring-index.ts";
 import { SCANNED_TIER } from "../../src/storage/sqlite/substring-queries.ts";
 import { cli, openTemp, removeTempHomes, repoRoot, tempHome, waitFor } from "../fixture/home.ts";
+import { undoV06 } from "../fixture/old-schema.ts";
+import { markRecent } from "../../src/storage/sqlite/salvage.ts";
 
 afterAll(removeTempHomes);
 
 const NOW = 1_790_000_000_000_000_000n;
 const ENV = { MEMVOY_LIMITS_MAX_HISTORY_BYTES: "4096" };
 
-/** Seqs the index holds for a text: every trigram of its index form, then checked by no one (index only). */
-function indexed(db: Database, text: string): bigint[] {
+const TABLES = ["messages_trigram", "messages_trigram_archived"] as const;
+const hasTable = (db: Database, t: string) => db.query("SELECT 1 FROM sqlite_master WHERE name = ?").get(t) !== null;
+
+/** Seqs one index table holds for a text: every trigram of its index form, then checked by no one (index only). */
+function indexedIn(db: Database, table: string, text: string): bigint[] {
+  if (!hasTable(db, table)) return [];
   const chars = Array.from(trigramForm(text).trimEnd().toLowerCase());
   const grams = new Set<string>();
   for (let i = 0; i + 3 <= chars.length; i++) grams.add(chars.slice(i, i + 3).join(""));
   const match = [...grams].map((g) => `"${g.replaceAll('"', '""')}"`).join(" AND ");
-  return (
-    db.query("SELECT rowid FROM messages_trigram WHERE messages_trigram MATCH ?").values(match) as [bigint][]
-  ).map((r) => BigInt(r[0]));
+  return (db.query(`SELECT rowid FROM ${table} WHERE ${table} MATCH ? ORDER BY rowid`).values(match) as [bigint][]).map(
+    (r) => BigInt(r[0]),
+  );
 }
+
+/** Seqs the index holds for a text, in either table. */
+const indexed = (db: Database, text: string) => TABLES.flatMap((t) => indexedIn(db, t, text));
 
 /** Rows of a seq left anywhere in the index's pages (deleted rows included until the index is merged). */
 const leftovers = (db: Database, seq: bigint) =>
-  Number((db.query("SELECT count(*) AS n FROM messages_trigram_terms WHERE doc = ?").get(seq) as { n: bigint }).n);
+  TABLES.filter((t) => hasTable(db, t)).reduce(
+    (n, t) => n + Number((db.query(`SELECT count(*) AS n FROM ${t}_terms WHERE doc = ?`).get(seq) as { n: bigint }).n),
+    0,
+  );
 
 const openDb = (home: string) => new Database(join(home, ".store", "history.db"), { safeIntegers: true });
 
@@ -102,6 +114,7 @@ function toSchema7(home: string): void {
   const db = new Database(join(home, ".store", "history.db"));
   try {
     db.transaction(() => {
+      undoV06(db);
       db.run("DROP TABLE index_tokens_build");
       db.run("ALTER TABLE messages DROP COLUMN index_tokens");
       db.run("DROP TABLE messages_trigram_terms");
@@ -245,4 +258,187 @@ describe("substring index build", () => {
       db.close();
     }
   }, 60_000);
+});
+
+/** Bytes of the recent table's index pages. */
+const dataBytes = (db: Database) =>
+  Number((db.query("SELECT sum(length(block)) AS n FROM messages_trigram_data").get() as { n: bigint }).n);
+
+/** Where each message's row is: the index tables holding it (its vocabulary rows), by seq. */
+function placement(db: Database): Map<bigint, { recent: boolean; tables: string[] }> {
+  const out = new Map<bigint, { recent: boolean; tables: string[] }>();
+  for (const r of db.query("SELECT seq, recent FROM messages").all() as { seq: bigint; recent: bigint }[])
+    out.set(BigInt(r.seq), { recent: Number(r.recent) === 1, tables: [] });
+  for (const t of TABLES)
+    if (hasTable(db, t))
+      for (const r of db.query(`SELECT DISTINCT doc FROM ${t}_terms`).all() as { doc: bigint }[])
+        out.get(BigInt(r.doc))?.tables.push(t);
+  return out;
+}
+
+/** Every row in one table: its tier's once the split has placed it (seq <= cursor, or done), else the recent one. */
+function expectPlaced(db: Database): { cursor: bigint; done: boolean } {
+  const s = db.query("SELECT cursor, done FROM trigram_split").get() as { cursor: bigint; done: bigint };
+  const [cursor, done] = [BigInt(s.cursor), Number(s.done) === 1];
+  const wrong: string[] = [];
+  for (const [seq, p] of placement(db)) {
+    const want = !p.recent && (done || seq <= cursor) ? "messages_trigram_archived" : "messages_trigram";
+    if (p.tables.length !== 1 || p.tables[0] !== want)
+      wrong.push(`${seq} ${p.recent ? "recent" : "archived"}: ${p.tables}`);
+  }
+  expect(wrong).toEqual([]);
+  return { cursor, done };
+}
+
+/** Fill a home with two sessions whose oldest messages are archived (ENV's small history limit; turns of two). */
+function fillTwo(api: ReturnType<typeof openTemp>["api"], rounds = 60): void {
+  for (let round = 0; round < rounds; round += 10)
+    for (const s of ["alpha", "beta"])
+      api.add(
+        s,
+        Array.from({ length: 10 }, (_, i) => ({
+          role: i % 2 === 0 ? ("user" as const) : ("assistant" as const),
+          content: `${s} ${round + i}: ${TOPICS[(round + i) % TOPICS.length]}`,
+          sendAt: NOW - BigInt(1000 - round - i) * 1_000_000_000n,
+        })),
+      );
+}
+
+describe("substring index by tier", () => {
+  test("a new home: each row in its tier's table, compaction moves it, a repair places rows again", () => {
+    const { home, api } = openTemp({ now: () => NOW, env: ENV });
+    try {
+      fillTwo(api);
+      const db = openDb(home);
+      try {
+        expect(expectPlaced(db).done).toBe(true);
+        const tiers = [...placement(db).values()];
+        expect(tiers.filter((p) => p.recent).length).toBeGreaterThan(0);
+        expect(tiers.filter((p) => !p.recent).length).toBeGreaterThan(60);
+        // A recent row that compaction archives moves with it.
+        const recentBefore = (
+          db.query("SELECT min(seq) AS s FROM messages WHERE session_id = 'alpha' AND recent = 1").get() as {
+            s: bigint;
+          }
+        ).s;
+        api.add("alpha", [
+          { role: "user", content: `new ${"words ".repeat(200)}`, sendAt: NOW },
+          { role: "assistant", content: `reply ${"words ".repeat(200)}`, sendAt: NOW + 1n },
+        ]);
+        const moved = placement(db).get(BigInt(recentBefore))!;
+        expect(moved).toEqual({ recent: false, tables: ["messages_trigram_archived"] });
+        expectPlaced(db);
+        // doctor's repair sets tiers from history.json again: the rows follow.
+        db.run("UPDATE messages SET recent = 1 WHERE session_id = 'beta'");
+        markRecent(
+          db,
+          "beta",
+          api.history("beta").map((m) => m.id),
+          NOW,
+        );
+        expectPlaced(db);
+      } finally {
+        db.close();
+      }
+    } finally {
+      api.close();
+    }
+  });
+
+  test("a home made with one table: same results before, during and after the split; it resumes after a kill; writes during it keep every row in place", async () => {
+    const { home, api: first } = openTemp({ now: () => NOW, env: ENV });
+    try {
+      // gamma's few rows come first: the split passes them while they are still recent.
+      first.add("gamma", [
+        { role: "user", content: "gamma asks: c > d?", sendAt: NOW - 2_000_000_000_000n },
+        { role: "assistant", content: "gamma hears: yes", sendAt: NOW - 1_999_000_000_000n },
+      ]);
+      fillTwo(first);
+    } finally {
+      first.close();
+    }
+    const expected = await allResults(home);
+    let blocksBefore = 0;
+    const db0 = openDb(home);
+    try {
+      db0.transaction(() => undoV06(db0))();
+      expect(indexedIn(db0, "messages_trigram", "c > d").length).toBe(25); // every tier in one table
+      blocksBefore = dataBytes(db0);
+    } finally {
+      db0.close();
+    }
+    {
+      const { api } = openTemp({ home, now: () => NOW, env: ENV });
+      try {
+        expect(api.indexUpgrade().done).toBe(false);
+        const db = openDb(home);
+        try {
+          expect(expectPlaced(db)).toEqual({ cursor: 0n, done: false });
+        } finally {
+          db.close();
+        }
+      } finally {
+        api.close();
+      }
+    }
+    expect(await allResults(home)).toEqual(expected);
+
+    // A child splits in small slow steps and is killed once it has made progress.
+    const script = `
+      import { openMemory } from ${JSON.stringify(join(repoRoot, "src/app/open-memory.ts"))};
+      import { SPLIT_SPAN } from ${JSON.stringify(join(repoRoot, "src/storage/sqlite/substring-index-split.ts"))};
+      SPLIT_SPAN.rows = 12;
+      const api = openMemory({ home: ${JSON.stringify(home)}, env: {}, drain: "off" });
+      await api.upgradeIndex({ batch: 5, pauseMs: 250, progress: (d, t) => console.log(d + "/" + t) });
+    `;
+    const child = Bun.spawn(["bun", "-e", script], { stdout: "pipe", stderr: "inherit" });
+    const reader = child.stdout.getReader();
+    let seen = "";
+    await waitFor(
+      async () => {
+        const { value } = await reader.read();
+        seen += new TextDecoder().decode(value ?? new Uint8Array());
+        return seen.split("\n").filter(Boolean).length >= 3;
+      },
+      30_000,
+      "split progress",
+    );
+    child.kill(9);
+    await child.exited;
+
+    const { api } = openTemp({ home, now: () => NOW, env: ENV });
+    try {
+      const db = openDb(home);
+      try {
+        const mid = expectPlaced(db);
+        expect(mid.done).toBe(false);
+        expect(mid.cursor).toBeGreaterThan(0n);
+        expect(await allResults(home)).toEqual(expected);
+        // Writes meanwhile: new rows, and compaction of rows on both sides of the cursor (gamma's are before it).
+        const gamma = db.query("SELECT max(seq) AS s FROM messages WHERE session_id = 'gamma'").get() as { s: bigint };
+        expect(BigInt(gamma.s)).toBeLessThanOrEqual(mid.cursor);
+        for (const s of ["alpha", "beta", "gamma"])
+          api.add(s, [
+            { role: "user", content: `late ${s}: c > d again ${"pad ".repeat(600)}`, sendAt: NOW },
+            { role: "assistant", content: `noted ${"pad ".repeat(600)}`, sendAt: NOW + 1n },
+          ]);
+        expectPlaced(db);
+        const r = await api.upgradeIndex({ batch: 7 });
+        expect(r.done).toBe(true);
+        expect(expectPlaced(db).done).toBe(true);
+        expect(placement(db).get(BigInt(gamma.s))).toEqual({ recent: false, tables: ["messages_trigram_archived"] });
+        // The rows moved out were only marked deleted in the recent table: its last steps merged them away.
+        expect(dataBytes(db)).toBeLessThan(blocksBefore / 2);
+        expect(indexed(db, "c > d").length).toBe(28);
+      } finally {
+        db.close();
+      }
+      const after = await allResults(home);
+      expect(after["c > d"]!.length).toBe(28);
+      for (const [q, ids] of Object.entries(expected))
+        expect({ q, missing: ids.filter((id) => !after[q]!.includes(id)) }).toEqual({ q, missing: [] });
+    } finally {
+      api.close();
+    }
+  }, 120_000);
 });

@@ -22,27 +22,29 @@ export function ftsHasSession(db: Database): boolean {
 
 /**
  * Writes a message's index rows: its searchable form, plus its session token once the index has that
- * column; its length in index tokens (index-tokens.ts); and its substring index row (substring-index.ts).
- * Call inside the write transaction.
+ * column; its length in index tokens (index-tokens.ts); and its substring index row (substring-index.ts), in
+ * its tier's table (`recent`, true for a new message). Call inside the write transaction.
  */
-export function messageFtsWriter(db: Database): (seq: bigint, content: string, session: string) => void {
+export function messageFtsWriter(
+  db: Database,
+): (seq: bigint, content: string, session: string, recent?: boolean) => void {
   const trigram = trigramWriter(db);
   const tokens = tokenCountWriter(db);
   if (!ftsHasSession(db)) {
     const plain = db.query("INSERT INTO messages_fts (rowid, body) VALUES (?, ?)");
-    return (seq, content) => {
+    return (seq, content, _session, recent) => {
       plain.run(seq, searchForm(content));
       tokens(seq);
-      trigram(seq, content);
+      trigram(seq, content, recent);
     };
   }
   const fts = db.query("INSERT INTO messages_fts (rowid, body, sess) VALUES (?, ?, ?)");
   let last: [string, string] | undefined;
-  return (seq, content, session) => {
+  return (seq, content, session, recent) => {
     if (last?.[0] !== session) last = [session, sessionToken(session)];
     fts.run(seq, searchForm(content), last[1]);
     tokens(seq);
-    trigram(seq, content);
+    trigram(seq, content, recent);
   };
 }
 

@@ -1,6 +1,7 @@
-// Archive upkeep: merge the FTS5 index in small steps, then 'optimize' (by then cheap), planner stats, WAL checkpoint;
-// the quick integrity check doctor runs.
+// Archive upkeep: merge the FTS5 indexes (the keyword index, the substring index's tables) in small steps, then
+// 'optimize' each (by then cheap), planner stats, WAL checkpoint; the quick integrity check doctor runs.
 import type { Database } from "bun:sqlite";
+import { ARCHIVED_TRIGRAM, RECENT_TRIGRAM, trigramState } from "./substring-index.ts";
 
 export interface SqliteMaintenanceResult {
   mergeSteps: number;
@@ -24,6 +25,18 @@ export function quickCheck(db: Database): string[] {
   return (db.query("PRAGMA quick_check").all() as { quick_check: string }[]).map((r) => r.quick_check);
 }
 
+/**
+ * The FTS5 tables to merge and the pages a merge step of each writes: the substring index's write few, as a
+ * step that drops rows compaction marked deleted reads many pages for each one it writes.
+ */
+function ftsTables(db: Database, pages: number): [string, number][] {
+  const out: [string, number][] = [["messages_fts", pages]];
+  const s = trigramState(db);
+  if (s) out.push([RECENT_TRIGRAM, Math.min(pages, 4)]);
+  if (s?.split) out.push([ARCHIVED_TRIGRAM, Math.min(pages, 4)]);
+  return out;
+}
+
 function totalChanges(db: Database): number {
   return Number((db.query("SELECT total_changes() AS c").get() as { c: bigint | number }).c);
 }
@@ -43,20 +56,21 @@ export async function maintainSqlite(
     db.run(sql);
     longest = Math.max(longest, performance.now() - t);
   };
+  const aborted = () => ({ mergeSteps: steps, longestStepMs: longest, ms: performance.now() - started, aborted: true });
   // One 'optimize' rewrites the whole index in one transaction; merging first keeps every write short.
   // A merge did work when total_changes() moved by 2 or more (SQLite FTS5 documentation).
-  while (steps < maxSteps) {
-    if (options.signal?.aborted)
-      return { mergeSteps: steps, longestStepMs: longest, ms: performance.now() - started, aborted: true };
-    const before = totalChanges(db);
-    timed(`INSERT INTO messages_fts(messages_fts, rank) VALUES('merge', -${step})`);
-    steps++;
-    if (totalChanges(db) - before < 2) break;
-    await Bun.sleep(pause);
+  for (const [table, pages] of ftsTables(db, step)) {
+    while (steps < maxSteps) {
+      if (options.signal?.aborted) return aborted();
+      const before = totalChanges(db);
+      timed(`INSERT INTO ${table}(${table}, rank) VALUES('merge', -${pages})`);
+      steps++;
+      if (totalChanges(db) - before < 2) break;
+      await Bun.sleep(pause);
+    }
+    if (options.signal?.aborted) return aborted();
+    timed(`INSERT INTO ${table}(${table}) VALUES('optimize')`);
   }
-  if (options.signal?.aborted)
-    return { mergeSteps: steps, longestStepMs: longest, ms: performance.now() - started, aborted: true };
-  timed("INSERT INTO messages_fts(messages_fts) VALUES('optimize')");
   timed("PRAGMA optimize");
   db.query("PRAGMA wal_checkpoint(PASSIVE)").get();
   return { mergeSteps: steps, longestStepMs: longest, ms: performance.now() - started, aborted: false };

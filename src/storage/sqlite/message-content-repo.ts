@@ -32,7 +32,7 @@ export function replaceMessageContent(db: Database, session: string, id: string,
       body,
       sessionToken(session),
     );
-  trigramWriter(db)(row.seq, content);
+  trigramWriter(db)(row.seq, content, Number(row.recent) === 1);
   // The drain upserts the vector by message id: queueing the message again replaces the old one.
   if (Number(row.recent) === 1) db.query("INSERT OR IGNORE INTO embed_queue (seq) VALUES (?)").run(row.seq);
   return true;

@@ -2,7 +2,7 @@
 import type { Database } from "bun:sqlite";
 import type { MessageRecord, Role, StoredMessage } from "../../shared/message.ts";
 import { deleteFtsRows, messageFtsWriter } from "./fts-upgrade.ts";
-import { optimizeTrigram } from "./substring-index.ts";
+import { archiveTrigramRows, optimizeTrigram } from "./substring-index.ts";
 import { andFilter } from "./message-filter-sql.ts";
 import type { MessageRange, MessageRow } from "../ports/message-rows.ts";
 import { addTombstones, idTombstone, keyTombstone } from "./tombstones-repo.ts";
@@ -153,6 +153,7 @@ export function seqOfMessage(db: Database, id: string): bigint | undefined {
 /** Compaction: messages before `startSeq` leave the recent tier; their vectors and queue entries go. */
 
 export function archiveBefore(db: Database, session: string, startSeq: bigint, startAt: bigint, now: bigint): void {
+  archiveTrigramRows(db, session, startSeq);
   db.prepare("UPDATE messages SET recent = 0 WHERE session_id = ? AND recent = 1 AND seq < ?").run(session, startSeq);
   db.prepare(
     "INSERT INTO message_meta (session_id, start_at, start_seq) VALUES (?1, ?2, ?3) ON CONFLICT(session_id) DO UPDATE SET start_at = ?2, start_seq = ?3",

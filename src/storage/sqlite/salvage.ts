@@ -1,6 +1,7 @@
 // A broken history.db (truncated, garbled, a wrong header): read what SQLite still can, table by table and
 // row range by row range, then move the broken files aside and build a fresh database from the salvage.
 import { messageFtsWriter } from "./fts-upgrade.ts";
+import { placeTrigramRows } from "./substring-index.ts";
 import { Database } from "bun:sqlite";
 import { existsSync, renameSync } from "node:fs";
 import { searchForm } from "../../shared/search-form.ts";
@@ -127,7 +128,7 @@ export function buildFromSalvage(path: string, salvage: Salvage): Database {
         (r.idempotency_key as string | null) ?? null,
       );
       if (res.changes === 0) continue;
-      fts(r.seq as bigint, String(r.content ?? ""), String(r.session_id));
+      fts(r.seq as bigint, String(r.content ?? ""), String(r.session_id), Number(r.recent ?? 0) === 1);
     }
     for (const table of ["message_meta", "error_records", "llm_usage", "summary_runs"] as const) {
       const cols = salvagedColumns(table);
@@ -176,6 +177,7 @@ export function markRecent(db: Database, session: string, ids: readonly string[]
     session,
     JSON.stringify(ids),
   );
+  placeTrigramRows(db, "SELECT seq FROM messages WHERE session_id = ?", session);
   const first = db.query("SELECT min(seq) AS s FROM messages WHERE session_id = ? AND recent = 1").get(session) as {
     s: bigint | null;
   };

@@ -1,5 +1,5 @@
 // What of the schema the code must know before it writes SQL against it (the keyword index's session column,
-// messages.index_tokens, the substring index): read in one statement, kept per connection while the schema
+// messages.index_tokens, the substring index and its tables): read in one statement, kept per connection while the schema
 // version stays the same (another process may swap the keyword index or migrate the database meanwhile).
 import type { Database } from "bun:sqlite";
 
@@ -10,19 +10,23 @@ export interface SchemaShape {
   readonly tokenColumn: boolean;
   /** The substring index exists (substring-index.ts). */
   readonly trigramIndex: boolean;
+  /** The substring index has a table per tier (substring-index.ts). */
+  readonly trigramSplit: boolean;
 }
 
 // Each a column of one statement that also reads schema_version: the shape and its version are read together.
 const PROBES = `s.schema_version AS version,
   EXISTS (SELECT 1 FROM pragma_table_xinfo('messages_fts') WHERE name = 'sess') AS fts_session,
   EXISTS (SELECT 1 FROM pragma_table_xinfo('messages') WHERE name = 'index_tokens') AS token_column,
-  EXISTS (SELECT 1 FROM sqlite_master WHERE name = 'trigram_build') AS trigram_index`;
+  EXISTS (SELECT 1 FROM sqlite_master WHERE name = 'trigram_build') AS trigram_index,
+  EXISTS (SELECT 1 FROM sqlite_master WHERE name = 'trigram_split') AS trigram_split`;
 
 type ProbeRow = {
   version: bigint | number;
   fts_session: bigint | number;
   token_column: bigint | number;
   trigram_index: bigint | number;
+  trigram_split: bigint | number;
 };
 
 const known = new WeakMap<Database, { version: bigint; shape: SchemaShape }>();
@@ -32,6 +36,7 @@ function remember(db: Database, r: ProbeRow): SchemaShape {
     ftsSession: Number(r.fts_session) === 1,
     tokenColumn: Number(r.token_column) === 1,
     trigramIndex: Number(r.trigram_index) === 1,
+    trigramSplit: Number(r.trigram_split) === 1,
   };
   known.set(db, { version: BigInt(r.version), shape });
   return shape;

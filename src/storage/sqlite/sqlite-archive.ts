@@ -458,7 +458,7 @@ const sqliteValue = (v: CopyRow[string] | undefined) => (typeof v === "boolean" 
 /** Copied messages join the keyword index (the queue is not filled: a copy brings its vectors along). */
 function indexCopied(db: Db, rows: readonly ArchivedMessage[]): void {
   const fts = messageFtsWriter(db);
-  for (const m of rows) fts(m.seq, m.content, m.session);
+  for (const m of rows) fts(m.seq, m.content, m.session, m.recent);
 }
 
 /** Open a home's archive database as an archive port (the port owns and closes the handle). */

@@ -2,7 +2,7 @@
 // the cursor in the same transaction, until none is left (then the index is done, in that same transaction:
 // no write can slip between). Resumable after a kill at any point; `add` never waits for more than one step.
 import type { Database } from "bun:sqlite";
-import { trigramForm, trigramState } from "./substring-index.ts";
+import { trigramState, trigramWriter } from "./substring-index.ts";
 
 export interface TrigramBuildState {
   done: boolean;
@@ -47,8 +47,7 @@ export async function buildTrigram(db: Database, options: TrigramBuildOptions = 
   if (first.done || !trigramState(db)) return result(first.done);
   let done = first.copied;
   const total = first.total;
-  const read = db.query("SELECT seq, content FROM messages WHERE seq > ? ORDER BY seq LIMIT ?");
-  const insert = db.query("INSERT INTO messages_trigram (rowid, body) VALUES (?, ?)");
+  const read = db.query("SELECT seq, content, recent FROM messages WHERE seq > ? ORDER BY seq LIMIT ?");
   const move = db.query("UPDATE trigram_build SET cursor = ?, done = ? WHERE id = 1");
   for (;;) {
     if (options.signal?.aborted) return result(false);
@@ -57,8 +56,10 @@ export async function buildTrigram(db: Database, options: TrigramBuildOptions = 
       .transaction(() => {
         const s = trigramState(db)!;
         if (s.done) return true; // another process finished it
-        const rows = read.all(s.cursor, batch) as { seq: bigint; content: string }[];
-        for (const r of rows) insert.run(r.seq, trigramForm(r.content));
+        const rows = read.all(s.cursor, batch) as { seq: bigint; content: string; recent: bigint | number }[];
+        // The writer of the state after this step: each row in its tier's table when the split has placed it.
+        const write = trigramWriter(db, { ...s, cursor: rows.length ? rows[rows.length - 1]!.seq : s.cursor });
+        for (const r of rows) write(r.seq, r.content, Number(r.recent) === 1);
         copied += rows.length;
         done += rows.length;
         const last = rows.length ? rows[rows.length - 1]!.seq : s.cursor;

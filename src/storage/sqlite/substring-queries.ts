@@ -1,7 +1,7 @@
-// Substring search through the substring index (messages_trigram): the rows that can hold the needles, newest
-// first, each checked for every needle (lower case, as the callers compare). A needle of three characters or
-// more selects the rows holding all its trigrams; one of one or two characters is looked for in the newest
-// rows first (a common one is there), then in the rows of the trigrams it begins, when they are few.
+// Substring search through the substring index (substring-index.ts, a table per tier): the rows that can hold
+// the needles, newest first, each checked for every needle (lower case, as the callers compare). A needle of
+// three characters or more selects the rows holding all its trigrams; one of one or two characters is looked
+// for in the newest rows first (a common one is there), then in the rows of the trigrams it begins, when few.
 import type { Database } from "bun:sqlite";
 import type { StoredMessage } from "../../shared/message.ts";
 import type { MessageFilter } from "../../shared/time-filter.ts";
@@ -9,7 +9,7 @@ import { andFilter } from "./message-filter-sql.ts";
 import { MESSAGE_COLUMNS, toStored } from "./messages-repo.ts";
 import { andWhere, type SqlArg } from "./sql-where.ts";
 import { recentTierAtMost } from "./recent-tier-size.ts";
-import { trigramReady } from "./substring-index.ts";
+import { ARCHIVED_TRIGRAM, RECENT_TRIGRAM, trigramState, type TrigramState } from "./substring-index.ts";
 import { writeStamp } from "./write-stamp.ts";
 
 export interface SubstringScope extends MessageFilter {
@@ -30,11 +30,46 @@ const shortCap = (db: Database, limit: number) => {
 /** Candidates checked at most before giving up (the caller scans instead). */
 const MAX_CHECKED = 20_000;
 /**
- * A tier of at most this many rows (a session's, or the recent tier across sessions) is scanned: as fast as
- * the index, and bounded. The index holds every tier: asking it for the few recent rows of a mostly
- * archived home walks the archived rows' matches too (and reads cold row lists in a fresh process).
+ * A tier of at most this many rows (a session's; the recent tier across sessions until the index is split by
+ * tier) is scanned: as fast as the index, and bounded. A table that holds every tier, asked for the few recent
+ * rows of a mostly archived home, walks the archived rows' matches too (and reads cold row lists in a fresh
+ * process).
  */
 export const SCANNED_TIER = { rows: 20_000 };
+
+/** Where a tier's rows are indexed: tables read newest first, each for the seqs in its bounds. */
+interface Source {
+  table: string;
+  /** Only rows after this seq. */
+  above?: bigint;
+  /** Only rows up to this seq. */
+  atMost?: bigint;
+}
+
+/** The index tables of a tier, newest rows first (see substring-index.ts: until the split is done, rows after its cursor are in the recent table). */
+function tierSources(s: TrigramState, recent: boolean): Source[] {
+  if (recent || !s.split) return [{ table: RECENT_TRIGRAM }];
+  if (s.splitDone) return [{ table: ARCHIVED_TRIGRAM }];
+  return [
+    { table: RECENT_TRIGRAM, above: s.splitCursor },
+    { table: ARCHIVED_TRIGRAM, atMost: s.splitCursor },
+  ];
+}
+
+/** The bounds of a source as SQL over rowid (or `column`), with their arguments. */
+function bounds(src: Source, column = "rowid"): { sql: string; args: bigint[] } {
+  let sql = "";
+  const args: bigint[] = [];
+  if (src.above !== undefined) {
+    sql += ` AND ${column} > ?`;
+    args.push(src.above);
+  }
+  if (src.atMost !== undefined) {
+    sql += ` AND ${column} <= ?`;
+    args.push(src.atMost);
+  }
+  return { sql, args };
+}
 /** The newest limit × this many rows of the scope are checked first for short needles. */
 const PROBE_FACTOR = 20;
 
@@ -58,7 +93,9 @@ export function substringMatches(
   limit: number,
   select: readonly string[] = needles,
 ): StoredMessage[] | undefined {
-  if (needles.length === 0 || !trigramReady(db) || smallTier(db, scope)) return undefined;
+  const state = trigramState(db);
+  if (needles.length === 0 || !state?.done || smallTier(db, scope, state)) return undefined;
+  const sources = tierSources(state, scope.recent);
   const grams = select.map(chars);
   const long = grams.filter((g) => g.length >= 3);
   const lowered = needles.map((n) => n.toLowerCase());
@@ -66,7 +103,7 @@ export function substringMatches(
     const text = m.content.toLowerCase();
     return lowered.every((n) => text.includes(n));
   };
-  if (long.length > 0) return walkTrigrams(db, matchExpr(db, long), scope, limit, holds);
+  if (long.length > 0) return walkTrigrams(db, sources, matchExpr(db, sources[0]!.table, long), scope, limit, holds);
   // Short needles only. A common one (`,`) is in `limit` of the newest rows already.
   const newest = probeNewest(db, lowered, scope, limit * PROBE_FACTOR, limit).filter(holds);
   if (newest.length >= limit) return newest.slice(0, limit);
@@ -74,9 +111,16 @@ export function substringMatches(
   const short = grams.filter((g) => g.length > 0).sort((a, b) => b.length - a.length);
   const cap = shortCap(db, limit);
   for (const g of short.slice(0, 3)) {
-    const docs = db
-      .query("SELECT doc FROM messages_trigram_terms WHERE term >= ?1 AND term <= ?1 || char(1114111) LIMIT ?2")
-      .values(g.join(""), cap) as [bigint][];
+    const docs: [bigint][] = [];
+    for (const src of sources) {
+      const b = bounds(src, "doc");
+      docs.push(
+        ...(db
+          .query(`SELECT doc FROM ${src.table}_terms WHERE term >= ?1 AND term <= ?1 || char(1114111)${b.sql} LIMIT ?`)
+          .values(g.join(""), ...b.args, cap - docs.length) as [bigint][]),
+      );
+      if (docs.length >= cap) break;
+    }
     if (docs.length >= cap) continue;
     const seqs = [...new Set(docs.map((d) => d[0]))].sort((a, b) => (a < b ? 1 : a > b ? -1 : 0));
     return checkInChunks(
@@ -98,13 +142,13 @@ export function substringMatches(
  * common trigram narrows little and costs the walk the most (FTS5 reads its long row lists). At most
  * MAX_TRIGRAMS, the rarest.
  */
-function matchExpr(db: Database, long: string[][]): string {
+function matchExpr(db: Database, table: string, long: string[][]): string {
   const per = long.length > 1 ? 1 : 3;
   const picked = new Map<string, number>();
   for (const g of long) {
     const grams = new Set<string>();
     for (let i = 0; i + 3 <= g.length; i++) grams.add(g.slice(i, i + 3).join(""));
-    const rarest = [...grams].map((t) => [t, gramShare(db, t)] as const).sort((a, b) => a[1] - b[1]);
+    const rarest = [...grams].map((t) => [t, gramShare(db, table, t)] as const).sort((a, b) => a[1] - b[1]);
     // The needle's rarest trigram, and the next ones while they narrow much.
     for (const [i, [t, share]] of rarest.slice(0, per).entries()) if (i === 0 || share <= NARROWS) picked.set(t, share);
   }
@@ -126,40 +170,47 @@ const GRAMS_KEPT = 4096;
 const gramShares = new WeakMap<Database, { stamp: string; shares: Map<string, number> }>();
 
 /**
- * A trigram's share of the rows, as a sort key: the density of its newest GRAM_PROBE rows over their seq span;
- * below 0 (by count) when it has fewer. Cached per connection until the next write.
+ * A trigram's share of a table's rows, as a sort key: the density of its newest GRAM_PROBE rows over their
+ * seq span; below 0 (by count) when it has fewer. Cached per connection until the next write.
  */
-function gramShare(db: Database, gram: string): number {
+function gramShare(db: Database, table: string, gram: string): number {
   const stamp = writeStamp(db);
   let c = gramShares.get(db);
   if (!c || c.stamp !== stamp) gramShares.set(db, (c = { stamp, shares: new Map() }));
-  let v = c.shares.get(gram);
+  const key = `${table}:${gram}`;
+  let v = c.shares.get(key);
   if (v !== undefined) return v;
   const seqs = db
-    .query("SELECT rowid FROM messages_trigram WHERE messages_trigram MATCH ? ORDER BY rowid DESC LIMIT ?")
+    .query(`SELECT rowid FROM ${table} WHERE ${table} MATCH ? ORDER BY rowid DESC LIMIT ?`)
     .values(`"${gram.replaceAll('"', '""')}"`, GRAM_PROBE) as [bigint][];
   v =
     seqs.length < GRAM_PROBE
       ? seqs.length / GRAM_PROBE - 1
       : GRAM_PROBE / (Number(seqs[0]![0] - seqs[seqs.length - 1]![0]) + 1);
   if (c.shares.size >= GRAMS_KEPT) c.shares.clear();
-  c.shares.set(gram, v);
+  c.shares.set(key, v);
   return v;
 }
 
 /** The index's matches newest first, checked in growing chunks, until `limit` rows pass or MAX_CHECKED were checked. */
 function walkTrigrams(
   db: Database,
+  sources: readonly Source[],
   match: string,
   scope: SubstringScope,
   limit: number,
   holds: (m: StoredMessage) => boolean,
 ): StoredMessage[] | undefined {
-  // One statement stepped lazily: FTS5 walks its row lists once, newest first, as far as needed.
-  const rowids = db
-    .query("SELECT rowid FROM messages_trigram WHERE messages_trigram MATCH ? ORDER BY rowid DESC")
-    .iterate(match) as IterableIterator<{ rowid: bigint }>;
-  return checkInChunks(rowids, db, scope, limit, holds, MAX_CHECKED);
+  // One statement per table stepped lazily: FTS5 walks its row lists once, newest first, as far as needed.
+  function* rowids(): Generator<{ rowid: bigint }> {
+    for (const src of sources) {
+      const b = bounds(src);
+      yield* db
+        .query(`SELECT rowid FROM ${src.table} WHERE ${src.table} MATCH ?${b.sql} ORDER BY rowid DESC`)
+        .iterate(match, ...b.args) as IterableIterator<{ rowid: bigint }>;
+    }
+  }
+  return checkInChunks(rowids(), db, scope, limit, holds, MAX_CHECKED);
 }
 
 /**
@@ -197,8 +248,9 @@ function checkInChunks(
   return out;
 }
 
-function smallTier(db: Database, scope: SubstringScope): boolean {
-  if (scope.session === undefined) return scope.recent && recentTierAtMost(db, SCANNED_TIER.rows);
+function smallTier(db: Database, scope: SubstringScope, state: TrigramState): boolean {
+  // The recent tier's own table holds its rows only: it answers for a small tier too.
+  if (scope.session === undefined) return scope.recent && !state.splitDone && recentTierAtMost(db, SCANNED_TIER.rows);
   const r = db
     .query("SELECT count(*) AS n FROM (SELECT 1 FROM messages WHERE session_id = ? AND recent = ? LIMIT ?)")
     .get(scope.session, scope.recent ? 1 : 0, SCANNED_TIER.rows + 1) as { n: bigint };

@@ -8,5 +8,6 @@ import v02 from "./006-v0.2.sql" with { type: "text" };
 import v03 from "./007-v0.3.sql" with { type: "text" };
 import v04 from "./008-v0.4.sql" with { type: "text" };
 import v05 from "./009-v0.5.sql" with { type: "text" };
+import v06 from "./010-v0.6.sql" with { type: "text" };
 
-export const MIGRATIONS: readonly string[] = [core, embedding, errorMemory, usage, recentScan, v02, v03, v04, v05];
+export const MIGRATIONS: readonly string[] = [core, embedding, errorMemory, usage, recentScan, v02, v03, v04, v05, v06];

@@ -1,0 +1,99 @@
+// The substring index's split by tier in the background (010-v0.6.sql): once the index is built, move the
+// archived rows it holds to messages_trigram_archived in short transactions, moving the split cursor in the
+// same transaction; once the cursor has reached the newest row, merge the recent table in short steps (the
+// moved rows are only marked deleted there, and a search would still walk them); the step that finds nothing
+// left to move or merge marks the split done. Resumable after a kill at any point; `add` never waits for more
+// than one step.
+import type { Database } from "bun:sqlite";
+import { moveToArchived, RECENT_TRIGRAM, trigramState } from "./substring-index.ts";
+
+export interface TrigramSplitState {
+  done: boolean;
+  /** Messages the split has gone past / messages in the archive. */
+  copied: number;
+  total: number;
+}
+
+const count = (db: Database, sql: string, ...args: bigint[]) => Number((db.query(sql).get(...args) as { n: bigint }).n);
+
+export function trigramSplitState(db: Database): TrigramSplitState {
+  const total = count(db, "SELECT count(*) AS n FROM messages");
+  const s = trigramState(db);
+  if (!s?.split || s.splitDone) return { done: s?.split === true, copied: s?.split ? total : 0, total };
+  return { done: false, copied: count(db, "SELECT count(*) AS n FROM messages WHERE seq <= ?", s.splitCursor), total };
+}
+
+export interface TrigramSplitOptions {
+  signal?: AbortSignal;
+  /** Archived rows moved per transaction at most: each one is a write a concurrent `add` may wait for. */
+  batch?: number;
+  /** Pause between transactions so other writers get the lock. */
+  pauseMs?: number;
+  progress?: (done: number, total: number) => void;
+}
+
+export interface TrigramSplitResult {
+  done: boolean;
+  copied: number;
+  longestStepMs: number;
+  ms: number;
+}
+
+/** Messages looked at per transaction at most (a home with few archived rows goes through many at a time). */
+export const SPLIT_SPAN = { rows: 20_000 };
+/** Pages one merge step of the recent table writes: the fewer, the shorter the step (each reads the marked rows it drops). */
+const MERGE_PAGES = 4;
+
+/** Run (or resume) the split until it is done or `signal` aborts; nothing to do before the index is built. */
+export async function splitTrigram(db: Database, options: TrigramSplitOptions = {}): Promise<TrigramSplitResult> {
+  const [batch, pause] = [Math.max(1, options.batch ?? 500), options.pauseMs ?? 2];
+  const started = performance.now();
+  let copied = 0;
+  let longest = 0;
+  const result = (done: boolean) => ({ done, copied, longestStepMs: longest, ms: performance.now() - started });
+  const first = trigramSplitState(db);
+  const state = trigramState(db);
+  if (first.done || !state?.split || !state.done) return result(first.done);
+  const total = first.total;
+  const read = db.query(
+    "SELECT seq, content FROM messages WHERE seq > ?1 AND seq <= ?1 + ?2 AND recent = 0 ORDER BY seq LIMIT ?3",
+  );
+  const top = db.query("SELECT coalesce(max(seq), 0) AS n FROM messages");
+  const save = db.query("UPDATE trigram_split SET cursor = ?, moved = moved + ?, done = ? WHERE id = 1");
+  const moved = db.query("SELECT moved FROM trigram_split WHERE id = 1");
+  const changes = db.query("SELECT total_changes() AS n");
+  /** One merge step of the recent table; whether it did work (total_changes moves by 2 or more, as FTS5 documents). */
+  const merge = () => {
+    const before = Number((changes.get() as { n: bigint }).n);
+    db.run(`INSERT INTO ${RECENT_TRIGRAM}(${RECENT_TRIGRAM}, rank) VALUES ('merge', -${MERGE_PAGES})`);
+    return Number((changes.get() as { n: bigint }).n) - before >= 2;
+  };
+  for (;;) {
+    if (options.signal?.aborted) return result(false);
+    const t = performance.now();
+    const [finished, share] = db
+      .transaction((): [boolean, number] => {
+        const s = trigramState(db)!;
+        if (s.splitDone) return [true, 1]; // another process finished it
+        const rows = read.all(s.splitCursor, SPLIT_SPAN.rows, batch) as { seq: bigint; content: string }[];
+        moveToArchived(db, rows);
+        copied += rows.length;
+        const end = (top.get() as { n: bigint }).n;
+        const full = rows.length >= batch;
+        const at = full ? rows[rows.length - 1]!.seq : s.splitCursor + BigInt(SPLIT_SPAN.rows);
+        const cursor = at < end ? at : end;
+        // Every row placed: the recent table is merged, a step at a time, when the split moved rows out of it.
+        const placed = !full && cursor >= end;
+        const everMoved = Number((moved.get() as { moved: bigint }).moved) + rows.length > 0;
+        const finished = placed && !(everMoved && merge());
+        save.run(cursor, rows.length, finished ? 1 : 0);
+        return [finished, end === 0n ? 1 : Number(cursor) / Number(end)];
+      })
+      .immediate();
+    longest = Math.max(longest, performance.now() - t);
+    // Progress in messages gone past, as their share of the seqs (counting them would cost a pass each step).
+    options.progress?.(Math.round(total * Math.min(1, share)), total);
+    if (finished) return result(true);
+    await Bun.sleep(pause);
+  }
+}
