@@ -99,13 +99,13 @@ export function substringMatches(
   const grams = select.map(chars);
   const long = grams.filter((g) => g.length >= 3);
   const lowered = needles.map((n) => n.toLowerCase());
-  const holds = (m: StoredMessage) => {
-    const text = m.content.toLowerCase();
+  const holds = (content: string) => {
+    const text = content.toLowerCase();
     return lowered.every((n) => text.includes(n));
   };
   if (long.length > 0) return walkTrigrams(db, sources, matchExpr(db, sources[0]!.table, long), scope, limit, holds);
   // Short needles only. A common one (`,`) is in `limit` of the newest rows already.
-  const newest = probeNewest(db, lowered, scope, limit * PROBE_FACTOR, limit).filter(holds);
+  const newest = probeNewest(db, lowered, scope, limit * PROBE_FACTOR, limit).filter((m) => holds(m.content));
   if (newest.length >= limit) return newest.slice(0, limit);
   // Else the rarest one's rows, longest first (two characters are rarer than one).
   const short = grams.filter((g) => g.length > 0).sort((a, b) => b.length - a.length);
@@ -199,7 +199,7 @@ function walkTrigrams(
   match: string,
   scope: SubstringScope,
   limit: number,
-  holds: (m: StoredMessage) => boolean,
+  holds: (content: string) => boolean,
 ): StoredMessage[] | undefined {
   // One statement per table stepped lazily: FTS5 walks its row lists once, newest first, as far as needed.
   function* rowids(): Generator<{ rowid: bigint }> {
@@ -223,29 +223,36 @@ function checkInChunks(
   db: Database,
   scope: SubstringScope,
   limit: number,
-  holds: (m: StoredMessage) => boolean,
+  holds: (content: string) => boolean,
   max: number,
 ): StoredMessage[] | undefined {
+  // Recent rows beside archived ones are checked on their covering index's text (far fewer pages than the
+  // table, which a fresh process reads cold); the rows that pass are then read whole.
+  const covered = scope.recent && scope.role === undefined && scope.sender === undefined && hasArchivedRows(db);
   const out: StoredMessage[] = [];
+  const passed: bigint[] = [];
   let chunk: bigint[] = [];
   let size = limit + 16;
   let checked = 0;
+  const found = () => out.length + passed.length;
   const flush = () => {
-    for (const m of fetchRows(db, chunk, scope)) if (holds(m) && out.length < limit) out.push(m);
+    if (covered) {
+      for (const r of recentTexts(db, chunk, scope)) if (holds(r.content) && passed.length < limit) passed.push(r.seq);
+    } else for (const m of fetchRows(db, chunk, scope)) if (holds(m.content) && out.length < limit) out.push(m);
     checked += chunk.length;
     chunk = [];
-    const needed = out.length > 0 ? Math.ceil(((limit - out.length) * checked * 1.25) / out.length) + 16 : size * 4;
+    const needed = found() > 0 ? Math.ceil(((limit - found()) * checked * 1.25) / found()) + 16 : size * 4;
     size = Math.min(needed, size * 4, 4096);
   };
   for (const r of seqs) {
     chunk.push(r.rowid);
     if (chunk.length < size) continue;
     flush();
-    if (out.length >= limit) return out;
+    if (found() >= limit) break;
     if (checked >= max) return undefined;
   }
-  flush();
-  return out;
+  if (chunk.length > 0) flush();
+  return covered ? fetchRows(db, passed, scope) : out;
 }
 
 function smallTier(db: Database, scope: SubstringScope, state: TrigramState): boolean {
@@ -293,6 +300,20 @@ function probeNewest(
   args.push(like ? limit : size);
   return (db.query(`${sql} ORDER BY m.seq DESC LIMIT ?`).all(...args) as Row[]).map(toStored);
 }
+
+/** The text of these seqs' recent rows in the scope, newest first, read from their covering index (no role or sender filter). */
+function recentTexts(db: Database, seqs: readonly bigint[], scope: SubstringScope): { seq: bigint; content: string }[] {
+  if (seqs.length === 0) return [];
+  const args: SqlArg[] = [JSON.stringify(seqs.map(String))];
+  let sql =
+    "SELECT m.seq, m.content FROM messages m INDEXED BY messages_recent_text WHERE m.seq IN (SELECT CAST(value AS INTEGER) FROM json_each(?)) AND m.recent = 1";
+  sql = andWhere(sql, args, "m.session_id = ?", scope.session);
+  sql = andFilter(sql, args, scope, "m.");
+  return db.query(`${sql} ORDER BY m.seq DESC`).all(...args) as { seq: bigint; content: string }[];
+}
+
+/** Whether any row has left the recent tier (compaction, the only way, always writes message_meta). */
+const hasArchivedRows = (db: Database) => db.query("SELECT 1 FROM message_meta LIMIT 1").get() !== null;
 
 /** The rows of these seqs in the scope, newest first (rows deleted meanwhile are absent). */
 function fetchRows(db: Database, seqs: readonly bigint[], scope: SubstringScope): StoredMessage[] {
