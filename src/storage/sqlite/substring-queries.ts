@@ -143,6 +143,15 @@ export function substringMatches(
  * MAX_TRIGRAMS, the rarest.
  */
 function matchExpr(db: Database, table: string, long: string[][]): string {
+  // A small table (the recent tier of a mostly archived home) is walked on every trigram at once: its row
+  // lists are short, and measuring each one would cost more than reading it.
+  if (tableRows(db, table) <= SMALL_TABLE) {
+    const all = [...new Set(long.flatMap((g) => g.slice(0, -2).map((_, i) => g.slice(i, i + 3).join(""))))];
+    const step = Math.max(1, all.length / MAX_TRIGRAMS);
+    return Array.from({ length: Math.min(all.length, MAX_TRIGRAMS) }, (_, i) => all[Math.floor(i * step)]!)
+      .map((t) => `"${t.replaceAll('"', '""')}"`)
+      .join(" AND ");
+  }
   const per = long.length > 1 ? 1 : 3;
   const picked = new Map<string, number>();
   for (const g of long) {
@@ -157,6 +166,21 @@ function matchExpr(db: Database, table: string, long: string[][]): string {
     .slice(0, MAX_TRIGRAMS)
     .map(([t]) => `"${t.replaceAll('"', '""')}"`)
     .join(" AND ");
+}
+
+/** A table of at most this many rows is walked on all of a needle's trigrams (see matchExpr). */
+const SMALL_TABLE = 50_000;
+
+/** Rows an index table holds: FTS5's own count, the first varint of its averages record. */
+function tableRows(db: Database, table: string): number {
+  const r = db.query(`SELECT block FROM ${table}_data WHERE id = 1`).get() as { block: Uint8Array } | null;
+  if (!r) return 0;
+  let v = 0;
+  for (const b of r.block) {
+    v = v * 128 + (b & 0x7f);
+    if (!(b & 0x80)) break;
+  }
+  return v;
 }
 
 /** A needle's second and third trigrams are used when at most this share of rows holds them. */
