@@ -2,6 +2,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { openTemp, removeTempHomes } from "../fixture/home.ts";
+import { SMALL_TABLE } from "../../src/storage/sqlite/substring-queries.ts";
 
 afterAll(removeTempHomes);
 
@@ -28,58 +29,76 @@ const WORDS = [
 ];
 
 describe("keyword search over recent rows", () => {
-  test("finds every message that holds the query as a case-insensitive substring (a superset of those), ranked or not, with or without typing", async () => {
-    const { api } = openTemp({ now: () => NOW });
-    try {
-      let x = 7;
-      const rnd = () => {
-        x = (x * 1103515245 + 12345) % 2147483648;
-        return x / 2147483648;
-      };
-      const contents = Array.from(
-        { length: 300 },
-        (_, i) => `m${i} ` + Array.from({ length: 6 }, () => WORDS[Math.floor(rnd() * WORDS.length)]).join(" "),
-      );
-      api.add(
-        "s",
-        contents.map((content, i) => ({
-          role: "user" as const,
-          content,
-          sendAt: NOW - BigInt(300 - i) * 1_000_000_000n,
-        })),
-      );
-      // Across sessions the substring index answers (short needles too); in one session, the scan.
-      for (const q of [
-        "deploy",
-        "server",
-        "log",
-        "DEPLOY server",
-        "observ",
-        "ploy",
-        "ärger",
-        "東京",
-        "og",
-        "g",
-        "rgerl",
-      ]) {
-        const needles = q.toLowerCase().split(" ");
-        const expected = contents.filter((c) => needles.every((n) => c.toLowerCase().includes(n)));
-        for (const typing of [false, true]) {
-          const got = new Set((await api.search({ query: q, limit: 1000, typing })).hits.map((h) => h.message.content));
-          expect(expected.filter((c) => !got.has(c))).toEqual([]);
-          for (const session of ["s"]) {
-            const inSession = new Set(
-              (await api.search({ query: q, session, limit: 1000, typing })).hits.map((h) => h.message.content),
-            );
-            expect(expected.filter((c) => !inSession.has(c))).toEqual([]);
-          }
+  // A small index table is walked on all trigrams; a large one on the rarest few, measured first.
+  test.each([
+    ["a small index table", SMALL_TABLE.rows],
+    ["a large index table", 0],
+  ])(
+    "finds every message that holds the query as a case-insensitive substring (a superset of those), ranked or not, with or without typing: %s",
+    async (_, small) => {
+      const rows = SMALL_TABLE.rows;
+      SMALL_TABLE.rows = small;
+      try {
+        await supersetOfSubstrings();
+      } finally {
+        SMALL_TABLE.rows = rows;
+      }
+    },
+  );
+});
+
+/** Every recent message holding a query as a substring is a hit, across sessions and in one, typing or not. */
+async function supersetOfSubstrings(): Promise<void> {
+  const { api } = openTemp({ now: () => NOW });
+  try {
+    let x = 7;
+    const rnd = () => {
+      x = (x * 1103515245 + 12345) % 2147483648;
+      return x / 2147483648;
+    };
+    const contents = Array.from(
+      { length: 300 },
+      (_, i) => `m${i} ` + Array.from({ length: 6 }, () => WORDS[Math.floor(rnd() * WORDS.length)]).join(" "),
+    );
+    api.add(
+      "s",
+      contents.map((content, i) => ({
+        role: "user" as const,
+        content,
+        sendAt: NOW - BigInt(300 - i) * 1_000_000_000n,
+      })),
+    );
+    // Across sessions the substring index answers (short needles too); in one session, the scan.
+    for (const q of [
+      "deploy",
+      "server",
+      "log",
+      "DEPLOY server",
+      "observ",
+      "ploy",
+      "ärger",
+      "東京",
+      "og",
+      "g",
+      "rgerl",
+    ]) {
+      const needles = q.toLowerCase().split(" ");
+      const expected = contents.filter((c) => needles.every((n) => c.toLowerCase().includes(n)));
+      for (const typing of [false, true]) {
+        const got = new Set((await api.search({ query: q, limit: 1000, typing })).hits.map((h) => h.message.content));
+        expect(expected.filter((c) => !got.has(c))).toEqual([]);
+        for (const session of ["s"]) {
+          const inSession = new Set(
+            (await api.search({ query: q, session, limit: 1000, typing })).hits.map((h) => h.message.content),
+          );
+          expect(expected.filter((c) => !inSession.has(c))).toEqual([]);
         }
       }
-    } finally {
-      api.close();
     }
-  });
-});
+  } finally {
+    api.close();
+  }
+}
 
 describe("the word being typed", () => {
   test("matches as a prefix in the archive only when the caller says a person is typing", async () => {

@@ -145,7 +145,7 @@ export function substringMatches(
 function matchExpr(db: Database, table: string, long: string[][]): string {
   // A small table (the recent tier of a mostly archived home) is walked on every trigram at once: its row
   // lists are short, and measuring each one would cost more than reading it.
-  if (tableRows(db, table) <= SMALL_TABLE) {
+  if (tableRows(db, table) <= SMALL_TABLE.rows) {
     const all = [...new Set(long.flatMap((g) => g.slice(0, -2).map((_, i) => g.slice(i, i + 3).join(""))))];
     const step = Math.max(1, all.length / MAX_TRIGRAMS);
     return Array.from({ length: Math.min(all.length, MAX_TRIGRAMS) }, (_, i) => all[Math.floor(i * step)]!)
@@ -169,7 +169,7 @@ function matchExpr(db: Database, table: string, long: string[][]): string {
 }
 
 /** A table of at most this many rows is walked on all of a needle's trigrams (see matchExpr). */
-const SMALL_TABLE = 50_000;
+export const SMALL_TABLE = { rows: 50_000 };
 
 /** Rows an index table holds: FTS5's own count, the first varint of its averages record. */
 function tableRows(db: Database, table: string): number {
