@@ -100,6 +100,49 @@ async function supersetOfSubstrings(): Promise<void> {
   }
 }
 
+describe("recent rows beside archived ones", () => {
+  test("every recent message holding the query as a substring is a hit, through the recent tier's own substring table", async () => {
+    const { api, home } = openTemp({ now: () => NOW, env: { MEMVOY_LIMITS_MAX_HISTORY_BYTES: "4096" } });
+    try {
+      let x = 3;
+      const rnd = () => {
+        x = (x * 1103515245 + 12345) % 2147483648;
+        return x / 2147483648;
+      };
+      const text = (i: number) =>
+        `m${i} ` + Array.from({ length: 5 }, () => WORDS[Math.floor(rnd() * WORDS.length)]).join(" ");
+      // Three sessions of turns (user, then assistant): each one's oldest turns are archived by compaction.
+      for (const s of ["a", "b", "c"])
+        api.add(
+          s,
+          Array.from({ length: 120 }, (_, i) => ({
+            role: i % 2 === 0 ? ("user" as const) : ("assistant" as const),
+            content: text(i),
+            sendAt: NOW - BigInt(500 - i) * 1_000_000_000n,
+          })),
+        );
+      const held = (s: string) =>
+        (JSON.parse(readFileSync(join(home, "sessions", s, "history.json"), "utf8")) as { content: string }[]).map(
+          (m) => m.content,
+        );
+      const recent = ["a", "b", "c"].flatMap(held);
+      expect(recent.length).toBeLessThan(120);
+      for (const q of ["ploy", "bserv", "DEPLOYMENT", "og", "g", "rgerl", "ärger", "東京", "server deploy"]) {
+        const needles = q.toLowerCase().split(" ");
+        const expected = recent.filter((c) => needles.every((n) => c.toLowerCase().includes(n)));
+        const got = new Set(
+          (await api.search({ query: q, limit: 1000 })).hits
+            .filter((h) => h.source === "recent")
+            .map((h) => h.message.content),
+        );
+        expect({ q, missing: expected.filter((c) => !got.has(c)) }).toEqual({ q, missing: [] });
+      }
+    } finally {
+      api.close();
+    }
+  });
+});
+
 describe("the word being typed", () => {
   test("matches as a prefix in the archive only when the caller says a person is typing", async () => {
     const { api } = openTemp({ now: () => NOW, env: { MEMVOY_LIMITS_MAX_HISTORY_BYTES: "4096" } });
