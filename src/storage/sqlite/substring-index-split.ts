@@ -6,13 +6,11 @@
 // than one step.
 import type { Database } from "bun:sqlite";
 import { moveToArchived, RECENT_TRIGRAM, trigramState } from "./substring-index.ts";
+import type { TrigramBuildState } from "./substring-index-build.ts";
+import { noSteps, runSteps, type SteppedJobOptions, type SteppedJobResult } from "./stepped-job.ts";
 
-export interface TrigramSplitState {
-  done: boolean;
-  /** Messages the split has gone past / messages in the archive. */
-  copied: number;
-  total: number;
-}
+/** Messages the split has gone past / messages in the archive. */
+export type TrigramSplitState = TrigramBuildState;
 
 const count = (db: Database, sql: string, ...args: bigint[]) => Number((db.query(sql).get(...args) as { n: bigint }).n);
 
@@ -23,37 +21,17 @@ export function trigramSplitState(db: Database): TrigramSplitState {
   return { done: false, copied: count(db, "SELECT count(*) AS n FROM messages WHERE seq <= ?", s.splitCursor), total };
 }
 
-export interface TrigramSplitOptions {
-  signal?: AbortSignal;
-  /** Archived rows moved per transaction at most: each one is a write a concurrent `add` may wait for. */
-  batch?: number;
-  /** Pause between transactions so other writers get the lock. */
-  pauseMs?: number;
-  progress?: (done: number, total: number) => void;
-}
-
-export interface TrigramSplitResult {
-  done: boolean;
-  copied: number;
-  longestStepMs: number;
-  ms: number;
-}
-
 /** Messages looked at per transaction at most (a home with few archived rows goes through many at a time). */
 export const SPLIT_SPAN = { rows: 20_000 };
 /** Pages one merge step of the recent table writes: the fewer, the shorter the step (each reads the marked rows it drops). */
 const MERGE_PAGES = 4;
 
 /** Run (or resume) the split until it is done or `signal` aborts; nothing to do before the index is built. */
-export async function splitTrigram(db: Database, options: TrigramSplitOptions = {}): Promise<TrigramSplitResult> {
-  const [batch, pause] = [Math.max(1, options.batch ?? 500), options.pauseMs ?? 2];
-  const started = performance.now();
-  let copied = 0;
-  let longest = 0;
-  const result = (done: boolean) => ({ done, copied, longestStepMs: longest, ms: performance.now() - started });
+export async function splitTrigram(db: Database, options: SteppedJobOptions = {}): Promise<SteppedJobResult> {
+  const batch = Math.max(1, options.batch ?? 500);
   const first = trigramSplitState(db);
   const state = trigramState(db);
-  if (first.done || !state?.split || !state.done) return result(first.done);
+  if (first.done || !state?.split || !state.done) return noSteps(first.done);
   const total = first.total;
   const read = db.query(
     "SELECT seq, content FROM messages WHERE seq > ?1 AND seq <= ?1 + ?2 AND recent = 0 ORDER BY seq LIMIT ?3",
@@ -68,32 +46,22 @@ export async function splitTrigram(db: Database, options: TrigramSplitOptions = 
     db.run(`INSERT INTO ${RECENT_TRIGRAM}(${RECENT_TRIGRAM}, rank) VALUES ('merge', -${MERGE_PAGES})`);
     return Number((changes.get() as { n: bigint }).n) - before >= 2;
   };
-  for (;;) {
-    if (options.signal?.aborted) return result(false);
-    const t = performance.now();
-    const [finished, share] = db
-      .transaction((): [boolean, number] => {
-        const s = trigramState(db)!;
-        if (s.splitDone) return [true, 1]; // another process finished it
-        const rows = read.all(s.splitCursor, SPLIT_SPAN.rows, batch) as { seq: bigint; content: string }[];
-        moveToArchived(db, rows);
-        copied += rows.length;
-        const end = (top.get() as { n: bigint }).n;
-        const full = rows.length >= batch;
-        const at = full ? rows[rows.length - 1]!.seq : s.splitCursor + BigInt(SPLIT_SPAN.rows);
-        const cursor = at < end ? at : end;
-        // Every row placed: the recent table is merged, a step at a time, when the split moved rows out of it.
-        const placed = !full && cursor >= end;
-        const everMoved = Number((moved.get() as { moved: bigint }).moved) + rows.length > 0;
-        const finished = placed && !(everMoved && merge());
-        save.run(cursor, rows.length, finished ? 1 : 0);
-        return [finished, end === 0n ? 1 : Number(cursor) / Number(end)];
-      })
-      .immediate();
-    longest = Math.max(longest, performance.now() - t);
+  return runSteps(db, options, () => {
+    const s = trigramState(db)!;
+    if (s.splitDone) return { finished: true, rows: 0, progress: [total, total] }; // another process finished it
+    const rows = read.all(s.splitCursor, SPLIT_SPAN.rows, batch) as { seq: bigint; content: string }[];
+    moveToArchived(db, rows);
+    const end = (top.get() as { n: bigint }).n;
+    const full = rows.length >= batch;
+    const at = full ? rows[rows.length - 1]!.seq : s.splitCursor + BigInt(SPLIT_SPAN.rows);
+    const cursor = at < end ? at : end;
+    // Every row placed: the recent table is merged, a step at a time, when the split moved rows out of it.
+    const placed = !full && cursor >= end;
+    const everMoved = Number((moved.get() as { moved: bigint }).moved) + rows.length > 0;
+    const finished = placed && !(everMoved && merge());
+    save.run(cursor, rows.length, finished ? 1 : 0);
     // Progress in messages gone past, as their share of the seqs (counting them would cost a pass each step).
-    options.progress?.(Math.round(total * Math.min(1, share)), total);
-    if (finished) return result(true);
-    await Bun.sleep(pause);
-  }
+    const share = end === 0n ? 1 : Math.min(1, Number(cursor) / Number(end));
+    return { finished, rows: rows.length, progress: [Math.round(total * share), total] };
+  });
 }
