@@ -7,7 +7,6 @@ import type { TimeRange } from "../shared/time.ts";
 import type { MessageFilter } from "../shared/time-filter.ts";
 import type { Db } from "../storage/sqlite/db.ts";
 import {
-  hasArchived,
   indexStats,
   rankWindow,
   scanArchive,
@@ -34,6 +33,7 @@ import { hasMatch, makeSnippet } from "./snippet.ts";
 import { scopeFilter, type SearchHit, type TierScope } from "./search-types.ts";
 import { holdsSymbols, querySymbols } from "./symbols.ts";
 import { trigramReady } from "../storage/sqlite/substring-index.ts";
+import { hasArchived } from "../storage/sqlite/recent-tier-size.ts";
 import { SENDER, senderFactor, senderFocus } from "./participants.ts";
 import { TIME_HINT, timeFactor, timeHint } from "./time-hints.ts";
 import { liftByContext } from "./context.ts";
@@ -277,12 +277,13 @@ function recentMatches(
   light = false,
 ): [Candidate["row"], number][] {
   const content = terms.filter((t) => !t.stop);
-  const needles = (content.length ? content : terms).map((t) => t.text);
+  const used = content.length ? content : terms;
+  const needles = used.map((t) => t.text);
   const size = Math.max(limit * 5, 50);
   // A row's text for the checks below: its content, or that with ASCII letters in lower case, the same to them.
   const rows =
     (light ? recentTextMatches(db, needles, filter, size) : undefined) ??
-    indexedSubstrings(db, terms, filter, size, light) ??
+    indexedSubstrings(db, terms, used, filter, size, light) ??
     scanRecent(db, needles, filter, size, undefined, light).map((m) => ({
       row: m as Candidate["row"],
       text: m.content,
@@ -311,12 +312,12 @@ function recentMatches(
 function indexedSubstrings(
   db: Db,
   terms: readonly QueryTerm[],
+  /** The terms whose text every row must hold (ftsAllQuery's). */
+  used: readonly QueryTerm[],
   filter: KeywordFilter,
   size: number,
   light: boolean,
 ): { row: Candidate["row"]; text: string }[] | undefined {
-  const content = terms.filter((t) => !t.stop);
-  const used = content.length ? content : terms;
   const all = ftsAllQuery(terms);
   if (!all || !used.every(substringInIndex)) return undefined;
   const rows = windowTexts(db, all, size, { ...filter, recent: true, passing: true }, !light);

@@ -8,8 +8,9 @@ import { openDatabase } from "../../src/storage/sqlite/open-database.ts";
 import { insertMessages } from "../../src/storage/sqlite/messages-repo.ts";
 import { replaceMessageContent } from "../../src/storage/sqlite/message-content-repo.ts";
 import { bodyTokens } from "../../src/storage/sqlite/index-tokens.ts";
-import { cli, openTemp, removeTempHomes, repoRoot, tempHome, waitFor } from "../fixture/home.ts";
+import { cli, openTemp, removeTempHomes, tempHome } from "../fixture/home.ts";
 import { undoV06 } from "../fixture/old-schema.ts";
+import { upgradeUntilKilled } from "../fixture/killed-upgrade.ts";
 
 afterAll(removeTempHomes);
 
@@ -130,30 +131,16 @@ describe("index token counts", () => {
     expect(await ranked(home)).toEqual(expected);
 
     // A child counts in small slow steps and is killed once it has made progress.
-    const script = `
-      import { openMemory } from ${JSON.stringify(join(repoRoot, "src/app/open-memory.ts"))};
-      const api = openMemory({ home: ${JSON.stringify(home)}, env: {}, drain: "off" });
-      await api.upgradeIndex({ batch: 10, pauseMs: 250, progress: (d, t) => console.log(d + "/" + t) });
-    `;
-    const child = Bun.spawn(["bun", "-e", script], { stdout: "pipe", stderr: "inherit" });
-    const reader = child.stdout.getReader();
-    let seen = "";
-    await waitFor(
-      async () => {
-        const { value } = await reader.read();
-        seen += new TextDecoder().decode(value ?? new Uint8Array());
-        // Steps of the count, the upgrade's last part (its 120 messages end the total).
-        const counting = seen.split("\n").filter((l) => {
+    await upgradeUntilKilled(home, {
+      batch: 10,
+      // Steps of the count, the upgrade's last part (its 120 messages end the total).
+      until: (lines) =>
+        lines.filter((l) => {
           const [done, total] = l.split("/").map(Number);
-          return l && done! > total! - 120;
-        });
-        return counting.length >= 3;
-      },
-      30_000,
-      "count progress",
-    );
-    child.kill(9);
-    await child.exited;
+          return done! > total! - 120;
+        }).length >= 3,
+      what: "count progress",
+    });
 
     const db = openDb(home);
     try {

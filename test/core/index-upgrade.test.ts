@@ -3,7 +3,8 @@ import { Database } from "bun:sqlite";
 import { join } from "node:path";
 import { searchForm } from "../../src/shared/search-form.ts";
 import { sessionToken } from "../../src/storage/sqlite/fts-upgrade.ts";
-import { cli, openTemp, removeTempHomes, repoRoot, waitFor } from "../fixture/home.ts";
+import { cli, openTemp, removeTempHomes } from "../fixture/home.ts";
+import { upgradeUntilKilled } from "../fixture/killed-upgrade.ts";
 
 afterAll(removeTempHomes);
 
@@ -73,25 +74,7 @@ describe("keyword index upgrade (session column)", () => {
     expect(before.s.length).toBeGreaterThan(0);
 
     // A child runs the upgrade in small slow steps and is killed once it has made progress.
-    const script = `
-      import { openMemory } from ${JSON.stringify(join(repoRoot, "src/app/open-memory.ts"))};
-      const api = openMemory({ home: ${JSON.stringify(home)}, env: {}, drain: "off" });
-      await api.upgradeIndex({ batch: 20, pauseMs: 250, progress: (d, t) => console.log(d + "/" + t) });
-    `;
-    const child = Bun.spawn(["bun", "-e", script], { stdout: "pipe", stderr: "inherit" });
-    const reader = child.stdout.getReader();
-    let seen = "";
-    await waitFor(
-      async () => {
-        const { value } = await reader.read();
-        seen += new TextDecoder().decode(value ?? new Uint8Array());
-        return seen.split("\n").filter(Boolean).length >= 3;
-      },
-      30_000,
-      "upgrade progress",
-    );
-    child.kill(9);
-    await child.exited;
+    await upgradeUntilKilled(home, { batch: 20, what: "upgrade progress" });
 
     const { api } = openTemp({ home, now: () => NOW, env: { MEMVOY_LIMITS_MAX_HISTORY_BYTES: "4096" } });
     try {

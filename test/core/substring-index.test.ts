@@ -9,9 +9,10 @@ import { insertMessages } from "../../src/storage/sqlite/messages-repo.ts";
 import { replaceMessageContent } from "../../src/storage/sqlite/message-content-repo.ts";
 import { trigramForm, trigramReady } from "../../src/storage/sqlite/substring-index.ts";
 import { SCANNED_TIER } from "../../src/storage/sqlite/substring-queries.ts";
-import { cli, openTemp, removeTempHomes, repoRoot, tempHome, waitFor } from "../fixture/home.ts";
+import { cli, openTemp, removeTempHomes, repoRoot, tempHome } from "../fixture/home.ts";
 import { undoV06 } from "../fixture/old-schema.ts";
 import { markRecent } from "../../src/storage/sqlite/salvage.ts";
+import { upgradeUntilKilled } from "../fixture/killed-upgrade.ts";
 
 afterAll(removeTempHomes);
 
@@ -177,25 +178,7 @@ describe("substring index build", () => {
     }
 
     // A child builds in small slow steps and is killed once it has made progress.
-    const script = `
-      import { openMemory } from ${JSON.stringify(join(repoRoot, "src/app/open-memory.ts"))};
-      const api = openMemory({ home: ${JSON.stringify(home)}, env: {}, drain: "off" });
-      await api.upgradeIndex({ batch: 10, pauseMs: 250, progress: (d, t) => console.log(d + "/" + t) });
-    `;
-    const child = Bun.spawn(["bun", "-e", script], { stdout: "pipe", stderr: "inherit" });
-    const reader = child.stdout.getReader();
-    let seen = "";
-    await waitFor(
-      async () => {
-        const { value } = await reader.read();
-        seen += new TextDecoder().decode(value ?? new Uint8Array());
-        return seen.split("\n").filter(Boolean).length >= 3;
-      },
-      30_000,
-      "build progress",
-    );
-    child.kill(9);
-    await child.exited;
+    await upgradeUntilKilled(home, { batch: 10, what: "build progress" });
 
     const { api: again } = openTemp({ home, now: () => NOW, env: ENV });
     try {
@@ -384,27 +367,11 @@ describe("substring index by tier", () => {
     expect(await allResults(home)).toEqual(expected);
 
     // A child splits in small slow steps and is killed once it has made progress.
-    const script = `
-      import { openMemory } from ${JSON.stringify(join(repoRoot, "src/app/open-memory.ts"))};
-      import { SPLIT_SPAN } from ${JSON.stringify(join(repoRoot, "src/storage/sqlite/substring-index-split.ts"))};
-      SPLIT_SPAN.rows = 12;
-      const api = openMemory({ home: ${JSON.stringify(home)}, env: {}, drain: "off" });
-      await api.upgradeIndex({ batch: 5, pauseMs: 250, progress: (d, t) => console.log(d + "/" + t) });
-    `;
-    const child = Bun.spawn(["bun", "-e", script], { stdout: "pipe", stderr: "inherit" });
-    const reader = child.stdout.getReader();
-    let seen = "";
-    await waitFor(
-      async () => {
-        const { value } = await reader.read();
-        seen += new TextDecoder().decode(value ?? new Uint8Array());
-        return seen.split("\n").filter(Boolean).length >= 3;
-      },
-      30_000,
-      "split progress",
-    );
-    child.kill(9);
-    await child.exited;
+    await upgradeUntilKilled(home, {
+      batch: 5,
+      setup: `import { SPLIT_SPAN } from ${JSON.stringify(join(repoRoot, "src/storage/sqlite/substring-index-split.ts"))}; SPLIT_SPAN.rows = 12;`,
+      what: "split progress",
+    });
 
     const { api } = openTemp({ home, now: () => NOW, env: ENV });
     try {

@@ -11,6 +11,8 @@ import { cachedRecentRows, cachedRecentScan } from "./recent-text-cache.ts";
 import { substringMatches } from "./substring-queries.ts";
 import { writeStamp } from "./write-stamp.ts";
 import { windowTokensSql } from "./index-tokens.ts";
+import { ftsTotals, varints } from "./fts-totals.ts";
+import { hasArchived } from "./recent-tier-size.ts";
 
 export interface KeywordFilter extends MessageFilter {
   session?: string;
@@ -31,13 +33,6 @@ const COLS = MESSAGE_COLUMNS.split(", ")
   .map((c) => "m." + c)
   .join(", ");
 type Row = Parameters<typeof toStored>[0];
-
-/** Whether any row in scope has left history.json (compaction is the only way, and it always writes meta). */
-export function hasArchived(db: Database, session: string | undefined): boolean {
-  return session === undefined
-    ? db.query("SELECT 1 FROM message_meta LIMIT 1").get() !== null
-    : db.query("SELECT 1 FROM message_meta WHERE session_id = ?").get(session) !== null;
-}
 
 /**
  * The newest `size` matches of an FTS expression, newest first, as SQL selecting their seqs (column `s`).
@@ -225,36 +220,6 @@ export function windowTexts(db: Database, match: string, size: number, f: Window
     if (content) t.content = r[6];
     return t;
   });
-}
-
-/** Rows in the index and their mean length in tokens (FTS5's own running totals: the averages record). */
-export function ftsTotals(db: Database): { rows: number; avgTokens: number } {
-  const r = db.query("SELECT block FROM messages_fts_data WHERE id = 1").get() as { block: Uint8Array } | null;
-  if (!r) return { rows: 0, avgTokens: 1 };
-  const v = varints(r.block);
-  const rows = v[0] ?? 0;
-  const tokens = v.slice(1).reduce((a, b) => a + b, 0);
-  return { rows, avgTokens: rows > 0 ? Math.max(1, tokens / rows) : 1 };
-}
-
-/** SQLite varints (big-endian, 7 bits a byte, a 9th byte of 8 bits). */
-function varints(b: Uint8Array): number[] {
-  const out: number[] = [];
-  let i = 0;
-  while (i < b.length) {
-    let v = 0;
-    for (let n = 0; i < b.length; n++) {
-      const byte = b[i++]!;
-      if (n === 8) {
-        v = v * 256 + byte;
-        break;
-      }
-      v = v * 128 + (byte & 0x7f);
-      if (!(byte & 0x80)) break;
-    }
-    out.push(v);
-  }
-  return out;
 }
 
 const PROBE = 256;

@@ -1,7 +1,7 @@
 // Archive upkeep: merge the FTS5 indexes (the keyword index, the substring index's tables) in small steps, then
 // 'optimize' each (by then cheap), planner stats, WAL checkpoint; the quick integrity check doctor runs.
 import type { Database } from "bun:sqlite";
-import { ARCHIVED_TRIGRAM, RECENT_TRIGRAM, trigramState } from "./substring-index.ts";
+import { trigramTables } from "./substring-index.ts";
 
 export interface SqliteMaintenanceResult {
   mergeSteps: number;
@@ -30,11 +30,7 @@ export function quickCheck(db: Database): string[] {
  * step that drops rows compaction marked deleted reads many pages for each one it writes.
  */
 function ftsTables(db: Database, pages: number): [string, number][] {
-  const out: [string, number][] = [["messages_fts", pages]];
-  const s = trigramState(db);
-  if (s) out.push([RECENT_TRIGRAM, Math.min(pages, 4)]);
-  if (s?.split) out.push([ARCHIVED_TRIGRAM, Math.min(pages, 4)]);
-  return out;
+  return [["messages_fts", pages], ...trigramTables(db).map((t): [string, number] => [t, Math.min(pages, 4)])];
 }
 
 function totalChanges(db: Database): number {

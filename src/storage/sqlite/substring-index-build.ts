@@ -12,13 +12,21 @@ export interface TrigramBuildState {
   total: number;
 }
 
-const count = (db: Database, sql: string, ...args: bigint[]) => Number((db.query(sql).get(...args) as { n: bigint }).n);
+/**
+ * A cursor job's state over the messages: not there (`cursor` undefined: nothing done, nothing to do), done
+ * (every message), or the messages up to the cursor.
+ */
+export function cursorJobState(db: Database, cursor: bigint | undefined, done: boolean): TrigramBuildState {
+  const count = (sql: string, ...args: bigint[]) => Number((db.query(sql).get(...args) as { n: bigint }).n);
+  const total = count("SELECT count(*) AS n FROM messages");
+  if (cursor === undefined || done)
+    return { done: cursor !== undefined, copied: cursor !== undefined ? total : 0, total };
+  return { done: false, copied: count("SELECT count(*) AS n FROM messages WHERE seq <= ?", cursor), total };
+}
 
 export function trigramBuildState(db: Database): TrigramBuildState {
-  const total = count(db, "SELECT count(*) AS n FROM messages");
   const s = trigramState(db);
-  if (!s || s.done) return { done: s !== undefined, copied: s ? total : 0, total };
-  return { done: false, copied: count(db, "SELECT count(*) AS n FROM messages WHERE seq <= ?", s.cursor), total };
+  return cursorJobState(db, s?.cursor, s?.done === true);
 }
 
 export type TrigramBuildOptions = SteppedJobOptions;
@@ -35,8 +43,7 @@ export async function buildTrigram(db: Database, options: TrigramBuildOptions = 
   const move = db.query("UPDATE trigram_build SET cursor = ?, done = ? WHERE id = 1");
   return runSteps(db, options, () => {
     const s = trigramState(db)!;
-    const seen = Math.max(total, done);
-    if (s.done) return { finished: true, rows: 0, progress: [seen, seen] }; // another process finished it
+    if (s.done) return { finished: true, rows: 0, progress: [done, Math.max(total, done)] }; // another process finished it
     const rows = read.all(s.cursor, batch) as { seq: bigint; content: string; recent: bigint | number }[];
     const last = rows.length ? rows[rows.length - 1]!.seq : s.cursor;
     // The writer of the state after this step: each row in its tier's table when the split has placed it.
@@ -47,7 +54,7 @@ export async function buildTrigram(db: Database, options: TrigramBuildOptions = 
     return {
       finished: rows.length < batch,
       rows: rows.length,
-      progress: [Math.min(done, Math.max(total, done)), Math.max(total, done)],
+      progress: [done, Math.max(total, done)],
     };
   });
 }

@@ -6,19 +6,15 @@
 // than one step.
 import type { Database } from "bun:sqlite";
 import { moveToArchived, RECENT_TRIGRAM, trigramState } from "./substring-index.ts";
-import type { TrigramBuildState } from "./substring-index-build.ts";
+import { cursorJobState, type TrigramBuildState } from "./substring-index-build.ts";
 import { noSteps, runSteps, type SteppedJobOptions, type SteppedJobResult } from "./stepped-job.ts";
 
 /** Messages the split has gone past / messages in the archive. */
 export type TrigramSplitState = TrigramBuildState;
 
-const count = (db: Database, sql: string, ...args: bigint[]) => Number((db.query(sql).get(...args) as { n: bigint }).n);
-
 export function trigramSplitState(db: Database): TrigramSplitState {
-  const total = count(db, "SELECT count(*) AS n FROM messages");
   const s = trigramState(db);
-  if (!s?.split || s.splitDone) return { done: s?.split === true, copied: s?.split ? total : 0, total };
-  return { done: false, copied: count(db, "SELECT count(*) AS n FROM messages WHERE seq <= ?", s.splitCursor), total };
+  return cursorJobState(db, s?.split ? s.splitCursor : undefined, s?.splitDone === true);
 }
 
 /** Messages looked at per transaction at most (a home with few archived rows goes through many at a time). */

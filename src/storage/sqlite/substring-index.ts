@@ -62,6 +62,12 @@ export function trigramReady(db: Database): boolean {
   return trigramState(db)?.done === true;
 }
 
+/** The index's tables (none when the database has no substring index). */
+export function trigramTables(db: Database): string[] {
+  const s = trigramState(db);
+  return !s ? [] : s.split ? [RECENT_TRIGRAM, ARCHIVED_TRIGRAM] : [RECENT_TRIGRAM];
+}
+
 /** Whether the build has indexed this row. */
 const indexed = (s: TrigramState, seq: bigint) => s.done || seq <= s.cursor;
 /** Whether the split has placed this row in its tier's table. */
@@ -142,17 +148,11 @@ export function placeTrigramRows(db: Database, seqs: string, ...args: (string | 
 
 /** Delete index rows; `seqs` is SQL selecting the seqs, with its arguments (rows never indexed are no matter). */
 export function deleteTrigramRows(db: Database, seqs: string, ...args: (string | bigint | number)[]): void {
-  const s = trigramState(db);
-  if (!s) return;
   // A contentless table takes the delete of a row it lacks as nothing: each table is told, whatever it holds.
-  for (const table of s.split ? [RECENT_TRIGRAM, ARCHIVED_TRIGRAM] : [RECENT_TRIGRAM])
-    db.prepare(`DELETE FROM ${table} WHERE rowid IN (${seqs})`).run(...args);
+  for (const table of trigramTables(db)) db.prepare(`DELETE FROM ${table} WHERE rowid IN (${seqs})`).run(...args);
 }
 
 /** Merge the index into one segment, so no deleted row's text stays in an old one (see purgeDeletedFromFts). */
 export function optimizeTrigram(db: Database): void {
-  const s = trigramState(db);
-  if (!s) return;
-  for (const table of s.split ? [RECENT_TRIGRAM, ARCHIVED_TRIGRAM] : [RECENT_TRIGRAM])
-    db.run(`INSERT INTO ${table}(${table}) VALUES ('optimize')`);
+  for (const table of trigramTables(db)) db.run(`INSERT INTO ${table}(${table}) VALUES ('optimize')`);
 }

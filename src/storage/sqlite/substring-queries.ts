@@ -8,7 +8,8 @@ import type { MessageFilter } from "../../shared/time-filter.ts";
 import { andFilter } from "./message-filter-sql.ts";
 import { MESSAGE_COLUMNS, toStored } from "./messages-repo.ts";
 import { andWhere, type SqlArg } from "./sql-where.ts";
-import { recentTierAtMost } from "./recent-tier-size.ts";
+import { hasArchived, recentTierAtMost } from "./recent-tier-size.ts";
+import { ftsTotals } from "./fts-totals.ts";
 import { ARCHIVED_TRIGRAM, RECENT_TRIGRAM, trigramState, type TrigramState } from "./substring-index.ts";
 import { writeStamp } from "./write-stamp.ts";
 
@@ -145,7 +146,7 @@ export function substringMatches(
 function matchExpr(db: Database, table: string, long: string[][]): string {
   // A small table (the recent tier of a mostly archived home) is walked on every trigram at once: its row
   // lists are short, and measuring each one would cost more than reading it.
-  if (tableRows(db, table) <= SMALL_TABLE.rows) {
+  if (ftsTotals(db, table).rows <= SMALL_TABLE.rows) {
     const all = [...new Set(long.flatMap((g) => g.slice(0, -2).map((_, i) => g.slice(i, i + 3).join(""))))];
     const step = Math.max(1, all.length / MAX_TRIGRAMS);
     return Array.from({ length: Math.min(all.length, MAX_TRIGRAMS) }, (_, i) => all[Math.floor(i * step)]!)
@@ -170,18 +171,6 @@ function matchExpr(db: Database, table: string, long: string[][]): string {
 
 /** A table of at most this many rows is walked on all of a needle's trigrams (see matchExpr). */
 export const SMALL_TABLE = { rows: 50_000 };
-
-/** Rows an index table holds: FTS5's own count, the first varint of its averages record. */
-function tableRows(db: Database, table: string): number {
-  const r = db.query(`SELECT block FROM ${table}_data WHERE id = 1`).get() as { block: Uint8Array } | null;
-  if (!r) return 0;
-  let v = 0;
-  for (const b of r.block) {
-    v = v * 128 + (b & 0x7f);
-    if (!(b & 0x80)) break;
-  }
-  return v;
-}
 
 /** A needle's second and third trigrams are used when at most this share of rows holds them. */
 const NARROWS = 0.25;
@@ -252,7 +241,7 @@ function checkInChunks(
 ): StoredMessage[] | undefined {
   // Recent rows beside archived ones are checked on their covering index's text (far fewer pages than the
   // table, which a fresh process reads cold); the rows that pass are then read whole.
-  const covered = scope.recent && scope.role === undefined && scope.sender === undefined && hasArchivedRows(db);
+  const covered = scope.recent && scope.role === undefined && scope.sender === undefined && hasArchived(db, undefined);
   const out: StoredMessage[] = [];
   const passed: bigint[] = [];
   let chunk: bigint[] = [];
@@ -335,9 +324,6 @@ function recentTexts(db: Database, seqs: readonly bigint[], scope: SubstringScop
   sql = andFilter(sql, args, scope, "m.");
   return db.query(`${sql} ORDER BY m.seq DESC`).all(...args) as { seq: bigint; content: string }[];
 }
-
-/** Whether any row has left the recent tier (compaction, the only way, always writes message_meta). */
-const hasArchivedRows = (db: Database) => db.query("SELECT 1 FROM message_meta LIMIT 1").get() !== null;
 
 /** The rows of these seqs in the scope, newest first (rows deleted meanwhile are absent). */
 function fetchRows(db: Database, seqs: readonly bigint[], scope: SubstringScope): StoredMessage[] {
