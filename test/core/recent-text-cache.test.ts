@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { openDatabase } from "../../src/storage/sqlite/open-database.ts";
-import { scanRecent } from "../../src/storage/sqlite/keyword-queries.ts";
+import { RANK_WINDOW, scanRecent, windowTexts } from "../../src/storage/sqlite/keyword-queries.ts";
 import {
   BUILD_AFTER,
   cachedRecentScan,
@@ -138,7 +138,7 @@ describe("when the recent text is held", () => {
     }
   });
 
-  test("a tier of more rows than the cap is never read into memory", () => {
+  test("of a tier of more rows than the cap, only the newest are held, and substring scans run in SQL", () => {
     const { api } = openTemp({ now: () => NOW });
     const db = openDatabase(api.paths.db);
     const cap = RECENT_TEXT_CAP.rows;
@@ -149,6 +149,9 @@ describe("when the recent text is held", () => {
       const hits = () => keywordSearch(db, { query: "note", now: NOW, limit: 50 }).length;
       for (let i = 0; i < BUILD_AFTER; i++) expect(hits()).toBe(30);
       expect(holdsRecentText(db)).toBe(false);
+      expect(holdsRecentText(db, false)).toBe(true);
+      expect(cachedRecentScan(db, ["note"], {}, 50)).toBeUndefined();
+      expect(hits()).toBe(30);
       RECENT_TEXT_CAP.rows = 30;
       const other = openDatabase(api.paths.db);
       try {
@@ -164,4 +167,81 @@ describe("when the recent text is held", () => {
       api.close();
     }
   });
+});
+
+describe("match windows read from the recent rows held", () => {
+  const WORDS = ["alpha", "beta", "gamma", "delta", "Omega", "Éclair", "Ωmega"];
+
+  test("rank the same rows as the table's, where the window reaches below the oldest row held too", () => {
+    const { api } = openTemp({ now: () => NOW });
+    const cap = RECENT_TEXT_CAP.rows;
+    const rows = RANK_WINDOW + 700;
+    let x = 7;
+    const rnd = () => {
+      x = (x * 1103515245 + 12345) % 2147483648;
+      return x / 2147483648;
+    };
+    const word = () => WORDS[Math.floor(rnd() * WORDS.length)]!;
+    for (const s of ["a", "b", "c"])
+      api.add(
+        s,
+        Array.from({ length: rows / 3 }, (_, i) => ({
+          role: i % 2 ? ("assistant" as const) : ("user" as const),
+          content: `Note ${word()} ${word()} ${"filler ".repeat(Math.floor(rnd() * 6))}${word()}`,
+          sendAt: NOW - BigInt(rows - i) * 60_000_000_000n,
+          ...(i % 3 === 0 ? { sender: "ann" } : {}),
+        })),
+      );
+    const held = openDatabase(api.paths.db);
+    const table = openDatabase(api.paths.db, { shortLived: true }); // never holds the text
+    const issued: string[] = [];
+    const query = held.query.bind(held);
+    held.query = ((sql: string) => {
+      issued.push(sql);
+      return query(sql);
+    }) as typeof held.query;
+    try {
+      RECENT_TEXT_CAP.rows = 1_500;
+      for (let i = 0; i < BUILD_AFTER; i++) keywordSearch(held, { query: "note", now: NOW });
+      expect(holdsRecentText(held, false)).toBe(true);
+      expect(holdsRecentText(held)).toBe(false);
+      const filters = [{}, { role: "user" as const }, { sender: "ann" }, { since: NOW - 2_300n * 60_000_000_000n }];
+      const queries = [
+        "note alpha",
+        "alpha beta",
+        "omega",
+        "note",
+        "gamma delta omega",
+        "filler beta",
+        "éclair note",
+        "éclair",
+        "ωmega note",
+        "ωmega",
+      ];
+      for (const filter of filters)
+        for (const q of queries) {
+          const o = { query: q, now: NOW, filter, limit: 20 };
+          const seen = (db: typeof held) =>
+            keywordSearch(db, o).map((h) => [h.message.seq, h.source, h.score.toFixed(12)]);
+          issued.length = 0;
+          expect({ q, filter, hits: seen(held) }).toEqual({ q, filter, hits: seen(table) });
+          if (q === "note alpha" && Object.keys(filter).length === 0)
+            expect(issued.some((sql) => sql.includes("CROSS JOIN") && sql.includes("rowid < ?"))).toBe(true);
+        }
+      // The window rows themselves, as ranking reads them (text in lower case, length, order).
+      for (const filter of filters)
+        for (const match of ['"note" OR "alpha"', '"ωmega"', '"note"', '"gamma" AND "delta"'])
+          for (const size of [500, RANK_WINDOW]) {
+            const rows = (db: typeof held) => windowTexts(db, match, size, { ...filter, recent: true });
+            const got = rows(held);
+            expect({ match, filter, size, rows: got }).toEqual({ match, filter, size, rows: rows(table) });
+            if (match === '"note"') expect(got.some((r) => r.lower.includes("ωmega"))).toBe(true);
+          }
+    } finally {
+      RECENT_TEXT_CAP.rows = cap;
+      held.close();
+      table.close();
+      api.close();
+    }
+  }, 60_000);
 });

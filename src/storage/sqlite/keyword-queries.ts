@@ -7,7 +7,7 @@ import { ftsHasSession, sessionToken } from "./fts-upgrade.ts";
 import type { MessageFilter } from "../../shared/time-filter.ts";
 import { MESSAGE_COLUMNS, toStored } from "./messages-repo.ts";
 import { andFilter } from "./message-filter-sql.ts";
-import { cachedRecentRows, cachedRecentScan } from "./recent-text-cache.ts";
+import { cachedRecentRows, cachedRecentScan, heldRecentRows, heldWindowRows } from "./recent-text-cache.ts";
 import { substringMatches } from "./substring-queries.ts";
 import { writeStamp } from "./write-stamp.ts";
 import { windowTokensSql } from "./index-tokens.ts";
@@ -39,22 +39,26 @@ type Row = Parameters<typeof toStored>[0];
  * No bm25: rowid order is FTS5's native order, so the LIMIT stops the scan, where bm25 would first read
  * every row list of the query's terms in full to count them. In one session: with the session token
  * column, one FTS expression; before the index upgrade, the pass is bounded by the session's seq span and
- * filtered against its seqs. Only rows from seq `from` on are looked at. `ascending` reads them oldest
- * first, which FTS5 does several times faster: the same window when the scope holds no more than `size`
- * rows. Undefined when the session has no message.
+ * filtered against its seqs. Only rows from seq `from` on (and below seq `below`) are looked at. `ascending`
+ * reads them oldest first, which FTS5 does several times faster: the same window when the scope holds no more
+ * than `size` rows. Undefined when the session has no message.
  */
 function windowSql(
   db: Database,
   match: string,
   session: string | undefined,
   size: number,
-  from = 0n,
-  ascending = false,
+  range: { from?: bigint; below?: bigint; ascending?: boolean } = {},
 ): { sql: string; args: SqlArg[] } | undefined {
+  const from = range.from ?? 0n;
   const fts = "SELECT rowid AS s FROM messages_fts WHERE messages_fts MATCH ?";
-  const bound = from > 0n ? " AND rowid >= ?" : "";
-  const at = from > 0n ? [from] : [];
-  const order = ascending ? "ASC" : "DESC";
+  let bound = from > 0n ? " AND rowid >= ?" : "";
+  const at: SqlArg[] = from > 0n ? [from] : [];
+  if (range.below !== undefined) {
+    bound += " AND rowid < ?";
+    at.push(range.below);
+  }
+  const order = range.ascending ? "ASC" : "DESC";
   if (session === undefined)
     return { sql: `${fts}${bound} ORDER BY rowid ${order} LIMIT ?`, args: [match, ...at, size] };
   if (ftsHasSession(db))
@@ -70,7 +74,13 @@ function windowSql(
   if (span.lo === null || span.hi === null) return undefined;
   return {
     sql: `${fts} AND rowid >= ? AND rowid <= ? AND +rowid IN (SELECT seq FROM messages WHERE session_id = ?) ORDER BY rowid ${order} LIMIT ?`,
-    args: [match, span.lo > from ? span.lo : from, span.hi, session, size],
+    args: [
+      match,
+      span.lo > from ? span.lo : from,
+      range.below !== undefined && range.below <= span.hi ? range.below - 1n : span.hi,
+      session,
+      size,
+    ],
   };
 }
 
@@ -106,6 +116,8 @@ export interface WindowFilter extends KeywordFilter {
    * the rows passing it among the newest `size` matches.
    */
   passing?: boolean;
+  /** Only matches below this seq. */
+  below?: bigint;
 }
 
 /** Whether the scope (the session, or all) holds at most `size` rows from seq `from` on (a count bounded by `size`). */
@@ -132,8 +144,12 @@ function windowJoin(db: Database, match: string, size: number, f: WindowFilter, 
   if (from === undefined) return undefined;
   // Bounded at the oldest recent row, a recent window holds the same recent rows as the unbounded one.
   const w = f.passing
-    ? windowSql(db, match, f.session, -1, from)
-    : windowSql(db, match, f.session, size, from, fitsWindow(db, f.session, from, size));
+    ? windowSql(db, match, f.session, -1, { from, below: f.below })
+    : windowSql(db, match, f.session, size, {
+        from,
+        below: f.below,
+        ascending: f.below === undefined && fitsWindow(db, f.session, from, size),
+      });
   if (!w) return undefined;
   const args: SqlArg[] = [...w.args];
   const indexFirst = f.recent === true && hasArchived(db, f.session);
@@ -199,6 +215,9 @@ export interface WindowText {
  * with other cased characters gets JS toLowerCase on top, which gives what it gives on the content.
  */
 export function windowTexts(db: Database, match: string, size: number, f: WindowFilter, content = false): WindowText[] {
+  const recentAll = f.recent === true && f.session === undefined && f.below === undefined;
+  const held = recentAll && !f.passing && !content ? heldWindow(db, match, size, f) : undefined;
+  if (held) return held;
   const w = windowJoin(
     db,
     match,
@@ -220,6 +239,37 @@ export function windowTexts(db: Database, match: string, size: number, f: Window
     if (content) t.content = r[6];
     return t;
   });
+}
+
+/**
+ * windowTexts of a recent window across sessions with the recent text held in memory (recent-text-cache.ts):
+ * the same rows in the same order, the matches at or after the oldest row held read from memory, the older
+ * rest of the window from the table. Undefined when nothing is held for this state, when the scope is small
+ * enough for one ascending pass (fitsWindow), or when the window likely reaches far below the rows held (a
+ * rare term): its second pass would then cost more than the held rows save.
+ */
+function heldWindow(db: Database, match: string, size: number, f: WindowFilter): WindowText[] | undefined {
+  const held = heldRecentRows(db);
+  if (!held) return undefined;
+  const from = oldestRecent(db, undefined);
+  if (from === undefined) return [];
+  if (fitsWindow(db, undefined, from, size)) return undefined;
+  if (!held.complete && size / indexStats(db).share(match) > 2 * Number(held.newest - held.floor + 1n))
+    return undefined;
+  const top = held.complete || held.floor < from ? from : held.floor;
+  const w = windowSql(db, match, undefined, size, { from: top })!;
+  const seqs = (db.query(w.sql).values(...w.args) as [bigint][]).map((r) => r[0]);
+  const rows = heldWindowRows(db, seqs, f);
+  if (!rows) return undefined;
+  const out = rows.map((h) => windowText(h.seq, h.sendAt, h.lower, h.sz, h.sender));
+  if (seqs.length < size && top > from) out.push(...windowTexts(db, match, size - seqs.length, { ...f, below: top }));
+  return out;
+}
+
+function windowText(seq: bigint, sendAt: bigint, lower: string, sz: Uint8Array | bigint | null, sender: string | null) {
+  const t: WindowText = { seq, recent: true, sendAt, lower, tokens: docTokens(sz) };
+  if (sender !== null) t.sender = sender;
+  return t;
 }
 
 const PROBE = 256;

@@ -1,20 +1,29 @@
-// The recent tier's text held in memory per connection, for the substring scan across sessions: a long-lived
-// process (TUI, daemon, MCP) that searches again before anything is written scans strings instead of
-// running LIKE over every recent row. Kept only for a small recent tier, and built only once searches at one
-// state of the database have cost about what building it costs (see BUILD_AFTER): a process that writes
-// between its few searches (an agent's turn) never pays for it; one that searches on (the TUI) soon has it.
+// The recent tier's text held in memory per connection: a long-lived process (TUI, daemon, MCP) that searches
+// again before anything is written scans strings instead of running LIKE over every recent row, and reads a
+// recent match window's rows from memory instead of the table. A small tier is held whole (the substring
+// scan needs all of it); of a larger one, its newest rows up to the cap (match windows, newest first, mostly
+// fall there). Built only once searches at one state of the database have cost about what building it costs
+// (see BUILD_AFTER): a process that writes between its few searches (an agent's turn) never pays for it; one
+// that searches on (the TUI) soon has it.
 import type { Database } from "bun:sqlite";
 import type { MessageFilter } from "../../shared/time-filter.ts";
+import { lowerCase } from "../../shared/lower-case.ts";
+import { ftsHasSession } from "./fts-upgrade.ts";
+import { windowTokensSql } from "./index-tokens.ts";
 import { recentTierAtMost } from "./recent-tier-size.ts";
 import { writeStamp } from "./write-stamp.ts";
 
 /**
- * Recent text kept at most (`chars`, UTF-16 units); a home with more recent text scans it with SQL. A tier
- * of more than `rows` rows is not even read to find out (past that many, the text cap is all but certain).
+ * Recent rows and text kept at most (`chars`, UTF-16 units): a tier with more is held in part, its newest rows,
+ * and its substring scans run in SQL.
  */
 export const RECENT_TEXT_CAP = { chars: 8_000_000, rows: 50_000 };
 
 interface RecentText {
+  /** Every recent row is held; else the newest ones, every recent row from seq `floor` on. */
+  complete: boolean;
+  floor: bigint;
+  /** Newest first. */
   seq: bigint[];
   session: string[];
   sendAt: bigint[];
@@ -22,8 +31,12 @@ interface RecentText {
   sender: (string | null)[];
   /** The content with ASCII letters in lower case only: what LIKE and SQLite's lower() compare. */
   text: string[];
-  /** Every text in UTF-8, in the same order, joined by SEP (one byte search finds a needle's rows; a native
-   * search, several times faster than String indexOf), and the byte where each starts. */
+  /** The text in Unicode lower case (lowerCase), set when a window first reads the row. */
+  lower: (string | undefined)[];
+  /** The row's length in index tokens as the window SQL reads it (windowTokensSql). */
+  sz: (Uint8Array | bigint | null)[];
+  /** Of a complete tier: every text in UTF-8, in the same order, joined by SEP (one byte search finds a
+   * needle's rows; a native search, several times faster than String indexOf), and the byte where each starts. */
   joined: Buffer;
   starts: number[];
 }
@@ -34,18 +47,14 @@ interface State {
   stamp: string;
   /** Searches seen at this stamp. */
   seen: number;
-  rows?: RecentText | "too-big";
-  /** Stamps seen since the tier was last found too big: it is measured again only every RECHECK stamps. */
-  sinceTooBig?: number;
+  rows?: RecentText;
 }
 
-const RECHECK = 64;
-
 /**
- * Searches at one state before the text is read into memory. Reading it costs what the SQL scans of about a
- * dozen searches cost over having it (a 10,000-row tier: 29 ms to read, 1.8-2.8 ms saved a search; both
- * grow with the tier's text), so that many are paid first: never more than about twice the cost of the best
- * choice made knowing how many searches would follow.
+ * Searches at one state before the text is read into memory. Reading it costs what the SQL of about a dozen
+ * searches costs over having it (a 10,000-row tier: 29 ms to read, 1.8-2.8 ms saved a search; the newest
+ * 50,000 rows of a larger tier: 60-110 ms, 2-3 ms saved a multi-word search), so that many are paid first:
+ * about twice the cost of the best choice made knowing how many searches would follow, at most.
  */
 export const BUILD_AFTER = 12;
 
@@ -61,42 +70,54 @@ export function skipRecentTextCache(db: Database): void {
 const UPPER = /[A-Z]/;
 const asciiLower = (s: string) => (UPPER.test(s) ? s.replace(/[A-Z]+/g, (m) => m.toLowerCase()) : s);
 
-function load(db: Database): RecentText | "too-big" {
-  if (!recentTierAtMost(db, RECENT_TEXT_CAP.rows)) return "too-big";
+function load(db: Database): RecentText {
   const out: RecentText = {
+    complete: true,
+    floor: 0n,
     seq: [],
     session: [],
     sendAt: [],
     role: [],
     sender: [],
     text: [],
+    lower: [],
+    sz: [],
     joined: Buffer.alloc(0),
     starts: [],
   };
   let chars = 0;
+  // SQLite's lower() folds ASCII letters only, as asciiLower does.
   const rows = db
     .query(
-      "SELECT r.seq, r.session_id, r.send_at, m.role, m.sender, r.content FROM messages AS r INDEXED BY messages_recent_text JOIN messages m ON m.seq = r.seq WHERE r.recent = 1 ORDER BY r.seq DESC",
+      `SELECT r.seq, r.session_id, r.send_at, m.role, m.sender, lower(r.content) AS text, ${windowTokensSql(db, ftsHasSession(db))} AS sz FROM messages AS r INDEXED BY messages_recent_text JOIN messages m ON m.seq = r.seq WHERE r.recent = 1 ORDER BY r.seq DESC LIMIT ?`,
     )
-    .iterate() as IterableIterator<{
+    .iterate(RECENT_TEXT_CAP.rows + 1) as IterableIterator<{
     seq: bigint;
     session_id: string;
     send_at: bigint;
     role: string;
     sender: string | null;
-    content: string;
+    text: string;
+    sz: Uint8Array | bigint | null;
   }>;
   // Row by row, so a big tier stops at the cap instead of being read whole.
   for (const row of rows) {
-    chars += row.content.length;
-    if (chars > RECENT_TEXT_CAP.chars) return "too-big";
+    chars += row.text.length;
+    if (chars > RECENT_TEXT_CAP.chars || out.seq.length === RECENT_TEXT_CAP.rows) {
+      out.complete = false;
+      break;
+    }
     out.seq.push(row.seq);
     out.session.push(row.session_id);
     out.sendAt.push(row.send_at);
     out.role.push(row.role);
     out.sender.push(row.sender);
-    out.text.push(asciiLower(row.content));
+    out.text.push(row.text);
+    out.lower.push(undefined);
+    out.sz.push(row.sz);
   }
+  out.floor = out.seq.at(-1) ?? 0n;
+  if (!out.complete) return out;
   let at = 0;
   for (const t of out.text) {
     out.starts.push(at);
@@ -106,18 +127,18 @@ function load(db: Database): RecentText | "too-big" {
   return out;
 }
 
-/** Whether this connection holds the recent text now. */
-export function holdsRecentText(db: Database): boolean {
+/** Whether this connection holds the recent text now (`whole`: all of the tier's). */
+export function holdsRecentText(db: Database, whole = true): boolean {
   const s = states.get(db);
-  return s !== undefined && s.rows !== undefined && s.rows !== "too-big" && s.stamp === writeStamp(db);
+  return s?.rows !== undefined && (s.rows.complete || !whole) && s.stamp === writeStamp(db);
 }
 
 /**
  * A long-lived reader that will search again (the terminal UI, while it warms up): hold the recent text now,
- * when the tier is small, instead of at the next search.
+ * when the tier is small (held whole), instead of at the next search.
  */
 export function holdRecentText(db: Database): void {
-  if (oneShot.has(db)) return;
+  if (oneShot.has(db) || !recentTierAtMost(db, RECENT_TEXT_CAP.rows)) return;
   const s = stateNow(db);
   s.seen = Math.max(s.seen, BUILD_AFTER - 1); // this lookup is then the one that reads the text
   cachedRecentScan(db, [], {}, 1);
@@ -181,15 +202,70 @@ export function cachedRecentRows(
 function stateNow(db: Database): State {
   const stamp = writeStamp(db);
   let s = states.get(db);
-  if (!s || s.stamp !== stamp) {
-    const since = s?.sinceTooBig === undefined ? undefined : s.sinceTooBig + 1;
-    states.set(db, (s = { stamp, seen: 0 }));
-    if (since !== undefined && since < RECHECK) {
-      s.sinceTooBig = since;
-      s.rows = "too-big";
-    }
-  }
+  if (!s || s.stamp !== stamp) states.set(db, (s = { stamp, seen: 0 }));
   return s;
+}
+
+/** Whether row `i` of the held text passes the filter. */
+const passes = (r: RecentText, i: number, f: MessageFilter) =>
+  (f.since === undefined || r.sendAt[i]! >= f.since) &&
+  (f.until === undefined || r.sendAt[i]! < f.until) &&
+  (f.role === undefined || r.role[i] === f.role) &&
+  (f.sender === undefined || r.sender[i] === f.sender);
+
+/** A recent window row read from memory (what keyword-queries.ts windowTexts reads from the table). */
+export interface HeldWindowRow {
+  seq: bigint;
+  sendAt: bigint;
+  sender: string | null;
+  /** The content in Unicode lower case. */
+  lower: string;
+  sz: Uint8Array | bigint | null;
+}
+
+/**
+ * The held rows of this state: whether they are the whole tier, and the seqs of the oldest and the newest;
+ * undefined for none.
+ */
+export function heldRecentRows(db: Database): { complete: boolean; floor: bigint; newest: bigint } | undefined {
+  if (oneShot.has(db)) return undefined;
+  const s = states.get(db);
+  const r = s?.rows;
+  return r && s.stamp === writeStamp(db) ? { complete: r.complete, floor: r.floor, newest: r.seq[0] ?? 0n } : undefined;
+}
+
+/**
+ * The recent rows among `seqs` (each at or after the oldest row held) that pass the filter, in the order of
+ * `seqs` (newest first), read from memory: a seq that is not held is not a recent row. Undefined when the
+ * database was written since heldRecentRows (`seqs` may then hold rows written since).
+ */
+export function heldWindowRows(db: Database, seqs: readonly bigint[], f: MessageFilter): HeldWindowRow[] | undefined {
+  const s = states.get(db);
+  const r = s?.rows;
+  if (!r || s.stamp !== writeStamp(db)) return undefined;
+  const out: HeldWindowRow[] = [];
+  // Both lists newest first: each seq is looked for past the last one found.
+  let i = 0;
+  for (const seq of seqs) {
+    i = firstAtMost(r.seq, seq, i);
+    if (i === r.seq.length) break;
+    if (r.seq[i] !== seq || !passes(r, i, f)) continue;
+    const lower = (r.lower[i] ??= lowerCase(r.text[i]!));
+    out.push({ seq, sendAt: r.sendAt[i]!, sender: r.sender[i]!, lower, sz: r.sz[i]! });
+  }
+  return out;
+}
+
+/** The first index from `from` on whose seq is at most `seq` in a list newest first (its length when none). */
+function firstAtMost(seqs: readonly bigint[], seq: bigint, from: number): number {
+  let lo = from;
+  let hi = seqs.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (seqs[mid]! > seq) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
 }
 
 /** The cache and the indexes in it of cachedRecentScan's rows; undefined without a cache for this state. */
@@ -204,19 +280,12 @@ function matchingRows(
   const s = stateNow(db);
   if (count) s.seen++;
   if (s.seen < BUILD_AFTER) return undefined;
-  if (!s.rows) {
-    s.rows = load(db);
-    if (s.rows === "too-big") s.sinceTooBig = 0;
-  }
-  if (s.rows === "too-big") return undefined;
+  s.rows ??= load(db);
+  // Part of the tier: the SQL scan answers (the oldest matches may be in rows not held).
+  if (!s.rows.complete) return undefined;
   const r = s.rows;
   const lowered = needles.map(asciiLower);
-  const pass = (i: number) =>
-    (f.since === undefined || r.sendAt[i]! >= f.since) &&
-    (f.until === undefined || r.sendAt[i]! < f.until) &&
-    (f.role === undefined || r.role[i] === f.role) &&
-    (f.sender === undefined || r.sender[i] === f.sender) &&
-    lowered.every((n) => r.text[i]!.includes(n));
+  const pass = (i: number) => passes(r, i, f) && lowered.every((n) => r.text[i]!.includes(n));
   const out: number[] = [];
   if (lowered.some((n) => n === "" || n.includes(SEP))) {
     for (let i = 0; i < r.seq.length && out.length < limit; i++) if (pass(i)) out.push(i);
