@@ -230,6 +230,8 @@ function walkTrigrams(
  * Fetch and check candidate seqs (newest first) in growing chunks; undefined past `max` checked. After the
  * first chunk, the next one holds about as many candidates as the share passing so far says the matches
  * still missing need (at most four times the last one), so that few rows are read past the last match.
+ * A candidate's text is read alone, and only the rows that pass are read whole (most candidates of a common
+ * trigram fail).
  */
 function checkInChunks(
   seqs: Iterable<{ rowid: bigint }>,
@@ -239,33 +241,29 @@ function checkInChunks(
   holds: (content: string) => boolean,
   max: number,
 ): StoredMessage[] | undefined {
-  // Recent rows beside archived ones are checked on their covering index's text (far fewer pages than the
-  // table, which a fresh process reads cold); the rows that pass are then read whole.
   const covered = scope.recent && scope.role === undefined && scope.sender === undefined && hasArchived(db, undefined);
-  const out: StoredMessage[] = [];
   const passed: bigint[] = [];
   let chunk: bigint[] = [];
   let size = limit + 16;
   let checked = 0;
-  const found = () => out.length + passed.length;
   const flush = () => {
-    if (covered) {
-      for (const r of recentTexts(db, chunk, scope)) if (holds(r.content) && passed.length < limit) passed.push(r.seq);
-    } else for (const m of fetchRows(db, chunk, scope)) if (holds(m.content) && out.length < limit) out.push(m);
+    for (const r of candidateTexts(db, chunk, scope, covered))
+      if (holds(r.content) && passed.length < limit) passed.push(r.seq);
     checked += chunk.length;
     chunk = [];
-    const needed = found() > 0 ? Math.ceil(((limit - found()) * checked * 1.25) / found()) + 16 : size * 4;
+    const needed =
+      passed.length > 0 ? Math.ceil(((limit - passed.length) * checked * 1.25) / passed.length) + 16 : size * 4;
     size = Math.min(needed, size * 4, 4096);
   };
   for (const r of seqs) {
     chunk.push(r.rowid);
     if (chunk.length < size) continue;
     flush();
-    if (found() >= limit) break;
+    if (passed.length >= limit) break;
     if (checked >= max) return undefined;
   }
   if (chunk.length > 0) flush();
-  return covered ? fetchRows(db, passed, scope) : out;
+  return fetchRows(db, passed, scope);
 }
 
 function smallTier(db: Database, scope: SubstringScope, state: TrigramState): boolean {
@@ -314,12 +312,21 @@ function probeNewest(
   return (db.query(`${sql} ORDER BY m.seq DESC LIMIT ?`).all(...args) as Row[]).map(toStored);
 }
 
-/** The text of these seqs' recent rows in the scope, newest first, read from their covering index (no role or sender filter). */
-function recentTexts(db: Database, seqs: readonly bigint[], scope: SubstringScope): { seq: bigint; content: string }[] {
+/**
+ * The text of these seqs' rows in the scope, newest first; `covered`: recent rows beside archived ones with no
+ * role or sender filter, read from their covering index (far fewer pages than the table, which a fresh
+ * process reads cold).
+ */
+function candidateTexts(
+  db: Database,
+  seqs: readonly bigint[],
+  scope: SubstringScope,
+  covered: boolean,
+): { seq: bigint; content: string }[] {
   if (seqs.length === 0) return [];
   const args: SqlArg[] = [JSON.stringify(seqs.map(String))];
-  let sql =
-    "SELECT m.seq, m.content FROM messages m INDEXED BY messages_recent_text WHERE m.seq IN (SELECT CAST(value AS INTEGER) FROM json_each(?)) AND m.recent = 1";
+  // A literal tier, so that the planner may use the partial index.
+  let sql = `SELECT m.seq, m.content FROM messages m${covered ? " INDEXED BY messages_recent_text" : ""} WHERE m.seq IN (SELECT CAST(value AS INTEGER) FROM json_each(?)) AND m.recent = ${scope.recent ? 1 : 0}`;
   sql = andWhere(sql, args, "m.session_id = ?", scope.session);
   sql = andFilter(sql, args, scope, "m.");
   return db.query(`${sql} ORDER BY m.seq DESC`).all(...args) as { seq: bigint; content: string }[];
