@@ -8,6 +8,7 @@ import type { MessageFilter } from "../shared/time-filter.ts";
 import type { Db } from "../storage/sqlite/db.ts";
 import {
   indexStats,
+  newestOfWindow,
   rankWindow,
   scanArchive,
   recentTextMatches,
@@ -16,6 +17,7 @@ import {
   windowTexts,
   type IndexStats,
   type KeywordFilter,
+  type WindowFilter,
   type WindowText,
 } from "../storage/sqlite/keyword-queries.ts";
 import { getMessagesBySeq } from "../storage/sqlite/messages-repo.ts";
@@ -127,11 +129,28 @@ export function keywordSearch(db: Db, o: KeywordOptions): SearchHit[] {
     if (!phrases) phrasesOf.set(expr, (phrases = weightedPhrases(terms, isAny, (stats ??= indexStats(db)))));
     return phrases;
   };
+  const archived = hasArchived(db, filter.session);
+  const read = new Map<string, WindowText[]>();
+  /** A window's rows as read, once per search. */
+  const readWindow = (expr: string, phrases: number, f: WindowFilter) => {
+    const key = `${f.recent}:${expr}`;
+    let rows = read.get(key);
+    if (!rows) read.set(key, (rows = windowTexts(db, expr, rankWindow(phrases), f, symbols.length > 0)));
+    return rows;
+  };
+  // The recent rows ranked below, when they hold the substring matches sought first (see indexedSubstrings):
+  // a one-term query's, with no archived row in scope (its window is then the recent tier's alone).
+  const rankedRecent =
+    !archived && any === undefined && all !== undefined && o.rankRecent !== false
+      ? () => readWindow(all, phrasesFor(all, false).length, { ...filter, recent: true })
+      : undefined;
   // The recent tier first: when `limit` of its hits outscore any archived row, the archive is not read.
   const substring = new Map(
-    recentMatches(db, terms, filter, limit, o.now, symbols.length === 0).map(([m, q]) => [m.seq, { m, q }]),
+    recentMatches(db, terms, filter, limit, o.now, symbols.length === 0, rankedRecent).map(([m, q]) => [
+      m.seq,
+      { m, q },
+    ]),
   );
-  const archived = hasArchived(db, filter.session);
   // A one-term query with fewer than `limit` recent rows holding its text most likely reads the archive too:
   // its window is then read once for both tiers and split (either way gives the same lists).
   const bothTiers =
@@ -146,13 +165,7 @@ export function keywordSearch(db: Db, o: KeywordOptions): SearchHit[] {
     const phrases = phrasesFor(expr, isAny);
     const st = stats!;
     const split = bothTiers && expr === all;
-    const found = windowTexts(
-      db,
-      expr,
-      rankWindow(phrases.length),
-      split ? filter : { ...filter, recent },
-      symbols.length > 0,
-    );
+    const found = readWindow(expr, phrases.length, split ? filter : { ...filter, recent });
     for (const tier of split ? [false, true] : [recent])
       windows.set(
         `${tier}:${expr}`,
@@ -275,6 +288,8 @@ function recentMatches(
   limit: number,
   now: bigint,
   light = false,
+  /** The recent rows of the query's all-term window, as ranking reads them (see indexedSubstrings). */
+  rankedRecent?: () => readonly WindowText[],
 ): [Candidate["row"], number][] {
   const content = terms.filter((t) => !t.stop);
   const used = content.length ? content : terms;
@@ -283,7 +298,7 @@ function recentMatches(
   // A row's text for the checks below: its content, or that with ASCII letters in lower case, the same to them.
   const rows =
     (light ? recentTextMatches(db, needles, filter, size) : undefined) ??
-    indexedSubstrings(db, terms, used, filter, size, light) ??
+    indexedSubstrings(db, terms, used, filter, size, light, rankedRecent) ??
     scanRecent(db, needles, filter, size, undefined, light).map((m) => ({
       row: m as Candidate["row"],
       text: m.content,
@@ -317,10 +332,14 @@ function indexedSubstrings(
   filter: KeywordFilter,
   size: number,
   light: boolean,
+  rankedRecent?: () => readonly WindowText[],
 ): { row: Candidate["row"]; text: string }[] | undefined {
   const all = ftsAllQuery(terms);
   if (!all || !used.every(substringInIndex)) return undefined;
-  const rows = windowTexts(db, all, size, { ...filter, recent: true, passing: true }, !light);
+  const ranked = rankedRecent?.();
+  const rows =
+    (ranked && newestOfWindow(ranked, size)) ??
+    windowTexts(db, all, size, { ...filter, recent: true, passing: true }, !light);
   const held = rows.filter((r) => used.every((t) => r.lower.includes(t.text)));
   // A row the index matched without the text (none is known) could stand for an older one it left out.
   if (held.length < rows.length && rows.length >= size) return undefined;

@@ -3,6 +3,8 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { openTemp, removeTempHomes } from "../fixture/home.ts";
 import { SMALL_TABLE } from "../../src/storage/sqlite/substring-queries.ts";
+import { newestOfWindow, ONE_TERM_WINDOW, windowTexts } from "../../src/storage/sqlite/keyword-queries.ts";
+import { openDatabase } from "../../src/storage/sqlite/open-database.ts";
 
 afterAll(removeTempHomes);
 
@@ -226,6 +228,43 @@ describe("CJK needles found through the word index", () => {
           expect({ q, maxBytes, n: page.length }).toEqual({ q, maxBytes, n: Math.min(10, expected.length) });
         }
       } finally {
+        api.close();
+      }
+    }
+  });
+});
+
+describe("a one-term query's recent window read once", () => {
+  test("its newest rows are the rows the substring pass would read for itself, in any home and filter", () => {
+    // A small home (its window read oldest first) and one larger than the window, nothing archived.
+    for (const n of [300, ONE_TERM_WINDOW + 400]) {
+      const { api } = openTemp({ now: () => NOW });
+      const db = openDatabase(api.paths.db);
+      try {
+        api.add(
+          "a",
+          Array.from({ length: n }, (_, i) => ({
+            role: i % 2 ? ("assistant" as const) : ("user" as const),
+            content: `${i % 3 ? "库存" : "数据"} ${i}`,
+            sendAt: NOW - BigInt(n - i) * 1_000_000_000n,
+            ...(i % 4 === 0 ? { sender: "ann" } : {}),
+          })),
+        );
+        for (const filter of [{}, { role: "user" as const }, { sender: "ann" }, { since: NOW - 200_000_000_000n }])
+          for (const [match, size] of [
+            ['"库存"', 50],
+            ['"数据"', 50],
+            ['"库存"', 150],
+          ] as const) {
+            const f = { ...filter, recent: true };
+            const window = windowTexts(db, match, ONE_TERM_WINDOW, f);
+            const own = windowTexts(db, match, size, { ...f, passing: true });
+            const derived = newestOfWindow(window, size);
+            if (window.length < size) expect(derived).toBeUndefined();
+            else expect({ n, filter, match, rows: derived }).toEqual({ n, filter, match, rows: own });
+          }
+      } finally {
+        db.close();
         api.close();
       }
     }

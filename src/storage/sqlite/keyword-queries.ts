@@ -242,6 +242,16 @@ export function windowTexts(db: Database, match: string, size: number, f: Window
 }
 
 /**
+ * The rows a `passing` window of `size` would read, from a window of the same expression and filter already
+ * read (any size): its newest `size` rows, when it holds that many (both are the rows passing the filter among
+ * the newest matches, newest first). Undefined when it holds fewer.
+ */
+export function newestOfWindow(rows: readonly WindowText[], size: number): WindowText[] | undefined {
+  if (rows.length < size) return undefined;
+  return [...rows].sort((a, b) => (a.seq < b.seq ? 1 : -1)).slice(0, size);
+}
+
+/**
  * windowTexts of a recent window across sessions with the recent text held in memory (recent-text-cache.ts):
  * the same rows in the same order, the matches at or after the oldest row held read from memory, the older
  * rest of the window from the table. Undefined when nothing is held for this state, when the scope is small
