@@ -16,6 +16,8 @@ export interface Phrase {
   tokens: string[];
   /** Share of the indexed rows holding it (0..1); undefined when there is one phrase only. */
   share?: number;
+  /** Words seen in rows so far and whether each is a form of a "stem" phrase (a window repeats a few words). */
+  forms?: Map<string, boolean>;
 }
 
 /** The index's tokens of a text: its search form, lower case, diacritics removed, split like unicode61. */
@@ -46,9 +48,20 @@ export function phraseCount(lower: string, p: Phrase): number {
   for (let at = lower.indexOf(key); at >= 0; at = lower.indexOf(key, at + 1)) {
     if (at > 0 && isWordChar(lower.charCodeAt(at - 1))) continue;
     if (p.kind === "prefix") n++;
-    else if (indexedForm(wordAt(lower, at)) === p.text) n++;
+    else if (isForm(p, wordAt(lower, at))) n++;
   }
   return n;
+}
+
+/** Whether a word is a form of a "stem" phrase, remembered per phrase (the stem cache is far larger, so slower). */
+function isForm(p: Phrase, word: string): boolean {
+  const forms = (p.forms ??= new Map());
+  let yes = forms.get(word);
+  if (yes === undefined) {
+    yes = indexedForm(word) === p.text;
+    if (forms.size < 1024) forms.set(word, yes);
+  }
+  return yes;
 }
 
 function tokenCount(tokens: readonly string[], phrase: readonly string[]): number {

@@ -11,7 +11,7 @@ import { cachedRecentRows, cachedRecentScan, heldRecentRows, heldWindowRows } fr
 import { substringMatches } from "./substring-queries.ts";
 import { writeStamp } from "./write-stamp.ts";
 import { windowTokensSql } from "./index-tokens.ts";
-import { ftsTotals, varints } from "./fts-totals.ts";
+import { docTokens, ftsTotals } from "./fts-totals.ts";
 import { hasArchived } from "./recent-tier-size.ts";
 
 export interface KeywordFilter extends MessageFilter {
@@ -168,20 +168,6 @@ function windowJoin(db: Database, match: string, size: number, f: WindowFilter, 
   return { sql, args };
 }
 
-/** A row's length in index tokens: counted already, or the sum of its docsize record's varints (one-byte varints, the usual case, are summed as they are). */
-function docTokens(sz: Uint8Array | bigint | number | null): number {
-  if (typeof sz === "bigint" || typeof sz === "number") return Number(sz);
-  if (!sz) return 0;
-  let sum = 0;
-  // An indexed loop: an iterator per row costs more in a fresh process, which runs it unoptimised.
-  for (let i = 0; i < sz.length; i++) {
-    const b = sz[i]!;
-    if (b & 0x80) return varints(sz).reduce((a, x) => a + x, 0);
-    sum += b;
-  }
-  return sum;
-}
-
 /**
  * The rows of the newest `size` matches (windowMatches) that pass the filter, in any order, read in the
  * same statement as the match (rows deleted since they were indexed are absent).
@@ -271,13 +257,13 @@ function heldWindow(db: Database, match: string, size: number, f: WindowFilter):
   const seqs = (db.query(w.sql).values(...w.args) as [bigint][]).map((r) => r[0]);
   const rows = heldWindowRows(db, seqs, f);
   if (!rows) return undefined;
-  const out = rows.map((h) => windowText(h.seq, h.sendAt, h.lower, h.sz, h.sender));
+  const out = rows.map((h) => windowText(h.seq, h.sendAt, h.lower, h.tokens, h.sender));
   if (seqs.length < size && top > from) out.push(...windowTexts(db, match, size - seqs.length, { ...f, below: top }));
   return out;
 }
 
-function windowText(seq: bigint, sendAt: bigint, lower: string, sz: Uint8Array | bigint | null, sender: string | null) {
-  const t: WindowText = { seq, recent: true, sendAt, lower, tokens: docTokens(sz) };
+function windowText(seq: bigint, sendAt: bigint, lower: string, tokens: number, sender: string | null) {
+  const t: WindowText = { seq, recent: true, sendAt, lower, tokens };
   if (sender !== null) t.sender = sender;
   return t;
 }

@@ -9,6 +9,7 @@ import type { Database } from "bun:sqlite";
 import type { MessageFilter } from "../../shared/time-filter.ts";
 import { lowerCase } from "../../shared/lower-case.ts";
 import { ftsHasSession } from "./fts-upgrade.ts";
+import { docTokens } from "./fts-totals.ts";
 import { windowTokensSql } from "./index-tokens.ts";
 import { recentTierAtMost } from "./recent-tier-size.ts";
 import { writeStamp } from "./write-stamp.ts";
@@ -25,6 +26,8 @@ interface RecentText {
   floor: bigint;
   /** Newest first. */
   seq: bigint[];
+  /** The same seqs as numbers, in one block: looked up by binary search (a BigInt is a separate object). */
+  seqNum: Float64Array;
   session: string[];
   sendAt: bigint[];
   role: string[];
@@ -33,8 +36,8 @@ interface RecentText {
   text: string[];
   /** The text in Unicode lower case (lowerCase), set when a window first reads the row. */
   lower: (string | undefined)[];
-  /** The row's length in index tokens as the window SQL reads it (windowTokensSql). */
-  sz: (Uint8Array | bigint | null)[];
+  /** The row's length in index tokens, as the window SQL reads it (windowTokensSql). */
+  tokens: number[];
   /** Of a complete tier: every text in UTF-8, in the same order, joined by SEP (one byte search finds a
    * needle's rows; a native search, several times faster than String indexOf), and the byte where each starts. */
   joined: Buffer;
@@ -75,13 +78,14 @@ function load(db: Database): RecentText {
     complete: true,
     floor: 0n,
     seq: [],
+    seqNum: new Float64Array(0),
     session: [],
     sendAt: [],
     role: [],
     sender: [],
     text: [],
     lower: [],
-    sz: [],
+    tokens: [],
     joined: Buffer.alloc(0),
     starts: [],
   };
@@ -114,9 +118,10 @@ function load(db: Database): RecentText {
     out.sender.push(row.sender);
     out.text.push(row.text);
     out.lower.push(undefined);
-    out.sz.push(row.sz);
+    out.tokens.push(docTokens(row.sz));
   }
   out.floor = out.seq.at(-1) ?? 0n;
+  out.seqNum = Float64Array.from(out.seq, Number);
   if (!out.complete) return out;
   let at = 0;
   for (const t of out.text) {
@@ -220,7 +225,8 @@ export interface HeldWindowRow {
   sender: string | null;
   /** The content in Unicode lower case. */
   lower: string;
-  sz: Uint8Array | bigint | null;
+  /** Length in index tokens. */
+  tokens: number;
 }
 
 /**
@@ -247,17 +253,18 @@ export function heldWindowRows(db: Database, seqs: readonly bigint[], f: Message
   // Both lists newest first: each seq is looked for past the last one found.
   let i = 0;
   for (const seq of seqs) {
-    i = firstAtMost(r.seq, seq, i);
-    if (i === r.seq.length) break;
-    if (r.seq[i] !== seq || !passes(r, i, f)) continue;
+    const n = Number(seq);
+    i = firstAtMost(r.seqNum, n, i);
+    if (i === r.seqNum.length) break;
+    if (r.seqNum[i] !== n || !passes(r, i, f)) continue;
     const lower = (r.lower[i] ??= lowerCase(r.text[i]!));
-    out.push({ seq, sendAt: r.sendAt[i]!, sender: r.sender[i]!, lower, sz: r.sz[i]! });
+    out.push({ seq, sendAt: r.sendAt[i]!, sender: r.sender[i]!, lower, tokens: r.tokens[i]! });
   }
   return out;
 }
 
 /** The first index from `from` on whose seq is at most `seq` in a list newest first (its length when none). */
-function firstAtMost(seqs: readonly bigint[], seq: bigint, from: number): number {
+function firstAtMost(seqs: Float64Array, seq: number, from: number): number {
   let lo = from;
   let hi = seqs.length;
   while (lo < hi) {
