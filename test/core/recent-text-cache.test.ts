@@ -237,6 +237,19 @@ describe("match windows read from the recent rows held", () => {
             expect({ match, filter, size, rows: got }).toEqual({ match, filter, size, rows: rows(table) });
             if (match === '"note"') expect(got.some((r) => r.lower.includes("ωmega"))).toBe(true);
           }
+      // A text cap smaller than the newest row: nothing is held, and windows read the table.
+      const chars = RECENT_TEXT_CAP.chars;
+      const small = openDatabase(api.paths.db);
+      try {
+        RECENT_TEXT_CAP.chars = 3;
+        for (let i = 0; i < BUILD_AFTER; i++) keywordSearch(small, { query: "note", now: NOW });
+        expect(holdsRecentText(small, false)).toBe(false);
+        const w = (db: typeof held) => windowTexts(db, '"note"', RANK_WINDOW, { recent: true });
+        expect(w(small)).toEqual(w(table));
+      } finally {
+        RECENT_TEXT_CAP.chars = chars;
+        small.close();
+      }
     } finally {
       RECENT_TEXT_CAP.rows = cap;
       held.close();

@@ -135,7 +135,8 @@ function load(db: Database): RecentText {
 /** Whether this connection holds the recent text now (`whole`: all of the tier's). */
 export function holdsRecentText(db: Database, whole = true): boolean {
   const s = states.get(db);
-  return s?.rows !== undefined && (s.rows.complete || !whole) && s.stamp === writeStamp(db);
+  const r = s?.rows;
+  return r !== undefined && (r.complete || (!whole && r.seq.length > 0)) && s!.stamp === writeStamp(db);
 }
 
 /**
@@ -237,7 +238,9 @@ export function heldRecentRows(db: Database): { complete: boolean; floor: bigint
   if (oneShot.has(db)) return undefined;
   const s = states.get(db);
   const r = s?.rows;
-  return r && s.stamp === writeStamp(db) ? { complete: r.complete, floor: r.floor, newest: r.seq[0] ?? 0n } : undefined;
+  // Nothing held of a tier too big for even its newest row is nothing to read from.
+  if (!r || (!r.complete && r.seq.length === 0) || s.stamp !== writeStamp(db)) return undefined;
+  return { complete: r.complete, floor: r.floor, newest: r.seq[0] ?? 0n };
 }
 
 /**
