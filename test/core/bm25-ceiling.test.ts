@@ -1,16 +1,13 @@
 // bm25Ceiling bounds every row's bm25: keyword search skips the archive when a page of recent hits scores above it.
 import { describe, expect, test } from "bun:test";
 import { bm25, bm25Ceiling, type Phrase } from "../../src/search/bm25.ts";
+import { seededRandom } from "../fixture/seeded-random.ts";
 
 const WORDS = ["deploy", "deployed", "server", "restore", "restoring", "backup", "log", "東京", "会議", "x"];
 
 describe("bm25 ceiling", () => {
   test("no row reaches it, whatever its term counts, length and the phrases' shares", () => {
-    let x = 11;
-    const rnd = () => {
-      x = (x * 1103515245 + 12345) % 2147483648;
-      return x / 2147483648;
-    };
+    const rnd = seededRandom(11);
     const phrases: Phrase[][] = [
       [{ kind: "stem", text: "deploy", tokens: ["deploy"] }],
       [

@@ -1,14 +1,11 @@
 // firstInOrder gives what a stable sort then slice(0, k) gives, ties and all.
 import { describe, expect, test } from "bun:test";
 import { firstInOrder } from "../../src/search/first-in-order.ts";
+import { seededRandom } from "../fixture/seeded-random.ts";
 
 describe("firstInOrder", () => {
   test("equals a stable sort's first k, for lists with many ties and any k", () => {
-    let x = 5;
-    const rnd = () => {
-      x = (x * 1103515245 + 12345) % 2147483648;
-      return x / 2147483648;
-    };
+    const rnd = seededRandom(5);
     let compared = 0;
     for (let round = 0; round < 300; round++) {
       const n = Math.floor(rnd() * 400);

@@ -5,6 +5,7 @@ import { openTemp, removeTempHomes } from "../fixture/home.ts";
 import { SMALL_TABLE } from "../../src/storage/sqlite/substring-queries.ts";
 import { newestOfWindow, ONE_TERM_WINDOW, windowTexts } from "../../src/storage/sqlite/keyword-queries.ts";
 import { openDatabase } from "../../src/storage/sqlite/open-database.ts";
+import { seededRandom } from "../fixture/seeded-random.ts";
 
 afterAll(removeTempHomes);
 
@@ -53,11 +54,7 @@ describe("keyword search over recent rows", () => {
 async function supersetOfSubstrings(): Promise<void> {
   const { api } = openTemp({ now: () => NOW });
   try {
-    let x = 7;
-    const rnd = () => {
-      x = (x * 1103515245 + 12345) % 2147483648;
-      return x / 2147483648;
-    };
+    const rnd = seededRandom(7);
     const contents = Array.from(
       { length: 300 },
       (_, i) => `m${i} ` + Array.from({ length: 6 }, () => WORDS[Math.floor(rnd() * WORDS.length)]).join(" "),
@@ -106,11 +103,7 @@ describe("recent rows beside archived ones", () => {
   test("every recent message holding the query as a substring is a hit, through the recent tier's own substring table", async () => {
     const { api, home } = openTemp({ now: () => NOW, env: { MEMVOY_LIMITS_MAX_HISTORY_BYTES: "4096" } });
     try {
-      let x = 3;
-      const rnd = () => {
-        x = (x * 1103515245 + 12345) % 2147483648;
-        return x / 2147483648;
-      };
+      const rnd = seededRandom(3);
       const text = (i: number) =>
         `m${i} ` + Array.from({ length: 5 }, () => WORDS[Math.floor(rnd() * WORDS.length)]).join(" ");
       // Three sessions of turns (user, then assistant): each one's oldest turns are archived by compaction.
@@ -174,11 +167,7 @@ describe("CJK needles found through the word index", () => {
         env: maxBytes ? { MEMVOY_LIMITS_MAX_HISTORY_BYTES: maxBytes } : {},
       });
       try {
-        let x = 11;
-        const rnd = () => {
-          x = (x * 1103515245 + 12345) % 2147483648;
-          return x / 2147483648;
-        };
+        const rnd = seededRandom(11);
         const text = (i: number) =>
           `m${i} ` + Array.from({ length: 4 }, () => CJK[Math.floor(rnd() * CJK.length)]).join("");
         // Session a is long (most of it archived under the small limit) and newer than b's few messages.

@@ -10,6 +10,7 @@ import {
 } from "../../src/storage/sqlite/recent-text-cache.ts";
 import { keywordSearch } from "../../src/search/keyword.ts";
 import { openTemp, removeTempHomes } from "../fixture/home.ts";
+import { seededRandom } from "../fixture/seeded-random.ts";
 
 afterAll(removeTempHomes);
 
@@ -33,11 +34,7 @@ describe("recent text held in memory", () => {
   test("selects exactly what the SQL scan selects, and sees every later write", () => {
     const { api } = openTemp({ now: () => NOW });
     try {
-      let x = 11;
-      const rnd = () => {
-        x = (x * 1103515245 + 12345) % 2147483648;
-        return x / 2147483648;
-      };
+      const rnd = seededRandom(11);
       const pick = () => PIECES[Math.floor(rnd() * PIECES.length)]!;
       for (const s of ["a", "b", "c"])
         api.add(
@@ -176,11 +173,7 @@ describe("match windows read from the recent rows held", () => {
     const { api } = openTemp({ now: () => NOW });
     const cap = RECENT_TEXT_CAP.rows;
     const rows = RANK_WINDOW + 700;
-    let x = 7;
-    const rnd = () => {
-      x = (x * 1103515245 + 12345) % 2147483648;
-      return x / 2147483648;
-    };
+    const rnd = seededRandom(7);
     const word = () => WORDS[Math.floor(rnd() * WORDS.length)]!;
     for (const s of ["a", "b", "c"])
       api.add(

@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { recordTime } from "../../src/import/record-time.ts";
 import { parseTime } from "../../src/shared/time.ts";
+import { seededRandom } from "../fixture/seeded-random.ts";
 
 describe("record times", () => {
   test("the fast form gives exactly what parseTime gives, and falls back to it for every other form", () => {
@@ -23,8 +24,7 @@ describe("record times", () => {
       "1767225600",
       "",
     ];
-    let seed = 7;
-    const next = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+    const next = seededRandom(7);
     for (let i = 0; i < 2000; i++) {
       const iso = new Date(Math.floor(next() * 4e12)).toISOString();
       cases.push(iso, iso.replace(/\.\d+Z$/, `.${String(Math.floor(next() * 1e6)).padStart(6, "0")}Z`));
