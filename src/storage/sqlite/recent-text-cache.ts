@@ -21,14 +21,12 @@ import { writeStamp } from "./write-stamp.ts";
 export const RECENT_TEXT_CAP = { chars: 8_000_000, rows: 50_000 };
 
 interface RecentText {
-  /** Every recent row is held; else the newest ones, every recent row from seq `floor` on. */
+  /** Every recent row is held; else the newest ones, every recent row from the oldest held on. */
   complete: boolean;
-  floor: bigint;
   /** Newest first. */
   seq: bigint[];
   /** The same seqs as numbers, in one block: looked up by binary search (a BigInt is a separate object). */
   seqNum: Float64Array;
-  session: string[];
   sendAt: bigint[];
   role: string[];
   sender: (string | null)[];
@@ -76,10 +74,8 @@ const asciiLower = (s: string) => (UPPER.test(s) ? s.replace(/[A-Z]+/g, (m) => m
 function load(db: Database): RecentText {
   const out: RecentText = {
     complete: true,
-    floor: 0n,
     seq: [],
     seqNum: new Float64Array(0),
-    session: [],
     sendAt: [],
     role: [],
     sender: [],
@@ -93,11 +89,10 @@ function load(db: Database): RecentText {
   // SQLite's lower() folds ASCII letters only, as asciiLower does.
   const rows = db
     .query(
-      `SELECT r.seq, r.session_id, r.send_at, m.role, m.sender, lower(r.content) AS text, ${windowTokensSql(db, ftsHasSession(db))} AS sz FROM messages AS r INDEXED BY messages_recent_text JOIN messages m ON m.seq = r.seq WHERE r.recent = 1 ORDER BY r.seq DESC LIMIT ?`,
+      `SELECT r.seq, r.send_at, m.role, m.sender, lower(r.content) AS text, ${windowTokensSql(db, ftsHasSession(db))} AS sz FROM messages AS r INDEXED BY messages_recent_text JOIN messages m ON m.seq = r.seq WHERE r.recent = 1 ORDER BY r.seq DESC LIMIT ?`,
     )
     .iterate(RECENT_TEXT_CAP.rows + 1) as IterableIterator<{
     seq: bigint;
-    session_id: string;
     send_at: bigint;
     role: string;
     sender: string | null;
@@ -112,7 +107,6 @@ function load(db: Database): RecentText {
       break;
     }
     out.seq.push(row.seq);
-    out.session.push(row.session_id);
     out.sendAt.push(row.send_at);
     out.role.push(row.role);
     out.sender.push(row.sender);
@@ -120,7 +114,6 @@ function load(db: Database): RecentText {
     out.lower.push(undefined);
     out.tokens.push(docTokens(row.sz));
   }
-  out.floor = out.seq.at(-1) ?? 0n;
   out.seqNum = Float64Array.from(out.seq, Number);
   if (!out.complete) return out;
   let at = 0;
@@ -132,11 +125,16 @@ function load(db: Database): RecentText {
   return out;
 }
 
+/** The rows held for the database as it is now; undefined when none are (never, or not since the last write). */
+function heldNow(db: Database): RecentText | undefined {
+  const s = states.get(db);
+  return s?.rows && s.stamp === writeStamp(db) ? s.rows : undefined;
+}
+
 /** Whether this connection holds the recent text now (`whole`: all of the tier's). */
 export function holdsRecentText(db: Database, whole = true): boolean {
-  const s = states.get(db);
-  const r = s?.rows;
-  return r !== undefined && (r.complete || (!whole && r.seq.length > 0)) && s!.stamp === writeStamp(db);
+  const r = heldNow(db);
+  return r !== undefined && (r.complete || (!whole && r.seq.length > 0));
 }
 
 /**
@@ -235,12 +233,10 @@ export interface HeldWindowRow {
  * undefined for none.
  */
 export function heldRecentRows(db: Database): { complete: boolean; floor: bigint; newest: bigint } | undefined {
-  if (oneShot.has(db)) return undefined;
-  const s = states.get(db);
-  const r = s?.rows;
+  const r = heldNow(db);
   // Nothing held of a tier too big for even its newest row is nothing to read from.
-  if (!r || (!r.complete && r.seq.length === 0) || s.stamp !== writeStamp(db)) return undefined;
-  return { complete: r.complete, floor: r.floor, newest: r.seq[0] ?? 0n };
+  if (!r || (!r.complete && r.seq.length === 0)) return undefined;
+  return { complete: r.complete, floor: r.seq.at(-1) ?? 0n, newest: r.seq[0] ?? 0n };
 }
 
 /**
@@ -249,9 +245,8 @@ export function heldRecentRows(db: Database): { complete: boolean; floor: bigint
  * database was written since heldRecentRows (`seqs` may then hold rows written since).
  */
 export function heldWindowRows(db: Database, seqs: readonly bigint[], f: MessageFilter): HeldWindowRow[] | undefined {
-  const s = states.get(db);
-  const r = s?.rows;
-  if (!r || s.stamp !== writeStamp(db)) return undefined;
+  const r = heldNow(db);
+  if (!r) return undefined;
   const out: HeldWindowRow[] = [];
   // Both lists newest first: each seq is looked for past the last one found.
   let i = 0;
