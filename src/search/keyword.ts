@@ -38,6 +38,7 @@ import { trigramReady } from "../storage/sqlite/substring-index.ts";
 import { hasArchived } from "../storage/sqlite/recent-tier-size.ts";
 import { SENDER, senderFactor, senderFocus } from "./participants.ts";
 import { TIME_HINT, timeFactor, timeHint } from "./time-hints.ts";
+import { newestTypedWindow } from "./typed-prefix.ts";
 import { liftByContext } from "./context.ts";
 import { firstInOrder } from "./first-in-order.ts";
 
@@ -112,7 +113,9 @@ export function keywordSearch(db: Db, o: KeywordOptions): SearchHit[] {
   const any = ftsAnyQuery(terms);
   if (o.order === "newest") {
     if (all) {
-      const rows = windowTexts(db, all, Math.max(limit * 8, 200), filter, symbols.length > 0).sort((a, b) =>
+      // The newest `limit` matches; a window of more when symbols or a filter may drop some of them.
+      const typed = symbols.length === 0 ? newestTypedWindow(db, terms, filter, limit) : undefined;
+      const rows = (typed ?? windowTexts(db, all, Math.max(limit * 8, 200), filter, symbols.length > 0)).sort((a, b) =>
         a.seq < b.seq ? 1 : -1,
       );
       for (const m of rows.slice(0, limit)) add(m, m.recent ? "recent" : "archive", 0.5);

@@ -52,17 +52,22 @@ function words(segment: string, push: (t: QueryTerm) => void): void {
   }
 }
 
+/** Whether the term is matched as a prefix too (ftsTerm): the word still being typed, of 3+ letters or digits. */
+export const typedPrefix = (t: QueryTerm) =>
+  !t.cjk && t.partial === true && t.text.length >= 3 && /^[a-z0-9]+$/.test(t.text);
+
 /**
  * One term as an FTS5 expression: its stemmed form (the index holds stems) — and, for the word still
  * being typed, the word as a prefix too (FTS5 has no prefix index, so prefixes are not free); a bigram
  * phrase for CJK; a prefix for one CJK character.
  */
-export function ftsTerm(t: QueryTerm, prefix = true): string {
+export function ftsTerm(t: QueryTerm, prefix = true, spelled?: readonly string[]): string {
   if (!t.cjk) {
     const stemmed = `"${searchForm(t.text).trim().replaceAll('"', '""')}"`;
-    return prefix && t.partial && t.text.length >= 3 && /^[a-z0-9]+$/.test(t.text)
-      ? `(${stemmed} OR "${t.text}"*)`
-      : stemmed;
+    if (!prefix || !typedPrefix(t)) return stemmed;
+    // The prefix spelled out as the words it stands for (see prefix-words.ts), or left to FTS5.
+    const rest = spelled ? spelled.map((w) => ` OR "${w.replaceAll('"', '""')}"`).join("") : ` OR "${t.text}"*`;
+    return `(${stemmed}${rest})`;
   }
   const grams = queryBigrams(t.text);
   return grams ? `"${grams.join(" ")}"` : `"${t.text}"*`;
@@ -87,11 +92,19 @@ const INDEXED_CJK = /^[\u3041-\u3096\u309d-\u309f\u30a1-\u30fa\u30fc-\u30ff\u340
 /** Whether the index's expression for this term matches exactly the rows holding its text (a CJK term, see INDEXED_CJK). */
 export const substringInIndex = (t: QueryTerm) => t.cjk && INDEXED_CJK.test(t.text);
 
-/** Every term must match. Stop words are dropped unless the query has nothing else. */
-export function ftsAllQuery(terms: readonly QueryTerm[]): string | undefined {
+/**
+ * Every term must match. Stop words are dropped unless the query has nothing else. With `spelled`, that
+ * term's prefix is the OR of these words instead.
+ */
+export function ftsAllQuery(
+  terms: readonly QueryTerm[],
+  spelled?: { term: QueryTerm; words: readonly string[] },
+): string | undefined {
   const content = terms.filter((t) => !t.stop);
   const use = content.length > 0 ? content : terms;
-  return use.length ? use.map((t) => ftsTerm(t)).join(" AND ") : undefined;
+  return use.length
+    ? use.map((t) => ftsTerm(t, true, t === spelled?.term ? spelled.words : undefined)).join(" AND ")
+    : undefined;
 }
 
 /** Any content term may match (the fallback that fills a short AND result). */
@@ -117,8 +130,7 @@ export function ftsPhrases(terms: readonly QueryTerm[], any = false): FtsPhrase[
       const tokens = indexTokens(t.text);
       const kind = tokens.length === 1 && /^[a-z0-9]+$/.test(tokens[0]!) ? "stem" : "tokens";
       out.push({ expr: `"${stem.replaceAll('"', '""')}"`, kind, text: tokens[0] ?? "", tokens });
-      if (!any && t.partial && t.text.length >= 3 && /^[a-z0-9]+$/.test(t.text))
-        out.push({ expr: `"${t.text}"*`, kind: "prefix", text: t.text, tokens: [t.text] });
+      if (!any && typedPrefix(t)) out.push({ expr: `"${t.text}"*`, kind: "prefix", text: t.text, tokens: [t.text] });
       continue;
     }
     const grams = queryBigrams(t.text);

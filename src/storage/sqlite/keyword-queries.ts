@@ -118,6 +118,8 @@ export interface WindowFilter extends KeywordFilter {
   passing?: boolean;
   /** Only matches below this seq. */
   below?: bigint;
+  /** Only matches at or above this seq. */
+  from?: bigint;
 }
 
 /** Whether the scope (the session, or all) holds at most `size` rows from seq `from` on (a count bounded by `size`). */
@@ -140,8 +142,9 @@ function fitsWindow(db: Database, session: string | undefined, from: bigint, siz
  * scope, that lookup would only add to the table's.
  */
 function windowJoin(db: Database, match: string, size: number, f: WindowFilter, cols: (tokens: string) => string) {
-  const from = f.recent === true ? oldestRecent(db, f.session) : 0n;
-  if (from === undefined) return undefined;
+  const tier = f.recent === true ? oldestRecent(db, f.session) : 0n;
+  if (tier === undefined) return undefined;
+  const from = f.from !== undefined && f.from > tier ? f.from : tier;
   // Bounded at the oldest recent row, a recent window holds the same recent rows as the unbounded one.
   const w = f.passing
     ? windowSql(db, match, f.session, -1, { from, below: f.below })
@@ -201,7 +204,7 @@ export interface WindowText {
  * with other cased characters gets JS toLowerCase on top, which gives what it gives on the content.
  */
 export function windowTexts(db: Database, match: string, size: number, f: WindowFilter, content = false): WindowText[] {
-  const recentAll = f.recent === true && f.session === undefined && f.below === undefined;
+  const recentAll = f.recent === true && f.session === undefined && f.below === undefined && f.from === undefined;
   const held = recentAll && !f.passing && !content ? heldWindow(db, match, size, f) : undefined;
   if (held) return held;
   const w = windowJoin(

@@ -1,0 +1,145 @@
+import { afterAll, describe, expect, test } from "bun:test";
+import { join } from "node:path";
+import { openTemp, removeTempHomes } from "../fixture/home.ts";
+import { seededRandom } from "../fixture/seeded-random.ts";
+import { openDatabase } from "../../src/storage/sqlite/open-database.ts";
+import { windowTexts } from "../../src/storage/sqlite/keyword-queries.ts";
+import { ftsAllQuery, queryTerms } from "../../src/search/query-terms.ts";
+import { newestTypedWindow } from "../../src/search/typed-prefix.ts";
+import { indexTokensStarting } from "../../src/shared/search-form.ts";
+
+afterAll(removeTempHomes);
+
+const NOW = 1_790_000_000_000_000_000n;
+// Forms whose index tokens begin otherwise than their text: stems, apostrophes, digits inside a word,
+// diacritics, CJK next to Latin, ligatures and case changes past ASCII.
+const WORDS = [
+  "deploy",
+  "Deployed",
+  "DEPLOYMENT",
+  "redeploy",
+  "o'deploy",
+  "deploy's",
+  "'deploying",
+  "dep2loy",
+  "12'dep",
+  "déploiement",
+  "Dépôt",
+  "数据deploy",
+  "dying",
+  "died",
+  "happy",
+  "happily",
+  "café",
+  "coöperate",
+  "naïve",
+  "ﬁle",
+  "straße",
+  "İstanbul",
+  "server",
+  "observer",
+  "serial",
+];
+const TYPED = [
+  "dep",
+  "depl",
+  "deploy",
+  "deploym",
+  "die",
+  "dyi",
+  "happi",
+  "happ",
+  "caf",
+  "coo",
+  "coop",
+  "nai",
+  "fil",
+  "str",
+  "ist",
+  "ser",
+  "server dep",
+  "deploy ser",
+  "the dep",
+  "12d",
+];
+
+describe("a query typed with its last word unfinished, newest first", () => {
+  test("the prefix spelled out as the words of the newest rows finds the same rows as FTS5's prefix", () => {
+    const { api, home } = openTemp({ now: () => NOW });
+    try {
+      const rnd = seededRandom(11);
+      for (const s of ["a", "b"])
+        api.add(
+          s,
+          Array.from({ length: 300 }, (_, i) => ({
+            role: "user" as const,
+            content: `m${i} ` + Array.from({ length: 5 }, () => WORDS[Math.floor(rnd() * WORDS.length)]).join(" "),
+            sendAt: NOW - BigInt(600 - i) * 1_000_000_000n,
+          })),
+        );
+      const db = openDatabase(join(home, ".store", "history.db"), { readonly: true });
+      let spelled = 0;
+      try {
+        for (const q of TYPED)
+          for (const session of [undefined, "a"])
+            for (const size of [5, 20]) {
+              const terms = queryTerms(q, { typing: true });
+              const got = newestTypedWindow(db, terms, { session }, size);
+              if (!got) continue;
+              spelled++;
+              const newest = (rows: { seq: bigint }[]) =>
+                rows
+                  .map((r) => r.seq)
+                  .sort((a, b) => (a < b ? 1 : -1))
+                  .slice(0, size);
+              const expected = newest(windowTexts(db, ftsAllQuery(terms)!, 1_000, { session }));
+              expect({ q, session, size, rows: newest(got) }).toEqual({ q, session, size, rows: expected });
+            }
+      } finally {
+        db.close();
+      }
+      // Most typed prefixes are common in these rows: the spelled-out path answered them.
+      expect(spelled).toBeGreaterThan(TYPED.length);
+    } finally {
+      api.close();
+    }
+  });
+
+  test("a prefix rare in the newest rows, a filter beyond the session, or no unfinished word is left to FTS5", () => {
+    const { api, home } = openTemp({ now: () => NOW });
+    try {
+      api.add(
+        "a",
+        Array.from({ length: 200 }, (_, i) => ({
+          role: "user" as const,
+          content: i === 3 ? "a kubernetes cluster" : `routine note ${i}`,
+          sendAt: NOW - BigInt(200 - i) * 1_000_000_000n,
+        })),
+      );
+      const db = openDatabase(join(home, ".store", "history.db"), { readonly: true });
+      try {
+        const typed = queryTerms("kub", { typing: true });
+        expect(newestTypedWindow(db, typed, {}, 10)).toBeUndefined();
+        const common = queryTerms("rou", { typing: true });
+        expect(newestTypedWindow(db, common, {}, 10)?.length).toBe(10);
+        expect(newestTypedWindow(db, common, { since: NOW - 1_000_000_000_000n }, 10)).toBeUndefined();
+        expect(newestTypedWindow(db, queryTerms("rou ", { typing: true }), {}, 10)).toBeUndefined();
+        expect(newestTypedWindow(db, queryTerms("rou"), {}, 10)).toBeUndefined();
+      } finally {
+        db.close();
+      }
+    } finally {
+      api.close();
+    }
+  });
+
+  test("the index tokens a prefix begins, as the index splits and folds the text", () => {
+    expect(indexTokensStarting("Deployed o'deploy 12'dep dep2loy redeploy", "dep")).toEqual([
+      "deploy",
+      "dep",
+      "dep2loy",
+    ]);
+    expect(indexTokensStarting("Déploiement au dépôt, 数据deploy", "dep")).toEqual(["deploiement", "depot", "deploy"]);
+    expect(indexTokensStarting("He was dying; they died", "die")).toEqual(["die", "die"]);
+  });
+});
