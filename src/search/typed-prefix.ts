@@ -1,7 +1,7 @@
 // The newest matches of a query whose last word is still being typed (the TUI while typing), with its prefix
 // spelled out as the words it stands for in the newest rows: FTS5's prefix merge reads every row list of
 // every word the prefix names (40-80 ms for "dep" over 1M messages), the spelled-out OR stops early.
-import type { Database } from "bun:sqlite";
+import type { Db } from "../storage/sqlite/db.ts";
 import { newestPrefixWords } from "../storage/sqlite/prefix-words.ts";
 import { windowTexts, type KeywordFilter, type WindowText } from "../storage/sqlite/keyword-queries.ts";
 import { ftsAllQuery, typedPrefix, type QueryTerm } from "./query-terms.ts";
@@ -20,7 +20,7 @@ const MAX_WORDS = 200;
  * the prefix: within the rows read, the prefix and its spelled-out words match the same rows.
  */
 export function newestTypedWindow(
-  db: Database,
+  db: Db,
   terms: readonly QueryTerm[],
   filter: KeywordFilter,
   size: number,
