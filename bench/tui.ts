@@ -27,7 +27,14 @@ const WIDTH = 200; // a wide terminal: the most text to wrap and draw
 const HEIGHT = 60;
 const LIST_W = 46;
 /** The TUI's search request for a query (search-state.ts), in keyword mode. */
-const searchOptions = (query: string) => ({ query, match: "keyword" as const, range: "all" as const, limit: 50 });
+// As the search pane sends them (search-state.ts): typing, so the last word matches as a prefix too.
+const searchOptions = (query: string) => ({
+  query,
+  match: "keyword" as const,
+  range: "all" as const,
+  limit: 50,
+  typing: true,
+});
 const TYPED = ["deploy server", "kubernetes", "payment refund", "数据库"];
 /** capture-pane polling interval when timing the real program. */
 const POLL_MS = 3;
