@@ -6,8 +6,6 @@ import { newestPrefixWords } from "../storage/sqlite/prefix-words.ts";
 import { windowTexts, type KeywordFilter, type WindowText } from "../storage/sqlite/keyword-queries.ts";
 import { ftsAllQuery, typedPrefix, type QueryTerm } from "./query-terms.ts";
 
-/** Rows read first per match wanted (a common prefix is in most rows); the second read is sized by the share matching in the first. */
-const ROWS_PER_MATCH = 1;
 /** Rows read at most: past this the prefix is rare enough for FTS5's own merge to be cheap. */
 const MAX_ROWS = 1_000;
 /** Words in the spelled-out OR at most. */
@@ -28,8 +26,10 @@ export function newestTypedWindow(
   const words = terms.filter((t) => !t.stop);
   const term = (words.length > 0 ? words : terms).find(typedPrefix);
   const { session, ...rest } = filter;
-  if (!term || Object.values(rest).some((v) => v !== undefined)) return undefined;
-  let rows = size * ROWS_PER_MATCH;
+  if (!term || size > MAX_ROWS || Object.values(rest).some((v) => v !== undefined)) return undefined;
+  // First as many rows as matches wanted (a common prefix is in most rows), then as many as the share
+  // matching among them says hold that many.
+  let rows = size;
   for (;;) {
     const probe = newestPrefixWords(db, term.text, session, rows);
     if (probe.words.length > MAX_WORDS) return undefined;
