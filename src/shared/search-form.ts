@@ -5,8 +5,6 @@ import porter2 from "wink-porter2-stemmer";
 
 export const CJK_RUN = /[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff66-\uff9f\uac00-\ud7af]+/g;
 const WORD = /[A-Za-z][A-Za-z'’]*[A-Za-z]|[A-Za-z]/g;
-const NON_ASCII = /[^\x00-\x7f]/;
-const ASCII_RUN = /[A-Za-z0-9']+/g;
 
 const stems = new Map<string, string>();
 
@@ -39,32 +37,5 @@ export function searchForm(text: string): string {
     CJK_RUN.lastIndex = 0;
     out = out.replace(CJK_RUN, (run) => " " + cjkBigrams(run).join(" ") + " ");
   }
-  return out;
-}
-
-/**
- * The index's tokens of `text` that begin with `prefix` (ASCII letters and digits): searchForm's text as
- * unicode61 with remove_diacritics splits and folds it. ASCII text is split as unicode61 does (letters and
- * digits only); other text is folded by Unicode decomposition, which is what remove_diacritics undoes.
- */
-export function indexTokensStarting(text: string, prefix: string): string[] {
-  const out: string[] = [];
-  if (!NON_ASCII.test(text)) {
-    // searchForm changes letters within a run of letters, digits and apostrophes only, and keeps a word's
-    // first letter: a run is formed only when it starts with the prefix's first character or holds an apostrophe.
-    for (const [run] of text.matchAll(ASCII_RUN)) {
-      if (run[0]!.toLowerCase() !== prefix[0] && !run.includes("'")) continue;
-      for (const token of searchForm(run)
-        .toLowerCase()
-        .split(/[^a-z0-9]+/))
-        if (token.startsWith(prefix)) out.push(token);
-    }
-    return out;
-  }
-  const folded = searchForm(text)
-    .normalize("NFD")
-    .replace(/\p{M}+/gu, "")
-    .toLowerCase();
-  for (const token of folded.split(/[^\p{L}\p{N}\p{Co}]+/u)) if (token.startsWith(prefix)) out.push(token);
   return out;
 }

@@ -6,7 +6,7 @@ import { openDatabase } from "../../src/storage/sqlite/open-database.ts";
 import { windowTexts } from "../../src/storage/sqlite/keyword-queries.ts";
 import { ftsAllQuery, queryTerms } from "../../src/search/query-terms.ts";
 import { newestTypedWindow } from "../../src/search/typed-prefix.ts";
-import { indexTokensStarting } from "../../src/shared/search-form.ts";
+import { indexTokensStarting } from "../../src/shared/index-tokens.ts";
 
 afterAll(removeTempHomes);
 

@@ -2,7 +2,7 @@
 // row list a prefix names before it returns a row (tens of ms for a common prefix over 1M rows), while an OR
 // of words is read newest first and stops at the window's end.
 import type { Database } from "bun:sqlite";
-import { indexTokensStarting } from "../../shared/search-form.ts";
+import { indexTokensStarting } from "../../shared/index-tokens.ts";
 
 export interface PrefixWords {
   /** The index's words beginning with the prefix in the rows read (see indexTokensStarting). */
