@@ -143,9 +143,11 @@ export async function usingAnyHome<T>(
   command: string,
   body: (api: AnyHome) => T | Promise<T>,
   shortLived = true,
+  /** The home's config, when the caller has loaded it already. */
+  loaded?: Config,
 ): Promise<T> {
   const home = p.flags.home as string | undefined;
-  const config = loadConfigCached(homePaths(resolveHome(home, process.env)).config, process.env);
+  const config = loaded ?? loadConfigCached(homePaths(resolveHome(home, process.env)).config, process.env);
   if (!config.archive.url.trim()) return using(openFromFlags(p, command, config, shortLived), body);
   const { openSharedHome } = await import("../app/shared/open-shared.ts");
   const api = await openSharedHome({ home, config });

@@ -5,7 +5,9 @@ import { LocalMemoryApi, type MemoryHome } from "../app/api/local-memory-api.ts"
 import type { SearchInput } from "../app/api/memory-api.ts";
 import type { SearchResultJson } from "../app/api/json-types.ts";
 import { errorMessage } from "../shared/errors.ts";
-import { derivedPort, newToken, removeHttpFile, writeHttpFile } from "./http-file.ts";
+import { randomBytes } from "node:crypto";
+import { programStamp } from "../config/program-stamp.ts";
+import { derivedPort, removeHttpFile, writeHttpFile } from "./http-file.ts";
 import { startHttpServer, type HttpServer } from "./http-server.ts";
 
 export interface DaemonHttp {
@@ -28,7 +30,7 @@ export function startDaemonHttp(
   log: DaemonHttpLog,
   semantic?: (input: SearchInput) => Promise<SearchResultJson>,
 ): DaemonHttp {
-  const token = newToken();
+  const token = randomBytes(32).toString("base64url");
   const api = new LocalMemoryApi(home, semantic);
   let mcp: ((req: Request) => Promise<Response>) | undefined;
   const options = {
@@ -65,6 +67,7 @@ export function startDaemonHttp(
     pid: process.pid,
     token,
     startedAt: new Date().toISOString(),
+    stamp: programStamp(config),
   });
   log.info("http.start", { url: server.url });
   return {

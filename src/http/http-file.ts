@@ -1,7 +1,6 @@
 // <home>/http.json: the running daemon's URL and bearer token, 0600, written atomically at start and
 // removed at a clean stop. The one secret file of a home.
-import { existsSync, readFileSync, rmSync } from "node:fs";
-import { randomBytes } from "node:crypto";
+import { closeSync, constants, fstatSync, openSync, readFileSync, rmSync } from "node:fs";
 import { writeFileAtomic } from "../shared/atomic-write.ts";
 
 export interface HttpFile {
@@ -10,23 +9,27 @@ export interface HttpFile {
   pid: number;
   token: string;
   startedAt: string;
-}
-
-export function newToken(): string {
-  return randomBytes(32).toString("base64url");
+  /** What the daemon answers with (programStamp): a command with the same stamp may ask it instead. */
+  stamp?: string;
 }
 
 export function writeHttpFile(path: string, f: HttpFile): void {
   writeFileAtomic(path, JSON.stringify(f, null, 2) + "\n");
 }
 
+/** The file as the daemon wrote it: a regular file of this user, never through a link; undefined otherwise. */
 export function readHttpFile(path: string): HttpFile | undefined {
-  if (!existsSync(path)) return undefined;
+  let fd: number | undefined;
   try {
-    const f = JSON.parse(readFileSync(path, "utf8")) as HttpFile;
-    return typeof f.url === "string" && typeof f.token === "string" ? f : undefined;
+    fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+    const st = fstatSync(fd);
+    if (!st.isFile() || (process.getuid && st.uid !== process.getuid())) return undefined;
+    const f = JSON.parse(readFileSync(fd, "utf8")) as HttpFile;
+    return typeof f.url === "string" && typeof f.token === "string" && typeof f.pid === "number" ? f : undefined;
   } catch {
     return undefined;
+  } finally {
+    if (fd !== undefined) closeSync(fd);
   }
 }
 

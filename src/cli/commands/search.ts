@@ -1,13 +1,17 @@
 // memvoy search QUERY [--session S] [--match M] [--range R] [--since T] [--until T] [--role R] [--sender N] [--limit N]
 import { CommandUsageError } from "../usage-errors.ts";
 import { assertSessionId } from "../../shared/session-id.ts";
-import { nsToLocalSeconds, type TimeRange } from "../../shared/time.ts";
+import { nsToLocalSeconds, parseTime, type TimeRange } from "../../shared/time.ts";
 import type { MatchMode } from "../../app/memory-api.ts";
 import { bool, num, str } from "../args.ts";
-import { withAnyHome, type CommandSpec } from "../command.ts";
+import { runCommand, usingAnyHome, type CommandSpec } from "../command.ts";
 import { FILTER_FLAGS, FILTER_USAGE, filterOptions } from "../filter-flags.ts";
 import { cyan, dim, highlight, printJson, println } from "../output.ts";
 import { searchJson } from "../../app/api/json-shapes.ts";
+import type { SearchResultJson } from "../../app/api/json-types.ts";
+import { homePaths, resolveHome } from "../../config/home.ts";
+import { loadConfigCached } from "../../config/load-cached.ts";
+import { searchViaDaemon, type CliSearch } from "../daemon-search.ts";
 
 export const usage = `
 Usage: memvoy search QUERY [--session S] [--match keyword|semantic|hybrid] [--range 1d|7d|30d|1y|all]
@@ -31,6 +35,9 @@ before it: memvoy search --session S -- -x
   --match M     keyword (default), semantic or hybrid
   --range R     1d, 7d, 30d, 1y or all (default all); with --since the later bound wins
   --limit N     at most N hits (default 10)
+  --local       search in this process. By default, when the daemon runs for the home
+                (same memvoy, same config), it answers: its index is open and warm, and
+                its worker has the vectors loaded. The hits are the same either way
 ${FILTER_USAGE}
 `;
 
@@ -42,6 +49,7 @@ const spec: CommandSpec = {
     match: { type: "string" },
     range: { type: "string" },
     limit: { type: "number", short: "n" },
+    local: { type: "boolean" },
     ...FILTER_FLAGS,
   },
   check: (p) => {
@@ -53,42 +61,53 @@ const spec: CommandSpec = {
 };
 
 export function run(argv: readonly string[]): Promise<number> {
-  return withAnyHome(spec, argv, async (api, p) => {
+  return runCommand(spec, argv, async (p) => {
     const query = p.positionals.join(" ");
-    const session = str(p, "session");
-    const result = await api.search({
+    const search: CliSearch = {
       query,
-      session,
+      session: str(p, "session"),
       match: str(p, "match") as MatchMode | undefined,
       range: str(p, "range") as TimeRange | undefined,
       limit: num(p, "limit"),
       ...filterOptions(p),
-    });
+    };
+    const paths = homePaths(resolveHome(p.flags.home as string | undefined, process.env));
+    const config = loadConfigCached(paths.config, process.env);
+    const answered = bool(p, "local") ? undefined : await searchViaDaemon(paths.httpFile, config, search);
+    const result =
+      answered ??
+      (await usingAnyHome(p, spec.name, async (api) => searchJson(query, await api.search(search)), true, config));
     if (bool(p, "json")) {
-      printJson(searchJson(query, result));
+      printJson(result);
       return 0;
     }
-    for (const note of result.notes) process.stderr.write(`memvoy: ${note}\n`);
-    if (result.hits.length === 0)
-      println(dim(`no matches for ${JSON.stringify(query)}${result.emptyReason ? `: ${result.emptyReason}` : ""}`));
-    const shownRuns = new Set<unknown>();
-    for (const h of result.hits) {
-      const m = h.message;
-      println(
-        `${cyan(m.session)} ${dim(`${nsToLocalSeconds(m.sendAt)} · ${m.role}${m.sender ? ` · ${m.sender}` : ""} · ${h.source} ${h.score.toFixed(3)}`)}`,
-      );
-      println(`  ${highlight(h.snippet, h.highlights)}`);
-      // Semantic context: merged runs are shared by their hits, so each run is printed once.
-      if (h.context && !shownRuns.has(h.context)) {
-        shownRuns.add(h.context);
-        for (const c of h.context)
-          println(
-            dim(`    ${c.id === m.id ? ">" : "|"} ${c.role}${c.sender ? ` · ${c.sender}` : ""}: ${oneLine(c.content)}`),
-          );
-      }
-    }
+    printHits(result);
     return 0;
   });
+}
+
+/** The hits for a person: one header line and the snippet each, and a semantic hit's context run once. */
+function printHits(result: SearchResultJson): void {
+  for (const note of result.notes) process.stderr.write(`memvoy: ${note}\n`);
+  if (result.hits.length === 0)
+    println(
+      dim(`no matches for ${JSON.stringify(result.query)}${result.emptyReason ? `: ${result.emptyReason}` : ""}`),
+    );
+  // Hits of one merged run carry the same context: it is printed once.
+  const shownRuns = new Set<string>();
+  for (const h of result.hits) {
+    const at = nsToLocalSeconds(parseTime(h.sendAt)!);
+    println(
+      `${cyan(h.session)} ${dim(`${at} · ${h.role}${h.sender ? ` · ${h.sender}` : ""} · ${h.source} ${h.score.toFixed(3)}`)}`,
+    );
+    println(`  ${highlight(h.snippet, h.highlights)}`);
+    const run = h.context?.map((c) => c.id).join(" ");
+    if (h.context && run !== undefined && !shownRuns.has(run)) {
+      shownRuns.add(run);
+      for (const c of h.context)
+        println(dim(`    ${c.hit ? ">" : "|"} ${c.role}${c.sender ? ` · ${c.sender}` : ""}: ${oneLine(c.content)}`));
+    }
+  }
 }
 
 function oneLine(text: string, width = 100): string {

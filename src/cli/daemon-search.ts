@@ -1,0 +1,70 @@
+// A search answered by the daemon running for the home: its index is open and its caches warm, and its worker
+// has LanceDB loaded, so a one-shot command skips opening the home, and a semantic search skips loading the
+// vectors. Only a daemon of this very program and config (programStamp in <home>/http.json) is asked; with none,
+// or when it cannot answer, the command searches in its own process.
+import { HttpMemoryApi } from "../app/api/http-memory-api.ts";
+import type { SearchInput } from "../app/api/memory-api.ts";
+import type { SearchResultJson } from "../app/api/json-types.ts";
+import { programStamp } from "../config/program-stamp.ts";
+import type { Config } from "../config/schema.ts";
+import { readHttpFile } from "../http/http-file.ts";
+import { nsToRfc3339, parseTime } from "../shared/time.ts";
+
+/** How long a daemon may take before the command searches itself instead. */
+export const DAEMON_SEARCH = { timeoutMs: 10_000 };
+
+/** What the command searches for: the API's input, and the filters only the local search has. */
+export interface CliSearch extends SearchInput {
+  role?: string;
+  sender?: string;
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false; // gone, or another user's process (EPERM): not this home's daemon
+  }
+}
+
+/** A time as the daemon reads it whatever its timezone: zone-less dates are read here, in this process's. */
+function absolute(text: string | undefined): string | undefined | null {
+  if (text === undefined) return undefined;
+  const ns = parseTime(text);
+  return ns === undefined ? null : nsToRfc3339(ns);
+}
+
+/**
+ * The daemon's answer, or undefined: no daemon of this program and config runs for the home, the search uses a
+ * filter the HTTP API does not take (role, sender) or input the local search reports, or the daemon failed.
+ */
+export async function searchViaDaemon(
+  httpFile: string,
+  config: Config,
+  o: CliSearch,
+): Promise<SearchResultJson | undefined> {
+  if (o.role !== undefined || o.sender !== undefined) return undefined;
+  const f = readHttpFile(httpFile);
+  if (f?.stamp === undefined || f.stamp !== programStamp(config) || !alive(f.pid)) return undefined;
+  const since = absolute(o.since);
+  const until = absolute(o.until);
+  if (since === null || until === null) return undefined; // the local search says what is wrong
+  const input: SearchInput = { query: o.query };
+  if (o.session !== undefined) input.session = o.session;
+  if (o.match !== undefined) input.match = o.match;
+  if (o.range !== undefined) input.range = o.range;
+  if (since !== undefined) input.since = since;
+  if (until !== undefined) input.until = until;
+  if (o.limit !== undefined) input.limit = o.limit;
+  try {
+    return await new HttpMemoryApi({ url: f.url, token: f.token, timeoutMs: DAEMON_SEARCH.timeoutMs }).search(input);
+  } catch (err) {
+    // Refused input is reported by the local search in its own words; a daemon gone since is not worth a word.
+    if (((err as Error).cause as { name?: string } | undefined)?.name === "TimeoutError")
+      process.stderr.write(
+        `memvoy: the daemon did not answer within ${DAEMON_SEARCH.timeoutMs / 1000} s; searching here\n`,
+      );
+    return undefined;
+  }
+}

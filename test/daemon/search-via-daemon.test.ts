@@ -1,0 +1,240 @@
+// `memvoy search` asks the daemon running for the home (same program, same config) and prints its answer as
+// it prints its own; with no such daemon, or one that cannot answer, it searches in its own process.
+import { afterAll, beforeAll, expect, setDefaultTimeout, test } from "bun:test";
+import { existsSync, readFileSync, renameSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { openMemory } from "../../src/app/open-memory.ts";
+import { buildBinaryOnce, makeTempDir, removeTempDirs, runBinary } from "../fixture/binary.ts";
+import { cleanup, cli, startDaemon, tempHome, waitFor, waitRunning } from "../fixture/daemon-process.ts";
+
+// Real daemons (one from source, one compiled) and many CLI processes.
+setDefaultTimeout(120_000);
+
+afterAll(() => {
+  cleanup();
+  removeTempDirs();
+});
+
+function fill(home: string): void {
+  const api = openMemory({ home, env: {}, drain: "off" });
+  api.add("ops", [
+    { role: "user", content: "where do the deploy keys live" },
+    { role: "assistant", content: "in the vault under ops/deploy, next to the kubernetes secrets" },
+  ]);
+  api.add("infra", [
+    { role: "user", content: "the kubernetes rollout failed again", sender: "ana" },
+    { role: "assistant", content: "roll back to the last green build, then look at the kubernetes events" },
+  ]);
+  api.close();
+}
+
+/** Scores hold a recency term that moves with the clock between two runs: compared to 6 places. */
+const settled = (json: string) =>
+  JSON.stringify(JSON.parse(json), (k, v) => (k === "score" && typeof v === "number" ? v.toFixed(6) : v));
+
+const SEARCHES = [
+  ["kubernetes"],
+  ["kubernetes", "--session", "infra"],
+  ["deploy keys", "--range", "7d", "--limit", "1"],
+  ["kubernetes", "--since", "2000-01-01"],
+  ["nothing like this anywhere"],
+];
+
+let home: string;
+let stampedFile: Record<string, unknown>;
+
+beforeAll(async () => {
+  home = tempHome();
+  fill(home);
+  const d = startDaemon(home);
+  await waitRunning(d);
+  const httpFile = join(home, "http.json");
+  await waitFor(() => existsSync(httpFile), 15_000, "http.json");
+  stampedFile = JSON.parse(readFileSync(httpFile, "utf8"));
+  expect(typeof stampedFile.stamp).toBe("string");
+});
+
+test("with the daemon running, its answers are the local ones, in JSON and for a person", async () => {
+  for (const args of SEARCHES) {
+    const asked = await cli(home, ["search", ...args, "--json"]);
+    const local = await cli(home, ["search", ...args, "--json", "--local"]);
+    expect(asked.code).toBe(0);
+    expect(settled(asked.stdout)).toBe(settled(local.stdout));
+    const text = await cli(home, ["search", ...args]);
+    const textLocal = await cli(home, ["search", ...args, "--local"]);
+    expect(text.stdout).toBe(textLocal.stdout);
+    expect(text.stderr).toBe(textLocal.stderr);
+  }
+});
+
+interface Seen {
+  path: string;
+  authorization: string | null;
+  body: unknown;
+}
+
+/** A stand-in daemon at the URL of http.json: it answers every search with an empty result of its own. */
+async function withFakeDaemon(
+  body: (seen: Seen[]) => Promise<void>,
+  answer: (req: Request) => Response | Promise<Response> = () =>
+    Response.json({
+      query: "asked the daemon",
+      hits: [],
+      notIndexed: 0,
+      reindexNeeded: false,
+      notes: [],
+      emptyReason: "answered by the stand-in",
+    }),
+): Promise<void> {
+  const seen: Seen[] = [];
+  const server = Bun.serve({
+    hostname: "127.0.0.1",
+    port: 0,
+    fetch: async (req) => {
+      const path = new URL(req.url).pathname;
+      seen.push({ path, authorization: req.headers.get("authorization"), body: await req.json().catch(() => null) });
+      return answer(req);
+    },
+  });
+  const httpFile = join(home, "http.json");
+  writeFileSync(
+    httpFile,
+    JSON.stringify({ ...stampedFile, url: server.url.origin, port: server.port, pid: process.pid }),
+    { mode: 0o600 },
+  );
+  try {
+    await body(seen);
+  } finally {
+    server.stop(true);
+  }
+}
+
+const fromStandIn = (stdout: string) => JSON.parse(stdout).query === "asked the daemon";
+
+test("a daemon of the same program and config answers, with its token; zone-less times go as instants", async () => {
+  await withFakeDaemon(async (seen) => {
+    const r = await cli(home, ["search", "kubernetes", "--since", "2026-01-02", "--limit", "3", "--json"]);
+    expect(r.code).toBe(0);
+    expect(fromStandIn(r.stdout)).toBe(true);
+    expect(seen).toHaveLength(1);
+    expect(seen[0]!.path).toBe("/v1/search");
+    expect(seen[0]!.authorization).toBe(`Bearer ${stampedFile.token}`);
+    expect(seen[0]!.body).toEqual({ query: "kubernetes", since: "2026-01-02T00:00:00.000000000Z", limit: 3 });
+    const text = await cli(home, ["search", "kubernetes"]);
+    expect(text.stdout).toContain("answered by the stand-in");
+  });
+});
+
+test("--local, role and sender filters, and a bad time search here", async () => {
+  await withFakeDaemon(async (seen) => {
+    for (const extra of [["--local"], ["--role", "user"], ["--sender", "ana"]]) {
+      const r = await cli(home, ["search", "kubernetes", ...extra, "--json"]);
+      expect(r.code).toBe(0);
+      expect(fromStandIn(r.stdout)).toBe(false);
+      expect(JSON.parse(r.stdout).hits.length).toBeGreaterThan(0);
+    }
+    const bad = await cli(home, ["search", "kubernetes", "--since", "last tuesday"]);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain("since");
+    expect(seen).toHaveLength(0);
+  });
+});
+
+test("a daemon that fails the search, or refuses it, leaves it to this process", async () => {
+  for (const status of [500, 400]) {
+    await withFakeDaemon(
+      async (seen) => {
+        const r = await cli(home, ["search", "kubernetes", "--json"]);
+        expect(r.code).toBe(0);
+        expect(seen).toHaveLength(1);
+        expect(JSON.parse(r.stdout).hits.length).toBe(3);
+        expect(r.stderr).toBe("");
+      },
+      () => Response.json({ error: { code: "X", message: "no" } }, { status }),
+    );
+  }
+});
+
+test("another config, a dead daemon, another program, a linked http.json: searched here", async () => {
+  const httpFile = join(home, "http.json");
+  const config = join(home, "config.toml");
+  // Another config: the stamp differs.
+  await withFakeDaemon(async (seen) => {
+    writeFileSync(config, "[search]\nmin_score = 0.2\n");
+    try {
+      const r = await cli(home, ["search", "kubernetes", "--json"]);
+      expect(fromStandIn(r.stdout)).toBe(false);
+      // An environment override changes the config too.
+      writeFileSync(config, "");
+      const env = await cli(home, ["search", "kubernetes", "--json"], { MEMVOY_ERROR_MEMORY_TTL_DAYS: "30" });
+      expect(fromStandIn(env.stdout)).toBe(false);
+    } finally {
+      writeFileSync(config, "");
+    }
+    expect(seen).toHaveLength(0);
+    // The same config again (an empty file loads to the defaults, as no file does): asked.
+    expect(fromStandIn((await cli(home, ["search", "kubernetes", "--json"])).stdout)).toBe(true);
+  });
+  // A daemon whose process is gone (its http.json left behind).
+  await withFakeDaemon(async (seen) => {
+    const f = JSON.parse(readFileSync(httpFile, "utf8"));
+    writeFileSync(httpFile, JSON.stringify({ ...f, pid: 2 ** 22 + 1 }), { mode: 0o600 });
+    expect(fromStandIn((await cli(home, ["search", "kubernetes", "--json"])).stdout)).toBe(false);
+    expect(seen).toHaveLength(0);
+  });
+  // Another build (a stamp from elsewhere), and a file without a stamp (an older daemon).
+  for (const stamp of ["another-build", undefined])
+    await withFakeDaemon(async (seen) => {
+      const f = JSON.parse(readFileSync(httpFile, "utf8"));
+      writeFileSync(httpFile, JSON.stringify({ ...f, stamp }), { mode: 0o600 });
+      expect(fromStandIn((await cli(home, ["search", "kubernetes", "--json"])).stdout)).toBe(false);
+      expect(seen).toHaveLength(0);
+    });
+  // http.json as a link to a file that would be trusted: never followed.
+  await withFakeDaemon(async (seen) => {
+    const real = join(makeTempDir("memvoy-link-"), "http.json");
+    renameSync(httpFile, real);
+    symlinkSync(real, httpFile);
+    expect(fromStandIn((await cli(home, ["search", "kubernetes", "--json"])).stdout)).toBe(false);
+    expect(seen).toHaveLength(0);
+  });
+});
+
+test("compiled binary: its daemon answers the same hits as --local, and its stamp is the binary's own", async () => {
+  const bin = await buildBinaryOnce();
+  const h = makeTempDir("memvoy-home-");
+  fill(h);
+  const cwd = makeTempDir("memvoy-cwd-");
+  const d = Bun.spawn([bin, "--daemon", "--home", h], {
+    cwd,
+    env: { PATH: "/usr/bin:/bin", HOME: cwd, TMPDIR: tmpdir() },
+    stdout: "ignore",
+    stderr: "pipe",
+  });
+  try {
+    await waitFor(() => existsSync(join(h, "http.json")), 30_000, "http.json");
+    const run = (args: string[]) => runBinary(bin, ["--home", h, ...args], { cwd });
+    const asked = await run(["search", "kubernetes", "--json"]);
+    const local = await run(["search", "kubernetes", "--json", "--local"]);
+    expect(settled(asked.stdout)).toBe(settled(local.stdout));
+    // The binary's own stamp: a stand-in at its http.json answers the binary's search.
+    const f = JSON.parse(readFileSync(join(h, "http.json"), "utf8"));
+    d.kill("SIGKILL");
+    await d.exited;
+    const server = Bun.serve({
+      hostname: "127.0.0.1",
+      port: 0,
+      fetch: () =>
+        Response.json({ query: "asked the daemon", hits: [], notIndexed: 0, reindexNeeded: false, notes: [] }),
+    });
+    try {
+      writeFileSync(join(h, "http.json"), JSON.stringify({ ...f, url: server.url.origin, pid: process.pid }));
+      expect(fromStandIn((await run(["search", "kubernetes", "--json"])).stdout)).toBe(true);
+    } finally {
+      server.stop(true);
+    }
+  } finally {
+    if (d.exitCode === null) d.kill(9);
+  }
+});
