@@ -4,12 +4,14 @@
 // in wall time and in CPU time (user + system, steadier on a loaded machine). A second limit also runs the
 // recent tier's substring scan (the spec's substring match over recent messages, which the window SQL does
 // not cover): what of memvoy's time that SQL accounts for. A third row keeps the limit as it printed before
-// (through process.stdout, which costs a fresh process several ms that neither program needs to pay).
-import { mkdtempSync, rmSync } from "node:fs";
+// (through process.stdout, which costs a fresh process several ms that neither program needs to pay). A last
+// row runs memvoy with the daemon running for the home, which then answers the search.
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { ftsAllQuery, ftsPhrases, queryTerms } from "../src/search/query-terms.ts";
 import { rankWindow } from "../src/storage/sqlite/keyword-queries.ts";
+import { tryLockFile } from "../src/shared/file-lock.ts";
 import { ensureHome } from "./lib/ensure-home.ts";
 import { emitRows, log, quick, type BenchRow } from "./lib/report.ts";
 import { ARCHIVED_SPEC } from "./lib/sizes.ts";
@@ -64,6 +66,36 @@ try {
       run(lArgv, viaStream, streamEnv);
     }
   }
+  // With the daemon running for the home, `memvoy search` asks it (docs/daemon.md). The bench holds the
+  // embedding drain's lock meanwhile, so that the daemon does not embed the home's 1M-message backlog during
+  // the runs (its drain finds the lock taken and waits).
+  const viaDaemon = series();
+  const limitBeside = series();
+  const release = tryLockFile(join(home, ".store", "embed.lock"));
+  const daemon = Bun.spawn([join(dir, "memvoy"), "--daemon", "--home", home], { env, stdout: "ignore", stderr: "pipe" });
+  try {
+    const httpFile = join(home, "http.json");
+    const deadline = Date.now() + 60_000;
+    while (!existsSync(httpFile) || !JSON.parse(readFileSync(httpFile, "utf8")).stamp) {
+      if (Date.now() > deadline || daemon.exitCode !== null) throw new Error("cli-search: the daemon did not start");
+      await Bun.sleep(50);
+    }
+    for (const q of QUERIES) {
+      const terms = queryTerms(q);
+      const mArgv = [join(dir, "memvoy"), "--home", home, "search", q, "--json"];
+      const lArgv = [join(dir, "limit"), home, ftsAllQuery(terms)!, String(rankWindow(ftsPhrases(terms).length))];
+      const warm = series();
+      for (let i = 0; i < 3; i++) run(mArgv, warm);
+      for (let i = 0; i < REPS; i++) {
+        run(mArgv, viaDaemon);
+        run(lArgv, limitBeside);
+      }
+    }
+  } finally {
+    daemon.kill("SIGTERM");
+    await daemon.exited;
+    release?.();
+  }
   const ratio = (a: number[], b: number[]) => {
     const x = summarize(a).p50;
     const y = summarize(b).p50;
@@ -83,6 +115,10 @@ try {
   rows.push({
     name: "`search --json`, same runs: p50 memvoy / the limit printing through process.stdout (as it printed before)",
     value: ratio(memvoy.wall, viaStream.wall).value,
+  });
+  rows.push({
+    name: "`search --json` whole process with the daemon running for the home (it answers; the command does not open the home), same queries: p50 memvoy / limit, interleaved",
+    value: ratio(viaDaemon.wall, limitBeside.wall).value,
   });
   if (memvoy.cpu.length && limit.cpu.length && withRecent.cpu.length && viaStream.cpu.length) {
     rows.push({
