@@ -56,7 +56,24 @@ beforeAll(async () => {
 });
 
 test("with the daemon running, its answers are the local ones, in JSON and for a person", async () => {
-  for (const args of SEARCHES) {
+  // Semantic and hybrid searches once the daemon has embedded every message.
+  await waitFor(
+    () => {
+      const a = openMemory({ home, env: {}, drain: "off" });
+      try {
+        return a.embeddingBacklog().queued === 0;
+      } finally {
+        a.close();
+      }
+    },
+    60_000,
+    "the embedding queue to drain",
+  );
+  const semantic = [
+    ["where are the keys kept", "--match", "semantic"],
+    ["kubernetes rollout", "--match", "hybrid", "--limit", "3"],
+  ];
+  for (const args of [...SEARCHES, ...semantic]) {
     const asked = await cli(home, ["search", ...args, "--json"]);
     const local = await cli(home, ["search", ...args, "--json", "--local"]);
     expect(asked.code).toBe(0);
