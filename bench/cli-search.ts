@@ -4,8 +4,9 @@
 // in wall time and in CPU time (user + system, steadier on a loaded machine). A second limit also runs the
 // recent tier's substring scan (the spec's substring match over recent messages, which the window SQL does
 // not cover): what of memvoy's time that SQL accounts for. A third row keeps the limit as it printed before
-// (through process.stdout, which costs a fresh process several ms that neither program needs to pay). A last
-// row runs memvoy with the daemon running for the home, which then answers the search.
+// (through process.stdout, which costs a fresh process several ms that neither program needs to pay). A row
+// runs memvoy with the daemon running for the home, which then answers the search; the last rows time semantic
+// and hybrid searches on a home with vectors, with the daemon running against --local.
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -13,6 +14,7 @@ import { ftsAllQuery, ftsPhrases, queryTerms } from "../src/search/query-terms.t
 import { rankWindow } from "../src/storage/sqlite/keyword-queries.ts";
 import { tryLockFile } from "../src/shared/file-lock.ts";
 import { ensureHome } from "./lib/ensure-home.ts";
+import { vectorHome } from "./lib/vector-home.ts";
 import { emitRows, log, quick, type BenchRow } from "./lib/report.ts";
 import { ARCHIVED_SPEC } from "./lib/sizes.ts";
 import { fmtMs, summarize } from "./lib/stats.ts";
@@ -20,6 +22,8 @@ import { fmtMs, summarize } from "./lib/stats.ts";
 const root = resolve(import.meta.dir, "..");
 const REPS = quick ? 3 : 15;
 const QUERIES = ["kubernetes", "rollback incident", "payment refund", "lourous"];
+const SEMANTIC_QUERIES = ["where do the deploy keys live", "the rollout failed again", "refund for a double payment"];
+const SEMANTIC_REPS = quick ? 3 : 10;
 const rows: BenchRow[] = [];
 const home = ensureHome(ARCHIVED_SPEC, rows);
 const dir = mkdtempSync(join(tmpdir(), "memvoy-cli-bench-"));
@@ -33,6 +37,22 @@ try {
   build(["--entry", "bench/lib/search-limit.ts", "--outfile", join(dir, "limit")]);
   const env = { PATH: process.env.PATH!, HOME: dir };
   type Series = { wall: number[]; cpu: number[] };
+  /** Run `body` with the compiled memvoy's daemon running for `home` (once its http.json is written). */
+  const withDaemon = async (h: string, body: () => void) => {
+    const daemon = Bun.spawn([join(dir, "memvoy"), "--daemon", "--home", h], { env, stdout: "ignore", stderr: "pipe" });
+    try {
+      const httpFile = join(h, "http.json");
+      const deadline = Date.now() + 60_000;
+      while (!existsSync(httpFile) || !JSON.parse(readFileSync(httpFile, "utf8")).stamp) {
+        if (Date.now() > deadline || daemon.exitCode !== null) throw new Error("cli-search: the daemon did not start");
+        await Bun.sleep(50);
+      }
+      body();
+    } finally {
+      daemon.kill("SIGTERM");
+      await daemon.exited;
+    }
+  };
   const series = (): Series => ({ wall: [], cpu: [] });
   const run = (argv: string[], into: Series, extraEnv: Record<string, string> = {}) => {
     const t = performance.now();
@@ -72,34 +92,47 @@ try {
   const viaDaemon = series();
   const limitBeside = series();
   const release = tryLockFile(join(home, ".store", "embed.lock"));
-  const daemon = Bun.spawn([join(dir, "memvoy"), "--daemon", "--home", home], {
-    env,
-    stdout: "ignore",
-    stderr: "pipe",
-  });
   try {
-    const httpFile = join(home, "http.json");
-    const deadline = Date.now() + 60_000;
-    while (!existsSync(httpFile) || !JSON.parse(readFileSync(httpFile, "utf8")).stamp) {
-      if (Date.now() > deadline || daemon.exitCode !== null) throw new Error("cli-search: the daemon did not start");
-      await Bun.sleep(50);
-    }
-    for (const q of QUERIES) {
-      const terms = queryTerms(q);
-      const mArgv = [join(dir, "memvoy"), "--home", home, "search", q, "--json"];
-      const lArgv = [join(dir, "limit"), home, ftsAllQuery(terms)!, String(rankWindow(ftsPhrases(terms).length))];
-      // A daemon serves for hours: it is measured warm (its JIT, its caches at this state of the home).
-      const warm = series();
-      for (let i = 0; i < REPS; i++) run(mArgv, warm);
-      for (let i = 0; i < REPS; i++) {
-        run(mArgv, viaDaemon);
-        run(lArgv, limitBeside);
+    await withDaemon(home, () => {
+      for (const q of QUERIES) {
+        const terms = queryTerms(q);
+        const mArgv = [join(dir, "memvoy"), "--home", home, "search", q, "--json"];
+        const lArgv = [join(dir, "limit"), home, ftsAllQuery(terms)!, String(rankWindow(ftsPhrases(terms).length))];
+        // A daemon serves for hours: it is measured warm (its JIT, its caches at this state of the home).
+        const warm = series();
+        for (let i = 0; i < REPS; i++) run(mArgv, warm);
+        for (let i = 0; i < REPS; i++) {
+          run(mArgv, viaDaemon);
+          run(lArgv, limitBeside);
+        }
       }
-    }
+    });
   } finally {
-    daemon.kill("SIGTERM");
-    await daemon.exited;
     release?.();
+  }
+  // Semantic and hybrid searches from the command line, on a home whose messages all have vectors: with the
+  // daemon running (its worker has LanceDB and the word vectors loaded) against --local (loads them each time).
+  const vectors = await vectorHome(quick ? 2_000 : 10_000, "memvoy-cli-bench-vectors-");
+  const semanticRows: { mode: string; asked: Series; local: Series }[] = [];
+  try {
+    await withDaemon(vectors, () => {
+      for (const mode of ["semantic", "hybrid"]) {
+        const asked = series();
+        const local = series();
+        for (const q of SEMANTIC_QUERIES) {
+          const argv = [join(dir, "memvoy"), "--home", vectors, "search", q, "--match", mode, "--json"];
+          const warm = series();
+          for (let i = 0; i < 3; i++) run(argv, warm);
+          for (let i = 0; i < SEMANTIC_REPS; i++) {
+            run(argv, asked);
+            run([...argv, "--local"], local);
+          }
+        }
+        semanticRows.push({ mode, asked, local });
+      }
+    });
+  } finally {
+    rmSync(vectors, { recursive: true, force: true });
   }
   const ratio = (a: number[], b: number[]) => {
     const x = summarize(a).p50;
@@ -125,6 +158,14 @@ try {
     name: "`search --json` whole process with the daemon running for the home (it answers; the command does not open the home), same queries: p50 memvoy / limit, interleaved",
     value: ratio(viaDaemon.wall, limitBeside.wall).value,
   });
+  for (const { mode, asked, local } of semanticRows) {
+    const x = summarize(asked.wall).p50;
+    const y = summarize(local.wall).p50;
+    rows.push({
+      name: `\`search --match ${mode} --json\` whole process, ${quick ? "2,000" : "10,000"} msgs with vectors, ${SEMANTIC_QUERIES.length} queries: p50 with the daemon running / --local`,
+      value: `${fmtMs(x)} / ${fmtMs(y)} (${(y / x).toFixed(1)}x faster)`,
+    });
+  }
   if (memvoy.cpu.length && limit.cpu.length && withRecent.cpu.length && viaStream.cpu.length) {
     rows.push({
       name: "`search --json` whole process, same runs in CPU time (user + system): p50 memvoy / limit",

@@ -2,11 +2,10 @@
 // keyword results, measured through the HomeMemory calls the TUI makes plus its view-state and line
 // rendering (no terminal), then once end to end under tmux. Homes are the cached ones of bench/keyword.ts.
 // First, the first ranked search of a fresh TUI on a smaller home with vectors (`--ranked-only`: that alone).
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, rmSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { SEARCH_DEBOUNCE_MS, SEARCH_RANK_MS } from "../src/tui/app/search-screen.ts";
-import { sessionMessages } from "./lib/corpus.ts";
+import { vectorHome } from "./lib/vector-home.ts";
 import { openMemory, type HomeMemory } from "../src/app/open-memory.ts";
 import { buildBlocks } from "../src/tui/state/history-blocks.ts";
 import { HistoryViewport } from "../src/tui/state/history-viewport.ts";
@@ -184,18 +183,6 @@ async function endToEnd(home: string, program: string[], label: string): Promise
   }
 }
 
-/** A home whose messages all have vectors (builtin embedder), for the first ranked search. */
-async function vectorHome(messages: number): Promise<string> {
-  const home = mkdtempSync(join(tmpdir(), "memvoy-bench-tui-vectors-"));
-  const api = openMemory({ home, env: {}, drain: "off" });
-  const sessions = 50;
-  for (let s = 0; s < sessions; s++)
-    api.add(`s${String(s).padStart(4, "0")}`, sessionMessages(s, messages / sessions, 7));
-  await api.drainEmbeddings();
-  api.close();
-  return home;
-}
-
 /** The program's pid: the child of the pane's shell. */
 function programPid(tui: TmuxSession): number | undefined {
   const shell = tui.format("pane_pid");
@@ -264,7 +251,7 @@ async function firstRanked(home: string, program: string[]): Promise<RankedRun> 
 
 async function firstRankedRows(): Promise<BenchRow[]> {
   const size = quick ? 2_000 : 10_000;
-  const home = await vectorHome(size);
+  const home = await vectorHome(size, "memvoy-bench-tui-vectors-");
   try {
     const out: BenchRow[] = [];
     const programs: [string, string[]][] = [["bun src/index.ts", ["bun", join(root, "src/index.ts")]]];
