@@ -1,45 +1,22 @@
-// The shape of one CLI command module, and the preamble every command shares: parse, --help, positionals, open, close.
+// Opening the home for a command, and closing it after; the command preamble itself is in run-command.ts.
 import type { HomeMemory } from "../app/memory-api.ts";
 import { openMemory } from "../app/open-memory.ts";
 import type { SharedHome } from "../app/shared/shared-home.ts";
 import { homePaths, resolveHome } from "../config/home.ts";
 import { loadConfigCached } from "../config/load-cached.ts";
 import type { Config } from "../config/schema.ts";
-import { assertSessionId } from "../shared/session-id.ts";
-import { writeOut } from "../shared/stdout.ts";
-import { bool, expectPositionals, leadingOptions, parseArgs, type FlagSpecs, type Parsed } from "./args.ts";
-import { CommandUsageError } from "./usage-errors.ts";
+import type { Parsed } from "./args.ts";
+import { runCommand, type CommandSpec } from "./run-command.ts";
 
-export interface CommandModule {
-  usage: string;
-  run(argv: readonly string[]): Promise<number>;
-}
-
-export interface CommandSpec {
-  /** The command as named in errors: `add`, `errors search`. */
-  name: string;
-  usage: string;
-  flags?: FlagSpecs;
-  /** Required positionals, by name, then optional ones. */
-  positionals?: string[];
-  optional?: string[];
-  /** The first positional, when given, is a session id: checked before the home is opened. */
-  session?: boolean;
-  /** Checks of the flags that must fail before the home is opened (or created). */
-  check?: (p: Parsed, args: string[]) => void;
-  /** It may read or write many rows (a JSONL stdin): the database keeps its large page cache. */
-  bulk?: boolean;
-}
-
-/** The spec of a command whose one positional is a session id (checked before the home is opened). */
-export function sessionSpec(
-  name: string,
-  usage: string,
-  flags: FlagSpecs,
-  extra: Partial<CommandSpec> = {},
-): CommandSpec {
-  return { name, usage, flags, positionals: ["SESSION"], session: true, ...extra };
-}
+export {
+  printUsage,
+  runCommand,
+  runSubcommand,
+  sessionSpec,
+  type CommandModule,
+  type CommandSpec,
+  type SubcommandsSpec,
+} from "./run-command.ts";
 
 export function openFromFlags(p: Parsed, command?: string, config?: Config, shortLived = false): HomeMemory {
   // A CLI writer hands embedding to a detached drain: it exits at once and never loads LanceDB.
@@ -50,60 +27,6 @@ export function openFromFlags(p: Parsed, command?: string, config?: Config, shor
     ...(config ? { config } : {}),
     shortLived,
   });
-}
-
-/** `--help` text for a command, printed to stdout. */
-export function printUsage(usage: string): number {
-  writeOut(usage.trimEnd() + "\n");
-  return 0;
-}
-
-/** Parse argv, answer --help, check the positionals, then run `body` with them. */
-export async function runCommand(
-  spec: CommandSpec,
-  argv: readonly string[],
-  body: (p: Parsed, args: string[]) => number | Promise<number>,
-): Promise<number> {
-  const p = parseArgs(argv, spec.flags ?? {}, spec.name);
-  if (bool(p, "help")) return printUsage(spec.usage);
-  const args =
-    spec.positionals || spec.optional
-      ? expectPositionals(p, spec.name, spec.positionals ?? [], spec.optional ?? [])
-      : p.positionals;
-  if (spec.session && args[0] !== undefined) assertSessionId(args[0]);
-  spec.check?.(p, args);
-  return body(p, args);
-}
-
-/** A command made of subcommands (`errors record`, `daemon status`): its own --help, and one spec per subcommand. */
-export interface SubcommandsSpec {
-  name: string;
-  usage: string;
-  subcommands: Record<string, CommandSpec>;
-  /** Subcommands not offered in errors (internal ones). */
-  hidden?: string[];
-}
-
-/**
- * The subcommand is the first argument that is no option (nor the value of --home, read as the entry point reads
- * it); the rest is run as `runCommand` runs a command, with that subcommand's spec.
- */
-export async function runSubcommand(
-  spec: SubcommandsSpec,
-  argv: readonly string[],
-  body: (sub: string, p: Parsed, args: string[]) => number | Promise<number>,
-): Promise<number> {
-  const at = leadingOptions(argv).command;
-  const choices = Object.keys(spec.subcommands).filter((s) => !spec.hidden?.includes(s));
-  if (at < 0) {
-    if (argv.includes("--help") || argv.includes("-h")) return printUsage(spec.usage);
-    throw new CommandUsageError({ problem: "missing-subcommand", command: spec.name, choices });
-  }
-  const sub = argv[at]!;
-  const subSpec = Object.hasOwn(spec.subcommands, sub) ? spec.subcommands[sub] : undefined;
-  if (!subSpec)
-    throw new CommandUsageError({ problem: "unknown-subcommand", command: spec.name, subcommand: sub, choices });
-  return runCommand(subSpec, [...argv.slice(0, at), ...argv.slice(at + 1)], (p, args) => body(sub, p, args));
 }
 
 /** `runCommand` with the home's HomeMemory open for the body, and closed after it whatever happens. */

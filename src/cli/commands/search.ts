@@ -4,7 +4,7 @@ import { assertSessionId } from "../../shared/session-id.ts";
 import { nsToLocalSeconds, parseTime, type TimeRange } from "../../shared/time.ts";
 import type { MatchMode } from "../../app/memory-api.ts";
 import { bool, num, str } from "../args.ts";
-import { runCommand, usingAnyHome, type CommandSpec } from "../command.ts";
+import { runCommand, type CommandSpec } from "../run-command.ts";
 import { FILTER_FLAGS, FILTER_USAGE, filterOptions } from "../filter-flags.ts";
 import { cyan, dim, highlight, printJson, println } from "../output.ts";
 import { searchJson } from "../../app/api/json-shapes.ts";
@@ -74,9 +74,12 @@ export function run(argv: readonly string[]): Promise<number> {
     const paths = homePaths(resolveHome(p.flags.home as string | undefined, process.env));
     const config = loadConfigCached(paths.config, process.env);
     const answered = bool(p, "local") ? undefined : await searchViaDaemon(paths.httpFile, config, search);
+    // The home's own stack (storage, search) loads only when this process searches.
     const result =
       answered ??
-      (await usingAnyHome(p, spec.name, async (api) => searchJson(query, await api.search(search)), true, config));
+      (await (
+        await import("../command.ts")
+      ).usingAnyHome(p, spec.name, async (api) => searchJson(query, await api.search(search)), true, config));
     if (bool(p, "json")) {
       printJson(result);
       return 0;
