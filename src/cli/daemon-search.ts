@@ -8,7 +8,8 @@ import type { SearchResultJson } from "../app/api/json-types.ts";
 import { programStamp } from "../config/program-stamp.ts";
 import type { Config } from "../config/schema.ts";
 import { readHttpFile } from "../http/http-file.ts";
-import { nsToRfc3339, parseTime } from "../shared/time.ts";
+import { nowNs, nsToRfc3339 } from "../shared/time.ts";
+import { parseTimeBound } from "../shared/time-filter.ts";
 
 /** How long a daemon may take before the command searches itself instead. */
 export const DAEMON_SEARCH = { timeoutMs: 10_000 };
@@ -28,11 +29,20 @@ function alive(pid: number): boolean {
   }
 }
 
-/** A time as the daemon reads it whatever its timezone: zone-less dates are read here, in this process's. */
-function absolute(text: string | undefined): string | undefined | null {
+/**
+ * A --since or --until value as the instant the daemon turns into this very bound: read here as the local
+ * search reads it (this process's timezone and clock: a date, today, 3d), sent in UTC to the nanosecond. The
+ * daemon takes an `until` instant as inclusive (it adds 1 ns), so the exclusive bound is sent 1 ns earlier.
+ * Null when the value is no time (the local search then says so).
+ */
+function instant(text: string | undefined, kind: "since" | "until", now: bigint): string | undefined | null {
   if (text === undefined) return undefined;
-  const ns = parseTime(text);
-  return ns === undefined ? null : nsToRfc3339(ns);
+  try {
+    const bound = parseTimeBound(text, kind, now);
+    return nsToRfc3339(kind === "until" ? bound - 1n : bound);
+  } catch {
+    return null;
+  }
 }
 
 /**
@@ -47,8 +57,9 @@ export async function searchViaDaemon(
   if (o.role !== undefined || o.sender !== undefined) return undefined;
   const f = readHttpFile(httpFile);
   if (f?.stamp === undefined || f.stamp !== programStamp(config) || !alive(f.pid)) return undefined;
-  const since = absolute(o.since);
-  const until = absolute(o.until);
+  const now = nowNs();
+  const since = instant(o.since, "since", now);
+  const until = instant(o.until, "until", now);
   if (since === null || until === null) return undefined; // the local search says what is wrong
   const input: SearchInput = { query: o.query };
   if (o.session !== undefined) input.session = o.session;

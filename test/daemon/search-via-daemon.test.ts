@@ -26,6 +26,7 @@ function fill(home: string): void {
     { role: "user", content: "the kubernetes rollout failed again", sender: "ana" },
     { role: "assistant", content: "roll back to the last green build, then look at the kubernetes events" },
   ]);
+  api.add("notes", [{ role: "user", content: "the cluster upgrade notes from January", sendAt: "2026-01-02T15:00:00Z" }]);
   api.close();
 }
 
@@ -38,6 +39,11 @@ const SEARCHES = [
   ["kubernetes", "--session", "infra"],
   ["deploy keys", "--range", "7d", "--limit", "1"],
   ["kubernetes", "--since", "2000-01-01"],
+  ["kubernetes", "--since", "3d", "--until", "2100-01-01"],
+  ["kubernetes", "--until", "today"],
+  ["upgrade notes", "--until", "2026-01-02"],
+  ["upgrade notes", "--since", "2026-01-02T15:00:00Z", "--until", "2026-01-02T15:00:00Z"],
+  ["upgrade notes", "--until", "2026-01-02T14:59:59.999999999Z"],
   ["nothing like this anywhere"],
 ];
 
@@ -129,15 +135,22 @@ async function withFakeDaemon(
 
 const fromStandIn = (stdout: string) => JSON.parse(stdout).query === "asked the daemon";
 
-test("a daemon of the same program and config answers, with its token; zone-less times go as instants", async () => {
+test("a daemon of the same program and config answers, with its token; time bounds go as the instants they stand for here", async () => {
   await withFakeDaemon(async (seen) => {
     const r = await cli(home, ["search", "kubernetes", "--since", "2026-01-02", "--limit", "3", "--json"]);
     expect(r.code).toBe(0);
     expect(fromStandIn(r.stdout)).toBe(true);
-    expect(seen).toHaveLength(1);
     expect(seen[0]!.path).toBe("/v1/search");
     expect(seen[0]!.authorization).toBe(`Bearer ${stampedFile.token}`);
     expect(seen[0]!.body).toEqual({ query: "kubernetes", since: "2026-01-02T00:00:00.000000000Z", limit: 3 });
+    // A date alone as the upper bound is the end of that day; the daemon takes the instant as inclusive.
+    await cli(home, ["search", "kubernetes", "--until", "2026-01-02", "--json"]);
+    expect(seen[1]!.body).toEqual({ query: "kubernetes", until: "2026-01-02T23:59:59.999999999Z" });
+    // A relative bound, counted back from this process's clock.
+    const before = Date.now();
+    await cli(home, ["search", "kubernetes", "--since", "2d", "--json"]);
+    const since = Date.parse((seen[2]!.body as { since: string }).since);
+    expect(Math.abs(since - (before - 2 * 86_400_000))).toBeLessThan(60_000);
     const text = await cli(home, ["search", "kubernetes"]);
     expect(text.stdout).toContain("answered by the stand-in");
   });
