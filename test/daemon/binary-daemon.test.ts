@@ -1,9 +1,8 @@
 // The compiled binary as a daemon: its child is the binary itself, drains the queue, and the daemon never maps LanceDB.
 import { afterAll, setDefaultTimeout, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { openMemory } from "../../src/app/open-memory.ts";
-import { buildBinaryOnce, makeTempDir, removeTempDirs } from "../fixture/binary.ts";
+import { buildBinaryOnce, removeTempDirs, spawnBinaryDaemon } from "../fixture/binary.ts";
 import {
   cleanup,
   logText,
@@ -31,13 +30,7 @@ test("compiled binary: the embeddings child is the binary itself; the daemon nev
     { role: "assistant", content: "in the vault under ops/deploy" },
   ]);
   api.close();
-  const cwd = makeTempDir("memvoy-cwd-");
-  const d = Bun.spawn([bin, "--daemon", "--home", home], {
-    cwd,
-    env: { PATH: "/usr/bin:/bin", HOME: cwd, TMPDIR: tmpdir() },
-    stdout: "ignore",
-    stderr: "pipe",
-  });
+  const { proc: d } = spawnBinaryDaemon(bin, home);
   try {
     const backlog = () => {
       const a = openMemory({ home, env: {}, drain: "off" });

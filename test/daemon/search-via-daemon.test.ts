@@ -2,10 +2,9 @@
 // it prints its own; with no such daemon, or one that cannot answer, it searches in its own process.
 import { afterAll, beforeAll, expect, setDefaultTimeout, test } from "bun:test";
 import { existsSync, readFileSync, renameSync, symlinkSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { openMemory } from "../../src/app/open-memory.ts";
-import { buildBinaryOnce, makeTempDir, removeTempDirs, runBinary } from "../fixture/binary.ts";
+import { buildBinaryOnce, makeTempDir, removeTempDirs, runBinary, spawnBinaryDaemon } from "../fixture/binary.ts";
 import { cleanup, cli, startDaemon, tempHome, waitFor, waitRunning } from "../fixture/daemon-process.ts";
 
 // Real daemons (one from source, one compiled) and many CLI processes.
@@ -26,7 +25,9 @@ function fill(home: string): void {
     { role: "user", content: "the kubernetes rollout failed again", sender: "ana" },
     { role: "assistant", content: "roll back to the last green build, then look at the kubernetes events" },
   ]);
-  api.add("notes", [{ role: "user", content: "the cluster upgrade notes from January", sendAt: "2026-01-02T15:00:00Z" }]);
+  api.add("notes", [
+    { role: "user", content: "the cluster upgrade notes from January", sendAt: "2026-01-02T15:00:00Z" },
+  ]);
   api.close();
 }
 
@@ -235,13 +236,7 @@ test("compiled binary: its daemon answers the same hits as --local, and its stam
   const bin = await buildBinaryOnce();
   const h = makeTempDir("memvoy-home-");
   fill(h);
-  const cwd = makeTempDir("memvoy-cwd-");
-  const d = Bun.spawn([bin, "--daemon", "--home", h], {
-    cwd,
-    env: { PATH: "/usr/bin:/bin", HOME: cwd, TMPDIR: tmpdir() },
-    stdout: "ignore",
-    stderr: "pipe",
-  });
+  const { proc: d, cwd } = spawnBinaryDaemon(bin, h);
   try {
     await waitFor(() => existsSync(join(h, "http.json")), 30_000, "http.json");
     const run = (args: string[]) => runBinary(bin, ["--home", h, ...args], { cwd });
