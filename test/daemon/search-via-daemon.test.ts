@@ -3,6 +3,7 @@
 import { afterAll, beforeAll, expect, setDefaultTimeout, test } from "bun:test";
 import { existsSync, readFileSync, renameSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { routeFor } from "../../src/app/api/routes.ts";
 import { openMemory } from "../../src/app/open-memory.ts";
 import { buildBinaryOnce, makeTempDir, removeTempDirs, runBinary, spawnBinaryDaemon } from "../fixture/binary.ts";
 import { cleanup, cli, startDaemon, tempHome, waitFor, waitRunning } from "../fixture/daemon-process.ts";
@@ -141,7 +142,7 @@ test("a daemon of the same program and config answers, with its token; time boun
     const r = await cli(home, ["search", "kubernetes", "--since", "2026-01-02", "--limit", "3", "--json"]);
     expect(r.code).toBe(0);
     expect(fromStandIn(r.stdout)).toBe(true);
-    expect(seen[0]!.path).toBe("/v1/search");
+    expect(seen[0]!.path).toBe(routeFor("search").path);
     expect(seen[0]!.authorization).toBe(`Bearer ${stampedFile.token}`);
     expect(seen[0]!.body).toEqual({ query: "kubernetes", since: "2026-01-02T00:00:00.000000000Z", limit: 3 });
     // A date alone as the upper bound is the end of that day; the daemon takes the instant as inclusive.
@@ -261,5 +262,42 @@ test("compiled binary: its daemon answers the same hits as --local, and its stam
     }
   } finally {
     if (d.exitCode === null) d.kill(9);
+  }
+});
+
+test("a daemon that does not answer in time: one line on stderr, and the search is left to this process", async () => {
+  const { DAEMON_SEARCH, searchViaDaemon } = await import("../../src/cli/daemon-search.ts");
+  const { programStamp } = await import("../../src/config/program-stamp.ts");
+  const { loadConfig } = await import("../../src/config/load.ts");
+  const h = makeTempDir("memvoy-home-");
+  const config = loadConfig(join(h, "config.toml"), {});
+  const server = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Promise<Response>(() => {}) });
+  const httpFile = join(h, "http.json");
+  writeFileSync(
+    httpFile,
+    JSON.stringify({
+      url: server.url.origin,
+      port: server.port,
+      pid: process.pid,
+      token: "t",
+      stamp: programStamp(config),
+    }),
+    { mode: 0o600 },
+  );
+  const saved = DAEMON_SEARCH.timeoutMs;
+  const write = process.stderr.write.bind(process.stderr);
+  let said = "";
+  process.stderr.write = ((chunk: string | Uint8Array) => {
+    said += String(chunk);
+    return true;
+  }) as typeof process.stderr.write;
+  DAEMON_SEARCH.timeoutMs = 200;
+  try {
+    expect(await searchViaDaemon(httpFile, config, { query: "kubernetes" })).toBeUndefined();
+    expect(said).toBe("memvoy: the daemon did not answer within 0.2 s; searching here\n");
+  } finally {
+    process.stderr.write = write;
+    DAEMON_SEARCH.timeoutMs = saved;
+    server.stop(true);
   }
 });
