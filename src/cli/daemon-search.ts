@@ -60,13 +60,16 @@ export async function searchViaDaemon(
   const since = instant(o.since, "since", now);
   const until = instant(o.until, "until", now);
   if (since === null || until === null) return undefined; // the local search says what is wrong
-  const input: SearchInput = { query: o.query };
-  if (o.session !== undefined) input.session = o.session;
-  if (o.match !== undefined) input.match = o.match;
-  if (o.range !== undefined) input.range = o.range;
-  if (since !== undefined) input.since = since;
-  if (until !== undefined) input.until = until;
-  if (o.limit !== undefined) input.limit = o.limit;
+  // Keys left undefined are not sent (JSON drops them).
+  const input: SearchInput = {
+    query: o.query,
+    session: o.session,
+    match: o.match,
+    range: o.range,
+    since,
+    until,
+    limit: o.limit,
+  };
   // A bare request, not HttpMemoryApi: its own check of the input (the API's schemas) would cost this one-shot
   // process about 2 ms, and the daemon checks the input anyway (the route is /v1/search of routes.ts).
   try {
