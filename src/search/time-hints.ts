@@ -32,6 +32,14 @@ const NUMBERS: Record<string, number> = {
 };
 const UNIT_DAYS: Record<string, number> = { day: 1, week: 7, month: 30.44, year: 365.25 };
 
+const DAY_MONTH_YEAR = new RegExp(`\\b${MONTH}\\s+(\\d{1,2})(?:st|nd|rd|th)?,?\\s+(\\d{4})\\b`);
+const DAY_OF_MONTH_YEAR = new RegExp(`\\b(\\d{1,2})(?:st|nd|rd|th)?\\s+(?:of\\s+)?${MONTH},?\\s+(\\d{4})\\b`);
+const MONTH_YEAR = new RegExp(`\\b${MONTH},?\\s+(?:of\\s+)?(\\d{4})\\b`);
+const LAST_MONTH = new RegExp(`\\b(?:last|this past)\\s+${MONTH}(?![\\w'])`);
+const IN_MONTH = new RegExp(`\\b(?:in|during|early|late|mid)[-\\s]+${MONTH}(?![\\w'])`);
+/** Every pattern below needs one of these: most queries name no time, and skip them all. */
+const NAMES_TIME = /\d|jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec|yesterday|today|last|past|this|ago/;
+
 const monthOf = (s: string) => MONTHS.findIndex((m) => m.startsWith(s.toLowerCase().replace(/\.$/, "").slice(0, 3)));
 const utc = (y: number, m: number, d: number) => BigInt(Date.UTC(y, m, d)) * NS_PER_MS;
 const days = (n: number) => BigInt(Math.round(n * 86_400)) * 1_000_000_000n;
@@ -60,16 +68,17 @@ function lastMonth(m: number, now: Nanos): Span {
  */
 export function timeHint(query: string, now: Nanos): TimeSpan | undefined {
   const q = query.toLowerCase();
-  let m = new RegExp(`\\b${MONTH}\\s+(\\d{1,2})(?:st|nd|rd|th)?,?\\s+(\\d{4})\\b`).exec(q);
+  if (!NAMES_TIME.test(q)) return undefined;
+  let m = DAY_MONTH_YEAR.exec(q);
   if (m) return dayAround(Number(m[3]), monthOf(m[1]!), Number(m[2]));
-  m = new RegExp(`\\b(\\d{1,2})(?:st|nd|rd|th)?\\s+(?:of\\s+)?${MONTH},?\\s+(\\d{4})\\b`).exec(q);
+  m = DAY_OF_MONTH_YEAR.exec(q);
   if (m) return dayAround(Number(m[3]), monthOf(m[2]!), Number(m[1]));
-  m = new RegExp(`\\b${MONTH},?\\s+(?:of\\s+)?(\\d{4})\\b`).exec(q);
+  m = MONTH_YEAR.exec(q);
   if (m) return monthSpan(Number(m[2]), monthOf(m[1]!));
-  m = new RegExp(`\\b(?:last|this past)\\s+${MONTH}(?![\\w'])`).exec(q);
+  m = LAST_MONTH.exec(q);
   if (m) return lastMonth(monthOf(m[1]!), now);
   // "in June": the year is not said, so every June.
-  m = new RegExp(`\\b(?:in|during|early|late|mid)[-\\s]+${MONTH}(?![\\w'])`).exec(q);
+  m = IN_MONTH.exec(q);
   if (m) return { month: monthOf(m[1]!) };
   m = /\b(?:in|during)\s+((?:19|20)\d{2})\b/.exec(q);
   if (m) return { since: utc(Number(m[1]), 0, 1) - NS_PER_DAY, until: utc(Number(m[1]) + 1, 0, 1) + NS_PER_DAY };

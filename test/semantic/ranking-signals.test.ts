@@ -68,6 +68,10 @@ describe("dates and relative time in the question", () => {
     expect(span("yesterday's deploy")).toEqual(["2026-11-29T00:00:00.000Z", "2026-12-01T00:00:00.000Z"]);
     expect(span("may I ask about the deploy")).toBeUndefined();
     expect(span("deploy server")).toBeUndefined();
+    // Each kind without a digit or a month name in it still counts (a quick check skips queries naming no time).
+    expect(span("the call a couple of days ago")).toEqual(["2026-11-28T00:00:00.000Z", "2026-11-30T00:00:00.000Z"]);
+    expect(span("what changed THIS WEEK")).toEqual(["2026-11-17T00:00:00.000Z", "2026-12-01T00:00:00.000Z"]);
+    expect(span("the rollback today")).toEqual(["2026-11-30T00:00:00.000Z", "2026-12-02T00:00:00.000Z"]);
     expect(timeFactor(timeHint("in June", now), BigInt(Date.UTC(2021, 5, 9)) * 1_000_000n)).toBe(1);
     expect(timeFactor(timeHint("in June", now), BigInt(Date.UTC(2021, 6, 9)) * 1_000_000n)).toBe(TIME_HINT.outside);
   });

@@ -144,12 +144,17 @@ export function substringMatches(
  * MAX_TRIGRAMS, the rarest.
  */
 function matchExpr(db: Database, table: string, long: string[][]): string {
-  // A small table (the recent tier of a mostly archived home) is walked on every trigram at once: its row
-  // lists are short, and measuring each one would cost more than reading it.
+  // A small table (the recent tier of a mostly archived home) is walked without measuring its trigrams: its
+  // row lists are short, and measuring each one would cost more than reading it. Each needle's first and last
+  // trigrams (and a lone needle's middle one) narrow it about as far as all of them, and every row list looked
+  // up costs a fresh process a cold read.
   if (ftsTotals(db, table).rows <= SMALL_TABLE.rows) {
-    const all = [...new Set(long.flatMap((g) => g.slice(0, -2).map((_, i) => g.slice(i, i + 3).join(""))))];
-    const step = Math.max(1, all.length / MAX_TRIGRAMS);
-    return Array.from({ length: Math.min(all.length, MAX_TRIGRAMS) }, (_, i) => all[Math.floor(i * step)]!)
+    const spread = long.flatMap((g) => {
+      const at = long.length > 1 ? [0, g.length - 3] : [0, (g.length - 3) >> 1, g.length - 3];
+      return at.map((i) => g.slice(i, i + 3).join(""));
+    });
+    return [...new Set(spread)]
+      .slice(0, MAX_TRIGRAMS)
       .map((t) => `"${t.replaceAll('"', '""')}"`)
       .join(" AND ");
   }
