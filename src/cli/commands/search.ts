@@ -105,8 +105,8 @@ function printHits(result: SearchResultJson): void {
     );
     println(`  ${highlight(h.snippet, h.highlights)}`);
     const run = h.context?.map((c) => c.id).join(" ");
-    if (h.context && !shownRuns.has(run!)) {
-      shownRuns.add(run!);
+    if (h.context && run !== undefined && !shownRuns.has(run)) {
+      shownRuns.add(run);
       for (const c of h.context)
         println(dim(`    ${c.hit ? ">" : "|"} ${c.role}${c.sender ? ` · ${c.sender}` : ""}: ${oneLine(c.content)}`));
     }
