@@ -74,6 +74,11 @@ function daemonIdleOn(home: string, session: string): boolean {
   }
 }
 
+/** Runs of the session that summarized something (outcome ok), as the daemon log records them. */
+const okRuns = (home: string, session: string) =>
+  logText(home)
+    .split("\n")
+    .filter((l) => l.includes(`summary.done session=${session} `) && l.includes("outcome=ok")).length;
 const callsFor = (marker: string) =>
   fake.requests.filter((r: FakeRequest) => r.messages.some((m) => m.content.includes(marker))).length;
 const summaryPath = (home: string, s: string) => join(home, "sessions", s, "summary.json");
@@ -89,25 +94,35 @@ test("messages from another process are summarized within a few ticks; the mtime
   await waitRunning(d);
   await addExchange(home, "alpha", "alphamarker");
   await addExchange(home, "temp-scratch", "tempmarker");
-  await waitFor(() => existsSync(summaryPath(home, "alpha")), 15_000, "alpha's summary");
-  expect(JSON.parse(readFileSync(summaryPath(home, "alpha"), "utf8"))).toMatchObject({
-    key_decisions: SUMMARY.key_decisions,
-  });
+  // The run sets summary.json's mtime back to its start once the file is saved: read it after the run ends.
+  await waitFor(
+    () => existsSync(summaryPath(home, "alpha")) && daemonIdleOn(home, "alpha"),
+    15_000,
+    "alpha's summary run to end",
+  );
+  const alphaText = readFileSync(summaryPath(home, "alpha"), "utf8");
+  expect(JSON.parse(alphaText)).toMatchObject({ key_decisions: SUMMARY.key_decisions });
   const alphaMtime = statSync(summaryPath(home, "alpha")).mtimeMs;
 
-  // Later ticks: a new session gets its summary, alpha (untouched since) is not summarized again.
+  // Later ticks: a new session gets its summary, alpha (untouched since) is not summarized again. A run that
+  // began before the add's history.json write landed leaves alpha due once more: that run finds nothing new,
+  // calls nothing and rewrites nothing but the gate's mtime.
   await addExchange(home, "beta", "betamarker");
   await waitFor(() => existsSync(summaryPath(home, "beta")), 15_000, "beta's summary");
   expect(callsFor("alphamarker")).toBe(1);
   expect(callsFor("betamarker")).toBe(1);
   expect(callsFor("tempmarker")).toBe(0);
   expect(existsSync(summaryPath(home, "temp-scratch"))).toBe(false);
-  expect(statSync(summaryPath(home, "alpha")).mtimeMs).toBe(alphaMtime);
+  expect(readFileSync(summaryPath(home, "alpha"), "utf8")).toBe(alphaText);
+  expect(okRuns(home, "alpha")).toBe(1);
 
   // New messages in alpha make it due again.
   await addExchange(home, "alpha", "alphamarker second");
   await waitFor(
-    () => callsFor("alphamarker second") === 1 && statSync(summaryPath(home, "alpha")).mtimeMs > alphaMtime,
+    () =>
+      callsFor("alphamarker second") === 1 &&
+      okRuns(home, "alpha") === 2 &&
+      statSync(summaryPath(home, "alpha")).mtimeMs > alphaMtime,
     15_000,
     "alpha's second summary",
   );
