@@ -39,7 +39,7 @@ import type { ErrorSearchResult } from "../memory/error-memory/search-errors.ts"
 import type { ErrorList, RemoveErrorResult, SweepResult } from "../memory/error-memory/error-admin.ts";
 import type { ListErrorsInput, RecordErrorInput, SearchErrorsInput } from "../memory/error-memory/error-input.ts";
 import type { ErrorRecord } from "../memory/error-memory/error-record.ts";
-import type { EmbeddingBacklog, SemanticApi, SemanticTierOptions } from "./semantic-api.ts";
+import type { EmbeddingBacklog, SemanticApi, SemanticTierOptions, WarmOptions } from "./semantic-api.ts";
 import type { DrainOptions, DrainReport } from "../memory/embedding/drain.ts";
 import type { ReindexOptions, ReindexReport } from "../memory/embedding/reindex.ts";
 import { getMessages, messagesAround, UnknownMessageError, type Around } from "../memory/message-lookup.ts";
@@ -204,8 +204,8 @@ export class HomeMemory implements MaintenanceApi {
    * Prepare the semantic tier for a first ranked search (embedder, LanceDB, the table and its statistics) in
    * the background of a long-lived front-end; never throws.
    */
-  async warmSearch(): Promise<void> {
-    await this.#semantic.warmUp();
+  async warmSearch(o: WarmOptions = {}): Promise<void> {
+    await this.#semantic.warmUp(o);
   }
 
   /** A search as the MemoryApi answers it: checked input, since/until applied, JSON out. */
@@ -415,4 +415,4 @@ export function checkSearchOptions(o: SearchOptions): SearchOptions {
 
 export type { TimeRange };
 export type { SessionReport, SummarizeOptions, SummarizeReport, SummaryProgress, SummaryView };
-export type { ErrorRecord, MatchMode, SearchHit };
+export type { ErrorRecord, MatchMode, SearchHit, WarmOptions };

@@ -41,6 +41,12 @@ export interface EmbeddingBacklog {
 /** Searches with a local embedder embed up to this many queued messages first. */
 const SEARCH_DRAIN_LIMIT = 5_000;
 
+/** How a front-end lets the search warm-up run. */
+export interface WarmOptions {
+  /** Awaited before each step of the warm-up (a front-end resolves it in a pause of its user's input). */
+  idle?: () => Promise<void>;
+}
+
 export class SemanticApi {
   readonly index: SemanticIndex;
   readonly #scheduler: DrainScheduler;
@@ -149,34 +155,38 @@ export class SemanticApi {
    * and, with a local embedder, one hybrid search. A home without vectors loads the embedder and the recent text
    * only. Never throws.
    */
-  warmUp(): Promise<void> {
-    this.#warming ??= this.warm();
+  warmUp(o: WarmOptions = {}): Promise<void> {
+    this.#warming ??= this.warm(o.idle);
     return this.#warming;
   }
 
-  private async warm(): Promise<void> {
-    // Each step blocks the event loop for a while: let keystrokes through between them.
-    const breathe = () => new Promise((resolve) => setTimeout(resolve, 0));
+  private async warm(idle?: () => Promise<void>): Promise<void> {
+    // Each step blocks the event loop for a while: it starts when the front-end is idle (by default, at the next
+    // turn of the event loop), and not once the memory is closing (which ends the wait too).
+    const stop = this.#stopWarming.signal;
+    const stopped = new Promise<void>((resolve) => stop.addEventListener("abort", () => resolve(), { once: true }));
+    const go = async () => {
+      await Promise.race([idle ? idle() : new Promise((resolve) => setTimeout(resolve, 0)), stopped]);
+      return !this.#closing && !stop.aborted;
+    };
     try {
+      if (!(await go())) return;
       const embedder = await this.index.embedder();
-      await breathe();
+      if (!(await go())) return;
       const [qv] = embedder.local ? await embedder.embed(["warm up"], undefined, "query") : [];
-      if (this.#closing) return;
-      await breathe();
+      if (!(await go())) return;
       // A long-lived front-end searches again: the recent tier's text for substring matches is read now
       // (once the user searches, their second search reads it: this would only hold the keyboard up).
-      if (!this.#stopWarming.signal.aborted) holdRecentText(this.ctx.db);
-      if (!mayHoldVectors(this.ctx) || this.#closing) return;
-      await breathe();
+      holdRecentText(this.ctx.db);
+      if (!mayHoldVectors(this.ctx) || !(await go())) return;
       const table = await this.index.searchTable();
       if (!table || this.#closing) return;
       await this.index.background.vectors(table, embedder);
-      if (!qv || this.#closing) return;
+      if (!qv || !(await go())) return;
       await table.search(qv, {}, 1);
       // A first search also compiles its statements, fills the index statistics and gets its code compiled:
       // one hybrid search on words of the newest message pays for that here (a local embedder costs nothing).
-      await breathe();
-      if (this.#stopWarming.signal.aborted) return;
+      if (!(await go())) return;
       const o = { query: warmQuery(this.ctx), limit: 50, now: this.ctx.now(), signal: this.#stopWarming.signal };
       await this.searchOnce("hybrid", o);
     } catch {

@@ -37,7 +37,7 @@ export interface TuiMemory {
   remove(session: string): Maybe<ReturnType<HomeMemory["remove"]>>;
   purgeDeleted(): Promise<unknown>;
   daemonRunning(): boolean;
-  warmSearch(): Promise<void>;
+  warmSearch: HomeMemory["warmSearch"];
   /** A shared memory: a stamp that changes when any host writes (the TUI polls it instead of watching files). */
   changeStamp?(): Promise<string>;
   close(): Maybe<void>;

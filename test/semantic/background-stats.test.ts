@@ -153,4 +153,45 @@ describe("kept background statistics", () => {
     expect(backgroundSamplings()).toBe(n);
     fresh.close();
   }, 60_000);
+
+  test("each warm-up step waits for the front-end's pause; a close during a wait ends it with nothing more loaded", async () => {
+    const { home, api } = openTemp({ drain: "off" });
+    api.add("s", turns(20));
+    await api.drainEmbeddings();
+    api.close();
+    // Pauses that come only when the test lets them.
+    let pauses = 0;
+    let pause: (() => void) | undefined;
+    const idle = () => {
+      pauses++;
+      return new Promise<void>((resolve) => (pause = resolve));
+    };
+    const untilAsked = async (n: number) => {
+      while (pauses < n) await new Promise((r) => setTimeout(r, 1));
+    };
+
+    const gated = openMemory({ home, env: {}, drain: "off" });
+    let warmed = false;
+    const warming = gated.warmSearch({ idle }).then(() => (warmed = true));
+    await untilAsked(1);
+    expect(keptFiles(home)).toEqual([]); // no step ran before the first pause
+    for (let asked = 1; !warmed; ) {
+      pause?.();
+      pause = undefined;
+      await Promise.race([warming, untilAsked(++asked)]);
+    }
+    expect(pauses).toBeGreaterThanOrEqual(5);
+    expect(keptFiles(home)).toHaveLength(1);
+    gated.close();
+
+    rmSync(join(home, ".store", "relevance"), { recursive: true, force: true });
+    const closing = openMemory({ home, env: {}, drain: "off" });
+    pauses = 0;
+    const stopped = closing.warmSearch({ idle });
+    await untilAsked(1);
+    await closing.close(); // the pause never comes: closing ends the wait
+    await stopped;
+    expect(pauses).toBe(1);
+    expect(keptFiles(home)).toEqual([]);
+  }, 60_000);
 });

@@ -21,6 +21,10 @@ import { handleMouse, type MouseEvent } from "./mouse.ts";
 import { MainScreen } from "./main-screen.ts";
 import { SearchScreen } from "./search-screen.ts";
 import { SummaryScreen } from "./summary-screen.ts";
+import { InputQuiet } from "./input-quiet.ts";
+
+/** The pause in keys and clicks each step of the search warm-up waits for (a step holds the keyboard up). */
+export const WARM_QUIET_MS = 120;
 
 export class TuiApp implements AppContext {
   readonly layout: Layout;
@@ -36,6 +40,7 @@ export class TuiApp implements AppContext {
   /** Reads of the sessions list started so far: an answer older than the newest is dropped. */
   private homeReads = 0;
   private finished!: () => void;
+  private readonly quiet = new InputQuiet();
   readonly done = new Promise<void>((resolve) => (this.finished = resolve));
 
   constructor(
@@ -67,11 +72,15 @@ export class TuiApp implements AppContext {
         })
       : new HomeWatcher(homeWatchPaths(this.api.home), onChange);
     this.watcher.start();
-    this.screen.on("keypress", (ch: string | undefined, key: Key) => this.onKey(ch, key));
+    this.screen.on("keypress", (ch: string | undefined, key: Key) => {
+      this.quiet.touch();
+      this.onKey(ch, key);
+    });
     this.screen.on("resize", () => this.render());
     // A dumb terminal gets no mouse-reporting sequences.
     if (process.env.TERM !== "dumb") this.screen.enableMouse();
     this.screen.on("mouse", (e: MouseEvent) => {
+      this.quiet.touch();
       if (this.confirmation) return;
       const top = this.overlays[this.overlays.length - 1];
       let changed = false;
@@ -92,8 +101,9 @@ export class TuiApp implements AppContext {
       if (changed) this.render();
     });
     this.render();
-    // After the first paint: load what a first ranked search needs while the user reads and types.
-    setTimeout(() => void this.api.warmSearch(), 0);
+    // After the first paint: load what a first ranked search needs while the user reads, each step in a pause
+    // of their keys (a first move through the sessions is not held up by it).
+    void this.api.warmSearch({ idle: () => this.quiet.after(WARM_QUIET_MS) });
   }
 
   private onKey(ch: string | undefined, key: Key | undefined): void {
@@ -353,6 +363,7 @@ export class TuiApp implements AppContext {
   }
 
   quit(): void {
+    this.quiet.stop();
     this.watcher?.close();
     this.summary.abort();
     this.finished();
