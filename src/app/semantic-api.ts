@@ -164,7 +164,9 @@ export class SemanticApi {
     // Each step blocks the event loop for a while: it starts when the front-end is idle (by default, at the next
     // turn of the event loop), and not once the memory is closing (which ends the wait too).
     const stop = this.#stopWarming.signal;
-    const stopped = new Promise<void>((resolve) => stop.addEventListener("abort", () => resolve(), { once: true }));
+    const stopped = stop.aborted
+      ? Promise.resolve()
+      : new Promise<void>((resolve) => stop.addEventListener("abort", () => resolve(), { once: true }));
     const go = async () => {
       await Promise.race([idle ? idle() : new Promise((resolve) => setTimeout(resolve, 0)), stopped]);
       return !this.#closing && !stop.aborted;

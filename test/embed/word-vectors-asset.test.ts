@@ -29,7 +29,6 @@ test.skipIf(!winkInstalled)(
     });
     expect(r.stdout.toString()).toContain("is up to date");
     expect(r.exitCode).toBe(0);
-    // Reading the package's 400,000 vectors takes about 3 s on a quiet machine: room for a loaded one.
   },
-  60_000,
+  60_000, // reading the package's 400,000 vectors takes about 3 s on a quiet machine: room for a loaded one
 );
