@@ -147,9 +147,15 @@ export function keywordSearch(db: Db, o: KeywordOptions): SearchHit[] {
     !archived && any === undefined && all !== undefined && o.rankRecent !== false
       ? () => readWindow(all, phrasesFor(all, false).length, { ...filter, recent: true })
       : undefined;
+  // The share of rows holding every term, as if they were independent (a guess on the low side for terms
+  // that go together): where the recent text held in memory likely holds enough substring matches.
+  const ranked = any ?? all;
+  const heldShare = ranked
+    ? () => phrasesFor(ranked, any !== undefined).reduce((p, x) => p * (x.share ?? 1), 1)
+    : undefined;
   // The recent tier first: when `limit` of its hits outscore any archived row, the archive is not read.
   const substring = new Map(
-    recentMatches(db, terms, filter, limit, o.now, symbols.length === 0, rankedRecent).map(([m, q]) => [
+    recentMatches(db, terms, filter, limit, o.now, symbols.length === 0, rankedRecent, heldShare).map(([m, q]) => [
       m.seq,
       { m, q },
     ]),
@@ -293,6 +299,8 @@ function recentMatches(
   light = false,
   /** The recent rows of the query's all-term window, as ranking reads them (see indexedSubstrings). */
   rankedRecent?: () => readonly WindowText[],
+  /** The share of rows expected to hold every term (see recentTextMatches). */
+  heldShare?: () => number,
 ): [Candidate["row"], number][] {
   const content = terms.filter((t) => !t.stop);
   const used = content.length ? content : terms;
@@ -300,7 +308,16 @@ function recentMatches(
   const size = Math.max(limit * 5, 50);
   // A row's text for the checks below: its content, or that with ASCII letters in lower case, the same to them.
   const rows =
-    (light ? recentTextMatches(db, needles, filter, size) : undefined) ??
+    (light
+      ? recentTextMatches(
+          db,
+          needles,
+          filter,
+          size,
+          // Terms the word index finds exactly are found from the ranked window instead (indexedSubstrings).
+          used.every(substringInIndex) ? undefined : heldShare,
+        )
+      : undefined) ??
     indexedSubstrings(db, terms, used, filter, size, light, rankedRecent) ??
     scanRecent(db, needles, filter, size, undefined, light).map((m) => ({
       row: m as Candidate["row"],

@@ -3,6 +3,7 @@ import { openDatabase } from "../../src/storage/sqlite/open-database.ts";
 import { RANK_WINDOW, scanRecent, windowTexts } from "../../src/storage/sqlite/keyword-queries.ts";
 import {
   BUILD_AFTER,
+  cachedRecentRows,
   cachedRecentScan,
   holdRecentText,
   holdsRecentText,
@@ -148,6 +149,15 @@ describe("when the recent text is held", () => {
       expect(holdsRecentText(db)).toBe(false);
       expect(holdsRecentText(db, false)).toBe(true);
       expect(cachedRecentScan(db, ["note"], {}, 50)).toBeUndefined();
+      // Asked to look in the rows held, it answers when they hold `limit` matches: the newest ones.
+      const viaSql = scanRecent(db, ["note"], {}, 10).map((m) => m.seq);
+      expect(cachedRecentRows(db, ["note"], {}, 10, true)?.map((r) => r.seq)).toEqual(viaSql);
+      expect(cachedRecentRows(db, ["note 2"], {}, 10, true)?.map((r) => r.seq)).toEqual(
+        scanRecent(db, ["note 2"], {}, 10).map((m) => m.seq),
+      );
+      expect(cachedRecentRows(db, ["note"], {}, 10)).toBeUndefined();
+      expect(cachedRecentRows(db, ["note"], {}, 30, true)).toBeUndefined(); // 29 held: the 30th may be older
+      expect(cachedRecentRows(db, ["note 0"], {}, 1, true)).toBeUndefined(); // only in the row not held
       expect(hits()).toBe(30);
       RECENT_TEXT_CAP.rows = 30;
       const other = openDatabase(api.paths.db);
@@ -220,6 +230,9 @@ describe("match windows read from the recent rows held", () => {
           expect({ q, filter, hits: seen(held) }).toEqual({ q, filter, hits: seen(table) });
           if (q === "note alpha" && Object.keys(filter).length === 0)
             expect(issued.some((sql) => sql.includes("CROSS JOIN") && sql.includes("rowid < ?"))).toBe(true);
+          // A term in most rows: its substring matches are found in the rows held, not through the index.
+          if (q === "note") expect(issued.some((sql) => sql.includes("messages_trigram"))).toBe(false);
+          if (q === "éclair") expect(issued.some((sql) => sql.includes("messages_trigram"))).toBe(true);
         }
       // The window rows themselves, as ranking reads them (text in lower case, length, order).
       for (const filter of filters)

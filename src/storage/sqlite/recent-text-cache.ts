@@ -2,7 +2,7 @@
 // again before anything is written scans strings instead of running LIKE over every recent row, and reads a
 // recent match window's rows from memory instead of the table. A small tier is held whole (the substring
 // scan needs all of it); of a larger one, its newest rows up to the cap (match windows, newest first, mostly
-// fall there). Built only once searches at one state of the database have cost about what building it costs
+// fall there, and so do the newest substring matches of a common needle). Built only once searches at one state of the database have cost about what building it costs
 // (see BUILD_AFTER): a process that writes between its few searches (an agent's turn) never pays for it; one
 // that searches on (the TUI) soon has it.
 import type { Database } from "bun:sqlite";
@@ -36,8 +36,8 @@ interface RecentText {
   lower: (string | undefined)[];
   /** The row's length in index tokens, as the window SQL reads it (windowTokensSql). */
   tokens: number[];
-  /** Of a complete tier: every text in UTF-8, in the same order, joined by SEP (one byte search finds a
-   * needle's rows; a native search, several times faster than String indexOf), and the byte where each starts. */
+  /** Every text in UTF-8, in the same order, joined by SEP (one byte search finds a needle's rows; a native
+   * search, several times faster than String indexOf), and the byte where each starts. */
   joined: Buffer;
   starts: number[];
 }
@@ -115,7 +115,6 @@ function load(db: Database): RecentText {
     out.tokens.push(docTokens(row.sz));
   }
   out.seqNum = Float64Array.from(out.seq, Number);
-  if (!out.complete) return out;
   let at = 0;
   for (const t of out.text) {
     out.starts.push(at);
@@ -192,8 +191,10 @@ export function cachedRecentRows(
   needles: readonly string[],
   f: MessageFilter,
   limit: number,
+  /** Look in the rows held of a tier held in part too (see matchingRows): the caller expects `limit` there. */
+  partial = false,
 ): CachedRecentRow[] | undefined {
-  const found = matchingRows(db, needles, f, limit);
+  const found = matchingRows(db, needles, f, limit, true, partial);
   return found?.rows.map((i) => ({
     seq: found.r.seq[i]!,
     sendAt: found.r.sendAt[i]!,
@@ -232,11 +233,13 @@ export interface HeldWindowRow {
  * The held rows of this state: whether they are the whole tier, and the seqs of the oldest and the newest;
  * undefined for none.
  */
-export function heldRecentRows(db: Database): { complete: boolean; floor: bigint; newest: bigint } | undefined {
+export function heldRecentRows(
+  db: Database,
+): { complete: boolean; floor: bigint; newest: bigint; rows: number } | undefined {
   const r = heldNow(db);
   // Nothing held of a tier too big for even its newest row is nothing to read from.
   if (!r || (!r.complete && r.seq.length === 0)) return undefined;
-  return { complete: r.complete, floor: r.seq.at(-1) ?? 0n, newest: r.seq[0] ?? 0n };
+  return { complete: r.complete, floor: r.seq.at(-1) ?? 0n, newest: r.seq[0] ?? 0n, rows: r.seq.length };
 }
 
 /**
@@ -280,15 +283,29 @@ function matchingRows(
   f: MessageFilter,
   limit: number,
   count = true,
+  /**
+   * Of a tier held in part, answer when `limit` rows held match: they are the newest matches, as every recent row
+   * from the oldest held on is held. Else the SQL scan answers (the matches may go on in rows not held).
+   */
+  partial = false,
 ): { r: RecentText; rows: number[] } | undefined {
   if (oneShot.has(db)) return undefined;
   const s = stateNow(db);
   if (count) s.seen++;
   if (s.seen < BUILD_AFTER) return undefined;
   s.rows ??= load(db);
-  // Part of the tier: the SQL scan answers (the oldest matches may be in rows not held).
-  if (!s.rows.complete) return undefined;
-  const r = s.rows;
+  if (!s.rows.complete && !partial) return undefined;
+  const found = scanHeld(s.rows, needles, f, limit);
+  return s.rows.complete || found.rows.length >= limit ? found : undefined;
+}
+
+/** The held rows passing the filter whose text holds every needle (ASCII case folded), newest first, at most `limit`. */
+function scanHeld(
+  r: RecentText,
+  needles: readonly string[],
+  f: MessageFilter,
+  limit: number,
+): { r: RecentText; rows: number[] } {
   const lowered = needles.map(asciiLower);
   const pass = (i: number) => passes(r, i, f) && lowered.every((n) => r.text[i]!.includes(n));
   const out: number[] = [];
