@@ -240,6 +240,17 @@ const perQueryRatios = (g: QueryGroup, k: MemvoySeries = "memvoy") =>
   of(g)
     .filter(([, t]) => t.rg.length && t[k].length)
     .map(([, t]) => p50(t.rg) / p50(t[k]));
+/**
+ * The session ratio's target, the 5th percentile of per-query ratios (rg p50 / memvoy p50, one per session
+ * query), and the stricter 5th percentile of per-run ratios (rg p50 / each timed memvoy run) beside it.
+ */
+const sessionRatios = (k: MemvoySeries) => ({
+  perQuery: percentile(
+    perQueryRatios("session", k).sort((a, b) => a - b),
+    5,
+  ),
+  perRun: percentile(perRunRatios("session", k), 5),
+});
 const x = (r: number) => (Number.isFinite(r) ? `${r >= 10 ? r.toFixed(0) : r.toFixed(1)}x` : "-");
 
 log(
@@ -259,7 +270,7 @@ for (const [q, t] of results) {
 
 const where = `${n} msgs, max_history_bytes=${ARCHIVED_MAX_HISTORY_BYTES} (${((100 * archivedFacts.archived) / archivedFacts.total).toFixed(1)}% archived)`;
 const ses = pool("session", "memvoy");
-const sesRatio = percentile(perRunRatios("session"), 5);
+const sesRatio = sessionRatios("memvoy");
 const deploy = results.get(queries.find((q) => q.group === "common" && q.query === "deploy")!)!;
 const error = results.get(queries.find((q) => q.group === "common" && q.query === "error")!)!;
 const rng = pool("range", "memvoy");
@@ -276,10 +287,10 @@ const selRatioCpu = summarize(
 const selCpu = pool("selective", "memvoyCpu");
 rows.push(
   {
-    name: `keyword, ${where}: one session p95; rg / memvoy, 5th percentile of per-run ratios`,
-    value: `${fmtMs(ses.p95)}; ${x(sesRatio)}`,
+    name: `keyword, ${where}: one session p95; rg / memvoy, 5th percentile of per-query ratios (of per-run ratios)`,
+    value: `${fmtMs(ses.p95)}; ${x(sesRatio.perQuery)} (${x(sesRatio.perRun)})`,
     target: "<= 30 ms; >= 10x",
-    ok: ses.p95 <= 30 && sesRatio >= 10,
+    ok: ses.p95 <= 30 && sesRatio.perQuery >= 10,
   },
   {
     name: `keyword, ${where}: "deploy" (${(100 * archivedFacts.deployShare).toFixed(0)}% of rows) p50`,
@@ -318,11 +329,11 @@ rows.push(
   const lsel = pool("selective", "memvoyLater");
   const lses = pool("session", "memvoyLater");
   const lRatio = summarize(perQueryRatios("selective", "memvoyLater")).p50;
-  const lSesRatio = percentile(perRunRatios("session", "memvoyLater"), 5);
+  const lSesRatio = sessionRatios("memvoyLater");
   const lLayer = summarize(of("selective").map(([, t]) => p50(t.memvoyLater) / p50(t.raw))).p50;
   rows.push({
-    name: `keyword, ${where}, the clock ${LATER_DAYS} days past the newest message: selective p50 / p95; rg / memvoy (median); layer cost; one session p95; rg / memvoy, 5th percentile`,
-    value: `${fmtMs(lsel.p50)} / ${fmtMs(lsel.p95)}; ${x(lRatio)}; ${x(lLayer)}; ${fmtMs(lses.p95)}; ${x(lSesRatio)}`,
+    name: `keyword, ${where}, the clock ${LATER_DAYS} days past the newest message: selective p50 / p95; rg / memvoy (median); layer cost; one session p95; rg / memvoy, 5th percentile of per-query ratios (of per-run ratios)`,
+    value: `${fmtMs(lsel.p50)} / ${fmtMs(lsel.p95)}; ${x(lRatio)}; ${x(lLayer)}; ${fmtMs(lses.p95)}; ${x(lSesRatio.perQuery)} (${x(lSesRatio.perRun)})`,
   });
 }
 if (defaultFacts) {
@@ -330,15 +341,15 @@ if (defaultFacts) {
   const dses = pool("session", "memvoyDefault");
   const dsel = pool("selective", "memvoyDefault");
   const drng = pool("range", "memvoyDefault");
-  const dSesRatio = percentile(perRunRatios("session", "memvoyDefault"), 5);
+  const dSesRatio = sessionRatios("memvoyDefault");
   const dDeploy = p50(deploy.memvoyDefault);
   const dSelRatio = summarize(perQueryRatios("selective", "memvoyDefault")).p50;
   rows.push(
     {
-      name: `keyword, ${dWhere}: one session p95; rg / memvoy, 5th percentile`,
-      value: `${fmtMs(dses.p95)}; ${x(dSesRatio)}`,
+      name: `keyword, ${dWhere}: one session p95; rg / memvoy, 5th percentile of per-query ratios (of per-run ratios)`,
+      value: `${fmtMs(dses.p95)}; ${x(dSesRatio.perQuery)} (${x(dSesRatio.perRun)})`,
       target: "<= 30 ms; >= 10x",
-      ok: dses.p95 <= 30 && dSesRatio >= 10,
+      ok: dses.p95 <= 30 && dSesRatio.perQuery >= 10,
     },
     { name: `keyword, ${dWhere}: "deploy" p50`, value: fmtMs(dDeploy), target: "<= 20 ms", ok: dDeploy <= 20 },
     { name: `keyword, ${dWhere}: time range p95`, value: fmtMs(drng.p95), target: "<= 40 ms", ok: drng.p95 <= 40 },
