@@ -120,7 +120,9 @@ function load(db: Database): RecentText {
     out.starts.push(at);
     at += Buffer.byteLength(t) + 1;
   }
-  out.joined = Buffer.from(out.text.join(SEP));
+  // Written text by text: joining them first would hold a second copy of every text at once.
+  out.joined = Buffer.alloc(at);
+  for (const [i, t] of out.text.entries()) out.joined.write(t, out.starts[i]!); // SEP (a zero byte) between
   return out;
 }
 
