@@ -2,9 +2,9 @@
 // again before anything is written scans strings instead of running LIKE over every recent row, and reads a
 // recent match window's rows from memory instead of the table. A small tier is held whole (the substring
 // scan needs all of it); of a larger one, its newest rows up to the cap (match windows, newest first, mostly
-// fall there, and so do the newest substring matches of a common needle). Built only once searches at one state of the database have cost about what building it costs
-// (see BUILD_AFTER): a process that writes between its few searches (an agent's turn) never pays for it; one
-// that searches on (the TUI) soon has it.
+// fall there, and so do the newest substring matches of a common needle). Built only once searches at one
+// state of the database have cost about what building it costs (see BUILD_AFTER): a process that writes
+// between its few searches (an agent's turn) never pays for it; one that searches on (the TUI) soon has it.
 import type { Database } from "bun:sqlite";
 import type { MessageFilter } from "../../shared/time-filter.ts";
 import { lowerCase } from "../../shared/lower-case.ts";
