@@ -301,7 +301,10 @@ function matchingRows(
   return s.rows.complete || found.rows.length >= limit ? found : undefined;
 }
 
-/** The held rows passing the filter whose text holds every needle (ASCII case folded), newest first, at most `limit`. */
+/**
+ * The held rows passing the filter whose text holds every needle (ASCII case folded), newest first, at most
+ * `limit`.
+ */
 function scanHeld(
   r: RecentText,
   needles: readonly string[],
