@@ -399,10 +399,9 @@ export function scanRecent(
 /**
  * scanRecent's rows across sessions read from the recent text held in memory, when it answers for these
  * needles: rows as ranking reads them (no message is read; the caller loads those it returns), each with its
- * text, ASCII letters in lower case (what LIKE compares). Of a tier held in part, only when `limit` rows held
- * match, and looked for only when the share of rows expected to hold the needles (`share`) says half as many
- * again should: a search of the held text that falls short is time lost before the SQL runs.
- * Undefined when scanRecent must run instead.
+ * text, ASCII letters in lower case (what LIKE compares). Of a tier held in part, when `limit` rows held match
+ * and `share` (of rows expected to hold the needles) says they likely do. Undefined when scanRecent must run
+ * instead.
  */
 export function recentTextMatches(
   db: Database,
@@ -412,9 +411,7 @@ export function recentTextMatches(
   share?: () => number,
 ): { row: WindowText; text: string }[] | undefined {
   if (f.session !== undefined || needles.some(foldsBeyondAscii)) return undefined;
-  const held = heldRecentRows(db);
-  const partial = share !== undefined && held !== undefined && !held.complete && share() * held.rows >= 1.5 * limit;
-  return cachedRecentRows(db, needles, f, limit, partial)?.map((r) => {
+  return cachedRecentRows(db, needles, f, limit, share)?.map((r) => {
     const row: WindowText = {
       seq: r.seq,
       recent: true,

@@ -193,10 +193,10 @@ export function cachedRecentRows(
   needles: readonly string[],
   f: MessageFilter,
   limit: number,
-  /** Look in the rows held of a tier held in part too (see matchingRows): the caller expects `limit` there. */
-  partial = false,
+  /** The share of rows expected to hold every needle: a tier held in part is looked in too (see matchingRows). */
+  share?: () => number,
 ): CachedRecentRow[] | undefined {
-  const found = matchingRows(db, needles, f, limit, true, partial);
+  const found = matchingRows(db, needles, f, limit, true, share);
   return found?.rows.map((i) => ({
     seq: found.r.seq[i]!,
     sendAt: found.r.sendAt[i]!,
@@ -235,13 +235,11 @@ export interface HeldWindowRow {
  * The held rows of this state: whether they are the whole tier, and the seqs of the oldest and the newest;
  * undefined for none.
  */
-export function heldRecentRows(
-  db: Database,
-): { complete: boolean; floor: bigint; newest: bigint; rows: number } | undefined {
+export function heldRecentRows(db: Database): { complete: boolean; floor: bigint; newest: bigint } | undefined {
   const r = heldNow(db);
   // Nothing held of a tier too big for even its newest row is nothing to read from.
   if (!r || (!r.complete && r.seq.length === 0)) return undefined;
-  return { complete: r.complete, floor: r.seq.at(-1) ?? 0n, newest: r.seq[0] ?? 0n, rows: r.seq.length };
+  return { complete: r.complete, floor: r.seq.at(-1) ?? 0n, newest: r.seq[0] ?? 0n };
 }
 
 /**
@@ -287,16 +285,18 @@ function matchingRows(
   count = true,
   /**
    * Of a tier held in part, answer when `limit` rows held match: they are the newest matches, as every recent row
-   * from the oldest held on is held. Else the SQL scan answers (the matches may go on in rows not held).
+   * from the oldest held on is held. Else the SQL scan answers (the matches may go on in rows not held). Looked
+   * for only when this share of rows expected to hold the needles says half as many again should: a look that
+   * falls short is time lost before the SQL runs.
    */
-  partial = false,
+  share?: () => number,
 ): { r: RecentText; rows: number[] } | undefined {
   if (oneShot.has(db)) return undefined;
   const s = stateNow(db);
   if (count) s.seen++;
   if (s.seen < BUILD_AFTER) return undefined;
   s.rows ??= load(db);
-  if (!s.rows.complete && !partial) return undefined;
+  if (!s.rows.complete && !(share && share() * s.rows.seq.length >= 1.5 * limit)) return undefined;
   const found = scanHeld(s.rows, needles, f, limit);
   return s.rows.complete || found.rows.length >= limit ? found : undefined;
 }
