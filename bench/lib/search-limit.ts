@@ -35,3 +35,6 @@ const out = JSON.stringify({ hits: rows.slice(0, 10) }, text, 2) + "\n";
 // modules, about half of this program's time. LIMIT_PRINT=process.stdout prints as this limit did before.
 if (process.env.LIMIT_PRINT === "process.stdout") process.stdout.write(out);
 else await Bun.write(Bun.stdout, out);
+// Closed as memvoy closes its own: a process that exits with a connection to the home open makes every other
+// connection to it (the daemon's) see the database as changed, and drop its page cache and what it derived.
+db.close();
