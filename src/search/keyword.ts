@@ -110,7 +110,6 @@ export function keywordSearch(db: Db, o: KeywordOptions): SearchHit[] {
   const early = new Set(hits.keys());
   if (terms.length === 0) return finish(byScore());
   const all = ftsAllQuery(terms);
-  const any = ftsAnyQuery(terms);
   if (o.order === "newest") {
     if (all) {
       // The newest `limit` matches; a window of more when symbols or a filter may drop some of them.
@@ -126,10 +125,17 @@ export function keywordSearch(db: Db, o: KeywordOptions): SearchHit[] {
   }
 
   let stats: IndexStats | undefined;
+  const weighing = weighingTerms(terms, (stats ??= indexStats(db)), limit * 2);
+  const weighs = weighing && ((t: QueryTerm) => weighing.has(t));
+  const any = ftsAnyQuery(terms, weighs);
   const phrasesOf = new Map<string, FtsPhrase[]>();
   const phrasesFor = (expr: string, isAny: boolean) => {
     let phrases = phrasesOf.get(expr);
-    if (!phrases) phrasesOf.set(expr, (phrases = weightedPhrases(terms, isAny, (stats ??= indexStats(db)))));
+    if (!phrases)
+      phrasesOf.set(
+        expr,
+        (phrases = weightedPhrases(terms, isAny, (stats ??= indexStats(db)), isAny ? weighs : undefined)),
+      );
     return phrases;
   };
   const archived = hasArchived(db, filter.session);
@@ -227,9 +233,39 @@ function outscored(hits: ReadonlyMap<bigint, Candidate>, limit: number, ceiling:
   return false;
 }
 
+/**
+ * A word in at least this share of rows weighs nothing in bm25 (its idf is clamped to almost 0, bm25.ts): the
+ * newest rows holding it, most of an any-term list with it, would all score about 0 there.
+ */
+const WEIGHTLESS_SHARE = 0.5;
+
+/**
+ * The words of a query of Latin words for its any-term list: those that weigh in bm25, when they are in at least
+ * `fill` rows (the best rows kept of the list are then theirs, whatever the newest rows holding only the other
+ * words); undefined for every word.
+ */
+function weighingTerms(terms: readonly QueryTerm[], st: IndexStats, fill: number): Set<QueryTerm> | undefined {
+  const content = terms.filter((t) => !t.stop);
+  if (content.length < 2) return undefined;
+  const shares = new Map<QueryTerm, number>();
+  for (const t of content) {
+    const phrases = ftsPhrases([t], true);
+    if (phrases.length !== 1 || phrases[0]!.kind !== "stem") return undefined;
+    shares.set(t, st.share(phrases[0]!.expr));
+  }
+  const kept = content.filter((t) => shares.get(t)! < WEIGHTLESS_SHARE);
+  if (kept.length === 0 || kept.length === content.length) return undefined;
+  return Math.max(...kept.map((t) => shares.get(t)!)) * st.rows >= fill ? new Set(kept) : undefined;
+}
+
 /** The phrases of the query's all (or any) expression with their document frequencies (estimated, cheap): they order multi-term matches, and keep one-term scores on the scale recent-tier scores share. */
-function weightedPhrases(terms: readonly QueryTerm[], isAny: boolean, st: IndexStats): FtsPhrase[] {
-  const phrases = ftsPhrases(terms, isAny);
+function weightedPhrases(
+  terms: readonly QueryTerm[],
+  isAny: boolean,
+  st: IndexStats,
+  weighs?: (t: QueryTerm) => boolean,
+): FtsPhrase[] {
+  const phrases = ftsPhrases(terms, isAny, weighs);
   for (const p of phrases) p.share = st.share(p.expr);
   return phrases;
 }

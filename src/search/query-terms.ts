@@ -107,12 +107,24 @@ export function ftsAllQuery(
     : undefined;
 }
 
-/** Any content term may match (the fallback that fills a short AND result). */
-export function ftsAnyQuery(terms: readonly QueryTerm[]): string | undefined {
+/**
+ * Any content term may match (the fallback that fills a short AND result), of a query with two or more.
+ * `weighs`: the terms kept, when any is (the others are left out).
+ */
+export function ftsAnyQuery(terms: readonly QueryTerm[], weighs?: (t: QueryTerm) => boolean): string | undefined {
   const content = terms.filter((t) => !t.stop);
   // Whole words only: prefixes of several words would drown bm25 in partial matches.
-  return content.length > 1 ? content.map((t) => ftsTerm(t, false)).join(" OR ") : undefined;
+  return content.length > 1
+    ? anyTerms(content, weighs)
+        .map((t) => ftsTerm(t, false))
+        .join(" OR ")
+    : undefined;
 }
+
+const anyTerms = (content: QueryTerm[], weighs?: (t: QueryTerm) => boolean) => {
+  const kept = weighs ? content.filter(weighs) : content;
+  return kept.length > 0 ? kept : content;
+};
 
 /** One phrase of an FTS expression built here: its FTS text, and what bm25.ts needs to count it in a row. */
 export interface FtsPhrase extends Phrase {
@@ -120,9 +132,9 @@ export interface FtsPhrase extends Phrase {
 }
 
 /** The phrases ftsAllQuery (or, with `any`, ftsAnyQuery) puts in its expression. */
-export function ftsPhrases(terms: readonly QueryTerm[], any = false): FtsPhrase[] {
+export function ftsPhrases(terms: readonly QueryTerm[], any = false, weighs?: (t: QueryTerm) => boolean): FtsPhrase[] {
   const content = terms.filter((t) => !t.stop);
-  const use = any ? content : content.length > 0 ? content : terms;
+  const use = any ? anyTerms(content, weighs) : content.length > 0 ? content : terms;
   const out: FtsPhrase[] = [];
   for (const t of use) {
     if (!t.cjk) {

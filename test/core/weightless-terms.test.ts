@@ -1,0 +1,54 @@
+// A word in most messages weighs nothing in bm25: a query's any-term list leaves it out and ranks its other words.
+import { afterAll, describe, expect, test } from "bun:test";
+import { openTemp, removeTempHomes } from "../fixture/home.ts";
+import { ftsAnyQuery, queryTerms } from "../../src/search/query-terms.ts";
+
+afterAll(removeTempHomes);
+
+const NOW = 1_790_000_000_000_000_000n;
+const MINUTE = 60_000_000_000n;
+
+describe("weightless words in keyword search", () => {
+  test("ftsAnyQuery leaves out the words not kept, unless it would leave none", () => {
+    const terms = queryTerms("deploy zork config");
+    expect(ftsAnyQuery(terms)).toBe('"deploy" OR "zork" OR "config"');
+    expect(ftsAnyQuery(terms, (t) => t.text !== "deploy")).toBe('"zork" OR "config"');
+    // One word kept is still an any-term list (of a query of several words).
+    expect(ftsAnyQuery(terms, (t) => t.text === "zork")).toBe('"zork"');
+    expect(ftsAnyQuery(terms, () => false)).toBe('"deploy" OR "zork" OR "config"');
+    expect(ftsAnyQuery(queryTerms("zork"), () => true)).toBeUndefined();
+  });
+
+  test("a message with the rare word is found past the newest messages holding the common one", async () => {
+    const { api } = openTemp({ now: () => NOW });
+    try {
+      // Old messages with the rare word only, then more than a ranking window of messages with the common one.
+      api.add(
+        "old",
+        Array.from({ length: 30 }, (_, i) => ({
+          role: "user" as const,
+          content: i === 29 ? "the zork cluster needs a new certificate" : `zork note ${i}`,
+          sendAt: NOW - BigInt(9_000 - i) * MINUTE,
+        })),
+      );
+      for (let b = 0; b < 5; b++)
+        api.add(
+          `s${b}`,
+          Array.from({ length: 500 }, (_, i) => ({
+            role: "user" as const,
+            content: `deploy step ${b * 500 + i} of the rollout went fine`,
+            sendAt: NOW - BigInt(5_000 - b * 500 - i) * MINUTE,
+          })),
+        );
+      // No message holds both words: the rare one decides what ranks first.
+      const r = await api.search({ query: "deploy zork", limit: 5 });
+      expect(r.hits.map((h) => h.message.content.includes("zork"))).toEqual([true, true, true, true, true]);
+      // A word in every message still matches when it is all the query has, or when the rare word is too rare
+      // to fill the page (the rows holding only the common word fill it).
+      expect((await api.search({ query: "deploy rollout", limit: 5 })).hits.length).toBe(5);
+      expect((await api.search({ query: "deploy certificate", limit: 5 })).hits.length).toBe(5);
+    } finally {
+      api.close();
+    }
+  });
+});
