@@ -125,7 +125,9 @@ export function keywordSearch(db: Db, o: KeywordOptions): SearchHit[] {
   }
 
   let stats: IndexStats | undefined;
-  const weighing = weighingTerms(terms, (stats ??= indexStats(db)), limit * 2);
+  // Of all rows only: the index's shares count all of them, not a session's or a filter's.
+  const unscoped = Object.values(filter).every((v) => v === undefined);
+  const weighing = unscoped ? weighingTerms(terms, (stats ??= indexStats(db)), limit * 2) : undefined;
   const weighs = weighing && ((t: QueryTerm) => weighing.has(t));
   const any = ftsAnyQuery(terms, weighs);
   const phrasesOf = new Map<string, FtsPhrase[]>();
