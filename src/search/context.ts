@@ -61,20 +61,24 @@ export function withContext(db: Db, scored: readonly Scored[], scope: MessageFil
  */
 export function liftByContext(db: Db, scored: { r: { seq: bigint }; s: number }[], top = CONTEXT.lift): void {
   if (CONTEXT.prev === 0 && CONTEXT.next === 0) return;
-  const bySeq = new Map(scored.map((x) => [x.r.seq, x] as const));
   const best = firstInOrder(scored, top, (a, b) => b.s - a.s);
   const near = recentNeighbourSeqs(
     db,
     best.map((x) => x.r.seq),
   );
+  // What each neighbour earns, scored or not; only the scored ones are found below.
   const gain = new Map<bigint, number>();
   const lend = (to: bigint | undefined, s: number) => {
-    if (to !== undefined && bySeq.has(to)) gain.set(to, (gain.get(to) ?? 0) + s);
+    if (to !== undefined) gain.set(to, (gain.get(to) ?? 0) + s);
   };
   for (const x of best) {
     const n = near.get(x.r.seq);
     lend(n?.next, CONTEXT.prev * x.s);
     lend(n?.prev, CONTEXT.next * x.s);
   }
-  for (const [seq, g] of gain) bySeq.get(seq)!.s += g;
+  if (gain.size === 0) return;
+  for (const x of scored) {
+    const g = gain.get(x.r.seq);
+    if (g !== undefined) x.s += g;
+  }
 }
