@@ -1,0 +1,74 @@
+// The substring index walk of a large table: the trigrams it walks, and the rows it answers with.
+import { afterAll, describe, expect, test } from "bun:test";
+import { SMALL_TABLE, substringMatches } from "../../src/storage/sqlite/substring-queries.ts";
+import { openDatabase } from "../../src/storage/sqlite/open-database.ts";
+import { openTemp, removeTempHomes } from "../fixture/home.ts";
+import { seededRandom } from "../fixture/seeded-random.ts";
+
+afterAll(removeTempHomes);
+
+const NOW = 1_790_000_000_000_000_000n;
+const WORDS = ["deploy", "redeploying", "Deployment", "server", "observer", "log", "catalog", "blog", "login"];
+
+describe("substring index walk", () => {
+  test("a needle in most rows is left out of the walk beside a rare one, and the answer is the scan's", () => {
+    const { api } = openTemp({ now: () => NOW });
+    const rows = SMALL_TABLE.rows;
+    try {
+      const rnd = seededRandom(5);
+      const contents = Array.from(
+        { length: 400 },
+        (_, i) => `m${i} ` + Array.from({ length: 5 }, () => WORDS[Math.floor(rnd() * WORDS.length)]).join(" "),
+      );
+      api.add(
+        "s",
+        contents.map((content, i) => ({
+          role: "user" as const,
+          content,
+          sendAt: NOW - BigInt(400 - i) * 1_000_000_000n,
+        })),
+      );
+      const db = openDatabase(api.paths.db);
+      // The walk's FTS expressions, as the statement that steps through the index is given them.
+      const walked: string[] = [];
+      const query = db.query.bind(db);
+      db.query = ((sql: string) => {
+        const st = query(sql);
+        if (!sql.includes("MATCH ?") || sql.includes("LIMIT")) return st;
+        const iterate = st.iterate.bind(st);
+        return Object.assign(Object.create(st), {
+          iterate: (...args: Parameters<typeof st.iterate>) => {
+            walked.push(String(args[0]));
+            return iterate(...args);
+          },
+        });
+      }) as typeof db.query;
+      SMALL_TABLE.rows = 0; // walked as a large table: on the rarest trigrams, measured first
+      const newest = (needles: string[], limit: number) =>
+        contents
+          .map((c, i) => ({ c, i }))
+          .filter(({ c }) => needles.every((n) => c.toLowerCase().includes(n)))
+          .reverse()
+          .slice(0, limit)
+          .map(({ c }) => c);
+      for (const needles of [["deploy", "m17"], ["log", "m25"], ["deploy", "server"], ["m1"], ["serv", "m3"]])
+        for (const limit of [1, 5, 50]) {
+          walked.length = 0;
+          const got = substringMatches(db, needles, { recent: true }, limit);
+          expect({ needles, limit, got: got?.map((m) => m.content) }).toEqual({
+            needles,
+            limit,
+            got: newest(needles, limit),
+          });
+          // "deploy" (in most rows) is not walked beside "m17" (in 11): only the rare needle's trigram is.
+          if (needles[1] === "m17") expect(walked.at(-1)).toBe('"m17"');
+          // Two needles in many rows each: both narrow the walk.
+          if (needles[1] === "server") expect(walked.at(-1)?.split(" AND ").length).toBe(2);
+        }
+      db.close();
+    } finally {
+      SMALL_TABLE.rows = rows;
+      api.close();
+    }
+  });
+});
