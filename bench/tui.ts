@@ -117,13 +117,34 @@ async function typing(api: HomeMemory): Promise<{ all: Summary; worst: string; r
   return { all: summarize(times), worst: `${JSON.stringify(worst.q)} ${fmtMs(worst.ms)}`, ranked: summarize(ranked) };
 }
 
+/** Launches timed from spawn to the list on screen (the last one goes on to the keys below). */
+const PAINT_RUNS = 5;
+
+/** Spawn under tmux to the session list on screen (ms), and the screen. */
+async function launch(home: string, program: string[]): Promise<{ tui: TmuxSession; paint: number; screen: string }> {
+  const tui = TmuxSession.start([...program, "--home", home], { width: 120, height: 40 });
+  const t0 = performance.now();
+  try {
+    const screen = await tui.waitFor(/Sessions [\d,]+ · recent/, 60_000, POLL_MS);
+    return { tui, paint: performance.now() - t0, screen };
+  } catch (err) {
+    tui.kill();
+    throw err;
+  }
+}
+
 /** The real program under tmux: spawn to the list on screen, Down to the next history, keys to hits. */
 async function endToEnd(home: string, program: string[], label: string): Promise<BenchRow[]> {
-  const tui = TmuxSession.start([...program, "--home", home], { width: 120, height: 40 });
+  const paints: number[] = [];
+  for (let i = 1; i < PAINT_RUNS; i++) {
+    const run = await launch(home, program);
+    run.tui.kill();
+    paints.push(run.paint);
+  }
+  const { tui, paint: lastPaint, screen: s0 } = await launch(home, program);
+  paints.push(lastPaint);
+  const paint = summarize(paints);
   try {
-    const t0 = performance.now();
-    const s0 = await tui.waitFor(/Sessions [\d,]+ · recent/, 60_000, POLL_MS);
-    const paint = performance.now() - t0;
     const first = /│(s\d{4}) /.exec(s0.split("\n")[3] ?? "")?.[1];
     let t = performance.now();
     tui.keys("Down");
@@ -156,10 +177,10 @@ async function endToEnd(home: string, program: string[], label: string): Promise
     const k = summarize(keys);
     return [
       {
-        name: `end to end under tmux (${label}): start to first paint`,
-        value: fmtMs(paint),
+        name: `end to end under tmux (${label}): start to first paint, ${PAINT_RUNS} launches`,
+        value: `p50 ${fmtMs(paint.p50)}, max ${fmtMs(paint.max)}`,
         target: "<= 300 ms",
-        ok: paint <= 300,
+        ok: paint.p50 <= 300,
       },
       {
         name: `end to end (${label}): Down to the next session's history`,

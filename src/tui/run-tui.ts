@@ -2,7 +2,8 @@
 // terminal back (alternate screen left, cursor shown, cooked mode) — after a crash too, with one line on stderr.
 import { join } from "node:path";
 import { openMemory } from "../app/open-memory.ts";
-import { openSharedHome, sharedArchiveUrl } from "../app/shared/open-shared.ts";
+import { homePaths, resolveHome } from "../config/home.ts";
+import { loadConfigCached } from "../config/load-cached.ts";
 import type { TuiMemory } from "./api-types.ts";
 import { describeError } from "../shared/describe-error.ts";
 import { nowNs } from "../shared/time.ts";
@@ -14,10 +15,15 @@ export interface TuiOptions {
   home?: string;
 }
 
-/** The home's memory: the shared one (PostgreSQL and the shared vectors) when an archive URL is configured. */
+/**
+ * The home's memory: the shared one (PostgreSQL and the shared vectors) when an archive URL is configured; its
+ * code loads only then.
+ */
 async function openTuiMemory(home: string | undefined): Promise<TuiMemory> {
-  if (sharedArchiveUrl({ home }) === undefined) return openMemory({ home, command: "the terminal UI" });
-  return openSharedHome({ home });
+  const config = loadConfigCached(homePaths(resolveHome(home, process.env)).config, process.env);
+  if (!config.archive.url.trim()) return openMemory({ home, config, command: "the terminal UI" });
+  const { openSharedHome } = await import("../app/shared/open-shared.ts");
+  return openSharedHome({ home, config });
 }
 
 export async function runTui(options: TuiOptions = {}): Promise<number> {

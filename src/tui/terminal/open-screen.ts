@@ -1,5 +1,6 @@
 // The blessed screen: alternate buffer, full Unicode (CJK takes two cells), colour depth from TERM/NO_COLOR.
-import blessed from "blessed";
+import type blessed from "blessed";
+import { screen as blessedScreen } from "./blessed-widgets.ts";
 import { colorDepth, Theme } from "../theme.ts";
 import { separateEscapeChords } from "./escape-chords.ts";
 
@@ -10,7 +11,7 @@ export interface OpenedScreen {
 
 export function openScreen(env: Record<string, string | undefined> = process.env): OpenedScreen {
   separateEscapeChords(process.stdin);
-  const screen = blessed.screen({
+  const screen = blessedScreen({
     smartCSR: true,
     fullUnicode: true,
     // Message text is Unicode whatever LANG says; every terminal we target speaks UTF-8.

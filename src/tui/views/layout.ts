@@ -1,6 +1,7 @@
 // The blessed boxes and their geometry: sessions | history above two status rows; one overlay box for
 // search, summary, error memory and help; a centred confirmation box. Recomputed on every resize.
-import blessed from "blessed";
+import type blessed from "blessed";
+import { box } from "../terminal/blessed-widgets.ts";
 import { truncate } from "../text/char-width.ts";
 import type { Theme } from "../theme.ts";
 
@@ -29,14 +30,14 @@ export class Layout {
     private readonly theme: Theme,
   ) {
     const framed = (): Box =>
-      blessed.box({
+      box({
         parent: screen,
         tags: true,
         wrap: false,
         border: { type: "line" },
         style: { border: theme.borderColor ? { fg: theme.borderColor } : {}, label: { bold: true } },
       });
-    const row = (): Box => blessed.box({ parent: screen, tags: true, wrap: false, height: 1 });
+    const row = (): Box => box({ parent: screen, tags: true, wrap: false, height: 1 });
     this.list = framed();
     this.history = framed();
     this.overlay = framed();
