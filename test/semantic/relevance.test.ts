@@ -5,7 +5,7 @@ import { cli, openTemp, removeTempHomes } from "../fixture/home.ts";
 import { openMemoryApi } from "../../src/app/api/local-memory-api.ts";
 import { TOOLS } from "../../src/mcp/tools.ts";
 import { config } from "../fixture/semantic-home.ts";
-import { calibratedScore } from "../../src/search/relevance.ts";
+import { calibrate, calibratedScore } from "../../src/search/relevance.ts";
 import { contextFor } from "../fixture/semantic-home.ts";
 import { namesUnknown, noSharedWord } from "../../src/search/coverage.ts";
 import { ftsPhrases, queryTerms } from "../../src/search/query-terms.ts";
@@ -44,10 +44,31 @@ async function seeded(raw: Record<string, unknown> = {}) {
 
 describe("calibrated relevance", () => {
   test("scores are in [0, 1]: the background mean scores 0, an identical vector 1", () => {
-    expect(calibratedScore(0.7, { mean: 0.7, std: 0.04 })).toBe(0);
-    expect(calibratedScore(0.5, { mean: 0.7, std: 0.04 })).toBe(0);
-    expect(calibratedScore(1, { mean: 0.7, std: 0.04 })).toBe(1);
-    expect(calibratedScore(0.85, { mean: 0.7, std: 0.04 })).toBeCloseTo(0.5, 5);
+    expect(calibratedScore(0.7, { mean: 0.7 })).toBe(0);
+    expect(calibratedScore(0.5, { mean: 0.7 })).toBe(0);
+    expect(calibratedScore(1, { mean: 0.7 })).toBe(1);
+    expect(calibratedScore(0.85, { mean: 0.7 })).toBeCloseTo(0.5, 5);
+  });
+
+  test("the calibration mean is the mean of the query's cosine to each background vector", () => {
+    let seed = 7;
+    const rand = () => ((seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31) * 2 - 1;
+    const unit = (dim: number) => {
+      const v = Float32Array.from({ length: dim }, rand);
+      const n = Math.hypot(...v);
+      return v.map((x) => x / n);
+    };
+    const cosMean = (q: Float32Array, bg: Float32Array[]) =>
+      bg.reduce((s, v) => s + v.reduce((d, x, i) => d + x * q[i]!, 0), 0) / bg.length;
+    const bg = Array.from({ length: 50 }, () => unit(16));
+    const other = Array.from({ length: 50 }, () => unit(16));
+    for (const q of [unit(16), unit(16)]) {
+      expect(calibrate(q, bg).mean).toBeCloseTo(cosMean(q, bg), 9);
+      // A second background (its own mean vector), then the first again.
+      expect(calibrate(q, other).mean).toBeCloseTo(cosMean(q, other), 9);
+      expect(calibrate(q, bg).mean).toBeCloseTo(cosMean(q, bg), 9);
+    }
+    expect(calibrate(unit(16), bg.slice(0, 1))).toEqual({ mean: 0 });
   });
 
   test("a nonsense query gets nothing, with a reason, in semantic and hybrid mode", async () => {
