@@ -72,12 +72,17 @@ export async function semanticRanking(
   const scope = scopeFilter(o);
   const filter = { session: o.session, since: scope.since, until: scope.until };
   const depth = candidateDepth(limit, scope.role !== undefined || scope.sender !== undefined);
-  // LanceDB searches on its own threads: the calibration and the SQLite lookups below run meanwhile.
+  // LanceDB searches on its own threads, but plans the query through several turns of this thread's event loop
+  // first: the synchronous steps below delay its answer by what they cost, so they are kept few and cheap.
   const pending = src.table.search(qv!, filter, depth);
   pending.catch(() => {});
   const cal = calibrate(qv!, await src.background());
   const symbols = querySymbols(o.query);
-  const cut = noSharedWord(db, focus.text) ? Math.max(minScore, RELEVANCE.noSharedWord) : minScore;
+  // The cut: minScore, raised to RELEVANCE.noSharedWord when no message holds any of the query's words. That
+  // is looked up only for a score between the two, the one case it decides.
+  let noneShared: boolean | undefined;
+  const belowCut = (score: number) =>
+    score < minScore || (score < RELEVANCE.noSharedWord && (noneShared ??= noSharedWord(db, focus.text)));
   const unknown = namesUnknown(db, focus.text) ? RELEVANCE.unknownName : 1;
   const found = await pending;
   // Without a sender preference every factor is the same, so scores fall in the vector order: rows are read
@@ -103,7 +108,7 @@ export async function semanticRanking(
       const factor = focus.sender !== undefined && m.sender !== focus.sender ? OTHER_SENDER_FACTOR : 1;
       const score = calibratedScore(h.score * factor, cal) * unknown;
       // In the vector order, every later candidate scores at most this: below the cut, or past `limit`.
-      if (score < cut) {
+      if (belowCut(score)) {
         done = ordered;
         if (done) break;
         continue;
