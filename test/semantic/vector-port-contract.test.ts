@@ -84,7 +84,14 @@ for (const impl of implementations) {
         const hits = await t.search(unit(0, 0, 1), {}, 1);
         expect(hits.map((h) => h.id)).toEqual(["m2"]);
         expect(hits[0]!.score).toBeCloseTo(1, 4);
-        expect((await t.search(unit(1, 0, 0), { session: "b" }, 5)).map((h) => h.id)).toEqual(["m3"]);
+        expect((await t.search(unit(1, 0, 0), { session: "b" }, 5)).map((h) => [h.id, h.session])).toEqual([
+          ["m3", "b"],
+        ]);
+        expect((await t.search(unit(1, 0, 0), {}, 5)).map((h) => [h.id, h.session]).sort()).toEqual([
+          ["m1", "a"],
+          ["m2", "a"],
+          ["m3", "b"],
+        ]);
         expect((await t.search(unit(1, 0, 0), { since: 1_002n }, 5)).map((h) => h.id).sort()).toEqual(["m2", "m3"]);
         expect(await t.idsBefore("a", 2n)).toEqual(["m1"]);
         await t.deleteBefore("a", 2n);

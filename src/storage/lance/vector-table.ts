@@ -163,24 +163,26 @@ export class VectorTable implements MessageVectorTable {
   }
 
   private async searchOnce(vector: Float32Array, filter: VectorFilter, limit: number): Promise<VectorHit[]> {
-    // Only the columns a hit needs: each one more is a take of `limit` rows from storage (~10% of the query).
+    // Only the columns a hit needs: each one more is a take of `limit` rows from storage (~10% of the query). In
+    // one session, every row the filter passes is of that session.
+    const session = filter.session;
     let q = this.t
       .vectorSearch(vector)
       .distanceType("cosine")
       .ef(Math.max(ANN_EF, limit * ANN_REFINE))
       .refineFactor(ANN_REFINE)
-      .select(["id", "session"])
+      .select(session === undefined ? ["id", "session"] : ["id"])
       .limit(limit);
     const w = whereClause(filter);
     if (w) q = q.where(w);
     const t = await q.toArrow();
-    const [ids, sessions, distances] = [t.getChild("id"), t.getChild("session"), t.getChild("_distance")];
-    if (!ids || !sessions || !distances) return [];
-    const sessionValues = sessions.toArray() as string[];
+    const [ids, distances] = [t.getChild("id"), t.getChild("_distance")];
+    const sessionValues = session === undefined ? (t.getChild("session")?.toArray() as string[] | undefined) : [];
+    if (!ids || !distances || !sessionValues) return [];
     const distanceValues = distances.toArray() as Float32Array;
     return (ids.toArray() as string[]).map((id, i) => ({
       id,
-      session: sessionValues[i]!,
+      session: session ?? sessionValues[i]!,
       score: 1 - distanceValues[i]!,
     }));
   }
