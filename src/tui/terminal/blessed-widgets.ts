@@ -1,5 +1,5 @@
-// The two blessed widgets memvoy draws with, from their own modules: blessed's index loads every widget (file
-// manager, terminal, images, video...), a third of a fresh launch from source.
+// The two blessed widgets memvoy draws with, from their own modules: blessed's index also loads every other
+// widget (file manager, terminal, images, video...), which a launch would pay for at start.
 import type blessed from "blessed";
 import ScreenWidget from "blessed/lib/widgets/screen";
 import BoxWidget from "blessed/lib/widgets/box";
