@@ -117,8 +117,17 @@ async function typing(api: HomeMemory): Promise<{ all: Summary; worst: string; r
   return { all: summarize(times), worst: `${JSON.stringify(worst.q)} ${fmtMs(worst.ms)}`, ranked: summarize(ranked) };
 }
 
-/** Launches timed from spawn to the list on screen (the last one goes on to the keys below). */
+/** Launches timed from spawn to the list on screen, then Down (the last one goes on to the keys below). */
 const PAINT_RUNS = 5;
+
+/** Down from the first paint to the next session's history on screen (ms). */
+async function downToNext(tui: TmuxSession, screen: string): Promise<number> {
+  const first = /│(s\d{4}) /.exec(screen.split("\n")[3] ?? "")?.[1];
+  const t = performance.now();
+  tui.keys("Down");
+  await tui.waitFor((s) => /┐┌─ (s\d{4})/.exec(s)?.[1] !== first && /┐┌─ s\d{4}/.test(s), 15_000, POLL_MS);
+  return performance.now() - t;
+}
 
 /** Spawn under tmux to the session list on screen (ms), and the screen. */
 async function launch(home: string, program: string[]): Promise<{ tui: TmuxSession; paint: number; screen: string }> {
@@ -136,20 +145,23 @@ async function launch(home: string, program: string[]): Promise<{ tui: TmuxSessi
 /** The real program under tmux: spawn to the list on screen, Down to the next history, keys to hits. */
 async function endToEnd(home: string, program: string[], label: string): Promise<BenchRow[]> {
   const paints: number[] = [];
+  const downs: number[] = [];
   for (let i = 1; i < PAINT_RUNS; i++) {
     const run = await launch(home, program);
-    run.tui.kill();
-    paints.push(run.paint);
+    try {
+      paints.push(run.paint);
+      downs.push(await downToNext(run.tui, run.screen));
+    } finally {
+      run.tui.kill();
+    }
   }
   const { tui, paint: lastPaint, screen: s0 } = await launch(home, program);
   paints.push(lastPaint);
   const paint = summarize(paints);
   try {
-    const first = /│(s\d{4}) /.exec(s0.split("\n")[3] ?? "")?.[1];
+    downs.push(await downToNext(tui, s0));
+    const sw = summarize(downs);
     let t = performance.now();
-    tui.keys("Down");
-    await tui.waitFor((s) => /┐┌─ (s\d{4})/.exec(s)?.[1] !== first && /┐┌─ s\d{4}/.test(s), 15_000, POLL_MS);
-    const sw = performance.now() - t;
     tui.keys("/");
     await tui.waitFor("Search:");
     tui.keys("Tab");
@@ -183,10 +195,10 @@ async function endToEnd(home: string, program: string[], label: string): Promise
         ok: paint.p50 <= 300,
       },
       {
-        name: `end to end (${label}): Down to the next session's history`,
-        value: fmtMs(sw),
+        name: `end to end (${label}): Down to the next session's history, right after first paint, ${PAINT_RUNS} launches`,
+        value: `p50 ${fmtMs(sw.p50)}, max ${fmtMs(sw.max)}`,
         target: "<= 50 ms",
-        ok: sw <= 50,
+        ok: sw.p50 <= 50,
       },
       {
         name: `end to end (${label}): keystroke to keyword results ("deploy server", 20 ms debounce included)`,
