@@ -1,19 +1,29 @@
 // A one-line progress bar redrawn in place on a terminal stream (stderr).
 
-export function progressBar(stream: NodeJS.WriteStream, width = 30, unit = "messages") {
-  const started = performance.now();
-  let last = 0;
+/** Writes at most one redraw per this many ms (the first update and a bar's last are always drawn). */
+const REDRAW_MS = 100;
+
+/** Where progress is written: a terminal stream (stderr). */
+type Sink = Pick<NodeJS.WriteStream, "write">;
+
+/**
+ * `clock`: ms, for tests. The first update is drawn at once, whenever it comes: performance.now() counts from
+ * the process's start, so a first update within REDRAW_MS of it would otherwise be skipped.
+ */
+export function progressBar(stream: Sink, width = 30, unit = "messages", clock = () => performance.now()) {
+  const started = clock();
+  let last = Number.NEGATIVE_INFINITY;
   const draw = (done: number, total: number) => {
     const frac = total > 0 ? Math.min(1, done / total) : 1;
     const fill = Math.round(frac * width);
-    const secs = (performance.now() - started) / 1000;
+    const secs = (clock() - started) / 1000;
     const rate = secs > 0 ? Math.round(done / secs) : 0;
     stream.write(`\r[${"#".repeat(fill)}${".".repeat(width - fill)}] ${done}/${total} ${unit}  ${rate}/s\x1b[K`);
   };
   return {
     update(done: number, total: number): void {
-      const now = performance.now();
-      if (now - last < 100 && done < total) return;
+      const now = clock();
+      if (now - last < REDRAW_MS && done < total) return;
       last = now;
       draw(done, total);
     },
@@ -24,14 +34,14 @@ export function progressBar(stream: NodeJS.WriteStream, width = 30, unit = "mess
 }
 
 /** A one-line status redrawn in place (stderr on a terminal): a label, and a rate of `count` per second. */
-export function progressLine(stream: NodeJS.WriteStream) {
-  const started = performance.now();
-  let last = 0;
+export function progressLine(stream: Sink, clock = () => performance.now()) {
+  const started = clock();
+  let last = Number.NEGATIVE_INFINITY;
   let shown = false;
   return {
     update(label: string, count: number): void {
-      const now = performance.now();
-      if (now - last < 100) return;
+      const now = clock();
+      if (now - last < REDRAW_MS) return;
       last = now;
       shown = true;
       const secs = (now - started) / 1000;
