@@ -161,7 +161,6 @@ async function endToEnd(home: string, program: string[], label: string): Promise
   try {
     downs.push(await downToNext(tui, s0));
     const sw = summarize(downs);
-    let t = performance.now();
     tui.keys("/");
     await tui.waitFor("Search:");
     tui.keys("Tab");
@@ -170,20 +169,20 @@ async function endToEnd(home: string, program: string[], label: string): Promise
     let typed = "";
     for (const ch of "deploy server") {
       typed += ch;
-      t = performance.now();
+      const t = performance.now();
       tui.type(ch);
       // the status row names the query its hits answer
       const want = `for "${typed}"`;
       await tui.waitFor((s) => s.includes(want) && !s.includes("searching…"), 15_000, POLL_MS);
       keys.push(performance.now() - t);
     }
-    t = performance.now();
+    const lastKey = performance.now();
     await tui.waitFor(
       (s) => s.includes(`for "${typed}"`) && !s.includes("ranking…") && !s.includes("searching…"),
       15_000,
       POLL_MS,
     );
-    const rest = performance.now() - t;
+    const rest = performance.now() - lastKey;
     tui.keys("Escape");
     tui.keys("q");
     const k = summarize(keys);
