@@ -4,7 +4,6 @@
 import porter2 from "wink-porter2-stemmer";
 
 export const CJK_RUN = /[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff66-\uff9f\uac00-\ud7af]+/g;
-const WORD = /[A-Za-z][A-Za-z'’]*[A-Za-z]|[A-Za-z]/g;
 
 const stems = new Map<string, string>();
 
@@ -30,8 +29,60 @@ export function cjkBigrams(run: string): string[] {
   return out;
 }
 
+const isLatinLetter = (c: number) => (c >= 97 && c <= 122) || (c >= 65 && c <= 90);
+const isApostrophe = (c: number) => c === 39 || c === 0x2019;
+
+/** stemWord of a word as written, kept by its written form: no lower-casing on the way to a known stem. */
+let written: Record<string, string> = Object.create(null);
+let writtenSize = 0;
+function stemWritten(word: string): string {
+  let s = written[word];
+  if (s === undefined) {
+    s = stemWord(word);
+    if (++writtenSize > 200_000) {
+      written = Object.create(null);
+      writtenSize = 1;
+    }
+    written[word] = s;
+  }
+  return s;
+}
+
+/**
+ * The text with each Latin word (a letter, then letters and apostrophes, ending in a letter) replaced by its
+ * stem. A character loop and a plain-object cache: this runs on every message written, and the regex replace
+ * with a callback and a Map keyed by fresh substrings cost twice as much (bench/RESULTS.md).
+ */
+function stemLatinWords(text: string): string {
+  let out = "";
+  let copied = 0;
+  let i = 0;
+  while (i < text.length) {
+    if (!isLatinLetter(text.charCodeAt(i))) {
+      i++;
+      continue;
+    }
+    const start = i;
+    let end = ++i;
+    while (i < text.length) {
+      const c = text.charCodeAt(i);
+      if (isLatinLetter(c)) end = ++i;
+      else if (isApostrophe(c)) i++;
+      else break;
+    }
+    // Apostrophes after the last letter are not part of the word (nor can they begin the next one).
+    const word = text.slice(start, end);
+    const stem = stemWritten(word);
+    if (stem !== word) {
+      out += text.slice(copied, start) + stem;
+      copied = end;
+    }
+  }
+  return copied === 0 ? text : out + text.slice(copied);
+}
+
 export function searchForm(text: string): string {
-  let out = text.replace(WORD, stemWord);
+  let out = stemLatinWords(text);
   CJK_RUN.lastIndex = 0;
   if (CJK_RUN.test(out)) {
     CJK_RUN.lastIndex = 0;
