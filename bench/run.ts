@@ -1,4 +1,4 @@
-// `bun run bench [--quick] [--fresh] [NAME...]`: runs each script of SCRIPTS in its own process and prints one table.
+// `bun run bench [--quick] [--fresh] [NAME...]`: runs each script of SCRIPTS (or of a group) in its own process and prints one table.
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { ROWS_PREFIX, type BenchRow } from "./lib/report.ts";
@@ -25,10 +25,20 @@ const SCRIPTS = [
   "import-shared.ts",
 ];
 
+/**
+ * Names that run several scripts. `keyword`: every row of the search-speed targets (README, Benchmarks), the
+ * keyword contenders first; `keyword.ts` runs that script alone.
+ */
+const GROUPS: Record<string, string[]> = {
+  keyword: ["keyword.ts", "cli-search.ts", "semantic.ts", "locomo.ts", "tui.ts", "add.ts"],
+};
+
 const root = resolve(import.meta.dir, "..");
 const passThrough = process.argv.slice(2).filter((a) => a.startsWith("--"));
 const only = process.argv.slice(2).filter((a) => !a.startsWith("--"));
-const chosen = only.length ? SCRIPTS.filter((s) => only.some((o) => s === o || s === `${o}.ts`)) : SCRIPTS;
+const wanted = new Set(only.flatMap((o) => GROUPS[o] ?? [o, `${o}.ts`]));
+// In the order asked (a group's, in its own order).
+const chosen = only.length ? [...wanted].filter((s) => SCRIPTS.includes(s)) : SCRIPTS;
 const command = `bun run bench${process.argv.length > 2 ? " " + process.argv.slice(2).join(" ") : ""}`;
 const cpus = navigator.hardwareConcurrency;
 console.log(`$ ${command}   (bun ${Bun.version}, ${cpus} cores, ${process.platform}-${process.arch})`);
