@@ -5,18 +5,22 @@ import porter2 from "wink-porter2-stemmer";
 
 export const CJK_RUN = /[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff66-\uff9f\uac00-\ud7af]+/g;
 
-const stems = new Map<string, string>();
+/** Stems by the word as written (a plain object: faster than a Map for the fresh substrings looked up). */
+let stems: Record<string, string> = Object.create(null);
+let stemCount = 0;
 
 /** Porter2 stem of one word (lower-cased, possessive dropped); cached, since vocabularies repeat. */
 export function stemWord(word: string): string {
+  const known = stems[word];
+  if (known !== undefined) return known;
   const lower = word.toLowerCase();
   if (lower.length > 40) return lower; // no English word is this long; stemming it would only cost time
-  let s = stems.get(lower);
-  if (s === undefined) {
-    s = porter2(lower.replace(/['’]s?$/, "").replace(/['’]/g, ""));
-    if (stems.size > 200_000) stems.clear();
-    stems.set(lower, s);
+  const s = porter2(lower.replace(/['’]s?$/, "").replace(/['’]/g, ""));
+  if (++stemCount > 200_000) {
+    stems = Object.create(null);
+    stemCount = 1;
   }
+  stems[word] = s;
   return s;
 }
 
@@ -32,26 +36,10 @@ export function cjkBigrams(run: string): string[] {
 const isLatinLetter = (c: number) => (c >= 97 && c <= 122) || (c >= 65 && c <= 90);
 const isApostrophe = (c: number) => c === 39 || c === 0x2019;
 
-/** stemWord of a word as written, kept by its written form: no lower-casing on the way to a known stem. */
-let written: Record<string, string> = Object.create(null);
-let writtenSize = 0;
-function stemWritten(word: string): string {
-  let s = written[word];
-  if (s === undefined) {
-    s = stemWord(word);
-    if (++writtenSize > 200_000) {
-      written = Object.create(null);
-      writtenSize = 1;
-    }
-    written[word] = s;
-  }
-  return s;
-}
-
 /**
  * The text with each Latin word (a letter, then letters and apostrophes, ending in a letter) replaced by its
- * stem. A character loop and a plain-object cache: this runs on every message written, and the regex replace
- * with a callback and a Map keyed by fresh substrings cost twice as much (bench/RESULTS.md).
+ * stem. A character loop: this runs on every message written, and a regex replace with a callback cost about
+ * as much as the stemming (bench/RESULTS.md).
  */
 function stemLatinWords(text: string): string {
   let out = "";
@@ -72,7 +60,7 @@ function stemLatinWords(text: string): string {
     }
     // Apostrophes after the last letter are not part of the word (nor can they begin the next one).
     const word = text.slice(start, end);
-    const stem = stemWritten(word);
+    const stem = stemWord(word);
     if (stem !== word) {
       out += text.slice(copied, start) + stem;
       copied = end;
