@@ -4,6 +4,7 @@ import type { MessageRecord, StoredMessage } from "../shared/message.ts";
 import { assertSessionId } from "../shared/session-id.ts";
 import type { MemoryContext } from "../memory/memory-context.ts";
 import { writeImported, type ImportWriteOptions, type ImportWriteResult } from "../memory/imports/import-write.ts";
+import { DeferredIndex } from "../memory/imports/deferred-index.ts";
 import {
   exportSessions,
   messageLine,
@@ -26,12 +27,14 @@ import type { ImportWriter } from "./import-target.ts";
 
 export class ImportApi implements ImportWriter {
   readonly vectors: string;
+  readonly #index: DeferredIndex;
 
   constructor(
     private readonly ctx: MemoryContext,
     private readonly scheduleDrain: () => void = () => {},
   ) {
     this.vectors = ctx.paths.lance;
+    this.#index = new DeferredIndex(ctx);
   }
 
   /** After a pass that added messages: embed them in the background, as add() does. */
@@ -46,7 +49,14 @@ export class ImportApi implements ImportWriter {
     meta?: MetaUpdate,
     options: ImportWriteOptions = {},
   ): ImportWriteResult {
-    return writeImported(this.ctx, session, records, meta, options);
+    const r = writeImported(this.ctx, session, records, meta, options);
+    if (!options.dryRun) this.#index.added(r.added);
+    return r;
+  }
+
+  /** The pass has ended: a large pass's substring index is built now (see deferred-index.ts). */
+  endPass(progress?: (done: number, total: number) => void): Promise<void> {
+    return this.#index.endPass(progress);
   }
 
   setMeta(session: string, meta: MetaUpdate): void {

@@ -14,6 +14,8 @@ export interface ImportWriter {
   readonly vectors: string;
   /** After a pass that added messages: have them embedded (in the background, or by the shared drain). */
   embedAdded(): void;
+  /** The pass has ended: finish the index work its writes left for the end (a large pass's; see deferred-index.ts). */
+  endPass?(progress?: (done: number, total: number) => void): Promise<void>;
   write(
     session: string,
     records: readonly MessageRecord[],

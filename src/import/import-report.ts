@@ -66,11 +66,14 @@ export interface ImportProgress {
   filesDone: number;
   files: number;
   messages: number;
+  /** After the files of a large pass: the substring index being built, over all messages of the home. */
+  indexing?: { done: number; total: number };
 }
 
 /**
- * Run `one` on each file in turn: a failing file is reported and the pass goes on. Ends with the session count
- * and, when messages were added, their embedding in the background.
+ * Run `one` on each file in turn: a failing file is reported and the pass goes on. Ends with the index work the
+ * writes left for the end (a large pass's substring index), the session count and, when messages were added,
+ * their embedding in the background.
  */
 export async function eachFile(
   api: ImportTarget,
@@ -81,15 +84,34 @@ export async function eachFile(
 ): Promise<SourceReport> {
   const sessions = new Set<string>();
   let done = 0;
-  for (const file of files) {
-    try {
-      await one(file, sessions);
-    } catch (err) {
-      report.files.failed++;
-      report.failed.push({ file, reason: describeError(err) });
+  const progress = (indexing?: ImportProgress["indexing"]) =>
+    o.onProgress?.({
+      source: report.source,
+      filesDone: done,
+      files: files.length,
+      messages: report.messages.added,
+      ...(indexing && { indexing }),
+    });
+  try {
+    for (const file of files) {
+      try {
+        await one(file, sessions);
+      } catch (err) {
+        report.files.failed++;
+        report.failed.push({ file, reason: describeError(err) });
+      }
+      done++;
+      progress();
     }
-    done++;
-    o.onProgress?.({ source: report.source, filesDone: done, files: files.length, messages: report.messages.added });
+  } finally {
+    try {
+      await api.imports.endPass?.((d, total) => progress({ done: d, total }));
+    } catch (err) {
+      report.failed.push({
+        file: "(substring index)",
+        reason: `not built yet, searches scan until it is (memvoy doctor --migrate builds it): ${describeError(err)}`,
+      });
+    }
   }
   report.sessions = sessions.size;
   if (report.messages.added + report.messages.extended > 0 && !o.dryRun) api.imports.embedAdded();

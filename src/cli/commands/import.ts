@@ -206,7 +206,13 @@ async function pass(api: ImportTarget, source: string, opts: ImportOptions, json
   const o: ImportOptions = {
     ...opts,
     onProgress: bar
-      ? (e) => bar.update(`${e.source} ${filesBar(e.filesDone, e.files)} ${e.messages} messages`, e.messages)
+      ? (e) =>
+          bar.update(
+            e.indexing
+              ? `${e.source} indexing text for substring search ${meter(e.indexing.done, e.indexing.total)} ${percent(e.indexing.done, e.indexing.total)}, ${e.messages} messages`
+              : `${e.source} ${meter(e.filesDone, e.files)} ${e.filesDone}/${e.files} files, ${e.messages} messages`,
+            e.messages,
+          )
       : undefined,
   };
   try {
@@ -235,11 +241,14 @@ async function pass(api: ImportTarget, source: string, opts: ImportOptions, json
   }
 }
 
-/** `[#####.....] 12/40 files` */
-function filesBar(done: number, total: number, width = 20): string {
+/** `[#####.....]` */
+function meter(done: number, total: number, width = 20): string {
   const fill = total > 0 ? Math.round((Math.min(done, total) / total) * width) : width;
-  return `[${"#".repeat(fill)}${".".repeat(width - fill)}] ${done}/${total} files,`;
+  return `[${"#".repeat(fill)}${".".repeat(width - fill)}]`;
 }
+
+const percent = (done: number, total: number) =>
+  `${total > 0 ? Math.floor((100 * Math.min(done, total)) / total) : 100}%`;
 
 function emptyReport(source: string, o: ImportOptions): Report {
   return newReport(source, [], o.dryRun === true);

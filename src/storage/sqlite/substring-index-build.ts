@@ -1,6 +1,7 @@
 // The substring index's background build: index the messages after the cursor in short transactions, moving
 // the cursor in the same transaction, until none is left (then the index is done, in that same transaction:
 // no write can slip between). Resumable after a kill at any point; `add` never waits for more than one step.
+// A bulk import defers the index the same way (deferTrigram) and runs the build when it ends.
 import type { Database } from "bun:sqlite";
 import { trigramState, trigramWriter } from "./substring-index.ts";
 import { noSteps, runSteps, type SteppedJobOptions, type SteppedJobResult } from "./stepped-job.ts";
@@ -27,6 +28,20 @@ export function cursorJobState(db: Database, cursor: bigint | undefined, done: b
 export function trigramBuildState(db: Database): TrigramBuildState {
   const s = trigramState(db);
   return cursorJobState(db, s?.cursor, s?.done === true);
+}
+
+/**
+ * Leave the rows written from now on to the build (a bulk import): the index is marked not done, its cursor at
+ * the newest row, so writers skip the rows after it and search scans until the build is done. Those rows then
+ * cost their writer nothing here, and the build indexes them in larger steps: about 30 µs a message instead of
+ * 55 for a large import. Whether the build is to index them: false only when the database has no index (an
+ * index not done already is left as it is). Call under the write lock.
+ */
+export function deferTrigram(db: Database): boolean {
+  const s = trigramState(db);
+  if (s?.done)
+    db.run("UPDATE trigram_build SET done = 0, cursor = (SELECT coalesce(max(seq), 0) FROM messages) WHERE id = 1");
+  return s !== undefined;
 }
 
 export type TrigramBuildOptions = SteppedJobOptions;
