@@ -1,10 +1,12 @@
 // `bun run bench import-sources`: a generated Claude Code projects folder (2 GiB) and Codex sessions folder
 // (1 GiB) imported into an empty home; the first import's rate against bench/import.ts's workload (MemoryApi.add)
-// run in the same process, and re-runs with nothing new. --quick: 40 MiB and 20 MiB.
+// run in the same process, re-runs with nothing new, and a fifth of the Claude Code corpus imported with the
+// substring index deferred to the pass's end and written inline. --quick: 40 MiB and 20 MiB.
 import { closeSync, mkdirSync, openSync, rmSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import { openMemory } from "../src/app/open-memory.ts";
 import { importSource } from "../src/import/run-import.ts";
+import { BULK_IMPORT } from "../src/memory/imports/deferred-index.ts";
 import { sourceByName } from "../src/import/source-registry.ts";
 import { buildHome } from "./lib/build-home.ts";
 import { rng, sessionStream } from "./lib/corpus.ts";
@@ -282,6 +284,29 @@ const refSame = buildHome(join(dir, "ref-same"), {
   sessions: Math.max(1, Math.round(sameMessages / (2 * TURNS_PER_SESSION))),
   batch: 2 * TURNS_PER_SESSION,
 });
+
+// A large pass defers the substring index to one build at its end (src/memory/imports/deferred-index.ts): the
+// same pass with it written message by message instead, each into an empty home, a fifth of the Claude Code
+// corpus (4 of its 20 project folders), deferred first. --quick lowers the threshold so that it defers at all.
+const fifth = Array.from({ length: 4 }, (_, k) => join(src, "claude", "projects", `-home-dev-p${k}`));
+const defaults = { ...BULK_IMPORT };
+const passSeconds = async (after: number) => {
+  BULK_IMPORT.after = after;
+  const h = join(dir, `pass-${after}`);
+  const a = openMemory({ home: h, env: {}, drain: "off" });
+  try {
+    const s0 = performance.now();
+    const r = await importSource(a, sourceByName(a, "claude-code"), { paths: fifth });
+    return { s: (performance.now() - s0) / 1000, added: r.messages.added };
+  } finally {
+    a.close();
+    Object.assign(BULK_IMPORT, defaults);
+    rmSync(h, { recursive: true, force: true });
+  }
+};
+log("  the same pass with the substring index deferred, then written inline");
+const deferred = await passSeconds(quick ? 1_000 : BULK_IMPORT.after);
+const inline = await passSeconds(Number.POSITIVE_INFINITY);
 rmSync(dir, { recursive: true, force: true });
 
 const rate = (m: number, ms: number) => m / (ms / 1000);
@@ -318,6 +343,10 @@ emitRows([
   {
     name: `first import vs MemoryApi.add of ${fmtInt(sameMessages)} messages in sessions of the import's size, one add each`,
     value: `${fmtInt(firstRate)} vs ${fmtInt(sameRate)} msg/s (${ratio(firstRate, sameRate)}); CPU ${fmtInt(firstCpuRate)} vs ${fmtInt(sameCpuRate)} (${ratio(firstCpuRate, sameCpuRate)})`,
+  },
+  {
+    name: `a pass of ${fmtInt(deferred.added)} Claude Code messages: substring index deferred to its end (after ${fmtInt(quick ? 1_000 : BULK_IMPORT.after)} messages) / written inline, each into an empty home`,
+    value: `${deferred.s.toFixed(1)} s / ${inline.s.toFixed(1)} s (${(inline.s / deferred.s).toFixed(2)}x faster)`,
   },
   {
     name: "re-run with nothing new (both sources, worst of 3)",
