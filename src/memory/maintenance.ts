@@ -1,4 +1,5 @@
-// Nightly upkeep of the tiers: the archive's FTS5 index (short merge steps, then optimize) and the message
+// Nightly upkeep of the tiers: an index build left unfinished (an import killed before its end, an upgrade
+// stopped) is finished first; then the archive's FTS5 index (short merge steps, then optimize) and the message
 // vectors (LanceDB compaction, old versions dropped, the vector index built or refreshed, the background
 // statistics of the calibrated score re-sampled when the table changed enough). Searches never
 // wait: SQLite readers run beside the writer (WAL) and LanceDB readers see the previous version.
@@ -9,6 +10,7 @@ import type { SemanticIndex } from "./embedding/semantic-index.ts";
 import { refreshBackground } from "./embedding/background-stats.ts";
 import type { MemoryContext } from "./memory-context.ts";
 import { mayHoldVectors } from "./vector-location.ts";
+import { indexUpgradeState, upgradeIndex, type IndexUpgradeResult } from "./index-upgrade.ts";
 
 /** How long to wait for a running embedding drain to let go of the vector table. */
 const DRAIN_LOCK_WAIT_MS = 60_000;
@@ -25,6 +27,8 @@ export interface VectorMaintenance {
 }
 
 export interface MaintenanceReport {
+  /** Set when an index build was left unfinished: what finishing it did. */
+  indexUpgrade?: IndexUpgradeResult;
   archive: SqliteMaintenanceResult;
   vectors: VectorMaintenance;
 }
@@ -62,10 +66,11 @@ export async function maintainTiers(
   ctx: MemoryContext,
   options: { signal?: AbortSignal; vectors?: SemanticIndex } = {},
 ): Promise<MaintenanceReport> {
+  const indexUpgrade = indexUpgradeState(ctx).done ? undefined : await upgradeIndex(ctx, { signal: options.signal });
   const archive = await maintainSqlite(ctx.db, { signal: options.signal });
   const vectors =
     options.vectors && !options.signal?.aborted
       ? await maintainVectors(ctx, options.vectors, options.signal)
       : { done: false, ms: 0, note: options.vectors ? "stopped" : "no vector index" };
-  return { archive, vectors };
+  return { ...(indexUpgrade && { indexUpgrade }), archive, vectors };
 }

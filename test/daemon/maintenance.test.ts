@@ -1,7 +1,9 @@
-// HomeMemory.maintain: the archive's FTS5 indexes merged in short steps, then optimized; search still finds everything.
+// HomeMemory.maintain: an unfinished index build finished first; the archive's FTS5 indexes merged in short steps,
+// then optimized; search still finds everything.
 import { afterAll, expect, test } from "bun:test";
 import { openMemory } from "../../src/app/open-memory.ts";
 import { cleanup, tempHome } from "../fixture/daemon-process.ts";
+import { BULK_IMPORT } from "../../src/memory/imports/deferred-index.ts";
 
 afterAll(cleanup);
 
@@ -39,6 +41,35 @@ test("maintain stops between steps when its signal aborts", async () => {
     expect(r.archive.aborted).toBe(true);
     expect(r.archive.mergeSteps).toBe(0);
   } finally {
+    api.close();
+  }
+});
+
+test("maintain first finishes an index build left unfinished (a large import killed before its end)", async () => {
+  const api = openMemory({ home: tempHome(), env: {} });
+  const defaults = { ...BULK_IMPORT };
+  try {
+    BULK_IMPORT.after = 10;
+    // A large pass's writes without its end: the rows after the tenth are left to the build.
+    for (let i = 0; i < 4; i++)
+      api.imports.write(
+        `s${i}`,
+        Array.from({ length: 10 }, (_, k) => ({
+          id: `m${i}x${k}`,
+          role: "user" as const,
+          content: `note ${i}.${k} on the quorblax${k} rollout`,
+          sendAt: BigInt(1_780_000_000 + i * 100 + k) * 1_000_000_000n,
+        })),
+      );
+    expect(api.indexUpgrade().done).toBe(false);
+    const r = await api.maintain();
+    expect(r.indexUpgrade?.done).toBe(true);
+    expect(api.indexUpgrade().done).toBe(true);
+    expect((await api.search({ query: "rblax7", limit: 10 })).hits.length).toBe(4);
+    // Nothing left unfinished: the next run reports no build.
+    expect((await api.maintain()).indexUpgrade).toBeUndefined();
+  } finally {
+    Object.assign(BULK_IMPORT, defaults);
     api.close();
   }
 });

@@ -1,4 +1,5 @@
-// Nightly maintenance job: the FTS5 merge/optimize in this process, then LanceDB compaction and index in the child.
+// Nightly maintenance job: an unfinished index build finished and the FTS5 merge/optimize in this process, then
+// LanceDB compaction and index in the child.
 import type { MaintenanceApi } from "../../app/maintenance-api.ts";
 import { describeError } from "../../shared/describe-error.ts";
 import type { CronJob } from "../scheduler.ts";
@@ -9,8 +10,9 @@ export function maintenanceJob(api: MaintenanceApi, work: RunWork, pattern: stri
     name: "maintenance",
     pattern,
     async run({ signal, log }) {
-      const { archive: a } = await api.maintain({ signal, vectors: false });
-      const fts = `fts: ${a.mergeSteps} merge step(s), longest write ${a.longestStepMs.toFixed(0)} ms${a.aborted ? ", stopped early" : ""}`;
+      const { archive: a, indexUpgrade: u } = await api.maintain({ signal, vectors: false });
+      const built = u ? `index build: ${u.copied} message(s), ${u.done ? "done" : "stopped"}; ` : "";
+      const fts = `${built}fts: ${a.mergeSteps} merge step(s), longest write ${a.longestStepMs.toFixed(0)} ms${a.aborted ? ", stopped early" : ""}`;
       let v: WorkResult<"maintenance">;
       if (signal.aborted) v = { done: false, ms: 0, note: "stopped" };
       else {
