@@ -39,9 +39,10 @@ export function progressLine(stream: Sink, clock = () => performance.now()) {
   let last = Number.NEGATIVE_INFINITY;
   let shown = false;
   return {
-    update(label: string, count: number): void {
+    /** Redraw (at most every REDRAW_MS, unless `force`: a new phase of the work shows at once). */
+    update(label: string, count: number, force = false): void {
       const now = clock();
-      if (now - last < REDRAW_MS) return;
+      if (!force && now - last < REDRAW_MS) return;
       last = now;
       shown = true;
       const secs = (now - started) / 1000;

@@ -1,6 +1,8 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { appendFileSync, mkdirSync, readFileSync, statSync, truncateSync, writeFileSync, existsSync } from "node:fs";
 import { join } from "node:path";
+import { Database } from "bun:sqlite";
+import { trigramReady } from "../../src/storage/sqlite/substring-index.ts";
 import { cli, removeTempHomes, repoRoot, tempHome } from "../fixture/home.ts";
 import { CC_SESSION_B, writeClaudeProjects } from "../fixture/import/claude-code.ts";
 import { writeCodexHome } from "../fixture/import/codex.ts";
@@ -217,6 +219,50 @@ describe("memvoy import / export", () => {
       expect(plain.stderr).not.toContain("files,");
     },
     60_000,
+  );
+
+  test.skipIf(!Bun.which("script"))(
+    "a large pass shows its substring index build on the bar, and returns with the index whole",
+    async () => {
+      // Past 20,000 messages a pass defers the index (src/memory/imports/deferred-index.ts): 25,000 in one file.
+      const sessions = 25;
+      const perSession = 1000;
+      const lines: string[] = [];
+      for (let s = 0; s < sessions; s++) {
+        lines.push(JSON.stringify({ type: "session", id: `big-${s}`, source: "claude-code" }));
+        for (let i = 0; i < perSession; i++)
+          lines.push(
+            JSON.stringify({
+              type: "message",
+              id: `b${s}x${String(i).padStart(5, "0")}`,
+              session: `big-${s}`,
+              role: i % 2 === 0 ? "user" : "assistant",
+              content: `message ${i} of session ${s}: the glorbix${i % 97}tail plan`,
+              sendAt: new Date(Date.UTC(2026, 0, 1, s, 0, 0, i)).toISOString(),
+            }),
+          );
+      }
+      const file = join(tempHome("big-"), "big.jsonl");
+      writeFileSync(file, lines.join("\n") + "\n");
+      const home = tempHome();
+      const command = ["bun", join(repoRoot, "src/index.ts"), "--home", home, "import", "jsonl", file]
+        .map((a) => `'${a}'`)
+        .join(" ");
+      const tty = Bun.spawnSync(["script", "-qec", command, "/dev/null"], { stdout: "pipe", stderr: "pipe" });
+      const out = tty.stdout.toString();
+      expect(out).toMatch(/\rjsonl indexing text for substring search \[#{20}\] 100%, 25000 messages, \d+\/s/);
+      expect(out).toContain("added 25000 messages");
+      const db = new Database(join(home, ".store", "history.db"), { readonly: true });
+      try {
+        expect(trigramReady(db)).toBe(true);
+      } finally {
+        db.close();
+      }
+      const found = await cli(["search", "rbix42ta", "--json", "--limit", "500"], { home });
+      // i % 97 === 42 for 10 of each session's 1,000 messages.
+      expect(JSON.parse(found.stdout).hits.length).toBe(10 * sessions);
+    },
+    120_000,
   );
 
   test("a single line over the limit is refused with the named limit", async () => {

@@ -9,7 +9,7 @@ import { homePaths, resolveHome } from "../../config/home.ts";
 import { loadConfig } from "../../config/load.ts";
 import { importJsonlFiles, importJsonlStream } from "../../import/import-jsonl.ts";
 import { newReport, type SourceReport } from "../../import/import-report.ts";
-import { importSource, type ImportOptions } from "../../import/run-import.ts";
+import { importSource, type ImportOptions, type ImportProgress } from "../../import/run-import.ts";
 import { isSourceName, sourceByName, SOURCE_NAMES } from "../../import/source-registry.ts";
 import { CommandUsageError } from "../usage-errors.ts";
 import { isTimeRange, nowNs, parseTimeOrThrow, rangeStart } from "../../shared/time.ts";
@@ -203,16 +203,16 @@ type Report = SourceReport;
 
 async function pass(api: ImportTarget, source: string, opts: ImportOptions, json: boolean): Promise<Report[]> {
   const bar = !json && process.stderr.isTTY ? progressLine(process.stderr) : undefined;
+  // The index build at the end of a large pass is a new phase: shown at once, whatever the redraw interval.
+  let indexing = false;
   const o: ImportOptions = {
     ...opts,
     onProgress: bar
-      ? (e) =>
-          bar.update(
-            e.indexing
-              ? `${e.source} indexing text for substring search ${meter(e.indexing.done, e.indexing.total)} ${percent(e.indexing.done, e.indexing.total)}, ${e.messages} messages`
-              : `${e.source} ${meter(e.filesDone, e.files)} ${e.filesDone}/${e.files} files, ${e.messages} messages`,
-            e.messages,
-          )
+      ? (e) => {
+          const phase = e.indexing !== undefined;
+          bar.update(progressLabel(e), e.messages, phase !== indexing);
+          indexing = phase;
+        }
       : undefined,
   };
   try {
@@ -239,6 +239,14 @@ async function pass(api: ImportTarget, source: string, opts: ImportOptions, json
   } finally {
     bar?.done();
   }
+}
+
+/** `claude-code [#####.....] 12/40 files, 3100 messages`, then the build: `... indexing text for substring search [##...] 10%`. */
+function progressLabel(e: ImportProgress): string {
+  if (!e.indexing)
+    return `${e.source} ${meter(e.filesDone, e.files)} ${e.filesDone}/${e.files} files, ${e.messages} messages`;
+  const { done, total } = e.indexing;
+  return `${e.source} indexing text for substring search ${meter(done, total)} ${percent(done, total)}, ${e.messages} messages`;
 }
 
 /** `[#####.....]` */
