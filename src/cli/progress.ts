@@ -14,11 +14,9 @@ export function progressBar(stream: Sink, width = 30, unit = "messages", clock =
   const started = clock();
   let last = Number.NEGATIVE_INFINITY;
   const draw = (done: number, total: number) => {
-    const frac = total > 0 ? Math.min(1, done / total) : 1;
-    const fill = Math.round(frac * width);
     const secs = (clock() - started) / 1000;
     const rate = secs > 0 ? Math.round(done / secs) : 0;
-    stream.write(`\r[${"#".repeat(fill)}${".".repeat(width - fill)}] ${done}/${total} ${unit}  ${rate}/s\x1b[K`);
+    stream.write(`\r${meter(done, total, width)} ${done}/${total} ${unit}  ${rate}/s\x1b[K`);
   };
   return {
     update(done: number, total: number): void {
@@ -31,6 +29,12 @@ export function progressBar(stream: Sink, width = 30, unit = "messages", clock =
       stream.write("\n");
     },
   };
+}
+
+/** `[#####.....]`: the share done, `width` characters wide. */
+export function meter(done: number, total: number, width = 20): string {
+  const fill = total > 0 ? Math.round((Math.min(done, total) / total) * width) : width;
+  return `[${"#".repeat(fill)}${".".repeat(width - fill)}]`;
 }
 
 /** A one-line status redrawn in place (stderr on a terminal): a label, and a rate of `count` per second. */

@@ -11,6 +11,12 @@ import { writeOpencodeData } from "../fixture/import/opencode.ts";
 
 afterAll(removeTempHomes);
 
+/** What `memvoy ARGS` writes on a pseudo-terminal (script(1) runs it there). */
+function onTerminal(args: string[]): string {
+  const command = ["bun", join(repoRoot, "src/index.ts"), ...args].map((a) => `'${a}'`).join(" ");
+  return Bun.spawnSync(["script", "-qec", command, "/dev/null"], { stdout: "pipe", stderr: "pipe" }).stdout.toString();
+}
+
 function sourcesEnv(): Record<string, string> {
   const root = tempHome("sources-");
   writeClaudeProjects(join(root, "claude"));
@@ -206,12 +212,7 @@ describe("memvoy import / export", () => {
     async () => {
       const projects = writeClaudeProjects(tempHome("cc-"));
       const home = tempHome();
-      // script(1) runs the command on a pseudo-terminal.
-      const command = ["bun", join(repoRoot, "src/index.ts"), "--home", home, "import", "claude-code", projects]
-        .map((a) => `'${a}'`)
-        .join(" ");
-      const tty = Bun.spawnSync(["script", "-qec", command, "/dev/null"], { stdout: "pipe", stderr: "pipe" });
-      const out = tty.stdout.toString();
+      const out = onTerminal(["--home", home, "import", "claude-code", projects]);
       expect(out).toMatch(/\rclaude-code \[[#.]{20}\] \d\/5 files, \d+ messages, \d+\/s/);
       expect(out).toContain("added 16 messages");
       const plain = await cli(["import", "claude-code", projects], { home: tempHome() });
@@ -245,11 +246,7 @@ describe("memvoy import / export", () => {
       const file = join(tempHome("big-"), "big.jsonl");
       writeFileSync(file, lines.join("\n") + "\n");
       const home = tempHome();
-      const command = ["bun", join(repoRoot, "src/index.ts"), "--home", home, "import", "jsonl", file]
-        .map((a) => `'${a}'`)
-        .join(" ");
-      const tty = Bun.spawnSync(["script", "-qec", command, "/dev/null"], { stdout: "pipe", stderr: "pipe" });
-      const out = tty.stdout.toString();
+      const out = onTerminal(["--home", home, "import", "jsonl", file]);
       expect(out).toMatch(/\rjsonl indexing text for substring search \[#{20}\] 100%, 25000 messages, \d+\/s/);
       expect(out).toContain("added 25000 messages");
       const db = new Database(join(home, ".store", "history.db"), { readonly: true });

@@ -114,10 +114,12 @@ describe("a large import pass defers the substring index", () => {
     const file = exportFile();
     const { home, api } = openTemp({ now: () => NOW });
     try {
-      BULK_IMPORT.after = SESSIONS * PER_SESSION + 1;
+      // A dry run counted as writes would cross this threshold, defer, and build at its end.
+      BULK_IMPORT.after = 50;
       const seen: ImportProgress[] = [];
       const dry = await importJsonlFiles(api, [file], { dryRun: true, onProgress: (p) => seen.push(p) });
       expect(dry.messages.added).toBe(SESSIONS * PER_SESSION);
+      BULK_IMPORT.after = SESSIONS * PER_SESSION + 1;
       const r = await importJsonlFiles(api, [file], { onProgress: (p) => seen.push(p) });
       expect(r.messages.added).toBe(SESSIONS * PER_SESSION);
       expect(seen.filter((p) => p.indexing)).toEqual([]);

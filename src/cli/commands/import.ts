@@ -17,7 +17,7 @@ import { writeOut } from "../../shared/stdout.ts";
 import { bool, num, str, type Parsed } from "../args.ts";
 import { openFromFlags, runCommand, using, type CommandSpec } from "../command.ts";
 import { printJson, println } from "../output.ts";
-import { progressLine } from "../progress.ts";
+import { meter, progressLine } from "../progress.ts";
 
 export const usage = `
 Usage: memvoy import SOURCE [PATH...] [--since TIME] [--dry-run] [--keep-secrets] [--watch] [--json]
@@ -247,12 +247,6 @@ function progressLabel(e: ImportProgress): string {
     return `${e.source} ${meter(e.filesDone, e.files)} ${e.filesDone}/${e.files} files, ${e.messages} messages`;
   const { done, total } = e.indexing;
   return `${e.source} indexing text for substring search ${meter(done, total)} ${percent(done, total)}, ${e.messages} messages`;
-}
-
-/** `[#####.....]` */
-function meter(done: number, total: number, width = 20): string {
-  const fill = total > 0 ? Math.round((Math.min(done, total) / total) * width) : width;
-  return `[${"#".repeat(fill)}${".".repeat(width - fill)}]`;
 }
 
 const percent = (done: number, total: number) =>
