@@ -4,7 +4,7 @@
 import type { Db } from "../storage/sqlite/db.ts";
 import { indexStats } from "../storage/sqlite/keyword-queries.ts";
 import { phraseCount } from "./bm25.ts";
-import { ftsPhrases, queryTerms, type FtsPhrase } from "./query-terms.ts";
+import { ftsPhrases, hasCompatibilityForms, queryTerms, type FtsPhrase } from "./query-terms.ts";
 
 export interface TermWeights {
   phrases: FtsPhrase[];
@@ -36,11 +36,16 @@ export function coverage(content: string, tw: TermWeights): number {
   return held / tw.total;
 }
 
-/** Whether no indexed message holds any of the query's words. */
+/** The text's phrases (no prefix) in each form it is looked for in: NFKC, and as typed when that differs. */
+const phraseForms = (text: string): FtsPhrase[][] =>
+  (hasCompatibilityForms(text) ? [false, true] : [false]).map((asTyped) =>
+    ftsPhrases(queryTerms(text, { asTyped })).filter((p) => p.kind !== "prefix"),
+  );
+
+/** Whether no indexed message holds any of the query's words (in either form). */
 export function noSharedWord(db: Db, text: string): boolean {
   const { rows, has } = indexStats(db);
-  const all = ftsPhrases(queryTerms(text)).filter((p) => p.kind !== "prefix");
-  return rows > 0 && all.length > 0 && all.every((p) => !has(p.expr));
+  return rows > 0 && phraseForms(text).every((all) => all.length > 0 && all.every((p) => !has(p.expr)));
 }
 
 const NAME = /(?<![\p{L}\p{N}'’])\p{Lu}[\p{Ll}]+(?:['’]s)?(?![\p{L}\p{N}])/gu;
@@ -63,9 +68,11 @@ export function namesUnknown(db: Db, text: string): boolean {
   for (const m of text.matchAll(NAME)) {
     if (m.index === 0 || /[.?!]\s*$/.test(text.slice(0, m.index))) continue;
     if (CALENDAR.has(m[0].replace(/['’]s$/, "").toLowerCase())) continue;
-    const [p] = ftsPhrases(queryTerms(m[0].replace(/['’]s$/, "")));
-    if (!p || p.kind === "prefix") continue;
-    if (!has(p.expr)) return true;
+    const word = m[0].replace(/['’]s$/, "");
+    const firsts = (hasCompatibilityForms(word) ? [false, true] : [false]).map(
+      (asTyped) => ftsPhrases(queryTerms(word, { asTyped }))[0],
+    );
+    if (firsts.every((p) => p && p.kind !== "prefix" && !has(p.expr))) return true;
   }
   return false;
 }

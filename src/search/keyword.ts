@@ -26,6 +26,7 @@ import {
   ftsAllQuery,
   ftsAnyQuery,
   ftsPhrases,
+  hasCompatibilityForms,
   queryTerms,
   substringInIndex,
   type FtsPhrase,
@@ -66,19 +67,36 @@ interface Candidate extends Pick<SearchHit, "source" | "score"> {
 type Window = { r: WindowText; s: number }[];
 
 export function keywordSearch(db: Db, o: KeywordOptions): SearchHit[] {
+  const hits = searchInForm(db, o, false);
+  if (!hasCompatibilityForms(o.query)) return hits;
+  // Messages are indexed as written: a query in compatibility forms is also looked for as typed.
+  const asTyped = searchInForm(db, o, true);
+  const best = new Map<string, SearchHit>();
+  for (const h of [...hits, ...asTyped]) {
+    const prev = best.get(h.message.id);
+    if (!prev || prev.score < h.score) best.set(h.message.id, h);
+  }
+  const bySendAt = (a: SearchHit, b: SearchHit) => Number(b.message.sendAt - a.message.sendAt);
+  return [...best.values()]
+    .sort((a, b) => (o.order === "newest" ? bySendAt(a, b) || b.score - a.score : b.score - a.score || bySendAt(a, b)))
+    .slice(0, Math.max(1, o.limit ?? 10));
+}
+
+/** keywordSearch with the query NFKC-normalised, or as typed (`asTyped`). */
+function searchInForm(db: Db, o: KeywordOptions, asTyped: boolean): SearchHit[] {
   const limit = Math.max(1, o.limit ?? 10);
   // A participant named in a ranked query matches the messages they sent: the name leaves the text to match.
   const focus = o.order === "newest" ? { text: o.query } : senderFocus(db, o.query, o.session);
-  const terms = queryTerms(focus.text, { typing: o.typing });
+  const terms = queryTerms(focus.text, { typing: o.typing, asTyped });
   const when = o.order === "newest" ? undefined : timeHint(o.query, o.now);
-  const symbols = querySymbols(o.query);
+  const symbols = querySymbols(o.query, asTyped);
   if (terms.length === 0 && symbols.length === 0) return [];
   const filter: KeywordFilter = { session: o.session, ...scopeFilter(o) };
   // Candidates by seq: window rows carry their text only; messages are loaded for the hits returned.
   const hits = new Map<bigint, Candidate>();
   const add = (m: Candidate["row"], source: SearchHit["source"], score: number) => {
     // A query with symbols holds them verbatim in every hit (window rows carry their content for it).
-    if (symbols.length > 0 && !holdsSymbols(m.content!, symbols)) return;
+    if (symbols.length > 0 && !holdsSymbols(m.content!, symbols, asTyped)) return;
     score *= senderFactor(focus, m.sender) * timeFactor(when, m.sendAt);
     const prev = hits.get(m.seq);
     if (!prev || prev.score < score) hits.set(m.seq, { row: m, source, score });
@@ -104,7 +122,7 @@ export function keywordSearch(db: Db, o: KeywordOptions): SearchHit[] {
   const byScore = () => [...hits.values()].sort((a, b) => b.score - a.score || Number(b.row.sendAt - a.row.sendAt));
 
   if (symbols.length > 0)
-    for (const [m, q] of symbolMatches(db, symbols, terms, filter, limit, o.now))
+    for (const [m, q] of symbolMatches(db, symbols, terms, filter, limit, o.now, asTyped))
       add(m, m.recent ? "recent" : "archive", q);
   // Rows the any-term archive list below fills in for: the symbol matches and the all-term list.
   const early = new Set(hits.keys());
@@ -418,6 +436,8 @@ function symbolMatches(
   filter: KeywordFilter,
   limit: number,
   now: bigint,
+  /** The pieces are as typed, not NFKC-normalised. */
+  asTyped: boolean,
 ): [StoredMessage, number][] {
   // The query's words too, as recent rows are matched (every content word as a substring).
   const words = terms.some((t) => !t.stop) ? terms.filter((t) => !t.stop) : terms;
@@ -428,13 +448,13 @@ function symbolMatches(
   if (hasArchived(db, filter.session)) {
     // The substring index once built; before, words in the query or its pieces (`#123`, `C++`, `.env`)
     // narrow the archive through the word index, and a query of symbols alone is a scan.
-    const all = trigramReady(db) ? undefined : ftsAllQuery(queryTerms(pieces.join(" ")).concat(words));
+    const all = trigramReady(db) ? undefined : ftsAllQuery(queryTerms(pieces.join(" "), { asTyped }).concat(words));
     if (all) rows.push(...windowRows(db, all, SYMBOL_WINDOW, { ...filter, recent: false }).map((r) => r.message));
     else rows.push(...scanArchive(db, needles, filter, limit * 5, select));
   }
   const out: [StoredMessage, number][] = [];
   for (const m of rows) {
-    if (!holdsSymbols(m.content, pieces)) continue;
+    if (!holdsSymbols(m.content, pieces, asTyped)) continue;
     const ageDays = Number(now - m.sendAt) / 86_400e9;
     out.push([m, 0.6 + 0.1 / (1 + Math.max(0, ageDays) / 30)]);
   }

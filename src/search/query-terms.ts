@@ -22,9 +22,13 @@ export interface QueryTerm {
 
 const WORD = /[\p{L}\p{N}_]+(?:['’][\p{L}]+)?/gu;
 
-/** `typing`: a person is typing the query now, so its last word may be unfinished (the TUI says so; the CLI, API and agents do not). */
-export function queryTerms(query: string, options: { typing?: boolean } = {}): QueryTerm[] {
-  const text = query.normalize("NFKC").toLowerCase();
+/**
+ * `typing`: a person is typing the query now, so its last word may be unfinished (the TUI says so; the CLI, API
+ * and agents do not). `asTyped`: the query's characters as they are, instead of NFKC-normalised (see
+ * hasCompatibilityForms).
+ */
+export function queryTerms(query: string, options: { typing?: boolean; asTyped?: boolean } = {}): QueryTerm[] {
+  const text = (options.asTyped ? query : query.normalize("NFKC")).toLowerCase();
   const out: QueryTerm[] = [];
   const seen = new Set<string>();
   const push = (t: QueryTerm) => {
@@ -44,6 +48,13 @@ export function queryTerms(query: string, options: { typing?: boolean } = {}): Q
   if (options.typing && tail && !tail.cjk && !/\s$/.test(query) && text.endsWith(tail.text)) tail.partial = true;
   return out;
 }
+
+/**
+ * Whether NFKC changes the query (full-width or half-width forms, ligatures, decomposed accents). Messages are
+ * stored and indexed as written, so such a query is also looked for as typed: a message holding it verbatim
+ * matches that form only.
+ */
+export const hasCompatibilityForms = (query: string) => query.normalize("NFKC") !== query;
 
 function words(segment: string, push: (t: QueryTerm) => void): void {
   for (const m of segment.matchAll(WORD)) {

@@ -21,14 +21,17 @@ function strip(chunk: string): string {
 const hasSymbol = (chunk: string) => !WORDISH.test(chunk.replace(/(?<=\p{L})[-'’](?=\p{L})/gu, ""));
 const onlySymbols = (chunk: string) => !/[\p{L}\p{N}]/u.test(chunk);
 
-/** Collapse whitespace and fold case, as symbol pieces are compared. */
-export function normalizeText(text: string): string {
-  return text.normalize("NFKC").toLowerCase().replace(/\s+/g, " ");
+/** Collapse whitespace and fold case, as symbol pieces are compared (NFKC-normalised unless `asTyped`). */
+export function normalizeText(text: string, asTyped = false): string {
+  return (asTyped ? text : text.normalize("NFKC")).toLowerCase().replace(/\s+/g, " ");
 }
 
-/** The pieces of a query that must appear verbatim in a hit (normalised), in query order; none for plain words. */
-export function querySymbols(query: string): string[] {
-  const chunks = normalizeText(query)
+/**
+ * The pieces of a query that must appear verbatim in a hit (normalised; as typed with `asTyped`, see
+ * query-terms.ts hasCompatibilityForms), in query order; none for plain words.
+ */
+export function querySymbols(query: string, asTyped = false): string[] {
+  const chunks = normalizeText(query, asTyped)
     .trim()
     .split(" ")
     .map(strip)
@@ -52,9 +55,9 @@ export function querySymbols(query: string): string[] {
   return [...new Set(out)];
 }
 
-/** Whether a text holds every symbol piece. */
-export function holdsSymbols(content: string, pieces: readonly string[]): boolean {
+/** Whether a text holds every symbol piece (pieces as typed with `asTyped`). */
+export function holdsSymbols(content: string, pieces: readonly string[], asTyped = false): boolean {
   if (pieces.length === 0) return true;
-  const text = normalizeText(content);
+  const text = normalizeText(content, asTyped);
   return pieces.every((p) => text.includes(p));
 }

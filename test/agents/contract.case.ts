@@ -108,6 +108,31 @@ export function contractCases(name: string, open: () => Promise<Implementation>)
       expect((await api.search({ query: "deploy", match: "keyword", session: "other" })).hits).toEqual([]);
     });
 
+    test("search, keyword: text in full-width or half-width forms is found by the query typed the same way", async () => {
+      const written = ["ＡＰＩキーを更新した", "ｶﾀｶﾅ のログ", "ＤＥＰＬＯＹ ok", "チケット＃１２３を閉じた"];
+      await api.add(
+        "widths",
+        written.map((content) => ({ role: "user" as const, content })),
+      );
+      try {
+        for (const [query, content] of [
+          ["ＡＰＩ", written[0]],
+          ["ＡＰＩキー", written[0]],
+          ["ｶﾀｶﾅ", written[1]],
+          ["ｶﾀ", written[1]],
+          ["ＤＥＰＬＯＹ", written[2]],
+          ["ｄｅｐｌｏｙ", written[2]],
+          ["＃１２３", written[3]],
+        ] as const) {
+          const r = await api.search({ query, match: "keyword", limit: 50 });
+          // The NFKC form finds more (ＤＥＰＬＯＹ finds "deploy" too); the text as written must be among the hits.
+          expect({ query, found: r.hits.some((h) => h.content === content) }).toEqual({ query, found: true });
+        }
+      } finally {
+        await api.rm("widths");
+      }
+    });
+
     test("search, semantic and hybrid: hits with their expanded context", async () => {
       const s = await api.search({ query: "container killed out of memory", match: "semantic", session: "deploys" });
       roundTrips(s);

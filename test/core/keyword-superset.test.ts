@@ -29,6 +29,11 @@ const WORDS = [
   "東京都",
   "a&&b",
   "x->y",
+  // Compatibility forms (full-width, half-width, a ligature): stored and indexed as written.
+  "ＡＰＩキー",
+  "ｶﾀｶﾅ",
+  "ﬁnance",
+  "Ｄｅｐｌｏｙ",
 ];
 
 describe("keyword search over recent rows", () => {
@@ -80,6 +85,10 @@ async function supersetOfSubstrings(): Promise<void> {
       "og",
       "g",
       "rgerl",
+      "ＡＰＩ",
+      "ｶﾀ",
+      "ﬁna",
+      "ｄｅｐ",
     ]) {
       const needles = q.toLowerCase().split(" ");
       const expected = contents.filter((c) => needles.every((n) => c.toLowerCase().includes(n)));
@@ -122,7 +131,20 @@ describe("recent rows beside archived ones", () => {
         );
       const recent = ["a", "b", "c"].flatMap(held);
       expect(recent.length).toBeLessThan(120);
-      for (const q of ["ploy", "bserv", "DEPLOYMENT", "og", "g", "rgerl", "ärger", "東京", "server deploy"]) {
+      for (const q of [
+        "ploy",
+        "bserv",
+        "DEPLOYMENT",
+        "og",
+        "g",
+        "rgerl",
+        "ärger",
+        "東京",
+        "server deploy",
+        "ＡＰＩ",
+        "ｶﾀ",
+        "ﬁna",
+      ]) {
         const needles = q.toLowerCase().split(" ");
         const expected = recent.filter((c) => needles.every((n) => c.toLowerCase().includes(n)));
         const got = new Set(

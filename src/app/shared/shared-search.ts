@@ -8,7 +8,7 @@ import type { StoredMessage } from "../../shared/message.ts";
 import { EXPAND_AFTER, EXPAND_BEFORE, mergeRuns } from "../../search/expand.ts";
 import { reciprocalRankFusion } from "../../search/fusion.ts";
 import { HYBRID } from "../../search/hybrid.ts";
-import { queryTerms } from "../../search/query-terms.ts";
+import { hasCompatibilityForms, queryTerms } from "../../search/query-terms.ts";
 import { backgroundVectors, calibrate, calibratedScore, defaultMinScore } from "../../search/relevance.ts";
 import {
   scopeFilter,
@@ -109,27 +109,34 @@ function asHits(query: string, ranked: readonly Ranked[], source: (id: string) =
 
 /** Every term (else any of them, ranked lower), best first by the archive's ranking or newest first. */
 async function keywordRanking(ctx: SharedContext, o: Scope, limit: number): Promise<Ranked[]> {
-  const terms = queryTerms(o.query);
-  const symbols = querySymbols(o.query);
+  // Messages are indexed as written: a query in compatibility forms is also looked for as typed.
+  const forms = (hasCompatibilityForms(o.query) ? [false, true] : [false]).map((asTyped) => ({
+    terms: queryTerms(o.query, { asTyped }),
+    symbols: querySymbols(o.query, asTyped),
+    asTyped,
+  }));
   const filter = scopeFilter(o);
   const found = new Map<string, Ranked>();
-  const run = async (q: TextQuery | undefined, weight: number) => {
+  const run = async (form: (typeof forms)[number], q: TextQuery | undefined, weight: number) => {
     if (!q || found.size >= limit) return;
     const hits = await ctx.archive.searchText(q, {
       ...(o.session !== undefined ? { session: o.session } : {}),
       filter,
-      limit: symbols.length > 0 ? limit * 5 : limit,
+      limit: form.symbols.length > 0 ? limit * 5 : limit,
       order: o.order === "newest" ? "newest" : "rank",
     });
     for (const h of hits) {
-      if (found.has(h.message.id) || !holdsSymbols(h.message.content, symbols)) continue;
+      if (found.has(h.message.id) || !holdsSymbols(h.message.content, form.symbols, form.asTyped)) continue;
       // The backend's scores map into (0, 1); any-term hits rank below every all-term hit.
       found.set(h.message.id, { message: h.message, score: weight * (0.5 + 0.5 * (h.score / (h.score + 0.1))) });
     }
   };
-  await run(textQueryAll(terms), 1);
-  if (o.order !== "newest") await run(textQueryAny(terms), 0.5);
-  return [...found.values()].slice(0, limit);
+  for (const form of forms) await run(form, textQueryAll(form.terms), 1);
+  if (o.order !== "newest") for (const form of forms) await run(form, textQueryAny(form.terms), 0.5);
+  const ranked = [...found.values()];
+  if (forms.length > 1)
+    ranked.sort((a, b) => (o.order === "newest" ? Number(b.message.sendAt - a.message.sendAt) : b.score - a.score));
+  return ranked.slice(0, limit);
 }
 
 interface SemanticRanking {
