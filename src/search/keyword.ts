@@ -27,6 +27,7 @@ import {
   ftsAnyQuery,
   ftsPhrases,
   hasCompatibilityForms,
+  needleOf,
   queryTerms,
   substringInIndex,
   type FtsPhrase,
@@ -360,7 +361,7 @@ function recentMatches(
 ): [Candidate["row"], number][] {
   const content = terms.filter((t) => !t.stop);
   const used = content.length ? content : terms;
-  const needles = used.map((t) => t.text);
+  const needles = used.map(needleOf);
   const size = Math.max(limit * 5, 50);
   // A row's text for the checks below: its content, or that with ASCII letters in lower case, the same to them.
   const rows =
@@ -379,7 +380,7 @@ function recentMatches(
       row: m as Candidate["row"],
       text: m.content,
     }));
-  const phrase = terms.map((t) => t.text).join(" ");
+  const phrase = terms.map(needleOf).join(" ");
   const out: [Candidate["row"], number][] = [];
   for (const { row: m, text } of rows) {
     const lower = text.toLowerCase();
@@ -416,7 +417,7 @@ function indexedSubstrings(
   const rows =
     (ranked && newestOfWindow(ranked, size)) ??
     windowTexts(db, all, size, { ...filter, recent: true, passing: true }, !light);
-  const held = rows.filter((r) => used.every((t) => r.lower.includes(t.text)));
+  const held = rows.filter((r) => used.every((t) => r.lower.includes(needleOf(t))));
   // A row the index matched without the text (none is known) could stand for an older one it left out.
   if (held.length < rows.length && rows.length >= size) return undefined;
   return held.map((r) => ({ row: r, text: r.content ?? r.lower }));
@@ -441,9 +442,9 @@ function symbolMatches(
 ): [StoredMessage, number][] {
   // The query's words too, as recent rows are matched (every content word as a substring).
   const words = terms.some((t) => !t.stop) ? terms.filter((t) => !t.stop) : terms;
-  const needles = [...new Set([...pieces.flatMap((p) => p.split(" ")), ...words.map((t) => t.text)])];
+  const needles = [...new Set([...pieces.flatMap((p) => p.split(" ")), ...words.map(needleOf)])];
   // The pieces select candidates in the substring index (`c > d` as its trigrams).
-  const select = [...pieces, ...words.map((t) => t.text)];
+  const select = [...pieces, ...words.map(needleOf)];
   const rows = scanRecent(db, needles, filter, limit * 5, select);
   if (hasArchived(db, filter.session)) {
     // The substring index once built; before, words in the query or its pieces (`#123`, `C++`, `.env`)

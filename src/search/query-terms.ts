@@ -14,13 +14,18 @@ const STOPWORDS = new Set(
 export interface QueryTerm {
   /** The text to look for (lower case). */
   text: string;
+  /**
+   * The word as the query spells it, when that differs from `text` (an apostrophe inside: `don't`): what a
+   * message holding the query verbatim holds, so the substring match looks for it.
+   */
+  needle?: string;
   cjk: boolean;
   stop: boolean;
   /** The word a person is still typing (the last one, no space after it, and the caller said so): it also matches as a prefix. */
   partial?: boolean;
 }
 
-const WORD = /[\p{L}\p{N}_]+(?:['’][\p{L}]+)?/gu;
+const WORD = /[\p{L}\p{N}_]+(?:['’][\p{L}]+)*/gu;
 
 /**
  * `typing`: a person is typing the query now, so its last word may be unfinished (the TUI says so; the CLI, API
@@ -58,10 +63,18 @@ export const hasCompatibilityForms = (query: string) => query.normalize("NFKC") 
 
 function words(segment: string, push: (t: QueryTerm) => void): void {
   for (const m of segment.matchAll(WORD)) {
-    const w = m[0].replace(/['’]s$/, "").replace(/['’]/g, "");
-    push({ text: w, cjk: false, stop: STOPWORDS.has(w) });
+    const spelled = m[0].replace(/['’]s$/, "");
+    const w = spelled.replace(/['’]/g, "");
+    push(
+      spelled === w
+        ? { text: w, cjk: false, stop: STOPWORDS.has(w) }
+        : { text: w, needle: spelled, cjk: false, stop: STOPWORDS.has(w) },
+    );
   }
 }
+
+/** What a message holding the term verbatim holds (its substring needle). */
+export const needleOf = (t: QueryTerm): string => t.needle ?? t.text;
 
 /** Whether the term is matched as a prefix too (ftsTerm): the word still being typed, of 3+ letters or digits. */
 export const typedPrefix = (t: QueryTerm) =>

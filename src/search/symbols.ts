@@ -31,11 +31,13 @@ export function normalizeText(text: string, asTyped = false): string {
  * query-terms.ts hasCompatibilityForms), in query order; none for plain words.
  */
 export function querySymbols(query: string, asTyped = false): string[] {
-  const chunks = normalizeText(query, asTyped)
-    .trim()
+  const text = normalizeText(query, asTyped).trim();
+  const chunks = text
     .split(" ")
     .map(strip)
     .filter((c) => c !== "");
+  // A query of quotes and brackets only (`“`, `()`) is looked for as it is.
+  if (chunks.length === 0) return text === "" ? [] : [text];
   const out: string[] = [];
   for (let i = 0; i < chunks.length; i++) {
     if (!hasSymbol(chunks[i]!)) continue;

@@ -34,6 +34,11 @@ const WORDS = [
   "ｶﾀｶﾅ",
   "ﬁnance",
   "Ｄｅｐｌｏｙ",
+  // Apostrophes inside words, and quotes.
+  "don't",
+  "rock'n'roll",
+  "O'Brien",
+  "“quoted”",
 ];
 
 describe("keyword search over recent rows", () => {
@@ -89,6 +94,12 @@ async function supersetOfSubstrings(): Promise<void> {
       "ｶﾀ",
       "ﬁna",
       "ｄｅｐ",
+      "don't",
+      "n't",
+      "rock'n",
+      "rock'n'roll",
+      "O'Bri",
+      "“",
     ]) {
       const needles = q.toLowerCase().split(" ");
       const expected = contents.filter((c) => needles.every((n) => c.toLowerCase().includes(n)));
