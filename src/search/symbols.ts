@@ -32,25 +32,30 @@ export function normalizeText(text: string, asTyped = false): string {
  */
 export function querySymbols(query: string, asTyped = false): string[] {
   const text = normalizeText(query, asTyped).trim();
-  const chunks = text
-    .split(" ")
-    .map(strip)
-    .filter((c) => c !== "");
+  // Each run of non-spaces that holds more than quotes and brackets, stripped (what it is decides its part),
+  // with where it starts and ends in the text.
+  const chunks: { c: string; from: number; to: number }[] = [];
+  for (const m of text.matchAll(/\S+/g)) {
+    const c = strip(m[0]);
+    if (c !== "") chunks.push({ c, from: m.index, to: m.index + m[0].length });
+  }
   // A query of quotes and brackets only (`“`, `()`) is looked for as it is.
   if (chunks.length === 0) return text === "" ? [] : [text];
   const out: string[] = [];
   for (let i = 0; i < chunks.length; i++) {
-    if (!hasSymbol(chunks[i]!)) continue;
+    if (!hasSymbol(chunks[i]!.c)) continue;
     let from = i;
     let to = i;
     // An operator alone between two operands keeps them: `c > d`, `a && b`, `x -> y`.
-    if (onlySymbols(chunks[i]!) && i > 0 && i + 1 < chunks.length) {
+    if (onlySymbols(chunks[i]!.c) && i > 0 && i + 1 < chunks.length) {
       from = i - 1;
       to = i + 1;
     }
-    while (to + 2 < chunks.length && onlySymbols(chunks[to + 1]!)) to += 2;
-    const piece = chunks.slice(from, to + 1).join(" ");
-    if (out.length > 0 && from <= i - 1 && out[out.length - 1]!.endsWith(chunks[from]!)) out.pop();
+    while (to + 2 < chunks.length && onlySymbols(chunks[to + 1]!.c)) to += 2;
+    // The query's text from the first chunk to the last, stripped at its two ends only: a piece of the query
+    // itself (`log. -> x` stays whole), so a message holding the query holds every piece.
+    const piece = from === to ? chunks[i]!.c : strip(text.slice(chunks[from]!.from, chunks[to]!.to));
+    if (out.length > 0 && from <= i - 1 && out[out.length - 1]!.endsWith(chunks[from]!.c)) out.pop();
     out.push(piece);
     i = to;
   }

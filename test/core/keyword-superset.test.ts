@@ -41,34 +41,47 @@ const WORDS = [
   "“quoted”",
 ];
 
+/** Both ways the substring index is walked: a small table on all trigrams, a large one on the rarest few. */
+const TABLE_SIZES = [
+  ["a small index table", SMALL_TABLE.rows],
+  ["a large index table", 0],
+] as const;
+
+/** Run `check` with the substring index walked as a table of `small` rows at most is. */
+async function withTableSize(small: number, check: () => Promise<void>): Promise<void> {
+  const rows = SMALL_TABLE.rows;
+  SMALL_TABLE.rows = small;
+  try {
+    await check();
+  } finally {
+    SMALL_TABLE.rows = rows;
+  }
+}
+
 describe("keyword search over recent rows", () => {
-  // A small index table is walked on all trigrams; a large one on the rarest few, measured first.
-  test.each([
-    ["a small index table", SMALL_TABLE.rows],
-    ["a large index table", 0],
-  ])(
+  test.each(TABLE_SIZES)(
     "finds every message that holds the query as a case-insensitive substring (a superset of those), ranked or not, with or without typing: %s",
-    async (_, small) => {
-      const rows = SMALL_TABLE.rows;
-      SMALL_TABLE.rows = small;
-      try {
-        await supersetOfSubstrings();
-      } finally {
-        SMALL_TABLE.rows = rows;
-      }
-    },
+    (_, small) => withTableSize(small, supersetOfSubstrings),
   );
 });
+
+/** `n` messages of six random words each (joined by two spaces a fifth of the time with `doubled`). */
+function randomMessages(rnd: () => number, words: readonly string[], n: number, doubled = false): string[] {
+  return Array.from(
+    { length: n },
+    (_, i) =>
+      `m${i} ` +
+      Array.from({ length: 6 }, () => words[Math.floor(rnd() * words.length)]).join(
+        doubled && rnd() >= 0.8 ? "  " : " ",
+      ),
+  );
+}
 
 /** Every recent message holding a query as a substring is a hit, across sessions and in one, typing or not. */
 async function supersetOfSubstrings(): Promise<void> {
   const { api } = openTemp({ now: () => NOW });
   try {
-    const rnd = seededRandom(7);
-    const contents = Array.from(
-      { length: 300 },
-      (_, i) => `m${i} ` + Array.from({ length: 6 }, () => WORDS[Math.floor(rnd() * WORDS.length)]).join(" "),
-    );
+    const contents = randomMessages(seededRandom(7), WORDS, 300);
     api.add(
       "s",
       contents.map((content, i) => ({
@@ -114,6 +127,84 @@ async function supersetOfSubstrings(): Promise<void> {
         }
       }
     }
+  } finally {
+    api.close();
+  }
+}
+
+describe("random pieces of the messages themselves as queries", () => {
+  test.each(TABLE_SIZES)(
+    "every recent message holding the piece is a hit, across sessions and in one, typing or not: %s",
+    (_, small) => withTableSize(small, randomPieces),
+  );
+});
+
+/** Words of real messages: punctuation, emoji, scripts, widths, apostrophes, paths and operators. */
+const MIXED = [
+  ...WORDS,
+  "It's",
+  "👍",
+  "🎉🎉",
+  "e-mail",
+  "C#",
+  "node.js",
+  "naïve",
+  "x\u00a0y",
+  "3.14",
+  "50%",
+  "$HOME",
+  "ß",
+  "STRASSE",
+  "ΣΟΦΙΑ",
+  "‘single’",
+  "…",
+  "(paren)",
+  "[1]",
+  "@user",
+  "~/.ssh",
+  "C:\\Users",
+  "http://x.io/a?b=c",
+  "x86_64",
+  "서버",
+  "server,",
+  "log.",
+  "c > d",
+  "#123",
+];
+
+async function randomPieces(): Promise<void> {
+  const { api } = openTemp({ now: () => NOW });
+  try {
+    const rnd = seededRandom(2);
+    const contents = randomMessages(rnd, MIXED, 200, true);
+    for (const [s, part] of [
+      ["s", contents.slice(0, 100)],
+      ["t", contents.slice(100)],
+    ] as const)
+      api.add(
+        s,
+        part.map((content, i) => ({ role: "user" as const, content, sendAt: NOW - BigInt(200 - i) * 1_000_000_000n })),
+      );
+    const missed: string[] = [];
+    for (let k = 0; k < 120; k++) {
+      // A run of 1 to 20 characters (whole code points) of a message, as a person might copy it.
+      const chars = Array.from(contents[Math.floor(rnd() * contents.length)]!);
+      const at = Math.floor(rnd() * chars.length);
+      const q = chars.slice(at, at + 1 + Math.floor(rnd() * 20)).join("");
+      if (!q.trim()) continue;
+      const holding = (c: string) => c.toLowerCase().includes(q.toLowerCase());
+      for (const session of [undefined, "s"]) {
+        const expected = contents.filter((c, i) => holding(c) && (session === undefined || i < 100));
+        for (const typing of [false, true]) {
+          const got = new Set(
+            (await api.search({ query: q, session, limit: 1000, typing })).hits.map((h) => h.message.content),
+          );
+          if (expected.some((c) => !got.has(c)))
+            missed.push(`${JSON.stringify(q)} in ${session ?? "all"}, typing ${typing}`);
+        }
+      }
+    }
+    expect(missed).toEqual([]);
   } finally {
     api.close();
   }

@@ -71,5 +71,10 @@ describe("symbol search", () => {
     expect(querySymbols('what did "Becoming Nicole" say?')).toEqual([]);
     expect(querySymbols("see (#123).")).toEqual(["#123"]);
     expect(querySymbols("well-known")).toEqual([]);
+    // Operands keep what they hold next to the operator: the piece is the query's own text.
+    expect(querySymbols("see log. -> x")).toEqual(["log. -> x"]);
+    expect(querySymbols("ß 🎉 [1]")).toEqual(["ß 🎉 [1"]);
+    expect(querySymbols('"c > d"')).toEqual(["c > d"]);
+    expect(querySymbols("“")).toEqual(["“"]);
   });
 });
