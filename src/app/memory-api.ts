@@ -399,6 +399,8 @@ export class HomeMemory implements MaintenanceApi {
 /** The search options checked as every front-end checks them (one clear InputError naming the option). */
 export function checkSearchOptions(o: SearchOptions): SearchOptions {
   if (typeof o.query !== "string" || o.query.trim() === "") throw new InvalidSearchOptionError({ option: "query" });
+  const nul = o.query.indexOf("\0");
+  if (nul >= 0) throw new InvalidSearchOptionError({ option: "query", nul });
   if (o.session !== undefined) assertSessionId(o.session);
   if (o.range !== undefined && !isTimeRange(o.range))
     throw new InvalidSearchOptionError({ option: "range", value: o.range });

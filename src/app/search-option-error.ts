@@ -1,4 +1,4 @@
-// The error for a search option that cannot be used (no query, an unknown range, order or match mode, a bad limit).
+// The error for a search option that cannot be used (no query or one with a NUL, an unknown range, order or match mode, a bad limit).
 import { namedError } from "../shared/errors.ts";
 
 const HINTS = {
@@ -11,9 +11,12 @@ const HINTS = {
 const NAMES = { range: "range", limit: "limit", order: "order", match: "match mode" } as const;
 
 export const InvalidSearchOptionError = namedError<
-  { option: "query" } | { option: keyof typeof HINTS; value: unknown }
+  { option: "query"; nul?: number } | { option: keyof typeof HINTS; value: unknown }
 >("InvalidSearchOptionError", "input", (d) => {
-  if (d.option === "query") return "search needs a query";
+  if (d.option === "query")
+    return d.nul === undefined
+      ? "search needs a query"
+      : `the search query contains a NUL character at offset ${d.nul}: no message can hold one`;
   const shown = d.option === "limit" ? String(d.value) : JSON.stringify(d.value);
   return `invalid ${NAMES[d.option]} ${shown}: ${HINTS[d.option]}`;
 });

@@ -251,6 +251,7 @@ export function contractCases(name: string, open: () => Promise<Implementation>)
         "limit must be a whole number from 1 to 1000",
       );
       expect(await refused(api.search({ query: "" }))).toContain("query");
+      expect(await refused(api.search({ query: "a\u0000b" }))).toContain("NUL character at offset 1");
       expect(await refused(api.history("../x"))).toContain("session");
       expect(await refused(api.history("deploys", { last: 0 }))).toContain("last must be a whole number");
       expect(await refused(api.around(ids[0]!, { before: 51 }))).toContain(

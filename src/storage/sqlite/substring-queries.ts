@@ -12,6 +12,7 @@ import { hasArchived, recentTierAtMost } from "./recent-tier-size.ts";
 import { ftsTotals } from "./fts-totals.ts";
 import { ARCHIVED_TRIGRAM, RECENT_TRIGRAM, trigramState, type TrigramState } from "./substring-index.ts";
 import { writeStamp } from "./write-stamp.ts";
+import { foldSafeRuns } from "./trigram-fold.ts";
 
 export interface SubstringScope extends MessageFilter {
   session?: string;
@@ -97,7 +98,8 @@ export function substringMatches(
   const state = trigramState(db);
   if (needles.length === 0 || !state?.done || smallTier(db, scope, state)) return undefined;
   const sources = tierSources(state, scope.recent);
-  const grams = select.map(chars);
+  // Each select string's runs the index folds as the needles are (trigram-fold.ts).
+  const grams = select.flatMap((s) => foldSafeRuns(chars(s)));
   const long = grams.filter((g) => g.length >= 3);
   const lowered = needles.map((n) => n.toLowerCase());
   const holds = (content: string) => {
