@@ -1,6 +1,6 @@
 // Snippets with highlight ranges, computed on the original text (the index holds a bigram form for CJK).
-import { stemWord } from "../shared/search-form.ts";
-import type { QueryTerm } from "./query-terms.ts";
+import { CJK_RUN, stemWord } from "../shared/search-form.ts";
+import { needleOf, type QueryTerm } from "./query-terms.ts";
 
 export interface Snippet {
   text: string;
@@ -53,6 +53,17 @@ export function findMatches(content: string, terms: readonly QueryTerm[]): [numb
       i = end;
     }
   }
+  // Words with letters beyond ASCII (über, Москва, ＡＰＩ, naïve for naive): compared with case, accents and widths folded,
+  // the term whole, or as the word's start when it has 3+ letters.
+  if (latin.length > 0 && !ASCII_ONLY.test(content)) {
+    const needles = latin.map((t) => foldAccents(needleOf(t)));
+    for (const m of content.matchAll(WIDE_WORD)) {
+      const w = foldAccents(m[0]);
+      if (needles.some((n) => w === n || (n.length >= 3 && w.startsWith(n))))
+        ranges.push([m.index, m.index + m[0].length]);
+      if (ranges.length >= 400) break;
+    }
+  }
   const cjk = use.filter((t) => t.cjk);
   if (cjk.length > 0) {
     const lower = content.toLowerCase();
@@ -77,6 +88,12 @@ export function findMatches(content: string, terms: readonly QueryTerm[]): [numb
 }
 
 const ASCII_ONLY = /^[\x00-\x7f]*$/;
+
+/** A letter, digit or mark outside CJK text (which has no word breaks: its terms are matched as they are). */
+const WORD_CHAR = `(?:(?!${CJK_RUN.source.replace(/\+$/, "")})[\\p{L}\\p{N}\\p{M}])`;
+/** A word of such characters holding one beyond ASCII. */
+const WIDE_WORD = new RegExp(`${WORD_CHAR}*(?![\\x00-\\x7f])${WORD_CHAR}${WORD_CHAR}*`, "gu");
+const foldAccents = (s: string) => s.normalize("NFKD").replace(/\p{M}/gu, "").toLowerCase();
 const ASCII_LETTER = /^[a-z]+$/;
 const DIGITS = /^\d+$/;
 

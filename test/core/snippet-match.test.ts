@@ -1,7 +1,9 @@
 import { describe, expect, test } from "bun:test";
 import { queryTerms } from "../../src/search/query-terms.ts";
 import { findMatches, hasMatch } from "../../src/search/snippet.ts";
-import { stemWord } from "../../src/shared/search-form.ts";
+import { CJK_RUN, stemWord } from "../../src/shared/search-form.ts";
+
+const CJK = CJK_RUN.source.replace(/\+$/, "");
 
 /** A deterministic generator (mulberry32), so a failure names its case. */
 function rng(seed: number): () => number {
@@ -77,6 +79,23 @@ function regexMatches(content: string, q: string): [number, number][] {
       if (stems.has(stemWord(w)) || stems.has(w) || prefixes.some((p) => w.startsWith(p)))
         ranges.push([m.index!, m.index! + m[0].length]);
     }
+  // Words with a character beyond ASCII: the term folded (case, accents, widths), whole or as the start.
+  if (latin.length > 0)
+    for (const m of content.matchAll(
+      new RegExp(
+        `(?:(?!${CJK})[\\p{L}\\p{N}\\p{M}])*(?:(?![\\x00-\\x7f]|${CJK})[\\p{L}\\p{N}\\p{M}])(?:(?!${CJK})[\\p{L}\\p{N}\\p{M}])*`,
+        "gu",
+      ),
+    )) {
+      const fold = (x: string) => x.normalize("NFKD").replace(/\p{M}/gu, "").toLowerCase();
+      const w = fold(m[0]);
+      if (
+        latin.some(
+          (t) => w === fold(t.needle ?? t.text) || (t.text.length >= 3 && w.startsWith(fold(t.needle ?? t.text))),
+        )
+      )
+        ranges.push([m.index!, m.index! + m[0].length]);
+    }
   const lower = content.toLowerCase();
   for (const t of use.filter((x) => x.cjk))
     for (let at = lower.indexOf(t.text); at >= 0; at = lower.indexOf(t.text, at + t.text.length))
@@ -92,6 +111,18 @@ function regexMatches(content: string, q: string): [number, number][] {
 }
 
 describe("findMatches", () => {
+  test("words beyond ASCII are matched with case, accents and widths folded", () => {
+    const words = (content: string, q: string) =>
+      findMatches(content, queryTerms(q)).map(([from, to]) => content.slice(from, to));
+    expect(words("Das ist über alles", "Über")).toEqual(["über"]);
+    expect(words("Я живу в Москве, Москва", "москва")).toEqual(["Москва"]);
+    expect(words("a naïve plan", "naive")).toEqual(["naïve"]);
+    expect(words("η σοφία", "ΣΟΦΙΑ")).toEqual(["σοφία"]);
+    expect(words("ＡＰＩキーを更新", "ＡＰＩ")).toEqual(["ＡＰＩ"]);
+    expect(words("the Müllers came", "müller")).toEqual(["Müllers"]);
+    expect(words("ein Bär", "bä")).toEqual([]);
+  });
+
   test("finds the words a regex over letters, apostrophes and digits finds, on generated text", () => {
     const next = rng(11);
     for (let i = 0; i < 4000; i++) {
