@@ -2,6 +2,7 @@
 import type { StoredMessage } from "../shared/message.ts";
 import { nsToLocalSeconds } from "../shared/time.ts";
 import { stdoutIsTTY, writeOut } from "../shared/stdout.ts";
+import { lineText } from "../shared/terminal-text.ts";
 export { messageJson } from "../app/api/json-shapes.ts";
 
 export function useColor(stream?: { isTTY?: boolean }): boolean {
@@ -38,7 +39,7 @@ export function println(text = ""): void {
 }
 
 export function messageHeader(m: StoredMessage): string {
-  const who = m.sender ? ` · ${m.sender}` : "";
+  const who = m.sender ? ` · ${lineText(m.sender)}` : "";
   return dim(`[${nsToLocalSeconds(m.sendAt)} · ${m.role}${who}]`);
 }
 

@@ -1,7 +1,7 @@
 // Cell widths, truncation and wrapping as the TUI lays text out (CJK takes two cells).
 import { describe, expect, test } from "bun:test";
 import { fit, stringWidth, truncate } from "../../src/tui/text/char-width.ts";
-import { displayText, inlineText } from "../../src/tui/text/sanitize.ts";
+import { displayText, inlineText } from "../../src/shared/terminal-text.ts";
 import { wrapLines } from "../../src/tui/text/wrap.ts";
 import { age } from "../../src/tui/text/format.ts";
 

@@ -1,6 +1,7 @@
 import { bool, str } from "../args.ts";
 import { withAnyHome, sessionSpec } from "../command.ts";
 import { bold, dim, printJson, println } from "../output.ts";
+import { terminalText } from "../../shared/terminal-text.ts";
 
 export const usage = `
 Usage: memvoy context SESSION [--input TEXT] [--json]
@@ -23,9 +24,10 @@ export function run(argv: readonly string[]): Promise<number> {
       return 0;
     }
     if (ctx.newSession) println(dim(`── new session ${session}: no messages yet (it starts with the first add) ──`));
-    if (ctx.system) println(dim("── system prompt section ──") + "\n" + ctx.system + "\n" + dim("── messages ──"));
+    if (ctx.system)
+      println(dim("── system prompt section ──") + "\n" + terminalText(ctx.system) + "\n" + dim("── messages ──"));
     for (const m of ctx.messages)
-      println(`${bold(`[${m.role}]`)}${m.sendAt ? dim(` ${m.sendAt}`) : ""}\n${m.content}\n`);
+      println(`${bold(`[${m.role}]`)}${m.sendAt ? dim(` ${m.sendAt}`) : ""}\n${terminalText(m.content)}\n`);
     return 0;
   });
 }

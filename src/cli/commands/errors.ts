@@ -5,6 +5,7 @@ import { nsToLocalSeconds } from "../../shared/time.ts";
 import { bool, num, str, type FlagSpecs, type Parsed } from "../args.ts";
 import { runSubcommand, usingAnyHome, type AnyHome, type CommandSpec, type SubcommandsSpec } from "../command.ts";
 import { bold, cyan, dim, printJson, println } from "../output.ts";
+import { lineText, terminalText } from "../../shared/terminal-text.ts";
 import { errorJson, errorSearchJson } from "../../app/api/json-shapes.ts";
 
 export const usage = `
@@ -220,7 +221,7 @@ const COMMANDS: Record<string, Runner> = {
     for (const rec of r.records) {
       const firstLine = rec.error.split("\n").find((l) => l.trim() !== "") ?? "";
       println(
-        `${bold(rec.id)}  ${cyan(rec.tool)} ${dim(`${rec.outcome} · ${plural(rec.hits, "hit")} · expires ${nsToLocalSeconds(rec.expiresAt).slice(0, 10)}`)}  ${clip(firstLine, 90)}`,
+        `${bold(rec.id)}  ${cyan(rec.tool)} ${dim(`${rec.outcome} · ${plural(rec.hits, "hit")} · expires ${nsToLocalSeconds(rec.expiresAt).slice(0, 10)}`)}  ${clip(lineText(firstLine), 90)}`,
       );
     }
     if (r.total > r.records.length)
@@ -267,7 +268,7 @@ function clip(text: string, max: number): string {
 }
 
 function indent(label: string, text: string, maxLines?: number): string {
-  let lines = text.split("\n");
+  let lines = terminalText(text).split("\n");
   if (maxLines !== undefined && lines.length > maxLines) lines = [...lines.slice(0, maxLines), "…"];
   const pad = " ".repeat(label.length + 3);
   return `  ${dim(label)} ${lines.join("\n" + pad)}`;

@@ -3,6 +3,7 @@ import { bool, num } from "../args.ts";
 import { withAnyHome, sessionSpec } from "../command.ts";
 import { FILTER_FLAGS, FILTER_USAGE, filterOptions } from "../filter-flags.ts";
 import { dim, messageHeader, messageJson, printJson, println } from "../output.ts";
+import { terminalText } from "../../shared/terminal-text.ts";
 
 export const usage = `
 Usage: memvoy history SESSION [--all | --last N] [--since TIME] [--until TIME]
@@ -37,7 +38,7 @@ export function run(argv: readonly string[]): Promise<number> {
       if (!m.recent) archived = true;
       if (archived && m.recent && (i === 0 || !list[i - 1]!.recent))
         println(dim("──── archive above · history.json below ────"));
-      println(`${messageHeader(m)} ${m.content}`);
+      println(`${messageHeader(m)} ${terminalText(m.content)}`);
     }
     if (list.length === 0) println(dim("(no messages)"));
     return 0;

@@ -7,6 +7,7 @@ import { bool, num, str } from "../args.ts";
 import { runCommand, type CommandSpec } from "../run-command.ts";
 import { FILTER_FLAGS, FILTER_USAGE, filterOptions } from "../filter-flags.ts";
 import { cyan, dim, highlight, printJson, println } from "../output.ts";
+import { inlineText, lineText, terminalText } from "../../shared/terminal-text.ts";
 import { searchJson } from "../../app/api/json-shapes.ts";
 import type { SearchResultJson } from "../../app/api/json-types.ts";
 import { homePaths, resolveHome } from "../../config/home.ts";
@@ -101,14 +102,18 @@ function printHits(result: SearchResultJson): void {
   for (const h of result.hits) {
     const at = nsToLocalSeconds(parseTime(h.sendAt)!);
     println(
-      `${cyan(h.session)} ${dim(`${at} · ${h.role}${h.sender ? ` · ${h.sender}` : ""} · ${h.source} ${h.score.toFixed(3)}`)}`,
+      `${cyan(h.session)} ${dim(`${at} · ${h.role}${h.sender ? ` · ${lineText(h.sender)}` : ""} · ${h.source} ${h.score.toFixed(3)}`)}`,
     );
-    println(`  ${highlight(h.snippet, h.highlights)}`);
+    println(`  ${highlight(inlineText(h.snippet), h.highlights)}`);
     const run = h.context?.map((c) => c.id).join(" ");
     if (h.context && run !== undefined && !shownRuns.has(run)) {
       shownRuns.add(run);
       for (const c of h.context)
-        println(dim(`    ${c.hit ? ">" : "|"} ${c.role}${c.sender ? ` · ${c.sender}` : ""}: ${oneLine(c.content)}`));
+        println(
+          dim(
+            `    ${c.hit ? ">" : "|"} ${c.role}${c.sender ? ` · ${lineText(c.sender)}` : ""}: ${oneLine(terminalText(c.content))}`,
+          ),
+        );
     }
   }
 }

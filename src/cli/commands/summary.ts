@@ -4,6 +4,7 @@ import { nsToLocalSeconds } from "../../shared/time.ts";
 import { bool } from "../args.ts";
 import { withAnyHome, type CommandSpec } from "../command.ts";
 import { bold, dim, printJson, println } from "../output.ts";
+import { terminalText } from "../../shared/terminal-text.ts";
 import { summaryJson } from "../../app/api/json-shapes.ts";
 
 export const usage = `
@@ -29,22 +30,22 @@ function printView(v: SummaryView): void {
   const s = v.summary;
   if (s) {
     println(bold("Key decisions"));
-    println(s.key_decisions.length ? s.key_decisions.map((d) => `  ${d}`).join("\n") : dim("  (none)"));
+    println(s.key_decisions.length ? s.key_decisions.map((d) => `  ${terminalText(d)}`).join("\n") : dim("  (none)"));
     println(bold("Past discussions"));
     if (s.past_discussions.length === 0) println(dim("  (none)"));
     for (const p of s.past_discussions) {
-      println(`  • ${p.topic}${p.last_discussed ? dim(` (${p.last_discussed} UTC)`) : ""}`);
-      if (p.description) println(`      ${p.description}`);
-      if (p.direction) println(`      direction: ${p.direction}`);
+      println(`  • ${terminalText(p.topic)}${p.last_discussed ? dim(` (${p.last_discussed} UTC)`) : ""}`);
+      if (p.description) println(`      ${terminalText(p.description)}`);
+      if (p.direction) println(`      direction: ${terminalText(p.direction)}`);
     }
     const c = s.current_discussion;
     println(bold("Current discussion"));
     if (!c.topic && !c.description) println(dim("  (none)"));
     else {
-      println(`  ${c.topic}`);
-      if (c.description) println(`      ${c.description}`);
-      if (c.perspectives) println(`      perspectives: ${c.perspectives}`);
-      if (c.direction) println(`      direction: ${c.direction}`);
+      println(`  ${terminalText(c.topic)}`);
+      if (c.description) println(`      ${terminalText(c.description)}`);
+      if (c.perspectives) println(`      perspectives: ${terminalText(c.perspectives)}`);
+      if (c.direction) println(`      direction: ${terminalText(c.direction)}`);
     }
     if (v.legacy)
       println(dim(`  (also old-format keys ${Object.keys(v.legacy).join(", ")}: folded in at the next run)`));

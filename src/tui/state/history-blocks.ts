@@ -3,7 +3,7 @@
 import type { StoredMessage } from "../../shared/message.ts";
 import { nsToLocalSeconds } from "../../shared/time.ts";
 import { stringWidth } from "../text/char-width.ts";
-import { displayText } from "../text/sanitize.ts";
+import { displayText } from "../../shared/terminal-text.ts";
 import { wrapLines } from "../text/wrap.ts";
 
 export type HistoryBlock = { type: "message"; message: StoredMessage } | { type: "marker"; text: string };

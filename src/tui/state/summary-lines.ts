@@ -3,7 +3,7 @@
 import { nsToLocalSeconds } from "../../shared/time.ts";
 import type { SummaryView } from "../api-types.ts";
 import { count, plural } from "../text/format.ts";
-import { displayText } from "../text/sanitize.ts";
+import { displayText } from "../../shared/terminal-text.ts";
 import { wrapLines } from "../text/wrap.ts";
 
 export type SummaryStyle = "title" | "dim" | "ok" | "error" | "key";

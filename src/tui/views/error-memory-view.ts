@@ -4,7 +4,7 @@ import type { ErrorRecord } from "../api-types.ts";
 import type { ErrorMemoryState } from "../state/error-memory-state.ts";
 import { stringWidth } from "../text/char-width.ts";
 import { count, plural } from "../text/format.ts";
-import { displayText, inlineText } from "../text/sanitize.ts";
+import { displayText, inlineText } from "../../shared/terminal-text.ts";
 import { wrapLines } from "../text/wrap.ts";
 import type { Theme } from "../theme.ts";
 import { renderLine, fitHeight } from "./segments.ts";

@@ -1,7 +1,7 @@
 // The search pane as lines: the query, the mode/scope/range line, a status line, then two lines per hit.
 import { nsToLocalSeconds } from "../../shared/time.ts";
 import type { SearchState } from "../state/search-state.ts";
-import { inlineText } from "../text/sanitize.ts";
+import { inlineText } from "../../shared/terminal-text.ts";
 import type { Theme } from "../theme.ts";
 import { renderLine, fitHeight } from "./segments.ts";
 import { stringWidth } from "../text/char-width.ts";

@@ -1,0 +1,42 @@
+// Stored text cannot drive the terminal: the readable output drops its escape sequences and control characters
+// (an agent's or a tool's output often holds colour codes; a hostile one could set the title or the clipboard,
+// or overwrite a line with a carriage return), while --json keeps the text as stored.
+import { afterAll, expect, test } from "bun:test";
+import { cli, removeTempHomes, tempHome } from "../fixture/home.ts";
+
+afterAll(removeTempHomes);
+
+const CONTENT = "deploy \x1b[31mred\x1b[0m, \x1b]52;c;aGk=\x07 clip, \r overwritten, del\x7f, c1\u009b";
+const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/;
+
+test("history, search, context and error records print no escape sequence or control character; --json keeps them", async () => {
+  const home = tempHome();
+  expect(
+    (await cli(["add", "s", "--role", "user", "--sender", "m\x1b[2Jx", "--content", CONTENT], { home })).code,
+  ).toBe(0);
+  expect(
+    (
+      await cli(["errors", "record", "--tool", "kubectl", "--error", `fail \x1b[1mhard\x1b[0m`, "--fix", "retry\x07"], {
+        home,
+      })
+    ).code,
+  ).toBe(0);
+  for (const args of [
+    ["history", "s"],
+    ["search", "deploy"],
+    ["context", "s"],
+    ["errors", "search", "fail hard"],
+    ["errors", "list"],
+  ]) {
+    const r = await cli(args, { home });
+    expect({ args, code: r.code }).toEqual({ args, code: 0 });
+    expect({ args, control: CONTROL.test(r.stdout) }).toEqual({ args, control: false });
+  }
+  const history = await cli(["history", "s"], { home });
+  expect(history.stdout).toContain("deploy red,  clip, \n overwritten, del, c1");
+  expect(history.stdout).toContain("· mx]");
+  const json = JSON.parse((await cli(["history", "s", "--json"], { home })).stdout) as {
+    messages: { content: string }[];
+  };
+  expect(json.messages[0]!.content).toBe(CONTENT);
+});
