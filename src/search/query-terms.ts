@@ -1,6 +1,7 @@
 // Turn the user's text into search terms and safe FTS5 expressions: the text is never FTS5 syntax.
 import { CJK_RUN, searchForm } from "../shared/search-form.ts";
 import { indexTokens, type Phrase } from "./bm25.ts";
+import { formTokens } from "../shared/index-tokens.ts";
 
 const STOPWORDS = new Set(
   (
@@ -50,7 +51,7 @@ export function queryTerms(query: string, options: { typing?: boolean; asTyped?:
   }
   words(text.slice(last), push);
   const tail = out[out.length - 1];
-  if (options.typing && tail && !tail.cjk && !/\s$/.test(query) && text.endsWith(tail.text)) tail.partial = true;
+  if (options.typing && tail && !tail.cjk && !/\s$/.test(query) && text.endsWith(needleOf(tail))) tail.partial = true;
   return out;
 }
 
@@ -78,7 +79,17 @@ export const needleOf = (t: QueryTerm): string => t.needle ?? t.text;
 
 /** Whether the term is matched as a prefix too (ftsTerm): the word still being typed, of 3+ letters or digits. */
 export const typedPrefix = (t: QueryTerm) =>
-  !t.cjk && t.partial === true && t.text.length >= 3 && /^[a-z0-9]+$/.test(t.text);
+  !t.cjk && t.partial === true && t.text.length >= 3 && prefixToken(t) !== undefined;
+
+/**
+ * The typed word as the index's tokens begin (case and diacritics folded: `Mül` as `mul`), when it is one token;
+ * undefined else.
+ */
+export function prefixToken(t: QueryTerm): string | undefined {
+  if (/^[a-z0-9]+$/.test(t.text)) return t.text;
+  const tokens = formTokens(t.text);
+  return tokens.length === 1 && /^[\p{L}\p{N}]+$/u.test(t.text) ? tokens[0] : undefined;
+}
 
 /**
  * One term as an FTS5 expression: its stemmed form (the index holds stems) — and, for the word still
@@ -90,7 +101,7 @@ export function ftsTerm(t: QueryTerm, prefix = true, spelled?: readonly string[]
     const stemmed = `"${searchForm(t.text).trim().replaceAll('"', '""')}"`;
     if (!prefix || !typedPrefix(t)) return stemmed;
     // The prefix spelled out as the words it stands for (see prefix-words.ts), or left to FTS5.
-    const rest = spelled ? spelled.map((w) => ` OR "${w.replaceAll('"', '""')}"`).join("") : ` OR "${t.text}"*`;
+    const rest = spelled ? spelled.map((w) => ` OR "${w.replaceAll('"', '""')}"`).join("") : ` OR "${prefixToken(t)}"*`;
     return `(${stemmed}${rest})`;
   }
   const grams = queryBigrams(t.text);

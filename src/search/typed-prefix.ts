@@ -4,7 +4,7 @@
 import type { Db } from "../storage/sqlite/db.ts";
 import { newestPrefixWords } from "../storage/sqlite/prefix-words.ts";
 import { windowTexts, type KeywordFilter, type WindowText } from "../storage/sqlite/keyword-queries.ts";
-import { ftsAllQuery, typedPrefix, type QueryTerm } from "./query-terms.ts";
+import { ftsAllQuery, prefixToken, typedPrefix, type QueryTerm } from "./query-terms.ts";
 
 /** Rows read at most: past this the prefix is rare enough for FTS5's own merge to be cheap. */
 const MAX_ROWS = 1_000;
@@ -31,7 +31,7 @@ export function newestTypedWindow(
   // matching among them says hold that many.
   let rows = size;
   for (;;) {
-    const probe = newestPrefixWords(db, term.text, session, rows);
+    const probe = newestPrefixWords(db, prefixToken(term)!, session, rows);
     if (probe.words.length > MAX_WORDS) return undefined;
     const match = ftsAllQuery(terms, { term, words: probe.words })!;
     const found = windowTexts(db, match, size, { session, from: probe.from });

@@ -61,6 +61,14 @@ const TYPED = [
   "deploy ser",
   "the dep",
   "12d",
+  // Typed with diacritics, capitals or an apostrophe: the prefix is folded as the index folds its words.
+  "dép",
+  "DÉPL",
+  "Dépô",
+  "naï",
+  "coö",
+  "o'dep",
+  "server naï",
 ];
 
 describe("a query typed with its last word unfinished, newest first", () => {
