@@ -1,4 +1,5 @@
 // memvoy sessions: id, message count, last activity, summary present.
+import { lineText } from "../../shared/terminal-text.ts";
 import { nsToLocalSeconds } from "../../shared/time.ts";
 import { sessionJson, sortSessions } from "../../app/api/json-shapes.ts";
 import { invocation, quoteArg } from "../../app/invocation.ts";
@@ -74,8 +75,8 @@ export function run(argv: readonly string[]): Promise<number> {
   });
 }
 
-/** A title on one table line: control characters out, long titles cut. */
+/** A title on one table line: escape sequences and control characters out, long titles cut. */
 function oneLine(text: string, max = 60): string {
-  const t = text.replace(/[\u0000-\u001f\u007f]+/g, " ").trim();
+  const t = lineText(text).replace(/\s+/g, " ").trim();
   return t.length > max ? `${t.slice(0, max - 1)}…` : t;
 }
