@@ -4,7 +4,7 @@
 import type { Db } from "../storage/sqlite/db.ts";
 import { indexStats } from "../storage/sqlite/keyword-queries.ts";
 import { phraseCount } from "./bm25.ts";
-import { ftsPhrases, hasCompatibilityForms, queryTerms, type FtsPhrase } from "./query-terms.ts";
+import { ftsPhrases, queryForms, queryTerms, type FtsPhrase } from "./query-terms.ts";
 
 export interface TermWeights {
   phrases: FtsPhrase[];
@@ -38,9 +38,7 @@ export function coverage(content: string, tw: TermWeights): number {
 
 /** The text's phrases (no prefix) in each form it is looked for in: NFKC, and as typed when that differs. */
 const phraseForms = (text: string): FtsPhrase[][] =>
-  (hasCompatibilityForms(text) ? [false, true] : [false]).map((asTyped) =>
-    ftsPhrases(queryTerms(text, { asTyped })).filter((p) => p.kind !== "prefix"),
-  );
+  queryForms(text).map((asTyped) => ftsPhrases(queryTerms(text, { asTyped })).filter((p) => p.kind !== "prefix"));
 
 /** Whether no indexed message holds any of the query's words (in either form). */
 export function noSharedWord(db: Db, text: string): boolean {
@@ -69,9 +67,7 @@ export function namesUnknown(db: Db, text: string): boolean {
     if (m.index === 0 || /[.?!]\s*$/.test(text.slice(0, m.index))) continue;
     if (CALENDAR.has(m[0].replace(/['’]s$/, "").toLowerCase())) continue;
     const word = m[0].replace(/['’]s$/, "");
-    const firsts = (hasCompatibilityForms(word) ? [false, true] : [false]).map(
-      (asTyped) => ftsPhrases(queryTerms(word, { asTyped }))[0],
-    );
+    const firsts = queryForms(word).map((asTyped) => ftsPhrases(queryTerms(word, { asTyped }))[0]);
     if (firsts.every((p) => p && p.kind !== "prefix" && !has(p.expr))) return true;
   }
   return false;

@@ -62,6 +62,9 @@ export function queryTerms(query: string, options: { typing?: boolean; asTyped?:
  */
 export const hasCompatibilityForms = (query: string) => query.normalize("NFKC") !== query;
 
+/** The forms a query is looked for in, as `asTyped` flags: NFKC-normalised, then as typed when that differs. */
+export const queryForms = (query: string): boolean[] => (hasCompatibilityForms(query) ? [false, true] : [false]);
+
 function words(segment: string, push: (t: QueryTerm) => void): void {
   for (const m of segment.matchAll(WORD)) {
     const spelled = m[0].replace(/['’]s$/, "");

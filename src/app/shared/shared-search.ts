@@ -8,7 +8,7 @@ import type { StoredMessage } from "../../shared/message.ts";
 import { EXPAND_AFTER, EXPAND_BEFORE, mergeRuns } from "../../search/expand.ts";
 import { reciprocalRankFusion } from "../../search/fusion.ts";
 import { HYBRID } from "../../search/hybrid.ts";
-import { hasCompatibilityForms, queryTerms } from "../../search/query-terms.ts";
+import { queryForms, queryTerms } from "../../search/query-terms.ts";
 import { backgroundVectors, calibrate, calibratedScore, defaultMinScore } from "../../search/relevance.ts";
 import {
   scopeFilter,
@@ -110,7 +110,7 @@ function asHits(query: string, ranked: readonly Ranked[], source: (id: string) =
 /** Every term (else any of them, ranked lower), best first by the archive's ranking or newest first. */
 async function keywordRanking(ctx: SharedContext, o: Scope, limit: number): Promise<Ranked[]> {
   // Messages are indexed as written: a query in compatibility forms is also looked for as typed.
-  const forms = (hasCompatibilityForms(o.query) ? [false, true] : [false]).map((asTyped) => ({
+  const forms = queryForms(o.query).map((asTyped) => ({
     terms: queryTerms(o.query, { asTyped }),
     symbols: querySymbols(o.query, asTyped),
     asTyped,
