@@ -34,6 +34,21 @@ function wordAt(lower: string, at: number): string {
 /** A word as the index holds it: runs of letters stemmed, digits kept as they are. */
 const indexedForm = (word: string) => (/^[a-z]+$/.test(word) ? stemWord(word) : searchForm(word));
 
+/** What phraseCount looks for in the text of a "stem" or "prefix" phrase: every word it counts starts with it. */
+// Porter2 only rewrites a word's ending (and a final y to i): all but its last letter is a prefix of the word.
+const wordKey = (p: Phrase) => (p.kind === "prefix" || p.text.length <= 3 ? p.text : p.text.slice(0, -1));
+
+/**
+ * A string that a row's lower-case text holds twice, without overlap, wherever the phrase counts more than once
+ * in it (and once, or not at all, elsewhere: in a row the index matched, it then counts once); undefined for
+ * the kinds counted otherwise ("prefix" counts none for a row without it, "tokens" counts index tokens).
+ */
+export function repeatKey(p: Phrase): string | undefined {
+  if (p.kind === "cjk") return p.text;
+  // A stem's key is letters and digits: two words starting with it, each after a non-word character, never overlap.
+  return p.kind === "stem" ? wordKey(p) : undefined;
+}
+
 /** Occurrences of a phrase in a row's lower-case text. */
 export function phraseCount(lower: string, p: Phrase): number {
   if (p.kind === "cjk") {
@@ -42,8 +57,7 @@ export function phraseCount(lower: string, p: Phrase): number {
     return n;
   }
   if (p.kind === "tokens") return tokenCount(indexTokens(lower), p.tokens);
-  // Porter2 only rewrites a word's ending (and a final y to i): all but its last letter is a prefix of the word.
-  const key = p.kind === "prefix" || p.text.length <= 3 ? p.text : p.text.slice(0, -1);
+  const key = wordKey(p);
   let n = 0;
   for (let at = lower.indexOf(key); at >= 0; at = lower.indexOf(key, at + 1)) {
     if (at > 0 && isWordChar(lower.charCodeAt(at - 1))) continue;
@@ -94,10 +108,11 @@ export function bm25Ceiling(phrases: readonly Phrase[], rows: number): number {
 /**
  * bm25 of one row (higher is better): `lower` is its text in lower case, `length` its length in index
  * tokens. A row the index matched counts each phrase it holds at least once, even where the text
- * search misses a form (Porter2's few irregular words).
+ * search misses a form (Porter2's few irregular words). No text: a row the index matched whose text holds no
+ * phrase's repeatKey twice, which counts each phrase once.
  */
 export function bm25(
-  lower: string,
+  lower: string | undefined,
   length: number,
   phrases: readonly Phrase[],
   rows: number,
@@ -107,7 +122,7 @@ export function bm25(
   const norm = K1 * (1 - B + (B * length) / avgTokens);
   let score = 0;
   for (const p of phrases) {
-    let tf = phraseCount(lower, p);
+    let tf = lower === undefined ? 1 : phraseCount(lower, p);
     if (tf === 0 && matchedAll && p.kind !== "prefix") tf = 1;
     if (tf > 0) score += (idf(p.share, rows) * (tf * (K1 + 1))) / (tf + norm);
   }

@@ -15,13 +15,14 @@ import {
   scanRecent,
   windowRows,
   windowTexts,
+  withLower,
   type IndexStats,
   type KeywordFilter,
   type WindowFilter,
   type WindowText,
 } from "../storage/sqlite/keyword-queries.ts";
 import { getMessagesBySeq } from "../storage/sqlite/messages-repo.ts";
-import { bm25, bm25Ceiling } from "./bm25.ts";
+import { bm25, bm25Ceiling, repeatKey } from "./bm25.ts";
 import {
   ftsAllQuery,
   ftsAnyQuery,
@@ -162,17 +163,21 @@ function searchInForm(db: Db, o: KeywordOptions, asTyped: boolean): SearchHit[] 
   const archived = hasArchived(db, filter.session);
   const read = new Map<string, WindowText[]>();
   /** A window's rows as read, once per search. */
-  const readWindow = (expr: string, phrases: number, f: WindowFilter) => {
+  const readWindow = (expr: string, phrases: readonly FtsPhrase[], f: WindowFilter) => {
     const key = `${f.recent}:${expr}`;
     let rows = read.get(key);
-    if (!rows) read.set(key, (rows = windowTexts(db, expr, rankWindow(phrases), f, symbols.length > 0)));
+    if (!rows) {
+      // A one-phrase window's rows count their phrase once unless they hold its key twice: only those are read whole.
+      const repeated = phrases.length === 1 && expr === all ? repeatKey(phrases[0]!) : undefined;
+      read.set(key, (rows = windowTexts(db, expr, rankWindow(phrases.length), f, symbols.length > 0, repeated)));
+    }
     return rows;
   };
   // The recent rows ranked below, when they hold the substring matches sought first (see indexedSubstrings):
   // a one-term query's, with no archived row in scope (its window is then the recent tier's alone).
   const rankedRecent =
     !archived && any === undefined && all !== undefined && o.rankRecent !== false
-      ? () => readWindow(all, phrasesFor(all, false).length, { ...filter, recent: true })
+      ? () => readWindow(all, phrasesFor(all, false), { ...filter, recent: true })
       : undefined;
   // The share of rows holding every term, as if they were independent (a guess on the low side for terms
   // that go together): where the recent text held in memory likely holds enough substring matches.
@@ -201,7 +206,7 @@ function searchInForm(db: Db, o: KeywordOptions, asTyped: boolean): SearchHit[] 
     const phrases = phrasesFor(expr, isAny);
     const st = stats!;
     const split = bothTiers && expr === all;
-    const found = readWindow(expr, phrases.length, split ? filter : { ...filter, recent });
+    const found = readWindow(expr, phrases, split ? filter : { ...filter, recent });
     for (const tier of split ? [false, true] : [recent])
       windows.set(
         `${tier}:${expr}`,
@@ -417,10 +422,11 @@ function indexedSubstrings(
   const rows =
     (ranked && newestOfWindow(ranked, size)) ??
     windowTexts(db, all, size, { ...filter, recent: true, passing: true }, !light);
-  const held = rows.filter((r) => used.every((t) => r.lower.includes(needleOf(t))));
+  withLower(db, rows);
+  const held = rows.filter((r) => r.lower !== undefined && used.every((t) => r.lower!.includes(needleOf(t))));
   // A row the index matched without the text (none is known) could stand for an older one it left out.
   if (held.length < rows.length && rows.length >= size) return undefined;
-  return held.map((r) => ({ row: r, text: r.content ?? r.lower }));
+  return held.map((r) => ({ row: r, text: r.content ?? r.lower! }));
 }
 
 /** Newest word-index matches of a query with symbols that are checked for the symbols verbatim. */

@@ -244,7 +244,7 @@ describe("match windows read from the recent rows held", () => {
             const rows = (db: typeof held) => windowTexts(db, match, size, { ...filter, recent: true });
             const got = rows(held);
             expect({ match, filter, size, rows: got }).toEqual({ match, filter, size, rows: rows(table) });
-            if (match === '"note"') expect(got.some((r) => r.lower.includes("ωmega"))).toBe(true);
+            if (match === '"note"') expect(got.some((r) => r.lower!.includes("ωmega"))).toBe(true);
           }
       // A text cap smaller than the newest row: nothing is held, and windows read the table.
       const chars = RECENT_TEXT_CAP.chars;

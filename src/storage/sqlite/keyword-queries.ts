@@ -141,7 +141,14 @@ function fitsWindow(db: Database, session: string | undefined, from: bigint, siz
  * table when the tier is small), so that only recent rows are read from the table; with no archived row in
  * scope, that lookup would only add to the table's.
  */
-function windowJoin(db: Database, match: string, size: number, f: WindowFilter, cols: (tokens: string) => string) {
+function windowJoin(
+  db: Database,
+  match: string,
+  size: number,
+  f: WindowFilter,
+  cols: (tokens: string) => string,
+  colArgs: readonly SqlArg[] = [],
+) {
   const tier = f.recent === true ? oldestRecent(db, f.session) : 0n;
   if (tier === undefined) return undefined;
   const from = f.from !== undefined && f.from > tier ? f.from : tier;
@@ -154,7 +161,7 @@ function windowJoin(db: Database, match: string, size: number, f: WindowFilter, 
         ascending: f.below === undefined && fitsWindow(db, f.session, from, size),
       });
   if (!w) return undefined;
-  const args: SqlArg[] = [...w.args];
+  const args: SqlArg[] = [...colArgs, ...w.args];
   const indexFirst = f.recent === true && hasArchived(db, f.session);
   const tokens = windowTokensSql(db, ftsHasSession(db));
   // CROSS JOIN keeps the window's order (rowid, newest first), which ties in ranking follow; a plain join may
@@ -189,8 +196,11 @@ export interface WindowText {
   seq: bigint;
   recent: boolean;
   sendAt: bigint;
-  /** The content in lower case (JS toLowerCase). */
-  lower: string;
+  /**
+   * The content in lower case (JS toLowerCase). Absent from a window read with `repeated` when the content does
+   * not hold that twice (see withLower).
+   */
+  lower?: string;
   /** The content itself, when asked for. */
   content?: string;
   /** Length in index tokens (FTS5's docsize, every column). */
@@ -202,32 +212,69 @@ export interface WindowText {
  * windowRows with only what ranking needs (the content too with `content`); the caller loads the messages
  * it returns (getMessagesBySeq). SQLite lowers ASCII letters (cheaper than a JS copy of every row); text
  * with other cased characters gets JS toLowerCase on top, which gives what it gives on the content.
+ * `repeated`: a lower-case string (of ASCII and caseless characters, else it is ignored) whose rows are the
+ * only ones whose text ranking reads: the other rows are read without it (see WindowText.lower).
  */
-export function windowTexts(db: Database, match: string, size: number, f: WindowFilter, content = false): WindowText[] {
+export function windowTexts(
+  db: Database,
+  match: string,
+  size: number,
+  f: WindowFilter,
+  content = false,
+  repeated?: string,
+): WindowText[] {
   const recentAll = f.recent === true && f.session === undefined && f.below === undefined && f.from === undefined;
   const held = recentAll && !f.passing && !content ? heldWindow(db, match, size, f) : undefined;
   if (held) return held;
+  const twice = !content && repeated !== undefined ? twiceLike(repeated) : undefined;
+  const lower = twice ? `CASE WHEN ${twice.sql} THEN lower(m.content) END` : "lower(m.content)";
   const w = windowJoin(
     db,
     match,
     size,
     f,
-    (tokens) => `m.seq, m.recent, m.send_at, lower(m.content), ${tokens}, m.sender${content ? ", m.content" : ""}`,
+    (tokens) => `m.seq, m.recent, m.send_at, ${lower}, ${tokens}, m.sender${content ? ", m.content" : ""}`,
+    twice?.args,
   );
   if (!w) return [];
-  type Row = [bigint, bigint, bigint, string, Uint8Array | bigint | null, string | null, string?];
+  type Row = [bigint, bigint, bigint, string | null, Uint8Array | bigint | null, string | null, string?];
   return (db.query(w.sql).values(...w.args) as Row[]).map((r) => {
     const t: WindowText = {
       seq: r[0],
       recent: r[1] === 1n,
       sendAt: r[2],
-      lower: lowerCase(r[3]),
       tokens: docTokens(r[4]),
     };
+    if (r[3] !== null) t.lower = lowerCase(r[3]);
     if (r[5] !== null) t.sender = r[5];
     if (content) t.content = r[6];
     return t;
   });
+}
+
+/**
+ * SQL (over m.content) true for every row whose text in JS lower case holds `s` twice without overlap: LIKE,
+ * which folds ASCII letters as JS does, and any row holding İ or the Kelvin sign, which JS folds into ASCII
+ * letters. Undefined when `s` holds a cased letter beyond ASCII (LIKE would not fold it).
+ */
+function twiceLike(s: string): { sql: string; args: string[] } | undefined {
+  if (s === "" || foldsBeyondAscii(s)) return undefined;
+  const once = likePattern(s);
+  return {
+    sql: "(m.content LIKE ? ESCAPE '\\' OR instr(m.content, char(304)) > 0 OR instr(m.content, char(8490)) > 0)",
+    args: [once + once.slice(1)],
+  };
+}
+
+/** Reads the text of the rows read without it (windowTexts' `repeated`); a row deleted since stays without. */
+export function withLower(db: Database, rows: readonly WindowText[]): void {
+  const missing = rows.filter((r) => r.lower === undefined);
+  if (missing.length === 0) return;
+  const bySeq = new Map(missing.map((r) => [r.seq, r]));
+  const found = db
+    .query("SELECT seq, lower(content) FROM messages WHERE seq IN (SELECT CAST(value AS INTEGER) FROM json_each(?))")
+    .values(JSON.stringify(missing.map((r) => String(r.seq)))) as [bigint, string][];
+  for (const [seq, lower] of found) bySeq.get(seq)!.lower = lowerCase(lower);
 }
 
 /**
