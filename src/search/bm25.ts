@@ -2,8 +2,8 @@
 // Row lengths come from the index (FTS5's docsize); term counts are found in the row's text, word by
 // word for stems (the index holds Porter2 stems), by substring for CJK. Document frequencies are
 // estimates from the index (see matchShare); a one-phrase query's order needs none (its idf is the same for every row).
-import { searchForm, stemWord } from "../shared/search-form.ts";
-import { indexTokens } from "../shared/index-tokens.ts";
+import { asciiFormWhere, searchForm, stemWord } from "../shared/search-form.ts";
+import { formTokens, indexTokens } from "../shared/index-tokens.ts";
 
 const K1 = 1.2;
 const B = 0.75;
@@ -18,6 +18,8 @@ export interface Phrase {
   share?: number;
   /** Words seen in rows so far and whether each is a form of a "stem" phrase (a window repeats a few words). */
   forms?: Map<string, boolean>;
+  /** The first characters of a "tokens" phrase's tokens (see phraseTokens). */
+  firsts?: Set<number>;
 }
 
 /** The index's tokens of a text: its search form, lower case, diacritics removed, split like unicode61. */
@@ -56,7 +58,7 @@ export function phraseCount(lower: string, p: Phrase): number {
     for (let at = lower.indexOf(p.text); at >= 0; at = lower.indexOf(p.text, at + p.text.length)) n++;
     return n;
   }
-  if (p.kind === "tokens") return tokenCount(indexTokens(lower), p.tokens);
+  if (p.kind === "tokens") return tokenCount(phraseTokens(lower, p), p.tokens);
   const key = wordKey(p);
   let n = 0;
   for (let at = lower.indexOf(key); at >= 0; at = lower.indexOf(key, at + 1)) {
@@ -76,6 +78,25 @@ function isForm(p: Phrase, word: string): boolean {
     if (forms.size < 1024) forms.set(word, yes);
   }
   return yes;
+}
+
+const ASCII = /^[\x00-\x7f]*$/;
+const isDigit = (c: number) => c >= 48 && c <= 57;
+
+/**
+ * A row's index tokens as far as a "tokens" phrase's count goes. In ASCII text a Latin word that begins a token
+ * (no digit before it) with a letter no token of the phrase begins with cannot make one of its tokens: it is
+ * not stemmed (the costliest part of tokenizing a window's rows).
+ */
+function phraseTokens(lower: string, p: Phrase): string[] {
+  if (!ASCII.test(lower)) return indexTokens(lower);
+  const firsts = (p.firsts ??= new Set(p.tokens.map((t) => t.charCodeAt(0))));
+  return formTokens(
+    asciiFormWhere(
+      lower,
+      (text, at) => firsts.has(text.charCodeAt(at)) || (at > 0 && isDigit(text.charCodeAt(at - 1))),
+    ),
+  );
 }
 
 function tokenCount(tokens: readonly string[], phrase: readonly string[]): number {

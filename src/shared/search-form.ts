@@ -41,7 +41,7 @@ const isApostrophe = (c: number) => c === 39 || c === 0x2019;
  * stem. A character loop: this runs on every message written, and a regex replace with a callback cost about
  * as much as the stemming (bench/RESULTS.md).
  */
-function stemLatinWords(text: string): string {
+function stemLatinWords(text: string, stems: (text: string, start: number) => boolean = () => true): string {
   let out = "";
   let copied = 0;
   let i = 0;
@@ -60,13 +60,22 @@ function stemLatinWords(text: string): string {
     }
     // Apostrophes after the last letter are not part of the word (nor can they begin the next one).
     const word = text.slice(start, end);
-    const stem = stemWord(word);
+    const stem = stems(text, start) ? stemWord(word) : text[start]!;
     if (stem !== word) {
       out += text.slice(copied, start) + stem;
       copied = end;
     }
   }
   return copied === 0 ? text : out + text.slice(copied);
+}
+
+/**
+ * ASCII text (no CJK run) in search form as far as the words `stems` picks go: every other Latin word stands as
+ * its first letter. A stem is letters and keeps its word's first letter, so the text splits into tokens as
+ * its search form does, and a token begun by such a word begins with that letter.
+ */
+export function asciiFormWhere(text: string, stems: (text: string, start: number) => boolean): string {
+  return stemLatinWords(text, stems);
 }
 
 export function searchForm(text: string): string {

@@ -1,0 +1,73 @@
+import { describe, expect, test } from "bun:test";
+import { phraseCount, type Phrase } from "../../src/search/bm25.ts";
+import { indexTokens } from "../../src/shared/index-tokens.ts";
+import { seededRandom } from "../fixture/seeded-random.ts";
+
+/** Words next to digits, with apostrophes and possessives, irregular stems, capitals, and one over 40 letters. */
+const WORDS = [
+  "node",
+  "nodes",
+  "node's",
+  "modules",
+  "module",
+  "node_modules",
+  "react-dom",
+  "reacts",
+  "dom",
+  "DOM",
+  "x86",
+  "86x",
+  "x86-64",
+  "64",
+  "3d",
+  "3dprint",
+  "print",
+  "e-mail",
+  "emails",
+  "mail",
+  "don't",
+  "dont",
+  "stop",
+  "it's",
+  "dying",
+  "die",
+  "skies",
+  "sky",
+  "'quoted'",
+  "a",
+  "the",
+  "supercalifragilisticexpialidociousnessesxyz",
+  "über",
+];
+
+/** What phraseCount counts for a "tokens" phrase: the phrase's runs in the text's index tokens. */
+function expected(lower: string, tokens: readonly string[]): number {
+  const row = indexTokens(lower);
+  let n = 0;
+  for (let i = 0; i + tokens.length <= row.length; i++) if (tokens.every((t, j) => row[i + j] === t)) n++;
+  return n;
+}
+
+describe("a multi-token phrase counted in a row's text", () => {
+  test("counts what the row's full index tokens hold, stemming only the words that can be the phrase's", () => {
+    const rnd = seededRandom(11);
+    const pick = () => WORDS[Math.floor(rnd() * WORDS.length)]!;
+    const seps = [" ", "-", "_", ".", "/", ", ", "'", "0", "7 "];
+    let counted = 0;
+    for (const query of ["node_modules", "react-dom", "x86-64", "3d-print", "e-mail", "don't stop", "node's modules"]) {
+      const tokens = indexTokens(query);
+      expect(tokens.length).toBeGreaterThan(1);
+      const p: Phrase = { kind: "tokens", text: tokens[0]!, tokens };
+      for (let k = 0; k < 400; k++) {
+        const text = Array.from({ length: 1 + Math.floor(rnd() * 12) }, pick)
+          .map((w, i) => (i === 0 ? w : seps[Math.floor(rnd() * seps.length)] + w))
+          .join("")
+          .toLowerCase();
+        const want = expected(text, tokens);
+        counted += want;
+        expect({ query, text, n: phraseCount(text, p) }).toEqual({ query, text, n: want });
+      }
+    }
+    expect(counted).toBeGreaterThan(100);
+  });
+});
