@@ -71,4 +71,48 @@ describe("substring index walk", () => {
       api.close();
     }
   });
+
+  test("a pasted line's needle measures a dozen of its trigrams, and one that no row holds ends the walk at once", () => {
+    const { api } = openTemp({ now: () => NOW });
+    const rows = SMALL_TABLE.rows;
+    try {
+      const line = "at ReactDOMServerRenderer.render (/app/node_modules/react-dom/cjs/server.js:3753:22)";
+      const contents = Array.from({ length: 300 }, (_, i) =>
+        i % 7 === 0 ? `m${i} ${line} x` : `m${i} node_modules app.js`,
+      );
+      api.add(
+        "s",
+        contents.map((content, i) => ({
+          role: "user" as const,
+          content,
+          sendAt: NOW - BigInt(300 - i) * 1_000_000_000n,
+        })),
+      );
+      const db = openDatabase(api.paths.db);
+      let probes = 0;
+      const query = db.query.bind(db);
+      db.query = ((sql: string) => {
+        if (sql.includes("MATCH ?") && sql.includes("LIMIT")) probes++;
+        return query(sql);
+      }) as typeof db.query;
+      SMALL_TABLE.rows = 0;
+      const holding = (n: string) =>
+        contents
+          .filter((c) => c.toLowerCase().includes(n))
+          .reverse()
+          .slice(0, 100);
+      const needle = line.toLowerCase();
+      expect(substringMatches(db, [needle], { recent: true }, 100)?.map((m) => m.content)).toEqual(holding(needle));
+      expect(probes).toBeLessThanOrEqual(12);
+      // The same line with one character that no row holds: none is checked.
+      probes = 0;
+      const absent = needle.replace("3753", "3#53");
+      expect(substringMatches(db, [absent], { recent: true }, 100)).toEqual([]);
+      expect(probes).toBeLessThanOrEqual(12);
+      db.close();
+    } finally {
+      SMALL_TABLE.rows = rows;
+      api.close();
+    }
+  });
 });

@@ -160,11 +160,15 @@ function matchExpr(db: Database, table: string, long: string[][]): string {
       .map((t) => `"${t.replaceAll('"', '""')}"`)
       .join(" AND ");
   }
-  const ranked = long.map((g) => {
-    const grams = new Set<string>();
-    for (let i = 0; i + 3 <= g.length; i++) grams.add(g.slice(i, i + 3).join(""));
-    return [...grams].map((t) => [t, gramShare(db, table, t)] as const).sort((a, b) => a[1] - b[1]);
-  });
+  const share = gramShares(db, table);
+  const ranked: (readonly [string, number])[][] = [];
+  for (const g of long) {
+    const measured = measuredGrams(g).map((t) => [t, share(t)] as const);
+    // A trigram no row holds: no row holds the needle, and walking that trigram alone finds none at once.
+    const absent = measured.find(([, s]) => s === NO_ROW);
+    if (absent) return `"${absent[0].replaceAll('"', '""')}"`;
+    ranked.push(measured.sort((a, b) => a[1] - b[1]));
+  }
   // A needle whose rarest trigram is in most rows narrows the walk less than its row list costs to walk, when
   // another needle narrows it far: it is left out (every candidate's text is checked for it all the same).
   const narrowest = Math.min(...ranked.map((r) => r[0]![1]));
@@ -197,19 +201,44 @@ const CHECK_COST = 100;
 /** Trigrams in one expression at most: the rarest narrow enough. */
 const MAX_TRIGRAMS = 12;
 
+/**
+ * Trigrams of a needle measured at most: a pasted path or stack line has dozens, and each one measured costs a
+ * fresh process a cold read of its row list. Spread along the needle, so that its rare stretches are likely in.
+ */
+const MEASURED_GRAMS = 12;
+
+/** A needle's distinct trigrams, at most MEASURED_GRAMS of them spread evenly along it. */
+function measuredGrams(g: readonly string[]): string[] {
+  const grams = new Set<string>();
+  for (let i = 0; i + 3 <= g.length; i++) grams.add(g.slice(i, i + 3).join(""));
+  const all = [...grams];
+  if (all.length <= MEASURED_GRAMS) return all;
+  return Array.from(
+    { length: MEASURED_GRAMS },
+    (_, k) => all[Math.round((k * (all.length - 1)) / (MEASURED_GRAMS - 1))]!,
+  );
+}
+
 /** Newest rows of a trigram read to estimate its share of the index. */
 const GRAM_PROBE = 64;
 const GRAMS_KEPT = 4096;
-const gramShares = new WeakMap<Database, { stamp: string; shares: Map<string, number> }>();
+/** gramShare of a trigram no row of the table holds. */
+const NO_ROW = -1;
+const gramShareCache = new WeakMap<Database, { stamp: string; shares: Map<string, number> }>();
 
 /**
  * A trigram's share of a table's rows, as a sort key: the density of its newest GRAM_PROBE rows over their
- * seq span; below 0 (by count) when it has fewer. Cached per connection until the next write.
+ * seq span; below 0 (by count) when it has fewer, NO_ROW for none. Cached per connection until the next write
+ * (the returned function measures at the state of the call that made it).
  */
-function gramShare(db: Database, table: string, gram: string): number {
+function gramShares(db: Database, table: string): (gram: string) => number {
   const stamp = writeStamp(db);
-  let c = gramShares.get(db);
-  if (!c || c.stamp !== stamp) gramShares.set(db, (c = { stamp, shares: new Map() }));
+  let c = gramShareCache.get(db);
+  if (!c || c.stamp !== stamp) gramShareCache.set(db, (c = { stamp, shares: new Map() }));
+  return (gram) => gramShare(db, table, gram, c);
+}
+
+function gramShare(db: Database, table: string, gram: string, c: { shares: Map<string, number> }): number {
   const key = `${table}:${gram}`;
   let v = c.shares.get(key);
   if (v !== undefined) return v;
