@@ -252,17 +252,25 @@ export function windowTexts(
   });
 }
 
+/** Characters JS lower-cases into what LIKE does not fold them to, by what they give: İ (i̇) and the Kelvin sign (k). */
+const FOLDED_INTO: [string, string][] = [
+  ["i", "\u0130"],
+  ["\u0307", "\u0130"],
+  ["k", "\u212a"],
+];
+
 /**
  * SQL (over m.content) true for every row whose text in JS lower case holds `s` twice without overlap: LIKE,
- * which folds ASCII letters as JS does, and any row holding İ or the Kelvin sign, which JS folds into ASCII
- * letters. Undefined when `s` holds a cased letter beyond ASCII (LIKE would not fold it).
+ * which folds ASCII letters as JS does, or, where `s` holds what JS folds İ or the Kelvin sign into, any row
+ * holding one. Undefined when `s` holds a cased letter beyond ASCII (LIKE would not fold it).
  */
 function twiceLike(s: string): { sql: string; args: string[] } | undefined {
   if (s === "" || foldsBeyondAscii(s)) return undefined;
   const once = likePattern(s);
+  const sources = [...new Set(FOLDED_INTO.filter(([into]) => s.includes(into)).map(([, from]) => from))];
   return {
-    sql: "(m.content LIKE ? ESCAPE '\\' OR instr(m.content, char(304)) > 0 OR instr(m.content, char(8490)) > 0)",
-    args: [once + once.slice(1)],
+    sql: `(m.content LIKE ? ESCAPE '\\'${sources.map(() => " OR instr(m.content, ?) > 0").join("")})`,
+    args: [once + once.slice(1), ...sources],
   };
 }
 
