@@ -206,6 +206,21 @@ export function contractCases(name: string, open: () => Promise<Implementation>)
       await refused(api.getError(rec.record.id));
     });
 
+    test("error memory: an error written in full-width forms is found by the query typed the same way", async () => {
+      const rec = await api.recordError({
+        tool: "curl",
+        error: "ＡＰＩ quota exhausted",
+        fix: "wait for the next window",
+      });
+      try {
+        const found = await api.searchErrors({ query: "ＡＰＩ" });
+        // Found by its words, not only by the meaning of the query.
+        expect(found.hits[0]).toMatchObject({ id: rec.record.id, matchedBy: expect.arrayContaining(["keyword"]) });
+      } finally {
+        await api.rmError(rec.record.id);
+      }
+    });
+
     test("rm-message removes one message everywhere; an unknown id is refused", async () => {
       const r = await api.add("rm-one", [
         { role: "user", content: "my password is hunter2, oops" },

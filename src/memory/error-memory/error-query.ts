@@ -1,6 +1,6 @@
 // The keyword side of an error search: the query's content words as an FTS5 OR expression. Words every
 // error shares (error, failed, fatal…) and variable parts (long numbers, hex) are left out.
-import { ftsTerm, queryTerms, type QueryTerm } from "../../search/query-terms.ts";
+import { ftsTerm, queryForms, queryTerms, type QueryTerm } from "../../search/query-terms.ts";
 
 export const GENERIC_ERROR_WORDS = new Set(
   (
@@ -25,7 +25,18 @@ export function errorFtsQuery(text: string): string | undefined {
   return terms.length ? terms.map((t) => ftsTerm(t, false)).join(" OR ") : undefined;
 }
 
-/** The content words of an error text a lookup searches for. */
+/**
+ * The content words of an error text a lookup searches for: NFKC-normalised, and also as typed where that
+ * differs (records are indexed as written, so `ＡＰＩ` finds a record holding exactly that).
+ */
 export function errorQueryTerms(text: string): QueryTerm[] {
-  return queryTerms(text).filter(useful).slice(0, MAX_TERMS);
+  const out: QueryTerm[] = [];
+  const seen = new Set<string>();
+  for (const asTyped of queryForms(text))
+    for (const t of queryTerms(text, { asTyped }).filter(useful).slice(0, MAX_TERMS))
+      if (!seen.has(t.text)) {
+        seen.add(t.text);
+        out.push(t);
+      }
+  return out;
 }
