@@ -42,8 +42,9 @@ const wordKey = (p: Phrase) => (p.kind === "prefix" || p.text.length <= 3 ? p.te
 
 /**
  * A string that a row's lower-case text holds twice, without overlap, wherever the phrase counts more than once
- * in it (and once, or not at all, elsewhere: in a row the index matched, it then counts once); undefined for
- * the kinds counted otherwise ("prefix" counts none for a row without it, "tokens" counts index tokens).
+ * in it (and once, or not at all, elsewhere: in a row the index matched for every phrase, it then counts once);
+ * undefined for the kinds counted otherwise ("prefix" counts none for a row without it, "tokens" counts index
+ * tokens).
  */
 export function repeatKey(p: Phrase): string | undefined {
   if (p.kind === "cjk") return p.text;
@@ -129,8 +130,8 @@ export function bm25Ceiling(phrases: readonly Phrase[], rows: number): number {
 /**
  * bm25 of one row (higher is better): `lower` is its text in lower case, `length` its length in index
  * tokens. A row the index matched counts each phrase it holds at least once, even where the text
- * search misses a form (Porter2's few irregular words). No text: a row the index matched whose text holds no
- * phrase's repeatKey twice, which counts each phrase once.
+ * search misses a form (Porter2's few irregular words). No text: a row the index matched for every phrase
+ * whose text holds no phrase's repeatKey twice, which counts each phrase once.
  */
 export function bm25(
   lower: string | undefined,

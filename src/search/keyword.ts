@@ -167,8 +167,9 @@ function searchInForm(db: Db, o: KeywordOptions, asTyped: boolean): SearchHit[] 
     const key = `${f.recent}:${expr}`;
     let rows = read.get(key);
     if (!rows) {
-      // A one-phrase window's rows count their phrase once unless they hold its key twice: only those are read whole.
-      const repeated = phrases.length === 1 && expr === all ? repeatKey(phrases[0]!) : undefined;
+      // An all-term window's rows count each phrase once unless they hold its key twice: only those are read whole.
+      const keys = phrases.map(repeatKey);
+      const repeated = expr === all && keys.every((k) => k !== undefined) ? (keys as string[]) : undefined;
       read.set(key, (rows = windowTexts(db, expr, rankWindow(phrases.length), f, symbols.length > 0, repeated)));
     }
     return rows;

@@ -212,8 +212,8 @@ export interface WindowText {
  * windowRows with only what ranking needs (the content too with `content`); the caller loads the messages
  * it returns (getMessagesBySeq). SQLite lowers ASCII letters (cheaper than a JS copy of every row); text
  * with other cased characters gets JS toLowerCase on top, which gives what it gives on the content.
- * `repeated`: a lower-case string (of ASCII and caseless characters, else it is ignored) whose rows are the
- * only ones whose text ranking reads: the other rows are read without it (see WindowText.lower).
+ * `repeated`: lower-case strings (of ASCII and caseless characters, else they are ignored): only the rows
+ * holding one of them twice are read with their text, the others without it (see WindowText.lower).
  */
 export function windowTexts(
   db: Database,
@@ -221,7 +221,7 @@ export function windowTexts(
   size: number,
   f: WindowFilter,
   content = false,
-  repeated?: string,
+  repeated?: readonly string[],
 ): WindowText[] {
   const recentAll = f.recent === true && f.session === undefined && f.below === undefined && f.from === undefined;
   const held = recentAll && !f.passing && !content ? heldWindow(db, match, size, f) : undefined;
@@ -260,17 +260,26 @@ const FOLDED_INTO: [string, string][] = [
 ];
 
 /**
- * SQL (over m.content) true for every row whose text in JS lower case holds `s` twice without overlap: LIKE,
- * which folds ASCII letters as JS does, or, where `s` holds what JS folds İ or the Kelvin sign into, any row
- * holding one. Undefined when `s` holds a cased letter beyond ASCII (LIKE would not fold it).
+ * SQL (over m.content) true for every row whose text in JS lower case holds one of `keys` twice without
+ * overlap: LIKE, which folds ASCII letters as JS does, or, where a key holds what JS folds İ or the Kelvin sign
+ * into, any row holding one. Undefined when no key is given or one holds a cased letter beyond ASCII (LIKE would
+ * not fold it).
  */
-function twiceLike(s: string): { sql: string; args: string[] } | undefined {
-  if (s === "" || foldsBeyondAscii(s)) return undefined;
-  const once = likePattern(s);
-  const sources = [...new Set(FOLDED_INTO.filter(([into]) => s.includes(into)).map(([, from]) => from))];
+function twiceLike(keys: readonly string[]): { sql: string; args: string[] } | undefined {
+  if (keys.length === 0 || keys.some((k) => k === "" || foldsBeyondAscii(k))) return undefined;
+  const sources = [
+    ...new Set(FOLDED_INTO.filter(([into]) => keys.some((k) => k.includes(into))).map(([, from]) => from)),
+  ];
+  const likes = keys.map(() => "m.content LIKE ? ESCAPE '\\'");
   return {
-    sql: `(m.content LIKE ? ESCAPE '\\'${sources.map(() => " OR instr(m.content, ?) > 0").join("")})`,
-    args: [once + once.slice(1), ...sources],
+    sql: `(${[...likes, ...sources.map(() => "instr(m.content, ?) > 0")].join(" OR ")})`,
+    args: [
+      ...keys.map((k) => {
+        const once = likePattern(k);
+        return once + once.slice(1);
+      }),
+      ...sources,
+    ],
   };
 }
 
