@@ -52,6 +52,17 @@ export function repeatKey(p: Phrase): string | undefined {
   return p.kind === "stem" ? wordKey(p) : undefined;
 }
 
+/** Every phrase's repeatKey, when each has one: a window matching them all reads the text of rows holding one twice only. */
+export function repeatKeys(phrases: readonly Phrase[]): string[] | undefined {
+  const keys: string[] = [];
+  for (const p of phrases) {
+    const k = repeatKey(p);
+    if (k === undefined) return undefined;
+    keys.push(k);
+  }
+  return keys;
+}
+
 /** Occurrences of a phrase in a row's lower-case text. */
 export function phraseCount(lower: string, p: Phrase): number {
   if (p.kind === "cjk") {

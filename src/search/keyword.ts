@@ -22,7 +22,7 @@ import {
   type WindowText,
 } from "../storage/sqlite/keyword-queries.ts";
 import { getMessagesBySeq } from "../storage/sqlite/messages-repo.ts";
-import { bm25, bm25Ceiling, repeatKey } from "./bm25.ts";
+import { bm25, bm25Ceiling, repeatKeys } from "./bm25.ts";
 import {
   ftsAllQuery,
   ftsAnyQuery,
@@ -168,8 +168,7 @@ function searchInForm(db: Db, o: KeywordOptions, asTyped: boolean): SearchHit[] 
     let rows = read.get(key);
     if (!rows) {
       // An all-term window's rows count each phrase once unless they hold its key twice: only those are read whole.
-      const keys = phrases.map(repeatKey);
-      const repeated = expr === all && keys.every((k) => k !== undefined) ? (keys as string[]) : undefined;
+      const repeated = expr === all ? repeatKeys(phrases) : undefined;
       read.set(key, (rows = windowTexts(db, expr, rankWindow(phrases.length), f, symbols.length > 0, repeated)));
     }
     return rows;
@@ -330,9 +329,17 @@ export function rankRecentRows(
   const expr = any ?? ftsAllQuery(terms);
   if (!expr) return [];
   const st = indexStats(db);
+  const phrases = weightedPhrases(terms, any !== undefined, st);
   const best = scoreWindow(
-    windowTexts(db, expr, RECENT_RANK_WINDOW, { ...filter, recent: true }),
-    weightedPhrases(terms, any !== undefined, st),
+    windowTexts(
+      db,
+      expr,
+      RECENT_RANK_WINDOW,
+      { ...filter, recent: true },
+      false,
+      any ? undefined : repeatKeys(phrases),
+    ),
+    phrases,
     st,
     any === undefined,
     limit,
