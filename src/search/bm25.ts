@@ -52,12 +52,21 @@ export function repeatKey(p: Phrase): string | undefined {
   return p.kind === "stem" ? wordKey(p) : undefined;
 }
 
-/** Every phrase's repeatKey, when each has one: a window matching them all reads the text of rows holding one twice only. */
+/**
+ * A phrase in at least this share of rows tends to recur within them too: checking a window's rows for a repeat
+ * then costs more than it saves (bench/RESULTS.md).
+ */
+const RECURS_SHARE = 0.5;
+
+/**
+ * Every phrase's repeatKey, when each has one and none is in most rows: a window matching them all reads the text
+ * of rows holding one twice only.
+ */
 export function repeatKeys(phrases: readonly Phrase[]): string[] | undefined {
   const keys: string[] = [];
   for (const p of phrases) {
     const k = repeatKey(p);
-    if (k === undefined) return undefined;
+    if (k === undefined || (p.share ?? 0) >= RECURS_SHARE) return undefined;
     keys.push(k);
   }
   return keys;
