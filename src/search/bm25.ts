@@ -160,10 +160,13 @@ export function bm25(
   rows: number,
   avgTokens: number,
   matchedAll = false,
+  /** A phrase the index says the row does not hold (not counted in its text). */
+  lacks?: (p: Phrase) => boolean,
 ): number {
   const norm = K1 * (1 - B + (B * length) / avgTokens);
   let score = 0;
   for (const p of phrases) {
+    if (lacks?.(p)) continue;
     let tf = lower === undefined ? 1 : phraseCount(lower, p);
     if (tf === 0 && matchedAll && p.kind !== "prefix") tf = 1;
     if (tf > 0) score += (idf(p.share, rows) * (tf * (K1 + 1))) / (tf + norm);

@@ -14,6 +14,7 @@ import {
   recentTextMatches,
   scanRecent,
   windowRows,
+  matchingSeqs,
   windowTexts,
   withLower,
   type IndexStats,
@@ -22,7 +23,7 @@ import {
   type WindowText,
 } from "../storage/sqlite/keyword-queries.ts";
 import { getMessagesBySeq } from "../storage/sqlite/messages-repo.ts";
-import { bm25, bm25Ceiling, repeatKeys } from "./bm25.ts";
+import { bm25, bm25Ceiling, repeatKeys, type Phrase } from "./bm25.ts";
 import {
   ftsAllQuery,
   ftsAnyQuery,
@@ -210,14 +211,7 @@ function searchInForm(db: Db, o: KeywordOptions, asTyped: boolean): SearchHit[] 
     for (const tier of split ? [false, true] : [recent])
       windows.set(
         `${tier}:${expr}`,
-        scoreWindow(
-          split ? found.filter((r) => r.recent === tier) : found,
-          phrases,
-          st,
-          !isAny,
-          limit * 2,
-          tier ? db : undefined,
-        ),
+        scoreWindow(db, split ? found.filter((r) => r.recent === tier) : found, phrases, st, !isAny, limit * 2, tier),
       );
     return windows.get(key)!;
   };
@@ -298,18 +292,57 @@ function weightedPhrases(
 
 /** The best `keep` window rows scored by bm25, best first; ties: oldest first (as FTS5 ordered equal ranks). */
 function scoreWindow(
+  db: Db,
   rows: readonly WindowText[],
   phrases: readonly FtsPhrase[],
   st: IndexStats,
   matchedAll: boolean,
   keep: number,
   /** Recent rows: the best lend shares of their score to scored neighbours (context.ts). */
-  liftFrom?: Db,
+  lift = false,
 ): Window {
-  const scored = rows.map((r) => ({ r, s: bm25(r.lower, r.tokens, phrases, st.rows, st.avgTokens, matchedAll) }));
-  if (liftFrom) liftByContext(liftFrom, scored);
+  // A phrase no row holds counts nothing in any row (a pasted stack trace names many): it is not looked for.
+  const held = matchedAll ? phrases : phrases.filter((p) => p.share !== 0);
+  const holders = matchedAll ? undefined : phraseHolders(db, rows, held);
+  const scored = rows.map((r) => ({
+    r,
+    s: bm25(
+      r.lower,
+      r.tokens,
+      held,
+      st.rows,
+      st.avgTokens,
+      matchedAll,
+      holders && ((p) => holders.get(p)?.has(r.seq) === false),
+    ),
+  }));
+  if (lift) liftByContext(db, scored);
   return firstInOrder(scored, keep, (a, b) => b.s - a.s || (a.r.seq < b.r.seq ? -1 : 1));
 }
+
+/**
+ * Rows of a match window that each multi-token phrase is in, by the index, for the phrases rare enough that
+ * looking them up costs less than tokenizing every row (what counting such a phrase takes): a row outside
+ * holds none of it.
+ */
+function phraseHolders(db: Db, rows: readonly WindowText[], phrases: readonly FtsPhrase[]) {
+  const tokens = phrases.filter((p) => p.kind === "tokens" && p.share !== undefined);
+  if (tokens.length === 0 || rows.length === 0) return undefined;
+  let lo = rows[0]!.seq;
+  let hi = lo;
+  for (const r of rows) {
+    if (r.seq < lo) lo = r.seq;
+    if (r.seq > hi) hi = r.seq;
+  }
+  const out = new Map<Phrase, Set<bigint>>();
+  for (const p of tokens)
+    if (p.share! * Number(hi - lo + 1n) <= PHRASE_LOOKUP.perRow * rows.length)
+      out.set(p, matchingSeqs(db, p.expr, lo, hi));
+  return out.size > 0 ? out : undefined;
+}
+
+/** Index matches looked up per window row at most, instead of tokenizing the rows (a match costs far less). */
+export const PHRASE_LOOKUP = { perRow: 8 };
 
 /** Recent rows the index matches for any content term (every term of a one-term query). */
 const RECENT_RANK_WINDOW = 2_000;
@@ -331,6 +364,7 @@ export function rankRecentRows(
   const st = indexStats(db);
   const phrases = weightedPhrases(terms, any !== undefined, st);
   const best = scoreWindow(
+    db,
     windowTexts(
       db,
       expr,

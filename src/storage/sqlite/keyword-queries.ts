@@ -96,6 +96,14 @@ function oldestRecent(db: Database, session: string | undefined): bigint | undef
   return (r as { seq: bigint } | null)?.seq;
 }
 
+/** The seqs from `lo` to `hi` that an FTS expression matches. */
+export function matchingSeqs(db: Database, match: string, lo: bigint, hi: bigint): Set<bigint> {
+  const rows = db
+    .query("SELECT rowid FROM messages_fts WHERE messages_fts MATCH ? AND rowid >= ? AND rowid <= ?")
+    .values(match, lo, hi) as [bigint][];
+  return new Set(rows.map((r) => r[0]));
+}
+
 /** The seqs of the newest `size` matches of an FTS expression (see windowSql), newest first. */
 export function windowMatches(db: Database, match: string, session: string | undefined, size: number): bigint[] {
   const w = windowSql(db, match, session, size);
