@@ -302,14 +302,14 @@ function scoreWindow(
   lift = false,
 ): Window {
   // A phrase no row holds counts nothing in any row (a pasted stack trace names many): it is not looked for.
-  const held = matchedAll ? phrases : phrases.filter((p) => p.share !== 0);
-  const holders = matchedAll ? undefined : phraseHolders(db, rows, held);
+  const counted = matchedAll ? phrases : phrases.filter((p) => p.share !== 0);
+  const holders = matchedAll ? undefined : phraseHolders(db, rows, counted);
   const scored = rows.map((r) => ({
     r,
     s: bm25(
       r.lower,
       r.tokens,
-      held,
+      counted,
       st.rows,
       st.avgTokens,
       matchedAll,
