@@ -4,6 +4,7 @@
 // estimates from the index (see matchShare); a one-phrase query's order needs none (its idf is the same for every row).
 import { asciiFormWhere, searchForm, stemWord } from "../shared/search-form.ts";
 import { formTokens, indexTokens } from "../shared/index-tokens.ts";
+import { isAscii } from "../shared/ascii.ts";
 
 const K1 = 1.2;
 const B = 0.75;
@@ -101,7 +102,6 @@ function isForm(p: Phrase, word: string): boolean {
   return yes;
 }
 
-const ASCII = /^[\x00-\x7f]*$/;
 const isDigit = (c: number) => c >= 48 && c <= 57;
 
 /**
@@ -110,7 +110,7 @@ const isDigit = (c: number) => c >= 48 && c <= 57;
  * not stemmed (the costliest part of tokenizing a window's rows).
  */
 function phraseTokens(lower: string, p: Phrase): string[] {
-  if (!ASCII.test(lower)) return indexTokens(lower);
+  if (!isAscii(lower)) return indexTokens(lower);
   const firsts = (p.firsts ??= new Set(p.tokens.map((t) => t.charCodeAt(0))));
   return formTokens(
     asciiFormWhere(

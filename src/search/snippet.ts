@@ -1,6 +1,7 @@
 // Snippets with highlight ranges, computed on the original text (the index holds a bigram form for CJK).
 import { CJK_RUN, stemWord } from "../shared/search-form.ts";
 import { needleOf, type QueryTerm } from "./query-terms.ts";
+import { isAscii } from "../shared/ascii.ts";
 
 export interface Snippet {
   text: string;
@@ -55,7 +56,7 @@ export function findMatches(content: string, terms: readonly QueryTerm[]): [numb
   }
   // Words with letters beyond ASCII (über, Москва, ＡＰＩ, naïve for naive): compared with case, accents and widths folded,
   // the term whole, or as the word's start when it has 3+ letters.
-  if (latin.length > 0 && !ASCII_ONLY.test(content)) {
+  if (latin.length > 0 && !isAscii(content)) {
     const needles = latin.map((t) => foldAccents(needleOf(t)));
     for (const m of content.matchAll(WIDE_WORD)) {
       const w = foldAccents(m[0]);
@@ -87,8 +88,6 @@ export function findMatches(content: string, terms: readonly QueryTerm[]): [numb
   return merged;
 }
 
-const ASCII_ONLY = /^[\x00-\x7f]*$/;
-
 /** A letter, digit or mark outside CJK text (which has no word breaks: its terms are matched as they are). */
 const WORD_CHAR = `(?:(?!${CJK_RUN.source.replace(/\+$/, "")})[\\p{L}\\p{N}\\p{M}])`;
 /** A word of such characters holding one beyond ASCII. */
@@ -102,7 +101,7 @@ const DIGITS = /^\d+$/;
  * letters (or digits) at the start of a word is a prefix match. Anything else asks findMatches itself.
  */
 export function hasMatch(content: string, terms: readonly QueryTerm[]): boolean {
-  if (ASCII_ONLY.test(content)) {
+  if (isAscii(content)) {
     const lower = content.toLowerCase();
     for (const t of terms.some((x) => !x.stop) ? terms.filter((x) => !x.stop) : terms) {
       const letters = ASCII_LETTER.test(t.text);

@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, test } from "bun:test";
-import { openTemp, removeTempHomes } from "../fixture/home.ts";
+import { addTexts, openTemp, removeTempHomes } from "../fixture/home.ts";
 import { PHRASE_LOOKUP } from "../../src/search/keyword.ts";
 import { seededRandom } from "../fixture/seeded-random.ts";
 
@@ -30,17 +30,12 @@ describe("multi-token phrases looked up in the index", () => {
     try {
       const rnd = seededRandom(9);
       const pick = <T>(xs: readonly T[]) => xs[Math.floor(rnd() * xs.length)]!;
-      const n = 800;
-      api.add(
-        "a",
-        Array.from({ length: n }, (_, i) => ({
-          role: "user" as const,
-          content: Array.from({ length: 2 + Math.floor(rnd() * 8) }, () => pick(WORDS))
-            .map((w, k) => (k === 0 ? w : pick(JOINS) + w))
-            .join(""),
-          sendAt: NOW - BigInt(n - i) * 1_000_000_000n,
-        })),
+      const contents = Array.from({ length: 800 }, () =>
+        Array.from({ length: 2 + Math.floor(rnd() * 8) }, () => pick(WORDS))
+          .map((w, k) => (k === 0 ? w : pick(JOINS) + w))
+          .join(""),
       );
+      addTexts(api, "a", contents, NOW);
       const queries = [
         "node_modules deploy",
         "react_dom server",

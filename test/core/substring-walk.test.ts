@@ -2,7 +2,7 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { SMALL_TABLE, substringMatches } from "../../src/storage/sqlite/substring-queries.ts";
 import { openDatabase } from "../../src/storage/sqlite/open-database.ts";
-import { openTemp, removeTempHomes } from "../fixture/home.ts";
+import { addTexts, openTemp, removeTempHomes } from "../fixture/home.ts";
 import { seededRandom } from "../fixture/seeded-random.ts";
 
 afterAll(removeTempHomes);
@@ -20,14 +20,7 @@ describe("substring index walk", () => {
         { length: 400 },
         (_, i) => `m${i} ` + Array.from({ length: 5 }, () => WORDS[Math.floor(rnd() * WORDS.length)]).join(" "),
       );
-      api.add(
-        "s",
-        contents.map((content, i) => ({
-          role: "user" as const,
-          content,
-          sendAt: NOW - BigInt(400 - i) * 1_000_000_000n,
-        })),
-      );
+      addTexts(api, "s", contents, NOW);
       const db = openDatabase(api.paths.db);
       // The walk's FTS expressions, as the statement that steps through the index is given them.
       const walked: string[] = [];
@@ -80,14 +73,7 @@ describe("substring index walk", () => {
       const contents = Array.from({ length: 300 }, (_, i) =>
         i % 7 === 0 ? `m${i} ${line} x` : `m${i} node_modules app.js`,
       );
-      api.add(
-        "s",
-        contents.map((content, i) => ({
-          role: "user" as const,
-          content,
-          sendAt: NOW - BigInt(300 - i) * 1_000_000_000n,
-        })),
-      );
+      addTexts(api, "s", contents, NOW);
       const db = openDatabase(api.paths.db);
       let probes = 0;
       const query = db.query.bind(db);

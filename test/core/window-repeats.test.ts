@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, test } from "bun:test";
-import { openTemp, removeTempHomes } from "../fixture/home.ts";
+import { addTexts, openTemp, removeTempHomes } from "../fixture/home.ts";
 import { indexStats, windowTexts, withLower } from "../../src/storage/sqlite/keyword-queries.ts";
 import { openDatabase } from "../../src/storage/sqlite/open-database.ts";
 import { bm25, repeatKey } from "../../src/search/bm25.ts";
@@ -44,18 +44,12 @@ describe("an all-term window read with the text of repeating rows only", () => {
     const db = openDatabase(api.paths.db);
     try {
       const rnd = seededRandom(5);
-      const n = 600;
-      api.add(
-        "a",
-        Array.from({ length: n }, (_, i) => ({
-          role: "user" as const,
-          content: Array.from(
-            { length: 1 + Math.floor(rnd() * 7) },
-            () => WORDS[Math.floor(rnd() * WORDS.length)],
-          ).join(rnd() < 0.5 ? " " : ", "),
-          sendAt: NOW - BigInt(n - i) * 1_000_000_000n,
-        })),
+      const contents = Array.from({ length: 600 }, () =>
+        Array.from({ length: 1 + Math.floor(rnd() * 7) }, () => WORDS[Math.floor(rnd() * WORDS.length)]).join(
+          rnd() < 0.5 ? " " : ", ",
+        ),
       );
+      addTexts(api, "a", contents, NOW);
       const st = indexStats(db);
       let sparse = 0;
       for (const q of [

@@ -2,6 +2,7 @@
 // folds with Unicode tables older than the runtime's, and keeps `İ` as one character where toLowerCase gives
 // `i̇`. A needle is lower-cased by the runtime, so its trigrams over such characters may not be the ones the
 // index holds for the text it matches: they are not used to select rows (the text check decides).
+import { isAscii } from "../../shared/ascii.ts";
 
 /**
  * Capitals the tokenizer does not fold to the runtime's lower case (measured against the pinned runtime, and
@@ -44,14 +45,13 @@ function unfoldedLower(): Set<string> {
 }
 
 const DOT_ABOVE = "\u0307";
-const ASCII = /^[\x00-\x7f]*$/;
 
 /**
  * A lower-cased needle's characters cut into the runs whose trigrams the index holds for every text the needle
  * matches: without `i̇` (the lower case of `İ`) and the lower-case forms of UNFOLDED_CAPITALS.
  */
 export function foldSafeRuns(chars: readonly string[]): string[][] {
-  if (ASCII.test(chars.join(""))) return [[...chars]];
+  if (isAscii(chars.join(""))) return [[...chars]];
   const unsafe = unfoldedLower();
   const runs: string[][] = [[]];
   for (let i = 0; i < chars.length; i++) {
