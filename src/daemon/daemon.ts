@@ -28,6 +28,7 @@ import { readState, type DaemonState } from "./state.ts";
 import type { RunWork } from "./work-kinds.ts";
 import { Workers } from "./workers.ts";
 import { startDaemonHttp, type DaemonHttp } from "../http/daemon-http.ts";
+import { jitAsUsual } from "../shared/jit-policy.ts";
 
 /** SIGTERM to exit: the process must be gone within 5 s, so running work gets this long to settle. */
 export const SETTLE_MS = 3_500;
@@ -174,6 +175,7 @@ export async function runDaemon(o: DaemonOptions): Promise<number> {
     .map(([n, j]) => `${n}=${j.schedule}`)
     .join(",");
   log.info("daemon.start", { pid: process.pid, version: o.version, home: paths.home, jobs: schedules });
+  jitAsUsual();
   if (!env.ANTHROPIC_API_KEY)
     log.warn("daemon.no_api_key", {
       note: "summaries fail until ANTHROPIC_API_KEY is set in the daemon's environment",

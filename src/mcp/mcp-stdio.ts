@@ -9,6 +9,7 @@ import { describeError } from "../shared/describe-error.ts";
 import { stdoutStream } from "../shared/stdout.ts";
 import type { EarlyAnswers } from "./early-answers.ts";
 import { earlyAnswers } from "./early-answers.ts" with { type: "macro" };
+import { jitAsUsual } from "../shared/jit-policy.ts";
 
 /**
  * The longest JSON-RPC line read: above the SDK's 10 MiB default, so that a message over
@@ -99,6 +100,7 @@ export async function runMcpStdio(api: MemoryApi, version: string): Promise<numb
       if (unread.length > 0) pipe.write(unread);
       unread = Buffer.alloc(0);
       input = pipe;
+      jitAsUsual();
       if (ended) endInput();
     })();
     handOff.catch((err) => {

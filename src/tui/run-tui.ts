@@ -10,6 +10,7 @@ import { nowNs } from "../shared/time.ts";
 import { TuiApp } from "./app/tui-app.ts";
 import { redirectLogs } from "./terminal/log-redirect.ts";
 import { openScreen, type OpenedScreen } from "./terminal/open-screen.ts";
+import { jitAsUsual } from "../shared/jit-policy.ts";
 
 export interface TuiOptions {
   home?: string;
@@ -59,6 +60,7 @@ export async function runTui(options: TuiOptions = {}): Promise<number> {
     opened = openScreen();
     const app = new TuiApp(api, opened.screen, opened.theme, nowNs);
     app.start();
+    jitAsUsual();
     await app.done;
     return 0;
   } catch (err) {
