@@ -1,7 +1,7 @@
 // The indexed form of text, shared by writing and querying so both agree by construction:
 // Latin words become their Porter2 stems (lower case); CJK runs become overlapping bigrams plus the
 // run's last character, so any CJK substring of 1+ characters can be found with a unicode61 index.
-import porter2 from "wink-porter2-stemmer";
+import { porter2Ascii } from "./porter2.ts";
 
 export const CJK_RUN = /[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff66-\uff9f\uac00-\ud7af]+/g;
 
@@ -9,13 +9,18 @@ export const CJK_RUN = /[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uf
 let stems: Record<string, string> = Object.create(null);
 let stemCount = 0;
 
+const ASCII_WORD = /^[a-z]*$/;
+/** A word with other characters (digits, letters beyond ASCII) is stemmed by the library porter2.ts follows. */
+const otherStem = (word: string) => (require("wink-porter2-stemmer") as (w: string) => string)(word);
+
 /** Porter2 stem of one word (lower-cased, possessive dropped); cached, since vocabularies repeat. */
 export function stemWord(word: string): string {
   const known = stems[word];
   if (known !== undefined) return known;
   const lower = word.toLowerCase();
   if (lower.length > 40) return lower; // no English word is this long; stemming it would only cost time
-  const s = porter2(lower.replace(/['’]s?$/, "").replace(/['’]/g, ""));
+  const bare = lower.replace(/['’]s?$/, "").replace(/['’]/g, "");
+  const s = ASCII_WORD.test(bare) ? porter2Ascii(bare) : otherStem(bare);
   if (++stemCount > 200_000) {
     stems = Object.create(null);
     stemCount = 1;
