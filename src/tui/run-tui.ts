@@ -28,6 +28,8 @@ async function openTuiMemory(home: string | undefined): Promise<TuiMemory> {
 }
 
 export async function runTui(options: TuiOptions = {}): Promise<number> {
+  // Compiled up front as before: what the first paint runs, the first keys run again at once.
+  jitAsUsual();
   const api = await openTuiMemory(options.home);
   const logs = redirectLogs(join(api.home, "tui.log"));
   let opened: OpenedScreen | undefined;
@@ -60,7 +62,6 @@ export async function runTui(options: TuiOptions = {}): Promise<number> {
     opened = openScreen();
     const app = new TuiApp(api, opened.screen, opened.theme, nowNs);
     app.start();
-    jitAsUsual();
     await app.done;
     return 0;
   } catch (err) {
