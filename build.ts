@@ -45,7 +45,7 @@ async function compile(): Promise<void> {
       autoloadBunfig: false,
       // A one-shot command runs most of its code once: compiling it costs more than the interpreter saves
       // (`search --json` takes 12-15% less wall time, `sessions` 16% less). The TUI, the daemon and the MCP
-      // server restore the usual policy once they start serving (src/shared/jit-policy.ts).
+      // server restore the usual policy (src/shared/jit-policy.ts).
       jitPolicy: 10,
     },
   });
