@@ -44,8 +44,8 @@ async function compile(): Promise<void> {
       autoloadDotenv: false,
       autoloadBunfig: false,
       // A one-shot command runs most of its code once: compiling it costs more than the interpreter saves
-      // (`search --json` takes 12-15% less wall time, `sessions` 16% less). The TUI, the daemon and the MCP
-      // server restore the usual policy (src/shared/jit-policy.ts).
+      // (`search --json` took 3-15% less wall time, bench/RESULTS.md). The TUI, the daemon and the MCP server
+      // restore the usual policy (src/shared/jit-policy.ts).
       jitPolicy: 10,
     },
   });
