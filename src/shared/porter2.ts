@@ -4,6 +4,12 @@
 const VOWELS = "aeiouy";
 const isVowel = (c: string | undefined) => c !== undefined && VOWELS.includes(c);
 
+/** Whether `s` holds a vowel before index `end`. */
+function vowelBefore(s: string, end: number): boolean {
+  for (let i = 0; i < end; i++) if (isVowel(s[i])) return true;
+  return false;
+}
+
 const words = (list: string) => list.split(" ");
 const rules = (list: string) => words(list).map((r) => r.split(":") as [string, string]);
 
@@ -73,7 +79,7 @@ function step1a(s: string): string {
   if (n >= 3 && (s.endsWith("us") || s.endsWith("ss"))) return s;
   if (n >= 2 && s.endsWith("s")) {
     const part = s.slice(0, -1);
-    for (let i = 0; i < part.length - 1; i++) if (isVowel(part[i])) return part;
+    if (vowelBefore(part, part.length - 1)) return part;
   }
   return s;
 }
@@ -87,9 +93,7 @@ function step1b(s: string): string {
   const cut = s.endsWith("ed") ? 2 : s.endsWith("edly") ? 4 : s.endsWith("ingly") ? 5 : s.endsWith("ing") ? 3 : 0;
   if (cut === 0) return s;
   const sd = s.slice(0, -cut);
-  let voweled = false;
-  for (const c of sd) if (isVowel(c)) voweled = true;
-  if (!voweled) return s;
+  if (!vowelBefore(sd, sd.length)) return s;
   if (sd.endsWith("at") || sd.endsWith("bl") || sd.endsWith("iz")) return sd + "e";
   if (/(bb|dd|ff|gg|mm|nn|pp|rr|tt)$/.test(sd)) return sd.slice(0, -1);
   return isShort(sd) && regions(sd).r1 === "" ? sd + "e" : sd;
