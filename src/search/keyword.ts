@@ -186,17 +186,15 @@ function searchInForm(db: Db, o: KeywordOptions, asTyped: boolean): SearchHit[] 
   const heldShare = ranked
     ? () => phrasesFor(ranked, any !== undefined).reduce((p, x) => p * (x.share ?? 1), 1)
     : undefined;
-  // The recent tier first: when `limit` of its hits outscore any archived row, the archive is not read.
-  const substring = new Map(
-    recentMatches(db, terms, filter, limit, o.now, symbols.length === 0, rankedRecent, heldShare).map(([m, q]) => [
-      m.seq,
-      { m, q },
-    ]),
-  );
+  const substringRows = () =>
+    recentMatches(db, terms, filter, limit, o.now, symbols.length === 0, rankedRecent, heldShare);
+  // The recent tier first: when `limit` of its hits outscore any archived row, the archive is not read. Beside
+  // archived rows, its substring matches are found first (how many there are decides how the windows are read).
+  const substringFirst = archived ? substringRows() : undefined;
   // A one-term query with fewer than `limit` recent rows holding its text most likely reads the archive too:
   // its window is then read once for both tiers and split (either way gives the same lists).
   const bothTiers =
-    archived && any === undefined && o.rankRecent !== false && symbols.length === 0 && substring.size < limit;
+    archived && any === undefined && o.rankRecent !== false && symbols.length === 0 && substringFirst!.length < limit;
   // Else a window holds one tier's rows only (each list below ranks one tier): a row's score does not depend
   // on the other rows, and the other tier's rows are never read or scored.
   const windows = new Map<string, Window>();
@@ -216,14 +214,22 @@ function searchInForm(db: Db, o: KeywordOptions, asTyped: boolean): SearchHit[] 
     return windows.get(key)!;
   };
 
+  const verbatim = verbatimQuality(terms, o.now);
   if (o.rankRecent !== false && (any ?? all)) {
     // Match quality on recent rows: bm25 over any term, lifted when every term is there verbatim.
-    for (const { r, s } of load((any ?? all)!, any !== undefined, true).slice(0, limit * 2)) {
-      const verbatim = substring.get(r.seq);
-      add(r, "recent", archiveScore(s) + (verbatim ? 0.1 + verbatim.q * 0.1 : 0));
+    const best = load((any ?? all)!, any !== undefined, true).slice(0, limit * 2);
+    withLower(
+      db,
+      best.map((x) => x.r),
+    );
+    for (const { r, s } of best) {
+      const q = r.lower === undefined ? undefined : verbatim(r.lower, r.sendAt);
+      add(r, "recent", archiveScore(s) + (q === undefined ? 0 : 0.1 + q * 0.1));
     }
   }
-  for (const { m, q } of substring.values()) add(m, "recent", q);
+  // The substring matches: not looked for when `limit` hits already score above any of them.
+  const substring = substringFirst ?? (outscored(hits, limit, verbatim.ceiling) ? [] : substringRows());
+  for (const [m, q] of substring) add(m, "recent", q);
 
   const archiveCounts = () => !outscored(hits, limit, archiveCeiling(phrasesFor(all!, false), stats!));
   if (all && archived && archiveCounts()) {
@@ -427,20 +433,38 @@ function recentMatches(
       row: m as Candidate["row"],
       text: m.content,
     }));
-  const phrase = terms.map(needleOf).join(" ");
+  const quality = verbatimQuality(terms, now);
   const out: [Candidate["row"], number][] = [];
   for (const { row: m, text } of rows) {
-    const lower = text.toLowerCase();
-    if (!needles.every((n) => lower.includes(n))) continue;
-    const whole = hasMatch(text, terms);
-    let q = 0.55;
-    if (whole) q = 0.7;
-    if (terms.length > 1 && lower.includes(phrase)) q = 0.85;
-    const ageDays = Number(now - m.sendAt) / 86_400e9;
-    const recency = 0.1 / (1 + Math.max(0, ageDays) / 30);
-    out.push([m, q + recency]);
+    const q = quality(text, m.sendAt);
+    if (q !== undefined) out.push([m, q]);
   }
   return out;
+}
+
+/**
+ * A recent row's score for holding the query verbatim, every content term as a substring (ASCII or Unicode case
+ * folded): 0.55, 0.7 with a whole word, 0.85 with the whole phrase, plus up to 0.1 for recency; undefined when
+ * it does not hold them all. `ceiling`: a score no such row reaches, with the factors at their largest.
+ */
+function verbatimQuality(
+  terms: readonly QueryTerm[],
+  now: bigint,
+): ((text: string, sendAt: bigint) => number | undefined) & { ceiling: number } {
+  const content = terms.filter((t) => !t.stop);
+  const needles = (content.length ? content : terms).map(needleOf);
+  const phrase = terms.map(needleOf).join(" ");
+  const quality = (text: string, sendAt: bigint) => {
+    const lower = text.toLowerCase();
+    if (!needles.every((n) => lower.includes(n))) return undefined;
+    let q = 0.55;
+    if (hasMatch(text, terms)) q = 0.7;
+    if (terms.length > 1 && lower.includes(phrase)) q = 0.85;
+    const ageDays = Number(now - sendAt) / 86_400e9;
+    return q + 0.1 / (1 + Math.max(0, ageDays) / 30);
+  };
+  const top = (terms.length > 1 ? 0.85 : 0.7) + 0.1;
+  return Object.assign(quality, { ceiling: top * Math.max(1, SENDER.otherFactor) * Math.max(1, TIME_HINT.outside) });
 }
 
 /**
