@@ -97,20 +97,24 @@ const ASCII_LETTER = /^[a-z]+$/;
 const DIGITS = /^\d+$/;
 
 /**
- * Whether findMatches finds anything, without stemming every word when it can: in ASCII text, a term of 3+
- * letters (or digits) at the start of a word is a prefix match. Anything else asks findMatches itself.
+ * Whether findMatches finds anything, without stemming every word when it can: a CJK term the text holds, or a
+ * term of 3+ ASCII letters (or digits) at the start of a run of them, are matches (findMatches reads such runs
+ * as words, whatever stands around them). Anything else asks findMatches itself.
  */
 export function hasMatch(content: string, terms: readonly QueryTerm[]): boolean {
-  if (isAscii(content)) {
-    const lower = content.toLowerCase();
-    for (const t of terms.some((x) => !x.stop) ? terms.filter((x) => !x.stop) : terms) {
-      const letters = ASCII_LETTER.test(t.text);
-      if (t.cjk || t.text.length < 3 || (!letters && !DIGITS.test(t.text))) continue;
-      for (let at = lower.indexOf(t.text); at >= 0; at = lower.indexOf(t.text, at + 1)) {
-        const prev = at > 0 ? lower.charCodeAt(at - 1) : 32;
-        // A letter or an apostrophe before it may make it the middle of a word; a digit before a number does.
-        if (letters ? !isLetter(prev) && prev !== 39 : prev < 48 || prev > 57) return true;
-      }
+  const use = terms.some((x) => !x.stop) ? terms.filter((x) => !x.stop) : terms;
+  const lower = content.toLowerCase();
+  for (const t of use) {
+    if (t.cjk) {
+      if (lower.includes(t.text)) return true;
+      continue;
+    }
+    const letters = ASCII_LETTER.test(t.text);
+    if (t.text.length < 3 || (!letters && !DIGITS.test(t.text))) continue;
+    for (let at = lower.indexOf(t.text); at >= 0; at = lower.indexOf(t.text, at + 1)) {
+      const prev = at > 0 ? lower.charCodeAt(at - 1) : 32;
+      // A letter or an apostrophe before it may make it the middle of a word; a digit before a number does.
+      if (letters ? !isLetter(prev) && prev !== 39 && prev !== 0x2019 : prev < 48 || prev > 57) return true;
     }
   }
   return findMatches(content, terms).length > 0;

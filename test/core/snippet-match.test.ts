@@ -31,6 +31,11 @@ const PIECES = [
   "k8s",
   "ing",
   "é",
+  // Letters beyond ASCII beside ASCII words: ones whose lower case is (or holds) an ASCII letter too.
+  "Ä",
+  "İ",
+  "\u212a",
+  "ß",
   "数据库",
   " ",
   " ",
