@@ -232,7 +232,7 @@ export function windowTexts(
   repeated?: readonly string[],
 ): WindowText[] {
   const recentAll = f.recent === true && f.session === undefined && f.below === undefined && f.from === undefined;
-  const held = recentAll && !f.passing && !content ? heldWindow(db, match, size, f) : undefined;
+  const held = recentAll && !f.passing && !content ? heldWindow(db, match, size, f, repeated) : undefined;
   if (held) return held;
   const twice = !content && repeated !== undefined ? twiceLike(repeated) : undefined;
   const lower = twice ? `CASE WHEN ${twice.sql} THEN lower(m.content) END` : "lower(m.content)";
@@ -319,7 +319,13 @@ export function newestOfWindow(rows: readonly WindowText[], size: number): Windo
  * enough for one ascending pass (fitsWindow), or when the window likely reaches far below the rows held (a
  * rare term): its second pass would then cost more than the held rows save.
  */
-function heldWindow(db: Database, match: string, size: number, f: WindowFilter): WindowText[] | undefined {
+function heldWindow(
+  db: Database,
+  match: string,
+  size: number,
+  f: WindowFilter,
+  repeated?: readonly string[],
+): WindowText[] | undefined {
   const held = heldRecentRows(db);
   if (!held) return undefined;
   const from = oldestRecent(db, undefined);
@@ -333,7 +339,8 @@ function heldWindow(db: Database, match: string, size: number, f: WindowFilter):
   const rows = heldWindowRows(db, seqs, f);
   if (!rows) return undefined;
   const out = rows.map((h) => windowText(h.seq, h.sendAt, h.lower, h.tokens, h.sender));
-  if (seqs.length < size && top > from) out.push(...windowTexts(db, match, size - seqs.length, { ...f, below: top }));
+  if (seqs.length < size && top > from)
+    out.push(...windowTexts(db, match, size - seqs.length, { ...f, below: top }, false, repeated));
   return out;
 }
 
