@@ -21,6 +21,10 @@ export interface Phrase {
   forms?: Map<string, boolean>;
   /** The first characters of a "tokens" phrase's tokens (see phraseTokens). */
   firsts?: Set<number>;
+  /** wordKey's value, kept (it is looked for in every row). */
+  key?: string;
+  /** The last word isForm answered for, and its answer: a window's rows mostly hold one form. */
+  last?: { word: string; form: boolean };
 }
 
 /** The index's tokens of a text: its search form, lower case, diacritics removed, split like unicode61. */
@@ -28,10 +32,20 @@ export { indexTokens };
 
 const isWordChar = (c: number) => (c >= 97 && c <= 122) || (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || c > 127;
 
-function wordAt(lower: string, at: number): string {
+/**
+ * Where the word going on at `at` ends (word characters and apostrophes), and where the next word a key
+ * (letters and digits) can start is looked for: past the word's first apostrophe, else past the word.
+ */
+function wordEnd(lower: string, at: number): { end: number; next: number } {
+  let next = -1;
   let end = at;
-  while (end < lower.length && (isWordChar(lower.charCodeAt(end)) || lower[end] === "'" || lower[end] === "’")) end++;
-  return lower.slice(at, end);
+  for (; end < lower.length; end++) {
+    const c = lower.charCodeAt(end);
+    if (c === 39 || c === 0x2019) {
+      if (next < 0) next = end + 1;
+    } else if (!isWordChar(c)) break;
+  }
+  return { end, next: next < 0 ? end : next };
 }
 
 /** A word as the index holds it: runs of letters stemmed, digits kept as they are. */
@@ -81,14 +95,29 @@ export function phraseCount(lower: string, p: Phrase): number {
     return n;
   }
   if (p.kind === "tokens") return tokenCount(phraseTokens(lower, p), p.tokens);
-  const key = wordKey(p);
+  const key = (p.key ??= wordKey(p));
   let n = 0;
-  for (let at = lower.indexOf(key); at >= 0; at = lower.indexOf(key, at + 1)) {
-    if (at > 0 && isWordChar(lower.charCodeAt(at - 1))) continue;
-    if (p.kind === "prefix") n++;
-    else if (isForm(p, wordAt(lower, at))) n++;
+  for (let at = lower.indexOf(key); at >= 0; ) {
+    if (at > 0 && isWordChar(lower.charCodeAt(at - 1))) {
+      at = lower.indexOf(key, at + 1);
+      continue;
+    }
+    // Inside the word, only an apostrophe can stand before another word start.
+    const w = wordEnd(lower, at + key.length);
+    if (p.kind === "prefix" || formAt(p, lower, at, w.end)) n++;
+    at = lower.indexOf(key, w.next);
   }
   return n;
+}
+
+/** isForm of the word from `at` to `end`, without copying it when it is the word asked about last. */
+function formAt(p: Phrase, lower: string, at: number, end: number): boolean {
+  const last = p.last;
+  if (last && last.word.length === end - at && lower.startsWith(last.word, at)) return last.form;
+  const word = lower.slice(at, end);
+  const form = isForm(p, word);
+  p.last = { word, form };
+  return form;
 }
 
 /** Whether a word is a form of a "stem" phrase, remembered per phrase (the stem cache is far larger, so slower). */

@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { phraseCount, type Phrase } from "../../src/search/bm25.ts";
 import { indexTokens } from "../../src/shared/index-tokens.ts";
+import { searchForm, stemWord } from "../../src/shared/search-form.ts";
 import { seededRandom } from "../fixture/seeded-random.ts";
 
 /** Words next to digits, with apostrophes and possessives, irregular stems, capitals, and one over 40 letters. */
@@ -69,5 +70,65 @@ describe("a multi-token phrase counted in a row's text", () => {
       }
     }
     expect(counted).toBeGreaterThan(100);
+  });
+});
+
+/** What phraseCount counts for a "stem" or "prefix" phrase: every word start holding its key, by the word's form. */
+function expectedWords(lower: string, p: Phrase, key: string): number {
+  const isWordChar = (c: number) => (c >= 97 && c <= 122) || (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || c > 127;
+  let n = 0;
+  for (let at = lower.indexOf(key); at >= 0; at = lower.indexOf(key, at + 1)) {
+    if (at > 0 && isWordChar(lower.charCodeAt(at - 1))) continue;
+    let end = at;
+    while (end < lower.length && (isWordChar(lower.charCodeAt(end)) || lower[end] === "'" || lower[end] === "’")) end++;
+    const word = lower.slice(at, end);
+    if (p.kind === "prefix" || (/^[a-z]+$/.test(word) ? stemWord(word) : searchForm(word)) === p.text) n++;
+  }
+  return n;
+}
+
+describe("a word phrase counted in a row's text", () => {
+  test("counts each word start holding its key whose form is the stem, apostrophes inside words included", () => {
+    const rnd = seededRandom(5);
+    const words = [
+      "payment",
+      "payments",
+      "paid",
+      "paymen",
+      "repayment",
+      "payment's",
+      "o'payment",
+      "paymen'payment",
+      "payment’s",
+      "PAYMENT",
+      "payment7",
+      "7payment",
+      "paymentpayment",
+      "deploy",
+      "deploys",
+      "deployed",
+      "x'deploying",
+      "redeploy",
+    ];
+    const seps = [" ", "'", "’", "-", "", ".", "7"];
+    const phrases: [Phrase, string][] = [
+      [{ kind: "stem", text: "payment", tokens: ["payment"] }, "paymen"],
+      [{ kind: "stem", text: "deploy", tokens: ["deploy"] }, "deplo"],
+      [{ kind: "prefix", text: "pay", tokens: ["pay"] }, "pay"],
+    ];
+    let counted = 0;
+    for (let k = 0; k < 3000; k++) {
+      const text = Array.from({ length: 1 + Math.floor(rnd() * 8) }, () => words[Math.floor(rnd() * words.length)]!)
+        .map((w, i) => (i === 0 ? w : seps[Math.floor(rnd() * seps.length)] + w))
+        .join("")
+        .toLowerCase();
+      // The same phrase objects across rows, as a window's rows are counted (what they remember carries over).
+      for (const [p, key] of phrases) {
+        const want = expectedWords(text, p, key);
+        counted += want;
+        expect({ text, p: p.text, n: phraseCount(text, p) }).toEqual({ text, p: p.text, n: want });
+      }
+    }
+    expect(counted).toBeGreaterThan(1000);
   });
 });
