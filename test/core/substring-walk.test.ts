@@ -1,4 +1,5 @@
 // The substring index walk of a large table: the trigrams it walks, and the rows it answers with.
+import type { Database } from "bun:sqlite";
 import { afterAll, describe, expect, test } from "bun:test";
 import { SMALL_TABLE, substringMatches } from "../../src/storage/sqlite/substring-queries.ts";
 import { openDatabase } from "../../src/storage/sqlite/open-database.ts";
@@ -8,6 +9,24 @@ import { seededRandom } from "../fixture/seeded-random.ts";
 afterAll(removeTempHomes);
 
 const NOW = 1_790_000_000_000_000_000n;
+/** The walk's FTS expressions, as the statement that steps through the index is given them. */
+function recordWalks(db: Database): string[] {
+  const walked: string[] = [];
+  const query = db.query.bind(db);
+  db.query = ((sql: string) => {
+    const st = query(sql);
+    if (!sql.includes("MATCH ?") || sql.includes("LIMIT")) return st;
+    const iterate = st.iterate.bind(st);
+    return Object.assign(Object.create(st), {
+      iterate: (...args: Parameters<typeof st.iterate>) => {
+        walked.push(String(args[0]));
+        return iterate(...args);
+      },
+    });
+  }) as typeof db.query;
+  return walked;
+}
+
 const WORDS = ["deploy", "redeploying", "Deployment", "server", "observer", "log", "catalog", "blog", "login"];
 
 describe("substring index walk", () => {
@@ -22,20 +41,7 @@ describe("substring index walk", () => {
       );
       addTexts(api, "s", contents, NOW);
       const db = openDatabase(api.paths.db);
-      // The walk's FTS expressions, as the statement that steps through the index is given them.
-      const walked: string[] = [];
-      const query = db.query.bind(db);
-      db.query = ((sql: string) => {
-        const st = query(sql);
-        if (!sql.includes("MATCH ?") || sql.includes("LIMIT")) return st;
-        const iterate = st.iterate.bind(st);
-        return Object.assign(Object.create(st), {
-          iterate: (...args: Parameters<typeof st.iterate>) => {
-            walked.push(String(args[0]));
-            return iterate(...args);
-          },
-        });
-      }) as typeof db.query;
+      const walked = recordWalks(db);
       SMALL_TABLE.rows = 0; // walked as a large table: on the rarest trigrams, measured first
       const newest = (needles: string[], limit: number) =>
         contents
@@ -58,6 +64,46 @@ describe("substring index walk", () => {
           // Two needles in many rows each: both narrow the walk.
           if (needles[1] === "server") expect(walked.at(-1)?.split(" AND ").length).toBe(2);
         }
+      db.close();
+    } finally {
+      SMALL_TABLE.rows = rows;
+      api.close();
+    }
+  });
+
+  test("beside another needle, a needle's next trigram is walked when it strikes many candidates, not when it goes with the first", () => {
+    const { api } = openTemp({ now: () => NOW });
+    const rows = SMALL_TABLE.rows;
+    try {
+      // "aid" and "sai" are each in many words, "said" in few; "cku" and "kup" are only ever in "backup".
+      const filler = ["paid", "raid", "saint", "mosaic", "used", "because", "backup", "log", "server", "deploy"];
+      filler.push("build", "test", "merge", "branch", "commit", "review", "cache", "query", "index", "table");
+      const rnd = seededRandom(11);
+      const contents = Array.from({ length: 600 }, (_, i) => {
+        const words = Array.from({ length: 3 }, () => filler[Math.floor(rnd() * filler.length)]!);
+        if (i % 9 === 0) words.push("said");
+        if (i % 4 === 0) words.push("user");
+        return `m${i} ${words.join(" ")}`;
+      });
+      addTexts(api, "s", contents, NOW);
+      const db = openDatabase(api.paths.db);
+      const walked = recordWalks(db);
+      SMALL_TABLE.rows = 0;
+      const newest = (needles: string[]) =>
+        contents
+          .filter((c) => needles.every((n) => c.includes(n)))
+          .reverse()
+          .slice(0, 20);
+      const grams = () => walked.at(-1)!.split(" AND ").sort();
+      expect(substringMatches(db, ["said", "user"], { recent: true }, 20)?.map((m) => m.content)).toEqual(
+        newest(["said", "user"]),
+      );
+      expect(grams()).toContain('"aid"');
+      expect(grams()).toContain('"sai"');
+      expect(substringMatches(db, ["backup", "user"], { recent: true }, 20)?.map((m) => m.content)).toEqual(
+        newest(["backup", "user"]),
+      );
+      expect(grams().filter((g) => ['"cku"', '"kup"', '"bac"', '"ack"'].includes(g))).toHaveLength(1);
       db.close();
     } finally {
       SMALL_TABLE.rows = rows;

@@ -155,18 +155,15 @@ function matchExpr(db: Database, table: string, long: string[][]): string {
       const at = long.length > 1 ? [0, g.length - 3] : [0, (g.length - 3) >> 1, g.length - 3];
       return at.map((i) => g.slice(i, i + 3).join(""));
     });
-    return [...new Set(spread)]
-      .slice(0, MAX_TRIGRAMS)
-      .map((t) => `"${t.replaceAll('"', '""')}"`)
-      .join(" AND ");
+    return [...new Set(spread)].slice(0, MAX_TRIGRAMS).map(quoted).join(" AND ");
   }
   const share = gramShares(db, table);
   const ranked: (readonly [string, number])[][] = [];
   for (const g of long) {
-    const measured = measuredGrams(g).map((t) => [t, share(t)] as const);
+    const measured = measuredGrams(g).map((t) => [t, share(quoted(t))] as const);
     // A trigram no row holds: no row holds the needle, and walking that trigram alone finds none at once.
     const absent = measured.find(([, s]) => s === NO_ROW);
-    if (absent) return `"${absent[0].replaceAll('"', '""')}"`;
+    if (absent) return quoted(absent[0]);
     ranked.push(measured.sort((a, b) => a[1] - b[1]));
   }
   // A needle whose rarest trigram is in most rows narrows the walk less than its row list costs to walk, when
@@ -175,18 +172,53 @@ function matchExpr(db: Database, table: string, long: string[][]): string {
   const used = ranked.filter(
     (r) => r[0]![1] === narrowest || r[0]![1] <= CHECK_COST * Math.max(narrowest, 0) * (1 - r[0]![1]),
   );
-  const per = used.length > 1 ? 1 : 3;
   const picked = new Map<string, number>();
-  for (const rarest of used) {
-    // The needle's rarest trigram, and the next ones while they narrow much.
-    for (const [i, [t, share]] of rarest.slice(0, per).entries()) if (i === 0 || share <= NARROWS) picked.set(t, share);
-  }
+  if (used.length === 1) {
+    // A lone needle's rarest trigram, and the next ones while they narrow much.
+    for (const [i, [t, s]] of used[0]!.slice(0, 3).entries()) if (i === 0 || s <= NARROWS) picked.set(t, s);
+  } else for (const [t, s] of nextGrams(used, share)) picked.set(t, s);
   return [...picked]
     .sort((a, b) => a[1] - b[1])
     .slice(0, MAX_TRIGRAMS)
-    .map(([t]) => `"${t.replaceAll('"', '""')}"`)
+    .map(([t]) => quoted(t))
     .join(" AND ");
 }
+
+/**
+ * The trigrams walked for several needles: each one's rarest, then a needle's next rarest ones while what they
+ * strike from the candidates saves more checks than walking their row lists costs. The trigrams of one word go
+ * together (most rows holding "kup" hold "cku"), so what a further trigram strikes is measured: the share of
+ * rows holding it with the needle's trigrams picked so far.
+ */
+function nextGrams(
+  used: readonly (readonly (readonly [string, number])[])[],
+  share: (expr: string) => number,
+): [string, number][] {
+  const picked: [string, number][] = used.map((r) => [r[0]![0], r[0]![1]]);
+  // The share of rows that are candidates, the needles taken as independent of each other.
+  let candidates = picked.reduce((p, [, s]) => p * Math.max(s, 0), 1);
+  for (const ranked of used) {
+    let grams = [ranked[0]![0]];
+    let held = Math.max(ranked[0]![1], 0);
+    for (const [t, s] of ranked.slice(1, 3)) {
+      // The most it can save: every candidate struck. A trigram in most rows strikes few.
+      if (held === 0 || s > MOST_ROWS || candidates * CHECK_COST <= s) break;
+      const both = Math.max(share([...grams, t].map(quoted).join(" AND ")), 0);
+      const kept = both / held;
+      if (candidates * (1 - kept) * CHECK_COST <= s) break;
+      picked.push([t, s]);
+      grams = [...grams, t];
+      candidates *= kept;
+      held = both;
+    }
+  }
+  return picked;
+}
+
+const quoted = (t: string) => `"${t.replaceAll('"', '""')}"`;
+
+/** A trigram in at least this share of rows strikes few candidates, whatever it goes with. */
+const MOST_ROWS = 0.5;
 
 /** A table of at most this many rows is walked on all of a needle's trigrams (see matchExpr). */
 export const SMALL_TABLE = { rows: 50_000 };
@@ -219,32 +251,32 @@ function measuredGrams(g: readonly string[]): string[] {
   );
 }
 
-/** Newest rows of a trigram read to estimate its share of the index. */
+/** Newest rows of a trigram (or an AND of them) read to estimate its share of the index. */
 const GRAM_PROBE = 64;
 const GRAMS_KEPT = 4096;
-/** gramShare of a trigram no row of the table holds. */
+/** gramShare of an expression no row of the table matches. */
 const NO_ROW = -1;
 const gramShareCache = new WeakMap<Database, { stamp: string; shares: Map<string, number> }>();
 
 /**
- * A trigram's share of a table's rows, as a sort key: the density of its newest GRAM_PROBE rows over their
- * seq span; below 0 (by count) when it has fewer, NO_ROW for none. Cached per connection until the next write
- * (the returned function measures at the state of the call that made it).
+ * The share of a table's rows an FTS expression of trigrams matches, as a sort key: the density of its newest
+ * GRAM_PROBE rows over their seq span; below 0 (by count) when it has fewer, NO_ROW for none. Cached per
+ * connection until the next write (the returned function measures at the state of the call that made it).
  */
-function gramShares(db: Database, table: string): (gram: string) => number {
+function gramShares(db: Database, table: string): (expr: string) => number {
   const stamp = writeStamp(db);
   let c = gramShareCache.get(db);
   if (!c || c.stamp !== stamp) gramShareCache.set(db, (c = { stamp, shares: new Map() }));
-  return (gram) => gramShare(db, table, gram, c);
+  return (expr) => gramShare(db, table, expr, c);
 }
 
-function gramShare(db: Database, table: string, gram: string, c: { shares: Map<string, number> }): number {
-  const key = `${table}:${gram}`;
+function gramShare(db: Database, table: string, expr: string, c: { shares: Map<string, number> }): number {
+  const key = `${table}:${expr}`;
   let v = c.shares.get(key);
   if (v !== undefined) return v;
   const seqs = db
     .query(`SELECT rowid FROM ${table} WHERE ${table} MATCH ? ORDER BY rowid DESC LIMIT ?`)
-    .values(`"${gram.replaceAll('"', '""')}"`, GRAM_PROBE) as [bigint][];
+    .values(expr, GRAM_PROBE) as [bigint][];
   v =
     seqs.length < GRAM_PROBE
       ? seqs.length / GRAM_PROBE - 1
