@@ -39,6 +39,7 @@ import { hasMatch, makeSnippet } from "./snippet.ts";
 import { scopeFilter, type SearchHit, type TierScope } from "./search-types.ts";
 import { holdsSymbols, querySymbols } from "./symbols.ts";
 import { trigramReady } from "../storage/sqlite/substring-index.ts";
+import type { LightRead } from "../storage/sqlite/substring-queries.ts";
 import { hasArchived } from "../storage/sqlite/recent-tier-size.ts";
 import { SENDER, senderFactor, senderFocus } from "./participants.ts";
 import { TIME_HINT, timeFactor, timeHint } from "./time-hints.ts";
@@ -141,7 +142,8 @@ function searchInForm(db: Db, o: KeywordOptions, asTyped: boolean): SearchHit[] 
       for (const m of rows.slice(0, limit)) add(m, m.recent ? "recent" : "archive", 0.5);
     }
     if (hits.size < limit)
-      for (const [m, q] of recentMatches(db, terms, filter, limit, o.now, symbols.length === 0)) add(m, "recent", q);
+      for (const [m, q] of recentMatches(db, terms, filter, limit, o.now, lightRead(symbols, undefined)))
+        add(m, "recent", q);
     return finish([...hits.values()].sort((a, b) => Number(b.row.sendAt - a.row.sendAt) || b.score - a.score));
   }
 
@@ -187,7 +189,7 @@ function searchInForm(db: Db, o: KeywordOptions, asTyped: boolean): SearchHit[] 
     ? () => phrasesFor(ranked, any !== undefined).reduce((p, x) => p * (x.share ?? 1), 1)
     : undefined;
   const substringRows = () =>
-    recentMatches(db, terms, filter, limit, o.now, symbols.length === 0, rankedRecent, heldShare);
+    recentMatches(db, terms, filter, limit, o.now, lightRead(symbols, focus.sender), rankedRecent, heldShare);
   // The recent tier first: when `limit` of its hits outscore any archived row, the archive is not read. Beside
   // archived rows, its substring matches are found first (how many there are decides how the windows are read).
   const substringFirst = archived ? substringRows() : undefined;
@@ -398,7 +400,8 @@ export function rankRecentRows(
 
 /**
  * Recent rows containing every content term, scored by match quality and recency. From the recent text held
- * in memory when it answers (`light`: a query without symbols, whose hits need not carry their content).
+ * in memory when it answers (`light`: a query without symbols, whose hits need not carry their content; read
+ * light, with their sender when a sender is named).
  */
 function recentMatches(
   db: Db,
@@ -406,7 +409,7 @@ function recentMatches(
   filter: KeywordFilter,
   limit: number,
   now: bigint,
-  light = false,
+  read?: LightRead,
   /** The recent rows of the query's all-term window, as ranking reads them (see indexedSubstrings). */
   rankedRecent?: () => readonly WindowText[],
   /** The share of rows expected to hold every term (see recentTextMatches). */
@@ -416,6 +419,7 @@ function recentMatches(
   const used = content.length ? content : terms;
   const needles = used.map(needleOf);
   const size = Math.max(limit * 5, 50);
+  const light = read !== undefined;
   // A row's text for the checks below: its content, or that with ASCII letters in lower case, the same to them.
   const rows =
     (light
@@ -429,10 +433,12 @@ function recentMatches(
         )
       : undefined) ??
     indexedSubstrings(db, terms, used, filter, size, light, rankedRecent) ??
-    scanRecent(db, needles, filter, size, undefined, light).map((m) => ({
-      row: m as Candidate["row"],
-      text: m.content,
-    }));
+    (read ? scanRecent(db, needles, filter, size, undefined, true, read) : scanRecent(db, needles, filter, size)).map(
+      (m) => ({
+        row: m as Candidate["row"],
+        text: m.content,
+      }),
+    );
   const quality = verbatimQuality(terms, now);
   const out: [Candidate["row"], number][] = [];
   for (const { row: m, text } of rows) {
@@ -441,6 +447,10 @@ function recentMatches(
   }
   return out;
 }
+
+/** How a query's recent substring matches are read: light unless it has symbols (see recentMatches). */
+const lightRead = (symbols: readonly string[], sender: string | undefined): LightRead | undefined =>
+  symbols.length === 0 ? { sender: sender !== undefined } : undefined;
 
 /**
  * A recent row's score for holding the query verbatim, every content term as a substring (ASCII or Unicode case

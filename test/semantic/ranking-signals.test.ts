@@ -3,6 +3,7 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { openTemp, removeTempHomes } from "../fixture/home.ts";
 import { timeHint, timeFactor, TIME_HINT } from "../../src/search/time-hints.ts";
+import { SCANNED_TIER, SMALL_TABLE } from "../../src/storage/sqlite/substring-queries.ts";
 
 afterAll(removeTempHomes);
 
@@ -40,6 +41,33 @@ describe("a participant named in the question", () => {
     }
     api.close();
   }, 60_000);
+});
+
+describe("a participant named in the question, matched by the substring index only", () => {
+  test("their message ranks first when the index's matches are read without the whole message", async () => {
+    const { api } = openTemp({ drain: "off" });
+    const tier = SCANNED_TIER.rows;
+    const table = SMALL_TABLE.rows;
+    try {
+      // "kubernetes" inside longer words: no word of the keyword index, only the substring index finds them.
+      api.add("s", [
+        { role: "assistant", sender: "Caroline", content: "the mykubernetescluster upgrade is done" },
+        ...FILLER.map((content) => ({ role: "user" as const, sender: "Melanie", content })),
+        { role: "user", sender: "Melanie", content: "is the mykubernetescluster back?" },
+        { role: "user", sender: "Melanie", content: "ourkubernetesnodes look fine" },
+      ]);
+      // Walked as a large tier and table: the matches come from the index, read light.
+      SCANNED_TIER.rows = 0;
+      SMALL_TABLE.rows = 0;
+      const r = await api.search({ query: "Caroline kubernetes" });
+      expect(r.hits.map((h) => h.message.sender)).toEqual(["Caroline", "Melanie", "Melanie"]);
+      expect(r.hits[0]!.message.content).toBe("the mykubernetescluster upgrade is done");
+    } finally {
+      SCANNED_TIER.rows = tier;
+      SMALL_TABLE.rows = table;
+      api.close();
+    }
+  });
 });
 
 describe("dates and relative time in the question", () => {

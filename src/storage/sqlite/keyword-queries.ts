@@ -8,7 +8,7 @@ import type { MessageFilter } from "../../shared/time-filter.ts";
 import { MESSAGE_COLUMNS, toStored } from "./messages-repo.ts";
 import { andFilter } from "./message-filter-sql.ts";
 import { cachedRecentRows, cachedRecentScan, heldRecentRows, heldWindowRows } from "./recent-text-cache.ts";
-import { substringMatches } from "./substring-queries.ts";
+import { type LightMatch, type LightRead, substringMatches } from "./substring-queries.ts";
 import { writeStamp } from "./write-stamp.ts";
 import { windowTokensSql } from "./index-tokens.ts";
 import { docTokens, ftsTotals } from "./fts-totals.ts";
@@ -440,15 +440,37 @@ export function scanRecent(
   limit: number,
   select?: readonly string[],
   /** This search looked in the recent text cache already (recentTextMatches). */
+  askedCache?: boolean,
+): StoredMessage[];
+/** With `light`: the substring index's matches are read light (LightMatch), the other paths' whole. */
+export function scanRecent(
+  db: Database,
+  needles: readonly string[],
+  f: KeywordFilter,
+  limit: number,
+  select: readonly string[] | undefined,
+  askedCache: boolean,
+  light: LightRead,
+): (StoredMessage | LightMatch)[];
+export function scanRecent(
+  db: Database,
+  needles: readonly string[],
+  f: KeywordFilter,
+  limit: number,
+  select?: readonly string[],
   askedCache = false,
-): StoredMessage[] {
+  light?: LightRead,
+): (StoredMessage | LightMatch)[] {
   if (f.session === undefined) {
     // The in-memory recent text (a small recent tier) is faster than the index, which holds every tier; it
     // folds ASCII case only, so a needle with other cased letters goes to the index, else to the scan below.
     const asciiFolded = !needles.some(foldsBeyondAscii);
     const cached = asciiFolded ? cachedRecentScan(db, needles, f, limit, askedCache) : undefined;
     if (cached) return rowsBySeqDesc(db, cached);
-    const indexed = substringMatches(db, needles, { ...f, recent: true }, limit, select);
+    const scope = { ...f, recent: true };
+    const indexed = light
+      ? substringMatches(db, needles, scope, limit, select, light)
+      : substringMatches(db, needles, scope, limit, select);
     if (indexed) return indexed;
   }
   const args: (string | bigint | number)[] = [];

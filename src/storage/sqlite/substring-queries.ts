@@ -93,8 +93,24 @@ export function substringMatches(
   needles: readonly string[],
   scope: SubstringScope,
   limit: number,
+  select?: readonly string[],
+): StoredMessage[] | undefined;
+export function substringMatches(
+  db: Database,
+  needles: readonly string[],
+  scope: SubstringScope,
+  limit: number,
+  select: readonly string[] | undefined,
+  light: LightRead,
+): LightMatch[] | undefined;
+export function substringMatches(
+  db: Database,
+  needles: readonly string[],
+  scope: SubstringScope,
+  limit: number,
   select: readonly string[] = needles,
-): StoredMessage[] | undefined {
+  light?: LightRead,
+): StoredMessage[] | LightMatch[] | undefined {
   const state = trigramState(db);
   if (needles.length === 0 || !state?.done || smallTier(db, scope, state)) return undefined;
   const sources = tierSources(state, scope.recent);
@@ -106,10 +122,11 @@ export function substringMatches(
     const text = content.toLowerCase();
     return lowered.every((n) => text.includes(n));
   };
-  if (long.length > 0) return walkTrigrams(db, sources, matchExpr(db, sources[0]!.table, long), scope, limit, holds);
+  if (long.length > 0)
+    return walkTrigrams(db, sources, matchExpr(db, sources[0]!.table, long), scope, limit, holds, light);
   // Short needles only. A common one (`,`) is in `limit` of the newest rows already.
   const newest = probeNewest(db, lowered, scope, limit * PROBE_FACTOR, limit).filter((m) => holds(m.content));
-  if (newest.length >= limit) return newest.slice(0, limit);
+  if (newest.length >= limit) return light ? newest.slice(0, limit).map(lightOf) : newest.slice(0, limit);
   // Else the rarest one's rows, longest first (two characters are rarer than one).
   const short = grams.filter((g) => g.length > 0).sort((a, b) => b.length - a.length);
   const cap = shortCap(db, limit);
@@ -133,6 +150,7 @@ export function substringMatches(
       limit,
       holds,
       cap,
+      light,
     );
   }
   return undefined;
@@ -294,7 +312,8 @@ function walkTrigrams(
   scope: SubstringScope,
   limit: number,
   holds: (content: string) => boolean,
-): StoredMessage[] | undefined {
+  light?: LightRead,
+): StoredMessage[] | LightMatch[] | undefined {
   // One statement per table stepped lazily: FTS5 walks its row lists once, newest first, as far as needed.
   function* rowids(): Generator<{ rowid: bigint }> {
     for (const src of sources) {
@@ -304,7 +323,7 @@ function walkTrigrams(
         .iterate(match, ...b.args) as IterableIterator<{ rowid: bigint }>;
     }
   }
-  return checkInChunks(rowids(), db, scope, limit, holds, MAX_CHECKED);
+  return checkInChunks(rowids(), db, scope, limit, holds, MAX_CHECKED, light);
 }
 
 /**
@@ -312,7 +331,7 @@ function walkTrigrams(
  * first chunk, the next one holds about as many candidates as the share passing so far says the matches
  * still missing need (at most four times the last one), so that few rows are read past the last match.
  * A candidate's text is read alone, and only the rows that pass are read whole (most candidates of a common
- * trigram fail).
+ * trigram fail), or not at all when read light.
  */
 function checkInChunks(
   seqs: Iterable<{ rowid: bigint }>,
@@ -321,15 +340,22 @@ function checkInChunks(
   limit: number,
   holds: (content: string) => boolean,
   max: number,
-): StoredMessage[] | undefined {
-  const covered = scope.recent && scope.role === undefined && scope.sender === undefined && hasArchived(db, undefined);
-  const passed: bigint[] = [];
+  light?: LightRead,
+): StoredMessage[] | LightMatch[] | undefined {
+  // The covering index has no sender: a read that needs it reads the table.
+  const covered =
+    scope.recent &&
+    scope.role === undefined &&
+    scope.sender === undefined &&
+    !light?.sender &&
+    hasArchived(db, undefined);
+  const passed: Candidate[] = [];
   let chunk: bigint[] = [];
   let size = limit + 16;
   let checked = 0;
   const flush = () => {
-    for (const r of candidateTexts(db, chunk, scope, covered))
-      if (holds(r.content) && passed.length < limit) passed.push(r.seq);
+    for (const r of candidateTexts(db, chunk, scope, covered, light?.sender === true))
+      if (holds(r.content) && passed.length < limit) passed.push(r);
     checked += chunk.length;
     chunk = [];
     const needed =
@@ -344,8 +370,50 @@ function checkInChunks(
     if (checked >= max) return undefined;
   }
   if (chunk.length > 0) flush();
-  return fetchRows(db, passed, scope);
+  if (light)
+    return passed.map((r) => {
+      const m: LightMatch = { seq: r.seq, recent: scope.recent, sendAt: r.send_at, content: r.content, tokens: 0 };
+      if (r.sender != null) m.sender = r.sender;
+      return m;
+    });
+  return fetchRows(
+    db,
+    passed.map((r) => r.seq),
+    scope,
+  );
 }
+
+/** A candidate's row as read for the check. */
+interface Candidate {
+  seq: bigint;
+  content: string;
+  send_at: bigint;
+  sender?: string | null;
+}
+
+/**
+ * A match read light: its seq, tier, send time and text, and its sender when asked (a `WindowText` of ranking,
+ * without a length: it is not ranked by bm25). The caller loads the messages it returns.
+ */
+export interface LightMatch {
+  seq: bigint;
+  recent: boolean;
+  sendAt: bigint;
+  content: string;
+  tokens: number;
+  sender?: string;
+}
+
+/** Matches read light (see LightMatch); `sender`: with their sender. */
+export interface LightRead {
+  sender: boolean;
+}
+
+const lightOf = (m: StoredMessage): LightMatch => {
+  const l: LightMatch = { seq: m.seq, recent: m.recent, sendAt: m.sendAt, content: m.content, tokens: 0 };
+  if (m.sender !== undefined) l.sender = m.sender;
+  return l;
+};
 
 function smallTier(db: Database, scope: SubstringScope, state: TrigramState): boolean {
   // The recent tier's own table holds its rows only: it answers for a small tier too.
@@ -394,7 +462,7 @@ function probeNewest(
 }
 
 /**
- * The text of these seqs' rows in the scope, newest first; `covered`: recent rows beside archived ones with no
+ * The text and send time of these seqs' rows in the scope (their sender too with `sender`), newest first; `covered`: recent rows beside archived ones with no
  * role or sender filter, read from their covering index (far fewer pages than the table, which a fresh
  * process reads cold).
  */
@@ -403,14 +471,15 @@ function candidateTexts(
   seqs: readonly bigint[],
   scope: SubstringScope,
   covered: boolean,
-): { seq: bigint; content: string }[] {
+  sender: boolean,
+): Candidate[] {
   if (seqs.length === 0) return [];
   const args: SqlArg[] = [JSON.stringify(seqs.map(String))];
   // A literal tier, so that the planner may use the partial index.
-  let sql = `SELECT m.seq, m.content FROM messages m${covered ? " INDEXED BY messages_recent_text" : ""} WHERE m.seq IN (SELECT CAST(value AS INTEGER) FROM json_each(?)) AND m.recent = ${scope.recent ? 1 : 0}`;
+  let sql = `SELECT m.seq, m.content, m.send_at${sender ? ", m.sender" : ""} FROM messages m${covered ? " INDEXED BY messages_recent_text" : ""} WHERE m.seq IN (SELECT CAST(value AS INTEGER) FROM json_each(?)) AND m.recent = ${scope.recent ? 1 : 0}`;
   sql = andWhere(sql, args, "m.session_id = ?", scope.session);
   sql = andFilter(sql, args, scope, "m.");
-  return db.query(`${sql} ORDER BY m.seq DESC`).all(...args) as { seq: bigint; content: string }[];
+  return db.query(`${sql} ORDER BY m.seq DESC`).all(...args) as Candidate[];
 }
 
 /** The rows of these seqs in the scope, newest first (rows deleted meanwhile are absent). */
