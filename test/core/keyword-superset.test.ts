@@ -42,6 +42,9 @@ const WORDS = [
   // Capitals the substring index folds unlike the runtime's lower case (trigram-fold.ts).
   "İstanbul",
   "x?İσ",
+  // Capitals JS lower-cases into ASCII letters, which LIKE does not fold them to: İ (i̇) and the Kelvin sign (k).
+  "SPİNE",
+  "\u212aELVIN",
   "ᏣᎳᎩ",
   "ꞫꞬ",
 ];
@@ -120,6 +123,9 @@ async function supersetOfSubstrings(): Promise<void> {
       "“",
       "İst",
       "?İ",
+      "kelv",
+      "spi",
+      "i",
       "ᏣᎳ",
       "ꮳꮃ",
       "ɜɡ",

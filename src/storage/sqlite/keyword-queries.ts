@@ -10,6 +10,7 @@ import { andFilter } from "./message-filter-sql.ts";
 import { cachedRecentRows, cachedRecentScan, heldRecentRows, heldWindowRows } from "./recent-text-cache.ts";
 import { type LightMatch, type LightRead, substringMatches } from "./substring-queries.ts";
 import { writeStamp } from "./write-stamp.ts";
+import { foldedFrom, foldsBeyondAscii, holdsLike, likePattern } from "./like-needle.ts";
 import { windowTokensSql } from "./index-tokens.ts";
 import { docTokens, ftsTotals } from "./fts-totals.ts";
 import { hasArchived } from "./recent-tier-size.ts";
@@ -260,13 +261,6 @@ export function windowTexts(
   });
 }
 
-/** Characters JS lower-cases into what LIKE does not fold them to, by what they give: İ (i̇) and the Kelvin sign (k). */
-const FOLDED_INTO: [string, string][] = [
-  ["i", "\u0130"],
-  ["\u0307", "\u0130"],
-  ["k", "\u212a"],
-];
-
 /**
  * SQL (over m.content) true for every row whose text in JS lower case holds one of `keys` twice without
  * overlap: LIKE, which folds ASCII letters as JS does, or, where a key holds what JS folds İ or the Kelvin sign
@@ -275,9 +269,7 @@ const FOLDED_INTO: [string, string][] = [
  */
 function twiceLike(keys: readonly string[]): { sql: string; args: string[] } | undefined {
   if (keys.length === 0 || keys.some((k) => k === "" || foldsBeyondAscii(k))) return undefined;
-  const sources = [
-    ...new Set(FOLDED_INTO.filter(([into]) => keys.some((k) => k.includes(into))).map(([, from]) => from)),
-  ];
+  const sources = foldedFrom(keys);
   const likes = keys.map(() => "m.content LIKE ? ESCAPE '\\'");
   return {
     sql: `(${[...likes, ...sources.map(() => "instr(m.content, ?) > 0")].join(" OR ")})`,
@@ -410,14 +402,6 @@ export function indexStats(db: Database): IndexStats {
   return { rows, avgTokens, share, has };
 }
 
-/** LIKE pattern for a literal substring ("\" escapes). LIKE folds ASCII case only, exactly as lower() does. */
-function likePattern(needle: string): string {
-  return "%" + needle.replace(/[\\%_]/g, (c) => "\\" + c) + "%";
-}
-
-/** A needle with cased letters outside ASCII, which LIKE and the recent text cache do not fold. */
-const foldsBeyondAscii = (n: string) => /[^\0-\x7f]/.test(n) && n.toUpperCase() !== n;
-
 function rowsBySeqDesc(db: Database, seqs: readonly bigint[]): StoredMessage[] {
   if (seqs.length === 0) return [];
   const sql = `SELECT ${COLS} FROM messages m WHERE m.seq IN (SELECT CAST(value AS INTEGER) FROM json_each(?)) ORDER BY m.seq DESC`;
@@ -480,14 +464,9 @@ export function scanRecent(
   // LIKE folds ASCII case only: needles with other cased letters are checked here instead.
   if (needles.some(foldsBeyondAscii)) return scanSession(db, where, args, needles, limit);
   for (const n of needles) {
-    // LIKE patterns are capped at 50,000 bytes; instr(lower()) has no cap and means the same.
-    if (n.length <= 10_000) {
-      where += " AND content LIKE ? ESCAPE '\\'";
-      args.push(likePattern(n));
-    } else {
-      where += " AND instr(lower(content), ?) > 0";
-      args.push(n);
-    }
+    const h = holdsLike("content", n);
+    where += ` AND ${h.sql}`;
+    args.push(...h.args);
   }
   args.push(limit);
   const sql =
@@ -558,8 +537,9 @@ export function scanArchive(
   where = andWhere(where, args, "m.session_id = ?", f.session);
   where = andFilter(where, args, f, "m.");
   for (const n of needles) {
-    where += " AND m.content LIKE ? ESCAPE '\\'";
-    args.push(likePattern(n));
+    const h = holdsLike("m.content", n);
+    where += ` AND ${h.sql}`;
+    args.push(...h.args);
   }
   args.push(limit);
   return (

@@ -13,6 +13,7 @@ import { docTokens } from "./fts-totals.ts";
 import { windowTokensSql } from "./index-tokens.ts";
 import { recentTierAtMost } from "./recent-tier-size.ts";
 import { writeStamp } from "./write-stamp.ts";
+import { foldLikeJs } from "./like-needle.ts";
 
 /**
  * Recent rows and text kept at most (`chars`, UTF-16 units): a tier with more is held in part, its newest rows,
@@ -30,7 +31,7 @@ interface RecentText {
   sendAt: bigint[];
   role: string[];
   sender: (string | null)[];
-  /** The content with ASCII letters in lower case only: what LIKE and SQLite's lower() compare. */
+  /** The content with ASCII letters in lower case (what LIKE and SQLite's lower() compare), İ and the Kelvin sign as JS lower-cases them. */
   text: string[];
   /** The text in Unicode lower case (lowerCase), set when a window first reads the row. */
   lower: (string | undefined)[];
@@ -110,7 +111,7 @@ function load(db: Database): RecentText {
     out.sendAt.push(row.send_at);
     out.role.push(row.role);
     out.sender.push(row.sender);
-    out.text.push(row.text);
+    out.text.push(foldLikeJs(row.text));
     out.lower.push(undefined);
     out.tokens.push(docTokens(row.sz));
   }
@@ -183,7 +184,7 @@ export interface CachedRecentRow {
   seq: bigint;
   sendAt: bigint;
   sender: string | null;
-  /** The content with ASCII letters in lower case only. */
+  /** The content with ASCII letters in lower case, İ and the Kelvin sign as JS lower-cases them. */
   text: string;
 }
 

@@ -13,6 +13,7 @@ import { ftsTotals } from "./fts-totals.ts";
 import { ARCHIVED_TRIGRAM, RECENT_TRIGRAM, trigramState, type TrigramState } from "./substring-index.ts";
 import { writeStamp } from "./write-stamp.ts";
 import { foldSafeRuns } from "./trigram-fold.ts";
+import { foldsBeyondAscii, holdsLike } from "./like-needle.ts";
 
 export interface SubstringScope extends MessageFilter {
   session?: string;
@@ -122,8 +123,14 @@ export function substringMatches(
     const text = content.toLowerCase();
     return lowered.every((n) => text.includes(n));
   };
-  if (long.length > 0)
-    return walkTrigrams(db, sources, matchExpr(db, sources[0]!.table, long), scope, limit, holds, light);
+  if (long.length > 0) {
+    const { expr, candidates } = matchExpr(db, sources[0]!.table, long);
+    // The check in SQL costs each candidate a few times what a scan costs a row: a walk selecting most rows
+    // goes through JS, where it gives up for the scan once too many candidates fail.
+    if (lowered.every(checkedInSql) && !(candidates !== undefined && candidates > CHECKED_WALK.share))
+      return walkChecked(db, sources, expr, scope, limit, lowered, holds, light);
+    return walkTrigrams(db, sources, expr, scope, limit, holds, light);
+  }
   // Short needles only. A common one (`,`) is in `limit` of the newest rows already.
   const newest = probeNewest(db, lowered, scope, limit * PROBE_FACTOR, limit).filter((m) => holds(m.content));
   if (newest.length >= limit) return light ? newest.slice(0, limit).map(lightOf) : newest.slice(0, limit);
@@ -158,12 +165,12 @@ export function substringMatches(
 
 /**
  * An AND of trigrams (each one FTS5 string: detail=none has no phrases): the rarest of each needle by their
- * estimated share of rows, and for a lone needle its next two while they narrow much. Every trigram of a
+ * estimated share of rows, and a needle's next two while they narrow much (nextGrams). Every trigram of a
  * needle is in each row holding it, so any of them select a superset of the matches (checked after); a
  * common trigram narrows little and costs the walk the most (FTS5 reads its long row lists). At most
  * MAX_TRIGRAMS, the rarest.
  */
-function matchExpr(db: Database, table: string, long: string[][]): string {
+function matchExpr(db: Database, table: string, long: string[][]): { expr: string; candidates?: number } {
   // A small table (the recent tier of a mostly archived home) is walked without measuring its trigrams: its
   // row lists are short, and measuring each one would cost more than reading it. Each needle's first and last
   // trigrams (and a lone needle's middle one) narrow it about as far as all of them, and every row list looked
@@ -173,7 +180,7 @@ function matchExpr(db: Database, table: string, long: string[][]): string {
       const at = long.length > 1 ? [0, g.length - 3] : [0, (g.length - 3) >> 1, g.length - 3];
       return at.map((i) => g.slice(i, i + 3).join(""));
     });
-    return [...new Set(spread)].slice(0, MAX_TRIGRAMS).map(quoted).join(" AND ");
+    return { expr: [...new Set(spread)].slice(0, MAX_TRIGRAMS).map(quoted).join(" AND ") };
   }
   const share = gramShares(db, table);
   const ranked: (readonly [string, number])[][] = [];
@@ -181,7 +188,7 @@ function matchExpr(db: Database, table: string, long: string[][]): string {
     const measured = measuredGrams(g).map((t) => [t, share(quoted(t))] as const);
     // A trigram no row holds: no row holds the needle, and walking that trigram alone finds none at once.
     const absent = measured.find(([, s]) => s === NO_ROW);
-    if (absent) return quoted(absent[0]);
+    if (absent) return { expr: quoted(absent[0]), candidates: 0 };
     ranked.push(measured.sort((a, b) => a[1] - b[1]));
   }
   // A needle whose rarest trigram is in most rows narrows the walk less than its row list costs to walk, when
@@ -190,28 +197,25 @@ function matchExpr(db: Database, table: string, long: string[][]): string {
   const used = ranked.filter(
     (r) => r[0]![1] === narrowest || r[0]![1] <= CHECK_COST * Math.max(narrowest, 0) * (1 - r[0]![1]),
   );
-  const picked = new Map<string, number>();
-  if (used.length === 1) {
-    // A lone needle's rarest trigram, and the next ones while they narrow much.
-    for (const [i, [t, s]] of used[0]!.slice(0, 3).entries()) if (i === 0 || s <= NARROWS) picked.set(t, s);
-  } else for (const [t, s] of nextGrams(used, share)) picked.set(t, s);
-  return [...picked]
+  const { grams, candidates } = nextGrams(used, share);
+  const expr = [...new Map(grams)]
     .sort((a, b) => a[1] - b[1])
     .slice(0, MAX_TRIGRAMS)
     .map(([t]) => quoted(t))
     .join(" AND ");
+  return { expr, candidates };
 }
 
 /**
- * The trigrams walked for several needles: each one's rarest, then a needle's next rarest ones while what they
+ * The trigrams walked: each needle's rarest, then a needle's next rarest ones while what they
  * strike from the candidates saves more checks than walking their row lists costs. The trigrams of one word go
  * together (most rows holding "kup" hold "cku"), so what a further trigram strikes is measured: the share of
- * rows holding it with the needle's trigrams picked so far.
+ * rows holding it with the needle's trigrams picked so far. `candidates`: the share of rows they select, estimated.
  */
 function nextGrams(
   used: readonly (readonly (readonly [string, number])[])[],
   share: (expr: string) => number,
-): [string, number][] {
+): { grams: [string, number][]; candidates: number } {
   const picked: [string, number][] = used.map((r) => [r[0]![0], r[0]![1]]);
   // The share of rows that are candidates, the needles taken as independent of each other.
   let candidates = picked.reduce((p, [, s]) => p * Math.max(s, 0), 1);
@@ -230,7 +234,7 @@ function nextGrams(
       held = both;
     }
   }
-  return picked;
+  return { grams: picked, candidates };
 }
 
 const quoted = (t: string) => `"${t.replaceAll('"', '""')}"`;
@@ -241,8 +245,6 @@ const MOST_ROWS = 0.5;
 /** A table of at most this many rows is walked on all of a needle's trigrams (see matchExpr). */
 export const SMALL_TABLE = { rows: 50_000 };
 
-/** A needle's second and third trigrams are used when at most this share of rows holds them. */
-const NARROWS = 0.25;
 /**
  * What checking one candidate's text costs, in entries of a trigram's row list walked (about 3 µs against 30 ns):
  * a trigram in a share s of rows is worth walking while s is below this times the share of candidates it strikes.
@@ -326,6 +328,59 @@ function walkTrigrams(
   return checkInChunks(rowids(), db, scope, limit, holds, MAX_CHECKED, light);
 }
 
+/** A needle LIKE finds as the check does (see holdsLike). */
+const checkedInSql = (n: string) => !foldsBeyondAscii(n);
+
+/** The walk checks in SQL while the trigrams select at most this estimated share of rows (see substringMatches). */
+export const CHECKED_WALK = { share: 0.25 };
+
+/**
+ * The index's matches newest first, each candidate's row looked up and checked with LIKE in the statement that
+ * steps through the index (2-3 µs a candidate on a 1M-row table, against 7-9 µs read into JS and checked there),
+ * until `limit` rows pass the check: the text is read only for the rows returned.
+ */
+function walkChecked(
+  db: Database,
+  sources: readonly Source[],
+  match: string,
+  scope: SubstringScope,
+  limit: number,
+  needles: readonly string[],
+  holds: (content: string) => boolean,
+  light?: LightRead,
+): StoredMessage[] | LightMatch[] {
+  const covered = coveredRead(db, scope, light);
+  const sender = light?.sender === true ? ", m.sender" : "";
+  const passed: Candidate[] = [];
+  for (const src of sources) {
+    let below: bigint | undefined;
+    while (passed.length < limit) {
+      const args: SqlArg[] = [match];
+      let sql = `SELECT m.seq, m.content, m.send_at${sender} FROM ${src.table} t CROSS JOIN messages m${covered ? " INDEXED BY messages_recent_text" : ""} ON m.seq = t.rowid WHERE ${src.table} MATCH ?`;
+      const b = bounds(src, "t.rowid");
+      sql += b.sql;
+      args.push(...b.args);
+      sql = andWhere(sql, args, "t.rowid < ?", below);
+      // A literal tier, so that the planner may use the partial index.
+      sql += ` AND m.recent = ${scope.recent ? 1 : 0}`;
+      sql = andWhere(sql, args, "m.session_id = ?", scope.session);
+      sql = andFilter(sql, args, scope, "m.");
+      for (const n of needles) {
+        const h = holdsLike("m.content", n);
+        sql += ` AND ${h.sql}`;
+        args.push(...h.args);
+      }
+      const wanted = limit - passed.length;
+      const rows = db.query(`${sql} ORDER BY t.rowid DESC LIMIT ?`).all(...args, wanted) as Candidate[];
+      // LIKE selects a few rows more (see holdsLike): the check decides.
+      for (const r of rows) if (holds(r.content)) passed.push(r);
+      if (rows.length < wanted) break;
+      below = rows[rows.length - 1]!.seq;
+    }
+  }
+  return matchesRead(db, passed, scope, light);
+}
+
 /**
  * Fetch and check candidate seqs (newest first) in growing chunks; undefined past `max` checked. After the
  * first chunk, the next one holds about as many candidates as the share passing so far says the matches
@@ -342,13 +397,7 @@ function checkInChunks(
   max: number,
   light?: LightRead,
 ): StoredMessage[] | LightMatch[] | undefined {
-  // The covering index has no sender: a read that needs it reads the table.
-  const covered =
-    scope.recent &&
-    scope.role === undefined &&
-    scope.sender === undefined &&
-    !light?.sender &&
-    hasArchived(db, undefined);
+  const covered = coveredRead(db, scope, light);
   const passed: Candidate[] = [];
   let chunk: bigint[] = [];
   let size = limit + 16;
@@ -370,6 +419,30 @@ function checkInChunks(
     if (checked >= max) return undefined;
   }
   if (chunk.length > 0) flush();
+  return matchesRead(db, passed, scope, light);
+}
+
+/**
+ * Whether candidates' text is read from the covering index messages_recent_text: recent rows beside archived
+ * ones with no role or sender filter, and no sender to read (the index has none).
+ */
+function coveredRead(db: Database, scope: SubstringScope, light?: LightRead): boolean {
+  return (
+    scope.recent &&
+    scope.role === undefined &&
+    scope.sender === undefined &&
+    !light?.sender &&
+    hasArchived(db, undefined)
+  );
+}
+
+/** The rows that passed, read light from what the check read, else read whole. */
+function matchesRead(
+  db: Database,
+  passed: readonly Candidate[],
+  scope: SubstringScope,
+  light?: LightRead,
+): StoredMessage[] | LightMatch[] {
   if (light)
     return passed.map((r) => {
       const m: LightMatch = { seq: r.seq, recent: scope.recent, sendAt: r.send_at, content: r.content, tokens: 0 };
@@ -451,11 +524,12 @@ function probeNewest(
     args.push(scope.session, scope.recent ? 1 : 0, size);
   }
   sql = andFilter(sql, args, scope, "m.");
-  const like = needles.every((n) => !/[^\0-\x7f]/.test(n) || n.toUpperCase() === n);
+  const like = !needles.some(foldsBeyondAscii);
   if (like)
     for (const n of needles) {
-      sql += " AND m.content LIKE ? ESCAPE '\\'";
-      args.push("%" + n.replace(/[\\%_]/g, (c) => "\\" + c) + "%");
+      const h = holdsLike("m.content", n);
+      sql += ` AND ${h.sql}`;
+      args.push(...h.args);
     }
   args.push(like ? limit : size);
   return (db.query(`${sql} ORDER BY m.seq DESC LIMIT ?`).all(...args) as Row[]).map(toStored);

@@ -51,6 +51,8 @@ const DOT_ABOVE = "\u0307";
  * matches: without `i̇` (the lower case of `İ`) and the lower-case forms of UNFOLDED_CAPITALS.
  */
 export function foldSafeRuns(chars: readonly string[]): string[][] {
+  // A needle's last `i` may stand for the `i` of `i̇` (İ), which the index holds as İ.
+  if (chars.at(-1) === "i") return foldSafeRuns(chars.slice(0, -1));
   if (isAscii(chars.join(""))) return [[...chars]];
   const unsafe = unfoldedLower();
   const runs: string[][] = [[]];

@@ -1,0 +1,48 @@
+// LIKE for substring needles: SQLite's LIKE folds ASCII letters as JS toLowerCase does, and nothing else.
+import type { SqlArg } from "./sql-where.ts";
+
+/** LIKE pattern for a literal substring ("\" escapes). LIKE folds ASCII case only, exactly as lower() does. */
+export function likePattern(needle: string): string {
+  return "%" + needle.replace(/[\\%_]/g, (c) => "\\" + c) + "%";
+}
+
+/** A needle with cased letters outside ASCII, which LIKE and the recent text cache do not fold. */
+export const foldsBeyondAscii = (n: string) => /[^\0-\x7f]/.test(n) && n.toUpperCase() !== n;
+
+/** Characters JS lower-cases into what LIKE does not fold them to, by what they give: İ (i̇) and the Kelvin sign (k). */
+export const FOLDED_INTO: [string, string][] = [
+  ["i", "\u0130"],
+  ["\u0307", "\u0130"],
+  ["k", "\u212a"],
+];
+
+/** The characters a text may hold instead, for a needle to be found in its JS lower case (see FOLDED_INTO). */
+export const foldedFrom = (needles: readonly string[]): string[] => [
+  ...new Set(FOLDED_INTO.filter(([into]) => needles.some((n) => n.includes(into))).map(([, from]) => from)),
+];
+
+/** LIKE patterns are capped at 50,000 bytes: a longer needle is looked for with instr(lower()), the same match. */
+const LIKE_CHARS = 10_000;
+
+/**
+ * SQL over `column` true for every row whose text in JS lower case holds `needle` (a needle without cased
+ * letters beyond ASCII, in lower case): LIKE, or a character JS folds into one of the needle's. The caller
+ * checks the rows it selects when the needle holds such a letter.
+ */
+export function holdsLike(column: string, needle: string): { sql: string; args: SqlArg[] } {
+  const from = foldedFrom([needle]);
+  const [sql, arg] =
+    needle.length <= LIKE_CHARS
+      ? [`${column} LIKE ? ESCAPE '\\'`, likePattern(needle)]
+      : [`instr(lower(${column}), ?) > 0`, needle];
+  if (from.length === 0) return { sql, args: [arg] };
+  return { sql: `(${[sql, ...from.map(() => `instr(${column}, ?) > 0`)].join(" OR ")})`, args: [arg, ...from] };
+}
+
+/**
+ * A text with ASCII letters in lower case (what LIKE and SQLite's lower() compare) with İ and the Kelvin sign
+ * also as JS lower-cases them: an ASCII needle is then found in it where it is in the JS lower case.
+ */
+export const foldLikeJs = (asciiLower: string): string =>
+  FOLDS_TO_ASCII.test(asciiLower) ? asciiLower.replace(FOLDS_TO_ASCII, (c) => c.toLowerCase()) : asciiLower;
+const FOLDS_TO_ASCII = /[\u0130\u212a]/g;
