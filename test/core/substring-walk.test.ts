@@ -1,7 +1,7 @@
 // The substring index walk of a large table: the trigrams it walks, and the rows it answers with.
 import type { Database } from "bun:sqlite";
 import { afterAll, describe, expect, test } from "bun:test";
-import { SMALL_TABLE, substringMatches } from "../../src/storage/sqlite/substring-queries.ts";
+import { CHECKED_WALK, SMALL_TABLE, substringMatches } from "../../src/storage/sqlite/substring-queries.ts";
 import { openDatabase } from "../../src/storage/sqlite/open-database.ts";
 import { addTexts, openTemp, removeTempHomes } from "../fixture/home.ts";
 import { seededRandom } from "../fixture/seeded-random.ts";
@@ -58,20 +58,26 @@ describe("substring index walk", () => {
           .reverse()
           .slice(0, limit)
           .map(({ c }) => c);
-      for (const needles of [["deploy", "m17"], ["log", "m25"], ["deploy", "server"], ["m1"], ["serv", "m3"]])
-        for (const limit of [1, 5, 50]) {
-          walked.length = 0;
-          const got = substringMatches(db, needles, { recent: true }, limit);
-          expect({ needles, limit, got: got?.map((m) => m.content) }).toEqual({
-            needles,
-            limit,
-            got: newest(needles, limit),
-          });
-          // "deploy" (in most rows) is not walked beside "m17" (in 11): only the rare needle's trigram is.
-          if (needles[1] === "m17") expect(walked.at(-1)).toBe('"m17"');
-          // Two needles in many rows each: both narrow the walk.
-          if (needles[1] === "server") expect(walked.at(-1)?.split(" AND ").length).toBe(2);
-        }
+      // Candidates checked in SQL, and (a walk selecting most rows) read into JS and checked there.
+      const share = CHECKED_WALK.share;
+      for (const checkedInSql of [true, false])
+        for (const needles of [["deploy", "m17"], ["log", "m25"], ["deploy", "server"], ["m1"], ["serv", "m3"]])
+          for (const limit of [1, 5, 50]) {
+            walked.length = 0;
+            CHECKED_WALK.share = checkedInSql ? share : -1;
+            const got = substringMatches(db, needles, { recent: true }, limit);
+            CHECKED_WALK.share = share;
+            expect({ needles, limit, checkedInSql, got: got?.map((m) => m.content) }).toEqual({
+              needles,
+              limit,
+              checkedInSql,
+              got: newest(needles, limit),
+            });
+            // "deploy" (in most rows) is not walked beside "m17" (in 11): only the rare needle's trigram is.
+            if (needles[1] === "m17") expect(walked.at(-1)).toBe('"m17"');
+            // Two needles in many rows each: both narrow the walk.
+            if (needles[1] === "server") expect(walked.at(-1)?.split(" AND ").length).toBe(2);
+          }
       db.close();
     } finally {
       SMALL_TABLE.rows = rows;
