@@ -44,5 +44,6 @@ export function holdsLike(column: string, needle: string): { sql: string; args: 
  * also as JS lower-cases them: an ASCII needle is then found in it where it is in the JS lower case.
  */
 export const foldLikeJs = (asciiLower: string): string =>
-  FOLDS_TO_ASCII.test(asciiLower) ? asciiLower.replace(FOLDS_TO_ASCII, (c) => c.toLowerCase()) : asciiLower;
-const FOLDS_TO_ASCII = /[\u0130\u212a]/g;
+  HOLDS_FOLDED.test(asciiLower) ? asciiLower.replace(EACH_FOLDED, (c) => c.toLowerCase()) : asciiLower;
+const HOLDS_FOLDED = /[\u0130\u212a]/;
+const EACH_FOLDED = /[\u0130\u212a]/g;
