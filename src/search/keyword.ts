@@ -142,7 +142,14 @@ function searchInForm(db: Db, o: KeywordOptions, asTyped: boolean): SearchHit[] 
       for (const m of rows.slice(0, limit)) add(m, m.recent ? "recent" : "archive", 0.5);
     }
     if (hits.size < limit)
-      for (const [m, q] of recentMatches(db, terms, filter, limit, o.now, lightRead(symbols, undefined)))
+      for (const [m, q] of recentMatches(
+        db,
+        terms,
+        filter,
+        limit,
+        verbatimQuality(terms, o.now),
+        lightRead(symbols, undefined),
+      ))
         add(m, "recent", q);
     return finish([...hits.values()].sort((a, b) => Number(b.row.sendAt - a.row.sendAt) || b.score - a.score));
   }
@@ -188,8 +195,9 @@ function searchInForm(db: Db, o: KeywordOptions, asTyped: boolean): SearchHit[] 
   const heldShare = ranked
     ? () => phrasesFor(ranked, any !== undefined).reduce((p, x) => p * (x.share ?? 1), 1)
     : undefined;
+  const verbatim = verbatimQuality(terms, o.now);
   const substringRows = () =>
-    recentMatches(db, terms, filter, limit, o.now, lightRead(symbols, focus.sender), rankedRecent, heldShare);
+    recentMatches(db, terms, filter, limit, verbatim, lightRead(symbols, focus.sender), rankedRecent, heldShare);
   // The recent tier first: when `limit` of its hits outscore any archived row, the archive is not read. Beside
   // archived rows, its substring matches are found first (how many there are decides how the windows are read).
   const substringFirst = archived ? substringRows() : undefined;
@@ -216,7 +224,6 @@ function searchInForm(db: Db, o: KeywordOptions, asTyped: boolean): SearchHit[] 
     return windows.get(key)!;
   };
 
-  const verbatim = verbatimQuality(terms, o.now);
   if (o.rankRecent !== false && (any ?? all)) {
     // Match quality on recent rows: bm25 over any term, lifted when every term is there verbatim.
     const best = load((any ?? all)!, any !== undefined, true).slice(0, limit * 2);
@@ -408,7 +415,8 @@ function recentMatches(
   terms: readonly QueryTerm[],
   filter: KeywordFilter,
   limit: number,
-  now: bigint,
+  /** A row's score for holding the query verbatim (verbatimQuality). */
+  quality: ReturnType<typeof verbatimQuality>,
   read?: LightRead,
   /** The recent rows of the query's all-term window, as ranking reads them (see indexedSubstrings). */
   rankedRecent?: () => readonly WindowText[],
@@ -433,13 +441,7 @@ function recentMatches(
         )
       : undefined) ??
     indexedSubstrings(db, terms, used, filter, size, light, rankedRecent) ??
-    (read ? scanRecent(db, needles, filter, size, undefined, true, read) : scanRecent(db, needles, filter, size)).map(
-      (m) => ({
-        row: m as Candidate["row"],
-        text: m.content,
-      }),
-    );
-  const quality = verbatimQuality(terms, now);
+    scanRecent(db, needles, filter, size, undefined, light, read).map((m) => ({ row: m, text: m.content }));
   const out: [Candidate["row"], number][] = [];
   for (const { row: m, text } of rows) {
     const q = quality(text, m.sendAt);
@@ -521,7 +523,7 @@ function symbolMatches(
   now: bigint,
   /** The pieces are as typed, not NFKC-normalised. */
   asTyped: boolean,
-): [StoredMessage, number][] {
+): [Candidate["row"], number][] {
   // The query's words too, as recent rows are matched (every content word as a substring).
   const words = terms.some((t) => !t.stop) ? terms.filter((t) => !t.stop) : terms;
   const needles = [...new Set([...pieces.flatMap((p) => p.split(" ")), ...words.map(needleOf)])];
@@ -535,7 +537,7 @@ function symbolMatches(
     if (all) rows.push(...windowRows(db, all, SYMBOL_WINDOW, { ...filter, recent: false }).map((r) => r.message));
     else rows.push(...scanArchive(db, needles, filter, limit * 5, select));
   }
-  const out: [StoredMessage, number][] = [];
+  const out: [Candidate["row"], number][] = [];
   for (const m of rows) {
     if (!holdsSymbols(m.content, pieces, asTyped)) continue;
     const ageDays = Number(now - m.sendAt) / 86_400e9;

@@ -35,29 +35,43 @@ function recordWalks(db: Database): string[] {
   return walked;
 }
 
+/** The newest `limit` of `contents` whose lower case holds every needle. */
+const holding = (contents: readonly string[], needles: readonly string[], limit: number) =>
+  contents
+    .filter((c) => needles.every((n) => c.toLowerCase().includes(n)))
+    .reverse()
+    .slice(0, limit);
+
+/** Run `body` on a home holding `contents` (one session, in order), SMALL_TABLE as it was afterwards. */
+function withHome(contents: readonly string[], body: (db: Database) => void): void {
+  const { api } = openTemp({ now: () => NOW });
+  const rows = SMALL_TABLE.rows;
+  try {
+    addTexts(api, "s", [...contents], NOW);
+    const db = openDatabase(api.paths.db);
+    try {
+      body(db);
+    } finally {
+      db.close();
+    }
+  } finally {
+    SMALL_TABLE.rows = rows;
+    api.close();
+  }
+}
+
 const WORDS = ["deploy", "redeploying", "Deployment", "server", "observer", "log", "catalog", "blog", "login"];
 
 describe("substring index walk", () => {
   test("a needle in most rows is left out of the walk beside a rare one, and the answer is the scan's", () => {
-    const { api } = openTemp({ now: () => NOW });
-    const rows = SMALL_TABLE.rows;
-    try {
-      const rnd = seededRandom(5);
-      const contents = Array.from(
-        { length: 400 },
-        (_, i) => `m${i} ` + Array.from({ length: 5 }, () => WORDS[Math.floor(rnd() * WORDS.length)]).join(" "),
-      );
-      addTexts(api, "s", contents, NOW);
-      const db = openDatabase(api.paths.db);
+    const rnd = seededRandom(5);
+    const contents = Array.from(
+      { length: 400 },
+      (_, i) => `m${i} ` + Array.from({ length: 5 }, () => WORDS[Math.floor(rnd() * WORDS.length)]).join(" "),
+    );
+    withHome(contents, (db) => {
       const walked = recordWalks(db);
       SMALL_TABLE.rows = 0; // walked as a large table: on the rarest trigrams, measured first
-      const newest = (needles: string[], limit: number) =>
-        contents
-          .map((c, i) => ({ c, i }))
-          .filter(({ c }) => needles.every((n) => c.toLowerCase().includes(n)))
-          .reverse()
-          .slice(0, limit)
-          .map(({ c }) => c);
       // Candidates checked in SQL, and (a walk selecting most rows) read into JS and checked there.
       const share = CHECKED_WALK.share;
       for (const checkedInSql of [true, false])
@@ -71,105 +85,65 @@ describe("substring index walk", () => {
               needles,
               limit,
               checkedInSql,
-              got: newest(needles, limit),
+              got: holding(contents, needles, limit),
             });
             // "deploy" (in most rows) is not walked beside "m17" (in 11): only the rare needle's trigram is.
             if (needles[1] === "m17") expect(walked.at(-1)).toBe('"m17"');
             // Two needles in many rows each: both narrow the walk.
             if (needles[1] === "server") expect(walked.at(-1)?.split(" AND ").length).toBe(2);
           }
-      db.close();
-    } finally {
-      SMALL_TABLE.rows = rows;
-      api.close();
-    }
+    });
   });
 
   test("beside another needle, a needle's next trigram is walked when it strikes many candidates, not when it goes with the first", () => {
-    const { api } = openTemp({ now: () => NOW });
-    const rows = SMALL_TABLE.rows;
-    try {
-      // "aid" and "sai" are each in many words, "said" in few; "cku" and "kup" are only ever in "backup".
-      const filler = ["paid", "raid", "saint", "mosaic", "used", "because", "backup", "log", "server", "deploy"];
-      filler.push("build", "test", "merge", "branch", "commit", "review", "cache", "query", "index", "table");
-      const rnd = seededRandom(11);
-      const contents = Array.from({ length: 600 }, (_, i) => {
-        const words = Array.from({ length: 3 }, () => filler[Math.floor(rnd() * filler.length)]!);
-        if (i % 9 === 0) words.push("said");
-        if (i % 4 === 0) words.push("user");
-        return `m${i} ${words.join(" ")}`;
-      });
-      addTexts(api, "s", contents, NOW);
-      const db = openDatabase(api.paths.db);
+    // "aid" and "sai" are each in many words, "said" in few; "cku" and "kup" are only ever in "backup".
+    const filler = ["paid", "raid", "saint", "mosaic", "used", "because", "backup", "log", "server", "deploy"];
+    filler.push("build", "test", "merge", "branch", "commit", "review", "cache", "query", "index", "table");
+    const rnd = seededRandom(11);
+    const contents = Array.from({ length: 600 }, (_, i) => {
+      const words = Array.from({ length: 3 }, () => filler[Math.floor(rnd() * filler.length)]!);
+      if (i % 9 === 0) words.push("said");
+      if (i % 4 === 0) words.push("user");
+      return `m${i} ${words.join(" ")}`;
+    });
+    withHome(contents, (db) => {
       const walked = recordWalks(db);
       SMALL_TABLE.rows = 0;
-      const newest = (needles: string[]) =>
-        contents
-          .filter((c) => needles.every((n) => c.includes(n)))
-          .reverse()
-          .slice(0, 20);
       const grams = () => walked.at(-1)!.split(" AND ").sort();
       expect(substringMatches(db, ["said", "user"], { recent: true }, 20)?.map((m) => m.content)).toEqual(
-        newest(["said", "user"]),
+        holding(contents, ["said", "user"], 20),
       );
       expect(grams()).toContain('"aid"');
       expect(grams()).toContain('"sai"');
       expect(substringMatches(db, ["backup", "user"], { recent: true }, 20)?.map((m) => m.content)).toEqual(
-        newest(["backup", "user"]),
+        holding(contents, ["backup", "user"], 20),
       );
       expect(grams().filter((g) => ['"cku"', '"kup"', '"bac"', '"ack"'].includes(g))).toHaveLength(1);
-      db.close();
-    } finally {
-      SMALL_TABLE.rows = rows;
-      api.close();
-    }
+    });
   });
 
   test("a needle ending in i finds İ, which the index holds as İ and JS lower-cases to i̇", () => {
-    const { api } = openTemp({ now: () => NOW });
+    const contents = Array.from({ length: 200 }, (_, i) => `m${i} ${i % 5 === 0 ? "SPİNE" : "spine"} ${WORDS[i % 9]}`);
     const rows = SMALL_TABLE.rows;
-    try {
-      const contents = Array.from(
-        { length: 200 },
-        (_, i) => `m${i} ${i % 5 === 0 ? "SPİNE" : "spine"} ${WORDS[i % 9]}`,
-      );
-      addTexts(api, "s", contents, NOW);
-      const db = openDatabase(api.paths.db);
+    withHome(contents, (db) => {
       for (const small of [rows, 0]) {
         SMALL_TABLE.rows = small;
-        const holding = (n: string) =>
-          contents
-            .filter((c) => c.toLowerCase().includes(n))
-            .reverse()
-            .slice(0, 100);
         for (const needle of ["spi", "pi", "i", "spine"])
           expect({
             needle,
             small,
             got: substringMatches(db, [needle], { recent: true }, 100)?.map((m) => m.content),
-          }).toEqual({
-            needle,
-            small,
-            got: holding(needle),
-          });
+          }).toEqual({ needle, small, got: holding(contents, [needle], 100) });
       }
-      db.close();
-    } finally {
-      SMALL_TABLE.rows = rows;
-      api.close();
-    }
+    });
   });
 
   test("a pasted line's needle measures a dozen of its trigrams, and one that no row holds ends the walk at once", () => {
-    const { api } = openTemp({ now: () => NOW });
-    const rows = SMALL_TABLE.rows;
-    try {
-      const line = "at ReactDOMServerRenderer.render (/app/node_modules/react-dom/cjs/server.js:3753:22)";
-      const contents = Array.from({ length: 300 }, (_, i) =>
-        i % 7 === 0 ? `m${i} ${line} x` : `m${i} node_modules app.js`,
-      );
-      addTexts(api, "s", contents, NOW);
-      const db = openDatabase(api.paths.db);
+    const line = "at ReactDOMServerRenderer.render (/app/node_modules/react-dom/cjs/server.js:3753:22)";
+    const contents = Array.from({ length: 300 }, (_, i) =>
+      i % 7 === 0 ? `m${i} ${line} x` : `m${i} node_modules app.js`,
+    );
+    withHome(contents, (db) => {
       let probes = 0;
       const query = db.query.bind(db);
       db.query = ((sql: string) => {
@@ -177,23 +151,16 @@ describe("substring index walk", () => {
         return query(sql);
       }) as typeof db.query;
       SMALL_TABLE.rows = 0;
-      const holding = (n: string) =>
-        contents
-          .filter((c) => c.toLowerCase().includes(n))
-          .reverse()
-          .slice(0, 100);
       const needle = line.toLowerCase();
-      expect(substringMatches(db, [needle], { recent: true }, 100)?.map((m) => m.content)).toEqual(holding(needle));
+      expect(substringMatches(db, [needle], { recent: true }, 100)?.map((m) => m.content)).toEqual(
+        holding(contents, [needle], 100),
+      );
       expect(probes).toBeLessThanOrEqual(12);
       // The same line with one character that no row holds: none is checked.
       probes = 0;
       const absent = needle.replace("3753", "3#53");
       expect(substringMatches(db, [absent], { recent: true }, 100)).toEqual([]);
       expect(probes).toBeLessThanOrEqual(12);
-      db.close();
-    } finally {
-      SMALL_TABLE.rows = rows;
-      api.close();
-    }
+    });
   });
 });

@@ -10,7 +10,7 @@ import { andFilter } from "./message-filter-sql.ts";
 import { cachedRecentRows, cachedRecentScan, heldRecentRows, heldWindowRows } from "./recent-text-cache.ts";
 import { type LightMatch, type LightRead, substringMatches } from "./substring-queries.ts";
 import { writeStamp } from "./write-stamp.ts";
-import { foldedFrom, foldsBeyondAscii, holdsLike, likePattern } from "./like-needle.ts";
+import { andHoldsAll, foldedFrom, foldsBeyondAscii, likePattern } from "./like-needle.ts";
 import { windowTokensSql } from "./index-tokens.ts";
 import { docTokens, ftsTotals } from "./fts-totals.ts";
 import { hasArchived } from "./recent-tier-size.ts";
@@ -424,25 +424,8 @@ export function scanRecent(
   limit: number,
   select?: readonly string[],
   /** This search looked in the recent text cache already (recentTextMatches). */
-  askedCache?: boolean,
-): StoredMessage[];
-/** With `light`: the substring index's matches are read light (LightMatch), the other paths' whole. */
-export function scanRecent(
-  db: Database,
-  needles: readonly string[],
-  f: KeywordFilter,
-  limit: number,
-  select: readonly string[] | undefined,
-  askedCache: boolean,
-  light: LightRead,
-): (StoredMessage | LightMatch)[];
-export function scanRecent(
-  db: Database,
-  needles: readonly string[],
-  f: KeywordFilter,
-  limit: number,
-  select?: readonly string[],
   askedCache = false,
+  /** The substring index's matches are read light (LightMatch); the other paths' whole. */
   light?: LightRead,
 ): (StoredMessage | LightMatch)[] {
   if (f.session === undefined) {
@@ -451,10 +434,7 @@ export function scanRecent(
     const asciiFolded = !needles.some(foldsBeyondAscii);
     const cached = asciiFolded ? cachedRecentScan(db, needles, f, limit, askedCache) : undefined;
     if (cached) return rowsBySeqDesc(db, cached);
-    const scope = { ...f, recent: true };
-    const indexed = light
-      ? substringMatches(db, needles, scope, limit, select, light)
-      : substringMatches(db, needles, scope, limit, select);
+    const indexed = substringMatches(db, needles, { ...f, recent: true }, limit, select, light);
     if (indexed) return indexed;
   }
   const args: (string | bigint | number)[] = [];
@@ -463,11 +443,7 @@ export function scanRecent(
   where = andFilter(where, args, f);
   // LIKE folds ASCII case only: needles with other cased letters are checked here instead.
   if (needles.some(foldsBeyondAscii)) return scanSession(db, where, args, needles, limit);
-  for (const n of needles) {
-    const h = holdsLike("content", n);
-    where += ` AND ${h.sql}`;
-    args.push(...h.args);
-  }
+  where = andHoldsAll(where, args, "content", needles);
   args.push(limit);
   const sql =
     f.session !== undefined
@@ -529,18 +505,14 @@ export function scanArchive(
   f: KeywordFilter,
   limit: number,
   select?: readonly string[],
-): StoredMessage[] {
+): (StoredMessage | LightMatch)[] {
   const indexed = substringMatches(db, needles, { ...f, recent: false }, limit, select);
   if (indexed) return indexed;
   const args: SqlArg[] = [];
   let where = "m.recent = 0";
   where = andWhere(where, args, "m.session_id = ?", f.session);
   where = andFilter(where, args, f, "m.");
-  for (const n of needles) {
-    const h = holdsLike("m.content", n);
-    where += ` AND ${h.sql}`;
-    args.push(...h.args);
-  }
+  where = andHoldsAll(where, args, "m.content", needles);
   args.push(limit);
   return (
     db.query(`SELECT ${COLS} FROM messages m WHERE ${where} ORDER BY m.seq DESC LIMIT ?`).all(...args) as Row[]

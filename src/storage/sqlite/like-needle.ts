@@ -47,3 +47,13 @@ export const foldLikeJs = (asciiLower: string): string =>
   HOLDS_FOLDED.test(asciiLower) ? asciiLower.replace(EACH_FOLDED, (c) => c.toLowerCase()) : asciiLower;
 const HOLDS_FOLDED = /[\u0130\u212a]/;
 const EACH_FOLDED = /[\u0130\u212a]/g;
+
+/** `sql` with ` AND holdsLike(column, n)` for every needle, their arguments pushed onto `args`. */
+export function andHoldsAll(sql: string, args: SqlArg[], column: string, needles: readonly string[]): string {
+  for (const n of needles) {
+    const h = holdsLike(column, n);
+    sql += ` AND ${h.sql}`;
+    args.push(...h.args);
+  }
+  return sql;
+}

@@ -13,7 +13,7 @@ import { ftsTotals } from "./fts-totals.ts";
 import { ARCHIVED_TRIGRAM, RECENT_TRIGRAM, trigramState, type TrigramState } from "./substring-index.ts";
 import { writeStamp } from "./write-stamp.ts";
 import { foldSafeRuns } from "./trigram-fold.ts";
-import { foldsBeyondAscii, holdsLike } from "./like-needle.ts";
+import { andHoldsAll, foldsBeyondAscii } from "./like-needle.ts";
 
 export interface SubstringScope extends MessageFilter {
   session?: string;
@@ -89,21 +89,6 @@ const chars = (s: string) => Array.from(s.replace(/\s+/g, " ").toLowerCase());
  * used to find the candidates. Undefined when the index cannot answer cheaply (not built yet, only common
  * short needles, or too many candidates that fail the check): the caller scans.
  */
-export function substringMatches(
-  db: Database,
-  needles: readonly string[],
-  scope: SubstringScope,
-  limit: number,
-  select?: readonly string[],
-): StoredMessage[] | undefined;
-export function substringMatches(
-  db: Database,
-  needles: readonly string[],
-  scope: SubstringScope,
-  limit: number,
-  select: readonly string[] | undefined,
-  light: LightRead,
-): LightMatch[] | undefined;
 export function substringMatches(
   db: Database,
   needles: readonly string[],
@@ -365,11 +350,7 @@ function walkChecked(
       sql += ` AND m.recent = ${scope.recent ? 1 : 0}`;
       sql = andWhere(sql, args, "m.session_id = ?", scope.session);
       sql = andFilter(sql, args, scope, "m.");
-      for (const n of needles) {
-        const h = holdsLike("m.content", n);
-        sql += ` AND ${h.sql}`;
-        args.push(...h.args);
-      }
+      sql = andHoldsAll(sql, args, "m.content", needles);
       const wanted = limit - passed.length;
       const rows = db.query(`${sql} ORDER BY t.rowid DESC LIMIT ?`).all(...args, wanted) as Candidate[];
       // LIKE selects a few rows more (see holdsLike): the check decides.
@@ -525,12 +506,7 @@ function probeNewest(
   }
   sql = andFilter(sql, args, scope, "m.");
   const like = !needles.some(foldsBeyondAscii);
-  if (like)
-    for (const n of needles) {
-      const h = holdsLike("m.content", n);
-      sql += ` AND ${h.sql}`;
-      args.push(...h.args);
-    }
+  if (like) sql = andHoldsAll(sql, args, "m.content", needles);
   args.push(like ? limit : size);
   return (db.query(`${sql} ORDER BY m.seq DESC LIMIT ?`).all(...args) as Row[]).map(toStored);
 }
