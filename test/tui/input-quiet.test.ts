@@ -26,3 +26,36 @@ test("stop() ends every wait at once, and later waits do not start", async () =>
   await waiting;
   await quiet.after(600_000);
 });
+
+test("the TUI's warm-up counts its first pause from the first paint, not from the program's start", async () => {
+  const { PassThrough } = await import("node:stream");
+  const { openMemory } = await import("../../src/app/open-memory.ts");
+  const { screen: blessedScreen } = await import("../../src/tui/terminal/blessed-widgets.ts");
+  const { Theme } = await import("../../src/tui/theme.ts");
+  const { TuiApp, WARM_QUIET_MS } = await import("../../src/tui/app/tui-app.ts");
+  const { tempHome } = await import("../fixture/home.ts");
+  const api = openMemory({ home: tempHome(), env: {} });
+  const output = new PassThrough();
+  output.resume();
+  const screen = blessedScreen({ input: new PassThrough(), output, terminal: "xterm-256color", warnings: false });
+  let firstStepAfterPaint: number | undefined;
+  let paintedAt = 0;
+  api.warmSearch = async (o = {}) => {
+    await o.idle?.();
+    firstStepAfterPaint = performance.now() - paintedAt;
+  };
+  const app = new TuiApp(api, screen, new Theme("256"), () => 0n);
+  // A slow start (a cold machine, a large home): more than the pause passes before the first paint.
+  await new Promise((r) => setTimeout(r, WARM_QUIET_MS + 50));
+  app.start();
+  paintedAt = performance.now();
+  try {
+    while (firstStepAfterPaint === undefined) await new Promise((r) => setTimeout(r, 10));
+    // A key pressed right after the first paint is answered before a warm-up step holds the event loop up.
+    expect(firstStepAfterPaint).toBeGreaterThanOrEqual(WARM_QUIET_MS - 1);
+  } finally {
+    app.quit();
+    screen.destroy();
+    api.close();
+  }
+});

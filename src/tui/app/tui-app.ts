@@ -102,7 +102,8 @@ export class TuiApp implements AppContext {
     });
     this.render();
     // After the first paint: load what a first ranked search needs while the user reads, each step in a pause
-    // of their keys (a first move through the sessions is not held up by it).
+    // of their keys counted from that paint (a first move through the sessions is not held up by it).
+    this.quiet.touch();
     void this.api.warmSearch({ idle: () => this.quiet.after(WARM_QUIET_MS) });
   }
 
