@@ -39,9 +39,10 @@ export class MainScreen {
 
   constructor(private readonly app: AppContext) {}
 
-  setSessions(list: readonly SessionInfo[]): void {
+  /** A new sessions list; the selected session's history is read again if the selection moved, or always. */
+  setSessions(list: readonly SessionInfo[], reloadHistory = false): void {
     this.sessions.setSessions(list);
-    this.syncHistory();
+    this.syncHistory(reloadHistory);
   }
 
   /** Size the pane states to the boxes. */

@@ -237,8 +237,7 @@ export class TuiApp implements AppContext {
 
   reload(): void | Promise<void> {
     return this.readHome((list) => {
-      this.main.setSessions(list);
-      this.main.syncHistory(true);
+      this.main.setSessions(list, true);
     });
   }
 
