@@ -30,7 +30,6 @@ import type { SummaryView } from "../memory/summary/summary-view.ts";
 import type { ImportSummaryResult } from "../memory/summary/import-summary.ts";
 import type { StatsReport } from "../memory/stats.ts";
 import { daemonLockHeld } from "./daemon-probe.ts";
-import { keywordSearch } from "../search/keyword.ts";
 import type { IndexUpgradeOptions, IndexUpgradeResult, IndexUpgradeState } from "../memory/index-upgrade.ts";
 import type { MatchMode, SearchHit, SearchOptions, SearchResult } from "../search/search-types.ts";
 import type { WireMessageInput } from "./wire-input.ts";
@@ -52,6 +51,7 @@ import type { UsageReport } from "../memory/usage-report.ts";
 // (`search` never loads summaries, error memory, the semantic tier or the input schemas). Each is kept once
 // loaded: a require of a loaded module still costs ~20 us on a hot path (add) whose caches are cold.
 const load = kept({
+  keyword: () => require("../search/keyword.ts") as typeof import("../search/keyword.ts"),
   admin: () => require("../memory/session-admin.ts") as typeof import("../memory/session-admin.ts"),
   doctor: () => require("../memory/doctor.ts") as typeof import("../memory/doctor.ts"),
   maintenance: () => require("../memory/maintenance.ts") as typeof import("../memory/maintenance.ts"),
@@ -194,7 +194,7 @@ export class HomeMemory implements MaintenanceApi {
     const filter = resolveFilter(o, now);
     const { since: _s, until: _u, role: _r, sender: _n, ...rest } = o;
     if (match !== "keyword") return this.#semantic.search(match, { ...rest, filter, now });
-    const hits = keywordSearch(this.ctx.db, { ...rest, filter, now });
+    const hits = load.keyword().keywordSearch(this.ctx.db, { ...rest, filter, now });
     const result: SearchResult = { hits, notes: [] };
     if (hits.length === 0) result.emptyReason = "no message holds the query's terms";
     return result;
