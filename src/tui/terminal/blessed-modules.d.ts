@@ -7,3 +7,7 @@ declare module "blessed/lib/widgets/box" {
   const Box: unknown;
   export default Box;
 }
+declare module "blessed/lib/tput" {
+  const Tput: unknown;
+  export default Tput;
+}
