@@ -1,7 +1,12 @@
 // The substring index walk of a large table: the trigrams it walks, and the rows it answers with.
 import type { Database } from "bun:sqlite";
 import { afterAll, describe, expect, test } from "bun:test";
-import { CHECKED_WALK, SMALL_TABLE, substringMatches } from "../../src/storage/sqlite/substring-queries.ts";
+import {
+  CHECKED_WALK,
+  REFINED_WALK,
+  SMALL_TABLE,
+  substringMatches,
+} from "../../src/storage/sqlite/substring-queries.ts";
 import { openDatabase } from "../../src/storage/sqlite/open-database.ts";
 import { addTexts, openTemp, removeTempHomes } from "../fixture/home.ts";
 import { seededRandom } from "../fixture/seeded-random.ts";
@@ -119,6 +124,55 @@ describe("substring index walk", () => {
         holding(contents, ["backup", "user"], 20),
       );
       expect(grams().filter((g) => ['"cku"', '"kup"', '"bac"', '"ack"'].includes(g))).toHaveLength(1);
+    });
+  });
+
+  test("a needle whose newest candidates hold too few matches is walked on, past them, on the later trigrams that narrow it", () => {
+    // "anc" (in "branch") is the rarest trigram of "brancher"; "ran", "nch" and "bra" always come with it, and
+    // "her" and "che" (in "other" and "cache", most rows) narrow it. Two old rows hold "brancher".
+    const rnd = seededRandom(23);
+    const contents = Array.from({ length: 800 }, (_, i) => {
+      const words = [`m${i}`];
+      if (rnd() < 0.2) words.push("branch");
+      for (const w of ["random", "lunch", "brace"]) if (rnd() < 0.1) words.push(w);
+      for (const w of ["other", "cache"]) if (rnd() < 0.45) words.push(w);
+      if (i === 40 || i === 90) words.push("Brancher");
+      return words.join(" ");
+    });
+    const knobs = { ...REFINED_WALK };
+    withHome(contents, (db) => {
+      const walked = recordWalks(db);
+      SMALL_TABLE.rows = 0;
+      Object.assign(REFINED_WALK, { candidates: 20, stretch: 20, measure: 1 });
+      try {
+        for (const [needle, limit] of [
+          ["brancher", 5],
+          ["brancher", 1],
+          ["branchers", 5],
+          ["branch", 5],
+        ] as const) {
+          walked.length = 0;
+          expect({
+            needle,
+            got: substringMatches(db, [needle], { recent: true }, limit)?.map((m) => m.content),
+          }).toEqual({ needle, got: holding(contents, [needle], limit) });
+          if (needle === "branchers") continue; // "ers" is in no row: nothing is walked past it
+          const first = walked[0]!.split(" AND ");
+          if (needle === "branch") {
+            // Dense: the first stretch holds the matches, and nothing more is measured or walked.
+            expect(walked).toHaveLength(1);
+            continue;
+          }
+          // Sparse: the first stretch walked "anc" alone; the rest, with the trigrams that narrow it.
+          expect(first).toEqual(['"anc"']);
+          const rest = walked.at(-1)!.split(" AND ");
+          expect(rest).toContain('"anc"');
+          expect(rest.filter((g) => g === '"her"' || g === '"che"').length).toBeGreaterThan(0);
+          expect(rest.filter((g) => ['"ran"', '"nch"', '"bra"'].includes(g))).toEqual([]);
+        }
+      } finally {
+        Object.assign(REFINED_WALK, knobs);
+      }
     });
   });
 

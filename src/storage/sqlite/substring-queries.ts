@@ -109,11 +109,13 @@ export function substringMatches(
     return lowered.every((n) => text.includes(n));
   };
   if (long.length > 0) {
-    const { expr, candidates } = matchExpr(db, sources[0]!.table, long);
+    const { expr, candidates, narrower } = matchExpr(db, sources[0]!.table, long);
     // The check in SQL costs each candidate a few times what a scan costs a row: a walk selecting most rows
     // goes through JS, where it gives up for the scan once too many candidates fail.
-    if (lowered.every(checkedInSql) && !(candidates !== undefined && candidates > CHECKED_WALK.share))
-      return walkChecked(db, sources, expr, scope, limit, lowered, holds, light);
+    if (lowered.every(checkedInSql) && !(candidates !== undefined && candidates > CHECKED_WALK.share)) {
+      const refine = candidates !== undefined && narrower ? { candidates, narrower } : undefined;
+      return walkChecked(db, sources, expr, scope, limit, lowered, holds, light, refine);
+    }
     return walkTrigrams(db, sources, expr, scope, limit, holds, light);
   }
   // Short needles only. A common one (`,`) is in `limit` of the newest rows already.
@@ -155,7 +157,11 @@ export function substringMatches(
  * common trigram narrows little and costs the walk the most (FTS5 reads its long row lists). At most
  * MAX_TRIGRAMS, the rarest.
  */
-function matchExpr(db: Database, table: string, long: string[][]): { expr: string; candidates?: number } {
+function matchExpr(
+  db: Database,
+  table: string,
+  long: string[][],
+): { expr: string; candidates?: number; narrower?: () => string } {
   // A small table (the recent tier of a mostly archived home) is walked without measuring its trigrams: its
   // row lists are short, and measuring each one would cost more than reading it. Each needle's first and last
   // trigrams (and a lone needle's middle one) narrow it about as far as all of them, and every row list looked
@@ -183,12 +189,17 @@ function matchExpr(db: Database, table: string, long: string[][]): { expr: strin
     (r) => r[0]![1] === narrowest || r[0]![1] <= CHECK_COST * Math.max(narrowest, 0) * (1 - r[0]![1]),
   );
   const { grams, candidates } = nextGrams(used, share);
-  const expr = [...new Map(grams)]
-    .sort((a, b) => a[1] - b[1])
-    .slice(0, MAX_TRIGRAMS)
-    .map(([t]) => quoted(t))
-    .join(" AND ");
-  return { expr, candidates };
+  const exprOf = (picked: [string, number][]) =>
+    [...new Map(picked)]
+      .sort((a, b) => a[1] - b[1])
+      .slice(0, MAX_TRIGRAMS)
+      .map(([t]) => quoted(t))
+      .join(" AND ");
+  return {
+    expr: exprOf(grams),
+    candidates,
+    narrower: () => exprOf(nextGrams(used, share, ftsTotals(db, table).rows).grams),
+  };
 }
 
 /**
@@ -196,10 +207,16 @@ function matchExpr(db: Database, table: string, long: string[][]): { expr: strin
  * strike from the candidates saves more checks than walking their row lists costs. The trigrams of one word go
  * together (most rows holding "kup" hold "cku"), so what a further trigram strikes is measured: the share of
  * rows holding it with the needle's trigrams picked so far. `candidates`: the share of rows they select, estimated.
+ *
+ * At first a needle's next two are measured, and the first that narrows too little ends its list. With the
+ * table's `rows` (a walk that found its matches sparse, see walkChecked), every further one is measured while
+ * the candidates left are worth more checks than a measure costs: a pair that narrows far may come later
+ * ("anc" and "her" of "brancher" leave 14% of the rows "anc" selects, "nch" and "ran" none).
  */
 function nextGrams(
   used: readonly (readonly (readonly [string, number])[])[],
   share: (expr: string) => number,
+  rows?: number,
 ): { grams: [string, number][]; candidates: number } {
   const picked: [string, number][] = used.map((r) => [r[0]![0], r[0]![1]]);
   // The share of rows that are candidates, the needles taken as independent of each other.
@@ -207,12 +224,16 @@ function nextGrams(
   for (const ranked of used) {
     let grams = [ranked[0]![0]];
     let held = Math.max(ranked[0]![1], 0);
-    for (const [t, s] of ranked.slice(1, 3)) {
+    for (const [t, s] of rows === undefined ? ranked.slice(1, 3) : ranked.slice(1)) {
       // The most it can save: every candidate struck. A trigram in most rows strikes few.
       if (held === 0 || s > MOST_ROWS || candidates * CHECK_COST <= s) break;
+      if (rows !== undefined && candidates * rows < REFINED_WALK.measure) break;
       const both = Math.max(share([...grams, t].map(quoted).join(" AND ")), 0);
       const kept = both / held;
-      if (candidates * (1 - kept) * CHECK_COST <= s) break;
+      if (candidates * (1 - kept) * CHECK_COST <= s) {
+        if (rows === undefined) break;
+        continue;
+      }
       picked.push([t, s]);
       grams = [...grams, t];
       candidates *= kept;
@@ -319,26 +340,48 @@ const checkedInSql = (n: string) => !foldsBeyondAscii(n);
 /** The walk checks in SQL while the trigrams select at most this estimated share of rows (see substringMatches). */
 export const CHECKED_WALK = { share: 0.25 };
 
+/** A walk's candidates (their estimated share of the first table's rows), and the AND that narrows them further. */
+interface Refinement {
+  candidates: number;
+  narrower: () => string;
+}
+
+/**
+ * A walk of at least `candidates` candidates (estimated) checks its newest `stretch` of them first; refining
+ * measures a trigram while more than `measure` candidates are left (a measure, a 64-row read of a row list,
+ * costs 1-2 ms: about that many checks).
+ */
+export const REFINED_WALK = { candidates: 4000, stretch: 2000, measure: 500 };
+
 /**
  * The index's matches newest first, each candidate's row looked up and checked with LIKE in the statement that
  * steps through the index (2-3 µs a candidate on a 1M-row table, against 7-9 µs read into JS and checked there),
  * until `limit` rows pass the check: the text is read only for the rows returned.
+ *
+ * With `refine`, a walk of many candidates checks its newest stretch first. When fewer than `limit` of them pass,
+ * the matches are sparse (a needle in few rows, or none, whose trigrams are common): the older rows are walked
+ * on the narrower AND, which measures more of the needle's trigrams. Else every candidate of its first trigrams
+ * would be checked ("brancher" on 1M rows: the 95,000 rows holding "anc", 200 ms; with "her" and "che", 4,300).
  */
 function walkChecked(
   db: Database,
   sources: readonly Source[],
-  match: string,
+  expr: string,
   scope: SubstringScope,
   limit: number,
   needles: readonly string[],
   holds: (content: string) => boolean,
   light?: LightRead,
+  refine?: Refinement,
 ): StoredMessage[] | LightMatch[] {
   const covered = coveredRead(db, scope, light);
   const sender = light?.sender === true ? ", m.sender" : "";
   const passed: Candidate[] = [];
-  for (const src of sources) {
+  let match = expr;
+  for (const [i, src] of sources.entries()) {
     let below: bigint | undefined;
+    // The first stretch's lowest seq excluded, while it is walked.
+    let floor = i === 0 && refine ? stretchFloor(db, src.table, refine.candidates) : undefined;
     while (passed.length < limit) {
       const args: SqlArg[] = [match];
       let sql = `SELECT m.seq, m.content, m.send_at${sender} FROM ${src.table} t CROSS JOIN messages m${covered ? " INDEXED BY messages_recent_text" : ""} ON m.seq = t.rowid WHERE ${src.table} MATCH ?`;
@@ -346,6 +389,7 @@ function walkChecked(
       sql += b.sql;
       args.push(...b.args);
       sql = andWhere(sql, args, "t.rowid < ?", below);
+      sql = andWhere(sql, args, "t.rowid > ?", floor);
       // A literal tier, so that the planner may use the partial index.
       sql += ` AND m.recent = ${scope.recent ? 1 : 0}`;
       sql = andWhere(sql, args, "m.session_id = ?", scope.session);
@@ -355,11 +399,35 @@ function walkChecked(
       const rows = db.query(`${sql} ORDER BY t.rowid DESC LIMIT ?`).all(...args, wanted) as Candidate[];
       // LIKE selects a few rows more (see holdsLike): the check decides.
       for (const r of rows) if (holds(r.content)) passed.push(r);
-      if (rows.length < wanted) break;
+      if (rows.length < wanted) {
+        if (floor === undefined) break;
+        // The stretch is done and too few passed: the older rows on the narrower AND.
+        match = refine!.narrower();
+        below = floor + 1n;
+        floor = undefined;
+        continue;
+      }
       below = rows[rows.length - 1]!.seq;
     }
   }
   return matchesRead(db, passed, scope, light);
+}
+
+/** Where the first stretch of a walk with many candidates ends (see Refinement); undefined for a short walk. */
+function stretchFloor(db: Database, table: string, candidates: number): bigint | undefined {
+  const rows = ftsTotals(db, table).rows;
+  if (candidates * rows < REFINED_WALK.candidates) return undefined;
+  // Two subqueries: each is one seek (min and max in one select read the whole table).
+  const span = db
+    .query(`SELECT (SELECT min(id) FROM ${table}_docsize) AS lo, (SELECT max(id) FROM ${table}_docsize) AS hi`)
+    .get() as {
+    lo: bigint | null;
+    hi: bigint | null;
+  };
+  if (span.lo === null || span.hi === null) return undefined;
+  // The table's rows taken as spread evenly over its seqs, and the candidates over its rows.
+  const perSeq = (candidates * rows) / (Number(span.hi - span.lo) + 1);
+  return span.hi - BigInt(Math.ceil(REFINED_WALK.stretch / perSeq));
 }
 
 /**
