@@ -9,6 +9,7 @@ const SCRIPTS = [
   "import-sources.ts",
   "add.ts",
   "keyword.ts",
+  "sparse-words.ts",
   "agent-loop.ts",
   "cli-search.ts",
   "semantic.ts",
@@ -30,7 +31,7 @@ const SCRIPTS = [
  * keyword contenders first; `keyword.ts` runs that script alone.
  */
 const GROUPS: Record<string, string[]> = {
-  keyword: ["keyword.ts", "cli-search.ts", "semantic.ts", "locomo.ts", "tui.ts", "add.ts"],
+  keyword: ["keyword.ts", "sparse-words.ts", "cli-search.ts", "semantic.ts", "locomo.ts", "tui.ts", "add.ts"],
 };
 
 const root = resolve(import.meta.dir, "..");
