@@ -144,18 +144,24 @@ describe("substring index walk", () => {
       const walked = recordWalks(db);
       SMALL_TABLE.rows = 0;
       Object.assign(REFINED_WALK, { candidates: 20, stretch: 20, measure: 1 });
+      const share = CHECKED_WALK.share;
       try {
-        for (const [needle, limit] of [
-          ["brancher", 5],
-          ["brancher", 1],
-          ["branchers", 5],
-          ["branch", 5],
+        for (const [needle, limit, checkedInSql] of [
+          ["brancher", 5, true],
+          ["brancher", 1, true],
+          ["branchers", 5, true],
+          ["branch", 5, true],
+          ["brancher", 5, false],
+          ["branch", 5, false],
         ] as const) {
           walked.length = 0;
+          // Candidates checked in SQL, or (a walk selecting most rows) read into JS and checked there.
+          CHECKED_WALK.share = checkedInSql ? share : -1;
           expect({
             needle,
+            checkedInSql,
             got: substringMatches(db, [needle], { recent: true }, limit)?.map((m) => m.content),
-          }).toEqual({ needle, got: holding(contents, [needle], limit) });
+          }).toEqual({ needle, checkedInSql, got: holding(contents, [needle], limit) });
           if (needle === "branchers") continue; // "ers" is in no row: nothing is walked past it
           const first = walked[0]!.split(" AND ");
           if (needle === "branch") {
@@ -164,7 +170,7 @@ describe("substring index walk", () => {
             continue;
           }
           // Sparse: the first stretch walked "anc" alone; the rest, with the trigrams that narrow it.
-          expect(first).toEqual(['"anc"']);
+          expect({ checkedInSql, first }).toEqual({ checkedInSql, first: ['"anc"'] });
           const rest = walked.at(-1)!.split(" AND ");
           expect(rest).toContain('"anc"');
           expect(rest.filter((g) => g === '"her"' || g === '"che"').length).toBeGreaterThan(0);
@@ -172,6 +178,7 @@ describe("substring index walk", () => {
         }
       } finally {
         Object.assign(REFINED_WALK, knobs);
+        CHECKED_WALK.share = share;
       }
     });
   });

@@ -112,11 +112,10 @@ export function substringMatches(
     const { expr, candidates, narrower } = matchExpr(db, sources[0]!.table, long);
     // The check in SQL costs each candidate a few times what a scan costs a row: a walk selecting most rows
     // goes through JS, where it gives up for the scan once too many candidates fail.
-    if (lowered.every(checkedInSql) && !(candidates !== undefined && candidates > CHECKED_WALK.share)) {
-      const refine = candidates !== undefined && narrower ? { candidates, narrower } : undefined;
+    const refine = candidates !== undefined && narrower ? { candidates, narrower } : undefined;
+    if (lowered.every(checkedInSql) && !(candidates !== undefined && candidates > CHECKED_WALK.share))
       return walkChecked(db, sources, expr, scope, limit, lowered, holds, light, refine);
-    }
-    return walkTrigrams(db, sources, expr, scope, limit, holds, light);
+    return walkTrigrams(db, sources, expr, scope, limit, holds, light, refine);
   }
   // Short needles only. A common one (`,`) is in `limit` of the newest rows already.
   const newest = probeNewest(db, lowered, scope, limit * PROBE_FACTOR, limit).filter((m) => holds(m.content));
@@ -316,22 +315,48 @@ function gramShare(db: Database, table: string, expr: string, c: { shares: Map<s
 function walkTrigrams(
   db: Database,
   sources: readonly Source[],
-  match: string,
+  expr: string,
   scope: SubstringScope,
   limit: number,
   holds: (content: string) => boolean,
   light?: LightRead,
+  refine?: Refinement,
 ): StoredMessage[] | LightMatch[] | undefined {
-  // One statement per table stepped lazily: FTS5 walks its row lists once, newest first, as far as needed.
+  const progress = { passed: 0 };
+  // One statement per table stepped lazily: FTS5 walks its row lists once, newest first, as far as needed. With
+  // `refine`, a walk of many candidates goes on with the narrower AND past a first stretch that found too few
+  // matches (see walkChecked).
   function* rowids(): Generator<{ rowid: bigint }> {
+    let match = expr;
+    const many = refine && refine.candidates * ftsTotals(db, sources[0]!.table).rows >= REFINED_WALK.candidates;
+    let stretch = many ? REFINED_WALK.stretch : 0;
     for (const src of sources) {
       const b = bounds(src);
-      yield* db
-        .query(`SELECT rowid FROM ${src.table} WHERE ${src.table} MATCH ?${b.sql} ORDER BY rowid DESC`)
-        .iterate(match, ...b.args) as IterableIterator<{ rowid: bigint }>;
+      let below: bigint | undefined;
+      walk: for (;;) {
+        const args: SqlArg[] = [match, ...b.args];
+        const sql = andWhere(
+          `SELECT rowid FROM ${src.table} WHERE ${src.table} MATCH ?${b.sql}`,
+          args,
+          "rowid < ?",
+          below,
+        );
+        for (const r of db.query(`${sql} ORDER BY rowid DESC`).iterate(...args) as IterableIterator<{
+          rowid: bigint;
+        }>) {
+          yield r;
+          if (stretch === 0 || --stretch > 0 || progress.passed >= limit) continue;
+          const narrower = refine!.narrower();
+          if (narrower === match) continue;
+          match = narrower;
+          below = r.rowid;
+          continue walk;
+        }
+        break;
+      }
     }
   }
-  return checkInChunks(rowids(), db, scope, limit, holds, MAX_CHECKED, light);
+  return checkInChunks(rowids(), db, scope, limit, holds, MAX_CHECKED, light, progress);
 }
 
 /** A needle LIKE finds as the check does (see holdsLike). */
@@ -445,6 +470,8 @@ function checkInChunks(
   holds: (content: string) => boolean,
   max: number,
   light?: LightRead,
+  /** Set to how many have passed after each chunk checked. */
+  progress?: { passed: number },
 ): StoredMessage[] | LightMatch[] | undefined {
   const covered = coveredRead(db, scope, light);
   const passed: Candidate[] = [];
@@ -454,6 +481,7 @@ function checkInChunks(
   const flush = () => {
     for (const r of candidateTexts(db, chunk, scope, covered, light?.sender === true))
       if (holds(r.content) && passed.length < limit) passed.push(r);
+    if (progress) progress.passed = passed.length;
     checked += chunk.length;
     chunk = [];
     const needed =
