@@ -328,8 +328,7 @@ function walkTrigrams(
   // matches (see walkChecked).
   function* rowids(): Generator<{ rowid: bigint }> {
     let match = expr;
-    const many = refine && refine.candidates * ftsTotals(db, sources[0]!.table).rows >= REFINED_WALK.candidates;
-    let stretch = many ? REFINED_WALK.stretch : 0;
+    let stretch = refine && manyCandidates(db, sources[0]!.table, refine) ? REFINED_WALK.stretch : 0;
     for (const src of sources) {
       const b = bounds(src);
       let below: bigint | undefined;
@@ -406,7 +405,8 @@ function walkChecked(
   for (const [i, src] of sources.entries()) {
     let below: bigint | undefined;
     // The first stretch's lowest seq excluded, while it is walked.
-    let floor = i === 0 && refine ? stretchFloor(db, src.table, refine.candidates) : undefined;
+    let floor =
+      i === 0 && refine && manyCandidates(db, src.table, refine) ? stretchFloor(db, src.table, refine) : undefined;
     while (passed.length < limit) {
       const args: SqlArg[] = [match];
       let sql = `SELECT m.seq, m.content, m.send_at${sender} FROM ${src.table} t CROSS JOIN messages m${covered ? " INDEXED BY messages_recent_text" : ""} ON m.seq = t.rowid WHERE ${src.table} MATCH ?`;
@@ -438,10 +438,14 @@ function walkChecked(
   return matchesRead(db, passed, scope, light);
 }
 
-/** Where the first stretch of a walk with many candidates ends (see Refinement); undefined for a short walk. */
-function stretchFloor(db: Database, table: string, candidates: number): bigint | undefined {
+/** Whether a walk has enough candidates to check its first stretch apart (REFINED_WALK). */
+function manyCandidates(db: Database, table: string, refine: Refinement): boolean {
+  return refine.candidates * ftsTotals(db, table).rows >= REFINED_WALK.candidates;
+}
+
+/** Where the first stretch of a walk with many candidates ends: the seq above which its newest candidates are. */
+function stretchFloor(db: Database, table: string, { candidates }: Refinement): bigint | undefined {
   const rows = ftsTotals(db, table).rows;
-  if (candidates * rows < REFINED_WALK.candidates) return undefined;
   // Two subqueries: each is one seek (min and max in one select read the whole table).
   const span = db
     .query(`SELECT (SELECT min(id) FROM ${table}_docsize) AS lo, (SELECT max(id) FROM ${table}_docsize) AS hi`)
