@@ -433,3 +433,38 @@ describe("search status line", () => {
     }
   });
 });
+
+describe("session list view", () => {
+  test("the columns fit the list's largest count and any age on every page, so scrolling does not move them", async () => {
+    const { renderSessionList } = await import("../../src/tui/views/session-list-view.ts");
+    const { age } = await import("../../src/tui/text/format.ts");
+    const now = 1_790_000_000_000_000_000n;
+    // Every age the list can show fits the 4 cells its column is given.
+    for (let s = 1; s < 4e9; s = Math.ceil(s * 1.3))
+      expect(age(now - BigInt(s) * 1_000_000_000n, now).length).toBeLessThanOrEqual(4);
+    expect(age(0n, now)).toBe("-");
+    // The largest count is on the last page.
+    const sessions = Array.from({ length: 40 }, (_, i) => ({
+      id: `s${i}`,
+      messages: i === 39 ? 1_234_567 : i,
+      lastActivity: now - BigInt(i) * 86_400_000_000_000n,
+      hasSummary: false,
+    }));
+    const state = new SessionListState();
+    state.cursor.setHeight(10);
+    state.setSessions(sessions);
+    // Rows without blessed's tags; each count ends under the header's MSGS.
+    const page = () =>
+      renderSessionList(state, new Theme("mono"), 40, 12, true, now).map((l) => l.replace(/\{[^}]*\}/g, ""));
+    const countEnds = (lines: string[]) => {
+      const at = lines[1]!.indexOf("MSGS") + 3;
+      return lines.slice(2).map((l) => /\d/.test(l[at]!) && !/\d/.test(l[at + 1]!));
+    };
+    const first = page();
+    state.cursor.move(39);
+    const last = page();
+    expect(last.some((l) => l.includes("1,234,567"))).toBe(true);
+    expect(first[1]).toBe(last[1]); // the header
+    expect([...countEnds(first), ...countEnds(last)].every(Boolean)).toBe(true);
+  });
+});

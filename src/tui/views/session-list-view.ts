@@ -29,10 +29,12 @@ export function renderSessionList(
         ])
       : renderLine(theme, width, [[focused ? "type to filter" : "", "dim"]]),
   );
-  const countW = Math.max(4, ...state.visible.map((s) => count(s.messages).length));
-  const now = nowNs;
-  const times = new Map(state.visible.map((s) => [s.id, age(s.lastActivity, now)]));
-  const timeW = Math.max(4, ...[...times.values()].map((t) => t.length));
+  // Column widths for the whole list (they hold while scrolling), at a cost that does not grow with it: the
+  // largest count is the widest, and an age takes at most 4 cells.
+  let most = 0;
+  for (const s of state.visible) if (s.messages > most) most = s.messages;
+  const countW = Math.max(4, count(most).length);
+  const timeW = 4;
   const sumW = 3;
   const idW = Math.max(4, width - countW - timeW - sumW - 3);
   const row = (id: string, n: string, when: string, sum: string) =>
@@ -49,7 +51,7 @@ export function renderSessionList(
     const s = state.visible[i]!;
     const name = sessionLabel(s);
     const id = stringWidth(name) > idW ? truncate(name, idW) : name;
-    const text = row(id, count(s.messages), times.get(s.id)!, s.hasSummary ? "yes" : "no");
+    const text = row(id, count(s.messages), age(s.lastActivity, nowNs), s.hasSummary ? "yes" : "no");
     if (i === state.cursor.selected) lines.push(renderLine(theme, width, [[text]], focused ? "selected" : "title"));
     else
       lines.push(
