@@ -20,6 +20,11 @@ function haystack(s: SessionInfo): string {
 
 export class SessionListState {
   private all: SessionInfo[] = [];
+  // Kept for the list until it or the sort changes: each key typed into the filter only filters (which keeps the
+  // order) instead of sorting and lower-casing every session again.
+  private sorted: SessionInfo[] | undefined;
+  /** What the filter looks in, for each of `sorted` (set at the first filtering of that order). */
+  private haystacks: string[] | undefined;
   visible: SessionInfo[] = [];
   filter = "";
   sort: SessionSort = "recent";
@@ -28,6 +33,7 @@ export class SessionListState {
   setSessions(list: readonly SessionInfo[]): void {
     const keep = this.selectedId();
     this.all = [...list];
+    this.sorted = this.haystacks = undefined;
     this.apply(keep);
   }
 
@@ -77,6 +83,7 @@ export class SessionListState {
   /** recent → name → size → recent. */
   toggleSort(): void {
     this.sort = SORTS[(SORTS.indexOf(this.sort) + 1) % SORTS.length]!;
+    this.sorted = this.haystacks = undefined;
     this.apply(this.selectedId());
   }
 
@@ -92,21 +99,32 @@ export class SessionListState {
 
   private apply(keepId: string | undefined): void {
     const needle = this.filter.toLowerCase();
-    const list = needle ? this.all.filter((s) => haystack(s).includes(needle)) : [...this.all];
-    if (this.sort === "name") list.sort((a, b) => a.id.localeCompare(b.id));
-    else if (this.sort === "size") list.sort((a, b) => b.messages - a.messages || a.id.localeCompare(b.id));
-    else
-      list.sort((a, b) =>
-        a.lastActivity === b.lastActivity ? a.id.localeCompare(b.id) : a.lastActivity > b.lastActivity ? -1 : 1,
-      );
-    // With a filter, ids starting with it come first (the likeliest target), keeping the sort within each group.
-    if (needle)
-      list.sort(
-        (a, b) => Number(!a.id.toLowerCase().startsWith(needle)) - Number(!b.id.toLowerCase().startsWith(needle)),
-      );
+    const sorted = (this.sorted ??= sortedBy(this.all, this.sort));
+    let list = [...sorted];
+    if (needle) {
+      const hay = (this.haystacks ??= sorted.map(haystack));
+      // Ids starting with the filter first (the likeliest target), keeping the sort within each group (a
+      // haystack begins with the session's id).
+      const first: SessionInfo[] = [];
+      const rest: SessionInfo[] = [];
+      for (let i = 0; i < sorted.length; i++)
+        if (hay[i]!.includes(needle)) (hay[i]!.startsWith(needle) ? first : rest).push(sorted[i]!);
+      list = first.length === 0 ? rest : rest.length === 0 ? first : [...first, ...rest];
+    }
     this.visible = list;
     this.cursor.setCount(list.length);
     const at = keepId === undefined ? -1 : list.findIndex((s) => s.id === keepId);
     this.cursor.select(at >= 0 ? at : needle ? 0 : this.cursor.selected);
   }
+}
+
+function sortedBy(list: readonly SessionInfo[], sort: SessionSort): SessionInfo[] {
+  const out = [...list];
+  if (sort === "name") out.sort((a, b) => a.id.localeCompare(b.id));
+  else if (sort === "size") out.sort((a, b) => b.messages - a.messages || a.id.localeCompare(b.id));
+  else
+    out.sort((a, b) =>
+      a.lastActivity === b.lastActivity ? a.id.localeCompare(b.id) : a.lastActivity > b.lastActivity ? -1 : 1,
+    );
+  return out;
 }
