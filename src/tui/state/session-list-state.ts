@@ -118,6 +118,7 @@ export class SessionListState {
   }
 }
 
+/** A copy of the list in a sort's order, ties by id. */
 function sortedBy(list: readonly SessionInfo[], sort: SessionSort): SessionInfo[] {
   const out = [...list];
   if (sort === "name") out.sort((a, b) => a.id.localeCompare(b.id));

@@ -29,8 +29,8 @@ export function renderSessionList(
         ])
       : renderLine(theme, width, [[focused ? "type to filter" : "", "dim"]]),
   );
-  // Column widths for the whole list (they hold while scrolling), at a cost that does not grow with it: the
-  // largest count is the widest, and an age takes at most 4 cells.
+  // Column widths for the whole list (they hold while scrolling) from one pass over its counts, not a formatted count
+  // and age per session at every render: the largest count is the widest, and an age takes at most 4 cells.
   let most = 0;
   for (const s of state.visible) if (s.messages > most) most = s.messages;
   const countW = Math.max(4, count(most).length);
