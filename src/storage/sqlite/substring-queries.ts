@@ -328,7 +328,8 @@ function walkTrigrams(
   // matches (see walkChecked).
   function* rowids(): Generator<{ rowid: bigint }> {
     let match = expr;
-    let stretch = refine && manyCandidates(db, sources[0]!.table, refine) ? REFINED_WALK.stretch : 0;
+    let stretch =
+      refine && candidateRows(db, sources[0]!.table, refine) >= REFINED_WALK.candidates ? REFINED_WALK.stretch : 0;
     for (const src of sources) {
       const b = bounds(src);
       let below: bigint | undefined;
@@ -407,8 +408,8 @@ function walkChecked(
   for (const [i, src] of sources.entries()) {
     let below: bigint | undefined;
     // The first stretch's lowest seq excluded, while it is walked.
-    let floor =
-      i === 0 && refine && manyCandidates(db, src.table, refine) ? stretchFloor(db, src.table, refine) : undefined;
+    const many = i === 0 && refine ? candidateRows(db, src.table, refine) : 0;
+    let floor = many >= REFINED_WALK.candidates ? stretchFloor(db, src.table, many) : undefined;
     while (passed.length < limit) {
       const args: SqlArg[] = [match];
       let sql = `SELECT m.seq, m.content, m.send_at${sender} FROM ${src.table} t CROSS JOIN messages m${covered ? " INDEXED BY messages_recent_text" : ""} ON m.seq = t.rowid WHERE ${src.table} MATCH ?`;
@@ -440,14 +441,13 @@ function walkChecked(
   return matchesRead(db, passed, scope, light);
 }
 
-/** Whether a walk has enough candidates to check its first stretch apart (REFINED_WALK). */
-function manyCandidates(db: Database, table: string, refine: Refinement): boolean {
-  return refine.candidates * ftsTotals(db, table).rows >= REFINED_WALK.candidates;
+/** A walk's candidates, estimated, in rows of the table (a first stretch is checked apart from REFINED_WALK.candidates). */
+function candidateRows(db: Database, table: string, refine: Refinement): number {
+  return refine.candidates * ftsTotals(db, table).rows;
 }
 
-/** Where the first stretch of a walk with many candidates ends: the seq above which its newest candidates are. */
-function stretchFloor(db: Database, table: string, { candidates }: Refinement): bigint | undefined {
-  const rows = ftsTotals(db, table).rows;
+/** Where the first stretch of a walk of `candidates` rows ends: the seq above which its newest candidates are. */
+function stretchFloor(db: Database, table: string, candidates: number): bigint | undefined {
   // Two subqueries: each is one seek (min and max in one select read the whole table).
   const span = db
     .query(`SELECT (SELECT min(id) FROM ${table}_docsize) AS lo, (SELECT max(id) FROM ${table}_docsize) AS hi`)
@@ -457,7 +457,7 @@ function stretchFloor(db: Database, table: string, { candidates }: Refinement): 
   };
   if (span.lo === null || span.hi === null) return undefined;
   // The table's rows taken as spread evenly over its seqs, and the candidates over its rows.
-  const perSeq = (candidates * rows) / (Number(span.hi - span.lo) + 1);
+  const perSeq = candidates / (Number(span.hi - span.lo) + 1);
   return span.hi - BigInt(Math.ceil(REFINED_WALK.stretch / perSeq));
 }
 
