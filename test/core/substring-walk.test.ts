@@ -183,6 +183,75 @@ describe("substring index walk", () => {
     });
   });
 
+  test("past a first stretch with too few matches, the rows of a short needle are checked when they are few", () => {
+    // "bucket" is in many rows (checked in SQL: under a quarter), "s3" in three (one without "bucket"), "ok" in half.
+    const rnd = seededRandom(31);
+    const contents = Array.from({ length: 800 }, (_, i) => {
+      const words = [`m${i}`];
+      if (rnd() < 0.2) words.push("bucket");
+      if (rnd() < 0.5) words.push("ok");
+      if (i === 40 || i === 90) words.push("S3 bucket");
+      if (i === 300) words.push("s3");
+      return words.join(" ");
+    });
+    const knobs = { ...REFINED_WALK };
+    withHome(contents, (db) => {
+      const walked = recordWalks(db);
+      // How many candidates the walk checked: the seqs of the statements that read their text.
+      let checked = 0;
+      let termReads = 0;
+      const query = db.query.bind(db);
+      db.query = ((sql: string) => {
+        const st = query(sql);
+        if (sql.includes("_terms")) termReads++;
+        if (!sql.includes("json_each")) return st;
+        const all = st.all.bind(st);
+        return Object.assign(Object.create(st), {
+          all: (...args: Parameters<typeof st.all>) => {
+            if (sql.includes("m.content") && !sql.includes("m.role")) checked += JSON.parse(String(args[0])).length;
+            return all(...args);
+          },
+        });
+      }) as typeof db.query;
+      SMALL_TABLE.rows = 0;
+      Object.assign(REFINED_WALK, { candidates: 20, stretch: 20, measure: 1 });
+      const share = CHECKED_WALK.share;
+      try {
+        for (const checkedInSql of [true, false])
+          for (const [needles, limit] of [
+            [["s3", "bucket"], 5],
+            [["s3", "bucket"], 1],
+            [["ok", "bucket"], 5],
+            [["ok", "bucket"], 100],
+          ] as const) {
+            walked.length = 0;
+            checked = 0;
+            termReads = 0;
+            CHECKED_WALK.share = checkedInSql ? share : -1;
+            expect({
+              needles,
+              limit,
+              checkedInSql,
+              got: substringMatches(db, needles, { recent: true }, limit)?.map((m) => m.content),
+            }).toEqual({ needles, limit, checkedInSql, got: holding(contents, needles, limit) });
+            if (needles[0] === "s3") {
+              // The first stretch, then the rows holding "s3" below it: nothing more is walked.
+              expect(walked).toHaveLength(1);
+              expect(termReads).toBe(1);
+              if (!checkedInSql) expect(checked).toBeLessThanOrEqual(REFINED_WALK.stretch + 3);
+            } else if (limit === 100) {
+              // "ok" is in too many rows: the walk goes on past the stretch (in SQL, on the narrower AND).
+              if (checkedInSql) expect(walked).toHaveLength(2);
+              else expect(checked).toBeGreaterThan(REFINED_WALK.stretch);
+            }
+          }
+      } finally {
+        Object.assign(REFINED_WALK, knobs);
+        CHECKED_WALK.share = share;
+      }
+    });
+  });
+
   test("a needle ending in i finds İ, which the index holds as İ and JS lower-cases to i̇", () => {
     const contents = Array.from({ length: 200 }, (_, i) => `m${i} ${i % 5 === 0 ? "SPİNE" : "spine"} ${WORDS[i % 9]}`);
     const rows = SMALL_TABLE.rows;

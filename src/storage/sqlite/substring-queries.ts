@@ -2,6 +2,7 @@
 // the needles, newest first, each checked for every needle (lower case, as the callers compare). A needle of
 // three characters or more selects the rows holding all its trigrams; one of one or two characters is looked
 // for in the newest rows first (a common one is there), then in the rows of the trigrams it begins, when few.
+// Beside a long needle in many rows, a short one's rows are read when few (see fewerRows).
 import type { Database } from "bun:sqlite";
 import type { StoredMessage } from "../../shared/message.ts";
 import type { MessageFilter } from "../../shared/time-filter.ts";
@@ -112,7 +113,8 @@ export function substringMatches(
     const { expr, candidates, narrower } = matchExpr(db, sources[0]!.table, long);
     // The check in SQL costs each candidate a few times what a scan costs a row: a walk selecting most rows
     // goes through JS, where it gives up for the scan once too many candidates fail.
-    const refine = candidates !== undefined && narrower ? { candidates, narrower } : undefined;
+    const refine =
+      candidates !== undefined && narrower ? { candidates, narrower, fewer: fewerRows(db, sources, grams) } : undefined;
     if (lowered.every(checkedInSql) && !(candidates !== undefined && candidates > CHECKED_WALK.share))
       return walkChecked(db, sources, expr, scope, limit, lowered, holds, light, refine);
     return walkTrigrams(db, sources, expr, scope, limit, holds, light, refine);
@@ -124,29 +126,56 @@ export function substringMatches(
   const short = grams.filter((g) => g.length > 0).sort((a, b) => b.length - a.length);
   const cap = shortCap(db, limit);
   for (const g of short.slice(0, 3)) {
-    const docs: [bigint][] = [];
-    for (const src of sources) {
-      const b = bounds(src, "doc");
-      docs.push(
-        ...(db
-          .query(`SELECT doc FROM ${src.table}_terms WHERE term >= ?1 AND term <= ?1 || char(1114111)${b.sql} LIMIT ?`)
-          .values(g.join(""), ...b.args, cap - docs.length) as [bigint][]),
-      );
-      if (docs.length >= cap) break;
-    }
-    if (docs.length >= cap) continue;
-    const seqs = [...new Set(docs.map((d) => d[0]))].sort((a, b) => (a < b ? 1 : a > b ? -1 : 0));
-    return checkInChunks(
-      seqs.map((rowid) => ({ rowid })),
-      db,
-      scope,
-      limit,
-      holds,
-      cap,
-      light,
-    );
+    const seqs = gramRows(db, sources, g.join(""), cap);
+    if (seqs) return checkInChunks(seqs, db, scope, limit, holds, cap, light);
   }
   return undefined;
+}
+
+/**
+ * Beside long needles, the rows holding a needle's run of two characters (the first of at most two in few
+ * enough rows), when fewer than the cap: `s3` of "s3 bucket", `js` of "node.js", in far fewer rows than the long needle's trigrams.
+ * A single character is in most rows.
+ */
+function fewerRows(db: Database, sources: readonly Source[], grams: readonly string[][]): Refinement["fewer"] {
+  const pairs = [...new Set(grams.filter((g) => g.length === 2).map((g) => g.join("")))].slice(0, 2);
+  if (pairs.length === 0) return undefined;
+  return (below, cap) => {
+    for (const run of pairs) {
+      const rows = gramRows(db, sources, run, cap, below);
+      if (rows) return rows;
+    }
+    return undefined;
+  };
+}
+
+/**
+ * The rows holding a run of one or two characters, newest first, below `below` when given: those of the
+ * trigrams it begins (the index's form of a text ends in two spaces, so that every character begins one).
+ * Undefined when they are `cap` or more.
+ */
+function gramRows(
+  db: Database,
+  sources: readonly Source[],
+  run: string,
+  cap: number,
+  below?: bigint,
+): { rowid: bigint }[] | undefined {
+  const docs: [bigint][] = [];
+  for (const src of sources) {
+    const args: SqlArg[] = [run];
+    const b = bounds(src, "doc");
+    args.push(...b.args);
+    const sql = andWhere(
+      `SELECT doc FROM ${src.table}_terms WHERE term >= ?1 AND term <= ?1 || char(1114111)${b.sql}`,
+      args,
+      "doc < ?",
+      below,
+    );
+    docs.push(...(db.query(`${sql} LIMIT ?`).values(...args, cap - docs.length) as [bigint][]));
+    if (docs.length >= cap) return undefined;
+  }
+  return [...new Set(docs.map((d) => d[0]))].sort((a, b) => (a < b ? 1 : a > b ? -1 : 0)).map((rowid) => ({ rowid }));
 }
 
 /**
@@ -328,8 +357,8 @@ function walkTrigrams(
   // matches (see walkChecked).
   function* rowids(): Generator<{ rowid: bigint }> {
     let match = expr;
-    let stretch =
-      refine && candidateRows(db, sources[0]!.table, refine) >= REFINED_WALK.candidates ? REFINED_WALK.stretch : 0;
+    const many = refine ? candidateRows(db, sources[0]!.table, refine) : 0;
+    let stretch = many >= REFINED_WALK.candidates ? REFINED_WALK.stretch : 0;
     for (const src of sources) {
       const b = bounds(src);
       let below: bigint | undefined;
@@ -346,6 +375,11 @@ function walkTrigrams(
         }>) {
           yield r;
           if (stretch === 0 || --stretch > 0 || progress.passed >= limit) continue;
+          const fewer = refine!.fewer?.(r.rowid, fewerCap(many));
+          if (fewer) {
+            yield* fewer;
+            return;
+          }
           const narrower = refine!.narrower();
           if (narrower === match) continue;
           match = narrower;
@@ -369,7 +403,12 @@ export const CHECKED_WALK = { share: 0.25 };
 interface Refinement {
   candidates: number;
   narrower: () => string;
+  /** The rows below a seq holding a short needle, newest first, when fewer than `cap` (a superset of the matches). */
+  fewer?: (below: bigint, cap: number) => { rowid: bigint }[] | undefined;
 }
+
+/** Short needles' rows are read instead of the rest of a walk while at most half as many as its candidates left. */
+const fewerCap = (candidates: number) => Math.max(0, Math.floor((candidates - REFINED_WALK.stretch) / 2));
 
 /**
  * A walk of at least `candidates` candidates (estimated) checks its newest `stretch` of them first: three
@@ -429,7 +468,13 @@ function walkChecked(
       for (const r of rows) if (holds(r.content)) passed.push(r);
       if (rows.length < wanted) {
         if (floor === undefined) break;
-        // The stretch is done and too few passed: the older rows on the narrower AND.
+        // The stretch is done and too few passed: the older rows holding a short needle when they are few,
+        const fewer = refine!.fewer?.(floor + 1n, fewerCap(many));
+        if (fewer) {
+          passed.push(...checkedCandidates(fewer, db, scope, limit - passed.length, holds, Infinity, light)!);
+          return matchesRead(db, passed, scope, light);
+        }
+        // else the older rows on the narrower AND.
         match = refine!.narrower();
         below = floor + 1n;
         floor = undefined;
@@ -461,14 +506,21 @@ function stretchFloor(db: Database, table: string, candidates: number): bigint |
   return span.hi - BigInt(Math.ceil(REFINED_WALK.stretch / perSeq));
 }
 
+/** checkedCandidates' matches, read (or read light). */
+function checkInChunks(...args: Parameters<typeof checkedCandidates>): StoredMessage[] | LightMatch[] | undefined {
+  const passed = checkedCandidates(...args);
+  const [, db, scope, , , , light] = args;
+  return passed && matchesRead(db, passed, scope, light);
+}
+
 /**
  * Fetch and check candidate seqs (newest first) in growing chunks; undefined past `max` checked. After the
  * first chunk, the next one holds about as many candidates as the share passing so far says the matches
  * still missing need (at most four times the last one), so that few rows are read past the last match.
  * A candidate's text is read alone, and only the rows that pass are read whole (most candidates of a common
- * trigram fail), or not at all when read light.
+ * trigram fail), or not at all when read light. Returns the candidates that passed, as read for the check.
  */
-function checkInChunks(
+function checkedCandidates(
   seqs: Iterable<{ rowid: bigint }>,
   db: Database,
   scope: SubstringScope,
@@ -478,7 +530,7 @@ function checkInChunks(
   light?: LightRead,
   /** Set to how many have passed after each chunk checked. */
   progress?: { passed: number },
-): StoredMessage[] | LightMatch[] | undefined {
+): Candidate[] | undefined {
   const covered = coveredRead(db, scope, light);
   const passed: Candidate[] = [];
   let chunk: bigint[] = [];
@@ -502,7 +554,7 @@ function checkInChunks(
     if (checked >= max) return undefined;
   }
   if (chunk.length > 0) flush();
-  return matchesRead(db, passed, scope, light);
+  return passed;
 }
 
 /**
