@@ -2,7 +2,8 @@
 // the needles, newest first, each checked for every needle (lower case, as the callers compare). A needle of
 // three characters or more selects the rows holding all its trigrams; one of one or two characters is looked
 // for in the newest rows first (a common one is there), then in the rows of the trigrams it begins, when few.
-// Beside a long needle in many rows, a short one's rows are read when few (see fewerRows).
+// A long needle's walk that finds its matches sparse checks the rows of a short needle or a time range instead,
+// when few (see fewerRows).
 import type { Database } from "bun:sqlite";
 import type { StoredMessage } from "../../shared/message.ts";
 import type { MessageFilter } from "../../shared/time-filter.ts";
@@ -13,6 +14,7 @@ import { hasArchived, recentTierAtMost } from "./recent-tier-size.ts";
 import { ftsTotals } from "./fts-totals.ts";
 import { ARCHIVED_TRIGRAM, RECENT_TRIGRAM, trigramState, type TrigramState } from "./substring-index.ts";
 import { writeStamp } from "./write-stamp.ts";
+import { schemaShape } from "./schema-shape.ts";
 import { foldSafeRuns } from "./trigram-fold.ts";
 import { andHoldsAll, foldsBeyondAscii } from "./like-needle.ts";
 
@@ -100,21 +102,23 @@ export function substringMatches(
 ): StoredMessage[] | LightMatch[] | undefined {
   const state = trigramState(db);
   if (needles.length === 0 || !state?.done || smallTier(db, scope, state)) return undefined;
-  const sources = tierSources(state, scope.recent);
-  // Each select string's runs the index folds as the needles are (trigram-fold.ts).
-  const grams = select.flatMap((s) => foldSafeRuns(chars(s)));
-  const long = grams.filter((g) => g.length >= 3);
   const lowered = needles.map((n) => n.toLowerCase());
   const holds = (content: string) => {
     const text = content.toLowerCase();
     return lowered.every((n) => text.includes(n));
   };
+  const sources = tierSources(state, scope.recent);
+  // Each select string's runs the index folds as the needles are (trigram-fold.ts).
+  const grams = select.flatMap((s) => foldSafeRuns(chars(s)));
+  const long = grams.filter((g) => g.length >= 3);
   if (long.length > 0) {
     const { expr, candidates, narrower } = matchExpr(db, sources[0]!.table, long);
     // The check in SQL costs each candidate a few times what a scan costs a row: a walk selecting most rows
     // goes through JS, where it gives up for the scan once too many candidates fail.
     const refine =
-      candidates !== undefined && narrower ? { candidates, narrower, fewer: fewerRows(db, sources, grams) } : undefined;
+      candidates !== undefined && narrower
+        ? { candidates, narrower, fewer: fewerRows(db, sources, grams, scope) }
+        : undefined;
     if (lowered.every(checkedInSql) && !(candidates !== undefined && candidates > CHECKED_WALK.share))
       return walkChecked(db, sources, expr, scope, limit, lowered, holds, light, refine);
     return walkTrigrams(db, sources, expr, scope, limit, holds, light, refine);
@@ -133,14 +137,29 @@ export function substringMatches(
 }
 
 /**
- * Beside long needles, the rows holding a needle's run of two characters (the first of at most two in few
- * enough rows), when fewer than the cap: `s3` of "s3 bucket", `js` of "node.js", in far fewer rows than the long needle's trigrams.
- * A single character is in most rows.
+ * What a sparse walk may check instead of its older candidates, when they are fewer than the cap: the recent
+ * rows of an unscoped time range (the last day of a large recent tier: seqs are not in time order, so the walk
+ * cannot stop at the range's start), else the rows holding a needle's run of two characters (the first of at
+ * most two in few enough rows: `s3` of "s3 bucket", `js` of "node.js"; a single character is in most rows).
  */
-function fewerRows(db: Database, sources: readonly Source[], grams: readonly string[][]): Refinement["fewer"] {
+function fewerRows(
+  db: Database,
+  sources: readonly Source[],
+  grams: readonly string[][],
+  scope: SubstringScope,
+): Refinement["fewer"] {
   const pairs = [...new Set(grams.filter((g) => g.length === 2).map((g) => g.join("")))].slice(0, 2);
-  if (pairs.length === 0) return undefined;
+  const ranged =
+    scope.recent &&
+    scope.session === undefined &&
+    (scope.since !== undefined || scope.until !== undefined) &&
+    schemaShape(db).recentTime;
+  if (pairs.length === 0 && !ranged) return undefined;
   return (below, cap) => {
+    // A row of the range has its text read and checked; a candidate of the walk that the range leaves out
+    // costs a third of that or less: the range is read instead while it is half the cap.
+    const inRange = ranged ? rangeRows(db, scope, Math.floor(cap / 2), below) : undefined;
+    if (inRange) return inRange;
     for (const run of pairs) {
       const rows = gramRows(db, sources, run, cap, below);
       if (rows) return rows;
@@ -148,6 +167,22 @@ function fewerRows(db: Database, sources: readonly Source[], grams: readonly str
     return undefined;
   };
 }
+
+/** The recent rows of the scope's time range below a seq, newest first; undefined when they are `cap` or more. */
+function rangeRows(db: Database, scope: SubstringScope, cap: number, below: bigint): { rowid: bigint }[] | undefined {
+  const args: SqlArg[] = [];
+  let sql = "SELECT seq FROM messages INDEXED BY messages_recent_time WHERE recent = 1";
+  sql = andWhere(sql, args, "send_at >= ?", scope.since);
+  sql = andWhere(sql, args, "send_at < ?", scope.until);
+  sql = andWhere(sql, args, "seq < ?", below);
+  // Counted first: a count steps the index several times faster than reading its seqs into JS.
+  const n = db.query(`SELECT count(*) AS n FROM (${sql} LIMIT ?)`).get(...args, cap) as { n: bigint | number };
+  if (Number(n.n) >= cap) return undefined;
+  return newestFirst((db.query(sql).values(...args) as [bigint][]).map((r) => r[0]));
+}
+
+const newestFirst = (seqs: Iterable<bigint>) =>
+  [...seqs].sort((a, b) => (a < b ? 1 : a > b ? -1 : 0)).map((rowid) => ({ rowid }));
 
 /**
  * The rows holding a run of one or two characters, newest first, below `below` when given: those of the
@@ -175,7 +210,7 @@ function gramRows(
     docs.push(...(db.query(`${sql} LIMIT ?`).values(...args, cap - docs.length) as [bigint][]));
     if (docs.length >= cap) return undefined;
   }
-  return [...new Set(docs.map((d) => d[0]))].sort((a, b) => (a < b ? 1 : a > b ? -1 : 0)).map((rowid) => ({ rowid }));
+  return newestFirst(new Set(docs.map((d) => d[0])));
 }
 
 /**
@@ -189,7 +224,7 @@ function matchExpr(
   db: Database,
   table: string,
   long: string[][],
-): { expr: string; candidates?: number; narrower?: () => string } {
+): { expr: string; candidates?: number; narrower?: () => Narrower } {
   // A small table (the recent tier of a mostly archived home) is walked without measuring its trigrams: its
   // row lists are short, and measuring each one would cost more than reading it. Each needle's first and last
   // trigrams (and a lone needle's middle one) narrow it about as far as all of them, and every row list looked
@@ -226,7 +261,10 @@ function matchExpr(
   return {
     expr: exprOf(grams),
     candidates,
-    narrower: () => exprOf(nextGrams(used, share, ftsTotals(db, table).rows).grams),
+    narrower: () => {
+      const next = nextGrams(used, share, ftsTotals(db, table).rows);
+      return { expr: exprOf(next.grams), candidates: next.candidates };
+    },
   };
 }
 
@@ -375,14 +413,13 @@ function walkTrigrams(
         }>) {
           yield r;
           if (stretch === 0 || --stretch > 0 || progress.passed >= limit) continue;
-          const fewer = refine!.fewer?.(r.rowid, fewerCap(many));
-          if (fewer) {
-            yield* fewer;
+          const next = pastStretch(db, sources[0]!.table, refine!, r.rowid, progress.passed, limit);
+          if ("rows" in next) {
+            yield* next.rows;
             return;
           }
-          const narrower = refine!.narrower();
-          if (narrower === match) continue;
-          match = narrower;
+          if (next.expr === match) continue;
+          match = next.expr;
           below = r.rowid;
           continue walk;
         }
@@ -402,13 +439,42 @@ export const CHECKED_WALK = { share: 0.25 };
 /** A walk's candidates (their estimated share of the first table's rows), and the AND that narrows them further. */
 interface Refinement {
   candidates: number;
-  narrower: () => string;
-  /** The rows below a seq holding a short needle, newest first, when fewer than `cap` (a superset of the matches). */
+  narrower: () => Narrower;
+  /** Rows below a seq that hold every match below it (fewerRows), newest first, when fewer than `cap`. */
   fewer?: (below: bigint, cap: number) => { rowid: bigint }[] | undefined;
 }
 
-/** Short needles' rows are read instead of the rest of a walk while at most half as many as its candidates left. */
-const fewerCap = (candidates: number) => Math.max(0, Math.floor((candidates - REFINED_WALK.stretch) / 2));
+/** A walk's narrower AND (more of its needles' trigrams measured), and its candidates' estimated share of rows. */
+interface Narrower {
+  expr: string;
+  candidates: number;
+}
+
+/**
+ * Where a walk goes past a first stretch that found too few matches: the rows of fewerRows below it when they are
+ * few, else the older candidates of the narrower AND.
+ */
+function pastStretch(
+  db: Database,
+  table: string,
+  refine: Refinement,
+  below: bigint,
+  passed: number,
+  limit: number,
+): { rows: { rowid: bigint }[] } | { expr: string } {
+  const next = refine.narrower();
+  const rows = refine.fewer?.(below, fewerCap(next.candidates * ftsTotals(db, table).rows, passed, limit));
+  return rows ? { rows } : { expr: next.expr };
+}
+
+/**
+ * fewerRows' rows are read instead of the rest of a walk while at most half as many as its candidates left, and
+ * fewer than the walk is expected to check for the matches still missing, at the rate its stretch found them.
+ */
+function fewerCap(candidates: number, passed: number, limit: number): number {
+  const left = Math.max(0, Math.floor((candidates - REFINED_WALK.stretch) / 2));
+  return passed > 0 ? Math.min(left, Math.ceil(((limit - passed) * REFINED_WALK.stretch) / passed)) : left;
+}
 
 /**
  * A walk of at least `candidates` candidates (estimated) checks its newest `stretch` of them first: three
@@ -468,14 +534,13 @@ function walkChecked(
       for (const r of rows) if (holds(r.content)) passed.push(r);
       if (rows.length < wanted) {
         if (floor === undefined) break;
-        // The stretch is done and too few passed: the older rows holding a short needle when they are few,
-        const fewer = refine!.fewer?.(floor + 1n, fewerCap(many));
-        if (fewer) {
-          passed.push(...checkedCandidates(fewer, db, scope, limit - passed.length, holds, Infinity, light)!);
+        // The stretch is done and too few passed: the older rows.
+        const next = pastStretch(db, src.table, refine!, floor + 1n, passed.length, limit);
+        if ("rows" in next) {
+          passed.push(...checkedCandidates(next.rows, db, scope, limit - passed.length, holds, Infinity, light)!);
           return matchesRead(db, passed, scope, light);
         }
-        // else the older rows on the narrower AND.
-        match = refine!.narrower();
+        match = next.expr;
         below = floor + 1n;
         floor = undefined;
         continue;
