@@ -47,20 +47,12 @@ const holding = (contents: readonly string[], needles: readonly string[], limit:
     .reverse()
     .slice(0, limit);
 
-/**
- * Run `body` on a home holding `contents` (one session, in order; sent a second apart, or at `times`), SMALL_TABLE
- * as it was afterwards.
- */
-function withHome(contents: readonly string[], body: (db: Database) => void, times?: readonly bigint[]): void {
+/** Run `body` on a home holding `contents` (one session, in order), SMALL_TABLE as it was afterwards. */
+function withHome(contents: readonly string[], body: (db: Database) => void): void {
   const { api } = openTemp({ now: () => NOW });
   const rows = SMALL_TABLE.rows;
   try {
-    if (times)
-      api.add(
-        "s",
-        contents.map((content, i) => ({ role: "user" as const, content, sendAt: times[i]! })),
-      );
-    else addTexts(api, "s", [...contents], NOW);
+    addTexts(api, "s", [...contents], NOW);
     const db = openDatabase(api.paths.db);
     try {
       body(db);
@@ -258,64 +250,6 @@ describe("substring index walk", () => {
         CHECKED_WALK.share = share;
       }
     });
-  });
-
-  test("past a first stretch with too few matches, the rows of a short time range are checked, whatever their seqs", () => {
-    // Seqs out of time order (as after an import): the rows of the last hours are spread over the table.
-    const HOUR = 3_600_000_000_000n;
-    const hoursAgo = Array.from({ length: 800 }, (_, i) => (i * 379) % 800);
-    const times = hoursAgo.map((h) => NOW - BigInt(h) * HOUR);
-    const rnd = seededRandom(41);
-    const contents = hoursAgo.map((_, i) => `m${i}${rnd() < 0.2 ? " Queue" : ""}${rnd() < 0.5 ? " other" : ""}`);
-    const ranges = [{ since: NOW - 12n * HOUR }, { since: NOW - 300n * HOUR, until: NOW - 285n * HOUR }];
-    const holdingIn = (needle: string, r: { since: bigint; until?: bigint }, limit: number) =>
-      contents
-        .filter((c, i) => c.toLowerCase().includes(needle) && times[i]! >= r.since && (!r.until || times[i]! < r.until))
-        .reverse()
-        .slice(0, limit);
-    const knobs = { ...REFINED_WALK };
-    withHome(
-      contents,
-      (db) => {
-        const walked = recordWalks(db);
-        let rangeReads = 0;
-        const query = db.query.bind(db);
-        db.query = ((sql: string) => {
-          if (sql.includes("INDEXED BY messages_recent_time")) rangeReads++;
-          return query(sql);
-        }) as typeof db.query;
-        SMALL_TABLE.rows = 0;
-        Object.assign(REFINED_WALK, { candidates: 20, stretch: 20, measure: 1 });
-        const share = CHECKED_WALK.share;
-        try {
-          for (const indexed of [true, false]) {
-            if (!indexed) db.run("DROP INDEX messages_recent_time"); // a database opened read-only before 011
-            for (const checkedInSql of [true, false])
-              for (const range of ranges)
-                for (const limit of [3, 20]) {
-                  walked.length = 0;
-                  rangeReads = 0;
-                  CHECKED_WALK.share = checkedInSql ? share : -1;
-                  const got = substringMatches(db, ["queue"], { recent: true, ...range }, limit);
-                  const label = { indexed, checkedInSql, range: String(range.since), limit };
-                  expect({ ...label, got: got?.map((m) => m.content) }).toEqual({
-                    ...label,
-                    got: holdingIn("queue", range, limit),
-                  });
-                  // With the index: the first stretch, then the range's rows (a count and a read); else the walk
-                  // goes on (in SQL, on the narrower AND: a second walk).
-                  expect({ ...label, rangeReads }).toEqual({ ...label, rangeReads: indexed ? 2 : 0 });
-                  if (checkedInSql)
-                    expect({ ...label, walks: walked.length }).toEqual({ ...label, walks: indexed ? 1 : 2 });
-                }
-          }
-        } finally {
-          Object.assign(REFINED_WALK, knobs);
-          CHECKED_WALK.share = share;
-        }
-      },
-      times,
-    );
   });
 
   test("a needle ending in i finds İ, which the index holds as İ and JS lower-cases to i̇", () => {

@@ -2,8 +2,8 @@
 // the needles, newest first, each checked for every needle (lower case, as the callers compare). A needle of
 // three characters or more selects the rows holding all its trigrams; one of one or two characters is looked
 // for in the newest rows first (a common one is there), then in the rows of the trigrams it begins, when few.
-// A long needle's walk that finds its matches sparse checks the rows of a short needle or a time range instead,
-// when few (see fewerRows).
+// A long needle's walk that finds its matches sparse checks the rows of a short needle instead, when few (see
+// fewerRows).
 import type { Database } from "bun:sqlite";
 import type { StoredMessage } from "../../shared/message.ts";
 import type { MessageFilter } from "../../shared/time-filter.ts";
@@ -14,7 +14,6 @@ import { hasArchived, recentTierAtMost } from "./recent-tier-size.ts";
 import { ftsTotals } from "./fts-totals.ts";
 import { ARCHIVED_TRIGRAM, RECENT_TRIGRAM, trigramState, type TrigramState } from "./substring-index.ts";
 import { writeStamp } from "./write-stamp.ts";
-import { schemaShape } from "./schema-shape.ts";
 import { foldSafeRuns } from "./trigram-fold.ts";
 import { andHoldsAll, foldsBeyondAscii } from "./like-needle.ts";
 
@@ -102,23 +101,21 @@ export function substringMatches(
 ): StoredMessage[] | LightMatch[] | undefined {
   const state = trigramState(db);
   if (needles.length === 0 || !state?.done || smallTier(db, scope, state)) return undefined;
+  const sources = tierSources(state, scope.recent);
+  // Each select string's runs the index folds as the needles are (trigram-fold.ts).
+  const grams = select.flatMap((s) => foldSafeRuns(chars(s)));
+  const long = grams.filter((g) => g.length >= 3);
   const lowered = needles.map((n) => n.toLowerCase());
   const holds = (content: string) => {
     const text = content.toLowerCase();
     return lowered.every((n) => text.includes(n));
   };
-  const sources = tierSources(state, scope.recent);
-  // Each select string's runs the index folds as the needles are (trigram-fold.ts).
-  const grams = select.flatMap((s) => foldSafeRuns(chars(s)));
-  const long = grams.filter((g) => g.length >= 3);
   if (long.length > 0) {
     const { expr, candidates, narrower } = matchExpr(db, sources[0]!.table, long);
     // The check in SQL costs each candidate a few times what a scan costs a row: a walk selecting most rows
     // goes through JS, where it gives up for the scan once too many candidates fail.
     const refine =
-      candidates !== undefined && narrower
-        ? { candidates, narrower, fewer: fewerRows(db, sources, grams, scope) }
-        : undefined;
+      candidates !== undefined && narrower ? { candidates, narrower, fewer: fewerRows(db, sources, grams) } : undefined;
     if (lowered.every(checkedInSql) && !(candidates !== undefined && candidates > CHECKED_WALK.share))
       return walkChecked(db, sources, expr, scope, limit, lowered, holds, light, refine);
     return walkTrigrams(db, sources, expr, scope, limit, holds, light, refine);
@@ -137,48 +134,20 @@ export function substringMatches(
 }
 
 /**
- * What a sparse walk may check instead of its older candidates, when they are fewer than the cap: the recent
- * rows of an unscoped time range (the last day of a large recent tier: seqs are not in time order, so the walk
- * cannot stop at the range's start), else the rows holding a needle's run of two characters (the first of at
- * most two in few enough rows: `s3` of "s3 bucket", `js` of "node.js"; a single character is in most rows).
+ * What a sparse walk may check instead of its older candidates, when they are fewer than the cap: the rows
+ * holding a needle's run of two characters (the first of at most two in few enough rows: `s3` of "s3 bucket",
+ * `js` of "node.js"; a single character is in most rows).
  */
-function fewerRows(
-  db: Database,
-  sources: readonly Source[],
-  grams: readonly string[][],
-  scope: SubstringScope,
-): Refinement["fewer"] {
+function fewerRows(db: Database, sources: readonly Source[], grams: readonly string[][]): Refinement["fewer"] {
   const pairs = [...new Set(grams.filter((g) => g.length === 2).map((g) => g.join("")))].slice(0, 2);
-  const ranged =
-    scope.recent &&
-    scope.session === undefined &&
-    (scope.since !== undefined || scope.until !== undefined) &&
-    schemaShape(db).recentTime;
-  if (pairs.length === 0 && !ranged) return undefined;
+  if (pairs.length === 0) return undefined;
   return (below, cap) => {
-    // A row of the range has its text read and checked; a candidate of the walk that the range leaves out
-    // costs a third of that or less: the range is read instead while it is half the cap.
-    const inRange = ranged ? rangeRows(db, scope, Math.floor(cap / 2), below) : undefined;
-    if (inRange) return inRange;
     for (const run of pairs) {
       const rows = gramRows(db, sources, run, cap, below);
       if (rows) return rows;
     }
     return undefined;
   };
-}
-
-/** The recent rows of the scope's time range below a seq, newest first; undefined when they are `cap` or more. */
-function rangeRows(db: Database, scope: SubstringScope, cap: number, below: bigint): { rowid: bigint }[] | undefined {
-  const args: SqlArg[] = [];
-  let sql = "SELECT seq FROM messages INDEXED BY messages_recent_time WHERE recent = 1";
-  sql = andWhere(sql, args, "send_at >= ?", scope.since);
-  sql = andWhere(sql, args, "send_at < ?", scope.until);
-  sql = andWhere(sql, args, "seq < ?", below);
-  // Counted first: a count steps the index several times faster than reading its seqs into JS.
-  const n = db.query(`SELECT count(*) AS n FROM (${sql} LIMIT ?)`).get(...args, cap) as { n: bigint | number };
-  if (Number(n.n) >= cap) return undefined;
-  return newestFirst((db.query(sql).values(...args) as [bigint][]).map((r) => r[0]));
 }
 
 const newestFirst = (seqs: Iterable<bigint>) =>
