@@ -10,6 +10,7 @@ const SCRIPTS = [
   "add.ts",
   "keyword.ts",
   "sparse-words.ts",
+  "recent-ranges.ts",
   "agent-loop.ts",
   "cli-search.ts",
   "semantic.ts",
@@ -31,7 +32,16 @@ const SCRIPTS = [
  * keyword contenders first; `keyword.ts` runs that script alone.
  */
 const GROUPS: Record<string, string[]> = {
-  keyword: ["keyword.ts", "sparse-words.ts", "cli-search.ts", "semantic.ts", "locomo.ts", "tui.ts", "add.ts"],
+  keyword: [
+    "keyword.ts",
+    "sparse-words.ts",
+    "recent-ranges.ts",
+    "cli-search.ts",
+    "semantic.ts",
+    "locomo.ts",
+    "tui.ts",
+    "add.ts",
+  ],
 };
 
 const root = resolve(import.meta.dir, "..");
