@@ -364,7 +364,7 @@ function walkTrigrams(
   // matches (see walkChecked).
   function* rowids(): Generator<{ rowid: bigint }> {
     let match = expr;
-    const many = refine ? candidateRows(db, sources[0]!.table, refine) : 0;
+    const many = refine ? candidateRows(db, sources[0]!.table, refine.candidates) : 0;
     let stretch = many >= REFINED_WALK.candidates ? REFINED_WALK.stretch : 0;
     for (const src of sources) {
       const b = bounds(src);
@@ -432,7 +432,7 @@ function pastStretch(
   limit: number,
 ): { rows: { rowid: bigint }[] } | { expr: string } {
   const next = refine.narrower();
-  const rows = refine.fewer?.(below, fewerCap(next.candidates * ftsTotals(db, table).rows, passed, limit));
+  const rows = refine.fewer?.(below, fewerCap(candidateRows(db, table, next.candidates), passed, limit));
   return rows ? { rows } : { expr: next.expr };
 }
 
@@ -482,7 +482,7 @@ function walkChecked(
   for (const [i, src] of sources.entries()) {
     let below: bigint | undefined;
     // The first stretch's lowest seq excluded, while it is walked.
-    const many = i === 0 && refine ? candidateRows(db, src.table, refine) : 0;
+    const many = i === 0 && refine ? candidateRows(db, src.table, refine.candidates) : 0;
     let floor = many >= REFINED_WALK.candidates ? stretchFloor(db, src.table, many) : undefined;
     while (passed.length < limit) {
       const args: SqlArg[] = [match];
@@ -520,9 +520,9 @@ function walkChecked(
   return matchesRead(db, passed, scope, light);
 }
 
-/** A walk's candidates, estimated, in rows of the table (a first stretch is checked apart from REFINED_WALK.candidates). */
-function candidateRows(db: Database, table: string, refine: Refinement): number {
-  return refine.candidates * ftsTotals(db, table).rows;
+/** A walk's candidates (a share of the table's rows, estimated) in rows (a first stretch is checked apart from REFINED_WALK.candidates). */
+function candidateRows(db: Database, table: string, share: number): number {
+  return share * ftsTotals(db, table).rows;
 }
 
 /** Where the first stretch of a walk of `candidates` rows ends: the seq above which its newest candidates are. */
