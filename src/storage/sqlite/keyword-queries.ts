@@ -41,15 +41,16 @@ type Row = Parameters<typeof toStored>[0];
  * every row list of the query's terms in full to count them. In one session: with the session token
  * column, one FTS expression; before the index upgrade, the pass is bounded by the session's seq span and
  * filtered against its seqs. Only rows from seq `from` on (and below seq `below`) are looked at. `ascending`
- * reads them oldest first, which FTS5 does several times faster: the same window when the scope holds no more
- * than `size` rows. Undefined when the session has no message.
+ * reads them oldest first, which FTS5 does several times faster (newest first, an AND with a long row list
+ * costs it a backward pass over that list's pages): the same window when the scope holds no more than
+ * `ascending` rows, all of them read and the newest `size` kept. Undefined when the session has no message.
  */
 function windowSql(
   db: Database,
   match: string,
   session: string | undefined,
   size: number,
-  range: { from?: bigint; below?: bigint; ascending?: boolean } = {},
+  range: { from?: bigint; below?: bigint; ascending?: number } = {},
 ): { sql: string; args: SqlArg[] } | undefined {
   const from = range.from ?? 0n;
   const fts = "SELECT rowid AS s FROM messages_fts WHERE messages_fts MATCH ?";
@@ -59,13 +60,15 @@ function windowSql(
     bound += " AND rowid < ?";
     at.push(range.below);
   }
-  const order = range.ascending ? "ASC" : "DESC";
+  const order = range.ascending !== undefined ? "ASC" : "DESC";
+  const reads = range.ascending !== undefined && range.ascending > size ? range.ascending : size;
+  const newest = (sql: string) => (reads > size ? `SELECT s FROM (${sql}) ORDER BY s DESC LIMIT ${size}` : sql);
   if (session === undefined)
-    return { sql: `${fts}${bound} ORDER BY rowid ${order} LIMIT ?`, args: [match, ...at, size] };
+    return { sql: newest(`${fts}${bound} ORDER BY rowid ${order} LIMIT ?`), args: [match, ...at, reads] };
   if (ftsHasSession(db))
     return {
-      sql: `${fts}${bound} ORDER BY rowid ${order} LIMIT ?`,
-      args: [`{sess}: ${sessionToken(session)} AND (${match})`, ...at, size],
+      sql: newest(`${fts}${bound} ORDER BY rowid ${order} LIMIT ?`),
+      args: [`{sess}: ${sessionToken(session)} AND (${match})`, ...at, reads],
     };
   const span = db
     .query(
@@ -74,13 +77,15 @@ function windowSql(
     .get(session) as { lo: bigint | null; hi: bigint | null };
   if (span.lo === null || span.hi === null) return undefined;
   return {
-    sql: `${fts} AND rowid >= ? AND rowid <= ? AND +rowid IN (SELECT seq FROM messages WHERE session_id = ?) ORDER BY rowid ${order} LIMIT ?`,
+    sql: newest(
+      `${fts} AND rowid >= ? AND rowid <= ? AND +rowid IN (SELECT seq FROM messages WHERE session_id = ?) ORDER BY rowid ${order} LIMIT ?`,
+    ),
     args: [
       match,
       span.lo > from ? span.lo : from,
       range.below !== undefined && range.below <= span.hi ? range.below - 1n : span.hi,
       session,
-      size,
+      reads,
     ],
   };
 }
@@ -137,10 +142,28 @@ function fitsWindow(db: Database, session: string | undefined, from: bigint, siz
     const r = db.query("SELECT max(seq) AS hi FROM messages").get() as { hi: bigint | null };
     return r.hi === null || r.hi - from < BigInt(size);
   }
+  return sessionRowsFrom(db, session, from, size) <= size;
+}
+
+/** The session's rows from seq `from` on, counted up to `cap` + 1. */
+function sessionRowsFrom(db: Database, session: string, from: bigint, cap: number): number {
   const r = db
     .query("SELECT count(*) AS n FROM (SELECT 1 FROM messages WHERE session_id = ? AND seq >= ? LIMIT ?)")
-    .get(session, from, size + 1) as { n: bigint | number };
-  return Number(r.n) <= size;
+    .get(session, from, cap + 1) as { n: bigint | number };
+  return Number(r.n);
+}
+
+/**
+ * A session's window is read oldest first, all of it, when the session holds at most this many times the
+ * window's rows from its start on: reading them all forward costs FTS5 less than the newest `size` backward.
+ */
+const ASCENDING_SPAN = 4;
+
+/** How many rows an ascending pass reads for the window (see windowSql), or undefined to read newest first. */
+function ascendingReads(db: Database, session: string | undefined, from: bigint, size: number): number | undefined {
+  if (session === undefined) return fitsWindow(db, undefined, from, size) ? size : undefined;
+  const rows = sessionRowsFrom(db, session, from, size * ASCENDING_SPAN);
+  return rows <= size * ASCENDING_SPAN ? Math.max(rows, size) : undefined;
 }
 
 /**
@@ -167,7 +190,7 @@ function windowJoin(
     : windowSql(db, match, f.session, size, {
         from,
         below: f.below,
-        ascending: f.below === undefined && fitsWindow(db, f.session, from, size),
+        ascending: f.below === undefined ? ascendingReads(db, f.session, from, size) : undefined,
       });
   if (!w) return undefined;
   const args: SqlArg[] = [...colArgs, ...w.args];
