@@ -1,6 +1,7 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { openTemp, removeTempHomes } from "../fixture/home.ts";
-import { ONE_TERM_WINDOW, windowTexts } from "../../src/storage/sqlite/keyword-queries.ts";
+import { ONE_TERM_WINDOW, scanRecent, windowTexts } from "../../src/storage/sqlite/keyword-queries.ts";
+import { SCANNED_TIER, substringMatches } from "../../src/storage/sqlite/substring-queries.ts";
 import { openDatabase } from "../../src/storage/sqlite/open-database.ts";
 
 afterAll(removeTempHomes);
@@ -42,6 +43,49 @@ describe("a session's match window", () => {
         db.close();
         api.close();
       }
+    }
+  });
+});
+
+describe("a large session's substring matches", () => {
+  test("are the scan's, read from its newest rows or the substring index, whatever the needle", () => {
+    const { api } = openTemp({ now: () => NOW });
+    const db = openDatabase(api.paths.db);
+    const tier = SCANNED_TIER.rows;
+    try {
+      // Two sessions written in turns; "kubernetes" only in the big one's older rows, "ab" in a few of them.
+      for (let part = 0; part < 6; part++)
+        for (const session of ["big", "other"])
+          api.add(
+            session,
+            Array.from({ length: 500 }, (_, k) => {
+              const i = part * 500 + k;
+              const rare = i < 1500 && i % 40 === 0 ? " Kubernetes" : "";
+              return {
+                role: "user" as const,
+                content: `step ${i}${rare}${i % 333 === 0 ? " ab" : ""} ${session}`,
+                sendAt: NOW - BigInt(6000 - i) * 1_000_000_000n,
+              };
+            }),
+          );
+      const seqsOf = (rows: readonly { seq: bigint }[]) => rows.map((r) => r.seq);
+      for (const needles of [["step"], ["kubernetes"], ["kubernetes", "step"], ["zzz"], ["ab"], ["ubernete"]])
+        for (const limit of [1, 10, 50]) {
+          const f = { session: "big" };
+          SCANNED_TIER.rows = 1e9;
+          const scanned = seqsOf(scanRecent(db, needles, f, limit));
+          SCANNED_TIER.rows = 0;
+          const indexed = seqsOf(scanRecent(db, needles, f, limit));
+          expect({ needles, limit, seqs: indexed }).toEqual({ needles, limit, seqs: scanned });
+          // The substring index answers itself (the caller's scan is not what ran).
+          const own = substringMatches(db, needles, { ...f, recent: true }, limit);
+          expect({ needles, limit, seqs: own && seqsOf(own) }).toEqual({ needles, limit, seqs: scanned });
+        }
+      expect(seqsOf(scanRecent(db, ["kubernetes"], { session: "big" }, 50)).length).toBe(38);
+    } finally {
+      SCANNED_TIER.rows = tier;
+      db.close();
+      api.close();
     }
   });
 });

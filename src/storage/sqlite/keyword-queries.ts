@@ -457,9 +457,10 @@ export function scanRecent(
     const asciiFolded = !needles.some(foldsBeyondAscii);
     const cached = asciiFolded ? cachedRecentScan(db, needles, f, limit, askedCache) : undefined;
     if (cached) return rowsBySeqDesc(db, cached);
-    const indexed = substringMatches(db, needles, { ...f, recent: true }, limit, select, light);
-    if (indexed) return indexed;
   }
+  // A session's recent rows are scanned below unless they are many (see SCANNED_TIER).
+  const indexed = substringMatches(db, needles, { ...f, recent: true }, limit, select, light);
+  if (indexed) return indexed;
   const args: (string | bigint | number)[] = [];
   let where = "recent = 1";
   where = andWhere(where, args, "session_id = ?", f.session);

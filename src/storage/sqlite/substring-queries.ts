@@ -35,8 +35,8 @@ const shortCap = (db: Database, limit: number) => {
 /** Candidates checked at most before giving up (the caller scans instead). */
 const MAX_CHECKED = 20_000;
 /**
- * A tier of at most this many rows (a session's; the recent tier across sessions until the index is split by
- * tier) is scanned: as fast as the index, and bounded. A table that holds every tier, asked for the few recent
+ * A tier of at most this many rows (of a session of at most this many messages; the recent tier across sessions
+ * until the index is split by tier) is scanned: as fast as the index, and bounded. A table that holds every tier, asked for the few recent
  * rows of a mostly archived home, walks the archived rows' matches too (and reads cold row lists in a fresh
  * process).
  */
@@ -101,15 +101,25 @@ export function substringMatches(
 ): StoredMessage[] | LightMatch[] | undefined {
   const state = trigramState(db);
   if (needles.length === 0 || !state?.done || smallTier(db, scope, state)) return undefined;
-  const sources = tierSources(state, scope.recent);
-  // Each select string's runs the index folds as the needles are (trigram-fold.ts).
-  const grams = select.flatMap((s) => foldSafeRuns(chars(s)));
-  const long = grams.filter((g) => g.length >= 3);
   const lowered = needles.map((n) => n.toLowerCase());
   const holds = (content: string) => {
     const text = content.toLowerCase();
     return lowered.every((n) => text.includes(n));
   };
+  const found = (rows: StoredMessage[]) => (light ? rows.slice(0, limit).map(lightOf) : rows.slice(0, limit));
+  // A common needle is in `limit` of the scope's newest rows already. In a session that is looked for first,
+  // whatever the needles: the index's candidates (of every session) would mostly be other sessions' rows. The
+  // look reads every row of a small tier (a large session's recent rows, mostly archived).
+  const probe = () => {
+    const p = probeNewest(db, lowered, scope, limit * PROBE_FACTOR, limit);
+    return { rows: p.rows.filter((m) => holds(m.content)), whole: p.whole };
+  };
+  const newest = scope.session !== undefined ? probe() : undefined;
+  if (newest && (newest.rows.length >= limit || newest.whole)) return found(newest.rows);
+  const sources = tierSources(state, scope.recent);
+  // Each select string's runs the index folds as the needles are (trigram-fold.ts).
+  const grams = select.flatMap((s) => foldSafeRuns(chars(s)));
+  const long = grams.filter((g) => g.length >= 3);
   if (long.length > 0) {
     const { expr, candidates, narrower } = matchExpr(db, sources[0]!.table, long);
     // The check in SQL costs each candidate a few times what a scan costs a row: a walk selecting most rows
@@ -120,10 +130,10 @@ export function substringMatches(
       return walkChecked(db, sources, expr, scope, limit, lowered, holds, light, refine);
     return walkTrigrams(db, sources, expr, scope, limit, holds, light, refine);
   }
-  // Short needles only. A common one (`,`) is in `limit` of the newest rows already.
-  const newest = probeNewest(db, lowered, scope, limit * PROBE_FACTOR, limit).filter((m) => holds(m.content));
-  if (newest.length >= limit) return light ? newest.slice(0, limit).map(lightOf) : newest.slice(0, limit);
-  // Else the rarest one's rows, longest first (two characters are rarer than one).
+  // Short needles only: a common one (`,`) is in `limit` of the newest rows. Else the rarest one's rows, longest
+  // first (two characters are rarer than one).
+  const newer = newest ?? probe();
+  if (newer.rows.length >= limit) return found(newer.rows);
   const short = grams.filter((g) => g.length > 0).sort((a, b) => b.length - a.length);
   const cap = shortCap(db, limit);
   for (const g of short.slice(0, 3)) {
@@ -660,10 +670,10 @@ const lightOf = (m: StoredMessage): LightMatch => {
 function smallTier(db: Database, scope: SubstringScope, state: TrigramState): boolean {
   // The recent tier's own table holds its rows only: it answers for a small tier too.
   if (scope.session === undefined) return scope.recent && !state.splitDone && recentTierAtMost(db, SCANNED_TIER.rows);
-  const r = db
-    .query("SELECT count(*) AS n FROM (SELECT 1 FROM messages WHERE session_id = ? AND recent = ? LIMIT ?)")
-    .get(scope.session, scope.recent ? 1 : 0, SCANNED_TIER.rows + 1) as { n: bigint };
-  return Number(r.n) <= SCANNED_TIER.rows;
+  // Its message count (kept by every write) bounds the tier's rows without counting them: either answer is right,
+  // only slower when wrong.
+  const r = db.query("SELECT message_count AS n FROM sessions WHERE id = ?").get(scope.session) as { n: bigint } | null;
+  return r === null || Number(r.n) <= SCANNED_TIER.rows;
 }
 
 /**
@@ -678,7 +688,9 @@ function probeNewest(
   scope: SubstringScope,
   size: number,
   limit: number,
-): StoredMessage[] {
+): { rows: StoredMessage[]; whole: boolean } {
+  /** The scope holds no more than `size` rows: every row was looked at. */
+  let whole = false;
   const args: SqlArg[] = [scope.recent ? 1 : 0];
   let sql = `SELECT ${COLS} FROM messages m WHERE m.recent = ?`;
   if (scope.session === undefined && scope.recent) {
@@ -689,14 +701,19 @@ function probeNewest(
     const top = (db.query("SELECT coalesce(max(seq), 0) AS n FROM messages").get() as { n: bigint }).n;
     sql = andWhere(sql, args, "m.seq > ?", top - BigInt(size));
   } else {
-    sql += " AND m.seq IN (SELECT seq FROM messages WHERE session_id = ? AND recent = ? ORDER BY seq DESC LIMIT ?)";
-    args.push(scope.session, scope.recent ? 1 : 0, size);
+    // Above the session's (size + 1)-th newest row of the tier (its index, walked newest first, stops at `limit`).
+    const below = db
+      .query("SELECT seq FROM messages WHERE session_id = ? AND recent = ? ORDER BY seq DESC LIMIT 1 OFFSET ?")
+      .get(scope.session, scope.recent ? 1 : 0, size) as { seq: bigint } | null;
+    whole = below === null;
+    sql = andWhere(sql, args, "m.session_id = ?", scope.session);
+    sql = andWhere(sql, args, "m.seq > ?", below?.seq);
   }
   sql = andFilter(sql, args, scope, "m.");
   const like = !needles.some(foldsBeyondAscii);
   if (like) sql = andHoldsAll(sql, args, "m.content", needles);
   args.push(like ? limit : size);
-  return (db.query(`${sql} ORDER BY m.seq DESC LIMIT ?`).all(...args) as Row[]).map(toStored);
+  return { rows: (db.query(`${sql} ORDER BY m.seq DESC LIMIT ?`).all(...args) as Row[]).map(toStored), whole };
 }
 
 /**
