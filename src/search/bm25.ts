@@ -163,8 +163,12 @@ const idf = (share: number | undefined, rows: number) => {
   if (share === undefined) return 1;
   const n = share * rows;
   const v = Math.log((rows - n + 0.5) / (n + 0.5));
-  return v > 0 ? v : 1e-6;
+  return v > 0 ? v : CLAMPED_IDF;
 };
+const CLAMPED_IDF = 1e-6;
+
+/** Whether a phrase weighs nothing here: in half the rows or more, its idf is clamped to almost 0. */
+export const weightless = (p: Phrase, rows: number) => idf(p.share, rows) <= CLAMPED_IDF;
 
 /**
  * A bound no row's bm25 over these phrases reaches: each phrase adds less than idf·(k1 + 1), whatever its

@@ -23,7 +23,7 @@ import {
   type WindowText,
 } from "../storage/sqlite/keyword-queries.ts";
 import { getMessagesBySeq } from "../storage/sqlite/messages-repo.ts";
-import { bm25, bm25Ceiling, repeatKeys, type Phrase } from "./bm25.ts";
+import { bm25, bm25Ceiling, repeatKeys, weightless, type Phrase } from "./bm25.ts";
 import {
   ftsAllQuery,
   ftsAnyQuery,
@@ -177,8 +177,10 @@ function searchInForm(db: Db, o: KeywordOptions, asTyped: boolean): SearchHit[] 
     const key = `${f.recent}:${expr}`;
     let rows = read.get(key);
     if (!rows) {
-      // An all-term window's rows count each phrase once unless they hold its key twice: only those are read whole.
-      const repeated = expr === all ? repeatKeys(phrases) : undefined;
+      // An all-term window's rows count each phrase once unless they hold its key twice: only those are read
+      // whole. None is when every phrase weighs nothing (a count would change scores by a millionth at most).
+      const repeated =
+        expr !== all ? undefined : phrases.every((p) => weightless(p, stats!.rows)) ? [] : repeatKeys(phrases);
       read.set(key, (rows = windowTexts(db, expr, rankWindow(phrases.length), f, symbols.length > 0, repeated)));
     }
     return rows;

@@ -2,6 +2,8 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { openTemp, removeTempHomes } from "../fixture/home.ts";
 import { ftsAnyQuery, queryTerms } from "../../src/search/query-terms.ts";
+import { windowTexts } from "../../src/storage/sqlite/keyword-queries.ts";
+import { openDatabase } from "../../src/storage/sqlite/open-database.ts";
 
 afterAll(removeTempHomes);
 
@@ -52,6 +54,34 @@ describe("weightless words in keyword search", () => {
       expect((await api.search({ query: "deploy zork", session: "s2", limit: 5 })).hits.length).toBe(5);
       expect((await api.search({ query: "deploy zork", range: "7d", limit: 5 })).hits.length).toBe(5);
     } finally {
+      api.close();
+    }
+  });
+
+  test("a query of such words only: its matches are ranked without reading their text, and found whole", async () => {
+    const { api } = openTemp({ now: () => NOW, env: { MEMVOY_LIMITS_MAX_HISTORY_BYTES: "4096" } });
+    const db = openDatabase(api.paths.db);
+    try {
+      api.add(
+        "s",
+        Array.from({ length: 300 }, (_, i) => ({
+          role: "user" as const,
+          content: i % 3 ? `deploy step ${i} went to the server` : `deploy ${i} done, the server deploy log too`,
+          sendAt: NOW - BigInt(300 - i) * MINUTE,
+        })),
+      );
+      // An empty list of repeat keys: no row's text is read.
+      const rows = windowTexts(db, '"deploy" AND "server"', 100, { recent: false }, false, []);
+      expect(rows.length).toBeGreaterThan(50);
+      expect(rows.every((r) => r.lower === undefined && r.tokens > 0)).toBe(true);
+      const r = await api.search({ query: "deploy server", limit: 10 });
+      expect(r.hits.length).toBe(10);
+      for (const h of r.hits) {
+        expect(h.message.content).toContain("deploy");
+        expect(h.highlights.length).toBeGreaterThanOrEqual(2);
+      }
+    } finally {
+      db.close();
       api.close();
     }
   });

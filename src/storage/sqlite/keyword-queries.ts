@@ -245,7 +245,8 @@ export interface WindowText {
  * it returns (getMessagesBySeq). SQLite lowers ASCII letters (cheaper than a JS copy of every row); text
  * with other cased characters gets JS toLowerCase on top, which gives what it gives on the content.
  * `repeated`: lower-case strings (of ASCII and caseless characters, else they are ignored): only the rows
- * holding one of them twice are read with their text, the others without it (see WindowText.lower).
+ * holding one of them twice are read with their text, the others without it (see WindowText.lower); none
+ * (an empty list): no row's text is read.
  */
 export function windowTexts(
   db: Database,
@@ -259,7 +260,12 @@ export function windowTexts(
   const held = recentAll && !f.passing && !content ? heldWindow(db, match, size, f, repeated) : undefined;
   if (held) return held;
   const twice = !content && repeated !== undefined ? twiceLike(repeated) : undefined;
-  const lower = twice ? `CASE WHEN ${twice.sql} THEN lower(m.content) END` : "lower(m.content)";
+  const lower =
+    !content && repeated?.length === 0
+      ? "NULL"
+      : twice
+        ? `CASE WHEN ${twice.sql} THEN lower(m.content) END`
+        : "lower(m.content)";
   const w = windowJoin(
     db,
     match,
