@@ -1,33 +1,15 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
 import { join } from "node:path";
-import { searchForm } from "../../src/shared/search-form.ts";
 import { sessionToken } from "../../src/storage/sqlite/fts-upgrade.ts";
 import { cli, openTemp, removeTempHomes } from "../fixture/home.ts";
 import { upgradeUntilKilled } from "../fixture/killed-upgrade.ts";
+import { toOldIndex } from "../fixture/old-schema.ts";
 
 afterAll(removeTempHomes);
 
 const NOW = 1_790_000_000_000_000_000n;
 const TOPICS = ["deploy the server", "payment refund", "database backup", "error in the build", "kubernetes rollout"];
-
-/** Put back the keyword index every home had before the upgrade existed (001-core.sql's messages_fts). */
-function toOldIndex(home: string): void {
-  const db = new Database(join(home, ".store", "history.db"));
-  try {
-    db.transaction(() => {
-      db.run("DROP TABLE messages_fts");
-      db.run(
-        "CREATE VIRTUAL TABLE messages_fts USING fts5(body, content='', contentless_delete=1, tokenize='unicode61 remove_diacritics 2')",
-      );
-      const put = db.prepare("INSERT INTO messages_fts (rowid, body) VALUES (?, ?)");
-      for (const r of db.query("SELECT seq, content FROM messages").all() as { seq: number; content: string }[])
-        put.run(r.seq, searchForm(r.content));
-    })();
-  } finally {
-    db.close();
-  }
-}
 
 function fill(home: string, perSession: number): void {
   const { api } = openTemp({ home, now: () => NOW, env: { MEMVOY_LIMITS_MAX_HISTORY_BYTES: "4096" } });

@@ -3,6 +3,8 @@ import { openTemp, removeTempHomes } from "../fixture/home.ts";
 import { ONE_TERM_WINDOW, scanRecent, windowTexts } from "../../src/storage/sqlite/keyword-queries.ts";
 import { SCANNED_TIER, substringMatches } from "../../src/storage/sqlite/substring-queries.ts";
 import { openDatabase } from "../../src/storage/sqlite/open-database.ts";
+import { ftsHasSession } from "../../src/storage/sqlite/fts-upgrade.ts";
+import { toOldIndex } from "../fixture/old-schema.ts";
 
 afterAll(removeTempHomes);
 
@@ -12,9 +14,15 @@ const seqs = (rows: readonly { seq: bigint }[]) => rows.map((r) => r.seq).sort((
 describe("a session's match window", () => {
   test("holds the session's newest matches however many rows the session has (read oldest first up to four windows)", () => {
     const size = ONE_TERM_WINDOW;
-    for (const n of [size - 100, size + 300, 3 * size, 5 * size]) {
-      const { api } = openTemp({ now: () => NOW });
-      const db = openDatabase(api.paths.db);
+    for (const [n, old] of [
+      [size - 100, false],
+      [size + 300, false],
+      [3 * size, false],
+      [5 * size, false],
+      [3 * size, true],
+    ] as const) {
+      const { api, home } = openTemp({ now: () => NOW });
+      let db = openDatabase(api.paths.db);
       try {
         // Two sessions written in turns, so that neither one's rows are contiguous.
         for (let part = 0; part < 4; part++)
@@ -30,13 +38,20 @@ describe("a session's match window", () => {
                 };
               }),
             );
+        // The keyword index before it carried a session column (a home not upgraded yet).
+        if (old) {
+          db.close();
+          toOldIndex(home);
+          db = openDatabase(api.paths.db);
+          expect(ftsHasSession(db)).toBe(false);
+        }
         for (const match of ['"deploy"', '"rollback"', '"deploy" OR "server"', '"server" AND "rollback"'])
           for (const tier of [true, undefined]) {
             const f = { session: "a", recent: tier };
             // The definition: the newest `size` matches, read newest first.
             const newest = windowTexts(db, match, size, { ...f, passing: true });
             const got = windowTexts(db, match, size, f);
-            expect({ n, match, tier, seqs: seqs(got) }).toEqual({ n, match, tier, seqs: seqs(newest) });
+            expect({ n, old, match, tier, seqs: seqs(got) }).toEqual({ n, old, match, tier, seqs: seqs(newest) });
             expect(got.length).toBe(Math.min(size, newest.length));
           }
       } finally {
