@@ -178,9 +178,11 @@ function searchInForm(db: Db, o: KeywordOptions, asTyped: boolean): SearchHit[] 
     let rows = read.get(key);
     if (!rows) {
       // An all-term window's rows count each phrase once unless they hold its key twice: only those are read
-      // whole. None is when every phrase weighs nothing (a count would change scores by a millionth at most).
-      const repeated =
-        expr !== all ? undefined : phrases.every((p) => weightless(p, stats!.rows)) ? [] : repeatKeys(phrases);
+      // whole. None is when there are several phrases and each weighs nothing: counts would move a score by a
+      // millionth at most, and such rows are then ranked by their length alone. (A one-phrase window's order is
+      // its rows' counts and lengths, whatever the phrase's weight.)
+      const weighsNothing = phrases.length > 1 && phrases.every((p) => weightless(p, stats!.rows));
+      const repeated = expr !== all ? undefined : weighsNothing ? [] : repeatKeys(phrases);
       read.set(key, (rows = windowTexts(db, expr, rankWindow(phrases.length), f, symbols.length > 0, repeated)));
     }
     return rows;

@@ -85,4 +85,25 @@ describe("weightless words in keyword search", () => {
       api.close();
     }
   });
+
+  test("a one-word query of such a word still ranks a row holding it more often first", async () => {
+    const { api } = openTemp({ now: () => NOW, env: { MEMVOY_LIMITS_MAX_HISTORY_BYTES: "4096" } });
+    try {
+      api.add(
+        "s",
+        Array.from({ length: 300 }, (_, i) => ({
+          role: "user" as const,
+          // Every row the same length in index tokens; one old row holds the word three times.
+          content: i === 40 ? `deploy deploy deploy x${i}` : `deploy alpha beta x${i}`,
+          sendAt: NOW - BigInt(300 - i) * MINUTE,
+        })),
+      );
+      const r = await api.search({ query: "deploy", limit: 100 });
+      const archived = r.hits.filter((h) => h.source === "archive");
+      expect(archived.length).toBeGreaterThan(0);
+      expect(archived[0]!.message.content).toBe("deploy deploy deploy x40");
+    } finally {
+      api.close();
+    }
+  });
 });

@@ -35,10 +35,10 @@ const shortCap = (db: Database, limit: number) => {
 /** Candidates checked at most before giving up (the caller scans instead). */
 const MAX_CHECKED = 20_000;
 /**
- * A tier of at most this many rows (of a session of at most this many messages; the recent tier across sessions
- * until the index is split by tier) is scanned: as fast as the index, and bounded. A table that holds every tier, asked for the few recent
- * rows of a mostly archived home, walks the archived rows' matches too (and reads cold row lists in a fresh
- * process).
+ * A tier of at most this many rows (of a session of at most this many messages; the recent tier across
+ * sessions until the index is split by tier) is scanned: as fast as the index, and bounded. A table that holds
+ * every tier, asked for the few recent rows of a mostly archived home, walks the archived rows' matches too (and
+ * reads cold row lists in a fresh process).
  */
 export const SCANNED_TIER = { rows: 20_000 };
 
