@@ -181,8 +181,8 @@ function searchInForm(db: Db, o: KeywordOptions, asTyped: boolean): SearchHit[] 
       // whole. None is when there are several phrases and each weighs nothing: counts would move a score by a
       // millionth at most, and such rows are then ranked by their length alone. (A one-phrase window's order is
       // its rows' counts and lengths, whatever the phrase's weight.)
-      const weighsNothing = phrases.length > 1 && phrases.every((p) => weightless(p, stats!.rows));
-      const repeated = expr !== all ? undefined : weighsNothing ? [] : repeatKeys(phrases);
+      const weighsNothing = () => phrases.length > 1 && phrases.every((p) => weightless(p, stats!.rows));
+      const repeated = expr !== all ? undefined : weighsNothing() ? [] : repeatKeys(phrases);
       read.set(key, (rows = windowTexts(db, expr, rankWindow(phrases.length), f, symbols.length > 0, repeated)));
     }
     return rows;

@@ -136,13 +136,10 @@ export interface WindowFilter extends KeywordFilter {
   from?: bigint;
 }
 
-/** Whether the scope (the session, or all) holds at most `size` rows from seq `from` on (a count bounded by `size`). */
-function fitsWindow(db: Database, session: string | undefined, from: bigint, size: number): boolean {
-  if (session === undefined) {
-    const r = db.query("SELECT max(seq) AS hi FROM messages").get() as { hi: bigint | null };
-    return r.hi === null || r.hi - from < BigInt(size);
-  }
-  return sessionRowsFrom(db, session, from, size) <= size;
+/** Whether the home holds at most `size` rows from seq `from` on (seqs are never reused: a bound by the newest). */
+function fitsWindow(db: Database, from: bigint, size: number): boolean {
+  const r = db.query("SELECT max(seq) AS hi FROM messages").get() as { hi: bigint | null };
+  return r.hi === null || r.hi - from < BigInt(size);
 }
 
 /** The session's rows from seq `from` on, counted up to `cap` + 1. */
@@ -161,7 +158,7 @@ const ASCENDING_SPAN = 4;
 
 /** How many rows an ascending pass reads for the window (see windowSql), or undefined to read newest first. */
 function ascendingReads(db: Database, session: string | undefined, from: bigint, size: number): number | undefined {
-  if (session === undefined) return fitsWindow(db, undefined, from, size) ? size : undefined;
+  if (session === undefined) return fitsWindow(db, from, size) ? size : undefined;
   const rows = sessionRowsFrom(db, session, from, size * ASCENDING_SPAN);
   return rows <= size * ASCENDING_SPAN ? Math.max(rows, size) : undefined;
 }
@@ -351,7 +348,7 @@ function heldWindow(
   if (!held) return undefined;
   const from = oldestRecent(db, undefined);
   if (from === undefined) return [];
-  if (fitsWindow(db, undefined, from, size)) return undefined;
+  if (fitsWindow(db, from, size)) return undefined;
   if (!held.complete && size / indexStats(db).share(match) > 2 * Number(held.newest - held.floor + 1n))
     return undefined;
   const top = held.complete || held.floor < from ? from : held.floor;
