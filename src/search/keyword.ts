@@ -44,7 +44,7 @@ import { hasArchived } from "../storage/sqlite/recent-tier-size.ts";
 import { SENDER, senderFactor, senderFocus } from "./participants.ts";
 import { TIME_HINT, timeFactor, timeHint } from "./time-hints.ts";
 import { newestTypedWindow } from "./typed-prefix.ts";
-import { liftByContext } from "./context.ts";
+import { CONTEXT, liftByContext } from "./context.ts";
 import { firstInOrder } from "./first-in-order.ts";
 
 export interface KeywordOptions extends TierScope {
@@ -204,7 +204,16 @@ function searchInForm(db: Db, o: KeywordOptions, asTyped: boolean): SearchHit[] 
     recentMatches(db, terms, filter, limit, verbatim, lightRead(symbols, focus.sender), rankedRecent, heldShare);
   // The recent tier first: when `limit` of its hits outscore any archived row, the archive is not read. Beside
   // archived rows, its substring matches are found first (how many there are decides how the windows are read).
-  const substringFirst = archived ? substringRows() : undefined;
+  // An any-term window of words in most rows (each weighing nothing) scores its rows at about the floor, below
+  // a substring match: the matches are found first, and the window is read only if they leave room.
+  const floorWindow =
+    FLOOR_WINDOW.matchesFirst &&
+    !archived &&
+    any !== undefined &&
+    o.rankRecent !== false &&
+    phrasesFor(any, true).every((p) => weightless(p, (stats ??= indexStats(db)).rows));
+  const substringFirst = archived || floorWindow ? substringRows() : undefined;
+  if (floorWindow) for (const [m, q] of substringFirst!) add(m, "recent", q);
   // A one-term query with fewer than `limit` recent rows holding its text most likely reads the archive too:
   // its window is then read once for both tiers and split (either way gives the same lists).
   const bothTiers =
@@ -228,7 +237,9 @@ function searchInForm(db: Db, o: KeywordOptions, asTyped: boolean): SearchHit[] 
     return windows.get(key)!;
   };
 
-  if (o.rankRecent !== false && (any ?? all)) {
+  const windowOutscored =
+    floorWindow && outscored(hits, limit, recentCeiling(phrasesFor(any!, true), stats!, verbatim.ceiling));
+  if (o.rankRecent !== false && (any ?? all) && !windowOutscored) {
     // Match quality on recent rows: bm25 over any term, lifted when every term is there verbatim.
     const best = load((any ?? all)!, any !== undefined, true).slice(0, limit * 2);
     withLower(
@@ -241,8 +252,10 @@ function searchInForm(db: Db, o: KeywordOptions, asTyped: boolean): SearchHit[] 
     }
   }
   // The substring matches: not looked for when `limit` hits already score above any of them.
-  const substring = substringFirst ?? (outscored(hits, limit, verbatim.ceiling) ? [] : substringRows());
-  for (const [m, q] of substring) add(m, "recent", q);
+  if (!floorWindow) {
+    const substring = substringFirst ?? (outscored(hits, limit, verbatim.ceiling) ? [] : substringRows());
+    for (const [m, q] of substring) add(m, "recent", q);
+  }
 
   const archiveCounts = () => !outscored(hits, limit, archiveCeiling(phrasesFor(all!, false), stats!));
   if (all && archived && archiveCounts()) {
@@ -262,6 +275,17 @@ function searchInForm(db: Db, o: KeywordOptions, asTyped: boolean): SearchHit[] 
  */
 function archiveCeiling(phrases: readonly FtsPhrase[], st: IndexStats): number {
   return archiveScore(bm25Ceiling(phrases, st.rows)) * Math.max(1, SENDER.otherFactor) * Math.max(1, TIME_HINT.outside);
+}
+
+/**
+ * A score no recent window row reaches: its bm25 ceiling with the most its neighbours lend it (context.ts),
+ * lifted as far as holding the query verbatim lifts (`verbatimCeiling`, the factors at their largest already),
+ * with the factors at their largest.
+ */
+function recentCeiling(phrases: readonly FtsPhrase[], st: IndexStats, verbatimCeiling: number): number {
+  const factors = Math.max(1, SENDER.otherFactor) * Math.max(1, TIME_HINT.outside);
+  const bm25 = bm25Ceiling(phrases, st.rows) * (1 + CONTEXT.prev + CONTEXT.next);
+  return (archiveScore(bm25) + 0.1) * factors + 0.1 * verbatimCeiling;
 }
 
 /** Whether `limit` candidates score above `ceiling` (then a row scoring at most that is never on the page). */
@@ -359,6 +383,9 @@ function phraseHolders(db: Db, rows: readonly WindowText[], phrases: readonly Ft
       out.set(p, matchingSeqs(db, p.expr, lo, hi));
   return out.size > 0 ? out : undefined;
 }
+
+/** Whether a window of words in most rows is read only when its substring matches leave room (see searchInForm). */
+export const FLOOR_WINDOW = { matchesFirst: true };
 
 /** Index matches looked up per window row at most, instead of tokenizing the rows (a match costs far less). */
 export const PHRASE_LOOKUP = { perRow: 8 };

@@ -1,6 +1,8 @@
 // A word in most messages weighs nothing in bm25: a query's any-term list leaves it out and ranks its other words.
 import { afterAll, describe, expect, test } from "bun:test";
 import { openTemp, removeTempHomes } from "../fixture/home.ts";
+import { Database } from "bun:sqlite";
+import { FLOOR_WINDOW } from "../../src/search/keyword.ts";
 import { ftsAnyQuery, queryTerms } from "../../src/search/query-terms.ts";
 import { windowTexts } from "../../src/storage/sqlite/keyword-queries.ts";
 import { openDatabase } from "../../src/storage/sqlite/open-database.ts";
@@ -82,6 +84,71 @@ describe("weightless words in keyword search", () => {
       }
     } finally {
       db.close();
+      api.close();
+    }
+  });
+
+  test("a query of such words with nothing archived: the any-term window is read only when the substring matches leave room", async () => {
+    const { api } = openTemp({ now: () => NOW });
+    // Statements run that read an any-term window of both words (on every connection).
+    const windowReads: string[] = [];
+    const watched = new WeakSet<object>();
+    const query = Database.prototype.query;
+    Database.prototype.query = function (this: Database, sql: string) {
+      const st = query.call(this, sql);
+      // Statements are cached per connection: each is wrapped once.
+      if (!/messages_fts MATCH/.test(sql) || !/CROSS JOIN messages/.test(sql) || watched.has(st)) return st;
+      watched.add(st);
+      const values = st.values.bind(st);
+      st.values = (...args: Parameters<typeof st.values>) => {
+        if (args.some((a) => typeof a === "string" && /"deploy" OR "server"|"server" OR "deploy"/.test(a)))
+          windowReads.push(sql);
+        return values(...args);
+      };
+      return st;
+    } as typeof query;
+    const page = async (q: string, session?: string, limit = 10) =>
+      (await api.search({ query: q, session, limit })).hits.map((h) => `${h.message.id} ${h.score.toFixed(9)}`);
+    try {
+      // Session "both": every row holds each word (most rows hold both verbatim); "apart": each row holds one.
+      api.add(
+        "both",
+        Array.from({ length: 240 }, (_, i) => ({
+          role: "user" as const,
+          content: i % 4 ? `deploy ${i} to the server done` : `server ${i} deploy, then the deploy log`,
+          sendAt: NOW - BigInt(600 - i) * MINUTE,
+        })),
+      );
+      api.add(
+        "apart",
+        Array.from({ length: 240 }, (_, i) => ({
+          role: "user" as const,
+          content: i % 2 ? `deploy step ${i} went fine` : `server ${i} restarted fine`,
+          sendAt: NOW - BigInt(300 - i) * MINUTE,
+        })),
+      );
+      const cases: [string, string | undefined, number][] = [
+        ["deploy server", "both", 10],
+        ["deploy server", "both", 40],
+        ["server deploy", undefined, 10],
+        ["deploy server", "apart", 10],
+      ];
+      for (const [q, session, limit] of cases) {
+        FLOOR_WINDOW.matchesFirst = false;
+        windowReads.length = 0;
+        const withWindow = await page(q, session, limit);
+        expect(windowReads.length).toBe(1);
+        FLOOR_WINDOW.matchesFirst = true;
+        windowReads.length = 0;
+        expect(await page(q, session, limit)).toEqual(withWindow);
+        // The page is the substring matches' where they fill it (every one scores above any window row), the
+        // window's too where no row holds both words.
+        expect(windowReads.length).toBe(session === "apart" ? 1 : 0);
+        expect(withWindow.length).toBe(limit);
+      }
+    } finally {
+      Database.prototype.query = query;
+      FLOOR_WINDOW.matchesFirst = true;
       api.close();
     }
   });
