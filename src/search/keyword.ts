@@ -208,7 +208,6 @@ function searchInForm(db: Db, o: KeywordOptions, asTyped: boolean): SearchHit[] 
   // a substring match: the matches are found first, and the window is read only if they leave room.
   const floorWindow =
     FLOOR_WINDOW.matchesFirst &&
-    !archived &&
     any !== undefined &&
     o.rankRecent !== false &&
     phrasesFor(any, true).every((p) => weightless(p, (stats ??= indexStats(db)).rows));
