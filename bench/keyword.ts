@@ -257,14 +257,15 @@ log(
   "\nContenders, interleaved per query (p50; memvoy and raw FTS5 in-process, rg a whole process over the JSONL export):",
 );
 log(
-  "| query | group | memvoy, archived | raw FTS5 (window SQL) | memvoy / raw | rg | rg / memvoy | memvoy, default limit | rg lines | CPU: memvoy / raw / rg | CPU: memvoy / raw, rg / memvoy |",
+  "| query | group | memvoy, archived | raw FTS5 (window SQL) | memvoy / raw | rg | rg / memvoy | memvoy, default limit | rg / memvoy, default limit | rg lines | CPU: memvoy / raw / rg | CPU: memvoy / raw, rg / memvoy |",
 );
-log("|---|---|---|---|---|---|---|---|---|---|---|");
+log("|---|---|---|---|---|---|---|---|---|---|---|---|");
 for (const [q, t] of results) {
   const m = p50(t.memvoy);
   const r = t.rg.length ? p50(t.rg) : NaN;
+  const d = t.memvoyDefault.length ? p50(t.memvoyDefault) : NaN;
   log(
-    `| ${label(q)} | ${q.group} | ${fmtMs(m)} | ${fmtMs(p50(t.raw))} | ${x(m / p50(t.raw))} | ${t.rg.length ? fmtMs(r) : "-"} | ${x(r / m)} | ${t.memvoyDefault.length ? fmtMs(p50(t.memvoyDefault)) : "-"} | ${rgCounts.get(q) ?? "-"} | ${fmtMs(p50(t.memvoyCpu))} / ${fmtMs(p50(t.rawCpu))} / ${t.rgCpu.length ? fmtMs(p50(t.rgCpu)) : "-"} | ${x(p50(t.memvoyCpu) / p50(t.rawCpu))}, ${t.rgCpu.length ? x(p50(t.rgCpu) / p50(t.memvoyCpu)) : "-"} |`,
+    `| ${label(q)} | ${q.group} | ${fmtMs(m)} | ${fmtMs(p50(t.raw))} | ${x(m / p50(t.raw))} | ${t.rg.length ? fmtMs(r) : "-"} | ${x(r / m)} | ${t.memvoyDefault.length ? fmtMs(d) : "-"} | ${x(r / d)} | ${rgCounts.get(q) ?? "-"} | ${fmtMs(p50(t.memvoyCpu))} / ${fmtMs(p50(t.rawCpu))} / ${t.rgCpu.length ? fmtMs(p50(t.rgCpu)) : "-"} | ${x(p50(t.memvoyCpu) / p50(t.rawCpu))}, ${t.rgCpu.length ? x(p50(t.rgCpu) / p50(t.memvoyCpu)) : "-"} |`,
   );
 }
 
