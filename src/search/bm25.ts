@@ -170,6 +170,9 @@ const CLAMPED_IDF = 1e-6;
 /** Whether a phrase weighs nothing here: in half the rows or more, its idf is clamped to almost 0. */
 export const weightless = (p: Phrase, rows: number) => idf(p.share, rows) <= CLAMPED_IDF;
 
+/** Whether every phrase weighs nothing here (see weightless). */
+export const allWeightless = (phrases: readonly Phrase[], rows: number) => phrases.every((p) => weightless(p, rows));
+
 /**
  * A bound no row's bm25 over these phrases reaches: each phrase adds less than idf·(k1 + 1), whatever its
  * count and the row's length.

@@ -23,7 +23,7 @@ import {
   type WindowText,
 } from "../storage/sqlite/keyword-queries.ts";
 import { getMessagesBySeq } from "../storage/sqlite/messages-repo.ts";
-import { bm25, bm25Ceiling, repeatKeys, weightless, type Phrase } from "./bm25.ts";
+import { allWeightless, bm25, bm25Ceiling, repeatKeys, type Phrase } from "./bm25.ts";
 import {
   ftsAllQuery,
   ftsAnyQuery,
@@ -181,7 +181,7 @@ function searchInForm(db: Db, o: KeywordOptions, asTyped: boolean): SearchHit[] 
       // whole. None is when there are several phrases and each weighs nothing: counts would move a score by a
       // millionth at most, and such rows are then ranked by their length alone. (A one-phrase window's order is
       // its rows' counts and lengths, whatever the phrase's weight.)
-      const weighsNothing = () => phrases.length > 1 && phrases.every((p) => weightless(p, stats!.rows));
+      const weighsNothing = () => phrases.length > 1 && allWeightless(phrases, stats!.rows);
       const repeated = expr !== all ? undefined : weighsNothing() ? [] : repeatKeys(phrases);
       read.set(key, (rows = windowTexts(db, expr, rankWindow(phrases.length), f, symbols.length > 0, repeated)));
     }
@@ -210,7 +210,7 @@ function searchInForm(db: Db, o: KeywordOptions, asTyped: boolean): SearchHit[] 
     FLOOR_WINDOW.matchesFirst &&
     any !== undefined &&
     o.rankRecent !== false &&
-    phrasesFor(any, true).every((p) => weightless(p, (stats ??= indexStats(db)).rows));
+    allWeightless(phrasesFor(any, true), (stats ??= indexStats(db)).rows);
   const substringFirst = archived || floorWindow ? substringRows() : undefined;
   if (floorWindow) for (const [m, q] of substringFirst!) add(m, "recent", q);
   // A one-term query with fewer than `limit` recent rows holding its text most likely reads the archive too:
@@ -268,12 +268,15 @@ function searchInForm(db: Db, o: KeywordOptions, asTyped: boolean): SearchHit[] 
   return finish(byScore());
 }
 
+/** The most a hit's score is multiplied by (the sender and time-hint factors at their largest). */
+const largestFactors = () => Math.max(1, SENDER.otherFactor) * Math.max(1, TIME_HINT.outside);
+
 /**
  * A score no archived row reaches (the all-term list's bm25 ceiling, with the factors at their largest); the
  * any-term list scores less (its phrases are among these, its scores scaled down).
  */
 function archiveCeiling(phrases: readonly FtsPhrase[], st: IndexStats): number {
-  return archiveScore(bm25Ceiling(phrases, st.rows)) * Math.max(1, SENDER.otherFactor) * Math.max(1, TIME_HINT.outside);
+  return archiveScore(bm25Ceiling(phrases, st.rows)) * largestFactors();
 }
 
 /**
@@ -282,9 +285,8 @@ function archiveCeiling(phrases: readonly FtsPhrase[], st: IndexStats): number {
  * with the factors at their largest.
  */
 function recentCeiling(phrases: readonly FtsPhrase[], st: IndexStats, verbatimCeiling: number): number {
-  const factors = Math.max(1, SENDER.otherFactor) * Math.max(1, TIME_HINT.outside);
   const bm25 = bm25Ceiling(phrases, st.rows) * (1 + CONTEXT.prev + CONTEXT.next);
-  return (archiveScore(bm25) + 0.1) * factors + 0.1 * verbatimCeiling;
+  return (archiveScore(bm25) + 0.1) * largestFactors() + 0.1 * verbatimCeiling;
 }
 
 /** Whether `limit` candidates score above `ceiling` (then a row scoring at most that is never on the page). */
@@ -506,7 +508,7 @@ function verbatimQuality(
     return q + 0.1 / (1 + Math.max(0, ageDays) / 30);
   };
   const top = (terms.length > 1 ? 0.85 : 0.7) + 0.1;
-  return Object.assign(quality, { ceiling: top * Math.max(1, SENDER.otherFactor) * Math.max(1, TIME_HINT.outside) });
+  return Object.assign(quality, { ceiling: top * largestFactors() });
 }
 
 /**

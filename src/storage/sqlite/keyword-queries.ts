@@ -5,7 +5,7 @@ import { andWhere, type SqlArg } from "./sql-where.ts";
 import type { StoredMessage } from "../../shared/message.ts";
 import { ftsHasSession, sessionToken } from "./fts-upgrade.ts";
 import type { MessageFilter } from "../../shared/time-filter.ts";
-import { MESSAGE_COLUMNS, toStored } from "./messages-repo.ts";
+import { MESSAGE_COLUMNS, maxSeq, toStored } from "./messages-repo.ts";
 import { andFilter } from "./message-filter-sql.ts";
 import { cachedRecentRows, cachedRecentScan, heldRecentRows, heldWindowRows } from "./recent-text-cache.ts";
 import { type LightMatch, type LightRead, substringMatches } from "./substring-queries.ts";
@@ -138,8 +138,7 @@ export interface WindowFilter extends KeywordFilter {
 
 /** Whether the home holds at most `size` rows from seq `from` on (seqs are never reused: a bound by the newest). */
 function fitsWindow(db: Database, from: bigint, size: number): boolean {
-  const r = db.query("SELECT max(seq) AS hi FROM messages").get() as { hi: bigint | null };
-  return r.hi === null || r.hi - from < BigInt(size);
+  return maxSeq(db) - from < BigInt(size);
 }
 
 /** The session's rows from seq `from` on, counted up to `cap` + 1. */
