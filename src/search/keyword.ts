@@ -46,6 +46,7 @@ import { TIME_HINT, timeFactor, timeHint } from "./time-hints.ts";
 import { newestTypedWindow } from "./typed-prefix.ts";
 import { CONTEXT, liftByContext } from "./context.ts";
 import { firstInOrder } from "./first-in-order.ts";
+import { commonWordsSplit } from "./common-words.ts";
 
 export interface KeywordOptions extends TierScope {
   /** Rank recent rows by bm25 on their stems too (default true; hybrid search has its own such list). */
@@ -183,7 +184,8 @@ function searchInForm(db: Db, o: KeywordOptions, asTyped: boolean): SearchHit[] 
       // its rows' counts and lengths, whatever the phrase's weight.)
       const weighsNothing = () => phrases.length > 1 && allWeightless(phrases, stats!.rows);
       const repeated = expr !== all ? undefined : weighsNothing() ? [] : repeatKeys(phrases);
-      read.set(key, (rows = windowTexts(db, expr, rankWindow(phrases.length), f, symbols.length > 0, repeated)));
+      const split = expr === all ? commonWordsSplit(terms, stats!) : undefined;
+      read.set(key, (rows = windowTexts(db, expr, rankWindow(phrases.length), f, symbols.length > 0, repeated, split)));
     }
     return rows;
   };

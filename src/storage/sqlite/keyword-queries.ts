@@ -14,6 +14,7 @@ import { andHoldsAll, foldedFrom, foldsBeyondAscii, likePattern } from "./like-n
 import { windowTokensSql } from "./index-tokens.ts";
 import { docTokens, ftsTotals } from "./fts-totals.ts";
 import { hasArchived } from "./recent-tier-size.ts";
+import { type AndSplit, rarerFirstMatches } from "./and-by-rarer-terms.ts";
 
 export interface KeywordFilter extends MessageFilter {
   session?: string;
@@ -43,16 +44,23 @@ type Row = Parameters<typeof toStored>[0];
  * filtered against its seqs. Only rows from seq `from` on (and below seq `below`) are looked at. `ascending`
  * reads them oldest first, which FTS5 does several times faster (newest first, an AND with a long row list
  * costs it a backward pass over that list's pages): the same window when the scope holds no more than
- * `ascending` rows, all of them read and the newest `size` kept. Undefined when the session has no message.
+ * `ascending` rows, all of them read and the newest `size` kept. `split`: `match` in two parts, when it is an
+ * AND beside words in many rows (the seqs may then be found from its rarer terms, and-by-rarer-terms.ts).
+ * Undefined when the session has no message.
  */
 function windowSql(
   db: Database,
   match: string,
   session: string | undefined,
   size: number,
-  range: { from?: bigint; below?: bigint; ascending?: number } = {},
+  range: { from?: bigint; below?: bigint; ascending?: number; split?: AndSplit } = {},
 ): { sql: string; args: SqlArg[] } | undefined {
   const from = range.from ?? 0n;
+  if (range.split && session === undefined && range.ascending === undefined && size > 0) {
+    const seqs = rarerFirstMatches(db, range.split, size, { from, below: range.below });
+    if (seqs)
+      return { sql: "SELECT CAST(value AS INTEGER) AS s FROM json_each(?)", args: [JSON.stringify(seqs.map(String))] };
+  }
   const fts = "SELECT rowid AS s FROM messages_fts WHERE messages_fts MATCH ?";
   let bound = from > 0n ? " AND rowid >= ?" : "";
   const at: SqlArg[] = from > 0n ? [from] : [];
@@ -176,6 +184,7 @@ function windowJoin(
   f: WindowFilter,
   cols: (tokens: string) => string,
   colArgs: readonly SqlArg[] = [],
+  split?: AndSplit,
 ) {
   const tier = f.recent === true ? oldestRecent(db, f.session) : 0n;
   if (tier === undefined) return undefined;
@@ -187,6 +196,7 @@ function windowJoin(
         from,
         below: f.below,
         ascending: f.below === undefined ? ascendingReads(db, f.session, from, size) : undefined,
+        split,
       });
   if (!w) return undefined;
   const args: SqlArg[] = [...colArgs, ...w.args];
@@ -242,7 +252,7 @@ export interface WindowText {
  * with other cased characters gets JS toLowerCase on top, which gives what it gives on the content.
  * `repeated`: lower-case strings (of ASCII and caseless characters, else they are ignored): only the rows
  * holding one of them twice are read with their text, the others without it (see WindowText.lower); none
- * (an empty list): no row's text is read.
+ * (an empty list): no row's text is read. `split`: `match` in two parts (see windowSql).
  */
 export function windowTexts(
   db: Database,
@@ -251,6 +261,7 @@ export function windowTexts(
   f: WindowFilter,
   content = false,
   repeated?: readonly string[],
+  split?: AndSplit,
 ): WindowText[] {
   const recentAll = f.recent === true && f.session === undefined && f.below === undefined && f.from === undefined;
   const held = recentAll && !f.passing && !content ? heldWindow(db, match, size, f, repeated) : undefined;
@@ -269,6 +280,7 @@ export function windowTexts(
     f,
     (tokens) => `m.seq, m.recent, m.send_at, ${lower}, ${tokens}, m.sender${content ? ", m.content" : ""}`,
     twice?.args,
+    split,
   );
   if (!w) return [];
   type Row = [bigint, bigint, bigint, string | null, Uint8Array | bigint | null, string | null, string?];
