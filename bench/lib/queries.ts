@@ -5,7 +5,7 @@ type TimeRange = NonNullable<SearchOptions["range"]>;
 import { CONTENT } from "./corpus.ts";
 import { sessionName } from "./build-home.ts";
 
-export type QueryGroup = "selective" | "session" | "range" | "common";
+export type QueryGroup = "selective" | "session" | "range" | "common" | "mixed";
 
 export interface BenchQuery {
   group: QueryGroup;
@@ -43,6 +43,17 @@ export function benchQueries(sessions: number): BenchQuery[] {
     { group: "common", query: "deploy" },
   ];
 }
+
+/**
+ * Common words beside rarer ones, as people and agents phrase a search (bench/keyword.ts only: the other benches
+ * keep their workload). FTS5's AND reads the common words' long row lists at every match of the rarer ones.
+ */
+export const MIXED_QUERIES: BenchQuery[] = [
+  { group: "mixed", query: "deploy server rollback incident" },
+  { group: "mixed", query: "deploy the server after the rollback incident" },
+  { group: "mixed", query: "error timeout retry" },
+  { group: "mixed", query: "server error payment refund" },
+];
 
 /**
  * The same search with rg over the JSONL export (substring, case-insensitive; terms chained with pipes),
