@@ -24,7 +24,10 @@ export function commonWordsSplit(terms: readonly QueryTerm[], st: IndexStats): A
     }
   }
   if (common.length === 0 || rarer.length === 0) return undefined;
-  return { rarer: ftsAllQuery(rarer)!, common, commonShare };
+  const expr = ftsAllQuery(rarer)!;
+  // A prefix (a word being typed, one CJK character) costs FTS5 a merge of every row list it names, however few
+  // matches are asked for: the rarer terms' matches would cost as much as the window.
+  return expr.includes('"*') ? undefined : { rarer: expr, common, commonShare };
 }
 
 /** The term's index token when it is one Latin stem in at least COMMON_SHARE of rows, with that share. */

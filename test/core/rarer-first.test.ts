@@ -5,6 +5,8 @@ import { Database } from "bun:sqlite";
 import { openTemp, removeTempHomes } from "../fixture/home.ts";
 import { seededRandom } from "../fixture/seeded-random.ts";
 import { searchForm } from "../../src/shared/search-form.ts";
+import { commonWordsSplit } from "../../src/search/common-words.ts";
+import { queryTerms } from "../../src/search/query-terms.ts";
 import { plainForWords, RARER_FIRST, SEPARATORS, stemsHeld } from "../../src/storage/sqlite/and-by-rarer-terms.ts";
 import { openDatabase } from "../../src/storage/sqlite/open-database.ts";
 
@@ -90,6 +92,32 @@ function text(random: () => number): string {
 }
 
 describe("windows found from the rarer terms", () => {
+  test("the split: common Latin words apart from the other terms, never beside a prefix", () => {
+    const shares: Record<string, number> = { '"deploy"': 0.9, '"server"': 0.6, '"error"': 0.1 };
+    const st = { rows: 1000, avgTokens: 10, share: (m: string) => shares[m] ?? 0.01, has: () => true };
+    const split = (q: string, typing = false) => commonWordsSplit(queryTerms(q, { typing }), st);
+    expect(split("deploy the server after the rollback incident")).toEqual({
+      rarer: '"rollback" AND "incid"',
+      common: ["deploy", "server"],
+      commonShare: 1.5,
+    });
+    expect(split("deploy deployed error timeout")).toEqual({
+      rarer: '"timeout"',
+      common: ["deploy", "error"],
+      commonShare: 1,
+    });
+    // Nothing apart: no common word, only common words, a prefix being typed (FTS5 merges its row lists however
+    // few matches are asked for), a CJK character (a prefix too), one word.
+    expect(split("rollback incident")).toBeUndefined();
+    expect(split("deploy server")).toBeUndefined();
+    expect(split("deploy serv", true)).toBeUndefined();
+    expect(split("deploy rollback inci", true)).toBeUndefined();
+    expect(split("deploy 库")).toBeUndefined();
+    expect(split("deploy")).toBeUndefined();
+    // Typed but whole: the last word is no prefix once a space follows it.
+    expect(split("deploy rollback ", true)?.rarer).toBe('"rollback"');
+  });
+
   test("every separator the text check relies on splits the index's tokens, and searchForm leaves it alone", () => {
     const db = new Database(":memory:");
     db.run("CREATE VIRTUAL TABLE t USING fts5(body, tokenize='unicode61 remove_diacritics 2')");
@@ -206,6 +234,14 @@ describe("windows found from the rarer terms", () => {
             const hits = (await api.search({ query: q, limit, range, session })).hits;
             return hits.map((h) => `${h.message.id} ${h.source} ${h.score.toFixed(9)}`);
           };
+          // A word being typed (the TUI's ranked search): the same page both ways.
+          for (const q of ["deploy serv", "deploy server rollback inci"]) {
+            const typed = async (on: boolean) => {
+              RARER_FIRST.on = on;
+              return (await api.search({ query: q, limit: 10, typing: true })).hits.map((h) => h.message.id);
+            };
+            expect(await typed(true)).toEqual(await typed(false));
+          }
           // Every window the rarer terms can find is found that way here.
           RARER_FIRST.cost = { candidate: 0, lookup: 0, entry: 1 };
           for (const q of queries)
