@@ -100,11 +100,13 @@ describe("windows found from the rarer terms", () => {
       rarer: '"rollback" AND "incid"',
       common: ["deploy", "server"],
       commonShare: 1.5,
+      rarerShare: 0.01 * 0.01,
     });
     expect(split("deploy deployed error timeout")).toEqual({
       rarer: '"timeout"',
       common: ["deploy", "error"],
       commonShare: 1,
+      rarerShare: 0.01,
     });
     // Nothing apart: no common word, only common words, a prefix being typed (FTS5 merges its row lists however
     // few matches are asked for), a CJK character (a prefix too), one word.

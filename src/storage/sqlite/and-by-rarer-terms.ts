@@ -14,6 +14,8 @@ export interface AndSplit {
   common: readonly string[];
   /** The share of rows each common word is in, summed: how much of their row lists FTS5 would read. */
   commonShare: number;
+  /** The share of rows expected to hold every rarer term (their shares multiplied, as if independent). */
+  rarerShare: number;
 }
 
 /**
@@ -34,6 +36,11 @@ export function rarerFirstMatches(
   range: { from: bigint; below?: bigint },
 ): bigint[] | undefined {
   if (!RARER_FIRST.on) return undefined;
+  const span = Number((range.below ?? maxSeq(db) + 1n) - range.from);
+  const direct = split.commonShare * Math.max(0, span) * RARER_FIRST.cost.entry;
+  // Reading the rarer terms' matches costs about what FTS5 reads of them within its own AND: not done when the
+  // rows they are expected in would cost more to check than FTS5's walk.
+  if (Math.min(size, split.rarerShare * span) * RARER_FIRST.cost.candidate >= direct) return undefined;
   let sql = "SELECT rowid FROM messages_fts WHERE messages_fts MATCH ?";
   const args: (string | bigint | number)[] = [split.rarer];
   if (range.from > 0n) {
@@ -46,8 +53,6 @@ export function rarerFirstMatches(
   }
   const seqs = (db.query(`${sql} ORDER BY rowid DESC LIMIT ?`).values(...args, size) as [bigint][]).map((r) => r[0]);
   if (seqs.length >= size) return undefined;
-  const span = Number((range.below ?? maxSeq(db) + 1n) - range.from);
-  const direct = split.commonShare * Math.max(0, span) * RARER_FIRST.cost.entry;
   if (seqs.length * RARER_FIRST.cost.candidate >= direct) return undefined;
   if (seqs.length === 0) return [];
   const rows = new Map(
