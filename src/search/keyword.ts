@@ -47,6 +47,7 @@ import { newestTypedWindow } from "./typed-prefix.ts";
 import { CONTEXT, liftByContext } from "./context.ts";
 import { firstInOrder } from "./first-in-order.ts";
 import { commonWordsSplit } from "./common-words.ts";
+import { cjkFirstSubstrings } from "./cjk-first.ts";
 
 export interface KeywordOptions extends TierScope {
   /** Rank recent rows by bm25 on their stems too (default true; hybrid search has its own such list). */
@@ -475,6 +476,7 @@ function recentMatches(
         )
       : undefined) ??
     indexedSubstrings(db, terms, used, filter, size, light, rankedRecent) ??
+    cjkFirstSubstrings(db, used, filter, size, light, indexStats(db)) ??
     scanRecent(db, needles, filter, size, undefined, light, read).map((m) => ({ row: m, text: m.content }));
   const out: [Candidate["row"], number][] = [];
   for (const { row: m, text } of rows) {
