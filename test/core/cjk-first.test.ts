@@ -1,7 +1,7 @@
 // A query mixing two-character CJK words with others finds its recent substring matches from the word index's
 // rows of the CJK words (exactly the rows holding them), checked for the others: the same page as the walk.
 import { afterAll, describe, expect, test } from "bun:test";
-import { Database } from "bun:sqlite";
+import { spyStatements } from "../fixture/statement-spy.ts";
 import { openTemp, removeTempHomes } from "../fixture/home.ts";
 import { seededRandom } from "../fixture/seeded-random.ts";
 import { CJK_FIRST } from "../../src/search/cjk-first.ts";
@@ -19,19 +19,12 @@ describe("recent substring matches from the CJK words' rows", () => {
   test("the page is the walk's, and the walk is left alone where it is quick", async () => {
     // Windows of one CJK word alone (how this way reads its rows), on every connection.
     let cjkPasses = 0;
-    const watched = new WeakSet<object>();
-    const query = Database.prototype.query;
-    Database.prototype.query = function (this: Database, sql: string) {
-      const st = query.call(this, sql);
-      if (!sql.includes("messages_fts MATCH") || !sql.includes("CROSS JOIN messages") || watched.has(st)) return st;
-      watched.add(st);
-      const values = st.values.bind(st);
-      st.values = (...args: Parameters<typeof st.values>) => {
+    const stop = spyStatements(
+      (sql) => sql.includes("messages_fts MATCH") && sql.includes("CROSS JOIN messages"),
+      (_sql, args) => {
         if (args.some((a) => typeof a === "string" && /^"(東京|ログ|会議)"$/.test(a))) cjkPasses++;
-        return values(...args);
-      };
-      return st;
-    } as typeof query;
+      },
+    );
     const smallTier = CJK_FIRST.smallTier;
     try {
       const passes: number[] = [];
@@ -82,7 +75,7 @@ describe("recent substring matches from the CJK words' rows", () => {
       expect(passes[0]).toBeGreaterThan(10);
       expect(passes[1]).toBe(0);
     } finally {
-      Database.prototype.query = query;
+      stop();
       CJK_FIRST.on = true;
       CJK_FIRST.smallTier = smallTier;
     }

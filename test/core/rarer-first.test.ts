@@ -2,6 +2,7 @@
 // words in its text: the same window as FTS5's own AND, and the same page.
 import { afterAll, describe, expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
+import { spyStatements } from "../fixture/statement-spy.ts";
 import { openTemp, removeTempHomes } from "../fixture/home.ts";
 import { seededRandom } from "../fixture/seeded-random.ts";
 import { searchForm } from "../../src/shared/search-form.ts";
@@ -176,29 +177,13 @@ describe("windows found from the rarer terms", () => {
   test("the page is the one FTS5's own AND gives, with and without archived rows", async () => {
     // Statements that read a window found this way, and candidates looked up in the index (every connection).
     const seen = { windows: 0, lookups: 0 };
-    const watched = new WeakSet<object>();
-    const query = Database.prototype.query;
-    Database.prototype.query = function (this: Database, sql: string) {
-      const st = query.call(this, sql);
-      const key = sql.includes("AS s FROM json_each(?)) w")
-        ? "windows"
-        : sql.includes("MATCH ? AND rowid = ?")
-          ? "lookups"
-          : undefined;
-      if (!key || watched.has(st)) return st;
-      watched.add(st);
-      const values = st.values.bind(st);
-      const get = st.get.bind(st);
-      st.values = (...args: Parameters<typeof st.values>) => {
-        seen[key]++;
-        return values(...args);
-      };
-      st.get = (...args: Parameters<typeof st.get>) => {
-        seen[key]++;
-        return get(...args);
-      };
-      return st;
-    } as typeof query;
+    const stop = spyStatements(
+      (sql) => sql.includes("AS s FROM json_each(?)) w") || sql.includes("MATCH ? AND rowid = ?"),
+      (sql) => {
+        if (sql.includes("AS s FROM json_each(?)) w")) seen.windows++;
+        else seen.lookups++;
+      },
+    );
     const cost = { ...RARER_FIRST.cost };
     try {
       for (const env of [{}, { MEMVOY_LIMITS_MAX_HISTORY_BYTES: "4096" }]) {
@@ -265,7 +250,7 @@ describe("windows found from the rarer terms", () => {
       expect(seen.windows).toBeGreaterThan(20);
       expect(seen.lookups).toBeGreaterThan(0);
     } finally {
-      Database.prototype.query = query;
+      stop();
       RARER_FIRST.on = true;
       RARER_FIRST.cost = cost;
     }

@@ -1,7 +1,7 @@
 // A word in most messages weighs nothing in bm25: a query's any-term list leaves it out and ranks its other words.
 import { afterAll, describe, expect, test } from "bun:test";
 import { openTemp, removeTempHomes } from "../fixture/home.ts";
-import { Database } from "bun:sqlite";
+import { spyStatements } from "../fixture/statement-spy.ts";
 import { FLOOR_WINDOW } from "../../src/search/keyword.ts";
 import { ftsAnyQuery, queryTerms } from "../../src/search/query-terms.ts";
 import { windowTexts } from "../../src/storage/sqlite/keyword-queries.ts";
@@ -91,21 +91,13 @@ describe("weightless words in keyword search", () => {
   test("a query of such words: the any-term window is read only when the substring matches leave room", async () => {
     // Statements run that read an any-term window of both words (on every connection).
     let windowReads = 0;
-    const watched = new WeakSet<object>();
-    const query = Database.prototype.query;
-    Database.prototype.query = function (this: Database, sql: string) {
-      const st = query.call(this, sql);
-      // Statements are cached per connection: each is wrapped once.
-      if (!/messages_fts MATCH/.test(sql) || !/CROSS JOIN messages/.test(sql) || watched.has(st)) return st;
-      watched.add(st);
-      const values = st.values.bind(st);
-      st.values = (...args: Parameters<typeof st.values>) => {
+    const stop = spyStatements(
+      (sql) => /messages_fts MATCH/.test(sql) && /CROSS JOIN messages/.test(sql),
+      (_sql, args) => {
         if (args.some((a) => typeof a === "string" && /"deploy" OR "server"|"server" OR "deploy"/.test(a)))
           windowReads++;
-        return values(...args);
-      };
-      return st;
-    } as typeof query;
+      },
+    );
     try {
       // Nothing archived, and most rows archived (the recent tier then holds a few rows of each session).
       for (const env of [{}, { MEMVOY_LIMITS_MAX_HISTORY_BYTES: "4096" }]) {
@@ -158,7 +150,7 @@ describe("weightless words in keyword search", () => {
         }
       }
     } finally {
-      Database.prototype.query = query;
+      stop();
       FLOOR_WINDOW.matchesFirst = true;
     }
   });
