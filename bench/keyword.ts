@@ -277,7 +277,7 @@ const error = results.get(queries.find((q) => q.group === "common" && q.query ==
 const rng = pool("range", "memvoy");
 const sel = pool("selective", "memvoy");
 const mix = pool("mixed", "memvoy");
-const mixed = `common words beside rarer ones (${of("mixed").length} queries such as "deploy server rollback incident")`;
+const mixed = `common words beside rarer ones (${of("mixed").length} queries such as "deploy server rollback incident", "error ログ")`;
 const selRatio = summarize(perQueryRatios("selective")).p50;
 const layer = summarize(of("selective").map(([, t]) => p50(t.memvoy) / p50(t.raw))).p50;
 // The same ratios in CPU time, which a loaded machine distorts less than wall time.

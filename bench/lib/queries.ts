@@ -47,12 +47,16 @@ export function benchQueries(sessions: number): BenchQuery[] {
 /**
  * Common words beside rarer ones, as people and agents phrase a search (bench/keyword.ts only: the other benches
  * keep their workload). FTS5's AND reads the common words' long row lists at every match of the rarer ones.
+ * Two-character CJK words beside other words, too.
  */
 export const MIXED_QUERIES: BenchQuery[] = [
   { group: "mixed", query: "deploy server rollback incident" },
   { group: "mixed", query: "deploy the server after the rollback incident" },
   { group: "mixed", query: "error timeout retry" },
   { group: "mixed", query: "server error payment refund" },
+  // A two-character CJK word has no trigram of its own for the recent substring walk.
+  { group: "mixed", query: "error ログ" },
+  { group: "mixed", query: "deploy 東京" },
 ];
 
 /**
