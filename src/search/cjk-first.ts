@@ -20,7 +20,7 @@ import { ftsAllQuery, ftsTerm, needleOf, substringInIndex, type QueryTerm } from
  */
 export const CJK_FIRST = { on: true, smallTier: 20_000 };
 
-/** Rows of the CJK words read at most: past that the walk is left to find the matches (its candidates are then few). */
+/** Rows of the CJK words read at most: past that the other words are rare enough for the walk to find their rows sooner. */
 const MAX_READ = 800;
 
 /**
