@@ -33,7 +33,7 @@ export function cjkFirstSubstrings(
   filter: KeywordFilter,
   size: number,
   light: boolean,
-  st: IndexStats,
+  stats: () => IndexStats,
 ): { row: WindowText; text: string }[] | undefined {
   if (!CJK_FIRST.on) return undefined;
   // Two-character words: the walk has a trigram of a longer one to go by, and one character is a prefix, which
@@ -44,6 +44,7 @@ export function cjkFirstSubstrings(
   if (filter.session !== undefined || hasArchived(db, undefined) || recentTierAtMost(db, CJK_FIRST.smallTier))
     return undefined;
   const expr = ftsAllQuery(cjk)!;
+  const st = stats();
   // A word's rows hold it as a substring too: at most this many rows are read for `size` that hold the others.
   const othersShare = others.reduce((p, t) => p * st.share(ftsTerm(t, false)), 1);
   let reads = Math.ceil(Math.min(size / Math.max(othersShare, 1e-9), st.share(expr) * st.rows) * 1.5);

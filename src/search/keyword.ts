@@ -476,7 +476,7 @@ function recentMatches(
         )
       : undefined) ??
     indexedSubstrings(db, terms, used, filter, size, light, rankedRecent) ??
-    cjkFirstSubstrings(db, used, filter, size, light, indexStats(db)) ??
+    cjkFirstSubstrings(db, used, filter, size, light, () => indexStats(db)) ??
     scanRecent(db, needles, filter, size, undefined, light, read).map((m) => ({ row: m, text: m.content }));
   const out: [Candidate["row"], number][] = [];
   for (const { row: m, text } of rows) {
