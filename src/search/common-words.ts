@@ -15,13 +15,10 @@ export function commonWordsSplit(terms: readonly QueryTerm[], st: IndexStats): A
   const rarer: QueryTerm[] = [];
   const common: string[] = [];
   let commonShare = 0;
-  let rarerShare = 1;
   for (const t of content) {
     const stem = commonStem(t, st);
-    if (stem === undefined) {
-      rarer.push(t);
-      rarerShare *= st.share(ftsTerm(t));
-    } else if (!common.includes(stem.text)) {
+    if (stem === undefined) rarer.push(t);
+    else if (!common.includes(stem.text)) {
       common.push(stem.text);
       commonShare += stem.share;
     }
@@ -29,8 +26,10 @@ export function commonWordsSplit(terms: readonly QueryTerm[], st: IndexStats): A
   if (common.length === 0 || rarer.length === 0) return undefined;
   const expr = ftsAllQuery(rarer)!;
   // A prefix (a word being typed, one CJK character) costs FTS5 a merge of every row list it names, however few
-  // matches are asked for: the rarer terms' matches would cost as much as the window.
-  return expr.includes('"*') ? undefined : { rarer: expr, common, commonShare, rarerShare };
+  // matches are asked for: the rarer terms' matches would cost as much as the window (and so would their share).
+  if (expr.includes('"*')) return undefined;
+  const rarerShare = rarer.reduce((p, t) => p * st.share(ftsTerm(t)), 1);
+  return { rarer: expr, common, commonShare, rarerShare };
 }
 
 /** The term's index token when it is one Latin stem in at least COMMON_SHARE of rows, with that share. */
