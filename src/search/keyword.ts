@@ -185,7 +185,8 @@ function searchInForm(db: Db, o: KeywordOptions, asTyped: boolean): SearchHit[] 
       // its rows' counts and lengths, whatever the phrase's weight.)
       const weighsNothing = () => phrases.length > 1 && allWeightless(phrases, stats!.rows);
       const repeated = expr !== all ? undefined : weighsNothing() ? [] : repeatKeys(phrases);
-      const split = expr === all ? commonWordsSplit(terms, stats!) : undefined;
+      // Across sessions only: a session's AND carries its token, whose short row list leads FTS5's walk.
+      const split = expr === all && f.session === undefined ? commonWordsSplit(terms, stats!) : undefined;
       read.set(key, (rows = windowTexts(db, expr, rankWindow(phrases.length), f, symbols.length > 0, repeated, split)));
     }
     return rows;

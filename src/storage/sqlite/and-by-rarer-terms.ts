@@ -2,7 +2,7 @@
 // words, so `deploy server rollback incident` read its index ten times longer than `rollback incident`. Its
 // matches come from the rarer words' matches instead, each checked for the common words as the index holds them.
 import type { Database } from "bun:sqlite";
-import { stemWord } from "../../shared/search-form.ts";
+import { CJK_RUN, stemWord } from "../../shared/search-form.ts";
 import { ftsHasSession, sessionToken } from "./fts-upgrade.ts";
 import { maxSeq } from "./messages-repo.ts";
 
@@ -117,9 +117,9 @@ export const SEPARATORS: readonly [number, number][] = [
   [0xff5b, 0xff65],
 ];
 
-/** CJK that searchForm sets apart with spaces (its CJK_RUN but the halfwidth katakana). */
-const CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af";
 const hex = (c: number) => `\\u${c.toString(16).padStart(4, "0")}`;
+// searchForm sets CJK apart with spaces: the characters of its CJK_RUN are plain too.
+const CJK = CJK_RUN.source.replace(/^\[|\]\+$/g, "");
 const PLAIN = new RegExp(`^[\\x00-\\x7f${SEPARATORS.map(([a, b]) => `${hex(a)}-${hex(b)}`).join("")}${CJK}]*$`);
 
 /** Whether a text's index tokens of Latin words can be told from the text alone (stemsHeld). */
@@ -137,8 +137,8 @@ const OVERLONG = /[A-Za-z'\u2019]{41}/;
 /**
  * Which of `stems` (Latin letters) the index's tokens of a plain text (plainForWords) include: its Latin words,
  * stemmed, each one token unless a digit touches it (a stem keeps its word's first letter, so only words
- * starting with a stem's first letter are stemmed). Undefined when a word's stem may not be letters only (an
- * overlong word is kept as it is), which the index splits further.
+ * starting with a stem's first letter are stemmed). Undefined when a word is over 40 characters: stemWord keeps
+ * it as it is, apostrophes and all, which the index splits further (every other word's stem is letters only).
  */
 export function stemsHeld(text: string, stems: readonly string[]): boolean[] | undefined {
   if (OVERLONG.test(text)) return undefined;
@@ -149,9 +149,7 @@ export function stemsHeld(text: string, stems: readonly string[]): boolean[] | u
   words.lastIndex = 0;
   let left = stems.length;
   for (let m = words.exec(text); m !== null && left > 0; m = words.exec(text)) {
-    const stem = stemWord(m[0]);
-    if (!/^[a-z]*$/.test(stem)) return undefined;
-    const k = stems.indexOf(stem);
+    const k = stems.indexOf(stemWord(m[0]));
     if (k < 0 || found[k]) continue;
     const end = m.index + m[0].length;
     if (isAsciiAlnum(text.charCodeAt(m.index - 1)) || isAsciiAlnum(text.charCodeAt(end))) continue;
