@@ -2,6 +2,7 @@
 // case-insensitive substring match over recent rows, merged, deduplicated by id and ranked. Recent rows
 // are also ranked by bm25 on their stems (a question rarely holds all its words verbatim), so match
 // quality decides there too. bm25 is computed here on the window's rows (src/search/bm25.ts).
+import { isAscii } from "../shared/ascii.ts";
 import type { StoredMessage } from "../shared/message.ts";
 import type { TimeRange } from "../shared/time.ts";
 import type { MessageFilter } from "../shared/time-filter.ts";
@@ -361,7 +362,7 @@ function scoreWindow(
       st.rows,
       st.avgTokens,
       matchedAll,
-      holders && ((p) => holders.get(p)?.has(r.seq) === false),
+      holders && ((p) => holders.get(p)?.has(r.seq) === false && !tokenizedApart(r.lower)),
     ),
   }));
   if (lift) liftByContext(db, scored);
@@ -388,6 +389,13 @@ function phraseHolders(db: Db, rows: readonly WindowText[], phrases: readonly Ft
       out.set(p, matchingSeqs(db, p.expr, lo, hi));
   return out.size > 0 ? out : undefined;
 }
+
+/**
+ * Text the index may split or fold otherwise than the text count does (beyond ASCII: Greek and Cyrillic letters
+ * with diacritics, which unicode61 keeps, or marks, at which it splits): the count decides there, as it does
+ * where no lookup is made, so that the page does not depend on which was cheaper.
+ */
+const tokenizedApart = (lower: string | undefined) => lower !== undefined && !isAscii(lower);
 
 /** Whether a window of words in most rows is read only when its substring matches leave room (see searchInForm). */
 export const FLOOR_WINDOW = { matchesFirst: true };
