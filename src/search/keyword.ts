@@ -574,13 +574,19 @@ function symbolMatches(
   const needles = [...new Set([...pieces.flatMap((p) => p.split(" ")), ...words.map(needleOf)])];
   // The pieces select candidates in the substring index (`c > d` as its trigrams).
   const select = [...pieces, ...words.map(needleOf)];
-  const rows = scanRecent(db, needles, filter, limit * 5, select);
+  // The scans' SQL selects a few rows more (İ and the Kelvin sign, see holdsLike): each word is checked here.
+  const lowered = words.map((t) => needleOf(t).toLowerCase());
+  const holdsWords = (m: { content: string }) => {
+    const text = m.content.toLowerCase();
+    return lowered.every((n) => text.includes(n));
+  };
+  const rows = scanRecent(db, needles, filter, limit * 5, select).filter(holdsWords);
   if (hasArchived(db, filter.session)) {
     // The substring index once built; before, words in the query or its pieces (`#123`, `C++`, `.env`)
     // narrow the archive through the word index, and a query of symbols alone is a scan.
     const all = trigramReady(db) ? undefined : ftsAllQuery(queryTerms(pieces.join(" "), { asTyped }).concat(words));
     if (all) rows.push(...windowRows(db, all, SYMBOL_WINDOW, { ...filter, recent: false }).map((r) => r.message));
-    else rows.push(...scanArchive(db, needles, filter, limit * 5, select));
+    else rows.push(...scanArchive(db, needles, filter, limit * 5, select).filter(holdsWords));
   }
   const out: [Candidate["row"], number][] = [];
   for (const m of rows) {

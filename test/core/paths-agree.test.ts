@@ -23,6 +23,8 @@ const WORDS = (
   "painting garden concert recipe marathon violin library museum harbor festival lantern compass"
 ).split(" ");
 const ODD = [
+  "İstanbul",
+  "ISTANBUL",
   "straße",
   "5\u212A",
   "ﬁle",
