@@ -103,8 +103,11 @@ export function ftsTerm(t: QueryTerm, prefix = true, spelled?: readonly string[]
   if (!t.cjk) {
     const stemmed = `"${searchForm(t.text).trim().replaceAll('"', '""')}"`;
     if (!prefix || !typedPrefix(t)) return stemmed;
-    // The prefix spelled out as the words it stands for (see prefix-words.ts), or left to FTS5.
-    const rest = spelled ? spelled.map((w) => ` OR "${w.replaceAll('"', '""')}"`).join("") : ` OR "${prefixToken(t)}"*`;
+    // The prefix spelled out as the words it stands for (see prefix-words.ts), or left to FTS5, whose tokenizer
+    // folds it as it folded the rows (it keeps a Greek or Cyrillic letter's diacritics, which indexTokens drops).
+    const rest = spelled
+      ? spelled.map((w) => ` OR "${w.replaceAll('"', '""')}"`).join("")
+      : ` OR "${t.text.replaceAll('"', '""')}"*`;
     return `(${stemmed}${rest})`;
   }
   const grams = queryBigrams(t.text);

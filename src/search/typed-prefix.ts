@@ -27,6 +27,9 @@ export function newestTypedWindow(
   const term = (words.length > 0 ? words : terms).find(typedPrefix);
   const { session, ...rest } = filter;
   if (!term || size > MAX_ROWS || Object.values(rest).some((v) => v !== undefined)) return undefined;
+  // Words are spelled out as indexTokens reads the rows, which is the index's reading for ASCII prefixes only
+  // (it drops the diacritics of Greek and Cyrillic letters, which the index keeps).
+  if (!/^[a-z0-9]+$/.test(prefixToken(term)!)) return undefined;
   // First as many rows as matches wanted (a common prefix is in most rows), then as many as the share
   // matching among them says hold that many.
   let rows = size;

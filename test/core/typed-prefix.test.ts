@@ -141,6 +141,56 @@ describe("a query typed with its last word unfinished, newest first", () => {
     }
   });
 
+  // unicode61 keeps the diacritics of Greek and Cyrillic letters (й, ё, έ): the prefix must not lose them.
+  test("a Greek or Cyrillic word typed with diacritics finds the rows holding it, archived ones too", async () => {
+    const { api } = openTemp({ env: { MEMVOY_LIMITS_MAX_HISTORY_BYTES: "4096" }, now: () => NOW, drain: "off" });
+    try {
+      // An older session, archived, whose rows are all read at once, newest first.
+      api.add(
+        "b",
+        Array.from({ length: 30 }, (_, i) => ({
+          role: "user" as const,
+          content: `${i}: Действие и ёлка`,
+          sendAt: NOW - BigInt(1_000 - i) * 1_000_000_000n,
+        })),
+      );
+      const words = ["Действие", "ёлка", "καλημέρα", "Ελληνικά", "Müller"];
+      api.add(
+        "a",
+        Array.from({ length: 300 }, (_, i) => ({
+          role: "user" as const,
+          content:
+            i % 3 === 0 ? `note ${i}: ${words[(i / 3) % words.length]} today` : `routine line ${i} with filler words`,
+          sendAt: NOW - BigInt(300 - i) * 1_000_000_000n,
+        })),
+      );
+      for (const [typed, word] of [
+        ["дейст", "Действие"],
+        ["Дейст", "Действие"],
+        ["ёлк", "ёлка"],
+        ["καλημέ", "καλημέρα"],
+        ["Ελληνικ", "Ελληνικά"],
+        ["mül", "Müller"],
+      ])
+        for (const order of ["relevance", "newest"] as const) {
+          const r = await api.search({ query: typed!, typing: true, order, limit: 100 });
+          const held = r.hits.filter((h) => h.message.content.includes(word!));
+          expect({ typed, order, held: held.length, archived: held.some((h) => h.source === "archive") }).toEqual({
+            typed,
+            order,
+            held: word === "Действие" || word === "ёлка" ? 50 : 20,
+            archived: true,
+          });
+        }
+      for (const typed of ["дейст", "ёлк"]) {
+        const r = await api.search({ query: typed, session: "b", typing: true, order: "newest", limit: 50 });
+        expect({ typed, hits: r.hits.length }).toEqual({ typed, hits: 30 });
+      }
+    } finally {
+      api.close();
+    }
+  });
+
   test("the index tokens a prefix begins, as the index splits and folds the text", () => {
     expect(indexTokensStarting("Deployed o'deploy 12'dep dep2loy redeploy", "dep")).toEqual([
       "deploy",
