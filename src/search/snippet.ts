@@ -54,6 +54,22 @@ export function findMatches(content: string, terms: readonly QueryTerm[]): [numb
       i = end;
     }
   }
+  // Terms of ASCII letters and digits together (k8s, 5k, x86, v1), which the runs above split: where one stands
+  // as a whole token, or as the start of one when it has 3+ characters.
+  const mixed = latin.filter((t) => MIXED.test(t.text));
+  if (mixed.length > 0) {
+    const lower = content.replace(ASCII_UPPER, (u) => u.toLowerCase()); // the same length, so offsets hold
+    for (const t of mixed) {
+      for (let at = lower.indexOf(t.text); at >= 0 && ranges.length < 400; at = lower.indexOf(t.text, at + 1)) {
+        const end = at + t.text.length;
+        if (at > 0 && WORD_CHAR_AT.test(lower[at - 1]!)) continue;
+        if (t.text.length < 3 && end < lower.length && WORD_CHAR_AT.test(lower[end]!)) continue;
+        let e = end;
+        while (e < lower.length && ASCII_ALNUM.test(lower[e]!)) e++;
+        ranges.push([at, e]);
+      }
+    }
+  }
   // Words with letters beyond ASCII (über, Москва, ＡＰＩ, naïve for naive): compared with case, accents and widths folded,
   // the term whole, or as the word's start when it has 3+ letters.
   if (latin.length > 0 && !isAscii(content)) {
@@ -94,6 +110,11 @@ const WORD_CHAR = `(?:(?!${CJK_RUN.source.replace(/\+$/, "")})[\\p{L}\\p{N}\\p{M
 const WIDE_WORD = new RegExp(`${WORD_CHAR}*(?![\\x00-\\x7f])${WORD_CHAR}${WORD_CHAR}*`, "gu");
 const foldAccents = (s: string) => s.normalize("NFKD").replace(/\p{M}/gu, "").toLowerCase();
 const ASCII_LETTER = /^[a-z]+$/;
+const MIXED = /^(?=[a-z]*[0-9])(?=[0-9]*[a-z])[a-z0-9]+$/;
+const ASCII_UPPER = /[A-Z]/g;
+const ASCII_ALNUM = /[a-z0-9]/;
+/** A character that would join a token (a letter, digit or mark of any script). */
+const WORD_CHAR_AT = /[\p{L}\p{N}\p{M}]/u;
 const DIGITS = /^\d+$/;
 
 /**

@@ -49,7 +49,7 @@ const PIECES = [
   "running",
   "ran",
 ];
-const QUERIES = ["deploy", "deploying", "2024", "erro", "error", "run", "k8s", "数据", "running deploy", "the"];
+const QUERIES = ["deploy", "deploying", "2024", "erro", "error", "run", "k8s", "5k", "数据", "running deploy", "the"];
 
 describe("hasMatch", () => {
   test("agrees with findMatches on generated text", () => {
@@ -84,6 +84,17 @@ function regexMatches(content: string, q: string): [number, number][] {
       if (stems.has(stemWord(w)) || stems.has(w) || prefixes.some((p) => w.startsWith(p)))
         ranges.push([m.index!, m.index! + m[0].length]);
     }
+  // A term of letters and digits together: where it starts a token (no letter, digit or mark before it), whole
+  // or, with 3+ characters, as the token's start; the range runs to the token's last ASCII letter or digit.
+  const asciiLower = content.replace(/[A-Z]/g, (c) => c.toLowerCase());
+  for (const t of latin.filter((x) => /[0-9]/.test(x.text) && /[a-z]/.test(x.text) && /^[a-z0-9]+$/.test(x.text)))
+    for (const m of asciiLower.matchAll(
+      new RegExp(
+        `(?<![\\p{L}\\p{N}\\p{M}])${t.text}${t.text.length >= 3 ? "" : "(?![\\p{L}\\p{N}\\p{M}])"}[a-z0-9]*`,
+        "gu",
+      ),
+    ))
+      ranges.push([m.index!, m.index! + m[0].length]);
   // Words with a character beyond ASCII: the term folded (case, accents, widths), whole or as the start.
   if (latin.length > 0)
     for (const m of content.matchAll(
@@ -126,6 +137,16 @@ describe("findMatches", () => {
     expect(words("ＡＰＩキーを更新", "ＡＰＩ")).toEqual(["ＡＰＩ"]);
     expect(words("the Müllers came", "müller")).toEqual(["Müllers"]);
     expect(words("ein Bär", "bä")).toEqual([]);
+  });
+
+  test("letters and digits together are one word, as the index reads them", () => {
+    const words = (content: string, q: string) =>
+      findMatches(content, queryTerms(q)).map(([from, to]) => content.slice(from, to));
+    expect(words("a K8S cluster on ec2-hosts", "k8s ec2")).toEqual(["K8S", "ec2"]);
+    expect(words("ran 5k, then 15k and a 5kg bag", "5K")).toEqual(["5k"]);
+    expect(words("build for x86_64, v1.2.3, with 2FA", "x86 v1 2fa")).toEqual(["x86", "v1", "2FA"]);
+    expect(words("ipv6only", "ipv6")).toEqual(["ipv6only"]);
+    expect(hasMatch("took 10ms.", queryTerms("10ms"))).toBe(true);
   });
 
   test("finds the words a regex over letters, apostrophes and digits finds, on generated text", () => {
