@@ -92,10 +92,11 @@ function buildHome(maxHistoryBytes?: number): string {
   try {
     const all = texts();
     for (let at = 0; at < all.length; at += 500) {
-      const bySession = new Map<string, { role: "user"; content: string; sendAt: bigint }[]>();
+      const bySession = new Map<string, { role: "user" | "assistant"; content: string; sendAt: bigint }[]>();
       all.slice(at, at + 500).forEach((m, i) => {
         const list = bySession.get(m.session) ?? [];
-        list.push({ role: "user", content: m.content, sendAt: NOW - BigInt(ROWS - at - i) * 60_000_000_000n });
+        const role = (at + i) % 3 === 0 ? "assistant" : "user";
+        list.push({ role, content: m.content, sendAt: NOW - BigInt(ROWS - at - i) * 60_000_000_000n });
         bySession.set(m.session, list);
       });
       for (const [session, list] of bySession) api.add(session, list);
@@ -111,6 +112,9 @@ interface Ask {
   limit: number;
   session?: string;
   range?: "7d" | "30d" | "1y";
+  since?: string;
+  role?: "user" | "assistant";
+  order?: "newest";
   typing?: boolean;
 }
 
@@ -130,11 +134,14 @@ function asks(): Ask[] {
     limit: pick([1, 10, 10, 40]),
     session: rnd() < 0.25 ? pick(SESSIONS) : undefined,
     range: pick([undefined, undefined, "7d", "1y"] as const),
+    since: rnd() < 0.15 ? pick(["3d", "30d"]) : undefined,
+    role: rnd() < 0.15 ? pick(["user", "assistant"] as const) : undefined,
+    order: rnd() < 0.1 ? ("newest" as const) : undefined,
     typing: rnd() < 0.15 ? true : undefined,
   }));
 }
 
-/** Each way of reading forced, as `set` leaves it; `undo` restores the measure. */
+/** Each way of reading forced, as `set` leaves it (the test puts every measure back after each). */
 const FORCED: { name: string; set: () => void }[] = [
   {
     name: "no shortcut",
