@@ -2,6 +2,7 @@
 import { CJK_RUN, stemWord } from "../shared/search-form.ts";
 import { needleOf, type QueryTerm } from "./query-terms.ts";
 import { isAscii } from "../shared/ascii.ts";
+import { asciiLower } from "../shared/lower-case.ts";
 
 export interface Snippet {
   text: string;
@@ -58,7 +59,7 @@ export function findMatches(content: string, terms: readonly QueryTerm[]): [numb
   // as a whole token, or as the start of one when it has 3+ characters.
   const mixed = latin.filter((t) => MIXED.test(t.text));
   if (mixed.length > 0) {
-    const lower = content.replace(ASCII_UPPER, (u) => u.toLowerCase()); // the same length, so offsets hold
+    const lower = asciiLower(content); // the same length, so offsets hold
     for (const t of mixed) {
       for (let at = lower.indexOf(t.text); at >= 0 && ranges.length < 400; at = lower.indexOf(t.text, at + 1)) {
         const end = at + t.text.length;
@@ -111,7 +112,6 @@ const WIDE_WORD = new RegExp(`${WORD_CHAR}*(?![\\x00-\\x7f])${WORD_CHAR}${WORD_C
 const foldAccents = (s: string) => s.normalize("NFKD").replace(/\p{M}/gu, "").toLowerCase();
 const ASCII_LETTER = /^[a-z]+$/;
 const MIXED = /^(?=[a-z]*[0-9])(?=[0-9]*[a-z])[a-z0-9]+$/;
-const ASCII_UPPER = /[A-Z]/g;
 const ASCII_ALNUM = /[a-z0-9]/;
 /** A character that would join a token (a letter, digit or mark of any script). */
 const WORD_CHAR_AT = /[\p{L}\p{N}\p{M}]/u;

@@ -7,7 +7,7 @@
 // between its few searches (an agent's turn) never pays for it; one that searches on (the TUI) soon has it.
 import type { Database } from "bun:sqlite";
 import type { MessageFilter } from "../../shared/time-filter.ts";
-import { lowerCase } from "../../shared/lower-case.ts";
+import { asciiLower, lowerCase } from "../../shared/lower-case.ts";
 import { ftsHasSession } from "./fts-upgrade.ts";
 import { docTokens } from "./fts-totals.ts";
 import { windowTokensSql } from "./index-tokens.ts";
@@ -68,9 +68,6 @@ const oneShot = new WeakSet<Database>();
 export function skipRecentTextCache(db: Database): void {
   oneShot.add(db);
 }
-
-const UPPER = /[A-Z]/;
-const asciiLower = (s: string) => (UPPER.test(s) ? s.replace(/[A-Z]+/g, (m) => m.toLowerCase()) : s);
 
 function load(db: Database): RecentText {
   const out: RecentText = {
