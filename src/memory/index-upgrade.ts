@@ -15,7 +15,10 @@ import { buildTrigram, trigramBuildState } from "../storage/sqlite/substring-ind
 import { splitTrigram, trigramSplitState } from "../storage/sqlite/substring-index-split.ts";
 import { buildTokenCounts, tokenBuildState } from "../storage/sqlite/index-tokens-build.ts";
 
-export type IndexUpgradeState = FtsUpgradeState;
+/** The upgrade's steps together: `copied` of `total` (each step goes over every message), and the messages. */
+export interface IndexUpgradeState extends FtsUpgradeState {
+  messages: number;
+}
 export type IndexUpgradeOptions = FtsUpgradeOptions;
 export type IndexUpgradeResult = FtsUpgradeResult;
 
@@ -28,6 +31,7 @@ export function indexUpgradeState(ctx: MemoryContext): IndexUpgradeState {
     done: fts.done && tri.done && split.done && tok.done,
     copied: fts.copied + tri.copied + split.copied + tok.copied,
     total: fts.total + tri.total + split.total + tok.total,
+    messages: fts.total,
   };
 }
 

@@ -15,6 +15,7 @@ import { printJson, println } from "../output.ts";
 import { progressBar } from "../progress.ts";
 
 type DoctorReport = ReturnType<HomeMemory["doctor"]>;
+type IndexUpgradeState = ReturnType<HomeMemory["indexUpgrade"]>;
 
 export const usage = `
 Usage: memvoy doctor [--repair [--yes]] [--migrate] [--json]
@@ -67,7 +68,8 @@ export function run(argv: readonly string[]): Promise<number> {
     try {
       return await using(openFromFlags(p, "doctor"), async (api) => {
         if (bool(p, "migrate") && !(await migrate(api, bool(p, "json")))) return 130;
-        return check(api.doctor({ repair: bool(p, "repair") }), bool(p, "json"));
+        const upgrade = api.indexUpgrade();
+        return check(api.doctor({ repair: bool(p, "repair") }), bool(p, "json"), upgrade);
       });
     } catch (err) {
       if (!(err instanceof BrokenDatabaseError)) throw err;
@@ -76,10 +78,20 @@ export function run(argv: readonly string[]): Promise<number> {
   });
 }
 
-function check(r: DoctorReport | SharedDoctorReport, json: boolean): number {
-  if (json) printJson(r);
+/** The share of the index upgrade done, in whole percent (99 until it is complete). */
+const percentDone = (s: IndexUpgradeState) =>
+  s.done ? 100 : Math.min(99, Math.floor((100 * s.copied) / Math.max(1, s.total)));
+
+function check(r: DoctorReport | SharedDoctorReport, json: boolean, upgrade?: IndexUpgradeState): number {
+  // The upgrade is not a problem: searches use the current index until it is complete.
+  const index = upgrade && { upgraded: upgrade.done, percentDone: percentDone(upgrade) };
+  if (json) printJson(index ? { ...r, keywordIndex: index } : r);
   else {
     println(`home ${r.home}: ${r.sessions} session(s)`);
+    if (index && !index.upgraded)
+      println(
+        `keyword index: an upgrade is pending (${index.percentDone}% done); the daemon runs it in the background, memvoy doctor --migrate runs it now`,
+      );
     if ("shared" in r) for (const line of sharedLines(r)) println(line);
     for (const f of r.findings)
       println(`${f.session ? `${f.session}: ` : ""}${f.problem}${f.repaired ? ` -> repaired: ${f.repaired}` : ""}`);
@@ -156,7 +168,10 @@ async function migrate(api: HomeMemory, json: boolean): Promise<boolean> {
     return true;
   }
   const bar = process.stderr.isTTY ? progressBar(process.stderr) : undefined;
-  if (!json) println(`keyword index: upgrading (${before.copied}/${before.total} messages done earlier)`);
+  if (!json) {
+    const earlier = before.copied > 0 ? ` (${percentDone(before)}% done earlier)` : "";
+    println(`keyword index: upgrading ${before.messages} messages${earlier}`);
+  }
   const r = await withInterrupt((signal) =>
     api.upgradeIndex({ signal, progress: (done, total) => bar?.update(done, total) }),
   );
