@@ -24,7 +24,7 @@ import type { SearchInput } from "../app/api/memory-api.ts";
 import { acquireDaemonLock, lockHolderPid } from "./lock.ts";
 import { DaemonLog } from "./log.ts";
 import { Scheduler } from "./scheduler.ts";
-import { readState, type DaemonState } from "./state.ts";
+import { newDaemonState, readState } from "./state.ts";
 import type { RunWork } from "./work-kinds.ts";
 import { Workers } from "./workers.ts";
 import { startDaemonHttp, type DaemonHttp } from "../http/daemon-http.ts";
@@ -135,19 +135,7 @@ export async function runDaemon(o: DaemonOptions): Promise<number> {
     release();
     throw err;
   }
-  const now = new Date().toISOString();
-  const state: DaemonState = {
-    pid: process.pid,
-    home: paths.home,
-    version: o.version,
-    startedAt: now,
-    updatedAt: now,
-    status: "running",
-    stoppedAt: null,
-    jobs: {},
-    lastError: null,
-    http: null,
-  };
+  const state = newDaemonState(paths.home, o.version);
   const controller = new AbortController();
   const scheduler = new Scheduler(paths.home, state, log, controller.signal);
   // Aborting the controller forwards SIGTERM to every child.

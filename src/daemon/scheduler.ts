@@ -5,6 +5,8 @@ import type { DaemonLog } from "./log.ts";
 import { newJobState, writeState, type DaemonState, type JobState } from "./state.ts";
 
 const IDLE_SAVE_MS = 60_000;
+/** How often a loop job's progress reaches the state file at most (`daemon status` reads it). */
+const PROGRESS_SAVE_MS = 1_000;
 
 export interface JobOutcome {
   /** One line for `daemon status` and the log: what the run did. */
@@ -20,6 +22,12 @@ export interface JobContext {
   log: DaemonLog;
 }
 
+/** A loop job's context: it also says when it works on something long, and how far it has got. */
+export interface LoopContext extends JobContext {
+  /** A line for `daemon status` while the job works (it shows as running); null once the work has ended. */
+  progress(detail: string | null): void;
+}
+
 export interface CronJob {
   name: string;
   pattern: string;
@@ -31,7 +39,7 @@ export interface CronJob {
 export interface LoopJob {
   name: string;
   /** Runs until ctx.signal aborts; calls report() after each unit of work. */
-  loop(ctx: JobContext, report: (startedAt: Date, outcome: JobOutcome) => void): Promise<void>;
+  loop(ctx: LoopContext, report: (startedAt: Date, outcome: JobOutcome) => void): Promise<void>;
 }
 
 export class Scheduler {
@@ -66,7 +74,7 @@ export class Scheduler {
 
   addLoop(job: LoopJob): void {
     this.state.jobs[job.name] = newJobState("continuous");
-    const ctx = { signal: this.signal, log: this.log };
+    const ctx: LoopContext = { signal: this.signal, log: this.log, progress: (d) => this.progress(job.name, d) };
     const done = job
       .loop(ctx, (startedAt, outcome) => this.record(job.name, startedAt, outcome))
       .catch((err) => {
@@ -102,6 +110,15 @@ export class Scheduler {
     this.active.set(job.name, left);
     this.job(job.name).running = left > 0;
     this.record(job.name, startedAt, outcome);
+  }
+
+  /** A loop job's progress: running with that line, or no longer (saved at once); a new line at most once a second. */
+  private progress(name: string, detail: string | null): void {
+    const j = this.job(name);
+    const changed = j.running !== (detail !== null);
+    j.running = detail !== null;
+    j.progress = detail;
+    if (changed || Date.now() - this.savedAt >= PROGRESS_SAVE_MS) this.save();
   }
 
   /** Record one run of a job: state file, and a log line unless it was idle. */

@@ -16,6 +16,8 @@ export interface JobState {
   lastError: { at: string; message: string } | null;
   runs: number;
   failures: number;
+  /** How far a running loop job has got, in its own words (absent from state files of older versions). */
+  progress?: string | null;
 }
 
 export interface DaemonState {
@@ -36,6 +38,23 @@ export function statePath(home: string): string {
   return join(home, "daemon.state.json");
 }
 
+/** The state of a daemon of this process that starts now, before its jobs are added. */
+export function newDaemonState(home: string, version: string): DaemonState {
+  const now = new Date().toISOString();
+  return {
+    pid: process.pid,
+    home,
+    version,
+    startedAt: now,
+    updatedAt: now,
+    status: "running",
+    stoppedAt: null,
+    jobs: {},
+    lastError: null,
+    http: null,
+  };
+}
+
 export function newJobState(schedule: string): JobState {
   return {
     schedule,
@@ -47,6 +66,7 @@ export function newJobState(schedule: string): JobState {
     lastError: null,
     runs: 0,
     failures: 0,
+    progress: null,
   };
 }
 

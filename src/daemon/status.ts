@@ -88,6 +88,7 @@ export function daemonStatus(
       lastRun: rfc3339(j.lastRun),
       lastError,
       running: running && j.running,
+      progress: running && j.running ? (j.progress ?? null) : null,
       nextRun: rfc3339(nextRun),
     };
   });

@@ -101,7 +101,7 @@ async function daemon(sub: string, p: Parsed, args: string[]): Promise<number> {
       println(bold(`${"JOB".padEnd(w)}  ${"SCHEDULE".padEnd(sw)}  LAST RUN             NEXT RUN             RESULT`));
       for (const j of st.jobs) {
         const result = j.running
-          ? "running"
+          ? `running${j.progress ? `: ${j.progress}` : ""}`
           : j.lastResult === null
             ? dim("-")
             : `${j.lastResult}${j.lastDetail ? `: ${j.lastDetail}` : ""}`;

@@ -6,18 +6,25 @@ import type { LoopJob } from "../scheduler.ts";
 export function indexUpgradeJob(api: MaintenanceApi): LoopJob {
   return {
     name: "index-upgrade",
-    async loop({ signal, log }, report) {
-      if (api.indexUpgrade().done) return;
+    async loop({ signal, log, progress }, report) {
+      const state = api.indexUpgrade();
+      if (state.done) return;
       const started = new Date();
+      const said = (copied: number, total: number) =>
+        `${Math.min(99, Math.floor((100 * copied) / Math.max(1, total)))}% of ${state.messages} messages`;
+      progress(said(state.copied, state.total));
       let logged = 0;
-      const r = await api.upgradeIndex({
-        signal,
-        progress: (copied, total) => {
-          if (Date.now() - logged < 10_000) return;
-          logged = Date.now();
-          log.info("index_upgrade.progress", { copied, total });
-        },
-      });
+      const r = await api
+        .upgradeIndex({
+          signal,
+          progress: (copied, total) => {
+            progress(said(copied, total));
+            if (Date.now() - logged < 10_000) return;
+            logged = Date.now();
+            log.info("index_upgrade.progress", { copied, total });
+          },
+        })
+        .finally(() => progress(null));
       report(started, {
         detail: `${r.done ? "done" : "stopped"}: ${r.copied} message(s) indexed in ${Math.round(r.ms)} ms, longest write ${r.longestStepMs.toFixed(0)} ms`,
       });

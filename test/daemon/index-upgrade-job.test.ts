@@ -1,0 +1,59 @@
+// The daemon's index upgrade job: `daemon status` (the state file) shows it running with how far it has got,
+// then its outcome, on a home with the old keyword index.
+import { afterAll, expect, test } from "bun:test";
+import { join } from "node:path";
+import type { MaintenanceApi } from "../../src/app/maintenance-api.ts";
+import { indexUpgradeJob } from "../../src/daemon/jobs/index-upgrade.ts";
+import { DaemonLog } from "../../src/daemon/log.ts";
+import { Scheduler } from "../../src/daemon/scheduler.ts";
+import { newDaemonState, readState, type JobState } from "../../src/daemon/state.ts";
+import { openTemp, removeTempHomes } from "../fixture/home.ts";
+import { toOldIndex } from "../fixture/old-schema.ts";
+
+afterAll(removeTempHomes);
+
+test("the index upgrade job says how far it has got while it runs, then its outcome", async () => {
+  const { home, api: writer } = openTemp();
+  for (let i = 0; i < 30; i++)
+    writer.add(
+      `s${i % 3}`,
+      Array.from({ length: 100 }, (_, k) => ({ role: "user" as const, content: `note ${i}-${k} about the rollout` })),
+    );
+  writer.close();
+  toOldIndex(home);
+
+  const { api } = openTemp({ home });
+  const seen: JobState[] = [];
+  const job = () => readState(home)!.jobs["index-upgrade"]!;
+  // The real upgrade; each of its steps looks at the state file as `daemon status` would.
+  const watched: MaintenanceApi = Object.assign(Object.create(api), {
+    upgradeIndex: (o: Parameters<MaintenanceApi["upgradeIndex"]>[0] = {}) =>
+      api.upgradeIndex({
+        ...o,
+        progress: (done, total) => {
+          seen.push(job());
+          o.progress?.(done, total);
+        },
+      }),
+  });
+  const state = newDaemonState(home, "test");
+  const log = new DaemonLog({ path: join(home, "daemon.log"), maxBytes: 1 << 20 });
+  const scheduler = new Scheduler(home, state, log, new AbortController().signal);
+  try {
+    scheduler.addLoop(indexUpgradeJob(watched));
+    expect(await scheduler.settle(30_000)).toBe(true);
+  } finally {
+    log.close();
+    api.close();
+  }
+
+  expect(seen.length).toBeGreaterThan(1);
+  // Saved as soon as it starts: running, with the archive's messages (not the upgrade's passes over them).
+  expect(seen[0]!.running).toBe(true);
+  expect(seen[0]!.progress).toMatch(/^\d+% of 3000 messages$/);
+  const end = job();
+  expect(end.running).toBe(false);
+  expect(end.progress).toBeNull();
+  expect(end.lastResult).toBe("ok");
+  expect(end.lastDetail).toStartWith("done: ");
+}, 60_000);
