@@ -2,7 +2,7 @@
 // Row lengths come from the index (FTS5's docsize); term counts are found in the row's text, word by
 // word for stems (the index holds Porter2 stems), by substring for CJK. Document frequencies are
 // estimates from the index (see matchShare); a one-phrase query's order needs none (its idf is the same for every row).
-import { asciiFormWhere, searchForm, stemWord } from "../shared/search-form.ts";
+import { asciiFormWhere, searchForm, searchFormWhere, stemWord } from "../shared/search-form.ts";
 import { formTokens, indexTokens } from "../shared/index-tokens.ts";
 import { isAscii } from "../shared/ascii.ts";
 
@@ -134,17 +134,24 @@ function isForm(p: Phrase, word: string): boolean {
 const isDigit = (c: number) => c >= 48 && c <= 57;
 
 /**
- * A row's index tokens as far as a "tokens" phrase's count goes. In ASCII text a Latin word that begins a token
- * (no digit before it) with a letter no token of the phrase begins with cannot make one of its tokens: it is
- * not stemmed (the costliest part of tokenizing a window's rows).
+ * A row's index tokens as far as a "tokens" phrase's count goes. A Latin word that begins a token (no digit or
+ * character beyond ASCII before it, which would join it to the one before) with a letter no token of the phrase
+ * begins with cannot make one of its tokens: it is not stemmed (the costliest part of tokenizing a window's rows).
  */
 function phraseTokens(lower: string, p: Phrase): string[] {
-  if (!isAscii(lower)) return indexTokens(lower);
   const firsts = (p.firsts ??= new Set(p.tokens.map((t) => t.charCodeAt(0))));
+  if (isAscii(lower))
+    return formTokens(
+      asciiFormWhere(
+        lower,
+        (text, at) => firsts.has(text.charCodeAt(at)) || (at > 0 && isDigit(text.charCodeAt(at - 1))),
+      ),
+    );
+  const joined = (c: number) => isDigit(c) || c > 0x7f;
   return formTokens(
-    asciiFormWhere(
+    searchFormWhere(
       lower,
-      (text, at) => firsts.has(text.charCodeAt(at)) || (at > 0 && isDigit(text.charCodeAt(at - 1))),
+      (text, at) => firsts.has(text.charCodeAt(at)) || (at > 0 && joined(text.charCodeAt(at - 1))),
     ),
   );
 }
@@ -198,13 +205,15 @@ export function bm25(
   matchedAll = false,
   /** A phrase the index says the row does not hold (not counted in its text). */
   lacks?: (p: Phrase) => boolean,
+  /** A phrase the index says the row holds, where `lower` is only its text's start: counted once at least. */
+  holds?: (p: Phrase) => boolean,
 ): number {
   const norm = K1 * (1 - B + (B * length) / avgTokens);
   let score = 0;
   for (const p of phrases) {
     if (lacks?.(p)) continue;
     let tf = lower === undefined ? 1 : phraseCount(lower, p);
-    if (tf === 0 && matchedAll && p.kind !== "prefix") tf = 1;
+    if (tf === 0 && (matchedAll || holds?.(p)) && p.kind !== "prefix") tf = 1;
     if (tf > 0) score += (idf(p.share, rows) * (tf * (K1 + 1))) / (tf + norm);
   }
   return score;

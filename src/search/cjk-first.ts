@@ -9,6 +9,7 @@ import {
   type WindowText,
   windowTexts,
   withLower,
+  wholeLower,
 } from "../storage/sqlite/keyword-queries.ts";
 import { hasArchived, recentTierAtMost } from "../storage/sqlite/recent-tier-size.ts";
 import { ftsAllQuery, ftsTerm, needleOf, substringInIndex, type QueryTerm } from "./query-terms.ts";
@@ -53,13 +54,15 @@ export function cjkFirstSubstrings(
   for (;;) {
     const rows = windowTexts(db, expr, reads, { ...filter, recent: true, passing: true }, !light);
     withLower(db, rows);
-    const held = rows.filter((r) => r.lower !== undefined && used.every((t) => r.lower!.includes(needleOf(t))));
+    const whole = wholeLower(db, rows);
+    const text = (r: WindowText) => whole.get(r.seq) ?? (r.cut ? undefined : r.lower);
+    const held = rows.filter((r) => text(r) !== undefined && used.every((t) => text(r)!.includes(needleOf(t))));
     // The newest `reads` rows holding the CJK words hold the newest matches of all, when `size` are among them.
     if (held.length >= size || rows.length < reads)
       return held
         .sort((a, b) => (a.seq < b.seq ? 1 : -1))
         .slice(0, size)
-        .map((r) => ({ row: r, text: r.content ?? r.lower! }));
+        .map((r) => ({ row: r, text: r.content ?? text(r)! }));
     if (reads >= MAX_READ) return undefined;
     reads = Math.min(MAX_READ, reads * 4);
   }

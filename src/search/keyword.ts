@@ -18,6 +18,7 @@ import {
   matchingSeqs,
   windowTexts,
   withLower,
+  wholeLower,
   type IndexStats,
   type KeywordFilter,
   type WindowFilter,
@@ -42,6 +43,7 @@ import { holdsSymbols, querySymbols } from "./symbols.ts";
 import { trigramReady } from "../storage/sqlite/substring-index.ts";
 import type { LightRead } from "../storage/sqlite/substring-queries.ts";
 import { hasArchived } from "../storage/sqlite/recent-tier-size.ts";
+import { RANKED_CHARS, rankedStart } from "../storage/sqlite/ranked-text.ts";
 import { SENDER, senderFactor, senderFocus } from "./participants.ts";
 import { TIME_HINT, timeFactor, timeHint } from "./time-hints.ts";
 import { newestTypedWindow } from "./typed-prefix.ts";
@@ -353,6 +355,7 @@ function scoreWindow(
   // A phrase no row holds counts nothing in any row (a pasted stack trace names many): it is not looked for.
   const counted = matchedAll ? phrases : phrases.filter((p) => p.share !== 0);
   const holders = matchedAll ? undefined : phraseHolders(db, rows, counted);
+  const cutHolds = matchedAll ? undefined : startHolders(db, rows);
   const scored = rows.map((r) => ({
     r,
     s: bm25(
@@ -363,6 +366,7 @@ function scoreWindow(
       st.avgTokens,
       matchedAll,
       holders && ((p) => holders.get(p)?.has(r.seq) === false && !tokenizedApart(r.lower)),
+      r.cut && cutHolds && ((p) => cutHolds(p, r.seq)),
     ),
   }));
   if (lift) liftByContext(db, scored);
@@ -388,6 +392,29 @@ function phraseHolders(db: Db, rows: readonly WindowText[], phrases: readonly Ft
     if (p.share! * Number(hi - lo + 1n) <= PHRASE_LOOKUP.perRow * rows.length)
       out.set(p, matchingSeqs(db, p.expr, lo, hi));
   return out.size > 0 ? out : undefined;
+}
+
+/**
+ * For the rows of an any-term window whose text was read in part (WindowText.cut): whether the index holds a
+ * phrase in such a row, which then counts it once where its start does not show it. Each phrase is looked up on
+ * first need, over the span of those rows. Undefined when no row was cut.
+ */
+function startHolders(db: Db, rows: readonly WindowText[]) {
+  let lo: bigint | undefined;
+  let hi = 0n;
+  for (const r of rows) {
+    if (!r.cut) continue;
+    if (lo === undefined || r.seq < lo) lo = r.seq;
+    if (r.seq > hi) hi = r.seq;
+  }
+  if (lo === undefined) return undefined;
+  const from = lo;
+  const holders = new Map<Phrase, Set<bigint>>();
+  return (p: Phrase, seq: bigint) => {
+    let found = holders.get(p);
+    if (!found) holders.set(p, (found = matchingSeqs(db, (p as FtsPhrase).expr, from, hi)));
+    return found.has(seq);
+  };
 }
 
 /**
@@ -514,9 +541,12 @@ function verbatimQuality(
   const quality = (text: string, sendAt: bigint) => {
     const lower = text.toLowerCase();
     if (!needles.every((n) => lower.includes(n))) return undefined;
+    // The whole-word and phrase lifts read the text's start, as ranking does (ranked-text.ts): of its lower case,
+    // the same whichever form of the text was read (the content, or the recent text held in memory).
+    const start = lower.length > RANKED_CHARS ? rankedStart(lower).text : lower;
     let q = 0.55;
-    if (hasMatch(text, terms)) q = 0.7;
-    if (terms.length > 1 && lower.includes(phrase)) q = 0.85;
+    if (hasMatch(start, terms)) q = 0.7;
+    if (terms.length > 1 && start.includes(phrase)) q = 0.85;
     const ageDays = Number(now - sendAt) / 86_400e9;
     return q + 0.1 / (1 + Math.max(0, ageDays) / 30);
   };
@@ -546,10 +576,12 @@ function indexedSubstrings(
     (ranked && newestOfWindow(ranked, size)) ??
     windowTexts(db, all, size, { ...filter, recent: true, passing: true }, !light);
   withLower(db, rows);
-  const held = rows.filter((r) => r.lower !== undefined && used.every((t) => r.lower!.includes(needleOf(t))));
+  const whole = wholeLower(db, rows);
+  const text = (r: WindowText) => whole.get(r.seq) ?? (r.cut ? undefined : r.lower);
+  const held = rows.filter((r) => text(r) !== undefined && used.every((t) => text(r)!.includes(needleOf(t))));
   // A row the index matched without the text (none is known) could stand for an older one it left out.
   if (held.length < rows.length && rows.length >= size) return undefined;
-  return held.map((r) => ({ row: r, text: r.content ?? r.lower! }));
+  return held.map((r) => ({ row: r, text: r.content ?? text(r)! }));
 }
 
 /** Newest word-index matches of a query with symbols that are checked for the symbols verbatim. */

@@ -75,10 +75,13 @@ export function findMatches(content: string, terms: readonly QueryTerm[]): [numb
   // the term whole, or as the word's start when it has 3+ letters.
   if (latin.length > 0 && !isAscii(content)) {
     const needles = latin.map((t) => foldAccents(needleOf(t)));
-    for (const m of content.matchAll(WIDE_WORD)) {
-      const w = foldAccents(m[0]);
-      if (needles.some((n) => w === n || (n.length >= 3 && w.startsWith(n))))
-        ranges.push([m.index, m.index + m[0].length]);
+    const starts = new Set(needles.map((n) => n[0]));
+    for (const [at, word] of wideWords(content)) {
+      // A word whose first letter folds into none a needle begins with is not folded whole.
+      const first = foldedChar(String.fromCodePoint(word.codePointAt(0)!));
+      if (first !== "" && !starts.has(first[0])) continue;
+      const w = foldAccents(word);
+      if (needles.some((n) => w === n || (n.length >= 3 && w.startsWith(n)))) ranges.push([at, at + word.length]);
       if (ranges.length >= 400) break;
     }
   }
@@ -105,11 +108,39 @@ export function findMatches(content: string, terms: readonly QueryTerm[]): [numb
   return merged;
 }
 
-/** A letter, digit or mark outside CJK text (which has no word breaks: its terms are matched as they are). */
-const WORD_CHAR = `(?:(?!${CJK_RUN.source.replace(/\+$/, "")})[\\p{L}\\p{N}\\p{M}])`;
-/** A word of such characters holding one beyond ASCII. */
-const WIDE_WORD = new RegExp(`${WORD_CHAR}*(?![\\x00-\\x7f])${WORD_CHAR}${WORD_CHAR}*`, "gu");
+/** Runs of letters, digits and marks; CJK text among them has no word breaks (its terms are matched as they are). */
+const WORD_RUN = /[\p{L}\p{N}\p{M}]+/gu;
+const CJK_STRETCH = new RegExp(CJK_RUN.source, "gu");
+
+/**
+ * The words of a text that hold a character beyond ASCII, with where each starts: runs of letters, digits and
+ * marks, cut at CJK text. (One regular expression for these, its letters tried again from every start, took
+ * time growing with the square of a run's length.)
+ */
+function* wideWords(text: string): Generator<[number, string]> {
+  for (const m of text.matchAll(WORD_RUN)) {
+    const run = m[0];
+    if (isAscii(run)) continue;
+    let from = 0;
+    for (const c of run.matchAll(CJK_STRETCH)) {
+      if (c.index > from && !isAscii(run.slice(from, c.index))) yield [m.index + from, run.slice(from, c.index)];
+      from = c.index + c[0].length;
+    }
+    if (from === 0) yield [m.index, run];
+    else if (from < run.length && !isAscii(run.slice(from))) yield [m.index + from, run.slice(from)];
+  }
+}
 const foldAccents = (s: string) => s.normalize("NFKD").replace(/\p{M}/gu, "").toLowerCase();
+const foldedChars = new Map<string, string>();
+/** foldAccents of one character, remembered (a word's folded form begins with its first character's). */
+function foldedChar(c: string): string {
+  let f = foldedChars.get(c);
+  if (f === undefined) {
+    if (foldedChars.size > 4096) foldedChars.clear();
+    foldedChars.set(c, (f = foldAccents(c)));
+  }
+  return f;
+}
 const ASCII_LETTER = /^[a-z]+$/;
 const MIXED = /^(?=[a-z]*[0-9])(?=[0-9]*[a-z])[a-z0-9]+$/;
 const ASCII_ALNUM = /[a-z0-9]/;

@@ -83,8 +83,20 @@ export function asciiFormWhere(text: string, stems: (text: string, start: number
   return stemLatinWords(text, stems);
 }
 
+/**
+ * searchForm as far as the Latin words `stems` picks go (asciiFormWhere), for text of any script: CJK runs become
+ * bigrams as there.
+ */
+export function searchFormWhere(text: string, stems: (text: string, start: number) => boolean): string {
+  return cjkForm(stemLatinWords(text, stems));
+}
+
 export function searchForm(text: string): string {
-  let out = stemLatinWords(text);
+  return cjkForm(stemLatinWords(text));
+}
+
+function cjkForm(text: string): string {
+  let out = text;
   CJK_RUN.lastIndex = 0;
   if (CJK_RUN.test(out)) {
     CJK_RUN.lastIndex = 0;

@@ -1,6 +1,7 @@
 // Keyword search picks among ways to read by measure (cost models, tier sizes, shares): whichever it picks,
 // the page is the same. Seeded queries of common, rare and cut-off words, other scripts, symbols and CJK, on
-// a home with nothing archived and on one with most rows archived, with each measure forced both ways.
+// a home with nothing archived and on one with most rows archived (some rows longer than ranking reads), with
+// each measure forced both ways.
 import { afterAll, describe, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -70,11 +71,34 @@ const ODD = [
 ];
 const SESSIONS = ["s0", "s1", "s2", "s3", "s4", "s5"];
 
-/** Texts where some words are in most rows, some in few, with real-world oddities mixed in. */
+/** A word found only past the start of long rows, which ranking reads (ranked-text.ts). */
+const TAIL = "tailmark";
+
+/**
+ * An agent's tool output: longer than ranking reads, with oddities on either side of where that ends (İ, which
+ * lower-cases into two characters; a character outside the BMP; a capital sigma) and words past it.
+ */
+function longText(rnd: () => number): string {
+  const pick = <T>(xs: readonly T[]) => xs[Math.floor(rnd() * xs.length)]!;
+  const parts: string[] = [];
+  let length = 0;
+  const target = 3_950 + Math.floor(rnd() * 1_200);
+  while (length < target) {
+    const w = rnd() < 0.05 ? pick(["İstanbul", "🚀", "ΣΟΦΙΑ", "東京"]) : pick(rnd() < 0.8 ? WORDS : ODD);
+    parts.push(w);
+    length += w.length + 1;
+  }
+  parts.push(TAIL, pick(WORDS), pick(ODD), "ΣΣ");
+  return parts.join(rnd() < 0.5 ? " " : "\n");
+}
+
+/** Texts where some words are in most rows, some in few, with real-world oddities mixed in, a few long. */
 function texts(): { session: string; content: string }[] {
   const rnd = seededRandom(17);
+  const long = seededRandom(41);
   const pick = <T>(xs: readonly T[]) => xs[Math.floor(rnd() * xs.length)]!;
   return Array.from({ length: ROWS }, () => {
+    if (long() < 0.01) return { session: pick(SESSIONS), content: longText(rnd) };
     const words = Array.from({ length: 3 + Math.floor(rnd() * 8) }, () => pick(rnd() < 0.85 ? WORDS : ODD));
     if (rnd() < 0.6) words.push("widget");
     if (rnd() < 0.55) words.unshift("server");
@@ -125,7 +149,7 @@ function asks(): Ask[] {
     const r = rnd();
     if (r < 0.3) return pick(COMMON);
     if (r < 0.5) return pick(ODD);
-    if (r < 0.6) return `w${Math.floor(rnd() * 400)}`;
+    if (r < 0.6) return rnd() < 0.1 ? TAIL : `w${Math.floor(rnd() * 400)}`;
     const w = pick(WORDS);
     return r < 0.9 ? w : w.slice(0, 2 + Math.floor(rnd() * (w.length - 2)));
   };

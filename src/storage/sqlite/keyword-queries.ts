@@ -15,6 +15,7 @@ import { windowTokensSql } from "./index-tokens.ts";
 import { docTokens, ftsTotals } from "./fts-totals.ts";
 import { hasArchived } from "./recent-tier-size.ts";
 import { type AndSplit, rarerFirstMatches } from "./and-by-rarer-terms.ts";
+import { rankedStart, rankedStartSql } from "./ranked-text.ts";
 
 export interface KeywordFilter extends MessageFilter {
   session?: string;
@@ -235,10 +236,12 @@ export interface WindowText {
   recent: boolean;
   sendAt: bigint;
   /**
-   * The content in lower case (JS toLowerCase). Absent from a window read with `repeated` when the content does
-   * not hold that twice (see withLower).
+   * The content in lower case (JS toLowerCase), its first RANKED_CHARS characters (ranked-text.ts). Absent from a
+   * window read with `repeated` when the content does not hold that twice (see withLower).
    */
   lower?: string;
+  /** `lower` is the start of a longer text (see wholeLower for the whole of it). */
+  cut?: true;
   /** The content itself, when asked for. */
   content?: string;
   /** Length in index tokens (FTS5's docsize, every column). */
@@ -267,12 +270,9 @@ export function windowTexts(
   const held = recentAll && !f.passing && !content ? heldWindow(db, match, size, f, repeated) : undefined;
   if (held) return held;
   const twice = !content && repeated !== undefined ? twiceLike(repeated) : undefined;
+  const start = rankedStartSql("m.content");
   const lower =
-    !content && repeated?.length === 0
-      ? "NULL"
-      : twice
-        ? `CASE WHEN ${twice.sql} THEN lower(m.content) END`
-        : "lower(m.content)";
+    !content && repeated?.length === 0 ? "NULL" : twice ? `CASE WHEN ${twice.sql} THEN ${start} END` : start;
   const w = windowJoin(
     db,
     match,
@@ -291,7 +291,7 @@ export function windowTexts(
       sendAt: r[2],
       tokens: docTokens(r[4]),
     };
-    if (r[3] !== null) t.lower = lowerCase(r[3]);
+    if (r[3] !== null) setLower(t, r[3]);
     if (r[5] !== null) t.sender = r[5];
     if (content) t.content = r[6];
     return t;
@@ -320,15 +320,37 @@ function twiceLike(keys: readonly string[]): { sql: string; args: string[] } | u
   };
 }
 
+/** A window row's `lower` and `cut` from a value of rankedStartSql. */
+function setLower(t: WindowText, start: string): void {
+  const { text, cut } = rankedStart(start);
+  t.lower = lowerCase(text);
+  if (cut) t.cut = true;
+}
+
 /** Reads the text of the rows read without it (windowTexts' `repeated`); a row deleted since stays without. */
 export function withLower(db: Database, rows: readonly WindowText[]): void {
   const missing = rows.filter((r) => r.lower === undefined);
   if (missing.length === 0) return;
   const bySeq = new Map(missing.map((r) => [r.seq, r]));
   const found = db
-    .query("SELECT seq, lower(content) FROM messages WHERE seq IN (SELECT CAST(value AS INTEGER) FROM json_each(?))")
+    .query(
+      `SELECT seq, ${rankedStartSql("content")} FROM messages WHERE seq IN (SELECT CAST(value AS INTEGER) FROM json_each(?))`,
+    )
     .values(JSON.stringify(missing.map((r) => String(r.seq)))) as [bigint, string][];
-  for (const [seq, lower] of found) bySeq.get(seq)!.lower = lowerCase(lower);
+  for (const [seq, start] of found) setLower(bySeq.get(seq)!, start);
+}
+
+/**
+ * The whole text in lower case of the rows whose `lower` is cut, by seq (what a substring check reads); a row
+ * deleted since is absent.
+ */
+export function wholeLower(db: Database, rows: readonly WindowText[]): Map<bigint, string> {
+  const cut = rows.filter((r) => r.cut);
+  if (cut.length === 0) return new Map();
+  const found = db
+    .query("SELECT seq, lower(content) FROM messages WHERE seq IN (SELECT CAST(value AS INTEGER) FROM json_each(?))")
+    .values(JSON.stringify(cut.map((r) => String(r.seq)))) as [bigint, string][];
+  return new Map(found.map(([seq, lower]) => [seq, lowerCase(lower)]));
 }
 
 /**
@@ -367,15 +389,16 @@ function heldWindow(
   const seqs = (db.query(w.sql).values(...w.args) as [bigint][]).map((r) => r[0]);
   const rows = heldWindowRows(db, seqs, f);
   if (!rows) return undefined;
-  const out = rows.map((h) => windowText(h.seq, h.sendAt, h.lower, h.tokens, h.sender));
+  const out = rows.map((h) => windowText(h.seq, h.sendAt, h.lower, h.tokens, h.sender, h.cut));
   if (seqs.length < size && top > from)
     out.push(...windowTexts(db, match, size - seqs.length, { ...f, below: top }, false, repeated));
   return out;
 }
 
-function windowText(seq: bigint, sendAt: bigint, lower: string, tokens: number, sender: string | null) {
+function windowText(seq: bigint, sendAt: bigint, lower: string, tokens: number, sender: string | null, cut?: true) {
   const t: WindowText = { seq, recent: true, sendAt, lower, tokens };
   if (sender !== null) t.sender = sender;
+  if (cut) t.cut = true;
   return t;
 }
 

@@ -14,6 +14,7 @@ import { windowTokensSql } from "./index-tokens.ts";
 import { recentTierAtMost } from "./recent-tier-size.ts";
 import { writeStamp } from "./write-stamp.ts";
 import { foldLikeJs } from "./like-needle.ts";
+import { RANKED_CHARS, rankedStart } from "./ranked-text.ts";
 
 /**
  * Recent rows and text kept at most (`chars`, UTF-16 units): a tier with more is held in part, its newest rows,
@@ -41,6 +42,8 @@ interface RecentText {
    * search, several times faster than String indexOf), and the byte where each starts. */
   joined: Buffer;
   starts: number[];
+  /** 1 where the text may be longer than ranking reads (more UTF-8 bytes than RANKED_CHARS). */
+  long: Uint8Array;
 }
 
 const SEP = "\u0000";
@@ -82,6 +85,7 @@ function load(db: Database): RecentText {
     tokens: [],
     joined: Buffer.alloc(0),
     starts: [],
+    long: new Uint8Array(0),
   };
   let chars = 0;
   // SQLite's lower() folds ASCII letters only, as asciiLower does.
@@ -114,9 +118,13 @@ function load(db: Database): RecentText {
   }
   out.seqNum = Float64Array.from(out.seq, Number);
   let at = 0;
-  for (const t of out.text) {
+  out.long = new Uint8Array(out.text.length);
+  for (const [i, t] of out.text.entries()) {
     out.starts.push(at);
-    at += Buffer.byteLength(t) + 1;
+    const bytes = Buffer.byteLength(t);
+    // The held text has at least as many bytes as the content has characters.
+    if (bytes > RANKED_CHARS) out.long[i] = 1;
+    at += bytes + 1;
   }
   // Written text by text: joining them first would hold a second copy of every text at once.
   out.joined = Buffer.alloc(at);
@@ -227,6 +235,8 @@ export interface HeldWindowRow {
   lower: string;
   /** Length in index tokens. */
   tokens: number;
+  /** `lower` is the start of a longer text, as ranking reads it from the table (ranked-text.ts). */
+  cut?: true;
 }
 
 /**
@@ -243,7 +253,8 @@ export function heldRecentRows(db: Database): { complete: boolean; floor: bigint
 /**
  * The recent rows among `seqs` (each at or after the oldest row held) that pass the filter, in the order of
  * `seqs` (newest first), read from memory: a seq that is not held is not a recent row. Undefined when the
- * database was written since heldRecentRows (`seqs` may then hold rows written since).
+ * database was written since heldRecentRows (`seqs` may then hold rows written since), or when a row's start
+ * as ranking reads it may differ from the table's.
  */
 export function heldWindowRows(db: Database, seqs: readonly bigint[], f: MessageFilter): HeldWindowRow[] | undefined {
   const r = heldNow(db);
@@ -256,6 +267,20 @@ export function heldWindowRows(db: Database, seqs: readonly bigint[], f: Message
     i = firstAtMost(r.seqNum, n, i);
     if (i === r.seqNum.length) break;
     if (r.seqNum[i] !== n || !passes(r, i, f)) continue;
+    const start = r.long[i] === 1 ? rankedStart(r.text[i]!) : undefined;
+    if (start?.cut) {
+      // The table's start counts İ as one character, held as two (i̇): with one there, the ends may differ.
+      if (start.text.includes("\u0307")) return undefined;
+      out.push({
+        seq,
+        sendAt: r.sendAt[i]!,
+        sender: r.sender[i]!,
+        lower: lowerCase(start.text),
+        tokens: r.tokens[i]!,
+        cut: true,
+      });
+      continue;
+    }
     const lower = (r.lower[i] ??= lowerCase(r.text[i]!));
     out.push({ seq, sendAt: r.sendAt[i]!, sender: r.sender[i]!, lower, tokens: r.tokens[i]! });
   }

@@ -1,0 +1,30 @@
+// The start of a row's text that ranking reads. A longer row (an agent's tool output: a whole file, a long log)
+// is matched in full by the word index and by substring search; its counts of a query's words and its
+// whole-word and phrase lifts come from its first RANKED_CHARS characters, so a match window's cost does not
+// grow with the size of its rows (bench/RESULTS.md).
+
+/** Characters (code points) of a row that ranking reads. */
+export const RANKED_CHARS = 4_096;
+
+/**
+ * SQL for the start of `column` as ranking reads it, in SQLite's lower case, one character longer than
+ * RANKED_CHARS when the text is longer (see rankedStart): only that much is lower-cased and copied out. A text
+ * of at most RANKED_CHARS bytes is read whole, without the substr (its length in bytes costs no read).
+ */
+export const rankedStartSql = (column: string) =>
+  `CASE WHEN octet_length(${column}) <= ${RANKED_CHARS} THEN lower(${column}) ELSE lower(substr(${column}, 1, ${RANKED_CHARS + 1})) END`;
+
+/**
+ * A value of rankedStartSql as the start ranking reads (at most RANKED_CHARS characters), and whether the row's
+ * text goes on past it.
+ */
+export function rankedStart(start: string): { text: string; cut: boolean } {
+  // Fewer UTF-16 units than that means fewer characters.
+  if (start.length <= RANKED_CHARS) return { text: start, cut: false };
+  let at = 0;
+  for (let n = 0; n < RANKED_CHARS && at < start.length; n++) {
+    const c = start.charCodeAt(at);
+    at += c >= 0xd800 && c <= 0xdbff && at + 1 < start.length ? 2 : 1;
+  }
+  return at < start.length ? { text: start.slice(0, at), cut: true } : { text: start, cut: false };
+}
