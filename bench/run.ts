@@ -11,6 +11,7 @@ const SCRIPTS = [
   "keyword.ts",
   "sparse-words.ts",
   "recent-ranges.ts",
+  "agent-home.ts",
   "agent-loop.ts",
   "cli-search.ts",
   "semantic.ts",
