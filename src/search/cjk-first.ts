@@ -8,11 +8,10 @@ import {
   type KeywordFilter,
   type WindowText,
   windowTexts,
-  withLower,
-  wholeLower,
 } from "../storage/sqlite/keyword-queries.ts";
+import { rowsHoldingAll } from "./rows-holding.ts";
 import { hasArchived, recentTierAtMost } from "../storage/sqlite/recent-tier-size.ts";
-import { ftsAllQuery, ftsTerm, needleOf, substringInIndex, type QueryTerm } from "./query-terms.ts";
+import { ftsAllQuery, ftsTerm, substringInIndex, type QueryTerm } from "./query-terms.ts";
 
 /**
  * Whether such matches are found this way, and the largest recent tier left to the walk, which goes quickly over
@@ -53,16 +52,10 @@ export function cjkFirstSubstrings(
   reads = Math.max(reads, size);
   for (;;) {
     const rows = windowTexts(db, expr, reads, { ...filter, recent: true, passing: true }, !light);
-    withLower(db, rows);
-    const whole = wholeLower(db, rows);
-    const text = (r: WindowText) => whole.get(r.seq) ?? (r.cut ? undefined : r.lower);
-    const held = rows.filter((r) => text(r) !== undefined && used.every((t) => text(r)!.includes(needleOf(t))));
+    const held = rowsHoldingAll(db, rows, used);
     // The newest `reads` rows holding the CJK words hold the newest matches of all, when `size` are among them.
     if (held.length >= size || rows.length < reads)
-      return held
-        .sort((a, b) => (a.seq < b.seq ? 1 : -1))
-        .slice(0, size)
-        .map((r) => ({ row: r, text: r.content ?? text(r)! }));
+      return held.sort((a, b) => (a.row.seq < b.row.seq ? 1 : -1)).slice(0, size);
     if (reads >= MAX_READ) return undefined;
     reads = Math.min(MAX_READ, reads * 4);
   }

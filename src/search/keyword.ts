@@ -18,7 +18,6 @@ import {
   matchingSeqs,
   windowTexts,
   withLower,
-  wholeLower,
   type IndexStats,
   type KeywordFilter,
   type WindowFilter,
@@ -51,6 +50,7 @@ import { CONTEXT, liftByContext } from "./context.ts";
 import { firstInOrder } from "./first-in-order.ts";
 import { commonWordsSplit } from "./common-words.ts";
 import { cjkFirstSubstrings } from "./cjk-first.ts";
+import { rowsHoldingAll } from "./rows-holding.ts";
 
 export interface KeywordOptions extends TierScope {
   /** Rank recent rows by bm25 on their stems too (default true; hybrid search has its own such list). */
@@ -575,13 +575,10 @@ function indexedSubstrings(
   const rows =
     (ranked && newestOfWindow(ranked, size)) ??
     windowTexts(db, all, size, { ...filter, recent: true, passing: true }, !light);
-  withLower(db, rows);
-  const whole = wholeLower(db, rows);
-  const text = (r: WindowText) => whole.get(r.seq) ?? (r.cut ? undefined : r.lower);
-  const held = rows.filter((r) => text(r) !== undefined && used.every((t) => text(r)!.includes(needleOf(t))));
+  const held = rowsHoldingAll(db, rows, used);
   // A row the index matched without the text (none is known) could stand for an older one it left out.
   if (held.length < rows.length && rows.length >= size) return undefined;
-  return held.map((r) => ({ row: r, text: r.content ?? text(r)! }));
+  return held;
 }
 
 /** Newest word-index matches of a query with symbols that are checked for the symbols verbatim. */
