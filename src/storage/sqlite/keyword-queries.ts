@@ -10,7 +10,7 @@ import { andFilter } from "./message-filter-sql.ts";
 import { cachedRecentRows, cachedRecentScan, heldRecentRows, heldWindowRows } from "./recent-text-cache.ts";
 import { type LightMatch, type LightRead, substringMatches } from "./substring-queries.ts";
 import { writeStamp } from "./write-stamp.ts";
-import { andHoldsAll, foldedFrom, foldsBeyondAscii, likePattern } from "./like-needle.ts";
+import { andHoldsAll, foldedFrom, foldsBeyondAscii, likePattern, newestHolding } from "./like-needle.ts";
 import { windowTokensSql } from "./index-tokens.ts";
 import { docTokens, ftsTotals } from "./fts-totals.ts";
 import { hasArchived } from "./recent-tier-size.ts";
@@ -505,12 +505,21 @@ export function scanRecent(
   // LIKE folds ASCII case only: needles with other cased letters are checked here instead.
   if (needles.some(foldsBeyondAscii)) return scanSession(db, where, args, needles, limit);
   where = andHoldsAll(where, args, "content", needles);
-  args.push(limit);
-  const sql =
-    f.session !== undefined
-      ? `SELECT ${COLS} FROM messages m WHERE ${where} ORDER BY m.seq DESC LIMIT ?`
-      : `SELECT ${COLS} FROM messages m WHERE m.seq IN (SELECT seq FROM messages INDEXED BY messages_recent_text WHERE ${where} ORDER BY seq DESC LIMIT ?) ORDER BY m.seq DESC`;
-  return (db.query(sql).all(...args) as Row[]).map(toStored);
+  // LIKE may select rows that do not hold them: each is checked before it counts (newestHolding).
+  const extra = foldedFrom(needles).length > 0;
+  if (f.session !== undefined) {
+    const sql = `SELECT ${COLS} FROM messages m WHERE ${where} ORDER BY m.seq DESC`;
+    if (extra) return newestHolding<Row>(db, sql, args, needles, limit).map(toStored);
+    return (db.query(`${sql} LIMIT ?`).all(...args, limit) as Row[]).map(toStored);
+  }
+  const newest = `SELECT seq, content FROM messages INDEXED BY messages_recent_text WHERE ${where} ORDER BY seq DESC`;
+  if (extra)
+    return rowsBySeqDesc(
+      db,
+      newestHolding<{ seq: bigint; content: string }>(db, newest, args, needles, limit).map((r) => r.seq),
+    );
+  const sql = `SELECT ${COLS} FROM messages m WHERE m.seq IN (SELECT seq FROM messages INDEXED BY messages_recent_text WHERE ${where} ORDER BY seq DESC LIMIT ?) ORDER BY m.seq DESC`;
+  return (db.query(sql).all(...args, limit) as Row[]).map(toStored);
 }
 
 /**
@@ -543,16 +552,8 @@ export function recentTextMatches(
 
 /** The recent rows in scope (the `where` built by scanRecent) holding every needle in Unicode lower case, newest first. */
 function scanSession(db: Database, where: string, args: SqlArg[], needles: readonly string[], limit: number) {
-  const lowered = needles.map((n) => n.toLowerCase());
-  const out: StoredMessage[] = [];
-  for (const r of db
-    .query(`SELECT ${COLS} FROM messages m WHERE ${where} ORDER BY m.seq DESC`)
-    .iterate(...args) as IterableIterator<Row>) {
-    const text = r.content.toLowerCase();
-    if (lowered.every((n) => text.includes(n))) out.push(toStored(r));
-    if (out.length >= limit) break;
-  }
-  return out;
+  const sql = `SELECT ${COLS} FROM messages m WHERE ${where} ORDER BY m.seq DESC`;
+  return newestHolding<Row>(db, sql, args, needles, limit).map(toStored);
 }
 
 /**
@@ -574,8 +575,8 @@ export function scanArchive(
   where = andWhere(where, args, "m.session_id = ?", f.session);
   where = andFilter(where, args, f, "m.");
   where = andHoldsAll(where, args, "m.content", needles);
-  args.push(limit);
-  return (
-    db.query(`SELECT ${COLS} FROM messages m WHERE ${where} ORDER BY m.seq DESC LIMIT ?`).all(...args) as Row[]
-  ).map(toStored);
+  const sql = `SELECT ${COLS} FROM messages m WHERE ${where} ORDER BY m.seq DESC`;
+  // LIKE may select rows that do not hold them: each is checked before it counts (newestHolding).
+  if (foldedFrom(needles).length > 0) return newestHolding<Row>(db, sql, args, needles, limit).map(toStored);
+  return (db.query(`${sql} LIMIT ?`).all(...args, limit) as Row[]).map(toStored);
 }

@@ -1,4 +1,5 @@
 // LIKE for substring needles: SQLite's LIKE folds ASCII letters as JS toLowerCase does, and nothing else.
+import type { Database } from "bun:sqlite";
 import type { SqlArg } from "./sql-where.ts";
 
 /** LIKE pattern for a literal substring ("\" escapes). LIKE folds ASCII case only, exactly as lower() does. */
@@ -54,4 +55,28 @@ export function andHoldsAll(sql: string, args: SqlArg[], column: string, needles
     args.push(...h.args);
   }
   return sql;
+}
+
+/**
+ * The first `limit` rows of a newest-first statement (no LIMIT) whose content in JS lower case holds every needle,
+ * read one at a time. Where holdsLike selects more rows than hold them (İ or the Kelvin sign for a needle with i or
+ * k), a LIMIT in SQL would let those take the place of rows that do.
+ */
+export function newestHolding<T extends { content: string }>(
+  db: Database,
+  sql: string,
+  args: readonly SqlArg[],
+  needles: readonly string[],
+  limit: number,
+): T[] {
+  const lowered = needles.map((n) => n.toLowerCase());
+  const out: T[] = [];
+  if (limit <= 0) return out;
+  for (const r of db.query(sql).iterate(...args) as IterableIterator<T>) {
+    const text = r.content.toLowerCase();
+    if (!lowered.every((n) => text.includes(n))) continue;
+    out.push(r);
+    if (out.length >= limit) break;
+  }
+  return out;
 }
