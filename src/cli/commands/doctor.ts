@@ -13,6 +13,7 @@ import { bool, str, type Parsed } from "../args.ts";
 import { openFromFlags, runCommand, using, withInterrupt, type CommandSpec } from "../command.ts";
 import { printJson, println } from "../output.ts";
 import { progressBar } from "../progress.ts";
+import { percentDone } from "../../shared/percent-done.ts";
 
 type DoctorReport = ReturnType<HomeMemory["doctor"]>;
 type IndexUpgradeState = ReturnType<HomeMemory["indexUpgrade"]>;
@@ -78,13 +79,12 @@ export function run(argv: readonly string[]): Promise<number> {
   });
 }
 
-/** The share of the index upgrade done, in whole percent (99 until it is complete). */
-const percentDone = (s: IndexUpgradeState) =>
-  s.done ? 100 : Math.min(99, Math.floor((100 * s.copied) / Math.max(1, s.total)));
+/** The share of the index upgrade done, in whole percent. */
+const upgradeDone = (s: IndexUpgradeState) => (s.done ? 100 : percentDone(s.copied, s.total));
 
 function check(r: DoctorReport | SharedDoctorReport, json: boolean, upgrade?: IndexUpgradeState): number {
   // The upgrade is not a problem: searches use the current index until it is complete.
-  const index = upgrade && { upgraded: upgrade.done, percentDone: percentDone(upgrade) };
+  const index = upgrade && { upgraded: upgrade.done, percentDone: upgradeDone(upgrade) };
   if (json) printJson(index ? { ...r, keywordIndex: index } : r);
   else {
     println(`home ${r.home}: ${r.sessions} session(s)`);
@@ -169,7 +169,7 @@ async function migrate(api: HomeMemory, json: boolean): Promise<boolean> {
   }
   const bar = process.stderr.isTTY ? progressBar(process.stderr) : undefined;
   if (!json) {
-    const earlier = before.copied > 0 ? ` (${percentDone(before)}% done earlier)` : "";
+    const earlier = before.copied > 0 ? ` (${upgradeDone(before)}% done earlier)` : "";
     println(`keyword index: upgrading ${before.messages} messages${earlier}`);
   }
   const r = await withInterrupt((signal) =>

@@ -2,6 +2,7 @@
 // where an earlier run stopped, and ends (nothing more to do) once the new index is in place.
 import type { MaintenanceApi } from "../../app/maintenance-api.ts";
 import type { LoopJob } from "../scheduler.ts";
+import { percentDone } from "../../shared/percent-done.ts";
 
 export function indexUpgradeJob(api: MaintenanceApi): LoopJob {
   return {
@@ -10,8 +11,7 @@ export function indexUpgradeJob(api: MaintenanceApi): LoopJob {
       const state = api.indexUpgrade();
       if (state.done) return;
       const started = new Date();
-      const said = (copied: number, total: number) =>
-        `${Math.min(99, Math.floor((100 * copied) / Math.max(1, total)))}% of ${state.messages} messages`;
+      const said = (copied: number, total: number) => `${percentDone(copied, total)}% of ${state.messages} messages`;
       progress(said(state.copied, state.total));
       let logged = 0;
       const r = await api

@@ -10,7 +10,14 @@ import { andFilter } from "./message-filter-sql.ts";
 import { cachedRecentRows, cachedRecentScan, heldRecentRows, heldWindowRows } from "./recent-text-cache.ts";
 import { type LightMatch, type LightRead, substringMatches } from "./substring-queries.ts";
 import { writeStamp } from "./write-stamp.ts";
-import { andHoldsAll, foldedFrom, foldsBeyondAscii, likePattern, newestHolding } from "./like-needle.ts";
+import {
+  andHoldsAll,
+  firstHolding,
+  foldedFrom,
+  foldsBeyondAscii,
+  likePattern,
+  likeSelectsMore,
+} from "./like-needle.ts";
 import { windowTokensSql } from "./index-tokens.ts";
 import { docTokens, ftsTotals } from "./fts-totals.ts";
 import { hasArchived } from "./recent-tier-size.ts";
@@ -505,18 +512,20 @@ export function scanRecent(
   // LIKE folds ASCII case only: needles with other cased letters are checked here instead.
   if (needles.some(foldsBeyondAscii)) return scanSession(db, where, args, needles, limit);
   where = andHoldsAll(where, args, "content", needles);
-  // LIKE may select rows that do not hold them: each is checked before it counts (newestHolding).
-  const extra = foldedFrom(needles).length > 0;
-  if (f.session !== undefined) {
-    const sql = `SELECT ${COLS} FROM messages m WHERE ${where} ORDER BY m.seq DESC`;
-    if (extra) return newestHolding<Row>(db, sql, args, needles, limit).map(toStored);
-    return (db.query(`${sql} LIMIT ?`).all(...args, limit) as Row[]).map(toStored);
-  }
+  if (f.session !== undefined)
+    return firstHolding<Row>(
+      db,
+      `SELECT ${COLS} FROM messages m WHERE ${where} ORDER BY m.seq DESC`,
+      args,
+      needles,
+      limit,
+    ).map(toStored);
+  // LIKE may select rows that do not hold them: each is then checked before it counts (firstHolding).
   const newest = `SELECT seq, content FROM messages INDEXED BY messages_recent_text WHERE ${where} ORDER BY seq DESC`;
-  if (extra)
+  if (likeSelectsMore(needles))
     return rowsBySeqDesc(
       db,
-      newestHolding<{ seq: bigint; content: string }>(db, newest, args, needles, limit).map((r) => r.seq),
+      firstHolding<{ seq: bigint; content: string }>(db, newest, args, needles, limit, true).map((r) => r.seq),
     );
   const sql = `SELECT ${COLS} FROM messages m WHERE m.seq IN (SELECT seq FROM messages INDEXED BY messages_recent_text WHERE ${where} ORDER BY seq DESC LIMIT ?) ORDER BY m.seq DESC`;
   return (db.query(sql).all(...args, limit) as Row[]).map(toStored);
@@ -553,7 +562,7 @@ export function recentTextMatches(
 /** The recent rows in scope (the `where` built by scanRecent) holding every needle in Unicode lower case, newest first. */
 function scanSession(db: Database, where: string, args: SqlArg[], needles: readonly string[], limit: number) {
   const sql = `SELECT ${COLS} FROM messages m WHERE ${where} ORDER BY m.seq DESC`;
-  return newestHolding<Row>(db, sql, args, needles, limit).map(toStored);
+  return firstHolding<Row>(db, sql, args, needles, limit, true).map(toStored);
 }
 
 /**
@@ -576,7 +585,5 @@ export function scanArchive(
   where = andFilter(where, args, f, "m.");
   where = andHoldsAll(where, args, "m.content", needles);
   const sql = `SELECT ${COLS} FROM messages m WHERE ${where} ORDER BY m.seq DESC`;
-  // LIKE may select rows that do not hold them: each is checked before it counts (newestHolding).
-  if (foldedFrom(needles).length > 0) return newestHolding<Row>(db, sql, args, needles, limit).map(toStored);
-  return (db.query(`${sql} LIMIT ?`).all(...args, limit) as Row[]).map(toStored);
+  return firstHolding<Row>(db, sql, args, needles, limit).map(toStored);
 }

@@ -57,18 +57,24 @@ export function andHoldsAll(sql: string, args: SqlArg[], column: string, needles
   return sql;
 }
 
+/** Whether holdsLike selects more rows than hold the needles (İ or the Kelvin sign for a needle with i or k). */
+export const likeSelectsMore = (needles: readonly string[]): boolean => foldedFrom(needles).length > 0;
+
 /**
- * The first `limit` rows of a newest-first statement (no LIMIT) whose content in JS lower case holds every needle,
- * read one at a time. Where holdsLike selects more rows than hold them (İ or the Kelvin sign for a needle with i or
- * k), a LIMIT in SQL would let those take the place of rows that do.
+ * The first `limit` rows of a newest-first statement (no LIMIT) whose content in JS lower case holds every needle.
+ * By a LIMIT in SQL when the statement selects with andHoldsAll and LIKE selects exactly those rows; else (its
+ * LIKE selects more, likeSelectsMore, or `checkEach`: it selects without LIKE) each row is read and checked until
+ * `limit` pass, so that rows not holding them never take the place of rows that do.
  */
-export function newestHolding<T extends { content: string }>(
+export function firstHolding<T extends { content: string }>(
   db: Database,
   sql: string,
   args: readonly SqlArg[],
   needles: readonly string[],
   limit: number,
+  checkEach = likeSelectsMore(needles),
 ): T[] {
+  if (!checkEach) return db.query(`${sql} LIMIT ?`).all(...args, limit) as T[];
   const lowered = needles.map((n) => n.toLowerCase());
   const out: T[] = [];
   if (limit <= 0) return out;

@@ -268,21 +268,14 @@ export function heldWindowRows(db: Database, seqs: readonly bigint[], f: Message
     if (i === r.seqNum.length) break;
     if (r.seqNum[i] !== n || !passes(r, i, f)) continue;
     const start = r.long[i] === 1 ? rankedStart(r.text[i]!) : undefined;
+    // The table's start counts İ as one character, held as two (i̇): with one there, the ends may differ.
+    if (start?.cut && start.text.includes("\u0307")) return undefined;
+    const row: HeldWindowRow = { seq, sendAt: r.sendAt[i]!, sender: r.sender[i]!, lower: "", tokens: r.tokens[i]! };
     if (start?.cut) {
-      // The table's start counts İ as one character, held as two (i̇): with one there, the ends may differ.
-      if (start.text.includes("\u0307")) return undefined;
-      out.push({
-        seq,
-        sendAt: r.sendAt[i]!,
-        sender: r.sender[i]!,
-        lower: lowerCase(start.text),
-        tokens: r.tokens[i]!,
-        cut: true,
-      });
-      continue;
-    }
-    const lower = (r.lower[i] ??= lowerCase(r.text[i]!));
-    out.push({ seq, sendAt: r.sendAt[i]!, sender: r.sender[i]!, lower, tokens: r.tokens[i]! });
+      row.lower = lowerCase(start.text);
+      row.cut = true;
+    } else row.lower = r.lower[i] ??= lowerCase(r.text[i]!);
+    out.push(row);
   }
   return out;
 }

@@ -15,7 +15,7 @@ import { ftsTotals } from "./fts-totals.ts";
 import { ARCHIVED_TRIGRAM, RECENT_TRIGRAM, trigramState, type TrigramState } from "./substring-index.ts";
 import { writeStamp } from "./write-stamp.ts";
 import { foldSafeRuns } from "./trigram-fold.ts";
-import { andHoldsAll, foldedFrom, foldsBeyondAscii, newestHolding } from "./like-needle.ts";
+import { andHoldsAll, firstHolding, foldsBeyondAscii, likeSelectsMore } from "./like-needle.ts";
 
 export interface SubstringScope extends MessageFilter {
   session?: string;
@@ -712,10 +712,10 @@ function probeNewest(
   sql = andFilter(sql, args, scope, "m.");
   const like = !needles.some(foldsBeyondAscii);
   if (like) sql = andHoldsAll(sql, args, "m.content", needles);
-  // LIKE may select rows that do not hold them: each is checked before it counts (newestHolding).
-  if (like && foldedFrom(needles).length > 0) {
+  // LIKE may select rows that do not hold them: each is checked before it counts (firstHolding).
+  if (like && likeSelectsMore(needles)) {
     args.push(size);
-    const rows = newestHolding<Row>(db, `${sql} ORDER BY m.seq DESC LIMIT ?`, args, needles, limit);
+    const rows = firstHolding<Row>(db, `${sql} ORDER BY m.seq DESC LIMIT ?`, args, needles, limit, true);
     return { rows: rows.map(toStored), whole };
   }
   args.push(like ? limit : size);
