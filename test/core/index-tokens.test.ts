@@ -133,11 +133,11 @@ describe("index token counts", () => {
     // A child counts in small slow steps and is killed once it has made progress.
     await upgradeUntilKilled(home, {
       batch: 10,
-      // Steps of the count, the upgrade's last part (its 120 messages end the total).
+      // Steps of the count, the upgrade's part before the long messages' starts (each part counts 120 messages).
       until: (lines) =>
         lines.filter((l) => {
           const [done, total] = l.split("/").map(Number);
-          return done! > total! - 120;
+          return done! > total! - 240 && done! < total! - 120;
         }).length >= 3,
       what: "count progress",
     });

@@ -23,6 +23,7 @@ import { docTokens, ftsTotals } from "./fts-totals.ts";
 import { hasArchived } from "./recent-tier-size.ts";
 import { type AndSplit, rarerFirstMatches } from "./and-by-rarer-terms.ts";
 import { rankedStart, rankedStartSql } from "./ranked-text.ts";
+import { schemaShape } from "./schema-shape.ts";
 
 export interface KeywordFilter extends MessageFilter {
   session?: string;
@@ -277,7 +278,7 @@ export function windowTexts(
   const held = recentAll && !f.passing && !content ? heldWindow(db, match, size, f, repeated) : undefined;
   if (held) return held;
   const twice = !content && repeated !== undefined ? twiceLike(repeated) : undefined;
-  const start = rankedStartSql("m.content");
+  const start = rankedStartSql("m.content", "m.seq", schemaShape(db).messageStarts);
   const lower =
     !content && repeated?.length === 0 ? "NULL" : twice ? `CASE WHEN ${twice.sql} THEN ${start} END` : start;
   const w = windowJoin(
@@ -341,7 +342,7 @@ export function withLower(db: Database, rows: readonly WindowText[]): void {
   const bySeq = new Map(missing.map((r) => [r.seq, r]));
   const found = db
     .query(
-      `SELECT seq, ${rankedStartSql("content")} FROM messages WHERE seq IN (SELECT CAST(value AS INTEGER) FROM json_each(?))`,
+      `SELECT seq, ${rankedStartSql("content", "messages.seq", schemaShape(db).messageStarts)} FROM messages WHERE seq IN (SELECT CAST(value AS INTEGER) FROM json_each(?))`,
     )
     .values(JSON.stringify(missing.map((r) => String(r.seq)))) as [bigint, string][];
   for (const [seq, start] of found) setLower(bySeq.get(seq)!, start);

@@ -3,16 +3,21 @@
 // whole-word and phrase lifts come from its first RANKED_CHARS characters, so a match window's cost does not
 // grow with the size of its rows (bench/RESULTS.md).
 
-/** Characters (code points) of a row that ranking reads. */
+/** Characters (code points) of a row that ranking reads; 011-v0.7.sql keeps RANKED_CHARS + 1 of a long row. */
 export const RANKED_CHARS = 4_096;
 
 /**
  * SQL for the start of `column` as ranking reads it, in SQLite's lower case, one character longer than
  * RANKED_CHARS when the text is longer (see rankedStart): only that much is lower-cased and copied out. A text
- * of at most RANKED_CHARS bytes is read whole, without the substr (its length in bytes costs no read).
+ * of at most RANKED_CHARS bytes is read whole, without the substr (its length in bytes costs no read). A longer
+ * one is read from message_starts (011-v0.7.sql, which keeps the same RANKED_CHARS + 1 characters) when the home
+ * has it and it holds the row: substr() of the column itself reads the whole value from its overflow pages.
  */
-export const rankedStartSql = (column: string) =>
-  `CASE WHEN octet_length(${column}) <= ${RANKED_CHARS} THEN lower(${column}) ELSE lower(substr(${column}, 1, ${RANKED_CHARS + 1})) END`;
+export const rankedStartSql = (column: string, seq: string, starts: boolean) => {
+  const cut = `substr(${column}, 1, ${RANKED_CHARS + 1})`;
+  const long = starts ? `coalesce((SELECT h.head FROM message_starts h WHERE h.seq = ${seq}), ${cut})` : cut;
+  return `CASE WHEN octet_length(${column}) <= ${RANKED_CHARS} THEN lower(${column}) ELSE lower(${long}) END`;
+};
 
 /**
  * A value of rankedStartSql as the start ranking reads (at most RANKED_CHARS characters), and whether the row's

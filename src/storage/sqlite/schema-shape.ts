@@ -12,6 +12,8 @@ export interface SchemaShape {
   readonly trigramIndex: boolean;
   /** The substring index has a table per tier (substring-index.ts). */
   readonly trigramSplit: boolean;
+  /** Long messages' starts are kept apart (message_starts, ranked-text.ts). */
+  readonly messageStarts: boolean;
 }
 
 // Each a column of one statement that also reads schema_version: the shape and its version are read together.
@@ -19,7 +21,8 @@ const PROBES = `s.schema_version AS version,
   EXISTS (SELECT 1 FROM pragma_table_xinfo('messages_fts') WHERE name = 'sess') AS fts_session,
   EXISTS (SELECT 1 FROM pragma_table_xinfo('messages') WHERE name = 'index_tokens') AS token_column,
   EXISTS (SELECT 1 FROM sqlite_master WHERE name = 'trigram_build') AS trigram_index,
-  EXISTS (SELECT 1 FROM sqlite_master WHERE name = 'trigram_split') AS trigram_split`;
+  EXISTS (SELECT 1 FROM sqlite_master WHERE name = 'trigram_split') AS trigram_split,
+  EXISTS (SELECT 1 FROM sqlite_master WHERE name = 'message_starts') AS message_starts`;
 
 type ProbeRow = {
   version: bigint | number;
@@ -27,6 +30,7 @@ type ProbeRow = {
   token_column: bigint | number;
   trigram_index: bigint | number;
   trigram_split: bigint | number;
+  message_starts: bigint | number;
 };
 
 const known = new WeakMap<Database, { version: bigint; shape: SchemaShape }>();
@@ -37,6 +41,7 @@ function remember(db: Database, r: ProbeRow): SchemaShape {
     tokenColumn: Number(r.token_column) === 1,
     trigramIndex: Number(r.trigram_index) === 1,
     trigramSplit: Number(r.trigram_split) === 1,
+    messageStarts: Number(r.message_starts) === 1,
   };
   known.set(db, { version: BigInt(r.version), shape });
   return shape;

@@ -9,5 +9,18 @@ import v03 from "./007-v0.3.sql" with { type: "text" };
 import v04 from "./008-v0.4.sql" with { type: "text" };
 import v05 from "./009-v0.5.sql" with { type: "text" };
 import v06 from "./010-v0.6.sql" with { type: "text" };
+import v07 from "./011-v0.7.sql" with { type: "text" };
 
-export const MIGRATIONS: readonly string[] = [core, embedding, errorMemory, usage, recentScan, v02, v03, v04, v05, v06];
+export const MIGRATIONS: readonly string[] = [
+  core,
+  embedding,
+  errorMemory,
+  usage,
+  recentScan,
+  v02,
+  v03,
+  v04,
+  v05,
+  v06,
+  v07,
+];
