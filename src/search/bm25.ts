@@ -2,7 +2,8 @@
 // Row lengths come from the index (FTS5's docsize); term counts are found in the row's text, word by
 // word for stems (the index holds Porter2 stems), by substring for CJK. Document frequencies are
 // estimates from the index (see matchShare); a one-phrase query's order needs none (its idf is the same for every row).
-import { asciiFormWhere, searchForm, searchFormWhere, stemWord } from "../shared/search-form.ts";
+import { searchForm, searchFormWhere, stemWord } from "../shared/search-form.ts";
+import { latinPhraseTokens, latinTokensOnly } from "./latin-phrase-tokens.ts";
 import { formTokens, indexTokens } from "../shared/index-tokens.ts";
 import { isAscii } from "../shared/ascii.ts";
 
@@ -138,15 +139,9 @@ const isDigit = (c: number) => c >= 48 && c <= 57;
  * character beyond ASCII before it, which would join it to the one before) with a letter no token of the phrase
  * begins with cannot make one of its tokens: it is not stemmed (the costliest part of tokenizing a window's rows).
  */
-function phraseTokens(lower: string, p: Phrase): string[] {
+function phraseTokens(lower: string, p: Phrase): (string | null)[] {
   const firsts = (p.firsts ??= new Set(p.tokens.map((t) => t.charCodeAt(0))));
-  if (isAscii(lower))
-    return formTokens(
-      asciiFormWhere(
-        lower,
-        (text, at) => firsts.has(text.charCodeAt(at)) || (at > 0 && isDigit(text.charCodeAt(at - 1))),
-      ),
-    );
+  if (isAscii(lower) || latinTokensOnly(lower)) return latinPhraseTokens(lower, firsts);
   const joined = (c: number) => isDigit(c) || c > 0x7f;
   return formTokens(
     searchFormWhere(
@@ -156,7 +151,7 @@ function phraseTokens(lower: string, p: Phrase): string[] {
   );
 }
 
-function tokenCount(tokens: readonly string[], phrase: readonly string[]): number {
+function tokenCount(tokens: readonly (string | null)[], phrase: readonly string[]): number {
   let hits = 0;
   for (let i = 0; i + phrase.length <= tokens.length; i++) {
     let ok = true;

@@ -40,6 +40,7 @@ export function cjkBigrams(run: string): string[] {
 
 const isLatinLetter = (c: number) => (c >= 97 && c <= 122) || (c >= 65 && c <= 90);
 const isApostrophe = (c: number) => c === 39 || c === 0x2019;
+const INNER_APOSTROPHE = /['\u2019]/;
 
 /**
  * The text with each Latin word (a letter, then letters and apostrophes, ending in a letter) replaced by its
@@ -65,7 +66,9 @@ function stemLatinWords(text: string, stems: (text: string, start: number) => bo
     }
     // Apostrophes after the last letter are not part of the word (nor can they begin the next one).
     const word = text.slice(start, end);
-    const stem = stems(text, start) ? stemWord(word) : text[start]!;
+    // A word left out stands as its first letter; one with an apostrophe inside is always stemmed, since the
+    // index splits it there and its later part begins a token of its own.
+    const stem = stems(text, start) || INNER_APOSTROPHE.test(word) ? stemWord(word) : text[start]!;
     if (stem !== word) {
       out += text.slice(copied, start) + stem;
       copied = end;
@@ -75,16 +78,8 @@ function stemLatinWords(text: string, stems: (text: string, start: number) => bo
 }
 
 /**
- * ASCII text (no CJK run) in search form as far as the words `stems` picks go: every other Latin word stands as
- * its first letter. A stem is letters and keeps its word's first letter, so the text splits into tokens as
- * its search form does, and a token begun by such a word begins with that letter.
- */
-export function asciiFormWhere(text: string, stems: (text: string, start: number) => boolean): string {
-  return stemLatinWords(text, stems);
-}
-
-/**
- * searchForm as far as the Latin words `stems` picks go (asciiFormWhere), for text of any script: CJK runs become
+ * searchForm as far as the Latin words `stems` picks go (every other Latin word stands as its first letter), for text
+ * of any script: CJK runs become
  * bigrams as there.
  */
 export function searchFormWhere(text: string, stems: (text: string, start: number) => boolean): string {
