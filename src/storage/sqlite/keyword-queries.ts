@@ -22,7 +22,7 @@ import { windowTokensSql } from "./index-tokens.ts";
 import { docTokens, ftsTotals } from "./fts-totals.ts";
 import { hasArchived } from "./recent-tier-size.ts";
 import { type AndSplit, rarerFirstMatches } from "./and-by-rarer-terms.ts";
-import { rankedStart, rankedStartSql } from "./ranked-text.ts";
+import { rankedStart, rankedStartSql, rankedTextSql } from "./ranked-text.ts";
 import { schemaShape } from "./schema-shape.ts";
 
 export interface KeywordFilter extends MessageFilter {
@@ -245,7 +245,7 @@ export interface WindowText {
   sendAt: bigint;
   /**
    * The content in lower case (JS toLowerCase), its first RANKED_CHARS characters (ranked-text.ts). Absent from a
-   * window read with `repeated` when the content does not hold that twice (see withLower).
+   * window read with `repeated` when those characters do not hold that twice (see withLower).
    */
   lower?: string;
   /** `lower` is the start of a longer text (see wholeLower for the whole of it). */
@@ -261,8 +261,8 @@ export interface WindowText {
  * windowRows with only what ranking needs (the content too with `content`); the caller loads the messages
  * it returns (getMessagesBySeq). SQLite lowers ASCII letters (cheaper than a JS copy of every row); text
  * with other cased characters gets JS toLowerCase on top, which gives what it gives on the content.
- * `repeated`: lower-case strings (of ASCII and caseless characters, else they are ignored): only the rows
- * holding one of them twice are read with their text, the others without it (see WindowText.lower); none
+ * `repeated`: lower-case strings (of ASCII and caseless characters, else they are ignored): only the rows whose
+ * text as ranking reads it holds one of them twice are read with it, the others without it (see WindowText.lower); none
  * (an empty list): no row's text is read. `split`: `match` in two parts (see windowSql).
  */
 export function windowTexts(
@@ -277,8 +277,10 @@ export function windowTexts(
   const recentAll = f.recent === true && f.session === undefined && f.below === undefined && f.from === undefined;
   const held = recentAll && !f.passing && !content ? heldWindow(db, match, size, f, repeated) : undefined;
   if (held) return held;
-  const twice = !content && repeated !== undefined ? twiceLike(repeated) : undefined;
-  const start = rankedStartSql("m.content", "m.seq", schemaShape(db).messageStarts);
+  const starts = schemaShape(db).messageStarts;
+  const twice =
+    !content && repeated !== undefined ? twiceLike(repeated, rankedTextSql("m.content", "m.seq", starts)) : undefined;
+  const start = rankedStartSql("m.content", "m.seq", starts);
   const lower =
     !content && repeated?.length === 0 ? "NULL" : twice ? `CASE WHEN ${twice.sql} THEN ${start} END` : start;
   const w = windowJoin(
@@ -307,17 +309,17 @@ export function windowTexts(
 }
 
 /**
- * SQL (over m.content) true for every row whose text in JS lower case holds one of `keys` twice without
- * overlap: LIKE, which folds ASCII letters as JS does, or, where a key holds what JS folds İ or the Kelvin sign
- * into, any row holding one. Undefined when no key is given or one holds a cased letter beyond ASCII (LIKE would
- * not fold it).
+ * SQL (over `text`, the text ranking reads of the row) true for every row whose text in JS lower case holds one
+ * of `keys` twice without overlap: LIKE, which folds ASCII letters as JS does, or, where a key holds what JS
+ * folds İ or the Kelvin sign into, any row holding one. Undefined when no key is given or one holds a cased
+ * letter beyond ASCII (LIKE would not fold it).
  */
-function twiceLike(keys: readonly string[]): { sql: string; args: string[] } | undefined {
+function twiceLike(keys: readonly string[], text: string): { sql: string; args: string[] } | undefined {
   if (keys.length === 0 || keys.some((k) => k === "" || foldsBeyondAscii(k))) return undefined;
   const sources = foldedFrom(keys);
-  const likes = keys.map(() => "m.content LIKE ? ESCAPE '\\'");
+  const likes = keys.map(() => `${text} LIKE ? ESCAPE '\\'`);
   return {
-    sql: `(${[...likes, ...sources.map(() => "instr(m.content, ?) > 0")].join(" OR ")})`,
+    sql: `(${[...likes, ...sources.map(() => `instr(${text}, ?) > 0`)].join(" OR ")})`,
     args: [
       ...keys.map((k) => {
         const once = likePattern(k);
