@@ -28,13 +28,17 @@ function filesHolding(dir: string, needle: string): string[] {
 
 const filler = (i: number) => `message ${i} about the deploy pipeline and its ${"ordinary ".repeat(20)}words`;
 
-/** A home with sessions a, b (vectors drained) where one message of `a` holds `secret`; returns its id. */
-async function seed(home: string, secret: string): Promise<string> {
+/**
+ * A home with sessions a, b (vectors drained) where one message of `a` holds `secret`; returns its id. `long`: the
+ * message is longer than ranking reads, so its start is kept apart too (message_starts).
+ */
+async function seed(home: string, secret: string, long = false): Promise<string> {
   const api = openMemory({ home, env: {}, drain: "off" });
   try {
     for (const s of ["a", "b"])
       for (let i = 0; i < 30; i++) api.add(s, { role: i % 2 ? "assistant" : "user", content: filler(i) });
-    const id = api.add("a", { role: "user", content: `my password is ${secret} please keep it` }).ids[0]!;
+    const content = `my password is ${secret} please keep it${long ? ` ${"and a long log line ".repeat(300)}` : ""}`;
+    const id = api.add("a", { role: "user", content }).ids[0]!;
     for (let i = 30; i < 40; i++) api.add("a", { role: i % 2 ? "assistant" : "user", content: filler(i) });
     await api.drainEmbeddings();
     return id;
@@ -71,7 +75,7 @@ async function withTextInVectors(home: string): Promise<void> {
 test("rm-message: the text is in no file of the home afterwards, vectors included; other messages stay", async () => {
   const home = tempHome();
   const secret = "zqxjsecretword7h3k9";
-  const id = await seed(home, secret);
+  const id = await seed(home, secret, true);
   await withTextInVectors(home);
   expect(filesHolding(home, secret).length).toBeGreaterThan(0);
   const r = await cli(["rm-message", id, "--json"], { home });
@@ -101,7 +105,7 @@ test("reset and rm: the session's text is in no file of the home afterwards", as
   ]) {
     const home = tempHome();
     const secret = `zqxj${cmd[0]}word7h3k9`;
-    await seed(home, secret);
+    await seed(home, secret, cmd[0] === "reset");
     await withTextInVectors(home);
     expect(filesHolding(home, secret).length).toBeGreaterThan(0);
     const r = await cli(cmd, { home });

@@ -69,8 +69,9 @@ export function run(argv: readonly string[]): Promise<number> {
     try {
       return await using(openFromFlags(p, "doctor"), async (api) => {
         if (bool(p, "migrate") && !(await migrate(api, bool(p, "json")))) return 130;
-        const upgrade = api.indexUpgrade();
-        return check(api.doctor({ repair: bool(p, "repair") }), bool(p, "json"), upgrade);
+        // The check first: it finds a damaged database (and rescues it) before the upgrade's counts read it.
+        const report = api.doctor({ repair: bool(p, "repair") });
+        return check(report, bool(p, "json"), api.indexUpgrade());
       });
     } catch (err) {
       if (!(err instanceof BrokenDatabaseError)) throw err;
