@@ -1,10 +1,10 @@
-// The index tokens of lower-case text whose letters and digits are all ASCII (latinTokensOnly) as far as a
-// multi-token phrase's count goes, in one pass: a token
-// that cannot be one of the phrase's (its first character starts none of them) stands as null, unbuilt and its
-// words unstemmed. The same sequence, null for such tokens, as formTokens(searchForm(text)) (a test compares
-// them): searchForm replaces each word (a letter, then letters and apostrophes, ending in a letter) by its
-// Porter2 stem, which keeps the word's first letter, and the index splits the result into runs of letters and
-// digits; any other character (punctuation, symbols, emoji, spaces of any script) splits tokens.
+// The index tokens of lower-case text whose letters and digits are all ASCII (latinTokensOnly), as far as a
+// multi-token phrase's count goes, in one pass: a token that cannot be one of the phrase's (its first character
+// starts none of them) stands as null, unbuilt and its words unstemmed. The same sequence, null for such tokens,
+// as formTokens(searchForm(text)) (test/core/phrase-count.test.ts compares them): searchForm replaces each word
+// (a letter, then letters and apostrophes, ending in a letter) by its Porter2 stem, which keeps the word's first
+// letter, and the index splits the result into runs of letters and digits; any other character (punctuation,
+// symbols, emoji, spaces of any script) splits tokens.
 import { stemWord } from "../shared/search-form.ts";
 
 const isLetter = (c: number) => c >= 97 && c <= 122;

@@ -78,9 +78,8 @@ function stemLatinWords(text: string, stems: (text: string, start: number) => bo
 }
 
 /**
- * searchForm as far as the Latin words `stems` picks go (every other Latin word stands as its first letter), for text
- * of any script: CJK runs become
- * bigrams as there.
+ * searchForm as far as the Latin words `stems` picks go (every other Latin word stands as its first letter), for
+ * text of any script: CJK runs become bigrams as there.
  */
 export function searchFormWhere(text: string, stems: (text: string, start: number) => boolean): string {
   return cjkForm(stemLatinWords(text, stems));

@@ -100,8 +100,9 @@ describe("long messages' starts", () => {
         { role: "user", content: long, sendAt: NOW },
         { role: "user", content: "short", sendAt: NOW },
       ]);
-      // Exactly at the bound: not long (bytes, as octet_length counts them).
+      // Exactly at the bound: not long (bytes, as octet_length counts them); fewer characters of more bytes: long.
       api.add("three", { role: "user", content: "x".repeat(RANKED_CHARS), sendAt: NOW });
+      api.add("three", { role: "user", content: "é".repeat(RANKED_CHARS / 2 + 1), sendAt: NOW });
     } finally {
       api.close();
     }

@@ -262,8 +262,8 @@ export interface WindowText {
  * it returns (getMessagesBySeq). SQLite lowers ASCII letters (cheaper than a JS copy of every row); text
  * with other cased characters gets JS toLowerCase on top, which gives what it gives on the content.
  * `repeated`: lower-case strings (of ASCII and caseless characters, else they are ignored): only the rows whose
- * text as ranking reads it holds one of them twice are read with it, the others without it (see WindowText.lower); none
- * (an empty list): no row's text is read. `split`: `match` in two parts (see windowSql).
+ * text as ranking reads it holds one of them twice are read with it, the others without it (see
+ * WindowText.lower); none (an empty list): no row's text is read. `split`: `match` in two parts (see windowSql).
  */
 export function windowTexts(
   db: Database,

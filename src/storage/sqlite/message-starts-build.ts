@@ -1,7 +1,7 @@
 // The background copy of long messages' starts (message_starts, 011-v0.7.sql) for messages written before the
-// table existed: short transactions from a saved cursor up to the newest message of that time; triggers keep
-// every later write. Resumable after a kill at any point; ranking reads a row not copied yet from messages, so
-// nothing waits for it.
+// table existed: short transactions from a saved cursor up to the newest message of that time; the writers keep
+// every later one (message-starts.ts). Resumable after a kill at any point; ranking reads a row not copied yet
+// from messages, so nothing waits for it.
 import type { Database } from "bun:sqlite";
 import { RANKED_CHARS } from "./ranked-text.ts";
 import { schemaShape } from "./schema-shape.ts";

@@ -1,5 +1,5 @@
 // The start of each long message kept apart as ranking reads it (message_starts, 011-v0.7.sql), written by every
-// writer of messages in its own transaction; triggers keep it on edits and removals.
+// writer of messages in the transaction that writes the message; triggers keep it on edits and removals.
 import type { Database } from "bun:sqlite";
 import { RANKED_CHARS } from "./ranked-text.ts";
 import { schemaShape } from "./schema-shape.ts";
