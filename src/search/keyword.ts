@@ -42,7 +42,7 @@ import { holdsSymbols, querySymbols } from "./symbols.ts";
 import { trigramReady } from "../storage/sqlite/substring-index.ts";
 import type { LightRead } from "../storage/sqlite/substring-queries.ts";
 import { hasArchived } from "../storage/sqlite/recent-tier-size.ts";
-import { RANKED_CHARS, rankedStart } from "../storage/sqlite/ranked-text.ts";
+import { rankedStart } from "../storage/sqlite/ranked-text.ts";
 import { SENDER, senderFactor, senderFocus } from "./participants.ts";
 import { TIME_HINT, timeFactor, timeHint } from "./time-hints.ts";
 import { newestTypedWindow } from "./typed-prefix.ts";
@@ -543,7 +543,7 @@ function verbatimQuality(
     if (!needles.every((n) => lower.includes(n))) return undefined;
     // The whole-word and phrase lifts read the text's start, as ranking does (ranked-text.ts): of its lower case,
     // the same whichever form of the text was read (the content, or the recent text held in memory).
-    const start = lower.length > RANKED_CHARS ? rankedStart(lower).text : lower;
+    const start = rankedStart(lower).text;
     let q = 0.55;
     if (hasMatch(start, terms)) q = 0.7;
     if (terms.length > 1 && start.includes(phrase)) q = 0.85;

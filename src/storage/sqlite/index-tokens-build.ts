@@ -4,6 +4,7 @@
 // docsize for the rows not counted yet, so nothing waits for it.
 import type { Database } from "bun:sqlite";
 import { bodyTokens, hasTokenColumn } from "./index-tokens.ts";
+import { messagesUpTo } from "./messages-repo.ts";
 
 export interface TokenBuildState {
   done: boolean;
@@ -26,15 +27,6 @@ function cursorOf(db: Database): Cursor | undefined {
   if (row === undefined) return undefined;
   return { cursor: BigInt(row[0]), done: Number(row[1]) === 1 };
 }
-
-const messagesUpTo = (db: Database, seq?: bigint) =>
-  Number(
-    (
-      (seq === undefined
-        ? db.query("SELECT count(*) AS n FROM messages").get()
-        : db.query("SELECT count(*) AS n FROM messages WHERE seq <= ?").get(seq)) as { n: bigint }
-    ).n,
-  );
 
 export function tokenBuildState(db: Database): TokenBuildState {
   const total = messagesUpTo(db);

@@ -3,6 +3,7 @@
 // every later one (message-starts.ts). Resumable after a kill at any point; ranking reads a row not copied yet
 // from messages, so nothing waits for it.
 import type { Database } from "bun:sqlite";
+import { messagesUpTo } from "./messages-repo.ts";
 import { RANKED_CHARS } from "./ranked-text.ts";
 import { schemaShape } from "./schema-shape.ts";
 import { noSteps, runSteps, type SteppedJobOptions, type SteppedJobResult } from "./stepped-job.ts";
@@ -28,21 +29,12 @@ function cursorOf(db: Database): Cursor | undefined {
   return row && { cursor: BigInt(row[0]), upto: BigInt(row[1]) };
 }
 
-const count = (db: Database, upTo?: bigint) =>
-  Number(
-    (
-      (upTo === undefined
-        ? db.query("SELECT count(*) AS n FROM messages").get()
-        : db.query("SELECT count(*) AS n FROM messages WHERE seq <= ?").get(upTo)) as { n: bigint }
-    ).n,
-  );
-
 export function startsBuildState(db: Database): StartsBuildState {
-  const total = count(db);
+  const total = messagesUpTo(db);
   const c = cursorOf(db);
   if (!c) return { done: false, copied: 0, total };
   const done = c.cursor >= c.upto;
-  return { done, copied: done ? total : c.cursor > 0n ? count(db, c.cursor) : 0, total };
+  return { done, copied: done ? total : c.cursor > 0n ? messagesUpTo(db, c.cursor) : 0, total };
 }
 
 /** Text a step reads at most (long messages are read whole to take their start), beside its row bound. */

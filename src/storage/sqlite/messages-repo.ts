@@ -66,6 +66,16 @@ export function insertMessages(
   return seqs;
 }
 
+/** Messages in the archive, or those at or before `seq`. */
+export const messagesUpTo = (db: Database, seq?: bigint): number =>
+  Number(
+    (
+      (seq === undefined
+        ? db.query("SELECT count(*) AS n FROM messages").get()
+        : db.query("SELECT count(*) AS n FROM messages WHERE seq <= ?").get(seq)) as { n: bigint }
+    ).n,
+  );
+
 export function countSessionMessages(db: Database, session: string): number {
   const r = db.query("SELECT count(*) AS n FROM messages WHERE session_id = ?").get(session) as { n: bigint };
   return Number(r.n);
