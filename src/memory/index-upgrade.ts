@@ -3,7 +3,9 @@
 // then the substring index's build (src/storage/sqlite/substring-index-build.ts) and its split by tier
 // (src/storage/sqlite/substring-index-split.ts), then each row's length in index tokens
 // (src/storage/sqlite/index-tokens-build.ts), then the starts of long messages
-// (src/storage/sqlite/message-starts-build.ts). Progress counts all five.
+// (src/storage/sqlite/message-starts-build.ts), then the scan for İ and the Kelvin sign
+// (src/storage/sqlite/folded-letters-build.ts). Progress counts all six.
+import type { Db } from "../storage/sqlite/db.ts";
 import type { MemoryContext } from "./memory-context.ts";
 import {
   ftsUpgradeState,
@@ -16,6 +18,7 @@ import { buildTrigram, trigramBuildState } from "../storage/sqlite/substring-ind
 import { splitTrigram, trigramSplitState } from "../storage/sqlite/substring-index-split.ts";
 import { buildTokenCounts, tokenBuildState } from "../storage/sqlite/index-tokens-build.ts";
 import { buildMessageStarts, startsBuildState } from "../storage/sqlite/message-starts-build.ts";
+import { foldedScanState, scanFoldedLetters } from "../storage/sqlite/folded-letters-build.ts";
 
 /** The upgrade's steps together: `copied` of `total` (each step goes over every message), and the messages. */
 export interface IndexUpgradeState extends FtsUpgradeState {
@@ -24,60 +27,49 @@ export interface IndexUpgradeState extends FtsUpgradeState {
 export type IndexUpgradeOptions = FtsUpgradeOptions;
 export type IndexUpgradeResult = FtsUpgradeResult;
 
+interface UpgradeStep {
+  state: (db: Db) => FtsUpgradeState;
+  run: (db: Db, options: IndexUpgradeOptions) => Promise<IndexUpgradeResult>;
+}
+
+/** In the order they run: each starts once the one before is done. */
+const STEPS: readonly UpgradeStep[] = [
+  { state: ftsUpgradeState, run: upgradeFts },
+  { state: trigramBuildState, run: buildTrigram },
+  { state: trigramSplitState, run: splitTrigram },
+  { state: tokenBuildState, run: buildTokenCounts },
+  { state: startsBuildState, run: buildMessageStarts },
+  { state: foldedScanState, run: scanFoldedLetters },
+];
+
 export function indexUpgradeState(ctx: MemoryContext): IndexUpgradeState {
-  const fts = ftsUpgradeState(ctx.db);
-  const tri = trigramBuildState(ctx.db);
-  const split = trigramSplitState(ctx.db);
-  const tok = tokenBuildState(ctx.db);
-  const starts = startsBuildState(ctx.db);
+  const states = STEPS.map((s) => s.state(ctx.db));
   return {
-    done: fts.done && tri.done && split.done && tok.done && starts.done,
-    copied: fts.copied + tri.copied + split.copied + tok.copied + starts.copied,
-    total: fts.total + tri.total + split.total + tok.total + starts.total,
-    messages: fts.total,
+    done: states.every((s) => s.done),
+    copied: states.reduce((n, s) => n + s.copied, 0),
+    total: states.reduce((n, s) => n + s.total, 0),
+    messages: states[0]!.total,
   };
 }
 
 export async function upgradeIndex(ctx: MemoryContext, options: IndexUpgradeOptions = {}): Promise<IndexUpgradeResult> {
-  const ftsTotal = ftsUpgradeState(ctx.db).total;
-  const triTotal = trigramBuildState(ctx.db).total;
-  const splitTotal = trigramSplitState(ctx.db).total;
-  const tokTotal = tokenBuildState(ctx.db).total;
-  const startsTotal = startsBuildState(ctx.db).total;
-  const fts = await upgradeFts(ctx.db, {
-    ...options,
-    progress: (done, total) => options.progress?.(done, total + triTotal + splitTotal + tokTotal + startsTotal),
-  });
-  if (!fts.done) return fts;
-  const tri = await buildTrigram(ctx.db, {
-    ...options,
-    progress: (done, total) =>
-      options.progress?.(ftsTotal + done, ftsTotal + total + splitTotal + tokTotal + startsTotal),
-  });
+  const totals = STEPS.map((s) => s.state(ctx.db).total);
   // Each step goes over the messages: the upgrade's count is the most messages one step went through.
-  const sum = (a: IndexUpgradeResult, b: IndexUpgradeResult): IndexUpgradeResult => ({
-    done: b.done,
-    copied: Math.max(a.copied, b.copied),
-    longestStepMs: Math.max(a.longestStepMs, b.longestStepMs),
-    ms: a.ms + b.ms,
-  });
-  if (!tri.done) return sum(fts, tri);
-  const split = await splitTrigram(ctx.db, {
-    ...options,
-    progress: (done, total) =>
-      options.progress?.(ftsTotal + triTotal + done, ftsTotal + triTotal + total + tokTotal + startsTotal),
-  });
-  if (!split.done) return sum(sum(fts, tri), split);
-  const before = ftsTotal + triTotal + splitTotal;
-  const tok = await buildTokenCounts(ctx.db, {
-    ...options,
-    progress: (done, total) => options.progress?.(before + done, before + total + startsTotal),
-  });
-  if (!tok.done) return sum(sum(sum(fts, tri), split), tok);
-  const last = before + tokTotal;
-  const starts = await buildMessageStarts(ctx.db, {
-    ...options,
-    progress: (done, total) => options.progress?.(last + done, last + total),
-  });
-  return sum(sum(sum(sum(fts, tri), split), tok), starts);
+  let result: IndexUpgradeResult = { done: true, copied: 0, longestStepMs: 0, ms: 0 };
+  for (const [i, step] of STEPS.entries()) {
+    const before = totals.slice(0, i).reduce((a, b) => a + b, 0);
+    const after = totals.slice(i + 1).reduce((a, b) => a + b, 0);
+    const r = await step.run(ctx.db, {
+      ...options,
+      progress: (done, total) => options.progress?.(before + done, before + total + after),
+    });
+    result = {
+      done: r.done,
+      copied: Math.max(result.copied, r.copied),
+      longestStepMs: Math.max(result.longestStepMs, r.longestStepMs),
+      ms: result.ms + r.ms,
+    };
+    if (!r.done) return result;
+  }
+  return result;
 }

@@ -42,6 +42,7 @@ import { holdsSymbols, querySymbols } from "./symbols.ts";
 import { trigramReady } from "../storage/sqlite/substring-index.ts";
 import type { LightRead } from "../storage/sqlite/substring-queries.ts";
 import { hasArchived } from "../storage/sqlite/recent-tier-size.ts";
+import { readScope } from "../storage/sqlite/write-stamp.ts";
 import { rankedStart } from "../storage/sqlite/ranked-text.ts";
 import { SENDER, senderFactor, senderFocus } from "./participants.ts";
 import { TIME_HINT, timeFactor, timeHint } from "./time-hints.ts";
@@ -76,6 +77,10 @@ interface Candidate extends Pick<SearchHit, "source" | "score"> {
 type Window = { r: WindowText; s: number }[];
 
 export function keywordSearch(db: Db, o: KeywordOptions): SearchHit[] {
+  return readScope(db, () => keywordSearchNow(db, o));
+}
+
+function keywordSearchNow(db: Db, o: KeywordOptions): SearchHit[] {
   const hits = searchInForm(db, o, false);
   if (!hasCompatibilityForms(o.query)) return hits;
   // Messages are indexed as written: a query in compatibility forms is also looked for as typed.

@@ -133,11 +133,12 @@ describe("index token counts", () => {
     // A child counts in small slow steps and is killed once it has made progress.
     await upgradeUntilKilled(home, {
       batch: 10,
-      // Steps of the count, the upgrade's part before the long messages' starts (each part counts 120 messages).
+      // Steps of the count, the upgrade's part before the long messages' starts and the scan for İ and the Kelvin
+      // sign (each part counts 120 messages).
       until: (lines) =>
         lines.filter((l) => {
           const [done, total] = l.split("/").map(Number);
-          return done! > total! - 240 && done! < total! - 120;
+          return done! > total! - 360 && done! < total! - 240;
         }).length >= 3,
       what: "count progress",
     });

@@ -1,4 +1,5 @@
-// LIKE selects rows holding İ or the Kelvin sign for a needle with i or k (JS lower-cases them into i̇ and k):
+// LIKE selects rows holding İ or the Kelvin sign for a needle ending in i or holding k (JS lower-cases them into i̇
+// and k):
 // such rows, newer than the rows that hold the needle, must not take their places in a recent substring match.
 import { afterAll, expect, test } from "bun:test";
 import { openMemory } from "../../src/app/open-memory.ts";
@@ -14,7 +15,7 @@ test("rows LIKE selects without the needle do not push out older rows that hold 
   try {
     const at = (i: number) => NOW - BigInt(1_000 - i) * 1_000_000_000n;
     // Older: ten rows that hold "kilnworks", of which the query "ilnwork" is a part (only the substring match
-    // finds them); newer: sixty in Turkish with İ, which LIKE selects for the needle's "i".
+    // finds them); newer: sixty in Turkish with the Kelvin sign, which LIKE selects for the needle's "k".
     const holding = Array.from({ length: 10 }, (_, i) => ({
       role: "user" as const,
       content: `note ${i} about the kilnworks`,

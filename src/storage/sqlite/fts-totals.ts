@@ -1,9 +1,12 @@
 // FTS5's own running totals of an index table (its averages record), and the SQLite varints they are kept in.
 import type { Database } from "bun:sqlite";
+import { scoped } from "./write-stamp.ts";
 
 /** Rows in an FTS5 table and their mean length in tokens (the averages record, row 1 of its %_data table). */
 export function ftsTotals(db: Database, table = "messages_fts"): { rows: number; avgTokens: number } {
-  const r = db.query(`SELECT block FROM ${table}_data WHERE id = 1`).get() as { block: Uint8Array } | null;
+  const r = scoped(db, `ftsTotals:${table}`, () => db.query(`SELECT block FROM ${table}_data WHERE id = 1`).get()) as {
+    block: Uint8Array;
+  } | null;
   if (!r) return { rows: 0, avgTokens: 1 };
   const v = varints(r.block);
   const rows = v[0] ?? 0;

@@ -9,15 +9,8 @@ import { MESSAGE_COLUMNS, maxSeq, toStored } from "./messages-repo.ts";
 import { andFilter } from "./message-filter-sql.ts";
 import { cachedRecentRows, cachedRecentScan, heldRecentRows, heldWindowRows } from "./recent-text-cache.ts";
 import { type LightMatch, type LightRead, substringMatches } from "./substring-queries.ts";
-import { writeStamp } from "./write-stamp.ts";
-import {
-  andHoldsAll,
-  firstHolding,
-  foldedFrom,
-  foldsBeyondAscii,
-  likePattern,
-  likeSelectsMore,
-} from "./like-needle.ts";
+import { scoped, writeStamp } from "./write-stamp.ts";
+import { andHoldsAll, firstHolding, foldedIn, foldsBeyondAscii, likePattern, likeSelectsMore } from "./like-needle.ts";
 import { windowTokensSql } from "./index-tokens.ts";
 import { docTokens, ftsTotals } from "./fts-totals.ts";
 import { hasArchived } from "./recent-tier-size.ts";
@@ -114,7 +107,11 @@ function windowSql(
 function oldestRecent(db: Database, session: string | undefined): bigint | undefined {
   const r =
     session === undefined
-      ? db.query("SELECT seq FROM messages INDEXED BY messages_recent_text WHERE recent = 1 ORDER BY seq LIMIT 1").get()
+      ? scoped(db, "oldestRecent", () =>
+          db
+            .query("SELECT seq FROM messages INDEXED BY messages_recent_text WHERE recent = 1 ORDER BY seq LIMIT 1")
+            .get(),
+        )
       : db.query("SELECT seq FROM messages WHERE session_id = ? AND recent = 1 ORDER BY seq LIMIT 1").get(session);
   return (r as { seq: bigint } | null)?.seq;
 }
@@ -155,7 +152,7 @@ export interface WindowFilter extends KeywordFilter {
 
 /** Whether the home holds at most `size` rows from seq `from` on (seqs are never reused: a bound by the newest). */
 function fitsWindow(db: Database, from: bigint, size: number): boolean {
-  return maxSeq(db) - from < BigInt(size);
+  return scoped(db, "maxSeq", () => maxSeq(db)) - from < BigInt(size);
 }
 
 /** The session's rows from seq `from` on, counted up to `cap` + 1. */
@@ -279,7 +276,9 @@ export function windowTexts(
   if (held) return held;
   const starts = schemaShape(db).messageStarts;
   const twice =
-    !content && repeated !== undefined ? twiceLike(repeated, rankedTextSql("m.content", "m.seq", starts)) : undefined;
+    !content && repeated !== undefined
+      ? twiceLike(db, repeated, rankedTextSql("m.content", "m.seq", starts))
+      : undefined;
   const start = rankedStartSql("m.content", "m.seq", starts);
   const lower =
     !content && repeated?.length === 0 ? "NULL" : twice ? `CASE WHEN ${twice.sql} THEN ${start} END` : start;
@@ -314,9 +313,9 @@ export function windowTexts(
  * folds İ or the Kelvin sign into, any row holding one. Undefined when no key is given or one holds a cased
  * letter beyond ASCII (LIKE would not fold it).
  */
-function twiceLike(keys: readonly string[], text: string): { sql: string; args: string[] } | undefined {
+function twiceLike(db: Database, keys: readonly string[], text: string): { sql: string; args: string[] } | undefined {
   if (keys.length === 0 || keys.some((k) => k === "" || foldsBeyondAscii(k))) return undefined;
-  const sources = foldedFrom(keys);
+  const sources = foldedIn(db, keys);
   const likes = keys.map(() => `${text} LIKE ? ESCAPE '\\'`);
   return {
     sql: `(${[...likes, ...sources.map(() => `instr(${text}, ?) > 0`)].join(" OR ")})`,
@@ -514,7 +513,7 @@ export function scanRecent(
   where = andFilter(where, args, f);
   // LIKE folds ASCII case only: needles with other cased letters are checked here instead.
   if (needles.some(foldsBeyondAscii)) return scanSession(db, where, args, needles, limit);
-  where = andHoldsAll(where, args, "content", needles);
+  where = andHoldsAll(db, where, args, "content", needles);
   if (f.session !== undefined)
     return firstHolding<Row>(
       db,
@@ -525,7 +524,7 @@ export function scanRecent(
     ).map(toStored);
   // LIKE may select rows that do not hold them: each is then checked before it counts (firstHolding).
   const newest = `SELECT seq, content FROM messages INDEXED BY messages_recent_text WHERE ${where} ORDER BY seq DESC`;
-  if (likeSelectsMore(needles))
+  if (likeSelectsMore(db, needles))
     return rowsBySeqDesc(
       db,
       firstHolding<{ seq: bigint; content: string }>(db, newest, args, needles, limit, true).map((r) => r.seq),
@@ -586,7 +585,7 @@ export function scanArchive(
   let where = "m.recent = 0";
   where = andWhere(where, args, "m.session_id = ?", f.session);
   where = andFilter(where, args, f, "m.");
-  where = andHoldsAll(where, args, "m.content", needles);
+  where = andHoldsAll(db, where, args, "m.content", needles);
   const sql = `SELECT ${COLS} FROM messages m WHERE ${where} ORDER BY m.seq DESC`;
   return firstHolding<Row>(db, sql, args, needles, limit).map(toStored);
 }

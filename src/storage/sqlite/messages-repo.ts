@@ -2,7 +2,7 @@
 import type { Database } from "bun:sqlite";
 import type { MessageRecord, Role, StoredMessage } from "../../shared/message.ts";
 import { deleteFtsRows, messageFtsWriter } from "./fts-upgrade.ts";
-import { startsWriter } from "./message-starts.ts";
+import { messageTextWriter } from "./message-text-writer.ts";
 import { archiveTrigramRows, optimizeTrigram } from "./substring-index.ts";
 import { andFilter } from "./message-filter-sql.ts";
 import type { MessageRange, MessageRow } from "../ports/message-rows.ts";
@@ -42,7 +42,7 @@ export function insertMessages(
     "INSERT INTO messages (id, session_id, role, content, send_at, sender, idempotency_key) VALUES (?, ?, ?, ?, ?, ?, ?)",
   );
   const fts = messageFtsWriter(db);
-  const starts = startsWriter(db);
+  const beside = messageTextWriter(db);
   const queue = db.query("INSERT INTO embed_queue (seq) VALUES (?)");
   const untimed = db.query("INSERT INTO untimed_messages (seq, session_id) VALUES (?, ?)");
   const seqs: bigint[] = [];
@@ -51,7 +51,7 @@ export function insertMessages(
     const key = opts.idempotencyKeys?.get(r) ?? null;
     const seq = BigInt(insert.run(r.id, session, r.role, r.content, r.sendAt, r.sender ?? null, key).lastInsertRowid);
     fts(seq, r.content, session);
-    starts(seq, r.content);
+    beside(seq, r.content);
     if (opts.queueEmbedding !== false) queue.run(seq);
     if (r.untimed) untimed.run(seq, session);
     seqs.push(seq);

@@ -1,11 +1,12 @@
 // Whether rows have left the recent tier, and whether the tier across sessions holds at most a given number of
 // rows, without reading them.
 import type { Database } from "bun:sqlite";
+import { scoped } from "./write-stamp.ts";
 
 /** Whether any row in scope has left history.json (compaction is the only way, and it always writes meta). */
 export function hasArchived(db: Database, session: string | undefined): boolean {
   return session === undefined
-    ? db.query("SELECT 1 FROM message_meta LIMIT 1").get() !== null
+    ? scoped(db, "hasArchived", () => db.query("SELECT 1 FROM message_meta LIMIT 1").get() !== null)
     : db.query("SELECT 1 FROM message_meta WHERE session_id = ?").get(session) !== null;
 }
 

@@ -1,7 +1,7 @@
 // A broken history.db (truncated, garbled, a wrong header): read what SQLite still can, table by table and
 // row range by row range, then move the broken files aside and build a fresh database from the salvage.
 import { messageFtsWriter } from "./fts-upgrade.ts";
-import { startsWriter } from "./message-starts.ts";
+import { messageTextWriter } from "./message-text-writer.ts";
 import { placeTrigramRows } from "./substring-index.ts";
 import { Database } from "bun:sqlite";
 import { existsSync, renameSync } from "node:fs";
@@ -115,7 +115,7 @@ export function buildFromSalvage(path: string, salvage: Salvage): Database {
       "INSERT OR IGNORE INTO messages (seq, id, session_id, role, content, send_at, sender, recent, idempotency_key) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
     );
     const fts = messageFtsWriter(db);
-    const starts = startsWriter(db);
+    const beside = messageTextWriter(db);
     for (const r of salvage.tables.messages.rows) {
       const role = r.role === "assistant" ? "assistant" : "user";
       const res = insert.run(
@@ -131,7 +131,7 @@ export function buildFromSalvage(path: string, salvage: Salvage): Database {
       );
       if (res.changes === 0) continue;
       fts(r.seq as bigint, String(r.content ?? ""), String(r.session_id), Number(r.recent ?? 0) === 1);
-      starts(r.seq as bigint, String(r.content ?? ""));
+      beside(r.seq as bigint, String(r.content ?? ""));
     }
     for (const table of ["message_meta", "error_records", "llm_usage", "summary_runs"] as const) {
       const cols = salvagedColumns(table);

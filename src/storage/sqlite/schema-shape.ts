@@ -2,6 +2,7 @@
 // messages.index_tokens, the substring index and its tables): read in one statement, kept per connection while the schema
 // version stays the same (another process may swap the keyword index or migrate the database meanwhile).
 import type { Database } from "bun:sqlite";
+import { scoped } from "./write-stamp.ts";
 
 export interface SchemaShape {
   /** messages_fts has the session column (fts-upgrade.ts). */
@@ -14,6 +15,8 @@ export interface SchemaShape {
   readonly trigramSplit: boolean;
   /** Long messages' starts are kept apart (message_starts, ranked-text.ts). */
   readonly messageStarts: boolean;
+  /** Whether messages may hold İ or the Kelvin sign is kept (folded_letters, folded-letters.ts). */
+  readonly foldedLetters: boolean;
 }
 
 // Each a column of one statement that also reads schema_version: the shape and its version are read together.
@@ -22,7 +25,8 @@ const PROBES = `s.schema_version AS version,
   EXISTS (SELECT 1 FROM pragma_table_xinfo('messages') WHERE name = 'index_tokens') AS token_column,
   EXISTS (SELECT 1 FROM sqlite_master WHERE name = 'trigram_build') AS trigram_index,
   EXISTS (SELECT 1 FROM sqlite_master WHERE name = 'trigram_split') AS trigram_split,
-  EXISTS (SELECT 1 FROM sqlite_master WHERE name = 'message_starts') AS message_starts`;
+  EXISTS (SELECT 1 FROM sqlite_master WHERE name = 'message_starts') AS message_starts,
+  EXISTS (SELECT 1 FROM sqlite_master WHERE name = 'folded_letters') AS folded_letters`;
 
 type ProbeRow = {
   version: bigint | number;
@@ -31,6 +35,7 @@ type ProbeRow = {
   trigram_index: bigint | number;
   trigram_split: bigint | number;
   message_starts: bigint | number;
+  folded_letters: bigint | number;
 };
 
 const known = new WeakMap<Database, { version: bigint; shape: SchemaShape }>();
@@ -42,6 +47,7 @@ function remember(db: Database, r: ProbeRow): SchemaShape {
     trigramIndex: Number(r.trigram_index) === 1,
     trigramSplit: Number(r.trigram_split) === 1,
     messageStarts: Number(r.message_starts) === 1,
+    foldedLetters: Number(r.folded_letters) === 1,
   };
   known.set(db, { version: BigInt(r.version), shape });
   return shape;
@@ -49,10 +55,12 @@ function remember(db: Database, r: ProbeRow): SchemaShape {
 
 /** The schema's shape, probed again only when the schema version has moved since it was last read. */
 export function schemaShape(db: Database): SchemaShape {
-  const version = (db.query("PRAGMA schema_version").get() as { schema_version: bigint | number }).schema_version;
-  const k = known.get(db);
-  if (k && k.version === BigInt(version)) return k.shape;
-  return remember(db, db.query(`SELECT ${PROBES} FROM pragma_schema_version s`).get() as ProbeRow);
+  return scoped(db, "schemaShape", () => {
+    const version = (db.query("PRAGMA schema_version").get() as { schema_version: bigint | number }).schema_version;
+    const k = known.get(db);
+    if (k && k.version === BigInt(version)) return k.shape;
+    return remember(db, db.query(`SELECT ${PROBES} FROM pragma_schema_version s`).get() as ProbeRow);
+  });
 }
 
 /**

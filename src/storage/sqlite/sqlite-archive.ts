@@ -28,7 +28,7 @@ import {
   type ErrorFields,
 } from "./error-memory-repo.ts";
 import { ftsHasSession, messageFtsWriter, sessionToken } from "./fts-upgrade.ts";
-import { startsWriter } from "./message-starts.ts";
+import { messageTextWriter } from "./message-text-writer.ts";
 import {
   archiveBefore,
   deleteOneMessage,
@@ -402,7 +402,7 @@ export class SqliteArchive implements ArchivePort {
         `INSERT OR IGNORE INTO messages (seq, id, session_id, role, content, send_at, sender, recent, idempotency_key)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       );
-      const starts = startsWriter(this.db);
+      const beside = messageTextWriter(this.db);
       const added: ArchivedMessage[] = [];
       for (const m of rows) {
         const r = insert.run(
@@ -417,7 +417,7 @@ export class SqliteArchive implements ArchivePort {
           m.idempotencyKey ?? null,
         );
         if (r.changes === 0) continue;
-        starts(m.seq, m.content);
+        beside(m.seq, m.content);
         added.push(m);
       }
       indexCopied(this.db, added);

@@ -5,6 +5,7 @@
 // once the split has placed it (seq <= the split cursor, or the split is done); before, in messages_trigram.
 import type { Database } from "bun:sqlite";
 import { schemaShape } from "./schema-shape.ts";
+import { scoped } from "./write-stamp.ts";
 
 /** What the index holds of a text: runs of whitespace as one space, and two spaces after the text so that every character begins a trigram. */
 export const trigramForm = (content: string) => content.replace(/\s+/g, " ") + "  ";
@@ -36,6 +37,10 @@ type StateRow = { cursor: bigint | number; done: bigint | number; sc?: bigint | 
 
 /** The build and split state; undefined when the database has no substring index. */
 export function trigramState(db: Database): TrigramState | undefined {
+  return scoped(db, "trigramState", () => readTrigramState(db));
+}
+
+function readTrigramState(db: Database): TrigramState | undefined {
   const shape = schemaShape(db);
   if (!shape.trigramIndex) return undefined;
   const r = (

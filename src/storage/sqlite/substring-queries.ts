@@ -506,7 +506,7 @@ function walkChecked(
       sql += ` AND m.recent = ${scope.recent ? 1 : 0}`;
       sql = andWhere(sql, args, "m.session_id = ?", scope.session);
       sql = andFilter(sql, args, scope, "m.");
-      sql = andHoldsAll(sql, args, "m.content", needles);
+      sql = andHoldsAll(db, sql, args, "m.content", needles);
       const wanted = limit - passed.length;
       const rows = db.query(`${sql} ORDER BY t.rowid DESC LIMIT ?`).all(...args, wanted) as Candidate[];
       // LIKE selects a few rows more (see holdsLike): the check decides.
@@ -711,9 +711,9 @@ function probeNewest(
   }
   sql = andFilter(sql, args, scope, "m.");
   const like = !needles.some(foldsBeyondAscii);
-  if (like) sql = andHoldsAll(sql, args, "m.content", needles);
+  if (like) sql = andHoldsAll(db, sql, args, "m.content", needles);
   // LIKE may select rows that do not hold them: each is checked before it counts (firstHolding).
-  if (like && likeSelectsMore(needles)) {
+  if (like && likeSelectsMore(db, needles)) {
     args.push(size);
     const rows = firstHolding<Row>(db, `${sql} ORDER BY m.seq DESC LIMIT ?`, args, needles, limit, true);
     return { rows: rows.map(toStored), whole };

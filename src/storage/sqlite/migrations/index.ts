@@ -10,6 +10,7 @@ import v04 from "./008-v0.4.sql" with { type: "text" };
 import v05 from "./009-v0.5.sql" with { type: "text" };
 import v06 from "./010-v0.6.sql" with { type: "text" };
 import v07 from "./011-v0.7.sql" with { type: "text" };
+import v08 from "./012-v0.8.sql" with { type: "text" };
 
 export const MIGRATIONS: readonly string[] = [
   core,
@@ -23,4 +24,5 @@ export const MIGRATIONS: readonly string[] = [
   v05,
   v06,
   v07,
+  v08,
 ];
