@@ -8,6 +8,7 @@ import type { TimeRange } from "../shared/time.ts";
 import type { MessageFilter } from "../shared/time-filter.ts";
 import type { Db } from "../storage/sqlite/db.ts";
 import {
+  contentOf,
   indexStats,
   newestOfWindow,
   rankWindow,
@@ -109,8 +110,12 @@ function searchInForm(db: Db, o: KeywordOptions, asTyped: boolean): SearchHit[] 
   // Candidates by seq: window rows carry their text only; messages are loaded for the hits returned.
   const hits = new Map<bigint, Candidate>();
   const add = (m: Candidate["row"], source: SearchHit["source"], score: number) => {
-    // A query with symbols holds them verbatim in every hit (window rows carry their content for it).
-    if (symbols.length > 0 && !holdsSymbols(m.content!, symbols, asTyped)) return;
+    // A query with symbols holds them verbatim in every hit: a window row's content is read for it here, for the
+    // few rows of a window that get this far (a row removed since is left out).
+    if (symbols.length > 0) {
+      const content = (m.content ??= contentOf(db, m.seq));
+      if (content === undefined || !holdsSymbols(content, symbols, asTyped)) return;
+    }
     score *= senderFactor(focus, m.sender) * timeFactor(when, m.sendAt);
     const prev = hits.get(m.seq);
     if (!prev || prev.score < score) hits.set(m.seq, { row: m, source, score });
@@ -146,7 +151,7 @@ function searchInForm(db: Db, o: KeywordOptions, asTyped: boolean): SearchHit[] 
     if (all) {
       // The newest `limit` matches; a window of more when symbols or a filter may drop some of them.
       const typed = symbols.length === 0 ? newestTypedWindow(db, terms, filter, limit) : undefined;
-      const rows = (typed ?? windowTexts(db, all, Math.max(limit * 8, 200), filter, symbols.length > 0)).sort((a, b) =>
+      const rows = (typed ?? windowTexts(db, all, Math.max(limit * 8, 200), filter)).sort((a, b) =>
         a.seq < b.seq ? 1 : -1,
       );
       for (const m of rows.slice(0, limit)) add(m, m.recent ? "recent" : "archive", 0.5);
@@ -195,7 +200,7 @@ function searchInForm(db: Db, o: KeywordOptions, asTyped: boolean): SearchHit[] 
       const repeated = expr !== all ? undefined : weighsNothing() ? [] : repeatKeys(phrases);
       // Across sessions only: a session's AND carries its token, whose short row list leads FTS5's walk.
       const split = expr === all && f.session === undefined ? commonWordsSplit(terms, stats!) : undefined;
-      read.set(key, (rows = windowTexts(db, expr, rankWindow(phrases.length), f, symbols.length > 0, repeated, split)));
+      read.set(key, (rows = windowTexts(db, expr, rankWindow(phrases.length), f, false, repeated, split)));
     }
     return rows;
   };

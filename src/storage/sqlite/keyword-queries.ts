@@ -336,6 +336,11 @@ function setLower(t: WindowText, start: string): void {
   if (cut) t.cut = true;
 }
 
+/** A message's content by seq; undefined when it has been removed. */
+export function contentOf(db: Database, seq: bigint): string | undefined {
+  return (db.query("SELECT content FROM messages WHERE seq = ?").get(seq) as { content: string } | null)?.content;
+}
+
 /** Reads the text of the rows read without it (windowTexts' `repeated`); a row deleted since stays without. */
 export function withLower(db: Database, rows: readonly WindowText[]): void {
   const missing = rows.filter((r) => r.lower === undefined);
