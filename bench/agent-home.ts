@@ -2,7 +2,7 @@
 // whole source file (2-200 KB, the installed packages' own .js, .ts and .md files, so the same on every machine
 // with this lockfile), beside prompts and short answers. The bench homes' messages are all short; here a match
 // window's rows are a few MB of text. memvoy (MemoryApi.search in-process, each query's median) interleaved
-// query by query with rg over the JSONL export (whole process, as in bench/keyword.ts).
+// query by query with rg over the JSONL export (whole process, as in bench/keyword.ts); words, then code symbols.
 // bun bench/agent-home.ts [--quick]
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
@@ -29,6 +29,8 @@ const QUERIES = [
   "TypeError",
   "node_modules",
 ];
+/** Code symbols, which each hit holds verbatim (the word index drops punctuation: each row's text is checked). */
+const SYMBOL_QUERIES = ["JSON.parse", "process.env", "module.exports", "require('fs')", "console.log("];
 const PROMPTS = [
   "fix the failing test in the parser",
   "why does the build error on import",
@@ -99,10 +101,13 @@ const hasRg = Bun.which("rg") !== null;
 if (!hasRg) log("agent-home: rg is not on PATH (Debian package ripgrep): the rg comparison is skipped");
 
 const api = openMemory({ home, env: {}, drain: "off" });
-const medians: number[] = [];
-const ratios: number[] = [];
-try {
-  for (const query of QUERIES) {
+const where = `keyword, ${SESSIONS * PER_SESSION} msgs of agent sessions (every 4th a whole source file; ${megabytes.toFixed(0)} MB exported)`;
+
+/** Each query's median of REPS searches, and rg's beside it; rows for their spread and the ratios. */
+async function timeQueries(queries: readonly string[], what: string): Promise<void> {
+  const medians: number[] = [];
+  const ratios: number[] = [];
+  for (const query of queries) {
     await api.search({ query }); // the query's row lists read once, as for every contender
     const runs: number[] = [];
     const rg: number[] = [];
@@ -121,20 +126,24 @@ try {
     if (hasRg) ratios.push(summarize(rg).p50 / m);
     log(`agent-home: ${query}: ${fmtMs(m)}${hasRg ? `, rg ${fmtMs(summarize(rg).p50)}` : ""}`);
   }
+  const sorted = [...medians].sort((a, b) => a - b);
+  rows.push({
+    name: `${where}: ${queries.length} ${what}, p50 / p95 of each query's median of ${REPS}`,
+    value: `${fmtMs(percentile(sorted, 50))} / ${fmtMs(percentile(sorted, 95))}`,
+  });
+  if (hasRg) {
+    const r = [...ratios].sort((a, b) => a - b);
+    rows.push({
+      name: `${where}: ${what}, rg / memvoy, median and lowest of the per-query ratios`,
+      value: `${percentile(r, 50).toFixed(1)}x, ${r[0]!.toFixed(1)}x`,
+    });
+  }
+}
+
+try {
+  await timeQueries(QUERIES, "queries");
+  await timeQueries(SYMBOL_QUERIES, "symbol queries (`JSON.parse`, `require('fs')`…)");
 } finally {
   api.close();
-}
-const where = `keyword, ${SESSIONS * PER_SESSION} msgs of agent sessions (every 4th a whole source file; ${megabytes.toFixed(0)} MB exported)`;
-const sorted = [...medians].sort((a, b) => a - b);
-rows.push({
-  name: `${where}: ${QUERIES.length} queries, p50 / p95 of each query's median of ${REPS}`,
-  value: `${fmtMs(percentile(sorted, 50))} / ${fmtMs(percentile(sorted, 95))}`,
-});
-if (hasRg) {
-  const r = [...ratios].sort((a, b) => a - b);
-  rows.push({
-    name: `${where}: rg / memvoy, median and lowest of the per-query ratios`,
-    value: `${percentile(r, 50).toFixed(1)}x, ${r[0]!.toFixed(1)}x`,
-  });
 }
 emitRows(rows);
