@@ -109,10 +109,12 @@ function searchInForm(db: Db, o: KeywordOptions, asTyped: boolean): SearchHit[] 
   const filter: KeywordFilter = { session: o.session, ...scopeFilter(o) };
   // Candidates by seq: window rows carry their text only; messages are loaded for the hits returned.
   const hits = new Map<bigint, Candidate>();
+  // The rows symbolMatches returns: they hold every piece already.
+  const holding = new WeakSet<Candidate["row"]>();
   const add = (m: Candidate["row"], source: SearchHit["source"], score: number) => {
     // A query with symbols holds them verbatim in every hit: a window row's content is read for it here, for the
     // few rows of a window that get this far (a row removed since is left out).
-    if (symbols.length > 0) {
+    if (symbols.length > 0 && !holding.has(m)) {
       const content = (m.content ??= contentOf(db, m.seq));
       if (content === undefined || !holdsSymbols(content, symbols, asTyped)) return;
     }
@@ -141,8 +143,10 @@ function searchInForm(db: Db, o: KeywordOptions, asTyped: boolean): SearchHit[] 
   const byScore = () => [...hits.values()].sort((a, b) => b.score - a.score || Number(b.row.sendAt - a.row.sendAt));
 
   if (symbols.length > 0)
-    for (const [m, q] of symbolMatches(db, symbols, terms, filter, limit, o.now, asTyped))
+    for (const [m, q] of symbolMatches(db, symbols, terms, filter, limit, o.now, asTyped)) {
+      holding.add(m);
       add(m, m.recent ? "recent" : "archive", q);
+    }
   // Rows the any-term archive list below fills in for: the symbol matches and the all-term list.
   const early = new Set(hits.keys());
   if (terms.length === 0) return finish(byScore());
