@@ -178,7 +178,9 @@ function searchInForm(db: Db, o: KeywordOptions, asTyped: boolean): SearchHit[] 
   const unscoped = Object.values(filter).every((v) => v === undefined);
   const weighing = unscoped ? weighingTerms(terms, (stats ??= indexStats(db)), limit * 2) : undefined;
   const weighs = weighing && ((t: QueryTerm) => weighing.has(t));
-  const any = ftsAnyQuery(terms, weighs);
+  // A query whose words all lie in its symbol pieces: every hit holds every word, so an any-term list's rows that
+  // hold only some of them are never hits (they only took the places of rows that may be).
+  const any = wordsInPieces(terms, symbols) ? undefined : ftsAnyQuery(terms, weighs);
   const phrasesOf = new Map<string, FtsPhrase[]>();
   const phrasesFor = (expr: string, isAny: boolean) => {
     let phrases = phrasesOf.get(expr);
@@ -288,6 +290,10 @@ function searchInForm(db: Db, o: KeywordOptions, asTyped: boolean): SearchHit[] 
   }
   return finish(byScore());
 }
+
+/** Whether the query has symbol pieces and each of its content words lies in one of them. */
+const wordsInPieces = (terms: readonly QueryTerm[], pieces: readonly string[]) =>
+  pieces.length > 0 && terms.every((t) => t.stop || pieces.some((p) => p.includes(needleOf(t))));
 
 /** The most a hit's score is multiplied by (the sender and time-hint factors at their largest). */
 const largestFactors = () => Math.max(1, SENDER.otherFactor) * Math.max(1, TIME_HINT.outside);

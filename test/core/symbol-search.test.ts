@@ -78,3 +78,29 @@ describe("symbol search", () => {
     expect(querySymbols("“")).toEqual(["“"]);
   });
 });
+
+test("a query of symbol pieces ranks the rows holding all its words, however many newer rows hold one of them", async () => {
+  const { api } = openTemp({ now: () => NOW, drain: "off" });
+  try {
+    // Five rows holding JSON.parse, the shorter the older; then 2,100 newer rows holding one of its words only (more
+    // than a match window), each among nine rows of other words.
+    const holding = Array.from({ length: 5 }, (_, i) => ({
+      role: "user" as const,
+      content: `call JSON.parse on the body${" and then more words".repeat(i * 4)}`,
+      sendAt: daysAgo(40 - i),
+    }));
+    const newer = Array.from({ length: 21_000 }, (_, i) => ({
+      role: "assistant" as const,
+      content:
+        i % 10 ? `weather report ${i} for the harbor` : (i / 10) % 2 ? `the json blob ${i}` : `parse the config ${i}`,
+      sendAt: daysAgo(30) + BigInt(i) * 100_000_000n,
+    }));
+    api.add("s", [...holding, ...newer]);
+    const hits = (await api.search({ query: "JSON.parse", limit: 10 })).hits;
+    expect(hits.map((h) => h.message.content).sort()).toEqual(holding.map((m) => m.content).sort());
+    // Ranked by their words, the shortest first, not by their age alone (as the symbol's own matches are).
+    expect(hits[0]!.message.content).toBe(holding[0]!.content);
+  } finally {
+    api.close();
+  }
+}, 30_000);
