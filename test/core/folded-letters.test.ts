@@ -11,6 +11,7 @@ import { holdsLike } from "../../src/storage/sqlite/like-needle.ts";
 import { replaceMessageContent } from "../../src/storage/sqlite/message-content-repo.ts";
 import { removeTempHomes, tempHome } from "../fixture/home.ts";
 import { upgradeUntilKilled } from "../fixture/killed-upgrade.ts";
+import { searchPages } from "../fixture/search-pages.ts";
 import { undoV08 } from "../fixture/old-schema.ts";
 
 afterAll(removeTempHomes);
@@ -52,13 +53,7 @@ const QUERIES = ["kilnwork", "kubernetes", "kiwi kayak", "wiki", "spike taxi", "
 async function pages(home: string): Promise<string[][]> {
   const api = open(home);
   try {
-    const out: string[][] = [];
-    for (const query of QUERIES)
-      for (const session of [undefined, "s1"])
-        out.push(
-          (await api.search({ query, session, limit: 30 })).hits.map((h) => `${h.message.id}:${h.score.toFixed(9)}`),
-        );
-    return out;
+    return await searchPages(api, QUERIES, [undefined, "s1"], 30);
   } finally {
     api.close();
   }

@@ -10,6 +10,7 @@ import { RANKED_CHARS } from "../../src/storage/sqlite/ranked-text.ts";
 import { replaceMessageContent } from "../../src/storage/sqlite/message-content-repo.ts";
 import { removeTempHomes, tempHome } from "../fixture/home.ts";
 import { upgradeUntilKilled } from "../fixture/killed-upgrade.ts";
+import { searchPages } from "../fixture/search-pages.ts";
 import { undoV07 } from "../fixture/old-schema.ts";
 
 afterAll(removeTempHomes);
@@ -63,13 +64,7 @@ const QUERIES = ["zeppelin", "deploy server", "kiwi harbor garden", "délai", "i
 async function pages(home: string): Promise<string[][]> {
   const api = open(home);
   try {
-    const out: string[][] = [];
-    for (const query of QUERIES)
-      for (const session of [undefined, "two"])
-        out.push(
-          (await api.search({ query, session, limit: 40 })).hits.map((h) => `${h.message.id}:${h.score.toFixed(9)}`),
-        );
-    return out;
+    return await searchPages(api, QUERIES, [undefined, "two"], 40);
   } finally {
     api.close();
   }
