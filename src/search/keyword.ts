@@ -39,7 +39,7 @@ import {
 } from "./query-terms.ts";
 import { hasMatch, makeSnippet } from "./snippet.ts";
 import { scopeFilter, type SearchHit, type TierScope } from "./search-types.ts";
-import { holdsSymbols, querySymbols } from "./symbols.ts";
+import { holdsFoundSymbols, holdsSymbols, querySymbols } from "./symbols.ts";
 import { trigramReady } from "../storage/sqlite/substring-index.ts";
 import type { LightRead } from "../storage/sqlite/substring-queries.ts";
 import { hasArchived } from "../storage/sqlite/recent-tier-size.ts";
@@ -623,23 +623,24 @@ function symbolMatches(
   const needles = [...new Set([...pieces.flatMap((p) => p.split(" ")), ...words.map(needleOf)])];
   // The pieces select candidates in the substring index (`c > d` as its trigrams).
   const select = [...pieces, ...words.map(needleOf)];
-  // The scans' SQL selects a few rows more (İ and the Kelvin sign, see holdsLike): each word is checked here.
-  const lowered = words.map((t) => needleOf(t).toLowerCase());
-  const holdsWords = (m: { content: string }) => {
-    const text = m.content.toLowerCase();
-    return lowered.every((n) => text.includes(n));
-  };
-  const rows = scanRecent(db, needles, filter, limit * 5, select).filter(holdsWords);
+  // The scans' rows hold every needle (in JS lower case).
+  const rows = scanRecent(db, needles, filter, limit * 5, select);
+  const scanned = new Set(rows);
   if (hasArchived(db, filter.session)) {
     // The substring index once built; before, words in the query or its pieces (`#123`, `C++`, `.env`)
     // narrow the archive through the word index, and a query of symbols alone is a scan.
     const all = trigramReady(db) ? undefined : ftsAllQuery(queryTerms(pieces.join(" "), { asTyped }).concat(words));
     if (all) rows.push(...windowRows(db, all, SYMBOL_WINDOW, { ...filter, recent: false }).map((r) => r.message));
-    else rows.push(...scanArchive(db, needles, filter, limit * 5, select).filter(holdsWords));
+    else
+      for (const m of scanArchive(db, needles, filter, limit * 5, select)) {
+        scanned.add(m);
+        rows.push(m);
+      }
   }
   const out: [Candidate["row"], number][] = [];
   for (const m of rows) {
-    if (!holdsSymbols(m.content, pieces, asTyped)) continue;
+    const holds = scanned.has(m) ? holdsFoundSymbols : holdsSymbols;
+    if (!holds(m.content, pieces, asTyped)) continue;
     const ageDays = Number(now - m.sendAt) / 86_400e9;
     out.push([m, 0.6 + 0.1 / (1 + Math.max(0, ageDays) / 30)]);
   }

@@ -73,3 +73,17 @@ export function holdsSymbols(content: string, pieces: readonly string[], asTyped
   const text = pieces.some((p) => /\s/.test(p)) ? normalizeText(content, asTyped) : foldText(content, asTyped);
   return pieces.every((p) => text.includes(p));
 }
+
+/** A character NFKC may change (none below U+00A0 is decomposed or composed). */
+const NFKC_MAY_CHANGE = /[^\x00-\x9f]/;
+
+/**
+ * holdsSymbols for a text known to hold, in its JS lower case, every piece's parts between spaces (what the
+ * substring scans look for): a piece without whitespace is then in the text as holdsSymbols compares it when
+ * that is its lower case alone (as typed, or NFKC leaves the text as it is), and no copy of the text is made.
+ */
+export function holdsFoundSymbols(content: string, pieces: readonly string[], asTyped = false): boolean {
+  if (pieces.some((p) => /\s/.test(p))) return holdsSymbols(content, pieces, asTyped);
+  if (asTyped || !NFKC_MAY_CHANGE.test(content) || content.normalize("NFKC") === content) return true;
+  return holdsSymbols(content, pieces, asTyped);
+}

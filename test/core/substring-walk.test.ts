@@ -268,6 +268,26 @@ describe("substring index walk", () => {
     });
   });
 
+  test("a row the walk's LIKE selects for İ or the Kelvin sign alone is checked, and left out when it does not hold the needle", () => {
+    const VARIANTS = ["kubernetesi", "ubernetes İSTANBUL", "\u212aubernetesi", "ubernetes \u212aelvin", "KUBERNETESİ"];
+    const contents = Array.from(
+      { length: 500 },
+      (_, i) => `m${i} ${i % 10 === 0 ? VARIANTS[(i / 10) % 5] : ""} ${WORDS[i % 9]}`,
+    );
+    const rows = SMALL_TABLE.rows;
+    withHome(contents, (db) => {
+      SMALL_TABLE.rows = 0;
+      const walked = recordWalks(db);
+      for (const needle of ["kubernetesi", "ubernetesi", "kubernetes"]) {
+        const got = substringMatches(db, [needle], { recent: true }, 100)?.map((m) => m.content);
+        expect({ needle, got }).toEqual({ needle, got: holding(contents, [needle], 100) });
+      }
+      // The index was walked: the rows are not a scan's.
+      expect(walked.length).toBeGreaterThan(0);
+    });
+    SMALL_TABLE.rows = rows;
+  });
+
   test("a pasted line's needle measures a dozen of its trigrams, and one that no row holds ends the walk at once", () => {
     const line = "at ReactDOMServerRenderer.render (/app/node_modules/react-dom/cjs/server.js:3753:22)";
     const contents = Array.from({ length: 300 }, (_, i) =>

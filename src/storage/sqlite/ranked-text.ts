@@ -31,8 +31,10 @@ const SURROGATE = /[\ud800-\udfff]/;
 export function rankedStart(start: string): { text: string; cut: boolean } {
   // Fewer UTF-16 units than that means fewer characters.
   if (start.length <= RANKED_CHARS) return { text: start, cut: false };
-  // Without a surrogate, a character is one unit (a native scan, quicker than counting them one by one).
-  if (!SURROGATE.test(start)) return { text: start.slice(0, RANKED_CHARS), cut: true };
+  // Without a surrogate in its first RANKED_CHARS units, those are its first RANKED_CHARS characters (a native
+  // scan of them alone, quicker than counting them one by one).
+  const head = start.slice(0, RANKED_CHARS);
+  if (!SURROGATE.test(head)) return { text: head, cut: true };
   let at = 0;
   for (let n = 0; n < RANKED_CHARS && at < start.length; n++) {
     const c = start.charCodeAt(at);

@@ -486,8 +486,13 @@ function walkChecked(
   refine?: Refinement,
 ): StoredMessage[] | LightMatch[] {
   const covered = coveredRead(db, scope, light);
-  const sender = light?.sender === true ? ", m.sender" : "";
+  // Read whole, a row's columns are read by the walk itself, not looked up again after it.
+  const cols = light ? `m.seq, m.content, m.send_at${light.sender ? ", m.sender" : ""}` : COLS;
+  // LIKE selects exactly the rows holding the needles unless it also looks for İ or the Kelvin sign (holdsLike):
+  // only then is each row checked here.
+  const exact = !likeSelectsMore(db, needles);
   const passed: Candidate[] = [];
+  const done = () => (light ? matchesRead(db, passed, scope, light) : (passed as Row[]).map(toStored));
   let match = expr;
   for (const [i, src] of sources.entries()) {
     let below: bigint | undefined;
@@ -496,7 +501,7 @@ function walkChecked(
     let floor = many >= REFINED_WALK.candidates ? stretchFloor(db, src.table, many) : undefined;
     while (passed.length < limit) {
       const args: SqlArg[] = [match];
-      let sql = `SELECT m.seq, m.content, m.send_at${sender} FROM ${src.table} t CROSS JOIN messages m${covered ? " INDEXED BY messages_recent_text" : ""} ON m.seq = t.rowid WHERE ${src.table} MATCH ?`;
+      let sql = `SELECT ${cols} FROM ${src.table} t CROSS JOIN messages m${covered ? " INDEXED BY messages_recent_text" : ""} ON m.seq = t.rowid WHERE ${src.table} MATCH ?`;
       const b = bounds(src, "t.rowid");
       sql += b.sql;
       args.push(...b.args);
@@ -509,15 +514,14 @@ function walkChecked(
       sql = andHoldsAll(db, sql, args, "m.content", needles);
       const wanted = limit - passed.length;
       const rows = db.query(`${sql} ORDER BY t.rowid DESC LIMIT ?`).all(...args, wanted) as Candidate[];
-      // LIKE selects a few rows more (see holdsLike): the check decides.
-      for (const r of rows) if (holds(r.content)) passed.push(r);
+      for (const r of rows) if (exact || holds(r.content)) passed.push(r);
       if (rows.length < wanted) {
         if (floor === undefined) break;
         // The stretch is done and too few passed: the older rows.
         const next = pastStretch(db, src.table, refine!, floor + 1n, passed.length, limit);
         if ("rows" in next) {
-          passed.push(...checkedCandidates(next.rows, db, scope, limit - passed.length, holds, Infinity, light)!);
-          return matchesRead(db, passed, scope, light);
+          const older = checkedCandidates(next.rows, db, scope, limit - passed.length, holds, Infinity, light)!;
+          return [...done(), ...matchesRead(db, older, scope, light)] as StoredMessage[] | LightMatch[];
         }
         match = next.expr;
         below = floor + 1n;
@@ -527,7 +531,7 @@ function walkChecked(
       below = rows[rows.length - 1]!.seq;
     }
   }
-  return matchesRead(db, passed, scope, light);
+  return done();
 }
 
 /** A walk's candidates (a share of the table's rows, estimated) in rows (a first stretch is checked apart from REFINED_WALK.candidates). */

@@ -1,0 +1,26 @@
+// rankedStart keeps a text's first RANKED_CHARS characters (code points), a surrogate pair never split, wherever
+// the text's pairs are: checked against counting the characters one by one.
+import { expect, test } from "bun:test";
+import { RANKED_CHARS, rankedStart } from "../../src/storage/sqlite/ranked-text.ts";
+
+/** The first RANKED_CHARS characters of a text, and whether it has more. */
+function reference(text: string): { text: string; cut: boolean } {
+  const chars = Array.from(text);
+  return { text: chars.slice(0, RANKED_CHARS).join(""), cut: chars.length > RANKED_CHARS };
+}
+
+test("rankedStart cuts at RANKED_CHARS characters wherever a surrogate pair lies", () => {
+  const pair = "😀";
+  const wrong: string[] = [];
+  const lengths = [RANKED_CHARS - 1, RANKED_CHARS, RANKED_CHARS + 1, RANKED_CHARS + 2, RANKED_CHARS * 2 + 5];
+  const places = [undefined, 0, RANKED_CHARS - 2, RANKED_CHARS - 1, RANKED_CHARS, RANKED_CHARS + 1, RANKED_CHARS * 2];
+  for (const length of lengths)
+    for (const at of places) {
+      let text = "a".repeat(length);
+      if (at !== undefined && at < length) text = text.slice(0, at) + pair + text.slice(at);
+      const got = rankedStart(text);
+      const want = reference(text);
+      if (got.text !== want.text || got.cut !== want.cut) wrong.push(`length ${length}, pair at ${at}`);
+    }
+  expect(wrong).toEqual([]);
+});
