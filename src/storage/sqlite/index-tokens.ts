@@ -39,9 +39,13 @@ export function tokenCountWriter(db: Database): (seq: bigint) => void {
 /**
  * SQL for a window row's length in index tokens, every column (what FTS5's docsize sums), from the row `m`:
  * its count plus the session column's one token once the index has it, or its docsize record (a blob the
- * caller sums) while the count is missing. Without the column, the docsize record.
+ * caller sums) while the count is missing. Without the column, the docsize record. `inline`: SQL true for the
+ * rows whose count is read from the row; the others' docsize is read (the count is stored after the text, past a
+ * long text's overflow pages).
  */
-export function windowTokensSql(db: Database, sessionColumn: boolean): string {
+export function windowTokensSql(db: Database, sessionColumn: boolean, inline?: string): string {
   const docsize = "(SELECT sz FROM messages_fts_docsize WHERE id = m.seq)";
-  return hasTokenColumn(db) ? `coalesce(m.index_tokens + ${sessionColumn ? 1 : 0}, ${docsize})` : docsize;
+  if (!hasTokenColumn(db)) return docsize;
+  const count = `coalesce(m.index_tokens + ${sessionColumn ? 1 : 0}, ${docsize})`;
+  return inline ? `CASE WHEN ${inline} THEN ${count} ELSE ${docsize} END` : count;
 }

@@ -15,7 +15,7 @@ import { windowTokensSql } from "./index-tokens.ts";
 import { docTokens, ftsTotals } from "./fts-totals.ts";
 import { hasArchived } from "./recent-tier-size.ts";
 import { type AndSplit, rarerFirstMatches } from "./and-by-rarer-terms.ts";
-import { rankedStart, rankedStartSql, rankedTextSql } from "./ranked-text.ts";
+import { inlineTextSql, rankedStart, rankedStartSql, rankedTextSql } from "./ranked-text.ts";
 import { schemaShape } from "./schema-shape.ts";
 
 export interface KeywordFilter extends MessageFilter {
@@ -188,7 +188,7 @@ function windowJoin(
   match: string,
   size: number,
   f: WindowFilter,
-  cols: (tokens: string) => string,
+  cols: (tokens: (inline?: string) => string) => string,
   colArgs: readonly SqlArg[] = [],
   split?: AndSplit,
 ) {
@@ -207,7 +207,7 @@ function windowJoin(
   if (!w) return undefined;
   const args: SqlArg[] = [...colArgs, ...w.args];
   const indexFirst = f.recent === true && hasArchived(db, f.session);
-  const tokens = windowTokensSql(db, ftsHasSession(db));
+  const tokens = (inline?: string) => windowTokensSql(db, ftsHasSession(db), inline);
   // CROSS JOIN keeps the window's order (rowid, newest first), which ties in ranking follow; a plain join may
   // read a session's rows first and look each up in the window instead.
   let sql = `SELECT ${cols(tokens)} FROM (${w.sql}) w CROSS JOIN messages m${indexFirst ? " INDEXED BY messages_recent_text" : ""} ON m.seq = w.s WHERE 1`;
@@ -227,7 +227,7 @@ function windowJoin(
  * same statement as the match (rows deleted since they were indexed are absent).
  */
 export function windowRows(db: Database, match: string, size: number, f: WindowFilter): WindowRow[] {
-  const w = windowJoin(db, match, size, f, (tokens) => `${COLS}, ${tokens} AS sz`);
+  const w = windowJoin(db, match, size, f, (tokens) => `${COLS}, ${tokens()} AS sz`);
   if (!w) return [];
   return (db.query(w.sql).all(...w.args) as (Row & { sz: Uint8Array | bigint | null })[]).map((r) => ({
     message: toStored(r),
@@ -282,29 +282,61 @@ export function windowTexts(
   const start = rankedStartSql("m.content", "m.seq", starts);
   const lower =
     !content && repeated?.length === 0 ? "NULL" : twice ? `CASE WHEN ${twice.sql} THEN ${start} END` : start;
+  // A long row's send time and sender are stored after its text, at the end of its overflow pages: they are read
+  // for the few rows that use them (LongWindowText), and its length from the index's docsize record. (Its tier is
+  // read from the record's header: 0 and 1 take no bytes.)
+  const inline = content ? undefined : inlineTextSql("m.content");
+  const atInline = (col: string) => (inline ? `CASE WHEN ${inline} THEN ${col} END` : col);
   const w = windowJoin(
     db,
     match,
     size,
     f,
-    (tokens) => `m.seq, m.recent, m.send_at, ${lower}, ${tokens}, m.sender${content ? ", m.content" : ""}`,
+    (tokens) =>
+      `m.seq, m.recent, ${atInline("m.send_at")}, ${lower}, ${tokens(inline)}, ${atInline("m.sender")}${content ? ", m.content" : ""}`,
     twice?.args,
     split,
   );
   if (!w) return [];
-  type Row = [bigint, bigint, bigint, string | null, Uint8Array | bigint | null, string | null, string?];
+  type Row = [bigint, bigint, bigint | null, string | null, Uint8Array | bigint | null, string | null, string?];
   return (db.query(w.sql).values(...w.args) as Row[]).map((r) => {
-    const t: WindowText = {
-      seq: r[0],
-      recent: r[1] === 1n,
-      sendAt: r[2],
-      tokens: docTokens(r[4]),
-    };
+    const recent = r[1] === 1n;
+    const tokens = docTokens(r[4]);
+    const t: WindowText =
+      r[2] === null ? new LongWindowText(db, r[0], recent, tokens) : { seq: r[0], recent, sendAt: r[2], tokens };
     if (r[3] !== null) setLower(t, r[3]);
     if (r[5] !== null) t.sender = r[5];
     if (content) t.content = r[6];
     return t;
   });
+}
+
+/** A window row of a long text, whose send time and sender (see windowTexts) are read on first use. */
+class LongWindowText implements WindowText {
+  lower?: string;
+  cut?: true;
+  content?: string;
+  #stored?: { send_at: bigint; sender: string | null };
+  constructor(
+    private readonly db: Database,
+    readonly seq: bigint,
+    readonly recent: boolean,
+    readonly tokens: number,
+  ) {}
+  get sendAt(): bigint {
+    return this.#read().send_at;
+  }
+  get sender(): string | undefined {
+    return this.#read().sender ?? undefined;
+  }
+  // A row removed since the window was read (outside a read transaction) is dropped when the hits are loaded.
+  #read() {
+    this.#stored ??= (this.db.query("SELECT send_at, sender FROM messages WHERE seq = ?").get(this.seq) as {
+      send_at: bigint;
+      sender: string | null;
+    } | null) ?? { send_at: 0n, sender: null };
+    return this.#stored;
+  }
 }
 
 /**

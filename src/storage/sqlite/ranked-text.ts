@@ -7,6 +7,13 @@
 export const RANKED_CHARS = 4_096;
 
 /**
+ * SQL true for a row whose text (`column`) is at most RANKED_CHARS bytes: ranking reads it whole, and the row's
+ * columns stored after it lie on its first page or the next (4 KiB pages), where a longer text's lie at the end of
+ * its overflow pages.
+ */
+export const inlineTextSql = (column: string) => `octet_length(${column}) <= ${RANKED_CHARS}`;
+
+/**
  * SQL for the text of `column` that ranking reads: all of it when at most RANKED_CHARS bytes (its length in bytes
  * costs no read), else its first RANKED_CHARS + 1 characters, one more than ranking reads (see rankedStart). A
  * longer one is read from message_starts (011-v0.7.sql, which keeps the same characters) when the home has it
@@ -15,7 +22,7 @@ export const RANKED_CHARS = 4_096;
 export const rankedTextSql = (column: string, seq: string, starts: boolean) => {
   const cut = `substr(${column}, 1, ${RANKED_CHARS + 1})`;
   const long = starts ? `coalesce((SELECT h.head FROM message_starts h WHERE h.seq = ${seq}), ${cut})` : cut;
-  return `CASE WHEN octet_length(${column}) <= ${RANKED_CHARS} THEN ${column} ELSE ${long} END`;
+  return `CASE WHEN ${inlineTextSql(column)} THEN ${column} ELSE ${long} END`;
 };
 
 /** rankedTextSql in SQLite's lower case: only that much is lower-cased and copied out. */
