@@ -1,7 +1,7 @@
 // rankedStart keeps a text's first RANKED_CHARS characters (code points), a surrogate pair never split, wherever
 // the text's pairs are: checked against counting the characters one by one.
 import { expect, test } from "bun:test";
-import { RANKED_CHARS, rankedStart } from "../../src/storage/sqlite/ranked-text.ts";
+import { RANKED_CHARS, rankedLower, rankedStart } from "../../src/storage/sqlite/ranked-text.ts";
 
 /** The first RANKED_CHARS characters of a text, and whether it has more. */
 function reference(text: string): { text: string; cut: boolean } {
@@ -22,5 +22,21 @@ test("rankedStart cuts at RANKED_CHARS characters wherever a surrogate pair lies
       const want = reference(text);
       if (got.text !== want.text || got.cut !== want.cut) wrong.push(`length ${length}, pair at ${at}`);
     }
+  expect(wrong).toEqual([]);
+});
+
+test("rankedLower is rankedStart's text in JS lower case, whatever the text holds", () => {
+  const wrong: string[] = [];
+  const odd = ["😀", "É", "İ", "\u212a", "\ud800", "\udc00", "Σ", "é", "中"];
+  for (const length of [10, RANKED_CHARS - 1, RANKED_CHARS, RANKED_CHARS + 1, RANKED_CHARS + 2])
+    for (const c of [undefined, ...odd])
+      for (const at of [0, RANKED_CHARS - 2, RANKED_CHARS - 1, RANKED_CHARS, length - 1]) {
+        let text = "a".repeat(length);
+        if (c !== undefined && at >= 0 && at < length) text = text.slice(0, at) + c + text.slice(at + 1);
+        const start = rankedStart(text);
+        const got = rankedLower(text);
+        if (got.text !== start.text.toLowerCase() || got.cut !== start.cut)
+          wrong.push(`length ${length}, ${JSON.stringify(c)} at ${at}`);
+      }
   expect(wrong).toEqual([]);
 });

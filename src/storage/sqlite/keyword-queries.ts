@@ -15,7 +15,7 @@ import { windowTokensSql } from "./index-tokens.ts";
 import { docTokens, ftsTotals } from "./fts-totals.ts";
 import { hasArchived } from "./recent-tier-size.ts";
 import { type AndSplit, rarerFirstMatches } from "./and-by-rarer-terms.ts";
-import { inlineTextSql, rankedStart, rankedStartSql, rankedTextSql } from "./ranked-text.ts";
+import { inlineTextSql, rankedLower, rankedStartSql, rankedTextSql } from "./ranked-text.ts";
 import { schemaShape } from "./schema-shape.ts";
 
 export interface KeywordFilter extends MessageFilter {
@@ -363,8 +363,8 @@ function twiceLike(db: Database, keys: readonly string[], text: string): { sql: 
 
 /** A window row's `lower` and `cut` from a value of rankedStartSql. */
 function setLower(t: WindowText, start: string): void {
-  const { text, cut } = rankedStart(start);
-  t.lower = lowerCase(text);
+  const { text, cut } = rankedLower(start);
+  t.lower = text;
   if (cut) t.cut = true;
 }
 

@@ -2,6 +2,7 @@
 // is matched in full by the word index and by substring search; its counts of a query's words and its
 // whole-word and phrase lifts come from its first RANKED_CHARS characters, so a match window's cost does not
 // grow with the size of its rows (bench/RESULTS.md).
+import { lowerCase } from "../../shared/lower-case.ts";
 
 /** Characters (code points) of a row that ranking reads; 011-v0.7.sql keeps RANKED_CHARS + 1 of a long row. */
 export const RANKED_CHARS = 4_096;
@@ -48,4 +49,16 @@ export function rankedStart(start: string): { text: string; cut: boolean } {
     at += c >= 0xd800 && c <= 0xdbff && at + 1 < start.length ? 2 : 1;
   }
   return at < start.length ? { text: start.slice(0, at), cut: true } : { text: start, cut: false };
+}
+
+/** A character JS lower-cases (lower-case.ts), or half of a surrogate pair: text without one is one unit a character. */
+const CASED_OR_PAIRED = /[\p{Changes_When_Lowercased}\u{10000}-\u{10ffff}\ud800-\udfff]/u;
+
+/** rankedStart's text in JS lower case; by one scan of the text when it holds neither (most text). */
+export function rankedLower(start: string): { text: string; cut: boolean } {
+  if (CASED_OR_PAIRED.test(start)) {
+    const { text, cut } = rankedStart(start);
+    return { text: lowerCase(text), cut };
+  }
+  return start.length > RANKED_CHARS ? { text: start.slice(0, RANKED_CHARS), cut: true } : { text: start, cut: false };
 }
