@@ -44,7 +44,7 @@ import { trigramReady } from "../storage/sqlite/substring-index.ts";
 import type { LightRead } from "../storage/sqlite/substring-queries.ts";
 import { hasArchived } from "../storage/sqlite/recent-tier-size.ts";
 import { readScope } from "../storage/sqlite/write-stamp.ts";
-import { rankedStart } from "../storage/sqlite/ranked-text.ts";
+import { lowerStart, rankedStart } from "../storage/sqlite/ranked-text.ts";
 import { SENDER, senderFactor, senderFocus } from "./participants.ts";
 import { TIME_HINT, timeFactor, timeHint } from "./time-hints.ts";
 import { newestTypedWindow } from "./typed-prefix.ts";
@@ -534,9 +534,10 @@ function recentMatches(
     indexedSubstrings(db, terms, used, filter, size, light, rankedRecent) ??
     cjkFirstSubstrings(db, used, filter, size, light, () => indexStats(db)) ??
     scanRecent(db, needles, filter, size, undefined, light, read).map((m) => ({ row: m, text: m.content }));
+  // Each source returns rows holding every needle (in JS lower case).
   const out: [Candidate["row"], number][] = [];
   for (const { row: m, text } of rows) {
-    const q = quality(text, m.sendAt);
+    const q = quality(text, m.sendAt, true);
     if (q !== undefined) out.push([m, q]);
   }
   return out;
@@ -554,16 +555,21 @@ const lightRead = (symbols: readonly string[], sender: string | undefined): Ligh
 function verbatimQuality(
   terms: readonly QueryTerm[],
   now: bigint,
-): ((text: string, sendAt: bigint) => number | undefined) & { ceiling: number } {
+): ((text: string, sendAt: bigint, held?: boolean) => number | undefined) & { ceiling: number } {
   const content = terms.filter((t) => !t.stop);
   const needles = (content.length ? content : terms).map(needleOf);
   const phrase = terms.map(needleOf).join(" ");
-  const quality = (text: string, sendAt: bigint) => {
-    const lower = text.toLowerCase();
-    if (!needles.every((n) => lower.includes(n))) return undefined;
-    // The whole-word and phrase lifts read the text's start, as ranking does (ranked-text.ts): of its lower case,
-    // the same whichever form of the text was read (the content, or the recent text held in memory).
-    const start = rankedStart(lower).text;
+  /** `held`: the text is known to hold every needle (then only its start is lower-cased). */
+  const quality = (text: string, sendAt: bigint, held = false) => {
+    let start: string;
+    if (held) start = lowerStart(text);
+    else {
+      const lower = text.toLowerCase();
+      if (!needles.every((n) => lower.includes(n))) return undefined;
+      // The whole-word and phrase lifts read the text's start, as ranking does (ranked-text.ts): of its lower case,
+      // the same whichever form of the text was read (the content, or the recent text held in memory).
+      start = rankedStart(lower).text;
+    }
     let q = 0.55;
     if (hasMatch(start, terms)) q = 0.7;
     if (terms.length > 1 && start.includes(phrase)) q = 0.85;

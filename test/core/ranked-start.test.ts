@@ -1,7 +1,7 @@
 // rankedStart keeps a text's first RANKED_CHARS characters (code points), a surrogate pair never split, wherever
 // the text's pairs are: checked against counting the characters one by one.
 import { expect, test } from "bun:test";
-import { RANKED_CHARS, rankedLower, rankedStart } from "../../src/storage/sqlite/ranked-text.ts";
+import { lowerStart, RANKED_CHARS, rankedLower, rankedStart } from "../../src/storage/sqlite/ranked-text.ts";
 
 /** The first RANKED_CHARS characters of a text, and whether it has more. */
 function reference(text: string): { text: string; cut: boolean } {
@@ -38,5 +38,25 @@ test("rankedLower is rankedStart's text in JS lower case, whatever the text hold
         if (got.text !== start.text.toLowerCase() || got.cut !== start.cut)
           wrong.push(`length ${length}, ${JSON.stringify(c)} at ${at}`);
       }
+  expect(wrong).toEqual([]);
+});
+
+test("lowerStart is the start of the whole text's lower case, Σ's final form and İ's two characters included", () => {
+  const wrong: string[] = [];
+  const long = RANKED_CHARS * 2 + 10;
+  const texts = [
+    "a".repeat(long),
+    "A".repeat(long),
+    "İ".repeat(long),
+    "😀A".repeat(long),
+    // Σ followed by marks (case-ignorable) past the point a start would be cut at, then a letter: not final.
+    `${"a".repeat(RANKED_CHARS - 10)}Σ${"\u0301".repeat(long)}b`,
+    `${"a".repeat(RANKED_CHARS - 10)}Σ${"\u0301".repeat(long)}`,
+    `${"A".repeat(RANKED_CHARS)}Σ b`,
+    "short Σ text",
+    `${"x".repeat(RANKED_CHARS * 2 + 1)}İ${"y".repeat(20)}`,
+  ];
+  for (const text of texts)
+    if (lowerStart(text) !== rankedStart(text.toLowerCase()).text) wrong.push(JSON.stringify(text.slice(0, 40)));
   expect(wrong).toEqual([]);
 });

@@ -62,3 +62,18 @@ export function rankedLower(start: string): { text: string; cut: boolean } {
   }
   return start.length > RANKED_CHARS ? { text: start.slice(0, RANKED_CHARS), cut: true } : { text: start, cut: false };
 }
+
+/** Units of a text that hold at least RANKED_CHARS + 1 characters (a character is one or two units). */
+const START_UNITS = 2 * (RANKED_CHARS + 1);
+
+/**
+ * rankedStart(text.toLowerCase()).text, lower-casing only the start of a long text: a character's lower case is
+ * one or two characters whatever follows it, except Σ's (final sigma), which the start then must not hold.
+ */
+export function lowerStart(text: string): string {
+  if (text.length > START_UNITS) {
+    const head = text.slice(0, START_UNITS);
+    if (!head.includes("Σ")) return rankedStart(head.toLowerCase()).text;
+  }
+  return rankedStart(text.toLowerCase()).text;
+}
