@@ -65,9 +65,16 @@ export function querySymbols(query: string, asTyped = false): string[] {
   return [...new Set(out)];
 }
 
+const NON_ASCII = /[^\x00-\x7f]/;
+const REGEX_SYNTAX = /[\\^$.*+?()[\]{}|/]/g;
+
 /** Whether a text holds every symbol piece (pieces as typed with `asTyped`). */
 export function holdsSymbols(content: string, pieces: readonly string[], asTyped = false): boolean {
   if (pieces.length === 0) return true;
+  // An ASCII text is its own NFKC form, and its lower case holds a piece where a case-insensitive search finds it:
+  // no copy of the text is made.
+  if (!NON_ASCII.test(content) && !pieces.some((p) => /\s/.test(p)))
+    return pieces.every((p) => !NON_ASCII.test(p) && new RegExp(p.replace(REGEX_SYNTAX, "\\$&"), "i").test(content));
   // A piece without whitespace is in the text as it is where it is in the text with its whitespace collapsed
   // (which changes no run of other characters): that copy of the whole text, the costliest step, is left out.
   const text = pieces.some((p) => /\s/.test(p)) ? normalizeText(content, asTyped) : foldText(content, asTyped);
