@@ -15,19 +15,67 @@ export function indexTokens(text: string): string[] {
   return formTokens(searchForm(text));
 }
 
-const ASCII_RUN = /[A-Za-z0-9']+/g;
-
 /**
- * The index tokens of `text` that begin with `prefix` (ASCII letters and digits). ASCII text is tokenized a
- * run of letters, digits and apostrophes at a time, and only the runs that can yield such a token: searchForm
- * changes letters within a run only and keeps a word's first letter, and an apostrophe may split or join.
+ * The index tokens of `text` that begin with `prefix` (ASCII letters and digits), in text order. ASCII text is
+ * tokenized only a run of letters, digits and apostrophes that a token beginning with the prefix's first character
+ * may start in: searchForm changes letters within a run only and keeps a word's first letter, so such a token
+ * starts with that character after no letter or digit (an apostrophe may split a run or be dropped from a word).
+ * Other text is read a piece between spaces at a time: the pieces beyond ASCII whole, the rest as ASCII text.
  */
 export function indexTokensStarting(text: string, prefix: string): string[] {
-  if (/[^\x00-\x7f]/.test(text)) return indexTokens(text).filter((t) => t.startsWith(prefix));
   const out: string[] = [];
-  for (const [run] of text.matchAll(ASCII_RUN)) {
-    if (run[0]!.toLowerCase() !== prefix[0] && !run.includes("'")) continue;
-    for (const token of indexTokens(run)) if (token.startsWith(prefix)) out.push(token);
+  let from = 0;
+  BEYOND_ASCII.lastIndex = 0;
+  for (let m = BEYOND_ASCII.exec(text); m; m = BEYOND_ASCII.exec(text)) {
+    if (isSpace(text.charCodeAt(m.index))) continue;
+    let start = m.index;
+    while (start > 0 && !isSpace(text.charCodeAt(start - 1))) start--;
+    let end = m.index + 1;
+    while (end < text.length && !isSpace(text.charCodeAt(end))) end++;
+    asciiTokensStarting(text, from, start, prefix, out);
+    for (const token of indexTokens(text.slice(start, end))) if (token.startsWith(prefix)) out.push(token);
+    from = end;
+    BEYOND_ASCII.lastIndex = end;
   }
+  asciiTokensStarting(text, from, text.length, prefix, out);
   return out;
+}
+
+const BEYOND_ASCII = /[^\x00-\x7f]/g;
+
+/**
+ * A space ends every word and token, and no character's lower case depends on what lies past one (Σ's looks past
+ * case-ignorable characters only, and no space is one; U+FEFF, which \s holds, is).
+ */
+const isSpace = (c: number) =>
+  c === 32 ||
+  (c >= 9 && c <= 13) ||
+  c === 0xa0 ||
+  c === 0x1680 ||
+  (c >= 0x2000 && c <= 0x200a) ||
+  c === 0x2028 ||
+  c === 0x2029 ||
+  c === 0x202f ||
+  c === 0x205f ||
+  c === 0x3000;
+
+const isRunChar = (c: number) => (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 39;
+
+/** Where a token beginning with a character may start: that character, in either case, after no letter or digit. */
+const startsOf = new Map<string, RegExp>();
+
+/** indexTokensStarting over text[from, to), ASCII and ended by spaces or the text's ends. */
+function asciiTokensStarting(text: string, from: number, to: number, prefix: string, out: string[]): void {
+  const first = prefix[0]!;
+  let starts = startsOf.get(first);
+  if (!starts) startsOf.set(first, (starts = new RegExp(`(?<![A-Za-z0-9])[${first}${first.toUpperCase()}]`, "g")));
+  starts.lastIndex = from;
+  for (let m = starts.exec(text); m && m.index < to; m = starts.exec(text)) {
+    let start = m.index;
+    while (start > from && isRunChar(text.charCodeAt(start - 1))) start--;
+    let end = m.index + 1;
+    while (end < to && isRunChar(text.charCodeAt(end))) end++;
+    for (const token of indexTokens(text.slice(start, end))) if (token.startsWith(prefix)) out.push(token);
+    starts.lastIndex = end;
+  }
 }

@@ -6,7 +6,7 @@ import { openDatabase } from "../../src/storage/sqlite/open-database.ts";
 import { windowTexts } from "../../src/storage/sqlite/keyword-queries.ts";
 import { ftsAllQuery, queryTerms } from "../../src/search/query-terms.ts";
 import { newestTypedWindow } from "../../src/search/typed-prefix.ts";
-import { indexTokensStarting } from "../../src/shared/index-tokens.ts";
+import { indexTokens, indexTokensStarting } from "../../src/shared/index-tokens.ts";
 
 afterAll(removeTempHomes);
 
@@ -199,5 +199,28 @@ describe("a query typed with its last word unfinished, newest first", () => {
     ]);
     expect(indexTokensStarting("Déploiement au dépôt, 数据deploy", "dep")).toEqual(["deploiement", "depot", "deploy"]);
     expect(indexTokensStarting("He was dying; they died", "die")).toEqual(["die", "die"]);
+  });
+
+  test("text beyond ASCII gives the tokens the whole text's index tokens begin with, whatever lies between its words", () => {
+    // Σ's lower case depends on the letters around it past case-ignorable characters (U+FEFF and the apostrophe
+    // are; no space is), marks compose, CJK runs split a word.
+    const parts = [...WORDS, "ΟΔΟΣ", "Σ", "σας", "é", "\u0301", "数据", "—", "✓", "'", ".", "\ufeff", "ſ"];
+    const gaps = [" ", "", "\ufeff", "\u00a0", "\u3000", "\n", "'", ".", "\u200b", "-"];
+    const rand = seededRandom(17);
+    const pick = <T>(xs: readonly T[]) => xs[Math.floor(rand() * xs.length)]!;
+    const ascii = WORDS.filter((w) => !/[^\x00-\x7f]/.test(w)).concat(["DEP", "12", "2dep", "e'dep", "'", "x"]);
+    const wrong: string[] = [];
+    for (let i = 0; i < 4_000; i++) {
+      let text = "";
+      // Every other text ASCII only (tokenized a run at a time).
+      for (let n = 1 + Math.floor(rand() * 10); n > 0; n--)
+        text += i % 2 === 0 ? pick(ascii) + pick([" ", "", "'", ".", "-", "\n"]) : pick(parts) + pick(gaps);
+      for (const prefix of ["d", "dep", "ο", "σ", "ς", "e", "数", "s", "caf", "die", "happi", "12", "2"]) {
+        const want = indexTokens(text).filter((t) => t.startsWith(prefix));
+        if (JSON.stringify(indexTokensStarting(text, prefix)) !== JSON.stringify(want))
+          wrong.push(`${JSON.stringify(prefix)} in ${JSON.stringify(text)}`);
+      }
+    }
+    expect(wrong.slice(0, 5)).toEqual([]);
   });
 });
