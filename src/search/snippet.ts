@@ -18,7 +18,15 @@ const isLetter = (c: number) => (c >= 97 && c <= 122) || (c >= 65 && c <= 90);
  * cost twice as much).
  */
 export function findMatches(content: string, terms: readonly QueryTerm[]): [number, number][] {
-  const use = terms.some((t) => !t.stop) ? terms.filter((t) => !t.stop) : terms;
+  return merged(matchRanges(content, terms));
+}
+
+/** The terms findMatches looks for: the content words, or every word of a query of stop words only. */
+const usedTerms = (terms: readonly QueryTerm[]) => (terms.some((t) => !t.stop) ? terms.filter((t) => !t.stop) : terms);
+
+/** findMatches' ranges, each kind in text order and capped as findMatches caps them, unsorted and unmerged. */
+function matchRanges(content: string, terms: readonly QueryTerm[]): [number, number][] {
+  const use = usedTerms(terms);
   const latin = use.filter((t) => !t.cjk);
   const stems = new Set(latin.map((t) => stemWord(t.text)));
   const prefixes = latin.filter((t) => t.text.length >= 3).map((t) => t.text);
@@ -98,14 +106,19 @@ export function findMatches(content: string, terms: readonly QueryTerm[]): [numb
       }
     }
   }
+  return ranges;
+}
+
+/** Ranges sorted, those that overlap or touch made one. */
+function merged(ranges: [number, number][]): [number, number][] {
   ranges.sort((a, b) => a[0] - b[0]);
-  const merged: [number, number][] = [];
+  const out: [number, number][] = [];
   for (const r of ranges) {
-    const prev = merged[merged.length - 1];
+    const prev = out[out.length - 1];
     if (prev && r[0] <= prev[1]) prev[1] = Math.max(prev[1], r[1]);
-    else merged.push([r[0], r[1]]);
+    else out.push([r[0], r[1]]);
   }
-  return merged;
+  return out;
 }
 
 /** Runs of letters, digits and marks; CJK text among them has no word breaks (its terms are matched as they are). */
@@ -173,18 +186,53 @@ export function hasMatch(content: string, terms: readonly QueryTerm[]): boolean 
 }
 
 export function makeSnippet(content: string, terms: readonly QueryTerm[], width = 160): Snippet {
+  const head = headSnippet(content, terms, width);
+  if (head) return head;
   const text0 = content.replace(/\s/g, " "); // one for one, so offsets stay valid
   const all = findMatches(text0, terms);
   if (text0.length <= width) return { text: text0, highlights: all };
+  return around(text0, content.length, all, width);
+}
+
+/** The snippet of `width` characters around the first match of `all` (ranges of `text0`, the start of a text of `length`). */
+function around(text0: string, length: number, all: readonly [number, number][], width: number): Snippet {
   const first = all[0]?.[0] ?? 0;
   let start = Math.max(0, first - Math.floor(width / 3));
-  const end = Math.min(text0.length, start + width);
+  const end = Math.min(length, start + width);
   start = Math.max(0, end - width);
   const prefix = start > 0 ? "…" : "";
-  const suffix = end < text0.length ? "…" : "";
+  const suffix = end < length ? "…" : "";
   const shift = prefix.length - start;
   const highlights = all
     .filter(([s, e]) => s >= start && e <= end)
     .map(([s, e]) => [s + shift, e + shift] as [number, number]);
   return { text: prefix + text0.slice(start, end) + suffix, highlights };
 }
+
+/** Characters of a long text read first for its snippet (an agent's tool output may be hundreds of KB). */
+const SNIPPET_HEAD = 4_096;
+
+/**
+ * makeSnippet of a long text from its start alone, when that gives the same snippet; undefined otherwise. The start
+ * is cut at a whitespace character, which no match spans: its matches are the text's own there, so the first of
+ * them is the text's first. That holds while findMatches' caps are far (fewer than HEAD_RANGES ranges), and with no
+ * term of letters and digits or CJK, whose matches findMatches collects after every word's and caps together.
+ */
+function headSnippet(content: string, terms: readonly QueryTerm[], width: number): Snippet | undefined {
+  if (content.length <= 2 * SNIPPET_HEAD) return undefined;
+  if (usedTerms(terms).some((t) => t.cjk || MIXED.test(t.text))) return undefined;
+  const space = content.slice(SNIPPET_HEAD).search(/\s/);
+  if (space < 0) return undefined;
+  const cut = SNIPPET_HEAD + space;
+  const text0 = content.slice(0, cut).replace(/\s/g, " ");
+  const ranges = matchRanges(text0, terms);
+  if (ranges.length === 0 || ranges.length >= HEAD_RANGES) return undefined;
+  const all = merged(ranges);
+  const snippet = around(text0, content.length, all, width);
+  // The snippet's end must lie within the start read (its highlights are then all there).
+  const start = Math.max(0, all[0]![0] - Math.floor(width / 3));
+  return Math.min(content.length, start + width) <= cut ? snippet : undefined;
+}
+
+/** Ranges found in a text's start below which none of findMatches' caps (200 words, 400 in all) can be near. */
+const HEAD_RANGES = 150;
