@@ -2,7 +2,8 @@
 // whole source file (2-200 KB, the installed packages' own .js, .ts and .md files, so the same on every machine
 // with this lockfile), beside prompts and short answers. The bench homes' messages are all short; here a match
 // window's rows are a few MB of text. memvoy (MemoryApi.search in-process, each query's median) interleaved
-// query by query with rg over the JSONL export (whole process, as in bench/keyword.ts); words, then code symbols.
+// query by query with rg over the JSONL export (whole process, as in bench/keyword.ts); words, then code symbols,
+// then search as you type.
 // bun bench/agent-home.ts [--quick]
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
@@ -140,9 +141,37 @@ async function timeQueries(queries: readonly string[], what: string): Promise<vo
   }
 }
 
+/**
+ * Search as you type (what the terminal UI asks while a query is typed: the newest 50 matches, the last word a
+ * prefix): every prefix of the queries, each prefix's median of REPS; p50, p95 and the slowest.
+ */
+async function timeTyping(queries: readonly string[]): Promise<void> {
+  const medians: { prefix: string; ms: number }[] = [];
+  for (const query of queries)
+    for (let n = 1; n <= query.length; n++) {
+      const prefix = query.slice(0, n);
+      const options = { query: prefix, order: "newest" as const, typing: true, limit: 50 };
+      await api.search(options);
+      const runs: number[] = [];
+      for (let i = 0; i < REPS; i++) {
+        const t = performance.now();
+        await api.search(options);
+        runs.push(performance.now() - t);
+      }
+      medians.push({ prefix, ms: summarize(runs).p50 });
+    }
+  const sorted = medians.map((m) => m.ms).sort((a, b) => a - b);
+  const worst = medians.reduce((a, b) => (b.ms > a.ms ? b : a));
+  rows.push({
+    name: `${where}: search as you type (newest 50, last word a prefix), every prefix of ${queries.length} queries: p50 / p95 / slowest of each prefix's median of ${REPS}`,
+    value: `${fmtMs(percentile(sorted, 50))} / ${fmtMs(percentile(sorted, 95))} / ${fmtMs(worst.ms)} (${JSON.stringify(worst.prefix)})`,
+  });
+}
+
 try {
   await timeQueries(QUERIES, "queries");
   await timeQueries(SYMBOL_QUERIES, "symbol queries (`JSON.parse`, `require('fs')`…)");
+  await timeTyping(["export default", "fix the failing test", "throw new Error", "node_modules", "JSON.parse"]);
 } finally {
   api.close();
 }
