@@ -24,24 +24,35 @@ export function indexTokens(text: string): string[] {
  */
 export function indexTokensStarting(text: string, prefix: string): string[] {
   const out: string[] = [];
+  const ascii = asciiTokensStarting(text, prefix, out);
   let from = 0;
+  let pieces = 0;
   BEYOND_ASCII.lastIndex = 0;
   for (let m = BEYOND_ASCII.exec(text); m; m = BEYOND_ASCII.exec(text)) {
     if (isSpace(text.charCodeAt(m.index))) continue;
+    // Text of many such pieces (a language beyond ASCII) is tokenized faster whole.
+    if (++pieces > WHOLE_PAST && pieces * CHARS_A_PIECE > m.index)
+      return indexTokens(text).filter((t) => t.startsWith(prefix));
     let start = m.index;
     while (start > 0 && !isSpace(text.charCodeAt(start - 1))) start--;
     let end = m.index + 1;
     while (end < text.length && !isSpace(text.charCodeAt(end))) end++;
-    asciiTokensStarting(text, from, start, prefix, out);
+    ascii(from, start);
     for (const token of indexTokens(text.slice(start, end))) if (token.startsWith(prefix)) out.push(token);
     from = end;
     BEYOND_ASCII.lastIndex = end;
   }
-  asciiTokensStarting(text, from, text.length, prefix, out);
+  ascii(from, text.length);
   return out;
 }
 
 const BEYOND_ASCII = /[^\x00-\x7f]/g;
+/**
+ * A text with more than WHOLE_PAST pieces beyond ASCII, more than one each CHARS_A_PIECE characters so far, is
+ * tokenized whole: a piece costs a call of indexTokens, about what 25 characters of a whole text cost.
+ */
+const WHOLE_PAST = 32;
+const CHARS_A_PIECE = 50;
 
 /**
  * A space ends every word and token, and no character's lower case depends on what lies past one (Σ's looks past
@@ -64,18 +75,28 @@ const isRunChar = (c: number) => (c >= 48 && c <= 57) || (c >= 65 && c <= 90) ||
 /** Where a token beginning with a character may start: that character, in either case, after no letter or digit. */
 const startsOf = new Map<string, RegExp>();
 
-/** indexTokensStarting over text[from, to), ASCII and ended by spaces or the text's ends. */
-function asciiTokensStarting(text: string, from: number, to: number, prefix: string, out: string[]): void {
+/**
+ * indexTokensStarting over stretches of `text` that are ASCII and ended by spaces or the text's ends, given in text
+ * order: one search for the prefix's first character goes through the text once, whatever the stretches.
+ */
+function asciiTokensStarting(text: string, prefix: string, out: string[]): (from: number, to: number) => void {
   const first = prefix[0]!;
   let starts = startsOf.get(first);
   if (!starts) startsOf.set(first, (starts = new RegExp(`(?<![A-Za-z0-9])[${first}${first.toUpperCase()}]`, "g")));
-  starts.lastIndex = from;
-  for (let m = starts.exec(text); m && m.index < to; m = starts.exec(text)) {
-    let start = m.index;
-    while (start > from && isRunChar(text.charCodeAt(start - 1))) start--;
-    let end = m.index + 1;
-    while (end < to && isRunChar(text.charCodeAt(end))) end++;
-    for (const token of indexTokens(text.slice(start, end))) if (token.startsWith(prefix)) out.push(token);
-    starts.lastIndex = end;
-  }
+  const search = starts;
+  search.lastIndex = 0;
+  let next = search.exec(text)?.index ?? Infinity;
+  return (from, to) => {
+    while (next < to) {
+      if (next >= from) {
+        let start = next;
+        while (start > from && isRunChar(text.charCodeAt(start - 1))) start--;
+        let end = next + 1;
+        while (end < to && isRunChar(text.charCodeAt(end))) end++;
+        for (const token of indexTokens(text.slice(start, end))) if (token.startsWith(prefix)) out.push(token);
+        search.lastIndex = end;
+      } else search.lastIndex = from;
+      next = search.exec(text)?.index ?? Infinity;
+    }
+  };
 }
