@@ -194,12 +194,15 @@ export function makeSnippet(content: string, terms: readonly QueryTerm[], width 
   return around(text0, content.length, all, width);
 }
 
+/** Where the snippet of `width` characters around the first match (at `first`) of a text of `length` lies. */
+function snippetSpan(first: number, length: number, width: number): { start: number; end: number } {
+  const end = Math.min(length, Math.max(0, first - Math.floor(width / 3)) + width);
+  return { start: Math.max(0, end - width), end };
+}
+
 /** The snippet of `width` characters around the first match of `all` (ranges of `text0`, the start of a text of `length`). */
 function around(text0: string, length: number, all: readonly [number, number][], width: number): Snippet {
-  const first = all[0]?.[0] ?? 0;
-  let start = Math.max(0, first - Math.floor(width / 3));
-  const end = Math.min(length, start + width);
-  start = Math.max(0, end - width);
+  const { start, end } = snippetSpan(all[0]?.[0] ?? 0, length, width);
   const prefix = start > 0 ? "…" : "";
   const suffix = end < length ? "…" : "";
   const shift = prefix.length - start;
@@ -228,10 +231,9 @@ function headSnippet(content: string, terms: readonly QueryTerm[], width: number
   const ranges = matchRanges(text0, terms);
   if (ranges.length === 0 || ranges.length >= HEAD_RANGES) return undefined;
   const all = merged(ranges);
-  const snippet = around(text0, content.length, all, width);
   // The snippet's end must lie within the start read (its highlights are then all there).
-  const start = Math.max(0, all[0]![0] - Math.floor(width / 3));
-  return Math.min(content.length, start + width) <= cut ? snippet : undefined;
+  if (snippetSpan(all[0]![0], content.length, width).end > cut) return undefined;
+  return around(text0, content.length, all, width);
 }
 
 /** Ranges found in a text's start below which none of findMatches' caps (200 words, 400 in all) can be near. */

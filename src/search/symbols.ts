@@ -71,13 +71,14 @@ const REGEX_SYNTAX = /[\\^$.*+?()[\]{}|/]/g;
 /** Whether a text holds every symbol piece (pieces as typed with `asTyped`). */
 export function holdsSymbols(content: string, pieces: readonly string[], asTyped = false): boolean {
   if (pieces.length === 0) return true;
+  const spaced = pieces.some((p) => /\s/.test(p));
   // An ASCII text is its own NFKC form, and its lower case holds a piece where a case-insensitive search finds it:
   // no copy of the text is made.
-  if (!NON_ASCII.test(content) && !pieces.some((p) => /\s/.test(p)))
+  if (!spaced && !NON_ASCII.test(content))
     return pieces.every((p) => !NON_ASCII.test(p) && new RegExp(p.replace(REGEX_SYNTAX, "\\$&"), "i").test(content));
   // A piece without whitespace is in the text as it is where it is in the text with its whitespace collapsed
   // (which changes no run of other characters): that copy of the whole text, the costliest step, is left out.
-  const text = pieces.some((p) => /\s/.test(p)) ? normalizeText(content, asTyped) : foldText(content, asTyped);
+  const text = spaced ? normalizeText(content, asTyped) : foldText(content, asTyped);
   return pieces.every((p) => text.includes(p));
 }
 

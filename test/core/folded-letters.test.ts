@@ -50,14 +50,7 @@ function makeHome(odd: boolean): string {
 // "kilnwork" is in the odd message only, through the Kelvin sign's lower case.
 const QUERIES = ["kilnwork", "kubernetes", "kiwi kayak", "wiki", "spike taxi", "kayak"];
 
-async function pages(home: string): Promise<string[][]> {
-  const api = open(home);
-  try {
-    return await searchPages(api, QUERIES, [undefined, "s1"], 30);
-  } finally {
-    api.close();
-  }
-}
+const pages = (home: string) => searchPages(() => open(home), QUERIES, [undefined, "s1"], 30);
 
 const state = (home: string) => {
   const db = openDb(home);

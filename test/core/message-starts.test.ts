@@ -61,14 +61,7 @@ function makeHome(): string {
 
 const QUERIES = ["zeppelin", "deploy server", "kiwi harbor garden", "délai", "istanbul", "refund zeppelin"];
 
-async function pages(home: string): Promise<string[][]> {
-  const api = open(home);
-  try {
-    return await searchPages(api, QUERIES, [undefined, "two"], 40);
-  } finally {
-    api.close();
-  }
-}
+const pages = (home: string) => searchPages(() => open(home), QUERIES, [undefined, "two"], 40);
 
 /** Long messages whose start is missing or not their text's. */
 function wrongStarts(db: Database): { long: number; kept: number; wrong: string[] } {
