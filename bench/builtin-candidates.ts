@@ -11,7 +11,12 @@ import { CONTEXT_WEIGHT } from "../src/memory/embedding/drain.ts";
 import { queryFocus } from "../src/search/participants.ts";
 
 const { values } = parseArgs({
-  options: { data: { type: "string", default: resolve(import.meta.dir, "../../shared/bench/locomo/locomo-dev.json") } },
+  options: {
+    data: {
+      type: "string",
+      default: process.env.MEMVOY_LOCOMO_DATA || resolve(import.meta.dir, "../../shared/bench/locomo/locomo-dev.json"),
+    },
+  },
 });
 if (!existsSync(values.data!)) {
   process.stderr.write(`bench/builtin-candidates: skipped, no data at ${values.data}\n`);

@@ -80,15 +80,24 @@ for (const script of chosen) {
   }
 }
 
+// The targets are set for the full sizes: a --quick run (which checks that the scripts work) shows a missed one
+// without alarm, since its small homes are not what the target speaks of.
+const quickRun = passThrough.includes("--quick");
+const met = (r: BenchRow) =>
+  r.target === undefined && r.ok === undefined
+    ? ""
+    : r.ok
+      ? "yes"
+      : quickRun && r.target !== undefined
+        ? "no (--quick sizes)"
+        : "**no**";
+
 const lines = [
   `Command: \`${command}\` · bun ${Bun.version} · ${cpus} cores · ${new Date().toISOString()}`,
   "",
   "| script | measure | value | target | met |",
   "|---|---|---|---|---|",
-  ...table.map(
-    (r) =>
-      `| ${r.script} | ${r.name} | ${r.value} | ${r.target ?? ""} | ${r.target === undefined && r.ok === undefined ? "" : r.ok ? "yes" : "**no**"} |`,
-  ),
+  ...table.map((r) => `| ${r.script} | ${r.name} | ${r.value} | ${r.target ?? ""} | ${met(r)} |`),
 ];
 console.log("\n" + lines.join("\n"));
 mkdirSync(join(root, ".bench-out"), { recursive: true });
