@@ -76,10 +76,29 @@ export function holdsSymbols(content: string, pieces: readonly string[], asTyped
   // no copy of the text is made.
   if (!spaced && !NON_ASCII.test(content))
     return pieces.every((p) => !NON_ASCII.test(p) && new RegExp(p.replace(REGEX_SYNTAX, "\\$&"), "i").test(content));
+  // Beyond ASCII, an ASCII piece found with ASCII after it (or at the end) is in the folded text too: see foundAsIs.
+  if (!spaced && pieces.every((p) => !NON_ASCII.test(p) && foundAsIs(content, p))) return true;
   // A piece without whitespace is in the text as it is where it is in the text with its whitespace collapsed
   // (which changes no run of other characters): that copy of the whole text, the costliest step, is left out.
   const text = spaced ? normalizeText(content, asTyped) : foldText(content, asTyped);
   return pieces.every((p) => text.includes(p));
+}
+
+/**
+ * Whether a text holds an ASCII piece, case aside, where what follows is ASCII or nothing. Such a stretch is ASCII
+ * itself (a case-insensitive search without the u flag matches no other character to an ASCII one), NFKC keeps it
+ * as it is (ASCII has no decompositions, and no character composes with an ASCII one before it; a combining mark
+ * after its last character could), and lower-casing keeps it ASCII: the folded text holds the piece there. False
+ * says nothing (the piece may be in the folded text only, or only before a mark).
+ */
+function foundAsIs(content: string, piece: string): boolean {
+  const re = new RegExp(piece.replace(REGEX_SYNTAX, "\\$&"), "gi");
+  for (let m = re.exec(content); m; m = re.exec(content)) {
+    const after = m.index + m[0].length;
+    if (after === content.length || content.charCodeAt(after) < 0x80) return true;
+    re.lastIndex = m.index + 1;
+  }
+  return false;
 }
 
 /** A character NFKC may change (none below U+00A0 is decomposed or composed). */
@@ -92,6 +111,9 @@ const NFKC_MAY_CHANGE = /[^\x00-\x9f]/;
  */
 export function holdsFoundSymbols(content: string, pieces: readonly string[], asTyped = false): boolean {
   if (pieces.some((p) => /\s/.test(p))) return holdsSymbols(content, pieces, asTyped);
-  if (asTyped || !NFKC_MAY_CHANGE.test(content) || content.normalize("NFKC") === content) return true;
+  if (asTyped || !NFKC_MAY_CHANGE.test(content)) return true;
+  // Cheaper than normalising a long text: a search for each piece as it is (see foundAsIs).
+  if (pieces.every((p) => !NON_ASCII.test(p) && foundAsIs(content, p))) return true;
+  if (content.normalize("NFKC") === content) return true;
   return holdsSymbols(content, pieces, asTyped);
 }
