@@ -21,6 +21,40 @@ export function findMatches(content: string, terms: readonly QueryTerm[]): [numb
   return merged(matchRanges(content, terms));
 }
 
+/**
+ * Where findMatches' words may start with one of `firsts` (lower-case character codes): such an ASCII letter after
+ * anything but an ASCII letter, such a digit after anything but a digit (a word is a run of letters, apostrophes
+ * inside it, or of digits). A letter after apostrophes that follow a letter is inside a word: see inWord. Undefined
+ * when no word can start with one of them.
+ */
+function wordStarts(firsts: ReadonlySet<number>): RegExp | undefined {
+  let letters = "";
+  let digits = "";
+  for (const c of [...firsts].sort((a, b) => a - b)) {
+    if (c >= 97 && c <= 122) letters += String.fromCharCode(c, c - 32);
+    else if (c >= 48 && c <= 57) digits += String.fromCharCode(c);
+  }
+  const key = `${letters}|${digits}`;
+  let re = startsCache.get(key);
+  if (!re) {
+    const parts = [];
+    if (letters) parts.push(`(?<![A-Za-z])[${letters}]`);
+    if (digits) parts.push(`(?<![0-9])[${digits}]`);
+    if (parts.length === 0) return undefined;
+    if (startsCache.size >= 256) startsCache.clear();
+    startsCache.set(key, (re = new RegExp(parts.join("|"), "g")));
+  }
+  return re;
+}
+const startsCache = new Map<string, RegExp>();
+
+/** Whether the letter at `i` follows apostrophes that follow a letter (the same word, as findMatches reads it). */
+function inWord(content: string, i: number): boolean {
+  let k = i - 1;
+  while (k >= 0 && (content.charCodeAt(k) === 39 || content.charCodeAt(k) === 0x2019)) k--;
+  return k < i - 1 && k >= 0 && isLetter(content.charCodeAt(k));
+}
+
 /** The terms findMatches looks for: the content words, or every word of a query of stop words only. */
 const usedTerms = (terms: readonly QueryTerm[]) => (terms.some((t) => !t.stop) ? terms.filter((t) => !t.stop) : terms);
 
@@ -33,13 +67,17 @@ function matchRanges(content: string, terms: readonly QueryTerm[]): [number, num
   // Porter2 keeps a word's first letter: a word whose first letter starts no stem or prefix is not stemmed.
   const firsts = new Set([...stems, ...prefixes].map((x) => x.charCodeAt(0)));
   const ranges: [number, number][] = [];
-  if (latin.length > 0) {
+  const starts = latin.length > 0 ? wordStarts(firsts) : undefined;
+  if (starts) {
+    // Only the words that start with one of those letters are read (found by a native search).
     const n = content.length;
-    let i = 0;
-    while (i < n && ranges.length <= 200) {
+    starts.lastIndex = 0;
+    for (let m = starts.exec(content); m && ranges.length <= 200; m = starts.exec(content)) {
+      const i = m.index;
       const c = content.charCodeAt(i);
       let end: number;
       if (isLetter(c)) {
+        if (inWord(content, i)) continue;
         let j = i + 1;
         let last = i;
         for (; j < n; j++) {
@@ -48,19 +86,13 @@ function matchRanges(content: string, terms: readonly QueryTerm[]): [number, num
           else if (d !== 39 && d !== 0x2019) break;
         }
         end = last + 1;
-      } else if (c >= 48 && c <= 57) {
+      } else {
         end = i + 1;
         while (end < n && content.charCodeAt(end) >= 48 && content.charCodeAt(end) <= 57) end++;
-      } else {
-        i++;
-        continue;
       }
-      const lc = c >= 65 && c <= 90 ? c + 32 : c;
-      if (firsts.has(lc)) {
-        const w = content.slice(i, end).toLowerCase();
-        if (stems.has(stemWord(w)) || stems.has(w) || prefixes.some((p) => w.startsWith(p))) ranges.push([i, end]);
-      }
-      i = end;
+      const w = content.slice(i, end).toLowerCase();
+      if (stems.has(stemWord(w)) || stems.has(w) || prefixes.some((p) => w.startsWith(p))) ranges.push([i, end]);
+      starts.lastIndex = end;
     }
   }
   // Terms of ASCII letters and digits together (k8s, 5k, x86, v1), which the runs above split: where one stands
@@ -130,18 +162,41 @@ const CJK_STRETCH = new RegExp(CJK_RUN.source, "gu");
  * marks, cut at CJK text. (One regular expression for these, its letters tried again from every start, took
  * time growing with the square of a run's length.)
  */
-function* wideWords(text: string): Generator<[number, string]> {
-  for (const m of text.matchAll(WORD_RUN)) {
-    const run = m[0];
-    if (isAscii(run)) continue;
+export function* wideWords(text: string): Generator<[number, string]> {
+  // Each run is found from a character of it beyond ASCII (a native search), and read out to its two ends.
+  const wide = /[^\x00-\x7f]/g;
+  for (let m = wide.exec(text); m; m = wide.exec(text)) {
+    if (!wordCharAt(text, m.index)) continue;
+    let start = m.index;
+    for (let k = start; k > 0; ) {
+      k -= k > 1 && isLowSurrogate(text.charCodeAt(k - 1)) && isHighSurrogate(text.charCodeAt(k - 2)) ? 2 : 1;
+      if (!wordCharAt(text, k)) break;
+      start = k;
+    }
+    let end = m.index;
+    while (end < text.length && wordCharAt(text, end)) end += text.codePointAt(end)! > 0xffff ? 2 : 1;
+    wide.lastIndex = end;
+    const run = text.slice(start, end);
     let from = 0;
     for (const c of run.matchAll(CJK_STRETCH)) {
-      if (c.index > from && !isAscii(run.slice(from, c.index))) yield [m.index + from, run.slice(from, c.index)];
+      if (c.index > from && !isAscii(run.slice(from, c.index))) yield [start + from, run.slice(from, c.index)];
       from = c.index + c[0].length;
     }
-    if (from === 0) yield [m.index, run];
-    else if (from < run.length && !isAscii(run.slice(from))) yield [m.index + from, run.slice(from)];
+    if (from === 0) yield [start, run];
+    else if (from < run.length && !isAscii(run.slice(from))) yield [start + from, run.slice(from)];
   }
+}
+
+const isHighSurrogate = (c: number) => c >= 0xd800 && c <= 0xdbff;
+const isLowSurrogate = (c: number) => c >= 0xdc00 && c <= 0xdfff;
+const WORD_CHAR_STICKY = /[\p{L}\p{N}\p{M}]/uy;
+
+/** Whether the character (code point) at `at` is a letter, digit or mark, as WORD_RUN reads the text. */
+function wordCharAt(text: string, at: number): boolean {
+  const c = text.charCodeAt(at);
+  if (c < 0x80) return (c >= 48 && c <= 57) || isLetter(c);
+  WORD_CHAR_STICKY.lastIndex = at;
+  return WORD_CHAR_STICKY.test(text);
 }
 const foldAccents = (s: string) => s.normalize("NFKD").replace(/\p{M}/gu, "").toLowerCase();
 const foldedChars = new Map<string, string>();

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { queryTerms } from "../../src/search/query-terms.ts";
-import { findMatches, hasMatch } from "../../src/search/snippet.ts";
+import { findMatches, hasMatch, wideWords } from "../../src/search/snippet.ts";
 import { CJK_RUN, stemWord } from "../../src/shared/search-form.ts";
 
 const CJK = CJK_RUN.source.replace(/\+$/, "");
@@ -163,5 +163,55 @@ describe("findMatches", () => {
         });
       }
     }
+  });
+});
+
+describe("wideWords", () => {
+  /** What wideWords gave before it searched for characters beyond ASCII: every run of letters, digits and marks. */
+  function* runsBeyondAscii(text: string): Generator<[number, string]> {
+    const ascii = (s: string) => !/[^\x00-\x7f]/.test(s);
+    const cjk = new RegExp(CJK_RUN.source, "gu");
+    for (const m of text.matchAll(/[\p{L}\p{N}\p{M}]+/gu)) {
+      const run = m[0];
+      if (ascii(run)) continue;
+      let from = 0;
+      for (const c of run.matchAll(cjk)) {
+        if (c.index > from && !ascii(run.slice(from, c.index))) yield [m.index + from, run.slice(from, c.index)];
+        from = c.index + c[0].length;
+      }
+      if (from === 0) yield [m.index, run];
+      else if (from < run.length && !ascii(run.slice(from))) yield [m.index + from, run.slice(from)];
+    }
+  }
+
+  test("finds every run of letters, digits and marks beyond ASCII, on generated text", () => {
+    // Letters beyond the BMP (surrogate pairs), lone surrogates, marks, CJK beside other scripts, emoji.
+    const pieces = [
+      "Москва",
+      "é",
+      "\u0301",
+      "ab",
+      "9",
+      "𝐀",
+      "𠀀",
+      "😀",
+      "\ud835",
+      "\udc00",
+      "数据",
+      "ＡＰＩ",
+      "'",
+      " ",
+      "-",
+    ];
+    const next = rng(5);
+    let words = 0;
+    for (let i = 0; i < 20_000; i++) {
+      let text = "";
+      for (let k = 1 + Math.floor(next() * 10); k > 0; k--) text += pieces[Math.floor(next() * pieces.length)]!;
+      const found = [...wideWords(text)];
+      words += found.length;
+      expect({ text, found }).toEqual({ text, found: [...runsBeyondAscii(text)] });
+    }
+    expect(words).toBeGreaterThan(20_000);
   });
 });
