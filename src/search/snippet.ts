@@ -153,8 +153,6 @@ function merged(ranges: [number, number][]): [number, number][] {
   return out;
 }
 
-/** Runs of letters, digits and marks; CJK text among them has no word breaks (its terms are matched as they are). */
-const WORD_RUN = /[\p{L}\p{N}\p{M}]+/gu;
 const CJK_STRETCH = new RegExp(CJK_RUN.source, "gu");
 
 /**
@@ -191,7 +189,7 @@ const isHighSurrogate = (c: number) => c >= 0xd800 && c <= 0xdbff;
 const isLowSurrogate = (c: number) => c >= 0xdc00 && c <= 0xdfff;
 const WORD_CHAR_STICKY = /[\p{L}\p{N}\p{M}]/uy;
 
-/** Whether the character (code point) at `at` is a letter, digit or mark, as WORD_RUN reads the text. */
+/** Whether the character (code point) at `at` is a letter, digit or mark (what a word of wideWords is a run of). */
 function wordCharAt(text: string, at: number): boolean {
   const c = text.charCodeAt(at);
   if (c < 0x80) return (c >= 48 && c <= 57) || isLetter(c);
