@@ -275,31 +275,37 @@ export function windowTexts(
   const held = recentAll && !f.passing && !content ? heldWindow(db, match, size, f, repeated) : undefined;
   if (held) return held;
   const starts = schemaShape(db).messageStarts;
-  const twice =
-    !content && repeated !== undefined
-      ? twiceLike(db, repeated, rankedTextSql("m.content", "m.seq", starts))
-      : undefined;
-  const start = rankedStartSql("m.content", "m.seq", starts);
-  const lower =
-    !content && repeated?.length === 0 ? "NULL" : twice ? `CASE WHEN ${twice.sql} THEN ${start} END` : start;
+  // Checked for a repeat, a row's text is read once: a subquery reads it, and the check and lower() read that.
+  const twice = !content && repeated !== undefined ? twiceLike(db, repeated, "t") : undefined;
   // A long row's send time and sender are stored after its text, at the end of its overflow pages: they are read
   // for the few rows that use them (LongWindowText), and its length from the index's docsize record. (Its tier is
   // read from the record's header: 0 and 1 take no bytes.)
   const inline = content ? undefined : inlineTextSql("m.content");
   const atInline = (col: string) => (inline ? `CASE WHEN ${inline} THEN ${col} END` : col);
+  const text = twice
+    ? `${rankedTextSql("m.content", "m.seq", starts)} AS t`
+    : !content && repeated?.length === 0
+      ? "NULL"
+      : rankedStartSql("m.content", "m.seq", starts);
   const w = windowJoin(
     db,
     match,
     size,
     f,
     (tokens) =>
-      `m.seq, m.recent, ${atInline("m.send_at")}, ${lower}, ${tokens(inline)}, ${atInline("m.sender")}${content ? ", m.content" : ""}`,
-    twice?.args,
+      `m.seq AS s, m.recent AS r, ${atInline("m.send_at")} AS a, ${text}, ${tokens(inline)} AS z, ${atInline("m.sender")} AS n${content ? ", m.content" : ""}`,
+    undefined,
     split,
   );
   if (!w) return [];
+  // The subquery and this query both have a LIMIT: SQLite then runs the subquery as a coroutine, where it would
+  // copy the text's expression into each place this query reads it.
+  const sql = twice
+    ? `SELECT s, r, a, CASE WHEN ${twice.sql} THEN lower(t) END, z, n FROM (${w.sql}${f.passing ? "" : " LIMIT -1"}) LIMIT -1`
+    : w.sql;
+  const args = twice ? [...twice.args, ...w.args] : w.args;
   type Row = [bigint, bigint, bigint | null, string | null, Uint8Array | bigint | null, string | null, string?];
-  return (db.query(w.sql).values(...w.args) as Row[]).map((r) => {
+  return (db.query(sql).values(...args) as Row[]).map((r) => {
     const recent = r[1] === 1n;
     const tokens = docTokens(r[4]);
     const t: WindowText =
