@@ -241,10 +241,11 @@ export function hasMatch(content: string, terms: readonly QueryTerm[]): boolean 
 export function makeSnippet(content: string, terms: readonly QueryTerm[], width = 160): Snippet {
   const head = headSnippet(content, terms, width);
   if (head) return head;
-  const text0 = content.replace(/\s/g, " "); // one for one, so offsets stay valid
-  const all = findMatches(text0, terms);
-  if (text0.length <= width) return { text: text0, highlights: all };
-  return around(text0, content.length, all, width);
+  // Matches are the same with whitespace as it is (no match holds or touches any): only the snippet's own
+  // whitespace is made spaces.
+  const all = findMatches(content, terms);
+  if (content.length <= width) return { text: spaced(content), highlights: all };
+  return around(content, content.length, all, width);
 }
 
 /** Where the snippet of `width` characters around the first match (at `first`) of a text of `length` lies. */
@@ -253,8 +254,11 @@ function snippetSpan(first: number, length: number, width: number): { start: num
   return { start: Math.max(0, end - width), end };
 }
 
-/** The snippet of `width` characters around the first match of `all` (ranges of `text0`, the start of a text of `length`). */
-function around(text0: string, length: number, all: readonly [number, number][], width: number): Snippet {
+/** Each whitespace character made a space (one for one, so offsets stay valid). */
+const spaced = (text: string) => text.replace(/\s/g, " ");
+
+/** The snippet of `width` characters around the first match of `all` (ranges of `text`, the start of a text of `length`). */
+function around(text: string, length: number, all: readonly [number, number][], width: number): Snippet {
   const { start, end } = snippetSpan(all[0]?.[0] ?? 0, length, width);
   const prefix = start > 0 ? "…" : "";
   const suffix = end < length ? "…" : "";
@@ -262,7 +266,7 @@ function around(text0: string, length: number, all: readonly [number, number][],
   const highlights = all
     .filter(([s, e]) => s >= start && e <= end)
     .map(([s, e]) => [s + shift, e + shift] as [number, number]);
-  return { text: prefix + text0.slice(start, end) + suffix, highlights };
+  return { text: prefix + spaced(text.slice(start, end)) + suffix, highlights };
 }
 
 /** Characters of a long text read first for its snippet (an agent's tool output may be hundreds of KB). */
@@ -280,13 +284,13 @@ function headSnippet(content: string, terms: readonly QueryTerm[], width: number
   const space = content.slice(SNIPPET_HEAD).search(/\s/);
   if (space < 0) return undefined;
   const cut = SNIPPET_HEAD + space;
-  const text0 = content.slice(0, cut).replace(/\s/g, " ");
-  const ranges = matchRanges(text0, terms);
+  const head = content.slice(0, cut);
+  const ranges = matchRanges(head, terms);
   if (ranges.length === 0 || ranges.length >= HEAD_RANGES) return undefined;
   const all = merged(ranges);
   // The snippet's end must lie within the start read (its highlights are then all there).
   if (snippetSpan(all[0]![0], content.length, width).end > cut) return undefined;
-  return around(text0, content.length, all, width);
+  return around(head, content.length, all, width);
 }
 
 /** Ranges found in a text's start below which none of findMatches' caps (200 words, 400 in all) can be near. */

@@ -60,3 +60,24 @@ test("a long text's snippet is the whole text's, wherever its matches are", () =
   expect(fromStart).toBeGreaterThan(50);
   // About 3 s on a quiet machine (every whole text is also read the slow way): room for a loaded one.
 }, 60_000);
+
+test("a text's snippet, short or long, has each whitespace character made a space, the matches as the whole text's", () => {
+  const rand = seededRandom(29);
+  const pick = <T>(xs: readonly T[]) => xs[Math.floor(rand() * xs.length)]!;
+  const words = ["deploy", "Deployed", "über", "k8s", "日志", "it's", "42", "x"];
+  // Every whitespace character a regular expression's \s matches, beside words that match and words that do not.
+  const gaps = [" ", "\n", "\t", "\r\n", "\u00a0", "\u1680", "\u2003", "\u2028", "\u202f", "\u3000", "\ufeff", "\v"];
+  const wrong: string[] = [];
+  for (let i = 0; i < 2_000; i++) {
+    let text = "";
+    const chars = i % 2 === 0 ? 20 + Math.floor(rand() * 150) : 200 + Math.floor(rand() * 800);
+    while (text.length < chars) text += pick(words) + pick(gaps);
+    for (const query of ["deploy", "k8s", "日志", "über x"]) {
+      const got = makeSnippet(text, queryTerms(query));
+      if (JSON.stringify(got) !== JSON.stringify(wholeSnippet(text, query)))
+        wrong.push(`${query} in ${JSON.stringify(text)}`);
+      if (/\s/.test(got.text.replaceAll(" ", ""))) wrong.push(`whitespace left: ${JSON.stringify(got.text)}`);
+    }
+  }
+  expect(wrong.slice(0, 5)).toEqual([]);
+});
