@@ -161,7 +161,8 @@ const CJK_STRETCH = new RegExp(CJK_RUN.source, "gu");
  * time growing with the square of a run's length.)
  */
 export function* wideWords(text: string): Generator<[number, string]> {
-  // Each run is found from a character of it beyond ASCII (a native search), and read out to its two ends.
+  // Each run is found from its first character beyond ASCII (a native search): what lies before that in the run is
+  // ASCII, read back here, and the rest is one native match.
   const wide = /[^\x00-\x7f]/g;
   for (let m = wide.exec(text); m; m = wide.exec(text)) {
     if (!wordCharAt(text, m.index)) continue;
@@ -171,8 +172,9 @@ export function* wideWords(text: string): Generator<[number, string]> {
       if (!wordCharAt(text, k)) break;
       start = k;
     }
-    let end = m.index;
-    while (end < text.length && wordCharAt(text, end)) end += text.codePointAt(end)! > 0xffff ? 2 : 1;
+    RUN_STICKY.lastIndex = m.index;
+    // It matches where wordCharAt holds (the same class); were it not to, the search would not go back.
+    const end = RUN_STICKY.test(text) ? RUN_STICKY.lastIndex : m.index + 1;
     wide.lastIndex = end;
     const run = text.slice(start, end);
     let from = 0;
@@ -188,6 +190,8 @@ export function* wideWords(text: string): Generator<[number, string]> {
 const isHighSurrogate = (c: number) => c >= 0xd800 && c <= 0xdbff;
 const isLowSurrogate = (c: number) => c >= 0xdc00 && c <= 0xdfff;
 const WORD_CHAR_STICKY = /[\p{L}\p{N}\p{M}]/uy;
+/** A run of letters, digits and marks from where it is set to (its end is where it leaves lastIndex). */
+const RUN_STICKY = /[\p{L}\p{N}\p{M}]+/uy;
 
 /** Whether the character (code point) at `at` is a letter, digit or mark (what a word of wideWords is a run of). */
 function wordCharAt(text: string, at: number): boolean {
