@@ -162,19 +162,14 @@ const CJK_STRETCH = new RegExp(CJK_RUN.source, "gu");
  */
 export function* wideWords(text: string): Generator<[number, string]> {
   // Each run is found from its first character beyond ASCII (a native search): what lies before that in the run is
-  // ASCII, read back here, and the rest is one native match.
+  // ASCII letters and digits, read back here, and the rest is one native match from there.
   const wide = /[^\x00-\x7f]/g;
   for (let m = wide.exec(text); m; m = wide.exec(text)) {
-    if (!wordCharAt(text, m.index)) continue;
-    let start = m.index;
-    for (let k = start; k > 0; ) {
-      k -= k > 1 && isLowSurrogate(text.charCodeAt(k - 1)) && isHighSurrogate(text.charCodeAt(k - 2)) ? 2 : 1;
-      if (!wordCharAt(text, k)) break;
-      start = k;
-    }
     RUN_STICKY.lastIndex = m.index;
-    // It matches where wordCharAt holds (the same class); were it not to, the search would not go back.
-    const end = RUN_STICKY.test(text) ? RUN_STICKY.lastIndex : m.index + 1;
+    if (!RUN_STICKY.test(text)) continue;
+    const end = RUN_STICKY.lastIndex;
+    let start = m.index;
+    while (start > 0 && isAsciiWordChar(text.charCodeAt(start - 1))) start--;
     wide.lastIndex = end;
     const run = text.slice(start, end);
     let from = 0;
@@ -187,19 +182,9 @@ export function* wideWords(text: string): Generator<[number, string]> {
   }
 }
 
-const isHighSurrogate = (c: number) => c >= 0xd800 && c <= 0xdbff;
-const isLowSurrogate = (c: number) => c >= 0xdc00 && c <= 0xdfff;
-const WORD_CHAR_STICKY = /[\p{L}\p{N}\p{M}]/uy;
 /** A run of letters, digits and marks from where it is set to (its end is where it leaves lastIndex). */
 const RUN_STICKY = /[\p{L}\p{N}\p{M}]+/uy;
-
-/** Whether the character (code point) at `at` is a letter, digit or mark (what a word of wideWords is a run of). */
-function wordCharAt(text: string, at: number): boolean {
-  const c = text.charCodeAt(at);
-  if (c < 0x80) return (c >= 48 && c <= 57) || isLetter(c);
-  WORD_CHAR_STICKY.lastIndex = at;
-  return WORD_CHAR_STICKY.test(text);
-}
+const isAsciiWordChar = (c: number) => (c >= 48 && c <= 57) || isLetter(c);
 const foldAccents = (s: string) => s.normalize("NFKD").replace(/\p{M}/gu, "").toLowerCase();
 const foldedChars = new Map<string, string>();
 /** foldAccents of one character, remembered (a word's folded form begins with its first character's). */

@@ -68,6 +68,9 @@ export function querySymbols(query: string, asTyped = false): string[] {
 const NON_ASCII = /[^\x00-\x7f]/;
 const REGEX_SYNTAX = /[\\^$.*+?()[\]{}|/]/g;
 
+/** A piece as a regular expression that finds it as it is. */
+const pieceSearch = (piece: string, flags: string) => new RegExp(piece.replace(REGEX_SYNTAX, "\\$&"), flags);
+
 /** Whether a text holds every symbol piece (pieces as typed with `asTyped`). */
 export function holdsSymbols(content: string, pieces: readonly string[], asTyped = false): boolean {
   if (pieces.length === 0) return true;
@@ -75,9 +78,14 @@ export function holdsSymbols(content: string, pieces: readonly string[], asTyped
   // An ASCII text is its own NFKC form, and its lower case holds a piece where a case-insensitive search finds it:
   // no copy of the text is made.
   if (!spaced && !NON_ASCII.test(content))
-    return pieces.every((p) => !NON_ASCII.test(p) && new RegExp(p.replace(REGEX_SYNTAX, "\\$&"), "i").test(content));
+    return pieces.every((p) => !NON_ASCII.test(p) && pieceSearch(p, "i").test(content));
   // Beyond ASCII, an ASCII piece found with ASCII after it (or at the end) is in the folded text too: see foundAsIs.
   if (!spaced && pieces.every((p) => !NON_ASCII.test(p) && foundAsIs(content, p))) return true;
+  return heldFolded(content, pieces, asTyped, spaced);
+}
+
+/** holdsSymbols' last resort: the text folded as pieces are (its whitespace collapsed only for `spaced` pieces). */
+function heldFolded(content: string, pieces: readonly string[], asTyped: boolean, spaced: boolean): boolean {
   // A piece without whitespace is in the text as it is where it is in the text with its whitespace collapsed
   // (which changes no run of other characters): that copy of the whole text, the costliest step, is left out.
   const text = spaced ? normalizeText(content, asTyped) : foldText(content, asTyped);
@@ -92,7 +100,7 @@ export function holdsSymbols(content: string, pieces: readonly string[], asTyped
  * says nothing (the piece may be in the folded text only, or only before a mark).
  */
 function foundAsIs(content: string, piece: string): boolean {
-  const re = new RegExp(piece.replace(REGEX_SYNTAX, "\\$&"), "gi");
+  const re = pieceSearch(piece, "gi");
   for (let m = re.exec(content); m; m = re.exec(content)) {
     const after = m.index + m[0].length;
     if (after === content.length || content.charCodeAt(after) < 0x80) return true;
@@ -115,5 +123,5 @@ export function holdsFoundSymbols(content: string, pieces: readonly string[], as
   // Cheaper than normalising a long text: a search for each piece as it is (see foundAsIs).
   if (pieces.every((p) => !NON_ASCII.test(p) && foundAsIs(content, p))) return true;
   if (content.normalize("NFKC") === content) return true;
-  return holdsSymbols(content, pieces, asTyped);
+  return heldFolded(content, pieces, asTyped, false);
 }

@@ -79,6 +79,32 @@ test("holdsSymbols agrees with the normalised text holding every piece", () => {
   expect(found).toBeGreaterThan(1_000);
 });
 
+/**
+ * Every text of three `parts`, with each query's pieces (normalised and as typed), and whether the text normalised as
+ * pieces are compared holds every piece.
+ */
+function forEveryTriple(
+  parts: readonly string[],
+  queries: readonly string[],
+  check: (text: string, pieces: string[], asTyped: boolean, expected: boolean) => void,
+): void {
+  for (const a of parts)
+    for (const b of parts)
+      for (const c of parts)
+        for (const query of queries)
+          for (const asTyped of [false, true]) {
+            const text = a + b + c;
+            const pieces = querySymbols(query, asTyped);
+            const folded = normalizeText(text, asTyped);
+            check(
+              text,
+              pieces,
+              asTyped,
+              pieces.every((p) => folded.includes(p)),
+            );
+          }
+}
+
 test("holdsFoundSymbols agrees with the normalised text on every text whose lower case holds the pieces' parts", () => {
   // The pieces' own texts beside marks that compose with the letter before them and other characters NFKC changes
   // (a run the lower case holds may then be gone from the normalised text): every text of three of them.
@@ -87,23 +113,15 @@ test("holdsFoundSymbols agrees with the normalised text on every text whose lowe
   const wrong: string[] = [];
   let found = 0;
   let notFolded = 0;
-  for (const a of parts)
-    for (const b of parts)
-      for (const c of parts)
-        for (const query of QUERIES)
-          for (const asTyped of [false, true]) {
-            const text = a + b + c;
-            const pieces = querySymbols(query, asTyped);
-            // What the substring scans guarantee of the rows they return.
-            const lower = text.toLowerCase();
-            if (!pieces.every((p) => p.split(" ").every((n) => lower.includes(n.toLowerCase())))) continue;
-            const folded = normalizeText(text, asTyped);
-            const expected = pieces.every((p) => folded.includes(p));
-            if (expected) found++;
-            else notFolded++;
-            if (holdsFoundSymbols(text, pieces, asTyped) !== expected)
-              wrong.push(`${JSON.stringify(pieces)} in ${JSON.stringify(text)}`);
-          }
+  forEveryTriple(parts, QUERIES, (text, pieces, asTyped, expected) => {
+    // What the substring scans guarantee of the rows they return.
+    const lower = text.toLowerCase();
+    if (!pieces.every((p) => p.split(" ").every((n) => lower.includes(n.toLowerCase())))) return;
+    if (expected) found++;
+    else notFolded++;
+    if (holdsFoundSymbols(text, pieces, asTyped) !== expected)
+      wrong.push(`${JSON.stringify(pieces)} in ${JSON.stringify(text)}`);
+  });
   expect(wrong.slice(0, 5)).toEqual([]);
   expect(found).toBeGreaterThan(1_000);
   expect(notFolded).toBeGreaterThan(20);
@@ -128,20 +146,12 @@ test("an ASCII piece in a text beyond ASCII: held where the normalised text hold
   const wrong: string[] = [];
   let held = 0;
   let notHeld = 0;
-  for (const a of parts)
-    for (const b of parts)
-      for (const c of parts)
-        for (const query of queries)
-          for (const asTyped of [false, true]) {
-            const text = a + b + c;
-            const pieces = querySymbols(query, asTyped);
-            const folded = normalizeText(text, asTyped);
-            const expected = pieces.every((p) => folded.includes(p));
-            if (expected) held++;
-            else if (pieces.every((p) => text.toLowerCase().includes(p))) notHeld++;
-            if (holdsSymbols(text, pieces, asTyped) !== expected)
-              wrong.push(`${JSON.stringify(pieces)} in ${JSON.stringify(text)}`);
-          }
+  forEveryTriple(parts, queries, (text, pieces, asTyped, expected) => {
+    if (expected) held++;
+    else if (pieces.every((p) => text.toLowerCase().includes(p))) notHeld++;
+    if (holdsSymbols(text, pieces, asTyped) !== expected)
+      wrong.push(`${JSON.stringify(pieces)} in ${JSON.stringify(text)}`);
+  });
   expect(wrong.slice(0, 5)).toEqual([]);
   expect(held).toBeGreaterThan(1_000);
   // Texts whose lower case holds a piece that their normalised form does not (a mark after it).
