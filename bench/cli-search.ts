@@ -3,7 +3,9 @@
 // and prints JSON (bench/lib/search-limit.ts). Interleaved runs on the 1M archived home; ratio of p50s,
 // in wall time and in CPU time (user + system, steadier on a loaded machine). A second limit also runs the
 // recent tier's substring scan (the spec's substring match over recent messages, which the window SQL does
-// not cover): what of memvoy's time that SQL accounts for. A third row keeps the limit as it printed before
+// not cover): what of memvoy's time that SQL accounts for. A third replays every statement memvoy's search ran
+// (bench/lib/search-replay.ts, recorded in-process by bench/lib/sql-trace.ts): what memvoy takes beyond it is its
+// own code, loaded and run cold in a fresh process. Another row keeps the limit as it printed before
 // (through process.stdout, which costs a fresh process several ms that neither program needs to pay). A row
 // runs memvoy with the daemon running for the home, which then answers the search; the last rows time semantic
 // and hybrid searches on a home with vectors, with the daemon running against --local.
@@ -13,6 +15,7 @@ import { join, resolve } from "node:path";
 import { ftsAllQuery, ftsPhrases, queryTerms } from "../src/search/query-terms.ts";
 import { rankWindow } from "../src/storage/sqlite/keyword-queries.ts";
 import { tryLockFile } from "../src/shared/file-lock.ts";
+import { encodeSteps, traceSearch } from "./lib/sql-trace.ts";
 import { ensureHome } from "./lib/ensure-home.ts";
 import { vectorHome } from "./lib/vector-home.ts";
 import { emitRows, log, quick, type BenchRow } from "./lib/report.ts";
@@ -35,6 +38,13 @@ try {
   log("cli-search: compiling memvoy and the limit program");
   build(["--outfile", join(dir, "memvoy")]);
   build(["--entry", "bench/lib/search-limit.ts", "--outfile", join(dir, "limit")]);
+  build(["--entry", "bench/lib/search-replay.ts", "--outfile", join(dir, "replay")]);
+  // Each query's statements, as `memvoy search QUERY --json` runs them (its home opened the same way).
+  const traces = new Map<string, { steps: string; count: number }>();
+  for (const q of QUERIES) {
+    const steps = await traceSearch(home, { query: q });
+    traces.set(q, { steps: encodeSteps(steps), count: steps.length });
+  }
   const env = { PATH: process.env.PATH!, HOME: dir };
   type Series = { wall: number[]; cpu: number[] };
   /** Run `body` with the compiled memvoy's daemon running for `home` (once its http.json is written). */
@@ -66,6 +76,7 @@ try {
   const limit = series();
   const withRecent = series();
   const viaStream = series();
+  const replay = series();
   const streamEnv = { LIMIT_PRINT: "process.stdout" };
   for (const q of QUERIES) {
     const terms = queryTerms(q);
@@ -74,16 +85,19 @@ try {
     // The needles memvoy looks for in recent rows: the content words (every word when all are stop words).
     const content = terms.filter((t) => !t.stop);
     const rArgv = [...lArgv, ...(content.length ? content : terms).map((t) => t.text)];
+    const pArgv = [join(dir, "replay"), join(home, ".store", "history.db"), traces.get(q)!.steps];
     const warm = series();
     run(mArgv, warm);
     run(lArgv, warm);
     run(rArgv, warm);
     run(lArgv, warm, streamEnv);
+    run(pArgv, warm);
     for (let i = 0; i < REPS; i++) {
       run(mArgv, memvoy);
       run(lArgv, limit);
       run(rArgv, withRecent);
       run(lArgv, viaStream, streamEnv);
+      run(pArgv, replay);
     }
   }
   // With the daemon running for the home, `memvoy search` asks it (docs/daemon.md). The bench holds the
@@ -150,6 +164,11 @@ try {
     name: "`search --json`, same runs: p50 memvoy / limit that also runs the recent tier's substring scan",
     value: ratio(memvoy.wall, withRecent.wall).value,
   });
+  const statements = QUERIES.map((q) => traces.get(q)!.count).join(", ");
+  rows.push({
+    name: `\`search --json\`, same runs: p50 memvoy / a program replaying memvoy's own SQL statements (${statements} a query: open, read scope, windows, substring walks, page), compiled the same way`,
+    value: ratio(memvoy.wall, replay.wall).value,
+  });
   rows.push({
     name: "`search --json`, same runs: p50 memvoy / the limit printing through process.stdout (as it printed before)",
     value: ratio(memvoy.wall, viaStream.wall).value,
@@ -169,7 +188,7 @@ try {
       value: `${fmtMs(x)} / ${fmtMs(y)} (${(y / x).toFixed(1)}x faster)`,
     });
   }
-  if (memvoy.cpu.length && limit.cpu.length && withRecent.cpu.length && viaStream.cpu.length) {
+  if (memvoy.cpu.length && limit.cpu.length && withRecent.cpu.length && viaStream.cpu.length && replay.cpu.length) {
     rows.push({
       name: "`search --json` whole process, same runs in CPU time (user + system): p50 memvoy / limit",
       value: ratio(memvoy.cpu, limit.cpu).value,
@@ -177,6 +196,10 @@ try {
     rows.push({
       name: "`search --json`, same runs in CPU time: p50 memvoy / limit with the recent substring scan",
       value: ratio(memvoy.cpu, withRecent.cpu).value,
+    });
+    rows.push({
+      name: "`search --json`, same runs in CPU time: p50 memvoy / the replay of its own SQL statements",
+      value: ratio(memvoy.cpu, replay.cpu).value,
     });
     rows.push({
       name: "`search --json`, same runs in CPU time: p50 memvoy / the limit printing through process.stdout",
