@@ -41,7 +41,7 @@ import { hasMatch, makeSnippet } from "./snippet.ts";
 import { scopeFilter, type SearchHit, type TierScope } from "./search-types.ts";
 import { holdsFoundSymbols, holdsSymbols, querySymbols } from "./symbols.ts";
 import { trigramReady } from "../storage/sqlite/substring-index.ts";
-import type { LightRead } from "../storage/sqlite/substring-queries.ts";
+import { indexCandidates, type LightRead } from "../storage/sqlite/substring-queries.ts";
 import { hasArchived } from "../storage/sqlite/recent-tier-size.ts";
 import { readScope } from "../storage/sqlite/write-stamp.ts";
 import { lowerStart, rankedStart } from "../storage/sqlite/ranked-text.ts";
@@ -192,10 +192,16 @@ function searchInForm(db: Db, o: KeywordOptions, asTyped: boolean): SearchHit[] 
     return phrases;
   };
   const archived = hasArchived(db, filter.session);
+  // A query whose words all lie in its symbol pieces ranks the rows that may hold the pieces (the substring index's
+  // candidates for them), not the newest rows holding its words: only the former can be hits, and the others took
+  // their places in the window and among its best (most of a window of code words, on a coding agent's home).
+  const ranksPieceHolders = (f: WindowFilter) =>
+    symbols.length > 0 && any === undefined && f.session === undefined && f.recent !== undefined;
   const read = new Map<string, WindowText[]>();
-  /** A window's rows as read, once per search. */
-  const readWindow = (expr: string, phrases: readonly FtsPhrase[], f: WindowFilter) => {
-    const key = `${f.recent}:${expr}`;
+  /** A window's rows as read, once per search; `ranked`: the window ranked for hits (ranksPieceHolders). */
+  const readWindow = (expr: string, phrases: readonly FtsPhrase[], f: WindowFilter, ranked = false) => {
+    const pieces = ranked && expr === all && ranksPieceHolders(f);
+    const key = `${f.recent}:${expr}${pieces ? ":pieces" : ""}`;
     let rows = read.get(key);
     if (!rows) {
       // An all-term window's rows count each phrase once unless they hold its key twice: only those are read
@@ -206,7 +212,9 @@ function searchInForm(db: Db, o: KeywordOptions, asTyped: boolean): SearchHit[] 
       const repeated = expr !== all ? undefined : weighsNothing() ? [] : repeatKeys(phrases);
       // Across sessions only: a session's AND carries its token, whose short row list leads FTS5's walk.
       const split = expr === all && f.session === undefined ? commonWordsSplit(terms, stats!) : undefined;
-      read.set(key, (rows = windowTexts(db, expr, rankWindow(phrases.length), f, false, repeated, split)));
+      const among = pieces ? indexCandidates(db, symbols, f.recent!, rankWindow(phrases.length)) : undefined;
+      const window = among ? { ...f, among } : f;
+      read.set(key, (rows = windowTexts(db, expr, rankWindow(phrases.length), window, false, repeated, split)));
     }
     return rows;
   };
@@ -250,7 +258,7 @@ function searchInForm(db: Db, o: KeywordOptions, asTyped: boolean): SearchHit[] 
     const phrases = phrasesFor(expr, isAny);
     const st = stats!;
     const split = bothTiers && expr === all;
-    const found = readWindow(expr, phrases, split ? filter : { ...filter, recent });
+    const found = readWindow(expr, phrases, split ? filter : { ...filter, recent }, true);
     for (const tier of split ? [false, true] : [recent])
       windows.set(
         `${tier}:${expr}`,

@@ -104,3 +104,29 @@ test("a query of symbol pieces ranks the rows holding all its words, however man
     api.close();
   }
 }, 30_000);
+
+test("a query of symbol pieces ranks the rows that hold the pieces, however many newer rows hold all its words", async () => {
+  const { api } = openTemp({ now: () => NOW, drain: "off" });
+  try {
+    // Five rows holding module.exports, the shorter the older; then 2,100 newer rows holding both its words apart
+    // (more than a match window), each among nine rows of other words.
+    const holding = Array.from({ length: 5 }, (_, i) => ({
+      role: "user" as const,
+      content: `set module.exports here${" and then more words".repeat(i * 4)}`,
+      sendAt: daysAgo(40 - i),
+    }));
+    const newer = Array.from({ length: 21_000 }, (_, i) => ({
+      role: "assistant" as const,
+      content: i % 10 ? `weather report ${i} for the harbor` : `the module ${i} exports a function`,
+      sendAt: daysAgo(30) + BigInt(i) * 100_000_000n,
+    }));
+    api.add("s", [...holding, ...newer]);
+    const hits = (await api.search({ query: "module.exports", limit: 10 })).hits;
+    expect(hits.map((h) => h.message.content).sort()).toEqual(holding.map((m) => m.content).sort());
+    // Ranked by their words, the shortest first, not by their age alone (as the symbol's own matches are).
+    expect(hits[0]!.message.content).toBe(holding[0]!.content);
+    expect(hits[0]!.score).toBeGreaterThan(hits[4]!.score);
+  } finally {
+    api.close();
+  }
+}, 30_000);

@@ -148,6 +148,8 @@ export interface WindowFilter extends KeywordFilter {
   below?: bigint;
   /** Only matches at or above this seq. */
   from?: bigint;
+  /** These rows (seqs, newest first) instead of the newest matches: the only rows that can be hits (keyword.ts). */
+  among?: readonly bigint[];
 }
 
 /** Whether the home holds at most `size` rows from seq `from` on (seqs are never reused: a bound by the newest). */
@@ -196,14 +198,16 @@ function windowJoin(
   if (tier === undefined) return undefined;
   const from = f.from !== undefined && f.from > tier ? f.from : tier;
   // Bounded at the oldest recent row, a recent window holds the same recent rows as the unbounded one.
-  const w = f.passing
-    ? windowSql(db, match, f.session, -1, { from, below: f.below })
-    : windowSql(db, match, f.session, size, {
-        from,
-        below: f.below,
-        ascending: f.below === undefined ? ascendingReads(db, f.session, from, size) : undefined,
-        split,
-      });
+  const w = f.among
+    ? { sql: "SELECT CAST(value AS INTEGER) AS s FROM json_each(?)", args: [JSON.stringify(f.among.map(String))] }
+    : f.passing
+      ? windowSql(db, match, f.session, -1, { from, below: f.below })
+      : windowSql(db, match, f.session, size, {
+          from,
+          below: f.below,
+          ascending: f.below === undefined ? ascendingReads(db, f.session, from, size) : undefined,
+          split,
+        });
   if (!w) return undefined;
   const args: SqlArg[] = [...colArgs, ...w.args];
   const indexFirst = f.recent === true && hasArchived(db, f.session);
@@ -271,7 +275,8 @@ export function windowTexts(
   repeated?: readonly string[],
   split?: AndSplit,
 ): WindowText[] {
-  const recentAll = f.recent === true && f.session === undefined && f.below === undefined && f.from === undefined;
+  const recentAll =
+    f.recent === true && f.session === undefined && f.below === undefined && f.from === undefined && !f.among;
   const held = recentAll && !f.passing && !content ? heldWindow(db, match, size, f, repeated) : undefined;
   if (held) return held;
   const starts = schemaShape(db).messageStarts;

@@ -144,6 +144,38 @@ export function substringMatches(
 }
 
 /**
+ * The seqs of a tier's newest `size` rows that the substring index selects for every `select` string (they hold
+ * the trigrams it looks for: every row holding the strings does, and few others), newest first. Undefined when the
+ * index cannot say: not complete, or no string with a run of three characters.
+ */
+export function indexCandidates(db: Database, select: readonly string[], recent: boolean, size: number) {
+  const state = trigramState(db);
+  if (!state?.done) return undefined;
+  const long = select.flatMap((s) => foldSafeRuns(chars(s))).filter((g) => g.length >= 3);
+  if (long.length === 0) return undefined;
+  const sources = tierSources(state, recent);
+  const table = sources[0]!.table;
+  // A small table's row lists are short: all the strings' trigrams narrow the most. A large table's rarest ones
+  // (matchExpr) narrow about as far, where reading the long row lists of common ones would cost more.
+  const expr =
+    ftsTotals(db, table).rows <= SMALL_TABLE.rows
+      ? spread([...new Set(long.flatMap(measuredGrams))], MAX_TRIGRAMS)
+          .map(quoted)
+          .join(" AND ")
+      : matchExpr(db, table, long).expr;
+  const out: bigint[] = [];
+  for (const src of sources) {
+    if (out.length >= size) break;
+    const b = bounds(src);
+    const rows = db
+      .query(`SELECT rowid FROM ${src.table} WHERE ${src.table} MATCH ?${b.sql} ORDER BY rowid DESC LIMIT ?`)
+      .values(expr, ...b.args, size - out.length) as [bigint][];
+    for (const [seq] of rows) out.push(seq);
+  }
+  return out;
+}
+
+/**
  * What a sparse walk may check instead of its older candidates, when they are fewer than the cap: the rows
  * holding a needle's run of two characters (the first of at most two in few enough rows: `s3` of "s3 bucket",
  * `js` of "node.js"; a single character is in most rows).
@@ -314,12 +346,13 @@ const MEASURED_GRAMS = 12;
 function measuredGrams(g: readonly string[]): string[] {
   const grams = new Set<string>();
   for (let i = 0; i + 3 <= g.length; i++) grams.add(g.slice(i, i + 3).join(""));
-  const all = [...grams];
-  if (all.length <= MEASURED_GRAMS) return all;
-  return Array.from(
-    { length: MEASURED_GRAMS },
-    (_, k) => all[Math.round((k * (all.length - 1)) / (MEASURED_GRAMS - 1))]!,
-  );
+  return spread([...grams], MEASURED_GRAMS);
+}
+
+/** At most `n` of `all`, spread evenly along it (the first and the last among them). */
+function spread<T>(all: readonly T[], n: number): T[] {
+  if (all.length <= n) return [...all];
+  return Array.from({ length: n }, (_, k) => all[Math.round((k * (all.length - 1)) / (n - 1))]!);
 }
 
 /** Newest rows of a trigram (or an AND of them) read to estimate its share of the index. */
