@@ -16,7 +16,7 @@ for (const s of decodeSteps(encoded)) {
   const st = db.query(s.sql);
   if (s.method === "iterate") {
     let n = 0;
-    if (n < s.take!) for (const _ of st.iterate(...(s.args as []))) if (++n >= s.take!) break;
+    if (s.take) for (const _ of st.iterate(...(s.args as []))) if (++n >= s.take) break;
     continue;
   }
   const out = st[s.method](...(s.args as []));

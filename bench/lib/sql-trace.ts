@@ -5,8 +5,6 @@ import { openMemory } from "../../src/app/open-memory.ts";
 import type { SearchOptions } from "../../src/search/search-types.ts";
 import type { TracedStep } from "./sql-steps.ts";
 
-export { decodeSteps, encodeSteps, type TracedStep } from "./sql-steps.ts";
-
 const METHODS = new Set(["all", "values", "get", "run", "iterate"]);
 
 /** Every statement `memvoy search QUERY --json` runs on `home` (a command's connection: opened, searched, closed). */

@@ -212,9 +212,9 @@ function searchInForm(db: Db, o: KeywordOptions, asTyped: boolean): SearchHit[] 
       const repeated = expr !== all ? undefined : weighsNothing() ? [] : repeatKeys(phrases);
       // Across sessions only: a session's AND carries its token, whose short row list leads FTS5's walk.
       const split = expr === all && f.session === undefined ? commonWordsSplit(terms, stats!) : undefined;
-      const among = pieces ? indexCandidates(db, symbols, f.recent!, rankWindow(phrases.length)) : undefined;
-      const window = among ? { ...f, among } : f;
-      read.set(key, (rows = windowTexts(db, expr, rankWindow(phrases.length), window, false, repeated, split)));
+      const size = rankWindow(phrases.length);
+      const among = pieces ? indexCandidates(db, symbols, f.recent!, size) : undefined;
+      read.set(key, (rows = windowTexts(db, expr, size, among ? { ...f, among } : f, false, repeated, split)));
     }
     return rows;
   };

@@ -60,8 +60,7 @@ function windowSql(
   const from = range.from ?? 0n;
   if (range.split && session === undefined && range.ascending === undefined && size > 0) {
     const seqs = rarerFirstMatches(db, range.split, size, { from, below: range.below });
-    if (seqs)
-      return { sql: "SELECT CAST(value AS INTEGER) AS s FROM json_each(?)", args: [JSON.stringify(seqs.map(String))] };
+    if (seqs) return seqsSql(seqs);
   }
   const fts = "SELECT rowid AS s FROM messages_fts WHERE messages_fts MATCH ?";
   let bound = from > 0n ? " AND rowid >= ?" : "";
@@ -99,6 +98,12 @@ function windowSql(
     ],
   };
 }
+
+/** A window of these seqs, in their order, as windowSql gives one (column `s`). */
+const seqsSql = (seqs: readonly bigint[]) => ({
+  sql: "SELECT CAST(value AS INTEGER) AS s FROM json_each(?)",
+  args: [JSON.stringify(seqs.map(String))],
+});
 
 /**
  * The oldest recent seq in scope (of the session, when one is given), or undefined when there is no recent
@@ -199,7 +204,7 @@ function windowJoin(
   const from = f.from !== undefined && f.from > tier ? f.from : tier;
   // Bounded at the oldest recent row, a recent window holds the same recent rows as the unbounded one.
   const w = f.among
-    ? { sql: "SELECT CAST(value AS INTEGER) AS s FROM json_each(?)", args: [JSON.stringify(f.among.map(String))] }
+    ? seqsSql(f.among)
     : f.passing
       ? windowSql(db, match, f.session, -1, { from, below: f.below })
       : windowSql(db, match, f.session, size, {

@@ -85,6 +85,9 @@ const COLS = MESSAGE_COLUMNS.split(", ")
 
 const chars = (s: string) => Array.from(s.replace(/\s+/g, " ").toLowerCase());
 
+/** Each select string's runs the index folds as the needles are (trigram-fold.ts). */
+const selectRuns = (select: readonly string[]) => select.flatMap((s) => foldSafeRuns(chars(s)));
+
 /**
  * The newest `limit` messages of the scope whose text holds every needle (`content.toLowerCase()` includes
  * it). `select`: strings every such message holds, whitespace runs as one space (default: the needles),
@@ -117,8 +120,7 @@ export function substringMatches(
   const newest = scope.session !== undefined ? probe() : undefined;
   if (newest && (newest.rows.length >= limit || newest.whole)) return found(newest.rows);
   const sources = tierSources(state, scope.recent);
-  // Each select string's runs the index folds as the needles are (trigram-fold.ts).
-  const grams = select.flatMap((s) => foldSafeRuns(chars(s)));
+  const grams = selectRuns(select);
   const long = grams.filter((g) => g.length >= 3);
   if (long.length > 0) {
     const { expr, candidates, narrower } = matchExpr(db, sources[0]!.table, long);
@@ -151,7 +153,7 @@ export function substringMatches(
 export function indexCandidates(db: Database, select: readonly string[], recent: boolean, size: number) {
   const state = trigramState(db);
   if (!state?.done) return undefined;
-  const long = select.flatMap((s) => foldSafeRuns(chars(s))).filter((g) => g.length >= 3);
+  const long = selectRuns(select).filter((g) => g.length >= 3);
   if (long.length === 0) return undefined;
   const sources = tierSources(state, recent);
   const table = sources[0]!.table;
