@@ -30,6 +30,7 @@ import {
   ftsAllQuery,
   ftsAnyQuery,
   ftsPhrases,
+  contentTerms,
   hasCompatibilityForms,
   needleOf,
   queryTerms,
@@ -522,8 +523,7 @@ function recentMatches(
   /** The share of rows expected to hold every term (see recentTextMatches). */
   heldShare?: () => number,
 ): [Candidate["row"], number][] {
-  const content = terms.filter((t) => !t.stop);
-  const used = content.length ? content : terms;
+  const used = contentTerms(terms);
   const needles = used.map(needleOf);
   const size = Math.max(limit * 5, 50);
   const light = read !== undefined;
@@ -564,8 +564,7 @@ function verbatimQuality(
   terms: readonly QueryTerm[],
   now: bigint,
 ): ((text: string, sendAt: bigint, held?: boolean) => number | undefined) & { ceiling: number } {
-  const content = terms.filter((t) => !t.stop);
-  const needles = (content.length ? content : terms).map(needleOf);
+  const needles = contentTerms(terms).map(needleOf);
   const phrase = terms.map(needleOf).join(" ");
   /** `held`: the text is known to hold every needle (then only its start is lower-cased). */
   const quality = (text: string, sendAt: bigint, held = false) => {
@@ -633,7 +632,7 @@ function symbolMatches(
   asTyped: boolean,
 ): [Candidate["row"], number][] {
   // The query's words too, as recent rows are matched (every content word as a substring).
-  const words = terms.some((t) => !t.stop) ? terms.filter((t) => !t.stop) : terms;
+  const words = contentTerms(terms);
   const needles = [...new Set([...pieces.flatMap((p) => p.split(" ")), ...words.map(needleOf)])];
   // The pieces select candidates in the substring index (`c > d` as its trigrams).
   const select = [...pieces, ...words.map(needleOf)];

@@ -80,6 +80,10 @@ function words(segment: string, push: (t: QueryTerm) => void): void {
 /** What a message holding the term verbatim holds (its substring needle). */
 export const needleOf = (t: QueryTerm): string => t.needle ?? t.text;
 
+/** The terms every match must hold: the content words, or every word of a query of stop words only. */
+export const contentTerms = (terms: readonly QueryTerm[]): readonly QueryTerm[] =>
+  terms.some((t) => !t.stop) ? terms.filter((t) => !t.stop) : terms;
+
 /** Whether the term is matched as a prefix too (ftsTerm): the word still being typed, of 3+ letters or digits. */
 export const typedPrefix = (t: QueryTerm) =>
   !t.cjk && t.partial === true && t.text.length >= 3 && prefixToken(t) !== undefined;

@@ -1,6 +1,6 @@
 // Snippets with highlight ranges, computed on the original text (the index holds a bigram form for CJK).
 import { CJK_RUN, stemWord } from "../shared/search-form.ts";
-import { needleOf, type QueryTerm } from "./query-terms.ts";
+import { contentTerms, needleOf, type QueryTerm } from "./query-terms.ts";
 import { isAscii } from "../shared/ascii.ts";
 import { asciiLower } from "../shared/lower-case.ts";
 
@@ -55,12 +55,9 @@ function inWord(content: string, i: number): boolean {
   return k < i - 1 && k >= 0 && isLetter(content.charCodeAt(k));
 }
 
-/** The terms findMatches looks for: the content words, or every word of a query of stop words only. */
-const usedTerms = (terms: readonly QueryTerm[]) => (terms.some((t) => !t.stop) ? terms.filter((t) => !t.stop) : terms);
-
 /** findMatches' ranges, each kind in text order and capped as findMatches caps them, unsorted and unmerged. */
 function matchRanges(content: string, terms: readonly QueryTerm[]): [number, number][] {
-  const use = usedTerms(terms);
+  const use = contentTerms(terms);
   const latin = use.filter((t) => !t.cjk);
   const stems = new Set(latin.map((t) => stemWord(t.text)));
   const prefixes = latin.filter((t) => t.text.length >= 3).map((t) => t.text);
@@ -269,7 +266,7 @@ const SNIPPET_HEAD = 4_096;
  */
 function headSnippet(content: string, terms: readonly QueryTerm[], width: number): Snippet | undefined {
   if (content.length <= 2 * SNIPPET_HEAD) return undefined;
-  if (usedTerms(terms).some((t) => t.cjk || MIXED.test(t.text))) return undefined;
+  if (contentTerms(terms).some((t) => t.cjk || MIXED.test(t.text))) return undefined;
   const space = content.slice(SNIPPET_HEAD).search(/\s/);
   if (space < 0) return undefined;
   const cut = SNIPPET_HEAD + space;
