@@ -5,6 +5,7 @@ import { loadLanceDb } from "./load-lancedb.ts";
 
 import { assertDimensions } from "./vector-dimension.ts";
 import { arrowTable, bigints, strings, vectors } from "./arrow-columns.ts";
+import { resultColumns } from "./search-result-ipc.ts";
 import type { MessageVectorTable, VectorFilter, VectorHit, VectorRow } from "../ports/vector-port.ts";
 
 type Arrow = Awaited<ReturnType<typeof loadLanceDb>>["arrow"];
@@ -175,15 +176,15 @@ export class VectorTable implements MessageVectorTable {
       .limit(limit);
     const w = whereClause(filter);
     if (w) q = q.where(w);
-    const t = await q.toArrow();
-    const [ids, distances] = [t.getChild("id"), t.getChild("_distance")];
-    const sessionValues = session === undefined ? (t.getChild("session")?.toArray() as string[] | undefined) : [];
+    const { arrow } = await loadLanceDb();
+    const t = await resultColumns(q, (buffer) => arrow.tableFromIPC(buffer));
+    const [ids, distances] = [t.strings.get("id"), t.numbers.get("_distance")];
+    const sessionValues = session === undefined ? t.strings.get("session") : [];
     if (!ids || !distances || !sessionValues) return [];
-    const distanceValues = distances.toArray() as Float32Array;
-    return (ids.toArray() as string[]).map((id, i) => ({
-      id,
+    return ids.map((id, i) => ({
+      id: id!,
       session: session ?? sessionValues[i]!,
-      score: 1 - distanceValues[i]!,
+      score: 1 - distances[i]!,
     }));
   }
 
