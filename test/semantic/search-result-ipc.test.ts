@@ -81,6 +81,14 @@ describe("search result IPC reader", () => {
       expect(actual([])).toEqual({ length: 0, strings: new Map(), numbers: new Map() });
     });
 
+    test(`${format} format: a buffer that starts inside a larger one (as a Node Buffer from a pool may)`, () => {
+      const own = tableToIPC(table(), format);
+      const pool = new Uint8Array(own.length + 13);
+      pool.set(own, 5);
+      const inside = pool.subarray(5, 5 + own.length);
+      expect(actual([inside])).toEqual(expected([own]));
+    });
+
     test(`${format} format: nulls in string and float columns`, () => {
       const t = new Table({
         id: vectorFromArray(["a", null, "c"], new Utf8()),
