@@ -3,6 +3,7 @@
 // does. Skipping its generic decoding (schema, batches, a table, its columns) saves 0.1-0.3 ms of a 5-7 ms
 // search (bench/RESULTS.md).
 import type { Table as ArrowTable } from "apache-arrow";
+import { FlatTable as Table } from "./flatbuffer-table.ts";
 
 /** The columns of a result: strings and numbers by field name, all of `length` rows. */
 export interface ResultColumns {
@@ -20,6 +21,8 @@ const TYPE_LARGE_UTF8 = 20;
 const PRECISION_HALF = 0;
 const PRECISION_SINGLE = 1;
 const PRECISION_DOUBLE = 2;
+
+const utf8 = new TextDecoder();
 
 type FieldKind = "utf8" | "large-utf8" | "float32" | "float64";
 
@@ -62,61 +65,6 @@ function columnsOf(tables: readonly ArrowTable[]): ResultColumns {
   }
   return out;
 }
-
-/** A flatbuffer table: field `i`'s position, or 0 when absent. */
-class Table {
-  constructor(
-    readonly v: DataView,
-    readonly at: number,
-  ) {}
-  field(i: number): number {
-    const vtable = this.at - this.v.getInt32(this.at, true);
-    const size = this.v.getUint16(vtable, true);
-    const slot = 4 + 2 * i;
-    if (slot >= size) return 0;
-    const off = this.v.getUint16(vtable + slot, true);
-    return off === 0 ? 0 : this.at + off;
-  }
-  /** The position a field's offset points to (a table, vector or string), or 0 when absent. */
-  ref(i: number): number {
-    const p = this.field(i);
-    return p === 0 ? 0 : p + this.v.getUint32(p, true);
-  }
-  table(i: number): Table | undefined {
-    const p = this.ref(i);
-    return p === 0 ? undefined : new Table(this.v, p);
-  }
-  u8(i: number, dflt: number): number {
-    const p = this.field(i);
-    return p === 0 ? dflt : this.v.getUint8(p);
-  }
-  i16(i: number, dflt: number): number {
-    const p = this.field(i);
-    return p === 0 ? dflt : this.v.getInt16(p, true);
-  }
-  i64(i: number): number {
-    const p = this.field(i);
-    return p === 0 ? 0 : Number(this.v.getBigInt64(p, true));
-  }
-  /** A vector's length and the position of its first element. */
-  vector(i: number): { n: number; at: number } {
-    const p = this.ref(i);
-    return p === 0 ? { n: 0, at: 0 } : { n: this.v.getUint32(p, true), at: p + 4 };
-  }
-  /** Element `k` of a vector of tables. */
-  tableAt(at: number, k: number): Table {
-    const p = at + 4 * k;
-    return new Table(this.v, p + this.v.getUint32(p, true));
-  }
-  string(i: number): string {
-    const p = this.ref(i);
-    if (p === 0) return "";
-    const n = this.v.getUint32(p, true);
-    return utf8.decode(new Uint8Array(this.v.buffer, this.v.byteOffset + p + 4, n));
-  }
-}
-
-const utf8 = new TextDecoder();
 
 /** The kind of a schema field this reader decodes, or undefined. */
 function fieldKind(f: Table): FieldKind | undefined {
