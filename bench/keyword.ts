@@ -135,14 +135,16 @@ async function timed(fn: () => unknown, cpu: number[]): Promise<number> {
 
 const searchOptions = (q: BenchQuery) => ({ query: q.query, session: q.session, range: q.range, limit: 10 });
 
+/** The in-process contenders: memvoy on the archived home, at the default limit, with the later clock; raw FTS5. */
+interface InProcess {
+  a: MemoryApi;
+  d: MemoryApi | undefined;
+  later: MemoryApi;
+  raw: ReturnType<typeof rawFts>;
+}
+
 /** Every contender runs the query once, untimed. */
-async function warmUp(
-  q: BenchQuery,
-  a: MemoryApi,
-  d: MemoryApi | undefined,
-  raw: ReturnType<typeof rawFts>,
-  later: MemoryApi,
-): Promise<void> {
+async function warmUp(q: BenchQuery, { a, d, later, raw }: InProcess): Promise<void> {
   const opts = searchOptions(q);
   await a.search(opts);
   await d?.search(opts);
@@ -153,13 +155,8 @@ async function warmUp(
 }
 
 /** Every contender on one query, interleaved rep by rep (after one more warm-up each). */
-async function measure(
-  q: BenchQuery,
-  a: MemoryApi,
-  d: MemoryApi | undefined,
-  raw: ReturnType<typeof rawFts>,
-  later: MemoryApi,
-): Promise<Times> {
+async function measure(q: BenchQuery, c: InProcess): Promise<Times> {
+  const { a, d, raw } = c;
   const opts = searchOptions(q);
   const cmd = rgShell(q);
   const t: Times = {
@@ -172,8 +169,8 @@ async function measure(
     rawCpu: [],
     rgCpu: [],
   };
-  const l = q.range ? undefined : later;
-  await warmUp(q, a, d, raw, later);
+  const l = q.range ? undefined : c.later;
+  await warmUp(q, c);
   for (let i = 0; i < REPS; i++) {
     t.memvoy.push(await timed(() => a.search(opts), t.memvoyCpu));
     t.raw.push(await timed(() => raw.search(q), t.rawCpu));
@@ -234,8 +231,9 @@ try {
   // A pass over every query first: each memvoy connection is then in the state it keeps for the rest of a
   // long-lived process (the recent text is held after BUILD_AFTER searches: recent-text-cache.ts), whichever
   // query is timed first. Without it, the first query alone was timed before that (bench/RESULTS.md).
-  for (const q of queries) await warmUp(q, archivedApi, defaultApi, raw, later);
-  for (const q of queries) results.set(q, await measure(q, archivedApi, defaultApi, raw, later));
+  const contenders: InProcess = { a: archivedApi, d: defaultApi, later, raw };
+  for (const q of queries) await warmUp(q, contenders);
+  for (const q of queries) results.set(q, await measure(q, contenders));
 } finally {
   archivedApi.close();
   later.close();

@@ -135,7 +135,7 @@ describe("search result IPC reader", () => {
       seq: makeVector(new BigInt64Array([1n, 2n])),
     });
     let decoded = 0;
-    const viaApacheArrow = await resultColumns(native([tableToIPC(seqs, "file")]), (b) => {
+    const viaApacheArrow = await resultColumns(native([tableToIPC(seqs, "file")]), async () => (b) => {
       decoded++;
       return tableFromIPC(b);
     });

@@ -33,18 +33,18 @@ interface NativeQuery {
 
 /**
  * A query's result as columns: its IPC buffers read here when LanceDB hands them out, decoded by `fromIpc`
- * (apache-arrow's tableFromIPC) when this reader cannot, and by the query's toArrow() without them.
+ * (apache-arrow's tableFromIPC, asked for only then) when this reader cannot, and by the query's toArrow() without them.
  */
 export async function resultColumns(
   query: { toArrow(): Promise<ArrowTable> },
-  fromIpc: (buffer: Uint8Array) => ArrowTable,
+  fromIpc: () => Promise<(buffer: Uint8Array) => ArrowTable>,
 ): Promise<ResultColumns> {
   const native = query as NativeQuery;
   if (typeof native.nativeExecute !== "function") return columnsOf([await query.toArrow()]);
   const stream = await native.nativeExecute();
   const buffers: Uint8Array[] = [];
   for (let b = await stream.next(); b; b = await stream.next()) buffers.push(b);
-  return readResultColumns(buffers) ?? columnsOf(buffers.map(fromIpc));
+  return readResultColumns(buffers) ?? columnsOf(buffers.map(await fromIpc()));
 }
 
 /** The string and float columns of apache-arrow tables of one schema (other columns are left out). */
@@ -142,7 +142,7 @@ function fileBatches(v: DataView, buf: Uint8Array): Batches | undefined {
     const bodyLength = Number(v.getBigInt64(p + 16, true));
     const body = offset + metaLength;
     if (offset < 8 || metaLength <= 0 || body + bodyLength > footerAt) return undefined;
-    const message = messageAt(v, offset);
+    const message = messageAt(v, offset)?.message;
     if (!message || message.u8(1, 0) !== HEADER_RECORD_BATCH) return undefined;
     const header = message.table(2);
     if (!header) return undefined;
@@ -151,14 +151,18 @@ function fileBatches(v: DataView, buf: Uint8Array): Batches | undefined {
   return { fields, list };
 }
 
-/** The Message table of a message starting at `at` (with or without the continuation marker). */
-function messageAt(v: DataView, at: number): Table | undefined {
+/**
+ * The message starting at `at` (with or without the continuation marker) and where its body starts; null at the
+ * end-of-stream marker, undefined when its length runs past the buffer.
+ */
+function messageAt(v: DataView, at: number): { message: Table; body: number } | null | undefined {
   let p = at;
   if (v.getInt32(p, true) === -1) p += 4;
   const size = v.getInt32(p, true);
   p += 4;
-  if (size <= 0 || p + size > v.byteLength) return undefined;
-  return new Table(v, p + v.getUint32(p, true));
+  if (size === 0) return null;
+  if (size < 0 || p + size > v.byteLength) return undefined;
+  return { message: new Table(v, p + v.getUint32(p, true)), body: p + size };
 }
 
 /** The stream format: a schema message, then record batches, up to the end-of-stream marker or the buffer's end. */
@@ -167,16 +171,10 @@ function streamBatches(v: DataView, buf: Uint8Array): Batches | undefined {
   const list: Batches["list"] = [];
   let at = 0;
   while (at + 8 <= buf.byteLength) {
-    let size = v.getInt32(at, true);
-    at += 4;
-    if (size === -1) {
-      size = v.getInt32(at, true);
-      at += 4;
-    }
-    if (size === 0) break;
-    if (size < 0 || at + size > buf.byteLength) return undefined;
-    const message = new Table(v, at + v.getUint32(at, true));
-    const body = at + size;
+    const m = messageAt(v, at);
+    if (m === null) break;
+    if (!m) return undefined;
+    const { message, body } = m;
     const bodyLength = message.i64(3);
     if (body + bodyLength > buf.byteLength) return undefined;
     const kind = message.u8(1, 0);

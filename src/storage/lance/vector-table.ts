@@ -21,6 +21,9 @@ export const ANN_MIN_ROWS = 20_000;
 export const ANN_EF = 400;
 export const ANN_REFINE = 2;
 
+/** apache-arrow's reader of an IPC buffer (for what search-result-ipc.ts does not read). */
+const fromIpc = async () => (await loadLanceDb()).arrow.tableFromIPC;
+
 const quote = (s: string) => `'${s.replaceAll("'", "''")}'`;
 
 export function whereClause(f: VectorFilter): string | undefined {
@@ -176,8 +179,7 @@ export class VectorTable implements MessageVectorTable {
       .limit(limit);
     const w = whereClause(filter);
     if (w) q = q.where(w);
-    const { arrow } = await loadLanceDb();
-    const t = await resultColumns(q, (buffer) => arrow.tableFromIPC(buffer));
+    const t = await resultColumns(q, fromIpc);
     const [ids, distances] = [t.strings.get("id"), t.numbers.get("_distance")];
     const sessionValues = session === undefined ? t.strings.get("session") : [];
     if (!ids || !distances || !sessionValues) return [];
