@@ -7,7 +7,6 @@ import type { MaintenanceReport, VectorMaintenance } from "../memory/maintenance
 import type { SummarizeOptions, SummarizeReport } from "../memory/summary/summary-report.ts";
 import type { SweepResult } from "../memory/error-memory/error-admin.ts";
 import type { UsageReport } from "../memory/usage-report.ts";
-import type { SearchResultJson } from "./api/json-types.ts";
 import type { IndexUpgradeOptions, IndexUpgradeResult, IndexUpgradeState } from "../memory/index-upgrade.ts";
 
 export interface HomeInfo {
@@ -56,6 +55,4 @@ export interface MaintenanceApi extends SummaryCronApi {
   indexUpgrade(): IndexUpgradeState;
   /** Build the keyword index with a session column in short steps; resumes a stopped run. */
   upgradeIndex(options?: IndexUpgradeOptions): Promise<IndexUpgradeResult>;
-  /** A search as the MemoryApi answers it (the daemon's worker child runs semantic and hybrid ones). */
-  searchJson(input: unknown): Promise<SearchResultJson>;
 }

@@ -43,7 +43,6 @@ import type { DrainOptions, DrainReport } from "../memory/embedding/drain.ts";
 import type { ReindexOptions, ReindexReport } from "../memory/embedding/reindex.ts";
 import { getMessages, messagesAround, UnknownMessageError, type Around } from "../memory/message-lookup.ts";
 import { homeInfo, type HomeInfo, type MaintenanceApi } from "./maintenance-api.ts";
-import type { SearchResultJson } from "./api/json-types.ts";
 import type { ImportApi } from "./import-api.ts";
 import type { UsageReport } from "../memory/usage-report.ts";
 
@@ -76,7 +75,6 @@ const load = kept({
   budget: () => require("../memory/summary/token-budget.ts") as typeof import("../memory/summary/token-budget.ts"),
   indexUpgrade: () => require("../memory/index-upgrade.ts") as typeof import("../memory/index-upgrade.ts"),
   imports: () => require("./import-api.ts") as typeof import("./import-api.ts"),
-  searchJson: () => require("./api/search-json.ts") as typeof import("./api/search-json.ts"),
   wireInput: () => require("./wire-input.ts") as typeof import("./wire-input.ts"),
   historyView: () => require("../memory/history-view.ts") as typeof import("../memory/history-view.ts"),
   writePath: () => require("../memory/write-path.ts") as typeof import("../memory/write-path.ts"),
@@ -208,11 +206,6 @@ export class HomeMemory implements MaintenanceApi {
     await this.#semantic.warmUp(o);
   }
 
-  /** A search as the MemoryApi answers it: checked input, since/until applied, JSON out. */
-  searchJson(input: unknown): Promise<SearchResultJson> {
-    return load.searchJson().searchAsJson(this, input);
-  }
-
   /**
    * The LLM-ready messages for the next turn: the last N messages, the turn context holding the Prior
    * summary (filtered by the decision model when one is set), then the input; plus the system section.
@@ -280,7 +273,7 @@ export class HomeMemory implements MaintenanceApi {
    * Remove one message by id from history.json, the archive, FTS and LanceDB, and tombstone it. The
    * summary stays (the result says whether it had covered the message) unless `dropSummary`.
    */
-  async rmMessage(id: string, options: { dropSummary?: boolean } = {}): Promise<RemoveMessageResult> {
+  async rmMessage(id: string, options: { dropSummary?: boolean; purge?: boolean } = {}): Promise<RemoveMessageResult> {
     const { messageSession, removeMessage } = load.removal();
     let session = messageSession(this.ctx, id);
     if (session === undefined) {
@@ -289,7 +282,7 @@ export class HomeMemory implements MaintenanceApi {
     }
     if (session === undefined) throw new UnknownMessageError({ id, where: this.ctx.paths.home });
     const r = removeMessage(this.ctx, session, id, { dropSummary: options.dropSummary === true });
-    await this.purgeDeleted();
+    if (options.purge !== false) await this.purgeDeleted();
     return r;
   }
 

@@ -20,7 +20,7 @@ import { importJob } from "./jobs/imports.ts";
 import { sharedDrainJob, sharedErrorSweepJob, sharedImportJob, sharedMaintenanceJob } from "./jobs/shared-jobs.ts";
 import { openSharedHome } from "../app/shared/open-shared.ts";
 import { SharedHome } from "../app/shared/shared-home.ts";
-import type { SearchInput } from "../app/api/memory-api.ts";
+import { vectorCallsVia } from "./vector-calls.ts";
 import { acquireDaemonLock, lockHolderPid } from "./lock.ts";
 import { DaemonLog } from "./log.ts";
 import { Scheduler } from "./scheduler.ts";
@@ -150,9 +150,9 @@ export async function runDaemon(o: DaemonOptions): Promise<number> {
   let http: DaemonHttp | undefined;
   if (info.config.http.enabled) {
     try {
-      // Shared mode searches in this process (its vectors are on object storage, not mapped from the home).
-      const semantic = api instanceof SharedHome ? undefined : (input: SearchInput) => workers.run("search", input);
-      http = startDaemonHttp(api, info.config, paths.httpFile, o.version, log, semantic);
+      // Shared mode makes them in this process (its vectors are on object storage, not mapped from the home).
+      const elsewhere = api instanceof SharedHome ? undefined : vectorCallsVia((c) => workers.run("api", c));
+      http = startDaemonHttp(api, info.config, paths.httpFile, o.version, log, elsewhere);
       state.http = http.url;
     } catch (err) {
       log.error("http.start_failed", { error: log.scrub(describeError(err)) });

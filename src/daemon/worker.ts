@@ -3,7 +3,8 @@
 import { writeSync } from "node:fs";
 import { openMemory } from "../app/open-memory.ts";
 import { watchPaths } from "../app/home-watch.ts";
-import { describeError } from "../shared/describe-error.ts";
+import { describeError, errorCode } from "../shared/describe-error.ts";
+import { errorStatus } from "../app/api/error-body.ts";
 import { WORK, type WorkAnswer, type WorkKind } from "./work-kinds.ts";
 
 /** After a stop, the batch in flight gets this long (the daemon waits 3.5 s, then kills). */
@@ -87,11 +88,17 @@ export async function runWorker(kind: WorkKind, home: string, lingerMs: number):
     ) {
       let answer: WorkAnswer;
       try {
-        // "run", or the JSON input of a request that has one (a search).
+        // "run", or the JSON input of a request that has one (an API call).
         const input = line.startsWith("{") ? JSON.parse(line) : undefined;
         answer = { answer: "ok", result: await WORK[kind](api, abort.signal, input) };
       } catch (err) {
-        answer = { answer: "error", error: describeError(err), aborted: abort.signal.aborted };
+        answer = {
+          answer: "error",
+          error: describeError(err),
+          aborted: abort.signal.aborted,
+          code: errorCode(err),
+          status: errorStatus(err),
+        };
       }
       writeSync(1, JSON.stringify(answer) + "\n");
     }

@@ -2,7 +2,7 @@
 // lingers, asked through stdin and answered on stdout; SIGTERM forwarded at stop, SIGKILL past the deadline.
 import { join } from "node:path";
 import type { Subprocess } from "bun";
-import { namedError } from "../shared/errors.ts";
+import { InputError, namedError } from "../shared/errors.ts";
 import { describeError } from "../shared/describe-error.ts";
 import type { DaemonLog } from "./log.ts";
 import type { WorkAnswer, WorkKind, WorkResult } from "./work-kinds.ts";
@@ -75,6 +75,7 @@ class Child {
     }
     this.answered++;
     if (a.answer === "ok") p.resolve(a.result);
+    else if (a.status !== undefined && a.status < 500 && a.code) p.reject(new ForwardedInputError(a.code, a.error));
     else p.reject(new WorkerFailedError({ kind, pid: this.proc.pid, error: a.error }));
   }
 
@@ -105,7 +106,6 @@ export const WorkerExitError = namedError<{
 );
 export type WorkerExitError = InstanceType<typeof WorkerExitError>;
 
-/** Work was asked for after the daemon began to stop. */
 /** The child answered that the work failed; `error` is its describeError line. */
 export const WorkerFailedError = namedError<{ kind: WorkKind; pid: number; error: string }>(
   "WorkerFailedError",
@@ -114,6 +114,18 @@ export const WorkerFailedError = namedError<{ kind: WorkKind; pid: number; error
 );
 export type WorkerFailedError = InstanceType<typeof WorkerFailedError>;
 
+/**
+ * The child refused a call's input (an unknown record id, a bad field): the same name and text, so that the daemon
+ * answers with the status and body the child's own API would give.
+ */
+export class ForwardedInputError extends InputError {
+  constructor(code: string, message: string) {
+    super(message);
+    this.name = code;
+  }
+}
+
+/** Work was asked for after the daemon began to stop. */
 export const DaemonStoppingError = namedError<Record<string, never>>(
   "DaemonStoppingError",
   "runtime",
@@ -157,7 +169,7 @@ export class Workers {
   private child(kind: WorkKind): Child {
     const alive = this.children.get(kind);
     if (alive && !alive.gone) return alive;
-    const linger = kind === "embeddings" || kind === "search" ? EMBED_LINGER_MS : 0;
+    const linger = kind === "embeddings" || kind === "api" ? EMBED_LINGER_MS : 0;
     const c = new Child(
       kind,
       [...this.command, "daemon", "work", kind, "--home", this.home, "--linger-ms", String(linger)],

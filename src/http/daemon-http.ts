@@ -1,9 +1,7 @@
 // The daemon's HTTP API: pick the port ([http] port, else derived from the home path, else a free one when
 // that is taken), start the server, publish URL and token in <home>/http.json (0600).
 import type { Config } from "../config/schema.ts";
-import { LocalMemoryApi, type MemoryHome } from "../app/api/local-memory-api.ts";
-import type { SearchInput } from "../app/api/memory-api.ts";
-import type { SearchResultJson } from "../app/api/json-types.ts";
+import { LocalMemoryApi, type MemoryHome, type VectorCalls } from "../app/api/local-memory-api.ts";
 import { errorMessage } from "../shared/errors.ts";
 import { randomBytes } from "node:crypto";
 import { programStamp } from "../config/program-stamp.ts";
@@ -21,17 +19,17 @@ export interface DaemonHttpLog {
   scrub(text: string): string;
 }
 
-/** `semantic`: runs semantic and hybrid searches elsewhere (the daemon's worker child). */
+/** `elsewhere`: makes the calls that touch LanceDB in another process (the daemon's worker child). */
 export function startDaemonHttp(
   home: MemoryHome & { readonly home: string },
   config: Config,
   httpFile: string,
   version: string,
   log: DaemonHttpLog,
-  semantic?: (input: SearchInput) => Promise<SearchResultJson>,
+  elsewhere?: VectorCalls,
 ): DaemonHttp {
   const token = randomBytes(32).toString("base64url");
-  const api = new LocalMemoryApi(home, semantic);
+  const api = new LocalMemoryApi(home, elsewhere);
   let mcp: ((req: Request) => Promise<Response>) | undefined;
   const options = {
     api,

@@ -192,7 +192,7 @@ test("semantic and hybrid requests run LanceDB in the daemon's worker child; the
     { role: "assistant", content: "raise the lock timeout and rerun the migration" },
   ]);
   expect((await api.search({ query: "migration", match: "keyword" })).hits.length).toBeGreaterThan(0);
-  expect(workerPids(home, "search")).toEqual([]);
+  expect(workerPids(home, "api")).toEqual([]);
   // The embeddings child indexes the new messages; then a semantic search finds them.
   const hits = await waitFor(
     async () => {
@@ -204,7 +204,7 @@ test("semantic and hybrid requests run LanceDB in the daemon's worker child; the
   );
   expect(hits![0]!.session).toBe("sem");
   expect((await api.search({ query: "lock timeout", match: "hybrid" })).hits.length).toBeGreaterThan(0);
-  const [child] = workerPids(home, "search");
+  const [child] = workerPids(home, "api");
   expect(child).toBeGreaterThan(0);
   expect(mappedFiles(child!)).toMatch(/lancedb/i);
   expect(mappedFiles(d.proc.pid)).not.toMatch(/lancedb/i);

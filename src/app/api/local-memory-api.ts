@@ -46,7 +46,8 @@ export interface MemoryHome {
   reset(session: string, options: { all?: boolean }): Maybe<ResetResult>;
   remove(session: string): Maybe<ResetResult>;
   purgeDeleted(): Promise<unknown>;
-  rmMessage(id: string, options: { dropSummary?: boolean }): Promise<RemoveMessageResult>;
+  /** `purge: false` leaves the removed message's vectors to a later purgeDeleted (see VectorCalls). */
+  rmMessage(id: string, options: { dropSummary?: boolean; purge?: boolean }): Promise<RemoveMessageResult>;
   recordError(input: unknown): Promise<RecordErrorResult>;
   searchErrors(input: unknown): Promise<ErrorSearchResult>;
   listErrors(input: unknown): Maybe<ErrorList>;
@@ -56,14 +57,25 @@ export interface MemoryHome {
   close(): Maybe<void>;
 }
 
+/**
+ * The calls that read or write LanceDB, run in another process: the daemon hands them to its worker child, so
+ * that the daemon itself never maps LanceDB (whose memory is not given back). Each takes checked input and
+ * answers as LocalMemoryApi does; purgeDeleted is the LanceDB half of a deletion done here.
+ */
+export interface VectorCalls {
+  /** A semantic or hybrid search. */
+  search(input: SearchInput): Promise<J.SearchResultJson>;
+  searchErrors(input: SearchErrorsInput): Promise<J.ErrorSearchResultJson>;
+  recordError(input: RecordErrorInput): Promise<J.RecordErrorResultJson>;
+  rmError(id: string): Promise<J.RemoveErrorResultJson>;
+  purgeDeleted(): Promise<unknown>;
+}
+
 export class LocalMemoryApi<H extends MemoryHome = HomeMemory> implements MemoryApi {
-  /**
-   * `semantic`: where semantic and hybrid searches run instead of this process (the daemon hands them to
-   * its worker child, so that the daemon itself never maps LanceDB).
-   */
+  /** `elsewhere`: the process that makes the calls touching LanceDB (see VectorCalls); by default this one. */
   constructor(
     readonly home: H,
-    private readonly semantic?: (input: SearchInput) => Promise<J.SearchResultJson>,
+    private readonly elsewhere?: VectorCalls,
   ) {}
 
   async add(session: string, messages: MessageInput | readonly MessageInput[]): Promise<J.AddResultJson> {
@@ -86,7 +98,7 @@ export class LocalMemoryApi<H extends MemoryHome = HomeMemory> implements Memory
 
   async search(options: SearchInput): Promise<J.SearchResultJson> {
     const o = S.parseInput(S.SearchInput, options, "search");
-    if (this.semantic && o.match !== undefined && o.match !== "keyword") return this.semantic(o);
+    if (this.elsewhere && o.match !== undefined && o.match !== "keyword") return this.elsewhere.search(o);
     return searchAsJson(this.home, o);
   }
 
@@ -114,30 +126,39 @@ export class LocalMemoryApi<H extends MemoryHome = HomeMemory> implements Memory
   async reset(session: string, options: { all?: boolean } = {}): Promise<J.ResetResultJson> {
     const o = S.parseInput(S.ResetInput, { session, ...options }, "reset");
     const r = await this.home.reset(o.session, { all: o.all });
-    await this.home.purgeDeleted(); // no removed row stays in any LanceDB version
+    await this.#purgeDeleted(); // no removed row stays in any LanceDB version
     return r;
   }
 
   async rm(session: string): Promise<J.ResetResultJson> {
     const o = S.parseInput(S.SessionInput, { session }, "rm");
     const r = await this.home.remove(o.session);
-    await this.home.purgeDeleted();
+    await this.#purgeDeleted();
     return r;
   }
 
   async rmMessage(id: string, options: { dropSummary?: boolean } = {}): Promise<J.RemoveMessageResultJson> {
     const o = S.parseInput(S.RmMessageInput, { id, ...options }, "rm-message");
-    return this.home.rmMessage(o.id, { dropSummary: o.dropSummary });
+    if (!this.elsewhere) return this.home.rmMessage(o.id, { dropSummary: o.dropSummary });
+    const r = await this.home.rmMessage(o.id, { dropSummary: o.dropSummary, purge: false });
+    await this.elsewhere.purgeDeleted();
+    return r;
+  }
+
+  #purgeDeleted(): Promise<unknown> {
+    return this.elsewhere ? this.elsewhere.purgeDeleted() : this.home.purgeDeleted();
   }
 
   async recordError(input: RecordErrorInput): Promise<J.RecordErrorResultJson> {
     const o = S.parseInput(S.RecordErrorInput, input, "errors record");
+    if (this.elsewhere) return this.elsewhere.recordError(o);
     const r = await this.home.recordError(o);
     return { record: errorJson(r.record), merged: r.merged, redacted: r.redacted, notes: r.notes };
   }
 
   async searchErrors(input: SearchErrorsInput): Promise<J.ErrorSearchResultJson> {
     const o = S.parseInput(S.SearchErrorsInput, input, "errors search");
+    if (this.elsewhere) return this.elsewhere.searchErrors(o);
     return errorSearchJson(o.tool, await this.home.searchErrors(o));
   }
 
@@ -154,6 +175,7 @@ export class LocalMemoryApi<H extends MemoryHome = HomeMemory> implements Memory
 
   async rmError(id: string): Promise<J.RemoveErrorResultJson> {
     const o = S.parseInput(S.ErrorIdInput, { id }, "errors rm");
+    if (this.elsewhere) return this.elsewhere.rmError(o.id);
     const r = await this.home.removeError(o.id);
     return { removed: errorJson(r.removed), notes: r.notes };
   }

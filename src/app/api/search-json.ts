@@ -1,5 +1,4 @@
 // One search as the MemoryApi answers it: the input checked, since/until read as times, the result as JSON.
-// The daemon runs it in its worker child for semantic and hybrid matches (LanceDB stays out of the daemon).
 import { parseTimeOrThrow } from "../../shared/time.ts";
 import type { SearchOptions, SearchResult } from "../../search/search-types.ts";
 import { searchJson } from "./json-shapes.ts";
