@@ -1,12 +1,12 @@
-// A search answered by the daemon running for the home: its index is open and its caches warm, and its worker
-// has LanceDB loaded, so a one-shot command skips opening the home, and a semantic search skips loading the
-// vectors. Only a daemon of this very program and config (programStamp in <home>/http.json) is asked; with none,
-// or when it cannot answer, the command searches in its own process.
-import type { SearchInput } from "../app/api/memory-api.ts";
-import type { SearchResultJson } from "../app/api/json-types.ts";
+// A search (of messages or of error memory) answered by the daemon running for the home: its index is open and its
+// caches warm, and its worker has LanceDB loaded, so a one-shot command skips opening the home, and a semantic
+// search skips loading the vectors. Only a daemon of this very program and config (programStamp in
+// <home>/http.json) is asked; with none, or when it cannot answer, the command searches in its own process.
+import type { SearchErrorsInput, SearchInput } from "../app/api/memory-api.ts";
+import type { ErrorSearchResultJson, SearchResultJson } from "../app/api/json-types.ts";
 import { programStamp } from "../config/program-stamp.ts";
 import type { Config } from "../config/schema.ts";
-import { readHttpFile } from "../http/http-file.ts";
+import { readHttpFile, type HttpFile } from "../http/http-file.ts";
 import { nowNs, nsToRfc3339 } from "../shared/time.ts";
 import { parseTimeBound } from "../shared/time-filter.ts";
 
@@ -44,6 +44,38 @@ function instant(text: string | undefined, kind: "since" | "until", now: bigint)
   }
 }
 
+/** The http.json of a daemon of this very program and config running for the home; undefined when none runs. */
+function ownDaemon(httpFile: string, config: Config): HttpFile | undefined {
+  const f = readHttpFile(httpFile);
+  return f?.stamp !== undefined && f.stamp === programStamp(config) && alive(f.pid) ? f : undefined;
+}
+
+/**
+ * The daemon's answer to `route` (a POST of the HTTP API, routes.ts), or undefined when it refuses the input (the
+ * local call then says what is wrong in its own words), fails, or does not answer in time.
+ */
+async function askDaemon<T>(f: HttpFile, route: string, body: object): Promise<T | undefined> {
+  // A bare request, not HttpMemoryApi: its own check of the input (the API's schemas) would cost this one-shot
+  // process about 2 ms, and the daemon checks the input anyway.
+  try {
+    const res = await fetch(new URL(route, f.url), {
+      method: "POST",
+      headers: { authorization: `Bearer ${f.token}`, "content-type": "application/json" },
+      body: JSON.stringify(body),
+      signal: AbortSignal.timeout(DAEMON_SEARCH.timeoutMs),
+    });
+    if (!res.ok) return undefined;
+    return (await res.json()) as T;
+  } catch (err) {
+    // A daemon gone since is not worth a word; one that does not answer is.
+    if ((err as { name?: string }).name === "TimeoutError")
+      process.stderr.write(
+        `memvoy: the daemon did not answer within ${DAEMON_SEARCH.timeoutMs / 1000} s; searching here\n`,
+      );
+    return undefined;
+  }
+}
+
 /**
  * The daemon's answer, or undefined: no daemon of this program and config runs for the home, the search uses a
  * filter the HTTP API does not take (role, sender) or input the local search reports, or the daemon failed.
@@ -54,8 +86,8 @@ export async function searchViaDaemon(
   o: CliSearch,
 ): Promise<SearchResultJson | undefined> {
   if (o.role !== undefined || o.sender !== undefined) return undefined;
-  const f = readHttpFile(httpFile);
-  if (f?.stamp === undefined || f.stamp !== programStamp(config) || !alive(f.pid)) return undefined;
+  const f = ownDaemon(httpFile, config);
+  if (!f) return undefined;
   const now = nowNs();
   const since = instant(o.since, "since", now);
   const until = instant(o.until, "until", now);
@@ -70,24 +102,15 @@ export async function searchViaDaemon(
     until,
     limit: o.limit,
   };
-  // A bare request, not HttpMemoryApi: its own check of the input (the API's schemas) would cost this one-shot
-  // process about 2 ms, and the daemon checks the input anyway (the route is /v1/search of routes.ts).
-  try {
-    const res = await fetch(new URL("/v1/search", f.url), {
-      method: "POST",
-      headers: { authorization: `Bearer ${f.token}`, "content-type": "application/json" },
-      body: JSON.stringify(input),
-      signal: AbortSignal.timeout(DAEMON_SEARCH.timeoutMs),
-    });
-    // Refused input is reported by the local search in its own words.
-    if (!res.ok) return undefined;
-    return (await res.json()) as SearchResultJson;
-  } catch (err) {
-    // A daemon gone since is not worth a word; one that does not answer is.
-    if ((err as { name?: string }).name === "TimeoutError")
-      process.stderr.write(
-        `memvoy: the daemon did not answer within ${DAEMON_SEARCH.timeoutMs / 1000} s; searching here\n`,
-      );
-    return undefined;
-  }
+  return askDaemon<SearchResultJson>(f, "/v1/search", input);
+}
+
+/** The daemon's answer to an error-memory search (see searchViaDaemon), or undefined. */
+export function errorSearchViaDaemon(
+  httpFile: string,
+  config: Config,
+  input: SearchErrorsInput,
+): Promise<ErrorSearchResultJson | undefined> {
+  const f = ownDaemon(httpFile, config);
+  return f ? askDaemon<ErrorSearchResultJson>(f, "/v1/errors/search", input) : Promise.resolve(undefined);
 }

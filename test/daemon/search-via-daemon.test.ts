@@ -52,9 +52,34 @@ const SEARCHES = [
 let home: string;
 let stampedFile: Record<string, unknown>;
 
+/** Error records, for `errors search` (the builtin embedder: no network). */
+async function fillErrors(home: string): Promise<void> {
+  const api = openMemory({ home, env: {}, drain: "off" });
+  try {
+    await api.recordError({
+      tool: "git",
+      error: "git@github.com: Permission denied (publickey).",
+      fix: "ssh-add ~/.ssh/id_ed25519",
+      cause: "the ssh agent had no key loaded",
+    });
+    await api.recordError({ tool: "npm", error: "npm ERR! code EACCES permission denied", fix: "fix the cache owner" });
+    await api.recordError({ tool: "docker", error: "no space left on device", fix: "docker system prune" });
+  } finally {
+    api.close();
+  }
+}
+
+/** An error search's answer without what each search changes (its hit count, last hit and expiry). */
+const unstamped = (json: string) =>
+  JSON.stringify(JSON.parse(json), (k, v) =>
+    k === "hits" && typeof v === "number" ? undefined : k === "lastHitAt" || k === "expiresAt" ? undefined : v,
+  );
+const unstampedText = (text: string) => text.replace(/ · \d+ hits? · last hit [^·]+· expires [^·]+·/g, " ·");
+
 beforeAll(async () => {
   home = tempHome();
   fill(home);
+  await fillErrors(home);
   const d = startDaemon(home);
   await waitRunning(d);
   const httpFile = join(home, "http.json");
@@ -91,6 +116,27 @@ test("with the daemon running, its answers are the local ones, in JSON and for a
     expect(text.stdout).toBe(textLocal.stdout);
     expect(text.stderr).toBe(textLocal.stderr);
   }
+});
+
+test("errors search: with the daemon running, its answers are the local ones, in JSON and for a person", async () => {
+  for (const args of [
+    ["permission denied"],
+    ["ssh key refused by github", "--tool", "git"],
+    ["disk full", "--tool", "npm", "--other-tools", "--limit", "2"],
+    ["nothing like this"],
+  ]) {
+    const asked = await cli(home, ["errors", "search", ...args, "--json"]);
+    const local = await cli(home, ["errors", "search", ...args, "--json", "--local"]);
+    expect(asked.code).toBe(0);
+    expect(unstamped(asked.stdout)).toBe(unstamped(local.stdout));
+    const text = await cli(home, ["errors", "search", ...args]);
+    const textLocal = await cli(home, ["errors", "search", ...args, "--local"]);
+    expect(unstampedText(text.stdout)).toBe(unstampedText(textLocal.stdout));
+    expect(text.stderr).toBe(textLocal.stderr);
+  }
+  // Each answer restarts the records' TTL and counts a hit, whichever process gave it.
+  const shown = await cli(home, ["errors", "search", "permission denied", "--json", "--local"]);
+  expect(JSON.parse(shown.stdout).hits[0].hits).toBeGreaterThanOrEqual(4);
 });
 
 interface Seen {
@@ -156,6 +202,33 @@ test("a daemon of the same program and config answers, with its token; time boun
     const text = await cli(home, ["search", "kubernetes"]);
     expect(text.stdout).toContain("answered by the stand-in");
   });
+});
+
+test("errors search asks a daemon of the same program and config with its token, and --local does not", async () => {
+  const answer = () => Response.json({ tool: "git", hits: [], notEmbedded: 0, notes: ["answered by the stand-in"] });
+  await withFakeDaemon(async (seen) => {
+    const r = await cli(home, ["errors", "search", "denied", "--tool", "git", "--other-tools", "-n", "3", "--json"]);
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout).notes).toEqual(["answered by the stand-in"]);
+    expect(seen[0]!.path).toBe(routeFor("searchErrors").path);
+    expect(seen[0]!.authorization).toBe(`Bearer ${stampedFile.token}`);
+    expect(seen[0]!.body).toEqual({ query: "denied", tool: "git", limit: 3, otherTools: true });
+    const text = await cli(home, ["errors", "search", "denied"]);
+    expect(text.stderr).toBe("memvoy: answered by the stand-in\nmemvoy: no error record matches\n");
+    const local = await cli(home, ["errors", "search", "denied", "--local", "--json"]);
+    expect(JSON.parse(local.stdout).hits.length).toBeGreaterThan(0);
+    expect(seen).toHaveLength(2);
+  }, answer);
+  // A daemon that refuses or fails the search leaves it to this process, which says what is wrong.
+  await withFakeDaemon(
+    async (seen) => {
+      const bad = await cli(home, ["errors", "search", "denied", "--limit", "0"]);
+      expect(bad.code).toBe(2);
+      expect(bad.stderr).toContain("limit");
+      expect(seen).toHaveLength(1);
+    },
+    () => Response.json({ error: { code: "X", message: "no" } }, { status: 400 }),
+  );
 });
 
 test("--local, role and sender filters, and a bad time search here", async () => {

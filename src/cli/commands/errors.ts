@@ -1,16 +1,21 @@
 // memvoy errors record|search|list|show|rm|sweep: the cross-session error memory.
 import type { ErrorRecord } from "../../app/memory-api.ts";
 import { CommandUsageError } from "../usage-errors.ts";
-import { nsToLocalSeconds } from "../../shared/time.ts";
+import { nsToLocalSeconds, parseTime } from "../../shared/time.ts";
 import { bool, num, str, type FlagSpecs, type Parsed } from "../args.ts";
 import { runSubcommand, usingAnyHome, type AnyHome, type CommandSpec, type SubcommandsSpec } from "../command.ts";
 import { bold, cyan, dim, printJson, println } from "../output.ts";
 import { lineText, terminalText } from "../../shared/terminal-text.ts";
 import { errorJson, errorSearchJson } from "../../app/api/json-shapes.ts";
+import type { ErrorRecordJson } from "../../app/api/json-types.ts";
+import type { SearchErrorsInput } from "../../app/api/memory-api.ts";
+import { homePaths, resolveHome } from "../../config/home.ts";
+import { loadConfigCached } from "../../config/load-cached.ts";
+import { errorSearchViaDaemon } from "../daemon-search.ts";
 
 export const usage = `
 Usage: memvoy errors record --tool T --error TEXT --fix TEXT [--cause TEXT] [--outcome O] [--keywords a,b]
-       memvoy errors search "<error text>" [--tool T [--other-tools]] [--limit N]
+       memvoy errors search "<error text>" [--tool T [--other-tools]] [--limit N] [--local]
        memvoy errors list [--tool T] [--outcome O] [--limit N]
        memvoy errors show ID
        memvoy errors rm ID
@@ -54,7 +59,7 @@ Secrets are redacted from every field before anything is stored or embedded.
   --keywords a,b  extra words to find it by (comma separated; may repeat)
 `,
   search: `
-Usage: memvoy errors search "<error text>" [--tool T [--other-tools]] [--limit N] [--json]
+Usage: memvoy errors search "<error text>" [--tool T [--other-tools]] [--limit N] [--local] [--json]
 
 Find the fixes recorded for errors like this one, in any session. Keyword matches (over
 error, cause, fix and keywords) and semantic matches (the error text's embedding) are
@@ -65,6 +70,9 @@ No match prints nothing on stdout (with --json: "hits": []).
   --tool T        only records of tool T
   --other-tools   with --tool: also other tools' records, after T's
   --limit N       at most N records (1-100, default 5)
+  --local         search in this process. By default, when the daemon runs for the home
+                  (same memvoy, same config), it answers: its index is open, and its worker
+                  has the vectors and the embedder loaded. The records are the same either way
 `,
   list: `
 Usage: memvoy errors list [--tool T] [--outcome resolved|failed|abandoned] [--limit N] [--json]
@@ -100,7 +108,12 @@ const SPECS: Record<string, FlagSpecs> = {
     outcome: { type: "string" },
     keywords: { type: "string", multiple: true },
   },
-  search: { tool: { type: "string" }, "other-tools": { type: "boolean" }, limit: { type: "number", short: "n" } },
+  search: {
+    tool: { type: "string" },
+    "other-tools": { type: "boolean" },
+    limit: { type: "number", short: "n" },
+    local: { type: "boolean" },
+  },
   list: { tool: { type: "string" }, outcome: { type: "string" }, limit: { type: "number", short: "n" } },
   show: {},
   rm: {},
@@ -150,6 +163,7 @@ const COMMAND: SubcommandsSpec = {
 export function run(argv: readonly string[]): Promise<number> {
   return runSubcommand(COMMAND, argv, async (sub, p) => {
     const stdin = readsStdin(sub, p) ? await new Response(Bun.stdin.stream()).text() : undefined;
+    if (sub === "search") return search(p, stdin);
     return usingAnyHome(p, `errors ${sub}`, (api) => COMMANDS[sub]!(api, p, stdin));
   });
 }
@@ -187,27 +201,6 @@ const COMMANDS: Record<string, Runner> = {
     return 0;
   },
 
-  async search(api, p, stdin) {
-    const query = stdin ?? p.positionals.join(" ");
-    const r = await api.searchErrors({
-      query,
-      tool: str(p, "tool"),
-      limit: num(p, "limit"),
-      otherTools: bool(p, "other-tools") || undefined,
-    });
-    if (bool(p, "json")) {
-      printJson(errorSearchJson(str(p, "tool"), r));
-      return 0;
-    }
-    notes(r.notes);
-    if (r.hits.length === 0) process.stderr.write("memvoy: no error record matches\n");
-    for (const h of r.hits) {
-      printRecord(h.record, `score ${h.score.toFixed(2)} · ${h.matchedBy.join("+")}`, 6);
-      println();
-    }
-    return 0;
-  },
-
   async list(api, p) {
     const r = await api.listErrors({
       tool: str(p, "tool"),
@@ -231,8 +224,8 @@ const COMMANDS: Record<string, Runner> = {
   },
 
   async show(api, p) {
-    const rec = await api.getError(p.positionals[0]!);
-    if (bool(p, "json")) printJson(errorJson(rec));
+    const rec = errorJson(await api.getError(p.positionals[0]!));
+    if (bool(p, "json")) printJson(rec);
     else printRecord(rec, `keywords: ${rec.keywords.join(", ") || "-"}`);
     return 0;
   },
@@ -259,6 +252,39 @@ const COMMANDS: Record<string, Runner> = {
   },
 };
 
+/** `errors search`: the daemon's answer when it runs for the home (unless --local), else this process's. */
+async function search(p: Parsed, stdin: string | undefined): Promise<number> {
+  const input: SearchErrorsInput = {
+    query: stdin ?? p.positionals.join(" "),
+    tool: str(p, "tool"),
+    limit: num(p, "limit"),
+    otherTools: bool(p, "other-tools") || undefined,
+  };
+  const paths = homePaths(resolveHome(p.flags.home as string | undefined, process.env));
+  const config = loadConfigCached(paths.config, process.env);
+  const answered = bool(p, "local") ? undefined : await errorSearchViaDaemon(paths.httpFile, config, input);
+  const r =
+    answered ??
+    (await usingAnyHome(
+      p,
+      "errors search",
+      async (api) => errorSearchJson(input.tool, await api.searchErrors(input)),
+      true,
+      config,
+    ));
+  if (bool(p, "json")) {
+    printJson(r);
+    return 0;
+  }
+  notes(r.notes);
+  if (r.hits.length === 0) process.stderr.write("memvoy: no error record matches\n");
+  for (const h of r.hits) {
+    printRecord(h, `score ${h.score.toFixed(2)} · ${h.matchedBy.join("+")}`, 6);
+    println();
+  }
+  return 0;
+}
+
 function notes(list: readonly string[]): void {
   for (const n of list) process.stderr.write(`memvoy: ${n}\n`);
 }
@@ -274,14 +300,16 @@ function indent(label: string, text: string, maxLines?: number): string {
   return `  ${dim(label)} ${lines.join("\n" + pad)}`;
 }
 
-function printRecord(rec: ErrorRecord, extra: string, maxErrorLines?: number): void {
-  const expires = nsToLocalSeconds(rec.expiresAt);
-  const last = rec.lastHitAt !== undefined ? ` · last hit ${nsToLocalSeconds(rec.lastHitAt)}` : "";
+/** A record as the API gives it (the daemon's answer or this process's, in one shape). */
+function printRecord(rec: ErrorRecordJson, extra: string, maxErrorLines?: number): void {
+  const at = (time: string) => nsToLocalSeconds(parseTime(time)!);
+  const expires = at(rec.expiresAt);
+  const last = rec.lastHitAt !== null ? ` · last hit ${at(rec.lastHitAt)}` : "";
   println(
     `${bold(rec.id)}  ${cyan(rec.tool)} ${dim(`${rec.outcome} · seen ${rec.occurrences}× · ${plural(rec.hits, "hit")}${last} · expires ${expires} · ${extra}`)}`,
   );
   println(indent("error:", rec.error, maxErrorLines));
-  if (rec.cause !== undefined) println(indent("cause:", rec.cause));
+  if (rec.cause !== null) println(indent("cause:", rec.cause));
   println(indent("fix:  ", rec.fix));
 }
 
