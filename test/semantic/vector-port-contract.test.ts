@@ -216,6 +216,36 @@ for (const impl of implementations) {
     );
 
     test(
+      "error vectors kept open for searches: another connection's writes, deletes and drop are seen (at once here, within the bound on a held remote handle), its own writes at once",
+      async () => {
+        const where = impl.fresh();
+        const writer = await openErrorVectors(where);
+        const reader = await openErrorVectors(where);
+        const bound = where.kind === "s3" ? BOUND_S * 1000 + 30_000 : 0;
+        const found = async (v: Float32Array) => (await reader.search("e:1:3", v, 5)).map((h) => h.id).sort();
+        await writer.upsert("e:1:3", 3, [{ id: "r1", vector: unit(1, 0, 0) }], { replace: false });
+        expect(await found(unit(1, 0, 0))).toEqual(["r1"]);
+        expect(await reader.sample("e:1:3", 8)).toHaveLength(1);
+        await writer.upsert("e:1:3", 3, [{ id: "r2", vector: unit(0, 1, 0) }], { replace: false });
+        expect(await within(bound, async () => (await found(unit(0, 1, 0))).join() === "r1,r2")).toBe(true);
+        // The sample is read again once the table has changed.
+        expect(await within(bound, async () => (await reader.sample("e:1:3", 8)).length === 2)).toBe(true);
+        await reader.upsert("e:1:3", 3, [{ id: "r3", vector: unit(0, 0, 1) }], { replace: false });
+        expect(await found(unit(0, 0, 1))).toEqual(["r1", "r2", "r3"]);
+        expect(await reader.sample("e:1:3", 8)).toHaveLength(3);
+        await writer.deleteIds(["r1"]);
+        expect(await within(bound, async () => (await found(unit(1, 0, 0))).join() === "r2,r3")).toBe(true);
+        await writer.upsert("other:1:2", 2, [{ id: "x", vector: unit(1, 0) }], { replace: false });
+        expect(await writer.dropAllBut("other:1:2")).toEqual(["e:1:3"]);
+        expect(await within(bound, async () => (await found(unit(1, 0, 0))).length === 0)).toBe(true);
+        expect(await reader.sample("e:1:3", 8)).toEqual([]);
+        writer.close();
+        reader.close();
+      },
+      T,
+    );
+
+    test(
       "another process's writes are seen by this one",
       async () => {
         const where = impl.fresh();

@@ -9,12 +9,16 @@ import {
   searchErrorFts,
 } from "../../storage/sqlite/error-memory-repo.ts";
 import type { MemoryContext } from "../memory-context.ts";
+import type { ErrorOutcome } from "./error-record.ts";
 import { errorFtsQuery } from "./error-query.ts";
 import { embedPendingErrors, errorEmbedder, errorVectorStore } from "./error-vectors.ts";
 import { wordMatcher } from "./word-match.ts";
 
 export interface Candidate {
   seq: bigint;
+  /** The record's tool and outcome (what ranking reads besides the scores). */
+  tool: string;
+  outcome: ErrorOutcome;
   /** bm25 magnitude (higher is better) for keyword candidates, cosine for semantic ones, coverage for words. */
   score: number;
   /** Word-level ranking score (rarer matches weigh more), for word candidates. */
@@ -63,7 +67,7 @@ export async function wordCandidates(
   const out: Candidate[] = [];
   records.forEach((r, i) => {
     const { cover, rank } = scores[i]!;
-    if (cover > 0) out.push({ seq: r.seq, score: cover, rank });
+    if (cover > 0) out.push({ seq: r.seq, tool: r.tool, outcome: r.outcome, score: cover, rank });
   });
   return out;
 }
@@ -77,7 +81,12 @@ export function keywordCandidates(
 ): Candidate[] {
   const match = errorFtsQuery(query);
   if (!match) return [];
-  return searchErrorFts(ctx.db, match, now, tool, pool).map((c) => ({ seq: c.seq, score: -c.rank }));
+  return searchErrorFts(ctx.db, match, now, tool, pool).map((c) => ({
+    seq: c.seq,
+    tool: c.tool,
+    outcome: c.outcome,
+    score: -c.rank,
+  }));
 }
 
 export async function semanticCandidates(
@@ -107,7 +116,7 @@ export async function semanticCandidates(
     // Vectors of deleted or expired records linger until the sweep; a stale vector of a changed record is skipped too.
     if (!row || row.embeddedBy !== embedder.id) continue;
     if (tool !== undefined && row.tool.toLowerCase() !== tool.toLowerCase()) continue;
-    semantic.push({ seq: row.seq, score: h.score });
+    semantic.push({ seq: row.seq, tool: row.tool, outcome: row.outcome, score: h.score });
   }
   return { semantic, background, notEmbedded };
 }

@@ -3,7 +3,7 @@
 import { getLiveBySeqs, touchHits } from "../../storage/sqlite/error-memory-repo.ts";
 import { withWriteLock } from "../../storage/sqlite/write-lock.ts";
 import type { MemoryContext } from "../memory-context.ts";
-import { collectCandidates } from "./error-candidates.ts";
+import { collectCandidates, type Candidate } from "./error-candidates.ts";
 import { checkSearchInput } from "./error-input.ts";
 import { toErrorRecord, type ErrorRecord } from "./error-record.ts";
 import { rankErrors, type RankInput } from "./rank-errors.ts";
@@ -33,33 +33,19 @@ export async function searchErrors(ctx: MemoryContext, raw: unknown): Promise<Er
   const pool = Math.max(50, o.limit * 10);
   const c = await collectCandidates(ctx, query, start, narrow, pool);
 
-  const rows = new Map(
-    getLiveBySeqs(ctx.db, [...new Set([...c.keyword, ...c.semantic, ...c.words].map((x) => x.seq))], start).map((r) => [
-      r.seq,
-      r,
-    ]),
-  );
+  // Every candidate is a live record at `start`, read with its tool and outcome.
   const items = new Map<bigint, RankInput>();
-  const item = (seq: bigint) => {
-    let it = items.get(seq);
-    const row = rows.get(seq);
-    if (!it && row) items.set(seq, (it = { seq, tool: row.tool, outcome: row.outcome }));
+  const item = (x: Candidate) => {
+    let it = items.get(x.seq);
+    if (!it) items.set(x.seq, (it = { seq: x.seq, tool: x.tool, outcome: x.outcome }));
     return it;
   };
-  for (const k of c.keyword) {
-    const it = item(k.seq);
-    if (it) it.keyword = k.score;
-  }
-  for (const s of c.semantic) {
-    const it = item(s.seq);
-    if (it) it.semantic = s.score;
-  }
+  for (const k of c.keyword) item(k).keyword = k.score;
+  for (const s of c.semantic) item(s).semantic = s.score;
   for (const w of c.words) {
-    const it = item(w.seq);
-    if (it) {
-      it.words = w.score;
-      it.wordRank = w.rank;
-    }
+    const it = item(w);
+    it.words = w.score;
+    it.wordRank = w.rank;
   }
   const ranked = rankErrors([...items.values()], c.background, o.tool).slice(0, o.limit);
   if (ranked.length === 0) return { hits: [], notEmbedded: c.notEmbedded, notes: c.notes };

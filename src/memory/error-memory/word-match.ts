@@ -231,6 +231,7 @@ export class WordMatcher {
       return w;
     });
     const prior = tools ? this.toolPrior(query, [...new Set(tools)]) : undefined;
+    const pairs = queryPairs(query);
     return docs.map((d, di) => {
       const row = m[di]!;
       const toolScore = prior ? TOOL_PRIOR * prior.get(tools![di]!)! : 0;
@@ -240,7 +241,7 @@ export class WordMatcher {
         num += q.weight * row[qi]!;
         rank += q.weight * idf[qi]! * row[qi]!;
       });
-      const bonus = PAIR_BONUS * sharedPairs(query, d);
+      const bonus = PAIR_BONUS * sharedPairs(pairs, d);
       return {
         cover: den > 0 ? Math.min(1, num / den + bonus) : 0,
         rank: rankDen > 0 ? Math.min(1, rank / rankDen + toolScore + bonus) : 0,
@@ -290,14 +291,28 @@ function isPrefixPair(a: string, b: string): boolean {
   return a.length < b.length ? b.startsWith(a) : a.startsWith(b);
 }
 
-/** How many of the query's adjacent word pairs are adjacent in the document (at most 2). */
-function sharedPairs(query: readonly Word[], doc: readonly Word[]): number {
-  if (query.length < 2) return 0;
-  const pairs = new Set<string>();
-  for (let i = 1; i < doc.length; i++) pairs.add(`${doc[i - 1]!.stem} ${doc[i]!.stem}`);
-  let n = 0;
+/** The adjacent stem pairs of each document seen ("a b"): a record's words are kept, so are its pairs. */
+const docPairs = new WeakMap<readonly Word[], Set<string>>();
+
+/** The query's adjacent word pairs ("a b"), error classes left out. */
+function queryPairs(query: readonly Word[]): string[] {
+  const out: string[] = [];
   for (let i = 1; i < query.length; i++)
-    if (query[i]!.stem[0] !== "#" && pairs.has(`${query[i - 1]!.stem} ${query[i]!.stem}`)) n++;
+    if (query[i]!.stem[0] !== "#") out.push(`${query[i - 1]!.stem} ${query[i]!.stem}`);
+  return out;
+}
+
+/** How many of the query's adjacent word pairs (queryPairs) are adjacent in the document (at most 2). */
+function sharedPairs(pairs: readonly string[], doc: readonly Word[]): number {
+  if (pairs.length === 0) return 0;
+  let docs = docPairs.get(doc);
+  if (!docs) {
+    docs = new Set<string>();
+    for (let i = 1; i < doc.length; i++) docs.add(`${doc[i - 1]!.stem} ${doc[i]!.stem}`);
+    docPairs.set(doc, docs);
+  }
+  let n = 0;
+  for (const p of pairs) if (docs.has(p)) n++;
   return Math.min(2, n);
 }
 

@@ -53,8 +53,58 @@ export class ErrorVectorStore extends ConnectedStore implements ErrorVectors {
     }
   }
 
+  /** Tables kept open for searches, by embedder id: a kept handle sees other processes' commits (connect-store.ts). */
+  readonly #reading = new Map<string, Promise<Table | undefined>>();
+  /** The last sample of each table, with the table version it was read at. */
+  readonly #samples = new Map<string, { version: number; n: number; vectors: Float32Array[] }>();
+
   private open(embedderId: string): Promise<Table | undefined> {
     return openIfExists(this.conn, errorTableName(embedderId));
+  }
+
+  /**
+   * `read` on the kept handle of `embedderId`'s table; `none` when the table does not exist. A table dropped or
+   * cleaned by another process since is opened again, once.
+   */
+  private async reading<T>(embedderId: string, read: (t: Table) => Promise<T>, none: T): Promise<T> {
+    for (let attempt = 0; ; attempt++) {
+      let p = this.#reading.get(embedderId);
+      if (!p) this.#reading.set(embedderId, (p = this.open(embedderId)));
+      const t = await p.catch((err) => {
+        this.#reading.delete(embedderId);
+        throw err;
+      });
+      if (!t) {
+        this.#reading.delete(embedderId); // created later, by this process or another
+        return none;
+      }
+      try {
+        return await read(t);
+      } catch (err) {
+        this.#forget(embedderId);
+        if (attempt >= 1) throw err;
+      }
+    }
+  }
+
+  /** Close the kept handle of one table (after a write here: a remote store's handle may not see it at once). */
+  #forget(embedderId: string): void {
+    const p = this.#reading.get(embedderId);
+    this.#reading.delete(embedderId);
+    this.#samples.delete(embedderId);
+    void p?.then(
+      (t) => t?.close(),
+      () => {},
+    );
+  }
+
+  #forgetAll(): void {
+    for (const id of [...this.#reading.keys()]) this.#forget(id);
+  }
+
+  override close(): void {
+    this.#forgetAll();
+    super.close();
   }
 
   private async openOrCreate(embedderId: string, dim: number): Promise<Table> {
@@ -104,6 +154,7 @@ export class ErrorVectorStore extends ConnectedStore implements ErrorVectors {
       if ((await t.stats()).fragmentStats.numSmallFragments >= COMPACT_AT_FRAGMENTS) await optimize(t);
     } finally {
       t.close();
+      this.#forget(embedderId);
       this.committed();
     }
   }
@@ -119,33 +170,41 @@ export class ErrorVectorStore extends ConnectedStore implements ErrorVectors {
     onlyIds?: readonly string[],
   ): Promise<ErrorVectorHit[]> {
     if (onlyIds && onlyIds.length === 0) return [];
-    const t = await this.open(embedderId);
-    if (!t) return [];
-    try {
-      let q = t.vectorSearch(Array.from(vector)).distanceType("cosine").select(["id"]).limit(limit);
-      if (onlyIds) q = q.where(`id IN (${onlyIds.map(quote).join(", ")})`);
-      const rows = (await q.toArray()) as {
-        id: string;
-        _distance: number;
-      }[];
-      return rows.map((r) => ({ id: r.id, score: 1 - r._distance }));
-    } finally {
-      t.close();
-    }
+    return this.reading(
+      embedderId,
+      async (t) => {
+        let q = t.vectorSearch(Array.from(vector)).distanceType("cosine").select(["id"]).limit(limit);
+        if (onlyIds) q = q.where(`id IN (${onlyIds.map(quote).join(", ")})`);
+        const rows = (await q.toArray()) as {
+          id: string;
+          _distance: number;
+        }[];
+        return rows.map((r) => ({ id: r.id, score: 1 - r._distance }));
+      },
+      [],
+    );
   }
 
-  /** Up to `n` stored vectors in storage order (a sample of the corpus, unrelated to any query). */
+  /**
+   * Up to `n` stored vectors in storage order (a sample of the corpus, unrelated to any query); read again only
+   * when the table has changed since the last one.
+   */
   async sample(embedderId: string, n: number): Promise<Float32Array[]> {
-    const t = await this.open(embedderId);
-    if (!t) return [];
-    try {
-      const rows = (await t.query().select(["vector"]).limit(n).toArray()) as {
-        vector: { toArray(): Float32Array } | number[];
-      }[];
-      return rows.map((r) => toFloat32(r.vector));
-    } finally {
-      t.close();
-    }
+    return this.reading(
+      embedderId,
+      async (t) => {
+        const version = await t.version();
+        const kept = this.#samples.get(embedderId);
+        if (kept?.version === version && kept.n === n) return kept.vectors;
+        const rows = (await t.query().select(["vector"]).limit(n).toArray()) as {
+          vector: { toArray(): Float32Array } | number[];
+        }[];
+        const vectors = rows.map((r) => toFloat32(r.vector));
+        this.#samples.set(embedderId, { version, n, vectors });
+        return vectors;
+      },
+      [],
+    );
   }
 
   /** Every stored row of `embedderId`'s table, one Arrow batch at a time. */
@@ -170,19 +229,23 @@ export class ErrorVectorStore extends ConnectedStore implements ErrorVectors {
   /** Delete these record ids from every error table. */
   async deleteIds(ids: readonly string[], probe: readonly string[] = []): Promise<void> {
     if (ids.length === 0) return;
-    for (const { name } of await this.tables(probe)) {
-      const t = await this.conn.openTable(name);
-      try {
-        for (let i = 0; i < ids.length; i += 500)
-          await t.delete(
-            `id IN (${ids
-              .slice(i, i + 500)
-              .map(quote)
-              .join(", ")})`,
-          );
-      } finally {
-        t.close();
+    try {
+      for (const { name } of await this.tables(probe)) {
+        const t = await this.conn.openTable(name);
+        try {
+          for (let i = 0; i < ids.length; i += 500)
+            await t.delete(
+              `id IN (${ids
+                .slice(i, i + 500)
+                .map(quote)
+                .join(", ")})`,
+            );
+        } finally {
+          t.close();
+        }
       }
+    } finally {
+      this.#forgetAll();
     }
     this.committed();
   }
@@ -203,6 +266,7 @@ export class ErrorVectorStore extends ConnectedStore implements ErrorVectors {
     const dropped: string[] = [];
     for (const t of await this.tables()) {
       if (t.embedderId === embedderId) continue;
+      this.#forget(t.embedderId);
       await this.conn.dropTable(t.name);
       dropped.push(t.embedderId);
     }
@@ -212,13 +276,17 @@ export class ErrorVectorStore extends ConnectedStore implements ErrorVectors {
 
   /** Compact small fragments and drop old versions (each record adds a fragment). */
   async maintain(): Promise<void> {
-    for (const { name } of await this.tables()) {
-      const t = await this.conn.openTable(name);
-      try {
-        await optimize(t);
-      } finally {
-        t.close();
+    try {
+      for (const { name } of await this.tables()) {
+        const t = await this.conn.openTable(name);
+        try {
+          await optimize(t);
+        } finally {
+          t.close();
+        }
       }
+    } finally {
+      this.#forgetAll();
     }
     this.committed();
   }

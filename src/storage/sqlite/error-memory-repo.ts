@@ -191,6 +191,8 @@ export function countLive(db: Database, f: ListFilter, now: bigint): number {
 
 export interface KeywordCandidate {
   seq: bigint;
+  tool: string;
+  outcome: ErrorOutcome;
   /** bm25 (lower is better). */
   rank: number;
 }
@@ -205,7 +207,8 @@ export function searchErrorFts(
 ): KeywordCandidate[] {
   const args: (string | bigint | number)[] = [match, now];
   let sql =
-    "SELECT e.seq AS seq, bm25(error_records_fts, 4.0, 1.5, 1.0, 2.0) AS rank FROM error_records_fts " +
+    "SELECT e.seq AS seq, e.tool AS tool, e.outcome AS outcome, bm25(error_records_fts, 4.0, 1.5, 1.0, 2.0) AS rank " +
+    "FROM error_records_fts " +
     "JOIN error_records e ON e.seq = error_records_fts.rowid WHERE error_records_fts MATCH ? AND e.expires_at > ?";
   sql = andWhere(sql, args, "e.tool = ?", tool);
   sql += " ORDER BY rank LIMIT ?";
@@ -279,17 +282,26 @@ export function liveTexts(
   now: bigint,
   tool: string | undefined,
   limit: number,
-): { seq: bigint; tool: string; error: string; other: string }[] {
+): { seq: bigint; tool: string; outcome: ErrorOutcome; error: string; other: string }[] {
   const where = tool !== undefined ? "AND tool = ? COLLATE NOCASE" : "";
   const args: (string | bigint | number)[] = tool !== undefined ? [now, tool, limit] : [now, limit];
   const rows = db
     .query(
-      `SELECT seq, tool, error, coalesce(cause, '') AS cause, fix, keywords FROM error_records WHERE expires_at > ? ${where} ORDER BY seq DESC LIMIT ?`,
+      `SELECT seq, tool, outcome, error, coalesce(cause, '') AS cause, fix, keywords FROM error_records WHERE expires_at > ? ${where} ORDER BY seq DESC LIMIT ?`,
     )
-    .all(...args) as { seq: bigint; tool: string; error: string; cause: string; fix: string; keywords: string }[];
+    .all(...args) as {
+    seq: bigint;
+    tool: string;
+    outcome: ErrorOutcome;
+    error: string;
+    cause: string;
+    fix: string;
+    keywords: string;
+  }[];
   return rows.map((r) => ({
     seq: r.seq,
     tool: r.tool,
+    outcome: r.outcome,
     error: r.error,
     other: `${r.cause}\n${r.fix}\n${(JSON.parse(r.keywords) as string[]).join(" ")}`,
   }));
