@@ -139,6 +139,38 @@ test("errors search: with the daemon running, its answers are the local ones, in
   expect(JSON.parse(shown.stdout).hits[0].hits).toBeGreaterThanOrEqual(4);
 });
 
+test("errors record: the daemon stores the record this process would, and a second record of it merges", async () => {
+  const args = [
+    "errors",
+    "record",
+    "--tool",
+    "kubectl",
+    "--error",
+    "error: You must be logged in to the server (Unauthorized) token=ghp_abcdefghijklmnopqrstuvwxyz0123456789",
+    "--fix",
+    "kubectl config use-context prod, then log in again",
+    "--keywords",
+    "auth,login",
+    "--keywords",
+    "context",
+  ];
+  const asked = await cli(home, [...args, "--json"]);
+  expect(asked.code).toBe(0);
+  const r = JSON.parse(asked.stdout);
+  expect(r.merged).toBe(false);
+  expect(r.redacted.length).toBeGreaterThan(0);
+  expect(r.record.error).not.toContain("ghp_abcdefghijklmnopqrstuvwxyz0123456789");
+  expect(r.record.keywords).toEqual(["auth", "login", "context"]);
+  const shown = await cli(home, ["errors", "show", r.record.id, "--json"]);
+  expect(unstamped(shown.stdout)).toBe(unstamped(JSON.stringify(r.record)));
+  // The same error again, from this process: it merges into the daemon's record.
+  const again = await cli(home, [...args, "--local", "--json"]);
+  expect(JSON.parse(again.stdout)).toMatchObject({ merged: true, record: { id: r.record.id, occurrences: 2 } });
+  const text = await cli(home, args);
+  expect(text.stdout).toContain(`updated ${r.record.id} (kubectl, resolved): the same error, seen 3 times`);
+  expect(text.stderr).toContain("memvoy: redacted before storing:");
+});
+
 interface Seen {
   path: string;
   authorization: string | null;
@@ -229,6 +261,72 @@ test("errors search asks a daemon of the same program and config with its token,
     },
     () => Response.json({ error: { code: "X", message: "no" } }, { status: 400 }),
   );
+});
+
+test("errors record asks a daemon of the same program and config; --local, a refusal or a failure record here", async () => {
+  const record = [
+    "errors",
+    "record",
+    "--tool",
+    "make",
+    "--error",
+    "make: *** No rule to make target 'all'",
+    "--fix",
+    "add the all target",
+  ];
+  const stored = {
+    record: {
+      id: "0000aaaa",
+      tool: "make",
+      error: "make: *** No rule to make target 'all'",
+      cause: null,
+      fix: "add the all target",
+      outcome: "resolved",
+      keywords: [],
+      createdAt: "2026-01-01T00:00:00.000000000Z",
+      updatedAt: "2026-01-01T00:00:00.000000000Z",
+      lastHitAt: null,
+      expiresAt: "2026-04-01T00:00:00.000000000Z",
+      hits: 0,
+      occurrences: 1,
+      embedded: true,
+    },
+    merged: false,
+    redacted: [],
+    notes: ["stored by the stand-in"],
+  };
+  await withFakeDaemon(
+    async (seen) => {
+      const r = await cli(home, [...record, "--outcome", "failed", "--json"]);
+      expect(r.code).toBe(0);
+      expect(JSON.parse(r.stdout)).toEqual(stored);
+      expect(seen[0]!.path).toBe(routeFor("recordError").path);
+      expect(seen[0]!.authorization).toBe(`Bearer ${stampedFile.token}`);
+      expect(seen[0]!.body).toEqual({
+        tool: "make",
+        error: "make: *** No rule to make target 'all'",
+        fix: "add the all target",
+        outcome: "failed",
+      });
+      const text = await cli(home, record);
+      expect(text.stdout).toBe("recorded 0000aaaa (make, resolved)\n");
+      expect(text.stderr).toBe("memvoy: stored by the stand-in\n");
+      const local = await cli(home, [...record, "--local", "--json"]);
+      expect(JSON.parse(local.stdout).record.id).not.toBe("0000aaaa");
+      expect(seen).toHaveLength(2);
+    },
+    () => Response.json(stored),
+  );
+  for (const status of [400, 500])
+    await withFakeDaemon(
+      async (seen) => {
+        const r = await cli(home, [...record, "--json"]);
+        expect(r.code).toBe(0);
+        expect(seen).toHaveLength(1);
+        expect(JSON.parse(r.stdout).record.id).not.toBe("0000aaaa");
+      },
+      () => Response.json({ error: { code: "X", message: "no" } }, { status }),
+    );
 });
 
 test("--local, role and sender filters, and a bad time search here", async () => {
@@ -339,7 +437,7 @@ test("compiled binary: its daemon answers the same hits as --local, and its stam
 });
 
 test("a daemon that does not answer in time: one line on stderr, and the search is left to this process", async () => {
-  const { DAEMON_SEARCH, searchViaDaemon } = await import("../../src/cli/daemon-search.ts");
+  const { DAEMON_SEARCH, searchViaDaemon } = await import("../../src/cli/ask-daemon.ts");
   const { programStamp } = await import("../../src/config/program-stamp.ts");
   const { loadConfig } = await import("../../src/config/load.ts");
   const h = makeTempDir("memvoy-home-");

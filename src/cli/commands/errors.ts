@@ -7,14 +7,15 @@ import { runSubcommand, usingAnyHome, type AnyHome, type CommandSpec, type Subco
 import { bold, cyan, dim, printJson, println } from "../output.ts";
 import { lineText, terminalText } from "../../shared/terminal-text.ts";
 import { errorJson, errorSearchJson } from "../../app/api/json-shapes.ts";
-import type { ErrorRecordJson } from "../../app/api/json-types.ts";
-import type { SearchErrorsInput } from "../../app/api/memory-api.ts";
+import type { ErrorRecordJson, RecordErrorResultJson } from "../../app/api/json-types.ts";
+import type { RecordErrorInput, SearchErrorsInput } from "../../app/api/memory-api.ts";
 import { homePaths, resolveHome } from "../../config/home.ts";
 import { loadConfigCached } from "../../config/load-cached.ts";
-import { errorSearchViaDaemon } from "../daemon-search.ts";
+import { askHomeDaemon } from "../ask-daemon.ts";
+import type { Config } from "../../config/schema.ts";
 
 export const usage = `
-Usage: memvoy errors record --tool T --error TEXT --fix TEXT [--cause TEXT] [--outcome O] [--keywords a,b]
+Usage: memvoy errors record --tool T --error TEXT --fix TEXT [--cause TEXT] [--outcome O] [--keywords a,b] [--local]
        memvoy errors search "<error text>" [--tool T [--other-tools]] [--limit N] [--local]
        memvoy errors list [--tool T] [--outcome O] [--limit N]
        memvoy errors show ID
@@ -43,7 +44,8 @@ session. Reset and rm of a session never touch it. A record lives error_memory.t
 
 const USAGES: Record<string, string> = {
   record: `
-Usage: memvoy errors record --tool T --error TEXT --fix TEXT [--cause TEXT] [--outcome O] [--keywords a,b] [--json]
+Usage: memvoy errors record --tool T --error TEXT --fix TEXT [--cause TEXT] [--outcome O] [--keywords a,b]
+                           [--local] [--json]
 
 Store a tool error and its fix. The same tool + error signature (the error with numbers,
 paths, ids, hex and quoted parts normalised away) updates the existing record instead:
@@ -57,6 +59,9 @@ Secrets are redacted from every field before anything is stored or embedded.
   --outcome O     resolved (default), failed (the approach is proven not to work)
                   or abandoned (gave up after several approaches)
   --keywords a,b  extra words to find it by (comma separated; may repeat)
+  --local         store it from this process. By default, when the daemon runs for the
+                  home (same memvoy, same config), it stores it: its worker has the vector
+                  store and the embedder loaded. The record is the same either way
 `,
   search: `
 Usage: memvoy errors search "<error text>" [--tool T [--other-tools]] [--limit N] [--local] [--json]
@@ -107,6 +112,7 @@ const SPECS: Record<string, FlagSpecs> = {
     cause: { type: "string" },
     outcome: { type: "string" },
     keywords: { type: "string", multiple: true },
+    local: { type: "boolean" },
   },
   search: {
     tool: { type: "string" },
@@ -164,6 +170,7 @@ export function run(argv: readonly string[]): Promise<number> {
   return runSubcommand(COMMAND, argv, async (sub, p) => {
     const stdin = readsStdin(sub, p) ? await new Response(Bun.stdin.stream()).text() : undefined;
     if (sub === "search") return search(p, stdin);
+    if (sub === "record") return record(p, stdin);
     return usingAnyHome(p, `errors ${sub}`, (api) => COMMANDS[sub]!(api, p, stdin));
   });
 }
@@ -177,30 +184,6 @@ function readsStdin(sub: string, p: Parsed): boolean {
 type Runner = (api: AnyHome, p: Parsed, stdin: string | undefined) => Promise<number>;
 
 const COMMANDS: Record<string, Runner> = {
-  async record(api, p, stdin) {
-    const r = await api.recordError({
-      tool: str(p, "tool")!,
-      error: stdin ?? str(p, "error")!,
-      fix: str(p, "fix")!,
-      cause: str(p, "cause"),
-      outcome: str(p, "outcome") as ErrorRecord["outcome"] | undefined,
-      keywords: p.flags.keywords as string[] | undefined,
-    });
-    if (bool(p, "json")) {
-      printJson({ record: errorJson(r.record), merged: r.merged, redacted: r.redacted, notes: r.notes });
-      return 0;
-    }
-    notes(r.notes);
-    if (r.redacted.length > 0) process.stderr.write(`memvoy: redacted before storing: ${r.redacted.join(", ")}\n`);
-    const rec = r.record;
-    println(
-      r.merged
-        ? `updated ${bold(rec.id)} (${rec.tool}, ${rec.outcome}): the same error, seen ${rec.occurrences} times`
-        : `recorded ${bold(rec.id)} (${rec.tool}, ${rec.outcome})`,
-    );
-    return 0;
-  },
-
   async list(api, p) {
     const r = await api.listErrors({
       tool: str(p, "tool"),
@@ -252,6 +235,64 @@ const COMMANDS: Record<string, Runner> = {
   },
 };
 
+/**
+ * The daemon's answer to a POST of `route` when it runs for the home (unless --local), else `local`'s in this
+ * process; `here` says what the command does when the daemon does not answer in time.
+ */
+async function daemonOrLocal<T>(
+  p: Parsed,
+  command: string,
+  route: string,
+  input: object,
+  local: (api: AnyHome) => Promise<T>,
+  here: string,
+): Promise<T> {
+  let config: Config | undefined;
+  if (!bool(p, "local")) {
+    const paths = homePaths(resolveHome(p.flags.home as string | undefined, process.env));
+    config = loadConfigCached(paths.config, process.env);
+    const answered = await askHomeDaemon<T>(paths.httpFile, config, route, input, here);
+    if (answered !== undefined) return answered;
+  }
+  return usingAnyHome(p, command, local, true, config);
+}
+
+/** `errors record`: stored by the daemon when it runs for the home (unless --local), else by this process. */
+async function record(p: Parsed, stdin: string | undefined): Promise<number> {
+  const input: RecordErrorInput = {
+    tool: str(p, "tool")!,
+    error: stdin ?? str(p, "error")!,
+    fix: str(p, "fix")!,
+    cause: str(p, "cause"),
+    outcome: str(p, "outcome") as ErrorRecordJson["outcome"] | undefined,
+    keywords: p.flags.keywords as string[] | undefined,
+  };
+  const r = await daemonOrLocal(
+    p,
+    "errors record",
+    "/v1/errors",
+    input,
+    async (api): Promise<RecordErrorResultJson> => {
+      const r = await api.recordError(input);
+      return { record: errorJson(r.record), merged: r.merged, redacted: r.redacted, notes: r.notes };
+    },
+    "recording here",
+  );
+  if (bool(p, "json")) {
+    printJson(r);
+    return 0;
+  }
+  notes(r.notes);
+  if (r.redacted.length > 0) process.stderr.write(`memvoy: redacted before storing: ${r.redacted.join(", ")}\n`);
+  const rec = r.record;
+  println(
+    r.merged
+      ? `updated ${bold(rec.id)} (${rec.tool}, ${rec.outcome}): the same error, seen ${rec.occurrences} times`
+      : `recorded ${bold(rec.id)} (${rec.tool}, ${rec.outcome})`,
+  );
+  return 0;
+}
+
 /** `errors search`: the daemon's answer when it runs for the home (unless --local), else this process's. */
 async function search(p: Parsed, stdin: string | undefined): Promise<number> {
   const input: SearchErrorsInput = {
@@ -260,18 +301,14 @@ async function search(p: Parsed, stdin: string | undefined): Promise<number> {
     limit: num(p, "limit"),
     otherTools: bool(p, "other-tools") || undefined,
   };
-  const paths = homePaths(resolveHome(p.flags.home as string | undefined, process.env));
-  const config = loadConfigCached(paths.config, process.env);
-  const answered = bool(p, "local") ? undefined : await errorSearchViaDaemon(paths.httpFile, config, input);
-  const r =
-    answered ??
-    (await usingAnyHome(
-      p,
-      "errors search",
-      async (api) => errorSearchJson(input.tool, await api.searchErrors(input)),
-      true,
-      config,
-    ));
+  const r = await daemonOrLocal(
+    p,
+    "errors search",
+    "/v1/errors/search",
+    input,
+    async (api) => errorSearchJson(input.tool, await api.searchErrors(input)),
+    "searching here",
+  );
   if (bool(p, "json")) {
     printJson(r);
     return 0;

@@ -12,7 +12,7 @@ import { searchJson } from "../../app/api/json-shapes.ts";
 import type { SearchResultJson } from "../../app/api/json-types.ts";
 import { homePaths, resolveHome } from "../../config/home.ts";
 import { loadConfigCached } from "../../config/load-cached.ts";
-import { searchViaDaemon, type CliSearch } from "../daemon-search.ts";
+import { searchViaDaemon, type CliSearch } from "../ask-daemon.ts";
 
 export const usage = `
 Usage: memvoy search QUERY [--session S] [--match keyword|semantic|hybrid] [--range 1d|7d|30d|1y|all]

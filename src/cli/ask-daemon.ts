@@ -1,9 +1,10 @@
-// A search (of messages or of error memory) answered by the daemon running for the home: its index is open and its
-// caches warm, and its worker has LanceDB loaded, so a one-shot command skips opening the home, and a semantic
-// search skips loading the vectors. Only a daemon of this very program and config (programStamp in
-// <home>/http.json) is asked; with none, or when it cannot answer, the command searches in its own process.
-import type { SearchErrorsInput, SearchInput } from "../app/api/memory-api.ts";
-import type { ErrorSearchResultJson, SearchResultJson } from "../app/api/json-types.ts";
+// A search (of messages or of error memory) or an error record handled by the daemon running for the home: its index
+// is open and its caches warm, and its worker has LanceDB and the embedder loaded, so a one-shot command skips
+// opening the home, and a semantic search or an error search or record skips loading the vectors. Only a daemon of
+// this very program and config (programStamp in <home>/http.json) is asked; with none, or when it cannot answer,
+// the command does the work in its own process.
+import type { SearchInput } from "../app/api/memory-api.ts";
+import type { SearchResultJson } from "../app/api/json-types.ts";
 import { programStamp } from "../config/program-stamp.ts";
 import type { Config } from "../config/schema.ts";
 import { readHttpFile, type HttpFile } from "../http/http-file.ts";
@@ -52,9 +53,10 @@ function ownDaemon(httpFile: string, config: Config): HttpFile | undefined {
 
 /**
  * The daemon's answer to `route` (a POST of the HTTP API, routes.ts), or undefined when it refuses the input (the
- * local call then says what is wrong in its own words), fails, or does not answer in time.
+ * local call then says what is wrong in its own words), fails, or does not answer in time (`here` then says what
+ * the command does instead).
  */
-async function askDaemon<T>(f: HttpFile, route: string, body: object): Promise<T | undefined> {
+async function askDaemon<T>(f: HttpFile, route: string, body: object, here = "searching here"): Promise<T | undefined> {
   // A bare request, not HttpMemoryApi: its own check of the input (the API's schemas) would cost this one-shot
   // process about 2 ms, and the daemon checks the input anyway.
   try {
@@ -69,9 +71,7 @@ async function askDaemon<T>(f: HttpFile, route: string, body: object): Promise<T
   } catch (err) {
     // A daemon gone since is not worth a word; one that does not answer is.
     if ((err as { name?: string }).name === "TimeoutError")
-      process.stderr.write(
-        `memvoy: the daemon did not answer within ${DAEMON_SEARCH.timeoutMs / 1000} s; searching here\n`,
-      );
+      process.stderr.write(`memvoy: the daemon did not answer within ${DAEMON_SEARCH.timeoutMs / 1000} s; ${here}\n`);
     return undefined;
   }
 }
@@ -105,12 +105,18 @@ export async function searchViaDaemon(
   return askDaemon<SearchResultJson>(f, "/v1/search", input);
 }
 
-/** The daemon's answer to an error-memory search (see searchViaDaemon), or undefined. */
-export function errorSearchViaDaemon(
+/**
+ * The answer of the daemon running for the home to a POST of `route` (see askDaemon), or undefined; `here` is what
+ * the command does when the daemon does not answer in time. A write the daemon made before it failed or timed out
+ * is made again by the command (an error record then merges into it: one more occurrence).
+ */
+export function askHomeDaemon<T>(
   httpFile: string,
   config: Config,
-  input: SearchErrorsInput,
-): Promise<ErrorSearchResultJson | undefined> {
+  route: string,
+  body: object,
+  here?: string,
+): Promise<T | undefined> {
   const f = ownDaemon(httpFile, config);
-  return f ? askDaemon<ErrorSearchResultJson>(f, "/v1/errors/search", input) : Promise.resolve(undefined);
+  return f ? askDaemon<T>(f, route, body, here) : Promise.resolve(undefined);
 }
