@@ -10,13 +10,25 @@ export interface QueryFocus {
   sender?: string;
 }
 
+/**
+ * One form for the letters a case-insensitive Unicode expression takes as one (ß and ẞ, K and the Kelvin sign, σ
+ * and ς): each character alone (no final-sigma context) through lower, upper and lower case. Equal forms are
+ * necessary for a match, not sufficient.
+ */
+const caseless = (s: string) => Array.from(s, (c) => c.toLowerCase().toUpperCase().toLowerCase()).join("");
+/** The caseless forms of a list of names (the lists come from a per-connection cache: the same array each search). */
+const caselessLists = new WeakMap<readonly string[], string[]>();
 const escapeRegex = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 
 export function queryFocus(query: string, senders: readonly string[]): QueryFocus {
   let text = query;
   const named: string[] = [];
-  for (const s of senders) {
-    if (s.trim().length < 2) continue;
+  // A name the query cannot hold in any case is not looked for (a Unicode regular expression per name costs).
+  const folded = caseless(query);
+  let names = caselessLists.get(senders);
+  if (!names) caselessLists.set(senders, (names = senders.map(caseless)));
+  for (const [i, s] of senders.entries()) {
+    if (s.trim().length < 2 || !folded.includes(names[i]!)) continue;
     const re = new RegExp(`(?<![\\p{L}\\p{N}])${escapeRegex(s)}(?:['’]s)?(?![\\p{L}\\p{N}])`, "giu");
     if (!re.test(text)) continue;
     named.push(s);

@@ -194,3 +194,26 @@ test("a participant named in the query becomes a sender preference", () => {
   expect(queryFocus("Caroline", ["Caroline"])).toEqual({ text: "Caroline", sender: "Caroline" });
   expect(queryFocus("carolines research", ["Caroline"])).toEqual({ text: "carolines research" });
 });
+
+test("a participant is named in any case the Unicode case folding allows", () => {
+  const named = (query: string, sender: string) => queryFocus(query, [sender]).sender === sender;
+  expect(named("what did \u1E9ETRA\u1E9EE say", "\u00DFtra\u00DFe")).toBe(true); // ẞ and ß
+  expect(named("\u212Aim said so", "kim")).toBe(true); // the Kelvin sign
+  expect(named("\u03A3\u0391\u03A3's team", "\u03C3\u03B1\u03C2")).toBe(true); // a final sigma
+  expect(named("what did JOSÉ say", "josé")).toBe(true);
+  expect(named("what did anastasia say", "ana")).toBe(false);
+  expect(named("STRASSE", "Straße")).toBe(false); // one letter is never two
+});
+
+test("the senders a search knows are read again once the home is written", async () => {
+  const t = openTemp({ drain: "off" });
+  t.api.add("team", [{ role: "user", content: "the deploy is done", sender: "Ana" }]);
+  expect((await t.api.search({ query: "what did Ana say about the deploy" })).hits).toHaveLength(1);
+  // Bo speaks: a query naming Bo prefers Bo's message (the others' scores scaled down), once Bo is known.
+  t.api.add("team", [{ role: "user", content: "no, the deploy failed", sender: "Bo" }]);
+  for (const session of [undefined, "team"]) {
+    const hits = (await t.api.search({ query: "what did Bo say about the deploy", session })).hits;
+    expect(hits[0]!.message.sender).toBe("Bo");
+    expect(hits[1]!.score).toBeLessThan(hits[0]!.score * 0.9);
+  }
+});

@@ -1,7 +1,7 @@
 // The embedding queue and pending vector deletions (written by the write path, consumed by the drain).
 import type { Database } from "bun:sqlite";
 import type { StoredMessage } from "../../shared/message.ts";
-import { MESSAGE_COLUMNS, idsWhere, toStored } from "./messages-repo.ts";
+import { idsWhere, toStored, M_MESSAGE_COLUMNS } from "./messages-repo.ts";
 
 export interface VectorDelete {
   id: bigint;
@@ -52,9 +52,7 @@ export function pruneQueue(db: Database): number {
  * CROSS JOIN keeps the queue as the outer loop: otherwise SQLite scans every recent message per batch.
  */
 export function dueMessages(db: Database, now: bigint, limit: number): QueuedMessage[] {
-  const cols = MESSAGE_COLUMNS.split(", ")
-    .map((c) => "m." + c)
-    .join(", ");
+  const cols = M_MESSAGE_COLUMNS;
   const rows = db
     .query(
       `SELECT ${cols}, q.attempts AS attempts,

@@ -5,7 +5,7 @@ import { andWhere, type SqlArg } from "./sql-where.ts";
 import type { StoredMessage } from "../../shared/message.ts";
 import { ftsHasSession, sessionToken } from "./fts-upgrade.ts";
 import type { MessageFilter } from "../../shared/time-filter.ts";
-import { MESSAGE_COLUMNS, maxSeq, toStored } from "./messages-repo.ts";
+import { maxSeq, toStored, M_MESSAGE_COLUMNS } from "./messages-repo.ts";
 import { andFilter } from "./message-filter-sql.ts";
 import { cachedRecentRows, cachedRecentScan, heldRecentRows, heldWindowRows } from "./recent-text-cache.ts";
 import { type LightMatch, type LightRead, substringMatches } from "./substring-queries.ts";
@@ -33,9 +33,7 @@ export const ONE_TERM_WINDOW = 500;
 /** How many of the newest matches a query of `phrases` phrases ranks. */
 export const rankWindow = (phrases: number) => (phrases > 1 ? RANK_WINDOW : ONE_TERM_WINDOW);
 
-const COLS = MESSAGE_COLUMNS.split(", ")
-  .map((c) => "m." + c)
-  .join(", ");
+const COLS = M_MESSAGE_COLUMNS;
 type Row = Parameters<typeof toStored>[0];
 
 /**

@@ -11,6 +11,10 @@ import { addTombstones, idTombstone, keyTombstone } from "./tombstones-repo.ts";
 type Row = MessageRow<bigint>;
 
 export const MESSAGE_COLUMNS = "seq, id, session_id, role, content, send_at, sender, recent";
+/** MESSAGE_COLUMNS of the table aliased `m`. */
+export const M_MESSAGE_COLUMNS = MESSAGE_COLUMNS.split(", ")
+  .map((c) => "m." + c)
+  .join(", ");
 
 export function toStored(r: Row): StoredMessage {
   const m: StoredMessage = {

@@ -1,18 +1,31 @@
 // SQL for semantic and hybrid search: participants and session neighbours.
 import type { Database } from "bun:sqlite";
 import type { StoredMessage } from "../../shared/message.ts";
-import { MESSAGE_COLUMNS, toStored } from "./messages-repo.ts";
+import { toStored, M_MESSAGE_COLUMNS } from "./messages-repo.ts";
+import { writeStamp } from "./write-stamp.ts";
 
 type Row = Parameters<typeof toStored>[0];
-const COLS = MESSAGE_COLUMNS.split(", ")
-  .map((c) => "m." + c)
-  .join(", ");
+const COLS = M_MESSAGE_COLUMNS;
+
+/** The senders last read per connection, by session ("" for all), until the database is written. */
+const sendersRead = new WeakMap<Database, { stamp: string; bySession: Map<string, string[]> }>();
 
 /**
  * Distinct senders (of one session, or of all), walked through the sender index one name at a time, so
- * the cost grows with the number of names, not of messages.
+ * the cost grows with the number of names, not of messages. Kept per connection until the next write (a
+ * search asks for them each time: up to 2,000 index probes on a home of many senders).
  */
 export function knownSenders(db: Database, session?: string, limit = 500): string[] {
+  const stamp = writeStamp(db);
+  let kept = sendersRead.get(db);
+  if (kept?.stamp !== stamp) sendersRead.set(db, (kept = { stamp, bySession: new Map() }));
+  const key = `${session ?? ""}\0${limit}`;
+  let senders = kept.bySession.get(key);
+  if (!senders) kept.bySession.set(key, (senders = readSenders(db, session, limit)));
+  return senders;
+}
+
+function readSenders(db: Database, session: string | undefined, limit: number): string[] {
   const next = db.query("SELECT min(sender) AS s FROM messages WHERE sender IS NOT NULL AND sender > ?");
   const inSession = db.query(
     "SELECT 1 FROM messages WHERE sender IS NOT NULL AND sender = ? AND session_id = ? LIMIT 1",

@@ -41,6 +41,7 @@ import {
   MESSAGE_COLUMNS,
   messagesByIdempotencyKey,
   toStored,
+  M_MESSAGE_COLUMNS,
 } from "./messages-repo.ts";
 import { andFilter } from "./message-filter-sql.ts";
 import { openDatabase } from "./open-database.ts";
@@ -194,9 +195,7 @@ export class SqliteArchive implements ArchivePort {
     where = andFilter(where, args, o.filter, "m.");
     const rank = withSession ? "bm25(messages_fts, 1.0, 0.0)" : "bm25(messages_fts)";
     const order = o.order === "newest" ? "m.seq DESC" : "score DESC, m.seq ASC";
-    const cols = MESSAGE_COLUMNS.split(", ")
-      .map((c) => "m." + c)
-      .join(", ");
+    const cols = M_MESSAGE_COLUMNS;
     const rows = this.db
       .query(
         `SELECT ${cols}, -${rank} AS score FROM messages_fts JOIN messages m ON m.seq = messages_fts.rowid

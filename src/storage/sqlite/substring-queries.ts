@@ -8,7 +8,7 @@ import type { Database } from "bun:sqlite";
 import type { StoredMessage } from "../../shared/message.ts";
 import type { MessageFilter } from "../../shared/time-filter.ts";
 import { andFilter } from "./message-filter-sql.ts";
-import { MESSAGE_COLUMNS, toStored } from "./messages-repo.ts";
+import { toStored, M_MESSAGE_COLUMNS } from "./messages-repo.ts";
 import { andWhere, type SqlArg } from "./sql-where.ts";
 import { hasArchived, recentTierAtMost } from "./recent-tier-size.ts";
 import { ftsTotals } from "./fts-totals.ts";
@@ -79,9 +79,7 @@ function bounds(src: Source, column = "rowid"): { sql: string; args: bigint[] } 
 const PROBE_FACTOR = 20;
 
 type Row = Parameters<typeof toStored>[0];
-const COLS = MESSAGE_COLUMNS.split(", ")
-  .map((c) => "m." + c)
-  .join(", ");
+const COLS = M_MESSAGE_COLUMNS;
 
 const chars = (s: string) => Array.from(s.replace(/\s+/g, " ").toLowerCase());
 
