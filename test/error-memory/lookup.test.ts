@@ -118,3 +118,24 @@ describe("rank order", () => {
     expect(ranked.find((r) => r.seq === 7n)!.matchedBy).toEqual(["semantic"]);
   }, 30_000);
 });
+
+test("records and searches made at once in one process: every vector is written, every search has its semantic half", async () => {
+  const { api: busy } = errorHome();
+  try {
+    await loadFixture(busy);
+    const calls: Promise<string[]>[] = [];
+    for (let i = 0; i < 40; i++) {
+      if (i % 2 === 0)
+        calls.push(
+          busy
+            .recordError({ tool: "curl", error: `curl: (28) Operation timed out after ${i} ms`, fix: `retry ${i}` })
+            .then((r) => r.notes),
+        );
+      calls.push(busy.searchErrors({ query: PARAPHRASES[i % PARAPHRASES.length]!.query }).then((r) => r.notes));
+    }
+    expect((await Promise.all(calls)).flat()).toEqual([]);
+    expect((await busy.searchErrors({ query: "curl timed out" })).notEmbedded).toBe(0);
+  } finally {
+    busy.close();
+  }
+}, 60_000);

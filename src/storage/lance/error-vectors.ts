@@ -40,6 +40,36 @@ async function optimize(t: Table): Promise<void> {
   await t.optimize({ cleanupOlderThan: new Date(Date.now() - 60_000) });
 }
 
+/** A table handle kept for reads: closed once it is retired and no read uses it. */
+class KeptTable {
+  #users = 0;
+  #retired = false;
+  constructor(private readonly table: Promise<Table | undefined>) {}
+
+  use(): Promise<Table | undefined> {
+    this.#users++;
+    return this.table;
+  }
+
+  done(): void {
+    this.#users--;
+    this.#closeIfUnused();
+  }
+
+  retire(): void {
+    this.#retired = true;
+    this.#closeIfUnused();
+  }
+
+  #closeIfUnused(): void {
+    if (this.#retired && this.#users === 0)
+      void this.table.then(
+        (t) => t?.close(),
+        () => {},
+      );
+  }
+}
+
 export class ErrorVectorStore extends ConnectedStore implements ErrorVectors {
   /** The store in a local folder (a path) or at a location of the vectors port. */
   static async open(where: string | VectorLocation): Promise<ErrorVectorStore> {
@@ -54,7 +84,9 @@ export class ErrorVectorStore extends ConnectedStore implements ErrorVectors {
   }
 
   /** Tables kept open for searches, by embedder id: a kept handle sees other processes' commits (connect-store.ts). */
-  readonly #reading = new Map<string, Promise<Table | undefined>>();
+  readonly #reading = new Map<string, KeptTable>();
+  /** The writes of this process, one after another: two at once conflict at commit (a compaction preempts the other). */
+  #writes: Promise<unknown> = Promise.resolve();
   /** The last sample of each table, with the table version it was read at. */
   readonly #samples = new Map<string, { version: number; n: number; vectors: Float32Array[] }>();
 
@@ -68,34 +100,40 @@ export class ErrorVectorStore extends ConnectedStore implements ErrorVectors {
    */
   private async reading<T>(embedderId: string, read: (t: Table) => Promise<T>, none: T): Promise<T> {
     for (let attempt = 0; ; attempt++) {
-      let p = this.#reading.get(embedderId);
-      if (!p) this.#reading.set(embedderId, (p = this.open(embedderId)));
-      const t = await p.catch((err) => {
-        this.#reading.delete(embedderId);
-        throw err;
-      });
-      if (!t) {
-        this.#reading.delete(embedderId); // created later, by this process or another
-        return none;
-      }
+      let kept = this.#reading.get(embedderId);
+      if (!kept) this.#reading.set(embedderId, (kept = new KeptTable(this.open(embedderId))));
       try {
+        const t = await kept.use();
+        if (!t) {
+          this.#drop(embedderId, kept); // created later, by this process or another
+          return none;
+        }
         return await read(t);
       } catch (err) {
-        this.#forget(embedderId);
+        this.#drop(embedderId, kept);
         if (attempt >= 1) throw err;
+      } finally {
+        kept.done();
       }
     }
   }
 
-  /** Close the kept handle of one table (after a write here: a remote store's handle may not see it at once). */
+  /** Stop keeping `kept` (closed once no read uses it). */
+  #drop(embedderId: string, kept: KeptTable): void {
+    if (this.#reading.get(embedderId) === kept) this.#forget(embedderId);
+  }
+
+  /** Stop keeping the handle of one table (after a write here: a remote store's handle may not see it at once). */
   #forget(embedderId: string): void {
-    const p = this.#reading.get(embedderId);
+    this.#reading.get(embedderId)?.retire();
     this.#reading.delete(embedderId);
     this.#samples.delete(embedderId);
-    void p?.then(
-      (t) => t?.close(),
-      () => {},
-    );
+  }
+
+  #serially<T>(write: () => Promise<T>): Promise<T> {
+    const done = this.#writes.then(write, write);
+    this.#writes = done.catch(() => {});
+    return done;
   }
 
   #forgetAll(): void {
@@ -133,7 +171,11 @@ export class ErrorVectorStore extends ConnectedStore implements ErrorVectors {
    * Store vectors by record id in the table of `embedderId`. With `replace`, earlier vectors of these ids
    * are deleted first; without it the ids must be new to the table (a delete costs more than the write).
    */
-  async upsert(
+  upsert(embedderId: string, dim: number, rows: readonly ErrorVector[], options: { replace: boolean }): Promise<void> {
+    return this.#serially(() => this.#upsert(embedderId, dim, rows, options));
+  }
+
+  async #upsert(
     embedderId: string,
     dim: number,
     rows: readonly ErrorVector[],
@@ -227,7 +269,11 @@ export class ErrorVectorStore extends ConnectedStore implements ErrorVectors {
   }
 
   /** Delete these record ids from every error table. */
-  async deleteIds(ids: readonly string[], probe: readonly string[] = []): Promise<void> {
+  deleteIds(ids: readonly string[], probe: readonly string[] = []): Promise<void> {
+    return this.#serially(() => this.#deleteIds(ids, probe));
+  }
+
+  async #deleteIds(ids: readonly string[], probe: readonly string[]): Promise<void> {
     if (ids.length === 0) return;
     try {
       for (const { name } of await this.tables(probe)) {
@@ -262,7 +308,11 @@ export class ErrorVectorStore extends ConnectedStore implements ErrorVectors {
   }
 
   /** Drop the tables of other embedders (their vectors can never be compared with the current ones). */
-  async dropAllBut(embedderId: string): Promise<string[]> {
+  dropAllBut(embedderId: string): Promise<string[]> {
+    return this.#serially(() => this.#dropAllBut(embedderId));
+  }
+
+  async #dropAllBut(embedderId: string): Promise<string[]> {
     const dropped: string[] = [];
     for (const t of await this.tables()) {
       if (t.embedderId === embedderId) continue;
@@ -275,7 +325,11 @@ export class ErrorVectorStore extends ConnectedStore implements ErrorVectors {
   }
 
   /** Compact small fragments and drop old versions (each record adds a fragment). */
-  async maintain(): Promise<void> {
+  maintain(): Promise<void> {
+    return this.#serially(() => this.#maintain());
+  }
+
+  async #maintain(): Promise<void> {
     try {
       for (const { name } of await this.tables()) {
         const t = await this.conn.openTable(name);
