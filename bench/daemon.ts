@@ -58,6 +58,12 @@ async function until<T>(what: string, check: () => T | undefined, timeoutMs = 60
   }
 }
 
+/**
+ * Whether the process maps LanceDB's native module: from source its file under node_modules, in the compiled
+ * binary the copy the runtime extracts to the temporary folder (`.bun-….node`, memvoy's only native module).
+ */
+const mapsLanceDb = (pid: number) => /lancedb|\/\.bun-[^/\s]*\.node/i.test(readFileSync(`/proc/${pid}/maps`, "utf8"));
+
 const pct = (xs: number[], p: number) =>
   [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))] ?? NaN;
 
@@ -108,6 +114,10 @@ interface Measure {
   anonMb: number;
   cpuPct: number;
   lancedbMapped: boolean;
+  /** After an error record, two error searches, an error rm and a session reset over the HTTP API. */
+  afterCallsMb: number;
+  callsMs: number;
+  lancedbMappedAfterCalls: boolean;
   stopMs: number;
   code: number;
 }
@@ -144,15 +154,49 @@ async function measure(command: string[], home: string): Promise<Measure> {
       rssMb: procMb(proc.pid, "VmRSS"),
       anonMb: procMb(proc.pid, "RssAnon"),
       cpuPct,
-      lancedbMapped: /lancedb/i.test(readFileSync(`/proc/${proc.pid}/maps`, "utf8")),
+      lancedbMapped: mapsLanceDb(proc.pid),
+    };
+    const calls = await vectorCallsOverHttp(home);
+    const after = {
+      afterCallsMb: procMb(proc.pid, "VmRSS"),
+      callsMs: calls,
+      lancedbMappedAfterCalls: mapsLanceDb(proc.pid),
     };
     const s = performance.now();
     proc.kill("SIGTERM");
     const code = await proc.exited;
-    return { ...m, stopMs: performance.now() - s, code };
+    return { ...m, ...after, stopMs: performance.now() - s, code };
   } finally {
     if (proc.exitCode === null) proc.kill(9);
   }
+}
+
+/**
+ * The HTTP API's calls that touch LanceDB (made by the daemon's `api` child): an error record, two error searches,
+ * an error rm and a session reset. Their wall time in all.
+ */
+async function vectorCallsOverHttp(home: string): Promise<number> {
+  const f = await until("http.json", () => readJson(join(home, "http.json")) as { url: string; token: string });
+  const call = async (method: string, path: string, body?: unknown) => {
+    const res = await fetch(new URL(path, f.url), {
+      method,
+      headers: { authorization: `Bearer ${f.token}`, "content-type": "application/json" },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    if (!res.ok) throw new Error(`${method} ${path}: HTTP ${res.status} ${await res.text()}`);
+    return res.json() as Promise<any>;
+  };
+  const t = performance.now();
+  const r = await call("POST", "/v1/errors", {
+    tool: "git",
+    error: "fatal: could not read from remote",
+    fix: "ssh-add",
+  });
+  await call("POST", "/v1/errors/search", { query: "git remote read failed" });
+  await call("POST", "/v1/errors/search", { query: "permission denied" });
+  await call("DELETE", `/v1/errors/${r.record.id}`);
+  await call("POST", "/v1/sessions/s0/reset", {});
+  return performance.now() - t;
 }
 
 /** Keyword searches in this process while another process runs the whole nightly maintenance. */
@@ -216,6 +260,12 @@ try {
           value: `${m.rssMb.toFixed(0)} MB (${m.anonMb.toFixed(0)} MB anonymous; daemon peak ${m.daemonPeakMb.toFixed(0)} MB; LanceDB ${m.lancedbMapped ? "MAPPED" : "not mapped"})`,
           target: "<= 120 MB",
           ok: m.rssMb <= 120 && !m.lancedbMapped,
+        },
+        {
+          name: `daemon RSS after error memory and a reset over HTTP (${where}): record, 2 searches, rm, session reset`,
+          value: `${m.afterCallsMb.toFixed(0)} MB (LanceDB ${m.lancedbMappedAfterCalls ? "MAPPED" : "not mapped"}; the calls ${m.callsMs.toFixed(0)} ms, the worker's start included)`,
+          target: "<= 120 MB",
+          ok: m.afterCallsMb <= 120 && !m.lancedbMappedAfterCalls,
         },
         {
           name: `daemon idle CPU over ${(IDLE_MS / 1000).toFixed(0)} s (${where})`,
