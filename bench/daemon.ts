@@ -184,7 +184,7 @@ async function vectorCallsOverHttp(home: string): Promise<number> {
       body: body === undefined ? undefined : JSON.stringify(body),
     });
     if (!res.ok) throw new Error(`${method} ${path}: HTTP ${res.status} ${await res.text()}`);
-    return res.json() as Promise<any>;
+    return res.json() as Promise<{ record: { id: string } }>;
   };
   const t = performance.now();
   const r = await call("POST", "/v1/errors", {
