@@ -4,7 +4,8 @@
 // this very program and config (programStamp in <home>/http.json) is asked; with none, or when it cannot answer,
 // the command does the work in its own process.
 import type { SearchInput } from "../app/api/memory-api.ts";
-import type { SearchResultJson } from "../app/api/json-types.ts";
+import type { ErrorSearchResultJson, RecordErrorResultJson, SearchResultJson } from "../app/api/json-types.ts";
+import type { VectorCalls } from "../app/api/local-memory-api.ts";
 import { programStamp } from "../config/program-stamp.ts";
 import type { Config } from "../config/schema.ts";
 import { readHttpFile, type HttpFile } from "../http/http-file.ts";
@@ -119,4 +120,23 @@ export function askHomeDaemon<T>(
 ): Promise<T | undefined> {
   const f = ownDaemon(httpFile, config);
   return f ? askDaemon<T>(f, route, body, here) : Promise.resolve(undefined);
+}
+
+/**
+ * VectorCalls made by the daemon running for the home whenever there is one (looked for again at each call: it
+ * may start or stop meanwhile), else by `local`. A long-lived front-end (the MCP server) then maps LanceDB only
+ * while no daemon of its program and config runs. The purge that ends a deletion has no route: it stays local.
+ */
+export function daemonFirst(httpFile: string, config: Config, local: VectorCalls): VectorCalls {
+  const ask = <T>(route: string, body: object, here: string) => askHomeDaemon<T>(httpFile, config, route, body, here);
+  return {
+    search: async (input) =>
+      (await ask<SearchResultJson>("/v1/search", input, "searching here")) ?? local.search(input),
+    searchErrors: async (input) =>
+      (await ask<ErrorSearchResultJson>("/v1/errors/search", input, "searching here")) ?? local.searchErrors(input),
+    recordError: async (input) =>
+      (await ask<RecordErrorResultJson>("/v1/errors", input, "recording here")) ?? local.recordError(input),
+    rmError: (id) => local.rmError(id),
+    purgeDeleted: () => local.purgeDeleted(),
+  };
 }

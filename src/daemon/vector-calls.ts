@@ -1,6 +1,6 @@
 // The MemoryApi calls that touch LanceDB, made by the daemon's `api` worker child: the daemon's side (VectorCalls
-// over the child) and the child's side (one call on its own LocalMemoryApi), with the request that joins them.
-import { LocalMemoryApi, type MemoryHome, type VectorCalls } from "../app/api/local-memory-api.ts";
+// over the child) and the child's side (one call made in its own process), with the request that joins them.
+import { inProcessVectorCalls, type MemoryHome, type VectorCalls } from "../app/api/local-memory-api.ts";
 import type { RecordErrorInput, SearchErrorsInput, SearchInput } from "../app/api/memory-api.ts";
 import type * as J from "../app/api/json-types.ts";
 
@@ -25,17 +25,17 @@ export function vectorCallsVia(ask: (c: VectorCall) => Promise<unknown>): Vector
 
 /** The child's side: the call made on the child's own home, as LocalMemoryApi makes it in any process. */
 export function makeVectorCall(home: MemoryHome, c: VectorCall): Promise<unknown> {
-  const api = new LocalMemoryApi(home);
+  const calls = inProcessVectorCalls(home);
   switch (c.call) {
     case "search":
-      return api.search(c.input);
+      return calls.search(c.input);
     case "searchErrors":
-      return api.searchErrors(c.input);
+      return calls.searchErrors(c.input);
     case "recordError":
-      return api.recordError(c.input);
+      return calls.recordError(c.input);
     case "rmError":
-      return api.rmError(c.id);
+      return calls.rmError(c.id);
     case "purgeDeleted":
-      return home.purgeDeleted();
+      return calls.purgeDeleted();
   }
 }

@@ -171,6 +171,61 @@ test("errors record: the daemon stores the record this process would, and a seco
   expect(text.stderr).toContain("memvoy: redacted before storing:");
 });
 
+/** The lines of a process's memory map that map LanceDB's native module (from source: under node_modules). */
+const lanceDbLines = (pid: number) =>
+  readFileSync(`/proc/${pid}/maps`, "utf8")
+    .split("\n")
+    .filter((l) => l.includes("lancedb"));
+
+test("memvoy mcp asks the daemon for semantic search and error memory, and maps no LanceDB itself", async () => {
+  const { sdkStdio } = await import("../agents/mcp-client.ts");
+  const server = await sdkStdio(
+    [process.execPath, join(import.meta.dir, "../../src/index.ts"), "mcp", "--home", home],
+    {
+      TZ: "UTC",
+    },
+  );
+  type Call = { structuredContent?: { rows?: { id: string }[] }; isError?: boolean };
+  const call = async (name: string, args: Record<string, unknown>) =>
+    (await server.client.callTool({ name, arguments: args })) as Call;
+  try {
+    const semantic = await call("chat_history", { mode: "search", query: "kubernetes rollout", match: "semantic" });
+    expect(semantic.isError).toBeUndefined();
+    const local = JSON.parse(
+      (await cli(home, ["search", "kubernetes rollout", "--match", "semantic", "--json", "--local"])).stdout,
+    );
+    expect(semantic.structuredContent!.rows!.map((r) => r.id)).toEqual(local.hits.map((h: { id: string }) => h.id));
+    const looked = await call("error_memory", { mode: "lookup", error: "ssh permission denied (publickey)" });
+    expect(looked.isError).toBeUndefined();
+    expect(JSON.stringify(looked.structuredContent)).toContain("ssh-add");
+    const recorded = await call("error_memory", {
+      mode: "record",
+      tool: "terraform",
+      error: "Error acquiring the state lock",
+      fix: "terraform force-unlock",
+    });
+    expect(recorded.isError).toBeUndefined();
+    expect(lanceDbLines(server.pid)).toEqual([]);
+  } finally {
+    await server.close();
+  }
+  // With no daemon of its config (another stamp), the same server searches in its own process.
+  const alone = await sdkStdio([process.execPath, join(import.meta.dir, "../../src/index.ts"), "mcp", "--home", home], {
+    TZ: "UTC",
+    MEMVOY_ERROR_MEMORY_TTL_DAYS: "30",
+  });
+  try {
+    const r = (await alone.client.callTool({
+      name: "error_memory",
+      arguments: { mode: "lookup", error: "ssh permission denied (publickey)" },
+    })) as Call;
+    expect(r.isError).toBeUndefined();
+    expect(lanceDbLines(alone.pid).length).toBeGreaterThan(0);
+  } finally {
+    await alone.close();
+  }
+});
+
 interface Seen {
   path: string;
   authorization: string | null;

@@ -71,6 +71,18 @@ export interface VectorCalls {
   purgeDeleted(): Promise<unknown>;
 }
 
+/** VectorCalls made in this process, on `home`. */
+export function inProcessVectorCalls(home: MemoryHome): VectorCalls {
+  const api = new LocalMemoryApi(home);
+  return {
+    search: (input) => api.search(input),
+    searchErrors: (input) => api.searchErrors(input),
+    recordError: (input) => api.recordError(input),
+    rmError: (id) => api.rmError(id),
+    purgeDeleted: () => home.purgeDeleted(),
+  };
+}
+
 export class LocalMemoryApi<H extends MemoryHome = HomeMemory> implements MemoryApi {
   /** `elsewhere`: the process that makes the calls touching LanceDB (see VectorCalls); by default this one. */
   constructor(

@@ -15,7 +15,9 @@ Usage: memvoy mcp [--home DIR]
 Serve memvoy's MCP tools over stdio (newline-delimited JSON-RPC on stdin and stdout)
 for an agent that starts it: chat_history (search, recent, around, get, sessions),
 add_messages, session_context, error_memory (lookup, record) and summary. Each
-agent may start its own server on the same home: writes never get lost.
+agent may start its own server on the same home: writes never get lost. While the
+daemon runs for the home (same memvoy, same config), semantic and hybrid searches
+and error memory are asked of it, so that each server need not load the vectors.
 
   --print-config CLIENT   print the config snippet that registers this server with
                           claude-code, codex, opencode or gemini (where it goes: on stderr)
@@ -40,17 +42,25 @@ export async function run(argv: readonly string[]): Promise<number> {
   if (process.stdin.isTTY)
     throw new CommandUsageError({ problem: "stdin-is-terminal", command: "mcp", startedBy: "an MCP client" });
   // The home opens on the first tool call, not before the agent's start-up is answered. Embedding after a
-  // write goes to a detached drain: this server maps LanceDB only for a semantic call.
+  // write goes to a detached drain; a semantic search or an error-memory call goes to the daemon running for the
+  // home, when one does: this server maps LanceDB only for such a call with no daemon to answer it.
   const api = lazyMemoryApi(async () => {
-    const [{ LocalMemoryApi }, { openMemory }, shared] = await Promise.all([
-      import("../../app/api/local-memory-api.ts"),
-      import("../../app/open-memory.ts"),
-      import("../../app/shared/open-shared.ts"),
-    ]);
+    const [{ LocalMemoryApi, inProcessVectorCalls }, { openMemory }, shared, { daemonFirst }, paths, configs] =
+      await Promise.all([
+        import("../../app/api/local-memory-api.ts"),
+        import("../../app/open-memory.ts"),
+        import("../../app/shared/open-shared.ts"),
+        import("../ask-daemon.ts"),
+        import("../../config/home.ts"),
+        import("../../config/load-cached.ts"),
+      ]);
     // With an archive URL configured, the tools run on the shared memory.
     if (shared.sharedArchiveUrl({ home }) !== undefined)
       return new LocalMemoryApi(await shared.openSharedHome({ home }));
-    return new LocalMemoryApi(openMemory({ home, drain: "detached" }));
+    const local = openMemory({ home, drain: "detached" });
+    const { config: configFile, httpFile } = paths.homePaths(paths.resolveHome(home, process.env));
+    const config = configs.loadConfigCached(configFile, process.env);
+    return new LocalMemoryApi(local, daemonFirst(httpFile, config, inProcessVectorCalls(local)));
   });
   const { runMcpStdio } = await import("../../mcp/mcp-stdio.ts");
   return runMcpStdio(api, pkg.version);
