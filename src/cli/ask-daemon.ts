@@ -9,7 +9,7 @@ import type { VectorCalls } from "../app/api/local-memory-api.ts";
 import { programStamp } from "../config/program-stamp.ts";
 import type { Config } from "../config/schema.ts";
 import { readHttpFile, type HttpFile } from "../http/http-file.ts";
-import { nowNs, nsToRfc3339 } from "../shared/time.ts";
+import { nowNs, nsToRfc3339, parseTime } from "../shared/time.ts";
 import { parseTimeBound } from "../shared/time-filter.ts";
 
 /** How long a daemon may take before the command searches itself instead. */
@@ -122,6 +122,13 @@ export function askHomeDaemon<T>(
   return f ? askDaemon<T>(f, route, body, here) : Promise.resolve(undefined);
 }
 
+/** A MemoryApi search's since or until as the instant it stands for here (parseTime); null when it is no time. */
+function apiInstant(text: string | undefined): string | undefined | null {
+  if (text === undefined) return undefined;
+  const ns = parseTime(text);
+  return ns === undefined ? null : nsToRfc3339(ns);
+}
+
 /**
  * VectorCalls made by the daemon running for the home whenever there is one (looked for again at each call: it
  * may start or stop meanwhile), else by `local`. A long-lived front-end (the MCP server) then maps LanceDB only
@@ -130,8 +137,15 @@ export function askHomeDaemon<T>(
 export function daemonFirst(httpFile: string, config: Config, local: VectorCalls): VectorCalls {
   const ask = <T>(route: string, body: object, here: string) => askHomeDaemon<T>(httpFile, config, route, body, here);
   return {
-    search: async (input) =>
-      (await ask<SearchResultJson>("/v1/search", input, "searching here")) ?? local.search(input),
+    search: async (input) => {
+      // A time without a zone is read here, in this process's zone, and sent as the instant it stands for.
+      const since = apiInstant(input.since);
+      const until = apiInstant(input.until);
+      if (since === null || until === null) return local.search(input); // the local search says what is wrong
+      return (
+        (await ask<SearchResultJson>("/v1/search", { ...input, since, until }, "searching here")) ?? local.search(input)
+      );
+    },
     searchErrors: async (input) =>
       (await ask<ErrorSearchResultJson>("/v1/errors/search", input, "searching here")) ?? local.searchErrors(input),
     recordError: async (input) =>

@@ -179,22 +179,26 @@ const lanceDbLines = (pid: number) =>
 
 test("memvoy mcp asks the daemon for semantic search and error memory, and maps no LanceDB itself", async () => {
   const { sdkStdio } = await import("../agents/mcp-client.ts");
-  const server = await sdkStdio(
-    [process.execPath, join(import.meta.dir, "../../src/index.ts"), "mcp", "--home", home],
-    {
-      TZ: "UTC",
-    },
-  );
-  type Call = { structuredContent?: { rows?: { id: string }[] }; isError?: boolean };
-  const call = async (name: string, args: Record<string, unknown>) =>
-    (await server.client.callTool({ name, arguments: args })) as Call;
+  const mcp = (env: Record<string, string>) =>
+    sdkStdio([process.execPath, join(import.meta.dir, "../../src/index.ts"), "mcp", "--home", home], env);
+  type Call = { structuredContent?: { rows?: { id: string; session: string }[] }; isError?: boolean };
+  const calls = (s: Awaited<ReturnType<typeof mcp>>) => async (name: string, args: Record<string, unknown>) =>
+    (await s.client.callTool({ name, arguments: args })) as Call;
+  // A time without a zone is the server's own (Tokyo, 9 hours ahead of the daemon's UTC): 23:00 there is before
+  // the notes message (2026-01-02T15:00:00Z).
+  const bounded = { mode: "search", query: "upgrade notes", match: "hybrid", until: "2026-01-02 23:00" };
+  const server = await mcp({ TZ: "Asia/Tokyo" });
+  let asked: Call;
   try {
+    const call = calls(server);
     const semantic = await call("chat_history", { mode: "search", query: "kubernetes rollout", match: "semantic" });
     expect(semantic.isError).toBeUndefined();
     const local = JSON.parse(
       (await cli(home, ["search", "kubernetes rollout", "--match", "semantic", "--json", "--local"])).stdout,
     );
     expect(semantic.structuredContent!.rows!.map((r) => r.id)).toEqual(local.hits.map((h: { id: string }) => h.id));
+    asked = await call("chat_history", bounded);
+    expect(asked.structuredContent!.rows!.map((r) => r.session)).not.toContain("notes");
     const looked = await call("error_memory", { mode: "lookup", error: "ssh permission denied (publickey)" });
     expect(looked.isError).toBeUndefined();
     expect(JSON.stringify(looked.structuredContent)).toContain("ssh-add");
@@ -209,17 +213,14 @@ test("memvoy mcp asks the daemon for semantic search and error memory, and maps 
   } finally {
     await server.close();
   }
-  // With no daemon of its config (another stamp), the same server searches in its own process.
-  const alone = await sdkStdio([process.execPath, join(import.meta.dir, "../../src/index.ts"), "mcp", "--home", home], {
-    TZ: "UTC",
-    MEMVOY_ERROR_MEMORY_TTL_DAYS: "30",
-  });
+  // With no daemon of its config (another stamp), the same server searches in its own process: the same rows.
+  const alone = await mcp({ TZ: "Asia/Tokyo", MEMVOY_ERROR_MEMORY_TTL_DAYS: "30" });
   try {
-    const r = (await alone.client.callTool({
-      name: "error_memory",
-      arguments: { mode: "lookup", error: "ssh permission denied (publickey)" },
-    })) as Call;
+    const call = calls(alone);
+    const r = await call("error_memory", { mode: "lookup", error: "ssh permission denied (publickey)" });
     expect(r.isError).toBeUndefined();
+    const ids = (c: Call) => c.structuredContent!.rows!.map((row) => row.id);
+    expect(ids(await call("chat_history", bounded))).toEqual(ids(asked));
     expect(lanceDbLines(alone.pid).length).toBeGreaterThan(0);
   } finally {
     await alone.close();
