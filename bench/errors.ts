@@ -1,6 +1,6 @@
 // Error memory at 1,000 records: record time, search latency (library and the `memvoy errors search`
 // process), and how often a reworded error finds its fix first (test/error-memory/fixture.ts among distractors).
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { openMemory } from "../src/app/open-memory.ts";
@@ -172,6 +172,9 @@ try {
     for (const start = performance.now(); !existsSync(httpFile); await Bun.sleep(20))
       if (performance.now() - start > 30_000) throw new Error("the daemon did not start");
     await cliRuns();
+    // The commands asked the daemon only if its worker ran them (a stamp of another config would search here).
+    if (!readFileSync(join(home, "daemon.log"), "utf8").includes("job=api"))
+      throw new Error("the commands did not ask the daemon");
     const d = summarize(await cliRuns());
     rows.push({
       name: `memvoy errors search process asking the daemon (bun src/index.ts), ${total} records`,

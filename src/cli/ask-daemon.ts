@@ -57,7 +57,7 @@ function ownDaemon(httpFile: string, config: Config): HttpFile | undefined {
  * local call then says what is wrong in its own words), fails, or does not answer in time (`here` then says what
  * the command does instead).
  */
-async function askDaemon<T>(f: HttpFile, route: string, body: object, here = "searching here"): Promise<T | undefined> {
+async function askDaemon<T>(f: HttpFile, route: string, body: object, here: string): Promise<T | undefined> {
   // A bare request, not HttpMemoryApi: its own check of the input (the API's schemas) would cost this one-shot
   // process about 2 ms, and the daemon checks the input anyway.
   try {
@@ -87,8 +87,6 @@ export async function searchViaDaemon(
   o: CliSearch,
 ): Promise<SearchResultJson | undefined> {
   if (o.role !== undefined || o.sender !== undefined) return undefined;
-  const f = ownDaemon(httpFile, config);
-  if (!f) return undefined;
   const now = nowNs();
   const since = instant(o.since, "since", now);
   const until = instant(o.until, "until", now);
@@ -103,7 +101,7 @@ export async function searchViaDaemon(
     until,
     limit: o.limit,
   };
-  return askDaemon<SearchResultJson>(f, "/v1/search", input);
+  return askHomeDaemon<SearchResultJson>(httpFile, config, "/v1/search", input, "searching here");
 }
 
 /**
@@ -116,7 +114,7 @@ export function askHomeDaemon<T>(
   config: Config,
   route: string,
   body: object,
-  here?: string,
+  here: string,
 ): Promise<T | undefined> {
   const f = ownDaemon(httpFile, config);
   return f ? askDaemon<T>(f, route, body, here) : Promise.resolve(undefined);

@@ -85,7 +85,7 @@ export class ErrorVectorStore extends ConnectedStore implements ErrorVectors {
 
   /** Tables kept open for searches, by embedder id: a kept handle sees other processes' commits (connect-store.ts). */
   readonly #reading = new Map<string, KeptTable>();
-  /** The writes of this process, one after another: two at once conflict at commit (a compaction preempts the other). */
+  /** The writes of this process, one after another (see #write). */
   #writes: Promise<unknown> = Promise.resolve();
   /** The last sample of each table, with the table version it was read at. */
   readonly #samples = new Map<string, { version: number; n: number; vectors: Float32Array[] }>();
@@ -123,15 +123,20 @@ export class ErrorVectorStore extends ConnectedStore implements ErrorVectors {
     if (this.#reading.get(embedderId) === kept) this.#forget(embedderId);
   }
 
-  /** Stop keeping the handle of one table (after a write here: a remote store's handle may not see it at once). */
+  /** Stop keeping the handle of one table. */
   #forget(embedderId: string): void {
     this.#reading.get(embedderId)?.retire();
     this.#reading.delete(embedderId);
     this.#samples.delete(embedderId);
   }
 
-  #serially<T>(write: () => Promise<T>): Promise<T> {
-    const done = this.#writes.then(write, write);
+  /**
+   * One write of this process at a time (two at once conflict at commit: a compaction preempts the other). After it
+   * the kept handles are let go: a remote store's handle may not see the write at once.
+   */
+  #write<T>(write: () => Promise<T>): Promise<T> {
+    const run = () => write().finally(() => this.#forgetAll());
+    const done = this.#writes.then(run, run);
     this.#writes = done.catch(() => {});
     return done;
   }
@@ -172,33 +177,25 @@ export class ErrorVectorStore extends ConnectedStore implements ErrorVectors {
    * are deleted first; without it the ids must be new to the table (a delete costs more than the write).
    */
   upsert(embedderId: string, dim: number, rows: readonly ErrorVector[], options: { replace: boolean }): Promise<void> {
-    return this.#serially(() => this.#upsert(embedderId, dim, rows, options));
-  }
-
-  async #upsert(
-    embedderId: string,
-    dim: number,
-    rows: readonly ErrorVector[],
-    options: { replace: boolean },
-  ): Promise<void> {
-    if (rows.length === 0) return;
-    assertDimensions(rows, dim);
-    const { lancedb } = await loadLanceDb();
-    const t = await this.openOrCreate(embedderId, dim);
-    try {
-      const data = lancedb.makeArrowTable(
-        rows.map((r) => ({ id: r.id, vector: Array.from(r.vector) })),
-        { schema: await t.schema() },
-      );
-      if (options.replace) await t.delete(`id IN (${rows.map((r) => quote(r.id)).join(", ")})`);
-      await t.add(data);
-      // Each write adds a fragment, and scans slow down with every one: compact while they are few.
-      if ((await t.stats()).fragmentStats.numSmallFragments >= COMPACT_AT_FRAGMENTS) await optimize(t);
-    } finally {
-      t.close();
-      this.#forget(embedderId);
-      this.committed();
-    }
+    return this.#write(async () => {
+      if (rows.length === 0) return;
+      assertDimensions(rows, dim);
+      const { lancedb } = await loadLanceDb();
+      const t = await this.openOrCreate(embedderId, dim);
+      try {
+        const data = lancedb.makeArrowTable(
+          rows.map((r) => ({ id: r.id, vector: Array.from(r.vector) })),
+          { schema: await t.schema() },
+        );
+        if (options.replace) await t.delete(`id IN (${rows.map((r) => quote(r.id)).join(", ")})`);
+        await t.add(data);
+        // Each write adds a fragment, and scans slow down with every one: compact while they are few.
+        if ((await t.stats()).fragmentStats.numSmallFragments >= COMPACT_AT_FRAGMENTS) await optimize(t);
+      } finally {
+        t.close();
+        this.committed();
+      }
+    });
   }
 
   /**
@@ -270,12 +267,8 @@ export class ErrorVectorStore extends ConnectedStore implements ErrorVectors {
 
   /** Delete these record ids from every error table. */
   deleteIds(ids: readonly string[], probe: readonly string[] = []): Promise<void> {
-    return this.#serially(() => this.#deleteIds(ids, probe));
-  }
-
-  async #deleteIds(ids: readonly string[], probe: readonly string[]): Promise<void> {
-    if (ids.length === 0) return;
-    try {
+    return this.#write(async () => {
+      if (ids.length === 0) return;
       for (const { name } of await this.tables(probe)) {
         const t = await this.conn.openTable(name);
         try {
@@ -290,10 +283,8 @@ export class ErrorVectorStore extends ConnectedStore implements ErrorVectors {
           t.close();
         }
       }
-    } finally {
-      this.#forgetAll();
-    }
-    this.committed();
+      this.committed();
+    });
   }
 
   /** Every id stored for `embedderId` (tests and consistency checks). */
@@ -309,28 +300,21 @@ export class ErrorVectorStore extends ConnectedStore implements ErrorVectors {
 
   /** Drop the tables of other embedders (their vectors can never be compared with the current ones). */
   dropAllBut(embedderId: string): Promise<string[]> {
-    return this.#serially(() => this.#dropAllBut(embedderId));
-  }
-
-  async #dropAllBut(embedderId: string): Promise<string[]> {
-    const dropped: string[] = [];
-    for (const t of await this.tables()) {
-      if (t.embedderId === embedderId) continue;
-      this.#forget(t.embedderId);
-      await this.conn.dropTable(t.name);
-      dropped.push(t.embedderId);
-    }
-    this.committed();
-    return dropped;
+    return this.#write(async () => {
+      const dropped: string[] = [];
+      for (const t of await this.tables()) {
+        if (t.embedderId === embedderId) continue;
+        await this.conn.dropTable(t.name);
+        dropped.push(t.embedderId);
+      }
+      this.committed();
+      return dropped;
+    });
   }
 
   /** Compact small fragments and drop old versions (each record adds a fragment). */
   maintain(): Promise<void> {
-    return this.#serially(() => this.#maintain());
-  }
-
-  async #maintain(): Promise<void> {
-    try {
+    return this.#write(async () => {
       for (const { name } of await this.tables()) {
         const t = await this.conn.openTable(name);
         try {
@@ -339,9 +323,7 @@ export class ErrorVectorStore extends ConnectedStore implements ErrorVectors {
           t.close();
         }
       }
-    } finally {
-      this.#forgetAll();
-    }
-    this.committed();
+      this.committed();
+    });
   }
 }
