@@ -1,10 +1,15 @@
-// A search (of messages or of error memory) or an error record handled by the daemon running for the home: its index
-// is open and its caches warm, and its worker has LanceDB and the embedder loaded, so a one-shot command skips
-// opening the home, and a semantic search or an error search or record skips loading the vectors. Only a daemon of
-// this very program and config (programStamp in <home>/http.json) is asked; with none, or when it cannot answer,
-// the command does the work in its own process.
+// A search (of messages or of error memory), an error record or its removal handled by the daemon running for the
+// home: its index is open and its caches warm, and its worker has LanceDB and the embedder loaded, so a one-shot
+// command skips opening the home, and a semantic search or an error search, record or removal skips loading the
+// vectors. Only a daemon of this very program and config (programStamp in <home>/http.json) is asked; with none, or
+// when it cannot answer, the command does the work in its own process.
 import type { SearchInput } from "../app/api/memory-api.ts";
-import type { ErrorSearchResultJson, RecordErrorResultJson, SearchResultJson } from "../app/api/json-types.ts";
+import type {
+  ErrorSearchResultJson,
+  RecordErrorResultJson,
+  RemoveErrorResultJson,
+  SearchResultJson,
+} from "../app/api/json-types.ts";
 import type { VectorCalls } from "../app/api/local-memory-api.ts";
 import { programStamp } from "../config/program-stamp.ts";
 import type { Config } from "../config/schema.ts";
@@ -52,19 +57,22 @@ function ownDaemon(httpFile: string, config: Config): HttpFile | undefined {
   return f?.stamp !== undefined && f.stamp === programStamp(config) && alive(f.pid) ? f : undefined;
 }
 
+/** A call of the HTTP API (routes.ts): a POST of a JSON body, or a DELETE of the resource at the route. */
+export type DaemonCall = { route: string; body: object } | { route: string; method: "DELETE" };
+
 /**
- * The daemon's answer to `route` (a POST of the HTTP API, routes.ts), or undefined when it refuses the input (the
- * local call then says what is wrong in its own words), fails, or does not answer in time (`here` then says what
- * the command does instead).
+ * The daemon's answer to a call, or undefined when it refuses the input (the local call then says what is wrong
+ * in its own words), fails, or does not answer in time (`here` then says what the command does instead).
  */
-async function askDaemon<T>(f: HttpFile, route: string, body: object, here: string): Promise<T | undefined> {
+async function askDaemon<T>(f: HttpFile, call: DaemonCall, here: string): Promise<T | undefined> {
   // A bare request, not HttpMemoryApi: its own check of the input (the API's schemas) would cost this one-shot
   // process about 2 ms, and the daemon checks the input anyway.
   try {
-    const res = await fetch(new URL(route, f.url), {
-      method: "POST",
-      headers: { authorization: `Bearer ${f.token}`, "content-type": "application/json" },
-      body: JSON.stringify(body),
+    const post = "body" in call;
+    const res = await fetch(new URL(call.route, f.url), {
+      method: post ? "POST" : call.method,
+      headers: { authorization: `Bearer ${f.token}`, ...(post ? { "content-type": "application/json" } : {}) },
+      body: post ? JSON.stringify(call.body) : undefined,
       signal: AbortSignal.timeout(DAEMON_SEARCH.timeoutMs),
     });
     if (!res.ok) return undefined;
@@ -101,24 +109,29 @@ export async function searchViaDaemon(
     until,
     limit: o.limit,
   };
-  return askHomeDaemon<SearchResultJson>(httpFile, config, "/v1/search", input, "searching here");
+  return askHomeDaemon<SearchResultJson>(httpFile, config, { route: "/v1/search", body: input }, "searching here");
 }
 
 /**
- * The answer of the daemon running for the home to a POST of `route` (see askDaemon), or undefined; `here` is what
+ * The answer of the daemon running for the home to a call (see askDaemon), or undefined; `here` is what
  * the command does when the daemon does not answer in time. A write the daemon made before it failed or timed out
  * is made again by the command (an error record then merges into it: one more occurrence).
  */
 export function askHomeDaemon<T>(
   httpFile: string,
   config: Config,
-  route: string,
-  body: object,
+  call: DaemonCall,
   here: string,
 ): Promise<T | undefined> {
   const f = ownDaemon(httpFile, config);
-  return f ? askDaemon<T>(f, route, body, here) : Promise.resolve(undefined);
+  return f ? askDaemon<T>(f, call, here) : Promise.resolve(undefined);
 }
+
+/** The call that removes one error record (any unique prefix of its id, as the local removal takes it). */
+export const rmErrorCall = (id: string): DaemonCall => ({
+  route: `/v1/errors/${encodeURIComponent(id)}`,
+  method: "DELETE",
+});
 
 /** A MemoryApi search's since or until as the instant it stands for here (parseTime); null when it is no time. */
 function apiInstant(text: string | undefined): string | undefined | null {
@@ -133,7 +146,8 @@ function apiInstant(text: string | undefined): string | undefined | null {
  * while no daemon of its program and config runs. The purge that ends a deletion has no route: it stays local.
  */
 export function daemonFirst(httpFile: string, config: Config, local: VectorCalls): VectorCalls {
-  const ask = <T>(route: string, body: object, here: string) => askHomeDaemon<T>(httpFile, config, route, body, here);
+  const ask = <T>(route: string, body: object, here: string) =>
+    askHomeDaemon<T>(httpFile, config, { route, body }, here);
   return {
     search: async (input) => {
       // A time without a zone is read here, in this process's zone, and sent as the instant it stands for.
@@ -148,7 +162,9 @@ export function daemonFirst(httpFile: string, config: Config, local: VectorCalls
       (await ask<ErrorSearchResultJson>("/v1/errors/search", input, "searching here")) ?? local.searchErrors(input),
     recordError: async (input) =>
       (await ask<RecordErrorResultJson>("/v1/errors", input, "recording here")) ?? local.recordError(input),
-    rmError: (id) => local.rmError(id),
+    rmError: async (id) =>
+      (await askHomeDaemon<RemoveErrorResultJson>(httpFile, config, rmErrorCall(id), "removing here")) ??
+      local.rmError(id),
     purgeDeleted: () => local.purgeDeleted(),
   };
 }

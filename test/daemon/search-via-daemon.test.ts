@@ -171,6 +171,40 @@ test("errors record: the daemon stores the record this process would, and a seco
   expect(text.stderr).toContain("memvoy: redacted before storing:");
 });
 
+test("errors rm: the daemon removes the record, by a prefix of its id; an id it does not know is refused here", async () => {
+  const recorded = await cli(home, [
+    "errors",
+    "record",
+    "--tool",
+    "terraform",
+    "--error",
+    "Error acquiring the state lock: ConditionalCheckFailedException",
+    "--fix",
+    "terraform force-unlock LOCK_ID",
+    "--local",
+    "--json",
+  ]);
+  const id = JSON.parse(recorded.stdout).record.id as string;
+  const removed = await cli(home, ["errors", "rm", id.slice(0, 6)]);
+  expect(removed).toMatchObject({ code: 0, stdout: `removed ${id} (terraform)\n`, stderr: "" });
+  const shown = await cli(home, ["errors", "show", id]);
+  expect(shown.code).not.toBe(0);
+  const found = await cli(home, [
+    "errors",
+    "search",
+    "state lock ConditionalCheckFailedException",
+    "--json",
+    "--local",
+  ]);
+  expect(JSON.parse(found.stdout).hits.map((h: { id: string }) => h.id)).not.toContain(id);
+  // The daemon answers 404 for an id it does not know: this process then says so in the words of --local.
+  const unknown = await cli(home, ["errors", "rm", "zzzzzzzz"]);
+  const unknownLocal = await cli(home, ["errors", "rm", "zzzzzzzz", "--local"]);
+  expect(unknown.code).toBe(unknownLocal.code);
+  expect(unknown.code).not.toBe(0);
+  expect(unknown.stderr).toBe(unknownLocal.stderr);
+});
+
 /** The lines of a process's memory map that map LanceDB's native module (from source: under node_modules). */
 const lanceDbLines = (pid: number) =>
   readFileSync(`/proc/${pid}/maps`, "utf8")
@@ -228,6 +262,7 @@ test("memvoy mcp asks the daemon for semantic search and error memory, and maps 
 });
 
 interface Seen {
+  method: string;
   path: string;
   authorization: string | null;
   body: unknown;
@@ -252,7 +287,8 @@ async function withFakeDaemon(
     port: 0,
     fetch: async (req) => {
       const path = new URL(req.url).pathname;
-      seen.push({ path, authorization: req.headers.get("authorization"), body: await req.json().catch(() => null) });
+      const body = await req.json().catch(() => null);
+      seen.push({ method: req.method, path, authorization: req.headers.get("authorization"), body });
       return answer(req);
     },
   });
@@ -383,6 +419,73 @@ test("errors record asks a daemon of the same program and config; --local, a ref
       },
       () => Response.json({ error: { code: "X", message: "no" } }, { status }),
     );
+});
+
+test("errors rm asks a daemon of the same program and config to delete the record; --local and a refusal remove here", async () => {
+  const removed = {
+    removed: {
+      id: "0000bbbb",
+      tool: "make",
+      error: "make: *** No rule to make target 'all'",
+      cause: null,
+      fix: "add the all target",
+      outcome: "resolved",
+      keywords: [],
+      createdAt: "2026-01-01T00:00:00.000000000Z",
+      updatedAt: "2026-01-01T00:00:00.000000000Z",
+      lastHitAt: null,
+      expiresAt: "2026-04-01T00:00:00.000000000Z",
+      hits: 0,
+      occurrences: 1,
+      embedded: true,
+    },
+    notes: ["removed by the stand-in"],
+  };
+  const local = async (tool: string) => {
+    const r = await cli(home, [
+      "errors",
+      "record",
+      "--tool",
+      tool,
+      "--error",
+      `${tool}: failed`,
+      "--fix",
+      "retry",
+      "--local",
+      "--json",
+    ]);
+    return JSON.parse(r.stdout).record.id as string;
+  };
+  await withFakeDaemon(
+    async (seen) => {
+      const r = await cli(home, ["errors", "rm", "0000b/b", "--json"]);
+      expect(r.code).toBe(0);
+      expect(JSON.parse(r.stdout)).toEqual(removed);
+      expect(seen[0]).toEqual({
+        method: "DELETE",
+        path: "/v1/errors/0000b%2Fb",
+        authorization: `Bearer ${stampedFile.token}`,
+        body: null,
+      });
+      const text = await cli(home, ["errors", "rm", "0000bbbb"]);
+      expect(text.stdout).toBe("removed 0000bbbb (make)\n");
+      expect(text.stderr).toBe("memvoy: removed by the stand-in\n");
+      const id = await local("cmake");
+      const here = await cli(home, ["errors", "rm", id, "--local"]);
+      expect(here.stdout).toBe(`removed ${id} (cmake)\n`);
+      expect(seen).toHaveLength(2);
+    },
+    () => Response.json(removed),
+  );
+  await withFakeDaemon(
+    async (seen) => {
+      const id = await local("ninja");
+      const r = await cli(home, ["errors", "rm", id]);
+      expect(r).toMatchObject({ code: 0, stdout: `removed ${id} (ninja)\n` });
+      expect(seen).toHaveLength(1);
+    },
+    () => Response.json({ error: { code: "UnknownErrorIdError", message: "no" } }, { status: 404 }),
+  );
 });
 
 test("--local, role and sender filters, and a bad time search here", async () => {

@@ -7,11 +7,11 @@ import { runSubcommand, usingAnyHome, type AnyHome, type CommandSpec, type Subco
 import { bold, cyan, dim, printJson, println } from "../output.ts";
 import { lineText, terminalText } from "../../shared/terminal-text.ts";
 import { errorJson, errorSearchJson } from "../../app/api/json-shapes.ts";
-import type { ErrorRecordJson, RecordErrorResultJson } from "../../app/api/json-types.ts";
+import type { ErrorRecordJson, RecordErrorResultJson, RemoveErrorResultJson } from "../../app/api/json-types.ts";
 import type { RecordErrorInput, SearchErrorsInput } from "../../app/api/memory-api.ts";
 import { homePaths, resolveHome } from "../../config/home.ts";
 import { loadConfigCached } from "../../config/load-cached.ts";
-import { askHomeDaemon } from "../ask-daemon.ts";
+import { askHomeDaemon, rmErrorCall, type DaemonCall } from "../ask-daemon.ts";
 import type { Config } from "../../config/schema.ts";
 
 export const usage = `
@@ -19,7 +19,7 @@ Usage: memvoy errors record --tool T --error TEXT --fix TEXT [--cause TEXT] [--o
        memvoy errors search "<error text>" [--tool T [--other-tools]] [--limit N] [--local]
        memvoy errors list [--tool T] [--outcome O] [--limit N]
        memvoy errors show ID
-       memvoy errors rm ID
+       memvoy errors rm ID [--local]
        memvoy errors sweep
        (each also takes --json; memvoy errors SUBCOMMAND --help for details)
 
@@ -92,9 +92,14 @@ One error record in full. Any unique prefix of the id works. Reading is no hit: 
 is unchanged.
 `,
   rm: `
-Usage: memvoy errors rm ID [--json]
+Usage: memvoy errors rm ID [--local] [--json]
 
 Delete one error record (and its vector). Any unique prefix of the id works.
+
+Options:
+  --local         delete it from this process. By default, when the daemon runs for the home
+                  (same memvoy, same config), it deletes it: its worker has the vector store
+                  loaded. The record and its vector are removed either way
 `,
   sweep: `
 Usage: memvoy errors sweep [--json]
@@ -122,7 +127,7 @@ const SPECS: Record<string, FlagSpecs> = {
   },
   list: { tool: { type: "string" }, outcome: { type: "string" }, limit: { type: "number", short: "n" } },
   show: {},
-  rm: {},
+  rm: { local: { type: "boolean" } },
   sweep: {},
 };
 /** Usage checks that need no home, so a bad command line opens nothing. */
@@ -171,6 +176,7 @@ export function run(argv: readonly string[]): Promise<number> {
     const stdin = readsStdin(sub, p) ? await new Response(Bun.stdin.stream()).text() : undefined;
     if (sub === "search") return search(p, stdin);
     if (sub === "record") return record(p, stdin);
+    if (sub === "rm") return rm(p);
     return usingAnyHome(p, `errors ${sub}`, (api) => COMMANDS[sub]!(api, p, stdin));
   });
 }
@@ -213,17 +219,6 @@ const COMMANDS: Record<string, Runner> = {
     return 0;
   },
 
-  async rm(api, p) {
-    const r = await api.removeError(p.positionals[0]!);
-    if (bool(p, "json")) {
-      printJson({ removed: errorJson(r.removed), notes: r.notes });
-      return 0;
-    }
-    notes(r.notes);
-    println(`removed ${r.removed.id} (${r.removed.tool})`);
-    return 0;
-  },
-
   async sweep(api, p) {
     const r = await api.sweepErrors();
     if (bool(p, "json")) printJson(r);
@@ -236,14 +231,13 @@ const COMMANDS: Record<string, Runner> = {
 };
 
 /**
- * The daemon's answer to a POST of `route` when it runs for the home (unless --local), else `local`'s in this
- * process; `here` says what the command does when the daemon does not answer in time.
+ * The daemon's answer to a call when it runs for the home (unless --local), else `local`'s in this process; `here`
+ * says what the command does when the daemon does not answer in time.
  */
 async function daemonOrLocal<T>(
   p: Parsed,
   command: string,
-  route: string,
-  input: object,
+  call: DaemonCall,
   local: (api: AnyHome) => Promise<T>,
   here: string,
 ): Promise<T> {
@@ -251,7 +245,7 @@ async function daemonOrLocal<T>(
   if (!bool(p, "local")) {
     const paths = homePaths(resolveHome(p.flags.home as string | undefined, process.env));
     config = loadConfigCached(paths.config, process.env);
-    const answered = await askHomeDaemon<T>(paths.httpFile, config, route, input, here);
+    const answered = await askHomeDaemon<T>(paths.httpFile, config, call, here);
     if (answered !== undefined) return answered;
   }
   return usingAnyHome(p, command, local, true, config);
@@ -270,8 +264,7 @@ async function record(p: Parsed, stdin: string | undefined): Promise<number> {
   const r = await daemonOrLocal(
     p,
     "errors record",
-    "/v1/errors",
-    input,
+    { route: "/v1/errors", body: input },
     async (api): Promise<RecordErrorResultJson> => {
       const r = await api.recordError(input);
       return { record: errorJson(r.record), merged: r.merged, redacted: r.redacted, notes: r.notes };
@@ -304,8 +297,7 @@ async function search(p: Parsed, stdin: string | undefined): Promise<number> {
   const r = await daemonOrLocal(
     p,
     "errors search",
-    "/v1/errors/search",
-    input,
+    { route: "/v1/errors/search", body: input },
     async (api) => errorSearchJson(input.tool, await api.searchErrors(input)),
     "searching here",
   );
@@ -319,6 +311,28 @@ async function search(p: Parsed, stdin: string | undefined): Promise<number> {
     printRecord(h, `score ${h.score.toFixed(2)} · ${h.matchedBy.join("+")}`, 6);
     println();
   }
+  return 0;
+}
+
+/** `errors rm`: removed by the daemon when it runs for the home (unless --local), else by this process. */
+async function rm(p: Parsed): Promise<number> {
+  const id = p.positionals[0]!;
+  const r = await daemonOrLocal(
+    p,
+    "errors rm",
+    rmErrorCall(id),
+    async (api): Promise<RemoveErrorResultJson> => {
+      const r = await api.removeError(id);
+      return { removed: errorJson(r.removed), notes: r.notes };
+    },
+    "removing here",
+  );
+  if (bool(p, "json")) {
+    printJson(r);
+    return 0;
+  }
+  notes(r.notes);
+  println(`removed ${r.removed.id} (${r.removed.tool})`);
   return 0;
 }
 
