@@ -11,6 +11,7 @@ import { sharedImportJob, sharedMaintenanceJob } from "../../src/daemon/jobs/sha
 import { DaemonLog } from "../../src/daemon/log.ts";
 import { CC_SESSION_C, writeClaudeProjects } from "../fixture/import/claude-code.ts";
 import { GEM_ID, writeGeminiHome } from "../fixture/import/gemini.ts";
+import { GITHUB_TOKEN, TITLED, UNTITLED, writeTitledProjects } from "../fixture/import/titled-projects.ts";
 import { cli, openTemp, removeTempHomes, tempHome } from "../fixture/home.ts";
 import { describePostgres, startPostgres, type PgServer } from "../fixture/postgres-server.ts";
 import { startS3Server, type S3Server } from "../fixture/s3-server.ts";
@@ -191,6 +192,33 @@ describe("import, export and reindex on a shared archive", () => {
     const r = await importWith(other, "claude-code", [file], { since: 0n });
     expect(r.messages).toMatchObject({ added: 0, tombstoned: 1 });
     expect((await other.history(session, { all: true })).map((m) => m.id)).toEqual([stored[1]!.id]);
+  }, 120_000);
+
+  test("titles: redacted like the messages; gone with the message or the reset that removes the text they were taken from", async () => {
+    const { env, homes } = await sharedHomes(2);
+    const projects = writeTitledProjects(tempHome("titles-src-"));
+    const h = await open(homes[0]!, env);
+    await importWith(h, "claude-code", [projects]);
+    const titleOf = async (id: string) => (await h.ctx.archive.sessionMeta(id))?.title;
+    expect(await titleOf(TITLED)).toBe("Pushing with [REDACTED:stripe-key]");
+    expect(await titleOf(UNTITLED)).toBe("use token [REDACTED:github-token] to push the release");
+    const [first] = await h.history(UNTITLED, { all: true });
+    await h.rmMessage(first!.id);
+    expect(await titleOf(UNTITLED)).toBeUndefined();
+    // Another host reads the transcripts from the start: the removed prompt stays out, and the title taken from it.
+    const other = await open(homes[1]!, env);
+    expect((await importWith(other, "claude-code", [projects])).messages).toMatchObject({ added: 0, tombstoned: 1 });
+    expect(await titleOf(UNTITLED)).toBeUndefined();
+    await h.reset(TITLED);
+    expect(await titleOf(TITLED)).toBe("Pushing with [REDACTED:stripe-key]");
+    const fresh = await sharedHomes(1);
+    const kept = await open(fresh.homes[0]!, fresh.env);
+    await importWith(kept, "claude-code", [projects], { keepSecrets: true });
+    expect((await kept.ctx.archive.sessionMeta(UNTITLED))?.title).toContain(GITHUB_TOKEN);
+    await kept.reset(UNTITLED);
+    expect((await kept.ctx.archive.sessionMeta(UNTITLED))?.title).toBeUndefined();
+    // The cluster serves a few connections only: the other tests need theirs.
+    for (const x of [h, other, kept]) await x.close();
   }, 120_000);
 
   test("a Gemini rewind removes the rewound messages from the archive, and the next pass brings nothing back", async () => {

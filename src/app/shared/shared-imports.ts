@@ -16,6 +16,7 @@ import {
   emptyImportResult,
   freshRecords,
   grownMessages,
+  storedMeta,
   type ImportWriteOptions,
   type ImportWriteResult,
 } from "../../memory/imports/import-write.ts";
@@ -76,6 +77,7 @@ export class SharedImports implements ImportWriter {
     const max = ctx.config.limits.max_message_bytes;
     const ids = records.map((r) => r.id);
     const seen = await this.#lookup(ids);
+    meta = storedMeta(meta, records, seen.dead, o.redact !== false);
     const probe = emptyImportResult();
     const growth = grownMessages(seen.stored, session, records, o, max, probe);
     if (o.dryRun) {

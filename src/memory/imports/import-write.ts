@@ -7,7 +7,7 @@ import { readHistory, stageHistory } from "../../storage/history/history-file.ts
 import { replaceMessageContent } from "../../storage/sqlite/message-content-repo.ts";
 import { getMessagesById, knownIds } from "../../storage/sqlite/messages-repo.ts";
 import { tombstonedIds } from "../../storage/sqlite/tombstones-repo.ts";
-import { upsertSessionMeta, type MetaUpdate } from "../../storage/sqlite/session-meta-repo.ts";
+import { holdsTitle, upsertSessionMeta, type MetaUpdate } from "../../storage/sqlite/session-meta-repo.ts";
 import { withWriteLock } from "../../storage/sqlite/write-lock.ts";
 import { redactSecrets } from "../../shared/redact.ts";
 import { withHomeLock } from "../home-lock.ts";
@@ -50,6 +50,15 @@ export function writeImported(
   o: ImportWriteOptions = {},
 ): ImportWriteResult {
   assertSessionId(session);
+  meta = storedMeta(
+    meta,
+    records,
+    tombstonedIds(
+      ctx.db,
+      records.map((r) => r.id),
+    ),
+    o.redact !== false,
+  );
   const max = ctx.config.limits.max_message_bytes;
   // The records not in the archive yet, checked again under the lock when writing (another import may run).
   const fresh = (result: ImportWriteResult): MessageRecord[] => {
@@ -89,6 +98,31 @@ export function writeImported(
     result.existing -= result.extended;
   }
   return result;
+}
+
+/**
+ * The metadata as it is stored: the title and project redacted like the messages, and no title taken from a
+ * message that was removed (its tombstone keeps the message out; its text must not come back as the title).
+ */
+export function storedMeta(
+  meta: MetaUpdate | undefined,
+  records: readonly MessageRecord[],
+  dead: ReadonlySet<string>,
+  redact: boolean,
+): MetaUpdate | undefined {
+  if (!meta) return meta;
+  const out: MetaUpdate = { ...meta };
+  const title = meta.title;
+  if (title !== undefined && records.some((r) => dead.has(r.id) && holdsTitle(r.content, title))) {
+    delete out.title;
+    delete out.titleIsFallback;
+  }
+  if (redact)
+    for (const k of ["title", "project"] as const) {
+      const v = out[k];
+      if (v !== undefined) out[k] = redactSecrets(v).text;
+    }
+  return out;
 }
 
 /** A fresh result: nothing counted yet. */

@@ -157,6 +157,7 @@ export class PgArchive implements ArchivePort {
 
   async removeMessage(id: string, now: bigint): Promise<boolean> {
     return this.sql.begin(async (tx) => {
+      await this.forgetTitleOfRemoved(tx, "m.id = $1", [id]);
       const gone = await this.q<{ seq: bigint; session_id: string; idempotency_key: string | null }>(
         "DELETE FROM messages WHERE id = $1 RETURNING seq, session_id, idempotency_key",
         [id],
@@ -180,6 +181,20 @@ export class PgArchive implements ArchivePort {
       );
       return true;
     });
+  }
+
+  /**
+   * Clear a session's title when a message about to be removed (`which`, over messages m) holds it: an importer took
+   * it from that message (session-meta-repo.ts, forgetTitleOfRemoved).
+   */
+  private async forgetTitleOfRemoved(tx: SQL, which: string, args: unknown[]): Promise<void> {
+    const core = "CASE WHEN right(s.title, 1) = '…' THEN left(s.title, -1) ELSE s.title END";
+    await this.q(
+      `UPDATE sessions s SET title = NULL, title_fallback = false FROM messages m
+       WHERE ${which} AND m.session_id = s.id AND s.title IS NOT NULL AND btrim(${core}) <> '' AND strpos(m.content, ${core}) > 0`,
+      args,
+      tx,
+    );
   }
 
   private async addTombstones(tx: SQL, hashes: readonly string[], now: bigint): Promise<void> {
@@ -209,6 +224,7 @@ export class PgArchive implements ArchivePort {
         [session, now],
         tx,
       );
+      await this.forgetTitleOfRemoved(tx, "m.session_id = $1", [session]);
       const gone = await this.q<{ id: string; idempotency_key: string | null }>(
         "DELETE FROM messages WHERE session_id = $1 RETURNING id, idempotency_key",
         [session],

@@ -7,6 +7,7 @@ import { archiveTrigramRows, optimizeTrigram } from "./substring-index.ts";
 import { andFilter } from "./message-filter-sql.ts";
 import type { MessageRange, MessageRow } from "../ports/message-rows.ts";
 import { addTombstones, idTombstone, keyTombstone } from "./tombstones-repo.ts";
+import { forgetTitleOfRemoved } from "./session-meta-repo.ts";
 
 type Row = MessageRow<bigint>;
 
@@ -210,6 +211,7 @@ export function deleteSessionMessages(db: Database, session: string, now: bigint
     now,
   );
   deleteFtsRows(db, "SELECT seq FROM messages WHERE session_id = ?", session);
+  forgetTitleOfRemoved(db, session);
   const n = db.prepare("DELETE FROM messages WHERE session_id = ?").run(session).changes;
   db.prepare("DELETE FROM untimed_messages WHERE session_id = ?").run(session);
   db.prepare("DELETE FROM message_meta WHERE session_id = ?").run(session);
@@ -233,6 +235,7 @@ export function deleteOneMessage(db: Database, m: { seq: bigint; id: string; ses
     .get(m.seq) as { k: string } | null;
   if (key) addTombstones(db, [keyTombstone(m.session, key.k)], now);
   deleteFtsRows(db, "?", m.seq);
+  forgetTitleOfRemoved(db, m.session, m.seq);
   const n = db.prepare("DELETE FROM messages WHERE seq = ? AND id = ?").run(m.seq, m.id).changes;
   db.prepare("DELETE FROM untimed_messages WHERE seq = ?").run(m.seq);
   db.prepare("INSERT OR IGNORE INTO vector_id_deletes (id, created_at) VALUES (?, ?)").run(m.id, now);

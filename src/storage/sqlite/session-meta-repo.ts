@@ -60,3 +60,27 @@ export function listSessionMeta(db: Database): Map<string, SessionMeta> {
   const rows = db.query("SELECT id, source, title, project, parent FROM sessions").all() as Raw[];
   return new Map(rows.map((r) => [r.id, toMeta(r)]));
 }
+
+/** A title as it appears in the message an importer may have taken it from: without the ellipsis that cut it. */
+const titleCore = (title: string) => (title.endsWith("…") ? title.slice(0, -1) : title);
+
+/** Whether a text holds a title (an importer may have taken it from its first line: titleFrom). */
+export function holdsTitle(text: string, title: string): boolean {
+  const core = titleCore(title);
+  return core.trim() !== "" && text.includes(core);
+}
+
+/** titleCore in SQL, of the column `sessions.title`. */
+const TITLE_CORE_SQL =
+  "CASE WHEN substr(sessions.title, -1) = '…' THEN substr(sessions.title, 1, length(sessions.title) - 1) ELSE sessions.title END";
+
+/**
+ * Clear the session's title when a message about to be removed holds it (holdsTitle): an importer took it from
+ * that message, and no copy of removed text may remain. `seq`: the one message removed; none: all of the session's.
+ */
+export function forgetTitleOfRemoved(db: Database, session: string, seq?: bigint): void {
+  db.query(
+    `UPDATE sessions SET title = NULL, title_fallback = 0 WHERE id = ?1 AND title IS NOT NULL AND trim(${TITLE_CORE_SQL}) <> ''
+     AND EXISTS (SELECT 1 FROM messages m WHERE m.session_id = ?1${seq === undefined ? "" : " AND m.seq = ?2"} AND instr(m.content, ${TITLE_CORE_SQL}) > 0)`,
+  ).run(...(seq === undefined ? [session] : [session, seq]));
+}
