@@ -67,11 +67,21 @@ const RULES: Rule[] = [
   { kind: "huggingface-token", re: new RegExp(`${B}hf_[A-Za-z0-9]{30,}${E}`, "g") },
   { kind: "pypi-token", re: new RegExp(`${B}pypi-[A-Za-z0-9_-]{40,}`, "g") },
   { kind: "sendgrid-key", re: new RegExp(`${B}SG\\.[A-Za-z0-9_-]{16,}\\.[A-Za-z0-9_-]{16,}`, "g") },
+  { kind: "groq-key", re: new RegExp(`${B}gsk_[A-Za-z0-9]{20,}${E}`, "g") },
+  { kind: "xai-key", re: new RegExp(`${B}xai-[A-Za-z0-9]{40,}${E}`, "g") },
+  // Voyage's prefix is short: a key is long and mixes upper and lower case and digits, unlike a hyphenated name.
+  {
+    kind: "voyage-key",
+    re: new RegExp(`${B}pa-(?=[\\w-]*[A-Z])(?=[\\w-]*[a-z])(?=[\\w-]*[0-9])[A-Za-z0-9_-]{40,}${E}`, "g"),
+  },
+  { kind: "replicate-token", re: new RegExp(`${B}r8_[A-Za-z0-9]{20,}${E}`, "g") },
+  { kind: "digitalocean-token", re: new RegExp(`${B}do[opr]_v1_[A-Za-z0-9]{20,}${E}`, "g") },
+  { kind: "perplexity-key", re: new RegExp(`${B}pplx-[A-Za-z0-9]{20,}${E}`, "g") },
   { kind: "jwt", re: new RegExp(`${B}eyJ[A-Za-z0-9_-]{5,}\\.eyJ[A-Za-z0-9_-]{5,}\\.[A-Za-z0-9_-]*`, "g") },
   {
     // PGPASSWORD=…, db_password: "…", aws_secret_access_key = …, ?access_token=…
     kind: "secret-value",
-    re: /\b([A-Za-z0-9_.-]*(?:password|passwd|pwd|secret|token|api[_-]?key|apikey|access[_-]?key|private[_-]?key|credentials?))(["']?\s*(=|:)\s*)("[^"\n]*"|'[^'\n]*'|[^\s,;&'"<>)\]}]+)/gi,
+    re: /\b([A-Za-z0-9_.-]*(?:password|passwd|pwd|secret|token|api[_-]?key|apikey|access[_-]?key|private[_-]?key|account[_-]?key|credentials?))(["']?\s*(=|:)\s*)("[^"\n]*"|'[^'\n]*'|[^\s,;&'"<>)\]}]+)/gi,
     replace: (m, key, sep, op, value) => {
       const bare = value.replace(/^["']|["']$/g, "");
       if (bare === "" || bare.startsWith("[REDACTED")) return m;

@@ -24,6 +24,9 @@ describe("redactSecrets", () => {
       "max_tokens=4096 exceeds the model limit",
       "sk-learn is not a package; did you mean scikit-learn?",
       "git@github.com: Permission denied (publickey).",
+      "the model xai-grok-2-vision-1212-latest is not available in this region",
+      "open pa-2024-annual-report-final-v2-draft-copy-number-two.pdf",
+      "AccountName=shopdata;EndpointSuffix=core.windows.net",
     ];
     for (const t of texts) expect(redactSecrets(t)).toEqual({ text: t, kinds: [] });
   });

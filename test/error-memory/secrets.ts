@@ -33,6 +33,13 @@ const jwt = `eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiJ1c2VyLTQyIiwiaWF0Ij
 const bearer = `${alnum(12, 15)}.${alnum(30, 16)}`;
 const urlPassword = `Tr0ub4dor${alnum(8, 17)}`;
 const keyBody = `MIIEowIBAAKCAQEA${alnum(48, 18)}`;
+const groq = `gsk_${alnum(52, 20)}`;
+const xai = `xai-${alnum(80, 21)}`;
+const voyage = `pa-${alnum(43, 22)}`;
+const replicate = `r8_${alnum(37, 23)}`;
+const digitalOcean = `dop_v1_${alnum(64, 24).toLowerCase()}`;
+const perplexity = `pplx-${alnum(48, 25)}`;
+const azureKey = `${alnum(60, 26)}+/${alnum(24, 27)}==`;
 
 export const SECRETS: SecretCase[] = [
   {
@@ -133,5 +140,48 @@ export const SECRETS: SecretCase[] = [
     secretParts: [keyBody, alnum(64, 19)],
     keep: ["invalid format", "end of key"],
     keyword: "",
+  },
+  {
+    name: "Groq key (gsk_)",
+    text: `groq.AuthenticationError: Invalid API Key ${groq} (401)`,
+    secretParts: [groq, groq.slice(4)],
+    keep: ["groq.AuthenticationError", "Invalid API Key"],
+  },
+  {
+    name: "xAI key (xai-)",
+    text: `POST https://api.x.ai/v1/chat/completions failed: incorrect API key ${xai}`,
+    secretParts: [xai, xai.slice(4)],
+    keep: ["https://api.x.ai/v1/chat/completions", "incorrect API key"],
+  },
+  {
+    name: "Voyage key (pa-)",
+    text: `voyageai.error.AuthenticationError: the key ${voyage} is not valid`,
+    secretParts: [voyage, voyage.slice(3)],
+    keep: ["voyageai.error.AuthenticationError", "is not valid"],
+  },
+  {
+    name: "Replicate token (r8_)",
+    text: `replicate.exceptions.ReplicateError: token ${replicate} is invalid or expired`,
+    secretParts: [replicate, replicate.slice(3)],
+    keep: ["ReplicateError", "invalid or expired"],
+  },
+  {
+    name: "DigitalOcean token (dop_v1_)",
+    text: `doctl auth init: unable to use token ${digitalOcean}: 401 Unable to authenticate you`,
+    secretParts: [digitalOcean, digitalOcean.slice(7)],
+    keep: ["doctl auth init", "Unable to authenticate you"],
+  },
+  {
+    name: "Perplexity key (pplx-)",
+    text: `perplexity: 401 Unauthorized for key ${perplexity}`,
+    secretParts: [perplexity, perplexity.slice(5)],
+    keep: ["401 Unauthorized"],
+  },
+  {
+    name: "Azure storage connection string (AccountKey=)",
+    text: `azure.core.exceptions.ClientAuthenticationError with DefaultEndpointsProtocol=https;AccountName=shopdata;AccountKey=${azureKey};EndpointSuffix=core.windows.net`,
+    secretParts: [azureKey, azureKey.slice(0, 40)],
+    keep: ["ClientAuthenticationError", "AccountName=shopdata", "EndpointSuffix=core.windows.net"],
+    keyword: `AccountKey=${azureKey.slice(0, 40)}`,
   },
 ];
