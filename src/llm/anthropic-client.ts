@@ -159,12 +159,11 @@ export class LlmClient {
       throw new LlmAnswerError({ purpose: req.purpose, model: reply.model, problem: "empty" });
     const candidates = jsonCandidates(reply.text, tag);
     if (candidates.length === 0) {
-      // The excerpt is redacted: an answer may quote a secret.
       throw new LlmAnswerError({
         purpose: req.purpose,
         model: reply.model,
         problem: "no-json",
-        excerpt: excerpt(reply.text),
+        length: reply.text.length,
       });
     }
     return { reply, candidates };

@@ -80,7 +80,8 @@ export class LlmCallError extends namedError<LlmCallData>("LlmCallError", "runti
 
 const ANSWER_PROBLEMS = {
   empty: () => "was empty",
-  "no-json": (excerpt?: string) => `held no JSON: ${excerpt ?? '""'}`,
+  // Its length only: the answer may quote the conversation, and logs never hold message content.
+  "no-json": (d: { length?: number }) => `held no JSON (${d.length ?? 0} characters of text)`,
   "no-summary": () => "held no valid summary (it needs key_decisions, past_discussions and current_discussion)",
   shape: () => "did not have the expected shape",
   "not-api": () => "",
@@ -92,13 +93,15 @@ export const LlmAnswerError = namedError<{
   model?: string;
   problem: keyof typeof ANSWER_PROBLEMS;
   excerpt?: string;
+  /** no-json: the answer's length in characters. */
+  length?: number;
   /** not-api: the base URL (credentials masked) and the HTTP status of an answer that is no Messages API answer. */
   server?: string;
   status?: number;
 }>("LlmAnswerError", "runtime", (d) =>
   d.problem === "not-api"
     ? `the server at ${d.server} answered HTTP ${d.status} with ${d.excerpt}, not a Messages API answer: check ANTHROPIC_BASE_URL`
-    : `${d.purpose} answer${d.model ? ` from ${d.model}` : ""} ${ANSWER_PROBLEMS[d.problem](d.excerpt)}`,
+    : `${d.purpose} answer${d.model ? ` from ${d.model}` : ""} ${ANSWER_PROBLEMS[d.problem](d)}`,
 );
 export type LlmAnswerError = InstanceType<typeof LlmAnswerError>;
 

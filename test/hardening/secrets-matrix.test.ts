@@ -111,6 +111,25 @@ describe("summary errors quoting a secret", () => {
     }
   });
 
+  test("an answer with no JSON that quotes the conversation: no message text in the report or summary_runs", async () => {
+    const home = tempHome();
+    const api = openMemory({ home, env: env(), drain: "off" });
+    try {
+      api.add("s1", [
+        { role: "user", content: "my diary: the PRIVATE-DIARY-LINE nobody may read" },
+        { role: "assistant", content: "noted" },
+      ]);
+      fake.push({ text: "You wrote: my diary: the PRIVATE-DIARY-LINE nobody may read" });
+      const r = await api.summarize("s1");
+      expect(r.sessions[0]!.outcome).toBe("failed");
+      expect(r.sessions[0]!.error).toContain("held no JSON (");
+      expect(JSON.stringify(r)).not.toContain("PRIVATE-DIARY-LINE");
+      expect(summaryRunError(home)).not.toContain("PRIVATE-DIARY-LINE");
+    } finally {
+      api.close();
+    }
+  });
+
   test("the CLI's stderr and --json output carry no secret", async () => {
     const home = tempHome();
     await cli(["add", "s1", "--role", "user", "--content", "hello"], { home });

@@ -375,8 +375,8 @@ const KINDS: [Error & { data: object }, string, 1 | 2][] = [
   ],
   [new LlmAnswerError({ purpose: "summary", model: "m", problem: "empty" }), "summary answer from m was empty", 1],
   [
-    new LlmAnswerError({ purpose: "summary", model: "m", problem: "no-json", excerpt: '"hello"' }),
-    'summary answer from m held no JSON: "hello"',
+    new LlmAnswerError({ purpose: "summary", model: "m", problem: "no-json", length: 5 }),
+    "summary answer from m held no JSON (5 characters of text)",
     1,
   ],
   [
