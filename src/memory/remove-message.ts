@@ -16,6 +16,8 @@ import { withHomeLock } from "./home-lock.ts";
 import type { MemoryContext } from "./memory-context.ts";
 import { ensureBackfilled } from "./sessions-list.ts";
 import { UnknownMessageError } from "./message-lookup.ts";
+import { removeKeptCopies } from "./kept-copies.ts";
+import { withCopies } from "./session-admin.ts";
 
 // Loaded when a removal needs it: every open runs finishPendingRemovals, and search never reads summaries.
 const summaryStore = () => require("./summary/summary-store.ts") as typeof import("./summary/summary-store.ts");
@@ -31,6 +33,8 @@ export interface RemoveMessageResult {
   summarized: boolean;
   /** summary.json and the cursor were removed too (dropSummary). */
   summaryRemoved: boolean;
+  /** Copies kept by doctor --repair that held the removed text, removed too (home-relative); absent when none. */
+  keptCopiesRemoved?: string[];
 }
 
 /** The session holding a message id, if any. */
@@ -64,7 +68,8 @@ export function removeMessage(
       withWriteLock(ctx.db, () => deleteSummaryRun(ctx.db, sessionId));
     }
     finishRemoval(ctx, m.session, m.id);
-    return { id: m.id, session: m.session, wasRecent: m.recent, summarized, summaryRemoved };
+    const copies = removeKeptCopies(ctx, m.session, { summary: summaryRemoved });
+    return withCopies({ id: m.id, session: m.session, wasRecent: m.recent, summarized, summaryRemoved }, copies);
   });
 }
 

@@ -11,6 +11,7 @@ import { checkpointTruncate } from "../storage/sqlite/open-database.ts";
 import { deleteSummaryRun } from "../storage/sqlite/summary-runs-repo.ts";
 import { deleteSessionUsage } from "../storage/sqlite/usage-repo.ts";
 import { withHomeLock } from "./home-lock.ts";
+import { removeKeptCopies } from "./kept-copies.ts";
 import type { MemoryContext } from "./memory-context.ts";
 
 export { sessionDirs, unknownSessionDirs } from "./session-dirs.ts";
@@ -36,6 +37,13 @@ export interface ResetResult {
   session: string;
   messagesRemoved: number;
   summaryRemoved: boolean;
+  /** Copies kept by doctor --repair that held the removed text, removed too (home-relative); absent when none. */
+  keptCopiesRemoved?: string[];
+}
+
+/** A result with the kept copies removed, when there were any. */
+export function withCopies<T extends object>(r: T, copies: string[]): T & { keptCopiesRemoved?: string[] } {
+  return copies.length > 0 ? { ...r, keptCopiesRemoved: copies } : r;
 }
 
 /** Clear history.json, the archive rows, the meta and the vectors. summary.json and the cursor survive unless `all`. */
@@ -57,7 +65,8 @@ export function resetSession(ctx: MemoryContext, session: string, all = false): 
         withWriteLock(ctx.db, () => forgetSummaryRows(ctx, session));
       }
       purgeText(ctx);
-      return { session, messagesRemoved: removed, summaryRemoved };
+      const copies = removeKeptCopies(ctx, session, { summary: all });
+      return withCopies({ session, messagesRemoved: removed, summaryRemoved }, copies);
     },
     session,
   );
@@ -79,7 +88,8 @@ export function removeSession(ctx: MemoryContext, session: string): ResetResult 
       rmSync(ctx.paths.session(session), { recursive: true, force: true });
       forgetHistoryCache(ctx.paths.history(session));
       purgeText(ctx);
-      return { session, messagesRemoved: removed, summaryRemoved: hadSummary };
+      const copies = removeKeptCopies(ctx, session, { summary: true });
+      return withCopies({ session, messagesRemoved: removed, summaryRemoved: hadSummary }, copies);
     },
     session,
   );

@@ -99,6 +99,8 @@ export interface ResetResultJson {
   session: string;
   messagesRemoved: number;
   summaryRemoved: boolean;
+  /** Copies kept by `doctor --repair` that held the removed text, removed too (home-relative); absent when none. */
+  keptCopiesRemoved?: string[];
 }
 
 export interface RemoveMessageResultJson {
@@ -110,6 +112,8 @@ export interface RemoveMessageResultJson {
   summarized: boolean;
   /** summary.json and the cursor were removed too (dropSummary). */
   summaryRemoved: boolean;
+  /** Copies kept by `doctor --repair` that held the removed text, removed too (home-relative); absent when none. */
+  keptCopiesRemoved?: string[];
 }
 
 export interface ErrorRecordJson extends ErrorRecordText {

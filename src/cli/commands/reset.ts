@@ -2,6 +2,7 @@
 import { bool } from "../args.ts";
 import { withAnyHome, sessionSpec } from "../command.ts";
 import { printJson, println } from "../output.ts";
+import { keptCopiesNote } from "../deletion-notes.ts";
 
 export const usage = `
 Usage: memvoy reset SESSION [--all] [--json]
@@ -18,6 +19,7 @@ export function run(argv: readonly string[]): Promise<number> {
     const hadSummary = await api.hasSummary(session!);
     const r = await api.reset(session!, { all: bool(p, "all") });
     await api.purgeDeleted();
+    keptCopiesNote(r);
     if (bool(p, "json")) printJson(r);
     else
       println(

@@ -2,6 +2,7 @@
 import { bool } from "../args.ts";
 import { withAnyHome, type CommandSpec } from "../command.ts";
 import { printJson, println } from "../output.ts";
+import { keptCopiesNote } from "../deletion-notes.ts";
 
 export const usage = `
 Usage: memvoy rm-message ID [--drop-summary] [--json]
@@ -17,7 +18,8 @@ it back. When it returns, no copy of the text is left in the home's files, excep
   - error memory, which is never touched.
 
   --drop-summary  remove summary.json and .summary_cursor as well
-  --json          print {"id", "session", "wasRecent", "summarized", "summaryRemoved"}
+  --json          print {"id", "session", "wasRecent", "summarized", "summaryRemoved"} (and
+                  "keptCopiesRemoved" when copies doctor --repair kept were removed too)
 `;
 
 const spec: CommandSpec = {
@@ -30,6 +32,7 @@ const spec: CommandSpec = {
 export function run(argv: readonly string[]): Promise<number> {
   return withAnyHome(spec, argv, async (api, p, [id]) => {
     const r = await api.rmMessage(id!, { dropSummary: bool(p, "drop-summary") });
+    keptCopiesNote(r);
     if (bool(p, "json")) printJson(r);
     else {
       let note = "";

@@ -2,6 +2,7 @@
 import { bool } from "../args.ts";
 import { withAnyHome, type CommandSpec } from "../command.ts";
 import { printJson, println } from "../output.ts";
+import { keptCopiesNote } from "../deletion-notes.ts";
 
 export const usage = `
 Usage: memvoy rm SESSION [--json]
@@ -16,6 +17,7 @@ export function run(argv: readonly string[]): Promise<number> {
   return withAnyHome(spec, argv, async (api, p, [session]) => {
     const r = await api.remove(session!);
     await api.purgeDeleted();
+    keptCopiesNote(r);
     if (bool(p, "json")) printJson(r);
     else println(`removed ${session} (${r.messagesRemoved} message(s))`);
     return 0;
