@@ -274,8 +274,10 @@ function printReport(r: Report): void {
       `${r.dryRun ? "would extend" : "extended"} ${plural(r.messages.extended, "streamed reply", "streamed replies")}`,
     );
   if (r.messages.removed > 0)
-    parts.push(`${r.dryRun ? "would remove" : "removed"} ${plural(r.messages.removed, "rewound message")}`);
-  if (r.notRemoved > 0) parts.push(`${plural(r.notRemoved, "rewound message")} not removed`);
+    parts.push(
+      `${r.dryRun ? "would remove" : "removed"} ${plural(r.messages.removed, "message")} gone from the source`,
+    );
+  if (r.notRemoved > 0) parts.push(`${plural(r.notRemoved, "message")} gone from the source left in place`);
   if (r.messages.tombstoned > 0) parts.push(`${plural(r.messages.tombstoned, "removed message")} kept out`);
   if (r.redacted > 0) parts.push(`secrets redacted in ${plural(r.redacted, "message")}`);
   if (r.skippedCount > 0) parts.push(`${plural(r.skippedCount, "record")} skipped`);
