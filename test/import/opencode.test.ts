@@ -1,6 +1,6 @@
 import { Database } from "bun:sqlite";
 import { afterAll, describe, expect, test } from "bun:test";
-import { writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { openTemp, removeTempHomes, tempHome } from "../fixture/home.ts";
 import { writeOpencodeData } from "../fixture/import/opencode.ts";
@@ -125,7 +125,17 @@ describe("import opencode", () => {
     writeFileSync(bad, "this is not a database, just text that is long enough to look like a header...........");
     const r = await importWith(api, "opencode", [], { env: { OPENCODE_DB: bad, XDG_DATA_HOME: join(xdg, "none") } });
     expect(r.files.failed).toBe(1);
-    expect(r.failed[0]!.reason).toContain("broken.db");
+    // The file given is named as not an opencode database: never memvoy's own archive.
+    expect(r.failed[0]!.reason).toBe(`${bad}: not an opencode database (not an SQLite database)`);
+    expect(api.sessions()).toEqual([]);
+    // A real SQLite file damaged past its first page: SQLite's words, about that file.
+    const damaged = join(xdg, "damaged.db");
+    const bytes = readFileSync(join(dir, "opencode.db"));
+    bytes.fill(0xa5, 4096);
+    writeFileSync(damaged, bytes);
+    const d = await importWith(api, "opencode", [damaged]);
+    expect(d.failed[0]!.reason).toStartWith(`${damaged}: cannot read the opencode database (`);
+    expect(d.failed[0]!.reason).not.toContain("history.db");
     expect(api.sessions()).toEqual([]);
 
     const locker = new Database(join(dir, "opencode.db"));

@@ -4,7 +4,7 @@ import { describeError } from "../../shared/describe-error.ts";
 import { namedError } from "../../shared/errors.ts";
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
-import type { ForeignDatabase } from "../../app/import-api.ts";
+import { ForeignDatabaseError, type ForeignDatabase } from "../../app/import-api.ts";
 import type { ImportTarget } from "../../app/import-target.ts";
 import { importedSessionId } from "../../shared/import-id.ts";
 import { NotThisFormatError } from "../import-types.ts";
@@ -69,14 +69,14 @@ function readDatabase(api: ImportTarget, ctx: ReadContext): FileRead {
   try {
     db = api.imports.openForeign(ctx.file);
   } catch (err) {
-    throw new OpencodeDatabaseError({ file: ctx.file, reason: describeError(err) }, { cause: err });
+    throw unreadable(ctx.file, err);
   }
   try {
     let tables: Set<string>;
     try {
       tables = db.tables();
     } catch (err) {
-      throw new OpencodeDatabaseError({ file: ctx.file, reason: describeError(err) }, { cause: err });
+      throw unreadable(ctx.file, err);
     }
     if (!tables.has("session") || !tables.has("message") || !tables.has("part")) {
       throw new NotThisFormatError({
@@ -115,7 +115,7 @@ function readDatabase(api: ImportTarget, ctx: ReadContext): FileRead {
         };
       });
     } catch (err) {
-      throw new OpencodeDatabaseError({ file: ctx.file, reason: describeError(err) }, { cause: err });
+      throw unreadable(ctx.file, err);
     }
     const { sessions, messages, parts } = rows;
     const skipped: Problem[] = [];
@@ -165,6 +165,17 @@ function readDatabase(api: ImportTarget, ctx: ReadContext): FileRead {
   } finally {
     db.close();
   }
+}
+
+/** The database could not be read: a file that is not SQLite at all is not this format; else SQLite's words. */
+function unreadable(file: string, err: unknown): Error {
+  if (err instanceof ForeignDatabaseError && err.data.notDatabase)
+    return new NotThisFormatError(
+      { file, expected: "an opencode database", because: "not an SQLite database" },
+      { cause: err },
+    );
+  const reason = err instanceof ForeignDatabaseError ? err.data.reason : describeError(err);
+  return new OpencodeDatabaseError({ file, reason }, { cause: err });
 }
 
 /** The text of a part: `text` parts that were typed or answered (synthetic and ignored ones are injected). */
