@@ -1,9 +1,9 @@
 import { Database } from "bun:sqlite";
 import { afterAll, describe, expect, test } from "bun:test";
-import { readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { openTemp, removeTempHomes, tempHome } from "../fixture/home.ts";
-import { writeOpencodeData } from "../fixture/import/opencode.ts";
+import { writeOpencodeData, writeOpencodeLegacy } from "../fixture/import/opencode.ts";
 import { importWith, messagesOf, sessionInfo } from "./support.ts";
 
 afterAll(removeTempHomes);
@@ -114,6 +114,40 @@ describe("import opencode", () => {
         .slice(-2)
         .map((m) => m[1]),
     ).toEqual(["thanks", "You're welcome."]);
+    api.close();
+  });
+
+  test("legacy storage: new messages and parts of a session are picked up, an unchanged session is not read", async () => {
+    const storage = join(tempHome("oc-legacy-"), "storage");
+    writeOpencodeLegacy(storage);
+    const put = (rel: string, o: unknown) => {
+      mkdirSync(join(storage, rel, ".."), { recursive: true });
+      writeFileSync(join(storage, rel), JSON.stringify(o));
+    };
+    const t = Date.UTC(2025, 10, 5, 9, 1, 0);
+    const { api } = openTemp();
+    expect((await importWith(api, "opencode", [storage])).messages.added).toBe(2);
+    // The session file itself does not change: only message and part files are added.
+    put("message/ses_legacy1/msg_c.json", { id: "msg_c", role: "user", time: { created: t } });
+    put("part/msg_c/prt_1.json", { id: "prt_1", messageID: "msg_c", type: "text", text: "and the tests?" });
+    // A reply still being written (no completion time) waits for a later pass.
+    put("message/ses_legacy1/msg_d.json", { id: "msg_d", role: "assistant", time: { created: t + 2_000 } });
+    put("part/msg_d/prt_1.json", { id: "prt_1", messageID: "msg_d", type: "text", text: "They pass" });
+    const r = await importWith(api, "opencode", [storage]);
+    expect(r.files).toMatchObject({ read: 1, unchanged: 0 });
+    expect(r.messages).toMatchObject({ added: 1, existing: 2 });
+    expect((await importWith(api, "opencode", [storage])).files).toMatchObject({ read: 0, unchanged: 1 });
+    put("part/msg_d/prt_2.json", { id: "prt_2", messageID: "msg_d", type: "text", text: "under Bun too." });
+    put("message/ses_legacy1/msg_d.json", {
+      id: "msg_d",
+      role: "assistant",
+      time: { created: t + 2_000, completed: t + 3_000 },
+    });
+    expect((await importWith(api, "opencode", [storage])).messages).toMatchObject({ added: 1, existing: 3 });
+    expect(messagesOf(api, "oc-ses_legacy1").slice(2)).toEqual([
+      ["user", "and the tests?", "2025-11-05T09:01:00.000000000Z"],
+      ["assistant", "They pass\n\nunder Bun too.", "2025-11-05T09:01:02.000000000Z"],
+    ]);
     api.close();
   });
 

@@ -44,6 +44,7 @@ export function opencode(api: ImportTarget): Source {
     appendOnly: () => false,
     read: (ctx) => (ctx.file.endsWith(".json") ? readLegacy(ctx) : readDatabase(api, ctx)),
     stamp: (file) => {
+      if (file.endsWith(".json")) return legacyStamp(file);
       // Writes land in the WAL first: the database changed when either file did.
       const db = statSync(file, { bigint: true });
       let size = db.size;
@@ -137,7 +138,7 @@ function readDatabase(api: ImportTarget, ctx: ReadContext): FileRead {
       if (list) list.push(text);
       else textByMessage.set(mid, [text]);
     }
-    const bySession = new Map<string, { msg: ImportedMessage; done: boolean }[]>();
+    const bySession = new Map<string, Found[]>();
     for (const m of messages) {
       const d = data("message", m);
       if (!d) continue;
@@ -145,15 +146,12 @@ function readDatabase(api: ImportTarget, ctx: ReadContext): FileRead {
       const msg = toMessage(String(m.id), d.role, created, textByMessage.get(String(m.id)));
       if (!msg) continue;
       // An assistant message still being written has no completion time: it waits for a later pass.
-      const done = d.role !== "assistant" || (isObject(d.time) && typeof d.time.completed === "number");
+      const done = isDone(d.role, d.time);
       const sid = String(m.session_id ?? d.sessionID);
       const list = bySession.get(sid);
       if (list) list.push({ msg, done });
       else bySession.set(sid, [{ msg, done }]);
     }
-    // Only the last message of a session can still be in progress; an unfinished one followed by others was abandoned.
-    const ready = (list: { msg: ImportedMessage; done: boolean }[]) =>
-      list.filter((x, i) => x.done || i < list.length - 1).map((x) => x.msg);
     const wanted = incremental ? sessions.filter((s) => bySession.has(String(s.id))) : sessions;
     return {
       sessions: wanted.map((s) =>
@@ -166,6 +164,18 @@ function readDatabase(api: ImportTarget, ctx: ReadContext): FileRead {
     db.close();
   }
 }
+
+interface Found {
+  msg: ImportedMessage;
+  /** False for an assistant message without a completion time: it is still being written. */
+  done: boolean;
+}
+
+/** Only the last message of a session can still be in progress; an unfinished one followed by others was abandoned. */
+const ready = (list: Found[]) => list.filter((x, i) => x.done || i < list.length - 1).map((x) => x.msg);
+
+const isDone = (role: unknown, time: unknown) =>
+  role !== "assistant" || (isObject(time) && typeof time.completed === "number");
 
 /** The database could not be read: a file that is not SQLite at all is not this format; else SQLite's words. */
 function unreadable(file: string, err: unknown): Error {
@@ -222,7 +232,7 @@ function readLegacy(ctx: ReadContext): FileRead {
   if (!isObject(s) || typeof s.id !== "string")
     throw new NotThisFormatError({ file: ctx.file, expected: "an opencode session file", because: "no id" });
   const storage = dirname(dirname(dirname(ctx.file)));
-  const messages: ImportedMessage[] = [];
+  const messages: Found[] = [];
   const metas: Rec[] = [];
   for (const f of jsonFiles(join(storage, "message", s.id))) {
     const m = tryJson(readFileSync(f, "utf8"));
@@ -243,9 +253,31 @@ function readLegacy(ctx: ReadContext): FileRead {
       if (t !== undefined) texts.push(t);
     }
     const msg = toMessage(String(m.id), m.role, created(m), texts);
-    if (msg) messages.push(msg);
+    if (msg) messages.push({ msg, done: isDone(m.role, m.time) });
   }
-  return { sessions: [toSession(s.id, s.title, s.directory, s.parentID, messages)], skipped };
+  return { sessions: [toSession(s.id, s.title, s.directory, s.parentID, ready(messages))], skipped };
+}
+
+/**
+ * A legacy session changed when its file or any of its message and part files did: their sizes summed, the
+ * newest mtime. Only stats, so an unchanged session is still skipped without reading anything.
+ */
+function legacyStamp(file: string): { size: number; mtimeNs: bigint } {
+  const storage = dirname(dirname(dirname(file)));
+  let size = 0;
+  let mtimeNs = 0n;
+  const add = (f: string) => {
+    const st = statSync(f, { bigint: true, throwIfNoEntry: false });
+    if (!st) return;
+    size += Number(st.size);
+    if (st.mtimeNs > mtimeNs) mtimeNs = st.mtimeNs;
+  };
+  add(file);
+  for (const m of jsonFiles(join(storage, "message", basename(file, ".json")))) {
+    add(m);
+    for (const p of jsonFiles(join(storage, "part", basename(m, ".json")))) add(p);
+  }
+  return { size, mtimeNs };
 }
 
 function jsonFiles(dir: string): string[] {
