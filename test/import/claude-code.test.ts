@@ -174,6 +174,22 @@ describe("import claude-code", () => {
     api.close();
   });
 
+  test("a UTF-8 byte order mark before the first record keeps that record", async () => {
+    const dir = tempHome("cc-bom-");
+    const lines = sessionB();
+    writeFileSync(join(dir, `${CC_SESSION_B}.jsonl`), `\uFEFF${lines.slice(1).join("\n")}\n`);
+    const { api } = openTemp();
+    const r = await importWith(api, "claude-code", [dir]);
+    expect(r.skippedCount).toBe(0);
+    const plain = openTemp();
+    writeFileSync(join(dir, `${CC_SESSION_B}.jsonl`), `${lines.slice(1).join("\n")}\n`);
+    await importWith(plain.api, "claude-code", [dir]);
+    expect(messagesOf(api, B)).toEqual(messagesOf(plain.api, B));
+    expect(messagesOf(api, B)[0]![0]).toBe("user");
+    api.close();
+    plain.api.close();
+  });
+
   test("another tool's JSONL fails with its name; a transcript holding no message yet is not refused", async () => {
     const dir = tempHome("cc-other-");
     const write = (name: string, lines: string[]) => {

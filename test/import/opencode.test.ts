@@ -130,6 +130,9 @@ describe("import opencode", () => {
     // The session file itself does not change: only message and part files are added.
     put("message/ses_legacy1/msg_c.json", { id: "msg_c", role: "user", time: { created: t } });
     put("part/msg_c/prt_1.json", { id: "prt_1", messageID: "msg_c", type: "text", text: "and the tests?" });
+    // An editor's byte order mark does not make a file unreadable.
+    const part = join(storage, "part/msg_c/prt_1.json");
+    writeFileSync(part, `\uFEFF${readFileSync(part, "utf8")}`);
     // A reply still being written (no completion time) waits for a later pass.
     put("message/ses_legacy1/msg_d.json", { id: "msg_d", role: "assistant", time: { created: t + 2_000 } });
     put("part/msg_d/prt_1.json", { id: "prt_1", messageID: "msg_d", type: "text", text: "They pass" });

@@ -2,14 +2,14 @@
 // and the legacy JSON storage .../opencode/storage/{session,message,part}/. Sessions, their messages and text parts.
 import { describeError } from "../../shared/describe-error.ts";
 import { namedError } from "../../shared/errors.ts";
-import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { existsSync, readdirSync, statSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { ForeignDatabaseError, type ForeignDatabase } from "../../app/import-api.ts";
 import type { ImportTarget } from "../../app/import-target.ts";
 import { importedSessionId } from "../../shared/import-id.ts";
 import { NotThisFormatError } from "../import-types.ts";
 import type { FileRead, ImportedMessage, ImportedSession, Problem, ReadContext, Source } from "../import-types.ts";
-import { isObject, tryJson } from "../read-lines.ts";
+import { isObject, readText, tryJson } from "../read-lines.ts";
 import { homeOf, listFiles, titleFrom } from "../source-files.ts";
 
 const PREFIX = "oc";
@@ -228,14 +228,14 @@ function toSession(
 /** Legacy storage: session/<projectID>/<sessionID>.json, message/<sessionID>/<messageID>.json, part/<messageID>/<partID>.json. */
 function readLegacy(ctx: ReadContext): FileRead {
   const skipped: Problem[] = [];
-  const s = tryJson(readFileSync(ctx.file, "utf8"));
+  const s = tryJson(readText(ctx.file));
   if (!isObject(s) || typeof s.id !== "string")
     throw new NotThisFormatError({ file: ctx.file, expected: "an opencode session file", because: "no id" });
   const storage = dirname(dirname(dirname(ctx.file)));
   const messages: Found[] = [];
   const metas: Rec[] = [];
   for (const f of jsonFiles(join(storage, "message", s.id))) {
-    const m = tryJson(readFileSync(f, "utf8"));
+    const m = tryJson(readText(f));
     if (isObject(m) && typeof m.id === "string") metas.push(m);
     else skipped.push({ file: f, reason: "not an opencode message" });
   }
@@ -244,7 +244,7 @@ function readLegacy(ctx: ReadContext): FileRead {
   for (const m of metas) {
     const texts: string[] = [];
     for (const f of jsonFiles(join(storage, "part", String(m.id)))) {
-      const p = tryJson(readFileSync(f, "utf8"));
+      const p = tryJson(readText(f));
       if (!isObject(p)) {
         skipped.push({ file: f, reason: "not valid JSON" });
         continue;
