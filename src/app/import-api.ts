@@ -22,7 +22,7 @@ import {
 import { getMessagesById, listSessionMessages } from "../storage/sqlite/messages-repo.ts";
 import { removeMessage } from "../memory/remove-message.ts";
 import { withWriteLock } from "../storage/sqlite/write-lock.ts";
-import { openForeignDatabase, type ForeignDatabase } from "../storage/foreign/foreign-sqlite.ts";
+import { ForeignDatabaseError, openForeignDatabase, type ForeignDatabase } from "../storage/foreign/foreign-sqlite.ts";
 import type { ImportWriter } from "./import-target.ts";
 
 export class ImportApi implements ImportWriter {
@@ -107,6 +107,7 @@ export class ImportApi implements ImportWriter {
   }
 }
 
+export { ForeignDatabaseError };
 export type {
   ExportOptions,
   ExportSession,

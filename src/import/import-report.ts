@@ -9,7 +9,7 @@ export interface SourceReport {
   paths: string[];
   files: { found: number; read: number; unchanged: number; failed: number };
   sessions: number;
-  /** removed: rewound in the source and removed here; tombstoned: removed once, kept out. */
+  /** removed: gone from the source (a rewind, a message re-keyed) and removed here; tombstoned: removed once, kept out. */
   /** extended: stored messages whose text grew (more of a streamed reply arrived). */
   messages: { added: number; existing: number; removed: number; tombstoned: number; extended: number };
   /** Messages with at least one secret redacted. */

@@ -62,7 +62,7 @@ export interface ReadContext {
   offset: number;
   /** The importer state the last pass kept (empty when reading from 0). */
   state: Record<string, unknown>;
-  /** The state the last pass kept, even when this pass reads from 0 (a source re-read whole may use it). */
+  /** The state the last full pass kept, even when this pass reads from 0 or is a --since pass (a source re-read whole may use it). */
   prior: Record<string, unknown>;
 }
 

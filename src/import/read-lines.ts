@@ -1,5 +1,5 @@
 // Reading source files safely: JSONL from a byte offset in chunks (a partial last line waits for the next
-// pass), a named limit on one line, and .zst files decompressed whole under a size limit.
+// pass), a named limit on one line, .zst files decompressed whole under a size limit, a leading BOM dropped.
 import { describeError } from "../shared/describe-error.ts";
 import { namedError } from "../shared/errors.ts";
 import { closeSync, fstatSync, openSync, readFileSync, readSync } from "node:fs";
@@ -56,6 +56,9 @@ export interface Line {
 
 const decoder = new TextDecoder("utf-8");
 
+/** A file's first line without the UTF-8 byte order mark some editors write (JSON.parse refuses it). */
+const withoutBom = (text: string) => (text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
+
 /**
  * Complete lines from `offset` on (each ends with "\n"); a trailing line without one is left for the next pass
  * unless `final` (a file that is complete, such as a decompressed one). `firstLine` numbers the first line.
@@ -70,6 +73,7 @@ export function* jsonlLines(file: string, offset = 0, firstLine = 1, final = fal
   try {
     let pos = offset;
     let line = firstLine;
+    let atStart = offset === 0;
     let pending: Buffer[] = [];
     let pendingBytes = 0;
     const size = fstatSync(fd).size;
@@ -90,6 +94,10 @@ export function* jsonlLines(file: string, offset = 0, firstLine = 1, final = fal
           pending = [];
           pendingBytes = 0;
         } else text = buf.toString("utf8", start, nl);
+        if (atStart) {
+          atStart = false;
+          text = withoutBom(text);
+        }
         yield { line: line++, text, end: pos + nl + 1 };
         start = nl + 1;
       }
@@ -100,7 +108,10 @@ export function* jsonlLines(file: string, offset = 0, firstLine = 1, final = fal
       }
       pos += n;
     }
-    if (final && pendingBytes > 0) yield { line, text: Buffer.concat(pending).toString("utf8"), end: pos };
+    if (final && pendingBytes > 0) {
+      const text = Buffer.concat(pending).toString("utf8");
+      yield { line, text: atStart ? withoutBom(text) : text, end: pos };
+    }
   } finally {
     closeSync(fd);
     if (lent && spare.length < 4) spare.push(lent);
@@ -120,7 +131,7 @@ export async function* streamLines(stream: ReadableStream<Uint8Array>, name: str
     const text = Buffer.concat([...pending, tail]).toString("utf8");
     pending = [];
     pendingBytes = 0;
-    return text;
+    return line === 1 ? withoutBom(text) : text;
   };
   for await (const chunk of stream) {
     let start = 0;
@@ -151,7 +162,8 @@ function* bufferLines(data: Buffer, file: string, offset: number, firstLine: num
       nl = data.length;
     }
     if (nl - start > MAX_LINE_BYTES) throw new LimitError({ problem: "line", file, line, limit: MAX_LINE_BYTES });
-    yield { line: line++, text: data.toString("utf8", start, nl), end: Math.min(nl + 1, data.length) };
+    const text = data.toString("utf8", start, nl);
+    yield { line: line++, text: start === 0 ? withoutBom(text) : text, end: Math.min(nl + 1, data.length) };
     start = nl + 1;
   }
 }
@@ -172,11 +184,17 @@ export function decompressZst(file: string): Buffer {
   }
 }
 
-/** A whole (small) file as text, refused over `limit` bytes. */
+/** A whole (small) file as text, refused over `limit` bytes; a leading byte order mark is dropped. */
 export function readTextLimited(file: string, limit: number, size: number): string {
   if (size > limit) throw new LimitError({ problem: "file", file, size, limit });
   return decoder.decode(readFileSync(file));
 }
+
+/** UTF-8 bytes as text, without a leading byte order mark. */
+export const textOf = (bytes: Uint8Array): string => decoder.decode(bytes);
+
+/** A small file as text (a JSON record), without a leading byte order mark. */
+export const readText = (file: string): string => textOf(readFileSync(file));
 
 /** JSON.parse that answers undefined instead of throwing. */
 export function tryJson(text: string): unknown {

@@ -70,12 +70,13 @@ async function importFile(
   // Append-only files resume at the last complete line, unless they shrank or no longer start the same way.
   let offset = 0;
   let state: Record<string, unknown> = {};
-  const kept = prior && o.since === undefined ? (JSON.parse(prior.state) as Record<string, unknown>) : {};
+  const last = prior ? (JSON.parse(prior.state) as Record<string, unknown>) : {};
+  const kept = o.since === undefined ? last : {};
   if (prior && source.appendOnly(file) && size >= prior.offset && prior.offset > 0 && sameHead(file, prior.head)) {
     offset = prior.offset;
     state = kept;
   }
-  const read = await source.read({ file, offset, state, prior: kept });
+  const read = await source.read({ file, offset, state, prior: last });
   report.files.read++;
   for (const p of read.skipped) addSkipped(report, p);
   for (const s of read.sessions) {

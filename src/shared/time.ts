@@ -114,11 +114,12 @@ function parseTimeUnchecked(text: string): Nanos | undefined {
   return BigInt(ms) * NS_PER_MS + BigInt(frac.padEnd(9, "0") || "0");
 }
 
-export const InvalidTimeError = namedError<{ what: string; text: string; problem?: string }>(
+/** A time that cannot be read; `ranges` when the flag also takes 1d/7d/30d/1y back from now. */
+export const InvalidTimeError = namedError<{ what: string; text: string; problem?: string; ranges?: boolean }>(
   "InvalidTimeError",
   "input",
   (d) =>
-    `invalid ${d.what} ${JSON.stringify(d.text)}: ${d.problem ?? 'use RFC 3339 (2026-05-01T09:30:00Z), local "2026-05-01 09:30[:00]", or unix seconds/ms/ns'}`,
+    `invalid ${d.what} ${JSON.stringify(d.text)}: ${d.problem ?? `use RFC 3339 (2026-05-01T09:30:00Z), local "2026-05-01 09:30[:00]", ${d.ranges ? "unix seconds/ms/ns, or 1d/7d/30d/1y back from now" : "or unix seconds/ms/ns"}`}`,
 );
 export type InvalidTimeError = InstanceType<typeof InvalidTimeError>;
 
@@ -146,6 +147,18 @@ export type TimeRange = keyof typeof RANGES;
 
 export function isTimeRange(s: string): s is TimeRange {
   return Object.hasOwn(RANGES, s);
+}
+
+/** A time flag that also takes 1d/7d/30d/1y, the start of that range back from now (--since, --until). */
+export function parseTimeOrRangeOrThrow(text: string, what: string, now: Nanos = nowNs()): Nanos {
+  if (isTimeRange(text) && text !== "all") return rangeStart(text, now)!;
+  try {
+    return parseTimeOrThrow(text, what);
+  } catch (err) {
+    if (err instanceof InvalidTimeError && err.data.problem === undefined)
+      throw new InvalidTimeError({ what, text, ranges: true }, { cause: err });
+    throw err;
+  }
 }
 
 /** Lower bound (inclusive) of a range relative to `now`; 0n for "all" (no bound). */

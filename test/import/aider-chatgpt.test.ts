@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, test } from "bun:test";
-import { mkdirSync, writeFileSync } from "node:fs";
+import { appendFileSync, mkdirSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { openTemp, removeTempHomes, tempHome } from "../fixture/home.ts";
 import { aiderHistory } from "../fixture/import/aider.ts";
@@ -44,6 +44,38 @@ describe("import aider", () => {
     expect(sessionInfo(api, second)).toMatchObject({ source: "aider", title: "why does the test fail?" });
     expect((await importWith(api, "aider", [file])).messages.added).toBe(0);
     api.close();
+  });
+
+  test("the same history read again in another time zone adds nothing; a session started there reads in its zone", async () => {
+    const repo = tempHome("aider-tz-");
+    const file = join(repo, ".aider.chat.history.md");
+    writeFileSync(file, aiderHistory());
+    const zone = process.env.TZ;
+    const { api } = openTemp();
+    try {
+      process.env.TZ = "Europe/Paris";
+      expect((await importWith(api, "aider", [file])).messages.added).toBe(6);
+      const before = api.sessions().map((s) => [s.id, messagesOf(api, s.id)]);
+      // The laptop moves to Tokyo, where aider appends one more session.
+      process.env.TZ = "Asia/Tokyo";
+      appendFileSync(file, "\n# aider chat started at 2026-02-12 08:00:00\n\n#### in Tokyo now\n\nKonnichiwa.\n");
+      const r = await importWith(api, "aider", [file]);
+      expect(r.messages).toMatchObject({ added: 2, existing: 6 });
+      for (const [id, msgs] of before)
+        expect(messagesOf(api, id as string)).toEqual(msgs as [string, string, string][]);
+      expect(messagesOf(api, `aider-${shortHash(file)}-20260212-080000`)).toEqual([
+        ["user", "in Tokyo now", "2026-02-11T23:00:00.000000000Z"],
+        ["assistant", "Konnichiwa.", "2026-02-11T23:00:00.001000000Z"],
+      ]);
+      // A --since pass in yet another zone finds the same ids too.
+      process.env.TZ = "America/New_York";
+      utimesSync(file, new Date(), new Date());
+      expect((await importWith(api, "aider", [file], { since: 0n })).messages).toMatchObject({ added: 0, existing: 8 });
+    } finally {
+      if (zone === undefined) delete process.env.TZ;
+      else process.env.TZ = zone;
+      api.close();
+    }
   });
 
   test("a markdown file that is not an aider history fails with its name", async () => {

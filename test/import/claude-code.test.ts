@@ -6,9 +6,12 @@ import {
   CC_SESSION_A,
   CC_SESSION_B,
   CC_SESSION_C,
+  sessionA,
   sessionB,
   writeClaudeProjects,
 } from "../fixture/import/claude-code.ts";
+import { rollout } from "../fixture/import/codex.ts";
+import { chat } from "../fixture/import/gemini.ts";
 import { importWith, messagesOf, sessionInfo } from "./support.ts";
 
 afterAll(removeTempHomes);
@@ -168,6 +171,57 @@ describe("import claude-code", () => {
     expect(r.messages.added).toBe(16);
     expect(messagesOf(api, C)[2]![1]).toContain("sk-ant-api03-");
     expect(readFileSync(join(projects, "-home-dev-shop", "notes.jsonl"), "utf8")).toBe("hello\nworld\n");
+    api.close();
+  });
+
+  test("a UTF-8 byte order mark before the first record keeps that record", async () => {
+    const dir = tempHome("cc-bom-");
+    const lines = sessionB();
+    writeFileSync(join(dir, `${CC_SESSION_B}.jsonl`), `\uFEFF${lines.slice(1).join("\n")}\n`);
+    const { api } = openTemp();
+    const r = await importWith(api, "claude-code", [dir]);
+    expect(r.skippedCount).toBe(0);
+    const plain = openTemp();
+    writeFileSync(join(dir, `${CC_SESSION_B}.jsonl`), `${lines.slice(1).join("\n")}\n`);
+    await importWith(plain.api, "claude-code", [dir]);
+    expect(messagesOf(api, B)).toEqual(messagesOf(plain.api, B));
+    expect(messagesOf(api, B)[0]![0]).toBe("user");
+    api.close();
+    plain.api.close();
+  });
+
+  test("another tool's JSONL fails with its name; a transcript holding no message yet is not refused", async () => {
+    const dir = tempHome("cc-other-");
+    const write = (name: string, lines: string[]) => {
+      writeFileSync(join(dir, name), lines.join("\n") + "\n");
+      return join(dir, name);
+    };
+    const others = [
+      write("rollout.jsonl", rollout()),
+      write("chat.jsonl", chat()),
+      write("export.jsonl", [
+        JSON.stringify({ type: "session", id: "s1", source: "claude-code" }),
+        JSON.stringify({
+          type: "message",
+          id: "m1",
+          session: "s1",
+          role: "user",
+          content: "hi",
+          sendAt: "2026-01-01T00:00:00.000000000Z",
+        }),
+      ]),
+    ];
+    // A summary line only, a meta record only (both of 1.0.x), a file-history snapshot only (2.0.x).
+    write(`${CC_SESSION_A}.jsonl`, sessionA().slice(0, 1));
+    write(`${CC_SESSION_C}.jsonl`, sessionA().slice(1, 2));
+    write(`${CC_SESSION_B}.jsonl`, sessionB().slice(0, 1));
+    const { api } = openTemp();
+    const r = await importWith(api, "claude-code", [dir]);
+    expect(r.files).toMatchObject({ found: 6, read: 3, failed: 3 });
+    expect(r.failed.map((f) => f.reason).sort()).toEqual(
+      others.sort().map((f) => `${f}: not a Claude Code transcript (no line is a Claude Code record)`),
+    );
+    expect(api.sessions()).toEqual([]);
     api.close();
   });
 });

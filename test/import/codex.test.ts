@@ -2,7 +2,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { appendFileSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { openTemp, removeTempHomes, tempHome } from "../fixture/home.ts";
-import { CODEX_ID, CODEX_OLD_ID, CODEX_ZST_ID, writeCodexHome, zstRollout } from "../fixture/import/codex.ts";
+import { CODEX_ID, CODEX_OLD_ID, CODEX_ZST_ID, rollout, writeCodexHome, zstRollout } from "../fixture/import/codex.ts";
 import { importWith, messagesOf, sessionInfo } from "./support.ts";
 
 afterAll(removeTempHomes);
@@ -83,6 +83,37 @@ describe("import codex", () => {
       "Still here.",
     ]);
     api.close();
+  });
+
+  test("a pass between a user item and its event twin: the next pass leaves the message once, as one pass would", async () => {
+    const dir = tempHome("codex-split-");
+    const file = join(dir, `rollout-2026-06-10T12-00-00-${CODEX_ID}.jsonl`);
+    const lines = rollout();
+    // Up to the first user response_item; its event_msg twin is the next line.
+    expect(JSON.parse(lines[4]!).payload.type).toBe("user_message");
+    writeFileSync(file, lines.slice(0, 4).join("\n") + "\n");
+    const { api } = openTemp();
+    const first = await importWith(api, "codex", [file]);
+    expect(first.messages.added).toBe(1);
+    appendFileSync(file, lines.slice(4).join("\n") + "\n");
+    const second = await importWith(api, "codex", [file]);
+    expect(second.messages).toMatchObject({ removed: 1 });
+    const whole = openTemp();
+    await importWith(whole.api, "codex", [file]);
+    expect(messagesOf(api, `codex-${CODEX_ID}`)).toEqual(messagesOf(whole.api, `codex-${CODEX_ID}`));
+    expect(api.history(`codex-${CODEX_ID}`, { all: true }).map((m) => m.id)).toEqual(
+      whole.api.history(`codex-${CODEX_ID}`, { all: true }).map((m) => m.id),
+    );
+    expect(messagesOf(api, `codex-${CODEX_ID}`).map((m) => m[1])).toEqual([
+      "why does `make test` hang?",
+      "A test waits on port 8080, which another process holds.",
+      "free the port then",
+      "Port 8080 is free; `make test` passes.",
+    ]);
+    const again = await importWith(api, "codex", [file]);
+    expect(again.messages).toMatchObject({ added: 0, removed: 0 });
+    api.close();
+    whole.api.close();
   });
 
   test("a zstd bomb is refused with the named limit", async () => {

@@ -1,7 +1,10 @@
 import { afterAll, describe, expect, test } from "bun:test";
-import { appendFileSync } from "node:fs";
+import { appendFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { openTemp, removeTempHomes, tempHome } from "../fixture/home.ts";
-import { GEM_ID, GEM_LEGACY_ID, GEM_SUB_ID, writeGeminiHome } from "../fixture/import/gemini.ts";
+import { sessionB } from "../fixture/import/claude-code.ts";
+import { rollout } from "../fixture/import/codex.ts";
+import { chat, GEM_ID, GEM_LEGACY_ID, GEM_SUB_ID, writeGeminiHome } from "../fixture/import/gemini.ts";
 import { importWith, messagesOf, sessionInfo } from "./support.ts";
 
 afterAll(removeTempHomes);
@@ -35,6 +38,38 @@ describe("import gemini", () => {
       title: "scan the ports",
     });
     expect((await importWith(api, "gemini", [], { env: { GEMINI_CLI_HOME: home } })).messages.added).toBe(0);
+    api.close();
+  });
+
+  test("another tool's JSONL fails with its name; a chat holding only its metadata line is not refused", async () => {
+    const dir = tempHome("gem-other-");
+    const write = (name: string, lines: string[]) => {
+      writeFileSync(join(dir, name), lines.join("\n") + "\n");
+      return join(dir, name);
+    };
+    const transcript = write("transcript.jsonl", sessionB());
+    const rolloutFile = write("rollout.jsonl", rollout());
+    const exported = write("export.jsonl", [
+      JSON.stringify({ type: "session", id: "s1" }),
+      JSON.stringify({
+        type: "message",
+        id: "m1",
+        session: "s1",
+        role: "user",
+        content: "hi",
+        sendAt: "2026-01-01T00:00:00.000000000Z",
+      }),
+    ]);
+    const fresh = write("session-2026-08-01T07-00-3f2e1d0c.jsonl", chat().slice(0, 1));
+    const { api } = openTemp();
+    const r = await importWith(api, "gemini", [transcript, rolloutFile, exported, fresh]);
+    expect(r.files).toMatchObject({ found: 4, read: 1, failed: 3 });
+    expect(r.failed.map((f) => f.reason)).toEqual([
+      `${transcript}: not a Gemini CLI chat (no line is a chat record)`,
+      `${rolloutFile}: not a Gemini CLI chat (no line is a chat record)`,
+      `${exported}: not a Gemini CLI chat (no metadata line names the session)`,
+    ]);
+    expect(api.sessions()).toEqual([]);
     api.close();
   });
 

@@ -2,8 +2,10 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { openTemp, removeTempHomes, tempHome } from "../fixture/home.ts";
-import { importJsonlFiles } from "../../src/import/import-jsonl.ts";
-import { messagesOf, sessionInfo } from "./support.ts";
+import type { HomeMemory } from "../../src/app/memory-api.ts";
+import { importJsonlFiles, importJsonlStream } from "../../src/import/import-jsonl.ts";
+import { CODEX_ZST_ID, zstRollout } from "../fixture/import/codex.ts";
+import { importWith, messagesOf, sessionInfo } from "./support.ts";
 
 afterAll(removeTempHomes);
 
@@ -57,6 +59,44 @@ describe("import jsonl", () => {
       ["01KJMA0MG8VAKDWNJJK26GKTH8", "bot"],
     ]);
     expect(sessionInfo(api, "cc-x")).toMatchObject({ source: "claude-code", title: "T", project: "/p" });
+    api.close();
+  });
+
+  test("a UTF-8 byte order mark before the first line is dropped: from a file, a .zst and stdin", async () => {
+    const dir = tempHome("jsonl-bom-");
+    const text =
+      "\uFEFF" +
+      [
+        JSON.stringify({ type: "session", id: "s-bom", title: "With a BOM" }),
+        JSON.stringify({
+          type: "message",
+          id: "01KJMA0MG8VAKDWNJJK26GKTH9",
+          session: "s-bom",
+          role: "user",
+          content: "first",
+          sendAt: "2026-03-01T09:00:05Z",
+        }),
+      ].join("\n") +
+      "\n";
+    const stream = new Blob([text]).stream();
+    for (const read of [
+      (api: HomeMemory) => importJsonlFiles(api, [join(dir, "bom.jsonl")]),
+      (api: HomeMemory) => importJsonlStream(api, stream),
+    ]) {
+      writeFileSync(join(dir, "bom.jsonl"), text);
+      const { api } = openTemp();
+      const r = await read(api);
+      expect(r).toMatchObject({ skippedCount: 0, failed: [], messages: { added: 1 } });
+      expect(sessionInfo(api, "s-bom")).toMatchObject({ title: "With a BOM" });
+      api.close();
+    }
+    // The shared line reader also serves the sources: a compressed Codex rollout with a BOM loses no line.
+    const zst = join(dir, "rollout-2026-07-01T09-00-00-0199ffff-eeee-7ddd-8ccc-bbbbaaaa9999.jsonl.zst");
+    writeFileSync(zst, Bun.zstdCompressSync(Buffer.from(`\uFEFF${zstRollout().join("\n")}\n`)));
+    const { api } = openTemp();
+    const r = await importWith(api, "codex", [zst]);
+    expect(r).toMatchObject({ skippedCount: 0, messages: { added: 2 } });
+    expect(sessionInfo(api, `codex-${CODEX_ZST_ID}`)).toMatchObject({ project: "/home/dev/zst" });
     api.close();
   });
 

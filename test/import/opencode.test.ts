@@ -1,9 +1,9 @@
 import { Database } from "bun:sqlite";
 import { afterAll, describe, expect, test } from "bun:test";
-import { writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { openTemp, removeTempHomes, tempHome } from "../fixture/home.ts";
-import { writeOpencodeData } from "../fixture/import/opencode.ts";
+import { writeOpencodeData, writeOpencodeLegacy } from "../fixture/import/opencode.ts";
 import { importWith, messagesOf, sessionInfo } from "./support.ts";
 
 afterAll(removeTempHomes);
@@ -117,6 +117,43 @@ describe("import opencode", () => {
     api.close();
   });
 
+  test("legacy storage: new messages and parts of a session are picked up, an unchanged session is not read", async () => {
+    const storage = join(tempHome("oc-legacy-"), "storage");
+    writeOpencodeLegacy(storage);
+    const put = (rel: string, o: unknown) => {
+      mkdirSync(join(storage, rel, ".."), { recursive: true });
+      writeFileSync(join(storage, rel), JSON.stringify(o));
+    };
+    const t = Date.UTC(2025, 10, 5, 9, 1, 0);
+    const { api } = openTemp();
+    expect((await importWith(api, "opencode", [storage])).messages.added).toBe(2);
+    // The session file itself does not change: only message and part files are added.
+    put("message/ses_legacy1/msg_c.json", { id: "msg_c", role: "user", time: { created: t } });
+    put("part/msg_c/prt_1.json", { id: "prt_1", messageID: "msg_c", type: "text", text: "and the tests?" });
+    // An editor's byte order mark does not make a file unreadable.
+    const part = join(storage, "part/msg_c/prt_1.json");
+    writeFileSync(part, `\uFEFF${readFileSync(part, "utf8")}`);
+    // A reply still being written (no completion time) waits for a later pass.
+    put("message/ses_legacy1/msg_d.json", { id: "msg_d", role: "assistant", time: { created: t + 2_000 } });
+    put("part/msg_d/prt_1.json", { id: "prt_1", messageID: "msg_d", type: "text", text: "They pass" });
+    const r = await importWith(api, "opencode", [storage]);
+    expect(r.files).toMatchObject({ read: 1, unchanged: 0 });
+    expect(r.messages).toMatchObject({ added: 1, existing: 2 });
+    expect((await importWith(api, "opencode", [storage])).files).toMatchObject({ read: 0, unchanged: 1 });
+    put("part/msg_d/prt_2.json", { id: "prt_2", messageID: "msg_d", type: "text", text: "under Bun too." });
+    put("message/ses_legacy1/msg_d.json", {
+      id: "msg_d",
+      role: "assistant",
+      time: { created: t + 2_000, completed: t + 3_000 },
+    });
+    expect((await importWith(api, "opencode", [storage])).messages).toMatchObject({ added: 1, existing: 3 });
+    expect(messagesOf(api, "oc-ses_legacy1").slice(2)).toEqual([
+      ["user", "and the tests?", "2025-11-05T09:01:00.000000000Z"],
+      ["assistant", "They pass\n\nunder Bun too.", "2025-11-05T09:01:02.000000000Z"],
+    ]);
+    api.close();
+  });
+
   test("OPENCODE_DB overrides; a locked or unreadable database is a clear error and nothing is half-imported", async () => {
     const xdg = tempHome("oc-src-");
     const dir = writeOpencodeData(xdg);
@@ -125,7 +162,17 @@ describe("import opencode", () => {
     writeFileSync(bad, "this is not a database, just text that is long enough to look like a header...........");
     const r = await importWith(api, "opencode", [], { env: { OPENCODE_DB: bad, XDG_DATA_HOME: join(xdg, "none") } });
     expect(r.files.failed).toBe(1);
-    expect(r.failed[0]!.reason).toContain("broken.db");
+    // The file given is named as not an opencode database: never memvoy's own archive.
+    expect(r.failed[0]!.reason).toBe(`${bad}: not an opencode database (not an SQLite database)`);
+    expect(api.sessions()).toEqual([]);
+    // A real SQLite file damaged past its first page: SQLite's words, about that file.
+    const damaged = join(xdg, "damaged.db");
+    const bytes = readFileSync(join(dir, "opencode.db"));
+    bytes.fill(0xa5, 4096);
+    writeFileSync(damaged, bytes);
+    const d = await importWith(api, "opencode", [damaged]);
+    expect(d.failed[0]!.reason).toStartWith(`${damaged}: cannot read the opencode database (`);
+    expect(d.failed[0]!.reason).not.toContain("history.db");
     expect(api.sessions()).toEqual([]);
 
     const locker = new Database(join(dir, "opencode.db"));

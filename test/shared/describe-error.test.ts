@@ -209,6 +209,11 @@ const KINDS: [Error & { data: object }, string, 1 | 2][] = [
     2,
   ],
   [
+    new InvalidTimeError({ what: "--since", text: "soon", ranges: true }),
+    'invalid --since "soon": use RFC 3339 (2026-05-01T09:30:00Z), local "2026-05-01 09:30[:00]", unix seconds/ms/ns, or 1d/7d/30d/1y back from now',
+    2,
+  ],
+  [
     new LockTimeoutError({ path: "/h/.lock", timeoutMs: 500 }),
     "timed out after 500 ms waiting for the write lock /h/.lock",
     1,

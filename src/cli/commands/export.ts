@@ -4,7 +4,7 @@ import { dirname, resolve } from "node:path";
 import type { ExportSession } from "../../app/import-api.ts";
 import { openAtomicStream } from "../../shared/atomic-stream.ts";
 import { CommandUsageError } from "../usage-errors.ts";
-import { isTimeRange, nsToRfc3339, parseTimeOrThrow, rangeStart, nowNs } from "../../shared/time.ts";
+import { nsToRfc3339, parseTimeOrRangeOrThrow } from "../../shared/time.ts";
 import { bool, str } from "../args.ts";
 import { withAnyHome, type CommandSpec } from "../command.ts";
 import { printJson } from "../output.ts";
@@ -27,9 +27,7 @@ On a shared archive ([archive] url) the sessions are read from the archive: ever
 `;
 
 function timeFlag(value: string | undefined, flag: string): bigint | undefined {
-  if (value === undefined) return undefined;
-  if (isTimeRange(value) && value !== "all") return rangeStart(value, nowNs());
-  return parseTimeOrThrow(value, flag);
+  return value === undefined ? undefined : parseTimeOrRangeOrThrow(value, flag);
 }
 
 const spec: CommandSpec = {

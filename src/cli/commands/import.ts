@@ -12,7 +12,7 @@ import { newReport, type SourceReport } from "../../import/import-report.ts";
 import { importSource, type ImportOptions, type ImportProgress } from "../../import/run-import.ts";
 import { isSourceName, sourceByName, SOURCE_NAMES } from "../../import/source-registry.ts";
 import { CommandUsageError } from "../usage-errors.ts";
-import { isTimeRange, nowNs, parseTimeOrThrow, rangeStart } from "../../shared/time.ts";
+import { parseTimeOrRangeOrThrow } from "../../shared/time.ts";
 import { writeOut } from "../../shared/stdout.ts";
 import { bool, num, str, type Parsed } from "../args.ts";
 import { openFromFlags, runCommand, using, type CommandSpec } from "../command.ts";
@@ -121,8 +121,7 @@ function fromStdin(paths: readonly string[]): boolean {
 }
 
 function sinceFlag(text: string | undefined): bigint | undefined {
-  if (text === undefined) return undefined;
-  return isTimeRange(text) && text !== "all" ? rangeStart(text, nowNs()) : parseTimeOrThrow(text, "--since");
+  return text === undefined ? undefined : parseTimeOrRangeOrThrow(text, "--since");
 }
 
 export async function run(argv: readonly string[]): Promise<number> {
@@ -274,8 +273,10 @@ function printReport(r: Report): void {
       `${r.dryRun ? "would extend" : "extended"} ${plural(r.messages.extended, "streamed reply", "streamed replies")}`,
     );
   if (r.messages.removed > 0)
-    parts.push(`${r.dryRun ? "would remove" : "removed"} ${plural(r.messages.removed, "rewound message")}`);
-  if (r.notRemoved > 0) parts.push(`${plural(r.notRemoved, "rewound message")} not removed`);
+    parts.push(
+      `${r.dryRun ? "would remove" : "removed"} ${plural(r.messages.removed, "message")} gone from the source`,
+    );
+  if (r.notRemoved > 0) parts.push(`${plural(r.notRemoved, "message")} gone from the source left in place`);
   if (r.messages.tombstoned > 0) parts.push(`${plural(r.messages.tombstoned, "removed message")} kept out`);
   if (r.redacted > 0) parts.push(`secrets redacted in ${plural(r.redacted, "message")}`);
   if (r.skippedCount > 0) parts.push(`${plural(r.skippedCount, "record")} skipped`);

@@ -14,7 +14,7 @@ import {
   type ReadContext,
   type Source,
 } from "../import-types.ts";
-import { readTextLimited } from "../read-lines.ts";
+import { isObject, readTextLimited } from "../read-lines.ts";
 import { listFiles, titleFrom } from "../source-files.ts";
 
 const MAX_FILE = 1024 * 1024 * 1024;
@@ -40,6 +40,8 @@ function readHistory(ctx: ReadContext): FileRead {
       expected: "an aider chat history",
       because: 'no "# aider chat started at" line',
     });
+  const known = isObject(ctx.prior.starts) ? ctx.prior.starts : {};
+  const starts: Record<string, string> = {};
   const pathHash = shortHash(file);
   const sessions: ImportedSession[] = [];
   let current: { start: string; at: bigint; messages: { role: Role; lines: string[] }[] } | undefined;
@@ -59,8 +61,13 @@ function readHistory(ctx: ReadContext): FileRead {
     const started = STARTED.exec(line);
     if (started) {
       close();
-      const at = parseTime(started[1]!) ?? 0n;
-      current = { start: started[1]!.replace(/[-: ]/g, (c) => (c === " " ? "-" : "")), at, messages: [] };
+      const start = started[1]!.replace(/[-: ]/g, (c) => (c === " " ? "-" : ""));
+      // The heading is local time in the zone aider ran in, which memvoy cannot know: a session keeps the time the
+      // first pass read, so a pass run in another zone gives the same times and ids.
+      const was = known[start];
+      const at = typeof was === "string" && /^\d{1,19}$/.test(was) ? BigInt(was) : (parseTime(started[1]!) ?? 0n);
+      starts[start] = String(at);
+      current = { start, at, messages: [] };
       continue;
     }
     if (!current || line.startsWith("# ")) continue;
@@ -71,7 +78,7 @@ function readHistory(ctx: ReadContext): FileRead {
     buffer.push(kind === "user" ? line.slice(5) : kind === "tool" ? line.slice(2) : line);
   }
   close();
-  return { sessions, skipped: [] };
+  return { sessions, skipped: [], state: { starts } };
 }
 
 function toSession(

@@ -5,7 +5,7 @@ import { basename } from "node:path";
 import { importedSessionId } from "../../shared/import-id.ts";
 import { NotThisFormatError } from "../import-types.ts";
 import type { FileRead, ImportedMessage, ImportedSession, Problem, ReadContext, Source } from "../import-types.ts";
-import { isObject, readTextLimited, tryJson } from "../read-lines.ts";
+import { isObject, readTextLimited, textOf, tryJson } from "../read-lines.ts";
 import { listFiles, titleFrom } from "../source-files.ts";
 import { readZipEntry, zipEntries } from "../zip-entries.ts";
 
@@ -36,7 +36,7 @@ function readExport(ctx: ReadContext): FileRead {
         because: "no conversations.json inside",
       });
     for (const e of entries.sort((a, b) => a.name.localeCompare(b.name)))
-      docs.push({ where: `${ctx.file}:${e.name}`, text: readZipEntry(ctx.file, e).toString("utf8") });
+      docs.push({ where: `${ctx.file}:${e.name}`, text: textOf(readZipEntry(ctx.file, e)) });
   } else docs.push({ where: ctx.file, text: readTextLimited(ctx.file, MAX_JSON, statSync(ctx.file).size) });
   const sessions: ImportedSession[] = [];
   for (const doc of docs) {

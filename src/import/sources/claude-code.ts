@@ -65,7 +65,7 @@ function readTranscript(ctx: ReadContext): FileRead {
       });
       continue;
     }
-    records++;
+    if (isClaudeRecord(r)) records++;
     if (typeof r.sessionId === "string" && sessionId === undefined) sessionId = r.sessionId;
     if (typeof r.cwd === "string" && project === undefined) project = r.cwd;
     if (r.type === "custom-title" && typeof r.customTitle === "string") title = r.customTitle;
@@ -80,7 +80,7 @@ function readTranscript(ctx: ReadContext): FileRead {
     throw new NotThisFormatError({
       file: ctx.file,
       expected: "a Claude Code transcript",
-      because: "no line is a transcript record",
+      because: "no line is a Claude Code record",
     });
   const { messages, replies } = mergeStreamed(orderByChain(entries), open);
   const name = basename(ctx.file, ".jsonl");
@@ -106,6 +106,16 @@ function readTranscript(ctx: ReadContext): FileRead {
     state: { sessionId, project, line, open: lastKey === undefined ? open : replies.get(lastKey) },
   };
 }
+
+/**
+ * A line only Claude Code writes: a chain record (`uuid`), any typed record naming its `sessionId`, or the two kinds
+ * that carry neither. Other tools' JSONL (a Codex rollout, a Gemini chat, a memvoy export) has none of these.
+ */
+const isClaudeRecord = (r: Record<string, unknown>) =>
+  typeof r.uuid === "string" ||
+  typeof r.sessionId === "string" ||
+  (r.type === "summary" && typeof r.summary === "string") ||
+  (r.type === "file-history-snapshot" && isObject(r.snapshot));
 
 const isOpenReply = (v: unknown): v is OpenReply =>
   isObject(v) && typeof v.key === "string" && typeof v.sendAt === "string" && Array.isArray(v.blocks);

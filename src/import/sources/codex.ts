@@ -88,6 +88,13 @@ function readRollout(ctx: ReadContext): FileRead {
       expected: "a Codex rollout",
       because: "no line is {timestamp, type, payload}",
     });
+  // Messages an earlier pass took from response_item lines (no event yet) have event twins now: read the
+  // rollout again whole, as one pass would, and let the messages no longer in it go.
+  if (ctx.offset > 0 && ctx.state.events !== true && events) {
+    const whole = readRollout({ ...ctx, offset: 0, state: {} });
+    for (const s of whole.sessions) s.complete = true;
+    return whole;
+  }
   const messages = events ? fromEvents : fromItems;
   const own = sessionId ?? rolloutUuid(ctx.file);
   const first = messages.find((m) => m.role === "user");

@@ -58,6 +58,7 @@ function readChat(ctx: ReadContext): FileRead {
         skipped.push({ file: ctx.file, line: l.line, reason: "not valid JSON" });
         continue;
       }
+      // The CLI's own tests, in its order: a message is any record with an id, metadata needs the project hash.
       if (typeof r.$rewindTo === "string") {
         const ids = [...messages.keys()];
         const at = ids.indexOf(r.$rewindTo);
@@ -65,18 +66,19 @@ function readChat(ctx: ReadContext): FileRead {
         else for (const id of ids.slice(at)) messages.delete(id);
       } else if (typeof r.id === "string") messages.set(r.id, r);
       else if (isObject(r.$set)) metadata = { ...metadata, ...r.$set };
-      else if (typeof r.sessionId === "string") metadata = { ...metadata, ...r };
+      else if (typeof r.sessionId === "string" && typeof r.projectHash === "string") metadata = { ...metadata, ...r };
       else {
         skipped.push({ file: ctx.file, line: l.line, reason: "not a chat record" });
         continue;
       }
       records++;
     }
-    if (lines > 0 && records === 0)
+    // The CLI loads a chat only when it names its session and project; other JSONL (a memvoy export's ids) does not.
+    if (lines > 0 && (records === 0 || typeof metadata.sessionId !== "string"))
       throw new NotThisFormatError({
         file: ctx.file,
         expected: "a Gemini CLI chat",
-        because: "no line is a chat record",
+        because: records === 0 ? "no line is a chat record" : "no metadata line names the session",
       });
   }
   const list =

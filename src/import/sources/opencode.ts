@@ -2,14 +2,14 @@
 // and the legacy JSON storage .../opencode/storage/{session,message,part}/. Sessions, their messages and text parts.
 import { describeError } from "../../shared/describe-error.ts";
 import { namedError } from "../../shared/errors.ts";
-import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { existsSync, readdirSync, statSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
-import type { ForeignDatabase } from "../../app/import-api.ts";
+import { ForeignDatabaseError, type ForeignDatabase } from "../../app/import-api.ts";
 import type { ImportTarget } from "../../app/import-target.ts";
 import { importedSessionId } from "../../shared/import-id.ts";
 import { NotThisFormatError } from "../import-types.ts";
 import type { FileRead, ImportedMessage, ImportedSession, Problem, ReadContext, Source } from "../import-types.ts";
-import { isObject, tryJson } from "../read-lines.ts";
+import { isObject, readText, tryJson } from "../read-lines.ts";
 import { homeOf, listFiles, titleFrom } from "../source-files.ts";
 
 const PREFIX = "oc";
@@ -44,6 +44,7 @@ export function opencode(api: ImportTarget): Source {
     appendOnly: () => false,
     read: (ctx) => (ctx.file.endsWith(".json") ? readLegacy(ctx) : readDatabase(api, ctx)),
     stamp: (file) => {
+      if (file.endsWith(".json")) return legacyStamp(file);
       // Writes land in the WAL first: the database changed when either file did.
       const db = statSync(file, { bigint: true });
       let size = db.size;
@@ -69,14 +70,14 @@ function readDatabase(api: ImportTarget, ctx: ReadContext): FileRead {
   try {
     db = api.imports.openForeign(ctx.file);
   } catch (err) {
-    throw new OpencodeDatabaseError({ file: ctx.file, reason: describeError(err) }, { cause: err });
+    throw unreadable(ctx.file, err);
   }
   try {
     let tables: Set<string>;
     try {
       tables = db.tables();
     } catch (err) {
-      throw new OpencodeDatabaseError({ file: ctx.file, reason: describeError(err) }, { cause: err });
+      throw unreadable(ctx.file, err);
     }
     if (!tables.has("session") || !tables.has("message") || !tables.has("part")) {
       throw new NotThisFormatError({
@@ -115,7 +116,7 @@ function readDatabase(api: ImportTarget, ctx: ReadContext): FileRead {
         };
       });
     } catch (err) {
-      throw new OpencodeDatabaseError({ file: ctx.file, reason: describeError(err) }, { cause: err });
+      throw unreadable(ctx.file, err);
     }
     const { sessions, messages, parts } = rows;
     const skipped: Problem[] = [];
@@ -137,7 +138,7 @@ function readDatabase(api: ImportTarget, ctx: ReadContext): FileRead {
       if (list) list.push(text);
       else textByMessage.set(mid, [text]);
     }
-    const bySession = new Map<string, { msg: ImportedMessage; done: boolean }[]>();
+    const bySession = new Map<string, Found[]>();
     for (const m of messages) {
       const d = data("message", m);
       if (!d) continue;
@@ -145,15 +146,12 @@ function readDatabase(api: ImportTarget, ctx: ReadContext): FileRead {
       const msg = toMessage(String(m.id), d.role, created, textByMessage.get(String(m.id)));
       if (!msg) continue;
       // An assistant message still being written has no completion time: it waits for a later pass.
-      const done = d.role !== "assistant" || (isObject(d.time) && typeof d.time.completed === "number");
+      const done = isDone(d.role, d.time);
       const sid = String(m.session_id ?? d.sessionID);
       const list = bySession.get(sid);
       if (list) list.push({ msg, done });
       else bySession.set(sid, [{ msg, done }]);
     }
-    // Only the last message of a session can still be in progress; an unfinished one followed by others was abandoned.
-    const ready = (list: { msg: ImportedMessage; done: boolean }[]) =>
-      list.filter((x, i) => x.done || i < list.length - 1).map((x) => x.msg);
     const wanted = incremental ? sessions.filter((s) => bySession.has(String(s.id))) : sessions;
     return {
       sessions: wanted.map((s) =>
@@ -165,6 +163,29 @@ function readDatabase(api: ImportTarget, ctx: ReadContext): FileRead {
   } finally {
     db.close();
   }
+}
+
+interface Found {
+  msg: ImportedMessage;
+  /** False for an assistant message without a completion time: it is still being written. */
+  done: boolean;
+}
+
+/** Only the last message of a session can still be in progress; an unfinished one followed by others was abandoned. */
+const ready = (list: Found[]) => list.filter((x, i) => x.done || i < list.length - 1).map((x) => x.msg);
+
+const isDone = (role: unknown, time: unknown) =>
+  role !== "assistant" || (isObject(time) && typeof time.completed === "number");
+
+/** The database could not be read: a file that is not SQLite at all is not this format; else SQLite's words. */
+function unreadable(file: string, err: unknown): Error {
+  if (err instanceof ForeignDatabaseError && err.data.notDatabase)
+    return new NotThisFormatError(
+      { file, expected: "an opencode database", because: "not an SQLite database" },
+      { cause: err },
+    );
+  const reason = err instanceof ForeignDatabaseError ? err.data.reason : describeError(err);
+  return new OpencodeDatabaseError({ file, reason }, { cause: err });
 }
 
 /** The text of a part: `text` parts that were typed or answered (synthetic and ignored ones are injected). */
@@ -207,14 +228,14 @@ function toSession(
 /** Legacy storage: session/<projectID>/<sessionID>.json, message/<sessionID>/<messageID>.json, part/<messageID>/<partID>.json. */
 function readLegacy(ctx: ReadContext): FileRead {
   const skipped: Problem[] = [];
-  const s = tryJson(readFileSync(ctx.file, "utf8"));
+  const s = tryJson(readText(ctx.file));
   if (!isObject(s) || typeof s.id !== "string")
     throw new NotThisFormatError({ file: ctx.file, expected: "an opencode session file", because: "no id" });
   const storage = dirname(dirname(dirname(ctx.file)));
-  const messages: ImportedMessage[] = [];
+  const messages: Found[] = [];
   const metas: Rec[] = [];
   for (const f of jsonFiles(join(storage, "message", s.id))) {
-    const m = tryJson(readFileSync(f, "utf8"));
+    const m = tryJson(readText(f));
     if (isObject(m) && typeof m.id === "string") metas.push(m);
     else skipped.push({ file: f, reason: "not an opencode message" });
   }
@@ -223,7 +244,7 @@ function readLegacy(ctx: ReadContext): FileRead {
   for (const m of metas) {
     const texts: string[] = [];
     for (const f of jsonFiles(join(storage, "part", String(m.id)))) {
-      const p = tryJson(readFileSync(f, "utf8"));
+      const p = tryJson(readText(f));
       if (!isObject(p)) {
         skipped.push({ file: f, reason: "not valid JSON" });
         continue;
@@ -232,9 +253,31 @@ function readLegacy(ctx: ReadContext): FileRead {
       if (t !== undefined) texts.push(t);
     }
     const msg = toMessage(String(m.id), m.role, created(m), texts);
-    if (msg) messages.push(msg);
+    if (msg) messages.push({ msg, done: isDone(m.role, m.time) });
   }
-  return { sessions: [toSession(s.id, s.title, s.directory, s.parentID, messages)], skipped };
+  return { sessions: [toSession(s.id, s.title, s.directory, s.parentID, ready(messages))], skipped };
+}
+
+/**
+ * A legacy session changed when its file or any of its message and part files did: their sizes summed, the
+ * newest mtime. Only stats, so an unchanged session is still skipped without reading anything.
+ */
+function legacyStamp(file: string): { size: number; mtimeNs: bigint } {
+  const storage = dirname(dirname(dirname(file)));
+  let size = 0;
+  let mtimeNs = 0n;
+  const add = (f: string) => {
+    const st = statSync(f, { bigint: true, throwIfNoEntry: false });
+    if (!st) return;
+    size += Number(st.size);
+    if (st.mtimeNs > mtimeNs) mtimeNs = st.mtimeNs;
+  };
+  add(file);
+  for (const m of jsonFiles(join(storage, "message", basename(file, ".json")))) {
+    add(m);
+    for (const p of jsonFiles(join(storage, "part", basename(m, ".json")))) add(p);
+  }
+  return { size, mtimeNs };
 }
 
 function jsonFiles(dir: string): string[] {

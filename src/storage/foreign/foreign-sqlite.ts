@@ -1,5 +1,4 @@
 // Read-only access to another program's SQLite database (opencode): never migrated, never written, never locked for long.
-import { describeError } from "../../shared/describe-error.ts";
 import { namedError } from "../../shared/errors.ts";
 import { Database } from "bun:sqlite";
 
@@ -14,8 +13,11 @@ export interface ForeignDatabase {
   close(): void;
 }
 
-/** Another program's SQLite database cannot be opened read-only; `reason` is SQLite's own words. */
-export const ForeignDatabaseError = namedError<{ path: string; reason: string }>(
+/**
+ * Another program's SQLite database cannot be opened read-only or read; `reason` is SQLite's own words, and
+ * `notDatabase` says the file is not SQLite at all.
+ */
+export const ForeignDatabaseError = namedError<{ path: string; reason: string; notDatabase?: boolean }>(
   "ForeignDatabaseError",
   "runtime",
   (d) => `cannot open ${d.path} read-only: ${d.reason}`,
@@ -23,26 +25,43 @@ export const ForeignDatabaseError = namedError<{ path: string; reason: string }>
 export type ForeignDatabaseError = InstanceType<typeof ForeignDatabaseError>;
 
 export function openForeignDatabase(path: string): ForeignDatabase {
-  let db: Database;
-  try {
-    db = new Database(path, { readonly: true, create: false, safeIntegers: false, strict: true });
+  // SQLite's own words, not describeError's: that one reads a damaged database as memvoy's own archive.
+  const guard = <T>(fn: () => T): T => {
+    try {
+      return fn();
+    } catch (err) {
+      if (err instanceof ForeignDatabaseError) throw err;
+      const code = String((err as { code?: unknown })?.code ?? "");
+      const reason = (err instanceof Error ? err.message : String(err)).split("\n")[0]!;
+      throw new ForeignDatabaseError({ path, reason, notDatabase: code === "SQLITE_NOTADB" }, { cause: err });
+    }
+  };
+  const db = guard(() => {
+    const db = new Database(path, { readonly: true, create: false, safeIntegers: false, strict: true });
     db.run("PRAGMA busy_timeout = 2000");
     db.run("PRAGMA query_only = 1");
     db.query("SELECT count(*) FROM sqlite_master").get();
-  } catch (err) {
-    throw new ForeignDatabaseError({ path, reason: describeError(err) }, { cause: err });
-  }
+    return db;
+  });
   return {
     tables: () =>
-      new Set(
-        (db.query("SELECT name FROM sqlite_master WHERE type = 'table'").all() as { name: string }[]).map(
-          (r) => r.name,
-        ),
+      guard(
+        () =>
+          new Set(
+            (db.query("SELECT name FROM sqlite_master WHERE type = 'table'").all() as { name: string }[]).map(
+              (r) => r.name,
+            ),
+          ),
       ),
     columns: (table) =>
-      new Set((db.query(`SELECT name FROM pragma_table_info(?)`).all(table) as { name: string }[]).map((r) => r.name)),
-    all: (sql, ...args) => db.query(sql).all(...args) as Record<string, unknown>[],
-    snapshot: (fn) => db.transaction(fn).deferred(),
+      guard(
+        () =>
+          new Set(
+            (db.query(`SELECT name FROM pragma_table_info(?)`).all(table) as { name: string }[]).map((r) => r.name),
+          ),
+      ),
+    all: (sql, ...args) => guard(() => db.query(sql).all(...args) as Record<string, unknown>[]),
+    snapshot: (fn) => guard(() => db.transaction(fn).deferred()),
     close: () => db.close(),
   };
 }
