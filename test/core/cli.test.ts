@@ -198,4 +198,25 @@ describe("CLI", () => {
       join(x, "config.toml"),
     );
   });
+
+  test("an empty --home is refused with exit 2 before anything is created; an empty MEMVOY_HOME counts as unset", async () => {
+    const user = tempHome();
+    for (const args of [
+      ["--home", "", "sessions"],
+      ["sessions", "--home="],
+      ["--home", "", "add", "s", "--role", "user", "--content", "x"],
+      ["errors", "list", "--home", ""],
+      ["--home", ""],
+      ["--home", "", "--version"],
+    ]) {
+      const r = await cli(args, { env: { HOME: user } });
+      expect({ args, code: r.code }).toEqual({ args, code: 2 });
+      expect(r.stderr).toBe(
+        "memvoy: --home is empty: name a folder, or leave --home out for the default home (see memvoy --help)\n",
+      );
+    }
+    expect(existsSync(join(user, ".config"))).toBe(false);
+    const r = await cli(["config", "path"], { env: { HOME: user, MEMVOY_HOME: "" } });
+    expect(r.stdout.trim()).toBe(join(user, ".config", "memvoy", "config.toml"));
+  });
 });
