@@ -18,7 +18,10 @@ export interface CommandSpec {
   /** Required positionals, by name, then optional ones. */
   positionals?: string[];
   optional?: string[];
-  /** The first positional, when given, is a session id: checked before the home is opened. */
+  /**
+   * The first positional, when given, is a session id; with no positionals declared (a list of sessions), every
+   * one is. Checked before the home is opened.
+   */
   session?: boolean;
   /** Checks of the flags that must fail before the home is opened (or created). */
   check?: (p: Parsed, args: string[]) => void;
@@ -50,11 +53,9 @@ export async function runCommand(
 ): Promise<number> {
   const p = parseArgs(argv, spec.flags ?? {}, spec.name);
   if (bool(p, "help")) return printUsage(spec.usage);
-  const args =
-    spec.positionals || spec.optional
-      ? expectPositionals(p, spec.name, spec.positionals ?? [], spec.optional ?? [])
-      : p.positionals;
-  if (spec.session && args[0] !== undefined) assertSessionId(args[0]);
+  const declared = spec.positionals !== undefined || spec.optional !== undefined;
+  const args = declared ? expectPositionals(p, spec.name, spec.positionals ?? [], spec.optional ?? []) : p.positionals;
+  if (spec.session) for (const id of declared ? args.slice(0, 1) : args) assertSessionId(id);
   spec.check?.(p, args);
   return body(p, args);
 }
