@@ -60,7 +60,8 @@ Commands:
   rm-message ID [--drop-summary]       remove one message everywhere (a secret pasted by mistake)
   doctor [--repair] [--migrate]        check the home; rebuild a corrupt history.json from the archive
                                        (on a shared archive: the server, schema, vectors, leases, caches)
-  errors record|search|list|show|rm    error memory: tool errors and their fixes, across sessions
+  errors record|search|list|show|rm|sweep
+                                       error memory: tool errors and their fixes, across sessions
   import SOURCE [PATH...]              bring in Claude Code, Codex, opencode, Gemini CLI, Aider, ChatGPT
                                        or memvoy JSONL history (import auto: every source found)
   export SESSION...|--all              write sessions as JSONL (import jsonl reads it back) or Markdown

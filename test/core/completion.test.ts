@@ -68,6 +68,7 @@ describe("shell completion", () => {
     expect(await run(["memvoy", "history", ""])).toEqual(newest);
     expect(await run(["memvoy", "search", "x", "--session", "sess-00"])).toEqual(ids.slice(0, 10).reverse());
     expect(await run(["memvoy", "errors", "l"])).toEqual(["list"]);
+    expect(await run(["memvoy", "errors", "s"])).toEqual(["search", "show", "sweep"]);
     expect(await run(["memvoy", "help", "comp"])).toEqual(["completion"]);
     expect(await run(["memvoy", "--home", join(home, "sess")])).toEqual([join(home, "sessions")]);
   });
@@ -93,6 +94,8 @@ describe("shell completion", () => {
     expect(await run("memvoy comp")).toEqual(["completion"]);
     expect(await run("memvoy search --ra")).toEqual(["--range"]);
     expect(await run("memvoy config ")).toEqual(["show", "path", "check"]);
+    expect(await run("memvoy errors ")).toEqual(["record", "search", "list", "show", "rm", "sweep"]);
+    expect(await run("memvoy daemon ")).toEqual(["status", "stop"]);
     expect(await run("memvoy context ")).toEqual(newest);
   });
 
