@@ -56,6 +56,15 @@ describe("shell completion", () => {
     expect(bad.code).toBe(2);
   });
 
+  test("memvoy completion SHELL --json prints one JSON document: the shell and its script", async () => {
+    for (const sh of ["bash", "zsh", "fish"]) {
+      const script = (await cli(["completion", sh])).stdout;
+      const r = await cli(["completion", sh, "--json"]);
+      expect(r.code).toBe(0);
+      expect(JSON.parse(r.stdout)).toEqual({ shell: sh, script });
+    }
+  });
+
   test("bash: commands, flags, flag values, session ids newest first (at most 200), directories for --home", async () => {
     const run = (words: string[]) =>
       shell(
