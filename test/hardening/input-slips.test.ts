@@ -81,6 +81,19 @@ test("--last outside 1..1000000 is refused with exit 2 and the range", async () 
   }
 });
 
+test("history --all with --last is refused with exit 2 (it used to ignore --last)", async () => {
+  const home = tempHome();
+  await cli(["add", "s1", "--role", "user", "--content", "hello"], { home });
+  for (const args of [
+    ["history", "s1", "--all", "--last", "2"],
+    ["history", "s1", "--last", "2", "--all", "--role", "user"],
+  ]) {
+    const r = await cli(args, { home });
+    expect({ args, code: r.code }).toEqual({ args, code: 2 });
+    expect(r.stderr).toBe("memvoy: history: give --all or --last N, not both\n");
+  }
+});
+
 test("usage --days outside 1..36500 is refused with exit 2 and the range, before the home is opened", async () => {
   const home = join(tempHome(), "home");
   for (const n of ["0", "36501", "3000000", "99999999999999"]) {
