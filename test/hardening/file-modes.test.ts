@@ -4,7 +4,7 @@ import { afterAll, expect, test } from "bun:test";
 import { lstatSync, readdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { removeTempHomes, repoRoot, tempHome } from "../fixture/home.ts";
+import { removeTempHomes, repoRoot, tempHome, waitFor } from "../fixture/home.ts";
 
 afterAll(removeTempHomes);
 
@@ -57,3 +57,21 @@ for (const umask of ["000", "022"]) {
     expect(lstatSync(home).mode & 0o777).toBe(0o700);
   });
 }
+
+test("after a lone add, once the background drain has written its vector, LanceDB's files are private too", async () => {
+  // LanceDB replaces _versions/latest_version_hint.json at every commit: it must be made private each time.
+  const home = join(tempHome(), "home");
+  const bin = `bun ${join(repoRoot, "src/index.ts")} --home ${home}`;
+  const r = await sh(`umask 022 && ${bin} add s1 --role user --content "the deploy failed with exit 137"`);
+  expect(r.code).toBe(0);
+  const wrong = () =>
+    walk(home)
+      .filter((e) => e.mode !== (e.dir ? 0o700 : 0o600))
+      .map((e) => `${e.path.slice(home.length)} ${e.mode.toString(8)}`);
+  const hint = () => walk(home).some((e) => e.path.endsWith("latest_version_hint.json"));
+  await waitFor(() => hint() && wrong().length === 0, 15_000, "the drain's vector, with every file private").catch(
+    () => undefined,
+  );
+  expect(hint()).toBe(true);
+  expect(wrong()).toEqual([]);
+}, 30_000);

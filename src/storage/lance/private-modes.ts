@@ -8,6 +8,8 @@ import { dirEntries } from "../../shared/dir-entries.ts";
 
 /** Paths already made private: Lance files are immutable once written, so each is fixed once. */
 const done = new Set<string>();
+/** The one file LanceDB replaces at every commit: checked every time. */
+const REWRITTEN = "latest_version_hint.json";
 
 export function privatizeTree(root: string): void {
   fix(root, true);
@@ -25,7 +27,7 @@ function fix(path: string, isDir: boolean): void {
     const want = st.isDirectory() ? DIR_MODE : FILE_MODE;
     try {
       if ((st.mode & 0o777) !== want) chmodSync(path, want);
-      done.add(path);
+      if (!path.endsWith(REWRITTEN)) done.add(path);
     } catch {
       return;
     }
