@@ -2,6 +2,10 @@
 // memvoy entry point: --version without loading anything, then the daemon, the TUI or the CLI.
 import pkg from "../package.json" with { type: "json" };
 
+// What this program and the processes it starts (the drain, the daemon's workers) create is private from the
+// start, LanceDB's files included. The library (lib.ts) leaves its host's umask alone: see private-modes.ts.
+process.umask(0o077);
+
 const argv = process.argv.slice(2);
 
 /** Only --version (or -v/-V) and the global options (--json, --home DIR), which it ignores. */

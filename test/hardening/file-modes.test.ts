@@ -1,7 +1,7 @@
-// Every file and folder memvoy creates is private (0600 / 0700) whatever the umask, LanceDB's included;
-// the process umask itself is never changed.
+// Every file and folder memvoy creates is private (0600 / 0700) whatever the umask, LanceDB's included; the
+// memvoy program runs with umask 077, and the shell that started it keeps its own.
 import { afterAll, expect, test } from "bun:test";
-import { lstatSync, readdirSync } from "node:fs";
+import { existsSync, lstatSync, readdirSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { removeTempHomes, repoRoot, tempHome, waitFor } from "../fixture/home.ts";
@@ -75,3 +75,27 @@ test("after a lone add, once the background drain has written its vector, LanceD
   expect(hint()).toBe(true);
   expect(wrong()).toEqual([]);
 }, 30_000);
+
+test.skipIf(!existsSync("/proc/self/status"))(
+  "the memvoy program runs with umask 077, whatever it was started with",
+  async () => {
+    const entry = join(repoRoot, "src/index.ts");
+    const proc = Bun.spawn(["sh", "-c", `umask 000 && exec bun ${entry} --home ${join(tempHome(), "home")} mcp`], {
+      env: { PATH: process.env.PATH!, HOME: tmpdir() },
+      stdin: "pipe",
+      stdout: "pipe",
+      stderr: "pipe",
+    });
+    try {
+      // The MCP server answers initialize, then waits on stdin: its umask is read while it runs.
+      const init = { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "test", version: "0" } };
+      proc.stdin.write(`${JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: init })}\n`);
+      await proc.stdout.getReader().read();
+      const status = readFileSync(`/proc/${proc.pid}/status`, "utf8");
+      expect(/^Umask:\s*(\d+)$/m.exec(status)?.[1]).toBe("0077");
+    } finally {
+      proc.kill();
+      await proc.exited;
+    }
+  },
+);
