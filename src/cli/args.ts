@@ -76,6 +76,7 @@ export function parseArgs(argv: readonly string[], specs: FlagSpecs, command: st
         value = raw;
       }
     }
+    if (name === "home") refuseEmptyHome(value as string);
     if (spec.multiple) ((flags[name] ??= []) as string[]).push(String(value));
     else flags[name] = value;
   }
@@ -132,6 +133,11 @@ export function expectPositionals(p: Parsed, command: string, names: string[], o
   return p.positionals;
 }
 
+/** An explicitly empty --home would mean the default home, silently: refused before anything is opened. */
+function refuseEmptyHome(value: string): void {
+  if (value === "") throw new CommandUsageError({ problem: "empty-home" });
+}
+
 export interface LeadingOptions {
   /** Index of the command word, or -1: the first argument that is neither an option nor the value of --home. */
   command: number;
@@ -146,9 +152,10 @@ export function leadingOptions(argv: readonly string[]): LeadingOptions {
   const out: LeadingOptions = { command: -1, daemon: false };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
-    if (arg === "--home") out.home = argv[++i];
-    else if (arg.startsWith("--home=")) out.home = arg.slice("--home=".length);
-    else if (arg === "--daemon") out.daemon = true;
+    if (arg === "--home" || arg.startsWith("--home=")) {
+      out.home = arg === "--home" ? argv[++i] : arg.slice("--home=".length);
+      if (out.home !== undefined) refuseEmptyHome(out.home);
+    } else if (arg === "--daemon") out.daemon = true;
     else if (!arg.startsWith("-")) {
       out.command = i;
       break;

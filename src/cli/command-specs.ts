@@ -59,18 +59,27 @@ export function flagsOf(usage: string): Map<string, FlagValue> {
   return flags;
 }
 
-/** Summaries and sub-commands of every command, from the main help's command list. */
-function mainEntries(version: string): Map<string, { summary: string; subcommands: string[] }> {
-  const out = new Map<string, { summary: string; subcommands: string[] }>();
+/** Every command's one-line summary, from the main help's command list (on the next line when the first is full). */
+function mainEntries(version: string): Map<string, string> {
+  const out = new Map<string, string>();
   const text = mainHelp(version);
-  const block = text.slice(text.indexOf("Commands:"), text.indexOf("\nDaemon:"));
-  for (const line of block.split("\n")) {
-    const m = /^ {2}([a-z][a-z-]*)(?: (\S+))?.*?\s{2,}(\S.*)$/.exec(line);
-    if (!m) continue;
-    const subs = m[2] && /^[a-z]+(\|[a-z]+)+$/.test(m[2]) ? m[2].split("|") : [];
-    out.set(m[1]!, { summary: m[3]!, subcommands: subs });
+  const lines = text.slice(text.indexOf("Commands:"), text.indexOf("\nDaemon:")).split("\n");
+  for (const [i, line] of lines.entries()) {
+    const m = /^ {2}([a-z][a-z-]*)(?:.*?\s{2,}(\S.*)|.*)$/.exec(line);
+    if (m) out.set(m[1]!, m[2] ?? /^ {30,}(\S.*)$/.exec(lines[i + 1] ?? "")?.[1] ?? "");
   }
   return out;
+}
+
+/**
+ * Sub-commands a command's help text shows on its usage lines: `memvoy errors sweep`, `memvoy config show|path|check`
+ * (internal ones, like `daemon work`, are not shown there).
+ */
+export function subcommandsOf(name: string, usage: string): string[] {
+  const out = new Set<string>();
+  for (const m of usage.matchAll(new RegExp(`^(?:Usage:)?\\s*memvoy ${name} ([a-z]+(?:\\|[a-z]+)*)(?!\\S)`, "gm")))
+    for (const sub of m[1]!.split("|")) out.add(sub);
+  return [...out];
 }
 
 /** Every command's spec, in the main help's order. Loads each command module (their help texts). */
@@ -86,12 +95,11 @@ export async function commandSpecs(version: string): Promise<CommandSpec[]> {
     for (const [f, k] of GLOBAL_FLAGS) if (!flags.has(f)) flags.set(f, k);
     flags.delete("--daemon");
     const sessionArg = new RegExp(`memvoy ${name} \\[?SESSION\\b`).test(mod.usage);
-    const e = entries.get(name);
     specs.push({
       name,
-      summary: e?.summary ?? "",
+      summary: entries.get(name) ?? "",
       usage: mod.usage,
-      subcommands: e?.subcommands ?? [],
+      subcommands: subcommandsOf(name, mod.usage),
       flags,
       sessionArg,
     });

@@ -2,7 +2,8 @@
 import { CommandUsageError } from "./usage-errors.ts";
 import type { CommandModule } from "./command.ts";
 import { leadingOptions } from "./args.ts";
-import { stdoutStream, writeOut } from "../shared/stdout.ts";
+import { stdoutStream } from "../shared/stdout.ts";
+import { printUsage } from "./run-command.ts";
 
 const COMMANDS: Record<string, () => Promise<CommandModule>> = {
   add: () => import("./commands/add.ts"),
@@ -60,7 +61,8 @@ Commands:
   rm-message ID [--drop-summary]       remove one message everywhere (a secret pasted by mistake)
   doctor [--repair] [--migrate]        check the home; rebuild a corrupt history.json from the archive
                                        (on a shared archive: the server, schema, vectors, leases, caches)
-  errors record|search|list|show|rm    error memory: tool errors and their fixes, across sessions
+  errors record|search|list|show|rm|sweep
+                                       error memory: tool errors and their fixes, across sessions
   import SOURCE [PATH...]              bring in Claude Code, Codex, opencode, Gemini CLI, Aider, ChatGPT
                                        or memvoy JSONL history (import auto: every source found)
   export SESSION...|--all              write sessions as JSONL (import jsonl reads it back) or Markdown
@@ -117,22 +119,15 @@ export async function runCli(argv: readonly string[], version: string): Promise<
         await new Promise<void>((resolve) => stdoutStream().write("", () => resolve()));
         process.exit(code);
       }
-      if (argv.includes("--help") || argv.includes("-h") || homeOnly) {
-        writeOut(mainHelp(version));
-        return 0;
-      }
+      if (argv.includes("--help") || argv.includes("-h") || homeOnly) return printUsage(mainHelp(version), json);
       throw new CommandUsageError({ problem: "missing-command" });
     }
     if (command === "help") {
       const rest = argv.slice(cmdIndex + 1).filter((a) => !a.startsWith("-"));
-      if (rest.length === 0) {
-        writeOut(mainHelp(version));
-        return 0;
-      }
+      if (rest.length === 0) return printUsage(mainHelp(version), json);
       const mod = await loadCommand(rest[0]!);
       if (!mod) throw new CommandUsageError({ problem: "unknown-command", command: rest[0]! });
-      writeOut(mod.usage.trimEnd() + "\n");
-      return 0;
+      return printUsage(mod.usage, json);
     }
     const load = COMMANDS[command];
     if (!load) throw new CommandUsageError({ problem: "unknown-command", command });

@@ -18,7 +18,10 @@ export interface CommandSpec {
   /** Required positionals, by name, then optional ones. */
   positionals?: string[];
   optional?: string[];
-  /** The first positional, when given, is a session id: checked before the home is opened. */
+  /**
+   * The first positional, when given, is a session id; with no positionals declared (a list of sessions), every
+   * one is. Checked before the home is opened.
+   */
   session?: boolean;
   /** Checks of the flags that must fail before the home is opened (or created). */
   check?: (p: Parsed, args: string[]) => void;
@@ -36,9 +39,10 @@ export function sessionSpec(
   return { name, usage, flags, positionals: ["SESSION"], session: true, ...extra };
 }
 
-/** `--help` text for a command, printed to stdout. */
-export function printUsage(usage: string): number {
-  writeOut(usage.trimEnd() + "\n");
+/** Help text printed to stdout; with --json, as the one document {"help": text}. */
+export function printUsage(usage: string, json = false): number {
+  const text = usage.trimEnd() + "\n";
+  writeOut(json ? JSON.stringify({ help: text.replace(/^\n+/, "") }, null, 2) + "\n" : text);
   return 0;
 }
 
@@ -49,12 +53,10 @@ export async function runCommand(
   body: (p: Parsed, args: string[]) => number | Promise<number>,
 ): Promise<number> {
   const p = parseArgs(argv, spec.flags ?? {}, spec.name);
-  if (bool(p, "help")) return printUsage(spec.usage);
-  const args =
-    spec.positionals || spec.optional
-      ? expectPositionals(p, spec.name, spec.positionals ?? [], spec.optional ?? [])
-      : p.positionals;
-  if (spec.session && args[0] !== undefined) assertSessionId(args[0]);
+  if (bool(p, "help")) return printUsage(spec.usage, bool(p, "json"));
+  const declared = spec.positionals !== undefined || spec.optional !== undefined;
+  const args = declared ? expectPositionals(p, spec.name, spec.positionals ?? [], spec.optional ?? []) : p.positionals;
+  if (spec.session) for (const id of declared ? args.slice(0, 1) : args) assertSessionId(id);
   spec.check?.(p, args);
   return body(p, args);
 }
@@ -80,7 +82,7 @@ export async function runSubcommand(
   const at = leadingOptions(argv).command;
   const choices = Object.keys(spec.subcommands).filter((s) => !spec.hidden?.includes(s));
   if (at < 0) {
-    if (argv.includes("--help") || argv.includes("-h")) return printUsage(spec.usage);
+    if (argv.includes("--help") || argv.includes("-h")) return printUsage(spec.usage, argv.includes("--json"));
     throw new CommandUsageError({ problem: "missing-subcommand", command: spec.name, choices });
   }
   const sub = argv[at]!;

@@ -5,6 +5,7 @@ type CommandUsage =
   | { problem: "missing-command" }
   | { problem: "unknown-command"; command: string }
   | { problem: "dumb-terminal" }
+  | { problem: "empty-home" }
   | { problem: "missing-subcommand"; command: string; choices: string[] }
   | { problem: "unknown-subcommand"; command: string; subcommand: string; choices: string[] }
   | { problem: "unknown-option"; command: string; option: string; hint?: string }
@@ -38,6 +39,8 @@ function describeUsage(d: CommandUsage): string {
       return "missing command (see memvoy --help)";
     case "unknown-command":
       return `unknown command ${JSON.stringify(d.command)} (see memvoy --help)`;
+    case "empty-home":
+      return "--home is empty: name a folder, or leave --home out for the default home (see memvoy --help)";
     case "dumb-terminal":
       return "the terminal UI cannot run with TERM=dumb (no cursor movement); run it as  TERM=xterm-256color memvoy  or use the commands (memvoy --help)";
     case "missing-subcommand":

@@ -32,10 +32,24 @@ export const ContextSchema = v.strictObject({
   relevance_timeout_ms: v.optional(int(50), 3000),
 });
 
+function isHttpUrl(text: string): boolean {
+  try {
+    return ["http:", "https:"].includes(new URL(text.trim()).protocol);
+  } catch {
+    return false;
+  }
+}
+
+/** Empty: the provider's own URL. Checked here, so that `config check` refuses what the embedder would. */
+const baseUrl = v.pipe(
+  v.string(),
+  v.check((s) => s === "" || isHttpUrl(s), "expected http(s)://host[:port][/path], e.g. http://127.0.0.1:11434/v1"),
+);
+
 export const EmbedderSchema = v.strictObject({
   provider: v.optional(v.picklist(["builtin", "openai", "ollama", "voyage"]), "builtin"),
   model: v.optional(v.string(), ""),
-  base_url: v.optional(v.string(), ""),
+  base_url: v.optional(baseUrl, ""),
   dimensions: v.optional(int(0, 8192), 0),
   batch_size: v.optional(int(1, 2048), 64),
   timeout_ms: v.optional(int(100), 30_000),

@@ -19,6 +19,12 @@ export interface NewMessage {
 
 export const MAX_IDEMPOTENCY_KEY_CHARS = 256;
 
+/**
+ * The id an add reports for a message whose idempotency key belonged to a message removed since: nothing was
+ * stored (a removed message never comes back), and the ids stay one per message given.
+ */
+export const REMOVED_ID = "";
+
 /** Why a message cannot be written; `where` names it ("message", "stdin line 3"). Nothing of its batch is written. */
 export type MessageProblem = { where: string } & (
   | { problem: "not-json"; plainText?: boolean }

@@ -30,7 +30,7 @@ import { isTombstoned, keyTombstone, tombstonedIds } from "../storage/sqlite/tom
 import { compactionPlan } from "./compaction.ts";
 import { withHomeLock } from "./home-lock.ts";
 import type { MemoryContext } from "./memory-context.ts";
-import { checkNewMessage, type NewMessage } from "./message-input.ts";
+import { checkNewMessage, REMOVED_ID, type NewMessage } from "./message-input.ts";
 
 export interface AppendResult {
   ids: string[];
@@ -38,11 +38,13 @@ export interface AppendResult {
   compacted: number;
   /** Legacy or unseen history.json records adopted into the archive during this write. */
   adopted: number;
-  /**
-   * Messages not added because their idempotency key was already stored (their stored ids are in `ids`),
-   * or belonged to a message that was removed since (tombstoned: not brought back, and no id in `ids`).
-   */
+  /** Messages not added because their idempotency key was already stored (their stored ids are in `ids`). */
   duplicates: number;
+  /**
+   * Messages not added because their idempotency key belonged to a message removed since (tombstoned: never
+   * brought back); each has "" in `ids`, so `ids` stays one entry per input.
+   */
+  removed: number;
   /** Set when compaction had to cut off a pair boundary (a run of one role): the caller logs it. */
   compactionNote?: string;
 }
@@ -52,13 +54,15 @@ export function appendMessages(ctx: MemoryContext, session: string, inputs: read
   inputs.forEach((m, i) =>
     checkNewMessage(m, ctx.config.limits.max_message_bytes, inputs.length > 1 ? `message ${i + 1}` : "message"),
   );
-  if (inputs.length === 0) return { ids: [], compacted: 0, adopted: 0, duplicates: 0 };
+  if (inputs.length === 0) return { ids: [], compacted: 0, adopted: 0, duplicates: 0, removed: 0 };
   const r = appendRecords(ctx, session, () => recordsOfInputs(ctx, session, inputs));
+  const removed = r.ids.filter((id) => id === REMOVED_ID).length;
   const result: AppendResult = {
     ids: r.ids,
     compacted: r.compacted,
     adopted: r.adopted,
-    duplicates: inputs.length - r.added.length,
+    duplicates: inputs.length - r.added.length - removed,
+    removed,
   };
   if (r.compactionNote) result.compactionNote = r.compactionNote;
   return result;
@@ -73,7 +77,7 @@ export interface BuiltRecords {
 
 /**
  * New records for the inputs, under the lock: an idempotency key already stored gives the stored id and no
- * record; a key whose message was removed since (tombstoned) gives neither.
+ * record; a key whose message was removed since (tombstoned) gives REMOVED_ID and no record.
  */
 function recordsOfInputs(ctx: MemoryContext, session: string, inputs: readonly NewMessage[]): BuiltRecords {
   const keys = inputs.flatMap((m) => (m.idempotencyKey !== undefined ? [m.idempotencyKey] : []));
@@ -90,7 +94,10 @@ function recordsOfInputs(ctx: MemoryContext, session: string, inputs: readonly N
       ids.push(earlier);
       continue;
     }
-    if (key !== undefined && removed.has(key)) continue;
+    if (key !== undefined && removed.has(key)) {
+      ids.push(REMOVED_ID);
+      continue;
+    }
     const r: MessageRecord = { id: newId(), role: m.role, content: m.content, sendAt: m.sendAt ?? ctx.now() };
     if (m.sender !== undefined && m.sender !== "") r.sender = m.sender;
     if (key !== undefined) {

@@ -59,3 +59,21 @@ export function writeOut(text: string): void {
     stdoutStream().write((bytes ?? Buffer.from(text)).subarray(at));
   }
 }
+
+/**
+ * Write a long stream (an export) chunk by chunk: each write waits while the pipe is full, so memory stays
+ * bounded, and a closed pipe ends the process quietly, as writeOut does.
+ */
+export async function streamOut<T>(items: AsyncIterable<T> | Iterable<T>, render: (item: T) => string): Promise<void> {
+  const sink = Bun.stdout.writer();
+  try {
+    for await (const item of items) {
+      if (closed) return;
+      await sink.write(render(item));
+      await sink.flush();
+    }
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException)?.code !== "EPIPE") throw err;
+    endQuietly();
+  }
+}

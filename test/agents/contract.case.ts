@@ -53,7 +53,7 @@ export function contractCases(name: string, open: () => Promise<Implementation>)
       expect(ids).toHaveLength(4);
       expect(new Set(ids).size).toBe(4);
       const one = await api.add("single", { role: "user", content: "one message" });
-      expect(one).toEqual({ session: "single", ids: [one.ids[0]!], duplicates: 0 });
+      expect(one).toEqual({ session: "single", ids: [one.ids[0]!], duplicates: 0, removed: 0 });
     });
 
     test("add with an idempotency key: a retry returns the stored id and stores nothing twice", async () => {
@@ -67,6 +67,26 @@ export function contractCases(name: string, open: () => Promise<Implementation>)
       const h = await api.history("retries");
       expect(h.messages.map((m) => m.content)).toEqual(["sent once", "answered"]);
       await api.rm("retries");
+    });
+
+    test('add with the key of a removed message: not stored again, counted as removed, its id ""', async () => {
+      const first = await api.add("removed-keys", { role: "user", content: "a secret", idempotencyKey: "k1" });
+      await api.rmMessage(first.ids[0]!);
+      const again = await api.add("removed-keys", [
+        { role: "user", content: "a secret", idempotencyKey: "k1" },
+        { role: "assistant", content: "kept", idempotencyKey: "k2" },
+        { role: "assistant", content: "kept", idempotencyKey: "k2" },
+      ]);
+      expect(again).toEqual({
+        session: "removed-keys",
+        ids: ["", again.ids[1]!, again.ids[1]!],
+        duplicates: 1,
+        removed: 1,
+      });
+      expect(again.ids[1]).not.toBe("");
+      const h = await api.history("removed-keys");
+      expect(h.messages.map((m) => m.content)).toEqual(["kept"]);
+      await api.rm("removed-keys");
     });
 
     test("history: the window in order, times RFC 3339 with 9 digits, plain JSON", async () => {

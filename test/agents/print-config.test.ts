@@ -43,6 +43,20 @@ for (const [client, format] of Object.entries(CLIENTS)) {
   });
 }
 
+test("--print-config with --json: one JSON document with the client, where the snippet goes and the snippet", async () => {
+  const text = await printConfig("codex");
+  const proc = Bun.spawn(["bun", entry, "mcp", "--print-config", "codex", "--home", "/HOME", "--json"], {
+    stdout: "pipe",
+    stderr: "pipe",
+    env: { PATH: process.env.PATH!, HOME: "/tmp" },
+  });
+  const r = await processOutput(proc);
+  expect(r).toMatchObject({ code: 0, stderr: "" });
+  const doc = JSON.parse(r.stdout);
+  expect(doc).toEqual({ client: "codex", where: expect.any(String), config: text.stdout });
+  expect(text.stderr).toContain(doc.where);
+});
+
 test("an unknown client is a usage error naming the choices", async () => {
   const r = await printConfig("vim");
   expect(r.code).toBe(2);

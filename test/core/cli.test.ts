@@ -145,6 +145,27 @@ describe("CLI", () => {
     expect(existsSync(join(home, "sessions", "x"))).toBe(false);
   });
 
+  test("a bad session id is refused by every command that takes one before any file is touched", async () => {
+    const home = join(tempHome(), "home");
+    for (const args of [
+      ["add", "../x", "--role", "user", "--content", "x"],
+      ["history", "../x"],
+      ["context", "../x"],
+      ["summary", "../x"],
+      ["summarize", "../x"],
+      ["reset", "../x"],
+      ["rm", "../x"],
+      ["export", "../x"],
+      ["export", "ok", "a/b"],
+      ["search", "q", "--session", "../x"],
+    ]) {
+      const r = await cli(args, { home });
+      expect({ args, code: r.code }).toEqual({ args, code: 2 });
+      expect(r.stderr).toMatch(/^memvoy: invalid session id "(\.\.\/x|a\/b)"/);
+      expect(existsSync(home)).toBe(false);
+    }
+  });
+
   test("a 10 MB message is refused with the limit named; a message under the limit is stored and found", async () => {
     const home = tempHome();
     const big = "word ".repeat(2 * 1024 * 1024);
@@ -197,5 +218,26 @@ describe("CLI", () => {
     expect((await cli(["config", "path", "--home", x], { env: { MEMVOY_HOME: a } })).stdout.trim()).toBe(
       join(x, "config.toml"),
     );
+  });
+
+  test("an empty --home is refused with exit 2 before anything is created; an empty MEMVOY_HOME counts as unset", async () => {
+    const user = tempHome();
+    for (const args of [
+      ["--home", "", "sessions"],
+      ["sessions", "--home="],
+      ["--home", "", "add", "s", "--role", "user", "--content", "x"],
+      ["errors", "list", "--home", ""],
+      ["--home", ""],
+      ["--home", "", "--version"],
+    ]) {
+      const r = await cli(args, { env: { HOME: user } });
+      expect({ args, code: r.code }).toEqual({ args, code: 2 });
+      expect(r.stderr).toBe(
+        "memvoy: --home is empty: name a folder, or leave --home out for the default home (see memvoy --help)\n",
+      );
+    }
+    expect(existsSync(join(user, ".config"))).toBe(false);
+    const r = await cli(["config", "path"], { env: { HOME: user, MEMVOY_HOME: "" } });
+    expect(r.stdout.trim()).toBe(join(user, ".config", "memvoy", "config.toml"));
   });
 });

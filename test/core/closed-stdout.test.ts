@@ -34,6 +34,8 @@ const commands = [
   ["summary", "deploy-pipeline"],
   ["errors", "list"],
   ["context", "deploy-pipeline", "--input", "what next?"],
+  ["export", "--all"],
+  ["export", "deploy-pipeline", "--format", "md"],
 ];
 
 test.each(commands)(

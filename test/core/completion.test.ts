@@ -56,6 +56,15 @@ describe("shell completion", () => {
     expect(bad.code).toBe(2);
   });
 
+  test("memvoy completion SHELL --json prints one JSON document: the shell and its script", async () => {
+    for (const sh of ["bash", "zsh", "fish"]) {
+      const script = (await cli(["completion", sh])).stdout;
+      const r = await cli(["completion", sh, "--json"]);
+      expect(r.code).toBe(0);
+      expect(JSON.parse(r.stdout)).toEqual({ shell: sh, script });
+    }
+  });
+
   test("bash: commands, flags, flag values, session ids newest first (at most 200), directories for --home", async () => {
     const run = (words: string[]) =>
       shell(
@@ -68,6 +77,7 @@ describe("shell completion", () => {
     expect(await run(["memvoy", "history", ""])).toEqual(newest);
     expect(await run(["memvoy", "search", "x", "--session", "sess-00"])).toEqual(ids.slice(0, 10).reverse());
     expect(await run(["memvoy", "errors", "l"])).toEqual(["list"]);
+    expect(await run(["memvoy", "errors", "s"])).toEqual(["search", "show", "sweep"]);
     expect(await run(["memvoy", "help", "comp"])).toEqual(["completion"]);
     expect(await run(["memvoy", "--home", join(home, "sess")])).toEqual([join(home, "sessions")]);
   });
@@ -93,6 +103,8 @@ describe("shell completion", () => {
     expect(await run("memvoy comp")).toEqual(["completion"]);
     expect(await run("memvoy search --ra")).toEqual(["--range"]);
     expect(await run("memvoy config ")).toEqual(["show", "path", "check"]);
+    expect(await run("memvoy errors ")).toEqual(["record", "search", "list", "show", "rm", "sweep"]);
+    expect(await run("memvoy daemon ")).toEqual(["status", "stop"]);
     expect(await run("memvoy context ")).toEqual(newest);
   });
 

@@ -72,3 +72,20 @@ test("config check with no config.toml says that the defaults are in use", async
   const j = await cli(["config", "check", "--json"], { home });
   expect(JSON.parse(j.stdout)).toMatchObject({ ok: true, exists: false });
 });
+
+test("embedder.base_url that is no http(s) URL is refused by config check and at load, as the embedder would", async () => {
+  for (const bad of ["not a url", "ftp://x", " "]) {
+    const file = configFile(`[embedder]\nprovider = "ollama"\nbase_url = ${JSON.stringify(bad)}\n`);
+    expect(() => loadConfig(file, {})).toThrow(/embedder\.base_url: expected http\(s\):\/\/host/);
+    const r = await cli(["config", "check"], { home: join(file, "..") });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe(
+      `memvoy: config error in ${file}: embedder.base_url: expected http(s)://host[:port][/path], e.g. http://127.0.0.1:11434/v1\n`,
+    );
+  }
+  for (const good of ["", "http://127.0.0.1:11434", "https://api.example.com/v1/embeddings"])
+    expect(
+      loadConfig(configFile(`[embedder]\nprovider = "openai"\nbase_url = ${JSON.stringify(good)}\n`), {}).embedder
+        .base_url,
+    ).toBe(good);
+});

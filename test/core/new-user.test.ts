@@ -1,7 +1,7 @@
 // What a new user runs into on the command line: --version --json, stdin text for add, unknown sessions for
 // context and search, the reset wording, and daemon status times.
 import { afterAll, expect, test } from "bun:test";
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { cli, removeTempHomes, tempHome } from "../fixture/home.ts";
 
@@ -18,6 +18,23 @@ test("--version --json prints {version}", async () => {
     expect(JSON.parse(r.stdout)).toEqual({ version });
   }
   expect((await cli(["--version"])).stdout).toBe(`memvoy ${version}\n`);
+});
+
+test("--version with the global options around it: --home DIR is accepted and nothing is created", async () => {
+  const home = join(tempHome(), "not-made");
+  for (const args of [
+    ["--home", home, "--version"],
+    ["-v", "--home", home],
+    [`--home=${home}`, "--json", "-v"],
+    ["--json", "--home", home, "--version"],
+  ]) {
+    const r = await cli(args);
+    expect({ args, code: r.code, stderr: r.stderr }).toEqual({ args, code: 0, stderr: "" });
+    expect(r.stdout).toBe(
+      args.includes("--json") ? `${JSON.stringify({ version }, null, 2)}\n` : `memvoy ${version}\n`,
+    );
+  }
+  expect(existsSync(home)).toBe(false);
 });
 
 test("add from stdin with --role strips exactly one trailing newline", async () => {

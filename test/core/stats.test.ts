@@ -80,4 +80,21 @@ describe("CLI habits", () => {
     const bad = await cli(["help", "nope"]);
     expect(bad.code).toBe(2);
   });
+
+  test("help with --json prints one JSON document holding the help text", async () => {
+    const main = (await cli(["--help"])).stdout;
+    const search = (await cli(["search", "--help"])).stdout.replace(/^\n+/, "");
+    const errors = (await cli(["errors", "--help"])).stdout.replace(/^\n+/, "");
+    for (const [args, text] of [
+      [["help", "--json"], main],
+      [["--help", "--json"], main],
+      [["help", "search", "--json"], search],
+      [["search", "--help", "--json"], search],
+      [["errors", "--help", "--json"], errors],
+    ] as const) {
+      const r = await cli([...args]);
+      expect({ args, code: r.code }).toEqual({ args, code: 0 });
+      expect(JSON.parse(r.stdout)).toEqual({ help: text });
+    }
+  });
 });

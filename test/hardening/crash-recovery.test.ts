@@ -146,6 +146,30 @@ test("idempotency keys in the library and in JSONL: a retried batch adds nothing
   }
 });
 
+test("add on the command line: a removed key is reported as removed, counts never negative, ids one per line", async () => {
+  const home = tempHome();
+  const one = ["add", "t", "--role", "user", "--content", "s", "--idempotency-key", "key1"];
+  const id = (await cli(one, { home })).stdout.trim();
+  expect((await cli(["rm-message", id], { home })).code).toBe(0);
+  const again = await cli(one, { home });
+  expect(again).toMatchObject({ code: 0, stdout: "" });
+  expect(again.stderr).toBe(
+    "memvoy: add: t: not stored again: a message with this idempotency key was removed earlier\n",
+  );
+  const lines = ["k1", "k2", "k2", "k3"].map((k, i) =>
+    JSON.stringify({ role: "user", content: `m${i}`, idempotencyKey: k }),
+  );
+  const batch = JSON.parse((await cli(["add", "b", "--json"], { home, stdin: lines.join("\n") })).stdout);
+  const k1 = batch.ids[0];
+  await cli(["rm-message", k1], { home });
+  const text = await cli(["add", "b"], { home, stdin: lines.join("\n") });
+  expect(text.stdout).toBe(
+    "added 0 messages to b (3 already stored under their idempotency key; 1 not stored again: removed earlier)\n",
+  );
+  const json = JSON.parse((await cli(["add", "b", "--json"], { home, stdin: lines.join("\n") })).stdout);
+  expect(json).toEqual({ session: "b", ids: ["", ...batch.ids.slice(1)], duplicates: 3, removed: 1 });
+});
+
 test("a removed message's idempotency key is tombstoned: a retried add does not bring it back", async () => {
   const { api } = openTemp();
   try {
@@ -153,10 +177,13 @@ test("a removed message's idempotency key is tombstoned: a retried add does not 
     api.add("s", { role: "assistant", content: "stays", idempotencyKey: "k2" });
     await api.rmMessage(first.ids[0]!);
     const retried = api.add("s", { role: "user", content: "keep out", idempotencyKey: "k1" });
-    expect(retried).toMatchObject({ ids: [], duplicates: 1 });
+    expect(retried).toMatchObject({ ids: [""], duplicates: 0, removed: 1 });
     expect(api.history("s", { all: true }).map((m) => m.content)).toEqual(["stays"]);
     api.reset("s");
-    expect(api.add("s", { role: "assistant", content: "stays", idempotencyKey: "k2" }).duplicates).toBe(1);
+    expect(api.add("s", { role: "assistant", content: "stays", idempotencyKey: "k2" })).toMatchObject({
+      duplicates: 0,
+      removed: 1,
+    });
     expect(api.add("s", { role: "user", content: "new", idempotencyKey: "k3" }).duplicates).toBe(0);
   } finally {
     api.close();

@@ -1,10 +1,10 @@
-// Every file and folder memvoy creates is private (0600 / 0700) whatever the umask, LanceDB's included;
-// the process umask itself is never changed.
+// Every file and folder memvoy creates is private (0600 / 0700) whatever the umask, LanceDB's included; the
+// memvoy program runs with umask 077, and the shell that started it keeps its own.
 import { afterAll, expect, test } from "bun:test";
-import { lstatSync, readdirSync } from "node:fs";
+import { existsSync, lstatSync, readdirSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { removeTempHomes, repoRoot, tempHome } from "../fixture/home.ts";
+import { removeTempHomes, repoRoot, tempHome, waitFor } from "../fixture/home.ts";
 
 afterAll(removeTempHomes);
 
@@ -57,3 +57,45 @@ for (const umask of ["000", "022"]) {
     expect(lstatSync(home).mode & 0o777).toBe(0o700);
   });
 }
+
+test("after a lone add, once the background drain has written its vector, LanceDB's files are private too", async () => {
+  // LanceDB replaces _versions/latest_version_hint.json at every commit: it must be made private each time.
+  const home = join(tempHome(), "home");
+  const bin = `bun ${join(repoRoot, "src/index.ts")} --home ${home}`;
+  const r = await sh(`umask 022 && ${bin} add s1 --role user --content "the deploy failed with exit 137"`);
+  expect(r.code).toBe(0);
+  const wrong = () =>
+    walk(home)
+      .filter((e) => e.mode !== (e.dir ? 0o700 : 0o600))
+      .map((e) => `${e.path.slice(home.length)} ${e.mode.toString(8)}`);
+  const hint = () => walk(home).some((e) => e.path.endsWith("latest_version_hint.json"));
+  await waitFor(() => hint() && wrong().length === 0, 15_000, "the drain's vector, with every file private").catch(
+    () => undefined,
+  );
+  expect(hint()).toBe(true);
+  expect(wrong()).toEqual([]);
+}, 30_000);
+
+test.skipIf(!existsSync("/proc/self/status"))(
+  "the memvoy program runs with umask 077, whatever it was started with",
+  async () => {
+    const entry = join(repoRoot, "src/index.ts");
+    const proc = Bun.spawn(["sh", "-c", `umask 000 && exec bun ${entry} --home ${join(tempHome(), "home")} mcp`], {
+      env: { PATH: process.env.PATH!, HOME: tmpdir() },
+      stdin: "pipe",
+      stdout: "pipe",
+      stderr: "pipe",
+    });
+    try {
+      // The MCP server answers initialize, then waits on stdin: its umask is read while it runs.
+      const init = { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "test", version: "0" } };
+      proc.stdin.write(`${JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: init })}\n`);
+      await proc.stdout.getReader().read();
+      const status = readFileSync(`/proc/${proc.pid}/status`, "utf8");
+      expect(/^Umask:\s*(\d+)$/m.exec(status)?.[1]).toBe("0077");
+    } finally {
+      proc.kill();
+      await proc.exited;
+    }
+  },
+);

@@ -1,6 +1,7 @@
-// Input slips: impossible or out-of-range times, invalid UTF-8 in an argument, --last out of range, a query
-// that starts with "-"; refused with exit 2 and the valid range, the same way in the library and the CLI.
+// Input slips: impossible or out-of-range times, invalid UTF-8 in an argument, --last and --days out of range,
+// a query that starts with "-"; refused with exit 2 and the valid range, the same way in the library and the CLI.
 import { afterAll, expect, test } from "bun:test";
+import { existsSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { InputError } from "../../src/shared/errors.ts";
@@ -78,6 +79,32 @@ test("--last outside 1..1000000 is refused with exit 2 and the range", async () 
   } finally {
     api.close();
   }
+});
+
+test("history --all with --last is refused with exit 2 (it used to ignore --last)", async () => {
+  const home = tempHome();
+  await cli(["add", "s1", "--role", "user", "--content", "hello"], { home });
+  for (const args of [
+    ["history", "s1", "--all", "--last", "2"],
+    ["history", "s1", "--last", "2", "--all", "--role", "user"],
+  ]) {
+    const r = await cli(args, { home });
+    expect({ args, code: r.code }).toEqual({ args, code: 2 });
+    expect(r.stderr).toBe("memvoy: history: give --all or --last N, not both\n");
+  }
+});
+
+test("usage --days outside 1..36500 is refused with exit 2 and the range, before the home is opened", async () => {
+  const home = join(tempHome(), "home");
+  for (const n of ["0", "36501", "3000000", "99999999999999"]) {
+    const r = await cli(["usage", "--days", n], { home });
+    expect({ n, code: r.code }).toEqual({ n, code: 2 });
+    expect(r.stderr).toBe("memvoy: usage: --days must be a whole number from 1 to 36500\n");
+  }
+  expect(existsSync(home)).toBe(false);
+  const ok = await cli(["usage", "--days", "36500", "--json"], { home });
+  expect(ok.code).toBe(0);
+  expect(JSON.parse(ok.stdout).days).toBe(36500);
 });
 
 test("search -- -x finds text that starts with a dash; search -x says how", async () => {

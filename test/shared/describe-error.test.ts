@@ -5,7 +5,7 @@ import { Database } from "bun:sqlite";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { DemoHomeNotEmptyError } from "../../src/app/demo/seed-demo.ts";
+import { DemoHomeNotAFolderError, DemoHomeNotEmptyError } from "../../src/app/demo/seed-demo.ts";
 import { ConfigError } from "../../src/config/load.ts";
 import { DaemonStoppingError, WorkerExitError } from "../../src/daemon/workers.ts";
 import { LlmCallError, MissingApiKeyError } from "../../src/llm/llm-errors.ts";
@@ -227,6 +227,11 @@ const KINDS: [Error & { data: object }, string, 1 | 2][] = [
   [
     new DemoHomeNotEmptyError({ home: "/h" }),
     "/h already holds memvoy data; give demo an empty or new folder with --home",
+    2,
+  ],
+  [
+    new DemoHomeNotAFolderError({ home: "/h" }),
+    "/h is a file, or lies under one; give demo an empty or new folder with --home",
     2,
   ],
   [

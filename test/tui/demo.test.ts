@@ -1,7 +1,7 @@
 // memvoy demo: a realistic home through the real write path, in one command, with no API key; and
 // HomeMemory.importSummary, which it uses for the summaries.
 import { afterAll, describe, expect, test } from "bun:test";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { openMemory } from "../../src/app/open-memory.ts";
@@ -98,6 +98,19 @@ describe("memvoy demo", () => {
     },
     T,
   );
+
+  test("a home that is a file, or under one, is refused with one line and exit 2", async () => {
+    const file = join(tempHome(), "file");
+    writeFileSync(file, "not a folder\n");
+    for (const home of [file, join(file, "sub")]) {
+      const r = await cli(["demo", "--home", home]);
+      expect(r.code).toBe(2);
+      expect(r.stderr).toBe(
+        `memvoy: ${home} is a file, or lies under one; give demo an empty or new folder with --home\n`,
+      );
+    }
+    expect(readFileSync(file, "utf8")).toBe("not a folder\n");
+  });
 
   test(
     "the TUI opens on the demo home",

@@ -21,10 +21,15 @@ export interface MessageJson {
 
 export interface AddResultJson {
   session: string;
-  /** The ids of the messages, in the order given (a message whose idempotencyKey was stored already: its stored id). */
+  /**
+   * One id per message, in the order given: a message whose idempotencyKey was stored already gives its stored
+   * id; one whose idempotencyKey belonged to a message removed since (rm-message) gives "" (nothing stored).
+   */
   ids: string[];
   /** Messages not stored again because the session already held their idempotencyKey. */
   duplicates: number;
+  /** Messages not stored because their idempotencyKey belonged to a message removed since: it never comes back. */
+  removed: number;
 }
 
 export interface SessionJson {

@@ -35,7 +35,10 @@ type Maybe<T> = T | Promise<T>;
 
 /** What LocalMemoryApi needs of a home: HomeMemory (synchronous where it can be) and SharedHome both fit. */
 export interface MemoryHome {
-  add(session: string, messages: readonly WireMessageInput[]): Maybe<{ ids: string[]; duplicates?: number }>;
+  add(
+    session: string,
+    messages: readonly WireMessageInput[],
+  ): Maybe<{ ids: string[]; duplicates: number; removed: number }>;
   sessions(): Maybe<SessionInfo[]>;
   history(session: string, options: { all?: boolean; last?: number }): Maybe<StoredMessage[]>;
   search(options: SearchOptions): Promise<SearchResult>;
@@ -94,7 +97,7 @@ export class LocalMemoryApi<H extends MemoryHome = HomeMemory> implements Memory
     const list = Array.isArray(messages) ? messages : [messages as MessageInput];
     const o = S.parseInput(S.AddInput, { session, messages: list }, "add");
     const r = await this.home.add(o.session, o.messages as WireMessageInput[]);
-    return { session: o.session, ids: r.ids, duplicates: (r as { duplicates?: number }).duplicates ?? 0 };
+    return { session: o.session, ids: r.ids, duplicates: r.duplicates, removed: r.removed };
   }
 
   async sessions(options: { sort?: "recent" | "name" } = {}): Promise<J.SessionJson[]> {

@@ -60,8 +60,12 @@ export const ChatHistoryOutput = v.object({
 
 export const AddMessagesOutput = v.object({
   session: text,
-  ids: v.pipe(texts, v.description("The stored ids, in the order given.")),
+  ids: v.pipe(
+    texts,
+    v.description('One stored id per message, in the order given; "" for a message whose idempotencyKey was removed.'),
+  ),
   duplicates: v.pipe(count, v.description("Messages whose idempotencyKey the session already held.")),
+  removed: v.pipe(count, v.description("Messages not stored: their idempotencyKey belonged to a removed message.")),
   ...paging,
 });
 

@@ -37,6 +37,14 @@ export const DemoHomeNotEmptyError = namedError<{ home: string }>(
 );
 export type DemoHomeNotEmptyError = InstanceType<typeof DemoHomeNotEmptyError>;
 
+/** --home names a file, or a folder under one: no demo home can be made there. */
+export const DemoHomeNotAFolderError = namedError<{ home: string }>(
+  "DemoHomeNotAFolderError",
+  "input",
+  (d) => `${d.home} is a file, or lies under one; give demo an empty or new folder with --home`,
+);
+export type DemoHomeNotAFolderError = InstanceType<typeof DemoHomeNotAFolderError>;
+
 export interface DemoReport {
   home: string;
   sessions: number;
@@ -60,7 +68,13 @@ function holdsData(home: string): boolean {
 
 export async function seedDemoHome(home: string): Promise<DemoReport> {
   if (holdsData(home)) throw new DemoHomeNotEmptyError({ home });
-  ensureDir(home);
+  try {
+    ensureDir(home);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === "EEXIST" || code === "ENOTDIR") throw new DemoHomeNotAFolderError({ home }, { cause: err });
+    throw err;
+  }
   const configPath = join(home, "config.toml");
   if (!existsSync(configPath)) writeFileSync(configPath, DEMO_CONFIG, { mode: FILE_MODE });
   const now = nowNs();

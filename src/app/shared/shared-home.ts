@@ -8,7 +8,8 @@ import { NS_PER_SEC } from "../../shared/time.ts";
 import { isEmptyFilter, resolveFilter } from "../../shared/time-filter.ts";
 import { compactionPlan } from "../../memory/compaction.ts";
 import { InvalidLastError, MAX_LAST, type HistoryOptions } from "../../memory/history-view.ts";
-import { checkNewMessage } from "../../memory/message-input.ts";
+import { checkNewMessage, REMOVED_ID } from "../../memory/message-input.ts";
+import type { AppendResult } from "../../memory/write-path.ts";
 import { UnknownMessageError, type Around } from "../../memory/message-lookup.ts";
 import type { ReindexOptions, ReindexReport } from "../../memory/embedding/reindex.ts";
 import type { RemoveMessageResult } from "../../memory/remove-message.ts";
@@ -41,6 +42,9 @@ import type { VectorMaintenance } from "../../memory/maintenance.ts";
 
 /** The import lease: renewed while held; a daemon that dies frees it after this long. */
 const IMPORT_LEASE_MS = 60_000;
+
+/** What an add reports: as on an embedded home, with no history.json records to adopt. */
+type SharedAddResult = Omit<AppendResult, "adopted">;
 
 export class SharedHome {
   readonly errors: SharedErrors;
@@ -119,17 +123,14 @@ export class SharedHome {
   }
 
   /** Append messages in order; the stored ids come back (a known idempotency key gives the stored one). */
-  async add(
-    session: string,
-    messages: WireMessageInput | readonly WireMessageInput[],
-  ): Promise<{ ids: string[]; duplicates: number; compacted: number; compactionNote?: string }> {
+  async add(session: string, messages: WireMessageInput | readonly WireMessageInput[]): Promise<SharedAddResult> {
     assertSessionId(session);
     refuseSessionSymlinks(this.ctx.paths.session(session));
     const list = Array.isArray(messages) ? messages : [messages as WireMessageInput];
     const where = (i: number) => (list.length > 1 ? `message ${i + 1}` : "message");
     const inputs = list.map((m, i) => toNewMessage(m, where(i)));
     inputs.forEach((m, i) => checkNewMessage(m, this.ctx.config.limits.max_message_bytes, where(i)));
-    if (inputs.length === 0) return { ids: [], duplicates: 0, compacted: 0 };
+    if (inputs.length === 0) return { ids: [], duplicates: 0, removed: 0, compacted: 0 };
     const { archive } = this.ctx;
     return this.#locked(session, async () => {
       const now = this.ctx.now();
@@ -139,8 +140,14 @@ export class SharedHome {
       const gone = keys.length ? await archive.tombstoned(keys.map((k) => keyTombstoneHash(session, k))) : new Set();
       const removed = new Set(keys.filter((k) => gone.has(keyTombstoneHash(session, k))));
       const records: ArchiveRecord[] = [];
+      // Where each input's id comes from: its record's place in `records`, or -1 (removed since: REMOVED_ID).
+      const from: number[] = [];
       for (const m of inputs) {
-        if (m.idempotencyKey !== undefined && removed.has(m.idempotencyKey)) continue;
+        if (m.idempotencyKey !== undefined && removed.has(m.idempotencyKey)) {
+          from.push(-1);
+          continue;
+        }
+        from.push(records.length);
         const r: ArchiveRecord = { id: newId(), role: m.role, content: m.content, sendAt: m.sendAt ?? now };
         if (m.sender !== undefined && m.sender !== "") r.sender = m.sender;
         if (m.idempotencyKey !== undefined) r.idempotencyKey = m.idempotencyKey;
@@ -153,9 +160,10 @@ export class SharedHome {
         compaction.then((c) => c.recent),
       );
       const { cut, note } = await compaction;
-      const out: { ids: string[]; duplicates: number; compacted: number; compactionNote?: string } = {
-        ids: appended.map((a) => a.message.id),
-        duplicates: inputs.length - appended.filter((a) => a.added).length,
+      const out: SharedAddResult = {
+        ids: from.map((i) => (i < 0 ? REMOVED_ID : appended[i]!.message.id)),
+        duplicates: appended.length - appended.filter((a) => a.added).length,
+        removed: inputs.length - appended.length,
         compacted: cut,
       };
       if (note) out.compactionNote = note;

@@ -25,7 +25,10 @@ were stored and where to resume.
   --sender NAME         who sent it (optional)
   --idempotency-key K   a key of your choosing: adding again with the same key in the same session
                         returns the stored message and adds nothing (safe retries)
-  --json                print {"session", "ids", "duplicates"} as JSON
+  --json                print {"session", "ids", "duplicates", "removed"} as JSON
+
+A message whose idempotency key belonged to a message removed since (rm-message, reset, rm) is not
+stored again: it is counted in "removed", and its entry in "ids" is "" (one entry per message given).
 `;
 
 /** Lines stored in one all-or-nothing step. */
@@ -52,12 +55,14 @@ export function run(argv: readonly string[]): Promise<number> {
     const messages = await collectMessages(p, role, api.info().maxMessageBytes, lineNumbers);
     const ids: string[] = [];
     let duplicates = 0;
+    let removed = 0;
     const progress = messages.length > ATOMIC_BATCH && process.stderr.isTTY;
     for (let i = 0; i < messages.length; i += ATOMIC_BATCH) {
       try {
         const r = await api.add(session!, messages.slice(i, i + ATOMIC_BATCH));
         ids.push(...r.ids);
         duplicates += r.duplicates;
+        removed += r.removed;
         if (r.compactionNote) process.stderr.write(`memvoy: ${session}: ${r.compactionNote}\n`);
       } catch (err) {
         if (i === 0) throw err;
@@ -73,14 +78,24 @@ export function run(argv: readonly string[]): Promise<number> {
       if (progress) process.stderr.write(`\radded ${ids.length}/${messages.length}`);
     }
     if (progress) process.stderr.write("\n");
-    if (bool(p, "json")) printJson({ session, ids, duplicates });
-    else if (ids.length === 1) println(ids[0]);
-    else
-      println(
-        `added ${ids.length - duplicates} messages to ${session}${duplicates ? ` (${duplicates} already stored under their idempotency key)` : ""}`,
-      );
+    if (bool(p, "json")) printJson({ session, ids, duplicates, removed });
+    else if (ids.length === 1 && removed === 0) println(ids[0]);
+    else if (ids.length === 1) process.stderr.write(`memvoy: add: ${session}: ${REMOVED_NOTE}\n`);
+    else println(addedLine(session!, ids.length, duplicates, removed));
     return 0;
   });
+}
+
+const REMOVED_NOTE = "not stored again: a message with this idempotency key was removed earlier";
+
+/** What a batch did: the messages added, then those an idempotency key kept out. */
+function addedLine(session: string, given: number, duplicates: number, removed: number): string {
+  const kept = [
+    duplicates ? `${duplicates} already stored under their idempotency key` : "",
+    removed ? `${removed} not stored again: removed earlier` : "",
+  ].filter(Boolean);
+  const added = given - duplicates - removed;
+  return `added ${added} messages to ${session}${kept.length ? ` (${kept.join("; ")})` : ""}`;
 }
 
 async function collectMessages(

@@ -8,6 +8,7 @@ import { nsToRfc3339, parseTimeOrRangeOrThrow } from "../../shared/time.ts";
 import { bool, str } from "../args.ts";
 import { withAnyHome, type CommandSpec } from "../command.ts";
 import { printJson } from "../output.ts";
+import { streamOut } from "../../shared/stdout.ts";
 
 export const usage = `
 Usage: memvoy export SESSION... | --all [--since TIME] [--until TIME] [--format jsonl|md] [--output FILE]
@@ -91,11 +92,7 @@ export function run(argv: readonly string[]): Promise<number> {
     const output = str(p, "output");
     if (output === undefined) {
       // On stdout the stream is the output (the one exception to "--json prints one document").
-      const w = Bun.stdout.writer();
-      for await (const s of list) {
-        w.write(render(s));
-        await w.flush();
-      }
+      await streamOut(list, render);
       return 0;
     }
     let sessions = 0;

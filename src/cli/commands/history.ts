@@ -1,5 +1,6 @@
 // memvoy history SESSION [--all] [--last N] [--since T] [--until T] [--role R] [--sender N]: the window, or every message.
 import { bool, num } from "../args.ts";
+import { CommandUsageError } from "../usage-errors.ts";
 import { withAnyHome, sessionSpec } from "../command.ts";
 import { FILTER_FLAGS, FILTER_USAGE, filterOptions } from "../filter-flags.ts";
 import { dim, messageHeader, messageJson, printJson, println } from "../output.ts";
@@ -19,7 +20,23 @@ read and those that pass are shown (with --last N, the newest N of them).
 ${FILTER_USAGE}
 `;
 
-const spec = sessionSpec("history", usage, { all: { type: "boolean" }, last: { type: "number" }, ...FILTER_FLAGS });
+const spec = sessionSpec(
+  "history",
+  usage,
+  { all: { type: "boolean" }, last: { type: "number" }, ...FILTER_FLAGS },
+  {
+    check: (p) => {
+      if (bool(p, "all") && num(p, "last") !== undefined)
+        throw new CommandUsageError({
+          problem: "either-or",
+          command: "history",
+          one: "--all",
+          other: "--last N",
+          given: "both",
+        });
+    },
+  },
+);
 
 export function run(argv: readonly string[]): Promise<number> {
   return withAnyHome(spec, argv, async (api, p, [session]) => {

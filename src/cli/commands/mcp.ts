@@ -5,12 +5,13 @@ import { lazyMemoryApi } from "../../app/api/lazy-memory-api.ts";
 import { clientConfig, CLIENTS } from "../../mcp/client-config.ts";
 import { bool, expectPositionals, parseArgs, str } from "../args.ts";
 import { CommandUsageError } from "../usage-errors.ts";
+import { printUsage } from "../run-command.ts";
 import { writeOut } from "../../shared/stdout.ts";
 import pkg from "../../../package.json" with { type: "json" };
 
 export const usage = `
 Usage: memvoy mcp [--home DIR]
-       memvoy mcp --print-config ${CLIENTS.join("|")} [--home DIR]
+       memvoy mcp --print-config ${CLIENTS.join("|")} [--home DIR] [--json]
 
 Serve memvoy's MCP tools over stdio (newline-delimited JSON-RPC on stdin and stdout)
 for an agent that starts it: chat_history (search, recent, around, get, sessions),
@@ -20,21 +21,23 @@ daemon runs for the home (same memvoy, same config), semantic and hybrid searche
 and error memory are asked of it, so that each server need not load the vectors.
 
   --print-config CLIENT   print the config snippet that registers this server with
-                          claude-code, codex, opencode or gemini (where it goes: on stderr)
+                          claude-code, codex, opencode or gemini (where it goes: on stderr);
+                          with --json: {"client", "where", "config"}
 `;
 
 export async function run(argv: readonly string[]): Promise<number> {
   const p = parseArgs(argv, { "print-config": { type: "string" } }, "mcp");
-  if (bool(p, "help")) {
-    writeOut(`${usage.trimEnd()}\n`);
-    return 0;
-  }
+  if (bool(p, "help")) return printUsage(usage, bool(p, "json"));
   expectPositionals(p, "mcp", []);
   const home = str(p, "home");
   const client = str(p, "print-config");
   if (client !== undefined) {
     const { selfCommand } = await import("../../app/background-drain.ts");
     const c = clientConfig(client, selfCommand(), home ? resolve(home) : undefined);
+    if (bool(p, "json")) {
+      writeOut(JSON.stringify({ client, where: c.where, config: c.text }, null, 2) + "\n");
+      return 0;
+    }
     process.stderr.write(`# for ${client}: put this in ${c.where}\n`);
     writeOut(c.text);
     return 0;

@@ -81,7 +81,13 @@ function printReport(r: SessionReport): void {
   for (const note of r.notes) println(dim(`  note: ${note}`));
 }
 
-const spec: CommandSpec = { name: "summarize", usage, flags: { progress: { type: "boolean" } }, optional: ["SESSION"] };
+const spec: CommandSpec = {
+  name: "summarize",
+  usage,
+  flags: { progress: { type: "boolean" } },
+  optional: ["SESSION"],
+  session: true,
+};
 
 export function run(argv: readonly string[]): Promise<number> {
   return withAnyHome(spec, argv, async (api, p, [session]) => {

@@ -2,7 +2,7 @@
 import type { SummaryView } from "../../app/memory-api.ts";
 import { nsToLocalSeconds } from "../../shared/time.ts";
 import { bool } from "../args.ts";
-import { withAnyHome, type CommandSpec } from "../command.ts";
+import { sessionSpec, withAnyHome } from "../command.ts";
 import { bold, dim, printJson, println } from "../output.ts";
 import { terminalText } from "../../shared/terminal-text.ts";
 import { summaryJson } from "../../app/api/json-shapes.ts";
@@ -75,7 +75,7 @@ function printView(v: SummaryView): void {
   println(`${bold("Due")}: ${v.due ? "yes" : "no"}`);
 }
 
-const spec: CommandSpec = { name: "summary", usage, positionals: ["SESSION"] };
+const spec = sessionSpec("summary", usage, {});
 
 export function run(argv: readonly string[]): Promise<number> {
   return withAnyHome(spec, argv, async (api, p, [session]) => {

@@ -10,11 +10,14 @@ Usage: memvoy usage [--days N] [--json]
 LLM token usage recorded by this home (every call: summaries, noise pruning, the relevance filter),
 by UTC day, model and session, newest day first; and today's total against [summary] daily_token_budget.
 
-  --days N   how many days back, today included (default 30)
+  --days N   how many days back, today included (default 30, at most 36500)
 
 On a shared archive ([archive] url or MEMVOY_ARCHIVE_URL) the figures are every host's
 calls, read from PostgreSQL; --json adds "shared" with the archive it was read from.
 `;
+
+/** A hundred years: far past any record, and the first day still a time the archive can hold. */
+const MAX_DAYS = 36_500;
 
 const spec: CommandSpec = {
   name: "usage",
@@ -22,8 +25,14 @@ const spec: CommandSpec = {
   flags: { days: { type: "number" } },
   positionals: [],
   check: (p) => {
-    if ((num(p, "days") ?? 30) < 1)
-      throw new CommandUsageError({ problem: "flag-rule", command: "usage", flag: "--days", rule: "at least 1" });
+    const days = num(p, "days") ?? 30;
+    if (days < 1 || days > MAX_DAYS)
+      throw new CommandUsageError({
+        problem: "flag-rule",
+        command: "usage",
+        flag: "--days",
+        rule: `a whole number from 1 to ${MAX_DAYS}`,
+      });
   },
 };
 
