@@ -53,7 +53,7 @@ export function contractCases(name: string, open: () => Promise<Implementation>)
       expect(ids).toHaveLength(4);
       expect(new Set(ids).size).toBe(4);
       const one = await api.add("single", { role: "user", content: "one message" });
-      expect(one).toEqual({ session: "single", ids: [one.ids[0]!], duplicates: 0, removed: 0 });
+      expect(one).toEqual({ session: "single", ids: [one.ids[0]!], duplicates: 0 });
     });
 
     test("add with an idempotency key: a retry returns the stored id and stores nothing twice", async () => {

@@ -28,8 +28,11 @@ export interface AddResultJson {
   ids: string[];
   /** Messages not stored again because the session already held their idempotencyKey. */
   duplicates: number;
-  /** Messages not stored because their idempotencyKey belonged to a message removed since: it never comes back. */
-  removed: number;
+  /**
+   * Messages not stored because their idempotencyKey belonged to a message removed since: it never comes back.
+   * Absent when none.
+   */
+  removed?: number;
 }
 
 export interface SessionJson {

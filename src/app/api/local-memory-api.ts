@@ -97,7 +97,9 @@ export class LocalMemoryApi<H extends MemoryHome = HomeMemory> implements Memory
     const list = Array.isArray(messages) ? messages : [messages as MessageInput];
     const o = S.parseInput(S.AddInput, { session, messages: list }, "add");
     const r = await this.home.add(o.session, o.messages as WireMessageInput[]);
-    return { session: o.session, ids: r.ids, duplicates: r.duplicates, removed: r.removed };
+    const out: J.AddResultJson = { session: o.session, ids: r.ids, duplicates: r.duplicates };
+    if (r.removed > 0) out.removed = r.removed;
+    return out;
   }
 
   async sessions(options: { sort?: "recent" | "name" } = {}): Promise<J.SessionJson[]> {

@@ -65,7 +65,12 @@ export const AddMessagesOutput = v.object({
     v.description('One stored id per message, in the order given; "" for a message whose idempotencyKey was removed.'),
   ),
   duplicates: v.pipe(count, v.description("Messages whose idempotencyKey the session already held.")),
-  removed: v.pipe(count, v.description("Messages not stored: their idempotencyKey belonged to a removed message.")),
+  removed: v.optional(
+    v.pipe(
+      count,
+      v.description("Messages not stored: their idempotencyKey belonged to a removed message (absent: none)."),
+    ),
+  ),
   ...paging,
 });
 

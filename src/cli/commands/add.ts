@@ -25,7 +25,7 @@ were stored and where to resume.
   --sender NAME         who sent it (optional)
   --idempotency-key K   a key of your choosing: adding again with the same key in the same session
                         returns the stored message and adds nothing (safe retries)
-  --json                print {"session", "ids", "duplicates", "removed"} as JSON
+  --json                print {"session", "ids", "duplicates"} as JSON ("removed" too, when any)
 
 A message whose idempotency key belonged to a message removed since (rm-message, reset, rm) is not
 stored again: it is counted in "removed", and its entry in "ids" is "" (one entry per message given).
@@ -78,7 +78,7 @@ export function run(argv: readonly string[]): Promise<number> {
       if (progress) process.stderr.write(`\radded ${ids.length}/${messages.length}`);
     }
     if (progress) process.stderr.write("\n");
-    if (bool(p, "json")) printJson({ session, ids, duplicates, removed });
+    if (bool(p, "json")) printJson(removed > 0 ? { session, ids, duplicates, removed } : { session, ids, duplicates });
     else if (ids.length === 1 && removed === 0) println(ids[0]);
     else if (ids.length === 1) process.stderr.write(`memvoy: add: ${session}: ${REMOVED_NOTE}\n`);
     else println(addedLine(session!, ids.length, duplicates, removed));
