@@ -83,6 +83,15 @@ test("embedder.base_url that is no http(s) URL is refused by config check and at
       `memvoy: config error in ${file}: embedder.base_url: expected http(s)://host[:port][/path], e.g. http://127.0.0.1:11434/v1\n`,
     );
   }
+  // A password in the URL never sits in config.toml, and the error does not repeat it.
+  for (const withSecret of ["https://me:hunter2-secret@api.example.com/v1", "http://token-only@127.0.0.1:11434"]) {
+    const file = configFile(`[embedder]\nprovider = "openai"\nbase_url = ${JSON.stringify(withSecret)}\n`);
+    expect(() => loadConfig(file, {})).toThrow(/embedder\.base_url: a user or password in the URL is refused/);
+    const r = await cli(["config", "check"], { home: join(file, "..") });
+    expect(r.code).toBe(2);
+    expect(r.stderr).not.toContain("hunter2");
+    expect(r.stderr).not.toContain("token-only");
+  }
   for (const good of ["", "http://127.0.0.1:11434", "https://api.example.com/v1/embeddings"])
     expect(
       loadConfig(configFile(`[embedder]\nprovider = "openai"\nbase_url = ${JSON.stringify(good)}\n`), {}).embedder
