@@ -167,6 +167,22 @@ export function contractCases(name: string, open: () => Promise<Implementation>)
       expect(await refused(api.search({ query: "x", since: "last tuesday" }))).toContain("since");
     });
 
+    test("search: since and until take the CLI's forms (today, yesterday, 3d, a date alone as until is its end)", async () => {
+      await api.add("timely", { role: "user", content: "the falcon launch checklist" });
+      const d = new Date();
+      const today = `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, "0")}-${String(d.getDate()).padStart(2, "0")}`;
+      const found = async (bounds: { since?: string; until?: string }) =>
+        (await api.search({ query: "falcon", match: "keyword", ...bounds })).hits.length;
+      expect(await found({ until: today })).toBe(1);
+      expect(await found({ since: today, until: today })).toBe(1);
+      for (const since of ["today", "yesterday", "3d", "12h", "2w"]) expect(await found({ since })).toBe(1);
+      expect(await found({ until: "today" })).toBe(1);
+      expect(await found({ until: "yesterday" })).toBe(0);
+      expect(await refused(api.search({ query: "x", until: "someday" }))).toStartWith(
+        `invalid search: until "someday"`,
+      );
+    });
+
     test("messages by id and the timeline around one", async () => {
       const got = await api.messages([ids[3]!, "no-such-id", ids[0]!]);
       expect(got.map((m) => m.id)).toEqual([ids[0]!, ids[3]!]);

@@ -105,8 +105,16 @@ export const HistoryInput = v.strictObject({
   ),
 });
 
-const Time = (what: string) =>
-  v.pipe(v.string(`${what} must be a time`), v.description(`${what}: RFC 3339, or YYYY-MM-DD.`));
+/** How since and until are read, on every surface (the CLI's --since and --until). */
+export const TIME_BOUNDS = {
+  since:
+    "Only messages at or after this time: RFC 3339, a local date or time (2026-05-01, 2026-05-01 09:30), today, yesterday, or a relative form counted back from now (30m, 12h, 3d, 2w, 1y).",
+  until:
+    "Only messages up to this time, in the same forms; a date alone (or today, yesterday) means the end of that day.",
+} as const;
+
+const Time = (what: keyof typeof TIME_BOUNDS) =>
+  v.pipe(v.string(`${what} must be a time`), v.description(TIME_BOUNDS[what]));
 
 export const SearchInput = v.strictObject({
   query: v.pipe(

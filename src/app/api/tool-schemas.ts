@@ -1,7 +1,7 @@
 // valibot schemas of the MCP tools' arguments (flat objects: the shape agents' clients handle best).
 // Which fields each mode needs is checked by the tool itself, with one sentence naming the field.
 import * as v from "valibot";
-import { LIMITS, MessageInput, MessageId, SessionId, whole } from "./schemas.ts";
+import { LIMITS, MessageInput, MessageId, SessionId, TIME_BOUNDS, whole } from "./schemas.ts";
 
 export const BUDGET = { default: 8000, min: 500, max: 200_000 } as const;
 
@@ -43,8 +43,8 @@ export const ChatHistoryArgs = v.strictObject({
     v.pipe(SessionId, v.description("search: only this session (default all); recent: the session.")),
   ),
   range: v.optional(choice("range", ["1d", "7d", "30d", "1y", "all"], "search: how far back (default all).")),
-  since: v.optional(text("since", "search: only messages at or after this time (RFC 3339 or YYYY-MM-DD).", "a time")),
-  until: v.optional(text("until", "search: only messages before this time.", "a time")),
+  since: v.optional(text("since", `search: ${TIME_BOUNDS.since}`, "a time")),
+  until: v.optional(text("until", `search: ${TIME_BOUNDS.until}`, "a time")),
   limit: v.optional(
     described(
       "limit",
