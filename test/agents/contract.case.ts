@@ -183,6 +183,17 @@ export function contractCases(name: string, open: () => Promise<Implementation>)
       );
     });
 
+    test("search: when messages hold the terms but the time range leaves them all out, emptyReason says so", async () => {
+      await api.add("timely-2", { role: "user", content: "the osprey landing checklist" });
+      const out = await api.search({ query: "osprey", match: "keyword", until: "2000-01-01" });
+      expect(out.hits).toEqual([]);
+      expect(out.emptyReason).toBe("messages hold the query's terms, but none falls in the time range");
+      const none = await api.search({ query: "zeppelinish", match: "keyword", until: "2000-01-01" });
+      expect(none.emptyReason).toBe("no message holds the query's terms");
+      const hybrid = await api.search({ query: "osprey", match: "hybrid", until: "2000-01-01" });
+      expect(hybrid.emptyReason).toBe("messages hold the query's terms, but none falls in the time range");
+    });
+
     test("messages by id and the timeline around one", async () => {
       const got = await api.messages([ids[3]!, "no-such-id", ids[0]!]);
       expect(got.map((m) => m.id)).toEqual([ids[0]!, ids[3]!]);
