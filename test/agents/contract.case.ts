@@ -286,6 +286,10 @@ export function contractCases(name: string, open: () => Promise<Implementation>)
       expect(await refused(api.add("ok-session", { role: "user", content: "   " }))).toContain("content is empty");
       expect(await refused(api.add("ok-session", { role: "robot" as "user", content: "x" }))).toContain("role");
       expect(await refused(api.add("ok-session", []))).toContain("messages is empty");
+      // 19-digit nanoseconds as a JSON number have already lost digits: refused, never rounded.
+      expect(
+        await refused(api.add("ok-session", { role: "user", content: "x", sendAt: Number("1764900000123456789") })),
+      ).toContain("messages.0.sendAt: sendAt as a number must be a whole number up to 9007199254740991");
       expect(await refused(api.search({ query: "x", match: "fuzzy" as "keyword" }))).toContain(
         "match must be keyword, semantic or hybrid",
       );

@@ -162,6 +162,27 @@ describe("bad input on every route: 400 naming the field, 404, 413; nothing chan
     expect(await errorOf(await s.fetch("/v1/sessions?sort=size"), 400)).toContain("sort must be recent or name");
   });
 
+  test("sendAt: nanoseconds as a JSON number (past 2^53) get 400 naming the field; as a string they stay exact", async () => {
+    const ns = "1764900000123456789";
+    const asNumber = `{"messages":[{"role":"user","content":"number","sendAt":${ns}}]}`;
+    expect(await errorOf(await post("/v1/sessions/ns/messages", asNumber), 400)).toBe(
+      "add: messages.0.sendAt: sendAt as a number must be a whole number up to 9007199254740991 (a JSON number loses digits past 2^53): send nanoseconds as a string",
+    );
+    const asText = await post("/v1/sessions/ns/messages", {
+      messages: [{ role: "user", content: "text", sendAt: ns }],
+    });
+    expect(asText.status).toBe(200);
+    const millis = await post("/v1/sessions/ns/messages", {
+      messages: [{ role: "user", content: "millis", sendAt: 1764900000123 }],
+    });
+    expect(millis.status).toBe(200);
+    const stored = (await s.local.history("ns")).messages.map((m) => [m.content, m.sendAt]);
+    expect(stored).toEqual([
+      ["text", "2025-12-05T02:00:00.123456789Z"],
+      ["millis", "2025-12-05T02:00:00.123000000Z"],
+    ]);
+  });
+
   test("a body that is not JSON, or not an object, on every POST route", async () => {
     for (const r of ROUTES.filter((x) => x.method === "POST")) {
       const path = r.path.replace(/:\w+/g, "s1");

@@ -255,6 +255,12 @@ export function mcpStdioCases(label: string, command: () => Promise<string[]>, c
         "content is empty",
       );
       expect(await refused(c, "add_messages", { session: "ok", messages: "hello" })).toContain("messages");
+      expect(
+        await refused(c, "add_messages", {
+          session: "ok",
+          messages: [{ role: "user", content: "x", sendAt: Number("1764900000123456789") }],
+        }),
+      ).toContain("messages.0.sendAt: sendAt as a number must be a whole number");
       expect(await refused(c, "chat_history", { mode: "timeline" })).toContain(
         "mode must be search, recent, around, get or sessions",
       );

@@ -26,7 +26,7 @@ import type {
 export interface MessageInput {
   role: "user" | "assistant";
   content: string;
-  /** RFC 3339, or unix seconds, milliseconds or nanoseconds. Default: now. */
+  /** RFC 3339, or unix seconds, milliseconds or nanoseconds (as a string: a number past 2^53 is refused). Default: now. */
   sendAt?: string | number;
   sender?: string;
   /** Unique per message within the session: a retried add with the same key stores nothing twice. */

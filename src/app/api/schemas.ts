@@ -53,7 +53,14 @@ export const MessageInput = v.strictObject({
   sendAt: v.optional(
     v.pipe(
       v.union([v.string(), v.number()], "sendAt must be a time string or a number"),
-      v.description("When it was sent: RFC 3339, or unix s/ms/ns. Default: now."),
+      // JSON numbers past 2^53 lose digits (nanoseconds are 19): such a number is refused, never rounded.
+      v.check(
+        (t) => typeof t === "string" || Number.isSafeInteger(t),
+        "sendAt as a number must be a whole number up to 9007199254740991 (a JSON number loses digits past 2^53): send nanoseconds as a string",
+      ),
+      v.description(
+        "When it was sent: RFC 3339, or unix s/ms/us/ns (nanoseconds as a string: a JSON number loses digits). Default: now.",
+      ),
     ),
   ),
   sender: v.optional(
