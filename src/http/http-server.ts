@@ -7,7 +7,7 @@ import { errorBody, errorStatus } from "../app/api/error-body.ts";
 import type { MemoryApi } from "../app/api/memory-api.ts";
 import { HEALTH_PATH, labelOf, MCP_PATH, OPENAPI_PATH, pathParams, ROUTES, type Route } from "../app/api/routes.ts";
 import { parseInput } from "../app/api/schemas.ts";
-import { BodyShapeError, BodyTooLargeError, queryInput, readJsonBody } from "./body.ts";
+import { BodyShapeError, BodyTooLargeError, queryInput, readBodyBytes, readJsonBody } from "./body.ts";
 import { refusal } from "./guard.ts";
 import { openApiDocument } from "./openapi.ts";
 
@@ -42,8 +42,7 @@ const refused = (status: number, message: string) =>
   json(
     {
       error: {
-        code:
-          status === 401 ? "Unauthorized" : status === 413 ? "BodyTooLarge" : status === 404 ? "NotFound" : "Forbidden",
+        code: status === 401 ? "Unauthorized" : status === 404 ? "NotFound" : "Forbidden",
         message,
         status,
       },
@@ -64,6 +63,14 @@ export function startHttpServer(o: HttpServerOptions): HttpServer {
       return handler(req);
     };
 
+  const failed = (err: unknown, route: string) => {
+    const status = err instanceof BodyTooLargeError ? 413 : errorStatus(err);
+    const body = errorBody(err, status);
+    body.error.message = scrub(body.error.message);
+    o.onError?.(status, route, body.error.message);
+    return json(body, status);
+  };
+
   const operation = (r: Route): Handler => {
     const types = fieldTypes(r.input);
     return async (req) => {
@@ -74,11 +81,7 @@ export function startHttpServer(o: HttpServerOptions): HttpServer {
         const value = parseInput(r.input, input, labelOf(r.name));
         return json(await r.call(o.api, value));
       } catch (err) {
-        const status = err instanceof BodyTooLargeError ? 413 : errorStatus(err);
-        const body = errorBody(err, status);
-        body.error.message = scrub(body.error.message);
-        o.onError?.(status, r.name, body.error.message);
-        return json(body, status);
+        return failed(err, r.name);
       }
     };
   };
@@ -90,10 +93,14 @@ export function startHttpServer(o: HttpServerOptions): HttpServer {
   routes[OPENAPI_PATH] = { GET: guarded(async () => json(doc)) };
   if (o.mcp) {
     const mcp = guarded(async (req) => {
-      const declared = Number(req.headers.get("content-length") ?? 0);
-      if (declared > o.maxBodyBytes)
-        return refused(413, `the body is ${declared} bytes, over [http] max_body_bytes (${o.maxBodyBytes})`);
-      return o.mcp!(req);
+      // The body is read here, under [http] max_body_bytes, so that /mcp answers 413 as every route does.
+      let body: Uint8Array | undefined;
+      try {
+        if (req.method === "POST") body = await readBodyBytes(req, o.maxBodyBytes);
+      } catch (err) {
+        return failed(err, MCP_PATH);
+      }
+      return o.mcp!(body === undefined ? req : new Request(req, { body }));
     });
     routes[MCP_PATH] = { GET: mcp, POST: mcp, DELETE: mcp };
   }
