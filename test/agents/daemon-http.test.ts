@@ -213,6 +213,24 @@ test("semantic and hybrid requests run LanceDB in the daemon's worker child; the
   expect(await d.exited).toBe(0);
 }, 120_000);
 
+test("an error record removed over HTTP (DELETE /v1/errors/ID) leaves no copy of its text in any file of the home", async () => {
+  const home = tempHome();
+  const d = startDaemon(home, { MEMVOY_HTTP_PORT: "0" });
+  await waitRunning(d);
+  const f = await httpFile(home);
+  const api = connectMemory({ url: f.url, token: f.token });
+  const secret = "ZEBRAQUOKKA";
+  const { record } = await api.recordError({ tool: "rmtool", error: `${secret} broke the build`, fix: `${secret}FIX` });
+  const holding = () => Bun.spawnSync(["grep", "-rla", secret, home]).stdout.toString().trim();
+  expect(holding()).not.toBe("");
+  await api.rmError(record.id);
+  // The removal ran in the worker child, which stays (its connection open) for the next call: nothing lingers.
+  expect(workerPids(home, "api").length).toBeGreaterThan(0);
+  expect(holding()).toBe("");
+  d.proc.kill("SIGTERM");
+  expect(await d.exited).toBe(0);
+}, 120_000);
+
 async function refusedWith(p: Promise<unknown>): Promise<string> {
   return p.then(
     () => "",
