@@ -211,6 +211,11 @@ describe("bad input on every route: 400 naming the field, 404, 413; nothing chan
 
   test("unknown sessions, messages and error ids get 404; unknown routes too", async () => {
     expect(await errorOf(await s.fetch("/v1/sessions/nobody/history"), 404)).toContain("nobody");
+    expect(await errorOf(await post("/v1/search", { query: "hi", session: "nobody" }), 404)).toContain("nobody");
+    for (const match of ["semantic", "hybrid"])
+      expect(await errorOf(await post("/v1/search", { query: "hi", session: "nobody", match }), 404)).toContain(
+        "nobody",
+      );
     expect(await errorOf(await s.fetch("/v1/messages/01ABC/around"), 404)).toContain("01ABC");
     expect(await errorOf(await s.fetch("/v1/errors/zzzz"), 404)).toContain("zzzz");
     await errorOf(await s.fetch("/v1/nope"), 404);

@@ -280,6 +280,13 @@ export function mcpStdioCases(label: string, command: () => Promise<string[]>, c
       expect(await refused(c, "error_memory", { mode: "lookup", error: "x", limit: 5000 })).toContain("limit");
       expect(await refused(c, "summary", { session: "../x" })).toContain("session");
       expect(await refused(c, "summary", { session: "nobody" })).toContain("nobody");
+      // An unknown session is refused by search as by every other call, naming it (HTTP: 404 for each).
+      for (const args of [
+        { mode: "search", query: "x", session: "nobody" },
+        { mode: "search", query: "x", session: "nobody", match: "semantic" },
+        { mode: "recent", session: "nobody" },
+      ])
+        expect(await refused(c, "chat_history", args)).toMatch(/^chat_history: no (such )?session "nobody" in /);
       expect((await call(c, "chat_history", { mode: "sessions" })).structuredContent).toEqual(before);
     });
 
