@@ -408,6 +408,7 @@ export function mcpStdioCases(label: string, command: () => Promise<string[]>, c
         expect(bad.result.isError).toBe(true);
         // a line that is not JSON, and a 10 MB message: answered, refused, and the server goes on
         proc.stdin.write("{this is not json\n");
+        proc.stdin.write('{"not":"json-rpc"}\n');
         const huge = await lc.request("tools/call", {
           name: "add_messages",
           arguments: { session: "plain", messages: [{ role: "user", content: "z".repeat(10 * 1024 * 1024) }] },
@@ -420,6 +421,10 @@ export function mcpStdioCases(label: string, command: () => Promise<string[]>, c
         lc.close();
         expect(await proc.exited).toBe(0);
       }
+      // JSON that is no JSON-RPC message gets one readable line on stderr (not the first line of a schema dump).
+      const stderr = await new Response(proc.stderr).text();
+      expect(stderr).toContain("memvoy mcp: ignored a line of stdin that is not a JSON-RPC 2.0 message");
+      expect(stderr.split("\n")).not.toContain("memvoy mcp: [");
     });
   });
 }
