@@ -47,22 +47,28 @@ const WRITES: ToolAnnotations = {
 
 /** A bad argument: answered as an isError result with one sentence naming the field; nothing changed. */
 export const ToolArgumentError = namedError<
-  { problem: "needed"; field: string; mode: string } | { problem: "invalid"; tool: string; issues: IssueFact[] }
+  | { problem: "needed"; tool: string; field: string; mode: string }
+  | { problem: "invalid"; tool: string; issues: IssueFact[] }
 >("ToolArgumentError", "input", (d) =>
-  d.problem === "needed" ? `${d.field} is needed for mode ${d.mode}.` : `${d.tool}: ${describeIssueFacts(d.issues)}.`,
+  d.problem === "needed"
+    ? `${d.tool}: ${d.field} is needed for mode ${d.mode}.`
+    : `${d.tool}: ${describeIssueFacts(d.issues)}.`,
 );
 export type ToolArgumentError = InstanceType<typeof ToolArgumentError>;
 
-const need = <T>(value: T | undefined, field: string, mode: string): T => {
-  if (
-    value === undefined ||
-    (typeof value === "string" && value.trim() === "") ||
-    (Array.isArray(value) && value.length === 0)
-  ) {
-    throw new ToolArgumentError({ problem: "needed", field, mode });
-  }
-  return value;
-};
+/** The check that a field a mode of `tool` needs is given. */
+const needIn =
+  (tool: string) =>
+  <T>(value: T | undefined, field: string, mode: string): T => {
+    if (
+      value === undefined ||
+      (typeof value === "string" && value.trim() === "") ||
+      (Array.isArray(value) && value.length === 0)
+    ) {
+      throw new ToolArgumentError({ problem: "needed", tool, field, mode });
+    }
+    return value;
+  };
 
 const clip = (text: string, max: number) => {
   const t = text.replace(/\s+/g, " ").trim();
@@ -93,6 +99,7 @@ export const TOOLS: readonly ToolDef[] = [
     output: O.ChatHistoryOutput,
     annotations: READS,
     async run(api, a: T.ChatHistory) {
+      const need = needIn("chat_history");
       const budget = a.max_chars ?? BUDGET.default;
       const offset = a.offset ?? 0;
       switch (a.mode) {
@@ -196,6 +203,7 @@ export const TOOLS: readonly ToolDef[] = [
     // lookup restarts the TTL of what it finds, record writes: neither is read-only.
     annotations: WRITES,
     async run(api, a: T.ErrorMemory) {
+      const need = needIn("error_memory");
       const budget = a.max_chars ?? BUDGET.default;
       if (a.mode === "lookup") {
         const error = need(a.error, "error", "lookup");

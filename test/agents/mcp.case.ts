@@ -267,7 +267,12 @@ export function mcpStdioCases(label: string, command: () => Promise<string[]>, c
       expect(await refused(c, "chat_history", { mode: "search", query: "x", limit: 100000 })).toContain(
         "limit must be a whole number from 1 to 100",
       );
-      expect(await refused(c, "chat_history", { mode: "search" })).toContain("query is needed for mode search");
+      expect(await refused(c, "chat_history", { mode: "search" })).toBe(
+        "chat_history: query is needed for mode search.",
+      );
+      expect(await refused(c, "error_memory", { mode: "lookup" })).toBe(
+        "error_memory: error is needed for mode lookup.",
+      );
       expect(await refused(c, "chat_history", { mode: "recent", session: "../x" })).toContain("session");
       expect(await refused(c, "chat_history", { mode: "around", id: "nope" })).toContain("nope");
       expect(await refused(c, "chat_history", { mode: "get", ids: "abc" })).toContain("ids");

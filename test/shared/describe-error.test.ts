@@ -730,7 +730,11 @@ const KINDS: [Error & { data: object }, string, 1 | 2][] = [
     2,
   ],
   [new ApiInputError({ what: "search", issues: [{ path: "limit", problem: "missing" }] }), "search: limit: missing", 2],
-  [new ToolArgumentError({ problem: "needed", field: "query", mode: "search" }), "query is needed for mode search.", 2],
+  [
+    new ToolArgumentError({ problem: "needed", tool: "chat_history", field: "query", mode: "search" }),
+    "chat_history: query is needed for mode search.",
+    2,
+  ],
   [
     new ToolArgumentError({
       problem: "invalid",
