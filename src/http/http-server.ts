@@ -38,17 +38,21 @@ const json = (value: unknown, status = 200) =>
     headers: { "content-type": "application/json; charset=utf-8", "cache-control": "no-store" },
   });
 
-const refused = (status: number, message: string) =>
-  json(
-    {
-      error: {
-        code: status === 401 ? "Unauthorized" : status === 404 ? "NotFound" : "Forbidden",
-        message,
-        status,
-      },
-    },
-    status,
-  );
+const CODES: Record<number, string> = {
+  401: "Unauthorized",
+  403: "Forbidden",
+  404: "NotFound",
+  405: "MethodNotAllowed",
+};
+
+const refused = (status: number, message: string, headers: Record<string, string> = {}) => {
+  const r = json({ error: { code: CODES[status] ?? "Forbidden", message, status } }, status);
+  for (const [k, v] of Object.entries(headers)) r.headers.set(k, v);
+  return r;
+};
+
+/** Methods a route may be asked with; those it does not serve get 405 with Allow. */
+const METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"] as const;
 
 type Handler = (req: Request & { params?: Record<string, string> }) => Promise<Response>;
 
@@ -103,6 +107,13 @@ export function startHttpServer(o: HttpServerOptions): HttpServer {
       return o.mcp!(body === undefined ? req : new Request(req, { body }));
     });
     routes[MCP_PATH] = { GET: mcp, POST: mcp, DELETE: mcp };
+  }
+
+  for (const [path, served] of Object.entries(routes)) {
+    const allow = Object.keys(served).join(", ");
+    const wrongMethod: Handler = async (req) =>
+      refused(405, `${req.method} is not allowed on ${new URL(req.url).pathname}; use ${allow}`, { allow });
+    for (const m of METHODS) served[m] ??= guarded(wrongMethod, path !== HEALTH_PATH);
   }
 
   const options = {

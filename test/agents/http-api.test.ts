@@ -220,6 +220,21 @@ describe("bad input on every route: 400 naming the field, 404, 413; nothing chan
     expect(await errorOf(await s.fetch("/v1/errors/zzzz"), 404)).toContain("zzzz");
     await errorOf(await s.fetch("/v1/nope"), 404);
   });
+
+  test("a method a route does not serve gets 405 with Allow (401 first without the token); nothing changes", async () => {
+    const wrong = async (method: string, path: string, allow: string) => {
+      const r = await s.fetch(path, { method });
+      expect(r.headers.get("allow")).toBe(allow);
+      expect(await errorOf(r, 405)).toBe(`${method} is not allowed on ${path}; use ${allow}`);
+    };
+    await wrong("POST", "/v1/sessions", "GET");
+    await wrong("PUT", "/v1/sessions/s1/messages", "POST");
+    await wrong("DELETE", "/v1/sessions/s1/history", "GET");
+    await wrong("PATCH", "/v1/errors/zzzz", "GET, DELETE");
+    await wrong("POST", "/v1/health", "GET");
+    await errorOf(await s.fetch("/v1/sessions/s1", { method: "POST", token: null }), 401);
+    expect((await s.local.history("s1")).messages).toHaveLength(1);
+  });
 });
 
 describe("OpenAPI 3.1", () => {
