@@ -32,6 +32,7 @@ import type { StatsReport } from "../memory/stats.ts";
 import { daemonLockHeld } from "./daemon-probe.ts";
 import type { IndexUpgradeOptions, IndexUpgradeResult, IndexUpgradeState } from "../memory/index-upgrade.ts";
 import type { MatchMode, SearchHit, SearchOptions, SearchResult } from "../search/search-types.ts";
+import { explainEmpty, NO_TERMS } from "../search/empty-reason.ts";
 import type { WireMessageInput } from "./wire-input.ts";
 import type { RecordErrorResult } from "../memory/error-memory/record-error.ts";
 import type { ErrorSearchResult } from "../memory/error-memory/search-errors.ts";
@@ -191,10 +192,21 @@ export class HomeMemory implements MaintenanceApi {
     const now = this.ctx.now();
     const filter = resolveFilter(o, now);
     const { since: _s, until: _u, role: _r, sender: _n, ...rest } = o;
-    if (match !== "keyword") return this.#semantic.search(match, { ...rest, filter, now });
-    const hits = load.keyword().keywordSearch(this.ctx.db, { ...rest, filter, now });
-    const result: SearchResult = { hits, notes: [] };
-    if (hits.length === 0) result.emptyReason = "no message holds the query's terms";
+    let result: SearchResult;
+    if (match !== "keyword") result = await this.#semantic.search(match, { ...rest, filter, now });
+    else {
+      const hits = load.keyword().keywordSearch(this.ctx.db, { ...rest, filter, now });
+      result = { hits, notes: [] };
+      if (hits.length === 0) result.emptyReason = NO_TERMS;
+    }
+    if (result.hits.length === 0) {
+      const unfiltered = { query: o.query, session: o.session, limit: 1, now };
+      result.emptyReason = await explainEmpty(
+        result.emptyReason,
+        { range: o.range, filter },
+        () => load.keyword().keywordSearch(this.ctx.db, unfiltered).length > 0,
+      );
+    }
     return result;
   }
 

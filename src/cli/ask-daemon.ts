@@ -14,7 +14,7 @@ import type { VectorCalls } from "../app/api/local-memory-api.ts";
 import { programStamp } from "../config/program-stamp.ts";
 import type { Config } from "../config/schema.ts";
 import { readHttpFile, type HttpFile } from "../http/http-file.ts";
-import { nowNs, nsToRfc3339, parseTime } from "../shared/time.ts";
+import { nowNs, nsToRfc3339 } from "../shared/time.ts";
 import { parseTimeBound } from "../shared/time-filter.ts";
 
 /** How long a daemon may take before the command searches itself instead. */
@@ -133,13 +133,6 @@ export const rmErrorCall = (id: string): DaemonCall => ({
   method: "DELETE",
 });
 
-/** A MemoryApi search's since or until as the instant it stands for here (parseTime); null when it is no time. */
-function apiInstant(text: string | undefined): string | undefined | null {
-  if (text === undefined) return undefined;
-  const ns = parseTime(text);
-  return ns === undefined ? null : nsToRfc3339(ns);
-}
-
 /**
  * VectorCalls made by the daemon running for the home whenever there is one (looked for again at each call: it
  * may start or stop meanwhile), else by `local`. A long-lived front-end (the MCP server) then maps LanceDB only
@@ -150,9 +143,11 @@ export function daemonFirst(httpFile: string, config: Config, local: VectorCalls
     askHomeDaemon<T>(httpFile, config, { route, body }, here);
   return {
     search: async (input) => {
-      // A time without a zone is read here, in this process's zone, and sent as the instant it stands for.
-      const since = apiInstant(input.since);
-      const until = apiInstant(input.until);
+      // A time without a zone, a date or a relative form is read here (this process's zone and clock) and sent
+      // as the instant it stands for.
+      const now = nowNs();
+      const since = instant(input.since, "since", now);
+      const until = instant(input.until, "until", now);
       if (since === null || until === null) return local.search(input); // the local search says what is wrong
       return (
         (await ask<SearchResultJson>("/v1/search", { ...input, since, until }, "searching here")) ?? local.search(input)

@@ -155,7 +155,10 @@ export async function runDaemon(o: DaemonOptions): Promise<number> {
       http = startDaemonHttp(api, info.config, paths.httpFile, o.version, log, elsewhere);
       state.http = http.url;
     } catch (err) {
-      log.error("http.start_failed", { error: log.scrub(describeError(err)) });
+      const message = log.scrub(describeError(err));
+      log.error("http.start_failed", { error: message });
+      state.httpError = message;
+      state.lastError = { job: "http", at: new Date().toISOString(), message };
     }
   }
   scheduler.save();

@@ -32,6 +32,8 @@ export interface DaemonState {
   lastError: { job: string; at: string; message: string } | null;
   /** The loopback HTTP API's URL while it serves (the token is only in <home>/http.json). */
   http?: string | null;
+  /** Why the HTTP API is not served although enabled: it could not start (a port in use, say). */
+  httpError?: string | null;
 }
 
 export function statePath(home: string): string {

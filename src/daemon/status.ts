@@ -42,6 +42,8 @@ export interface DaemonStatus {
   lastError: { job: string; at: string; message: string } | null;
   /** The HTTP API's URL while the daemon serves it. */
   http: string | null;
+  /** While the daemon runs without its HTTP API although it is enabled: why it could not start. */
+  httpError: string | null;
   log: string;
 }
 
@@ -109,6 +111,7 @@ export function daemonStatus(
         }
       : null,
     http: running ? (s?.http ?? null) : null,
+    httpError: running && s?.httpError ? redactSecrets(s.httpError, keys).text : null,
     log: paths.daemonLog,
   };
 }

@@ -19,7 +19,8 @@ export const BodyShapeError = namedError<{ problem: "not-json" | "not-object" }>
 );
 export type BodyShapeError = InstanceType<typeof BodyShapeError>;
 
-export async function readJsonBody(req: Request, maxBytes: number): Promise<unknown> {
+/** The body's bytes; over `maxBytes` (by its Content-Length, or as it streams in) a BodyTooLargeError. */
+export async function readBodyBytes(req: Request, maxBytes: number): Promise<Uint8Array> {
   const declared = Number(req.headers.get("content-length") ?? NaN);
   if (declared > maxBytes) throw new BodyTooLargeError({ maxBytes, declared });
   const chunks: Uint8Array[] = [];
@@ -31,7 +32,11 @@ export async function readJsonBody(req: Request, maxBytes: number): Promise<unkn
       chunks.push(chunk);
     }
   }
-  const text = new TextDecoder().decode(Buffer.concat(chunks));
+  return Buffer.concat(chunks);
+}
+
+export async function readJsonBody(req: Request, maxBytes: number): Promise<unknown> {
+  const text = new TextDecoder().decode(await readBodyBytes(req, maxBytes));
   if (text.trim() === "") return {};
   try {
     return JSON.parse(text);

@@ -39,7 +39,7 @@ export function startDaemonHttp(
     scrub: (text: string) => log.scrub(text),
     // The MCP SDK loads on the first /mcp request only.
     mcp: async (req: Request) => {
-      mcp ??= (await import("../mcp/mcp-http.ts")).mcpHttpHandler(api, version);
+      mcp ??= (await import("../mcp/mcp-http.ts")).mcpHttpHandler(api, version, config.http.max_body_bytes);
       return mcp(req);
     },
     onError: (status: number, route: string, message: string) => {

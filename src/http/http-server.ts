@@ -7,7 +7,7 @@ import { errorBody, errorStatus } from "../app/api/error-body.ts";
 import type { MemoryApi } from "../app/api/memory-api.ts";
 import { HEALTH_PATH, labelOf, MCP_PATH, OPENAPI_PATH, pathParams, ROUTES, type Route } from "../app/api/routes.ts";
 import { parseInput } from "../app/api/schemas.ts";
-import { BodyShapeError, BodyTooLargeError, queryInput, readJsonBody } from "./body.ts";
+import { BodyShapeError, BodyTooLargeError, queryInput, readBodyBytes, readJsonBody } from "./body.ts";
 import { refusal } from "./guard.ts";
 import { openApiDocument } from "./openapi.ts";
 
@@ -38,18 +38,21 @@ const json = (value: unknown, status = 200) =>
     headers: { "content-type": "application/json; charset=utf-8", "cache-control": "no-store" },
   });
 
-const refused = (status: number, message: string) =>
-  json(
-    {
-      error: {
-        code:
-          status === 401 ? "Unauthorized" : status === 413 ? "BodyTooLarge" : status === 404 ? "NotFound" : "Forbidden",
-        message,
-        status,
-      },
-    },
-    status,
-  );
+const CODES: Record<number, string> = {
+  401: "Unauthorized",
+  403: "Forbidden",
+  404: "NotFound",
+  405: "MethodNotAllowed",
+};
+
+const refused = (status: number, message: string, headers: Record<string, string> = {}) => {
+  const r = json({ error: { code: CODES[status] ?? "Forbidden", message, status } }, status);
+  for (const [k, v] of Object.entries(headers)) r.headers.set(k, v);
+  return r;
+};
+
+/** Methods a route may be asked with; those it does not serve get 405 with Allow. */
+const METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"] as const;
 
 type Handler = (req: Request & { params?: Record<string, string> }) => Promise<Response>;
 
@@ -64,6 +67,14 @@ export function startHttpServer(o: HttpServerOptions): HttpServer {
       return handler(req);
     };
 
+  const failed = (err: unknown, route: string) => {
+    const status = err instanceof BodyTooLargeError ? 413 : errorStatus(err);
+    const body = errorBody(err, status);
+    body.error.message = scrub(body.error.message);
+    o.onError?.(status, route, body.error.message);
+    return json(body, status);
+  };
+
   const operation = (r: Route): Handler => {
     const types = fieldTypes(r.input);
     return async (req) => {
@@ -74,11 +85,7 @@ export function startHttpServer(o: HttpServerOptions): HttpServer {
         const value = parseInput(r.input, input, labelOf(r.name));
         return json(await r.call(o.api, value));
       } catch (err) {
-        const status = err instanceof BodyTooLargeError ? 413 : errorStatus(err);
-        const body = errorBody(err, status);
-        body.error.message = scrub(body.error.message);
-        o.onError?.(status, r.name, body.error.message);
-        return json(body, status);
+        return failed(err, r.name);
       }
     };
   };
@@ -90,12 +97,23 @@ export function startHttpServer(o: HttpServerOptions): HttpServer {
   routes[OPENAPI_PATH] = { GET: guarded(async () => json(doc)) };
   if (o.mcp) {
     const mcp = guarded(async (req) => {
-      const declared = Number(req.headers.get("content-length") ?? 0);
-      if (declared > o.maxBodyBytes)
-        return refused(413, `the body is ${declared} bytes, over [http] max_body_bytes (${o.maxBodyBytes})`);
-      return o.mcp!(req);
+      // The body is read here, under [http] max_body_bytes, so that /mcp answers 413 as every route does.
+      let body: Uint8Array | undefined;
+      try {
+        if (req.method === "POST") body = await readBodyBytes(req, o.maxBodyBytes);
+      } catch (err) {
+        return failed(err, MCP_PATH);
+      }
+      return o.mcp!(body === undefined ? req : new Request(req, { body }));
     });
     routes[MCP_PATH] = { GET: mcp, POST: mcp, DELETE: mcp };
+  }
+
+  for (const [path, served] of Object.entries(routes)) {
+    const allow = Object.keys(served).join(", ");
+    const wrongMethod: Handler = async (req) =>
+      refused(405, `${req.method} is not allowed on ${new URL(req.url).pathname}; use ${allow}`, { allow });
+    for (const m of METHODS) served[m] ??= guarded(wrongMethod, path !== HEALTH_PATH);
   }
 
   const options = {

@@ -1,97 +1,103 @@
-// The max_chars budget: an answer whose JSON is over budget keeps as many whole items of its list as fit,
-// says truncated: true and gives next_offset; a single item too big for the budget has its text cut.
+// The max_chars budget: an answer pages through one list. Over budget it keeps as many whole items as fit and says
+// truncated: true with next_offset; when not even one fits, the first is kept with its long texts cut fairly.
 export interface Budgeted {
   value: Record<string, unknown>;
   text: string;
 }
 
-const size = (v: unknown) => JSON.stringify(v).length;
-
-/** `list` names the array field of `value` to page through; `offset` is where that list starts. */
-export function fitBudget(value: Record<string, unknown>, maxChars: number, list?: string, offset = 0): Budgeted {
-  if (size(value) <= maxChars) return done(value);
-  const items = list ? ((value[list] as unknown[]) ?? []) : [];
-  const page = (n: number): Record<string, unknown> => ({
-    ...value,
-    [list!]: items.slice(0, n),
-    truncated: true,
-    next_offset: offset + n,
-  });
-  if (list && items.length > 0) {
-    let lo = 0;
-    let hi = items.length;
-    while (lo < hi) {
-      const mid = Math.ceil((lo + hi) / 2);
-      if (size(page(mid)) <= maxChars) lo = mid;
-      else hi = mid - 1;
-    }
-    if (lo > 0) return done(page(lo));
-    // Not even one item fits: cut the text of the first one.
-    const first = cutText(items[0], maxChars - size(page(0)) - 64);
-    const one = { ...page(1), [list]: [first] };
-    if (size(one) <= maxChars) return done(one);
-  }
-  return done(cutText({ ...value, truncated: true }, maxChars - 64) as Record<string, unknown>);
+/** An answer that pages: `page(n)` holds the first `n` of the `total` items left from `offset` on. */
+export interface Pages {
+  offset: number;
+  total: number;
+  page(n: number): Record<string, unknown>;
 }
 
-/**
- * A turn context over budget drops its oldest history messages first: the summary, the input and the newest
- * messages are what the next turn needs. There is no offset to page with, so no next_offset.
- */
-export function fitContextBudget(value: Record<string, unknown>, maxChars: number): Budgeted {
-  if (size(value) <= maxChars) return done(value);
-  const messages = (value.messages as { kind?: string }[]) ?? [];
-  const history = messages.filter((m) => m.kind === "history");
-  const rest = messages.filter((m) => m.kind !== "history");
-  const keep = (n: number) => ({
-    ...value,
-    messages: [...history.slice(history.length - n), ...rest],
+const size = (v: unknown) => JSON.stringify(v).length;
+
+/** Strings this short (times, roles, names) keep whole while longer ones have room to give. */
+const SHORT = 40;
+/** Fields that name or place something: never cut. */
+const WHOLE = new Set(["id", "ids", "session", "anchor", "sendAt", "time", "cursor", "mode", "state", "kind", "role"]);
+
+/** Fit an answer whose list is the field `list` of `value` (items from `offset` on); no list: only cut its texts. */
+export function fitBudget(value: Record<string, unknown>, maxChars: number, list?: string, offset = 0): Budgeted {
+  const items = list ? ((value[list] as unknown[]) ?? []) : [];
+  return fitPages(
+    { offset, total: items.length, page: (n) => (list ? { ...value, [list]: items.slice(0, n) } : value) },
+    maxChars,
+  );
+}
+
+export function fitPages(p: Pages, maxChars: number): Budgeted {
+  const whole = p.page(p.total);
+  if (size(whole) <= maxChars) return done(whole);
+  const cut = (n: number) => ({
+    ...p.page(n),
     truncated: true,
+    ...(p.total > 0 ? { next_offset: p.offset + n } : {}),
   });
   let lo = 0;
-  let hi = history.length;
+  let hi = p.total;
   while (lo < hi) {
     const mid = Math.ceil((lo + hi) / 2);
-    if (size(keep(mid)) <= maxChars) lo = mid;
+    if (size(cut(mid)) <= maxChars) lo = mid;
     else hi = mid - 1;
   }
-  const kept = keep(lo);
-  if (size(kept) <= maxChars) return done(kept);
-  return done(cutText(kept, maxChars - 64) as Record<string, unknown>);
+  if (lo > 0) return done(cut(lo));
+  // Not even one item fits whole: the first one, cut, so that every page moves on.
+  return done(cutFairly(cut(Math.min(1, p.total)), maxChars));
 }
 
 function done(value: Record<string, unknown>): Budgeted {
   return { value, text: JSON.stringify(value) };
 }
 
-/** Shorten the longest string fields until the value fits `room` characters of JSON. */
-function cutText(value: unknown, room: number): unknown {
-  const copy = structuredClone(value) as Record<string, unknown>;
-  for (let guard = 0; guard < 64 && size(copy) > Math.max(room, 0); guard++) {
-    const longest = longestString(copy);
-    if (!longest) break;
-    const [holder, key] = longest;
-    const s = holder[key] as string;
-    const excess = size(copy) - Math.max(room, 0);
-    const keep = Math.max(0, s.length - excess - 40);
-    holder[key] = `${s.slice(0, keep)}… [cut: ${s.length - keep} more characters]`;
-    if (keep === 0) break;
+/**
+ * Cut the value's long strings to one common length, the longest that fits: a short field stays whole, and no
+ * field is emptied while another keeps more than it. Short strings are cut too only when that is not enough.
+ */
+export function cutFairly<V>(value: V, maxChars: number): V {
+  for (const shortest of [SHORT, 0]) {
+    const longest = maxLength(value, shortest);
+    let lo = 0;
+    let hi = longest;
+    while (lo < hi) {
+      const mid = Math.ceil((lo + hi) / 2);
+      if (size(capStrings(value, mid, shortest)) <= maxChars) lo = mid;
+      else hi = mid - 1;
+    }
+    const capped = capStrings(value, lo, shortest);
+    if (size(capped) <= maxChars || shortest === 0) return capped;
   }
-  return copy;
+  return value; // not reached
 }
 
-function longestString(
-  v: unknown,
-  best?: [Record<string, unknown>, string],
-): [Record<string, unknown>, string] | undefined {
-  if (Array.isArray(v)) for (const x of v) best = longestString(x, best);
-  else if (v && typeof v === "object") {
-    const o = v as Record<string, unknown>;
-    for (const [k, x] of Object.entries(o)) {
-      if (typeof x === "string" && x.length > 80 && (!best || x.length > (best[0][best[1]] as string).length))
-        best = [o, k];
-      else if (typeof x === "object") best = longestString(x, best);
-    }
-  }
-  return best;
+const marker = (left: number) => `… [cut: ${left} more characters]`;
+
+function cap(s: string, keep: number): string {
+  if (s.length <= keep + marker(s.length - keep).length) return s;
+  // Never split a surrogate pair.
+  const end = keep > 0 && /[\uD800-\uDBFF]/.test(s[keep - 1]!) ? keep - 1 : keep;
+  return s.slice(0, end) + marker(s.length - end);
+}
+
+function capStrings<V>(v: V, keep: number, shortest: number): V {
+  if (typeof v === "string") return (v.length > shortest ? cap(v, keep) : v) as V;
+  if (Array.isArray(v)) return v.map((x) => capStrings(x, keep, shortest)) as V;
+  if (v && typeof v === "object")
+    return Object.fromEntries(
+      Object.entries(v).map(([k, x]) => [k, WHOLE.has(k) ? x : capStrings(x, keep, shortest)]),
+    ) as V;
+  return v;
+}
+
+function maxLength(v: unknown, shortest: number): number {
+  if (typeof v === "string") return v.length > shortest ? v.length : 0;
+  if (Array.isArray(v)) return v.reduce((m: number, x) => Math.max(m, maxLength(x, shortest)), 0);
+  if (v && typeof v === "object")
+    return maxLength(
+      Object.entries(v).flatMap(([k, x]) => (WHOLE.has(k) ? [] : [x])),
+      shortest,
+    );
+  return 0;
 }

@@ -4,7 +4,12 @@ import { createMcpHandler } from "@modelcontextprotocol/server";
 import type { MemoryApi } from "../app/api/memory-api.ts";
 import { createMcpServer } from "./mcp-server.ts";
 
-export function mcpHttpHandler(api: MemoryApi, version: string): (req: Request) => Promise<Response> {
-  const handler = createMcpHandler(() => createMcpServer(api, version));
+/** `maxBodyBytes`: [http] max_body_bytes (the HTTP server checks it first; the SDK's own default is 4 MiB). */
+export function mcpHttpHandler(
+  api: MemoryApi,
+  version: string,
+  maxBodyBytes: number,
+): (req: Request) => Promise<Response> {
+  const handler = createMcpHandler(() => createMcpServer(api, version), { maxRequestBodySize: maxBodyBytes });
   return (req) => handler.fetch(req);
 }

@@ -90,7 +90,10 @@ export async function runMcpStdio(api: MemoryApi, version: string): Promise<numb
           maxBufferSize: MAX_LINE_BYTES,
         }),
         onerror: (err) => {
-          process.stderr.write(`memvoy mcp: ${describeError(err)}\n`);
+          // JSON that is no JSON-RPC message fails the SDK's schema, whose error is pages of JSON.
+          const text =
+            err.name === "ZodError" ? "ignored a line of stdin that is not a JSON-RPC 2.0 message" : describeError(err);
+          process.stderr.write(`memvoy mcp: ${text}\n`);
           // The transport gives up on a line over MAX_LINE_BYTES: end rather than hang.
           if (/ReadBuffer exceeded/.test(err.message)) void stop();
         },

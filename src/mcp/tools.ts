@@ -1,12 +1,13 @@
 // The MCP tools: chat_history, add_messages, session_context, error_memory and summary, each a projection
 // of MemoryApi calls with a max_chars budget. Search gives compact rows; full text comes from get and around.
-import { checkInput, type AnySchema } from "../app/api/schemas.ts";
+import { checkInput, LIMITS, type AnySchema } from "../app/api/schemas.ts";
 import * as T from "../app/api/tool-schemas.ts";
 import * as O from "../app/api/tool-output-schemas.ts";
 import { BUDGET } from "../app/api/tool-schemas.ts";
 import type { MemoryApi } from "../app/api/memory-api.ts";
 import type { SearchHitJson } from "../app/api/json-types.ts";
-import { fitBudget, fitContextBudget, type Budgeted } from "./budget.ts";
+import { fitBudget, fitPages, type Budgeted } from "./budget.ts";
+import { contextPages, summaryPages } from "./pages.ts";
 import { namedError } from "../shared/errors.ts";
 import { describeIssueFacts, type IssueFact } from "../shared/schema-issues.ts";
 
@@ -46,22 +47,28 @@ const WRITES: ToolAnnotations = {
 
 /** A bad argument: answered as an isError result with one sentence naming the field; nothing changed. */
 export const ToolArgumentError = namedError<
-  { problem: "needed"; field: string; mode: string } | { problem: "invalid"; tool: string; issues: IssueFact[] }
+  | { problem: "needed"; tool: string; field: string; mode: string }
+  | { problem: "invalid"; tool: string; issues: IssueFact[] }
 >("ToolArgumentError", "input", (d) =>
-  d.problem === "needed" ? `${d.field} is needed for mode ${d.mode}.` : `${d.tool}: ${describeIssueFacts(d.issues)}.`,
+  d.problem === "needed"
+    ? `${d.tool}: ${d.field} is needed for mode ${d.mode}.`
+    : `${d.tool}: ${describeIssueFacts(d.issues)}.`,
 );
 export type ToolArgumentError = InstanceType<typeof ToolArgumentError>;
 
-const need = <T>(value: T | undefined, field: string, mode: string): T => {
-  if (
-    value === undefined ||
-    (typeof value === "string" && value.trim() === "") ||
-    (Array.isArray(value) && value.length === 0)
-  ) {
-    throw new ToolArgumentError({ problem: "needed", field, mode });
-  }
-  return value;
-};
+/** The check that a field a mode of `tool` needs is given. */
+const needIn =
+  (tool: string) =>
+  <T>(value: T | undefined, field: string, mode: string): T => {
+    if (
+      value === undefined ||
+      (typeof value === "string" && value.trim() === "") ||
+      (Array.isArray(value) && value.length === 0)
+    ) {
+      throw new ToolArgumentError({ problem: "needed", tool, field, mode });
+    }
+    return value;
+  };
 
 const clip = (text: string, max: number) => {
   const t = text.replace(/\s+/g, " ").trim();
@@ -92,6 +99,7 @@ export const TOOLS: readonly ToolDef[] = [
     output: O.ChatHistoryOutput,
     annotations: READS,
     async run(api, a: T.ChatHistory) {
+      const need = needIn("chat_history");
       const budget = a.max_chars ?? BUDGET.default;
       const offset = a.offset ?? 0;
       switch (a.mode) {
@@ -173,13 +181,13 @@ export const TOOLS: readonly ToolDef[] = [
     description:
       "The context for a session's next turn: its last N messages in full, then one user message holding the Prior summary block (when the session has a " +
       "rolling summary), then the input if given; plus the system prompt section that says how to use the summary. Over max_chars, the oldest " +
-      "messages are left out first (truncated=true); the summary and the input are kept.",
+      "messages are left out first (the input and the summary are the last to go), with truncated=true and next_offset: pass it as offset for the older ones.",
     schema: T.SessionContextArgs,
     output: O.SessionContextOutput,
     annotations: READS,
     async run(api, a: T.SessionContext) {
       const c = await api.context(a.session, a.input);
-      return fitContextBudget({ ...c }, a.max_chars ?? BUDGET.default);
+      return fitPages(contextPages(c, a.offset ?? 0), a.max_chars ?? BUDGET.default);
     },
   },
   {
@@ -188,17 +196,21 @@ export const TOOLS: readonly ToolDef[] = [
     description:
       "Tool errors and the fixes that worked, across sessions. mode=lookup with the error text (and optionally the tool) returns matching records with fix, " +
       "cause, outcome and hits; every record found has its 90-day expiry restarted. mode=record stores tool, error, fix, cause, outcome and keywords " +
-      "(secrets are redacted; the same error of the same tool is merged).",
+      "(secrets are redacted; the same error of the same tool is merged). Over max_chars, a lookup keeps the records that fit (a record alone over it " +
+      "has its long texts cut alike), with truncated=true and next_offset to pass as offset.",
     schema: T.ErrorMemoryArgs,
     output: O.ErrorMemoryOutput,
     // lookup restarts the TTL of what it finds, record writes: neither is read-only.
     annotations: WRITES,
     async run(api, a: T.ErrorMemory) {
+      const need = needIn("error_memory");
       const budget = a.max_chars ?? BUDGET.default;
       if (a.mode === "lookup") {
         const error = need(a.error, "error", "lookup");
-        const r = await api.searchErrors({ query: error, tool: a.tool, limit: a.limit ?? 5 });
-        const hits = r.hits.map((h) => ({
+        const offset = a.offset ?? 0;
+        const limit = Math.min(LIMITS.errorLimit, offset + (a.limit ?? 5));
+        const r = await api.searchErrors({ query: error, tool: a.tool, limit });
+        const hits = r.hits.slice(offset).map((h) => ({
           id: h.id,
           tool: h.tool,
           error: h.error,
@@ -210,7 +222,7 @@ export const TOOLS: readonly ToolDef[] = [
         }));
         const out: Record<string, unknown> = { mode: "lookup", hits };
         if (r.notes.length > 0) out.notes = r.notes;
-        return fitBudget(out, budget, "hits");
+        return fitBudget(out, budget, "hits", offset);
       }
       const r = await api.recordError({
         tool: need(a.tool, "tool", "record"),
@@ -238,16 +250,13 @@ export const TOOLS: readonly ToolDef[] = [
     name: "summary",
     title: "Session summary",
     description:
-      "A session's rolling summary (key decisions, past discussions, current discussion), with its cursor and whether a new run is due.",
+      "A session's rolling summary (key decisions, past discussions, current discussion), with its cursor and whether a new run is due. " +
+      "Over max_chars, it holds the entries that fit, with truncated=true and next_offset to pass as offset for the rest.",
     schema: T.SummaryArgs,
     output: O.SummaryOutput,
     annotations: READS,
     async run(api, a: T.SummaryRequest) {
-      const s = await api.summary(a.session);
-      return fitBudget(
-        { session: s.session, state: s.state, summary: s.summary, cursor: s.cursor, due: s.due },
-        a.max_chars ?? BUDGET.default,
-      );
+      return fitPages(summaryPages(await api.summary(a.session), a.offset ?? 0), a.max_chars ?? BUDGET.default);
     },
   },
 ];

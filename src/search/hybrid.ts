@@ -5,6 +5,7 @@
 // unreachable server) it degrades to the keyword sides.
 import type { StoredMessage } from "../shared/message.ts";
 import type { Db } from "../storage/sqlite/db.ts";
+import { NO_TERMS } from "./empty-reason.ts";
 import { expandHits } from "./expand.ts";
 import { reciprocalRankFusion, type RankedList } from "./fusion.ts";
 import { keywordSearch, rankRecentRows } from "./keyword.ts";
@@ -157,11 +158,7 @@ export async function hybridSearch(
     return hit;
   });
   const result: SearchResult = { hits, notes };
-  if (hits.length === 0)
-    result.emptyReason =
-      minScore < 1
-        ? "no message holds the query's terms and nothing is semantically close"
-        : "no message holds the query's terms";
+  if (hits.length === 0) result.emptyReason = minScore < 1 ? `${NO_TERMS} and nothing is semantically close` : NO_TERMS;
   if (notIndexed !== undefined) result.notIndexed = notIndexed;
   if (reindexNeeded !== undefined) result.reindexNeeded = reindexNeeded;
   return result;

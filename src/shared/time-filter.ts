@@ -26,14 +26,17 @@ const UNIT_SECONDS: Record<string, bigint> = {
 const RELATIVE = /^(\d{1,6})\s*(s|min|m|h|d|w|y)(?:\s+ago)?$/i;
 const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
 
-/** A --since or --until value that is no time: `text` as given, or no text at all (a JSON value of another type). */
-export const InvalidTimeBoundError = namedError<{ kind: "since" | "until"; text?: string }>(
+/**
+ * A --since or --until value that is no time: `text` as given, or no text at all (a JSON value of another type).
+ * `what` names the field as the caller knows it (default: the flag).
+ */
+export const InvalidTimeBoundError = namedError<{ kind: "since" | "until"; text?: string; what?: string }>(
   "InvalidTimeBoundError",
   "input",
   (d) =>
     d.text === undefined
-      ? `invalid ${d.kind}: give a time as text, unix time or UTC nanoseconds`
-      : `invalid --${d.kind} ${JSON.stringify(d.text)}: use RFC 3339 (2026-05-01T09:30:00Z), a local date or time ("2026-05-01", "2026-05-01 09:30"), or a relative form (30m, 12h, 3d, 2w, 1y)`,
+      ? `invalid ${d.what ?? d.kind}: give a time as text, unix time or UTC nanoseconds`
+      : `invalid ${d.what ?? `--${d.kind}`} ${JSON.stringify(d.text)}: use RFC 3339 (2026-05-01T09:30:00Z), a local date or time ("2026-05-01", "2026-05-01 09:30"), today, yesterday, or a relative form (30m, 12h, 3d, 2w, 1y)`,
 );
 export type InvalidTimeBoundError = InstanceType<typeof InvalidTimeBoundError>;
 

@@ -114,12 +114,11 @@ function parseTimeUnchecked(text: string): Nanos | undefined {
   return BigInt(ms) * NS_PER_MS + BigInt(frac.padEnd(9, "0") || "0");
 }
 
-/** A time that cannot be read; `ranges` when the flag also takes 1d/7d/30d/1y back from now. */
-export const InvalidTimeError = namedError<{ what: string; text: string; problem?: string; ranges?: boolean }>(
+export const InvalidTimeError = namedError<{ what: string; text: string; problem?: string }>(
   "InvalidTimeError",
   "input",
   (d) =>
-    `invalid ${d.what} ${JSON.stringify(d.text)}: ${d.problem ?? `use RFC 3339 (2026-05-01T09:30:00Z), local "2026-05-01 09:30[:00]", ${d.ranges ? "unix seconds/ms/ns, or 1d/7d/30d/1y back from now" : "or unix seconds/ms/ns"}`}`,
+    `invalid ${d.what} ${JSON.stringify(d.text)}: ${d.problem ?? 'use RFC 3339 (2026-05-01T09:30:00Z), local "2026-05-01 09:30[:00]", or unix seconds/ms/ns'}`,
 );
 export type InvalidTimeError = InstanceType<typeof InvalidTimeError>;
 
@@ -147,18 +146,6 @@ export type TimeRange = keyof typeof RANGES;
 
 export function isTimeRange(s: string): s is TimeRange {
   return Object.hasOwn(RANGES, s);
-}
-
-/** A time flag that also takes 1d/7d/30d/1y, the start of that range back from now (--since, --until). */
-export function parseTimeOrRangeOrThrow(text: string, what: string, now: Nanos = nowNs()): Nanos {
-  if (isTimeRange(text) && text !== "all") return rangeStart(text, now)!;
-  try {
-    return parseTimeOrThrow(text, what);
-  } catch (err) {
-    if (err instanceof InvalidTimeError && err.data.problem === undefined)
-      throw new InvalidTimeError({ what, text, ranges: true }, { cause: err });
-    throw err;
-  }
 }
 
 /** Lower bound (inclusive) of a range relative to `now`; 0n for "all" (no bound). */

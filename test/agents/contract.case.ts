@@ -187,6 +187,33 @@ export function contractCases(name: string, open: () => Promise<Implementation>)
       expect(await refused(api.search({ query: "x", since: "last tuesday" }))).toContain("since");
     });
 
+    test("search: since and until take the CLI's forms (today, yesterday, 3d, a date alone as until is its end)", async () => {
+      await api.add("timely", { role: "user", content: "the falcon launch checklist" });
+      const d = new Date();
+      const today = `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, "0")}-${String(d.getDate()).padStart(2, "0")}`;
+      const found = async (bounds: { since?: string; until?: string }) =>
+        (await api.search({ query: "falcon", match: "keyword", ...bounds })).hits.length;
+      expect(await found({ until: today })).toBe(1);
+      expect(await found({ since: today, until: today })).toBe(1);
+      for (const since of ["today", "yesterday", "3d", "12h", "2w"]) expect(await found({ since })).toBe(1);
+      expect(await found({ until: "today" })).toBe(1);
+      expect(await found({ until: "yesterday" })).toBe(0);
+      expect(await refused(api.search({ query: "x", until: "someday" }))).toStartWith(
+        `invalid search: until "someday"`,
+      );
+    });
+
+    test("search: when messages hold the terms but the time range leaves them all out, emptyReason says so", async () => {
+      await api.add("timely-2", { role: "user", content: "the osprey landing checklist" });
+      const out = await api.search({ query: "osprey", match: "keyword", until: "2000-01-01" });
+      expect(out.hits).toEqual([]);
+      expect(out.emptyReason).toBe("messages hold the query's terms, but none falls in the time range");
+      const none = await api.search({ query: "zeppelinish", match: "keyword", until: "2000-01-01" });
+      expect(none.emptyReason).toBe("no message holds the query's terms");
+      const hybrid = await api.search({ query: "osprey", match: "hybrid", until: "2000-01-01" });
+      expect(hybrid.emptyReason).toBe("messages hold the query's terms, but none falls in the time range");
+    });
+
     test("messages by id and the timeline around one", async () => {
       const got = await api.messages([ids[3]!, "no-such-id", ids[0]!]);
       expect(got.map((m) => m.id)).toEqual([ids[0]!, ids[3]!]);
@@ -279,6 +306,10 @@ export function contractCases(name: string, open: () => Promise<Implementation>)
       expect(await refused(api.add("ok-session", { role: "user", content: "   " }))).toContain("content is empty");
       expect(await refused(api.add("ok-session", { role: "robot" as "user", content: "x" }))).toContain("role");
       expect(await refused(api.add("ok-session", []))).toContain("messages is empty");
+      // 19-digit nanoseconds as a JSON number have already lost digits: refused, never rounded.
+      expect(
+        await refused(api.add("ok-session", { role: "user", content: "x", sendAt: Number("1764900000123456789") })),
+      ).toContain("messages.0.sendAt: sendAt as a number must be a whole number up to 9007199254740991");
       expect(await refused(api.search({ query: "x", match: "fuzzy" as "keyword" }))).toContain(
         "match must be keyword, semantic or hybrid",
       );

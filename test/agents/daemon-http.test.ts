@@ -132,6 +132,33 @@ test("the daemon's /mcp: the SDK client, and a plain 2025-06-18 JSON-RPC client 
   expect(logText(home)).not.toContain(f.token);
 }, 90_000);
 
+test("a configured port in use: the daemon runs without its API, and daemon status says why, in text and JSON", async () => {
+  const busy = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { data() {} } });
+  try {
+    const home = tempHome();
+    const d = startDaemon(home, { MEMVOY_HTTP_PORT: String(busy.port) });
+    await waitRunning(d);
+    const json = await waitFor(
+      async () => {
+        const st = JSON.parse((await cli(home, ["daemon", "status", "--json"])).stdout);
+        return st.lastError ? st : undefined;
+      },
+      15_000,
+      "the failed start in the state",
+    );
+    expect(json).toMatchObject({ running: true, http: null, lastError: { job: "http" } });
+    expect(json.httpError).toContain(String(busy.port));
+    expect(json.lastError.message).toBe(json.httpError);
+    const text = (await cli(home, ["daemon", "status"])).stdout;
+    expect(text).toContain(`http: off (it could not start: ${json.httpError})`);
+    expect(existsSync(join(home, "http.json"))).toBe(false);
+    d.proc.kill("SIGTERM");
+    expect(await d.exited).toBe(0);
+  } finally {
+    busy.stop(true);
+  }
+}, 60_000);
+
 test("with no [http] port the port is derived from the home path, so two homes differ", () => {
   expect(derivedPort("/srv/memvoy-a")).not.toBe(derivedPort("/srv/memvoy-b"));
   expect(derivedPort("/srv/memvoy-a")).toBe(derivedPort("/srv/memvoy-a"));
@@ -209,6 +236,24 @@ test("semantic and hybrid requests run LanceDB in the daemon's worker child; the
   expect(mappedFiles(child!)).toMatch(/lancedb/i);
   expect(mappedFiles(d.proc.pid)).not.toMatch(/lancedb/i);
   expect(await refusedWith(api.search({ query: "x", match: "semantic", limit: 0 }))).toContain("limit");
+  d.proc.kill("SIGTERM");
+  expect(await d.exited).toBe(0);
+}, 120_000);
+
+test("an error record removed over HTTP (DELETE /v1/errors/ID) leaves no copy of its text in any file of the home", async () => {
+  const home = tempHome();
+  const d = startDaemon(home, { MEMVOY_HTTP_PORT: "0" });
+  await waitRunning(d);
+  const f = await httpFile(home);
+  const api = connectMemory({ url: f.url, token: f.token });
+  const secret = "ZEBRAQUOKKA";
+  const { record } = await api.recordError({ tool: "rmtool", error: `${secret} broke the build`, fix: `${secret}FIX` });
+  const holding = () => Bun.spawnSync(["grep", "-rla", secret, home]).stdout.toString().trim();
+  expect(holding()).not.toBe("");
+  await api.rmError(record.id);
+  // The removal ran in the worker child, which stays (its connection open) for the next call: nothing lingers.
+  expect(workerPids(home, "api").length).toBeGreaterThan(0);
+  expect(holding()).toBe("");
   d.proc.kill("SIGTERM");
   expect(await d.exited).toBe(0);
 }, 120_000);

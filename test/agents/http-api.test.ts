@@ -162,6 +162,27 @@ describe("bad input on every route: 400 naming the field, 404, 413; nothing chan
     expect(await errorOf(await s.fetch("/v1/sessions?sort=size"), 400)).toContain("sort must be recent or name");
   });
 
+  test("sendAt: nanoseconds as a JSON number (past 2^53) get 400 naming the field; as a string they stay exact", async () => {
+    const ns = "1764900000123456789";
+    const asNumber = `{"messages":[{"role":"user","content":"number","sendAt":${ns}}]}`;
+    expect(await errorOf(await post("/v1/sessions/ns/messages", asNumber), 400)).toBe(
+      "add: messages.0.sendAt: sendAt as a number must be a whole number up to 9007199254740991 (a JSON number loses digits past 2^53): send nanoseconds as a string",
+    );
+    const asText = await post("/v1/sessions/ns/messages", {
+      messages: [{ role: "user", content: "text", sendAt: ns }],
+    });
+    expect(asText.status).toBe(200);
+    const millis = await post("/v1/sessions/ns/messages", {
+      messages: [{ role: "user", content: "millis", sendAt: 1764900000123 }],
+    });
+    expect(millis.status).toBe(200);
+    const stored = (await s.local.history("ns")).messages.map((m) => [m.content, m.sendAt]);
+    expect(stored).toEqual([
+      ["text", "2025-12-05T02:00:00.123456789Z"],
+      ["millis", "2025-12-05T02:00:00.123000000Z"],
+    ]);
+  });
+
   test("a body that is not JSON, or not an object, on every POST route", async () => {
     for (const r of ROUTES.filter((x) => x.method === "POST")) {
       const path = r.path.replace(/:\w+/g, "s1");
@@ -190,9 +211,29 @@ describe("bad input on every route: 400 naming the field, 404, 413; nothing chan
 
   test("unknown sessions, messages and error ids get 404; unknown routes too", async () => {
     expect(await errorOf(await s.fetch("/v1/sessions/nobody/history"), 404)).toContain("nobody");
+    expect(await errorOf(await post("/v1/search", { query: "hi", session: "nobody" }), 404)).toContain("nobody");
+    for (const match of ["semantic", "hybrid"])
+      expect(await errorOf(await post("/v1/search", { query: "hi", session: "nobody", match }), 404)).toContain(
+        "nobody",
+      );
     expect(await errorOf(await s.fetch("/v1/messages/01ABC/around"), 404)).toContain("01ABC");
     expect(await errorOf(await s.fetch("/v1/errors/zzzz"), 404)).toContain("zzzz");
     await errorOf(await s.fetch("/v1/nope"), 404);
+  });
+
+  test("a method a route does not serve gets 405 with Allow (401 first without the token); nothing changes", async () => {
+    const wrong = async (method: string, path: string, allow: string) => {
+      const r = await s.fetch(path, { method });
+      expect(r.headers.get("allow")).toBe(allow);
+      expect(await errorOf(r, 405)).toBe(`${method} is not allowed on ${path}; use ${allow}`);
+    };
+    await wrong("POST", "/v1/sessions", "GET");
+    await wrong("PUT", "/v1/sessions/s1/messages", "POST");
+    await wrong("DELETE", "/v1/sessions/s1/history", "GET");
+    await wrong("PATCH", "/v1/errors/zzzz", "GET, DELETE");
+    await wrong("POST", "/v1/health", "GET");
+    await errorOf(await s.fetch("/v1/sessions/s1", { method: "POST", token: null }), 401);
+    expect((await s.local.history("s1")).messages).toHaveLength(1);
   });
 });
 

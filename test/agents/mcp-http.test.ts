@@ -106,3 +106,47 @@ test("/mcp: a body that is not JSON gets a JSON-RPC parse error, a 10 MB body ge
   const list = await httpRpc(url, TOKEN, { id: 2, method: "tools/list" }, { "mcp-protocol-version": PROTOCOL });
   expect(list.body.result.tools).toHaveLength(5);
 });
+
+test("/mcp takes bodies up to [http] max_body_bytes (8 MiB here, past the SDK's 4 MiB); over it, the documented 413 body", async () => {
+  const url = `${s.server.url}/mcp`;
+  const headers = {
+    authorization: `Bearer ${TOKEN}`,
+    "content-type": "application/json",
+    accept: "application/json, text/event-stream",
+    "mcp-protocol-version": PROTOCOL,
+  };
+  const call = (id: number, mib: number) =>
+    JSON.stringify({
+      jsonrpc: "2.0",
+      id,
+      method: "tools/call",
+      params: {
+        name: "add_messages",
+        arguments: {
+          session: "five",
+          messages: Array.from({ length: mib }, () => ({ role: "user", content: "w".repeat(1024 * 1024 - 64) })),
+        },
+      },
+    });
+  const five = await fetch(url, { method: "POST", headers, body: call(3, 5) });
+  expect(five.status).toBe(200);
+  expect(await five.text()).toContain('\\"ids\\"');
+  expect((await s.local.history("five", { all: true })).messages).toHaveLength(5);
+  const documented = async (r: Response) => {
+    expect(r.status).toBe(413);
+    const body = (await r.json()) as { error: { code: string; message: string; status: number } };
+    expect(body.error.status).toBe(413);
+    expect(body.error.message).toContain("max_body_bytes (8388608)");
+  };
+  await documented(await fetch(url, { method: "POST", headers, body: call(4, 9) }));
+  // Without a Content-Length (streamed): the limit holds as the body comes in.
+  const bytes = new TextEncoder().encode(call(5, 9));
+  const stream = new ReadableStream({
+    start(c) {
+      for (let i = 0; i < bytes.length; i += 1 << 20) c.enqueue(bytes.subarray(i, i + (1 << 20)));
+      c.close();
+    },
+  });
+  await documented(await fetch(url, { method: "POST", headers, body: stream }));
+  expect((await s.local.history("five", { all: true })).messages).toHaveLength(5);
+});

@@ -1,7 +1,8 @@
 // MCP over stdio, driven by the real SDK client and by a plain 2025-06-18 JSON-RPC client; the same
 // cases run on `bun src/index.ts mcp` and on the compiled binary.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { readFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import type { Client } from "@modelcontextprotocol/client";
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/client/validators/ajv";
 import { LineClient, PROTOCOL, sdkStdio } from "./mcp-client.ts";
@@ -145,7 +146,7 @@ export function mcpStdioCases(label: string, command: () => Promise<string[]>, c
       const cut = await call(c, "session_context", { session: "agent-1", input: "what now?", max_chars: 1000 });
       const kept = cut.structuredContent.messages;
       expect(cut.structuredContent.truncated).toBe(true);
-      expect(cut.structuredContent.next_offset).toBeUndefined();
+      expect(cut.structuredContent.next_offset).toBe(kept.length);
       expect(kept.length).toBeLessThan(whole.length);
       expect(kept.at(-1)).toEqual(whole.at(-1));
       expect(kept.at(-2)).toEqual(whole.at(-2));
@@ -167,6 +168,84 @@ export function mcpStdioCases(label: string, command: () => Promise<string[]>, c
       expect(sum.structuredContent).toMatchObject({ session: "agent-1", state: "missing", summary: null });
     });
 
+    test("max_chars on summary, session_context and error_memory lookup: within it, long texts cut alike, the rest paged with next_offset", async () => {
+      const within = (r: Call, max: number) => {
+        expect(r.isError).toBeUndefined();
+        expect(r.content[0]!.text.length).toBeLessThanOrEqual(max);
+        expect(JSON.stringify(r.structuredContent).length).toBeLessThanOrEqual(max);
+        return r.structuredContent;
+      };
+      /** Every page from offset 0 on, each within `max`, until one is not cut. */
+      const pages = async (name: string, args: Record<string, unknown>, max: number) => {
+        const out: Call["structuredContent"][] = [];
+        for (let offset = 0; out.length < 50; ) {
+          const page = within(await call(c, name, { ...args, max_chars: max, offset }), max);
+          out.push(page);
+          if (!page.truncated) break;
+          expect(page.next_offset).toBeGreaterThan(offset);
+          offset = page.next_offset;
+        }
+        return out;
+      };
+      const said = (i: number) => `${"budget line ".repeat(10)}${i}`;
+      await call(c, "add_messages", {
+        session: "budget",
+        messages: Array.from({ length: 8 }, (_, i) => ({ role: i % 2 ? "assistant" : "user", content: said(i) })),
+      });
+      const doc = {
+        key_decisions: Array.from({ length: 6 }, (_, i) => `Do: keep rule number ${i} of the deploy pipeline in place`),
+        past_discussions: Array.from({ length: 3 }, (_, i) => ({
+          topic: `topic ${i}`,
+          description: `a description of the discussion number ${i} `.repeat(3).trim(),
+          direction: "go on",
+          last_discussed: "2026-05-01 09:00",
+        })),
+        current_discussion: { topic: "now", description: "what we talk about now", perspectives: "", direction: "" },
+      };
+      writeFileSync(join(home, "sessions", "budget", "summary.json"), JSON.stringify(doc, null, 2));
+      const sum = await pages("summary", { session: "budget" }, 500);
+      expect(sum.length).toBeGreaterThan(1);
+      const merged: Record<string, unknown> = {};
+      for (const p of sum)
+        for (const [k, v] of Object.entries(p.summary))
+          merged[k] = Array.isArray(v) ? [...((merged[k] as unknown[]) ?? []), ...v] : v;
+      expect(merged).toEqual(doc);
+      const ctx = await pages("session_context", { session: "budget", input: "what next?" }, 700);
+      const whole = (await call(c, "session_context", { session: "budget", input: "what next?" })).structuredContent;
+      expect(ctx[0].messages.at(-1)).toEqual(whole.messages.at(-1));
+      expect(ctx[0].system.length).toBeGreaterThan(0);
+      for (const p of ctx.slice(1)) expect(p.system).toBe("");
+      const collected = ctx.toReversed().flatMap((p) => p.messages);
+      expect(collected).toHaveLength(whole.messages.length);
+      collected.forEach((m: Call["structuredContent"], i: number) => {
+        const w = whole.messages[i];
+        const cutAt = m.content.search(/… \[cut: \d+ more characters\]$/);
+        expect({ ...m, content: cutAt < 0 ? m.content : w.content }).toEqual(w);
+        if (cutAt >= 0) expect(w.content.startsWith(m.content.slice(0, cutAt))).toBe(true);
+      });
+      await call(c, "error_memory", {
+        mode: "record",
+        tool: "budget-tool",
+        error: "BUDGETERR the step broke",
+        fix: "F".repeat(3000),
+        cause: "C".repeat(2000),
+      });
+      const look = within(
+        await call(c, "error_memory", { mode: "lookup", error: "BUDGETERR the step broke", max_chars: 500 }),
+        500,
+      );
+      expect(look).toMatchObject({ truncated: true, next_offset: 1 });
+      const { fix, cause } = look.hits[0];
+      expect(fix).toMatch(/^F{50,}… \[cut: \d+ more characters\]$/);
+      expect(cause).toMatch(/^C{50,}… \[cut: \d+ more characters\]$/);
+      expect(Math.abs(fix.indexOf("…") - cause.indexOf("…"))).toBeLessThanOrEqual(1);
+      const rest = within(
+        await call(c, "error_memory", { mode: "lookup", error: "BUDGETERR the step broke", max_chars: 500, offset: 1 }),
+        500,
+      );
+      expect(rest.hits).toEqual([]);
+    });
+
     test("bad arguments on every tool: isError with one sentence naming the field; nothing changes; the server lives on", async () => {
       const before = (await call(c, "chat_history", { mode: "sessions" })).structuredContent;
       expect(
@@ -176,13 +255,24 @@ export function mcpStdioCases(label: string, command: () => Promise<string[]>, c
         "content is empty",
       );
       expect(await refused(c, "add_messages", { session: "ok", messages: "hello" })).toContain("messages");
+      expect(
+        await refused(c, "add_messages", {
+          session: "ok",
+          messages: [{ role: "user", content: "x", sendAt: Number("1764900000123456789") }],
+        }),
+      ).toContain("messages.0.sendAt: sendAt as a number must be a whole number");
       expect(await refused(c, "chat_history", { mode: "timeline" })).toContain(
         "mode must be search, recent, around, get or sessions",
       );
       expect(await refused(c, "chat_history", { mode: "search", query: "x", limit: 100000 })).toContain(
         "limit must be a whole number from 1 to 100",
       );
-      expect(await refused(c, "chat_history", { mode: "search" })).toContain("query is needed for mode search");
+      expect(await refused(c, "chat_history", { mode: "search" })).toBe(
+        "chat_history: query is needed for mode search.",
+      );
+      expect(await refused(c, "error_memory", { mode: "lookup" })).toBe(
+        "error_memory: error is needed for mode lookup.",
+      );
       expect(await refused(c, "chat_history", { mode: "recent", session: "../x" })).toContain("session");
       expect(await refused(c, "chat_history", { mode: "around", id: "nope" })).toContain("nope");
       expect(await refused(c, "chat_history", { mode: "get", ids: "abc" })).toContain("ids");
@@ -195,6 +285,13 @@ export function mcpStdioCases(label: string, command: () => Promise<string[]>, c
       expect(await refused(c, "error_memory", { mode: "lookup", error: "x", limit: 5000 })).toContain("limit");
       expect(await refused(c, "summary", { session: "../x" })).toContain("session");
       expect(await refused(c, "summary", { session: "nobody" })).toContain("nobody");
+      // An unknown session is refused by search as by every other call, naming it (HTTP: 404 for each).
+      for (const args of [
+        { mode: "search", query: "x", session: "nobody" },
+        { mode: "search", query: "x", session: "nobody", match: "semantic" },
+        { mode: "recent", session: "nobody" },
+      ])
+        expect(await refused(c, "chat_history", args)).toMatch(/^chat_history: no (such )?session "nobody" in /);
       expect((await call(c, "chat_history", { mode: "sessions" })).structuredContent).toEqual(before);
     });
 
@@ -316,6 +413,7 @@ export function mcpStdioCases(label: string, command: () => Promise<string[]>, c
         expect(bad.result.isError).toBe(true);
         // a line that is not JSON, and a 10 MB message: answered, refused, and the server goes on
         proc.stdin.write("{this is not json\n");
+        proc.stdin.write('{"not":"json-rpc"}\n');
         const huge = await lc.request("tools/call", {
           name: "add_messages",
           arguments: { session: "plain", messages: [{ role: "user", content: "z".repeat(10 * 1024 * 1024) }] },
@@ -328,6 +426,10 @@ export function mcpStdioCases(label: string, command: () => Promise<string[]>, c
         lc.close();
         expect(await proc.exited).toBe(0);
       }
+      // JSON that is no JSON-RPC message gets one readable line on stderr (not the first line of a schema dump).
+      const stderr = await new Response(proc.stderr).text();
+      expect(stderr).toContain("memvoy mcp: ignored a line of stdin that is not a JSON-RPC 2.0 message");
+      expect(stderr.split("\n")).not.toContain("memvoy mcp: [");
     });
   });
 }

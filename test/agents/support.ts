@@ -38,15 +38,16 @@ export function serveHome(o: { maxBodyBytes?: number; mcp?: boolean } = {}): Ser
   const home = tempDir();
   const local = new LocalMemoryApi(openHome({ home, env: {} }));
   let mcp: ((req: Request) => Promise<Response>) | undefined;
+  const maxBodyBytes = o.maxBodyBytes ?? 8 * 1024 * 1024;
   const server = startHttpServer({
     api: local,
     port: 0,
     token: TOKEN,
-    maxBodyBytes: o.maxBodyBytes ?? 8 * 1024 * 1024,
+    maxBodyBytes,
     version: "test",
     mcp: o.mcp
       ? async (req) => {
-          mcp ??= (await import("../../src/mcp/mcp-http.ts")).mcpHttpHandler(local, "test");
+          mcp ??= (await import("../../src/mcp/mcp-http.ts")).mcpHttpHandler(local, "test", maxBodyBytes);
           return mcp(req);
         }
       : undefined,

@@ -108,6 +108,46 @@ describe("filters in the library and the CLI", () => {
       expect(r.stderr.trim().split("\n")).toHaveLength(1);
     }
   });
+  test("CLI: export takes --since and --until as search and history do (relative forms, a date alone as until, an instant)", async () => {
+    const home = tempHome();
+    const env = { TZ: "Asia/Taipei" };
+    const lines = [
+      { role: "user", content: "export note one", sendAt: "2026-01-30T15:30:00Z" },
+      { role: "user", content: "export note two", sendAt: "2026-01-31T15:30:00Z" },
+    ];
+    await cli(["add", "s"], { home, env, stdin: lines.map((l) => JSON.stringify(l)).join("\n") });
+    await cli(["add", "s", "--role", "assistant", "--content", "export note three"], { home, env });
+    const exported = async (...bounds: string[]) => {
+      const r = await cli(["export", "--all", ...bounds], { home, env });
+      expect(r.code).toBe(0);
+      return r.stdout
+        .split("\n")
+        .filter((l) => l.includes('"type":"message"'))
+        .map((l) => JSON.parse(l).content);
+    };
+    const history = async (...bounds: string[]) =>
+      JSON.parse((await cli(["history", "s", "--all", "--json", ...bounds], { home, env })).stdout).messages.map(
+        (m: { content: string }) => m.content,
+      );
+    for (const bounds of [
+      ["--until", "2026-01-30"],
+      ["--until", "2026-01-31T15:30:00Z"],
+      ["--since", "2026-01-31", "--until", "2026-01-31"],
+      ["--since", "3d"],
+      ["--since", "12h"],
+      ["--since", "2w"],
+      ["--since", "today"],
+      ["--until", "yesterday"],
+    ]) {
+      expect({ bounds, exported: await exported(...bounds) }).toEqual({ bounds, exported: await history(...bounds) });
+    }
+    expect(await exported("--until", "2026-01-30")).toEqual(["export note one"]);
+    expect(await exported("--until", "2026-01-31T15:30:00Z")).toEqual(["export note one", "export note two"]);
+    expect(await exported("--since", "3d")).toEqual(["export note three"]);
+    const bad = await cli(["export", "--all", "--since", "lately"], { home, env });
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('invalid --since "lately"');
+  });
 });
 
 describe("bounds from the wire", () => {

@@ -233,6 +233,17 @@ test("memvoy mcp asks the daemon for semantic search and error memory, and maps 
     expect(semantic.structuredContent!.rows!.map((r) => r.id)).toEqual(local.hits.map((h: { id: string }) => h.id));
     asked = await call("chat_history", bounded);
     expect(asked.structuredContent!.rows!.map((r) => r.session)).not.toContain("notes");
+    // The CLI's forms: a date alone as until is the end of that day here; a relative form counts back from now.
+    const dayEnd = await call("chat_history", { ...bounded, until: "2026-01-03" });
+    expect(dayEnd.structuredContent!.rows!.map((r) => r.session)).toContain("notes");
+    const recent = await call("chat_history", {
+      ...bounded,
+      query: "kubernetes rollout",
+      until: undefined,
+      since: "3d",
+    });
+    expect(recent.isError).toBeUndefined();
+    expect(recent.structuredContent!.rows!.map((r) => r.session)).toContain("infra");
     const looked = await call("error_memory", { mode: "lookup", error: "ssh permission denied (publickey)" });
     expect(looked.isError).toBeUndefined();
     expect(JSON.stringify(looked.structuredContent)).toContain("ssh-add");

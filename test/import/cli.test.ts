@@ -173,17 +173,18 @@ describe("memvoy import / export", () => {
     expect((await cli(["import", "netscape"], { home })).stderr).toContain('unknown source "netscape"');
     expect((await cli(["import", "aider"], { home })).stderr).toContain("give the PATH");
     expect((await cli(["import", "claude-code", "/no/such/dir"], { home })).code).toBe(2);
-    // --since names every form it takes, as --help does (relative ones included); so does export's.
+    // --since takes the forms search and history take, and a bad one names them all; so does export's.
     for (const args of [
-      ["import", "claude-code", home, "--since", "yesterday"],
-      ["export", "--all", "--since", "yesterday"],
+      ["import", "claude-code", home, "--since", "last tuesday"],
+      ["export", "--all", "--since", "last tuesday"],
     ]) {
       const bad = await cli(args, { home });
       expect(bad.code).toBe(2);
-      expect(bad.stderr).toContain('invalid --since "yesterday"');
-      expect(bad.stderr).toContain("or 1d/7d/30d/1y back from now");
+      expect(bad.stderr).toContain('invalid --since "last tuesday"');
+      expect(bad.stderr).toContain("today, yesterday, or a relative form (30m, 12h, 3d, 2w, 1y)");
     }
-    expect((await cli(["import", "--help"], { home })).stdout).toContain("1d/7d/30d/1y");
+    expect((await cli(["import", "claude-code", home, "--since", "yesterday", "--dry-run"], { home })).code).toBe(0);
+    expect((await cli(["import", "--help"], { home })).stdout).toContain("30m, 12h, 3d, 2w, 1y");
     expect((await cli(["export"], { home })).code).toBe(2);
     expect((await cli(["export", "--all", "--format", "pdf"], { home })).code).toBe(2);
 

@@ -209,11 +209,6 @@ const KINDS: [Error & { data: object }, string, 1 | 2][] = [
     2,
   ],
   [
-    new InvalidTimeError({ what: "--since", text: "soon", ranges: true }),
-    'invalid --since "soon": use RFC 3339 (2026-05-01T09:30:00Z), local "2026-05-01 09:30[:00]", unix seconds/ms/ns, or 1d/7d/30d/1y back from now',
-    2,
-  ],
-  [
     new LockTimeoutError({ path: "/h/.lock", timeoutMs: 500 }),
     "timed out after 500 ms waiting for the write lock /h/.lock",
     1,
@@ -740,7 +735,11 @@ const KINDS: [Error & { data: object }, string, 1 | 2][] = [
     2,
   ],
   [new ApiInputError({ what: "search", issues: [{ path: "limit", problem: "missing" }] }), "search: limit: missing", 2],
-  [new ToolArgumentError({ problem: "needed", field: "query", mode: "search" }), "query is needed for mode search.", 2],
+  [
+    new ToolArgumentError({ problem: "needed", tool: "chat_history", field: "query", mode: "search" }),
+    "chat_history: query is needed for mode search.",
+    2,
+  ],
   [
     new ToolArgumentError({
       problem: "invalid",

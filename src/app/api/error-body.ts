@@ -7,7 +7,8 @@ export interface ErrorBody {
 }
 
 export function errorStatus(err: unknown): number {
-  if (err instanceof InputError) return /^Unknown|NotFound/.test(err.name) ? 404 : 400;
+  // Something named that does not exist (a session, a message, an error id): 404; any other bad input: 400.
+  if (err instanceof InputError) return /^(Unknown|NoSuch)|NotFound/.test(err.name) ? 404 : 400;
   if (err instanceof MemvoyError) return err.exitCode === 2 ? 400 : 500;
   return 500;
 }

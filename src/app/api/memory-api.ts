@@ -26,7 +26,7 @@ import type {
 export interface MessageInput {
   role: "user" | "assistant";
   content: string;
-  /** RFC 3339, or unix seconds, milliseconds or nanoseconds. Default: now. */
+  /** RFC 3339, or unix seconds, milliseconds or nanoseconds (as a string: a number past 2^53 is refused). Default: now. */
   sendAt?: string | number;
   sender?: string;
   /** Unique per message within the session: a retried add with the same key stores nothing twice. */
@@ -38,9 +38,9 @@ export interface SearchInput {
   session?: string;
   match?: MatchMode;
   range?: TimeRange;
-  /** Only messages at or after this time (RFC 3339 or YYYY-MM-DD). */
+  /** Only messages at or after this time: RFC 3339, a local date or time, today, yesterday, or 30m, 12h, 3d, 2w, 1y back. */
   since?: string;
-  /** Only messages before this time. */
+  /** Only messages up to this time, in the same forms; a date alone means the end of that day. */
   until?: string;
   /** 1 to 1000 (default 10). */
   limit?: number;

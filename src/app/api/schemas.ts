@@ -53,7 +53,14 @@ export const MessageInput = v.strictObject({
   sendAt: v.optional(
     v.pipe(
       v.union([v.string(), v.number()], "sendAt must be a time string or a number"),
-      v.description("When it was sent: RFC 3339, or unix s/ms/ns. Default: now."),
+      // JSON numbers past 2^53 lose digits (nanoseconds are 19): such a number is refused, never rounded.
+      v.check(
+        (t) => typeof t === "string" || Number.isSafeInteger(t),
+        "sendAt as a number must be a whole number up to 9007199254740991 (a JSON number loses digits past 2^53): send nanoseconds as a string",
+      ),
+      v.description(
+        "When it was sent: RFC 3339, or unix s/ms/us/ns (nanoseconds as a string: a JSON number loses digits). Default: now.",
+      ),
     ),
   ),
   sender: v.optional(
@@ -105,8 +112,16 @@ export const HistoryInput = v.strictObject({
   ),
 });
 
-const Time = (what: string) =>
-  v.pipe(v.string(`${what} must be a time`), v.description(`${what}: RFC 3339, or YYYY-MM-DD.`));
+/** How since and until are read, on every surface (the CLI's --since and --until). */
+export const TIME_BOUNDS = {
+  since:
+    "Only messages at or after this time: RFC 3339, a local date or time (2026-05-01, 2026-05-01 09:30), today, yesterday, or a relative form counted back from now (30m, 12h, 3d, 2w, 1y).",
+  until:
+    "Only messages up to this time, in the same forms; a date alone (or today, yesterday) means the end of that day.",
+} as const;
+
+const Time = (what: keyof typeof TIME_BOUNDS) =>
+  v.pipe(v.string(`${what} must be a time`), v.description(TIME_BOUNDS[what]));
 
 export const SearchInput = v.strictObject({
   query: v.pipe(

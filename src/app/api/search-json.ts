@@ -1,5 +1,5 @@
-// One search as the MemoryApi answers it: the input checked, since/until read as times, the result as JSON.
-import { parseTimeOrThrow } from "../../shared/time.ts";
+// One search as the MemoryApi answers it: the input checked, since/until read as the CLI reads them, the result as JSON.
+import { InvalidTimeBoundError } from "../../shared/time-filter.ts";
 import type { SearchOptions, SearchResult } from "../../search/search-types.ts";
 import { searchJson } from "./json-shapes.ts";
 import type { SearchResultJson } from "./json-types.ts";
@@ -11,14 +11,22 @@ export async function searchAsJson(
   input: unknown,
 ): Promise<SearchResultJson> {
   const o = S.parseInput(S.SearchInput, input, "search");
-  const r = await home.search({
-    query: o.query,
-    session: o.session,
-    match: o.match,
-    range: o.range,
-    since: o.since !== undefined ? parseTimeOrThrow(o.since, "search: since") : undefined,
-    until: o.until !== undefined ? parseTimeOrThrow(o.until, "search: until") : undefined,
-    limit: o.limit,
-  });
-  return searchJson(o.query, r);
+  try {
+    // since and until go as text: the search reads them as --since and --until are read (3d, today, a date
+    // alone as until: the end of that day).
+    const r = await home.search({
+      query: o.query,
+      session: o.session,
+      match: o.match,
+      range: o.range,
+      since: o.since,
+      until: o.until,
+      limit: o.limit,
+    });
+    return searchJson(o.query, r);
+  } catch (err) {
+    if (err instanceof InvalidTimeBoundError)
+      throw new InvalidTimeBoundError({ ...err.data, what: `search: ${err.data.kind}` }, { cause: err });
+    throw err;
+  }
 }

@@ -1,7 +1,7 @@
 // valibot schemas of the MCP tools' arguments (flat objects: the shape agents' clients handle best).
 // Which fields each mode needs is checked by the tool itself, with one sentence naming the field.
 import * as v from "valibot";
-import { LIMITS, MessageInput, MessageId, SessionId, whole } from "./schemas.ts";
+import { LIMITS, MessageInput, MessageId, SessionId, TIME_BOUNDS, whole } from "./schemas.ts";
 
 export const BUDGET = { default: 8000, min: 500, max: 200_000 } as const;
 
@@ -26,7 +26,8 @@ const maxChars = v.optional(
     `Budget for the answer in characters (default ${BUDGET.default}); a cut answer says truncated and gives next_offset.`,
   ),
 );
-const offset = v.optional(described("offset", 0, 100_000, "Skip this many items (the next_offset of a cut answer)."));
+const offsetOf = (description: string) => v.optional(described("offset", 0, 100_000, description));
+const offset = offsetOf("Skip this many items (the next_offset of a cut answer).");
 
 export const ChatHistoryArgs = v.strictObject({
   mode: choice(
@@ -42,8 +43,8 @@ export const ChatHistoryArgs = v.strictObject({
     v.pipe(SessionId, v.description("search: only this session (default all); recent: the session.")),
   ),
   range: v.optional(choice("range", ["1d", "7d", "30d", "1y", "all"], "search: how far back (default all).")),
-  since: v.optional(text("since", "search: only messages at or after this time (RFC 3339 or YYYY-MM-DD).", "a time")),
-  until: v.optional(text("until", "search: only messages before this time.", "a time")),
+  since: v.optional(text("since", `search: ${TIME_BOUNDS.since}`, "a time")),
+  until: v.optional(text("until", `search: ${TIME_BOUNDS.until}`, "a time")),
   limit: v.optional(
     described(
       "limit",
@@ -79,6 +80,9 @@ export const AddMessagesArgs = v.strictObject({
 export const SessionContextArgs = v.strictObject({
   session: SessionId,
   input: v.optional(text("input", "The user's next input.")),
+  offset: offsetOf(
+    "Leave out this many messages from the end (the next_offset of a cut answer): the page before them, without the system section.",
+  ),
   max_chars: maxChars,
 });
 
@@ -102,11 +106,15 @@ export const ErrorMemoryArgs = v.strictObject({
     ),
   ),
   limit: v.optional(described("limit", 1, 20, "lookup: at most this many records (default 5).")),
+  offset: offsetOf("lookup: skip this many records (the next_offset of a cut answer)."),
   max_chars: maxChars,
 });
 
 export const SummaryArgs = v.strictObject({
   session: SessionId,
+  offset: offsetOf(
+    "Skip this many summary entries (the next_offset of a cut answer); each key decision, each past discussion and the current discussion is one.",
+  ),
   max_chars: maxChars,
 });
 

@@ -18,6 +18,7 @@ import {
   type TierScope,
 } from "../../search/search-types.ts";
 import { semanticEmptyReason, statusNotes } from "../../search/semantic.ts";
+import { explainEmpty, NO_TERMS } from "../../search/empty-reason.ts";
 import { makeSnippet } from "../../search/snippet.ts";
 import { holdsSymbols, querySymbols } from "../../search/symbols.ts";
 import { textQueryAll, textQueryAny } from "../../search/text-query.ts";
@@ -42,10 +43,29 @@ export async function sharedSearch(
   if (o.order) scope.order = o.order;
   const limit = Math.max(1, o.limit ?? 10);
   const match = o.match ?? "keyword";
+  const result = await rankedSearch(ctx, o, scope, limit, match);
+  if (result.hits.length === 0) {
+    const unfiltered: Scope = { query: o.query, session: o.session, now };
+    result.emptyReason = await explainEmpty(
+      result.emptyReason,
+      scope,
+      async () => (await keywordRanking(ctx, unfiltered, 1)).length > 0,
+    );
+  }
+  return result;
+}
+
+async function rankedSearch(
+  ctx: SharedContext,
+  o: SearchOptions,
+  scope: Scope,
+  limit: number,
+  match: "keyword" | "semantic" | "hybrid",
+): Promise<SearchResult> {
   if (match === "keyword") {
     const ranked = await keywordRanking(ctx, scope, limit);
     const result: SearchResult = { hits: asHits(o.query, ranked.slice(0, limit), () => undefined), notes: [] };
-    if (result.hits.length === 0) result.emptyReason = "no message holds the query's terms";
+    if (result.hits.length === 0) result.emptyReason = NO_TERMS;
     return result;
   }
   const depth = Math.max(limit * 4, 50);
@@ -83,7 +103,7 @@ export async function sharedSearch(
     hits.filter((h) => h.message.recent),
   );
   const result: SearchResult = { hits, notIndexed: sem.notIndexed, reindexNeeded: false, notes: sem.notes };
-  if (hits.length === 0) result.emptyReason = "no message holds the query's terms and nothing is semantically close";
+  if (hits.length === 0) result.emptyReason = `${NO_TERMS} and nothing is semantically close`;
   return result;
 }
 

@@ -87,7 +87,11 @@ async function daemon(sub: string, p: Parsed, args: string[]): Promise<number> {
     if (st.running) {
       const up = st.uptimeMs !== null ? `, up ${ago(st.uptimeMs)} since ${when(st.startedAt)}` : ", starting";
       println(`${bold("running")} (pid ${st.pid ?? "unknown"}${up}) on ${st.home}`);
-      println(st.http ? `http: ${st.http}  (token in ${st.home}/http.json; MCP at ${st.http}/mcp)` : "http: off");
+      println(
+        st.http
+          ? `http: ${st.http}  (token in ${st.home}/http.json; MCP at ${st.http}/mcp)`
+          : `http: off${st.httpError ? ` (it could not start: ${st.httpError})` : ""}`,
+      );
     } else {
       const last =
         st.pid !== null

@@ -4,8 +4,9 @@ import { dirname, resolve } from "node:path";
 import type { ExportSession } from "../../app/import-api.ts";
 import { openAtomicStream } from "../../shared/atomic-stream.ts";
 import { CommandUsageError } from "../usage-errors.ts";
-import { nsToRfc3339, parseTimeOrRangeOrThrow } from "../../shared/time.ts";
-import { bool, str } from "../args.ts";
+import { nsToRfc3339, nowNs } from "../../shared/time.ts";
+import { resolveFilter } from "../../shared/time-filter.ts";
+import { bool, str, type Parsed } from "../args.ts";
 import { withAnyHome, type CommandSpec } from "../command.ts";
 import { printJson } from "../output.ts";
 import { streamOut } from "../../shared/stdout.ts";
@@ -20,15 +21,20 @@ an empty home, export again gives the same bytes. Summaries and error memory are
 On a shared archive ([archive] url) the sessions are read from the archive: every host's messages.
 
   --all            every session (else the sessions named)
-  --since TIME     only messages sent at or after TIME (RFC 3339, local "YYYY-MM-DD[ HH:MM]", unix time, or 1d/7d/30d/1y)
-  --until TIME     only messages sent before TIME
+  --since TIME     only messages sent at or after TIME
+  --until TIME     only messages sent up to TIME (a date alone: the end of that day)
+                   TIME as for search and history: RFC 3339 (2026-05-01T09:30:00Z), a local date or
+                   time ("2026-05-01", "2026-05-01 09:30"), today, yesterday, or a relative form
+                   counted back from now: 30m, 12h, 3d, 2w, 1y
   --format F       jsonl (default) or md
   --output FILE    write FILE (0600, atomically: it appears whole or not at all) instead of stdout
   --json           with --output: print {"output", "sessions", "messages"}; on stdout the stream is the output
 `;
 
-function timeFlag(value: string | undefined, flag: string): bigint | undefined {
-  return value === undefined ? undefined : parseTimeOrRangeOrThrow(value, flag);
+/** --since and --until read as search and history read them: since inclusive, until exclusive. */
+function timeBounds(p: Parsed): { since?: bigint; until?: bigint } {
+  const f = resolveFilter({ since: str(p, "since"), until: str(p, "until") }, nowNs());
+  return { since: f.since, until: f.until };
 }
 
 const spec: CommandSpec = {
@@ -61,8 +67,7 @@ const spec: CommandSpec = {
         choices: ["jsonl", "md"],
         got: format,
       });
-    timeFlag(str(p, "since"), "--since");
-    timeFlag(str(p, "until"), "--until");
+    timeBounds(p);
     const output = str(p, "output");
     if (output === undefined) return;
     if (!existsSync(dirname(resolve(output))))
@@ -82,8 +87,7 @@ export function run(argv: readonly string[]): Promise<number> {
     const all = bool(p, "all");
     const list = api.imports.exportSessions({
       sessions: all ? undefined : args,
-      since: timeFlag(str(p, "since"), "--since"),
-      until: timeFlag(str(p, "until"), "--until"),
+      ...timeBounds(p),
     });
     const render =
       str(p, "format") === "md"

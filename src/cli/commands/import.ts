@@ -12,7 +12,8 @@ import { newReport, type SourceReport } from "../../import/import-report.ts";
 import { importSource, type ImportOptions, type ImportProgress } from "../../import/run-import.ts";
 import { isSourceName, sourceByName, SOURCE_NAMES } from "../../import/source-registry.ts";
 import { CommandUsageError } from "../usage-errors.ts";
-import { parseTimeOrRangeOrThrow } from "../../shared/time.ts";
+import { nowNs } from "../../shared/time.ts";
+import { resolveFilter } from "../../shared/time-filter.ts";
 import { writeOut } from "../../shared/stdout.ts";
 import { bool, num, str, type Parsed } from "../args.ts";
 import { openFromFlags, runCommand, using, type CommandSpec } from "../command.ts";
@@ -47,7 +48,8 @@ under its lock: the archive decides what is new (ids, removed messages), so impo
 from several hosts adds each message once. This host's session files are rewritten from the archive;
 the vectors are made by the shared drain (a daemon, or the next semantic search).
 
-  --since TIME     only messages sent at or after TIME (RFC 3339, local date/time, unix time, or 1d/7d/30d/1y)
+  --since TIME     only messages sent at or after TIME (RFC 3339, a local date or time, today, yesterday,
+                   or a relative form: 30m, 12h, 3d, 2w, 1y)
   --dry-run        read and count, write nothing
   --keep-secrets   do not redact secrets from imported text
   --watch          import again every --interval seconds (default 60) until interrupted
@@ -120,8 +122,9 @@ function fromStdin(paths: readonly string[]): boolean {
   return paths.includes("-") || (paths.length === 0 && !process.stdin.isTTY);
 }
 
+/** --since read as search, history and export read it. */
 function sinceFlag(text: string | undefined): bigint | undefined {
-  return text === undefined ? undefined : parseTimeOrRangeOrThrow(text, "--since");
+  return text === undefined ? undefined : resolveFilter({ since: text }, nowNs()).since;
 }
 
 export async function run(argv: readonly string[]): Promise<number> {

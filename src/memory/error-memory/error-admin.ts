@@ -9,6 +9,7 @@ import {
   listLive,
   pendingVectorDeletes,
 } from "../../storage/sqlite/error-memory-repo.ts";
+import { checkpointTruncate } from "../../storage/sqlite/open-database.ts";
 import { withWriteLock } from "../../storage/sqlite/write-lock.ts";
 import type { MemoryContext } from "../memory-context.ts";
 import { mayHoldVectors } from "../vector-location.ts";
@@ -52,6 +53,9 @@ export async function removeError(ctx: MemoryContext, idPrefix: string): Promise
     deleteErrorRows(ctx.db, [row], now);
     return row;
   });
+  // Old WAL frames hold the record's text until a checkpoint; a long-lived process (the daemon's worker) may
+  // never close its connection, which is when SQLite would otherwise checkpoint.
+  checkpointTruncate(ctx.db);
   const { notes } = await applyVectorDeletes(ctx);
   return { removed: toErrorRecord(removed), notes };
 }
