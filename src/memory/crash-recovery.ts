@@ -1,10 +1,11 @@
 // Recovery after a writer died holding the lock: SQLite is the journal. A session's history.json is rolled
 // forward to the archive's recent rows (so a message committed to SQLite but never renamed into history.json
 // is in both, and a compaction cutoff SQLite recorded is applied to the file), and temp files whose owner
-// process is dead are removed.
+// process is dead (or a zombie) are removed.
 import { lstatSync, readdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import type { MessageRecord, StoredMessage } from "../shared/message.ts";
+import { writerMayBeAlive } from "../shared/process-alive.ts";
 import { CorruptHistoryError, readHistory, stageHistory } from "../storage/history/history-file.ts";
 import { refuseSessionSymlinks } from "../storage/history/no-symlink.ts";
 import { knownIds, listSessionMessages, pendingRemovalIds } from "../storage/sqlite/messages-repo.ts";
@@ -17,6 +18,8 @@ export interface RecoveryReport {
   /** Whether history.json was rewritten (restored messages, or a compaction cutoff applied). */
   rewritten: boolean;
   removedTempFiles: string[];
+  /** Stale temp files still there (their removal failed): the session stays marked for the next holder. */
+  keptTempFiles: string[];
 }
 
 export function recoverSessions(ctx: MemoryContext, sessions: readonly string[]): RecoveryReport[] {
@@ -27,13 +30,15 @@ export function recoverSessions(ctx: MemoryContext, sessions: readonly string[])
     } catch {
       continue; // never followed; the command that names this session refuses it
     }
-    const removedTempFiles = removeStaleTempFiles(ctx.paths.session(session));
+    const dir = ctx.paths.session(session);
+    const removedTempFiles = removeStaleTempFiles(dir, { homeLocked: true });
+    const keptTempFiles = staleTempFiles(dir, { homeLocked: true }); // could not be removed
     try {
-      out.push({ session, ...rollForward(ctx, session), removedTempFiles });
+      out.push({ session, ...rollForward(ctx, session), removedTempFiles, keptTempFiles });
     } catch (err) {
       // A corrupt history.json is never overwritten: doctor --repair deals with it.
       if (!(err instanceof CorruptHistoryError)) throw err;
-      out.push({ session, restored: 0, rewritten: false, removedTempFiles });
+      out.push({ session, restored: 0, rewritten: false, removedTempFiles, keptTempFiles });
     }
   }
   return out;
@@ -68,20 +73,13 @@ export function rollForward(ctx: MemoryContext, session: string): { restored: nu
   return { restored: recent.filter((m) => !inFile.has(m.id)).length, rewritten: true };
 }
 
-const TEMP = /^\..+\.(\d+)\.[a-z0-9]+\.tmp$/;
+const TEMP = /^\.(.+)\.(\d+)\.[a-z0-9]+\.tmp$/;
 
-function pidAlive(pid: number): boolean {
-  if (pid === process.pid) return true;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === "EPERM";
-  }
-}
-
-/** `.<file>.<pid>.<random>.tmp` files in `dir` whose writing process is gone. */
-export function staleTempFiles(dir: string): string[] {
+/**
+ * `.<file>.<pid>.<random>.tmp` files in `dir` whose writer is gone. With `homeLocked` (the caller holds the
+ * home's writer lock), a history.json temp file of any other process is stale: only the lock's holder writes one.
+ */
+export function staleTempFiles(dir: string, o: { homeLocked?: boolean } = {}): string[] {
   let names: string[];
   try {
     names = readdirSync(dir);
@@ -90,14 +88,26 @@ export function staleTempFiles(dir: string): string[] {
   }
   return names.filter((name) => {
     const m = TEMP.exec(name);
-    return m !== null && !pidAlive(Number(m[1]));
+    if (m === null) return false;
+    const pid = Number(m[2]);
+    if (o.homeLocked && m[1] === "history.json") return pid !== process.pid;
+    const written = modifiedMs(join(dir, name));
+    return written !== undefined && !writerMayBeAlive(pid, written);
   });
 }
 
+function modifiedMs(path: string): number | undefined {
+  try {
+    return lstatSync(path).mtimeMs;
+  } catch {
+    return undefined; // gone already
+  }
+}
+
 /** Remove the stale temp files of `dir` (see staleTempFiles); returns their names. */
-export function removeStaleTempFiles(dir: string): string[] {
+export function removeStaleTempFiles(dir: string, o: { homeLocked?: boolean } = {}): string[] {
   const removed: string[] = [];
-  for (const name of staleTempFiles(dir)) {
+  for (const name of staleTempFiles(dir, o)) {
     const path = join(dir, name);
     try {
       if (!lstatSync(path).isFile()) continue;

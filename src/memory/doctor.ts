@@ -62,7 +62,10 @@ function checkSession(ctx: MemoryContext, session: string, repair: boolean): Doc
   } catch (err) {
     return [symlinkFinding(session, err)];
   }
-  return [...tempFileFindings(ctx.paths.session(session), session, repair), ...checkHistory(ctx, session, repair)];
+  const dir = ctx.paths.session(session);
+  // Under the writer lock every history.json temp file of another process is stale (see staleTempFiles).
+  const remove = () => withHomeLock(ctx, () => removeStaleTempFiles(dir, { homeLocked: true }), session);
+  return [...tempFileFindings(dir, session, repair, remove), ...checkHistory(ctx, session, repair)];
 }
 
 /** A symbolic link met in a session folder (rethrows any other error). */
@@ -74,15 +77,20 @@ export function symlinkFinding(session: string, err: unknown): DoctorFinding {
   };
 }
 
-/** Temp files a writer that died left in a session folder; removed with `repair`. */
-export function tempFileFindings(dir: string, session: string, repair: boolean): DoctorFinding[] {
+/** Temp files a writer that died left in a session folder; removed with `repair` (by `remove`). */
+export function tempFileFindings(
+  dir: string,
+  session: string,
+  repair: boolean,
+  remove = () => removeStaleTempFiles(dir),
+): DoctorFinding[] {
   const temps = staleTempFiles(dir);
   if (temps.length === 0) return [];
   const f: DoctorFinding = {
     session,
     problem: `${temps.length} temp file(s) left by a writer that died: ${temps.join(", ")}`,
   };
-  if (repair) f.repaired = `removed ${removeStaleTempFiles(dir).length} temp file(s)`;
+  if (repair) f.repaired = `removed ${remove().length} temp file(s)`;
   return [f];
 }
 

@@ -12,6 +12,7 @@ import { checkpointTruncate } from "../storage/sqlite/open-database.ts";
 import { deleteSummaryRun, getSummaryRun } from "../storage/sqlite/summary-runs-repo.ts";
 import { addTombstones, idTombstone } from "../storage/sqlite/tombstones-repo.ts";
 import { withWriteLock } from "../storage/sqlite/write-lock.ts";
+import { removeStaleTempFiles } from "./crash-recovery.ts";
 import { withHomeLock } from "./home-lock.ts";
 import type { MemoryContext } from "./memory-context.ts";
 import { ensureBackfilled } from "./sessions-list.ts";
@@ -46,26 +47,30 @@ export function removeMessage(
 ): RemoveMessageResult {
   assertSessionId(sessionId);
   ensureBackfilled(ctx, sessionId);
-  return withHomeLock(ctx, () => {
-    const m = getMessagesById(ctx.db, [messageId])[0];
-    if (!m || m.session !== sessionId)
-      throw new UnknownMessageError({ id: messageId, where: `session ${JSON.stringify(sessionId)}` });
-    const summarized = coveredBySummary(ctx, m);
-    withWriteLock(ctx.db, () =>
-      ctx.db
-        .query("INSERT OR REPLACE INTO pending_removals (message_id, session_id, created_at) VALUES (?, ?, ?)")
-        .run(m.id, m.session, ctx.now()),
-    );
-    let summaryRemoved = false;
-    if (options.dropSummary) {
-      summaryRemoved = existsSync(ctx.paths.summary(sessionId));
-      rmSync(ctx.paths.summary(sessionId), { force: true });
-      rmSync(ctx.paths.cursor(sessionId), { force: true });
-      withWriteLock(ctx.db, () => deleteSummaryRun(ctx.db, sessionId));
-    }
-    finishRemoval(ctx, m.session, m.id);
-    return { id: m.id, session: m.session, wasRecent: m.recent, summarized, summaryRemoved };
-  });
+  return withHomeLock(
+    ctx,
+    () => {
+      const m = getMessagesById(ctx.db, [messageId])[0];
+      if (!m || m.session !== sessionId)
+        throw new UnknownMessageError({ id: messageId, where: `session ${JSON.stringify(sessionId)}` });
+      const summarized = coveredBySummary(ctx, m);
+      withWriteLock(ctx.db, () =>
+        ctx.db
+          .query("INSERT OR REPLACE INTO pending_removals (message_id, session_id, created_at) VALUES (?, ?, ?)")
+          .run(m.id, m.session, ctx.now()),
+      );
+      let summaryRemoved = false;
+      if (options.dropSummary) {
+        summaryRemoved = existsSync(ctx.paths.summary(sessionId));
+        rmSync(ctx.paths.summary(sessionId), { force: true });
+        rmSync(ctx.paths.cursor(sessionId), { force: true });
+        withWriteLock(ctx.db, () => deleteSummaryRun(ctx.db, sessionId));
+      }
+      finishRemoval(ctx, m.session, m.id);
+      return { id: m.id, session: m.session, wasRecent: m.recent, summarized, summaryRemoved };
+    },
+    sessionId,
+  );
 }
 
 /** Finish removals a crash interrupted (called when a home is opened). Returns how many were finished. */
@@ -80,7 +85,7 @@ export function finishPendingRemovals(ctx: MemoryContext): number {
     const rows = pending();
     for (const r of rows) finishRemoval(ctx, r.session_id, r.message_id);
     return rows.length;
-  });
+  }, [...new Set(pending().map((r) => r.session_id))]);
 }
 
 /**
@@ -98,6 +103,7 @@ function finishRemoval(ctx: MemoryContext, session: string, id: string): void {
     );
     forgetHistoryCache(file);
   }
+  removeStaleTempFiles(ctx.paths.session(session), { homeLocked: true }); // a dead writer's copy of the text
   withWriteLock(ctx.db, () => {
     const m = getMessagesById(ctx.db, [id])[0];
     if (m && m.session === session) deleteOneMessage(ctx.db, m, ctx.now());
