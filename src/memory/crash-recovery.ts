@@ -4,11 +4,10 @@
 // process is dead (or a zombie) are removed.
 import { lstatSync, readdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import type { MessageRecord, StoredMessage } from "../shared/message.ts";
 import { writerMayBeAlive } from "../shared/process-alive.ts";
-import { CorruptHistoryError, readHistory, stageHistory } from "../storage/history/history-file.ts";
+import { CorruptHistoryError, forgetHistoryCache, readHistory, stageHistory } from "../storage/history/history-file.ts";
 import { refuseSessionSymlinks } from "../storage/history/no-symlink.ts";
-import { knownIds, listSessionMessages, pendingRemovalIds } from "../storage/sqlite/messages-repo.ts";
+import { reconcileHistory } from "./history-reconcile.ts";
 import type { MemoryContext } from "./memory-context.ts";
 
 export interface RecoveryReport {
@@ -44,33 +43,22 @@ export function recoverSessions(ctx: MemoryContext, sessions: readonly string[])
   return out;
 }
 
-const toRecord = (m: StoredMessage): MessageRecord =>
-  m.sender !== undefined
-    ? { id: m.id, role: m.role, content: m.content, sendAt: m.sendAt, sender: m.sender }
-    : { id: m.id, role: m.role, content: m.content, sendAt: m.sendAt };
-
 /**
  * Make history.json hold exactly the archive's recent rows, in order, followed by any record the archive has
- * never seen (adopted by the next write). Writes nothing when the two already agree.
+ * never seen (adopted by the next write); a record removed once is left out (history-reconcile.ts). Writes
+ * nothing when the two already agree. `quick` as in reconcileHistory.
  */
-export function rollForward(ctx: MemoryContext, session: string): { restored: number; rewritten: boolean } {
+export function rollForward(
+  ctx: MemoryContext,
+  session: string,
+  o: { quick?: boolean } = {},
+): { restored: number; rewritten: boolean } {
   const file = ctx.paths.history(session);
-  const doc = readHistory(file);
-  const removing = pendingRemovalIds(ctx.db, session); // rm-message under way: never brought back
-  const recent = listSessionMessages(ctx.db, session, { recentOnly: true }).filter((m) => !removing.has(m.id));
-  const recentIds = new Set(recent.map((m) => m.id));
-  const archived = knownIds(
-    ctx.db,
-    doc.records.filter((r) => r.id !== "" && !recentIds.has(r.id)).map((r) => r.id),
-  );
-  const unseen = doc.records.filter((r) => r.id === "" || (!recentIds.has(r.id) && !archived.has(r.id)));
-  const rebuilt = recent.map(toRecord).concat(unseen);
-  const same =
-    rebuilt.length === doc.records.length && rebuilt.every((r, i) => r.id !== "" && r.id === doc.records[i]!.id);
-  if (same) return { restored: 0, rewritten: false };
-  const inFile = new Set(doc.records.map((r) => r.id));
-  stageHistory(file, rebuilt).commit();
-  return { restored: recent.filter((m) => !inFile.has(m.id)).length, rewritten: true };
+  const c = reconcileHistory(ctx, session, readHistory(file), file, o);
+  if (!c.changed) return { restored: 0, rewritten: false };
+  stageHistory(file, c.records).commit();
+  if (c.unseen.length > 0) forgetHistoryCache(file); // not checked yet: the next write adopts them
+  return { restored: c.restored, rewritten: true };
 }
 
 const TEMP = /^\.(.+)\.(\d+)\.[a-z0-9]+\.tmp$/;

@@ -17,9 +17,10 @@ import { refuseSessionSymlinks, SymlinkRefusedError } from "../storage/history/n
 import { BrokenDatabaseError, isBrokenDatabase } from "../storage/sqlite/broken-database.ts";
 import { removeStaleTempFiles, staleTempFiles } from "./crash-recovery.ts";
 import { withHomeLock } from "./home-lock.ts";
+import { reconcileHistory, toRecord, type Reconciled } from "./history-reconcile.ts";
 import type { MemoryContext } from "./memory-context.ts";
 import { sessionDirs } from "./session-admin.ts";
-import { backfillSession } from "./write-path.ts";
+import { adoptHistory } from "./write-path.ts";
 
 export interface DoctorFinding {
   session?: string;
@@ -97,25 +98,11 @@ export function tempFileFindings(
 function checkHistory(ctx: MemoryContext, session: string, repair: boolean): DoctorFinding[] {
   const file = ctx.paths.history(session);
   try {
-    const doc = readHistory(file);
-    const recent = listSessionMessages(ctx.db, session, { recentOnly: true });
-    const inFile = new Set(doc.records.map((r) => r.id));
-    const lost = recent.filter((m) => !inFile.has(m.id));
-    const unarchived =
-      doc.legacy || doc.records.some((r) => r.id === "") || (recent.length === 0 && doc.records.length > 0);
-    const out: DoctorFinding[] = [];
-    if (unarchived) {
-      const f: DoctorFinding = { session, problem: "history.json holds messages the archive lacks" };
-      if (repair) f.repaired = `archived ${backfillSession(ctx, session)} message(s)`;
-      out.push(f);
-    }
-    if (lost.length > 0) {
-      const what = existsSync(file) ? "history.json lacks" : "history.json is missing;";
-      const f: DoctorFinding = { session, problem: `${what} ${lost.length} recent message(s) the archive holds` };
-      if (repair) f.repaired = rebuild(ctx, session, undefined);
-      out.push(f);
-    }
-    return out;
+    const problems = historyProblems(reconcileHistory(ctx, session, readHistory(file), file), existsSync(file));
+    if (problems.length === 0) return [];
+    const f: DoctorFinding = { session, problem: problems.join("; ") };
+    if (repair) f.repaired = describeRepair(adoptHistory(ctx, session));
+    return [f];
   } catch (err) {
     if (!(err instanceof CorruptHistoryError)) throw err;
     const f: DoctorFinding = { session, problem: describeCorruption(err.data) };
@@ -123,6 +110,31 @@ function checkHistory(ctx: MemoryContext, session: string, repair: boolean): Doc
     return [f];
   }
 }
+
+/** What differs between history.json and the archive, in words. */
+function historyProblems(c: Reconciled, exists: boolean): string[] {
+  const out: string[] = [];
+  if (c.unseen.length > 0) out.push(`history.json holds ${c.unseen.length} message(s) the archive lacks`);
+  if (c.tombstoned.length > 0)
+    out.push(`history.json holds ${c.tombstoned.length} removed message(s) (${listIds(c.tombstoned)})`);
+  if (c.restored > 0)
+    out.push(
+      `${exists ? "history.json lacks" : "history.json is missing;"} ${c.restored} recent message(s) the archive holds`,
+    );
+  if (out.length === 0 && c.changed) out.push("history.json differs from the archive's recent messages");
+  return out;
+}
+
+function describeRepair(c: Reconciled): string {
+  const done: string[] = [];
+  if (c.unseen.length > 0) done.push(`archived ${c.unseen.length} message(s)`);
+  if (c.tombstoned.length > 0) done.push(`left out ${c.tombstoned.length} removed message(s)`);
+  if (c.restored > 0) done.push(`put back ${c.restored} recent message(s) from the archive`);
+  if (!c.changed) return done.join(", ");
+  return `rewrote history.json${done.length > 0 ? `: ${done.join(", ")}` : " as the archive has it"}`;
+}
+
+const listIds = (ids: readonly string[]) => (ids.length > 3 ? `${ids.slice(0, 3).join(", ")}, …` : ids.join(", "));
 
 /** Move the bad file aside (if any) and write history.json again from the archive's recent rows. */
 function rebuild(ctx: MemoryContext, session: string, corrupt: string | undefined): string {
@@ -136,14 +148,7 @@ function rebuild(ctx: MemoryContext, session: string, corrupt: string | undefine
         forgetHistoryCache(corrupt);
       }
       const recent = withWriteLock(ctx.db, () => listSessionMessages(ctx.db, session, { recentOnly: true }));
-      writeHistory(
-        ctx.paths.history(session),
-        recent.map((m) =>
-          m.sender !== undefined
-            ? { id: m.id, role: m.role, content: m.content, sendAt: m.sendAt, sender: m.sender }
-            : { id: m.id, role: m.role, content: m.content, sendAt: m.sendAt },
-        ),
-      );
+      writeHistory(ctx.paths.history(session), recent.map(toRecord));
       return `${aside ? `moved the bad file to ${aside}; ` : ""}rebuilt history.json with ${recent.length} message(s) from the archive`;
     },
     session,

@@ -6,13 +6,13 @@ import { existsSync, rmSync } from "node:fs";
 import type { StoredMessage } from "../shared/message.ts";
 import { assertSessionId } from "../shared/session-id.ts";
 import { NS_PER_SEC } from "../shared/time.ts";
-import { forgetHistoryCache, readHistory, writeHistory } from "../storage/history/history-file.ts";
+import { forgetHistoryCache } from "../storage/history/history-file.ts";
 import { deleteOneMessage, getMessagesById, purgeDeletedFromFts } from "../storage/sqlite/messages-repo.ts";
 import { checkpointTruncate } from "../storage/sqlite/open-database.ts";
 import { deleteSummaryRun, getSummaryRun } from "../storage/sqlite/summary-runs-repo.ts";
 import { addTombstones, idTombstone } from "../storage/sqlite/tombstones-repo.ts";
 import { withWriteLock } from "../storage/sqlite/write-lock.ts";
-import { removeStaleTempFiles } from "./crash-recovery.ts";
+import { removeStaleTempFiles, rollForward } from "./crash-recovery.ts";
 import { withHomeLock } from "./home-lock.ts";
 import type { MemoryContext } from "./memory-context.ts";
 import { ensureBackfilled } from "./sessions-list.ts";
@@ -89,20 +89,13 @@ export function finishPendingRemovals(ctx: MemoryContext): number {
 }
 
 /**
- * Idempotent: history.json without the message, then its archive rows gone and tombstoned, the FTS index
- * rewritten without it, the WAL checkpointed and truncated (old frames hold the text), and only then the
- * intent cleared.
+ * Idempotent: history.json as the archive has it without the message (nor any message removed before, an old
+ * file put back), then its archive rows gone and tombstoned, the FTS index rewritten without it, the WAL
+ * checkpointed and truncated (old frames hold the text), and only then the intent cleared.
  */
 function finishRemoval(ctx: MemoryContext, session: string, id: string): void {
   const file = ctx.paths.history(session);
-  const doc = readHistory(file);
-  if (doc.records.some((r) => r.id === id)) {
-    writeHistory(
-      file,
-      doc.records.filter((r) => r.id !== id),
-    );
-    forgetHistoryCache(file);
-  }
+  if (existsSync(file) && rollForward(ctx, session).rewritten) forgetHistoryCache(file);
   removeStaleTempFiles(ctx.paths.session(session), { homeLocked: true }); // a dead writer's copy of the text
   withWriteLock(ctx.db, () => {
     const m = getMessagesById(ctx.db, [id])[0];

@@ -36,10 +36,15 @@ export interface HistoryDoc {
   legacy: boolean;
   /** serialised size in bytes of `records` as this module writes them. */
   bytes: number;
+  /** The file as this process last wrote it, or found it to agree with the archive (markHistoryChecked). */
+  checked?: boolean;
+  /** The identity of the file read (inode, size, mtime); undefined for a missing file. */
+  stamp?: string;
 }
 
 interface CacheEntry extends HistoryDoc {
   stamp: string;
+  checked: boolean;
   /** The file's bytes (UTF-8) in a few chunks: an append adds a chunk, so the rest is never re-encoded or copied. */
   data: Buffer[];
   size: number;
@@ -205,13 +210,22 @@ export function readHistory(file: string, options: { shared?: boolean } = {}): H
   const stamp = stampOf(file);
   if (stamp === undefined) return { records: [], legacy: false, bytes: 3 };
   const hit = cacheGet(file);
-  if (hit && hit.stamp === stamp)
-    return { records: options.shared ? hit.records : hit.records.slice(), legacy: hit.legacy, bytes: hit.bytes };
+  if (hit && hit.stamp === stamp) {
+    const records = options.shared ? hit.records : hit.records.slice();
+    return { records, legacy: hit.legacy, bytes: hit.bytes, checked: hit.checked, stamp };
+  }
   const data = readFileSync(file);
   const mtimeNs = BigInt(stamp.split(":")[2]!);
-  const doc = parseHistory(data.toString("utf8"), file, mtimeNs);
-  if (!doc.legacy) cachePut(file, { ...doc, records: doc.records.slice(), stamp, data: [data], size: data.length });
+  const doc: HistoryDoc = { ...parseHistory(data.toString("utf8"), file, mtimeNs), stamp };
+  if (!doc.legacy)
+    cachePut(file, { ...doc, stamp, records: doc.records.slice(), checked: false, data: [data], size: data.length });
   return doc;
+}
+
+/** The file read as `doc` agrees with the archive: later reads of it, while it is unchanged, say `checked`. */
+export function markHistoryChecked(file: string, doc: HistoryDoc): void {
+  const hit = cache.get(file);
+  if (hit && doc.stamp !== undefined && hit.stamp === doc.stamp) hit.checked = true;
 }
 
 /**
@@ -227,7 +241,7 @@ export function stageHistory(
   const json = (r: MessageRecord) => serialized?.get(r) ?? serializeRecord(r);
   const data = appendedData(file, records, json) ?? [Buffer.from(serializeHistory(records, json), "utf8")];
   return stageData(file, data, options, (stamp, size) =>
-    cachePut(file, { records: records.slice(), legacy: false, bytes: size, stamp, data, size }),
+    cachePut(file, { records: records.slice(), legacy: false, bytes: size, stamp, checked: true, data, size }),
   );
 }
 
@@ -315,7 +329,7 @@ export function beginAppend(file: string, base: readonly MessageRecord[]): Pendi
         if (cache.get(file) !== hit) return cacheDrop(file);
         for (const r of added) hit.records.push(r);
         cachedBytes += size - hit.size;
-        Object.assign(hit, { bytes: size, stamp, data, size });
+        Object.assign(hit, { bytes: size, stamp, data, size, checked: true });
       });
     },
     discard() {
