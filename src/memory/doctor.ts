@@ -1,12 +1,16 @@
 // doctor: check every session's history.json against the archive; --repair moves a corrupt file aside
-// and rebuilds it from the archive (which holds every message) and re-adopts records the archive lacks.
+// and rebuilds it from the archive (which holds every message) and re-adopts records the archive lacks; a file
+// that parses but repeats an id or holds another session's ids is rewritten in place (repairCorrupt).
 import { existsSync, renameSync } from "node:fs";
 import { nsToRfc3339 } from "../shared/time.ts";
 import {
   CorruptHistoryError,
   describeCorruption,
   readHistory,
+  readHistoryRepeats,
+  repeatText,
   writeHistory,
+  type RepeatedId,
   forgetHistoryCache,
 } from "../storage/history/history-file.ts";
 import { quickCheck } from "../storage/sqlite/maintenance.ts";
@@ -17,7 +21,7 @@ import { refuseSessionSymlinks, SymlinkRefusedError } from "../storage/history/n
 import { BrokenDatabaseError, isBrokenDatabase } from "../storage/sqlite/broken-database.ts";
 import { removeStaleTempFiles, staleTempFiles } from "./crash-recovery.ts";
 import { withHomeLock } from "./home-lock.ts";
-import { reconcileHistory, toRecord, type Reconciled } from "./history-reconcile.ts";
+import { listSome, reconcileHistory, toRecord, type Reconciled } from "./history-reconcile.ts";
 import type { MemoryContext } from "./memory-context.ts";
 import { sessionDirs } from "./session-admin.ts";
 import { adoptHistory } from "./write-path.ts";
@@ -106,7 +110,7 @@ function checkHistory(ctx: MemoryContext, session: string, repair: boolean): Doc
   } catch (err) {
     if (!(err instanceof CorruptHistoryError)) throw err;
     const f: DoctorFinding = { session, problem: describeCorruption(err.data) };
-    if (repair) f.repaired = rebuild(ctx, session, file);
+    if (repair) f.repaired = repairCorrupt(ctx, session, file);
     return [f];
   }
 }
@@ -116,7 +120,7 @@ function historyProblems(c: Reconciled, exists: boolean): string[] {
   const out: string[] = [];
   if (c.unseen.length > 0) out.push(`history.json holds ${c.unseen.length} message(s) the archive lacks`);
   if (c.tombstoned.length > 0)
-    out.push(`history.json holds ${c.tombstoned.length} removed message(s) (${listIds(c.tombstoned)})`);
+    out.push(`history.json holds ${c.tombstoned.length} removed message(s) (${listSome(c.tombstoned)})`);
   if (c.restored > 0)
     out.push(
       `${exists ? "history.json lacks" : "history.json is missing;"} ${c.restored} recent message(s) the archive holds`,
@@ -134,15 +138,40 @@ function describeRepair(c: Reconciled): string {
   return `rewrote history.json${done.length > 0 ? `: ${done.join(", ")}` : " as the archive has it"}`;
 }
 
-const listIds = (ids: readonly string[]) => (ids.length > 3 ? `${ids.slice(0, 3).join(", ")}, …` : ids.join(", "));
+/**
+ * A corrupt history.json that parses (an id repeated, or ids of another session's messages: a copied folder) is
+ * rewritten as the archive has it plus its records the archive lacks: the first record of a repeated id kept, the
+ * others dropped, and another session's ids replaced by new ones here. Any other is moved aside (rebuild).
+ */
+function repairCorrupt(ctx: MemoryContext, session: string, file: string): string {
+  const repeats: RepeatedId[] = [];
+  const read = (f: string) => {
+    repeats.length = 0;
+    return readHistoryRepeats(f, (r) => repeats.push(r));
+  };
+  try {
+    read(file);
+  } catch (err) {
+    if (!(err instanceof CorruptHistoryError)) throw err;
+    return rebuild(ctx, session, file);
+  }
+  const c = adoptHistory(ctx, session, { read, renewForeign: true });
+  const done: string[] = [];
+  if (repeats.length > 0) done.push(`dropped ${listSome(repeats.map((r) => `record ${r.record} (${repeatText(r)})`))}`);
+  if (c.renewed.length > 0) {
+    const sessions = [...new Set(c.renewed.map((r) => JSON.stringify(r.session)))].join(", ");
+    done.push(`gave ${c.renewed.length} message(s) copied from session ${sessions} new ids`);
+  }
+  return [...done, describeRepair(c)].filter((d) => d !== "").join("; ");
+}
 
-/** Move the bad file aside (if any) and write history.json again from the archive's recent rows. */
-function rebuild(ctx: MemoryContext, session: string, corrupt: string | undefined): string {
+/** Move the bad file aside and write history.json again from the archive's recent rows. */
+function rebuild(ctx: MemoryContext, session: string, corrupt: string): string {
   return withHomeLock(
     ctx,
     () => {
       let aside = "";
-      if (corrupt && existsSync(corrupt)) {
+      if (existsSync(corrupt)) {
         aside = `${corrupt}.corrupt-${nsToRfc3339(ctx.now()).replace(/[:.]/g, "")}`;
         renameSync(corrupt, aside);
         forgetHistoryCache(corrupt);

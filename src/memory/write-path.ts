@@ -141,7 +141,7 @@ export function appendRecords(
       let result: AppendedRecords | undefined;
       try {
         withWriteLock(ctx.db, () => {
-          const { unseen: missing, changed: rewrite } = adoptable(ctx, session, doc, file, true);
+          const { unseen: missing, changed: rewrite } = adoptable(ctx, session, doc, file, { quick: true });
           const built = build();
           const { added, ids, idempotencyKeys } = Array.isArray(built)
             ? { added: built, ids: built.map((r) => r.id), idempotencyKeys: undefined }
@@ -196,8 +196,14 @@ export function appendRecords(
  * Records of history.json the archive lacks, to adopt (see history-reconcile.ts). When the file must change (a
  * record removed once, put back with an old file; a legacy form), `doc` becomes what it should hold, in full.
  */
-function adoptable(ctx: MemoryContext, session: string, doc: HistoryDoc, file: string, quick: boolean): Reconciled {
-  const c = reconcileHistory(ctx, session, doc, file, { quick });
+function adoptable(
+  ctx: MemoryContext,
+  session: string,
+  doc: HistoryDoc,
+  file: string,
+  o: { quick?: boolean; renewForeign?: boolean },
+): Reconciled {
+  const c = reconcileHistory(ctx, session, doc, file, o);
   if (c.changed)
     Object.assign(doc, { records: c.records, legacy: true, bytes: Buffer.byteLength(serializeHistory(c.records)) });
   return c;
@@ -211,16 +217,24 @@ export function backfillSession(ctx: MemoryContext, session: string): number {
   return adoptHistory(ctx, session).unseen.length;
 }
 
-/** backfillSession, telling what changed: records adopted, removed ones left out, recent rows put back. */
-export function adoptHistory(ctx: MemoryContext, session: string): Reconciled {
+/**
+ * backfillSession, telling what changed: records adopted, removed ones left out, recent rows put back. doctor
+ * --repair reads the file with `read` (one whose repeated ids are left out) and gives records with another
+ * session's message ids new ids (`renewForeign`).
+ */
+export function adoptHistory(
+  ctx: MemoryContext,
+  session: string,
+  o: { read?: (file: string) => HistoryDoc; renewForeign?: boolean } = {},
+): Reconciled {
   assertSessionId(session);
   refuseSessionSymlinks(ctx.paths.session(session));
   const file = ctx.paths.history(session);
   return withHomeLock(
     ctx,
     () => {
-      const doc = readHistory(file);
-      const c = adoptable(ctx, session, doc, file, false);
+      const doc = (o.read ?? readHistory)(file);
+      const c = adoptable(ctx, session, doc, file, { renewForeign: o.renewForeign });
       if (c.unseen.length === 0 && !c.changed) return c;
       ensureDirIn(ctx.paths.session(session)); // doctor puts back the file of a folder removed by hand
       const staged = stageHistory(file, doc.records);
