@@ -6,13 +6,14 @@ import { existsSync, rmSync } from "node:fs";
 import type { StoredMessage } from "../shared/message.ts";
 import { assertSessionId } from "../shared/session-id.ts";
 import { NS_PER_SEC } from "../shared/time.ts";
-import { forgetHistoryCache } from "../storage/history/history-file.ts";
+import { CorruptHistoryError, forgetHistoryCache, readHistory } from "../storage/history/history-file.ts";
 import { deleteOneMessage, getMessagesById, purgeDeletedFromFts } from "../storage/sqlite/messages-repo.ts";
 import { checkpointTruncate } from "../storage/sqlite/open-database.ts";
 import { deleteSummaryRun, getSummaryRun } from "../storage/sqlite/summary-runs-repo.ts";
 import { addTombstones, idTombstone } from "../storage/sqlite/tombstones-repo.ts";
 import { withWriteLock } from "../storage/sqlite/write-lock.ts";
 import { removeStaleTempFiles, rollForward } from "./crash-recovery.ts";
+import { reconcileHistory } from "./history-reconcile.ts";
 import { withHomeLock } from "./home-lock.ts";
 import type { MemoryContext } from "./memory-context.ts";
 import { ensureBackfilled } from "./sessions-list.ts";
@@ -54,6 +55,9 @@ export function removeMessage(
       if (!m || m.session !== sessionId)
         throw new UnknownMessageError({ id: messageId, where: `session ${JSON.stringify(sessionId)}` });
       const summarized = coveredBySummary(ctx, m);
+      // A history.json memvoy cannot take (corrupt, or another session's ids) is refused before anything changes.
+      const file = ctx.paths.history(sessionId);
+      reconcileHistory(ctx, sessionId, readHistory(file), file, { quick: true });
       withWriteLock(ctx.db, () =>
         ctx.db
           .query("INSERT OR REPLACE INTO pending_removals (message_id, session_id, created_at) VALUES (?, ?, ?)")
@@ -95,7 +99,13 @@ export function finishPendingRemovals(ctx: MemoryContext): number {
  */
 function finishRemoval(ctx: MemoryContext, session: string, id: string): void {
   const file = ctx.paths.history(session);
-  if (existsSync(file) && rollForward(ctx, session).rewritten) forgetHistoryCache(file);
+  try {
+    if (existsSync(file) && rollForward(ctx, session).rewritten) forgetHistoryCache(file);
+  } catch (err) {
+    // Found corrupt since the removal began: left to doctor --repair (which leaves the removed message out), as
+    // every open finishes a pending removal and none could run.
+    if (!(err instanceof CorruptHistoryError)) throw err;
+  }
   removeStaleTempFiles(ctx.paths.session(session), { homeLocked: true }); // a dead writer's copy of the text
   withWriteLock(ctx.db, () => {
     const m = getMessagesById(ctx.db, [id])[0];

@@ -1,6 +1,7 @@
 // A history.json whose ids are not its own: one id twice (a hand edit, a sync conflict) or ids of another
 // session's messages (a session folder copied with cp -r). Every command refuses it with exit code 2 and one
 // line naming the file and the ids, nothing disappears, and doctor --repair makes it usable again.
+import { Database } from "bun:sqlite";
 import { afterAll, expect, test } from "bun:test";
 import { cpSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -87,4 +88,28 @@ test("a copied session folder: the copy is refused naming the other session's id
   ]);
   expect(records(home, "a").map((r) => r.id)).toEqual(ids);
   expect((await cli(["doctor"], { home })).code).toBe(0);
+});
+
+test("rm-message on such a file refuses and changes nothing; a removal a crash left pending never blocks doctor", async () => {
+  const home = tempHome();
+  const [first, second] = [
+    (await cli(["add", "s", "--role", "user", "--content", "one"], { home })).stdout.trim(),
+    (await cli(["add", "s", "--role", "assistant", "--content", "two"], { home })).stdout.trim(),
+  ];
+  const twice = [...records(home, "s"), records(home, "s")[0]!];
+  writeFileSync(fileOf(home, "s"), JSON.stringify(twice));
+  const refused = await cli(["rm-message", second!], { home });
+  expect(refused.code).toBe(2);
+  expect(refused.stderr).toContain(`record 3: id ${first} is record 1's too`);
+  const all = await cli(["history", "s", "--all", "--json"], { home });
+  expect(JSON.parse(all.stdout).messages).toHaveLength(2);
+  // A removal begun before the file went bad (its intent recorded, then a crash) is finished by the next open.
+  const db = new Database(join(home, ".store", "history.db"));
+  db.run("INSERT INTO pending_removals (message_id, session_id, created_at) VALUES (?, 's', 0)", [second!]);
+  db.close();
+  const doctor = await cli(["doctor"], { home });
+  expect(doctor.code).toBe(1);
+  expect(doctor.stdout).toContain("is record 1's too");
+  expect((await cli(["doctor", "--repair"], { home })).code).toBe(0);
+  expect(records(home, "s").map((r) => r.content)).toEqual(["one"]);
 });
