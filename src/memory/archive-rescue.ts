@@ -5,7 +5,7 @@ import type { HomePaths } from "../config/home.ts";
 import type { MessageRecord } from "../shared/message.ts";
 import { isSessionId } from "../shared/session-id.ts";
 import { nsToRfc3339 } from "../shared/time.ts";
-import { readHistory } from "../storage/history/history-file.ts";
+import { readHistoryRepeats } from "../storage/history/history-file.ts";
 import { refuseSessionSymlinks } from "../storage/history/no-symlink.ts";
 import { insertMessages, knownIds } from "../storage/sqlite/messages-repo.ts";
 import {
@@ -46,7 +46,8 @@ function historyFiles(paths: HomePaths): Map<string, MessageRecord[]> {
   for (const session of names) {
     try {
       refuseSessionSymlinks(paths.session(session));
-      const records = readHistory(paths.history(session)).records.filter((r) => r.id !== "");
+      // A repeated id's first record is taken (the archive holds one message per id).
+      const records = readHistoryRepeats(paths.history(session), () => {}).records.filter((r) => r.id !== "");
       if (records.length > 0) out.set(session, records);
     } catch {
       // a corrupt or linked history.json is doctor's other business; it adds nothing here

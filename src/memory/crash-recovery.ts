@@ -1,13 +1,13 @@
 // Recovery after a writer died holding the lock: SQLite is the journal. A session's history.json is rolled
 // forward to the archive's recent rows (so a message committed to SQLite but never renamed into history.json
 // is in both, and a compaction cutoff SQLite recorded is applied to the file), and temp files whose owner
-// process is dead are removed.
+// process is dead (or a zombie) are removed.
 import { lstatSync, readdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import type { MessageRecord, StoredMessage } from "../shared/message.ts";
-import { CorruptHistoryError, readHistory, stageHistory } from "../storage/history/history-file.ts";
+import { writerMayBeAlive } from "../shared/process-alive.ts";
+import { CorruptHistoryError, forgetHistoryCache, readHistory, stageHistory } from "../storage/history/history-file.ts";
 import { refuseSessionSymlinks } from "../storage/history/no-symlink.ts";
-import { knownIds, listSessionMessages, pendingRemovalIds } from "../storage/sqlite/messages-repo.ts";
+import { reconcileHistory } from "./history-reconcile.ts";
 import type { MemoryContext } from "./memory-context.ts";
 
 export interface RecoveryReport {
@@ -17,6 +17,8 @@ export interface RecoveryReport {
   /** Whether history.json was rewritten (restored messages, or a compaction cutoff applied). */
   rewritten: boolean;
   removedTempFiles: string[];
+  /** Stale temp files still there (their removal failed): the session stays marked for the next holder. */
+  keptTempFiles: string[];
 }
 
 export function recoverSessions(ctx: MemoryContext, sessions: readonly string[]): RecoveryReport[] {
@@ -27,61 +29,45 @@ export function recoverSessions(ctx: MemoryContext, sessions: readonly string[])
     } catch {
       continue; // never followed; the command that names this session refuses it
     }
-    const removedTempFiles = removeStaleTempFiles(ctx.paths.session(session));
+    const dir = ctx.paths.session(session);
+    const removedTempFiles = removeStaleTempFiles(dir, { homeLocked: true });
+    const keptTempFiles = staleTempFiles(dir, { homeLocked: true }); // could not be removed
     try {
-      out.push({ session, ...rollForward(ctx, session), removedTempFiles });
+      out.push({ session, ...rollForward(ctx, session), removedTempFiles, keptTempFiles });
     } catch (err) {
       // A corrupt history.json is never overwritten: doctor --repair deals with it.
       if (!(err instanceof CorruptHistoryError)) throw err;
-      out.push({ session, restored: 0, rewritten: false, removedTempFiles });
+      out.push({ session, restored: 0, rewritten: false, removedTempFiles, keptTempFiles });
     }
   }
   return out;
 }
 
-const toRecord = (m: StoredMessage): MessageRecord =>
-  m.sender !== undefined
-    ? { id: m.id, role: m.role, content: m.content, sendAt: m.sendAt, sender: m.sender }
-    : { id: m.id, role: m.role, content: m.content, sendAt: m.sendAt };
-
 /**
  * Make history.json hold exactly the archive's recent rows, in order, followed by any record the archive has
- * never seen (adopted by the next write). Writes nothing when the two already agree.
+ * never seen (adopted by the next write); a record removed once is left out (history-reconcile.ts). Writes
+ * nothing when the two already agree. `quick` as in reconcileHistory.
  */
-export function rollForward(ctx: MemoryContext, session: string): { restored: number; rewritten: boolean } {
+export function rollForward(
+  ctx: MemoryContext,
+  session: string,
+  o: { quick?: boolean } = {},
+): { restored: number; rewritten: boolean } {
   const file = ctx.paths.history(session);
-  const doc = readHistory(file);
-  const removing = pendingRemovalIds(ctx.db, session); // rm-message under way: never brought back
-  const recent = listSessionMessages(ctx.db, session, { recentOnly: true }).filter((m) => !removing.has(m.id));
-  const recentIds = new Set(recent.map((m) => m.id));
-  const archived = knownIds(
-    ctx.db,
-    doc.records.filter((r) => r.id !== "" && !recentIds.has(r.id)).map((r) => r.id),
-  );
-  const unseen = doc.records.filter((r) => r.id === "" || (!recentIds.has(r.id) && !archived.has(r.id)));
-  const rebuilt = recent.map(toRecord).concat(unseen);
-  const same =
-    rebuilt.length === doc.records.length && rebuilt.every((r, i) => r.id !== "" && r.id === doc.records[i]!.id);
-  if (same) return { restored: 0, rewritten: false };
-  const inFile = new Set(doc.records.map((r) => r.id));
-  stageHistory(file, rebuilt).commit();
-  return { restored: recent.filter((m) => !inFile.has(m.id)).length, rewritten: true };
+  const c = reconcileHistory(ctx, session, readHistory(file), file, o);
+  if (!c.changed) return { restored: 0, rewritten: false };
+  stageHistory(file, c.records).commit();
+  if (c.unseen.length > 0) forgetHistoryCache(file); // not checked yet: the next write adopts them
+  return { restored: c.restored, rewritten: true };
 }
 
-const TEMP = /^\..+\.(\d+)\.[a-z0-9]+\.tmp$/;
+const TEMP = /^\.(.+)\.(\d+)\.[a-z0-9]+\.tmp$/;
 
-function pidAlive(pid: number): boolean {
-  if (pid === process.pid) return true;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === "EPERM";
-  }
-}
-
-/** `.<file>.<pid>.<random>.tmp` files in `dir` whose writing process is gone. */
-export function staleTempFiles(dir: string): string[] {
+/**
+ * `.<file>.<pid>.<random>.tmp` files in `dir` whose writer is gone. With `homeLocked` (the caller holds the
+ * home's writer lock), a history.json temp file of any other process is stale: only the lock's holder writes one.
+ */
+export function staleTempFiles(dir: string, o: { homeLocked?: boolean } = {}): string[] {
   let names: string[];
   try {
     names = readdirSync(dir);
@@ -90,14 +76,26 @@ export function staleTempFiles(dir: string): string[] {
   }
   return names.filter((name) => {
     const m = TEMP.exec(name);
-    return m !== null && !pidAlive(Number(m[1]));
+    if (m === null) return false;
+    const pid = Number(m[2]);
+    if (o.homeLocked && m[1] === "history.json") return pid !== process.pid;
+    const written = modifiedMs(join(dir, name));
+    return written !== undefined && !writerMayBeAlive(pid, written);
   });
 }
 
+function modifiedMs(path: string): number | undefined {
+  try {
+    return lstatSync(path).mtimeMs;
+  } catch {
+    return undefined; // gone already
+  }
+}
+
 /** Remove the stale temp files of `dir` (see staleTempFiles); returns their names. */
-export function removeStaleTempFiles(dir: string): string[] {
+export function removeStaleTempFiles(dir: string, o: { homeLocked?: boolean } = {}): string[] {
   const removed: string[] = [];
-  for (const name of staleTempFiles(dir)) {
+  for (const name of staleTempFiles(dir, o)) {
     const path = join(dir, name);
     try {
       if (!lstatSync(path).isFile()) continue;

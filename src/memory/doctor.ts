@@ -1,12 +1,16 @@
 // doctor: check every session's history.json against the archive; --repair moves a corrupt file aside
-// and rebuilds it from the archive (which holds every message) and re-adopts records the archive lacks.
+// and rebuilds it from the archive (which holds every message) and re-adopts records the archive lacks; a file
+// that parses but repeats an id or holds another session's ids is rewritten in place (repairCorrupt).
 import { existsSync, renameSync } from "node:fs";
 import { nsToRfc3339 } from "../shared/time.ts";
 import {
   CorruptHistoryError,
   describeCorruption,
   readHistory,
+  readHistoryRepeats,
+  repeatText,
   writeHistory,
+  type RepeatedId,
   forgetHistoryCache,
 } from "../storage/history/history-file.ts";
 import { quickCheck } from "../storage/sqlite/maintenance.ts";
@@ -17,9 +21,10 @@ import { refuseSessionSymlinks, SymlinkRefusedError } from "../storage/history/n
 import { BrokenDatabaseError, isBrokenDatabase } from "../storage/sqlite/broken-database.ts";
 import { removeStaleTempFiles, staleTempFiles } from "./crash-recovery.ts";
 import { withHomeLock } from "./home-lock.ts";
+import { listSome, reconcileHistory, toRecord, type Reconciled } from "./history-reconcile.ts";
 import type { MemoryContext } from "./memory-context.ts";
 import { sessionDirs } from "./session-admin.ts";
-import { backfillSession } from "./write-path.ts";
+import { adoptHistory } from "./write-path.ts";
 
 export interface DoctorFinding {
   session?: string;
@@ -62,7 +67,10 @@ function checkSession(ctx: MemoryContext, session: string, repair: boolean): Doc
   } catch (err) {
     return [symlinkFinding(session, err)];
   }
-  return [...tempFileFindings(ctx.paths.session(session), session, repair), ...checkHistory(ctx, session, repair)];
+  const dir = ctx.paths.session(session);
+  // Under the writer lock every history.json temp file of another process is stale (see staleTempFiles).
+  const remove = () => withHomeLock(ctx, () => removeStaleTempFiles(dir, { homeLocked: true }), session);
+  return [...tempFileFindings(dir, session, repair, remove), ...checkHistory(ctx, session, repair)];
 }
 
 /** A symbolic link met in a session folder (rethrows any other error). */
@@ -74,68 +82,102 @@ export function symlinkFinding(session: string, err: unknown): DoctorFinding {
   };
 }
 
-/** Temp files a writer that died left in a session folder; removed with `repair`. */
-export function tempFileFindings(dir: string, session: string, repair: boolean): DoctorFinding[] {
+/** Temp files a writer that died left in a session folder; removed with `repair` (by `remove`). */
+export function tempFileFindings(
+  dir: string,
+  session: string,
+  repair: boolean,
+  remove = () => removeStaleTempFiles(dir),
+): DoctorFinding[] {
   const temps = staleTempFiles(dir);
   if (temps.length === 0) return [];
   const f: DoctorFinding = {
     session,
     problem: `${temps.length} temp file(s) left by a writer that died: ${temps.join(", ")}`,
   };
-  if (repair) f.repaired = `removed ${removeStaleTempFiles(dir).length} temp file(s)`;
+  if (repair) f.repaired = `removed ${remove().length} temp file(s)`;
   return [f];
 }
 
 function checkHistory(ctx: MemoryContext, session: string, repair: boolean): DoctorFinding[] {
   const file = ctx.paths.history(session);
   try {
-    const doc = readHistory(file);
-    const recent = listSessionMessages(ctx.db, session, { recentOnly: true });
-    const inFile = new Set(doc.records.map((r) => r.id));
-    const lost = recent.filter((m) => !inFile.has(m.id));
-    const unarchived =
-      doc.legacy || doc.records.some((r) => r.id === "") || (recent.length === 0 && doc.records.length > 0);
-    const out: DoctorFinding[] = [];
-    if (unarchived) {
-      const f: DoctorFinding = { session, problem: "history.json holds messages the archive lacks" };
-      if (repair) f.repaired = `archived ${backfillSession(ctx, session)} message(s)`;
-      out.push(f);
-    }
-    if (lost.length > 0) {
-      const what = existsSync(file) ? "history.json lacks" : "history.json is missing;";
-      const f: DoctorFinding = { session, problem: `${what} ${lost.length} recent message(s) the archive holds` };
-      if (repair) f.repaired = rebuild(ctx, session, undefined);
-      out.push(f);
-    }
-    return out;
+    const problems = historyProblems(reconcileHistory(ctx, session, readHistory(file), file), existsSync(file));
+    if (problems.length === 0) return [];
+    const f: DoctorFinding = { session, problem: problems.join("; ") };
+    if (repair) f.repaired = describeRepair(adoptHistory(ctx, session));
+    return [f];
   } catch (err) {
     if (!(err instanceof CorruptHistoryError)) throw err;
     const f: DoctorFinding = { session, problem: describeCorruption(err.data) };
-    if (repair) f.repaired = rebuild(ctx, session, file);
+    if (repair) f.repaired = repairCorrupt(ctx, session, file);
     return [f];
   }
 }
 
-/** Move the bad file aside (if any) and write history.json again from the archive's recent rows. */
-function rebuild(ctx: MemoryContext, session: string, corrupt: string | undefined): string {
+/** What differs between history.json and the archive, in words. */
+function historyProblems(c: Reconciled, exists: boolean): string[] {
+  const out: string[] = [];
+  if (c.unseen.length > 0) out.push(`history.json holds ${c.unseen.length} message(s) the archive lacks`);
+  if (c.tombstoned.length > 0)
+    out.push(`history.json holds ${c.tombstoned.length} removed message(s) (${listSome(c.tombstoned)})`);
+  if (c.restored > 0)
+    out.push(
+      `${exists ? "history.json lacks" : "history.json is missing;"} ${c.restored} recent message(s) the archive holds`,
+    );
+  if (out.length === 0 && c.changed) out.push("history.json differs from the archive's recent messages");
+  return out;
+}
+
+function describeRepair(c: Reconciled): string {
+  const done: string[] = [];
+  if (c.unseen.length > 0) done.push(`archived ${c.unseen.length} message(s)`);
+  if (c.tombstoned.length > 0) done.push(`left out ${c.tombstoned.length} removed message(s)`);
+  if (c.restored > 0) done.push(`put back ${c.restored} recent message(s) from the archive`);
+  if (!c.changed) return done.join(", ");
+  return `rewrote history.json${done.length > 0 ? `: ${done.join(", ")}` : " as the archive has it"}`;
+}
+
+/**
+ * A corrupt history.json that parses (an id repeated, or ids of another session's messages: a copied folder) is
+ * rewritten as the archive has it plus its records the archive lacks: the first record of a repeated id kept, the
+ * others dropped, and another session's ids replaced by new ones here. Any other is moved aside (rebuild).
+ */
+function repairCorrupt(ctx: MemoryContext, session: string, file: string): string {
+  const repeats: RepeatedId[] = [];
+  const read = (f: string) => {
+    repeats.length = 0;
+    return readHistoryRepeats(f, (r) => repeats.push(r));
+  };
+  try {
+    read(file);
+  } catch (err) {
+    if (!(err instanceof CorruptHistoryError)) throw err;
+    return rebuild(ctx, session, file);
+  }
+  const c = adoptHistory(ctx, session, { read, renewForeign: true });
+  const done: string[] = [];
+  if (repeats.length > 0) done.push(`dropped ${listSome(repeats.map((r) => `record ${r.record} (${repeatText(r)})`))}`);
+  if (c.renewed.length > 0) {
+    const sessions = [...new Set(c.renewed.map((r) => JSON.stringify(r.session)))].join(", ");
+    done.push(`gave ${c.renewed.length} message(s) copied from session ${sessions} new ids`);
+  }
+  return [...done, describeRepair(c)].filter((d) => d !== "").join("; ");
+}
+
+/** Move the bad file aside and write history.json again from the archive's recent rows. */
+function rebuild(ctx: MemoryContext, session: string, corrupt: string): string {
   return withHomeLock(
     ctx,
     () => {
       let aside = "";
-      if (corrupt && existsSync(corrupt)) {
+      if (existsSync(corrupt)) {
         aside = `${corrupt}.corrupt-${nsToRfc3339(ctx.now()).replace(/[:.]/g, "")}`;
         renameSync(corrupt, aside);
         forgetHistoryCache(corrupt);
       }
       const recent = withWriteLock(ctx.db, () => listSessionMessages(ctx.db, session, { recentOnly: true }));
-      writeHistory(
-        ctx.paths.history(session),
-        recent.map((m) =>
-          m.sender !== undefined
-            ? { id: m.id, role: m.role, content: m.content, sendAt: m.sendAt, sender: m.sender }
-            : { id: m.id, role: m.role, content: m.content, sendAt: m.sendAt },
-        ),
-      );
+      writeHistory(ctx.paths.history(session), recent.map(toRecord));
       return `${aside ? `moved the bad file to ${aside}; ` : ""}rebuilt history.json with ${recent.length} message(s) from the archive`;
     },
     session,

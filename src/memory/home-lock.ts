@@ -1,7 +1,8 @@
 // The home's writer lock (.store/write.lock): held around every change to a history.json and its archive rows.
 // While it is held the lock file names the holder's pid and the session it writes; a clean release empties it.
 // So a lock file that is not empty when the lock is taken means its last holder died mid-write: the session
-// it names is rolled forward from SQLite and stale temp files are removed, before anything else happens.
+// it names is rolled forward from SQLite and stale temp files are removed, before anything else happens. A
+// session whose stale temp file could not be removed stays named (a release leaves it), so it is tried again.
 import { ftruncateSync, fstatSync, readFileSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import { ensureDirIn } from "../shared/atomic-write.ts";
@@ -10,21 +11,26 @@ import { isSessionId } from "../shared/session-id.ts";
 import { recoverSessions } from "./crash-recovery.ts";
 import type { MemoryContext } from "./memory-context.ts";
 
-export function withHomeLock<T>(ctx: MemoryContext, fn: () => T, session?: string): T {
+export function withHomeLock<T>(ctx: MemoryContext, fn: () => T, session?: string | readonly string[]): T {
   ensureDirIn(ctx.paths.store);
   const path = join(ctx.paths.store, "write.lock");
+  let kept: string[] = [];
   return withFileLock(path, fn, undefined, {
     acquired(fd) {
       const empty = fstatSync(fd).size === 0; // a clean release emptied it (the usual case): nothing to truncate
       const left = empty ? [] : markedSessions(readFileSync(path, "utf8"));
-      const mine = session !== undefined ? [session] : [];
+      const mine = session === undefined ? [] : typeof session === "string" ? [session] : [...session];
       mark(fd, [...new Set([...left, ...mine])], empty);
       if (left.length === 0) return;
-      recoverSessions(ctx, left);
-      mark(fd, mine, false);
+      // A session whose dead writer's temp file could not be removed stays marked: the next holder tries again.
+      kept = recoverSessions(ctx, left)
+        .filter((r) => r.keptTempFiles.length > 0)
+        .map((r) => r.session);
+      mark(fd, [...new Set([...kept, ...mine])], false);
     },
     releasing(fd) {
-      ftruncateSync(fd, 0);
+      if (kept.length > 0) mark(fd, kept, false);
+      else ftruncateSync(fd, 0);
     },
   });
 }

@@ -6,12 +6,14 @@ import { existsSync, rmSync } from "node:fs";
 import type { StoredMessage } from "../shared/message.ts";
 import { assertSessionId } from "../shared/session-id.ts";
 import { NS_PER_SEC } from "../shared/time.ts";
-import { forgetHistoryCache, readHistory, writeHistory } from "../storage/history/history-file.ts";
+import { CorruptHistoryError, forgetHistoryCache, readHistory } from "../storage/history/history-file.ts";
 import { deleteOneMessage, getMessagesById, purgeDeletedFromFts } from "../storage/sqlite/messages-repo.ts";
 import { checkpointTruncate } from "../storage/sqlite/open-database.ts";
 import { deleteSummaryRun, getSummaryRun } from "../storage/sqlite/summary-runs-repo.ts";
 import { addTombstones, idTombstone } from "../storage/sqlite/tombstones-repo.ts";
 import { withWriteLock } from "../storage/sqlite/write-lock.ts";
+import { removeStaleTempFiles, rollForward } from "./crash-recovery.ts";
+import { reconcileHistory } from "./history-reconcile.ts";
 import { withHomeLock } from "./home-lock.ts";
 import type { MemoryContext } from "./memory-context.ts";
 import { ensureBackfilled } from "./sessions-list.ts";
@@ -50,27 +52,34 @@ export function removeMessage(
 ): RemoveMessageResult {
   assertSessionId(sessionId);
   ensureBackfilled(ctx, sessionId);
-  return withHomeLock(ctx, () => {
-    const m = getMessagesById(ctx.db, [messageId])[0];
-    if (!m || m.session !== sessionId)
-      throw new UnknownMessageError({ id: messageId, where: `session ${JSON.stringify(sessionId)}` });
-    const summarized = coveredBySummary(ctx, m);
-    withWriteLock(ctx.db, () =>
-      ctx.db
-        .query("INSERT OR REPLACE INTO pending_removals (message_id, session_id, created_at) VALUES (?, ?, ?)")
-        .run(m.id, m.session, ctx.now()),
-    );
-    let summaryRemoved = false;
-    if (options.dropSummary) {
-      summaryRemoved = existsSync(ctx.paths.summary(sessionId));
-      rmSync(ctx.paths.summary(sessionId), { force: true });
-      rmSync(ctx.paths.cursor(sessionId), { force: true });
-      withWriteLock(ctx.db, () => deleteSummaryRun(ctx.db, sessionId));
-    }
-    finishRemoval(ctx, m.session, m.id);
-    const copies = removeKeptCopies(ctx, m.session, { summary: summaryRemoved });
-    return withCopies({ id: m.id, session: m.session, wasRecent: m.recent, summarized, summaryRemoved }, copies);
-  });
+  return withHomeLock(
+    ctx,
+    () => {
+      const m = getMessagesById(ctx.db, [messageId])[0];
+      if (!m || m.session !== sessionId)
+        throw new UnknownMessageError({ id: messageId, where: `session ${JSON.stringify(sessionId)}` });
+      const summarized = coveredBySummary(ctx, m);
+      // A history.json memvoy cannot take (corrupt, or another session's ids) is refused before anything changes.
+      const file = ctx.paths.history(sessionId);
+      reconcileHistory(ctx, sessionId, readHistory(file), file, { quick: true });
+      withWriteLock(ctx.db, () =>
+        ctx.db
+          .query("INSERT OR REPLACE INTO pending_removals (message_id, session_id, created_at) VALUES (?, ?, ?)")
+          .run(m.id, m.session, ctx.now()),
+      );
+      let summaryRemoved = false;
+      if (options.dropSummary) {
+        summaryRemoved = existsSync(ctx.paths.summary(sessionId));
+        rmSync(ctx.paths.summary(sessionId), { force: true });
+        rmSync(ctx.paths.cursor(sessionId), { force: true });
+        withWriteLock(ctx.db, () => deleteSummaryRun(ctx.db, sessionId));
+      }
+      finishRemoval(ctx, m.session, m.id);
+      const copies = removeKeptCopies(ctx, m.session, { summary: summaryRemoved });
+      return withCopies({ id: m.id, session: m.session, wasRecent: m.recent, summarized, summaryRemoved }, copies);
+    },
+    sessionId,
+  );
 }
 
 /** Finish removals a crash interrupted (called when a home is opened). Returns how many were finished. */
@@ -85,24 +94,24 @@ export function finishPendingRemovals(ctx: MemoryContext): number {
     const rows = pending();
     for (const r of rows) finishRemoval(ctx, r.session_id, r.message_id);
     return rows.length;
-  });
+  }, [...new Set(pending().map((r) => r.session_id))]);
 }
 
 /**
- * Idempotent: history.json without the message, then its archive rows gone and tombstoned, the FTS index
- * rewritten without it, the WAL checkpointed and truncated (old frames hold the text), and only then the
- * intent cleared.
+ * Idempotent: history.json as the archive has it without the message (nor any message removed before, an old
+ * file put back), then its archive rows gone and tombstoned, the FTS index rewritten without it, the WAL
+ * checkpointed and truncated (old frames hold the text), and only then the intent cleared.
  */
 function finishRemoval(ctx: MemoryContext, session: string, id: string): void {
   const file = ctx.paths.history(session);
-  const doc = readHistory(file);
-  if (doc.records.some((r) => r.id === id)) {
-    writeHistory(
-      file,
-      doc.records.filter((r) => r.id !== id),
-    );
-    forgetHistoryCache(file);
+  try {
+    if (existsSync(file) && rollForward(ctx, session).rewritten) forgetHistoryCache(file);
+  } catch (err) {
+    // Found corrupt since the removal began: left to doctor --repair (which leaves the removed message out), as
+    // every open finishes a pending removal and none could run.
+    if (!(err instanceof CorruptHistoryError)) throw err;
   }
+  removeStaleTempFiles(ctx.paths.session(session), { homeLocked: true }); // a dead writer's copy of the text
   withWriteLock(ctx.db, () => {
     const m = getMessagesById(ctx.db, [id])[0];
     if (m && m.session === session) deleteOneMessage(ctx.db, m, ctx.now());

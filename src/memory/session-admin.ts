@@ -10,6 +10,7 @@ import { withWriteLock } from "../storage/sqlite/write-lock.ts";
 import { checkpointTruncate } from "../storage/sqlite/open-database.ts";
 import { deleteSummaryRun } from "../storage/sqlite/summary-runs-repo.ts";
 import { deleteSessionUsage } from "../storage/sqlite/usage-repo.ts";
+import { removeStaleTempFiles } from "./crash-recovery.ts";
 import { withHomeLock } from "./home-lock.ts";
 import { removeKeptCopies } from "./kept-copies.ts";
 import type { MemoryContext } from "./memory-context.ts";
@@ -57,6 +58,7 @@ export function resetSession(ctx: MemoryContext, session: string, all = false): 
       const history = ctx.paths.history(session);
       rmSync(history, { force: true });
       forgetHistoryCache(history);
+      removeStaleTempFiles(ctx.paths.session(session), { homeLocked: true }); // a dead writer's copy of the text
       let summaryRemoved = false;
       if (all) {
         summaryRemoved = (

@@ -4,7 +4,7 @@
 // once the temp file is on disk, then rename the file into place.
 // A failure before the SQLite commit (full disk included) leaves both stores as they were; a crash between
 // the commit and the rename is rolled forward from SQLite by the next writer (see home-lock.ts).
-import { ensureDir, type StagedFile } from "../shared/atomic-write.ts";
+import { ensureDir, ensureDirIn, type StagedFile } from "../shared/atomic-write.ts";
 import { faultPoint } from "../shared/fault-point.ts";
 import { newId } from "../shared/ids.ts";
 import type { MessageRecord } from "../shared/message.ts";
@@ -13,6 +13,7 @@ import { refuseSessionSymlinks } from "../storage/history/no-symlink.ts";
 import {
   beginAppend,
   readHistory,
+  serializeHistory,
   serializeRecord,
   stageHistory,
   type HistoryDoc,
@@ -20,14 +21,13 @@ import {
 import {
   archiveBefore,
   insertMessages,
-  knownIds,
   messagesByIdempotencyKey,
   seqOfMessage,
-  sessionHasMessages,
 } from "../storage/sqlite/messages-repo.ts";
 import { flushPendingIndex, withWriteLock } from "../storage/sqlite/write-lock.ts";
-import { isTombstoned, keyTombstone, tombstonedIds } from "../storage/sqlite/tombstones-repo.ts";
+import { isTombstoned, keyTombstone } from "../storage/sqlite/tombstones-repo.ts";
 import { compactionPlan } from "./compaction.ts";
+import { reconcileHistory, type Reconciled } from "./history-reconcile.ts";
 import { withHomeLock } from "./home-lock.ts";
 import type { MemoryContext } from "./memory-context.ts";
 import { checkNewMessage, REMOVED_ID, type NewMessage } from "./message-input.ts";
@@ -148,13 +148,13 @@ export function appendRecords(
       let result: AppendedRecords | undefined;
       try {
         withWriteLock(ctx.db, () => {
-          const missing = unarchived(ctx, session, doc);
+          const { unseen: missing, changed: rewrite } = adoptable(ctx, session, doc, file, { quick: true });
           const built = build();
           const { added, ids, idempotencyKeys } = Array.isArray(built)
             ? { added: built, ids: built.map((r) => r.id), idempotencyKeys: undefined }
             : built;
           result = { added, ids, compacted: 0, adopted: missing.length };
-          if (added.length === 0 && missing.length === 0 && !inTransaction) return;
+          if (added.length === 0 && missing.length === 0 && !rewrite && !inTransaction) return;
           const json = new Map(added.map((r) => [r, serializeRecord(r)] as const)); // serialised once, for the size and the file
           let bytes = doc.bytes;
           for (const text of json.values()) bytes += Buffer.byteLength(text) + 2; // recordBytes()
@@ -200,60 +200,59 @@ export function appendRecords(
 }
 
 /**
- * Records of history.json the archive lacks: the whole file when the archive has never seen the session
- * (backfill), or records an older writer appended without ids. Gives id-less records their ids.
+ * Records of history.json the archive lacks, to adopt (see history-reconcile.ts). When the file must change (a
+ * record removed once, put back with an old file; a legacy form), `doc` becomes what it should hold, in full.
  */
-export function unarchived(ctx: MemoryContext, session: string, doc: HistoryDoc): MessageRecord[] {
-  if (doc.records.length === 0) return [];
-  const archived = sessionHasMessages(ctx.db, session);
-  if (!archived || doc.legacy) dropTombstoned(ctx, doc);
-  let missing: MessageRecord[];
-  if (!archived) missing = doc.records;
-  else if (doc.legacy) {
-    const known = knownIds(
-      ctx.db,
-      doc.records.filter((r) => r.id !== "").map((r) => r.id),
-    );
-    missing = doc.records.filter((r) => r.id === "" || !known.has(r.id));
-  } else return [];
-  for (const r of doc.records) if (r.id === "") r.id = newId(Number(r.sendAt / 1_000_000n));
-  return missing;
+function adoptable(
+  ctx: MemoryContext,
+  session: string,
+  doc: HistoryDoc,
+  file: string,
+  o: { quick?: boolean; renewForeign?: boolean },
+): Reconciled {
+  const c = reconcileHistory(ctx, session, doc, file, o);
+  if (c.changed)
+    Object.assign(doc, { records: c.records, legacy: true, bytes: Buffer.byteLength(serializeHistory(c.records)) });
+  return c;
 }
 
 /**
- * A record whose id was removed once (rm-message, reset, rm) never comes back through an old history.json:
- * it is left out of the file too (the doc is marked for rewriting). Checked only when adopting records.
+ * Backfill without a new message: adopt what history.json holds that the archive lacks, and rewrite the file as
+ * the archive has it (history-reconcile.ts). Returns how many records were adopted.
  */
-function dropTombstoned(ctx: MemoryContext, doc: HistoryDoc): void {
-  const gone = tombstonedIds(
-    ctx.db,
-    doc.records.filter((r) => r.id !== "").map((r) => r.id),
-  );
-  if (gone.size === 0) return;
-  doc.records = doc.records.filter((r) => !gone.has(r.id));
-  doc.legacy = true;
+export function backfillSession(ctx: MemoryContext, session: string): number {
+  return adoptHistory(ctx, session).unseen.length;
 }
 
-/** Backfill without a new message: adopt what history.json holds that the archive lacks. */
-export function backfillSession(ctx: MemoryContext, session: string): number {
+/**
+ * backfillSession, telling what changed: records adopted, removed ones left out, recent rows put back. doctor
+ * --repair reads the file with `read` (one whose repeated ids are left out) and gives records with another
+ * session's message ids new ids (`renewForeign`).
+ */
+export function adoptHistory(
+  ctx: MemoryContext,
+  session: string,
+  o: { read?: (file: string) => HistoryDoc; renewForeign?: boolean } = {},
+): Reconciled {
   assertSessionId(session);
   refuseSessionSymlinks(ctx.paths.session(session));
   const file = ctx.paths.history(session);
   return withHomeLock(
     ctx,
     () => {
-      const doc = readHistory(file);
-      const missing = unarchived(ctx, session, doc);
-      if (missing.length === 0 && !doc.legacy) return 0;
+      const doc = (o.read ?? readHistory)(file);
+      const c = adoptable(ctx, session, doc, file, { renewForeign: o.renewForeign });
+      if (c.unseen.length === 0 && !c.changed) return c;
+      ensureDirIn(ctx.paths.session(session)); // doctor puts back the file of a folder removed by hand
       const staged = stageHistory(file, doc.records);
       try {
-        withWriteLock(ctx.db, () => insertMessages(ctx.db, session, missing, ctx.now()));
+        withWriteLock(ctx.db, () => insertMessages(ctx.db, session, c.unseen, ctx.now()));
       } catch (err) {
         staged.discard();
         throw err;
       }
       staged.commit();
-      return missing.length;
+      return c;
     },
     session,
   );

@@ -157,6 +157,36 @@ test("a removed message id cannot come back: an old history.json put back after 
   api.close();
 }, 60_000);
 
+test("an old history.json put back after rm-message: the next write rewrites it without the message; doctor repairs it", async () => {
+  const home = tempHome();
+  const file = join(home, "sessions", "s", "history.json");
+  const api = openMemory({ home, env: {}, drain: "off" });
+  try {
+    const [gone] = api.add("s", [
+      { role: "user", content: "my password is RESTORED-SECRET" },
+      { role: "assistant", content: "ok" },
+    ]).ids;
+    const stale = readFileSync(file);
+    await api.rmMessage(gone!);
+    writeFileSync(file, stale); // a backup or a sync tool puts it back
+    expect(api.history("s").map((m) => m.content)).toEqual(["ok"]);
+    api.add("s", { role: "user", content: "later" });
+    expect(readFileSync(file, "utf8")).not.toContain("RESTORED-SECRET");
+    expect(api.history("s", { all: true }).map((m) => m.content)).toEqual(["ok", "later"]);
+    // Put back again with no write since: doctor names the removed message and rewrites the file without it.
+    writeFileSync(file, stale);
+    const report = api.doctor();
+    expect(report.ok).toBe(false);
+    expect(report.findings.map((f) => f.problem).join("\n")).toContain(`1 removed message(s) (${gone})`);
+    expect(api.doctor({ repair: true }).ok).toBe(true);
+    expect(readFileSync(file, "utf8")).not.toContain("RESTORED-SECRET");
+    expect(api.doctor().ok).toBe(true);
+    expect(filesHolding(join(home, "sessions"), "RESTORED-SECRET")).toEqual([]);
+  } finally {
+    api.close();
+  }
+}, 60_000);
+
 test("rm-message killed at a random point: the message is whole or, once the home is opened, gone", async () => {
   for (let round = 0; round < 6; round++) {
     const home = tempHome();

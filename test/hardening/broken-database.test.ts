@@ -2,7 +2,17 @@
 // what SQLite can still read and what a rebuild loses, changes nothing without --repair and a yes, then moves
 // the broken files aside and rebuilds from the salvage plus the history.json files.
 import { afterAll, expect, test } from "bun:test";
-import { closeSync, existsSync, openSync, readdirSync, readFileSync, statSync, truncateSync, writeSync } from "node:fs";
+import {
+  closeSync,
+  existsSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  truncateSync,
+  writeFileSync,
+  writeSync,
+} from "node:fs";
 import { join } from "node:path";
 import { cli, removeTempHomes, tempHome, waitFor } from "../fixture/home.ts";
 
@@ -93,4 +103,18 @@ test("a header-only damage salvages nothing and says what is lost", async () => 
   expect(out.broken.lost.join(" ")).toContain("archive-only messages");
   expect(out.broken.lost.join(" ")).toContain("error-memory");
   expect(out.broken.fromHistoryFiles).toBeGreaterThan(0);
+});
+
+test("a history.json that repeats an id still gives the rebuild its records (the first of each id)", async () => {
+  const home = await seededHome();
+  const file = join(home, "sessions", "s2", "history.json");
+  const records = JSON.parse(readFileSync(file, "utf8")) as { id: string }[];
+  writeFileSync(file, JSON.stringify([...records, { ...records[0]!, content: "a second copy" }]));
+  damage(home, "header");
+  const out = JSON.parse((await cli(["doctor", "--json"], { home })).stdout);
+  expect(out.broken.fromHistoryFiles).toBeGreaterThan(records.length - 1);
+  expect((await cli(["doctor", "--repair", "--yes"], { home })).code).toBe(0);
+  const h = await cli(["history", "s2", "--all", "--json"], { home });
+  expect(h.code).toBe(0);
+  expect(JSON.parse(h.stdout).messages.map((m: { content: string }) => m.content)).toEqual(["a short session"]);
 });

@@ -23,8 +23,11 @@ Usage: memvoy doctor [--repair [--yes]] [--migrate] [--json]
 
 Check the home: SQLite integrity, and every session's history.json against the
 archive. --repair moves a corrupt history.json aside (history.json.corrupt-TIME)
-and rebuilds it from the archive, which holds every message. Exit code 1 when a
-problem is left unrepaired.
+and rebuilds it from the archive, which holds every message. One that holds an id
+twice, or ids of another session's messages (a copied session folder), is
+rewritten in place instead: the first record of a repeated id is kept (the others
+are named as dropped), and copied records get new ids in this session. Exit code
+1 when a problem is left unrepaired.
 
 A broken history.db (truncated, garbled, a wrong header) is named with what is
 wrong, what SQLite can still read and what a rebuild would lose. --repair then

@@ -1,5 +1,6 @@
 // Writing imported messages: given ids and times (deterministic per source record), existing ids skipped,
 // secrets redacted unless told otherwise; history.json and the archive change together through the write path.
+import { existsSync } from "node:fs";
 import { describeError } from "../../shared/describe-error.ts";
 import type { MessageRecord, StoredMessage } from "../../shared/message.ts";
 import { assertSessionId } from "../../shared/session-id.ts";
@@ -10,6 +11,7 @@ import { tombstonedIds } from "../../storage/sqlite/tombstones-repo.ts";
 import { holdsTitle, upsertSessionMeta, type MetaUpdate } from "../../storage/sqlite/session-meta-repo.ts";
 import { withWriteLock } from "../../storage/sqlite/write-lock.ts";
 import { redactSecrets } from "../../shared/redact.ts";
+import { rollForward } from "../crash-recovery.ts";
 import { withHomeLock } from "../home-lock.ts";
 import type { MemoryContext } from "../memory-context.ts";
 import { checkNewMessage } from "../message-input.ts";
@@ -210,6 +212,8 @@ function extendMessages(
   return withHomeLock(
     ctx,
     () => {
+      // A file changed behind memvoy's back (an old one put back) is first rewritten as the archive has it.
+      if (existsSync(file)) rollForward(ctx, session, { quick: true });
       const next = new Map(growth.map((g) => [g.id, g.content] as const));
       const doc = readHistory(file);
       let inFile = false;

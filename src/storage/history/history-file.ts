@@ -36,10 +36,15 @@ export interface HistoryDoc {
   legacy: boolean;
   /** serialised size in bytes of `records` as this module writes them. */
   bytes: number;
+  /** The file as this process last wrote it, or found it to agree with the archive (markHistoryChecked). */
+  checked?: boolean;
+  /** The identity of the file read (inode, size, mtime); undefined for a missing file. */
+  stamp?: string;
 }
 
 interface CacheEntry extends HistoryDoc {
   stamp: string;
+  checked: boolean;
   /** The file's bytes (UTF-8) in a few chunks: an append adds a chunk, so the rest is never re-encoded or copied. */
   data: Buffer[];
   size: number;
@@ -114,8 +119,18 @@ function parseSendAt(raw: unknown): bigint | undefined {
   return undefined;
 }
 
-/** Parse history text. Throws CorruptHistoryError naming the file and where it failed. */
-export function parseHistory(text: string, file: string, mtimeNs = 0n): HistoryDoc {
+/** A record whose id an earlier record of the file has (a hand edit, a sync conflict); numbered from 1. */
+export interface RepeatedId {
+  record: number;
+  id: string;
+  first: number;
+}
+
+/**
+ * Parse history text. Throws CorruptHistoryError naming the file and where it failed, a repeated id included;
+ * with `onRepeat`, a record repeating an earlier one's id is left out and passed to it instead.
+ */
+export function parseHistory(text: string, file: string, mtimeNs = 0n, onRepeat?: (r: RepeatedId) => void): HistoryDoc {
   if (text.trim() === "") return { records: [], legacy: false, bytes: 3 };
   let raw: unknown;
   try {
@@ -132,6 +147,7 @@ export function parseHistory(text: string, file: string, mtimeNs = 0n): HistoryD
   let legacy = false;
   const records: MessageRecord[] = [];
   const missingTime: number[] = [];
+  const seen = new Map<string, number>();
   raw.forEach((item, index) => {
     if (!item || typeof item !== "object" || Array.isArray(item)) {
       throw new CorruptHistoryError({ file, where: `record ${index + 1}`, detail: "expected an object" });
@@ -168,6 +184,18 @@ export function parseHistory(text: string, file: string, mtimeNs = 0n): HistoryD
       sendAt ??= stripped.sendAt;
       sender ??= stripped.sender;
     }
+    if (typeof o.id === "string" && o.id !== "") {
+      const first = seen.get(o.id);
+      if (first !== undefined) {
+        const repeat = { record: index + 1, id: o.id, first: first + 1 };
+        if (!onRepeat)
+          throw new CorruptHistoryError({ file, where: `record ${repeat.record}`, detail: repeatText(repeat) });
+        onRepeat(repeat);
+        legacy = true; // rewritten without it
+        return;
+      }
+      seen.set(o.id, index);
+    }
     if (sendAt === undefined) missingTime.push(records.length);
     const rec: MessageRecord = {
       id: typeof o.id === "string" ? o.id : "",
@@ -181,6 +209,9 @@ export function parseHistory(text: string, file: string, mtimeNs = 0n): HistoryD
   fillMissingTimes(records, missingTime, mtimeNs);
   return { records, legacy, bytes: Buffer.byteLength(serializeHistory(records)) };
 }
+
+/** "id X is record N's too": a repeated id, in words. */
+export const repeatText = (r: RepeatedId) => `id ${r.id} is record ${r.first}'s too`;
 
 /** A record with no time takes the previous one's + 1 ns; leading ones count back from the first known time. */
 function fillMissingTimes(records: MessageRecord[], missing: number[], fallback: bigint): void {
@@ -205,13 +236,29 @@ export function readHistory(file: string, options: { shared?: boolean } = {}): H
   const stamp = stampOf(file);
   if (stamp === undefined) return { records: [], legacy: false, bytes: 3 };
   const hit = cacheGet(file);
-  if (hit && hit.stamp === stamp)
-    return { records: options.shared ? hit.records : hit.records.slice(), legacy: hit.legacy, bytes: hit.bytes };
+  if (hit && hit.stamp === stamp) {
+    const records = options.shared ? hit.records : hit.records.slice();
+    return { records, legacy: hit.legacy, bytes: hit.bytes, checked: hit.checked, stamp };
+  }
   const data = readFileSync(file);
   const mtimeNs = BigInt(stamp.split(":")[2]!);
-  const doc = parseHistory(data.toString("utf8"), file, mtimeNs);
-  if (!doc.legacy) cachePut(file, { ...doc, records: doc.records.slice(), stamp, data: [data], size: data.length });
+  const doc: HistoryDoc = { ...parseHistory(data.toString("utf8"), file, mtimeNs), stamp };
+  if (!doc.legacy)
+    cachePut(file, { ...doc, stamp, records: doc.records.slice(), checked: false, data: [data], size: data.length });
   return doc;
+}
+
+/** Read history.json for a repair, uncached: a record repeating an earlier one's id is left out, given to `onRepeat`. */
+export function readHistoryRepeats(file: string, onRepeat: (r: RepeatedId) => void): HistoryDoc {
+  const stamp = stampOf(file);
+  if (stamp === undefined) return { records: [], legacy: false, bytes: 3 };
+  return parseHistory(readFileSync(file, "utf8"), file, BigInt(stamp.split(":")[2]!), onRepeat);
+}
+
+/** The file read as `doc` agrees with the archive: later reads of it, while it is unchanged, say `checked`. */
+export function markHistoryChecked(file: string, doc: HistoryDoc): void {
+  const hit = cache.get(file);
+  if (hit && doc.stamp !== undefined && hit.stamp === doc.stamp) hit.checked = true;
 }
 
 /**
@@ -227,7 +274,7 @@ export function stageHistory(
   const json = (r: MessageRecord) => serialized?.get(r) ?? serializeRecord(r);
   const data = appendedData(file, records, json) ?? [Buffer.from(serializeHistory(records, json), "utf8")];
   return stageData(file, data, options, (stamp, size) =>
-    cachePut(file, { records: records.slice(), legacy: false, bytes: size, stamp, data, size }),
+    cachePut(file, { records: records.slice(), legacy: false, bytes: size, stamp, checked: true, data, size }),
   );
 }
 
@@ -315,7 +362,7 @@ export function beginAppend(file: string, base: readonly MessageRecord[]): Pendi
         if (cache.get(file) !== hit) return cacheDrop(file);
         for (const r of added) hit.records.push(r);
         cachedBytes += size - hit.size;
-        Object.assign(hit, { bytes: size, stamp, data, size });
+        Object.assign(hit, { bytes: size, stamp, data, size, checked: true });
       });
     },
     discard() {

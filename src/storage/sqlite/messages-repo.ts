@@ -163,6 +163,27 @@ export function idsWhere(db: Database, ids: readonly string[], condition: string
   return new Set(rows.map((r) => r.id));
 }
 
+/** The session of each of these ids the archive holds. */
+export function sessionsOfIds(db: Database, ids: readonly string[]): Map<string, string> {
+  if (ids.length === 0) return new Map();
+  const rows = db
+    .query("SELECT id, session_id FROM messages WHERE id IN (SELECT value FROM json_each(?))")
+    .all(JSON.stringify(ids)) as { id: string; session_id: string }[];
+  return new Map(rows.map((r) => [r.id, r.session_id] as const));
+}
+
+/** How many rows a session's recent tier holds, and the ids of its first and last (through the tier's index). */
+export function recentTierEnds(db: Database, session: string): { count: number; first?: string; last?: string } {
+  const r = db
+    .query(
+      `SELECT (SELECT count(*) FROM messages WHERE session_id = ?1 AND recent = 1) AS n,
+              (SELECT id FROM messages WHERE session_id = ?1 AND recent = 1 ORDER BY seq LIMIT 1) AS first,
+              (SELECT id FROM messages WHERE session_id = ?1 AND recent = 1 ORDER BY seq DESC LIMIT 1) AS last`,
+    )
+    .get(session) as { n: bigint | number; first: string | null; last: string | null };
+  return { count: Number(r.n), first: r.first ?? undefined, last: r.last ?? undefined };
+}
+
 /** The archive seq of one message, by id. */
 export function seqOfMessage(db: Database, id: string): bigint | undefined {
   return (db.query("SELECT seq FROM messages WHERE id = ?").get(id) as { seq: bigint } | null)?.seq;

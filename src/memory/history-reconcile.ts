@@ -1,0 +1,120 @@
+// history.json against the archive (SQLite is the journal), for every path that adopts records from the file or
+// rewrites it: the file holds the session's recent rows in order, then the records the archive has never seen
+// (to adopt). A record removed once (tombstoned), moved out by compaction or being removed is left out. A record
+// with another session's message id (a copied session folder) is refused: the file is reported as corrupt, and
+// doctor --repair gives such records new ids in this session.
+import { newId } from "../shared/ids.ts";
+import type { MessageRecord, StoredMessage } from "../shared/message.ts";
+import { CorruptHistoryError, markHistoryChecked, type HistoryDoc } from "../storage/history/history-file.ts";
+import {
+  listSessionMessages,
+  pendingRemovalIds,
+  recentTierEnds,
+  sessionsOfIds,
+} from "../storage/sqlite/messages-repo.ts";
+import { tombstonedIds } from "../storage/sqlite/tombstones-repo.ts";
+import type { MemoryContext } from "./memory-context.ts";
+
+export interface Reconciled {
+  /** What history.json should hold: the file's own records when nothing differs. */
+  records: MessageRecord[];
+  /** Of `records`, those the archive lacks (a record without an id is given one). */
+  unseen: MessageRecord[];
+  /** Ids of removed messages (tombstoned) the file held: left out. */
+  tombstoned: string[];
+  /** Recent rows of the archive the file lacked: put back. */
+  restored: number;
+  /** Records that had another session's message id (`renewForeign`): given new ids, they are in `unseen`. */
+  renewed: { id: string; session: string }[];
+  /** Whether `records` differ from the file's (messages, order, text, or a legacy form to normalise). */
+  changed: boolean;
+}
+
+export const toRecord = (m: StoredMessage): MessageRecord =>
+  m.sender !== undefined
+    ? { id: m.id, role: m.role, content: m.content, sendAt: m.sendAt, sender: m.sender }
+    : { id: m.id, role: m.role, content: m.content, sendAt: m.sendAt };
+
+/**
+ * Reconcile `doc` (history.json as read) with the archive. With `quick` (the write path), a file this process
+ * wrote or checked, or whose record count and first and last ids are the recent tier's, is taken as it is: only
+ * a file changed behind memvoy's back (put back from a backup, edited, copied) is compared record by record.
+ */
+export function reconcileHistory(
+  ctx: MemoryContext,
+  session: string,
+  doc: HistoryDoc,
+  file: string,
+  o: { quick?: boolean; renewForeign?: boolean } = {},
+): Reconciled {
+  if (o.quick && !doc.legacy && (doc.checked || matchesRecentTier(ctx, session, doc))) {
+    markHistoryChecked(file, doc);
+    return { records: doc.records, unseen: [], tombstoned: [], restored: 0, renewed: [], changed: false };
+  }
+  const removing = pendingRemovalIds(ctx.db, session); // rm-message under way: never brought back
+  const recent = listSessionMessages(ctx.db, session, { recentOnly: true }).filter((m) => !removing.has(m.id));
+  const recentIds = new Set(recent.map((m) => m.id));
+  const others = doc.records.filter((r) => r.id !== "" && !recentIds.has(r.id)).map((r) => r.id);
+  const owners = sessionsOfIds(ctx.db, others); // this session's: compacted, or being removed
+  const renewed = doc.records.flatMap((r) => {
+    const owner = recentIds.has(r.id) ? undefined : owners.get(r.id);
+    return owner !== undefined && owner !== session ? [{ id: r.id, session: owner }] : [];
+  });
+  if (renewed.length > 0 && !o.renewForeign) throw foreignRecords(file, doc, renewed);
+  const foreign = new Set(renewed.map((r) => r.id));
+  const dead = tombstonedIds(
+    ctx.db,
+    others.filter((id) => !owners.has(id)),
+  );
+  const unseen: MessageRecord[] = [];
+  for (const r of doc.records) {
+    if (r.id === "" || foreign.has(r.id)) unseen.push({ ...r, id: newId(Number(r.sendAt / 1_000_000n)) });
+    else if (!recentIds.has(r.id) && !owners.has(r.id) && !dead.has(r.id)) unseen.push(r);
+  }
+  const records = recent.map(toRecord).concat(unseen);
+  const changed = doc.legacy || !sameRecords(records, doc.records);
+  if (!changed && unseen.length === 0) markHistoryChecked(file, doc);
+  const inFile = new Set(doc.records.map((r) => r.id));
+  return {
+    records: changed ? records : doc.records,
+    unseen,
+    tombstoned: [...dead],
+    restored: recent.filter((m) => !inFile.has(m.id)).length,
+    renewed,
+    changed,
+  };
+}
+
+/** "FILE is corrupt (records 1, 2: ids of session "a"'s messages (X, Y): …)": never taken, never dropped unseen. */
+function foreignRecords(file: string, doc: HistoryDoc, foreign: { id: string; session: string }[]) {
+  const ids = new Set(foreign.map((r) => r.id));
+  const numbers = doc.records.flatMap((r, i) => (ids.has(r.id) ? [i + 1] : []));
+  const sessions = [...new Set(foreign.map((r) => JSON.stringify(r.session)))].join(", ");
+  return new CorruptHistoryError({
+    file,
+    where: `record${numbers.length > 1 ? "s" : ""} ${listSome(numbers)}`,
+    detail: `ids of session ${sessions}'s messages (${listSome([...ids])}): a copied session folder?`,
+  });
+}
+
+/** The first three, then "…". */
+export const listSome = (items: readonly (string | number)[]) =>
+  items.length > 3 ? `${items.slice(0, 3).join(", ")}, …` : items.join(", ");
+
+function matchesRecentTier(ctx: MemoryContext, session: string, doc: HistoryDoc): boolean {
+  const tier = recentTierEnds(ctx.db, session);
+  const n = doc.records.length;
+  return tier.count === n && (n === 0 || (tier.first === doc.records[0]!.id && tier.last === doc.records[n - 1]!.id));
+}
+
+function sameRecords(a: readonly MessageRecord[], b: readonly MessageRecord[]): boolean {
+  return (
+    a.length === b.length &&
+    a.every((r, i) => {
+      const f = b[i]!;
+      return (
+        r.id === f.id && r.role === f.role && r.content === f.content && r.sendAt === f.sendAt && r.sender === f.sender
+      );
+    })
+  );
+}
