@@ -5,7 +5,7 @@ import * as v from "valibot";
 import { errorMessage, namedError } from "../shared/errors.ts";
 import { ConfigSchema, type Config } from "./schema.ts";
 import { describeIssueFacts, issueFacts, type IssueFact } from "../shared/schema-issues.ts";
-import { urlHasPassword } from "./archive-url.ts";
+import { urlHasCredentials, urlHasPassword } from "./archive-url.ts";
 
 /** The config cannot be used: unreadable, not TOML, failing the schema, or holding an invalid cron pattern. */
 type ConfigProblem =
@@ -14,7 +14,8 @@ type ConfigProblem =
   | { problem: "invalid"; source: string; issues: IssueFact[] }
   | { problem: "aliases-differ"; source: string; key: string; value: string; alias: string; aliasValue: string }
   | { problem: "cron"; source: string; key: string; pattern: string; reason: string }
-  | { problem: "archive-password"; source: string };
+  | { problem: "archive-password"; source: string }
+  | { problem: "embedder-credentials"; source: string };
 
 export const ConfigError = namedError<ConfigProblem>("ConfigError", "input", (d) => {
   if (d.problem === "unreadable") return `cannot read config ${d.file}: ${d.reason}`;
@@ -36,6 +37,8 @@ function configProblem(d: Exclude<ConfigProblem, { problem: "unreadable" }>): st
       return `${d.key}: invalid cron pattern ${JSON.stringify(d.pattern)}: ${d.reason}`;
     case "archive-password":
       return "archive.url includes a password, which is refused here; set MEMVOY_ARCHIVE_URL or PGPASSWORD instead";
+    case "embedder-credentials":
+      return "embedder.base_url includes a user or password, which is refused here; put the key in VOYAGE_API_KEY or OPENAI_API_KEY, or set MEMVOY_EMBEDDER_BASE_URL";
   }
 }
 
@@ -144,6 +147,8 @@ export function loadConfig(file: string, env: Record<string, string | undefined>
     }
     const checked = validateConfig(fromFile, file);
     if (urlHasPassword(checked.archive.url)) throw new ConfigError({ problem: "archive-password", source: file });
+    if (urlHasCredentials(checked.embedder.base_url))
+      throw new ConfigError({ problem: "embedder-credentials", source: file });
     // Without overrides the file's validation is the config's: it runs once.
     if (!overridden) return checked;
   }

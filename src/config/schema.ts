@@ -40,24 +40,10 @@ function isHttpUrl(text: string): boolean {
   }
 }
 
-/** A user or password in the URL: keys come from the environment only. */
-function hasUserinfo(text: string): boolean {
-  try {
-    const u = new URL(text.trim());
-    return u.username !== "" || u.password !== "";
-  } catch {
-    return false;
-  }
-}
-
 /** Empty: the provider's own URL. Checked here, so that `config check` refuses what the embedder would. */
 const baseUrl = v.pipe(
   v.string(),
   v.check((s) => s === "" || isHttpUrl(s), "expected http(s)://host[:port][/path], e.g. http://127.0.0.1:11434/v1"),
-  v.check(
-    (s) => !hasUserinfo(s),
-    "a user or password in the URL is refused; put the key in the environment (VOYAGE_API_KEY, OPENAI_API_KEY)",
-  ),
 );
 
 export const EmbedderSchema = v.strictObject({

@@ -83,10 +83,11 @@ test("embedder.base_url that is no http(s) URL is refused by config check and at
       `memvoy: config error in ${file}: embedder.base_url: expected http(s)://host[:port][/path], e.g. http://127.0.0.1:11434/v1\n`,
     );
   }
-  // A password in the URL never sits in config.toml, and the error does not repeat it.
+  // A password in the URL never sits in config.toml (the environment may carry one), and the error does not repeat it.
   for (const withSecret of ["https://me:hunter2-secret@api.example.com/v1", "http://token-only@127.0.0.1:11434"]) {
     const file = configFile(`[embedder]\nprovider = "openai"\nbase_url = ${JSON.stringify(withSecret)}\n`);
-    expect(() => loadConfig(file, {})).toThrow(/embedder\.base_url: a user or password in the URL is refused/);
+    expect(() => loadConfig(file, {})).toThrow(/embedder\.base_url includes a user or password, which is refused here/);
+    expect(loadConfig(configFile(""), { MEMVOY_EMBEDDER_BASE_URL: withSecret }).embedder.base_url).toBe(withSecret);
     const r = await cli(["config", "check"], { home: join(file, "..") });
     expect(r.code).toBe(2);
     expect(r.stderr).not.toContain("hunter2");
