@@ -130,34 +130,46 @@ try {
   // The daemon's port is picked by the system; the commands have the same environment (the daemon is asked only
   // when its config, MEMVOY_* overrides included, is theirs).
   const env = { PATH: process.env.PATH!, HOME: tmpdir(), MEMVOY_HTTP_PORT: "0" };
-  const cliRuns = async (): Promise<number[]> => {
+  /** Wall times of CLI_RUNS commands, the i-th run with `args(i)`; each must exit 0 and pass `ok` on its JSON. */
+  const timeCli = async (args: (i: number) => string[], ok: (json: never) => boolean): Promise<number[]> => {
     const ms: number[] = [];
     for (let i = 0; i < CLI_RUNS; i++) {
       const t = performance.now();
-      const proc = Bun.spawn(
-        [
-          "bun",
-          join(root, "src/index.ts"),
-          "--home",
-          home,
-          "errors",
-          "search",
-          PARAPHRASES[i % PARAPHRASES.length]!.query,
-          "--json",
-        ],
-        { stdout: "pipe", stderr: "pipe", env },
-      );
+      const proc = Bun.spawn(["bun", join(root, "src/index.ts"), "--home", home, ...args(i), "--json"], {
+        stdout: "pipe",
+        stderr: "pipe",
+        env,
+      });
       const out = await new Response(proc.stdout).text();
-      if ((await proc.exited) !== 0 || JSON.parse(out).hits.length === 0)
-        throw new Error(`memvoy errors search failed: ${out}`);
+      if ((await proc.exited) !== 0 || !ok(JSON.parse(out) as never))
+        throw new Error(`memvoy ${args(i).join(" ")} failed: ${out}`);
       ms.push(performance.now() - t);
     }
     return ms;
   };
+  const cliRuns = () =>
+    timeCli(
+      (i) => ["errors", "search", PARAPHRASES[i % PARAPHRASES.length]!.query],
+      (r: { hits: unknown[] }) => r.hits.length > 0,
+    );
+  // Each removal takes a record of its own: the local round, the daemon's first round and its timed round.
+  const spare = openMemory({ home, env: {}, drain: "off" });
+  const removable = spare.listErrors({ limit: 3 * CLI_RUNS }).records.map((r) => r.id);
+  spare.close();
+  const rmRuns = () =>
+    timeCli(
+      () => ["errors", "rm", removable.shift()!],
+      (r: { removed: { id: string } }) => typeof r.removed.id === "string",
+    );
   const c = summarize(await cliRuns());
   rows.push({
     name: `memvoy errors search process (bun src/index.ts), ${total} records`,
     value: `p50 ${fmtMs(c.p50)}, p95 ${fmtMs(c.p95)}`,
+  });
+  const rm = summarize(await rmRuns());
+  rows.push({
+    name: "memvoy errors rm process (bun src/index.ts)",
+    value: `p50 ${fmtMs(rm.p50)}, p95 ${fmtMs(rm.p95)}`,
   });
 
   // With the daemon running, the command asks it; its worker keeps LanceDB and the embedder loaded between
@@ -172,6 +184,7 @@ try {
     for (const start = performance.now(); !existsSync(httpFile); await Bun.sleep(20))
       if (performance.now() - start > 30_000) throw new Error("the daemon did not start");
     await cliRuns();
+    await rmRuns();
     // The commands asked the daemon only if its worker ran them (a stamp of another config would search here).
     if (!readFileSync(join(home, "daemon.log"), "utf8").includes("job=api"))
       throw new Error("the commands did not ask the daemon");
@@ -179,6 +192,11 @@ try {
     rows.push({
       name: `memvoy errors search process asking the daemon (bun src/index.ts), ${total} records`,
       value: `p50 ${fmtMs(d.p50)}, p95 ${fmtMs(d.p95)}`,
+    });
+    const dr = summarize(await rmRuns());
+    rows.push({
+      name: "memvoy errors rm process asking the daemon (bun src/index.ts)",
+      value: `p50 ${fmtMs(dr.p50)}, p95 ${fmtMs(dr.p95)}`,
     });
   } finally {
     daemon.kill("SIGTERM");
