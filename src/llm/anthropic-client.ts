@@ -13,6 +13,7 @@ import {
 import type { LlmReply, LlmRequest, LlmSettings } from "./llm-types.ts";
 import { jsonCandidates } from "./json-answer.ts";
 import { backoffMs, retryAfterMs, sleep } from "./retry.ts";
+import { quotesRequest } from "./quoted-request.ts";
 import { redactSecrets, redactUrl } from "../shared/redact.ts";
 
 type Sdk = typeof import("@anthropic-ai/sdk");
@@ -134,7 +135,7 @@ export class LlmClient {
             { ...call, kind: "timeout", attempts: attempt, deadlineMs: req.deadlineMs },
             { cause: err },
           );
-        const f = classify(sdk, err, timeout);
+        const f = classify(sdk, err, timeout, req);
         if (!f.retryable || attempt > maxRetries) {
           throw new LlmCallError(callFailure(call, f, attempt), { cause: err });
         }
@@ -193,14 +194,18 @@ interface Failure {
   headers?: Headers;
 }
 
-function classify(sdk: Sdk, err: unknown, timeoutMs: number): Failure {
+function classify(sdk: Sdk, err: unknown, timeoutMs: number, req: LlmRequest): Failure {
   if (err instanceof sdk.APIConnectionTimeoutError)
     return { kind: "timeout", retryable: false, text: `no answer within ${timeoutMs} ms` };
   if (err instanceof sdk.APIConnectionError)
     return { kind: "connection", retryable: true, text: `connection failed (${errorText(err)})` };
   if (err instanceof sdk.APIError && typeof err.status === "number") {
     const s = err.status;
-    const detail = err.apiMessage ? `: ${err.apiMessage}` : "";
+    const detail = !err.apiMessage
+      ? ""
+      : quotesRequest(err.apiMessage, req)
+        ? ": (the server's message quoted the request, so it is left out)"
+        : `: ${err.apiMessage}`;
     const base = { status: s, headers: err.headers instanceof Headers ? err.headers : undefined };
     if (s === 429) return { ...base, kind: "rate-limit", retryable: true, text: `HTTP 429 rate limited${detail}` };
     if (s === 529) return { ...base, kind: "overloaded", retryable: true, text: `HTTP 529 overloaded${detail}` };

@@ -174,6 +174,21 @@ test("JSON answers: tag, fence, brackets, braces; an answer without JSON is an a
   expect(await c.completeJson(req()).catch((e) => e.message)).toContain("was empty");
 });
 
+test("a server message that quotes the request is left out of the error; others are kept", async () => {
+  const diary = "my diary: the PRIVATE-DIARY-LINE nobody may read, written on Tuesday";
+  fake.push({ status: 400, message: `messages.0.content: cannot process "${diary.slice(3)}"` });
+  const quoted = await client()
+    .complete(req({ messages: [{ role: "user", content: diary }] }))
+    .catch((e) => e);
+  expect(quoted.message).toContain("HTTP 400: (the server's message quoted the request, so it is left out)");
+  expect(quoted.message).not.toContain("PRIVATE-DIARY-LINE");
+  fake.push({ status: 400, message: "prompt is too long: 250000 tokens > 200000 maximum" });
+  const kept = await client()
+    .complete(req({ messages: [{ role: "user", content: diary }] }))
+    .catch((e) => e);
+  expect(kept.message).toContain("prompt is too long: 250000 tokens > 200000 maximum");
+});
+
 test("back-off: exponential with jitter, capped; retry-after wins", () => {
   for (let i = 0; i < 20; i++) {
     const d = backoffMs(2, 100, 10_000);
