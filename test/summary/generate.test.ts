@@ -348,6 +348,24 @@ test("a session already being summarized is reported busy, not summarized twice"
   expect(s.fake.calls).toBe(1);
 });
 
+test("a run in progress shows as running; one whose process died (kill -9) shows as crashed and is still due", async () => {
+  s = await setup();
+  addExchanges(s.api, "s1", 1);
+  s.fake.push({ delayMs: 300, then: summaryStep({ current_discussion: current("first") }) });
+  const first = s.api.summarize("s1");
+  await s.fake.waitForCalls(1);
+  expect(s.reopen().summary("s1").lastRun?.outcome).toBe("running");
+  expect((await first).sessions[0]!.outcome).toBe("ok");
+  // A run recorded as started whose process is gone: nothing holds the session's run lock.
+  const { Database } = await import("bun:sqlite");
+  const db = new Database(`${s.home}/.store/history.db`);
+  db.run("UPDATE summary_runs SET outcome = 'running', finished_at = NULL WHERE session_id = 's1'");
+  db.close();
+  const view = s.reopen().summary("s1");
+  expect(view.lastRun?.outcome).toBe("crashed");
+  expect(view.due).toBe(true);
+});
+
 test("after a plain reset the summary carries on with the messages written since", async () => {
   s = await setup();
   addExchanges(s.api, "s1", 2, { tag: "old" });

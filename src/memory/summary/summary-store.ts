@@ -4,6 +4,7 @@
 // about to be written is recorded first (pending, with the new summary's sha256); both files are renamed
 // into place; then the position is settled. A crash in between is repaired when the next run begins: if
 // summary.json is the pending one, the cursor is rolled forward, otherwise the pending position is dropped.
+import { existsSync } from "node:fs";
 import { join } from "node:path";
 import * as v from "valibot";
 import { ensureDir, type StagedFile } from "../../shared/atomic-write.ts";
@@ -80,6 +81,19 @@ export function removeSummaryFiles(ctx: MemoryContext, session: string): boolean
 }
 
 /** One session's summary stores, as one run (Generate, or an import) reads and saves them. */
+
+const RUN_LOCK = ".summary.lock";
+
+/** Whether a Generate run holds the session's run lock now (a run recorded as running whose process died does not). */
+export function summaryRunHeld(ctx: MemoryContext, session: string): boolean {
+  const path = join(ctx.paths.session(session), RUN_LOCK);
+  if (!existsSync(path)) return false;
+  const release = tryLockFile(path);
+  if (!release) return true;
+  release();
+  return false;
+}
+
 export class SummaryStore implements SummaryRunStore {
   readonly recordsIn = "history.db";
 
@@ -93,7 +107,7 @@ export class SummaryStore implements SummaryRunStore {
     const dir = this.ctx.paths.session(this.session);
     refuseSessionSymlinks(dir);
     ensureDir(dir);
-    return tryLockFile(join(dir, ".summary.lock"));
+    return tryLockFile(join(dir, RUN_LOCK));
   }
 
   /** Record the run as started and repair a save a crash interrupted. Returns what the repair did, if anything. */

@@ -8,7 +8,7 @@ import { getSummaryRun, type SummaryRunRow } from "../../storage/sqlite/summary-
 import type { MemoryContext } from "../memory-context.ts";
 import { UnknownSessionError, sessionExists } from "../session-admin.ts";
 import { isDue } from "./due-sessions.ts";
-import { readCursor, readSummary } from "./summary-store.ts";
+import { readCursor, readSummary, summaryRunHeld } from "./summary-store.ts";
 import type { Summary, SummaryFile } from "./summary-types.ts";
 import type { CursorFile } from "../../storage/history/cursor-file.ts";
 
@@ -38,10 +38,15 @@ export function viewSummary(ctx: MemoryContext, session: string): SummaryView {
   return summaryViewOf(session, {
     file: readSummary(ctx, session),
     cursor: readCursor(ctx, session),
-    run: getSummaryRun(ctx.db, session),
+    run: settledRun(ctx, session, getSummaryRun(ctx.db, session)),
     usage: sessionUsageTotals(ctx.db, session),
     due: isDue(ctx, session, getSessionRow(ctx.db, session)?.messageCount),
   });
+}
+
+/** The last run as it stands: one recorded as running whose process is gone (killed, crashed) is "crashed". */
+function settledRun(ctx: MemoryContext, session: string, run: SummaryRunRow | undefined): SummaryRunRow | undefined {
+  return run?.outcome === "running" && !summaryRunHeld(ctx, session) ? { ...run, outcome: "crashed" } : run;
 }
 
 /** What a summary view is made of, wherever it was read. */
