@@ -36,6 +36,20 @@ export function coverage(content: string, tw: TermWeights): number {
   return held / tw.total;
 }
 
+/**
+ * coverage() with each phrase also held anywhere inside a word ("psycopg" in "psycopg2"), as the recent tier's
+ * case-insensitive substring match finds it.
+ */
+export function substringCoverage(content: string, tw: TermWeights): number {
+  if (tw.total <= 0) return 0;
+  const lower = content.toLowerCase();
+  let held = 0;
+  tw.phrases.forEach((p, i) => {
+    if (lower.includes(p.text) || phraseCount(lower, p) > 0) held += tw.weights[i]!;
+  });
+  return held / tw.total;
+}
+
 /** The text's phrases (no prefix) in each form it is looked for in: NFKC, and as typed when that differs. */
 const phraseForms = (text: string): FtsPhrase[][] =>
   queryForms(text).map((asTyped) => ftsPhrases(queryTerms(text, { asTyped })).filter((p) => p.kind !== "prefix"));

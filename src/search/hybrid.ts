@@ -3,6 +3,7 @@
 // finds still surfaces, if it is relevant enough: its calibrated semantic score reaches min_score, or it
 // holds enough of the query's (rarity-weighted) terms. Without vectors (none yet, another embedder's, an
 // unreachable server) it degrades to the keyword sides.
+import { describeError } from "../shared/describe-error.ts";
 import type { StoredMessage } from "../shared/message.ts";
 import type { Db } from "../storage/sqlite/db.ts";
 import { NO_TERMS } from "./empty-reason.ts";
@@ -10,7 +11,7 @@ import { expandHits } from "./expand.ts";
 import { reciprocalRankFusion, type RankedList } from "./fusion.ts";
 import { keywordSearch, rankRecentRows } from "./keyword.ts";
 import { ftsAllQuery, ftsAnyQuery, queryTerms } from "./query-terms.ts";
-import { coverage, namesUnknown, termWeights } from "./coverage.ts";
+import { coverage, namesUnknown, substringCoverage, termWeights } from "./coverage.ts";
 import { RELEVANCE } from "./relevance.ts";
 import { holdsSymbols, querySymbols } from "./symbols.ts";
 import { scopeFilter, type SearchHit, type SearchResult } from "./search-types.ts";
@@ -80,12 +81,18 @@ export async function hybridSearch(
     notes.push(...statusNotes(src));
     if (src.table) {
       await between(o.signal);
-      const ranked = await semanticRanking(db, src, o, focus, depth, 0);
-      lists.push({
-        weight: HYBRID.semantic,
-        items: ranked.map((r) => ({ message: r.message, source: "semantic" as const, score: r.score })),
-      });
-      minScore = src.minScore;
+      try {
+        const ranked = await semanticRanking(db, src, o, focus, depth, 0);
+        lists.push({
+          weight: HYBRID.semantic,
+          items: ranked.map((r) => ({ message: r.message, source: "semantic" as const, score: r.score })),
+        });
+        minScore = src.minScore;
+      } catch (err) {
+        // The embedder failing on the query (down, refusing, too slow) leaves the keyword sides.
+        o.signal?.throwIfAborted();
+        notes.push(`semantic side unavailable (${describeError(err)}): keyword results only`);
+      }
     }
   }
 
@@ -101,6 +108,7 @@ export async function hybridSearch(
       if (c.score !== undefined) semScore.set(c.message.id, c.score);
     }
   const tw = termWeights(db, focus.text);
+  const substringsFound = new Set(keyword.filter((h) => h.source === "recent").map((h) => h.message.id));
   const lent = new Map(lexical.map((c) => [c.message.id, c.from] as const));
   const unknown = namesUnknown(db, focus.text) ? RELEVANCE.unknownName : 1;
   const symbols = querySymbols(o.query);
@@ -111,8 +119,10 @@ export async function hybridSearch(
       const id = f.item.message.id;
       if (!holdsSymbols(f.item.message.content, symbols)) return false;
       const sem = semScore.get(id) ?? 0;
-      // A query of symbols alone: holding them verbatim is the whole lexical match.
-      const cov = tw.total > 0 ? coverage(f.item.message.content, tw) : symbols.length > 0 ? 1 : 0;
+      // A query of symbols alone: holding them verbatim is the whole lexical match. A recent row the keyword side
+      // found holds the terms as substrings (the spec's match there), inside a longer word too.
+      const holds = substringsFound.has(id) ? substringCoverage : coverage;
+      const cov = tw.total > 0 ? holds(f.item.message.content, tw) : symbols.length > 0 ? 1 : 0;
       // A message next to one that holds the terms stands by that one's coverage (at the context share).
       const near = Math.max(0, ...(lent.get(id) ?? []).map((n) => coverage(n.content, tw)));
       // A query about another memory keeps only messages that hold much of it.

@@ -29,6 +29,12 @@ export interface QueryTerm {
 const WORD = /[\p{L}\p{N}_]+(?:['’][\p{L}]+)*/gu;
 
 /**
+ * The distinct words a query is searched by, at most: a pasted log or stack trace is searched by its first ones
+ * (SQLite refuses an expression of about a thousand terms, and ranking by more adds nothing).
+ */
+export const MAX_TERMS = 64;
+
+/**
  * `typing`: a person is typing the query now, so its last word may be unfinished (the TUI says so; the CLI, API
  * and agents do not). `asTyped`: the query's characters as they are, instead of NFKC-normalised (see
  * hasCompatibilityForms).
@@ -38,7 +44,7 @@ export function queryTerms(query: string, options: { typing?: boolean; asTyped?:
   const out: QueryTerm[] = [];
   const seen = new Set<string>();
   const push = (t: QueryTerm) => {
-    if (t.text && !seen.has(t.text)) {
+    if (t.text && !seen.has(t.text) && out.length < MAX_TERMS) {
       seen.add(t.text);
       out.push(t);
     }

@@ -49,6 +49,8 @@ export function namedError<D extends object>(
       options?: { cause?: unknown },
     ) {
       super(format(data), options);
+      // The given name, also for a subclass: a compiled binary's class names are minified.
+      this.name = name;
     }
   };
   Object.defineProperty(Named, "name", { value: name });

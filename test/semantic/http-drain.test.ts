@@ -128,6 +128,26 @@ describe("drain with an HTTP embedder", () => {
     api.close();
   });
 
+  test("an embedder failing on the query once vectors exist: hybrid gives the keyword sides and says why", async () => {
+    const f = startFakeEmbeddings([]);
+    stops.push(f.stop);
+    const { api } = httpHome(f.url);
+    api.add("s", { role: "user", content: "where are the deploy keys" });
+    await api.drainEmbeddings();
+    for (const failure of [
+      { status: 500, body: '{"error":"down"}' },
+      { status: 400, body: '{"error":{"message":"bad input"}}' },
+    ]) {
+      f.fail(failure);
+      const h = await api.search({ query: "deploy keys", match: "hybrid" });
+      expect(h.hits.map((x) => x.message.content)).toEqual(["where are the deploy keys"]);
+      expect(h.notes.some((n) => /^semantic side unavailable \(.*\): keyword results only$/.test(n))).toBe(true);
+      const err = await api.search({ query: "deploy keys", match: "semantic" }).catch((e) => e);
+      expect(err.name).toBe(failure.status === 400 ? "EmbedderRejectedError" : "EmbedderUnavailableError");
+    }
+    api.close();
+  });
+
   test("a missing key is reported as a config problem", async () => {
     const cfg = config({ embedder: { provider: "openai" } });
     const { api } = openTemp({ drain: "off", config: cfg, env: {} });

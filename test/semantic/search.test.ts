@@ -181,6 +181,41 @@ describe("hybrid search", () => {
     expect(h2.hits[0]!.context!.map((m) => m.id)).toContain(para!);
     api.close();
   });
+
+  test("keeps what the recent tier finds inside a longer word, as keyword search does", async () => {
+    const { api } = openTemp({ drain: "off", config: config() });
+    const [envloader, psycopg] = api.add("s", [
+      { role: "user", content: "Use `require('envloader').config()` at the top of index.js" },
+      { role: "assistant", content: "Install the binary wheel: `pip install psycopg2-binary==2.9.9`" },
+      { role: "user", content: "The OOM killer took down postgres at 3am" },
+    ]).ids;
+    await api.drainEmbeddings();
+    for (const [query, id] of [
+      ["envloader", envloader],
+      ["psycopg", psycopg],
+      ["gres", api.history("s", { all: true })[2]!.id],
+    ] as const) {
+      const keyword = await api.search({ query, match: "keyword" });
+      expect(keyword.hits.map((h) => h.message.id)).toEqual([id!]);
+      const hybrid = await api.search({ query, match: "hybrid" });
+      expect(hybrid.hits.map((h) => h.message.id)).toContain(id!);
+      expect(hybrid.emptyReason).toBeUndefined();
+    }
+    api.close();
+  });
+
+  test("a pasted log of a thousand distinct words is searched by its first ones, without an error", async () => {
+    const { api } = openTemp({ drain: "off", config: config() });
+    api.add("s", { role: "user", content: "The deploy failed with a NullPointerException in InvoiceHandler" });
+    await api.drainEmbeddings();
+    const words = Array.from({ length: 1000 }, (_, i) => `w${i.toString(36)}x${(i * 7919).toString(36)}`);
+    const pasted = `NullPointerException in InvoiceHandler ${words.join(" ")}`;
+    for (const match of ["keyword", "hybrid", "semantic"] as const) {
+      const r = await api.search({ query: pasted, match });
+      expect(Array.isArray(r.hits)).toBe(true);
+    }
+    api.close();
+  });
 });
 
 test("a participant named in the query becomes a sender preference", () => {

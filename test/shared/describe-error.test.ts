@@ -91,6 +91,9 @@ test("a named error carries its data, its name and its exit code; the text is co
   const m = new Made({ n: 3 }, { cause: new Error("below") });
   expect(m).toBeInstanceOf(RuntimeFailure);
   expect([m.name, m.message, exitCodeOf(m), (m.cause as Error).message]).toEqual(["MadeError", "made 3", 1, "below"]);
+  // A subclass keeps the given name, whatever its own class is called (a compiled binary minifies class names).
+  const wL = class extends Made {};
+  expect([new wL({ n: 4 }).name, errorCode(new wL({ n: 4 }))]).toEqual(["MadeError", "MadeError"]);
 });
 
 test("each named error kind reads as one line with its facts", () => {
