@@ -4,7 +4,28 @@ export function urlHasPassword(url: string): boolean {
   if (!url) return false;
   const m = /^[a-z][a-z0-9+.-]*:\/\/([^/?#]*)@/i.exec(url);
   if (m && m[1]!.includes(":")) return true;
-  return /[?&]password=/i.test(url);
+  return queryKeys(url).some((k) => PASSWORD_KEYS.has(k));
+}
+
+/** Query parameters that carry a password to PostgreSQL (the client decodes their names, so this does too). */
+const PASSWORD_KEYS = new Set(["password", "sslpassword"]);
+
+/** The query's parameter names, percent-decoded and in lower case (`pass%77ord` is `password`). */
+function queryKeys(url: string): string[] {
+  const q = url.indexOf("?");
+  if (q < 0) return [];
+  return url
+    .slice(q + 1)
+    .split("#")[0]!
+    .split("&")
+    .map((pair) => {
+      const key = pair.split("=")[0]!.replace(/\+/g, " ");
+      try {
+        return decodeURIComponent(key).toLowerCase();
+      } catch {
+        return key.toLowerCase();
+      }
+    });
 }
 
 /** A user (a token) or password in the URL's userinfo, or a `password=` query parameter. */

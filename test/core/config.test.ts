@@ -99,3 +99,17 @@ test("embedder.base_url that is no http(s) URL is refused by config check and at
         .base_url,
     ).toBe(good);
 });
+
+test("a password in archive.url is refused in config.toml, however its parameter name is spelled", () => {
+  for (const url of [
+    "postgres://app:pw@db.example/mem",
+    "postgres://app@db.example/mem?password=pw",
+    "postgres://app@db.example/mem?sslmode=require&pass%77ord=pw",
+    "postgres://app@db.example/mem?PASSWORD=pw",
+  ]) {
+    const file = configFile(`[archive]\nurl = ${JSON.stringify(url)}\n`);
+    expect(() => loadConfig(file, {})).toThrow(/archive\.url includes a password, which is refused here/);
+  }
+  const ok = configFile(`[archive]\nurl = "postgres://app@db.example/mem?sslmode=require"\n`);
+  expect(loadConfig(ok, {}).archive.url).toBe("postgres://app@db.example/mem?sslmode=require");
+});
