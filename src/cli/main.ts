@@ -80,8 +80,8 @@ Daemon:
   --daemon [--verbose]                 run the daemon in the foreground (summaries, embeddings,
                                        error-memory sweep, maintenance); logs to <home>/daemon.log
 
-Shared archive ([archive] url or MEMVOY_ARCHIVE_URL, with [vectors] uri): the commands above and the
-terminal UI run on PostgreSQL and the shared vectors, except summarize, import, export and reindex
+Shared archive ([archive] url or MEMVOY_ARCHIVE_URL, with [vectors] uri): the commands above, the
+terminal UI, the MCP server and the daemon run on PostgreSQL and the shared vectors
 (docs/many-machines.md).
 
 Global options:
