@@ -40,6 +40,15 @@ function isHttpUrl(text: string): boolean {
   }
 }
 
+function parsesAsUrl(text: string): boolean {
+  try {
+    new URL(text.trim());
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** Empty: the provider's own URL. Checked here, so that `config check` refuses what the embedder would. */
 const baseUrl = v.pipe(
   v.string(),
@@ -96,7 +105,11 @@ export const ArchiveSchema = v.strictObject({
     v.union(
       [
         v.literal(""),
-        v.pipe(v.string(), v.regex(/^postgres(?:ql)?:\/\/\S+$/i, "expected a postgres://user@host/db URL")),
+        v.pipe(
+          v.string(),
+          v.regex(/^postgres(?:ql)?:\/\/\S+$/i, "expected a postgres://user@host/db URL"),
+          v.check(parsesAsUrl, "expected a postgres://user@host/db URL (this one does not parse)"),
+        ),
       ],
       "expected a postgres://user@host/db URL",
     ),

@@ -113,3 +113,11 @@ test("a password in archive.url is refused in config.toml, however its parameter
   const ok = configFile(`[archive]\nurl = "postgres://app@db.example/mem?sslmode=require"\n`);
   expect(loadConfig(ok, {}).archive.url).toBe("postgres://app@db.example/mem?sslmode=require");
 });
+
+test("an archive URL that does not parse is a config error (exit 2) from config.toml or the environment", () => {
+  const file = configFile("");
+  expect(() => loadConfig(file, { MEMVOY_ARCHIVE_URL: "postgres://u@[bad/x" })).toThrow(
+    /archive\.url: expected a postgres:\/\/user@host\/db URL \(this one does not parse\)/,
+  );
+  expect(() => loadConfig(configFile(`[archive]\nurl = "postgres://u@[bad/x"\n`), {})).toThrow(/does not parse/);
+});
