@@ -53,9 +53,18 @@ async function readOne(
   let lines = 0;
   let good = 0;
   const skip = (p: Problem) => addSkipped(report, p);
+  // A session line's metadata goes with its first messages, so that a session removed since (every message
+  // tombstoned) does not come back empty; a session line with no message after it creates the session alone.
+  let pending: { session: string; meta: MetaUpdate } | undefined;
+  const settleMeta = async () => {
+    if (pending && !o.dryRun) await api.imports.setMeta(pending.session, pending.meta);
+    pending = undefined;
+  };
   const flush = async () => {
     if (batchSession === undefined || batch.length === 0) return;
-    const r = await api.imports.write(batchSession, batch, undefined, { redact: false, dryRun: o.dryRun });
+    const meta = pending?.session === batchSession ? pending.meta : undefined;
+    if (meta) pending = undefined;
+    const r = await api.imports.write(batchSession, batch, meta, { redact: false, dryRun: o.dryRun });
     report.messages.added += r.added;
     report.messages.existing += r.existing;
     report.messages.tombstoned += r.tombstoned;
@@ -76,11 +85,12 @@ async function readOne(
         continue;
       }
       await flush();
+      await settleMeta();
       good++;
       sessions.add(r.id);
       const meta: MetaUpdate = {};
       for (const k of ["source", "title", "project", "parent"] as const) if (typeof r[k] === "string") meta[k] = r[k];
-      if (!o.dryRun) await api.imports.setMeta(r.id, meta);
+      pending = { session: r.id, meta };
       continue;
     }
     if (r.type !== "message") {
@@ -102,6 +112,7 @@ async function readOne(
     }
     good++;
     if (batchSession !== r.session || batch.length >= BATCH) await flush();
+    if (pending && pending.session !== r.session) await settleMeta();
     batchSession = r.session;
     sessions.add(r.session);
     const m: MessageRecord = { id: r.id, role: r.role, content: r.content, sendAt };
@@ -109,6 +120,7 @@ async function readOne(
     batch.push(m);
   }
   await flush();
+  await settleMeta();
   if (lines > 0 && good === 0)
     throw new NotThisFormatError({ file, expected: "a memvoy export", because: "no session or message line" });
 }

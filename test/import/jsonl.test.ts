@@ -100,6 +100,25 @@ describe("import jsonl", () => {
     api.close();
   });
 
+  test("an export of a session removed since is kept out whole: the session does not come back empty", async () => {
+    const file = join(tempHome("jsonl-"), "gone.jsonl");
+    const { api } = openTemp({ drain: "off" });
+    api.add("gone", [
+      { role: "user", content: "first" },
+      { role: "assistant", content: "second" },
+    ]);
+    api.add("kept", { role: "user", content: "still here" });
+    const lines: string[] = [];
+    for (const session of api.imports.exportSessions({ sessions: ["gone"] }))
+      lines.push(...api.imports.exportLines(session));
+    writeFileSync(file, `${lines.join("\n")}\n`);
+    api.remove("gone");
+    const r = await importJsonlFiles(api, [file]);
+    expect(r.messages).toMatchObject({ added: 0, tombstoned: 2 });
+    expect(api.sessions().map((x) => x.id)).toEqual(["kept"]);
+    api.close();
+  });
+
   test("a file that is not memvoy's export fails with its name", async () => {
     const file = join(tempHome("jsonl-"), "other.jsonl");
     writeFileSync(file, '{"a":1}\n{"b":2}\n');

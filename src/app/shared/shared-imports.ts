@@ -87,11 +87,12 @@ export class SharedImports implements ImportWriter {
       return probe;
     }
     if (growth.length === 0 && records.every((r) => seen.known.has(r.id) || seen.dead.has(r.id))) {
-      // Nothing new (the usual re-run): no lock, no cache rewrite; the metadata may still change.
+      // Nothing new (the usual re-run): no lock, no cache rewrite; the metadata may still change. A session
+      // removed since (every record tombstoned) is not brought back empty.
       const result = emptyImportResult();
       result.tombstoned = records.filter((r) => seen.dead.has(r.id)).length;
       result.existing = records.length - result.tombstoned;
-      if (meta) await ctx.archive.setSessionMeta(session, meta, ctx.now());
+      if (meta && (await ctx.archive.getSession(session))) await ctx.archive.setSessionMeta(session, meta, ctx.now());
       return result;
     }
     // Another host may import the same source at the same time: what is new is decided again under the lock.

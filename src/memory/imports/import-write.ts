@@ -8,6 +8,7 @@ import { readHistory, stageHistory } from "../../storage/history/history-file.ts
 import { replaceMessageContent } from "../../storage/sqlite/message-content-repo.ts";
 import { getMessagesById, knownIds } from "../../storage/sqlite/messages-repo.ts";
 import { tombstonedIds } from "../../storage/sqlite/tombstones-repo.ts";
+import { getSessionRow } from "../../storage/sqlite/sessions-repo.ts";
 import { holdsTitle, upsertSessionMeta, type MetaUpdate } from "../../storage/sqlite/session-meta-repo.ts";
 import { withWriteLock } from "../../storage/sqlite/write-lock.ts";
 import { redactSecrets } from "../../shared/redact.ts";
@@ -83,10 +84,12 @@ export function writeImported(
   const known = knownIds(ctx.db, ids);
   const dead = tombstonedIds(ctx.db, ids);
   if (records.every((r) => known.has(r.id) || dead.has(r.id))) {
-    // Nothing new (the usual re-run): no lock, no history.json rewrite; the metadata may still change.
+    // Nothing new (the usual re-run): no lock, no history.json rewrite; the metadata may still change. A session
+    // removed since (every record tombstoned) is not brought back empty.
     result.tombstoned = records.filter((r) => dead.has(r.id)).length;
     result.existing = records.length - result.tombstoned;
-    if (meta) withWriteLock(ctx.db, () => upsertSessionMeta(ctx.db, session, meta, ctx.now()));
+    if (meta && getSessionRow(ctx.db, session))
+      withWriteLock(ctx.db, () => upsertSessionMeta(ctx.db, session, meta, ctx.now()));
   } else {
     appendRecords(
       ctx,
