@@ -124,6 +124,38 @@ describe("pager and clipboard", () => {
     expect((await tui.exited()).code).toBe(0);
   }, 120_000);
 
+  test("o hands the terminal to the pager (normal screen, no mouse, cursor, cooked mode) and takes it back", async () => {
+    const dir = tempHome("memvoy-pager-");
+    const modes = join(dir, "stty.txt");
+    const pager = join(dir, "pager.sh");
+    writeFileSync(pager, `#!/bin/sh\nstty -a > ${modes}\necho PAGER-SHOWING\nread line\n`);
+    chmodSync(pager, 0o755);
+    tui = suite.start({ env: { PAGER: pager } });
+    await tui.waitFor("old-notes");
+    expect(tui.format("alternate_on")).toBe("1");
+    expect(tui.format("mouse_any_flag")).toBe("1");
+    tui.keys("Enter", "o");
+    const s = await tui.waitFor("PAGER-SHOWING");
+    // The pager starts on the terminal as it was before the TUI: nothing of the TUI is left on it.
+    expect(s).not.toContain("old-notes");
+    expect(s).not.toContain("│");
+    expect(tui.format("alternate_on")).toBe("0");
+    expect(tui.format("mouse_any_flag")).toBe("0");
+    expect(tui.format("mouse_standard_flag")).toBe("0");
+    expect(tui.format("cursor_flag")).toBe("1");
+    expect(readFileSync(modes, "utf8")).toMatch(/(^|[\s;])icanon[\s;][\s\S]*(^|[\s;])echo[\s;]/);
+    tui.keys("Enter");
+    const back = await tui.waitFor("closed the pager");
+    expect(back).toContain("old-notes");
+    expect(back).toContain("alpha-deploy · 40 msgs");
+    expect(tui.format("alternate_on")).toBe("1");
+    expect(tui.format("mouse_any_flag")).toBe("1");
+    expect(tui.format("cursor_flag")).toBe("0");
+    // Keys reach the TUI again.
+    tui.type("q");
+    expect((await tui.exited()).code).toBe(0);
+  }, 60_000);
+
   test("y copies through OSC 52 (tmux set-clipboard on) and says so on the status row", async () => {
     tui = suite.start({ width: 100 });
     tui.command("set-option", "-g", "set-clipboard", "on");

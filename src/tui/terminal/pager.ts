@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type blessed from "blessed";
+import { lendTerminal } from "./hand-over.ts";
 
 /**
  * Run `$PAGER FILE` on the terminal (through sh, so PAGER may hold options like `less -R`). The text goes
@@ -18,18 +19,22 @@ export function openInPager(
   const file = join(dir, "message.txt");
   writeFileSync(file, text.endsWith("\n") ? text : text + "\n", { mode: 0o600 });
   const pager = env.PAGER?.trim() || "less";
-  let finished = false;
+  const terminal = lendTerminal(screen);
   const finish = (error?: string) => {
-    if (finished) return;
-    finished = true;
     rmSync(dir, { recursive: true, force: true });
+    terminal.reclaim();
     done(error);
   };
-  const ps = screen.spawn("sh", ["-c", `${pager} "$1"`, "sh", file], {
-    env: { ...env, LESS: env.LESS ?? "-R" },
-  } as never);
-  ps.on("error", (err: Error) => finish(`cannot run the pager ${JSON.stringify(pager)}: ${err.message}`));
-  ps.on("exit", (code: number | null) =>
+  let child: Bun.Subprocess;
+  try {
+    child = Bun.spawn(["sh", "-c", `${pager} "$1"`, "sh", file], {
+      stdio: ["inherit", "inherit", "inherit"],
+      env: { ...env, LESS: env.LESS ?? "-R" },
+    });
+  } catch (err) {
+    return finish(`cannot run the pager ${JSON.stringify(pager)}: ${(err as Error).message}`);
+  }
+  void child.exited.then((code) =>
     finish(code === 127 ? `the pager ${JSON.stringify(pager)} was not found (set PAGER)` : undefined),
   );
 }
