@@ -1,10 +1,10 @@
 // Daily use under tmux: another process's writes appear on their own; o opens $PAGER; y copies through
 // OSC 52 (tmux set-clipboard on, read back with show-buffer); mouse clicks select and the wheel scrolls.
 import { describe, expect, test } from "bun:test";
-import { chmodSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { openMemory } from "../../src/app/open-memory.ts";
-import { cli, tempHome } from "../fixture/home.ts";
+import { cli, tempHome, waitFor } from "../fixture/home.ts";
 import type { TmuxSession } from "../fixture/tmux.ts";
 import { makeHome, startTui, tuiSuite } from "../fixture/tui-home.ts";
 
@@ -14,6 +14,33 @@ let tui: TmuxSession | undefined;
 /** SGR mouse reports (1-based cells): a left click, or a wheel notch. */
 const click = (x: number, y: number) => `\x1b[<0;${x};${y}M\x1b[<0;${x};${y}m`;
 const wheel = (dir: "up" | "down", x: number, y: number) => `\x1b[<${dir === "up" ? 64 : 65};${x};${y}M`;
+
+/** A pager script (it gets the text's file as $1) that first notes its pid and that file in `dir`. */
+function pagerScript(dir: string, body: string): string {
+  const path = join(dir, "pager.sh");
+  writeFileSync(path, `#!/bin/sh\necho $$ > ${dir}/pid\necho "$1" > ${dir}/file\n${body}\n`);
+  chmodSync(path, 0o755);
+  return path;
+}
+
+/** The TUI's pid: the nearest ancestor of the pager that runs src/index.ts. */
+function tuiAbove(pid: number): number {
+  for (let p = pid; p > 1; ) {
+    const stat = readFileSync(`/proc/${p}/stat`, "utf8");
+    p = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+    if (readFileSync(`/proc/${p}/cmdline`, "utf8").includes("src/index.ts")) return p;
+  }
+  throw new Error(`no TUI above process ${pid}`);
+}
+
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
 
 describe("live updates", () => {
   test("a message, a session and an error record written by another process appear; selection and scroll hold", async () => {
@@ -154,6 +181,53 @@ describe("pager and clipboard", () => {
     // Keys reach the TUI again.
     tui.type("q");
     expect((await tui.exited()).code).toBe(0);
+  }, 60_000);
+
+  test("Ctrl-C while the pager runs goes to the pager; the TUI stays and takes the terminal back", async () => {
+    const dir = tempHome("memvoy-pager-");
+    const pager = pagerScript(
+      dir,
+      "trap 'echo PAGER-GOT-INT' INT\necho PAGER-SHOWING\nwhile :; do read line && break; done",
+    );
+    tui = suite.start({ env: { PAGER: pager } });
+    await tui.waitFor("old-notes");
+    tui.keys("Enter", "o");
+    await tui.waitFor("PAGER-SHOWING");
+    const memvoy = tuiAbove(Number(readFileSync(join(dir, "pid"), "utf8")));
+    tui.keys("C-c");
+    await tui.waitFor("PAGER-GOT-INT");
+    expect(alive(memvoy)).toBe(true);
+    tui.keys("Enter");
+    await tui.waitFor("closed the pager");
+    expect(existsSync(readFileSync(join(dir, "file"), "utf8").trim())).toBe(false);
+    // Ctrl-C in the TUI itself still quits.
+    tui.keys("C-c");
+    expect((await tui.exited()).code).toBe(0);
+  }, 60_000);
+
+  test("SIGTERM while the pager runs ends the pager, gives the terminal back and removes the temp file", async () => {
+    const dir = tempHome("memvoy-pager-");
+    // A pager that ignores SIGTERM and leaves the terminal raw, on the alternate screen, cursor hidden.
+    const pager = pagerScript(
+      dir,
+      "trap '' TERM\nstty raw -echo\nprintf '\\033[?1049h\\033[?25l'\necho PAGER-SHOWING\nwhile :; do sleep 0.05; done",
+    );
+    tui = suite.start({ env: { PAGER: pager } });
+    await tui.waitFor("old-notes");
+    tui.keys("Enter", "o");
+    await tui.waitFor("PAGER-SHOWING");
+    const pagerPid = Number(readFileSync(join(dir, "pid"), "utf8"));
+    const file = readFileSync(join(dir, "file"), "utf8").trim();
+    expect(existsSync(file)).toBe(true);
+    process.kill(tuiAbove(pagerPid), "SIGTERM");
+    const { code, modes } = await tui.exited();
+    expect(code).toBe(0);
+    expect(modes).toEqual(expect.arrayContaining(["icanon", "echo"]));
+    expect(tui.format("alternate_on")).toBe("0");
+    expect(tui.format("mouse_any_flag")).toBe("0");
+    expect(tui.format("cursor_flag")).toBe("1");
+    await waitFor(() => !alive(pagerPid), 5_000, "the pager to end");
+    expect(existsSync(file)).toBe(false);
   }, 60_000);
 
   test("y copies through OSC 52 (tmux set-clipboard on) and says so on the status row", async () => {

@@ -10,6 +10,11 @@ interface ScreenInternals {
   program: {
     mouseEnabled?: boolean;
     enableMouse(): void;
+    normalBuffer(): void;
+    showCursor(): void;
+    disableMouse(): void;
+    flush(): void;
+    put: { keypad_local(): void };
     input: NodeJS.ReadStream;
     output: NodeJS.WriteStream;
   };
@@ -18,6 +23,8 @@ interface ScreenInternals {
 export interface LentTerminal {
   /** The terminal back to the TUI: raw keys, the alternate screen, the mouse, a full redraw. */
   reclaim(): void;
+  /** The terminal left to the shell (the TUI is exiting): the modes undone again, whatever the program left. */
+  release(): void;
 }
 
 export function lendTerminal(screen: blessed.Widgets.Screen): LentTerminal {
@@ -33,18 +40,30 @@ export function lendTerminal(screen: blessed.Widgets.Screen): LentTerminal {
   // Renders while the program runs (live updates, a resize) would draw over it: they are dropped.
   const write = output.write;
   output.write = (() => true) as typeof output.write;
-  let reclaimed = false;
+  let returned = false;
+  const giveBack = () => {
+    const first = !returned;
+    returned = true;
+    output.write = write;
+    return first;
+  };
   return {
     reclaim() {
-      if (reclaimed) return;
-      reclaimed = true;
-      output.write = write;
+      if (!giveBack()) return;
       input.setRawMode?.(true);
       input.resume();
       s.enter();
       if (mouse) program.enableMouse();
       s.realloc();
       s.render();
+    },
+    release() {
+      if (!giveBack()) return;
+      program.put.keypad_local();
+      program.disableMouse();
+      program.showCursor();
+      program.normalBuffer();
+      program.flush();
     },
   };
 }
