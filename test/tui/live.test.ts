@@ -106,6 +106,25 @@ describe("live updates", () => {
     s = await tui.waitFor("Do: LIVE retry the refund job nightly", 20_000);
     expect(s).toContain("beta-billing");
   }, 120_000);
+
+  test("a history pane opened on a search hit at the end follows new messages", async () => {
+    const h = await makeHome();
+    const add = async (content: string) =>
+      expect((await cli(["add", "alpha-deploy", "--role", "user", "--content", content], { home: h })).code).toBe(0);
+    await add("LIVE: the zebracrossing checklist is done");
+    tui = startTui(h, { width: 100, height: 30 });
+    await tui.waitFor("old-notes");
+    tui.type("/");
+    await tui.waitFor("Search:");
+    tui.type("zebracrossing");
+    await tui.waitFor(/hits? for "zebracrossing"(?!.*(searching|ranking))[\s\S]*▶[^\n]*\n[^\n]*zebracrossing/);
+    tui.keys("Enter");
+    // Centred on the last message, the view is at the end.
+    await tui.waitFor(/alpha-deploy · 41 msgs[^│]*· end/);
+    await add("LIVE: written after the hit was opened");
+    const s = await tui.waitFor("LIVE: written after the hit was opened", 20_000);
+    expect(s).toMatch(/alpha-deploy · 42 msgs[^│]*· end/);
+  }, 60_000);
 });
 
 describe("pager and clipboard", () => {

@@ -3,7 +3,7 @@
 import { describe, expect, test } from "bun:test";
 import type { StoredMessage } from "../../src/shared/message.ts";
 import { Debouncer, type Timers } from "../../src/tui/state/debouncer.ts";
-import { ARCHIVE_MARKER, blockOfMessage, buildBlocks } from "../../src/tui/state/history-blocks.ts";
+import { ARCHIVE_MARKER, blockOfMessage, buildBlocks, type HistoryBlock } from "../../src/tui/state/history-blocks.ts";
 import { HistoryViewport } from "../../src/tui/state/history-viewport.ts";
 import { ListCursor } from "../../src/tui/state/list-cursor.ts";
 import { applyMotion, page } from "../../src/tui/state/motions.ts";
@@ -212,6 +212,23 @@ describe("HistoryViewport", () => {
     expect(v.atTop()).toBe(true);
     v.centerOn(19);
     expect(v.atBottom()).toBe(true);
+  });
+
+  test("centred on a message near the end, the view is at the end and follows new messages", () => {
+    const same = (a: HistoryBlock, b: HistoryBlock) =>
+      a.type === "message" && b.type === "message" && a.message.id === b.message.id;
+    const v = new HistoryViewport(80, 9);
+    v.setBlocks(buildBlocks(messages(20)), "m19");
+    v.centerOn(19);
+    v.replaceBlocks(buildBlocks(messages(21)), same);
+    expect(v.atBottom()).toBe(true);
+    expect(v.visible().some((l) => l.text.includes("word20-0"))).toBe(true);
+    // Centred in the middle, it stays where it is.
+    v.setBlocks(buildBlocks(messages(20)), "m10");
+    v.centerOn(10);
+    const top = v.top;
+    v.replaceBlocks(buildBlocks(messages(21)), same);
+    expect(v.top).toEqual(top);
   });
 
   test("wrapping follows the width; a resize keeps the top message", () => {
