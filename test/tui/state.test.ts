@@ -8,7 +8,7 @@ import { HistoryViewport } from "../../src/tui/state/history-viewport.ts";
 import { ListCursor } from "../../src/tui/state/list-cursor.ts";
 import { applyMotion, page } from "../../src/tui/state/motions.ts";
 import { TextPager } from "../../src/tui/state/text-pager.ts";
-import { SearchState } from "../../src/tui/state/search-state.ts";
+import { cannotAnswer, SearchState } from "../../src/tui/state/search-state.ts";
 import { Theme } from "../../src/tui/theme.ts";
 import { renderSearch } from "../../src/tui/views/search-view.ts";
 import { SessionListState } from "../../src/tui/state/session-list-state.ts";
@@ -448,6 +448,28 @@ describe("search status line", () => {
       expect(screen).toContain(`${want} for "xyzzy plugh `);
       if (mode === "keyword") expect(screen).not.toContain("no close matches");
     }
+  });
+});
+
+describe("a ranked answer that cannot search", () => {
+  test("no hits because the vectors are another embedder's: the notes say why; any hit is an answer", () => {
+    const note =
+      "the configured embedder is ollama:x:768 (stored vectors come from builtin:v1:384): run memvoy reindex";
+    expect(cannotAnswer({ hits: [], notes: [note], reindexNeeded: true })).toBe(note);
+    expect(cannotAnswer({ hits: [], notes: [], emptyReason: "no close matches" })).toBeUndefined();
+    const hit = { ...messages(1)[0]!, id: "m0" };
+    const one = { message: hit, source: "archive" as const, score: 1, snippet: "", highlights: [] };
+    expect(cannotAnswer({ hits: [one], notes: [note], reindexNeeded: true })).toBeUndefined();
+  });
+
+  test("the reason wraps onto more status rows instead of being cut", () => {
+    const s = new SearchState(20);
+    s.insert("rollback");
+    s.markUnavailable("hybrid", "x".repeat(30) + " " + "y".repeat(60) + " end-of-the-reason");
+    s.accept(s.request()!, { hits: [], notes: [] });
+    const screen = renderSearch(s, new Theme("mono"), 80, 12).join("\n");
+    expect(screen).not.toContain("…");
+    expect(screen).toContain("end-of-the-reason");
   });
 });
 
