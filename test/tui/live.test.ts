@@ -336,4 +336,23 @@ describe("80 columns", () => {
     expect(options).not.toContain("…");
     expect(options).toContain("Ctrl-Y copy");
   }, 60_000);
+
+  test("the key hints on the bottom rows wrap instead of being cut", async () => {
+    tui = suite.start({ width: 80, height: 24 });
+    await tui.waitFor("old-notes");
+    const bottom = (screen: string, rows: number) => screen.trimEnd().split("\n").slice(-rows).join("\n");
+    let s = await tui.waitFor("q quit");
+    expect(bottom(s, 2)).toContain("? help");
+    expect(bottom(s, 2)).not.toContain("…");
+    tui.keys("Enter");
+    s = await tui.waitFor(/Esc list[\s\S]*q quit/);
+    expect(bottom(s, 2)).not.toContain("…");
+    tui.type("/");
+    s = await tui.waitFor("Esc close");
+    expect(bottom(s, 2)).toContain("Ctrl-O pager · Ctrl-Y copy");
+    expect(bottom(s, 2)).not.toContain("…");
+    tui.resize(120, 40);
+    s = await tui.waitFor((x) => x.split("\n")[0]!.length > 100 && x.includes("Esc close"));
+    expect(bottom(s, 2)).not.toContain("…");
+  }, 60_000);
 });
