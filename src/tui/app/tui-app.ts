@@ -322,8 +322,8 @@ export class TuiApp implements AppContext {
       this.layout.place();
       return this.render();
     }
-    this.layout.status.setContent(info);
-    this.layout.message.setContent(message.join("\n"));
+    this.layout.setLines(this.layout.status, [info]);
+    this.layout.setLines(this.layout.message, message);
     this.renderConfirm();
     this.screen.render();
   }
