@@ -51,16 +51,22 @@ export async function runTui(options: TuiOptions = {}): Promise<number> {
     process.stderr.write(`memvoy: ${describeError(err)} (details in ${logs.file})\n`);
     process.exit(1);
   };
+  let app: TuiApp | undefined;
+  let stopping = false;
   const onSignal = () => {
-    cleanup();
-    process.exit(0);
+    if (stopping) return;
+    stopping = true;
+    void (app?.stopPager() ?? Promise.resolve()).finally(() => {
+      cleanup();
+      process.exit(0);
+    });
   };
   process.on("uncaughtException", fatal);
   process.on("unhandledRejection", fatal);
   for (const s of ["SIGTERM", "SIGHUP"] as const) process.on(s, onSignal);
   try {
     opened = openScreen();
-    const app = new TuiApp(api, opened.screen, opened.theme, nowNs);
+    app = new TuiApp(api, opened.screen, opened.theme, nowNs);
     app.start();
     await app.done;
     return 0;

@@ -22,10 +22,10 @@ describe("error memory browser", () => {
       expect(s).toContain("Upsert with ON CONFLICT (id) DO NOTHING");
       tui.keys("Down", "Down");
       s = await tui.waitFor("jq is not installed in the CI image");
-      expect(s).toContain("keywords: ci, jq");
       const tableRows = (x: string) => /^│[0-9a-f]{8} /m.test(x);
       tui.keys("Enter"); // the detail takes the whole pane
       s = await tui.waitFor((x) => !tableRows(x) && x.includes("apt-get install -y jq"));
+      expect(s).toContain("keywords: ci, jq");
       tui.keys("Escape"); // detail off: the table is back
       await tui.waitFor((x) => tableRows(x) && /bash\s+resolved/.test(x));
       tui.keys("Escape"); // back to the main view

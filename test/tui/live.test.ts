@@ -1,10 +1,10 @@
 // Daily use under tmux: another process's writes appear on their own; o opens $PAGER; y copies through
 // OSC 52 (tmux set-clipboard on, read back with show-buffer); mouse clicks select and the wheel scrolls.
 import { describe, expect, test } from "bun:test";
-import { chmodSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { openMemory } from "../../src/app/open-memory.ts";
-import { cli, tempHome } from "../fixture/home.ts";
+import { cli, tempHome, waitFor } from "../fixture/home.ts";
 import type { TmuxSession } from "../fixture/tmux.ts";
 import { makeHome, startTui, tuiSuite } from "../fixture/tui-home.ts";
 
@@ -14,6 +14,33 @@ let tui: TmuxSession | undefined;
 /** SGR mouse reports (1-based cells): a left click, or a wheel notch. */
 const click = (x: number, y: number) => `\x1b[<0;${x};${y}M\x1b[<0;${x};${y}m`;
 const wheel = (dir: "up" | "down", x: number, y: number) => `\x1b[<${dir === "up" ? 64 : 65};${x};${y}M`;
+
+/** A pager script (it gets the text's file as $1) that first notes its pid and that file in `dir`. */
+function pagerScript(dir: string, body: string): string {
+  const path = join(dir, "pager.sh");
+  writeFileSync(path, `#!/bin/sh\necho $$ > ${dir}/pid\necho "$1" > ${dir}/file\n${body}\n`);
+  chmodSync(path, 0o755);
+  return path;
+}
+
+/** The TUI's pid: the nearest ancestor of the pager that runs src/index.ts. */
+function tuiAbove(pid: number): number {
+  for (let p = pid; p > 1; ) {
+    const stat = readFileSync(`/proc/${p}/stat`, "utf8");
+    p = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+    if (readFileSync(`/proc/${p}/cmdline`, "utf8").includes("src/index.ts")) return p;
+  }
+  throw new Error(`no TUI above process ${pid}`);
+}
+
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
 
 describe("live updates", () => {
   test("a message, a session and an error record written by another process appear; selection and scroll hold", async () => {
@@ -79,6 +106,25 @@ describe("live updates", () => {
     s = await tui.waitFor("Do: LIVE retry the refund job nightly", 20_000);
     expect(s).toContain("beta-billing");
   }, 120_000);
+
+  test("a history pane opened on a search hit at the end follows new messages", async () => {
+    const h = await makeHome();
+    const add = async (content: string) =>
+      expect((await cli(["add", "alpha-deploy", "--role", "user", "--content", content], { home: h })).code).toBe(0);
+    await add("LIVE: the zebracrossing checklist is done");
+    tui = startTui(h, { width: 100, height: 30 });
+    await tui.waitFor("old-notes");
+    tui.type("/");
+    await tui.waitFor("Search:");
+    tui.type("zebracrossing");
+    await tui.waitFor(/hits? for "zebracrossing"(?!.*(searching|ranking))[\s\S]*▶[^\n]*\n[^\n]*zebracrossing/);
+    tui.keys("Enter");
+    // Centred on the last message, the view is at the end.
+    await tui.waitFor(/alpha-deploy · 41 msgs[^│]*· end/);
+    await add("LIVE: written after the hit was opened");
+    const s = await tui.waitFor("LIVE: written after the hit was opened", 20_000);
+    expect(s).toMatch(/alpha-deploy · 42 msgs[^│]*· end/);
+  }, 60_000);
 });
 
 describe("pager and clipboard", () => {
@@ -123,6 +169,85 @@ describe("pager and clipboard", () => {
     tui.type("q");
     expect((await tui.exited()).code).toBe(0);
   }, 120_000);
+
+  test("o hands the terminal to the pager (normal screen, no mouse, cursor, cooked mode) and takes it back", async () => {
+    const dir = tempHome("memvoy-pager-");
+    const modes = join(dir, "stty.txt");
+    const pager = join(dir, "pager.sh");
+    writeFileSync(pager, `#!/bin/sh\nstty -a > ${modes}\necho PAGER-SHOWING\nread line\n`);
+    chmodSync(pager, 0o755);
+    tui = suite.start({ env: { PAGER: pager } });
+    await tui.waitFor("old-notes");
+    expect(tui.format("alternate_on")).toBe("1");
+    expect(tui.format("mouse_any_flag")).toBe("1");
+    tui.keys("Enter", "o");
+    const s = await tui.waitFor("PAGER-SHOWING");
+    // The pager starts on the terminal as it was before the TUI: nothing of the TUI is left on it.
+    expect(s).not.toContain("old-notes");
+    expect(s).not.toContain("│");
+    expect(tui.format("alternate_on")).toBe("0");
+    expect(tui.format("mouse_any_flag")).toBe("0");
+    expect(tui.format("mouse_standard_flag")).toBe("0");
+    expect(tui.format("cursor_flag")).toBe("1");
+    expect(readFileSync(modes, "utf8")).toMatch(/(^|[\s;])icanon[\s;][\s\S]*(^|[\s;])echo[\s;]/);
+    tui.keys("Enter");
+    const back = await tui.waitFor("closed the pager");
+    expect(back).toContain("old-notes");
+    expect(back).toContain("alpha-deploy · 40 msgs");
+    expect(tui.format("alternate_on")).toBe("1");
+    expect(tui.format("mouse_any_flag")).toBe("1");
+    expect(tui.format("cursor_flag")).toBe("0");
+    // Keys reach the TUI again.
+    tui.type("q");
+    expect((await tui.exited()).code).toBe(0);
+  }, 60_000);
+
+  test("Ctrl-C while the pager runs goes to the pager; the TUI stays and takes the terminal back", async () => {
+    const dir = tempHome("memvoy-pager-");
+    const pager = pagerScript(
+      dir,
+      "trap 'echo PAGER-GOT-INT' INT\necho PAGER-SHOWING\nwhile :; do read line && break; done",
+    );
+    tui = suite.start({ env: { PAGER: pager } });
+    await tui.waitFor("old-notes");
+    tui.keys("Enter", "o");
+    await tui.waitFor("PAGER-SHOWING");
+    const memvoy = tuiAbove(Number(readFileSync(join(dir, "pid"), "utf8")));
+    tui.keys("C-c");
+    await tui.waitFor("PAGER-GOT-INT");
+    expect(alive(memvoy)).toBe(true);
+    tui.keys("Enter");
+    await tui.waitFor("closed the pager");
+    expect(existsSync(readFileSync(join(dir, "file"), "utf8").trim())).toBe(false);
+    // Ctrl-C in the TUI itself still quits.
+    tui.keys("C-c");
+    expect((await tui.exited()).code).toBe(0);
+  }, 60_000);
+
+  test("SIGTERM while the pager runs ends the pager, gives the terminal back and removes the temp file", async () => {
+    const dir = tempHome("memvoy-pager-");
+    // A pager that ignores SIGTERM and leaves the terminal raw, on the alternate screen, cursor hidden.
+    const pager = pagerScript(
+      dir,
+      "trap '' TERM\nstty raw -echo\nprintf '\\033[?1049h\\033[?25l'\necho PAGER-SHOWING\nwhile :; do sleep 0.05; done",
+    );
+    tui = suite.start({ env: { PAGER: pager } });
+    await tui.waitFor("old-notes");
+    tui.keys("Enter", "o");
+    await tui.waitFor("PAGER-SHOWING");
+    const pagerPid = Number(readFileSync(join(dir, "pid"), "utf8"));
+    const file = readFileSync(join(dir, "file"), "utf8").trim();
+    expect(existsSync(file)).toBe(true);
+    process.kill(tuiAbove(pagerPid), "SIGTERM");
+    const { code, modes } = await tui.exited();
+    expect(code).toBe(0);
+    expect(modes).toEqual(expect.arrayContaining(["icanon", "echo"]));
+    expect(tui.format("alternate_on")).toBe("0");
+    expect(tui.format("mouse_any_flag")).toBe("0");
+    expect(tui.format("cursor_flag")).toBe("1");
+    await waitFor(() => !alive(pagerPid), 5_000, "the pager to end");
+    expect(existsSync(file)).toBe(false);
+  }, 60_000);
 
   test("y copies through OSC 52 (tmux set-clipboard on) and says so on the status row", async () => {
     tui = suite.start({ width: 100 });
@@ -210,5 +335,24 @@ describe("80 columns", () => {
     const options = s.split("\n").slice(0, 5).join("\n");
     expect(options).not.toContain("…");
     expect(options).toContain("Ctrl-Y copy");
+  }, 60_000);
+
+  test("the key hints on the bottom rows wrap instead of being cut", async () => {
+    tui = suite.start({ width: 80, height: 24 });
+    await tui.waitFor("old-notes");
+    const bottom = (screen: string, rows: number) => screen.trimEnd().split("\n").slice(-rows).join("\n");
+    let s = await tui.waitFor("q quit");
+    expect(bottom(s, 2)).toContain("? help");
+    expect(bottom(s, 2)).not.toContain("…");
+    tui.keys("Enter");
+    s = await tui.waitFor(/Esc list[\s\S]*q quit/);
+    expect(bottom(s, 2)).not.toContain("…");
+    tui.type("/");
+    s = await tui.waitFor("Esc close");
+    expect(bottom(s, 2)).toContain("Ctrl-O pager · Ctrl-Y copy");
+    expect(bottom(s, 2)).not.toContain("…");
+    tui.resize(120, 40);
+    s = await tui.waitFor((x) => x.split("\n")[0]!.length > 100 && x.includes("Esc close"));
+    expect(bottom(s, 2)).not.toContain("…");
   }, 60_000);
 });

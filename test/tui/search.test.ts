@@ -1,6 +1,6 @@
 // Search under tmux: results as you type, highlighted snippets, mode / scope / range keys, Enter opens the hit.
 import { describe, expect, test } from "bun:test";
-import { rmSync, writeFileSync } from "node:fs";
+import { appendFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { TmuxSession } from "../fixture/tmux.ts";
 import { makeHome, startTui, T, tuiSuite } from "../fixture/tui-home.ts";
@@ -150,6 +150,38 @@ describe("search", () => {
       expect(s).toContain("Stripe webhooks arrive twice");
       tui.keys("Tab"); // hybrid again
       await tui.waitFor("mode hybrid ");
+    },
+    T,
+  );
+
+  test(
+    "a semantic search without vectors of the configured embedder gives keyword matches and the whole reason, wrapped",
+    async () => {
+      const h = await makeHome();
+      appendFileSync(
+        join(h, "config.toml"),
+        '[embedder]\nprovider = "ollama"\nbase_url = "http://127.0.0.1:9/v1"\ntimeout_ms = 2000\nmax_retries = 0\n',
+      );
+      tui = startTui(h, { width: 80, height: 24 });
+      await tui.waitFor("alpha-deploy");
+      tui.keys("/");
+      await tui.waitFor("Search:");
+      tui.keys("Tab", "Tab");
+      await tui.waitFor("mode semantic");
+      tui.type("rollback");
+      const s = await tui.waitFor(/hits? for "rollback"[\s\S]*reindex/);
+      expect(s).toContain("semantic unavailable → keyword");
+      expect(s).toContain("The rollback plan");
+      const rows = s.split("\n");
+      const above = rows.slice(
+        0,
+        rows.findIndex((r) => r.startsWith("│────")),
+      );
+      expect(above.join("\n")).not.toContain("…");
+      const text = above.map((r) => r.replace(/^│|│$/g, "").trim()).join(" ");
+      expect(text).toContain(
+        "semantic unavailable: the configured embedder is ollama:nomic-embed-text:768 (stored vectors come from builtin:v1:384): run memvoy reindex",
+      );
     },
     T,
   );

@@ -3,12 +3,12 @@
 import { describe, expect, test } from "bun:test";
 import type { StoredMessage } from "../../src/shared/message.ts";
 import { Debouncer, type Timers } from "../../src/tui/state/debouncer.ts";
-import { ARCHIVE_MARKER, blockOfMessage, buildBlocks } from "../../src/tui/state/history-blocks.ts";
+import { ARCHIVE_MARKER, blockOfMessage, buildBlocks, type HistoryBlock } from "../../src/tui/state/history-blocks.ts";
 import { HistoryViewport } from "../../src/tui/state/history-viewport.ts";
 import { ListCursor } from "../../src/tui/state/list-cursor.ts";
 import { applyMotion, page } from "../../src/tui/state/motions.ts";
 import { TextPager } from "../../src/tui/state/text-pager.ts";
-import { SearchState } from "../../src/tui/state/search-state.ts";
+import { cannotAnswer, SearchState } from "../../src/tui/state/search-state.ts";
 import { Theme } from "../../src/tui/theme.ts";
 import { renderSearch } from "../../src/tui/views/search-view.ts";
 import { SessionListState } from "../../src/tui/state/session-list-state.ts";
@@ -212,6 +212,23 @@ describe("HistoryViewport", () => {
     expect(v.atTop()).toBe(true);
     v.centerOn(19);
     expect(v.atBottom()).toBe(true);
+  });
+
+  test("centred on a message near the end, the view is at the end and follows new messages", () => {
+    const same = (a: HistoryBlock, b: HistoryBlock) =>
+      a.type === "message" && b.type === "message" && a.message.id === b.message.id;
+    const v = new HistoryViewport(80, 9);
+    v.setBlocks(buildBlocks(messages(20)), "m19");
+    v.centerOn(19);
+    v.replaceBlocks(buildBlocks(messages(21)), same);
+    expect(v.atBottom()).toBe(true);
+    expect(v.visible().some((l) => l.text.includes("word20-0"))).toBe(true);
+    // Centred in the middle, it stays where it is.
+    v.setBlocks(buildBlocks(messages(20)), "m10");
+    v.centerOn(10);
+    const top = v.top;
+    v.replaceBlocks(buildBlocks(messages(21)), same);
+    expect(v.top).toEqual(top);
   });
 
   test("wrapping follows the width; a resize keeps the top message", () => {
@@ -431,6 +448,28 @@ describe("search status line", () => {
       expect(screen).toContain(`${want} for "xyzzy plugh `);
       if (mode === "keyword") expect(screen).not.toContain("no close matches");
     }
+  });
+});
+
+describe("a ranked answer that cannot search", () => {
+  test("no hits because the vectors are another embedder's: the notes say why; any hit is an answer", () => {
+    const note =
+      "the configured embedder is ollama:x:768 (stored vectors come from builtin:v1:384): run memvoy reindex";
+    expect(cannotAnswer({ hits: [], notes: [note], reindexNeeded: true })).toBe(note);
+    expect(cannotAnswer({ hits: [], notes: [], emptyReason: "no close matches" })).toBeUndefined();
+    const hit = { ...messages(1)[0]!, id: "m0" };
+    const one = { message: hit, source: "archive" as const, score: 1, snippet: "", highlights: [] };
+    expect(cannotAnswer({ hits: [one], notes: [note], reindexNeeded: true })).toBeUndefined();
+  });
+
+  test("the reason wraps onto more status rows instead of being cut", () => {
+    const s = new SearchState(20);
+    s.insert("rollback");
+    s.markUnavailable("hybrid", "x".repeat(30) + " " + "y".repeat(60) + " end-of-the-reason");
+    s.accept(s.request()!, { hits: [], notes: [] });
+    const screen = renderSearch(s, new Theme("mono"), 80, 12).join("\n");
+    expect(screen).not.toContain("…");
+    expect(screen).toContain("end-of-the-reason");
   });
 });
 

@@ -1,16 +1,20 @@
-// Terminal handling under tmux: 80x24 and resizes, CJK alignment, colours by TERM, NO_COLOR.
+// Terminal handling under tmux: 80x24 and resizes, CJK and emoji alignment, colours by TERM, NO_COLOR.
 import { describe, expect, test } from "bun:test";
-import { stringWidth } from "../../src/tui/text/char-width.ts";
+import { isWide } from "../../src/tui/text/char-width.ts";
 import type { TmuxSession } from "../fixture/tmux.ts";
-import { T, tuiSuite } from "../fixture/tui-home.ts";
+import { openMemory } from "../../src/app/open-memory.ts";
+import { makeHome, startTui, T, tuiSuite } from "../fixture/tui-home.ts";
 
 const suite = tuiSuite();
 let tui: TmuxSession | undefined;
 
+/** Terminal cells of a captured row (it holds no combining marks or joiners). */
+const cells = (row: string) => [...row].reduce((n, ch) => n + (isWide(ch.codePointAt(0)!) ? 2 : 1), 0);
+
 /** Every framed row ends with its border at the last column: nothing was shifted by a wide character. */
 function aligned(screen: string, width: number): boolean {
   const rows = screen.split("\n").filter((r) => r.startsWith("│") || r.startsWith("┌") || r.startsWith("└"));
-  return rows.length > 5 && rows.every((r) => stringWidth(r) === width && "│┐┘".includes(r.at(-1)!));
+  return rows.length > 5 && rows.every((r) => cells(r) === width && "│┐┘".includes(r.at(-1)!));
 }
 
 function expectAligned(screen: string, width: number): void {
@@ -61,6 +65,43 @@ describe("terminal", () => {
       tui.type("京都");
       s = await tui.waitFor("zh-trip · ");
       expectAligned(s, 61);
+    },
+    T,
+  );
+
+  test(
+    "emoji take two cells, joined emoji are drawn as their parts, and no border moves, also while scrolling",
+    async () => {
+      const h = await makeHome();
+      const api = openMemory({ home: h, env: {} });
+      api.add("emoji", [
+        ...Array.from({ length: 20 }, (_, i) => ({
+          role: "user" as const,
+          content: `line ${i} 🌈🌈🌈 some words to fill the row up to the border and beyond a little ${i}`,
+        })),
+        { role: "user", content: `B 🏳️‍🌈 rainbow|xxxxxxxxxx|end F 👨‍👩‍👧 family T 👍🏽 tone ${"✅".repeat(40)}` },
+      ]);
+      api.close();
+      tui = startTui(h, { width: 100, height: 30 });
+      await tui.waitFor("alpha-deploy");
+      tui.type("emoji");
+      tui.keys("Enter");
+      let s = await tui.waitFor("rainbow|xxxxxxxxxx|end");
+      expectAligned(s, 100);
+      expect(s).toContain("B 🏳🌈 rainbow|xxxxxxxxxx|end F 👨👩👧 family T");
+      expect(s).toContain("👍 tone ✅✅");
+      // Rows redrawn over other text as the pane scrolls keep no stale characters of what was there.
+      const clean = (x: string) =>
+        x
+          .split("\n")
+          .filter((r) => / line \d+ |border and beyond/.test(r))
+          .every((r) => /(line \d+ 🌈🌈🌈 some words|border and beyond a little \d+ +│$)/.test(r));
+      for (const key of ["PageUp", "k", "k", "k", "PageUp", "j", "PageDown", "G"]) {
+        tui.keys(key);
+        s = await tui.waitFor((x) => x !== s);
+        expectAligned(s, 100);
+        if (!clean(s)) throw new Error(`stale characters after ${key}:\n${s}`);
+      }
     },
     T,
   );

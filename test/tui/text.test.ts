@@ -1,17 +1,25 @@
 // Cell widths, truncation and wrapping as the TUI lays text out (CJK takes two cells).
 import { describe, expect, test } from "bun:test";
-import { fit, stringWidth, truncate } from "../../src/tui/text/char-width.ts";
+import { drawnText, fit, stringWidth, truncate } from "../../src/tui/text/char-width.ts";
 import { displayText, inlineText } from "../../src/shared/terminal-text.ts";
 import { wrapLines } from "../../src/tui/text/wrap.ts";
 import { age } from "../../src/tui/text/format.ts";
 
 describe("cell widths", () => {
-  test("ASCII is one cell, CJK two, combining marks none, astral characters two", () => {
+  test("ASCII is one cell, CJK two, combining marks none; beyond the BMP, blessed's two units (plus a filler)", () => {
     expect(stringWidth("deploy")).toBe(6);
     expect(stringWidth("部署服務")).toBe(8);
     expect(stringWidth("e\u0301")).toBe(1);
-    expect(stringWidth("𠮷")).toBe(2);
+    expect(stringWidth("𠮷")).toBe(3);
+    expect(stringWidth("𝐀")).toBe(2);
     expect(stringWidth("ｶﾀｶﾅ")).toBe(4); // halfwidth katakana stays narrow
+  });
+
+  test("emoji are wide; a joined sequence is drawn as its parts and its joiners count nothing", () => {
+    expect(stringWidth("✅")).toBe(2);
+    expect(stringWidth("❤️")).toBe(1);
+    expect(drawnText("🏳️‍🌈 👨‍👩‍👧 👍🏽 ❤️ 🏴󠁧󠁢󠁥󠁮󠁧󠁿")).toBe("🏳🌈 👨👩👧 👍 ❤ 🏴");
+    for (const s of ["🏳️‍🌈", "👨‍👩‍👧", "👍🏽", "❤️", "🏴󠁧󠁢󠁥󠁮󠁧󠁿"]) expect(stringWidth(s)).toBe(stringWidth(drawnText(s)));
   });
 
   test("truncate and fit never exceed the width, even across a wide character", () => {

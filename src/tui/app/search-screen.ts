@@ -2,7 +2,7 @@
 import { describeError } from "../../shared/describe-error.ts";
 import { Debouncer } from "../state/debouncer.ts";
 import { applyMotion } from "../state/motions.ts";
-import { SearchState, type SearchRequest } from "../state/search-state.ts";
+import { cannotAnswer, SearchState, type SearchRequest } from "../state/search-state.ts";
 import type { SearchOptions, SearchResult } from "../api-types.ts";
 import { HIT_ROWS, renderSearch, searchChromeRows } from "../views/search-view.ts";
 import { messagePageText } from "../text/plain-text.ts";
@@ -144,19 +144,25 @@ export class SearchScreen {
 
   private async execute(req: SearchRequest, quick: boolean): Promise<void> {
     const ranked = quick ? undefined : this.rankedSearch(req.options);
+    let result: SearchResult;
     try {
-      const result = await (ranked ? ranked.result : this.app.api.search(req.options));
-      if (this.state.accept(req, result)) this.app.render();
+      result = await (ranked ? ranked.result : this.app.api.search(req.options));
     } catch (err) {
       if (ranked?.abort.signal.aborted) return; // a newer query took its place
-      if (req.options.match !== "keyword" && this.state.isCurrent(req.seq)) {
-        // The mode cannot answer right now: say why and show keyword matches meanwhile.
-        this.state.markUnavailable(req.options.match ?? "keyword", describeError(err));
-        this.run();
-        return;
-      }
-      if (this.state.fail(req, describeError(err))) this.app.render();
+      if (!this.fallBack(req, describeError(err)) && this.state.fail(req, describeError(err))) this.app.render();
+      return;
     }
+    const why = cannotAnswer(result);
+    if (why !== undefined && this.fallBack(req, why)) return;
+    if (this.state.accept(req, result)) this.app.render();
+  }
+
+  /** The mode cannot answer right now: say why and show keyword matches meanwhile (false: keyword itself failed). */
+  private fallBack(req: SearchRequest, reason: string): boolean {
+    if (req.options.match === "keyword" || !this.state.isCurrent(req.seq)) return false;
+    this.state.markUnavailable(req.options.match ?? "keyword", reason);
+    this.run();
+    return true;
   }
 
   private openHit(): void {

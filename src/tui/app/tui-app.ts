@@ -13,7 +13,7 @@ import { HomeWatcher, homeWatchPaths } from "../live/home-watcher.ts";
 import { ArchivePoller } from "../live/archive-poller.ts";
 import type { Maybe } from "./maybe.ts";
 import { osc52, OSC52_MAX_BYTES } from "../terminal/clipboard.ts";
-import { openInPager } from "../terminal/pager.ts";
+import { openInPager, type RunningPager } from "../terminal/pager.ts";
 import { ErrorMemoryScreen } from "./error-memory-screen.ts";
 import { renderFirstRun } from "./first-run.ts";
 import { HelpScreen } from "./help-screen.ts";
@@ -40,6 +40,7 @@ export class TuiApp implements AppContext {
   /** Reads of the sessions list started so far: an answer older than the newest is dropped. */
   private homeReads = 0;
   private finished!: () => void;
+  private pager: RunningPager | undefined;
   private readonly quiet = new InputQuiet();
   readonly done = new Promise<void>((resolve) => (this.finished = resolve));
 
@@ -211,11 +212,17 @@ export class TuiApp implements AppContext {
   }
 
   page(text: string, what: string): void {
-    openInPager(this.screen, text, (error) => {
+    this.pager = openInPager(this.screen, text, (error) => {
+      this.pager = undefined;
       if (error) this.status.show(error, "error");
       else this.status.show(`closed the pager (${what})`);
       this.render();
     });
+  }
+
+  /** The TUI is ending while the pager runs: end the pager and leave the terminal as the user had it. */
+  stopPager(): Promise<void> {
+    return this.pager?.stop() ?? Promise.resolve();
   }
 
   copy(text: string, what: string): void {
@@ -315,8 +322,8 @@ export class TuiApp implements AppContext {
       this.layout.place();
       return this.render();
     }
-    this.layout.status.setContent(info);
-    this.layout.message.setContent(message.join("\n"));
+    this.layout.setLines(this.layout.status, [info]);
+    this.layout.setLines(this.layout.message, message);
     this.renderConfirm();
     this.screen.render();
   }

@@ -119,12 +119,15 @@ export class HistoryViewport implements Movable {
     this.pinnedToEnd = true;
   }
 
-  /** Put a block in the middle of the view (its start at the top when it is taller than the view). */
+  /**
+   * Put a block in the middle of the view (its start at the top when it is taller than the view). A block near
+   * the end leaves the view at the end, and then it follows new messages like any view scrolled there.
+   */
   centerOn(block: number): void {
     if (block < 0 || block >= this.blocks.length) return;
     const above = Math.max(0, Math.floor((this.height - this.lines(block).length) / 2));
     this.top = this.clampTop(this.retreat({ block, line: 0 }, above));
-    this.pinnedToEnd = false;
+    this.pinnedToEnd = this.atBottom();
   }
 
   atTop(): boolean {

@@ -16,6 +16,15 @@ export interface SearchRequest {
   mode: MatchMode;
 }
 
+/**
+ * Why a ranked answer could not search at all, or undefined: no hits because the stored vectors come from
+ * another embedder than the configured one (its notes say which, and that a reindex fixes it).
+ */
+export function cannotAnswer(result: SearchResult): string | undefined {
+  if (result.hits.length > 0 || !result.reindexNeeded) return undefined;
+  return result.notes.length ? result.notes.join("; ") : (result.emptyReason ?? "the vectors need a reindex");
+}
+
 export class SearchState extends QueryInput {
   mode: MatchMode = "hybrid";
   scope: Scope = "all";

@@ -11,3 +11,7 @@ declare module "blessed/lib/tput" {
   const Tput: unknown;
   export default Tput;
 }
+declare module "blessed/lib/unicode" {
+  const Unicode: unknown;
+  export default Unicode;
+}

@@ -4,6 +4,7 @@ import type blessed from "blessed";
 import ScreenWidget from "blessed/lib/widgets/screen";
 import BoxWidget from "blessed/lib/widgets/box";
 import Tput from "blessed/lib/tput";
+import "./wide-cells.ts";
 
 export const screen = ScreenWidget as unknown as (options?: blessed.Widgets.IScreenOptions) => blessed.Widgets.Screen;
 export const box = BoxWidget as unknown as (options?: blessed.Widgets.BoxOptions) => blessed.Widgets.BoxElement;

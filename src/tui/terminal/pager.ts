@@ -3,6 +3,17 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type blessed from "blessed";
+import { lendTerminal } from "./hand-over.ts";
+
+/** How long a pager asked to end (SIGTERM) has before it is killed. */
+const STOP_GRACE_MS = 1000;
+/** Keys the pager answers: like a shell waiting for a foreground job, the TUI ignores them meanwhile. */
+const PAGER_SIGNALS = ["SIGINT", "SIGQUIT"] as const;
+
+export interface RunningPager {
+  /** End the pager (the TUI is exiting): terminate it, leave the terminal to the shell, remove the file. */
+  stop(): Promise<void>;
+}
 
 /**
  * Run `$PAGER FILE` on the terminal (through sh, so PAGER may hold options like `less -R`). The text goes
@@ -13,23 +24,52 @@ export function openInPager(
   text: string,
   done: (error?: string) => void,
   env = process.env,
-): void {
+): RunningPager {
   const dir = mkdtempSync(join(tmpdir(), "memvoy-pager-"));
   const file = join(dir, "message.txt");
   writeFileSync(file, text.endsWith("\n") ? text : text + "\n", { mode: 0o600 });
   const pager = env.PAGER?.trim() || "less";
-  let finished = false;
-  const finish = (error?: string) => {
-    if (finished) return;
-    finished = true;
+  const terminal = lendTerminal(screen);
+  let child: Bun.Subprocess | undefined;
+  let stopping = false;
+  const ignore = () => {};
+  // Any other exit (a crash) still ends the pager and removes the file.
+  const onExit = () => {
+    child?.kill();
     rmSync(dir, { recursive: true, force: true });
+  };
+  for (const s of PAGER_SIGNALS) process.on(s, ignore);
+  process.on("exit", onExit);
+  const finish = (error?: string) => {
+    for (const s of PAGER_SIGNALS) process.off(s, ignore);
+    process.off("exit", onExit);
+    rmSync(dir, { recursive: true, force: true });
+    if (stopping) return terminal.release();
+    terminal.reclaim();
     done(error);
   };
-  const ps = screen.spawn("sh", ["-c", `${pager} "$1"`, "sh", file], {
-    env: { ...env, LESS: env.LESS ?? "-R" },
-  } as never);
-  ps.on("error", (err: Error) => finish(`cannot run the pager ${JSON.stringify(pager)}: ${err.message}`));
-  ps.on("exit", (code: number | null) =>
+  try {
+    // exec: the pager itself is the child, so it gets the signals meant for it and ends when told.
+    child = Bun.spawn(["sh", "-c", `exec ${pager} "$1"`, "sh", file], {
+      stdio: ["inherit", "inherit", "inherit"],
+      env: { ...env, LESS: env.LESS ?? "-R" },
+    });
+  } catch (err) {
+    finish(`cannot run the pager ${JSON.stringify(pager)}: ${(err as Error).message}`);
+    return { stop: async () => {} };
+  }
+  const proc = child;
+  const ended = proc.exited.then((code) =>
     finish(code === 127 ? `the pager ${JSON.stringify(pager)} was not found (set PAGER)` : undefined),
   );
+  return {
+    async stop() {
+      if (proc.exitCode !== null || proc.signalCode !== null) return;
+      stopping = true;
+      proc.kill("SIGTERM");
+      const kill = setTimeout(() => proc.kill("SIGKILL"), STOP_GRACE_MS);
+      await ended;
+      clearTimeout(kill);
+    },
+  };
 }

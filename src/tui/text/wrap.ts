@@ -1,6 +1,6 @@
 // Word wrapping by terminal cells: breaks at spaces, before and after wide (CJK) characters, and hard-breaks
 // words longer than the line. Lines are returned as [start, end) offsets into the text.
-import { codePointWidth } from "./char-width.ts";
+import { codePointWidth, isWide } from "./char-width.ts";
 
 // Closing CJK punctuation never starts a line (kinsoku): the break moves before the previous character.
 const NO_LINE_START = new Set(
@@ -67,7 +67,7 @@ function wrapParagraph(text: string, from: number, to: number, width: number, ou
       continue;
     }
     const cw = codePointWidth(cp);
-    const wide = cw === 2;
+    const wide = isWide(cp);
     if (wide && i > lineStart && !NO_LINE_START.has(cp)) {
       breakAt = i;
       resumeAt = i;

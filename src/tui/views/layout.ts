@@ -2,7 +2,7 @@
 // search, summary, error memory and help; a centred confirmation box. Recomputed on every resize.
 import type blessed from "blessed";
 import { box } from "../terminal/blessed-widgets.ts";
-import { truncate } from "../text/char-width.ts";
+import { drawnText, truncate } from "../text/char-width.ts";
 import type { Theme } from "../theme.ts";
 
 type Box = blessed.Widgets.BoxElement;
@@ -99,10 +99,11 @@ export class Layout {
     const color = focused ? this.theme.focusColor : this.theme.borderColor;
     box.style.border = color ? { fg: color } : {};
     // A label longer than the border wraps onto the first content row: cut it to fit.
-    box.setLabel(truncate(focused && !color ? `▸${label}` : label, Math.max(1, Number(box.width) - 4)));
+    box.setLabel(drawnText(truncate(focused && !color ? `▸${label}` : label, Math.max(1, Number(box.width) - 4))));
   }
 
+  /** A box's content: every text of the TUI reaches the screen through here (or setFocus's label). */
   setLines(box: Box, lines: readonly string[]): void {
-    box.setContent(lines.join("\n"));
+    box.setContent(drawnText(lines.join("\n")));
   }
 }

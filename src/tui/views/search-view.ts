@@ -1,15 +1,15 @@
-// The search pane as lines: the query, the mode/scope/range line, a status line, then two lines per hit.
+// The search pane as lines: the query, the mode/scope/range line, the status (wrapped), then two lines per hit.
 import { nsToLocalSeconds } from "../../shared/time.ts";
 import type { SearchState } from "../state/search-state.ts";
 import { inlineText } from "../../shared/terminal-text.ts";
 import type { Theme } from "../theme.ts";
-import { renderLine, fitHeight } from "./segments.ts";
+import { renderLine, fitHeight, wrapSegments, type Segment } from "./segments.ts";
 import { stringWidth } from "../text/char-width.ts";
 import type { StyleName } from "../theme.ts";
 
-/** Rows above the hit list when the option line fits on one row. */
-export const SEARCH_CHROME_ROWS = 4;
 export const HIT_ROWS = 2;
+/** The status wraps onto at most this many rows (a fallback's reason, notes), so hits keep the room below. */
+const MAX_STATUS_ROWS = 4;
 
 const KEY_HINTS = "Tab mode · Ctrl-S scope · Ctrl-T range · Ctrl-O open · Ctrl-Y copy";
 
@@ -25,19 +25,23 @@ function optionSegments(s: SearchState): [string, StyleName][] {
   ];
 }
 
-/** Rows above the hit list: the key hints go to a row of their own when the option line is too narrow. */
-export function searchChromeRows(s: SearchState, width: number): number {
+/** The key hints share the option line when they fit on it. */
+function hintsInline(s: SearchState, width: number): boolean {
   const used = optionSegments(s).reduce((n, [t]) => n + stringWidth(t), 0);
-  return used + 3 + stringWidth(KEY_HINTS) <= width ? SEARCH_CHROME_ROWS : SEARCH_CHROME_ROWS + 1;
+  return used + 3 + stringWidth(KEY_HINTS) <= width;
+}
+
+/** Rows above the hit list: query, options (and hints), the status rows, the rule. */
+export function searchChromeRows(s: SearchState, width: number): number {
+  return (hintsInline(s, width) ? 3 : 4) + statusRows(s, width).length;
 }
 
 export function renderSearch(s: SearchState, theme: Theme, width: number, height: number): string[] {
   const lines: string[] = [];
   lines.push(renderLine(theme, width, [["Search: ", "title"], [inlineText(s.query)], ["▏"]]));
-  if (searchChromeRows(s, width) === SEARCH_CHROME_ROWS)
-    lines.push(renderLine(theme, width, [...optionSegments(s), [`   ${KEY_HINTS}`, "dim"]]));
+  if (hintsInline(s, width)) lines.push(renderLine(theme, width, [...optionSegments(s), [`   ${KEY_HINTS}`, "dim"]]));
   else lines.push(renderLine(theme, width, optionSegments(s)), renderLine(theme, width, [[KEY_HINTS, "dim"]]));
-  lines.push(statusLine(s, theme, width));
+  for (const row of statusRows(s, width)) lines.push(renderLine(theme, width, row));
   lines.push(renderLine(theme, width, [["─".repeat(width), "dim"]]));
   const { first, last } = s.cursor.visible();
   for (let i = first; i <= last; i++) {
@@ -60,22 +64,29 @@ export function renderSearch(s: SearchState, theme: Theme, width: number, height
   return fitHeight(lines, width, height);
 }
 
-function statusLine(s: SearchState, theme: Theme, width: number): string {
-  if (s.error) return renderLine(theme, width, [[`search failed: ${s.error}`, "error"]]);
+/** The status as rows: what the hits answer, then a fallback's reason and the notes, wrapped (never cut). */
+function statusRows(s: SearchState, width: number): Segment[][] {
+  const rows = wrapSegments(statusSegments(s), width);
+  if (rows.length <= MAX_STATUS_ROWS) return rows;
+  // A pathological note (a huge error) keeps the hits in view: its end is cut, marked with …
+  return [...rows.slice(0, MAX_STATUS_ROWS - 1), [...rows[MAX_STATUS_ROWS - 1]!, [" ".repeat(width)]]];
+}
+
+function statusSegments(s: SearchState): Segment[] {
+  if (s.error) return [[`search failed: ${s.error}`, "error"]];
   const fallback = s.unavailable.get(s.mode);
   const notes = [...(fallback ? [`${s.mode} unavailable: ${fallback}`] : []), ...s.notes];
-  if (s.query.trim() === "")
-    return renderLine(theme, width, [["type to search every message; Enter opens a hit; Esc closes", "dim"]]);
-  if (!s.answered) return renderLine(theme, width, [["searching…", "busy"]]);
+  if (s.query.trim() === "") return [["type to search every message; Enter opens a hit; Esc closes", "dim"]];
+  if (!s.answered) return [["searching…", "busy"]];
   const n = s.hits.length;
   const none = s.answered.match === "keyword" || s.answered.newest ? "no matches" : "no close matches";
   const found = n === 0 ? none : `${n}${n >= s.limit ? "+" : ""} hit${n === 1 ? "" : "s"}`;
   // While the hits answer an older query (typing, debounce, a request in flight), say so.
   const stale = s.busy || s.answered.query !== s.query;
-  return renderLine(theme, width, [
+  return [
     [found, n ? "ok" : "dim"],
     [` for "${inlineText(s.answered.query)}"`, "dim"],
     [stale ? "  searching…" : s.answered.newest ? "  newest first · ranking…" : "", "busy"],
     [notes.length ? `  ${notes.join(" · ")}` : "", "dim"],
-  ]);
+  ];
 }

@@ -1,6 +1,7 @@
 // Build one screen line from styled segments, cut and padded to an exact width, as blessed-tagged text.
 import { cutToWidth as cut, stringWidth } from "../text/char-width.ts";
 import { escapeTags, type StyleName, type Theme } from "../theme.ts";
+import { wrapText } from "../text/wrap.ts";
 
 export type Ranges = readonly (readonly [number, number])[];
 export type Segment = readonly [text: string, style?: StyleName, ranges?: Ranges];
@@ -35,4 +36,20 @@ export function renderLine(theme: Theme, width: number, segments: readonly Segme
 export function fitHeight(lines: string[], width: number, height: number): string[] {
   while (lines.length < height) lines.push(" ".repeat(width));
   return lines.slice(0, height);
+}
+
+/** Segments wrapped onto lines of `width` cells (at spaces, as wrapText does), each part keeping its style. */
+export function wrapSegments(segments: readonly Segment[], width: number): Segment[][] {
+  const text = segments.map(([t]) => t).join("");
+  return wrapText(text, width).map(({ start, end }) => {
+    const line: Segment[] = [];
+    let at = 0;
+    for (const [t, style] of segments) {
+      const from = Math.max(start, at);
+      const to = Math.min(end, at + t.length);
+      if (from < to) line.push([text.slice(from, to), style]);
+      at += t.length;
+    }
+    return line;
+  });
 }

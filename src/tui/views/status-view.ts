@@ -1,4 +1,4 @@
-// The two bottom rows: home, daemon, embedder and counts; then a message, the last error, or key hints.
+// The bottom rows: home, daemon, embedder and counts; then a message, the last error, or the key hints (wrapped).
 import type { StatusState } from "../state/status-state.ts";
 import { stringWidth } from "../text/char-width.ts";
 import { count, tildePath } from "../text/format.ts";
@@ -57,5 +57,16 @@ export function renderStatusRows(s: StatusState, theme: Theme, width: number, hi
       ),
     ];
   }
-  return [info, [renderLine(theme, width, [[" " + hints, "dim"]])]];
+  return [info, hintRows(hints, Math.max(10, width - 1)).map((t) => renderLine(theme, width, [[" " + t, "dim"]]))];
+}
+
+/** Key hints ("a · b · c") on up to MAX_MESSAGE_ROWS rows, broken between hints (a hint wider than a row wraps). */
+function hintRows(hints: string, width: number): string[] {
+  const rows: string[] = [];
+  for (const hint of hints.split(" · ")) {
+    const row = rows.length ? `${rows[rows.length - 1]} · ${hint}` : hint;
+    if (rows.length && stringWidth(row) <= width) rows[rows.length - 1] = row;
+    else rows.push(...wrapLines(hint, width));
+  }
+  return rows.slice(0, MAX_MESSAGE_ROWS);
 }
