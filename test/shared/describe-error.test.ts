@@ -68,7 +68,7 @@ import {
 } from "../../src/app/migrate-archive.ts";
 import { SessionLockTimeoutError } from "../../src/storage/ports/archive-errors.ts";
 import { NotInSharedModeError, SharedVectorsMissingError } from "../../src/app/shared/shared-mode-errors.ts";
-import { SummaryChangedError } from "../../src/app/shared/shared-summary-store.ts";
+import { SummaryChangedError, SummaryRunEndedError } from "../../src/app/shared/shared-summary-store.ts";
 import { PgConnectError } from "../../src/storage/postgres/pg-connect-error.ts";
 import { PgSchemaTooNewError } from "../../src/storage/postgres/pg-migrate.ts";
 import { VectorKeysMissingError } from "../../src/storage/ports/vector-location.ts";
@@ -854,6 +854,11 @@ const KINDS: [Error & { data: object }, string, 1 | 2][] = [
   [
     new SummaryChangedError({ session: "s1" }),
     "the summary of s1 was changed by another writer while this run held it; nothing was saved (the next run starts from theirs)",
+    1,
+  ],
+  [
+    new SummaryRunEndedError({ session: "s1" }),
+    "the summary of s1 was removed (rm, reset --all or rm-message --drop-summary) while this run went on; nothing was saved",
     1,
   ],
   [
