@@ -66,6 +66,7 @@ import {
   NoSourceArchiveError,
   TargetNotEmptyError,
 } from "../../src/app/migrate-archive.ts";
+import { MigrateBusyError, VectorWriteBusyError } from "../../src/app/migrate-turns.ts";
 import { SessionLockTimeoutError } from "../../src/storage/ports/archive-errors.ts";
 import { NotInSharedModeError, SharedVectorsMissingError } from "../../src/app/shared/shared-mode-errors.ts";
 import { SummaryChangedError, SummaryRunEndedError } from "../../src/app/shared/shared-summary-store.ts";
@@ -890,6 +891,16 @@ const KINDS: [Error & { data: object }, string, 1 | 2][] = [
     new TargetNotEmptyError({ messages: 3 }),
     "the target archive already holds 3 messages that were not copied from this home: migrate into an empty database",
     2,
+  ],
+  [
+    new MigrateBusyError({ home: "/h" }),
+    "another memvoy migrate-archive of /h is running into this archive: let it finish (it copies everything), or stop it and run this again",
+    2,
+  ],
+  [
+    new VectorWriteBusyError({ holder: "db1:42#ab12cd34", waitedMs: 30_250 }),
+    "the shared vectors stayed busy for 30 s (written by db1:42#ab12cd34): the messages are copied; run memvoy migrate-archive again to copy the vectors",
+    1,
   ],
   [
     new CopyMismatchError({ what: "messages", source: 5, target: 4 }),

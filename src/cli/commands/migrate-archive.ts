@@ -34,8 +34,13 @@ in the target are skipped), and every vector id is checked in the target.
   --batch N   messages per transaction (default 2000)
   --json      print the result as JSON
 
-Exit codes: 0 copied and verified, 1 the copy failed or does not match,
-2 no archive URL configured, a password in config.toml, or a non-empty target.
+One run per home at a time: a second one started meanwhile stops at once. The
+vector copy takes turns with the daemons writing the shared vectors (the
+archive's vector-write lease): it waits up to 30 s for one to finish a batch.
+
+Exit codes: 0 copied and verified, 1 the copy failed or does not match (or the
+shared vectors stayed busy), 2 no archive URL configured, a password in
+config.toml, a non-empty target, or another run of this home in progress.
 `;
 
 const spec: CommandSpec = {
