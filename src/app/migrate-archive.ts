@@ -50,7 +50,7 @@ export type VectorCopy = (ctx: {
   home: HomePaths;
   config: Config;
   signal?: AbortSignal;
-  onProgress?: (done: number, total: number) => void;
+  onProgress?: (done: number, total: number, skipped: number) => void;
 }) => Promise<{ copied: number }>;
 
 export interface MigrateArchiveOptions {
@@ -61,8 +61,8 @@ export interface MigrateArchiveOptions {
   signal?: AbortSignal;
   onStart?: (total: number, resumedAt: number) => void;
   onProgress?: (copied: number, total: number) => void;
-  /** Progress of the vector copy, table by table: rows of the current table done and in all. */
-  onVectorProgress?: (done: number, total: number) => void;
+  /** Progress of the vector copy, table by table: rows of the current table done (`skipped` of them found in the target) and in all. */
+  onVectorProgress?: (done: number, total: number, skipped: number) => void;
   /** The vector copy, when the vector store is shared (see VectorCopy). */
   vectors?: VectorCopy;
   /** Open the target archive (default: the PostgreSQL archive at the URL). */

@@ -73,6 +73,7 @@ async function migrate(p: Parsed): Promise<number> {
   archiveUrl(home); // exit 2 at once when no target is configured
   const bar = !json && process.stderr.isTTY ? progressBar(process.stderr) : undefined;
   let vectorBar: ReturnType<typeof progressBar> | undefined;
+  let resumedAt = 0;
   return withInterrupt(async (signal) => {
     const r = await migrateArchive({
       home,
@@ -81,15 +82,16 @@ async function migrate(p: Parsed): Promise<number> {
       onStart: (total, already) => {
         if (!json && already > 0)
           process.stderr.write(`memvoy: resuming the copy (${already} of ${total} messages already there)\n`);
-        bar?.update(already, total);
+        resumedAt = already;
+        bar?.update(already, total, already);
       },
-      onProgress: (done, total) => bar?.update(done, total),
-      onVectorProgress: (done, total) => {
+      onProgress: (done, total) => bar?.update(done, total, resumedAt),
+      onVectorProgress: (done, total, skipped) => {
         if (!vectorBar && bar) {
           bar.done();
           vectorBar = progressBar(process.stderr, 30, "vectors");
         }
-        vectorBar?.update(done, total);
+        vectorBar?.update(done, total, skipped);
       },
     });
     (vectorBar ?? bar)?.done();
