@@ -1,6 +1,7 @@
 // Copy a home's SQLite archive into the configured PostgreSQL archive: messages in batches behind a resume
 // cursor kept in the target (a killed copy resumes where it stopped), then the small tables and each
 // session's summary and cursor, then the vectors (when a vector store is configured), then a count check.
+// One run per home at a time; the vector copy holds the shared vectors' write lease (migrate-turns.ts).
 import { existsSync, readFileSync, realpathSync } from "node:fs";
 import { homePaths, resolveHome, type HomePaths } from "../config/home.ts";
 import { loadConfig } from "../config/load.ts";
@@ -13,6 +14,7 @@ import { COPY_ORDER } from "../storage/ports/copy-tables.ts";
 import { refuseSessionSymlinks } from "../storage/history/no-symlink.ts";
 import { openSqliteArchive } from "../storage/sqlite/sqlite-archive.ts";
 import { migrateVectors } from "../memory/embedding/migrate-vectors.ts";
+import { aloneOnTarget, withVectorLease } from "./migrate-turns.ts";
 
 export const NoArchiveUrlError = namedError<{ home: string }>(
   "NoArchiveUrlError",
@@ -48,7 +50,7 @@ export type VectorCopy = (ctx: {
   home: HomePaths;
   config: Config;
   signal?: AbortSignal;
-  onProgress?: (done: number, total: number) => void;
+  onProgress?: (done: number, total: number, skipped: number) => void;
 }) => Promise<{ copied: number }>;
 
 export interface MigrateArchiveOptions {
@@ -59,8 +61,8 @@ export interface MigrateArchiveOptions {
   signal?: AbortSignal;
   onStart?: (total: number, resumedAt: number) => void;
   onProgress?: (copied: number, total: number) => void;
-  /** Progress of the vector copy, table by table: rows of the current table done and in all. */
-  onVectorProgress?: (done: number, total: number) => void;
+  /** Progress of the vector copy, table by table: rows of the current table done (`skipped` of them found in the target) and in all. */
+  onVectorProgress?: (done: number, total: number, skipped: number) => void;
   /** The vector copy, when the vector store is shared (see VectorCopy). */
   vectors?: VectorCopy;
   /** Open the target archive (default: the PostgreSQL archive at the URL). */
@@ -92,7 +94,8 @@ async function openPg(url: string): Promise<ArchivePort> {
   return openPgArchive(url);
 }
 
-const cursorKey = (db: string) =>
+/** The home's key in the target: its resume cursor's meta key, and the lock one run of it holds. */
+export const cursorKey = (db: string) =>
   `migrate-archive:${new Bun.CryptoHasher("sha256").update(realpathSync(db)).digest("hex").slice(0, 16)}`;
 
 export async function migrateArchive(o: MigrateArchiveOptions): Promise<MigrateArchiveResult> {
@@ -104,8 +107,9 @@ export async function migrateArchive(o: MigrateArchiveOptions): Promise<MigrateA
   const source = openSqliteArchive(paths.db);
   let target: ArchivePort | undefined;
   try {
-    target = await (o.openTarget ?? openPg)(url);
-    return await copy(source, target, paths, config, o);
+    const into = (target = await (o.openTarget ?? openPg)(url));
+    const key = cursorKey(paths.db);
+    return await aloneOnTarget(into, key, paths.home, () => copy(source, into, key, paths, config, o));
   } finally {
     await source.close();
     await target?.close();
@@ -115,11 +119,11 @@ export async function migrateArchive(o: MigrateArchiveOptions): Promise<MigrateA
 async function copy(
   source: ArchivePort,
   target: ArchivePort,
+  key: string,
   paths: HomePaths,
   config: Config,
   o: MigrateArchiveOptions,
 ): Promise<MigrateArchiveResult> {
-  const key = cursorKey(paths.db);
   const saved = await target.getMeta(key);
   let cursor = saved ? BigInt((JSON.parse(saved) as { cursor: string }).cursor) : 0n;
   if (!saved) {
@@ -155,7 +159,12 @@ async function copy(
   const copyVectors: VectorCopy | undefined =
     o.vectors ?? (config.vectors.uri ? (c) => migrateVectors({ ...c, env: o.env }) : undefined);
   const vectors = copyVectors
-    ? await copyVectors({ home: paths, config, signal: o.signal, onProgress: o.onVectorProgress })
+    ? await withVectorLease(
+        target,
+        key,
+        () => copyVectors({ home: paths, config, signal: o.signal, onProgress: o.onVectorProgress }),
+        o.signal,
+      )
     : "local";
   const counts = await verify(source, target);
   if (counts.summaries < summaries)

@@ -1,4 +1,11 @@
-// What a deletion command says on stderr beyond its result line.
+// What a deletion command says on stderr beyond its result line, and what its help says of shared archives.
+
+/** The deletion commands' help on a shared archive, where the guarantee stops at this host's files. */
+export const SHARED_DELETION_HELP = `On a shared archive ([archive] url) the text leaves the archive and this host's
+files at once; other hosts' copies go with their next command on the session
+(or sessions), and PostgreSQL and the object store keep old copies until VACUUM
+and their cleanup: docs/many-machines.md, "Deletion", says what stays where.
+`;
 
 /** The copies doctor --repair had kept aside, which a deletion removed as they held the removed text. */
 export function keptCopiesNote(r: { keptCopiesRemoved?: string[] }): void {

@@ -13,17 +13,18 @@ type Sink = Pick<NodeJS.WriteStream, "write">;
 export function progressBar(stream: Sink, width = 30, unit = "messages", clock = () => performance.now()) {
   const started = clock();
   let last = Number.NEGATIVE_INFINITY;
-  const draw = (done: number, total: number) => {
+  const draw = (done: number, total: number, skipped: number) => {
     const secs = (clock() - started) / 1000;
-    const rate = secs > 0 ? Math.round(done / secs) : 0;
+    const rate = secs > 0 ? Math.round(Math.max(0, done - skipped) / secs) : 0;
     stream.write(`\r${meter(done, total, width)} ${done}/${total} ${unit}  ${rate}/s\x1b[K`);
   };
   return {
-    update(done: number, total: number): void {
+    /** `skipped`: how many of `done` were there before this run (a resumed copy): shown, not in the rate. */
+    update(done: number, total: number, skipped = 0): void {
       const now = clock();
       if (now - last < REDRAW_MS && done < total) return;
       last = now;
-      draw(done, total);
+      draw(done, total, skipped);
     },
     done(): void {
       stream.write("\n");

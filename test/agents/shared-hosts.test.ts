@@ -2,7 +2,7 @@
 // session lose and duplicate nothing, every home's CLI reads the same session, and each home's files (caches)
 // catch up with the other homes' writes. Commands that do not run in shared mode refuse with exit 2.
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { cli, removeTempHomes, tempHome } from "../fixture/home.ts";
 import { processOutput } from "../fixture/process-output.ts";
@@ -93,6 +93,42 @@ describe("four hosts on one shared archive", () => {
     } finally {
       await Promise.all([a?.close(), b?.close()]);
     }
+  }, 120_000);
+
+  test("a message removed on one host leaves another host's cache when that host next reads or lists the session", async () => {
+    const [a, b] = homes as [string, string];
+    const run = async (home: string, args: string[]) => {
+      const r = await cli(args, { home, env });
+      expect(r.stderr).toBe("");
+      expect(r.code).toBe(0);
+      return r.stdout.trim();
+    };
+    const sessions = ["gone-a", "gone-b"];
+    const ids: string[] = [];
+    for (const s of sessions) {
+      await run(a, ["add", s, "--role", "user", "--content", "hello"]);
+      ids.push(await run(a, ["add", s, "--role", "user", "--content", `${s}: the key is sk-live-REMOVEDTEXT42`]));
+      await run(b, ["context", s]); // host B's agent read the session: its cache holds the message
+    }
+    for (const id of ids) await run(a, ["rm-message", id]);
+    const cache = (s: string) => join(b, "sessions", s, "history.json");
+    const holds = (s: string) => existsSync(cache(s)) && readFileSync(cache(s), "utf8").includes("REMOVEDTEXT42");
+    expect(sessions.map(holds)).toEqual([true, true]);
+
+    const doctor = await cli(["doctor"], { home: b, env });
+    expect(doctor.code).toBe(1);
+    expect(doctor.stdout).toContain(`gone-a: history.json holds 1 removed message(s) (${ids[0]})`);
+    await run(b, ["history", "gone-a"]);
+    expect(sessions.map(holds)).toEqual([false, true]);
+    await run(b, ["sessions"]);
+    expect(sessions.map(holds)).toEqual([false, false]);
+    expect((await cli(["doctor"], { home: b, env })).stdout).not.toContain("removed message");
+
+    // A whole session removed on host A: host B's folder goes with its next listing.
+    await run(b, ["context", "gone-b"]);
+    await run(a, ["rm", "gone-b"]);
+    await run(b, ["sessions"]);
+    expect(existsSync(join(b, "sessions", "gone-b"))).toBe(false);
   }, 120_000);
 
   test("a shared archive with the vectors left in the home is refused with exit 2", async () => {

@@ -4,7 +4,7 @@
 // summarize one session at once, and when the holder dies mid-call the other takes the job once its lease
 // runs out, with one summary run recorded.
 import { afterAll, afterEach, beforeAll, expect, test } from "bun:test";
-import { readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { openSharedHome } from "../../src/app/shared/open-shared.ts";
 import type { SharedHome } from "../../src/app/shared/shared-home.ts";
@@ -188,6 +188,35 @@ describe("summaries on a shared archive", () => {
     const kept = await hostA.context("r", "anything else?");
     expect(kept.summaryFilter).toMatchObject({ outcome: "failed", kept: 4, total: 4 });
   }, 120_000);
+
+  for (const [what, removal] of [
+    ["rm", (h: SharedHome) => h.remove("gone")],
+    ["reset --all", (h: SharedHome) => h.reset("gone", { all: true })],
+  ] as const)
+    test(`${what} on one host while another host summarizes the session: the run saves nothing`, async () => {
+      fake.reset();
+      let removed!: () => void;
+      const until = new Promise<void>((resolve) => (removed = resolve));
+      fake.respond((req) => ({ until, then: answer(req) }));
+      const { homes, open } = await hosts(`removed_${what.replace(/\W/g, "")}`, 2);
+      const [hostA, hostB] = [await open(homes[0]!), await open(homes[1]!)];
+      await hostA.add("gone", exchanges("iota", 3));
+      const run = hostA.summarize("gone");
+      await fake.waitForCalls(1, 60_000);
+      await removal(hostB);
+      removed();
+      const report = (await run).sessions[0]!;
+      expect(report.outcome).toBe("failed");
+      expect(report.error).toContain("the summary of gone was removed");
+      expect(await hostA.ctx.archive.getSummaryState("gone")).toBeUndefined();
+      expect(await hostA.ctx.archive.getSummaryRun("gone")).toBeUndefined();
+      for (const f of ["summary.json", ".summary_cursor"])
+        expect(existsSync(join(homes[0]!, "sessions", "gone", f))).toBe(false);
+      // The name used again: the new session starts with no summary.
+      await hostB.add("gone", { role: "user", content: "a new session that reuses the name" });
+      const context = await hostA.context("gone");
+      expect(context.messages.map((m) => m.kind)).not.toContain("summary");
+    }, 120_000);
 
   test("two daemons: one summarizes a session at a time; killed mid-call, the other takes the job after the lease runs out", async () => {
     fake.reset();

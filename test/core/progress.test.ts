@@ -47,6 +47,19 @@ test("a progress bar draws its first update at once and always its last", () => 
   expect(writes[1]).toStartWith("\r[##########] 100/100 messages");
 });
 
+test("a resumed copy's rows already there are shown but not counted in the rate", () => {
+  let now = 0;
+  const { writes, stream } = sink();
+  const bar = progressBar(stream, 10, "vectors", () => now);
+  now = 1; // 1 ms in: all 24,000 rows found in the target
+  bar.update(24_000, 24_000, 24_000);
+  expect(writes[0]).toBe("\r[##########] 24000/24000 vectors  0/s\x1b[K");
+  const resumed = progressBar(stream, 10, "messages", () => now);
+  now = 2001; // 2 s later: 1,000 of 11,000 copied by this run
+  resumed.update(11_000, 20_000, 10_000);
+  expect(writes[1]).toBe("\r[######....] 11000/20000 messages  500/s\x1b[K");
+});
+
 test("a progress line that never drew clears nothing", () => {
   const { writes, stream } = sink();
   progressLine(stream, () => 0).done();

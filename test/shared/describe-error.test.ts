@@ -66,9 +66,10 @@ import {
   NoSourceArchiveError,
   TargetNotEmptyError,
 } from "../../src/app/migrate-archive.ts";
+import { MigrateBusyError, VectorWriteBusyError } from "../../src/app/migrate-turns.ts";
 import { SessionLockTimeoutError } from "../../src/storage/ports/archive-errors.ts";
 import { NotInSharedModeError, SharedVectorsMissingError } from "../../src/app/shared/shared-mode-errors.ts";
-import { SummaryChangedError } from "../../src/app/shared/shared-summary-store.ts";
+import { SummaryChangedError, SummaryRunEndedError } from "../../src/app/shared/shared-summary-store.ts";
 import { PgConnectError } from "../../src/storage/postgres/pg-connect-error.ts";
 import { PgSchemaTooNewError } from "../../src/storage/postgres/pg-migrate.ts";
 import { VectorKeysMissingError } from "../../src/storage/ports/vector-location.ts";
@@ -857,6 +858,11 @@ const KINDS: [Error & { data: object }, string, 1 | 2][] = [
     1,
   ],
   [
+    new SummaryRunEndedError({ session: "s1" }),
+    "the summary of s1 was removed (rm, reset --all or rm-message --drop-summary) while this run went on; nothing was saved",
+    1,
+  ],
+  [
     new SessionLockTimeoutError({ session: "s1", timeoutMs: 100 }),
     'timed out after 100 ms waiting for the lock of session "s1"',
     1,
@@ -885,6 +891,16 @@ const KINDS: [Error & { data: object }, string, 1 | 2][] = [
     new TargetNotEmptyError({ messages: 3 }),
     "the target archive already holds 3 messages that were not copied from this home: migrate into an empty database",
     2,
+  ],
+  [
+    new MigrateBusyError({ home: "/h" }),
+    "another memvoy migrate-archive of /h is running into this archive: let it finish (it copies everything), or stop it and run this again",
+    2,
+  ],
+  [
+    new VectorWriteBusyError({ holder: "db1:42#ab12cd34", waitedMs: 30_250 }),
+    "the shared vectors stayed busy for 30 s (written by db1:42#ab12cd34): the messages are copied; run memvoy migrate-archive again to copy the vectors",
+    1,
   ],
   [
     new CopyMismatchError({ what: "messages", source: 5, target: 4 }),

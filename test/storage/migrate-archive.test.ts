@@ -4,10 +4,12 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { appendFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { cursorKey } from "../../src/app/migrate-archive.ts";
+import { VECTOR_WRITE_JOB } from "../../src/storage/ports/lease-turn.ts";
 import { openPgArchive } from "../../src/storage/postgres/open-pg-archive.ts";
 import { openSqliteArchive } from "../../src/storage/sqlite/sqlite-archive.ts";
 import { openMessageVectors, type VectorLocation } from "../../src/storage/ports/vector-port.ts";
-import { cli, openTemp, removeTempHomes, tempHome } from "../fixture/home.ts";
+import { cli, openTemp, removeTempHomes, tempHome, waitFor } from "../fixture/home.ts";
 import { describePostgres, startPostgres, type PgServer } from "../fixture/postgres-server.ts";
 import { startS3Server, type S3Server } from "../fixture/s3-server.ts";
 
@@ -202,9 +204,14 @@ describe("migrate-archive", () => {
       const before = partial[0]! + partial[1]!;
       expect(before).toBeGreaterThan(0);
       expect(before).toBeLessThan(320);
+      // The killed copy held the shared vectors' write lease; the next run of this home takes it back.
+      const target = await openPgArchive(env.MEMVOY_ARCHIVE_URL);
+      expect((await target.leaseHolder(VECTOR_WRITE_JOB, "*"))?.holder).toStartWith("migrate-archive:");
 
       const r = await cli(["migrate-archive", "--json"], { home, env });
       expect(r.code).toBe(0);
+      expect(await target.leaseHolder(VECTOR_WRITE_JOB, "*")).toBeUndefined();
+      await target.close();
       const out = JSON.parse(r.stdout);
       expect(out).toMatchObject({ done: true, resumed: true, copied: 0, total: 150 });
       expect(out.vectors.copied).toBe(320 - before);
@@ -215,6 +222,39 @@ describe("migrate-archive", () => {
       expect(again.code).toBe(0);
       expect(again.stdout).toContain("vectors: 0 copied");
     } finally {
+      await s3.stop();
+    }
+  }, 300_000);
+
+  test("one run per home at a time; the vector copy waits for the write lease a drain elsewhere holds", async () => {
+    const s3: S3Server = await startS3Server();
+    const home = buildHome(50);
+    await fillVectors({ kind: "local", dir: join(home, ".store", "lance") });
+    appendFileSync(join(home, "config.toml"), `\n${s3.vectorsToml("turns")}`);
+    const url = await server.createDatabase("migrate_turns");
+    const env = { MEMVOY_ARCHIVE_URL: url, ...s3.env };
+    const target = await openPgArchive(url);
+    try {
+      // Another run of this home holds its lock: this one stops at once, one line, exit 2, nothing copied.
+      const key = cursorKey(join(home, ".store", "history.db"));
+      const busy = await target.withSessionLock(key, () => cli(["migrate-archive"], { home, env }));
+      expect(busy.code).toBe(2);
+      expect(busy.stderr.trim().split("\n")).toHaveLength(1);
+      expect(busy.stderr).toContain("another memvoy migrate-archive of");
+      expect(await target.countMessages()).toBe(0);
+
+      const drain = (await target.acquireLease(VECTOR_WRITE_JOB, "*", "another-host:7#drain", 120_000))!;
+      const run = cli(["migrate-archive", "--json"], { home, env });
+      await waitFor(async () => (await target.countMessages()) === 150, 60_000, "the messages copied");
+      await Bun.sleep(1000);
+      expect(await vectorCounts(s3.location("turns"))).toEqual([0, 0]);
+      await target.releaseLease(drain);
+      const r = await run;
+      expect(r.code).toBe(0);
+      expect(JSON.parse(r.stdout).vectors.copied).toBe(320);
+      expect(await vectorCounts(s3.location("turns"))).toEqual([300, 20]);
+    } finally {
+      await target.close();
       await s3.stop();
     }
   }, 300_000);

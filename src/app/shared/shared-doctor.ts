@@ -10,6 +10,8 @@ import { symlinkFinding, tempFileFindings, type DoctorFinding, type DoctorReport
 import { sessionDirs } from "../../memory/session-admin.ts";
 import { homePaths, resolveHome } from "../../config/home.ts";
 import { loadConfig } from "../../config/load.ts";
+import { listSome } from "../../memory/history-reconcile.ts";
+import { removedInCache } from "./removed-cache.ts";
 import { staleCacheFiles } from "./session-cache.ts";
 import type { SharedHome } from "./shared-home.ts";
 import { openSharedHome } from "./open-shared.ts";
@@ -179,13 +181,18 @@ async function checkCache(home: SharedHome, session: string, repair: boolean): P
   }
   const out = tempFileFindings(dir, session, repair);
   if (stale.length === 0) return out;
-  const names = stale.map((p) =>
-    p === dir ? "the folder of a session the archive no longer has" : p.slice(dir.length + 1),
-  );
-  const f: DoctorFinding = { session, problem: `cache differs from the archive: ${names.join(", ")}` };
+  const removed = await removedInCache(home.ctx, session);
+  const problems =
+    removed.length > 0 ? [`history.json holds ${removed.length} removed message(s) (${listSome(removed)})`] : [];
+  const names = stale.flatMap((p) => {
+    if (p === dir) return ["the folder of a session the archive no longer has"];
+    return removed.length > 0 && p === home.ctx.paths.history(session) ? [] : [p.slice(dir.length + 1)];
+  });
+  if (names.length > 0) problems.push(`cache differs from the archive: ${names.join(", ")}`);
+  const f: DoctorFinding = { session, problem: problems.join("; ") };
   if (repair) {
     await home.repairCache(session);
-    f.repaired = "rewrote the cache from the archive";
+    f.repaired = `rewrote the cache from the archive${removed.length > 0 ? `: left out ${removed.length} removed message(s)` : ""}`;
   }
   return [f, ...out];
 }

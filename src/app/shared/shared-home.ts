@@ -29,6 +29,7 @@ import { idTombstoneHash, keyTombstoneHash } from "../../storage/ports/tombstone
 import type { SearchOptions, SearchResult } from "../../search/search-types.ts";
 import { homeInfo, type HomeInfo } from "../maintenance-api.ts";
 import { toNewMessage, type WireMessageInput } from "../wire-input.ts";
+import { dropRemoved } from "./removed-cache.ts";
 import { refreshSessionCache, type SessionCacheState } from "./session-cache.ts";
 import type { SharedContext } from "./shared-context.ts";
 import { SharedErrors } from "./shared-errors.ts";
@@ -183,7 +184,13 @@ export class SharedHome {
     return { recent: recent.slice(cut).map((m) => ({ ...m })), cut, note };
   }
 
+  /** This host's caches without the messages removed on any host: of `session`, or of every session folder. */
+  #dropRemoved(session?: string): Promise<void> {
+    return dropRemoved(this.ctx, (s) => this.repairCache(s), session);
+  }
+
   async sessions(): Promise<SessionInfo[]> {
+    await this.#dropRemoved();
     return (await this.ctx.archive.listSessionInfo()).map((s) => ({
       id: s.id,
       messages: s.messageCount,
@@ -199,6 +206,9 @@ export class SharedHome {
     const filter = o.filter ?? resolveFilter({ since, until, role, sender }, this.ctx.now());
     if (o.last !== undefined && (!Number.isSafeInteger(o.last) || o.last < 1 || o.last > MAX_LAST))
       throw new InvalidLastError({ last: o.last });
+    assertSessionId(session);
+    refuseSessionSymlinks(this.ctx.paths.session(session));
+    await this.#dropRemoved(session);
     await this.#require(session);
     const { archive } = this.ctx;
     if (!isEmptyFilter(filter)) {

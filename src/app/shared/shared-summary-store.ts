@@ -1,7 +1,8 @@
 // Generate's store in shared mode: the summary, its cursor, the exact position and the run's record live in
 // the archive; this host's summary.json and .summary_cursor are its caches, rewritten under the session's lock
-// on every read and save. A save is a compare-and-set on the summary's version: a writer that lost its lease
-// (and whose work another host took over) cannot overwrite what the other saved.
+// on every read and save. A save is a compare-and-set on the summary's version and on the run's record: a
+// writer that lost its lease (and whose work another host took over) cannot overwrite what the other saved,
+// and a run whose session was removed or reset --all meanwhile (which delete the record) saves nothing.
 import { errorMessage, namedError } from "../../shared/errors.ts";
 import type { StoredMessage } from "../../shared/message.ts";
 import { parseCursorText } from "../../storage/history/cursor-file.ts";
@@ -24,10 +25,20 @@ export const SummaryChangedError = namedError<{ session: string }>(
     `the summary of ${d.session} was changed by another writer while this run held it; nothing was saved (the next run starts from theirs)`,
 );
 
+/** The run's record left the archive while it went on (rm, reset --all or rm-message --drop-summary). */
+export const SummaryRunEndedError = namedError<{ session: string }>(
+  "SummaryRunEndedError",
+  "runtime",
+  (d) =>
+    `the summary of ${d.session} was removed (rm, reset --all or rm-message --drop-summary) while this run went on; nothing was saved`,
+);
+
 export class SharedSummaryStore implements SummaryRunStore {
   readonly recordsIn = "the archive";
   /** The archive's summary version this run last read or wrote (null: none yet). */
   #version: bigint | null = null;
+  /** When this run recorded its start: the record a save requires (removals delete it, a takeover replaces it). */
+  #startedAt: bigint | undefined;
 
   /** `held`: whether this process still holds the session's summary lease (a lost lease records nothing). */
   constructor(
@@ -42,7 +53,9 @@ export class SharedSummaryStore implements SummaryRunStore {
 
   async begin(): Promise<string | undefined> {
     const { session } = this;
-    await this.#archive.startSummaryRun(session, this.ctx.now());
+    const at = this.ctx.now();
+    await this.#archive.startSummaryRun(session, at);
+    this.#startedAt = at;
     const pending = (await this.#archive.getSummaryRun(session))?.pending;
     if (!pending) return undefined;
     const state = await this.#archive.getSummaryState(session);
@@ -125,11 +138,25 @@ export class SharedSummaryStore implements SummaryRunStore {
   async #put(text: SummaryText): Promise<void> {
     const { ctx, session } = this;
     await ctx.withSessionLock(session, async () => {
-      const version = await this.#archive.putSummaryState(session, text, ctx.now(), this.#version);
-      if (version === undefined) throw new SummaryChangedError({ session });
+      const refused = await this.#superseded();
+      const version = refused
+        ? undefined
+        : await this.#archive.putSummaryState(session, text, ctx.now(), this.#version);
+      if (version === undefined) {
+        refreshSummaryFiles(ctx.paths, session, await this.#archive.getSummaryState(session));
+        throw refused ?? new SummaryChangedError({ session });
+      }
       this.#version = version;
       refreshSummaryFiles(ctx.paths, session, text);
     });
+  }
+
+  /** Why this run may not save (under the session's lock, which removals take too): its record is gone or replaced. */
+  async #superseded(): Promise<Error | undefined> {
+    if (this.#startedAt === undefined) return undefined;
+    const run = await this.#archive.getSummaryRun(this.session);
+    if (!run) return new SummaryRunEndedError({ session: this.session });
+    return run.startedAt === this.#startedAt ? undefined : new SummaryChangedError({ session: this.session });
   }
 
   /**

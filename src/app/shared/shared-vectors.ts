@@ -8,7 +8,7 @@ import { embedQueued, retryDelay } from "../../memory/embedding/drain.ts";
 import type { ReindexOptions, ReindexReport } from "../../memory/embedding/reindex.ts";
 import type { VectorMaintenance } from "../../memory/maintenance.ts";
 import { describeError } from "../../shared/describe-error.ts";
-import { leaseTurn } from "../../storage/ports/lease-turn.ts";
+import { leaseTurn, VECTOR_WRITE_JOB } from "../../storage/ports/lease-turn.ts";
 import type { SharedArchivePort } from "../../storage/ports/shared-archive-port.ts";
 import { vectorLocation } from "../../storage/ports/vector-location.ts";
 import {
@@ -89,7 +89,7 @@ export class SharedVectors {
     await before.catch(() => {});
     try {
       const give = await leaseTurn(this.archive, {
-        job: "vector-write",
+        job: VECTOR_WRITE_JOB,
         session: "*",
         holder: this.holder,
         ttlMs: DRAIN_LEASE_MS,

@@ -34,8 +34,13 @@ in the target are skipped), and every vector id is checked in the target.
   --batch N   messages per transaction (default 2000)
   --json      print the result as JSON
 
-Exit codes: 0 copied and verified, 1 the copy failed or does not match,
-2 no archive URL configured, a password in config.toml, or a non-empty target.
+One run per home at a time: a second one started meanwhile stops at once. The
+vector copy takes turns with the daemons writing the shared vectors (the
+archive's vector-write lease): it waits up to 30 s for one to finish a batch.
+
+Exit codes: 0 copied and verified, 1 the copy failed or does not match (or the
+shared vectors stayed busy), 2 no archive URL configured, a password in
+config.toml, a non-empty target, or another run of this home in progress.
 `;
 
 const spec: CommandSpec = {
@@ -68,6 +73,7 @@ async function migrate(p: Parsed): Promise<number> {
   archiveUrl(home); // exit 2 at once when no target is configured
   const bar = !json && process.stderr.isTTY ? progressBar(process.stderr) : undefined;
   let vectorBar: ReturnType<typeof progressBar> | undefined;
+  let resumedAt = 0;
   return withInterrupt(async (signal) => {
     const r = await migrateArchive({
       home,
@@ -76,15 +82,16 @@ async function migrate(p: Parsed): Promise<number> {
       onStart: (total, already) => {
         if (!json && already > 0)
           process.stderr.write(`memvoy: resuming the copy (${already} of ${total} messages already there)\n`);
-        bar?.update(already, total);
+        resumedAt = already;
+        bar?.update(already, total, already);
       },
-      onProgress: (done, total) => bar?.update(done, total),
-      onVectorProgress: (done, total) => {
+      onProgress: (done, total) => bar?.update(done, total, resumedAt),
+      onVectorProgress: (done, total, skipped) => {
         if (!vectorBar && bar) {
           bar.done();
           vectorBar = progressBar(process.stderr, 30, "vectors");
         }
-        vectorBar?.update(done, total);
+        vectorBar?.update(done, total, skipped);
       },
     });
     (vectorBar ?? bar)?.done();

@@ -2,7 +2,7 @@
 import { bool } from "../args.ts";
 import { withAnyHome, sessionSpec } from "../command.ts";
 import { printJson, println } from "../output.ts";
-import { keptCopiesNote } from "../deletion-notes.ts";
+import { keptCopiesNote, SHARED_DELETION_HELP } from "../deletion-notes.ts";
 
 export const usage = `
 Usage: memvoy reset SESSION [--all] [--json]
@@ -10,7 +10,8 @@ Usage: memvoy reset SESSION [--all] [--json]
 Clear the session's history.json, its archived messages and its vectors.
 summary.json and .summary_cursor survive, so the rolling summary carries on;
 --all deletes them too. Error memory is never touched.
-`;
+
+${SHARED_DELETION_HELP}`;
 
 const spec = sessionSpec("reset", usage, { all: { type: "boolean" } });
 

@@ -2,7 +2,7 @@
 import { bool } from "../args.ts";
 import { withAnyHome, type CommandSpec } from "../command.ts";
 import { printJson, println } from "../output.ts";
-import { keptCopiesNote } from "../deletion-notes.ts";
+import { keptCopiesNote, SHARED_DELETION_HELP } from "../deletion-notes.ts";
 
 export const usage = `
 Usage: memvoy rm-message ID [--drop-summary] [--json]
@@ -17,6 +17,7 @@ it back. When it returns, no copy of the text is left in the home's files, excep
     summarize rebuilds it from the messages that remain);
   - error memory, which is never touched.
 
+${SHARED_DELETION_HELP}
   --drop-summary  remove summary.json and .summary_cursor as well
   --json          print {"id", "session", "wasRecent", "summarized", "summaryRemoved"} (and
                   "keptCopiesRemoved" when copies doctor --repair kept were removed too)

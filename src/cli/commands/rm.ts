@@ -2,14 +2,15 @@
 import { bool } from "../args.ts";
 import { withAnyHome, type CommandSpec } from "../command.ts";
 import { printJson, println } from "../output.ts";
-import { keptCopiesNote } from "../deletion-notes.ts";
+import { keptCopiesNote, SHARED_DELETION_HELP } from "../deletion-notes.ts";
 
 export const usage = `
 Usage: memvoy rm SESSION [--json]
 
 Remove everything of the session: its folder (history.json, summary.json, cursor),
 its archived messages and its vectors. Error memory is never touched.
-`;
+
+${SHARED_DELETION_HELP}`;
 
 const spec: CommandSpec = { name: "rm", usage, positionals: ["SESSION"], session: true };
 

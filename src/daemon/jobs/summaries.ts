@@ -1,9 +1,9 @@
 // The summary cron: each tick runs Generate on every due session (mtime gate) not already being summarized;
-// a session whose run failed is retried at the next tick.
+// a session whose run failed is retried at the next tick, unless it no longer exists (removed meanwhile).
 import type { SummaryCronApi } from "../../app/maintenance-api.ts";
 import type { SessionReport } from "../../app/memory-api.ts";
 import { MemvoyError } from "../../shared/errors.ts";
-import { describeError } from "../../shared/describe-error.ts";
+import { describeError, errorCode } from "../../shared/describe-error.ts";
 import { isTempSession } from "../../shared/session-id.ts";
 import type { DaemonLog } from "../log.ts";
 import type { CronJob, JobOutcome } from "../scheduler.ts";
@@ -31,6 +31,13 @@ export function summaryJob(api: SummaryCronApi, pattern: string): CronJob {
   function abandoned(t: Tick, session: string): RunResult {
     t.log.info("summary.abandoned", { session, note: "summary.json is the last saved state; the session stays due" });
     return "abandoned";
+  }
+
+  /** A session removed since it became due (or failed): nothing to retry, and no reason to stop the tick. */
+  function gone(t: Tick, session: string): RunResult {
+    retry.delete(session);
+    t.log.info("summary.gone", { session, note: "the session was removed; it is not retried" });
+    return "gone";
   }
 
   function failed(t: Tick, session: string, message: string, started: number, err?: unknown): RunResult {
@@ -70,6 +77,7 @@ export function summaryJob(api: SummaryCronApi, pattern: string): CronJob {
       report = r.sessions.find((x) => x.session === session);
     } catch (err) {
       if (signal.aborted) return abandoned(t, session);
+      if (errorCode(err) === "UnknownSessionError") return gone(t, session);
       return failed(t, session, log.scrub(describeError(err)), started, err);
     }
     const outcome = report?.outcome ?? "skipped";

@@ -18,6 +18,8 @@ export interface VectorCopyProgress {
   embedderId: string;
   /** Rows of this table read so far (copied or found in the target). */
   done: number;
+  /** Of `done`, the rows found in the target (not copied by this run). */
+  skipped: number;
   total: number;
 }
 
@@ -68,6 +70,9 @@ function close(s: Stores): void {
   s.errors.close();
 }
 
+/** A table's progress so far: rows read, those of them the target held already, rows in all. */
+const progressOf = (r: VectorCopyTable) => ({ done: r.copied + r.present, skipped: r.present, total: r.source });
+
 async function copyMessageTable(
   from: MessageVectors,
   to: MessageVectors,
@@ -92,7 +97,7 @@ async function copyMessageTable(
     report.copied += pending.length;
     pending = [];
     faultPoint("after-vector-batch");
-    onProgress({ kind: "messages", embedderId, done: report.copied + report.present, total: report.source });
+    onProgress({ kind: "messages", embedderId, ...progressOf(report) });
   };
   try {
     for await (const batch of src.batches()) {
@@ -106,7 +111,7 @@ async function copyMessageTable(
       if (pending.length > 0 && pending.length * pending[0]!.vector.length * 4 >= WRITE_BYTES) await flush();
     }
     await flush();
-    onProgress({ kind: "messages", embedderId, done: report.copied + report.present, total: report.source });
+    onProgress({ kind: "messages", embedderId, ...progressOf(report) });
     if (report.copied > 0) await dst!.ensureIndex();
     const check = await to.table(embedderId, 0);
     const inTarget = new Set(check ? (await check.keys()).map((k) => k.id) : []);
@@ -137,7 +142,7 @@ async function copyErrorTable(
       await to.upsert(embedderId, fresh[0]!.vector.length, fresh, { replace: false });
       report.copied += fresh.length;
     }
-    onProgress({ kind: "errors", embedderId, done: report.copied + report.present, total: report.source });
+    onProgress({ kind: "errors", embedderId, ...progressOf(report) });
   }
   verify(report, new Set(sourceIdList), new Set(await to.ids(embedderId)));
   return report;

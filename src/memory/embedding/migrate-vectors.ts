@@ -9,7 +9,7 @@ export async function migrateVectors(c: {
   home: HomePaths;
   config: Config;
   signal?: AbortSignal;
-  onProgress?: (done: number, total: number) => void;
+  onProgress?: (done: number, total: number, skipped: number) => void;
   env?: Readonly<Record<string, string | undefined>>;
 }): Promise<{ copied: number }> {
   if (!c.config.vectors.uri) return { copied: 0 };
@@ -17,7 +17,7 @@ export async function migrateVectors(c: {
   const tables = await copyVectors(
     { kind: "local", dir: c.home.lance },
     to,
-    (p) => c.onProgress?.(p.done, p.total),
+    (p) => c.onProgress?.(p.done, p.total, p.skipped),
     c.signal,
   );
   return { copied: tables.reduce((n, t) => n + t.copied, 0) };

@@ -2,6 +2,9 @@
 // and the returned function gives it back. A holder that dies stops renewing, so its lease expires.
 import type { ArchivePort } from "./archive-port.ts";
 
+/** The lease every writer of the shared vector tables holds (drains, rebuilds, upkeep, migrate-archive's copy). */
+export const VECTOR_WRITE_JOB = "vector-write";
+
 export interface LeaseTurnOptions {
   job: string;
   session: string;

@@ -48,6 +48,8 @@ export interface SharedArchivePort extends ArchivePort {
   removeSession(session: string): Promise<void>;
   /** The summary state and the last run; returns whether a summary was stored. */
   forgetSummary(session: string): Promise<boolean>;
+  /** A count that moves whenever tombstones are written (a removal on any host); equal counts: none since. */
+  removalCount(): Promise<bigint>;
   /** A new sighting of a record: newest text, fix and outcome; count bumped; TTL refreshed. */
   mergeError(seq: bigint, f: ErrorFields, now: bigint, expiresAt: bigint, textChanged: boolean): Promise<ErrorRow>;
   /** Live records, most recently recorded first, and how many match the filter in all. */

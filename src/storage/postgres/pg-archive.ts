@@ -63,7 +63,7 @@ export class PgArchive implements ArchivePort {
     return tx.unsafe(text, args as never[]) as Promise<T[]>;
   }
 
-  /** One round trip: memvoy_append (migration 002) locks, dedupes and inserts on the server. */
+  /** One round trip: memvoy_append (migrations 002, 004) locks, dedupes and inserts on the server. */
   async appendMessages(
     session: string,
     records: readonly NewMessage[],

@@ -79,6 +79,10 @@ export class PgSharedArchive extends PgArchive implements SharedArchivePort {
     });
   }
 
+  async removalCount(): Promise<bigint> {
+    return BigInt((await this.run<{ n: bigint }>("SELECT n FROM removal_count"))[0]?.n ?? 0n);
+  }
+
   async mergeError(seq: bigint, f: ErrorFields, now: bigint, expiresAt: bigint, textChanged: boolean) {
     const rows = await this.run(
       `UPDATE error_records SET tool = $1, error = $2, cause = $3, fix = $4, outcome = $5, keywords = $6, updated_at = $7,

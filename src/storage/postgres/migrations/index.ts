@@ -2,5 +2,7 @@
 import archive from "./001-archive.sql" with { type: "text" };
 import v04 from "./002-v0.4.sql" with { type: "text" };
 import v05 from "./003-v0.5.sql" with { type: "text" };
+import linearAppend from "./004-linear-append.sql" with { type: "text" };
+import removalCount from "./005-removal-count.sql" with { type: "text" };
 
-export const PG_MIGRATIONS: readonly string[] = [archive, v04, v05];
+export const PG_MIGRATIONS: readonly string[] = [archive, v04, v05, linearAppend, removalCount];
