@@ -2,7 +2,7 @@
 import archive from "./001-archive.sql" with { type: "text" };
 import v04 from "./002-v0.4.sql" with { type: "text" };
 import v05 from "./003-v0.5.sql" with { type: "text" };
-import linearAppend from "./004-linear-append.sql" with { type: "text" };
-import removalCount from "./005-removal-count.sql" with { type: "text" };
+// 004: the append in time linear in its batch, and the count of tombstone writes (one migration for both).
+import v06 from "./004-v0.6.sql" with { type: "text" };
 
-export const PG_MIGRATIONS: readonly string[] = [archive, v04, v05, linearAppend, removalCount];
+export const PG_MIGRATIONS: readonly string[] = [archive, v04, v05, v06];
