@@ -91,6 +91,22 @@ test("an Agenvoy cursor is local time: with TZ=Asia/Taipei the messages after it
   expect(fake.calls).toBe(0);
 });
 
+test("a cursor in a DST gap (a local time the clocks skipped) stands before the gap: the messages after it are summarized", async () => {
+  agenvoyHome(
+    "s",
+    [
+      { role: "user", content: "before the gap", sendAt: ns("2026-03-08T06:50:00Z") }, // 01:50 EST
+      { role: "assistant", content: "answered before", sendAt: ns("2026-03-08T06:51:00Z") },
+      { role: "user", content: "after the gap", sendAt: ns("2026-03-08T07:10:00Z") }, // 03:10 EDT
+      { role: "assistant", content: "answered after", sendAt: ns("2026-03-08T07:11:00Z") },
+    ],
+    "2026-03-08 02:30:00", // no such time in New York: Agenvoy's text comparison puts it between the two pairs
+  );
+  expect((await memvoy(["summarize", "s"], "America/New_York")).code).toBe(0);
+  expect(summarized()).toEqual(["after the gap", "answered after"]);
+  expect(cursorOf("s")).toBe("2026-03-08 03:11:00");
+});
+
 test("a cursor written elsewhere with messages in its second: none is skipped", async () => {
   agenvoyHome(
     "s",

@@ -17,7 +17,11 @@ export function cursorText(ns: Nanos): string {
   return nsToLocalSeconds(ns);
 }
 
-/** The start of the cursor's second (UTC ns), reading the text in local time; undefined when it is no time. */
+/**
+ * The start of the cursor's second (UTC ns), reading the text in local time; undefined when it is no time. A time
+ * the clocks skipped (a DST gap, written under another zone) stands where Agenvoy's text comparison puts it: just
+ * before the first instant whose local time reads later, so that no message after it is taken as summarized.
+ */
 export function parseCursorText(text: string): Nanos | undefined {
   const m = CURSOR.exec(text);
   if (!m) return undefined;
@@ -25,8 +29,26 @@ export function parseCursorText(text: string): Nanos | undefined {
   const date = new Date(y, mo - 1, d, h, mi, se);
   const ms = date.getTime();
   if (!Number.isFinite(ms) || date.getMonth() !== mo - 1 || date.getDate() !== d) return undefined;
-  return BigInt(Math.floor(ms / 1000)) * NS_PER_SEC;
+  const sec = Math.floor(ms / 1000);
+  if (date.getHours() === h && date.getMinutes() === mi && date.getSeconds() === se) return BigInt(sec) * NS_PER_SEC;
+  return BigInt(firstLocalAfter(text, sec) - 1) * NS_PER_SEC;
 }
+
+/** The first second whose local time reads after `text`, searched below `above` (which reads after it). */
+function firstLocalAfter(text: string, above: number): number {
+  const reads = (sec: number) => nsToLocalSeconds(BigInt(sec) * NS_PER_SEC);
+  let lo = above - GAP_SEARCH_SECONDS;
+  let hi = above;
+  while (hi - lo > 1) {
+    const mid = Math.floor((lo + hi) / 2);
+    if (reads(mid) > text) hi = mid;
+    else lo = mid;
+  }
+  return hi;
+}
+
+/** Clocks skip at most this much (a DST change is an hour; a few zones have moved by a day). */
+const GAP_SEARCH_SECONDS = 26 * 3600;
 
 /** The cursor, read in local time. */
 export function readCursorFile(path: string): CursorFile {
