@@ -122,6 +122,29 @@ test("a cursor written elsewhere with messages in its second: none is skipped", 
   expect(summarized()).toEqual(["q1", "a1", "q2", "a2"]);
 });
 
+test("after a time zone change the cursor is rewritten in the new zone: the last summarized message's time", async () => {
+  const api = openMemory({ home, env: {}, drain: "off" });
+  api.add("s", [
+    { role: "user", content: "Q1", sendAt: "2026-10-05T10:05:00Z" },
+    { role: "assistant", content: "A1", sendAt: "2026-10-05T10:06:00Z" },
+  ]);
+  api.close();
+  expect((await memvoy(["summarize", "s"])).code).toBe(0);
+  expect(cursorOf("s")).toBe("2026-10-05 18:06:00"); // Taipei
+  const again = openMemory({ home, env: {}, drain: "off" });
+  again.add("s", [
+    { role: "user", content: "Q2", sendAt: "2026-10-05T10:30:00Z" },
+    { role: "assistant", content: "A2", sendAt: "2026-10-05T10:31:00Z" },
+  ]);
+  again.close();
+  fake.reset();
+  fake.respond(() => summaryStep({ current_discussion: current("t") }));
+  expect((await memvoy(["summarize", "s"], "UTC")).code).toBe(0);
+  expect(summarized()).toEqual(["Q2", "A2"]);
+  // Read as UTC, "18:06" would stand 7.5 hours after A2: a reader of the file would skip what came in between.
+  expect(cursorOf("s")).toBe("2026-10-05 10:31:00");
+});
+
 test("same-second messages after a reset are summarized (the exact position survives the reset)", async () => {
   const api = openMemory({ home, env: { ANTHROPIC_API_KEY: fake.apiKey, ANTHROPIC_BASE_URL: fake.url }, drain: "off" });
   try {

@@ -194,4 +194,9 @@ export class SharedSummaryStore implements SummaryRunStore {
     const text = (await this.#archive.getSummaryState(this.session))?.cursor.trim();
     return text !== undefined && parseCursorText(text) !== undefined ? text : undefined;
   }
+
+  /** Not asked of the shared archive: the cursor text is taken as it reads here. */
+  summarizedUntil(): undefined {
+    return undefined;
+  }
 }

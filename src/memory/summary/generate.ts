@@ -7,6 +7,7 @@ import { describeError } from "../../shared/describe-error.ts";
 import { errorMessage } from "../../shared/errors.ts";
 import { redactSecrets, secretValues } from "../../shared/redact.ts";
 import type { StoredMessage } from "../../shared/message.ts";
+import { NS_PER_SEC } from "../../shared/time.ts";
 import type { MemoryContext } from "../memory-context.ts";
 import { ensureBackfilled } from "../sessions-list.ts";
 import { planChunks, splitWaiting } from "./chunking.ts";
@@ -164,6 +165,13 @@ async function run(
   const cursorAfter: string[] = [];
   let latestNs = cursor.state === "ok" ? cursor.ns : -1n;
   let latest = cursor.state === "ok" ? cursor.text : "";
+  // From the exact position, the cursor stands for the summarized messages' latest time: read in another zone than
+  // the one that wrote it, its text is rewritten in this one (else it would stay hours off, before or after them).
+  const until = start.kind === "position" ? await store.summarizedUntil(start.afterSeq) : undefined;
+  if (until !== undefined && cursor.state === "ok" && writtenInSomeZone(cursor.text, until)) {
+    latestNs = until;
+    latest = cursorText(until);
+  }
   for (const m of ready) {
     if (m.sendAt > latestNs && (latest === "" || !untimed.has(m.seq))) {
       latestNs = m.sendAt;
@@ -261,4 +269,15 @@ function withSaved(text: string, report: SessionReport): string {
     .replace(/no space left on the device; nothing was changed \((.*)\)$/, "no space left on the device ($1)")
     .replace(/; nothing was changed/g, "");
   return `${plain}; saved: summary.json and .summary_cursor through chunk ${report.chunksDone}/${report.chunksTotal}`;
+}
+
+/**
+ * Whether a cursor text is `ns` written in some zone (its wall time differs from UTC by a whole quarter-hour, at most
+ * 14 hours): a cursor carried over from an older, later one (Agenvoy's, past untimed messages) is not, and stays.
+ */
+function writtenInSomeZone(text: string, ns: bigint): boolean {
+  const wall = Date.parse(`${text.replace(" ", "T")}Z`);
+  if (!Number.isFinite(wall)) return false;
+  const offset = wall / 1000 - Number(ns / NS_PER_SEC);
+  return offset % 900 === 0 && Math.abs(offset) <= 14 * 3600;
 }

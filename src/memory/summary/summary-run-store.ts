@@ -43,4 +43,9 @@ export interface SummaryRunStore {
   finish(outcome: string, counters: RunCounters, error?: string): Maybe<void>;
   /** The cursor's text, when it holds a valid time. */
   cursorText(): Maybe<string | undefined>;
+  /**
+   * The latest send time of the session's timed messages up to seq `seq` (a saved position): what the cursor
+   * stands for, whatever zone wrote it. Undefined when none is left (or the store cannot tell).
+   */
+  summarizedUntil(seq: bigint): Maybe<bigint | undefined>;
 }

@@ -259,6 +259,16 @@ export class SummaryStore implements SummaryRunStore {
     const cursor = readCursor(this.ctx, this.session);
     return cursor.state === "ok" ? cursor.text : undefined;
   }
+
+  summarizedUntil(seq: bigint): bigint | undefined {
+    const r = this.ctx.db
+      .query(
+        `SELECT max(send_at) AS t FROM messages WHERE session_id = ?1 AND seq <= ?2
+           AND seq NOT IN (SELECT seq FROM untimed_messages WHERE session_id = ?1)`,
+      )
+      .get(this.session, seq) as { t: bigint | null } | null;
+    return r?.t ?? undefined;
+  }
 }
 
 /**
