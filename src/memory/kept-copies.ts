@@ -31,11 +31,18 @@ function removeCopiesOf(home: string, files: readonly string[]): string[] {
 
 /**
  * Remove the copies that may hold text a deletion of `session` removes: the session's history.json copies (and its
- * summary.json copies when the summary goes too), and the archive's (history.db and its -wal, -shm). Returns them.
+ * summary.json copies when the summary goes too), and the archive's (history.db and its -wal, -shm). Returns the
+ * deletion's result with them (home-relative) as `keptCopiesRemoved`, when there were any.
  */
-export function removeKeptCopies(ctx: MemoryContext, session: string, o: { summary: boolean }): string[] {
+export function removeKeptCopies<T extends object>(
+  ctx: MemoryContext,
+  session: string,
+  o: { summary: boolean },
+  result: T,
+): T & { keptCopiesRemoved?: string[] } {
   const { paths } = ctx;
-  const files = [paths.history(session), `${paths.db}`, `${paths.db}-wal`, `${paths.db}-shm`];
+  const files = [paths.history(session), paths.db, `${paths.db}-wal`, `${paths.db}-shm`];
   if (o.summary) files.push(paths.summary(session));
-  return removeCopiesOf(paths.home, files);
+  const copies = removeCopiesOf(paths.home, files);
+  return copies.length > 0 ? { ...result, keptCopiesRemoved: copies } : result;
 }

@@ -19,7 +19,6 @@ import type { MemoryContext } from "./memory-context.ts";
 import { ensureBackfilled } from "./sessions-list.ts";
 import { UnknownMessageError } from "./message-lookup.ts";
 import { removeKeptCopies } from "./kept-copies.ts";
-import { withCopies } from "./session-admin.ts";
 
 // Loaded when a removal needs it: every open runs finishPendingRemovals, and search never reads summaries.
 const summaryStore = () => require("./summary/summary-store.ts") as typeof import("./summary/summary-store.ts");
@@ -75,8 +74,8 @@ export function removeMessage(
         withWriteLock(ctx.db, () => deleteSummaryRun(ctx.db, sessionId));
       }
       finishRemoval(ctx, m.session, m.id);
-      const copies = removeKeptCopies(ctx, m.session, { summary: summaryRemoved });
-      return withCopies({ id: m.id, session: m.session, wasRecent: m.recent, summarized, summaryRemoved }, copies);
+      const result = { id: m.id, session: m.session, wasRecent: m.recent, summarized, summaryRemoved };
+      return removeKeptCopies(ctx, m.session, { summary: summaryRemoved }, result);
     },
     sessionId,
   );

@@ -42,11 +42,6 @@ export interface ResetResult {
   keptCopiesRemoved?: string[];
 }
 
-/** A result with the kept copies removed, when there were any. */
-export function withCopies<T extends object>(r: T, copies: string[]): T & { keptCopiesRemoved?: string[] } {
-  return copies.length > 0 ? { ...r, keptCopiesRemoved: copies } : r;
-}
-
 /** Clear history.json, the archive rows, the meta and the vectors. summary.json and the cursor survive unless `all`. */
 export function resetSession(ctx: MemoryContext, session: string, all = false): ResetResult {
   requireSession(ctx, session);
@@ -67,8 +62,7 @@ export function resetSession(ctx: MemoryContext, session: string, all = false): 
         withWriteLock(ctx.db, () => forgetSummaryRows(ctx, session));
       }
       purgeText(ctx);
-      const copies = removeKeptCopies(ctx, session, { summary: all });
-      return withCopies({ session, messagesRemoved: removed, summaryRemoved }, copies);
+      return removeKeptCopies(ctx, session, { summary: all }, { session, messagesRemoved: removed, summaryRemoved });
     },
     session,
   );
@@ -90,8 +84,12 @@ export function removeSession(ctx: MemoryContext, session: string): ResetResult 
       rmSync(ctx.paths.session(session), { recursive: true, force: true });
       forgetHistoryCache(ctx.paths.history(session));
       purgeText(ctx);
-      const copies = removeKeptCopies(ctx, session, { summary: true });
-      return withCopies({ session, messagesRemoved: removed, summaryRemoved: hadSummary }, copies);
+      return removeKeptCopies(
+        ctx,
+        session,
+        { summary: true },
+        { session, messagesRemoved: removed, summaryRemoved: hadSummary },
+      );
     },
     session,
   );

@@ -25,27 +25,16 @@ export function termWeights(db: Db, text: string): TermWeights {
   return { phrases, weights, total: weights.reduce((a, b) => a + b, 0) };
 }
 
-/** Weighted share of the query's terms that the text holds, in [0, 1]. */
-export function coverage(content: string, tw: TermWeights): number {
-  if (tw.total <= 0) return 0;
-  const lower = content.toLowerCase();
-  let held = 0;
-  tw.phrases.forEach((p, i) => {
-    if (phraseCount(lower, p) > 0) held += tw.weights[i]!;
-  });
-  return held / tw.total;
-}
-
 /**
- * coverage() with each phrase also held anywhere inside a word ("psycopg" in "psycopg2"), as the recent tier's
- * case-insensitive substring match finds it.
+ * Weighted share of the query's terms that the text holds, in [0, 1]. `insideWords`: a phrase also counts held
+ * anywhere inside a word ("psycopg" in "psycopg2"), as the recent tier's case-insensitive substring match finds it.
  */
-export function substringCoverage(content: string, tw: TermWeights): number {
+export function coverage(content: string, tw: TermWeights, insideWords = false): number {
   if (tw.total <= 0) return 0;
   const lower = content.toLowerCase();
   let held = 0;
   tw.phrases.forEach((p, i) => {
-    if (lower.includes(p.text) || phraseCount(lower, p) > 0) held += tw.weights[i]!;
+    if ((insideWords && lower.includes(p.text)) || phraseCount(lower, p) > 0) held += tw.weights[i]!;
   });
   return held / tw.total;
 }

@@ -11,7 +11,7 @@ import { expandHits } from "./expand.ts";
 import { reciprocalRankFusion, type RankedList } from "./fusion.ts";
 import { keywordSearch, rankRecentRows } from "./keyword.ts";
 import { ftsAllQuery, ftsAnyQuery, queryTerms } from "./query-terms.ts";
-import { coverage, namesUnknown, substringCoverage, termWeights } from "./coverage.ts";
+import { coverage, namesUnknown, termWeights } from "./coverage.ts";
 import { RELEVANCE } from "./relevance.ts";
 import { holdsSymbols, querySymbols } from "./symbols.ts";
 import { scopeFilter, type SearchHit, type SearchResult } from "./search-types.ts";
@@ -121,8 +121,8 @@ export async function hybridSearch(
       const sem = semScore.get(id) ?? 0;
       // A query of symbols alone: holding them verbatim is the whole lexical match. A recent row the keyword side
       // found holds the terms as substrings (the spec's match there), inside a longer word too.
-      const holds = substringsFound.has(id) ? substringCoverage : coverage;
-      const cov = tw.total > 0 ? holds(f.item.message.content, tw) : symbols.length > 0 ? 1 : 0;
+      const cov =
+        tw.total > 0 ? coverage(f.item.message.content, tw, substringsFound.has(id)) : symbols.length > 0 ? 1 : 0;
       // A message next to one that holds the terms stands by that one's coverage (at the context share).
       const near = Math.max(0, ...(lent.get(id) ?? []).map((n) => coverage(n.content, tw)));
       // A query about another memory keeps only messages that hold much of it.

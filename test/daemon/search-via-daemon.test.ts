@@ -366,6 +366,24 @@ test("errors search asks a daemon of the same program and config with its token,
   );
 });
 
+/** An error record as a stand-in daemon answers with it. */
+const standInRecord = (id: string) => ({
+  id,
+  tool: "make",
+  error: "make: *** No rule to make target 'all'",
+  cause: null,
+  fix: "add the all target",
+  outcome: "resolved",
+  keywords: [],
+  createdAt: "2026-01-01T00:00:00.000000000Z",
+  updatedAt: "2026-01-01T00:00:00.000000000Z",
+  lastHitAt: null,
+  expiresAt: "2026-04-01T00:00:00.000000000Z",
+  hits: 0,
+  occurrences: 1,
+  embedded: true,
+});
+
 test("errors record asks a daemon of the same program and config; --local, a refusal or a failure record here", async () => {
   const record = [
     "errors",
@@ -378,22 +396,7 @@ test("errors record asks a daemon of the same program and config; --local, a ref
     "add the all target",
   ];
   const stored = {
-    record: {
-      id: "0000aaaa",
-      tool: "make",
-      error: "make: *** No rule to make target 'all'",
-      cause: null,
-      fix: "add the all target",
-      outcome: "resolved",
-      keywords: [],
-      createdAt: "2026-01-01T00:00:00.000000000Z",
-      updatedAt: "2026-01-01T00:00:00.000000000Z",
-      lastHitAt: null,
-      expiresAt: "2026-04-01T00:00:00.000000000Z",
-      hits: 0,
-      occurrences: 1,
-      embedded: true,
-    },
+    record: standInRecord("0000aaaa"),
     merged: false,
     redacted: [],
     notes: ["stored by the stand-in"],
@@ -434,22 +437,7 @@ test("errors record asks a daemon of the same program and config; --local, a ref
 
 test("errors rm asks a daemon of the same program and config to delete the record; --local and a refusal remove here", async () => {
   const removed = {
-    removed: {
-      id: "0000bbbb",
-      tool: "make",
-      error: "make: *** No rule to make target 'all'",
-      cause: null,
-      fix: "add the all target",
-      outcome: "resolved",
-      keywords: [],
-      createdAt: "2026-01-01T00:00:00.000000000Z",
-      updatedAt: "2026-01-01T00:00:00.000000000Z",
-      lastHitAt: null,
-      expiresAt: "2026-04-01T00:00:00.000000000Z",
-      hits: 0,
-      occurrences: 1,
-      embedded: true,
-    },
+    removed: standInRecord("0000bbbb"),
     notes: ["removed by the stand-in"],
   };
   const local = async (tool: string) => {

@@ -12,7 +12,7 @@ import {
 } from "../fixture/import/claude-code.ts";
 import { rollout } from "../fixture/import/codex.ts";
 import { chat } from "../fixture/import/gemini.ts";
-import { importWith, messagesOf, sessionInfo } from "./support.ts";
+import { importWith, memvoyExportLines, messagesOf, sessionInfo } from "./support.ts";
 
 afterAll(removeTempHomes);
 
@@ -199,17 +199,7 @@ describe("import claude-code", () => {
     const others = [
       write("rollout.jsonl", rollout()),
       write("chat.jsonl", chat()),
-      write("export.jsonl", [
-        JSON.stringify({ type: "session", id: "s1", source: "claude-code" }),
-        JSON.stringify({
-          type: "message",
-          id: "m1",
-          session: "s1",
-          role: "user",
-          content: "hi",
-          sendAt: "2026-01-01T00:00:00.000000000Z",
-        }),
-      ]),
+      write("export.jsonl", memvoyExportLines({ source: "claude-code" })),
     ];
     // A summary line only, a meta record only (both of 1.0.x), a file-history snapshot only (2.0.x).
     write(`${CC_SESSION_A}.jsonl`, sessionA().slice(0, 1));

@@ -5,7 +5,7 @@ import { openTemp, removeTempHomes, tempHome } from "../fixture/home.ts";
 import { sessionB } from "../fixture/import/claude-code.ts";
 import { rollout } from "../fixture/import/codex.ts";
 import { chat, GEM_ID, GEM_LEGACY_ID, GEM_SUB_ID, writeGeminiHome } from "../fixture/import/gemini.ts";
-import { importWith, messagesOf, sessionInfo } from "./support.ts";
+import { importWith, memvoyExportLines, messagesOf, sessionInfo } from "./support.ts";
 
 afterAll(removeTempHomes);
 
@@ -49,17 +49,7 @@ describe("import gemini", () => {
     };
     const transcript = write("transcript.jsonl", sessionB());
     const rolloutFile = write("rollout.jsonl", rollout());
-    const exported = write("export.jsonl", [
-      JSON.stringify({ type: "session", id: "s1" }),
-      JSON.stringify({
-        type: "message",
-        id: "m1",
-        session: "s1",
-        role: "user",
-        content: "hi",
-        sendAt: "2026-01-01T00:00:00.000000000Z",
-      }),
-    ]);
+    const exported = write("export.jsonl", memvoyExportLines());
     const fresh = write("session-2026-08-01T07-00-3f2e1d0c.jsonl", chat().slice(0, 1));
     const { api } = openTemp();
     const r = await importWith(api, "gemini", [transcript, rolloutFile, exported, fresh]);

@@ -17,3 +17,18 @@ export function messagesOf(api: HomeMemory, session: string): [string, string, s
 export function sessionInfo(api: HomeMemory, id: string) {
   return api.sessions().find((s) => s.id === id);
 }
+
+/** A one-message memvoy export (session `s1`, message `m1`), as JSONL lines: another source's importer must refuse it. */
+export function memvoyExportLines(meta: Record<string, string> = {}): string[] {
+  return [
+    JSON.stringify({ type: "session", id: "s1", ...meta }),
+    JSON.stringify({
+      type: "message",
+      id: "m1",
+      session: "s1",
+      role: "user",
+      content: "hi",
+      sendAt: "2026-01-01T00:00:00.000000000Z",
+    }),
+  ];
+}
