@@ -351,10 +351,14 @@ test("a session already being summarized is reported busy, not summarized twice"
 test("a run in progress shows as running; one whose process died (kill -9) shows as crashed and is still due", async () => {
   s = await setup();
   addExchanges(s.api, "s1", 1);
-  s.fake.push({ delayMs: 300, then: summaryStep({ current_discussion: current("first") }) });
+  // The answer waits for the check, however slow the machine.
+  let release!: () => void;
+  const checked = new Promise<void>((r) => (release = r));
+  s.fake.push({ until: checked, then: summaryStep({ current_discussion: current("first") }) });
   const first = s.api.summarize("s1");
   await s.fake.waitForCalls(1);
   expect(s.reopen().summary("s1").lastRun?.outcome).toBe("running");
+  release();
   expect((await first).sessions[0]!.outcome).toBe("ok");
   // A run recorded as started whose process is gone: nothing holds the session's run lock.
   const { Database } = await import("bun:sqlite");
