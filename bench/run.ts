@@ -17,6 +17,7 @@ const SCRIPTS = [
   "semantic.ts",
   "vectors-s3.ts",
   "locomo.ts",
+  "off-topic-home.ts",
   "summary.ts",
   "errors.ts",
   "daemon.ts",

@@ -13,6 +13,7 @@ import type { ErrorOutcome } from "./error-record.ts";
 import { errorFtsQuery } from "./error-query.ts";
 import { embedPendingErrors, errorEmbedder, errorVectorStore } from "./error-vectors.ts";
 import { wordMatcher } from "./word-match.ts";
+import { everydayBar, referenceVectors } from "../../search/relevance.ts";
 
 export interface Candidate {
   seq: bigint;
@@ -95,8 +96,11 @@ export async function semanticCandidates(
   now: bigint,
   tool: string | undefined,
   pool: number,
-): Promise<{ semantic: Candidate[]; background: number; notEmbedded: number }> {
+): Promise<{ semantic: Candidate[]; background: number; notEmbedded: number; everyday: boolean }> {
   const embedder = await errorEmbedder(ctx);
+  // Measured with the builtin embedder only (another's cosines spread differently). Embedded beside the query, once
+  // per process.
+  const references = embedder.id.startsWith("builtin:") ? referenceVectors(embedder).catch(() => []) : [];
   const signal = AbortSignal.timeout(SEMANTIC_TIMEOUT_MS);
   await embedPendingErrors(ctx, embedder, embedder.local ? CATCH_UP_LOCAL : CATCH_UP_REMOTE, signal);
   const notEmbedded = countUnembedded(ctx.db, embedder.id, now);
@@ -105,6 +109,11 @@ export async function semanticCandidates(
   const store = await errorVectorStore(ctx);
   const hits = await store.search(embedder.id, vector!, pool, ids && ids.length <= MAX_TOOL_IDS ? ids : undefined);
   const background = meanCosine(vector!, await store.sample(embedder.id, BACKGROUND_SAMPLE));
+  // A query farther from every record than an everyday topic is (everydayBar) is not about a tool error, whatever
+  // words it shares with one ("book a table for four", "the football match ended in a draw"). Judged only when
+  // every record has its vector: an unembedded record may be the close one.
+  const closest = hits.reduce((m, h) => Math.max(m, h.score), -1);
+  const everyday = hits.length > 0 && notEmbedded === 0 && closest < everydayBar(vector!, await references);
   const hitIds = hits.map((h) => h.id);
   const live = new Map(getLiveByIds(ctx.db, hitIds, now).map((r) => [r.id, r]));
   const semantic: Candidate[] = [];
@@ -118,7 +127,7 @@ export async function semanticCandidates(
     if (tool !== undefined && row.tool.toLowerCase() !== tool.toLowerCase()) continue;
     semantic.push({ seq: row.seq, tool: row.tool, outcome: row.outcome, score: h.score });
   }
-  return { semantic, background, notEmbedded };
+  return { semantic, background, notEmbedded, everyday };
 }
 
 /** Mean cosine of q to the sample, leaving out its top tenth (the records that do match q). */
@@ -150,7 +159,9 @@ export async function collectCandidates(
     notes.push(`word-level match unavailable: ${describeError(err)}`);
   }
   try {
-    const { semantic, background, notEmbedded } = await semanticCandidates(ctx, query, now, tool, pool);
+    const { semantic, background, notEmbedded, everyday } = await semanticCandidates(ctx, query, now, tool, pool);
+    // Like any query that matches nothing: no record, no note.
+    if (everyday) return { keyword: [], semantic: [], words: [], background, notEmbedded, notes };
     if (notEmbedded > 0)
       notes.push(`${notEmbedded} error record(s) are not embedded yet; they are found by keyword only`);
     return { keyword, semantic, words, background, notEmbedded, notes };
