@@ -5,6 +5,7 @@
 // LoCoMo and rejected: keyboard mashes have a tiny spread, so noise scored as high as real answers.)
 import type { Embedder } from "../embed/embedder.ts";
 import type { MessageVectorTable as VectorTable } from "../storage/ports/vector-port.ts";
+import { queryTerms } from "./query-terms.ts";
 
 /**
  * Everyday sentences on unrelated topics: the background of a table too small to be its own (a few
@@ -92,9 +93,37 @@ export function defaultMinScore(embedder: Pick<Embedder, "id">): number {
 /**
  * `unknownName`: calibrated scores are multiplied by this when the query names someone the index has
  * never seen; `noSharedWord`: the cutoff is raised to at least this when no message holds any of the
- * query's words (a paraphrase must then be clearly close; random words and mashes are not).
+ * query's words (a paraphrase must then be clearly close; random words and mashes are not); `contentWords`: then
+ * also the least cosine of a hit's content words to the query's, with the builtin embedder (contentWordsFar).
  */
-export const RELEVANCE = { unknownName: 0.25, noSharedWord: 0.25 };
+export const RELEVANCE = { unknownName: 0.25, noSharedWord: 0.25, contentWords: 0.6 };
+
+/** A text's content words (stop words left out; the first MAX_TERMS distinct ones of its start), as one line. */
+export function contentWords(text: string): string {
+  return queryTerms(text.slice(0, 4000))
+    .filter((t) => !t.stop)
+    .map((t) => t.text)
+    .join(" ");
+}
+
+/**
+ * Whether a text's content words are far from the query's (cosine under RELEVANCE.contentWords, both embedded
+ * without their stop words), for a query that no message shares a word with, through the builtin embedder. Its
+ * whole-text vectors weigh the function words two questions share most: "what should I cook for dinner" is 0.75 to
+ * "Should we also block deploys on Friday afternoons?" as written, 0.48 in content words ("cook dinner"), where a
+ * paraphrase stays close ("sick dog" and "my puppy has been ill since yesterday": 0.65). bench/RESULTS.md.
+ */
+export function contentWordsFar(embedder: Embedder, query: string): (text: string) => Promise<boolean> {
+  let q: Promise<Float32Array | undefined> | undefined;
+  return async (text) => {
+    const qv = await (q ??= embedder.embed([contentWords(query)], undefined, "query").then((v) => v[0]));
+    const [tv] = await embedder.embed([contentWords(text)], undefined, "document");
+    if (!qv || !tv) return false;
+    let dot = 0;
+    for (let i = 0; i < qv.length; i++) dot += qv[i]! * tv[i]!;
+    return dot < RELEVANCE.contentWords;
+  };
+}
 
 /**
  * How much closer than the nearest reference sentence a candidate must be to count as nearer the query than an
@@ -106,10 +135,10 @@ export const EVERYDAY_GAP = 0.03;
 /**
  * The cosine under which a candidate is no nearer the query than an everyday topic is: the query's highest cosine
  * to the everyday reference sentences (referenceVectors; not those about work), less EVERYDAY_GAP (-Infinity
- * without them). An error search for "book a table for four" meets "I booked a table for four at eight." well
- * before any tool error, whatever words it shares with one. (Message search does not use it: with the builtin
+ * without them). An error search for "the football match ended in a draw" meets "Our team won the game on
+ * Saturday." well before git's "did not match any file(s)". (Message search does not use it: with the builtin
  * embedder a paraphrase on a topic the references share, "sick dog" for "my puppy has been ill", scores under the
- * bar; bench/RESULTS.md.)
+ * bar; it checks content words instead, contentWordsFar. bench/RESULTS.md.)
  */
 export function everydayBar(q: Float32Array, references: readonly Float32Array[]): number {
   let best = Number.NEGATIVE_INFINITY;

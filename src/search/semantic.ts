@@ -13,7 +13,7 @@ import { queryFocus, type QueryFocus } from "./participants.ts";
 import { queryTerms } from "./query-terms.ts";
 import { scopeFilter, type SearchHit, type SearchResult, type TierScope } from "./search-types.ts";
 import { makeSnippet } from "./snippet.ts";
-import { calibrate, calibratedScore, RELEVANCE } from "./relevance.ts";
+import { calibrate, calibratedScore, contentWordsFar, RELEVANCE } from "./relevance.ts";
 import { namesUnknown, noSharedWord } from "./coverage.ts";
 import { holdsSymbols, querySymbols } from "./symbols.ts";
 
@@ -78,11 +78,13 @@ export async function semanticRanking(
   pending.catch(() => {});
   const cal = calibrate(qv!, await src.background());
   const symbols = querySymbols(o.query);
-  // The cut: minScore, raised to RELEVANCE.noSharedWord when no message holds any of the query's words. That
-  // is looked up only for a score between the two, the one case it decides.
+  // The cut: minScore, raised to RELEVANCE.noSharedWord when no message holds any of the query's words (looked
+  // up once a candidate passes minScore). Such a query's hits must also be close in their content words, with the
+  // builtin embedder (contentWordsFar).
   let noneShared: boolean | undefined;
-  const belowCut = (score: number) =>
-    score < minScore || (score < RELEVANCE.noSharedWord && (noneShared ??= noSharedWord(db, focus.text)));
+  const sharesNone = () => (noneShared ??= noSharedWord(db, focus.text));
+  const belowCut = (score: number) => score < minScore || (score < RELEVANCE.noSharedWord && sharesNone());
+  const wordsFar = src.embedder.id.startsWith("builtin:") ? contentWordsFar(src.embedder, focus.text) : undefined;
   const unknown = namesUnknown(db, focus.text) ? RELEVANCE.unknownName : 1;
   const found = await pending;
   // Without a sender preference every factor is the same, so scores fall in the vector order: rows are read
@@ -113,6 +115,7 @@ export async function semanticRanking(
         if (done) break;
         continue;
       }
+      if (wordsFar && sharesNone() && (await wordsFar(m.content))) continue;
       out.push({ message: m, score });
       if (ordered && out.length === limit) {
         done = true;

@@ -17,10 +17,10 @@ const TEST_TOP1_GOAL = 0.75;
  */
 const HELD_OUT_TOP1_FLOOR = 0.27;
 /**
- * Share of unrelated queries that return a record, measured 0.04 (everyday sentences only; no nonsense query), 0.16
+ * Share of unrelated queries that return a record, measured 0.06 (everyday sentences only; no nonsense query), 0.16
  * before a query nearer an everyday reference sentence than any record returns nothing.
  */
-const UNRELATED_CEILING = 0.06;
+const UNRELATED_CEILING = 0.08;
 
 let api: HomeMemory;
 const ids = new Map<string, string>();
@@ -64,12 +64,15 @@ describe("error recall across vocabulary (frozen paraphrase set)", () => {
     for (const query of nonsenseQueries(30)) expect((await api.searchErrors({ query })).hits).toEqual([]);
   }, 60_000);
 
-  test("an everyday sentence that shares a word with a record gets nothing; talk of work is not everyday", async () => {
-    // "table" is in a PostgreSQL record; the sentence meets "I booked a table for four at eight." first.
-    const r = await api.searchErrors({ query: "book a table for four at the italian restaurant" });
+  test("an everyday sentence that shares a word with a record gets nothing; talk of errors is not everyday", async () => {
+    // "match" is in a git record ("did not match any file(s)"); the sentence meets "Our team won the game on
+    // Saturday." first.
+    const r = await api.searchErrors({ query: "the football match ended in a draw" });
     expect(r).toMatchObject({ hits: [], notes: [] });
-    // Beside "The build failed because a test timed out.", a reference sentence about work, which does not count.
-    expect((await api.searchErrors({ query: "the test timed out" })).hits.length).toBeGreaterThan(0);
+    // Beside "The build failed because a test timed out.", a reference sentence about work, which does not count;
+    // and a query naming an error class (a timeout) or holding an identifier is never taken for everyday text.
+    for (const query of ["the test timed out", "timed out", "container OOMKilled"])
+      expect((await api.searchErrors({ query })).hits.length).toBeGreaterThan(0);
   });
 });
 

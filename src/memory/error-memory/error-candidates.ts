@@ -98,9 +98,15 @@ export async function semanticCandidates(
   pool: number,
 ): Promise<{ semantic: Candidate[]; background: number; notEmbedded: number; everyday: boolean }> {
   const embedder = await errorEmbedder(ctx);
-  // Measured with the builtin embedder only (another's cosines spread differently). Embedded beside the query, once
-  // per process.
-  const references = embedder.id.startsWith("builtin:") ? referenceVectors(embedder).catch(() => []) : [];
+  // The everyday check below: for a query that reads as everyday text, with the builtin embedder only (measured with
+  // it; another's cosines spread differently). Its sentences are embedded beside the query, once per process.
+  const everydayText =
+    embedder.id.startsWith("builtin:") &&
+    (await wordMatcher().then(
+      (m) => m.readsAsEveryday(query),
+      () => false,
+    ));
+  const references = everydayText ? referenceVectors(embedder).catch(() => []) : [];
   const signal = AbortSignal.timeout(SEMANTIC_TIMEOUT_MS);
   await embedPendingErrors(ctx, embedder, embedder.local ? CATCH_UP_LOCAL : CATCH_UP_REMOTE, signal);
   const notEmbedded = countUnembedded(ctx.db, embedder.id, now);
@@ -110,8 +116,10 @@ export async function semanticCandidates(
   const hits = await store.search(embedder.id, vector!, pool, ids && ids.length <= MAX_TOOL_IDS ? ids : undefined);
   const background = meanCosine(vector!, await store.sample(embedder.id, BACKGROUND_SAMPLE));
   // A query farther from every record than an everyday topic is (everydayBar) is not about a tool error, whatever
-  // words it shares with one ("book a table for four", "the football match ended in a draw"). Judged only when
-  // every record has its vector: an unembedded record may be the close one.
+  // words it shares with one ("the football match ended in a draw" and git's "did not match"). Judged only when
+  // every record has its vector (an unembedded record may be the close one), and not for a query of technical
+  // words: the word vectors lack most of them, so its vector is mostly spelling ("container OOMKilled" is 0.16
+  // to "OOMKilled exit 137").
   const closest = hits.reduce((m, h) => Math.max(m, h.score), -1);
   const everyday = hits.length > 0 && notEmbedded === 0 && closest < everydayBar(vector!, await references);
   const hitIds = hits.map((h) => h.id);

@@ -86,6 +86,21 @@ export class WordMatcher {
   }
 
   /**
+   * Whether a query could be everyday text: every content word one the word vectors know, none a word of error
+   * reports ("failed", "exception"), no identifier ("OOMKilled"), no CJK, and no error class named ("timed out",
+   * "not found"; also "a table", which then stays a query about errors).
+   */
+  readsAsEveryday(text: string): boolean {
+    const split = readable(text);
+    const terms = queryTerms(`${split} `).filter((t) => !t.stop);
+    return (
+      terms.length > 0 &&
+      errorConcepts(split).length === 0 &&
+      terms.every((t) => !t.cjk && !GENERIC_ERROR_WORDS.has(t.text) && this.word(t.text).vec !== undefined)
+    );
+  }
+
+  /**
    * A record's words: its error text, cause, fix and keywords, the words about its tool, and the error
    * classes its own text and its tool's name say (not the words about the tool: "compile" for make
    * would give every make error the compiler's class).
