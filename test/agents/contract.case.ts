@@ -214,6 +214,15 @@ export function contractCases(name: string, open: () => Promise<Implementation>)
       expect(hybrid.emptyReason).toBe("messages hold the query's terms, but none falls in the time range");
     });
 
+    test("search, semantic and hybrid: a query no message shares a word with, and unlike them, gets nothing", async () => {
+      for (const query of ["xyzzy plugh", "what should I cook for dinner"])
+        for (const match of ["semantic", "hybrid"] as const) {
+          const r = await api.search({ query, match });
+          expect({ query, match, hits: r.hits.map((h) => h.content) }).toEqual({ query, match, hits: [] });
+          expect(r.emptyReason).toBeString();
+        }
+    });
+
     test("messages by id and the timeline around one", async () => {
       const got = await api.messages([ids[3]!, "no-such-id", ids[0]!]);
       expect(got.map((m) => m.id)).toEqual([ids[0]!, ids[3]!]);

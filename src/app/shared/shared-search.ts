@@ -1,7 +1,8 @@
 // Search in shared mode: keyword hits from the archive's full-text index, semantic hits from the shared
 // vectors (joined with the archive, so removed or compacted vectors never surface), and hybrid as their
-// reciprocal rank fusion. The ranking pieces (query terms, snippets, calibration, fusion) are the
-// embedded mode's; the corpus statistics the embedded ranking adds (bm25 rarity, names never seen) are not.
+// reciprocal rank fusion. The ranking pieces (query terms, snippets, calibration, fusion, the cut for a query no
+// message shares a word with) are the embedded mode's; the corpus statistics the embedded ranking adds (bm25 rarity,
+// names never seen) are not.
 import { passesFilter } from "../../shared/time-filter.ts";
 import { resolveFilter } from "../../shared/time-filter.ts";
 import type { StoredMessage } from "../../shared/message.ts";
@@ -9,7 +10,14 @@ import { EXPAND_AFTER, EXPAND_BEFORE, mergeRuns } from "../../search/expand.ts";
 import { reciprocalRankFusion } from "../../search/fusion.ts";
 import { HYBRID } from "../../search/hybrid.ts";
 import { queryForms, queryTerms } from "../../search/query-terms.ts";
-import { backgroundVectors, calibrate, calibratedScore, defaultMinScore } from "../../search/relevance.ts";
+import {
+  backgroundVectors,
+  calibrate,
+  calibratedScore,
+  contentWordsFar,
+  defaultMinScore,
+  RELEVANCE,
+} from "../../search/relevance.ts";
 import {
   scopeFilter,
   type SearchHit,
@@ -186,13 +194,26 @@ async function semanticRanking(ctx: SharedContext, o: Scope, depth: number, all:
   const cal = calibrate(qv!, bg);
   const byId = new Map((await ctx.archive.messagesById(found.map((h) => h.id))).map((m) => [m.id, m]));
   const symbols = querySymbols(o.query);
+  // As in the embedded mode (semantic.ts): a query that no message holds a word of (no keyword hit in any session)
+  // needs a calibrated RELEVANCE.noSharedWord, and with the builtin embedder its hits close in their content words.
+  let noneShared: Promise<boolean> | undefined;
+  const sharesNone = () =>
+    (noneShared ??= keywordRanking(ctx, { query: o.query, now: o.now }, 1).then((r) => r.length === 0));
+  const wordsFar = embedder.id.startsWith("builtin:") ? contentWordsFar(embedder, o.query) : undefined;
   const ranked: Ranked[] = [];
   for (const h of found) {
     const m = byId.get(h.id);
     if (!m || !m.recent || m.session !== h.session || !passesFilter(m, scope) || !holdsSymbols(m.content, symbols))
       continue;
     const score = calibratedScore(h.score, cal);
-    if (all || score >= minScore) ranked.push({ message: m, score });
+    if (score < minScore) {
+      if (all) ranked.push({ message: m, score });
+      continue;
+    }
+    if ((score < RELEVANCE.noSharedWord || wordsFar) && (await sharesNone())) {
+      if (score < RELEVANCE.noSharedWord || (await wordsFar!(m.content))) continue;
+    }
+    ranked.push({ message: m, score });
   }
   ranked.sort((a, b) => b.score - a.score);
   return { ranked: ranked.slice(0, depth), notIndexed, notes, minScore, table };
