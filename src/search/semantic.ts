@@ -168,11 +168,17 @@ export async function semanticSearch(db: Db, src: SemanticSource, o: SemanticOpt
     reindexNeeded: src.reindexNeeded,
     notes: statusNotes(src),
   };
-  if (hits.length === 0) result.emptyReason = semanticEmptyReason(src);
+  if (hits.length === 0) result.emptyReason = semanticEmptyReason(src, !!src.table && noSharedWord(db, focus.text));
   return result;
 }
 
-/** Why a semantic answer is empty: nothing indexed, or nothing close enough. */
-export function semanticEmptyReason(src: Pick<SemanticSource, "table" | "minScore">): string {
-  return src.table ? `no close matches (nothing scored at least ${src.minScore})` : "nothing is indexed yet";
+/**
+ * Why a semantic answer is empty: nothing indexed, or nothing close enough (`noWordShared`: whether no message
+ * holds a word of the query, whose hits then had a higher bar).
+ */
+export function semanticEmptyReason(src: Pick<SemanticSource, "table" | "minScore">, noWordShared: boolean): string {
+  if (!src.table) return "nothing is indexed yet";
+  return noWordShared
+    ? "no close matches (no message holds a word of the query, and none is close enough in meaning)"
+    : `no close matches (nothing scored at least ${src.minScore})`;
 }

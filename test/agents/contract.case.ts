@@ -219,7 +219,11 @@ export function contractCases(name: string, open: () => Promise<Implementation>)
         for (const match of ["semantic", "hybrid"] as const) {
           const r = await api.search({ query, match });
           expect({ query, match, hits: r.hits.map((h) => h.content) }).toEqual({ query, match, hits: [] });
-          expect(r.emptyReason).toBeString();
+          expect(r.emptyReason).toBe(
+            match === "semantic"
+              ? "no close matches (no message holds a word of the query, and none is close enough in meaning)"
+              : "no message holds the query's terms and nothing is semantically close",
+          );
         }
     });
 

@@ -82,7 +82,11 @@ async function rankedSearch(
     const hits = asHits(o.query, sem.ranked, () => "semantic");
     await expand(ctx, hits);
     const result: SearchResult = { hits, notIndexed: sem.notIndexed, reindexNeeded: false, notes: sem.notes };
-    if (hits.length === 0) result.emptyReason = semanticEmptyReason(sem);
+    if (hits.length === 0)
+      result.emptyReason = semanticEmptyReason(
+        sem,
+        !!sem.table && (await keywordRanking(ctx, { query: o.query, now: scope.now }, 1)).length === 0,
+      );
     return result;
   }
   const keyword = await keywordRanking(ctx, scope, depth);
