@@ -39,6 +39,21 @@ export function coverage(content: string, tw: TermWeights, insideWords = false):
   return held / tw.total;
 }
 
+/**
+ * The query's terms and their weights when the ones some indexed message holds weigh less than `share` of them;
+ * undefined else. (Whether a term is held is one row; its weight, what a search by it would cost, is looked up only
+ * when some term is not.)
+ */
+export function mostlyUnheld(db: Db, text: string, share: number): TermWeights | undefined {
+  const { has } = indexStats(db);
+  const phrases = ftsPhrases(queryTerms(text)).filter((p) => p.kind !== "prefix");
+  const held = phrases.map((p) => has(p.expr));
+  if (held.every(Boolean)) return undefined;
+  const tw = termWeights(db, text);
+  const heldWeight = tw.weights.reduce((sum, w, i) => sum + (held[i] ? w : 0), 0);
+  return heldWeight < share * tw.total ? tw : undefined;
+}
+
 /** The text's phrases (no prefix) in each form it is looked for in: NFKC, and as typed when that differs. */
 const phraseForms = (text: string): FtsPhrase[][] =>
   queryForms(text).map((asTyped) => ftsPhrases(queryTerms(text, { asTyped })).filter((p) => p.kind !== "prefix"));

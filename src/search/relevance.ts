@@ -93,10 +93,11 @@ export function defaultMinScore(embedder: Pick<Embedder, "id">): number {
 /**
  * `unknownName`: calibrated scores are multiplied by this when the query names someone the index has
  * never seen; `noSharedWord`: the cutoff is raised to at least this when no message holds any of the
- * query's words (a paraphrase must then be clearly close; random words and mashes are not); `contentWords`: then
- * also the least cosine of a hit's content words to the query's, with the builtin embedder (contentWordsFar).
+ * query's words (a paraphrase must then be clearly close; random words and mashes are not); `contentWords`: the
+ * least cosine of a hit's content words to the query's, with the builtin embedder (contentWordsFar), for a hit
+ * holding none of the query's words when those some message holds weigh less than `heldShare` of the query.
  */
-export const RELEVANCE = { unknownName: 0.25, noSharedWord: 0.25, contentWords: 0.6 };
+export const RELEVANCE = { unknownName: 0.25, noSharedWord: 0.25, contentWords: 0.6, heldShare: 0.5 };
 
 /** A text's content words (stop words left out; the first MAX_TERMS distinct ones of its start), as one line. */
 export function contentWords(text: string): string {
@@ -108,7 +109,7 @@ export function contentWords(text: string): string {
 
 /**
  * Whether a text's content words are far from the query's (cosine under RELEVANCE.contentWords, both embedded
- * without their stop words), for a query that no message shares a word with, through the builtin embedder. Its
+ * without their stop words), for a query mostly about what no message mentions, through the builtin embedder. Its
  * whole-text vectors weigh the function words two questions share most: "what should I cook for dinner" is 0.75 to
  * "Should we also block deploys on Friday afternoons?" as written, 0.48 in content words ("cook dinner"), where a
  * paraphrase stays close ("sick dog" and "my puppy has been ill since yesterday": 0.65). bench/RESULTS.md.

@@ -14,7 +14,7 @@ import { queryTerms } from "./query-terms.ts";
 import { scopeFilter, type SearchHit, type SearchResult, type TierScope } from "./search-types.ts";
 import { makeSnippet } from "./snippet.ts";
 import { calibrate, calibratedScore, contentWordsFar, RELEVANCE } from "./relevance.ts";
-import { namesUnknown, noSharedWord } from "./coverage.ts";
+import { coverage, mostlyUnheld, namesUnknown, noSharedWord, type TermWeights } from "./coverage.ts";
 import { holdsSymbols, querySymbols } from "./symbols.ts";
 
 /** Score factor for messages of other senders when the query names one participant (tuned on LoCoMo dev). */
@@ -79,12 +79,23 @@ export async function semanticRanking(
   const cal = calibrate(qv!, await src.background());
   const symbols = querySymbols(o.query);
   // The cut: minScore, raised to RELEVANCE.noSharedWord when no message holds any of the query's words (looked
-  // up once a candidate passes minScore). Such a query's hits must also be close in their content words, with the
-  // builtin embedder (contentWordsFar).
+  // up for a score between the two). With the builtin embedder, when the words some message holds weigh less than
+  // RELEVANCE.heldShare of the query, a hit holding none of them must also be close in its content words
+  // (contentWordsFar): the query is mostly about something this memory never mentions.
   let noneShared: boolean | undefined;
-  const sharesNone = () => (noneShared ??= noSharedWord(db, focus.text));
-  const belowCut = (score: number) => score < minScore || (score < RELEVANCE.noSharedWord && sharesNone());
+  const belowCut = (score: number) =>
+    score < minScore || (score < RELEVANCE.noSharedWord && (noneShared ??= noSharedWord(db, focus.text)));
   const wordsFar = src.embedder.id.startsWith("builtin:") ? contentWordsFar(src.embedder, focus.text) : undefined;
+  let unheld: TermWeights | undefined | null;
+  const farOff = async (content: string) => {
+    if (!wordsFar) return false;
+    if (unheld === undefined) unheld = mostlyUnheld(db, focus.text, RELEVANCE.heldShare) ?? null;
+    if (unheld === null) return false;
+    // A hit of a query no message holds a word of is checked whatever it holds inside its words ("cat" in
+    // "dedicated"); of one mostly unheld, only a hit holding none of its words, inside words either.
+    const checked = (noneShared ??= noSharedWord(db, focus.text)) || coverage(content, unheld, true) === 0;
+    return checked && (await wordsFar(content));
+  };
   const unknown = namesUnknown(db, focus.text) ? RELEVANCE.unknownName : 1;
   const found = await pending;
   // Without a sender preference every factor is the same, so scores fall in the vector order: rows are read
@@ -115,7 +126,7 @@ export async function semanticRanking(
         if (done) break;
         continue;
       }
-      if (wordsFar && sharesNone() && (await wordsFar(m.content))) continue;
+      if (await farOff(m.content)) continue;
       out.push({ message: m, score });
       if (ordered && out.length === limit) {
         done = true;

@@ -121,7 +121,7 @@ describe("calibrated relevance", () => {
 });
 
 describe("an everyday question on a home about something else", () => {
-  test("sharing no word with it: nothing in semantic or hybrid mode; a question on its topic still finds it", async () => {
+  test("sharing no word with it: nothing in semantic or hybrid mode; sharing few, only the hits holding them; a question on its topic still finds it", async () => {
     const home = join(tempHome(), "demo");
     await seedDemoHome(home);
     const api = openMemory({ home, env: {}, drain: "off" });
@@ -135,6 +135,10 @@ describe("an everyday question on a home about something else", () => {
           expect(r.emptyReason).toBeString();
         }
       }
+      // Mostly about what the home never mentions: only its hits holding the word it shares are kept.
+      const team = await api.search({ query: "favourite football team", match: "semantic" });
+      expect(team.hits.length).toBeGreaterThan(0);
+      for (const h of team.hits) expect(h.message.content.toLowerCase()).toContain("team");
       const r = await api.search({ query: "customers billed double", match: "semantic", limit: 3 });
       expect(r.hits[0]!.message.content).toContain("webhook twice");
     } finally {
