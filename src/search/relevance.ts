@@ -119,10 +119,7 @@ export function contentWordsFar(embedder: Embedder, query: string): (text: strin
   return async (text) => {
     const qv = await (q ??= embedder.embed([contentWords(query)], undefined, "query").then((v) => v[0]));
     const [tv] = await embedder.embed([contentWords(text)], undefined, "document");
-    if (!qv || !tv) return false;
-    let dot = 0;
-    for (let i = 0; i < qv.length; i++) dot += qv[i]! * tv[i]!;
-    return dot < RELEVANCE.contentWords;
+    return qv !== undefined && tv !== undefined && dot(qv, tv) < RELEVANCE.contentWords;
   };
 }
 
@@ -145,10 +142,7 @@ export function everydayBar(q: Float32Array, references: readonly Float32Array[]
   let best = Number.NEGATIVE_INFINITY;
   for (const at of EVERYDAY_AT) {
     const v = references[at];
-    if (!v) continue;
-    let dot = 0;
-    for (let i = 0; i < q.length; i++) dot += q[i]! * v[i]!;
-    if (dot > best) best = dot;
+    if (v) best = Math.max(best, dot(q, v));
   }
   return best - EVERYDAY_GAP;
 }
@@ -217,9 +211,14 @@ export function calibrate(q: Float32Array, vectors: readonly Float32Array[]): Ca
     for (let i = 0; i < c.length; i++) c[i]! /= vectors.length;
     centroids.set(vectors, c);
   }
-  let mean = 0;
-  for (let i = 0; i < q.length; i++) mean += q[i]! * c[i]!;
-  return { mean };
+  return { mean: dot(q, c) };
+}
+
+/** The dot product of two vectors of the same length (a cosine, for unit vectors). */
+function dot(a: ArrayLike<number>, b: ArrayLike<number>): number {
+  let sum = 0;
+  for (let i = 0; i < a.length; i++) sum += a[i]! * b[i]!;
+  return sum;
 }
 
 export function calibratedScore(cos: number, c: Calibration): number {

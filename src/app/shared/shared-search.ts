@@ -82,11 +82,7 @@ async function rankedSearch(
     const hits = asHits(o.query, sem.ranked, () => "semantic");
     await expand(ctx, hits);
     const result: SearchResult = { hits, notIndexed: sem.notIndexed, reindexNeeded: false, notes: sem.notes };
-    if (hits.length === 0)
-      result.emptyReason = semanticEmptyReason(
-        sem,
-        !!sem.table && (await keywordRanking(ctx, { query: o.query, now: scope.now }, 1)).length === 0,
-      );
+    if (hits.length === 0) result.emptyReason = semanticEmptyReason(sem, !!sem.table && (await sem.sharesNone()));
     return result;
   }
   const keyword = await keywordRanking(ctx, scope, depth);
@@ -177,6 +173,8 @@ interface SemanticRanking {
   notes: string[];
   minScore: number;
   table?: MessageVectorTable;
+  /** Whether no message holds a word of the query (the archive's any-term search), asked once a search. */
+  sharesNone(): Promise<boolean>;
 }
 
 /** Recent messages most similar to the query, best first, by calibrated relevance (at least min_score unless `all`). */
@@ -187,7 +185,10 @@ async function semanticRanking(ctx: SharedContext, o: Scope, depth: number, all:
   const notIndexed = await ctx.archive.queuedCount(o.session);
   const minScore = ctx.config.search?.min_score ?? defaultMinScore(embedder);
   const notes = statusNotes({ notIndexed, reindexNeeded: false, otherEmbedders: [], embedder });
-  if (!table) return { ranked: [], notIndexed, notes, minScore };
+  let noneShared: Promise<boolean> | undefined;
+  const sharesNone = () =>
+    (noneShared ??= keywordRanking(ctx, { query: o.query, now: o.now }, 1).then((r) => r.length === 0));
+  if (!table) return { ranked: [], notIndexed, notes, minScore, sharesNone };
   const [qv] = await embedder.embed([o.query], undefined, "query");
   const scope = scopeFilter(o);
   const narrow = scope.role !== undefined || scope.sender !== undefined;
@@ -200,9 +201,6 @@ async function semanticRanking(ctx: SharedContext, o: Scope, depth: number, all:
   const symbols = querySymbols(o.query);
   // As in the embedded mode (semantic.ts): a query that no message holds a word of (no keyword hit in any session)
   // needs a calibrated RELEVANCE.noSharedWord, and with the builtin embedder its hits close in their content words.
-  let noneShared: Promise<boolean> | undefined;
-  const sharesNone = () =>
-    (noneShared ??= keywordRanking(ctx, { query: o.query, now: o.now }, 1).then((r) => r.length === 0));
   const wordsFar = embedder.id.startsWith("builtin:") ? contentWordsFar(embedder, o.query) : undefined;
   const ranked: Ranked[] = [];
   for (const h of found) {
@@ -214,13 +212,12 @@ async function semanticRanking(ctx: SharedContext, o: Scope, depth: number, all:
       if (all) ranked.push({ message: m, score });
       continue;
     }
-    if ((score < RELEVANCE.noSharedWord || wordsFar) && (await sharesNone())) {
-      if (score < RELEVANCE.noSharedWord || (await wordsFar!(m.content))) continue;
-    }
+    const weak = score < RELEVANCE.noSharedWord;
+    if ((weak || wordsFar) && (await sharesNone()) && (weak || (await wordsFar!(m.content)))) continue;
     ranked.push({ message: m, score });
   }
   ranked.sort((a, b) => b.score - a.score);
-  return { ranked: ranked.slice(0, depth), notIndexed, notes, minScore, table };
+  return { ranked: ranked.slice(0, depth), notIndexed, notes, minScore, table, sharesNone };
 }
 
 /** Each hit's neighbours in its session's recent order, overlapping runs merged. */
