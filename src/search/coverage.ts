@@ -74,19 +74,34 @@ const CALENDAR = new Set(
 );
 
 /**
- * Whether the query names someone or something this memory has never seen: a capitalised word (not the
- * first of the query, not a month or weekday) that no indexed message holds. Such a query is about
- * another memory. (Words in general are not checked: a paraphrase shares none with what it finds.)
+ * The capitalised words of a query that may name someone or something (not the first word of the query or of a
+ * sentence, not a month or weekday), without a possessive 's.
+ */
+export function capitalisedNames(text: string): string[] {
+  const names: string[] = [];
+  for (const m of text.matchAll(NAME)) {
+    if (m.index === 0 || /[.?!]\s*$/.test(text.slice(0, m.index))) continue;
+    const word = m[0].replace(/['’]s$/, "");
+    if (!CALENDAR.has(word.toLowerCase())) names.push(word);
+  }
+  return names;
+}
+
+/** A name's first indexed phrase in each form it is looked for in (none when a form is only a prefix). */
+export function namePhrases(word: string): (FtsPhrase | undefined)[] {
+  return queryForms(word).map((asTyped) => {
+    const p = ftsPhrases(queryTerms(word, { asTyped }))[0];
+    return p && p.kind !== "prefix" ? p : undefined;
+  });
+}
+
+/**
+ * Whether the query names someone or something this memory has never seen: a capitalised word (capitalisedNames)
+ * that no indexed message holds. Such a query is about another memory. (Words in general are not checked: a
+ * paraphrase shares none with what it finds.)
  */
 export function namesUnknown(db: Db, text: string): boolean {
   const { rows, has } = indexStats(db);
   if (rows === 0) return false;
-  for (const m of text.matchAll(NAME)) {
-    if (m.index === 0 || /[.?!]\s*$/.test(text.slice(0, m.index))) continue;
-    if (CALENDAR.has(m[0].replace(/['’]s$/, "").toLowerCase())) continue;
-    const word = m[0].replace(/['’]s$/, "");
-    const firsts = queryForms(word).map((asTyped) => ftsPhrases(queryTerms(word, { asTyped }))[0]);
-    if (firsts.every((p) => p && p.kind !== "prefix" && !has(p.expr))) return true;
-  }
-  return false;
+  return capitalisedNames(text).some((word) => namePhrases(word).every((p) => p !== undefined && !has(p.expr)));
 }

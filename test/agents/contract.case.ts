@@ -227,6 +227,13 @@ export function contractCases(name: string, open: () => Promise<Implementation>)
         }
     });
 
+    test("search, semantic: a query naming someone no message mentions scores its hits down", async () => {
+      const known = await api.search({ query: "what did the OOM killer do to the deploy", match: "semantic" });
+      expect(known.hits[0]!.score).toBeGreaterThan(0.3);
+      const named = await api.search({ query: "what did Zorblax say about the OOM killer", match: "semantic" });
+      for (const h of named.hits) expect(h.score).toBeLessThanOrEqual(0.25);
+    });
+
     test("messages by id and the timeline around one", async () => {
       const got = await api.messages([ids[3]!, "no-such-id", ids[0]!]);
       expect(got.map((m) => m.id)).toEqual([ids[0]!, ids[3]!]);

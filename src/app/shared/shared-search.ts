@@ -1,14 +1,15 @@
 // Search in shared mode: keyword hits from the archive's full-text index, semantic hits from the shared
 // vectors (joined with the archive, so removed or compacted vectors never surface), and hybrid as their
 // reciprocal rank fusion. The ranking pieces (query terms, snippets, calibration, fusion, the cut for a query no
-// message shares a word with) are the embedded mode's; the corpus statistics the embedded ranking adds (bm25 rarity,
-// names never seen) are not.
+// message shares a word with, names never seen) are the embedded mode's; the corpus statistics the embedded ranking
+// adds (bm25 rarity, and the content check of a query whose rarer words no message holds) are not.
 import { passesFilter } from "../../shared/time-filter.ts";
 import { resolveFilter } from "../../shared/time-filter.ts";
 import type { StoredMessage } from "../../shared/message.ts";
 import { EXPAND_AFTER, EXPAND_BEFORE, mergeRuns } from "../../search/expand.ts";
 import { reciprocalRankFusion } from "../../search/fusion.ts";
 import { HYBRID } from "../../search/hybrid.ts";
+import { capitalisedNames } from "../../search/coverage.ts";
 import { queryForms, queryTerms } from "../../search/query-terms.ts";
 import {
   backgroundVectors,
@@ -202,12 +203,13 @@ async function semanticRanking(ctx: SharedContext, o: Scope, depth: number, all:
   // As in the embedded mode (semantic.ts): a query that no message holds a word of (no keyword hit in any session)
   // needs a calibrated RELEVANCE.noSharedWord, and with the builtin embedder its hits close in their content words.
   const wordsFar = embedder.id.startsWith("builtin:") ? contentWordsFar(embedder, o.query) : undefined;
+  const unknown = (await namesUnknown(ctx, o.query)) ? RELEVANCE.unknownName : 1;
   const ranked: Ranked[] = [];
   for (const h of found) {
     const m = byId.get(h.id);
     if (!m || !m.recent || m.session !== h.session || !passesFilter(m, scope) || !holdsSymbols(m.content, symbols))
       continue;
-    const score = calibratedScore(h.score, cal);
+    const score = calibratedScore(h.score, cal) * unknown;
     if (score < minScore) {
       if (all) ranked.push({ message: m, score });
       continue;
@@ -218,6 +220,23 @@ async function semanticRanking(ctx: SharedContext, o: Scope, depth: number, all:
   }
   ranked.sort((a, b) => b.score - a.score);
   return { ranked: ranked.slice(0, depth), notIndexed, notes, minScore, table, sharesNone };
+}
+
+/**
+ * Whether the query names someone or something no message of the archive holds (the embedded mode's namesUnknown):
+ * a capitalised word that a search of every session finds in no form.
+ */
+async function namesUnknown(ctx: SharedContext, query: string): Promise<boolean> {
+  for (const word of capitalisedNames(query)) {
+    let held = false;
+    for (const asTyped of queryForms(word)) {
+      const q = textQueryAll(queryTerms(word, { asTyped }));
+      held = !q || (await ctx.archive.searchText(q, { limit: 1, order: "newest" })).length > 0;
+      if (held) break;
+    }
+    if (!held) return true;
+  }
+  return false;
 }
 
 /** Each hit's neighbours in its session's recent order, overlapping runs merged. */
