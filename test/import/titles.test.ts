@@ -1,8 +1,8 @@
 // An imported session's title is stored as its messages are: secrets redacted, and gone with the message it was
 // taken from (rm-message, reset), never brought back by a re-import.
 import { afterAll, expect, test } from "bun:test";
-import { readdirSync, readFileSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { appendFileSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { openTemp, removeTempHomes, tempHome } from "../fixture/home.ts";
 import { GITHUB_TOKEN, STRIPE_KEY, TITLED, UNTITLED, writeTitledProjects } from "../fixture/import/titled-projects.ts";
 import { importWith, sessionInfo } from "./support.ts";
@@ -70,4 +70,47 @@ test("reset removes a title taken from one of the session's messages", async () 
   expect(sessionInfo(api, TITLED)?.title).toBe(`Pushing with ${STRIPE_KEY}`);
   api.close();
   expect(homeBytes(home)).not.toContain(GITHUB_TOKEN);
+});
+
+test("a later pass over a grown transcript or rollout keeps the title taken from its first user line", async () => {
+  const dir = tempHome("titles-grow-");
+  const cc = join(dir, "projects", "p", "3c1d2e3f-0000-4a5b-8c9d-000000000001.jsonl");
+  const rollout = join(dir, "codex", "rollout-2026-06-10T12-00-00-0199a1b2-0000-7e5f-8a9b-000000000001.jsonl");
+  mkdirSync(dirname(cc), { recursive: true });
+  mkdirSync(dirname(rollout), { recursive: true });
+  const ccLine = (uuid: string, parent: string | null, type: string, text: string, at: string) =>
+    JSON.stringify({
+      type,
+      uuid,
+      parentUuid: parent,
+      sessionId: "3c1d2e3f-0000-4a5b-8c9d-000000000001",
+      cwd: "/home/dev/p",
+      timestamp: at,
+      message:
+        type === "user"
+          ? { role: "user", content: text }
+          : { id: `msg_${uuid}`, role: "assistant", content: [{ type: "text", text }] },
+      ...(type === "assistant" && { requestId: `req_${uuid}` }),
+    });
+  const event = (at: string, kind: string, message: string) =>
+    JSON.stringify({ timestamp: at, type: "event_msg", payload: { type: kind, message } });
+  writeFileSync(
+    cc,
+    `${ccLine("u1", null, "user", "Fix the login bug", "2026-06-10T12:00:00.000Z")}\n${ccLine("a1", "u1", "assistant", "Looking.", "2026-06-10T12:00:05.000Z")}\n`,
+  );
+  writeFileSync(
+    rollout,
+    `${JSON.stringify({ timestamp: "2026-06-10T12:00:00.000Z", type: "session_meta", payload: { id: "0199a1b2-0000-7e5f-8a9b-000000000001", cwd: "/home/dev/p" } })}\n${event("2026-06-10T12:00:01.000Z", "user_message", "why does make hang?")}\n`,
+  );
+  const { api } = openTemp();
+  await importWith(api, "claude-code", [join(dir, "projects")]);
+  await importWith(api, "codex", [join(dir, "codex")]);
+  appendFileSync(cc, `${ccLine("u2", "a1", "user", "Now write the tests", "2026-06-10T12:01:00.000Z")}\n`);
+  appendFileSync(rollout, `${event("2026-06-10T12:01:00.000Z", "user_message", "free the port then")}\n`);
+  const cr = await importWith(api, "claude-code", [join(dir, "projects")]);
+  const xr = await importWith(api, "codex", [join(dir, "codex")]);
+  expect([cr.messages.added, xr.messages.added]).toEqual([1, 1]);
+  expect(sessionInfo(api, "cc-3c1d2e3f-0000-4a5b-8c9d-000000000001")?.title).toBe("Fix the login bug");
+  expect(sessionInfo(api, "codex-0199a1b2-0000-7e5f-8a9b-000000000001")?.title).toBe("why does make hang?");
+  api.close();
 });

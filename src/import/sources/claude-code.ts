@@ -46,6 +46,9 @@ function readTranscript(ctx: ReadContext): FileRead {
   let line = typeof ctx.state.line === "number" ? ctx.state.line : 1;
   let offset = ctx.offset;
   const open = isOpenReply(ctx.state.open) ? ctx.state.open : undefined;
+  // A pass that resumes mid-file sees only later turns: the first user line was offered before (state kept
+  // before this flag existed: assume so).
+  const titled = ctx.state.titled === true || (ctx.offset > 0 && ctx.state.titled === undefined);
   let lastKey: string | undefined;
   let title: string | undefined;
   let summary: string | undefined;
@@ -88,7 +91,7 @@ function readTranscript(ctx: ReadContext): FileRead {
   // A transcript is named by its session id; a resumed session's file may start with records copied from the
   // earlier session (their sessionId is the old one), so the name decides. A sub-agent's records name its parent.
   const id = importedSessionId(PREFIX, subAgent ? `${sessionId ?? "unknown"}-${name}` : name);
-  const first = messages.find((m) => m.role === "user");
+  const first = titled ? undefined : messages.find((m) => m.role === "user");
   const fallback = first ? titleFrom(first.content) : undefined;
   return {
     sessions: [
@@ -103,7 +106,13 @@ function readTranscript(ctx: ReadContext): FileRead {
     ],
     skipped,
     offset,
-    state: { sessionId, project, line, open: lastKey === undefined ? open : replies.get(lastKey) },
+    state: {
+      sessionId,
+      project,
+      line,
+      open: lastKey === undefined ? open : replies.get(lastKey),
+      titled: titled || fallback !== undefined,
+    },
   };
 }
 

@@ -37,6 +37,9 @@ function readRollout(ctx: ReadContext): FileRead {
   // Once a rollout shows event_msg user/agent messages, those are the clean text and response_item messages are skipped.
   let events = ctx.state.events === true;
   let line = typeof ctx.state.line === "number" ? ctx.state.line : 1;
+  // A pass that resumes mid-file sees only later turns: the first user line was offered before (state kept
+  // before this flag existed: assume so).
+  const titled = ctx.state.titled === true || (ctx.offset > 0 && ctx.state.titled === undefined);
   let offset = ctx.offset;
   const fromEvents: ImportedMessage[] = [];
   const fromItems: ImportedMessage[] = [];
@@ -97,12 +100,13 @@ function readRollout(ctx: ReadContext): FileRead {
   }
   const messages = events ? fromEvents : fromItems;
   const own = sessionId ?? rolloutUuid(ctx.file);
-  const first = messages.find((m) => m.role === "user");
+  const first = titled ? undefined : messages.find((m) => m.role === "user");
+  const title = first ? titleFrom(first.content) : undefined;
   return {
     sessions: [
       {
         id: importedSessionId(PREFIX, own),
-        title: first ? titleFrom(first.content) : undefined,
+        title,
         titleIsFallback: true,
         project,
         messages,
@@ -110,7 +114,7 @@ function readRollout(ctx: ReadContext): FileRead {
     ],
     skipped,
     offset,
-    state: { sessionId, project, events, line },
+    state: { sessionId, project, events, line, titled: titled || title !== undefined },
   };
 }
 
