@@ -3,7 +3,15 @@ import { appendFileSync, mkdirSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { openTemp, removeTempHomes, tempHome } from "../fixture/home.ts";
 import { aiderHistory } from "../fixture/import/aider.ts";
-import { conversation, conversation2, GPT_ID, GPT_ID2, zip } from "../fixture/import/chatgpt.ts";
+import {
+  conversation,
+  conversation2,
+  GPT_ID,
+  GPT_ID2,
+  GPT_VOICE_ID,
+  voiceConversation,
+  zip,
+} from "../fixture/import/chatgpt.ts";
 import { shortHash } from "../../src/shared/import-id.ts";
 import { nsToRfc3339, parseTime } from "../../src/shared/time.ts";
 import { importWith, messagesOf, sessionInfo } from "./support.ts";
@@ -109,6 +117,19 @@ describe("import chatgpt", () => {
       ["assistant", "2, 3 and 5.", "2026-01-06T11:46:42.000000000Z"],
     ]);
     expect(sessionInfo(api, `gpt-${GPT_ID2}`)!.title).toBe("name three prime numbers");
+    api.close();
+  });
+
+  test("a voice conversation: the audio transcriptions are the text", async () => {
+    const dir = tempHome("gpt-");
+    writeFileSync(join(dir, "conversations.json"), JSON.stringify([voiceConversation()]));
+    const { api } = openTemp();
+    const r = await importWith(api, "chatgpt", [join(dir, "conversations.json")]);
+    expect(r.messages.added).toBe(2);
+    expect(messagesOf(api, `gpt-${GPT_VOICE_ID}`)).toEqual([
+      ["user", "When is the last train?", "2026-01-07T15:33:20.000000000Z"],
+      ["assistant", "At 23:40.", "2026-01-07T15:33:23.000000000Z"],
+    ]);
     api.close();
   });
 

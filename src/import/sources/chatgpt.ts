@@ -103,13 +103,23 @@ function toSession(c: Rec): ImportedSession | undefined {
   };
 }
 
-/** Text of a message: `text` and `multimodal_text` string parts (images, code, tool output and thoughts are left out). */
+/**
+ * Text of a message: `text` and `multimodal_text` string parts, and the transcription of a spoken (voice mode) part;
+ * images, audio, code, tool output and thoughts are left out.
+ */
 function contentText(content: unknown): string {
   if (!isObject(content)) return "";
   if (content.content_type !== "text" && content.content_type !== "multimodal_text") return "";
   if (Array.isArray(content.parts))
     return content.parts
-      .filter((p): p is string => typeof p === "string")
+      .map((p) =>
+        typeof p === "string"
+          ? p
+          : isObject(p) && p.content_type === "audio_transcription" && typeof p.text === "string"
+            ? p.text
+            : undefined,
+      )
+      .filter((p): p is string => p !== undefined)
       .join("\n")
       .trim();
   return typeof content.text === "string" ? content.text.trim() : "";
