@@ -173,6 +173,12 @@ describe("memvoy import / export", () => {
     expect((await cli(["import", "netscape"], { home })).stderr).toContain('unknown source "netscape"');
     expect((await cli(["import", "aider"], { home })).stderr).toContain("give the PATH");
     expect((await cli(["import", "claude-code", "/no/such/dir"], { home })).code).toBe(2);
+    // An export is one file: a folder is refused up front, in one line, and nothing is written.
+    const folder = await cli(["import", "jsonl", tempHome("export-dir-")], { home });
+    expect(folder.code).toBe(2);
+    expect(folder.stderr.trim().split("\n")).toHaveLength(1);
+    expect(folder.stderr).toContain("is a folder; name a file");
+    expect(existsSync(join(home, ".store"))).toBe(false);
     // --since takes the forms search and history take, and a bad one names them all; so does export's.
     for (const args of [
       ["import", "claude-code", home, "--since", "last tuesday"],

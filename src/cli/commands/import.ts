@@ -1,5 +1,5 @@
 // memvoy import SOURCE [PATH…] [--since TIME] [--dry-run] [--keep-secrets] [--watch] [--json]
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import type { ImportTarget } from "../../app/import-target.ts";
@@ -109,8 +109,12 @@ const spec: CommandSpec = {
         argument: "PATH",
         why: "it reads every source's default location",
       });
-    for (const path of stdin ? [] : paths)
+    for (const path of stdin ? [] : paths) {
       if (!existsSync(path)) throw new CommandUsageError({ problem: "no-such-path", command, path });
+      // An export is one file; the other sources read folders.
+      if (source === "jsonl" && statSync(path).isDirectory())
+        throw new CommandUsageError({ problem: "path-is-folder", command: "import jsonl", flag: "PATH", path });
+    }
     if ((num(p, "interval") ?? 60) < 1)
       throw new CommandUsageError({ problem: "flag-rule", command, flag: "--interval", rule: "at least 1 second" });
     sinceFlag(str(p, "since"));
