@@ -52,7 +52,17 @@ async function readOne(
   let batchSession: string | undefined;
   let lines = 0;
   let good = 0;
-  const skip = (p: Problem) => addSkipped(report, p);
+  // Lines skipped before the first good one are held back: a file with no good line is not an export at all, and
+  // is reported as that one failure rather than as every one of its lines.
+  let held: SourceReport | undefined = newReport("jsonl", [], false);
+  const skip = (p: Problem) => addSkipped(held ?? report, p);
+  const found = () => {
+    good++;
+    if (!held) return;
+    for (const p of held.skipped) addSkipped(report, p);
+    report.skippedCount += held.skippedCount - held.skipped.length;
+    held = undefined;
+  };
   // A session line's metadata goes with its first messages, so that a session removed since (every message
   // tombstoned) does not come back empty; a session line with no message after it creates the session alone.
   let pending: { session: string; meta: MetaUpdate } | undefined;
@@ -86,7 +96,7 @@ async function readOne(
       }
       await flush();
       await settleMeta();
-      good++;
+      found();
       sessions.add(r.id);
       const meta: MetaUpdate = {};
       for (const k of ["source", "title", "project", "parent"] as const) if (typeof r[k] === "string") meta[k] = r[k];
@@ -110,7 +120,7 @@ async function readOne(
       skip({ file, line: l.line, reason: "message line needs id, session, role (user|assistant), content and sendAt" });
       continue;
     }
-    good++;
+    found();
     if (batchSession !== r.session || batch.length >= BATCH) await flush();
     if (pending && pending.session !== r.session) await settleMeta();
     batchSession = r.session;

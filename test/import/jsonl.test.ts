@@ -5,7 +5,7 @@ import { openTemp, removeTempHomes, tempHome } from "../fixture/home.ts";
 import type { HomeMemory } from "../../src/app/memory-api.ts";
 import { importJsonlFiles, importJsonlStream } from "../../src/import/import-jsonl.ts";
 import { CODEX_ZST_ID, zstRollout } from "../fixture/import/codex.ts";
-import { importWith, messagesOf, sessionInfo } from "./support.ts";
+import { importWith, memvoyExportLines, messagesOf, sessionInfo } from "./support.ts";
 
 afterAll(removeTempHomes);
 
@@ -121,11 +121,20 @@ describe("import jsonl", () => {
 
   test("a file that is not memvoy's export fails with its name", async () => {
     const file = join(tempHome("jsonl-"), "other.jsonl");
-    writeFileSync(file, '{"a":1}\n{"b":2}\n');
+    writeFileSync(file, '{"a":1}\n{"b":2}\nnot json\n');
     const { api } = openTemp();
     const r = await importJsonlFiles(api, [file]);
     expect(r.files.failed).toBe(1);
     expect(r.failed[0]!.reason).toContain("other.jsonl: not a memvoy export");
+    // That one failure says it all: its lines are not each reported as skipped too.
+    expect(r.skippedCount).toBe(0);
+    expect(r.skipped).toEqual([]);
+    // A bad line before the first good one of an export is still reported.
+    const export1 = join(tempHome("jsonl-"), "export.jsonl");
+    writeFileSync(export1, ["not json", ...memvoyExportLines()].join("\n"));
+    const ok = await importJsonlFiles(api, [export1]);
+    expect(ok).toMatchObject({ messages: { added: 1 }, skippedCount: 1, failed: [] });
+    expect(ok.skipped[0]).toMatchObject({ line: 1, reason: "not valid JSON" });
     api.close();
   });
 });
