@@ -1,8 +1,17 @@
 import { afterAll, describe, expect, test } from "bun:test";
-import { appendFileSync, readdirSync, writeFileSync } from "node:fs";
+import { appendFileSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { openTemp, removeTempHomes, tempHome } from "../fixture/home.ts";
-import { CODEX_ID, CODEX_OLD_ID, CODEX_ZST_ID, rollout, writeCodexHome, zstRollout } from "../fixture/import/codex.ts";
+import {
+  CODEX_FIRST_ID,
+  CODEX_ID,
+  CODEX_OLD_ID,
+  CODEX_ZST_ID,
+  firstRollout,
+  rollout,
+  writeCodexHome,
+  zstRollout,
+} from "../fixture/import/codex.ts";
 import { importWith, messagesOf, sessionInfo } from "./support.ts";
 
 afterAll(removeTempHomes);
@@ -44,6 +53,30 @@ describe("import codex", () => {
     });
     const again = await importWith(api, "codex", [], { env: { CODEX_HOME: home } });
     expect(again.messages.added).toBe(0);
+    api.close();
+  });
+
+  test("a first-generation rollout (header line, bare items, no times) imports in order; a later pass adds what grew", async () => {
+    const dir = join(tempHome("codex-src-"), "sessions", "2025", "05", "07");
+    mkdirSync(dir, { recursive: true });
+    const file = join(dir, `rollout-2025-05-07T17-24-21-${CODEX_FIRST_ID}.jsonl`);
+    const lines = firstRollout();
+    writeFileSync(file, `${lines.slice(0, 7).join("\n")}\n`);
+    const { api } = openTemp();
+    const r = await importWith(api, "codex", [file]);
+    expect(r).toMatchObject({ failed: [], skippedCount: 0, messages: { added: 1 } });
+    appendFileSync(file, `${lines.slice(7).join("\n")}\n`);
+    expect((await importWith(api, "codex", [file])).messages.added).toBe(1);
+    expect(messagesOf(api, `codex-${CODEX_FIRST_ID}`)).toEqual([
+      ["user", "list the TODOs", "2025-05-07T17:24:21.127000000Z"],
+      ["assistant", "One: a.rs line 3.", "2025-05-07T17:24:21.132000000Z"],
+    ]);
+    expect(sessionInfo(api, `codex-${CODEX_FIRST_ID}`)).toMatchObject({
+      source: "codex",
+      title: "list the TODOs",
+      project: "/home/dev/early",
+    });
+    expect((await importWith(api, "codex", [file])).messages.added).toBe(0);
     api.close();
   });
 

@@ -1,5 +1,6 @@
 // OpenAI Codex CLI rollouts: $CODEX_HOME (default ~/.codex) sessions/YYYY/MM/DD/rollout-<time>-<uuid>.jsonl and
-// archived_sessions/, also .jsonl.zst (the plain file wins when both exist). Lines are {timestamp, type, payload}.
+// archived_sessions/, also .jsonl.zst (the plain file wins when both exist). Lines are {timestamp, type, payload};
+// the first rollouts (2025) are a header line, then bare items.
 import { existsSync } from "node:fs";
 import { basename, join } from "node:path";
 import { importedSessionId } from "../../shared/import-id.ts";
@@ -40,6 +41,9 @@ function readRollout(ctx: ReadContext): FileRead {
   // A pass that resumes mid-file sees only later turns: the first user line was offered before (state kept
   // before this flag existed: assume so).
   const titled = ctx.state.titled === true || (ctx.offset > 0 && ctx.state.titled === undefined);
+  // The first rollouts (codex-rs, spring and summer 2025): a header line {id, timestamp, instructions, git}, then bare
+  // response items and {"record_type":"state"} lines, none of them timed. The header's time, kept for later passes.
+  let legacy = typeof ctx.state.legacyStart === "string" ? BigInt(ctx.state.legacyStart) : undefined;
   let offset = ctx.offset;
   const fromEvents: ImportedMessage[] = [];
   const fromItems: ImportedMessage[] = [];
@@ -53,6 +57,25 @@ function readRollout(ctx: ReadContext): FileRead {
     if (l.text.trim() === "") continue;
     lines++;
     const r = tryJson(l.text);
+    if (isObject(r) && !isObject(r.payload)) {
+      const start = lines === 1 && ctx.offset === 0 ? legacyHeader(r) : undefined;
+      if (start !== undefined) {
+        legacy = start;
+        records++;
+        if (sessionId === undefined) sessionId = r.id as string;
+        continue;
+      }
+      if (legacy !== undefined && (r.record_type === "state" || typeof r.type === "string")) {
+        records++;
+        if (r.type === "message" && (r.role === "user" || r.role === "assistant")) {
+          if (project === undefined) project = contextCwd(r.content);
+          const text = itemText(r.content);
+          // No time of its own: the session's start plus a millisecond per line keeps the order, pass after pass.
+          if (text !== "") fromItems.push({ key, role: r.role, content: text, sendAt: legacy + BigInt(l.line) * MS });
+        }
+        continue;
+      }
+    }
     if (!isObject(r) || typeof r.type !== "string" || !isObject(r.payload)) {
       skipped.push({ file: ctx.file, line: l.line, reason: r === undefined ? "not valid JSON" : "not a rollout line" });
       continue;
@@ -89,7 +112,7 @@ function readRollout(ctx: ReadContext): FileRead {
     throw new NotThisFormatError({
       file: ctx.file,
       expected: "a Codex rollout",
-      because: "no line is {timestamp, type, payload}",
+      because: "no line is {timestamp, type, payload} or a first-generation header",
     });
   // Messages an earlier pass took from response_item lines (no event yet) have event twins now: read the
   // rollout again whole, as one pass would, and let the messages no longer in it go.
@@ -114,7 +137,14 @@ function readRollout(ctx: ReadContext): FileRead {
     ],
     skipped,
     offset,
-    state: { sessionId, project, events, line, titled: titled || title !== undefined },
+    state: {
+      sessionId,
+      project,
+      events,
+      line,
+      titled: titled || title !== undefined,
+      ...(legacy !== undefined && { legacyStart: String(legacy) }),
+    },
   };
 }
 
@@ -129,6 +159,25 @@ function itemText(content: unknown): string {
     if (t !== "") parts.push(t);
   }
   return parts.join("\n\n");
+}
+
+const MS = 1_000_000n;
+
+/** The start time of a first-generation rollout's header line {id, timestamp, instructions?, git?}; else undefined. */
+function legacyHeader(r: Record<string, unknown>): bigint | undefined {
+  if (r.type !== undefined || typeof r.id !== "string" || typeof r.timestamp !== "string") return undefined;
+  return recordTime(r.timestamp);
+}
+
+/** The working folder an injected <environment_context> names, if a message carries one. */
+function contextCwd(content: unknown): string | undefined {
+  if (!Array.isArray(content)) return undefined;
+  for (const c of content) {
+    if (!isObject(c) || typeof c.text !== "string" || !c.text.includes("<environment_context>")) continue;
+    const m = /<cwd>([^<\n]+)<\/cwd>/.exec(c.text);
+    if (m) return m[1]!.trim();
+  }
+  return undefined;
 }
 
 function rolloutUuid(file: string): string {
