@@ -6,8 +6,10 @@ import {
   CC_SESSION_A,
   CC_SESSION_B,
   CC_SESSION_C,
+  CC_SESSION_D,
   sessionA,
   sessionB,
+  sessionInlineD,
   writeClaudeProjects,
 } from "../fixture/import/claude-code.ts";
 import { rollout } from "../fixture/import/codex.ts";
@@ -86,6 +88,39 @@ describe("import claude-code", () => {
       title: "Time each deploy step",
       project: "/home/dev/infra",
     });
+    api.close();
+  });
+
+  test("a sub-agent held inline (isSidechain, before 2.0.28) is its own session naming its parent, also across passes", async () => {
+    const dir = join(tempHome("cc-src-"), "-home-dev-docs");
+    mkdirSync(dir, { recursive: true });
+    const file = join(dir, `${CC_SESSION_D}.jsonl`);
+    const lines = sessionInlineD();
+    writeFileSync(file, `${lines.slice(0, 3).join("\n")}\n`);
+    const { api } = openTemp();
+    await importWith(api, "claude-code", [dir]);
+    appendFileSync(file, `${lines.slice(3).join("\n")}\n`);
+    const r = await importWith(api, "claude-code", [dir]);
+    expect(r.messages.added).toBe(2);
+    const D = `cc-${CC_SESSION_D}`;
+    const agent = `${D}-sidechain-d-s1`;
+    expect(messagesOf(api, D)).toEqual([
+      ["user", "Find every broken link in the docs.", "2026-04-02T10:00:00.000000000Z"],
+      ["assistant", "I'll send an agent through the docs.", "2026-04-02T10:00:03.000000000Z"],
+      ["assistant", "Two links are broken: a.md -> b.md, and c.md.", "2026-04-02T10:00:12.000000000Z"],
+    ]);
+    expect(messagesOf(api, agent)).toEqual([
+      ["user", "List the broken links under docs/.", "2026-04-02T10:00:04.000000000Z"],
+      ["assistant", "Two: docs/a.md links to b.md, which is gone; and c.md.", "2026-04-02T10:00:09.000000000Z"],
+    ]);
+    expect(sessionInfo(api, agent)).toMatchObject({
+      source: "claude-code",
+      parent: D,
+      project: "/home/dev/docs",
+      title: "List the broken links under docs/.",
+    });
+    expect(sessionInfo(api, D)?.title).toBe("Find every broken link in the docs.");
+    expect((await importWith(api, "claude-code", [dir])).messages.added).toBe(0);
     api.close();
   });
 

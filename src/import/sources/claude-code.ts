@@ -1,14 +1,16 @@
 // Claude Code transcripts: ~/.claude/projects/<encoded-cwd>/<sessionId>.jsonl ($CLAUDE_CONFIG_DIR moves ~/.claude),
-// sub-agents in <sessionId>/subagents/agent-<id>.jsonl (newer) or agent-<id>.jsonl beside the session (older).
+// sub-agents in <sessionId>/subagents/agent-<id>.jsonl (newer), agent-<id>.jsonl beside the session (older), or inline as
+// records marked isSidechain (before 2.0.28).
 import { basename, join } from "node:path";
 import { importedSessionId } from "../../shared/import-id.ts";
 import type { Role } from "../../shared/message.ts";
 import { recordTime } from "../record-time.ts";
 import { NotThisFormatError } from "../import-types.ts";
-import type { FileRead, ImportedMessage, Problem, ReadContext, Source } from "../import-types.ts";
+import type { FileRead, ImportedMessage, ImportedSession, Problem, ReadContext, Source } from "../import-types.ts";
 import { isObject, jsonlLines, tryJson } from "../read-lines.ts";
 import { homeOf, listFiles, titleFrom } from "../source-files.ts";
 import { cleanUserText, orderByChain, type ChainEntry } from "./claude-code-text.ts";
+import { Sidechains } from "./claude-code-sidechains.ts";
 
 const PREFIX = "cc";
 
@@ -49,6 +51,11 @@ function readTranscript(ctx: ReadContext): FileRead {
   // A pass that resumes mid-file sees only later turns: the first user line was offered before (state kept
   // before this flag existed: assume so).
   const titled = ctx.state.titled === true || (ctx.offset > 0 && ctx.state.titled === undefined);
+  const name = basename(ctx.file, ".jsonl");
+  const subAgent = name.startsWith("agent-");
+  // Transcripts of Claude Code before 2.0.28 hold their sub-agents' conversations inline (isSidechain): each chain of
+  // them is a sub-agent session of its own, named by its first record. Chain tips carried to the next pass.
+  const sides = new Sidechains<Pending>(ctx.state.sidechains);
   let lastKey: string | undefined;
   let title: string | undefined;
   let summary: string | undefined;
@@ -76,8 +83,13 @@ function readTranscript(ctx: ReadContext): FileRead {
     const uuid = typeof r.uuid === "string" ? r.uuid : undefined;
     const parent = typeof r.parentUuid === "string" ? r.parentUuid : undefined;
     const message = r.type === "user" || r.type === "assistant" ? toPending(r, ctx.file, l.line, skipped) : undefined;
+    const entry = { uuid, parent, line: l.line, value: message };
+    if (!subAgent && r.isSidechain === true) {
+      sides.add(entry);
+      continue;
+    }
     if (message) lastKey = message.key;
-    entries.push({ uuid, parent, line: l.line, value: message });
+    entries.push(entry);
   }
   if (ctx.offset === 0 && lines > 0 && records === 0)
     throw new NotThisFormatError({
@@ -86,8 +98,6 @@ function readTranscript(ctx: ReadContext): FileRead {
       because: "no line is a Claude Code record",
     });
   const { messages, replies } = mergeStreamed(orderByChain(entries), open);
-  const name = basename(ctx.file, ".jsonl");
-  const subAgent = name.startsWith("agent-");
   // A transcript is named by its session id; a resumed session's file may start with records copied from the
   // earlier session (their sessionId is the old one), so the name decides. A sub-agent's records name its parent.
   const id = importedSessionId(PREFIX, subAgent ? `${sessionId ?? "unknown"}-${name}` : name);
@@ -103,6 +113,18 @@ function readTranscript(ctx: ReadContext): FileRead {
         parent: subAgent && sessionId !== undefined ? importedSessionId(PREFIX, sessionId) : undefined,
         messages,
       },
+      ...[...sides.chains()].map(([root, chain, isNew]): ImportedSession => {
+        const own = mergeStreamed(orderByChain(chain), undefined).messages;
+        const prompt = isNew ? own.find((m) => m.role === "user") : undefined;
+        return {
+          id: importedSessionId(PREFIX, `${name}-sidechain-${root}`),
+          title: prompt ? titleFrom(prompt.content) : undefined,
+          titleIsFallback: true,
+          project,
+          parent: id,
+          messages: own,
+        };
+      }),
     ],
     skipped,
     offset,
@@ -112,6 +134,7 @@ function readTranscript(ctx: ReadContext): FileRead {
       line,
       open: lastKey === undefined ? open : replies.get(lastKey),
       titled: titled || fallback !== undefined,
+      ...(sides.size > 0 && { sidechains: sides.tips() }),
     },
   };
 }
