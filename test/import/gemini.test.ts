@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, test } from "bun:test";
-import { appendFileSync, writeFileSync } from "node:fs";
+import { appendFileSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { openTemp, removeTempHomes, tempHome } from "../fixture/home.ts";
 import { sessionB } from "../fixture/import/claude-code.ts";
@@ -38,6 +38,20 @@ describe("import gemini", () => {
       title: "scan the ports",
     });
     expect((await importWith(api, "gemini", [], { env: { GEMINI_CLI_HOME: home } })).messages.added).toBe(0);
+    api.close();
+  });
+
+  test("a chat under a named project folder takes its project from .project_root, as the CLI records it", async () => {
+    const project = join(tempHome("gem-src-"), ".gemini", "tmp", "box");
+    mkdirSync(join(project, "chats"), { recursive: true });
+    writeFileSync(join(project, ".project_root"), "/home/dev/box\n");
+    writeFileSync(
+      join(project, "chats", `session-2026-08-01T07-00-${GEM_ID.slice(0, 8)}.jsonl`),
+      `${chat().join("\n")}\n`,
+    );
+    const { api } = openTemp();
+    await importWith(api, "gemini", [project]);
+    expect(sessionInfo(api, `gem-${GEM_ID}`)).toMatchObject({ source: "gemini", project: "/home/dev/box" });
     api.close();
   });
 

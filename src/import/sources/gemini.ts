@@ -2,7 +2,7 @@
 // chats in chats/<parentSessionId>/<id>.jsonl, legacy session-*.json (one record). The JSONL is replayed as the CLI
 // does: message records upsert by id, {"$set":{…}} merges metadata (a non-empty `messages` replaces the list),
 // {"$rewindTo": id} drops that message and everything after it (an unknown id clears the list).
-import { existsSync, statSync } from "node:fs";
+import { existsSync, readFileSync, statSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { importedSessionId } from "../../shared/import-id.ts";
 import { recordTime } from "../record-time.ts";
@@ -113,7 +113,10 @@ function readChat(ctx: ReadContext): FileRead {
         id: importedSessionId(PREFIX, own),
         title: summary ?? (first ? titleFrom(first.content) : undefined),
         titleIsFallback: summary === undefined,
-        project: dirs[0] ?? (typeof metadata.projectHash === "string" ? metadata.projectHash : undefined),
+        project:
+          dirs[0] ??
+          projectRoot(ctx.file) ??
+          (typeof metadata.projectHash === "string" ? metadata.projectHash : undefined),
         parent,
         messages: out,
         complete: true,
@@ -121,6 +124,22 @@ function readChat(ctx: ReadContext): FileRead {
     ],
     skipped,
   };
+}
+
+/** The project folder newer releases record beside the chats (tmp/<project>/.project_root); a main chat names none. */
+function projectRoot(file: string): string | undefined {
+  let dir = dirname(file);
+  while (basename(dir) !== "chats") {
+    const up = dirname(dir);
+    if (up === dir) return undefined;
+    dir = up;
+  }
+  try {
+    const root = readFileSync(join(dirname(dir), ".project_root"), "utf8").trim();
+    return root === "" || root.includes("\n") ? undefined : root;
+  } catch {
+    return undefined;
+  }
 }
 
 /** Message content: a string, or parts of which the text ones count (thoughts are a separate field, left out). */
