@@ -143,7 +143,7 @@ function readDatabase(api: ImportTarget, ctx: ReadContext): FileRead {
       const d = data("message", m);
       if (!d) continue;
       const created = isObject(d.time) && typeof d.time.created === "number" ? d.time.created : Number(m.time_created);
-      const msg = toMessage(String(m.id), d.role, created, textByMessage.get(String(m.id)));
+      const msg = toMessage(String(m.id), d, created, textByMessage.get(String(m.id)));
       if (!msg) continue;
       // An assistant message still being written has no completion time: it waits for a later pass.
       const done = isDone(d.role, d.time);
@@ -195,14 +195,12 @@ function partText(d: Rec): string | undefined {
   return t === "" ? undefined : t;
 }
 
-function toMessage(
-  id: string,
-  role: unknown,
-  createdMs: number,
-  texts: string[] | undefined,
-): ImportedMessage | undefined {
+/** A user or assistant message with text; the summary compaction writes (the conversation retold) is left out. */
+function toMessage(id: string, d: Rec, createdMs: number, texts: string[] | undefined): ImportedMessage | undefined {
+  const role = d.role;
   if ((role !== "user" && role !== "assistant") || !texts || texts.length === 0 || !Number.isFinite(createdMs))
     return undefined;
+  if (role === "assistant" && d.summary === true) return undefined;
   return { key: id, role, content: texts.join("\n\n"), sendAt: BigInt(Math.round(createdMs)) * 1_000_000n };
 }
 
@@ -252,7 +250,7 @@ function readLegacy(ctx: ReadContext): FileRead {
       const t = partText(p);
       if (t !== undefined) texts.push(t);
     }
-    const msg = toMessage(String(m.id), m.role, created(m), texts);
+    const msg = toMessage(String(m.id), m, created(m), texts);
     if (msg) messages.push({ msg, done: isDone(m.role, m.time) });
   }
   return { sessions: [toSession(s.id, s.title, s.directory, s.parentID, ready(messages))], skipped };
