@@ -49,6 +49,8 @@ async function readOne(
   sessions: Set<string>,
 ): Promise<void> {
   let batch: MessageRecord[] = [];
+  /** The line each message of the batch came from, to name a refused one. */
+  const lineOf = new Map<string, number>();
   let batchSession: string | undefined;
   let lines = 0;
   let good = 0;
@@ -74,12 +76,13 @@ async function readOne(
     if (batchSession === undefined || batch.length === 0) return;
     const meta = pending?.session === batchSession ? pending.meta : undefined;
     if (meta) pending = undefined;
-    const r = await api.imports.write(batchSession, batch, meta, { redact: false, dryRun: o.dryRun });
+    const r = await api.imports.write(batchSession, batch, meta, { redact: false, dryRun: o.dryRun, asStored: true });
     report.messages.added += r.added;
     report.messages.existing += r.existing;
     report.messages.tombstoned += r.tombstoned;
-    for (const bad of r.invalid) skip({ file, reason: bad.reason });
+    for (const bad of r.invalid) skip({ file, line: lineOf.get(bad.id), reason: bad.reason });
     batch = [];
+    lineOf.clear();
   };
   for await (const l of input) {
     if (l.text.trim() === "") continue;
@@ -128,6 +131,7 @@ async function readOne(
     const m: MessageRecord = { id: r.id, role: r.role, content: r.content, sendAt };
     if (typeof r.sender === "string") m.sender = r.sender;
     batch.push(m);
+    lineOf.set(m.id, l.line);
   }
   await flush();
   await settleMeta();

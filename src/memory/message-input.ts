@@ -77,12 +77,16 @@ export function formatBytes(n: number): string {
   return `${n} bytes`;
 }
 
-export function checkNewMessage(m: NewMessage, maxBytes: number, where = "message"): void {
+export function checkNewMessage(m: NewMessage, maxBytes: number, where = "message", asStored = false): void {
   if (!isRole(m.role)) throw new InvalidMessageError({ where, problem: "role", role: m.role });
-  if (typeof m.content !== "string" || m.content.trim() === "")
-    throw new InvalidMessageError({ where, problem: "empty" });
-  const nul = m.content.indexOf("\0");
-  if (nul >= 0) throw new InvalidMessageError({ where, problem: "nul", offset: nul });
+  if (typeof m.content !== "string") throw new InvalidMessageError({ where, problem: "empty" });
+  // A message read back from memvoy's own export keeps text the archive holds (empty, or with NUL characters:
+  // records adopted from an older history.json); new text may have neither.
+  if (!asStored) {
+    if (m.content.trim() === "") throw new InvalidMessageError({ where, problem: "empty" });
+    const nul = m.content.indexOf("\0");
+    if (nul >= 0) throw new InvalidMessageError({ where, problem: "nul", offset: nul });
+  }
   if (!m.content.isWellFormed()) throw new InvalidMessageError({ where, problem: "unpaired-surrogate" });
   const bytes = Buffer.byteLength(m.content);
   if (bytes > maxBytes) throw new InvalidMessageError({ where, problem: "too-big", bytes, maxBytes });

@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, test } from "bun:test";
-import { writeFileSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { openTemp, removeTempHomes, tempHome } from "../fixture/home.ts";
+import { cli, openTemp, removeTempHomes, tempHome } from "../fixture/home.ts";
 import type { HomeMemory } from "../../src/app/memory-api.ts";
 import { importJsonlFiles, importJsonlStream } from "../../src/import/import-jsonl.ts";
 import { CODEX_ZST_ID, zstRollout } from "../fixture/import/codex.ts";
@@ -117,6 +117,28 @@ describe("import jsonl", () => {
     expect(r.messages).toMatchObject({ added: 0, tombstoned: 2 });
     expect(api.sessions().map((x) => x.id)).toEqual(["kept"]);
     api.close();
+  });
+
+  test("text an older history.json left in the archive (empty, a NUL character) comes back exactly", async () => {
+    const home = tempHome();
+    mkdirSync(join(home, "sessions", "old"), { recursive: true });
+    // Agenvoy's records: no id, nanosecond integer times; memvoy adopts them as they are.
+    writeFileSync(
+      join(home, "sessions", "old", "history.json"),
+      '[{"role":"user","content":"","sendAt":1764950000000000000},' +
+        '{"role":"assistant","content":"a\\u0000b","sendAt":1764950001000000000},' +
+        '{"role":"user","content":"fine","sendAt":1764950002000000000}]',
+    );
+    const first = await cli(["export", "--all"], { home });
+    expect(first.code).toBe(0);
+    expect(first.stdout.trimEnd().split("\n")).toHaveLength(4);
+    const file = join(tempHome("jsonl-"), "old.jsonl");
+    writeFileSync(file, first.stdout);
+    const { api, home: empty } = openTemp();
+    const r = await importJsonlFiles(api, [file]);
+    expect(r).toMatchObject({ messages: { added: 3 }, skippedCount: 0, failed: [] });
+    api.close();
+    expect((await cli(["export", "--all"], { home: empty })).stdout).toBe(first.stdout);
   });
 
   test("a file that is not memvoy's export fails with its name", async () => {

@@ -69,9 +69,11 @@ export class SharedImports implements ImportWriter {
     session: string,
     records: readonly MessageRecord[],
     meta?: MetaUpdate,
-    o: ImportWriteOptions = {},
+    options: ImportWriteOptions = {},
   ): Promise<ImportWriteResult> {
     assertSessionId(session);
+    // PostgreSQL text cannot hold a NUL character: an export's text is checked as new text is.
+    const o: ImportWriteOptions = { ...options, asStored: false };
     const { ctx } = this.home;
     refuseSessionSymlinks(ctx.paths.session(session));
     const max = ctx.config.limits.max_message_bytes;

@@ -28,6 +28,8 @@ export interface ImportWriteOptions {
    * across two import passes): the text is appended to it. Without a stored message it is added as is.
    */
   continues?: ReadonlySet<string>;
+  /** The records are memvoy's own export: their text is taken as the archive held it (see checkNewMessage). */
+  asStored?: boolean;
 }
 
 export interface ImportWriteResult {
@@ -159,7 +161,7 @@ export function freshRecords(
       continue;
     }
     seen.add(r.id);
-    const rec = prepare(r, o.redact !== false, maxBytes, result);
+    const rec = prepare(r, o, maxBytes, result);
     if (rec) out.push(rec);
   }
   result.added = out.length;
@@ -184,7 +186,7 @@ export function grownMessages(
     const before = stored.get(r.id);
     if (before === undefined || before === r.content) continue;
     const scratch: ImportWriteResult = { ...result, invalid: [], redacted: 0 };
-    const rec = prepare(r, o.redact !== false, maxBytes, scratch);
+    const rec = prepare(r, o, maxBytes, scratch);
     if (!rec) continue;
     let content: string | undefined;
     if (o.continues?.has(r.id)) {
@@ -246,12 +248,12 @@ function extendMessages(
 /** The record as it will be stored (redacted), or undefined with the reason when the message checks refuse it. */
 function prepare(
   r: MessageRecord,
-  redact: boolean,
+  o: ImportWriteOptions,
   maxBytes: number,
   result: ImportWriteResult,
 ): MessageRecord | undefined {
   let content = r.content;
-  if (redact) {
+  if (o.redact !== false) {
     const red = redactSecrets(content);
     if (red.kinds.length > 0) result.redacted++;
     content = red.text;
@@ -259,7 +261,7 @@ function prepare(
   const rec: MessageRecord = { id: r.id, role: r.role, content, sendAt: r.sendAt };
   if (r.sender !== undefined) rec.sender = r.sender;
   try {
-    checkNewMessage(rec, maxBytes);
+    checkNewMessage(rec, maxBytes, "message", o.asStored === true);
     return rec;
   } catch (err) {
     result.invalid.push({ id: r.id, reason: describeError(err) });
