@@ -69,7 +69,8 @@ async function readOne(
   // tombstoned) does not come back empty; a session line with no message after it creates the session alone.
   let pending: { session: string; meta: MetaUpdate } | undefined;
   const settleMeta = async () => {
-    if (pending && !o.dryRun) await api.imports.setMeta(pending.session, pending.meta);
+    // With --since a session none of whose messages are that recent is not created.
+    if (pending && !o.dryRun && o.since === undefined) await api.imports.setMeta(pending.session, pending.meta);
     pending = undefined;
   };
   const flush = async () => {
@@ -100,7 +101,7 @@ async function readOne(
       await flush();
       await settleMeta();
       found();
-      sessions.add(r.id);
+      if (o.since === undefined) sessions.add(r.id);
       const meta: MetaUpdate = {};
       for (const k of ["source", "title", "project", "parent"] as const) if (typeof r[k] === "string") meta[k] = r[k];
       pending = { session: r.id, meta };
@@ -124,6 +125,7 @@ async function readOne(
       continue;
     }
     found();
+    if (o.since !== undefined && sendAt < o.since) continue;
     if (batchSession !== r.session || batch.length >= BATCH) await flush();
     if (pending && pending.session !== r.session) await settleMeta();
     batchSession = r.session;

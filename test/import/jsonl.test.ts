@@ -141,6 +141,28 @@ describe("import jsonl", () => {
     expect((await cli(["export", "--all"], { home: empty })).stdout).toBe(first.stdout);
   });
 
+  test("--since keeps only the messages sent from then on, and creates no session left with none", async () => {
+    const file = join(tempHome("jsonl-"), "two.jsonl");
+    const message = (id: string, session: string, sendAt: string) =>
+      JSON.stringify({ type: "message", id, session, role: "user", content: `at ${sendAt}`, sendAt });
+    writeFileSync(
+      file,
+      [
+        JSON.stringify({ type: "session", id: "old", title: "Old" }),
+        message("01KJMA0MG8VAKDWNJJK26GKTA1", "old", "2026-01-01T00:00:00Z"),
+        JSON.stringify({ type: "session", id: "mixed", title: "Mixed" }),
+        message("01KJMA0MG8VAKDWNJJK26GKTA2", "mixed", "2026-01-01T00:00:00Z"),
+        message("01KJMA0MG8VAKDWNJJK26GKTA3", "mixed", "2026-03-01T00:00:00Z"),
+      ].join("\n"),
+    );
+    const { api } = openTemp();
+    const r = await importJsonlFiles(api, [file], { since: 1_767_225_600_000_000_000n + 86_400_000_000_000n });
+    expect(r).toMatchObject({ sessions: 1, messages: { added: 1 } });
+    expect(api.sessions().map((x) => [x.id, x.title])).toEqual([["mixed", "Mixed"]]);
+    expect(messagesOf(api, "mixed")).toEqual([["user", "at 2026-03-01T00:00:00Z", "2026-03-01T00:00:00.000000000Z"]]);
+    api.close();
+  });
+
   test("a file that is not memvoy's export fails with its name", async () => {
     const file = join(tempHome("jsonl-"), "other.jsonl");
     writeFileSync(file, '{"a":1}\n{"b":2}\nnot json\n');
