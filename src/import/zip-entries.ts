@@ -1,4 +1,4 @@
-// A small zip reader for ChatGPT exports: the central directory, stored or deflated entries, and named
+// A small zip reader for ChatGPT exports: the central directory (zip64 too), stored or deflated entries, and named
 // limits on entry count and uncompressed size (a zip bomb is refused, never inflated).
 import { describeError } from "../shared/describe-error.ts";
 import { namedError } from "../shared/errors.ts";
@@ -63,9 +63,21 @@ export function zipEntries(file: string): ZipEntry[] {
         break;
       }
     if (eocd < 0) throw new NotAZipError({ problem: "not-zip", file });
-    const count = tail.readUInt16LE(eocd + 10);
-    const cdSize = tail.readUInt32LE(eocd + 12);
-    const cdOffset = tail.readUInt32LE(eocd + 16);
+    let count = tail.readUInt16LE(eocd + 10);
+    let cdSize = tail.readUInt32LE(eocd + 12);
+    let cdOffset = tail.readUInt32LE(eocd + 16);
+    // A zip64 archive (over 4 GiB or 65,535 entries, as a large export is) keeps the true values in its zip64 record.
+    if (count === 0xffff || cdSize === MAX32 || cdOffset === MAX32) {
+      const locator = eocd - 20;
+      if (locator < 0 || tail.readUInt32LE(locator) !== 0x07064b50)
+        throw new NotAZipError({ problem: "central-directory", file });
+      const record = readAt(fd, u64(tail, locator + 8), 56);
+      if (record.length < 56 || record.readUInt32LE(0) !== 0x06064b50)
+        throw new NotAZipError({ problem: "central-directory", file });
+      count = u64(record, 32);
+      cdSize = u64(record, 40);
+      cdOffset = u64(record, 48);
+    }
     if (count > MAX_ENTRIES) throw new LimitError({ problem: "zip-entries", file, count, limit: MAX_ENTRIES });
     const cd = readAt(fd, cdOffset, cdSize);
     const out: ZipEntry[] = [];
@@ -75,18 +87,43 @@ export function zipEntries(file: string): ZipEntry[] {
       const nameLen = cd.readUInt16LE(p + 28);
       const extraLen = cd.readUInt16LE(p + 30);
       const commentLen = cd.readUInt16LE(p + 32);
-      out.push({
+      const entry: ZipEntry = {
         method: cd.readUInt16LE(p + 10),
         compressedSize: cd.readUInt32LE(p + 20),
         size: cd.readUInt32LE(p + 24),
         localOffset: cd.readUInt32LE(p + 42),
         name: cd.subarray(p + 46, p + 46 + nameLen).toString("utf8"),
-      });
+      };
+      withZip64Extra(entry, cd.subarray(p + 46 + nameLen, p + 46 + nameLen + extraLen));
+      out.push(entry);
       p += 46 + nameLen + extraLen + commentLen;
     }
     return out;
   } finally {
     closeSync(fd);
+  }
+}
+
+const MAX32 = 0xffffffff;
+
+/** An unsigned 64-bit little-endian field as a number (exact up to 2^53, far past any file here). */
+const u64 = (b: Buffer, at: number) => Number(b.readBigUInt64LE(at));
+
+/** The zip64 extra field (id 1) holds, in this order, each of size, compressed size and offset that is 0xFFFFFFFF. */
+function withZip64Extra(e: ZipEntry, extra: Buffer): void {
+  for (let at = 0; at + 4 <= extra.length; ) {
+    const id = extra.readUInt16LE(at);
+    const len = extra.readUInt16LE(at + 2);
+    if (id === 1) {
+      let q = at + 4;
+      const end = Math.min(at + 4 + len, extra.length);
+      const next = () => (q + 8 <= end ? u64(extra, (q += 8) - 8) : undefined);
+      if (e.size === MAX32) e.size = next() ?? e.size;
+      if (e.compressedSize === MAX32) e.compressedSize = next() ?? e.compressedSize;
+      if (e.localOffset === MAX32) e.localOffset = next() ?? e.localOffset;
+      return;
+    }
+    at += 4 + len;
   }
 }
 

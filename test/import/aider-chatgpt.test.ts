@@ -158,6 +158,19 @@ describe("import chatgpt", () => {
     api.close();
   });
 
+  test("a zip64 export (as written past 4 GiB or 65,535 entries) is read", async () => {
+    const file = join(tempHome("gpt-"), "big-export.zip");
+    writeFileSync(
+      file,
+      zip({ "images/a.png": "x", "conversations.json": JSON.stringify([conversation(), conversation2()]) }, true, true),
+    );
+    const { api } = openTemp();
+    const r = await importWith(api, "chatgpt", [file]);
+    expect(r).toMatchObject({ failed: [], sessions: 2, messages: { added: 6 } });
+    expect(messagesOf(api, `gpt-${GPT_ID}`)).toEqual(expected);
+    api.close();
+  });
+
   test("a zip bomb is refused with the named limit; a zip without conversations is not an export", async () => {
     const dir = tempHome("gpt-");
     const bomb = Buffer.from(zip({ "conversations.json": "[]" }));
