@@ -75,7 +75,8 @@ function readHistory(ctx: ReadContext): FileRead {
       line.startsWith("> ") || line === ">" ? "tool" : line.startsWith("#### ") ? "user" : "assistant";
     if (kind !== role) flush();
     role = kind;
-    buffer.push(kind === "user" ? line.slice(5) : kind === "tool" ? line.slice(2) : line);
+    // aider ends each user line with two spaces (a markdown line break): they are not the person's text.
+    buffer.push(kind === "user" ? line.slice(5).replace(/ {2}$/, "") : kind === "tool" ? line.slice(2) : line);
   }
   close();
   return { sessions, skipped: [], state: { starts } };
