@@ -36,7 +36,7 @@ describe("import aider", () => {
     expect(msgs.slice(2).map((m) => m[1])).toEqual(["thanks", "You're welcome."]);
     // The header is local time; messages follow one millisecond apart.
     expect(msgs.map((m) => m[2])).toEqual(
-      [0n, 1n, 3n, 4n].map((i) => nsToRfc3339(parseTime("2026-02-10 09:15:00")! + i * 1_000_000n)),
+      [0n, 1n, 4n, 5n].map((i) => nsToRfc3339(parseTime("2026-02-10 09:15:00")! + i * 1_000_000n)),
     );
     expect(sessionInfo(api, first)).toMatchObject({
       source: "aider",

@@ -91,7 +91,8 @@ function toSession(
   s.messages.forEach((m, i) => {
     const content = m.lines.join("\n").trim();
     // "#### /add file.py" and other slash commands are instructions to aider, not conversation.
-    if (m.role === "user" && content.startsWith("/")) return;
+    // "<blank>" is what aider logs for an empty input (nothing was sent).
+    if (m.role === "user" && (content.startsWith("/") || content === "<blank>")) return;
     // No per-message time: the session start, one millisecond apart, keeps the order.
     messages.push({ key: String(i), role: m.role, content, sendAt: s.at + BigInt(i) * 1_000_000n });
   });
