@@ -124,6 +124,30 @@ describe("import claude-code", () => {
     api.close();
   });
 
+  test("the title: the first prompt, then the AI title, then the person's rename, whatever pass each arrives in", async () => {
+    const dir = join(tempHome("cc-src-"), "-home-dev-docs");
+    mkdirSync(dir, { recursive: true });
+    const file = join(dir, `${CC_SESSION_D}.jsonl`);
+    const D = `cc-${CC_SESSION_D}`;
+    const lines = sessionInlineD();
+    const titleLine = (type: string, key: string, value: string) =>
+      `${JSON.stringify({ type, [key]: value, sessionId: CC_SESSION_D })}\n`;
+    writeFileSync(file, `${lines[0]}\n`);
+    const { api } = openTemp();
+    const pass = async () => {
+      await importWith(api, "claude-code", [dir]);
+      return sessionInfo(api, D)?.title;
+    };
+    expect(await pass()).toBe("Find every broken link in the docs.");
+    appendFileSync(file, titleLine("ai-title", "aiTitle", "Broken docs links"));
+    expect(await pass()).toBe("Broken docs links");
+    appendFileSync(file, titleLine("custom-title", "customTitle", "docs: link audit"));
+    expect(await pass()).toBe("docs: link audit");
+    appendFileSync(file, `${lines[1]}\n${titleLine("ai-title", "aiTitle", "Auditing links")}`);
+    expect(await pass()).toBe("docs: link audit");
+    api.close();
+  });
+
   test("re-import adds nothing; an appended turn is read incrementally; a partial last line waits", async () => {
     const projects = writeClaudeProjects(tempHome("cc-src-"));
     const { api } = openTemp();

@@ -57,8 +57,11 @@ function readTranscript(ctx: ReadContext): FileRead {
   // them is a sub-agent session of its own, named by its first record. Chain tips carried to the next pass.
   const sides = new Sidechains<Pending>(ctx.state.sidechains);
   let lastKey: string | undefined;
+  // The tool's own titles, best first: the person's /rename, the AI title, a summary record. A later pass offers
+  // one only when it ranks as high as the one an earlier pass gave.
+  const givenRank = typeof ctx.state.titleRank === "number" ? ctx.state.titleRank : 0;
   let title: string | undefined;
-  let summary: string | undefined;
+  let rank = 0;
   let records = 0;
   let lines = 0;
   for (const l of jsonlLines(ctx.file, ctx.offset, line)) {
@@ -78,8 +81,8 @@ function readTranscript(ctx: ReadContext): FileRead {
     if (isClaudeRecord(r)) records++;
     if (typeof r.sessionId === "string" && sessionId === undefined) sessionId = r.sessionId;
     if (typeof r.cwd === "string" && project === undefined) project = r.cwd;
-    if (r.type === "custom-title" && typeof r.customTitle === "string") title = r.customTitle;
-    else if (r.type === "summary" && typeof r.summary === "string") summary = r.summary;
+    const named = ownTitle(r);
+    if (named && named.rank >= rank) ({ title, rank } = named);
     const uuid = typeof r.uuid === "string" ? r.uuid : undefined;
     const parent = typeof r.parentUuid === "string" ? r.parentUuid : undefined;
     const message = r.type === "user" || r.type === "assistant" ? toPending(r, ctx.file, l.line, skipped) : undefined;
@@ -107,8 +110,8 @@ function readTranscript(ctx: ReadContext): FileRead {
     sessions: [
       {
         id,
-        title: title ?? summary ?? fallback,
-        titleIsFallback: title === undefined && summary === undefined,
+        title: (rank >= givenRank ? title : undefined) ?? fallback,
+        titleIsFallback: title === undefined || rank < givenRank,
         project,
         parent: subAgent && sessionId !== undefined ? importedSessionId(PREFIX, sessionId) : undefined,
         messages,
@@ -134,9 +137,20 @@ function readTranscript(ctx: ReadContext): FileRead {
       line,
       open: lastKey === undefined ? open : replies.get(lastKey),
       titled: titled || fallback !== undefined,
+      titleRank: Math.max(rank, givenRank),
       ...(sides.size > 0 && { sidechains: sides.tips() }),
     },
   };
+}
+
+/** A title record: the person's rename (custom-title), the AI-generated title (ai-title), a summary record. */
+function ownTitle(r: Record<string, unknown>): { title: string; rank: number } | undefined {
+  const pick = (v: unknown, rank: number) =>
+    typeof v === "string" && v.trim() !== "" ? { title: v.trim(), rank } : undefined;
+  if (r.type === "custom-title") return pick(r.customTitle, 3);
+  if (r.type === "ai-title") return pick(r.aiTitle, 2);
+  if (r.type === "summary") return pick(r.summary, 1);
+  return undefined;
 }
 
 /**
