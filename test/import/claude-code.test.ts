@@ -124,6 +124,23 @@ describe("import claude-code", () => {
     api.close();
   });
 
+  test("the auto-compaction agent's transcript (the conversation retold to be summarized) is not imported", async () => {
+    const projects = join(tempHome("cc-src-"), "projects");
+    const dir = join(projects, "-home-dev-docs");
+    mkdirSync(join(dir, CC_SESSION_D, "subagents"), { recursive: true });
+    const lines = sessionInlineD();
+    writeFileSync(join(dir, `${CC_SESSION_D}.jsonl`), `${lines.slice(0, 2).join("\n")}\n`);
+    const retold = lines
+      .slice(0, 2)
+      .map((l) => JSON.stringify({ ...JSON.parse(l), isSidechain: true, agentId: "acompact-1f2e" }));
+    writeFileSync(join(dir, CC_SESSION_D, "subagents", "agent-acompact-1f2e.jsonl"), `${retold.join("\n")}\n`);
+    const { api } = openTemp();
+    const r = await importWith(api, "claude-code", [projects]);
+    expect(r).toMatchObject({ files: { found: 1 }, sessions: 1, messages: { added: 2 } });
+    expect(api.sessions().map((s) => s.id)).toEqual([`cc-${CC_SESSION_D}`]);
+    api.close();
+  });
+
   test("the title: the first prompt, then the AI title, then the person's rename, whatever pass each arrives in", async () => {
     const dir = join(tempHome("cc-src-"), "-home-dev-docs");
     mkdirSync(dir, { recursive: true });

@@ -35,7 +35,8 @@ export const claudeCode: Source = {
   name: "claude-code",
   prefix: PREFIX,
   defaultPaths: (env) => [join(env.CLAUDE_CONFIG_DIR || join(homeOf(env), ".claude"), "projects")],
-  files: (path) => listFiles(path, (name) => name.endsWith(".jsonl")),
+  // agent-acompact-*.jsonl is the auto-compaction agent's transcript: the whole conversation retold to be summarized.
+  files: (path) => listFiles(path, (name) => name.endsWith(".jsonl") && !name.startsWith("agent-acompact")),
   appendOnly: () => true,
   read: readTranscript,
 };
