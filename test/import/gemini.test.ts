@@ -77,6 +77,41 @@ describe("import gemini", () => {
     api.close();
   });
 
+  test("a compression (the context rewritten by $set messages) removes nothing and adds no summary turn", async () => {
+    const { home, chatFile } = writeGeminiHome(tempHome("gem-src-"));
+    const { api } = openTemp();
+    await importWith(api, "gemini", [], { env: { GEMINI_CLI_HOME: home } });
+    const before = messagesOf(api, `gem-${GEM_ID}`);
+    expect(before).toHaveLength(4);
+    // What the CLI appends after /compress: the history it now sends, a summary turn standing for the older ones.
+    const context = [
+      {
+        id: "c1",
+        timestamp: "2026-08-01T07:05:00.000Z",
+        type: "user",
+        content: [{ text: "<state_snapshot>ports 22, 8080</state_snapshot>" }],
+      },
+      {
+        id: "c2",
+        timestamp: "2026-08-01T07:05:00.000Z",
+        type: "gemini",
+        content: [{ text: "Got it. Thanks for the additional context!" }],
+      },
+      { id: "m7", timestamp: "2026-08-01T07:02:03.000Z", type: "gemini", content: "node (pid 4242), the dev server." },
+    ];
+    appendFileSync(
+      chatFile,
+      `${JSON.stringify({ $set: { messages: context, lastUpdated: "2026-08-01T07:05:00.000Z" } })}\n${JSON.stringify({ id: "m9", timestamp: "2026-08-01T07:06:00.000Z", type: "user", content: "and port 22?" })}\n`,
+    );
+    const r = await importWith(api, "gemini", [], { env: { GEMINI_CLI_HOME: home } });
+    expect(r.messages).toMatchObject({ added: 1, removed: 0 });
+    expect(messagesOf(api, `gem-${GEM_ID}`)).toEqual([
+      ...before,
+      ["user", "and port 22?", "2026-08-01T07:06:00.000000000Z"],
+    ]);
+    api.close();
+  });
+
   test("a rewind of messages imported in an earlier pass removes them", async () => {
     const { home, chatFile } = writeGeminiHome(tempHome("gem-src-"));
     const { api } = openTemp();

@@ -1,7 +1,9 @@
 // Gemini CLI chats: ~/.gemini/tmp/<projectId>/chats/session-<time>-<id8>.jsonl ($GEMINI_CLI_HOME moves ~), sub-agent
 // chats in chats/<parentSessionId>/<id>.jsonl, legacy session-*.json (one record). The JSONL is replayed as the CLI
-// does: message records upsert by id, {"$set":{…}} merges metadata (a non-empty `messages` replaces the list),
-// {"$rewindTo": id} drops that message and everything after it (an unknown id clears the list).
+// does: message records upsert by id, {"$set":{…}} merges metadata, {"$rewindTo": id} drops that message and
+// everything after it (an unknown id clears the list). A `messages` list in $set is the model's context rewritten
+// (a compression's summary in place of the turns it covers, bootstrapped turns on resume): not a rewind, and not
+// the conversation, so it neither removes nor adds messages.
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { importedSessionId } from "../../shared/import-id.ts";
@@ -65,8 +67,10 @@ function readChat(ctx: ReadContext): FileRead {
         if (at < 0) messages.clear();
         else for (const id of ids.slice(at)) messages.delete(id);
       } else if (typeof r.id === "string") messages.set(r.id, r);
-      else if (isObject(r.$set)) metadata = { ...metadata, ...r.$set };
-      else if (typeof r.sessionId === "string" && typeof r.projectHash === "string") metadata = { ...metadata, ...r };
+      else if (isObject(r.$set)) {
+        const { messages: _context, ...set } = r.$set;
+        metadata = { ...metadata, ...set };
+      } else if (typeof r.sessionId === "string" && typeof r.projectHash === "string") metadata = { ...metadata, ...r };
       else {
         skipped.push({ file: ctx.file, line: l.line, reason: "not a chat record" });
         continue;
@@ -81,12 +85,8 @@ function readChat(ctx: ReadContext): FileRead {
         because: records === 0 ? "no line is a chat record" : "no metadata line names the session",
       });
   }
-  const list =
-    Array.isArray(metadata.messages) && metadata.messages.length > 0
-      ? metadata.messages.filter(isObject)
-      : [...messages.values()];
   const out: ImportedMessage[] = [];
-  for (const m of list) {
+  for (const m of messages.values()) {
     if (m.type !== "user" && m.type !== "gemini") continue; // info, error, warning: not conversation
     const text = contentText(m.content);
     if (text === "") continue;
