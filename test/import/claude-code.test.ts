@@ -141,6 +141,38 @@ describe("import claude-code", () => {
     api.close();
   });
 
+  test('a warm-up agent (prompt "Warmup", started with every 2.0 session) is not imported, then or later', async () => {
+    const projects = join(tempHome("cc-src-"), "projects");
+    const dir = join(projects, "-home-dev-docs");
+    const agents = join(dir, CC_SESSION_D, "subagents");
+    mkdirSync(agents, { recursive: true });
+    const lines = sessionInlineD();
+    writeFileSync(join(dir, `${CC_SESSION_D}.jsonl`), `${lines.slice(0, 2).join("\n")}\n`);
+    const record = (type: string, uuid: string, content: unknown, at: string) =>
+      JSON.stringify({
+        type,
+        uuid,
+        sessionId: CC_SESSION_D,
+        isSidechain: true,
+        agentId: "a9f1",
+        timestamp: at,
+        message: type === "user" ? { role: "user", content } : { id: `msg_${uuid}`, role: "assistant", content },
+        ...(type === "assistant" && { requestId: `req_${uuid}` }),
+      });
+    const warm = join(agents, "agent-a9f1.jsonl");
+    writeFileSync(warm, `${record("user", "w1", "Warmup", "2026-04-02T10:00:00.500Z")}\n`);
+    const { api } = openTemp();
+    await importWith(api, "claude-code", [projects]);
+    appendFileSync(
+      warm,
+      `${record("assistant", "w2", [{ type: "text", text: "Ready to explore the codebase." }], "2026-04-02T10:00:01.000Z")}\n`,
+    );
+    const r = await importWith(api, "claude-code", [projects]);
+    expect(r.messages.added).toBe(0);
+    expect(api.sessions().map((s) => s.id)).toEqual([`cc-${CC_SESSION_D}`]);
+    api.close();
+  });
+
   test("the title: the first prompt, then the AI title, then the person's rename, whatever pass each arrives in", async () => {
     const dir = join(tempHome("cc-src-"), "-home-dev-docs");
     mkdirSync(dir, { recursive: true });

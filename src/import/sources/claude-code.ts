@@ -105,31 +105,37 @@ function readTranscript(ctx: ReadContext): FileRead {
   // A transcript is named by its session id; a resumed session's file may start with records copied from the
   // earlier session (their sessionId is the old one), so the name decides. A sub-agent's records name its parent.
   const id = importedSessionId(PREFIX, subAgent ? `${sessionId ?? "unknown"}-${name}` : name);
+  // Claude Code 2.0 starts warm-up agents with the prompt "Warmup" at each session start: no conversation.
+  const warmup =
+    ctx.state.warmup === true ||
+    (subAgent && ctx.offset === 0 && messages.find((m) => m.role === "user")?.content === "Warmup");
   const first = titled ? undefined : messages.find((m) => m.role === "user");
   const fallback = first ? titleFrom(first.content) : undefined;
   return {
-    sessions: [
-      {
-        id,
-        title: (rank >= givenRank ? title : undefined) ?? fallback,
-        titleIsFallback: title === undefined || rank < givenRank,
-        project,
-        parent: subAgent && sessionId !== undefined ? importedSessionId(PREFIX, sessionId) : undefined,
-        messages,
-      },
-      ...[...sides.chains()].map(([root, chain, isNew]): ImportedSession => {
-        const own = mergeStreamed(orderByChain(chain), undefined).messages;
-        const prompt = isNew ? own.find((m) => m.role === "user") : undefined;
-        return {
-          id: importedSessionId(PREFIX, `${name}-sidechain-${root}`),
-          title: prompt ? titleFrom(prompt.content) : undefined,
-          titleIsFallback: true,
-          project,
-          parent: id,
-          messages: own,
-        };
-      }),
-    ],
+    sessions: warmup
+      ? []
+      : [
+          {
+            id,
+            title: (rank >= givenRank ? title : undefined) ?? fallback,
+            titleIsFallback: title === undefined || rank < givenRank,
+            project,
+            parent: subAgent && sessionId !== undefined ? importedSessionId(PREFIX, sessionId) : undefined,
+            messages,
+          },
+          ...[...sides.chains()].map(([root, chain, isNew]): ImportedSession => {
+            const own = mergeStreamed(orderByChain(chain), undefined).messages;
+            const prompt = isNew ? own.find((m) => m.role === "user") : undefined;
+            return {
+              id: importedSessionId(PREFIX, `${name}-sidechain-${root}`),
+              title: prompt ? titleFrom(prompt.content) : undefined,
+              titleIsFallback: true,
+              project,
+              parent: id,
+              messages: own,
+            };
+          }),
+        ],
     skipped,
     offset,
     state: {
@@ -140,6 +146,7 @@ function readTranscript(ctx: ReadContext): FileRead {
       titled: titled || fallback !== undefined,
       titleRank: Math.max(rank, givenRank),
       ...(sides.size > 0 && { sidechains: sides.tips() }),
+      ...(warmup && { warmup }),
     },
   };
 }
