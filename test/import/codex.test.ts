@@ -80,6 +80,41 @@ describe("import codex", () => {
     api.close();
   });
 
+  test("a request sent from the IDE extension or the desktop app keeps the person's words, not the editor context", async () => {
+    const dir = tempHome("codex-src-");
+    const file = join(dir, `rollout-2026-06-10T12-00-00-${CODEX_ID}.jsonl`);
+    const l = (timestamp: string, type: string, payload: unknown) => JSON.stringify({ timestamp, type, payload });
+    writeFileSync(
+      file,
+      `${[
+        l("2026-06-10T12:00:00.000Z", "session_meta", { id: CODEX_ID, cwd: "/home/dev/site" }),
+        l("2026-06-10T12:00:01.000Z", "event_msg", {
+          type: "user_message",
+          message:
+            "# Context from my IDE setup:\n\n## Active file: src/Hero.tsx\n\n## Open tabs:\n- Hero.tsx: src/Hero.tsx\n\n## My request for Codex:\nfix the hover animation on the hero image",
+        }),
+        l("2026-06-10T12:00:05.000Z", "event_msg", {
+          type: "agent_message",
+          message: "Fixed: the transition was on the wrong element.",
+        }),
+        l("2026-06-10T12:01:00.000Z", "event_msg", {
+          type: "user_message",
+          message:
+            "# Files mentioned by the user:\n\n## shot.png: /tmp/shot.png\n\n## My request for Codex:\nnow it flickers, see the screenshot",
+        }),
+      ].join("\n")}\n`,
+    );
+    const { api } = openTemp();
+    await importWith(api, "codex", [file]);
+    expect(messagesOf(api, `codex-${CODEX_ID}`).map((m) => m[1])).toEqual([
+      "fix the hover animation on the hero image",
+      "Fixed: the transition was on the wrong element.",
+      "now it flickers, see the screenshot",
+    ]);
+    expect(sessionInfo(api, `codex-${CODEX_ID}`)?.title).toBe("fix the hover animation on the hero image");
+    api.close();
+  });
+
   test("a .zst that changes is re-read whole, ids keep it idempotent; the plain file wins over its .zst", async () => {
     const home = writeCodexHome(tempHome("codex-src-"));
     const { api } = openTemp();

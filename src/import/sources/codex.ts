@@ -69,7 +69,7 @@ function readRollout(ctx: ReadContext): FileRead {
         records++;
         if (r.type === "message" && (r.role === "user" || r.role === "assistant")) {
           if (project === undefined) project = contextCwd(r.content);
-          const text = itemText(r.content);
+          const text = r.role === "user" ? requestOf(itemText(r.content)) : itemText(r.content);
           // No time of its own: the session's start plus a millisecond per line keeps the order, pass after pass.
           if (text !== "") fromItems.push({ key, role: r.role, content: text, sendAt: legacy + BigInt(l.line) * MS });
         }
@@ -90,7 +90,8 @@ function readRollout(ctx: ReadContext): FileRead {
     const at = () => (typeof r.timestamp === "string" ? recordTime(r.timestamp) : undefined);
     if (r.type === "event_msg" && (p.type === "user_message" || p.type === "agent_message")) {
       events = true;
-      const text = typeof p.message === "string" ? p.message.trim() : "";
+      const said = typeof p.message === "string" ? p.message.trim() : "";
+      const text = p.type === "user_message" ? requestOf(said) : said;
       // Some builds mark injected context on the event itself (kind environment_context / user_instructions).
       const injected =
         p.type === "user_message" && ((typeof p.kind === "string" && p.kind !== "plain") || INJECTED.test(text));
@@ -102,7 +103,7 @@ function readRollout(ctx: ReadContext): FileRead {
       }
       fromEvents.push({ key, role: p.type === "user_message" ? "user" : "assistant", content: text, sendAt });
     } else if (r.type === "response_item" && p.type === "message" && (p.role === "user" || p.role === "assistant")) {
-      const text = itemText(p.content);
+      const text = p.role === "user" ? requestOf(itemText(p.content)) : itemText(p.content);
       const sendAt = text === "" ? undefined : at();
       if (sendAt === undefined) continue;
       fromItems.push({ key, role: p.role === "user" ? "user" : "assistant", content: text, sendAt });
@@ -162,6 +163,17 @@ function itemText(content: unknown): string {
 }
 
 const MS = 1_000_000n;
+
+/** The headings the IDE extension and the desktop app put before the person's words, then the words' own heading. */
+const WRAPPED = /^# (?:Context from my IDE setup|Files mentioned by the user):/;
+const REQUEST = "\n## My request for Codex:";
+
+/** A user message's own words: the IDE's active file and open tabs, or the attached files' list, are left out. */
+function requestOf(text: string): string {
+  if (!WRAPPED.test(text)) return text;
+  const at = text.indexOf(REQUEST);
+  return at < 0 ? text : text.slice(at + REQUEST.length).trim();
+}
 
 /** The start time of a first-generation rollout's header line {id, timestamp, instructions?, git?}; else undefined. */
 function legacyHeader(r: Record<string, unknown>): bigint | undefined {
