@@ -173,6 +173,47 @@ describe("import claude-code", () => {
     api.close();
   });
 
+  test("what the IDE extension adds to a prompt (the open file, the selection) is not the person's words", async () => {
+    const dir = join(tempHome("cc-src-"), "-home-dev-docs");
+    mkdirSync(dir, { recursive: true });
+    const opened =
+      "<ide_opened_file>The user opened the file /home/dev/docs/a.md in the IDE. This may or may not be related to the current task.</ide_opened_file>";
+    const selected =
+      "<ide_selection>The user selected the lines 3 to 4 from /home/dev/docs/a.md:\n[b](b.md)\n</ide_selection>";
+    const prompt = (uuid: string, parent: string | null, content: unknown, at: string) =>
+      JSON.stringify({
+        type: "user",
+        uuid,
+        parentUuid: parent,
+        sessionId: CC_SESSION_D,
+        cwd: "/home/dev/docs",
+        timestamp: at,
+        message: { role: "user", content },
+      });
+    writeFileSync(
+      join(dir, `${CC_SESSION_D}.jsonl`),
+      `${[
+        prompt("i1", null, [{ type: "text", text: opened }], "2026-04-02T10:00:00.000Z"),
+        prompt(
+          "i2",
+          "i1",
+          [
+            { type: "text", text: opened },
+            { type: "text", text: "why is this link broken?" },
+          ],
+          "2026-04-02T10:00:01.000Z",
+        ),
+        prompt("i3", "i2", `${selected}\nand this one?`, "2026-04-02T10:00:30.000Z"),
+      ].join("\n")}\n`,
+    );
+    const { api } = openTemp();
+    await importWith(api, "claude-code", [dir]);
+    const D = `cc-${CC_SESSION_D}`;
+    expect(messagesOf(api, D).map((m) => m[1])).toEqual(["why is this link broken?", "and this one?"]);
+    expect(sessionInfo(api, D)?.title).toBe("why is this link broken?");
+    api.close();
+  });
+
   test("the title: the first prompt, then the AI title, then the person's rename, whatever pass each arrives in", async () => {
     const dir = join(tempHome("cc-src-"), "-home-dev-docs");
     mkdirSync(dir, { recursive: true });
