@@ -112,6 +112,38 @@ describe("import gemini", () => {
     api.close();
   });
 
+  test("a prompt with an @-reference keeps what was typed, not the file pulled in", async () => {
+    const dir = join(tempHome("gem-src-"), "chats");
+    mkdirSync(dir, { recursive: true });
+    const file = join(dir, `session-2026-08-01T07-00-${GEM_ID.slice(0, 8)}.jsonl`);
+    const pulled = [
+      { text: "explain @src/app.ts" },
+      { text: "\n--- Content from referenced files ---" },
+      { text: "\nContent from @/home/dev/box/src/app.ts:\n" },
+      { text: "export const token = 42;" },
+      { text: "\n--- End of content ---" },
+    ];
+    writeFileSync(
+      file,
+      `${[
+        chat()[0],
+        JSON.stringify({ id: "u1", timestamp: "2026-08-01T07:00:01.000Z", type: "user", content: pulled }),
+        JSON.stringify({
+          id: "u2",
+          timestamp: "2026-08-01T07:01:00.000Z",
+          type: "user",
+          content: [{ text: "and @src/b.ts?" }, ...pulled.slice(1)],
+          displayContent: [{ text: "and @src/b.ts?" }],
+        }),
+      ].join("\n")}\n`,
+    );
+    const { api } = openTemp();
+    await importWith(api, "gemini", [file]);
+    expect(messagesOf(api, `gem-${GEM_ID}`).map((m) => m[1])).toEqual(["explain @src/app.ts", "and @src/b.ts?"]);
+    expect(sessionInfo(api, `gem-${GEM_ID}`)?.title).toBe("explain @src/app.ts");
+    api.close();
+  });
+
   test("a rewind of messages imported in an earlier pass removes them", async () => {
     const { home, chatFile } = writeGeminiHome(tempHome("gem-src-"));
     const { api } = openTemp();

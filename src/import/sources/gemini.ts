@@ -88,7 +88,7 @@ function readChat(ctx: ReadContext): FileRead {
   const out: ImportedMessage[] = [];
   for (const m of messages.values()) {
     if (m.type !== "user" && m.type !== "gemini") continue; // info, error, warning: not conversation
-    const text = contentText(m.content);
+    const text = m.type === "user" ? userText(m) : contentText(m.content);
     if (text === "") continue;
     const at = typeof m.timestamp === "string" ? recordTime(m.timestamp) : undefined;
     if (at === undefined) {
@@ -140,6 +140,18 @@ function projectRoot(file: string): string | undefined {
   } catch {
     return undefined;
   }
+}
+
+const REFERENCED = /\n?--- Content from referenced files ---[\s\S]*?(?:\n--- End of content ---|$)/g;
+
+/**
+ * What the person typed: the displayed text when the CLI recorded one, else the content without the files an
+ * @-reference pulled in (the CLI appends them between "--- Content from referenced files ---" and its end line).
+ */
+function userText(m: Rec): string {
+  const shown = contentText(m.displayContent);
+  if (shown !== "") return shown;
+  return contentText(m.content).replace(REFERENCED, "").trim();
 }
 
 /** Message content: a string, or parts of which the text ones count (thoughts are a separate field, left out). */
