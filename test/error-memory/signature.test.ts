@@ -20,6 +20,8 @@ describe("errorSignature", () => {
     );
     same("open /var/lib/app/data.db: permission denied", "open ./data/cache.db: permission denied");
     same("cannot open C:\\Users\\bob\\app\\x.py", "cannot open D:\\work\\y.py");
+    same(" --> src\\lib.rs:10:5 unused import", " --> src/main.rs:3:1 unused import");
+    same("cannot open ..\\build\\out.log", "cannot open ../dist/app.log");
     same("GET https://registry.npmjs.org/foo - Not found", "GET https://npm.acme.dev/bar?x=1 - Not found");
     same("invite for alice@example.com bounced", "invite for bob.smith@acme.io bounced");
   });
@@ -48,6 +50,15 @@ describe("errorSignature", () => {
     differ("curl: (22) The requested URL returned error: 404", "curl: (22) The requested URL returned error: 500");
     differ("HTTP/1.1 413 Request Entity Too Large", "HTTP/1.1 502 Request Entity Too Large");
     same("exit status 1", "exit status 2");
+  });
+
+  test("colour codes and line endings do not matter: an error printed to a terminal is the one printed to a pipe", () => {
+    same(
+      "\x1b[0m\x1b[1m\x1b[38;5;9merror[E0425]\x1b[0m\x1b[1m: cannot find value `y` in this scope\x1b[0m\r\n",
+      "error[E0425]: cannot find value `x` in this scope\n",
+    );
+    same("\x1b[31mnpm ERR!\x1b[39m code ERESOLVE", "npm ERR! code ERESOLVE");
+    differ("\x1b[31merror[E0425]\x1b[0m", "\x1b[31merror[E0433]\x1b[0m");
   });
 
   test("case and spacing do not matter; a very long error keeps a bounded signature", () => {

@@ -1,6 +1,7 @@
 // The normalised signature of an error text: what stays the same when the same error happens again.
 // URLs, paths, quoted parts, timestamps, uuids, hex, random-looking ids, emails and numbers become
 // placeholders; error codes glued to letters (TS2345, E0308, arm64) and HTTP statuses are kept.
+import { terminalText } from "../../shared/terminal-text.ts";
 
 const MAX_SIGNATURE = 1000;
 // Boundaries that treat _ and - as part of a token, so "req_8f7a6b5c" and "web-7d9f8b6c5" split cleanly.
@@ -23,8 +24,10 @@ const STEPS: [RegExp, string | ((m: string, ...g: string[]) => string)][] = [
     /(?<!exit\s+)\b(status(?: code)?|http(?:\/[\d.]+)?|returned error|response)([:\s]+)([1-5]\d\d)\b/gi,
     (_m, a, b, c) => `${a}${b}http${c}`,
   ],
-  // Paths: Windows, then absolute / home / relative unix paths with at least one separator.
+  // Paths: Windows (drive-rooted, then relative like src\lib.rs), then absolute / home / relative unix paths with at
+  // least one separator.
   [/\b[A-Za-z]:\\[^\s'"<>|]+/g, "<path>"],
+  [/(?<![\w.@+\\-])[\w.@+-]+(?:\\[\w.@+-]+)+\\?/g, "<path>"],
   [/(?:~|\.{1,2})?(?:\/[\w.@+-]+)+\/?|\b[\w.@+-]+(?:\/[\w.@+-]+)+\/?/g, "<path>"],
   [new RegExp(`${L}[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}${R}`, "gi"), "<id>"],
   [new RegExp(`${L}0x[0-9a-f]+${R}`, "gi"), "<hex>"],
@@ -48,7 +51,8 @@ function transitions(token: string): number {
 }
 
 export function errorSignature(error: string): string {
-  let s = error.normalize("NFKC");
+  // A tool's output often carries colour codes: the same error printed to a terminal or to a pipe is one error.
+  let s = terminalText(error).normalize("NFKC");
   for (const [re, to] of STEPS) s = s.replace(re, to as string);
   s = s.toLowerCase().replace(/\s+/g, " ").trim();
   if (s.length <= MAX_SIGNATURE) return s;
