@@ -201,10 +201,10 @@ export class HomeMemory implements MaintenanceApi {
     }
     if (result.hits.length === 0) {
       const unfiltered = { query: o.query, session: o.session, limit: 1, now };
-      result.emptyReason = await explainEmpty(
-        result.emptyReason,
-        { range: o.range, filter },
-        () => load.keyword().keywordSearch(this.ctx.db, unfiltered).length > 0,
+      result.emptyReason = await explainEmpty(result.emptyReason, { range: o.range, filter }, async () =>
+        match === "semantic"
+          ? (await this.#semantic.search("semantic", unfiltered)).hits.length > 0
+          : load.keyword().keywordSearch(this.ctx.db, unfiltered).length > 0,
       );
     }
     return result;

@@ -1,8 +1,11 @@
-// Why a search has no hit: no message holds the query's terms, or some do and the filters leave every one out.
+// Why a search has no hit: no message holds the query's terms (or none is close in meaning), or some do and the
+// filters leave every one out.
 import type { MessageFilter } from "../shared/time-filter.ts";
 import type { TimeRange } from "../shared/time.ts";
 
 export const NO_TERMS = "no message holds the query's terms";
+/** The start of semantic mode's reasons for an answer with no hit close enough (see semanticEmptyReason). */
+export const NO_CLOSE = "no close matches";
 
 type Narrowing = { range?: TimeRange; filter?: MessageFilter };
 
@@ -16,16 +19,17 @@ function narrowedBy(o: Narrowing): string[] {
   return by;
 }
 
-/** The reason when messages hold the terms but none passes the filters. */
-function filteredOutReason(by: string[]): string {
-  if (by.length === 1 && by[0] === "time") return "messages hold the query's terms, but none falls in the time range";
+/** The reason when messages match (`found`: they hold the query's terms, or are close to it) but none passes the filters. */
+function filteredOutReason(by: string[], found: string): string {
+  if (by.length === 1 && by[0] === "time") return `${found}, but none falls in the time range`;
   const names = by.length === 1 ? by[0] : `${by.slice(0, -1).join(", ")} and ${by.at(-1)}`;
-  return `messages hold the query's terms, but none passes the ${names} filter${by.length > 1 ? "s" : ""}`;
+  return `${found}, but none passes the ${names} filter${by.length > 1 ? "s" : ""}`;
 }
 
 /**
- * An empty result's reason, corrected when it blames the terms of a narrowed search: `anyUnfiltered` looks for
- * one message holding the terms with no filter (a one-row query, run only for an empty, narrowed answer).
+ * An empty result's reason, corrected when it blames the terms (or, in semantic mode, the closeness) of a narrowed
+ * search: `anyUnfiltered` looks for one hit of the same kind with no filter (a one-row search, run only for an
+ * empty, narrowed answer).
  */
 export async function explainEmpty(
   reason: string | undefined,
@@ -33,6 +37,12 @@ export async function explainEmpty(
   anyUnfiltered: () => boolean | Promise<boolean>,
 ): Promise<string | undefined> {
   const by = narrowedBy(o);
-  if (reason === undefined || !reason.startsWith(NO_TERMS) || by.length === 0) return reason;
-  return (await anyUnfiltered()) ? filteredOutReason(by) : reason;
+  if (reason === undefined || by.length === 0) return reason;
+  const found = reason.startsWith(NO_TERMS)
+    ? "messages hold the query's terms"
+    : reason.startsWith(NO_CLOSE)
+      ? "messages are close to the query"
+      : undefined;
+  if (found === undefined) return reason;
+  return (await anyUnfiltered()) ? filteredOutReason(by, found) : reason;
 }

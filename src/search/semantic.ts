@@ -16,6 +16,7 @@ import { makeSnippet } from "./snippet.ts";
 import { calibrate, calibratedScore, contentWordsFar, RELEVANCE } from "./relevance.ts";
 import { coverage, mostlyUnheld, namesUnknown, noSharedWord, type TermWeights } from "./coverage.ts";
 import { holdsSymbols, querySymbols } from "./symbols.ts";
+import { NO_CLOSE } from "./empty-reason.ts";
 
 /** Score factor for messages of other senders when the query names one participant (tuned on LoCoMo dev). */
 export const OTHER_SENDER_FACTOR = 0.9;
@@ -190,6 +191,6 @@ export async function semanticSearch(db: Db, src: SemanticSource, o: SemanticOpt
 export function semanticEmptyReason(src: Pick<SemanticSource, "table" | "minScore">, noWordShared: boolean): string {
   if (!src.table) return "nothing is indexed yet";
   return noWordShared
-    ? "no close matches (no message holds a word of the query, and none is close enough in meaning)"
-    : `no close matches (nothing scored at least ${src.minScore})`;
+    ? `${NO_CLOSE} (no message holds a word of the query, and none is close enough in meaning)`
+    : `${NO_CLOSE} (nothing scored at least ${src.minScore})`;
 }

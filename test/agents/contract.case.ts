@@ -203,7 +203,7 @@ export function contractCases(name: string, open: () => Promise<Implementation>)
       );
     });
 
-    test("search: when messages hold the terms but the time range leaves them all out, emptyReason says so", async () => {
+    test("search: when messages hold the terms (or are close to the query) but the time range leaves them all out, emptyReason says so", async () => {
       await api.add("timely-2", { role: "user", content: "the osprey landing checklist" });
       const out = await api.search({ query: "osprey", match: "keyword", until: "2000-01-01" });
       expect(out.hits).toEqual([]);
@@ -212,6 +212,11 @@ export function contractCases(name: string, open: () => Promise<Implementation>)
       expect(none.emptyReason).toBe("no message holds the query's terms");
       const hybrid = await api.search({ query: "osprey", match: "hybrid", until: "2000-01-01" });
       expect(hybrid.emptyReason).toBe("messages hold the query's terms, but none falls in the time range");
+      const query = "container killed out of memory";
+      expect((await api.search({ query, match: "semantic", session: "deploys" })).hits.length).toBeGreaterThan(0);
+      const semantic = await api.search({ query, match: "semantic", session: "deploys", until: "2000-01-01" });
+      expect(semantic.hits).toEqual([]);
+      expect(semantic.emptyReason).toBe("messages are close to the query, but none falls in the time range");
     });
 
     test("search, semantic and hybrid: a query no message shares a word with, and unlike them, gets nothing", async () => {

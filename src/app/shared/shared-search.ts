@@ -55,10 +55,10 @@ export async function sharedSearch(
   const result = await rankedSearch(ctx, o, scope, limit, match);
   if (result.hits.length === 0) {
     const unfiltered: Scope = { query: o.query, session: o.session, now };
-    result.emptyReason = await explainEmpty(
-      result.emptyReason,
-      scope,
-      async () => (await keywordRanking(ctx, unfiltered, 1)).length > 0,
+    result.emptyReason = await explainEmpty(result.emptyReason, scope, async () =>
+      match === "semantic"
+        ? (await semanticRanking(ctx, unfiltered, 1, false)).ranked.length > 0
+        : (await keywordRanking(ctx, unfiltered, 1)).length > 0,
     );
   }
   return result;
