@@ -3,8 +3,9 @@
 // Also spots names in the query that nothing in the index holds ("Caroline" in another person's memory).
 import type { Db } from "../storage/sqlite/db.ts";
 import { indexStats } from "../storage/sqlite/keyword-queries.ts";
-import { phraseCount } from "./bm25.ts";
-import { ftsPhrases, queryForms, queryTerms, type FtsPhrase } from "./query-terms.ts";
+import { phraseCount, type Phrase } from "./bm25.ts";
+import { ftsPhrases, markFoldedForms, queryForms, queryTerms, type FtsPhrase } from "./query-terms.ts";
+import { isAscii } from "../shared/ascii.ts";
 
 export interface TermWeights {
   phrases: FtsPhrase[];
@@ -15,7 +16,9 @@ export interface TermWeights {
 
 /** The query's content terms and their weights in this index. */
 export function termWeights(db: Db, text: string): TermWeights {
-  const phrases = ftsPhrases(queryTerms(text)).filter((p) => p.kind !== "prefix");
+  const terms = queryTerms(text);
+  markFoldedForms(terms, indexStats(db).has);
+  const phrases = ftsPhrases(terms).filter((p) => p.kind !== "prefix");
   if (phrases.length === 0) return { phrases, weights: [], total: 0 };
   const { rows, share } = indexStats(db);
   const weights = phrases.map((p) => {
@@ -32,12 +35,21 @@ export function termWeights(db: Db, text: string): TermWeights {
 export function coverage(content: string, tw: TermWeights, insideWords = false): number {
   if (tw.total <= 0) return 0;
   const lower = content.toLowerCase();
+  // A text beyond ASCII is also read as the index reads it (accents folded, only ASCII runs stemmed): "résumé" holds
+  // in "Résumé", and with the term's folded form (see foldedForm) "resume" holds there too.
+  const wide = !isAscii(lower);
+  const held1 = (p: Phrase) => phraseCount(lower, p) > 0 || (wide && phraseCount(lower, asTokens(p)) > 0);
+  const holds = (p: FtsPhrase) =>
+    (insideWords && lower.includes(p.text)) || held1(p) || (p.alt !== undefined && held1(p.alt));
   let held = 0;
   tw.phrases.forEach((p, i) => {
-    if ((insideWords && lower.includes(p.text)) || phraseCount(lower, p) > 0) held += tw.weights[i]!;
+    if (holds(p)) held += tw.weights[i]!;
   });
   return held / tw.total;
 }
+
+/** The phrase counted by its index tokens (bm25.ts counts a "stem" phrase by the stems of a text's words). */
+const asTokens = (p: Phrase): Phrase => (p.kind === "stem" ? { kind: "tokens", text: p.text, tokens: p.tokens } : p);
 
 /**
  * The query's terms and their weights when the ones some indexed message holds weigh less than `share` of them;

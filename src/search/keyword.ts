@@ -32,6 +32,7 @@ import {
   ftsPhrases,
   contentTerms,
   hasCompatibilityForms,
+  markFoldedForms,
   needleOf,
   queryTerms,
   substringInIndex,
@@ -104,6 +105,7 @@ function searchInForm(db: Db, o: KeywordOptions, asTyped: boolean): SearchHit[] 
   // A participant named in a ranked query matches the messages they sent: the name leaves the text to match.
   const focus = o.order === "newest" ? { text: o.query } : senderFocus(db, o.query, o.session);
   const terms = queryTerms(focus.text, { typing: o.typing, asTyped });
+  markFoldedForms(terms, indexStats(db).has);
   const when = o.order === "newest" ? undefined : timeHint(o.query, o.now);
   const symbols = querySymbols(o.query, asTyped);
   if (terms.length === 0 && symbols.length === 0) return [];
@@ -473,10 +475,11 @@ export function rankRecentRows(
   limit: number,
 ): { message: StoredMessage; score: number }[] {
   const terms = queryTerms(query);
+  const st = indexStats(db);
+  markFoldedForms(terms, st.has);
   const any = ftsAnyQuery(terms);
   const expr = any ?? ftsAllQuery(terms);
   if (!expr) return [];
-  const st = indexStats(db);
   const phrases = weightedPhrases(terms, any !== undefined, st);
   const best = scoreWindow(
     db,

@@ -24,6 +24,11 @@ export interface QueryTerm {
   stop: boolean;
   /** The word a person is still typing (the last one, no space after it, and the caller said so): it also matches as a prefix. */
   partial?: boolean;
+  /**
+   * The index token of the same word spelled with or without its accents, when the index holds it and it is not
+   * the term's own (see foldedForm): matched too.
+   */
+  folded?: string;
 }
 
 const WORD = /[\p{L}\p{N}_]+(?:['’][\p{L}]+)*/gu;
@@ -83,6 +88,32 @@ function words(segment: string, push: (t: QueryTerm) => void): void {
   }
 }
 
+/**
+ * The token the index holds for the term's word spelled with or without accents, when it differs from the term's
+ * own; undefined else. The index stems runs of ASCII letters only, so an accented word is kept nearly whole
+ * ("résumé" as resume) while its plain spelling is stemmed ("resume" as resum): each is looked for in the other's
+ * form too.
+ */
+export function foldedForm(t: QueryTerm): string | undefined {
+  if (t.cjk || t.needle !== undefined) return undefined;
+  const own = formTokens(searchForm(t.text).trim());
+  const bare = formTokens(t.text);
+  if (own.length !== 1 || bare.length !== 1 || !/^[a-z]+$/.test(bare[0]!)) return undefined;
+  const alt = /^[a-z]+$/.test(t.text) ? bare[0] : formTokens(searchForm(bare[0]!))[0];
+  return alt !== undefined && alt !== own[0] ? alt : undefined;
+}
+
+/**
+ * Sets each term's `folded` form where the index holds it (`has`: whether an FTS5 expression matches a row). Most
+ * words have none there, and their expressions stay as they were.
+ */
+export function markFoldedForms(terms: readonly QueryTerm[], has: (expr: string) => boolean): void {
+  for (const t of terms) {
+    const alt = foldedForm(t);
+    if (alt !== undefined && has(`"${alt}"`)) t.folded = alt;
+  }
+}
+
 /** What a message holding the term verbatim holds (its substring needle). */
 export const needleOf = (t: QueryTerm): string => t.needle ?? t.text;
 
@@ -111,8 +142,9 @@ export function prefixToken(t: QueryTerm): string | undefined {
  */
 export function ftsTerm(t: QueryTerm, prefix = true, spelled?: readonly string[]): string {
   if (!t.cjk) {
-    const stemmed = `"${searchForm(t.text).trim().replaceAll('"', '""')}"`;
-    if (!prefix || !typedPrefix(t)) return stemmed;
+    const own = `"${searchForm(t.text).trim().replaceAll('"', '""')}"`;
+    const stemmed = t.folded === undefined ? own : `${own} OR "${t.folded}"`;
+    if (!prefix || !typedPrefix(t)) return t.folded === undefined ? own : `(${stemmed})`;
     // The prefix spelled out as the words it stands for (see prefix-words.ts), or left to FTS5, whose tokenizer
     // folds it as it folded the rows (it keeps a Greek or Cyrillic letter's diacritics, which indexTokens drops).
     const rest = spelled
@@ -180,6 +212,8 @@ const anyTerms = (content: QueryTerm[], weighs?: (t: QueryTerm) => boolean) => {
 /** One phrase of an FTS expression built here: its FTS text, and what bm25.ts needs to count it in a row. */
 export interface FtsPhrase extends Phrase {
   expr: string;
+  /** The term's folded form (QueryTerm.folded) as a phrase: a text holding it holds the term. */
+  alt?: Phrase;
 }
 
 /** The phrases ftsAllQuery (or, with `any`, ftsAnyQuery) puts in its expression. */
@@ -192,7 +226,12 @@ export function ftsPhrases(terms: readonly QueryTerm[], any = false, weighs?: (t
       const stem = searchForm(t.text).trim();
       const tokens = indexTokens(t.text);
       const kind = tokens.length === 1 && /^[a-z0-9]+$/.test(tokens[0]!) ? "stem" : "tokens";
-      out.push({ expr: `"${stem.replaceAll('"', '""')}"`, kind, text: tokens[0] ?? "", tokens });
+      const own = `"${stem.replaceAll('"', '""')}"`;
+      if (t.folded === undefined) out.push({ expr: own, kind, text: tokens[0] ?? "", tokens });
+      else {
+        const alt: Phrase = { kind: "stem", text: t.folded, tokens: [t.folded] };
+        out.push({ expr: `(${own} OR "${t.folded}")`, kind, text: tokens[0] ?? "", tokens, alt });
+      }
       if (!any && typedPrefix(t)) out.push({ expr: `"${t.text}"*`, kind: "prefix", text: t.text, tokens: [t.text] });
       continue;
     }

@@ -59,7 +59,10 @@ function inWord(content: string, i: number): boolean {
 function matchRanges(content: string, terms: readonly QueryTerm[]): [number, number][] {
   const use = contentTerms(terms);
   const latin = use.filter((t) => !t.cjk);
-  const stems = new Set(latin.map((t) => stemWord(t.text)));
+  // A term with accents matches its plain spelling's stem too (the index folds them: "résumé" finds "resume").
+  const stems = new Set(
+    latin.flatMap((t) => (isAscii(t.text) ? [stemWord(t.text)] : [t.text, foldAccents(t.text)].map(stemWord))),
+  );
   const prefixes = latin.filter((t) => t.text.length >= 3).map((t) => t.text);
   // Porter2 keeps a word's first letter: a word whose first letter starts no stem or prefix is not stemmed.
   const firsts = new Set([...stems, ...prefixes].map((x) => x.charCodeAt(0)));

@@ -12,6 +12,7 @@ function termPhrases(t: QueryTerm, prefix: boolean): TextPhrase[] {
     return [{ tokens: chars.slice(0, -1).map((c, i) => c + chars[i + 1]!) }];
   }
   const out: TextPhrase[] = [{ tokens: formTokens(searchForm(t.text).trim()) }];
+  if (t.folded !== undefined) out.push({ tokens: [t.folded] });
   if (prefix && t.partial && t.text.length >= 3 && /^[a-z0-9]+$/.test(t.text))
     out.push({ tokens: [t.text], prefix: true });
   return out.filter((p) => p.tokens.length > 0);

@@ -1,0 +1,66 @@
+// Keyword and hybrid search with accents aside, in both tiers: a plain spelling finds the accented word and the
+// accented spelling finds the plain word, whatever their stems (the index stems runs of ASCII letters only).
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import type { HomeMemory } from "../../src/app/open-memory.ts";
+import { openTemp, removeTempHomes } from "../fixture/home.ts";
+
+afterAll(removeTempHomes);
+
+describe("search with accents aside", () => {
+  let api: HomeMemory;
+  beforeAll(async () => {
+    api = openTemp({ drain: "off", env: { MEMVOY_LIMITS_MAX_HISTORY_BYTES: "4096" } }).api;
+    const pad = " filler".repeat(80);
+    api.add("old", [
+      { role: "user", content: `Please attach your Résumé to the application${pad}` },
+      { role: "assistant", content: `That is a naïve plan, said André${pad}` },
+      { role: "user", content: `send me your resume as a PDF${pad}` },
+      { role: "assistant", content: `noted${pad}` },
+    ]);
+    for (let i = 0; i < 12; i++) api.add("old", { role: i % 2 ? "assistant" : "user", content: `padding ${i}${pad}` });
+    api.add("new", [
+      { role: "user", content: "the école normale sent a résumé" },
+      { role: "assistant", content: "a naive approach, Andre thinks" },
+    ]);
+    await api.drainEmbeddings();
+  });
+  afterAll(() => api.close());
+
+  const found = async (query: string, session: string, match: "keyword" | "hybrid") =>
+    (await api.search({ query, session, match })).hits.map((h) => h.message.content.split(" filler")[0]);
+
+  test("a plain spelling finds the accented word, archived or recent, in keyword and hybrid modes", async () => {
+    const [archived] = (await api.search({ query: "application", session: "old" })).hits;
+    expect(archived!.source).toBe("archive");
+    for (const match of ["keyword", "hybrid"] as const) {
+      expect(await found("resume", "old", match)).toContain("Please attach your Résumé to the application");
+      expect(await found("naive", "old", match)).toContain("That is a naïve plan, said André");
+      expect(await found("andre", "old", match)).toContain("That is a naïve plan, said André");
+      expect(await found("ecole", "new", match)).toContain("the école normale sent a résumé");
+      expect(await found("resume", "new", match)).toContain("the école normale sent a résumé");
+    }
+  });
+
+  test("an accented spelling finds the plain word, and the accented word itself in hybrid mode too", async () => {
+    for (const match of ["keyword", "hybrid"] as const) {
+      expect(await found("résumé", "old", match)).toContain("send me your resume as a PDF");
+      expect(await found("résumé", "old", match)).toContain("Please attach your Résumé to the application");
+      expect(await found("naïve", "new", match)).toContain("a naive approach, Andre thinks");
+      expect(await found("André", "new", match)).toContain("a naive approach, Andre thinks");
+    }
+  });
+
+  test("the matched word is highlighted", async () => {
+    const hit = (await api.search({ query: "résumé", session: "old" })).hits.find((h) =>
+      h.message.content.startsWith("send me"),
+    )!;
+    expect(hit.highlights.map(([s, e]) => hit.snippet.slice(s, e))).toEqual(["resume"]);
+    const [plain] = (await api.search({ query: "naive", session: "old" })).hits;
+    expect(plain!.highlights.map(([s, e]) => plain!.snippet.slice(s, e))).toEqual(["naïve"]);
+  });
+
+  test("a word with no accented form in the index searches as before", async () => {
+    expect(await found("application", "old", "keyword")).toEqual(["Please attach your Résumé to the application"]);
+    expect(await found("xylophone", "old", "keyword")).toEqual([]);
+  });
+});
