@@ -161,8 +161,9 @@ export async function semanticSearch(db: Db, src: SemanticSource, o: SemanticOpt
     ranked.map((r) => r.message),
   );
   const terms = queryTerms(o.query);
+  const pieces = querySymbols(o.query);
   const hits: SearchHit[] = ranked.map((r, i) => {
-    const s = makeSnippet(r.message.content, terms);
+    const s = makeSnippet(r.message.content, terms, undefined, pieces);
     return {
       message: r.message,
       source: "semantic",

@@ -3,6 +3,7 @@ import { CJK_RUN, stemWord } from "../shared/search-form.ts";
 import { contentTerms, needleOf, type QueryTerm } from "./query-terms.ts";
 import { isAscii } from "../shared/ascii.ts";
 import { asciiLower } from "../shared/lower-case.ts";
+import { symbolRanges } from "./symbols.ts";
 
 export interface Snippet {
   text: string;
@@ -227,14 +228,28 @@ export function hasMatch(content: string, terms: readonly QueryTerm[]): boolean 
   return findMatches(content, terms).length > 0;
 }
 
-export function makeSnippet(content: string, terms: readonly QueryTerm[], width = 160): Snippet {
-  const head = headSnippet(content, terms, width);
+/** `pieces`: the query's symbol pieces (symbols.ts), highlighted where the text holds them, and shown first. */
+export function makeSnippet(
+  content: string,
+  terms: readonly QueryTerm[],
+  width = 160,
+  pieces: readonly string[] = [],
+): Snippet {
+  const head = pieces.length === 0 ? headSnippet(content, terms, width) : undefined;
   if (head) return head;
   // Matches are the same with whitespace as it is (no match holds or touches any): only the snippet's own
-  // whitespace is made spaces.
-  const all = findMatches(content, terms);
+  // whitespace is made spaces. (A piece may hold whitespace; it is made spaces in the snippet like the rest.)
+  if (pieces.length === 0) {
+    const all = findMatches(content, terms);
+    if (content.length <= width) return { text: spaced(content), highlights: all };
+    return around(content, content.length, all, width);
+  }
+  // A symbol query's snippet is laid out around the first piece the text holds, which is its match.
+  const found = symbolRanges(content, pieces);
+  const all = merged([...matchRanges(content, terms), ...found]);
   if (content.length <= width) return { text: spaced(content), highlights: all };
-  return around(content, content.length, all, width);
+  const first = found.length > 0 ? Math.min(...found.map((r) => r[0])) : all[0]?.[0];
+  return around(content, content.length, all, width, first);
 }
 
 /** Where the snippet of `width` characters around the first match (at `first`) of a text of `length` lies. */
@@ -246,9 +261,15 @@ function snippetSpan(first: number, length: number, width: number): { start: num
 /** Each whitespace character made a space (one for one, so offsets stay valid). */
 const spaced = (text: string) => text.replace(/\s/g, " ");
 
-/** The snippet of `width` characters around the first match of `all` (ranges of `text`, the start of a text of `length`). */
-function around(text: string, length: number, all: readonly [number, number][], width: number): Snippet {
-  const { start, end } = snippetSpan(all[0]?.[0] ?? 0, length, width);
+/** The snippet of `width` characters around `anchor`, the first match of `all` unless given (ranges of `text`, the start of a text of `length`). */
+function around(
+  text: string,
+  length: number,
+  all: readonly [number, number][],
+  width: number,
+  anchor = all[0]?.[0] ?? 0,
+): Snippet {
+  const { start, end } = snippetSpan(anchor, length, width);
   const prefix = start > 0 ? "…" : "";
   const suffix = end < length ? "…" : "";
   const shift = prefix.length - start;

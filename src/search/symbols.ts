@@ -125,3 +125,27 @@ export function holdsFoundSymbols(content: string, pieces: readonly string[], as
   if (content.normalize("NFKC") === content) return true;
   return heldFolded(content, pieces, asTyped, false);
 }
+
+/** At most this many ranges of a text's pieces are highlighted (findMatches caps its own likewise). */
+const MAX_PIECE_RANGES = 200;
+
+/**
+ * Where a text holds each symbol piece, case aside and any run of whitespace for a space, as [start, end) offsets
+ * into the text itself: what a hit of a symbol query is highlighted by (its words alone would leave `&&` or `::`
+ * unmarked). A piece found in the folded text only (another width, say) has none.
+ */
+export function symbolRanges(content: string, pieces: readonly string[]): [number, number][] {
+  const out: [number, number][] = [];
+  for (const p of pieces) {
+    const source = p
+      .split(" ")
+      .map((part) => part.replace(REGEX_SYNTAX, "\\$&"))
+      .join("\\s+");
+    const re = new RegExp(source, "giu");
+    for (let m = re.exec(content); m && out.length < MAX_PIECE_RANGES; m = re.exec(content)) {
+      if (m[0].length === 0) break;
+      out.push([m.index, m.index + m[0].length]);
+    }
+  }
+  return out;
+}

@@ -130,3 +130,29 @@ test("a query of symbol pieces ranks the rows that hold the pieces, however many
     api.close();
   }
 }, 30_000);
+
+test("a hit of a symbol query shows and highlights the piece, however far into its message it is, in every mode", async () => {
+  const { api } = openTemp({ now: () => NOW, drain: "off" });
+  try {
+    const lead = "lorem ipsum dolor sit amet ".repeat(40);
+    api.add("s", {
+      role: "user",
+      content: `${lead}then run make && make install; the rocket 🚀 launched; C++ is fine; use foo::bar here`,
+      sendAt: daysAgo(1),
+    });
+    await api.drainEmbeddings();
+    for (const query of ["&&", "🚀", "C++", "::", "foo::bar", "make && make"])
+      for (const match of ["keyword", "semantic", "hybrid"] as const) {
+        const [hit] = (await api.search({ query, match })).hits;
+        if (!hit) {
+          // A semantic search may find nothing close for a symbol alone; keyword and hybrid always find it.
+          expect(match).toBe("semantic");
+          continue;
+        }
+        const shown = hit.highlights.map(([s, e]) => hit.snippet.slice(s, e));
+        expect({ query, match, shown }).toEqual({ query, match, shown: [query] });
+      }
+  } finally {
+    api.close();
+  }
+}, 30_000);

@@ -118,8 +118,9 @@ async function rankedSearch(
 
 function asHits(query: string, ranked: readonly Ranked[], source: (id: string) => "semantic" | undefined) {
   const terms = queryTerms(query);
+  const pieces = querySymbols(query);
   return ranked.map((r, i): SearchHit => {
-    const s = makeSnippet(r.message.content, terms);
+    const s = makeSnippet(r.message.content, terms, undefined, pieces);
     const from = source(r.message.id) ?? (r.message.recent ? "recent" : "archive");
     const hit: SearchHit = {
       message: r.message,
