@@ -153,7 +153,7 @@ export async function hybridSearch(
   const terms = queryTerms(o.query);
   const hits: SearchHit[] = ordered.map((f, i) => {
     const m = f.item.message;
-    const s = makeSnippet(m.content, terms, undefined, symbols);
+    const s = makeSnippet(m.content, terms, undefined, symbols, foundBy.get(m.id)!.has("recent"));
     const hit: SearchHit = {
       message: m,
       source: sourceOf.get(m.id)!,

@@ -138,7 +138,7 @@ function searchInForm(db: Db, o: KeywordOptions, asTyped: boolean): SearchHit[] 
     for (const h of page) {
       const message = "id" in h.row ? h.row : loaded.get(h.row.seq);
       if (!message) continue; // removed since the window was read
-      const s = makeSnippet(message.content, terms, undefined, symbols);
+      const s = makeSnippet(message.content, terms, undefined, symbols, h.source === "recent");
       out.push({ message, source: h.source, score: h.score, snippet: s.text, highlights: s.highlights });
     }
     return out;

@@ -228,25 +228,36 @@ export function hasMatch(content: string, terms: readonly QueryTerm[]): boolean 
   return findMatches(content, terms).length > 0;
 }
 
-/** `pieces`: the query's symbol pieces (symbols.ts), highlighted where the text holds them, and shown first. */
+/**
+ * `pieces`: the query's symbol pieces (symbols.ts), highlighted where the text holds them, and shown first.
+ * `insideWords`: the hit was found by the recent tier's substring match, so a term inside a longer word
+ * ("controller" in "MyDeploymentController") is a match too, where the text holds no word of it.
+ */
 export function makeSnippet(
   content: string,
   terms: readonly QueryTerm[],
   width = 160,
   pieces: readonly string[] = [],
+  insideWords = false,
 ): Snippet {
-  const head = pieces.length === 0 ? headSnippet(content, terms, width) : undefined;
+  // Only the terms the text holds no word of: "c" of `C++` is not marked inside every word holding a c.
+  const substrings = insideWords
+    ? contentTerms(terms)
+        .filter((t) => !t.cjk && !hasMatch(content, [t]))
+        .map(needleOf)
+    : [];
+  const head = pieces.length === 0 && substrings.length === 0 ? headSnippet(content, terms, width) : undefined;
   if (head) return head;
   // Matches are the same with whitespace as it is (no match holds or touches any): only the snippet's own
   // whitespace is made spaces. (A piece may hold whitespace; it is made spaces in the snippet like the rest.)
-  if (pieces.length === 0) {
+  if (pieces.length === 0 && substrings.length === 0) {
     const all = findMatches(content, terms);
     if (content.length <= width) return { text: spaced(content), highlights: all };
     return around(content, content.length, all, width);
   }
   // A symbol query's snippet is laid out around the first piece the text holds, which is its match.
   const found = symbolRanges(content, pieces);
-  const all = merged([...matchRanges(content, terms), ...found]);
+  const all = merged([...matchRanges(content, terms), ...found, ...symbolRanges(content, substrings)]);
   if (content.length <= width) return { text: spaced(content), highlights: all };
   const first = found.length > 0 ? Math.min(...found.map((r) => r[0])) : all[0]?.[0];
   return around(content, content.length, all, width, first);

@@ -142,3 +142,29 @@ describe("keyword search", () => {
     await expect(api.search({ query: "x", limit: 0 })).rejects.toThrow(/invalid limit/);
   });
 });
+
+test("a recent message found by a substring inside a longer word shows and highlights it, however far in it is", async () => {
+  const { api } = openTemp({ now: () => NOW, drain: "off" });
+  try {
+    const lead = "lorem ipsum dolor sit amet ".repeat(40);
+    api.add("s", {
+      role: "user",
+      content: `${lead}the MyDeploymentController calls getUserById on snake_case_name`,
+      sendAt: daysAgo(1),
+    });
+    await api.drainEmbeddings();
+    for (const [query, shown] of [
+      ["controller", "Controller"],
+      ["userbyid", "UserById"],
+      ["case_name", "case_name"],
+      ["eployment", "eployment"],
+    ] as const)
+      for (const match of ["keyword", "hybrid"] as const) {
+        const [hit] = (await api.search({ query, match })).hits;
+        const marked = hit!.highlights.map(([s, e]) => hit!.snippet.slice(s, e));
+        expect({ query, match, marked }).toEqual({ query, match, marked: [shown] });
+      }
+  } finally {
+    api.close();
+  }
+}, 30_000);

@@ -120,8 +120,8 @@ function asHits(query: string, ranked: readonly Ranked[], source: (id: string) =
   const terms = queryTerms(query);
   const pieces = querySymbols(query);
   return ranked.map((r, i): SearchHit => {
-    const s = makeSnippet(r.message.content, terms, undefined, pieces);
     const from = source(r.message.id) ?? (r.message.recent ? "recent" : "archive");
+    const s = makeSnippet(r.message.content, terms, undefined, pieces, from === "recent");
     const hit: SearchHit = {
       message: r.message,
       source: from,
