@@ -31,7 +31,8 @@ export interface QueryTerm {
   folded?: string;
 }
 
-const WORD = /[\p{L}\p{N}_]+(?:['’][\p{L}]+)*/gu;
+// Marks belong to the word they are in: Devanagari, Thai or Tamil vowel signs, Arabic and Hebrew vowel points.
+const WORD = /[\p{L}\p{N}_][\p{L}\p{N}\p{M}_]*(?:['’][\p{L}][\p{L}\p{M}]*)*/gu;
 
 /**
  * The distinct words a query is searched by, at most: a pasted log or stack trace is searched by its first ones

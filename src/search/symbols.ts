@@ -6,7 +6,8 @@
 const WRAP = /^["'“”‘’`([{]+|["'“”‘’`()[\]{}]+$/g;
 /** Sentence punctuation after a word ("works?", "this,"). */
 const TRAIL = /[?!,.;:]+$/;
-const WORDISH = /^[\p{L}\p{N}_]+$/u;
+/** A word (its marks too: नमस्ते is one word, not a symbol). */
+const WORDISH = /^[\p{L}\p{N}_][\p{L}\p{N}\p{M}_]*$/u;
 
 function strip(chunk: string): string {
   let c = chunk;
