@@ -6,6 +6,7 @@ import { indexStats } from "../storage/sqlite/keyword-queries.ts";
 import { phraseCount, type Phrase } from "./bm25.ts";
 import { ftsPhrases, markFoldedForms, queryForms, queryTerms, type FtsPhrase } from "./query-terms.ts";
 import { isAscii } from "../shared/ascii.ts";
+import { formTokens } from "../shared/index-tokens.ts";
 
 export interface TermWeights {
   phrases: FtsPhrase[];
@@ -39,14 +40,21 @@ export function coverage(content: string, tw: TermWeights, insideWords = false):
   // in "Résumé", and with the term's folded form (see foldedForm) "resume" holds there too.
   const wide = !isAscii(lower);
   const held1 = (p: Phrase) => phraseCount(lower, p) > 0 || (wide && phraseCount(lower, asTokens(p)) > 0);
+  // Thai, Lao, Myanmar and Khmer write words without spaces between them: a word is held inside a run of them.
+  let bare: string | undefined;
+  const inRun = (p: Phrase) =>
+    wide && UNSPACED.test(p.text) && (bare ??= formTokens(lower).join(" ")).includes(p.tokens.join(" "));
   const holds = (p: FtsPhrase) =>
-    (insideWords && lower.includes(p.text)) || held1(p) || (p.alt !== undefined && held1(p.alt));
+    (insideWords && lower.includes(p.text)) || held1(p) || (p.alt !== undefined && held1(p.alt)) || inRun(p);
   let held = 0;
   tw.phrases.forEach((p, i) => {
     if (holds(p)) held += tw.weights[i]!;
   });
   return held / tw.total;
 }
+
+/** Scripts written without spaces between words (and not CJK, which the index holds as bigrams). */
+const UNSPACED = /[\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff]/;
 
 /** The phrase counted by its index tokens (bm25.ts counts a "stem" phrase by the stems of a text's words). */
 const asTokens = (p: Phrase): Phrase => (p.kind === "stem" ? { kind: "tokens", text: p.text, tokens: p.tokens } : p);

@@ -1,5 +1,6 @@
 // Words whose letters carry combining marks (Devanagari and Tamil vowel signs and viramas, Arabic and Hebrew vowel
-// points) are whole words of a query: found in both tiers in keyword and hybrid modes, and highlighted whole.
+// points) are whole words of a query: found in both tiers in keyword and hybrid modes, and highlighted whole. Thai
+// words, with no spaces between them, are found inside their runs.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { HomeMemory } from "../../src/app/open-memory.ts";
 import { queryTerms } from "../../src/search/query-terms.ts";
@@ -8,7 +9,7 @@ import { openTemp, removeTempHomes } from "../fixture/home.ts";
 
 afterAll(removeTempHomes);
 
-const TEXTS = ["नमस्ते दुनिया, आज सर्वर बंद है", "வணக்கம் உலகம்", "مَرْحَبًا بِالعَالَم", "सरल वर्ष"];
+const TEXTS = ["नमस्ते दुनिया, आज सर्वर बंद है", "வணக்கம் உலகம்", "مَرْحَبًا بِالعَالَم", "सरल वर्ष", "สวัสดีครับ เซิร์ฟเวอร์ล่ม"];
 
 test("a word with marks is one query term, not a symbol piece", () => {
   expect(queryTerms("नमस्ते सर्वर").map((t) => t.text)).toEqual(["नमस्ते", "सर्वर"]);
@@ -53,4 +54,14 @@ describe("search in scripts with combining marks", () => {
           if (match === "keyword") expect(hits.some((h) => h.message.content.startsWith(TEXTS[3]!))).toBe(false);
         }
     });
+
+  test("a Thai word, written without spaces around it, is found inside its run, archived and recent, in both modes", async () => {
+    for (const query of ["สวัสดี", "เซิร์ฟเวอร์", "ครับ"])
+      for (const session of ["old", "new"])
+        for (const match of ["keyword", "hybrid"] as const) {
+          const hits = (await api.search({ query, session, match })).hits;
+          const found = hits.some((h) => h.message.content.startsWith(TEXTS[4]!));
+          expect({ query, session, match, found }).toEqual({ query, session, match, found: true });
+        }
+  });
 });
