@@ -40,9 +40,13 @@ function isHttpUrl(text: string): boolean {
   }
 }
 
+const POSTGRES_URL = /^postgres(?:ql)?:\/\/\S+$/i;
+
+/** Parses, with well-formed %-escapes where the client decodes them (user, password, database). */
 function parsesAsUrl(text: string): boolean {
   try {
-    new URL(text.trim());
+    const u = new URL(text.trim());
+    for (const part of [u.username, u.password, u.pathname]) decodeURIComponent(part);
     return true;
   } catch {
     return false;
@@ -107,8 +111,12 @@ export const ArchiveSchema = v.strictObject({
         v.literal(""),
         v.pipe(
           v.string(),
-          v.regex(/^postgres(?:ql)?:\/\/\S+$/i, "expected a postgres://user@host/db URL"),
-          v.check(parsesAsUrl, "expected a postgres://user@host/db URL (this one does not parse)"),
+          v.regex(POSTGRES_URL, "expected a postgres://user@host/db URL"),
+          // Only for a URL of the right form, so that a wrong one gets one message, not two.
+          v.check(
+            (s) => !POSTGRES_URL.test(s) || parsesAsUrl(s),
+            "expected a postgres://user@host/db URL (this one does not parse)",
+          ),
         ),
       ],
       "expected a postgres://user@host/db URL",

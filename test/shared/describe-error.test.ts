@@ -70,7 +70,7 @@ import { MigrateBusyError, VectorWriteBusyError } from "../../src/app/migrate-tu
 import { SessionLockTimeoutError } from "../../src/storage/ports/archive-errors.ts";
 import { NotInSharedModeError, SharedVectorsMissingError } from "../../src/app/shared/shared-mode-errors.ts";
 import { SummaryChangedError, SummaryRunEndedError } from "../../src/app/shared/shared-summary-store.ts";
-import { PgConnectError } from "../../src/storage/postgres/pg-connect-error.ts";
+import { PgConnectError, PgUrlError } from "../../src/storage/postgres/pg-connect-error.ts";
 import { PgSchemaTooNewError } from "../../src/storage/postgres/pg-migrate.ts";
 import { VectorKeysMissingError } from "../../src/storage/ports/vector-location.ts";
 import { VectorCopyMismatchError } from "../../src/memory/embedding/copy-vectors.ts";
@@ -876,6 +876,11 @@ const KINDS: [Error & { data: object }, string, 1 | 2][] = [
     new PgConnectError({ where: "bob@db:5432/memvoy", reason: "connection refused" }),
     "cannot open the PostgreSQL archive at bob@db:5432/memvoy: connection refused",
     1,
+  ],
+  [
+    new PgUrlError({ where: "bob@db:5432/memvoy", reason: "a %-escape in it is malformed (write % as %25)" }),
+    "the PostgreSQL archive URL (bob@db:5432/memvoy) is not valid: a %-escape in it is malformed (write % as %25)",
+    2,
   ],
   [
     new NoArchiveUrlError({ home: "/h" }),

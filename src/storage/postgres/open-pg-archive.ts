@@ -2,7 +2,7 @@
 import { SQL } from "bun";
 import { PgArchive } from "./pg-archive.ts";
 import { migratePg } from "./pg-migrate.ts";
-import { pgConnectError } from "./pg-connect-error.ts";
+import { pgConnectError, pgUrlError } from "./pg-connect-error.ts";
 
 export interface PgOpenOptions {
   /** Pool size (default 10): withSessionLock holds one connection while its work runs on others. */
@@ -16,7 +16,12 @@ export async function openPgArchive(url: string, options: PgOpenOptions = {}): P
   const env = options.env ?? process.env;
   const hasPassword = /^[a-z]+:\/\/[^/@]*:[^/@]*@/i.test(url);
   const password = !hasPassword && env.PGPASSWORD ? { password: env.PGPASSWORD } : {};
-  const sql = new SQL(url, { bigint: true, max: Math.max(2, options.max ?? 10), connectionTimeout: 30, ...password });
+  let sql: SQL;
+  try {
+    sql = new SQL(url, { bigint: true, max: Math.max(2, options.max ?? 10), connectionTimeout: 30, ...password });
+  } catch (err) {
+    throw pgUrlError(url, err);
+  }
   try {
     if (options.migrate === false) await sql`SELECT 1`;
     else await migratePg(sql);

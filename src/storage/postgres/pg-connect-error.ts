@@ -1,10 +1,17 @@
 // A failure to reach or open the PostgreSQL archive, named by host, port, database and user (never the password).
-import { namedError } from "../../shared/errors.ts";
+import { errorMessage, namedError } from "../../shared/errors.ts";
 
 export const PgConnectError = namedError<{ where: string; reason: string }>(
   "PgConnectError",
   "runtime",
   (d) => `cannot open the PostgreSQL archive at ${d.where}: ${d.reason}`,
+);
+
+/** A URL the client refuses before connecting (an option it does not take, a bad value): a config error. */
+export const PgUrlError = namedError<{ where: string; reason: string }>(
+  "PgUrlError",
+  "usage",
+  (d) => `the PostgreSQL archive URL (${d.where}) is not valid: ${d.reason}`,
 );
 
 const REASONS: Record<string, string> = {
@@ -28,4 +35,9 @@ export function pgConnectError(url: string, err: unknown): Error {
   const e = err as { code?: string; errno?: string; message?: string };
   const reason = (e.code && REASONS[e.code]) || e.message || String(err);
   return new PgConnectError({ where: describeTarget(url), reason }, { cause: err });
+}
+
+export function pgUrlError(url: string, err: unknown): Error {
+  const reason = err instanceof URIError ? "a %-escape in it is malformed (write % as %25)" : errorMessage(err);
+  return new PgUrlError({ where: describeTarget(url), reason }, { cause: err });
 }

@@ -1,0 +1,58 @@
+// An archive URL the PostgreSQL client refuses before it connects (a malformed %-escape, an option value it does
+// not take) is a config error: one line naming user, host, port and database, exit 2, never the password.
+// No server is needed: nothing here connects.
+import { afterAll, expect, test } from "bun:test";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { describeError, exitCodeOf } from "../../src/shared/describe-error.ts";
+import { openPgArchive } from "../../src/storage/postgres/open-pg-archive.ts";
+import { cli, removeTempHomes, tempHome } from "../fixture/home.ts";
+
+const SECRET = "Sup3rSecretPw42";
+const S3_KEYS = { AWS_ACCESS_KEY_ID: "k", AWS_SECRET_ACCESS_KEY: "s" };
+
+afterAll(() => removeTempHomes());
+
+function sharedHome(): string {
+  const home = tempHome();
+  writeFileSync(join(home, "config.toml"), '[vectors]\nuri = "s3://bucket/prefix"\nendpoint = "http://127.0.0.1:1"\n');
+  return home;
+}
+
+test("an option value the client refuses: exit 2, one line naming the archive, no password", async () => {
+  const url = `postgres://memvoy:${SECRET}@127.0.0.1:1/mem?sslmode=requir`;
+  const err = await openPgArchive(url).then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(exitCodeOf(err)).toBe(2);
+  expect(describeError(err)).toStartWith("the PostgreSQL archive URL (memvoy@127.0.0.1:1/mem) is not valid: ");
+  expect(describeError(err)).toContain("sslmode");
+
+  const r = await cli(["sessions"], { home: sharedHome(), env: { ...S3_KEYS, MEMVOY_ARCHIVE_URL: url } });
+  expect(r.code).toBe(2);
+  expect(r.stderr.trim().split("\n")).toHaveLength(1);
+  expect(r.stderr).toContain("memvoy@127.0.0.1:1/mem");
+  expect(r.stderr).not.toContain(SECRET);
+}, 60_000);
+
+test("a malformed %-escape in the user, password or database is a config error, also for config check", async () => {
+  const home = sharedHome();
+  for (const url of [
+    `postgres://memvoy:${SECRET}%zz@127.0.0.1:1/mem`,
+    "postgres://mem%zzvoy@127.0.0.1:1/mem",
+    "postgres://memvoy@127.0.0.1:1/mem%zz",
+  ]) {
+    for (const args of [["sessions"], ["config", "check"]]) {
+      const r = await cli(args, { home, env: { ...S3_KEYS, MEMVOY_ARCHIVE_URL: url } });
+      expect(r.code).toBe(2);
+      expect(r.stderr).toContain("archive.url: expected a postgres://user@host/db URL (this one does not parse)");
+      expect(r.stderr.trim().split("\n")).toHaveLength(1);
+      expect(r.stderr).not.toContain(SECRET);
+    }
+  }
+  // A URL of the wrong form gets one message, not the same twice.
+  const r = await cli(["config", "check"], { home, env: { MEMVOY_ARCHIVE_URL: "not a url" } });
+  expect(r.code).toBe(2);
+  expect(r.stderr.match(/archive\.url:/g)).toHaveLength(1);
+}, 60_000);
