@@ -1,6 +1,7 @@
 // The one place a thrown value becomes user text: one line, the same in the CLI, the TUI and the daemon log.
 // A full disk and a refused permission read the same wherever they surface (errno or SQLite code, also as a cause).
 import { formatNamedError, MemvoyError } from "./errors.ts";
+import { postgresReason } from "./postgres-failure.ts";
 import { redactSecrets, secretValues } from "./redact.ts";
 
 type SystemFailure = "no-space" | "permission" | "disk-io";
@@ -26,6 +27,9 @@ function describe(err: unknown): string {
     return `the archive .store/history.db is broken (${line}): run \`memvoy doctor\` to see what can be saved, then \`memvoy doctor --repair\``;
   }
   if (/^(no space left|permission denied)/.test(line)) return line; // described already (e.g. by a worker)
+  // The shared archive failed after it opened (the server stopped, the connection was cut): say which store.
+  const pg = err instanceof MemvoyError ? undefined : postgresReason(err);
+  if (pg !== undefined) return `the PostgreSQL archive failed: ${pg}`;
   switch (systemFailure(err)) {
     case "no-space":
       return `no space left on the device; nothing was changed (${line})`;

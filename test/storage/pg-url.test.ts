@@ -1,6 +1,6 @@
 // An archive URL the PostgreSQL client refuses before it connects (a malformed %-escape, an option value it does
-// not take) is a config error: one line naming user, host, port and database, exit 2, never the password.
-// No server is needed: nothing here connects.
+// not take) is a config error: one line naming user, host, port and database, exit 2, never the password; and
+// a client error after the archive opened names the archive. No server is needed: nothing here connects.
 import { afterAll, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -56,3 +56,28 @@ test("a malformed %-escape in the user, password or database is a config error, 
   expect(r.code).toBe(2);
   expect(r.stderr.match(/archive\.url:/g)).toHaveLength(1);
 }, 60_000);
+
+test("a client error after the archive opened (the server gone) names the PostgreSQL archive", async () => {
+  const sql = new Bun.SQL("postgres://memvoy@127.0.0.1:1/mem", { max: 1, connectionTimeout: 5 });
+  const err = await sql`SELECT 1`.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  await sql.close().catch(() => {});
+  expect(describeError(err)).toBe(
+    "the PostgreSQL archive failed: connection refused (is the server running, and the host and port right?)",
+  );
+  const closed = Object.assign(new Error("Connection closed"), {
+    name: "PostgresError",
+    code: "ERR_POSTGRES_CONNECTION_CLOSED",
+  });
+  expect(describeError(closed)).toBe("the PostgreSQL archive failed: the server closed the connection");
+  const shutdown = Object.assign(new Error("terminating connection due to administrator command"), {
+    name: "PostgresError",
+    code: "ERR_POSTGRES_SERVER_ERROR",
+    errno: "57P01",
+  });
+  expect(describeError(shutdown)).toBe(
+    "the PostgreSQL archive failed: terminating connection due to administrator command",
+  );
+});

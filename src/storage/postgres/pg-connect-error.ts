@@ -1,5 +1,6 @@
 // A failure to reach or open the PostgreSQL archive, named by host, port, database and user (never the password).
 import { errorMessage, namedError } from "../../shared/errors.ts";
+import { PG_CONNECTION_REASONS } from "../../shared/postgres-failure.ts";
 
 export const PgConnectError = namedError<{ where: string; reason: string }>(
   "PgConnectError",
@@ -14,12 +15,6 @@ export const PgUrlError = namedError<{ where: string; reason: string }>(
   (d) => `the PostgreSQL archive URL (${d.where}) is not valid: ${d.reason}`,
 );
 
-const REASONS: Record<string, string> = {
-  ERR_POSTGRES_CONNECTION_REFUSED: "connection refused (is the server running, and the host and port right?)",
-  ERR_POSTGRES_CONNECTION_TIMEOUT: "the connection timed out",
-  ERR_POSTGRES_CONNECTION_CLOSED: "the server closed the connection",
-};
-
 /** user@host:port/db of an archive URL. */
 export function describeTarget(url: string): string {
   try {
@@ -33,7 +28,7 @@ export function describeTarget(url: string): string {
 
 export function pgConnectError(url: string, err: unknown): Error {
   const e = err as { code?: string; errno?: string; message?: string };
-  const reason = (e.code && REASONS[e.code]) || e.message || String(err);
+  const reason = (e.code && PG_CONNECTION_REASONS[e.code]) || e.message || String(err);
   return new PgConnectError({ where: describeTarget(url), reason }, { cause: err });
 }
 
