@@ -1,5 +1,6 @@
 // The search pane's ranked search starts during the typing rest and shows when the rest ends; a key pressed
-// meanwhile aborts it without marking the mode unavailable. Driven through SearchScreen on a real home.
+// meanwhile aborts it without marking the mode unavailable, and so does a failure keyword matching shares.
+// Driven through SearchScreen on a real home.
 import { afterAll, describe, expect, test } from "bun:test";
 import type { HomeMemory } from "../../src/app/memory-api.ts";
 import type { SearchOptions } from "../../src/tui/api-types.ts";
@@ -107,6 +108,35 @@ describe("ranked search during the typing rest", () => {
     const last = calls.filter(ranked).at(-1)!;
     expect(last.options.query).toBe("rollback plan");
     expect(last.options.signal?.aborted).toBe(false);
+    screen.close();
+  }, 60_000);
+
+  test("a failure keyword matching shares (the archive down) leaves the mode to be tried again once it answers", async () => {
+    await real.drainEmbeddings();
+    let down = true;
+    const flaky = new Proxy(real, {
+      get: (t, p) =>
+        p === "search"
+          ? (o: SearchOptions) =>
+              down ? Promise.reject(new Error("the archive failed: connection refused")) : t.search(o)
+          : Reflect.get(t, p, t),
+    });
+    const { api, calls } = recording(flaky);
+    const { screen, pending } = screenOn(api);
+    screen.open(undefined);
+    typeText(screen, "deploy");
+    // The ranked hybrid search fails, falls back to keyword matching, and that fails as well.
+    await until(() => calls.some((c) => ranked(c) && c.options.match === "keyword"), "the keyword fallback");
+    await until(() => screen.state.error !== undefined && !screen.state.busy, "the failure on screen");
+    expect(screen.state.error).toContain("connection refused");
+    expect(screen.state.unavailable.size).toBe(0);
+    expect(screen.state.modeLabel()).toBe("hybrid");
+    down = false;
+    typeText(screen, " server");
+    await until(() => screen.state.answered?.newest === false, "the ranked answer");
+    await Promise.all(pending);
+    expect(screen.state.answered).toEqual({ query: "deploy server", match: "hybrid", newest: false });
+    expect(screen.state.error).toBeUndefined();
     screen.close();
   }, 60_000);
 });

@@ -155,6 +155,9 @@ export class SearchState extends QueryInput {
 
   fail(req: SearchRequest, message: string): boolean {
     if (!this.isCurrent(req.seq)) return false;
+    // Keyword matching failed too (the archive is down): the chosen mode's failure was not its own, so it is
+    // tried again by the next search instead of staying "unavailable" once the archive answers.
+    if (req.options.match === "keyword") this.unavailable.delete(req.mode);
     this.busy = false;
     this.error = message;
     return true;
