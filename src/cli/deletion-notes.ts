@@ -1,4 +1,5 @@
 // What a deletion command says on stderr beyond its result line, and what its help says of shared archives.
+import { describeError } from "../shared/describe-error.ts";
 
 /** The deletion commands' help on a shared archive, where the guarantee stops at this host's files. */
 export const SHARED_DELETION_HELP = `On a shared archive ([archive] url) the text leaves the archive and this host's
@@ -16,4 +17,21 @@ export function keptCopiesNote(r: { keptCopiesRemoved?: string[] }): void {
       ? "the copy doctor --repair had kept aside, as it"
       : `${copies.length} copies doctor --repair had kept aside, as they`;
   process.stderr.write(`memvoy: also removed ${what} may hold the removed text: ${copies.join(", ")}\n`);
+}
+
+/**
+ * The vector half of a removal, after its result is printed. The text is already gone from the archive and the
+ * files, and the deletions are recorded there; a vector store that cannot be reached now (an object store down)
+ * leaves them to the next embedding drain. Says so on stderr; false then (the command exits 1).
+ */
+export async function purgeAfterRemoval(api: { purgeDeleted(): Promise<unknown> }): Promise<boolean> {
+  try {
+    await api.purgeDeleted();
+    return true;
+  } catch (err) {
+    process.stderr.write(
+      `memvoy: the removed messages' vectors are not deleted yet (${describeError(err)}): the next embedding drain deletes them\n`,
+    );
+    return false;
+  }
 }

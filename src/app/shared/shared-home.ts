@@ -313,9 +313,10 @@ export class SharedHome {
     });
   }
 
-  async rmMessage(id: string, options: { dropSummary?: boolean } = {}): Promise<RemoveMessageResult> {
+  /** `purge: false` leaves the vector deletions to a later purgeDeleted (as the embedded home's rmMessage). */
+  async rmMessage(id: string, options: { dropSummary?: boolean; purge?: boolean } = {}): Promise<RemoveMessageResult> {
     const r = await this.removeMessage(id, options.dropSummary === true);
-    await this.purgeDeleted();
+    if (options.purge !== false) await this.purgeDeleted();
     return r;
   }
 

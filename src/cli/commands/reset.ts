@@ -2,7 +2,7 @@
 import { bool } from "../args.ts";
 import { withAnyHome, sessionSpec } from "../command.ts";
 import { printJson, println } from "../output.ts";
-import { keptCopiesNote, SHARED_DELETION_HELP } from "../deletion-notes.ts";
+import { keptCopiesNote, purgeAfterRemoval, SHARED_DELETION_HELP } from "../deletion-notes.ts";
 
 export const usage = `
 Usage: memvoy reset SESSION [--all] [--json]
@@ -19,14 +19,13 @@ export function run(argv: readonly string[]): Promise<number> {
   return withAnyHome(spec, argv, async (api, p, [session]) => {
     const hadSummary = await api.hasSummary(session!);
     const r = await api.reset(session!, { all: bool(p, "all") });
-    await api.purgeDeleted();
     keptCopiesNote(r);
     if (bool(p, "json")) printJson(r);
     else
       println(
         `reset ${session}: removed ${r.messagesRemoved} message(s)${resetSummaryNote(bool(p, "all"), r.summaryRemoved, hadSummary)}`,
       );
-    return 0;
+    return (await purgeAfterRemoval(api)) ? 0 : 1;
   });
 }
 

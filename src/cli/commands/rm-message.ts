@@ -2,7 +2,7 @@
 import { bool } from "../args.ts";
 import { withAnyHome, type CommandSpec } from "../command.ts";
 import { printJson, println } from "../output.ts";
-import { keptCopiesNote, SHARED_DELETION_HELP } from "../deletion-notes.ts";
+import { keptCopiesNote, purgeAfterRemoval, SHARED_DELETION_HELP } from "../deletion-notes.ts";
 
 export const usage = `
 Usage: memvoy rm-message ID [--drop-summary] [--json]
@@ -32,7 +32,7 @@ const spec: CommandSpec = {
 
 export function run(argv: readonly string[]): Promise<number> {
   return withAnyHome(spec, argv, async (api, p, [id]) => {
-    const r = await api.rmMessage(id!, { dropSummary: bool(p, "drop-summary") });
+    const r = await api.rmMessage(id!, { dropSummary: bool(p, "drop-summary"), purge: false });
     keptCopiesNote(r);
     if (bool(p, "json")) printJson(r);
     else {
@@ -43,6 +43,6 @@ export function run(argv: readonly string[]): Promise<number> {
           "; it was already summarized: summary.json may still mention it (rm-message --drop-summary removes the summary)";
       println(`removed message ${r.id} from ${r.session}${note}`);
     }
-    return 0;
+    return (await purgeAfterRemoval(api)) ? 0 : 1;
   });
 }

@@ -2,7 +2,7 @@
 import { bool } from "../args.ts";
 import { withAnyHome, type CommandSpec } from "../command.ts";
 import { printJson, println } from "../output.ts";
-import { keptCopiesNote, SHARED_DELETION_HELP } from "../deletion-notes.ts";
+import { keptCopiesNote, purgeAfterRemoval, SHARED_DELETION_HELP } from "../deletion-notes.ts";
 
 export const usage = `
 Usage: memvoy rm SESSION [--json]
@@ -17,10 +17,9 @@ const spec: CommandSpec = { name: "rm", usage, positionals: ["SESSION"], session
 export function run(argv: readonly string[]): Promise<number> {
   return withAnyHome(spec, argv, async (api, p, [session]) => {
     const r = await api.remove(session!);
-    await api.purgeDeleted();
     keptCopiesNote(r);
     if (bool(p, "json")) printJson(r);
     else println(`removed ${session} (${r.messagesRemoved} message(s))`);
-    return 0;
+    return (await purgeAfterRemoval(api)) ? 0 : 1;
   });
 }
