@@ -171,6 +171,13 @@ describe("migrate-archive", () => {
       });
       expect(await dst.getSummaryRun("alpha")).toEqual(await src.getSummaryRun("alpha"));
       expect((await dst.errorBySignature("BASH", "sig"))?.id).toBe("e0f1");
+      // Messages still waiting for a vector wait in the target's queue too, so its drain embeds them.
+      expect(await src.queuedCount()).toBeGreaterThan(0);
+      expect(await dst.queuedCount()).toBe(await src.queuedCount());
+      const due = async (a: typeof src | typeof dst) =>
+        (await a.dueEmbeddings(NOW * 2n, 10_000)).map((q) => q.message.id).sort();
+      expect((await due(src)).length).toBe(await src.queuedCount());
+      expect(await due(dst)).toEqual(await due(src));
     } finally {
       await src.close();
       await dst.close();

@@ -10,10 +10,11 @@ export const usage = `
 Usage: memvoy migrate-archive [--batch N] [--json]
 
 Copy this home's archive (.store/history.db: every message, the sessions and
-their metadata, summary runs, token usage, error memory) and each session's
-summary and cursor into the shared PostgreSQL archive, then check that the
-counts match. This is the path from one machine to many: afterwards every host
-configured with the same archive sees these sessions. The home is not changed.
+their metadata, the messages still waiting for a vector, summary runs, token
+usage, error memory) and each session's summary and cursor into the shared
+PostgreSQL archive, then check that the counts match. This is the path from one
+machine to many: afterwards every host configured with the same archive sees
+these sessions. The home is not changed.
 
 The target comes from the config, never from the command line:
   [archive]

@@ -26,6 +26,8 @@ export const COPY_TABLES = {
   message_meta: { key: "session_id", columns: ["session_id", "start_at", "start_seq"] },
   untimed_messages: { key: "seq", columns: ["seq", "session_id"] },
   embed_state: { key: "key", columns: ["key", "value"] },
+  /** Messages still waiting for a vector: without them a copy's target would never embed those. */
+  embed_queue: { key: "seq", columns: ["seq", "attempts", "last_error", "next_try_at"] },
   tombstones: { key: "hash", columns: ["hash", "removed_at"] },
   llm_usage: {
     key: "id",
@@ -86,6 +88,7 @@ export const COPY_ORDER: readonly CopyTableName[] = [
   "message_meta",
   "untimed_messages",
   "embed_state",
+  "embed_queue",
   "tombstones",
   "llm_usage",
   "summary_runs",
