@@ -70,7 +70,7 @@ import { MigrateBusyError, VectorWriteBusyError } from "../../src/app/migrate-tu
 import { SessionLockTimeoutError } from "../../src/storage/ports/archive-errors.ts";
 import { NotInSharedModeError, SharedVectorsMissingError } from "../../src/app/shared/shared-mode-errors.ts";
 import { SummaryChangedError, SummaryRunEndedError } from "../../src/app/shared/shared-summary-store.ts";
-import { PgConnectError, PgUrlError } from "../../src/storage/postgres/pg-connect-error.ts";
+import { PgAccessError, PgConnectError, PgUrlError } from "../../src/storage/postgres/pg-connect-error.ts";
 import { PgSchemaTooNewError } from "../../src/storage/postgres/pg-migrate.ts";
 import { VectorKeysMissingError } from "../../src/storage/ports/vector-location.ts";
 import { VectorCopyMismatchError } from "../../src/memory/embedding/copy-vectors.ts";
@@ -876,6 +876,11 @@ const KINDS: [Error & { data: object }, string, 1 | 2][] = [
     new PgConnectError({ where: "bob@db:5432/memvoy", reason: "connection refused" }),
     "cannot open the PostgreSQL archive at bob@db:5432/memvoy: connection refused",
     1,
+  ],
+  [
+    new PgAccessError({ where: "bob@db:5432/memvoy", reason: 'password authentication failed for user "bob"' }),
+    'cannot open the PostgreSQL archive at bob@db:5432/memvoy: password authentication failed for user "bob" (check the user, database and password: [archive] url, MEMVOY_ARCHIVE_URL or PGPASSWORD)',
+    2,
   ],
   [
     new PgUrlError({ where: "bob@db:5432/memvoy", reason: "a %-escape in it is malformed (write % as %25)" }),

@@ -277,6 +277,32 @@ describe("migrate-archive", () => {
     expect(r.stderr).toContain("already holds 1 messages");
   }, 120_000);
 
+  test("a user or database the server does not know: a config error (exit 2), one line, no password", async () => {
+    const home = buildHome(5);
+    const base = new URL(server.url);
+    const shared = tempHome();
+    writeFileSync(join(shared, "config.toml"), '[vectors]\nuri = "s3://bucket/p"\nendpoint = "http://127.0.0.1:1"\n');
+    for (const target of [
+      `postgres://nobody:${SECRET}@${base.host}/postgres`,
+      `postgres://memvoy-pg:${SECRET}@${base.host}/no_such_db`,
+    ]) {
+      const runs = [
+        await cli(["migrate-archive"], { home, env: { MEMVOY_ARCHIVE_URL: target } }),
+        await cli(["sessions"], {
+          home: shared,
+          env: { MEMVOY_ARCHIVE_URL: target, AWS_ACCESS_KEY_ID: "k", AWS_SECRET_ACCESS_KEY: "s" },
+        }),
+      ];
+      for (const r of runs) {
+        expect(r.code).toBe(2);
+        expect(r.stderr.trim().split("\n").length).toBe(1);
+        expect(r.stderr).toMatch(/role "nobody" does not exist|database "no_such_db" does not exist/);
+        expect(r.stderr).toContain("check the user, database and password");
+        expect(r.stderr).not.toContain(SECRET);
+      }
+    }
+  }, 60_000);
+
   test("an unreachable server: one line naming host, port and database, no password", async () => {
     const home = buildHome(5);
     const r = await cli(["migrate-archive"], {

@@ -8,6 +8,14 @@ export const PgConnectError = namedError<{ where: string; reason: string }>(
   (d) => `cannot open the PostgreSQL archive at ${d.where}: ${d.reason}`,
 );
 
+/** The server refused who or what the URL names (a user, password or database it does not know): a config error. */
+export const PgAccessError = namedError<{ where: string; reason: string }>(
+  "PgAccessError",
+  "usage",
+  (d) =>
+    `cannot open the PostgreSQL archive at ${d.where}: ${d.reason} (check the user, database and password: [archive] url, MEMVOY_ARCHIVE_URL or PGPASSWORD)`,
+);
+
 /** A URL the client refuses before connecting (an option it does not take, a bad value): a config error. */
 export const PgUrlError = namedError<{ where: string; reason: string }>(
   "PgUrlError",
@@ -29,6 +37,10 @@ export function describeTarget(url: string): string {
 export function pgConnectError(url: string, err: unknown): Error {
   const e = err as { code?: string; errno?: string; message?: string };
   const reason = (e.code && PG_CONNECTION_REASONS[e.code]) || e.message || String(err);
+  // SQLSTATE class 28 (invalid authorization: no such role, wrong password) and 3D000 (no such database).
+  const state = String(e.errno ?? "");
+  if (state.startsWith("28") || state === "3D000")
+    return new PgAccessError({ where: describeTarget(url), reason }, { cause: err });
   return new PgConnectError({ where: describeTarget(url), reason }, { cause: err });
 }
 
