@@ -158,5 +158,13 @@ describe("administration commands on a shared archive", () => {
       /config\.toml holds a secret[\s\S]*cannot be opened/,
     );
     expect(r.stdout).not.toContain("xxxxxxxxxx");
+    // Repairing needs the archive: the advice says so instead of sending the user to --repair.
+    for (const args of [["doctor"], ["doctor", "--repair"]]) {
+      const text = await cli(args, { home, env: down });
+      expect(text.code).toBe(1);
+      expect(text.stdout.trim().split("\n").at(-1)).toBe(
+        "problems found; nothing can be repaired while the shared archive cannot be reached",
+      );
+    }
   }, 120_000);
 });

@@ -104,7 +104,9 @@ function check(r: DoctorReport | SharedDoctorReport, json: boolean, upgrade?: In
         ? "all good"
         : r.ok
           ? "all problems repaired"
-          : "problems found; run memvoy doctor --repair",
+          : "shared" in r && !r.shared.archive.reachable
+            ? "problems found; nothing can be repaired while the shared archive cannot be reached"
+            : "problems found; run memvoy doctor --repair",
     );
   }
   return r.ok ? 0 : 1;
