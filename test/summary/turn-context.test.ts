@@ -2,6 +2,9 @@
 // system section; the relevance filter (all / some / none kept, failure and timeout keep all).
 import { afterEach, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { repoRoot } from "../fixture/home.ts";
 import { PROMPTS } from "../../src/memory/summary/prompts.ts";
 import { addExchanges, current, setup, type Setup } from "../fixture/summary-home.ts";
 
@@ -142,4 +145,32 @@ test("relevance: no input means nothing to judge, so nothing is asked", async ()
   const ctx = await s.api.context("s1");
   expect(ctx.summaryFilter).toEqual({ outcome: "off", kept: 6, total: 6, detail: "no request to judge" });
   expect(s.fake.calls).toBe(0);
+});
+
+test("relevance: with a daily token budget, `context` exits at the timeout while another call holds the budget's turn", async () => {
+  await withDecisionModel({ MEMVOY_SUMMARY_DAILY_TOKEN_BUDGET: "1000000", MEMVOY_CONTEXT_RELEVANCE_TIMEOUT_MS: "300" });
+  addExchanges(s.api, "s2", 1);
+  // A summary run's call in flight holds the budget's turn (one call at a time) until its answer comes.
+  s.fake.push({ hang: true });
+  const stop = new AbortController();
+  const running = s.api.summarize("s2", { signal: stop.signal });
+  await s.fake.waitForCalls(1);
+  try {
+    const started = performance.now();
+    const proc = Bun.spawn(
+      ["bun", join(repoRoot, "src/index.ts"), "--home", s.home, "context", "s1", "--input", "Anything?", "--json"],
+      { cwd: tmpdir(), env: { PATH: process.env.PATH!, HOME: tmpdir(), TZ: "UTC", ...s.env }, stdout: "pipe" },
+    );
+    const exited = await Promise.race([proc.exited, Bun.sleep(15_000).then(() => "still running")]);
+    if (exited === "still running") proc.kill(9);
+    expect(exited).toBe(0);
+    expect(performance.now() - started).toBeLessThan(15_000);
+    const ctx = JSON.parse(await new Response(proc.stdout).text());
+    expect(ctx.summaryFilter).toMatchObject({ outcome: "timeout", kept: 6, total: 6 });
+    // The check gave up before its turn: it never reached the API.
+    expect(s.fake.calls).toBe(1);
+  } finally {
+    stop.abort();
+    await running;
+  }
 });

@@ -14,6 +14,7 @@ import { refuseSessionSymlinks } from "../../storage/history/no-symlink.ts";
 import type { SessionRow } from "../../storage/ports/archive-port.ts";
 import type { SessionListing, SummaryStatus } from "../../storage/ports/shared-archive-port.ts";
 import { leaseTurn } from "../../storage/ports/lease-turn.ts";
+import { sleep } from "../../llm/retry.ts";
 import { turnHolder, type SharedContext } from "./shared-context.ts";
 import { SharedSummaryStore } from "./shared-summary-store.ts";
 
@@ -46,7 +47,7 @@ export function sharedLedger(ctx: SharedContext): LlmLedger {
     key: ctx.archive,
     recordUsage: (u) => ctx.archive.insertUsage(u),
     budget: () => sharedBudget(ctx),
-    budgetTurn: () => budgetTurn(ctx),
+    budgetTurn: (signal) => budgetTurn(ctx, signal),
   };
 }
 
@@ -55,8 +56,11 @@ export async function sharedBudget(ctx: SharedContext): Promise<BudgetState> {
   return budgetOf(ctx.config.summary.daily_token_budget, await ctx.archive.tokensSince(dayStart), dayStart);
 }
 
-/** Wait for the budget lease (polled: a call may hold it for minutes; a dead holder's lease runs out). */
-async function budgetTurn(ctx: SharedContext): Promise<() => Promise<void>> {
+/**
+ * Wait for the budget lease (polled: a call may hold it for minutes; a dead holder's lease runs out); undefined
+ * once `signal` aborts.
+ */
+async function budgetTurn(ctx: SharedContext, signal?: AbortSignal): Promise<(() => Promise<void>) | undefined> {
   const take = leaseTurn(ctx.archive, {
     job: BUDGET_JOB,
     session: "*",
@@ -64,9 +68,10 @@ async function budgetTurn(ctx: SharedContext): Promise<() => Promise<void>> {
     ttlMs: ctx.config.archive.lease_ms,
   });
   for (let wait = 5; ; wait = Math.min(wait * 2, 200)) {
+    if (signal?.aborted) return undefined;
     const release = await take();
     if (release) return release;
-    await Bun.sleep(wait);
+    if (!(await sleep(wait, signal))) return undefined;
   }
 }
 

@@ -3,7 +3,9 @@
 // budget checked before each call. Where usage goes and how calls take turns is the ledger's: the home's
 // SQLite and a flock here, the shared archive and its lease in shared mode.
 import { LlmClient, llmSettings } from "../../llm/anthropic-client.ts";
-import type { LlmUsage } from "../../llm/llm-types.ts";
+import { LlmAbortedError } from "../../llm/llm-errors.ts";
+import type { LlmRequest, LlmUsage } from "../../llm/llm-types.ts";
+import { sleep } from "../../llm/retry.ts";
 import type { Config } from "../../config/schema.ts";
 import { insertUsage, type UsageRow } from "../../storage/sqlite/usage-repo.ts";
 import { withWriteLock } from "../../storage/sqlite/write-lock.ts";
@@ -38,8 +40,11 @@ export interface LlmLedger {
   readonly key: object;
   recordUsage(u: UsageRow): void | Promise<void>;
   budget(): BudgetState | Promise<BudgetState>;
-  /** Wait for the budget's turn across processes (and hosts); resolves with its release. */
-  budgetTurn(): Promise<() => void | Promise<void>>;
+  /**
+   * Wait for the budget's turn across processes (and hosts); resolves with its release, or with undefined once
+   * `signal` aborts (the caller gave up: the turn is never taken).
+   */
+  budgetTurn(signal?: AbortSignal): Promise<(() => void | Promise<void>) | undefined>;
 }
 
 /** The embedded home's ledger: SQLite's llm_usage and a flock on .store/llm-budget.lock. */
@@ -51,7 +56,7 @@ export function homeLedger(ctx: MemoryContext): LlmLedger {
     key: ctx.db,
     recordUsage: (u) => withWriteLock(ctx.db, () => insertUsage(ctx.db, u)),
     budget: () => budgetState(ctx),
-    budgetTurn: () => budgetFlock(ctx),
+    budgetTurn: (signal) => budgetFlock(ctx, signal),
   };
 }
 
@@ -88,36 +93,68 @@ const lastCall = new WeakMap<object, Promise<unknown>>();
 /**
  * With a daily token budget, a memory's calls run one at a time, in this process and across processes (the
  * ledger's turn), so each is checked against the budget after the tokens of the one before it are
- * counted: concurrent summaries, a daemon and a `summarize` included, cannot overshoot it together.
+ * counted: concurrent summaries, a daemon and a `summarize` included, cannot overshoot it together. A call
+ * whose signal aborts while it waits for its turn gives up at once (a relevance check past its timeout, a
+ * stop), instead of waiting for another process's call to end.
  */
 function oneAtATime(ledger: LlmLedger, client: LlmClient): LlmClient {
   if (ledger.config.summary.daily_token_budget <= 0) return client;
   const complete = client.complete.bind(client);
   client.complete = (req) => {
-    const run = (lastCall.get(ledger.key) ?? Promise.resolve()).then(async () => {
-      const release = await ledger.budgetTurn();
+    const before = lastCall.get(ledger.key) ?? Promise.resolve();
+    const run = (async () => {
+      await untilSettled(before, req.signal);
+      const release = req.signal?.aborted ? undefined : await ledger.budgetTurn(req.signal);
+      if (!release) throw abortedWhileWaiting(req);
       try {
         return await complete(req);
       } finally {
         await release();
       }
-    });
+    })();
+    // The next call waits for this one and for any this one stopped waiting for.
     lastCall.set(
       ledger.key,
-      run.catch(() => {}),
+      Promise.allSettled([before, run]).then(() => {}),
     );
     return run;
   };
   return client;
 }
 
-/** The home's budget lock, waited for without blocking the event loop (an LLM call may hold it for minutes). */
-async function budgetFlock(ctx: MemoryContext): Promise<() => void> {
+function abortedWhileWaiting(req: LlmRequest): LlmAbortedError {
+  return new LlmAbortedError({ purpose: req.purpose, model: req.model }, { cause: req.signal?.reason });
+}
+
+/** Resolves when `p` settles or `signal` aborts, whichever comes first. */
+function untilSettled(p: Promise<unknown>, signal: AbortSignal | undefined): Promise<void> {
+  if (!signal)
+    return p.then(
+      () => {},
+      () => {},
+    );
+  if (signal.aborted) return Promise.resolve();
+  return new Promise((resolve) => {
+    const done = () => {
+      signal.removeEventListener("abort", done);
+      resolve();
+    };
+    signal.addEventListener("abort", done, { once: true });
+    p.then(done, done);
+  });
+}
+
+/**
+ * The home's budget lock, waited for without blocking the event loop (an LLM call may hold it for minutes);
+ * undefined once `signal` aborts.
+ */
+async function budgetFlock(ctx: MemoryContext, signal?: AbortSignal): Promise<(() => void) | undefined> {
   ensureDirIn(ctx.paths.store);
   const path = join(ctx.paths.store, "llm-budget.lock");
   for (let wait = 5; ; wait = Math.min(wait * 2, 200)) {
+    if (signal?.aborted) return undefined;
     const release = tryLockFile(path);
     if (release) return release;
-    await Bun.sleep(wait);
+    if (!(await sleep(wait, signal))) return undefined;
   }
 }
