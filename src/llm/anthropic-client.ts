@@ -103,10 +103,12 @@ export class LlmClient {
       if (left <= 0)
         throw new LlmCallError({ ...call, kind: "timeout", attempts: attempt - 1, deadlineMs: req.deadlineMs });
       const timeout = Math.max(1, Math.floor(Math.min(req.timeoutMs ?? this.settings.timeoutMs, left)));
+      // The SDK's timeout ends once the headers arrive: this one also bounds reading the answer's body.
+      const attemptTimeout = AbortSignal.timeout(timeout);
       try {
         const { data: message, response } = await this.#create(client, req, {
           timeout,
-          signal,
+          signal: anySignal(signal, attemptTimeout),
           maxRetries: 0,
         }).withResponse();
         if (!isMessage(message)) throw notAnAnswer(this.settings.baseURL, response, message);
@@ -135,7 +137,9 @@ export class LlmClient {
             { ...call, kind: "timeout", attempts: attempt, deadlineMs: req.deadlineMs },
             { cause: err },
           );
-        const f = classify(sdk, err, timeout, req);
+        const f: Failure = attemptTimeout.aborted
+          ? { kind: "timeout", retryable: false, text: `no answer within ${timeout} ms` }
+          : classify(sdk, err, timeout, req);
         if (!f.retryable || attempt > maxRetries) {
           throw new LlmCallError(callFailure(call, f, attempt), { cause: err });
         }

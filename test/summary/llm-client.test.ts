@@ -109,6 +109,18 @@ test("a timeout fails at once; the overall deadline also bounds retries and back
   expect(fake.calls).toBeLessThan(11);
 });
 
+test("the timeout also bounds reading the answer: a body that stalls after the headers fails as a timeout", async () => {
+  fake.push({ stallBody: true });
+  const started = performance.now();
+  const t = await client({ timeout_ms: 300 })
+    .complete(req())
+    .catch((e) => e);
+  expect(t).toBeInstanceOf(LlmCallError);
+  expect([t.kind, fake.calls]).toEqual(["timeout", 1]);
+  expect(t.message).toContain("no answer within 300 ms");
+  expect(performance.now() - started).toBeLessThan(5000);
+});
+
 test("an abort stops the call in flight and the back-off", async () => {
   fake.push({ hang: true });
   const a = new AbortController();
