@@ -68,6 +68,22 @@ function envOverrides(env: Record<string, string | undefined>): Table {
   return out;
 }
 
+/**
+ * `decision_model` and `[summary] decision_model` are one setting: an override of either name replaces both in
+ * the file (else the file's other name would conflict with it, or keep the model the override turned off).
+ */
+function overrideBothAliases(over: Table): Table {
+  const top = over.decision_model;
+  const inSummary = (over.summary as Table | undefined)?.decision_model;
+  if ((top === undefined) === (inSummary === undefined)) return over;
+  const value = top ?? inSummary;
+  return {
+    ...over,
+    decision_model: value,
+    summary: { ...((over.summary as Table | undefined) ?? {}), decision_model: value },
+  };
+}
+
 function coerce(raw: string): unknown {
   if (/^-?\d+$/.test(raw)) return Number(raw);
   if (raw === "true" || raw === "false") return raw === "true";
@@ -128,7 +144,7 @@ function tomlSyntax(err: unknown): { detail: string; line?: number; column?: num
 }
 
 export function loadConfig(file: string, env: Record<string, string | undefined> = process.env): Config {
-  const overrides = envOverrides(env);
+  const overrides = overrideBothAliases(envOverrides(env));
   const overridden = Object.keys(overrides).length > 0;
   let fromFile: Table = {};
   let text: string | undefined;

@@ -28,6 +28,26 @@ test("[summary].decision_model is accepted; the top-level key is its alias; both
   expect(env.decision_model).toBe("from-env");
 });
 
+test("an environment override of either decision_model name replaces the file's value under both names", async () => {
+  for (const [text, name] of [
+    ['[summary]\ndecision_model = "claude-haiku-5-5"\n', "MEMVOY_DECISION_MODEL"],
+    ['decision_model = "claude-haiku-5-5"\n', "MEMVOY_SUMMARY_DECISION_MODEL"],
+  ] as const) {
+    const file = configFile(text);
+    const c = loadConfig(file, { [name]: "claude-opus-5" });
+    expect([c.decision_model, c.summary.decision_model]).toEqual(["claude-opus-5", "claude-opus-5"]);
+    // An empty override turns the decision model off.
+    const off = loadConfig(file, { [name]: "" });
+    expect([off.decision_model, off.summary.decision_model]).toEqual(["", ""]);
+    const r = await cli(["config", "check"], { home: join(file, ".."), env: { [name]: "claude-opus-5" } });
+    expect([r.code, r.stderr]).toEqual([0, ""]);
+  }
+  // Both names in the environment, differing: still refused.
+  expect(() => loadConfig(configFile(""), { MEMVOY_DECISION_MODEL: "a", MEMVOY_SUMMARY_DECISION_MODEL: "b" })).toThrow(
+    /differ/,
+  );
+});
+
 test("both decision_model keys set to different values: a config error naming both, exit 2", async () => {
   const file = configFile('decision_model = "a"\n[summary]\ndecision_model = "b"\n');
   expect(() => loadConfig(file, {})).toThrow(ConfigError);
