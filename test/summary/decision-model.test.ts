@@ -3,7 +3,7 @@
 import { afterEach, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { PROMPTS } from "../../src/memory/summary/prompts.ts";
-import type { FakeRequest, FakeStep } from "../fixture/fake-anthropic.ts";
+import { estimateTokens, type FakeRequest, type FakeStep } from "../fixture/fake-anthropic.ts";
 import {
   addExchanges,
   historyWrittenEarlier,
@@ -157,4 +157,26 @@ test("without a decision model there is no pruning call", async () => {
   route({ summary: summaryStep({ current_discussion: current("t") }) });
   await s.api.summarize("s1");
   expect(s.fake.requests.map(kindOf)).toEqual(["summary"]);
+});
+
+test("noise: a long backlog of short exchanges is judged in calls whose answers fit their max_tokens", async () => {
+  s = await setup(DECISION);
+  addExchanges(s.api, "s1", 250, { userChars: 20, replyChars: 20 });
+  // Like a real model: a verdict per exchange, pretty-printed, cut off at the request's max_tokens.
+  s.fake.respond((r) => {
+    if (kindOf(r) !== "noise") return summaryStep({ current_discussion: current("t") });
+    const asked = [...r.messages[0]!.content.matchAll(/=== Exchange (\d+) ===\n\[[^\]]*\] x question (\d+)/g)];
+    const exchanges = asked.map(([, index, n]) => {
+      const noise = Number(n) % 5 === 0;
+      return { index: Number(index), noise, confidence: noise ? 0.9 : 0.1 };
+    });
+    const text = JSON.stringify({ exchanges }, null, 2);
+    const max = Number(r.body.max_tokens);
+    return { text: estimateTokens(text) > max ? text.slice(0, max * 4) : text };
+  });
+  const r = (await s.api.summarize("s1")).sessions[0]!;
+  expect(r.notes.filter((n) => n.includes("noise check failed"))).toEqual([]);
+  expect(r.droppedAsNoise).toBe(100);
+  expect(r.outcome).toBe("ok");
+  expect(summarized()).toHaveLength(400);
 });

@@ -14,6 +14,8 @@ import { renderMessage } from "./transcript.ts";
 export const NOISE_CONFIDENCE = 0.7;
 const EXCERPT_CHARS = 400;
 const DECISION_MAX_TOKENS = 2048;
+/** Exchanges judged per noise call: the answer has a verdict for each (about 25 tokens), within DECISION_MAX_TOKENS. */
+const NOISE_BATCH_EXCHANGES = 50;
 
 /** A user message and the replies after it (leading replies with no user message form one too). */
 export type Exchange = StoredMessage[];
@@ -31,14 +33,14 @@ function renderExchange(e: Exchange, index: number): string {
   return `=== Exchange ${index} ===\n` + e.map((m) => renderMessage(m, shorten(m.content, EXCERPT_CHARS))).join("\n");
 }
 
-/** Exchanges in batches of at most `maxChars` rendered characters (at least one each). */
-function batches(exchanges: readonly Exchange[], maxChars: number): Exchange[][] {
+/** Exchanges in batches of at most `maxChars` rendered characters and `maxCount` exchanges (at least one each). */
+function batches(exchanges: readonly Exchange[], maxChars: number, maxCount = Infinity): Exchange[][] {
   const out: Exchange[][] = [];
   let cur: Exchange[] = [];
   let size = 0;
   for (const e of exchanges) {
     const n = countChars(renderExchange(e, 0));
-    if (cur.length > 0 && size + n > maxChars) {
+    if (cur.length > 0 && (size + n > maxChars || cur.length >= maxCount)) {
       out.push(cur);
       cur = [];
       size = 0;
@@ -101,7 +103,7 @@ export async function pruneNoise(p: PruneInput): Promise<PruneResult> {
   let dropped: Exchange[] = [];
   try {
     const noise = new Set<Exchange>();
-    for (const batch of batches(p.exchanges, p.batchChars)) {
+    for (const batch of batches(p.exchanges, p.batchChars, NOISE_BATCH_EXCHANGES)) {
       const { candidates } = await p.llm.completeJson({
         model: p.model,
         system: PROMPTS.noiseSystem,
