@@ -7,6 +7,7 @@ import {
   LlmAnswerError,
   LlmCallError,
   MissingApiKeyError,
+  truncatedAnswer,
   type LlmCallData,
   type LlmFailureKind,
 } from "./llm-errors.ts";
@@ -160,10 +161,13 @@ export class LlmClient {
   /** A completion whose answer must hold JSON (inside <tag>…</tag> when a tag is given). */
   async completeJson(req: LlmRequest, tag?: string): Promise<JsonReply> {
     const reply = await this.complete(req);
-    if (reply.text.trim() === "")
-      throw new LlmAnswerError({ purpose: req.purpose, model: reply.model, problem: "empty" });
-    const candidates = jsonCandidates(reply.text, tag);
+    if (reply.stopReason === "refusal")
+      throw new LlmAnswerError({ purpose: req.purpose, model: reply.model, problem: "refused" });
+    const candidates = reply.text.trim() === "" ? [] : jsonCandidates(reply.text, tag);
     if (candidates.length === 0) {
+      if (reply.stopReason === "max_tokens") throw truncatedAnswer(req, reply);
+      if (reply.text.trim() === "")
+        throw new LlmAnswerError({ purpose: req.purpose, model: reply.model, problem: "empty" });
       throw new LlmAnswerError({
         purpose: req.purpose,
         model: reply.model,

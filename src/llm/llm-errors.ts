@@ -84,6 +84,10 @@ const ANSWER_PROBLEMS = {
   "no-json": (d: { length?: number }) => `held no JSON (${d.length ?? 0} characters of text)`,
   "no-summary": () => "held no valid summary (it needs key_decisions, past_discussions and current_discussion)",
   shape: () => "did not have the expected shape",
+  // The model stopped at max_tokens: the JSON it was writing is incomplete (a retry gets no more room).
+  truncated: (d: { maxTokens?: number }) =>
+    `was cut off at its limit of ${d.maxTokens ?? "max"} output tokens (stop_reason max_tokens) before its JSON was complete`,
+  refused: () => "was a refusal (stop_reason refusal): the model declined to answer",
   "not-api": () => "",
 } as const;
 
@@ -95,6 +99,8 @@ export const LlmAnswerError = namedError<{
   excerpt?: string;
   /** no-json: the answer's length in characters. */
   length?: number;
+  /** truncated: the request's max_tokens. */
+  maxTokens?: number;
   /** not-api: the base URL (credentials masked) and the HTTP status of an answer that is no Messages API answer. */
   server?: string;
   status?: number;
@@ -104,6 +110,16 @@ export const LlmAnswerError = namedError<{
     : `${d.purpose} answer${d.model ? ` from ${d.model}` : ""} ${ANSWER_PROBLEMS[d.problem](d)}`,
 );
 export type LlmAnswerError = InstanceType<typeof LlmAnswerError>;
+
+/** The answer stopped at max_tokens before what was asked for was complete. */
+export function truncatedAnswer(req: { purpose: string; maxTokens: number }, reply: { model: string }): LlmAnswerError {
+  return new LlmAnswerError({
+    purpose: req.purpose,
+    model: reply.model,
+    problem: "truncated",
+    maxTokens: req.maxTokens,
+  });
+}
 
 /** The caller's AbortSignal fired before the answer arrived. */
 export const LlmAbortedError = namedError<{ purpose: string; model: string }>(

@@ -119,6 +119,26 @@ test("garbage answers change nothing: text with no JSON, and JSON that is not a 
   expect(s.api.summary("s1").usage[0]!.calls).toBe(3);
 });
 
+test("an answer cut off at max_tokens, or a refusal, fails the chunk saying so, and changes nothing", async () => {
+  s = await setup({ MEMVOY_SUMMARY_MAX_RETRIES: "0" });
+  addExchanges(s.api, "s1", 2);
+  const cut = '<summary>{"key_decisions": ["Do: use Postgres"], "past_discussions": [{"topic": "database", "descr';
+  for (const [step, says] of [
+    [
+      { text: cut, stopReason: "max_tokens" },
+      "was cut off at its limit of 4096 output tokens (stop_reason max_tokens) before its JSON was complete",
+    ],
+    [{ text: "", stopReason: "refusal" }, "was a refusal (stop_reason refusal): the model declined to answer"],
+  ] as const) {
+    s.fake.push(step);
+    const r = (await s.api.summarize("s1")).sessions[0]!;
+    expect(r.outcome).toBe("failed");
+    expect(r.error).toBe(`chunk 1/1: summary answer from claude-sonnet-5-5 ${says}`);
+    expect(existsSync(s.home + "/sessions/s1/summary.json")).toBe(false);
+    expect(existsSync(s.home + "/sessions/s1/.summary_cursor")).toBe(false);
+  }
+});
+
 test("a call that times out fails the chunk and changes nothing", async () => {
   s = await setup({ MEMVOY_SUMMARY_TIMEOUT_MS: "300", MEMVOY_SUMMARY_MAX_RETRIES: "2" });
   addExchanges(s.api, "s1", 2);

@@ -2,7 +2,7 @@
 // message; the answer parsed, put under the summary rules, converted to Traditional Chinese when Chinese,
 // and validated. Anything short of a valid summary is an LlmAnswerError.
 import type { LlmClient } from "../../llm/anthropic-client.ts";
-import { LlmAnswerError } from "../../llm/llm-errors.ts";
+import { LlmAnswerError, truncatedAnswer } from "../../llm/llm-errors.ts";
 import type { Chunk } from "./chunking.ts";
 import { PROMPTS, fill } from "./prompts.ts";
 import { isJapaneseOutput, languageRule, toTraditional, wantsTraditional } from "./reply-language.ts";
@@ -75,5 +75,7 @@ export async function summarizeChunk(llm: LlmClient, input: ChunkInput): Promise
       outputTokens: reply.outputTokens,
     };
   }
+  if (reply.stopReason === "max_tokens")
+    throw truncatedAnswer({ purpose: "summary", maxTokens: SUMMARY_MAX_TOKENS }, reply);
   throw new LlmAnswerError({ purpose: "summary", model: reply.model, problem: "no-summary" });
 }
