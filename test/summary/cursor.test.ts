@@ -172,6 +172,31 @@ test("same-second messages after a reset are summarized (the exact position surv
   }
 });
 
+test("a cursor that holds no time is not a missing one: the run starts after the exact position and skips nothing", async () => {
+  const api = openMemory({ home, env: { ANTHROPIC_API_KEY: fake.apiKey, ANTHROPIC_BASE_URL: fake.url }, drain: "off" });
+  try {
+    api.add("s", [
+      { role: "user", content: "Q1", sendAt: "2026-10-05T10:00:00Z" },
+      { role: "assistant", content: "A1", sendAt: "2026-10-05T10:00:01Z" },
+    ]);
+    expect((await api.summarize("s")).sessions[0]!.outcome).toBe("ok");
+    api.add("s", [
+      { role: "user", content: "Q2", sendAt: "2026-10-05T11:00:00Z" },
+      { role: "assistant", content: "A2", sendAt: "2026-10-05T11:00:01Z" },
+    ]);
+    writeFileSync(join(sessionDir("s"), ".summary_cursor"), "2026-10-05T10:00:01Z");
+    fake.reset();
+    fake.respond(() => summaryStep({ current_discussion: current("t") }));
+    const r = (await api.summarize("s")).sessions[0]!;
+    expect(r.outcome).toBe("ok");
+    expect(summarized()).toEqual(["Q2", "A2"]);
+    expect(r.notes).toContain('.summary_cursor holds "2026-10-05T10:00:01Z", not YYYY-MM-DD HH:MM:SS');
+    expect(cursorOf("s")).toMatch(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/);
+  } finally {
+    api.close();
+  }
+});
+
 test("untimed records before the cursor reach Generate exactly once", async () => {
   agenvoyHome(
     "s",
