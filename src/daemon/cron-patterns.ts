@@ -18,12 +18,14 @@ export function cronKeys(config: Config): CronKey[] {
   ];
 }
 
-/** The croner parse error for a pattern, or undefined when it is valid. */
+/** The croner parse error for a pattern, or why it never runs; undefined when it is valid. */
 export function cronPatternError(pattern: string): string | undefined {
   try {
     const probe = new Cron(pattern.trim(), { paused: true, mode: "5-or-6-parts" });
+    // A date no month has (`0 0 30 2 *`, `0 0 31 4 *`) parses, but its job would never run.
+    const next = probe.nextRun();
     probe.stop();
-    return undefined;
+    return next === null ? "it never fires (no date matches it)" : undefined;
   } catch (err) {
     return err instanceof Error ? err.message : String(err);
   }

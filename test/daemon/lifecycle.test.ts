@@ -126,6 +126,19 @@ describe("config", () => {
     expect(check.stderr).toContain("daemon.maintenance_cron");
   });
 
+  test("a cron pattern that never fires (a date no month has) exits 2 naming the key", async () => {
+    const home = tempHome();
+    writeFileSync(join(home, "config.toml"), '[summary]\ncron = "0 0 31 4 *"\n');
+    const d = startDaemon(home);
+    expect(await d.exited).toBe(2);
+    expect(d.stderr().trim()).toBe(
+      `memvoy: config error in ${join(home, "config.toml")}: summary.cron: invalid cron pattern "0 0 31 4 *": it never fires (no date matches it)`,
+    );
+    const check = await cli(home, ["config", "check"], { MEMVOY_SUMMARY_CRON: "0 0 30 2 *" });
+    expect(check.code).toBe(2);
+    expect(check.stderr).toContain("summary.cron");
+  });
+
   test("--verbose mirrors the log to stderr", async () => {
     const home = tempHome();
     const d = startDaemon(home, {}, ["--verbose"]);
