@@ -114,7 +114,14 @@ test("relevance: none kept leaves the summary out, with no system section", asyn
 
 test("relevance: a failed check keeps every entry", async () => {
   await withDecisionModel();
-  for (const step of [{ status: 500 }, { text: "no idea" }, { json: { key_decisions: "all" } }]) {
+  for (const step of [
+    { status: 500 },
+    { text: "no idea" },
+    { json: { key_decisions: "all" } },
+    // JSON with none of the answer's keys is no answer, not "nothing is relevant".
+    { json: { relevant_entries: { key_decisions: [0], current_discussion: true } } },
+    { json: {} },
+  ]) {
     s.fake.push(step);
     const ctx = await s.api.context("s1", "Anything?");
     expect(ctx.summaryFilter!.outcome).toBe("failed");

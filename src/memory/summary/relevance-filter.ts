@@ -27,6 +27,11 @@ const Answer = v.object({
   current_discussion: v.optional(v.boolean(), false),
 });
 
+/** A key left out means none of that kind, but an object with none of the keys is no answer (not "none relevant"). */
+function holdsAnswerKey(c: unknown): boolean {
+  return typeof c === "object" && c !== null && Object.keys(Answer.entries).some((k) => k in c);
+}
+
 function entryCount(s: Summary): number {
   return s.key_decisions.length + s.past_discussions.length + (currentIsEmpty(s.current_discussion) ? 0 : 1);
 }
@@ -93,6 +98,7 @@ export async function filterRelevant(
       deadlineMs: timeoutMs,
     });
     for (const c of candidates) {
+      if (!holdsAnswerKey(c)) continue;
       const r = v.safeParse(Answer, c);
       if (r.success) return r.output;
     }
