@@ -1,4 +1,4 @@
-// `memvoy --daemon`: one foreground process per home running the jobs until SIGTERM/SIGINT. Its LanceDB work
+// `memvoy --daemon`: one foreground process per home running the jobs until SIGTERM/SIGINT/SIGHUP. Its LanceDB work
 // runs in short-lived children (workers.ts), so the daemon itself stays small while idle.
 import { inspectConfig } from "../app/config-info.ts";
 import { watchPaths } from "../app/home-watch.ts";
@@ -121,6 +121,8 @@ export async function runDaemon(o: DaemonOptions): Promise<number> {
   const onSignal = (sig: string) => () => stopping.resolve(sig);
   process.on("SIGTERM", onSignal("SIGTERM"));
   process.on("SIGINT", onSignal("SIGINT"));
+  // A hangup (the terminal or ssh session it was started from closed) stops it cleanly too, instead of killing it.
+  process.on("SIGHUP", onSignal("SIGHUP"));
   process.on("unhandledRejection", (err) => log.error("daemon.unhandled", { error: log.scrub(describeError(err)) }));
 
   let api: HomeMemory | SharedHome;

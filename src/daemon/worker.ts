@@ -74,6 +74,7 @@ export async function runWorker(kind: WorkKind, home: string, lingerMs: number):
   };
   process.on("SIGTERM", stop);
   process.on("SIGINT", stop);
+  process.on("SIGHUP", stop);
   const parent = process.ppid;
   const watchParent = setInterval(() => {
     if (process.ppid !== parent) stop();

@@ -96,7 +96,7 @@ describe("status and stop", () => {
 });
 
 describe("signals", () => {
-  for (const sig of ["SIGTERM", "SIGINT"] as const) {
+  for (const sig of ["SIGTERM", "SIGINT", "SIGHUP"] as const) {
     test(`${sig}: exit 0 and a stop line in the log`, async () => {
       const home = tempHome();
       const d = startDaemon(home);
