@@ -44,7 +44,10 @@ function configProblem(d: Exclude<ConfigProblem, { problem: "unreadable" }>): st
 
 type Table = Record<string, unknown>;
 
-/** MEMVOY_SUMMARY_MODEL -> summary.model; MEMVOY_REPLY_LANG -> reply_lang. Values are TOML-typed when they parse. */
+/**
+ * MEMVOY_SUMMARY_MODEL -> summary.model; MEMVOY_REPLY_LANG -> reply_lang. Whole numbers, floats, true/false and
+ * TOML arrays are typed; anything else is text.
+ */
 function envOverrides(env: Record<string, string | undefined>): Table {
   const out: Table = {};
   const sections = Object.keys(ConfigSchema.entries).filter(
@@ -87,6 +90,15 @@ function overrideBothAliases(over: Table): Table {
 function coerce(raw: string): unknown {
   if (/^-?\d+$/.test(raw)) return Number(raw);
   if (raw === "true" || raw === "false") return raw === "true";
+  // A float (search.min_score) or a TOML array (import.sources); anything else stays text.
+  if (/^[+-]?(?:\d+\.\d+|\d+(?:\.\d+)?[eE][+-]?\d+)$/.test(raw)) return Number(raw);
+  if (raw.trimStart().startsWith("[")) {
+    try {
+      return (parseToml(`value = ${raw}`) as { value: unknown }).value;
+    } catch {
+      // not a TOML array: the schema names the key
+    }
+  }
   return raw;
 }
 

@@ -48,6 +48,29 @@ test("an environment override of either decision_model name replaces the file's 
   );
 });
 
+test("environment overrides of every value type: float, array, whole number, boolean, text", async () => {
+  const c = loadConfig(configFile(""), {
+    MEMVOY_SEARCH_MIN_SCORE: "0.35",
+    MEMVOY_IMPORT_SOURCES: '["claude-code", "codex"]',
+    MEMVOY_DAEMON_LOG_MAX_BYTES: "65536",
+    MEMVOY_IMPORT_SUMMARIZE: "true",
+    MEMVOY_SUMMARY_CRON: "*/5 * * * * *",
+    MEMVOY_REPLY_LANG: "zh-TW",
+  });
+  expect(c.search.min_score).toBe(0.35);
+  expect(c.import.sources).toEqual(["claude-code", "codex"]);
+  expect([c.daemon.log_max_bytes, c.import.summarize, c.summary.cron, c.reply_lang]).toEqual([
+    65536,
+    true,
+    "*/5 * * * * *",
+    "zh-TW",
+  ]);
+  // Not an array after all: the key is named.
+  expect(() => loadConfig(configFile(""), { MEMVOY_IMPORT_SOURCES: "[claude-code" })).toThrow(/import\.sources/);
+  const r = await cli(["config", "check"], { home: tempHome(), env: { MEMVOY_SEARCH_MIN_SCORE: "0.2" } });
+  expect([r.code, r.stderr]).toEqual([0, ""]);
+});
+
 test("both decision_model keys set to different values: a config error naming both, exit 2", async () => {
   const file = configFile('decision_model = "a"\n[summary]\ndecision_model = "b"\n');
   expect(() => loadConfig(file, {})).toThrow(ConfigError);
