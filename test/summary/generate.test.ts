@@ -59,6 +59,20 @@ test("prompt structure: previous summary in the system prompt, chunks within the
   expect(readText(s.home + "/sessions/s1/.summary_cursor")).toBe(utc(T0 + 11_000));
 });
 
+test("messages reach the model as written, a template's {{PLACEHOLDERS}} in them included", async () => {
+  s = await setup();
+  const text = "In the prompt file, {{PART}} and {{TRANSCRIPT}} are filled in; {{NAME}} is ours.";
+  s.api.add("s1", [
+    { role: "user", content: text, sendAt: "2026-05-01T09:00:00Z" },
+    { role: "assistant", content: "Noted: {{PART}} stays.", sendAt: "2026-05-01T09:00:01Z" },
+  ]);
+  s.fake.push(summaryStep({ current_discussion: current("templates") }));
+  expect((await s.api.summarize("s1")).sessions[0]!.outcome).toBe("ok");
+  const entries = transcriptEntries(transcriptOf(s.fake.requests[0]!.messages[0]!.content));
+  expect(entries.map((e) => e.text)).toEqual([text, "Noted: {{PART}} stays."]);
+  expect(s.fake.requests[0]!.messages[0]!.content).toContain("(part 1 of 1)");
+});
+
 test("a 3-chunk run whose second call fails keeps chunk 1; the next run sends chunks 2 and 3 only", async () => {
   s = await setup({ MEMVOY_SUMMARY_CHUNK_CHARS: "1000", MEMVOY_SUMMARY_MAX_RETRIES: "0" });
   addExchanges(s.api, "s1", 6);

@@ -17,9 +17,12 @@ export const PROMPTS = {
   priorSummaryTurn,
 };
 
-/** Replace every {{NAME}} (split/join: no `$` surprises from String.replace). */
+/**
+ * Replace every {{NAME}} of the template in one pass: a value is never searched again, so a message that
+ * happens to hold `{{PART}}` reaches the model as written. Names with no value are left as they are.
+ */
 export function fill(template: string, values: Record<string, string>): string {
-  let out = template;
-  for (const [name, value] of Object.entries(values)) out = out.split(`{{${name}}}`).join(value);
-  return out.trimEnd();
+  return template
+    .replace(/\{\{([A-Z_]+)\}\}/g, (whole, name: string) => (Object.hasOwn(values, name) ? values[name]! : whole))
+    .trimEnd();
 }
