@@ -3,6 +3,7 @@
 // overall deadline, token usage reported per answer, and JSON answers pulled out of the text.
 import type { Config } from "../config/schema.ts";
 import {
+  InvalidBaseUrlError,
   LlmAbortedError,
   LlmAnswerError,
   LlmCallError,
@@ -23,7 +24,10 @@ type SdkMessage = import("@anthropic-ai/sdk").default.Message;
 
 export const DEFAULT_BASE_URL = "https://api.anthropic.com";
 
-/** Settings from ANTHROPIC_API_KEY / ANTHROPIC_BASE_URL and the [summary] config. Throws MissingApiKeyError. */
+/**
+ * Settings from ANTHROPIC_API_KEY / ANTHROPIC_BASE_URL and the [summary] config. Throws MissingApiKeyError, or
+ * InvalidBaseUrlError for a base URL that is no http(s) URL.
+ */
 export function llmSettings(
   env: Readonly<Record<string, string | undefined>>,
   config: Pick<Config["summary"], "timeout_ms" | "max_retries">,
@@ -31,9 +35,12 @@ export function llmSettings(
 ): LlmSettings {
   const apiKey = env.ANTHROPIC_API_KEY?.trim();
   if (!apiKey) throw new MissingApiKeyError();
+  const baseURL = env.ANTHROPIC_BASE_URL?.trim() || DEFAULT_BASE_URL;
+  if (!isHttpUrl(baseURL))
+    throw new InvalidBaseUrlError({ variable: "ANTHROPIC_BASE_URL", value: redactUrl(maskUserinfo(baseURL)) });
   return {
     apiKey,
-    baseURL: env.ANTHROPIC_BASE_URL?.trim() || DEFAULT_BASE_URL,
+    baseURL,
     timeoutMs: config.timeout_ms,
     maxRetries: config.max_retries,
     retryBaseMs: 500,
@@ -237,6 +244,19 @@ function callFailure(call: Pick<LlmCallData, "purpose" | "model" | "url">, f: Fa
   const d: LlmCallData = { ...call, kind: f.kind, attempts, problem: f.text };
   if (f.status !== undefined) d.status = f.status;
   return d;
+}
+
+/** `user:password@` before a host is masked, even in text that does not parse as a URL. */
+function maskUserinfo(text: string): string {
+  return text.replace(/^((?:[A-Za-z][\w+.-]*:)?\/\/)?[^@/\s]*@/, "$1***@");
+}
+
+function isHttpUrl(text: string): boolean {
+  try {
+    return ["http:", "https:"].includes(new URL(text).protocol);
+  } catch {
+    return false;
+  }
 }
 
 /** The Messages endpoint, without any credentials a base URL might carry. */

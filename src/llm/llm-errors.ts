@@ -13,6 +13,15 @@ export class MissingApiKeyError extends namedError<{ variable: "ANTHROPIC_API_KE
   }
 }
 
+/** ANTHROPIC_BASE_URL is set to something that is no http(s) URL: no call can reach the API. */
+export const InvalidBaseUrlError = namedError<{ variable: "ANTHROPIC_BASE_URL"; value: string }>(
+  "InvalidBaseUrlError",
+  "input",
+  (d) =>
+    `${d.variable} ${JSON.stringify(d.value)} is not an http(s) URL (e.g. https://api.anthropic.com or http://127.0.0.1:8080); nothing was changed`,
+);
+export type InvalidBaseUrlError = InstanceType<typeof InvalidBaseUrlError>;
+
 export type LlmFailureKind = "timeout" | "rate-limit" | "overloaded" | "server" | "connection" | "auth" | "request";
 
 /** What a failed call tells its caller: the kind, the HTTP status, whether retrying later can help. */

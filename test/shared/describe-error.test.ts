@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { DemoHomeNotAFolderError, DemoHomeNotEmptyError } from "../../src/app/demo/seed-demo.ts";
 import { ConfigError } from "../../src/config/load.ts";
 import { DaemonStoppingError, WorkerExitError } from "../../src/daemon/workers.ts";
-import { LlmCallError, MissingApiKeyError } from "../../src/llm/llm-errors.ts";
+import { InvalidBaseUrlError, LlmCallError, MissingApiKeyError } from "../../src/llm/llm-errors.ts";
 import { AmbiguousErrorIdError, UnknownErrorIdError } from "../../src/memory/error-memory/error-ids.ts";
 import { UnknownSessionError } from "../../src/memory/session-admin.ts";
 import { describeError, errorCode, exitCodeOf } from "../../src/shared/describe-error.ts";
@@ -123,6 +123,11 @@ test("each named error kind reads as one line with its facts", () => {
     ],
     [new InvalidSessionIdError({ id: 42 }), /^invalid session id 42:/, 2],
     [new MissingApiKeyError(), /^ANTHROPIC_API_KEY is not set/, 2],
+    [
+      new InvalidBaseUrlError({ variable: "ANTHROPIC_BASE_URL", value: "localhost:8080" }),
+      /^ANTHROPIC_BASE_URL "localhost:8080" is not an http\(s\) URL/,
+      2,
+    ],
     [
       new LlmCallError({
         purpose: "summary",
@@ -328,6 +333,11 @@ const KINDS: [Error & { data: object }, string, 1 | 2][] = [
   [
     new MissingApiKeyError(),
     "ANTHROPIC_API_KEY is not set: summaries need the Anthropic API (set it, and ANTHROPIC_BASE_URL for a proxy); nothing was changed",
+    2,
+  ],
+  [
+    new InvalidBaseUrlError({ variable: "ANTHROPIC_BASE_URL", value: "localhost:8080" }),
+    'ANTHROPIC_BASE_URL "localhost:8080" is not an http(s) URL (e.g. https://api.anthropic.com or http://127.0.0.1:8080); nothing was changed',
     2,
   ],
   [

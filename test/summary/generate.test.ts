@@ -3,6 +3,7 @@
 import { afterEach, expect, test } from "bun:test";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { MissingApiKeyError } from "../../src/llm/llm-errors.ts";
+import { cli } from "../fixture/home.ts";
 import {
   addExchanges,
   historyWrittenEarlier,
@@ -303,6 +304,27 @@ test("a missing ANTHROPIC_API_KEY is one clear line and changes nothing", async 
   const view = api.summary("s1");
   expect([view.lastRun, view.usage]).toEqual([undefined, []]);
   expect(s.fake.calls).toBe(0);
+});
+
+test("an ANTHROPIC_BASE_URL that is no http(s) URL is one clear line, exit 2, and changes nothing", async () => {
+  s = await setup();
+  addExchanges(s.api, "s1", 1);
+  for (const [value, shown] of [
+    ["127.0.0.1:8080", "127.0.0.1:8080"],
+    ["bob:hunter2@proxy.internal:8080", "***@proxy.internal:8080"],
+  ] as const) {
+    const r = await cli(["summarize", "s1"], {
+      home: s.home,
+      env: { ANTHROPIC_API_KEY: s.fake.apiKey, ANTHROPIC_BASE_URL: value },
+    });
+    expect([r.code, r.stdout]).toEqual([2, ""]);
+    expect(r.stderr).toBe(
+      `memvoy: ANTHROPIC_BASE_URL "${shown}" is not an http(s) URL (e.g. https://api.anthropic.com or http://127.0.0.1:8080); nothing was changed\n`,
+    );
+  }
+  expect(s.fake.calls).toBe(0);
+  expect(existsSync(s.home + "/sessions/s1/summary.json")).toBe(false);
+  expect(s.api.summary("s1").lastRun).toBeUndefined();
 });
 
 test("an abort during a chunk leaves summary.json as the last saved chunk left it", async () => {
