@@ -93,6 +93,17 @@ test("other errors are not retried; a refused key is fatal", async () => {
   expect((await wrongKey.complete(req()).catch((e) => e)).kind).toBe("auth");
 });
 
+test("a 404 names the URL it came from: a base URL ending in /v1 is told from an unknown model", async () => {
+  fake.push({ status: 404, message: "Not Found" });
+  const e = await client()
+    .complete(req())
+    .catch((e) => e);
+  expect([e.kind, e.fatal, e.status]).toEqual(["request", true, 404]);
+  expect(e.message).toBe(
+    `summary call to claude-sonnet-5-5 failed: HTTP 404: Not Found (from ${fake.url}/v1/messages)`,
+  );
+});
+
 test("a timeout fails at once; the overall deadline also bounds retries and back-off", async () => {
   fake.push({ hang: true });
   const t = await client({ timeout_ms: 200 })
