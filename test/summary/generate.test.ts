@@ -392,6 +392,38 @@ test("reset --all forgets the run and position but keeps token usage; rm removes
   expect(s.api.summary("s2").lastRun).toBeUndefined();
 });
 
+test("reset --all, rm or rm-message --drop-summary during a run: the run saves nothing, so the summary stays gone", async () => {
+  s = await setup({ MEMVOY_SUMMARY_MAX_RETRIES: "0" });
+  for (const remove of ["reset --all", "rm-message --drop-summary", "rm"] as const) {
+    addExchanges(s.api, "s1", 1, { tag: "first" });
+    s.fake.reset();
+    s.fake.push(summaryStep({ key_decisions: ["Do: keep the first plan"], current_discussion: current("first") }));
+    expect((await s.api.summarize("s1")).sessions[0]!.outcome).toBe("ok");
+    addExchanges(s.api, "s1", 1, { tag: "second", startMs: T0 + 60_000 });
+    const answered = Promise.withResolvers<void>();
+    s.fake.push({
+      until: answered.promise,
+      then: summaryStep({ key_decisions: ["Do: keep the secret plan"], current_discussion: current("secret") }),
+    });
+    const running = s.api.summarize("s1");
+    await s.fake.waitForCalls(2);
+    if (remove === "reset --all") s.api.reset("s1", { all: true });
+    else if (remove === "rm") s.api.remove("s1");
+    else await s.api.rmMessage(s.api.history("s1").at(-1)!.id, { dropSummary: true });
+    answered.resolve();
+    const r = (await running).sessions[0]!;
+    expect(r.outcome).toBe("failed");
+    expect(r.error).toBe(
+      "the summary of s1 was removed (rm, reset --all or rm-message --drop-summary) while this run went on; nothing was saved",
+    );
+    expect(existsSync(s.home + "/sessions/s1/summary.json")).toBe(false);
+    expect(existsSync(s.home + "/sessions/s1/.summary_cursor")).toBe(false);
+    if (remove !== "rm") expect(s.api.summary("s1").lastRun).toBeUndefined();
+    else expect(existsSync(s.home + "/sessions/s1")).toBe(false);
+    if (remove !== "rm") s.api.remove("s1");
+  }
+});
+
 test("a session already being summarized is reported busy, not summarized twice", async () => {
   s = await setup();
   addExchanges(s.api, "s1", 1);

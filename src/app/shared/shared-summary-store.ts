@@ -10,7 +10,13 @@ import { sha256 } from "../../storage/history/summary-file.ts";
 import type { RunCounters, SummaryPosition, SummaryText } from "../../storage/ports/archive-port.ts";
 import type { RunStart, SummaryRunStore } from "../../memory/summary/summary-run-store.ts";
 import type { StartPoint } from "../../memory/summary/summary-start.ts";
-import { dropCursorsOwn, readCursor, readSummary, runStart } from "../../memory/summary/summary-store.ts";
+import {
+  SummaryRunEndedError,
+  dropCursorsOwn,
+  readCursor,
+  readSummary,
+  runStart,
+} from "../../memory/summary/summary-store.ts";
 import { assertValidSummary } from "../../memory/summary/summary-schema.ts";
 import { summaryText, type Summary } from "../../memory/summary/summary-types.ts";
 import { cursorText } from "../../storage/history/cursor-file.ts";
@@ -26,12 +32,7 @@ export const SummaryChangedError = namedError<{ session: string }>(
 );
 
 /** The run's record left the archive while it went on (rm, reset --all or rm-message --drop-summary). */
-export const SummaryRunEndedError = namedError<{ session: string }>(
-  "SummaryRunEndedError",
-  "runtime",
-  (d) =>
-    `the summary of ${d.session} was removed (rm, reset --all or rm-message --drop-summary) while this run went on; nothing was saved`,
-);
+export { SummaryRunEndedError };
 
 export class SharedSummaryStore implements SummaryRunStore {
   readonly recordsIn = "the archive";

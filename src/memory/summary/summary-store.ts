@@ -8,7 +8,7 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import * as v from "valibot";
 import { ensureDir, type StagedFile } from "../../shared/atomic-write.ts";
-import { errorMessage } from "../../shared/errors.ts";
+import { errorMessage, namedError } from "../../shared/errors.ts";
 import { tryLockFile } from "../../shared/file-lock.ts";
 import { refuseSessionSymlinks } from "../../storage/history/no-symlink.ts";
 import type { StoredMessage } from "../../shared/message.ts";
@@ -46,6 +46,7 @@ import {
   type SummaryPosition,
 } from "../../storage/sqlite/summary-runs-repo.ts";
 import { withWriteLock } from "../../storage/sqlite/write-lock.ts";
+import { withHomeLock } from "../home-lock.ts";
 import type { MemoryContext } from "../memory-context.ts";
 import { findStart, type StartPoint } from "./summary-start.ts";
 import type { RunStart, SummaryRunStore } from "./summary-run-store.ts";
@@ -84,6 +85,15 @@ export function removeSummaryFiles(ctx: MemoryContext, session: string): boolean
 
 const RUN_LOCK = ".summary.lock";
 
+/** The run's record was deleted while it went on (rm, reset --all or rm-message --drop-summary): it saves nothing. */
+export const SummaryRunEndedError = namedError<{ session: string }>(
+  "SummaryRunEndedError",
+  "runtime",
+  (d) =>
+    `the summary of ${d.session} was removed (rm, reset --all or rm-message --drop-summary) while this run went on; nothing was saved`,
+);
+export type SummaryRunEndedError = InstanceType<typeof SummaryRunEndedError>;
+
 /** Whether a Generate run holds the session's run lock now (a run recorded as running whose process died does not). */
 export function summaryRunHeld(ctx: MemoryContext, session: string): boolean {
   const path = join(ctx.paths.session(session), RUN_LOCK);
@@ -96,6 +106,8 @@ export function summaryRunHeld(ctx: MemoryContext, session: string): boolean {
 
 export class SummaryStore implements SummaryRunStore {
   readonly recordsIn = "history.db";
+  /** When begin() recorded this run: a save requires the record still to be this run's (removals delete it). */
+  #startedAt?: bigint;
 
   constructor(
     private readonly ctx: MemoryContext,
@@ -113,7 +125,9 @@ export class SummaryStore implements SummaryRunStore {
   /** Record the run as started and repair a save a crash interrupted. Returns what the repair did, if anything. */
   begin(): string | undefined {
     const { ctx, session } = this;
-    withWriteLock(ctx.db, () => startSummaryRun(ctx.db, session, ctx.now()));
+    const at = ctx.now();
+    withWriteLock(ctx.db, () => startSummaryRun(ctx.db, session, at));
+    this.#startedAt = at;
     const pending = getSummaryRun(ctx.db, session)?.pending;
     if (!pending) return undefined;
     const file = readSummaryJson(ctx.paths.summary(session));
@@ -204,6 +218,21 @@ export class SummaryStore implements SummaryRunStore {
    * full disk), the pending record lets the next run finish it, and the failure is returned as a note.
    */
   save(summary: Summary, position: SummaryPosition): string | undefined {
+    // Under the home's writer lock, which rm, reset --all and rm-message --drop-summary hold while they delete
+    // the summary and this run's record: a run they overtook never writes the old conversation back.
+    return withHomeLock(this.ctx, () => {
+      this.#assertStillMine();
+      return this.#save(summary, position);
+    });
+  }
+
+  #assertStillMine(): void {
+    if (this.#startedAt === undefined) return;
+    if (getSummaryRun(this.ctx.db, this.session)?.startedAt !== this.#startedAt)
+      throw new SummaryRunEndedError({ session: this.session });
+  }
+
+  #save(summary: Summary, position: SummaryPosition): string | undefined {
     const { ctx, session } = this;
     const { staged: summaryFile, sha } = stageSummaryText(
       ctx.paths.summary(session),
