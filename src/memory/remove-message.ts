@@ -9,7 +9,7 @@ import { NS_PER_SEC } from "../shared/time.ts";
 import { CorruptHistoryError, forgetHistoryCache, readHistory } from "../storage/history/history-file.ts";
 import { deleteOneMessage, getMessagesById, purgeDeletedFromFts } from "../storage/sqlite/messages-repo.ts";
 import { checkpointTruncate } from "../storage/sqlite/open-database.ts";
-import { deleteSummaryRun, getSummaryRun } from "../storage/sqlite/summary-runs-repo.ts";
+import { deleteSummaryRun, getSummaryRun, restartSummaryRun } from "../storage/sqlite/summary-runs-repo.ts";
 import { addTombstones, idTombstone } from "../storage/sqlite/tombstones-repo.ts";
 import { withWriteLock } from "../storage/sqlite/write-lock.ts";
 import { removeStaleTempFiles, rollForward } from "./crash-recovery.ts";
@@ -72,6 +72,9 @@ export function removeMessage(
         rmSync(ctx.paths.summary(sessionId), { force: true });
         rmSync(ctx.paths.cursor(sessionId), { force: true });
         withWriteLock(ctx.db, () => deleteSummaryRun(ctx.db, sessionId));
+      } else if (!summarized && summaryStore().summaryRunHeld(ctx, sessionId)) {
+        // A run in flight may have read the message: its saves are refused, and the next run goes without it.
+        withWriteLock(ctx.db, () => restartSummaryRun(ctx.db, sessionId, ctx.now()));
       }
       finishRemoval(ctx, m.session, m.id);
       const result = { id: m.id, session: m.session, wasRecent: m.recent, summarized, summaryRemoved };

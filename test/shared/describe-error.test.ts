@@ -70,6 +70,7 @@ import { MigrateBusyError, VectorWriteBusyError } from "../../src/app/migrate-tu
 import { SessionLockTimeoutError } from "../../src/storage/ports/archive-errors.ts";
 import { NotInSharedModeError, SharedVectorsMissingError } from "../../src/app/shared/shared-mode-errors.ts";
 import { SummaryChangedError, SummaryRunEndedError } from "../../src/app/shared/shared-summary-store.ts";
+import { SummaryMessageRemovedError } from "../../src/memory/summary/summary-store.ts";
 import { PgAccessError, PgConnectError, PgUrlError } from "../../src/storage/postgres/pg-connect-error.ts";
 import { PgSchemaTooNewError } from "../../src/storage/postgres/pg-migrate.ts";
 import { VectorKeysMissingError } from "../../src/storage/ports/vector-location.ts";
@@ -870,6 +871,11 @@ const KINDS: [Error & { data: object }, string, 1 | 2][] = [
   [
     new SummaryRunEndedError({ session: "s1" }),
     "the summary of s1 was removed (rm, reset --all or rm-message --drop-summary) while this run went on; nothing was saved",
+    1,
+  ],
+  [
+    new SummaryMessageRemovedError({ session: "s1" }),
+    "a message of s1 was removed (rm-message) while this run went on; nothing was saved (the next run summarizes without it)",
     1,
   ],
   [

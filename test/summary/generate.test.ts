@@ -424,6 +424,36 @@ test("reset --all, rm or rm-message --drop-summary during a run: the run saves n
   }
 });
 
+test("rm-message of a message a run in flight has read: the run saves nothing, and the next one goes without it", async () => {
+  s = await setup({ MEMVOY_SUMMARY_MAX_RETRIES: "0" });
+  addExchanges(s.api, "s1", 1, { tag: "first" });
+  s.fake.push(summaryStep({ key_decisions: ["Do: keep the first plan"], current_discussion: current("first") }));
+  expect((await s.api.summarize("s1")).sessions[0]!.outcome).toBe("ok");
+  const before = readText(s.home + "/sessions/s1/summary.json");
+  s.api.add("s1", [
+    { role: "user", content: "oops, my key is sk-pasted-by-mistake", sendAt: "2026-05-01T10:00:00Z" },
+    { role: "assistant", content: "Please rotate it.", sendAt: "2026-05-01T10:00:01Z" },
+  ]);
+  const answered = Promise.withResolvers<void>();
+  s.fake.push({ until: answered.promise, then: summaryStep({ key_decisions: ["Do: use sk-pasted-by-mistake"] }) });
+  const running = s.api.summarize("s1");
+  await s.fake.waitForCalls(2);
+  const pasted = s.api.history("s1").find((m) => m.content.includes("sk-pasted"))!;
+  const removed = await s.api.rmMessage(pasted.id);
+  expect([removed.summarized, removed.summaryRemoved]).toEqual([false, false]);
+  answered.resolve();
+  const r = (await running).sessions[0]!;
+  expect([r.outcome, r.error]).toEqual([
+    "failed",
+    "a message of s1 was removed (rm-message) while this run went on; nothing was saved (the next run summarizes without it)",
+  ]);
+  expect(readText(s.home + "/sessions/s1/summary.json")).toBe(before);
+  s.fake.push(summaryStep({ key_decisions: ["Do: rotate keys"] }));
+  expect((await s.api.summarize("s1")).sessions[0]!.outcome).toBe("ok");
+  const sent = transcriptEntries(transcriptOf(s.fake.requests.at(-1)!.messages[0]!.content)).map((e) => e.text);
+  expect(sent).toEqual(["Please rotate it."]);
+});
+
 test("a session already being summarized is reported busy, not summarized twice", async () => {
   s = await setup();
   addExchanges(s.api, "s1", 1);

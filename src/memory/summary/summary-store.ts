@@ -94,6 +94,15 @@ export const SummaryRunEndedError = namedError<{ session: string }>(
 );
 export type SummaryRunEndedError = InstanceType<typeof SummaryRunEndedError>;
 
+/** A message of the session was removed while the run went on (it may have read it): it saves nothing. */
+export const SummaryMessageRemovedError = namedError<{ session: string }>(
+  "SummaryMessageRemovedError",
+  "runtime",
+  (d) =>
+    `a message of ${d.session} was removed (rm-message) while this run went on; nothing was saved (the next run summarizes without it)`,
+);
+export type SummaryMessageRemovedError = InstanceType<typeof SummaryMessageRemovedError>;
+
 /** Whether a Generate run holds the session's run lock now (a run recorded as running whose process died does not). */
 export function summaryRunHeld(ctx: MemoryContext, session: string): boolean {
   const path = join(ctx.paths.session(session), RUN_LOCK);
@@ -228,8 +237,9 @@ export class SummaryStore implements SummaryRunStore {
 
   #assertStillMine(): void {
     if (this.#startedAt === undefined) return;
-    if (getSummaryRun(this.ctx.db, this.session)?.startedAt !== this.#startedAt)
-      throw new SummaryRunEndedError({ session: this.session });
+    const run = getSummaryRun(this.ctx.db, this.session);
+    if (!run) throw new SummaryRunEndedError({ session: this.session });
+    if (run.startedAt !== this.#startedAt) throw new SummaryMessageRemovedError({ session: this.session });
   }
 
   #save(summary: Summary, position: SummaryPosition): string | undefined {

@@ -101,6 +101,11 @@ export function finishSummaryRun(
   ).run(at, outcome, error ?? null, c.chunksDone, c.chunksTotal, c.calls, c.inputTokens, c.outputTokens, session);
 }
 
+/** Give the run in flight a new start time: its saves, which require the time it recorded, are refused. */
+export function restartSummaryRun(db: Database, session: string, at: bigint): void {
+  db.prepare("UPDATE summary_runs SET started_at = ? WHERE session_id = ?").run(at, session);
+}
+
 /** Phase 1 of a commit: remember what is about to be renamed into place. */
 export function setPendingPosition(db: Database, session: string, p: SummaryPosition, sha: string): void {
   db.prepare(
