@@ -2,6 +2,14 @@
 import { closeSync, fdatasyncSync, openSync, renameSync, rmSync, writeSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { FILE_MODE } from "./atomic-write.ts";
+import { namedError } from "./errors.ts";
+
+/** The target's folder does not take a new file (read-only, a pseudo file system, no permission). */
+export const UnwritableOutputError = namedError<{ path: string; reason: string }>(
+  "UnwritableOutputError",
+  "input",
+  (d) => `cannot write ${d.path}: ${d.reason}`,
+);
 
 export interface AtomicStream {
   write(text: string): void;
@@ -11,9 +19,23 @@ export interface AtomicStream {
   discard(): void;
 }
 
+const REASONS: Record<string, string> = {
+  ENOENT: "its folder does not take new files",
+  EACCES: "permission denied",
+  EPERM: "permission denied",
+  EROFS: "read-only file system",
+  ENOTDIR: "a part of the path is not a folder",
+};
+
 export function openAtomicStream(path: string): AtomicStream {
   const tmp = join(dirname(path), `.${basename(path)}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`);
-  const fd = openSync(tmp, "w", FILE_MODE);
+  let fd: number;
+  try {
+    fd = openSync(tmp, "w", FILE_MODE);
+  } catch (err) {
+    const e = err as NodeJS.ErrnoException;
+    throw new UnwritableOutputError({ path, reason: REASONS[e.code ?? ""] ?? e.message }, { cause: err });
+  }
   let open = true;
   let pending: string[] = [];
   let pendingLen = 0;

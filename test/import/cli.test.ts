@@ -193,6 +193,12 @@ describe("memvoy import / export", () => {
     expect((await cli(["import", "--help"], { home })).stdout).toContain("30m, 12h, 3d, 2w, 1y");
     expect((await cli(["export"], { home })).code).toBe(2);
     expect((await cli(["export", "--all", "--format", "pdf"], { home })).code).toBe(2);
+    // A folder that takes no new file (/proc): one line naming the output, exit 2, no temp file's name.
+    const unwritable = await cli(["export", "--all", "--output", "/proc/memvoy-export.jsonl"], { home: tempHome() });
+    expect([unwritable.code, unwritable.stderr.trim()]).toEqual([
+      2,
+      "memvoy: cannot write /proc/memvoy-export.jsonl: its folder does not take new files",
+    ]);
 
     const src = tempHome("cc-");
     const projects = writeClaudeProjects(src);
