@@ -71,6 +71,7 @@ import { SessionLockTimeoutError } from "../../src/storage/ports/archive-errors.
 import { NotInSharedModeError, SharedVectorsMissingError } from "../../src/app/shared/shared-mode-errors.ts";
 import { SummaryChangedError, SummaryRunEndedError } from "../../src/app/shared/shared-summary-store.ts";
 import { SummaryMessageRemovedError } from "../../src/memory/summary/summary-store.ts";
+import { UnwritableOutputError } from "../../src/shared/atomic-stream.ts";
 import { PgAccessError, PgConnectError, PgUrlError } from "../../src/storage/postgres/pg-connect-error.ts";
 import { PgSchemaTooNewError } from "../../src/storage/postgres/pg-migrate.ts";
 import { VectorKeysMissingError } from "../../src/storage/ports/vector-location.ts";
@@ -936,6 +937,11 @@ const KINDS: [Error & { data: object }, string, 1 | 2][] = [
   [
     new StdinInputError({ command: "add", problem: "not-utf8" }),
     "add: stdin is not valid UTF-8; nothing was written",
+    2,
+  ],
+  [
+    new UnwritableOutputError({ path: "/proc/x.jsonl", reason: "its folder does not take new files" }),
+    "cannot write /proc/x.jsonl: its folder does not take new files",
     2,
   ],
 ];
