@@ -1,6 +1,6 @@
 // The daemon's log: one line per event in <home>/daemon.log, rotated by size, secrets redacted.
-import { closeSync, fstatSync, openSync, renameSync, rmSync, writeSync } from "node:fs";
-import { FILE_MODE } from "../shared/atomic-write.ts";
+import { closeSync, fstatSync, renameSync, rmSync, writeSync } from "node:fs";
+import { openAppendNoFollow } from "../shared/no-follow.ts";
 import { redactSecrets, secretValues } from "../shared/redact.ts";
 
 export const KEEP_ROTATED = 3;
@@ -43,7 +43,7 @@ export class DaemonLog {
 
   constructor(private readonly options: DaemonLogOptions) {
     this.secrets = secretValues(options.env);
-    this.fd = openSync(options.path, "a", FILE_MODE);
+    this.fd = openAppendNoFollow(options.path);
     this.size = fstatSync(this.fd).size;
   }
 
@@ -91,7 +91,7 @@ export class DaemonLog {
     } catch {
       // keep appending to the current file if it cannot be moved
     }
-    this.fd = openSync(p, "a", FILE_MODE);
+    this.fd = openAppendNoFollow(p);
     this.size = fstatSync(this.fd).size;
   }
 

@@ -1,8 +1,8 @@
 // Cross-process exclusive lock on a file with flock(2) through bun:ffi. The kernel releases it when the
 // holder dies (kill -9 included), so a crash never leaves a stale lock. Reentrant within one process.
-import { closeSync, openSync } from "node:fs";
+import { closeSync } from "node:fs";
 import { namedError } from "./errors.ts";
-import { FILE_MODE } from "./atomic-write.ts";
+import { openAppendNoFollow } from "./no-follow.ts";
 
 const LOCK_EX = 2;
 const LOCK_NB = 4;
@@ -50,7 +50,7 @@ const held = new Map<string, Held>();
 
 /** Try to take the lock without waiting; returns a release function, or undefined when another holds it. */
 export function tryLockFile(path: string): (() => void) | undefined {
-  const fd = openSync(path, "a", FILE_MODE);
+  const fd = openAppendNoFollow(path);
   if (lib().flock(fd, LOCK_EX | LOCK_NB) !== 0) {
     closeSync(fd);
     return undefined;
@@ -81,7 +81,7 @@ export function withFileLock<T>(path: string, fn: () => T, timeoutMs = 30_000, h
       mine.depth--;
     }
   }
-  const fd = openSync(path, "a", FILE_MODE);
+  const fd = openAppendNoFollow(path);
   const deadline = performance.now() + timeoutMs;
   let wait = 0.2;
   while (lib().flock(fd, LOCK_EX | LOCK_NB) !== 0) {

@@ -1,7 +1,17 @@
 // Symbolic links inside the home are never followed for session data (exit 2, nothing changes); the home,
 // config.toml and .store may be links. reset refuses a corrupt history.json and points to doctor --repair.
 import { afterAll, expect, test } from "bun:test";
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { join } from "node:path";
 import { cli, removeTempHomes, tempHome } from "../fixture/home.ts";
 
@@ -79,6 +89,31 @@ test("the home, config.toml and .store may be links", async () => {
   expect(existsSync(join(store, "history.db"))).toBe(true);
   const h = await cli(["history", "s1", "--json"], { home: home2 });
   expect(JSON.parse(h.stdout).messages).toHaveLength(1);
+});
+
+test("a lock file or daemon.log that is a link is refused (exit 2); the file it points to is never written or truncated", async () => {
+  const home = tempHome();
+  const outside = tempHome("memvoy-outside-");
+  await cli(["add", "s1", "--role", "user", "--content", "hello"], { home });
+  const victim = join(outside, "notes.txt");
+  for (const [file, args] of [
+    [join(home, ".store", "write.lock"), ["add", "s1", "--role", "user", "--content", "x"]],
+    [join(home, ".store", "write.lock"), ["reset", "s1"]],
+    [join(home, "daemon.lock"), ["daemon", "status"]],
+    [join(home, "daemon.log"), ["--daemon"]],
+  ] as const) {
+    writeFileSync(victim, "precious");
+    rmSync(file, { force: true });
+    symlinkSync(victim, file);
+    const r = await cli([...args], { home });
+    expect({ args, code: r.code }).toEqual({ args, code: 2 });
+    expect(r.stderr).toContain(`${file} is a symbolic link`);
+    expect(readFileSync(victim, "utf8")).toBe("precious");
+    expect(lstatSync(file).isSymbolicLink()).toBe(true);
+    rmSync(file);
+  }
+  const all = await cli(["history", "s1", "--all", "--json"], { home });
+  expect(JSON.parse(all.stdout).messages.map((m: { content: string }) => m.content)).toEqual(["hello"]);
 });
 
 test("reset on a corrupt history.json refuses with exit 2 and points to doctor --repair; nothing is deleted", async () => {

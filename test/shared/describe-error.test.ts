@@ -57,6 +57,7 @@ import { TokenBudgetSpentError } from "../../src/memory/summary/token-budget.ts"
 import { InvalidFilterError, InvalidTimeBoundError } from "../../src/shared/time-filter.ts";
 import { ForeignDatabaseError } from "../../src/storage/foreign/foreign-sqlite.ts";
 import { SymlinkRefusedError } from "../../src/storage/history/no-symlink.ts";
+import { HomeLinkRefusedError } from "../../src/shared/no-follow.ts";
 import { BrokenDatabaseError } from "../../src/storage/sqlite/broken-database.ts";
 import { NoSpaceError } from "../../src/storage/sqlite/no-space.ts";
 import { VectorStoreError } from "../../src/storage/lance/vector-store.ts";
@@ -805,6 +806,11 @@ const KINDS: [Error & { data: object }, string, 1 | 2][] = [
   [
     new SymlinkRefusedError({ path: "/h/sessions/s" }),
     "/h/sessions/s is a symbolic link; memvoy never follows a link inside a session, and nothing was changed. Replace it with the real file or folder",
+    2,
+  ],
+  [
+    new HomeLinkRefusedError({ path: "/h/.store/write.lock" }),
+    "/h/.store/write.lock is a symbolic link; memvoy never follows a link for its own files, and nothing was changed. Remove the link (memvoy creates the file again)",
     2,
   ],
   [
