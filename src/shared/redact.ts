@@ -25,6 +25,12 @@ function secretLike(value: string): boolean {
   return value.length >= 24 || (value.length >= 6 && /[0-9+/=._~-]/.test(value));
 }
 
+/** A name part that makes an assignment a secret (DB_PASS, ENCRYPTION_KEY, secret.key.base). */
+const SECRET_SEGMENT =
+  /(?:^|[_.-])(?:pass|password|passwd|pwd|passphrase|secret|token|key|apikey|credentials?)(?:[_.-]|$)/i;
+
+const STRONG_SEGMENT = /(?:^|[_.-])(?:pass|password|passwd|pwd|passphrase|secret|credentials?)(?:[_.-]|$)/i;
+
 const RULES: Rule[] = [
   {
     kind: "private-key",
@@ -49,6 +55,12 @@ const RULES: Rule[] = [
     kind: "api-key-header",
     re: /\b((?:x-api-key|api-key|x-auth-token|x-access-token|private-token|x-goog-api-key|x-figma-token)\s*:\s*)(?!\[REDACTED)([^\s"',;]+)/gi,
     replace: (_m, head) => `${head}${mark("api-key-header")}`,
+  },
+  {
+    // Incoming-webhook URLs carry their secret in the path.
+    kind: "webhook-url",
+    re: /\b(https?:\/\/(?:hooks\.slack\.com\/(?:services|workflows|triggers)|(?:[a-z]+\.)?discord(?:app)?\.com\/api\/webhooks)\/)[A-Za-z0-9_/-]{8,}/gi,
+    replace: (_m, head) => `${head}${mark("webhook-url")}`,
   },
   { kind: "anthropic-key", re: new RegExp(`${B}sk-ant-[A-Za-z0-9_-]{8,}`, "g") },
   { kind: "openai-key", re: new RegExp(`${B}sk-(?:proj-|svcacct-|admin-|None-)?[A-Za-z0-9_-]{20,}`, "g") },
@@ -81,7 +93,7 @@ const RULES: Rule[] = [
   {
     // PGPASSWORD=…, db_password: "…", aws_secret_access_key = …, ?access_token=…
     kind: "secret-value",
-    re: /\b([A-Za-z0-9_.-]*(?:password|passwd|pwd|secret|token|api[_-]?key|apikey|access[_-]?key|private[_-]?key|account[_-]?key|credentials?))(["']?\s*(=|:)\s*)("[^"\n]*"|'[^'\n]*'|[^\s,;&'"<>)\]}]+)/gi,
+    re: /\b([A-Za-z0-9_.-]*(?:password|passwd|pwd|passphrase|secret|token|api[_-]?key|apikey|access[_-]?key|private[_-]?key|account[_-]?key|credentials?))(["']?\s*(=|:)\s*)("[^"\n]*"|'[^'\n]*'|[^\s,;&'"<>)\]}]+)/gi,
     replace: (m, key, sep, op, value) => {
       const bare = value.replace(/^["']|["']$/g, "");
       if (bare === "" || bare.startsWith("[REDACTED")) return m;
@@ -89,6 +101,25 @@ const RULES: Rule[] = [
       if (op === ":" && !/^["']/.test(value) && !secretLike(bare)) return m;
       return `${key}${sep}${mark("secret-value")}`;
     },
+  },
+  {
+    // .env and shell lines: DB_PASS=…, ENCRYPTION_KEY=…, SECRET_KEY_BASE=… (a name with a secret word in it).
+    kind: "secret-value",
+    re: /\b([A-Za-z][A-Za-z0-9]*(?:[_.-][A-Za-z0-9]+)*)(\s*=\s*)("[^"\n]*"|'[^'\n]*'|[^\s,;&'"<>)\]}]+)/g,
+    replace: (m, name, sep, value) => {
+      const bare = value.replace(/^["']|["']$/g, "");
+      if (!SECRET_SEGMENT.test(name) || bare.startsWith("[REDACTED")) return m;
+      // A password is any value; a key or token name also names ordinary fields (sort_key=created_at).
+      const plain = !STRONG_SEGMENT.test(name) && !(bare.length >= 20 || (bare.length >= 8 && /[0-9]/.test(bare)));
+      if (plain || !secretLike(bare)) return m;
+      return `${name}${sep}${mark("secret-value")}`;
+    },
+  },
+  {
+    kind: "secret-flag",
+    // curl -u user:password (not docker's -u 1000:1000)
+    re: /((?:^|\s)(?:-u|--user)[ \t]+[^\s:@]+:)(?!\[REDACTED)([^\s@]+)(?=\s|$)/gm,
+    replace: (m, head, value) => (/^\d+$/.test(value) ? m : `${head}${mark("secret-flag")}`),
   },
   {
     kind: "secret-flag",

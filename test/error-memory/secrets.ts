@@ -40,6 +40,12 @@ const replicate = `r8_${alnum(37, 23)}`;
 const digitalOcean = `dop_v1_${alnum(64, 24).toLowerCase()}`;
 const perplexity = `pplx-${alnum(48, 25)}`;
 const azureKey = `${alnum(60, 26)}+/${alnum(24, 27)}==`;
+const dbPass = `Xk9#${alnum(10, 28)}`;
+const encryptionKey = alnum(32, 29).toLowerCase();
+const keyBase = alnum(40, 30);
+const slackHook = `T024BE7LD/B01ABCDEF/${alnum(24, 31)}`;
+const discordHook = `112233445566778899/${alnum(68, 32)}`;
+const curlPassword = `S3cret${alnum(8, 33)}`;
 
 export const SECRETS: SecretCase[] = [
   {
@@ -183,5 +189,33 @@ export const SECRETS: SecretCase[] = [
     secretParts: [azureKey, azureKey.slice(0, 40)],
     keep: ["ClientAuthenticationError", "AccountName=shopdata", "EndpointSuffix=core.windows.net"],
     keyword: `AccountKey=${azureKey.slice(0, 40)}`,
+  },
+  {
+    name: ".env lines (DB_PASS, ENCRYPTION_KEY, SECRET_KEY_BASE)",
+    text: `app failed to boot with this .env:\nDB_PASS=${dbPass}\nexport ENCRYPTION_KEY=${encryptionKey}\nSECRET_KEY_BASE="${keyBase}"\nPORT=3000`,
+    secretParts: [dbPass, encryptionKey, keyBase],
+    keep: ["app failed to boot", "DB_PASS=", "ENCRYPTION_KEY=", "PORT=3000"],
+    keyword: `DB_PASS=${dbPass}`,
+  },
+  {
+    name: "Slack incoming webhook URL",
+    text: `curl: (22) The requested URL returned error: 404 for https://hooks.slack.com/services/${slackHook}`,
+    secretParts: [slackHook, slackHook.slice(20)],
+    keep: ["returned error: 404", "https://hooks.slack.com/services/"],
+    keyword: "",
+  },
+  {
+    name: "Discord webhook URL",
+    text: `POST https://discord.com/api/webhooks/${discordHook} failed: 429 Too Many Requests`,
+    secretParts: [discordHook, discordHook.slice(19)],
+    keep: ["429 Too Many Requests", "https://discord.com/api/webhooks/"],
+    keyword: "",
+  },
+  {
+    name: "curl -u user:password",
+    text: `command failed: curl -u deploy:${curlPassword} https://artifacts.example.com/upload (exit 22)`,
+    secretParts: [curlPassword],
+    keep: ["command failed", "curl -u deploy:", "(exit 22)"],
+    keyword: "",
   },
 ];
