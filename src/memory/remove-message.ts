@@ -19,6 +19,8 @@ import type { MemoryContext } from "./memory-context.ts";
 import { ensureBackfilled } from "./sessions-list.ts";
 import { UnknownMessageError } from "./message-lookup.ts";
 import { removeKeptCopies } from "./kept-copies.ts";
+import { finishSessionDeletion } from "./session-admin.ts";
+import { isSessionDeletion, pendingSessionDeletions } from "../storage/sqlite/pending-removals-repo.ts";
 
 // Loaded when a removal needs it: every open runs finishPendingRemovals, and search never reads summaries.
 const summaryStore = () => require("./summary/summary-store.ts") as typeof import("./summary/summary-store.ts");
@@ -94,7 +96,8 @@ export function finishPendingRemovals(ctx: MemoryContext): number {
   if (pending().length === 0) return 0;
   return withHomeLock(ctx, () => {
     const rows = pending();
-    for (const r of rows) finishRemoval(ctx, r.session_id, r.message_id);
+    for (const r of rows) if (!isSessionDeletion(r.message_id)) finishRemoval(ctx, r.session_id, r.message_id);
+    for (const d of pendingSessionDeletions(ctx.db)) finishSessionDeletion(ctx, d); // a reset or rm
     return rows.length;
   }, [...new Set(pending().map((r) => r.session_id))]);
 }

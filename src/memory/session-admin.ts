@@ -1,16 +1,22 @@
 // reset (history + archive + vectors; the summary survives unless --all) and rm (everything of a session).
-import { existsSync, rmSync } from "node:fs";
+import { existsSync, lstatSync, rmSync } from "node:fs";
 import { namedError } from "../shared/errors.ts";
+import { faultPoint } from "../shared/fault-point.ts";
 import { assertSessionId } from "../shared/session-id.ts";
 import { refuseSessionSymlinks } from "../storage/history/no-symlink.ts";
-import { forgetHistoryCache, readHistory } from "../storage/history/history-file.ts";
+import { CorruptHistoryError, forgetHistoryCache, readHistory } from "../storage/history/history-file.ts";
 import { deleteSessionMessages, purgeDeletedFromFts } from "../storage/sqlite/messages-repo.ts";
 import { deleteSessionRow, getSessionRow } from "../storage/sqlite/sessions-repo.ts";
 import { withWriteLock } from "../storage/sqlite/write-lock.ts";
 import { checkpointTruncate } from "../storage/sqlite/open-database.ts";
+import {
+  clearSessionDeletion,
+  recordSessionDeletion,
+  type PendingSessionDeletion,
+} from "../storage/sqlite/pending-removals-repo.ts";
 import { deleteSummaryRun } from "../storage/sqlite/summary-runs-repo.ts";
 import { deleteSessionUsage } from "../storage/sqlite/usage-repo.ts";
-import { removeStaleTempFiles } from "./crash-recovery.ts";
+import { removeStaleTempFiles, rollForward } from "./crash-recovery.ts";
 import { withHomeLock } from "./home-lock.ts";
 import { removeKeptCopies } from "./kept-copies.ts";
 import type { MemoryContext } from "./memory-context.ts";
@@ -45,11 +51,17 @@ export interface ResetResult {
 /** Clear history.json, the archive rows, the meta and the vectors. summary.json and the cursor survive unless `all`. */
 export function resetSession(ctx: MemoryContext, session: string, all = false): ResetResult {
   requireSession(ctx, session);
+  const kind = all ? "reset-all" : "reset";
   return withHomeLock(
     ctx,
     () => {
       readHistory(ctx.paths.history(session)); // a corrupt file is refused (CorruptHistoryError), never deleted unseen
-      const removed = withWriteLock(ctx.db, () => deleteSessionMessages(ctx.db, session, ctx.now()));
+      const removed = withWriteLock(ctx.db, () => {
+        const now = ctx.now();
+        recordSessionDeletion(ctx.db, session, kind, now);
+        return deleteSessionMessages(ctx.db, session, now);
+      });
+      faultPoint("after-deletion-commit");
       const history = ctx.paths.history(session);
       rmSync(history, { force: true });
       forgetHistoryCache(history);
@@ -62,7 +74,14 @@ export function resetSession(ctx: MemoryContext, session: string, all = false): 
         withWriteLock(ctx.db, () => forgetSummaryRows(ctx, session));
       }
       purgeText(ctx);
-      return removeKeptCopies(ctx, session, { summary: all }, { session, messagesRemoved: removed, summaryRemoved });
+      const result = removeKeptCopies(
+        ctx,
+        session,
+        { summary: all },
+        { session, messagesRemoved: removed, summaryRemoved },
+      );
+      withWriteLock(ctx.db, () => clearSessionDeletion(ctx.db, session, kind));
+      return result;
     },
     session,
   );
@@ -76,23 +95,72 @@ export function removeSession(ctx: MemoryContext, session: string): ResetResult 
     () => {
       const hadSummary = existsSync(ctx.paths.summary(session));
       const removed = withWriteLock(ctx.db, () => {
-        const n = deleteSessionMessages(ctx.db, session, ctx.now());
+        const now = ctx.now();
+        recordSessionDeletion(ctx.db, session, "rm", now);
+        const n = deleteSessionMessages(ctx.db, session, now);
         deleteSessionRow(ctx.db, session);
         forgetSummaryRows(ctx, session, true);
         return n;
       });
+      faultPoint("after-deletion-commit");
       rmSync(ctx.paths.session(session), { recursive: true, force: true });
       forgetHistoryCache(ctx.paths.history(session));
       purgeText(ctx);
-      return removeKeptCopies(
+      const result = removeKeptCopies(
         ctx,
         session,
         { summary: true },
         { session, messagesRemoved: removed, summaryRemoved: hadSummary },
       );
+      withWriteLock(ctx.db, () => clearSessionDeletion(ctx.db, session, "rm"));
+      return result;
     },
     session,
   );
+}
+
+/**
+ * Finish a reset or rm a crash interrupted after its archive rows were deleted (called under the home's lock when
+ * a home is opened): history.json without the removed records (a message added since is kept), no dead writer's
+ * temp file, the summary of a `reset --all` and the folder of an `rm` removed unless written since, then the
+ * full-text index and the WAL purged. Idempotent.
+ */
+export function finishSessionDeletion(ctx: MemoryContext, d: PendingSessionDeletion): void {
+  const dir = ctx.paths.session(d.session);
+  let linked = false;
+  try {
+    refuseSessionSymlinks(dir);
+  } catch {
+    linked = true; // never followed; the command that names this session refuses it
+  }
+  if (!linked) {
+    const gone = d.kind === "rm" && getSessionRow(ctx.db, d.session) === undefined;
+    if (gone) rmSync(dir, { recursive: true, force: true });
+    else {
+      try {
+        if (existsSync(ctx.paths.history(d.session))) rollForward(ctx, d.session);
+      } catch (err) {
+        if (!(err instanceof CorruptHistoryError)) throw err; // left to doctor --repair, which drops removed records
+      }
+      removeStaleTempFiles(dir, { homeLocked: true });
+      if (d.kind === "reset-all" && writtenBefore(ctx.paths.summary(d.session), d.createdAt)) {
+        (require("./summary/summary-store.ts") as typeof import("./summary/summary-store.ts")).removeSummaryFiles(
+          ctx,
+          d.session,
+        );
+        withWriteLock(ctx.db, () => forgetSummaryRows(ctx, d.session));
+      }
+    }
+    forgetHistoryCache(ctx.paths.history(d.session));
+  }
+  purgeText(ctx);
+  removeKeptCopies(ctx, d.session, { summary: d.kind !== "reset" }, {});
+  withWriteLock(ctx.db, () => clearSessionDeletion(ctx.db, d.session, d.kind));
+}
+
+function writtenBefore(path: string, ns: bigint): boolean {
+  const st = lstatSync(path, { bigint: true, throwIfNoEntry: false });
+  return st !== undefined && st.mtimeNs < ns;
 }
 
 /** No removed text left in the FTS index's segments, nor in old WAL frames. */

@@ -2,7 +2,12 @@
 // reaches that point, so tests can crash a writer at an exact step. Not a user setting; unset, it does nothing.
 const FAULT = process.env.MEMVOY_TEST_FAULT;
 
-export type FaultPoint = "after-history-staged" | "after-archive-commit" | "after-copy-batch" | "after-vector-batch";
+export type FaultPoint =
+  | "after-history-staged"
+  | "after-archive-commit"
+  | "after-deletion-commit"
+  | "after-copy-batch"
+  | "after-vector-batch";
 
 export function faultPoint(name: FaultPoint): void {
   if (FAULT === name) process.kill(process.pid, "SIGKILL");

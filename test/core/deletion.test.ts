@@ -217,3 +217,31 @@ test("rm-message killed at a random point: the message is whole or, once the hom
     expect(left).toEqual([]);
   }
 }, 300_000);
+
+test("reset, reset --all and rm killed right after their archive commit: the next command, on another session, finishes them", async () => {
+  for (const args of [["reset"], ["reset", "--all"], ["rm"]]) {
+    const home = tempHome();
+    const secret = `zqxjreset${args.join("")}word`;
+    await seed(home, secret);
+    writeFileSync(join(home, "sessions", "a", "summary.json"), JSON.stringify({ key_decisions: [] }));
+    const killed = await cli([...args, "a"], { home, env: { MEMVOY_TEST_FAULT: "after-deletion-commit" } });
+    expect(killed.code).not.toBe(0);
+    expect(filesHolding(home, secret).length).toBeGreaterThan(0); // killed with the text still on disk
+    // An ordinary command on another session opens the home and finishes the deletion.
+    expect((await cli(["history", "b"], { home })).code).toBe(0);
+    expect({ args, left: filesHolding(home, secret).filter((f) => !f.startsWith(".store/lance")) }).toEqual({
+      args,
+      left: [],
+    });
+    const a = await cli(["history", "a", "--all", "--json"], { home });
+    if (args[0] === "rm") {
+      expect(a.code).toBe(2);
+      expect(existsSync(join(home, "sessions", "a"))).toBe(false);
+    } else {
+      expect(JSON.parse(a.stdout).messages).toEqual([]);
+      expect(existsSync(join(home, "sessions", "a", "summary.json"))).toBe(args[1] !== "--all");
+    }
+    const b = JSON.parse((await cli(["history", "b", "--all", "--json"], { home })).stdout).messages;
+    expect(b).toHaveLength(30);
+  }
+}, 120_000);
