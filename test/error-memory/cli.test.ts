@@ -1,6 +1,7 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { openMemory } from "../../src/app/open-memory.ts";
 import { cli, removeTempHomes, tempHome } from "../fixture/home.ts";
+import { filesContaining } from "./error-home.ts";
 
 // Each case runs about a dozen CLI processes in series: a bound generous enough for a loaded machine.
 const SERIAL_CLI_MS = 120_000;
@@ -204,3 +205,41 @@ describe("memvoy errors", () => {
     SERIAL_CLI_MS,
   );
 });
+
+test(
+  "errors rm leaves none of the record's words in any file of the home, its index included",
+  async () => {
+    const home = tempHome("memvoy-errors-cli-");
+    const words = ["Frobnicatorqz", "Quokkaplinth"];
+    await json(home, [
+      "errors",
+      "record",
+      "--local",
+      "--tool",
+      "npm",
+      "--error",
+      `ERESOLVE peer dep ${words[0]}`,
+      "--fix",
+      `pin ${words[1]}`,
+    ]);
+    await json(home, [
+      "errors",
+      "record",
+      "--local",
+      "--tool",
+      "git",
+      "--error",
+      "fatal: index.lock exists",
+      "--fix",
+      "rm it",
+    ]);
+    const listed = await json(home, ["errors", "list"]);
+    const id = listed.records.find((r: { tool: string }) => r.tool === "npm").id;
+    const needles = words.flatMap((w) => [w, w.toLowerCase()]); // the index holds the lower-cased words
+    expect(needles.some((n) => filesContaining(home, n).length > 0)).toBe(true);
+    await json(home, ["errors", "rm", id, "--local"]);
+    for (const n of needles) expect({ n, files: filesContaining(home, n) }).toEqual({ n, files: [] });
+    expect((await json(home, ["errors", "search", "index.lock exists"])).hits).toHaveLength(1);
+  },
+  SERIAL_CLI_MS,
+);

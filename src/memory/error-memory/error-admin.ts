@@ -8,6 +8,7 @@ import {
   listExpired,
   listLive,
   pendingVectorDeletes,
+  purgeDeletedErrorTerms,
 } from "../../storage/sqlite/error-memory-repo.ts";
 import { checkpointTruncate } from "../../storage/sqlite/open-database.ts";
 import { withWriteLock } from "../../storage/sqlite/write-lock.ts";
@@ -53,6 +54,7 @@ export async function removeError(ctx: MemoryContext, idPrefix: string): Promise
     deleteErrorRows(ctx.db, [row], now);
     return row;
   });
+  withWriteLock(ctx.db, () => purgeDeletedErrorTerms(ctx.db));
   // Old WAL frames hold the record's text until a checkpoint; a long-lived process (the daemon's worker) may
   // never close its connection, which is when SQLite would otherwise checkpoint.
   checkpointTruncate(ctx.db);
@@ -82,6 +84,7 @@ export async function sweepExpired(ctx: MemoryContext, now: bigint): Promise<Swe
     removed += n;
     if (n < 1000) break;
   }
+  if (removed > 0) withWriteLock(ctx.db, () => purgeDeletedErrorTerms(ctx.db));
   const { removed: vectorsRemoved, notes } = await applyVectorDeletes(ctx);
   if (mayHoldVectors(ctx)) {
     try {

@@ -111,6 +111,14 @@ export function mergeErrorRow(
   return toRow(r);
 }
 
+/**
+ * Rewrite the error index without the terms of deleted records: a contentless index keeps a deleted row's terms
+ * in its segment (secure-delete does not remove them) until the segment is merged.
+ */
+export function purgeDeletedErrorTerms(db: Database): void {
+  db.run("INSERT INTO error_records_fts(error_records_fts) VALUES ('optimize')");
+}
+
 /** Delete records by seq, with their FTS rows; their vectors are queued for deletion. */
 export function deleteErrorRows(db: Database, rows: readonly { seq: bigint; id: string }[], now: bigint): void {
   const fts = db.prepare("DELETE FROM error_records_fts WHERE rowid = ?");
