@@ -50,10 +50,14 @@ function save(path: string, text: string | null, config: Config): void {
   const tmp = `${path}.${process.pid}.tmp`;
   try {
     const body: CacheFile = { fingerprint: FINGERPRINT, text, config };
-    writeFileSync(tmp, JSON.stringify(body), { mode: FILE_MODE });
+    writeFileSync(tmp, JSON.stringify(body), { mode: FILE_MODE, flag: "wx" }); // never through a planted link
     renameSync(tmp, path);
   } catch {
-    rmSync(tmp, { force: true });
+    try {
+      rmSync(tmp, { force: true });
+    } catch {
+      // a read-only home: nothing was written
+    }
   }
 }
 

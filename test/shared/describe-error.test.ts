@@ -58,6 +58,7 @@ import { InvalidFilterError, InvalidTimeBoundError } from "../../src/shared/time
 import { ForeignDatabaseError } from "../../src/storage/foreign/foreign-sqlite.ts";
 import { SymlinkRefusedError } from "../../src/storage/history/no-symlink.ts";
 import { HomeLinkRefusedError } from "../../src/shared/no-follow.ts";
+import { DatabaseNotWritableError } from "../../src/storage/sqlite/open-database.ts";
 import { BrokenDatabaseError } from "../../src/storage/sqlite/broken-database.ts";
 import { NoSpaceError } from "../../src/storage/sqlite/no-space.ts";
 import { VectorStoreError } from "../../src/storage/lance/vector-store.ts";
@@ -807,6 +808,16 @@ const KINDS: [Error & { data: object }, string, 1 | 2][] = [
     new SymlinkRefusedError({ path: "/h/sessions/s" }),
     "/h/sessions/s is a symbolic link; memvoy never follows a link inside a session, and nothing was changed. Replace it with the real file or folder",
     2,
+  ],
+  [
+    new DatabaseNotWritableError({ path: "/h/.store/history.db", reason: "read-only" }),
+    "cannot open /h/.store/history.db: its folder is on a read-only file system; memvoy writes to its home, even to read it",
+    1,
+  ],
+  [
+    new DatabaseNotWritableError({ path: "/h/.store/history.db", reason: "permission" }),
+    "cannot open /h/.store/history.db: permission denied on its folder; memvoy writes to its home, even to read it",
+    1,
   ],
   [
     new HomeLinkRefusedError({ path: "/h/.store/write.lock" }),

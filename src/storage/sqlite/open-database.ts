@@ -1,7 +1,7 @@
 // Open .store/history.db: WAL, busy timeout, bigint integers, migrations to the current schema version.
 import { Database } from "bun:sqlite";
 import { basename, dirname } from "node:path";
-import { chmodSync, existsSync } from "node:fs";
+import { accessSync, chmodSync, constants, existsSync } from "node:fs";
 import { ensureDir, FILE_MODE } from "../../shared/atomic-write.ts";
 import { skipRecentTextCache } from "./recent-text-cache.ts";
 import { namedError } from "../../shared/errors.ts";
@@ -31,13 +31,39 @@ export interface OpenDatabaseOptions {
   create?: boolean;
 }
 
+/** SQLite could not open the archive because its folder cannot be written (WAL needs its -wal and -shm files). */
+export const DatabaseNotWritableError = namedError<{ path: string; reason: "read-only" | "permission" }>(
+  "DatabaseNotWritableError",
+  "runtime",
+  (d) =>
+    `cannot open ${d.path}: ${d.reason === "read-only" ? "its folder is on a read-only file system" : "permission denied on its folder"}; memvoy writes to its home, even to read it`,
+);
+export type DatabaseNotWritableError = InstanceType<typeof DatabaseNotWritableError>;
+
 export function openDatabase(path: string, options: OpenDatabaseOptions = {}): Database {
   try {
     return open(path, options);
   } catch (err) {
     const broken = isBrokenDatabase(err);
     if (broken) throw new BrokenDatabaseError({ path, detail: broken }, { cause: err });
+    const unwritable = path !== ":memory:" && cannotOpen(err) ? folderUnwritable(dirname(path)) : undefined;
+    if (unwritable) throw new DatabaseNotWritableError({ path, reason: unwritable }, { cause: err });
     throw asNoSpace(err, path, `opening ${basename(path)}`);
+  }
+}
+
+function cannotOpen(err: unknown): boolean {
+  const code = String((err as { code?: unknown })?.code ?? "");
+  return code.startsWith("SQLITE_CANTOPEN") || code.startsWith("SQLITE_READONLY");
+}
+
+function folderUnwritable(dir: string): "read-only" | "permission" | undefined {
+  try {
+    accessSync(dir, constants.W_OK);
+    return undefined;
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    return code === "EROFS" ? "read-only" : code === "EACCES" || code === "EPERM" ? "permission" : undefined;
   }
 }
 
