@@ -1,5 +1,7 @@
 // The one place a thrown value becomes user text: one line, the same in the CLI, the TUI and the daemon log.
 // A full disk and a refused permission read the same wherever they surface (errno or SQLite code, also as a cause).
+import { lstatSync } from "node:fs";
+import { dirname } from "node:path";
 import { formatNamedError, MemvoyError } from "./errors.ts";
 import { postgresReason } from "./postgres-failure.ts";
 import { redactSecrets, secretValues } from "./redact.ts";
@@ -30,6 +32,8 @@ function describe(err: unknown): string {
   // The shared archive failed after it opened (the server stopped, the connection was cut): say which store.
   const pg = err instanceof MemvoyError ? undefined : postgresReason(err);
   if (pg !== undefined) return `the PostgreSQL archive failed: ${pg}`;
+  const blocking = inTheWay(err);
+  if (blocking) return blocking;
   switch (systemFailure(err)) {
     case "no-space":
       return `no space left on the device; nothing was changed (${line})`;
@@ -54,6 +58,30 @@ export function errorCode(err: unknown): string {
 
 function firstLine(text: string): string {
   return text.split("\n")[0]!.trim();
+}
+
+/**
+ * A file where memvoy keeps a folder (ENOTDIR, or EEXIST from mkdir), or a folder where it keeps a file (EISDIR):
+ * the path in the way, which the errno's own text names only indirectly or not at all.
+ */
+function inTheWay(err: unknown): string | undefined {
+  const e = err as { code?: unknown; syscall?: unknown; path?: unknown } | undefined;
+  if (typeof e?.path !== "string") return undefined;
+  if (e.code === "EISDIR") return `${e.path} is a folder where memvoy keeps a file: move it aside`;
+  if (e.code !== "ENOTDIR" && !(e.code === "EEXIST" && e.syscall === "mkdir")) return undefined;
+  for (let p = e.path; p !== dirname(p); p = dirname(p)) {
+    const kind = pathKind(p);
+    if (kind === "file") return `${p} is a file where memvoy keeps a folder: move it aside`;
+  }
+  return undefined;
+}
+
+function pathKind(path: string): "folder" | "file" | undefined {
+  try {
+    return lstatSync(path).isDirectory() ? "folder" : "file";
+  } catch {
+    return undefined; // missing, or under a file
+  }
 }
 
 /** Looks through the error and its causes for a full disk, a refused permission or a failing disk. */

@@ -89,6 +89,7 @@ function stampOf(path: string): string | undefined {
   try {
     const s = lstatSync(path, { bigint: true });
     if (s.isSymbolicLink()) throw new SymlinkRefusedError({ path });
+    if (s.isDirectory()) throw Object.assign(new Error(`EISDIR: ${path} is a folder`), { code: "EISDIR", path });
     return `${s.ino}:${s.size}:${s.mtimeNs}`;
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === "ENOENT") return undefined;

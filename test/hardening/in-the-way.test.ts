@@ -1,0 +1,42 @@
+// A file where memvoy keeps a folder (sessions/, .store, a session folder) or a folder where it keeps a file
+// (history.json): the command names the path in the way, instead of a bare ENOTDIR / EEXIST / EISDIR; and a
+// write that failed on such a session does not stop the writes to the others.
+import { afterAll, expect, test } from "bun:test";
+import { mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { cli, removeTempHomes, tempHome } from "../fixture/home.ts";
+
+afterAll(removeTempHomes);
+
+const add = (session: string, content = "hello") => ["add", session, "--role", "user", "--content", content];
+
+test("a file in place of sessions/, .store or a session folder is named, and so is a folder in place of history.json", async () => {
+  for (const name of ["sessions", ".store"]) {
+    const home = tempHome();
+    writeFileSync(join(home, name), "not a folder");
+    const r = await cli(add("s1"), { home });
+    expect({ name, code: r.code, stderr: r.stderr.trim() }).toEqual({
+      name,
+      code: 1,
+      stderr: `memvoy: ${join(home, name)} is a file where memvoy keeps a folder: move it aside`,
+    });
+  }
+  for (const args of [add("notes"), ["reset", "notes"]]) {
+    const home = tempHome();
+    expect((await cli(add("s1"), { home })).code).toBe(0);
+    writeFileSync(join(home, "sessions", "notes"), "a stray file");
+    const r = await cli(args, { home });
+    expect({ args, stderr: r.stderr.trim() }).toEqual({
+      args,
+      stderr: `memvoy: ${join(home, "sessions", "notes")} is a file where memvoy keeps a folder: move it aside`,
+    });
+  }
+  const home = tempHome();
+  expect((await cli(add("s1"), { home })).code).toBe(0);
+  const file = join(home, "sessions", "s1", "history.json");
+  rmSync(file);
+  mkdirSync(file);
+  const r = await cli(add("s1"), { home });
+  expect(r.stderr.trim()).toBe(`memvoy: ${file} is a folder where memvoy keeps a file: move it aside`);
+  expect(r.code).toBe(1);
+});
