@@ -19,6 +19,11 @@ export interface RecoveryReport {
   removedTempFiles: string[];
   /** Stale temp files still there (their removal failed): the session stays marked for the next holder. */
   keptTempFiles: string[];
+  /**
+   * Why the roll-forward failed (a file in place of the session folder, a folder in place of history.json, an
+   * I/O error): the session stays marked for the next holder, and the write that took the lock goes on.
+   */
+  failed?: unknown;
 }
 
 export function recoverSessions(ctx: MemoryContext, sessions: readonly string[]): RecoveryReport[] {
@@ -35,9 +40,10 @@ export function recoverSessions(ctx: MemoryContext, sessions: readonly string[])
     try {
       out.push({ session, ...rollForward(ctx, session), removedTempFiles, keptTempFiles });
     } catch (err) {
-      // A corrupt history.json is never overwritten: doctor --repair deals with it.
-      if (!(err instanceof CorruptHistoryError)) throw err;
-      out.push({ session, restored: 0, rewritten: false, removedTempFiles, keptTempFiles });
+      // A corrupt history.json is never overwritten: doctor --repair deals with it. Any other failure belongs to
+      // that session alone, whose own commands report it: it must not stop a write to another session.
+      const report = { session, restored: 0, rewritten: false, removedTempFiles, keptTempFiles };
+      out.push(err instanceof CorruptHistoryError ? report : { ...report, failed: err });
     }
   }
   return out;

@@ -2,7 +2,8 @@
 // While it is held the lock file names the holder's pid and the session it writes; a clean release empties it.
 // So a lock file that is not empty when the lock is taken means its last holder died mid-write: the session
 // it names is rolled forward from SQLite and stale temp files are removed, before anything else happens. A
-// session whose stale temp file could not be removed stays named (a release leaves it), so it is tried again.
+// session whose stale temp file could not be removed, or whose roll-forward failed, stays named (a release leaves
+// it), so it is tried again.
 import { ftruncateSync, fstatSync, readFileSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import { ensureDirIn } from "../shared/atomic-write.ts";
@@ -22,9 +23,10 @@ export function withHomeLock<T>(ctx: MemoryContext, fn: () => T, session?: strin
       const mine = session === undefined ? [] : typeof session === "string" ? [session] : [...session];
       mark(fd, [...new Set([...left, ...mine])], empty);
       if (left.length === 0) return;
-      // A session whose dead writer's temp file could not be removed stays marked: the next holder tries again.
+      // A session whose dead writer's temp file could not be removed, or whose roll-forward failed, stays marked:
+      // the next holder tries again.
       kept = recoverSessions(ctx, left)
-        .filter((r) => r.keptTempFiles.length > 0)
+        .filter((r) => r.keptTempFiles.length > 0 || r.failed !== undefined)
         .map((r) => r.session);
       mark(fd, [...new Set([...kept, ...mine])], false);
     },

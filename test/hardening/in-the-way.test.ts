@@ -40,3 +40,15 @@ test("a file in place of sessions/, .store or a session folder is named, and so 
   expect(r.stderr.trim()).toBe(`memvoy: ${file} is a folder where memvoy keeps a file: move it aside`);
   expect(r.code).toBe(1);
 });
+
+test("a write that failed on a session with a file in the way does not stop later writes to other sessions", async () => {
+  const home = tempHome();
+  expect((await cli(add("s1", "first"), { home })).code).toBe(0);
+  writeFileSync(join(home, "sessions", "notes"), "a stray file");
+  expect((await cli(add("notes"), { home })).code).toBe(1);
+  const r = await cli(add("s1", "second"), { home });
+  expect({ code: r.code, stderr: r.stderr }).toEqual({ code: 0, stderr: "" });
+  expect((await cli(add("s2", "third"), { home })).code).toBe(0);
+  const s1 = JSON.parse((await cli(["history", "s1", "--json"], { home })).stdout).messages;
+  expect(s1.map((m: { content: string }) => m.content)).toEqual(["first", "second"]);
+});
