@@ -93,7 +93,7 @@ const RULES: Rule[] = [
   {
     // PGPASSWORD=…, db_password: "…", aws_secret_access_key = …, ?access_token=…
     kind: "secret-value",
-    re: /\b([A-Za-z0-9_.-]*(?:password|passwd|pwd|passphrase|secret|token|api[_-]?key|apikey|access[_-]?key|private[_-]?key|account[_-]?key|credentials?))(["']?\s*(=|:)\s*)("[^"\n]*"|'[^'\n]*'|[^\s,;&'"<>)\]}]+)/gi,
+    re: /\b([A-Za-z0-9_.-]{0,64}(?:password|passwd|pwd|passphrase|secret|token|api[_-]?key|apikey|access[_-]?key|private[_-]?key|account[_-]?key|credentials?))(["']?\s*(=|:)\s*)("[^"\n]*"|'[^'\n]*'|[^\s,;&'"<>)\]}]+)/gi,
     replace: (m, key, sep, op, value) => {
       const bare = value.replace(/^["']|["']$/g, "");
       if (bare === "" || bare.startsWith("[REDACTED")) return m;
@@ -105,7 +105,7 @@ const RULES: Rule[] = [
   {
     // .env and shell lines: DB_PASS=…, ENCRYPTION_KEY=…, SECRET_KEY_BASE=… (a name with a secret word in it).
     kind: "secret-value",
-    re: /\b([A-Za-z][A-Za-z0-9]*(?:[_.-][A-Za-z0-9]+)*)(\s*=\s*)("[^"\n]*"|'[^'\n]*'|[^\s,;&'"<>)\]}]+)/g,
+    re: /\b([A-Za-z][A-Za-z0-9]{0,63}(?:[_.-][A-Za-z0-9]{1,63}){0,7})(\s*=\s*)("[^"\n]*"|'[^'\n]*'|[^\s,;&'"<>)\]}]+)/g,
     replace: (m, name, sep, value) => {
       const bare = value.replace(/^["']|["']$/g, "");
       if (!SECRET_SEGMENT.test(name) || bare.startsWith("[REDACTED")) return m;
