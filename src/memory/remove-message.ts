@@ -97,7 +97,14 @@ export function finishPendingRemovals(ctx: MemoryContext): number {
   return withHomeLock(ctx, () => {
     const rows = pending();
     for (const r of rows) if (!isSessionDeletion(r.message_id)) finishRemoval(ctx, r.session_id, r.message_id);
-    for (const d of pendingSessionDeletions(ctx.db)) finishSessionDeletion(ctx, d); // a reset or rm
+    for (const d of pendingSessionDeletions(ctx.db)) {
+      try {
+        finishSessionDeletion(ctx, d); // a reset or rm
+      } catch {
+        // Its session's files cannot be changed now (a permission, a file in the way): it stays recorded and the
+        // next open tries again; the home stays usable meanwhile.
+      }
+    }
     return rows.length;
   }, [...new Set(pending().map((r) => r.session_id))]);
 }

@@ -2,7 +2,7 @@
 // history.db with its WAL and free pages, the FTS index, LanceDB) holds the removed text. rm-message is
 // crash-safe: killed at any point, the message is either still whole or gone once the home is opened.
 import { afterAll, expect, test } from "bun:test";
-import { existsSync, readdirSync, readFileSync, lstatSync, writeFileSync } from "node:fs";
+import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { openMemory } from "../../src/app/open-memory.ts";
 import { VectorStore } from "../../src/storage/lance/vector-store.ts";
@@ -245,3 +245,20 @@ test("reset, reset --all and rm killed right after their archive commit: the nex
     expect(b).toHaveLength(30);
   }
 }, 120_000);
+
+test("a killed reset whose finishing fails (a folder in place of history.json) leaves the home usable, and is finished once it can be", async () => {
+  const home = tempHome();
+  const secret = "zqxjstuckresetword";
+  await seed(home, secret);
+  const killed = await cli(["reset", "a"], { home, env: { MEMVOY_TEST_FAULT: "after-deletion-commit" } });
+  expect(killed.code).not.toBe(0);
+  const file = join(home, "sessions", "a", "history.json");
+  rmSync(file);
+  mkdirSync(file);
+  const other = await cli(["history", "b", "--json"], { home });
+  expect({ code: other.code, stderr: other.stderr }).toEqual({ code: 0, stderr: "" });
+  expect((await cli(["add", "b", "--role", "user", "--content", "still writable"], { home })).code).toBe(0);
+  rmSync(file, { recursive: true });
+  expect((await cli(["history", "b"], { home })).code).toBe(0);
+  expect(filesHolding(home, secret).filter((f) => !f.startsWith(".store/lance"))).toEqual([]);
+}, 60_000);
