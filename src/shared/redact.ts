@@ -20,16 +20,22 @@ const mark = (kind: string) => `[REDACTED:${kind}]`;
 const B = "(?<![A-Za-z0-9_-])";
 const E = "(?![A-Za-z0-9_-])";
 
+/** A generated key or token: long, or letters and digits mixed over 16 characters or more. */
+function credentialLike(value: string): boolean {
+  return value.length >= 24 || (value.length >= 16 && /[0-9]/.test(value) && /[A-Za-z]/.test(value));
+}
+
 /** Values that look like a credential rather than a word: long, or carrying a digit or a symbol. */
 function secretLike(value: string): boolean {
   return value.length >= 24 || (value.length >= 6 && /[0-9+/=._~-]/.test(value));
 }
 
-/** A name part that makes an assignment a secret (DB_PASS, ENCRYPTION_KEY, secret.key.base). */
-const SECRET_SEGMENT =
-  /(?:^|[_.-])(?:pass|password|passwd|pwd|passphrase|secret|token|key|apikey|credentials?)(?:[_.-]|$)/i;
-
+/** A name part that makes any value a secret (DB_PASS, SECRET_KEY_BASE, smtp.password). */
 const STRONG_SEGMENT = /(?:^|[_.-])(?:pass|password|passwd|pwd|passphrase|secret|credentials?)(?:[_.-]|$)/i;
+/** A last name part that makes a credential-like value a secret (ENCRYPTION_KEY, AUTH_TOKEN), not a field (KEY_ID). */
+const WEAK_LAST_SEGMENT = /(?:^|[_.-])(?:key|token|apikey)$/i;
+/** The shell's working directories (PWD=/home/dev), not passwords (an ODBC string's Pwd=…). */
+const workingDir = (name: string, value: string) => /^(?:OLD)?PWD$/.test(name) && value.startsWith("/");
 
 const RULES: Rule[] = [
   {
@@ -96,7 +102,7 @@ const RULES: Rule[] = [
     re: /\b([A-Za-z0-9_.-]{0,64}(?:password|passwd|pwd|passphrase|secret|token|api[_-]?key|apikey|access[_-]?key|private[_-]?key|account[_-]?key|credentials?))(["']?\s*(=|:)\s*)("[^"\n]*"|'[^'\n]*'|[^\s,;&'"<>)\]}]+)/gi,
     replace: (m, key, sep, op, value) => {
       const bare = value.replace(/^["']|["']$/g, "");
-      if (bare === "" || bare.startsWith("[REDACTED")) return m;
+      if (bare === "" || bare.startsWith("[REDACTED") || workingDir(key, bare)) return m;
       // "token: expired" is prose; "token=abc" or a quoted value is an assignment.
       if (op === ":" && !/^["']/.test(value) && !secretLike(bare)) return m;
       return `${key}${sep}${mark("secret-value")}`;
@@ -108,10 +114,10 @@ const RULES: Rule[] = [
     re: /\b([A-Za-z][A-Za-z0-9]{0,63}(?:[_.-][A-Za-z0-9]{1,63}){0,7})(\s*=\s*)("[^"\n]*"|'[^'\n]*'|[^\s,;&'"<>)\]}]+)/g,
     replace: (m, name, sep, value) => {
       const bare = value.replace(/^["']|["']$/g, "");
-      if (!SECRET_SEGMENT.test(name) || bare.startsWith("[REDACTED")) return m;
-      // A password is any value; a key or token name also names ordinary fields (sort_key=created_at).
-      const plain = !STRONG_SEGMENT.test(name) && !(bare.length >= 20 || (bare.length >= 8 && /[0-9]/.test(bare)));
-      if (plain || !secretLike(bare)) return m;
+      if (bare.startsWith("[REDACTED") || workingDir(name, bare) || !secretLike(bare)) return m;
+      // A password is any value; a key or token name also names ordinary fields (sort_key=name-2024-01).
+      const strong = STRONG_SEGMENT.test(name);
+      if (!strong && !(WEAK_LAST_SEGMENT.test(name) && credentialLike(bare))) return m;
       return `${name}${sep}${mark("secret-value")}`;
     },
   },

@@ -27,7 +27,8 @@ describe("redactSecrets", () => {
       "the model xai-grok-2-vision-1212-latest is not available in this region",
       "open pa-2024-annual-report-final-v2-draft-copy-number-two.pdf",
       "AccountName=shopdata;EndpointSuffix=core.windows.net",
-      "sort_key=created_at primary_key=id max_tokens=4096 KEYBOARD=us",
+      "sort_key=created_at primary_key=id max_tokens=4096 KEYBOARD=us sort_key=name-2024-01 key_id=AKIA1234",
+      "make: *** [build] Error 1 (PWD=/home/dev/shop-2, OLDPWD=/home/dev)",
       "docker: Error response from daemon: unable to find user: docker run -u 1000:1000 node:20",
     ];
     for (const t of texts) expect(redactSecrets(t)).toEqual({ text: t, kinds: [] });

@@ -198,6 +198,13 @@ export const SECRETS: SecretCase[] = [
     keyword: `DB_PASS=${dbPass}`,
   },
   {
+    name: "ODBC connection string (Pwd=)",
+    text: `[Microsoft][ODBC Driver 18 for SQL Server]Login failed: Server=db.internal;Uid=sa;Pwd=${dbPass};Encrypt=yes`,
+    secretParts: [dbPass],
+    keep: ["Login failed", "Uid=sa", "Encrypt=yes"],
+    keyword: "",
+  },
+  {
     name: "Slack incoming webhook URL",
     text: `curl: (22) The requested URL returned error: 404 for https://hooks.slack.com/services/${slackHook}`,
     secretParts: [slackHook, slackHook.slice(20)],
