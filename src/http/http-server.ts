@@ -81,7 +81,8 @@ export function startHttpServer(o: HttpServerOptions): HttpServer {
       try {
         const input: Record<string, unknown> =
           r.method === "POST" ? await postInput(req, o.maxBodyBytes) : queryInput(new URL(req.url), types);
-        for (const p of pathParams(r.path)) input[p] = decodeURIComponent(req.params?.[p] ?? "");
+        // Bun hands path params over already decoded: decoding again would misread a "%" in them.
+        for (const p of pathParams(r.path)) input[p] = req.params?.[p] ?? "";
         const value = parseInput(r.input, input, labelOf(r.name));
         return json(await r.call(o.api, value));
       } catch (err) {

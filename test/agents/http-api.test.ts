@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Validator } from "@seriousme/openapi-schema-validator";
 import { ROUTES, pathParams } from "../../src/app/api/routes.ts";
 import { openApiPath } from "../../src/http/openapi.ts";
-import { removeTempDirs, serveHome, TOKEN, type Served } from "./support.ts";
+import { connectTo, removeTempDirs, serveHome, TOKEN, type Served } from "./support.ts";
 
 let s: Served;
 beforeAll(async () => {
@@ -219,6 +219,16 @@ describe("bad input on every route: 400 naming the field, 404, 413; nothing chan
     expect(await errorOf(await s.fetch("/v1/messages/01ABC/around"), 404)).toContain("01ABC");
     expect(await errorOf(await s.fetch("/v1/errors/zzzz"), 404)).toContain("zzzz");
     await errorOf(await s.fetch("/v1/nope"), 404);
+  });
+
+  test("a path segment is decoded once: an id holding % or %41 is that very id, never a 500", async () => {
+    expect(await errorOf(await s.fetch("/v1/messages/50%25/around"), 404)).toContain('"50%"');
+    expect(await errorOf(await s.fetch("/v1/messages/x%2541", { method: "DELETE" }), 404)).toContain('"x%41"');
+    expect(await errorOf(await s.fetch("/v1/errors/%25"), 404)).toContain('"%"');
+    await errorOf(await s.fetch("/v1/sessions/%25/history"), 400);
+    const remote = connectTo(s);
+    await expect(remote.rmMessage("100%")).rejects.toThrow('no message "100%"');
+    await expect(remote.around("x%41")).rejects.toThrow('no message "x%41"');
   });
 
   test("a method a route does not serve gets 405 with Allow (401 first without the token); nothing changes", async () => {
