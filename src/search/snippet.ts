@@ -269,6 +269,8 @@ function snippetSpan(first: number, length: number, width: number): { start: num
   return { start: Math.max(0, end - width), end };
 }
 
+const isLowSurrogate = (c: number) => c >= 0xdc00 && c <= 0xdfff;
+
 /** Each whitespace character made a space (one for one, so offsets stay valid). */
 const spaced = (text: string) => text.replace(/\s/g, " ");
 
@@ -280,7 +282,10 @@ function around(
   width: number,
   anchor = all[0]?.[0] ?? 0,
 ): Snippet {
-  const { start, end } = snippetSpan(anchor, length, width);
+  let { start, end } = snippetSpan(anchor, length, width);
+  // Never half a character (an emoji's surrogate pair) at either end: such text is not valid Unicode.
+  if (start > 0 && isLowSurrogate(text.charCodeAt(start))) start++;
+  if (end < text.length && isLowSurrogate(text.charCodeAt(end))) end--;
   const prefix = start > 0 ? "…" : "";
   const suffix = end < length ? "…" : "";
   const shift = prefix.length - start;

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { queryTerms } from "../../src/search/query-terms.ts";
-import { findMatches, hasMatch, wideWords } from "../../src/search/snippet.ts";
+import { findMatches, hasMatch, makeSnippet, wideWords } from "../../src/search/snippet.ts";
 import { CJK_RUN, stemWord } from "../../src/shared/search-form.ts";
 
 const CJK = CJK_RUN.source.replace(/\+$/, "");
@@ -213,5 +213,24 @@ describe("wideWords", () => {
       expect({ text, found }).toEqual({ text, found: [...runsBeyondAscii(text)] });
     }
     expect(words).toBeGreaterThan(20_000);
+  });
+});
+
+describe("makeSnippet never cuts a character in half", () => {
+  test("a window edge inside an emoji's surrogate pair moves to the character's edge, highlights kept", () => {
+    const terms = queryTerms("needle");
+    const texts: string[] = [];
+    for (let before = 1; before <= 4; before++)
+      for (let after = 1; after <= 4; after++)
+        texts.push(`${"😀".repeat(120)}${" ".repeat(before)}needle${" ".repeat(after)}${"🎉".repeat(120)}`);
+    // The match at the very end: the window starts 160 characters before it.
+    for (let pad = 0; pad <= 1; pad++) texts.push(`${"x".repeat(pad)}${"😀".repeat(150)} needle`);
+    for (const text of texts) {
+      const s = makeSnippet(text, terms);
+      expect(s.text.isWellFormed()).toBe(true);
+      expect(s.highlights).toHaveLength(1);
+      const [a, b] = s.highlights[0]!;
+      expect(s.text.slice(a, b)).toBe("needle");
+    }
   });
 });
