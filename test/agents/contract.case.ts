@@ -345,6 +345,7 @@ export function contractCases(name: string, open: () => Promise<Implementation>)
       expect(await refused(api.search({ query: "a\u0000b" }))).toContain("NUL character at offset 1");
       expect(await refused(api.history("../x"))).toContain("session");
       expect(await refused(api.history("deploys", { last: 0 }))).toContain("last must be a whole number");
+      expect(await refused(api.history("deploys", { all: true, last: 5 }))).toContain("give all or last, not both");
       expect(await refused(api.around(ids[0]!, { before: 51 }))).toContain(
         "before must be a whole number from 0 to 50",
       );

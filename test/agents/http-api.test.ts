@@ -183,6 +183,14 @@ describe("bad input on every route: 400 naming the field, 404, 413; nothing chan
     ]);
   });
 
+  test("history with both all=true and last is refused, as the CLI refuses --all with --last", async () => {
+    expect(await errorOf(await s.fetch("/v1/sessions/s1/history?all=true&last=1"), 400)).toBe(
+      "history: give all or last, not both",
+    );
+    const r = (await (await s.fetch("/v1/sessions/s1/history?all=false&last=1")).json()) as { messages: unknown[] };
+    expect(r.messages).toHaveLength(1);
+  });
+
   test("a body that is not JSON, or not an object, on every POST route", async () => {
     for (const r of ROUTES.filter((x) => x.method === "POST")) {
       const path = r.path.replace(/:\w+/g, "s1");

@@ -99,18 +99,25 @@ export const SessionsInput = v.strictObject({
 
 export const SessionInput = v.strictObject({ session: SessionId });
 
-export const HistoryInput = v.strictObject({
-  session: SessionId,
-  all: v.optional(
-    v.pipe(v.boolean("all must be true or false"), v.description("Every message ever written instead of the window.")),
-  ),
-  last: v.optional(
-    v.pipe(
-      whole("last", 1, LIMITS.historyLast),
-      v.description("The window size (default limits.max_history_messages)."),
+export const HistoryInput = v.pipe(
+  v.strictObject({
+    session: SessionId,
+    all: v.optional(
+      v.pipe(
+        v.boolean("all must be true or false"),
+        v.description("Every message ever written instead of the window."),
+      ),
     ),
-  ),
-});
+    last: v.optional(
+      v.pipe(
+        whole("last", 1, LIMITS.historyLast),
+        v.description("The window size (default limits.max_history_messages)."),
+      ),
+    ),
+  }),
+  // As the CLI's --all and --last: one or the other, never one silently ignored.
+  v.check((o) => !(o.all === true && o.last !== undefined), "give all or last, not both"),
+);
 
 /** How since and until are read, on every surface (the CLI's --since and --until). */
 export const TIME_BOUNDS = {
