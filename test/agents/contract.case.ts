@@ -273,6 +273,8 @@ export function contractCases(name: string, open: () => Promise<Implementation>)
       expect(found.tool).toBe("kubectl");
       expect(found.hits[0]).toMatchObject({ id: rec.record.id, hits: 1 });
       expect((await api.listErrors()).total).toBe(1);
+      // The list has no pages: a limit past 100 is taken, as `errors list --limit N` takes it.
+      expect((await api.listErrors({ limit: 5000 })).records.map((r) => r.id)).toEqual([rec.record.id]);
       expect((await api.getError(rec.record.id)).fix).toBe("raise limits.memory to 1Gi");
       expect((await api.rmError(rec.record.id)).removed.id).toBe(rec.record.id);
       await refused(api.getError(rec.record.id));

@@ -10,6 +10,8 @@ export const LIMITS = {
   around: 50,
   getIds: 100,
   errorLimit: 100,
+  /** errors list has no page: as many as the CLI's `errors list --limit N` (it suggests --limit <total>). */
+  errorList: 100_000,
   batch: 5000,
 } as const;
 
@@ -218,7 +220,7 @@ export const SearchErrorsInput = v.strictObject({
 export const ListErrorsInput = v.strictObject({
   tool: v.optional(Tool),
   outcome: v.optional(Outcome),
-  limit: v.optional(whole("limit", 1, LIMITS.errorLimit)),
+  limit: v.optional(whole("limit", 1, LIMITS.errorList)),
 });
 
 export const ErrorIdInput = v.strictObject({ id: ErrorId });
