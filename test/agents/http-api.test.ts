@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Validator } from "@seriousme/openapi-schema-validator";
 import { ROUTES, pathParams } from "../../src/app/api/routes.ts";
 import { openApiPath } from "../../src/http/openapi.ts";
+import { connectMemory } from "../../src/lib.ts";
 import { connectTo, removeTempDirs, serveHome, TOKEN, type Served } from "./support.ts";
 
 let s: Served;
@@ -227,6 +228,13 @@ describe("bad input on every route: 400 naming the field, 404, 413; nothing chan
     expect(await errorOf(await s.fetch("/v1/messages/01ABC/around"), 404)).toContain("01ABC");
     expect(await errorOf(await s.fetch("/v1/errors/zzzz"), 404)).toContain("zzzz");
     await errorOf(await s.fetch("/v1/nope"), 404);
+  });
+
+  test("connectMemory refuses a url that is not http(s) at once, naming it", () => {
+    for (const url of ["localhost:7411", "127.0.0.1:7411", "ftp://127.0.0.1:7411"])
+      expect(() => connectMemory({ url, token: TOKEN })).toThrow(
+        `connectMemory: url ${JSON.stringify(url)} is not an http:// URL (e.g. http://127.0.0.1:7411)`,
+      );
   });
 
   test("a path segment is decoded once: an id holding % or %41 is that very id, never a 500", async () => {

@@ -783,6 +783,11 @@ const KINDS: [Error & { data: object }, string, 1 | 2][] = [
     2,
   ],
   [new ConnectOptionsError({ problem: "token" }), "connectMemory: token is empty", 2],
+  [
+    new ConnectOptionsError({ problem: "url", url: "localhost:7411" }),
+    'connectMemory: url "localhost:7411" is not an http:// URL (e.g. http://127.0.0.1:7411)',
+    2,
+  ],
   [new BodyTooLargeError({ maxBytes: 10, declared: 20 }), "the body is 20 bytes, over [http] max_body_bytes (10)", 2],
   [new BodyShapeError({ problem: "not-object" }), "the body must be a JSON object", 2],
   [

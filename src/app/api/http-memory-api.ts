@@ -52,7 +52,9 @@ export const ConnectOptionsError = namedError<{ problem: "url"; url: unknown } |
   "ConnectOptionsError",
   "input",
   (d) =>
-    d.problem === "url" ? `connectMemory: url ${JSON.stringify(d.url)} is not a URL` : "connectMemory: token is empty",
+    d.problem === "url"
+      ? `connectMemory: url ${JSON.stringify(d.url)} is not an http:// URL (e.g. http://127.0.0.1:7411)`
+      : "connectMemory: token is empty",
 );
 export type ConnectOptionsError = InstanceType<typeof ConnectOptionsError>;
 
@@ -68,6 +70,9 @@ export class HttpMemoryApi implements MemoryApi {
     } catch {
       throw new ConnectOptionsError({ problem: "url", url: o.url });
     }
+    // "localhost:7411" parses as a URL of scheme "localhost:": refused here, not as a bare TypeError on each call.
+    if (u.protocol !== "http:" && u.protocol !== "https:")
+      throw new ConnectOptionsError({ problem: "url", url: o.url });
     if (typeof o.token !== "string" || o.token === "") throw new ConnectOptionsError({ problem: "token" });
     this.#base = u.origin;
     this.#token = o.token;
