@@ -14,8 +14,8 @@ import type { VectorCalls } from "../app/api/local-memory-api.ts";
 import { programStamp } from "../config/program-stamp.ts";
 import type { Config } from "../config/schema.ts";
 import { readHttpFile, type HttpFile } from "../http/http-file.ts";
-import { nowNs, nsToRfc3339 } from "../shared/time.ts";
-import { parseTimeBound } from "../shared/time-filter.ts";
+import { boundInstant } from "../app/api/time-instant.ts";
+import { nowNs } from "../shared/time.ts";
 
 /** How long a daemon may take before the command searches itself instead. */
 export const DAEMON_SEARCH = { timeoutMs: 10_000 };
@@ -32,22 +32,6 @@ function alive(pid: number): boolean {
     return true;
   } catch {
     return false; // gone, or another user's process (EPERM): not this home's daemon
-  }
-}
-
-/**
- * A --since or --until value as the instant the daemon turns into this very bound: read here as the local
- * search reads it (this process's timezone and clock: a date, today, 3d), sent in UTC to the nanosecond. The
- * daemon takes an `until` instant as inclusive (it adds 1 ns), so the exclusive bound is sent 1 ns earlier.
- * Null when the value is no time (the local search then says so).
- */
-function instant(text: string | undefined, kind: "since" | "until", now: bigint): string | undefined | null {
-  if (text === undefined) return undefined;
-  try {
-    const bound = parseTimeBound(text, kind, now);
-    return nsToRfc3339(kind === "until" ? bound - 1n : bound);
-  } catch {
-    return null;
   }
 }
 
@@ -96,8 +80,8 @@ export async function searchViaDaemon(
 ): Promise<SearchResultJson | undefined> {
   if (o.role !== undefined || o.sender !== undefined) return undefined;
   const now = nowNs();
-  const since = instant(o.since, "since", now);
-  const until = instant(o.until, "until", now);
+  const since = boundInstant(o.since, "since", now);
+  const until = boundInstant(o.until, "until", now);
   if (since === null || until === null) return undefined; // the local search says what is wrong
   // Keys left undefined are not sent (JSON drops them).
   const input: SearchInput = {
@@ -146,8 +130,8 @@ export function daemonFirst(httpFile: string, config: Config, local: VectorCalls
       // A time without a zone, a date or a relative form is read here (this process's zone and clock) and sent
       // as the instant it stands for.
       const now = nowNs();
-      const since = instant(input.since, "since", now);
-      const until = instant(input.until, "until", now);
+      const since = boundInstant(input.since, "since", now);
+      const until = boundInstant(input.until, "until", now);
       if (since === null || until === null) return local.search(input); // the local search says what is wrong
       return (
         (await ask<SearchResultJson>("/v1/search", { ...input, since, until }, "searching here")) ?? local.search(input)

@@ -208,6 +208,34 @@ test("killing the daemon while writes are in flight: every acknowledged write is
   await local.close();
 }, 90_000);
 
+test("connectMemory reads a date or local time bound in the caller's zone, as openMemory does, whatever the daemon's zone", async () => {
+  const home = tempHome();
+  const d = startDaemon(home, { MEMVOY_HTTP_PORT: "0" }); // the daemon runs in UTC
+  await waitRunning(d);
+  const f = await httpFile(home);
+  const remote = connectMemory({ url: f.url, token: f.token });
+  const local = openMemory({ home, env: {} });
+  const zone = process.env.TZ;
+  try {
+    await remote.add("zones", { role: "user", content: "the zone probe", sendAt: "2026-12-05T12:00:00Z" });
+    // 2026-12-06 02:00 at UTC+14: on or after "2026-12-06" and "2026-12-06 01:30" there, before them in UTC.
+    process.env.TZ = "Pacific/Kiritimati";
+    for (const bound of [{ since: "2026-12-06" }, { since: "2026-12-06 01:30" }, { until: "2026-12-05" }]) {
+      const here = await local.search({ query: "zone probe", ...bound });
+      const there = await remote.search({ query: "zone probe", ...bound });
+      expect(there.hits.map((h) => h.id)).toEqual(here.hits.map((h) => h.id));
+      expect(there.emptyReason).toBe(here.emptyReason);
+    }
+    expect((await remote.search({ query: "zone probe", since: "2026-12-06" })).hits).toHaveLength(1);
+    expect((await remote.search({ query: "zone probe", until: "2026-12-05" })).hits).toHaveLength(0);
+  } finally {
+    if (zone === undefined) delete process.env.TZ;
+    else process.env.TZ = zone;
+    await local.close();
+  }
+  expect((await cli(home, ["daemon", "stop"])).code).toBe(0);
+}, 60_000);
+
 test("semantic and hybrid requests run LanceDB in the daemon's worker child; the daemon maps none, keyword search stays in the daemon", async () => {
   const home = tempHome();
   const d = startDaemon(home, { MEMVOY_HTTP_PORT: "0" });

@@ -13,6 +13,8 @@ import type {
 import { labelOf, pathParams, routeFor, type Route } from "./routes.ts";
 import { parseInput } from "./schemas.ts";
 import type { ErrorBody } from "./error-body.ts";
+import { boundInstant } from "./time-instant.ts";
+import { nowNs } from "../../shared/time.ts";
 import type * as J from "./json-types.ts";
 
 export interface ConnectOptions {
@@ -136,7 +138,12 @@ export class HttpMemoryApi implements MemoryApi {
     return this.#call("history", { session, ...options });
   }
   search(options: SearchInput): Promise<J.SearchResultJson> {
-    return this.#call("search", { ...options });
+    // A date, a local time or a relative form is read here, as openMemory would read it, and sent as the instant
+    // it stands for: the daemon may run in another zone. A value that is no time goes as given (refused there).
+    const now = nowNs();
+    const since = boundInstant(options.since, "since", now) ?? options.since;
+    const until = boundInstant(options.until, "until", now) ?? options.until;
+    return this.#call("search", { ...options, since, until });
   }
   messages(ids: readonly string[]): Promise<J.MessageJson[]> {
     return this.#call("messages", { ids });
