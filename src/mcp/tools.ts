@@ -6,7 +6,7 @@ import * as O from "../app/api/tool-output-schemas.ts";
 import { BUDGET } from "../app/api/tool-schemas.ts";
 import type { MemoryApi } from "../app/api/memory-api.ts";
 import type { SearchHitJson } from "../app/api/json-types.ts";
-import { fitBudget, fitPages, type Budgeted } from "./budget.ts";
+import { fitBudget, fitPages, type Budgeted, type Pages } from "./budget.ts";
 import { contextPages, summaryPages } from "./pages.ts";
 import { namedError } from "../shared/errors.ts";
 import { describeIssueFacts, type IssueFact } from "../shared/schema-issues.ts";
@@ -145,9 +145,7 @@ export const TOOLS: readonly ToolDef[] = [
           const ids = need(a.ids, "ids", "get");
           const found = await api.messages(ids);
           const missing = ids.filter((id) => !found.some((m) => m.id === id));
-          const out: Record<string, unknown> = { mode: "get", messages: found.slice(offset) };
-          if (missing.length > 0) out.missing = missing;
-          return fitBudget(out, budget, "messages", offset);
+          return fitPages(getPages(found, missing, offset), budget);
         }
         case "sessions": {
           const list = await api.sessions();
@@ -260,6 +258,25 @@ export const TOOLS: readonly ToolDef[] = [
     },
   },
 ];
+
+/**
+ * mode=get pages through one list: the messages found, then the ids not found (a hundred unknown ids alone can be
+ * over the budget). `offset` counts along it.
+ */
+function getPages(found: readonly unknown[], missing: readonly string[], offset: number): Pages {
+  const messages = found.slice(offset);
+  const unknown = missing.slice(Math.max(0, offset - found.length));
+  return {
+    offset,
+    total: messages.length + unknown.length,
+    page: (n) => {
+      const out: Record<string, unknown> = { mode: "get", messages: messages.slice(0, n) };
+      const notFound = unknown.slice(0, Math.max(0, n - messages.length));
+      if (notFound.length > 0) out.missing = notFound;
+      return out;
+    },
+  };
+}
 
 /** Check the arguments with the tool's valibot schema; a ToolArgumentError names the field. */
 export function checkArgs(tool: ToolDef, raw: unknown): unknown {

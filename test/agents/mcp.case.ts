@@ -136,6 +136,22 @@ export function mcpStdioCases(label: string, command: () => Promise<string[]>, c
       expect(got.content[0]!.text.length).toBeLessThanOrEqual(8000);
       expect(got.structuredContent.truncated).toBe(true);
       expect(got.structuredContent.messages[0].content).toContain("[cut:");
+
+      // Ids that name no message count against the budget too: a get of 100 of them pages like the messages.
+      const unknown = Array.from({ length: 99 }, (_, i) => `01ZZZZZZZZZZZZZZZZZZZZ${String(i).padStart(4, "0")}`);
+      const asked = [second.structuredContent.rows[0].id, ...unknown];
+      const messages: string[] = [];
+      const missing: string[] = [];
+      for (let offset = 0, pages = 0; offset !== undefined; pages++) {
+        expect(pages).toBeLessThan(100);
+        const page = await call(c, "chat_history", { mode: "get", ids: asked, max_chars: 500, offset });
+        expect(page.content[0]!.text.length).toBeLessThanOrEqual(500);
+        messages.push(...page.structuredContent.messages.map((m: { id: string }) => m.id));
+        missing.push(...(page.structuredContent.missing ?? []));
+        offset = page.structuredContent.next_offset;
+      }
+      expect(messages).toEqual([asked[0]]);
+      expect(missing).toEqual(unknown);
     });
 
     test("session_context, error_memory record then lookup (hits counted), summary", async () => {
