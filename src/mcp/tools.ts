@@ -164,13 +164,16 @@ export const TOOLS: readonly ToolDef[] = [
     title: "Add messages",
     description:
       "Append messages (role user or assistant, content, optional sendAt, sender and idempotencyKey) to a session, in order. Returns the new message ids once " +
-      "they are stored. Give each message an idempotencyKey to retry safely: a message whose key the session already holds is not stored twice.",
+      "they are stored (over max_chars, the first ids that fit, with truncated=true: every message is stored all the same; raise max_chars for every id). " +
+      "Give each message an idempotencyKey to retry safely: a message whose key the session already holds is not stored twice.",
     schema: T.AddMessagesArgs,
     output: O.AddMessagesOutput,
     annotations: WRITES,
     async run(api, a: T.AddMessages) {
       const r = await api.add(a.session, a.messages);
-      return fitBudget({ ...r }, a.max_chars ?? BUDGET.default, "ids");
+      // This tool takes no offset: a cut answer names no next_offset, which an agent would pass back in vain.
+      const { next_offset: _, ...value } = fitBudget({ ...r }, a.max_chars ?? BUDGET.default, "ids").value;
+      return { value, text: JSON.stringify(value) };
     },
   },
   {

@@ -356,6 +356,8 @@ export function mcpStdioCases(label: string, command: () => Promise<string[]>, c
       }));
       const added = await check("add_messages", { session: "shapes", messages: many, max_chars: 500 });
       expect(added.structuredContent.truncated).toBe(true);
+      // add_messages takes no offset: a cut answer offers none to pass back.
+      expect(added.structuredContent).not.toHaveProperty("next_offset");
       const ids = (
         await check("chat_history", { mode: "recent", session: "shapes", limit: 100, max_chars: 200_000 })
       ).structuredContent.messages.map((m: any) => m.id);
