@@ -230,6 +230,14 @@ describe("bad input on every route: 400 naming the field, 404, 413; nothing chan
     await errorOf(await s.fetch("/v1/nope"), 404);
   });
 
+  test("an error line cut at its limit never ends in half an emoji", async () => {
+    for (const pad of ["", "x"]) {
+      const message = await errorOf(await post("/v1/search", { query: "x", since: pad + "😀".repeat(600) }), 400);
+      expect(message.length).toBeGreaterThanOrEqual(999);
+      expect(message.isWellFormed()).toBe(true);
+    }
+  });
+
   test("connectMemory refuses a url that is not http(s) at once, naming it", () => {
     for (const url of ["localhost:7411", "127.0.0.1:7411", "ftp://127.0.0.1:7411"])
       expect(() => connectMemory({ url, token: TOKEN })).toThrow(

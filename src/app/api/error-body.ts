@@ -13,9 +13,14 @@ export function errorStatus(err: unknown): number {
   return 500;
 }
 
-/** One line of user text (describeError), never a stack. */
+/** The longest error line sent (it may quote what was given). */
+const MAX_LINE = 1000;
+
+/** One line of user text (describeError), never a stack, and never half a character (an emoji) at its end. */
 export function errorLine(err: unknown): string {
-  return describeError(err).slice(0, 1000);
+  const line = describeError(err);
+  const end = /[\uD800-\uDBFF]/.test(line[MAX_LINE - 1] ?? "") ? MAX_LINE - 1 : MAX_LINE;
+  return line.slice(0, end);
 }
 
 export function errorBody(err: unknown, status = errorStatus(err)): ErrorBody {
