@@ -262,6 +262,36 @@ export function mcpStdioCases(label: string, command: () => Promise<string[]>, c
       expect(rest.hits).toEqual([]);
     });
 
+    test('arguments a client sent as text ("20", a list as its JSON) are read as what their fields are', async () => {
+      const messages = JSON.stringify([
+        { role: "user", content: "the stringified widget broke" },
+        { role: "assistant", content: "reading it as a list fixed the stringified widget" },
+      ]);
+      const added = await call(c, "add_messages", { session: "stringified", messages, max_chars: "2000" });
+      expect(added.isError).toBeUndefined();
+      expect(added.structuredContent.ids).toHaveLength(2);
+      const found = await call(c, "chat_history", {
+        mode: "search",
+        query: "stringified widget",
+        match: "keyword",
+        limit: "1",
+      });
+      expect(found.structuredContent.rows).toHaveLength(1);
+      const got = await call(c, "chat_history", { mode: "get", ids: JSON.stringify(added.structuredContent.ids) });
+      expect(got.structuredContent.messages).toHaveLength(2);
+      const recorded = await call(c, "error_memory", {
+        mode: "record",
+        tool: "widget",
+        error: "stringified args refused",
+        fix: "read them as their types",
+        keywords: '["args"]',
+      });
+      expect(recorded.isError).toBeUndefined();
+      // Text that is no such value is still refused, naming the field.
+      expect(await refused(c, "chat_history", { mode: "search", query: "x", limit: "ten" })).toContain("limit");
+      expect(await refused(c, "chat_history", { mode: "get", ids: "not a list" })).toContain("ids");
+    });
+
     test("bad arguments on every tool: isError with one sentence naming the field; nothing changes; the server lives on", async () => {
       const before = (await call(c, "chat_history", { mode: "sessions" })).structuredContent;
       expect(
