@@ -8,7 +8,7 @@ import type { MemoryApi } from "../app/api/memory-api.ts";
 import type { SearchHitJson } from "../app/api/json-types.ts";
 import { fitBudget, fitPages, type Budgeted, type Pages } from "./budget.ts";
 import { contextPages, summaryPages } from "./pages.ts";
-import { unstringified } from "./stringified-args.ts";
+import { normalizeArgs } from "./client-args.ts";
 import { namedError } from "../shared/errors.ts";
 import { describeIssueFacts, type IssueFact } from "../shared/schema-issues.ts";
 
@@ -284,7 +284,7 @@ function getPages(found: readonly unknown[], missing: readonly string[], offset:
 
 /** Check the arguments with the tool's valibot schema; a ToolArgumentError names the field. */
 export function checkArgs(tool: ToolDef, raw: unknown): unknown {
-  const r = checkInput(tool.schema, unstringified(tool.schema, raw));
+  const r = checkInput(tool.schema, normalizeArgs(tool.schema, raw));
   if (!r.ok) throw new ToolArgumentError({ problem: "invalid", tool: tool.name, issues: r.issues });
   return r.value;
 }

@@ -262,7 +262,7 @@ export function mcpStdioCases(label: string, command: () => Promise<string[]>, c
       expect(rest.hits).toEqual([]);
     });
 
-    test('arguments a client sent as text ("20", a list as its JSON) are read as what their fields are', async () => {
+    test('arguments as clients send them: text for a number or a list ("20", its JSON), null or "" for an unset optional field', async () => {
       const messages = JSON.stringify([
         { role: "user", content: "the stringified widget broke" },
         { role: "assistant", content: "reading it as a list fixed the stringified widget" },
@@ -287,6 +287,26 @@ export function mcpStdioCases(label: string, command: () => Promise<string[]>, c
         keywords: '["args"]',
       });
       expect(recorded.isError).toBeUndefined();
+      // An optional field sent as null or "" is left out; a field the mode needs is still asked for.
+      const unset = await call(c, "chat_history", {
+        mode: "search",
+        query: "stringified widget",
+        match: null,
+        session: "",
+        range: null,
+        since: "",
+        until: null,
+        limit: null,
+        max_chars: null,
+      });
+      expect(unset.isError).toBeUndefined();
+      expect(unset.structuredContent.rows.length).toBeGreaterThan(0);
+      const lookup = await call(c, "error_memory", { mode: "lookup", error: "stringified args refused", tool: "" });
+      expect(lookup.structuredContent.hits[0].tool).toBe("widget");
+      expect(await refused(c, "chat_history", { mode: "recent", session: null })).toBe(
+        "chat_history: session is needed for mode recent.",
+      );
+      expect(await refused(c, "add_messages", { session: null, messages })).toContain("session");
       // Text that is no such value is still refused, naming the field.
       expect(await refused(c, "chat_history", { mode: "search", query: "x", limit: "ten" })).toContain("limit");
       expect(await refused(c, "chat_history", { mode: "get", ids: "not a list" })).toContain("ids");
