@@ -57,6 +57,8 @@ export function mcpStdioCases(label: string, command: () => Promise<string[]>, c
       expect(ann.error_memory!.readOnlyHint).toBe(false);
       const ch = tools.find((t) => t.name === "chat_history")!;
       expect((ch.inputSchema.properties as any).mode.enum).toEqual(["search", "recent", "around", "get", "sessions"]);
+      // Every field an answer may carry is declared: a search with no row says why.
+      expect(ch.outputSchema?.properties).toHaveProperty("emptyReason");
     });
 
     test("add, then search gives compact rows; get and around give the full text; LanceDB stays unloaded for keyword calls", async () => {

@@ -49,6 +49,7 @@ export const ChatHistoryOutput = v.object({
   rows: v.optional(v.pipe(v.array(SearchRow), v.description("search: compact rows."))),
   notIndexed: v.optional(count),
   notes: v.optional(texts),
+  emptyReason: v.optional(v.pipe(text, v.description("search: why no row came back (absent when some did)."))),
   session: v.optional(text),
   anchor: v.optional(text),
   messages: v.optional(v.pipe(v.array(Message), v.description("recent, around, get: full messages."))),
