@@ -86,6 +86,8 @@ export interface TurnContextJson {
   session: string;
   messages: ContextMessageJson[];
   system: string;
+  /** No such session yet (the context of its first turn). */
+  newSession?: true;
   summaryFilter?: unknown;
 }
 

@@ -88,6 +88,9 @@ export const SessionContextOutput = v.object({
     }),
   ),
   system: text,
+  newSession: v.optional(
+    v.pipe(v.literal(true), v.description("No such session yet: it starts with the first add_messages.")),
+  ),
   summaryFilter: v.optional(v.unknown()),
   ...paging,
 });
