@@ -24,8 +24,13 @@ export function contextPages(c: TurnContextJson, offset: number): Pages {
  * each other field (current_discussion) is one entry. A page leaves out the fields none of its entries is in.
  */
 export function summaryPages(s: SummaryJson, offset: number): Pages {
-  const head = { session: s.session, state: s.state };
-  const tail = { cursor: s.cursor, due: s.due };
+  // Why a summary or its cursor could not be read comes along with its state.
+  const head = { session: s.session, state: s.state, ...(s.problem !== undefined ? { problem: s.problem } : {}) };
+  const tail = {
+    cursor: s.cursor,
+    ...(s.cursorProblem !== undefined ? { cursorProblem: s.cursorProblem } : {}),
+    due: s.due,
+  };
   const doc = s.summary;
   if (!doc || typeof doc !== "object" || Array.isArray(doc)) {
     const total = offset === 0 ? 1 : 0;

@@ -1,7 +1,7 @@
 // MCP over stdio, driven by the real SDK client and by a plain 2025-06-18 JSON-RPC client; the same
 // cases run on `bun src/index.ts mcp` and on the compiled binary.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { readFileSync, writeFileSync } from "node:fs";
+import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Client } from "@modelcontextprotocol/client";
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/client/validators/ajv";
@@ -185,6 +185,15 @@ export function mcpStdioCases(label: string, command: () => Promise<string[]>, c
       });
       const sum = await call(c, "summary", { session: "agent-1" });
       expect(sum.structuredContent).toMatchObject({ session: "agent-1", state: "missing", summary: null });
+      // A summary.json that cannot be read: the answer says why, as `memvoy summary --json` does.
+      const file = join(home, "sessions", "agent-1", "summary.json");
+      writeFileSync(file, "{not json");
+      try {
+        const broken = await call(c, "summary", { session: "agent-1" });
+        expect(broken.structuredContent).toMatchObject({ state: "corrupt", problem: "not valid JSON", summary: null });
+      } finally {
+        rmSync(file);
+      }
     });
 
     test("max_chars on summary, session_context and error_memory lookup: within it, long texts cut alike, the rest paged with next_offset", async () => {

@@ -124,7 +124,9 @@ export const SummaryOutput = v.object({
   session: text,
   state: text,
   summary: v.pipe(v.unknown(), v.description("The summary document, or null when the session has none.")),
+  problem: v.optional(v.pipe(text, v.description("Why summary.json could not be read (state corrupt)."))),
   cursor: v.nullable(text),
+  cursorProblem: v.optional(v.pipe(text, v.description("Why the summary cursor could not be read."))),
   due: v.boolean(),
   ...paging,
 });
