@@ -276,7 +276,7 @@ export function mcpStdioCases(label: string, command: () => Promise<string[]>, c
 
     test('arguments as clients send them: text for a number or a list ("20", its JSON), null or "" for an unset optional field', async () => {
       const messages = JSON.stringify([
-        { role: "user", content: "the stringified widget broke" },
+        { role: "user", content: "the stringified widget broke", sendAt: null, sender: "", idempotencyKey: null },
         { role: "assistant", content: "reading it as a list fixed the stringified widget" },
       ]);
       const added = await call(c, "add_messages", { session: "stringified", messages, max_chars: "2000" });
