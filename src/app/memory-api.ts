@@ -30,6 +30,7 @@ import type { SummaryView } from "../memory/summary/summary-view.ts";
 import type { ImportSummaryResult } from "../memory/summary/import-summary.ts";
 import type { StatsReport } from "../memory/stats.ts";
 import { daemonLockHeld } from "./daemon-probe.ts";
+import { homeLockFree } from "../memory/home-lock.ts";
 import type { IndexUpgradeOptions, IndexUpgradeResult, IndexUpgradeState } from "../memory/index-upgrade.ts";
 import type { MatchMode, SearchHit, SearchOptions, SearchResult } from "../search/search-types.ts";
 import { explainEmpty, NO_TERMS } from "../search/empty-reason.ts";
@@ -266,6 +267,11 @@ export class HomeMemory implements MaintenanceApi {
   /** Today's tokens against [summary] daily_token_budget. */
   dailyBudget(): UsageReport["budget"] {
     return load.budget().budgetState(this.ctx);
+  }
+
+  /** Resolves once no other process holds the home's writer lock: a server awaits it rather than block on it. */
+  writerLockFree(): Promise<void> {
+    return homeLockFree(this.ctx);
   }
 
   /** Whether a daemon (`memvoy --daemon`) is running for this home now. */

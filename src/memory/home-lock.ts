@@ -7,14 +7,21 @@
 import { ftruncateSync, fstatSync, readFileSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import { ensureDirIn } from "../shared/atomic-write.ts";
-import { withFileLock } from "../shared/file-lock.ts";
+import { lockFree, withFileLock } from "../shared/file-lock.ts";
 import { isSessionId } from "../shared/session-id.ts";
 import { recoverSessions } from "./crash-recovery.ts";
 import type { MemoryContext } from "./memory-context.ts";
 
+const lockPath = (ctx: MemoryContext) => join(ctx.paths.store, "write.lock");
+
+/** Resolves once no other process holds the home's writer lock (see lockFree): a server awaits it before a write. */
+export function homeLockFree(ctx: MemoryContext): Promise<void> {
+  return lockFree(lockPath(ctx));
+}
+
 export function withHomeLock<T>(ctx: MemoryContext, fn: () => T, session?: string | readonly string[]): T {
   ensureDirIn(ctx.paths.store);
-  const path = join(ctx.paths.store, "write.lock");
+  const path = lockPath(ctx);
   let kept: string[] = [];
   return withFileLock(path, fn, undefined, {
     acquired(fd) {

@@ -62,6 +62,26 @@ export function tryLockFile(path: string): (() => void) | undefined {
 }
 
 /**
+ * Wait without blocking this thread until no other process holds the lock on `path`, or `timeoutMs` passed: a
+ * server (the daemon, an MCP server) calls it before a write, whose synchronous wait would freeze every request
+ * it serves meanwhile. The write then takes the lock itself (and waits in the rare case another got it first).
+ */
+export async function lockFree(path: string, timeoutMs = 30_000): Promise<void> {
+  if (held.has(path)) return;
+  const deadline = performance.now() + timeoutMs;
+  for (let wait = 1; performance.now() < deadline; wait = Math.min(wait * 2, 50)) {
+    let release: (() => void) | undefined;
+    try {
+      release = tryLockFile(path);
+    } catch {
+      return; // no lock file can be made here (no store yet): the write says what is wrong
+    }
+    if (release) return release();
+    await Bun.sleep(wait);
+  }
+}
+
+/**
  * Called with the lock file's descriptor right after the lock is taken, and right before it is released
  * after `fn` returned (not when it threw: the next holder then sees what `acquired` left in the file).
  */

@@ -1,12 +1,13 @@
 // The loopback HTTP API: token, Host and Origin checks, health, bad input on every route, body limits,
 // and the OpenAPI document against the router.
 import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Validator } from "@seriousme/openapi-schema-validator";
 import { ROUTES, pathParams } from "../../src/app/api/routes.ts";
 import { openApiPath } from "../../src/http/openapi.ts";
 import { connectMemory } from "../../src/lib.ts";
-import { connectTo, removeTempDirs, serveHome, TOKEN, type Served } from "./support.ts";
+import { connectTo, removeTempDirs, repoRoot, serveHome, TOKEN, type Served } from "./support.ts";
 
 let s: Served;
 beforeAll(async () => {
@@ -268,6 +269,35 @@ describe("bad input on every route: 400 naming the field, 404, 413; nothing chan
     await wrong("POST", "/v1/health", "GET");
     await errorOf(await s.fetch("/v1/sessions/s1", { method: "POST", token: null }), 401);
     expect((await s.local.history("s1")).messages).toHaveLength(1);
+  });
+});
+
+describe("a write waiting for another process's writer lock", () => {
+  test("does not freeze the server: other requests are answered meanwhile, and the write lands once the lock is free", async () => {
+    const lock = join(s.home, ".store", "write.lock");
+    // Another process (an import, a CLI add) holds the home's writer lock; it lets go after 5 s at the latest.
+    const holder = Bun.spawn(
+      [
+        "bun",
+        "-e",
+        `import { tryLockFile } from ${JSON.stringify(join(repoRoot, "src/shared/file-lock.ts"))};
+         if (!tryLockFile(process.env.LOCK_PATH)) process.exit(3);
+         console.log("held");
+         setTimeout(() => process.exit(0), 5000);
+         await Bun.stdin.text();
+         process.exit(0);`,
+      ],
+      { stdin: "pipe", stdout: "pipe", env: { ...process.env, LOCK_PATH: lock } },
+    );
+    const reader = holder.stdout.getReader();
+    expect(new TextDecoder().decode((await reader.read()).value)).toContain("held");
+    const adding = s.local.add("locked", { role: "user", content: "written once the lock is free" });
+    expect((await s.fetch("/v1/health")).status).toBe(200);
+    expect((await s.fetch("/v1/sessions")).status).toBe(200);
+    expect(holder.exitCode).toBeNull(); // answered while the lock was still held
+    holder.stdin.end();
+    expect((await adding).ids).toHaveLength(1);
+    expect((await s.local.history("locked")).messages).toHaveLength(1);
   });
 });
 

@@ -57,6 +57,8 @@ export interface MemoryHome {
   getError(id: string): Maybe<ErrorRecord>;
   removeError(id: string): Promise<RemoveErrorResult>;
   flushEmbeddings(): Promise<unknown>;
+  /** Resolves once no other process holds the writer lock (a local home); the writes below await it first. */
+  writerLockFree?(): Promise<void>;
   close(): Maybe<void>;
 }
 
@@ -96,6 +98,7 @@ export class LocalMemoryApi<H extends MemoryHome = HomeMemory> implements Memory
   async add(session: string, messages: MessageInput | readonly MessageInput[]): Promise<J.AddResultJson> {
     const list = Array.isArray(messages) ? messages : [messages as MessageInput];
     const o = S.parseInput(S.AddInput, { session, messages: list }, "add");
+    await this.home.writerLockFree?.();
     const r = await this.home.add(o.session, o.messages as WireMessageInput[]);
     const out: J.AddResultJson = { session: o.session, ids: r.ids, duplicates: r.duplicates };
     if (r.removed > 0) out.removed = r.removed;
@@ -142,6 +145,7 @@ export class LocalMemoryApi<H extends MemoryHome = HomeMemory> implements Memory
 
   async reset(session: string, options: { all?: boolean } = {}): Promise<J.ResetResultJson> {
     const o = S.parseInput(S.ResetInput, { session, ...options }, "reset");
+    await this.home.writerLockFree?.();
     const r = await this.home.reset(o.session, { all: o.all });
     await this.#purgeDeleted(); // no removed row stays in any LanceDB version
     return r;
@@ -149,6 +153,7 @@ export class LocalMemoryApi<H extends MemoryHome = HomeMemory> implements Memory
 
   async rm(session: string): Promise<J.ResetResultJson> {
     const o = S.parseInput(S.SessionInput, { session }, "rm");
+    await this.home.writerLockFree?.();
     const r = await this.home.remove(o.session);
     await this.#purgeDeleted();
     return r;
@@ -156,6 +161,7 @@ export class LocalMemoryApi<H extends MemoryHome = HomeMemory> implements Memory
 
   async rmMessage(id: string, options: { dropSummary?: boolean } = {}): Promise<J.RemoveMessageResultJson> {
     const o = S.parseInput(S.RmMessageInput, { id, ...options }, "rm-message");
+    await this.home.writerLockFree?.();
     if (!this.elsewhere) return this.home.rmMessage(o.id, { dropSummary: o.dropSummary });
     const r = await this.home.rmMessage(o.id, { dropSummary: o.dropSummary, purge: false });
     await this.elsewhere.purgeDeleted();
