@@ -30,7 +30,6 @@ import type { SummaryView } from "../memory/summary/summary-view.ts";
 import type { ImportSummaryResult } from "../memory/summary/import-summary.ts";
 import type { StatsReport } from "../memory/stats.ts";
 import { daemonLockHeld } from "./daemon-probe.ts";
-import { homeLockFree } from "../memory/home-lock.ts";
 import type { IndexUpgradeOptions, IndexUpgradeResult, IndexUpgradeState } from "../memory/index-upgrade.ts";
 import type { MatchMode, SearchHit, SearchOptions, SearchResult } from "../search/search-types.ts";
 import { explainEmpty, NO_TERMS } from "../search/empty-reason.ts";
@@ -77,6 +76,7 @@ const load = kept({
   budget: () => require("../memory/summary/token-budget.ts") as typeof import("../memory/summary/token-budget.ts"),
   indexUpgrade: () => require("../memory/index-upgrade.ts") as typeof import("../memory/index-upgrade.ts"),
   imports: () => require("./import-api.ts") as typeof import("./import-api.ts"),
+  homeLock: () => require("../memory/home-lock.ts") as typeof import("../memory/home-lock.ts"),
   wireInput: () => require("./wire-input.ts") as typeof import("./wire-input.ts"),
   historyView: () => require("../memory/history-view.ts") as typeof import("../memory/history-view.ts"),
   writePath: () => require("../memory/write-path.ts") as typeof import("../memory/write-path.ts"),
@@ -271,7 +271,7 @@ export class HomeMemory implements MaintenanceApi {
 
   /** Resolves once no other process holds the home's writer lock: a server awaits it rather than block on it. */
   writerLockFree(): Promise<void> {
-    return homeLockFree(this.ctx);
+    return load.homeLock().homeLockFree(this.ctx);
   }
 
   /** Whether a daemon (`memvoy --daemon`) is running for this home now. */
