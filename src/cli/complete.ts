@@ -45,15 +45,39 @@ function valueCandidates(kind: FlagValue, home: () => string, prefix: string): s
 }
 
 /**
+ * bash splits `--flag=value` at "=" (it is in COMP_WORDBREAKS) into `--flag`, `=`, `value`: join such words
+ * again, keeping track of the word being completed.
+ */
+function joinEquals(words: readonly string[], cword: number): { words: string[]; cword: number } {
+  const out: string[] = [];
+  let at = cword;
+  for (let i = 0; i < words.length; i++) {
+    const prev = out.at(-1);
+    if (words[i] === "=" && prev?.startsWith("--") && !prev.includes("=")) {
+      const value = i + 1 < words.length && i + 1 <= cword ? words[i + 1]! : "";
+      out[out.length - 1] = `${prev}=${value}`;
+      if (cword === i || cword === i + 1) at = out.length - 1;
+      if (value !== "" || (i + 1 < words.length && i + 1 <= cword)) i++;
+      continue;
+    }
+    if (i === cword) at = out.length;
+    out.push(words[i]!);
+  }
+  return { words: out, cword: at };
+}
+
+/**
  * Candidates for words[cword] (words[0] is the program), filtered by the typed prefix, except the file and
- * directory markers, which the shell expands itself.
+ * directory markers, which the shell expands itself. For `--flag=value` the candidates are values alone: each
+ * completion script puts `--flag=` back where its shell needs it.
  */
 export function complete(
   specs: readonly CommandSpec[],
-  words: readonly string[],
-  cword: number,
+  shellWords: readonly string[],
+  shellCword: number,
   env = process.env,
 ): string[] {
+  const { words, cword } = joinEquals(shellWords, shellCword);
   const cur = words[cword] ?? "";
   let homeFlag: string | undefined;
   let command: CommandSpec | undefined;
@@ -83,11 +107,17 @@ export function complete(
     positionals.push(w);
   }
   const home = () => resolveHome(homeFlag, env);
-  const pick = (list: readonly string[]) =>
-    list.length === 1 && (list[0] === FILES || list[0] === DIRS) ? [...list] : list.filter((c) => c.startsWith(cur));
+  const pick = (list: readonly string[], prefix = cur) =>
+    list.length === 1 && (list[0] === FILES || list[0] === DIRS) ? [...list] : list.filter((c) => c.startsWith(prefix));
   if (pendingValue !== undefined) return pick(valueCandidates(pendingValue, home, cur));
-  if (helpTopic) return positionals.length === 0 ? pick(specs.map((s) => s.name)) : [];
   const flags = command?.flags ?? TOP_FLAGS;
+  const inline = /^(--[a-z][a-z-]*)=(.*)$/s.exec(cur);
+  if (inline) {
+    const kind = flags.get(inline[1]!);
+    if (kind === undefined || kind === "none") return [];
+    return pick(valueCandidates(kind, home, inline[2]!), inline[2]!);
+  }
+  if (helpTopic) return positionals.length === 0 ? pick(specs.map((s) => s.name)) : [];
   if (cur.startsWith("-")) return pick([...flags.keys()].sort());
   if (!command) return pick([...specs.map((s) => s.name), "help"]);
   if (command.subcommands.length > 0 && positionals.length === 0) return pick(command.subcommands);

@@ -4,6 +4,8 @@ const BASH = `# bash completion for memvoy (memvoy completion bash)
 _memvoy() {
   local IFS=$'\\n' cur="\${COMP_WORDS[COMP_CWORD]}" out
   out=$(command memvoy __complete "$COMP_CWORD" "\${COMP_WORDS[@]}" 2>/dev/null) || return 0
+  # --flag=value: bash completes the part after "=" (a word of its own)
+  [[ "$cur" == "=" ]] && cur=""
   case "$out" in
     __files__) COMPREPLY=($(compgen -f -- "$cur")) ;;
     __dirs__) COMPREPLY=($(compgen -d -- "$cur")) ;;
@@ -19,6 +21,8 @@ _memvoy() {
   local -a out
   out=("\${(@f)$(command memvoy __complete $((CURRENT - 1)) "\${words[@]}" 2>/dev/null)}")
   out=(\${out:#})
+  # --flag=value: the candidates are values; keep "--flag=" out of the word being completed
+  [[ "$PREFIX" == --*=* ]] && compset -P '*='
   case "$out[1]" in
     __files__) _files ;;
     __dirs__) _files -/ ;;
@@ -37,13 +41,16 @@ function __memvoy_complete
     set -l tokens (commandline -opc)
     set -l cur (commandline -ct)
     set -l out (command memvoy __complete (count $tokens) $tokens $cur 2>/dev/null)
+    # --flag=value: the candidates are values; fish completes the whole token, "--flag=" included
+    set -l flag (string match -r -- '^--[a-z][a-z-]*=' "$cur")
+    set -l value (string replace -r -- '^--[a-z][a-z-]*=' '' "$cur")
     switch "$out[1]"
         case __files__
-            __fish_complete_path $cur
+            printf '%s\\n' "$flag"(__fish_complete_path "$value")
         case __dirs__
-            __fish_complete_directories $cur
+            printf '%s\\n' "$flag"(__fish_complete_directories "$value")
         case '*'
-            printf '%s\\n' $out
+            printf '%s\\n' "$flag"$out
     end
 end
 complete -c memvoy -f -k -a '(__memvoy_complete)'

@@ -27,6 +27,8 @@ beforeAll(() => {
     const t = 1_700_000_000 + i * 60;
     utimesSync(file, t, t);
   }
+  // A second home.
+  mkdirSync(join(home, "other", "sessions", "other-only"), { recursive: true });
 });
 
 async function shell(cmd: string[], script: string): Promise<string[]> {
@@ -106,6 +108,29 @@ describe("shell completion", () => {
     expect(await run("memvoy errors ")).toEqual(["record", "search", "list", "show", "rm", "sweep"]);
     expect(await run("memvoy daemon ")).toEqual(["status", "stop"]);
     expect(await run("memvoy context ")).toEqual(newest);
+  });
+
+  test("--flag=value completes in every shell (bash splits it at =)", async () => {
+    // bash splits --flag=value at "=" (COMP_WORDBREAKS): --session = sess-20
+    const bash = (words: string[]) =>
+      shell(
+        ["bash", "-c"],
+        `source <(memvoy completion bash)\nCOMP_WORDS=(${words.map((w) => `'${w}'`).join(" ")}); COMP_CWORD=${words.length - 1}; _memvoy; printf '%s\\n' "\${COMPREPLY[@]}"`,
+      );
+    expect(await bash(["memvoy", "search", "x", "--session", "=", "sess-20"])).toEqual(newest.slice(0, 5));
+    expect(await bash(["memvoy", "search", "--match", "="])).toEqual(["keyword", "semantic", "hybrid"]);
+    expect(await bash(["memvoy", "--home", "=", join(home, "other"), "history", ""])).toEqual(["other-only"]);
+    const zsh = (words: string[]) =>
+      shell(
+        ["zsh", "-f", "-c"],
+        `compdef() {}; compset() {}; compadd() { while [[ $1 == -* && $1 != -- ]]; do shift; done; [[ $1 == -- ]] && shift; print -l -- "$@"; }\n` +
+          `source <(memvoy completion zsh)\nwords=(${words.map((w) => `'${w}'`).join(" ")}); CURRENT=${words.length}; _memvoy`,
+      );
+    expect(await zsh(["memvoy", "history", "--role=a"])).toEqual(["assistant"]);
+    const fish = (line: string) =>
+      shell(["fish", "--no-config", "-c"], `memvoy completion fish | source\ncomplete -C '${line}'`);
+    expect(await fish("memvoy search --range=3")).toEqual(["--range=30d"]);
+    expect(await fish("memvoy search --session=sess-20")).toEqual(newest.slice(0, 5).map((id) => `--session=${id}`));
   });
 
   test("session ids come from the folder listing alone: no database is opened", async () => {
