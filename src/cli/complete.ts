@@ -66,6 +66,12 @@ function joinEquals(words: readonly string[], cword: number): { words: string[];
   return { words: out, cword: at };
 }
 
+/** `~` and `~/dir` as the shell would expand them when the command runs (the words come unexpanded). */
+function expandTilde(path: string, env: Record<string, string | undefined>): string {
+  if (!env.HOME || (path !== "~" && !path.startsWith("~/"))) return path;
+  return env.HOME + path.slice(1);
+}
+
 /**
  * Candidates for words[cword] (words[0] is the program), filtered by the typed prefix, except the file and
  * directory markers, which the shell expands itself. For `--flag=value` the candidates are values alone: each
@@ -87,11 +93,11 @@ export function complete(
   for (let i = 1; i < cword; i++) {
     const w = words[i]!;
     if (pendingValue !== undefined) {
-      if (words[i - 1] === "--home") homeFlag = w;
+      if (words[i - 1] === "--home") homeFlag = expandTilde(w, env);
       pendingValue = undefined;
       continue;
     }
-    if (w.startsWith("--home=")) homeFlag = w.slice(7);
+    if (w.startsWith("--home=")) homeFlag = expandTilde(w.slice(7), env);
     if (w.startsWith("-")) {
       const flags = command?.flags ?? TOP_FLAGS;
       const kind = flags.get(w);

@@ -27,7 +27,7 @@ beforeAll(() => {
     const t = 1_700_000_000 + i * 60;
     utimesSync(file, t, t);
   }
-  // A second home.
+  // A second home inside HOME, for --home ~/other.
   mkdirSync(join(home, "other", "sessions", "other-only"), { recursive: true });
 });
 
@@ -110,7 +110,7 @@ describe("shell completion", () => {
     expect(await run("memvoy context ")).toEqual(newest);
   });
 
-  test("--flag=value completes in every shell (bash splits it at =)", async () => {
+  test("--flag=value and --home ~/DIR complete in every shell", async () => {
     // bash splits --flag=value at "=" (COMP_WORDBREAKS): --session = sess-20
     const bash = (words: string[]) =>
       shell(
@@ -120,6 +120,7 @@ describe("shell completion", () => {
     expect(await bash(["memvoy", "search", "x", "--session", "=", "sess-20"])).toEqual(newest.slice(0, 5));
     expect(await bash(["memvoy", "search", "--match", "="])).toEqual(["keyword", "semantic", "hybrid"]);
     expect(await bash(["memvoy", "--home", "=", join(home, "other"), "history", ""])).toEqual(["other-only"]);
+    expect(await bash(["memvoy", "--home", "~/other", "rm", "o"])).toEqual(["other-only"]);
     const zsh = (words: string[]) =>
       shell(
         ["zsh", "-f", "-c"],
@@ -127,10 +128,12 @@ describe("shell completion", () => {
           `source <(memvoy completion zsh)\nwords=(${words.map((w) => `'${w}'`).join(" ")}); CURRENT=${words.length}; _memvoy`,
       );
     expect(await zsh(["memvoy", "history", "--role=a"])).toEqual(["assistant"]);
+    expect(await zsh(["memvoy", "--home", "~/other", "context", ""])).toEqual(["other-only"]);
     const fish = (line: string) =>
       shell(["fish", "--no-config", "-c"], `memvoy completion fish | source\ncomplete -C '${line}'`);
     expect(await fish("memvoy search --range=3")).toEqual(["--range=30d"]);
     expect(await fish("memvoy search --session=sess-20")).toEqual(newest.slice(0, 5).map((id) => `--session=${id}`));
+    expect(await fish("memvoy --home=~/other reset ")).toEqual(["other-only"]);
   });
 
   test("session ids come from the folder listing alone: no database is opened", async () => {
