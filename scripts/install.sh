@@ -34,6 +34,10 @@ while [ $# -gt 0 ]; do
   esac
 done
 
+[ -n "$prefix" ] || die "--prefix is empty: name a folder"
+# An absolute prefix: the unit's ExecStart and the PATH advice must name the binary from anywhere.
+case "$prefix" in /*) ;; *) prefix="$(pwd)/$prefix" ;; esac
+
 here="$(cd "$(dirname "$0")" && pwd)"
 if [ -z "$source" ]; then
   if [ -f "$here/memvoy" ] && [ -f "$here/SHA256SUMS" ]; then source="$here"; else source="$here/../dist"; fi

@@ -112,6 +112,21 @@ describe("release tarball and install.sh", () => {
     expect(comp.stdout.trim()).toBe("stats");
   }, 120_000);
 
+  test("a relative --prefix installs under the current folder, and the unit names the binary by its absolute path", async () => {
+    const cwd = makeTempDir();
+    const inst = await run(["sh", join(repoRoot, "scripts/install.sh"), "--prefix", "opt/mv", tarball], {
+      cwd,
+      env: { HOME: makeTempDir() },
+    });
+    expect(inst.code, inst.stderr).toBe(0);
+    const bin = join(cwd, "opt/mv/bin/memvoy");
+    expect((await runBinary(bin, ["-v"], { cwd: makeTempDir() })).stdout.trim()).toBe(`memvoy ${pkg.version}`);
+    expect(readFileSync(join(cwd, "opt/mv/share/memvoy/memvoy.service"), "utf8")).toContain(
+      `ExecStart=${bin} --daemon`,
+    );
+    expect(inst.stdout).toContain(`export PATH="${join(cwd, "opt/mv/bin")}:$PATH"`);
+  }, 120_000);
+
   test("a tampered release is refused and nothing is installed", async () => {
     const unpacked = makeTempDir();
     await run(["tar", "-xzf", tarball, "-C", unpacked]);
