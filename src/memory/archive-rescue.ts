@@ -4,12 +4,15 @@ import { readdirSync } from "node:fs";
 import type { HomePaths } from "../config/home.ts";
 import type { MessageRecord } from "../shared/message.ts";
 import { isSessionId } from "../shared/session-id.ts";
+import { agenvoyArchiveRows } from "./agenvoy-archive.ts";
+import { listSome } from "./history-reconcile.ts";
 import { nsToRfc3339 } from "../shared/time.ts";
 import { readHistoryRepeats } from "../storage/history/history-file.ts";
 import { refuseSessionSymlinks } from "../storage/history/no-symlink.ts";
 import { insertMessages, knownIds } from "../storage/sqlite/messages-repo.ts";
 import {
   buildFromSalvage,
+  markArchivedSessions,
   markRecent,
   moveDatabaseAside,
   salvageDatabase,
@@ -19,6 +22,8 @@ import {
 export interface RescuePlan {
   file: string;
   problem: string;
+  /** The file is an Agenvoy archive: its messages, and those no history.json holds (adopted as the archive). */
+  agenvoy?: { messages: number; adopted: number };
   /** What SQLite could still read. */
   salvaged: { messages: number; sessions: number; errorRecords: number; usageRows: number; summaryRuns: number };
   /** Messages of history.json files the salvage lacks: restored from the files. */
@@ -46,8 +51,9 @@ function historyFiles(paths: HomePaths): Map<string, MessageRecord[]> {
   for (const session of names) {
     try {
       refuseSessionSymlinks(paths.session(session));
-      // A repeated id's first record is taken (the archive holds one message per id).
-      const records = readHistoryRepeats(paths.history(session), () => {}).records.filter((r) => r.id !== "");
+      // A repeated id's first record is taken (the archive holds one message per id). Records with no id
+      // (written by Agenvoy) are kept too: the next command adopts them, as on any first encounter.
+      const records = readHistoryRepeats(paths.history(session), () => {}).records;
       if (records.length > 0) out.set(session, records);
     } catch {
       // a corrupt or linked history.json is doctor's other business; it adds nothing here
@@ -56,12 +62,24 @@ function historyFiles(paths: HomePaths): Map<string, MessageRecord[]> {
   return out;
 }
 
+/** An Agenvoy archive's messages that no history.json holds become the salvage's messages. */
+function adoptAgenvoy(salvage: Salvage, files: Map<string, MessageRecord[]>): string[] {
+  if (!salvage.agenvoy) return [];
+  const { rows, badSessions } = agenvoyArchiveRows(salvage.agenvoy, files);
+  salvage.tables.messages = { rows, complete: salvage.agenvoy.complete };
+  return badSessions.size === 0
+    ? []
+    : [
+        `the archived messages of sessions whose ids memvoy cannot take: ${listSome([...badSessions].map((s) => JSON.stringify(s)))}`,
+      ];
+}
+
 function plan(paths: HomePaths, salvage: Salvage, files: Map<string, MessageRecord[]>): RescuePlan {
+  const lost = adoptAgenvoy(salvage, files);
   const t = salvage.tables;
   const salvagedIds = new Set(t.messages.rows.map((r) => String(r.id)));
   let fromHistoryFiles = 0;
   for (const records of files.values()) for (const r of records) if (!salvagedIds.has(r.id)) fromHistoryFiles++;
-  const lost: string[] = [];
   if (!t.messages.complete)
     lost.push("archive-only messages (compacted out of history.json) that SQLite could not read");
   if (!t.error_records.complete) lost.push("error-memory records that SQLite could not read");
@@ -73,6 +91,7 @@ function plan(paths: HomePaths, salvage: Salvage, files: Map<string, MessageReco
   return {
     file: paths.db,
     problem: salvage.problem,
+    ...(salvage.agenvoy ? { agenvoy: { messages: salvage.agenvoy.rows.length, adopted: t.messages.rows.length } } : {}),
     salvaged: {
       messages: t.messages.rows.length,
       sessions: new Set(t.messages.rows.map((r) => String(r.session_id))).size,
@@ -95,11 +114,14 @@ export function rescueArchive(paths: HomePaths, problem: string, now: bigint): R
   const salvage = salvageDatabase(paths.db, problem);
   const files = historyFiles(paths);
   const p = plan(paths, salvage, files);
-  const movedAside = moveDatabaseAside(paths.db, nsToRfc3339(now).replace(/[:.]/g, ""));
+  const stamp = nsToRfc3339(now).replace(/[:.]/g, "");
+  const movedAside = moveDatabaseAside(paths.db, stamp, salvage.agenvoy ? "agenvoy" : "broken");
   const db = buildFromSalvage(paths.db, salvage);
   try {
     db.transaction(() => {
-      for (const [session, records] of files) {
+      for (const [session, all] of files) {
+        const records = all.filter((r) => r.id !== "");
+        if (records.length === 0) continue;
         const known = knownIds(
           db,
           records.map((r) => r.id),
@@ -117,6 +139,7 @@ export function rescueArchive(paths: HomePaths, problem: string, now: bigint): R
           records[0]!.sendAt,
         );
       }
+      markArchivedSessions(db);
     })();
     const messages = Number((db.query("SELECT count(*) AS n FROM messages").get() as { n: bigint }).n);
     return { ...p, movedAside, messages };

@@ -126,6 +126,13 @@ function sharedLines(r: SharedDoctorReport): string[] {
 
 function describePlan(plan: RescuePlan): string[] {
   const s = plan.salvaged;
+  if (plan.agenvoy)
+    return [
+      `${plan.file} is not memvoy's archive: ${plan.problem}`,
+      `it holds ${plan.agenvoy.messages} message(s); ${plan.agenvoy.adopted} of them are in no history.json (compacted out of it, or of a session without one) and are adopted as archived messages`,
+      `history.json files add ${plan.fromHistoryFiles} message(s), adopted as on any first encounter`,
+      plan.lost.length === 0 ? "adopting it loses nothing" : `adopting it loses: ${plan.lost.join("; ")}`,
+    ];
   return [
     `${plan.file} is broken: ${plan.problem}`,
     `SQLite can still read: ${s.messages} message(s) in ${s.sessions} session(s), ${s.errorRecords} error-memory record(s), ${s.usageRows} usage row(s), ${s.summaryRuns} summary run(s)`,
@@ -149,21 +156,45 @@ async function rescue(p: Parsed, err: BrokenDatabaseError): Promise<number> {
     if (json) printJson({ broken: plan, repaired: false });
     else {
       for (const line of describePlan(plan)) println(line);
-      println("to move it aside and rebuild: memvoy doctor --repair");
+      println(
+        plan.agenvoy
+          ? "to move it aside and adopt its messages: memvoy doctor --repair"
+          : "to move it aside and rebuild: memvoy doctor --repair",
+      );
     }
     return 1;
   }
   if (!json) for (const line of describePlan(plan)) println(line);
-  const go = bool(p, "yes") || (await confirm("move the broken database aside and rebuild it?"));
+  const go =
+    bool(p, "yes") ||
+    (await confirm(
+      plan.agenvoy
+        ? "move the Agenvoy archive aside and adopt its messages into a new archive?"
+        : "move the broken database aside and rebuild it?",
+    ));
   if (!go) {
     if (json) printJson({ broken: plan, repaired: false });
     else println("nothing was changed; to rebuild without the question: memvoy doctor --repair --yes");
     return 1;
   }
   const report = rescueBrokenArchive(err.data.detail, home);
-  if (json) printJson({ broken: plan, repaired: true, movedAside: report.movedAside, messages: report.messages });
-  else println(`moved ${report.movedAside.join(", ")} aside; rebuilt the archive with ${report.messages} message(s)`);
-  return 0;
+  // What the rebuild leaves to a first encounter (records without ids, as Agenvoy writes them, in sessions the
+  // archive already holds) is adopted now, as doctor --repair adopts it in any home.
+  const after = await using(openFromFlags(p, "doctor"), (api) => api.doctor({ repair: true }));
+  if (json)
+    printJson({
+      broken: plan,
+      repaired: true,
+      movedAside: report.movedAside,
+      messages: report.messages,
+      findings: after.findings,
+    });
+  else {
+    println(`moved ${report.movedAside.join(", ")} aside; rebuilt the archive with ${report.messages} message(s)`);
+    for (const f of after.findings)
+      println(`${f.session ? `${f.session}: ` : ""}${f.problem}${f.repaired ? ` -> repaired: ${f.repaired}` : ""}`);
+  }
+  return after.ok ? 0 : 1;
 }
 
 /** Run the index upgrade to the end (or until Ctrl-C); false when stopped. */

@@ -1,12 +1,17 @@
 // history.db that SQLite refuses outright: not a database (wrong or missing header), or a malformed image.
 import { namedError } from "../../shared/errors.ts";
 
-/** history.db cannot be used: SQLite says it is not a database, or that its image is malformed. */
-export const BrokenDatabaseError = namedError<{ path: string; detail: string }>(
+/**
+ * history.db cannot be used: SQLite says it is not a database, or that its image is malformed; or (`foreign`)
+ * it is another program's database, such as the archive of an Agenvoy home.
+ */
+export const BrokenDatabaseError = namedError<{ path: string; detail: string; foreign?: boolean }>(
   "BrokenDatabaseError",
   "runtime",
   (d) =>
-    `${d.path} is broken (${d.detail}): run \`memvoy doctor\` to see what can be saved, then \`memvoy doctor --repair\` to rebuild it`,
+    d.foreign
+      ? `${d.path} is not memvoy's archive (${d.detail}): run \`memvoy doctor\` to see what it holds, then \`memvoy doctor --repair\` to adopt its messages into a new archive`
+      : `${d.path} is broken (${d.detail}): run \`memvoy doctor\` to see what can be saved, then \`memvoy doctor --repair\` to rebuild it`,
 );
 export type BrokenDatabaseError = InstanceType<typeof BrokenDatabaseError>;
 

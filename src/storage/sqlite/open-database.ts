@@ -82,7 +82,7 @@ function open(path: string, options: OpenDatabaseOptions): Database {
     // The connection's settings in one call. secure_delete: deleted rows are overwritten with zeros, and
     // freed pages too, so a removed message leaves no text behind.
     db.run("PRAGMA busy_timeout = 15000; PRAGMA secure_delete = ON; PRAGMA synchronous = NORMAL");
-    migrate(db, path, enterWal(db));
+    migrate(db, path, enterWal(db, path));
     upgradeEmptyFts(db);
   }
   if (!options.shortLived) db.run("PRAGMA cache_size = -65536");
@@ -96,11 +96,14 @@ function open(path: string, options: OpenDatabaseOptions): Database {
  * here, and SQLite answers SQLITE_BUSY to this switch without calling the busy handler when it would
  * deadlock: wait and try again, as the busy timeout would.
  */
-function enterWal(db: Database): number {
+function enterWal(db: Database, path: string): number {
   const deadline = Date.now() + 15_000;
   for (let wait = 2; ; wait = Math.min(wait * 2, 100)) {
     try {
       const r = openingRead(db);
+      // memvoy sets user_version in the transaction that creates its tables: tables with none are another
+      // program's, refused before anything (the journal mode included) is changed in the file.
+      if (r.userVersion === 0) refuseForeignSchema(db, path);
       if (r.journalMode !== "wal") db.run("PRAGMA journal_mode = WAL");
       return r.userVersion;
     } catch (err) {
@@ -125,6 +128,24 @@ function migrate(db: Database, path: string, current: number): void {
     for (let i = again; i < MIGRATIONS.length; i++) db.run(MIGRATIONS[i]!);
     db.run(`PRAGMA user_version = ${MIGRATIONS.length}`);
   }).immediate();
+}
+
+/** An Agenvoy archive (or another program's tables) where memvoy's archive belongs: refused, left as it is. */
+function refuseForeignSchema(db: Database, path: string): void {
+  const found = db.query("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'messages'").get();
+  if (found === null) return;
+  const foreign = foreignArchiveKind(db);
+  db.close();
+  throw new BrokenDatabaseError({ path, detail: foreign ?? "another program's tables", foreign: true });
+}
+
+/** "an Agenvoy archive" when `messages` has the columns Agenvoy writes (session_id, send_at, role, content). */
+export function foreignArchiveKind(db: Database): string | undefined {
+  const cols = new Set(
+    (db.query("SELECT name FROM pragma_table_info('messages')").all() as { name: string }[]).map((c) => c.name),
+  );
+  const agenvoy = ["session_id", "send_at", "role", "content"].every((c) => cols.has(c)) && !cols.has("seq");
+  return agenvoy ? "an Agenvoy archive" : undefined;
 }
 
 /**

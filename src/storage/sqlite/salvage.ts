@@ -6,7 +6,7 @@ import { placeTrigramRows } from "./substring-index.ts";
 import { Database } from "bun:sqlite";
 import { existsSync, renameSync } from "node:fs";
 import { searchForm } from "../../shared/search-form.ts";
-import { openDatabase } from "./open-database.ts";
+import { foreignArchiveKind, openDatabase } from "./open-database.ts";
 import { COPY_TABLES } from "../ports/copy-tables.ts";
 export { BrokenDatabaseError, isBrokenDatabase } from "./broken-database.ts";
 
@@ -24,6 +24,72 @@ export interface Salvage {
   /** Why SQLite refuses the file. */
   problem: string;
   tables: Record<SalvagedTable, TableSalvage>;
+  /** The file is an Agenvoy archive: its messages, to adopt (the tables above are then empty). */
+  agenvoy?: AgenvoyArchive;
+}
+
+/** A message of an Agenvoy archive (its `messages` table: no id of memvoy's, time in ns, 0 when it had none). */
+export interface AgenvoyRow {
+  session: string;
+  role: string;
+  content: string;
+  sendAt: bigint;
+  sender: string;
+}
+
+export interface AgenvoyArchive {
+  /** Every message, by session, then time, then Agenvoy's own row order. */
+  rows: AgenvoyRow[];
+  /** Each session's compaction cutoff (message_meta, or session_meta in older homes): rows before it left history.json. */
+  startAt: Map<string, bigint>;
+  /** false when the messages could not all be read. */
+  complete: boolean;
+}
+
+function isAgenvoy(db: Database): boolean {
+  try {
+    return foreignArchiveKind(db) !== undefined;
+  } catch {
+    return false; // a damaged file: salvaged as memvoy's own
+  }
+}
+
+/** Agenvoy's messages and cutoffs, read from its archive (the caller has found it is one: foreignArchiveKind). */
+function readAgenvoy(db: Database): AgenvoyArchive {
+  const out: AgenvoyArchive = { rows: [], startAt: new Map(), complete: true };
+  const cols = new Set(
+    (db.query("SELECT name FROM pragma_table_info('messages')").all() as { name: string }[]).map((c) => c.name),
+  );
+  try {
+    const sender = cols.has("sender") ? "sender" : "''";
+    const rows = db
+      .query(
+        `SELECT session_id, role, content, send_at, ${sender} AS sender FROM messages ORDER BY session_id, send_at, rowid`,
+      )
+      .all() as { session_id: unknown; role: unknown; content: unknown; send_at: unknown; sender: unknown }[];
+    for (const r of rows)
+      out.rows.push({
+        session: String(r.session_id ?? ""),
+        role: String(r.role ?? ""),
+        content: String(r.content ?? ""),
+        sendAt: typeof r.send_at === "bigint" ? r.send_at : BigInt(Math.trunc(Number(r.send_at ?? 0)) || 0),
+        sender: String(r.sender ?? ""),
+      });
+  } catch {
+    out.complete = false;
+  }
+  for (const table of ["message_meta", "session_meta"]) {
+    try {
+      const meta = db.query(`SELECT session_id, start_at FROM ${table}`).all() as {
+        session_id: unknown;
+        start_at: unknown;
+      }[];
+      for (const m of meta) if (typeof m.start_at === "bigint") out.startAt.set(String(m.session_id), m.start_at);
+    } catch {
+      // no such table in this version of Agenvoy
+    }
+  }
+  return out;
 }
 
 const KEY: Record<SalvagedTable, string> = {
@@ -81,6 +147,11 @@ export function salvageDatabase(path: string, problem: string): Salvage {
     return { problem, tables };
   }
   try {
+    if (isAgenvoy(db)) {
+      // Agenvoy keeps no error memory, usage or summary runs in this file: nothing of those to lose.
+      for (const t of SALVAGED_TABLES) tables[t] = { rows: [], complete: true };
+      return { problem, tables, agenvoy: readAgenvoy(db) };
+    }
     for (const t of SALVAGED_TABLES) tables[t] = readTable(db, t);
   } finally {
     db.close();
@@ -88,12 +159,12 @@ export function salvageDatabase(path: string, problem: string): Salvage {
   return { problem, tables };
 }
 
-/** Move history.db and its -wal/-shm aside; returns the new names. */
-export function moveDatabaseAside(path: string, suffix: string): string[] {
+/** Move history.db and its -wal/-shm aside (as history.db.LABEL-SUFFIX); returns the new names. */
+export function moveDatabaseAside(path: string, suffix: string, label = "broken"): string[] {
   const moved: string[] = [];
   for (const ext of ["", "-wal", "-shm"]) {
     if (!existsSync(path + ext)) continue;
-    const to = `${path}${ext}.broken-${suffix}`;
+    const to = `${path}${ext}.${label}-${suffix}`;
     renameSync(path + ext, to);
     moved.push(to);
   }
@@ -188,4 +259,16 @@ export function markRecent(db: Database, session: string, ids: readonly string[]
   db.prepare(
     "INSERT INTO message_meta (session_id, start_at, start_seq) VALUES (?1, ?2, ?3) ON CONFLICT(session_id) DO UPDATE SET start_at = ?2, start_seq = ?3",
   ).run(session, firstSendAt, first.s);
+}
+
+/**
+ * A session with archived messages and no cutoff yet (its history.json is gone, or still to be adopted): the
+ * cutoff goes after them, so keyword search reads them as the archive and what is added later as recent.
+ */
+export function markArchivedSessions(db: Database): void {
+  db.run(
+    `INSERT OR IGNORE INTO message_meta (session_id, start_at, start_seq)
+     SELECT session_id, max(send_at) + 1, (SELECT coalesce(max(seq), 0) + 1 FROM messages)
+     FROM messages WHERE recent = 0 GROUP BY session_id`,
+  );
 }
