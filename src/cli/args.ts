@@ -145,7 +145,12 @@ export interface LeadingOptions {
   home?: string;
   /** `--daemon` stands before the command word. */
   daemon: boolean;
+  /** The first option before the command word that is no global option (a typo such as --hme). */
+  unknown?: string;
 }
+
+/** Options that may stand before the command word (--home, with its value, is read apart). */
+const LEADING = new Set(["--json", "--verbose", "--help", "-h", "--daemon", "--version", "-v", "-V"]);
 
 /** The options before the command word, read the one way every entry point reads --home. */
 export function leadingOptions(argv: readonly string[]): LeadingOptions {
@@ -159,7 +164,7 @@ export function leadingOptions(argv: readonly string[]): LeadingOptions {
     else if (!arg.startsWith("-")) {
       out.command = i;
       break;
-    }
+    } else if (!LEADING.has(arg)) out.unknown ??= arg;
   }
   return out;
 }

@@ -102,6 +102,10 @@ export async function runCli(argv: readonly string[], version: string): Promise<
       const { runForeground } = await import("./commands/daemon.ts");
       return await runForeground(argv, version);
     }
+    // Before the command word only the global options stand: a typo there would otherwise be skipped, and
+    // its value taken for the command (memvoy --hme DIR sessions: unknown command "DIR").
+    if (lead.unknown !== undefined)
+      throw new CommandUsageError({ problem: "unknown-global-option", option: lead.unknown });
     const cmdIndex = lead.command;
     const command = cmdIndex >= 0 ? argv[cmdIndex] : undefined;
     if (command === undefined) {

@@ -4,6 +4,7 @@ import { namedError } from "../shared/errors.ts";
 type CommandUsage =
   | { problem: "missing-command" }
   | { problem: "unknown-command"; command: string }
+  | { problem: "unknown-global-option"; option: string }
   | { problem: "dumb-terminal" }
   | { problem: "empty-home" }
   | { problem: "missing-subcommand"; command: string; choices: string[] }
@@ -39,6 +40,8 @@ function describeUsage(d: CommandUsage): string {
       return "missing command (see memvoy --help)";
     case "unknown-command":
       return `unknown command ${JSON.stringify(d.command)} (see memvoy --help)`;
+    case "unknown-global-option":
+      return `unknown option ${d.option} (see memvoy --help)`;
     case "empty-home":
       return "--home is empty: name a folder, or leave --home out for the default home (see memvoy --help)";
     case "dumb-terminal":

@@ -28,6 +28,20 @@ describe("CLI", () => {
     expect(bad.stderr).toBe('memvoy: unknown command "frobnicate" (see memvoy --help)\n');
   });
 
+  test("a mistyped option before the command is named, not its value taken for the command", async () => {
+    const home = tempHome();
+    const typo = await cli(["--hme", home, "sessions"]);
+    expect(typo.code).toBe(2);
+    expect(typo.stderr).toBe("memvoy: unknown option --hme (see memvoy --help)\n");
+    const alone = await cli(["--frobnicate"]);
+    expect(alone.code).toBe(2);
+    expect(alone.stderr).toBe("memvoy: unknown option --frobnicate (see memvoy --help)\n");
+    // The global options still stand there.
+    const ok = await cli(["--json", "--verbose", "--home", home, "sessions"]);
+    expect(ok.code, ok.stderr).toBe(0);
+    expect(JSON.parse(ok.stdout)).toEqual([]);
+  });
+
   test("add, history, search, context, sessions, reset, rm with --json print one JSON document", async () => {
     const home = tempHome();
     const add = await cli(
