@@ -26,7 +26,7 @@ _memvoy() {
   case "$out[1]" in
     __files__) _files ;;
     __dirs__) _files -/ ;;
-    *) (( \${#out} )) && compadd -Q -- "\${out[@]}" ;;
+    *) (( \${#out} )) && compadd -Q -V memvoy -- "\${out[@]}" ;;
   esac
 }
 if [[ "\${zsh_eval_context[-1]}" == loadautofunc ]]; then

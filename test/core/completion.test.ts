@@ -47,6 +47,11 @@ async function shell(cmd: string[], script: string): Promise<string[]> {
 
 const newest = ids.slice().reverse().slice(0, 200);
 
+// compadd, compset and _files are the completion system's builtins; stand-ins print what they are given, sorted
+// as zsh shows them unless compadd is told to keep the order (-V group).
+const ZSH_STANDINS =
+  'compdef() {}; compset() {}; compadd() { local keep=0; while [[ $1 == -* && $1 != -- ]]; do [[ $1 == -V ]] && { keep=1; shift; }; shift; done; [[ $1 == -- ]] && shift; if (( keep )); then print -l -- "$@"; else print -l -- ${(o)@}; fi; }; _files() { print -- "FILES $*"; }';
+
 describe("shell completion", () => {
   test("memvoy completion prints a script per shell; an unknown shell is a usage error", async () => {
     for (const sh of ["bash", "zsh", "fish"]) {
@@ -85,11 +90,10 @@ describe("shell completion", () => {
   });
 
   test("zsh: the completion function offers the same candidates", async () => {
-    // compadd and _files are the completion system's builtins; stand-ins print what they are given.
     const run = (words: string[]) =>
       shell(
         ["zsh", "-f", "-c"],
-        `compdef() {}; compadd() { while [[ $1 == -* && $1 != -- ]]; do shift; done; [[ $1 == -- ]] && shift; print -l -- "$@"; }; _files() { print -- "FILES $*"; }\n` +
+        `${ZSH_STANDINS}\n` +
           `source <(memvoy completion zsh)\nwords=(${words.map((w) => `'${w}'`).join(" ")}); CURRENT=${words.length}; _memvoy`,
       );
     expect(await run(["memvoy", "sum"])).toEqual(["summary", "summarize"]);
@@ -124,7 +128,7 @@ describe("shell completion", () => {
     const zsh = (words: string[]) =>
       shell(
         ["zsh", "-f", "-c"],
-        `compdef() {}; compset() {}; compadd() { while [[ $1 == -* && $1 != -- ]]; do shift; done; [[ $1 == -- ]] && shift; print -l -- "$@"; }\n` +
+        `${ZSH_STANDINS}\n` +
           `source <(memvoy completion zsh)\nwords=(${words.map((w) => `'${w}'`).join(" ")}); CURRENT=${words.length}; _memvoy`,
       );
     expect(await zsh(["memvoy", "history", "--role=a"])).toEqual(["assistant"]);
