@@ -79,8 +79,21 @@ export async function runSubcommand(
   argv: readonly string[],
   body: (sub: string, p: Parsed, args: string[]) => number | Promise<number>,
 ): Promise<number> {
-  const at = leadingOptions(argv).command;
+  const lead = leadingOptions(argv);
+  const at = lead.command;
   const choices = Object.keys(spec.subcommands).filter((s) => !spec.hidden?.includes(s));
+  // An option before the subcommand word would have its value taken for the subcommand (errors --limit 5 list).
+  if (lead.unknown !== undefined) {
+    const name = lead.unknown.replace(/^--?/, "").split("=")[0]!;
+    const known = Object.values(spec.subcommands).some(
+      (s) => s.flags && (Object.hasOwn(s.flags, name) || Object.values(s.flags).some((f) => f.short === name)),
+    );
+    throw new CommandUsageError(
+      known
+        ? { problem: "option-before-subcommand", command: spec.name, option: lead.unknown }
+        : { problem: "unknown-option", command: spec.name, option: lead.unknown },
+    );
+  }
   if (at < 0) {
     if (argv.includes("--help") || argv.includes("-h")) return printUsage(spec.usage, argv.includes("--json"));
     throw new CommandUsageError({ problem: "missing-subcommand", command: spec.name, choices });

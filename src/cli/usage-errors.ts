@@ -10,6 +10,7 @@ type CommandUsage =
   | { problem: "missing-subcommand"; command: string; choices: string[] }
   | { problem: "unknown-subcommand"; command: string; subcommand: string; choices: string[] }
   | { problem: "unknown-option"; command: string; option: string; hint?: string }
+  | { problem: "option-before-subcommand"; command: string; option: string }
   | { problem: "flag-takes-no-value"; command: string; flag: string }
   | { problem: "flag-needs-value"; command: string; flag: string }
   | { problem: "flag-not-integer"; command: string; flag: string; got: string }
@@ -52,6 +53,8 @@ function describeUsage(d: CommandUsage): string {
       return `${d.command}: unknown subcommand ${JSON.stringify(d.subcommand)}: use ${oneOf(d.choices)}`;
     case "unknown-option":
       return `${d.command}: unknown option ${d.option} (see memvoy ${d.command} --help${d.hint ?? ""})`;
+    case "option-before-subcommand":
+      return `${d.command}: ${d.option} goes after the subcommand: memvoy ${d.command} SUBCOMMAND ${d.option} ... ${help(d.command)}`;
     case "flag-takes-no-value":
       return `${d.command}: ${d.flag} takes no value`;
     case "flag-needs-value":

@@ -28,7 +28,7 @@ describe("CLI", () => {
     expect(bad.stderr).toBe('memvoy: unknown command "frobnicate" (see memvoy --help)\n');
   });
 
-  test("a mistyped option before the command is named, not its value taken for the command", async () => {
+  test("a mistyped or misplaced option before the command or subcommand is named, not its value taken for either", async () => {
     const home = tempHome();
     const typo = await cli(["--hme", home, "sessions"]);
     expect(typo.code).toBe(2);
@@ -36,6 +36,15 @@ describe("CLI", () => {
     const alone = await cli(["--frobnicate"]);
     expect(alone.code).toBe(2);
     expect(alone.stderr).toBe("memvoy: unknown option --frobnicate (see memvoy --help)\n");
+    // Before a subcommand word, an option of the subcommand is named as out of place.
+    const early = await cli(["errors", "--limit", "5", "list"], { home });
+    expect(early.code).toBe(2);
+    expect(early.stderr).toBe(
+      "memvoy: errors: --limit goes after the subcommand: memvoy errors SUBCOMMAND --limit ... (see memvoy errors --help)\n",
+    );
+    const stop = await cli(["daemon", "--timeout", "5", "stop"], { home });
+    expect(stop.code).toBe(2);
+    expect(stop.stderr).toContain("daemon: --timeout goes after the subcommand");
     // The global options still stand there.
     const ok = await cli(["--json", "--verbose", "--home", home, "sessions"]);
     expect(ok.code, ok.stderr).toBe(0);
