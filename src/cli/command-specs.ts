@@ -8,6 +8,8 @@ export interface CommandSpec {
   /** The one-line summary from the main help. */
   summary: string;
   usage: string;
+  /** Subcommands with a --help of their own, by name. */
+  subcommandUsages: Record<string, string>;
   subcommands: string[];
   flags: Map<string, FlagValue>;
   /** The first positional argument is a session id. */
@@ -99,6 +101,7 @@ export async function commandSpecs(version: string): Promise<CommandSpec[]> {
       name,
       summary: entries.get(name) ?? "",
       usage: mod.usage,
+      subcommandUsages: mod.subcommandUsages ?? {},
       subcommands: subcommandsOf(name, mod.usage),
       flags,
       sessionArg,

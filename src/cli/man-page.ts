@@ -37,9 +37,13 @@ export async function renderManPage(version: string): Promise<string> {
     "The text of \\fBmemvoy \\-\\-help\\fR:",
     ...verbatim(mainHelp(version)),
     ".SH COMMANDS",
-    "Each section is the text of \\fBmemvoy \\fICOMMAND\\fB \\-\\-help\\fR.",
+    "Each section is the text of \\fBmemvoy \\fICOMMAND\\fB \\-\\-help\\fR (or \\fBmemvoy \\fICOMMAND SUBCOMMAND\\fB \\-\\-help\\fR).",
   ];
-  for (const s of specs) out.push(`.SS ${s.name}`, ...verbatim(s.usage));
+  for (const s of specs) {
+    out.push(`.SS ${s.name}`, ...verbatim(s.usage));
+    for (const [sub, usage] of Object.entries(s.subcommandUsages))
+      out.push(`.SS "${s.name} ${sub}"`, ...verbatim(usage));
+  }
   out.push(
     ".SH FILES",
     ".TP",

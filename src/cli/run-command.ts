@@ -7,6 +7,8 @@ import { CommandUsageError } from "./usage-errors.ts";
 
 export interface CommandModule {
   usage: string;
+  /** Subcommands with a --help of their own (errors record...), by name. */
+  subcommandUsages?: Record<string, string>;
   run(argv: readonly string[]): Promise<number>;
 }
 

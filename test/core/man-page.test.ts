@@ -24,22 +24,22 @@ function blocks(page: string): string[] {
 }
 
 describe("man page", () => {
-  test("its text is memvoy --help, then each command's --help, in order", async () => {
+  test("its text is memvoy --help, then each command's and subcommand's --help, in order", async () => {
     const page = await renderManPage(pkg.version);
     const got = blocks(page);
     const main = await cli(["--help"]);
     expect(got[0]).toBe(main.stdout.replace(/^\n+/, ""));
-    const names = page
-      .split("\n")
-      .filter((l) => l.startsWith(".SS "))
-      .map((l) => l.slice(4));
-    expect(names.sort()).toEqual([...COMMAND_NAMES].sort());
     const order = page
       .split("\n")
       .filter((l) => l.startsWith(".SS "))
-      .map((l) => l.slice(4));
+      .map((l) => l.slice(4).replaceAll('"', ""));
+    expect(order.filter((n) => !n.includes(" ")).sort()).toEqual([...COMMAND_NAMES].sort());
+    // Each subcommand with a --help of its own has a section too.
+    expect(order.filter((n) => n.startsWith("errors "))).toEqual(
+      ["record", "search", "list", "show", "rm", "sweep"].map((s) => `errors ${s}`),
+    );
     for (const [i, name] of order.entries()) {
-      const help = await cli([name, "--help"]);
+      const help = await cli([...name.split(" "), "--help"]);
       expect(got[i + 1], name).toBe(help.stdout.replace(/^\n+/, ""));
     }
   }, 120_000);

@@ -42,7 +42,8 @@ session. Reset and rm of a session never touch it. A record lives error_memory.t
            archive it sweeps every host's records.
 `;
 
-const USAGES: Record<string, string> = {
+/** Each subcommand's --help (also in the man page). */
+export const subcommandUsages: Record<string, string> = {
   record: `
 Usage: memvoy errors record --tool T --error TEXT --fix TEXT [--cause TEXT] [--outcome O] [--keywords a,b]
                            [--local] [--json]
@@ -166,7 +167,7 @@ const COMMAND: SubcommandsSpec = {
   subcommands: Object.fromEntries(
     Object.entries(SPECS).map(([sub, flags]) => [
       sub,
-      { name: `errors ${sub}`, usage: USAGES[sub]!, flags, ...CHECKS[sub] },
+      { name: `errors ${sub}`, usage: subcommandUsages[sub]!, flags, ...CHECKS[sub] },
     ]),
   ),
 };
