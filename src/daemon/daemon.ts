@@ -118,12 +118,15 @@ export async function runDaemon(o: DaemonOptions): Promise<number> {
     HOME_CHECK_MS,
   );
   const stopping = Promise.withResolvers<string>();
-  const onSignal = (sig: string) => () => stopping.resolve(sig);
-  process.on("SIGTERM", onSignal("SIGTERM"));
-  process.on("SIGINT", onSignal("SIGINT"));
+  const onTerm = () => stopping.resolve("SIGTERM");
+  const onInt = () => stopping.resolve("SIGINT");
   // A hangup (the terminal or ssh session it was started from closed) stops it cleanly too, instead of killing it.
-  process.on("SIGHUP", onSignal("SIGHUP"));
-  process.on("unhandledRejection", (err) => log.error("daemon.unhandled", { error: log.scrub(describeError(err)) }));
+  const onHup = () => stopping.resolve("SIGHUP");
+  const onUnhandled = (err: unknown) => log.error("daemon.unhandled", { error: log.scrub(describeError(err)) });
+  process.on("SIGTERM", onTerm);
+  process.on("SIGINT", onInt);
+  process.on("SIGHUP", onHup);
+  process.on("unhandledRejection", onUnhandled);
 
   let api: HomeMemory | SharedHome;
   try {
@@ -135,6 +138,13 @@ export async function runDaemon(o: DaemonOptions): Promise<number> {
     log.error("daemon.start_failed", { error: log.scrub(describeError(err)) });
     log.close();
     release();
+    // Nothing was started: the home watch and the signal handlers must not keep the process alive (and deaf
+    // to SIGTERM) after the error is reported.
+    stopWatching();
+    process.off("SIGTERM", onTerm);
+    process.off("SIGINT", onInt);
+    process.off("SIGHUP", onHup);
+    process.off("unhandledRejection", onUnhandled);
     throw err;
   }
   const state = newDaemonState(paths.home, o.version);

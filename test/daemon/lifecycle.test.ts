@@ -1,6 +1,6 @@
 // The daemon process: one per home (flock, recovered after kill -9), status, stop, signals, config errors.
 import { afterAll, setDefaultTimeout, describe, expect, test } from "bun:test";
-import { writeFileSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import {
   cleanup,
@@ -137,6 +137,17 @@ describe("config", () => {
     const check = await cli(home, ["config", "check"], { MEMVOY_SUMMARY_CRON: "0 0 30 2 *" });
     expect(check.code).toBe(2);
     expect(check.stderr).toContain("summary.cron");
+  });
+
+  test("a history.db it cannot open ends the daemon at once, exit 1, naming the file", async () => {
+    const home = tempHome();
+    mkdirSync(join(home, ".store"));
+    writeFileSync(join(home, ".store", "history.db"), "this is not an SQLite database at all, not even close\n");
+    const d = startDaemon(home);
+    // A generous bound: the daemon used to report the error and then stay up (deaf to SIGTERM) for good.
+    const code = await Promise.race([d.exited, Bun.sleep(30_000).then(() => "still running")]);
+    expect(code).toBe(1);
+    expect(d.stderr()).toContain(`${join(home, ".store", "history.db")} is broken`);
   });
 
   test("--verbose mirrors the log to stderr", async () => {
