@@ -30,7 +30,7 @@ export const TOP_FLAGS: ReadonlyMap<string, FlagValue> = new Map<string, FlagVal
 
 function valueKind(flag: string, token: string | undefined): FlagValue {
   if (!token) return "none";
-  if (/^[a-z0-9]+(\|[a-z0-9]+)+$/.test(token)) return token.split("|");
+  if (/^[a-z0-9-]+(\|[a-z0-9-]+)+$/.test(token)) return token.split("|");
   if (!/^[A-Z][A-Z_]*$/.test(token)) return "none";
   if (token === "SESSION" || flag === "--session") return "session";
   if (token === "DIR") return "dir";
@@ -94,6 +94,10 @@ export async function commandSpecs(version: string): Promise<CommandSpec[]> {
     const mod = await loadCommand(name);
     if (!mod) continue;
     const flags = flagsOf(mod.usage);
+    // A subcommand's own help may name a flag's values the overview leaves out (errors list --outcome).
+    for (const sub of Object.values(mod.subcommandUsages ?? {}))
+      for (const [f, k] of flagsOf(sub))
+        if (!flags.has(f) || flags.get(f) === "none" || flags.get(f) === "any") flags.set(f, k);
     for (const [f, k] of GLOBAL_FLAGS) if (!flags.has(f)) flags.set(f, k);
     flags.delete("--daemon");
     const sessionArg = new RegExp(`memvoy ${name} \\[?SESSION\\b`).test(mod.usage);

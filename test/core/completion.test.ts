@@ -140,6 +140,17 @@ describe("shell completion", () => {
     expect(await fish("memvoy --home=~/other reset ")).toEqual(["other-only"]);
   });
 
+  test("flag values named in a usage line complete, hyphenated ones and those of a subcommand's own help included", async () => {
+    const values = async (...words: string[]) =>
+      (
+        await cli(["__complete", String(words.length + 1), "memvoy", ...words, ""], { env: { MEMVOY_HOME: home } })
+      ).stdout
+        .trim()
+        .split("\n");
+    expect(await values("mcp", "--print-config")).toEqual(["claude-code", "codex", "opencode", "gemini"]);
+    expect(await values("errors", "list", "--outcome")).toEqual(["resolved", "failed", "abandoned"]);
+  });
+
   test("session ids come from the folder listing alone: no database is opened", async () => {
     const r = await cli(["__complete", "2", "memvoy", "rm", "sess-20"], { env: { MEMVOY_HOME: home } });
     expect(r.stdout.trim().split("\n")).toEqual(["sess-204", "sess-203", "sess-202", "sess-201", "sess-200"]);
