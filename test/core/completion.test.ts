@@ -49,8 +49,7 @@ const newest = ids.slice().reverse().slice(0, 200);
 
 // compadd, compset and _files are the completion system's builtins; stand-ins print what they are given, sorted
 // as zsh shows them unless compadd is told to keep the order (-V group).
-const ZSH_STANDINS =
-  'compdef() {}; compset() {}; compadd() { local keep=0; while [[ $1 == -* && $1 != -- ]]; do [[ $1 == -V ]] && { keep=1; shift; }; shift; done; [[ $1 == -- ]] && shift; if (( keep )); then print -l -- "$@"; else print -l -- ${(o)@}; fi; }; _files() { print -- "FILES $*"; }';
+const ZSH_STANDINS = `compdef() {}; compset() {}; compadd() { local keep=0; while [[ $1 == -* && $1 != -- ]]; do [[ $1 == -V ]] && { keep=1; shift; }; shift; done; [[ $1 == -- ]] && shift; if (( keep )); then print -l -- "$@"; else print -l -- \${(o)@}; fi; }; _files() { print -- "FILES $*"; }`;
 
 describe("shell completion", () => {
   test("memvoy completion prints a script per shell; an unknown shell is a usage error", async () => {
