@@ -131,7 +131,9 @@ export async function runCli(argv: readonly string[], version: string): Promise<
       if (rest.length === 0) return printUsage(mainHelp(version), json);
       const mod = await loadCommand(rest[0]!);
       if (!mod) throw new CommandUsageError({ problem: "unknown-command", command: rest[0]! });
-      return printUsage(mod.usage, json);
+      // help errors record: the subcommand's own help, as memvoy errors record --help prints it.
+      const sub = rest[1] !== undefined ? mod.subcommandUsages?.[rest[1]] : undefined;
+      return printUsage(sub ?? mod.usage, json);
     }
     const load = COMMANDS[command];
     if (!load) throw new CommandUsageError({ problem: "unknown-command", command });

@@ -28,6 +28,13 @@ describe("CLI", () => {
     expect(bad.stderr).toBe('memvoy: unknown command "frobnicate" (see memvoy --help)\n');
   });
 
+  test("help COMMAND SUBCOMMAND prints what COMMAND SUBCOMMAND --help prints", async () => {
+    const help = await cli(["help", "errors", "record"]);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toBe((await cli(["errors", "record", "--help"])).stdout);
+    expect(help.stdout).toContain("Usage: memvoy errors record");
+  });
+
   test("a mistyped or misplaced option before the command or subcommand is named, not its value taken for either", async () => {
     const home = tempHome();
     const typo = await cli(["--hme", home, "sessions"]);
