@@ -6,6 +6,7 @@ import type { MessageRecord } from "../shared/message.ts";
 import { isSessionId } from "../shared/session-id.ts";
 import { agenvoyArchiveRows } from "./agenvoy-archive.ts";
 import { listSome } from "./history-reconcile.ts";
+import { faultPoint } from "../shared/fault-point.ts";
 import { nsToRfc3339 } from "../shared/time.ts";
 import { readHistoryRepeats } from "../storage/history/history-file.ts";
 import { refuseSessionSymlinks } from "../storage/history/no-symlink.ts";
@@ -14,8 +15,10 @@ import {
   buildFromSalvage,
   markArchivedSessions,
   markRecent,
-  moveDatabaseAside,
+  rebuildPath,
+  removeStaleRebuilds,
   salvageDatabase,
+  swapInRebuilt,
   type Salvage,
 } from "../storage/sqlite/salvage.ts";
 
@@ -109,14 +112,19 @@ export function planRescue(paths: HomePaths, problem: string): RescuePlan {
   return plan(paths, salvageDatabase(paths.db, problem), historyFiles(paths));
 }
 
-/** Move the broken database aside and rebuild it from the salvage and the history.json files. */
+/**
+ * Rebuild the archive from the salvage and the history.json files beside the broken database, then keep the broken
+ * files aside and put the rebuilt one in their place (salvage.ts's swapInRebuilt: a kill never leaves an empty one).
+ */
 export function rescueArchive(paths: HomePaths, problem: string, now: bigint): RescueReport {
   const salvage = salvageDatabase(paths.db, problem);
   const files = historyFiles(paths);
   const p = plan(paths, salvage, files);
   const stamp = nsToRfc3339(now).replace(/[:.]/g, "");
-  const movedAside = moveDatabaseAside(paths.db, stamp, salvage.agenvoy ? "agenvoy" : "broken");
-  const db = buildFromSalvage(paths.db, salvage);
+  removeStaleRebuilds(paths.db);
+  const rebuilt = rebuildPath(paths.db, stamp);
+  const db = buildFromSalvage(rebuilt, salvage);
+  let messages: number;
   try {
     db.transaction(() => {
       for (const [session, all] of files) {
@@ -141,9 +149,13 @@ export function rescueArchive(paths: HomePaths, problem: string, now: bigint): R
       }
       markArchivedSessions(db);
     })();
-    const messages = Number((db.query("SELECT count(*) AS n FROM messages").get() as { n: bigint }).n);
-    return { ...p, movedAside, messages };
+    messages = Number((db.query("SELECT count(*) AS n FROM messages").get() as { n: bigint }).n);
+    db.run("PRAGMA wal_checkpoint(TRUNCATE)");
   } finally {
     db.close();
   }
+  faultPoint("before-rebuild-swap");
+  const movedAside = swapInRebuilt(paths.db, rebuilt, stamp, salvage.agenvoy ? "agenvoy" : "broken");
+  removeStaleRebuilds(paths.db);
+  return { ...p, movedAside, messages };
 }

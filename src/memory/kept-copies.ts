@@ -1,12 +1,15 @@
-// The copies `doctor --repair` keeps of what it could not read (history.json.corrupt-*, summary.json.corrupt-*,
-// history.db.broken-*): a deletion removes them too, as they may hold the removed text (DESIGN §Deletion).
+// The copies `doctor --repair` keeps of what it could not read or adopted (history.json.corrupt-*,
+// summary.json.corrupt-*, history.db.broken-*, history.db.agenvoy-*): a deletion removes them too, as they may hold the removed text (DESIGN §Deletion).
 import { lstatSync, readdirSync, rmSync } from "node:fs";
 import { basename, dirname, join, relative } from "node:path";
 import type { MemoryContext } from "./memory-context.ts";
 
-/** Names of the copies kept of one file (`name`.corrupt-TIME or `name`.broken-TIME). */
+/**
+ * Names of the copies kept of one file: `name`.corrupt-TIME, `name`.broken-TIME (and a rebuild a kill left there),
+ * `name`.agenvoy-TIME (an Agenvoy archive the rebuild adopted).
+ */
 const keptOf = (name: string) => (entry: string) =>
-  entry.startsWith(`${name}.corrupt-`) || entry.startsWith(`${name}.broken-`);
+  entry.startsWith(`${name}.corrupt-`) || entry.startsWith(`${name}.broken-`) || entry.startsWith(`${name}.agenvoy-`);
 
 /** Remove the kept copies of these files (symlinks among them are removed, never followed); their paths, home-relative. */
 function removeCopiesOf(home: string, files: readonly string[]): string[] {

@@ -7,7 +7,8 @@ export type FaultPoint =
   | "after-archive-commit"
   | "after-deletion-commit"
   | "after-copy-batch"
-  | "after-vector-batch";
+  | "after-vector-batch"
+  | "before-rebuild-swap";
 
 export function faultPoint(name: FaultPoint): void {
   if (FAULT === name) process.kill(process.pid, "SIGKILL");

@@ -118,3 +118,28 @@ test("a history.json that repeats an id still gives the rebuild its records (the
   expect(h.code).toBe(0);
   expect(JSON.parse(h.stdout).messages.map((m: { content: string }) => m.content)).toEqual(["a short session"]);
 });
+
+test("doctor --repair killed before the rebuilt archive takes the broken one's place loses nothing", async () => {
+  const home = await seededHome();
+  damage(home, "garble");
+  const before = readFileSync(db(home));
+  const planned = JSON.parse((await cli(["doctor", "--json"], { home })).stdout).broken;
+  const killed = await cli(["doctor", "--repair", "--yes"], {
+    home,
+    env: { MEMVOY_TEST_FAULT: "before-rebuild-swap" },
+  });
+  expect(killed.code).not.toBe(0);
+  // The broken archive is still in place, whole: doctor still reports it and what it can save.
+  expect(readFileSync(db(home)).equals(before)).toBe(true);
+  const again = JSON.parse((await cli(["doctor", "--json"], { home })).stdout).broken;
+  expect(again.salvaged.messages).toBe(planned.salvaged.messages);
+  const fixed = await cli(["doctor", "--repair", "--yes"], { home });
+  expect(fixed.code).toBe(0);
+  // Every message the salvage read is in the rebuilt archive, with those only history.json files held.
+  const rebuilt = Number(/rebuilt the archive with (\d+) message/.exec(fixed.stdout)?.[1]);
+  expect(rebuilt).toBeGreaterThanOrEqual(planned.salvaged.messages + planned.fromHistoryFiles);
+  const store = readdirSync(join(home, ".store"));
+  expect(store.filter((n) => n.includes(".rebuilding"))).toEqual([]);
+  expect(store.filter((n) => n.startsWith("history.db.broken-")).length).toBeGreaterThan(0);
+  expect((await cli(["doctor"], { home })).stdout).not.toContain("broken");
+});

@@ -1,7 +1,7 @@
 // The copies doctor --repair keeps aside (history.json.corrupt-*, history.db.broken-*) may hold a session's text:
 // reset, rm and rm-message remove them with it and say so; nothing else does.
 import { afterAll, expect, test } from "bun:test";
-import { readdirSync, readFileSync, statSync, truncateSync } from "node:fs";
+import { readdirSync, readFileSync, statSync, truncateSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { cli, removeTempHomes, tempHome } from "../fixture/home.ts";
 
@@ -60,4 +60,19 @@ test("rm and rm-message remove the archive copies doctor --repair kept; a deleti
   expect(JSON.parse(rm.stdout).keptCopiesRemoved).toBeUndefined();
   expect(rm.stderr).toBe("");
   expect(holding(home, "BROKEN-DB-MARK")).toEqual([]);
+});
+
+test("an Agenvoy archive the rebuild adopted, and a rebuild a kill left, count as kept copies", async () => {
+  const home = tempHome();
+  await addPairs(home, "v", "ADOPTED-MARK");
+  const store = join(home, ".store");
+  writeFileSync(join(store, "history.db.agenvoy-20261205T000000Z"), "ADOPTED-MARK from the Agenvoy archive");
+  writeFileSync(join(store, "history.db.broken-20261205T000000Z.rebuilding"), "ADOPTED-MARK half rebuilt");
+  const rm = await cli(["rm", "v", "--json"], { home });
+  expect(rm.code).toBe(0);
+  expect([...JSON.parse(rm.stdout).keptCopiesRemoved].sort()).toEqual([
+    ".store/history.db.agenvoy-20261205T000000Z",
+    ".store/history.db.broken-20261205T000000Z.rebuilding",
+  ]);
+  expect(holding(home, "ADOPTED-MARK")).toEqual([]);
 });

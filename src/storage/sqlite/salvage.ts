@@ -4,7 +4,8 @@ import { messageFtsWriter } from "./fts-upgrade.ts";
 import { messageTextWriter } from "./message-text-writer.ts";
 import { placeTrigramRows } from "./substring-index.ts";
 import { Database } from "bun:sqlite";
-import { existsSync, renameSync } from "node:fs";
+import { copyFileSync, existsSync, linkSync, readdirSync, renameSync, rmSync } from "node:fs";
+import { basename, dirname, join } from "node:path";
 import { searchForm } from "../../shared/search-form.ts";
 import { foreignArchiveKind, openDatabase } from "./open-database.ts";
 import { COPY_TABLES } from "../ports/copy-tables.ts";
@@ -159,16 +160,43 @@ export function salvageDatabase(path: string, problem: string): Salvage {
   return { problem, tables };
 }
 
-/** Move history.db and its -wal/-shm aside (as history.db.LABEL-SUFFIX); returns the new names. */
-export function moveDatabaseAside(path: string, suffix: string, label = "broken"): string[] {
-  const moved: string[] = [];
-  for (const ext of ["", "-wal", "-shm"]) {
+/**
+ * Where a rebuild is built before it takes the broken file's place (a `broken-` name, so a deletion removes what a
+ * killed rebuild left: kept-copies.ts).
+ */
+export const rebuildPath = (path: string, suffix: string) => `${path}.broken-${suffix}.rebuilding`;
+
+/** Remove what an earlier rebuild killed before its swap left (its database, -wal and -shm). */
+export function removeStaleRebuilds(path: string): void {
+  const dir = dirname(path);
+  const prefix = `${basename(path)}.broken-`;
+  for (const entry of readdirSync(dir))
+    if (entry.startsWith(prefix) && /\.rebuilding(-wal|-shm)?$/.test(entry)) rmSync(join(dir, entry), { force: true });
+}
+
+/**
+ * Keep the broken history.db and its -wal/-shm aside (as history.db.LABEL-SUFFIX), then put the rebuilt file in its
+ * place. Killed at any step, the home keeps either the broken file (its -wal aside) or the rebuilt one, never an
+ * empty archive. Returns the names kept aside.
+ */
+export function swapInRebuilt(path: string, rebuilt: string, suffix: string, label = "broken"): string[] {
+  const kept: string[] = [];
+  const aside = (ext: string) => `${path}${ext}.${label}-${suffix}`;
+  for (const ext of ["-wal", "-shm"]) {
     if (!existsSync(path + ext)) continue;
-    const to = `${path}${ext}.${label}-${suffix}`;
-    renameSync(path + ext, to);
-    moved.push(to);
+    renameSync(path + ext, aside(ext));
+    kept.push(aside(ext));
   }
-  return moved;
+  if (existsSync(path)) {
+    try {
+      linkSync(path, aside(""));
+    } catch {
+      copyFileSync(path, aside(""));
+    }
+    kept.unshift(aside(""));
+  }
+  renameSync(rebuilt, path);
+  return kept;
 }
 
 /** Columns that only hold work in progress: a salvage leaves them empty, and the work is done again. */
