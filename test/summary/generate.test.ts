@@ -376,6 +376,25 @@ test("due sessions: no summary yet, history newer than summary, unfinished runs;
   expect((await s.api.summarize("temp-scratch")).sessions[0]!.outcome).toBe("ok");
 });
 
+test("a session holding only questions and no summary is not due again until a message is written", async () => {
+  s = await setup();
+  s.api.add("s1", [{ role: "user", content: "What is the capital of France?", sendAt: "2026-05-01T09:00:00Z" }]);
+  expect(s.api.dueSessions()).toEqual(["s1"]);
+  expect((await s.api.summarize()).sessions.map((r) => r.outcome)).toEqual(["waiting"]);
+  expect(s.api.dueSessions()).toEqual([]);
+  expect(s.api.summary("s1").due).toBe(false);
+  expect((await s.api.summarize()).sessions).toEqual([]);
+  s.api.add("s1", [{ role: "user", content: "And of Spain?", sendAt: "2026-05-01T09:00:05Z" }]);
+  expect(s.api.dueSessions()).toEqual(["s1"]);
+  expect((await s.api.summarize()).sessions.map((r) => r.outcome)).toEqual(["waiting"]);
+  expect(s.api.dueSessions()).toEqual([]);
+  s.api.add("s1", [{ role: "assistant", content: "Paris and Madrid.", sendAt: "2026-05-01T09:00:09Z" }]);
+  expect(s.api.dueSessions()).toEqual(["s1"]);
+  s.fake.push(summaryStep({ current_discussion: current("capitals") }));
+  expect((await s.api.summarize()).sessions.map((r) => r.outcome)).toEqual(["ok"]);
+  expect(s.fake.calls).toBe(1);
+});
+
 test("reset --all forgets the run and position but keeps token usage; rm removes both", async () => {
   s = await setup();
   addExchanges(s.api, "s1", 1);

@@ -1,32 +1,44 @@
-// Which sessions the summary cron should run: not `temp-`, with messages, and either no summary yet,
-// a history.json newer than summary.json (the mtime gate), or a last run that did not finish.
+// Which sessions the summary cron should run: not `temp-`, with messages, and either no summary yet (unless
+// its last run found only questions waiting for a reply and no message was written since), a history.json
+// newer than summary.json (the mtime gate), or a last run that did not finish.
 import { isTempSession } from "../../shared/session-id.ts";
 import { mtimeNs } from "../../storage/history/file-probe.ts";
-import { listSessionRows } from "../../storage/sqlite/sessions-repo.ts";
+import { listSessionRows, type SessionRow } from "../../storage/sqlite/sessions-repo.ts";
 import { listSessionMeta } from "../../storage/sqlite/session-meta-repo.ts";
 import { getSummaryRun } from "../../storage/sqlite/summary-runs-repo.ts";
 import type { MemoryContext } from "../memory-context.ts";
 import { sessionDirs } from "../session-admin.ts";
 
 const UNFINISHED = new Set(["running", "failed", "partial", "aborted"]);
+/** Outcomes of a finished run that saved no summary because there was nothing to summarize yet. */
+const NOTHING_YET = new Set(["waiting", "up-to-date"]);
 
-export function isDue(ctx: MemoryContext, session: string, messageCount?: number): boolean {
+export function isDue(
+  ctx: MemoryContext,
+  session: string,
+  row?: Pick<SessionRow, "messageCount" | "updatedAt">,
+): boolean {
   if (isTempSession(session)) return false;
   const history = mtimeNs(ctx.paths.history(session));
-  if ((messageCount ?? 0) === 0 && history === undefined) return false;
-  const summary = mtimeNs(ctx.paths.summary(session));
-  if (summary === undefined) return true;
-  if (history !== undefined && history > summary) return true;
+  if ((row?.messageCount ?? 0) === 0 && history === undefined) return false;
   const last = getSummaryRun(ctx.db, session);
-  return last !== undefined && UNFINISHED.has(last.outcome);
+  if (last !== undefined && UNFINISHED.has(last.outcome)) return true;
+  const summary = mtimeNs(ctx.paths.summary(session));
+  if (summary === undefined) {
+    // No summary.json to carry the mtime gate: the archive's last write against the run's start, both on the
+    // home's clock (a write during the run keeps it due).
+    const quiet = last !== undefined && NOTHING_YET.has(last.outcome) && row !== undefined;
+    return !(quiet && row.updatedAt < last.startedAt);
+  }
+  return history !== undefined && history > summary;
 }
 
 export function dueSessions(ctx: MemoryContext): string[] {
-  const counts = new Map(listSessionRows(ctx.db).map((r) => [r.id, r.messageCount]));
-  const ids = new Set([...counts.keys(), ...sessionDirs(ctx)]);
+  const rows = new Map(listSessionRows(ctx.db).map((r) => [r.id, r]));
+  const ids = new Set([...rows.keys(), ...sessionDirs(ctx)]);
   // Imported sessions wait for [import] summarize = true: importing history must not start LLM spend.
   const imported = ctx.config.import.summarize
     ? new Set<string>()
     : new Set([...listSessionMeta(ctx.db)].filter(([, m]) => m.source !== undefined).map(([id]) => id));
-  return [...ids].filter((id) => !imported.has(id) && isDue(ctx, id, counts.get(id))).sort();
+  return [...ids].filter((id) => !imported.has(id) && isDue(ctx, id, rows.get(id))).sort();
 }

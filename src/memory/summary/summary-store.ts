@@ -134,9 +134,12 @@ export class SummaryStore implements SummaryRunStore {
   /** Record the run as started and repair a save a crash interrupted. Returns what the repair did, if anything. */
   begin(): string | undefined {
     const { ctx, session } = this;
-    const at = ctx.now();
-    withWriteLock(ctx.db, () => startSummaryRun(ctx.db, session, at));
-    this.#startedAt = at;
+    // Timed under the writer lock: a write that commits after this start has a later time (due gate, see due-sessions.ts).
+    this.#startedAt = withWriteLock(ctx.db, () => {
+      const at = ctx.now();
+      startSummaryRun(ctx.db, session, at);
+      return at;
+    });
     const pending = getSummaryRun(ctx.db, session)?.pending;
     if (!pending) return undefined;
     const file = readSummaryJson(ctx.paths.summary(session));

@@ -40,7 +40,7 @@ export function viewSummary(ctx: MemoryContext, session: string): SummaryView {
     cursor: readCursor(ctx, session),
     run: settledRun(ctx, session, getSummaryRun(ctx.db, session)),
     usage: sessionUsageTotals(ctx.db, session),
-    due: isDue(ctx, session, getSessionRow(ctx.db, session)?.messageCount),
+    due: isDue(ctx, session, getSessionRow(ctx.db, session)),
   });
 }
 
