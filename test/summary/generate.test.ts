@@ -1,7 +1,7 @@
 // Generate against the real SDK and the fake Messages API: prompt structure, chunking, saving after each
 // chunk, failures (HTTP error, garbage, timeout, 529), cursor bootstrap, messages sharing one second.
 import { afterEach, expect, test } from "bun:test";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { MissingApiKeyError } from "../../src/llm/llm-errors.ts";
 import { cli } from "../fixture/home.ts";
 import {
@@ -357,6 +357,31 @@ test("an unreadable summary.json is moved aside and the summary is rebuilt from 
   expect(transcriptEntries(transcriptOf(s.fake.requests[0]!.messages[0]!.content))).toHaveLength(4);
   const aside = readFileSync(s.home + "/sessions/s1/summary.json", "utf8");
   expect(aside).toContain("rebuilt");
+});
+
+test("an unreadable summary.json makes its session due, so the cron moves it aside and rebuilds it", async () => {
+  s = await setup();
+  addExchanges(s.api, "s1", 2);
+  s.fake.respond(() => summaryStep({ current_discussion: current("first") }));
+  historyWrittenEarlier(s.home, "s1");
+  expect((await s.api.summarize()).sessions.map((r) => r.outcome)).toEqual(["ok"]);
+  expect(s.api.dueSessions()).toEqual([]);
+  writeFileSync(s.home + "/sessions/s1/summary.json", '{"key_decisions": ["Do: x"');
+  expect(s.api.summary("s1")).toMatchObject({ state: "corrupt", due: true });
+  expect(s.api.dueSessions()).toEqual(["s1"]);
+  s.fake.respond(() => summaryStep({ current_discussion: current("rebuilt") }));
+  const r = (await s.api.summarize()).sessions;
+  expect(r.map((x) => [x.session, x.outcome])).toEqual([["s1", "ok"]]);
+  expect(readText(s.home + "/sessions/s1/summary.json")).toContain("rebuilt");
+  expect(s.api.dueSessions()).toEqual([]);
+});
+
+test("a summary.json that cannot be read at all (a folder) does not stop the other sessions from being due", async () => {
+  s = await setup();
+  addExchanges(s.api, "s1", 1);
+  addExchanges(s.api, "s2", 1);
+  mkdirSync(s.home + "/sessions/s1/summary.json");
+  expect(s.api.dueSessions()).toEqual(["s2"]);
 });
 
 test("due sessions: no summary yet, history newer than summary, unfinished runs; never temp-", async () => {

@@ -1,6 +1,6 @@
 // Which sessions the summary cron should run: not `temp-`, with messages, and either no summary yet (unless
 // its last run found only questions waiting for a reply and no message was written since), a history.json
-// newer than summary.json (the mtime gate), or a last run that did not finish.
+// newer than summary.json (the mtime gate), an unreadable summary.json, or a last run that did not finish.
 import { isTempSession } from "../../shared/session-id.ts";
 import { mtimeNs } from "../../storage/history/file-probe.ts";
 import { listSessionRows, type SessionRow } from "../../storage/sqlite/sessions-repo.ts";
@@ -8,6 +8,7 @@ import { listSessionMeta } from "../../storage/sqlite/session-meta-repo.ts";
 import { getSummaryRun } from "../../storage/sqlite/summary-runs-repo.ts";
 import type { MemoryContext } from "../memory-context.ts";
 import { sessionDirs } from "../session-admin.ts";
+import { readSummary } from "./summary-store.ts";
 
 const UNFINISHED = new Set(["running", "failed", "partial", "aborted"]);
 /** Outcomes of a finished run that saved no summary because there was nothing to summarize yet. */
@@ -30,7 +31,18 @@ export function isDue(
     const quiet = last !== undefined && NOTHING_YET.has(last.outcome) && row !== undefined;
     return !(quiet && row.updatedAt < last.startedAt);
   }
-  return history !== undefined && history > summary;
+  if (history !== undefined && history > summary) return true;
+  // An unreadable summary.json waits for a run to move it aside and start over: no write may ever come.
+  return summaryCorrupt(ctx, session);
+}
+
+/** summary.json holds no summary; one that cannot be read at all (a folder, no permission) is the run's to report. */
+function summaryCorrupt(ctx: MemoryContext, session: string): boolean {
+  try {
+    return readSummary(ctx, session).state === "corrupt";
+  } catch {
+    return false;
+  }
 }
 
 export function dueSessions(ctx: MemoryContext): string[] {
