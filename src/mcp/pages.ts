@@ -5,7 +5,7 @@ import type { Pages } from "./budget.ts";
 
 /** The turn context with `offset` messages left out from the end; the system section comes with the first page only. */
 export function contextPages(c: TurnContextJson, offset: number): Pages {
-  const { summaryFilter, ...rest } = c;
+  const { summaryFilter, summaryProblem, ...rest } = c;
   const end = Math.max(0, c.messages.length - offset);
   return {
     offset,
@@ -15,6 +15,7 @@ export function contextPages(c: TurnContextJson, offset: number): Pages {
       messages: c.messages.slice(end - n, end),
       system: offset === 0 ? c.system : "",
       ...(offset === 0 && summaryFilter !== undefined ? { summaryFilter } : {}),
+      ...(offset === 0 && summaryProblem !== undefined ? { summaryProblem } : {}),
     }),
   };
 }

@@ -27,6 +27,8 @@ export interface TurnContext {
   summaryFilter?: RelevanceReport;
   /** Set when the session does not exist yet (an agent's first turn): the window is empty. */
   newSession?: true;
+  /** Why summary.json could not be read ("not valid JSON"): the summary is left out until a run rebuilds it. */
+  summaryProblem?: string;
 }
 
 export async function buildTurnContext(ctx: MemoryContext, session: string, input?: string): Promise<TurnContext> {
@@ -68,6 +70,7 @@ export async function assembleTurnContext(
   const out: TurnContext = { session, messages, system: "" };
   if (!parts.exists) out.newSession = true;
   const file = parts.summary;
+  if (file.state === "corrupt") out.summaryProblem = file.detail;
   if (file.state === "ok" && !(summaryIsEmpty(file.summary) && Object.keys(file.legacy).length === 0)) {
     const { summary, report } = await filter(file.summary);
     out.summaryFilter = report;

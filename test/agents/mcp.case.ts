@@ -59,7 +59,9 @@ export function mcpStdioCases(label: string, command: () => Promise<string[]>, c
       expect((ch.inputSchema.properties as any).mode.enum).toEqual(["search", "recent", "around", "get", "sessions"]);
       // Every field an answer may carry is declared: a search with no row says why.
       expect(ch.outputSchema?.properties).toHaveProperty("emptyReason");
-      expect(tools.find((t) => t.name === "session_context")!.outputSchema?.properties).toHaveProperty("newSession");
+      const contextFields = tools.find((t) => t.name === "session_context")!.outputSchema?.properties;
+      expect(contextFields).toHaveProperty("newSession");
+      expect(contextFields).toHaveProperty("summaryProblem");
     });
 
     test("add, then search gives compact rows; get and around give the full text; LanceDB stays unloaded for keyword calls", async () => {

@@ -4,7 +4,7 @@ import { afterEach, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { repoRoot } from "../fixture/home.ts";
+import { cli, repoRoot } from "../fixture/home.ts";
 import { PROMPTS } from "../../src/memory/summary/prompts.ts";
 import { addExchanges, current, setup, type Setup } from "../fixture/summary-home.ts";
 
@@ -70,6 +70,17 @@ test("no summary (or an empty one): no turn-context message and no system sectio
   seed({});
   ctx = await s.api.context("s1");
   expect(ctx.messages.map((m) => m.kind)).toEqual(["history", "history"]);
+});
+
+test("an unreadable summary.json is left out, and the turn context says why", async () => {
+  s = await setup();
+  addExchanges(s.api, "s1", 1);
+  writeFileSync(s.home + "/sessions/s1/summary.json", '{"key_decisions": ["Do: x"');
+  const ctx = await s.api.context("s1", "hi");
+  expect(ctx.messages.map((m) => m.kind)).toEqual(["history", "history", "input"]);
+  expect([ctx.system, ctx.summaryProblem]).toEqual(["", "not valid JSON"]);
+  const text = await cli(["context", "s1"], { home: s.home, env: s.env });
+  expect(text.stdout).toContain("summary left out: summary.json cannot be read (not valid JSON)");
 });
 
 async function withDecisionModel(extra: Record<string, string> = {}) {

@@ -89,6 +89,8 @@ export interface TurnContextJson {
   /** No such session yet (the context of its first turn). */
   newSession?: true;
   summaryFilter?: unknown;
+  /** Why summary.json could not be read: the summary is left out until the next summary run rebuilds it. */
+  summaryProblem?: string;
 }
 
 export interface SummaryJson {

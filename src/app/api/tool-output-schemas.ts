@@ -92,6 +92,14 @@ export const SessionContextOutput = v.object({
     v.pipe(v.literal(true), v.description("No such session yet: it starts with the first add_messages.")),
   ),
   summaryFilter: v.optional(v.unknown()),
+  summaryProblem: v.optional(
+    v.pipe(
+      text,
+      v.description(
+        "Why the session's summary could not be read: it is left out until the next summary run rebuilds it.",
+      ),
+    ),
+  ),
   ...paging,
 });
 

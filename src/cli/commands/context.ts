@@ -11,7 +11,8 @@ limits.max_history_messages messages in full, the turn context holding the
 Prior summary block (when a summary exists), then the input. Also the system
 prompt's Prior Conversation Context section. A session that does not exist yet is
 not an error (an agent's first turn): the window is empty, and the JSON says
-"newSession": true.
+"newSession": true. A summary.json that cannot be read is left out, and the
+JSON says why ("summaryProblem").
 `;
 
 const spec = sessionSpec("context", usage, { input: { type: "string" } });
@@ -24,6 +25,12 @@ export function run(argv: readonly string[]): Promise<number> {
       return 0;
     }
     if (ctx.newSession) println(dim(`── new session ${session}: no messages yet (it starts with the first add) ──`));
+    if (ctx.summaryProblem)
+      println(
+        dim(
+          `── summary left out: summary.json cannot be read (${ctx.summaryProblem}); the next summary run rebuilds it ──`,
+        ),
+      );
     if (ctx.system)
       println(dim("── system prompt section ──") + "\n" + terminalText(ctx.system) + "\n" + dim("── messages ──"));
     for (const m of ctx.messages)
