@@ -13,7 +13,7 @@ import { startFakeAnthropic, type FakeAnthropic, type FakeRequest } from "../fix
 import { cli, removeTempHomes } from "../fixture/home.ts";
 import { describePostgres, startPostgres, type PgServer } from "../fixture/postgres-server.ts";
 import { startS3Server, type S3Server } from "../fixture/s3-server.ts";
-import { current, pad, summaryStep, T0 } from "../fixture/summary-home.ts";
+import { current, pad, summaryStep, T0, transcriptEntries, transcriptOf } from "../fixture/summary-home.ts";
 
 const describe = describePostgres();
 
@@ -122,6 +122,40 @@ describe("summaries on a shared archive", () => {
     expect((await hostA.summarize("team")).sessions[0]!.outcome).toBe("up-to-date");
     expect(fake.calls).toBe(2);
     expect(await hostA.ctx.archive.counts()).toMatchObject({ usage: 2, summaryRuns: 1, summaries: 1 });
+  }, 120_000);
+
+  test("rm-message of a message a run in flight has read: the run saves nothing, and the next one goes without it", async () => {
+    fake.reset();
+    const { homes, open } = await hosts("rm_message_in_flight", 2);
+    const [hostA, hostB] = [await open(homes[0]!), await open(homes[1]!)];
+    await hostA.add("team", exchanges("first", 1));
+    fake.push(summaryStep({ key_decisions: ["Do: keep the first plan"], current_discussion: current("first") }));
+    expect((await hostA.summarize("team")).sessions[0]!.outcome).toBe("ok");
+    const before = (await hostA.ctx.archive.getSummaryState("team"))!.summary;
+    await hostA.add("team", [
+      { role: "user", content: "oops, my key is sk-pasted-by-mistake", sendAt: "2026-05-01T10:00:00Z" },
+      { role: "assistant", content: "Please rotate it.", sendAt: "2026-05-01T10:00:01Z" },
+    ]);
+    const answered = Promise.withResolvers<void>();
+    fake.push({ until: answered.promise, then: summaryStep({ key_decisions: ["Do: use sk-pasted-by-mistake"] }) });
+    const running = hostA.summarize("team");
+    await fake.waitForCalls(2);
+    // Removed on another host while host A's run waits for its answer.
+    const pasted = (await hostB.history("team")).find((m) => m.content.includes("sk-pasted"))!;
+    const removed = await hostB.rmMessage(pasted.id);
+    expect([removed.summarized, removed.summaryRemoved]).toEqual([false, false]);
+    answered.resolve();
+    const r = (await running).sessions[0]!;
+    expect([r.outcome, r.error]).toEqual([
+      "failed",
+      "a message of team was removed (rm-message) while this run went on; nothing was saved (the next run summarizes without it)",
+    ]);
+    expect((await hostA.ctx.archive.getSummaryState("team"))!.summary).toBe(before);
+    expect(await hostA.dueSessions()).toEqual(["team"]);
+    fake.push(summaryStep({ key_decisions: ["Do: rotate keys"] }));
+    expect((await hostA.summarize("team")).sessions[0]!.outcome).toBe("ok");
+    const sent = transcriptEntries(transcriptOf(fake.requests.at(-1)!.messages[0]!.content)).map((e) => e.text);
+    expect(sent).toEqual(["Please rotate it."]);
   }, 120_000);
 
   test("the daily token budget is one for every host", async () => {

@@ -331,6 +331,8 @@ export class SharedHome {
       const summarized = await this.#covered(m);
       const summaryRemoved = dropSummary && (await archive.forgetSummary(m.session));
       const now = this.ctx.now();
+      // A run in flight (on any host) may have read the message: its saves are refused, the next run goes without it.
+      if (!summarized && !summaryRemoved) await archive.restartSummaryRun(m.session, now);
       await archive.removeMessage(m.id, now);
       await archive.importRows("tombstones", [{ hash: idTombstoneHash(m.id), removed_at: now }]);
       await this.refreshCache(m.session);

@@ -11,6 +11,7 @@ import type { RunCounters, SummaryPosition, SummaryText } from "../../storage/po
 import type { RunStart, SummaryRunStore } from "../../memory/summary/summary-run-store.ts";
 import type { StartPoint } from "../../memory/summary/summary-start.ts";
 import {
+  SummaryMessageRemovedError,
   SummaryRunEndedError,
   dropCursorsOwn,
   readCursor,
@@ -152,12 +153,18 @@ export class SharedSummaryStore implements SummaryRunStore {
     });
   }
 
-  /** Why this run may not save (under the session's lock, which removals take too): its record is gone or replaced. */
+  /**
+   * Why this run may not save (under the session's lock, which removals take too): its record is gone, replaced
+   * by a holder that took the lease over, or restarted by rm-message (the lease still this run's).
+   */
   async #superseded(): Promise<Error | undefined> {
     if (this.#startedAt === undefined) return undefined;
     const run = await this.#archive.getSummaryRun(this.session);
     if (!run) return new SummaryRunEndedError({ session: this.session });
-    return run.startedAt === this.#startedAt ? undefined : new SummaryChangedError({ session: this.session });
+    if (run.startedAt === this.#startedAt) return undefined;
+    return this.held()
+      ? new SummaryMessageRemovedError({ session: this.session })
+      : new SummaryChangedError({ session: this.session });
   }
 
   /**

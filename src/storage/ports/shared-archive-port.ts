@@ -48,6 +48,8 @@ export interface SharedArchivePort extends ArchivePort {
   removeSession(session: string): Promise<void>;
   /** The summary state and the last run; returns whether a summary was stored. */
   forgetSummary(session: string): Promise<boolean>;
+  /** Give a run recorded as running a new start time (its saves, which require the time it wrote, are refused). */
+  restartSummaryRun(session: string, at: bigint): Promise<void>;
   /** A count that moves whenever tombstones are written (a removal on any host); equal counts: none since. */
   removalCount(): Promise<bigint>;
   /** A new sighting of a record: newest text, fix and outcome; count bumped; TTL refreshed. */

@@ -79,6 +79,13 @@ export class PgSharedArchive extends PgArchive implements SharedArchivePort {
     });
   }
 
+  async restartSummaryRun(session: string, at: bigint): Promise<void> {
+    await this.run("UPDATE summary_runs SET started_at = $2 WHERE session_id = $1 AND outcome = 'running'", [
+      session,
+      at,
+    ]);
+  }
+
   async removalCount(): Promise<bigint> {
     return BigInt((await this.run<{ n: bigint }>("SELECT n FROM removal_count"))[0]?.n ?? 0n);
   }
