@@ -70,6 +70,34 @@ test("noise: confidence 0.7 is dropped, 0.69 is kept, and a non-noise verdict is
   ]);
 });
 
+test("a question with no reply of its own shares the next exchange: dropping that exchange never leaves a chunk ending on a user message", async () => {
+  s = await setup(DECISION);
+  addExchanges(s.api, "s1", 1);
+  s.api.add("s1", [
+    { role: "user", content: "lone question", sendAt: "2026-05-01T09:01:00Z" },
+    { role: "user", content: "thanks!", sendAt: "2026-05-01T09:01:05Z" },
+    { role: "assistant", content: "you're welcome", sendAt: "2026-05-01T09:01:06Z" },
+  ]);
+  // The last exchange judged is noise.
+  s.fake.respond((r) => {
+    if (kindOf(r) === "summary") return summaryStep({ current_discussion: current("t") });
+    const n = [...r.messages[0]!.content.matchAll(/=== Exchange \d+ ===/g)].length;
+    return {
+      json: { exchanges: Array.from({ length: n }, (_, i) => ({ index: i, noise: i === n - 1, confidence: 0.9 })) },
+    };
+  });
+  const r = (await s.api.summarize("s1")).sessions[0]!;
+  expect(r.outcome).toBe("ok");
+  const judged = ofKind("noise")[0]!.messages[0]!.content;
+  expect(judged.split("=== Exchange 1 ===")[1]).toContain("lone question");
+  expect(judged.split("=== Exchange 1 ===")[1]).toContain("thanks!");
+  expect(judged).not.toContain("=== Exchange 2 ===");
+  expect(r.droppedAsNoise).toBe(3);
+  expect(summarized()).toEqual(["x question 0", "x answer 0"]);
+  for (const req of ofKind("summary"))
+    expect(transcriptEntries(transcriptOf(req.messages[0]!.content)).at(-1)!.role).toBe("assistant");
+});
+
 test("when every exchange is noise, the pruned summary and the cursor are saved with no summary call", async () => {
   s = await setup(DECISION);
   addExchanges(s.api, "s1", 2);

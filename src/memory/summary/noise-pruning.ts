@@ -17,14 +17,19 @@ const DECISION_MAX_TOKENS = 2048;
 /** Exchanges judged per noise call: the answer has a verdict for each (about 25 tokens), within DECISION_MAX_TOKENS. */
 const NOISE_BATCH_EXCHANGES = 50;
 
-/** A user message and the replies after it (leading replies with no user message form one too). */
+/**
+ * A user message and the replies after it; user messages in a row share the replies that follow them (leading
+ * replies with no user message form one too). Dropping an exchange therefore never leaves a question without
+ * its reply at the end of what is summarized, where a chunk would end on a user message.
+ */
 export type Exchange = StoredMessage[];
 
 export function groupExchanges(messages: readonly StoredMessage[]): Exchange[] {
   const out: Exchange[] = [];
   for (const m of messages) {
-    if (m.role === "user" || out.length === 0) out.push([m]);
-    else out[out.length - 1]!.push(m);
+    const last = out[out.length - 1];
+    if (last && (m.role !== "user" || last[last.length - 1]!.role === "user")) last.push(m);
+    else out.push([m]);
   }
   return out;
 }
