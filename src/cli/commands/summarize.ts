@@ -10,8 +10,9 @@ Usage: memvoy summarize [SESSION] [--progress] [--json] [--verbose]
 
 Run Generate now: fold the messages newer than the session's cursor into its rolling
 summary (summary.json). Without SESSION, every due session is summarized: not temp-,
-with messages, and no summary yet, a history.json newer than summary.json, or a last
-run that did not finish.
+with messages, and no summary yet, a history.json newer than summary.json, a
+summary.json that cannot be read (moved aside, then rebuilt), or a last run that did
+not finish.
 
 Messages come from the archive, so those already compacted out of history.json are
 summarized too. They are sent in chunks of at most summary.chunk_chars characters (a
