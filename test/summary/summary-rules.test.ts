@@ -22,6 +22,21 @@ afterEach(async () => {
 const rules = (value: unknown, fallback: Summary = emptySummary()) =>
   applySummaryRules(parseLooseSummary(value)!, fallback);
 
+test("a field over 2,000 characters is cut at a whole character: never half an emoji", () => {
+  for (const pad of [1997, 1998]) {
+    const text = "a".repeat(pad) + "😀".repeat(5);
+    const { summary } = rules({
+      key_decisions: [],
+      current_discussion: { topic: "t", description: text, perspectives: "", direction: "" },
+    });
+    const cut = summary.current_discussion.description;
+    expect(cut.isWellFormed()).toBe(true);
+    expect(cut.endsWith("…")).toBe(true);
+    expect(cut.length).toBeLessThanOrEqual(2000);
+    expect(normalizeDecision("Do: " + text.slice(4))!.isWellFormed()).toBe(true);
+  }
+});
+
 test("decisions: legacy markers rewritten, English prefixes normalised, an unprefixed rule becomes Do:", () => {
   expect(normalizeDecision("要：用繁體中文回答")).toBe("Do: 用繁體中文回答");
   expect(normalizeDecision("不要: 用 tabs")).toBe("Don't: 用 tabs");

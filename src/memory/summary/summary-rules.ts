@@ -69,7 +69,11 @@ export function normalizeMinute(raw: string): string {
 }
 
 function clip(text: string): string {
-  return text.length > MAX_FIELD_CHARS ? text.slice(0, MAX_FIELD_CHARS - 1) + "…" : text;
+  if (text.length <= MAX_FIELD_CHARS) return text;
+  let end = MAX_FIELD_CHARS - 1;
+  // Never half an emoji (a lone surrogate is no valid Unicode).
+  if (/[\uD800-\uDBFF]/.test(text[end - 1]!)) end--;
+  return text.slice(0, end) + "…";
 }
 
 /**
