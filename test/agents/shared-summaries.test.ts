@@ -7,6 +7,7 @@ import { afterAll, afterEach, beforeAll, expect, test } from "bun:test";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { openSharedHome } from "../../src/app/shared/open-shared.ts";
+import { cursorText } from "../../src/storage/history/cursor-file.ts";
 import type { SharedHome } from "../../src/app/shared/shared-home.ts";
 import { cleanup, logText, startDaemon, tempHome, waitFor, waitRunning } from "../fixture/daemon-process.ts";
 import { startFakeAnthropic, type FakeAnthropic, type FakeRequest } from "../fixture/fake-anthropic.ts";
@@ -156,6 +157,29 @@ describe("summaries on a shared archive", () => {
     expect((await hostA.summarize("team")).sessions[0]!.outcome).toBe("ok");
     const sent = transcriptEntries(transcriptOf(fake.requests.at(-1)!.messages[0]!.content)).map((e) => e.text);
     expect(sent).toEqual(["Please rotate it."]);
+  }, 120_000);
+
+  test("rm-message on a host that never read the session: a message before the archive's cursor is reported as summarized", async () => {
+    const { homes, open } = await hosts("covered_by_cursor", 2);
+    const [hostA, hostB] = [await open(homes[0]!), await open(homes[1]!)];
+    await hostA.add("team", exchanges("old", 1));
+    await hostA.add("team", exchanges("new", 1, T0 + 60_000));
+    // A summary whose cursor has no exact position (written by Agenvoy, carried over by migrate-archive).
+    const summary = JSON.stringify({
+      key_decisions: ["Do: x"],
+      past_discussions: [],
+      current_discussion: current("old"),
+    });
+    await hostA.ctx.archive.putSummaryState(
+      "team",
+      { summary, cursor: cursorText(BigInt(T0 + 1000) * 1_000_000n) },
+      1n,
+      null,
+    );
+    const [oldQuestion, , newQuestion] = await hostA.history("team");
+    expect(existsSync(join(homes[1]!, "sessions", "team"))).toBe(false);
+    expect((await hostB.rmMessage(oldQuestion!.id)).summarized).toBe(true);
+    expect((await hostB.rmMessage(newQuestion!.id)).summarized).toBe(false);
   }, 120_000);
 
   test("the daily token budget is one for every host", async () => {

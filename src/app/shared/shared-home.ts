@@ -19,6 +19,7 @@ import { filterRelevant } from "../../memory/summary/relevance-filter.ts";
 import type { SummarizeOptions, SummarizeReport } from "../../memory/summary/summary-report.ts";
 import type { BudgetState } from "../../memory/summary/token-budget.ts";
 import { readCursor, readSummary } from "../../memory/summary/summary-store.ts";
+import { parseCursorText } from "../../storage/history/cursor-file.ts";
 import { summaryViewOf, type SummaryView } from "../../memory/summary/summary-view.ts";
 import { assembleTurnContext, type TurnContext } from "../../memory/turn-context.ts";
 import { recordBytes } from "../../storage/history/history-file.ts";
@@ -346,8 +347,9 @@ export class SharedHome {
     if (!state) return false;
     const p = (await this.ctx.archive.getSummaryRun(m.session))?.position;
     if (p && p.cursor === state.cursor) return m.seq <= p.seq;
-    const cursor = readCursor(this.ctx, m.session);
-    return cursor.state === "ok" && m.sendAt < cursor.ns + NS_PER_SEC;
+    // The archive's cursor, not this host's copy of it (which may be missing or stale until the session's next read).
+    const cursor = parseCursorText(state.cursor.trim());
+    return cursor !== undefined && m.sendAt < cursor + NS_PER_SEC;
   }
 
   /** Apply the vector deletions the archive holds (removed and compacted messages) to the shared store. */
