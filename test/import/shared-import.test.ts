@@ -115,6 +115,9 @@ describe("import, export and reindex on a shared archive", () => {
       local.close();
     }
     expect(existsSync(join(a, ".store", "history.db"))).toBe(false);
+    // Imported sessions wait for [import] summarize = true: not due for the cron, nor in `summary`.
+    expect(await other.dueSessions()).toEqual([]);
+    expect((await other.summary(`cc-${CC_SESSION_C}`)).due).toBe(false);
 
     // Again: every file unchanged, nothing added.
     const again = await cli(["import", "claude-code", projects, "--json"], { home: a, env });

@@ -13,10 +13,15 @@ describe("imported sessions and the summary cron", () => {
     await importWith(api, "claude-code", [projects]);
     api.add("mine", { role: "user", content: "a session written by an agent" });
     expect(api.dueSessions()).toEqual(["mine"]);
+    // `summary` says what the cron does: an imported session is not due.
+    const imported = api.sessions().find((s) => s.source !== undefined)!.id;
+    expect(api.summary(imported).due).toBe(false);
+    expect(api.summary("mine").due).toBe(true);
     api.close();
     const { api: on } = openTemp({ home, env: { MEMVOY_IMPORT_SUMMARIZE: "true" } });
     expect(on.config.import.summarize).toBe(true);
     expect(on.dueSessions()).toHaveLength(6);
+    expect(on.summary(imported).due).toBe(true);
     on.close();
   });
 });

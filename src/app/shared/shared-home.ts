@@ -278,14 +278,17 @@ export class SharedHome {
     const { archive } = this.ctx;
     return this.#locked(session, async () => {
       await this.refreshCache(session);
-      const [row, run, usage, state] = await Promise.all([
+      const [row, run, usage, state, meta] = await Promise.all([
         archive.getSession(session),
         archive.getSummaryRun(session),
         archive.usageTotals(session),
         archive.getSummaryState(session),
+        archive.sessionMeta(session),
       ]);
       const status = run ? { run } : {};
-      const due = sharedDue(session, row, state ? { ...status, summaryUpdatedAt: state.updatedAt } : status);
+      // As the cron sees it: an imported session waits for [import] summarize = true.
+      const waits = !this.ctx.config.import.summarize && meta?.source !== undefined;
+      const due = !waits && sharedDue(session, row, state ? { ...status, summaryUpdatedAt: state.updatedAt } : status);
       const file = readSummary(this.ctx, session);
       return summaryViewOf(session, { file, cursor: readCursor(this.ctx, session), run, usage, due });
     });

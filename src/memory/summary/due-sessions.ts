@@ -4,7 +4,7 @@
 import { isTempSession } from "../../shared/session-id.ts";
 import { mtimeNs } from "../../storage/history/file-probe.ts";
 import { listSessionRows, type SessionRow } from "../../storage/sqlite/sessions-repo.ts";
-import { listSessionMeta } from "../../storage/sqlite/session-meta-repo.ts";
+import { getSessionMeta, listSessionMeta } from "../../storage/sqlite/session-meta-repo.ts";
 import { getSummaryRun } from "../../storage/sqlite/summary-runs-repo.ts";
 import type { MemoryContext } from "../memory-context.ts";
 import { sessionDirs } from "../session-admin.ts";
@@ -43,6 +43,16 @@ function summaryCorrupt(ctx: MemoryContext, session: string): boolean {
   } catch {
     return false;
   }
+}
+
+/** isDue as the cron sees it: an imported session also waits for [import] summarize = true. */
+export function isDueForCron(
+  ctx: MemoryContext,
+  session: string,
+  row?: Pick<SessionRow, "messageCount" | "updatedAt">,
+): boolean {
+  if (!ctx.config.import.summarize && getSessionMeta(ctx.db, session)?.source !== undefined) return false;
+  return isDue(ctx, session, row);
 }
 
 export function dueSessions(ctx: MemoryContext): string[] {

@@ -7,7 +7,7 @@ import { sessionUsageTotals, type UsageTotal } from "../../storage/sqlite/usage-
 import { getSummaryRun, type SummaryRunRow } from "../../storage/sqlite/summary-runs-repo.ts";
 import type { MemoryContext } from "../memory-context.ts";
 import { UnknownSessionError, sessionExists } from "../session-admin.ts";
-import { isDue } from "./due-sessions.ts";
+import { isDueForCron } from "./due-sessions.ts";
 import { readCursor, readSummary, summaryRunHeld } from "./summary-store.ts";
 import type { Summary, SummaryFile } from "./summary-types.ts";
 import type { CursorFile } from "../../storage/history/cursor-file.ts";
@@ -40,7 +40,7 @@ export function viewSummary(ctx: MemoryContext, session: string): SummaryView {
     cursor: readCursor(ctx, session),
     run: settledRun(ctx, session, getSummaryRun(ctx.db, session)),
     usage: sessionUsageTotals(ctx.db, session),
-    due: isDue(ctx, session, getSessionRow(ctx.db, session)),
+    due: isDueForCron(ctx, session, getSessionRow(ctx.db, session)),
   });
 }
 
