@@ -37,6 +37,17 @@ test("a field over 2,000 characters is cut at a whole character: never half an e
   }
 });
 
+test("a field that grows past 2,000 characters in Traditional Chinese is cut again, so the summary stays valid", async () => {
+  // 㓆 becomes 𠗣, a surrogate pair: 2,000 characters of text become 3,999.
+  const description = "中" + "㓆".repeat(1999);
+  const { summary } = await toTraditional({ ...emptySummary(), current_discussion: { ...current("t"), description } });
+  const cut = summary.current_discussion.description;
+  expect(cut.length).toBeLessThanOrEqual(2000);
+  expect(cut.isWellFormed()).toBe(true);
+  expect(cut.startsWith("中𠗣")).toBe(true);
+  expect(() => assertValidSummary(summary)).not.toThrow();
+});
+
 test("decisions: legacy markers rewritten, English prefixes normalised, an unprefixed rule becomes Do:", () => {
   expect(normalizeDecision("要：用繁體中文回答")).toBe("Do: 用繁體中文回答");
   expect(normalizeDecision("不要: 用 tabs")).toBe("Don't: 用 tabs");

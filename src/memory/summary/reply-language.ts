@@ -1,5 +1,6 @@
 // reply_lang: the language rule given to the model, and the deterministic Simplified -> Traditional
 // conversion of the summary text (opencc-js, loaded only when Chinese text is present).
+import { clip } from "./summary-rules.ts";
 import type { Summary } from "./summary-types.ts";
 
 const HAN = /[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]/;
@@ -68,7 +69,8 @@ export async function toTraditional(summary: Summary): Promise<{ summary: Summar
   let changed = 0;
   const c = (text: string) => {
     if (!isChineseText(text)) return text;
-    const out = convert(text);
+    // A few characters become a surrogate pair in Traditional (㓆 -> 𠗣): the field may grow past its limit.
+    const out = clip(convert(text));
     if (out !== text) changed++;
     return out;
   };

@@ -68,7 +68,8 @@ export function normalizeMinute(raw: string): string {
   return d ? `${d[1]} 00:00` : "";
 }
 
-function clip(text: string): string {
+/** A field cut to MAX_FIELD_CHARS (UTF-16 units, as the summary.json schema counts), ending in "…". */
+export function clip(text: string): string {
   if (text.length <= MAX_FIELD_CHARS) return text;
   let end = MAX_FIELD_CHARS - 1;
   // Never half an emoji (a lone surrogate is no valid Unicode).
