@@ -5,6 +5,7 @@ import { statSync } from "node:fs";
 import { dirname } from "node:path";
 import { parseArgs } from "node:util";
 import { makeRelease, writeDocs } from "./scripts/release-files.ts";
+import { configFingerprint } from "./src/config/config-fingerprint.ts";
 
 const { values } = parseArgs({
   options: {
@@ -38,6 +39,8 @@ async function compile(): Promise<void> {
     // Only blessed's Terminal widget needs pty.js/term.js, and LanceDB's OpenAI
     // embedding function (unused) needs openai.
     external: ["pty.js", "term.js", "openai"],
+    // The binary has no source files to hash (src/config/load-cached.ts).
+    define: { MEMVOY_CONFIG_FINGERPRINT: JSON.stringify(configFingerprint()) },
     compile: {
       outfile,
       // The binary runs in users' directories: don't pick up their .env or bunfig.toml.

@@ -1,5 +1,5 @@
-// A hash of what decides the Config a config.toml loads to (the loader, the schema, their packages), taken
-// when memvoy is built or transpiled: imported as a Bun macro, the program carries it as a literal.
+// A hash of what decides the Config a config.toml loads to (the loader, the schema, their packages): build.ts
+// defines it into the compiled binary as a literal; from source, load-cached.ts takes it at its first use.
 import { readFileSync } from "node:fs";
 import pkg from "../../package.json" with { type: "json" };
 

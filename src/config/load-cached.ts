@@ -5,9 +5,16 @@ import { closeSync, constants, openSync, readFileSync, renameSync, rmSync, write
 import { dirname, join } from "node:path";
 import { FILE_MODE } from "../shared/atomic-write.ts";
 import type { Config } from "./schema.ts";
-import { configFingerprint } from "./config-fingerprint.ts" with { type: "macro" };
+import { configFingerprint } from "./config-fingerprint.ts";
 
-const FINGERPRINT = configFingerprint();
+// The compiled binary carries the fingerprint as a literal (build.ts defines it). From source it is taken when
+// first needed: a Bun macro would be refused in a consumer's node_modules, where the library runs from.
+declare const MEMVOY_CONFIG_FINGERPRINT: string | undefined;
+let fingerprint: string | undefined;
+function currentFingerprint(): string {
+  fingerprint ??= typeof MEMVOY_CONFIG_FINGERPRINT === "string" ? MEMVOY_CONFIG_FINGERPRINT : configFingerprint();
+  return fingerprint;
+}
 
 interface CacheFile {
   fingerprint: string;
@@ -37,7 +44,7 @@ function cached(path: string, text: string | null): Config | undefined {
   try {
     fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW); // a link in the home is never followed
     const c = JSON.parse(readFileSync(fd, "utf8")) as CacheFile;
-    return c.fingerprint === FINGERPRINT && c.text === text ? c.config : undefined;
+    return c.fingerprint === currentFingerprint() && c.text === text ? c.config : undefined;
   } catch {
     return undefined;
   } finally {
@@ -49,7 +56,7 @@ function cached(path: string, text: string | null): Config | undefined {
 function save(path: string, text: string | null, config: Config): void {
   const tmp = `${path}.${process.pid}.tmp`;
   try {
-    const body: CacheFile = { fingerprint: FINGERPRINT, text, config };
+    const body: CacheFile = { fingerprint: currentFingerprint(), text, config };
     writeFileSync(tmp, JSON.stringify(body), { mode: FILE_MODE, flag: "wx" }); // never through a planted link
     renameSync(tmp, path);
   } catch {

@@ -42,6 +42,21 @@ console.log(ids.length, when, records.length);
 await api.close();
 `;
 
+/** A project with memvoy installed in its node_modules, as a package manager puts it there. */
+function consumerProject(): string {
+  const dir = tempDir("memvoy-consumer-");
+  const modules = join(dir, "node_modules");
+  mkdirSync(join(modules, "memvoy"), { recursive: true });
+  cpSync(join(repoRoot, "src"), join(modules, "memvoy", "src"), { recursive: true });
+  cpSync(join(repoRoot, "package.json"), join(modules, "memvoy", "package.json"));
+  // An install hoists the dependencies beside the package.
+  for (const entry of readdirSync(join(repoRoot, "node_modules"))) {
+    if (entry !== "memvoy" && !entry.startsWith("."))
+      symlinkSync(join(repoRoot, "node_modules", entry), join(modules, entry));
+  }
+  return dir;
+}
+
 const CONFIGS: Record<string, object> = {
   "plain --strict, no skipLibCheck": {
     strict: true,
@@ -72,16 +87,7 @@ const CONFIGS: Record<string, object> = {
 
 for (const [name, compilerOptions] of Object.entries(CONFIGS)) {
   test(`a consumer project typechecks with tsc (${name})`, async () => {
-    const dir = tempDir("memvoy-consumer-");
-    const modules = join(dir, "node_modules");
-    mkdirSync(join(modules, "memvoy"), { recursive: true });
-    cpSync(join(repoRoot, "src"), join(modules, "memvoy", "src"), { recursive: true });
-    cpSync(join(repoRoot, "package.json"), join(modules, "memvoy", "package.json"));
-    // An install hoists the dependencies beside the package.
-    for (const entry of readdirSync(join(repoRoot, "node_modules"))) {
-      if (entry !== "memvoy" && !entry.startsWith("."))
-        symlinkSync(join(repoRoot, "node_modules", entry), join(modules, entry));
-    }
+    const dir = consumerProject();
     writeFileSync(join(dir, "tsconfig.json"), JSON.stringify({ compilerOptions, files: ["index.ts"] }));
     writeFileSync(join(dir, "index.ts"), CONSUMER);
     const proc = Bun.spawn([join(repoRoot, "node_modules/.bin/tsc"), "-p", dir], {
@@ -94,3 +100,31 @@ for (const [name, compilerOptions] of Object.entries(CONFIGS)) {
     expect(code).toBe(0);
   }, 120_000);
 }
+
+// The README's example, run by Bun from the consumer's project: the package's code runs from node_modules,
+// where Bun refuses macros.
+test("the README's library example runs in a consumer project", async () => {
+  const dir = consumerProject();
+  const home = join(dir, "home");
+  writeFileSync(
+    join(dir, "index.ts"),
+    `import { openMemory } from "memvoy";
+const memory = openMemory({ home: ${JSON.stringify(home)} });
+await memory.add("support-42", { role: "user", content: "the deploy failed", sender: "ann" });
+const { hits } = await memory.search({ query: "deploy", match: "keyword", session: "support-42" });
+const turn = await memory.context("support-42", "what did we decide?");
+console.log(JSON.stringify([hits.map((h) => h.content), turn.messages.length]));
+await memory.close();
+`,
+  );
+  const proc = Bun.spawn([process.execPath, "index.ts"], {
+    cwd: dir,
+    env: { PATH: process.env.PATH ?? "", HOME: dir },
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  const { stdout: out, stderr: err, code } = await processOutput(proc);
+  expect(err).toBe("");
+  expect(out.trim()).toBe(JSON.stringify([["the deploy failed"], 2]));
+  expect(code).toBe(0);
+}, 120_000);
