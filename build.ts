@@ -6,6 +6,7 @@ import { dirname } from "node:path";
 import { parseArgs } from "node:util";
 import { makeRelease, writeDocs } from "./scripts/release-files.ts";
 import { configFingerprint } from "./src/config/config-fingerprint.ts";
+import { earlyAnswers } from "./src/mcp/early-answers.ts";
 
 const { values } = parseArgs({
   options: {
@@ -39,8 +40,12 @@ async function compile(): Promise<void> {
     // Only blessed's Terminal widget needs pty.js/term.js, and LanceDB's OpenAI
     // embedding function (unused) needs openai.
     external: ["pty.js", "term.js", "openai"],
-    // The binary has no source files to hash (src/config/load-cached.ts).
-    define: { MEMVOY_CONFIG_FINGERPRINT: JSON.stringify(configFingerprint()) },
+    // Taken here, not at run time: the binary has no source files to hash (src/config/load-cached.ts), and
+    // answers an agent's start-up before it loads the MCP SDK (src/mcp/mcp-stdio.ts).
+    define: {
+      MEMVOY_CONFIG_FINGERPRINT: JSON.stringify(configFingerprint()),
+      MEMVOY_MCP_EARLY_ANSWERS: JSON.stringify(await earlyAnswers()),
+    },
     compile: {
       outfile,
       // The binary runs in users' directories: don't pick up their .env or bunfig.toml.

@@ -8,7 +8,6 @@ import type { MemoryApi } from "../app/api/memory-api.ts";
 import { describeError } from "../shared/describe-error.ts";
 import { stdoutStream } from "../shared/stdout.ts";
 import type { EarlyAnswers } from "./early-answers.ts";
-import { earlyAnswers } from "./early-answers.ts" with { type: "macro" };
 import { jitAsUsual } from "../shared/jit-policy.ts";
 
 /**
@@ -25,8 +24,17 @@ type Message = Record<string, unknown>;
 const isObject = (x: unknown): x is Message => typeof x === "object" && x !== null && !Array.isArray(x);
 const isId = (x: unknown) => typeof x === "string" || (typeof x === "number" && Number.isInteger(x));
 
+// The compiled binary carries the answers as a literal (build.ts defines it). From source they are recorded at
+// start: a Bun macro would be refused in a consumer's node_modules, where the package's bin runs from.
+declare const MEMVOY_MCP_EARLY_ANSWERS: EarlyAnswers | undefined;
+
+async function recordedAnswers(): Promise<EarlyAnswers> {
+  if (typeof MEMVOY_MCP_EARLY_ANSWERS !== "undefined") return MEMVOY_MCP_EARLY_ANSWERS;
+  return (await import("./early-answers.ts")).earlyAnswers();
+}
+
 export async function runMcpStdio(api: MemoryApi, version: string): Promise<number> {
-  const early = (await earlyAnswers()) as EarlyAnswers;
+  const early = await recordedAnswers();
   const done = Promise.withResolvers<number>();
   let revision: string | undefined;
   const replay: string[] = [];

@@ -128,3 +128,27 @@ await memory.close();
   expect(out.trim()).toBe(JSON.stringify([["the deploy failed"], 2]));
   expect(code).toBe(0);
 }, 120_000);
+
+test("the package's bin serves MCP from a consumer project's node_modules", async () => {
+  const dir = consumerProject();
+  const proc = Bun.spawn([process.execPath, "node_modules/memvoy/src/index.ts", "mcp", "--home", join(dir, "home")], {
+    cwd: dir,
+    env: { PATH: process.env.PATH ?? "", HOME: dir },
+    stdin: "pipe",
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  const initialize = {
+    jsonrpc: "2.0",
+    id: 1,
+    method: "initialize",
+    params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "1" } },
+  };
+  proc.stdin.write(`${JSON.stringify(initialize)}\n`);
+  proc.stdin.end();
+  const { stdout: text, stderr: err } = await processOutput(proc);
+  expect(err).toBe("");
+  const answer = JSON.parse(text.split("\n")[0]!) as { id: number; result: { serverInfo: { name: string } } };
+  expect(answer.id).toBe(1);
+  expect(answer.result.serverInfo.name).toBe("memvoy");
+}, 120_000);
