@@ -7,6 +7,7 @@ import { compactionPlan } from "../../src/memory/compaction.ts";
 import type { MessageRecord } from "../../src/shared/message.ts";
 import { recordBytes } from "../../src/storage/history/history-file.ts";
 import { openMemory } from "../../src/app/open-memory.ts";
+import { openMemory as openLibrary } from "../../src/lib.ts";
 import { cli, removeTempHomes, tempHome } from "../fixture/home.ts";
 
 afterAll(removeTempHomes);
@@ -72,4 +73,15 @@ test("end to end: user messages in a row are compacted only at twice the limit, 
   expect(readFileSync(file).length).toBeLessThanOrEqual(4096 * 0.8 + 400);
   const all = JSON.parse((await cli(["history", "s", "--all", "--json"], { home })).stdout);
   expect(all.messages).toHaveLength(i);
+}, 60_000);
+
+test("the library's add returns the note as compactionNote", async () => {
+  const home = tempHome();
+  const memory = openLibrary({ home, env: { MEMVOY_LIMITS_MAX_HISTORY_BYTES: "4096" } });
+  let note: string | undefined;
+  for (let i = 0; i < 40 && note === undefined; i++) {
+    note = (await memory.add("s", { role: "user", content: `u${i} ${"y".repeat(300)}` })).compactionNote;
+  }
+  await memory.close();
+  expect(note).toMatch(/no user\+assistant pair boundary: \d+ oldest message\(s\) moved to the archive/);
 }, 60_000);

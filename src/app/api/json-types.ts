@@ -33,6 +33,8 @@ export interface AddResultJson {
    * Absent when none.
    */
   removed?: number;
+  /** The session's history.json had no user+assistant pair boundary and was cut between two messages (docs/history.md). */
+  compactionNote?: string;
 }
 
 export interface SessionJson {

@@ -38,7 +38,7 @@ export interface MemoryHome {
   add(
     session: string,
     messages: readonly WireMessageInput[],
-  ): Maybe<{ ids: string[]; duplicates: number; removed: number }>;
+  ): Maybe<{ ids: string[]; duplicates: number; removed: number; compactionNote?: string }>;
   sessions(): Maybe<SessionInfo[]>;
   history(session: string, options: { all?: boolean; last?: number }): Maybe<StoredMessage[]>;
   search(options: SearchOptions): Promise<SearchResult>;
@@ -102,6 +102,7 @@ export class LocalMemoryApi<H extends MemoryHome = HomeMemory> implements Memory
     const r = await this.home.add(o.session, o.messages as WireMessageInput[]);
     const out: J.AddResultJson = { session: o.session, ids: r.ids, duplicates: r.duplicates };
     if (r.removed > 0) out.removed = r.removed;
+    if (r.compactionNote) out.compactionNote = r.compactionNote;
     return out;
   }
 

@@ -72,6 +72,9 @@ export const AddMessagesOutput = v.object({
       v.description("Messages not stored: their idempotencyKey belonged to a removed message (absent: none)."),
     ),
   ),
+  compactionNote: v.optional(
+    v.pipe(text, v.description("history.json held no user+assistant pair boundary and was cut between two messages.")),
+  ),
   ...paging,
 });
 
