@@ -127,7 +127,8 @@ export async function runCli(argv: readonly string[], version: string): Promise<
       throw new CommandUsageError({ problem: "missing-command" });
     }
     if (command === "help") {
-      const rest = argv.slice(cmdIndex + 1).filter((a) => !a.startsWith("-"));
+      // Words only: options and the value of --home (memvoy help --home DIR search).
+      const rest = argv.slice(cmdIndex + 1).filter((a, i, all) => !a.startsWith("-") && all[i - 1] !== "--home");
       if (rest.length === 0) return printUsage(mainHelp(version), json);
       const mod = await loadCommand(rest[0]!);
       if (!mod) throw new CommandUsageError({ problem: "unknown-command", command: rest[0]! });

@@ -35,6 +35,16 @@ describe("CLI", () => {
     expect(help.stdout).toContain("Usage: memvoy errors record");
   });
 
+  test("help takes --home as every command does: its value is no topic", async () => {
+    const home = tempHome();
+    const main = await cli(["help", "--home", home]);
+    expect(main.stderr).toBe("");
+    expect(main.code).toBe(0);
+    expect(main.stdout).toBe((await cli(["--help"])).stdout);
+    const topic = await cli(["help", "--home", home, "search"]);
+    expect(topic.stdout).toBe((await cli(["search", "--help"])).stdout);
+  });
+
   test("a mistyped or misplaced option before the command or subcommand is named, not its value taken for either", async () => {
     const home = tempHome();
     const typo = await cli(["--hme", home, "sessions"]);
