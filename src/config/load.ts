@@ -117,13 +117,38 @@ function merge(base: Table, over: Table): Table {
 /** Every problem of a config, each as `key.path: what`, on one line. */
 export function validateConfig(raw: unknown, source: string): Config {
   const result = v.safeParse(ConfigSchema, raw);
-  if (!result.success)
-    throw new ConfigError({
-      problem: "invalid",
-      source,
-      issues: issueFacts(result.issues, { unknown: "unknown key", topLevel: "(top level)" }),
-    });
+  if (!result.success) {
+    const issues = issueFacts(result.issues, { unknown: "unknown key", topLevel: "(top level)" });
+    // valibot names only the first unknown key of a table: the others are added here.
+    for (const path of unknownKeys(ConfigSchema, raw)) {
+      if (!issues.some((f) => f.path === path && f.problem === "unknown key"))
+        issues.push({ path, problem: "unknown key" });
+    }
+    throw new ConfigError({ problem: "invalid", source, issues });
+  }
   return resolveAliases(result.output, source);
+}
+
+interface SchemaNode {
+  type: string;
+  wrapped?: SchemaNode;
+  pipe?: readonly SchemaNode[];
+  entries?: Record<string, SchemaNode>;
+}
+
+/** The dotted path of every key of `raw` that its strict table in `schema` does not name. */
+function unknownKeys(schema: SchemaNode, raw: unknown, at = ""): string[] {
+  let s = schema;
+  while (s.wrapped || (s.pipe && s.pipe[0] !== s)) s = s.wrapped ?? s.pipe![0]!;
+  if (s.type !== "strict_object" || !s.entries || !raw || typeof raw !== "object" || Array.isArray(raw)) return [];
+  const out: string[] = [];
+  for (const [key, value] of Object.entries(raw)) {
+    const path = at ? `${at}.${key}` : key;
+    const entry = Object.hasOwn(s.entries, key) ? s.entries[key] : undefined;
+    if (entry) out.push(...unknownKeys(entry, value, path));
+    else out.push(path);
+  }
+  return out;
 }
 
 /** `[summary].decision_model` and the top-level `decision_model` are one setting: both hold the value in effect. */

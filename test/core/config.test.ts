@@ -100,6 +100,21 @@ test("every validation problem is reported, each with its key path", async () =>
     expect(line).toContain(key);
 });
 
+test("every unknown key of a table is named, not only the first", () => {
+  const file = configFile(
+    'bogus = 1\n[limits]\nmax_history_byts = 10\nmax_message_byts = 5\n[nosuch]\n[sumary]\nmodel = "x"\n',
+  );
+  let message = "";
+  try {
+    loadConfig(file, {});
+  } catch (err) {
+    message = (err as Error).message;
+  }
+  for (const key of ["bogus", "limits.max_history_byts", "limits.max_message_byts", "nosuch", "sumary"])
+    expect(message).toContain(`${key}: unknown key`);
+  expect(message.match(/unknown key/g)).toHaveLength(5);
+});
+
 test("a TOML syntax error names the line and the column", async () => {
   const file = configFile('reply_lang = "auto"\n[limits\nmax_history_messages = 4\n');
   const r = await cli(["config", "check"], { home: join(file, "..") });
