@@ -1,11 +1,11 @@
 // The library's public types, as a consumer compiles them (package.json "types"): the MemoryApi port,
 // its JSON results and the two ways to get one. Nothing internal is reachable from here.
 // test/agents/public-types.test.ts keeps this file and src/lib.ts in agreement.
-import type { MemoryApi } from "./app/api/memory-api";
-import type { RemoteFailure } from "./app/api/remote-failure";
+import type { MemoryApi } from "./app/api/memory-api.ts";
+import type { RemoteFailure } from "./app/api/remote-failure.ts";
 
-export type * from "./app/api/json-types";
-export type * from "./app/api/memory-api";
+export type * from "./app/api/json-types.ts";
+export type * from "./app/api/memory-api.ts";
 export type { RemoteFailure };
 
 export interface MemoryOptions {

@@ -54,6 +54,7 @@ function consumerProject(): string {
     if (entry !== "memvoy" && !entry.startsWith("."))
       symlinkSync(join(repoRoot, "node_modules", entry), join(modules, entry));
   }
+  writeFileSync(join(dir, "package.json"), JSON.stringify({ type: "module" })); // as bun init writes it
   return dir;
 }
 
@@ -63,6 +64,15 @@ const CONFIGS: Record<string, object> = {
     target: "ESNext",
     module: "Preserve",
     moduleResolution: "bundler",
+    noEmit: true,
+    types: ["bun"],
+  },
+  // What `tsc --init` writes: imports resolved as Node.js resolves ES modules, every relative path with its extension.
+  "tsc --init's nodenext": {
+    strict: true,
+    target: "ES2022",
+    module: "nodenext",
+    moduleResolution: "nodenext",
     noEmit: true,
     types: ["bun"],
   },
