@@ -297,3 +297,51 @@ describe("memvoy import / export", () => {
     expect(r.stderr).toContain("over the 256 MiB line limit");
   }, 60_000);
 });
+
+test("sessions --project takes a folder relative to where it runs (., ../shop)", async () => {
+  const home = tempHome();
+  const root = tempHome("projects-");
+  const shop = join(root, "shop");
+  mkdirSync(join(shop, "src"), { recursive: true });
+  const lines = [
+    { type: "session", id: "in-shop", project: shop },
+    {
+      type: "message",
+      id: "01M9000000000000000000000A",
+      session: "in-shop",
+      role: "user",
+      content: "a",
+      sendAt: "2026-12-01T10:00:00.000000000Z",
+    },
+    { type: "session", id: "elsewhere", project: join(root, "shopping") },
+    {
+      type: "message",
+      id: "01M9000000000000000000000B",
+      session: "elsewhere",
+      role: "user",
+      content: "b",
+      sendAt: "2026-12-01T10:00:01.000000000Z",
+    },
+  ];
+  const imported = await cli(["import", "jsonl", "-"], {
+    home,
+    stdin: `${lines.map((l) => JSON.stringify(l)).join("\n")}\n`,
+  });
+  expect(imported.code).toBe(0);
+  const listed = (cwd: string, project: string) => {
+    const r = Bun.spawnSync(
+      ["bun", join(repoRoot, "src/index.ts"), "sessions", "--home", home, "--project", project, "--json"],
+      {
+        cwd,
+        env: { PATH: process.env.PATH!, HOME: root, TZ: "UTC" },
+      },
+    );
+    expect(r.stderr.toString()).toBe("");
+    return (JSON.parse(r.stdout.toString()) as { id: string }[]).map((s) => s.id);
+  };
+  expect(listed(shop, ".")).toEqual(["in-shop"]);
+  expect(listed(join(shop, "src"), "../")).toEqual(["in-shop"]);
+  expect(listed(root, "shop")).toEqual(["in-shop"]);
+  expect(listed(join(shop, "src"), `${shop}/src/..`)).toEqual(["in-shop"]);
+  expect(listed(root, shop)).toEqual(["in-shop"]);
+}, 60_000);

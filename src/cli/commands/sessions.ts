@@ -1,4 +1,5 @@
 // memvoy sessions: id, message count, last activity, summary present.
+import { resolve } from "node:path";
 import { lineText } from "../../shared/terminal-text.ts";
 import { nsToLocalSeconds } from "../../shared/time.ts";
 import { sessionJson, sortSessions } from "../../app/api/json-shapes.ts";
@@ -9,13 +10,14 @@ import { bold, dim, printJson, println } from "../output.ts";
 import { CommandUsageError } from "../usage-errors.ts";
 
 export const usage = `
-Usage: memvoy sessions [--sort recent|name] [--source NAME] [--project TEXT] [--json]
+Usage: memvoy sessions [--sort recent|name] [--source NAME] [--project DIR] [--json]
 
 List sessions: id, number of messages, last activity and whether a summary exists; for imported
 sessions also the source and the title.
 
   --source NAME    only sessions imported from NAME (claude-code, codex, opencode, gemini, aider, chatgpt)
-  --project TEXT   only sessions whose project (cwd or repository) is TEXT or lies under it
+  --project DIR    only sessions whose project (cwd or repository) is DIR or lies under it; a relative
+                   DIR (., ../shop) is read from the current folder
 `;
 
 const spec: CommandSpec = {
@@ -38,19 +40,22 @@ export function run(argv: readonly string[]): Promise<number> {
   return withAnyHome(spec, argv, async (api, p) => {
     const sort = str(p, "sort") ?? "recent";
     const source = str(p, "source");
-    const project = str(p, "project")?.replace(/\/+$/, "");
+    const given = str(p, "project");
+    // As typed, and as a folder from here (., ../shop, a path with .. in it): projects are absolute folders,
+    // or another tool's own name for one (a hash), matched as typed.
+    const projects = given === undefined ? undefined : [...new Set([given.replace(/\/+$/, ""), resolve(given)])];
+    const under = (dir: string, project: string) => dir === project || dir.startsWith(`${project}/`);
     const list = (await api.sessions()).filter(
       (s) =>
         (source === undefined || s.source === source) &&
-        (project === undefined ||
-          (s.project !== undefined && (s.project === project || s.project.startsWith(`${project}/`)))),
+        (projects === undefined || (s.project !== undefined && projects.some((project) => under(s.project!, project)))),
     );
     sortSessions(list, sort as "recent" | "name");
     if (bool(p, "json")) {
       printJson(list.map(sessionJson));
       return 0;
     }
-    if (list.length === 0 && (source !== undefined || project !== undefined)) {
+    if (list.length === 0 && (source !== undefined || projects !== undefined)) {
       println("no sessions match");
       return 0;
     }
