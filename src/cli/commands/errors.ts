@@ -34,7 +34,7 @@ session. Reset and rm of a session never touch it. A record lives error_memory.t
            keys) are redacted before anything is stored or embedded.
   search   the records most like an error text: keyword and semantic matches in one
            ranking; the same tool first, then resolved before failed/abandoned.
-           No match prints nothing (and an empty "hits" list with --json).
+           No match prints nothing on stdout, a note on stderr (with --json: "hits": []).
   list     live records, most recently recorded first.
   show     one record in full. IDs are short hex; any unique prefix works, as with git.
   rm       delete one record.
