@@ -191,6 +191,8 @@ test(
     const command = parts.join(" ");
     expect(command).toContain(`demo --home ${home}`);
     expect(command).not.toMatch(/^memvoy /); // memvoy is not on PATH in a source checkout
+    // The library line opens the same home, not the default one.
+    expect(text(s).replace(/\s+/g, "")).toContain(`openMemory({home:${JSON.stringify(home)}})`);
     // Run it as a person would, in the TUI's working directory and environment.
     const run = Bun.spawnSync(["bash", "-c", command], {
       cwd: home,

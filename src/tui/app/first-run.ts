@@ -21,7 +21,11 @@ export function renderFirstRun(app: AppContext): void {
     ["Or pipe JSONL, one {role, content, sendAt?, sender?} per line:", "title"],
     [`  ${memvoy} --home ${homeArg} add my-session < conversation.jsonl`, "key"],
     ["From an agent in TypeScript:", "title"],
-    [`  import { openMemory } from "memvoy"; openMemory().add("my-session", {...})`, "key"],
+    [`  import { openMemory } from "memvoy";`, "key"],
+    [
+      `  await openMemory({ home: ${JSON.stringify(app.api.home)} }).add("my-session", { role: "user", content: "hello" });`,
+      "key",
+    ],
     [""],
     ["Just looking? Fill this home with demo data, then press Ctrl-L:", "title"],
     [`  ${memvoy} demo --home ${homeArg}`, "key"],
