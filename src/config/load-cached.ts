@@ -5,14 +5,16 @@ import { closeSync, constants, openSync, readFileSync, renameSync, rmSync, write
 import { dirname, join } from "node:path";
 import { FILE_MODE } from "../shared/atomic-write.ts";
 import type { Config } from "./schema.ts";
-import { configFingerprint } from "./config-fingerprint.ts";
 
 // The compiled binary carries the fingerprint as a literal (build.ts defines it). From source it is taken when
 // first needed: a Bun macro would be refused in a consumer's node_modules, where the library runs from.
 declare const MEMVOY_CONFIG_FINGERPRINT: string | undefined;
 let fingerprint: string | undefined;
 function currentFingerprint(): string {
-  fingerprint ??= typeof MEMVOY_CONFIG_FINGERPRINT === "string" ? MEMVOY_CONFIG_FINGERPRINT : configFingerprint();
+  fingerprint ??=
+    typeof MEMVOY_CONFIG_FINGERPRINT === "string"
+      ? MEMVOY_CONFIG_FINGERPRINT
+      : (require("./config-fingerprint.ts") as typeof import("./config-fingerprint.ts")).configFingerprint();
   return fingerprint;
 }
 
