@@ -502,3 +502,214 @@ describe("a reply streamed across two import passes", () => {
     api.close();
   });
 });
+
+const QUEUE_SESSION = "0e0f1011-5555-4a00-8b00-00000000cafe";
+const QID = `cc-${QUEUE_SESSION}`;
+
+/** Records of one Claude Code transcript (version `version`), chained in the order given. */
+function queueTranscript(version: string) {
+  let parent: string | null = null;
+  const chained = (type: string, uuid: string, at: string, rest: Record<string, unknown>) => {
+    const r = {
+      type,
+      uuid,
+      parentUuid: parent,
+      sessionId: QUEUE_SESSION,
+      cwd: "/home/dev/pdf",
+      version,
+      timestamp: at,
+      ...rest,
+    };
+    parent = uuid;
+    return JSON.stringify(r);
+  };
+  const at = (s: number) => `2026-06-02T09:00:${String(s).padStart(2, "0")}.000Z`;
+  return {
+    at,
+    prompt: (uuid: string, s: number, content: unknown, extra: Record<string, unknown> = {}) =>
+      chained("user", uuid, at(s), { message: { role: "user", content }, ...extra }),
+    reply: (uuid: string, s: number, blocks: unknown[]) =>
+      chained("assistant", uuid, at(s), {
+        requestId: `req_${uuid}`,
+        message: { id: `msg_${uuid}`, role: "assistant", content: blocks },
+      }),
+    toolResult: (uuid: string, s: number, blocks: unknown[]) =>
+      chained("user", uuid, at(s), { message: { role: "user", content: blocks } }),
+    absorbed: (uuid: string, s: number, prompt: unknown, extra: Record<string, unknown> = {}) =>
+      chained("attachment", uuid, at(s), {
+        attachment: { type: "queued_command", prompt, commandMode: "prompt", ...extra },
+      }),
+    queue: (operation: string, s: number, content?: string, reason?: string) =>
+      JSON.stringify({
+        type: "queue-operation",
+        operation,
+        timestamp: at(s),
+        sessionId: QUEUE_SESSION,
+        ...(content !== undefined && { content }),
+        ...(reason !== undefined && { reason }),
+      }),
+  };
+}
+
+function writeQueueTranscript(lines: string[]): string {
+  const dir = join(tempHome("cc-queue-"), "projects", "-home-dev-pdf");
+  mkdirSync(dir, { recursive: true });
+  const file = join(dir, `${QUEUE_SESSION}.jsonl`);
+  writeFileSync(file, lines.map((l) => `${l}\n`).join(""));
+  return file;
+}
+
+describe("prompts typed while Claude is busy", () => {
+  test("2.1.97 on: a prompt absorbed mid-turn (attachment) and one held to the turn's end (user record), each once", async () => {
+    const t = queueTranscript("2.1.250");
+    const notification = "<task-notification>\n<task-id>b1</task-id>\n<status>completed</status>\n</task-notification>";
+    const lines = [
+      t.queue("enqueue", 0, "Render the PDF pages"),
+      t.queue("dequeue", 0),
+      t.prompt("q-1", 1, "Render the PDF pages", { promptSource: "typed" }),
+      t.reply("q-2", 3, [{ type: "tool_use", id: "toolu_q1", name: "Bash", input: { command: "npm test" } }]),
+      t.queue("enqueue", 4, "use PDF.js's own renderer"),
+      t.absorbed("q-3", 6, "use PDF.js's own renderer", { origin: { kind: "human" } }),
+      t.queue("remove", 6, "use PDF.js's own renderer", "absorbed_mid_turn"),
+      t.toolResult("q-4", 6, [{ type: "tool_result", tool_use_id: "toolu_q1", content: "ok" }]),
+      t.queue("enqueue", 7, notification),
+      t.absorbed("q-5", 8, notification, { commandMode: "task-notification" }),
+      t.queue("remove", 8, notification, "absorbed_mid_turn"),
+      t.reply("q-6", 10, [{ type: "text", text: "Switched to the PDF.js renderer." }]),
+      t.queue("enqueue", 11, "then make it mobile friendly"),
+      t.queue("enqueue", 12, "draft: add a dark mode"),
+      t.queue("popAll", 13, "draft: add a dark mode"),
+      t.queue("dequeue", 20),
+      t.prompt("q-7", 20, "then make it mobile friendly", { promptSource: "queued" }),
+      t.reply("q-8", 25, [{ type: "text", text: "The layout now wraps on small screens." }]),
+    ];
+    const file = writeQueueTranscript(lines);
+    const expected: [string, string, string][] = [
+      ["user", "Render the PDF pages", "2026-06-02T09:00:01.000000000Z"],
+      ["user", "use PDF.js's own renderer", "2026-06-02T09:00:06.000000000Z"],
+      ["assistant", "Switched to the PDF.js renderer.", "2026-06-02T09:00:10.000000000Z"],
+      ["user", "then make it mobile friendly", "2026-06-02T09:00:20.000000000Z"],
+      ["assistant", "The layout now wraps on small screens.", "2026-06-02T09:00:25.000000000Z"],
+    ];
+    const { api } = openTemp();
+    expect((await importWith(api, "claude-code", [file])).messages.added).toBe(5);
+    expect(messagesOf(api, QID)).toEqual(expected);
+    api.close();
+
+    // Read one line a pass: the same messages, each once.
+    const dir = join(tempHome("cc-queue-"), "projects", "-home-dev-pdf");
+    mkdirSync(dir, { recursive: true });
+    const grown = join(dir, `${QUEUE_SESSION}.jsonl`);
+    writeFileSync(grown, "");
+    const inc = openTemp().api;
+    for (const l of lines) {
+      appendFileSync(grown, `${l}\n`);
+      await importWith(inc, "claude-code", [grown]);
+    }
+    expect(messagesOf(inc, QID)).toEqual(expected);
+    expect((await importWith(inc, "claude-code", [grown])).messages.added).toBe(0);
+    inc.close();
+  });
+
+  test("before 2.1.97: a prompt absorbed mid-turn lives only in its queue lines; kept once, also when its remove comes a pass later", async () => {
+    const t = queueTranscript("2.1.88");
+    const head = [
+      t.queue("enqueue", 0, "Render the PDF pages"),
+      t.queue("dequeue", 0),
+      t.prompt("q-1", 1, "Render the PDF pages"),
+      t.reply("q-2", 3, [{ type: "tool_use", id: "toolu_q1", name: "Bash", input: { command: "npm test" } }]),
+      t.queue("enqueue", 4, "When you implement this use playwright and red/green TDD, plan that too"),
+    ];
+    const tail = [
+      t.queue("remove", 6),
+      t.toolResult("q-3", 6, [{ type: "tool_result", tool_use_id: "toolu_q1", content: "ok" }]),
+      t.reply("q-4", 9, [{ type: "text", text: "I will plan the Playwright tests first." }]),
+    ];
+    const expected: [string, string, string][] = [
+      ["user", "Render the PDF pages", "2026-06-02T09:00:01.000000000Z"],
+      [
+        "user",
+        "When you implement this use playwright and red/green TDD, plan that too",
+        "2026-06-02T09:00:06.000000000Z",
+      ],
+      ["assistant", "I will plan the Playwright tests first.", "2026-06-02T09:00:09.000000000Z"],
+    ];
+    const file = writeQueueTranscript(head);
+    const { api } = openTemp();
+    expect((await importWith(api, "claude-code", [file])).messages.added).toBe(1);
+    appendFileSync(file, tail.map((l) => `${l}\n`).join(""));
+    expect((await importWith(api, "claude-code", [file])).messages.added).toBe(2);
+    expect(messagesOf(api, QID)).toEqual(expected);
+    expect((await importWith(api, "claude-code", [file])).messages.added).toBe(0);
+    api.close();
+
+    const whole = openTemp().api;
+    await importWith(whole, "claude-code", [file]);
+    expect(messagesOf(whole, QID)).toEqual(expected);
+    whole.close();
+  });
+
+  test("a remove that names the text but comes a pass before its attachment (2.1.97 to 2.1.241) is one message", async () => {
+    const t = queueTranscript("2.1.200");
+    const head = [
+      t.prompt("q-1", 1, "Render the PDF pages"),
+      t.reply("q-2", 3, [{ type: "tool_use", id: "toolu_q1", name: "Bash", input: { command: "npm test" } }]),
+      t.queue("enqueue", 4, "let's use PDF.js's own renderer"),
+      t.queue("remove", 6, "let's use PDF.js's own renderer"),
+    ];
+    const file = writeQueueTranscript(head);
+    const { api } = openTemp();
+    await importWith(api, "claude-code", [file]);
+    appendFileSync(file, `${t.absorbed("q-3", 6, [{ type: "text", text: "let's use PDF.js's own renderer" }])}\n`);
+    expect((await importWith(api, "claude-code", [file])).messages.added).toBe(0);
+    expect(messagesOf(api, QID).map((m) => m[1])).toEqual(["Render the PDF pages", "let's use PDF.js's own renderer"]);
+    api.close();
+  });
+
+  test("words typed at a permission prompt are the person's: the reason for a refusal, the note with an approval", async () => {
+    const t = queueTranscript("2.1.250");
+    const refusal =
+      "The user doesn't want to proceed with this tool use. The tool use was rejected (eg. if it was a file edit, the new_string was NOT written to the file). To tell you how to proceed, the user said:\n";
+    const note =
+      "\n\nNote: The user's next message may contain a correction or preference. Pay close attention — if they explain what went wrong or how they'd prefer you to work, consider saving that to memory for future sessions.";
+    const file = writeQueueTranscript([
+      t.prompt("q-1", 1, "Clean up the build folder"),
+      t.reply("q-2", 2, [{ type: "tool_use", id: "toolu_1", name: "Bash", input: { command: "rm -rf build" } }]),
+      t.toolResult("q-3", 3, [
+        {
+          type: "tool_result",
+          tool_use_id: "toolu_1",
+          is_error: true,
+          content: `${refusal}only delete build/tmp${note}`,
+        },
+      ]),
+      t.reply("q-4", 4, [{ type: "tool_use", id: "toolu_2", name: "Bash", input: { command: "rm -rf build/tmp" } }]),
+      t.toolResult("q-5", 5, [
+        { type: "tool_result", tool_use_id: "toolu_2", content: "" },
+        { type: "text", text: "and keep the .gitkeep file" },
+      ]),
+      t.reply("q-6", 6, [{ type: "tool_use", id: "toolu_3", name: "AskUserQuestion", input: {} }]),
+      t.toolResult("q-7", 7, [
+        {
+          type: "tool_result",
+          tool_use_id: "toolu_3",
+          is_error: true,
+          content: `${refusal}The user wants to clarify these questions.\n    This means they may have additional information, context or questions for you.`,
+        },
+      ]),
+      t.reply("q-8", 8, [{ type: "tool_use", id: "toolu_4", name: "Bash", input: { command: "ls" } }]),
+      t.toolResult("q-9", 9, [
+        { type: "tool_result", tool_use_id: "toolu_4", is_error: true, content: "Exit code 1" },
+        { type: "text", text: "[Request interrupted by user for tool use]" },
+      ]),
+    ]);
+    const { api } = openTemp();
+    await importWith(api, "claude-code", [file]);
+    expect(messagesOf(api, QID)).toEqual([
+      ["user", "Clean up the build folder", "2026-06-02T09:00:01.000000000Z"],
+      ["user", "only delete build/tmp", "2026-06-02T09:00:03.000000000Z"],
+      ["user", "and keep the .gitkeep file", "2026-06-02T09:00:05.000000000Z"],
+    ]);
+    api.close();
+  });
+});

@@ -16,6 +16,37 @@ export function cleanUserText(text: string): string | undefined {
   return t === "" ? undefined : t;
 }
 
+/** What a hook adds beside a tool's result: its output, not the person's words. */
+const HOOK_OUTPUT = /^\s*(?:hook:|[\w:.-]+ hook (?:feedback|error|blocking error)\b)/i;
+
+/** Text beside a tool's result that the person typed (a note given with an approval), cleaned like a prompt. */
+export function besideToolResult(text: string): string | undefined {
+  return HOOK_OUTPUT.test(text) ? undefined : cleanUserText(text);
+}
+
+/** A refused tool's result, with what the person typed as the reason (the subagent form says "The user said"). */
+const REFUSED =
+  /^(?:The user doesn't want to proceed with this tool use\.|Permission for this tool use was denied\.)[^\n]*?(?:To tell you how to proceed, the user said|The user said):\n([\s\S]*)$/;
+/** Appended to a refusal by newer versions when auto-memory is on. */
+const MEMORY_NOTE = "\n\nNote: The user's next message may contain a correction or preference.";
+/** Choosing "clarify" on an AskUserQuestion prompt is a refusal whose "reason" is the tool's own text. */
+const CLARIFY = "The user wants to clarify these questions.";
+
+/** The words the person typed when refusing a tool (the content of its tool_result), if any. */
+export function rejectionFeedback(content: unknown): string | undefined {
+  const text =
+    typeof content === "string"
+      ? content
+      : Array.isArray(content) && content.length > 0 && typeof content[0]?.text === "string"
+        ? (content[0].text as string)
+        : undefined;
+  const said = text === undefined ? undefined : REFUSED.exec(text)?.[1];
+  if (said === undefined) return undefined;
+  const cut = said.indexOf(MEMORY_NOTE);
+  const words = (cut >= 0 ? said.slice(0, cut) : said).trim();
+  return words === "" || words.startsWith(CLARIFY) ? undefined : words;
+}
+
 export interface ChainEntry<T> {
   uuid?: string;
   parent?: string;

@@ -9,7 +9,14 @@ import { NotThisFormatError } from "../import-types.ts";
 import type { FileRead, ImportedMessage, ImportedSession, Problem, ReadContext, Source } from "../import-types.ts";
 import { isObject, jsonlLines, tryJson } from "../read-lines.ts";
 import { homeOf, listFiles, titleFrom } from "../source-files.ts";
-import { cleanUserText, orderByChain, type ChainEntry } from "./claude-code-text.ts";
+import {
+  besideToolResult,
+  cleanUserText,
+  orderByChain,
+  rejectionFeedback,
+  type ChainEntry,
+} from "./claude-code-text.ts";
+import { PromptQueue, queuedText } from "./claude-code-queue.ts";
 import { Sidechains } from "./claude-code-sidechains.ts";
 
 const PREFIX = "cc";
@@ -57,7 +64,10 @@ function readTranscript(ctx: ReadContext): FileRead {
   // Transcripts of Claude Code before 2.0.28 hold their sub-agents' conversations inline (isSidechain): each chain of
   // them is a sub-agent session of its own, named by its first record. Chain tips carried to the next pass.
   const sides = new Sidechains<Pending>(ctx.state.sidechains);
+  // Prompts typed while Claude was busy, whose only record may be a queue line or an attachment.
+  const queue = new PromptQueue(ctx.file, ctx.state.queue);
   let lastKey: string | undefined;
+  let lastUuid: string | undefined;
   // The tool's own titles, best first: the person's /rename, the AI title, a summary record. A later pass offers
   // one only when it ranks as high as the one an earlier pass gave.
   const givenRank = typeof ctx.state.titleRank === "number" ? ctx.state.titleRank : 0;
@@ -66,6 +76,7 @@ function readTranscript(ctx: ReadContext): FileRead {
   let records = 0;
   let lines = 0;
   for (const l of jsonlLines(ctx.file, ctx.offset, line)) {
+    const start = offset;
     offset = l.end;
     line = l.line + 1;
     if (l.text.trim() === "") continue;
@@ -85,14 +96,25 @@ function readTranscript(ctx: ReadContext): FileRead {
     const named = ownTitle(r);
     if (named && named.rank >= rank) ({ title, rank } = named);
     const uuid = typeof r.uuid === "string" ? r.uuid : undefined;
-    const parent = typeof r.parentUuid === "string" ? r.parentUuid : undefined;
-    const message = r.type === "user" || r.type === "assistant" ? toPending(r, ctx.file, l.line, skipped) : undefined;
+    // A queue line has no place in the chain: its prompt follows the record written before it.
+    const parent =
+      typeof r.parentUuid === "string" ? r.parentUuid : r.type === "queue-operation" ? lastUuid : undefined;
+    const message =
+      r.type === "user" || r.type === "assistant"
+        ? toPending(r, ctx.file, l.line, skipped, queue)
+        : r.type === "attachment"
+          ? absorbedPrompt(r, ctx.file, l.line, skipped, queue)
+          : r.type === "queue-operation"
+            ? queuedPrompt(r, ctx.file, l.line, skipped, queue.operation(r, start, l.line))
+            : undefined;
     const entry = { uuid, parent, line: l.line, value: message };
+    if (uuid !== undefined && r.isSidechain !== true) lastUuid = uuid;
     if (!subAgent && r.isSidechain === true) {
       sides.add(entry);
       continue;
     }
-    if (message) lastKey = message.key;
+    // Prompts absorbed mid-turn and answers to a permission prompt can sit between the records of one reply.
+    if (message?.role === "assistant") lastKey = message.key;
     entries.push(entry);
   }
   if (ctx.offset === 0 && lines > 0 && records === 0)
@@ -146,6 +168,7 @@ function readTranscript(ctx: ReadContext): FileRead {
       titled: titled || fallback !== undefined,
       titleRank: Math.max(rank, givenRank),
       ...(sides.size > 0 && { sidechains: sides.tips() }),
+      ...(queue.state() && { queue: queue.state() }),
       ...(warmup && { warmup }),
     },
   };
@@ -177,7 +200,13 @@ const isOpenReply = (v: unknown): v is OpenReply =>
 const blockHash = (text: string) => Bun.CryptoHasher.hash("sha256", text, "hex").slice(0, 16);
 
 /** A user or assistant record as a message in the making; undefined when it holds no conversation text. */
-function toPending(r: Record<string, unknown>, file: string, line: number, skipped: Problem[]): Pending | undefined {
+function toPending(
+  r: Record<string, unknown>,
+  file: string,
+  line: number,
+  skipped: Problem[],
+  queue: PromptQueue,
+): Pending | undefined {
   if (
     r.isMeta === true ||
     r.isCompactSummary === true ||
@@ -190,17 +219,77 @@ function toPending(r: Record<string, unknown>, file: string, line: number, skipp
   const role: Role = r.type === "assistant" ? "assistant" : "user";
   const blocks: string[] = [];
   const content = msg.content;
+  let toolAnswer = false;
   if (typeof content === "string") blocks.push(content);
   else if (Array.isArray(content)) {
-    // A user record carrying a tool result is the tool's answer, never the person's: text beside it is injected.
-    if (role === "user" && content.some((b) => isObject(b) && b.type === "tool_result")) return undefined;
-    // Only text blocks: tool_use, thinking and images are not conversation text.
-    for (const b of content) if (isObject(b) && b.type === "text" && typeof b.text === "string") blocks.push(b.text);
+    // Only text blocks: tool_use, thinking and images are not conversation text. A tool's result is not either, but
+    // the person may have answered the permission prompt with words: after a refusal they are in the result, after
+    // an approval they are a text block beside it.
+    for (const b of content) {
+      if (!isObject(b)) continue;
+      if (b.type === "text" && typeof b.text === "string") blocks.push(b.text);
+      else if (role === "user" && b.type === "tool_result") {
+        toolAnswer = true;
+        const said = rejectionFeedback(b.content);
+        if (said !== undefined) blocks.push(said);
+      }
+    }
   }
-  const texts = (role === "user" ? blocks.map(cleanUserText) : blocks.map((b) => b.trim())).filter(
-    (t): t is string => !!t,
-  );
+  const clean = role === "assistant" ? (b: string) => b.trim() : toolAnswer ? besideToolResult : cleanUserText;
+  const texts = blocks.map(clean).filter((t): t is string => !!t);
   if (texts.length === 0) return undefined;
+  if (role === "user" && !toolAnswer) queue.prompt(texts.join("\n"));
+  return pendingOf(r, role, texts, file, line, skipped);
+}
+
+/** A queued_command attachment: a prompt the running turn absorbed (2.1.97 on), when it holds the person's words. */
+function absorbedPrompt(
+  r: Record<string, unknown>,
+  file: string,
+  line: number,
+  skipped: Problem[],
+  queue: PromptQueue,
+): Pending | undefined {
+  const a = r.attachment;
+  if (!isObject(a) || a.type !== "queued_command" || a.isMeta === true) return undefined;
+  // Notifications, other sessions and agents queue their text too, with an origin of their own.
+  if (a.commandMode !== undefined && a.commandMode !== "prompt") return undefined;
+  if (isObject(a.origin) && a.origin.kind !== "human") return undefined;
+  const raw =
+    typeof a.prompt === "string"
+      ? a.prompt
+      : Array.isArray(a.prompt)
+        ? a.prompt
+            .filter((b) => isObject(b) && b.type === "text" && typeof b.text === "string")
+            .map((b) => (b as { text: string }).text)
+            .join("\n")
+        : "";
+  const text = queuedText(raw);
+  if (text === undefined || !queue.attachment(text)) return undefined;
+  return pendingOf(r, "user", [text], file, line, skipped);
+}
+
+/** The person's words a queue line holds as their only record (absorbed mid-turn), as a message. */
+function queuedPrompt(
+  r: Record<string, unknown>,
+  file: string,
+  line: number,
+  skipped: Problem[],
+  words: string | undefined,
+): Pending | undefined {
+  return words === undefined
+    ? undefined
+    : pendingOf({ ...r, uuid: `queue-${line}` }, "user", [words], file, line, skipped);
+}
+
+function pendingOf(
+  r: Record<string, unknown>,
+  role: Role,
+  texts: string[],
+  file: string,
+  line: number,
+  skipped: Problem[],
+): Pending | undefined {
   const sendAt = typeof r.timestamp === "string" ? recordTime(r.timestamp) : undefined;
   if (sendAt === undefined) {
     skipped.push({ file, line, reason: "record has no valid timestamp" });
@@ -208,6 +297,7 @@ function toPending(r: Record<string, unknown>, file: string, line: number, skipp
   }
   const uuid = typeof r.uuid === "string" ? r.uuid : `line-${line}`;
   // Streaming writes one response as several records sharing message.id and requestId: one message.
+  const msg = isObject(r.message) ? r.message : {};
   const key =
     role === "assistant" && typeof msg.id === "string"
       ? `${msg.id}\0${typeof r.requestId === "string" ? r.requestId : ""}`
