@@ -198,3 +198,75 @@ describe("import codex", () => {
     api.close();
   }, 120_000);
 });
+
+describe("rollouts of Codex 0.147 on (messages as item_completed events)", () => {
+  const ID = "019e0000-0000-7000-8000-000000000001";
+  const l = (timestamp: string, type: string, payload: unknown) => JSON.stringify({ timestamp, type, payload });
+  const at = (s: number) => `2026-09-12T10:00:${String(s).padStart(2, "0")}.000Z`;
+  const item = (s: number, type: string, text: string, blockType = "text") =>
+    l(at(s), "event_msg", {
+      type: "item_completed",
+      thread_id: ID,
+      turn_id: "t1",
+      item: { type, id: `i${s}`, content: [{ type: blockType, text }] },
+    });
+  const said = (s: number, role: "user" | "assistant", text: string) =>
+    l(at(s), "response_item", {
+      type: "message",
+      role,
+      content: [{ type: role === "user" ? "input_text" : "output_text", text }],
+    });
+  const head = [
+    l(at(0), "session_meta", { id: ID, cwd: "/home/dev/app", originator: "codex_cli_rs", cli_version: "0.153.4" }),
+    said(0, "user", "# AGENTS.md instructions for /home/dev/app\n\n<INSTRUCTIONS>\nUse pnpm.\n</INSTRUCTIONS>"),
+    l(at(1), "turn_context", { cwd: "/home/dev/app", model: "gpt-5.5" }),
+    said(1, "user", "why does the build fail?"),
+    item(1, "UserMessage", "why does the build fail?"),
+    said(4, "assistant", "Looking at the lockfile."),
+    item(4, "AgentMessage", "Looking at the lockfile.", "Text"),
+    // Typed while the turn runs: recorded at the next step like any prompt.
+    said(6, "user", "use npm ci"),
+    item(6, "UserMessage", "use npm ci"),
+    said(9, "assistant", "The lockfile is stale; npm ci fixed it."),
+    item(9, "AgentMessage", "The lockfile is stale; npm ci fixed it.", "Text"),
+    l(at(9), "event_msg", { type: "task_complete", turn_id: "t1" }),
+  ];
+  const expected: [string, string, string][] = [
+    ["user", "why does the build fail?", "2026-09-12T10:00:01.000000000Z"],
+    ["assistant", "Looking at the lockfile.", "2026-09-12T10:00:04.000000000Z"],
+    ["user", "use npm ci", "2026-09-12T10:00:06.000000000Z"],
+    ["assistant", "The lockfile is stale; npm ci fixed it.", "2026-09-12T10:00:09.000000000Z"],
+  ];
+
+  test("the items are the messages: the injected AGENTS.md instructions are not a user message, nor the title", async () => {
+    const file = join(tempHome("codex-src-"), `rollout-2026-09-12T10-00-00-${ID}.jsonl`);
+    writeFileSync(file, `${head.join("\n")}\n`);
+    const { api } = openTemp();
+    await importWith(api, "codex", [file]);
+    expect(messagesOf(api, `codex-${ID}`)).toEqual(expected);
+    expect(sessionInfo(api, `codex-${ID}`)?.title).toBe("why does the build fail?");
+    api.close();
+  });
+
+  test("a build writing both the item and the older event keeps one message, also when a pass falls between them", async () => {
+    const both = head.flatMap((line) => {
+      const p = JSON.parse(line).payload;
+      if (p.type !== "item_completed") return [line];
+      const role = p.item.type === "UserMessage" ? "user_message" : "agent_message";
+      return [line, l(JSON.parse(line).timestamp, "event_msg", { type: role, message: p.item.content[0].text })];
+    });
+    const file = join(tempHome("codex-src-"), `rollout-2026-09-12T10-00-00-${ID}.jsonl`);
+    const { api } = openTemp();
+    writeFileSync(file, "");
+    for (const line of both) {
+      appendFileSync(file, `${line}\n`);
+      await importWith(api, "codex", [file]);
+    }
+    expect(messagesOf(api, `codex-${ID}`)).toEqual(expected);
+    api.close();
+    const whole = openTemp().api;
+    await importWith(whole, "codex", [file]);
+    expect(messagesOf(whole, `codex-${ID}`)).toEqual(expected);
+    whole.close();
+  });
+});

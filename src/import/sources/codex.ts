@@ -49,6 +49,11 @@ function readRollout(ctx: ReadContext): FileRead {
   const fromItems: ImportedMessage[] = [];
   let records = 0;
   let lines = 0;
+  // The last user and assistant message events (`form:text hash`): a twin in the other form is the same message.
+  const last: Record<"user" | "assistant", string | undefined> = {
+    user: typeof ctx.state.lastUser === "string" ? ctx.state.lastUser : undefined,
+    assistant: typeof ctx.state.lastAssistant === "string" ? ctx.state.lastAssistant : undefined,
+  };
   for (const l of jsonlLines(ctx.file, ctx.offset, line)) {
     // The line's byte offset keys its message: stable for an append-only rollout and for its .zst.
     const key = String(offset);
@@ -88,20 +93,28 @@ function readRollout(ctx: ReadContext): FileRead {
       continue;
     }
     const at = () => (typeof r.timestamp === "string" ? recordTime(r.timestamp) : undefined);
-    if (r.type === "event_msg" && (p.type === "user_message" || p.type === "agent_message")) {
+    const event = r.type === "event_msg" ? eventMessage(p) : undefined;
+    if (event) {
       events = true;
-      const said = typeof p.message === "string" ? p.message.trim() : "";
-      const text = p.type === "user_message" ? requestOf(said) : said;
+      const text = event.role === "user" ? requestOf(event.said) : event.said;
       // Some builds mark injected context on the event itself (kind environment_context / user_instructions).
       const injected =
-        p.type === "user_message" && ((typeof p.kind === "string" && p.kind !== "plain") || INJECTED.test(text));
+        event.role === "user" && ((typeof p.kind === "string" && p.kind !== "plain") || INJECTED.test(text));
       if (text === "" || injected) continue;
+      // Builds between the two forms write a message twice, as the item and as the older event, one after the other.
+      const seen = `${event.form}:${blockHash(text)}`;
+      const prev = last[event.role];
+      last[event.role] = seen;
+      if (prev !== undefined && prev !== seen && prev.slice(prev.indexOf(":")) === seen.slice(seen.indexOf(":"))) {
+        last[event.role] = undefined;
+        continue;
+      }
       const sendAt = at();
       if (sendAt === undefined) {
         skipped.push({ file: ctx.file, line: l.line, reason: "line has no valid timestamp" });
         continue;
       }
-      fromEvents.push({ key, role: p.type === "user_message" ? "user" : "assistant", content: text, sendAt });
+      fromEvents.push({ key, role: event.role, content: text, sendAt });
     } else if (r.type === "response_item" && p.type === "message" && (p.role === "user" || p.role === "assistant")) {
       const text = p.role === "user" ? requestOf(itemText(p.content)) : itemText(p.content);
       const sendAt = text === "" ? undefined : at();
@@ -144,10 +157,36 @@ function readRollout(ctx: ReadContext): FileRead {
       events,
       line,
       titled: titled || title !== undefined,
+      ...(last.user !== undefined && { lastUser: last.user }),
+      ...(last.assistant !== undefined && { lastAssistant: last.assistant }),
       ...(legacy !== undefined && { legacyStart: String(legacy) }),
     },
   };
 }
+
+/**
+ * A message event: event_msg user_message / agent_message {message} (until 0.146), or item_completed whose item is a
+ * UserMessage / AgentMessage with text blocks (0.147 on, where the older events are no longer written).
+ */
+function eventMessage(
+  p: Record<string, unknown>,
+): { role: "user" | "assistant"; said: string; form: string } | undefined {
+  if (p.type === "user_message" || p.type === "agent_message") {
+    const said = typeof p.message === "string" ? p.message.trim() : "";
+    return { role: p.type === "user_message" ? "user" : "assistant", said, form: "event" };
+  }
+  if (p.type !== "item_completed" || !isObject(p.item) || typeof p.item.type !== "string") return undefined;
+  const kind = p.item.type.toLowerCase();
+  if (kind !== "usermessage" && kind !== "agentmessage") return undefined;
+  const parts: string[] = [];
+  if (Array.isArray(p.item.content))
+    for (const c of p.item.content)
+      if (isObject(c) && typeof c.type === "string" && c.type.toLowerCase() === "text" && typeof c.text === "string")
+        parts.push(c.text);
+  return { role: kind === "usermessage" ? "user" : "assistant", said: parts.join("\n").trim(), form: "item" };
+}
+
+const blockHash = (text: string) => Bun.CryptoHasher.hash("sha256", text, "hex").slice(0, 16);
 
 /** Text of a response_item message: input_text/output_text parts, injected context blocks left out. */
 function itemText(content: unknown): string {
