@@ -270,3 +270,63 @@ describe("rollouts of Codex 0.147 on (messages as item_completed events)", () =>
     whole.close();
   });
 });
+
+describe("input typed while a Codex turn runs (steering)", () => {
+  test("builds that recorded it only as a response item: kept once, in place, also across passes; prompts are not doubled", async () => {
+    const ID = "0199b000-0000-7000-8000-00000000beef";
+    const l = (timestamp: string, type: string, payload: unknown) => JSON.stringify({ timestamp, type, payload });
+    const at = (s: number) => `2025-10-20T08:00:${String(s).padStart(2, "0")}.000Z`;
+    const item = (s: number, role: "user" | "assistant", text: string) =>
+      l(at(s), "response_item", {
+        type: "message",
+        role,
+        content: [{ type: role === "user" ? "input_text" : "output_text", text }],
+      });
+    const lines = [
+      l(at(0), "session_meta", { id: ID, cwd: "/home/dev/cli", originator: "codex_cli_rs", cli_version: "0.46.0" }),
+      item(0, "user", "<environment_context>\n  <cwd>/home/dev/cli</cwd>\n</environment_context>"),
+      item(1, "user", "rename the config flag"),
+      l(at(1), "event_msg", { type: "user_message", message: "rename the config flag" }),
+      l(at(3), "response_item", {
+        type: "function_call",
+        name: "shell",
+        arguments: '{"command":["rg","flag"]}',
+        call_id: "c1",
+      }),
+      l(at(4), "response_item", { type: "function_call_output", call_id: "c1", output: "src/cfg.rs" }),
+      item(5, "user", "also update the docs"),
+      l(at(6), "response_item", {
+        type: "function_call",
+        name: "shell",
+        arguments: '{"command":["ls"]}',
+        call_id: "c2",
+      }),
+      item(8, "assistant", "Renamed the flag and updated the docs."),
+      l(at(8), "event_msg", { type: "agent_message", message: "Renamed the flag and updated the docs." }),
+      item(9, "user", "thanks, commit it"),
+      l(at(9), "event_msg", { type: "user_message", message: "thanks, commit it" }),
+    ];
+    const expected: [string, string, string][] = [
+      ["user", "rename the config flag", "2025-10-20T08:00:01.000000000Z"],
+      ["user", "also update the docs", "2025-10-20T08:00:05.000000000Z"],
+      ["assistant", "Renamed the flag and updated the docs.", "2025-10-20T08:00:08.000000000Z"],
+      ["user", "thanks, commit it", "2025-10-20T08:00:09.000000000Z"],
+    ];
+    const file = join(tempHome("codex-src-"), `rollout-2025-10-20T08-00-00-${ID}.jsonl`);
+    writeFileSync(file, `${lines.join("\n")}\n`);
+    const { api } = openTemp();
+    await importWith(api, "codex", [file]);
+    expect(messagesOf(api, `codex-${ID}`)).toEqual(expected);
+    api.close();
+
+    writeFileSync(file, "");
+    const inc = openTemp().api;
+    for (const line of lines) {
+      appendFileSync(file, `${line}\n`);
+      await importWith(inc, "codex", [file]);
+    }
+    expect(messagesOf(inc, `codex-${ID}`)).toEqual(expected);
+    expect((await importWith(inc, "codex", [file])).messages.added).toBe(0);
+    inc.close();
+  });
+});

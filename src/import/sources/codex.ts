@@ -54,18 +54,28 @@ function readRollout(ctx: ReadContext): FileRead {
     user: typeof ctx.state.lastUser === "string" ? ctx.state.lastUser : undefined,
     assistant: typeof ctx.state.lastAssistant === "string" ? ctx.state.lastAssistant : undefined,
   };
+  // Inside a turn, after its prompt: builds before the user message item recorded input typed while the turn ran
+  // (steering) only as a response_item. One whose next line is not its event twin is such input.
+  let inTurn = ctx.state.inTurn === true;
+  let steer: (ImportedMessage & { start: number; line: number }) | undefined;
   for (const l of jsonlLines(ctx.file, ctx.offset, line)) {
     // The line's byte offset keys its message: stable for an append-only rollout and for its .zst.
     const key = String(offset);
+    const start = offset;
     offset = l.end;
     line = l.line + 1;
     if (l.text.trim() === "") continue;
     lines++;
     const r = tryJson(l.text);
+    if (steer) {
+      const p = isObject(r) && r.type === "event_msg" && isObject(r.payload) ? eventMessage(r.payload) : undefined;
+      if (p?.role !== "user" || requestOf(p.said) !== steer.content) fromEvents.push(steer);
+      steer = undefined;
+    }
     if (isObject(r) && !isObject(r.payload)) {
-      const start = lines === 1 && ctx.offset === 0 ? legacyHeader(r) : undefined;
-      if (start !== undefined) {
-        legacy = start;
+      const begun = lines === 1 && ctx.offset === 0 ? legacyHeader(r) : undefined;
+      if (begun !== undefined) {
+        legacy = begun;
         records++;
         if (sessionId === undefined) sessionId = r.id as string;
         continue;
@@ -94,8 +104,14 @@ function readRollout(ctx: ReadContext): FileRead {
     }
     const at = () => (typeof r.timestamp === "string" ? recordTime(r.timestamp) : undefined);
     const event = r.type === "event_msg" ? eventMessage(p) : undefined;
+    if (
+      r.type === "event_msg" &&
+      (p.type === "task_complete" || p.type === "turn_aborted" || p.type === "task_started")
+    )
+      inTurn = false;
     if (event) {
       events = true;
+      if (event.role === "user") inTurn = true;
       const text = event.role === "user" ? requestOf(event.said) : event.said;
       // Some builds mark injected context on the event itself (kind environment_context / user_instructions).
       const injected =
@@ -120,7 +136,13 @@ function readRollout(ctx: ReadContext): FileRead {
       const sendAt = text === "" ? undefined : at();
       if (sendAt === undefined) continue;
       fromItems.push({ key, role: p.role === "user" ? "user" : "assistant", content: text, sendAt });
+      if (p.role === "user" && inTurn && !STEER_NOT.test(text)) steer = { ...fromItems.at(-1)!, start, line: l.line };
     }
+  }
+  // Its twin, if any, is in the next line: a pass ending on it reads it again next time.
+  if (steer) {
+    offset = steer.start;
+    line = steer.line;
   }
   if (ctx.offset === 0 && lines > 0 && records === 0)
     throw new NotThisFormatError({
@@ -157,6 +179,7 @@ function readRollout(ctx: ReadContext): FileRead {
       events,
       line,
       titled: titled || title !== undefined,
+      ...(inTurn && { inTurn }),
       ...(last.user !== undefined && { lastUser: last.user }),
       ...(last.assistant !== undefined && { lastAssistant: last.assistant }),
       ...(legacy !== undefined && { legacyStart: String(legacy) }),
@@ -202,6 +225,9 @@ function itemText(content: unknown): string {
 }
 
 const MS = 1_000_000n;
+
+/** A user response item that is no one's typing: injected tags (skills, notifications), the AGENTS.md block. */
+const STEER_NOT = /^\s*(?:<|# AGENTS\.md instructions)/;
 
 /** The headings the IDE extension and the desktop app put before the person's words, then the words' own heading. */
 const WRAPPED = /^# (?:Context from my IDE setup|Files mentioned by the user):/;
