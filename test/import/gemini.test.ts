@@ -144,6 +144,41 @@ describe("import gemini", () => {
     api.close();
   });
 
+  test("words typed during a turn with model steering on are the message, not the CLI's instruction around them", async () => {
+    const dir = join(tempHome("gem-src-"), "chats");
+    mkdirSync(dir, { recursive: true });
+    const file = join(dir, `session-2026-08-01T07-00-${GEM_ID.slice(0, 8)}.jsonl`);
+    const instruction =
+      "Internal instruction: Re-evaluate the active plan using this user steering update. Classify it as ADD_TASK, MODIFY_TASK, CANCEL_TASK, or EXTRA_CONTEXT. Apply minimal-diff changes only to affected tasks and keep unaffected tasks active. Do not cancel/skip tasks unless the user explicitly cancels them. Acknowledge the steering briefly and state the course correction.";
+    const user = (id: string, s: number, content: unknown) =>
+      JSON.stringify({ id, timestamp: `2026-08-01T07:00:0${s}.000Z`, type: "user", content });
+    writeFileSync(
+      file,
+      `${[
+        chat()[0],
+        user("u1", 1, [{ text: "rename the port flag" }]),
+        // Mid-turn: the hint rides with the tool's response.
+        user("u2", 2, [
+          { text: `User steering update:\n<user_input>\nskip the tests folder\n</user_input>\n${instruction}` },
+          { functionResponse: { id: "c1", name: "grep", response: { output: "src/cfg.ts" } } },
+        ]),
+        user("u3", 3, [{ text: `User steering update: "and the docs"\n${instruction}` }]),
+        user("u4", 4, [
+          { text: `User hints:\n<user_input>\n- keep the old name as an alias\n</user_input>\n\n${instruction}` },
+        ]),
+      ].join("\n")}\n`,
+    );
+    const { api } = openTemp();
+    await importWith(api, "gemini", [file]);
+    expect(messagesOf(api, `gem-${GEM_ID}`).map((m) => m[1])).toEqual([
+      "rename the port flag",
+      "skip the tests folder",
+      "and the docs",
+      "- keep the old name as an alias",
+    ]);
+    api.close();
+  });
+
   test("a rewind of messages imported in an earlier pass removes them", async () => {
     const { home, chatFile } = writeGeminiHome(tempHome("gem-src-"));
     const { api } = openTemp();

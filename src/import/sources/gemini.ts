@@ -151,7 +151,20 @@ const REFERENCED = /\n?--- Content from referenced files ---[\s\S]*?(?:\n--- End
 function userText(m: Rec): string {
   const shown = contentText(m.displayContent);
   if (shown !== "") return shown;
-  return contentText(m.content).replace(REFERENCED, "").trim();
+  return steeringHint(contentText(m.content).replace(REFERENCED, "").trim());
+}
+
+/**
+ * Model steering (experimental.modelSteering) sends what the person typed during a turn wrapped in the CLI's own
+ * instruction: "User steering update:" or "User hints:", the words in <user_input> (or quoted, in the first
+ * builds), then "Internal instruction: …". The words are the message.
+ */
+const STEERING =
+  /^User (?:steering update:\n<user_input>\n([\s\S]*?)\n<\/user_input>|steering update: "([\s\S]*)"|hints:\n<user_input>\n([\s\S]*?)\n<\/user_input>\n)\nInternal instruction: Re-evaluate the active plan/;
+
+function steeringHint(text: string): string {
+  const m = STEERING.exec(text);
+  return m ? (m[1] ?? m[2] ?? m[3]!).trim() : text;
 }
 
 /** Message content: a string, or parts of which the text ones count (thoughts are a separate field, left out). */
