@@ -713,3 +713,29 @@ describe("prompts typed while Claude is busy", () => {
     api.close();
   });
 });
+
+describe("prompts that are not the person's", () => {
+  test("a prompt from another session, a teammate, a channel or Claude Code itself (its origin says so) is not a user message", async () => {
+    const t = queueTranscript("2.1.280");
+    const file = writeQueueTranscript([
+      t.prompt("o-1", 1, "Ship the release notes", { origin: { kind: "human" }, promptSource: "typed" }),
+      t.prompt("o-2", 2, '<cross-session-message from="docs">\nThe changelog is ready.\n</cross-session-message>', {
+        origin: { kind: "peer" },
+        promptSource: "queued",
+      }),
+      t.prompt("o-3", 3, "A message arrived from slack while you were working:\ndeploy is frozen", {
+        origin: { kind: "channel", server: "slack" },
+      }),
+      t.prompt("o-4", 4, "Goal set: ship the release notes", {
+        origin: { kind: "auto-continuation" },
+        promptSource: "system",
+      }),
+      t.prompt("o-5", 5, "Continue with the remaining items.", { promptSource: "system" }),
+      t.prompt("o-6", 6, "and tag it v2.1", { promptSource: "sdk" }),
+    ]);
+    const { api } = openTemp();
+    await importWith(api, "claude-code", [file]);
+    expect(messagesOf(api, QID).map((m) => m[1])).toEqual(["Ship the release notes", "and tag it v2.1"]);
+    api.close();
+  });
+});

@@ -217,6 +217,9 @@ function toPending(
   const msg = r.message;
   if (!isObject(msg)) return undefined;
   const role: Role = r.type === "assistant" ? "assistant" : "user";
+  // A prompt Claude Code started itself, or delivered from another session, agent, channel or plugin, names its origin.
+  if (role === "user" && (r.promptSource === "system" || (isObject(r.origin) && r.origin.kind !== "human")))
+    return undefined;
   const blocks: string[] = [];
   const content = msg.content;
   let toolAnswer = false;
