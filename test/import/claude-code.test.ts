@@ -572,6 +572,16 @@ describe("prompts typed while Claude is busy", () => {
       t.absorbed("q-3", 6, "use PDF.js's own renderer", { origin: { kind: "human" } }),
       t.queue("remove", 6, "use PDF.js's own renderer", "absorbed_mid_turn"),
       t.toolResult("q-4", 6, [{ type: "tool_result", tool_use_id: "toolu_q1", content: "ok" }]),
+      t.queue(
+        "enqueue",
+        6,
+        '{"task_id":"a1b2","tool_use_id":"toolu_q9","description":"survey","task_type":"local_agent"}',
+      ),
+      t.queue(
+        "remove",
+        6,
+        '{"task_id":"a1b2","tool_use_id":"toolu_q9","description":"survey","task_type":"local_agent"}',
+      ),
       t.queue("enqueue", 7, notification),
       t.absorbed("q-5", 8, notification, { commandMode: "task-notification" }),
       t.queue("remove", 8, notification, "absorbed_mid_turn"),
@@ -738,4 +748,19 @@ describe("prompts that are not the person's", () => {
     expect(messagesOf(api, QID).map((m) => m[1])).toEqual(["Ship the release notes", "and tag it v2.1"]);
     api.close();
   });
+});
+
+test("a prompt pasted as JSON while Claude is busy is kept like any other", async () => {
+  const t = queueTranscript("2.1.88");
+  const json = '{"name": "pdf-viewer", "private": true}';
+  const file = writeQueueTranscript([
+    t.prompt("j-1", 1, "Set up the package"),
+    t.reply("j-2", 2, [{ type: "tool_use", id: "toolu_j1", name: "Bash", input: { command: "npm init" } }]),
+    t.queue("enqueue", 3, json),
+    t.queue("remove", 4),
+  ]);
+  const { api } = openTemp();
+  await importWith(api, "claude-code", [file]);
+  expect(messagesOf(api, QID).map((m) => m[1])).toEqual(["Set up the package", json]);
+  api.close();
 });

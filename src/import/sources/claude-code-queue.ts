@@ -26,12 +26,19 @@ interface Absorbed {
 
 const hash = (text: string) => Bun.CryptoHasher.hash("sha256", text, "hex").slice(0, 16);
 
-/** Queue text that is no one's typing: notifications, messages from other sessions or channels, task payloads. */
-const MACHINE = /^\s*(<(task-notification|cross-session-message|teammate-message|channel)[\s>]|\{)/;
+/** Queue text that is no one's typing: notifications, messages from other sessions or channels. */
+const MACHINE = /^\s*<(task-notification|cross-session-message|teammate-message|channel)[\s>]/;
+
+/** A sub-agent's start, queued as JSON ({"task_id", "tool_use_id", …}) by 2.0 and early 2.1. */
+const isTaskPayload = (raw: string) => {
+  if (!raw.trimStart().startsWith("{")) return false;
+  const v = tryJson(raw);
+  return isObject(v) && (typeof v.task_id === "string" || typeof v.tool_use_id === "string");
+};
 
 /** The person's words in a queued text (undefined for machine text and wrappers). */
 export function queuedText(raw: string): string | undefined {
-  if (MACHINE.test(raw)) return undefined;
+  if (MACHINE.test(raw) || isTaskPayload(raw)) return undefined;
   return cleanUserText(raw);
 }
 
