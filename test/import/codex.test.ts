@@ -304,6 +304,7 @@ describe("input typed while a Codex turn runs (steering)", () => {
       item(8, "assistant", "Renamed the flag and updated the docs."),
       l(at(8), "event_msg", { type: "agent_message", message: "Renamed the flag and updated the docs." }),
       item(9, "user", "thanks, commit it"),
+      l(at(9), "event_msg", { type: "item_started", item: { type: "UserMessage", id: "u9", content: [] } }),
       l(at(9), "event_msg", { type: "user_message", message: "thanks, commit it" }),
     ];
     const expected: [string, string, string][] = [

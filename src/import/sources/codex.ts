@@ -67,9 +67,16 @@ function readRollout(ctx: ReadContext): FileRead {
     if (l.text.trim() === "") continue;
     lines++;
     const r = tryJson(l.text);
-    if (steer) {
-      const p = isObject(r) && r.type === "event_msg" && isObject(r.payload) ? eventMessage(r.payload) : undefined;
-      if (p?.role !== "user" || requestOf(p.said) !== steer.content) fromEvents.push(steer);
+    // Settled by the next message event (its twin, or not) or response item; other events (item_started, token
+    // counts) can come between an item and its twin.
+    const next =
+      isObject(r) && isObject(r.payload) && (r.type === "event_msg" || r.type === "response_item")
+        ? r.type === "event_msg"
+          ? eventMessage(r.payload)
+          : { role: undefined, said: "" }
+        : undefined;
+    if (steer && next) {
+      if (next.role !== "user" || requestOf(next.said) !== steer.content) fromEvents.push(steer);
       steer = undefined;
     }
     if (isObject(r) && !isObject(r.payload)) {
