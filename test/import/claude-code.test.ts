@@ -764,3 +764,28 @@ test("a prompt pasted as JSON while Claude is busy is kept like any other", asyn
   expect(messagesOf(api, QID).map((m) => m[1])).toEqual(["Set up the package", json]);
   api.close();
 });
+
+test("an attachment written before a remove that names no text: that remove is the attachment's prompt, not the next one queued", async () => {
+  const t = queueTranscript("2.1.97");
+  const file = writeQueueTranscript([
+    t.prompt("k-1", 1, "Render the PDF pages"),
+    t.reply("k-2", 2, [{ type: "tool_use", id: "toolu_k1", name: "Bash", input: { command: "npm test" } }]),
+    t.queue("enqueue", 3, "use PDF.js's own renderer"),
+    t.queue("enqueue", 4, "then make it mobile friendly"),
+    t.absorbed("k-3", 5, "use PDF.js's own renderer"),
+    t.queue("remove", 5),
+    t.toolResult("k-4", 5, [{ type: "tool_result", tool_use_id: "toolu_k1", content: "ok" }]),
+    t.reply("k-5", 8, [{ type: "text", text: "Switched to the PDF.js renderer." }]),
+    t.queue("dequeue", 9),
+    t.prompt("k-6", 9, "then make it mobile friendly", { promptSource: "queued" }),
+  ]);
+  const { api } = openTemp();
+  await importWith(api, "claude-code", [file]);
+  expect(messagesOf(api, QID).map((m) => m[1])).toEqual([
+    "Render the PDF pages",
+    "use PDF.js's own renderer",
+    "Switched to the PDF.js renderer.",
+    "then make it mobile friendly",
+  ]);
+  api.close();
+});

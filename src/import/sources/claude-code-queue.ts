@@ -51,6 +51,8 @@ const ABSORBED = new Set(["absorbed_mid_turn"]);
 export class PromptQueue {
   private readonly waiting: Waiting[] = [];
   private readonly absorbed: Absorbed[] = [];
+  /** Queued prompts an attachment took before their remove came: a remove naming no text is theirs. */
+  private taken = 0;
   /** Texts of this pass's enqueue lines, by start offset (earlier passes' are read from the file). */
   private readonly texts = new Map<number, string>();
 
@@ -72,6 +74,7 @@ export class PromptQueue {
       for (const a of state.absorbed)
         if (isObject(a) && typeof a.h === "string" && (a.by === "queue" || a.by === "attachment"))
           this.absorbed.push({ h: a.h, by: a.by });
+    if (typeof state.taken === "number" && state.taken > 0) this.taken = Math.min(state.taken, MAX_CARRIED);
   }
 
   /**
@@ -95,6 +98,11 @@ export class PromptQueue {
         this.take(content);
         return undefined;
       case "remove": {
+        if (this.taken > 0 && (content === undefined || !this.waiting.some((w) => w.h === keyOf(content)))) {
+          // Its prompt was an attachment's, already imported from there.
+          this.taken--;
+          return undefined;
+        }
         const w = this.take(content);
         if (r.reason !== undefined && !(typeof r.reason === "string" && ABSORBED.has(r.reason))) return undefined;
         // Before 2.1.97 a remove named no text: the words are those of the prompt it took from the queue.
@@ -108,22 +116,24 @@ export class PromptQueue {
 
   /** A queued_command attachment holding the person's words: whether it is the first record of them. */
   attachment(text: string): boolean {
-    this.prompt(text);
+    if (this.prompt(text) && this.taken < MAX_CARRIED) this.taken++;
     return this.pair(hash(text), "attachment");
   }
 
-  /** A prompt record the person typed: a queued prompt with its text is delivered. */
-  prompt(text: string): void {
+  /** A prompt record the person typed: a queued prompt with its text is delivered (true when one was waiting). */
+  prompt(text: string): boolean {
     const h = hash(text);
     const i = this.waiting.findIndex((w) => w.h === h);
     if (i >= 0) this.forget(this.waiting.splice(i, 1)[0]!);
+    return i >= 0;
   }
 
   state(): Record<string, unknown> | undefined {
-    if (this.waiting.length === 0 && this.absorbed.length === 0) return undefined;
+    if (this.waiting.length === 0 && this.absorbed.length === 0 && this.taken === 0) return undefined;
     return {
       waiting: this.waiting.map(({ start, line, h, own }) => ({ start, line, own, ...(h !== undefined && { h }) })),
       absorbed: this.absorbed,
+      ...(this.taken > 0 && { taken: this.taken }),
     };
   }
 
