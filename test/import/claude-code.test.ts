@@ -742,6 +742,12 @@ describe("prompts that are not the person's", () => {
       }),
       t.prompt("o-5", 5, "Continue with the remaining items.", { promptSource: "system" }),
       t.prompt("o-6", 6, "and tag it v2.1", { promptSource: "sdk" }),
+      // Builds before origin was written: the tag tells.
+      t.prompt(
+        "o-7",
+        7,
+        '<teammate-message teammate_id="qa" color="blue" summary="tests">\nAll green.\n</teammate-message>',
+      ),
     ]);
     const { api } = openTemp();
     await importWith(api, "claude-code", [file]);
