@@ -4,7 +4,7 @@
 import { existsSync } from "node:fs";
 import type { Config } from "../config/schema.ts";
 import type { HomePaths } from "../config/home.ts";
-import { InvalidSearchOptionError } from "./search-option-error.ts";
+import { InvalidSearchOptionError, MAX_QUERY_CHARS } from "./search-option-error.ts";
 import { namedError } from "../shared/errors.ts";
 import type { StoredMessage } from "../shared/message.ts";
 import { assertSessionId } from "../shared/session-id.ts";
@@ -410,6 +410,7 @@ export class HomeMemory implements MaintenanceApi {
 /** The search options checked as every front-end checks them (one clear InputError naming the option). */
 export function checkSearchOptions(o: SearchOptions): SearchOptions {
   if (typeof o.query !== "string" || o.query.trim() === "") throw new InvalidSearchOptionError({ option: "query" });
+  if (o.query.length > MAX_QUERY_CHARS) throw new InvalidSearchOptionError({ option: "query", chars: o.query.length });
   const nul = o.query.indexOf("\0");
   if (nul >= 0) throw new InvalidSearchOptionError({ option: "query", nul });
   if (o.session !== undefined) assertSessionId(o.session);

@@ -345,6 +345,11 @@ export function contractCases(name: string, open: () => Promise<Implementation>)
       );
       expect(await refused(api.search({ query: "" }))).toContain("query");
       expect(await refused(api.search({ query: "a\u0000b" }))).toContain("NUL character at offset 1");
+      // One longest query on every surface (the CLI and the terminal UI too).
+      expect((await api.search({ query: `deploy ${"x".repeat(9993)}`, match: "keyword" })).query).toHaveLength(10_000);
+      expect(await refused(api.search({ query: "x".repeat(10_001) }))).toContain(
+        "query must be at most 10000 characters (it has 10001)",
+      );
       expect(await refused(api.history("../x"))).toContain("session");
       expect(await refused(api.history("deploys", { last: 0 }))).toContain("last must be a whole number");
       expect(await refused(api.history("deploys", { all: true, last: 5 }))).toContain("give all or last, not both");

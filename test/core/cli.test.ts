@@ -172,6 +172,8 @@ describe("CLI", () => {
       [["search"], undefined, /missing QUERY/],
       [["search", "x", "--range", "2w"], undefined, /invalid range "2w"/],
       [["search", "x", "--limit", "ten"], undefined, /--limit must be a whole number/],
+      // The same longest query as the library, the HTTP API and MCP.
+      [["search", "x".repeat(10_001)], undefined, /query must be at most 10000 characters \(it has 10001\)/],
       [["history", "../x"], undefined, /invalid session id/],
       [["rm", "nope"], undefined, /no session "nope"/],
     ];

@@ -2,6 +2,7 @@
 // validate with these, and the JSON Schema / OpenAPI documents are generated from them.
 import * as v from "valibot";
 import { namedError } from "../../shared/errors.ts";
+import { MAX_QUERY_CHARS } from "../search-option-error.ts";
 import { describeIssueFacts, issueFacts, type IssueFact, type IssueTextOptions } from "../../shared/schema-issues.ts";
 
 export const LIMITS = {
@@ -135,7 +136,7 @@ const Time = (what: keyof typeof TIME_BOUNDS) =>
 export const SearchInput = v.strictObject({
   query: v.pipe(
     Text("query"),
-    v.maxLength(10_000, "query must be at most 10000 characters"),
+    v.maxLength(MAX_QUERY_CHARS, (i) => `query must be at most ${MAX_QUERY_CHARS} characters (it has ${i.received})`),
     v.description("Plain text; never query syntax."),
   ),
   session: v.optional(SessionId),
