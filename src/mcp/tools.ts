@@ -211,7 +211,7 @@ export const TOOLS: readonly ToolDef[] = [
         const error = need(a.error, "error", "lookup");
         const offset = a.offset ?? 0;
         const limit = Math.min(LIMITS.errorLimit, offset + (a.limit ?? 5));
-        const r = await api.searchErrors({ query: error, tool: a.tool, limit });
+        const r = await api.searchErrors({ query: error, tool: a.tool || undefined, limit });
         const hits = r.hits.slice(offset).map((h) => ({
           id: h.id,
           tool: h.tool,

@@ -62,6 +62,13 @@ export function mcpStdioCases(label: string, command: () => Promise<string[]>, c
       const contextFields = tools.find((t) => t.name === "session_context")!.outputSchema?.properties;
       expect(contextFields).toHaveProperty("newSession");
       expect(contextFields).toHaveProperty("summaryProblem");
+      // The limits memvoy enforces are in the schemas a model reads.
+      expect((ch.inputSchema.properties as any).query.maxLength).toBe(10_000);
+      const em = tools.find((t) => t.name === "error_memory")!.inputSchema.properties as any;
+      expect([em.error.maxLength, em.fix.maxLength, em.cause.maxLength, em.tool.maxLength]).toEqual([
+        65_536, 65_536, 65_536, 128,
+      ]);
+      expect([em.keywords.maxItems, em.keywords.items.maxLength]).toEqual([32, 64]);
     });
 
     test("add, then search gives compact rows; get and around give the full text; LanceDB stays unloaded for keyword calls", async () => {
@@ -363,6 +370,28 @@ export function mcpStdioCases(label: string, command: () => Promise<string[]>, c
       expect(await refused(c, "error_memory", { mode: "forget" })).toContain("mode must be lookup or record");
       expect(await refused(c, "error_memory", { mode: "record", tool: "git", error: "", fix: "x" })).toContain("error");
       expect(await refused(c, "error_memory", { mode: "lookup", error: "x", limit: 5000 })).toContain("limit");
+      // Each refusal names the tool's own field (the lookup's error is the error search's query underneath).
+      expect(await refused(c, "error_memory", { mode: "lookup", error: "a\u0000b" })).toBe(
+        "error_memory: error contains a NUL character.",
+      );
+      expect(await refused(c, "error_memory", { mode: "lookup", error: "é".repeat(40_000) })).toBe(
+        "error_memory: error is over 64 KiB.",
+      );
+      expect(await refused(c, "error_memory", { mode: "lookup", error: "x", tool: "a\nb" })).toBe(
+        "error_memory: tool must be a name of at most 128 characters on one line.",
+      );
+      expect(
+        await refused(c, "error_memory", {
+          mode: "record",
+          tool: "git",
+          error: "x",
+          fix: "y",
+          keywords: Array.from({ length: 33 }, (_, i) => `k${i}`),
+        }),
+      ).toBe("error_memory: keywords must hold at most 32 words.");
+      expect(await refused(c, "chat_history", { mode: "search", query: "x".repeat(10_001) })).toBe(
+        "chat_history: query must be at most 10000 characters (it has 10001).",
+      );
       expect(await refused(c, "summary", { session: "../x" })).toContain("session");
       expect(await refused(c, "summary", { session: "nobody" })).toContain("nobody");
       // An unknown session is refused by search as by every other call, naming it (HTTP: 404 for each).

@@ -52,7 +52,10 @@ const Text = (what: string) =>
 
 export const MessageInput = v.strictObject({
   role: v.pipe(v.picklist(["user", "assistant"], "role must be user or assistant"), v.description("user or assistant")),
-  content: v.pipe(Text("content"), v.description("The message text, stored as given.")),
+  content: v.pipe(
+    Text("content"),
+    v.description("The message text, stored as given: at most limits.max_message_bytes of UTF-8 (1 MiB by default)."),
+  ),
   sendAt: v.optional(
     v.pipe(
       v.union([v.string(), v.number()], "sendAt must be a time string or a number"),

@@ -2,6 +2,15 @@
 // Which fields each mode needs is checked by the tool itself, with one sentence naming the field.
 import * as v from "valibot";
 import { LIMITS, MessageInput, MessageId, SessionId, TIME_BOUNDS, whole } from "./schemas.ts";
+import { MAX_QUERY_CHARS } from "../search-option-error.ts";
+import {
+  errorText,
+  MAX_KEYWORD_CHARS,
+  MAX_KEYWORDS,
+  MAX_TEXT_BYTES,
+  MAX_TOOL_CHARS,
+  toolText,
+} from "../../memory/error-memory/error-input.ts";
 
 export const BUDGET = { default: 8000, min: 500, max: 200_000 } as const;
 
@@ -35,7 +44,13 @@ export const ChatHistoryArgs = v.strictObject({
     ["search", "recent", "around", "get", "sessions"],
     "search: find messages (compact rows); recent: the last N of a session; around: the messages before and after a message id; get: full messages by id; sessions: the sessions.",
   ),
-  query: v.optional(text("query", "search: what to look for, plain text.")),
+  query: v.optional(
+    v.pipe(
+      v.string("query must be text"),
+      v.maxLength(MAX_QUERY_CHARS, (i) => `query must be at most ${MAX_QUERY_CHARS} characters (it has ${i.received})`),
+      v.description(`search: what to look for, plain text (at most ${MAX_QUERY_CHARS} characters).`),
+    ),
+  ),
   match: v.optional(
     choice("match", ["keyword", "semantic", "hybrid"], "search: keyword, semantic or hybrid (default)."),
   ),
@@ -86,23 +101,41 @@ export const SessionContextArgs = v.strictObject({
   max_chars: maxChars,
 });
 
+const upTo = `, at most ${MAX_TEXT_BYTES / 1024} KiB`;
+
 export const ErrorMemoryArgs = v.strictObject({
   mode: choice(
     "mode",
     ["lookup", "record"],
     "lookup: find fixes for an error (restarts their TTL); record: store an error and its fix.",
   ),
-  error: v.optional(text("error", "lookup and record: the error text.")),
-  tool: v.optional(text("tool", "lookup: only this tool (optional); record: the tool that failed.")),
-  fix: v.optional(text("fix", "record: what fixed it.")),
-  cause: v.optional(text("cause", "record: why it happened.")),
+  error: v.optional(v.pipe(errorText("error"), v.description(`lookup and record: the error text${upTo}.`))),
+  tool: v.optional(
+    v.pipe(
+      toolText,
+      v.description(
+        `lookup: only this tool (optional); record: the tool that failed. A name of at most ${MAX_TOOL_CHARS} characters on one line.`,
+      ),
+    ),
+  ),
+  fix: v.optional(v.pipe(errorText("fix"), v.description(`record: what fixed it${upTo}.`))),
+  cause: v.optional(v.pipe(errorText("cause"), v.description(`record: why it happened${upTo}.`))),
   outcome: v.optional(
     choice("outcome", ["resolved", "failed", "abandoned"], "record: resolved (default), failed or abandoned."),
   ),
   keywords: v.optional(
     v.pipe(
-      v.array(v.string("keywords must be words"), "keywords must be a list of words"),
-      v.description("record: words to find it by."),
+      v.array(
+        v.pipe(
+          v.string("keywords must be words"),
+          v.maxLength(MAX_KEYWORD_CHARS, `each keyword must be at most ${MAX_KEYWORD_CHARS} characters`),
+        ),
+        "keywords must be a list of words",
+      ),
+      v.maxLength(MAX_KEYWORDS, `keywords must hold at most ${MAX_KEYWORDS} words`),
+      v.description(
+        `record: words to find it by (at most ${MAX_KEYWORDS}, each at most ${MAX_KEYWORD_CHARS} characters).`,
+      ),
     ),
   ),
   limit: v.optional(described("limit", 1, 20, "lookup: at most this many records (default 5).")),

@@ -23,27 +23,43 @@ export const InvalidErrorInputError = namedError<
 export type InvalidErrorInputError = InstanceType<typeof InvalidErrorInputError>;
 
 export const MAX_TEXT_BYTES = 64 * 1024;
-const MAX_KEYWORDS = 32;
-const MAX_KEYWORD_CHARS = 64;
+export const MAX_KEYWORDS = 32;
+export const MAX_KEYWORD_CHARS = 64;
+export const MAX_TOOL_CHARS = 128;
 const MAX_LIMIT = 100;
 
-const text = (what: string) =>
+/**
+ * Error-memory text (error, fix, cause, a lookup's error) as it is checked, emptiness aside. The maxLength (UTF-16
+ * units, never fewer than the UTF-8 bytes) is what a JSON Schema shows of the byte limit.
+ */
+export const errorText = (what: string) =>
   v.pipe(
     v.string(`${what} must be text`),
-    v.check((s) => s.trim() !== "", `${what} is empty`),
+    v.maxLength(MAX_TEXT_BYTES, `${what} is over ${MAX_TEXT_BYTES / 1024} KiB`),
     v.check((s) => !s.includes("\0"), `${what} contains a NUL character`),
     v.check((s) => s.isWellFormed(), `${what} is not valid Unicode (unpaired surrogate)`),
     v.check((s) => Buffer.byteLength(s) <= MAX_TEXT_BYTES, `${what} is over ${MAX_TEXT_BYTES / 1024} KiB`),
   );
 
-const toolName = v.pipe(
+const text = (what: string) =>
+  v.pipe(
+    v.string(`${what} must be text`),
+    v.check((s) => s.trim() !== "", `${what} is empty`),
+    errorText(what),
+  );
+
+const TOOL_NAME = `tool must be a name of at most ${MAX_TOOL_CHARS} characters on one line`;
+/** A tool name, trimmed: empty is for the caller to refuse (or to read as "none given"). */
+export const toolText = v.pipe(
   v.string("tool must be text"),
-  v.transform((s) => s.trim()),
+  v.trim(),
+  v.maxLength(MAX_TOOL_CHARS, TOOL_NAME),
+  v.check((s) => !/[\u0000-\u001f\u007f]/.test(s), TOOL_NAME),
+);
+
+const toolName = v.pipe(
+  toolText,
   v.check((s) => s !== "", "tool is empty"),
-  v.check(
-    (s) => s.length <= 128 && !/[\u0000-\u001f\u007f]/.test(s),
-    "tool must be a name of at most 128 characters on one line",
-  ),
 );
 
 const outcome = v.picklist(OUTCOMES, "outcome must be resolved, failed or abandoned");
