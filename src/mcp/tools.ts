@@ -114,7 +114,7 @@ export const TOOLS: readonly ToolDef[] = [
             range: a.range,
             since: a.since,
             until: a.until,
-            limit: Math.min(1000, offset + limit),
+            limit: Math.min(LIMITS.searchLimit, offset + limit),
           });
           const out: Record<string, unknown> = {
             mode: "search",
@@ -125,6 +125,8 @@ export const TOOLS: readonly ToolDef[] = [
           if (r.notIndexed > 0) out.notIndexed = r.notIndexed;
           if (r.notes.length > 0) out.notes = r.notes;
           if (r.emptyReason !== undefined) out.emptyReason = r.emptyReason;
+          else if (offset > 0 && r.hits.length <= offset)
+            out.emptyReason = pastTheEnd(offset, r.hits.length, "search", ["row", "rows"], LIMITS.searchLimit);
           return fitBudget(out, budget, "rows", offset);
         }
         case "recent": {
@@ -224,6 +226,8 @@ export const TOOLS: readonly ToolDef[] = [
         }));
         const out: Record<string, unknown> = { mode: "lookup", hits };
         if (r.notes.length > 0) out.notes = r.notes;
+        if (offset > 0 && r.hits.length <= offset)
+          out.emptyReason = pastTheEnd(offset, r.hits.length, "lookup", ["record", "records"], LIMITS.errorLimit);
         return fitBudget(out, budget, "hits", offset);
       }
       const r = await api.recordError({
@@ -262,6 +266,13 @@ export const TOOLS: readonly ToolDef[] = [
     },
   },
 ];
+
+/** Why a page from `offset` on is empty when the `what` found `found` items (`noun`: one, many), at most `most`. */
+function pastTheEnd(offset: number, found: number, what: string, noun: [string, string], most: number): string {
+  return offset >= most
+    ? `offset ${offset} is past the end: a ${what} gives at most ${most} ${noun[1]}`
+    : `offset ${offset} is past the end: the ${what} found ${found} ${noun[found === 1 ? 0 : 1]}`;
+}
 
 /**
  * mode=get pages through one list: the messages found, then the ids not found (a hundred unknown ids alone can be

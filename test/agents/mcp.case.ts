@@ -142,6 +142,18 @@ export function mcpStdioCases(label: string, command: () => Promise<string[]>, c
       });
       const seen = new Set(first.structuredContent.rows.map((r: any) => r.id));
       for (const r of second.structuredContent.rows) expect(seen.has(r.id)).toBe(false);
+      // An offset past the last row says so, instead of an empty page that reads like "no match".
+      const past = { mode: "search", query: "kubernetes note", match: "keyword", limit: 10 };
+      expect((await call(c, "chat_history", { ...past, offset: 45 })).structuredContent).toEqual({
+        mode: "search",
+        query: "kubernetes note",
+        match: "keyword",
+        rows: [],
+        emptyReason: "offset 45 is past the end: the search found 40 rows",
+      });
+      expect((await call(c, "chat_history", { ...past, offset: 1000 })).structuredContent.emptyReason).toBe(
+        "offset 1000 is past the end: a search gives at most 1000 rows",
+      );
       const huge = "y".repeat(30_000);
       const big = await call(c, "add_messages", { session: "big", messages: [{ role: "user", content: huge }] });
       const got = await call(c, "chat_history", { mode: "get", ids: big.structuredContent.ids });
@@ -281,6 +293,7 @@ export function mcpStdioCases(label: string, command: () => Promise<string[]>, c
         500,
       );
       expect(rest.hits).toEqual([]);
+      expect(rest.emptyReason).toBe("offset 1 is past the end: the lookup found 1 record");
     });
 
     test('arguments as clients send them: text for a number or a list ("20", its JSON), null or "" for an unset optional field', async () => {

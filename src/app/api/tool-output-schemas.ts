@@ -49,7 +49,12 @@ export const ChatHistoryOutput = v.object({
   rows: v.optional(v.pipe(v.array(SearchRow), v.description("search: compact rows."))),
   notIndexed: v.optional(count),
   notes: v.optional(texts),
-  emptyReason: v.optional(v.pipe(text, v.description("search: why no row came back (absent when some did)."))),
+  emptyReason: v.optional(
+    v.pipe(
+      text,
+      v.description("search: why no row came back, no match or an offset past the rows (absent when some did)."),
+    ),
+  ),
   session: v.optional(text),
   anchor: v.optional(text),
   messages: v.optional(v.pipe(v.array(Message), v.description("recent, around, get: full messages."))),
@@ -123,6 +128,7 @@ export const ErrorMemoryOutput = v.object({
     ),
   ),
   notes: v.optional(texts),
+  emptyReason: v.optional(v.pipe(text, v.description("lookup: an offset past the records found says so."))),
   id: v.optional(text),
   merged: v.optional(v.boolean()),
   outcome: v.optional(text),
