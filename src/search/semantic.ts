@@ -8,6 +8,7 @@ import type { MessageVectorTable as VectorTable } from "../storage/ports/vector-
 import { getMessagesById } from "../storage/sqlite/messages-repo.ts";
 import { knownSenders } from "../storage/sqlite/semantic-queries.ts";
 import type { Db } from "../storage/sqlite/db.ts";
+import { indexStats } from "../storage/sqlite/keyword-queries.ts";
 import { expandHits } from "./expand.ts";
 import { queryFocus, type QueryFocus } from "./participants.ts";
 import { queryTerms } from "./query-terms.ts";
@@ -181,16 +182,24 @@ export async function semanticSearch(db: Db, src: SemanticSource, o: SemanticOpt
     reindexNeeded: src.reindexNeeded,
     notes: statusNotes(src),
   };
-  if (hits.length === 0) result.emptyReason = semanticEmptyReason(src, !!src.table && noSharedWord(db, focus.text));
+  if (hits.length === 0) {
+    // A home whose every message was removed keeps its (empty) vector table: nothing is indexed there either.
+    const empty = !src.table || indexStats(db).rows === 0;
+    result.emptyReason = semanticEmptyReason(src, !empty && noSharedWord(db, focus.text), empty);
+  }
   return result;
 }
 
 /**
- * Why a semantic answer is empty: nothing indexed, or nothing close enough (`noWordShared`: whether no message
- * holds a word of the query, whose hits then had a higher bar).
+ * Why a semantic answer is empty: nothing indexed (`nothingStored`: no message at all), or nothing close enough
+ * (`noWordShared`: whether no message holds a word of the query, whose hits then had a higher bar).
  */
-export function semanticEmptyReason(src: Pick<SemanticSource, "table" | "minScore">, noWordShared: boolean): string {
-  if (!src.table) return "nothing is indexed yet";
+export function semanticEmptyReason(
+  src: Pick<SemanticSource, "table" | "minScore">,
+  noWordShared: boolean,
+  nothingStored = false,
+): string {
+  if (!src.table || nothingStored) return "nothing is indexed yet";
   return noWordShared
     ? `${NO_CLOSE} (no message holds a word of the query, and none is close enough in meaning)`
     : `${NO_CLOSE} (nothing scored at least ${src.minScore})`;

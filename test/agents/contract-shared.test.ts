@@ -39,6 +39,24 @@ describe("shared mode (PostgreSQL archive, vectors on S3)", () => {
     }
   }, 120_000);
 
+  test("semantic search on an archive whose every session was removed says nothing is indexed, as a new one does", async () => {
+    const home = tempDir();
+    writeFileSync(join(home, "config.toml"), s3.vectorsToml("emptied"));
+    const api = openMemory({ home, env: { ...s3.env, MEMVOY_ARCHIVE_URL: await pg.createDatabase("emptied") } });
+    try {
+      const query = "the deploy failed with exit 137";
+      expect((await api.search({ query, match: "semantic" })).emptyReason).toBe("nothing is indexed yet");
+      await api.add("s", { role: "user", content: query });
+      expect((await api.search({ query, match: "semantic" })).hits).toHaveLength(1);
+      await api.rm("s");
+      const after = await api.search({ query, match: "semantic" });
+      expect(after.hits).toEqual([]);
+      expect(after.emptyReason).toBe("nothing is indexed yet");
+    } finally {
+      await api.close();
+    }
+  }, 120_000);
+
   contractCases("shared archive on PostgreSQL, vectors on S3 (openMemory)", async () => {
     const n = ++homes;
     const home = tempDir();

@@ -33,6 +33,18 @@ function seeded(limits: Record<string, unknown> = {}) {
 }
 
 describe("semantic search", () => {
+  test("a home whose every session was removed says nothing is indexed, as a new home does", async () => {
+    const { api } = seeded();
+    expect((await api.search({ query: "deploy", match: "semantic" })).emptyReason).toBe("nothing is indexed yet");
+    await api.drainEmbeddings();
+    expect((await api.search({ query: TOPICS[0]!, match: "semantic" })).hits.length).toBeGreaterThan(0);
+    api.remove("s");
+    const after = await api.search({ query: TOPICS[0]!, match: "semantic" });
+    expect(after.hits).toEqual([]);
+    expect(after.emptyReason).toBe("nothing is indexed yet");
+    api.close();
+  });
+
   test("first and last message: expansion stops at the session's edges; ranks and scores kept", async () => {
     const { api, ids } = seeded();
     await api.drainEmbeddings();

@@ -83,7 +83,12 @@ async function rankedSearch(
     const hits = asHits(o.query, sem.ranked, () => "semantic");
     await expand(ctx, hits);
     const result: SearchResult = { hits, notIndexed: sem.notIndexed, reindexNeeded: false, notes: sem.notes };
-    if (hits.length === 0) result.emptyReason = semanticEmptyReason(sem, !!sem.table && (await sem.sharesNone()));
+    if (hits.length === 0) {
+      // An archive whose every message was removed keeps its (empty) vector table: nothing is indexed there either.
+      const none = !!sem.table && (await sem.sharesNone());
+      const empty = !sem.table || (none && (await ctx.archive.countMessages()) === 0);
+      result.emptyReason = semanticEmptyReason(sem, none && !empty, empty);
+    }
     return result;
   }
   const keyword = await keywordRanking(ctx, scope, depth);
