@@ -104,14 +104,57 @@ export function foldedForm(t: QueryTerm): string | undefined {
   return alt !== undefined && alt !== own[0] ? alt : undefined;
 }
 
+/** A letter of a script whose marks the index keeps (it folds Latin accents only). */
+const OTHER_SCRIPT = /[\u0370-\u03ff\u1f00-\u1fff\u0400-\u052f\u0590-\u05ff\u0600-\u06ff\u0750-\u077f]/;
+const MARKS = /\p{M}/gu;
+/** Greek vowels and their one accented form in monotonic spelling (ι and υ also with a diaeresis). */
+const TONOS: Record<string, string[]> = {
+  α: ["ά"],
+  ε: ["έ"],
+  η: ["ή"],
+  ι: ["ί", "ϊ", "ΐ"],
+  ο: ["ό"],
+  υ: ["ύ", "ϋ", "ΰ"],
+  ω: ["ώ"],
+};
+
+/**
+ * The spellings of a Greek, Cyrillic, Arabic or Hebrew word that the index keeps apart but a reader takes for the
+ * same word, most likely first: without its marks (ελληνικά, ёлка, a vocalised word), or, for a word written
+ * without them, with the accent on one vowel (ελληνικα as ελληνικά) or ё for one е (елка as ёлка).
+ */
+export function otherSpellings(word: string): string[] {
+  const bare = word.normalize("NFD").replace(MARKS, "").normalize("NFC");
+  if (bare !== word) return [bare];
+  const out: string[] = [];
+  const chars = Array.from(word);
+  chars.forEach((c, i) => {
+    for (const v of c === "е" ? ["ё"] : (TONOS[c] ?? []))
+      out.push([...chars.slice(0, i), v, ...chars.slice(i + 1)].join(""));
+  });
+  return out;
+}
+
+/** The most spellings of one word looked up: a long word of many vowels is rarely typed without its accent. */
+const MAX_SPELLINGS = 12;
+
 /**
  * Sets each term's `folded` form where the index holds it (`has`: whether an FTS5 expression matches a row). Most
- * words have none there, and their expressions stay as they were.
+ * words have none there, and their expressions stay as they were; a plain ASCII word costs no lookup unless its
+ * accented form may be indexed apart (see foldedForm).
  */
 export function markFoldedForms(terms: readonly QueryTerm[], has: (expr: string) => boolean): void {
   for (const t of terms) {
     const alt = foldedForm(t);
-    if (alt !== undefined && has(`"${alt}"`)) t.folded = alt;
+    if (alt !== undefined) {
+      if (has(`"${alt}"`)) t.folded = alt;
+      continue;
+    }
+    if (t.cjk || t.needle !== undefined || !OTHER_SCRIPT.test(t.text) || !/^[\p{L}\p{M}]+$/u.test(t.text)) continue;
+    const spellings = otherSpellings(t.text);
+    if (spellings.length > MAX_SPELLINGS) continue;
+    const held = spellings.find((w) => has(`"${w}"`));
+    if (held !== undefined) t.folded = held;
   }
 }
 
@@ -230,8 +273,11 @@ export function ftsPhrases(terms: readonly QueryTerm[], any = false, weighs?: (t
       const own = `"${stem.replaceAll('"', '""')}"`;
       if (t.folded === undefined) out.push({ expr: own, kind, text: tokens[0] ?? "", tokens });
       else {
-        const alt: Phrase = { kind: "stem", text: t.folded, tokens: [t.folded] };
-        out.push({ expr: `(${own} OR "${t.folded}")`, kind, text: tokens[0] ?? "", tokens, alt });
+        // A word beyond Latin counts as held in its other spelling already: text is counted with marks removed.
+        const alt: Phrase | undefined = /^[a-z]+$/.test(t.folded)
+          ? { kind: "stem", text: t.folded, tokens: [t.folded] }
+          : undefined;
+        out.push({ expr: `(${own} OR "${t.folded}")`, kind, text: tokens[0] ?? "", tokens, ...(alt ? { alt } : {}) });
       }
       if (!any && typedPrefix(t)) out.push({ expr: `"${t.text}"*`, kind: "prefix", text: t.text, tokens: [t.text] });
       continue;

@@ -64,3 +64,53 @@ describe("search with accents aside", () => {
     expect(await found("xylophone", "old", "keyword")).toEqual([]);
   });
 });
+
+describe("search in Greek and Russian with accents or ё aside", () => {
+  let api: HomeMemory;
+  beforeAll(async () => {
+    api = openTemp({ drain: "off", env: { MEMVOY_LIMITS_MAX_HISTORY_BYTES: "4096" } }).api;
+    const pad = " filler".repeat(80);
+    api.add("old", [
+      { role: "user", content: `Μιλάω Ελληνικά καλά${pad}` },
+      { role: "assistant", content: `новогодняя ёлка стоит в зале${pad}` },
+      { role: "user", content: `η πολη ειναι ομορφη${pad}` },
+      { role: "assistant", content: `зеленая елка у окна${pad}` },
+    ]);
+    for (let i = 0; i < 12; i++) api.add("old", { role: i % 2 ? "assistant" : "user", content: `padding ${i}${pad}` });
+    api.add("new", [
+      { role: "user", content: "Μιλάω Ελληνικά καλά" },
+      { role: "assistant", content: "новогодняя ёлка стоит в зале" },
+    ]);
+    await api.drainEmbeddings();
+  });
+  afterAll(() => api.close());
+
+  const found = async (query: string, session: string, match: "keyword" | "hybrid") =>
+    (await api.search({ query, session, match })).hits.map((h) => h.message.content.split(" filler")[0]);
+
+  test("a word typed without its accent or ё finds it, archived or recent, in keyword and hybrid modes", async () => {
+    const [archived] = (await api.search({ query: "новогодняя", session: "old" })).hits;
+    expect(archived!.source).toBe("archive");
+    for (const match of ["keyword", "hybrid"] as const)
+      for (const session of ["old", "new"]) {
+        expect(await found("ελληνικα", session, match)).toContain("Μιλάω Ελληνικά καλά");
+        expect(await found("ΕΛΛΗΝΙΚΑ", session, match)).toContain("Μιλάω Ελληνικά καλά");
+        expect(await found("μιλαω", session, match)).toContain("Μιλάω Ελληνικά καλά");
+        expect(await found("елка", session, match)).toContain("новогодняя ёлка стоит в зале");
+      }
+  });
+
+  test("a word typed with its accent or ё finds the word written without", async () => {
+    for (const match of ["keyword", "hybrid"] as const) {
+      expect(await found("πόλη", "old", match)).toEqual(["η πολη ειναι ομορφη"]);
+      expect(await found("ёлка", "old", match)).toEqual(
+        expect.arrayContaining(["новогодняя ёлка стоит в зале", "зеленая елка у окна"]),
+      );
+    }
+  });
+
+  test("the matched word is highlighted", async () => {
+    const [hit] = (await api.search({ query: "елка", session: "new" })).hits;
+    expect(hit!.highlights.map(([s, e]) => hit!.snippet.slice(s, e))).toEqual(["ёлка"]);
+  });
+});
