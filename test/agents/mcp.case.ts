@@ -63,12 +63,15 @@ export function mcpStdioCases(label: string, command: () => Promise<string[]>, c
       expect(contextFields).toHaveProperty("newSession");
       expect(contextFields).toHaveProperty("summaryProblem");
       // The limits memvoy enforces are in the schemas a model reads.
-      expect((ch.inputSchema.properties as any).query.maxLength).toBe(10_000);
-      const em = tools.find((t) => t.name === "error_memory")!.inputSchema.properties as any;
-      expect([em.error.maxLength, em.fix.maxLength, em.cause.maxLength, em.tool.maxLength]).toEqual([
+      type Field = { maxLength?: number; maxItems?: number; items?: Field };
+      const fields = (name: string) =>
+        tools.find((t) => t.name === name)!.inputSchema.properties as Record<string, Field>;
+      expect(fields("chat_history").query!.maxLength).toBe(10_000);
+      const em = fields("error_memory");
+      expect([em.error!.maxLength, em.fix!.maxLength, em.cause!.maxLength, em.tool!.maxLength]).toEqual([
         65_536, 65_536, 65_536, 128,
       ]);
-      expect([em.keywords.maxItems, em.keywords.items.maxLength]).toEqual([32, 64]);
+      expect([em.keywords!.maxItems, em.keywords!.items!.maxLength]).toEqual([32, 64]);
     });
 
     test("add, then search gives compact rows; get and around give the full text; LanceDB stays unloaded for keyword calls", async () => {
