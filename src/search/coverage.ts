@@ -35,10 +35,12 @@ export function termWeights(db: Db, text: string): TermWeights {
  */
 export function coverage(content: string, tw: TermWeights, insideWords = false): number {
   if (tw.total <= 0) return 0;
-  const lower = content.toLowerCase();
+  let lower = content.toLowerCase();
   // A text beyond ASCII is also read as the index reads it (accents folded, only ASCII runs stemmed): "résumé" holds
   // in "Résumé", and with the term's folded form (see foldedForm) "resume" holds there too.
   const wide = !isAscii(lower);
+  // Korean in decomposed jamo (copied from macOS) holds the query's Korean composed.
+  if (wide && JAMO.test(lower)) lower = lower.normalize("NFC");
   const held1 = (p: Phrase) => phraseCount(lower, p) > 0 || (wide && phraseCount(lower, asTokens(p)) > 0);
   // Thai, Lao, Myanmar and Khmer write words without spaces between them: a word is held inside a run of them.
   let bare: string | undefined;
@@ -52,6 +54,8 @@ export function coverage(content: string, tw: TermWeights, insideWords = false):
   });
   return held / tw.total;
 }
+
+const JAMO = /[\u1100-\u11ff]/;
 
 /** Scripts written without spaces between words (and not CJK, which the index holds as bigrams). */
 const UNSPACED = /[\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff]/;

@@ -32,6 +32,7 @@ import {
   ftsPhrases,
   contentTerms,
   hasCompatibilityForms,
+  decomposedHangul,
   markFoldedForms,
   needleOf,
   queryTerms,
@@ -85,11 +86,14 @@ export function keywordSearch(db: Db, o: KeywordOptions): SearchHit[] {
 
 function keywordSearchNow(db: Db, o: KeywordOptions): SearchHit[] {
   const hits = searchInForm(db, o, false);
-  if (!hasCompatibilityForms(o.query)) return hits;
-  // Messages are indexed as written: a query in compatibility forms is also looked for as typed.
-  const asTyped = searchInForm(db, o, true);
+  const jamo = decomposedHangul(o.query, (expr) => indexStats(db).has(expr));
+  if (!hasCompatibilityForms(o.query) && jamo === undefined) return hits;
+  // Messages are indexed as written: a query in compatibility forms is also looked for as typed, and Korean
+  // as the decomposed jamo text copied from macOS holds (each word as the start of one: a particle follows).
+  const asTyped = hasCompatibilityForms(o.query) ? searchInForm(db, o, true) : [];
+  const decomposed = jamo === undefined ? [] : searchInForm(db, { ...o, query: jamo }, true, true);
   const best = new Map<string, SearchHit>();
-  for (const h of [...hits, ...asTyped]) {
+  for (const h of [...hits, ...asTyped, ...decomposed]) {
     const prev = best.get(h.message.id);
     if (!prev || prev.score < h.score) best.set(h.message.id, h);
   }
@@ -99,12 +103,13 @@ function keywordSearchNow(db: Db, o: KeywordOptions): SearchHit[] {
     .slice(0, Math.max(1, o.limit ?? 10));
 }
 
-/** keywordSearch with the query NFKC-normalised, or as typed (`asTyped`). */
-function searchInForm(db: Db, o: KeywordOptions, asTyped: boolean): SearchHit[] {
+/** keywordSearch with the query NFKC-normalised, or as typed (`asTyped`); `prefixes`: every word as a prefix too. */
+function searchInForm(db: Db, o: KeywordOptions, asTyped: boolean, prefixes = false): SearchHit[] {
   const limit = Math.max(1, o.limit ?? 10);
   // A participant named in a ranked query matches the messages they sent: the name leaves the text to match.
   const focus = o.order === "newest" ? { text: o.query } : senderFocus(db, o.query, o.session);
   const terms = queryTerms(focus.text, { typing: o.typing, asTyped });
+  if (prefixes) for (const t of terms) t.partial = !t.stop;
   markFoldedForms(terms, indexStats(db).has);
   const when = o.order === "newest" ? undefined : timeHint(o.query, o.now);
   const symbols = querySymbols(o.query, asTyped);

@@ -74,6 +74,19 @@ export function queryTerms(query: string, options: { typing?: boolean; asTyped?:
  */
 export const hasCompatibilityForms = (query: string) => query.normalize("NFKC") !== query;
 
+const HANGUL = /[\uac00-\ud7a3]/;
+
+/**
+ * The query with its Korean in decomposed jamo (NFD), when it holds Korean and the index holds some word starting
+ * with one of its Korean words so written (text copied from macOS); undefined else, at no lookup for other text.
+ */
+export function decomposedHangul(query: string, has: (expr: string) => boolean): string | undefined {
+  if (!HANGUL.test(query)) return undefined;
+  const nfd = query.normalize("NFC").normalize("NFD");
+  const words = nfd.match(/[\u1100-\u11ff]+/g) ?? [];
+  return words.some((w) => has(`"${w}"*`)) ? nfd : undefined;
+}
+
 /** The forms a query is looked for in, as `asTyped` flags: NFKC-normalised, then as typed when that differs. */
 export const queryForms = (query: string): boolean[] => (hasCompatibilityForms(query) ? [false, true] : [false]);
 

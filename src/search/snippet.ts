@@ -129,13 +129,12 @@ function matchRanges(content: string, terms: readonly QueryTerm[]): [number, num
   const cjk = use.filter((t) => t.cjk);
   if (cjk.length > 0) {
     const lower = content.toLowerCase();
+    // Korean written in decomposed jamo (copied from macOS) holds a Korean term decomposed.
+    const jamo = JAMO.test(lower);
     for (const t of cjk) {
-      for (
-        let at = lower.indexOf(t.text);
-        at >= 0 && ranges.length < 400;
-        at = lower.indexOf(t.text, at + t.text.length)
-      ) {
-        ranges.push([at, at + t.text.length]);
+      const text = jamo ? t.text.normalize("NFD") : t.text;
+      for (let at = lower.indexOf(text); at >= 0 && ranges.length < 400; at = lower.indexOf(text, at + text.length)) {
+        ranges.push([at, at + text.length]);
       }
     }
   }
@@ -155,6 +154,7 @@ function merged(ranges: [number, number][]): [number, number][] {
 }
 
 const CJK_STRETCH = new RegExp(CJK_RUN.source, "gu");
+const JAMO = /[\u1100-\u11ff]/;
 
 /**
  * The words of a text that hold a character beyond ASCII, with where each starts: runs of letters, digits and
