@@ -146,7 +146,7 @@ describe("bad input on every route: 400 naming the field, 404, 413; nothing chan
       "limit must be a whole number from 1 to 1000",
     );
     expect(await errorOf(await s.fetch("/v1/sessions/s1/history?last=99999999"), 400)).toContain(
-      "last must be a whole number from 1 to 10000",
+      "last must be a whole number from 1 to 1000000",
     );
     expect(await errorOf(await s.fetch("/v1/errors?limit=5000000"), 400)).toContain(
       "limit must be a whole number from 1 to 100000",

@@ -7,7 +7,8 @@ import { describeIssueFacts, issueFacts, type IssueFact, type IssueTextOptions }
 
 export const LIMITS = {
   searchLimit: 1000,
-  historyLast: 10_000,
+  /** history-view.ts MAX_LAST, as `history --last N` takes it (with a filter, the newest N of those that pass). */
+  historyLast: 1_000_000,
   around: 50,
   getIds: 100,
   errorLimit: 100,
