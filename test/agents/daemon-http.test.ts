@@ -236,6 +236,35 @@ test("connectMemory reads a date or local time bound in the caller's zone, as op
   expect((await cli(home, ["daemon", "stop"])).code).toBe(0);
 }, 60_000);
 
+test("connectMemory reads a message's local sendAt in the caller's zone, as openMemory does, whatever the daemon's zone", async () => {
+  const home = tempHome();
+  const d = startDaemon(home, { MEMVOY_HTTP_PORT: "0" }); // the daemon runs in UTC
+  await waitRunning(d);
+  const f = await httpFile(home);
+  const remote = connectMemory({ url: f.url, token: f.token });
+  const local = openMemory({ home, env: {} });
+  const zone = process.env.TZ;
+  try {
+    process.env.TZ = "Pacific/Kiritimati";
+    const at = async (id: string) => (await local.messages([id]))[0]!.sendAt;
+    for (const sendAt of ["2026-12-06 01:30", "2026-12-06T01:30:00.5", "2026-12-06"]) {
+      const here = await local.add("zones-add", { role: "user", content: `here ${sendAt}`, sendAt });
+      const there = await remote.add("zones-add", { role: "user", content: `there ${sendAt}`, sendAt });
+      expect({ sendAt, there: await at(there.ids[0]!) }).toEqual({ sendAt, there: await at(here.ids[0]!) });
+    }
+    const probe = await remote.add("zones-add", { role: "user", content: "probe", sendAt: "2026-12-06 01:30" });
+    expect(await at(probe.ids[0]!)).toBe("2026-12-05T11:30:00.000000000Z");
+    expect(await refusedWith(remote.add("zones-add", { role: "user", content: "x", sendAt: "soon" }))).toContain(
+      'sendAt "soon"',
+    );
+  } finally {
+    if (zone === undefined) delete process.env.TZ;
+    else process.env.TZ = zone;
+    await local.close();
+  }
+  expect((await cli(home, ["daemon", "stop"])).code).toBe(0);
+}, 60_000);
+
 test("semantic and hybrid requests run LanceDB in the daemon's worker child; the daemon maps none, keyword search stays in the daemon", async () => {
   const home = tempHome();
   const d = startDaemon(home, { MEMVOY_HTTP_PORT: "0" });

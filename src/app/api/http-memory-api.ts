@@ -14,7 +14,7 @@ import { labelOf, pathParams, routeFor, type Route } from "./routes.ts";
 import { parseInput } from "./schemas.ts";
 import type { ErrorBody } from "./error-body.ts";
 import { boundInstant } from "./time-instant.ts";
-import { nowNs } from "../../shared/time.ts";
+import { nowNs, nsToRfc3339, parseTime } from "../../shared/time.ts";
 import type * as J from "./json-types.ts";
 
 export interface ConnectOptions {
@@ -59,6 +59,13 @@ export const ConnectOptionsError = namedError<{ problem: "url"; url: unknown } |
       : "connectMemory: token is empty",
 );
 export type ConnectOptionsError = InstanceType<typeof ConnectOptionsError>;
+
+/** The message with a sendAt string as the RFC 3339 instant it stands for in this process's zone. */
+function sentAtInstant(m: MessageInput): MessageInput {
+  if (typeof m !== "object" || m === null || typeof m.sendAt !== "string") return m;
+  const ns = parseTime(m.sendAt);
+  return ns === undefined ? m : { ...m, sendAt: nsToRfc3339(ns) };
+}
 
 export class HttpMemoryApi implements MemoryApi {
   readonly #base: string;
@@ -129,7 +136,10 @@ export class HttpMemoryApi implements MemoryApi {
   }
 
   add(session: string, messages: MessageInput | readonly MessageInput[]): Promise<J.AddResultJson> {
-    return this.#call("add", { session, messages: Array.isArray(messages) ? messages : [messages] });
+    const list: readonly MessageInput[] = Array.isArray(messages) ? messages : [messages as MessageInput];
+    // A local time or a date is read here, as openMemory would read it, and sent as the instant it stands for: the
+    // daemon may run in another zone. A value that is no time goes as given (refused there).
+    return this.#call("add", { session, messages: list.map(sentAtInstant) });
   }
   sessions(options: { sort?: "recent" | "name" } = {}): Promise<J.SessionJson[]> {
     return this.#call("sessions", options);
