@@ -326,6 +326,13 @@ describe("OpenAPI 3.1", () => {
         ops.add(`${method.toUpperCase()} ${path}`);
       }
     }
+    // The limits the API enforces are in the document.
+    const body = (path: string) => doc.paths[path].post.requestBody.content["application/json"].schema.properties;
+    expect(body("/v1/search").query.maxLength).toBe(10_000);
+    const record = body("/v1/errors");
+    expect([record.error.maxLength, record.fix.maxLength, record.tool.maxLength]).toEqual([65_536, 65_536, 128]);
+    expect([record.keywords.maxItems, record.keywords.items.maxLength]).toEqual([32, 64]);
+    expect(body("/v1/errors/search").query.maxLength).toBe(65_536);
     const router = new Set(ROUTES.map((x) => `${x.method} ${openApiPath(x.path)}`));
     router.add("GET /v1/health").add("GET /v1/openapi.json").add("POST /mcp");
     expect([...ops].sort()).toEqual([...router].sort());

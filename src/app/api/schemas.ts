@@ -3,6 +3,7 @@
 import * as v from "valibot";
 import { namedError } from "../../shared/errors.ts";
 import { MAX_QUERY_CHARS } from "../search-option-error.ts";
+import { errorText, MAX_KEYWORD_CHARS, MAX_KEYWORDS } from "../../memory/error-memory/error-input.ts";
 import { describeIssueFacts, issueFacts, type IssueFact, type IssueTextOptions } from "../../shared/schema-issues.ts";
 
 export const LIMITS = {
@@ -203,20 +204,26 @@ const Tool = v.pipe(
 
 export const RecordErrorInput = v.strictObject({
   tool: v.pipe(Tool, v.description("The tool or command that failed.")),
-  error: v.pipe(Text("error"), v.description("The error text.")),
-  fix: v.pipe(Text("fix"), v.description("What fixed it (or was tried).")),
-  cause: v.optional(v.nullable(v.pipe(v.string("cause must be text"), v.description("Why it happened.")))),
+  error: v.pipe(Text("error"), errorText("error"), v.description("The error text (at most 64 KiB).")),
+  fix: v.pipe(Text("fix"), errorText("fix"), v.description("What fixed it, or was tried (at most 64 KiB).")),
+  cause: v.optional(v.nullable(v.pipe(errorText("cause"), v.description("Why it happened (at most 64 KiB).")))),
   outcome: v.optional(v.pipe(Outcome, v.description("resolved (default), failed or abandoned"))),
   keywords: v.optional(
     v.pipe(
-      v.array(v.string("keywords must be words"), "keywords must be a list of words"),
-      v.maxLength(32, "keywords must hold at most 32 words"),
+      v.array(
+        v.pipe(
+          v.string("keywords must be words"),
+          v.maxLength(MAX_KEYWORD_CHARS, `each keyword must be at most ${MAX_KEYWORD_CHARS} characters`),
+        ),
+        "keywords must be a list of words",
+      ),
+      v.maxLength(MAX_KEYWORDS, `keywords must hold at most ${MAX_KEYWORDS} words`),
     ),
   ),
 });
 
 export const SearchErrorsInput = v.strictObject({
-  query: v.pipe(Text("query"), v.description("The error text to look up.")),
+  query: v.pipe(Text("query"), errorText("query"), v.description("The error text to look up (at most 64 KiB).")),
   tool: v.optional(v.pipe(Tool, v.description("Only this tool (others too with otherTools)."))),
   limit: v.optional(whole("limit", 1, LIMITS.errorLimit)),
   otherTools: v.optional(v.boolean("otherTools must be true or false")),
