@@ -120,6 +120,9 @@ export function foldedForm(t: QueryTerm): string | undefined {
 /** A letter of a script whose marks the index keeps (it folds Latin accents only). */
 const OTHER_SCRIPT = /[\u0370-\u03ff\u1f00-\u1fff\u0400-\u052f\u0590-\u05ff\u0600-\u06ff\u0750-\u077f]/;
 const MARKS = /\p{M}/gu;
+/** A character with marks, composed or decomposed (the word is NFKC-normalised: composed where it can be). */
+const MARKED = /\P{M}\p{M}+|[^\p{M}\x00-\x7f]/gu;
+const OWN_LETTERS = new Set(["й", "ў", "ї"]);
 /** Greek vowels and their one accented form in monotonic spelling (ι and υ also with a diaeresis). */
 const TONOS: Record<string, string[]> = {
   α: ["ά"],
@@ -137,7 +140,8 @@ const TONOS: Record<string, string[]> = {
  * without them, with the accent on one vowel (ελληνικα as ελληνικά) or ё for one е (елка as ёлка).
  */
 export function otherSpellings(word: string): string[] {
-  const bare = word.normalize("NFD").replace(MARKS, "").normalize("NFC");
+  // й, ў and ї are letters of their own (мой is not мои), not a letter with an accent.
+  const bare = word.replace(MARKED, (c) => (OWN_LETTERS.has(c) ? c : c.normalize("NFD").replace(MARKS, "")));
   if (bare !== word) return [bare];
   const out: string[] = [];
   const chars = Array.from(word);

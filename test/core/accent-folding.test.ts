@@ -109,6 +109,11 @@ describe("search in Greek and Russian with accents or ё aside", () => {
     }
   });
 
+  test("й is a letter of its own, not и with an accent", async () => {
+    api.add("letters", [{ role: "user", content: "мои ключи" }]);
+    expect(await found("мой", "letters", "keyword")).toEqual([]);
+  });
+
   test("the matched word is highlighted", async () => {
     const [hit] = (await api.search({ query: "елка", session: "new" })).hits;
     expect(hit!.highlights.map(([s, e]) => hit!.snippet.slice(s, e))).toEqual(["ёлка"]);
