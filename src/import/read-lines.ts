@@ -50,6 +50,8 @@ export interface Line {
   /** 1-based line number within the file. */
   line: number;
   text: string;
+  /** Byte offset of the line's first byte. */
+  start: number;
   /** Byte offset just after this line's newline. */
   end: number;
 }
@@ -73,6 +75,7 @@ export function* jsonlLines(file: string, offset = 0, firstLine = 1, final = fal
   try {
     let pos = offset;
     let line = firstLine;
+    let lineStart = offset;
     let atStart = offset === 0;
     let pending: Buffer[] = [];
     let pendingBytes = 0;
@@ -98,7 +101,8 @@ export function* jsonlLines(file: string, offset = 0, firstLine = 1, final = fal
           atStart = false;
           text = withoutBom(text);
         }
-        yield { line: line++, text, end: pos + nl + 1 };
+        yield { line: line++, text, start: lineStart, end: pos + nl + 1 };
+        lineStart = pos + nl + 1;
         start = nl + 1;
       }
       if (start < n) {
@@ -110,7 +114,7 @@ export function* jsonlLines(file: string, offset = 0, firstLine = 1, final = fal
     }
     if (final && pendingBytes > 0) {
       const text = Buffer.concat(pending).toString("utf8");
-      yield { line, text: atStart ? withoutBom(text) : text, end: pos };
+      yield { line, text: atStart ? withoutBom(text) : text, start: lineStart, end: pos };
     }
   } finally {
     closeSync(fd);
@@ -127,6 +131,7 @@ export async function* streamLines(stream: ReadableStream<Uint8Array>, name: str
   let pendingBytes = 0;
   let line = 1;
   let pos = 0;
+  let lineStart = 0;
   const take = (tail: Uint8Array): string => {
     const text = Buffer.concat([...pending, tail]).toString("utf8");
     pending = [];
@@ -137,7 +142,8 @@ export async function* streamLines(stream: ReadableStream<Uint8Array>, name: str
     let start = 0;
     for (let nl = chunk.indexOf(10); nl >= 0; nl = chunk.indexOf(10, start)) {
       const text = take(chunk.subarray(start, nl));
-      yield { line: line++, text, end: pos + nl + 1 };
+      yield { line: line++, text, start: lineStart, end: pos + nl + 1 };
+      lineStart = pos + nl + 1;
       start = nl + 1;
     }
     if (start < chunk.length) {
@@ -148,7 +154,7 @@ export async function* streamLines(stream: ReadableStream<Uint8Array>, name: str
     }
     pos += chunk.length;
   }
-  if (pendingBytes > 0) yield { line, text: take(new Uint8Array(0)), end: pos };
+  if (pendingBytes > 0) yield { line, text: take(new Uint8Array(0)), start: lineStart, end: pos };
 }
 
 function* bufferLines(data: Buffer, file: string, offset: number, firstLine: number, final: boolean): Generator<Line> {
@@ -163,7 +169,7 @@ function* bufferLines(data: Buffer, file: string, offset: number, firstLine: num
     }
     if (nl - start > MAX_LINE_BYTES) throw new LimitError({ problem: "line", file, line, limit: MAX_LINE_BYTES });
     const text = data.toString("utf8", start, nl);
-    yield { line: line++, text: start === 0 ? withoutBom(text) : text, end: Math.min(nl + 1, data.length) };
+    yield { line: line++, text: start === 0 ? withoutBom(text) : text, start, end: Math.min(nl + 1, data.length) };
     start = nl + 1;
   }
 }

@@ -202,24 +202,25 @@ const Tool = v.pipe(
   v.maxLength(128, "tool must be at most 128 characters"),
 );
 
+/** Words to find an error record by: at most MAX_KEYWORDS, each at most MAX_KEYWORD_CHARS characters. */
+export const Keywords = v.pipe(
+  v.array(
+    v.pipe(
+      v.string("keywords must be words"),
+      v.maxLength(MAX_KEYWORD_CHARS, `each keyword must be at most ${MAX_KEYWORD_CHARS} characters`),
+    ),
+    "keywords must be a list of words",
+  ),
+  v.maxLength(MAX_KEYWORDS, `keywords must hold at most ${MAX_KEYWORDS} words`),
+);
+
 export const RecordErrorInput = v.strictObject({
   tool: v.pipe(Tool, v.description("The tool or command that failed.")),
   error: v.pipe(Text("error"), errorText("error"), v.description("The error text (at most 64 KiB).")),
   fix: v.pipe(Text("fix"), errorText("fix"), v.description("What fixed it, or was tried (at most 64 KiB).")),
   cause: v.optional(v.nullable(v.pipe(errorText("cause"), v.description("Why it happened (at most 64 KiB).")))),
   outcome: v.optional(v.pipe(Outcome, v.description("resolved (default), failed or abandoned"))),
-  keywords: v.optional(
-    v.pipe(
-      v.array(
-        v.pipe(
-          v.string("keywords must be words"),
-          v.maxLength(MAX_KEYWORD_CHARS, `each keyword must be at most ${MAX_KEYWORD_CHARS} characters`),
-        ),
-        "keywords must be a list of words",
-      ),
-      v.maxLength(MAX_KEYWORDS, `keywords must hold at most ${MAX_KEYWORDS} words`),
-    ),
-  ),
+  keywords: v.optional(Keywords),
 });
 
 export const SearchErrorsInput = v.strictObject({

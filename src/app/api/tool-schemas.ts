@@ -1,7 +1,7 @@
 // valibot schemas of the MCP tools' arguments (flat objects: the shape agents' clients handle best).
 // Which fields each mode needs is checked by the tool itself, with one sentence naming the field.
 import * as v from "valibot";
-import { LIMITS, MessageInput, MessageId, SessionId, TIME_BOUNDS, whole } from "./schemas.ts";
+import { Keywords, LIMITS, MessageInput, MessageId, SessionId, TIME_BOUNDS, whole } from "./schemas.ts";
 import { MAX_QUERY_CHARS } from "../search-option-error.ts";
 import {
   errorText,
@@ -125,14 +125,7 @@ export const ErrorMemoryArgs = v.strictObject({
   ),
   keywords: v.optional(
     v.pipe(
-      v.array(
-        v.pipe(
-          v.string("keywords must be words"),
-          v.maxLength(MAX_KEYWORD_CHARS, `each keyword must be at most ${MAX_KEYWORD_CHARS} characters`),
-        ),
-        "keywords must be a list of words",
-      ),
-      v.maxLength(MAX_KEYWORDS, `keywords must hold at most ${MAX_KEYWORDS} words`),
+      Keywords,
       v.description(
         `record: words to find it by (at most ${MAX_KEYWORDS}, each at most ${MAX_KEYWORD_CHARS} characters).`,
       ),

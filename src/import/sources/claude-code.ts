@@ -76,7 +76,6 @@ function readTranscript(ctx: ReadContext): FileRead {
   let records = 0;
   let lines = 0;
   for (const l of jsonlLines(ctx.file, ctx.offset, line)) {
-    const start = offset;
     offset = l.end;
     line = l.line + 1;
     if (l.text.trim() === "") continue;
@@ -105,7 +104,7 @@ function readTranscript(ctx: ReadContext): FileRead {
         : r.type === "attachment"
           ? absorbedPrompt(r, ctx.file, l.line, skipped, queue)
           : r.type === "queue-operation"
-            ? queuedPrompt(r, ctx.file, l.line, skipped, queue.operation(r, start, l.line))
+            ? queuedPrompt(r, ctx.file, l.line, skipped, queue.operation(r, l.start, l.line))
             : undefined;
     const entry = { uuid, parent, line: l.line, value: message };
     if (uuid !== undefined && r.isSidechain !== true) lastUuid = uuid;

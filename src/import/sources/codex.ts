@@ -60,8 +60,7 @@ function readRollout(ctx: ReadContext): FileRead {
   let steer: (ImportedMessage & { start: number; line: number }) | undefined;
   for (const l of jsonlLines(ctx.file, ctx.offset, line)) {
     // The line's byte offset keys its message: stable for an append-only rollout and for its .zst.
-    const key = String(offset);
-    const start = offset;
+    const key = String(l.start);
     offset = l.end;
     line = l.line + 1;
     if (l.text.trim() === "") continue;
@@ -143,7 +142,8 @@ function readRollout(ctx: ReadContext): FileRead {
       const sendAt = text === "" ? undefined : at();
       if (sendAt === undefined) continue;
       fromItems.push({ key, role: p.role === "user" ? "user" : "assistant", content: text, sendAt });
-      if (p.role === "user" && inTurn && !STEER_NOT.test(text)) steer = { ...fromItems.at(-1)!, start, line: l.line };
+      if (p.role === "user" && inTurn && !STEER_NOT.test(text))
+        steer = { ...fromItems.at(-1)!, start: l.start, line: l.line };
     }
   }
   // Its twin, if any, is in the next line: a pass ending on it reads it again next time.
