@@ -1,7 +1,8 @@
 // openMemory: resolve the home, load and validate config.toml, open the archive, return a HomeMemory.
 import { existsSync } from "node:fs";
-import { ensureDir, ensureDirIn } from "../shared/atomic-write.ts";
+import { ensureDir } from "../shared/atomic-write.ts";
 import { namedError } from "../shared/errors.ts";
+import { ensureOwnDir, MOVE_IN_PLACE } from "../shared/no-follow.ts";
 import { nowNs } from "../shared/time.ts";
 import { homePaths, resolveHome } from "../config/home.ts";
 import { loadConfigCached } from "../config/load-cached.ts";
@@ -52,11 +53,8 @@ export function openMemory(options: OpenOptions = {}): HomeMemory {
   // A shared archive is the source of truth: the home's own archive must not be read or written instead.
   if (config.archive.url.trim()) throw new NotInSharedModeError({ command: options.command ?? "this command" });
   // Background work (create: false) makes no folder above the home's own: a home deleted under it stays deleted.
-  if (options.create === false) ensureDirIn(paths.sessions);
-  else {
-    ensureDir(paths.home);
-    ensureDir(paths.sessions);
-  }
+  if (options.create !== false) ensureDir(paths.home);
+  ensureOwnDir(paths.sessions, MOVE_IN_PLACE);
   const db = openDatabase(paths.db, { shortLived: options.shortLived, create: options.create });
   const ctx = { paths, config, db, now: options.now ?? nowNs, env };
   // An rm-message a crash interrupted is finished now; the removal code loads only then.

@@ -1,15 +1,16 @@
-// Files memvoy appends to in place (lock files, the daemon log) are opened without following a symbolic link:
-// a link planted there would make memvoy write to, or truncate, a file outside the home.
-import { constants, openSync } from "node:fs";
+// Files memvoy appends to in place (lock files, the daemon log) are opened without following a symbolic link,
+// and the archive, its WAL, the vector store and sessions/ are refused as links before they are opened: a link
+// planted there would make memvoy read, write to or truncate files outside the home.
+import { constants, lstatSync, mkdirSync, openSync, type Stats } from "node:fs";
 import { namedError } from "./errors.ts";
-import { FILE_MODE } from "./atomic-write.ts";
+import { DIR_MODE, FILE_MODE } from "./atomic-write.ts";
 
 /** A file memvoy keeps in its home is a symbolic link: refused, never followed. */
-export const HomeLinkRefusedError = namedError<{ path: string }>(
+export const HomeLinkRefusedError = namedError<{ path: string; fix?: string }>(
   "HomeLinkRefusedError",
   "input",
   (d) =>
-    `${d.path} is a symbolic link; memvoy never follows a link for its own files, and nothing was changed. Remove the link (memvoy creates the file again)`,
+    `${d.path} is a symbolic link; memvoy never follows a link for its own files, and nothing was changed. ${d.fix ?? "Remove the link (memvoy creates the file again)"}`,
 );
 export type HomeLinkRefusedError = InstanceType<typeof HomeLinkRefusedError>;
 
@@ -22,5 +23,38 @@ export function openAppendNoFollow(path: string): number {
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === "ELOOP") throw new HomeLinkRefusedError({ path }, { cause: err });
     throw err;
+  }
+}
+
+/** What to do about a link at a file or folder that holds data: the home or .store may be the link instead. */
+export const MOVE_IN_PLACE = "Put what it points to in its place (the home or its .store folder may be a link)";
+
+/**
+ * lstat `path` and throw HomeLinkRefusedError (with `fix`, the advice) when it is a symbolic link. Returns what
+ * lstat found; undefined when nothing is there (or a file is where a folder above it belongs).
+ */
+export function refuseLink(path: string, fix?: string): Stats | undefined {
+  let st: Stats | undefined;
+  try {
+    st = lstatSync(path, { throwIfNoEntry: false });
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === "ENOTDIR") return undefined;
+    throw err;
+  }
+  if (st?.isSymbolicLink()) throw new HomeLinkRefusedError(fix === undefined ? { path } : { path, fix });
+  return st;
+}
+
+/**
+ * Create the folder `path` in its parent (which must exist) unless it is there. A link there is refused; a file
+ * there fails with EEXIST from mkdir, which describeError names as a file where memvoy keeps a folder.
+ */
+export function ensureOwnDir(path: string, fix?: string): void {
+  if (refuseLink(path, fix)?.isDirectory()) return;
+  try {
+    mkdirSync(path, { mode: DIR_MODE });
+  } catch (err) {
+    // Made by another process meanwhile: fine. A file (or a link made meanwhile) is not.
+    if ((err as NodeJS.ErrnoException).code !== "EEXIST" || !refuseLink(path, fix)?.isDirectory()) throw err;
   }
 }

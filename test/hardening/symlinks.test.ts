@@ -13,7 +13,7 @@ import {
   writeFileSync,
 } from "node:fs";
 import { join } from "node:path";
-import { cli, removeTempHomes, tempHome } from "../fixture/home.ts";
+import { cli, openTemp, removeTempHomes, tempHome } from "../fixture/home.ts";
 
 afterAll(removeTempHomes);
 
@@ -114,6 +114,87 @@ test("a lock file or daemon.log that is a link is refused (exit 2); the file it 
   }
   const all = await cli(["history", "s1", "--all", "--json"], { home });
   expect(JSON.parse(all.stdout).messages.map((m: { content: string }) => m.content)).toEqual(["hello"]);
+});
+
+/** A home holding `content` in session s1, written without a background embedding drain (none runs meanwhile). */
+function homeWith(content: string): string {
+  const { home, api } = openTemp({ drain: "off" });
+  api.add("s1", { role: "user", content });
+  api.close();
+  return home;
+}
+
+/** Every file under `dir` with its size and modification time: what a command must leave as it was. */
+function snapshot(dir: string): string[] {
+  return readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((e) => !e.isDirectory())
+    .map((e) => {
+      const st = lstatSync(join(e.parentPath, e.name));
+      return `${join(e.parentPath, e.name)} ${st.size} ${st.mtimeMs}`;
+    })
+    .sort();
+}
+
+test("a link at history.db, its WAL or SHM, or sessions/ is refused (exit 2) by reading and writing commands alike; what it points to is untouched", async () => {
+  const home = homeWith("hello");
+  const outside = tempHome("memvoy-outside-");
+  const db = join(home, ".store", "history.db");
+  const sessions = join(home, "sessions");
+  for (const [path, kind] of [
+    [db, "moved"],
+    [`${db}-wal`, "victim"],
+    [`${db}-shm`, "victim"],
+    [sessions, "moved"],
+  ] as const) {
+    const target = join(outside, kind === "moved" ? "moved" : "notes.txt");
+    if (kind === "moved") renameSync(path, target);
+    else writeFileSync(target, "precious");
+    symlinkSync(target, path);
+    const before = snapshot(outside);
+    for (const args of [
+      ["add", "s1", "--role", "user", "--content", "x"],
+      ["search", "hello"],
+      ["sessions"],
+      ["doctor"],
+    ]) {
+      const r = await cli(args, { home });
+      expect({ path, args, code: r.code }).toEqual({ path, args, code: 2 });
+      expect(r.stderr.trim()).toStartWith(`memvoy: ${path} is a symbolic link; memvoy never follows a link`);
+    }
+    expect(snapshot(outside)).toEqual(before);
+    rmSync(path);
+    if (kind === "moved") renameSync(target, path);
+    else rmSync(target);
+  }
+  const all = await cli(["history", "s1", "--all", "--json"], { home });
+  expect(JSON.parse(all.stdout).messages.map((m: { content: string }) => m.content)).toEqual(["hello"]);
+});
+
+test("a link at .store/lance, at a vector table's folder or at a folder in a table is refused (exit 2) by semantic search and reindex", async () => {
+  const home = homeWith("the deploy failed");
+  const outside = tempHome("memvoy-outside-");
+  expect((await cli(["reindex", "--quiet"], { home })).code).toBe(0);
+  const lance = join(home, ".store", "lance");
+  const table = join(lance, readdirSync(lance).find((n) => n.startsWith("messages_"))!);
+  for (const path of [lance, table, join(table, "_versions")]) {
+    const target = join(outside, "moved");
+    renameSync(path, target);
+    symlinkSync(target, path);
+    const before = snapshot(outside);
+    for (const args of [
+      ["search", "deploy", "--match", "semantic"],
+      ["reindex", "--quiet"],
+    ]) {
+      const r = await cli(args, { home });
+      expect({ path, args, code: r.code }).toEqual({ path, args, code: 2 });
+      expect(r.stderr.trim()).toStartWith(`memvoy: ${path} is a symbolic link; memvoy never follows a link`);
+    }
+    expect(snapshot(outside)).toEqual(before);
+    rmSync(path);
+    renameSync(target, path);
+  }
+  const r = await cli(["search", "deploy", "--match", "semantic", "--json"], { home });
+  expect(JSON.parse(r.stdout).hits).toHaveLength(1);
 });
 
 test("reset on a corrupt history.json refuses with exit 2 and points to doctor --repair; nothing is deleted", async () => {

@@ -9,6 +9,7 @@ import type { VectorLocation } from "../ports/vector-location.ts";
 import { describeLocation } from "../ports/vector-location.ts";
 import { loadLanceDb } from "./load-lancedb.ts";
 import { privatizeTree } from "./private-modes.ts";
+import { refuseLinkedTables } from "./linked-tables.ts";
 
 export interface StoreConnection {
   conn: Connection;
@@ -61,6 +62,7 @@ export async function connectStore(where: VectorLocation | string): Promise<Stor
   const reason = (err: unknown) =>
     location.kind === "local" ? errorMessage(err) : redactSecrets(briefly(errorMessage(err)), secrets).text;
   const label = describeLocation(location);
+  if (location.kind === "local") refuseLinkedTables(location.dir); // thrown as it is: exit 2, not a store failure
   try {
     if (location.kind === "local") {
       // LanceDB creates what is inside with the process umask; the folder itself is ours, and private. It and

@@ -4,6 +4,7 @@ import type { Table } from "@lancedb/lancedb";
 import { errorMessage, namedError } from "../../shared/errors.ts";
 import type { ErrorVector, ErrorVectorHit, ErrorVectors } from "../ports/vector-port.ts";
 import type { VectorLocation } from "../ports/vector-location.ts";
+import { HomeLinkRefusedError } from "../../shared/no-follow.ts";
 import { ConnectedStore, connectStore, locationLabel, openIfExists } from "./connect-store.ts";
 import { loadLanceDb } from "./load-lancedb.ts";
 import { EMBEDDER_KEY, embedderTableName, embedderTables, type TableInfo } from "./embedder-tables.ts";
@@ -76,6 +77,7 @@ export class ErrorVectorStore extends ConnectedStore implements ErrorVectors {
     try {
       return new ErrorVectorStore(await connectStore(where));
     } catch (err) {
+      if (err instanceof HomeLinkRefusedError) throw err;
       throw new ErrorVectorStoreError(
         { op: "open", dir: locationLabel(where), reason: errorMessage(err) },
         { cause: err },

@@ -4,6 +4,7 @@ import type { Table } from "@lancedb/lancedb";
 import { errorMessage, namedError } from "../../shared/errors.ts";
 import type { MessageVectors } from "../ports/vector-port.ts";
 import type { VectorLocation } from "../ports/vector-location.ts";
+import { HomeLinkRefusedError } from "../../shared/no-follow.ts";
 import { ConnectedStore, connectStore, locationLabel, openIfExists } from "./connect-store.ts";
 import { loadLanceDb } from "./load-lancedb.ts";
 import { VectorTable } from "./vector-table.ts";
@@ -32,6 +33,7 @@ export class VectorStore extends ConnectedStore implements MessageVectors {
     try {
       return new VectorStore(await connectStore(where));
     } catch (err) {
+      if (err instanceof HomeLinkRefusedError) throw err;
       throw new VectorStoreError({ op: "open", dir: locationLabel(where), reason: errorMessage(err) }, { cause: err });
     }
   }

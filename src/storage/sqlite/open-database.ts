@@ -1,10 +1,11 @@
 // Open .store/history.db: WAL, busy timeout, bigint integers, migrations to the current schema version.
 import { Database } from "bun:sqlite";
 import { basename, dirname } from "node:path";
-import { accessSync, chmodSync, constants, existsSync } from "node:fs";
+import { accessSync, chmodSync, constants } from "node:fs";
 import { ensureDir, FILE_MODE } from "../../shared/atomic-write.ts";
 import { skipRecentTextCache } from "./recent-text-cache.ts";
 import { namedError } from "../../shared/errors.ts";
+import { MOVE_IN_PLACE, refuseLink } from "../../shared/no-follow.ts";
 import { SCHEMA_VERSION } from "./migrations/schema-version.ts";
 import { asNoSpace } from "./no-space.ts";
 import { BrokenDatabaseError, isBrokenDatabase } from "./broken-database.ts";
@@ -68,7 +69,7 @@ function folderUnwritable(dir: string): "read-only" | "permission" | undefined {
 }
 
 function open(path: string, options: OpenDatabaseOptions): Database {
-  const fresh = path !== ":memory:" && !existsSync(path);
+  const fresh = path !== ":memory:" && !existsUnlinked(path);
   if (path !== ":memory:" && options.create !== false) ensureDir(dirname(path));
   const db = new Database(path, {
     create: !options.readonly && options.create !== false,
@@ -88,6 +89,17 @@ function open(path: string, options: OpenDatabaseOptions): Database {
   if (!options.shortLived) db.run("PRAGMA cache_size = -65536");
   else skipRecentTextCache(db);
   return db;
+}
+
+/**
+ * Whether the database file exists; a symbolic link at it, its WAL or its shared-memory file is refused
+ * (HomeLinkRefusedError): SQLite opens a linked database where the link points, and fails on a linked WAL.
+ */
+function existsUnlinked(path: string): boolean {
+  const exists = refuseLink(path, MOVE_IN_PLACE) !== undefined;
+  refuseLink(`${path}-wal`);
+  refuseLink(`${path}-shm`);
+  return exists;
 }
 
 /**
