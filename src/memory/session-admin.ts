@@ -30,8 +30,10 @@ export const UnknownSessionError = namedError<{ session: string; home: string }>
 );
 export type UnknownSessionError = InstanceType<typeof UnknownSessionError>;
 
+/** A folder (or a link, which the commands reading it refuse) at sessions/<id>, or the archive's row: a stray file is none. */
 export function sessionExists(ctx: MemoryContext, session: string): boolean {
-  return existsSync(ctx.paths.session(session)) || getSessionRow(ctx.db, session) !== undefined;
+  const st = lstatSync(ctx.paths.session(session), { throwIfNoEntry: false });
+  return (st !== undefined && !st.isFile()) || getSessionRow(ctx.db, session) !== undefined;
 }
 
 function requireSession(ctx: MemoryContext, session: string): void {

@@ -2,7 +2,7 @@
 // (history.json): the command names the path in the way, instead of a bare ENOTDIR / EEXIST / EISDIR; and a
 // write that failed on such a session does not stop the writes to the others.
 import { afterAll, expect, test } from "bun:test";
-import { mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { cli, removeTempHomes, tempHome } from "../fixture/home.ts";
 
@@ -51,4 +51,33 @@ test("a write that failed on a session with a file in the way does not stop late
   expect((await cli(add("s2", "third"), { home })).code).toBe(0);
   const s1 = JSON.parse((await cli(["history", "s1", "--json"], { home })).stdout).messages;
   expect(s1.map((m: { content: string }) => m.content)).toEqual(["first", "second"]);
+});
+
+test("a stray file at sessions/<id> is named by every command on that session, never read as an empty session nor deleted", async () => {
+  const home = tempHome();
+  expect((await cli(add("s1"), { home })).code).toBe(0);
+  const stray = join(home, "sessions", "notes.txt");
+  writeFileSync(stray, "my own notes");
+  for (const args of [
+    ["history", "notes.txt"],
+    ["history", "notes.txt", "--all"],
+    ["context", "notes.txt"],
+    ["rm", "notes.txt"],
+  ]) {
+    const r = await cli(args, { home });
+    expect({ args, code: r.code, stderr: r.stderr.trim() }).toEqual({
+      args,
+      code: 1,
+      stderr: `memvoy: ${stray} is a file where memvoy keeps a folder: move it aside`,
+    });
+  }
+  for (const args of [
+    ["export", "notes.txt"],
+    ["search", "hello", "--session", "notes.txt"],
+  ]) {
+    const r = await cli(args, { home });
+    expect({ args, code: r.code }).toEqual({ args, code: 2 });
+    expect(r.stderr).toContain('session "notes.txt"');
+  }
+  expect(readFileSync(stray, "utf8")).toBe("my own notes");
 });

@@ -1,7 +1,7 @@
 // Symbolic links inside a session are never followed: a session folder, history.json, summary.json, the
 // cursor, the summary lock or a temp file that is a link is refused before anything is read or written.
 // (The home, its parents, config.toml and .store may be links: those are set-up choices, not session data.)
-import { lstatSync } from "node:fs";
+import { lstatSync, type Stats } from "node:fs";
 import { join } from "node:path";
 import { namedError } from "../../shared/errors.ts";
 
@@ -14,25 +14,31 @@ export const SymlinkRefusedError = namedError<{ path: string }>(
 );
 export type SymlinkRefusedError = InstanceType<typeof SymlinkRefusedError>;
 
-/** Throw SymlinkRefusedError when `path` is a symbolic link (a missing path is fine). Returns whether it exists. */
-export function refuseSymlink(path: string): boolean {
-  let link: boolean | undefined;
+/** Throw SymlinkRefusedError when `path` is a symbolic link (a missing path is fine). Returns what lstat found. */
+function refuseSymlink(path: string): Stats | undefined {
+  let st: Stats | undefined;
   try {
-    link = lstatSync(path, { throwIfNoEntry: false })?.isSymbolicLink(); // a missing file is the usual case: no throw
+    st = lstatSync(path, { throwIfNoEntry: false }); // a missing file is the usual case: no throw
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === "ENOTDIR") return false;
+    if ((err as NodeJS.ErrnoException).code === "ENOTDIR") return undefined;
     throw err;
   }
-  if (link) throw new SymlinkRefusedError({ path });
-  return link !== undefined;
+  if (st?.isSymbolicLink()) throw new SymlinkRefusedError({ path });
+  return st;
 }
 
 /** The files memvoy keeps in a session folder. */
 export const SESSION_FILES = ["history.json", "summary.json", ".summary_cursor", ".summary.lock"] as const;
 
-/** Refuse a session whose folder, or any file memvoy keeps in it, is a symbolic link. Returns whether the folder exists. */
+/**
+ * Refuse a session whose folder, or any file memvoy keeps in it, is a symbolic link, and one whose folder is a
+ * file (ENOTDIR, which describeError names as a file where memvoy keeps a folder). Returns whether the folder exists.
+ */
 export function refuseSessionSymlinks(sessionDir: string): boolean {
-  if (!refuseSymlink(sessionDir)) return false;
+  const st = refuseSymlink(sessionDir);
+  if (!st) return false;
+  if (!st.isDirectory())
+    throw Object.assign(new Error(`ENOTDIR: not a folder, ${sessionDir}`), { code: "ENOTDIR", path: sessionDir });
   for (const name of SESSION_FILES) refuseSymlink(join(sessionDir, name));
   return true;
 }
