@@ -1,6 +1,7 @@
 // doctor: check every session's history.json against the archive; --repair moves a corrupt file aside
 // and rebuilds it from the archive (which holds every message) and re-adopts records the archive lacks; a file
-// that parses but repeats an id or holds another session's ids is rewritten in place (repairCorrupt).
+// that parses but repeats an id or holds another session's ids is rewritten in place (repairCorrupt). The home
+// outside the sessions (links, stray files in sessions/) is checked by doctor-home.ts.
 import { existsSync, renameSync } from "node:fs";
 import { nsToRfc3339 } from "../shared/time.ts";
 import {
@@ -25,12 +26,10 @@ import { listSome, reconcileHistory, toRecord, type Reconciled } from "./history
 import type { MemoryContext } from "./memory-context.ts";
 import { sessionDirs } from "./session-admin.ts";
 import { adoptHistory } from "./write-path.ts";
+import type { DoctorFinding } from "./doctor-finding.ts";
+import { checkHome } from "./doctor-home.ts";
 
-export interface DoctorFinding {
-  session?: string;
-  problem: string;
-  repaired?: string;
-}
+export type { DoctorFinding };
 
 export interface DoctorReport {
   home: string;
@@ -55,8 +54,11 @@ export function runDoctor(ctx: MemoryContext, repair: boolean): DoctorReport {
       path: ctx.paths.db,
       detail: `the integrity check failed: ${integrity.slice(0, 3).join("; ")}`,
     });
+  const home = checkHome(ctx, repair);
+  findings.push(...home.findings);
   const ids = new Set([...sessionDirs(ctx), ...listSessionRows(ctx.db).map((r) => r.id)]);
-  for (const session of [...ids].sort()) findings.push(...checkSession(ctx, session, repair));
+  for (const session of [...ids].sort())
+    if (!home.blocked.has(session)) findings.push(...checkSession(ctx, session, repair));
   const ok = findings.every((f) => f.repaired !== undefined);
   return { home: ctx.paths.home, sessions: ids.size, findings, ok };
 }

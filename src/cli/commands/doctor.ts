@@ -29,6 +29,12 @@ rewritten in place instead: the first record of a repeated id is kept (the other
 are named as dropped), and copied records get new ids in this session. Exit code
 1 when a problem is left unrepaired.
 
+doctor also names a symbolic link where memvoy keeps a lock file, a log or the
+vector store (every command refuses to follow it), and a file or link in
+sessions/ named like a session (commands on that session fail). --repair removes
+a linked lock file or log (the link only: memvoy creates the file again) and
+moves such a file out of sessions/, to <home>/NAME.stray-TIME.
+
 A broken history.db (truncated, garbled, a wrong header) is named with what is
 wrong, what SQLite can still read and what a rebuild would lose. --repair then
 asks (or --yes skips the question), moves the broken files aside
@@ -67,14 +73,14 @@ export function run(argv: readonly string[]): Promise<number> {
     const home = str(p, "home");
     if (sharedArchiveUrl({ home }) !== undefined) {
       const r = await sharedDoctor({ home, repair: bool(p, "repair"), migrate: bool(p, "migrate") });
-      return check(r, bool(p, "json"));
+      return check(r, bool(p, "json"), undefined, bool(p, "repair"));
     }
     try {
       return await using(openFromFlags(p, "doctor"), async (api) => {
         if (bool(p, "migrate") && !(await migrate(api, bool(p, "json")))) return 130;
         // The check first: it finds a damaged database (and rescues it) before the upgrade's counts read it.
         const report = api.doctor({ repair: bool(p, "repair") });
-        return check(report, bool(p, "json"), api.indexUpgrade());
+        return check(report, bool(p, "json"), api.indexUpgrade(), bool(p, "repair"));
       });
     } catch (err) {
       if (!(err instanceof BrokenDatabaseError)) throw err;
@@ -86,7 +92,12 @@ export function run(argv: readonly string[]): Promise<number> {
 /** The share of the index upgrade done, in whole percent. */
 const upgradeDone = (s: IndexUpgradeState) => (s.done ? 100 : percentDone(s.copied, s.total));
 
-function check(r: DoctorReport | SharedDoctorReport, json: boolean, upgrade?: IndexUpgradeState): number {
+function check(
+  r: DoctorReport | SharedDoctorReport,
+  json: boolean,
+  upgrade?: IndexUpgradeState,
+  repaired = false,
+): number {
   // The upgrade is not a problem: searches use the current index until it is complete.
   const index = upgrade && { upgraded: upgrade.done, percentDone: upgradeDone(upgrade) };
   if (json) printJson(index ? { ...r, keywordIndex: index } : r);
@@ -106,7 +117,9 @@ function check(r: DoctorReport | SharedDoctorReport, json: boolean, upgrade?: In
           ? "all problems repaired"
           : "shared" in r && !r.shared.archive.reachable
             ? "problems found; nothing can be repaired while the shared archive cannot be reached"
-            : "problems found; run memvoy doctor --repair",
+            : repaired
+              ? "problems left that --repair does not change; each says what to do"
+              : "problems found; run memvoy doctor --repair",
     );
   }
   return r.ok ? 0 : 1;

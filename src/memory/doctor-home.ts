@@ -1,0 +1,87 @@
+// doctor's checks of the home outside the sessions: a symbolic link where memvoy keeps a lock file, its logs or
+// the vector store (refused by every command that opens them), and an entry of sessions/ named like a session
+// that is no folder (a file blocks that session; a link is never followed). --repair removes a linked lock file
+// or log (the link only: memvoy creates the file again) and moves a stray file out of sessions/.
+import { lstatSync, renameSync, rmSync } from "node:fs";
+import { join } from "node:path";
+import { dirEntries } from "../shared/dir-entries.ts";
+import { HomeLinkRefusedError } from "../shared/no-follow.ts";
+import { isSessionId } from "../shared/session-id.ts";
+import { nsToRfc3339 } from "../shared/time.ts";
+import { refuseLinkedTables } from "../storage/lance/linked-tables.ts";
+import type { DoctorFinding } from "./doctor-finding.ts";
+import type { MemoryContext } from "./memory-context.ts";
+
+/** The files memvoy appends to or locks in place, relative to the home (see no-follow.ts). */
+const IN_PLACE_FILES = [
+  ".store/write.lock",
+  ".store/embed.lock",
+  ".store/llm-budget.lock",
+  "daemon.lock",
+  "daemon.log",
+  "tui.log",
+] as const;
+
+export interface HomeCheck {
+  findings: DoctorFinding[];
+  /** Entries of sessions/ that are no folder and are still there: their sessions are not checked further. */
+  blocked: Set<string>;
+}
+
+export function checkHome(ctx: MemoryContext, repair: boolean): HomeCheck {
+  const findings = [...linkedFiles(ctx, repair), ...linkedVectors(ctx)];
+  const blocked = new Set<string>();
+  for (const e of dirEntries(ctx.paths.sessions)) {
+    if (e.isDirectory() || !isSessionId(e.name)) continue; // .DS_Store and other hidden names are no session
+    const path = ctx.paths.session(e.name);
+    if (e.isSymbolicLink()) {
+      blocked.add(e.name);
+      findings.push({
+        session: e.name,
+        problem: `${path} is a symbolic link: memvoy does not follow it; replace it with the real folder`,
+      });
+      continue;
+    }
+    const f: DoctorFinding = {
+      session: e.name,
+      problem: `${path} is a file where memvoy keeps the session's folder: commands on session ${e.name} fail`,
+    };
+    if (repair) {
+      const aside = join(ctx.paths.home, `${e.name}.stray-${nsToRfc3339(ctx.now()).replace(/[:.]/g, "")}`);
+      renameSync(path, aside);
+      f.repaired = `moved it to ${aside}`;
+    } else blocked.add(e.name);
+    findings.push(f);
+  }
+  return { findings, blocked };
+}
+
+function linkedFiles(ctx: MemoryContext, repair: boolean): DoctorFinding[] {
+  const out: DoctorFinding[] = [];
+  for (const name of IN_PLACE_FILES) {
+    const path = join(ctx.paths.home, name);
+    if (!lstatSync(path, { throwIfNoEntry: false })?.isSymbolicLink()) continue;
+    const f: DoctorFinding = { problem: `${path} is a symbolic link: memvoy refuses to open it` };
+    if (repair) {
+      rmSync(path); // the link itself; what it points to is left alone
+      f.repaired = "removed the link (memvoy creates the file again; what it pointed to is untouched)";
+    }
+    out.push(f);
+  }
+  return out;
+}
+
+function linkedVectors(ctx: MemoryContext): DoctorFinding[] {
+  if (ctx.config.vectors.uri) return []; // the vectors are in an object store
+  try {
+    refuseLinkedTables(ctx.paths.lance);
+    return [];
+  } catch (err) {
+    if (!(err instanceof HomeLinkRefusedError)) throw err;
+    return [
+      {
+        problem: `${err.data.path} is a symbolic link: semantic search and embedding refuse it; put what it points to in its place`,
+      },
+    ];
+  }
+}

@@ -1,0 +1,79 @@
+// doctor looks at the home beyond the sessions' history.json: a symbolic link at a lock file, a log or the vector
+// store, and a file or link in sessions/ named like a session, are named (exit 1); --repair removes a linked lock
+// file or log (never what it points to) and moves a stray file out of sessions/, after which the session works.
+import { afterAll, expect, test } from "bun:test";
+import { lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { cli, openTemp, removeTempHomes, tempHome } from "../fixture/home.ts";
+
+afterAll(removeTempHomes);
+
+interface Report {
+  findings: { session?: string; problem: string; repaired?: string }[];
+  ok: boolean;
+}
+
+const doctor = async (home: string, ...flags: string[]) => {
+  const r = await cli(["doctor", "--json", ...flags], { home });
+  return { code: r.code, report: JSON.parse(r.stdout) as Report };
+};
+
+test("links at lock files, logs and the vector store, and stray entries in sessions/, are named; --repair fixes what it can", async () => {
+  const { home, api } = openTemp({ drain: "off" });
+  api.add("s1", { role: "user", content: "hello" });
+  api.add("s2", { role: "user", content: "kept in the archive" });
+  api.close();
+  const outside = tempHome("memvoy-outside-");
+  const victim = join(outside, "notes.txt");
+  writeFileSync(victim, "precious");
+  const sessions = join(home, "sessions");
+  rmSync(join(sessions, "s2"), { recursive: true });
+  writeFileSync(join(sessions, "s2"), "a file where s2's folder was");
+  writeFileSync(join(sessions, "notes.txt"), "my own notes");
+  writeFileSync(join(sessions, ".DS_Store"), "Finder's"); // no session id: not memvoy's business
+  symlinkSync(outside, join(sessions, "evil"));
+  for (const f of [".store/embed.lock", ".store/write.lock", "daemon.log"]) {
+    rmSync(join(home, f), { force: true });
+    symlinkSync(victim, join(home, f));
+  }
+  mkdirSync(join(home, ".store", "lance"));
+  symlinkSync(outside, join(home, ".store", "lance", "messages_x.lance"));
+
+  const before = await doctor(home);
+  expect(before.code).toBe(1);
+  const problems = before.report.findings.map((f) => `${f.session ?? "-"} ${f.problem}`);
+  for (const expected of [
+    `- ${join(home, ".store", "embed.lock")} is a symbolic link`,
+    `- ${join(home, ".store", "write.lock")} is a symbolic link`,
+    `- ${join(home, "daemon.log")} is a symbolic link`,
+    `- ${join(home, ".store", "lance", "messages_x.lance")} is a symbolic link`,
+    `s2 ${join(sessions, "s2")} is a file where memvoy keeps the session's folder`,
+    `notes.txt ${join(sessions, "notes.txt")} is a file where memvoy keeps the session's folder`,
+    `evil ${join(sessions, "evil")} is a symbolic link`,
+  ])
+    expect(problems.some((p) => p.startsWith(expected))).toBe(true);
+  expect(problems.some((p) => p.includes(".DS_Store"))).toBe(false);
+  expect(before.report.findings.every((f) => f.repaired === undefined)).toBe(true);
+
+  const repaired = await doctor(home, "--repair");
+  expect(repaired.code).toBe(1); // the links at the vector table and at sessions/evil are the user's to replace
+  expect(readFileSync(victim, "utf8")).toBe("precious");
+  for (const f of [".store/embed.lock", ".store/write.lock", "daemon.log"])
+    expect(lstatSync(join(home, f), { throwIfNoEntry: false })?.isSymbolicLink() ?? false).toBe(false);
+  const moved = readdirSync(home).filter((n) => n.includes(".stray-"));
+  expect(moved.map((n) => n.split(".stray-")[0]).sort()).toEqual(["notes.txt", "s2"]);
+  expect(readFileSync(join(home, moved.find((n) => n.startsWith("notes.txt"))!), "utf8")).toBe("my own notes");
+  expect(lstatSync(join(sessions, "evil")).isSymbolicLink()).toBe(true);
+  const h = await cli(["history", "s2", "--json"], { home });
+  expect(JSON.parse(h.stdout).messages.map((m: { content: string }) => m.content)).toEqual(["kept in the archive"]);
+
+  const after = await doctor(home);
+  expect(after.report.findings.map((f) => f.problem.split(" is ")[0])).toEqual([
+    join(home, ".store", "lance", "messages_x.lance"),
+    join(sessions, "evil"),
+  ]);
+  const text = await cli(["doctor", "--repair"], { home });
+  expect(text.stdout.trim().split("\n").at(-1)).toBe(
+    "problems left that --repair does not change; each says what to do",
+  );
+});
