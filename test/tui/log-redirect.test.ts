@@ -1,9 +1,10 @@
 // While the TUI runs, console.* and everything written to fd 2 (child processes and native code included)
 // go to the log file; restore() gives stderr back.
 import { afterAll, describe, expect, test } from "bun:test";
-import { readFileSync, writeFileSync } from "node:fs";
+import { readFileSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { removeTempHomes, repoRoot, tempHome } from "../fixture/home.ts";
+import { redirectLogs } from "../../src/tui/terminal/log-redirect.ts";
 import { processOutput } from "../fixture/process-output.ts";
 
 afterAll(removeTempHomes);
@@ -42,5 +43,21 @@ console.log("stdout after restore");
     ]) {
       expect(text).toContain(line);
     }
+  });
+
+  test("a tui.log that is a symbolic link is refused: the file it points to is neither emptied nor written", () => {
+    const dir = tempHome();
+    const victim = join(tempHome("memvoy-outside-"), "big.txt");
+    writeFileSync(victim, "x".repeat(2 * 1024 * 1024)); // over the size at which the log starts again
+    const log = join(dir, "tui.log");
+    symlinkSync(victim, log);
+    let thrown: unknown;
+    try {
+      redirectLogs(log).restore(); // taken: give the test runner its stderr back before failing
+    } catch (err) {
+      thrown = err;
+    }
+    expect(String(thrown)).toContain(`${log} is a symbolic link`);
+    expect(statSync(victim).size).toBe(2 * 1024 * 1024);
   });
 });

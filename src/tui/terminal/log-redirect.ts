@@ -1,7 +1,8 @@
 // While the TUI owns the terminal, console.* and anything written to fd 2 (including native libraries'
 // own stderr logging) go to a log file instead of the screen. restore() puts everything back.
 import { dlopen, FFIType } from "bun:ffi";
-import { closeSync, openSync, statSync, truncateSync, writeSync } from "node:fs";
+import { closeSync, fstatSync, ftruncateSync, writeSync } from "node:fs";
+import { openAppendNoFollow } from "../../shared/no-follow.ts";
 import { format } from "node:util";
 
 const METHODS = ["log", "info", "warn", "error", "debug", "trace"] as const;
@@ -30,12 +31,9 @@ export interface LogRedirect {
 }
 
 export function redirectLogs(file: string): LogRedirect {
-  try {
-    if (statSync(file).size > MAX_LOG_BYTES) truncateSync(file, 0);
-  } catch {
-    // no log yet
-  }
-  const fd = openSync(file, "a", 0o600);
+  // Never through a symbolic link (HomeLinkRefusedError): the log would be appended to, or emptied, elsewhere.
+  const fd = openAppendNoFollow(file);
+  if (fstatSync(fd).size > MAX_LOG_BYTES) ftruncateSync(fd, 0);
   const write = (text: string) => {
     try {
       writeSync(fd, `${new Date().toISOString()} ${text}\n`);
