@@ -1,7 +1,7 @@
 // valibot schemas for input that crosses a boundary: messages given to add (flags, JSONL lines, library).
 import * as v from "valibot";
 import { parseTimeOrThrow } from "../shared/time.ts";
-import { checkNewMessage, InvalidMessageError, type NewMessage } from "../memory/message-input.ts";
+import { checkNewMessage, checkRepeatedKeys, InvalidMessageError, type NewMessage } from "../memory/message-input.ts";
 import { issueFacts } from "../shared/schema-issues.ts";
 
 const WireMessage = v.strictObject({
@@ -28,6 +28,7 @@ export function toNewMessage(raw: unknown, where: string): NewMessage {
 /** Parse JSONL (one message per line, blank lines ignored). Any bad line rejects the whole batch. */
 export function parseJsonl(text: string, maxMessageBytes: number, lineNumbers?: number[]): NewMessage[] {
   const out: NewMessage[] = [];
+  const lineOf = lineNumbers ?? []; // each message's line
   const lines = text.split("\n");
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i]!.trim();
@@ -50,7 +51,8 @@ export function parseJsonl(text: string, maxMessageBytes: number, lineNumbers?: 
     const m = toNewMessage(raw, `stdin line ${i + 1}`);
     checkNewMessage(m, maxMessageBytes, `stdin line ${i + 1}`);
     out.push(m);
-    lineNumbers?.push(i + 1);
+    lineOf.push(i + 1);
   }
+  checkRepeatedKeys(out, (i) => `stdin line ${lineOf[i]}`); // over the whole input, before any part is stored
   return out;
 }

@@ -37,6 +37,7 @@ export type MessageProblem = { where: string } & (
   | { problem: "sender" }
   | { problem: "send-at-range" }
   | { problem: "idempotency-key" }
+  | { problem: "key-reused"; key: string; first: string }
 );
 
 export const InvalidMessageError = namedError<MessageProblem>(
@@ -68,6 +69,8 @@ function messageProblem(d: MessageProblem): string {
       return `sendAt is out of range: use a time from ${TIME_RANGE_TEXT}`;
     case "idempotency-key":
       return `idempotencyKey must be text of 1 to ${MAX_IDEMPOTENCY_KEY_CHARS} characters`;
+    case "key-reused":
+      return `idempotencyKey ${JSON.stringify(d.key)} is also on ${d.first}, for another message; nothing was written (a key names one message)`;
   }
 }
 
@@ -107,4 +110,25 @@ export function checkNewMessage(m: NewMessage, maxBytes: number, where = "messag
   ) {
     throw new InvalidMessageError({ where, problem: "idempotency-key" });
   }
+}
+
+/**
+ * A batch that gives one idempotency key twice must give the same message twice (a repeated line, stored once):
+ * a second message under the key (other text, role, sender or time) would be dropped unseen, so it is refused
+ * and nothing of the batch is written. `where` names a message by its index ("stdin line 3").
+ */
+export function checkRepeatedKeys(inputs: readonly NewMessage[], where: (i: number) => string): void {
+  const first = new Map<string, number>();
+  inputs.forEach((m, i) => {
+    const key = m.idempotencyKey;
+    if (key === undefined) return;
+    const j = first.get(key);
+    if (j === undefined) first.set(key, i);
+    else if (!sameMessage(inputs[j]!, m))
+      throw new InvalidMessageError({ where: where(i), problem: "key-reused", key, first: where(j) });
+  });
+}
+
+function sameMessage(a: NewMessage, b: NewMessage): boolean {
+  return a.role === b.role && a.content === b.content && (a.sender || "") === (b.sender || "") && a.sendAt === b.sendAt;
 }

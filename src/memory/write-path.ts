@@ -30,7 +30,7 @@ import { compactionPlan } from "./compaction.ts";
 import { reconcileHistory, type Reconciled } from "./history-reconcile.ts";
 import { withHomeLock } from "./home-lock.ts";
 import type { MemoryContext } from "./memory-context.ts";
-import { checkNewMessage, REMOVED_ID, type NewMessage } from "./message-input.ts";
+import { checkNewMessage, checkRepeatedKeys, REMOVED_ID, type NewMessage } from "./message-input.ts";
 
 export interface AppendResult {
   ids: string[];
@@ -51,9 +51,9 @@ export interface AppendResult {
 
 export function appendMessages(ctx: MemoryContext, session: string, inputs: readonly NewMessage[]): AppendResult {
   assertSessionId(session);
-  inputs.forEach((m, i) =>
-    checkNewMessage(m, ctx.config.limits.max_message_bytes, inputs.length > 1 ? `message ${i + 1}` : "message"),
-  );
+  const where = (i: number) => (inputs.length > 1 ? `message ${i + 1}` : "message");
+  inputs.forEach((m, i) => checkNewMessage(m, ctx.config.limits.max_message_bytes, where(i)));
+  checkRepeatedKeys(inputs, where);
   if (inputs.length === 0) return { ids: [], compacted: 0, adopted: 0, duplicates: 0, removed: 0 };
   const r = appendRecords(ctx, session, () => recordsOfInputs(ctx, session, inputs));
   const removed = r.ids.filter((id) => id === REMOVED_ID).length;

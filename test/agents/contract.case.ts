@@ -69,6 +69,20 @@ export function contractCases(name: string, open: () => Promise<Implementation>)
       await api.rm("retries");
     });
 
+    test("add giving one idempotency key to two different messages refuses the batch and stores none of it", async () => {
+      const message = await refused(
+        api.add("key-reused", [
+          { role: "user", content: "the first question", idempotencyKey: "turn-1" },
+          { role: "assistant", content: "an answer" },
+          { role: "user", content: "another question", idempotencyKey: "turn-1" },
+        ]),
+      );
+      expect(message).toBe(
+        'message 3: idempotencyKey "turn-1" is also on message 1, for another message; nothing was written (a key names one message)',
+      );
+      await refused(api.history("key-reused"));
+    });
+
     test('add with the key of a removed message: not stored again, counted as removed, its id ""', async () => {
       const first = await api.add("removed-keys", { role: "user", content: "a secret", idempotencyKey: "k1" });
       await api.rmMessage(first.ids[0]!);

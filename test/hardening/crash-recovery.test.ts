@@ -156,8 +156,8 @@ test("add on the command line: a removed key is reported as removed, counts neve
   expect(again.stderr).toBe(
     "memvoy: add: t: not stored again: a message with this idempotency key was removed earlier\n",
   );
-  const lines = ["k1", "k2", "k2", "k3"].map((k, i) =>
-    JSON.stringify({ role: "user", content: `m${i}`, idempotencyKey: k }),
+  const lines = ["k1", "k2", "k2", "k3"].map((k) =>
+    JSON.stringify({ role: "user", content: `m-${k}`, idempotencyKey: k }),
   );
   const batch = JSON.parse((await cli(["add", "b", "--json"], { home, stdin: lines.join("\n") })).stdout);
   const k1 = batch.ids[0];

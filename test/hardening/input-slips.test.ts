@@ -119,3 +119,26 @@ test("search -- -x finds text that starts with a dash; search -x says how", asyn
   const help = await cli(["search", "--help"]);
   expect(help.stdout).toContain("--");
 });
+
+test("a JSONL batch giving one idempotency key to two different lines is refused with exit 2 naming both; a repeated line is stored once", async () => {
+  const home = tempHome();
+  const line = (content: string, key?: string) =>
+    JSON.stringify({ role: "user", content, ...(key ? { idempotencyKey: key } : {}) });
+  const bad = await cli(["add", "s1"], {
+    home,
+    stdin: [line("first", "k1"), line("no key"), "", line("second, different", "k1")].join("\n"),
+  });
+  expect(bad.code).toBe(2);
+  expect(bad.stderr.trim()).toBe(
+    'memvoy: stdin line 4: idempotencyKey "k1" is also on stdin line 1, for another message; nothing was written (a key names one message)',
+  );
+  expect(existsSync(join(home, "sessions", "s1"))).toBe(false);
+  const same = await cli(["add", "s1", "--json"], {
+    home,
+    stdin: [line("first", "k1"), line("first", "k1")].join("\n"),
+  });
+  expect(same.code).toBe(0);
+  const r = JSON.parse(same.stdout);
+  expect(r.ids[0]).toBe(r.ids[1]);
+  expect(r.duplicates).toBe(1);
+});

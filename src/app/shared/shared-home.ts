@@ -8,7 +8,7 @@ import { NS_PER_SEC } from "../../shared/time.ts";
 import { isEmptyFilter, resolveFilter } from "../../shared/time-filter.ts";
 import { compactionPlan } from "../../memory/compaction.ts";
 import { InvalidLastError, MAX_LAST, type HistoryOptions } from "../../memory/history-view.ts";
-import { checkNewMessage, REMOVED_ID } from "../../memory/message-input.ts";
+import { checkNewMessage, checkRepeatedKeys, REMOVED_ID } from "../../memory/message-input.ts";
 import type { AppendResult } from "../../memory/write-path.ts";
 import { UnknownMessageError, type Around } from "../../memory/message-lookup.ts";
 import type { ReindexOptions, ReindexReport } from "../../memory/embedding/reindex.ts";
@@ -132,6 +132,7 @@ export class SharedHome {
     const where = (i: number) => (list.length > 1 ? `message ${i + 1}` : "message");
     const inputs = list.map((m, i) => toNewMessage(m, where(i)));
     inputs.forEach((m, i) => checkNewMessage(m, this.ctx.config.limits.max_message_bytes, where(i)));
+    checkRepeatedKeys(inputs, where);
     if (inputs.length === 0) return { ids: [], duplicates: 0, removed: 0, compacted: 0 };
     const { archive } = this.ctx;
     return this.#locked(session, async () => {

@@ -29,6 +29,8 @@ were stored and where to resume.
 
 A message whose idempotency key belonged to a message removed since (rm-message, reset, rm) is not
 stored again: it is counted in "removed", and its entry in "ids" is "" (one entry per message given).
+Within one batch a key names one message: a line repeated as it is is stored once, and two different
+messages under one key refuse the batch (exit code 2, naming both lines; nothing is written).
 `;
 
 /** Lines stored in one all-or-nothing step. */
