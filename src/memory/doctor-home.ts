@@ -1,7 +1,7 @@
 // doctor's checks of the home outside the sessions: a symbolic link where memvoy keeps a lock file, its logs or
 // the vector store (refused by every command that opens them), and an entry of sessions/ named like a session
-// that is no folder (a file blocks that session; a link is never followed). --repair removes a linked lock file
-// or log (the link only: memvoy creates the file again) and moves a stray file out of sessions/.
+// that is no folder (a file blocks that session; a link is never followed). --repair removes a linked lock file,
+// log or cache (the link only: memvoy creates it again) and moves a stray file out of sessions/.
 import { lstatSync, renameSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { dirEntries } from "../shared/dir-entries.ts";
@@ -12,11 +12,15 @@ import { refuseLinkedTables } from "../storage/lance/linked-tables.ts";
 import type { DoctorFinding } from "./doctor-finding.ts";
 import type { MemoryContext } from "./memory-context.ts";
 
-/** The files memvoy appends to or locks in place, relative to the home (see no-follow.ts). */
-const IN_PLACE_FILES = [
+/**
+ * What memvoy creates again when it is missing, relative to the home: the files it locks or appends to in place
+ * (refused as links, see no-follow.ts) and the relevance cache (not used as a link).
+ */
+const RECREATED = [
   ".store/write.lock",
   ".store/embed.lock",
   ".store/llm-budget.lock",
+  ".store/relevance",
   "daemon.lock",
   "daemon.log",
   "tui.log",
@@ -58,13 +62,13 @@ export function checkHome(ctx: MemoryContext, repair: boolean): HomeCheck {
 
 function linkedFiles(ctx: MemoryContext, repair: boolean): DoctorFinding[] {
   const out: DoctorFinding[] = [];
-  for (const name of IN_PLACE_FILES) {
+  for (const name of RECREATED) {
     const path = join(ctx.paths.home, name);
     if (!lstatSync(path, { throwIfNoEntry: false })?.isSymbolicLink()) continue;
-    const f: DoctorFinding = { problem: `${path} is a symbolic link: memvoy refuses to open it` };
+    const f: DoctorFinding = { problem: `${path} is a symbolic link: memvoy does not follow it` };
     if (repair) {
       rmSync(path); // the link itself; what it points to is left alone
-      f.repaired = "removed the link (memvoy creates the file again; what it pointed to is untouched)";
+      f.repaired = "removed the link (memvoy creates it again; what it pointed to is untouched)";
     }
     out.push(f);
   }

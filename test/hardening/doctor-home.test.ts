@@ -36,6 +36,7 @@ test("links at lock files, logs and the vector store, and stray entries in sessi
     rmSync(join(home, f), { force: true });
     symlinkSync(victim, join(home, f));
   }
+  symlinkSync(outside, join(home, ".store", "relevance")); // a cache folder
   mkdirSync(join(home, ".store", "lance"));
   symlinkSync(outside, join(home, ".store", "lance", "messages_x.lance"));
 
@@ -46,6 +47,7 @@ test("links at lock files, logs and the vector store, and stray entries in sessi
     `- ${join(home, ".store", "embed.lock")} is a symbolic link`,
     `- ${join(home, ".store", "write.lock")} is a symbolic link`,
     `- ${join(home, "daemon.log")} is a symbolic link`,
+    `- ${join(home, ".store", "relevance")} is a symbolic link`,
     `- ${join(home, ".store", "lance", "messages_x.lance")} is a symbolic link`,
     `s2 ${join(sessions, "s2")} is a file where memvoy keeps the session's folder`,
     `notes.txt ${join(sessions, "notes.txt")} is a file where memvoy keeps the session's folder`,
@@ -58,7 +60,7 @@ test("links at lock files, logs and the vector store, and stray entries in sessi
   const repaired = await doctor(home, "--repair");
   expect(repaired.code).toBe(1); // the links at the vector table and at sessions/evil are the user's to replace
   expect(readFileSync(victim, "utf8")).toBe("precious");
-  for (const f of [".store/embed.lock", ".store/write.lock", "daemon.log"])
+  for (const f of [".store/embed.lock", ".store/write.lock", "daemon.log", ".store/relevance"])
     expect(lstatSync(join(home, f), { throwIfNoEntry: false })?.isSymbolicLink() ?? false).toBe(false);
   const moved = readdirSync(home).filter((n) => n.includes(".stray-"));
   expect(moved.map((n) => n.split(".stray-")[0]).sort()).toEqual(["notes.txt", "s2"]);

@@ -197,6 +197,20 @@ test("a link at .store/lance, at a vector table's folder or at a folder in a tab
   expect(JSON.parse(r.stdout).hits).toHaveLength(1);
 });
 
+test("a link at the relevance cache (.store/relevance) is not written through: semantic search keeps its sample in memory", async () => {
+  const home = homeWith("the deploy failed");
+  expect((await cli(["reindex", "--quiet"], { home })).code).toBe(0);
+  const cache = join(home, ".store", "relevance");
+  rmSync(cache, { recursive: true, force: true });
+  const outside = tempHome("memvoy-outside-");
+  symlinkSync(outside, cache);
+  const r = await cli(["search", "deploy", "--match", "semantic", "--json"], { home });
+  expect(r.code).toBe(0);
+  expect(JSON.parse(r.stdout).hits).toHaveLength(1);
+  expect(readdirSync(outside)).toEqual([]);
+  expect(lstatSync(cache).isSymbolicLink()).toBe(true);
+});
+
 test("reset on a corrupt history.json refuses with exit 2 and points to doctor --repair; nothing is deleted", async () => {
   const home = tempHome();
   await cli(["add", "s1", "--role", "user", "--content", "kept in the archive"], { home });

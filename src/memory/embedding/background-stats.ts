@@ -1,8 +1,9 @@
 // The background of the calibrated semantic score, kept per vector table and embedder in .store/relevance/:
 // sampled once on first need, re-sampled by upkeep and after a drain when the table changed enough, and read
 // by searches without sampling. File: one JSON header line (padded to 4 bytes), then the Float32 vectors.
-import { readFileSync, statSync } from "node:fs";
-import { join } from "node:path";
+// A cache: a symbolic link at the folder or a file is never followed (neither read nor written through).
+import { closeSync, constants, lstatSync, openSync, readFileSync, type Stats } from "node:fs";
+import { dirname, join } from "node:path";
 import type { Embedder } from "../../embed/embedder.ts";
 import { ensureDirIn, writeFileAtomic } from "../../shared/atomic-write.ts";
 import type { MessageVectorTable } from "../../storage/ports/vector-port.ts";
@@ -72,13 +73,28 @@ function encode(h: Header, vectors: readonly Float32Array[]): Uint8Array {
   return out;
 }
 
-/** The kept background at `path`, or undefined when absent, unreadable or not this embedder's. */
-export function readBackground(path: string, embedderId: string, dim: number): KeptBackground | undefined {
-  let buf: Buffer;
+/** The kept file at `path` as lstat sees it; undefined when absent, or when it or its folder is a link. */
+function keptFile(path: string): Stats | undefined {
   try {
-    buf = readFileSync(path);
+    const st = lstatSync(path, { throwIfNoEntry: false });
+    return st?.isFile() && !lstatSync(dirname(path)).isSymbolicLink() ? st : undefined;
   } catch {
     return undefined;
+  }
+}
+
+/** The kept background at `path`, or undefined when absent, unreadable, a link or not this embedder's. */
+export function readBackground(path: string, embedderId: string, dim: number): KeptBackground | undefined {
+  let buf: Buffer;
+  let fd: number | undefined;
+  try {
+    if (!keptFile(path)) return undefined;
+    fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW);
+    buf = readFileSync(fd);
+  } catch {
+    return undefined;
+  } finally {
+    if (fd !== undefined) closeSync(fd);
   }
   const nl = buf.indexOf(10);
   if (nl < 0 || (nl + 1) % 4 !== 0) return undefined;
@@ -117,8 +133,9 @@ export async function sampleBackground(
   };
   const path = backgroundFile(ctx, embedder.id);
   try {
-    ensureDirIn(join(ctx.paths.store, "relevance"));
-    writeFileAtomic(path, encode(header, vectors));
+    const dir = join(ctx.paths.store, "relevance");
+    ensureDirIn(dir);
+    if (!lstatSync(dir).isSymbolicLink()) writeFileAtomic(path, encode(header, vectors));
   } catch {
     // A read-only or full disk: this process keeps its sample in memory, the next one samples again.
   }
@@ -151,12 +168,8 @@ export class SearchBackground {
 
   private read(embedder: Embedder): KeptBackground | undefined {
     const path = backgroundFile(this.ctx, embedder.id);
-    let st: { mtimeMs: number; size: number };
-    try {
-      st = statSync(path);
-    } catch {
-      return this.#kept?.path === path && this.#kept.mtimeMs < 0 ? this.#kept.bg : undefined;
-    }
+    const st = keptFile(path);
+    if (!st) return this.#kept?.path === path && this.#kept.mtimeMs < 0 ? this.#kept.bg : undefined;
     const k = this.#kept;
     if (k && k.path === path && k.mtimeMs === st.mtimeMs && k.size === st.size) return k.bg;
     const bg = readBackground(path, embedder.id, embedder.dim);
@@ -167,12 +180,8 @@ export class SearchBackground {
   /** After sampling: the file just written (or, when it could not be written, the sample in memory). */
   private remember(embedderId: string, bg: KeptBackground): void {
     const path = backgroundFile(this.ctx, embedderId);
-    try {
-      const st = statSync(path);
-      this.#kept = { path, mtimeMs: st.mtimeMs, size: st.size, bg };
-    } catch {
-      this.#kept = { path, mtimeMs: -1, size: 0, bg };
-    }
+    const st = keptFile(path);
+    this.#kept = st ? { path, mtimeMs: st.mtimeMs, size: st.size, bg } : { path, mtimeMs: -1, size: 0, bg };
   }
 }
 
