@@ -28,6 +28,7 @@ import { sessionDirs } from "./session-admin.ts";
 import { adoptHistory } from "./write-path.ts";
 import type { DoctorFinding } from "./doctor-finding.ts";
 import { checkHome } from "./doctor-home.ts";
+import { summaryFindings } from "./doctor-summary.ts";
 
 export type { DoctorFinding };
 
@@ -72,7 +73,11 @@ function checkSession(ctx: MemoryContext, session: string, repair: boolean): Doc
   const dir = ctx.paths.session(session);
   // Under the writer lock every history.json temp file of another process is stale (see staleTempFiles).
   const remove = () => withHomeLock(ctx, () => removeStaleTempFiles(dir, { homeLocked: true }), session);
-  return [...tempFileFindings(dir, session, repair, remove), ...checkHistory(ctx, session, repair)];
+  return [
+    ...tempFileFindings(dir, session, repair, remove),
+    ...checkHistory(ctx, session, repair),
+    ...summaryFindings(ctx, session),
+  ];
 }
 
 /** A symbolic link met in a session folder (rethrows any other error). */

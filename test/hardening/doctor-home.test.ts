@@ -79,3 +79,17 @@ test("links at lock files, logs and the vector store, and stray entries in sessi
     "problems left that --repair does not change; each says what to do",
   );
 });
+
+test("an unreadable summary.json and a cursor holding no time are named, with what the next summary run does", async () => {
+  const { home, api } = openTemp({ drain: "off" });
+  api.add("s1", { role: "user", content: "hello" });
+  api.close();
+  writeFileSync(join(home, "sessions", "s1", "summary.json"), '{"summary": ');
+  writeFileSync(join(home, "sessions", "s1", ".summary_cursor"), "garbage");
+  const { code, report } = await doctor(home);
+  expect(code).toBe(1);
+  expect(report.findings.map((f) => `${f.session} ${f.problem}`)).toEqual([
+    "s1 summary.json is unreadable (not valid JSON): fix it by hand, or the next summary run moves it aside and summarizes from the first message",
+    's1 .summary_cursor holds no time ("garbage", not YYYY-MM-DD HH:MM:SS): the next summary run writes it again',
+  ]);
+});
