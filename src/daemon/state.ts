@@ -1,5 +1,5 @@
 // The daemon's state file (<home>/daemon.state.json): pid, start time and each job's last run, written atomically.
-import { readFileSync } from "node:fs";
+import { closeSync, constants, openSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { writeFileAtomic } from "../shared/atomic-write.ts";
 
@@ -77,12 +77,16 @@ export function writeState(home: string, state: DaemonState): void {
   writeFileAtomic(statePath(home), JSON.stringify(state, null, 2) + "\n");
 }
 
-/** The last state a daemon wrote for this home, or undefined (none, or unreadable). */
+/** The last state a daemon wrote for this home, or undefined (none, unreadable, or a link: never followed). */
 export function readState(home: string): DaemonState | undefined {
+  let fd: number | undefined;
   try {
-    const s = JSON.parse(readFileSync(statePath(home), "utf8")) as DaemonState;
+    fd = openSync(statePath(home), constants.O_RDONLY | constants.O_NOFOLLOW);
+    const s = JSON.parse(readFileSync(fd, "utf8")) as DaemonState;
     return typeof s.pid === "number" && s.jobs && typeof s.jobs === "object" ? s : undefined;
   } catch {
     return undefined;
+  } finally {
+    if (fd !== undefined) closeSync(fd);
   }
 }

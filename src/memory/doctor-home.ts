@@ -14,7 +14,7 @@ import type { MemoryContext } from "./memory-context.ts";
 
 /**
  * What memvoy creates again when it is missing, relative to the home: the files it locks or appends to in place
- * (refused as links, see no-follow.ts) and the relevance cache (not used as a link).
+ * (refused as links, see no-follow.ts), the relevance cache and the daemon's state (not used as links).
  */
 const RECREATED = [
   ".store/write.lock",
@@ -23,6 +23,7 @@ const RECREATED = [
   ".store/relevance",
   "daemon.lock",
   "daemon.log",
+  "daemon.state.json",
   "tui.log",
 ] as const;
 

@@ -224,3 +224,14 @@ test("reset on a corrupt history.json refuses with exit 2 and points to doctor -
   expect(JSON.parse(all.stdout).messages.map((m: { content: string }) => m.content)).toEqual(["kept in the archive"]);
   renameSync(file, `${file}.bad`);
 });
+
+test("daemon status never reads a daemon.state.json that is a link", async () => {
+  const home = homeWith("hello");
+  const forged = join(tempHome("memvoy-outside-"), "state.json");
+  const state = { pid: 4242, home, version: "0", startedAt: "2026-01-01T00:00:00Z", updatedAt: "2026-01-01T00:00:00Z" };
+  writeFileSync(forged, JSON.stringify({ ...state, status: "stopped", stoppedAt: null, jobs: {}, lastError: null }));
+  symlinkSync(forged, join(home, "daemon.state.json"));
+  const r = await cli(["daemon", "status", "--json"], { home });
+  expect(r.code).toBe(1); // not running
+  expect(JSON.parse(r.stdout)).toMatchObject({ running: false, pid: null, version: null });
+});
