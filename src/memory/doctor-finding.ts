@@ -3,4 +3,6 @@ export interface DoctorFinding {
   session?: string;
   problem: string;
   repaired?: string;
+  /** --repair does not change it: the problem says what to do. */
+  manual?: true;
 }

@@ -9,6 +9,7 @@ import { HomeLinkRefusedError } from "../shared/no-follow.ts";
 import { isSessionId } from "../shared/session-id.ts";
 import { nsToRfc3339 } from "../shared/time.ts";
 import { refuseLinkedTables } from "../storage/lance/linked-tables.ts";
+import { queuedCount, recentCount } from "../storage/sqlite/embed-queue-repo.ts";
 import type { DoctorFinding } from "./doctor-finding.ts";
 import type { MemoryContext } from "./memory-context.ts";
 
@@ -27,6 +28,9 @@ const RECREATED = [
   "tui.log",
 ] as const;
 
+/** How the message vector tables' folders start (tableNameFor in storage/lance/vector-store.ts). */
+const MESSAGE_TABLES = "messages_";
+
 export interface HomeCheck {
   findings: DoctorFinding[];
   /** Entries of sessions/ that are no folder and are still there: their sessions are not checked further. */
@@ -34,7 +38,7 @@ export interface HomeCheck {
 }
 
 export function checkHome(ctx: MemoryContext, repair: boolean): HomeCheck {
-  const findings = [...linkedFiles(ctx, repair), ...linkedVectors(ctx)];
+  const findings = [...linkedFiles(ctx, repair), ...vectorFindings(ctx)];
   const blocked = new Set<string>();
   for (const e of dirEntries(ctx.paths.sessions)) {
     if (e.isDirectory() || !isSessionId(e.name)) continue; // .DS_Store and other hidden names are no session
@@ -44,6 +48,7 @@ export function checkHome(ctx: MemoryContext, repair: boolean): HomeCheck {
       findings.push({
         session: e.name,
         problem: `${path} is a symbolic link: memvoy does not follow it; replace it with the real folder`,
+        manual: true,
       });
       continue;
     }
@@ -76,17 +81,28 @@ function linkedFiles(ctx: MemoryContext, repair: boolean): DoctorFinding[] {
   return out;
 }
 
-function linkedVectors(ctx: MemoryContext): DoctorFinding[] {
+/** A link in the local vector store, or a store without message vectors where the archive says some were made. */
+function vectorFindings(ctx: MemoryContext): DoctorFinding[] {
   if (ctx.config.vectors.uri) return []; // the vectors are in an object store
   try {
     refuseLinkedTables(ctx.paths.lance);
-    return [];
   } catch (err) {
     if (!(err instanceof HomeLinkRefusedError)) throw err;
     return [
       {
         problem: `${err.data.path} is a symbolic link: semantic search and embedding refuse it; put what it points to in its place`,
+        manual: true,
       },
     ];
   }
+  // Cheap, without LanceDB: no table folder at all (the store deleted, or left out of a backup).
+  if (dirEntries(ctx.paths.lance).some((e) => e.name.startsWith(MESSAGE_TABLES))) return [];
+  const embedded = recentCount(ctx.db) - queuedCount(ctx.db);
+  if (embedded <= 0) return [];
+  return [
+    {
+      problem: `${ctx.paths.lance} holds no message vectors, but ${embedded} recent message(s) were embedded: semantic search finds nothing until memvoy reindex runs`,
+      manual: true,
+    },
+  ];
 }

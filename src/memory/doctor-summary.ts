@@ -11,12 +11,14 @@ export function summaryFindings(ctx: MemoryContext, session: string): DoctorFind
     out.push({
       session,
       problem: `summary.json is unreadable (${file.detail}): fix it by hand, or the next summary run moves it aside and summarizes from the first message`,
+      manual: true,
     });
   const cursor = readCursor(ctx, session);
   if (cursor.state === "invalid")
     out.push({
       session,
       problem: `.summary_cursor holds no time (${JSON.stringify(cursor.text.slice(0, 40))}, not YYYY-MM-DD HH:MM:SS): the next summary run writes it again`,
+      manual: true,
     });
   return out;
 }

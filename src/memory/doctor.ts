@@ -86,6 +86,7 @@ export function symlinkFinding(session: string, err: unknown): DoctorFinding {
   return {
     session,
     problem: `${err.data.path} is a symbolic link: memvoy does not follow it; replace it with the real file or folder`,
+    manual: true,
   };
 }
 

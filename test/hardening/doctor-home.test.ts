@@ -93,3 +93,23 @@ test("an unreadable summary.json and a cursor holding no time are named, with wh
     's1 .summary_cursor holds no time ("garbage", not YYYY-MM-DD HH:MM:SS): the next summary run writes it again',
   ]);
 });
+
+test("a vector store without message vectors, where the archive says messages were embedded, is named with the way out", async () => {
+  const { home, api } = openTemp({ drain: "off" });
+  api.add("s1", [
+    { role: "user", content: "the deploy failed" },
+    { role: "assistant", content: "raise the memory limit" },
+  ]);
+  api.close();
+  expect((await cli(["reindex", "--quiet"], { home })).code).toBe(0);
+  expect((await doctor(home)).report.findings).toEqual([]);
+  rmSync(join(home, ".store", "lance"), { recursive: true });
+  const r = await cli(["doctor"], { home });
+  expect(r.code).toBe(1);
+  expect(r.stdout.trim().split("\n").slice(1)).toEqual([
+    `${join(home, ".store", "lance")} holds no message vectors, but 2 recent message(s) were embedded: semantic search finds nothing until memvoy reindex runs`,
+    "problems left that --repair does not change; each says what to do",
+  ]);
+  expect((await cli(["reindex", "--quiet"], { home })).code).toBe(0);
+  expect((await doctor(home)).code).toBe(0);
+});

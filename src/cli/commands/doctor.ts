@@ -117,7 +117,7 @@ function check(
           ? "all problems repaired"
           : "shared" in r && !r.shared.archive.reachable
             ? "problems found; nothing can be repaired while the shared archive cannot be reached"
-            : repaired
+            : repaired || r.findings.every((f) => f.repaired !== undefined || f.manual)
               ? "problems left that --repair does not change; each says what to do"
               : "problems found; run memvoy doctor --repair",
     );
