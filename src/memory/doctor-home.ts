@@ -11,6 +11,7 @@ import { nsToRfc3339 } from "../shared/time.ts";
 import { refuseLinkedTables } from "../storage/lance/linked-tables.ts";
 import { queuedCount, recentCount } from "../storage/sqlite/embed-queue-repo.ts";
 import type { DoctorFinding } from "./doctor-finding.ts";
+import { modeFindings } from "./doctor-modes.ts";
 import type { MemoryContext } from "./memory-context.ts";
 
 /**
@@ -63,6 +64,7 @@ export function checkHome(ctx: MemoryContext, repair: boolean): HomeCheck {
     } else blocked.add(e.name);
     findings.push(f);
   }
+  findings.push(...modeFindings(ctx, repair)); // after a stray file left sessions/: it is the user's
   return { findings, blocked };
 }
 

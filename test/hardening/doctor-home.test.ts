@@ -2,7 +2,17 @@
 // store, and a file or link in sessions/ named like a session, are named (exit 1); --repair removes a linked lock
 // file or log (never what it points to) and moves a stray file out of sessions/, after which the session works.
 import { afterAll, expect, test } from "bun:test";
-import { lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { join } from "node:path";
 import { cli, openTemp, removeTempHomes, tempHome } from "../fixture/home.ts";
 
@@ -84,8 +94,8 @@ test("an unreadable summary.json and a cursor holding no time are named, with wh
   const { home, api } = openTemp({ drain: "off" });
   api.add("s1", { role: "user", content: "hello" });
   api.close();
-  writeFileSync(join(home, "sessions", "s1", "summary.json"), '{"summary": ');
-  writeFileSync(join(home, "sessions", "s1", ".summary_cursor"), "garbage");
+  writeFileSync(join(home, "sessions", "s1", "summary.json"), '{"summary": ', { mode: 0o600 });
+  writeFileSync(join(home, "sessions", "s1", ".summary_cursor"), "garbage", { mode: 0o600 });
   const { code, report } = await doctor(home);
   expect(code).toBe(1);
   expect(report.findings.map((f) => `${f.session} ${f.problem}`)).toEqual([
@@ -112,4 +122,29 @@ test("a vector store without message vectors, where the archive says messages we
   ]);
   expect((await cli(["reindex", "--quiet"], { home })).code).toBe(0);
   expect((await doctor(home)).code).toBe(0);
+});
+
+test("files and folders of the home open to other users (a restore under another umask) are named; --repair makes them private", async () => {
+  const { home, api } = openTemp({ drain: "off" });
+  api.add("s1", { role: "user", content: "a private conversation" });
+  api.close();
+  writeFileSync(join(home, "config.toml"), ""); // the user's file: left as it is
+  chmodSync(join(home, "config.toml"), 0o644);
+  const history = join(home, "sessions", "s1", "history.json");
+  chmodSync(history, 0o644);
+  chmodSync(join(home, ".store", "history.db"), 0o664);
+  chmodSync(join(home, "sessions"), 0o755);
+  const before = await doctor(home);
+  expect(before.code).toBe(1);
+  expect(before.report.findings.map((f) => f.problem)).toEqual([
+    // sessions/, history.json, history.db and the -wal and -shm files SQLite gives the database's mode
+    `5 file(s) or folder(s) in the home are open to other users (${join(home, "sessions")} is 0755); memvoy keeps files 0600 and folders 0700`,
+  ]);
+  const repaired = await doctor(home, "--repair");
+  expect(repaired.code).toBe(0);
+  expect(repaired.report.findings[0]!.repaired).toBe("took the group and other permissions off 5 file(s) or folder(s)");
+  expect(statSync(history).mode & 0o777).toBe(0o600);
+  expect(statSync(join(home, ".store", "history.db")).mode & 0o777).toBe(0o600);
+  expect(statSync(join(home, "sessions")).mode & 0o777).toBe(0o700);
+  expect(statSync(join(home, "config.toml")).mode & 0o777).toBe(0o644);
 });
