@@ -1,6 +1,6 @@
 // The one place a thrown value becomes user text: one line, the same in the CLI, the TUI and the daemon log.
 // A full disk and a refused permission read the same wherever they surface (errno or SQLite code, also as a cause).
-import { lstatSync } from "node:fs";
+import { lstatSync, readlinkSync, statSync } from "node:fs";
 import { dirname } from "node:path";
 import { formatNamedError, MemvoyError } from "./errors.ts";
 import { postgresReason } from "./postgres-failure.ts";
@@ -72,13 +72,19 @@ function inTheWay(err: unknown): string | undefined {
   for (let p = e.path; p !== dirname(p); p = dirname(p)) {
     const kind = pathKind(p);
     if (kind === "file") return `${p} is a file where memvoy keeps a folder: move it aside`;
+    if (kind === "dangling")
+      return `${p} is a symbolic link to ${readlinkSync(p)}, which does not exist (a disk not mounted?); nothing was changed`;
   }
   return undefined;
 }
 
-function pathKind(path: string): "folder" | "file" | undefined {
+/** What is at `path`; a link (the home and .store may be links) is what it points to, or "dangling". */
+function pathKind(path: string): "folder" | "file" | "dangling" | undefined {
   try {
-    return lstatSync(path).isDirectory() ? "folder" : "file";
+    const st = lstatSync(path);
+    if (!st.isSymbolicLink()) return st.isDirectory() ? "folder" : "file";
+    const target = statSync(path, { throwIfNoEntry: false });
+    return target === undefined ? "dangling" : target.isDirectory() ? "folder" : "file";
   } catch {
     return undefined; // missing, or under a file
   }

@@ -2,7 +2,7 @@
 // (history.json): the command names the path in the way, instead of a bare ENOTDIR / EEXIST / EISDIR; and a
 // write that failed on such a session does not stop the writes to the others.
 import { afterAll, expect, test } from "bun:test";
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { cli, removeTempHomes, tempHome } from "../fixture/home.ts";
 
@@ -80,4 +80,24 @@ test("a stray file at sessions/<id> is named by every command on that session, n
     expect(r.stderr).toContain('session "notes.txt"');
   }
   expect(readFileSync(stray, "utf8")).toBe("my own notes");
+});
+
+test("a home or .store that is a link to a folder that is not there (a disk not mounted) is named as such", async () => {
+  const gone = join(tempHome("memvoy-gone-"), "not-mounted", "store");
+  const home = tempHome();
+  symlinkSync(gone, join(home, ".store"));
+  const linkedHome = join(tempHome(), "home");
+  symlinkSync(gone, linkedHome);
+  for (const [h, link] of [
+    [home, join(home, ".store")],
+    [linkedHome, linkedHome],
+  ] as const) {
+    const r = await cli(add("s1"), { home: h });
+    expect({ link, code: r.code, stderr: r.stderr.trim() }).toEqual({
+      link,
+      code: 1,
+      stderr: `memvoy: ${link} is a symbolic link to ${gone}, which does not exist (a disk not mounted?); nothing was changed`,
+    });
+  }
+  expect(existsSync(gone)).toBe(false);
 });
