@@ -32,13 +32,16 @@ const RECREATED = [
 /** How the message vector tables' folders start (tableNameFor in storage/lance/vector-store.ts). */
 const MESSAGE_TABLES = "messages_";
 
+/** What the checks read: the embedded home's context, or a shared home's (no local archive: its vectors are remote). */
+export type HomeCheckContext = Pick<MemoryContext, "paths" | "config" | "now"> & { readonly db?: MemoryContext["db"] };
+
 export interface HomeCheck {
   findings: DoctorFinding[];
   /** Entries of sessions/ that are no folder and are still there: their sessions are not checked further. */
   blocked: Set<string>;
 }
 
-export function checkHome(ctx: MemoryContext, repair: boolean): HomeCheck {
+export function checkHome(ctx: HomeCheckContext, repair: boolean): HomeCheck {
   const findings = [...linkedFiles(ctx, repair), ...vectorFindings(ctx)];
   const blocked = new Set<string>();
   for (const e of dirEntries(ctx.paths.sessions)) {
@@ -68,7 +71,7 @@ export function checkHome(ctx: MemoryContext, repair: boolean): HomeCheck {
   return { findings, blocked };
 }
 
-function linkedFiles(ctx: MemoryContext, repair: boolean): DoctorFinding[] {
+function linkedFiles(ctx: HomeCheckContext, repair: boolean): DoctorFinding[] {
   const out: DoctorFinding[] = [];
   for (const name of RECREATED) {
     const path = join(ctx.paths.home, name);
@@ -84,8 +87,9 @@ function linkedFiles(ctx: MemoryContext, repair: boolean): DoctorFinding[] {
 }
 
 /** A link in the local vector store, or a store without message vectors where the archive says some were made. */
-function vectorFindings(ctx: MemoryContext): DoctorFinding[] {
-  if (ctx.config.vectors.uri) return []; // the vectors are in an object store
+function vectorFindings(ctx: HomeCheckContext): DoctorFinding[] {
+  const db = ctx.db;
+  if (ctx.config.vectors.uri || !db) return []; // the vectors are in an object store
   try {
     refuseLinkedTables(ctx.paths.lance);
   } catch (err) {
@@ -99,7 +103,7 @@ function vectorFindings(ctx: MemoryContext): DoctorFinding[] {
   }
   // Cheap, without LanceDB: no table folder at all (the store deleted, or left out of a backup).
   if (dirEntries(ctx.paths.lance).some((e) => e.name.startsWith(MESSAGE_TABLES))) return [];
-  const embedded = recentCount(ctx.db) - queuedCount(ctx.db);
+  const embedded = recentCount(db) - queuedCount(db);
   if (embedded <= 0) return [];
   return [
     {

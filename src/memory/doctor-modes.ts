@@ -11,7 +11,7 @@ import type { MemoryContext } from "./memory-context.ts";
 const OWN = ["sessions", ".store", "daemon.log", "daemon.lock", "daemon.state.json", "http.json", "tui.log"];
 
 /** The paths memvoy made that other users may read or write. */
-function openToOthers(ctx: MemoryContext): { path: string; mode: number }[] {
+function openToOthers(ctx: Pick<MemoryContext, "paths">): { path: string; mode: number }[] {
   const out: { path: string; mode: number }[] = [];
   const visit = (path: string) => {
     const st = lstatSync(path, { throwIfNoEntry: false });
@@ -23,7 +23,7 @@ function openToOthers(ctx: MemoryContext): { path: string; mode: number }[] {
   return out;
 }
 
-export function modeFindings(ctx: MemoryContext, repair: boolean): DoctorFinding[] {
+export function modeFindings(ctx: Pick<MemoryContext, "paths">, repair: boolean): DoctorFinding[] {
   const open = openToOthers(ctx);
   if (open.length === 0) return [];
   const first = open[0]!;

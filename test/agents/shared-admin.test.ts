@@ -1,7 +1,7 @@
 // stats, usage, doctor and errors sweep on a shared archive (PostgreSQL + vectors on the S3 test server):
 // figures from the archive, the same on every host; doctor's checks and repairs; exit codes as embedded.
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { cli, removeTempHomes, tempHome, type CliResult } from "../fixture/home.ts";
 import { describePostgres, startPostgres, type PgServer } from "../fixture/postgres-server.ts";
@@ -144,6 +144,25 @@ describe("administration commands on a shared archive", () => {
     expect(report.shared.archive.schemaVersion).toBe(report.shared.archive.expectedVersion);
     expect(report.findings[0].repaired).toContain("migrated the schema from version 0");
     expect((await cli(["doctor"], { home: b, env: fresh })).code).toBe(0);
+  }, 120_000);
+
+  test("doctor: a stray file in sessions/ and a linked daemon.log on this host are named, --repair fixes them", async () => {
+    const stray = join(a, "sessions", "notes.txt");
+    writeFileSync(stray, "my notes", { mode: 0o600 });
+    const victim = join(tempHome("memvoy-outside-"), "victim.txt");
+    writeFileSync(victim, "precious");
+    symlinkSync(victim, join(a, "daemon.log"));
+    let r = await cli(["doctor", "--json"], { home: a, env });
+    expect(r.code).toBe(1);
+    expect(json(r).findings.map((f: { problem: string }) => f.problem.split(" is ")[0])).toEqual([
+      join(a, "daemon.log"),
+      stray,
+    ]);
+    r = await cli(["doctor", "--repair"], { home: a, env });
+    expect(r.code).toBe(0);
+    expect(readFileSync(victim, "utf8")).toBe("precious");
+    expect(existsSync(stray)).toBe(false);
+    expect((await cli(["doctor"], { home: a, env })).code).toBe(0);
   }, 120_000);
 
   test("doctor: an unreachable archive and a secret in config.toml are findings (exit 1), not crashes", async () => {

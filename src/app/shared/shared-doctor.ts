@@ -7,6 +7,7 @@ import { describeError } from "../../shared/describe-error.ts";
 import { MemvoyError } from "../../shared/errors.ts";
 import { redactSecrets } from "../../shared/redact.ts";
 import { symlinkFinding, tempFileFindings, type DoctorFinding, type DoctorReport } from "../../memory/doctor.ts";
+import { checkHome } from "../../memory/doctor-home.ts";
 import { sessionDirs } from "../../memory/session-admin.ts";
 import { homePaths, resolveHome } from "../../config/home.ts";
 import { loadConfig } from "../../config/load.ts";
@@ -74,9 +75,13 @@ export async function sharedDoctor(o: SharedDoctorOptions): Promise<SharedDoctor
     if (!current) return report(shared);
     await checkVectors(home, findings, shared.vectors);
     shared.leases = await checkLeases(home, o.repair === true, findings);
+    // This host's files outside the session caches: links, stray entries in sessions/, modes (doctor-home.ts).
+    const local = checkHome(home.ctx, o.repair === true);
+    findings.push(...local.findings);
     const dirs = sessionDirs(home.ctx).sort();
     shared.caches = dirs.length;
-    for (const session of dirs) findings.push(...(await checkCache(home, session, o.repair === true)));
+    for (const session of dirs)
+      if (!local.blocked.has(session)) findings.push(...(await checkCache(home, session, o.repair === true)));
     return report(shared, (await home.ctx.archive.listSessions()).length);
   } finally {
     await home.close();
