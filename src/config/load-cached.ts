@@ -4,6 +4,7 @@
 import { closeSync, constants, openSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { FILE_MODE } from "../shared/atomic-write.ts";
+import { readRegularFile } from "../shared/regular-file.ts";
 import type { Config } from "./schema.ts";
 
 // The compiled binary carries the fingerprint as a literal (build.ts defines it). From source it is taken when
@@ -35,7 +36,7 @@ function hasOverrides(env: Record<string, string | undefined>): boolean {
 
 function readText(file: string): string | null | undefined {
   try {
-    return readFileSync(file, "utf8");
+    return readRegularFile(file);
   } catch (err) {
     return (err as NodeJS.ErrnoException).code === "ENOENT" ? null : undefined;
   }

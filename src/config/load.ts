@@ -1,8 +1,8 @@
 // Load config.toml, apply MEMVOY_* env overrides, validate; errors name the file and the key.
-import { readFileSync } from "node:fs";
 import { parse as parseToml } from "smol-toml";
 import * as v from "valibot";
 import { errorMessage, namedError } from "../shared/errors.ts";
+import { readRegularFile } from "../shared/regular-file.ts";
 import { ConfigSchema, type Config } from "./schema.ts";
 import { describeIssueFacts, issueFacts, type IssueFact } from "../shared/schema-issues.ts";
 import { urlHasCredentials, urlHasPassword } from "./archive-url.ts";
@@ -186,7 +186,7 @@ export function loadConfig(file: string, env: Record<string, string | undefined>
   let fromFile: Table = {};
   let text: string | undefined;
   try {
-    text = readFileSync(file, "utf8");
+    text = readRegularFile(file);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== "ENOENT") {
       throw new ConfigError({ problem: "unreadable", file, reason: errorMessage(err) }, { cause: err });

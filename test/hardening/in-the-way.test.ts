@@ -101,3 +101,33 @@ test("a home or .store that is a link to a folder that is not there (a disk not 
   }
   expect(existsSync(gone)).toBe(false);
 });
+
+test("a named pipe where memvoy keeps a session file or config.toml is named; no command waits on it", async () => {
+  const home = tempHome();
+  expect((await cli(add("s1"), { home })).code).toBe(0);
+  const mkfifo = (path: string) => expect(Bun.spawnSync(["mkfifo", path]).exitCode).toBe(0);
+  for (const name of ["history.json", "summary.json", ".summary_cursor"]) {
+    const path = join(home, "sessions", "s1", name);
+    rmSync(path, { force: true });
+    mkfifo(path);
+    for (const args of [add("s1"), ["summary", "s1"]]) {
+      const r = await cli(args, { home });
+      expect({ name, args, code: r.code, stderr: r.stderr.trim() }).toEqual({
+        name,
+        args,
+        code: 1,
+        stderr: `memvoy: ${path} is not a regular file (a named pipe, socket or device): move it aside`,
+      });
+    }
+    const doctor = await cli(["doctor"], { home });
+    expect(doctor.stdout).toContain(`s1: ${path} is not a regular file`);
+    rmSync(path);
+  }
+  const config = join(home, "config.toml");
+  mkfifo(config);
+  const r = await cli(["history", "s1"], { home });
+  expect({ code: r.code, stderr: r.stderr.trim() }).toEqual({
+    code: 2,
+    stderr: `memvoy: cannot read config ${config}: not a regular file (a folder, named pipe, socket or device)`,
+  });
+}, 60_000);

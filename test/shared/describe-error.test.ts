@@ -56,7 +56,7 @@ import { InvalidLastError } from "../../src/memory/history-view.ts";
 import { TokenBudgetSpentError } from "../../src/memory/summary/token-budget.ts";
 import { InvalidFilterError, InvalidTimeBoundError } from "../../src/shared/time-filter.ts";
 import { ForeignDatabaseError } from "../../src/storage/foreign/foreign-sqlite.ts";
-import { SymlinkRefusedError } from "../../src/storage/history/no-symlink.ts";
+import { NotAFileError, SymlinkRefusedError } from "../../src/storage/history/no-symlink.ts";
 import { HomeLinkRefusedError } from "../../src/shared/no-follow.ts";
 import { DatabaseNotWritableError } from "../../src/storage/sqlite/open-database.ts";
 import { BrokenDatabaseError } from "../../src/storage/sqlite/broken-database.ts";
@@ -828,6 +828,16 @@ const KINDS: [Error & { data: object }, string, 1 | 2][] = [
     new HomeLinkRefusedError({ path: "/h/.store/write.lock" }),
     "/h/.store/write.lock is a symbolic link; memvoy never follows a link for its own files, and nothing was changed. Remove the link (memvoy creates the file again)",
     2,
+  ],
+  [
+    new HomeLinkRefusedError({ path: "/h/.store/history.db", fix: "Put what it points to in its place" }),
+    "/h/.store/history.db is a symbolic link; memvoy never follows a link for its own files, and nothing was changed. Put what it points to in its place",
+    2,
+  ],
+  [
+    new NotAFileError({ path: "/h/sessions/s/history.json" }),
+    "/h/sessions/s/history.json is not a regular file (a named pipe, socket or device): move it aside",
+    1,
   ],
   [
     new BrokenDatabaseError({ path: "/h/.store/history.db", detail: "the header is wrong" }),

@@ -14,6 +14,14 @@ export const SymlinkRefusedError = namedError<{ path: string }>(
 );
 export type SymlinkRefusedError = InstanceType<typeof SymlinkRefusedError>;
 
+/** A named pipe, socket or device where memvoy keeps a session file: reading it would wait forever. */
+export const NotAFileError = namedError<{ path: string }>(
+  "NotAFileError",
+  "runtime",
+  (d) => `${d.path} is not a regular file (a named pipe, socket or device): move it aside`,
+);
+export type NotAFileError = InstanceType<typeof NotAFileError>;
+
 /** Throw SymlinkRefusedError when `path` is a symbolic link (a missing path is fine). Returns what lstat found. */
 function refuseSymlink(path: string): Stats | undefined {
   let st: Stats | undefined;
@@ -31,14 +39,19 @@ function refuseSymlink(path: string): Stats | undefined {
 export const SESSION_FILES = ["history.json", "summary.json", ".summary_cursor", ".summary.lock"] as const;
 
 /**
- * Refuse a session whose folder, or any file memvoy keeps in it, is a symbolic link, and one whose folder is a
- * file (ENOTDIR, which describeError names as a file where memvoy keeps a folder). Returns whether the folder exists.
+ * Refuse a session whose folder, or any file memvoy keeps in it, is a symbolic link, one whose folder is a file
+ * (ENOTDIR, which describeError names as a file where memvoy keeps a folder), and one whose file is a named pipe,
+ * socket or device (NotAFileError: a read would wait forever). Returns whether the folder exists.
  */
 export function refuseSessionSymlinks(sessionDir: string): boolean {
   const st = refuseSymlink(sessionDir);
   if (!st) return false;
   if (!st.isDirectory())
     throw Object.assign(new Error(`ENOTDIR: not a folder, ${sessionDir}`), { code: "ENOTDIR", path: sessionDir });
-  for (const name of SESSION_FILES) refuseSymlink(join(sessionDir, name));
+  for (const name of SESSION_FILES) {
+    const path = join(sessionDir, name);
+    const file = refuseSymlink(path);
+    if (file && !file.isFile() && !file.isDirectory()) throw new NotAFileError({ path }); // a folder: EISDIR later
+  }
   return true;
 }
