@@ -29,18 +29,22 @@ export function openAppendNoFollow(path: string): number {
 /** What to do about a link at a file or folder that holds data: the home or .store may be the link instead. */
 export const MOVE_IN_PLACE = "Put what it points to in its place (the home or its .store folder may be a link)";
 
+/** lstat `path`; undefined when nothing is there, or a file is where a folder above it belongs (ENOTDIR). */
+export function lstatIfThere(path: string): Stats | undefined {
+  try {
+    return lstatSync(path, { throwIfNoEntry: false });
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === "ENOTDIR") return undefined;
+    throw err;
+  }
+}
+
 /**
  * lstat `path` and throw HomeLinkRefusedError (with `fix`, the advice) when it is a symbolic link. Returns what
  * lstat found; undefined when nothing is there (or a file is where a folder above it belongs).
  */
 export function refuseLink(path: string, fix?: string): Stats | undefined {
-  let st: Stats | undefined;
-  try {
-    st = lstatSync(path, { throwIfNoEntry: false });
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === "ENOTDIR") return undefined;
-    throw err;
-  }
+  const st = lstatIfThere(path);
   if (st?.isSymbolicLink()) throw new HomeLinkRefusedError(fix === undefined ? { path } : { path, fix });
   return st;
 }

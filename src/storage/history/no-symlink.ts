@@ -1,9 +1,10 @@
 // Symbolic links inside a session are never followed: a session folder, history.json, summary.json, the
 // cursor, the summary lock or a temp file that is a link is refused before anything is read or written.
 // (The home, its parents, config.toml and .store may be links: those are set-up choices, not session data.)
-import { lstatSync, type Stats } from "node:fs";
+import type { Stats } from "node:fs";
 import { join } from "node:path";
 import { namedError } from "../../shared/errors.ts";
+import { lstatIfThere } from "../../shared/no-follow.ts";
 
 /** A session's file or folder at `path` is a symbolic link: refused before anything is read or written. */
 export const SymlinkRefusedError = namedError<{ path: string }>(
@@ -24,13 +25,7 @@ export type NotAFileError = InstanceType<typeof NotAFileError>;
 
 /** Throw SymlinkRefusedError when `path` is a symbolic link (a missing path is fine). Returns what lstat found. */
 function refuseSymlink(path: string): Stats | undefined {
-  let st: Stats | undefined;
-  try {
-    st = lstatSync(path, { throwIfNoEntry: false }); // a missing file is the usual case: no throw
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === "ENOTDIR") return undefined;
-    throw err;
-  }
+  const st = lstatIfThere(path); // a missing file is the usual case: no throw
   if (st?.isSymbolicLink()) throw new SymlinkRefusedError({ path });
   return st;
 }
