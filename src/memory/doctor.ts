@@ -18,7 +18,12 @@ import { quickCheck } from "../storage/sqlite/maintenance.ts";
 import { listSessionMessages } from "../storage/sqlite/messages-repo.ts";
 import { listSessionRows } from "../storage/sqlite/sessions-repo.ts";
 import { withWriteLock } from "../storage/sqlite/write-lock.ts";
-import { NotAFileError, refuseSessionSymlinks, SymlinkRefusedError } from "../storage/history/no-symlink.ts";
+import {
+  NotAFileError,
+  refuseSessionSymlinks,
+  SessionFolderAliasError,
+  SymlinkRefusedError,
+} from "../storage/history/no-symlink.ts";
 import { BrokenDatabaseError, isBrokenDatabase } from "../storage/sqlite/broken-database.ts";
 import { removeStaleTempFiles, staleTempFiles } from "./crash-recovery.ts";
 import { withHomeLock } from "./home-lock.ts";
@@ -80,9 +85,10 @@ function checkSession(ctx: MemoryContext, session: string, repair: boolean): Doc
   ];
 }
 
-/** A symbolic link met in a session folder (rethrows any other error). */
+/** A symbolic link met in a session folder, or a folder that is another session's (rethrows any other error). */
 export function symlinkFinding(session: string, err: unknown): DoctorFinding {
   if (err instanceof NotAFileError) return { session, problem: err.message, manual: true };
+  if (err instanceof SessionFolderAliasError) return { session, problem: err.message, manual: true };
   if (!(err instanceof SymlinkRefusedError)) throw err;
   return {
     session,

@@ -56,7 +56,7 @@ import { InvalidLastError } from "../../src/memory/history-view.ts";
 import { TokenBudgetSpentError } from "../../src/memory/summary/token-budget.ts";
 import { InvalidFilterError, InvalidTimeBoundError } from "../../src/shared/time-filter.ts";
 import { ForeignDatabaseError } from "../../src/storage/foreign/foreign-sqlite.ts";
-import { NotAFileError, SymlinkRefusedError } from "../../src/storage/history/no-symlink.ts";
+import { NotAFileError, SessionFolderAliasError, SymlinkRefusedError } from "../../src/storage/history/no-symlink.ts";
 import { HomeLinkRefusedError } from "../../src/shared/no-follow.ts";
 import { DatabaseNotWritableError } from "../../src/storage/sqlite/open-database.ts";
 import { BrokenDatabaseError } from "../../src/storage/sqlite/broken-database.ts";
@@ -812,6 +812,11 @@ const KINDS: [Error & { data: object }, string, 1 | 2][] = [
   [
     new SymlinkRefusedError({ path: "/h/sessions/s" }),
     "/h/sessions/s is a symbolic link; memvoy never follows a link inside a session, and nothing was changed. Replace it with the real file or folder",
+    2,
+  ],
+  [
+    new SessionFolderAliasError({ session: "ab", other: "Ab", dir: "/h/sessions/ab" }),
+    'session "ab": its folder /h/sessions/ab is the folder of session "Ab" (this file system does not tell upper from lower case), and nothing was changed. Use "Ab", or an id that differs in more than case',
     2,
   ],
   [
