@@ -1,7 +1,7 @@
 // valibot schemas for input that crosses a boundary: messages given to add (flags, JSONL lines, library).
 import * as v from "valibot";
 import { parseTimeOrThrow } from "../shared/time.ts";
-import { checkNewMessage, checkRepeatedKeys, InvalidMessageError, type NewMessage } from "../memory/message-input.ts";
+import { checkNewMessage, InvalidMessageError, messageSignature, type NewMessage } from "../memory/message-input.ts";
 import { issueFacts } from "../shared/schema-issues.ts";
 
 const WireMessage = v.strictObject({
@@ -25,34 +25,63 @@ export function toNewMessage(raw: unknown, where: string): NewMessage {
   return m;
 }
 
-/** Parse JSONL (one message per line, blank lines ignored). Any bad line rejects the whole batch. */
-export function parseJsonl(text: string, maxMessageBytes: number, lineNumbers?: number[]): NewMessage[] {
-  const out: NewMessage[] = [];
-  const lineOf = lineNumbers ?? []; // each message's line
-  const lines = text.split("\n");
-  for (let i = 0; i < lines.length; i++) {
-    const line = lines[i]!.trim();
-    if (line === "") continue;
-    let raw: unknown;
-    try {
-      // Integers keep their exact text (19-digit nanoseconds).
-      raw = JSON.parse(line, (key, val, ctx?: { source?: string }) =>
-        key === "sendAt" && typeof val === "number" && Number.isInteger(val) && ctx?.source ? ctx.source : val,
-      );
-    } catch {
-      // Plain text piped without --role: say how plain text is read.
-      const plainText = i === 0 && !text.trimStart().startsWith("{");
-      throw new InvalidMessageError({
-        where: `stdin line ${i + 1}`,
-        problem: "not-json",
-        ...(plainText ? { plainText } : {}),
-      });
-    }
-    const m = toNewMessage(raw, `stdin line ${i + 1}`);
-    checkNewMessage(m, maxMessageBytes, `stdin line ${i + 1}`);
-    out.push(m);
-    lineOf.push(i + 1);
+/**
+ * One JSONL line (`line` numbered from 1) as a message; undefined for a blank line. Any bad line rejects the whole
+ * batch: a line that is not JSON is refused, with the --role hint when it is the first line and does not open an object (plain text piped).
+ */
+export function parseJsonlLine(text: string, line: number, maxMessageBytes: number): NewMessage | undefined {
+  const trimmed = text.trim();
+  if (trimmed === "") return undefined;
+  const where = `stdin line ${line}`;
+  let raw: unknown;
+  try {
+    // Integers keep their exact text (19-digit nanoseconds).
+    raw = JSON.parse(trimmed, (key, val, ctx?: { source?: string }) =>
+      key === "sendAt" && typeof val === "number" && Number.isInteger(val) && ctx?.source ? ctx.source : val,
+    );
+  } catch {
+    // Plain text piped without --role: say how plain text is read.
+    const plainText = line === 1 && !trimmed.startsWith("{");
+    throw new InvalidMessageError({ where, problem: "not-json", ...(plainText ? { plainText } : {}) });
   }
-  checkRepeatedKeys(out, (i) => `stdin line ${lineOf[i]}`); // over the whole input, before any part is stored
-  return out;
+  const m = toNewMessage(raw, where);
+  checkNewMessage(m, maxMessageBytes, where);
+  return m;
+}
+
+/**
+ * A message from stdin over the limit: `bytes` long, or (`unread`) longer than the `bytes` read; `line`: a JSONL
+ * line read as far as `bytes`, longer than any message within the limit can be written.
+ */
+export function overLimitError(where: string, bytes: number, maxBytes: number, read: "whole" | "unread" | "line") {
+  if (read === "line") return new InvalidMessageError({ where, problem: "line-too-long", bytes, maxBytes });
+  return new InvalidMessageError({
+    where,
+    problem: "too-big",
+    bytes,
+    maxBytes,
+    ...(read === "unread" ? { unread: true as const } : {}),
+  });
+}
+
+/**
+ * checkRepeatedKeys' rule for an input read line by line and stored in parts: each key's first line and message
+ * signature are kept (not the message), and a later line giving the key to another message is refused.
+ */
+export function repeatedKeyCheck(): (m: NewMessage, line: number) => void {
+  const first = new Map<string, { line: number; signature: bigint | number }>();
+  return (m, line) => {
+    const key = m.idempotencyKey;
+    if (key === undefined) return;
+    const signature = messageSignature(m);
+    const seen = first.get(key);
+    if (seen === undefined) first.set(key, { line, signature });
+    else if (seen.signature !== signature)
+      throw new InvalidMessageError({
+        where: `stdin line ${line}`,
+        problem: "key-reused",
+        key,
+        first: `stdin line ${seen.line}`,
+      });
+  };
 }

@@ -33,7 +33,8 @@ export type MessageProblem = { where: string } & (
   | { problem: "empty" }
   | { problem: "nul"; offset: number }
   | { problem: "unpaired-surrogate" }
-  | { problem: "too-big"; bytes: number; maxBytes: number }
+  | { problem: "too-big"; bytes: number; maxBytes: number; unread?: true }
+  | { problem: "line-too-long"; bytes: number; maxBytes: number }
   | { problem: "sender" }
   | { problem: "send-at-range" }
   | { problem: "idempotency-key" }
@@ -62,7 +63,12 @@ function messageProblem(d: MessageProblem): string {
     case "unpaired-surrogate":
       return "content is not valid Unicode (unpaired surrogate)";
     case "too-big":
-      return `content is ${formatBytes(d.bytes)}, over limits.max_message_bytes (${formatBytes(d.maxBytes)})`;
+      // unread: stdin was read only as far as `bytes`, enough to know the text is too long.
+      return d.unread
+        ? `content is more than ${formatBytes(d.bytes)}, over limits.max_message_bytes (${formatBytes(d.maxBytes)}); the rest of stdin was not read`
+        : `content is ${formatBytes(d.bytes)}, over limits.max_message_bytes (${formatBytes(d.maxBytes)})`;
+    case "line-too-long":
+      return `the line is over ${formatBytes(d.bytes)}, longer than a message within limits.max_message_bytes (${formatBytes(d.maxBytes)}) can be; the rest of stdin was not read`;
     case "sender":
       return "sender must be text of at most 256 characters";
     case "send-at-range":
@@ -131,4 +137,11 @@ export function checkRepeatedKeys(inputs: readonly NewMessage[], where: (i: numb
 
 function sameMessage(a: NewMessage, b: NewMessage): boolean {
   return a.role === b.role && a.content === b.content && (a.sender || "") === (b.sender || "") && a.sendAt === b.sendAt;
+}
+
+/** What sameMessage compares, as one number: a reader that keeps no message whole checks a repeated key by it. */
+export function messageSignature(m: NewMessage): bigint | number {
+  return Bun.hash(
+    JSON.stringify([m.role, m.content, m.sender || "", m.sendAt === undefined ? null : String(m.sendAt)]),
+  );
 }

@@ -1,6 +1,7 @@
 // memvoy add SESSION --role R [--content TEXT | stdin] [--at TIME] [--sender NAME]; stdin may be JSONL.
-import { parseJsonl } from "../../app/wire-input.ts";
+import { overLimitError, parseJsonlLine, repeatedKeyCheck } from "../../app/wire-input.ts";
 import { CommandUsageError, PartialAddError, StdinInputError } from "../usage-errors.ts";
+import { InputError } from "../../shared/errors.ts";
 import { describeError } from "../../shared/describe-error.ts";
 import { parseTimeOrThrow } from "../../shared/time.ts";
 import { bool, str, type Parsed } from "../args.ts";
@@ -14,10 +15,10 @@ Usage: memvoy add SESSION --role user|assistant [--content TEXT] [--at TIME] [--
 
 Append a message to a session. It returns once history.json and the archive hold it.
 Without --content the text is read from stdin (one trailing newline dropped). With no --role, stdin
-is JSONL: one {"role", "content", "sendAt"?, "sender"?, "idempotencyKey"?} per line; a bad line
-rejects the whole batch. A batch of up to 100,000 lines is stored all or nothing (a full disk
-included); a larger one is stored in parts of that size, and a failure says exactly which lines
-were stored and where to resume.
+is JSONL: one {"role", "content", "sendAt"?, "sender"?, "idempotencyKey"?} per line. A batch of up
+to 100,000 lines is checked whole and stored all or nothing (a bad line or a full disk stores none
+of it); a larger one is read and stored in parts of that size, and a failure (a bad line included)
+says exactly which lines were stored and where to resume.
 
   --role R              user or assistant
   --content TEXT        the message text (else stdin)
@@ -53,33 +54,39 @@ const spec = sessionSpec(
 export function run(argv: readonly string[]): Promise<number> {
   return withAnyHome(spec, argv, async (api, p, [session]) => {
     const role = str(p, "role");
-    const lineNumbers: number[] = [];
-    const messages = await collectMessages(p, role, api.info().maxMessageBytes, lineNumbers);
     const ids: string[] = [];
     let duplicates = 0;
     let removed = 0;
-    const progress = messages.length > ATOMIC_BATCH && process.stderr.isTTY;
-    for (let i = 0; i < messages.length; i += ATOMIC_BATCH) {
+    const store = async (messages: WireMessageInput[]) => {
+      const r = await api.add(session!, messages);
+      ids.push(...r.ids);
+      duplicates += r.duplicates;
+      removed += r.removed;
+      if (r.compactionNote) process.stderr.write(`memvoy: ${session}: ${r.compactionNote}\n`);
+    };
+    if (role !== undefined) await store(await oneMessage(p, role, api.info().maxMessageBytes));
+    else {
+      // JSONL is stored part by part as it is read: one part (all or nothing) up to ATOMIC_BATCH lines.
+      const read = { lines: 0 };
+      let stored = { parts: 0, lastLine: 0 };
+      let shown = false; // progress, on a terminal, once a batch is larger than one part
       try {
-        const r = await api.add(session!, messages.slice(i, i + ATOMIC_BATCH));
-        ids.push(...r.ids);
-        duplicates += r.duplicates;
-        removed += r.removed;
-        if (r.compactionNote) process.stderr.write(`memvoy: ${session}: ${r.compactionNote}\n`);
+        for await (const part of jsonlParts(p, api.info().maxMessageBytes, read)) {
+          await store(part.messages);
+          stored = { parts: stored.parts + 1, lastLine: part.lastLine };
+          Bun.gc(true); // the part just stored is garbage: without this the heap grows by about a part each time
+          if (process.stderr.isTTY && (shown || part.messages.length === ATOMIC_BATCH)) {
+            process.stderr.write(`\radded ${ids.length} (stdin line ${part.lastLine})`);
+            shown = true;
+          }
+        }
       } catch (err) {
-        if (i === 0) throw err;
-        return reportPartial(
-          err,
-          session!,
-          ids,
-          lineNumbers[i - 1] ?? i,
-          lineNumbers.at(-1) ?? messages.length,
-          bool(p, "json"),
-        );
+        if (shown) process.stderr.write("\n");
+        if (stored.parts === 0) throw err;
+        return reportPartial(err, session!, ids, stored.lastLine, read.lines, bool(p, "json"));
       }
-      if (progress) process.stderr.write(`\radded ${ids.length}/${messages.length}`);
+      if (shown) process.stderr.write("\n");
     }
-    if (progress) process.stderr.write("\n");
     if (bool(p, "json")) printJson(removed > 0 ? { session, ids, duplicates, removed } : { session, ids, duplicates });
     else if (ids.length === 1 && removed === 0) println(ids[0]);
     else if (ids.length === 1) process.stderr.write(`memvoy: add: ${session}: ${REMOVED_NOTE}\n`);
@@ -100,32 +107,27 @@ function addedLine(session: string, given: number, duplicates: number, removed: 
   return `added ${added} messages to ${session}${kept.length ? ` (${kept.join("; ")})` : ""}`;
 }
 
-async function collectMessages(
-  p: Parsed,
-  role: string | undefined,
-  maxBytes: number,
-  lineNumbers: number[],
-): Promise<WireMessageInput[]> {
-  if (role === undefined) {
-    if (str(p, "content") !== undefined || str(p, "at") !== undefined)
-      throw new CommandUsageError({
-        problem: "flags-need",
-        command: "add",
-        flags: ["--content", "--at"],
-        needs: "--role",
-      });
-    if (process.stdin.isTTY)
-      throw new CommandUsageError({
-        problem: "no-input",
-        command: "add",
-        give: "--role and --content, or pipe JSONL on stdin",
-        seeHelp: true,
-      });
-    const messages = parseJsonl(await readStdin(), maxBytes, lineNumbers);
-    if (messages.length === 0) throw new StdinInputError({ command: "add", problem: "empty" });
-    return messages;
-  }
-  const content = str(p, "content") ?? (process.stdin.isTTY ? undefined : stripOneNewline(await readStdin()));
+/** JSONL parts from stdin (after the checks that no single-message flag is given and stdin is not a terminal). */
+function jsonlParts(p: Parsed, maxBytes: number, read: { lines: number }): AsyncGenerator<JsonlPart> {
+  if (str(p, "content") !== undefined || str(p, "at") !== undefined)
+    throw new CommandUsageError({
+      problem: "flags-need",
+      command: "add",
+      flags: ["--content", "--at"],
+      needs: "--role",
+    });
+  if (process.stdin.isTTY)
+    throw new CommandUsageError({
+      problem: "no-input",
+      command: "add",
+      give: "--role and --content, or pipe JSONL on stdin",
+      seeHelp: true,
+    });
+  return readJsonl(maxBytes, read);
+}
+
+async function oneMessage(p: Parsed, role: string, maxBytes: number): Promise<WireMessageInput[]> {
+  const content = str(p, "content") ?? (process.stdin.isTTY ? undefined : stripOneNewline(await readText(maxBytes)));
   if (content === undefined)
     throw new CommandUsageError({
       problem: "no-input",
@@ -143,15 +145,19 @@ async function collectMessages(
   return [m];
 }
 
-/** A batch over ATOMIC_BATCH lines failed after its first parts were stored: say exactly what is stored. */
+/**
+ * A batch over ATOMIC_BATCH lines failed (a write, or a bad line) after its first parts were stored: say exactly
+ * what is stored. `lines`: the stdin lines read. Exit 2 when a line was refused, else 1.
+ */
 function reportPartial(
   err: unknown,
   session: string,
   ids: string[],
   lastLine: number,
-  total: number,
+  lines: number,
   json: boolean,
 ): number {
+  const exitCode = err instanceof InputError ? 2 : 1;
   const failure = new PartialAddError(
     { session, stored: ids.length, lastLine, cause: describeError(err) },
     { cause: err },
@@ -166,12 +172,12 @@ function reportPartial(
         stored: ids.length,
         lastStoredLine: lastLine,
         lastStoredId: ids.at(-1),
-        lines: total,
-        exitCode: 1,
+        lines,
+        exitCode,
       },
     });
   process.stderr.write(`memvoy: add: ${message}\n`);
-  return 1;
+  return exitCode;
 }
 
 /** `echo text |` ends the text with one newline that is not part of it: drop exactly one (LF or CRLF). */
@@ -180,12 +186,92 @@ export function stripOneNewline(text: string): string {
   return text.endsWith("\n") ? text.slice(0, -1) : text;
 }
 
-/** stdin as UTF-8; invalid bytes are refused rather than replaced. */
-async function readStdin(): Promise<string> {
-  const bytes = new Uint8Array(await Bun.stdin.arrayBuffer());
+const utf8 = new TextDecoder("utf-8", { fatal: true });
+
+/** UTF-8 bytes as text; invalid bytes are refused rather than replaced. */
+function decode(bytes: Uint8Array): string {
   try {
-    return new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+    return utf8.decode(bytes);
   } catch {
     throw new StdinInputError({ command: "add", problem: "not-utf8" });
   }
+}
+
+/** How far stdin is counted, past the limit, to name the size of a text that is refused. */
+const COUNTED_BYTES = 256 * 1024 * 1024;
+
+/**
+ * One message's text from stdin. Past the limit (with room for the newline that ends it) nothing more is kept:
+ * the rest is counted, to name the size, up to COUNTED_BYTES, and a text longer than that (or with no end) is
+ * refused without reading further.
+ */
+async function readText(maxBytes: number): Promise<string> {
+  const chunks: Uint8Array[] = [];
+  let bytes = 0;
+  let tail = new Uint8Array(0);
+  for await (const chunk of Bun.stdin.stream()) {
+    bytes += chunk.length;
+    if (bytes <= maxBytes + 2) chunks.push(chunk);
+    else if (bytes > COUNTED_BYTES) throw overLimitError("message", COUNTED_BYTES, maxBytes, "unread");
+    else tail = chunk;
+  }
+  if (bytes <= maxBytes + 2) return decode(Buffer.concat(chunks));
+  const end = tail.length;
+  const newline = tail[end - 1] === 10 ? (tail[end - 2] === 13 ? 2 : 1) : 0; // dropped as stripOneNewline does
+  throw overLimitError("message", bytes - newline, maxBytes, "whole");
+}
+
+interface JsonlPart {
+  messages: WireMessageInput[];
+  /** The stdin line of the part's last message. */
+  lastLine: number;
+}
+
+/**
+ * JSONL from stdin in parts of ATOMIC_BATCH messages, each line parsed as it arrives: memory holds one part, never
+ * the whole text (past 2 GiB it could not even be decoded). A part is given once a message after it is read, so
+ * a batch of up to ATOMIC_BATCH lines is one part, checked whole before anything is stored. A line far longer
+ * than any message it could hold is refused without reading it to its end.
+ */
+async function* readJsonl(maxBytes: number, read: { lines: number }): AsyncGenerator<JsonlPart> {
+  const maxLine = 6 * maxBytes + 64 * 1024; // a JSON line escapes a control character in 6 bytes
+  let part: JsonlPart = { messages: [], lastLine: 0 };
+  let pending: Uint8Array[] = [];
+  let pendingBytes = 0;
+  const keys = repeatedKeyCheck();
+  /** The next line's message, and the full part it closes (when it does). */
+  const take = (tail: Uint8Array): JsonlPart | undefined => {
+    const line = ++read.lines;
+    const text = decode(pending.length > 0 ? Buffer.concat([...pending, tail]) : tail);
+    pending = [];
+    pendingBytes = 0;
+    const m = parseJsonlLine(text, line, maxBytes);
+    if (m === undefined) return undefined;
+    keys(m, line); // one key, one message, over the whole input: a part already stored is not checked again
+    const full = part.messages.length === ATOMIC_BATCH ? part : undefined;
+    if (full) part = { messages: [], lastLine: 0 };
+    part.messages.push(m);
+    part.lastLine = line;
+    return full;
+  };
+  for await (const chunk of Bun.stdin.stream()) {
+    let start = 0;
+    for (let nl = chunk.indexOf(10); nl >= 0; nl = chunk.indexOf(10, start)) {
+      const full = take(chunk.subarray(start, nl));
+      start = nl + 1;
+      if (full) yield full;
+    }
+    if (start < chunk.length) {
+      pendingBytes += chunk.length - start;
+      if (pendingBytes > maxLine) throw overLimitError(`stdin line ${read.lines + 1}`, pendingBytes, maxBytes, "line");
+      pending.push(chunk.slice(start));
+    }
+  }
+  if (pendingBytes > 0) {
+    const full = take(new Uint8Array(0));
+    if (full) yield full;
+  }
+  // After a full part is given, the next part holds the message that closed it: empty only when stdin held none.
+  if (part.messages.length === 0) throw new StdinInputError({ command: "add", problem: "empty" });
+  yield part;
 }

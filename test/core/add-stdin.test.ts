@@ -1,0 +1,95 @@
+// add reads stdin in bounded memory: one message's text is refused once it passes the limit, without reading
+// to the end; JSONL is parsed line by line and stored in parts, a bad line after a stored part reported exactly.
+import { afterAll, expect, test } from "bun:test";
+import { writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { cli, removeTempHomes, repoRoot, tempHome } from "../fixture/home.ts";
+import { processOutput } from "../fixture/process-output.ts";
+
+afterAll(removeTempHomes);
+
+/** Run `memvoy add ARGS` with stdin fed `head`, then `chunk` again and again until the process exits (no end). */
+async function addFromEndlessStdin(home: string, args: string[], chunk: string, head = "") {
+  const proc = Bun.spawn(["bun", join(repoRoot, "src/index.ts"), "--home", home, "add", ...args], {
+    cwd: tmpdir(),
+    env: { PATH: process.env.PATH!, HOME: tmpdir(), TZ: "UTC" },
+    stdin: "pipe",
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  const bytes = new TextEncoder().encode(chunk);
+  let exited = false;
+  void proc.exited.then(() => {
+    exited = true;
+  });
+  const feed = (async () => {
+    try {
+      proc.stdin.write(head);
+      while (!exited) {
+        proc.stdin.write(bytes);
+        await proc.stdin.flush();
+      }
+    } catch {
+      // the pipe closed: the process stopped reading
+    }
+  })();
+  const out = await processOutput(proc);
+  await feed;
+  return out;
+}
+
+function smallLimitHome(): string {
+  const home = tempHome();
+  writeFileSync(join(home, "config.toml"), "[limits]\nmax_message_bytes = 4096\n");
+  return home;
+}
+
+test("one message's text on stdin that never ends is refused once it passes the limit, nothing written", async () => {
+  const home = smallLimitHome();
+  const r = await addFromEndlessStdin(home, ["s", "--role", "user"], "x".repeat(64 * 1024));
+  expect(r.code).toBe(2);
+  expect(r.stderr).toContain(
+    "message: content is more than 256.0 MiB, over limits.max_message_bytes (4.0 KiB); the rest of stdin was not read",
+  );
+  expect((await cli(["sessions", "--json"], { home })).stdout.trim()).toBe("[]");
+});
+
+test("a JSONL line that never ends is refused by its line number, nothing written", async () => {
+  const home = smallLimitHome();
+  const head = `${JSON.stringify({ role: "user", content: "fine" })}\n{"role":"user","content":"`;
+  const r = await addFromEndlessStdin(home, ["s"], "y".repeat(64 * 1024), head);
+  expect(r.code).toBe(2);
+  expect(r.stderr).toMatch(
+    /stdin line 2: the line is over [0-9.]+ KiB, longer than a message within limits\.max_message_bytes \(4\.0 KiB\) can be; the rest of stdin was not read/,
+  );
+  expect((await cli(["sessions", "--json"], { home })).stdout.trim()).toBe("[]");
+});
+
+test("JSONL past one part: a bad line after a stored part says what was stored and where to resume (exit 2)", async () => {
+  const home = tempHome();
+  const lines: string[] = [];
+  for (let i = 1; i <= 100_050; i++)
+    lines.push(JSON.stringify({ role: i % 2 ? "user" : "assistant", content: `m${i}` }));
+  lines.push('{"role":"user"}');
+  lines.push(JSON.stringify({ role: "user", content: "after the bad line" }));
+  const r = await cli(["add", "big", "--json"], { home, stdin: `${lines.join("\n")}\n` });
+  expect(r.code).toBe(2);
+  const error = JSON.parse(r.stdout).error;
+  expect(error).toMatchObject({ stored: 100_000, lastStoredLine: 100_000, lines: 100_051, exitCode: 2 });
+  expect(r.stderr).toContain("stdin line 100051");
+  expect(r.stderr).toContain("resume with: tail -n +100001");
+  const sessions = JSON.parse((await cli(["sessions", "--json"], { home })).stdout);
+  expect(sessions.map((s: { id: string; messages: number }) => [s.id, s.messages])).toEqual([["big", 100_000]]);
+});
+
+test("JSONL of up to one part is checked whole: a bad last line stores nothing", async () => {
+  const home = tempHome();
+  const r = await cli(["add", "s"], {
+    home,
+    stdin: `${JSON.stringify({ role: "user", content: "first" })}\n\n${JSON.stringify({ role: "user" })}\n`,
+  });
+  expect(r.code).toBe(2);
+  expect(r.stderr).toContain("stdin line 3");
+  expect((await cli(["sessions", "--json"], { home })).stdout.trim()).toBe("[]");
+});
