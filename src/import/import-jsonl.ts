@@ -1,4 +1,5 @@
 // `memvoy import jsonl`: memvoy's own export format back in, exactly (ids, times, metadata; never redacted).
+import { statSync } from "node:fs";
 import type { ImportTarget } from "../app/import-target.ts";
 import { isRole, type MessageRecord } from "../shared/message.ts";
 import { recordTime } from "./record-time.ts";
@@ -18,8 +19,11 @@ export function importJsonlFiles(
 ): Promise<SourceReport> {
   const report = newReport("jsonl", files, o.dryRun === true);
   report.files.found = files.length;
-  return eachFile(api, report, files, o, async (file, sessions) => {
-    await readOne(api, file, jsonlLines(file, 0, 1, true), o, report, sessions);
+  return eachFile(api, report, files, o, async (file, sessions, tick) => {
+    const size = statSync(file).size;
+    await readOne(api, file, jsonlLines(file, 0, 1, true), o, report, sessions, (end) =>
+      tick(size > 0 ? Math.min(1, end / size) : undefined),
+    );
     report.files.read++;
   });
 }
@@ -32,8 +36,8 @@ export function importJsonlStream(
 ): Promise<SourceReport> {
   const report = newReport("jsonl", [STDIN], o.dryRun === true);
   report.files.found = 1;
-  return eachFile(api, report, [STDIN], o, async (name, sessions) => {
-    await readOne(api, name, streamLines(stream, name), o, report, sessions);
+  return eachFile(api, report, [STDIN], o, async (name, sessions, tick) => {
+    await readOne(api, name, streamLines(stream, name), o, report, sessions, () => tick());
     report.files.read++;
   });
 }
@@ -47,8 +51,11 @@ async function readOne(
   o: ImportOptions,
   report: SourceReport,
   sessions: Set<string>,
+  /** After each write, with the byte offset read so far. */
+  tick: (end: number) => void,
 ): Promise<void> {
   let batch: MessageRecord[] = [];
+  let end = 0;
   /** The line each message of the batch came from, to name a refused one. */
   const lineOf = new Map<string, number>();
   let batchSession: string | undefined;
@@ -84,8 +91,10 @@ async function readOne(
     for (const bad of r.invalid) skip({ file, line: lineOf.get(bad.id), reason: bad.reason });
     batch = [];
     lineOf.clear();
+    tick(end);
   };
   for await (const l of input) {
+    end = l.end;
     if (l.text.trim() === "") continue;
     lines++;
     const r = tryJson(l.text);

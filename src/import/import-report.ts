@@ -66,6 +66,8 @@ export interface ImportProgress {
   filesDone: number;
   files: number;
   messages: number;
+  /** The share (0-1) of the file being read that is done, while it is read: a single large file shows progress. */
+  fileShare?: number;
   /** After the files of a large pass: the substring index being built, over all messages of the home. */
   indexing?: { done: number; total: number };
 }
@@ -80,22 +82,25 @@ export async function eachFile(
   report: SourceReport,
   files: readonly string[],
   o: ImportOptions,
-  one: (file: string, sessions: Set<string>) => void | Promise<void>,
+  one: (file: string, sessions: Set<string>, tick: (fileShare?: number) => void) => void | Promise<void>,
 ): Promise<SourceReport> {
   const sessions = new Set<string>();
   let done = 0;
-  const progress = (indexing?: ImportProgress["indexing"]) =>
+  const progress = (indexing?: ImportProgress["indexing"], fileShare?: number) =>
     o.onProgress?.({
       source: report.source,
       filesDone: done,
       files: files.length,
       messages: report.messages.added,
+      ...(fileShare !== undefined && { fileShare }),
       ...(indexing && { indexing }),
     });
+  /** Within a file, after each write: the messages so far, and how much of the file is read when known. */
+  const tick = (fileShare?: number) => progress(undefined, fileShare ?? 0);
   try {
     for (const file of files) {
       try {
-        await one(file, sessions);
+        await one(file, sessions, tick);
       } catch (err) {
         report.files.failed++;
         report.failed.push({ file, reason: describeError(err) });

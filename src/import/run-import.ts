@@ -32,7 +32,9 @@ export async function importSource(api: ImportTarget, source: Source, o: ImportO
     }
   }
   report.files.found = files.length;
-  await eachFile(api, report, files, o, (file, sessions) => importFile(api, source, file, o, report, sessions));
+  await eachFile(api, report, files, o, (file, sessions, tick) =>
+    importFile(api, source, file, o, report, sessions, tick),
+  );
   // Rewound messages were removed from the archive; their vectors go now too, so no copy of the text remains.
   if (report.messages.removed > 0 && !o.dryRun) {
     try {
@@ -54,6 +56,7 @@ async function importFile(
   o: ImportOptions,
   report: SourceReport,
   sessions: Set<string>,
+  tick: () => void,
 ): Promise<void> {
   const raw = statSync(file, { bigint: true });
   const st = source.stamp ? source.stamp(file) : { size: Number(raw.size), mtimeNs: raw.mtimeNs };
@@ -100,6 +103,7 @@ async function importFile(
     report.redacted += r.redacted;
     for (const bad of r.invalid) addSkipped(report, { file, reason: bad.reason });
     if (s.complete && o.since === undefined) await removeVanished(api, s.id, records, o, report);
+    tick();
   }
   if (!o.dryRun && o.since === undefined) {
     await api.imports.saveFileState(source.name, file, {

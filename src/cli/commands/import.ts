@@ -250,7 +250,7 @@ async function pass(api: ImportTarget, source: string, opts: ImportOptions, json
 /** `claude-code [#####.....] 12/40 files, 3100 messages`, then the build: `... indexing text for substring search [##...] 10%`. */
 function progressLabel(e: ImportProgress): string {
   if (!e.indexing)
-    return `${e.source} ${meter(e.filesDone, e.files)} ${e.filesDone}/${e.files} files, ${e.messages} messages`;
+    return `${e.source} ${meter(e.filesDone + (e.fileShare ?? 0), e.files)} ${e.filesDone}/${e.files} files, ${e.messages} messages`;
   const { done, total } = e.indexing;
   return `${e.source} indexing text for substring search ${meter(done, total)} ${percent(done, total)}, ${e.messages} messages`;
 }
