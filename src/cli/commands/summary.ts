@@ -24,7 +24,9 @@ const n = (x: number) => x.toLocaleString("en-US");
 export const viewJson = summaryJson;
 
 function printView(v: SummaryView): void {
-  if (v.state === "missing") println(dim(`${v.session} has no summary yet (memvoy summarize ${v.session})`));
+  // An id that looks like a flag (-x) is named after -- in a command to copy.
+  const arg = v.session.startsWith("-") ? `-- ${v.session}` : v.session;
+  if (v.state === "missing") println(dim(`${v.session} has no summary yet (memvoy summarize ${arg})`));
   if (v.state === "corrupt")
     println(`summary.json is unreadable (${v.problem}); the next run moves it aside and starts over`);
   const s = v.summary;
