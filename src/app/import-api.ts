@@ -7,10 +7,9 @@ import { writeImported, type ImportWriteOptions, type ImportWriteResult } from "
 import { DeferredIndex } from "../memory/imports/deferred-index.ts";
 import {
   exportSessions,
-  messageLine,
-  sessionLine,
   type ExportOptions,
   type ExportSession,
+  sessionLines,
 } from "../memory/imports/export-lines.ts";
 import { getImportFile, putImportFile, type ImportFileState } from "../storage/sqlite/import-files-repo.ts";
 import {
@@ -96,9 +95,9 @@ export class ImportApi implements ImportWriter {
     return exportSessions(this.ctx, options);
   }
 
-  /** The JSONL lines (without newline) of one exported session. */
+  /** The JSONL lines (without newline) of one exported session, or of a further page of it. */
   exportLines(s: ExportSession): string[] {
-    return [sessionLine(s.id, s.meta), ...s.messages.map(messageLine)];
+    return sessionLines(s);
   }
 
   /** Open another program's SQLite database read-only. */

@@ -105,7 +105,7 @@ export function run(argv: readonly string[]): Promise<number> {
     try {
       for await (const s of list) {
         out.write(render(s));
-        sessions++;
+        if (!s.continues) sessions++;
         messages += s.messages.length;
       }
       out.commit();
@@ -119,12 +119,16 @@ export function run(argv: readonly string[]): Promise<number> {
   });
 }
 
+/** A session as Markdown: its header, then its messages (a further page of a large session: its messages). */
 function markdown(s: ExportSession): string {
-  const lines = [`# ${s.meta.title ?? s.id}`, "", `- session: ${s.id}`];
-  if (s.meta.source) lines.push(`- source: ${s.meta.source}`);
-  if (s.meta.project) lines.push(`- project: ${s.meta.project}`);
-  if (s.meta.parent) lines.push(`- parent: ${s.meta.parent}`);
-  lines.push(`- messages: ${s.messages.length}`, "");
+  const lines: string[] = [];
+  if (!s.continues) {
+    lines.push(`# ${s.meta.title ?? s.id}`, "", `- session: ${s.id}`);
+    if (s.meta.source) lines.push(`- source: ${s.meta.source}`);
+    if (s.meta.project) lines.push(`- project: ${s.meta.project}`);
+    if (s.meta.parent) lines.push(`- parent: ${s.meta.parent}`);
+    lines.push(`- messages: ${s.total ?? s.messages.length}`, "");
+  }
   for (const m of s.messages) {
     lines.push(`## ${m.role}${m.sender ? ` (${m.sender})` : ""} · ${nsToRfc3339(m.sendAt)}`, "", m.content, "");
   }

@@ -81,8 +81,10 @@ export const messagesUpTo = (db: Database, seq?: bigint): number =>
     ).n,
   );
 
-export function countSessionMessages(db: Database, session: string): number {
-  const r = db.query("SELECT count(*) AS n FROM messages WHERE session_id = ?").get(session) as { n: bigint };
+export function countSessionMessages(db: Database, session: string, since?: bigint, until?: bigint): number {
+  const r = db
+    .query("SELECT count(*) AS n FROM messages WHERE session_id = ? AND send_at >= ? AND send_at < ?")
+    .get(session, since ?? -(2n ** 63n), until ?? 2n ** 63n - 1n) as { n: bigint };
   return Number(r.n);
 }
 
