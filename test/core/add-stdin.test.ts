@@ -83,6 +83,18 @@ test("JSONL past one part: a bad line after a stored part says what was stored a
   expect(sessions.map((s: { id: string; messages: number }) => [s.id, s.messages])).toEqual([["big", 100_000]]);
 });
 
+test("JSONL past one part: an idempotency key given to another message after a stored part is refused by line", async () => {
+  const home = tempHome();
+  const lines = [JSON.stringify({ role: "user", content: "first", idempotencyKey: "k1" })];
+  for (let i = 2; i <= 100_010; i++) lines.push(JSON.stringify({ role: "assistant", content: `m${i}` }));
+  lines.push(JSON.stringify({ role: "user", content: "another", idempotencyKey: "k1" }));
+  const r = await cli(["add", "big"], { home, stdin: `${lines.join("\n")}\n` });
+  expect(r.code).toBe(2);
+  expect(r.stderr.trim().split("\n").at(-1)).toBe(
+    'memvoy: add: stored 100000 message(s) in big (stdin lines 1-100000), then failed: stdin line 100011: idempotencyKey "k1" is also on stdin line 1, for another message; the lines after 100000 were not stored (resume with: tail -n +100001)',
+  );
+});
+
 test("JSONL of up to one part is checked whole: a bad last line stores nothing", async () => {
   const home = tempHome();
   const r = await cli(["add", "s"], {

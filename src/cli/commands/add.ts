@@ -159,7 +159,13 @@ function reportPartial(
 ): number {
   const exitCode = err instanceof InputError ? 2 : 1;
   const failure = new PartialAddError(
-    { session, stored: ids.length, lastLine, cause: describeError(err) },
+    // The line's own error may say nothing was written: this one says what was.
+    {
+      session,
+      stored: ids.length,
+      lastLine,
+      cause: describeError(err).replace(/; nothing was written(?: \([^)]*\))?/, ""),
+    },
     { cause: err },
   );
   const message = describeError(failure);
