@@ -49,6 +49,8 @@ export function readSessionHistory(ctx: MemoryContext, session: string, o: Histo
     return listSessionMessages(ctx.db, session, { filter: o.filter, newestFirst: true, limit: o.last }).reverse();
   }
   if (o.all) return listSessionMessages(ctx.db, session);
-  const n = o.last ?? ctx.config.limits.max_history_messages;
+  // The window is the recent tier's last N; --last N is the session's last N, archived ones too when it has fewer.
+  if (o.last !== undefined) return listSessionMessages(ctx.db, session, { newestFirst: true, limit: o.last }).reverse();
+  const n = ctx.config.limits.max_history_messages;
   return listSessionMessages(ctx.db, session, { recentOnly: true, newestFirst: true, limit: n }).reverse();
 }

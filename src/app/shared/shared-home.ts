@@ -218,7 +218,9 @@ export class SharedHome {
       return (await archive.listMessages(session, { filter, newestFirst: true, limit: o.last })).reverse();
     }
     if (o.all) return archive.listMessages(session);
-    const n = o.last ?? this.ctx.config.limits.max_history_messages;
+    if (o.last !== undefined)
+      return (await archive.listMessages(session, { newestFirst: true, limit: o.last })).reverse();
+    const n = this.ctx.config.limits.max_history_messages;
     return (await archive.listMessages(session, { recentOnly: true, newestFirst: true, limit: n })).reverse();
   }
 

@@ -16,7 +16,8 @@ archive ends and history.json begins. With a filter every message ever written i
 read and those that pass are shown (with --last N, the newest N of them).
 
   --all         every message ever written
-  --last N      the last N messages instead of the configured window
+  --last N      the last N messages instead of the configured window (archived ones too
+                when history.json holds fewer)
 ${FILTER_USAGE}
 `;
 
