@@ -5,6 +5,7 @@ import { namedError } from "../shared/errors.ts";
 import { closeSync, fstatSync, openSync, readFileSync, readSync } from "node:fs";
 import { zstdDecompressSync } from "node:zlib";
 import { declaredZstdSize } from "./zstd-size.ts";
+import { streamLines as linesOf, withoutBom, type Line } from "../shared/stream-lines.ts";
 
 export const MAX_LINE_BYTES = 256 * 1024 * 1024;
 export const MAX_DECOMPRESSED_BYTES = 1024 * 1024 * 1024;
@@ -46,20 +47,9 @@ export const CorruptCompressedFileError = namedError<{ file: string; reason: str
 );
 export type CorruptCompressedFileError = InstanceType<typeof CorruptCompressedFileError>;
 
-export interface Line {
-  /** 1-based line number within the file. */
-  line: number;
-  text: string;
-  /** Byte offset of the line's first byte. */
-  start: number;
-  /** Byte offset just after this line's newline. */
-  end: number;
-}
+export type { Line };
 
 const decoder = new TextDecoder("utf-8");
-
-/** A file's first line without the UTF-8 byte order mark some editors write (JSON.parse refuses it). */
-const withoutBom = (text: string) => (text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
 
 /**
  * Complete lines from `offset` on (each ends with "\n"); a trailing line without one is left for the next pass
@@ -126,35 +116,11 @@ export function* jsonlLines(file: string, offset = 0, firstLine = 1, final = fal
 const spare: Buffer[] = [];
 
 /** Lines of a stream (stdin), each with its number; the last line may lack its newline. */
-export async function* streamLines(stream: ReadableStream<Uint8Array>, name: string): AsyncGenerator<Line> {
-  let pending: Uint8Array[] = [];
-  let pendingBytes = 0;
-  let line = 1;
-  let pos = 0;
-  let lineStart = 0;
-  const take = (tail: Uint8Array): string => {
-    const text = Buffer.concat([...pending, tail]).toString("utf8");
-    pending = [];
-    pendingBytes = 0;
-    return line === 1 ? withoutBom(text) : text;
-  };
-  for await (const chunk of stream) {
-    let start = 0;
-    for (let nl = chunk.indexOf(10); nl >= 0; nl = chunk.indexOf(10, start)) {
-      const text = take(chunk.subarray(start, nl));
-      yield { line: line++, text, start: lineStart, end: pos + nl + 1 };
-      lineStart = pos + nl + 1;
-      start = nl + 1;
-    }
-    if (start < chunk.length) {
-      pendingBytes += chunk.length - start;
-      if (pendingBytes > MAX_LINE_BYTES)
-        throw new LimitError({ problem: "line", file: name, line, limit: MAX_LINE_BYTES });
-      pending.push(chunk.slice(start));
-    }
-    pos += chunk.length;
-  }
-  if (pendingBytes > 0) yield { line, text: take(new Uint8Array(0)), start: lineStart, end: pos };
+export function streamLines(stream: ReadableStream<Uint8Array>, name: string): AsyncGenerator<Line> {
+  return linesOf(stream, {
+    maxLineBytes: MAX_LINE_BYTES,
+    tooLong: (line) => new LimitError({ problem: "line", file: name, line, limit: MAX_LINE_BYTES }),
+  });
 }
 
 function* bufferLines(data: Buffer, file: string, offset: number, firstLine: number, final: boolean): Generator<Line> {

@@ -1,5 +1,6 @@
 // memvoy add SESSION --role R [--content TEXT | stdin] [--at TIME] [--sender NAME]; stdin may be JSONL.
 import { overLimitError, parseJsonlLine, repeatedKeyCheck } from "../../app/wire-input.ts";
+import { streamLines } from "../../shared/stream-lines.ts";
 import { CommandUsageError, PartialAddError, StdinInputError } from "../usage-errors.ts";
 import { InputError } from "../../shared/errors.ts";
 import { describeError } from "../../shared/describe-error.ts";
@@ -240,42 +241,21 @@ interface JsonlPart {
  * than any message it could hold is refused without reading it to its end.
  */
 async function* readJsonl(maxBytes: number, read: { lines: number }): AsyncGenerator<JsonlPart> {
-  const maxLine = 6 * maxBytes + 64 * 1024; // a JSON line escapes a control character in 6 bytes
+  const maxLineBytes = 6 * maxBytes + 64 * 1024; // a JSON line escapes a control character in 6 bytes
+  const tooLong = (line: number, bytes: number) => overLimitError(`stdin line ${line}`, bytes, maxBytes, "line");
   let part: JsonlPart = { messages: [], lastLine: 0 };
-  let pending: Uint8Array[] = [];
-  let pendingBytes = 0;
   const keys = repeatedKeyCheck();
-  /** The next line's message, and the full part it closes (when it does). */
-  const take = (tail: Uint8Array): JsonlPart | undefined => {
-    const line = ++read.lines;
-    const text = decode(pending.length > 0 ? Buffer.concat([...pending, tail]) : tail);
-    pending = [];
-    pendingBytes = 0;
+  for await (const { line, text } of streamLines(Bun.stdin.stream(), { maxLineBytes, tooLong, decode })) {
+    read.lines = line;
     const m = parseJsonlLine(text, line, maxBytes);
-    if (m === undefined) return undefined;
+    if (m === undefined) continue;
     keys(m, line); // one key, one message, over the whole input: a part already stored is not checked again
-    const full = part.messages.length === ATOMIC_BATCH ? part : undefined;
-    if (full) part = { messages: [], lastLine: 0 };
+    if (part.messages.length === ATOMIC_BATCH) {
+      yield part;
+      part = { messages: [], lastLine: 0 };
+    }
     part.messages.push(m);
     part.lastLine = line;
-    return full;
-  };
-  for await (const chunk of Bun.stdin.stream()) {
-    let start = 0;
-    for (let nl = chunk.indexOf(10); nl >= 0; nl = chunk.indexOf(10, start)) {
-      const full = take(chunk.subarray(start, nl));
-      start = nl + 1;
-      if (full) yield full;
-    }
-    if (start < chunk.length) {
-      pendingBytes += chunk.length - start;
-      if (pendingBytes > maxLine) throw overLimitError(`stdin line ${read.lines + 1}`, pendingBytes, maxBytes, "line");
-      pending.push(chunk.slice(start));
-    }
-  }
-  if (pendingBytes > 0) {
-    const full = take(new Uint8Array(0));
-    if (full) yield full;
   }
   // After a full part is given, the next part holds the message that closed it: empty only when stdin held none.
   if (part.messages.length === 0) throw new StdinInputError({ command: "add", problem: "empty" });
