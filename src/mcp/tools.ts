@@ -33,6 +33,9 @@ export interface ToolDef {
 }
 
 /** Every tool stays on this machine and deletes nothing; it either only reads or it writes. */
+/** The fewest hits a search page is taken from (pageDepth). */
+const PAGE_DEPTH = 50;
+
 const READS: ToolAnnotations = {
   readOnlyHint: true,
   destructiveHint: false,
@@ -114,13 +117,13 @@ export const TOOLS: readonly ToolDef[] = [
             range: a.range,
             since: a.since,
             until: a.until,
-            limit: Math.min(LIMITS.searchLimit, offset + limit),
+            limit: pageDepth(offset, limit),
           });
           const out: Record<string, unknown> = {
             mode: "search",
             query,
             match: a.match ?? "hybrid",
-            rows: r.hits.slice(offset).map(compactRow),
+            rows: r.hits.slice(offset, offset + limit).map(compactRow),
           };
           if (r.notIndexed > 0) out.notIndexed = r.notIndexed;
           if (r.notes.length > 0) out.notes = r.notes;
@@ -268,6 +271,16 @@ export const TOOLS: readonly ToolDef[] = [
 ];
 
 /** Why a page from `offset` on is empty when the `what` found `found` items (`noun`: one, many), at most `most`. */
+/**
+ * How many hits a search page is taken from. A search's best hits may change with its limit (its candidate lists
+ * grow with it), so pages taken from searches of different limits could repeat or skip hits: every page of one
+ * query, a cut answer's continuation included, comes from one ranking as long as it ends within the first
+ * max(PAGE_DEPTH, 2 * limit) hits.
+ */
+export function pageDepth(offset: number, limit: number): number {
+  return Math.min(LIMITS.searchLimit, Math.max(PAGE_DEPTH, 2 * limit, offset + limit));
+}
+
 function pastTheEnd(offset: number, found: number, what: string, noun: [string, string], most: number): string {
   return offset >= most
     ? `offset ${offset} is past the end: a ${what} gives at most ${most} ${noun[1]}`
