@@ -10,10 +10,12 @@ import { namedError } from "../shared/errors.ts";
 import { faultPoint } from "../shared/fault-point.ts";
 import { nowNs } from "../shared/time.ts";
 import type { ArchiveCounts, ArchivePort } from "../storage/ports/archive-port.ts";
+import type { SharedArchivePort } from "../storage/ports/shared-archive-port.ts";
 import { COPY_ORDER } from "../storage/ports/copy-tables.ts";
 import { refuseSessionSymlinks } from "../storage/history/no-symlink.ts";
 import { openSqliteArchive } from "../storage/sqlite/sqlite-archive.ts";
 import { migrateVectors } from "../memory/embedding/migrate-vectors.ts";
+import { applyHomeRemovals, dropHomeSummaries } from "./migrate-removals.ts";
 import { aloneOnTarget, withVectorLease } from "./migrate-turns.ts";
 
 export const NoArchiveUrlError = namedError<{ home: string }>(
@@ -59,14 +61,15 @@ export interface MigrateArchiveOptions {
   /** Messages per transaction (default 2000). */
   batch?: number;
   signal?: AbortSignal;
-  onStart?: (total: number, resumedAt: number) => void;
+  /** `resuming`: an earlier run was stopped before it finished (else it finished, and this one copies what changed). */
+  onStart?: (total: number, resumedAt: number, resuming: boolean) => void;
   onProgress?: (copied: number, total: number) => void;
   /** Progress of the vector copy, table by table: rows of the current table done (`skipped` of them found in the target) and in all. */
   onVectorProgress?: (done: number, total: number, skipped: number) => void;
   /** The vector copy, when the vector store is shared (see VectorCopy). */
   vectors?: VectorCopy;
   /** Open the target archive (default: the PostgreSQL archive at the URL). */
-  openTarget?: (url: string) => Promise<ArchivePort>;
+  openTarget?: (url: string) => Promise<SharedArchivePort>;
 }
 
 export interface MigrateArchiveResult {
@@ -89,9 +92,9 @@ export function archiveUrl(home?: string, env: Record<string, string | undefined
   return url;
 }
 
-async function openPg(url: string): Promise<ArchivePort> {
-  const { openPgArchive } = await import("../storage/postgres/open-pg-archive.ts");
-  return openPgArchive(url);
+async function openPg(url: string): Promise<SharedArchivePort> {
+  const { openPgSharedArchive } = await import("../storage/postgres/pg-shared-archive.ts");
+  return openPgSharedArchive(url);
 }
 
 /** The home's key in the target: its resume cursor's meta key, and the lock one run of it holds. */
@@ -105,7 +108,7 @@ export async function migrateArchive(o: MigrateArchiveOptions): Promise<MigrateA
   const url = archiveUrl(o.home, env);
   if (!existsSync(paths.db)) throw new NoSourceArchiveError({ path: paths.db });
   const source = openSqliteArchive(paths.db);
-  let target: ArchivePort | undefined;
+  let target: SharedArchivePort | undefined;
   try {
     const into = (target = await (o.openTarget ?? openPg)(url));
     const key = cursorKey(paths.db);
@@ -116,23 +119,37 @@ export async function migrateArchive(o: MigrateArchiveOptions): Promise<MigrateA
   }
 }
 
+/** The resume cursor kept in the target; `copiedAt`: when a run of the home last finished (absent before one did). */
+interface SavedCursor {
+  cursor: string;
+  copiedAt?: string;
+  done?: boolean;
+}
+
 async function copy(
   source: ArchivePort,
-  target: ArchivePort,
+  target: SharedArchivePort,
   key: string,
   paths: HomePaths,
   config: Config,
   o: MigrateArchiveOptions,
 ): Promise<MigrateArchiveResult> {
   const saved = await target.getMeta(key);
-  let cursor = saved ? BigInt((JSON.parse(saved) as { cursor: string }).cursor) : 0n;
+  const last = saved ? (JSON.parse(saved) as SavedCursor) : undefined;
+  let cursor = last ? BigInt(last.cursor) : 0n;
+  const save = (extra: Partial<SavedCursor> = {}) =>
+    target.setMeta(key, JSON.stringify({ cursor: String(cursor), copiedAt: last?.copiedAt, ...extra }));
   if (!saved) {
     const present = await target.countMessages();
     if (present > 0) throw new TargetNotEmptyError({ messages: present });
+  } else {
+    // What the home removed since: out of the target first (no removed text stays there), then the copy.
+    await applyHomeRemovals(source, target, nowNs());
+    if (last?.copiedAt) await dropHomeSummaries(source, target, paths, BigInt(last.copiedAt));
   }
   const total = await source.countMessages();
   const copiedBefore = saved ? await target.countMessages() : 0;
-  o.onStart?.(total, copiedBefore);
+  o.onStart?.(total, copiedBefore, saved !== undefined && last?.done !== true);
   let copied = 0;
   const batch = Math.max(1, o.batch ?? 2000);
   const result = (done: boolean, extra: Partial<MigrateArchiveResult> = {}): MigrateArchiveResult => ({
@@ -150,7 +167,7 @@ async function copy(
     if (rows.length === 0) break;
     copied += await target.importMessages(rows, nowNs());
     cursor = rows[rows.length - 1]!.seq;
-    await target.setMeta(key, JSON.stringify({ cursor: String(cursor) }));
+    await save();
     faultPoint("after-copy-batch");
     o.onProgress?.(Math.min(total, copiedBefore + copied), total);
   }
@@ -169,6 +186,7 @@ async function copy(
   const counts = await verify(source, target);
   if (counts.summaries < summaries)
     throw new CopyMismatchError({ what: "summaries", source: summaries, target: counts.summaries });
+  await save({ copiedAt: String(nowNs()), done: true });
   return result(true, { counts, summaries, vectors });
 }
 

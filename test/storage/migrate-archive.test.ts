@@ -5,6 +5,7 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { appendFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { cursorKey } from "../../src/app/migrate-archive.ts";
+import { nowNs } from "../../src/shared/time.ts";
 import { VECTOR_WRITE_JOB } from "../../src/storage/ports/lease-turn.ts";
 import { openPgArchive } from "../../src/storage/postgres/open-pg-archive.ts";
 import { openSqliteArchive } from "../../src/storage/sqlite/sqlite-archive.ts";
@@ -193,6 +194,56 @@ describe("migrate-archive", () => {
     const more = await cli(["migrate-archive"], { home, env });
     expect(more.code).toBe(0);
     expect(more.stdout).toContain("copied 1 messages (1201 in the archive, 4 sessions");
+  }, 300_000);
+
+  test("run again after rm, reset --all and rm-message in the home: the target loses what the home removed", async () => {
+    const home = buildHome(10);
+    await addExtras(home);
+    const url = await server.createDatabase("migrate_removals");
+    const env = { MEMVOY_ARCHIVE_URL: url };
+    expect((await cli(["migrate-archive"], { home, env })).code).toBe(0);
+
+    const src = openSqliteArchive(join(home, ".store", "history.db"));
+    const gamma = await src.listMessages("gamma");
+    await src.close();
+    for (const args of [
+      ["rm", "beta"],
+      ["reset", "--all", "alpha"],
+      ["rm-message", gamma[3]!.id],
+      ["add", "gamma", "--role", "user", "--content", "gamma after the removal"],
+    ])
+      expect((await cli(args, { home })).code).toBe(0);
+    // A summary another host wrote in the archive since is not the home's to drop.
+    const live = await openPgArchive(url);
+    await live.putSummaryState("gamma", { summary: '{"summary":"gamma, written elsewhere"}', cursor: "" }, nowNs());
+    await live.close();
+
+    const r = await cli(["migrate-archive"], { home, env });
+    expect(r.stderr).toBe("");
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain("copied 1 messages (10 in the archive, 2 sessions, 0 summaries");
+
+    const dst = await openPgArchive(url);
+    const home2 = openSqliteArchive(join(home, ".store", "history.db"));
+    try {
+      const texts = (await dst.exportMessages(0n, 10_000)).map((m) => m.content);
+      expect(texts.filter((t) => /^(alpha|beta) /.test(t))).toEqual([]);
+      expect(texts).not.toContain(gamma[3]!.content);
+      expect(texts).toContain("gamma after the removal");
+      expect(await dst.exportMessages(0n, 10_000)).toEqual(await home2.exportMessages(0n, 10_000));
+      expect((await dst.listSessions()).map((s) => s.id)).toEqual(["alpha", "gamma"]);
+      expect(await dst.getSummaryState("alpha")).toBeUndefined();
+      expect(await dst.getSummaryRun("alpha")).toBeUndefined();
+      expect((await dst.getSummaryState("gamma"))?.summary).toContain("written elsewhere");
+      expect(await dst.startOf("alpha")).toEqual(await home2.startOf("alpha"));
+      expect(await dst.countMessages("beta")).toBe(0);
+    } finally {
+      await dst.close();
+      await home2.close();
+    }
+    const again = await cli(["migrate-archive", "--json"], { home, env });
+    expect(again.code).toBe(0);
+    expect(JSON.parse(again.stdout)).toMatchObject({ copied: 0, done: true, counts: { messages: 10, sessions: 2 } });
   }, 300_000);
 
   test("with [vectors] on S3 the vectors follow the messages; a kill mid-way resumes, the ids are verified", async () => {

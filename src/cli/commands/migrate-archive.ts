@@ -24,8 +24,11 @@ A password not in MEMVOY_ARCHIVE_URL is read from PGPASSWORD.
 
 A progress bar shows on a terminal. The copy is resumable: Ctrl-C (or a kill)
 stops it, and running memvoy migrate-archive again continues where it stopped.
-Running it again later copies what was added since. The target database must
-be empty, or hold only what an earlier run copied from this home.
+Running it again later copies what was added since, and removes from the
+archive what rm, reset and rm-message removed here since (a summary dropped by
+reset --all or --drop-summary too, unless a host rewrote it there since). The
+target database must be empty, or hold only what an earlier run copied from
+this home.
 
 Vectors stay in the home's local store unless a shared vector store is
 configured ([vectors] uri); then they are copied too, with their own progress
@@ -80,8 +83,8 @@ async function migrate(p: Parsed): Promise<number> {
       home,
       batch,
       signal,
-      onStart: (total, already) => {
-        if (!json && already > 0)
+      onStart: (total, already, resuming) => {
+        if (!json && resuming && already > 0)
           process.stderr.write(`memvoy: resuming the copy (${already} of ${total} messages already there)\n`);
         resumedAt = already;
         bar?.update(already, total, already);

@@ -50,6 +50,8 @@ export interface SharedArchivePort extends ArchivePort {
   forgetSummary(session: string): Promise<boolean>;
   /** Give a run recorded as running a new start time (its saves, which require the time it wrote, are refused). */
   restartSummaryRun(session: string, at: bigint): Promise<void>;
+  /** The messages whose id hashes (idTombstoneHash) to one of these: removed elsewhere, still stored here. */
+  messagesWithIdHashes(hashes: readonly string[]): Promise<{ id: string; session: string }[]>;
   /** A count that moves whenever tombstones are written (a removal on any host); equal counts: none since. */
   removalCount(): Promise<bigint>;
   /** A new sighting of a record: newest text, fix and outcome; count bumped; TTL refreshed. */

@@ -86,6 +86,16 @@ export class PgSharedArchive extends PgArchive implements SharedArchivePort {
     ]);
   }
 
+  async messagesWithIdHashes(hashes: readonly string[]): Promise<{ id: string; session: string }[]> {
+    if (hashes.length === 0) return [];
+    // The hash of tombstone-hash.ts, computed by the server: one scan, joined to the hashes.
+    return this.run<{ id: string; session: string }>(
+      `SELECT m.id, m.session_id AS session FROM messages m
+       JOIN unnest($1::text[]) AS h(hash) ON h.hash = encode(sha256(convert_to('id:' || m.id, 'UTF8')), 'hex')`,
+      [hashes],
+    );
+  }
+
   async removalCount(): Promise<bigint> {
     return BigInt((await this.run<{ n: bigint }>("SELECT n FROM removal_count"))[0]?.n ?? 0n);
   }

@@ -1,0 +1,59 @@
+// migrate-archive run again: what the home removed since an earlier run (rm, reset, rm-message and a dropped
+// summary) is removed from the target before anything is copied, so no removed text stays there and the
+// counts can agree. Only what the home itself removed goes: its tombstones name the messages.
+import { existsSync } from "node:fs";
+import type { HomePaths } from "../config/home.ts";
+import type { ArchivePort } from "../storage/ports/archive-port.ts";
+import type { SharedArchivePort } from "../storage/ports/shared-archive-port.ts";
+
+const CHUNK = 10_000;
+
+/** Remove from `target` the messages and sessions the home removed; returns how many messages went. */
+export async function applyHomeRemovals(source: ArchivePort, target: SharedArchivePort, now: bigint): Promise<number> {
+  const tombstones = await source.exportRows("tombstones");
+  const hashes = tombstones.map((r) => String(r.hash));
+  const fresh: string[] = [];
+  for (let at = 0; at < hashes.length; at += CHUNK) {
+    const chunk = hashes.slice(at, at + CHUNK);
+    const known = await target.tombstoned(chunk);
+    for (const h of chunk) if (!known.has(h)) fresh.push(h);
+  }
+  let removed = 0;
+  const found = await target.messagesWithIdHashes(fresh);
+  for (const [session, gone] of Map.groupBy(found, (m) => m.session)) {
+    // A reset or rm: the session's whole tier goes as a shared reset takes it (its start and marks too).
+    if (gone.length === (await target.countMessages(session)))
+      removed += await target.removeSessionMessages(session, now);
+    else for (const m of gone) if (await target.removeMessage(m.id, now)) removed++;
+  }
+  // Written after the removals: a run killed before them finds the same tombstones new again.
+  await target.importRows("tombstones", tombstones);
+  const kept = new Set((await source.listSessions()).map((s) => s.id));
+  for (const s of await target.listSessions())
+    if (!kept.has(s.id) && (await target.countMessages(s.id)) === 0) await target.removeSession(s.id);
+  return removed;
+}
+
+/**
+ * The summaries the home dropped (reset --all, rm-message --drop-summary) since the run of `copiedAt`: the
+ * target's summary and last run go when the home has neither and the target's were written by that run or
+ * before (a summary a host wrote there since is left alone).
+ */
+export async function dropHomeSummaries(
+  source: ArchivePort,
+  target: SharedArchivePort,
+  paths: HomePaths,
+  copiedAt: bigint,
+): Promise<void> {
+  for (const s of await source.listSessions()) {
+    if (existsSync(paths.summary(s.id))) continue;
+    const [state, run, own] = await Promise.all([
+      target.getSummaryState(s.id),
+      target.getSummaryRun(s.id),
+      source.getSummaryRun(s.id),
+    ]);
+    if (!state && (!run || own)) continue;
+    // The home's own last run, if any, is copied again after this.
+    if ((state?.updatedAt ?? 0n) <= copiedAt && (run?.startedAt ?? 0n) <= copiedAt) await target.forgetSummary(s.id);
+  }
+}
