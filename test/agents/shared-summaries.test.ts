@@ -182,6 +182,27 @@ describe("summaries on a shared archive", () => {
     expect((await hostB.rmMessage(newQuestion!.id)).summarized).toBe(false);
   }, 120_000);
 
+  test("an unreadable summary in the archive makes its session due, and the next run replaces it", async () => {
+    fake.reset();
+    fake.respond((req) => answer(req));
+    const { env, homes, open } = await hosts("corrupt_summary", 2);
+    const [hostA, hostB] = [await open(homes[0]!), await open(homes[1]!)];
+    await hostA.add("team", exchanges("alpha", 2));
+    expect((await hostA.summarize()).sessions).toMatchObject([{ session: "team", outcome: "ok" }]);
+    expect(await hostA.dueSessions()).toEqual([]);
+    const { cursor } = (await hostA.ctx.archive.getSummaryState("team"))!;
+    await hostA.ctx.archive.putSummaryState("team", { summary: '{"key_decisions": ["Do: x"', cursor }, hostA.ctx.now());
+
+    expect(await hostB.dueSessions()).toEqual(["team"]);
+    const view = await cli(["summary", "team", "--json"], { home: homes[1]!, env });
+    expect(JSON.parse(view.stdout)).toMatchObject({ state: "corrupt", due: true });
+    expect((await hostB.summarize()).sessions).toMatchObject([{ session: "team", outcome: "ok", messages: 4 }]);
+    const repaired = JSON.parse((await hostA.ctx.archive.getSummaryState("team"))!.summary);
+    expect(repaired.key_decisions).toEqual(["Do: remember alpha"]);
+    expect(await hostA.dueSessions()).toEqual([]);
+    expect(await hostB.dueSessions()).toEqual([]);
+  }, 120_000);
+
   test("the daily token budget is one for every host", async () => {
     fake.reset();
     fake.respond((req) => answer(req));

@@ -291,8 +291,9 @@ export class SharedHome {
       const status = run ? { run } : {};
       // As the cron sees it: an imported session waits for [import] summarize = true.
       const waits = !this.ctx.config.import.summarize && meta?.source !== undefined;
-      const due = !waits && sharedDue(session, row, state ? { ...status, summaryUpdatedAt: state.updatedAt } : status);
       const file = readSummary(this.ctx, session);
+      const known = state ? { ...status, summaryUpdatedAt: state.updatedAt } : status;
+      const due = !waits && sharedDue(session, row, known, file.state === "corrupt");
       return summaryViewOf(session, { file, cursor: readCursor(this.ctx, session), run, usage, due });
     });
   }

@@ -9,6 +9,7 @@ import { busyReport, generateRun } from "../../memory/summary/generate.ts";
 import { openLedgerLlm, type LlmLedger } from "../../memory/summary/llm-access.ts";
 import type { SessionReport, SummarizeOptions, SummarizeReport } from "../../memory/summary/summary-report.ts";
 import { summarizeEach } from "../../memory/summary/summarize.ts";
+import { summaryOfText } from "../../memory/summary/summary-store.ts";
 import { budgetOf, dayStartOf, type BudgetState } from "../../memory/summary/token-budget.ts";
 import { refuseSessionSymlinks } from "../../storage/history/no-symlink.ts";
 import type { SessionRow } from "../../storage/ports/archive-port.ts";
@@ -28,12 +29,20 @@ const UNFINISHED = new Set(["running", "failed", "partial", "aborted"]);
 /**
  * Whether the summary cron should run the session: not temp-, with messages, and a last run that did not
  * finish, or messages written since the last finished run started (the embedded mtime gate, kept in the
- * archive), or (no run recorded) no summary yet or one older than the session's last write.
+ * archive), or (no run recorded) no summary yet or one older than the session's last write, or an
+ * unreadable summary (`corrupt`) that no finished run has met yet (a run starts over without it; one that
+ * saved nothing, its messages all waiting for a reply, is not run again until a write).
  */
-export function sharedDue(session: string, row: SessionRow | undefined, status: SummaryStatus): boolean {
+export function sharedDue(
+  session: string,
+  row: SessionRow | undefined,
+  status: SummaryStatus,
+  corrupt = false,
+): boolean {
   if (isTempSession(session) || !row || row.messageCount === 0) return false;
   const { run, summaryUpdatedAt } = status;
   if (run && UNFINISHED.has(run.outcome)) return true;
+  if (corrupt && !(run?.finishedAt !== undefined && run.startedAt > (summaryUpdatedAt ?? 0n))) return true;
   if (run?.finishedAt !== undefined) return row.updatedAt >= run.startedAt;
   return summaryUpdatedAt === undefined || summaryUpdatedAt < row.updatedAt;
 }
@@ -86,10 +95,28 @@ export class SharedSummaries {
     const { archive, config } = this.ctx;
     const [sessions, statuses] = await Promise.all([archive.listSessionInfo(), archive.summaryStatuses()]);
     const imported = (s: SessionListing) => !config.import.summarize && s.meta.source !== undefined;
-    return sessions
-      .filter((s) => !imported(s) && sharedDue(s.id, s, statuses.get(s.id) ?? {}))
-      .map((s) => s.id)
-      .sort();
+    const due: string[] = [];
+    for (const s of sessions) {
+      const status = statuses.get(s.id) ?? {};
+      if (imported(s)) continue;
+      if (sharedDue(s.id, s, status) || (sharedDue(s.id, s, status, true) && (await this.#corrupt(s.id, status))))
+        due.push(s.id);
+    }
+    return due.sort();
+  }
+
+  /** Which summary versions hold an unreadable summary (each version's text is read once per process). */
+  readonly #checked = new Map<string, { version: bigint; corrupt: boolean }>();
+
+  async #corrupt(session: string, status: SummaryStatus): Promise<boolean> {
+    if (status.summaryVersion === undefined) return false;
+    const known = this.#checked.get(session);
+    if (known?.version === status.summaryVersion) return known.corrupt;
+    const state = await this.ctx.archive.getSummaryState(session);
+    if (!state) return false;
+    const corrupt = summaryOfText(state.summary).state === "corrupt";
+    this.#checked.set(session, { version: state.version, corrupt });
+    return corrupt;
   }
 
   /** Generate now on one session, or on every due session. MissingApiKeyError before anything changes. */

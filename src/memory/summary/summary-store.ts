@@ -23,10 +23,12 @@ import {
 } from "../../storage/history/cursor-file.ts";
 import {
   moveSummaryAside,
+  parseSummaryJson,
   readSummaryJson,
   removeSummaryFile,
   setSummaryMtime,
   stageSummaryText,
+  type SummaryJson,
 } from "../../storage/history/summary-file.ts";
 import {
   clearPosition,
@@ -59,7 +61,15 @@ import { describeIssues } from "../../shared/schema-issues.ts";
 
 /** summary.json, read leniently (Agenvoy files included) and put under the summary rules. */
 export function readSummary(ctx: Pick<MemoryContext, "paths">, session: string): SummaryFile {
-  const file = readSummaryJson(ctx.paths.summary(session));
+  return checkSummary(readSummaryJson(ctx.paths.summary(session)));
+}
+
+/** A summary's text (the shared archive's copy of summary.json) as readSummary reads the file. */
+export function summaryOfText(text: string): SummaryFile {
+  return checkSummary(parseSummaryJson(text));
+}
+
+function checkSummary(file: SummaryJson): SummaryFile {
   if (file.state !== "ok") return file;
   const parsed = v.safeParse(LooseSummarySchema, file.raw);
   if (!parsed.success) return { state: "corrupt", detail: describeIssues(parsed.issues, { topLevel: "top level" }) };

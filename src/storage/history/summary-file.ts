@@ -21,7 +21,11 @@ export function sha256(text: string): string {
 
 export function readSummaryJson(path: string): SummaryJson {
   const text = readText(path);
-  if (text === undefined) return { state: "missing" };
+  return text === undefined ? { state: "missing" } : parseSummaryJson(text);
+}
+
+/** summary.json's text (as the shared archive holds it) read as readSummaryJson reads the file. */
+export function parseSummaryJson(text: string): SummaryJson {
   let raw: unknown;
   try {
     raw = text.trim() === "" ? {} : JSON.parse(text);

@@ -34,6 +34,8 @@ export interface SessionListing extends SessionRow {
 /** Where a session's summary stands: when it was last written, and how its last run went. */
 export interface SummaryStatus {
   summaryUpdatedAt?: bigint;
+  /** The summary's version (it moves with every write): whether its text was checked is kept by it. */
+  summaryVersion?: bigint;
   run?: { outcome: string; startedAt: bigint; finishedAt?: bigint };
 }
 

@@ -40,11 +40,12 @@ export class PgSharedArchive extends PgArchive implements SharedArchivePort {
     const rows = await this.run<{
       session: string;
       summary_at: bigint | null;
+      version: bigint | null;
       outcome: string | null;
       started_at: bigint | null;
       finished_at: bigint | null;
     }>(
-      `SELECT coalesce(s.session_id, r.session_id) AS session, s.updated_at AS summary_at, r.outcome, r.started_at,
+      `SELECT coalesce(s.session_id, r.session_id) AS session, s.updated_at AS summary_at, s.version, r.outcome, r.started_at,
          r.finished_at
        FROM session_summaries s FULL JOIN summary_runs r ON r.session_id = s.session_id`,
     );
@@ -52,6 +53,7 @@ export class PgSharedArchive extends PgArchive implements SharedArchivePort {
     for (const r of rows) {
       const status: SummaryStatus = {};
       if (r.summary_at !== null) status.summaryUpdatedAt = BigInt(r.summary_at);
+      if (r.version !== null) status.summaryVersion = BigInt(r.version);
       if (r.outcome !== null && r.started_at !== null) {
         status.run = { outcome: r.outcome, startedAt: BigInt(r.started_at) };
         if (r.finished_at !== null) status.run.finishedAt = BigInt(r.finished_at);
