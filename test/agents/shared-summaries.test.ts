@@ -203,6 +203,39 @@ describe("summaries on a shared archive", () => {
     expect(await hostB.dueSessions()).toEqual([]);
   }, 120_000);
 
+  test("a run's start is timed under the session's lock: a write another host makes under it has an earlier time", async () => {
+    fake.reset();
+    fake.respond((req) => answer(req));
+    const { url, homes, open } = await hosts("start_under_lock", 2);
+    const [hostA, hostB] = [await open(homes[0]!), await open(homes[1]!)];
+    await hostA.add("team", exchanges("alpha", 2));
+    const sql = new Bun.SQL(url, { max: 1 });
+    try {
+      let written = 0n;
+      const running = await hostB.ctx.withSessionLock("team", async () => {
+        // Host B is mid-write (it holds the lock, its time taken) when host A starts a run.
+        const run = hostA.summarize("team");
+        await waitFor(
+          async () => (await sql`SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND NOT granted`).length > 0,
+          30_000,
+          "host A waiting for the session's lock",
+        );
+        written = hostB.ctx.now();
+        await hostB.ctx.archive.appendMessages(
+          "team",
+          [{ id: "late-1", role: "user", content: "one more question", sendAt: BigInt(T0 + 99_000) * 1_000_000n }],
+          { now: written },
+        );
+        return { run }; // not the promise itself: the lock would be held until the run ends
+      });
+      expect((await running.run).sessions).toMatchObject([{ session: "team", outcome: "ok", messages: 5, waiting: 1 }]);
+      const run = (await hostA.ctx.archive.getSummaryRun("team"))!;
+      expect(run.startedAt).toBeGreaterThan(written);
+    } finally {
+      await sql.close();
+    }
+  }, 120_000);
+
   test("the daily token budget is one for every host", async () => {
     fake.reset();
     fake.respond((req) => answer(req));

@@ -55,9 +55,15 @@ export class SharedSummaryStore implements SummaryRunStore {
 
   async begin(): Promise<string | undefined> {
     const { session } = this;
-    const at = this.ctx.now();
-    await this.#archive.startSummaryRun(session, at);
-    this.#startedAt = at;
+    // Timed under the session's lock, which writers hold while they take their time and append: a write that
+    // commits after this start has a later time (the due gate), and starts recorded by two hosts keep their
+    // order. A run whose lease ran out meanwhile records nothing (the row is the new holder's).
+    this.#startedAt = await this.ctx.withSessionLock(session, async () => {
+      if (!this.held()) throw new SummaryChangedError({ session });
+      const at = this.ctx.now();
+      await this.#archive.startSummaryRun(session, at);
+      return at;
+    });
     const pending = (await this.#archive.getSummaryRun(session))?.pending;
     if (!pending) return undefined;
     const state = await this.#archive.getSummaryState(session);
