@@ -169,6 +169,27 @@ export function contractCases(name: string, open: () => Promise<Implementation>)
       }
     });
 
+    test("search, keyword: a word typed without its accents finds it written with them, and the other way round", async () => {
+      await api.add("accents", [
+        { role: "user", content: "a naïve retry loop" },
+        { role: "assistant", content: "attach your résumé" },
+        { role: "user", content: "resume the upload" },
+      ]);
+      try {
+        for (const [query, want] of [
+          ["naive", ["a naïve retry loop"]],
+          ["Naive", ["a naïve retry loop"]],
+          ["resume", ["attach your résumé", "resume the upload"]],
+          ["résumé", ["attach your résumé", "resume the upload"]],
+        ] as const) {
+          const r = await api.search({ query, match: "keyword", session: "accents" });
+          expect({ query, found: r.hits.map((h) => h.content).sort() }).toEqual({ query, found: [...want] });
+        }
+      } finally {
+        await api.rm("accents");
+      }
+    });
+
     test("search, semantic and hybrid: hits with their expanded context", async () => {
       const s = await api.search({ query: "container killed out of memory", match: "semantic", session: "deploys" });
       roundTrips(s);

@@ -10,7 +10,7 @@ import { EXPAND_AFTER, EXPAND_BEFORE, mergeRuns } from "../../search/expand.ts";
 import { reciprocalRankFusion } from "../../search/fusion.ts";
 import { HYBRID } from "../../search/hybrid.ts";
 import { capitalisedNames } from "../../search/coverage.ts";
-import { queryForms, queryTerms } from "../../search/query-terms.ts";
+import { markFoldedForms, queryForms, queryTerms, type QueryTerm } from "../../search/query-terms.ts";
 import {
   backgroundVectors,
   calibrate,
@@ -150,6 +150,7 @@ async function keywordRanking(ctx: SharedContext, o: Scope, limit: number): Prom
     symbols: querySymbols(o.query, asTyped),
     asTyped,
   }));
+  for (const form of forms) await markHeldFolds(ctx, form.terms);
   const filter = scopeFilter(o);
   const found = new Map<string, Ranked>();
   const run = async (form: (typeof forms)[number], q: TextQuery | undefined, weight: number) => {
@@ -172,6 +173,32 @@ async function keywordRanking(ctx: SharedContext, o: Scope, limit: number): Prom
   if (forms.length > 1)
     ranked.sort((a, b) => (o.order === "newest" ? Number(b.message.sendAt - a.message.sendAt) : b.score - a.score));
   return ranked.slice(0, limit);
+}
+
+/**
+ * markFoldedForms with the archive asked which other forms it holds: a word's spelling without its marks is
+ * indexed as written, unstemmed (naïve as "naive"), while the plain word typed is stemmed ("naiv"), so each is
+ * also looked for in the other's form, as the embedded search does.
+ */
+async function markHeldFolds(ctx: SharedContext, terms: QueryTerm[]): Promise<void> {
+  const asked = new Set<string>();
+  markFoldedForms(terms, (expr) => {
+    asked.add(expr);
+    return false;
+  });
+  if (asked.size === 0) return;
+  const held = new Set<string>();
+  await Promise.all(
+    [...asked].map(async (expr) => {
+      const token = expr.slice(1, -1); // the FTS5 phrase "word"
+      if (
+        (await ctx.archive.searchText({ mode: "all", terms: [[{ tokens: [token] }]] }, { limit: 1, order: "newest" }))
+          .length > 0
+      )
+        held.add(expr);
+    }),
+  );
+  if (held.size > 0) markFoldedForms(terms, (expr) => held.has(expr));
 }
 
 interface SemanticRanking {
