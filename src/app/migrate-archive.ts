@@ -38,6 +38,13 @@ export const TargetNotEmptyError = namedError<{ messages: number }>(
     `the target archive already holds ${d.messages} messages that were not copied from this home: migrate into an empty database`,
 );
 
+export const TargetWrittenError = namedError<{ session: string; home: string }>(
+  "TargetWrittenError",
+  "input",
+  (d) =>
+    `the target archive holds messages this home did not copy (written there since its last run, by memvoy in shared mode; the first in session ${JSON.stringify(d.session)}): this home can no longer be copied into it. Bring what it added since with memvoy export --all here and memvoy import jsonl on a host of the shared archive`,
+);
+
 export const CopyMismatchError = namedError<{ what: string; source: number; target: number }>(
   "CopyMismatchError",
   "runtime",
@@ -143,6 +150,7 @@ async function copy(
     const present = await target.countMessages();
     if (present > 0) throw new TargetNotEmptyError({ messages: present });
   } else {
+    await refuseForeignWrites(source, target, cursor, paths.home);
     // What the home removed since: out of the target first (no removed text stays there), then the copy.
     await applyHomeRemovals(source, target, nowNs());
     if (last?.copiedAt) await dropHomeSummaries(source, target, paths, BigInt(last.copiedAt));
@@ -188,6 +196,22 @@ async function copy(
     throw new CopyMismatchError({ what: "summaries", source: summaries, target: counts.summaries });
   await save({ copiedAt: String(nowNs()), done: true });
   return result(true, { counts, summaries, vectors });
+}
+
+/**
+ * Messages past the resume cursor are either this home's (a batch copied before a kill saved the cursor) or written
+ * in the target by another memvoy since: their seqs would take the places of this home's next messages, which a
+ * copy then skips. Those are refused before anything is written.
+ */
+async function refuseForeignWrites(source: ArchivePort, target: ArchivePort, cursor: bigint, home: string) {
+  for (let after = cursor; ; ) {
+    const rows = await target.exportMessages(after, 1000);
+    if (rows.length === 0) return;
+    const ours = new Map((await source.messagesById(rows.map((m) => m.id))).map((m) => [m.id, m.seq]));
+    const other = rows.find((m) => ours.get(m.id) !== m.seq);
+    if (other) throw new TargetWrittenError({ session: other.session, home });
+    after = rows[rows.length - 1]!.seq;
+  }
 }
 
 /** Each session's summary.json and .summary_cursor become the archive's summary state (the files stay). */

@@ -317,6 +317,37 @@ describe("migrate-archive", () => {
     }
   }, 300_000);
 
+  test("run again after hosts wrote to the target: refused with exit 2 before anything changes", async () => {
+    const home = buildHome(10);
+    const url = await server.createDatabase("migrate_written");
+    const env = { MEMVOY_ARCHIVE_URL: url };
+    expect((await cli(["migrate-archive"], { home, env })).code).toBe(0);
+    const shared = await openPgArchive(url);
+    try {
+      await shared.appendMessages("elsewhere", [{ id: "x1", role: "user", content: "from a host", sendAt: NOW }], {
+        now: NOW,
+      });
+      expect((await cli(["add", "alpha", "--role", "user", "--content", "written here later"], { home })).code).toBe(0);
+      const before = await shared.counts();
+      const r = await cli(["migrate-archive"], { home, env });
+      expect(r.code).toBe(2);
+      expect(r.stderr.trim().split("\n")).toHaveLength(1);
+      expect(r.stderr).toContain(
+        'did not copy (written there since its last run, by memvoy in shared mode; the first in session "elsewhere")',
+      );
+      expect(await shared.counts()).toEqual(before);
+      // The later message took no seq of the archive's, and the resume cursor did not move past it.
+      const a = openSqliteArchive(join(home, ".store", "history.db"));
+      const later = (await a.listMessages("alpha", { newestFirst: true, limit: 1 }))[0]!;
+      await a.close();
+      expect(later.content).toBe("written here later");
+      expect(await shared.messagesById([later.id])).toEqual([]);
+      expect(JSON.parse((await shared.getMeta(cursorKey(join(home, ".store", "history.db"))))!).cursor).toBe("30");
+    } finally {
+      await shared.close();
+    }
+  }, 120_000);
+
   test("a target holding messages from elsewhere is refused with exit 2", async () => {
     const url = await server.createDatabase("migrate_busy");
     const other = await openPgArchive(url);
