@@ -15,7 +15,7 @@ import { COPY_ORDER } from "../storage/ports/copy-tables.ts";
 import { refuseSessionSymlinks } from "../storage/history/no-symlink.ts";
 import { openSqliteArchive } from "../storage/sqlite/sqlite-archive.ts";
 import { migrateVectors } from "../memory/embedding/migrate-vectors.ts";
-import { applyHomeRemovals, dropHomeSummaries } from "./migrate-removals.ts";
+import { applyHomeRemovals, dropHomeErrors, dropHomeSummaries } from "./migrate-removals.ts";
 import { aloneOnTarget, withVectorLease } from "./migrate-turns.ts";
 
 export const NoArchiveUrlError = namedError<{ home: string }>(
@@ -130,6 +130,8 @@ export async function migrateArchive(o: MigrateArchiveOptions): Promise<MigrateA
 interface SavedCursor {
   cursor: string;
   copiedAt?: string;
+  /** The highest error-record seq the home held when that run finished: records up to it came from the home. */
+  errorsSeq?: string;
   done?: boolean;
 }
 
@@ -145,7 +147,7 @@ async function copy(
   const last = saved ? (JSON.parse(saved) as SavedCursor) : undefined;
   let cursor = last ? BigInt(last.cursor) : 0n;
   const save = (extra: Partial<SavedCursor> = {}) =>
-    target.setMeta(key, JSON.stringify({ cursor: String(cursor), copiedAt: last?.copiedAt, ...extra }));
+    target.setMeta(key, JSON.stringify({ ...last, done: undefined, cursor: String(cursor), ...extra }));
   if (!saved) {
     const present = await target.countMessages();
     if (present > 0) throw new TargetNotEmptyError({ messages: present });
@@ -154,6 +156,7 @@ async function copy(
     // What the home removed since: out of the target first (no removed text stays there), then the copy.
     await applyHomeRemovals(source, target, nowNs());
     if (last?.copiedAt) await dropHomeSummaries(source, target, paths, BigInt(last.copiedAt));
+    if (last?.errorsSeq) await dropHomeErrors(source, target, BigInt(last.errorsSeq), nowNs());
   }
   const total = await source.countMessages();
   const copiedBefore = saved ? await target.countMessages() : 0;
@@ -194,7 +197,11 @@ async function copy(
   const counts = await verify(source, target);
   if (counts.summaries < summaries)
     throw new CopyMismatchError({ what: "summaries", source: summaries, target: counts.summaries });
-  await save({ copiedAt: String(nowNs()), done: true });
+  const errorsSeq = (await source.exportRows("error_records")).reduce(
+    (m, r) => (BigInt(r.seq!) > m ? BigInt(r.seq!) : m),
+    0n,
+  );
+  await save({ copiedAt: String(nowNs()), errorsSeq: String(errorsSeq), done: true });
   return result(true, { counts, summaries, vectors });
 }
 

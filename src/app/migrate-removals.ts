@@ -1,5 +1,5 @@
-// migrate-archive run again: what the home removed since an earlier run (rm, reset, rm-message and a dropped
-// summary) is removed from the target before anything is copied, so no removed text stays there and the
+// migrate-archive run again: what the home removed since an earlier run (rm, reset, rm-message, a dropped
+// summary, error records removed or expired) is removed from the target before anything is copied, so no removed text stays there and the
 // counts can agree. Only what the home itself removed goes: its tombstones name the messages.
 import { existsSync } from "node:fs";
 import type { HomePaths } from "../config/home.ts";
@@ -56,4 +56,21 @@ export async function dropHomeSummaries(
     // The home's own last run, if any, is copied again after this.
     if ((state?.updatedAt ?? 0n) <= copiedAt && (run?.startedAt ?? 0n) <= copiedAt) await target.forgetSummary(s.id);
   }
+}
+
+/**
+ * The error records the home removed (errors rm) or swept (expired) since: those of the target up to `upTo` (the
+ * highest the home held at its last finished run; later ones were recorded by hosts) that the home no longer holds.
+ */
+export async function dropHomeErrors(
+  source: ArchivePort,
+  target: ArchivePort,
+  upTo: bigint,
+  now: bigint,
+): Promise<void> {
+  const held = new Set((await source.exportRows("error_records")).map((r) => `${r.seq}:${r.id}`));
+  const gone = (await target.exportRows("error_records"))
+    .filter((r) => BigInt(r.seq!) <= upTo && !held.has(`${r.seq}:${r.id}`))
+    .map((r) => ({ seq: BigInt(r.seq!), id: String(r.id) }));
+  await target.deleteErrors(gone, now);
 }

@@ -196,7 +196,7 @@ describe("migrate-archive", () => {
     expect(more.stdout).toContain("copied 1 messages (1201 in the archive, 4 sessions");
   }, 300_000);
 
-  test("run again after rm, reset --all and rm-message in the home: the target loses what the home removed", async () => {
+  test("run again after rm, reset --all, rm-message and an error sweep in the home: the target loses what the home removed", async () => {
     const home = buildHome(10);
     await addExtras(home);
     const url = await server.createDatabase("migrate_removals");
@@ -211,6 +211,7 @@ describe("migrate-archive", () => {
       ["reset", "--all", "alpha"],
       ["rm-message", gamma[3]!.id],
       ["add", "gamma", "--role", "user", "--content", "gamma after the removal"],
+      ["errors", "sweep"], // the record expired: swept here
     ])
       expect((await cli(args, { home })).code).toBe(0);
     // A summary another host wrote in the archive since is not the home's to drop.
@@ -237,13 +238,18 @@ describe("migrate-archive", () => {
       expect((await dst.getSummaryState("gamma"))?.summary).toContain("written elsewhere");
       expect(await dst.startOf("alpha")).toEqual(await home2.startOf("alpha"));
       expect(await dst.countMessages("beta")).toBe(0);
+      expect(await dst.errorBySignature("BASH", "sig")).toBeUndefined();
     } finally {
       await dst.close();
       await home2.close();
     }
     const again = await cli(["migrate-archive", "--json"], { home, env });
     expect(again.code).toBe(0);
-    expect(JSON.parse(again.stdout)).toMatchObject({ copied: 0, done: true, counts: { messages: 10, sessions: 2 } });
+    expect(JSON.parse(again.stdout)).toMatchObject({
+      copied: 0,
+      done: true,
+      counts: { messages: 10, sessions: 2, errors: 0 },
+    });
   }, 300_000);
 
   test("with [vectors] on S3 the vectors follow the messages; a kill mid-way resumes, the ids are verified", async () => {

@@ -26,7 +26,8 @@ A progress bar shows on a terminal. The copy is resumable: Ctrl-C (or a kill)
 stops it, and running memvoy migrate-archive again continues where it stopped.
 Running it again later copies what was added since, and removes from the
 archive what rm, reset and rm-message removed here since (a summary dropped by
-reset --all or --drop-summary too, unless a host rewrote it there since). The
+reset --all or --drop-summary too, unless a host rewrote it there since, and
+error records removed or expired here). The
 target database must be empty, or hold only what an earlier run copied from
 this home.
 
