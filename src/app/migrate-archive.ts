@@ -38,11 +38,11 @@ export const TargetNotEmptyError = namedError<{ messages: number }>(
     `the target archive already holds ${d.messages} messages that were not copied from this home: migrate into an empty database`,
 );
 
-export const TargetWrittenError = namedError<{ session: string; home: string }>(
+export const TargetWrittenError = namedError<{ change: string; home: string }>(
   "TargetWrittenError",
   "input",
   (d) =>
-    `the target archive holds messages this home did not copy (written there since its last run, by memvoy in shared mode; the first in session ${JSON.stringify(d.session)}): this home can no longer be copied into it. Bring what it added since with memvoy export --all here and memvoy import jsonl on a host of the shared archive`,
+    `the target archive was written since this home's last run, by memvoy in shared mode (${d.change}): this home can no longer be copied into it. Bring what it added since with memvoy export --all here and memvoy import jsonl on a host of the shared archive`,
 );
 
 export const CopyMismatchError = namedError<{ what: string; source: number; target: number }>(
@@ -208,17 +208,25 @@ async function copy(
 /**
  * Messages past the resume cursor are either this home's (a batch copied before a kill saved the cursor) or written
  * in the target by another memvoy since: their seqs would take the places of this home's next messages, which a
- * copy then skips. Those are refused before anything is written.
+ * copy then skips. Tombstones the home does not hold are removals made there: a copy would bring back the rows of
+ * the sessions removed. Either is refused before anything is written.
  */
 async function refuseForeignWrites(source: ArchivePort, target: ArchivePort, cursor: bigint, home: string) {
   for (let after = cursor; ; ) {
     const rows = await target.exportMessages(after, 1000);
-    if (rows.length === 0) return;
+    if (rows.length === 0) break;
     const ours = new Map((await source.messagesById(rows.map((m) => m.id))).map((m) => [m.id, m.seq]));
     const other = rows.find((m) => ours.get(m.id) !== m.seq);
-    if (other) throw new TargetWrittenError({ session: other.session, home });
+    if (other)
+      throw new TargetWrittenError({
+        change: `messages this home did not copy, the first in session ${JSON.stringify(other.session)}`,
+        home,
+      });
     after = rows[rows.length - 1]!.seq;
   }
+  const known = new Set((await source.exportRows("tombstones")).map((r) => String(r.hash)));
+  const removed = (await target.exportRows("tombstones")).filter((r) => !known.has(String(r.hash))).length;
+  if (removed > 0) throw new TargetWrittenError({ change: `${removed} removal(s) this home did not make`, home });
 }
 
 /** Each session's summary.json and .summary_cursor become the archive's summary state (the files stay). */

@@ -67,6 +67,7 @@ import {
   NoArchiveUrlError,
   NoSourceArchiveError,
   TargetNotEmptyError,
+  TargetWrittenError,
 } from "../../src/app/migrate-archive.ts";
 import { MigrateBusyError, VectorWriteBusyError } from "../../src/app/migrate-turns.ts";
 import { SessionLockTimeoutError } from "../../src/storage/ports/archive-errors.ts";
@@ -954,6 +955,11 @@ const KINDS: [Error & { data: object }, string, 1 | 2][] = [
   [
     new TargetNotEmptyError({ messages: 3 }),
     "the target archive already holds 3 messages that were not copied from this home: migrate into an empty database",
+    2,
+  ],
+  [
+    new TargetWrittenError({ change: "2 removal(s) this home did not make", home: "/h" }),
+    "the target archive was written since this home's last run, by memvoy in shared mode (2 removal(s) this home did not make): this home can no longer be copied into it. Bring what it added since with memvoy export --all here and memvoy import jsonl on a host of the shared archive",
     2,
   ],
   [

@@ -8,6 +8,7 @@ import { cursorKey } from "../../src/app/migrate-archive.ts";
 import { nowNs } from "../../src/shared/time.ts";
 import { VECTOR_WRITE_JOB } from "../../src/storage/ports/lease-turn.ts";
 import { openPgArchive } from "../../src/storage/postgres/open-pg-archive.ts";
+import { openPgSharedArchive } from "../../src/storage/postgres/pg-shared-archive.ts";
 import { openSqliteArchive } from "../../src/storage/sqlite/sqlite-archive.ts";
 import { openMessageVectors, type VectorLocation } from "../../src/storage/ports/vector-port.ts";
 import { cli, openTemp, removeTempHomes, tempHome, waitFor } from "../fixture/home.ts";
@@ -339,7 +340,7 @@ describe("migrate-archive", () => {
       expect(r.code).toBe(2);
       expect(r.stderr.trim().split("\n")).toHaveLength(1);
       expect(r.stderr).toContain(
-        'did not copy (written there since its last run, by memvoy in shared mode; the first in session "elsewhere")',
+        'written since this home\'s last run, by memvoy in shared mode (messages this home did not copy, the first in session "elsewhere")',
       );
       expect(await shared.counts()).toEqual(before);
       // The later message took no seq of the archive's, and the resume cursor did not move past it.
@@ -349,6 +350,26 @@ describe("migrate-archive", () => {
       expect(later.content).toBe("written here later");
       expect(await shared.messagesById([later.id])).toEqual([]);
       expect(JSON.parse((await shared.getMeta(cursorKey(join(home, ".store", "history.db"))))!).cursor).toBe("30");
+    } finally {
+      await shared.close();
+    }
+  }, 120_000);
+
+  test("run again after a host removed a session in the target: refused with exit 2, the session not brought back", async () => {
+    const home = buildHome(10);
+    const url = await server.createDatabase("migrate_removed_there");
+    const env = { MEMVOY_ARCHIVE_URL: url };
+    expect((await cli(["migrate-archive"], { home, env })).code).toBe(0);
+    const shared = await openPgSharedArchive(url);
+    try {
+      // What `memvoy rm beta` does on a host in shared mode.
+      await shared.removeSessionMessages("beta", NOW);
+      await shared.removeSession("beta");
+      const r = await cli(["migrate-archive"], { home, env });
+      expect(r.code).toBe(2);
+      expect(r.stderr.trim().split("\n")).toHaveLength(1);
+      expect(r.stderr).toContain("(10 removal(s) this home did not make)");
+      expect((await shared.listSessions()).map((s) => s.id)).toEqual(["alpha", "gamma"]);
     } finally {
       await shared.close();
     }

@@ -45,9 +45,9 @@ archive's vector-write lease): it waits up to 30 s for one to finish a batch.
 
 Exit codes: 0 copied and verified, 1 the copy failed or does not match (or the
 shared vectors stayed busy), 2 no archive URL configured, a password in
-config.toml, a non-empty target, a target that hosts have written to since the
-last run (bring this home's later messages with memvoy export and memvoy import
-jsonl instead), or another run of this home in progress.
+config.toml, a non-empty target, a target that hosts have written to or removed
+from since the last run (bring this home's later messages with memvoy export and
+memvoy import jsonl instead), or another run of this home in progress.
 `;
 
 const spec: CommandSpec = {
