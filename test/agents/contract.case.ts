@@ -200,6 +200,14 @@ export function contractCases(name: string, open: () => Promise<Implementation>)
       expect(h.hits.map((x) => x.id)).toContain(ids[1]!);
     });
 
+    test("search, hybrid: a hit's score is its relevance in [0, 1], 1 for a message holding every term", async () => {
+      const h = await api.search({ query: "memory limit", match: "hybrid", session: "deploys" });
+      const score = (id: string) => h.hits.find((x) => x.id === id)?.score;
+      expect([score(ids[1]!), score(ids[2]!)]).toEqual([1, 1]);
+      for (const hit of h.hits) expect(hit.score).toBeGreaterThanOrEqual(0);
+      for (const hit of h.hits) expect(hit.score).toBeLessThanOrEqual(1);
+    });
+
     test("search: since and until bound the hits", async () => {
       const r = await api.search({
         query: "the",

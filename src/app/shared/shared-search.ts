@@ -7,8 +7,6 @@ import { passesFilter } from "../../shared/time-filter.ts";
 import { resolveFilter } from "../../shared/time-filter.ts";
 import type { StoredMessage } from "../../shared/message.ts";
 import { EXPAND_AFTER, EXPAND_BEFORE, mergeRuns } from "../../search/expand.ts";
-import { reciprocalRankFusion } from "../../search/fusion.ts";
-import { HYBRID } from "../../search/hybrid.ts";
 import { capitalisedNames } from "../../search/coverage.ts";
 import { markFoldedForms, queryForms, queryTerms, type QueryTerm } from "../../search/query-terms.ts";
 import {
@@ -35,6 +33,7 @@ import type { TextQuery } from "../../storage/ports/archive-port.ts";
 import type { MessageVectorTable } from "../../storage/ports/vector-port.ts";
 import { checkSearchOptions, NoSuchSessionError } from "../memory-api.ts";
 import type { SharedContext } from "./shared-context.ts";
+import { evenWeights, fuseHybrid } from "./shared-hybrid.ts";
 
 type Scope = TierScope & { order?: "relevance" | "newest" };
 type Ranked = { message: StoredMessage; score: number };
@@ -94,19 +93,18 @@ async function rankedSearch(
   const keyword = await keywordRanking(ctx, scope, depth);
   const bySemantic = new Set(sem.ranked.map((r) => r.message.id));
   const byKeyword = new Set(keyword.map((r) => r.message.id));
-  const fused = reciprocalRankFusion(
-    [
-      { items: keyword, weight: HYBRID.keyword },
-      { items: sem.ranked.filter((r) => r.score >= sem.minScore), weight: HYBRID.semantic },
-    ],
-    (r) => r.message.id,
-    HYBRID.k,
-  ).slice(0, limit);
-  const hits = asHits(
-    o.query,
-    fused.map((f) => ({ message: f.item.message, score: Math.round(f.score * 1000) / 1000 })),
-    (id) => (byKeyword.has(id) ? undefined : "semantic"),
-  );
+  const terms = queryTerms(o.query);
+  await markHeldFolds(ctx, terms);
+  const fused = fuseHybrid({
+    keyword,
+    semantic: sem.ranked,
+    minScore: sem.minScore,
+    terms: evenWeights(terms),
+    symbols: querySymbols(o.query).length > 0,
+    unknownName: await namesUnknown(ctx, o.query),
+    limit,
+  });
+  const hits = asHits(o.query, fused, (id) => (byKeyword.has(id) ? undefined : "semantic"));
   for (const h of hits) {
     h.foundBy = [];
     if (byKeyword.has(h.message.id)) h.foundBy.push(h.source);

@@ -1,0 +1,68 @@
+// Hybrid in shared mode: the keyword and semantic lists fused by reciprocal rank, each hit kept and scored by its
+// calibrated relevance as the embedded hybrid does (search/hybrid.ts): the larger of its semantic score and the
+// share of the query's terms it holds, in [0, 1] (the terms weigh the same: the archive keeps no word rarity).
+import type { StoredMessage } from "../../shared/message.ts";
+import { coverage, type TermWeights } from "../../search/coverage.ts";
+import { reciprocalRankFusion } from "../../search/fusion.ts";
+import { HYBRID } from "../../search/hybrid.ts";
+import { ftsPhrases, type QueryTerm } from "../../search/query-terms.ts";
+
+type Ranked = { message: StoredMessage; score: number };
+
+/** The query's content terms, each weighing one. */
+export function evenWeights(terms: readonly QueryTerm[]): TermWeights {
+  const phrases = ftsPhrases(terms).filter((p) => p.kind !== "prefix");
+  return { phrases, weights: phrases.map(() => 1), total: phrases.length };
+}
+
+export interface HybridLists {
+  keyword: readonly Ranked[];
+  /** Every semantic candidate with its calibrated score, under min_score too. */
+  semantic: readonly Ranked[];
+  minScore: number;
+  terms: TermWeights;
+  /** The query holds symbol pieces (every keyword hit holds them). */
+  symbols: boolean;
+  /** The query names someone or something no message mentions: a lexical hit must hold half its terms. */
+  unknownName: boolean;
+  limit: number;
+}
+
+/** The best `limit` hits, each with its relevance as its score. */
+export function fuseHybrid(l: HybridLists): Ranked[] {
+  const semantic = new Map(l.semantic.map((r) => [r.message.id, r.score]));
+  const byKeyword = new Set(l.keyword.map((r) => r.message.id));
+  const relevance = new Map<string, { sem: number; cov: number; score: number }>();
+  const fused = reciprocalRankFusion(
+    [
+      { items: l.keyword, weight: HYBRID.keyword },
+      { items: l.semantic.filter((r) => r.score >= l.minScore), weight: HYBRID.semantic },
+    ],
+    (r) => r.message.id,
+    HYBRID.k,
+  )
+    .filter((f) => {
+      const id = f.item.message.id;
+      const sem = semantic.get(id) ?? 0;
+      const cov = l.terms.total > 0 ? coverage(f.item.message.content, l.terms) : l.symbols ? 1 : 0;
+      const lexicalOk = cov > 0 && (!l.unknownName || cov >= HYBRID.coverage);
+      if (sem < l.minScore && !lexicalOk) return false;
+      relevance.set(id, { sem, cov, score: Math.max(sem, cov) });
+      return true;
+    })
+    .map((f) => ({ item: f.item, fused: f.score + HYBRID.relevance * relevance.get(f.item.message.id)!.score }))
+    .sort((a, b) => b.fused - a.fused);
+  // A message holding every query term is never below a weak hit only the semantic side found.
+  const weak = (id: string) => !byKeyword.has(id) && relevance.get(id)!.sem < HYBRID.strong;
+  const whole = (id: string) => relevance.get(id)!.cov >= 1;
+  const ordered = fused.some((f) => whole(f.item.message.id))
+    ? [
+        ...fused.filter((f) => !weak(f.item.message.id) || whole(f.item.message.id)),
+        ...fused.filter((f) => weak(f.item.message.id) && !whole(f.item.message.id)),
+      ]
+    : fused;
+  return ordered.slice(0, l.limit).map((f) => ({
+    message: f.item.message,
+    score: Math.round(relevance.get(f.item.message.id)!.score * 1000) / 1000,
+  }));
+}
