@@ -1,4 +1,5 @@
-// Reciprocal rank fusion: each list adds weight / (k + rank) to its items; the union is ranked by the sum.
+// Reciprocal rank fusion: each list adds weight / (k + rank) to its items; the union is ranked by the sum. And the
+// order hybrid search keeps after it: a hit holding every query term above weak semantic-only hits.
 
 export interface RankedList<T> {
   items: readonly T[];
@@ -21,4 +22,16 @@ export function reciprocalRankFusion<T>(
     });
   }
   return [...acc.values()].sort((a, b) => b.score - a.score);
+}
+
+/** `list` with every hit holding all the query's terms (`whole`) above the weak ones (`weak`), which go last. */
+export function wholeBeforeWeak<T extends { item: { message: { id: string } } }>(
+  list: readonly T[],
+  weak: (id: string) => boolean,
+  whole: (id: string) => boolean,
+): T[] {
+  const id = (f: T) => f.item.message.id;
+  if (!list.some((f) => whole(id(f)))) return [...list];
+  const last = (f: T) => weak(id(f)) && !whole(id(f));
+  return [...list.filter((f) => !last(f)), ...list.filter(last)];
 }

@@ -8,7 +8,7 @@ import type { StoredMessage } from "../shared/message.ts";
 import type { Db } from "../storage/sqlite/db.ts";
 import { NO_TERMS } from "./empty-reason.ts";
 import { expandHits } from "./expand.ts";
-import { reciprocalRankFusion, type RankedList } from "./fusion.ts";
+import { reciprocalRankFusion, wholeBeforeWeak, type RankedList } from "./fusion.ts";
 import { keywordSearch, rankRecentRows } from "./keyword.ts";
 import { ftsAllQuery, ftsAnyQuery, queryTerms } from "./query-terms.ts";
 import { coverage, namesUnknown, termWeights } from "./coverage.ts";
@@ -140,13 +140,7 @@ export async function hybridSearch(
     .sort((a, b) => b.score - a.score);
   // A message holding every query term verbatim or by stem is never below a weak semantic-only hit.
   const weak = (id: string) => sourceOf.get(id) === "semantic" && relevance.get(id)!.sem < HYBRID.strong;
-  const whole = (id: string) => relevance.get(id)!.cov >= 1;
-  const ordered = fused.some((f) => whole(f.item.message.id))
-    ? [
-        ...fused.filter((f) => !weak(f.item.message.id) || whole(f.item.message.id)),
-        ...fused.filter((f) => weak(f.item.message.id) && !whole(f.item.message.id)),
-      ].slice(0, limit)
-    : fused.slice(0, limit);
+  const ordered = wholeBeforeWeak(fused, weak, (id) => relevance.get(id)!.cov >= 1).slice(0, limit);
   const recent = ordered.filter((f) => f.item.message.recent).map((f) => f.item.message);
   const expanded = expandHits(db, recent);
   const runs = new Map(recent.map((m, i) => [m.id, expanded[i]!] as const));

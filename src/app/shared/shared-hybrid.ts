@@ -3,7 +3,7 @@
 // share of the query's terms it holds, in [0, 1] (the terms weigh the same: the archive keeps no word rarity).
 import type { StoredMessage } from "../../shared/message.ts";
 import { coverage, type TermWeights } from "../../search/coverage.ts";
-import { reciprocalRankFusion } from "../../search/fusion.ts";
+import { reciprocalRankFusion, wholeBeforeWeak } from "../../search/fusion.ts";
 import { HYBRID } from "../../search/hybrid.ts";
 import { ftsPhrases, type QueryTerm } from "../../search/query-terms.ts";
 
@@ -54,13 +54,7 @@ export function fuseHybrid(l: HybridLists): Ranked[] {
     .sort((a, b) => b.fused - a.fused);
   // A message holding every query term is never below a weak hit only the semantic side found.
   const weak = (id: string) => !byKeyword.has(id) && relevance.get(id)!.sem < HYBRID.strong;
-  const whole = (id: string) => relevance.get(id)!.cov >= 1;
-  const ordered = fused.some((f) => whole(f.item.message.id))
-    ? [
-        ...fused.filter((f) => !weak(f.item.message.id) || whole(f.item.message.id)),
-        ...fused.filter((f) => weak(f.item.message.id) && !whole(f.item.message.id)),
-      ]
-    : fused;
+  const ordered = wholeBeforeWeak(fused, weak, (id) => relevance.get(id)!.cov >= 1);
   return ordered.slice(0, l.limit).map((f) => ({
     message: f.item.message,
     score: Math.round(relevance.get(f.item.message.id)!.score * 1000) / 1000,
