@@ -124,7 +124,7 @@ describe("import claude-code", () => {
     api.close();
   });
 
-  test("the auto-compaction agent's transcript (the conversation retold to be summarized) is not imported", async () => {
+  test("the auto-compaction and prompt-suggestion agents' transcripts (Claude Code's own, not the person's) are not imported", async () => {
     const projects = join(tempHome("cc-src-"), "projects");
     const dir = join(projects, "-home-dev-docs");
     mkdirSync(join(dir, CC_SESSION_D, "subagents"), { recursive: true });
@@ -134,6 +134,38 @@ describe("import claude-code", () => {
       .slice(0, 2)
       .map((l) => JSON.stringify({ ...JSON.parse(l), isSidechain: true, agentId: "acompact-1f2e" }));
     writeFileSync(join(dir, CC_SESSION_D, "subagents", "agent-acompact-1f2e.jsonl"), `${retold.join("\n")}\n`);
+    // Asked to guess the person's next prompt: its "user" text is Claude Code's instruction, its reply a guess.
+    const guess = (type: string, uuid: string, parent: string | null, content: unknown, at: string) =>
+      JSON.stringify({
+        parentUuid: parent,
+        isSidechain: true,
+        userType: "external",
+        cwd: "/home/dev/docs",
+        sessionId: CC_SESSION_D,
+        version: "2.1.39",
+        agentId: "aprompt_suggestion-4b9a8c",
+        type,
+        uuid,
+        timestamp: at,
+        message:
+          type === "user"
+            ? { role: "user", content }
+            : { id: "msg_sugg", type: "message", role: "assistant", content: [{ type: "text", text: content }] },
+        ...(type === "assistant" && { requestId: "req_sugg" }),
+      });
+    writeFileSync(
+      join(dir, CC_SESSION_D, "subagents", "agent-aprompt_suggestion-4b9a8c.jsonl"),
+      `${[
+        guess(
+          "user",
+          "s1",
+          null,
+          "[SUGGESTION MODE: Suggest what the user might naturally type next into Claude Code.]\n\nFIRST: Look at the user's recent messages and original request.",
+          "2026-04-02T10:00:09.000Z",
+        ),
+        guess("assistant", "s2", "s1", "fix the remaining links", "2026-04-02T10:00:10.000Z"),
+      ].join("\n")}\n`,
+    );
     const { api } = openTemp();
     const r = await importWith(api, "claude-code", [projects]);
     expect(r).toMatchObject({ files: { found: 1 }, sessions: 1, messages: { added: 2 } });

@@ -20,6 +20,11 @@ import { PromptQueue, queuedText } from "./claude-code-queue.ts";
 import { Sidechains } from "./claude-code-sidechains.ts";
 
 const PREFIX = "cc";
+/**
+ * Agents Claude Code runs for itself, not for the person: auto-compaction (agent-acompact-*, the conversation retold to
+ * be summarized) and the prompt suggestion (agent-aprompt_suggestion-*, asked to guess the person's next prompt).
+ */
+const INTERNAL_AGENT = /^agent-a(?:compact|prompt_suggestion)-/;
 
 interface Pending {
   key: string;
@@ -42,8 +47,7 @@ export const claudeCode: Source = {
   name: "claude-code",
   prefix: PREFIX,
   defaultPaths: (env) => [join(env.CLAUDE_CONFIG_DIR || join(homeOf(env), ".claude"), "projects")],
-  // agent-acompact-*.jsonl is the auto-compaction agent's transcript: the whole conversation retold to be summarized.
-  files: (path) => listFiles(path, (name) => name.endsWith(".jsonl") && !name.startsWith("agent-acompact")),
+  files: (path) => listFiles(path, (name) => name.endsWith(".jsonl") && !INTERNAL_AGENT.test(name)),
   appendOnly: () => true,
   read: readTranscript,
 };
