@@ -331,3 +331,48 @@ describe("input typed while a Codex turn runs (steering)", () => {
     inc.close();
   });
 });
+
+describe("Codex thread names and spawned sub-agents", () => {
+  const PARENT = "019e1111-0000-7000-8000-0000000000aa";
+  const l = (timestamp: string, type: string, payload: unknown) => JSON.stringify({ timestamp, type, payload });
+  const at = (s: number) => `2026-10-06T12:00:${String(s).padStart(2, "0")}.000Z`;
+  const meta = (id: string, source: unknown) =>
+    l(at(0), "session_meta", { id, cwd: "/home/dev/svc", originator: "codex_cli_rs", cli_version: "0.146.0", source });
+  const said = (s: number, type: "user_message" | "agent_message", message: string) =>
+    l(at(s), "event_msg", { type, message, ...(type === "user_message" && { images: [], local_images: [] }) });
+  const renamed = (s: number, name: string) =>
+    l(at(s), "event_msg", { type: "thread_name_updated", thread_id: PARENT, thread_name: name });
+
+  test("thread_name_updated names the session; a later rename wins, a pass with none keeps it", async () => {
+    const dir = join(tempHome("codex-src-"), "sessions", "2026", "10", "06");
+    mkdirSync(dir, { recursive: true });
+    const file = join(dir, `rollout-2026-10-06T12-00-00-${PARENT}.jsonl`);
+    writeFileSync(
+      file,
+      `${[
+        meta(PARENT, "cli"),
+        said(1, "user_message", "the health check times out behind the proxy"),
+        renamed(2, "Health check timeout"),
+        said(5, "agent_message", "The proxy drops idle connections after 5 s."),
+      ].join("\n")}\n`,
+    );
+    const { api } = openTemp();
+    await importWith(api, "codex", [dir]);
+    expect(sessionInfo(api, `codex-${PARENT}`)).toMatchObject({
+      title: "Health check timeout",
+      project: "/home/dev/svc",
+    });
+    expect(messagesOf(api, `codex-${PARENT}`).map((m) => m[1])).toEqual([
+      "the health check times out behind the proxy",
+      "The proxy drops idle connections after 5 s.",
+    ]);
+    // Renamed later (/rename), read incrementally: the new name replaces the old.
+    appendFileSync(file, `${renamed(8, "  Proxy   idle timeout ")}\n`);
+    await importWith(api, "codex", [dir]);
+    expect(sessionInfo(api, `codex-${PARENT}`)?.title).toBe("Proxy idle timeout");
+    appendFileSync(file, `${said(9, "user_message", "raise it to 30 s")}\n`);
+    await importWith(api, "codex", [dir]);
+    expect(sessionInfo(api, `codex-${PARENT}`)?.title).toBe("Proxy idle timeout");
+    api.close();
+  });
+});

@@ -35,6 +35,8 @@ function readRollout(ctx: ReadContext): FileRead {
   const skipped: Problem[] = [];
   let sessionId = typeof ctx.state.sessionId === "string" ? ctx.state.sessionId : undefined;
   let project = typeof ctx.state.project === "string" ? ctx.state.project : undefined;
+  // The thread's name (Codex's generated title, or the person's /rename): the latest thread_name_updated wins.
+  let named: string | undefined;
   // Once a rollout shows event_msg user/agent messages, those are the clean text and response_item messages are skipped.
   let events = ctx.state.events === true;
   let line = typeof ctx.state.line === "number" ? ctx.state.line : 1;
@@ -108,6 +110,11 @@ function readRollout(ctx: ReadContext): FileRead {
       if (typeof p.cwd === "string" && project === undefined) project = p.cwd;
       continue;
     }
+    if (r.type === "event_msg" && p.type === "thread_name_updated" && typeof p.thread_name === "string") {
+      const name = p.thread_name.replace(/\s+/g, " ").trim();
+      if (name !== "") named = name;
+      continue;
+    }
     const at = () => (typeof r.timestamp === "string" ? recordTime(r.timestamp) : undefined);
     const event = r.type === "event_msg" ? eventMessage(p) : undefined;
     if (
@@ -167,13 +174,13 @@ function readRollout(ctx: ReadContext): FileRead {
   const messages = events ? fromEvents : fromItems;
   const own = sessionId ?? rolloutUuid(ctx.file);
   const first = titled ? undefined : messages.find((m) => m.role === "user");
-  const title = first ? titleFrom(first.content) : undefined;
+  const fallback = first ? titleFrom(first.content) : undefined;
   return {
     sessions: [
       {
         id: importedSessionId(PREFIX, own),
-        title,
-        titleIsFallback: true,
+        title: named ?? fallback,
+        titleIsFallback: named === undefined,
         project,
         messages,
       },
@@ -185,7 +192,7 @@ function readRollout(ctx: ReadContext): FileRead {
       project,
       events,
       line,
-      titled: titled || title !== undefined,
+      titled: titled || fallback !== undefined || named !== undefined,
       ...(inTurn && { inTurn }),
       ...(last.user !== undefined && { lastUser: last.user }),
       ...(last.assistant !== undefined && { lastAssistant: last.assistant }),
