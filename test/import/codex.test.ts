@@ -334,6 +334,7 @@ describe("input typed while a Codex turn runs (steering)", () => {
 
 describe("Codex thread names and spawned sub-agents", () => {
   const PARENT = "019e1111-0000-7000-8000-0000000000aa";
+  const CHILD = "019e1111-0000-7000-8000-0000000000bb";
   const l = (timestamp: string, type: string, payload: unknown) => JSON.stringify({ timestamp, type, payload });
   const at = (s: number) => `2026-10-06T12:00:${String(s).padStart(2, "0")}.000Z`;
   const meta = (id: string, source: unknown) =>
@@ -373,6 +374,37 @@ describe("Codex thread names and spawned sub-agents", () => {
     appendFileSync(file, `${said(9, "user_message", "raise it to 30 s")}\n`);
     await importWith(api, "codex", [dir]);
     expect(sessionInfo(api, `codex-${PARENT}`)?.title).toBe("Proxy idle timeout");
+    api.close();
+  });
+
+  test("a spawned thread's rollout names its parent (its first session_meta; the parent's replayed one does not count)", async () => {
+    const dir = join(tempHome("codex-src-"), "sessions", "2026", "10", "06");
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(
+      join(dir, `rollout-2026-10-06T12-00-00-${PARENT}.jsonl`),
+      `${[meta(PARENT, "cli"), said(1, "user_message", "the health check times out behind the proxy")].join("\n")}\n`,
+    );
+    const childFile = join(dir, `rollout-2026-10-06T12-00-03-${CHILD}.jsonl`);
+    writeFileSync(
+      childFile,
+      `${[
+        meta(CHILD, { subagent: { thread_spawn: { parent_thread_id: PARENT, depth: 1, agent_role: "explorer" } } }),
+        meta(PARENT, "cli"),
+        said(3, "user_message", "Read the proxy config and report the idle timeout."),
+        said(4, "agent_message", "idle_timeout is 5s in proxy.yaml."),
+      ].join("\n")}\n`,
+    );
+    const { api } = openTemp();
+    await importWith(api, "codex", [dir]);
+    expect(sessionInfo(api, `codex-${PARENT}`)!.parent).toBeUndefined();
+    expect(sessionInfo(api, `codex-${CHILD}`)).toMatchObject({
+      parent: `codex-${PARENT}`,
+      title: "Read the proxy config and report the idle timeout.",
+    });
+    // A later pass reads from the offset, past the session_meta: the parent is kept.
+    appendFileSync(childFile, `${said(10, "agent_message", "Done.")}\n`);
+    await importWith(api, "codex", [dir]);
+    expect(sessionInfo(api, `codex-${CHILD}`)?.parent).toBe(`codex-${PARENT}`);
     api.close();
   });
 });

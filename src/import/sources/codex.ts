@@ -35,6 +35,7 @@ function readRollout(ctx: ReadContext): FileRead {
   const skipped: Problem[] = [];
   let sessionId = typeof ctx.state.sessionId === "string" ? ctx.state.sessionId : undefined;
   let project = typeof ctx.state.project === "string" ? ctx.state.project : undefined;
+  let parent = typeof ctx.state.parent === "string" ? ctx.state.parent : undefined;
   // The thread's name (Codex's generated title, or the person's /rename): the latest thread_name_updated wins.
   let named: string | undefined;
   // Once a rollout shows event_msg user/agent messages, those are the clean text and response_item messages are skipped.
@@ -106,7 +107,12 @@ function readRollout(ctx: ReadContext): FileRead {
     records++;
     const p = r.payload;
     if (r.type === "session_meta") {
-      if (typeof p.id === "string" && sessionId === undefined) sessionId = p.id;
+      // A forked or spawned thread's rollout replays its parent's history, the parent's session_meta included: the
+      // first one is the rollout's own.
+      if (typeof p.id === "string" && sessionId === undefined) {
+        sessionId = p.id;
+        parent = spawnedBy(p.source);
+      }
       if (typeof p.cwd === "string" && project === undefined) project = p.cwd;
       continue;
     }
@@ -182,6 +188,7 @@ function readRollout(ctx: ReadContext): FileRead {
         title: named ?? fallback,
         titleIsFallback: named === undefined,
         project,
+        parent: parent === undefined ? undefined : importedSessionId(PREFIX, parent),
         messages,
       },
     ],
@@ -193,6 +200,7 @@ function readRollout(ctx: ReadContext): FileRead {
       events,
       line,
       titled: titled || fallback !== undefined || named !== undefined,
+      ...(parent !== undefined && { parent }),
       ...(inTurn && { inTurn }),
       ...(last.user !== undefined && { lastUser: last.user }),
       ...(last.assistant !== undefined && { lastAssistant: last.assistant }),
@@ -269,6 +277,13 @@ function contextCwd(content: unknown): string | undefined {
     if (m) return m[1]!.trim();
   }
   return undefined;
+}
+
+/** The parent thread of a sub-agent's rollout: session_meta.source {"subagent": {"thread_spawn": {parent_thread_id}}}. */
+function spawnedBy(source: unknown): string | undefined {
+  if (!isObject(source) || !isObject(source.subagent) || !isObject(source.subagent.thread_spawn)) return undefined;
+  const id = source.subagent.thread_spawn.parent_thread_id;
+  return typeof id === "string" && id !== "" ? id : undefined;
 }
 
 function rolloutUuid(file: string): string {
