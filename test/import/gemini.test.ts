@@ -144,6 +144,46 @@ describe("import gemini", () => {
     api.close();
   });
 
+  test("what a hook adds to a prompt (<hook_context>) is not the person's words", async () => {
+    const dir = join(tempHome("gem-src-"), "chats");
+    mkdirSync(dir, { recursive: true });
+    const file = join(dir, `session-2026-08-01T07-00-${GEM_ID.slice(0, 8)}.jsonl`);
+    // gemini -p with a SessionStart hook: the hook's context goes before the prompt, in the displayed text too.
+    const started = "<hook_context>Branch: main. 3 open issues.</hook_context>\n\nsummarize the open issues";
+    writeFileSync(
+      file,
+      `${[
+        chat()[0],
+        JSON.stringify({ id: "u1", timestamp: "2026-08-01T07:00:01.000Z", type: "user", content: [{ text: started }] }),
+        JSON.stringify({
+          id: "g1",
+          timestamp: "2026-08-01T07:00:05.000Z",
+          type: "gemini",
+          content: "Three issues are open.",
+          thoughts: [],
+          tokens: null,
+          model: "gemini-2.5-pro",
+        }),
+        // A BeforeAgent hook appends its context as a part of its own; this turn recorded no displayed text.
+        JSON.stringify({
+          id: "u2",
+          timestamp: "2026-08-01T07:01:00.000Z",
+          type: "user",
+          content: [{ text: "close the oldest one" }, { text: "<hook_context>Policy: never close P0.</hook_context>" }],
+        }),
+      ].join("\n")}\n`,
+    );
+    const { api } = openTemp();
+    await importWith(api, "gemini", [file]);
+    expect(messagesOf(api, `gem-${GEM_ID}`).map((m) => m[1])).toEqual([
+      "summarize the open issues",
+      "Three issues are open.",
+      "close the oldest one",
+    ]);
+    expect(sessionInfo(api, `gem-${GEM_ID}`)?.title).toBe("summarize the open issues");
+    api.close();
+  });
+
   test("words typed during a turn with model steering on are the message, not the CLI's instruction around them", async () => {
     const dir = join(tempHome("gem-src-"), "chats");
     mkdirSync(dir, { recursive: true });

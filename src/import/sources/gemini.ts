@@ -144,14 +144,18 @@ function projectRoot(file: string): string | undefined {
 
 const REFERENCED = /\n?--- Content from referenced files ---[\s\S]*?(?:\n--- End of content ---|$)/g;
 
+/** What a SessionStart or BeforeAgent hook adds to a prompt: its output, which the CLI hides when it shows the chat. */
+const HOOK_CONTEXT = /<hook_context>[\s\S]*?<\/hook_context>/g;
+
 /**
  * What the person typed: the displayed text when the CLI recorded one, else the content without the files an
  * @-reference pulled in (the CLI appends them between "--- Content from referenced files ---" and its end line).
+ * Hook context is left out of both (the non-interactive CLI puts it before the prompt, in the displayed text too).
  */
 function userText(m: Rec): string {
-  const shown = contentText(m.displayContent);
+  const shown = contentText(m.displayContent).replace(HOOK_CONTEXT, "").trim();
   if (shown !== "") return shown;
-  return steeringHint(contentText(m.content).replace(REFERENCED, "").trim());
+  return steeringHint(contentText(m.content).replace(REFERENCED, "").replace(HOOK_CONTEXT, "").trim());
 }
 
 /**
