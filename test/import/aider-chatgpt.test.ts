@@ -120,6 +120,44 @@ describe("import chatgpt", () => {
     api.close();
   });
 
+  test("another tool's conversations.json (a Claude.ai export) is one failure naming the file, not a skip per record", async () => {
+    const dir = tempHome("gpt-");
+    const claude = (uuid: string, name: string, at: string) => ({
+      uuid,
+      name,
+      created_at: at,
+      updated_at: at,
+      account: { uuid: "0d1e2f3a-4b5c-4d6e-8f7a-8b9c0d1e2f3a" },
+      chat_messages: [
+        {
+          uuid: `${uuid}-m1`,
+          text: "How do I revive a starter?",
+          content: [{ type: "text", text: "How do I revive a starter?", citations: [] }],
+          sender: "human",
+          created_at: at,
+          updated_at: at,
+          attachments: [],
+          files: [],
+        },
+      ],
+    });
+    writeFileSync(
+      join(dir, "conversations.json"),
+      JSON.stringify([
+        claude("4f2c9a1e-1111-4222-8333-944445555666", "Starter", "2025-03-01T10:00:00.000000Z"),
+        claude("5f2c9a1e-1111-4222-8333-944445555666", "Crumb", "2025-03-02T10:00:00.000000Z"),
+      ]),
+    );
+    writeFileSync(join(dir, "conversations-000.json"), "[]");
+    const { api } = openTemp();
+    const r = await importWith(api, "chatgpt", [dir]);
+    expect(r).toMatchObject({ files: { found: 2, read: 1, failed: 1 }, sessions: 0, skippedCount: 0 });
+    expect(r.failed[0]!.reason).toBe(
+      `${join(dir, "conversations.json")}: not a ChatGPT export (no conversation has a mapping of messages)`,
+    );
+    api.close();
+  });
+
   test("a voice conversation: the audio transcriptions are the text", async () => {
     const dir = tempHome("gpt-");
     writeFileSync(join(dir, "conversations.json"), JSON.stringify([voiceConversation()]));

@@ -47,6 +47,13 @@ function readExport(ctx: ReadContext): FileRead {
         expected: "a ChatGPT export",
         because: "conversations must be a JSON array",
       });
+    // Another tool's conversations.json (a Claude.ai export's chat_messages, say): not one record has a mapping.
+    if (list.length > 0 && !list.some((c) => isObject(c) && isObject(c.mapping)))
+      throw new NotThisFormatError({
+        file: doc.where,
+        expected: "a ChatGPT export",
+        because: "no conversation has a mapping of messages",
+      });
     list.forEach((c, i) => {
       const s = isObject(c) ? toSession(c) : undefined;
       if (s) sessions.push(s);
