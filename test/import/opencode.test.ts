@@ -117,6 +117,53 @@ describe("import opencode", () => {
     api.close();
   });
 
+  test("the placeholder title opencode gives an unnamed session is not a title: the first prompt is, then and later", async () => {
+    const dir = writeOpencodeData(tempHome("oc-src-"));
+    const T = Date.UTC(2026, 8, 2, 9, 0, 0);
+    const add = (d: Database, id: string, session: string, role: string, at: number, text: string) => {
+      const data = { role, time: { created: at, completed: at + 100 } };
+      d.query("INSERT INTO message VALUES (?, ?, ?, ?, ?)").run(id, session, at, at, JSON.stringify(data));
+      d.query("INSERT INTO part VALUES (?, ?, ?, ?, ?, ?)").run(
+        `prt_${id}`,
+        id,
+        session,
+        at,
+        at,
+        JSON.stringify({ type: "text", text }),
+      );
+    };
+    const session = (d: Database, id: string, title: string, at: number, parent: string | null = null) =>
+      d
+        .query("INSERT INTO session VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)")
+        .run(id, "prj_1", parent, "quiet-lake", "/home/dev/web", title, "1.2.0", at, at);
+    db2(dir, (d) => {
+      session(d, "ses_untitled", `New session - ${new Date(T).toISOString()}`, T);
+      add(d, "msg_201", "ses_untitled", "user", T + 1_000, "why is the dev server slow to start?");
+      add(d, "msg_202", "ses_untitled", "assistant", T + 200_000, "It type-checks on start.");
+      session(d, "ses_old_style", `New Session - ${new Date(T).toISOString()}`, T + 500);
+      add(d, "msg_301", "ses_old_style", "user", T + 1_500, "rename the package");
+    });
+    const { api } = openTemp();
+    await importWith(api, "opencode", [dir]);
+    expect(sessionInfo(api, "oc-ses_untitled")?.title).toBe("why is the dev server slow to start?");
+    expect(sessionInfo(api, "oc-ses_old_style")?.title).toBe("rename the package");
+    // A later pass reads only the new messages: the session keeps its first prompt as title; a child session
+    // created since takes its own first prompt.
+    db2(dir, (d) => {
+      add(d, "msg_203", "ses_untitled", "user", T + 600_000, "turn that off in dev");
+      session(d, "ses_child02", `Child session - ${new Date(T + 601_000).toISOString()}`, T + 601_000, "ses_untitled");
+      add(d, "msg_401", "ses_child02", "user", T + 602_000, "list the tsconfig files");
+    });
+    const r = await importWith(api, "opencode", [dir]);
+    expect(r.messages.added).toBe(2);
+    expect(sessionInfo(api, "oc-ses_untitled")?.title).toBe("why is the dev server slow to start?");
+    expect(sessionInfo(api, "oc-ses_child02")).toMatchObject({
+      title: "list the tsconfig files",
+      parent: "oc-ses_untitled",
+    });
+    api.close();
+  });
+
   test("legacy storage: new messages and parts of a session are picked up, an unchanged session is not read", async () => {
     const storage = join(tempHome("oc-legacy-"), "storage");
     writeOpencodeLegacy(storage);

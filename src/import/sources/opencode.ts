@@ -153,9 +153,11 @@ function readDatabase(api: ImportTarget, ctx: ReadContext): FileRead {
       else bySession.set(sid, [{ msg, done }]);
     }
     const wanted = incremental ? sessions.filter((s) => bySession.has(String(s.id))) : sessions;
+    // A later pass reads only a session's newer messages: its first prompt is among them only when the session is new.
+    const whole = (s: Rec) => !incremental || Number(s.time_created) >= since;
     return {
       sessions: wanted.map((s) =>
-        toSession(String(s.id), s.title, s.directory, s.parent_id, ready(bySession.get(String(s.id)) ?? [])),
+        toSession(String(s.id), s.title, s.directory, s.parent_id, ready(bySession.get(String(s.id)) ?? []), whole(s)),
       ),
       skipped,
       state: { updatedMs: Math.max(rows.updated, incremental ? (ctx.prior.updatedMs as number) : 0) },
@@ -204,15 +206,22 @@ function toMessage(id: string, d: Rec, createdMs: number, texts: string[] | unde
   return { key: id, role, content: texts.join("\n\n"), sendAt: BigInt(Math.round(createdMs)) * 1_000_000n };
 }
 
+/** The title opencode gives a session until it names one ("New session - <ISO time>", "Child session - …"). */
+const PLACEHOLDER_TITLE = /^(?:New [Ss]ession|Child session) - \d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?Z$/;
+
 function toSession(
   id: string,
   title: unknown,
   directory: unknown,
   parent: unknown,
   messages: ImportedMessage[],
+  whole = true,
 ): ImportedSession {
-  const own = typeof title === "string" && title.trim() !== "" ? title.trim() : undefined;
-  const first = messages.find((m) => m.role === "user");
+  const own =
+    typeof title === "string" && title.trim() !== "" && !PLACEHOLDER_TITLE.test(title.trim())
+      ? title.trim()
+      : undefined;
+  const first = whole ? messages.find((m) => m.role === "user") : undefined;
   return {
     id: importedSessionId(PREFIX, id),
     title: own ?? (first ? titleFrom(first.content) : undefined),
