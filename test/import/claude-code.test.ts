@@ -173,6 +173,75 @@ describe("import claude-code", () => {
     api.close();
   });
 
+  test("Claude Code's synthetic stand-ins for a reply (model <synthetic>) are not assistant messages", async () => {
+    const dir = join(tempHome("cc-src-"), "-home-dev-docs");
+    mkdirSync(dir, { recursive: true });
+    const base = { sessionId: CC_SESSION_D, cwd: "/home/dev/docs", version: "2.1.118", userType: "external" };
+    const usage = { input_tokens: 0, output_tokens: 0, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 };
+    const synthetic = (uuid: string, parent: string, text: string, at: string, extra: object = {}) =>
+      JSON.stringify({
+        ...base,
+        type: "assistant",
+        uuid,
+        parentUuid: parent,
+        timestamp: at,
+        message: {
+          id: `${uuid}-synthetic`,
+          model: "<synthetic>",
+          role: "assistant",
+          type: "message",
+          stop_reason: "stop_sequence",
+          stop_sequence: "",
+          usage,
+          content: [{ type: "text", text }],
+        },
+        isApiErrorMessage: false,
+        ...extra,
+      });
+    const line = (type: string, uuid: string, parent: string | null, message: object, at: string) =>
+      JSON.stringify({ ...base, type, uuid, parentUuid: parent, timestamp: at, message });
+    writeFileSync(
+      join(dir, `${CC_SESSION_D}.jsonl`),
+      `${[
+        line("user", "u1", null, { role: "user", content: "list the broken links" }, "2026-09-01T10:00:00.000Z"),
+        line(
+          "user",
+          "u2",
+          "u1",
+          { role: "user", content: [{ type: "text", text: "[Request interrupted by user]" }] },
+          "2026-09-01T10:00:02.000Z",
+        ),
+        synthetic("a1", "u2", "No response requested.", "2026-09-01T10:00:02.100Z"),
+        line("user", "u3", "a1", { role: "user", content: "only under docs/" }, "2026-09-01T10:00:10.000Z"),
+        synthetic("a2", "u3", "You've hit your session limit · resets 2pm", "2026-09-01T10:00:11.000Z", {
+          error: "rate_limit",
+          isApiErrorMessage: true,
+        }),
+        line(
+          "assistant",
+          "a3",
+          "a2",
+          {
+            id: "msg_real",
+            model: "claude-opus-4-6",
+            role: "assistant",
+            type: "message",
+            content: [{ type: "text", text: "Two links under docs/ are broken." }],
+          },
+          "2026-09-01T14:00:00.000Z",
+        ),
+      ].join("\n")}\n`,
+    );
+    const { api } = openTemp();
+    await importWith(api, "claude-code", [dir]);
+    expect(messagesOf(api, `cc-${CC_SESSION_D}`).map((m) => m.slice(0, 2))).toEqual([
+      ["user", "list the broken links"],
+      ["user", "only under docs/"],
+      ["assistant", "Two links under docs/ are broken."],
+    ]);
+    api.close();
+  });
+
   test('a warm-up agent (prompt "Warmup", started with every 2.0 session) is not imported, then or later', async () => {
     const projects = join(tempHome("cc-src-"), "projects");
     const dir = join(projects, "-home-dev-docs");

@@ -220,6 +220,8 @@ function toPending(
   const msg = r.message;
   if (!isObject(msg)) return undefined;
   const role: Role = r.type === "assistant" ? "assistant" : "user";
+  // Claude Code's own stand-in for a reply ("No response requested.", a usage-limit notice): no model wrote it.
+  if (role === "assistant" && msg.model === "<synthetic>") return undefined;
   // A prompt Claude Code started itself, or delivered from another session, agent, channel or plugin, names its origin.
   if (role === "user" && (r.promptSource === "system" || (isObject(r.origin) && r.origin.kind !== "human")))
     return undefined;
