@@ -242,6 +242,72 @@ describe("import claude-code", () => {
     api.close();
   });
 
+  test("a skill's instructions loaded into the conversation are not the person's words, with or without isMeta", async () => {
+    const dir = join(tempHome("cc-src-"), "-home-dev-site");
+    mkdirSync(dir, { recursive: true });
+    const base = { sessionId: CC_SESSION_D, cwd: "/home/dev/site", version: "2.1.90", userType: "external" };
+    const line = (
+      type: string,
+      uuid: string,
+      parent: string | null,
+      content: unknown,
+      at: string,
+      extra: object = {},
+    ) =>
+      JSON.stringify({
+        ...base,
+        type,
+        uuid,
+        parentUuid: parent,
+        timestamp: at,
+        message:
+          type === "user"
+            ? { role: "user", content }
+            : { id: `msg_${uuid}`, model: "claude-opus-4-6", role: "assistant", type: "message", content },
+        ...(type === "assistant" && { requestId: `req_${uuid}` }),
+        ...extra,
+      });
+    const skill = (name: string) => ({ type: "tool_use", id: `toolu_${name}`, name: "Skill", input: { skill: name } });
+    const launched = (name: string) => ({
+      type: "tool_result",
+      tool_use_id: `toolu_${name}`,
+      content: `Launching skill: ${name}`,
+    });
+    const body = (name: string) =>
+      `Base directory for this skill: /home/dev/site/.claude/skills/${name}\n\n# ${name}\n\nRun the audit.`;
+    writeFileSync(
+      join(dir, `${CC_SESSION_D}.jsonl`),
+      `${[
+        line("user", "u1", null, "audit the landing page", "2026-09-02T10:00:00.000Z"),
+        line("assistant", "a1", "u1", [skill("lighthouse")], "2026-09-02T10:00:02.000Z"),
+        line("user", "u2", "a1", [launched("lighthouse")], "2026-09-02T10:00:02.100Z", {
+          toolUseResult: { success: true, commandName: "lighthouse" },
+        }),
+        // Written as a record of its own, without isMeta.
+        line("user", "u3", "u2", [{ type: "text", text: body("lighthouse") }], "2026-09-02T10:00:02.100Z", {
+          sourceToolUseID: "toolu_lighthouse",
+        }),
+        line("assistant", "a2", "u3", [skill("a11y")], "2026-09-02T10:00:05.000Z"),
+        // Written beside the tool's result.
+        line("user", "u4", "a2", [launched("a11y"), { type: "text", text: body("a11y") }], "2026-09-02T10:00:05.100Z"),
+        line(
+          "assistant",
+          "a3",
+          "u4",
+          [{ type: "text", text: "Score 92; two images lack alt text." }],
+          "2026-09-02T10:00:40.000Z",
+        ),
+      ].join("\n")}\n`,
+    );
+    const { api } = openTemp();
+    await importWith(api, "claude-code", [dir]);
+    expect(messagesOf(api, `cc-${CC_SESSION_D}`).map((m) => m.slice(0, 2))).toEqual([
+      ["user", "audit the landing page"],
+      ["assistant", "Score 92; two images lack alt text."],
+    ]);
+    api.close();
+  });
+
   test('a warm-up agent (prompt "Warmup", started with every 2.0 session) is not imported, then or later', async () => {
     const projects = join(tempHome("cc-src-"), "projects");
     const dir = join(projects, "-home-dev-docs");
