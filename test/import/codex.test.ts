@@ -377,6 +377,44 @@ describe("Codex thread names and spawned sub-agents", () => {
     api.close();
   });
 
+  test("current builds keep the name in the home's session_index.jsonl: the latest entry for the thread wins", async () => {
+    const home = join(tempHome("codex-src-"), ".codex");
+    const dir = join(home, "sessions", "2026", "10", "06");
+    mkdirSync(dir, { recursive: true });
+    const file = join(dir, `rollout-2026-10-06T12-00-00-${PARENT}.jsonl`);
+    writeFileSync(
+      file,
+      `${[
+        meta(PARENT, "cli"),
+        said(1, "user_message", "the health check times out behind the proxy"),
+        renamed(2, "Health check timeout"),
+        said(5, "agent_message", "The proxy drops idle connections after 5 s."),
+      ].join("\n")}\n`,
+    );
+    const entry = (id: string, name: string, at: string) => JSON.stringify({ id, thread_name: name, updated_at: at });
+    writeFileSync(
+      join(home, "session_index.jsonl"),
+      `${[
+        entry(PARENT, "Health check timeout", "2026-10-06T12:00:02Z"),
+        entry("019e1111-0000-7000-8000-0000000000cc", "Another thread", "2026-10-06T12:00:03Z"),
+        "{not json",
+        entry(PARENT, "Proxy idle timeout", "2026-10-06T12:00:08Z"),
+      ].join("\n")}\n`,
+    );
+    const { api } = openTemp();
+    await importWith(api, "codex", [join(home, "sessions")]);
+    expect(sessionInfo(api, `codex-${PARENT}`)?.title).toBe("Proxy idle timeout");
+    // Renamed again; read with the rollout's next lines.
+    appendFileSync(
+      join(home, "session_index.jsonl"),
+      `${entry(PARENT, " Raise the proxy timeout ", "2026-10-06T12:01:00Z")}\n`,
+    );
+    appendFileSync(file, `${said(9, "user_message", "raise it to 30 s")}\n`);
+    await importWith(api, "codex", [join(home, "sessions")]);
+    expect(sessionInfo(api, `codex-${PARENT}`)?.title).toBe("Raise the proxy timeout");
+    api.close();
+  });
+
   test("a spawned thread's rollout names its parent (its first session_meta; the parent's replayed one does not count)", async () => {
     const dir = join(tempHome("codex-src-"), "sessions", "2026", "10", "06");
     mkdirSync(dir, { recursive: true });

@@ -9,6 +9,7 @@ import type { FileRead, ImportedMessage, Problem, ReadContext, Source } from "..
 import { NotThisFormatError } from "../import-types.ts";
 import { homeOf, listFiles, titleFrom } from "../source-files.ts";
 import { isObject, jsonlLines, tryJson } from "../read-lines.ts";
+import { cleanThreadName, indexedThreadName } from "./codex-names.ts";
 
 const PREFIX = "codex";
 const INJECTED =
@@ -117,7 +118,7 @@ function readRollout(ctx: ReadContext): FileRead {
       continue;
     }
     if (r.type === "event_msg" && p.type === "thread_name_updated" && typeof p.thread_name === "string") {
-      const name = p.thread_name.replace(/\s+/g, " ").trim();
+      const name = cleanThreadName(p.thread_name);
       if (name !== "") named = name;
       continue;
     }
@@ -179,6 +180,8 @@ function readRollout(ctx: ReadContext): FileRead {
   }
   const messages = events ? fromEvents : fromItems;
   const own = sessionId ?? rolloutUuid(ctx.file);
+  // Current builds keep the name only in the home's session index; it is the latest, so it wins over an event's.
+  if (sessionId !== undefined) named = indexedThreadName(ctx.file, sessionId) ?? named;
   const first = titled ? undefined : messages.find((m) => m.role === "user");
   const fallback = first ? titleFrom(first.content) : undefined;
   return {
