@@ -308,6 +308,81 @@ describe("import claude-code", () => {
     api.close();
   });
 
+  test("a side question's agent (/btw) keeps the question and its answer, not the copy of the conversation it starts from", async () => {
+    const projects = join(tempHome("cc-src-"), "projects");
+    const dir = join(projects, "-home-dev-docs");
+    const agents = join(dir, CC_SESSION_D, "subagents");
+    mkdirSync(agents, { recursive: true });
+    const base = { sessionId: CC_SESSION_D, cwd: "/home/dev/docs", version: "2.1.90", userType: "external" };
+    const line = (
+      type: string,
+      uuid: string,
+      parent: string | null,
+      content: unknown,
+      at: string,
+      extra: object = {},
+    ) =>
+      JSON.stringify({
+        ...base,
+        type,
+        uuid,
+        parentUuid: parent,
+        timestamp: at,
+        message:
+          type === "user"
+            ? { role: "user", content }
+            : { id: `msg_${uuid}`, model: "claude-opus-4-6", role: "assistant", type: "message", content },
+        ...(type === "assistant" && { requestId: `req_${uuid}` }),
+        ...extra,
+      });
+    const main = [
+      line("user", "u1", null, "find every broken link in the docs", "2026-09-03T10:00:00.000Z"),
+      line("assistant", "a1", "u1", [{ type: "text", text: "Checking the 40 pages now." }], "2026-09-03T10:00:05.000Z"),
+    ];
+    writeFileSync(join(dir, `${CC_SESSION_D}.jsonl`), `${main.join("\n")}\n`);
+    // The agent's transcript: the conversation so far (the main records, marked as its own), then the question.
+    const side = (l: string) =>
+      JSON.stringify({ ...JSON.parse(l), isSidechain: true, agentId: "aside_question-94d26433f3755c77" });
+    const file = join(agents, "agent-aside_question-94d26433f3755c77.jsonl");
+    writeFileSync(file, `${main.map(side).join("\n")}\n`);
+    const { api } = openTemp();
+    await importWith(api, "claude-code", [projects]);
+    expect(api.sessions().map((s) => s.id)).toEqual([`cc-${CC_SESSION_D}`]);
+    const question =
+      "<system-reminder>This is a side question from the user. You must answer this question directly in a single response.\n\nCRITICAL CONSTRAINTS:\n- You have NO tools available\n</system-reminder>\n\nwhich link checker do we use?";
+    appendFileSync(
+      file,
+      `${[
+        line("user", "q1", "a1", question, "2026-09-03T10:00:20.000Z"),
+        line(
+          "assistant",
+          "q2",
+          "q1",
+          [{ type: "text", text: "lychee, run from the Makefile." }],
+          "2026-09-03T10:00:22.000Z",
+        ),
+      ]
+        .map(side)
+        .join("\n")}\n`,
+    );
+    await importWith(api, "claude-code", [projects]);
+    const sub = `cc-${CC_SESSION_D}-agent-aside_question-94d26433f3755c77`;
+    expect(messagesOf(api, sub)).toEqual([
+      ["user", "which link checker do we use?", "2026-09-03T10:00:20.000000000Z"],
+      ["assistant", "lychee, run from the Makefile.", "2026-09-03T10:00:22.000000000Z"],
+    ]);
+    expect(sessionInfo(api, sub)).toMatchObject({
+      parent: `cc-${CC_SESSION_D}`,
+      title: "which link checker do we use?",
+    });
+    // Read whole in one pass, the same.
+    const whole = openTemp().api;
+    await importWith(whole, "claude-code", [projects]);
+    expect(messagesOf(whole, sub)).toEqual(messagesOf(api, sub));
+    whole.close();
+    api.close();
+  });
+
   test('a warm-up agent (prompt "Warmup", started with every 2.0 session) is not imported, then or later', async () => {
     const projects = join(tempHome("cc-src-"), "projects");
     const dir = join(projects, "-home-dev-docs");

@@ -31,7 +31,12 @@ interface Pending {
   role: Role;
   blocks: string[];
   sendAt: bigint;
+  /** The prompt of a side question (/btw), in Claude Code's wrapper. */
+  side?: boolean;
 }
+
+/** How Claude Code hands a side question (/btw) to the agent that answers it. */
+const SIDE_QUESTION = /^\s*<system-reminder>\s*This is a side question from the user\b/;
 
 /**
  * The last reply of the previous pass, which may still be streaming: records with its key that arrive later
@@ -126,7 +131,16 @@ function readTranscript(ctx: ReadContext): FileRead {
       expected: "a Claude Code transcript",
       because: "no line is a Claude Code record",
     });
-  const { messages, replies } = mergeStreamed(orderByChain(entries), open);
+  // A side question's agent (/btw) starts from a copy of the conversation so far: its own messages start at the question.
+  const sideAgent = subAgent && name.startsWith("agent-aside_question-");
+  let ordered = orderByChain(entries);
+  let asked = ctx.state.asked === true;
+  if (sideAgent && !asked) {
+    const at = ordered.findIndex((p) => p.side === true);
+    asked = at >= 0;
+    ordered = asked ? ordered.slice(at) : [];
+  }
+  const { messages, replies } = mergeStreamed(ordered, open);
   // A transcript is named by its session id; a resumed session's file may start with records copied from the
   // earlier session (their sessionId is the old one), so the name decides. A sub-agent's records name its parent.
   const id = importedSessionId(PREFIX, subAgent ? `${sessionId ?? "unknown"}-${name}` : name);
@@ -173,6 +187,7 @@ function readTranscript(ctx: ReadContext): FileRead {
       ...(sides.size > 0 && { sidechains: sides.tips() }),
       ...(queue.state() && { queue: queue.state() }),
       ...(warmup && { warmup }),
+      ...(asked && { asked }),
     },
   };
 }
@@ -247,7 +262,9 @@ function toPending(
   const texts = blocks.map(clean).filter((t): t is string => !!t);
   if (texts.length === 0) return undefined;
   if (role === "user" && !toolAnswer) queue.prompt(texts.join("\n"));
-  return pendingOf(r, role, texts, file, line, skipped);
+  const p = pendingOf(r, role, texts, file, line, skipped);
+  if (p && role === "user" && blocks.some((b) => SIDE_QUESTION.test(b))) p.side = true;
+  return p;
 }
 
 /** A queued_command attachment: a prompt the running turn absorbed (2.1.97 on), when it holds the person's words. */
