@@ -90,7 +90,7 @@ async function importFile(
     sessions.add(s.id);
     const meta = {
       source: source.name,
-      title: s.title,
+      title: s.title === undefined ? undefined : storable(s.title),
       titleIsFallback: s.titleIsFallback,
       project: s.project,
       parent: s.parent,
@@ -126,11 +126,17 @@ function toRecords(
   for (const m of s.messages) {
     if (since !== undefined && m.sendAt < since) continue;
     const id = importedMessageId(m.sendAt, source.name, `${s.id}\0${m.key}`);
-    records.push({ id, role: m.role, content: m.content, sendAt: m.sendAt });
+    records.push({ id, role: m.role, content: storable(m.content), sendAt: m.sendAt });
     if (m.continues) continues.add(id);
   }
   return { records, continues };
 }
+
+/**
+ * Another tool's text as memvoy stores it: an unpaired surrogate (text cut inside an emoji, bytes that were not UTF-8
+ * escaped by the tool) and a NUL character become U+FFFD, so the message is kept rather than refused.
+ */
+const storable = (text: string): string => text.toWellFormed().replaceAll("\0", "\uFFFD");
 
 /** A file re-read whole no longer holds some messages imported from it earlier (a rewind): remove them. */
 async function removeVanished(

@@ -383,6 +383,28 @@ describe("import claude-code", () => {
     api.close();
   });
 
+  test("text with an unpaired surrogate or a NUL character is kept, those characters as U+FFFD, not refused", async () => {
+    const dir = join(tempHome("cc-src-"), "-home-dev-docs");
+    mkdirSync(dir, { recursive: true });
+    const base = { sessionId: CC_SESSION_D, cwd: "/home/dev/docs", version: "2.1.90" };
+    // JSON.stringify of text cut inside an emoji, or of bytes that were not UTF-8, writes the lone half escaped.
+    const lines = [
+      `{"type":"user","uuid":"u1","parentUuid":null,"timestamp":"2026-09-04T10:00:00.000Z","message":{"role":"user","content":"the log shows caf\\udce9 and \\ud83d"},${JSON.stringify(base).slice(1)}`,
+      `{"type":"assistant","uuid":"a1","parentUuid":"u1","requestId":"r1","timestamp":"2026-09-04T10:00:03.000Z","message":{"id":"m1","role":"assistant","content":[{"type":"text","text":"That byte is Latin-1: \\u0000 and \\udce9 are not UTF-8."}]},${JSON.stringify(base).slice(1)}`,
+    ];
+    writeFileSync(join(dir, `${CC_SESSION_D}.jsonl`), `${lines.join("\n")}\n`);
+    const { api } = openTemp();
+    const r = await importWith(api, "claude-code", [dir]);
+    expect(r).toMatchObject({ messages: { added: 2 }, skippedCount: 0 });
+    expect(messagesOf(api, `cc-${CC_SESSION_D}`).map((m) => m[1])).toEqual([
+      "the log shows caf\uFFFD and \uFFFD",
+      "That byte is Latin-1: \uFFFD and \uFFFD are not UTF-8.",
+    ]);
+    expect(sessionInfo(api, `cc-${CC_SESSION_D}`)?.title).toBe("the log shows caf\uFFFD and \uFFFD");
+    expect((await importWith(api, "claude-code", [dir], {})).messages.added).toBe(0);
+    api.close();
+  });
+
   test('a warm-up agent (prompt "Warmup", started with every 2.0 session) is not imported, then or later', async () => {
     const projects = join(tempHome("cc-src-"), "projects");
     const dir = join(projects, "-home-dev-docs");
