@@ -405,6 +405,27 @@ describe("import claude-code", () => {
     api.close();
   });
 
+  test("without a path, transcripts in ~/.config/claude/projects are read too; CLAUDE_CONFIG_DIR alone when set", async () => {
+    const home = tempHome("cc-home-");
+    writeClaudeProjects(join(home, ".claude"));
+    const xdg = join(home, ".config", "claude", "projects", "-home-dev-docs");
+    mkdirSync(xdg, { recursive: true });
+    writeFileSync(join(xdg, `${CC_SESSION_D}.jsonl`), `${sessionInlineD().slice(0, 2).join("\n")}\n`);
+    const { api } = openTemp();
+    const r = await importWith(api, "claude-code", [], { env: { HOME: home } });
+    expect(r.paths).toEqual([join(home, ".claude", "projects"), join(home, ".config", "claude", "projects")]);
+    expect(api.sessions().map((s) => s.id)).toContain(`cc-${CC_SESSION_D}`);
+    expect(api.sessions().map((s) => s.id)).toContain(A);
+    const only = openTemp().api;
+    const moved = await importWith(only, "claude-code", [], {
+      env: { HOME: home, CLAUDE_CONFIG_DIR: join(home, ".config", "claude") },
+    });
+    expect(moved.paths).toEqual([join(home, ".config", "claude", "projects")]);
+    expect(only.sessions().map((s) => s.id)).toEqual([`cc-${CC_SESSION_D}`]);
+    only.close();
+    api.close();
+  });
+
   test('a warm-up agent (prompt "Warmup", started with every 2.0 session) is not imported, then or later', async () => {
     const projects = join(tempHome("cc-src-"), "projects");
     const dir = join(projects, "-home-dev-docs");

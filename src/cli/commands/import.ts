@@ -28,7 +28,8 @@ Each source session becomes one memvoy session (<prefix>-<source id>) with its t
 Re-running adds nothing; only what is new since the last run is read.
 
 Sources (default location; environment override):
-  claude-code   ~/.claude/projects ($CLAUDE_CONFIG_DIR/projects): transcripts and sub-agent transcripts
+  claude-code   ~/.claude/projects and ~/.config/claude/projects ($CLAUDE_CONFIG_DIR/projects): transcripts
+                and sub-agent transcripts
   codex         ~/.codex/sessions and archived_sessions ($CODEX_HOME): rollouts, also .jsonl.zst
   opencode      ~/.local/share/opencode/opencode.db ($XDG_DATA_HOME, $OPENCODE_DB; read-only) and legacy storage/
   gemini        ~/.gemini/tmp/*/chats ($GEMINI_CLI_HOME): JSONL chats ($set, $rewindTo) and legacy JSON

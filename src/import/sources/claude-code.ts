@@ -1,4 +1,5 @@
-// Claude Code transcripts: ~/.claude/projects/<encoded-cwd>/<sessionId>.jsonl ($CLAUDE_CONFIG_DIR moves ~/.claude),
+// Claude Code transcripts: ~/.claude/projects/<encoded-cwd>/<sessionId>.jsonl ($CLAUDE_CONFIG_DIR moves ~/.claude; some
+// installs keep them in ~/.config/claude/projects),
 // sub-agents in <sessionId>/subagents/agent-<id>.jsonl (newer), agent-<id>.jsonl beside the session (older), or inline as
 // records marked isSidechain (before 2.0.28).
 import { basename, join } from "node:path";
@@ -51,7 +52,15 @@ interface OpenReply {
 export const claudeCode: Source = {
   name: "claude-code",
   prefix: PREFIX,
-  defaultPaths: (env) => [join(env.CLAUDE_CONFIG_DIR || join(homeOf(env), ".claude"), "projects")],
+  // Claude Code 1.0.29 and 1.0.30 moved the folder to $XDG_CONFIG_HOME/claude (~/.config/claude) on Linux; transcripts
+  // written then are still there.
+  defaultPaths: (env) =>
+    env.CLAUDE_CONFIG_DIR
+      ? [join(env.CLAUDE_CONFIG_DIR, "projects")]
+      : [
+          join(homeOf(env), ".claude", "projects"),
+          join(env.XDG_CONFIG_HOME || join(homeOf(env), ".config"), "claude", "projects"),
+        ],
   files: (path) => listFiles(path, (name) => name.endsWith(".jsonl") && !INTERNAL_AGENT.test(name)),
   appendOnly: () => true,
   read: readTranscript,
