@@ -184,6 +184,50 @@ describe("import gemini", () => {
     api.close();
   });
 
+  test("turns the CLI adds itself (IDE context, a ! shell command, leaving plan mode, added folders) are not the person's", async () => {
+    const dir = join(tempHome("gem-src-"), "chats");
+    mkdirSync(dir, { recursive: true });
+    const file = join(dir, `session-2026-08-01T07-00-${GEM_ID.slice(0, 8)}.jsonl`);
+    let n = 0;
+    const user = (text: string) =>
+      JSON.stringify({
+        id: `u${++n}`,
+        timestamp: `2026-08-01T07:00:${String(n).padStart(2, "0")}.000Z`,
+        type: "user",
+        content: [{ text }],
+      });
+    const ide = JSON.stringify(
+      { activeFile: { path: "/home/dev/box/src/app.ts", cursor: { line: 3, character: 1 } }, otherOpenFiles: [] },
+      null,
+      2,
+    );
+    writeFileSync(
+      file,
+      `${[
+        chat()[0],
+        user(
+          `Here is the user's editor context as a JSON object. This is for your information only.\n\`\`\`json\n${ide}\n\`\`\``,
+        ),
+        user("why does app.ts export a token?"),
+        user(
+          "Here is a summary of changes in the user's editor context, in JSON format. This is for your information only.\n```json\n{}\n```",
+        ),
+        user(
+          "I ran the following shell command:\n```sh\nls src\n```\n\nThis produced the following result:\n```\napp.ts\n```",
+        ),
+        user("User has manually exited Plan Mode. Switching to Auto-Edit mode."),
+        user("Plan approved. Switching to Default mode."),
+        user("- **Workspace Directories:**\n  - /home/dev/box\n  - /home/dev/lib\n- **Directory Structure:**\n\nlib/"),
+        user("remove it"),
+      ].join("\n")}\n`,
+    );
+    const { api } = openTemp();
+    await importWith(api, "gemini", [file]);
+    expect(messagesOf(api, `gem-${GEM_ID}`).map((m) => m[1])).toEqual(["why does app.ts export a token?", "remove it"]);
+    expect(sessionInfo(api, `gem-${GEM_ID}`)?.title).toBe("why does app.ts export a token?");
+    api.close();
+  });
+
   test("words typed during a turn with model steering on are the message, not the CLI's instruction around them", async () => {
     const dir = join(tempHome("gem-src-"), "chats");
     mkdirSync(dir, { recursive: true });

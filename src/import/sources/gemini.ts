@@ -155,8 +155,16 @@ const HOOK_CONTEXT = /<hook_context>[\s\S]*?<\/hook_context>/g;
 function userText(m: Rec): string {
   const shown = contentText(m.displayContent).replace(HOOK_CONTEXT, "").trim();
   if (shown !== "") return shown;
-  return steeringHint(contentText(m.content).replace(REFERENCED, "").replace(HOOK_CONTEXT, "").trim());
+  const text = steeringHint(contentText(m.content).replace(REFERENCED, "").replace(HOOK_CONTEXT, "").trim());
+  return INJECTED.test(text) ? "" : text;
 }
+
+/**
+ * What the CLI itself adds to the chat as a user turn (recorded like one): the IDE companion's editor context, a shell
+ * command run with ! and its output, leaving plan mode, the folders /directory add brought in, the session context.
+ */
+const INJECTED =
+  /^(?:Here is (?:the user's editor context as a JSON object|a summary of changes in the user's editor context, in JSON format)\. This is for your information only\.|I ran the following shell command:\n```sh\n|(?:User has manually exited Plan Mode|Plan approved)\. Switching to |- \*\*Workspace Directories:\*\*\n|<session_context>)/;
 
 /**
  * Model steering (experimental.modelSteering) sends what the person typed during a turn wrapped in the CLI's own
