@@ -426,6 +426,66 @@ describe("import claude-code", () => {
     api.close();
   });
 
+  test("a summary of another session written into this one's file (Claude Code 1.0) does not title it", async () => {
+    const dir = join(tempHome("cc-src-"), "-home-dev-shop");
+    mkdirSync(dir, { recursive: true });
+    const NEXT = "6e7f8091-5555-4c6d-8e9f-4a5b6c7d8e9f";
+    const line = (sid: string, type: string, uuid: string, parent: string | null, content: unknown, at: string) =>
+      JSON.stringify({
+        parentUuid: parent,
+        isSidechain: false,
+        userType: "external",
+        cwd: "/home/dev/shop",
+        sessionId: sid,
+        version: "1.0.24",
+        type,
+        message:
+          type === "user"
+            ? { role: "user", content }
+            : { id: `msg_${uuid}`, type: "message", role: "assistant", model: "claude-sonnet-4-20250514", content },
+        ...(type === "assistant" && { requestId: `req_${uuid}` }),
+        uuid,
+        timestamp: at,
+      });
+    // The earlier session: its own summary names it (its leaf is here).
+    writeFileSync(
+      join(dir, `${CC_SESSION_A}.jsonl`),
+      `${[
+        JSON.stringify({ type: "summary", summary: "Checkout test flakiness", leafUuid: "p-2" }),
+        line(CC_SESSION_A, "user", "p-1", null, "why does checkout fail?", "2025-06-20T09:00:00.000Z"),
+        line(
+          CC_SESSION_A,
+          "assistant",
+          "p-2",
+          "p-1",
+          [{ type: "text", text: "A shared cart id." }],
+          "2025-06-20T09:00:05.000Z",
+        ),
+      ].join("\n")}\n`,
+    );
+    // The next session, started later: Claude Code 1.0 wrote the earlier conversation's summary at its top.
+    writeFileSync(
+      join(dir, `${NEXT}.jsonl`),
+      `${[
+        JSON.stringify({ type: "summary", summary: "Checkout test flakiness", leafUuid: "p-2" }),
+        line(NEXT, "user", "n-1", null, "add a dark mode toggle", "2025-06-21T14:00:00.000Z"),
+        line(
+          NEXT,
+          "assistant",
+          "n-2",
+          "n-1",
+          [{ type: "text", text: "Added to the header." }],
+          "2025-06-21T14:00:09.000Z",
+        ),
+      ].join("\n")}\n`,
+    );
+    const { api } = openTemp();
+    await importWith(api, "claude-code", [dir]);
+    expect(sessionInfo(api, `cc-${CC_SESSION_A}`)?.title).toBe("Checkout test flakiness");
+    expect(sessionInfo(api, `cc-${NEXT}`)?.title).toBe("add a dark mode toggle");
+    api.close();
+  });
+
   test('a warm-up agent (prompt "Warmup", started with every 2.0 session) is not imported, then or later', async () => {
     const projects = join(tempHome("cc-src-"), "projects");
     const dir = join(projects, "-home-dev-docs");

@@ -91,6 +91,10 @@ function readTranscript(ctx: ReadContext): FileRead {
   const givenRank = typeof ctx.state.titleRank === "number" ? ctx.state.titleRank : 0;
   let title: string | undefined;
   let rank = 0;
+  // Summary records name the conversation that ends at their leafUuid. Claude Code 1.0 wrote the summaries of earlier
+  // sessions into the file of the session being started: only one whose leaf is in this file names this session.
+  const summaries: { title: string; rank: number; leaf: unknown }[] = [];
+  const uuids = new Set<string>();
   let records = 0;
   let lines = 0;
   for (const l of jsonlLines(ctx.file, ctx.offset, line)) {
@@ -111,8 +115,10 @@ function readTranscript(ctx: ReadContext): FileRead {
     if (typeof r.sessionId === "string" && sessionId === undefined) sessionId = r.sessionId;
     if (typeof r.cwd === "string" && project === undefined) project = r.cwd;
     const named = ownTitle(r);
-    if (named && named.rank >= rank) ({ title, rank } = named);
+    if (named && r.type === "summary") summaries.push({ ...named, leaf: r.leafUuid });
+    else if (named && named.rank >= rank) ({ title, rank } = named);
     const uuid = typeof r.uuid === "string" ? r.uuid : undefined;
+    if (uuid !== undefined) uuids.add(uuid);
     // A queue line has no place in the chain: its prompt follows the record written before it.
     const parent =
       typeof r.parentUuid === "string" ? r.parentUuid : r.type === "queue-operation" ? lastUuid : undefined;
@@ -134,6 +140,8 @@ function readTranscript(ctx: ReadContext): FileRead {
     if (message?.role === "assistant") lastKey = message.key;
     entries.push(entry);
   }
+  const summary = summaries.findLast((x) => typeof x.leaf !== "string" || uuids.has(x.leaf));
+  if (summary && summary.rank >= rank) ({ title, rank } = summary);
   if (ctx.offset === 0 && lines > 0 && records === 0)
     throw new NotThisFormatError({
       file: ctx.file,
