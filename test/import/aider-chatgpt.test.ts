@@ -155,6 +155,16 @@ describe("import chatgpt", () => {
     expect(r.failed[0]!.reason).toBe(
       `${join(dir, "conversations.json")}: not a ChatGPT export (no conversation has a mapping of messages)`,
     );
+    // A ChatGPT export whose only conversation is an empty shell (no mapping) is still one: a skipped record.
+    const shell = join(dir, "shell", "conversations.json");
+    mkdirSync(join(dir, "shell"));
+    writeFileSync(
+      shell,
+      JSON.stringify([
+        { id: GPT_ID, conversation_id: GPT_ID, title: "New chat", create_time: 1_767_600_000.5, current_node: null },
+      ]),
+    );
+    expect(await importWith(api, "chatgpt", [shell])).toMatchObject({ files: { failed: 0 }, skippedCount: 1 });
     api.close();
   });
 

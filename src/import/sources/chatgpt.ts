@@ -47,8 +47,9 @@ function readExport(ctx: ReadContext): FileRead {
         expected: "a ChatGPT export",
         because: "conversations must be a JSON array",
       });
-    // Another tool's conversations.json (a Claude.ai export's chat_messages, say): not one record has a mapping.
-    if (list.length > 0 && !list.some((c) => isObject(c) && isObject(c.mapping)))
+    // Another tool's conversations.json (a Claude.ai export's chat_messages, say): no record is a ChatGPT conversation,
+    // not even an empty one (those keep their current_node, conversation_id and create_time without a mapping).
+    if (list.length > 0 && !list.some(isConversation))
       throw new NotThisFormatError({
         file: doc.where,
         expected: "a ChatGPT export",
@@ -62,6 +63,10 @@ function readExport(ctx: ReadContext): FileRead {
   }
   return { sessions, skipped };
 }
+
+const isConversation = (c: unknown): boolean =>
+  isObject(c) &&
+  (isObject(c.mapping) || "current_node" in c || "conversation_id" in c || typeof c.create_time === "number");
 
 function toSession(c: Rec): ImportedSession | undefined {
   const id = typeof c.id === "string" ? c.id : typeof c.conversation_id === "string" ? c.conversation_id : undefined;
