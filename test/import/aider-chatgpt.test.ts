@@ -168,6 +168,49 @@ describe("import chatgpt", () => {
     api.close();
   });
 
+  test("without a usable current_node (absent, or not in the mapping) the newest leaf's branch is taken, children lists or not", async () => {
+    const dir = tempHome("gpt-");
+    const t = 1_767_700_000;
+    const msg = (id: string, role: string, at: number, text: string) => ({
+      id,
+      author: { role, name: null, metadata: {} },
+      create_time: at,
+      content: { content_type: "text", parts: [text] },
+      recipient: "all",
+      metadata: {},
+    });
+    // A slim export: nodes carry their parent only, no children lists; the reply was regenerated.
+    const mapping = {
+      root: { id: "root", message: null, parent: null },
+      u1: { id: "u1", message: msg("u1", "user", t, "name a prime"), parent: "root" },
+      a_old: { id: "a_old", message: msg("a_old", "assistant", t + 2, "9"), parent: "u1" },
+      a_new: { id: "a_new", message: msg("a_new", "assistant", t + 5, "7"), parent: "u1" },
+    };
+    const conv = (id: string, current: unknown) => ({
+      id,
+      conversation_id: id,
+      title: "Primes",
+      create_time: t,
+      mapping,
+      current_node: current,
+    });
+    writeFileSync(
+      join(dir, "conversations.json"),
+      JSON.stringify([
+        conv("6800aaaa-0000-8000-8000-000000000001", null),
+        conv("6800aaaa-0000-8000-8000-000000000002", "gone"),
+      ]),
+    );
+    const { api } = openTemp();
+    await importWith(api, "chatgpt", [join(dir, "conversations.json")]);
+    for (const id of ["6800aaaa-0000-8000-8000-000000000001", "6800aaaa-0000-8000-8000-000000000002"])
+      expect(messagesOf(api, `gpt-${id}`).map((m) => m.slice(0, 2))).toEqual([
+        ["user", "name a prime"],
+        ["assistant", "7"],
+      ]);
+    api.close();
+  });
+
   test("a voice conversation: the audio transcriptions are the text", async () => {
     const dir = tempHome("gpt-");
     writeFileSync(join(dir, "conversations.json"), JSON.stringify([voiceConversation()]));

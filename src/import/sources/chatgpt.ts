@@ -76,7 +76,8 @@ function toSession(c: Rec): ImportedSession | undefined {
   // The active branch: current_node and its ancestors (regenerated and edited branches are left out).
   const chain: Rec[] = [];
   const seen = new Set<string>();
-  let node = typeof c.current_node === "string" ? c.current_node : lastLeaf(mapping);
+  let node =
+    typeof c.current_node === "string" && isObject(mapping[c.current_node]) ? c.current_node : newestLeaf(mapping);
   while (node !== undefined && !seen.has(node)) {
     seen.add(node);
     const n = mapping[node];
@@ -137,15 +138,23 @@ function contentText(content: unknown): string {
   return typeof content.text === "string" ? content.text.trim() : "";
 }
 
-/** Without current_node: the leaf reached by following the last child from the root. */
-function lastLeaf(mapping: Rec): string | undefined {
-  let id = Object.keys(mapping).find((k) => isObject(mapping[k]) && (mapping[k] as Rec).parent == null);
-  const seen = new Set<string>();
-  while (id !== undefined && !seen.has(id)) {
-    seen.add(id);
-    const kids = (mapping[id] as Rec | undefined)?.children;
-    if (!Array.isArray(kids) || kids.length === 0) return id;
-    id = String(kids[kids.length - 1]);
+/**
+ * Without current_node (or with one the mapping lacks): the leaf whose message is newest. Leaves are found from the
+ * parent links, which every export has (slim ones leave out the children lists).
+ */
+function newestLeaf(mapping: Rec): string | undefined {
+  const parents = new Set<string>();
+  for (const n of Object.values(mapping)) if (isObject(n) && typeof n.parent === "string") parents.add(n.parent);
+  let best: string | undefined;
+  let bestTime = Number.NEGATIVE_INFINITY;
+  for (const [id, n] of Object.entries(mapping)) {
+    if (!isObject(n) || parents.has(id)) continue;
+    const m = n.message;
+    const t = isObject(m) && typeof m.create_time === "number" ? m.create_time : Number.NEGATIVE_INFINITY;
+    if (best === undefined || t >= bestTime) {
+      best = id;
+      bestTime = t;
+    }
   }
-  return id;
+  return best;
 }
