@@ -432,8 +432,18 @@ describe("Codex thread names and spawned sub-agents", () => {
         said(4, "agent_message", "idle_timeout is 5s in proxy.yaml."),
       ].join("\n")}\n`,
     );
+    // Current builds also name the parent in the session_meta itself.
+    const GRANDCHILD = "019e1111-0000-7000-8000-0000000000dd";
+    writeFileSync(
+      join(dir, `rollout-2026-10-06T12-00-04-${GRANDCHILD}.jsonl`),
+      `${[
+        l(at(0), "session_meta", { id: GRANDCHILD, parent_thread_id: CHILD, cwd: "/home/dev/svc", source: "exec" }),
+        said(4, "user_message", "List proxy.yaml's keys."),
+      ].join("\n")}\n`,
+    );
     const { api } = openTemp();
     await importWith(api, "codex", [dir]);
+    expect(sessionInfo(api, `codex-${GRANDCHILD}`)?.parent).toBe(`codex-${CHILD}`);
     expect(sessionInfo(api, `codex-${PARENT}`)!.parent).toBeUndefined();
     expect(sessionInfo(api, `codex-${CHILD}`)).toMatchObject({
       parent: `codex-${PARENT}`,

@@ -112,7 +112,7 @@ function readRollout(ctx: ReadContext): FileRead {
       // first one is the rollout's own.
       if (typeof p.id === "string" && sessionId === undefined) {
         sessionId = p.id;
-        parent = spawnedBy(p.source);
+        parent = spawnedBy(p);
       }
       if (typeof p.cwd === "string" && project === undefined) project = p.cwd;
       continue;
@@ -282,10 +282,17 @@ function contextCwd(content: unknown): string | undefined {
   return undefined;
 }
 
-/** The parent thread of a sub-agent's rollout: session_meta.source {"subagent": {"thread_spawn": {parent_thread_id}}}. */
-function spawnedBy(source: unknown): string | undefined {
-  if (!isObject(source) || !isObject(source.subagent) || !isObject(source.subagent.thread_spawn)) return undefined;
-  const id = source.subagent.thread_spawn.parent_thread_id;
+/**
+ * The parent thread of a sub-agent's rollout: session_meta parent_thread_id (current builds), else its source
+ * {"subagent": {"thread_spawn": {parent_thread_id}}}.
+ */
+function spawnedBy(meta: Record<string, unknown>): string | undefined {
+  const source = meta.source;
+  const spawn =
+    isObject(source) && isObject(source.subagent) && isObject(source.subagent.thread_spawn)
+      ? source.subagent.thread_spawn.parent_thread_id
+      : undefined;
+  const id = typeof meta.parent_thread_id === "string" && meta.parent_thread_id !== "" ? meta.parent_thread_id : spawn;
   return typeof id === "string" && id !== "" ? id : undefined;
 }
 
