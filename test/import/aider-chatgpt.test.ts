@@ -54,6 +54,50 @@ describe("import aider", () => {
     api.close();
   });
 
+  test("a #### heading in the assistant's markdown (no trailing two spaces) is not the person's input", async () => {
+    const repo = tempHome("aider-repo-");
+    const file = join(repo, ".aider.chat.history.md");
+    writeFileSync(
+      file,
+      [
+        "",
+        "# aider chat started at 2026-02-12 08:00:00",
+        "",
+        "> Aider v0.86.0",
+        "",
+        "#### how do I release?  ",
+        "",
+        "Two steps.",
+        "",
+        "#### Step 1: tag",
+        "",
+        "Run `git tag v1.2.0`.",
+        "",
+        "#### Step 2: push",
+        "",
+        "Run `git push --tags`.",
+        "",
+        "#### thanks  ",
+        "",
+        "Glad to help.",
+        "",
+      ].join("\n"),
+    );
+    const { api } = openTemp();
+    await importWith(api, "aider", [repo]);
+    const msgs = messagesOf(api, `aider-${shortHash(file)}-20260212-080000`);
+    expect(msgs.map((m) => m.slice(0, 2))).toEqual([
+      ["user", "how do I release?"],
+      [
+        "assistant",
+        "Two steps.\n\n#### Step 1: tag\n\nRun `git tag v1.2.0`.\n\n#### Step 2: push\n\nRun `git push --tags`.",
+      ],
+      ["user", "thanks"],
+      ["assistant", "Glad to help."],
+    ]);
+    api.close();
+  });
+
   test("the same history read again in another time zone adds nothing; a session started there reads in its zone", async () => {
     const repo = tempHome("aider-tz-");
     const file = join(repo, ".aider.chat.history.md");

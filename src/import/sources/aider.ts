@@ -19,6 +19,7 @@ import { listFiles, titleFrom } from "../source-files.ts";
 
 const MAX_FILE = 1024 * 1024 * 1024;
 const STARTED = /^# aider chat started at (\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2})\s*$/;
+const USER = /^#### /;
 
 export const aider: Source = {
   name: "aider",
@@ -40,6 +41,12 @@ function readHistory(ctx: ReadContext): FileRead {
       expected: "an aider chat history",
       because: 'no "# aider chat started at" line',
     });
+  // aider ends every line of the person's input with two spaces (a markdown line break). Where it did, a "#### " line
+  // without them inside the assistant's text is a heading of its markdown; a history written without them (by hand)
+  // keeps the plain rule.
+  const marked = lines.some((l) => USER.test(l) && l.endsWith("  "));
+  let lastText: Role | "tool" | undefined;
+  const isUser = (l: string) => USER.test(l) && !(marked && !l.endsWith("  ") && lastText === "assistant");
   const known = isObject(ctx.prior.starts) ? ctx.prior.starts : {};
   const starts: Record<string, string> = {};
   const pathHash = shortHash(file);
@@ -68,13 +75,14 @@ function readHistory(ctx: ReadContext): FileRead {
       const at = typeof was === "string" && /^\d{1,19}$/.test(was) ? BigInt(was) : (parseTime(started[1]!) ?? 0n);
       starts[start] = String(at);
       current = { start, at, messages: [] };
+      lastText = undefined;
       continue;
     }
     if (!current || line.startsWith("# ")) continue;
-    const kind: Role | "tool" =
-      line.startsWith("> ") || line === ">" ? "tool" : line.startsWith("#### ") ? "user" : "assistant";
+    const kind: Role | "tool" = line.startsWith("> ") || line === ">" ? "tool" : isUser(line) ? "user" : "assistant";
     if (kind !== role) flush();
     role = kind;
+    if (line.trim() !== "") lastText = kind;
     // aider ends each user line with two spaces (a markdown line break): they are not the person's text.
     buffer.push(kind === "user" ? line.slice(5).replace(/ {2}$/, "") : kind === "tool" ? line.slice(2) : line);
   }
