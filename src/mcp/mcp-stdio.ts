@@ -1,6 +1,7 @@
 // `memvoy mcp` over stdio: newline-delimited JSON-RPC on stdin/stdout, nothing else on stdout; the home is
 // opened in this process, so several clients may each run their own server on one home (writes take the
-// home's cross-process writer lock). An agent's start-up (initialize, initialized, tools/list) is answered
+// home's cross-process writer lock). When stdin ends, the requests read are answered before the server exits (and
+// the home is closed once no call runs). An agent's start-up (initialize, initialized, tools/list) is answered
 // with the SDK's own recorded answers before the SDK loads; then the SDK's server takes the connection over,
 // with the initialize replayed to it, and serves everything from there on.
 import type { PassThrough, Writable } from "node:stream";
@@ -43,6 +44,8 @@ export async function runMcpStdio(api: MemoryApi, version: string): Promise<numb
   let input: PassThrough | undefined;
   let handOff: Promise<void> | undefined;
   let stopSdk = async () => {};
+  let answered = async () => {};
+  let idle = async () => {};
   let ended = false;
 
   const write = (m: Message) => stdoutStream().write(`${JSON.stringify(m)}\n`);
@@ -89,14 +92,19 @@ export async function runMcpStdio(api: MemoryApi, version: string): Promise<numb
   const startSdk = () => {
     if (handOff) return;
     handOff = (async () => {
-      const { serveStdio, StdioServerTransport } = await import("@modelcontextprotocol/server/stdio");
+      const { serveStdio } = await import("@modelcontextprotocol/server/stdio");
+      const { AnsweringTransport, countedCalls } = await import("./stdio-answers.ts");
       const { createMcpServer } = await import("./mcp-server.ts");
       const stream = await import("node:stream");
       const pipe = new stream.PassThrough();
-      const handle = serveStdio(() => createMcpServer(api, version), {
-        transport: new StdioServerTransport(pipe, withoutReplayAnswer(stream.Writable), {
-          maxBufferSize: MAX_LINE_BYTES,
-        }),
+      const transport = new AnsweringTransport(pipe, withoutReplayAnswer(stream.Writable), {
+        maxBufferSize: MAX_LINE_BYTES,
+      });
+      const calls = countedCalls(api);
+      answered = () => transport.whenAnswered();
+      idle = calls.idle;
+      const handle = serveStdio(() => createMcpServer(calls.api, version), {
+        transport,
         onerror: (err) => {
           // JSON that is no JSON-RPC message fails the SDK's schema, whose error is pages of JSON.
           const text =
@@ -136,7 +144,8 @@ export async function runMcpStdio(api: MemoryApi, version: string): Promise<numb
 
   const endInput = () => {
     input!.once("end", () => void stop());
-    input!.end();
+    // A client may close stdin right after its last request (a shell pipe does): answer first, then end.
+    void answered().then(() => input!.end());
   };
   const onEnd = () => {
     if (ended) return;
@@ -147,6 +156,8 @@ export async function runMcpStdio(api: MemoryApi, version: string): Promise<numb
   const stop = async () => {
     await handOff?.catch(() => {});
     await stopSdk();
+    // A call still running (cancelled, or cut short by a signal) finishes before the home is closed under it.
+    await idle();
     done.resolve(0);
   };
 

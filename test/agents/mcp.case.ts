@@ -558,5 +558,75 @@ export function mcpStdioCases(label: string, command: () => Promise<string[]>, c
       expect(stderr).toContain("memvoy mcp: ignored a line of stdin that is not a JSON-RPC 2.0 message");
       expect(stderr.split("\n")).not.toContain("memvoy mcp: [");
     });
+
+    test("a client that closes stdin right after its requests (a shell pipe) gets every answer; a cancelled call ends cleanly", async () => {
+      const lines = (...calls: Record<string, unknown>[]) =>
+        [
+          {
+            id: 1,
+            method: "initialize",
+            params: { protocolVersion: PROTOCOL, capabilities: {}, clientInfo: { name: "pipe", version: "1" } },
+          },
+          { method: "notifications/initialized" },
+          ...calls,
+        ]
+          .map((m) => `${JSON.stringify({ jsonrpc: "2.0", ...m })}\n`)
+          .join("");
+      const lookup = { name: "error_memory", arguments: { mode: "lookup", error: "ECONNREFUSED 127.0.0.1:5432" } };
+      const semantic = { name: "chat_history", arguments: { mode: "search", query: "backup lock", match: "semantic" } };
+      const piped = async (input: string) => {
+        const proc = Bun.spawn(cmd, {
+          stdin: new TextEncoder().encode(input),
+          stdout: "pipe",
+          stderr: "pipe",
+          cwd: cwd?.(),
+          env: { PATH: process.env.PATH!, HOME: home },
+        });
+        const [out, err, code] = await Promise.all([
+          new Response(proc.stdout).text(),
+          new Response(proc.stderr).text(),
+          proc.exited,
+        ]);
+        const answers = out
+          .split("\n")
+          .filter(Boolean)
+          .map((l) => JSON.parse(l));
+        return { answers, err, code };
+      };
+      // Both calls load the vectors: they are still running when stdin ends.
+      const both = await piped(
+        lines({ id: 2, method: "tools/call", params: lookup }, { id: 3, method: "tools/call", params: semantic }),
+      );
+      expect(both.err).toBe("");
+      expect(both.code).toBe(0);
+      expect(both.answers.map((a) => a.id).sort()).toEqual([1, 2, 3]);
+      for (const a of both.answers.filter((x) => x.id !== 1)) expect(a.result.isError).toBeUndefined();
+      // A cancelled call is not answered, and the home is not closed under it.
+      const cancelled = await piped(
+        lines(
+          { id: 2, method: "tools/call", params: lookup },
+          { method: "notifications/cancelled", params: { requestId: 2, reason: "the user pressed Esc" } },
+        ),
+      );
+      expect(cancelled.err).toBe("");
+      expect(cancelled.code).toBe(0);
+      expect(cancelled.answers.map((a) => a.id)).toEqual([1]);
+      // A subscription (protocol 2026-07-28) is answered only at teardown: the server exits all the same.
+      const _meta = {
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientInfo": { name: "modern", version: "1" },
+        "io.modelcontextprotocol/clientCapabilities": {},
+      };
+      const modern = await piped(
+        [
+          { id: 1, method: "subscriptions/listen", params: { _meta, notifications: { toolsListChanged: true } } },
+          { id: 2, method: "tools/call", params: { _meta, ...lookup } },
+        ]
+          .map((m) => `${JSON.stringify({ jsonrpc: "2.0", ...m })}\n`)
+          .join(""),
+      );
+      expect(modern.code).toBe(0);
+      expect(modern.answers.find((a) => a.id === 2).result.structuredContent.mode).toBe("lookup");
+    }, 120_000);
   });
 }

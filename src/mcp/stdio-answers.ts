@@ -1,0 +1,93 @@
+// The stdio transport of `memvoy mcp`, keeping count of the requests read and not yet answered (a cancelled one
+// is never answered), so that a client closing stdin right after its last request still gets every answer.
+import { StdioServerTransport } from "@modelcontextprotocol/server/stdio";
+
+type Message = Parameters<StdioServerTransport["send"]>[0];
+type Id = string | number;
+
+const fields = (m: Message) => m as Record<string, unknown>;
+
+export class AnsweringTransport extends StdioServerTransport {
+  readonly #open = new Set<Id>();
+  #changed = Promise.withResolvers<void>();
+
+  constructor(...args: ConstructorParameters<typeof StdioServerTransport>) {
+    super(...args);
+    // The base class declares onmessage as a field, so it is wrapped here rather than on the prototype.
+    let handler: ((m: Message) => void) | undefined;
+    Object.defineProperty(this, "onmessage", {
+      configurable: true,
+      get: () =>
+        handler &&
+        ((m: Message) => {
+          this.#read(fields(m));
+          handler!(m);
+        }),
+      set: (h: ((m: Message) => void) | undefined) => {
+        handler = h;
+      },
+    });
+  }
+
+  override send(message: Message): Promise<void> {
+    const m = fields(message);
+    if (m.method === undefined && (typeof m.id === "string" || typeof m.id === "number")) this.#settle(m.id);
+    return super.send(message);
+  }
+
+  /** Resolves once every request read so far has been answered or cancelled. */
+  async whenAnswered(): Promise<void> {
+    for (;;) {
+      // Lines already written to the transport's input are read and dispatched before the count is trusted.
+      await new Promise((r) => setImmediate(r));
+      if (this.#open.size === 0) return;
+      await this.#changed.promise;
+    }
+  }
+
+  #read(m: Record<string, unknown>): void {
+    if (typeof m.method !== "string") return;
+    if (m.method === "notifications/cancelled") {
+      const id = (m.params as { requestId?: unknown } | undefined)?.requestId;
+      if (typeof id === "string" || typeof id === "number") this.#settle(id);
+    } else if (m.method !== "subscriptions/listen" && (typeof m.id === "string" || typeof m.id === "number")) {
+      // A subscriptions/listen is answered only when the connection is torn down: not waited for.
+      this.#open.add(m.id);
+    }
+  }
+
+  #settle(id: Id): void {
+    if (!this.#open.delete(id)) return;
+    this.#changed.resolve();
+    this.#changed = Promise.withResolvers<void>();
+  }
+}
+
+/** `api` with its calls counted: `idle()` resolves once none runs, so that the home is closed under no call. */
+export function countedCalls<A extends object>(api: A): { api: A; idle(): Promise<void> } {
+  let running = 0;
+  let none = Promise.withResolvers<void>();
+  none.resolve();
+  const counted = new Proxy(api, {
+    get(target, key) {
+      const value = Reflect.get(target, key);
+      if (typeof value !== "function" || key === "close") return value;
+      return (...args: unknown[]) => {
+        if (running++ === 0) none = Promise.withResolvers<void>();
+        const ended = () => {
+          if (--running === 0) none.resolve();
+        };
+        try {
+          const r = value.apply(target, args);
+          if (r instanceof Promise) return r.finally(ended);
+          ended();
+          return r;
+        } catch (err) {
+          ended();
+          throw err;
+        }
+      };
+    },
+  });
+  return { api: counted, idle: () => none.promise };
+}
