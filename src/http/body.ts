@@ -1,5 +1,6 @@
 // Reading a request's input: path params, then the query string (typed by the schema) or the JSON body,
 // with the size limit applied while the body streams in.
+import { isUtf8 } from "node:buffer";
 import { namedError } from "../shared/errors.ts";
 
 /** The body is over [http] max_body_bytes: by its Content-Length (`declared`), or as it streamed in. */
@@ -13,9 +14,16 @@ export const BodyTooLargeError = namedError<{ maxBytes: number; declared?: numbe
 );
 export type BodyTooLargeError = InstanceType<typeof BodyTooLargeError>;
 
-/** A POST body that is not JSON, or not a JSON object. */
-export const BodyShapeError = namedError<{ problem: "not-json" | "not-object" }>("BodyShapeError", "input", (d) =>
-  d.problem === "not-json" ? "the body is not valid JSON" : "the body must be a JSON object",
+/** A POST body that is not UTF-8, not JSON, or not a JSON object. */
+export const BodyShapeError = namedError<{ problem: "not-utf8" | "not-json" | "not-object" }>(
+  "BodyShapeError",
+  "input",
+  (d) =>
+    d.problem === "not-utf8"
+      ? "the body is not valid UTF-8 (JSON is sent as UTF-8); nothing was written"
+      : d.problem === "not-json"
+        ? "the body is not valid JSON"
+        : "the body must be a JSON object",
 );
 export type BodyShapeError = InstanceType<typeof BodyShapeError>;
 
@@ -35,8 +43,14 @@ export async function readBodyBytes(req: Request, maxBytes: number): Promise<Uin
   return Buffer.concat(chunks);
 }
 
+/** `bytes`, refused when they are not UTF-8: decoding would store U+FFFD in place of the sender's text. */
+export function utf8Body(bytes: Uint8Array): Uint8Array {
+  if (!isUtf8(bytes)) throw new BodyShapeError({ problem: "not-utf8" });
+  return bytes;
+}
+
 export async function readJsonBody(req: Request, maxBytes: number): Promise<unknown> {
-  const text = new TextDecoder().decode(await readBodyBytes(req, maxBytes));
+  const text = new TextDecoder().decode(utf8Body(await readBodyBytes(req, maxBytes)));
   if (text.trim() === "") return {};
   try {
     return JSON.parse(text);

@@ -7,7 +7,7 @@ import { errorBody, errorStatus } from "../app/api/error-body.ts";
 import type { MemoryApi } from "../app/api/memory-api.ts";
 import { HEALTH_PATH, labelOf, MCP_PATH, OPENAPI_PATH, pathParams, ROUTES, type Route } from "../app/api/routes.ts";
 import { parseInput } from "../app/api/schemas.ts";
-import { BodyShapeError, BodyTooLargeError, queryInput, readBodyBytes, readJsonBody } from "./body.ts";
+import { BodyShapeError, BodyTooLargeError, queryInput, readBodyBytes, readJsonBody, utf8Body } from "./body.ts";
 import { refusal } from "./guard.ts";
 import { openApiDocument } from "./openapi.ts";
 
@@ -98,10 +98,11 @@ export function startHttpServer(o: HttpServerOptions): HttpServer {
   routes[OPENAPI_PATH] = { GET: guarded(async () => json(doc)) };
   if (o.mcp) {
     const mcp = guarded(async (req) => {
-      // The body is read here, under [http] max_body_bytes, so that /mcp answers 413 as every route does.
+      // The body is read here, under [http] max_body_bytes, so that /mcp answers 413 (and 400 for bytes that are not
+      // UTF-8) as every route does.
       let body: Uint8Array | undefined;
       try {
-        if (req.method === "POST") body = await readBodyBytes(req, o.maxBodyBytes);
+        if (req.method === "POST") body = utf8Body(await readBodyBytes(req, o.maxBodyBytes));
       } catch (err) {
         return failed(err, MCP_PATH);
       }

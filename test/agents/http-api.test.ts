@@ -201,6 +201,29 @@ describe("bad input on every route: 400 naming the field, 404, 413; nothing chan
     }
   });
 
+  test("a body that is not UTF-8 (a Latin-1 file sent as it is) gets 400 on every POST route and /mcp; nothing is stored", async () => {
+    const latin1 = (json: string) => Uint8Array.from(json, (c) => c.charCodeAt(0)); // "é" as the one byte 0xE9
+    const add = latin1('{"messages":[{"role":"user","content":"caf\u00e9 cr\u00e8me"}]}');
+    const postBytes = (path: string, body: Uint8Array, accept = "application/json") =>
+      s.fetch(path, { method: "POST", body, headers: { "content-type": "application/json", accept } });
+    for (const r of ROUTES.filter((x) => x.method === "POST")) {
+      const path = r.path.replace(/:\w+/g, "latin");
+      expect(await errorOf(await postBytes(path, add), 400)).toBe(
+        "the body is not valid UTF-8 (JSON is sent as UTF-8); nothing was written",
+      );
+    }
+    const call = latin1(
+      '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"add_messages","arguments":{"session":"latin","messages":[{"role":"user","content":"caf\u00e9"}]}}}',
+    );
+    const mcp = await postBytes("/mcp", call, "application/json, text/event-stream");
+    expect(await errorOf(mcp, 400)).toContain("not valid UTF-8");
+    expect((await s.local.sessions()).map((x) => x.id)).not.toContain("latin");
+    // the same text as UTF-8 is stored exactly
+    const utf8 = await post("/v1/sessions/latin/messages", new TextDecoder("latin1").decode(add));
+    expect(utf8.status).toBe(200);
+    expect((await s.local.history("latin")).messages[0]!.content).toBe("caf\u00e9 cr\u00e8me");
+  });
+
   test("a body over max_body_bytes gets 413 (10 MB), with or without a Content-Length", async () => {
     const huge = JSON.stringify({ messages: [{ role: "user", content: "x".repeat(10 * 1024 * 1024) }] });
     expect(await errorOf(await post("/v1/sessions/s1/messages", huge), 413)).toContain("max_body_bytes");

@@ -792,6 +792,11 @@ const KINDS: [Error & { data: object }, string, 1 | 2][] = [
   [new BodyTooLargeError({ maxBytes: 10, declared: 20 }), "the body is 20 bytes, over [http] max_body_bytes (10)", 2],
   [new BodyShapeError({ problem: "not-object" }), "the body must be a JSON object", 2],
   [
+    new BodyShapeError({ problem: "not-utf8" }),
+    "the body is not valid UTF-8 (JSON is sent as UTF-8); nothing was written",
+    2,
+  ],
+  [
     new UnknownClientError({ client: "vim" }),
     'mcp --print-config: unknown client "vim"; use one of claude-code, codex, opencode, gemini',
     2,
