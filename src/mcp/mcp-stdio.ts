@@ -9,6 +9,7 @@ import type { MemoryApi } from "../app/api/memory-api.ts";
 import { describeError } from "../shared/describe-error.ts";
 import { stdoutStream } from "../shared/stdout.ts";
 import type { EarlyAnswers } from "./early-answers.ts";
+import type { Utf8Lines } from "./stdio-answers.ts";
 import { jitAsUsual } from "../shared/jit-policy.ts";
 
 /**
@@ -18,6 +19,7 @@ import { jitAsUsual } from "../shared/jit-policy.ts";
 const MAX_LINE_BYTES = 64 * 1024 * 1024;
 /** A start-up line longer than this goes to the SDK unread. */
 const EARLY_LINE_BYTES = 1024 * 1024;
+const NOT_UTF8 = "Parse error: the line is not valid UTF-8 (JSON-RPC messages are sent as UTF-8); nothing was done";
 /** The id of the replayed initialize: its answer (already given) is not sent again. */
 const REPLAY_ID = "memvoy-replayed-initialize";
 
@@ -40,8 +42,9 @@ export async function runMcpStdio(api: MemoryApi, version: string): Promise<numb
   let revision: string | undefined;
   const replay: string[] = [];
   let unread: Buffer = Buffer.alloc(0);
-  /** Set once the SDK serves the connection: where stdin goes from then on. */
+  /** Set once the SDK serves the connection: the SDK's stdin, and what stdin goes through from then on. */
   let input: PassThrough | undefined;
+  let lines: Utf8Lines | undefined;
   let handOff: Promise<void> | undefined;
   let stopSdk = async () => {};
   let answered = async () => {};
@@ -89,11 +92,24 @@ export async function runMcpStdio(api: MemoryApi, version: string): Promise<numb
     return false;
   };
 
+  /** A line that is not UTF-8: a parse error for its request (decoded, its text would hold U+FFFD, not what was sent). */
+  const refuseNotUtf8 = (line: Buffer) => {
+    let id: unknown = null;
+    try {
+      const m: unknown = JSON.parse(line.toString("utf8"));
+      if (isObject(m) && isId(m.id) && typeof m.method === "string") id = m.id;
+    } catch {
+      // no id to answer: the error goes out with id null
+    }
+    process.stderr.write("memvoy mcp: refused a line of stdin that is not valid UTF-8\n");
+    write({ jsonrpc: "2.0", id, error: { code: -32700, message: NOT_UTF8 } });
+  };
+
   const startSdk = () => {
     if (handOff) return;
     handOff = (async () => {
       const { serveStdio } = await import("@modelcontextprotocol/server/stdio");
-      const { AnsweringTransport, countedCalls } = await import("./stdio-answers.ts");
+      const { AnsweringTransport, countedCalls, Utf8Lines } = await import("./stdio-answers.ts");
       const { createMcpServer } = await import("./mcp-server.ts");
       const stream = await import("node:stream");
       const pipe = new stream.PassThrough();
@@ -116,7 +132,8 @@ export async function runMcpStdio(api: MemoryApi, version: string): Promise<numb
       });
       stopSdk = () => handle.close().catch(() => {});
       for (const line of replay) pipe.write(`${line}\n`);
-      if (unread.length > 0) pipe.write(unread);
+      lines = new Utf8Lines((bytes) => pipe.write(bytes), refuseNotUtf8, MAX_LINE_BYTES);
+      if (unread.length > 0) lines.write(unread);
       unread = Buffer.alloc(0);
       input = pipe;
       jitAsUsual();
@@ -129,8 +146,8 @@ export async function runMcpStdio(api: MemoryApi, version: string): Promise<numb
   };
 
   const onData = (chunk: Buffer) => {
-    if (input) {
-      input.write(chunk);
+    if (lines) {
+      lines.write(chunk);
       return;
     }
     unread = unread.length === 0 ? chunk : Buffer.concat([unread, chunk]);

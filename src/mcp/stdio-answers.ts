@@ -1,5 +1,7 @@
-// The stdio transport of `memvoy mcp`, keeping count of the requests read and not yet answered (a cancelled one
-// is never answered), so that a client closing stdin right after its last request still gets every answer.
+// What `memvoy mcp` puts around the SDK's stdio transport: stdin a line at a time, a line that is not UTF-8 refused;
+// the requests read and not yet answered counted (a cancelled one is never answered), so that a client closing stdin
+// right after its last request still gets every answer; the calls running, so that the home is closed under none.
+import { isUtf8 } from "node:buffer";
 import { StdioServerTransport } from "@modelcontextprotocol/server/stdio";
 
 type Message = Parameters<StdioServerTransport["send"]>[0];
@@ -90,4 +92,52 @@ export function countedCalls<A extends object>(api: A): { api: A; idle(): Promis
     },
   });
   return { api: counted, idle: () => none.promise };
+}
+
+/**
+ * stdin for the SDK's transport, a line at a time: a line whose bytes are not UTF-8 goes to `refuse` instead, since
+ * the transport would decode it with U+FFFD in place of the sender's characters and store that. A line longer than
+ * `maxLine` is passed on as it comes, for the transport to refuse by its own limit.
+ */
+export class Utf8Lines {
+  #parts: Buffer[] = [];
+  #size = 0;
+  #passing = false;
+
+  constructor(
+    private readonly pass: (bytes: Buffer) => void,
+    private readonly refuse: (line: Buffer) => void,
+    private readonly maxLine: number,
+  ) {}
+
+  write(chunk: Buffer): void {
+    let start = 0;
+    for (let nl = chunk.indexOf(10); nl >= 0; nl = chunk.indexOf(10, start)) {
+      this.#piece(chunk.subarray(start, nl + 1));
+      this.#endLine();
+      start = nl + 1;
+    }
+    if (start < chunk.length) this.#piece(chunk.subarray(start));
+  }
+
+  #piece(bytes: Buffer): void {
+    if (this.#passing) return this.pass(bytes);
+    this.#parts.push(bytes);
+    this.#size += bytes.length;
+    if (this.#size <= this.maxLine) return;
+    this.#passing = true;
+    this.pass(Buffer.concat(this.#parts));
+    this.#parts = [];
+  }
+
+  #endLine(): void {
+    if (!this.#passing) {
+      const line = this.#parts.length === 1 ? this.#parts[0]! : Buffer.concat(this.#parts);
+      if (isUtf8(line)) this.pass(line);
+      else this.refuse(line);
+    }
+    this.#parts = [];
+    this.#size = 0;
+    this.#passing = false;
+  }
 }

@@ -559,6 +559,51 @@ export function mcpStdioCases(label: string, command: () => Promise<string[]>, c
       expect(stderr.split("\n")).not.toContain("memvoy mcp: [");
     });
 
+    test("a line that is not UTF-8 (Latin-1 text) is refused with a parse error for its id; nothing is stored", async () => {
+      const line = (m: Record<string, unknown>) => `${JSON.stringify({ jsonrpc: "2.0", ...m })}\n`;
+      const add = (id: number, content: string) =>
+        line({
+          id,
+          method: "tools/call",
+          params: { name: "add_messages", arguments: { session: "latin", messages: [{ role: "user", content }] } },
+        });
+      const start =
+        line({
+          id: 1,
+          method: "initialize",
+          params: { protocolVersion: PROTOCOL, capabilities: {}, clientInfo: { name: "latin", version: "1" } },
+        }) + line({ method: "notifications/initialized" });
+      // "é" as the one byte 0xE9, as a Latin-1 file's text piped in as it is
+      const latin1 = Uint8Array.from(add(2, "caf\u00e9 cr\u00e8me"), (c) => c.charCodeAt(0));
+      const input = Buffer.concat([Buffer.from(start), latin1, Buffer.from(add(3, "caf\u00e9 as UTF-8"))]);
+      const proc = Bun.spawn(cmd, {
+        stdin: input,
+        stdout: "pipe",
+        stderr: "pipe",
+        cwd: cwd?.(),
+        env: { PATH: process.env.PATH!, HOME: home },
+      });
+      const [out, err, code] = await Promise.all([
+        new Response(proc.stdout).text(),
+        new Response(proc.stderr).text(),
+        proc.exited,
+      ]);
+      expect(code).toBe(0);
+      const answers = new Map(
+        out
+          .split("\n")
+          .filter(Boolean)
+          .map((l) => JSON.parse(l))
+          .map((a) => [a.id, a]),
+      );
+      expect(answers.get(2).error.code).toBe(-32700);
+      expect(answers.get(2).error.message).toContain("not valid UTF-8");
+      expect(answers.get(3).result.structuredContent.ids).toHaveLength(1);
+      expect(err).toContain("memvoy mcp: refused a line of stdin that is not valid UTF-8");
+      const r = await call(c, "chat_history", { mode: "recent", session: "latin", limit: 10 });
+      expect(r.structuredContent.messages.map((m: { content: string }) => m.content)).toEqual(["caf\u00e9 as UTF-8"]);
+    });
+
     test("a client that closes stdin right after its requests (a shell pipe) gets every answer; a cancelled call ends cleanly", async () => {
       const lines = (...calls: Record<string, unknown>[]) =>
         [
