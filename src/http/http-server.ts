@@ -94,8 +94,8 @@ export function startHttpServer(o: HttpServerOptions): HttpServer {
   const routes: Record<string, Record<string, Handler>> = {};
   for (const r of ROUTES) (routes[r.path] ??= {})[r.method] = guarded(operation(r));
   routes[HEALTH_PATH] = { GET: guarded(async () => json({ ok: true, name: "memvoy", version: o.version }), false) };
-  const doc = openApiDocument(o.version);
-  routes[OPENAPI_PATH] = { GET: guarded(async () => json(doc)) };
+  let doc: Record<string, unknown> | undefined;
+  routes[OPENAPI_PATH] = { GET: guarded(async () => json((doc ??= openApiDocument(o.version, urlOf(port))))) };
   if (o.mcp) {
     const mcp = guarded(async (req) => {
       // The body is read here, under [http] max_body_bytes, so that /mcp answers 413 (and 400 for bytes that are not
@@ -138,13 +138,15 @@ export function startHttpServer(o: HttpServerOptions): HttpServer {
     // No IPv6 loopback here, or its port is taken: 127.0.0.1 serves alone.
   }
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: urlOf(port),
     port,
     stop: async () => {
       await Promise.all([server.stop(true), v6?.stop(true)]);
     },
   };
 }
+
+const urlOf = (port: number) => `http://127.0.0.1:${port}`;
 
 async function postInput(req: Request, maxBytes: number): Promise<Record<string, unknown>> {
   const body = await readJsonBody(req, maxBytes);

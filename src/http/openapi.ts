@@ -29,7 +29,8 @@ const ERRORS = {
 /** The OpenAPI path of a route path: /v1/sessions/:session -> /v1/sessions/{session}. */
 export const openApiPath = (path: string) => path.replace(/:(\w+)/g, "{$1}");
 
-export function openApiDocument(version: string): Record<string, unknown> {
+/** `url`: where this server answers (its port is the home's), so that a client generated from the document reaches it. */
+export function openApiDocument(version: string, url: string): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const r of ROUTES) {
     const schema = jsonSchemaOf(r.input);
@@ -86,12 +87,18 @@ export function openApiDocument(version: string): Record<string, unknown> {
     },
   };
   paths[OPENAPI_PATH] = {
-    get: { operationId: "openapi", summary: "This document", responses: { "200": { description: "OpenAPI 3.1" } } },
+    get: {
+      operationId: "openapi",
+      summary: "This document",
+      security: [{ bearer: [] }],
+      responses: { "200": { description: "OpenAPI 3.1" }, "401": ERRORS["401"], "403": ERRORS["403"] },
+    },
   };
   paths[MCP_PATH] = {
     post: {
       operationId: "mcp",
       summary: "MCP Streamable HTTP (JSON-RPC)",
+      security: [{ bearer: [] }],
       responses: { "200": { description: "JSON-RPC answer" }, "401": ERRORS["401"], "403": ERRORS["403"] },
     },
   };
@@ -102,7 +109,7 @@ export function openApiDocument(version: string): Record<string, unknown> {
       version,
       description: "The loopback HTTP API of the memvoy daemon. Bearer token in <home>/http.json.",
     },
-    servers: [{ url: "http://127.0.0.1" }],
+    servers: [{ url }],
     paths,
     components: { schemas: { Error: ERROR }, securitySchemes: { bearer: { type: "http", scheme: "bearer" } } },
   };

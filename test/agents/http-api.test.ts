@@ -334,6 +334,15 @@ describe("OpenAPI 3.1", () => {
     expect(verdict.errors ?? []).toEqual([]);
     expect(verdict.valid).toBe(true);
     expect(doc.info.title).toBe("memvoy");
+    // A client generated from the document reaches this server (the port is the home's), with the token everywhere
+    // but /v1/health.
+    expect(doc.servers).toEqual([{ url: s.server.url }]);
+    const health = await fetch(`${doc.servers[0].url}/v1/health`);
+    expect(health.status).toBe(200);
+    const operations = doc.paths as Record<string, Record<string, { security?: unknown }>>;
+    for (const [path, item] of Object.entries(operations))
+      for (const op of Object.values(item))
+        expect([path, op.security ?? doc.security]).toEqual([path, path === "/v1/health" ? [] : [{ bearer: [] }]]);
     const ops = new Set<string>();
     for (const [path, item] of Object.entries<any>(doc.paths)) {
       expect(path.startsWith("/")).toBe(true);
