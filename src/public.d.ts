@@ -20,7 +20,7 @@ export interface ConnectOptions {
   url: string;
   /** The bearer token from <home>/http.json. */
   token: string;
-  /** Per-request timeout in ms (default 60,000). */
+  /** Per-request timeout in ms (default 60,000; Infinity: none). */
   timeoutMs?: number;
 }
 

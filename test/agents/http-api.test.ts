@@ -269,6 +269,15 @@ describe("bad input on every route: 400 naming the field, 404, 413; nothing chan
       );
   });
 
+  test("connectMemory refuses a timeoutMs that is no duration at once (not a TypeError at each call); Infinity is none", async () => {
+    for (const timeoutMs of [-1, 0, Number.NaN, "5000" as unknown as number])
+      expect(() => connectMemory({ url: s.server.url, token: TOKEN, timeoutMs })).toThrow(
+        `connectMemory: timeoutMs ${String(timeoutMs)} is not a number of milliseconds above 0 (Infinity: no timeout)`,
+      );
+    const api = connectMemory({ url: s.server.url, token: TOKEN, timeoutMs: Number.POSITIVE_INFINITY });
+    expect((await api.history("s1")).messages.length).toBeGreaterThan(0);
+  });
+
   test("a path segment is decoded once: an id holding % or %41 is that very id, never a 500", async () => {
     expect(await errorOf(await s.fetch("/v1/messages/50%25/around"), 404)).toContain('"50%"');
     expect(await errorOf(await s.fetch("/v1/messages/x%2541", { method: "DELETE" }), 404)).toContain('"x%41"');

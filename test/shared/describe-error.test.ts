@@ -785,6 +785,11 @@ const KINDS: [Error & { data: object }, string, 1 | 2][] = [
   ],
   [new ConnectOptionsError({ problem: "token" }), "connectMemory: token is empty", 2],
   [
+    new ConnectOptionsError({ problem: "timeout", timeoutMs: -1 }),
+    "connectMemory: timeoutMs -1 is not a number of milliseconds above 0 (Infinity: no timeout)",
+    2,
+  ],
+  [
     new ConnectOptionsError({ problem: "url", url: "localhost:7411" }),
     'connectMemory: url "localhost:7411" is not an http:// URL (e.g. http://127.0.0.1:7411)',
     2,

@@ -22,7 +22,7 @@ export interface ConnectOptions {
   url: string;
   /** The bearer token from <home>/http.json. */
   token: string;
-  /** Per-request timeout in ms (default 60,000). */
+  /** Per-request timeout in ms (default 60,000; Infinity: none). */
   timeoutMs?: number;
 }
 
@@ -49,15 +49,19 @@ export const RemoteInputError = namedError<{ base: string; status: number; code:
 );
 export type RemoteInputError = InstanceType<typeof RemoteInputError>;
 
-/** connectMemory's options cannot make a client: the url is no URL, or the token is empty. */
-export const ConnectOptionsError = namedError<{ problem: "url"; url: unknown } | { problem: "token" }>(
-  "ConnectOptionsError",
-  "input",
-  (d) =>
-    d.problem === "url"
-      ? `connectMemory: url ${JSON.stringify(d.url)} is not an http:// URL (e.g. http://127.0.0.1:7411)`
-      : "connectMemory: token is empty",
-);
+/** connectMemory's options cannot make a client: the url is no URL, the token is empty, or the timeout no duration. */
+export const ConnectOptionsError = namedError<
+  { problem: "url"; url: unknown } | { problem: "token" } | { problem: "timeout"; timeoutMs: unknown }
+>("ConnectOptionsError", "input", (d) => {
+  switch (d.problem) {
+    case "url":
+      return `connectMemory: url ${JSON.stringify(d.url)} is not an http:// URL (e.g. http://127.0.0.1:7411)`;
+    case "token":
+      return "connectMemory: token is empty";
+    case "timeout":
+      return `connectMemory: timeoutMs ${String(d.timeoutMs)} is not a number of milliseconds above 0 (Infinity: no timeout)`;
+  }
+});
 export type ConnectOptionsError = InstanceType<typeof ConnectOptionsError>;
 
 /** The message with a sendAt string as the RFC 3339 instant it stands for in this process's zone. */
@@ -83,9 +87,13 @@ export class HttpMemoryApi implements MemoryApi {
     if (u.protocol !== "http:" && u.protocol !== "https:")
       throw new ConnectOptionsError({ problem: "url", url: o.url });
     if (typeof o.token !== "string" || o.token === "") throw new ConnectOptionsError({ problem: "token" });
+    const timeoutMs = o.timeoutMs ?? 60_000;
+    // AbortSignal.timeout would throw a bare TypeError at each call for NaN, Infinity or a negative value.
+    if (typeof timeoutMs !== "number" || !(timeoutMs > 0))
+      throw new ConnectOptionsError({ problem: "timeout", timeoutMs: o.timeoutMs });
     this.#base = u.origin;
     this.#token = o.token;
-    this.#timeoutMs = o.timeoutMs ?? 60_000;
+    this.#timeoutMs = timeoutMs;
   }
 
   async #call<T>(name: Route["name"], input: Record<string, unknown>): Promise<T> {
@@ -103,7 +111,7 @@ export class HttpMemoryApi implements MemoryApi {
     const init: RequestInit = {
       method: route.method,
       headers: { authorization: `Bearer ${this.#token}` },
-      signal: AbortSignal.timeout(this.#timeoutMs),
+      signal: Number.isFinite(this.#timeoutMs) ? AbortSignal.timeout(this.#timeoutMs) : undefined,
     };
     if (route.method === "POST") {
       init.body = JSON.stringify(rest);
