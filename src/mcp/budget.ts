@@ -16,8 +16,10 @@ const size = (v: unknown) => JSON.stringify(v).length;
 
 /** Strings this short (times, roles, names) keep whole while longer ones have room to give. */
 const SHORT = 40;
-/** Fields that name or place something: never cut. */
+/** Fields that name or place something: cut only when nothing else is left to cut (a 128-character session id). */
 const WHOLE = new Set(["id", "ids", "session", "anchor", "sendAt", "time", "cursor", "mode", "state", "kind", "role"]);
+/** The ids an agent passes back (mode=get, mode=around): never cut. */
+const HANDLES = new Set(["id", "ids", "anchor"]);
 
 /** Fit an answer whose list is the field `list` of `value` (items from `offset` on); no list: only cut its texts. */
 export function fitBudget(value: Record<string, unknown>, maxChars: number, list?: string, offset = 0): Budgeted {
@@ -54,22 +56,29 @@ function done(value: Record<string, unknown>): Budgeted {
 
 /**
  * Cut the value's long strings to one common length, the longest that fits: a short field stays whole, and no
- * field is emptied while another keeps more than it. Short strings are cut too only when that is not enough.
+ * field is emptied while another keeps more than it. Short strings are cut too only when that is not enough, and the
+ * names and times that place an item (a session id) only when even that is not enough; the ids to pass back, never.
  */
 export function cutFairly<V>(value: V, maxChars: number): V {
-  for (const shortest of [SHORT, 0]) {
-    const longest = maxLength(value, shortest);
+  const passes: [number, ReadonlySet<string>][] = [
+    [SHORT, WHOLE],
+    [0, WHOLE],
+    [0, HANDLES],
+  ];
+  let capped = value;
+  for (const [shortest, kept] of passes) {
+    const longest = maxLength(value, shortest, kept);
     let lo = 0;
     let hi = longest;
     while (lo < hi) {
       const mid = Math.ceil((lo + hi) / 2);
-      if (size(capStrings(value, mid, shortest)) <= maxChars) lo = mid;
+      if (size(capStrings(value, mid, shortest, kept)) <= maxChars) lo = mid;
       else hi = mid - 1;
     }
-    const capped = capStrings(value, lo, shortest);
-    if (size(capped) <= maxChars || shortest === 0) return capped;
+    capped = capStrings(value, lo, shortest, kept);
+    if (size(capped) <= maxChars) return capped;
   }
-  return value; // not reached
+  return capped;
 }
 
 const marker = (left: number) => `… [cut: ${left} more characters]`;
@@ -81,23 +90,24 @@ function cap(s: string, keep: number): string {
   return s.slice(0, end) + marker(s.length - end);
 }
 
-function capStrings<V>(v: V, keep: number, shortest: number): V {
+function capStrings<V>(v: V, keep: number, shortest: number, kept: ReadonlySet<string>): V {
   if (typeof v === "string") return (v.length > shortest ? cap(v, keep) : v) as V;
-  if (Array.isArray(v)) return v.map((x) => capStrings(x, keep, shortest)) as V;
+  if (Array.isArray(v)) return v.map((x) => capStrings(x, keep, shortest, kept)) as V;
   if (v && typeof v === "object")
     return Object.fromEntries(
-      Object.entries(v).map(([k, x]) => [k, WHOLE.has(k) ? x : capStrings(x, keep, shortest)]),
+      Object.entries(v).map(([k, x]) => [k, kept.has(k) ? x : capStrings(x, keep, shortest, kept)]),
     ) as V;
   return v;
 }
 
-function maxLength(v: unknown, shortest: number): number {
+function maxLength(v: unknown, shortest: number, kept: ReadonlySet<string>): number {
   if (typeof v === "string") return v.length > shortest ? v.length : 0;
-  if (Array.isArray(v)) return v.reduce((m: number, x) => Math.max(m, maxLength(x, shortest)), 0);
+  if (Array.isArray(v)) return v.reduce((m: number, x) => Math.max(m, maxLength(x, shortest, kept)), 0);
   if (v && typeof v === "object")
     return maxLength(
-      Object.entries(v).flatMap(([k, x]) => (WHOLE.has(k) ? [] : [x])),
+      Object.entries(v).flatMap(([k, x]) => (kept.has(k) ? [] : [x])),
       shortest,
+      kept,
     );
   return 0;
 }

@@ -115,6 +115,32 @@ export function mcpStdioCases(label: string, command: () => Promise<string[]>, c
       if (process.platform === "linux" && cwd === undefined) expect(lanceMapped(pid)).toBe(true);
     });
 
+    test("max_chars 500 holds for messages of a session with a 128-character id; the ids stay whole", async () => {
+      const session = "s".repeat(128);
+      const added = await call(c, "add_messages", {
+        session,
+        messages: Array.from({ length: 3 }, (_, i) => ({
+          role: "user",
+          content: `long-named session entry ${i} ${"lorem ".repeat(200)}`,
+          sender: "n".repeat(200),
+        })),
+      });
+      const id = added.structuredContent.ids[1];
+      for (const args of [
+        { mode: "recent", session },
+        { mode: "around", id },
+        { mode: "get", ids: added.structuredContent.ids },
+      ]) {
+        const r = await call(c, "chat_history", { ...args, max_chars: 500 });
+        expect(r.isError).toBeUndefined();
+        expect(r.content[0]!.text.length).toBeLessThanOrEqual(500);
+        expect(JSON.stringify(r.structuredContent).length).toBeLessThanOrEqual(500);
+        expect(r.structuredContent.truncated).toBe(true);
+        expect(added.structuredContent.ids).toContain(r.structuredContent.messages[0].id);
+        if (args.mode === "around") expect(r.structuredContent.anchor).toBe(id);
+      }
+    });
+
     test("max_chars: the text and structuredContent stay within it; a cut answer pages with next_offset", async () => {
       await call(c, "add_messages", {
         session: "many",
