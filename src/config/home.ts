@@ -5,10 +5,20 @@ import { join, resolve } from "node:path";
 const homedir = () => (require("node:os") as typeof import("node:os")).homedir();
 
 export function resolveHome(flag?: string, env: Record<string, string | undefined> = process.env): string {
-  if (flag) return resolve(flag);
-  if (env.MEMVOY_HOME) return resolve(env.MEMVOY_HOME);
+  if (flag) return resolve(untilde(flag, env));
+  if (env.MEMVOY_HOME) return resolve(untilde(env.MEMVOY_HOME, env));
   const xdg = env.XDG_CONFIG_HOME;
-  return join(xdg ? resolve(xdg) : join(env.HOME || homedir(), ".config"), "memvoy");
+  return join(xdg ? resolve(untilde(xdg, env)) : join(env.HOME || homedir(), ".config"), "memvoy");
+}
+
+/**
+ * A leading ~ (alone or ~/...) as the user's home directory. An agent's MCP config passes its args and env to
+ * `memvoy mcp` without a shell, and a shell leaves --home=~/x as it is: taken as given, "~/x" would be a folder
+ * named ~ in whatever directory the command runs from.
+ */
+function untilde(path: string, env: Record<string, string | undefined>): string {
+  if (path !== "~" && !path.startsWith("~/")) return path;
+  return join(env.HOME || homedir(), path.slice(1));
 }
 
 /** Every path inside a home, in one place. */

@@ -4,18 +4,22 @@ import { afterAll, expect, test } from "bun:test";
 import { accessSync, constants, existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { parse as parseToml } from "smol-toml";
-import { entry, removeTempDirs } from "./support.ts";
+import { entry, removeTempDirs, tempDir } from "./support.ts";
 import { processOutput } from "../fixture/process-output.ts";
 
 afterAll(removeTempDirs);
 
 const CLIENTS = { "claude-code": "json", codex: "toml", opencode: "json", gemini: "json" } as const;
 
-async function printConfig(client: string, home = "/HOME"): Promise<{ code: number; stdout: string; stderr: string }> {
+async function printConfig(
+  client: string,
+  home = "/HOME",
+  userHome = "/tmp",
+): Promise<{ code: number; stdout: string; stderr: string }> {
   const proc = Bun.spawn(["bun", entry, "mcp", "--print-config", client, "--home", home], {
     stdout: "pipe",
     stderr: "pipe",
-    env: { PATH: process.env.PATH!, HOME: "/tmp" },
+    env: { PATH: process.env.PATH!, HOME: userHome },
   });
   return processOutput(proc);
 }
@@ -64,4 +68,41 @@ test("an unknown client is a usage error naming the choices", async () => {
     'memvoy: mcp --print-config: unknown client "vim"; use one of claude-code, codex, opencode, gemini',
   );
   expect(r.stdout).toBe("");
+});
+
+test("--home ~/DIR, as an agent's config passes it (no shell), is DIR in the user's home, not a folder named ~", async () => {
+  const home = tempDir("memvoy-user-home-");
+  const cwd = tempDir("memvoy-project-");
+  const printed = await printConfig("gemini", "~/agent-memory", home);
+  expect(printed.code).toBe(0);
+  expect(JSON.parse(printed.stdout).mcpServers.memvoy.args.slice(-3)).toEqual([
+    "mcp",
+    "--home",
+    join(home, "agent-memory"),
+  ]);
+  const lines = [
+    {
+      id: 1,
+      method: "initialize",
+      params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "a", version: "1" } },
+    },
+    { method: "notifications/initialized" },
+    {
+      id: 2,
+      method: "tools/call",
+      params: { name: "add_messages", arguments: { session: "s", messages: [{ role: "user", content: "hi" }] } },
+    },
+  ].map((m) => `${JSON.stringify({ jsonrpc: "2.0", ...m })}\n`);
+  const proc = Bun.spawn(["bun", entry, "mcp", "--home", "~/agent-memory"], {
+    stdin: new TextEncoder().encode(lines.join("")),
+    stdout: "pipe",
+    stderr: "pipe",
+    cwd,
+    env: { PATH: process.env.PATH!, HOME: home },
+  });
+  const r = await processOutput(proc);
+  expect(r.code).toBe(0);
+  expect(r.stdout).toContain('"ids":["');
+  expect(existsSync(join(home, "agent-memory", "sessions", "s", "history.json"))).toBe(true);
+  expect(existsSync(join(cwd, "~"))).toBe(false);
 });

@@ -1,6 +1,6 @@
 // memvoy mcp [--home DIR] [--print-config CLIENT]: the MCP server over stdio, or a client's set-up snippet.
 // Only what the stdio server needs before its client's start-up is answered is imported statically.
-import { resolve } from "node:path";
+import { resolveHome } from "../../config/home.ts";
 import { lazyMemoryApi } from "../../app/api/lazy-memory-api.ts";
 import { clientConfig, CLIENTS } from "../../mcp/client-config.ts";
 import { bool, expectPositionals, parseArgs, str } from "../args.ts";
@@ -33,7 +33,7 @@ export async function run(argv: readonly string[]): Promise<number> {
   const client = str(p, "print-config");
   if (client !== undefined) {
     const { selfCommand } = await import("../../app/background-drain.ts");
-    const c = clientConfig(client, selfCommand(), home ? resolve(home) : undefined);
+    const c = clientConfig(client, selfCommand(), home ? resolveHome(home) : undefined);
     if (bool(p, "json")) {
       writeOut(JSON.stringify({ client, where: c.where, config: c.text }, null, 2) + "\n");
       return 0;
