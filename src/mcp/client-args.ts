@@ -2,7 +2,8 @@
 // - a number as "20", a list or an object as its JSON, a boolean as "true" (Claude Code has sent every
 //   non-string argument as text) is read as its field's type;
 // - an optional field sent as null or "" (many clients and models fill every field rather than leave one out)
-//   is left out, also in each message of a list.
+//   is left out, also in each message of a list;
+// - "params": null on a message, or "arguments": null on a tools/call, is left out (withoutNullParams).
 // Anything else is left for the schema to refuse, naming the field.
 import { jsonSchemaOf, type JsonSchema } from "../app/api/json-schema.ts";
 import type { AnySchema } from "../app/api/schemas.ts";
@@ -52,4 +53,34 @@ function fromText(type: unknown, text: string): unknown {
     return (type === "array" ? Array.isArray(parsed) : isRecord(parsed)) ? parsed : text;
   }
   return text;
+}
+
+/**
+ * A JSON-RPC message (or a batch) with `"params": null`, and a tools/call's `"arguments": null`, left out: some
+ * clients send null for "none", which the SDK refuses as no JSON-RPC message at all (over stdio it drops the line,
+ * and the request is never answered). Changed in place; anything else is left for the SDK to judge.
+ */
+export function withoutNullParams(message: unknown): unknown {
+  if (Array.isArray(message)) {
+    for (const m of message) withoutNullParams(m);
+    return message;
+  }
+  if (!isRecord(message)) return message;
+  if (message.params === null) delete message.params;
+  else if (message.method === "tools/call" && isRecord(message.params) && message.params.arguments === null)
+    delete message.params.arguments;
+  return message;
+}
+
+/** One line of stdin with withoutNullParams applied; the line as it is when it holds no null or is no JSON. */
+export function lineWithoutNullParams(line: Buffer): Buffer {
+  if (!line.includes("null")) return line;
+  let m: unknown;
+  try {
+    m = JSON.parse(line.toString("utf8"));
+  } catch {
+    return line;
+  }
+  const before = isRecord(m) && (m.params === null || (isRecord(m.params) && m.params.arguments === null));
+  return before ? Buffer.from(`${JSON.stringify(withoutNullParams(m))}\n`) : line;
 }

@@ -131,8 +131,10 @@ export async function runMcpStdio(api: MemoryApi, version: string): Promise<numb
         },
       });
       stopSdk = () => handle.close().catch(() => {});
-      for (const line of replay) pipe.write(`${line}\n`);
-      lines = new Utf8Lines((bytes) => pipe.write(bytes), refuseNotUtf8, MAX_LINE_BYTES);
+      const { lineWithoutNullParams } = await import("./client-args.ts");
+      const pass = (bytes: Buffer) => pipe.write(bytes);
+      lines = new Utf8Lines(pass, (line) => pass(lineWithoutNullParams(line)), refuseNotUtf8, MAX_LINE_BYTES);
+      for (const line of replay) lines.write(Buffer.from(`${line}\n`));
       if (unread.length > 0) lines.write(unread);
       unread = Buffer.alloc(0);
       input = pipe;

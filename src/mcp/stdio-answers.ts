@@ -104,8 +104,10 @@ export class Utf8Lines {
   #size = 0;
   #passing = false;
 
+  /** `pass`: bytes for the transport; `whole`: a whole line that is UTF-8 (with its newline); `refuse`: one that is not. */
   constructor(
     private readonly pass: (bytes: Buffer) => void,
+    private readonly whole: (line: Buffer) => void,
     private readonly refuse: (line: Buffer) => void,
     private readonly maxLine: number,
   ) {}
@@ -133,7 +135,7 @@ export class Utf8Lines {
   #endLine(): void {
     if (!this.#passing) {
       const line = this.#parts.length === 1 ? this.#parts[0]! : Buffer.concat(this.#parts);
-      if (isUtf8(line)) this.pass(line);
+      if (isUtf8(line)) this.whole(line);
       else this.refuse(line);
     }
     this.#parts = [];

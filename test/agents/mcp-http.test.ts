@@ -75,6 +75,25 @@ test("a plain JSON-RPC client (2025-06-18) over HTTP: initialize, initialized, t
   expect(unauth.status).toBe(401);
 });
 
+test('/mcp: "params": null and a tools/call\'s "arguments": null (as some clients send "none") read as left out', async () => {
+  const url = `${s.server.url}/mcp`;
+  const headers = { "mcp-protocol-version": PROTOCOL };
+  const list = await httpRpc(url, TOKEN, { id: 1, method: "tools/list", params: null }, headers);
+  expect(list.body.result.tools).toHaveLength(5);
+  const ping = await httpRpc(url, TOKEN, { id: 2, method: "ping", params: null }, headers);
+  expect(ping.body.result).toEqual({});
+  const call = await httpRpc(
+    url,
+    TOKEN,
+    { id: 3, method: "tools/call", params: { name: "chat_history", arguments: null } },
+    headers,
+  );
+  expect(call.body.result).toEqual({
+    content: [{ type: "text", text: "chat_history: mode: missing." }],
+    isError: true,
+  });
+});
+
 test("/mcp: a body that is not JSON gets a JSON-RPC parse error, a 10 MB body gets 413; the server lives on", async () => {
   const url = `${s.server.url}/mcp`;
   const post = (body: string) =>

@@ -585,6 +585,37 @@ export function mcpStdioCases(label: string, command: () => Promise<string[]>, c
       expect(stderr.split("\n")).not.toContain("memvoy mcp: [");
     });
 
+    test('"params": null and a tools/call\'s "arguments": null (as some clients send "none") are answered, not dropped', async () => {
+      const proc = Bun.spawn(cmd, {
+        stdin: "pipe",
+        stdout: "pipe",
+        stderr: "pipe",
+        cwd: cwd?.(),
+        env: { PATH: process.env.PATH!, HOME: home },
+      });
+      const lc = new LineClient(proc);
+      try {
+        await lc.request("initialize", {
+          protocolVersion: PROTOCOL,
+          capabilities: {},
+          clientInfo: { name: "nulls", version: "1" },
+        });
+        proc.stdin.write('{"jsonrpc":"2.0","method":"notifications/initialized","params":null}\n');
+        const list = await lc.request("tools/list", null);
+        expect(list.result.tools).toHaveLength(5);
+        expect((await lc.request("ping", null)).result).toEqual({});
+        const call = await lc.request("tools/call", { name: "chat_history", arguments: null });
+        expect(call.result).toEqual({
+          content: [{ type: "text", text: "chat_history: mode: missing." }],
+          isError: true,
+        });
+      } finally {
+        lc.close();
+        expect(await proc.exited).toBe(0);
+      }
+      expect(await new Response(proc.stderr).text()).toBe("");
+    });
+
     test("a line that is not UTF-8 (Latin-1 text) is refused with a parse error for its id; nothing is stored", async () => {
       const line = (m: Record<string, unknown>) => `${JSON.stringify({ jsonrpc: "2.0", ...m })}\n`;
       const add = (id: number, content: string) =>
