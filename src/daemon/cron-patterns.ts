@@ -45,9 +45,13 @@ export function checkCronPatterns(
   }
 }
 
-/** The next time a pattern fires after `from` (local time zone, like system cron). */
-export function nextRunOf(pattern: string, from: Date = new Date()): Date | null {
-  const c = new Cron(pattern.trim(), { paused: true, mode: "5-or-6-parts" });
+/** The next time a pattern fires after `from`, in `timeZone` (IANA name; default the local one, like system cron). */
+export function nextRunOf(pattern: string, from: Date = new Date(), timeZone?: string): Date | null {
+  const c = new Cron(pattern.trim(), {
+    paused: true,
+    mode: "5-or-6-parts",
+    ...(timeZone ? { timezone: timeZone } : {}),
+  });
   try {
     return c.nextRun(from);
   } finally {

@@ -34,6 +34,8 @@ export interface DaemonState {
   http?: string | null;
   /** Why the HTTP API is not served although enabled: it could not start (a port in use, say). */
   httpError?: string | null;
+  /** The daemon's time zone (IANA name), in which its cron patterns fire (absent from older state files). */
+  timeZone?: string;
 }
 
 export function statePath(home: string): string {
@@ -54,6 +56,7 @@ export function newDaemonState(home: string, version: string): DaemonState {
     jobs: {},
     lastError: null,
     http: null,
+    timeZone: Intl.DateTimeFormat().resolvedOptions().timeZone,
   };
 }
 

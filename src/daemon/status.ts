@@ -71,7 +71,8 @@ export function daemonStatus(
     let nextRun: string | null = null;
     if (running && j.schedule !== "continuous") {
       try {
-        nextRun = nextRunOf(j.schedule, now)?.toISOString() ?? null;
+        // The daemon's zone, not this command's: its patterns fire there.
+        nextRun = nextRunOf(j.schedule, now, s?.timeZone)?.toISOString() ?? null;
       } catch {
         nextRun = null;
       }

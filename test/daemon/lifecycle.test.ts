@@ -87,6 +87,21 @@ describe("status and stop", () => {
     expect(again.stdout).toContain("no daemon is running");
   });
 
+  test("status gives a job's next run in the daemon's time zone, whatever the zone status runs in", async () => {
+    const home = tempHome();
+    const d = startDaemon(home, { TZ: "Asia/Tokyo", MEMVOY_SUMMARY_CRON: "0 3 * * *" });
+    await waitRunning(d);
+    const st = await cli(home, ["daemon", "status", "--json"], { TZ: "UTC" });
+    const summaries = JSON.parse(st.stdout).jobs.find((x: { name: string }) => x.name === "summaries");
+    const next = new Date(summaries.nextRun);
+    // 03:00 in Tokyo (UTC+9, no DST) is 18:00 UTC.
+    expect([next.getUTCHours(), next.getUTCMinutes()]).toEqual([18, 0]);
+    expect(next.getTime()).toBeGreaterThan(Date.now());
+    expect(next.getTime() - Date.now()).toBeLessThanOrEqual(86_400_000);
+    d.proc.kill("SIGTERM");
+    expect(await d.exited).toBe(0);
+  });
+
   test("status on a home that never ran a daemon", async () => {
     const home = tempHome();
     const st = await cli(home, ["daemon", "status", "--json"]);
