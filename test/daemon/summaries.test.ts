@@ -15,6 +15,7 @@ import {
   waitRunning,
   type Daemon,
 } from "../fixture/daemon-process.ts";
+import { holdWriterLock } from "../fixture/writer-lock-holder.ts";
 
 // Real processes (bun start-up, LanceDB) and back-off waits: give each test room.
 setDefaultTimeout(60_000);
@@ -240,4 +241,42 @@ test("SIGTERM between chunks: the chunk already saved stays, complete; the hung 
   expect(performance.now() - t).toBeLessThan(5000);
   const saved = JSON.parse(readFileSync(summaryPath(home, "zeta"), "utf8"));
   expect(saved.current_discussion.topic).toBe("chunk one");
+});
+
+test("a run waiting for another process's writer lock leaves the daemon's HTTP API answering; its summary lands once the lock is free", async () => {
+  const home = summaryHome();
+  const answer = Promise.withResolvers<void>();
+  fake.push({ until: answer.promise, then: { json: SUMMARY, tag: "summary" } });
+  const d = startDaemon(home, env());
+  await waitRunning(d);
+  const httpFile = join(home, "http.json");
+  await waitFor(() => existsSync(httpFile), 15_000, "http.json");
+  const { url, token } = JSON.parse(readFileSync(httpFile, "utf8"));
+  const health = () =>
+    fetch(`${url}/v1/health`, { headers: { authorization: `Bearer ${token}` }, signal: AbortSignal.timeout(2000) });
+  await addExchange(home, "theta", "thetamarker");
+  await fake.waitForCalls(1, 15_000);
+
+  // Another process (an import, a large add) holds the home's writer lock and its SQLite write transaction.
+  const holder = await holdWriterLock(home);
+  answer.resolve();
+  await waitFor(() => fake.requests[0]!.status === 200, 15_000, "the summary answer to be sent");
+  // The run now has its answer and waits for the lock to record it: the daemon still answers meanwhile.
+  for (let i = 0; i < 5; i++) {
+    expect((await health()).status).toBe(200);
+    await Bun.sleep(100);
+  }
+  expect(holder.proc.exitCode).toBeNull();
+  expect(existsSync(summaryPath(home, "theta"))).toBe(false);
+  await holder.release();
+  expect(holder.proc.exitCode).toBe(0);
+  await waitFor(
+    () => existsSync(summaryPath(home, "theta")) && daemonIdleOn(home, "theta"),
+    15_000,
+    "theta's summary once the lock is free",
+  );
+  expect(JSON.parse(readFileSync(summaryPath(home, "theta"), "utf8"))).toMatchObject({
+    key_decisions: SUMMARY.key_decisions,
+  });
+  await stop(d);
 });

@@ -4,9 +4,10 @@ import { afterEach, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { cli, repoRoot } from "../fixture/home.ts";
+import { cli, repoRoot, waitFor } from "../fixture/home.ts";
 import { PROMPTS } from "../../src/memory/summary/prompts.ts";
 import { addExchanges, current, setup, type Setup } from "../fixture/summary-home.ts";
+import { holdWriterLock } from "../fixture/writer-lock-holder.ts";
 
 let s: Setup;
 afterEach(async () => s && (await s.close()));
@@ -156,6 +157,24 @@ test("relevance: a check slower than the timeout keeps every entry and does not 
   // Bounded by the timeout (plus generous slack for a loaded machine), not by the hanging server.
   expect(elapsed).toBeLessThan(300 + 1500);
   expect(elapsed).toBeGreaterThanOrEqual(290);
+});
+
+test("relevance: while another process holds the writer lock, the check still keeps to its timeout; its usage is recorded once the lock is free", async () => {
+  await withDecisionModel({ MEMVOY_CONTEXT_RELEVANCE_TIMEOUT_MS: "300" });
+  s.fake.push({ json: { key_decisions: [0], past_discussions: [], current_discussion: false } });
+  // An import or a large add holds the lock: the usage row of the answer waits for it, the turn does not.
+  const holder = await holdWriterLock(s.home);
+  try {
+    const started = performance.now();
+    const ctx = await s.api.context("s1", "Anything?");
+    const elapsed = performance.now() - started;
+    expect(ctx.summaryFilter!.outcome).toBe("timeout");
+    expect(elapsed).toBeLessThan(300 + 1500);
+    expect(holder.proc.exitCode).toBeNull();
+  } finally {
+    await holder.release();
+  }
+  await waitFor(() => s.api.summary("s1").usage.some((u) => u.purpose === "relevance"), 10_000, "the usage row");
 });
 
 test("relevance: no input means nothing to judge, so nothing is asked", async () => {

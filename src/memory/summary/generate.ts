@@ -21,7 +21,8 @@ import {
   type SessionReport,
   type SummarizeOptions,
 } from "./summary-report.ts";
-import { SummaryStore } from "./summary-store.ts";
+import { SummaryStore, waitingForWriter } from "./summary-store.ts";
+import { homeLockFree } from "../home-lock.ts";
 import type { SummaryRunStore } from "./summary-run-store.ts";
 import { cursorText } from "../../storage/history/cursor-file.ts";
 import type { Summary } from "./summary-types.ts";
@@ -39,7 +40,10 @@ export async function generateSession(
   const release = store.lock();
   if (!release) return busyReport(session, "another process is summarizing this session");
   try {
-    return await generateRun(ctx, store, openLlm, o, () => ensureBackfilled(ctx, session));
+    return await generateRun(ctx, waitingForWriter(ctx, store), openLlm, o, async () => {
+      await homeLockFree(ctx);
+      ensureBackfilled(ctx, session);
+    });
   } finally {
     release();
   }

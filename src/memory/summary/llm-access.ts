@@ -13,6 +13,7 @@ import { join } from "node:path";
 import { ensureDirIn } from "../../shared/atomic-write.ts";
 import { tryLockFile } from "../../shared/file-lock.ts";
 import type { MemoryContext } from "../memory-context.ts";
+import { homeLockFree } from "../home-lock.ts";
 import { budgetState, spentCheck, type BudgetState } from "./token-budget.ts";
 
 export interface UsageMeter {
@@ -54,7 +55,12 @@ export function homeLedger(ctx: MemoryContext): LlmLedger {
     env: ctx.env,
     now: ctx.now,
     key: ctx.db,
-    recordUsage: (u) => withWriteLock(ctx.db, () => insertUsage(ctx.db, u)),
+    // Waited for without blocking while another process writes: a daemon or an MCP server keeps answering, and a
+    // relevance check keeps to its timeout.
+    recordUsage: async (u) => {
+      await homeLockFree(ctx);
+      withWriteLock(ctx.db, () => insertUsage(ctx.db, u));
+    },
     budget: () => budgetState(ctx),
     budgetTurn: (signal) => budgetFlock(ctx, signal),
   };

@@ -48,7 +48,7 @@ import {
   type SummaryPosition,
 } from "../../storage/sqlite/summary-runs-repo.ts";
 import { withWriteLock } from "../../storage/sqlite/write-lock.ts";
-import { withHomeLock } from "../home-lock.ts";
+import { homeLockFree, withHomeLock } from "../home-lock.ts";
 import type { MemoryContext } from "../memory-context.ts";
 import { findStart, type StartPoint } from "./summary-start.ts";
 import type { RunStart, SummaryRunStore } from "./summary-run-store.ts";
@@ -321,6 +321,36 @@ export class SummaryStore implements SummaryRunStore {
       .get(this.session, seq) as { t: bigint | null } | null;
     return r?.t ?? undefined;
   }
+}
+
+/**
+ * `store` as a run uses it: each of its writes first waits, without blocking, until no other process holds the
+ * home's writer lock (an import, a large add). A write waits for that lock synchronously, and a daemon doing so
+ * would answer nothing meanwhile, its HTTP API and /mcp included.
+ */
+export function waitingForWriter(ctx: MemoryContext, store: SummaryStore): SummaryRunStore {
+  const waiting =
+    <A extends unknown[], R>(write: (...a: A) => R) =>
+    async (...a: A): Promise<R> => {
+      await homeLockFree(ctx);
+      return write(...a);
+    };
+  return {
+    session: store.session,
+    recordsIn: store.recordsIn,
+    begin: waiting(() => store.begin()),
+    load: waiting(() => store.load()),
+    messagesFrom: (start) => store.messagesFrom(start),
+    positionAfter: (fresh, i, last) => store.positionAfter(fresh, i, last),
+    untimedSeqs: () => store.untimedSeqs(),
+    newestPosition: () => store.newestPosition(),
+    save: waiting((summary: Summary, position: SummaryPosition) => store.save(summary, position)),
+    saveCursor: waiting((position: SummaryPosition) => store.saveCursor(position)),
+    closeGate: (sinceMs) => store.closeGate(sinceMs),
+    finish: waiting((outcome: string, counters: RunCounters, error?: string) => store.finish(outcome, counters, error)),
+    cursorText: () => store.cursorText(),
+    summarizedUntil: (seq) => store.summarizedUntil(seq),
+  };
 }
 
 /**
