@@ -24,7 +24,7 @@ import { vectorCallsVia } from "./vector-calls.ts";
 import { acquireDaemonLock, lockHolderPid } from "./lock.ts";
 import { DaemonLog } from "./log.ts";
 import { Scheduler } from "./scheduler.ts";
-import { newDaemonState, readState } from "./state.ts";
+import { configStamp, newDaemonState, readState } from "./state.ts";
 import type { RunWork } from "./work-kinds.ts";
 import { Workers } from "./workers.ts";
 import { startDaemonHttp, type DaemonHttp } from "../http/daemon-http.ts";
@@ -148,6 +148,7 @@ export async function runDaemon(o: DaemonOptions): Promise<number> {
     throw err;
   }
   const state = newDaemonState(paths.home, o.version);
+  state.configStamp = configStamp(info.config);
   const controller = new AbortController();
   const scheduler = new Scheduler(paths.home, state, log, controller.signal);
   // Aborting the controller forwards SIGTERM to every child.

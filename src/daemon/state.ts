@@ -36,6 +36,13 @@ export interface DaemonState {
   httpError?: string | null;
   /** The daemon's time zone (IANA name), in which its cron patterns fire (absent from older state files). */
   timeZone?: string;
+  /** configStamp of the effective config the daemon runs with: it reads config.toml once, at its start. */
+  configStamp?: string;
+}
+
+/** A hash of an effective config: two equal configs have the same stamp. */
+export function configStamp(config: unknown): string {
+  return Bun.hash(JSON.stringify(config)).toString(36);
 }
 
 export function statePath(home: string): string {

@@ -5,7 +5,8 @@ import { redactSecrets, secretValues } from "../shared/redact.ts";
 import { nsToRfc3339 } from "../shared/time.ts";
 import { nextRunOf } from "./cron-patterns.ts";
 import { isDaemonLockHeld, lockHolderPid } from "./lock.ts";
-import { readState, type JobState } from "./state.ts";
+import { configStamp, readState, type JobState } from "./state.ts";
+import { loadConfig } from "../config/load.ts";
 
 /** `daemon stop` could not stop the home's daemon: no pid to signal, the signal refused, or no exit in time. */
 export const DaemonStopError = namedError<
@@ -44,6 +45,13 @@ export interface DaemonStatus {
   http: string | null;
   /** While the daemon runs without its HTTP API although it is enabled: why it could not start. */
   httpError: string | null;
+  /**
+   * Whether the config here (config.toml with this environment's MEMVOY_* overrides) differs from the one the
+   * running daemon loaded at its start, which it keeps until restarted; null when no daemon runs or it cannot be told.
+   */
+  configChanged: boolean | null;
+  /** Why config.toml cannot be loaded here now, while the daemon runs on the one it loaded. */
+  configProblem: string | null;
   log: string;
 }
 
@@ -67,6 +75,16 @@ export function daemonStatus(
   const fresh = s !== undefined && (!running || holder === undefined || holder === s.pid);
   if (running && !fresh) s = undefined;
   const keys = secretValues(env);
+  let configChanged: boolean | null = null;
+  let configProblem: string | null = null;
+  if (running && s?.configStamp) {
+    try {
+      configChanged = configStamp(loadConfig(paths.config, env)) !== s.configStamp;
+    } catch (err) {
+      configChanged = true;
+      configProblem = redactSecrets(errorMessage(err), keys).text;
+    }
+  }
   const jobs: JobStatus[] = Object.entries(s?.jobs ?? {}).map(([name, j]) => {
     let nextRun: string | null = null;
     if (running && j.schedule !== "continuous") {
@@ -113,6 +131,8 @@ export function daemonStatus(
       : null,
     http: running ? (s?.http ?? null) : null,
     httpError: running && s?.httpError ? redactSecrets(s.httpError, keys).text : null,
+    configChanged,
+    configProblem,
     log: paths.daemonLog,
   };
 }

@@ -102,6 +102,28 @@ describe("status and stop", () => {
     expect(await d.exited).toBe(0);
   });
 
+  test("status says when the config changed since the daemon started (it runs on the one it loaded)", async () => {
+    const home = tempHome();
+    writeFileSync(join(home, "config.toml"), '[summary]\ncron = "*/15 * * * *"\n');
+    const d = startDaemon(home);
+    await waitRunning(d);
+    const status = async () => JSON.parse((await cli(home, ["daemon", "status", "--json"])).stdout);
+    expect(await status()).toMatchObject({ configChanged: false, configProblem: null });
+    expect((await cli(home, ["daemon", "status"])).stdout).not.toContain("config:");
+
+    // A budget set to cap spend is not applied until a restart: status says so.
+    writeFileSync(join(home, "config.toml"), '[summary]\ncron = "*/15 * * * *"\ndaily_token_budget = 1000\n');
+    expect(await status()).toMatchObject({ configChanged: true, configProblem: null });
+    expect((await cli(home, ["daemon", "status"])).stdout).toContain("config: changed since the daemon started");
+
+    writeFileSync(join(home, "config.toml"), "[summary\n");
+    const broken = await status();
+    expect(broken.configChanged).toBe(true);
+    expect(broken.configProblem).toContain("config.toml");
+    d.proc.kill("SIGTERM");
+    expect(await d.exited).toBe(0);
+  });
+
   test("status on a home that never ran a daemon", async () => {
     const home = tempHome();
     const st = await cli(home, ["daemon", "status", "--json"]);

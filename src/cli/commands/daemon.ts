@@ -92,6 +92,12 @@ async function daemon(sub: string, p: Parsed, args: string[]): Promise<number> {
           ? `http: ${st.http}  (token in ${st.home}/http.json; MCP at ${st.http}/mcp)`
           : `http: off${st.httpError ? ` (it could not start: ${st.httpError})` : ""}`,
       );
+      if (st.configChanged)
+        println(
+          st.configProblem
+            ? `config: ${st.configProblem}; the daemon runs on the config it loaded at its start`
+            : "config: changed since the daemon started (config.toml edited, or MEMVOY_* variables differ here); it runs on the one it loaded: restart it to apply the change",
+        );
     } else {
       const last =
         st.pid !== null
