@@ -7,6 +7,7 @@
 // (src/storage/sqlite/folded-letters-build.ts). Progress counts all six.
 import type { Db } from "../storage/sqlite/db.ts";
 import type { MemoryContext } from "./memory-context.ts";
+import { homeLockFree } from "./home-lock.ts";
 import {
   ftsUpgradeState,
   upgradeFts,
@@ -60,6 +61,7 @@ export async function upgradeIndex(ctx: MemoryContext, options: IndexUpgradeOpti
     const before = totals.slice(0, i).reduce((a, b) => a + b, 0);
     const after = totals.slice(i + 1).reduce((a, b) => a + b, 0);
     const r = await step.run(ctx.db, {
+      waitForWriters: () => homeLockFree(ctx),
       ...options,
       progress: (done, total) => options.progress?.(before + done, before + total + after),
     });

@@ -9,6 +9,7 @@ import { maintainSqlite, type SqliteMaintenanceResult } from "../storage/sqlite/
 import type { SemanticIndex } from "./embedding/semantic-index.ts";
 import { refreshBackground } from "./embedding/background-stats.ts";
 import type { MemoryContext } from "./memory-context.ts";
+import { homeLockFree } from "./home-lock.ts";
 import { mayHoldVectors } from "./vector-location.ts";
 import { indexUpgradeState, upgradeIndex, type IndexUpgradeResult } from "./index-upgrade.ts";
 
@@ -67,7 +68,7 @@ export async function maintainTiers(
   options: { signal?: AbortSignal; vectors?: SemanticIndex } = {},
 ): Promise<MaintenanceReport> {
   const indexUpgrade = indexUpgradeState(ctx).done ? undefined : await upgradeIndex(ctx, { signal: options.signal });
-  const archive = await maintainSqlite(ctx.db, { signal: options.signal });
+  const archive = await maintainSqlite(ctx.db, { signal: options.signal, waitForWriters: () => homeLockFree(ctx) });
   const vectors =
     options.vectors && !options.signal?.aborted
       ? await maintainVectors(ctx, options.vectors, options.signal)

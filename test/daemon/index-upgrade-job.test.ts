@@ -9,6 +9,7 @@ import { Scheduler } from "../../src/daemon/scheduler.ts";
 import { newDaemonState, readState, type JobState } from "../../src/daemon/state.ts";
 import { openTemp, removeTempHomes } from "../fixture/home.ts";
 import { toOldIndex } from "../fixture/old-schema.ts";
+import { holdWriterLock } from "../fixture/writer-lock-holder.ts";
 
 afterAll(removeTempHomes);
 
@@ -56,4 +57,30 @@ test("the index upgrade job says how far it has got while it runs, then its outc
   expect(end.progress).toBeNull();
   expect(end.lastResult).toBe("ok");
   expect(end.lastDetail).toStartWith("done: ");
+}, 60_000);
+
+test("the upgrade waits for another process's writer lock without blocking: the daemon running it keeps serving", async () => {
+  const { home, api: writer } = openTemp({ drain: "off" });
+  for (let i = 0; i < 3; i++)
+    writer.add(
+      `s${i}`,
+      Array.from({ length: 50 }, (_, k) => ({ role: "user" as const, content: `note ${i}-${k}` })),
+    );
+  writer.close();
+  toOldIndex(home);
+  const { api } = openTemp({ home, drain: "off" });
+  try {
+    // An import holds the lock (it gives up by itself after 8 s); the upgrade's steps wait for it to let go.
+    const holder = await holdWriterLock(home, 8000);
+    const upgrading = api.upgradeIndex();
+    const t = performance.now();
+    await Bun.sleep(200);
+    // The event loop ran on: a timer fired on time (a busy wait in SQLite would hold it until the lock is free).
+    expect(performance.now() - t).toBeLessThan(2000);
+    expect(holder.proc.exitCode).toBeNull();
+    await holder.release();
+    expect((await upgrading).done).toBe(true);
+  } finally {
+    api.close();
+  }
 }, 60_000);

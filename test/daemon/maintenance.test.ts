@@ -4,6 +4,7 @@ import { afterAll, expect, test } from "bun:test";
 import { openMemory } from "../../src/app/open-memory.ts";
 import { cleanup, tempHome } from "../fixture/daemon-process.ts";
 import { BULK_IMPORT } from "../../src/memory/imports/deferred-index.ts";
+import { holdWriterLock } from "../fixture/writer-lock-holder.ts";
 
 afterAll(cleanup);
 
@@ -26,6 +27,28 @@ test("maintain merges the FTS index in short writes and keeps every hit", async 
     // Nothing left to merge: a second run is one no-op step per FTS5 table (the keyword index, the substring
     // index's recent and archived tables).
     expect((await api.maintain()).archive.mergeSteps).toBe(3);
+  } finally {
+    api.close();
+  }
+});
+
+test("maintain waits for another process's writer lock without blocking: the daemon running it keeps serving", async () => {
+  // As in the daemon, whose embedding drain runs in its child.
+  const api = openMemory({ home: tempHome(), env: {}, drain: "off" });
+  try {
+    for (let i = 0; i < 20; i++) api.add("s", { role: i % 2 ? "assistant" : "user", content: `message ${i}` });
+    // An import holds the lock (it gives up by itself after 8 s); the merge steps wait for it to let go.
+    const holder = await holdWriterLock(api.home, 8000);
+    const maintaining = api.maintain();
+    const t = performance.now();
+    await Bun.sleep(200);
+    // The event loop ran on: a timer fired on time (a busy wait in SQLite would hold it until the lock is free).
+    expect(performance.now() - t).toBeLessThan(2000);
+    expect(holder.proc.exitCode).toBeNull();
+    await holder.release();
+    const r = await maintaining;
+    expect(r.archive.aborted).toBe(false);
+    expect(r.archive.mergeSteps).toBeGreaterThanOrEqual(1);
   } finally {
     api.close();
   }

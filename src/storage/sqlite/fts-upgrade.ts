@@ -109,6 +109,11 @@ export interface FtsUpgradeOptions {
   /** Pause between transactions so other writers get the lock. */
   pauseMs?: number;
   progress?: (copied: number, total: number) => void;
+  /**
+   * Resolves once no other process holds the home's writer lock: awaited before each step, so that a long-lived
+   * process (the daemon) waits for an import without blocking, instead of in SQLite's busy wait.
+   */
+  waitForWriters?: () => Promise<void>;
 }
 
 export interface FtsUpgradeResult {
@@ -137,6 +142,7 @@ export async function upgradeFts(db: Database, options: FtsUpgradeOptions = {}):
     ms: performance.now() - started,
   });
   if (!ftsHasSession(db)) {
+    await options.waitForWriters?.();
     db.transaction(() => {
       db.run(upgradeSql);
       db.query("INSERT OR IGNORE INTO fts_upgrade (name, cursor, started) VALUES (?, 0, ?)").run(NAME, Date.now());
@@ -151,6 +157,8 @@ export async function upgradeFts(db: Database, options: FtsUpgradeOptions = {}):
     const insert = db.query("INSERT INTO messages_fts_next (rowid, body, sess) VALUES (?, ?, ?)");
     const move = db.query("UPDATE fts_upgrade SET cursor = ? WHERE name = ?");
     for (;;) {
+      if (options.signal?.aborted) return finish(false);
+      await options.waitForWriters?.();
       if (options.signal?.aborted) return finish(false);
       const t = performance.now();
       const swapped = db
@@ -176,6 +184,7 @@ export async function upgradeFts(db: Database, options: FtsUpgradeOptions = {}):
     }
   }
   if (db.query("SELECT 1 FROM sqlite_master WHERE name = 'messages_fts_old'").get() !== null) {
+    await options.waitForWriters?.();
     const t = performance.now();
     db.run("DROP TABLE IF EXISTS messages_fts_old");
     longest = Math.max(longest, performance.now() - t);

@@ -42,6 +42,8 @@ export interface TokenBuildOptions {
   /** Pause between transactions so other writers get the lock. */
   pauseMs?: number;
   progress?: (copied: number, total: number) => void;
+  /** Resolves once no other process holds the home's writer lock: awaited before each step (see stepped-job.ts). */
+  waitForWriters?: () => Promise<void>;
 }
 
 export interface TokenBuildResult {
@@ -80,6 +82,8 @@ export async function buildTokenCounts(db: Database, options: TokenBuildOptions 
     const batch = Math.max(1, options.batch ?? 500);
     let counted = state.copied;
     while (!options.signal?.aborted) {
+      await options.waitForWriters?.();
+      if (options.signal?.aborted) break;
       const t = performance.now();
       const step = db.transaction(() => countStep(db, batch)).immediate();
       out.longestStepMs = Math.max(out.longestStepMs, performance.now() - t);

@@ -18,6 +18,11 @@ export interface SqliteMaintenanceOptions {
   /** Pause between steps so other writers get the lock. */
   pauseMs?: number;
   maxSteps?: number;
+  /**
+   * Resolves once no other process holds the home's writer lock: awaited before each step, so that a long-lived
+   * process (the daemon) waits for an import without blocking, instead of in SQLite's busy wait.
+   */
+  waitForWriters?: () => Promise<void>;
 }
 
 /** PRAGMA quick_check: the lines it reports, ["ok"] for a sound database. */
@@ -47,7 +52,8 @@ export async function maintainSqlite(
   const maxSteps = options.maxSteps ?? 100_000;
   let steps = 0;
   let longest = 0;
-  const timed = (sql: string) => {
+  const timed = async (sql: string) => {
+    await options.waitForWriters?.();
     const t = performance.now();
     db.run(sql);
     longest = Math.max(longest, performance.now() - t);
@@ -59,15 +65,15 @@ export async function maintainSqlite(
     while (steps < maxSteps) {
       if (options.signal?.aborted) return aborted();
       const before = totalChanges(db);
-      timed(`INSERT INTO ${table}(${table}, rank) VALUES('merge', -${pages})`);
+      await timed(`INSERT INTO ${table}(${table}, rank) VALUES('merge', -${pages})`);
       steps++;
       if (totalChanges(db) - before < 2) break;
       await Bun.sleep(pause);
     }
     if (options.signal?.aborted) return aborted();
-    timed(`INSERT INTO ${table}(${table}) VALUES('optimize')`);
+    await timed(`INSERT INTO ${table}(${table}) VALUES('optimize')`);
   }
-  timed("PRAGMA optimize");
+  await timed("PRAGMA optimize");
   db.query("PRAGMA wal_checkpoint(PASSIVE)").get();
   return { mergeSteps: steps, longestStepMs: longest, ms: performance.now() - started, aborted: false };
 }

@@ -10,6 +10,11 @@ export interface SteppedJobOptions {
   /** Pause between transactions so other writers get the lock. */
   pauseMs?: number;
   progress?: (done: number, total: number) => void;
+  /**
+   * Resolves once no other process holds the home's writer lock: awaited before each step, so that a long-lived
+   * process (the daemon) waits for an import without blocking, instead of in SQLite's busy wait.
+   */
+  waitForWriters?: () => Promise<void>;
 }
 
 export interface SteppedJobResult {
@@ -30,7 +35,7 @@ export interface Step {
 /** Run `step` in write transactions until it finishes the job or `signal` aborts. */
 export async function runSteps(
   db: Database,
-  options: Pick<SteppedJobOptions, "signal" | "pauseMs" | "progress">,
+  options: Pick<SteppedJobOptions, "signal" | "pauseMs" | "progress" | "waitForWriters">,
   step: () => Step,
 ): Promise<SteppedJobResult> {
   const started = performance.now();
@@ -38,6 +43,8 @@ export async function runSteps(
   let longest = 0;
   const result = (done: boolean) => ({ done, copied, longestStepMs: longest, ms: performance.now() - started });
   for (;;) {
+    if (options.signal?.aborted) return result(false);
+    await options.waitForWriters?.();
     if (options.signal?.aborted) return result(false);
     const t = performance.now();
     const s = db.transaction(step).immediate();
