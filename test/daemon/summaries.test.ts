@@ -280,3 +280,23 @@ test("a run waiting for another process's writer lock leaves the daemon's HTTP A
   });
   await stop(d);
 });
+
+test("a notice from the SDK (a deprecated model id) is logged once, not at every run", async () => {
+  const home = summaryHome('model = "claude-sonnet-4-5"\n');
+  const d = startDaemon(home, env());
+  await waitRunning(d);
+  for (const s of ["iota", "kappa"]) await addExchange(home, s, `${s}marker`);
+  await waitFor(
+    () => ["iota", "kappa"].every((s) => existsSync(summaryPath(home, s)) && daemonIdleOn(home, s)),
+    30_000,
+    "both summaries",
+  );
+  await addExchange(home, "iota", "iotamarker again");
+  await waitFor(() => okRuns(home, "iota") === 2, 30_000, "iota's second summary");
+  const warnings = logText(home)
+    .split("\n")
+    .filter((l) => l.includes("summary.warning"));
+  expect(warnings).toHaveLength(1);
+  expect(warnings[0]).toContain("claude-sonnet-4-5");
+  await stop(d);
+});

@@ -26,6 +26,8 @@ export function summaryJob(api: SummaryCronApi, pattern: string): CronJob {
   const inFlight = new Set<string>();
   const retry = new Set<string>();
   const skipLogged = new Set<string>();
+  // A notice from the SDK (a deprecated model id) comes with every run: logged once while the daemon runs.
+  const warned = new Set<string>();
   let budgetLogged: string | undefined;
 
   function abandoned(t: Tick, session: string): RunResult {
@@ -72,7 +74,11 @@ export function summaryJob(api: SummaryCronApi, pattern: string): CronJob {
           else if (e.type === "chunk-failed")
             log.warn("summary.chunk_failed", { session, chunk: `${e.chunk}/${e.chunks}`, error: e.error });
         },
-        onWarning: (line) => log.warn("summary.warning", { session, warning: log.scrub(line) }),
+        onWarning: (line) => {
+          if (warned.has(line)) return;
+          warned.add(line);
+          log.warn("summary.warning", { session, warning: log.scrub(line) });
+        },
       });
       report = r.sessions.find((x) => x.session === session);
     } catch (err) {
