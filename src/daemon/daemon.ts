@@ -16,7 +16,7 @@ import { errorSweepJob } from "./jobs/error-sweep.ts";
 import { indexUpgradeJob } from "./jobs/index-upgrade.ts";
 import { maintenanceJob } from "./jobs/maintenance.ts";
 import { summaryJob } from "./jobs/summaries.ts";
-import { importJob } from "./jobs/imports.ts";
+import { importJob, waitingForWriters } from "./jobs/imports.ts";
 import { sharedDrainJob, sharedErrorSweepJob, sharedImportJob, sharedMaintenanceJob } from "./jobs/shared-jobs.ts";
 import { openSharedHome } from "../app/shared/open-shared.ts";
 import { SharedHome } from "../app/shared/shared-home.ts";
@@ -158,7 +158,11 @@ export async function runDaemon(o: DaemonOptions): Promise<number> {
     registerJobs(scheduler, api, info.config, paths.store, (kind) => workers.run(kind));
     // Live capture: the importers write through the home's own API (imported writes, per-file state).
     const imports = info.config.import;
-    if (imports.sources.length > 0) scheduler.addCron(importJob(api, imports.cron, imports.sources, env));
+    if (imports.sources.length > 0) {
+      const home = api;
+      const target = waitingForWriters(home, () => home.writerLockFree());
+      scheduler.addCron(importJob(target, imports.cron, imports.sources, env));
+    }
   }
   let http: DaemonHttp | undefined;
   if (info.config.http.enabled) {

@@ -12,6 +12,8 @@ import {
   baseEnv,
 } from "../fixture/daemon-process.ts";
 import { CC_SESSION_B, writeClaudeProjects } from "../fixture/import/claude-code.ts";
+import { holdWriterLock } from "../fixture/writer-lock-holder.ts";
+import { readFileSync } from "node:fs";
 
 afterAll(cleanup);
 
@@ -77,6 +79,35 @@ describe("live capture", () => {
     // Imported sessions are not summarized unless [import] summarize = true.
     const due = await cli(home, ["sessions", "--source", "claude-code", "--json"]);
     expect(JSON.parse(due.stdout).length).toBe(5);
+    d.proc.kill("SIGTERM");
+    expect(await d.exited).toBe(0);
+  }, 120_000);
+
+  test("a capture pass waiting for another process's writer lock leaves the daemon's HTTP API answering", async () => {
+    const src = tempHome();
+    writeClaudeProjects(src);
+    const home = tempHome();
+    writeFileSync(join(home, "config.toml"), '[import]\nsources = ["claude-code"]\ncron = "* * * * * *"\n');
+    const d = startDaemon(home, { CLAUDE_CONFIG_DIR: src });
+    await waitRunning(d);
+    await waitFor(() => found(home, "middleware"), 30_000, "the first import");
+    const { url, token } = JSON.parse(readFileSync(join(home, "http.json"), "utf8"));
+    const health = () =>
+      fetch(`${url}/v1/health`, { headers: { authorization: `Bearer ${token}` }, signal: AbortSignal.timeout(2000) });
+    // Another process (an import, a large add) holds the lock while a new turn waits to be captured.
+    const holder = await holdWriterLock(home);
+    appendFileSync(
+      join(src, "projects", "-home-dev-api", `${CC_SESSION_B}.jsonl`),
+      turn("b-held", "b-4", "what about the quetzal endpoint?"),
+    );
+    // Over three ticks of the capture: each pass finds the turn and waits for the lock; the daemon answers meanwhile.
+    for (const until = performance.now() + 3000; performance.now() < until; ) {
+      expect((await health()).status).toBe(200);
+      await Bun.sleep(100);
+    }
+    expect(holder.proc.exitCode).toBeNull();
+    await holder.release();
+    await waitFor(() => found(home, "quetzal"), 30_000, "the turn, once the lock is free");
     d.proc.kill("SIGTERM");
     expect(await d.exited).toBe(0);
   }, 120_000);

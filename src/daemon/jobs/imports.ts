@@ -62,3 +62,30 @@ export function importJob(
     },
   };
 }
+
+/** The import writer's calls that write (each takes the home's writer lock). */
+const WRITES = new Set<string | symbol>(["write", "setMeta", "removeMessage", "saveFileState", "endPass"]);
+
+/**
+ * `target` whose writes first wait, without blocking, until `free` says no other process holds the home's writer
+ * lock (an import, a large add): a write waits for that lock synchronously, and meanwhile the daemon would
+ * answer nothing, its HTTP API and /mcp included.
+ */
+export function waitingForWriters(target: ImportTarget, free: () => Promise<void>): ImportTarget {
+  return {
+    get imports() {
+      return new Proxy(target.imports, {
+        get(writer, key) {
+          const value = Reflect.get(writer, key, writer);
+          if (typeof value !== "function") return value;
+          if (!WRITES.has(key)) return value.bind(writer);
+          return async (...args: unknown[]) => {
+            await free();
+            return value.apply(writer, args);
+          };
+        },
+      });
+    },
+    purgeDeleted: () => target.purgeDeleted(),
+  };
+}
