@@ -7,6 +7,7 @@ import upgradeSql from "./upgrades/fts-session.sql" with { type: "text" };
 import { deleteTrigramRows, trigramWriter } from "./substring-index.ts";
 import { tokenCountWriter } from "./index-tokens.ts";
 import { schemaShape } from "./schema-shape.ts";
+import type { SteppedJobOptions, SteppedJobResult } from "./stepped-job.ts";
 
 const NAME = "fts-session";
 
@@ -102,27 +103,10 @@ export function ftsUpgradeState(db: Database): FtsUpgradeState {
   };
 }
 
-export interface FtsUpgradeOptions {
-  signal?: AbortSignal;
-  /** Messages copied per transaction: each one is a write a concurrent `add` may wait for. */
-  batch?: number;
-  /** Pause between transactions so other writers get the lock. */
-  pauseMs?: number;
-  progress?: (copied: number, total: number) => void;
-  /**
-   * Resolves once no other process holds the home's writer lock: awaited before each step, so that a long-lived
-   * process (the daemon) waits for an import without blocking, instead of in SQLite's busy wait.
-   */
-  waitForWriters?: () => Promise<void>;
-}
+export type FtsUpgradeOptions = SteppedJobOptions;
 
-export interface FtsUpgradeResult {
-  /** True once messages_fts carries the session column. */
-  done: boolean;
-  copied: number;
-  longestStepMs: number;
-  ms: number;
-}
+/** `done`: true once messages_fts carries the session column. */
+export type FtsUpgradeResult = SteppedJobResult;
 
 /**
  * Run (or resume) the upgrade until it is done or `signal` aborts. Each step copies `batch` messages after

@@ -5,6 +5,7 @@
 import type { Database } from "bun:sqlite";
 import { bodyTokens, hasTokenColumn } from "./index-tokens.ts";
 import { messagesUpTo } from "./messages-repo.ts";
+import type { SteppedJobOptions, SteppedJobResult } from "./stepped-job.ts";
 
 export interface TokenBuildState {
   done: boolean;
@@ -35,23 +36,8 @@ export function tokenBuildState(db: Database): TokenBuildState {
   return { done: c.done, copied: c.done ? total : c.cursor > 0n ? messagesUpTo(db, c.cursor) : 0, total };
 }
 
-export interface TokenBuildOptions {
-  signal?: AbortSignal;
-  /** Messages counted per transaction (a write a concurrent `add` may wait for). */
-  batch?: number;
-  /** Pause between transactions so other writers get the lock. */
-  pauseMs?: number;
-  progress?: (copied: number, total: number) => void;
-  /** Resolves once no other process holds the home's writer lock: awaited before each step (see stepped-job.ts). */
-  waitForWriters?: () => Promise<void>;
-}
-
-export interface TokenBuildResult {
-  done: boolean;
-  copied: number;
-  longestStepMs: number;
-  ms: number;
-}
+export type TokenBuildOptions = SteppedJobOptions;
+export type TokenBuildResult = SteppedJobResult;
 
 /** Count the next `batch` messages after the cursor; true once none was left (the build is then done). */
 function countStep(db: Database, batch: number): { rows: number; finished: boolean } {
