@@ -36,6 +36,8 @@ export interface TuiMemory {
   reset(session: string): Maybe<ReturnType<HomeMemory["reset"]>>;
   remove(session: string): Maybe<ReturnType<HomeMemory["remove"]>>;
   purgeDeleted(): Promise<unknown>;
+  /** Resolves once no other process holds the home's writer lock (a home only; the shared archive has none). */
+  writerLockFree?(): Promise<void>;
   daemonRunning(): boolean;
   warmSearch: HomeMemory["warmSearch"];
   /** A shared memory: a stamp that changes when any host writes (the TUI polls it instead of watching files). */

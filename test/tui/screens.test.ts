@@ -3,6 +3,7 @@ import { describe, expect, test } from "bun:test";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { openMemory } from "../../src/app/open-memory.ts";
+import { tryLockFile } from "../../src/shared/file-lock.ts";
 import { KEY_GROUPS } from "../../src/tui/keymap.ts";
 import { cli, repoRoot, tempHome, waitFor } from "../fixture/home.ts";
 import type { TmuxSession } from "../fixture/tmux.ts";
@@ -98,6 +99,35 @@ describe("confirmations", () => {
       tui.keys("Escape"); // clear the filter
       s = await tui.waitFor("type to filter");
       expect(s).not.toContain("│zh-trip");
+    },
+    T,
+  );
+
+  test(
+    "remove while another process holds the home's writer lock: the wait is said, keys still work, the session goes once it is free",
+    async () => {
+      const h = await makeHome();
+      tui = startTui(h);
+      await tui.waitFor("alpha-deploy");
+      // An import or a reset in a shell holds the lock; the TUI's deletion used to freeze every key until it let go.
+      const release = tryLockFile(join(h, ".store", "write.lock"))!;
+      try {
+        tui.type("zh");
+        await tui.waitFor("filter: zh");
+        tui.keys("C-x");
+        await tui.waitFor("Remove session zh-trip?");
+        tui.keys("y");
+        await tui.waitFor("removing zh-trip: waiting for another memvoy process writing to this home");
+        tui.type("?");
+        await tui.waitFor("Help: every key");
+        tui.keys("Escape");
+        await tui.waitForGone("Help: every key");
+        expect(tui.capture()).toContain("zh-trip");
+      } finally {
+        release();
+      }
+      const s = await tui.waitFor("removed zh-trip (2 messages)");
+      expect(s).toContain("3 sessions");
     },
     T,
   );

@@ -17,6 +17,9 @@ import { describeError } from "../../shared/describe-error.ts";
 
 export type Focus = "list" | "history";
 
+/** How long a deletion waits for another process's writer lock before the status row says so. */
+const LOCK_WAIT_NOTICE_MS = 250;
+
 const sameBlock = (a: HistoryBlock, b: HistoryBlock) =>
   a.type === "message"
     ? b.type === "message" && b.message.id === a.message.id
@@ -271,6 +274,7 @@ export class MainScreen {
 
   private askReset(): void {
     this.askAboutSelected(
+      "resetting",
       (s) => `Reset session ${s.id}?`,
       (s) => [
         `Clears its history.json, its ${plural(s.messages, "archived message")} and its vectors.`,
@@ -287,6 +291,7 @@ export class MainScreen {
 
   private askRemove(): void {
     this.askAboutSelected(
+      "removing",
       (s) => `Remove session ${s.id}?`,
       (s) => [
         `Deletes everything of it: ${plural(s.messages, "message")}${s.hasSummary ? ", its summary" : ""} and its vectors.`,
@@ -300,8 +305,13 @@ export class MainScreen {
     );
   }
 
-  /** Confirm a deletion of the selected session; on yes run it, purge the vectors' old versions in the background, reload and report. */
+  /**
+   * Confirm a deletion of the selected session; on yes run it, purge the vectors' old versions in the background,
+   * reload and report. While another process holds the home's writer lock (an import, the daemon, a reset in a
+   * shell) the wait is asynchronous and said on the status row: keys, q included, keep working meanwhile.
+   */
   private askAboutSelected(
+    doing: string,
     title: (s: SessionInfo) => string,
     lines: (s: SessionInfo) => string[],
     act: (s: SessionInfo) => Maybe<string>,
@@ -316,10 +326,22 @@ export class MainScreen {
     this.app.confirm({
       title: title(s),
       lines: lines(s),
-      onYes: () => {
-        const done = act(s);
-        if (done instanceof Promise) return done.then(finish).then(() => this.app.render());
-        finish(done);
+      onYes: async () => {
+        this.app.status.show(`${doing} ${s.id}…`, "busy");
+        this.app.render();
+        const slow = setTimeout(() => {
+          this.app.status.show(`${doing} ${s.id}: waiting for another memvoy process writing to this home…`, "busy");
+          this.app.render();
+        }, LOCK_WAIT_NOTICE_MS);
+        try {
+          await this.app.api.writerLockFree?.();
+        } finally {
+          clearTimeout(slow);
+        }
+        // The status row reaches the terminal before a long deletion holds the event loop.
+        await new Promise<void>((resolve) => setImmediate(resolve));
+        finish(await act(s));
+        this.app.render();
       },
     });
   }
