@@ -40,6 +40,21 @@ describe("search", () => {
   );
 
   test(
+    "at 80 columns a match past the row's end still shows: the snippet's start is cut instead",
+    async () => {
+      tui = await openSearch();
+      tui.keys("Tab"); // keyword
+      await tui.waitFor("mode keyword");
+      // "seventeen" ends its 131-character message: the row used to show the first 75 cells and no match.
+      tui.type("seventeen");
+      const s = await tui.waitFor(/mode keyword[\s\S]*1 hit\b/);
+      expect(s).toMatch(/▌ …[^\n]*Checklist item seventeen/);
+      expect(tui.capture(true)).toMatch(/\x1b\[[0-9;]*m(seventeen)\x1b\[/);
+    },
+    T,
+  );
+
+  test(
     "Tab cycles the match mode, Ctrl-S the scope, Ctrl-T the time range",
     async () => {
       tui = await openSearch();

@@ -10,7 +10,8 @@ import { applyMotion, page } from "../../src/tui/state/motions.ts";
 import { TextPager } from "../../src/tui/state/text-pager.ts";
 import { cannotAnswer, SearchState } from "../../src/tui/state/search-state.ts";
 import { Theme } from "../../src/tui/theme.ts";
-import { renderSearch } from "../../src/tui/views/search-view.ts";
+import { renderSearch, snippetForRow } from "../../src/tui/views/search-view.ts";
+import { stringWidth } from "../../src/tui/text/char-width.ts";
 import { SessionListState } from "../../src/tui/state/session-list-state.ts";
 
 const session = (id: string, lastActivity: bigint, messages = 1, hasSummary = false) => ({
@@ -448,6 +449,21 @@ describe("search status line", () => {
       expect(screen).toContain(`${want} for "xyzzy plugh `);
       if (mode === "keyword") expect(screen).not.toContain("no close matches");
     }
+  });
+});
+
+describe("search hit rows", () => {
+  test("a match beyond the row's end in a long CJK snippet is brought into view, its highlight kept on it", () => {
+    const text = "部署伺服器失敗了，請檢查日誌。".repeat(5) + "🚀資料庫遷移完成";
+    const at = text.indexOf("資料庫");
+    const shown = snippetForRow(text, [[at, at + 3]], 78);
+    expect(shown.text.startsWith("…")).toBe(true);
+    const [[s, e]] = shown.highlights as [[number, number]];
+    expect(shown.text.slice(s, e)).toBe("資料庫");
+    expect(stringWidth(shown.text.slice(0, e))).toBeLessThan(78);
+    expect(shown.text.isWellFormed()).toBe(true);
+    // A match that shows already is left where it is.
+    expect(snippetForRow(text, [[2, 4]], 78)).toEqual({ text, highlights: [[2, 4]] });
   });
 });
 

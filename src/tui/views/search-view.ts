@@ -3,8 +3,8 @@ import { nsToLocalSeconds } from "../../shared/time.ts";
 import type { SearchState } from "../state/search-state.ts";
 import { inlineText } from "../../shared/terminal-text.ts";
 import type { Theme } from "../theme.ts";
-import { renderLine, fitHeight, wrapSegments, type Segment } from "./segments.ts";
-import { stringWidth } from "../text/char-width.ts";
+import { renderLine, fitHeight, wrapSegments, type Ranges, type Segment } from "./segments.ts";
+import { codePointWidth, stringWidth } from "../text/char-width.ts";
 import type { StyleName } from "../theme.ts";
 
 export const HIT_ROWS = 2;
@@ -54,15 +54,47 @@ export function renderSearch(s: SearchState, theme: Theme, width: number, height
         ? renderLine(theme, width, [[`▶ ${head}`]], "selected")
         : renderLine(theme, width, [["  "], [head, "dim"]]),
     );
+    const shown = snippetForRow(inlineText(h.snippet), h.highlights, width - 2);
     lines.push(
       renderLine(theme, width, [
         [selected ? "▌ " : "  ", selected ? "hit" : undefined],
-        [inlineText(h.snippet), undefined, h.highlights],
+        [shown.text, undefined, shown.highlights],
       ]),
     );
   }
   return fitHeight(lines, width, height);
 }
+
+/**
+ * The part of a snippet a row of `width` cells shows. A snippet is cut at the row's end, so when its first match
+ * would fall past it (a long line of CJK, a match near the end of its message) its start is cut instead, marked
+ * with …, and the match shows a third of the way in.
+ */
+export function snippetForRow(
+  text: string,
+  highlights: Ranges,
+  width: number,
+): { text: string; highlights: (readonly [number, number])[] } {
+  const first = highlights[0];
+  if (!first || stringWidth(text.slice(0, first[1])) < width) return { text, highlights: [...highlights] };
+  const lead = Math.floor(width / 3);
+  let start = first[0];
+  for (let cells = 0; start > 0; ) {
+    const back = start >= 2 && isLowSurrogate(text.charCodeAt(start - 1)) ? 2 : 1;
+    const w = codePointWidth(text.codePointAt(start - back)!);
+    if (cells + w > lead - 1) break;
+    cells += w;
+    start -= back;
+  }
+  if (start === 0) return { text, highlights: [...highlights] };
+  const shift = 1 - start;
+  return {
+    text: "…" + text.slice(start),
+    highlights: highlights.filter(([s]) => s >= start).map(([s, e]) => [s + shift, e + shift] as const),
+  };
+}
+
+const isLowSurrogate = (c: number) => c >= 0xdc00 && c <= 0xdfff;
 
 /** The status as rows: what the hits answer, then a fallback's reason and the notes, wrapped (never cut). */
 function statusRows(s: SearchState, width: number): Segment[][] {
