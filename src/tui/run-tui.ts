@@ -27,6 +27,20 @@ async function openTuiMemory(home: string | undefined): Promise<TuiMemory> {
   return openSharedHome({ home, config });
 }
 
+/**
+ * A deletion confirmed just before q (or its vector purge) would be cut off by the exit, leaving the removed
+ * messages' vectors in the vector store's older versions: the terminal is given back at once, then it finishes,
+ * said on stderr when it takes a moment.
+ */
+async function finishConfirmed(app: TuiApp, giveBack: () => void): Promise<void> {
+  const work = app.confirmedWork();
+  if (!work) return;
+  giveBack();
+  const notice = setTimeout(() => process.stderr.write("memvoy: finishing the deletion you confirmed…\n"), 250);
+  const failures = await work.finally(() => clearTimeout(notice));
+  for (const f of failures) process.stderr.write(`memvoy: the deletion did not finish: ${f}\n`);
+}
+
 export async function runTui(options: TuiOptions = {}): Promise<number> {
   // Compiled up front as before: what the first paint runs, the first keys run again at once.
   jitAsUsual();
@@ -34,14 +48,23 @@ export async function runTui(options: TuiOptions = {}): Promise<number> {
   const logs = redirectLogs(join(api.home, "tui.log"));
   let opened: OpenedScreen | undefined;
   let cleaned = false;
+  let givenBack = false;
   let closing: unknown;
-  const cleanup = () => {
-    if (cleaned) return;
-    cleaned = true;
+  const giveBack = () => {
+    if (givenBack) return;
+    givenBack = true;
     try {
       opened?.screen.destroy();
     } finally {
       logs.restore();
+    }
+  };
+  const cleanup = () => {
+    if (cleaned) return;
+    cleaned = true;
+    try {
+      giveBack();
+    } finally {
       closing = api.close();
     }
   };
@@ -69,6 +92,7 @@ export async function runTui(options: TuiOptions = {}): Promise<number> {
     app = new TuiApp(api, opened.screen, opened.theme, nowNs);
     app.start();
     await app.done;
+    await finishConfirmed(app, giveBack);
     return 0;
   } catch (err) {
     console.error(err instanceof Error && err.stack ? err.stack : String(err));

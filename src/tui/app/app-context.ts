@@ -37,6 +37,8 @@ export interface AppContext {
   /** Run an action; an error goes to the status rows instead of ending the program. */
   guard(fn: () => void): void;
   guardAsync(p: Promise<unknown>): void;
+  /** Work the user confirmed (a deletion's vector purge): a quit lets it finish after giving the terminal back. */
+  underway(p: Promise<unknown>): void;
   /** Show a session in the main view, optionally centred on a message. */
   openSession(id: string, messageId?: string): void;
   /** Re-read sessions and counts from disk (a shared memory: from the archive; the promise never rejects). */

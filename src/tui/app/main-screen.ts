@@ -319,7 +319,9 @@ export class MainScreen {
     const s = this.sessions.selected();
     if (!s) return;
     const finish = (done: string) => {
-      this.app.guardAsync(this.app.api.purgeDeleted());
+      const purge = this.app.api.purgeDeleted();
+      this.app.guardAsync(purge);
+      this.app.underway(purge);
       void this.app.reload();
       this.app.status.show(done, "ok");
     };

@@ -22,6 +22,7 @@ import { MainScreen } from "./main-screen.ts";
 import { SearchScreen } from "./search-screen.ts";
 import { SummaryScreen } from "./summary-screen.ts";
 import { InputQuiet } from "./input-quiet.ts";
+import { describeError } from "../../shared/describe-error.ts";
 
 /** The pause in keys and clicks each step of the search warm-up waits for (a step holds the keyboard up). */
 export const WARM_QUIET_MS = 120;
@@ -42,6 +43,9 @@ export class TuiApp implements AppContext {
   private finished!: () => void;
   private pager: RunningPager | undefined;
   private readonly quiet = new InputQuiet();
+  private readonly confirmed = new Set<Promise<unknown>>();
+  /** q was pressed: the screen is being given back, and nothing is drawn any more. */
+  private ended = false;
   readonly done = new Promise<void>((resolve) => (this.finished = resolve));
 
   constructor(
@@ -164,7 +168,10 @@ export class TuiApp implements AppContext {
     if (ch === "y" || ch === "Y") {
       this.confirmation = undefined;
       const r = c.onYes();
-      if (r instanceof Promise) this.guardAsync(r);
+      if (r instanceof Promise) {
+        this.guardAsync(r);
+        this.underway(r);
+      }
     } else if (ch === "n" || ch === "N" || key.full === "escape" || ch === "q") {
       this.confirmation = undefined;
       this.status.show("cancelled; nothing was changed");
@@ -197,6 +204,29 @@ export class TuiApp implements AppContext {
     } catch (err) {
       this.status.error(err);
     }
+  }
+
+  /** Confirmed work (a deletion, its vector purge): quitting gives the terminal back, then lets it finish. */
+  underway(p: Promise<unknown>): void {
+    const entry: Promise<unknown> = p.finally(() => this.confirmed.delete(entry));
+    entry.catch(() => {}); // the status row reports it (guardAsync); after a quit, confirmedWork() does
+    this.confirmed.add(entry);
+  }
+
+  /**
+   * Resolves once no confirmed work is under way (work started by work that ends is waited for too), with a
+   * description of each failure; undefined when nothing is under way.
+   */
+  confirmedWork(): Promise<string[]> | undefined {
+    if (this.confirmed.size === 0) return undefined;
+    return (async () => {
+      const failures: string[] = [];
+      while (this.confirmed.size > 0) {
+        for (const r of await Promise.allSettled([...this.confirmed]))
+          if (r.status === "rejected") failures.push(describeError(r.reason));
+      }
+      return failures;
+    })();
   }
 
   guardAsync(p: Promise<unknown>): void {
@@ -302,6 +332,7 @@ export class TuiApp implements AppContext {
   }
 
   render(): void {
+    if (this.ended) return;
     const g = this.layout.place();
     const top = this.overlays[this.overlays.length - 1];
     if (top === undefined) {
@@ -370,6 +401,7 @@ export class TuiApp implements AppContext {
   }
 
   quit(): void {
+    this.ended = true;
     this.quiet.stop();
     this.watcher?.close();
     this.summary.abort();
