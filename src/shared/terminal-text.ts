@@ -5,10 +5,22 @@
 // CSI and OSC sequences, then any other ESC-prefixed pair.
 const ESCAPES = /\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-_]?/g;
 const CONTROLS = /[\x00-\x08\x0b-\x1f\x7f-\x9f]/g;
+// Invisible format characters terminals and width tables disagree on, each a cell of drift in a laid-out row:
+// the bidi embeddings, overrides and isolates (an override also makes text read other than it is stored), the
+// Arabic letter mark, the Mongolian vowel separator, invisible operators, a byte order mark inside text, the
+// interlinear annotation marks. Zero-width space, joiners and the LRM/RLM marks stay: every table agrees on them.
+const FORMATS = /[\u061c\u180e\u202a-\u202e\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb]/g;
+// Unicode's line and paragraph separators: line breaks, which terminals draw as nothing.
+const SEPARATORS = /[\u2028\u2029]/g;
 
-/** Multi-line text: escapes removed, CRLF and CR as newlines, other controls but tab dropped. */
-export function terminalText(text: string): string {
+/** Escapes removed, CRLF and CR as newlines, other controls but tab dropped (format characters kept). */
+export function withoutEscapes(text: string): string {
   return text.replace(ESCAPES, "").replace(/\r\n?/g, "\n").replace(CONTROLS, "");
+}
+
+/** Multi-line text: withoutEscapes, and the format characters above dropped, the Unicode separators as newlines. */
+export function terminalText(text: string): string {
+  return withoutEscapes(text).replace(FORMATS, "").replace(SEPARATORS, "\n");
 }
 
 /** terminalText with tabs as four spaces, for text laid out by the TUI. */
@@ -21,7 +33,10 @@ export function lineText(text: string): string {
   return terminalText(text).replace(/[\n\t]/g, " ");
 }
 
-/** One-line text with the same length (offsets stay valid): every control character becomes a space. */
+/** One-line text with the same length (offsets stay valid): every control or format character becomes a space. */
 export function inlineText(text: string): string {
-  return text.replace(/[\x00-\x1f\x7f-\x9f]/g, " ");
+  return text
+    .replace(/[\x00-\x1f\x7f-\x9f]/g, " ")
+    .replace(FORMATS, " ")
+    .replace(SEPARATORS, " ");
 }

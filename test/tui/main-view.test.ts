@@ -1,7 +1,9 @@
 // The main view under tmux: session list, filter, sort, history pane, scrolling, the archive marker, quit.
 import { describe, expect, test } from "bun:test";
 import type { TmuxSession } from "../fixture/tmux.ts";
-import { T, tuiSuite } from "../fixture/tui-home.ts";
+import { openMemory } from "../../src/app/open-memory.ts";
+import { tempHome } from "../fixture/home.ts";
+import { startTui, T, tuiSuite } from "../fixture/tui-home.ts";
 
 const suite = tuiSuite();
 let tui: TmuxSession | undefined;
@@ -128,6 +130,34 @@ describe("main view", () => {
       await tui.waitFor("type to filter");
       tui.keys("q");
       expect((await tui.exited()).code).toBe(0);
+    },
+    T,
+  );
+
+  test(
+    "invisible format characters never reach the terminal: bidi overrides and isolates dropped, Unicode line separators break the line",
+    async () => {
+      const home = tempHome("memvoy-tui-");
+      const api = openMemory({ home, env: {} });
+      // A right-to-left override makes text read other than it is stored; terminals draw the separators and
+      // isolates as nothing where the layout counted a cell, leaving stale characters in the row.
+      api.add("formats", {
+        role: "user",
+        content: "first line\u2028second line\u2029third \u2066isolated\u2069 \u202eoverride\u202c end\ufeff",
+      });
+      api.close();
+      tui = startTui(home);
+      await tui.waitFor("formats");
+      tui.keys("Enter");
+      const s = await tui.waitFor("override");
+      expect(s).toMatch(/│ +first line +│/);
+      expect(s).toMatch(/│ +second line +│/);
+      expect(s).toMatch(/│ +third isolated override end +│/);
+      expect(s).not.toMatch(/[\u061c\u202a-\u202e\u2028\u2029\u2066-\u2069\ufeff]/);
+      tui.type("/isolated");
+      const hits = await tui.waitFor(/1 hit\b/);
+      expect(hits).toMatch(/▌ first line second line third +isolated +override +end/);
+      expect(hits).not.toMatch(/[\u061c\u202a-\u202e\u2028\u2029\u2066-\u2069\ufeff]/);
     },
     T,
   );

@@ -64,6 +64,13 @@ describe("sanitising", () => {
     const inline = inlineText("a\tb\nc");
     expect(inline).toBe("a b c");
   });
+
+  test("bidi controls and other disputed format characters are dropped; Unicode separators break lines", () => {
+    const stored = "a\u202eb\u202c c\u2066d\u2069 e\u061cf\ufeff g\u2028h\u2029i \u200dj\u200bk\u200el";
+    expect(displayText(stored)).toBe("ab cd ef g\nh\ni \u200dj\u200bk\u200el");
+    // Same length, for the highlight offsets of a search snippet.
+    expect(inlineText(stored)).toBe("a b  c d  e f  g h i \u200dj\u200bk\u200el");
+  });
 });
 
 describe("CJK line breaking", () => {

@@ -1,7 +1,7 @@
 // The normalised signature of an error text: what stays the same when the same error happens again.
 // URLs, paths, quoted parts, timestamps, uuids, hex, random-looking ids, emails and numbers become
 // placeholders; error codes glued to letters (TS2345, E0308, arm64) and HTTP statuses are kept.
-import { terminalText } from "../../shared/terminal-text.ts";
+import { withoutEscapes } from "../../shared/terminal-text.ts";
 
 const MAX_SIGNATURE = 1000;
 // Boundaries that treat _ and - as part of a token, so "req_8f7a6b5c" and "web-7d9f8b6c5" split cleanly.
@@ -52,7 +52,7 @@ function transitions(token: string): number {
 
 export function errorSignature(error: string): string {
   // A tool's output often carries colour codes: the same error printed to a terminal or to a pipe is one error.
-  let s = terminalText(error).normalize("NFKC");
+  let s = withoutEscapes(error).normalize("NFKC");
   for (const [re, to] of STEPS) s = s.replace(re, to as string);
   s = s.toLowerCase().replace(/\s+/g, " ").trim();
   if (s.length <= MAX_SIGNATURE) return s;
