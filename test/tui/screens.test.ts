@@ -104,6 +104,35 @@ describe("confirmations", () => {
   );
 
   test(
+    "text pasted into the history pane never answers the question it raises: proxy asks to reset, its y is no yes",
+    async () => {
+      const h = await makeHome();
+      tui = startTui(h);
+      await tui.waitFor("alpha-deploy");
+      tui.type("beta");
+      await tui.waitFor("filter: beta");
+      tui.keys("Enter");
+      await tui.waitFor("Stripe webhooks");
+      // Pasted as a terminal pastes, in one read: r asks to reset, y followed in the same read.
+      tui.command("set-buffer", "--", "proxy");
+      tui.command("paste-buffer", "-t", "t");
+      let s = await tui.waitFor("Reset session beta-billing?");
+      expect(s).toContain("Stripe webhooks");
+      tui.keys("y"); // a y of its own answers
+      s = await tui.waitFor("reset beta-billing: removed 4 messages");
+      // "xylophone": x asks to remove the session, its y is no answer, its n cancels (and its e opens error memory).
+      tui.command("set-buffer", "--", "xylophone");
+      tui.command("paste-buffer", "-t", "t");
+      await tui.waitFor("Error memory · 3 records");
+      tui.keys("Escape");
+      s = await tui.waitForGone("Error memory");
+      expect(s).toMatch(/beta-billing\s+0 /);
+      expect(s).toContain("4 sessions");
+    },
+    T,
+  );
+
+  test(
     "remove while another process holds the home's writer lock: the wait is said, keys still work, the session goes once it is free",
     async () => {
       const h = await makeHome();

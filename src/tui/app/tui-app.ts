@@ -37,6 +37,9 @@ export class TuiApp implements AppContext {
   readonly summary: SummaryScreen;
   private overlays: OverlayName[] = [];
   private confirmation: Confirmation | undefined;
+  /** Reads of the terminal's input so far, and the read during which the open confirmation was asked. */
+  private inputReads = 0;
+  private askedDuring = -1;
   private watcher: HomeWatcher | ArchivePoller | undefined;
   /** Reads of the sessions list started so far: an answer older than the newest is dropped. */
   private homeReads = 0;
@@ -77,6 +80,7 @@ export class TuiApp implements AppContext {
         })
       : new HomeWatcher(homeWatchPaths(this.api.home), onChange);
     this.watcher.start();
+    this.screen.program.input.on("data", () => this.inputReads++);
     this.screen.on("keypress", (ch: string | undefined, key: Key) => {
       this.quiet.touch();
       this.onKey(ch, key);
@@ -165,6 +169,9 @@ export class TuiApp implements AppContext {
 
   private confirmKey(ch: string | undefined, key: Key): void {
     const c = this.confirmation!;
+    // A y read together with the key that asked (pasted text, keys typed ahead while busy) was never an answer:
+    // pasting "proxy" into the history pane reset the session (r asks, y said yes) before the dialog was seen.
+    if ((ch === "y" || ch === "Y") && this.inputReads === this.askedDuring) return;
     if (ch === "y" || ch === "Y") {
       this.confirmation = undefined;
       const r = c.onYes();
@@ -196,6 +203,7 @@ export class TuiApp implements AppContext {
 
   confirm(c: Confirmation): void {
     this.confirmation = c;
+    this.askedDuring = this.inputReads;
   }
 
   guard(fn: () => void): void {
