@@ -1,8 +1,10 @@
 // The main view under tmux: session list, filter, sort, history pane, scrolling, the archive marker, quit.
 import { describe, expect, test } from "bun:test";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
 import type { TmuxSession } from "../fixture/tmux.ts";
 import { openMemory } from "../../src/app/open-memory.ts";
-import { tempHome } from "../fixture/home.ts";
+import { cli, tempHome } from "../fixture/home.ts";
 import { startTui, T, tuiSuite } from "../fixture/tui-home.ts";
 
 const suite = tuiSuite();
@@ -158,6 +160,25 @@ describe("main view", () => {
       const hits = await tui.waitFor(/1 hit\b/);
       expect(hits).toMatch(/▌ first line second line third +isolated +override +end/);
       expect(hits).not.toMatch(/[\u061c\u202a-\u202e\u2028\u2029\u2066-\u2069\ufeff]/);
+    },
+    T,
+  );
+
+  test(
+    "an imported session's project shows as it is in the history pane's label: braces are text, not styles",
+    async () => {
+      const home = tempHome("memvoy-tui-");
+      const jsonl = [
+        { type: "session", id: "tpl", source: "claude-code", project: "/home/ann/{bold}tpl{/bold}\u001b[2J" },
+        { type: "message", id: "m1", session: "tpl", role: "user", content: "hello", sendAt: "2026-12-01T00:00:00Z" },
+      ];
+      const file = join(home, "in.jsonl");
+      writeFileSync(file, jsonl.map((l) => JSON.stringify(l)).join("\n") + "\n");
+      expect((await cli(["import", "jsonl", file], { home })).code).toBe(0);
+      tui = startTui(home, { width: 120 });
+      const s = await tui.waitFor("hello");
+      expect(s).toContain("tpl · claude-code · /home/ann/{bold}tpl{/bold} · 1 msg");
+      expect(tui.capture(true)).not.toContain("\x1b[1mtpl");
     },
     T,
   );

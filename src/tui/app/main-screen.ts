@@ -14,6 +14,7 @@ import { LIST_CHROME_ROWS, renderSessionList, sessionListLabel } from "../views/
 import { pageOrCopy, type AppContext, type Key } from "./app-context.ts";
 import { mapMaybe, type Maybe } from "./maybe.ts";
 import { describeError } from "../../shared/describe-error.ts";
+import { lineText } from "../../shared/terminal-text.ts";
 
 export type Focus = "list" | "history";
 
@@ -367,7 +368,7 @@ export class MainScreen {
     const tags = sel
       ? [sel.source, sel.project]
           .filter((x): x is string => !!x)
-          .map((x) => ` · ${x}`)
+          .map((x) => ` · ${lineText(x)}`)
           .join("")
       : "";
     const msgs = `${count(n)} ${n === 1 ? "msg" : "msgs"}`;

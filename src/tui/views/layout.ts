@@ -3,7 +3,7 @@
 import type blessed from "blessed";
 import { box } from "../terminal/blessed-widgets.ts";
 import { drawnText, truncate } from "../text/char-width.ts";
-import type { Theme } from "../theme.ts";
+import { escapeTags, type Theme } from "../theme.ts";
 
 type Box = blessed.Widgets.BoxElement;
 
@@ -98,8 +98,10 @@ export class Layout {
   setFocus(box: Box, focused: boolean, label: string): void {
     const color = focused ? this.theme.focusColor : this.theme.borderColor;
     box.style.border = color ? { fg: color } : {};
-    // A label longer than the border wraps onto the first content row: cut it to fit.
-    box.setLabel(drawnText(truncate(focused && !color ? `▸${label}` : label, Math.max(1, Number(box.width) - 4))));
+    // A label longer than the border wraps onto the first content row: cut it to fit. Its braces are text (a
+    // project folder named {bold} is no style).
+    const fitted = truncate(focused && !color ? `▸${label}` : label, Math.max(1, Number(box.width) - 4));
+    box.setLabel(drawnText(escapeTags(fitted)));
   }
 
   /** A box's content: every text of the TUI reaches the screen through here (or setFocus's label). */
