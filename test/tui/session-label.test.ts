@@ -8,3 +8,13 @@ test("an imported session shows its title, source and project folder; a plain on
   expect(sessionLabel({ id: "cc-2", source: "codex" } as never)).toBe("cc-2 · [codex]");
   expect(sessionLabel({ id: "plain" } as never)).toBe("plain");
 });
+
+test("stored text in a title or project reaches the list as text: escape sequences, controls and bidi overrides removed", () => {
+  const s = {
+    id: "cc-3",
+    title: "Fix \x1b]0;PWNED\x07the\u202e build\u0085",
+    source: "claude-code",
+    project: "/w/a\u009bb",
+  };
+  expect(sessionLabel(s as never)).toBe("cc-3 · Fix the build · [claude-code ab]");
+});

@@ -6,6 +6,7 @@ import type { SessionListState } from "../state/session-list-state.ts";
 import type { SessionInfo } from "../api-types.ts";
 import type { Theme } from "../theme.ts";
 import { renderLine, fitHeight } from "./segments.ts";
+import { lineText } from "../../shared/terminal-text.ts";
 
 /** Rows taken above the list itself (filter line + header). */
 export const LIST_CHROME_ROWS = 2;
@@ -80,7 +81,7 @@ export function sessionListLabel(state: SessionListState): string {
 
 /** The id, then what an imported session carries: its title, the source and the project folder's name. */
 export function sessionLabel(s: SessionInfo): string {
-  const clean = (t: string) => t.replace(/[\s\u0000-\u001f\u007f]+/g, " ").trim();
+  const clean = (t: string) => lineText(t).replace(/\s+/g, " ").trim();
   const origin = [s.source, s.project ? basename(s.project) : undefined].filter((x): x is string => !!x).map(clean);
   const parts = [s.id, s.title ? clean(s.title) : "", origin.length > 0 ? `[${origin.join(" ")}]` : ""];
   return parts.filter((x) => x !== "").join(" · ");
