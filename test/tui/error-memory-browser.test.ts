@@ -1,6 +1,7 @@
 // The error-memory browser under tmux: list, detail, search, delete with confirmation.
 import { describe, expect, test } from "bun:test";
 import { openMemory } from "../../src/app/open-memory.ts";
+import { tempHome } from "../fixture/home.ts";
 import type { TmuxSession } from "../fixture/tmux.ts";
 import { makeHome, startTui, T, tuiSuite } from "../fixture/tui-home.ts";
 
@@ -83,6 +84,35 @@ describe("error memory browser", () => {
       } finally {
         api.close();
       }
+    },
+    T,
+  );
+
+  test(
+    "the delete question shows a record's error as its detail does: colour codes and other escapes are not passed on",
+    async () => {
+      const home = tempHome("memvoy-tui-");
+      const api = openMemory({ home, env: {} });
+      await api.recordError({
+        tool: "npm",
+        error: "\x1b]0;PWNED\x07\x1b[31mbuild failed\x1b[0m in module 🚀".padEnd(120, "x"),
+        fix: "rebuild",
+      });
+      api.close();
+      tui = startTui(home, { width: 100 });
+      await tui.waitFor("0 sessions · 0 msgs · 1 error");
+      tui.keys("C-e");
+      await tui.waitFor("Error memory · 1 record");
+      tui.keys("d");
+      const s = await tui.waitFor("Delete error record");
+      expect(s).toContain("│npm: build failed in module 🚀");
+      expect(s).toMatch(/│x+… +│/); // cut at 80 cells, the dialog wrapping it
+      const row = tui
+        .capture(true)
+        .split("\n")
+        .find((l) => l.includes("npm: "))!;
+      expect(row).not.toContain("PWNED");
+      expect(row).not.toContain("\x1b[31m");
     },
     T,
   );

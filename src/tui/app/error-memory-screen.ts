@@ -1,5 +1,7 @@
 // The error-memory browser overlay: list, search (debounced), detail, delete with confirmation.
 import { describeError } from "../../shared/describe-error.ts";
+import { lineText } from "../../shared/terminal-text.ts";
+import { truncate } from "../text/char-width.ts";
 import { Debouncer } from "../state/debouncer.ts";
 import { applyMotion } from "../state/motions.ts";
 import { ErrorMemoryState } from "../state/error-memory-state.ts";
@@ -141,11 +143,12 @@ export class ErrorMemoryScreen {
   private askDelete(): void {
     const r = this.state.selected();
     if (!r) return;
-    const preview = r.error.replace(/\s+/g, " ");
+    // Shown as the detail shows it: a tool's output often holds colour codes, and no escape reaches the terminal.
+    const preview = lineText(r.error).replace(/\s+/g, " ").trim();
     this.app.confirm({
       title: `Delete error record ${r.id}?`,
       lines: [
-        `${r.tool}: ${preview.length > 80 ? preview.slice(0, 79) + "…" : preview}`,
+        `${lineText(r.tool)}: ${truncate(preview, 80)}`,
         "Its fix will no longer be found. This cannot be undone.",
       ],
       onYes: async () => {
