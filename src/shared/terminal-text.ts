@@ -40,3 +40,27 @@ export function inlineText(text: string): string {
     .replace(FORMATS, " ")
     .replace(SEPARATORS, " ");
 }
+
+/**
+ * inlineText with escape sequences removed (a coloured tool output's "[31m" bodies are not shown), `ranges`
+ * (offsets into `text`, such as a snippet's highlights) moved to match the text returned.
+ */
+export function inlineTextKeeping(
+  text: string,
+  ranges: readonly (readonly [number, number])[],
+): { text: string; ranges: [number, number][] } {
+  if (!text.includes("\x1b")) return { text: inlineText(text), ranges: ranges.map(([s, e]) => [s, e]) };
+  const at = new Int32Array(text.length + 1);
+  let out = "";
+  let last = 0;
+  for (const m of text.matchAll(ESCAPES)) {
+    for (let i = last; i < m.index; i++) at[i] = out.length + i - last;
+    out += text.slice(last, m.index);
+    at.fill(out.length, m.index, m.index + m[0].length);
+    last = m.index + m[0].length;
+  }
+  for (let i = last; i <= text.length; i++) at[i] = out.length + i - last;
+  out += text.slice(last);
+  const moved = ranges.map(([s, e]) => [at[s]!, at[e]!] as [number, number]).filter(([s, e]) => e > s);
+  return { text: inlineText(out), ranges: moved };
+}

@@ -453,6 +453,22 @@ describe("search status line", () => {
 });
 
 describe("search hit rows", () => {
+  test("a coloured tool output's hit shows its text without the escapes' bodies, the match still marked", () => {
+    const s = new SearchState(20);
+    s.insert("deploy");
+    const snippet = "\x1b[1mERROR\x1b[0m \x1b[31mdeploy\x1b[0m failed";
+    const at = snippet.indexOf("deploy");
+    const hit = { ...messages(1)[0]!, id: "m0", content: snippet };
+    s.accept(s.request()!, {
+      hits: [{ message: hit, source: "recent", score: 1, snippet, highlights: [[at, at + 6]] }],
+      notes: [],
+    });
+    const theme = new Theme("mono");
+    const row = renderSearch(s, theme, 60, 10).find((l) => l.includes("failed"))!;
+    expect(row).toContain(`ERROR ${theme.marked("deploy", [[0, 6]])} failed`);
+    expect(row).not.toContain("[31m");
+  });
+
   test("a match beyond the row's end in a long CJK snippet is brought into view, its highlight kept on it", () => {
     const text = "部署伺服器失敗了，請檢查日誌。".repeat(5) + "🚀資料庫遷移完成";
     const at = text.indexOf("資料庫");

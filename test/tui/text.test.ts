@@ -1,7 +1,7 @@
 // Cell widths, truncation and wrapping as the TUI lays text out (CJK takes two cells).
 import { describe, expect, test } from "bun:test";
 import { drawnText, fit, stringWidth, truncate } from "../../src/tui/text/char-width.ts";
-import { displayText, inlineText } from "../../src/shared/terminal-text.ts";
+import { displayText, inlineText, inlineTextKeeping } from "../../src/shared/terminal-text.ts";
 import { wrapLines } from "../../src/tui/text/wrap.ts";
 import { age } from "../../src/tui/text/format.ts";
 
@@ -70,6 +70,20 @@ describe("sanitising", () => {
     expect(displayText(stored)).toBe("ab cd ef g\nh\ni \u200dj\u200bk\u200el");
     // Same length, for the highlight offsets of a search snippet.
     expect(inlineText(stored)).toBe("a b  c d  e f  g h i \u200dj\u200bk\u200el");
+  });
+});
+
+describe("search snippets", () => {
+  test("a coloured tool output's escapes are removed from a snippet, its highlights moved with the text", () => {
+    const snippet = "…1mERROR\x1b[0m \x1b[31mdeploy\x1b[0m failed: \x1b]0;title\x07deploy again\x07";
+    const at = (word: string, from = 0) =>
+      [snippet.indexOf(word, from), snippet.indexOf(word, from) + word.length] as const;
+    const first = at("deploy");
+    const second = at("deploy", first[1]);
+    const r = inlineTextKeeping(snippet, [first, second]);
+    expect(r.text).toBe("…1mERROR deploy failed: deploy again ");
+    expect(r.ranges.map(([s, e]) => r.text.slice(s, e))).toEqual(["deploy", "deploy"]);
+    expect(inlineTextKeeping("plain\ttext", [[0, 5]])).toEqual({ text: "plain text", ranges: [[0, 5]] });
   });
 });
 

@@ -4,7 +4,7 @@ import type { ErrorRecord } from "../api-types.ts";
 import type { ErrorMemoryState } from "../state/error-memory-state.ts";
 import { stringWidth } from "../text/char-width.ts";
 import { count, plural } from "../text/format.ts";
-import { displayText, inlineText } from "../../shared/terminal-text.ts";
+import { displayText, inlineText, lineText } from "../../shared/terminal-text.ts";
 import { wrapLines } from "../text/wrap.ts";
 import type { Theme } from "../theme.ts";
 import { renderLine, fitHeight } from "./segments.ts";
@@ -50,7 +50,7 @@ export function renderErrorMemory(
     for (let i = first; i <= last; i++) {
       const r = s.rows[i]!.record;
       const tool = stringWidth(r.tool) > toolW ? r.tool.slice(0, toolW - 1) + "…" : r.tool;
-      const text = row(r.id.slice(0, idW), tool, r.outcome, count(r.hits), inlineText(r.error));
+      const text = row(r.id.slice(0, idW), tool, r.outcome, count(r.hits), lineText(r.error));
       lines.push(
         i === s.cursor.selected ? renderLine(theme, width, [[text]], "selected") : renderLine(theme, width, [[text]]),
       );

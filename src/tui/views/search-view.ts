@@ -1,7 +1,7 @@
 // The search pane as lines: the query, the mode/scope/range line, the status (wrapped), then two lines per hit.
 import { nsToLocalSeconds } from "../../shared/time.ts";
 import type { SearchState } from "../state/search-state.ts";
-import { inlineText } from "../../shared/terminal-text.ts";
+import { inlineText, inlineTextKeeping } from "../../shared/terminal-text.ts";
 import type { Theme } from "../theme.ts";
 import { renderLine, fitHeight, wrapSegments, type Ranges, type Segment } from "./segments.ts";
 import { codePointWidth, stringWidth } from "../text/char-width.ts";
@@ -54,7 +54,8 @@ export function renderSearch(s: SearchState, theme: Theme, width: number, height
         ? renderLine(theme, width, [[`▶ ${head}`]], "selected")
         : renderLine(theme, width, [["  "], [head, "dim"]]),
     );
-    const shown = snippetForRow(inlineText(h.snippet), h.highlights, width - 2);
+    const clean = inlineTextKeeping(h.snippet, h.highlights);
+    const shown = snippetForRow(clean.text, clean.ranges, width - 2);
     lines.push(
       renderLine(theme, width, [
         [selected ? "▌ " : "  ", selected ? "hit" : undefined],
