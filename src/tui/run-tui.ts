@@ -36,7 +36,10 @@ async function finishConfirmed(app: TuiApp, giveBack: () => void): Promise<void>
   const work = app.confirmedWork();
   if (!work) return;
   giveBack();
-  const notice = setTimeout(() => process.stderr.write("memvoy: finishing the deletion you confirmed…\n"), 250);
+  const notice = setTimeout(
+    () => process.stderr.write("memvoy: finishing the deletion you confirmed… (Ctrl-C stops waiting)\n"),
+    250,
+  );
   const failures = await work.finally(() => clearTimeout(notice));
   for (const f of failures) process.stderr.write(`memvoy: the deletion did not finish: ${f}\n`);
 }
