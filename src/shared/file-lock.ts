@@ -7,7 +7,8 @@ import { openAppendNoFollow } from "./no-follow.ts";
 const LOCK_EX = 2;
 const LOCK_NB = 4;
 const LOCK_UN = 8;
-const EWOULDBLOCK = 11;
+/** flock's "held by another" errno: EWOULDBLOCK, 35 on macOS. */
+const EWOULDBLOCK = process.platform === "darwin" ? 35 : 11;
 
 export const LockTimeoutError = namedError<{ path: string; timeoutMs: number }>(
   "LockTimeoutError",
@@ -29,14 +30,16 @@ function lib() {
   if (!libc) {
     // Loaded on the first lock: commands that take none (search) never load bun:ffi.
     const { dlopen, FFIType, read } = require("bun:ffi") as typeof import("bun:ffi");
-    const name = process.platform === "darwin" ? "libc.dylib" : "libc.so.6";
-    const l = dlopen(name, {
+    const darwin = process.platform === "darwin";
+    // The address of this thread's errno: glibc's __errno_location, macOS's __error.
+    const errnoAt = darwin ? "__error" : "__errno_location";
+    const l = dlopen(darwin ? "libc.dylib" : "libc.so.6", {
       flock: { args: [FFIType.i32, FFIType.i32], returns: FFIType.i32 },
-      __errno_location: { args: [], returns: FFIType.ptr },
+      [errnoAt]: { args: [], returns: FFIType.ptr },
     });
     libc = {
       flock: (fd, op) => l.symbols.flock(fd, op) as number,
-      errno: () => read.i32(l.symbols.__errno_location()!, 0),
+      errno: () => read.i32((l.symbols[errnoAt] as () => number | null)()!, 0),
     };
   }
   return libc;
