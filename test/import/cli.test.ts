@@ -1,5 +1,14 @@
 import { afterAll, describe, expect, test } from "bun:test";
-import { appendFileSync, mkdirSync, readFileSync, statSync, truncateSync, writeFileSync, existsSync } from "node:fs";
+import {
+  appendFileSync,
+  mkdirSync,
+  readFileSync,
+  readdirSync,
+  statSync,
+  truncateSync,
+  writeFileSync,
+  existsSync,
+} from "node:fs";
 import { join } from "node:path";
 import { Database } from "bun:sqlite";
 import { trigramReady } from "../../src/storage/sqlite/substring-index.ts";
@@ -344,4 +353,17 @@ test("sessions --project takes a folder relative to where it runs (., ../shop)",
   expect(listed(root, "shop")).toEqual(["in-shop"]);
   expect(listed(join(shop, "src"), `${shop}/src/..`)).toEqual(["in-shop"]);
   expect(listed(root, shop)).toEqual(["in-shop"]);
+}, 60_000);
+
+test("export --output with an empty value is a usage error: exit 2, one line, no file written anywhere", async () => {
+  const home = tempHome();
+  expect((await cli(["add", "s", "--role", "user", "--content", "hello"], { home })).code).toBe(0);
+  const cwd = tempHome("export-cwd-");
+  const r = Bun.spawnSync(["bun", join(repoRoot, "src/index.ts"), "export", "--all", "--output", "", "--home", home], {
+    cwd,
+    env: { PATH: process.env.PATH!, HOME: tempHome("export-user-"), TZ: "UTC" },
+  });
+  expect([r.exitCode, r.stderr.toString().trim()]).toEqual([2, "memvoy: export: --output needs a value"]);
+  expect(r.stdout.toString()).toBe("");
+  expect(readdirSync(cwd)).toEqual([]);
 }, 60_000);

@@ -70,6 +70,8 @@ const spec: CommandSpec = {
     timeBounds(p);
     const output = str(p, "output");
     if (output === undefined) return;
+    if (output === "")
+      throw new CommandUsageError({ problem: "flag-needs-value", command: "export", flag: "--output" });
     if (!existsSync(dirname(resolve(output))))
       throw new CommandUsageError({
         problem: "no-such-path",
