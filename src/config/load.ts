@@ -48,7 +48,7 @@ type Table = Record<string, unknown>;
  * MEMVOY_SUMMARY_MODEL -> summary.model; MEMVOY_REPLY_LANG -> reply_lang. Whole numbers, floats, true/false and
  * TOML arrays are typed; anything else is text.
  */
-function envOverrides(env: Record<string, string | undefined>): Table {
+function envOverrides(env: Record<string, string | undefined>, origins: Map<string, string>): Table {
   const out: Table = {};
   const sections = Object.keys(ConfigSchema.entries).filter(
     (k) =>
@@ -64,8 +64,10 @@ function envOverrides(env: Record<string, string | undefined>): Table {
     if (section) {
       const t = (out[section] ??= {}) as Table;
       t[key.slice(section.length + 1)] = value;
+      origins.set(`${section}.${key.slice(section.length + 1)}`, name);
     } else if (key in ConfigSchema.entries) {
       out[key] = value;
+      origins.set(key, name);
     }
   }
   return out;
@@ -75,11 +77,13 @@ function envOverrides(env: Record<string, string | undefined>): Table {
  * `decision_model` and `[summary] decision_model` are one setting: an override of either name replaces both in
  * the file (else the file's other name would conflict with it, or keep the model the override turned off).
  */
-function overrideBothAliases(over: Table): Table {
+function overrideBothAliases(over: Table, origins: Map<string, string>): Table {
   const top = over.decision_model;
   const inSummary = (over.summary as Table | undefined)?.decision_model;
   if ((top === undefined) === (inSummary === undefined)) return over;
   const value = top ?? inSummary;
+  const name = origins.get("decision_model") ?? origins.get("summary.decision_model")!;
+  origins.set("decision_model", name).set("summary.decision_model", name);
   return {
     ...over,
     decision_model: value,
@@ -114,8 +118,11 @@ function merge(base: Table, over: Table): Table {
   return out;
 }
 
-/** Every problem of a config, each as `key.path: what`, on one line. */
-export function validateConfig(raw: unknown, source: string): Config {
+/**
+ * Every problem of a config, each as `key.path: what`, on one line; a key set from the environment is named with
+ * its variable (`http.enabled (MEMVOY_HTTP_ENABLED): ...`), as that is where its value came from.
+ */
+export function validateConfig(raw: unknown, source: string, origins?: ReadonlyMap<string, string>): Config {
   const result = v.safeParse(ConfigSchema, raw);
   if (!result.success) {
     const issues = issueFacts(result.issues, { unknown: "unknown key", topLevel: "(top level)" });
@@ -124,7 +131,11 @@ export function validateConfig(raw: unknown, source: string): Config {
       if (!issues.some((f) => f.path === path && f.problem === "unknown key"))
         issues.push({ path, problem: "unknown key" });
     }
-    throw new ConfigError({ problem: "invalid", source, issues });
+    const named = issues.map((f) => {
+      const key = [...(origins?.keys() ?? [])].find((k) => f.path === k || f.path?.startsWith(`${k}.`));
+      return key ? { ...f, path: `${f.path} (${origins!.get(key)})` } : f;
+    });
+    throw new ConfigError({ problem: "invalid", source, issues: named });
   }
   return resolveAliases(result.output, source);
 }
@@ -181,7 +192,8 @@ function tomlSyntax(err: unknown): { detail: string; line?: number; column?: num
 }
 
 export function loadConfig(file: string, env: Record<string, string | undefined> = process.env): Config {
-  const overrides = overrideBothAliases(envOverrides(env));
+  const origins = new Map<string, string>();
+  const overrides = overrideBothAliases(envOverrides(env, origins), origins);
   const overridden = Object.keys(overrides).length > 0;
   let fromFile: Table = {};
   let text: string | undefined;
@@ -205,5 +217,5 @@ export function loadConfig(file: string, env: Record<string, string | undefined>
     // Without overrides the file's validation is the config's: it runs once.
     if (!overridden) return checked;
   }
-  return validateConfig(merge(fromFile, overrides), overridden ? `${file} + MEMVOY_* environment` : file);
+  return validateConfig(merge(fromFile, overrides), overridden ? `${file} + MEMVOY_* environment` : file, origins);
 }

@@ -248,6 +248,14 @@ describe("CLI", () => {
     r = await cli(["config", "check"], { home, env: { MEMVOY_LIMITS_MAX_HISTORY_MESSAGES: "lots" } });
     expect(r.code).toBe(2);
     expect(r.stderr).toContain("MEMVOY_* environment: limits.max_history_messages");
+    // A key set from the environment is named with its variable, the place to correct it.
+    expect(r.stderr).toContain(
+      'limits.max_history_messages (MEMVOY_LIMITS_MAX_HISTORY_MESSAGES): Invalid type: Expected number but received "lots"',
+    );
+    r = await cli(["config", "check"], { home, env: { MEMVOY_HTTP_ENABLED: "no", MEMVOY_LIMITS_MAX_HISTORY: "3" } });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('http.enabled (MEMVOY_HTTP_ENABLED): Invalid type: Expected boolean but received "no"');
+    expect(r.stderr).toContain("limits.max_history (MEMVOY_LIMITS_MAX_HISTORY): unknown key");
   });
 
   test("home resolution: --home, then MEMVOY_HOME, then XDG_CONFIG_HOME", async () => {

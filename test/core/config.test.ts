@@ -175,7 +175,7 @@ test("a password in archive.url is refused in config.toml, however its parameter
 test("an archive URL that does not parse is a config error (exit 2) from config.toml or the environment", () => {
   const file = configFile("");
   expect(() => loadConfig(file, { MEMVOY_ARCHIVE_URL: "postgres://u@[bad/x" })).toThrow(
-    /archive\.url: expected a postgres:\/\/user@host\/db URL \(this one does not parse\)/,
+    /archive\.url \(MEMVOY_ARCHIVE_URL\): expected a postgres:\/\/user@host\/db URL \(this one does not parse\)/,
   );
   expect(() => loadConfig(configFile(`[archive]\nurl = "postgres://u@[bad/x"\n`), {})).toThrow(/does not parse/);
 });

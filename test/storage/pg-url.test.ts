@@ -46,7 +46,9 @@ test("a malformed %-escape in the user, password or database is a config error, 
     for (const args of [["sessions"], ["config", "check"]]) {
       const r = await cli(args, { home, env: { ...S3_KEYS, MEMVOY_ARCHIVE_URL: url } });
       expect(r.code).toBe(2);
-      expect(r.stderr).toContain("archive.url: expected a postgres://user@host/db URL (this one does not parse)");
+      expect(r.stderr).toContain(
+        "archive.url (MEMVOY_ARCHIVE_URL): expected a postgres://user@host/db URL (this one does not parse)",
+      );
       expect(r.stderr.trim().split("\n")).toHaveLength(1);
       expect(r.stderr).not.toContain(SECRET);
     }
@@ -54,7 +56,7 @@ test("a malformed %-escape in the user, password or database is a config error, 
   // A URL of the wrong form gets one message, not the same twice.
   const r = await cli(["config", "check"], { home, env: { MEMVOY_ARCHIVE_URL: "not a url" } });
   expect(r.code).toBe(2);
-  expect(r.stderr.match(/archive\.url:/g)).toHaveLength(1);
+  expect(r.stderr.match(/archive\.url \(MEMVOY_ARCHIVE_URL\):/g)).toHaveLength(1);
 }, 60_000);
 
 test("a client error after the archive opened (the server gone) names the PostgreSQL archive", async () => {
