@@ -123,7 +123,16 @@ export async function runCli(argv: readonly string[], version: string): Promise<
         await new Promise<void>((resolve) => stdoutStream().write("", () => resolve()));
         process.exit(code);
       }
-      if (argv.includes("--help") || argv.includes("-h") || homeOnly) return printUsage(mainHelp(version), json);
+      // Without the terminal UI, `memvoy` with only global options (--home DIR, --json) prints the help, as JSON with --json.
+      const globalsOnly = argv.every(
+        (a, i) =>
+          a === "--json" ||
+          a.startsWith("--home=") ||
+          (a === "--home" && i + 1 < argv.length) ||
+          argv[i - 1] === "--home",
+      );
+      if (argv.includes("--help") || argv.includes("-h") || homeOnly || globalsOnly)
+        return printUsage(mainHelp(version), json);
       throw new CommandUsageError({ problem: "missing-command" });
     }
     if (command === "help") {

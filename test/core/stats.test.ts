@@ -88,6 +88,9 @@ describe("CLI habits", () => {
     for (const [args, text] of [
       [["help", "--json"], main],
       [["--help", "--json"], main],
+      // No command and only global options, without a terminal: the help, as `memvoy` alone prints it.
+      [["--json"], main],
+      [["--home", "/nonexistent/memvoy-home", "--json"], main],
       [["help", "search", "--json"], search],
       [["search", "--help", "--json"], search],
       [["errors", "--help", "--json"], errors],
