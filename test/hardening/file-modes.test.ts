@@ -99,3 +99,38 @@ test.skipIf(!existsSync("/proc/self/status"))(
     }
   },
 );
+
+test("the library under umask 000: LanceDB's files stay private after a deletion purges the old versions", async () => {
+  // The library leaves its host's umask alone; the purge after rm-message, reset and rm rewrites the table's
+  // files (a compaction and a new version), which must be made private like every other commit's.
+  const home = join(tempHome(), "home");
+  const script = `
+    process.umask(0);
+    const { openMemory } = await import(${JSON.stringify(join(repoRoot, "src/lib.ts"))});
+    const memory = openMemory({ home: ${JSON.stringify(home)} });
+    await memory.add("s1", [
+      { role: "user", content: "the deploy failed with exit 137" },
+      { role: "assistant", content: "raise the memory limit" },
+    ]);
+    await memory.search({ query: "deploy", match: "semantic" });
+    const { messages } = await memory.history("s1");
+    await memory.rmMessage(messages[0].id);
+    await memory.close();
+  `;
+  const p = Bun.spawn(["bun", "-e", script], {
+    cwd: tmpdir(),
+    env: { PATH: process.env.PATH!, HOME: tmpdir() },
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  const [err, code] = await Promise.all([new Response(p.stderr).text(), p.exited]);
+  expect({ err, code }).toEqual({ err: "", code: 0 });
+  const entries = walk(home);
+  expect(entries.some((e) => e.path.includes(`${join(".store", "lance")}/`) && e.path.endsWith(".manifest"))).toBe(
+    true,
+  );
+  const wrong = entries
+    .filter((e) => e.mode !== (e.dir ? 0o700 : 0o600))
+    .map((e) => `${e.path.slice(home.length)} ${e.mode.toString(8)}`);
+  expect(wrong).toEqual([]);
+}, 60_000);

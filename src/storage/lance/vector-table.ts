@@ -217,6 +217,7 @@ export class VectorTable implements MessageVectorTable {
    */
   async purgeOldVersions(): Promise<void> {
     await this.t.optimize({ cleanupOlderThan: new Date(Date.now() + 1000), deleteUnverified: true });
+    this.committed();
   }
 
   /** Rows written by an older memvoy that still carry message text. */
@@ -241,6 +242,7 @@ export class VectorTable implements MessageVectorTable {
       schema,
     );
     await this.t.add(data, { mode: "overwrite" });
+    this.committed();
   }
 
   async hasIndex(): Promise<boolean> {
