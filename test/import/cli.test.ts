@@ -367,3 +367,31 @@ test("export --output with an empty value is a usage error: exit 2, one line, no
   expect(r.stdout.toString()).toBe("");
   expect(readdirSync(cwd)).toEqual([]);
 }, 60_000);
+
+test("export --output - writes the export to stdout, as import jsonl - reads it from stdin, and makes no file named -", async () => {
+  const home = tempHome();
+  expect((await cli(["add", "s", "--role", "user", "--content", "hello"], { home })).code).toBe(0);
+  const cwd = tempHome("export-cwd-");
+  const run = (args: string[]) =>
+    Bun.spawnSync(["bun", join(repoRoot, "src/index.ts"), ...args, "--home", home], {
+      cwd,
+      env: { PATH: process.env.PATH!, HOME: tempHome("export-user-"), TZ: "UTC" },
+    });
+  const plain = run(["export", "--all"]);
+  expect(plain.exitCode).toBe(0);
+  for (const args of [
+    ["export", "--all", "--output", "-"],
+    ["export", "--all", "--output", "-", "--json"],
+  ]) {
+    const r = run(args);
+    expect([r.exitCode, r.stderr.toString()]).toEqual([0, ""]);
+    expect(r.stdout.toString()).toBe(plain.stdout.toString());
+  }
+  expect(readdirSync(cwd)).toEqual([]);
+  const back = await cli(["import", "jsonl", "-"], {
+    home: tempHome(),
+    stdin: run(["export", "--all", "-o", "-"]).stdout,
+  });
+  expect(back.code).toBe(0);
+  expect(back.stdout).toContain("added 1 message");
+}, 60_000);

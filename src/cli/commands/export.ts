@@ -27,7 +27,7 @@ On a shared archive ([archive] url) the sessions are read from the archive: ever
                    time ("2026-05-01", "2026-05-01 09:30"), today, yesterday, or a relative form
                    counted back from now: 30m, 12h, 3d, 2w, 1y
   --format F       jsonl (default) or md
-  --output FILE    write FILE (0600, atomically: it appears whole or not at all) instead of stdout
+  --output FILE    write FILE (0600, atomically: it appears whole or not at all) instead of stdout (- is stdout)
   --json           with --output: print {"output", "sessions", "messages"}; on stdout the stream is the output
 `;
 
@@ -69,7 +69,7 @@ const spec: CommandSpec = {
       });
     timeBounds(p);
     const output = str(p, "output");
-    if (output === undefined) return;
+    if (output === undefined || output === "-") return;
     if (output === "")
       throw new CommandUsageError({ problem: "flag-needs-value", command: "export", flag: "--output" });
     if (!existsSync(dirname(resolve(output))))
@@ -96,8 +96,9 @@ export function run(argv: readonly string[]): Promise<number> {
         ? (s: ExportSession) => markdown(s)
         : (s: ExportSession) => `${api.imports.exportLines(s).join("\n")}\n`;
     const output = str(p, "output");
-    if (output === undefined) {
-      // On stdout the stream is the output (the one exception to "--json prints one document").
+    if (output === undefined || output === "-") {
+      // On stdout (also `--output -`, as `import jsonl -` reads stdin) the stream is the output (the one exception
+      // to "--json prints one document").
       await streamOut(list, render);
       return 0;
     }
