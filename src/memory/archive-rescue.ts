@@ -91,6 +91,11 @@ function plan(paths: HomePaths, salvage: Salvage, files: Map<string, MessageReco
     lost.push(
       "the record of past summary runs that SQLite could not read (the summaries themselves are in summary.json)",
     );
+  if (!t.sessions.complete) lost.push("the source, title and project of imported sessions that SQLite could not read");
+  if (!t.tombstones.complete)
+    lost.push("the record of removed messages that SQLite could not read: a re-import could bring those back");
+  if (!t.untimed_messages.complete)
+    lost.push("which messages came with no time of their own, where SQLite could not read it");
   return {
     file: paths.db,
     problem: salvage.problem,

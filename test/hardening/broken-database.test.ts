@@ -143,3 +143,46 @@ test("doctor --repair killed before the rebuilt archive takes the broken one's p
   expect(store.filter((n) => n.startsWith("history.db.broken-")).length).toBeGreaterThan(0);
   expect((await cli(["doctor"], { home })).stdout).not.toContain("broken");
 });
+
+test("a rebuild keeps the tombstones and the sessions' import metadata: a removed message stays removed", async () => {
+  const home = tempHome();
+  const line = (o: Record<string, string>) => JSON.stringify(o);
+  const exported = [
+    line({ type: "session", id: "cc-one", source: "claude-code", title: "Fix the build", project: "/src/shop" }),
+    line({
+      type: "message",
+      id: "01KQH0000000000000000000A1",
+      session: "cc-one",
+      role: "user",
+      content: "the build fails",
+      sendAt: "2026-05-01T09:30:00.000000000Z",
+    }),
+    line({
+      type: "message",
+      id: "01KQH0000000000000000000A2",
+      session: "cc-one",
+      role: "assistant",
+      content: "my token is secret-to-remove",
+      sendAt: "2026-05-01T09:30:01.000000000Z",
+    }),
+  ].join("\n");
+  expect((await cli(["import", "jsonl", "-"], { home, stdin: exported })).code).toBe(0);
+  expect((await cli(["rm-message", "01KQH0000000000000000000A2"], { home })).code).toBe(0);
+  // The end of the file is lost: SQLite still reads every table.
+  truncateSync(db(home), statSync(db(home)).size - 4096);
+  const check = JSON.parse((await cli(["doctor", "--json"], { home })).stdout);
+  expect(check.broken.lost).toEqual([]);
+  expect((await cli(["doctor", "--repair", "--yes"], { home })).code).toBe(0);
+  const sessions = JSON.parse((await cli(["sessions", "--json"], { home })).stdout);
+  expect(sessions).toMatchObject([
+    { id: "cc-one", source: "claude-code", title: "Fix the build", project: "/src/shop" },
+  ]);
+  const again = JSON.parse((await cli(["import", "jsonl", "-", "--json"], { home, stdin: exported })).stdout);
+  expect(again.sources[0].messages).toMatchObject({ added: 0, tombstoned: 1 });
+  expect((await cli(["export", "cc-one"], { home })).stdout).not.toContain("secret-to-remove");
+  // A header-only damage reads no table: the doctor says what that loses.
+  damage(home, "header");
+  const lost = JSON.parse((await cli(["doctor", "--json"], { home })).stdout).broken.lost.join(" ");
+  expect(lost).toContain("the record of removed messages");
+  expect(lost).toContain("title and project of imported sessions");
+});

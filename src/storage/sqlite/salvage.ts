@@ -11,8 +11,20 @@ import { foreignArchiveKind, openDatabase } from "./open-database.ts";
 import { COPY_TABLES } from "../ports/copy-tables.ts";
 export { BrokenDatabaseError, isBrokenDatabase } from "./broken-database.ts";
 
-/** The tables a rebuild carries over (the FTS indexes, the queues and the sessions rows are rebuilt). */
-export const SALVAGED_TABLES = ["messages", "message_meta", "error_records", "llm_usage", "summary_runs"] as const;
+/**
+ * The tables a rebuild carries over (the FTS indexes and the queues are rebuilt; the sessions' counts are taken
+ * again from their messages). The tombstones go too: without them a re-import would bring removed messages back.
+ */
+export const SALVAGED_TABLES = [
+  "messages",
+  "message_meta",
+  "error_records",
+  "llm_usage",
+  "summary_runs",
+  "sessions",
+  "tombstones",
+  "untimed_messages",
+] as const;
 export type SalvagedTable = (typeof SALVAGED_TABLES)[number];
 
 export interface TableSalvage {
@@ -99,6 +111,9 @@ const KEY: Record<SalvagedTable, string> = {
   error_records: "seq",
   llm_usage: "id",
   summary_runs: "rowid",
+  sessions: "rowid",
+  tombstones: "rowid",
+  untimed_messages: "seq",
 };
 const BATCH = 500;
 
@@ -232,7 +247,15 @@ export function buildFromSalvage(path: string, salvage: Salvage): Database {
       fts(r.seq as bigint, String(r.content ?? ""), String(r.session_id), Number(r.recent ?? 0) === 1);
       beside(r.seq as bigint, String(r.content ?? ""));
     }
-    for (const table of ["message_meta", "error_records", "llm_usage", "summary_runs"] as const) {
+    for (const table of [
+      "message_meta",
+      "error_records",
+      "llm_usage",
+      "summary_runs",
+      "sessions",
+      "tombstones",
+      "untimed_messages",
+    ] as const) {
       const cols = salvagedColumns(table);
       const stmt = db.prepare(
         `INSERT OR IGNORE INTO ${table} (${cols.join(", ")}) VALUES (${cols.map(() => "?").join(", ")})`,
@@ -264,10 +287,14 @@ export function buildFromSalvage(path: string, salvage: Salvage): Database {
       errFts.run(r.seq, searchForm(r.error), searchForm(r.cause ?? ""), searchForm(r.fix), searchForm(words.join(" ")));
     }
     db.run("INSERT OR IGNORE INTO embed_queue (seq) SELECT seq FROM messages WHERE recent = 1");
+    db.run("DELETE FROM untimed_messages WHERE seq NOT IN (SELECT seq FROM messages)");
+    // A salvaged session keeps its times and what an importer said of it (source, title, project, parent).
     db.run(
-      `INSERT OR REPLACE INTO sessions (id, created_at, updated_at, last_send_at, message_count)
-       SELECT session_id, min(send_at), max(send_at), max(send_at), count(*) FROM messages GROUP BY session_id`,
+      `INSERT INTO sessions (id, created_at, updated_at, last_send_at, message_count)
+       SELECT session_id, min(send_at), max(send_at), max(send_at), count(*) FROM messages WHERE true GROUP BY session_id
+       ON CONFLICT(id) DO UPDATE SET last_send_at = excluded.last_send_at, message_count = excluded.message_count`,
     );
+    db.run("UPDATE sessions SET message_count = 0 WHERE id NOT IN (SELECT session_id FROM messages)");
   })();
   return db;
 }
