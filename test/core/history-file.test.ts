@@ -85,6 +85,26 @@ describe("history.json records", () => {
     api.close();
   });
 
+  test("a history.json or summary.json that starts with a byte order mark is read, and the next write drops the mark", () => {
+    // A file saved by a Windows editor: it was refused as corrupt, and doctor --repair then rebuilt the
+    // history.json of a session the archive had never seen with none of its messages.
+    const home = tempHome();
+    mkdirSync(join(home, "sessions", "bom"), { recursive: true });
+    const file = join(home, "sessions", "bom", "history.json");
+    const bom = "\uFEFF";
+    writeFileSync(file, `${bom}[{"role":"user","content":"saved with a mark","sendAt":1764476000123456789}]`);
+    const summary = { key_decisions: ["Do: keep it"], past_discussions: [], current_discussion: {} };
+    writeFileSync(join(home, "sessions", "bom", "summary.json"), bom + JSON.stringify(summary));
+    const { api } = openTemp({ home });
+    expect(api.history("bom", { all: true }).map((m) => m.content)).toEqual(["saved with a mark"]);
+    api.add("bom", { role: "assistant", content: "read" });
+    const text = readFileSync(file, "utf8");
+    expect(text.startsWith("[")).toBe(true);
+    expect(JSON.parse(text).map((r: { content: string }) => r.content)).toEqual(["saved with a mark", "read"]);
+    expect(api.summary("bom")).toMatchObject({ state: "ok", summary: { key_decisions: ["Do: keep it"] } });
+    api.close();
+  });
+
   test("records appended by an older writer without ids are adopted at the next add", () => {
     const { home, api } = openTemp();
     api.add("s", { role: "user", content: "first" });

@@ -132,7 +132,10 @@ export interface RepeatedId {
  * with `onRepeat`, a record repeating an earlier one's id is left out and passed to it instead.
  */
 export function parseHistory(text: string, file: string, mtimeNs = 0n, onRepeat?: (r: RepeatedId) => void): HistoryDoc {
-  if (text.trim() === "") return { records: [], legacy: false, bytes: 3 };
+  // A byte order mark (a file saved by a Windows editor) is no part of the JSON: read past it; the next write drops it.
+  const bom = text.charCodeAt(0) === 0xfeff;
+  if (bom) text = text.slice(1);
+  if (text.trim() === "") return { records: [], legacy: bom, bytes: 3 };
   let raw: unknown;
   try {
     // Integers are taken from their source text: 19-digit nanoseconds do not fit a JS number.
@@ -145,7 +148,7 @@ export function parseHistory(text: string, file: string, mtimeNs = 0n, onRepeat?
   }
   if (!Array.isArray(raw))
     throw new CorruptHistoryError({ file, where: "top level", detail: "expected a JSON array of messages" });
-  let legacy = false;
+  let legacy = bom;
   const records: MessageRecord[] = [];
   const missingTime: number[] = [];
   const seen = new Map<string, number>();

@@ -28,7 +28,8 @@ export function readSummaryJson(path: string): SummaryJson {
 export function parseSummaryJson(text: string): SummaryJson {
   let raw: unknown;
   try {
-    raw = text.trim() === "" ? {} : JSON.parse(text);
+    // A leading byte order mark (a file saved by a Windows editor) is no part of the JSON.
+    raw = text.trim() === "" ? {} : JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
   } catch {
     return { state: "corrupt", detail: "not valid JSON" };
   }
