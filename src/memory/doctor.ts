@@ -15,7 +15,7 @@ import {
   forgetHistoryCache,
 } from "../storage/history/history-file.ts";
 import { quickCheck } from "../storage/sqlite/maintenance.ts";
-import { listSessionMessages } from "../storage/sqlite/messages-repo.ts";
+import { countSessionMessages, listSessionMessages } from "../storage/sqlite/messages-repo.ts";
 import { listSessionRows } from "../storage/sqlite/sessions-repo.ts";
 import { withWriteLock } from "../storage/sqlite/write-lock.ts";
 import {
@@ -125,6 +125,12 @@ function checkHistory(ctx: MemoryContext, session: string, repair: boolean): Doc
   } catch (err) {
     if (!(err instanceof CorruptHistoryError)) throw err;
     const f: DoctorFinding = { session, problem: describeCorruption(err.data) };
+    if (unreadable(file) && countSessionMessages(ctx.db, session) === 0) {
+      // A file memvoy never read (Agenvoy's, or one copied in): the archive has no copy to rebuild it from.
+      f.problem += `; the archive holds none of the session's messages, so a rebuild would leave it empty: correct the file by hand, or move it away to start the session empty`;
+      f.manual = true;
+      return [f];
+    }
     if (repair) f.repaired = repairCorrupt(ctx, session, file);
     return [f];
   }
@@ -151,6 +157,17 @@ function describeRepair(c: Reconciled): string {
   if (c.restored > 0) done.push(`put back ${c.restored} recent message(s) from the archive`);
   if (!c.changed) return done.join(", ");
   return `rewrote history.json${done.length > 0 ? `: ${done.join(", ")}` : " as the archive has it"}`;
+}
+
+/** history.json is not JSON memvoy can read (as opposed to one that repeats an id). */
+function unreadable(file: string): boolean {
+  try {
+    readHistoryRepeats(file, () => {});
+    return false;
+  } catch (err) {
+    if (err instanceof CorruptHistoryError) return true;
+    throw err;
+  }
 }
 
 /**

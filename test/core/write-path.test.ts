@@ -160,6 +160,25 @@ describe("failures leave both stores as they were", () => {
     api.close();
   });
 
+  test("doctor --repair leaves a corrupt history.json the archive never read: a rebuild would empty the session", () => {
+    // An Agenvoy history.json with a hand edit's trailing comma: memvoy never adopted it, so the archive has no copy.
+    const home = tempHome();
+    mkdirSync(join(home, "sessions", "old"), { recursive: true });
+    const file = join(home, "sessions", "old", "history.json");
+    const text = '[{"role":"user","content":"only here","sendAt":1764476000123456789},]';
+    writeFileSync(file, text);
+    const { api } = openTemp({ home });
+    const report = api.doctor({ repair: true });
+    expect(report.ok).toBe(false);
+    const finding = report.findings.find((f) => f.session === "old")!;
+    expect(finding).toMatchObject({ manual: true });
+    expect(finding.repaired).toBeUndefined();
+    expect(finding.problem).toContain("the archive holds none of the session's messages");
+    expect(readFileSync(file, "utf8")).toBe(text);
+    expect(readdirSync(join(home, "sessions", "old"))).toEqual(["history.json"]);
+    api.close();
+  });
+
   test("doctor --repair rebuilds a deleted history.json from the archive", () => {
     const { home, api } = openTemp();
     api.add("s", [
