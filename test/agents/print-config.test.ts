@@ -106,3 +106,25 @@ test("--home ~/DIR, as an agent's config passes it (no shell), is DIR in the use
   expect(existsSync(join(home, "agent-memory", "sessions", "s", "history.json"))).toBe(true);
   expect(existsSync(join(cwd, "~"))).toBe(false);
 });
+
+test("a home named by $MEMVOY_HOME or $XDG_CONFIG_HOME goes into the snippet: the agent's own environment may lack it", async () => {
+  const userHome = tempDir("memvoy-user-home-");
+  const run = async (env: Record<string, string>) => {
+    const proc = Bun.spawn(["bun", entry, "mcp", "--print-config", "gemini"], {
+      stdout: "pipe",
+      stderr: "pipe",
+      env: { PATH: process.env.PATH!, HOME: userHome, ...env },
+    });
+    const r = await processOutput(proc);
+    expect(r.code).toBe(0);
+    return JSON.parse(r.stdout).mcpServers.memvoy.args as string[];
+  };
+  expect((await run({ MEMVOY_HOME: "~/team-memory" })).slice(-3)).toEqual([
+    "mcp",
+    "--home",
+    join(userHome, "team-memory"),
+  ]);
+  expect((await run({ XDG_CONFIG_HOME: "/srv/conf" })).slice(-3)).toEqual(["mcp", "--home", "/srv/conf/memvoy"]);
+  // The default home is left to the agent's environment, as before.
+  expect((await run({})).at(-1)).toBe("mcp");
+});
