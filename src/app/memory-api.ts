@@ -182,6 +182,13 @@ export class HomeMemory implements MaintenanceApi {
     return load.historyView().readSessionHistory(this.ctx, session, { ...rest, filter });
   }
 
+  /** history's messages in pages, oldest first (checked before this returns): a large session is never held whole. */
+  historyPages(session: string, options: HistoryOptions = {}): AsyncGenerator<StoredMessage[]> {
+    const { since, until, role, sender, ...rest } = options;
+    const filter = resolveFilter({ since, until, role, sender }, this.ctx.now());
+    return load.historyView().sessionHistoryPages(this.ctx, session, { ...rest, filter });
+  }
+
   async search(options: SearchOptions): Promise<SearchResult> {
     const o = checkSearchOptions(options);
     this.#semanticApi?.stopWarming();

@@ -3,6 +3,7 @@ import { namedError } from "../shared/errors.ts";
 import { assertSessionId } from "../shared/session-id.ts";
 import type { StoredMessage } from "../shared/message.ts";
 import { isEmptyFilter, type MessageFilter, type TimeBound } from "../shared/time-filter.ts";
+import { historyPages } from "./history-pages.ts";
 import { refuseSessionSymlinks } from "../storage/history/no-symlink.ts";
 import { listSessionMessages } from "../storage/sqlite/messages-repo.ts";
 import type { MemoryContext } from "./memory-context.ts";
@@ -36,7 +37,8 @@ export const InvalidLastError = namedError<{ last: unknown }>(
 );
 export type InvalidLastError = InstanceType<typeof InvalidLastError>;
 
-export function readSessionHistory(ctx: MemoryContext, session: string, o: HistoryOptions = {}): StoredMessage[] {
+/** Check the options and the session (it exists, no link), and backfill it, before anything is read. */
+function checkHistoryRead(ctx: MemoryContext, session: string, o: HistoryOptions): void {
   assertSessionId(session);
   if (o.last !== undefined && (!Number.isSafeInteger(o.last) || o.last < 1 || o.last > MAX_LAST)) {
     throw new InvalidLastError({ last: o.last });
@@ -44,6 +46,10 @@ export function readSessionHistory(ctx: MemoryContext, session: string, o: Histo
   refuseSessionSymlinks(ctx.paths.session(session));
   if (!sessionExists(ctx, session)) throw new UnknownSessionError({ session, home: ctx.paths.home });
   ensureBackfilled(ctx, session);
+}
+
+export function readSessionHistory(ctx: MemoryContext, session: string, o: HistoryOptions = {}): StoredMessage[] {
+  checkHistoryRead(ctx, session, o);
   if (o.filter && !isEmptyFilter(o.filter)) {
     if (o.all || o.last === undefined) return listSessionMessages(ctx.db, session, { filter: o.filter });
     return listSessionMessages(ctx.db, session, { filter: o.filter, newestFirst: true, limit: o.last }).reverse();
@@ -53,4 +59,16 @@ export function readSessionHistory(ctx: MemoryContext, session: string, o: Histo
   if (o.last !== undefined) return listSessionMessages(ctx.db, session, { newestFirst: true, limit: o.last }).reverse();
   const n = ctx.config.limits.max_history_messages;
   return listSessionMessages(ctx.db, session, { recentOnly: true, newestFirst: true, limit: n }).reverse();
+}
+
+/** readSessionHistory's messages in pages (checked before this returns): a large session is never held whole. */
+export function sessionHistoryPages(
+  ctx: MemoryContext,
+  session: string,
+  o: HistoryOptions = {},
+): AsyncGenerator<StoredMessage[]> {
+  checkHistoryRead(ctx, session, o);
+  const { all, last, filter } = o;
+  const window = ctx.config.limits.max_history_messages;
+  return historyPages((range) => listSessionMessages(ctx.db, session, range), { all, last, filter, window });
 }

@@ -7,6 +7,7 @@ import type { StoredMessage } from "../../shared/message.ts";
 import { NS_PER_SEC } from "../../shared/time.ts";
 import { isEmptyFilter, resolveFilter } from "../../shared/time-filter.ts";
 import { compactionPlan } from "../../memory/compaction.ts";
+import { historyPages } from "../../memory/history-pages.ts";
 import { InvalidLastError, MAX_LAST, type HistoryOptions } from "../../memory/history-view.ts";
 import { checkNewMessage, checkRepeatedKeys, REMOVED_ID } from "../../memory/message-input.ts";
 import type { AppendResult } from "../../memory/write-path.ts";
@@ -204,14 +205,7 @@ export class SharedHome {
 
   /** The context window (last N of the recent tier), or every message with `all`; filters as HomeMemory. */
   async history(session: string, options: HistoryOptions = {}): Promise<StoredMessage[]> {
-    const { since, until, role, sender, ...o } = options;
-    const filter = o.filter ?? resolveFilter({ since, until, role, sender }, this.ctx.now());
-    if (o.last !== undefined && (!Number.isSafeInteger(o.last) || o.last < 1 || o.last > MAX_LAST))
-      throw new InvalidLastError({ last: o.last });
-    assertSessionId(session);
-    refuseSessionSymlinks(this.ctx.paths.session(session));
-    await this.#dropRemoved(session);
-    await this.#require(session);
+    const { o, filter } = await this.#checkHistory(session, options);
     const { archive } = this.ctx;
     if (!isEmptyFilter(filter)) {
       if (o.all || o.last === undefined) return archive.listMessages(session, { filter });
@@ -222,6 +216,28 @@ export class SharedHome {
       return (await archive.listMessages(session, { newestFirst: true, limit: o.last })).reverse();
     const n = this.ctx.config.limits.max_history_messages;
     return (await archive.listMessages(session, { recentOnly: true, newestFirst: true, limit: n })).reverse();
+  }
+
+  /** history's messages in pages, oldest first (checked before this resolves), as HomeMemory.historyPages. */
+  async historyPages(session: string, options: HistoryOptions = {}): Promise<AsyncGenerator<StoredMessage[]>> {
+    const { o, filter } = await this.#checkHistory(session, options);
+    return historyPages((range) => this.ctx.archive.listMessages(session, range), {
+      ...o,
+      filter,
+      window: this.ctx.config.limits.max_history_messages,
+    });
+  }
+
+  async #checkHistory(session: string, options: HistoryOptions) {
+    const { since, until, role, sender, ...o } = options;
+    const filter = o.filter ?? resolveFilter({ since, until, role, sender }, this.ctx.now());
+    if (o.last !== undefined && (!Number.isSafeInteger(o.last) || o.last < 1 || o.last > MAX_LAST))
+      throw new InvalidLastError({ last: o.last });
+    assertSessionId(session);
+    refuseSessionSymlinks(this.ctx.paths.session(session));
+    await this.#dropRemoved(session);
+    await this.#require(session);
+    return { o, filter };
   }
 
   search(options: SearchOptions): Promise<SearchResult> {

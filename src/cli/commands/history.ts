@@ -3,7 +3,9 @@ import { bool, num } from "../args.ts";
 import { CommandUsageError } from "../usage-errors.ts";
 import { withAnyHome, sessionSpec } from "../command.ts";
 import { FILTER_FLAGS, FILTER_USAGE, filterOptions } from "../filter-flags.ts";
-import { dim, messageHeader, messageJson, printJson, println } from "../output.ts";
+import { dim, messageHeader, messageJson } from "../output.ts";
+import type { StoredMessage } from "../../shared/message.ts";
+import { streamOut } from "../../shared/stdout.ts";
 import { terminalText } from "../../shared/terminal-text.ts";
 
 export const usage = `
@@ -42,23 +44,40 @@ const spec = sessionSpec(
 export function run(argv: readonly string[]): Promise<number> {
   return withAnyHome(spec, argv, async (api, p, [session]) => {
     const last = num(p, "last");
-    const list = await api.history(session!, {
+    const pages = await api.historyPages(session!, {
       all: bool(p, "all"),
       ...(last !== undefined ? { last } : {}),
       ...filterOptions(p),
     });
-    if (bool(p, "json")) {
-      printJson({ session, messages: list.map(messageJson) });
-      return 0;
-    }
-    let archived = false;
-    for (const [i, m] of list.entries()) {
-      if (!m.recent) archived = true;
-      if (archived && m.recent && (i === 0 || !list[i - 1]!.recent))
-        println(dim("──── archive above · history.json below ────"));
-      println(`${messageHeader(m)} ${terminalText(m.content)}`);
-    }
-    if (list.length === 0) println(dim("(no messages)"));
+    await streamOut(bool(p, "json") ? jsonText(session!, pages) : humanText(pages), (text) => text);
     return 0;
   });
+}
+
+/** The messages as one JSON document {session, messages}, the same bytes as printJson, written a page at a time. */
+async function* jsonText(session: string, pages: AsyncIterable<StoredMessage[]>): AsyncGenerator<string> {
+  const head = `{\n  "session": ${JSON.stringify(session)},\n  "messages": [`;
+  let shown = 0;
+  for await (const page of pages) {
+    let text = shown === 0 && page.length > 0 ? head : "";
+    for (const m of page)
+      text += `${shown++ === 0 ? "" : ","}\n    ${JSON.stringify(messageJson(m), null, 2).replaceAll("\n", "\n    ")}`;
+    yield text;
+  }
+  yield shown === 0 ? `${head}]\n}\n` : "\n  ]\n}\n";
+}
+
+/** One line a message, with a marker where the archive ends and history.json begins. */
+async function* humanText(pages: AsyncIterable<StoredMessage[]>): AsyncGenerator<string> {
+  let before: boolean | undefined;
+  for await (const page of pages) {
+    let text = "";
+    for (const m of page) {
+      if (m.recent && before === false) text += dim("──── archive above · history.json below ────") + "\n";
+      text += `${messageHeader(m)} ${terminalText(m.content)}\n`;
+      before = m.recent;
+    }
+    yield text;
+  }
+  if (before === undefined) yield dim("(no messages)") + "\n";
 }
