@@ -8,7 +8,7 @@ import { assertSessionId } from "../shared/session-id.ts";
 import { NS_PER_SEC } from "../shared/time.ts";
 import { CorruptHistoryError, forgetHistoryCache, readHistory } from "../storage/history/history-file.ts";
 import { deleteOneMessage, getMessagesById, purgeDeletedFromFts } from "../storage/sqlite/messages-repo.ts";
-import { checkpointTruncate } from "../storage/sqlite/open-database.ts";
+import { scrubDatabase } from "../storage/sqlite/open-database.ts";
 import { deleteSummaryRun, getSummaryRun, restartSummaryRun } from "../storage/sqlite/summary-runs-repo.ts";
 import { addTombstones, idTombstone } from "../storage/sqlite/tombstones-repo.ts";
 import { withWriteLock } from "../storage/sqlite/write-lock.ts";
@@ -130,7 +130,7 @@ function finishRemoval(ctx: MemoryContext, session: string, id: string): void {
     addTombstones(ctx.db, [idTombstone(id)], ctx.now());
   });
   withWriteLock(ctx.db, () => purgeDeletedFromFts(ctx.db));
-  checkpointTruncate(ctx.db);
+  scrubDatabase(ctx.db);
   withWriteLock(ctx.db, () => ctx.db.query("DELETE FROM pending_removals WHERE message_id = ?").run(id));
 }
 

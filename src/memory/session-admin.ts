@@ -8,7 +8,7 @@ import { CorruptHistoryError, forgetHistoryCache, readHistory } from "../storage
 import { deleteSessionMessages, purgeDeletedFromFts } from "../storage/sqlite/messages-repo.ts";
 import { deleteSessionRow, getSessionRow } from "../storage/sqlite/sessions-repo.ts";
 import { withWriteLock } from "../storage/sqlite/write-lock.ts";
-import { checkpointTruncate } from "../storage/sqlite/open-database.ts";
+import { scrubDatabase } from "../storage/sqlite/open-database.ts";
 import {
   clearSessionDeletion,
   recordSessionDeletion,
@@ -168,7 +168,7 @@ function writtenBefore(path: string, ns: bigint): boolean {
 /** No removed text left in the FTS index's segments, nor in old WAL frames. */
 function purgeText(ctx: MemoryContext): void {
   withWriteLock(ctx.db, () => purgeDeletedFromFts(ctx.db));
-  checkpointTruncate(ctx.db);
+  scrubDatabase(ctx.db);
 }
 
 /**

@@ -115,6 +115,28 @@ test("reset and rm: the session's text is in no file of the home afterwards", as
   }
 }, 180_000);
 
+test("reset and rm leave no copy that SQLite kept when it rebalanced a page (compaction moving rows out of the recent tier)", async () => {
+  const home = tempHome();
+  const api = openMemory({ home, env: { MEMVOY_LIMITS_MAX_HISTORY_BYTES: "8192" }, drain: "off" });
+  const batch = (word: string) =>
+    Array.from({ length: 400 }, (_, i) => ({
+      role: (i % 2 ? "assistant" : "user") as "user" | "assistant",
+      content: `${word} ${String(i).padStart(3, "0")} ${"z".repeat(150)}`,
+    }));
+  try {
+    for (let r = 0; r < 12; r++) {
+      const secret = `qvzx${String(r).padStart(2, "0")}secret`;
+      api.add(`s${r}`, batch(secret));
+      api.add(`k${r}`, batch("kept"));
+      if (r % 2 === 0) api.reset(`s${r}`);
+      else api.remove(`s${r}`);
+      expect({ round: r, files: filesHolding(home, secret) }).toEqual({ round: r, files: [] });
+    }
+  } finally {
+    api.close();
+  }
+}, 180_000);
+
 test("rm-message of a summarized message says so; --drop-summary removes the summary", async () => {
   const home = tempHome();
   const api = openMemory({ home, env: {}, drain: "off" });

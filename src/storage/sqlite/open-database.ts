@@ -1,13 +1,13 @@
 // Open .store/history.db: WAL, busy timeout, bigint integers, migrations to the current schema version.
 import { Database } from "bun:sqlite";
 import { basename, dirname } from "node:path";
-import { accessSync, chmodSync, constants } from "node:fs";
+import { accessSync, chmodSync, constants, statSync } from "node:fs";
 import { ensureDir, FILE_MODE } from "../../shared/atomic-write.ts";
 import { skipRecentTextCache } from "./recent-text-cache.ts";
 import { namedError } from "../../shared/errors.ts";
 import { MOVE_IN_PLACE, refuseLink } from "../../shared/no-follow.ts";
 import { SCHEMA_VERSION } from "./migrations/schema-version.ts";
-import { asNoSpace } from "./no-space.ts";
+import { asNoSpace, freeBytes } from "./no-space.ts";
 import { BrokenDatabaseError, isBrokenDatabase } from "./broken-database.ts";
 import { upgradeEmptyFts } from "./fts-upgrade.ts";
 import { openingRead } from "./schema-shape.ts";
@@ -167,4 +167,27 @@ export function foreignArchiveKind(db: Database): string | undefined {
 export function checkpointTruncate(db: Database): boolean {
   const r = db.query("PRAGMA wal_checkpoint(TRUNCATE)").get() as { busy: bigint | number } | null;
   return !r || Number(r.busy) === 0;
+}
+
+/**
+ * After a deletion: rewrite the database file (VACUUM), then checkpointTruncate. secure_delete zeroes a deleted
+ * cell and a freed page, but when SQLite rebalances a b-tree page it copies the cells it keeps and leaves their
+ * old bytes in the page's unused space, so a copy of a row's text can outlive the row there. Only rewriting
+ * every page removes such copies. Call outside a transaction; the cost grows with the size of the file. False
+ * when either could not finish: the rewrite needs free space of about the file's size, and a full disk must
+ * not fail the deletion (committed already) nor every later open that finishes it.
+ */
+export function scrubDatabase(db: Database): boolean {
+  // VACUUM writes a copy of the file (a temp file, then every page into the WAL): a rewrite the disk cannot
+  // hold is not started, and one that fails for space is given up (its WAL frames are reused).
+  const size = statSync(db.filename, { throwIfNoEntry: false })?.size ?? 0;
+  const free = freeBytes(dirname(db.filename));
+  let rewritten = free === undefined || free >= 2 * size;
+  try {
+    if (rewritten) db.run("VACUUM");
+  } catch (err) {
+    if (asNoSpace(err, db.filename, "") === err) throw err;
+    rewritten = false;
+  }
+  return checkpointTruncate(db) && rewritten;
 }
