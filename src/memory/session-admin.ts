@@ -1,5 +1,6 @@
 // reset (history + archive + vectors; the summary survives unless --all) and rm (everything of a session).
 import { existsSync, lstatSync, rmSync } from "node:fs";
+import { describeError } from "../shared/describe-error.ts";
 import { namedError } from "../shared/errors.ts";
 import { faultPoint } from "../shared/fault-point.ts";
 import { assertSessionId } from "../shared/session-id.ts";
@@ -64,26 +65,28 @@ export function resetSession(ctx: MemoryContext, session: string, all = false): 
         return deleteSessionMessages(ctx.db, session, now);
       });
       faultPoint("after-deletion-commit");
-      const history = ctx.paths.history(session);
-      rmSync(history, { force: true });
-      forgetHistoryCache(history);
-      removeStaleTempFiles(ctx.paths.session(session), { homeLocked: true }); // a dead writer's copy of the text
-      let summaryRemoved = false;
-      if (all) {
-        summaryRemoved = (
-          require("./summary/summary-store.ts") as typeof import("./summary/summary-store.ts")
-        ).removeSummaryFiles(ctx, session);
-        withWriteLock(ctx.db, () => forgetSummaryRows(ctx, session));
-      }
-      purgeText(ctx);
-      const result = removeKeptCopies(
-        ctx,
-        session,
-        { summary: all },
-        { session, messagesRemoved: removed, summaryRemoved },
-      );
-      withWriteLock(ctx.db, () => clearSessionDeletion(ctx.db, session, kind));
-      return result;
+      return finishing("reset", session, removed, () => {
+        const history = ctx.paths.history(session);
+        rmSync(history, { force: true });
+        forgetHistoryCache(history);
+        removeStaleTempFiles(ctx.paths.session(session), { homeLocked: true }); // a dead writer's copy of the text
+        let summaryRemoved = false;
+        if (all) {
+          summaryRemoved = (
+            require("./summary/summary-store.ts") as typeof import("./summary/summary-store.ts")
+          ).removeSummaryFiles(ctx, session);
+          withWriteLock(ctx.db, () => forgetSummaryRows(ctx, session));
+        }
+        purgeText(ctx);
+        const result = removeKeptCopies(
+          ctx,
+          session,
+          { summary: all },
+          { session, messagesRemoved: removed, summaryRemoved },
+        );
+        withWriteLock(ctx.db, () => clearSessionDeletion(ctx.db, session, kind));
+        return result;
+      });
     },
     session,
   );
@@ -105,20 +108,43 @@ export function removeSession(ctx: MemoryContext, session: string): ResetResult 
         return n;
       });
       faultPoint("after-deletion-commit");
-      rmSync(ctx.paths.session(session), { recursive: true, force: true });
-      forgetHistoryCache(ctx.paths.history(session));
-      purgeText(ctx);
-      const result = removeKeptCopies(
-        ctx,
-        session,
-        { summary: true },
-        { session, messagesRemoved: removed, summaryRemoved: hadSummary },
-      );
-      withWriteLock(ctx.db, () => clearSessionDeletion(ctx.db, session, "rm"));
-      return result;
+      return finishing("rm", session, removed, () => {
+        rmSync(ctx.paths.session(session), { recursive: true, force: true });
+        forgetHistoryCache(ctx.paths.history(session));
+        purgeText(ctx);
+        const result = removeKeptCopies(
+          ctx,
+          session,
+          { summary: true },
+          { session, messagesRemoved: removed, summaryRemoved: hadSummary },
+        );
+        withWriteLock(ctx.db, () => clearSessionDeletion(ctx.db, session, "rm"));
+        return result;
+      });
     },
     session,
   );
+}
+
+/** A reset or rm whose archive commit went through but whose clean-up failed (a full disk): the next open finishes it. */
+export const DeletionUnfinishedError = namedError<{ command: string; session: string; removed: number; why: string }>(
+  "DeletionUnfinishedError",
+  "runtime",
+  (d) =>
+    `${d.command} ${d.session}: ${d.removed} message(s) removed, but removing every copy of their text failed (${d.why}); the next memvoy command on this home finishes it`,
+);
+
+/** The part of a deletion after its archive commit: a failure there must not read as "nothing was changed". */
+function finishing<T>(command: string, session: string, removed: number, rest: () => T): T {
+  try {
+    return rest();
+  } catch (err) {
+    const why = describeError(err)
+      .replace(/^no space left on the device; nothing was changed \((.*)\)$/, "no space left on the device: $1")
+      .replace(/; nothing was changed/g, "");
+    // No cause: describeError would take its full disk for this error's and add "nothing was changed".
+    throw new DeletionUnfinishedError({ command, session, removed, why });
+  }
 }
 
 /**

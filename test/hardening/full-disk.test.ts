@@ -93,6 +93,46 @@ describe.skipIf(!available)("full disk", () => {
     rmSync(home, { recursive: true, force: true });
   });
 
+  test("a reset whose clean-up fails for space after its commit says what it removed, never 'nothing was changed'", async () => {
+    const home = join(fs.dir, "reset-full");
+    const api = openMemory({ home, env: {}, drain: "off" });
+    const batch = (tag: string, n: number) =>
+      Array.from({ length: n }, (_, i) => ({
+        role: (i % 2 ? "assistant" : "user") as "user" | "assistant",
+        content: `${tag} ${i} about the deploy ${"w".repeat(80)}`,
+      }));
+    api.add("keep", batch("kept", 6000));
+    api.close();
+    const outcomes = new Set<string>();
+    for (const freeKiB of [2000, 1500, 1200, 1000, 800, 600, 400, 200]) {
+      const session = `gone-${freeKiB}`;
+      const seed = openMemory({ home, env: {}, drain: "off" });
+      seed.add(session, batch(session, 300));
+      seed.close();
+      fs.leaveFree(freeKiB * 1024);
+      const r = await cli(["reset", session], { home });
+      fs.leaveFree(64 * 1024 * 1024);
+      const left = storedCount(home, session);
+      if (r.code === 0) outcomes.add("done");
+      else if (left === 300) {
+        expect(r.stderr).toContain("nothing was changed");
+        outcomes.add("refused");
+      } else {
+        expect([left, r.code]).toEqual([0, 1]);
+        expect(r.stderr).not.toContain("nothing was changed");
+        expect(r.stderr).toContain(
+          `reset ${session}: 300 message(s) removed, but removing every copy of their text failed`,
+        );
+        expect(r.stderr).toContain("no space left on the device");
+        outcomes.add("unfinished");
+      }
+      // The next command finishes it once there is room.
+      expect((await cli(["history", session, "--json"], { home })).code).toBe(0);
+    }
+    expect(outcomes.has("unfinished")).toBe(true);
+    rmSync(home, { recursive: true, force: true });
+  });
+
   describe("summarize", () => {
     let fake: FakeAnthropic;
     beforeAll(async () => {

@@ -10,7 +10,7 @@ import { ConfigError } from "../../src/config/load.ts";
 import { DaemonStoppingError, WorkerExitError } from "../../src/daemon/workers.ts";
 import { InvalidBaseUrlError, LlmCallError, MissingApiKeyError } from "../../src/llm/llm-errors.ts";
 import { AmbiguousErrorIdError, UnknownErrorIdError } from "../../src/memory/error-memory/error-ids.ts";
-import { UnknownSessionError } from "../../src/memory/session-admin.ts";
+import { DeletionUnfinishedError, UnknownSessionError } from "../../src/memory/session-admin.ts";
 import { describeError, errorCode, exitCodeOf } from "../../src/shared/describe-error.ts";
 import { InputError, namedError, RuntimeFailure, UsageError } from "../../src/shared/errors.ts";
 import { LockTimeoutError } from "../../src/shared/file-lock.ts";
@@ -210,6 +210,11 @@ const ANTHROPIC = "https://api.anthropic.com/v1/messages";
 /** Every named error kind with its data, the exact line describeError gives, and its exit code. */
 const KINDS: [Error & { data: object }, string, 1 | 2][] = [
   [new UnknownSessionError({ session: "s1", home: "/h" }), 'no session "s1" in /h', 2],
+  [
+    new DeletionUnfinishedError({ command: "reset", session: "s1", removed: 3, why: "no space left on the device" }),
+    "reset s1: 3 message(s) removed, but removing every copy of their text failed (no space left on the device); the next memvoy command on this home finishes it",
+    1,
+  ],
   [new NoSuchSessionError({ session: "s1", home: "/h" }), 'no such session "s1" in /h', 2],
   [new UnknownMessageError({ id: "01ABC", where: "/h" }), 'no message "01ABC" in /h', 2],
   [
