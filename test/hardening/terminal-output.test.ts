@@ -40,3 +40,26 @@ test("history, search, context and error records print no escape sequence or con
   };
   expect(json.messages[0]!.content).toBe(CONTENT);
 });
+
+test("sessions prints an imported session's source without its escape sequences; --json keeps them", async () => {
+  const home = tempHome();
+  const source = "tool\x1b[2J\x1b]0;title\x07";
+  const file = [
+    JSON.stringify({ type: "session", id: "imp", source, title: "a \x1b[31mtitle" }),
+    JSON.stringify({
+      type: "message",
+      id: "m-1",
+      session: "imp",
+      role: "user",
+      content: "hello",
+      sendAt: "2026-01-01T00:00:00Z",
+    }),
+  ].join("\n");
+  expect((await cli(["import", "jsonl", "-"], { home, stdin: `${file}\n` })).code).toBe(0);
+  const text = await cli(["sessions"], { home });
+  expect(text.code).toBe(0);
+  expect(CONTROL.test(text.stdout)).toBe(false);
+  expect(text.stdout).toMatch(/imp .* tool\s+a title\n/);
+  const json = JSON.parse((await cli(["sessions", "--json"], { home })).stdout) as { id: string; source?: string }[];
+  expect(json.find((s) => s.id === "imp")!.source).toBe(source);
+});

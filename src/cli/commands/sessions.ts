@@ -71,7 +71,7 @@ export function run(argv: readonly string[]): Promise<number> {
     println(bold(`${"SESSION".padEnd(w)}  ${"MESSAGES".padStart(8)}  LAST ACTIVITY        SUMMARY${extra}`));
     for (const s of list) {
       const when = s.lastActivity ? nsToLocalSeconds(s.lastActivity) : dim("-".padEnd(19));
-      const more = imported ? `  ${(s.source ?? "-").padEnd(11)}  ${oneLine(s.title ?? "")}` : "";
+      const more = imported ? `  ${oneLine(s.source ?? "-").padEnd(11)}  ${oneLine(s.title ?? "")}` : "";
       println(
         `${s.id.padEnd(w)}  ${String(s.messages).padStart(8)}  ${when}  ${(s.hasSummary ? "yes" : dim("no")).padEnd(s.hasSummary ? 7 : 7 + dim("").length)}${more}`.trimEnd(),
       );
@@ -80,7 +80,7 @@ export function run(argv: readonly string[]): Promise<number> {
   });
 }
 
-/** A title on one table line: escape sequences and control characters out, long titles cut. */
+/** A title or a source on one table line: escape sequences and control characters out, long ones cut. */
 function oneLine(text: string, max = 60): string {
   const t = lineText(text).replace(/\s+/g, " ").trim();
   return t.length > max ? `${t.slice(0, max - 1)}…` : t;
