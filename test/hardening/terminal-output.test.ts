@@ -63,3 +63,12 @@ test("sessions prints an imported session's source without its escape sequences;
   const json = JSON.parse((await cli(["sessions", "--json"], { home })).stdout) as { id: string; source?: string }[];
   expect(json.find((s) => s.id === "imp")!.source).toBe(source);
 });
+
+test("an error line quoting what was typed prints no escape sequence; --json keeps it", async () => {
+  const r = await cli(["sessions", "--\x1b[2Jx\x1b]0;t\x07"], { home: tempHome() });
+  expect(r.code).toBe(2);
+  expect(r.stderr).toStartWith("memvoy: sessions: unknown option --x");
+  expect(CONTROL.test(r.stderr)).toBe(false);
+  const json = await cli(["sessions", "--json", "--\x1b[2Jx"], { home: tempHome() });
+  expect(JSON.parse(json.stdout).error.message).toContain("\x1b[2Jx");
+});
