@@ -138,7 +138,8 @@ export async function runCli(argv: readonly string[], version: string): Promise<
     if (command === "help") {
       // Words only: options and the value of --home (memvoy help --home DIR search).
       const rest = argv.slice(cmdIndex + 1).filter((a, i, all) => !a.startsWith("-") && all[i - 1] !== "--home");
-      if (rest.length === 0) return printUsage(mainHelp(version), json);
+      // help help: help is a command of the main help.
+      if (rest.length === 0 || rest[0] === "help") return printUsage(mainHelp(version), json);
       const mod = await loadCommand(rest[0]!);
       if (!mod) throw new CommandUsageError({ problem: "unknown-command", command: rest[0]! });
       // help errors record: the subcommand's own help, as memvoy errors record --help prints it.

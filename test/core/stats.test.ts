@@ -77,6 +77,14 @@ describe("CLI habits", () => {
       expect(a.stdout).toBe(b.stdout);
     }
     expect((await cli(["help"])).stdout).toBe((await cli(["--help"])).stdout);
+    for (const args of [
+      ["help", "help"],
+      ["help", "--help"],
+    ]) {
+      const r = await cli(args);
+      expect({ args, code: r.code }).toEqual({ args, code: 0 });
+      expect(r.stdout).toBe((await cli(["--help"])).stdout);
+    }
     const bad = await cli(["help", "nope"]);
     expect(bad.code).toBe(2);
   });
