@@ -62,11 +62,13 @@ function messageProblem(d: MessageProblem): string {
       return `content contains a NUL character at offset ${d.offset}`;
     case "unpaired-surrogate":
       return "content is not valid Unicode (unpaired surrogate)";
-    case "too-big":
+    case "too-big": {
       // unread: stdin was read only as far as `bytes`, enough to know the text is too long.
+      const [size, max] = distinctSizes(d.bytes, d.maxBytes);
       return d.unread
-        ? `content is more than ${formatBytes(d.bytes)}, over limits.max_message_bytes (${formatBytes(d.maxBytes)}); the rest of stdin was not read`
-        : `content is ${formatBytes(d.bytes)}, over limits.max_message_bytes (${formatBytes(d.maxBytes)})`;
+        ? `content is more than ${size}, over limits.max_message_bytes (${max}); the rest of stdin was not read`
+        : `content is ${size}, over limits.max_message_bytes (${max})`;
+    }
     case "line-too-long":
       return `the line is over ${formatBytes(d.bytes)}, longer than a message within limits.max_message_bytes (${formatBytes(d.maxBytes)}) can be; the rest of stdin was not read`;
     case "sender":
@@ -144,4 +146,10 @@ export function messageSignature(m: NewMessage): bigint | number {
   return Bun.hash(
     JSON.stringify([m.role, m.content, m.sender || "", m.sendAt === undefined ? null : String(m.sendAt)]),
   );
+}
+
+/** Two sizes as formatBytes gives them, or in bytes when it would show them the same (1.0 MiB over 1.0 MiB). */
+function distinctSizes(a: number, b: number): [string, string] {
+  const [x, y] = [formatBytes(a), formatBytes(b)];
+  return x !== y ? [x, y] : [`${a.toLocaleString("en-US")} bytes`, `${b.toLocaleString("en-US")} bytes`];
 }

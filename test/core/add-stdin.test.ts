@@ -105,3 +105,10 @@ test("JSONL of up to one part is checked whole: a bad last line stores nothing",
   expect(r.stderr).toContain("stdin line 3");
   expect((await cli(["sessions", "--json"], { home })).stdout.trim()).toBe("[]");
 });
+
+test("a message just over the limit names both sizes in bytes, not as the same rounded size", async () => {
+  const home = smallLimitHome();
+  const r = await cli(["add", "s", "--role", "user"], { home, stdin: "x".repeat(4098) });
+  expect(r.code).toBe(2);
+  expect(r.stderr).toContain("message: content is 4,098 bytes, over limits.max_message_bytes (4,096 bytes)");
+});
