@@ -2,6 +2,7 @@
 // what SQLite can still read and what a rebuild loses, changes nothing without --repair and a yes, then moves
 // the broken files aside and rebuilds from the salvage plus the history.json files.
 import { afterAll, expect, test } from "bun:test";
+import { Database } from "bun:sqlite";
 import {
   closeSync,
   existsSync,
@@ -185,4 +186,34 @@ test("a rebuild keeps the tombstones and the sessions' import metadata: a remove
   const lost = JSON.parse((await cli(["doctor", "--json"], { home })).stdout).broken.lost.join(" ");
   expect(lost).toContain("the record of removed messages");
   expect(lost).toContain("title and project of imported sessions");
+});
+
+test("a few garbled pages of the messages table lose only the rows on them: the salvage reads the rest", async () => {
+  const home = tempHome();
+  const env = { MEMVOY_LIMITS_MAX_HISTORY_BYTES: "8192" };
+  const lines = Array.from({ length: 900 }, (_, i) =>
+    JSON.stringify({ role: i % 2 ? "assistant" : "user", content: `message ${i} about the deploy ${"q".repeat(120)}` }),
+  ).join("\n");
+  expect((await cli(["add", "s1"], { home, env, stdin: lines })).code).toBe(0);
+  await waitFor(() => !existsSync(join(home, ".store", "history.db-wal")), 15_000, "the background drain to finish");
+  // Two leaf pages of the messages table, apart from each other, overwritten.
+  const probe = new Database(db(home), { readonly: true });
+  const leaves = (
+    probe.query("SELECT pageno FROM dbstat WHERE name = 'messages' AND pagetype = 'leaf' ORDER BY pageno").all() as {
+      pageno: number;
+    }[]
+  ).map((r) => r.pageno);
+  probe.close();
+  expect(leaves.length).toBeGreaterThan(20);
+  const fd = openSync(db(home), "r+");
+  for (const page of [leaves[5]!, leaves[leaves.length - 6]!])
+    writeSync(fd, Buffer.alloc(4096, 0x5a), 0, 4096, (page - 1) * 4096);
+  closeSync(fd);
+  const check = await cli(["doctor"], { home, env });
+  expect(check.code).toBe(1);
+  const readable = Number(/SQLite can still read: (\d+) message/.exec(check.stdout)?.[1]);
+  expect(readable).toBeGreaterThan(800);
+  expect((await cli(["doctor", "--repair", "--yes"], { home, env })).code).toBe(0);
+  const h = await cli(["history", "s1", "--all", "--json"], { home, env });
+  expect(JSON.parse(h.stdout).messages.length).toBeGreaterThan(800);
 });

@@ -117,7 +117,10 @@ const KEY: Record<SalvagedTable, string> = {
 };
 const BATCH = 500;
 
-/** Read every row SQLite can still read from one table, skipping ranges it cannot. */
+/**
+ * Read every row SQLite can still read from one table, skipping ranges it cannot: a batch that meets a damaged page
+ * is read again in smaller ones up to the damage, then reading goes on from the first key past it that reads.
+ */
 function readTable(db: Database, table: SalvagedTable): TableSalvage {
   const key = KEY[table];
   const rows: Record<string, unknown>[] = [];
@@ -127,30 +130,67 @@ function readTable(db: Database, table: SalvagedTable): TableSalvage {
   } catch {
     max = -1n;
   }
-  let complete = true;
+  const read = (after: bigint, limit: number) =>
+    db
+      .query(`SELECT ${key} AS __key, * FROM ${table} WHERE ${key} > ? ORDER BY ${key} LIMIT ${limit}`)
+      .all(after) as Record<string, unknown>[];
+  let complete = max >= 0n;
   let after = -1n;
-  let step = 1n;
-  for (;;) {
+  for (let limit = BATCH; ; ) {
+    let batch: Record<string, unknown>[];
     try {
-      const batch = db
-        .query(`SELECT ${key} AS __key, * FROM ${table} WHERE ${key} > ? ORDER BY ${key} LIMIT ${BATCH}`)
-        .all(after) as Record<string, unknown>[];
-      if (batch.length === 0) break;
-      for (const r of batch) {
-        after = BigInt(r.__key as bigint);
-        delete r.__key;
-        rows.push(r);
-      }
-      step = 1n;
+      batch = read(after, limit);
     } catch {
       complete = false;
-      if (max < 0n || after >= max) break;
-      after += step; // skip what cannot be read, a little further each time
-      step *= 2n;
+      if (limit > 1) {
+        limit = Math.max(1, Math.floor(limit / 10));
+        continue;
+      }
+      const next = readableFrom(after, max, (at) => {
+        try {
+          read(at, 1);
+          return true;
+        } catch {
+          return false;
+        }
+      });
+      if (next === undefined) break;
+      after = next;
+      limit = BATCH;
+      continue;
     }
+    if (batch.length === 0) break;
+    for (const r of batch) {
+      after = BigInt(r.__key as bigint);
+      delete r.__key;
+      rows.push(r);
+    }
+    limit = BATCH;
   }
-  if (max < 0n) complete = false;
   return { rows, complete };
+}
+
+/**
+ * Reading after `from` fails: the smallest key past it after which reading works again (probing further each
+ * time, then narrowing down), or undefined when none up to `max` does (or `max` is unknown).
+ */
+function readableFrom(from: bigint, max: bigint, reads: (after: bigint) => boolean): bigint | undefined {
+  if (max < 0n || from >= max) return undefined;
+  let bad = from;
+  let good: bigint | undefined;
+  for (let step = 1n; good === undefined && bad < max; step *= 2n) {
+    const probe = from + step < max ? from + step : max;
+    if (reads(probe)) good = probe;
+    else bad = probe;
+  }
+  if (good === undefined) return undefined;
+  let at: bigint = good;
+  while (at - bad > 1n) {
+    const mid = (bad + at) / 2n;
+    if (reads(mid)) at = mid;
+    else bad = mid;
+  }
+  return at < max ? at : undefined;
 }
 
 export function salvageDatabase(path: string, problem: string): Salvage {
