@@ -21,6 +21,7 @@ import type { MemoryContext } from "./memory-context.ts";
 const RECREATED = [
   ".store/write.lock",
   ".store/embed.lock",
+  ".store/embed.wait",
   ".store/llm-budget.lock",
   ".store/relevance",
   "daemon.lock",

@@ -6,7 +6,8 @@ import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, wr
 import { join } from "node:path";
 import { openMemory } from "../../src/app/open-memory.ts";
 import { VectorStore } from "../../src/storage/lance/vector-store.ts";
-import { cli, removeTempHomes, repoRoot, tempHome } from "../fixture/home.ts";
+import { tryLockFile } from "../../src/shared/file-lock.ts";
+import { cli, removeTempHomes, repoRoot, tempHome, waitFor } from "../fixture/home.ts";
 
 afterAll(removeTempHomes);
 
@@ -284,3 +285,33 @@ test("a killed reset whose finishing fails (a folder in place of history.json) l
   expect((await cli(["history", "b"], { home })).code).toBe(0);
   expect(filesHolding(home, secret).filter((f) => !f.startsWith(".store/lance"))).toEqual([]);
 }, 60_000);
+
+test("reset waits for no drain that lingers for more writes: the drain lets the deletion have the vector lock, then goes on", async () => {
+  const home = tempHome();
+  const api = openMemory({ home, env: {}, drain: "off" });
+  try {
+    api.add("a", { role: "user", content: "first message about deploys" });
+    api.add("b", { role: "user", content: "another session" });
+    await api.drainEmbeddings();
+    // A drain holding the vector write lock while it waits a minute for more writes (a steady stream of writers
+    // keeps one so forever).
+    const stop = new AbortController();
+    const lingering = api.drainEmbeddings({ lingerMs: 60_000, signal: stop.signal }).catch(() => undefined);
+    await waitFor(() => {
+      const release = tryLockFile(join(home, ".store", "embed.lock"));
+      release?.();
+      return release === undefined;
+    });
+    const started = performance.now();
+    const r = await cli(["reset", "a"], { home });
+    expect(r.code).toBe(0);
+    expect(performance.now() - started).toBeLessThan(30_000);
+    // The drain took the lock back and still embeds what is written after.
+    api.add("b", { role: "user", content: "written while the drain lingers" });
+    await waitFor(() => api.embeddingBacklog().queued === 0, 20_000, "the lingering drain to embed the new message");
+    stop.abort();
+    await lingering;
+  } finally {
+    api.close();
+  }
+}, 90_000);

@@ -1,7 +1,7 @@
 // Drains the embedding queue: apply pending vector deletions, then embed queued messages in batches and
 // upsert them. One drainer per home at a time (.store/embed.lock); failures back off per message.
 import { describeError } from "../../shared/describe-error.ts";
-import { tryVectorWriteLock } from "./vector-write-lock.ts";
+import { deletionWaiting, tryVectorWriteLock } from "./vector-write-lock.ts";
 import { ensureDirIn } from "../../shared/atomic-write.ts";
 import { NS_PER_SEC } from "../../shared/time.ts";
 import { EmbedderRejectedError, type Embedder } from "../../embed/embedder.ts";
@@ -64,6 +64,8 @@ export interface DrainReport {
   error?: string;
   /** Set when this drain built the ANN index (the table grew past ANN_MIN_ROWS). */
   indexBuildMs?: number;
+  /** The lock was let go to a deletion waiting for it (deletionWaiting), with work maybe left. */
+  yielded?: true;
 }
 
 export const retryDelay = (attempts: number): bigint => {
@@ -73,9 +75,13 @@ export const retryDelay = (attempts: number): bigint => {
 
 export async function drainQueue(index: SemanticIndex, options: DrainOptions = {}): Promise<DrainReport> {
   const total: DrainReport = { busy: false, embedded: 0, deletesApplied: 0, failed: 0, remaining: 0 };
+  let yielded = false;
   for (let round = 0; ; round++) {
     const left = options.maxMessages === undefined ? undefined : options.maxMessages - total.embedded;
-    const r = await drainLocked(index, { ...options, maxMessages: left, wait: round === 0 && options.wait });
+    // After letting a deletion have the lock, wait to take it back: the messages are still this drain's to embed.
+    const wait = (round === 0 && options.wait) || yielded;
+    const r = await drainLocked(index, { ...options, maxMessages: left, wait });
+    yielded = r.yielded === true;
     if (round === 0) total.busy = r.busy;
     total.embedded += r.embedded;
     total.deletesApplied += r.deletesApplied;
@@ -84,6 +90,7 @@ export async function drainQueue(index: SemanticIndex, options: DrainOptions = {
     if (r.error !== undefined) total.error = r.error;
     if (r.indexBuildMs !== undefined) total.indexBuildMs = r.indexBuildMs;
     // A writer that found the lock held relies on the holder to take its messages: look again after release.
+    if (yielded && !index.closed) continue;
     if (r.busy || r.error !== undefined || index.closed || (left !== undefined && r.embedded >= left)) break;
     if (dueCount(index.ctx.db, index.ctx.now()) === 0 && !hasPendingDeletes(index.ctx.db)) break;
   }
@@ -97,7 +104,7 @@ async function drainLocked(index: SemanticIndex, options: DrainOptions): Promise
   while (!release && options.wait) {
     await Bun.sleep(50);
     options.signal?.throwIfAborted();
-    release = await tryVectorWriteLock(ctx);
+    if (!deletionWaiting(ctx)) release = await tryVectorWriteLock(ctx); // a waiting deletion goes first
   }
   const report: DrainReport = { busy: !release, embedded: 0, deletesApplied: 0, failed: 0, remaining: 0 };
   if (!release) return report;
@@ -111,6 +118,10 @@ async function drainLocked(index: SemanticIndex, options: DrainOptions): Promise
     for (;;) {
       if (index.closed) break;
       options.signal?.throwIfAborted();
+      if (deletionWaiting(ctx)) {
+        report.yielded = true;
+        break;
+      }
       report.deletesApplied += await applyDeletes(index, store);
       const batch = dueMessages(ctx.db, ctx.now(), batchSize);
       if (batch.length === 0) {

@@ -2,7 +2,7 @@
 // lock (.store/embed.lock, the drainer's lock), then drop older LanceDB versions and the files only they
 // used, so removed rows remain in no version. A table an older memvoy filled with message text is
 // rewritten once without it.
-import { tryVectorWriteLock } from "./vector-write-lock.ts";
+import { holdDeletionWait, tryVectorWriteLock } from "./vector-write-lock.ts";
 import { applyDeletes, hasPendingDeletes } from "./drain.ts";
 import type { SemanticIndex } from "./semantic-index.ts";
 import { mayHoldVectors } from "../vector-location.ts";
@@ -19,10 +19,17 @@ export async function purgeVectors(index: SemanticIndex, signal?: AbortSignal): 
   const report: PurgeReport = { applied: 0, tablesCleaned: 0 };
   if (!mayHoldVectors(ctx)) return report; // no vectors were ever written: nothing to load
   let release = await tryVectorWriteLock(ctx);
-  while (!release) {
-    signal?.throwIfAborted();
-    await Bun.sleep(50);
-    release = await tryVectorWriteLock(ctx);
+  if (!release) {
+    const waiting = holdDeletionWait(ctx); // a lingering drain lets go (undefined: another deletion waits too)
+    try {
+      while (!release) {
+        signal?.throwIfAborted();
+        await Bun.sleep(50);
+        release = await tryVectorWriteLock(ctx);
+      }
+    } finally {
+      waiting?.();
+    }
   }
   try {
     const store = await index.store();

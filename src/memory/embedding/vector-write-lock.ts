@@ -56,3 +56,19 @@ export async function waitVectorWriteLock(
     await Bun.sleep(o.pollMs ?? 50);
   }
 }
+
+/**
+ * A deletion (rm, reset, rm-message) waiting for the vector write lock holds .store/embed.wait meanwhile; a drain that
+ * lingers for more writes lets go when it sees that, else a steady stream of writes would keep the lock from the
+ * deletion for as long as it lasts. flock: a waiter that dies stops waiting with it.
+ */
+export function holdDeletionWait(ctx: MemoryContext): (() => void) | undefined {
+  return tryLockFile(join(ctx.paths.store, "embed.wait"));
+}
+
+/** Whether a deletion waits for the vector write lock (see holdDeletionWait). */
+export function deletionWaiting(ctx: MemoryContext): boolean {
+  const free = tryLockFile(join(ctx.paths.store, "embed.wait"));
+  free?.();
+  return free === undefined;
+}
