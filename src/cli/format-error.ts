@@ -6,7 +6,13 @@ import { lineText } from "../shared/terminal-text.ts";
 export function reportError(err: unknown, json: boolean): number {
   const code = exitCodeOf(err);
   const line = describeError(err);
-  if (json) writeOut(JSON.stringify({ error: { message: line, code: errorCode(err), exitCode: code } }) + "\n");
+  if (json) {
+    try {
+      writeOut(JSON.stringify({ error: { message: line, code: errorCode(err), exitCode: code } }) + "\n");
+    } catch {
+      // stdout itself failed (a full disk, /dev/full): the line on stderr says so
+    }
+  }
   // The line may quote what was typed or what a server answered: no escape sequence of it reaches the terminal.
   process.stderr.write(`memvoy: ${lineText(line)}\n`);
   return code;

@@ -1,12 +1,14 @@
 // A full disk (a small tmpfs; root only, skipped with the reason otherwise): a JSONL batch is all or nothing,
-// SQLite's "disk I/O error" on a nearly full disk is the no-space message, and summarize reports what it saved.
+// SQLite's "disk I/O error" on a nearly full disk is the no-space message, summarize reports what it saved, and
+// output that cannot be written is one error line.
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
-import { existsSync, readFileSync, rmSync } from "node:fs";
+import { closeSync, existsSync, openSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { openMemory } from "../../src/app/open-memory.ts";
 import { startFakeAnthropic, type FakeAnthropic } from "../fixture/fake-anthropic.ts";
-import { cli } from "../fixture/home.ts";
+import { cli, repoRoot } from "../fixture/home.ts";
 import { mountTmpfs, tmpfsAvailable, type Tmpfs } from "./tmpfs.ts";
 
 const available = tmpfsAvailable();
@@ -199,3 +201,29 @@ describe.skipIf(!available)("full disk", () => {
     });
   });
 });
+
+// /dev/full: every write fails with ENOSPC (Linux; no mount needed).
+test.skipIf(process.platform !== "linux")(
+  "--json output that cannot be written (a full disk) is one error line on stderr with exit 1, not a stack trace",
+  async () => {
+    const home = join(tmpdir(), `memvoy-full-stdout-${process.pid}`);
+    expect((await cli(["add", "s", "--role", "user", "--content", "hello"], { home })).code).toBe(0);
+    for (const args of [
+      ["history", "s", "--json"],
+      ["sessions", "--json"],
+    ]) {
+      const full = openSync("/dev/full", "w");
+      const proc = Bun.spawn(["bun", join(repoRoot, "src/index.ts"), "--home", home, ...args], {
+        env: { PATH: process.env.PATH!, HOME: home, TZ: "UTC" },
+        stdout: full,
+        stderr: "pipe",
+      });
+      const [stderr, code] = await Promise.all([new Response(proc.stderr).text(), proc.exited]);
+      closeSync(full);
+      expect({ args, code }).toEqual({ args, code: 1 });
+      expect(stderr).toStartWith("memvoy: no space left on the device");
+      expect(stderr.trimEnd().split("\n")).toHaveLength(1);
+    }
+    rmSync(home, { recursive: true, force: true });
+  },
+);
