@@ -1,9 +1,12 @@
 // A home on a read-only file system (a tmpfs remounted read-only; root only, skipped with the reason otherwise):
 // every command says that the archive's folder is read-only, naming the file, instead of SQLite's bare
-// "unable to open database file" or an error removing a config-cache temp file.
+// "unable to open database file" or an error removing a config-cache temp file; so does an archive file owned by
+// another user.
 import { afterAll, describe, expect, test } from "bun:test";
+import { chmodSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { cli } from "../fixture/home.ts";
+import { cli, repoRoot } from "../fixture/home.ts";
 import { mountTmpfs, tmpfsAvailable, type Tmpfs } from "./tmpfs.ts";
 
 const available = tmpfsAvailable();
@@ -26,3 +29,40 @@ describe.skipIf(!available)("read-only home", () => {
     }
   });
 });
+
+// Another user's history.db in the home (a command once run with sudo): root makes it, another user opens it.
+const asNobody = process.getuid?.() === 0 && Bun.which("setpriv") !== null;
+test.skipIf(!asNobody)(
+  "an archive file this user may not open is named with the permission problem, exit 1",
+  async () => {
+    const dir = mkdtempSync(join(tmpdir(), "memvoy-other-user-"));
+    try {
+      chmodSync(dir, 0o755);
+      const home = join(dir, "home");
+      expect((await cli(["add", "s1", "--role", "user", "--content", "hello"], { home })).code).toBe(0);
+      Bun.spawnSync(["chown", "-R", "65534:65534", home]);
+      Bun.spawnSync(["chown", "0:0", join(home, ".store", "history.db")]);
+      const r = Bun.spawnSync(
+        [
+          "setpriv",
+          "--reuid=65534",
+          "--regid=65534",
+          "--clear-groups",
+          "bun",
+          join(repoRoot, "src/index.ts"),
+          "--home",
+          home,
+          "sessions",
+        ],
+        { env: { PATH: process.env.PATH!, HOME: dir, TZ: "UTC" }, cwd: dir },
+      );
+      const db = join(home, ".store", "history.db");
+      expect(r.exitCode).toBe(1);
+      expect(r.stderr.toString().trim()).toBe(
+        `memvoy: cannot open ${db}: permission denied on ${db}; memvoy writes to its home, even to read it`,
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  },
+);

@@ -33,11 +33,16 @@ export interface OpenDatabaseOptions {
 }
 
 /** SQLite could not open the archive because its folder cannot be written (WAL needs its -wal and -shm files). */
-export const DatabaseNotWritableError = namedError<{ path: string; reason: "read-only" | "permission" }>(
+export const DatabaseNotWritableError = namedError<{
+  path: string;
+  reason: "read-only" | "permission" | "file-permission";
+  /** With file-permission: the file this user may not read or write (the archive, its -wal or its -shm). */
+  file?: string;
+}>(
   "DatabaseNotWritableError",
   "runtime",
   (d) =>
-    `cannot open ${d.path}: ${d.reason === "read-only" ? "its folder is on a read-only file system" : "permission denied on its folder"}; memvoy writes to its home, even to read it`,
+    `cannot open ${d.path}: ${d.reason === "read-only" ? "its folder is on a read-only file system" : d.reason === "permission" ? "permission denied on its folder" : `permission denied on ${d.file ?? d.path}`}; memvoy writes to its home, even to read it`,
 );
 export type DatabaseNotWritableError = InstanceType<typeof DatabaseNotWritableError>;
 
@@ -49,6 +54,8 @@ export function openDatabase(path: string, options: OpenDatabaseOptions = {}): D
     if (broken) throw new BrokenDatabaseError({ path, detail: broken }, { cause: err });
     const unwritable = path !== ":memory:" && cannotOpen(err) ? folderUnwritable(dirname(path)) : undefined;
     if (unwritable) throw new DatabaseNotWritableError({ path, reason: unwritable }, { cause: err });
+    const file = path !== ":memory:" && cannotOpen(err) ? fileDenied(path) : undefined;
+    if (file) throw new DatabaseNotWritableError({ path, reason: "file-permission", file }, { cause: err });
     throw asNoSpace(err, path, `opening ${basename(path)}`);
   }
 }
@@ -56,6 +63,19 @@ export function openDatabase(path: string, options: OpenDatabaseOptions = {}): D
 function cannotOpen(err: unknown): boolean {
   const code = String((err as { code?: unknown })?.code ?? "");
   return code.startsWith("SQLITE_CANTOPEN") || code.startsWith("SQLITE_READONLY");
+}
+
+/** The archive, its -wal or its -shm when this user may not read and write it. */
+function fileDenied(path: string): string | undefined {
+  for (const file of [path, `${path}-wal`, `${path}-shm`]) {
+    try {
+      accessSync(file, constants.R_OK | constants.W_OK);
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code === "EACCES" || code === "EPERM") return file;
+    }
+  }
+  return undefined;
 }
 
 function folderUnwritable(dir: string): "read-only" | "permission" | undefined {
