@@ -11,6 +11,9 @@ type SystemFailure = "no-space" | "permission" | "disk-io";
 const NO_SPACE = /SQLITE_FULL|database or disk is full/i;
 const READ_ONLY = /SQLITE_READONLY|attempt to write a readonly database/i;
 const DISK_IO = /SQLITE_IOERR|disk I\/O error/i;
+// LanceDB's errors (from Rust) end in the errno: "(os error 13)".
+const OS_NO_SPACE = /\(os error (?:28|122)\)|kind: (?:StorageFull|QuotaExceeded)\b/;
+const OS_DENIED = /\(os error (?:1|13|30)\)|kind: (?:PermissionDenied|ReadOnlyFilesystem)\b/;
 
 /**
  * One line of user text for any thrown value: a named error's formatter applied to its data, else the message;
@@ -22,7 +25,7 @@ export function describeError(err: unknown): string {
 
 function describe(err: unknown): string {
   const text = formatNamedError(err) ?? (err instanceof Error ? err.message : String(err));
-  const line = firstLine(text) || (err instanceof Error ? err.name : "unknown error");
+  const line = lanceLine(firstLine(text)) || (err instanceof Error ? err.name : "unknown error");
   // SQLite found damage in the middle of a query (the file opened fine): name the file and the way out.
   const code = String((err as { code?: unknown })?.code ?? "");
   if (code.startsWith("SQLITE_CORRUPT") || code === "SQLITE_NOTADB") {
@@ -61,6 +64,34 @@ function firstLine(text: string): string {
 }
 
 /**
+ * LanceDB's other error form, a Rust debug dump (`IO { source: ... Os { code: 13, kind: PermissionDenied, message:
+ * "Permission denied" } ... }`): the words before it, then the OS error and the path it names.
+ */
+function rustDebugLine(line: string): string {
+  const os = /Os \{ code: (\d+), kind: \w+, message: "([^"]*)" \}/.exec(line);
+  const dump = /\b\w+ \{ /.exec(line);
+  if (!os || !dump) return line;
+  const path = /path: Some\("([^"]*)"\)/.exec(line)?.[1];
+  return `${line.slice(0, dump.index)}${os[2]}${path ? `: ${path}` : ""} (os error ${os[1]})`;
+}
+
+/**
+ * A LanceDB error as one readable line: it repeats itself in a chain of "Caused by:" with the Rust source location
+ * of each step (2 KB for a file it may not open); the innermost cause says it, without its wrappers' names.
+ */
+function lanceLine(line: string): string {
+  const at = line.search(/lance error: /i);
+  if (at < 0) return rustDebugLine(line);
+  const inner = line
+    .slice(at)
+    .split(/\s+Caused by:\s+/)
+    .at(-1)!
+    .replace(/,\s*\/\S+\.rs:\d+:\d+/g, "")
+    .replace(/^(?:lance error:\s*|LanceError\(\w+\):\s*|Generic [\w ]*?error:\s*)+/i, "");
+  return `${line.slice(0, at)}lance error: ${inner.trim()}`;
+}
+
+/**
  * A file where memvoy keeps a folder (ENOTDIR, or EEXIST from mkdir), or a folder where it keeps a file (EISDIR):
  * the path in the way, which the errno's own text names only indirectly or not at all.
  */
@@ -96,8 +127,10 @@ function systemFailure(err: unknown): SystemFailure | undefined {
     const code = String((e as { code?: unknown }).code ?? "");
     const message = e instanceof Error ? e.message : "";
     if (code === "ENOSPC" || code === "EDQUOT" || NO_SPACE.test(code) || NO_SPACE.test(message)) return "no-space";
+    if (OS_NO_SPACE.test(message)) return "no-space";
     if (code === "EACCES" || code === "EPERM" || code === "EROFS" || READ_ONLY.test(code) || READ_ONLY.test(message))
       return "permission";
+    if (OS_DENIED.test(message)) return "permission";
     if (DISK_IO.test(code) || DISK_IO.test(message)) return "disk-io";
     if (!(e instanceof Error)) break;
   }

@@ -3,9 +3,10 @@
 // "unable to open database file" or an error removing a config-cache temp file; so does an archive file owned by
 // another user.
 import { afterAll, describe, expect, test } from "bun:test";
-import { chmodSync, mkdtempSync, rmSync } from "node:fs";
+import { chmodSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { openMemory } from "../../src/app/open-memory.ts";
 import { cli, repoRoot } from "../fixture/home.ts";
 import { mountTmpfs, tmpfsAvailable, type Tmpfs } from "./tmpfs.ts";
 
@@ -61,6 +62,53 @@ test.skipIf(!asNobody)(
       expect(r.stderr.toString().trim()).toBe(
         `memvoy: cannot open ${db}: permission denied on ${db}; memvoy writes to its home, even to read it`,
       );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  },
+);
+
+test.skipIf(!asNobody)(
+  "a vector store this user may not read: hybrid search keeps its keyword results, with one clear note",
+  async () => {
+    const dir = mkdtempSync(join(tmpdir(), "memvoy-other-user-"));
+    try {
+      chmodSync(dir, 0o755);
+      const home = join(dir, "home");
+      const api = openMemory({ home, env: {}, drain: "off" });
+      api.add("s1", { role: "user", content: "the deploy pipeline needs a rollback plan" });
+      await api.drainEmbeddings();
+      api.close();
+      Bun.spawnSync(["chown", "-R", "65534:65534", home]);
+      // The table's versions made by root (a drain run with sudo), then the whole store.
+      const table = readdirSync(join(home, ".store", "lance")).find((n) => n.startsWith("messages_"))!;
+      for (let i = 0; i < 4; i++) {
+        if (i === 0) Bun.spawnSync(["chown", "-R", "0:0", join(home, ".store", "lance", table, "_versions")]);
+        if (i === 2) Bun.spawnSync(["chown", "-R", "0:0", join(home, ".store", "lance")]);
+        const r = Bun.spawnSync(
+          [
+            "setpriv",
+            "--reuid=65534",
+            "--regid=65534",
+            "--clear-groups",
+            "bun",
+            join(repoRoot, "src/index.ts"),
+            "--home",
+            home,
+            "search",
+            "deploy rollback",
+            "--match",
+            "hybrid",
+          ],
+          { env: { PATH: process.env.PATH!, HOME: dir, TZ: "UTC" }, cwd: dir },
+        );
+        const stderr = r.stderr.toString();
+        expect({ i, code: r.exitCode }).toEqual({ i, code: 0 });
+        expect(r.stdout.toString()).toContain("rollback");
+        expect(stderr.trim().split("\n")).toHaveLength(1);
+        expect(stderr).toMatch(/^memvoy: semantic side unavailable \(permission denied: .*Permission denied/);
+        expect(stderr).not.toContain("Caused by");
+      }
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -41,7 +41,12 @@ export abstract class ConnectedStore {
   }
 
   close(): void {
-    this.conn.close();
+    try {
+      this.conn.close();
+    } catch {
+      // Another call on this connection is still under way (LanceDB refuses to close under it): a store that
+      // failed to open, with a listing in flight. Closing is the end of its use either way.
+    }
   }
 }
 
