@@ -179,3 +179,21 @@ test("an archive URL that does not parse is a config error (exit 2) from config.
   );
   expect(() => loadConfig(configFile(`[archive]\nurl = "postgres://u@[bad/x"\n`), {})).toThrow(/does not parse/);
 });
+
+test("a ~ the shell did not expand (--home=~/x, MEMVOY_HOME=~/x) is the user's home, not a folder named ~", async () => {
+  const user = tempHome();
+  for (const [args, env] of [
+    [["--home=~/mem", "config", "path"], { HOME: user }],
+    [["--home", "~/mem", "config", "path"], { HOME: user }],
+    [["config", "path"], { HOME: user, MEMVOY_HOME: "~/mem" }],
+  ] as const) {
+    const r = await cli([...args], { env: { ...env } });
+    expect({ args, code: r.code, out: r.stdout }).toEqual({
+      args,
+      code: 0,
+      out: `${join(user, "mem", "config.toml")}\n`,
+    });
+  }
+  const r = await cli(["--home", "~", "config", "path"], { env: { HOME: user } });
+  expect(r.stdout).toBe(`${join(user, "config.toml")}\n`);
+});
