@@ -119,13 +119,15 @@ export const PartialAddError = namedError<{ session: string; stored: number; las
 );
 export type PartialAddError = InstanceType<typeof PartialAddError>;
 
-/** stdin held nothing to add, or bytes that are not UTF-8 (refused rather than replaced); nothing was written. */
-export const StdinInputError = namedError<{ command: string; problem: "empty" | "not-utf8" }>(
+/** stdin held nothing to add, bytes that are not UTF-8 (refused rather than replaced), or is a folder; nothing was written. */
+export const StdinInputError = namedError<{ command: string; problem: "empty" | "not-utf8" | "folder" }>(
   "StdinInputError",
   "input",
   (d) =>
     d.problem === "empty"
       ? `${d.command}: stdin held no messages`
-      : `${d.command}: stdin is not valid UTF-8; nothing was written`,
+      : d.problem === "folder"
+        ? `${d.command}: stdin is a folder, not a file; nothing was written`
+        : `${d.command}: stdin is not valid UTF-8; nothing was written`,
 );
 export type StdinInputError = InstanceType<typeof StdinInputError>;

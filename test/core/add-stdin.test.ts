@@ -1,7 +1,7 @@
 // add reads stdin in bounded memory: one message's text is refused once it passes the limit, without reading
 // to the end; JSONL is parsed line by line and stored in parts, a bad line after a stored part reported exactly.
 import { afterAll, expect, test } from "bun:test";
-import { writeFileSync } from "node:fs";
+import { closeSync, openSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { cli, removeTempHomes, repoRoot, tempHome } from "../fixture/home.ts";
@@ -111,4 +111,24 @@ test("a message just over the limit names both sizes in bytes, not as the same r
   const r = await cli(["add", "s", "--role", "user"], { home, stdin: "x".repeat(4098) });
   expect(r.code).toBe(2);
   expect(r.stderr).toContain("message: content is 4,098 bytes, over limits.max_message_bytes (4,096 bytes)");
+});
+
+test("a folder as stdin (add s < DIR) is one clear line with exit 2, nothing written", async () => {
+  const home = tempHome();
+  for (const args of [["s"], ["s", "--role", "user"]]) {
+    const folder = openSync(tmpdir(), "r");
+    const proc = Bun.spawn(["bun", join(repoRoot, "src/index.ts"), "--home", home, "add", ...args], {
+      env: { PATH: process.env.PATH!, HOME: home, TZ: "UTC" },
+      stdin: folder,
+      stdout: "pipe",
+      stderr: "pipe",
+    });
+    const r = await processOutput(proc);
+    closeSync(folder);
+    expect({ args, code: r.code, stderr: r.stderr }).toEqual({
+      args,
+      code: 2,
+      stderr: "memvoy: add: stdin is a folder, not a file; nothing was written\n",
+    });
+  }
 });

@@ -1,4 +1,5 @@
 // memvoy add SESSION --role R [--content TEXT | stdin] [--at TIME] [--sender NAME]; stdin may be JSONL.
+import { fstatSync } from "node:fs";
 import { overLimitError, parseJsonlLine, repeatedKeyCheck } from "../../app/wire-input.ts";
 import { streamLines } from "../../shared/stream-lines.ts";
 import { CommandUsageError, PartialAddError, StdinInputError } from "../usage-errors.ts";
@@ -216,7 +217,7 @@ async function readText(maxBytes: number): Promise<string> {
   const chunks: Uint8Array[] = [];
   let bytes = 0;
   let tail = new Uint8Array(0);
-  for await (const chunk of Bun.stdin.stream()) {
+  for await (const chunk of stdinStream()) {
     bytes += chunk.length;
     if (bytes <= maxBytes + 2) chunks.push(chunk);
     else if (bytes > COUNTED_BYTES) throw overLimitError("message", COUNTED_BYTES, maxBytes, "unread");
@@ -245,7 +246,7 @@ async function* readJsonl(maxBytes: number, read: { lines: number }): AsyncGener
   const tooLong = (line: number, bytes: number) => overLimitError(`stdin line ${line}`, bytes, maxBytes, "line");
   let part: JsonlPart = { messages: [], lastLine: 0 };
   const keys = repeatedKeyCheck();
-  for await (const { line, text } of streamLines(Bun.stdin.stream(), { maxLineBytes, tooLong, decode })) {
+  for await (const { line, text } of streamLines(stdinStream(), { maxLineBytes, tooLong, decode })) {
     read.lines = line;
     const m = parseJsonlLine(text, line, maxBytes);
     if (m === undefined) continue;
@@ -260,4 +261,10 @@ async function* readJsonl(maxBytes: number, read: { lines: number }): AsyncGener
   // After a full part is given, the next part holds the message that closed it: empty only when stdin held none.
   if (part.messages.length === 0) throw new StdinInputError({ command: "add", problem: "empty" });
   yield part;
+}
+
+/** stdin as a stream; a folder given as stdin (< DIR) is refused here, where reading it would fail with EISDIR. */
+function stdinStream(): ReturnType<typeof Bun.stdin.stream> {
+  if (fstatSync(0).isDirectory()) throw new StdinInputError({ command: "add", problem: "folder" });
+  return Bun.stdin.stream();
 }
