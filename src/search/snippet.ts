@@ -96,9 +96,10 @@ function matchRanges(content: string, terms: readonly QueryTerm[]): [number, num
       starts.lastIndex = end;
     }
   }
-  // Terms of ASCII letters and digits together (k8s, 5k, x86, v1), which the runs above split: where one stands
-  // as a whole token, or as the start of one when it has 3+ characters.
-  const mixed = latin.filter((t) => MIXED.test(t.text));
+  // Terms of ASCII letters and digits together (k8s, 5k, x86, v1), or joined by underscores (DATABASE_URL,
+  // read_config), which the runs above split: where one stands as a whole token, or as the start of one when it
+  // has 3+ characters.
+  const mixed = latin.filter(isJoined);
   if (mixed.length > 0) {
     const lower = asciiLower(content); // the same length, so offsets hold
     for (const t of mixed) {
@@ -199,6 +200,9 @@ function foldedChar(c: string): string {
 }
 const ASCII_LETTER = /^[a-z]+$/;
 const MIXED = /^(?=[a-z]*[0-9])(?=[0-9]*[a-z])[a-z0-9]+$/;
+const UNDERSCORED = /^[a-z0-9]*_[a-z0-9_]*$/;
+/** A term the word runs split but the text holds as one: letters and digits together, or joined by underscores. */
+const isJoined = (t: QueryTerm) => MIXED.test(t.text) || (UNDERSCORED.test(t.text) && /[a-z0-9]/.test(t.text));
 const ASCII_ALNUM = /[a-z0-9]/;
 /** A character that would join a token (a letter, digit or mark of any script). */
 const WORD_CHAR_AT = /[\p{L}\p{N}\p{M}]/u;
@@ -306,7 +310,7 @@ const SNIPPET_HEAD = 4_096;
  */
 function headSnippet(content: string, terms: readonly QueryTerm[], width: number): Snippet | undefined {
   if (content.length <= 2 * SNIPPET_HEAD) return undefined;
-  if (contentTerms(terms).some((t) => t.cjk || MIXED.test(t.text))) return undefined;
+  if (contentTerms(terms).some((t) => t.cjk || isJoined(t))) return undefined;
   const space = content.slice(SNIPPET_HEAD).search(/\s/);
   if (space < 0) return undefined;
   const cut = SNIPPET_HEAD + space;

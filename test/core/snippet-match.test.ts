@@ -149,6 +149,21 @@ describe("findMatches", () => {
     expect(hasMatch("took 10ms.", queryTerms("10ms"))).toBe(true);
   });
 
+  test("an identifier joined by underscores is shown and marked where the text holds it", () => {
+    const words = (content: string, q: string) =>
+      findMatches(content, queryTerms(q)).map(([from, to]) => content.slice(from, to));
+    expect(words('relation "users_2024" does not exist', "users_2024")).toEqual(["users_2024"]);
+    expect(words("then read_config() saw no DATABASE_URL", "DATABASE_URL read_config")).toEqual([
+      "read_config",
+      "DATABASE_URL",
+    ]);
+    expect(hasMatch("export NODE_ENV=production", queryTerms("node_env"))).toBe(true);
+    // An archived hit of a long text: its snippet is the part holding the identifier, marked.
+    const long = `${"the build step ran fine and printed nothing of interest ".repeat(8)}then DATABASE_URL was unset`;
+    const s = makeSnippet(long, queryTerms("DATABASE_URL"));
+    expect(s.highlights.map(([from, to]) => s.text.slice(from, to))).toEqual(["DATABASE_URL"]);
+  });
+
   test("finds the words a regex over letters, apostrophes and digits finds, on generated text", () => {
     const next = rng(11);
     for (let i = 0; i < 4000; i++) {
