@@ -41,6 +41,22 @@ describe("errorSignature", () => {
     same("at 2026-11-30T04:31:00.123Z the job failed", "at 2027-01-02 10:00:00 the job failed");
   });
 
+  test("timestamps of log formats with a month's name, AM/PM or a zone are normalised away", () => {
+    same("Dec 01 08:00:59 host sshd[1234]: Connection refused", "Nov 30 23:59:01 host sshd[99]: Connection refused");
+    same(
+      "[Mon Dec 01 08:00:59 2026] [error] File does not exist",
+      "[Tue Nov 30 23:59:01 2026] [error] File does not exist",
+    );
+    same("Wed, 02 Dec 2026 10:15:02 GMT request failed", "Thu, 03 Dec 2026 11:00:00 GMT request failed");
+    same("01-Dec-2026 08:00:59.123 SEVERE deploy failed", "30-Nov-2026 23:59:01.999 SEVERE deploy failed");
+    same("I1201 08:00:59.123456 12345 main.go:42] sync failed", "I1130 23:59:01.999999 999 main.go:42] sync failed");
+    same("2026-12-01 08:00:59 +0100 backup failed", "2026-11-30 23:59:01 -0500 backup failed");
+    same("12/01/2026 08:00 AM backup failed", "11/30/2026 11:59 PM backup failed");
+    same("September 3, 2026 backup failed", "March 14, 2025 backup failed");
+    differ("I1201 08:00:59.123456 main.go:42] sync failed", "E1201 08:00:59.123456 main.go:42] sync failed");
+    differ("you may retry", "you must retry");
+  });
+
   test("error codes glued to letters and HTTP statuses are kept", () => {
     differ("error TS2345: bad argument", "error TS2322: bad argument");
     differ(

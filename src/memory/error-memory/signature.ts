@@ -8,6 +8,17 @@ const MAX_SIGNATURE = 1000;
 const L = "(?<![A-Za-z0-9])";
 const R = "(?![A-Za-z0-9])";
 
+const MONTH =
+  "(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\\b\\.?";
+const CLOCK = "\\d{1,2}:\\d{2}(?::\\d{2}(?:[.,]\\d+)?)?";
+const WEEKDAY =
+  "\\b(?:(?:mon(?:day)?|tue(?:s(?:day)?)?|wed(?:nesday)?|thu(?:rs(?:day)?)?|fri(?:day)?|sat(?:urday)?|sun(?:day)?),? )?";
+// A month's name, then a day and a clock time or a year; or a day, the month and a year.
+const NAMED_DATE = [
+  `${MONTH} +\\d{1,2}(?:st|nd|rd|th)?,?(?= +(?:${CLOCK}|\\d{4})\\b)`,
+  `\\d{1,2}[ -]${MONTH}[ -]\\d{2,4}\\b`,
+].join("|");
+
 const STEPS: [RegExp, string | ((m: string, ...g: string[]) => string)][] = [
   [/\[REDACTED:[a-z-]+\]/g, "<secret>"],
   [/\b[a-z][a-z0-9+.-]{1,30}:\/\/[^\s'"`<>)\]]+/gi, "<url>"],
@@ -17,7 +28,18 @@ const STEPS: [RegExp, string | ((m: string, ...g: string[]) => string)][] = [
     /"[^"\n]{0,300}"|`[^`\n]{0,300}`|‘[^’\n]{0,300}’|“[^”\n]{0,300}”|«[^»\n]{0,300}»|(?<![\p{L}\p{N}])'[^'\n]{0,300}'(?![\p{L}\p{N}])/gu,
     "<q>",
   ],
-  [/\b\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?/gi, "<time>"],
+  [/\b\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?(?:Z|[+-]\d{2}:?\d{2}| [+-]\d{4}\b)?/gi, "<time>"],
+  // Dates with a month's name, with a clock time or a year (syslog "Dec 01 08:00:59", Apache "[Mon Dec 01 08:00:59
+  // 2026]", HTTP "Wed, 02 Dec 2026 10:15:02 GMT", "01-Dec-2026 08:00:59"), and klog's "I1201 08:00:59.123456".
+  [
+    new RegExp(
+      `${WEEKDAY}(?:${NAMED_DATE})(?:[ T]+${CLOCK})?(?: \\d{4}\\b)?(?: ?(?:Z|UTC|GMT|[+-]\\d{2}:?\\d{2})\\b)?`,
+      "gi",
+    ),
+    "<time>",
+  ],
+  [/(?<![A-Za-z0-9])([IWEF])\d{4}(?= \d{2}:\d{2}:\d{2})/g, "$1<n>"],
+  [/\b\d{1,2}:\d{2}(?::\d{2}(?:[.,]\d+)?)? ?[ap]\.?m\b\.?/gi, "<time>"],
   [/\b\d{2}:\d{2}:\d{2}(?:[.,]\d+)?\b/g, "<time>"],
   // HTTP statuses carry meaning (404 is not 500): glue them to a letter so the number step keeps them.
   [
