@@ -128,6 +128,13 @@ const RULES: Rule[] = [
     replace: (m, head, value) => (/^\d+$/.test(value) ? m : `${head}${mark("secret-flag")}`),
   },
   {
+    // mysql -u root -pS3cret (the password glued to -p; a lone -p asks for it), sshpass -p S3cret, and
+    // docker/podman/helm registry login -p S3cret (ssh -p 22, mkdir -p and cp -p are other options).
+    kind: "secret-flag",
+    re: /(\b(?:(?:mysql|mysqldump|mysqladmin|mysqlimport|mysqlshow|mysqlcheck|mysqlpump|mariadb|mariadb-dump)\b[^\n|;&]{0,200}?[ \t]-p|\bsshpass[ \t]+-p[ \t]*|\b(?:docker|podman|nerdctl|buildah|skopeo|registry|oras)[ \t]+login\b[^\n|;&]{0,200}?[ \t]-p[ \t]+))(?!\[REDACTED)([^\s-]\S*)/g,
+    replace: (_m, head) => `${head}${mark("secret-flag")}`,
+  },
+  {
     kind: "secret-flag",
     re: /(--(?:password|passwd|token|api-key|secret|access-key|client-secret)[ \t]+)(?!-)(\S+)/gi,
     replace: (m, flag, value) => (value.startsWith("[REDACTED") ? m : `${flag}${mark("secret-flag")}`),

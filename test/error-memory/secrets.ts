@@ -46,6 +46,8 @@ const keyBase = alnum(40, 30);
 const slackHook = `T024BE7LD/B01ABCDEF/${alnum(24, 31)}`;
 const discordHook = `112233445566778899/${alnum(68, 32)}`;
 const curlPassword = `S3cret${alnum(8, 33)}`;
+const mysqlPassword = `My${alnum(10, 34)}`;
+const loginPassword = `Reg${alnum(12, 35)}`;
 
 export const SECRETS: SecretCase[] = [
   {
@@ -223,6 +225,20 @@ export const SECRETS: SecretCase[] = [
     text: `command failed: curl -u deploy:${curlPassword} https://artifacts.example.com/upload (exit 22)`,
     secretParts: [curlPassword],
     keep: ["command failed", "curl -u deploy:", "(exit 22)"],
+    keyword: "",
+  },
+  {
+    name: "mysql -pPASSWORD",
+    text: `$ mysql -h db.internal -u root -p${mysqlPassword} app < dump.sql\nERROR 2003 (HY000): Can't connect to MySQL server`,
+    secretParts: [mysqlPassword],
+    keep: ["mysql -h db.internal -u root -p", "Can't connect to MySQL server"],
+    keyword: "",
+  },
+  {
+    name: "docker login -p PASSWORD",
+    text: `docker login -u ci -p ${loginPassword} registry.acme.dev: Error response from daemon: Get "https://registry.acme.dev/v2/": unauthorized`,
+    secretParts: [loginPassword],
+    keep: ["docker login -u ci -p", "registry.acme.dev", "unauthorized"],
     keyword: "",
   },
 ];
