@@ -377,7 +377,10 @@ function weightedPhrases(
   return phrases;
 }
 
-/** The best `keep` window rows scored by bm25, best first; ties: oldest first (as FTS5 ordered equal ranks). */
+/**
+ * The best `keep` window rows scored by bm25, best first; ties: newest first, as the page orders equal scores (a
+ * message said again and again scores the same each time: the oldest kept would leave the newest off a short page).
+ */
 function scoreWindow(
   db: Db,
   rows: readonly WindowText[],
@@ -406,7 +409,7 @@ function scoreWindow(
     ),
   }));
   if (lift) liftByContext(db, scored);
-  return firstInOrder(scored, keep, (a, b) => b.s - a.s || (a.r.seq < b.r.seq ? -1 : 1));
+  return firstInOrder(scored, keep, (a, b) => b.s - a.s || (a.r.seq > b.r.seq ? -1 : 1));
 }
 
 /**

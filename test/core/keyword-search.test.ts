@@ -168,3 +168,38 @@ test("a recent message found by a substring inside a longer word shows and highl
     api.close();
   }
 }, 30_000);
+
+test("a message said many times: a short page holds its newest instances, the first ones of a long page", async () => {
+  // 4 KiB history.json: the first instances are compacted into the archive, the last ones stay recent.
+  const { api } = openTemp({ env: { MEMVOY_LIMITS_MAX_HISTORY_BYTES: "4096" }, now: () => NOW, drain: "off" });
+  try {
+    for (let i = 0; i < 40; i++) {
+      api.add("s", { role: "user", content: `status check ${i}`, sendAt: daysAgo(80 - 2 * i) });
+      api.add("s", {
+        role: "assistant",
+        content: "Deployed payment-service; rollout finished",
+        sendAt: daysAgo(79 - 2 * i),
+      });
+    }
+    for (const until of [undefined, daysAgo(40)]) {
+      const search = (limit: number) =>
+        api.search({ query: "rollout", limit, ...(until === undefined ? {} : { until }) }).then((r) => r.hits);
+      const long = await search(30);
+      expect(new Set(long.slice(0, 5).map((h) => h.source))).toEqual(
+        new Set(until === undefined ? ["recent"] : ["archive"]),
+      );
+      for (const limit of [1, 2, 3, 5]) {
+        const page = (await search(limit)).map((h) => h.message.sendAt);
+        expect({ until, limit, page }).toEqual({
+          until,
+          limit,
+          page: long.slice(0, limit).map((h) => h.message.sendAt),
+        });
+      }
+      const times = long.map((h) => h.message.sendAt).sort((a, b) => (a < b ? 1 : -1));
+      expect(long[0]!.message.sendAt).toBe(times[0]!);
+    }
+  } finally {
+    api.close();
+  }
+}, 30_000);
