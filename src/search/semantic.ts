@@ -9,6 +9,7 @@ import { getMessagesById } from "../storage/sqlite/messages-repo.ts";
 import { knownSenders } from "../storage/sqlite/semantic-queries.ts";
 import type { Db } from "../storage/sqlite/db.ts";
 import { indexStats } from "../storage/sqlite/keyword-queries.ts";
+import { recentCount } from "../storage/sqlite/embed-queue-repo.ts";
 import { expandHits } from "./expand.ts";
 import { queryFocus, type QueryFocus } from "./participants.ts";
 import { queryTerms } from "./query-terms.ts";
@@ -183,8 +184,10 @@ export async function semanticSearch(db: Db, src: SemanticSource, o: SemanticOpt
     notes: statusNotes(src),
   };
   if (hits.length === 0) {
-    // A home whose every message was removed keeps its (empty) vector table: nothing is indexed there either.
-    const empty = !src.table || indexStats(db).rows === 0;
+    // A home whose every message was removed keeps its (empty) vector table: nothing is indexed there either. Nor
+    // in a session whose every recent message waits for its vector (the embedder was down while it was written).
+    const empty =
+      !src.table || indexStats(db).rows === 0 || (src.notIndexed > 0 && src.notIndexed >= recentCount(db, o.session));
     result.emptyReason = semanticEmptyReason(src, !empty && noSharedWord(db, focus.text), empty);
   }
   return result;

@@ -45,6 +45,23 @@ describe("semantic search", () => {
     api.close();
   });
 
+  test("a session none of whose messages has its vector yet says nothing is indexed, not that nothing is close", async () => {
+    const { api } = seeded();
+    await api.drainEmbeddings();
+    api.add(
+      "t",
+      TOPICS.map((content) => ({ role: "user" as const, content })),
+    );
+    const waiting = await api.search({ query: TOPICS[0]!, session: "t", match: "semantic" });
+    expect(waiting.hits).toEqual([]);
+    expect(waiting.notIndexed).toBe(10);
+    expect(waiting.emptyReason).toBe("nothing is indexed yet");
+    // Elsewhere the vectors are there: an empty answer there is about closeness.
+    const far = await api.search({ query: "xyzzy plugh", session: "s", match: "semantic" });
+    expect(far.emptyReason).toStartWith("no close matches");
+    api.close();
+  });
+
   test("first and last message: expansion stops at the session's edges; ranks and scores kept", async () => {
     const { api, ids } = seeded();
     await api.drainEmbeddings();
