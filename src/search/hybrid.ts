@@ -184,5 +184,6 @@ function lexicalRecent(db: Db, focus: QueryFocus, o: SemanticOptions, depth: num
   const rows = rankRecentRows(db, focus.text, { session: o.session, ...scope }, depth);
   const near = withContext(db, rows, scope);
   for (const c of near) c.score *= senderFactor(focus, c.message.sender, HYBRID.lexicalOtherSender);
-  return near.sort((a, b) => b.score - a.score || (a.message.seq < b.message.seq ? -1 : 1)).slice(0, depth);
+  // Equal scores (a message said again and again): the newest first, as keyword search orders them.
+  return near.sort((a, b) => b.score - a.score || (a.message.seq > b.message.seq ? -1 : 1)).slice(0, depth);
 }

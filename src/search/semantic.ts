@@ -106,6 +106,7 @@ export async function semanticRanking(
   const ordered = focus.sender === undefined;
   const out: RankedMessage[] = [];
   let done = false;
+  let edge = Number.NaN;
   for (let at = 0; at < found.length && !done; ) {
     const end = ordered && at === 0 ? limit + FIRST_READ_MARGIN : found.length;
     const part = found.slice(at, end);
@@ -117,6 +118,11 @@ export async function semanticRanking(
       ).map((m) => [m.id, m]),
     );
     for (const h of part) {
+      // `limit` kept: only a candidate as close as the last kept (the same text said again) may still be.
+      if (ordered && out.length >= limit && h.score !== edge) {
+        done = true;
+        break;
+      }
       const m = byId.get(h.id);
       // Only rows SQLite still holds in the recent tier: deleted or compacted vectors never surface.
       if (!m || !m.recent || m.session !== h.session || !passesFilter(m, scope)) continue;
@@ -131,13 +137,11 @@ export async function semanticRanking(
       }
       if (await farOff(m.content)) continue;
       out.push({ message: m, score });
-      if (ordered && out.length === limit) {
-        done = true;
-        break;
-      }
+      if (out.length === limit) edge = h.score;
     }
   }
-  out.sort((a, b) => b.score - a.score);
+  // Equal scores (the same text said again): the newest first, as keyword search orders them.
+  out.sort((a, b) => b.score - a.score || (a.message.seq > b.message.seq ? -1 : 1));
   return out.slice(0, limit);
 }
 

@@ -62,6 +62,34 @@ describe("semantic search", () => {
     api.close();
   });
 
+  test("a message said many times: the newest instances first, and a short page is the start of a long one", async () => {
+    const { api } = seeded();
+    for (let i = 0; i < 8; i++)
+      api.add("r", [
+        { role: "user", content: "please deploy the payment service now", sendAt: BigInt(i + 1) * NS_PER_DAY * 2n },
+        {
+          role: "assistant",
+          content: "Deployed payment-service; the rollout finished",
+          sendAt: (BigInt(i + 1) * 2n + 1n) * NS_PER_DAY,
+        },
+      ]);
+    await api.drainEmbeddings();
+    for (const match of ["semantic", "hybrid"] as const) {
+      const search = async (limit: number) =>
+        (await api.search({ query: "payment-service rollout", session: "r", match, limit })).hits;
+      const long = await search(20);
+      const replies = long.filter((h) => h.message.role === "assistant");
+      expect(replies.length).toBe(8);
+      // The newest reply first (in hybrid, the last message of a session lacks the share a reply after it lends).
+      if (match === "semantic") expect(long[0]!.message.sendAt).toBe(17n * NS_PER_DAY);
+      for (const limit of [1, 2, 3]) {
+        const page = (await search(limit)).map((h) => h.message.id);
+        expect({ match, limit, page }).toEqual({ match, limit, page: long.slice(0, limit).map((h) => h.message.id) });
+      }
+    }
+    api.close();
+  });
+
   test("first and last message: expansion stops at the session's edges; ranks and scores kept", async () => {
     const { api, ids } = seeded();
     await api.drainEmbeddings();
