@@ -208,6 +208,21 @@ export function contractCases(name: string, open: () => Promise<Implementation>)
       for (const hit of h.hits) expect(hit.score).toBeLessThanOrEqual(1);
     });
 
+    test("search, keyword: of a message said many times, a short page holds the newest, the start of a long page", async () => {
+      const sent = [1, 2, 3, 4, 5, 6].map((d) => `2026-02-0${d}T12:00:00Z`);
+      const added = await api.add(
+        "repeats",
+        sent.map((sendAt) => ({ role: "assistant" as const, content: "the nightly rollout finished", sendAt })),
+      );
+      const page = async (limit: number) =>
+        (await api.search({ query: "nightly rollout", match: "keyword", session: "repeats", limit })).hits.map(
+          (h) => h.id,
+        );
+      const long = await page(10);
+      expect(long[0]).toBe(added.ids.at(-1)!);
+      for (const limit of [1, 2, 3]) expect(await page(limit)).toEqual(long.slice(0, limit));
+    });
+
     test("search: since and until bound the hits", async () => {
       const r = await api.search({
         query: "the",

@@ -194,7 +194,7 @@ export class SqliteArchive implements ArchivePort {
     }
     where = andFilter(where, args, o.filter, "m.");
     const rank = withSession ? "bm25(messages_fts, 1.0, 0.0)" : "bm25(messages_fts)";
-    const order = o.order === "newest" ? "m.seq DESC" : "score DESC, m.seq ASC";
+    const order = o.order === "newest" ? "m.seq DESC" : "score DESC, m.seq DESC";
     const cols = M_MESSAGE_COLUMNS;
     const rows = this.db
       .query(
