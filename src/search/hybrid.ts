@@ -13,7 +13,7 @@ import { keywordSearch, rankRecentRows } from "./keyword.ts";
 import { ftsAllQuery, ftsAnyQuery, queryTerms } from "./query-terms.ts";
 import { coverage, namesUnknown, termWeights } from "./coverage.ts";
 import { RELEVANCE } from "./relevance.ts";
-import { holdsSymbols, querySymbols } from "./symbols.ts";
+import { holdsSymbols, querySymbols, unspacedWords } from "./symbols.ts";
 import { scopeFilter, type SearchHit, type SearchResult } from "./search-types.ts";
 import { focusFor, semanticRanking, statusNotes, type SemanticOptions, type SemanticSource } from "./semantic.ts";
 import { makeSnippet } from "./snippet.ts";
@@ -145,9 +145,11 @@ export async function hybridSearch(
   const expanded = expandHits(db, recent);
   const runs = new Map(recent.map((m, i) => [m.id, expanded[i]!] as const));
   const terms = queryTerms(o.query);
+  // A Thai (Lao, Myanmar, Khmer) word is shown and marked where its run holds it, as a symbol piece is.
+  const shown = [...symbols, ...unspacedWords(o.query)];
   const hits: SearchHit[] = ordered.map((f, i) => {
     const m = f.item.message;
-    const s = makeSnippet(m.content, terms, undefined, symbols, foundBy.get(m.id)!.has("recent"));
+    const s = makeSnippet(m.content, terms, undefined, shown, foundBy.get(m.id)!.has("recent"));
     const hit: SearchHit = {
       message: m,
       source: sourceOf.get(m.id)!,

@@ -42,7 +42,7 @@ import {
 } from "./query-terms.ts";
 import { hasMatch, makeSnippet } from "./snippet.ts";
 import { scopeFilter, type SearchHit, type TierScope } from "./search-types.ts";
-import { holdsFoundSymbols, holdsSymbols, querySymbols } from "./symbols.ts";
+import { holdsFoundSymbols, holdsSymbols, querySymbols, unspacedWords } from "./symbols.ts";
 import { trigramReady } from "../storage/sqlite/substring-index.ts";
 import { indexCandidates, type LightRead } from "../storage/sqlite/substring-queries.ts";
 import { hasArchived } from "../storage/sqlite/recent-tier-size.ts";
@@ -112,7 +112,7 @@ function searchInForm(db: Db, o: KeywordOptions, asTyped: boolean, prefixes = fa
   if (prefixes) for (const t of terms) t.partial = !t.stop;
   markFoldedForms(terms, indexStats(db).has);
   const when = o.order === "newest" ? undefined : timeHint(o.query, o.now);
-  const symbols = querySymbols(o.query, asTyped);
+  const symbols = [...new Set([...querySymbols(o.query, asTyped), ...unspacedWords(o.query, asTyped)])];
   if (terms.length === 0 && symbols.length === 0) return [];
   const filter: KeywordFilter = { session: o.session, ...scopeFilter(o) };
   // Candidates by seq: window rows carry their text only; messages are loaded for the hits returned.

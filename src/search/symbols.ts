@@ -66,6 +66,21 @@ export function querySymbols(query: string, asTyped = false): string[] {
   return [...new Set(out)];
 }
 
+/**
+ * Thai, Lao, Myanmar and Khmer write words without spaces between them, and the word index splits their runs at
+ * vowel and tone marks, not at words: keyword search looks for such a word verbatim, as for a symbol piece
+ * ("ช่วย" in "ช่วยติดตั้งระบบ"). Semantic search does not: a paraphrase need not hold it.
+ */
+export function unspacedWords(query: string, asTyped = false): string[] {
+  const out = new Set<string>();
+  for (const m of normalizeText(query, asTyped).matchAll(/\S+/g)) {
+    const c = strip(m[0]);
+    if (UNSPACED.test(c)) out.add(c);
+  }
+  return [...out];
+}
+const UNSPACED = /[\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff]/;
+
 const NON_ASCII = /[^\x00-\x7f]/;
 const REGEX_SYNTAX = /[\\^$.*+?()[\]{}|/]/g;
 
