@@ -114,6 +114,9 @@ function searchInForm(db: Db, o: KeywordOptions, asTyped: boolean, prefixes = fa
   const when = o.order === "newest" ? undefined : timeHint(o.query, o.now);
   const symbols = [...new Set([...querySymbols(o.query, asTyped), ...unspacedWords(o.query, asTyped)])];
   if (terms.length === 0 && symbols.length === 0) return [];
+  // The query's words with what it puts between them (a hyphen, a slash) are its phrase too; every hit of a query
+  // with symbol pieces holds them as typed, so there they would lift every hit alike.
+  const typedText = symbols.length > 0 ? undefined : asTyped ? focus.text : focus.text.normalize("NFKC");
   const filter: KeywordFilter = { session: o.session, ...scopeFilter(o) };
   // Candidates by seq: window rows carry their text only; messages are loaded for the hits returned.
   const hits = new Map<bigint, Candidate>();
@@ -174,7 +177,7 @@ function searchInForm(db: Db, o: KeywordOptions, asTyped: boolean, prefixes = fa
         terms,
         filter,
         limit,
-        verbatimQuality(terms, o.now),
+        verbatimQuality(terms, o.now, typedText),
         lightRead(symbols, undefined),
       ))
         add(m, "recent", q);
@@ -238,7 +241,7 @@ function searchInForm(db: Db, o: KeywordOptions, asTyped: boolean, prefixes = fa
   const heldShare = ranked
     ? () => phrasesFor(ranked, any !== undefined).reduce((p, x) => p * (x.share ?? 1), 1)
     : undefined;
-  const verbatim = verbatimQuality(terms, o.now);
+  const verbatim = verbatimQuality(terms, o.now, typedText);
   const substringRows = () =>
     recentMatches(db, terms, filter, limit, verbatim, lightRead(symbols, focus.sender), rankedRecent, heldShare);
   // The recent tier first: when `limit` of its hits outscore any archived row, the archive is not read. Beside
@@ -574,9 +577,12 @@ const lightRead = (symbols: readonly string[], sender: string | undefined): Ligh
 function verbatimQuality(
   terms: readonly QueryTerm[],
   now: bigint,
+  /** The query's text (in the form its terms were read from): its words as typed between them count as the phrase. */
+  query?: string,
 ): ((text: string, sendAt: bigint, held?: boolean) => number | undefined) & { ceiling: number } {
   const needles = contentTerms(terms).map(needleOf);
   const phrase = terms.map(needleOf).join(" ");
+  const typed = query === undefined ? undefined : typedPhrase(query, terms, phrase);
   /** `held`: the text is known to hold every needle (then only its start is lower-cased). */
   const quality = (text: string, sendAt: bigint, held = false) => {
     let start: string;
@@ -590,12 +596,27 @@ function verbatimQuality(
     }
     let q = 0.55;
     if (hasMatch(start, terms)) q = 0.7;
-    if (terms.length > 1 && start.includes(phrase)) q = 0.85;
+    if (terms.length > 1 && (start.includes(phrase) || (typed !== undefined && start.includes(typed)))) q = 0.85;
     const ageDays = Number(now - sendAt) / 86_400e9;
     return q + 0.1 / (1 + Math.max(0, ageDays) / 30);
   };
   const top = (terms.length > 1 ? 0.85 : 0.7) + 0.1;
   return Object.assign(quality, { ceiling: top * largestFactors() });
+}
+
+/**
+ * The query's words with what it puts between them (`payment-service`, `x86_64 build`), lower case and spaces
+ * collapsed, when that differs from the words joined by spaces: a text holding it holds the query's phrase.
+ */
+function typedPhrase(query: string, terms: readonly QueryTerm[], phrase: string): string | undefined {
+  if (terms.length < 2) return undefined;
+  const lower = query.toLowerCase().replace(/\s+/g, " ");
+  const last = needleOf(terms.at(-1)!);
+  const from = lower.indexOf(needleOf(terms[0]!));
+  const to = lower.lastIndexOf(last);
+  if (from < 0 || to < from) return undefined;
+  const span = lower.slice(from, to + last.length);
+  return span !== phrase ? span : undefined;
 }
 
 /**

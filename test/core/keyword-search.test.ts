@@ -203,3 +203,23 @@ test("a message said many times: a short page holds its newest instances, the fi
     api.close();
   }
 }, 30_000);
+
+test("a message holding the query as typed (payment-service) ranks with those holding its words as a phrase", async () => {
+  const { api } = openTemp({ now: () => NOW, drain: "off" });
+  try {
+    api.add("s", { role: "user", content: "deploy the payment service tonight", sendAt: daysAgo(3) });
+    api.add("s", { role: "user", content: "the staging run looked fine", sendAt: daysAgo(2) });
+    api.add("s", { role: "assistant", content: "restarted payment-service after the deploy", sendAt: daysAgo(1) });
+    for (const query of ["payment-service", "Payment-Service deploy"]) {
+      const [top] = (await api.search({ query, limit: 1 })).hits;
+      expect({ query, top: top!.message.content }).toEqual({
+        query,
+        top: "restarted payment-service after the deploy",
+      });
+    }
+    const [spaced] = (await api.search({ query: "payment service", limit: 1 })).hits;
+    expect(spaced!.message.content).toBe("deploy the payment service tonight");
+  } finally {
+    api.close();
+  }
+}, 30_000);
