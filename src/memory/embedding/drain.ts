@@ -100,11 +100,12 @@ export async function drainQueue(index: SemanticIndex, options: DrainOptions = {
 async function drainLocked(index: SemanticIndex, options: DrainOptions): Promise<DrainReport> {
   const { ctx } = index;
   ensureDirIn(ctx.paths.store);
-  let release = await tryVectorWriteLock(ctx);
+  // A waiting deletion goes first: a drain that let go to it would else take the lock straight back, round after round.
+  let release = deletionWaiting(ctx) ? undefined : await tryVectorWriteLock(ctx);
   while (!release && options.wait) {
     await Bun.sleep(50);
     options.signal?.throwIfAborted();
-    if (!deletionWaiting(ctx)) release = await tryVectorWriteLock(ctx); // a waiting deletion goes first
+    if (!deletionWaiting(ctx)) release = await tryVectorWriteLock(ctx);
   }
   const report: DrainReport = { busy: !release, embedded: 0, deletesApplied: 0, failed: 0, remaining: 0 };
   if (!release) return report;
