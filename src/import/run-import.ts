@@ -95,6 +95,9 @@ async function importFile(
       project: s.project,
       parent: s.parent,
     };
+    // Removed before the write: a message the source re-keyed (a Codex item message replaced by its event twin) may
+    // hold the title, and its removal clears it; the write then sets the title again.
+    if (s.complete && o.since === undefined) await removeVanished(api, s.id, records, o, report);
     const r = await api.imports.write(s.id, records, meta, { redact: !o.keepSecrets, dryRun: o.dryRun, continues });
     report.messages.added += r.added;
     report.messages.extended += r.extended;
@@ -102,7 +105,6 @@ async function importFile(
     report.messages.tombstoned += r.tombstoned;
     report.redacted += r.redacted;
     for (const bad of r.invalid) addSkipped(report, { file, reason: bad.reason });
-    if (s.complete && o.since === undefined) await removeVanished(api, s.id, records, o, report);
     tick();
   }
   if (!o.dryRun && o.since === undefined) {

@@ -178,8 +178,11 @@ describe("import codex", () => {
       "free the port then",
       "Port 8080 is free; `make test` passes.",
     ]);
+    // The message removed held the title (its first line); the one taking its place gives it back.
+    expect(sessionInfo(api, `codex-${CODEX_ID}`)?.title).toBe("why does `make test` hang?");
     const again = await importWith(api, "codex", [file]);
     expect(again.messages).toMatchObject({ added: 0, removed: 0 });
+    expect(sessionInfo(api, `codex-${CODEX_ID}`)?.title).toBe("why does `make test` hang?");
     api.close();
     whole.api.close();
   });
