@@ -112,6 +112,30 @@ export function* jsonlLines(file: string, offset = 0, firstLine = 1, final = fal
   }
 }
 
+/** Whether the file's bytes before `end` hold `needle` (read in chunks, none held whole). */
+export function holdsBefore(file: string, end: number, needle: string): boolean {
+  const want = Buffer.from(needle, "utf8");
+  const fd = openSync(file, "r");
+  try {
+    const buf = Buffer.allocUnsafe(CHUNK + want.length);
+    let pos = 0;
+    let kept = 0;
+    while (pos < end) {
+      const n = readSync(fd, buf, kept, Math.min(CHUNK, end - pos), pos);
+      if (n === 0) break;
+      if (buf.subarray(0, kept + n).includes(want)) return true;
+      pos += n;
+      // The last bytes are kept, so a needle across two chunks is found.
+      const tail = Math.min(want.length - 1, kept + n);
+      buf.copy(buf, 0, kept + n - tail, kept + n);
+      kept = tail;
+    }
+    return false;
+  } finally {
+    closeSync(fd);
+  }
+}
+
 /** Read buffers are reused: fresh memory for every file costs more (page faults) than reading it. */
 const spare: Buffer[] = [];
 

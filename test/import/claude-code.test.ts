@@ -486,6 +486,47 @@ describe("import claude-code", () => {
     api.close();
   });
 
+  test("a summary appended after a pass that read its leaf titles the session (live capture)", async () => {
+    const dir = join(tempHome("cc-src-"), "-home-dev-shop");
+    mkdirSync(dir, { recursive: true });
+    const file = join(dir, `${CC_SESSION_A}.jsonl`);
+    const record = (type: string, uuid: string, parent: string | null, content: unknown, at: string) =>
+      JSON.stringify({
+        parentUuid: parent,
+        isSidechain: false,
+        userType: "external",
+        cwd: "/home/dev/shop",
+        sessionId: CC_SESSION_A,
+        version: "1.0.24",
+        type,
+        message:
+          type === "user"
+            ? { role: "user", content }
+            : { id: `msg_${uuid}`, type: "message", role: "assistant", model: "claude-sonnet-4-20250514", content },
+        ...(type === "assistant" && { requestId: `req_${uuid}` }),
+        uuid,
+        timestamp: at,
+      });
+    writeFileSync(
+      file,
+      `${record("user", "p-1", null, "why does checkout fail?", "2025-06-20T09:00:00.000Z")}\n${record("assistant", "p-2", "p-1", [{ type: "text", text: "A shared cart id." }], "2025-06-20T09:00:05.000Z")}\n`,
+    );
+    const { api } = openTemp();
+    await importWith(api, "claude-code", [dir]);
+    expect(sessionInfo(api, `cc-${CC_SESSION_A}`)?.title).toBe("why does checkout fail?");
+    appendFileSync(
+      file,
+      `${JSON.stringify({ type: "summary", summary: "Checkout test flakiness", leafUuid: "p-2" })}\n`,
+    );
+    await importWith(api, "claude-code", [dir]);
+    expect(sessionInfo(api, `cc-${CC_SESSION_A}`)?.title).toBe("Checkout test flakiness");
+    // Another session's summary appended later still names no record of this file.
+    appendFileSync(file, `${JSON.stringify({ type: "summary", summary: "Dark mode toggle", leafUuid: "n-2" })}\n`);
+    await importWith(api, "claude-code", [dir]);
+    expect(sessionInfo(api, `cc-${CC_SESSION_A}`)?.title).toBe("Checkout test flakiness");
+    api.close();
+  });
+
   test('a warm-up agent (prompt "Warmup", started with every 2.0 session) is not imported, then or later', async () => {
     const projects = join(tempHome("cc-src-"), "projects");
     const dir = join(projects, "-home-dev-docs");

@@ -8,7 +8,7 @@ import type { Role } from "../../shared/message.ts";
 import { recordTime } from "../record-time.ts";
 import { NotThisFormatError } from "../import-types.ts";
 import type { FileRead, ImportedMessage, ImportedSession, Problem, ReadContext, Source } from "../import-types.ts";
-import { isObject, jsonlLines, tryJson } from "../read-lines.ts";
+import { holdsBefore, isObject, jsonlLines, tryJson } from "../read-lines.ts";
 import { homeOf, listFiles, titleFrom } from "../source-files.ts";
 import {
   besideToolResult,
@@ -140,7 +140,10 @@ function readTranscript(ctx: ReadContext): FileRead {
     if (message?.role === "assistant") lastKey = message.key;
     entries.push(entry);
   }
-  const summary = summaries.findLast((x) => typeof x.leaf !== "string" || uuids.has(x.leaf));
+  // A pass resuming mid-file (live capture) may meet a summary whose leaf an earlier pass read.
+  const ofThisFile = (leaf: string) =>
+    uuids.has(leaf) || (ctx.offset > 0 && holdsBefore(ctx.file, ctx.offset, `"uuid":${JSON.stringify(leaf)}`));
+  const summary = summaries.findLast((x) => typeof x.leaf !== "string" || ofThisFile(x.leaf));
   if (summary && summary.rank >= rank) ({ title, rank } = summary);
   if (ctx.offset === 0 && lines > 0 && records === 0)
     throw new NotThisFormatError({
