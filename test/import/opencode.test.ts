@@ -164,6 +164,65 @@ describe("import opencode", () => {
     api.close();
   });
 
+  test("a session opencode names or renames after its last message takes the title at the next pass", async () => {
+    const dir = writeOpencodeData(tempHome("oc-src-"));
+    const T = Date.UTC(2026, 8, 2, 9, 0, 0);
+    const add = (d: Database, id: string, session: string, role: string, at: number, text: string) => {
+      const data = { role, time: { created: at, completed: at + 100 } };
+      d.query("INSERT INTO message VALUES (?, ?, ?, ?, ?)").run(id, session, at, at, JSON.stringify(data));
+      d.query("INSERT INTO part VALUES (?, ?, ?, ?, ?, ?)").run(
+        `prt_${id}`,
+        id,
+        session,
+        at,
+        at,
+        JSON.stringify({ type: "text", text }),
+      );
+    };
+    db2(dir, (d) => {
+      d.query("INSERT INTO session VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)").run(
+        "ses_later",
+        "prj_1",
+        null,
+        "quiet-lake",
+        "/home/dev/web",
+        `New session - ${new Date(T).toISOString()}`,
+        "1.2.0",
+        T,
+        T,
+      );
+      add(d, "msg_501", "ses_later", "user", T + 1_000, "why is the dev server slow to start?");
+      add(d, "msg_502", "ses_later", "assistant", T + 9_000, "It type-checks on start.");
+    });
+    const { api } = openTemp();
+    await importWith(api, "opencode", [dir]);
+    expect(sessionInfo(api, "oc-ses_later")?.title).toBe("why is the dev server slow to start?");
+    // Its title comes later (opencode's title agent, or the person renames it), with no new message of its own.
+    db2(dir, (d) => {
+      d.query("UPDATE session SET title = ?, time_updated = ? WHERE id = ?").run(
+        "Slow dev server start",
+        T + 90_000,
+        "ses_later",
+      );
+    });
+    await importWith(api, "opencode", [dir]);
+    expect(sessionInfo(api, "oc-ses_later")?.title).toBe("Slow dev server start");
+    // The person works in another session, then renames this one.
+    db2(dir, (d) => add(d, "msg_601", "ses_main01", "user", T + 300_000, "and the CSS build?"));
+    await importWith(api, "opencode", [dir]);
+    db2(dir, (d) => {
+      d.query("UPDATE session SET title = ?, time_updated = ? WHERE id = ?").run(
+        "Dev server: skip type-check",
+        T + 400_000,
+        "ses_later",
+      );
+    });
+    const r = await importWith(api, "opencode", [dir]);
+    expect(r.messages.added).toBe(0);
+    expect(sessionInfo(api, "oc-ses_later")?.title).toBe("Dev server: skip type-check");
+    api.close();
+  });
+
   test("legacy storage: new messages and parts of a session are picked up, an unchanged session is not read", async () => {
     const storage = join(tempHome("oc-legacy-"), "storage");
     writeOpencodeLegacy(storage);

@@ -152,7 +152,9 @@ function readDatabase(api: ImportTarget, ctx: ReadContext): FileRead {
       if (list) list.push({ msg, done });
       else bySession.set(sid, [{ msg, done }]);
     }
-    const wanted = incremental ? sessions.filter((s) => bySession.has(String(s.id))) : sessions;
+    // A session renamed (or named by opencode's title agent) since, with no new message, is read for its title.
+    const renamed = (s: Rec) => typeof s.time_updated === "number" && s.time_updated >= since;
+    const wanted = incremental ? sessions.filter((s) => bySession.has(String(s.id)) || renamed(s)) : sessions;
     // A later pass reads only a session's newer messages: its first prompt is among them only when the session is new.
     const whole = (s: Rec) => !incremental || Number(s.time_created) >= since;
     return {
