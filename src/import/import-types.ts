@@ -80,4 +80,6 @@ export interface Source {
   appendOnly(file: string): boolean;
   /** Size and mtime that tell whether the file changed (default: the file's own). */
   stamp?(file: string): { size: number; mtimeNs: bigint };
+  /** An unchanged file is read anyway: what its session takes from outside it (Codex's thread names) changed since. */
+  outdated?(file: string, state: Record<string, unknown>): boolean;
 }

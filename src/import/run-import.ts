@@ -66,14 +66,14 @@ async function importFile(
     return;
   }
   const prior = await api.imports.fileState(source.name, file);
-  if (prior && prior.size === size && prior.mtimeNs === st.mtimeNs) {
+  const last = prior ? (JSON.parse(prior.state) as Record<string, unknown>) : {};
+  if (prior && prior.size === size && prior.mtimeNs === st.mtimeNs && !source.outdated?.(file, last)) {
     report.files.unchanged++;
     return;
   }
   // Append-only files resume at the last complete line, unless they shrank or no longer start the same way.
   let offset = 0;
   let state: Record<string, unknown> = {};
-  const last = prior ? (JSON.parse(prior.state) as Record<string, unknown>) : {};
   const kept = o.since === undefined ? last : {};
   if (prior && source.appendOnly(file) && size >= prior.offset && prior.offset > 0 && sameHead(file, prior.head)) {
     offset = prior.offset;

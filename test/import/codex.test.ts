@@ -415,6 +415,17 @@ describe("Codex thread names and spawned sub-agents", () => {
     appendFileSync(file, `${said(9, "user_message", "raise it to 30 s")}\n`);
     await importWith(api, "codex", [join(home, "sessions")]);
     expect(sessionInfo(api, `codex-${PARENT}`)?.title).toBe("Raise the proxy timeout");
+    // Renamed after its last turn: only the index changes, and the next pass takes the name.
+    appendFileSync(join(home, "session_index.jsonl"), `${entry(PARENT, "Proxy keep-alive", "2026-10-06T13:00:00Z")}\n`);
+    const r = await importWith(api, "codex", [join(home, "sessions")]);
+    expect(r.messages.added).toBe(0);
+    expect(sessionInfo(api, `codex-${PARENT}`)?.title).toBe("Proxy keep-alive");
+    // Another thread's entry leaves this rollout unread.
+    appendFileSync(
+      join(home, "session_index.jsonl"),
+      `${entry("019e1111-0000-7000-8000-0000000000cc", "Another name", "2026-10-06T13:05:00Z")}\n`,
+    );
+    expect((await importWith(api, "codex", [join(home, "sessions")])).files).toMatchObject({ read: 0, unchanged: 1 });
     api.close();
   });
 

@@ -30,6 +30,12 @@ export const codex: Source = {
     }),
   appendOnly: (file) => !file.endsWith(".zst"),
   read: readRollout,
+  // A thread renamed (or named by Codex) after its last turn changes only the home's session index.
+  outdated: (file, state) => {
+    if (typeof state.sessionId !== "string") return false;
+    const name = indexedThreadName(file, state.sessionId);
+    return name !== undefined && name !== state.indexedName;
+  },
 };
 
 function readRollout(ctx: ReadContext): FileRead {
@@ -181,7 +187,8 @@ function readRollout(ctx: ReadContext): FileRead {
   const messages = events ? fromEvents : fromItems;
   const own = sessionId ?? rolloutUuid(ctx.file);
   // Current builds keep the name only in the home's session index; it is the latest, so it wins over an event's.
-  if (sessionId !== undefined) named = indexedThreadName(ctx.file, sessionId) ?? named;
+  const indexed = sessionId === undefined ? undefined : indexedThreadName(ctx.file, sessionId);
+  named = indexed ?? named;
   const first = titled ? undefined : messages.find((m) => m.role === "user");
   const fallback = first ? titleFrom(first.content) : undefined;
   return {
@@ -204,6 +211,7 @@ function readRollout(ctx: ReadContext): FileRead {
       line,
       titled: titled || fallback !== undefined || named !== undefined,
       ...(parent !== undefined && { parent }),
+      ...(indexed !== undefined && { indexedName: indexed }),
       ...(inTurn && { inTurn }),
       ...(last.user !== undefined && { lastUser: last.user }),
       ...(last.assistant !== undefined && { lastAssistant: last.assistant }),
