@@ -1,4 +1,5 @@
 // What one import pass of one source reports: files, sessions, messages, redactions, skipped lines, failures.
+import { existsSync } from "node:fs";
 import type { ImportTarget } from "../app/import-target.ts";
 import { describeError } from "../shared/describe-error.ts";
 import type { Problem } from "./import-types.ts";
@@ -102,8 +103,12 @@ export async function eachFile(
       try {
         await one(file, sessions, tick);
       } catch (err) {
-        report.files.failed++;
-        report.failed.push({ file, reason: describeError(err) });
+        // Deleted since it was listed (the tool's own cleanup, a chat migrated to another file): nothing to read.
+        if (!existsSync(file)) report.files.unchanged++;
+        else {
+          report.files.failed++;
+          report.failed.push({ file, reason: describeError(err) });
+        }
       }
       done++;
       progress();

@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, test } from "bun:test";
-import { appendFileSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { appendFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { openTemp, removeTempHomes, tempHome } from "../fixture/home.ts";
 import {
@@ -483,6 +483,39 @@ describe("import claude-code", () => {
     await importWith(api, "claude-code", [dir]);
     expect(sessionInfo(api, `cc-${CC_SESSION_A}`)?.title).toBe("Checkout test flakiness");
     expect(sessionInfo(api, `cc-${NEXT}`)?.title).toBe("add a dark mode toggle");
+    api.close();
+  });
+
+  test("a transcript deleted while the pass runs (Claude Code's cleanup of old sessions) is no failure", async () => {
+    const dir = join(tempHome("cc-src-"), "-home-dev-shop");
+    mkdirSync(dir, { recursive: true });
+    const ids = ["11111111-0000-4000-8000-000000000001", "11111111-0000-4000-8000-000000000002"];
+    for (const [i, id] of ids.entries())
+      writeFileSync(
+        join(dir, `${id}.jsonl`),
+        `${JSON.stringify({
+          parentUuid: null,
+          isSidechain: false,
+          userType: "external",
+          cwd: "/home/dev/shop",
+          sessionId: id,
+          version: "2.0.14",
+          type: "user",
+          message: { role: "user", content: `question ${i}` },
+          uuid: `q-${i}`,
+          timestamp: "2025-06-20T09:00:00.000Z",
+        })}\n`,
+      );
+    const { api } = openTemp();
+    // The first file is read; then the second is deleted before its turn.
+    const r = await importWith(api, "claude-code", [dir], {
+      onProgress: (p) => {
+        if (p.filesDone === 1) rmSync(join(dir, `${ids[1]}.jsonl`), { force: true });
+      },
+    });
+    expect(r.failed).toEqual([]);
+    expect(r.files).toMatchObject({ found: 2, read: 1, unchanged: 1, failed: 0 });
+    expect(r.messages.added).toBe(1);
     api.close();
   });
 
