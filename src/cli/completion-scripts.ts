@@ -6,9 +6,10 @@ _memvoy() {
   out=$(command memvoy __complete "$COMP_CWORD" "\${COMP_WORDS[@]}" 2>/dev/null) || return 0
   # --flag=value: bash completes the part after "=" (a word of its own)
   [[ "$cur" == "=" ]] && cur=""
+  # names as the shell's own file completion gives them: a space escaped, a folder ending in "/"
   case "$out" in
-    __files__) COMPREPLY=($(compgen -f -- "$cur")) ;;
-    __dirs__) COMPREPLY=($(compgen -d -- "$cur")) ;;
+    __files__) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")) ;;
+    __dirs__) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -d -- "$cur")) ;;
     *) COMPREPLY=($out) ;;
   esac
 }

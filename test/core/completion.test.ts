@@ -88,6 +88,22 @@ describe("shell completion", () => {
     expect(await run(["memvoy", "--home", join(home, "sess")])).toEqual([join(home, "sessions")]);
   });
 
+  test("bash: file and folder names are completed as file names (a space escaped, a folder ending in /)", async () => {
+    const dir = tempHome("memvoy-files-");
+    mkdirSync(join(dir, "my dir"));
+    writeFileSync(join(dir, "a file.txt"), "");
+    // compopt acts only under readline: a stand-in prints the options the function asks for.
+    const run = (words: string[]) =>
+      shell(
+        ["bash", "-c"],
+        `source <(memvoy completion bash)\ncompopt() { echo "compopt $1 $2"; }\ncd '${dir}'\n` +
+          `COMP_WORDS=(${words.map((w) => `'${w}'`).join(" ")}); COMP_CWORD=${words.length - 1}; _memvoy; printf '%s\\n' "\${COMPREPLY[@]}"`,
+      );
+    expect(await run(["memvoy", "--home", "my"])).toEqual(["compopt -o filenames", "my dir"]);
+    expect(await run(["memvoy", "export", "s", "--output", "a"])).toEqual(["compopt -o filenames", "a file.txt"]);
+    expect(await run(["memvoy", "se"])).toEqual(["sessions", "search"]);
+  });
+
   test("zsh: the completion function offers the same candidates", async () => {
     const run = (words: string[]) =>
       shell(
