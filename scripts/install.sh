@@ -43,26 +43,33 @@ if [ -z "$source" ]; then
   if [ -f "$here/memvoy" ] && [ -f "$here/SHA256SUMS" ]; then source="$here"; else source="$here/../dist"; fi
 fi
 
-sha256_check() { # verify a checksum file inside the current folder
-  if command -v sha256sum >/dev/null 2>&1; then sha256sum --check --quiet "$1"
-  elif command -v shasum >/dev/null 2>&1; then shasum -a 256 --check --quiet "$1"
+sha256_check() { # sha256_check DIR FILE: verify a checksum file inside DIR
+  if command -v sha256sum >/dev/null 2>&1; then (cd "$1" && sha256sum --check --quiet "$2")
+  elif command -v shasum >/dev/null 2>&1; then (cd "$1" && shasum -a 256 --check --quiet "$2")
   else die "neither sha256sum nor shasum is installed: cannot verify the release"
   fi
 }
 
 work=""
-cleanup() { [ -z "$work" ] || rm -rf "$work"; }
-trap cleanup EXIT INT TERM
+tmp=""
+cleanup() {
+  [ -z "$work" ] || rm -rf "$work"
+  [ -z "$tmp" ] || rm -f "$tmp"
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
 
+work="$(mktemp -d "${TMPDIR:-/tmp}/memvoy-install.XXXXXX")" || die "cannot make a temporary folder (TMPDIR=${TMPDIR:-/tmp})"
 if [ -f "$source" ]; then
   case "$source" in *.tar.gz|*.tgz) ;; *) die "$source is not a .tar.gz release" ;; esac
   tarball="$(cd "$(dirname "$source")" && pwd)/$(basename "$source")"
   if [ -f "$tarball.sha256" ]; then
-    (cd "$(dirname "$tarball")" && sha256_check "$tarball.sha256") || die "$(basename "$tarball") does not match its .sha256: not installing"
+    sha256_check "$(dirname "$tarball")" "$tarball.sha256" || die "$(basename "$tarball") does not match its .sha256: not installing"
   fi
-  work="$(mktemp -d "${TMPDIR:-/tmp}/memvoy-install.XXXXXX")"
-  tar -xzf "$tarball" -C "$work" || die "could not unpack $tarball"
-  source="$(find "$work" -mindepth 1 -maxdepth 1 -type d | head -n 1)"
+  mkdir "$work/release"
+  tar -xzf "$tarball" -C "$work/release" || die "could not unpack $tarball"
+  source="$(find "$work/release" -mindepth 1 -maxdepth 1 -type d | head -n 1)"
   [ -n "$source" ] || die "$tarball holds no release folder"
 fi
 [ -d "$source" ] || die "no such release or build folder: $source"
@@ -70,15 +77,33 @@ source="$(cd "$source" && pwd)"
 [ -f "$source/memvoy" ] || die "$source has no memvoy binary (run bun run build first)"
 
 if [ -f "$source/SHA256SUMS" ]; then
-  (cd "$source" && sha256_check SHA256SUMS) || die "checksums in $source/SHA256SUMS do not match: not installing"
+  sha256_check "$source" SHA256SUMS || die "checksums in $source/SHA256SUMS do not match: not installing"
   echo "checksums verified"
 fi
 
+if [ "$prefix" = "$HOME/.local" ]; then fish_dir="${XDG_CONFIG_HOME:-$HOME/.config}/fish/completions"
+else fish_dir="$prefix/share/fish/vendor_completions.d"; fi
+unit="$source/memvoy.service"
+[ -f "$unit" ] || unit="$here/../contrib/memvoy.service"
+
+# Every folder is made and found writable before the first file goes in, so a refused prefix installs nothing.
+writable() {
+  mkdir -p "$1" 2>/dev/null && [ -w "$1" ] || die "cannot write to $1: choose another --prefix (or run as a user who may write there)"
+}
+writable "$prefix/bin"
+if [ -f "$source/memvoy.1" ]; then writable "$prefix/share/man/man1"; fi
+if [ -d "$source/completions" ]; then
+  writable "$prefix/share/bash-completion/completions"
+  writable "$prefix/share/zsh/site-functions"
+  writable "$fish_dir"
+fi
+if [ -f "$unit" ]; then writable "$prefix/share/memvoy"; fi
+
 # Each file goes in through a temp file and a rename, so a running memvoy is never half-replaced.
 put() { # put SRC DEST MODE
-  mkdir -p "$(dirname "$2")"
   tmp="$2.install.$$"
-  cp "$1" "$tmp" && chmod "$3" "$tmp" && mv -f "$tmp" "$2"
+  { cp "$1" "$tmp" && chmod "$3" "$tmp" && mv -f "$tmp" "$2"; } || die "could not install $2 (see above); $2 is as it was"
+  tmp=""
   echo "  $2"
 }
 
@@ -88,17 +113,11 @@ if [ -f "$source/memvoy.1" ]; then put "$source/memvoy.1" "$prefix/share/man/man
 if [ -d "$source/completions" ]; then
   put "$source/completions/memvoy.bash" "$prefix/share/bash-completion/completions/memvoy" 644
   put "$source/completions/_memvoy" "$prefix/share/zsh/site-functions/_memvoy" 644
-  if [ "$prefix" = "$HOME/.local" ]; then fish_dir="${XDG_CONFIG_HOME:-$HOME/.config}/fish/completions"
-  else fish_dir="$prefix/share/fish/vendor_completions.d"; fi
   put "$source/completions/memvoy.fish" "$fish_dir/memvoy.fish" 644
 fi
-unit="$source/memvoy.service"
-[ -f "$unit" ] || unit="$here/../contrib/memvoy.service"
 if [ -f "$unit" ]; then
-  mkdir -p "$prefix/share/memvoy"
-  sed "s|^ExecStart=/usr/local/bin/memvoy|ExecStart=$prefix/bin/memvoy|" "$unit" > "$prefix/share/memvoy/memvoy.service.install.$$"
-  mv -f "$prefix/share/memvoy/memvoy.service.install.$$" "$prefix/share/memvoy/memvoy.service"
-  echo "  $prefix/share/memvoy/memvoy.service"
+  sed "s|^ExecStart=/usr/local/bin/memvoy|ExecStart=$prefix/bin/memvoy|" "$unit" > "$work/memvoy.service" || die "could not write the systemd unit into $work"
+  put "$work/memvoy.service" "$prefix/share/memvoy/memvoy.service" 644
 fi
 
 "$prefix/bin/memvoy" --version >/dev/null || die "the installed binary does not run on this machine"

@@ -1,7 +1,7 @@
 // The release tarball (bun build.ts --release) and scripts/install.sh: checksums verify, the installed binary
 // runs from another folder, man renders the installed page, completions land where shells look.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import pkg from "../package.json";
 import { buildBinaryOnce, makeTempDir, removeTempDirs, repoRoot, runBinary } from "./fixture/binary.ts";
@@ -138,5 +138,57 @@ describe("release tarball and install.sh", () => {
     expect(inst.code).toBe(2);
     expect(inst.stderr).toContain("do not match");
     expect(existsSync(join(home, ".local/bin/memvoy"))).toBe(false);
+  }, 120_000);
+  // cp stand-ins on PATH, so a disk that fills or a stop signal can be met at a chosen file.
+  function failingCp(behaviour: string): string {
+    const dir = makeTempDir();
+    const cp = join(dir, "cp");
+    writeFileSync(
+      cp,
+      `#!/bin/sh\ncase "$1" in */memvoy) head -c 1000 "$1" > "$2"; ${behaviour} ;; esac\nexec /bin/cp "$@"\n`,
+    );
+    chmodSync(cp, 0o755);
+    return `${dir}:/usr/local/bin:/usr/bin:/bin`;
+  }
+
+  test("a copy that fails over an older install stops with exit 2, keeps the old binary and leaves no temp file", async () => {
+    const prefix = makeTempDir();
+    mkdirSync(join(prefix, "bin"));
+    writeFileSync(join(prefix, "bin/memvoy"), "#!/bin/sh\necho memvoy 0.1.0\n");
+    chmodSync(join(prefix, "bin/memvoy"), 0o755);
+    const path = failingCp(`echo "cp: error writing '$2': No space left on device" >&2; exit 1`);
+    const inst = await run(["sh", join(repoRoot, "scripts/install.sh"), "--prefix", prefix, outDir], {
+      env: { HOME: makeTempDir(), PATH: path },
+    });
+    expect(inst.code).toBe(2);
+    expect(inst.stderr).toContain(`install.sh: could not install ${prefix}/bin/memvoy`);
+    expect(inst.stdout).not.toContain("done");
+    expect(readdirSync(join(prefix, "bin"))).toEqual(["memvoy"]);
+    expect(readFileSync(join(prefix, "bin/memvoy"), "utf8")).toContain("0.1.0");
+    expect(existsSync(join(prefix, "share/man/man1/memvoy.1"))).toBe(false);
+  }, 120_000);
+
+  test("a stop signal during the install ends it (exit 143) with no temp file left", async () => {
+    const prefix = makeTempDir();
+    const inst = await run(["sh", join(repoRoot, "scripts/install.sh"), "--prefix", prefix, outDir], {
+      env: { HOME: makeTempDir(), PATH: failingCp("kill -TERM $PPID; exit 1") },
+    });
+    expect(inst.code).toBe(143);
+    expect(inst.stdout).not.toContain("done");
+    expect(readdirSync(join(prefix, "bin"))).toEqual([]);
+    expect(existsSync(join(prefix, "share/man/man1/memvoy.1"))).toBe(false);
+  }, 120_000);
+
+  test("a prefix where a folder cannot be made installs nothing and says where (exit 2)", async () => {
+    const prefix = makeTempDir();
+    writeFileSync(join(prefix, "share"), "a file where share/ would go\n");
+    const inst = await run(["sh", join(repoRoot, "scripts/install.sh"), "--prefix", prefix, outDir], {
+      env: { HOME: makeTempDir() },
+    });
+    expect(inst.code).toBe(2);
+    expect(inst.stderr.trim()).toBe(
+      `install.sh: cannot write to ${prefix}/share/man/man1: choose another --prefix (or run as a user who may write there)`,
+    );
+    expect(existsSync(join(prefix, "bin/memvoy"))).toBe(false);
   }, 120_000);
 });
