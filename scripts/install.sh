@@ -22,19 +22,24 @@ EOF
 
 die() { echo "install.sh: $*" >&2; exit 2; }
 
-prefix="${PREFIX:-$HOME/.local}"
+prefix=""
+prefix_given=no
 source=""
 while [ $# -gt 0 ]; do
   case "$1" in
     -h|--help) usage; exit 0 ;;
-    --prefix) [ $# -ge 2 ] || die "--prefix needs a value"; prefix="$2"; shift 2 ;;
-    --prefix=*) prefix="${1#--prefix=}"; shift ;;
+    --prefix) [ $# -ge 2 ] || die "--prefix needs a value"; prefix="$2"; prefix_given=yes; shift 2 ;;
+    --prefix=*) prefix="${1#--prefix=}"; prefix_given=yes; shift ;;
     -*) die "unknown option $1 (see install.sh --help)" ;;
     *) [ -z "$source" ] || die "unexpected argument $1"; source="$1"; shift ;;
   esac
 done
 
-[ -n "$prefix" ] || die "--prefix is empty: name a folder"
+if [ "$prefix_given" = yes ]; then [ -n "$prefix" ] || die "--prefix is empty: name a folder"
+elif [ -n "${PREFIX:-}" ]; then prefix="$PREFIX"
+elif [ -n "${HOME:-}" ]; then prefix="$HOME/.local"
+else die "HOME is not set: name where to install with --prefix DIR"
+fi
 # An absolute prefix: the unit's ExecStart and the PATH advice must name the binary from anywhere.
 case "$prefix" in /*) ;; *) prefix="$(pwd)/$prefix" ;; esac
 
@@ -81,7 +86,7 @@ if [ -f "$source/SHA256SUMS" ]; then
   echo "checksums verified"
 fi
 
-if [ "$prefix" = "$HOME/.local" ]; then fish_dir="${XDG_CONFIG_HOME:-$HOME/.config}/fish/completions"
+if [ -n "${HOME:-}" ] && [ "$prefix" = "$HOME/.local" ]; then fish_dir="${XDG_CONFIG_HOME:-$HOME/.config}/fish/completions"
 else fish_dir="$prefix/share/fish/vendor_completions.d"; fi
 unit="$source/memvoy.service"
 [ -f "$unit" ] || unit="$here/../contrib/memvoy.service"

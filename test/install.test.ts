@@ -139,6 +139,16 @@ describe("release tarball and install.sh", () => {
     expect(inst.stderr).toContain("do not match");
     expect(existsSync(join(home, ".local/bin/memvoy"))).toBe(false);
   }, 120_000);
+  test("with HOME unset, --prefix installs and no --prefix is one clear line", async () => {
+    const prefix = join(makeTempDir(), "p");
+    const inst = await run(["sh", join(repoRoot, "scripts/install.sh"), "--prefix", prefix, outDir]);
+    expect(inst.code, inst.stderr).toBe(0);
+    expect(readdirSync(join(prefix, "share/fish/vendor_completions.d"))).toEqual(["memvoy.fish"]);
+    const bare = await run(["sh", join(repoRoot, "scripts/install.sh"), outDir]);
+    expect(bare.code).toBe(2);
+    expect(bare.stderr.trim()).toBe("install.sh: HOME is not set: name where to install with --prefix DIR");
+  }, 120_000);
+
   // cp stand-ins on PATH, so a disk that fills or a stop signal can be met at a chosen file.
   function failingCp(behaviour: string): string {
     const dir = makeTempDir();
