@@ -121,7 +121,15 @@ if [ -d "$source/completions" ]; then
   put "$source/completions/memvoy.fish" "$fish_dir/memvoy.fish" 644
 fi
 if [ -f "$unit" ]; then
-  sed "s|^ExecStart=/usr/local/bin/memvoy|ExecStart=$prefix/bin/memvoy|" "$unit" > "$work/memvoy.service" || die "could not write the systemd unit into $work"
+  # systemd reads % as a specifier and splits ExecStart at spaces: escape the one, quote the path for the other.
+  exec_path="$(printf '%s' "$prefix/bin/memvoy" | sed -e 's/%/%%/g' -e 's/\\/\\\\/g' -e 's/"/\\"/g')"
+  case "$exec_path" in *[[:space:]\"\'\\]*) exec_path="\"$exec_path\"" ;; esac
+  while IFS= read -r line || [ -n "$line" ]; do
+    case "$line" in
+      ExecStart=/usr/local/bin/memvoy\ *) printf 'ExecStart=%s %s\n' "$exec_path" "${line#ExecStart=/usr/local/bin/memvoy }" ;;
+      *) printf '%s\n' "$line" ;;
+    esac
+  done < "$unit" > "$work/memvoy.service" || die "could not write the systemd unit into $work"
   put "$work/memvoy.service" "$prefix/share/memvoy/memvoy.service" 644
 fi
 

@@ -139,6 +139,21 @@ describe("release tarball and install.sh", () => {
     expect(inst.stderr).toContain("do not match");
     expect(existsSync(join(home, ".local/bin/memvoy"))).toBe(false);
   }, 120_000);
+  test("a --prefix holding a space or a % gives a unit whose ExecStart names the installed binary", async () => {
+    const home = makeTempDir();
+    for (const name of ["my tools", "50%"]) {
+      const prefix = join(makeTempDir(), name);
+      const inst = await run(["sh", join(repoRoot, "scripts/install.sh"), "--prefix", prefix, outDir], {
+        env: { HOME: home },
+      });
+      expect(inst.code, inst.stderr).toBe(0);
+      const exec = name === "50%" ? `${prefix.replace("%", "%%")}/bin/memvoy` : `"${prefix}/bin/memvoy"`;
+      expect(readFileSync(join(prefix, "share/memvoy/memvoy.service"), "utf8")).toContain(
+        `\nExecStart=${exec} --daemon --home %h/.config/memvoy\n`,
+      );
+    }
+  }, 120_000);
+
   test("with HOME unset, --prefix installs and no --prefix is one clear line", async () => {
     const prefix = join(makeTempDir(), "p");
     const inst = await run(["sh", join(repoRoot, "scripts/install.sh"), "--prefix", prefix, outDir]);
