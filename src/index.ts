@@ -27,9 +27,14 @@ function asksVersionOnly(args: readonly string[]): boolean {
 const versionOnly = asksVersionOnly(argv);
 if (versionOnly) {
   const { writeOut } = await import("./shared/stdout.ts");
-  writeOut(
-    argv.includes("--json") ? JSON.stringify({ version: pkg.version }, null, 2) + "\n" : `memvoy ${pkg.version}\n`,
-  );
+  const json = argv.includes("--json");
+  try {
+    writeOut(json ? JSON.stringify({ version: pkg.version }, null, 2) + "\n" : `memvoy ${pkg.version}\n`);
+  } catch (err) {
+    // stdout cannot be written (a full disk, /dev/full): one line on stderr, as every command says it.
+    const { reportError } = await import("./cli/format-error.ts");
+    process.exitCode = reportError(err, json);
+  }
 } else {
   const { runCli } = await import("./cli/main.ts");
   const code = await runCli(argv, pkg.version);

@@ -2,6 +2,17 @@
 // process.stdout (making it loads Node's stream modules, a large part of a one-shot command's time). A
 // closed pipe (`memvoy sessions | head -1`) ends the process quietly with exit 0, as git and rg do.
 import { writeSync } from "node:fs";
+import { errorMessage, namedError } from "./errors.ts";
+
+/**
+ * stdout refused a write (a full disk, /dev/full, a failing device). It names the output, not the home: what the
+ * command did before it printed (an add, a record) is done, so it must not read as "nothing was changed".
+ */
+export const OutputWriteError = namedError<{ reason: string }>(
+  "OutputWriteError",
+  "runtime",
+  (d) => `could not write the output to stdout (${d.reason})`,
+);
 
 let stream: NodeJS.WriteStream | undefined;
 let closed = false;
@@ -55,7 +66,7 @@ export function writeOut(text: string): void {
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     if (code === "EPIPE") return endQuietly();
-    if (code !== "EAGAIN") throw err;
+    if (code !== "EAGAIN") throw new OutputWriteError({ reason: errorMessage(err) });
     stdoutStream().write((bytes ?? Buffer.from(text)).subarray(at));
   }
 }
@@ -66,14 +77,15 @@ export function writeOut(text: string): void {
  */
 export async function streamOut<T>(items: AsyncIterable<T> | Iterable<T>, render: (item: T) => string): Promise<void> {
   const sink = Bun.stdout.writer();
-  try {
-    for await (const item of items) {
-      if (closed) return;
-      await sink.write(render(item));
+  for await (const item of items) {
+    if (closed) return;
+    const text = render(item);
+    try {
+      await sink.write(text);
       await sink.flush();
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException)?.code === "EPIPE") return endQuietly();
+      throw new OutputWriteError({ reason: errorMessage(err) });
     }
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException)?.code !== "EPIPE") throw err;
-    endQuietly();
   }
 }

@@ -55,3 +55,26 @@ test("demo into a closed pipe still creates the home, quietly", async () => {
   expect(r.code).toBe(0);
   expect(existsSync(join(other, "sessions", "deploy-pipeline", "history.json"))).toBe(true);
 }, 60_000);
+
+/** Run memvoy with its stdout on /dev/full (every write fails with ENOSPC, as on a full disk). */
+async function intoFullDevice(args: string[]): Promise<{ code: number; stderr: string }> {
+  const proc = Bun.spawn(["bun", join(repoRoot, "src/index.ts"), ...args], {
+    env: { PATH: process.env.PATH!, HOME: tempHome("memvoy-full-"), TZ: "UTC" },
+    stdout: Bun.file("/dev/full"),
+    stderr: "pipe",
+  });
+  const stderr = await new Response(proc.stderr).text();
+  return { code: await proc.exited, stderr };
+}
+
+test("a stdout that takes no write says so in one line (exit 1), and an add that was written is not called unchanged", async () => {
+  const full = "memvoy: could not write the output to stdout (ENOSPC: no space left on device, write)\n";
+  for (const args of [["--version"], ["--version", "--json"], ["search", "deploy", "--json"], ["export", "--all"]]) {
+    const r = await intoFullDevice(["--home", home, ...args]);
+    expect([r.code, r.stderr]).toEqual([1, full]);
+  }
+  const add = await intoFullDevice(["--home", home, "add", "full-out", "--role", "user", "--content", "kept"]);
+  expect([add.code, add.stderr]).toEqual([1, full]);
+  const shown = await cli(["--home", home, "history", "full-out", "--json"]);
+  expect(JSON.parse(shown.stdout).messages.map((m: { content: string }) => m.content)).toEqual(["kept"]);
+}, 60_000);

@@ -75,6 +75,7 @@ import { NotInSharedModeError, SharedVectorsMissingError } from "../../src/app/s
 import { SummaryChangedError, SummaryRunEndedError } from "../../src/app/shared/shared-summary-store.ts";
 import { SummaryMessageRemovedError } from "../../src/memory/summary/summary-store.ts";
 import { UnwritableOutputError } from "../../src/shared/atomic-stream.ts";
+import { OutputWriteError } from "../../src/shared/stdout.ts";
 import { PgAccessError, PgConnectError, PgUrlError } from "../../src/storage/postgres/pg-connect-error.ts";
 import { PgSchemaTooNewError } from "../../src/storage/postgres/pg-migrate.ts";
 import { VectorKeysMissingError } from "../../src/storage/ports/vector-location.ts";
@@ -1001,6 +1002,11 @@ const KINDS: [Error & { data: object }, string, 1 | 2][] = [
     new UnwritableOutputError({ path: "/proc/x.jsonl", reason: "its folder does not take new files" }),
     "cannot write /proc/x.jsonl: its folder does not take new files",
     2,
+  ],
+  [
+    new OutputWriteError({ reason: "ENOSPC: no space left on device, write" }),
+    "could not write the output to stdout (ENOSPC: no space left on device, write)",
+    1,
   ],
 ];
 
