@@ -1,14 +1,15 @@
 // Where the home lives: --home, else $MEMVOY_HOME, else $XDG_CONFIG_HOME/memvoy, else ~/.config/memvoy.
 import { join, resolve } from "node:path";
-
-// node:os is loaded only when HOME is unset: loading it is a measurable part of a one-shot command's start.
-const homedir = () => (require("node:os") as typeof import("node:os")).homedir();
+import { userHome } from "../shared/user-home.ts";
 
 export function resolveHome(flag?: string, env: Record<string, string | undefined> = process.env): string {
   if (flag) return resolve(untilde(flag, env));
   if (env.MEMVOY_HOME) return resolve(untilde(env.MEMVOY_HOME, env));
   const xdg = env.XDG_CONFIG_HOME;
-  return join(xdg ? resolve(untilde(xdg, env)) : join(env.HOME || homedir(), ".config"), "memvoy");
+  return join(
+    xdg ? resolve(untilde(xdg, env)) : join(userHome(env, "give --home DIR or set MEMVOY_HOME"), ".config"),
+    "memvoy",
+  );
 }
 
 /**
@@ -18,7 +19,7 @@ export function resolveHome(flag?: string, env: Record<string, string | undefine
  */
 function untilde(path: string, env: Record<string, string | undefined>): string {
   if (path !== "~" && !path.startsWith("~/")) return path;
-  return join(env.HOME || homedir(), path.slice(1));
+  return join(userHome(env, `set HOME, or write ${path} as a full path`), path.slice(1));
 }
 
 /** Every path inside a home, in one place. */

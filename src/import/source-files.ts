@@ -1,11 +1,12 @@
 // Listing a source's files: a file as given, or every matching file under a folder (sorted, symlinks not followed).
 import { statSync } from "node:fs";
 import { join } from "node:path";
-import { homedir } from "node:os";
 import { dirEntries } from "../shared/dir-entries.ts";
+import { userHome } from "../shared/user-home.ts";
 
+/** The user's home folder, where a source keeps its files by default. */
 export function homeOf(env: Record<string, string | undefined>): string {
-  return env.HOME || homedir();
+  return userHome(env, "give the files to import as PATH");
 }
 
 /** `path` itself when it is a file, else the files under it whose name passes `want`, in path order (links inside not followed). */

@@ -76,6 +76,7 @@ import { SummaryChangedError, SummaryRunEndedError } from "../../src/app/shared/
 import { SummaryMessageRemovedError } from "../../src/memory/summary/summary-store.ts";
 import { UnwritableOutputError } from "../../src/shared/atomic-stream.ts";
 import { OutputWriteError } from "../../src/shared/stdout.ts";
+import { NoUserHomeError } from "../../src/shared/user-home.ts";
 import { PgAccessError, PgConnectError, PgUrlError } from "../../src/storage/postgres/pg-connect-error.ts";
 import { PgSchemaTooNewError } from "../../src/storage/postgres/pg-migrate.ts";
 import { VectorKeysMissingError } from "../../src/storage/ports/vector-location.ts";
@@ -1007,6 +1008,11 @@ const KINDS: [Error & { data: object }, string, 1 | 2][] = [
     new OutputWriteError({ reason: "ENOSPC: no space left on device, write" }),
     "could not write the output to stdout (ENOSPC: no space left on device, write)",
     1,
+  ],
+  [
+    new NoUserHomeError({ needed: "give --home DIR or set MEMVOY_HOME" }),
+    "HOME is not set and this user has no home folder in the system's user list: give --home DIR or set MEMVOY_HOME",
+    2,
   ],
 ];
 

@@ -1,5 +1,5 @@
 // Short human formats for the TUI: compact times, counts, home paths.
-import { homedir } from "node:os";
+import { knownUserHome } from "../../shared/user-home.ts";
 
 /** Compact age: "now", "12m", "5h", "3d", "6w", "4mo", "2y"; "-" for unknown (0). At most 4 cells. */
 export function age(ns: bigint, nowNs: bigint): string {
@@ -24,6 +24,6 @@ export function plural(n: number, one: string, many = `${one}s`): string {
 }
 
 /** The home with the user's home folder shown as ~. */
-export function tildePath(path: string, home: string = process.env.HOME || homedir()): string {
+export function tildePath(path: string, home: string = knownUserHome() ?? ""): string {
   return home && (path === home || path.startsWith(home + "/")) ? "~" + path.slice(home.length) : path;
 }
