@@ -1,13 +1,14 @@
 // Where the home lives: --home, else $MEMVOY_HOME, else $XDG_CONFIG_HOME/memvoy, else ~/.config/memvoy.
-import { join, resolve } from "node:path";
+import { isAbsolute, join, resolve } from "node:path";
 import { userHome } from "../shared/user-home.ts";
 
 export function resolveHome(flag?: string, env: Record<string, string | undefined> = process.env): string {
   if (flag) return resolve(untilde(flag, env));
   if (env.MEMVOY_HOME) return resolve(untilde(env.MEMVOY_HOME, env));
-  const xdg = env.XDG_CONFIG_HOME;
+  // The XDG spec: a relative XDG_CONFIG_HOME is invalid and ignored (taken as given, each folder would get a home).
+  const xdg = env.XDG_CONFIG_HOME ? untilde(env.XDG_CONFIG_HOME, env) : undefined;
   return join(
-    xdg ? resolve(untilde(xdg, env)) : join(userHome(env, "give --home DIR or set MEMVOY_HOME"), ".config"),
+    xdg && isAbsolute(xdg) ? xdg : join(userHome(env, "give --home DIR or set MEMVOY_HOME"), ".config"),
     "memvoy",
   );
 }

@@ -268,6 +268,11 @@ describe("CLI", () => {
     expect((await cli(["config", "path", "--home", x], { env: { MEMVOY_HOME: a } })).stdout.trim()).toBe(
       join(x, "config.toml"),
     );
+    // A relative XDG_CONFIG_HOME is ignored, as the XDG spec says: the home does not follow the current folder.
+    const user = tempHome();
+    expect(
+      (await cli(["config", "path"], { env: { HOME: user, XDG_CONFIG_HOME: "relative/config" } })).stdout.trim(),
+    ).toBe(join(user, ".config", "memvoy", "config.toml"));
   });
 
   test("an empty --home is refused with exit 2 before anything is created; an empty MEMVOY_HOME counts as unset", async () => {
