@@ -127,6 +127,9 @@ if [ -f "$unit" ]; then
   while IFS= read -r line || [ -n "$line" ]; do
     case "$line" in
       ExecStart=/usr/local/bin/memvoy\ *) printf 'ExecStart=%s %s\n' "$exec_path" "${line#ExecStart=/usr/local/bin/memvoy }" ;;
+      # the set-up steps at its top copy this file, whose ExecStart names the binary installed here
+      "#   install -Dm644 contrib/memvoy.service "*)
+        printf '#   install -Dm644 "%s" %s\n' "$prefix/share/memvoy/memvoy.service" "${line#\#   install -Dm644 contrib/memvoy.service }" ;;
       *) printf '%s\n' "$line" ;;
     esac
   done < "$unit" > "$work/memvoy.service" || die "could not write the systemd unit into $work"

@@ -95,8 +95,11 @@ describe("release tarball and install.sh", () => {
       ".config/fish/completions/memvoy.fish",
     ])
       expect(existsSync(join(home, f))).toBe(true);
-    expect(readFileSync(join(home, ".local/share/memvoy/memvoy.service"), "utf8")).toContain(
-      `ExecStart=${bin} --daemon`,
+    const unit = readFileSync(join(home, ".local/share/memvoy/memvoy.service"), "utf8");
+    expect(unit).toContain(`ExecStart=${bin} --daemon`);
+    // The set-up steps at its top copy this installed unit, not the source tree's (whose ExecStart is /usr/local/bin).
+    expect(unit).toContain(
+      `#   install -Dm644 "${home}/.local/share/memvoy/memvoy.service" ~/.config/systemd/user/memvoy.service\n`,
     );
     // The installed bash completion works against the installed binary.
     const comp = await run(
