@@ -2,7 +2,7 @@
 // finds, else the compiled binary's path, else `scripts/run start` when started through it, else
 // `bun <entry script>` (a source checkout), relative to the working directory when under it.
 import { realpathSync } from "node:fs";
-import { isAbsolute, relative } from "node:path";
+import { isAbsolute, relative, resolve } from "node:path";
 import { selfCommand } from "./background-drain.ts";
 
 const shellQuote = (s: string) => (/^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`);
@@ -27,6 +27,17 @@ export function invocation(
   if (onPath && real(onPath) === real(target)) return "memvoy";
   if (self.length === 1) return shellQuote(self[0]!);
   return `bun ${shellQuote(relativeIfInside(cwd, target))}`;
+}
+
+/**
+ * The compiled binary by the path it was started as, when that is a link to it (~/.local/bin/memvoy ->
+ * ~/opt/memvoy-0.2.0/memvoy): a config that names the link keeps working when an upgrade moves the link, while the
+ * resolved path goes away with the old version. Anything else is `self` as it is.
+ */
+export function launchedCommand(self: string[] = selfCommand(), argv0 = process.argv0, cwd = process.cwd()): string[] {
+  if (self.length !== 1 || !argv0) return self;
+  const path = argv0.includes("/") ? resolve(cwd, argv0) : Bun.which(argv0);
+  return path && path !== self[0] && real(path) === real(self[0]!) ? [path] : self;
 }
 
 function relativeIfInside(cwd: string, path: string): string {

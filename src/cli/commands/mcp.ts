@@ -32,11 +32,11 @@ export async function run(argv: readonly string[]): Promise<number> {
   const home = str(p, "home");
   const client = str(p, "print-config");
   if (client !== undefined) {
-    const { selfCommand } = await import("../../app/background-drain.ts");
+    const { launchedCommand } = await import("../../app/invocation.ts");
     // A home named here (--home, $MEMVOY_HOME, $XDG_CONFIG_HOME) goes into the snippet: the agent starts the server
     // with its own environment, which may lack the variables, and would open the default home.
     const named = home !== undefined || !!process.env.MEMVOY_HOME || !!process.env.XDG_CONFIG_HOME;
-    const c = clientConfig(client, selfCommand(), named ? resolveHome(home, process.env) : undefined);
+    const c = clientConfig(client, launchedCommand(), named ? resolveHome(home, process.env) : undefined);
     if (bool(p, "json")) {
       writeOut(JSON.stringify({ client, where: c.where, config: c.text }, null, 2) + "\n");
       return 0;
