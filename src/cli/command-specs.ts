@@ -106,7 +106,7 @@ export async function commandSpecs(version: string): Promise<CommandSpec[]> {
       summary: entries.get(name) ?? "",
       usage: mod.usage,
       subcommandUsages: mod.subcommandUsages ?? {},
-      subcommands: subcommandsOf(name, mod.usage),
+      subcommands: [...subcommandsOf(name, mod.usage), ...(mod.argumentChoices ?? [])],
       flags,
       sessionArg,
     });

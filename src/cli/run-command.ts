@@ -9,6 +9,8 @@ export interface CommandModule {
   usage: string;
   /** Subcommands with a --help of their own (errors record...), by name. */
   subcommandUsages?: Record<string, string>;
+  /** The values of a first argument that is not a sub-command (import's SOURCE), for completion. */
+  argumentChoices?: readonly string[];
   run(argv: readonly string[]): Promise<number>;
 }
 

@@ -85,6 +85,7 @@ describe("shell completion", () => {
     expect(await run(["memvoy", "errors", "l"])).toEqual(["list"]);
     expect(await run(["memvoy", "errors", "s"])).toEqual(["search", "show", "sweep"]);
     expect(await run(["memvoy", "help", "comp"])).toEqual(["completion"]);
+    expect(await run(["memvoy", "import", "c"])).toEqual(["claude-code", "codex", "chatgpt"]);
     expect(await run(["memvoy", "--home", join(home, "sess")])).toEqual([join(home, "sessions")]);
   });
 
@@ -126,6 +127,16 @@ describe("shell completion", () => {
     expect(await run("memvoy config ")).toEqual(["show", "path", "check"]);
     expect(await run("memvoy errors ")).toEqual(["record", "search", "list", "show", "rm", "sweep"]);
     expect(await run("memvoy daemon ")).toEqual(["status", "stop"]);
+    expect(await run("memvoy import ")).toEqual([
+      "claude-code",
+      "codex",
+      "opencode",
+      "gemini",
+      "aider",
+      "chatgpt",
+      "jsonl",
+      "auto",
+    ]);
     expect(await run("memvoy context ")).toEqual(newest);
   });
 

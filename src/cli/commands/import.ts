@@ -59,6 +59,7 @@ the vectors are made by the shared drain (a daemon, or the next semantic search)
 `;
 
 const SOURCES = [...SOURCE_NAMES, "jsonl", "auto"];
+export const argumentChoices = SOURCES;
 
 const spec: CommandSpec = {
   name: "import",
