@@ -2,6 +2,9 @@
 # Install memvoy for one user: the binary into ~/.local/bin, the man page, bash/zsh/fish completions and
 # the systemd user unit (not enabled). Works from a release tarball, an unpacked release, or a build tree.
 set -eu
+# The folders made are readable by all, as the files are (644, 755): under a umask of 077 a shared --prefix
+# (/opt/memvoy, /usr/local) got 0700 folders that no other user could run the binary from.
+umask 022
 
 usage() {
   cat <<'EOF'

@@ -1,7 +1,7 @@
 // The release tarball (bun build.ts --release) and scripts/install.sh: checksums verify, the installed binary
 // runs from another folder, man renders the installed page, completions land where shells look.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import pkg from "../package.json";
 import { buildBinaryOnce, makeTempDir, removeTempDirs, repoRoot, runBinary } from "./fixture/binary.ts";
@@ -205,6 +205,23 @@ describe("release tarball and install.sh", () => {
     expect(inst.stdout).not.toContain("done");
     expect(readdirSync(join(prefix, "bin"))).toEqual([]);
     expect(existsSync(join(prefix, "share/man/man1/memvoy.1"))).toBe(false);
+  }, 120_000);
+
+  test("under a umask of 077 the folders made are readable by every user, as the files are", async () => {
+    const prefix = join(makeTempDir(), "opt");
+    const inst = await run(
+      ["sh", "-c", `umask 077; exec sh '${join(repoRoot, "scripts/install.sh")}' --prefix '${prefix}' '${outDir}'`],
+      { env: { HOME: makeTempDir() } },
+    );
+    expect(inst.code, inst.stderr).toBe(0);
+    const mode = (p: string) => (statSync(join(prefix, p)).mode & 0o777).toString(8);
+    expect(["bin", "share/man/man1", "share/zsh/site-functions", "share/memvoy"].map(mode)).toEqual([
+      "755",
+      "755",
+      "755",
+      "755",
+    ]);
+    expect([mode("bin/memvoy"), mode("share/man/man1/memvoy.1")]).toEqual(["755", "644"]);
   }, 120_000);
 
   test("a prefix where a folder cannot be made installs nothing and says where (exit 2)", async () => {
