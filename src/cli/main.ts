@@ -144,6 +144,11 @@ export async function runCli(argv: readonly string[], version: string): Promise<
       if (!mod) throw new CommandUsageError({ problem: "unknown-command", command: rest[0]! });
       // help errors record: the subcommand's own help, as memvoy errors record --help prints it.
       const sub = rest[1] !== undefined ? mod.subcommandUsages?.[rest[1]] : undefined;
+      // A misspelt one is named, as memvoy errors recrod does, not answered with the command's overview.
+      if (rest[1] !== undefined && mod.subcommandUsages && sub === undefined) {
+        const choices = Object.keys(mod.subcommandUsages);
+        throw new CommandUsageError({ problem: "unknown-subcommand", command: rest[0]!, subcommand: rest[1], choices });
+      }
       return printUsage(sub ?? mod.usage, json);
     }
     const load = COMMANDS[command];

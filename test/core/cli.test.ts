@@ -33,6 +33,12 @@ describe("CLI", () => {
     expect(help.code).toBe(0);
     expect(help.stdout).toBe((await cli(["errors", "record", "--help"])).stdout);
     expect(help.stdout).toContain("Usage: memvoy errors record");
+    const typo = await cli(["help", "errors", "recrod"]);
+    expect([typo.code, typo.stdout, typo.stderr]).toEqual([
+      2,
+      "",
+      'memvoy: errors: unknown subcommand "recrod": use record, search, list, show, rm or sweep\n',
+    ]);
   });
 
   test("help takes --home as every command does: its value is no topic", async () => {
