@@ -108,15 +108,19 @@ fi
 if [ -f "$unit" ]; then writable "$prefix/share/memvoy"; fi
 
 # Each file goes in through a temp file and a rename, so a running memvoy is never half-replaced.
-put() { # put SRC DEST MODE
+put() { # put SRC DEST MODE [CHECK]: with CHECK, the copy must run (`--version`) before it takes DEST's place
   tmp="$2.install.$$"
-  { cp "$1" "$tmp" && chmod "$3" "$tmp" && mv -f "$tmp" "$2"; } || die "could not install $2 (see above); $2 is as it was"
+  { cp "$1" "$tmp" && chmod "$3" "$tmp"; } || die "could not install $2 (see above); $2 is as it was"
+  if [ -n "${4:-}" ] && ! "$tmp" --version >/dev/null; then
+    die "the memvoy binary does not run on this machine (a release for another system or processor?); $2 is as it was"
+  fi
+  mv -f "$tmp" "$2" || die "could not install $2 (see above); $2 is as it was"
   tmp=""
   echo "  $2"
 }
 
 echo "installing memvoy into $prefix"
-put "$source/memvoy" "$prefix/bin/memvoy" 755
+put "$source/memvoy" "$prefix/bin/memvoy" 755 check
 if [ -f "$source/memvoy.1" ]; then put "$source/memvoy.1" "$prefix/share/man/man1/memvoy.1" 644; fi
 if [ -d "$source/completions" ]; then
   put "$source/completions/memvoy.bash" "$prefix/share/bash-completion/completions/memvoy" 644
@@ -139,7 +143,6 @@ if [ -f "$unit" ]; then
   put "$work/memvoy.service" "$prefix/share/memvoy/memvoy.service" 644
 fi
 
-"$prefix/bin/memvoy" --version >/dev/null || die "the installed binary does not run on this machine"
 echo "done: $("$prefix/bin/memvoy" --version)"
 case ":$PATH:" in *":$prefix/bin:"*) ;; *) echo "note: $prefix/bin is not on your PATH; add it, e.g. export PATH=\"$prefix/bin:\$PATH\"" ;; esac
 echo "zsh: add $prefix/share/zsh/site-functions to fpath before compinit if it is not there already"

@@ -196,6 +196,23 @@ describe("release tarball and install.sh", () => {
     expect(existsSync(join(prefix, "share/man/man1/memvoy.1"))).toBe(false);
   }, 120_000);
 
+  test("a binary that does not run here (another processor's release) leaves an older install as it was", async () => {
+    const prefix = makeTempDir();
+    mkdirSync(join(prefix, "bin"));
+    writeFileSync(join(prefix, "bin/memvoy"), "#!/bin/sh\necho memvoy 0.1.0\n");
+    chmodSync(join(prefix, "bin/memvoy"), 0o755);
+    const release = makeTempDir();
+    // An ELF header with nothing behind it: the system refuses to run it, as it does a binary for another processor.
+    writeFileSync(join(release, "memvoy"), Buffer.from([0x7f, 0x45, 0x4c, 0x46, 2, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0]));
+    const inst = await run(["sh", join(repoRoot, "scripts/install.sh"), "--prefix", prefix, release], {
+      env: { HOME: makeTempDir() },
+    });
+    expect(inst.code).toBe(2);
+    expect(inst.stderr).toContain("install.sh: the memvoy binary does not run on this machine");
+    expect(readdirSync(join(prefix, "bin"))).toEqual(["memvoy"]);
+    expect((await run([join(prefix, "bin/memvoy"), "--version"])).stdout).toBe("memvoy 0.1.0\n");
+  }, 120_000);
+
   test("a stop signal during the install ends it (exit 143) with no temp file left", async () => {
     const prefix = makeTempDir();
     const inst = await run(["sh", join(repoRoot, "scripts/install.sh"), "--prefix", prefix, outDir], {
