@@ -13,6 +13,8 @@ export function reportError(err: unknown, json: boolean): number {
       // stdout itself failed (a full disk, /dev/full): the line on stderr says so
     }
   }
+  // A stderr that takes no write (a full disk) must not turn the exit code into a crash's 1.
+  process.stderr.once("error", () => {});
   // The line may quote what was typed or what a server answered: no escape sequence of it reaches the terminal.
   process.stderr.write(`memvoy: ${lineText(line)}\n`);
   return code;

@@ -78,3 +78,14 @@ test("a stdout that takes no write says so in one line (exit 1), and an add that
   const shown = await cli(["--home", home, "history", "full-out", "--json"]);
   expect(JSON.parse(shown.stdout).messages.map((m: { content: string }) => m.content)).toEqual(["kept"]);
 }, 60_000);
+
+test("a stderr that takes no write keeps the command's exit code: 2 for a usage error, not a crash's 1", async () => {
+  for (const args of [["search", "x", "--session", "nope"], ["frobnicate"]]) {
+    const proc = Bun.spawn(["bun", join(repoRoot, "src/index.ts"), "--home", home, ...args], {
+      env: { PATH: process.env.PATH!, HOME: tempHome("memvoy-full-"), TZ: "UTC" },
+      stdout: "pipe",
+      stderr: Bun.file("/dev/full"),
+    });
+    expect(await proc.exited).toBe(2);
+  }
+}, 60_000);
