@@ -2,30 +2,15 @@
 // history.db with its WAL and free pages, the FTS index, LanceDB) holds the removed text. rm-message is
 // crash-safe: killed at any point, the message is either still whole or gone once the home is opened.
 import { afterAll, expect, test } from "bun:test";
-import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { openMemory } from "../../src/app/open-memory.ts";
 import { VectorStore } from "../../src/storage/lance/vector-store.ts";
 import { tryLockFile } from "../../src/shared/file-lock.ts";
 import { cli, removeTempHomes, repoRoot, tempHome, waitFor } from "../fixture/home.ts";
+import { filesHolding } from "../fixture/files-holding.ts";
 
 afterAll(removeTempHomes);
-
-/** Every file under `dir` whose bytes contain `needle`. */
-function filesHolding(dir: string, needle: string): string[] {
-  const want = Buffer.from(needle);
-  const out: string[] = [];
-  const walk = (d: string) => {
-    for (const name of readdirSync(d)) {
-      const p = join(d, name);
-      const st = lstatSync(p);
-      if (st.isDirectory()) walk(p);
-      else if (st.isFile() && readFileSync(p).includes(want)) out.push(p.slice(dir.length + 1));
-    }
-  };
-  walk(dir);
-  return out;
-}
 
 const filler = (i: number) => `message ${i} about the deploy pipeline and its ${"ordinary ".repeat(20)}words`;
 

@@ -1,33 +1,17 @@
 // Deleting from the terminal UI keeps the deletion promise of the CLI: a removal confirmed and followed at once by
 // q still leaves the removed text in no file of the home, the vector store's older versions included.
 import { afterEach, afterAll, expect, test } from "bun:test";
-import { lstatSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { openMemory } from "../../src/app/open-memory.ts";
 import { VectorStore } from "../../src/storage/lance/vector-store.ts";
 import { removeTempHomes, tempHome } from "../fixture/home.ts";
 import type { TmuxSession } from "../fixture/tmux.ts";
 import { startTui, T } from "../fixture/tui-home.ts";
+import { filesHolding } from "../fixture/files-holding.ts";
 
 let tui: TmuxSession | undefined;
 afterEach(() => tui?.kill());
 afterAll(removeTempHomes);
-
-/** Every file under `dir` whose bytes contain `needle`. */
-function filesHolding(dir: string, needle: string): string[] {
-  const want = Buffer.from(needle);
-  const out: string[] = [];
-  const walk = (d: string) => {
-    for (const name of readdirSync(d)) {
-      const p = join(d, name);
-      const st = lstatSync(p);
-      if (st.isDirectory()) walk(p);
-      else if (st.isFile() && readFileSync(p).includes(want)) out.push(p.slice(dir.length + 1));
-    }
-  };
-  walk(dir);
-  return out;
-}
 
 /**
  * Sessions `keep` and `leaky` with their vectors; the vector rows rewritten as an older memvoy wrote them, with the

@@ -287,15 +287,7 @@ export function buildFromSalvage(path: string, salvage: Salvage): Database {
       fts(r.seq as bigint, String(r.content ?? ""), String(r.session_id), Number(r.recent ?? 0) === 1);
       beside(r.seq as bigint, String(r.content ?? ""));
     }
-    for (const table of [
-      "message_meta",
-      "error_records",
-      "llm_usage",
-      "summary_runs",
-      "sessions",
-      "tombstones",
-      "untimed_messages",
-    ] as const) {
+    for (const table of SALVAGED_TABLES.filter((t) => t !== "messages")) {
       const cols = salvagedColumns(table);
       const stmt = db.prepare(
         `INSERT OR IGNORE INTO ${table} (${cols.join(", ")}) VALUES (${cols.map(() => "?").join(", ")})`,
