@@ -33,6 +33,12 @@ describe.skipIf(!available)("read-only home", () => {
 
 // Another user's history.db in the home (a command once run with sudo): root makes it, another user opens it.
 const asNobody = process.getuid?.() === 0 && Bun.which("setpriv") !== null;
+/** memvoy from source as uid 65534 (nobody), in `dir`, with HOME there. */
+const runAsNobody = (dir: string, args: string[]) =>
+  Bun.spawnSync(
+    ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "bun", join(repoRoot, "src/index.ts"), ...args],
+    { env: { PATH: process.env.PATH!, HOME: dir, TZ: "UTC" }, cwd: dir },
+  );
 test.skipIf(!asNobody)(
   "an archive file this user may not open is named with the permission problem, exit 1",
   async () => {
@@ -43,20 +49,7 @@ test.skipIf(!asNobody)(
       expect((await cli(["add", "s1", "--role", "user", "--content", "hello"], { home })).code).toBe(0);
       Bun.spawnSync(["chown", "-R", "65534:65534", home]);
       Bun.spawnSync(["chown", "0:0", join(home, ".store", "history.db")]);
-      const r = Bun.spawnSync(
-        [
-          "setpriv",
-          "--reuid=65534",
-          "--regid=65534",
-          "--clear-groups",
-          "bun",
-          join(repoRoot, "src/index.ts"),
-          "--home",
-          home,
-          "sessions",
-        ],
-        { env: { PATH: process.env.PATH!, HOME: dir, TZ: "UTC" }, cwd: dir },
-      );
+      const r = runAsNobody(dir, ["--home", home, "sessions"]);
       const db = join(home, ".store", "history.db");
       expect(r.exitCode).toBe(1);
       expect(r.stderr.toString().trim()).toBe(
@@ -85,23 +78,7 @@ test.skipIf(!asNobody)(
       for (let i = 0; i < 4; i++) {
         if (i === 0) Bun.spawnSync(["chown", "-R", "0:0", join(home, ".store", "lance", table, "_versions")]);
         if (i === 2) Bun.spawnSync(["chown", "-R", "0:0", join(home, ".store", "lance")]);
-        const r = Bun.spawnSync(
-          [
-            "setpriv",
-            "--reuid=65534",
-            "--regid=65534",
-            "--clear-groups",
-            "bun",
-            join(repoRoot, "src/index.ts"),
-            "--home",
-            home,
-            "search",
-            "deploy rollback",
-            "--match",
-            "hybrid",
-          ],
-          { env: { PATH: process.env.PATH!, HOME: dir, TZ: "UTC" }, cwd: dir },
-        );
+        const r = runAsNobody(dir, ["--home", home, "search", "deploy rollback", "--match", "hybrid"]);
         const stderr = r.stderr.toString();
         expect({ i, code: r.exitCode }).toEqual({ i, code: 0 });
         expect(r.stdout.toString()).toContain("rollback");
