@@ -45,6 +45,33 @@ const CODES: Record<number, string> = {
   405: "MethodNotAllowed",
 };
 
+/**
+ * A 200 JSON answer sent as its pieces come, read as the client takes them. A failure midway cuts the connection
+ * (the client's JSON ends early), as the status was already sent.
+ */
+function jsonStream(pieces: AsyncIterable<string>, onError: (err: unknown) => void): Response {
+  const it = pieces[Symbol.asyncIterator]();
+  const encoder = new TextEncoder();
+  const body = new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      try {
+        const next = await it.next();
+        if (next.done) controller.close();
+        else controller.enqueue(encoder.encode(next.value));
+      } catch (err) {
+        onError(err);
+        controller.error(err);
+      }
+    },
+    async cancel() {
+      await it.return?.();
+    },
+  });
+  return new Response(body, {
+    headers: { "content-type": "application/json; charset=utf-8", "cache-control": "no-store" },
+  });
+}
+
 const refused = (status: number, message: string, headers: Record<string, string> = {}) => {
   const r = json({ error: { code: CODES[status] ?? "Forbidden", message, status } }, status);
   for (const [k, v] of Object.entries(headers)) r.headers.set(k, v);
@@ -84,6 +111,9 @@ export function startHttpServer(o: HttpServerOptions): HttpServer {
         // Bun hands path params over already decoded: decoding again would misread a "%" in them.
         for (const p of pathParams(r.path)) input[p] = req.params?.[p] ?? "";
         const value = parseInput(r.input, input, labelOf(r.name));
+        const pieces = await r.stream?.(o.api, value);
+        if (pieces)
+          return jsonStream(pieces, (err) => o.onError?.(500, r.name, scrub(errorBody(err, 500).error.message)));
         return json(await r.call(o.api, value));
       } catch (err) {
         return failed(err, r.name);

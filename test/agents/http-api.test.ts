@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Validator } from "@seriousme/openapi-schema-validator";
 import { ROUTES, pathParams } from "../../src/app/api/routes.ts";
 import { openApiPath } from "../../src/http/openapi.ts";
+import { HISTORY_PAGE } from "../../src/memory/history-pages.ts";
 import { connectMemory } from "../../src/lib.ts";
 import { connectTo, removeTempDirs, repoRoot, serveHome, TOKEN, type Served } from "./support.ts";
 
@@ -191,6 +192,38 @@ describe("bad input on every route: 400 naming the field, 404, 413; nothing chan
     );
     const r = (await (await s.fetch("/v1/sessions/s1/history?all=false&last=1")).json()) as { messages: unknown[] };
     expect(r.messages).toHaveLength(1);
+  });
+
+  test("history of a large session is sent a page at a time, the same JSON as the library's", async () => {
+    const n = HISTORY_PAGE + 5;
+    for (let i = 0; i < n; i += 2_000)
+      await s.local.add(
+        "big",
+        Array.from({ length: Math.min(2_000, n - i) }, (_, k) => ({
+          role: "user" as const,
+          content: `line ${i + k} é 日本`,
+        })),
+      );
+    const whole = JSON.stringify(await s.local.history("big", { all: true }));
+    const r = await s.fetch("/v1/sessions/big/history?all=true");
+    expect(r.status).toBe(200);
+    // Streamed: no length is known before the last page is read.
+    expect(r.headers.get("content-length")).toBeNull();
+    const reader = r.body!.getReader();
+    const chunks: Uint8Array[] = [];
+    for (let c = await reader.read(); !c.done; c = await reader.read()) {
+      chunks.push(c.value);
+      // A message added while the answer is under way is not in it, as in one read.
+      if (chunks.length === 1) await s.local.add("big", { role: "user", content: "added meanwhile" });
+    }
+    expect(Buffer.concat(chunks).toString("utf8")).toBe(whole);
+    // A client that stops reading midway leaves the server answering.
+    const cut = await s.fetch("/v1/sessions/big/history?all=true");
+    const cutReader = cut.body!.getReader();
+    await cutReader.read();
+    await cutReader.cancel();
+    expect((await s.fetch("/v1/sessions/big/history?last=2")).status).toBe(200);
+    await s.local.rm("big");
   });
 
   test("a body that is not JSON, or not an object, on every POST route", async () => {

@@ -33,6 +33,20 @@ import type * as J from "./json-types.ts";
 
 type Maybe<T> = T | Promise<T>;
 
+async function* historyText(session: string, pages: AsyncIterable<StoredMessage[]>): AsyncGenerator<string> {
+  let text = `{"session":${JSON.stringify(session)},"messages":[`;
+  let first = true;
+  for await (const page of pages) {
+    for (const m of page) {
+      text += (first ? "" : ",") + JSON.stringify(messageJson(m));
+      first = false;
+    }
+    yield text;
+    text = "";
+  }
+  yield `${text}]}`;
+}
+
 /** What LocalMemoryApi needs of a home: HomeMemory (synchronous where it can be) and SharedHome both fit. */
 export interface MemoryHome {
   add(
@@ -41,6 +55,8 @@ export interface MemoryHome {
   ): Maybe<{ ids: string[]; duplicates: number; removed: number; compactionNote?: string }>;
   sessions(): Maybe<SessionInfo[]>;
   history(session: string, options: { all?: boolean; last?: number }): Maybe<StoredMessage[]>;
+  /** history's messages in pages, oldest first, checked before it resolves (HomeMemory and SharedHome have it). */
+  historyPages?(session: string, options: { all?: boolean; last?: number }): Maybe<AsyncIterable<StoredMessage[]>>;
   search(options: SearchOptions): Promise<SearchResult>;
   messages(ids: readonly string[]): Maybe<StoredMessage[]>;
   around(id: string, before: number, after: number): Maybe<Around>;
@@ -115,6 +131,23 @@ export class LocalMemoryApi<H extends MemoryHome = HomeMemory> implements Memory
     const o = S.parseInput(S.HistoryInput, { session, ...options }, "history");
     const list = await this.home.history(o.session, { all: o.all, ...(o.last !== undefined ? { last: o.last } : {}) });
     return { session: o.session, messages: list.map(messageJson) };
+  }
+
+  /**
+   * history's answer as the text of JSON.stringify(history(...)), a page at a time, so that a session of a million
+   * messages is never held whole (undefined when the home cannot page). Refusals throw before any text is given.
+   */
+  async historyJsonText(
+    session: string,
+    options: { all?: boolean; last?: number } = {},
+  ): Promise<AsyncIterable<string> | undefined> {
+    if (!this.home.historyPages) return undefined;
+    const o = S.parseInput(S.HistoryInput, { session, ...options }, "history");
+    const pages = await this.home.historyPages(o.session, {
+      all: o.all,
+      ...(o.last !== undefined ? { last: o.last } : {}),
+    });
+    return historyText(o.session, pages);
   }
 
   async search(options: SearchInput): Promise<J.SearchResultJson> {

@@ -1,6 +1,7 @@
 // The route and schema table of the HTTP API: one row per MemoryApi operation. The HTTP server, the HTTP
 // client (connectMemory) and the OpenAPI document are all built from it.
 import type { MemoryApi } from "./memory-api.ts";
+import type * as v from "valibot";
 import * as S from "./schemas.ts";
 
 export type Method = "GET" | "POST" | "DELETE";
@@ -16,6 +17,16 @@ export interface Route {
   /** True when the operation changes nothing (GET routes); error lookup restarts TTLs, so it is not read-only. */
   readOnly: boolean;
   call(api: MemoryApi, input: any): Promise<unknown>;
+  /** The answer as JSON text in pieces, where the api can give it so (a large answer is never held whole). */
+  stream?(api: MemoryApi, input: unknown): Promise<AsyncIterable<string> | undefined>;
+}
+
+/** A MemoryApi that can also give history's answer as text in pages (the local one). */
+interface HistoryText {
+  historyJsonText?(
+    session: string,
+    options: { all?: boolean; last?: number },
+  ): Promise<AsyncIterable<string> | undefined>;
 }
 
 export const ROUTES: readonly Route[] = [
@@ -36,6 +47,10 @@ export const ROUTES: readonly Route[] = [
     input: S.HistoryInput,
     readOnly: true,
     call: (api, { session, ...o }) => api.history(session, o),
+    stream: async (api, input) => {
+      const { session, ...o } = input as v.InferOutput<typeof S.HistoryInput>;
+      return (api as HistoryText).historyJsonText?.(session, o);
+    },
   },
   {
     name: "add",
