@@ -5,5 +5,4 @@ export { connectMemory, RemoteError, type ConnectOptions } from "./app/api/http-
 export type * from "./app/api/memory-api.ts";
 export type * from "./app/api/json-types.ts";
 export { MemvoyError, InputError, UsageError, RuntimeFailure } from "./shared/errors.ts";
-export { parseTimeBound, resolveFilter, type MessageFilter, type TimeBound } from "./shared/time-filter.ts";
 export { describeError } from "./shared/describe-error.ts";

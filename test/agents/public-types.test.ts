@@ -1,7 +1,7 @@
 // The library's public types compile in an outside project with tsc --strict (the package as a consumer
 // installs it: src and package.json, its dependencies beside it), and src/public.d.ts matches src/lib.ts.
 import { afterAll, expect, test } from "bun:test";
-import { cpSync, mkdirSync, readdirSync, symlinkSync, writeFileSync } from "node:fs";
+import { cpSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type * as Public from "memvoy";
 import * as lib from "../../src/lib.ts";
@@ -23,6 +23,17 @@ const implementation: Pick<
   | "describeError"
 > = lib;
 void implementation;
+
+// Run-time: lib.ts exports exactly the values public.d.ts declares (a value exported beside them would be
+// reachable from JavaScript while a typed consumer is told it does not exist).
+test("the library exports exactly the functions and classes src/public.d.ts declares", () => {
+  const declared = [
+    ...readFileSync(join(repoRoot, "src/public.d.ts"), "utf8").matchAll(
+      /^export declare (?:abstract )?(?:function|class|const) (\w+)/gm,
+    ),
+  ].map((m) => m[1]!);
+  expect(Object.keys(lib).sort()).toEqual(declared.sort());
+});
 
 const CONSUMER = `
 import { openMemory, connectMemory, InputError, RemoteError, type MemoryApi, type MessageInput, type SearchResultJson, type ErrorRecordJson } from "memvoy";
