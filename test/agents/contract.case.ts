@@ -418,6 +418,9 @@ export function contractCases(name: string, open: () => Promise<Implementation>)
       );
       expect(await refused(api.recordError({ tool: "kubectl", error: "", fix: "x" }))).toContain("error");
       expect(await refused(api.context("a/b"))).toContain("session");
+      expect(await refused(api.messages(ids[0]! as unknown as string[]))).toBe(
+        "messages: ids must be a list of message ids",
+      );
       expect(await refused(api.rm("no-such-session"))).toContain("no-such-session");
       expect(await api.sessions()).toEqual(before);
     });

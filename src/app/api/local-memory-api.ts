@@ -157,7 +157,8 @@ export class LocalMemoryApi<H extends MemoryHome = HomeMemory> implements Memory
   }
 
   async messages(ids: readonly string[]): Promise<J.MessageJson[]> {
-    const o = S.parseInput(S.MessagesInput, { ids: [...ids] }, "messages");
+    // A lone id given as a string is refused as the HTTP client refuses it, not spread into one id a character.
+    const o = S.parseInput(S.MessagesInput, { ids: Array.isArray(ids) ? [...ids] : ids }, "messages");
     return (await this.home.messages(o.ids)).map(messageJson);
   }
 
