@@ -404,6 +404,7 @@ export function contractCases(name: string, open: () => Promise<Implementation>)
         "limit must be a whole number from 1 to 1000",
       );
       expect(await refused(api.search({ query: "" }))).toContain("query");
+      expect(await refused(api.search(null as never))).toBe("search: query: missing");
       expect(await refused(api.search({ query: "a\u0000b" }))).toContain("NUL character at offset 1");
       // One longest query on every surface (the CLI and the terminal UI too).
       expect((await api.search({ query: `deploy ${"x".repeat(9993)}`, match: "keyword" })).query).toHaveLength(10_000);

@@ -158,6 +158,7 @@ export class HttpMemoryApi implements MemoryApi {
   search(options: SearchInput): Promise<J.SearchResultJson> {
     // A date, a local time or a relative form is read here, as openMemory would read it, and sent as the instant
     // it stands for: the daemon may run in another zone. A value that is no time goes as given (refused there).
+    if (typeof options !== "object" || options === null) return this.#call("search", options as never);
     const now = nowNs();
     const since = boundInstant(options.since, "since", now) ?? options.since;
     const until = boundInstant(options.until, "until", now) ?? options.until;
