@@ -79,7 +79,7 @@ const refused = (status: number, message: string, headers: Record<string, string
 };
 
 /** Methods a route may be asked with; those it does not serve get 405 with Allow. */
-const METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"] as const;
+const METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"] as const;
 
 type Handler = (req: Request & { params?: Record<string, string> }) => Promise<Response>;
 

@@ -332,6 +332,9 @@ describe("bad input on every route: 400 naming the field, 404, 413; nothing chan
     await wrong("DELETE", "/v1/sessions/s1/history", "GET");
     await wrong("PATCH", "/v1/errors/zzzz", "GET, DELETE");
     await wrong("POST", "/v1/health", "GET");
+    // OPTIONS on a route that exists says which methods it takes (no CORS: a browser page gets nothing more).
+    await wrong("OPTIONS", "/v1/sessions", "GET");
+    await wrong("OPTIONS", "/v1/errors/zzzz", "GET, DELETE");
     await errorOf(await s.fetch("/v1/sessions/s1", { method: "POST", token: null }), 401);
     expect((await s.local.history("s1")).messages).toHaveLength(1);
   });
