@@ -1,6 +1,6 @@
 // The MemoryApi contract: the same cases run against every implementation (local, HTTP client).
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { InputError, type MemoryApi } from "../../src/lib.ts";
+import { InputError, UsageError, type MemoryApi } from "../../src/lib.ts";
 
 export interface Implementation {
   api: MemoryApi;
@@ -424,6 +424,28 @@ export function contractCases(name: string, open: () => Promise<Implementation>)
       );
       expect(await refused(api.rm("no-such-session"))).toContain("no-such-session");
       expect(await api.sessions()).toEqual(before);
+    });
+
+    // Last: it closes the implementation (afterAll closes it again, which is no error).
+    test("every call after close is refused in one line", async () => {
+      await api.close();
+      const calls = [
+        () => api.add("after-close", { role: "user", content: "x" }),
+        () => api.sessions(),
+        () => api.history("deploys"),
+        () => api.search({ query: "deploy" }),
+        () => api.listErrors(),
+      ];
+      for (const call of calls) {
+        const err = await call().then(
+          () => undefined,
+          (e) => e,
+        );
+        expect(err).toBeInstanceOf(UsageError);
+        expect((err as Error).message).toMatch(
+          /^this memory was closed \(close\(\) was called\): make a new one with (openMemory|connectMemory)$/,
+        );
+      }
     });
   });
 }

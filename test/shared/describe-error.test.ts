@@ -46,6 +46,7 @@ import { OpencodeDatabaseError } from "../../src/import/sources/opencode.ts";
 import { NotAZipError } from "../../src/import/zip-entries.ts";
 import { ApiInputError } from "../../src/app/api/schemas.ts";
 import { ConnectOptionsError, RemoteError, RemoteInputError } from "../../src/app/api/http-memory-api.ts";
+import { MemoryClosedError } from "../../src/app/api/memory-closed.ts";
 import { HomeMissingError } from "../../src/app/open-memory.ts";
 import { ArgumentEncodingError, PartialAddError } from "../../src/cli/usage-errors.ts";
 import { WorkerFailedError } from "../../src/daemon/workers.ts";
@@ -791,6 +792,11 @@ const KINDS: [Error & { data: object }, string, 1 | 2][] = [
     2,
   ],
   [new ConnectOptionsError({ problem: "token" }), "connectMemory: token is empty", 2],
+  [
+    new MemoryClosedError({ open: "openMemory" }),
+    "this memory was closed (close() was called): make a new one with openMemory",
+    2,
+  ],
   [
     new ConnectOptionsError({ problem: "timeout", timeoutMs: -1 }),
     "connectMemory: timeoutMs -1 is not a number of milliseconds above 0 (Infinity: no timeout)",

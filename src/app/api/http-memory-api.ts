@@ -10,6 +10,7 @@ import type {
   SearchErrorsInput,
   SearchInput,
 } from "./memory-api.ts";
+import { MemoryClosedError } from "./memory-closed.ts";
 import { labelOf, pathParams, routeFor, type Route } from "./routes.ts";
 import { parseInput } from "./schemas.ts";
 import type { ErrorBody } from "./error-body.ts";
@@ -75,6 +76,7 @@ export class HttpMemoryApi implements MemoryApi {
   readonly #base: string;
   readonly #token: string;
   readonly #timeoutMs: number;
+  #closed = false;
 
   constructor(o: ConnectOptions) {
     let u: URL;
@@ -97,6 +99,7 @@ export class HttpMemoryApi implements MemoryApi {
   }
 
   async #call<T>(name: Route["name"], input: Record<string, unknown>): Promise<T> {
+    if (this.#closed) throw new MemoryClosedError({ open: "connectMemory" });
     const route = routeFor(name);
     // The same check the server makes, so both implementations refuse bad input with the same words.
     const rest: Record<string, unknown> = {
@@ -200,7 +203,9 @@ export class HttpMemoryApi implements MemoryApi {
   rmError(id: string): Promise<J.RemoveErrorResultJson> {
     return this.#call("rmError", { id });
   }
-  async close(): Promise<void> {}
+  async close(): Promise<void> {
+    this.#closed = true;
+  }
 }
 
 /** A MemoryApi served by a running daemon (`memvoy --daemon`) over its loopback HTTP API. */

@@ -29,6 +29,7 @@ import type {
   SearchInput,
 } from "./memory-api.ts";
 import * as S from "./schemas.ts";
+import { MemoryClosedError } from "./memory-closed.ts";
 import type * as J from "./json-types.ts";
 
 type Maybe<T> = T | Promise<T>;
@@ -105,11 +106,22 @@ export function inProcessVectorCalls(home: MemoryHome): VectorCalls {
 }
 
 export class LocalMemoryApi<H extends MemoryHome = HomeMemory> implements MemoryApi {
+  readonly #home: H;
+  #closed = false;
+
   /** `elsewhere`: the process that makes the calls touching LanceDB (see VectorCalls); by default this one. */
   constructor(
-    readonly home: H,
+    home: H,
     private readonly elsewhere?: VectorCalls,
-  ) {}
+  ) {
+    this.#home = home;
+  }
+
+  /** The home; once closed, every call is refused in one line (a write would leave a bare session folder behind). */
+  get home(): H {
+    if (this.#closed) throw new MemoryClosedError({ open: "openMemory" });
+    return this.#home;
+  }
 
   async add(session: string, messages: MessageInput | readonly MessageInput[]): Promise<J.AddResultJson> {
     const list = Array.isArray(messages) ? messages : [messages as MessageInput];
@@ -239,9 +251,11 @@ export class LocalMemoryApi<H extends MemoryHome = HomeMemory> implements Memory
   }
 
   async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
     // A background embedding drain still holds LanceDB: let it finish before the tables close.
-    await this.home.flushEmbeddings();
-    await this.home.close();
+    await this.#home.flushEmbeddings();
+    await this.#home.close();
   }
 }
 
