@@ -32,7 +32,7 @@ export type MessageProblem = { where: string } & (
   | { problem: "role"; role: unknown }
   | { problem: "empty" }
   | { problem: "nul"; offset: number }
-  | { problem: "unpaired-surrogate" }
+  | { problem: "unpaired-surrogate"; field?: "sender" | "idempotencyKey" }
   | { problem: "too-big"; bytes: number; maxBytes: number; unread?: true }
   | { problem: "line-too-long"; bytes: number; maxBytes: number }
   | { problem: "sender" }
@@ -61,7 +61,7 @@ function messageProblem(d: MessageProblem): string {
     case "nul":
       return `content contains a NUL character at offset ${d.offset}`;
     case "unpaired-surrogate":
-      return "content is not valid Unicode (unpaired surrogate)";
+      return `${d.field ?? "content"} is not valid Unicode (unpaired surrogate)`;
     case "too-big": {
       // unread: stdin was read only as far as `bytes`, enough to know the text is too long.
       const [size, max] = distinctSizes(d.bytes, d.maxBytes);
@@ -104,20 +104,21 @@ export function checkNewMessage(m: NewMessage, maxBytes: number, where = "messag
   if (m.sender !== undefined && (typeof m.sender !== "string" || m.sender.length > 256 || m.sender.includes("\0"))) {
     throw new InvalidMessageError({ where, problem: "sender" });
   }
+  // Stored as given, it would be U+FFFD in the archive and the lone half in history.json.
+  if (m.sender?.isWellFormed() === false)
+    throw new InvalidMessageError({ where, problem: "unpaired-surrogate", field: "sender" });
   if (m.sendAt !== undefined && (typeof m.sendAt !== "bigint" || !timeInRange(m.sendAt))) {
     throw new InvalidMessageError({ where, problem: "send-at-range" });
   }
   const key = m.idempotencyKey;
   if (
     key !== undefined &&
-    (typeof key !== "string" ||
-      key === "" ||
-      key.length > MAX_IDEMPOTENCY_KEY_CHARS ||
-      key.includes("\0") ||
-      !key.isWellFormed())
+    (typeof key !== "string" || key === "" || key.length > MAX_IDEMPOTENCY_KEY_CHARS || key.includes("\0"))
   ) {
     throw new InvalidMessageError({ where, problem: "idempotency-key" });
   }
+  if (key?.isWellFormed() === false)
+    throw new InvalidMessageError({ where, problem: "unpaired-surrogate", field: "idempotencyKey" });
 }
 
 /**

@@ -393,6 +393,13 @@ export function contractCases(name: string, open: () => Promise<Implementation>)
       expect(await refused(api.add("ok-session", { role: "user", content: "   " }))).toContain("content is empty");
       expect(await refused(api.add("ok-session", { role: "robot" as "user", content: "x" }))).toContain("role");
       expect(await refused(api.add("ok-session", []))).toContain("messages is empty");
+      // Half an emoji would be stored as U+FFFD in the archive and as the lone half in history.json.
+      expect(await refused(api.add("ok-session", { role: "user", content: "x", sender: "ann \ud83d" }))).toBe(
+        "message: sender is not valid Unicode (unpaired surrogate)",
+      );
+      expect(await refused(api.add("ok-session", { role: "user", content: "x", idempotencyKey: "k\udc00" }))).toBe(
+        "message: idempotencyKey is not valid Unicode (unpaired surrogate)",
+      );
       // 19-digit nanoseconds as a JSON number have already lost digits: refused, never rounded.
       expect(
         await refused(api.add("ok-session", { role: "user", content: "x", sendAt: Number("1764900000123456789") })),

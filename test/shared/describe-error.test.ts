@@ -578,6 +578,11 @@ const KINDS: [Error & { data: object }, string, 1 | 2][] = [
     2,
   ],
   [
+    new InvalidMessageError({ where: "message", problem: "unpaired-surrogate", field: "sender" }),
+    "message: sender is not valid Unicode (unpaired surrogate)",
+    2,
+  ],
+  [
     new InvalidMessageError({ where: "message", problem: "too-big", bytes: 2 * 1024 * 1024, maxBytes: 1024 * 1024 }),
     "message: content is 2.0 MiB, over limits.max_message_bytes (1.0 MiB)",
     2,
