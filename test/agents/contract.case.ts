@@ -425,6 +425,13 @@ export function contractCases(name: string, open: () => Promise<Implementation>)
         "before must be a whole number from 0 to 50",
       );
       expect(await refused(api.recordError({ tool: "kubectl", error: "", fix: "x" }))).toContain("error");
+      // Stored, half an emoji would make errors list --json a document jq refuses.
+      expect(await refused(api.recordError({ tool: "kubectl \ud83d", error: "boom", fix: "x" }))).toBe(
+        "errors record: tool is not valid Unicode (unpaired surrogate)",
+      );
+      expect(
+        await refused(api.recordError({ tool: "kubectl", error: "boom", fix: "x", keywords: ["pod\udc00"] })),
+      ).toBe("errors record: keywords.0: each keyword must be valid Unicode (no unpaired surrogate)");
       expect(await refused(api.context("a/b"))).toContain("session");
       expect(await refused(api.messages(ids[0]! as unknown as string[]))).toBe(
         "messages: ids must be a list of message ids",

@@ -431,6 +431,12 @@ export function mcpStdioCases(label: string, command: () => Promise<string[]>, c
           keywords: Array.from({ length: 33 }, (_, i) => `k${i}`),
         }),
       ).toBe("error_memory: keywords must hold at most 32 words.");
+      expect(await refused(c, "error_memory", { mode: "record", tool: "git \ud83d", error: "x", fix: "y" })).toBe(
+        "error_memory: tool is not valid Unicode (unpaired surrogate).",
+      );
+      expect(
+        await refused(c, "error_memory", { mode: "record", tool: "git", error: "x", fix: "y", keywords: ["a\udc00"] }),
+      ).toBe("error_memory: keywords.0: each keyword must be valid Unicode (no unpaired surrogate).");
       expect(await refused(c, "chat_history", { mode: "search", query: "x".repeat(10_001) })).toBe(
         "chat_history: query must be at most 10000 characters (it has 10001).",
       );

@@ -200,6 +200,8 @@ const Tool = v.pipe(
   v.string("tool must be text"),
   v.check((s) => s.trim() !== "", "tool is empty"),
   v.maxLength(128, "tool must be at most 128 characters"),
+  // Stored as given, half an emoji makes the record's JSON one that strict parsers (jq) refuse.
+  v.check((s) => s.isWellFormed(), "tool is not valid Unicode (unpaired surrogate)"),
 );
 
 /** Words to find an error record by: at most MAX_KEYWORDS, each at most MAX_KEYWORD_CHARS characters. */
@@ -208,6 +210,7 @@ export const Keywords = v.pipe(
     v.pipe(
       v.string("keywords must be words"),
       v.maxLength(MAX_KEYWORD_CHARS, `each keyword must be at most ${MAX_KEYWORD_CHARS} characters`),
+      v.check((s) => s.isWellFormed(), "each keyword must be valid Unicode (no unpaired surrogate)"),
     ),
     "keywords must be a list of words",
   ),

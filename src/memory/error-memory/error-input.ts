@@ -55,6 +55,7 @@ export const toolText = v.pipe(
   v.trim(),
   v.maxLength(MAX_TOOL_CHARS, TOOL_NAME),
   v.check((s) => !/[\u0000-\u001f\u007f]/.test(s), TOOL_NAME),
+  v.check((s) => s.isWellFormed(), "tool is not valid Unicode (unpaired surrogate)"),
 );
 
 const toolName = v.pipe(
