@@ -7,7 +7,8 @@ import { Validator } from "@seriousme/openapi-schema-validator";
 import { ROUTES, pathParams } from "../../src/app/api/routes.ts";
 import { openApiPath } from "../../src/http/openapi.ts";
 import { HISTORY_PAGE } from "../../src/memory/history-pages.ts";
-import { connectMemory } from "../../src/lib.ts";
+import type { Subprocess } from "bun";
+import { connectMemory, RemoteError } from "../../src/lib.ts";
 import { connectTo, removeTempDirs, repoRoot, serveHome, TOKEN, type Served } from "./support.ts";
 
 let s: Served;
@@ -340,25 +341,30 @@ describe("bad input on every route: 400 naming the field, 404, 413; nothing chan
   });
 });
 
+/** Another process (an import, a CLI add) holds the home's writer lock until its stdin ends, 5 s at the latest. */
+async function holdWriterLock(): Promise<Subprocess<"pipe", "pipe", "inherit">> {
+  const holder = Bun.spawn(
+    [
+      "bun",
+      "-e",
+      `import { tryLockFile } from ${JSON.stringify(join(repoRoot, "src/shared/file-lock.ts"))};
+       if (!tryLockFile(process.env.LOCK_PATH)) process.exit(3);
+       console.log("held");
+       setTimeout(() => process.exit(0), 5000);
+       await Bun.stdin.text();
+       process.exit(0);`,
+    ],
+    { stdin: "pipe", stdout: "pipe", env: { ...process.env, LOCK_PATH: join(s.home, ".store", "write.lock") } },
+  );
+  const reader = holder.stdout.getReader();
+  expect(new TextDecoder().decode((await reader.read()).value)).toContain("held");
+  reader.releaseLock();
+  return holder;
+}
+
 describe("a write waiting for another process's writer lock", () => {
   test("does not freeze the server: other requests are answered meanwhile, and the write lands once the lock is free", async () => {
-    const lock = join(s.home, ".store", "write.lock");
-    // Another process (an import, a CLI add) holds the home's writer lock; it lets go after 5 s at the latest.
-    const holder = Bun.spawn(
-      [
-        "bun",
-        "-e",
-        `import { tryLockFile } from ${JSON.stringify(join(repoRoot, "src/shared/file-lock.ts"))};
-         if (!tryLockFile(process.env.LOCK_PATH)) process.exit(3);
-         console.log("held");
-         setTimeout(() => process.exit(0), 5000);
-         await Bun.stdin.text();
-         process.exit(0);`,
-      ],
-      { stdin: "pipe", stdout: "pipe", env: { ...process.env, LOCK_PATH: lock } },
-    );
-    const reader = holder.stdout.getReader();
-    expect(new TextDecoder().decode((await reader.read()).value)).toContain("held");
+    const holder = await holdWriterLock();
     const adding = s.local.add("locked", { role: "user", content: "written once the lock is free" });
     expect((await s.fetch("/v1/health")).status).toBe(200);
     expect((await s.fetch("/v1/sessions")).status).toBe(200);
@@ -366,6 +372,29 @@ describe("a write waiting for another process's writer lock", () => {
     holder.stdin.end();
     expect((await adding).ids).toHaveLength(1);
     expect((await s.local.history("locked")).messages).toHaveLength(1);
+  });
+
+  test("connectMemory past its timeoutMs says the daemon did not answer in time, not that it cannot be reached", async () => {
+    const holder = await holdWriterLock();
+    const api = connectMemory({ url: s.server.url, token: TOKEN, timeoutMs: 200 });
+    const err = await api.add("slow", { role: "user", content: "stored after the client gave up" }).then(
+      () => undefined,
+      (e) => e,
+    );
+    expect(err).toBeInstanceOf(RemoteError);
+    expect((err as RemoteError).data).toEqual({ problem: "timeout", base: s.server.url, timeoutMs: 200 });
+    expect((err as Error).message).toBe(
+      `memvoy at ${s.server.url} did not answer within 200 ms (timeoutMs): the request may still be carried out (retry an add with the same idempotencyKey)`,
+    );
+    holder.stdin.end();
+    // The request had reached the daemon: the write lands once the lock is free.
+    const stored = () =>
+      s.local.history("slow").then(
+        (h) => h.messages.map((m) => m.content),
+        () => [],
+      );
+    while ((await stored()).length === 0) await Bun.sleep(20);
+    expect(await stored()).toEqual(["stored after the client gave up"]);
   });
 });
 

@@ -782,6 +782,11 @@ const KINDS: [Error & { data: object }, string, 1 | 2][] = [
     2,
   ],
   [
+    new RemoteError({ problem: "timeout", base: "http://127.0.0.1:1", timeoutMs: 1000 }),
+    "memvoy at http://127.0.0.1:1 did not answer within 1000 ms (timeoutMs): the request may still be carried out (retry an add with the same idempotencyKey)",
+    1,
+  ],
+  [
     new RemoteError({ problem: "failed", base: "http://127.0.0.1:1", status: 500, message: "boom" }),
     "memvoy at http://127.0.0.1:1: boom (HTTP 500)",
     1,

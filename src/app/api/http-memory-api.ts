@@ -32,6 +32,8 @@ export const RemoteError = namedError<RemoteFailure>("RemoteError", "runtime", (
   switch (d.problem) {
     case "unreachable":
       return `cannot reach memvoy at ${d.base}: ${d.reason}`;
+    case "timeout":
+      return `memvoy at ${d.base} did not answer within ${d.timeoutMs} ms (timeoutMs): the request may still be carried out (retry an add with the same idempotencyKey)`;
     case "cut-off":
       return `memvoy at ${d.base} closed the connection mid-answer (${d.reason})`;
     case "not-json":
@@ -126,11 +128,16 @@ export class HttpMemoryApi implements MemoryApi {
     try {
       res = await fetch(url, init);
     } catch (err) {
-      throw new RemoteError({ problem: "unreachable", base: this.#base, reason: errorMessage(err) }, { cause: err });
+      throw (
+        this.#timedOut(err) ??
+        new RemoteError({ problem: "unreachable", base: this.#base, reason: errorMessage(err) }, { cause: err })
+      );
     }
     const base = this.#base;
     const text = await res.text().catch((err) => {
-      throw new RemoteError({ problem: "cut-off", base, reason: errorMessage(err) }, { cause: err });
+      throw (
+        this.#timedOut(err) ?? new RemoteError({ problem: "cut-off", base, reason: errorMessage(err) }, { cause: err })
+      );
     });
     let body: unknown;
     try {
@@ -144,6 +151,12 @@ export class HttpMemoryApi implements MemoryApi {
     if (status === 400 || status === 404 || status === 413)
       throw new RemoteInputError({ base, status, code: e.code, message: e.message });
     throw new RemoteError({ problem: "failed", base, status, message: e.message });
+  }
+
+  /** The request's own timeout, as a RemoteError saying so: the daemon was reached ("cannot reach" would say it was not). */
+  #timedOut(err: unknown): RemoteError | undefined {
+    if ((err as { name?: string } | null)?.name !== "TimeoutError") return undefined;
+    return new RemoteError({ problem: "timeout", base: this.#base, timeoutMs: this.#timeoutMs }, { cause: err });
   }
 
   add(session: string, messages: MessageInput | readonly MessageInput[]): Promise<J.AddResultJson> {
