@@ -28,6 +28,7 @@ type CommandUsage =
   | { problem: "takes-no-argument"; command: string; argument: string; why: string }
   | { problem: "no-such-path"; command: string; path: string; flag?: string }
   | { problem: "path-is-folder"; command: string; flag: string; path: string }
+  | { problem: "path-is-stream"; command: string; path: string }
   | { problem: "either-or"; command: string; one: string; other: string; given: "both" | "neither" };
 
 function oneOf(choices: readonly string[]): string {
@@ -91,6 +92,8 @@ function describeUsage(d: CommandUsage): string {
         : `${d.command}: no such file or folder: ${d.path}`;
     case "path-is-folder":
       return `${d.command}: ${d.flag} ${d.path} is a folder; name a file`;
+    case "path-is-stream":
+      return `${d.command}: ${d.path} is a pipe or device, not a file or folder; save it to a file and give that`;
     case "either-or":
       return d.given === "both"
         ? `${d.command}: give ${d.one} or ${d.other}, not both`

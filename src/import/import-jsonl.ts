@@ -20,10 +20,11 @@ export function importJsonlFiles(
   const report = newReport("jsonl", files, o.dryRun === true);
   report.files.found = files.length;
   return eachFile(api, report, files, o, async (file, sessions, tick) => {
-    const size = statSync(file).size;
-    await readOne(api, file, jsonlLines(file, 0, 1, true), o, report, sessions, (end) =>
-      tick(size > 0 ? Math.min(1, end / size) : undefined),
-    );
+    const st = statSync(file);
+    // A pipe or FIFO (<(cat f), /dev/stdin fed by a pipe) cannot be read at an offset: it is read as a stream.
+    const lines = st.isFile() ? jsonlLines(file, 0, 1, true) : streamLines(Bun.file(file).stream(), file);
+    const size = st.isFile() ? st.size : 0;
+    await readOne(api, file, lines, o, report, sessions, (end) => tick(size > 0 ? Math.min(1, end / size) : undefined));
     report.files.read++;
   });
 }

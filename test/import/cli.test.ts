@@ -176,6 +176,35 @@ describe("memvoy import / export", () => {
     expect((await cli(["import", "jsonl", "-", "x.jsonl"], { home: other, stdin: bad })).code).toBe(2);
   });
 
+  test("import jsonl reads an export from a pipe or FIFO named as PATH (<(cat f), /dev/stdin); other sources refuse a pipe in one line", async () => {
+    const home = tempHome();
+    expect((await cli(["import", "auto"], { home, env: sourcesEnv() })).code).toBe(0);
+    const exported = (await cli(["export", "--all"], { home })).stdout;
+    const dir = tempHome("fifo-");
+    const file = join(dir, "export.jsonl");
+    writeFileSync(file, exported);
+    const fifo = join(dir, "conversations.json");
+    expect(Bun.spawnSync(["mkfifo", fifo]).exitCode).toBe(0);
+    // The writer waits until the import opens the FIFO for reading.
+    const writer = Bun.spawn(["sh", "-c", 'cat "$1" > "$2"', "sh", file, fifo]);
+    const empty = tempHome();
+    const r = await cli(["import", "jsonl", fifo, "--json"], { home: empty });
+    expect(await writer.exited).toBe(0);
+    expect(r.stderr).toBe("");
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout).sources[0]).toMatchObject({ failed: [], messages: { added: 40 } });
+    expect((await cli(["export", "--all"], { home: empty })).stdout).toBe(exported);
+
+    const watched = await cli(["import", "jsonl", fifo, "--watch"], { home: empty });
+    expect(watched.code).toBe(2);
+    expect(watched.stderr).toBe("memvoy: import jsonl: --watch must be used with files, not a pipe or device\n");
+    const other = await cli(["import", "chatgpt", fifo], { home: empty });
+    expect(other.code).toBe(2);
+    expect(other.stderr).toBe(
+      `memvoy: import chatgpt: ${fifo} is a pipe or device, not a file or folder; save it to a file and give that\n`,
+    );
+  });
+
   test("usage errors exit 2; a failed file exits 1 after the rest is imported; --dry-run writes nothing", async () => {
     const home = tempHome();
     expect((await cli(["import"], { home })).code).toBe(2);

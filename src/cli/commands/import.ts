@@ -114,8 +114,20 @@ const spec: CommandSpec = {
     for (const path of stdin ? [] : paths) {
       if (!existsSync(path)) throw new CommandUsageError({ problem: "no-such-path", command, path });
       // An export is one file; the other sources read folders.
-      if (source === "jsonl" && statSync(path).isDirectory())
+      const st = statSync(path);
+      if (source === "jsonl" && st.isDirectory())
         throw new CommandUsageError({ problem: "path-is-folder", command: "import jsonl", flag: "PATH", path });
+      // Only an export is read as a stream; the other sources read files again at an offset, or as databases and zips.
+      if (source !== "jsonl" && !st.isFile() && !st.isDirectory())
+        throw new CommandUsageError({ problem: "path-is-stream", command: `import ${source}`, path });
+      // A pipe is read once: a later pass would wait for a writer that never comes.
+      if (source === "jsonl" && !st.isFile() && bool(p, "watch"))
+        throw new CommandUsageError({
+          problem: "flag-rule",
+          command: "import jsonl",
+          flag: "--watch",
+          rule: "used with files, not a pipe or device",
+        });
     }
     if ((num(p, "interval") ?? 60) < 1)
       throw new CommandUsageError({ problem: "flag-rule", command, flag: "--interval", rule: "at least 1 second" });
