@@ -429,6 +429,51 @@ describe("Codex thread names and spawned sub-agents", () => {
     api.close();
   });
 
+  test("a thread rollback drops the rolled-back turns, also when an earlier pass imported them; a re-run adds nothing", async () => {
+    const dir = tempHome("codex-rollback-");
+    const file = join(dir, `rollout-2026-10-06T12-00-00-${PARENT}.jsonl`);
+    const before = [
+      meta(PARENT, "cli"),
+      said(1, "user_message", "make the cache size configurable"),
+      said(5, "agent_message", "Added --cache-size, default 64 MiB."),
+      said(10, "user_message", "now drop the old flag"),
+      said(14, "agent_message", "Removed --cache-mb."),
+    ];
+    // Backtracking to edit the last prompt: one user turn rolled back, then the edited prompt.
+    const after = [
+      l(at(20), "event_msg", { type: "thread_rolled_back", num_turns: 1 }),
+      said(21, "user_message", "keep the old flag as an alias"),
+      said(25, "agent_message", "--cache-mb now maps onto --cache-size."),
+    ];
+    writeFileSync(file, `${before.join("\n")}\n`);
+    const { api } = openTemp();
+    expect((await importWith(api, "codex", [file])).messages.added).toBe(4);
+    appendFileSync(file, `${after.join("\n")}\n`);
+    const second = await importWith(api, "codex", [file]);
+    expect(second.messages).toMatchObject({ added: 2, removed: 2 });
+    const expected: [string, string, string][] = [
+      ["user", "make the cache size configurable", at(1).replace(".000Z", ".000000000Z")],
+      ["assistant", "Added --cache-size, default 64 MiB.", at(5).replace(".000Z", ".000000000Z")],
+      ["user", "keep the old flag as an alias", at(21).replace(".000Z", ".000000000Z")],
+      ["assistant", "--cache-mb now maps onto --cache-size.", at(25).replace(".000Z", ".000000000Z")],
+    ];
+    expect(messagesOf(api, `codex-${PARENT}`)).toEqual(expected);
+    expect((await importWith(api, "codex", [file])).messages).toMatchObject({ added: 0, removed: 0 });
+    // Read in one pass: the same messages, the same ids.
+    const whole = openTemp();
+    await importWith(whole.api, "codex", [file]);
+    expect(messagesOf(whole.api, `codex-${PARENT}`)).toEqual(expected);
+    expect(whole.api.history(`codex-${PARENT}`, { all: true }).map((m) => m.id)).toEqual(
+      api.history(`codex-${PARENT}`, { all: true }).map((m) => m.id),
+    );
+    // Rolling back more turns than there are leaves what came before the first prompt only.
+    appendFileSync(file, `${l(at(30), "event_msg", { type: "thread_rolled_back", num_turns: 5 })}\n`);
+    expect((await importWith(api, "codex", [file])).messages).toMatchObject({ removed: 4 });
+    expect(messagesOf(api, `codex-${PARENT}`)).toEqual([]);
+    api.close();
+    whole.api.close();
+  });
+
   test("a spawned thread's rollout names its parent (its first session_meta; the parent's replayed one does not count)", async () => {
     const dir = join(tempHome("codex-src-"), "sessions", "2026", "10", "06");
     mkdirSync(dir, { recursive: true });

@@ -68,6 +68,7 @@ function readRollout(ctx: ReadContext): FileRead {
   // (steering) only as a response_item. One whose next line is not its event twin is such input.
   let inTurn = ctx.state.inTurn === true;
   let steer: (ImportedMessage & { start: number; line: number }) | undefined;
+  let rolledBack = false;
   for (const l of jsonlLines(ctx.file, ctx.offset, line)) {
     // The line's byte offset keys its message: stable for an append-only rollout and for its .zst.
     const key = String(l.start);
@@ -128,6 +129,20 @@ function readRollout(ctx: ReadContext): FileRead {
       if (name !== "") named = name;
       continue;
     }
+    // A thread rollback (the person backtracked to edit an earlier prompt) drops the newest user turns from the
+    // thread's history: their messages are no longer part of the conversation.
+    if (r.type === "event_msg" && p.type === "thread_rolled_back") {
+      if (steer) fromEvents.push(steer);
+      steer = undefined;
+      const turns = typeof p.num_turns === "number" ? p.num_turns : 0;
+      dropUserTurns(fromEvents, turns);
+      dropUserTurns(fromItems, turns);
+      last.user = undefined;
+      last.assistant = undefined;
+      inTurn = false;
+      rolledBack = true;
+      continue;
+    }
     const at = () => (typeof r.timestamp === "string" ? recordTime(r.timestamp) : undefined);
     const event = r.type === "event_msg" ? eventMessage(p) : undefined;
     if (
@@ -179,7 +194,8 @@ function readRollout(ctx: ReadContext): FileRead {
     });
   // Messages an earlier pass took from response_item lines (no event yet) have event twins now: read the
   // rollout again whole, as one pass would, and let the messages no longer in it go.
-  if (ctx.offset > 0 && ctx.state.events !== true && events) {
+  // A rollback may drop messages an earlier pass imported: read the rollout again whole, and let them go too.
+  if (ctx.offset > 0 && ((ctx.state.events !== true && events) || rolledBack)) {
     const whole = readRollout({ ...ctx, offset: 0, state: {} });
     for (const s of whole.sessions) s.complete = true;
     return whole;
@@ -200,6 +216,7 @@ function readRollout(ctx: ReadContext): FileRead {
         project,
         parent: parent === undefined ? undefined : importedSessionId(PREFIX, parent),
         messages,
+        ...(rolledBack && { complete: true }),
       },
     ],
     skipped,
@@ -240,6 +257,17 @@ function eventMessage(
       if (isObject(c) && typeof c.type === "string" && c.type.toLowerCase() === "text" && typeof c.text === "string")
         parts.push(c.text);
   return { role: kind === "usermessage" ? "user" : "assistant", said: parts.join("\n").trim(), form: "item" };
+}
+
+/** Codex's thread rollback: the newest `turns` user turns go, each from its user message on (all of them when fewer). */
+function dropUserTurns(messages: ImportedMessage[], turns: number): void {
+  if (!(turns > 0)) return;
+  const users: number[] = [];
+  messages.forEach((m, i) => {
+    if (m.role === "user") users.push(i);
+  });
+  if (users.length === 0) return;
+  messages.length = users[Math.max(0, users.length - turns)]!;
 }
 
 const blockHash = (text: string) => Bun.CryptoHasher.hash("sha256", text, "hex").slice(0, 16);
