@@ -34,6 +34,8 @@ interface Pending {
   sendAt: bigint;
   /** The prompt of a side question (/btw), in Claude Code's wrapper. */
   side?: boolean;
+  /** The Claude Code session the record belongs to, when it is not this file's (a fork's or a resume's copy). */
+  of?: string;
 }
 
 /** How Claude Code hands a side question (/btw) to the agent that answers it. */
@@ -97,6 +99,9 @@ function readTranscript(ctx: ReadContext): FileRead {
   const uuids = new Set<string>();
   let records = 0;
   let lines = 0;
+  // The session this one was forked or resumed from: the one its first records were copied from.
+  let from = typeof ctx.state.from === "string" ? ctx.state.from : undefined;
+  let ownSeen = ctx.offset > 0;
   for (const l of jsonlLines(ctx.file, ctx.offset, line)) {
     offset = l.end;
     line = l.line + 1;
@@ -130,6 +135,10 @@ function readTranscript(ctx: ReadContext): FileRead {
           : r.type === "queue-operation"
             ? queuedPrompt(r, ctx.file, l.line, skipped, queue.operation(r, l.start, l.line))
             : undefined;
+    const owner = ownerOf(r, subAgent ? undefined : name);
+    if (owner === undefined) ownSeen ||= typeof r.sessionId === "string";
+    else if (!ownSeen && from === undefined) from = owner;
+    if (message && owner !== undefined) message.of = owner;
     const entry = { uuid, parent, line: l.line, value: message };
     if (uuid !== undefined && r.isSidechain !== true) lastUuid = uuid;
     if (!subAgent && r.isSidechain === true) {
@@ -160,7 +169,17 @@ function readTranscript(ctx: ReadContext): FileRead {
     asked = at >= 0;
     ordered = asked ? ordered.slice(at) : [];
   }
-  const { messages, replies } = mergeStreamed(ordered, open);
+  const merged = mergeStreamed(ordered, open);
+  const { replies } = merged;
+  // Copies of another session's records go to that session, under the keys and times its own file gives them: the
+  // same ids, so nothing is doubled, and nothing is lost when that file is gone (Claude Code's cleanup).
+  const messages: ImportedMessage[] = [];
+  const copies = new Map<string, ImportedMessage[]>();
+  for (const { of, ...m } of merged.messages) {
+    if (of === undefined) messages.push(m);
+    else if (copies.has(of)) copies.get(of)!.push(m);
+    else copies.set(of, [m]);
+  }
   // A transcript is named by its session id; a resumed session's file may start with records copied from the
   // earlier session (their sessionId is the old one), so the name decides. A sub-agent's records name its parent.
   const id = importedSessionId(PREFIX, subAgent ? `${sessionId ?? "unknown"}-${name}` : name);
@@ -174,12 +193,28 @@ function readTranscript(ctx: ReadContext): FileRead {
     sessions: warmup
       ? []
       : [
+          ...[...copies].map(([other, own]): ImportedSession => {
+            const prompt = ctx.offset === 0 ? own.find((m) => m.role === "user") : undefined;
+            return {
+              id: importedSessionId(PREFIX, other),
+              title: prompt ? titleFrom(prompt.content) : undefined,
+              titleIsFallback: true,
+              project,
+              messages: own,
+            };
+          }),
           {
             id,
             title: (rank >= givenRank ? title : undefined) ?? fallback,
             titleIsFallback: title === undefined || rank < givenRank,
             project,
-            parent: subAgent && sessionId !== undefined ? importedSessionId(PREFIX, sessionId) : undefined,
+            parent: subAgent
+              ? sessionId !== undefined
+                ? importedSessionId(PREFIX, sessionId)
+                : undefined
+              : from !== undefined
+                ? importedSessionId(PREFIX, from)
+                : undefined,
             messages,
           },
           ...[...sides.chains()].map(([root, chain, isNew]): ImportedSession => {
@@ -208,8 +243,22 @@ function readTranscript(ctx: ReadContext): FileRead {
       ...(queue.state() && { queue: queue.state() }),
       ...(warmup && { warmup }),
       ...(asked && { asked }),
+      ...(from !== undefined && { from }),
     },
   };
+}
+
+/**
+ * The Claude Code session a record belongs to when it is not this file's: a fork's copy of the conversation it started
+ * from names it in forkedFrom (2.x); a resumed session's file starts with the earlier session's records, which keep
+ * its sessionId (1.0). `file`: this file's session id (none for a sub-agent's file, whose records name its parent).
+ */
+function ownerOf(r: Record<string, unknown>, file: string | undefined): string | undefined {
+  const forked = isObject(r.forkedFrom) ? r.forkedFrom.sessionId : undefined;
+  if (typeof forked === "string" && forked !== "" && forked !== file) return forked;
+  return file !== undefined && typeof r.sessionId === "string" && r.sessionId !== "" && r.sessionId !== file
+    ? r.sessionId
+    : undefined;
 }
 
 /** A title record: the person's rename (custom-title), the AI-generated title (ai-title), a summary record. */
@@ -340,7 +389,9 @@ function pendingOf(
     skipped.push({ file, line, reason: "record has no valid timestamp" });
     return undefined;
   }
-  const uuid = typeof r.uuid === "string" ? r.uuid : `line-${line}`;
+  // A fork's copy names the record it copies (forks made through the SDK give copies new uuids).
+  const copied = isObject(r.forkedFrom) ? r.forkedFrom.messageUuid : undefined;
+  const uuid = typeof copied === "string" ? copied : typeof r.uuid === "string" ? r.uuid : `line-${line}`;
   // Streaming writes one response as several records sharing message.id and requestId: one message.
   const msg = isObject(r.message) ? r.message : {};
   const key =
@@ -357,7 +408,7 @@ function pendingOf(
 function mergeStreamed(
   ordered: Pending[],
   open: OpenReply | undefined,
-): { messages: ImportedMessage[]; replies: Map<string, OpenReply> } {
+): { messages: (ImportedMessage & { of?: string })[]; replies: Map<string, OpenReply> } {
   const byKey = new Map<string, Pending & { known: Set<string>; continues: boolean }>();
   const out: (Pending & { known: Set<string>; continues: boolean })[] = [];
   for (const p of ordered) {
@@ -387,8 +438,14 @@ function mergeStreamed(
   const messages = out
     .filter((p) => p.blocks.length > 0)
     .map((p) => {
-      const m: ImportedMessage = { key: p.key, role: p.role, content: p.blocks.join("\n\n"), sendAt: p.sendAt };
+      const m: ImportedMessage & { of?: string } = {
+        key: p.key,
+        role: p.role,
+        content: p.blocks.join("\n\n"),
+        sendAt: p.sendAt,
+      };
       if (p.continues) m.continues = true;
+      if (p.of !== undefined) m.of = p.of;
       return m;
     });
   return { messages, replies };
