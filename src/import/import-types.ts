@@ -28,6 +28,11 @@ export interface ImportedSession {
    * from it but absent now were removed by the tool (a Gemini rewind) and are removed here too.
    */
   complete?: boolean;
+  /**
+   * With `complete`: the messages the source still holds (key and time) though this read did not return them (a
+   * later pass reads only what changed). Only a message in neither this read nor here is gone from the source.
+   */
+  present?: { key: string; sendAt: bigint }[];
 }
 
 export interface Problem {

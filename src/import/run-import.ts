@@ -97,7 +97,10 @@ async function importFile(
     };
     // Removed before the write: a message the source re-keyed (a Codex item message replaced by its event twin) may
     // hold the title, and its removal clears it; the write then sets the title again.
-    if (s.complete && o.since === undefined) await removeVanished(api, s.id, records, o, report);
+    if (s.complete && o.since === undefined) {
+      const held = (s.present ?? []).map((m) => importedMessageId(m.sendAt, source.name, `${s.id}\0${m.key}`));
+      await removeVanished(api, s.id, [...records.map((r) => r.id), ...held], o, report);
+    }
     const r = await api.imports.write(s.id, records, meta, { redact: !o.keepSecrets, dryRun: o.dryRun, continues });
     report.messages.added += r.added;
     report.messages.extended += r.extended;
@@ -144,11 +147,11 @@ const storable = (text: string): string => text.toWellFormed().replaceAll("\0", 
 async function removeVanished(
   api: ImportTarget,
   session: string,
-  records: readonly MessageRecord[],
+  held: readonly string[],
   o: ImportOptions,
   report: SourceReport,
 ): Promise<void> {
-  const keep = new Set(records.map((r) => r.id));
+  const keep = new Set(held);
   const gone = (await api.imports.messageIds(session)).filter((id) => !keep.has(id));
   if (gone.length === 0) return;
   if (o.dryRun) {

@@ -223,6 +223,63 @@ describe("import opencode", () => {
     api.close();
   });
 
+  test("turns opencode deleted (an /undo, then a new prompt) are removed at the next pass; other sessions keep theirs", async () => {
+    const dir = writeOpencodeData(tempHome("oc-src-"));
+    const T = Date.UTC(2026, 8, 3, 9, 0, 0);
+    const add = (d: Database, id: string, at: number, role: string, text: string) => {
+      const data = { role, sessionID: "ses_undo", time: { created: at, completed: at + 100 } };
+      d.query("INSERT INTO message VALUES (?, ?, ?, ?, ?)").run(id, "ses_undo", at, at, JSON.stringify(data));
+      d.query("INSERT INTO part VALUES (?, ?, ?, ?, ?, ?)").run(
+        `prt_${id}`,
+        id,
+        "ses_undo",
+        at,
+        at,
+        JSON.stringify({ type: "text", text }),
+      );
+    };
+    db2(dir, (d) => {
+      d.query("INSERT INTO session VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)").run(
+        "ses_undo",
+        "prj_1",
+        null,
+        "bold-hare",
+        "/home/dev/web",
+        "Bundle size",
+        "1.2.0",
+        T,
+        T,
+      );
+      add(d, "msg_701", T + 1_000, "user", "why is the bundle 2 MB?");
+      add(d, "msg_702", T + 5_000, "assistant", "moment.js with every locale.");
+      add(d, "msg_703", T + 10_000, "user", "replace it with date-fns");
+      add(d, "msg_704", T + 15_000, "assistant", "Replaced; 400 kB saved.");
+    });
+    const { api } = openTemp();
+    await importWith(api, "opencode", [dir]);
+    const others = messagesOf(api, "oc-ses_main01");
+    expect(messagesOf(api, "oc-ses_undo")).toHaveLength(4);
+    // /undo of the last turn, then a new prompt: opencode deletes the undone messages and their parts.
+    db2(dir, (d) => {
+      d.query("DELETE FROM part WHERE message_id IN ('msg_703', 'msg_704')").run();
+      d.query("DELETE FROM message WHERE id IN ('msg_703', 'msg_704')").run();
+      d.query("UPDATE session SET time_updated = ? WHERE id = ?").run(T + 60_000, "ses_undo");
+      add(d, "msg_705", T + 61_000, "user", "drop the unused locales instead");
+      add(d, "msg_706", T + 65_000, "assistant", "Kept moment.js with two locales.");
+    });
+    const r = await importWith(api, "opencode", [dir]);
+    expect(r.messages).toMatchObject({ added: 2, removed: 2 });
+    expect(messagesOf(api, "oc-ses_undo").map((m) => m[1])).toEqual([
+      "why is the bundle 2 MB?",
+      "moment.js with every locale.",
+      "drop the unused locales instead",
+      "Kept moment.js with two locales.",
+    ]);
+    expect(messagesOf(api, "oc-ses_main01")).toEqual(others);
+    expect((await importWith(api, "opencode", [dir])).messages).toMatchObject({ added: 0, removed: 0 });
+    api.close();
+  });
+
   test("legacy storage: new messages and parts of a session are picked up, an unchanged session is not read", async () => {
     const storage = join(tempHome("oc-legacy-"), "storage");
     writeOpencodeLegacy(storage);

@@ -94,7 +94,7 @@ function readDatabase(api: ImportTarget, ctx: ReadContext): FileRead {
       typeof ctx.prior.updatedMs === "number";
     const since = incremental ? (ctx.prior.updatedMs as number) - 60_000 : 0;
     const order = db.columns("message").has("time_created") ? "time_created, id" : "id";
-    let rows: { sessions: Rec[]; messages: Rec[]; parts: Rec[]; updated: number };
+    let rows: { sessions: Rec[]; messages: Rec[]; parts: Rec[]; present: Rec[]; updated: number };
     try {
       rows = db.snapshot(() => {
         const changed = incremental
@@ -110,6 +110,14 @@ function readDatabase(api: ImportTarget, ctx: ReadContext): FileRead {
             `SELECT * FROM part ${incremental ? `WHERE message_id IN (SELECT id FROM message ${changed})` : ""} ORDER BY id`,
             ...args,
           ),
+          // Every message the sessions read still hold, to tell which ones opencode deleted since (an /undo
+          // followed by a new prompt deletes the undone turns).
+          present: incremental
+            ? db.all(
+                `SELECT * FROM message WHERE session_id IN (SELECT session_id FROM message ${changed})${db.columns("session").has("time_updated") ? " OR session_id IN (SELECT id FROM session WHERE time_updated >= ?1)" : ""}`,
+                ...args,
+              )
+            : [],
           updated: db.columns("message").has("time_updated")
             ? Number(db.all("SELECT max(time_updated) AS t FROM message")[0]?.t ?? 0)
             : 0,
@@ -139,10 +147,23 @@ function readDatabase(api: ImportTarget, ctx: ReadContext): FileRead {
       else textByMessage.set(mid, [text]);
     }
     const bySession = new Map<string, Found[]>();
+    const createdOf = (m: Rec, d: Rec) =>
+      isObject(d.time) && typeof d.time.created === "number" ? d.time.created : Number(m.time_created);
+    const held = new Map<string, { key: string; sendAt: bigint }[]>();
+    for (const m of incremental ? rows.present : messages) {
+      const d = typeof m.data === "string" ? tryJson(m.data) : m.data;
+      const created = isObject(d) ? createdOf(m, d) : Number(m.time_created);
+      if (!Number.isFinite(created)) continue;
+      const sid = String(m.session_id ?? (isObject(d) ? d.sessionID : ""));
+      const one = { key: String(m.id), sendAt: BigInt(Math.round(created)) * 1_000_000n };
+      const list = held.get(sid);
+      if (list) list.push(one);
+      else held.set(sid, [one]);
+    }
     for (const m of messages) {
       const d = data("message", m);
       if (!d) continue;
-      const created = isObject(d.time) && typeof d.time.created === "number" ? d.time.created : Number(m.time_created);
+      const created = createdOf(m, d);
       const msg = toMessage(String(m.id), d, created, textByMessage.get(String(m.id)));
       if (!msg) continue;
       // An assistant message still being written has no completion time: it waits for a later pass.
@@ -158,9 +179,19 @@ function readDatabase(api: ImportTarget, ctx: ReadContext): FileRead {
     // A later pass reads only a session's newer messages: its first prompt is among them only when the session is new.
     const whole = (s: Rec) => !incremental || Number(s.time_created) >= since;
     return {
-      sessions: wanted.map((s) =>
-        toSession(String(s.id), s.title, s.directory, s.parent_id, ready(bySession.get(String(s.id)) ?? []), whole(s)),
-      ),
+      sessions: wanted.map((s) => ({
+        ...toSession(
+          String(s.id),
+          s.title,
+          s.directory,
+          s.parent_id,
+          ready(bySession.get(String(s.id)) ?? []),
+          whole(s),
+        ),
+        // The database holds the session's whole history: a message imported before and gone from it now was deleted.
+        complete: true,
+        present: held.get(String(s.id)) ?? [],
+      })),
       skipped,
       state: { updatedMs: Math.max(rows.updated, incremental ? (ctx.prior.updatedMs as number) : 0) },
     };
