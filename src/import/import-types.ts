@@ -33,6 +33,8 @@ export interface ImportedSession {
    * later pass reads only what changed). Only a message in neither this read nor here is gone from the source.
    */
   present?: { key: string; sendAt: bigint }[];
+  /** Messages the source holds but took back (a rewind's abandoned turns): left out, and removed if imported before. */
+  dropped?: { key: string; sendAt: bigint }[];
 }
 
 export interface Problem {

@@ -97,9 +97,14 @@ async function importFile(
     };
     // Removed before the write: a message the source re-keyed (a Codex item message replaced by its event twin) may
     // hold the title, and its removal clears it; the write then sets the title again.
+    const idOf = (m: { key: string; sendAt: bigint }) => importedMessageId(m.sendAt, source.name, `${s.id}\0${m.key}`);
     if (s.complete && o.since === undefined) {
-      const held = (s.present ?? []).map((m) => importedMessageId(m.sendAt, source.name, `${s.id}\0${m.key}`));
-      await removeVanished(api, s.id, [...records.map((r) => r.id), ...held], o, report);
+      const keep = new Set([...records.map((r) => r.id), ...(s.present ?? []).map(idOf)]);
+      await removeGone(api, s.id, (id) => !keep.has(id), o, report);
+    }
+    if (s.dropped && s.dropped.length > 0 && o.since === undefined) {
+      const dropped = new Set(s.dropped.map(idOf));
+      await removeGone(api, s.id, (id) => dropped.has(id), o, report);
     }
     const r = await api.imports.write(s.id, records, meta, { redact: !o.keepSecrets, dryRun: o.dryRun, continues });
     report.messages.added += r.added;
@@ -143,16 +148,15 @@ function toRecords(
  */
 const storable = (text: string): string => text.toWellFormed().replaceAll("\0", "\uFFFD");
 
-/** A file re-read whole no longer holds some messages imported from it earlier (a rewind): remove them. */
-async function removeVanished(
+/** Messages imported earlier that the source no longer holds, or says were taken back (a rewind): remove them. */
+async function removeGone(
   api: ImportTarget,
   session: string,
-  held: readonly string[],
+  isGone: (id: string) => boolean,
   o: ImportOptions,
   report: SourceReport,
 ): Promise<void> {
-  const keep = new Set(held);
-  const gone = (await api.imports.messageIds(session)).filter((id) => !keep.has(id));
+  const gone = (await api.imports.messageIds(session)).filter(isGone);
   if (gone.length === 0) return;
   if (o.dryRun) {
     report.messages.removed += gone.length;

@@ -137,3 +137,70 @@ test("a resumed session's file (1.0) starts with the earlier session's records: 
   expect((await importWith(api, "claude-code", [dir])).messages).toMatchObject({ added: 0 });
   api.close();
 });
+
+test("a rewind (/rewind, Esc Esc) drops the turns it took back, also when an earlier pass imported them", async () => {
+  const dir = join(tempHome("cc-rewind-"), "projects", "-home-dev-site");
+  mkdirSync(dir, { recursive: true });
+  const v = "2.1.150";
+  const file = write(dir, PARENT, [
+    ...parentRecords(PARENT, v),
+    // Two tool results answering one reply share their parent too: they are no prompts.
+    {
+      ...record(PARENT, v, "p-5", "p-4", 16),
+      type: "assistant",
+      requestId: "req_p5",
+      message: {
+        id: "msg_p5",
+        role: "assistant",
+        model: "claude-sonnet-4-5",
+        content: [
+          { type: "text", text: "Checking both stylesheets." },
+          { type: "tool_use", id: "toolu_1", name: "Read", input: { file_path: "a.css" } },
+        ],
+      },
+    },
+    {
+      ...record(PARENT, v, "p-6", "p-5", 17),
+      type: "user",
+      message: { role: "user", content: [{ type: "tool_result", tool_use_id: "toolu_1", content: "a" }] },
+    },
+    {
+      ...record(PARENT, v, "p-7", "p-5", 17),
+      type: "user",
+      message: { role: "user", content: [{ type: "tool_result", tool_use_id: "toolu_2", content: "b" }] },
+    },
+    reply(PARENT, v, "p-8", "p-7", 19, "Both use the same variables."),
+  ]);
+  const { api } = openTemp();
+  expect((await importWith(api, "claude-code", [file])).messages.added).toBe(6);
+  // Rewound to before "Persist the choice", then another prompt: it hangs off the reply before the one taken back.
+  appendFileSync(
+    file,
+    `${[
+      prompt(PARENT, v, "p-9", "p-2", 40, "Follow the system theme instead"),
+      reply(PARENT, v, "p-10", "p-9", 44, "It follows prefers-color-scheme now."),
+    ]
+      .map((r) => JSON.stringify(r))
+      .join("\n")}\n`,
+  );
+  const second = await importWith(api, "claude-code", [file]);
+  expect(second.messages).toMatchObject({ added: 2, removed: 4 });
+  const expected: [string, string, string][] = [
+    PARENT_MESSAGES[0]!,
+    PARENT_MESSAGES[1]!,
+    ["user", "Follow the system theme instead", "2026-09-20T10:00:40.000000000Z"],
+    ["assistant", "It follows prefers-color-scheme now.", "2026-09-20T10:00:44.000000000Z"],
+  ];
+  expect(messagesOf(api, P)).toEqual(expected);
+  expect((await importWith(api, "claude-code", [file])).messages).toMatchObject({ added: 0, removed: 0 });
+  // Read in one pass: the same messages and ids.
+  const whole = openTemp();
+  expect((await importWith(whole.api, "claude-code", [file])).messages).toMatchObject({ added: 4, removed: 0 });
+  expect(messagesOf(whole.api, P)).toEqual(expected);
+  expect(whole.api.history(P, { all: true }).map((m) => m.id)).toEqual(api.history(P, { all: true }).map((m) => m.id));
+  // A later turn on the kept branch is read from the offset as usual.
+  appendFileSync(file, `${JSON.stringify(prompt(PARENT, v, "p-11", "p-10", 50, "thanks"))}\n`);
+  expect((await importWith(api, "claude-code", [file])).messages).toMatchObject({ added: 1, removed: 0 });
+  api.close();
+  whole.api.close();
+});

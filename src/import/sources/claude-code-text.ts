@@ -89,3 +89,41 @@ export function orderByChain<T>(entries: readonly ChainEntry<T>[]): T[] {
   for (const e of entries) if (!visited.has(e) && e.value !== undefined) out.push(e.value);
   return out;
 }
+
+/**
+ * The entries a rewind (/rewind, Esc Esc) took back. Claude Code writes the prompt typed after a rewind as a sibling of
+ * the first prompt it took back, and resumes from the newest branch: of prompts sharing a parent, all but the last
+ * (in line order) start turns that are no longer the conversation, with everything that follows them.
+ */
+export function rewoundEntries<T>(
+  entries: readonly ChainEntry<T>[],
+  prompts: ReadonlySet<ChainEntry<T>>,
+): Set<ChainEntry<T>> {
+  const siblings = new Map<string, ChainEntry<T>[]>();
+  for (const e of prompts) {
+    if (e.parent === undefined) continue;
+    const list = siblings.get(e.parent);
+    if (list) list.push(e);
+    else siblings.set(e.parent, [e]);
+  }
+  const out = new Set<ChainEntry<T>>();
+  if (![...siblings.values()].some((list) => list.length > 1)) return out;
+  const children = new Map<string, ChainEntry<T>[]>();
+  for (const e of entries) {
+    if (e.parent === undefined || e.parent === e.uuid) continue;
+    const list = children.get(e.parent);
+    if (list) list.push(e);
+    else children.set(e.parent, [e]);
+  }
+  for (const list of siblings.values()) {
+    const stack = [...list].sort((a, b) => a.line - b.line).slice(0, -1);
+    while (stack.length > 0) {
+      const e = stack.pop()!;
+      if (out.has(e)) continue;
+      out.add(e);
+      const kids = e.uuid ? children.get(e.uuid) : undefined;
+      if (kids) stack.push(...kids);
+    }
+  }
+  return out;
+}

@@ -3,7 +3,7 @@
 // sub-agents in <sessionId>/subagents/agent-<id>.jsonl (newer), agent-<id>.jsonl beside the session (older), or inline as
 // records marked isSidechain (before 2.0.28).
 import { basename, join } from "node:path";
-import { importedSessionId } from "../../shared/import-id.ts";
+import { importedSessionId, shortHash } from "../../shared/import-id.ts";
 import type { Role } from "../../shared/message.ts";
 import { recordTime } from "../record-time.ts";
 import { NotThisFormatError } from "../import-types.ts";
@@ -15,12 +15,15 @@ import {
   cleanUserText,
   orderByChain,
   rejectionFeedback,
+  rewoundEntries,
   type ChainEntry,
 } from "./claude-code-text.ts";
 import { PromptQueue, queuedText } from "./claude-code-queue.ts";
 import { Sidechains } from "./claude-code-sidechains.ts";
 
 const PREFIX = "cc";
+/** How many prompts' parents a transcript's state keeps to see a rewind of turns read by an earlier pass. */
+const PROMPTS_KEPT = 1000;
 /**
  * Agents Claude Code runs for itself, not for the person: auto-compaction (agent-acompact-*, the conversation retold to
  * be summarized) and the prompt suggestion (agent-aprompt_suggestion-*, asked to guess the person's next prompt).
@@ -102,6 +105,8 @@ function readTranscript(ctx: ReadContext): FileRead {
   // The session this one was forked or resumed from: the one its first records were copied from.
   let from = typeof ctx.state.from === "string" ? ctx.state.from : undefined;
   let ownSeen = ctx.offset > 0;
+  // The person's prompts in the chain (not tool results): a rewind shows as two of them sharing a parent.
+  const prompts = new Set<ChainEntry<Pending>>();
   for (const l of jsonlLines(ctx.file, ctx.offset, line)) {
     offset = l.end;
     line = l.line + 1;
@@ -147,6 +152,7 @@ function readTranscript(ctx: ReadContext): FileRead {
     }
     // Prompts absorbed mid-turn and answers to a permission prompt can sit between the records of one reply.
     if (message?.role === "assistant") lastKey = message.key;
+    if (!subAgent && r.type === "user" && message?.role === "user" && !holdsToolResult(r)) prompts.add(entry);
     entries.push(entry);
   }
   // A pass resuming mid-file (live capture) may meet a summary whose leaf an earlier pass read.
@@ -160,9 +166,17 @@ function readTranscript(ctx: ReadContext): FileRead {
       expected: "a Claude Code transcript",
       because: "no line is a Claude Code record",
     });
+  // A prompt hanging off a record that an earlier pass saw take a prompt already is a rewind of turns that pass
+  // imported: read the file whole to tell which. The parents of the latest prompts are kept as short hashes.
+  const earlier = Array.isArray(ctx.state.prompted) ? ctx.state.prompted.filter((h) => typeof h === "string") : [];
+  const seen = new Set(earlier);
+  if (ctx.offset > 0 && [...prompts].some((e) => e.parent !== undefined && seen.has(shortHash(e.parent))))
+    return readTranscript({ ...ctx, offset: 0, state: {} });
+  const prompted = [...earlier, ...[...prompts].flatMap((e) => (e.parent === undefined ? [] : [shortHash(e.parent)]))];
+  const rewound = rewoundEntries(entries, prompts);
   // A side question's agent (/btw) starts from a copy of the conversation so far: its own messages start at the question.
   const sideAgent = subAgent && name.startsWith("agent-aside_question-");
-  let ordered = orderByChain(entries);
+  let ordered = orderByChain(rewound.size === 0 ? entries : entries.filter((e) => !rewound.has(e)));
   let asked = ctx.state.asked === true;
   if (sideAgent && !asked) {
     const at = ordered.findIndex((p) => p.side === true);
@@ -208,6 +222,7 @@ function readTranscript(ctx: ReadContext): FileRead {
             title: (rank >= givenRank ? title : undefined) ?? fallback,
             titleIsFallback: title === undefined || rank < givenRank,
             project,
+            ...(rewound.size > 0 && { dropped: takenBack(entries, rewound) }),
             parent: subAgent
               ? sessionId !== undefined
                 ? importedSessionId(PREFIX, sessionId)
@@ -244,9 +259,25 @@ function readTranscript(ctx: ReadContext): FileRead {
       ...(warmup && { warmup }),
       ...(asked && { asked }),
       ...(from !== undefined && { from }),
+      ...(prompted.length > 0 && { prompted: prompted.slice(-PROMPTS_KEPT) }),
     },
   };
 }
+
+/** This file's messages in the turns a rewind took back (copies of another session's records stay that session's). */
+function takenBack(
+  entries: readonly ChainEntry<Pending>[],
+  rewound: ReadonlySet<ChainEntry<Pending>>,
+): { key: string; sendAt: bigint }[] {
+  const gone = mergeStreamed(orderByChain(entries.filter((e) => rewound.has(e))), undefined).messages;
+  return gone.filter((m) => m.of === undefined).map((m) => ({ key: m.key, sendAt: m.sendAt }));
+}
+
+/** A user record that answers a tool call (its content holds a tool_result): not a prompt of its own. */
+const holdsToolResult = (r: Record<string, unknown>) =>
+  isObject(r.message) &&
+  Array.isArray(r.message.content) &&
+  r.message.content.some((b) => isObject(b) && b.type === "tool_result");
 
 /**
  * The Claude Code session a record belongs to when it is not this file's: a fork's copy of the conversation it started
