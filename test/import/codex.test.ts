@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, test } from "bun:test";
-import { appendFileSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { appendFileSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
+import { basename, join } from "node:path";
 import { openTemp, removeTempHomes, tempHome } from "../fixture/home.ts";
 import {
   CODEX_FIRST_ID,
@@ -472,6 +472,60 @@ describe("Codex thread names and spawned sub-agents", () => {
     expect(messagesOf(api, `codex-${PARENT}`)).toEqual([]);
     api.close();
     whole.api.close();
+  });
+
+  test("a forked thread holds its own turns and names its parent; the parent's lines copied into it stay the parent's", async () => {
+    const FORKED = "019e1111-0000-7000-8000-0000000000ee";
+    const dir = join(tempHome("codex-fork-"), "sessions", "2026", "10", "06");
+    mkdirSync(dir, { recursive: true });
+    const parentLines = [
+      meta(PARENT, "cli"),
+      said(1, "user_message", "why does the proxy drop websockets?"),
+      said(5, "agent_message", "Its idle timeout is 5s."),
+      renamed(6, "Proxy websockets"),
+    ];
+    writeFileSync(join(dir, `rollout-2026-10-06T12-00-00-${PARENT}.jsonl`), `${parentLines.join("\n")}\n`);
+    // The fork's rollout: its own session_meta, then the parent's lines re-stamped to the fork's time, then its turn.
+    const restamped = (line: string, i: number) =>
+      JSON.stringify({ ...JSON.parse(line), timestamp: `2026-10-06T12:00:30.00${i}Z` });
+    const forkFile = join(dir, `rollout-2026-10-06T12-00-30-${FORKED}.jsonl`);
+    writeFileSync(
+      forkFile,
+      `${[
+        l(at(30), "session_meta", { id: FORKED, forked_from_id: PARENT, cwd: "/home/dev/svc", source: "cli" }),
+        ...parentLines.map(restamped),
+        said(40, "user_message", "raise it to 60s then"),
+        said(44, "agent_message", "idle_timeout is 60s now."),
+      ].join("\n")}\n`,
+    );
+    const { api } = openTemp();
+    const r = await importWith(api, "codex", [dir]);
+    expect(r.messages.added).toBe(4);
+    expect(messagesOf(api, `codex-${PARENT}`).map((m) => m[1])).toEqual([
+      "why does the proxy drop websockets?",
+      "Its idle timeout is 5s.",
+    ]);
+    expect(messagesOf(api, `codex-${FORKED}`)).toEqual([
+      ["user", "raise it to 60s then", "2026-10-06T12:00:40.000000000Z"],
+      ["assistant", "idle_timeout is 60s now.", "2026-10-06T12:00:44.000000000Z"],
+    ]);
+    expect(sessionInfo(api, `codex-${FORKED}`)).toMatchObject({
+      parent: `codex-${PARENT}`,
+      title: "raise it to 60s then",
+    });
+    // Without the parent's rollout on disk the copies are the only record of those turns: they are kept.
+    const alone = tempHome("codex-fork-alone-");
+    writeFileSync(join(alone, basename(forkFile)), readFileSync(forkFile));
+    const other = openTemp();
+    await importWith(other.api, "codex", [alone]);
+    expect(messagesOf(other.api, `codex-${FORKED}`).map((m) => m[1])).toEqual([
+      "why does the proxy drop websockets?",
+      "Its idle timeout is 5s.",
+      "raise it to 60s then",
+      "idle_timeout is 60s now.",
+    ]);
+    api.close();
+    other.api.close();
   });
 
   test("a spawned thread's rollout names its parent (its first session_meta; the parent's replayed one does not count)", async () => {

@@ -44,10 +44,16 @@ function namesIn(text: string): Map<string, string> {
 
 /** <home>/session_index.jsonl for a rollout under <home>/sessions or <home>/archived_sessions; else undefined. */
 function indexOf(rollout: string): string | undefined {
+  const home = codexHomeOf(rollout);
+  return home === undefined ? undefined : join(home, INDEX);
+}
+
+/** The Codex home a rollout lies in (<home>/sessions/YYYY/MM/DD/…, <home>/archived_sessions/…); else undefined. */
+export function codexHomeOf(rollout: string): string | undefined {
   let dir = dirname(rollout);
   for (;;) {
     const name = basename(dir);
-    if (name === "sessions" || name === "archived_sessions") return join(dirname(dir), INDEX);
+    if (name === "sessions" || name === "archived_sessions") return dirname(dir);
     const up = dirname(dir);
     if (up === dir) return undefined;
     dir = up;

@@ -9,6 +9,7 @@ import type { FileRead, ImportedMessage, Problem, ReadContext, Source } from "..
 import { NotThisFormatError } from "../import-types.ts";
 import { homeOf, listFiles, titleFrom } from "../source-files.ts";
 import { isObject, jsonlLines, tryJson } from "../read-lines.ts";
+import { lineKey, parentLines } from "./codex-forks.ts";
 import { cleanThreadName, indexedThreadName } from "./codex-names.ts";
 
 const PREFIX = "codex";
@@ -69,6 +70,10 @@ function readRollout(ctx: ReadContext): FileRead {
   let inTurn = ctx.state.inTurn === true;
   let steer: (ImportedMessage & { start: number; line: number }) | undefined;
   let rolledBack = false;
+  // A forked or spawned thread's first lines after its own session_meta are its parent's, copied: they are the parent's
+  // messages (imported with its rollout), not this thread's.
+  let copies: number[] | undefined;
+  let copied = 0;
   for (const l of jsonlLines(ctx.file, ctx.offset, line)) {
     // The line's byte offset keys its message: stable for an append-only rollout and for its .zst.
     const key = String(l.start);
@@ -77,6 +82,13 @@ function readRollout(ctx: ReadContext): FileRead {
     if (l.text.trim() === "") continue;
     lines++;
     const r = tryJson(l.text);
+    if (copies !== undefined) {
+      if (isObject(r) && copies[copied] === lineKey(r)) {
+        copied++;
+        continue;
+      }
+      copies = undefined;
+    }
     // Settled by the next message event (its twin, or not) or response item; other events (item_started, token
     // counts) can come between an item and its twin.
     const next =
@@ -119,7 +131,11 @@ function readRollout(ctx: ReadContext): FileRead {
       // first one is the rollout's own.
       if (typeof p.id === "string" && sessionId === undefined) {
         sessionId = p.id;
-        parent = spawnedBy(p);
+        const forkedFrom =
+          typeof p.forked_from_id === "string" && p.forked_from_id !== "" ? p.forked_from_id : undefined;
+        parent = spawnedBy(p) ?? forkedFrom;
+        const from = forkedFrom ?? parent;
+        if (ctx.offset === 0 && lines === 1 && from !== undefined) copies = parentLines(ctx.file, from);
       }
       if (typeof p.cwd === "string" && project === undefined) project = p.cwd;
       continue;
