@@ -1,6 +1,8 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import {
   appendFileSync,
+  lstatSync,
+  symlinkSync,
   mkdirSync,
   readFileSync,
   readdirSync,
@@ -423,4 +425,30 @@ test("export --output - writes the export to stdout, as import jsonl - reads it 
   });
   expect(back.code).toBe(0);
   expect(back.stdout).toContain("added 1 message");
+}, 60_000);
+
+test("export --output writes into a FIFO, a stream of its own (/proc/self/fd/1) and the file a link names, and replaces none of them", async () => {
+  const home = tempHome();
+  expect((await cli(["add", "s", "--role", "user", "--content", "hello"], { home })).code).toBe(0);
+  const plain = (await cli(["export", "--all"], { home })).stdout;
+  const dir = tempHome("export-special-");
+  const fifo = join(dir, "feed");
+  expect(Bun.spawnSync(["mkfifo", fifo]).exitCode).toBe(0);
+  // The reader waits for the export to open the FIFO.
+  const reader = Bun.spawn(["cat", fifo], { stdout: "pipe" });
+  const viaFifo = await cli(["export", "--all", "--output", fifo], { home });
+  // A FIFO replaced by a file leaves the reader waiting for good.
+  if (!lstatSync(fifo).isFIFO()) reader.kill();
+  expect([viaFifo.code, viaFifo.stderr]).toEqual([0, `exported 1 sessions, 1 messages to ${fifo}\n`]);
+  expect(lstatSync(fifo).isFIFO()).toBe(true);
+  expect(await new Response(reader.stdout).text()).toBe(plain);
+
+  const own = await cli(["export", "--all", "--output", "/proc/self/fd/1"], { home });
+  expect([own.code, own.stdout]).toEqual([0, plain]);
+
+  writeFileSync(join(dir, "real.jsonl"), "old\n");
+  symlinkSync("real.jsonl", join(dir, "link.jsonl"));
+  expect((await cli(["export", "--all", "--output", join(dir, "link.jsonl")], { home })).code).toBe(0);
+  expect(lstatSync(join(dir, "link.jsonl")).isSymbolicLink()).toBe(true);
+  expect(readFileSync(join(dir, "real.jsonl"), "utf8")).toBe(plain);
 }, 60_000);

@@ -27,7 +27,8 @@ On a shared archive ([archive] url) the sessions are read from the archive: ever
                    time ("2026-05-01", "2026-05-01 09:30"), today, yesterday, or a relative form
                    counted back from now: 30m, 12h, 3d, 2w, 1y
   --format F       jsonl (default) or md
-  --output FILE    write FILE (0600, atomically: it appears whole or not at all) instead of stdout (- is stdout)
+  --output FILE    write FILE (0600, atomically: it appears whole or not at all) instead of stdout (- is stdout);
+                   a FIFO, a device or /dev/stdout is written as the export comes, a link's file is replaced
   --json           with --output: print {"output", "sessions", "messages"}; on stdout the stream is the output
 `;
 
