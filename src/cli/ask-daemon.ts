@@ -35,10 +35,24 @@ function alive(pid: number): boolean {
   }
 }
 
+/** Where a home's daemon says it runs (http.json) and the lock it holds while it runs (daemon.lock). */
+export interface DaemonFiles {
+  httpFile: string;
+  daemonLock: string;
+}
+
 /** The http.json of a daemon of this very program and config running for the home; undefined when none runs. */
-function ownDaemon(httpFile: string, config: Config): HttpFile | undefined {
-  const f = readHttpFile(httpFile);
-  return f?.stamp !== undefined && f.stamp === programStamp(config) && alive(f.pid) ? f : undefined;
+async function ownDaemon(home: DaemonFiles, config: Config): Promise<HttpFile | undefined> {
+  const f = readHttpFile(home.httpFile);
+  if (f?.stamp === undefined || f.stamp !== programStamp(config) || !alive(f.pid)) return undefined;
+  // A copy of a home made while its daemon ran (cp -r, a restored backup) holds that daemon's http.json: only a
+  // daemon holding this home's lock runs for it.
+  const { daemonLockHeld } = await import("../app/daemon-probe.ts");
+  try {
+    return daemonLockHeld(home.daemonLock) ? f : undefined;
+  } catch {
+    return undefined; // the lock cannot be looked at (a read-only copy): no daemon can run for it either
+  }
 }
 
 /** A call of the HTTP API (routes.ts): a POST of a JSON body, or a DELETE of the resource at the route. */
@@ -74,7 +88,7 @@ async function askDaemon<T>(f: HttpFile, call: DaemonCall, here: string): Promis
  * filter the HTTP API does not take (role, sender) or input the local search reports, or the daemon failed.
  */
 export async function searchViaDaemon(
-  httpFile: string,
+  home: DaemonFiles,
   config: Config,
   o: CliSearch,
 ): Promise<SearchResultJson | undefined> {
@@ -93,7 +107,7 @@ export async function searchViaDaemon(
     until,
     limit: o.limit,
   };
-  return askHomeDaemon<SearchResultJson>(httpFile, config, { route: "/v1/search", body: input }, "searching here");
+  return askHomeDaemon<SearchResultJson>(home, config, { route: "/v1/search", body: input }, "searching here");
 }
 
 /**
@@ -101,14 +115,14 @@ export async function searchViaDaemon(
  * the command does when the daemon does not answer in time. A write the daemon made before it failed or timed out
  * is made again by the command (an error record then merges into it: one more occurrence).
  */
-export function askHomeDaemon<T>(
-  httpFile: string,
+export async function askHomeDaemon<T>(
+  home: DaemonFiles,
   config: Config,
   call: DaemonCall,
   here: string,
 ): Promise<T | undefined> {
-  const f = ownDaemon(httpFile, config);
-  return f ? askDaemon<T>(f, call, here) : Promise.resolve(undefined);
+  const f = await ownDaemon(home, config);
+  return f ? askDaemon<T>(f, call, here) : undefined;
 }
 
 /** The call that removes one error record (any unique prefix of its id, as the local removal takes it). */
@@ -122,9 +136,8 @@ export const rmErrorCall = (id: string): DaemonCall => ({
  * may start or stop meanwhile), else by `local`. A long-lived front-end (the MCP server) then maps LanceDB only
  * while no daemon of its program and config runs. The purge that ends a deletion has no route: it stays local.
  */
-export function daemonFirst(httpFile: string, config: Config, local: VectorCalls): VectorCalls {
-  const ask = <T>(route: string, body: object, here: string) =>
-    askHomeDaemon<T>(httpFile, config, { route, body }, here);
+export function daemonFirst(home: DaemonFiles, config: Config, local: VectorCalls): VectorCalls {
+  const ask = <T>(route: string, body: object, here: string) => askHomeDaemon<T>(home, config, { route, body }, here);
   return {
     search: async (input) => {
       // A time without a zone, a date or a relative form is read here (this process's zone and clock) and sent
@@ -142,8 +155,7 @@ export function daemonFirst(httpFile: string, config: Config, local: VectorCalls
     recordError: async (input) =>
       (await ask<RecordErrorResultJson>("/v1/errors", input, "recording here")) ?? local.recordError(input),
     rmError: async (id) =>
-      (await askHomeDaemon<RemoveErrorResultJson>(httpFile, config, rmErrorCall(id), "removing here")) ??
-      local.rmError(id),
+      (await askHomeDaemon<RemoveErrorResultJson>(home, config, rmErrorCall(id), "removing here")) ?? local.rmError(id),
     purgeDeleted: () => local.purgeDeleted(),
   };
 }

@@ -1,10 +1,11 @@
 // `memvoy search` asks the daemon running for the home (same program, same config) and prints its answer as
 // it prints its own; with no such daemon, or one that cannot answer, it searches in its own process.
 import { afterAll, beforeAll, expect, setDefaultTimeout, test } from "bun:test";
-import { existsSync, readFileSync, renameSync, symlinkSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, readFileSync, renameSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { routeFor } from "../../src/app/api/routes.ts";
 import { openMemory } from "../../src/app/open-memory.ts";
+import { tryLockFile } from "../../src/shared/file-lock.ts";
 import { buildBinaryOnce, makeTempDir, removeTempDirs, runBinary, spawnBinaryDaemon } from "../fixture/binary.ts";
 import { cleanup, cli, startDaemon, tempHome, waitFor, waitRunning } from "../fixture/daemon-process.ts";
 
@@ -562,6 +563,34 @@ test("another config, a dead daemon, another program, a linked http.json: search
   });
 });
 
+test("a copy of the home made while its daemon runs is searched and written in its own process", async () => {
+  // cp -r of a running home (a backup restored, a copy to try something on) carries the daemon's http.json: same
+  // program, same config, a live pid. That daemon serves the original home, not the copy.
+  const copy = join(makeTempDir("memvoy-copy-"), "home");
+  cpSync(home, copy, { recursive: true });
+  expect(JSON.parse(readFileSync(join(copy, "http.json"), "utf8")).stamp).toBe(stampedFile.stamp);
+  const api = openMemory({ home: copy, env: {}, drain: "off" });
+  api.add("copied", [{ role: "user", content: "the zanzibar runbook lives only in the copy" }]);
+  api.close();
+  const found = await cli(copy, ["search", "zanzibar", "--json"]);
+  expect(found.code).toBe(0);
+  expect(JSON.parse(found.stdout).hits.map((h: { session: string }) => h.session)).toEqual(["copied"]);
+  const record = [
+    "errors",
+    "record",
+    "--tool",
+    "tar",
+    "--error",
+    "tar: Unexpected EOF in archive",
+    "--fix",
+    "fetch again",
+  ];
+  expect((await cli(copy, [...record, "--json"])).code).toBe(0);
+  const listed = (h: string) => cli(h, ["errors", "list", "--tool", "tar", "--json"]);
+  expect(JSON.parse((await listed(copy)).stdout).records).toHaveLength(1);
+  expect(JSON.parse((await listed(home)).stdout).records).toHaveLength(0);
+});
+
 test("compiled binary: its daemon answers the same hits as --local, and its stamp is the binary's own", async () => {
   const bin = await buildBinaryOnce();
   const h = makeTempDir("memvoy-home-");
@@ -583,11 +612,14 @@ test("compiled binary: its daemon answers the same hits as --local, and its stam
       fetch: () =>
         Response.json({ query: "asked the daemon", hits: [], notIndexed: 0, reindexNeeded: false, notes: [] }),
     });
+    // The stand-in holds the home's daemon lock, as a daemon does.
+    const unlock = tryLockFile(join(h, "daemon.lock"))!;
     try {
       writeFileSync(join(h, "http.json"), JSON.stringify({ ...f, url: server.url.origin, pid: process.pid }));
       expect(fromStandIn((await run(["search", "kubernetes", "--json"])).stdout)).toBe(true);
     } finally {
       server.stop(true);
+      unlock();
     }
   } finally {
     if (d.exitCode === null) d.kill(9);
@@ -599,6 +631,8 @@ test("a daemon that does not answer in time: one line on stderr, and the search 
   const { programStamp } = await import("../../src/config/program-stamp.ts");
   const { loadConfig } = await import("../../src/config/load.ts");
   const h = makeTempDir("memvoy-home-");
+  // The stand-in holds the home's daemon lock, as a daemon does.
+  const unlock = tryLockFile(join(h, "daemon.lock"))!;
   const config = loadConfig(join(h, "config.toml"), {});
   const server = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Promise<Response>(() => {}) });
   const httpFile = join(h, "http.json");
@@ -622,11 +656,14 @@ test("a daemon that does not answer in time: one line on stderr, and the search 
   }) as typeof process.stderr.write;
   DAEMON_SEARCH.timeoutMs = 200;
   try {
-    expect(await searchViaDaemon(httpFile, config, { query: "kubernetes" })).toBeUndefined();
+    expect(
+      await searchViaDaemon({ httpFile, daemonLock: join(h, "daemon.lock") }, config, { query: "kubernetes" }),
+    ).toBeUndefined();
     expect(said).toBe("memvoy: the daemon did not answer within 0.2 s; searching here\n");
   } finally {
     process.stderr.write = write;
     DAEMON_SEARCH.timeoutMs = saved;
     server.stop(true);
+    unlock();
   }
 });

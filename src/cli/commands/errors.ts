@@ -246,7 +246,7 @@ async function daemonOrLocal<T>(
   if (!bool(p, "local")) {
     const paths = homePaths(resolveHome(p.flags.home as string | undefined, process.env));
     config = loadConfigCached(paths.config, process.env);
-    const answered = await askHomeDaemon<T>(paths.httpFile, config, call, here);
+    const answered = await askHomeDaemon<T>(paths, config, call, here);
     if (answered !== undefined) return answered;
   }
   return usingAnyHome(p, command, local, true, config);

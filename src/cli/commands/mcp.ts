@@ -64,9 +64,9 @@ export async function run(argv: readonly string[]): Promise<number> {
     if (shared.sharedArchiveUrl({ home }) !== undefined)
       return new LocalMemoryApi(await shared.openSharedHome({ home }));
     const local = openMemory({ home, drain: "detached" });
-    const { config: configFile, httpFile } = paths.homePaths(paths.resolveHome(home, process.env));
-    const config = configs.loadConfigCached(configFile, process.env);
-    return new LocalMemoryApi(local, daemonFirst(httpFile, config, inProcessVectorCalls(local)));
+    const files = paths.homePaths(paths.resolveHome(home, process.env));
+    const config = configs.loadConfigCached(files.config, process.env);
+    return new LocalMemoryApi(local, daemonFirst(files, config, inProcessVectorCalls(local)));
   });
   const { runMcpStdio } = await import("../../mcp/mcp-stdio.ts");
   return runMcpStdio(api, pkg.version);

@@ -74,7 +74,7 @@ export function run(argv: readonly string[]): Promise<number> {
     };
     const paths = homePaths(resolveHome(p.flags.home as string | undefined, process.env));
     const config = loadConfigCached(paths.config, process.env);
-    const answered = bool(p, "local") ? undefined : await searchViaDaemon(paths.httpFile, config, search);
+    const answered = bool(p, "local") ? undefined : await searchViaDaemon(paths, config, search);
     // The home's own stack (storage, search) loads only when this process searches.
     const result =
       answered ??
