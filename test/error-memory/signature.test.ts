@@ -13,6 +13,19 @@ describe("errorSignature", () => {
     same("src/app.ts(42,7): error TS2345: oops", "lib/other.ts(1,1): error TS2345: oops");
   });
 
+  test("sizes with a binary or one-letter unit are numbers too (Kubernetes quantities, JVM heap sizes)", () => {
+    same(
+      "OOMKilled: container api exceeded its memory limit 512Mi",
+      "OOMKilled: container api exceeded its memory limit 1Gi",
+    );
+    same(
+      "exceeded quota: requested limits.memory=2Gi, used 6Gi, limited 8Gi",
+      "exceeded quota: requested limits.memory=512Mi, used 7Ti, limited 1Ti",
+    );
+    same("heap of 4g exhausted after 2.5G of allocations", "heap of 8g exhausted after 1T of allocations");
+    differ("no matching manifest for arm64", "no matching manifest for amd64");
+  });
+
   test("paths, urls and emails are normalised away", () => {
     same(
       "fatal: Unable to create '/home/alice/p/.git/index.lock': File exists.",

@@ -57,7 +57,7 @@ const STEPS: [RegExp, string | ((m: string, ...g: string[]) => string)][] = [
   // Random-looking ids: letters and digits alternating at least three times (x2x7k, a1b2c3).
   [new RegExp(`${L}[A-Za-z0-9]{4,}${R}`, "g"), (m) => (transitions(m) >= 3 ? "<id>" : m)],
   [
-    /(?<![\p{L}\p{N}_])\d+(?:[.,]\d+)*(?:ms|us|µs|ns|s|m|h|d|b|kb|mb|gb|tb|kib|mib|gib|k|x)?(?![\p{L}\p{N}_])/giu,
+    /(?<![\p{L}\p{N}_])\d+(?:[.,]\d+)*(?:ms|us|µs|ns|s|m|h|d|b|kb|mb|gb|tb|kib|mib|gib|tib|ki|mi|gi|ti|k|g|t|x)?(?![\p{L}\p{N}_])/giu,
     "<n>",
   ],
 ];
