@@ -44,6 +44,22 @@ describe("openai-compatible embedder", () => {
     expect(norm).toBeCloseTo(1, 5);
   });
 
+  test("a long text is cut to 8,000 bytes of UTF-8 between two characters, in any script (an 8k-token limit)", async () => {
+    const f = fake([], { body: okBody(8) });
+    const e = await createEmbedder(cfg({ base_url: f.url, dimensions: 8 }), { env });
+    const chinese = "部署失敗了請檢查資料庫連線".repeat(1000);
+    const emoji = "a" + "😀".repeat(3000);
+    const english = "deploy ".repeat(2000);
+    await e.embed([chinese, emoji, english, "short 😀 text"]);
+    const sent = f.seen[0]!.json.input as string[];
+    const bytes = (t: string) => Buffer.byteLength(t, "utf8");
+    expect(sent.map(bytes)).toEqual([7998, 7997, 8000, bytes("short 😀 text")]);
+    expect(chinese.startsWith(sent[0]!) && emoji.startsWith(sent[1]!) && english.startsWith(sent[2]!)).toBe(true);
+    // No half of a surrogate pair is sent.
+    expect(sent[1]!.isWellFormed()).toBe(true);
+    expect(sent[3]).toBe("short 😀 text");
+  });
+
   test("429 with Retry-After, then success", async () => {
     const f = fake([{ status: 429, headers: { "retry-after": "0" }, body: '{"error":{"message":"slow down"}}' }], {
       body: okBody(256),

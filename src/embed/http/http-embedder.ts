@@ -5,7 +5,21 @@ import { postJson, type RetryPolicy } from "./post-json.ts";
 
 export type WireFormat = "openai" | "voyage";
 
-const MAX_INPUT_CHARS = 8_000;
+/**
+ * Inputs are cut to this many bytes of UTF-8: a byte-level tokenizer (OpenAI's) makes at most one token of each
+ * byte, so this stays under every common model's 8k-token input limit in any script (8,000 Chinese characters
+ * are about 10,000 tokens).
+ */
+const MAX_INPUT_BYTES = 8_000;
+const cutBuffer = new Uint8Array(MAX_INPUT_BYTES);
+
+/** The start of `t` within MAX_INPUT_BYTES of UTF-8, cut between two characters. */
+function inputStart(t: string): string {
+  // A UTF-16 unit is at most 3 bytes of UTF-8.
+  if (t.length * 3 <= MAX_INPUT_BYTES) return t;
+  const { read } = new TextEncoder().encodeInto(t, cutBuffer);
+  return read < t.length ? t.slice(0, read) : t;
+}
 
 export interface HttpEmbedderOptions {
   provider: string;
@@ -48,11 +62,9 @@ export class HttpEmbedder implements Embedder {
   }
 
   async #request(batch: string[], signal?: AbortSignal, purpose?: EmbedPurpose): Promise<Float32Array[]> {
-    // Empty strings are rejected by OpenAI; one space embeds as "nothing". Long texts are cut so they
-    // stay under every common model's input limit (8k tokens): the vector describes their beginning.
-    const input = batch.map((t) =>
-      t.trim() === "" ? " " : t.length > MAX_INPUT_CHARS ? t.slice(0, MAX_INPUT_CHARS) : t,
-    );
+    // Empty strings are rejected by OpenAI; one space embeds as "nothing". Long texts are cut (inputStart):
+    // the vector describes their beginning.
+    const input = batch.map((t) => (t.trim() === "" ? " " : inputStart(t)));
     const body: Record<string, unknown> = { model: this.o.model, input };
     if (this.o.wire === "openai") {
       body.encoding_format = "float";
