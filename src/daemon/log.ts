@@ -1,5 +1,6 @@
 // The daemon's log: one line per event in <home>/daemon.log, rotated by size, secrets redacted.
-import { closeSync, fstatSync, renameSync, rmSync, writeSync } from "node:fs";
+import { closeSync, fstatSync, renameSync, rmSync, statSync, writeSync } from "node:fs";
+import { dirname } from "node:path";
 import { openAppendNoFollow } from "../shared/no-follow.ts";
 import { redactSecrets, secretValues } from "../shared/redact.ts";
 
@@ -8,6 +9,12 @@ const MAX_VALUE_CHARS = 300;
 
 export type LogLevel = "info" | "warn" | "error";
 export type LogFields = Record<string, string | number | boolean | bigint | null | undefined>;
+
+/** A file's device and inode ("" when it cannot be read). */
+function identity(path: string): string {
+  const s = statSync(path, { bigint: true, throwIfNoEntry: false });
+  return s ? `${s.dev}:${s.ino}` : "";
+}
 
 /** Secret values from the environment (API keys, tokens) that must never reach a log line. */
 export { secretValues };
@@ -40,9 +47,12 @@ export class DaemonLog {
   private fd: number;
   private size: number;
   private readonly secrets: string[];
+  /** The folder the log was opened in: the file is made again only there. */
+  private readonly folder: string;
 
   constructor(private readonly options: DaemonLogOptions) {
     this.secrets = secretValues(options.env);
+    this.folder = identity(dirname(options.path));
     this.fd = openAppendNoFollow(options.path);
     this.size = fstatSync(this.fd).size;
   }
@@ -65,6 +75,7 @@ export class DaemonLog {
   write(level: LogLevel, event: string, fields?: LogFields): void {
     const line = redact(formatLine(new Date(), level, event, fields), this.secrets) + "\n";
     const buf = Buffer.from(line, "utf8");
+    this.reopenIfMoved();
     if (this.size > 0 && this.size + buf.length > this.options.maxBytes) this.rotate();
     try {
       writeSync(this.fd, buf);
@@ -73,6 +84,24 @@ export class DaemonLog {
       // A full disk must not stop the daemon; the line is lost.
     }
     if (this.options.verbose) process.stderr.write(line);
+  }
+
+  /**
+   * The file open is no longer the one at the path (removed, or moved aside by logrotate): the next lines go to a
+   * new file at the path. Never in a home deleted or replaced meanwhile (the daemon stops then, writing nothing).
+   */
+  private reopenIfMoved(): void {
+    try {
+      const open = fstatSync(this.fd, { bigint: true });
+      if (identity(this.options.path) === `${open.dev}:${open.ino}`) return;
+      if (identity(dirname(this.options.path)) !== this.folder) return;
+      const fd = openAppendNoFollow(this.options.path);
+      closeSync(this.fd);
+      this.fd = fd;
+      this.size = fstatSync(fd).size;
+    } catch {
+      // keep writing to the file open
+    }
   }
 
   private rotate(): void {

@@ -1,6 +1,6 @@
 // daemon.log: one line per event, rotated by size keeping 3 old files, secrets never written.
 import { afterAll, expect, test } from "bun:test";
-import { existsSync, readFileSync, statSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { DaemonLog, KEEP_ROTATED, redact } from "../../src/daemon/log.ts";
 import { cleanup, tempHome } from "../fixture/daemon-process.ts";
@@ -21,6 +21,28 @@ test("rotates by size and keeps three old files", () => {
   const last = readFileSync(path, "utf8").trimEnd().split("\n").at(-1)!;
   expect(last).toMatch(/^\d{4}-\d\d-\d\dT[\d:.]+Z INFO {2}job\.done job=summaries n=399 detail=x+$/);
   expect(statSync(path).mode & 0o777).toBe(0o600);
+});
+
+test("a log removed or moved aside while the daemon runs is made again at its path for the next lines", () => {
+  const home = tempHome();
+  const path = join(home, "daemon.log");
+  const log = new DaemonLog({ path, maxBytes: 1 << 20, env: {} });
+  log.info("daemon.start", { n: 1 });
+  rmSync(path);
+  log.info("job.done", { n: 2 });
+  expect(readFileSync(path, "utf8")).toMatch(/^\S+ INFO {2}job\.done n=2\n$/);
+  expect(statSync(path).mode & 0o777).toBe(0o600);
+  // logrotate without copytruncate: the old file moves aside, the next line starts a new one.
+  renameSync(path, `${path}.old`);
+  log.info("job.done", { n: 3 });
+  expect(readFileSync(`${path}.old`, "utf8")).toContain("n=2");
+  expect(readFileSync(path, "utf8")).toMatch(/^\S+ INFO {2}job\.done n=3\n$/);
+  // A home replaced under the daemon is never written into.
+  rmSync(home, { recursive: true });
+  mkdirSync(home);
+  log.info("job.done", { n: 4 });
+  log.close();
+  expect(existsSync(path)).toBe(false);
 });
 
 test("API keys from the environment and key-shaped strings never reach the log", () => {
