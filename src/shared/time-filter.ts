@@ -1,7 +1,7 @@
 // Time and message filters shared by every surface: --since/--until bounds (absolute or relative), role, sender.
 import { namedError } from "./errors.ts";
 import { isRole, type Role, type StoredMessage } from "./message.ts";
-import { NS_PER_SEC, parseTime, rangeStart, type Nanos, type TimeRange } from "./time.ts";
+import { MAX_TIME_NS, MIN_TIME_NS, NS_PER_SEC, parseTime, rangeStart, type Nanos, type TimeRange } from "./time.ts";
 
 /** A bound as a caller gives it: text (RFC 3339, a date, a relative form like 3d), unix time as a number, or UTC ns. */
 export type TimeBound = string | bigint | number;
@@ -58,6 +58,18 @@ export type InvalidFilterError = InstanceType<typeof InvalidFilterError>;
  * since inclusive, until exclusive.
  */
 export function parseTimeBound(text: string, kind: "since" | "until", now: Nanos): Nanos {
+  return withinStored(unclampedBound(text, kind, now));
+}
+
+/**
+ * A bound within the times memvoy stores: one before 1970 (1000y back) is 1970, one past 2262 is 2262. Outside,
+ * it would not fit the 64-bit integers SQLite and the vector store compare with; inside, it selects the same.
+ */
+function withinStored(bound: Nanos): Nanos {
+  return bound < MIN_TIME_NS ? MIN_TIME_NS : bound > MAX_TIME_NS ? MAX_TIME_NS : bound;
+}
+
+function unclampedBound(text: string, kind: "since" | "until", now: Nanos): Nanos {
   const s = text.trim();
   const rel = RELATIVE.exec(s);
   if (rel) return now - BigInt(rel[1]!) * UNIT_SECONDS[rel[2]!.toLowerCase()]! * NS_PER_SEC;
@@ -104,11 +116,11 @@ export function resolveFilter(o: FilterInput, now: Nanos): MessageFilter {
   const f: MessageFilter = {};
   const bound = (v: TimeBound | undefined, kind: "since" | "until") => {
     if (v === undefined) return undefined;
-    if (typeof v === "bigint") return kind === "until" ? v + 1n : v;
+    if (typeof v === "bigint") return withinStored(kind === "until" ? v + 1n : v);
     if (typeof v === "number" && Number.isInteger(v)) {
       // A JSON number: unix seconds, milliseconds, microseconds or nanoseconds, by its digits (like --at).
       const t = parseTime(String(v));
-      if (t !== undefined) return kind === "until" ? t + 1n : t;
+      if (t !== undefined) return withinStored(kind === "until" ? t + 1n : t);
     }
     if (typeof v !== "string") throw new InvalidTimeBoundError({ kind });
     return parseTimeBound(v, kind, now);

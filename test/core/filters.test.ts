@@ -23,6 +23,13 @@ describe("time bounds", () => {
     expect(parseTimeBound("2026-05-01", "since", now)).toBe(BigInt(new Date(2026, 4, 1).getTime()) * 1_000_000n);
     expect(parseTimeBound("2026-05-01", "until", now)).toBe(BigInt(new Date(2026, 4, 2).getTime()) * 1_000_000n);
   });
+  test("a bound beyond the times memvoy stores is the first or last of them (64-bit nanoseconds)", () => {
+    const max = 9_223_372_036_854_775_807n;
+    expect(parseTimeBound("1000y", "since", now)).toBe(0n);
+    expect(parseTimeBound("999999w", "until", now)).toBe(0n);
+    expect(parseTimeBound("2262-04-11T23:47:16.854775807Z", "until", now)).toBe(max);
+    expect(resolveFilter({ since: -5n, until: max }, now)).toEqual({ since: 0n, until: max });
+  });
   test("nonsense is refused with one clear line", () => {
     for (const bad of ["", "soon", "3 fortnights", "2026-13-01", "12"])
       expect(() => parseTimeBound(bad, "since", now)).toThrow(/invalid --since/);
@@ -93,6 +100,11 @@ describe("filters in the library and the CLI", () => {
     expect(await search("--until", "2026-01-31")).toEqual(["budget note one", "budget note two"]);
     expect(await search("--since", "2026-01-31 23:00", "--until", "2026-01-31 23:59")).toEqual(["budget note two"]);
     expect(await search("--since", "1d")).toEqual(["budget note three"]);
+    // Further back than 1970 (beyond 64-bit nanoseconds from 1677 on): every message, in each match mode.
+    for (const match of ["keyword", "semantic", "hybrid"]) {
+      expect(await search("--since", "1000y", "--match", match)).toHaveLength(3);
+      expect(await search("--until", "1000y", "--match", match)).toEqual([]);
+    }
     expect(await search("--range", "1y", "--since", "2w")).toEqual(["budget note three"]);
     expect(await search("--role", "assistant")).toEqual(["budget note three"]);
     expect(await search("--sender", "ann")).toEqual(["budget note two"]);
