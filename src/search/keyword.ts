@@ -571,7 +571,7 @@ const lightRead = (symbols: readonly string[], sender: string | undefined): Ligh
 
 /**
  * A recent row's score for holding the query verbatim, every content term as a substring (ASCII or Unicode case
- * folded): 0.55, 0.7 with a whole word, 0.85 with the whole phrase, plus up to 0.1 for recency; undefined when
+ * folded): 0.55, 0.7 with a whole word (or one of the same stem), 0.85 with the whole phrase, plus up to 0.1 for recency; undefined when
  * it does not hold them all. `ceiling`: a score no such row reaches, with the factors at their largest.
  */
 function verbatimQuality(
@@ -595,7 +595,7 @@ function verbatimQuality(
       start = rankedStart(lower).text;
     }
     let q = 0.55;
-    if (hasMatch(start, terms)) q = 0.7;
+    if (hasMatch(start, terms, true)) q = 0.7;
     if (terms.length > 1 && (start.includes(phrase) || (typed !== undefined && start.includes(typed)))) q = 0.85;
     const ageDays = Number(now - sendAt) / 86_400e9;
     return q + 0.1 / (1 + Math.max(0, ageDays) / 30);

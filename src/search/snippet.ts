@@ -18,9 +18,13 @@ const isLetter = (c: number) => (c >= 97 && c <= 122) || (c >= 65 && c <= 90);
  * is a run of ASCII letters (apostrophes inside it) or of digits, read char by char (a regex match per word
  * cost twice as much).
  */
-export function findMatches(content: string, terms: readonly QueryTerm[]): [number, number][] {
-  return merged(matchRanges(content, terms));
+export function findMatches(content: string, terms: readonly QueryTerm[], wholeWords = false): [number, number][] {
+  return merged(matchRanges(content, terms, wholeWords));
 }
+
+/** With `wholeWords`, only the word still being typed matches as a prefix ("art" finds "art", not "artifact"). */
+const prefixTerms = (latin: readonly QueryTerm[], wholeWords: boolean) =>
+  latin.filter((t) => t.text.length >= 3 && (!wholeWords || t.partial === true));
 
 /**
  * Where findMatches' words may start with one of `firsts` (lower-case character codes): such an ASCII letter after
@@ -57,14 +61,14 @@ function inWord(content: string, i: number): boolean {
 }
 
 /** findMatches' ranges, each kind in text order and capped as findMatches caps them, unsorted and unmerged. */
-function matchRanges(content: string, terms: readonly QueryTerm[]): [number, number][] {
+function matchRanges(content: string, terms: readonly QueryTerm[], wholeWords = false): [number, number][] {
   const use = contentTerms(terms);
   const latin = use.filter((t) => !t.cjk);
   // A term with accents matches its plain spelling's stem too (the index folds them: "résumé" finds "resume").
   const stems = new Set(
     latin.flatMap((t) => (isAscii(t.text) ? [stemWord(t.text)] : [t.text, foldAccents(t.text)].map(stemWord))),
   );
-  const prefixes = latin.filter((t) => t.text.length >= 3).map((t) => t.text);
+  const prefixes = prefixTerms(latin, wholeWords).map((t) => t.text);
   // Porter2 keeps a word's first letter: a word whose first letter starts no stem or prefix is not stemmed.
   const firsts = new Set([...stems, ...prefixes].map((x) => x.charCodeAt(0)));
   const ranges: [number, number][] = [];
@@ -117,13 +121,14 @@ function matchRanges(content: string, terms: readonly QueryTerm[]): [number, num
   // the term whole, or as the word's start when it has 3+ letters.
   if (latin.length > 0 && !isAscii(content)) {
     const needles = latin.map((t) => foldAccents(needleOf(t)));
+    const starting = new Set(prefixTerms(latin, wholeWords).map((t) => foldAccents(needleOf(t))));
     const starts = new Set(needles.map((n) => n[0]));
     for (const [at, word] of wideWords(content)) {
       // A word whose first letter folds into none a needle begins with is not folded whole.
       const first = foldedChar(String.fromCodePoint(word.codePointAt(0)!));
       if (first !== "" && !starts.has(first[0])) continue;
       const w = foldAccents(word);
-      if (needles.some((n) => w === n || (n.length >= 3 && w.startsWith(n)))) ranges.push([at, at + word.length]);
+      if (needles.some((n) => w === n || (starting.has(n) && w.startsWith(n)))) ranges.push([at, at + word.length]);
       if (ranges.length >= 400) break;
     }
   }
@@ -211,9 +216,10 @@ const DIGITS = /^\d+$/;
 /**
  * Whether findMatches finds anything, without stemming every word when it can: a CJK term the text holds, or a
  * term of 3+ ASCII letters (or digits) at the start of a run of them, are matches (findMatches reads such runs
- * as words, whatever stands around them). Anything else asks findMatches itself.
+ * as words, whatever stands around them). Anything else asks findMatches itself. With `wholeWords`, such a term
+ * followed by a letter (the start of a longer word) matches only by stem or as the word being typed.
  */
-export function hasMatch(content: string, terms: readonly QueryTerm[]): boolean {
+export function hasMatch(content: string, terms: readonly QueryTerm[], wholeWords = false): boolean {
   const use = terms.some((x) => !x.stop) ? terms.filter((x) => !x.stop) : terms;
   const lower = content.toLowerCase();
   for (const t of use) {
@@ -226,10 +232,12 @@ export function hasMatch(content: string, terms: readonly QueryTerm[]): boolean 
     for (let at = lower.indexOf(t.text); at >= 0; at = lower.indexOf(t.text, at + 1)) {
       const prev = at > 0 ? lower.charCodeAt(at - 1) : 32;
       // A letter or an apostrophe before it may make it the middle of a word; a digit before a number does.
-      if (letters ? !isLetter(prev) && prev !== 39 && prev !== 0x2019 : prev < 48 || prev > 57) return true;
+      if (!(letters ? !isLetter(prev) && prev !== 39 && prev !== 0x2019 : prev < 48 || prev > 57)) continue;
+      const next = lower.charCodeAt(at + t.text.length); // NaN at the end
+      if (!wholeWords || t.partial === true || !(letters ? isLetter(next) : next >= 48 && next <= 57)) return true;
     }
   }
-  return findMatches(content, terms).length > 0;
+  return findMatches(content, terms, wholeWords).length > 0;
 }
 
 /**

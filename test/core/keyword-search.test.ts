@@ -223,3 +223,23 @@ test("a message holding the query as typed (payment-service) ranks with those ho
     api.close();
   }
 }, 30_000);
+
+test("a recent message holding the query as a whole word or by stem ranks above one holding it only as a longer word's start", async () => {
+  const { api } = openTemp({ now: () => NOW, drain: "off" });
+  try {
+    api.add("s", { role: "user", content: "we went to art class on monday", sendAt: daysAgo(3) });
+    api.add("s", { role: "user", content: "she deployed the docs site", sendAt: daysAgo(3) });
+    api.add("s", { role: "assistant", content: "the build artifact is in the deployment bucket", sendAt: daysAgo(1) });
+    expect(ids(await api.search({ query: "art", match: "keyword" }))).toEqual([
+      "we went to art class on monday",
+      "the build artifact is in the deployment bucket",
+    ]);
+    // "deployed" and "deployment" both stem to the query's word: the newer first, as equals are.
+    expect(ids(await api.search({ query: "deploy", match: "keyword" }))).toEqual([
+      "the build artifact is in the deployment bucket",
+      "she deployed the docs site",
+    ]);
+  } finally {
+    api.close();
+  }
+}, 30_000);
