@@ -60,6 +60,7 @@ export interface SearchHitJson extends MessageJson {
   foundBy?: ("archive" | "recent" | "semantic")[];
   score: number;
   snippet: string;
+  /** [start, end) of each marked match in `snippet`, in UTF-16 code units (JavaScript string offsets). */
   highlights: [number, number][];
   rank?: number;
   /** Semantic hits: the neighbours (2 before, 1 after) in session order; `hit` marks the hit itself. */
