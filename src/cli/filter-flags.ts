@@ -12,7 +12,7 @@ export const FILTER_FLAGS: FlagSpecs = {
 export const FILTER_USAGE = `  --since TIME  only messages sent at or after TIME
   --until TIME  only messages sent up to TIME (a date alone: the end of that day)
   --role R      only messages of this role: user or assistant
-  --sender NAME only messages of this sender
+  --sender NAME only this sender's messages (any ASCII case: Alice finds alice)
                 TIME is RFC 3339 (2026-05-01T09:30:00Z), a local date or time
                 ("2026-05-01", "2026-05-01 09:30", like --at), today, yesterday, or a
                 relative form counted back from now: 30m, 12h, 3d, 2w, 1y`;

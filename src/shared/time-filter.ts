@@ -6,13 +6,23 @@ import { MAX_TIME_NS, MIN_TIME_NS, NS_PER_SEC, parseTime, rangeStart, type Nanos
 /** A bound as a caller gives it: text (RFC 3339, a date, a relative form like 3d), unix time as a number, or UTC ns. */
 export type TimeBound = string | bigint | number;
 
-/** What narrows a list of messages. Time bounds: since inclusive, until exclusive (UTC ns). */
+/**
+ * What narrows a list of messages. Time bounds: since inclusive, until exclusive (UTC ns). The sender matches
+ * regardless of ASCII case (`User` finds `user`), as SQLite's NOCASE compares: see sameSender.
+ */
 export interface MessageFilter {
   since?: Nanos;
   until?: Nanos;
   role?: Role;
   sender?: string;
 }
+
+/** A sender with ASCII letters in lower case: the fold of SQLite's NOCASE, so every tier agrees on a match. */
+export const foldSender = (s: string): string => s.replace(/[A-Z]+/g, (c) => c.toLowerCase());
+
+/** Whether a stored sender is the one a --sender filter names. */
+export const sameSender = (stored: string | null | undefined, wanted: string): boolean =>
+  stored != null && (stored === wanted || foldSender(stored) === foldSender(wanted));
 
 const UNIT_SECONDS: Record<string, bigint> = {
   s: 1n,
@@ -150,6 +160,6 @@ export function passesFilter(m: Pick<StoredMessage, "sendAt" | "role" | "sender"
   if (f.since !== undefined && m.sendAt < f.since) return false;
   if (f.until !== undefined && m.sendAt >= f.until) return false;
   if (f.role !== undefined && m.role !== f.role) return false;
-  if (f.sender !== undefined && m.sender !== f.sender) return false;
+  if (f.sender !== undefined && !sameSender(m.sender, f.sender)) return false;
   return true;
 }

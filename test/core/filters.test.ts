@@ -1,6 +1,7 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { parseTimeBound, resolveFilter } from "../../src/shared/time-filter.ts";
 import { cli, openTemp, removeTempHomes, tempHome } from "../fixture/home.ts";
+import { config } from "../fixture/semantic-home.ts";
 
 afterAll(removeTempHomes);
 
@@ -72,6 +73,37 @@ describe("filters in the library and the CLI", () => {
     expect(api.history("s", { sender: "nobody" })).toEqual([]);
     await api.flushEmbeddings();
     api.close();
+  });
+
+  test("a sender matches whatever its ASCII case, in the archive and recent tiers, search and history alike", async () => {
+    const { home, api } = openTemp({ config: config({ limits: { max_history_bytes: 4096 } }) });
+    api.add("s", { role: "user", content: "zanzibar rollout archived", sender: "Alice" });
+    for (let i = 0; i < 30; i++)
+      api.add("s", { role: i % 2 ? "user" : "assistant", content: `filler ${i} ${"blah ".repeat(20)}`, sender: "bob" });
+    api.add("s", { role: "user", content: "zanzibar rollout recent", sender: "alice" });
+    api.add("s", { role: "user", content: "zanzibar rollout other", sender: "Älice" });
+    await api.drainEmbeddings();
+    const sources = (hits: { source: string; message: { content: string } }[]) =>
+      hits.map((h) => `${h.message.content} ${h.source}`).sort();
+    const kw = await api.search({ query: "zanzibar rollout", match: "keyword", sender: "ALICE" });
+    expect(sources(kw.hits)).toEqual(["zanzibar rollout archived archive", "zanzibar rollout recent recent"]);
+    for (const match of ["semantic", "hybrid"] as const) {
+      const hits = (await api.search({ query: "zanzibar rollout", match, sender: "aLiCe" })).hits;
+      expect(hits.map((h) => h.message.sender)).toContain("alice");
+      expect(hits.every((h) => h.message.sender?.toLowerCase() === "alice")).toBe(true);
+    }
+    const senders = (list: { sender?: string }[]) => list.map((m) => m.sender);
+    expect(senders(api.history("s", { sender: "ALICE", all: true }))).toEqual(["Alice", "alice"]);
+    expect(senders(api.history("s", { sender: "älice" }))).toEqual([]);
+    api.close();
+    const r = await cli(["history", "s", "--all", "--json", "--sender", "alice"], { home });
+    expect(JSON.parse(r.stdout).messages.map((m: { sender: string }) => m.sender)).toEqual(["Alice", "alice"]);
+    const found = await cli(["search", "zanzibar", "--json", "--local", "--sender", "ALICE"], { home });
+    expect(
+      JSON.parse(found.stdout)
+        .hits.map((h: { sender: string }) => h.sender)
+        .sort(),
+    ).toEqual(["Alice", "alice"]);
   });
 
   test("CLI: zone-less dates are local time, relative forms, narrower bound wins, bad values exit 2", async () => {

@@ -54,6 +54,9 @@ for (const backend of backends()) {
         "m2",
       ]);
       expect((await a.listMessages("s1", { filter: { role: "assistant" } })).map((m) => m.id)).toEqual(["m2"]);
+      // a sender matches whatever its ASCII case (User finds user), on every backend alike
+      expect((await a.listMessages("s1", { filter: { sender: "ANA" } })).map((m) => m.id)).toEqual(["m2"]);
+      expect(await a.listMessages("s1", { filter: { sender: "Äna" } })).toEqual([]);
       expect((await a.listMessages("s1", { filter: { since: NOW + 1_000_000_000n } })).map((m) => m.id)).toEqual([
         "m2",
         "m3",

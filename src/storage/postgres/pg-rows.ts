@@ -65,6 +65,8 @@ export function pgSummaryRun(flat: FlatRun): SummaryRunRow {
   return out;
 }
 
+const UPPER = "ABCDEFGHIJKLMNOPQRSTUVWXYZ";
+
 /** ` AND ...` conditions of a MessageFilter with $n placeholders appended to `args`. */
 export function pgFilter(args: unknown[], f: MessageFilter | undefined, prefix = "m."): string {
   let out = "";
@@ -76,6 +78,11 @@ export function pgFilter(args: unknown[], f: MessageFilter | undefined, prefix =
   add("send_at >=", f?.since);
   add("send_at <", f?.until);
   add("role =", f?.role);
-  add("sender =", f?.sender);
+  if (f?.sender !== undefined) {
+    // ASCII case only, as the embedded archive (SQLite NOCASE) and sameSender compare: not the server's locale.
+    args.push(f.sender);
+    const fold = (e: string) => `translate(${e}, '${UPPER}', '${UPPER.toLowerCase()}')`;
+    out += ` AND ${fold(`${prefix}sender`)} = ${fold(`$${args.length}`)}`;
+  }
   return out;
 }

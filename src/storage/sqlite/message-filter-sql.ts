@@ -7,5 +7,5 @@ export function andFilter(sql: string, args: SqlArg[], f: MessageFilter | undefi
   let out = andWhere(sql, args, `${prefix}send_at >= ?`, f?.since);
   out = andWhere(out, args, `${prefix}send_at < ?`, f?.until);
   out = andWhere(out, args, `${prefix}role = ?`, f?.role);
-  return andWhere(out, args, `${prefix}sender = ?`, f?.sender);
+  return andWhere(out, args, `${prefix}sender = ? COLLATE NOCASE`, f?.sender);
 }

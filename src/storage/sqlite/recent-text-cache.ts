@@ -6,7 +6,7 @@
 // state of the database have cost about what building it costs (see BUILD_AFTER): a process that writes
 // between its few searches (an agent's turn) never pays for it; one that searches on (the TUI) soon has it.
 import type { Database } from "bun:sqlite";
-import type { MessageFilter } from "../../shared/time-filter.ts";
+import { sameSender, type MessageFilter } from "../../shared/time-filter.ts";
 import { asciiLower, lowerCase } from "../../shared/lower-case.ts";
 import { ftsHasSession } from "./fts-upgrade.ts";
 import { docTokens } from "./fts-totals.ts";
@@ -224,7 +224,7 @@ const passes = (r: RecentText, i: number, f: MessageFilter) =>
   (f.since === undefined || r.sendAt[i]! >= f.since) &&
   (f.until === undefined || r.sendAt[i]! < f.until) &&
   (f.role === undefined || r.role[i] === f.role) &&
-  (f.sender === undefined || r.sender[i] === f.sender);
+  (f.sender === undefined || sameSender(r.sender[i], f.sender));
 
 /** A recent window row read from memory (what keyword-queries.ts windowTexts reads from the table). */
 export interface HeldWindowRow {
