@@ -12,6 +12,8 @@ export interface CommandSpec {
   subcommandUsages: Record<string, string>;
   subcommands: string[];
   flags: Map<string, FlagValue>;
+  /** The flags of each subcommand with a --help of its own (errors list takes no --fix), globals included. */
+  subcommandFlags: Record<string, Map<string, FlagValue>>;
   /** The first positional argument is a session id. */
   sessionArg: boolean;
 }
@@ -100,6 +102,14 @@ export async function commandSpecs(version: string): Promise<CommandSpec[]> {
         if (!flags.has(f) || flags.get(f) === "none" || flags.get(f) === "any") flags.set(f, k);
     for (const [f, k] of GLOBAL_FLAGS) if (!flags.has(f)) flags.set(f, k);
     flags.delete("--daemon");
+    const subcommandFlags: Record<string, Map<string, FlagValue>> = {};
+    for (const [sub, text] of Object.entries(mod.subcommandUsages ?? {})) {
+      const own = flagsOf(text);
+      // The values another help names (errors list --outcome resolved|failed|abandoned) hold for this one too.
+      for (const [f, k] of own) if (k === "any" && Array.isArray(flags.get(f))) own.set(f, flags.get(f)!);
+      for (const [f, k] of GLOBAL_FLAGS) if (!own.has(f)) own.set(f, k);
+      subcommandFlags[sub] = own;
+    }
     const sessionArg = new RegExp(`memvoy ${name} \\[?SESSION\\b`).test(mod.usage);
     specs.push({
       name,
@@ -108,6 +118,7 @@ export async function commandSpecs(version: string): Promise<CommandSpec[]> {
       subcommandUsages: mod.subcommandUsages ?? {},
       subcommands: [...subcommandsOf(name, mod.usage), ...(mod.argumentChoices ?? [])],
       flags,
+      subcommandFlags,
       sessionArg,
     });
   }

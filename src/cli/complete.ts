@@ -66,6 +66,12 @@ function joinEquals(words: readonly string[], cword: number): { words: string[];
   return { words: out, cword: at };
 }
 
+/** The flags in force: the subcommand's own once it is named (errors list), else the command's, else the top ones. */
+function flagsFor(command: CommandSpec | undefined, positionals: readonly string[]): ReadonlyMap<string, FlagValue> {
+  if (!command) return TOP_FLAGS;
+  return (positionals.length > 0 ? command.subcommandFlags[positionals[0]!] : undefined) ?? command.flags;
+}
+
 /** `~` and `~/dir` as the shell would expand them when the command runs (the words come unexpanded). */
 function expandTilde(path: string, env: Record<string, string | undefined>): string {
   if (!env.HOME || (path !== "~" && !path.startsWith("~/"))) return path;
@@ -99,7 +105,7 @@ export function complete(
     }
     if (w.startsWith("--home=")) homeFlag = expandTilde(w.slice(7), env);
     if (w.startsWith("-")) {
-      const flags = command?.flags ?? TOP_FLAGS;
+      const flags = flagsFor(command, positionals);
       const kind = flags.get(w);
       if (kind !== undefined && kind !== "none") pendingValue = kind;
       continue;
@@ -116,7 +122,7 @@ export function complete(
   const pick = (list: readonly string[], prefix = cur) =>
     list.length === 1 && (list[0] === FILES || list[0] === DIRS) ? [...list] : list.filter((c) => c.startsWith(prefix));
   if (pendingValue !== undefined) return pick(valueCandidates(pendingValue, home, cur));
-  const flags = command?.flags ?? TOP_FLAGS;
+  const flags = flagsFor(command, positionals);
   const inline = /^(--[a-z][a-z-]*)=(.*)$/s.exec(cur);
   if (inline) {
     const kind = flags.get(inline[1]!);

@@ -175,6 +175,32 @@ describe("shell completion", () => {
         .split("\n");
     expect(await values("mcp", "--print-config")).toEqual(["claude-code", "codex", "opencode", "gemini"]);
     expect(await values("errors", "list", "--outcome")).toEqual(["resolved", "failed", "abandoned"]);
+    expect(await values("errors", "record", "--outcome")).toEqual(["resolved", "failed", "abandoned"]);
+  });
+
+  test("a subcommand's flags are its own: errors list offers no --fix, errors record no --limit", async () => {
+    const flags = async (...words: string[]) =>
+      (
+        await cli(["__complete", String(words.length + 1), "memvoy", ...words, "--"], { env: { MEMVOY_HOME: home } })
+      ).stdout
+        .trim()
+        .split("\n");
+    expect(await flags("errors", "list")).toEqual(["--help", "--home", "--json", "--limit", "--outcome", "--tool"]);
+    expect(await flags("errors", "show", "ab12")).toEqual(["--help", "--home", "--json"]);
+    expect(await flags("errors", "record")).toEqual([
+      "--cause",
+      "--error",
+      "--fix",
+      "--help",
+      "--home",
+      "--json",
+      "--keywords",
+      "--local",
+      "--outcome",
+      "--tool",
+    ]);
+    // the value of a subcommand's own flag is skipped like any other: --tool takes the next word
+    expect(await flags("errors", "search", "--tool", "git", "x")).toContain("--other-tools");
   });
 
   test("session ids come from the folder listing alone: no database is opened", async () => {
