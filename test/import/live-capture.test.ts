@@ -178,4 +178,27 @@ describe("live capture", () => {
     proc.kill("SIGINT");
     expect(await proc.exited).toBe(0);
   }, 120_000);
+
+  test("import --watch ends on Ctrl-C or SIGTERM between passes, not when the next pass is due", async () => {
+    for (const signal of ["SIGINT", "SIGTERM"] as const) {
+      const src = tempHome();
+      const projects = writeClaudeProjects(src);
+      const home = tempHome();
+      const proc = Bun.spawn(
+        ["bun", join(repoRoot, "src/index.ts"), "--home", home, "import", "claude-code", projects, "--watch", "--json"],
+        { env: baseEnv(), stdout: "pipe", stderr: "pipe" },
+      );
+      let out = "";
+      const decoder = new TextDecoder();
+      void (async () => {
+        for await (const chunk of proc.stdout) out += decoder.decode(chunk, { stream: true });
+      })();
+      await waitFor(() => out.includes("\n"), 30_000, "the first pass");
+      const sent = Date.now();
+      proc.kill(signal);
+      expect(await proc.exited).toBe(0);
+      // the next pass is due 60 s after the first: the process ends long before
+      expect(Date.now() - sent).toBeLessThan(30_000);
+    }
+  }, 120_000);
 });

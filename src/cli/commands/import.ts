@@ -215,7 +215,10 @@ async function watch(
       for (const r of reports)
         if (r.messages.added > 0 || r.failed.length > 0 || r.messages.removed > 0 || r.messages.extended > 0)
           printReport(r);
-    await Promise.race([Bun.sleep(intervalMs), wake.promise]);
+    // A timer cleared on the signal: a pending Bun.sleep would hold the process open until the next pass was due.
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    await Promise.race([new Promise<void>((resolve) => (timer = setTimeout(resolve, intervalMs))), wake.promise]);
+    clearTimeout(timer);
   }
 }
 
