@@ -83,10 +83,12 @@ function unclampedBound(text: string, kind: "since" | "until", now: Nanos): Nano
   const s = text.trim();
   const rel = RELATIVE.exec(s);
   if (rel) return now - BigInt(rel[1]!) * UNIT_SECONDS[rel[2]!.toLowerCase()]! * NS_PER_SEC;
-  if (s === "now") return kind === "until" ? now + 1n : now;
-  if (s === "today" || s === "yesterday") {
+  // The words in any case, as the relative forms take 3D: Today, NOW.
+  const word = s.toLowerCase();
+  if (word === "now") return kind === "until" ? now + 1n : now;
+  if (word === "today" || word === "yesterday") {
     const d = new Date(Number(now / 1_000_000n));
-    const midnight = new Date(d.getFullYear(), d.getMonth(), d.getDate() - (s === "yesterday" ? 1 : 0));
+    const midnight = new Date(d.getFullYear(), d.getMonth(), d.getDate() - (word === "yesterday" ? 1 : 0));
     return localDayBound(midnight, kind);
   }
   const t = parseTime(s);

@@ -31,6 +31,14 @@ describe("time bounds", () => {
     expect(parseTimeBound("2262-04-11T23:47:16.854775807Z", "until", now)).toBe(max);
     expect(resolveFilter({ since: -5n, until: max }, now)).toEqual({ since: 0n, until: max });
   });
+  test("today, yesterday and now in any case, as 3D is 3d", () => {
+    for (const kind of ["since", "until"] as const) {
+      expect(parseTimeBound("Today", kind, now)).toBe(parseTimeBound("today", kind, now));
+      expect(parseTimeBound("YESTERDAY", kind, now)).toBe(parseTimeBound("yesterday", kind, now));
+      expect(parseTimeBound(" Now ", kind, now)).toBe(parseTimeBound("now", kind, now));
+    }
+    expect(parseTimeBound("3D", "since", now)).toBe(now - 3n * DAY);
+  });
   test("nonsense is refused with one clear line", () => {
     for (const bad of ["", "soon", "3 fortnights", "2026-13-01", "12"])
       expect(() => parseTimeBound(bad, "since", now)).toThrow(/invalid --since/);
