@@ -66,6 +66,7 @@ export function parseArgs(argv: readonly string[], specs: FlagSpecs, command: st
     } else {
       const raw = inline ?? argv[++i];
       if (raw === undefined) throw new CommandUsageError({ problem: "flag-needs-value", command, flag: `--${name}` });
+      if (name === "home" && inline === undefined) refuseOptionAsHome(raw);
       if (spec.type === "number") {
         if (!/^-?\d+$/.test(raw))
           throw new CommandUsageError({ problem: "flag-not-integer", command, flag: `--${name}`, got: raw });
@@ -133,6 +134,15 @@ export function expectPositionals(p: Parsed, command: string, names: string[], o
   return p.positionals;
 }
 
+/**
+ * `--home --json sessions` would make a home named "--json" in the current folder: an option after --home is
+ * refused (./-x names such a folder; --home=-x is taken as written).
+ */
+function refuseOptionAsHome(value: string | undefined): void {
+  if (value === undefined) throw new CommandUsageError({ problem: "home-needs-folder" });
+  if (value.startsWith("-")) throw new CommandUsageError({ problem: "home-needs-folder", got: value });
+}
+
 /** An explicitly empty --home would mean the default home, silently: refused before anything is opened. */
 function refuseEmptyHome(value: string): void {
   if (value === "") throw new CommandUsageError({ problem: "empty-home" });
@@ -158,6 +168,7 @@ export function leadingOptions(argv: readonly string[]): LeadingOptions {
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
     if (arg === "--home" || arg.startsWith("--home=")) {
+      if (arg === "--home") refuseOptionAsHome(argv[i + 1]);
       out.home = arg === "--home" ? argv[++i] : arg.slice("--home=".length);
       if (out.home !== undefined) refuseEmptyHome(out.home);
     } else if (arg === "--daemon") out.daemon = true;

@@ -7,6 +7,7 @@ type CommandUsage =
   | { problem: "unknown-global-option"; option: string }
   | { problem: "dumb-terminal" }
   | { problem: "empty-home" }
+  | { problem: "home-needs-folder"; got?: string }
   | { problem: "missing-subcommand"; command: string; choices: string[] }
   | { problem: "unknown-subcommand"; command: string; subcommand: string; choices: string[] }
   | { problem: "unknown-option"; command: string; option: string; hint?: string }
@@ -46,6 +47,10 @@ function describeUsage(d: CommandUsage): string {
       return `unknown option ${d.option} (see memvoy --help)`;
     case "empty-home":
       return "--home is empty: name a folder, or leave --home out for the default home (see memvoy --help)";
+    case "home-needs-folder":
+      return d.got === undefined
+        ? "--home needs a folder (see memvoy --help)"
+        : `--home needs a folder, not the option ${d.got} (a folder whose name starts with -: --home ./${d.got})`;
     case "dumb-terminal":
       return "the terminal UI cannot run with TERM=dumb (no cursor movement); run it as  TERM=xterm-256color memvoy  or use the commands (memvoy --help)";
     case "missing-subcommand":

@@ -1,5 +1,6 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { cli, removeTempHomes, tempHome } from "../fixture/home.ts";
 
@@ -300,5 +301,35 @@ describe("CLI", () => {
     expect(existsSync(join(user, ".config"))).toBe(false);
     const r = await cli(["config", "path"], { env: { HOME: user, MEMVOY_HOME: "" } });
     expect(r.stdout.trim()).toBe(join(user, ".config", "memvoy", "config.toml"));
+  });
+
+  test("an option or nothing after --home is refused with exit 2: no home named --json is made in the current folder", async () => {
+    // cli() runs memvoy in tmpdir(): a home taken from "--json" would be made there.
+    const made = join(tmpdir(), "--json");
+    for (const args of [
+      ["--home", "--json", "sessions"],
+      ["sessions", "--home", "--json"],
+      ["errors", "--home", "--json", "list"],
+      ["search", "x", "--home", "--json"],
+    ]) {
+      const r = await cli(args);
+      expect({ args, code: r.code, stderr: r.stderr }).toEqual({
+        args,
+        code: 2,
+        stderr:
+          "memvoy: --home needs a folder, not the option --json (a folder whose name starts with -: --home ./--json)\n",
+      });
+      expect(existsSync(made)).toBe(false);
+    }
+    const bare = await cli(["--home"]);
+    expect({ code: bare.code, stderr: bare.stderr }).toEqual({
+      code: 2,
+      stderr: "memvoy: --home needs a folder (see memvoy --help)\n",
+    });
+    // written inline, the value is taken as given
+    const home = tempHome();
+    const inline = await cli(["sessions", `--home=${join(home, "-x")}`]);
+    expect(inline.code).toBe(0);
+    expect(existsSync(join(home, "-x", "sessions"))).toBe(true);
   });
 });
