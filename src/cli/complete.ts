@@ -129,7 +129,12 @@ export function complete(
     if (kind === undefined || kind === "none") return [];
     return pick(valueCandidates(kind, home, inline[2]!), inline[2]!);
   }
-  if (helpTopic) return positionals.length === 0 ? pick(specs.map((s) => s.name)) : [];
+  if (helpTopic) {
+    if (positionals.length === 0) return pick(specs.map((s) => s.name));
+    // help errors record: the subcommands that have a help of their own
+    const topic = positionals.length === 1 ? specs.find((s) => s.name === positionals[0]) : undefined;
+    return topic ? pick(Object.keys(topic.subcommandUsages)) : [];
+  }
   if (cur.startsWith("-")) return pick([...flags.keys()].sort());
   if (!command) return pick([...specs.map((s) => s.name), "help"]);
   if (command.subcommands.length > 0 && positionals.length === 0) return pick(command.subcommands);

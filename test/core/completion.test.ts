@@ -203,6 +203,17 @@ describe("shell completion", () => {
     expect(await flags("errors", "search", "--tool", "git", "x")).toContain("--other-tools");
   });
 
+  test("help errors completes the subcommands that have a help of their own", async () => {
+    const words = async (...w: string[]) =>
+      (await cli(["__complete", String(w.length), "memvoy", ...w], { env: { MEMVOY_HOME: home } })).stdout
+        .trim()
+        .split("\n")
+        .filter((l) => l !== "");
+    expect(await words("help", "errors", "")).toEqual(["record", "search", "list", "show", "rm", "sweep"]);
+    expect(await words("help", "errors", "s")).toEqual(["search", "show", "sweep"]);
+    expect(await words("help", "errors", "record", "")).toEqual([]);
+  });
+
   test("session ids come from the folder listing alone: no database is opened", async () => {
     const r = await cli(["__complete", "2", "memvoy", "rm", "sess-20"], { env: { MEMVOY_HOME: home } });
     expect(r.stdout.trim().split("\n")).toEqual(["sess-204", "sess-203", "sess-202", "sess-201", "sess-200"]);
