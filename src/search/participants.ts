@@ -2,6 +2,7 @@
 // which rarely contain her name. The name is taken out of the text to match and becomes a sender preference.
 import type { Db } from "../storage/sqlite/db.ts";
 import { knownSenders } from "../storage/sqlite/semantic-queries.ts";
+import { sameSender } from "../shared/time-filter.ts";
 
 export interface QueryFocus {
   /** The query without participant names (the original when nothing else would remain). */
@@ -49,6 +50,9 @@ export function senderFocus(db: Db, query: string, session?: string): QueryFocus
   return queryFocus(query, knownSenders(db, session));
 }
 
-/** A hit's score factor under a focus: 1 for the named sender's messages (or when none is named). */
+/**
+ * A hit's score factor under a focus: 1 for the named sender's messages, in any ASCII case as --sender matches them
+ * (Alice and alice are one participant), or when none is named.
+ */
 export const senderFactor = (focus: QueryFocus, sender: string | undefined, other = SENDER.otherFactor) =>
-  focus.sender !== undefined && sender !== focus.sender ? other : 1;
+  focus.sender !== undefined && !sameSender(sender, focus.sender) ? other : 1;

@@ -3,7 +3,7 @@
 import type { Embedder } from "../embed/embedder.ts";
 import type { StoredMessage } from "../shared/message.ts";
 import type { TimeRange } from "../shared/time.ts";
-import { passesFilter, type MessageFilter } from "../shared/time-filter.ts";
+import { passesFilter, sameSender, type MessageFilter } from "../shared/time-filter.ts";
 import type { MessageVectorTable as VectorTable } from "../storage/ports/vector-port.ts";
 import { getMessagesById } from "../storage/sqlite/messages-repo.ts";
 import { knownSenders } from "../storage/sqlite/semantic-queries.ts";
@@ -127,7 +127,7 @@ export async function semanticRanking(
       // Only rows SQLite still holds in the recent tier: deleted or compacted vectors never surface.
       if (!m || !m.recent || m.session !== h.session || !passesFilter(m, scope)) continue;
       if (!holdsSymbols(m.content, symbols)) continue;
-      const factor = focus.sender !== undefined && m.sender !== focus.sender ? OTHER_SENDER_FACTOR : 1;
+      const factor = focus.sender !== undefined && !sameSender(m.sender, focus.sender) ? OTHER_SENDER_FACTOR : 1;
       const score = calibratedScore(h.score * factor, cal) * unknown;
       // In the vector order, every later candidate scores at most this: below the cut, or past `limit`.
       if (belowCut(score)) {

@@ -43,6 +43,32 @@ describe("a participant named in the question", () => {
   }, 60_000);
 });
 
+describe("a participant stored in two cases", () => {
+  test("is one participant: their messages in either case rank first, as --sender finds both", async () => {
+    const { api } = openTemp({ drain: "off" });
+    api.add("s", [
+      { role: "user", sender: "Caroline", content: "hello from the phone app" },
+      {
+        role: "user",
+        sender: "Melanie",
+        content: "Caroline, how is the adoption research? Adoption research takes time.",
+      },
+      {
+        role: "assistant",
+        sender: "caroline",
+        content: "I finished my research on adoption agencies, it took me a long while.",
+      },
+      ...FILLER.map((content) => ({ role: "user" as const, sender: "Melanie", content })),
+    ]);
+    await api.drainEmbeddings();
+    for (const match of ["keyword", "semantic", "hybrid"] as const) {
+      const r = await api.search({ query: "What did Caroline research about adoption?", match });
+      expect({ match, first: r.hits[0]!.message.sender }).toEqual({ match, first: "caroline" });
+    }
+    api.close();
+  }, 60_000);
+});
+
 describe("a participant named in the question, matched by the substring index only", () => {
   test("their message ranks first when the index's matches are read without the whole message", async () => {
     const { api } = openTemp({ drain: "off" });
