@@ -82,7 +82,8 @@ function withinStored(bound: Nanos): Nanos {
 function unclampedBound(text: string, kind: "since" | "until", now: Nanos): Nanos {
   const s = text.trim();
   const rel = RELATIVE.exec(s);
-  if (rel) return now - BigInt(rel[1]!) * UNIT_SECONDS[rel[2]!.toLowerCase()]! * NS_PER_SEC;
+  // 1M reads as a month to many people: refused, not taken for a minute (30m is minutes, 30d a month).
+  if (rel && rel[2] !== "M") return now - BigInt(rel[1]!) * UNIT_SECONDS[rel[2]!.toLowerCase()]! * NS_PER_SEC;
   // The words in any case, as the relative forms take 3D: Today, NOW.
   const word = s.toLowerCase();
   if (word === "now") return kind === "until" ? now + 1n : now;

@@ -39,6 +39,12 @@ describe("time bounds", () => {
     }
     expect(parseTimeBound("3D", "since", now)).toBe(now - 3n * DAY);
   });
+  test("1M is refused, not read as one minute (it reads as a month to many); 1m and 1MIN are minutes", () => {
+    for (const text of ["1M", "6M", "1 M ago"])
+      expect(() => parseTimeBound(text, "since", now)).toThrow(/invalid --since/);
+    expect(parseTimeBound("1m", "since", now)).toBe(now - 60_000_000_000n);
+    expect(parseTimeBound("1MIN", "since", now)).toBe(now - 60_000_000_000n);
+  });
   test("nonsense is refused with one clear line", () => {
     for (const bad of ["", "soon", "3 fortnights", "2026-13-01", "12"])
       expect(() => parseTimeBound(bad, "since", now)).toThrow(/invalid --since/);
