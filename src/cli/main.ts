@@ -1,7 +1,7 @@
 // CLI entry: global flags, --help, and lazy dispatch to one command module.
 import { CommandUsageError } from "./usage-errors.ts";
 import type { CommandModule } from "./command.ts";
-import { leadingOptions } from "./args.ts";
+import { leadingOptions, nearestFlag } from "./args.ts";
 import { stdoutStream } from "../shared/stdout.ts";
 import { printUsage } from "./run-command.ts";
 
@@ -94,6 +94,13 @@ Exit codes: 0 ok, 1 runtime failure, 2 usage, config or input error.
 `;
 }
 
+/** The global option a mistyped one before the command most likely means (--hme: --home). */
+function globalNear(option: string): { near?: string } {
+  if (!option.startsWith("--")) return {};
+  const near = nearestFlag(option.slice(2).split("=")[0]!, ["home", "json", "help", "verbose", "daemon", "version"]);
+  return near ? { near: `--${near}` } : {};
+}
+
 export async function runCli(argv: readonly string[], version: string): Promise<number> {
   const json = argv.includes("--json");
   try {
@@ -105,7 +112,11 @@ export async function runCli(argv: readonly string[], version: string): Promise<
     // Before the command word only the global options stand: a typo there would otherwise be skipped, and
     // its value taken for the command (memvoy --hme DIR sessions: unknown command "DIR").
     if (lead.unknown !== undefined)
-      throw new CommandUsageError({ problem: "unknown-global-option", option: lead.unknown });
+      throw new CommandUsageError({
+        problem: "unknown-global-option",
+        option: lead.unknown,
+        ...globalNear(lead.unknown),
+      });
     const cmdIndex = lead.command;
     const command = cmdIndex >= 0 ? argv[cmdIndex] : undefined;
     if (command === undefined) {

@@ -4,13 +4,13 @@ import { namedError } from "../shared/errors.ts";
 type CommandUsage =
   | { problem: "missing-command" }
   | { problem: "unknown-command"; command: string }
-  | { problem: "unknown-global-option"; option: string }
+  | { problem: "unknown-global-option"; option: string; near?: string }
   | { problem: "dumb-terminal" }
   | { problem: "empty-home" }
   | { problem: "home-needs-folder"; got?: string }
   | { problem: "missing-subcommand"; command: string; choices: string[] }
   | { problem: "unknown-subcommand"; command: string; subcommand: string; choices: string[] }
-  | { problem: "unknown-option"; command: string; option: string; hint?: string }
+  | { problem: "unknown-option"; command: string; option: string; hint?: string; near?: string }
   | { problem: "option-before-subcommand"; command: string; option: string }
   | { problem: "flag-takes-no-value"; command: string; flag: string }
   | { problem: "flag-needs-value"; command: string; flag: string }
@@ -32,6 +32,8 @@ type CommandUsage =
   | { problem: "path-is-stream"; command: string; path: string }
   | { problem: "either-or"; command: string; one: string; other: string; given: "both" | "neither" };
 
+const meant = (near: string | undefined) => (near === undefined ? "" : `: did you mean ${near}?`);
+
 function oneOf(choices: readonly string[]): string {
   return choices.length < 2 ? choices.join("") : `${choices.slice(0, -1).join(", ")} or ${choices.at(-1)}`;
 }
@@ -44,7 +46,7 @@ function describeUsage(d: CommandUsage): string {
     case "unknown-command":
       return `unknown command ${JSON.stringify(d.command)} (see memvoy --help)`;
     case "unknown-global-option":
-      return `unknown option ${d.option} (see memvoy --help)`;
+      return `unknown option ${d.option}${meant(d.near)} (see memvoy --help)`;
     case "empty-home":
       return "--home is empty: name a folder, or leave --home out for the default home (see memvoy --help)";
     case "home-needs-folder":
@@ -58,7 +60,7 @@ function describeUsage(d: CommandUsage): string {
     case "unknown-subcommand":
       return `${d.command}: unknown subcommand ${JSON.stringify(d.subcommand)}: use ${oneOf(d.choices)}`;
     case "unknown-option":
-      return `${d.command}: unknown option ${d.option} (see memvoy ${d.command} --help${d.hint ?? ""})`;
+      return `${d.command}: unknown option ${d.option}${meant(d.near)} (see memvoy ${d.command} --help${d.hint ?? ""})`;
     case "option-before-subcommand":
       return `${d.command}: ${d.option} goes after the subcommand: memvoy ${d.command} SUBCOMMAND ${d.option} ... ${help(d.command)}`;
     case "flag-takes-no-value":

@@ -56,7 +56,7 @@ describe("CLI", () => {
     const home = tempHome();
     const typo = await cli(["--hme", home, "sessions"]);
     expect(typo.code).toBe(2);
-    expect(typo.stderr).toBe("memvoy: unknown option --hme (see memvoy --help)\n");
+    expect(typo.stderr).toBe("memvoy: unknown option --hme: did you mean --home? (see memvoy --help)\n");
     const alone = await cli(["--frobnicate"]);
     expect(alone.code).toBe(2);
     expect(alone.stderr).toBe("memvoy: unknown option --frobnicate (see memvoy --help)\n");
@@ -301,6 +301,36 @@ describe("CLI", () => {
     expect(existsSync(join(user, ".config"))).toBe(false);
     const r = await cli(["config", "path"], { env: { HOME: user, MEMVOY_HOME: "" } });
     expect(r.stdout.trim()).toBe(join(user, ".config", "memvoy", "config.toml"));
+  });
+
+  test("a misspelt option is named with the flag it most likely means; other unknown options keep their hint", async () => {
+    const home = tempHome();
+    for (const [args, line] of [
+      [
+        ["search", "deploy", "--sesion", "s1"],
+        "search: unknown option --sesion: did you mean --session? (see memvoy search --help)",
+      ],
+      [
+        ["search", "deploy", "--Session", "s1"],
+        "search: unknown option --Session: did you mean --session? (see memvoy search --help)",
+      ],
+      [
+        ["history", "s", "--lats", "2"],
+        "history: unknown option --lats: did you mean --last? (see memvoy history --help)",
+      ],
+      [
+        ["errors", "list", "--toool", "git"],
+        "errors list: unknown option --toool: did you mean --tool? (see memvoy errors list --help)",
+      ],
+      [["--jsn", "sessions"], "unknown option --jsn: did you mean --json? (see memvoy --help)"],
+      [
+        ["search", "deploy", "--frobnicate"],
+        "search: unknown option --frobnicate (see memvoy search --help; a query that starts with - goes after --: memvoy search -- --frobnicate)",
+      ],
+    ] as const) {
+      const r = await cli([...args], { home });
+      expect({ args, code: r.code, stderr: r.stderr }).toEqual({ args, code: 2, stderr: `memvoy: ${line}\n` });
+    }
   });
 
   test("an option or nothing after --home is refused with exit 2: no home named --json is made in the current folder", async () => {
