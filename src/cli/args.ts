@@ -116,8 +116,8 @@ function argIsInvalidUtf8(decoded: string): boolean {
 }
 
 /**
- * The flag `name` most likely misspells (--sesion, --Session, --limt): one edit away, or two for longer names;
- * none when two flags are equally near.
+ * The flag (or command) `name` most likely misspells (--sesion, --Session, --limt, serach): one edit away, or
+ * two for longer names; none when two are equally near.
  */
 export function nearestFlag(name: string, flags: readonly string[]): string | undefined {
   const typed = name.toLowerCase();

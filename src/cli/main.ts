@@ -101,6 +101,12 @@ function globalNear(option: string): { near?: string } {
   return near ? { near: `--${near}` } : {};
 }
 
+/** An unknown command word, with the command it most likely misspells (serach: search). */
+function unknownCommand(command: string): CommandUsageError {
+  const near = nearestFlag(command, [...COMMAND_NAMES, "help"]);
+  return new CommandUsageError({ problem: "unknown-command", command, ...(near ? { near } : {}) });
+}
+
 export async function runCli(argv: readonly string[], version: string): Promise<number> {
   const json = argv.includes("--json");
   try {
@@ -152,7 +158,7 @@ export async function runCli(argv: readonly string[], version: string): Promise<
       // help help: help is a command of the main help.
       if (rest.length === 0 || rest[0] === "help") return printUsage(mainHelp(version), json);
       const mod = await loadCommand(rest[0]!);
-      if (!mod) throw new CommandUsageError({ problem: "unknown-command", command: rest[0]! });
+      if (!mod) throw unknownCommand(rest[0]!);
       // help errors record: the subcommand's own help, as memvoy errors record --help prints it.
       const sub = rest[1] !== undefined ? mod.subcommandUsages?.[rest[1]] : undefined;
       // A misspelt one is named, as memvoy errors recrod does, not answered with the command's overview.
@@ -163,7 +169,7 @@ export async function runCli(argv: readonly string[], version: string): Promise<
       return printUsage(sub ?? mod.usage, json);
     }
     const load = COMMANDS[command];
-    if (!load) throw new CommandUsageError({ problem: "unknown-command", command });
+    if (!load) throw unknownCommand(command);
     const mod = await load();
     return await mod.run([...argv.slice(0, cmdIndex), ...argv.slice(cmdIndex + 1)]);
   } catch (err) {

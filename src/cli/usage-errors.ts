@@ -3,7 +3,7 @@ import { namedError } from "../shared/errors.ts";
 
 type CommandUsage =
   | { problem: "missing-command" }
-  | { problem: "unknown-command"; command: string }
+  | { problem: "unknown-command"; command: string; near?: string }
   | { problem: "unknown-global-option"; option: string; near?: string }
   | { problem: "dumb-terminal" }
   | { problem: "empty-home" }
@@ -44,7 +44,7 @@ function describeUsage(d: CommandUsage): string {
     case "missing-command":
       return "missing command (see memvoy --help)";
     case "unknown-command":
-      return `unknown command ${JSON.stringify(d.command)} (see memvoy --help)`;
+      return `unknown command ${JSON.stringify(d.command)}${meant(d.near)} (see memvoy --help)`;
     case "unknown-global-option":
       return `unknown option ${d.option}${meant(d.near)} (see memvoy --help)`;
     case "empty-home":

@@ -303,7 +303,7 @@ describe("CLI", () => {
     expect(r.stdout.trim()).toBe(join(user, ".config", "memvoy", "config.toml"));
   });
 
-  test("a misspelt option is named with the flag it most likely means; other unknown options keep their hint", async () => {
+  test("a misspelt option or command is named with the one it most likely means; other unknown options keep their hint", async () => {
     const home = tempHome();
     for (const [args, line] of [
       [
@@ -323,6 +323,8 @@ describe("CLI", () => {
         "errors list: unknown option --toool: did you mean --tool? (see memvoy errors list --help)",
       ],
       [["--jsn", "sessions"], "unknown option --jsn: did you mean --json? (see memvoy --help)"],
+      [["serach", "deploy"], 'unknown command "serach": did you mean search? (see memvoy --help)'],
+      [["help", "hisotry"], 'unknown command "hisotry": did you mean history? (see memvoy --help)'],
       [
         ["search", "deploy", "--frobnicate"],
         "search: unknown option --frobnicate (see memvoy search --help; a query that starts with - goes after --: memvoy search -- --frobnicate)",
