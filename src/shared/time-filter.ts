@@ -18,7 +18,7 @@ export interface MessageFilter {
 }
 
 /** A sender with ASCII letters in lower case: the fold of SQLite's NOCASE, so every tier agrees on a match. */
-export const foldSender = (s: string): string => s.replace(/[A-Z]+/g, (c) => c.toLowerCase());
+const foldSender = (s: string): string => s.replace(/[A-Z]+/g, (c) => c.toLowerCase());
 
 /** Whether a stored sender is the one a --sender filter names. */
 export const sameSender = (stored: string | null | undefined, wanted: string): boolean =>
