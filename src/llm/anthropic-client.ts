@@ -129,13 +129,16 @@ export class LlmClient {
           outputTokens: message.usage?.output_tokens ?? 0,
           attempts: attempt,
         };
-        await this.settings.onUsage?.({
-          purpose: req.purpose,
-          session: req.session,
-          model: reply.model,
-          inputTokens: reply.inputTokens,
-          outputTokens: reply.outputTokens,
-        });
+        await this.settings.onUsage?.(
+          {
+            purpose: req.purpose,
+            session: req.session,
+            model: reply.model,
+            inputTokens: reply.inputTokens,
+            outputTokens: reply.outputTokens,
+          },
+          req,
+        );
         return reply;
       } catch (err) {
         if (err instanceof LlmAnswerError) throw err;

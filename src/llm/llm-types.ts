@@ -48,7 +48,7 @@ export interface LlmSettings {
   retryBaseMs: number;
   retryMaxMs: number;
   /** Called once per answered request (failed attempts bill nothing); awaited before the answer returns. */
-  onUsage?: (usage: LlmUsage) => unknown;
+  onUsage?: (usage: LlmUsage, req: LlmRequest) => unknown;
   /** One-line warnings from the SDK (deprecated model ids and the like); default: stderr. */
   onWarning?: (line: string) => void;
   /** Called (and awaited) before each request is sent; a throw stops it (the daily token budget). */

@@ -328,6 +328,10 @@ describe("summaries on a shared archive", () => {
       await hostB.add("gone", { role: "user", content: "a new session that reuses the name" });
       const context = await hostA.context("gone");
       expect(context.messages.map((m) => m.kind)).not.toContain("summary");
+      // rm takes everything of the session: the call in flight is not charged to the new session of that name,
+      // yet it counts toward today's tokens. reset --all keeps the session and its usage.
+      expect((await hostA.summary("gone")).usage.map((u) => u.calls)).toEqual(what === "rm" ? [] : [1]);
+      expect((await hostA.dailyBudget()).usedToday).toBe(fake.inputTokens + fake.outputTokens);
     }, 120_000);
 
   test("two daemons: one summarizes a session at a time; killed mid-call, the other takes the job after the lease runs out", async () => {

@@ -464,6 +464,12 @@ test("reset --all, rm or rm-message --drop-summary during a run: the run saves n
     expect(existsSync(s.home + "/sessions/s1/.summary_cursor")).toBe(false);
     if (remove !== "rm") expect(s.api.summary("s1").lastRun).toBeUndefined();
     else expect(existsSync(s.home + "/sessions/s1")).toBe(false);
+    if (remove === "rm") {
+      // The call in flight is not charged to a new session of the same name (today's tokens still count it).
+      addExchanges(s.api, "s1", 1, { tag: "again" });
+      expect(s.api.summary("s1").usage).toEqual([]);
+      expect(s.api.dailyBudget().usedToday).toBeGreaterThan(0);
+    }
     if (remove !== "rm") s.api.remove("s1");
   }
 });

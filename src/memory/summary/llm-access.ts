@@ -73,15 +73,19 @@ export function openLlm(ctx: MemoryContext, meter?: UsageMeter, onWarning?: (lin
 
 /** openLlm over any ledger. */
 export function openLedgerLlm(ledger: LlmLedger, meter?: UsageMeter, onWarning?: (line: string) => void): LlmClient {
-  const onUsage = (u: LlmUsage) => {
+  const sent = new WeakMap<LlmRequest, bigint>();
+  const onUsage = (u: LlmUsage, req: LlmRequest) => {
     if (meter) {
       meter.calls++;
       meter.inputTokens += u.inputTokens;
       meter.outputTokens += u.outputTokens;
     }
-    return ledger.recordUsage({ ...u, at: ledger.now() });
+    return ledger.recordUsage({ ...u, at: ledger.now(), sentAt: sent.get(req) });
   };
-  const beforeCall = async (req: { purpose: string }) => spentCheck(await ledger.budget(), req.purpose);
+  const beforeCall = async (req: LlmRequest) => {
+    sent.set(req, ledger.now());
+    spentCheck(await ledger.budget(), req.purpose);
+  };
   return oneAtATime(
     ledger,
     new LlmClient(

@@ -448,8 +448,10 @@ export class PgArchive implements ArchivePort {
 
   async insertUsage(u: UsageRow): Promise<void> {
     await this.q(
-      "INSERT INTO llm_usage (at, session_id, purpose, model, input_tokens, output_tokens) VALUES ($1, $2, $3, $4, $5, $6)",
-      [u.at, u.session ?? null, u.purpose, u.model, u.inputTokens, u.outputTokens],
+      `INSERT INTO llm_usage (at, session_id, purpose, model, input_tokens, output_tokens)
+       VALUES ($1, CASE WHEN $7::bigint IS NULL OR EXISTS (SELECT 1 FROM sessions WHERE id = $2::text AND created_at <= $7::bigint)
+         THEN $2::text END, $3, $4, $5, $6)`,
+      [u.at, u.session ?? null, u.purpose, u.model, u.inputTokens, u.outputTokens, u.sentAt ?? null],
     );
   }
 

@@ -8,6 +8,11 @@ export interface UsageRow {
   model: string;
   inputTokens: number;
   outputTokens: number;
+  /**
+   * When the call was sent: the row names its session only if that session's row is from then or before (a
+   * session removed while the call went on, or removed and made again, is not charged with it; the row stays).
+   */
+  sentAt?: bigint;
 }
 
 export interface UsageTotal {
@@ -20,8 +25,10 @@ export interface UsageTotal {
 
 export function insertUsage(db: Database, u: UsageRow): void {
   db.prepare(
-    "INSERT INTO llm_usage (at, session_id, purpose, model, input_tokens, output_tokens) VALUES (?, ?, ?, ?, ?, ?)",
-  ).run(u.at, u.session ?? null, u.purpose, u.model, u.inputTokens, u.outputTokens);
+    `INSERT INTO llm_usage (at, session_id, purpose, model, input_tokens, output_tokens)
+     VALUES (?1, CASE WHEN ?7 IS NULL OR EXISTS (SELECT 1 FROM sessions WHERE id = ?2 AND created_at <= ?7) THEN ?2 END,
+       ?3, ?4, ?5, ?6)`,
+  ).run(u.at, u.session ?? null, u.purpose, u.model, u.inputTokens, u.outputTokens, u.sentAt ?? null);
 }
 
 /** Totals per purpose and model for one session, optionally since a time (inclusive). */
