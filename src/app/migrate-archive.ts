@@ -15,7 +15,7 @@ import { COPY_ORDER } from "../storage/ports/copy-tables.ts";
 import { refuseSessionSymlinks } from "../storage/history/no-symlink.ts";
 import { openSqliteArchive } from "../storage/sqlite/sqlite-archive.ts";
 import { migrateVectors } from "../memory/embedding/migrate-vectors.ts";
-import { applyHomeRemovals, dropHomeErrors, dropHomeSummaries } from "./migrate-removals.ts";
+import { applyHomeRemovals, dropHomeErrors, dropHomeSummaries, dropHomeUsage } from "./migrate-removals.ts";
 import { aloneOnTarget, withVectorLease } from "./migrate-turns.ts";
 
 export const NoArchiveUrlError = namedError<{ home: string }>(
@@ -155,7 +155,10 @@ async function copy(
     await refuseForeignWrites(source, target, cursor, paths.home);
     // What the home removed since: out of the target first (no removed text stays there), then the copy.
     await applyHomeRemovals(source, target, nowNs());
-    if (last?.copiedAt) await dropHomeSummaries(source, target, paths, BigInt(last.copiedAt));
+    if (last?.copiedAt) {
+      await dropHomeSummaries(source, target, paths, BigInt(last.copiedAt));
+      await dropHomeUsage(source, target, BigInt(last.copiedAt));
+    }
     if (last?.errorsSeq) await dropHomeErrors(source, target, BigInt(last.errorsSeq), nowNs());
   }
   const total = await source.countMessages();

@@ -4,6 +4,7 @@
 import { existsSync } from "node:fs";
 import type { HomePaths } from "../config/home.ts";
 import type { ArchivePort } from "../storage/ports/archive-port.ts";
+import type { CopyRow } from "../storage/ports/copy-tables.ts";
 import type { SharedArchivePort } from "../storage/ports/shared-archive-port.ts";
 
 const CHUNK = 10_000;
@@ -56,6 +57,20 @@ export async function dropHomeSummaries(
     // The home's own last run, if any, is copied again after this.
     if ((state?.updatedAt ?? 0n) <= copiedAt && (run?.startedAt ?? 0n) <= copiedAt) await target.forgetSummary(s.id);
   }
+}
+
+/**
+ * The token usage rows the home removed since the run of `copiedAt` (rm deletes a session's rows, and a session of
+ * the same name made again keeps the target's session): those of the target from then or before that the home no
+ * longer holds. Rows hosts wrote there since are left alone.
+ */
+export async function dropHomeUsage(source: ArchivePort, target: SharedArchivePort, copiedAt: bigint): Promise<void> {
+  const key = (r: CopyRow) => `${r.id}:${r.at}`;
+  const held = new Set((await source.exportRows("llm_usage")).map(key));
+  const gone = (await target.exportRows("llm_usage"))
+    .filter((r) => BigInt(r.at!) <= copiedAt && !held.has(key(r)))
+    .map((r) => BigInt(r.id!));
+  await target.deleteUsage(gone);
 }
 
 /**

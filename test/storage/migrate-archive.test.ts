@@ -253,6 +253,30 @@ describe("migrate-archive", () => {
     });
   }, 300_000);
 
+  test("run again after rm of a session and a new one of the same name: the old session's usage leaves the target", async () => {
+    const home = buildHome(4);
+    await addExtras(home);
+    const url = await server.createDatabase("migrate_rm_again");
+    const env = { MEMVOY_ARCHIVE_URL: url };
+    expect((await cli(["migrate-archive"], { home, env })).code).toBe(0);
+    for (const args of [
+      ["rm", "alpha"],
+      ["add", "alpha", "--role", "user", "--content", "a new alpha"],
+    ])
+      expect((await cli(args, { home })).code).toBe(0);
+    const r = await cli(["migrate-archive"], { home, env });
+    expect(r.stderr).toBe("");
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain("copied 1 messages");
+    const dst = await openPgArchive(url);
+    try {
+      expect(await dst.usageTotals("alpha")).toEqual([]);
+      expect(await dst.countMessages("alpha")).toBe(1);
+    } finally {
+      await dst.close();
+    }
+  }, 300_000);
+
   test("with [vectors] on S3 the vectors follow the messages; a kill mid-way resumes, the ids are verified", async () => {
     const s3: S3Server = await startS3Server();
     try {

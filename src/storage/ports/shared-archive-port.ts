@@ -48,6 +48,8 @@ export interface SharedArchivePort extends ArchivePort {
   summaryStatuses(): Promise<Map<string, SummaryStatus>>;
   /** The session's row, start, summary state, last run, usage and leases (its messages are removed first). */
   removeSession(session: string): Promise<void>;
+  /** Token usage rows by id (rows a copied home no longer holds). */
+  deleteUsage(ids: readonly bigint[]): Promise<void>;
   /** The summary state and the last run; returns whether a summary was stored. */
   forgetSummary(session: string): Promise<boolean>;
   /** Give a run recorded as running a new start time (its saves, which require the time it wrote, are refused). */

@@ -71,6 +71,10 @@ export class PgSharedArchive extends PgArchive implements SharedArchivePort {
     });
   }
 
+  async deleteUsage(ids: readonly bigint[]): Promise<void> {
+    if (ids.length > 0) await this.run("DELETE FROM llm_usage WHERE id = ANY($1::bigint[])", [ids]);
+  }
+
   async forgetSummary(session: string): Promise<boolean> {
     return this.sql.begin(async (tx) => {
       const gone = await tx.unsafe("DELETE FROM session_summaries WHERE session_id = $1 RETURNING session_id", [
