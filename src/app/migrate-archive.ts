@@ -17,6 +17,7 @@ import { openSqliteArchive } from "../storage/sqlite/sqlite-archive.ts";
 import { migrateVectors } from "../memory/embedding/migrate-vectors.ts";
 import { applyHomeRemovals, dropHomeErrors, dropHomeSummaries, dropHomeUsage } from "./migrate-removals.ts";
 import { aloneOnTarget, withVectorLease } from "./migrate-turns.ts";
+import { homeRowsIn, makeRoomForHome, topKey } from "./migrate-host-rows.ts";
 
 export const NoArchiveUrlError = namedError<{ home: string }>(
   "NoArchiveUrlError",
@@ -132,6 +133,8 @@ interface SavedCursor {
   copiedAt?: string;
   /** The highest error-record seq the home held when that run finished: records up to it came from the home. */
   errorsSeq?: string;
+  /** The same for the LLM usage rows' ids. */
+  usageId?: string;
   done?: boolean;
 }
 
@@ -157,9 +160,11 @@ async function copy(
     await applyHomeRemovals(source, target, nowNs());
     if (last?.copiedAt) {
       await dropHomeSummaries(source, target, paths, BigInt(last.copiedAt));
-      await dropHomeUsage(source, target, BigInt(last.copiedAt));
+      await dropHomeUsage(source, target, last.usageId ? BigInt(last.usageId) : undefined, BigInt(last.copiedAt));
     }
     if (last?.errorsSeq) await dropHomeErrors(source, target, BigInt(last.errorsSeq), nowNs());
+    const floors = { error_records: BigInt(last?.errorsSeq ?? 0), llm_usage: BigInt(last?.usageId ?? 0) };
+    await makeRoomForHome(source, target, floors, nowNs());
   }
   const total = await source.countMessages();
   const copiedBefore = saved ? await target.countMessages() : 0;
@@ -200,11 +205,10 @@ async function copy(
   const counts = await verify(source, target);
   if (counts.summaries < summaries)
     throw new CopyMismatchError({ what: "summaries", source: summaries, target: counts.summaries });
-  const errorsSeq = (await source.exportRows("error_records")).reduce(
-    (m, r) => (BigInt(r.seq!) > m ? BigInt(r.seq!) : m),
-    0n,
+  const [errorsSeq, usageId] = await Promise.all(
+    (["error_records", "llm_usage"] as const).map(async (t) => String(topKey(t, await source.exportRows(t)))),
   );
-  await save({ copiedAt: String(nowNs()), errorsSeq: String(errorsSeq), done: true });
+  await save({ copiedAt: String(nowNs()), errorsSeq, usageId, done: true });
   return result(true, { counts, summaries, vectors });
 }
 
@@ -250,10 +254,24 @@ async function copySummaries(source: ArchivePort, target: ArchivePort, paths: Ho
   return n;
 }
 
+/** The counts agree; of error records, usage rows and summary runs, every one of the home's is there (hosts add theirs). */
 async function verify(source: ArchivePort, target: ArchivePort): Promise<ArchiveCounts> {
   const [a, b] = await Promise.all([source.counts(), target.counts()]);
-  for (const what of ["messages", "sessions", "errors", "usage", "summaryRuns"] as const) {
+  for (const what of ["messages", "sessions"] as const) {
     if (a[what] !== b[what]) throw new CopyMismatchError({ what, source: a[what], target: b[what] });
   }
+  for (const [what, table] of [
+    ["errors", "error_records"],
+    ["usage", "llm_usage"],
+  ] as const) {
+    const { home, found } = await homeRowsIn(source, target, table);
+    if (home !== found) throw new CopyMismatchError({ what, source: home, target: found });
+  }
+  const runs = await Promise.all(
+    (await source.exportRows("summary_runs")).map((r) => target.getSummaryRun(String(r.session_id))),
+  );
+  const found = runs.filter((r) => r !== undefined).length;
+  if (found !== a.summaryRuns)
+    throw new CopyMismatchError({ what: "summaryRuns", source: a.summaryRuns, target: found });
   return b;
 }

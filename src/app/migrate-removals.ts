@@ -4,8 +4,8 @@
 import { existsSync } from "node:fs";
 import type { HomePaths } from "../config/home.ts";
 import type { ArchivePort } from "../storage/ports/archive-port.ts";
-import type { CopyRow } from "../storage/ports/copy-tables.ts";
 import type { SharedArchivePort } from "../storage/ports/shared-archive-port.ts";
+import { rowIdentity } from "./migrate-host-rows.ts";
 
 const CHUNK = 10_000;
 
@@ -60,15 +60,21 @@ export async function dropHomeSummaries(
 }
 
 /**
- * The token usage rows the home removed since the run of `copiedAt` (rm deletes a session's rows, and a session of
- * the same name made again keeps the target's session): those of the target from then or before that the home no
- * longer holds. Rows hosts wrote there since are left alone.
+ * The token usage rows the home removed since its last finished run (rm deletes a session's rows, and a session of
+ * the same name made again keeps the target's session): those of the target up to `upTo` (the highest id the home
+ * held then; hosts' rows are above it) that the home no longer holds. A run of an older memvoy saved no `upTo`:
+ * then the rows from before that run (`copiedAt`) are the home's.
  */
-export async function dropHomeUsage(source: ArchivePort, target: SharedArchivePort, copiedAt: bigint): Promise<void> {
-  const key = (r: CopyRow) => `${r.id}:${r.at}`;
-  const held = new Set((await source.exportRows("llm_usage")).map(key));
+export async function dropHomeUsage(
+  source: ArchivePort,
+  target: SharedArchivePort,
+  upTo: bigint | undefined,
+  copiedAt: bigint,
+): Promise<void> {
+  const held = new Set((await source.exportRows("llm_usage")).map(rowIdentity.llm_usage));
   const gone = (await target.exportRows("llm_usage"))
-    .filter((r) => BigInt(r.at!) <= copiedAt && !held.has(key(r)))
+    .filter((r) => (upTo !== undefined ? BigInt(r.id!) <= upTo : BigInt(r.at!) <= copiedAt))
+    .filter((r) => !held.has(rowIdentity.llm_usage(r)))
     .map((r) => BigInt(r.id!));
   await target.deleteUsage(gone);
 }
@@ -83,9 +89,9 @@ export async function dropHomeErrors(
   upTo: bigint,
   now: bigint,
 ): Promise<void> {
-  const held = new Set((await source.exportRows("error_records")).map((r) => `${r.seq}:${r.id}`));
+  const held = new Set((await source.exportRows("error_records")).map(rowIdentity.error_records));
   const gone = (await target.exportRows("error_records"))
-    .filter((r) => BigInt(r.seq!) <= upTo && !held.has(`${r.seq}:${r.id}`))
+    .filter((r) => BigInt(r.seq!) <= upTo && !held.has(rowIdentity.error_records(r)))
     .map((r) => ({ seq: BigInt(r.seq!), id: String(r.id) }));
   await target.deleteErrors(gone, now);
 }

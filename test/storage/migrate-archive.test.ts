@@ -277,6 +277,83 @@ describe("migrate-archive", () => {
     }
   }, 300_000);
 
+  test("run again after hosts recorded errors, usage and a summary run in the target: theirs stay, the home's are added", async () => {
+    const home = buildHome(4);
+    await addExtras(home);
+    const url = await server.createDatabase("migrate_host_rows");
+    const env = { MEMVOY_ARCHIVE_URL: url };
+    expect((await cli(["migrate-archive"], { home, env })).code).toBe(0);
+    const fields = (tool: string, error: string, fix: string) => ({
+      tool,
+      signature: error,
+      error,
+      cause: null,
+      fix,
+      outcome: "resolved" as const,
+      keywords: [],
+    });
+    const far = nowNs() + 1_000_000_000_000_000n;
+    // Hosts in shared mode: two error records (one of an error the home records too), a call, a run.
+    const live = await openPgArchive(url);
+    await live.insertError(
+      "0d0c",
+      fields("docker", "permission denied on the socket", "join the docker group"),
+      NOW,
+      far,
+    );
+    await live.insertError("0917", fields("git", "not a git repository", "run git init"), NOW, far);
+    await live.insertUsage({
+      at: nowNs(),
+      session: "beta",
+      purpose: "summary",
+      model: "m",
+      inputTokens: 7,
+      outputTokens: 1,
+    });
+    await live.startSummaryRun("beta", nowNs());
+    await live.close();
+    // The home, meanwhile: its own records and a call, taking the keys the hosts' rows took there.
+    const local = openSqliteArchive(join(home, ".store", "history.db"));
+    await local.insertError("ca60", fields("cargo", "borrow of moved value", "clone it first"), NOW, far);
+    await local.insertError("6170", fields("git", "not a git repository", "cd into the repository"), NOW, far);
+    await local.insertUsage({
+      at: NOW,
+      session: "gamma",
+      purpose: "summary",
+      model: "m",
+      inputTokens: 3,
+      outputTokens: 1,
+    });
+    await local.close();
+
+    const r = await cli(["migrate-archive"], { home, env });
+    expect(r.stderr).toBe("");
+    expect(r.code).toBe(0);
+    const fixes = async () => {
+      const dst = await openPgArchive(url);
+      try {
+        const rows = await dst.exportRows("error_records");
+        return [rows.map((e) => `${e.tool}: ${e.fix}`).sort(), (await dst.usageTotals("beta")).length];
+      } finally {
+        await dst.close();
+      }
+    };
+    // One record per error: the home's git record is the one kept.
+    const all = [
+      "bash: retry",
+      "cargo: clone it first",
+      "docker: join the docker group",
+      "git: cd into the repository",
+    ];
+    expect(await fixes()).toEqual([all, 1]);
+    // A later run after errors rm in the home removes the home's record only, not the hosts' rows.
+    expect((await cli(["errors", "rm", "ca60"], { home })).code).toBe(0);
+    const again = await cli(["migrate-archive"], { home, env });
+    expect(again.stderr).toBe("");
+    expect(again.code).toBe(0);
+    expect(await fixes()).toEqual([all.filter((f) => !f.startsWith("cargo")), 1]);
+  }, 300_000);
+
   test("with [vectors] on S3 the vectors follow the messages; a kill mid-way resumes, the ids are verified", async () => {
     const s3: S3Server = await startS3Server();
     try {

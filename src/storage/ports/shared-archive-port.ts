@@ -50,6 +50,8 @@ export interface SharedArchivePort extends ArchivePort {
   removeSession(session: string): Promise<void>;
   /** Token usage rows by id (rows a copied home no longer holds). */
   deleteUsage(ids: readonly bigint[]): Promise<void>;
+  /** Give these rows new keys, above `above` and every key there (rows in the way of a copied home's). */
+  renumberRows(table: "error_records" | "llm_usage", keys: readonly bigint[], above: bigint): Promise<void>;
   /** The summary state and the last run; returns whether a summary was stored. */
   forgetSummary(session: string): Promise<boolean>;
   /** Give a run recorded as running a new start time (its saves, which require the time it wrote, are refused). */

@@ -75,6 +75,18 @@ export class PgSharedArchive extends PgArchive implements SharedArchivePort {
     if (ids.length > 0) await this.run("DELETE FROM llm_usage WHERE id = ANY($1::bigint[])", [ids]);
   }
 
+  async renumberRows(table: "error_records" | "llm_usage", keys: readonly bigint[], above: bigint): Promise<void> {
+    if (keys.length === 0) return;
+    const key = table === "llm_usage" ? "id" : "seq";
+    await this.sql.begin(async (tx) => {
+      await tx.unsafe(
+        `SELECT setval(s, greatest($1::bigint, (SELECT max(${key}) FROM ${table}))) FROM pg_get_serial_sequence('${table}', '${key}') AS s`,
+        [above],
+      );
+      await tx.unsafe(`UPDATE ${table} SET ${key} = DEFAULT WHERE ${key} = ANY($1::bigint[])`, [keys]);
+    });
+  }
+
   async forgetSummary(session: string): Promise<boolean> {
     return this.sql.begin(async (tx) => {
       const gone = await tx.unsafe("DELETE FROM session_summaries WHERE session_id = $1 RETURNING session_id", [
