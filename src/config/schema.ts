@@ -1,5 +1,6 @@
 // config.toml schema (valibot): every key, its type and its default.
 import * as v from "valibot";
+import { pgUrlParts } from "../shared/postgres-url.ts";
 import { VectorsSchema } from "./vectors-schema.ts";
 
 const int = (min: number, max = Number.MAX_SAFE_INTEGER) =>
@@ -45,8 +46,7 @@ const POSTGRES_URL = /^postgres(?:ql)?:\/\/\S+$/i;
 /** Parses, with well-formed %-escapes where the client decodes them (user, password, database). */
 function parsesAsUrl(text: string): boolean {
   try {
-    const u = new URL(text.trim());
-    for (const part of [u.username, u.password, u.pathname]) decodeURIComponent(part);
+    pgUrlParts(text);
     return true;
   } catch {
     return false;

@@ -59,6 +59,23 @@ test("a malformed %-escape in the user, password or database is a config error, 
   expect(r.stderr.match(/archive\.url \(MEMVOY_ARCHIVE_URL\):/g)).toHaveLength(1);
 }, 60_000);
 
+test("the socket and query forms the client takes are accepted, and an error names where they point", async () => {
+  const home = sharedHome();
+  for (const [url, where] of [
+    ["postgresql://memvoy@/mem?host=/tmp/memvoy-no-socket&port=1", "memvoy@/tmp/memvoy-no-socket:1/mem"],
+    ["postgres:///mem?host=/tmp/memvoy-no-socket&port=1&user=memvoy", "memvoy@/tmp/memvoy-no-socket:1/mem"],
+    ["postgres://memvoy@%2Ftmp%2Fmemvoy-no-socket:1/mem", "memvoy@/tmp/memvoy-no-socket:1/mem"],
+    ["postgres://memvoy@127.0.0.1/mem?port=1", "memvoy@127.0.0.1:1/mem"],
+  ]) {
+    const env = { ...S3_KEYS, MEMVOY_ARCHIVE_URL: url! };
+    const check = await cli(["config", "check"], { home, env });
+    expect([check.code, check.stderr]).toEqual([0, ""]);
+    const r = await cli(["sessions"], { home, env });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toStartWith(`memvoy: cannot open the PostgreSQL archive at ${where}: `);
+  }
+}, 60_000);
+
 test("a client error after the archive opened (the server gone) names the PostgreSQL archive", async () => {
   const sql = new Bun.SQL("postgres://memvoy@127.0.0.1:1/mem", { max: 1, connectionTimeout: 5 });
   const err = await sql`SELECT 1`.then(

@@ -1,6 +1,7 @@
 // A failure to reach or open the PostgreSQL archive, named by host, port, database and user (never the password).
 import { errorMessage, namedError } from "../../shared/errors.ts";
 import { PG_CONNECTION_REASONS } from "../../shared/postgres-failure.ts";
+import { pgUrlParts } from "../../shared/postgres-url.ts";
 
 export const PgConnectError = namedError<{ where: string; reason: string }>(
   "PgConnectError",
@@ -26,9 +27,8 @@ export const PgUrlError = namedError<{ where: string; reason: string }>(
 /** user@host:port/db of an archive URL. */
 export function describeTarget(url: string): string {
   try {
-    const u = new URL(url);
-    const user = u.username ? `${decodeURIComponent(u.username)}@` : "";
-    return `${user}${u.hostname || "localhost"}:${u.port || "5432"}${u.pathname || "/"}`;
+    const p = pgUrlParts(url);
+    return `${p.user ? `${p.user}@` : ""}${p.host}:${p.port}/${p.database}`;
   } catch {
     return "the configured URL";
   }
