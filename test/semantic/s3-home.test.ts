@@ -98,3 +98,28 @@ test(
   },
   T,
 );
+
+test(
+  "keys the store refuses, or a bucket it does not have: one line saying what to check, exit 2, no secret",
+  async () => {
+    const secret = "S3cr3t-Value-That-Must-Not-Leak-0123456789";
+    const wrongKeys = { AWS_ACCESS_KEY_ID: "AKIDNOTKNOWNHERE", AWS_SECRET_ACCESS_KEY: secret };
+    for (const [home, env, check] of [
+      [homeWith(s3.vectorsToml("home-d")), wrongKeys, "check the keys in MEMVOY_S3_ACCESS_KEY_ID / AWS_ACCESS_KEY_ID"],
+      [
+        homeWith(s3.vectorsToml("home-d").replace(`s3://${s3.bucket}/`, "s3://no-such-bucket/")),
+        s3.env,
+        "check the bucket in [vectors] uri",
+      ],
+    ] as const) {
+      expect((await cli(["add", "s", "--role", "user", "--content", "hello there"], { home, env })).code).toBe(0);
+      const r = await cli(["search", "hello", "--match", "semantic"], { home, env });
+      expect(r.code).toBe(2);
+      expect(r.stderr.trim().split("\n")).toHaveLength(1);
+      expect(r.stderr).toStartWith("memvoy: cannot open the vector store s3://");
+      expect(r.stderr).toContain(check);
+      expect(r.stdout + r.stderr).not.toContain(secret);
+    }
+  },
+  T,
+);

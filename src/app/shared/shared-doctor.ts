@@ -147,6 +147,7 @@ async function checkVectors(
     out.errorVectors = (await (await vectors.errorStore()).ids(embedder.id)).length;
     out.reachable = true;
   } catch (err) {
+    if (err instanceof MemvoyError && err.exitCode === 2) throw err; // refused keys, no such bucket: exit 2
     findings.push({ problem: `the shared vectors at ${out.uri} cannot be read: ${describeError(err)}` });
   }
 }

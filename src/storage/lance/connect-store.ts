@@ -10,6 +10,7 @@ import { describeLocation } from "../ports/vector-location.ts";
 import { loadLanceDb } from "./load-lancedb.ts";
 import { privatizeTree } from "./private-modes.ts";
 import { refuseLinkedTables } from "./linked-tables.ts";
+import { storeRefusal } from "./store-refused.ts";
 
 export interface StoreConnection {
   conn: Connection;
@@ -86,8 +87,9 @@ export async function connectStore(where: VectorLocation | string): Promise<Stor
     return { conn, label, reason };
   } catch (err) {
     // The caller wraps this. A local failure keeps its errno (a full disk reads as one); a remote one is
-    // rewritten so that no text of it carries a key.
-    throw location.kind === "local" ? err : new Error(reason(err));
+    // rewritten so that no text of it carries a key, and refused keys or a missing bucket are a config error.
+    if (location.kind === "local") throw err;
+    throw storeRefusal(label, reason(err)) ?? new Error(reason(err));
   }
 }
 

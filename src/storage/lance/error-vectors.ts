@@ -7,6 +7,7 @@ import type { VectorLocation } from "../ports/vector-location.ts";
 import { HomeLinkRefusedError } from "../../shared/no-follow.ts";
 import { ConnectedStore, connectStore, locationLabel, openIfExists } from "./connect-store.ts";
 import { loadLanceDb } from "./load-lancedb.ts";
+import { VectorStoreRefusedError } from "./store-refused.ts";
 import { EMBEDDER_KEY, embedderTableName, embedderTables, type TableInfo } from "./embedder-tables.ts";
 import { assertDimensions } from "./vector-dimension.ts";
 
@@ -77,7 +78,7 @@ export class ErrorVectorStore extends ConnectedStore implements ErrorVectors {
     try {
       return new ErrorVectorStore(await connectStore(where));
     } catch (err) {
-      if (err instanceof HomeLinkRefusedError) throw err;
+      if (err instanceof HomeLinkRefusedError || err instanceof VectorStoreRefusedError) throw err;
       throw new ErrorVectorStoreError(
         { op: "open", dir: locationLabel(where), reason: errorMessage(err) },
         { cause: err },

@@ -7,6 +7,7 @@ import type { VectorLocation } from "../ports/vector-location.ts";
 import { HomeLinkRefusedError } from "../../shared/no-follow.ts";
 import { ConnectedStore, connectStore, locationLabel, openIfExists } from "./connect-store.ts";
 import { loadLanceDb } from "./load-lancedb.ts";
+import { VectorStoreRefusedError } from "./store-refused.ts";
 import { VectorTable } from "./vector-table.ts";
 import { EMBEDDER_KEY, embedderTableName, embedderTables, type TableInfo } from "./embedder-tables.ts";
 
@@ -33,7 +34,7 @@ export class VectorStore extends ConnectedStore implements MessageVectors {
     try {
       return new VectorStore(await connectStore(where));
     } catch (err) {
-      if (err instanceof HomeLinkRefusedError) throw err;
+      if (err instanceof HomeLinkRefusedError || err instanceof VectorStoreRefusedError) throw err;
       throw new VectorStoreError({ op: "open", dir: locationLabel(where), reason: errorMessage(err) }, { cause: err });
     }
   }
