@@ -1,6 +1,7 @@
 // SharedHome: memvoy in shared mode, on the PostgreSQL archive (the source of truth) and the shared vectors.
 // The same native results as HomeMemory for the MemoryApi's methods, asynchronous. Every write to a session
 // runs under the session's advisory lock, and leaves the host's per-session files (caches) in line with it.
+import { describeError } from "../../shared/describe-error.ts";
 import { assertSessionId } from "../../shared/session-id.ts";
 import { newId } from "../../shared/ids.ts";
 import type { StoredMessage } from "../../shared/message.ts";
@@ -158,12 +159,7 @@ export class SharedHome {
         records.push(r);
       }
       const appended = await archive.appendMessages(session, records, { now });
-      const compaction = this.compactRecent(session, now);
-      await this.refreshCache(
-        session,
-        compaction.then((c) => c.recent),
-      );
-      const { cut, note } = await compaction;
+      const { cut, note } = await this.#afterAppend(session, now);
       const out: SharedAddResult = {
         ids: from.map((i) => (i < 0 ? REMOVED_ID : appended[i]!.message.id)),
         duplicates: appended.length - appended.filter((a) => a.added).length,
@@ -173,6 +169,28 @@ export class SharedHome {
       if (note) out.compactionNote = note;
       return out;
     });
+  }
+
+  /**
+   * The recent tier kept to its size and this host's files rewritten, after an append. The messages are stored by
+   * then: a failure here (the server gone) is a note, not an error that would read as nothing stored (and a
+   * retry without idempotency keys would store them twice). The session's next write does both again.
+   */
+  async #afterAppend(session: string, now: bigint): Promise<{ cut: number; note?: string }> {
+    const compaction = this.compactRecent(session, now);
+    compaction.catch(() => {}); // awaited below; refreshCache may fail first
+    try {
+      await this.refreshCache(
+        session,
+        compaction.then((c) => c.recent),
+      );
+      return await compaction;
+    } catch (err) {
+      return {
+        cut: 0,
+        note: `the messages are stored, but keeping the recent tier to its size and rewriting this host's history.json failed (${describeError(err)}); the session's next write does both`,
+      };
+    }
   }
 
   /** Byte compaction of the recent tier (history.json's limit), as the embedded write path does it (under the lock). */

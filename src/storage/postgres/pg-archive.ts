@@ -580,17 +580,26 @@ export class PgArchive implements ArchivePort {
   /** The lock is a transaction-level advisory lock: if this process dies, the server drops it with the connection. */
   async withSessionLock<T>(session: string, fn: () => Promise<T>, opts: SessionLockOptions = {}): Promise<T> {
     const timeoutMs = opts.timeoutMs ?? 30_000;
-    return this.sql.begin(async (tx) => {
-      await tx.unsafe(`SET LOCAL lock_timeout = ${Math.max(1, Math.round(timeoutMs))}`);
-      try {
-        await this.q("SELECT pg_advisory_xact_lock($1, hashtext($2))", [LOCK_CLASS.session, session], tx);
-      } catch (err) {
-        if ((err as { errno?: string }).errno === "55P03")
-          throw new SessionLockTimeoutError({ session, timeoutMs }, { cause: err });
-        throw err;
-      }
-      return fn();
-    });
+    let work: Promise<T> | undefined;
+    try {
+      return await this.sql.begin(async (tx) => {
+        await tx.unsafe(`SET LOCAL lock_timeout = ${Math.max(1, Math.round(timeoutMs))}`);
+        try {
+          await this.q("SELECT pg_advisory_xact_lock($1, hashtext($2))", [LOCK_CLASS.session, session], tx);
+        } catch (err) {
+          if ((err as { errno?: string }).errno === "55P03")
+            throw new SessionLockTimeoutError({ session, timeoutMs }, { cause: err });
+          throw err;
+        }
+        work = fn();
+        return await work;
+      });
+    } catch (err) {
+      // The lock's transaction writes nothing: once the work is under way, losing that connection (the server
+      // gone, which released the lock) leaves the work's own outcome to stand, whether it ends before or after.
+      if (work) return await work;
+      throw err;
+    }
   }
 
   async acquireLease(job: string, session: string, holder: string, ttlMs: number): Promise<Lease | undefined> {
