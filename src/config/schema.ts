@@ -106,20 +106,25 @@ export const HttpSchema = v.strictObject({
 /** The shared archive on PostgreSQL; empty = the embedded SQLite archive. No password here (see load.ts). */
 export const ArchiveSchema = v.strictObject({
   url: v.optional(
-    v.union(
-      [
-        v.literal(""),
-        v.pipe(
-          v.string(),
-          v.regex(POSTGRES_URL, "expected a postgres://user@host/db URL"),
-          // Only for a URL of the right form, so that a wrong one gets one message, not two.
-          v.check(
-            (s) => !POSTGRES_URL.test(s) || parsesAsUrl(s),
-            "expected a postgres://user@host/db URL (this one does not parse)",
+    v.pipe(
+      v.string("expected a postgres://user@host/db URL"),
+      // Spaces or a newline around it (a secret file's last line) are not part of it.
+      v.trim(),
+      v.union(
+        [
+          v.literal(""),
+          v.pipe(
+            v.string(),
+            v.regex(POSTGRES_URL, "expected a postgres://user@host/db URL"),
+            // Only for a URL of the right form, so that a wrong one gets one message, not two.
+            v.check(
+              (s) => !POSTGRES_URL.test(s) || parsesAsUrl(s),
+              "expected a postgres://user@host/db URL (this one does not parse)",
+            ),
           ),
-        ),
-      ],
-      "expected a postgres://user@host/db URL",
+        ],
+        "expected a postgres://user@host/db URL",
+      ),
     ),
     "",
   ),

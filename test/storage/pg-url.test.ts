@@ -76,6 +76,23 @@ test("the socket and query forms the client takes are accepted, and an error nam
   }
 }, 60_000);
 
+test("spaces or a newline around the URL (a secret file's last line) are not part of it", async () => {
+  const home = sharedHome();
+  const env = { ...S3_KEYS, MEMVOY_ARCHIVE_URL: "postgres://memvoy@127.0.0.1:1/mem\n" };
+  const check = await cli(["config", "check"], { home, env });
+  expect([check.code, check.stderr]).toEqual([0, ""]);
+  const r = await cli(["sessions"], { home, env });
+  expect(r.code).toBe(1);
+  expect(r.stderr).toStartWith("memvoy: cannot open the PostgreSQL archive at memvoy@127.0.0.1:1/mem: ");
+  // A password stays refused in config.toml, spaces or not.
+  const other = tempHome();
+  writeFileSync(join(other, "config.toml"), `[archive]\nurl = " postgres://memvoy:${SECRET}@127.0.0.1:1/mem "\n`);
+  const refused = await cli(["config", "check"], { home: other });
+  expect(refused.code).toBe(2);
+  expect(refused.stderr).toContain("archive.url includes a password");
+  expect(refused.stderr).not.toContain(SECRET);
+}, 60_000);
+
 test("a client error after the archive opened (the server gone) names the PostgreSQL archive", async () => {
   const sql = new Bun.SQL("postgres://memvoy@127.0.0.1:1/mem", { max: 1, connectionTimeout: 5 });
   const err = await sql`SELECT 1`.then(
