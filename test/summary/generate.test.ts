@@ -460,6 +460,7 @@ test("reset --all, rm or rm-message --drop-summary during a run: the run saves n
     expect(r.error).toBe(
       "the summary of s1 was removed (rm, reset --all or rm-message --drop-summary) while this run went on; nothing was saved",
     );
+    expect(r.notes.join("\n")).not.toContain("unexpected");
     expect(existsSync(s.home + "/sessions/s1/summary.json")).toBe(false);
     expect(existsSync(s.home + "/sessions/s1/.summary_cursor")).toBe(false);
     if (remove !== "rm") expect(s.api.summary("s1").lastRun).toBeUndefined();
@@ -497,6 +498,7 @@ test("rm-message of a message a run in flight has read: the run saves nothing, a
     "failed",
     "a message of s1 was removed (rm-message) while this run went on; nothing was saved (the next run summarizes without it)",
   ]);
+  expect(r.notes).toEqual([]);
   expect(readText(s.home + "/sessions/s1/summary.json")).toBe(before);
   s.fake.push(summaryStep({ key_decisions: ["Do: rotate keys"] }));
   expect((await s.api.summarize("s1")).sessions[0]!.outcome).toBe("ok");

@@ -21,7 +21,7 @@ import {
   type SessionReport,
   type SummarizeOptions,
 } from "./summary-report.ts";
-import { SummaryStore, waitingForWriter } from "./summary-store.ts";
+import { SummaryMessageRemovedError, SummaryRunEndedError, SummaryStore, waitingForWriter } from "./summary-store.ts";
 import { homeLockFree } from "../home-lock.ts";
 import type { SummaryRunStore } from "./summary-run-store.ts";
 import { cursorText } from "../../storage/history/cursor-file.ts";
@@ -57,6 +57,9 @@ export function busyReport(session: string, note: string): SessionReport {
 /** What a run reads of its memory besides the store: the config and the environment (secrets to redact). */
 export type RunSettings = Pick<MemoryContext, "config" | "env">;
 
+/** A run's failures its report explains in full: no "unexpected" note (a removal overtaking the run is one). */
+const EXPECTED_FAILURES = [LlmAbortedError, LlmCallError, SummaryRunEndedError, SummaryMessageRemovedError];
+
 /**
  * Generate on a store whose run the caller holds (the embedded .summary.lock, or the shared archive's lease):
  * the same steps, outcomes and report on every backend.
@@ -83,7 +86,7 @@ export async function generateRun(
     report.outcome = err instanceof LlmAbortedError ? "aborted" : report.chunksDone > 0 ? "partial" : "failed";
     report.error = withSaved(describeError(err), report);
     if (err instanceof LlmCallError) report.failure = err.failure;
-    if (!(err instanceof LlmAbortedError || err instanceof LlmCallError))
+    if (!EXPECTED_FAILURES.some((E) => err instanceof E))
       report.notes.push(`unexpected: ${err instanceof Error ? err.name : "error"}`);
   } finally {
     Object.assign(report, { calls: meter.calls, inputTokens: meter.inputTokens, outputTokens: meter.outputTokens });
