@@ -198,6 +198,9 @@ export function contractCases(name: string, open: () => Promise<Implementation>)
       expect(s.hits[0]!.context!.some((c) => c.hit)).toBe(true);
       const h = await api.search({ query: "memory limit", match: "hybrid" });
       expect(h.hits.map((x) => x.id)).toContain(ids[1]!);
+      // Every semantic and hybrid hit carries its 1-based rank, keyword-found or not.
+      expect(h.hits.map((x) => x.rank)).toEqual(h.hits.map((_, i) => i + 1));
+      expect(s.hits.map((x) => x.rank)).toEqual(s.hits.map((_, i) => i + 1));
     });
 
     test("search, hybrid: a hit's score is its relevance in [0, 1], 1 for a message holding every term", async () => {

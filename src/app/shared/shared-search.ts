@@ -105,10 +105,11 @@ async function rankedSearch(
     limit,
   });
   const hits = asHits(o.query, fused, (id) => (byKeyword.has(id) ? undefined : "semantic"));
-  for (const h of hits) {
+  for (const [i, h] of hits.entries()) {
     h.foundBy = [];
     if (byKeyword.has(h.message.id)) h.foundBy.push(h.source);
     if (bySemantic.has(h.message.id)) h.foundBy.push("semantic");
+    h.rank = i + 1;
   }
   await expand(
     ctx,
