@@ -17,7 +17,7 @@ import { openSqliteArchive } from "../storage/sqlite/sqlite-archive.ts";
 import { migrateVectors } from "../memory/embedding/migrate-vectors.ts";
 import { applyHomeRemovals, dropHomeErrors, dropHomeSummaries, dropHomeUsage } from "./migrate-removals.ts";
 import { aloneOnTarget, withVectorLease } from "./migrate-turns.ts";
-import { homeRowsIn, makeRoomForHome, topKey } from "./migrate-host-rows.ts";
+import { homeRowsIn, hostSummaries, makeRoomForHome, topKey } from "./migrate-host-rows.ts";
 
 export const NoArchiveUrlError = namedError<{ home: string }>(
   "NoArchiveUrlError",
@@ -190,8 +190,16 @@ async function copy(
     faultPoint("after-copy-batch");
     o.onProgress?.(Math.min(total, copiedBefore + copied), total);
   }
-  for (const table of COPY_ORDER) await target.importRows(table, await source.exportRows(table));
-  const summaries = await copySummaries(source, target, paths);
+  // A summary a host wrote there since, on a session the home has not summarized since, is the newer one.
+  const hosts = last?.copiedAt ? await hostSummaries(source, target, BigInt(last.copiedAt)) : new Set<string>();
+  for (const table of COPY_ORDER) {
+    const rows = await source.exportRows(table);
+    await target.importRows(
+      table,
+      table === "summary_runs" ? rows.filter((r) => !hosts.has(String(r.session_id))) : rows,
+    );
+  }
+  const summaries = await copySummaries(source, target, paths, hosts);
   const copyVectors: VectorCopy | undefined =
     o.vectors ?? (config.vectors.uri ? (c) => migrateVectors({ ...c, env: o.env }) : undefined);
   const vectors = copyVectors
@@ -237,11 +245,20 @@ async function refuseForeignWrites(source: ArchivePort, target: ArchivePort, cur
 }
 
 /** Each session's summary.json and .summary_cursor become the archive's summary state (the files stay). */
-async function copySummaries(source: ArchivePort, target: ArchivePort, paths: HomePaths): Promise<number> {
+async function copySummaries(
+  source: ArchivePort,
+  target: ArchivePort,
+  paths: HomePaths,
+  hosts: ReadonlySet<string>,
+): Promise<number> {
   let n = 0;
   for (const s of await source.listSessions()) {
     const dir = paths.session(s.id);
     if (!existsSync(paths.summary(s.id))) continue;
+    if (hosts.has(s.id)) {
+      n++;
+      continue;
+    }
     refuseSessionSymlinks(dir);
     const summary = readFileSync(paths.summary(s.id), "utf8");
     const cursor = existsSync(paths.cursor(s.id)) ? readFileSync(paths.cursor(s.id), "utf8") : "";

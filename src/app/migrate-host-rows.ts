@@ -59,3 +59,21 @@ export async function homeRowsIn(source: ArchivePort, target: ArchivePort, table
   const found = (await target.exportRows(table)).filter((r) => home.has(rowIdentity[table](r))).length;
   return { home: home.size, found };
 }
+
+/**
+ * The sessions whose summary a host wrote in the target since the home's last finished run (`copiedAt`), where the
+ * home has not run one since: the target's summary and run are newer than the home's, which the copy leaves out.
+ */
+export async function hostSummaries(source: ArchivePort, target: ArchivePort, copiedAt: bigint): Promise<Set<string>> {
+  const out = new Set<string>();
+  for (const s of await target.listSessions()) {
+    const [state, run, own] = await Promise.all([
+      target.getSummaryState(s.id),
+      target.getSummaryRun(s.id),
+      source.getSummaryRun(s.id),
+    ]);
+    const hostWrote = (state?.updatedAt ?? 0n) > copiedAt || (run?.startedAt ?? 0n) > copiedAt;
+    if (hostWrote && (own?.startedAt ?? 0n) <= copiedAt) out.add(s.id);
+  }
+  return out;
+}

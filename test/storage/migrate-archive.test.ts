@@ -277,7 +277,7 @@ describe("migrate-archive", () => {
     }
   }, 300_000);
 
-  test("run again after hosts recorded errors, usage and a summary run in the target: theirs stay, the home's are added", async () => {
+  test("run again after hosts recorded errors, usage and summaries in the target: theirs stay, the home's are added", async () => {
     const home = buildHome(4);
     await addExtras(home);
     const url = await server.createDatabase("migrate_host_rows");
@@ -311,6 +311,10 @@ describe("migrate-archive", () => {
       outputTokens: 1,
     });
     await live.startSummaryRun("beta", nowNs());
+    // A host summarized alpha since (the home has not): its summary and run are newer than the home's.
+    await live.putSummaryState("alpha", { summary: '{"summary":"alpha, newer from a host"}', cursor: "" }, nowNs());
+    await live.startSummaryRun("alpha", nowNs());
+    const hostRun = await live.getSummaryRun("alpha");
     await live.close();
     // The home, meanwhile: its own records and a call, taking the keys the hosts' rows took there.
     const local = openSqliteArchive(join(home, ".store", "history.db"));
@@ -346,6 +350,10 @@ describe("migrate-archive", () => {
       "git: cd into the repository",
     ];
     expect(await fixes()).toEqual([all, 1]);
+    const dst = await openPgArchive(url);
+    expect((await dst.getSummaryState("alpha"))?.summary).toContain("newer from a host");
+    expect(await dst.getSummaryRun("alpha")).toEqual(hostRun);
+    await dst.close();
     // A later run after errors rm in the home removes the home's record only, not the hosts' rows.
     expect((await cli(["errors", "rm", "ca60"], { home })).code).toBe(0);
     const again = await cli(["migrate-archive"], { home, env });
