@@ -1,10 +1,17 @@
 // A config URL's secret part: a password in the userinfo or as a `password=` query parameter.
 
 export function urlHasPassword(url: string): boolean {
-  if (!url) return false;
-  const m = /^[a-z][a-z0-9+.-]*:\/\/([^/?#]*)@/i.exec(url);
-  if (m && m[1]!.includes(":")) return true;
-  return queryKeys(url).some((k) => PASSWORD_KEYS.has(k));
+  return userinfoHasPassword(url) || queryKeys(url).some((k) => PASSWORD_KEYS.has(k));
+}
+
+/** The login password the URL itself gives (user:password@ or ?password=): it wins over PGPASSWORD, as with libpq. */
+export function urlGivesLoginPassword(url: string): boolean {
+  return userinfoHasPassword(url) || queryKeys(url).includes("password");
+}
+
+function userinfoHasPassword(url: string): boolean {
+  const m = /^\s*[a-z][a-z0-9+.-]*:\/\/([^/?#]*)@/i.exec(url);
+  return !!m && m[1]!.includes(":");
 }
 
 /** Query parameters that carry a password to PostgreSQL (the client decodes their names, so this does too). */

@@ -2,7 +2,7 @@
 // verified; the target only from config or environment; no URL, a password in config.toml or a busy
 // target is a one-line exit 2; no secret printed.
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { appendFileSync, writeFileSync } from "node:fs";
+import { appendFileSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { cursorKey } from "../../src/app/migrate-archive.ts";
 import { nowNs } from "../../src/shared/time.ts";
@@ -518,6 +518,30 @@ describe("migrate-archive", () => {
         expect(r.stderr).toContain("check the user, database and password");
         expect(r.stderr).not.toContain(SECRET);
       }
+    }
+  }, 60_000);
+
+  test("a password in the URL, in the userinfo or as ?password=, wins over PGPASSWORD (as with libpq)", async () => {
+    const admin = new Bun.SQL(server.url, { max: 1 });
+    const base = new URL(server.url);
+    try {
+      await admin.unsafe(`CREATE ROLE pw_user LOGIN PASSWORD '${SECRET}'`);
+      await admin.unsafe("CREATE DATABASE pw_db OWNER pw_user");
+      // Password authentication for that role only (the first matching line of pg_hba.conf wins).
+      const hba = join(server.dir, "data", "pg_hba.conf");
+      writeFileSync(hba, `host all pw_user 127.0.0.1/32 scram-sha-256\n${readFileSync(hba, "utf8")}`);
+      await admin`SELECT pg_reload_conf()`;
+      for (const url of [
+        `postgres://pw_user:${SECRET}@${base.host}/pw_db`,
+        `postgres://pw_user@${base.host}/pw_db?password=${SECRET}`,
+      ]) {
+        const archive = await openPgArchive(url, { env: { PGPASSWORD: "an-old-password" } });
+        await archive.close();
+      }
+      const fromEnv = await openPgArchive(`postgres://pw_user@${base.host}/pw_db`, { env: { PGPASSWORD: SECRET } });
+      await fromEnv.close();
+    } finally {
+      await admin.close();
     }
   }, 60_000);
 

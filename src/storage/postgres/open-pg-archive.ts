@@ -1,5 +1,6 @@
 // Connect to the PostgreSQL archive named by a URL (password from the URL or PGPASSWORD) and migrate it.
 import { SQL } from "bun";
+import { urlGivesLoginPassword } from "../../config/archive-url.ts";
 import { PgArchive } from "./pg-archive.ts";
 import { migratePg } from "./pg-migrate.ts";
 import { pgConnectError, pgUrlError } from "./pg-connect-error.ts";
@@ -14,8 +15,7 @@ export interface PgOpenOptions {
 
 export async function openPgArchive(url: string, options: PgOpenOptions = {}): Promise<PgArchive> {
   const env = options.env ?? process.env;
-  const hasPassword = /^[a-z]+:\/\/[^/@]*:[^/@]*@/i.test(url);
-  const password = !hasPassword && env.PGPASSWORD ? { password: env.PGPASSWORD } : {};
+  const password = !urlGivesLoginPassword(url) && env.PGPASSWORD ? { password: env.PGPASSWORD } : {};
   let sql: SQL;
   try {
     sql = new SQL(url, { bigint: true, max: Math.max(2, options.max ?? 10), connectionTimeout: 30, ...password });
