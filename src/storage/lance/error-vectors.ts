@@ -1,13 +1,13 @@
 // Error-memory vectors in LanceDB (.store/lance or an S3 prefix): one table per embedder id, rows of (record id,
 // vector) only. The error-vector side of the vectors port.
 import type { Table } from "@lancedb/lancedb";
+import { VectorStoreRefusedError } from "./store-refused.ts";
 import { errorMessage, namedError } from "../../shared/errors.ts";
 import type { ErrorVector, ErrorVectorHit, ErrorVectors } from "../ports/vector-port.ts";
 import type { VectorLocation } from "../ports/vector-location.ts";
 import { HomeLinkRefusedError } from "../../shared/no-follow.ts";
 import { ConnectedStore, connectStore, locationLabel, openIfExists } from "./connect-store.ts";
 import { loadLanceDb } from "./load-lancedb.ts";
-import { VectorStoreRefusedError } from "./store-refused.ts";
 import { EMBEDDER_KEY, embedderTableName, embedderTables, type TableInfo } from "./embedder-tables.ts";
 import { assertDimensions } from "./vector-dimension.ts";
 
