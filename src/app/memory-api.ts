@@ -12,7 +12,13 @@ import { isTimeRange, type TimeRange } from "../shared/time.ts";
 import { resolveFilter } from "../shared/time-filter.ts";
 import type { MemoryContext } from "../memory/memory-context.ts";
 import type { AppendResult } from "../memory/write-path.ts";
-import { listSessions, discoverSessions, ensureBackfilled, type SessionInfo } from "../memory/sessions-list.ts";
+import {
+  adoptionPending,
+  listSessions,
+  discoverSessions,
+  ensureBackfilled,
+  type SessionInfo,
+} from "../memory/sessions-list.ts";
 import type { HistoryOptions } from "../memory/history-view.ts";
 import type { ResetResult } from "../memory/session-admin.ts";
 import type { DoctorReport } from "../memory/doctor.ts";
@@ -192,6 +198,7 @@ export class HomeMemory implements MaintenanceApi {
   async search(options: SearchOptions): Promise<SearchResult> {
     const o = checkSearchOptions(options);
     this.#semanticApi?.stopWarming();
+    if (this.adoptionWaits(o.session)) await this.writerLockFree();
     if (o.session === undefined) discoverSessions(this.ctx);
     else if (!load.admin().sessionExists(this.ctx, o.session))
       throw new NoSuchSessionError({ session: o.session, home: this.ctx.paths.home });
@@ -279,6 +286,15 @@ export class HomeMemory implements MaintenanceApi {
   /** Resolves once no other process holds the home's writer lock: a server awaits it rather than block on it. */
   writerLockFree(): Promise<void> {
     return load.homeLock().homeLockFree(this.ctx);
+  }
+
+  /**
+   * Whether sessions() (or history(session)) would first adopt a history.json the archive has not seen (another
+   * program wrote it) while another process holds the home's writer lock: the adoption would wait for that lock,
+   * holding this thread. A front-end that must stay responsive awaits writerLockFree() first.
+   */
+  adoptionWaits(session?: string): boolean {
+    return adoptionPending(this.ctx, session) && load.homeLock().homeLockHeld(this.ctx);
   }
 
   /** Whether a daemon (`memvoy --daemon`) is running for this home now. */

@@ -7,7 +7,7 @@
 import { ftruncateSync, fstatSync, readFileSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import { ensureDirIn } from "../shared/atomic-write.ts";
-import { lockFree, withFileLock } from "../shared/file-lock.ts";
+import { lockFree, lockHeldElsewhere, withFileLock } from "../shared/file-lock.ts";
 import { isSessionId } from "../shared/session-id.ts";
 import { recoverSessions } from "./crash-recovery.ts";
 import type { MemoryContext } from "./memory-context.ts";
@@ -17,6 +17,11 @@ const lockPath = (ctx: MemoryContext) => join(ctx.paths.store, "write.lock");
 /** Resolves once no other process holds the home's writer lock (see lockFree): a server awaits it before a write. */
 export function homeLockFree(ctx: MemoryContext): Promise<void> {
   return lockFree(lockPath(ctx));
+}
+
+/** Whether another process holds the home's writer lock now. */
+export function homeLockHeld(ctx: MemoryContext): boolean {
+  return lockHeldElsewhere(lockPath(ctx));
 }
 
 export function withHomeLock<T>(ctx: MemoryContext, fn: () => T, session?: string | readonly string[]): T {

@@ -3,6 +3,7 @@
 // new process skips even its first scan when an earlier one left a mark of the same sessions/ and archive.
 import { existsSync, statSync } from "node:fs";
 import { refuseSessionSymlinks } from "../storage/history/no-symlink.ts";
+import { isSessionId } from "../shared/session-id.ts";
 import { listSessionRows, namesWithoutSession, sessionRowCount } from "../storage/sqlite/sessions-repo.ts";
 import { sessionHasMessages } from "../storage/sqlite/messages-repo.ts";
 import { listSessionMeta, type SessionMeta } from "../storage/sqlite/session-meta-repo.ts";
@@ -59,21 +60,7 @@ function sessionsStamp(ctx: MemoryContext): { stamp: string; racy: boolean } {
  * row removed (the count; a removal is what could leave a folder without its row).
  */
 export function discoverSessions(ctx: MemoryContext): number {
-  const { stamp, racy } = sessionsStamp(ctx);
-  let state = discovery.get(ctx);
-  if (!state) {
-    discovery.set(ctx, (state = { pending: new Set() }));
-    const mark = racy || stamp === "missing" ? undefined : readScanMark(ctx.paths);
-    if (mark !== undefined && mark === scanMark(stamp, sessionRowCount(ctx.db))) {
-      state.stamp = stamp;
-      state.marked = true;
-    }
-  }
-  if (stamp !== state.stamp) {
-    state.marked = false;
-    state.pending = new Set(unknownSessionDirs(ctx, (names) => namesWithoutSession(ctx.db, names)));
-    state.stamp = racy ? undefined : stamp;
-  }
+  const { stamp, state } = scanned(ctx);
   let adopted = 0;
   for (const id of state.pending) {
     if (!existsSync(ctx.paths.history(id))) continue;
@@ -90,6 +77,37 @@ export function discoverSessions(ctx: MemoryContext): number {
     state.marked = true;
   }
   return adopted;
+}
+
+/** The discovery state with its pending folders up to date (sessions/ read again when its mtime moved). */
+function scanned(ctx: MemoryContext): { stamp: string; state: DiscoveryState } {
+  const { stamp, racy } = sessionsStamp(ctx);
+  let state = discovery.get(ctx);
+  if (!state) {
+    discovery.set(ctx, (state = { pending: new Set() }));
+    const mark = racy || stamp === "missing" ? undefined : readScanMark(ctx.paths);
+    if (mark !== undefined && mark === scanMark(stamp, sessionRowCount(ctx.db))) {
+      state.stamp = stamp;
+      state.marked = true;
+    }
+  }
+  if (stamp !== state.stamp) {
+    state.marked = false;
+    state.pending = new Set(unknownSessionDirs(ctx, (names) => namesWithoutSession(ctx.db, names)));
+    state.stamp = racy ? undefined : stamp;
+  }
+  return { stamp, state };
+}
+
+/**
+ * Whether listing the sessions (or, given one, reading it) would first adopt a history.json the archive has not
+ * seen (written by another program, or emptied by a reset): the adoption takes the home's writer lock.
+ */
+export function adoptionPending(ctx: MemoryContext, session?: string): boolean {
+  if (session !== undefined)
+    return isSessionId(session) && !sessionHasMessages(ctx.db, session) && existsSync(ctx.paths.history(session));
+  for (const id of scanned(ctx).state.pending) if (existsSync(ctx.paths.history(id))) return true;
+  return false;
 }
 
 /** Backfill one session on first encounter (its history.json exists, the archive has none of it). */

@@ -64,6 +64,19 @@ export function tryLockFile(path: string): (() => void) | undefined {
   };
 }
 
+/** Whether another process holds the lock on `path` now (never waits; false when no lock file can be made here). */
+export function lockHeldElsewhere(path: string): boolean {
+  if (held.has(path)) return false;
+  let release: (() => void) | undefined;
+  try {
+    release = tryLockFile(path);
+  } catch {
+    return false;
+  }
+  release?.();
+  return release === undefined;
+}
+
 /**
  * Wait without blocking this thread until no other process holds the lock on `path`, or `timeoutMs` passed: a
  * server (the daemon, an MCP server) calls it before a write, whose synchronous wait would freeze every request

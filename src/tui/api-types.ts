@@ -38,6 +38,8 @@ export interface TuiMemory {
   purgeDeleted(): Promise<unknown>;
   /** Resolves once no other process holds the home's writer lock (a home only; the shared archive has none). */
   writerLockFree?(): Promise<void>;
+  /** Whether sessions() (or history(session)) would wait for another process's writer lock (a home only). */
+  adoptionWaits?(session?: string): boolean;
   daemonRunning(): boolean;
   warmSearch: HomeMemory["warmSearch"];
   /** A shared memory: a stamp that changes when any host writes (the TUI polls it instead of watching files). */

@@ -160,6 +160,38 @@ describe("confirmations", () => {
     },
     T,
   );
+
+  test(
+    "a session another program writes while another process holds the writer lock: the wait is said, keys still work, it shows once the lock is free",
+    async () => {
+      const h = await makeHome();
+      tui = startTui(h);
+      await tui.waitFor("alpha-deploy");
+      // Its adoption into the archive takes the lock: the live update used to hold every key until the lock was let go.
+      const release = tryLockFile(join(h, ".store", "write.lock"))!;
+      try {
+        mkdirSync(join(h, "sessions", "agenvoy-chat"));
+        writeFileSync(
+          join(h, "sessions", "agenvoy-chat", "history.json"),
+          JSON.stringify([{ role: "user", content: "written by agenvoy itself", sendAt: 1733450000000000000 }]),
+        );
+        await tui.waitFor("reading a session another program wrote: waiting for another memvoy process");
+        tui.type("?");
+        await tui.waitFor("Help: every key");
+        tui.keys("Escape");
+        await tui.waitForGone("Help: every key");
+        expect(tui.capture()).not.toContain("agenvoy-chat");
+      } finally {
+        release();
+      }
+      let s = await tui.waitFor(/agenvoy-chat\s+1 /);
+      expect(s).toContain("5 sessions");
+      expect(s).not.toContain("waiting for another memvoy process");
+      tui.type("agenvoy");
+      s = await tui.waitFor("written by agenvoy itself");
+    },
+    T,
+  );
 });
 
 describe("first run and errors", () => {

@@ -48,6 +48,11 @@ export interface AppContext {
    * render; a failure goes to `fail` (by default the status row).
    */
   settle<T>(value: Maybe<T>, then: (v: T) => void, fail?: (err: unknown) => void): void | Promise<void>;
+  /**
+   * Run a read of the sessions (or of `session`) that would wait for another process's writer lock only once that
+   * lock is free, without holding the keys up meanwhile.
+   */
+  unblocked<T>(session: string | undefined, read: () => Maybe<T>): Maybe<T>;
   selectedSession(): string | undefined;
   /** Show a text in $PAGER (o); `what` names it on the status row. */
   page(text: string, what: string): void;

@@ -82,7 +82,7 @@ export class MainScreen {
     };
     try {
       void this.app.settle(
-        this.app.api.history(id, { all: true }),
+        this.app.unblocked(id, () => this.app.api.history(id, { all: true })),
         (messages) => {
           if (this.requested !== id) return;
           this.loaded = { id, messages };
@@ -110,16 +110,20 @@ export class MainScreen {
     // Summaries, error records and other sessions' writes leave this session's count and activity alone.
     const info = this.sessions.selected();
     if (info && info.messages === this.loaded.messages.length && info.lastActivity === this.loadedActivity) return;
-    void this.app.settle(this.app.api.history(id, { all: true }), (messages) => {
-      if (this.requested !== id || this.loaded?.id !== id) return;
-      const old = this.loaded.messages;
-      const same =
-        messages.length === old.length && messages.every((m, i) => m.id === old[i]!.id && m.recent === old[i]!.recent);
-      if (same) return;
-      this.loaded = { id, messages };
-      this.loadedActivity = info?.lastActivity;
-      this.view.replaceBlocks(buildBlocks(messages), sameBlock);
-    });
+    void this.app.settle(
+      this.app.unblocked(id, () => this.app.api.history(id, { all: true })),
+      (messages) => {
+        if (this.requested !== id || this.loaded?.id !== id) return;
+        const old = this.loaded.messages;
+        const same =
+          messages.length === old.length &&
+          messages.every((m, i) => m.id === old[i]!.id && m.recent === old[i]!.recent);
+        if (same) return;
+        this.loaded = { id, messages };
+        this.loadedActivity = info?.lastActivity;
+        this.view.replaceBlocks(buildBlocks(messages), sameBlock);
+      },
+    );
   }
 
   /** A click on a message in the history pane picks it for o and y. Returns it. */

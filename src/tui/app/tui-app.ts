@@ -276,6 +276,28 @@ export class TuiApp implements AppContext {
     this.status.show(`copied ${what} to the clipboard (${[...text].length} characters, via OSC 52)`, "ok");
   }
 
+  /**
+   * Reading a session another program wrote (its history.json not yet in the archive) adopts it under the home's
+   * writer lock: while another memvoy process holds that lock (an import, a reset in a shell), the read waits for it
+   * here without blocking, said on the status row, so that keys (q too) keep working.
+   */
+  unblocked<T>(session: string | undefined, read: () => Maybe<T>): Maybe<T> {
+    const waits = () => this.api.adoptionWaits?.(session) === true;
+    const lockFree = this.api.writerLockFree?.bind(this.api);
+    if (!lockFree || !waits()) return read();
+    const note = "reading a session another program wrote: waiting for another memvoy process writing to this home…";
+    this.status.show(note, "busy");
+    return (async () => {
+      try {
+        do await lockFree();
+        while (waits());
+      } finally {
+        if (this.status.message?.text === note) this.status.message = undefined;
+      }
+      return read();
+    })();
+  }
+
   selectedSession(): string | undefined {
     return this.main.sessions.selectedId();
   }
@@ -313,7 +335,7 @@ export class TuiApp implements AppContext {
 
   /** Sessions and the status counts, then `then` with the sessions (the newest read only). */
   private readHome(then: (list: SessionInfo[]) => void): void | Promise<void> {
-    const list = this.api.sessions();
+    const list = this.unblocked(undefined, () => this.api.sessions());
     const errors = this.api.listErrors({ limit: 1 });
     const read = ++this.homeReads;
     const both = list instanceof Promise || errors instanceof Promise ? Promise.all([list, errors]) : [list, errors];
