@@ -108,6 +108,14 @@ export class ErrorMemoryScreen {
     return false;
   }
 
+  /** Pasted text goes into the search field while it has the keys; the list takes none (false): d would delete. */
+  paste(text: string): boolean {
+    if (!this.state.typing) return false;
+    this.state.insert(text);
+    this.schedule();
+    return true;
+  }
+
   private schedule(): void {
     this.debounce.schedule(() => {
       this.guardSearch();

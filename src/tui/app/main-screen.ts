@@ -171,6 +171,14 @@ export class MainScreen {
     else after();
   }
 
+  /** Pasted text filters the session list (the list's keys never run); the history pane takes none (false). */
+  paste(text: string): boolean {
+    if (this.focus !== "list") return false;
+    if (this.sessions.typeText(text)) this.editing = true;
+    this.syncHistory();
+    return true;
+  }
+
   handleKey(ch: string | undefined, key: Key): boolean {
     return this.focus === "list" ? this.listKey(ch, key) : this.historyKey(ch, key);
   }

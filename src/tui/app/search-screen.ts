@@ -96,6 +96,13 @@ export class SearchScreen {
     return true;
   }
 
+  /** Pasted text goes into the query (Tab, Ctrl-S and the other keys in it never run). */
+  paste(text: string): boolean {
+    this.state.insert(text);
+    this.schedule();
+    return true;
+  }
+
   private schedule(): void {
     this.ranking.cancel();
     this.prefetching.cancel();

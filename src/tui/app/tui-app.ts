@@ -23,6 +23,7 @@ import { SearchScreen } from "./search-screen.ts";
 import { SummaryScreen } from "./summary-screen.ts";
 import { InputQuiet } from "./input-quiet.ts";
 import { describeError } from "../../shared/describe-error.ts";
+import { lineText } from "../../shared/terminal-text.ts";
 
 /** The pause in keys and clicks each step of the search warm-up waits for (a step holds the keyboard up). */
 export const WARM_QUIET_MS = 120;
@@ -85,6 +86,11 @@ export class TuiApp implements AppContext {
       this.quiet.touch();
       this.onKey(ch, key);
     });
+    this.screen.on("paste", (text: string) => {
+      this.quiet.touch();
+      this.guard(() => this.onPaste(text));
+      this.render();
+    });
     this.screen.on("resize", () => this.render());
     // A dumb terminal gets no mouse-reporting sequences.
     if (process.env.TERM !== "dumb") this.screen.enableMouse();
@@ -137,6 +143,24 @@ export class TuiApp implements AppContext {
       this.guard(() => this.dispatch(next, { name, full: upper ? `S-${name}` : name, shift: upper }));
     } else this.guard(() => this.dispatch(ch, k));
     this.render();
+  }
+
+  /**
+   * Pasted text (bracketed by the terminal) is text: it goes into the field that has the keys (the session filter,
+   * the search query, the error-memory search), and is never read as keys elsewhere (a pasted q quit, a d deleted).
+   */
+  private onPaste(pasted: string): void {
+    this.status.clearMessage();
+    const text = lineText(pasted.replace(/^[\r\n]+|[\r\n]+$/g, ""));
+    if (this.confirmation) return this.status.show("a paste is no answer: press y or n");
+    if (!this.pasteInto(text)) this.status.show("the paste was ignored: no text field has the keys here");
+  }
+
+  private pasteInto(text: string): boolean {
+    const top = this.overlays[this.overlays.length - 1];
+    if (top === "search") return this.search.paste(text);
+    if (top === "error-memory") return this.errorMemory.paste(text);
+    return top === undefined && this.main.paste(text);
   }
 
   private dispatch(ch: string | undefined, key: Key): void {

@@ -66,6 +66,15 @@ export class SessionListState {
     return true;
   }
 
+  /** Pasted text (one line, no control characters) extends the filter whole: / and ? too (a project's path). */
+  typeText(text: string): boolean {
+    const added = this.filter === "" ? text.trimStart() : text;
+    if (added === "") return false;
+    this.filter += added;
+    this.apply(this.selectedId());
+    return true;
+  }
+
   backspace(): boolean {
     if (this.filter === "") return false;
     this.filter = this.filter.slice(0, -1);
