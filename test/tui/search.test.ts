@@ -117,6 +117,28 @@ describe("search", () => {
   );
 
   test(
+    "Enter centres the hit after the terminal was resized while the search was open",
+    async () => {
+      tui = suite.start({ width: 200, height: 150 });
+      await tui.waitFor("alpha-deploy");
+      tui.keys("/");
+      await tui.waitFor("Search:");
+      tui.resize(80, 24);
+      await tui.waitFor((x) => x.split("\n")[0]!.length <= 80 && x.includes("Search:"));
+      tui.keys("Tab");
+      await tui.waitFor("mode keyword");
+      tui.type("rollback plan");
+      await tui.waitFor(/alpha-deploy · [^\n]*· assistant/);
+      tui.keys("Enter");
+      const s = await tui.waitFor((x) => !x.includes("Search:") && x.includes("alpha-deploy · 40 msgs"));
+      const at = s.split("\n").findIndex((r) => r.includes("The rollback plan"));
+      expect(at).toBeGreaterThanOrEqual(7);
+      expect(at).toBeLessThanOrEqual(14);
+    },
+    T,
+  );
+
+  test(
     "Esc closes the search and keeps the query for next time",
     async () => {
       tui = await openSearch();

@@ -87,6 +87,8 @@ export class MainScreen {
           if (this.requested !== id) return;
           this.loaded = { id, messages };
           this.loadedActivity = activity;
+          // The pane's size now: the terminal may have been resized while an overlay (search) covered it.
+          this.resize();
           const blocks = buildBlocks(messages);
           this.view.setBlocks(blocks);
           this.view.end();
