@@ -107,6 +107,37 @@ describe("terminal", () => {
   );
 
   test(
+    "combining marks and zero-width spaces cut no text off a row (blessed counts each as a cell when it cuts)",
+    async () => {
+      const h = await makeHome();
+      const api = openMemory({ home: h, env: {} });
+      // Decomposed accents (as macOS file names and some editors store them), a strikethrough and zero-width spaces.
+      const nfd = "Tie\u0302\u0301ng Vie\u0323\u0302t co\u0301 da\u0302\u0301u re\u0301sume\u0301 cafe\u0301 ".repeat(
+        4,
+      );
+      api.add("marks", [
+        { role: "user", content: `${nfd}ENDNFD` },
+        { role: "user", content: `s\u0336t\u0336r\u0336u\u0336c\u0336k\u0336 `.repeat(8) + "ENDSTRUCK" },
+        { role: "user", content: `${"\u200b".repeat(40)} words after zero-width spaces ENDZW` },
+      ]);
+      api.close();
+      tui = startTui(h);
+      await tui.waitFor("alpha-deploy");
+      tui.type("marks");
+      tui.keys("Enter");
+      const s = await tui.waitFor("ENDZW");
+      expect(s).toContain("ENDNFD");
+      expect(s).toContain("ENDSTRUCK");
+      expect(s).toContain("words after zero-width spaces");
+      // Every word of the decomposed text is on screen.
+      const shown = s.normalize("NFC");
+      expect(shown.split("Tiếng Việt có dấu").length - 1).toBe(4);
+      expect(shown.split("résumé café").length - 1).toBe(4);
+    },
+    T,
+  );
+
+  test(
     "256 colours on xterm-256color; basic colours only on xterm",
     async () => {
       tui = suite.start({ env: { TERM: "xterm-256color" } });

@@ -6,10 +6,11 @@ import { wrapLines } from "../../src/tui/text/wrap.ts";
 import { age } from "../../src/tui/text/format.ts";
 
 describe("cell widths", () => {
-  test("ASCII is one cell, CJK two, combining marks none; beyond the BMP, blessed's two units (plus a filler)", () => {
+  test("ASCII is one cell, CJK two, a combining mark blessed's one unit; beyond the BMP, its two units (plus a filler)", () => {
     expect(stringWidth("deploy")).toBe(6);
     expect(stringWidth("部署服務")).toBe(8);
-    expect(stringWidth("e\u0301")).toBe(1);
+    expect(stringWidth("e\u0301")).toBe(2);
+    expect(stringWidth("a\u200bb")).toBe(3);
     expect(stringWidth("𠮷")).toBe(3);
     expect(stringWidth("𝐀")).toBe(2);
     expect(stringWidth("ｶﾀｶﾅ")).toBe(4); // halfwidth katakana stays narrow

@@ -1,7 +1,9 @@
 // Widths as blessed (fullUnicode, its tables extended in terminal/wide-cells.ts) lays text out, so our wrapping
-// and its rendering agree: East Asian wide/fullwidth and emoji = 2 (a filler cell follows each), combining
-// marks, controls and emoji joiners = 0, the rest 1. blessed cuts a line by UTF-16 units, so a character beyond
-// the BMP counts its two units, plus the filler when wide: such a line may end in a blank cell, never overflow.
+// and its rendering agree: East Asian wide/fullwidth and emoji = 2 (a filler cell follows each), controls and
+// the emoji joiners drawnText removes = 0, the rest 1. blessed cuts a line by UTF-16 units, so a character beyond
+// the BMP counts its two units, plus the filler when wide, and a combining mark (or a zero-width space) its one
+// unit though it is drawn in the cell before: such a line may end in blank cells, never overflow (text past a
+// line's units is cut away).
 
 type Ranges = readonly (readonly [number, number])[];
 
@@ -34,24 +36,6 @@ const EMOJI = parseRanges(
 export const WIDE_RANGES: Ranges = [...CJK, ...EMOJI, [0x20000, 0x2fffd] as const, [0x30000, 0x3fffd] as const].sort(
   (a, b) => a[0] - b[0],
 );
-
-// The common combining blocks (blessed drops or zero-widths these too).
-const COMBINING: Ranges = [
-  [0x0300, 0x036f],
-  [0x0483, 0x0489],
-  [0x0591, 0x05bd],
-  [0x0610, 0x061a],
-  [0x064b, 0x065f],
-  [0x0e31, 0x0e31],
-  [0x0e34, 0x0e3a],
-  [0x0e47, 0x0e4e],
-  [0x1ab0, 0x1aff],
-  [0x1dc0, 0x1dff],
-  [0x200b, 0x200f],
-  [0x20d0, 0x20ff],
-  [0xfe00, 0xfe0f],
-  [0xfe20, 0xfe2f],
-];
 
 function parseRanges(spec: string): Ranges {
   return spec.split(" ").map((r) => {
@@ -93,7 +77,7 @@ export function codePointWidth(cp: number): number {
     if ((cp >= 0x1f3fb && cp <= 0x1f3ff) || (cp >= 0xe0000 && cp <= 0xe03ff)) return 0; // JOINERS
     return isWide(cp) ? 3 : 2;
   }
-  if (inRanges(cp, COMBINING)) return 0;
+  if (cp === 0x200d || cp === 0xfe0e || cp === 0xfe0f) return 0; // JOINERS
   return isWide(cp) ? 2 : 1;
 }
 
