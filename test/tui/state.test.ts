@@ -505,6 +505,23 @@ describe("a ranked answer that cannot search", () => {
   });
 });
 
+describe("text fields", () => {
+  test("a query or filter wider than its field shows its end, where typing goes", async () => {
+    const { renderSessionList } = await import("../../src/tui/views/session-list-view.ts");
+    const theme = new Theme("mono");
+    const plain = (l: string) => l.replace(/\{[^}]*\}/g, "");
+    const s = new SearchState(20);
+    s.insert("how do we roll back the canary deployment when the error ratio goes above two percent 部署");
+    const query = plain(renderSearch(s, theme, 80, 10)[0]!);
+    expect(query).toMatch(/^Search: …[^…]* two percent 部署▏$/);
+    const list = new SessionListState();
+    list.setSessions([{ id: "s1", messages: 1, lastActivity: 1n, hasSummary: false }]);
+    for (const ch of "/home/me/projects/my-app/backend") list.typeText(ch);
+    const filter = plain(renderSessionList(list, theme, 30, 10, true, 2n)[0]!);
+    expect(filter).toMatch(/^filter: …[^…]*app\/backend▏/);
+  });
+});
+
 describe("session list view", () => {
   test("the columns fit the list's largest count and any age on every page, so scrolling does not move them", async () => {
     const { renderSessionList } = await import("../../src/tui/views/session-list-view.ts");

@@ -1,6 +1,6 @@
 // Cell widths, truncation and wrapping as the TUI lays text out (CJK takes two cells).
 import { describe, expect, test } from "bun:test";
-import { drawnText, fit, stringWidth, truncate } from "../../src/tui/text/char-width.ts";
+import { drawnText, fieldTail, fit, stringWidth, truncate } from "../../src/tui/text/char-width.ts";
 import { displayText, inlineText, inlineTextKeeping } from "../../src/shared/terminal-text.ts";
 import { wrapLines } from "../../src/tui/text/wrap.ts";
 import { age } from "../../src/tui/text/format.ts";
@@ -21,6 +21,14 @@ describe("cell widths", () => {
     expect(stringWidth("❤️")).toBe(1);
     expect(drawnText("🏳️‍🌈 👨‍👩‍👧 👍🏽 ❤️ 🏴󠁧󠁢󠁥󠁮󠁧󠁿")).toBe("🏳🌈 👨👩👧 👍 ❤ 🏴");
     for (const s of ["🏳️‍🌈", "👨‍👩‍👧", "👍🏽", "❤️", "🏴󠁧󠁢󠁥󠁮󠁧󠁿"]) expect(stringWidth(s)).toBe(stringWidth(drawnText(s)));
+  });
+
+  test("a text field's tail: the end of the text after an ellipsis, never wider than its room", () => {
+    expect(fieldTail("deploy", 10)).toBe("deploy");
+    expect(fieldTail("rollback plan", 6)).toBe("… plan");
+    expect(fieldTail("部署服務", 6)).toBe("…服務");
+    for (let room = 0; room < 9; room++)
+      expect(stringWidth(fieldTail("部署服務 deploy", room))).toBeLessThanOrEqual(room);
   });
 
   test("truncate and fit never exceed the width, even across a wide character", () => {

@@ -106,6 +106,25 @@ export function truncate(text: string, width: number, ellipsis = "…"): string 
   return room >= 0 ? out + ellipsis : out;
 }
 
+/**
+ * What a text field shows of its text in `room` cells: all of it when it fits, else its end after an ellipsis (the
+ * end is where typing goes).
+ */
+export function fieldTail(text: string, room: number): string {
+  if (stringWidth(text) <= room) return text;
+  if (room <= 1) return room === 1 ? "…" : "";
+  const chars = Array.from(text);
+  let w = 0;
+  let from = chars.length;
+  while (from > 0) {
+    const cw = stringWidth(chars[from - 1]!);
+    if (w + cw > room - 1) break;
+    w += cw;
+    from--;
+  }
+  return `…${chars.slice(from).join("")}`;
+}
+
 /** The longest prefix of `text` that fits in `room` cells, cut without a mark. */
 export function cutToWidth(text: string, room: number): string {
   let w = 0;

@@ -2,7 +2,7 @@
 import { nsToLocalSeconds } from "../../shared/time.ts";
 import type { ErrorRecord } from "../api-types.ts";
 import type { ErrorMemoryState } from "../state/error-memory-state.ts";
-import { stringWidth } from "../text/char-width.ts";
+import { fieldTail, stringWidth } from "../text/char-width.ts";
 import { count, plural } from "../text/format.ts";
 import { displayText, inlineText, lineText } from "../../shared/terminal-text.ts";
 import { wrapLines } from "../text/wrap.ts";
@@ -31,7 +31,7 @@ export function renderErrorMemory(
     searching
       ? renderLine(theme, width, [
           ["/ search: ", "title"],
-          [inlineText(s.query)],
+          [fieldTail(inlineText(s.query), width - 11)],
           [s.typing ? "▏" : ""],
           [s.typing ? "   Enter or Esc ends typing" : "   Esc clears", "dim"],
         ])

@@ -4,7 +4,7 @@ import type { SearchState } from "../state/search-state.ts";
 import { inlineText, inlineTextKeeping } from "../../shared/terminal-text.ts";
 import type { Theme } from "../theme.ts";
 import { renderLine, fitHeight, wrapSegments, type Ranges, type Segment } from "./segments.ts";
-import { codePointWidth, stringWidth } from "../text/char-width.ts";
+import { codePointWidth, fieldTail, stringWidth } from "../text/char-width.ts";
 import type { StyleName } from "../theme.ts";
 
 export const HIT_ROWS = 2;
@@ -38,7 +38,7 @@ export function searchChromeRows(s: SearchState, width: number): number {
 
 export function renderSearch(s: SearchState, theme: Theme, width: number, height: number): string[] {
   const lines: string[] = [];
-  lines.push(renderLine(theme, width, [["Search: ", "title"], [inlineText(s.query)], ["▏"]]));
+  lines.push(renderLine(theme, width, [["Search: ", "title"], [fieldTail(inlineText(s.query), width - 9)], ["▏"]]));
   if (hintsInline(s, width)) lines.push(renderLine(theme, width, [...optionSegments(s), [`   ${KEY_HINTS}`, "dim"]]));
   else lines.push(renderLine(theme, width, optionSegments(s)), renderLine(theme, width, [[KEY_HINTS, "dim"]]));
   for (const row of statusRows(s, width)) lines.push(renderLine(theme, width, row));

@@ -1,6 +1,6 @@
 // The session list pane as lines: the filter line, a header, then one row per session.
 import { basename } from "node:path";
-import { stringWidth, truncate } from "../text/char-width.ts";
+import { fieldTail, stringWidth, truncate } from "../text/char-width.ts";
 import { age, count } from "../text/format.ts";
 import type { SessionListState } from "../state/session-list-state.ts";
 import type { SessionInfo } from "../api-types.ts";
@@ -24,7 +24,7 @@ export function renderSessionList(
     state.filter
       ? renderLine(theme, width, [
           ["filter: ", "dim"],
-          [state.filter, "title"],
+          [fieldTail(state.filter, width - 9), "title"],
           [focused ? "▏" : ""],
           ["  Esc clears", "dim"],
         ])
