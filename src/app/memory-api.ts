@@ -198,9 +198,16 @@ export class HomeMemory implements MaintenanceApi {
   async search(options: SearchOptions): Promise<SearchResult> {
     const o = checkSearchOptions(options);
     this.#semanticApi?.stopWarming();
-    if (this.adoptionWaits(o.session)) await this.writerLockFree();
-    if (o.session === undefined) discoverSessions(this.ctx);
-    else if (!load.admin().sessionExists(this.ctx, o.session))
+    // Adopting a history.json another program wrote takes the writer lock: its wait holds no thread. Still held after
+    // that wait (30 s), a search of every session goes on with the sessions adopted so far.
+    let held = false;
+    if (this.adoptionWaits(o.session)) {
+      await this.writerLockFree();
+      held = this.adoptionWaits(o.session);
+    }
+    if (o.session === undefined) {
+      if (!held) discoverSessions(this.ctx);
+    } else if (!load.admin().sessionExists(this.ctx, o.session))
       throw new NoSuchSessionError({ session: o.session, home: this.ctx.paths.home });
     else ensureBackfilled(this.ctx, o.session);
     const match = o.match ?? "keyword";

@@ -180,6 +180,13 @@ describe("confirmations", () => {
         await tui.waitFor("Help: every key");
         tui.keys("Escape");
         await tui.waitForGone("Help: every key");
+        // A search (it adopts the session too) waits the same way.
+        tui.type("/");
+        await tui.waitFor("Search:");
+        tui.type("written");
+        await tui.waitFor("Search: written");
+        tui.keys("Escape");
+        await tui.waitForGone("Search:");
         expect(tui.capture()).not.toContain("agenvoy-chat");
       } finally {
         release();
