@@ -5,6 +5,7 @@ import { chmodSync, existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { openMemory } from "../../src/app/open-memory.ts";
 import { cli, tempHome, waitFor } from "../fixture/home.ts";
+import { startDaemon } from "../fixture/daemon-process.ts";
 import type { TmuxSession } from "../fixture/tmux.ts";
 import { makeHome, startTui, tuiSuite } from "../fixture/tui-home.ts";
 
@@ -124,6 +125,22 @@ describe("live updates", () => {
     await add("LIVE: written after the hit was opened");
     const s = await tui.waitFor("LIVE: written after the hit was opened", 20_000);
     expect(s).toMatch(/alpha-deploy · 42 msgs[^│]*· end/);
+  }, 60_000);
+
+  test("the status row follows a daemon started and stopped for the home", async () => {
+    const h = await makeHome();
+    tui = startTui(h);
+    await tui.waitFor("daemon stopped");
+    const daemon = startDaemon(h);
+    try {
+      await tui.waitFor("daemon running", 30_000);
+      expect((await cli(["daemon", "stop"], { home: h })).code).toBe(0);
+      await daemon.exited;
+      // Stopping writes nothing to the archive or the sessions: only the daemon's state file changes.
+      await tui.waitFor("daemon stopped");
+    } finally {
+      daemon.proc.kill(9);
+    }
   }, 60_000);
 });
 

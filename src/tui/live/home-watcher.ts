@@ -1,4 +1,4 @@
-// Change notification for a home: the sessions folder (sessions made or removed) and the archive's WAL (every message, summary run and error record another process writes). No polling:
+// Change notification for a home: the sessions folder (sessions made or removed), the archive's WAL (every message, summary run and error record another process writes) and the daemon's state file (a daemon started or stopped). No polling:
 // the kernel tells us, and bursts are coalesced into one refresh.
 import { watch, type FSWatcher } from "node:fs";
 import { basename, dirname, join } from "node:path";
@@ -7,11 +7,17 @@ export interface HomeWatchPaths {
   sessions: string;
   /** The archive database file; its -wal beside it is what changes on every write. */
   db: string;
+  /** The daemon's state file, written (replaced) when a daemon starts, after its jobs and when it stops. */
+  daemonState: string;
 }
 
 /** Where a home keeps its session folders and its archive (the layout of DESIGN.md's "On disk"). */
 export function homeWatchPaths(home: string): HomeWatchPaths {
-  return { sessions: join(home, "sessions"), db: join(home, ".store", "history.db") };
+  return {
+    sessions: join(home, "sessions"),
+    db: join(home, ".store", "history.db"),
+    daemonState: join(home, "daemon.state.json"),
+  };
 }
 
 export class HomeWatcher {
@@ -36,6 +42,9 @@ export class HomeWatcher {
     const dbName = basename(this.paths.db);
     this.add(dirname(this.paths.db), (name) => name === null || name.startsWith(dbName));
     this.add(this.paths.sessions, () => true);
+    // The home's own folder: only the state file (the TUI writes its log there, the daemon its log).
+    const stateName = basename(this.paths.daemonState);
+    this.add(dirname(this.paths.daemonState), (name) => name === stateName);
   }
 
   private add(dir: string, relevant: (name: string | null) => boolean): void {
