@@ -522,6 +522,25 @@ describe("text fields", () => {
   });
 });
 
+describe("session filter", () => {
+  test("an accent stored decomposed (a macOS folder name) matches the same letter typed, and back", () => {
+    const list = new SessionListState();
+    list.setSessions([
+      { id: "s1", messages: 1, lastActivity: 1n, hasSummary: false, title: "Re\u0301sume\u0301 review" },
+      { id: "s2", messages: 1, lastActivity: 2n, hasSummary: false, project: "/Users/me/Proje\u0301ts/cafe\u0301" },
+      { id: "s3", messages: 1, lastActivity: 3n, hasSummary: false, title: "Café menu" },
+    ]);
+    list.typeText("résumé");
+    expect(list.visible.map((s) => s.id)).toEqual(["s1"]);
+    list.clearFilter();
+    list.typeText("café");
+    expect(list.visible.map((s) => s.id).sort()).toEqual(["s2", "s3"]);
+    list.clearFilter();
+    list.typeText("cafe\u0301 menu");
+    expect(list.visible.map((s) => s.id)).toEqual(["s3"]);
+  });
+});
+
 describe("session list view", () => {
   test("the columns fit the list's largest count and any age on every page, so scrolling does not move them", async () => {
     const { renderSessionList } = await import("../../src/tui/views/session-list-view.ts");

@@ -11,11 +11,11 @@ export const FILTER_CHAR = /^[A-Za-z0-9._-]$/;
 /** Filter characters beyond id characters (titles and projects): printable, not / or ? (search, help). */
 const TEXT_CHAR = /^[^\s/?\p{Cc}]$/u;
 
+/** Text compared by the filter: composed (NFC), so an accent stored decomposed (as macOS names folders) matches one typed. */
+const comparable = (text: string) => text.normalize("NFC").toLowerCase();
+
 function haystack(s: SessionInfo): string {
-  return [s.id, s.title, s.source, s.project]
-    .filter((x) => typeof x === "string" && x !== "")
-    .join("\n")
-    .toLowerCase();
+  return comparable([s.id, s.title, s.source, s.project].filter((x) => typeof x === "string" && x !== "").join("\n"));
 }
 
 export class SessionListState {
@@ -107,7 +107,7 @@ export class SessionListState {
   }
 
   private apply(keepId: string | undefined): void {
-    const needle = this.filter.toLowerCase();
+    const needle = comparable(this.filter);
     const sorted = (this.sorted ??= sortedBy(this.all, this.sort));
     let list = [...sorted];
     if (needle) {

@@ -81,7 +81,8 @@ export function sessionListLabel(state: SessionListState): string {
 
 /** The id, then what an imported session carries: its title, the source and the project folder's name. */
 export function sessionLabel(s: SessionInfo): string {
-  const clean = (t: string) => lineText(t).replace(/\s+/g, " ").trim();
+  // Composed (NFC): a decomposed accent would take a cell of the row's layout that it is not drawn in.
+  const clean = (t: string) => lineText(t).normalize("NFC").replace(/\s+/g, " ").trim();
   const origin = [s.source, s.project ? basename(s.project) : undefined].filter((x): x is string => !!x).map(clean);
   const parts = [s.id, s.title ? clean(s.title) : "", origin.length > 0 ? `[${origin.join(" ")}]` : ""];
   return parts.filter((x) => x !== "").join(" · ");
