@@ -175,7 +175,7 @@ describe("confirmations", () => {
           join(h, "sessions", "agenvoy-chat", "history.json"),
           JSON.stringify([{ role: "user", content: "written by agenvoy itself", sendAt: 1733450000000000000 }]),
         );
-        await tui.waitFor("reading a session another program wrote: waiting for another memvoy process");
+        await tui.waitFor("reading the sessions: waiting for another memvoy process");
         tui.type("?");
         await tui.waitFor("Help: every key");
         tui.keys("Escape");

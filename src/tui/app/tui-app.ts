@@ -301,15 +301,16 @@ export class TuiApp implements AppContext {
   }
 
   /**
-   * Reading a session another program wrote (its history.json not yet in the archive) adopts it under the home's
-   * writer lock: while another memvoy process holds that lock (an import, a reset in a shell), the read waits for it
-   * here without blocking, said on the status row, so that keys (q too) keep working.
+   * Reading a session whose history.json the archive lacks (another program wrote it, or a reset emptied it) reads
+   * it under the home's writer lock: while another memvoy process holds that lock (an import, a reset in a shell),
+   * the read waits for it here without blocking, said on the status row, so that keys (q too) keep working.
    */
   unblocked<T>(session: string | undefined, read: () => Maybe<T>): Maybe<T> {
     const waits = () => this.api.adoptionWaits?.(session) === true;
     const lockFree = this.api.writerLockFree?.bind(this.api);
     if (!lockFree || !waits()) return read();
-    const note = "reading a session another program wrote: waiting for another memvoy process writing to this home…";
+    const what = session === undefined ? "the sessions" : session;
+    const note = `reading ${what}: waiting for another memvoy process writing to this home…`;
     this.status.show(note, "busy");
     return (async () => {
       try {
