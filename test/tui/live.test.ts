@@ -187,6 +187,36 @@ describe("pager and clipboard", () => {
     expect((await tui.exited()).code).toBe(0);
   }, 120_000);
 
+  test("o gives the pager the text without its escape sequences (more would pass them to the terminal); y copies it exact", async () => {
+    const h = await makeHome();
+    const stored = "tool output \x1b]0;PWNED\x07then \x1b[31mred\x1b[0m text\tend";
+    const api = openMemory({ home: h, env: {} });
+    api.add("escapes", { role: "user", content: stored });
+    api.close();
+    const dir = tempHome("memvoy-pager-");
+    const out = join(dir, "paged.txt");
+    const pager = join(dir, "pager.sh");
+    writeFileSync(pager, `#!/bin/sh\ncat "$1" >> ${out}\necho PAGER-SHOWING\nread line\n`);
+    chmodSync(pager, 0o755);
+    tui = startTui(h, { env: { PAGER: pager } });
+    tui.command("set-option", "-g", "set-clipboard", "on");
+    await tui.waitFor("alpha-deploy");
+    tui.type("escapes");
+    tui.keys("Enter");
+    await tui.waitFor("escapes · 1 msg");
+    tui.keys("o");
+    await tui.waitFor("PAGER-SHOWING");
+    tui.keys("Enter");
+    await tui.waitFor("closed the pager");
+    const paged = readFileSync(out, "utf8");
+    expect(paged).toContain("tool output then red text\tend");
+    expect(paged).not.toContain("\x1b");
+    expect(paged).not.toContain("PWNED");
+    tui.keys("y");
+    await tui.waitFor("copied the user message");
+    expect(tui.command("show-buffer")).toBe(stored);
+  }, 60_000);
+
   test("o hands the terminal to the pager (normal screen, no mouse, cursor, cooked mode) and takes it back", async () => {
     const dir = tempHome("memvoy-pager-");
     const modes = join(dir, "stty.txt");

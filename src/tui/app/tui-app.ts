@@ -23,7 +23,7 @@ import { SearchScreen } from "./search-screen.ts";
 import { SummaryScreen } from "./summary-screen.ts";
 import { InputQuiet } from "./input-quiet.ts";
 import { describeError } from "../../shared/describe-error.ts";
-import { lineText } from "../../shared/terminal-text.ts";
+import { lineText, terminalText } from "../../shared/terminal-text.ts";
 
 /** The pause in keys and clicks each step of the search warm-up waits for (a step holds the keyboard up). */
 export const WARM_QUIET_MS = 120;
@@ -273,8 +273,12 @@ export class TuiApp implements AppContext {
     this.main.openSession(id, messageId);
   }
 
+  /**
+   * The pager draws what it is given on the terminal (more, most, less -r pass escapes through): the text goes
+   * without its escape sequences and controls, as everywhere else text reaches the terminal (y copies it exact).
+   */
   page(text: string, what: string): void {
-    this.pager = openInPager(this.screen, text, (error) => {
+    this.pager = openInPager(this.screen, terminalText(text), (error) => {
       this.pager = undefined;
       if (error) this.status.show(error, "error");
       else this.status.show(`closed the pager (${what})`);
