@@ -2,6 +2,7 @@
 import { describe, expect, test } from "bun:test";
 import { openMemory } from "../../src/app/open-memory.ts";
 import { tempHome } from "../fixture/home.ts";
+import { holdWriterLock } from "../fixture/writer-lock-holder.ts";
 import type { TmuxSession } from "../fixture/tmux.ts";
 import { makeHome, startTui, T, tuiSuite } from "../fixture/tui-home.ts";
 
@@ -52,6 +53,33 @@ describe("error memory browser", () => {
       await tui.waitForGone("Enter or Esc ends typing");
       tui.keys("q");
       expect((await tui.exited()).code).toBe(0);
+    },
+    T,
+  );
+
+  test(
+    "a search while another process holds the archive's write lock: keys keep working, the answer comes once it is free",
+    async () => {
+      const h = await makeHome();
+      tui = startTui(h);
+      await tui.waitFor("alpha-deploy");
+      tui.keys("C-e");
+      await tui.waitFor("Error memory · 3 records");
+      tui.keys("/");
+      await tui.waitFor("Enter or Esc ends typing");
+      // An import's or a deletion's write transaction: the search's hit stamp waited for it, every key held meanwhile.
+      const holder = await holdWriterLock(h);
+      try {
+        tui.type("jq");
+        await tui.waitFor('searching "jq"…');
+        tui.keys("Escape");
+        const s = await tui.waitFor("search: jq   Esc clears");
+        expect(s).toContain('searching "jq"…');
+      } finally {
+        await holder.release();
+      }
+      const s = await tui.waitFor('1 record match "jq"');
+      expect(s).toMatch(/bash\s+\S+\s+1\s+jq: command not found/);
     },
     T,
   );

@@ -1,7 +1,7 @@
 // Error lookup: keyword + semantic candidates fused into one ranking; every record returned gets
 // last_hit_at = now and expires_at = now + TTL. Expired records are never returned; no hit is an empty list.
 import { getLiveBySeqs, touchHits } from "../../storage/sqlite/error-memory-repo.ts";
-import { withWriteLock } from "../../storage/sqlite/write-lock.ts";
+import { withWriteLockWaiting } from "../../storage/sqlite/write-lock.ts";
 import type { MemoryContext } from "../memory-context.ts";
 import { collectCandidates, type Candidate } from "./error-candidates.ts";
 import { checkSearchInput } from "./error-input.ts";
@@ -52,7 +52,7 @@ export async function searchErrors(ctx: MemoryContext, raw: unknown): Promise<Er
 
   // The hit is stamped at the time of the answer; a record that expired meanwhile is not revived.
   const now = ctx.now();
-  const fresh = withWriteLock(ctx.db, () => {
+  const fresh = await withWriteLockWaiting(ctx.db, () => {
     const seqs = ranked.map((r) => r.seq);
     touchHits(ctx.db, seqs, now, now + errorTtlNs(ctx));
     return new Map(getLiveBySeqs(ctx.db, seqs, now).map((r) => [r.seq, r]));

@@ -13,6 +13,27 @@ export function withWriteLock<T>(db: Db, fn: () => T): T {
 }
 
 /**
+ * withWriteLock for an async caller: while another process holds the database's write lock, wait for it without
+ * holding this thread (SQLite's busy timeout would: a terminal UI's keys, a server's other requests), for as long
+ * as the busy timeout would have waited.
+ */
+export async function withWriteLockWaiting<T>(db: Db, fn: () => T): Promise<T> {
+  const timeout = Number((db.query("PRAGMA busy_timeout").get() as { timeout: number | bigint }).timeout);
+  const deadline = Date.now() + timeout;
+  for (let wait = 1; ; wait = Math.min(wait * 2, 50)) {
+    db.run("PRAGMA busy_timeout = 0");
+    try {
+      return withWriteLock(db, fn);
+    } catch (err) {
+      if ((err as { code?: unknown }).code !== "SQLITE_BUSY" || Date.now() > deadline) throw err;
+    } finally {
+      db.run(`PRAGMA busy_timeout = ${timeout}`);
+    }
+    await Bun.sleep(wait);
+  }
+}
+
+/**
  * Inside withWriteLock: make FTS5 write its pending terms (the segment and any merge work it would do at the
  * commit) now. A savepoint does it, so a writer can do it while it waits anyway; the segment is the same.
  */

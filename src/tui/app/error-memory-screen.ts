@@ -39,6 +39,7 @@ export class ErrorMemoryScreen {
 
   /** The plain list (kept only while no search was typed meanwhile). */
   private readList(): void {
+    this.state.dropSearch();
     void this.app.settle(this.app.api.listErrors({ limit: LIST_LIMIT }), (list) => {
       if (!this.state.query.trim()) this.state.setList(list);
     });
@@ -134,13 +135,14 @@ export class ErrorMemoryScreen {
   private search(): void {
     const query = this.state.query.trim();
     if (!query) return this.readList();
-    const ticket = this.state.nextSearch();
+    const ticket = this.state.nextSearch(query);
     this.app.guardAsync(
       this.app.api.searchErrors({ query, limit: SEARCH_LIMIT }).then(
         (r) => {
           if (this.state.setSearch(ticket, query, r)) this.app.render();
         },
         (err) => {
+          this.state.searchFailed(ticket);
           this.app.status.show(`error search failed: ${describeError(err)}`, "error");
           this.app.render();
         },

@@ -30,13 +30,29 @@ export class ErrorMemoryState extends QueryInput {
     this.setRows(list.records.map((record) => ({ record })));
   }
 
-  /** A ticket for a search; only the latest one's answer is taken. */
-  nextSearch(): number {
+  /** The query of the search under way, until its answer (or failure) arrives. */
+  searching: string | undefined;
+
+  /** A ticket for a search of `query`; only the latest one's answer is taken. */
+  nextSearch(query: string): number {
+    this.searching = query;
     return ++this.seq;
+  }
+
+  /** The search with this ticket failed. */
+  searchFailed(ticket: number): void {
+    if (ticket === this.seq) this.searching = undefined;
+  }
+
+  /** The plain list is wanted (the query was cleared): an answer to a search under way is no longer taken. */
+  dropSearch(): void {
+    this.seq++;
+    this.searching = undefined;
   }
 
   setSearch(ticket: number, query: string, result: ErrorSearchResult): boolean {
     if (ticket !== this.seq) return false;
+    this.searching = undefined;
     this.showing = { kind: "search", query };
     this.notes = [...result.notes];
     if (result.notEmbedded > 0)

@@ -65,6 +65,7 @@ export function renderErrorMemory(
 
 function statusText(s: ErrorMemoryState): string {
   const notes = s.notes.length ? ` · ${s.notes.join(" · ")}` : "";
+  if (s.searching !== undefined) return `searching "${inlineText(s.searching)}"…`;
   if (s.showing.kind === "search") {
     const n = s.rows.length;
     return `${n === 0 ? "no records match" : plural(n, "record") + " match"} "${s.showing.query}"${notes}`;
