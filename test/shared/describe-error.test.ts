@@ -63,6 +63,7 @@ import { DatabaseNotWritableError } from "../../src/storage/sqlite/open-database
 import { BrokenDatabaseError } from "../../src/storage/sqlite/broken-database.ts";
 import { NoSpaceError } from "../../src/storage/sqlite/no-space.ts";
 import { VectorStoreError } from "../../src/storage/lance/vector-store.ts";
+import { VectorStoreRefusedError } from "../../src/storage/lance/store-refused.ts";
 import {
   CopyMismatchError,
   NoArchiveUrlError,
@@ -446,6 +447,11 @@ const KINDS: [Error & { data: object }, string, 1 | 2][] = [
     new ErrorVectorStoreError({ op: "create-table", embedderId: "builtin:v1:384", reason: "boom" }),
     "cannot create the error vector table for builtin:v1:384: boom",
     1,
+  ],
+  [
+    new VectorStoreRefusedError({ label: "s3://b/p", reason: "NoSuchBucket", check: "the bucket in [vectors] uri" }),
+    "cannot open the vector store s3://b/p: NoSuchBucket (check the bucket in [vectors] uri)",
+    2,
   ],
   [
     new VectorKeysMissingError({ uri: "s3://team/x", missing: ["MEMVOY_S3_ACCESS_KEY_ID / AWS_ACCESS_KEY_ID"] }),
