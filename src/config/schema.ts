@@ -5,6 +5,9 @@ import { VectorsSchema } from "./vectors-schema.ts";
 
 const int = (min: number, max = Number.MAX_SAFE_INTEGER) =>
   v.pipe(v.number(), v.integer(), v.minValue(min), v.maxValue(max));
+/** A timer's longest delay (about 24.8 days): a longer one fires at once, so a huge timeout would time out at once. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+const ms = (min: number) => int(min, MAX_TIMER_MS);
 // Shape only (5 or 6 fields); the daemon checks the full grammar with croner when it schedules.
 const cronPattern = v.pipe(
   v.string(),
@@ -21,7 +24,7 @@ export const SummarySchema = v.strictObject({
   model: v.optional(v.pipe(v.string(), v.minLength(1)), "claude-sonnet-5-5"),
   cron: v.optional(cronPattern, "*/15 * * * *"),
   chunk_chars: v.optional(int(1000), 32_000),
-  timeout_ms: v.optional(int(100), 120_000),
+  timeout_ms: v.optional(ms(100), 120_000),
   max_retries: v.optional(int(0, 10), 3),
   /** The model for noise pruning and the relevance filter; the top-level `decision_model` is an alias. */
   decision_model: v.optional(v.string(), ""),
@@ -30,7 +33,7 @@ export const SummarySchema = v.strictObject({
 });
 
 export const ContextSchema = v.strictObject({
-  relevance_timeout_ms: v.optional(int(50), 3000),
+  relevance_timeout_ms: v.optional(ms(50), 3000),
 });
 
 function isHttpUrl(text: string): boolean {
@@ -65,7 +68,7 @@ export const EmbedderSchema = v.strictObject({
   base_url: v.optional(baseUrl, ""),
   dimensions: v.optional(int(0, 8192), 0),
   batch_size: v.optional(int(1, 2048), 64),
-  timeout_ms: v.optional(int(100), 30_000),
+  timeout_ms: v.optional(ms(100), 30_000),
   max_retries: v.optional(int(0, 10), 4),
 });
 
@@ -79,7 +82,7 @@ export const SearchSchema = v.strictObject({
 });
 
 export const DaemonSchema = v.strictObject({
-  embed_interval_ms: v.optional(int(100), 2000),
+  embed_interval_ms: v.optional(ms(100), 2000),
   sweep_cron: v.optional(cronPattern, "0 * * * *"),
   maintenance_cron: v.optional(cronPattern, "30 3 * * *"),
   log_max_bytes: v.optional(int(4096), 5 * 1024 * 1024),

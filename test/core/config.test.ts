@@ -100,6 +100,23 @@ test("every validation problem is reported, each with its key path", async () =>
     expect(line).toContain(key);
 });
 
+test("a timeout or interval past a timer's longest delay (2^31-1 ms) is refused, as it would fire at once", async () => {
+  const file = configFile(
+    "[summary]\ntimeout_ms = 3000000000\n[context]\nrelevance_timeout_ms = 2147483648\n[embedder]\ntimeout_ms = 1e10\n[daemon]\nembed_interval_ms = 9999999999\n",
+  );
+  const r = await cli(["config", "check"], { home: join(file, "..") });
+  expect(r.code).toBe(2);
+  for (const key of [
+    "summary.timeout_ms:",
+    "context.relevance_timeout_ms:",
+    "embedder.timeout_ms:",
+    "daemon.embed_interval_ms:",
+  ])
+    expect(r.stderr).toContain(key);
+  const longest = configFile("[summary]\ntimeout_ms = 2147483647\n");
+  expect(loadConfig(longest, {}).summary.timeout_ms).toBe(2147483647);
+});
+
 test("every unknown key of a table is named, not only the first", () => {
   const file = configFile(
     'bogus = 1\n[limits]\nmax_history_byts = 10\nmax_message_byts = 5\n[nosuch]\n[sumary]\nmodel = "x"\n',
