@@ -99,7 +99,8 @@ test("reindex: Ctrl-C stops it (exit 130), running it again resumes and complete
     port: 0,
     async fetch(req) {
       const body = (await req.json()) as { input: string[] };
-      if (++requests === 5) await new Promise<void>((r) => (release = r));
+      // The first request checks that the server answers; the next four fill the first batch of 8.
+      if (++requests === 6) await new Promise<void>((r) => (release = r));
       return Response.json(okBody(8)(body));
     },
   });
@@ -124,7 +125,7 @@ test("reindex: Ctrl-C stops it (exit 130), running it again resumes and complete
     stdout: "pipe",
     stderr: "pipe",
   });
-  await waitFor(() => requests >= 5, 30_000, "the first request of the second batch");
+  await waitFor(() => requests >= 6, 30_000, "the first request of the second batch");
   proc.kill("SIGINT");
   const [stderr, code] = await Promise.all([new Response(proc.stderr).text(), proc.exited]);
   expect(code).toBe(130);

@@ -56,6 +56,29 @@ test("after an embedder change search says a reindex is needed; reindex rebuilds
   back.close();
 });
 
+test("reindex with its HTTP embedder down fails before it drops the vectors that embedder made", async () => {
+  const f = startFakeEmbeddings([], { body: okBody(8) });
+  stops.push(f.stop);
+  const { home } = openTemp({ drain: "off" });
+  const api = openMemory({ home, env, config: fakeConfig(f.url), drain: "off" });
+  api.add("s", [
+    { role: "user", content: "the build is red" },
+    { role: "assistant", content: "the login test times out" },
+  ]);
+  expect((await api.drainEmbeddings()).embedded).toBe(2);
+  const ids = await vectorIds(home, FAKE_ID);
+  expect(ids).toHaveLength(2);
+  f.fail({ status: 401, body: '{"error":{"message":"invalid key"}}' });
+  const err = await api.reindex().catch((e: Error) => e);
+  expect(String(err)).toContain("rejected the API key (401)");
+  expect(await vectorIds(home, FAKE_ID)).toEqual(ids);
+  f.fail(undefined);
+  const hit = await api.search({ query: "the login test times out", match: "semantic", limit: 1 });
+  expect(hit.notIndexed).toBe(0);
+  expect(hit.hits[0]!.message.content).toBe("the login test times out");
+  api.close();
+});
+
 test("an interrupted reindex resumes without redoing what was embedded", async () => {
   const f = startFakeEmbeddings([], { body: okBody(8) });
   stops.push(f.stop);

@@ -190,6 +190,8 @@ export class SharedVectors {
       const target = await this.archive.getMeta(REINDEX_TARGET);
       report.resumed = target === embedder.id;
       if (!o.pendingOnly && !report.resumed) {
+        // Its vectors are dropped only once the embedder answers: a server down, or a refused key, keeps them.
+        if (!embedder.local) await embedder.embed(["reindex"], o.signal, "document");
         // Rebuild from scratch for this embedder: its old vectors may come from an older builtin version.
         await store.drop(embedder.id);
         await this.archive.requeueRecent();

@@ -38,6 +38,9 @@ export async function reindex(index: SemanticIndex, o: ReindexOptions = {}): Pro
   const target = getEmbedState(db, TARGET);
   const resumed = target === embedder.id;
   if (!o.pendingOnly && !resumed) {
+    // A server that is down, or refuses the key, must not cost the vectors it made: they are dropped only
+    // once it answers (a local embedder cannot fail so).
+    if (!embedder.local) await embedder.embed(["reindex"], o.signal, "document");
     // Rebuild from scratch for this embedder: its old vectors may come from an older builtin version. The
     // table is dropped under the vector write lock: a drain started by an earlier add may be writing to it.
     await underVectorLock(index, o.signal, async () => {
