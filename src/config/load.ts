@@ -15,7 +15,8 @@ type ConfigProblem =
   | { problem: "aliases-differ"; source: string; key: string; value: string; alias: string; aliasValue: string }
   | { problem: "cron"; source: string; key: string; pattern: string; reason: string }
   | { problem: "archive-password"; source: string }
-  | { problem: "embedder-credentials"; source: string };
+  | { problem: "embedder-credentials"; source: string }
+  | { problem: "embedder-no-provider"; source: string; keys: string[] };
 
 export const ConfigError = namedError<ConfigProblem>("ConfigError", "input", (d) => {
   if (d.problem === "unreadable") return `cannot read config ${d.file}: ${d.reason}`;
@@ -39,6 +40,8 @@ function configProblem(d: Exclude<ConfigProblem, { problem: "unreadable" }>): st
       return "archive.url includes a password, which is refused here; set MEMVOY_ARCHIVE_URL or PGPASSWORD instead";
     case "embedder-credentials":
       return "embedder.base_url includes a user or password, which is refused here; put the key in VOYAGE_API_KEY or OPENAI_API_KEY, or set MEMVOY_EMBEDDER_BASE_URL";
+    case "embedder-no-provider":
+      return `${d.keys.join(", ")} ${d.keys.length === 1 ? "is" : "are"} set but embedder.provider is not (the builtin embedder, the default, ignores them): set provider = "openai", "ollama" or "voyage", or "builtin"`;
   }
 }
 
@@ -140,6 +143,23 @@ export function validateConfig(raw: unknown, source: string, origins?: ReadonlyM
   return resolveAliases(result.output, source);
 }
 
+/**
+ * An HTTP embedder's settings without `provider` (forgotten, or misspelled in a variable): the builtin embedder,
+ * the default, would silently stand in for the server they describe.
+ */
+function checkEmbedderProvider(raw: Table, config: Config, source: string, origins?: ReadonlyMap<string, string>) {
+  if ((raw.embedder as Table | undefined)?.provider !== undefined) return;
+  const e = config.embedder;
+  const set = [e.base_url.trim() && "base_url", e.model.trim() && "model", e.dimensions > 0 && "dimensions"];
+  const keys = set
+    .filter((k): k is string => !!k)
+    .map((k) => {
+      const origin = origins?.get(`embedder.${k}`);
+      return origin ? `embedder.${k} (${origin})` : `embedder.${k}`;
+    });
+  if (keys.length > 0) throw new ConfigError({ problem: "embedder-no-provider", source, keys });
+}
+
 interface SchemaNode {
   type: string;
   wrapped?: SchemaNode;
@@ -215,7 +235,14 @@ export function loadConfig(file: string, env: Record<string, string | undefined>
     if (urlHasCredentials(checked.embedder.base_url))
       throw new ConfigError({ problem: "embedder-credentials", source: file });
     // Without overrides the file's validation is the config's: it runs once.
-    if (!overridden) return checked;
+    if (!overridden) {
+      checkEmbedderProvider(fromFile, checked, file);
+      return checked;
+    }
   }
-  return validateConfig(merge(fromFile, overrides), overridden ? `${file} + MEMVOY_* environment` : file, origins);
+  const raw = merge(fromFile, overrides);
+  const source = overridden ? `${file} + MEMVOY_* environment` : file;
+  const config = validateConfig(raw, source, origins);
+  checkEmbedderProvider(raw, config, source, origins);
+  return config;
 }

@@ -117,6 +117,24 @@ test("a timeout or interval past a timer's longest delay (2^31-1 ms) is refused,
   expect(loadConfig(longest, {}).summary.timeout_ms).toBe(2147483647);
 });
 
+test("an HTTP embedder's settings without embedder.provider are refused: the builtin one would ignore them", async () => {
+  const file = configFile('[embedder]\nbase_url = "http://127.0.0.1:11434/v1"\nmodel = "nomic-embed-text"\n');
+  const r = await cli(["config", "check"], { home: join(file, "..") });
+  expect(r.code).toBe(2);
+  expect(r.stderr).toBe(
+    `memvoy: config error in ${file}: embedder.base_url, embedder.model are set but embedder.provider is not (the builtin embedder, the default, ignores them): set provider = "openai", "ollama" or "voyage", or "builtin"\n`,
+  );
+  expect(() => loadConfig(configFile("[embedder]\ndimensions = 512\n"), {})).toThrow("embedder.dimensions is set");
+  expect(() => loadConfig(configFile(""), { MEMVOY_EMBEDDER_MODEL: "m" })).toThrow(
+    "embedder.model (MEMVOY_EMBEDDER_MODEL) is set",
+  );
+  // The provider named anywhere, the builtin one included, is a choice made.
+  expect(loadConfig(file, { MEMVOY_EMBEDDER_PROVIDER: "ollama" }).embedder.provider).toBe("ollama");
+  const builtin = configFile('[embedder]\nprovider = "builtin"\nmodel = "nomic-embed-text"\n');
+  expect(loadConfig(builtin, {}).embedder.provider).toBe("builtin");
+  expect(loadConfig(configFile('[embedder]\nbase_url = ""\nbatch_size = 8\n'), {}).embedder.batch_size).toBe(8);
+});
+
 test("every unknown key of a table is named, not only the first", () => {
   const file = configFile(
     'bogus = 1\n[limits]\nmax_history_byts = 10\nmax_message_byts = 5\n[nosuch]\n[sumary]\nmodel = "x"\n',
@@ -162,7 +180,10 @@ test("embedder.base_url that is no http(s) URL is refused by config check and at
   for (const withSecret of ["https://me:hunter2-secret@api.example.com/v1", "http://token-only@127.0.0.1:11434"]) {
     const file = configFile(`[embedder]\nprovider = "openai"\nbase_url = ${JSON.stringify(withSecret)}\n`);
     expect(() => loadConfig(file, {})).toThrow(/embedder\.base_url includes a user or password, which is refused here/);
-    expect(loadConfig(configFile(""), { MEMVOY_EMBEDDER_BASE_URL: withSecret }).embedder.base_url).toBe(withSecret);
+    expect(
+      loadConfig(configFile(""), { MEMVOY_EMBEDDER_PROVIDER: "openai", MEMVOY_EMBEDDER_BASE_URL: withSecret }).embedder
+        .base_url,
+    ).toBe(withSecret);
     const r = await cli(["config", "check"], { home: join(file, "..") });
     expect(r.code).toBe(2);
     expect(r.stderr).not.toContain("hunter2");

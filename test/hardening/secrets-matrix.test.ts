@@ -178,7 +178,10 @@ test("daemon.log, --verbose stderr and daemon status carry no secret", async () 
 
 test("config show masks URL userinfo and query tokens", async () => {
   const home = tempHome();
-  const env = { MEMVOY_EMBEDDER_BASE_URL: "http://user:pw-Secret-99@host.example/v1?api_key=qk-Secret-42&model=x" };
+  const env = {
+    MEMVOY_EMBEDDER_PROVIDER: "openai",
+    MEMVOY_EMBEDDER_BASE_URL: "http://user:pw-Secret-99@host.example/v1?api_key=qk-Secret-42&model=x",
+  };
   for (const args of [
     ["config", "show"],
     ["config", "show", "--json"],
