@@ -1,6 +1,6 @@
 // The drain and search with an HTTP embedder (fake /v1/embeddings): 429 then success, garbage, unreachable.
 import { afterAll, afterEach, describe, expect, test } from "bun:test";
-import { openTemp, removeTempHomes } from "../fixture/home.ts";
+import { cli, openTemp, removeTempHomes, waitFor } from "../fixture/home.ts";
 import { okBody, startFakeEmbeddings } from "../fixture/fake-embeddings.ts";
 import { config, queueSize, recentIds, sqlite, vectorIds } from "../fixture/semantic-home.ts";
 
@@ -112,6 +112,26 @@ describe("drain with an HTTP embedder", () => {
     expect(queueSize(home)).toBe(1);
     api.close();
   });
+
+  test("rm-message does not wait out a rate-limited server's Retry-After: the drain lets it go first", async () => {
+    const f = startFakeEmbeddings([], { body: okBody(8) });
+    stops.push(f.stop);
+    const { home, api } = httpHome(f.url);
+    api.add("s", { role: "user", content: "the deploy keys are in the vault" });
+    const secret = api.add("s", { role: "user", content: "my password is hunter2" }).ids[0]!;
+    f.fail({ status: 429, headers: { "retry-after": "40" }, body: '{"error":{"message":"slow down"}}' });
+    const drain = api.drainEmbeddings();
+    await waitFor(() => f.seen.length > 0, 20_000, "the drain's first request");
+    const started = performance.now();
+    const rm = await cli(["rm-message", secret], { home });
+    expect(rm.code, rm.stderr).toBe(0);
+    expect(performance.now() - started).toBeLessThan(20_000); // the server asked for 40 s, twice
+    f.fail(undefined);
+    // The drain took the lock back and embedded what is left.
+    expect(await drain).toMatchObject({ embedded: 1, failed: 0, remaining: 0 });
+    expect(await vectorIds(home, ID)).toEqual(recentIds(home));
+    api.close();
+  }, 60_000);
 
   test("an unreachable embedder: semantic fails with a clear error, hybrid falls back to keyword", async () => {
     const f = startFakeEmbeddings([]);

@@ -40,6 +40,7 @@ export const CONTEXT_WEIGHT = 0.3;
 const MAINTAIN_EVERY_ROWS = 5_000;
 const MAINTAIN_SHARE = 0.25;
 const LINGER_POLL_MS = 150;
+const DELETION_POLL_MS = 100;
 const MAX_RETRY_DELAY = 3600n * NS_PER_SEC;
 
 export interface DrainOptions {
@@ -133,7 +134,18 @@ async function drainLocked(index: SemanticIndex, options: DrainOptions): Promise
       }
       idleSince = undefined;
       if (options.maxMessages !== undefined && report.embedded >= options.maxMessages) break;
-      const { done, failed, error } = await embedQueued(embedder, batch, options.signal);
+      const watch = watchDeletions(ctx, options.signal);
+      let embedded: Awaited<ReturnType<typeof embedQueued>>;
+      try {
+        embedded = await embedQueued(embedder, batch, watch.signal);
+      } catch (err) {
+        if (!watch.deletionWaits) throw err;
+        report.yielded = true; // the batch stays queued as it was, for the next round
+        break;
+      } finally {
+        watch.stop();
+      }
+      const { done, failed, error } = embedded;
       if (failed.length > 0) {
         const seqs = failed.map((q) => q.message.seq);
         withWriteLock(ctx.db, () => deferQueued(ctx.db, seqs, error!, ctx.now(), retryDelay));
@@ -172,6 +184,24 @@ async function drainLocked(index: SemanticIndex, options: DrainOptions): Promise
   }
   if (!index.closed) report.remaining = queuedCount(ctx.db);
   return report;
+}
+
+/**
+ * Aborts a batch's embedding when a deletion starts waiting for the lock: a rate-limited or slow server would
+ * else hold rm, reset and rm-message for as long as its retries last (Retry-After, up to minutes).
+ */
+function watchDeletions(ctx: SemanticIndex["ctx"], outer?: AbortSignal) {
+  const abort = new AbortController();
+  const timer = setInterval(() => {
+    if (deletionWaiting(ctx)) abort.abort(new Error("a deletion waits for the vector write lock"));
+  }, DELETION_POLL_MS);
+  return {
+    signal: outer ? AbortSignal.any([outer, abort.signal]) : abort.signal,
+    get deletionWaits() {
+      return abort.signal.aborted && !outer?.aborted;
+    },
+    stop: () => clearInterval(timer),
+  };
 }
 
 export function hasPendingDeletes(db: SemanticIndex["ctx"]["db"]): boolean {
