@@ -70,6 +70,22 @@ describe("openai-compatible embedder", () => {
     expect(f.seen).toHaveLength(2);
   });
 
+  test("a search's query gets timeout_ms in all, retries included: a long Retry-After fails it at once", async () => {
+    const limited = { status: 429, headers: { "retry-after": "30" }, body: '{"error":{"message":"slow down"}}' };
+    const f = fake([limited, limited], { body: okBody(8) });
+    const e = await createEmbedder(cfg({ base_url: f.url, dimensions: 8, timeout_ms: 2000, max_retries: 4 }), { env });
+    const started = performance.now();
+    const err = await e.embed(["deploy keys"], undefined, "query").catch((x) => x);
+    expect(performance.now() - started).toBeLessThan(10_000);
+    expect(err).toBeInstanceOf(EmbedderUnavailableError);
+    expect(err.message).toContain("kept rate-limiting (429) after 1 attempts: slow down");
+    // A short wait still fits in the query's time.
+    const soon = fake([{ ...limited, headers: { "retry-after": "0.2" } }], { body: okBody(8) });
+    const q = await createEmbedder(cfg({ base_url: soon.url, dimensions: 8, timeout_ms: 2000 }), { env });
+    expect(await q.embed(["deploy keys"], undefined, "query")).toHaveLength(1);
+    expect(soon.seen).toHaveLength(2);
+  }, 20_000);
+
   test("5xx is retried max_retries times, then fails with one clear line", async () => {
     const f = fake([], { status: 503, body: "upstream unavailable" });
     const e = await createEmbedder(cfg({ base_url: f.url, max_retries: 2 }), { env, baseDelayMs: 1 });

@@ -76,9 +76,13 @@ export class HttpEmbedder implements Embedder {
     const headers: Record<string, string> = {};
     if (this.o.apiKey) headers.authorization = `Bearer ${this.o.apiKey}`;
     const label = `${this.o.provider} embeddings (${redactUrl(this.o.url)})`;
+    // A search waits for its query's vector timeout_ms in all, retries included: with a rate-limited server (429
+    // with a long Retry-After) it gives its keyword results by then rather than after minutes.
+    const retry =
+      purpose === "query" ? { ...this.o.retry, deadline: performance.now() + this.o.retry.timeoutMs } : this.o.retry;
     const json = await postJson(
       { url: this.o.url, headers, body, label, secret: this.o.apiKey, signal, fetch: this.o.fetch },
-      this.o.retry,
+      retry,
     );
     const vectors = parseEmbeddings(json, batch.length, this.#dim, label);
     if (this.#dim === 0) this.#dim = vectors[0]!.length;

@@ -8,6 +8,8 @@ export interface RetryPolicy {
   /** First backoff; doubles per attempt up to maxDelayMs, with jitter in [50%, 100%]. */
   baseDelayMs: number;
   maxDelayMs: number;
+  /** A performance.now() time past which no attempt runs and no retry waits: the whole call fails by then. */
+  deadline?: number;
 }
 
 export interface PostRequest {
@@ -30,7 +32,8 @@ export async function postJson(req: PostRequest, policy: RetryPolicy): Promise<u
   const server = { label: req.label, url: req.url };
   for (let attempt = 0; ; attempt++) {
     req.signal?.throwIfAborted();
-    const timeout = AbortSignal.timeout(policy.timeoutMs);
+    const left = policy.deadline === undefined ? policy.timeoutMs : policy.deadline - performance.now();
+    const timeout = AbortSignal.timeout(Math.max(1, Math.min(policy.timeoutMs, Math.floor(left))));
     const signal = req.signal ? AbortSignal.any([req.signal, timeout]) : timeout;
     let res: Response;
     try {
@@ -51,7 +54,8 @@ export async function postJson(req: PostRequest, policy: RetryPolicy): Promise<u
     }
     if (res.status === 429 || res.status >= 500) {
       const text = await safeText(res, signal, server);
-      if (attempt >= policy.maxRetries) {
+      const delay = retryDelay(res.headers.get("retry-after"), attempt, policy);
+      if (attempt >= policy.maxRetries || performance.now() + delay >= (policy.deadline ?? Number.POSITIVE_INFINITY)) {
         throw new EmbedderUnavailableError({
           ...server,
           problem: "kept-failing",
@@ -60,7 +64,7 @@ export async function postJson(req: PostRequest, policy: RetryPolicy): Promise<u
           ...detail(text, req.secret),
         });
       }
-      await sleep(retryDelay(res.headers.get("retry-after"), attempt, policy), req.signal);
+      await sleep(delay, req.signal);
       continue;
     }
     const text = await safeText(res, signal, server);
