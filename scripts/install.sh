@@ -43,6 +43,11 @@ elif [ -n "${PREFIX:-}" ]; then prefix="$PREFIX"
 elif [ -n "${HOME:-}" ]; then prefix="$HOME/.local"
 else die "HOME is not set: name where to install with --prefix DIR"
 fi
+# The shell leaves a ~ as it is in --prefix=~/x and PREFIX=~/x: it is the user's home, as for memvoy --home.
+case "$prefix" in
+  "~"|"~/"*) [ -n "${HOME:-}" ] || die "HOME is not set: give --prefix as a full path, not $prefix"
+    prefix="$HOME${prefix#\~}" ;;
+esac
 # An absolute prefix: the unit's ExecStart and the PATH advice must name the binary from anywhere.
 case "$prefix" in /*) ;; *) prefix="$(pwd)/$prefix" ;; esac
 

@@ -130,6 +130,27 @@ describe("release tarball and install.sh", () => {
     expect(inst.stdout).toContain(`export PATH="${join(cwd, "opt/mv/bin")}:$PATH"`);
   }, 120_000);
 
+  test("a ~ the shell left as it is (--prefix=~/x, PREFIX=~/x) is the user's home, not a folder named ~", async () => {
+    const cwd = makeTempDir();
+    const home = makeTempDir();
+    const script = join(repoRoot, "scripts/install.sh");
+    const given = await run(["sh", script, "--prefix=~/tools", outDir], { cwd, env: { HOME: home } });
+    expect(given.code, given.stderr).toBe(0);
+    const fromEnv = await run(["sh", script, outDir], { cwd, env: { HOME: home, PREFIX: "~/env-tools" } });
+    expect(fromEnv.code, fromEnv.stderr).toBe(0);
+    for (const prefix of ["tools", "env-tools"]) {
+      const bin = join(home, prefix, "bin/memvoy");
+      expect((await runBinary(bin, ["-v"], { cwd: makeTempDir() })).stdout.trim()).toBe(`memvoy ${pkg.version}`);
+      expect(readFileSync(join(home, prefix, "share/memvoy/memvoy.service"), "utf8")).toContain(
+        `ExecStart=${bin} --daemon`,
+      );
+    }
+    expect(readdirSync(cwd)).toEqual([]);
+    const noHome = await run(["sh", script, "--prefix=~/tools", outDir], { cwd });
+    expect(noHome.code).toBe(2);
+    expect(noHome.stderr.trim()).toBe("install.sh: HOME is not set: give --prefix as a full path, not ~/tools");
+  }, 120_000);
+
   test("a tampered release is refused and nothing is installed", async () => {
     const unpacked = makeTempDir();
     await run(["tar", "-xzf", tarball, "-C", unpacked]);
