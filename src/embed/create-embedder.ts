@@ -73,6 +73,7 @@ export async function createEmbedder(cfg: EmbedderConfig, options: CreateEmbedde
     dim,
     requestDim,
     apiKey,
+    keyVar: d.keyVar,
     batchSize: cfg.batch_size,
     retry: {
       timeoutMs: cfg.timeout_ms,

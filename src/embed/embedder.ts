@@ -18,9 +18,15 @@ export const EmbedderConfigError = namedError<
   | { problem: "not-a-url"; baseUrl: string; example: string }
   | { problem: "not-http"; baseUrl: string }
   | { problem: "missing-key"; provider: string; keyVar: string }
+  /** The server answered 401/403 to a request sent without a key (none was set, or the provider sends none). */
+  | { problem: "key-wanted"; provider: string; label: string; status: number; keyVar?: string }
 >("EmbedderConfigError", "input", (d) => {
   if (d.problem === "missing-key")
     return `embedder "${d.provider}" needs an API key: set ${d.keyVar} in the environment`;
+  if (d.problem === "key-wanted")
+    return d.keyVar
+      ? `${d.label} wants an API key (${d.status}) and none is set: set ${d.keyVar} in the environment`
+      : `${d.label} wants an API key (${d.status}), which the ${d.provider} provider never sends: use provider = "openai" with OPENAI_API_KEY`;
   const base = `[embedder] base_url ${JSON.stringify(d.baseUrl)}`;
   return d.problem === "not-a-url"
     ? `${base} is not a URL (e.g. ${d.example})`

@@ -133,6 +133,21 @@ describe("openai-compatible embedder", () => {
     expect(err.message).not.toContain("sk-test-secret");
   });
 
+  test("a 401 to a request sent without a key says which variable to set, not that the key was rejected", async () => {
+    const f = fake([], { status: 401, body: '{"error":{"message":"Missing bearer token"}}' });
+    // A server other than api.openai.com may need no key, so none is required before the request.
+    const e = await createEmbedder(cfg({ base_url: f.url, dimensions: 8 }), { env: {} });
+    const err = await e.embed(["x"]).catch((x) => x);
+    expect(err).toBeInstanceOf(EmbedderConfigError);
+    expect(err.message).toMatch(
+      /^openai embeddings \(http:\/\/127\.0\.0\.1:\d+\/v1\/embeddings\) wants an API key \(401\) and none is set: set OPENAI_API_KEY in the environment$/,
+    );
+    const o = await createEmbedder(cfg({ provider: "ollama", base_url: f.url, dimensions: 8 }), { env: {} });
+    expect(String(await o.embed(["x"]).catch((x) => x))).toContain(
+      'wants an API key (401), which the ollama provider never sends: use provider = "openai" with OPENAI_API_KEY',
+    );
+  });
+
   test("an unreachable server fails fast with a clear message", async () => {
     const f = fake([]);
     const url = f.url;

@@ -490,6 +490,22 @@ const KINDS: [Error & { data: object }, string, 1 | 2][] = [
     2,
   ],
   [
+    new EmbedderConfigError({
+      problem: "key-wanted",
+      provider: "openai",
+      label: LABEL,
+      status: 401,
+      keyVar: "OPENAI_API_KEY",
+    }),
+    `${LABEL} wants an API key (401) and none is set: set OPENAI_API_KEY in the environment`,
+    2,
+  ],
+  [
+    new EmbedderConfigError({ problem: "key-wanted", provider: "ollama", label: LABEL, status: 403 }),
+    `${LABEL} wants an API key (403), which the ollama provider never sends: use provider = "openai" with OPENAI_API_KEY`,
+    2,
+  ],
+  [
     new EmbedderUnavailableError({ label: LABEL, url: URL_, problem: "timeout", timeoutMs: 100 }),
     `${LABEL} timed out after 100 ms`,
     1,

@@ -1,6 +1,13 @@
 // HTTP embedders: OpenAI-compatible /v1/embeddings (OpenAI, Ollama, LM Studio, vLLM) and Voyage AI.
 import { redactUrl } from "../../shared/redact.ts";
-import { EmbedderResponseError, normalizeInPlace, type EmbedPurpose, type Embedder } from "../embedder.ts";
+import {
+  EmbedderConfigError,
+  EmbedderRejectedError,
+  EmbedderResponseError,
+  normalizeInPlace,
+  type EmbedPurpose,
+  type Embedder,
+} from "../embedder.ts";
 import { postJson, type RetryPolicy } from "./post-json.ts";
 
 export type WireFormat = "openai" | "voyage";
@@ -31,6 +38,8 @@ export interface HttpEmbedderOptions {
   /** Ask the server for `dim` dimensions (OpenAI `dimensions`, Voyage `output_dimension`). */
   requestDim: boolean;
   apiKey?: string;
+  /** Where the key is read from (OPENAI_API_KEY, VOYAGE_API_KEY); none for a provider that sends no key. */
+  keyVar?: string;
   batchSize: number;
   retry: RetryPolicy;
   fetch?: typeof fetch;
@@ -83,7 +92,13 @@ export class HttpEmbedder implements Embedder {
     const json = await postJson(
       { url: this.o.url, headers, body, label, secret: this.o.apiKey, signal, fetch: this.o.fetch },
       retry,
-    );
+    ).catch((err: unknown) => {
+      if (this.o.apiKey || !(err instanceof EmbedderRejectedError) || ![401, 403].includes(err.status)) throw err;
+      throw new EmbedderConfigError(
+        { problem: "key-wanted", provider: this.o.provider, label, status: err.status, keyVar: this.o.keyVar },
+        { cause: err },
+      );
+    });
     const vectors = parseEmbeddings(json, batch.length, this.#dim, label);
     if (this.#dim === 0) this.#dim = vectors[0]!.length;
     return vectors;
