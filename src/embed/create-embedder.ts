@@ -1,6 +1,7 @@
 // Builds the configured Embedder ([embedder] in config.toml); providers load lazily.
 import type { Config } from "../config/schema.ts";
 import { EmbedderConfigError, type Embedder } from "./embedder.ts";
+import { BUILTIN_ID } from "./builtin/builtin-id.ts";
 
 export type EmbedderConfig = Config["embedder"];
 type Env = Record<string, string | undefined>;
@@ -85,6 +86,18 @@ export async function createEmbedder(cfg: EmbedderConfig, options: CreateEmbedde
   });
   if (dim === 0) await embedder.embed(["dimension probe"]);
   return embedder;
+}
+
+/**
+ * The id createEmbedder gives for `cfg` when it is known without asking the server; undefined for a model whose
+ * dimension is learnt from its first answer.
+ */
+export function configuredEmbedderId(cfg: EmbedderConfig): string | undefined {
+  if (cfg.provider === "builtin") return BUILTIN_ID;
+  const d = DEFAULTS[cfg.provider];
+  const model = cfg.model || d.model;
+  const dim = cfg.dimensions || (model === d.model ? d.dim : 0);
+  return dim > 0 ? `${cfg.provider}:${model}:${dim}` : undefined;
 }
 
 /** base_url may be the API root (…/v1), the server root, or the full …/embeddings endpoint. */

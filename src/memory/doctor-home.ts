@@ -8,6 +8,8 @@ import { dirEntries } from "../shared/dir-entries.ts";
 import { HomeLinkRefusedError } from "../shared/no-follow.ts";
 import { isSessionId } from "../shared/session-id.ts";
 import { nsToRfc3339 } from "../shared/time.ts";
+import { configuredEmbedderId } from "../embed/create-embedder.ts";
+import { embedderTableName } from "../storage/lance/embedder-tables.ts";
 import { refuseLinkedTables } from "../storage/lance/linked-tables.ts";
 import { queuedCount, recentCount } from "../storage/sqlite/embed-queue-repo.ts";
 import type { DoctorFinding } from "./doctor-finding.ts";
@@ -102,13 +104,25 @@ function vectorFindings(ctx: HomeCheckContext): DoctorFinding[] {
       },
     ];
   }
-  // Cheap, without LanceDB: no table folder at all (the store deleted, or left out of a backup).
-  if (dirEntries(ctx.paths.lance).some((e) => e.name.startsWith(MESSAGE_TABLES))) return [];
+  // Cheap, without LanceDB: no table folder at all (the store deleted, or left out of a backup), or none of the
+  // configured embedder (its config changed since the vectors were made).
+  const tables = dirEntries(ctx.paths.lance)
+    .map((e) => e.name)
+    .filter((n) => n.startsWith(MESSAGE_TABLES));
   const embedded = recentCount(db) - queuedCount(db);
   if (embedded <= 0) return [];
+  if (tables.length === 0)
+    return [
+      {
+        problem: `${ctx.paths.lance} holds no message vectors, but ${embedded} recent message(s) were embedded: semantic search finds nothing until memvoy reindex runs`,
+        manual: true,
+      },
+    ];
+  const id = configuredEmbedderId(ctx.config.embedder);
+  if (id === undefined || tables.includes(`${embedderTableName(MESSAGE_TABLES, id)}.lance`)) return [];
   return [
     {
-      problem: `${ctx.paths.lance} holds no message vectors, but ${embedded} recent message(s) were embedded: semantic search finds nothing until memvoy reindex runs`,
+      problem: `the message vectors in ${ctx.paths.lance} come from another embedder than the configured one (${id}): semantic search finds nothing until memvoy reindex runs`,
       manual: true,
     },
   ];

@@ -124,6 +124,32 @@ test("a vector store without message vectors, where the archive says messages we
   expect((await doctor(home)).code).toBe(0);
 });
 
+test("vectors made by another embedder than the configured one (the config changed, no reindex) are named", async () => {
+  const { home, api } = openTemp({ drain: "off" });
+  api.add("s1", [
+    { role: "user", content: "the deploy failed" },
+    { role: "assistant", content: "raise the memory limit" },
+  ]);
+  api.close();
+  expect((await cli(["reindex", "--quiet"], { home })).code).toBe(0);
+  // An HTTP embedder whose id is known without asking it: no server is needed to check.
+  writeFileSync(
+    join(home, "config.toml"),
+    '[embedder]\nprovider = "ollama"\nbase_url = "http://127.0.0.1:9/v1"\nmodel = "all-minilm"\ndimensions = 384\n',
+  );
+  const r = await cli(["doctor"], { home });
+  expect(r.code).toBe(1);
+  expect(r.stdout.trim().split("\n").slice(1)).toEqual([
+    `the message vectors in ${join(home, ".store", "lance")} come from another embedder than the configured one (ollama:all-minilm:384): semantic search finds nothing until memvoy reindex runs`,
+    "problems left that --repair does not change; each says what to do",
+  ]);
+  // Back to the embedder that made them; a model whose dimension only the server knows is not judged.
+  writeFileSync(join(home, "config.toml"), "");
+  expect((await doctor(home)).code).toBe(0);
+  writeFileSync(join(home, "config.toml"), '[embedder]\nprovider = "ollama"\nmodel = "all-minilm"\n');
+  expect((await doctor(home)).code).toBe(0);
+});
+
 test("files and folders of the home open to other users (a restore under another umask) are named; --repair makes them private", async () => {
   const { home, api } = openTemp({ drain: "off" });
   api.add("s1", { role: "user", content: "a private conversation" });

@@ -4,10 +4,8 @@ import { normalizeInPlace, type EmbedPurpose, type Embedder } from "../embedder.
 import { addHashFeatures } from "./hash-features.ts";
 import { tokenize } from "./tokenize.ts";
 import { loadWordVectors, type WordVectors } from "./word-vectors.ts";
+import { BUILTIN_DIM, BUILTIN_ID } from "./builtin-id.ts";
 
-export const BUILTIN_DIM = 384;
-/** Bump when anything below changes what a text embeds to: stored vectors then need a reindex. */
-export const BUILTIN_VERSION = "v1";
 const HASH_WEIGHT = 0.35;
 // SIF weight a/(a + p(w)), p from the word's frequency rank (Zipf); unknown words count as rare.
 const SIF_WORDS = 3e-3;
@@ -21,7 +19,7 @@ export interface Mix {
 }
 
 export class BuiltinEmbedder implements Embedder {
-  readonly id = `builtin:${BUILTIN_VERSION}:${BUILTIN_DIM}`;
+  readonly id = BUILTIN_ID;
   readonly dim = BUILTIN_DIM;
   readonly local = true;
   readonly #hashWeight: (w: string) => number;
