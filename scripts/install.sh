@@ -94,7 +94,10 @@ if [ -f "$source/SHA256SUMS" ]; then
   echo "checksums verified"
 fi
 
-if [ -n "${HOME:-}" ] && [ "$prefix" = "$HOME/.local" ]; then fish_dir="${XDG_CONFIG_HOME:-$HOME/.config}/fish/completions"
+# A relative XDG_CONFIG_HOME is ignored, as the XDG Base Directory spec says (and memvoy does).
+config_home="${HOME:-}/.config"
+case "${XDG_CONFIG_HOME:-}" in /*) config_home="$XDG_CONFIG_HOME" ;; esac
+if [ -n "${HOME:-}" ] && [ "$prefix" = "$HOME/.local" ]; then fish_dir="$config_home/fish/completions"
 else fish_dir="$prefix/share/fish/vendor_completions.d"; fi
 unit="$source/memvoy.service"
 [ -f "$unit" ] || unit="$here/../contrib/memvoy.service"

@@ -151,6 +151,20 @@ describe("release tarball and install.sh", () => {
     expect(noHome.stderr.trim()).toBe("install.sh: HOME is not set: give --prefix as a full path, not ~/tools");
   }, 120_000);
 
+  test("the fish completion goes under an absolute XDG_CONFIG_HOME; a relative one is ignored, not made in the current folder", async () => {
+    const script = join(repoRoot, "scripts/install.sh");
+    const home = makeTempDir();
+    const xdg = join(makeTempDir(), "conf");
+    const absolute = await run(["sh", script, outDir], { env: { HOME: home, XDG_CONFIG_HOME: xdg } });
+    expect(absolute.code, absolute.stderr).toBe(0);
+    expect(existsSync(join(xdg, "fish/completions/memvoy.fish"))).toBe(true);
+    const cwd = makeTempDir();
+    const relative = await run(["sh", script, outDir], { cwd, env: { HOME: home, XDG_CONFIG_HOME: "conf" } });
+    expect(relative.code, relative.stderr).toBe(0);
+    expect(readdirSync(cwd)).toEqual([]);
+    expect(existsSync(join(home, ".config/fish/completions/memvoy.fish"))).toBe(true);
+  }, 120_000);
+
   test("a tampered release is refused and nothing is installed", async () => {
     const unpacked = makeTempDir();
     await run(["tar", "-xzf", tarball, "-C", unpacked]);
