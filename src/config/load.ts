@@ -41,7 +41,7 @@ function configProblem(d: Exclude<ConfigProblem, { problem: "unreadable" }>): st
     case "embedder-credentials":
       return "embedder.base_url includes a user or password, which is refused here; put the key in VOYAGE_API_KEY or OPENAI_API_KEY, or set MEMVOY_EMBEDDER_BASE_URL";
     case "embedder-no-provider":
-      return `${d.keys.join(", ")} ${d.keys.length === 1 ? "is" : "are"} set but embedder.provider is not (the builtin embedder, the default, ignores them): set provider = "openai", "ollama" or "voyage", or "builtin"`;
+      return `${d.keys.join(", ")} ${d.keys.length === 1 ? "is" : "are"} set but embedder.provider is not (the builtin embedder, the default, ignores ${d.keys.length === 1 ? "it" : "them"}): set provider = "openai", "ollama" or "voyage", or "builtin"`;
   }
 }
 
