@@ -84,7 +84,8 @@ export async function createEmbedder(cfg: EmbedderConfig, options: CreateEmbedde
     },
     fetch: options.fetch,
   });
-  if (dim === 0) await embedder.embed(["dimension probe"]);
+  // As a search's query: within timeout_ms in all, as a search may be what opens the embedder.
+  if (dim === 0) await embedder.embed(["dimension probe"], undefined, "query");
   return embedder;
 }
 

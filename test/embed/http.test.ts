@@ -79,6 +79,14 @@ describe("openai-compatible embedder", () => {
     expect(performance.now() - started).toBeLessThan(10_000);
     expect(err).toBeInstanceOf(EmbedderUnavailableError);
     expect(err.message).toContain("kept rate-limiting (429) after 1 attempts: slow down");
+    // So does the first answer that tells a model's dimension, which a search may be the one to ask for.
+    const probe = fake([limited], { body: okBody(8) });
+    const at = performance.now();
+    const unknown = await createEmbedder(cfg({ base_url: probe.url, model: "custom", timeout_ms: 2000 }), {
+      env,
+    }).catch((x) => x);
+    expect(performance.now() - at).toBeLessThan(10_000);
+    expect(String(unknown)).toContain("kept rate-limiting (429)");
     // A short wait still fits in the query's time.
     const soon = fake([{ ...limited, headers: { "retry-after": "0.2" } }], { body: okBody(8) });
     const q = await createEmbedder(cfg({ base_url: soon.url, dimensions: 8, timeout_ms: 2000 }), { env });
