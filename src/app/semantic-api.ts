@@ -11,6 +11,7 @@ import { holdRecentText } from "../storage/sqlite/recent-text-cache.ts";
 import { reindex, type ReindexOptions, type ReindexReport } from "../memory/embedding/reindex.ts";
 import { SemanticIndex } from "../memory/embedding/semantic-index.ts";
 import { mayHoldVectors } from "../memory/vector-location.ts";
+import { VectorTableDamagedError } from "../storage/lance/damaged-table.ts";
 import type { Embedder } from "../embed/embedder.ts";
 import { hybridSearch } from "../search/hybrid.ts";
 import { semanticSearch, type SemanticOptions, type SemanticSource } from "../search/semantic.ts";
@@ -110,7 +111,8 @@ export class SemanticApi {
       return await this.searchOnce(match, o);
     } catch (err) {
       // The kept table handle may point at a table another process dropped or rebuilt: reopen once.
-      if (o.signal?.aborted || err instanceof MemvoyError) throw err;
+      // (A table that reads as damaged through a kept handle may only have been replaced: it is reopened too.)
+      if (o.signal?.aborted || (err instanceof MemvoyError && !(err instanceof VectorTableDamagedError))) throw err;
       this.index.forgetTables();
       return this.searchOnce(match, o);
     }

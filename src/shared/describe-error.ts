@@ -75,6 +75,11 @@ function rustDebugLine(line: string): string {
   return `${line.slice(0, dump.index)}${os[2]}${path ? `: ${path}` : ""} (os error ${os[1]})`;
 }
 
+/** The first line of a LanceDB error's text, read as lanceLine does (its innermost cause). */
+export function lanceReason(text: string): string {
+  return lanceLine(firstLine(text));
+}
+
 /**
  * A LanceDB error as one readable line: it repeats itself in a chain of "Caused by:" with the Rust source location
  * of each step (2 KB for a file it may not open); the innermost cause says it, without its wrappers' names.

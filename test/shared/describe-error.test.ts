@@ -19,6 +19,7 @@ import { InvalidTimeError } from "../../src/shared/time.ts";
 import { CorruptHistoryError } from "../../src/storage/history/history-file.ts";
 import { SchemaTooNewError } from "../../src/storage/sqlite/open-database.ts";
 import { VectorDimensionError } from "../../src/storage/lance/vector-dimension.ts";
+import { VectorTableDamagedError } from "../../src/storage/lance/damaged-table.ts";
 import { NoSuchSessionError } from "../../src/app/memory-api.ts";
 import { InvalidSearchOptionError } from "../../src/app/search-option-error.ts";
 import { CommandUsageError, StdinInputError } from "../../src/cli/usage-errors.ts";
@@ -263,6 +264,11 @@ const KINDS: [Error & { data: object }, string, 1 | 2][] = [
     2,
   ],
   [new VectorDimensionError({ got: 3, expected: 4 }), "vector of 3 dimensions for a 4-dimensional table", 1],
+  [
+    new VectorTableDamagedError({ table: "messages_x", reason: "lance error: file size is too small" }),
+    "the vector table messages_x is damaged (lance error: file size is too small); run memvoy reindex to rebuild it from the archive",
+    1,
+  ],
   [
     new WorkerExitError({ kind: "embeddings", pid: 7, code: 1 }),
     "the embeddings worker (pid 7) exited with code 1 before answering",

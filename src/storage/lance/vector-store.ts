@@ -9,6 +9,7 @@ import { ConnectedStore, connectStore, locationLabel, openIfExists } from "./con
 import { loadLanceDb } from "./load-lancedb.ts";
 import { VectorStoreRefusedError } from "./store-refused.ts";
 import { VectorTable } from "./vector-table.ts";
+import { asDamaged } from "./damaged-table.ts";
 import { EMBEDDER_KEY, embedderTableName, embedderTables, type TableInfo } from "./embedder-tables.ts";
 
 /** LanceDB refused to open the store or create a table; `reason` is its own first words. */
@@ -41,13 +42,15 @@ export class VectorStore extends ConnectedStore implements MessageVectors {
 
   /** Every message-vector table, with the embedder its vectors came from. */
   tables(probe: readonly string[] = []): Promise<TableInfo[]> {
-    return embedderTables(this.conn, "messages_", probe);
+    return embedderTables(this.conn, "messages_", probe, asDamaged);
   }
 
   /** The table of one embedder; created empty when `create` is set, else undefined if absent. */
   async table(embedderId: string, dim: number, options: { create?: boolean } = {}): Promise<VectorTable | undefined> {
     const name = tableNameFor(embedderId);
-    let t: Table | undefined = await openIfExists(this.conn, name);
+    let t: Table | undefined = await openIfExists(this.conn, name).catch((err) => {
+      throw asDamaged(err, name);
+    });
     if (!t && !options.create) return undefined;
     if (!t) {
       const { arrow } = await loadLanceDb();
@@ -67,9 +70,11 @@ export class VectorStore extends ConnectedStore implements MessageVectors {
 
   async drop(embedderId: string): Promise<void> {
     const name = tableNameFor(embedderId);
-    const t = await openIfExists(this.conn, name);
+    // A damaged table (a manifest cut short) cannot be opened, yet it can be dropped: that is how reindex
+    // rebuilds it.
+    const t = await openIfExists(this.conn, name).catch(() => "damaged" as const);
     if (t) {
-      t.close();
+      if (t !== "damaged") t.close();
       await this.conn.dropTable(name);
     }
     this.committed();

@@ -6,6 +6,7 @@ import { loadLanceDb } from "./load-lancedb.ts";
 import { assertDimensions } from "./vector-dimension.ts";
 import { arrowTable, bigints, strings, vectors } from "./arrow-columns.ts";
 import { resultColumns } from "./search-result-ipc.ts";
+import { asDamaged } from "./damaged-table.ts";
 import type { MessageVectorTable, VectorFilter, VectorHit, VectorRow } from "../ports/vector-port.ts";
 
 type Arrow = Awaited<ReturnType<typeof loadLanceDb>>["arrow"];
@@ -50,6 +51,15 @@ export class VectorTable implements MessageVectorTable {
     if (this.root !== undefined) privatizeTree(this.root);
   }
 
+  /** `work` on the table; a failure that says a file of the table is damaged is named so (damaged-table.ts). */
+  private async guard<T>(work: () => Promise<T>): Promise<T> {
+    try {
+      return await work();
+    } catch (err) {
+      throw asDamaged(err, this.t.name);
+    }
+  }
+
   static schema(arrow: Arrow, dim: number, metadata: Map<string, string>) {
     const { Field, Schema, Utf8, Int64, Float32, FixedSizeList } = arrow;
     return new Schema(
@@ -69,49 +79,46 @@ export class VectorTable implements MessageVectorTable {
   /** Insert or replace rows by id. */
   async upsert(rows: readonly VectorRow[]): Promise<void> {
     if (rows.length === 0) return;
-    const schema = await this.t.schema();
     assertDimensions(rows, this.dim);
-    const data = await arrowRows(rows, schema);
-    await this.t.mergeInsert("id").whenMatchedUpdateAll().whenNotMatchedInsertAll().execute(data);
+    await this.guard(async () => {
+      const data = await arrowRows(rows, await this.t.schema());
+      await this.t.mergeInsert("id").whenMatchedUpdateAll().whenNotMatchedInsertAll().execute(data);
+    });
     this.committed();
   }
 
   async append(rows: readonly VectorRow[]): Promise<void> {
     if (rows.length === 0) return;
     assertDimensions(rows, this.dim);
-    await this.t.add(await arrowRows(rows, await this.t.schema()));
+    await this.guard(async () => this.t.add(await arrowRows(rows, await this.t.schema())));
     this.committed();
   }
 
   /** Delete a session's rows with seq below `beforeSeq` (compaction, reset, rm). */
   async deleteBefore(session: string, beforeSeq: bigint): Promise<void> {
-    await this.t.delete(`session = ${quote(session)} AND seq < ${beforeSeq}`);
+    await this.guard(() => this.t.delete(`session = ${quote(session)} AND seq < ${beforeSeq}`));
     this.committed();
   }
 
   async deleteIds(ids: readonly string[]): Promise<void> {
     for (let i = 0; i < ids.length; i += 500) {
-      await this.t.delete(
-        `id IN (${ids
-          .slice(i, i + 500)
-          .map(quote)
-          .join(", ")})`,
-      );
+      const batch = ids
+        .slice(i, i + 500)
+        .map(quote)
+        .join(", ");
+      await this.guard(() => this.t.delete(`id IN (${batch})`));
     }
     this.committed();
   }
 
   async count(filter: VectorFilter = {}): Promise<number> {
-    return this.t.countRows(whereClause(filter));
+    return this.guard(() => this.t.countRows(whereClause(filter)));
   }
 
   /** Ids of a session's rows with seq below `beforeSeq`. */
   async idsBefore(session: string, beforeSeq: bigint): Promise<string[]> {
-    const rows = (await this.t
-      .query()
-      .select(["id"])
-      .where(`session = ${quote(session)} AND seq < ${beforeSeq}`)
-      .toArray()) as { id: string }[];
+    const where = `session = ${quote(session)} AND seq < ${beforeSeq}`;
+    const rows = (await this.guard(() => this.t.query().select(["id"]).where(where).toArray())) as { id: string }[];
     return rows.map((r) => r.id);
   }
 
@@ -120,7 +127,7 @@ export class VectorTable implements MessageVectorTable {
     let q = this.t.query().select(["id", "seq", "session"]);
     const w = whereClause(filter);
     if (w) q = q.where(w);
-    const t = await q.toArrow();
+    const t = await this.guard(() => q.toArrow());
     const [ids, seqs, sessions] = [t.getChild("id"), t.getChild("seq"), t.getChild("session")];
     if (!ids || !seqs || !sessions) return [];
     const seqValues = seqs.toArray() as BigInt64Array;
@@ -160,7 +167,7 @@ export class VectorTable implements MessageVectorTable {
       try {
         return await this.searchOnce(vector, filter, limit);
       } catch (err) {
-        if (attempt >= 3) throw err;
+        if (attempt >= 3) throw asDamaged(err, this.t.name);
         await this.t.checkoutLatest().catch(() => {});
       }
     }
@@ -191,7 +198,11 @@ export class VectorTable implements MessageVectorTable {
   }
 
   /** Up to `n` stored vectors spread over the table (background statistics of relevance). */
-  async sample(n: number): Promise<Float32Array[]> {
+  sample(n: number): Promise<Float32Array[]> {
+    return this.guard(() => this.sampleOnce(n));
+  }
+
+  private async sampleOnce(n: number): Promise<Float32Array[]> {
     const total = await this.t.countRows();
     if (total === 0) return [];
     const step = Math.max(1, Math.floor(total / n));
@@ -207,7 +218,7 @@ export class VectorTable implements MessageVectorTable {
 
   /** Compact small fragments into larger ones and drop old versions (and fold new rows into the index). */
   async compact(): Promise<void> {
-    await this.t.optimize({ cleanupOlderThan: new Date(Date.now() - 60_000) });
+    await this.guard(() => this.t.optimize({ cleanupOlderThan: new Date(Date.now() - 60_000) }));
     this.committed();
   }
 
@@ -216,7 +227,7 @@ export class VectorTable implements MessageVectorTable {
    * version. Only under the vector write lock; readers of an old version retry on the latest.
    */
   async purgeOldVersions(): Promise<void> {
-    await this.t.optimize({ cleanupOlderThan: new Date(Date.now() + 1000), deleteUnverified: true });
+    await this.guard(() => this.t.optimize({ cleanupOlderThan: new Date(Date.now() + 1000), deleteUnverified: true }));
     this.committed();
   }
 

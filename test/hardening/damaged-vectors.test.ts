@@ -1,0 +1,61 @@
+// A damaged message-vector table (a data file gone, manifests cut short): semantic search names the damage and
+// the way out, and reindex rebuilds the table from the archive, even one LanceDB can no longer open.
+import { afterAll, expect, test } from "bun:test";
+import { readdirSync, rmSync, truncateSync } from "node:fs";
+import { join } from "node:path";
+import { cli, removeTempHomes, tempHome } from "../fixture/home.ts";
+
+afterAll(removeTempHomes);
+
+async function indexedHome(): Promise<string> {
+  const home = tempHome();
+  const lines = Array.from({ length: 20 }, (_, i) =>
+    JSON.stringify({ role: i % 2 ? "assistant" : "user", content: `deploy the kubernetes cluster, step ${i}` }),
+  ).join("\n");
+  expect((await cli(["add", "k"], { home, stdin: lines })).code).toBe(0);
+  expect((await cli(["reindex"], { home })).code).toBe(0);
+  return home;
+}
+
+function table(home: string): string {
+  const lance = join(home, ".store", "lance");
+  const name = readdirSync(lance).find((n) => n.startsWith("messages_"));
+  expect(name).toBeDefined();
+  return join(lance, name!);
+}
+
+const damages: [string, (dir: string) => void][] = [
+  ["a data file removed", (dir) => readdirSync(join(dir, "data")).forEach((f) => rmSync(join(dir, "data", f)))],
+  [
+    "every manifest cut short",
+    (dir) =>
+      readdirSync(join(dir, "_versions"))
+        .filter((f) => f.endsWith(".manifest"))
+        .forEach((f) => truncateSync(join(dir, "_versions", f), 50)),
+  ],
+];
+
+for (const [what, damage] of damages) {
+  test(`semantic search on a vector table with ${what} says so; reindex rebuilds it`, async () => {
+    const home = await indexedHome();
+    damage(table(home));
+
+    const broken = await cli(["search", "kubernetes", "--match", "semantic"], { home });
+    expect(broken.code).toBe(1);
+    expect(broken.stderr).toMatch(/^memvoy: the vector table messages_\S+ is damaged \(.*lance error: .+\); /);
+    expect(broken.stderr).toContain("run memvoy reindex to rebuild it from the archive");
+    const hybrid = await cli(["search", "kubernetes", "--match", "hybrid"], { home });
+    expect(hybrid.code).toBe(0);
+    expect(hybrid.stderr).toContain("is damaged");
+
+    const rebuilt = await cli(["reindex"], { home });
+    expect(rebuilt.stderr).toBe("");
+    expect(rebuilt.code).toBe(0);
+    expect(rebuilt.stdout).toContain("embedded 20 message(s)");
+    const found = await cli(["search", "deploy the kubernetes cluster, step 7", "--match", "semantic", "--json"], {
+      home,
+    });
+    expect(found.code).toBe(0);
+    expect(JSON.parse(found.stdout).hits[0].content).toBe("deploy the kubernetes cluster, step 7");
+  }, 60_000);
+}
