@@ -4,6 +4,7 @@
 // once the temp file is on disk, then rename the file into place.
 // A failure before the SQLite commit (full disk included) leaves both stores as they were; a crash between
 // the commit and the rename is rolled forward from SQLite by the next writer (see home-lock.ts).
+import { lstatSync, rmdirSync } from "node:fs";
 import { ensureDir, ensureDirIn, type StagedFile } from "../shared/atomic-write.ts";
 import { faultPoint } from "../shared/fault-point.ts";
 import { newId } from "../shared/ids.ts";
@@ -134,10 +135,15 @@ export function appendRecords(
 ): AppendedRecords {
   const file = ctx.paths.history(session);
   const dir = ctx.paths.session(session);
-  if (!refuseSessionSymlinks(dir)) ensureDir(dir); // a recursive mkdir of an existing folder costs more than the check
+  refuseSessionSymlinks(dir);
   return withHomeLock(
     ctx,
     () => {
+      // A new session's folder is made under the lock, so that a write that fails (a full disk) can take it away
+      // again: a failed add leaves no empty session behind. (A recursive mkdir of an existing folder costs more
+      // than the check.)
+      const made = lstatSync(dir, { throwIfNoEntry: false }) === undefined;
+      if (made) ensureDir(dir);
       const doc = readHistory(file, { shared: true });
       const limit = ctx.config.limits.max_history_bytes;
       // Away from the limit (most adds) the file's current bytes are written, and their write-back started,
@@ -185,6 +191,8 @@ export function appendRecords(
         });
       } catch (err) {
         staged?.discard();
+        early?.discard();
+        if (made) removeEmptyDir(dir);
         throw err;
       } finally {
         early?.discard(); // when it was not staged (nothing to write, compaction)
@@ -197,6 +205,15 @@ export function appendRecords(
     },
     session,
   );
+}
+
+/** Remove the folder `dir` if it is empty (what else is in it, and any failure, leaves it). */
+function removeEmptyDir(dir: string): void {
+  try {
+    rmdirSync(dir);
+  } catch {
+    // not empty, or already gone
+  }
 }
 
 /**

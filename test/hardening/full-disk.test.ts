@@ -95,6 +95,25 @@ describe.skipIf(!available)("full disk", () => {
     rmSync(home, { recursive: true, force: true });
   });
 
+  test("an add to a new session that fails for space leaves no empty session behind", async () => {
+    const home = join(fs.dir, "new-session");
+    expect((await cli(["add", "seed"], { home, stdin: jsonl(300, "seed") })).code).toBe(0);
+    let refused = 0;
+    for (const freeKiB of [256, 64, 16]) {
+      fs.leaveFree(freeKiB * 1024);
+      const r = await cli(["add", `new-${freeKiB}`, "--role", "user"], { home, stdin: "z".repeat(300 * 1024) });
+      fs.leaveFree(64 * 1024 * 1024);
+      if (r.code === 0) continue; // it fitted
+      refused++;
+      expect(r.stderr).toContain("nothing was changed");
+      expect(existsSync(join(home, "sessions", `new-${freeKiB}`))).toBe(false);
+    }
+    expect(refused).toBeGreaterThan(0);
+    const listed = JSON.parse((await cli(["sessions", "--json"], { home })).stdout).map((x: { id: string }) => x.id);
+    expect(listed).toEqual(["seed"]);
+    rmSync(home, { recursive: true, force: true });
+  });
+
   test("a reset whose clean-up fails for space after its commit says what it removed, never 'nothing was changed'", async () => {
     const home = join(fs.dir, "reset-full");
     const api = openMemory({ home, env: {}, drain: "off" });
