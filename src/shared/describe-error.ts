@@ -6,13 +6,14 @@ import { formatNamedError, MemvoyError } from "./errors.ts";
 import { postgresReason } from "./postgres-failure.ts";
 import { redactSecrets, secretValues } from "./redact.ts";
 
-type SystemFailure = "no-space" | "permission" | "disk-io";
+type SystemFailure = "no-space" | "too-big" | "permission" | "disk-io";
 
 const NO_SPACE = /SQLITE_FULL|database or disk is full/i;
 const READ_ONLY = /SQLITE_READONLY|attempt to write a readonly database/i;
 const DISK_IO = /SQLITE_IOERR|disk I\/O error/i;
 // LanceDB's errors (from Rust) end in the errno: "(os error 13)".
 const OS_NO_SPACE = /\(os error (?:28|122)\)|kind: (?:StorageFull|QuotaExceeded)\b/;
+const OS_TOO_BIG = /\(os error 27\)|kind: FileTooLarge\b/;
 const OS_DENIED = /\(os error (?:1|13|30)\)|kind: (?:PermissionDenied|ReadOnlyFilesystem)\b/;
 
 /**
@@ -31,7 +32,7 @@ function describe(err: unknown): string {
   if (code.startsWith("SQLITE_CORRUPT") || code === "SQLITE_NOTADB") {
     return `the archive .store/history.db is broken (${line}): run \`memvoy doctor\` to see what can be saved, then \`memvoy doctor --repair\``;
   }
-  if (/^(no space left|permission denied)/.test(line)) return line; // described already (e.g. by a worker)
+  if (/^(no space left|permission denied|a file would grow past)/.test(line)) return line; // described already (e.g. by a worker)
   // The shared archive failed after it opened (the server stopped, the connection was cut): say which store.
   const pg = err instanceof MemvoyError ? undefined : postgresReason(err);
   if (pg !== undefined) return `the PostgreSQL archive failed: ${pg}`;
@@ -40,6 +41,8 @@ function describe(err: unknown): string {
   switch (systemFailure(err)) {
     case "no-space":
       return `no space left on the device; nothing was changed (${line})`;
+    case "too-big":
+      return `a file would grow past the largest size allowed here (the shell's ulimit -f, or the file system's limit); nothing was changed (${line})`;
     case "permission":
       return `permission denied: ${line}`;
     case "disk-io":
@@ -133,6 +136,7 @@ function systemFailure(err: unknown): SystemFailure | undefined {
     const message = e instanceof Error ? e.message : "";
     if (code === "ENOSPC" || code === "EDQUOT" || NO_SPACE.test(code) || NO_SPACE.test(message)) return "no-space";
     if (OS_NO_SPACE.test(message)) return "no-space";
+    if (code === "EFBIG" || OS_TOO_BIG.test(message)) return "too-big";
     if (code === "EACCES" || code === "EPERM" || code === "EROFS" || READ_ONLY.test(code) || READ_ONLY.test(message))
       return "permission";
     if (OS_DENIED.test(message)) return "permission";

@@ -1150,6 +1150,14 @@ test("ENOSPC, EDQUOT and a full SQLite database read as no space left, nothing c
   expect(describeError(new Error(describeError(wrapped)))).toBe(describeError(wrapped));
 });
 
+test("EFBIG (a file-size limit) and LanceDB's os error 27 read as a file past the largest size allowed", () => {
+  const line =
+    "a file would grow past the largest size allowed here (the shell's ulimit -f, or the file system's limit); nothing was changed";
+  expect(describeError(errno("EFBIG", "EFBIG: file too large, write"))).toBe(`${line} (EFBIG: file too large, write)`);
+  expect(describeError(new Error("lance error: IO: File too large (os error 27)"))).toStartWith(line);
+  expect(describeError(new Error(describeError(errno("EFBIG", "EFBIG: file too large"))))).toStartWith(line);
+});
+
 test("EACCES, EPERM, EROFS and a read-only SQLite database read as permission denied", () => {
   expect(describeError(errno("EACCES", "EACCES: permission denied, open '/h/x'"))).toBe(
     "permission denied: EACCES: permission denied, open '/h/x'",
