@@ -60,6 +60,7 @@ const load = kept({
   keyword: () => require("../search/keyword.ts") as typeof import("../search/keyword.ts"),
   admin: () => require("../memory/session-admin.ts") as typeof import("../memory/session-admin.ts"),
   doctor: () => require("../memory/doctor.ts") as typeof import("../memory/doctor.ts"),
+  doctorVectors: () => require("../memory/doctor-vectors.ts") as typeof import("../memory/doctor-vectors.ts"),
   maintenance: () => require("../memory/maintenance.ts") as typeof import("../memory/maintenance.ts"),
   turn: () => require("../memory/turn-context.ts") as typeof import("../memory/turn-context.ts"),
   summarize: () => require("../memory/summary/summarize.ts") as typeof import("../memory/summary/summarize.ts"),
@@ -345,6 +346,11 @@ export class HomeMemory implements MaintenanceApi {
 
   doctor(options: { repair?: boolean } = {}): DoctorReport {
     return load.doctor().runDoctor(this.ctx, options.repair === true);
+  }
+
+  /** doctor's read of the message vector tables: a damaged one is a finding (see doctor-vectors.ts). */
+  vectorFindings(): Promise<DoctorReport["findings"]> {
+    return load.doctorVectors().vectorTableFindings(this.#semantic.index);
   }
 
   /**

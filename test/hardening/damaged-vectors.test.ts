@@ -1,5 +1,5 @@
-// A damaged message-vector table (a data file gone, manifests cut short): semantic search names the damage and
-// the way out, and reindex rebuilds the table from the archive, even one LanceDB can no longer open.
+// A damaged message-vector table (a data file gone, manifests cut short): semantic search and doctor name the
+// damage and the way out, and reindex rebuilds the table from the archive, even one LanceDB can no longer open.
 import { afterAll, expect, test } from "bun:test";
 import { readdirSync, rmSync, truncateSync } from "node:fs";
 import { join } from "node:path";
@@ -44,6 +44,9 @@ for (const [what, damage] of damages) {
     expect(broken.code).toBe(1);
     expect(broken.stderr).toMatch(/^memvoy: the vector table messages_\S+ is damaged \(.*lance error: .+\); /);
     expect(broken.stderr).toContain("run memvoy reindex to rebuild it from the archive");
+    const doctor = await cli(["doctor"], { home });
+    expect(doctor.code).toBe(1);
+    expect(doctor.stdout).toMatch(/\nthe vector table messages_\S+ is damaged \(.+\); run memvoy reindex/);
     const hybrid = await cli(["search", "kubernetes", "--match", "hybrid"], { home });
     expect(hybrid.code).toBe(0);
     expect(hybrid.stderr).toContain("is damaged");
@@ -57,5 +60,6 @@ for (const [what, damage] of damages) {
     });
     expect(found.code).toBe(0);
     expect(JSON.parse(found.stdout).hits[0].content).toBe("deploy the kubernetes cluster, step 7");
+    expect((await cli(["doctor"], { home })).stdout).toContain("all good");
   }, 60_000);
 }

@@ -35,7 +35,9 @@ sessions/ named like a session (commands on that session fail). --repair removes
 a linked lock file or log (the link only: memvoy creates the file again) and
 moves such a file out of sessions/, to <home>/NAME.stray-TIME. Files and folders
 of the home that other users may open (a restore under another umask) are named
-too, and --repair makes them private again (0600 / 0700).
+too, and --repair makes them private again (0600 / 0700). Every message vector
+table is read through: a damaged one (a data file gone, a manifest cut short) is
+named, and memvoy reindex rebuilds it from the archive.
 
 A broken history.db (truncated, garbled, a wrong header) is named with what is
 wrong, what SQLite can still read and what a rebuild would lose. --repair then
@@ -82,7 +84,9 @@ export function run(argv: readonly string[]): Promise<number> {
         if (bool(p, "migrate") && !(await migrate(api, bool(p, "json")))) return 130;
         // The check first: it finds a damaged database (and rescues it) before the upgrade's counts read it.
         const report = api.doctor({ repair: bool(p, "repair") });
-        return check(report, bool(p, "json"), api.indexUpgrade(), bool(p, "repair"));
+        const vectors = await api.vectorFindings();
+        const all = vectors.length > 0 ? { ...report, findings: [...report.findings, ...vectors], ok: false } : report;
+        return check(all, bool(p, "json"), api.indexUpgrade(), bool(p, "repair"));
       });
     } catch (err) {
       if (!(err instanceof BrokenDatabaseError)) throw err;

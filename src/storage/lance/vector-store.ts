@@ -68,6 +68,25 @@ export class VectorStore extends ConnectedStore implements MessageVectors {
     return VectorTable.wrap(t, dim, this.dir);
   }
 
+  async readThrough(embedderId: string): Promise<number> {
+    const name = tableNameFor(embedderId);
+    // A deletion may clean the version being read (its files go): read the latest again before calling it damage.
+    for (let attempt = 1; ; attempt++) {
+      let t: Table | undefined;
+      try {
+        t = await openIfExists(this.conn, name);
+        if (!t) return 0;
+        let rows = 0;
+        for await (const batch of t.query()) rows += batch.numRows;
+        return rows;
+      } catch (err) {
+        if (attempt >= 3) throw asDamaged(err, name);
+      } finally {
+        t?.close();
+      }
+    }
+  }
+
   async drop(embedderId: string): Promise<void> {
     const name = tableNameFor(embedderId);
     // A damaged table (a manifest cut short) cannot be opened, yet it can be dropped: that is how reindex

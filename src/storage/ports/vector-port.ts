@@ -67,6 +67,8 @@ export interface MessageVectors {
   /** The table of one embedder; created empty when `create` is set, else undefined if absent. */
   table(embedderId: string, dim: number, options?: { create?: boolean }): Promise<MessageVectorTable | undefined>;
   drop(embedderId: string): Promise<void>;
+  /** Read every row of one embedder's table through (doctor): how many; a damaged table throws. */
+  readThrough(embedderId: string): Promise<number>;
   close(): void;
 }
 
