@@ -135,7 +135,9 @@ export class SemanticApi {
       // Nothing due: no drain (it would take the drain lock and open a write transaction for nothing).
       const { db } = this.ctx;
       if (dueCount(db, this.ctx.now()) > 0 || hasPendingDeletes(db))
-        await drainQueue(this.index, { maxMessages: SEARCH_DRAIN_LIMIT });
+        // A search reads what is indexed: a drain that cannot write (a full disk) leaves the rest queued, and the
+        // result names the messages not indexed yet (a damaged table fails the search itself, below).
+        await drainQueue(this.index, { maxMessages: SEARCH_DRAIN_LIMIT }).catch(() => {});
     }
     const embedder = await this.index.embedder();
     const status = await this.index.status(session);

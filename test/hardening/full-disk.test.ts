@@ -114,6 +114,29 @@ describe.skipIf(!available)("full disk", () => {
     rmSync(home, { recursive: true, force: true });
   });
 
+  test("semantic search on a full disk searches what is indexed when it cannot index the newest messages", async () => {
+    const home = join(fs.dir, "search-drain");
+    const api = openMemory({ home, env: {}, drain: "off" });
+    const turns = (n: number, tag: string) =>
+      Array.from({ length: n }, (_, i) => ({
+        role: i % 2 ? ("assistant" as const) : ("user" as const),
+        content: `${tag} ${i} about the walrus migration`,
+      }));
+    api.add("s", turns(20, "indexed"));
+    await api.drainEmbeddings();
+    api.add("s", turns(3000, "queued"));
+    api.close();
+    fs.leaveFree(512 * 1024);
+    const r = await cli(["search", "indexed 7 about the walrus migration", "--match", "semantic", "--json"], { home });
+    fs.leaveFree(64 * 1024 * 1024);
+    expect(r.stderr).not.toContain("no space left");
+    expect(r.code).toBe(0);
+    const found = JSON.parse(r.stdout);
+    expect(found.hits.length).toBeGreaterThan(0);
+    expect(found.notIndexed).toBeGreaterThan(0);
+    rmSync(home, { recursive: true, force: true });
+  });
+
   test("a reset whose clean-up fails for space after its commit says what it removed, never 'nothing was changed'", async () => {
     const home = join(fs.dir, "reset-full");
     const api = openMemory({ home, env: {}, drain: "off" });
