@@ -101,10 +101,16 @@ export function configuredEmbedderId(cfg: EmbedderConfig): string | undefined {
   return dim > 0 ? `${cfg.provider}:${model}:${dim}` : undefined;
 }
 
-/** base_url may be the API root (…/v1), the server root, or the full …/embeddings endpoint. */
+/**
+ * base_url may be the API root (…/v1), the server root, or the full …/embeddings endpoint; a query (a gateway's
+ * api-version=…) stays after the path.
+ */
 export function endpoint(base: string): string {
-  const b = base.trim().replace(/\/+$/, "");
-  if (/\/embeddings$/.test(b)) return b;
-  if (/\/v\d+$/.test(b)) return `${b}/embeddings`;
-  return `${b}/v1/embeddings`;
+  const t = base.trim();
+  const at = t.search(/[?#]/);
+  const query = at < 0 ? "" : t.slice(at).split("#")[0]!;
+  const b = (at < 0 ? t : t.slice(0, at)).replace(/\/+$/, "");
+  if (/\/embeddings$/.test(b)) return `${b}${query}`;
+  if (/\/v\d+$/.test(b)) return `${b}/embeddings${query}`;
+  return `${b}/v1/embeddings${query}`;
 }

@@ -208,3 +208,13 @@ test("endpoint() accepts the API root, the server root or the full endpoint", ()
   expect(endpoint("http://h:1/")).toBe("http://h:1/v1/embeddings");
   expect(endpoint("https://x/v1/embeddings")).toBe("https://x/v1/embeddings");
 });
+
+test("endpoint() keeps a query after the path it completes", () => {
+  expect(endpoint("http://h:1/v1?api-version=2024-02-01")).toBe("http://h:1/v1/embeddings?api-version=2024-02-01");
+  expect(endpoint("http://h:1/?a=1&b=2")).toBe("http://h:1/v1/embeddings?a=1&b=2");
+  expect(endpoint("http://h:1?a=1")).toBe("http://h:1/v1/embeddings?a=1");
+  expect(endpoint("https://x/openai/deployments/d/embeddings?api-version=1")).toBe(
+    "https://x/openai/deployments/d/embeddings?api-version=1",
+  );
+  expect(endpoint("http://h:1/v1/#frag")).toBe("http://h:1/v1/embeddings");
+});
