@@ -1,4 +1,5 @@
 // A config URL's secret part: a password in the userinfo or as a `password=` query parameter.
+import { isSecretParam } from "../shared/redact.ts";
 
 export function urlHasPassword(url: string): boolean {
   return userinfoHasPassword(url) || queryKeys(url).some((k) => PASSWORD_KEYS.has(k));
@@ -35,7 +36,12 @@ function queryKeys(url: string): string[] {
     });
 }
 
-/** A user (a token) or password in the URL's userinfo, or a `password=` query parameter. */
+/**
+ * A user (a token) or password in the URL's userinfo, or a query parameter that carries a credential
+ * (`api_key=`, `token=`, `password=`: those config show masks).
+ */
 export function urlHasCredentials(url: string): boolean {
-  return urlHasPassword(url) || /^[a-z][a-z0-9+.-]*:\/\/[^/?#]*@/i.test(url.trim());
+  return (
+    urlHasPassword(url) || /^[a-z][a-z0-9+.-]*:\/\/[^/?#]*@/i.test(url.trim()) || queryKeys(url).some(isSecretParam)
+  );
 }

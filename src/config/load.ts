@@ -39,7 +39,7 @@ function configProblem(d: Exclude<ConfigProblem, { problem: "unreadable" }>): st
     case "archive-password":
       return "archive.url includes a password, which is refused here; set MEMVOY_ARCHIVE_URL or PGPASSWORD instead";
     case "embedder-credentials":
-      return "embedder.base_url includes a user or password, which is refused here; put the key in VOYAGE_API_KEY or OPENAI_API_KEY, or set MEMVOY_EMBEDDER_BASE_URL";
+      return "embedder.base_url includes a user, a password or a key in its query, which is refused here; put the key in VOYAGE_API_KEY or OPENAI_API_KEY, or set MEMVOY_EMBEDDER_BASE_URL";
     case "embedder-no-provider":
       return `${d.keys.join(", ")} ${d.keys.length === 1 ? "is" : "are"} set but embedder.provider is not (the builtin embedder, the default, ignores ${d.keys.length === 1 ? "it" : "them"}): set provider = "openai", "ollama" or "voyage", or "builtin"`;
   }

@@ -190,6 +190,11 @@ export function redactSecrets(input: string, extraValues: readonly string[] = []
 /** Query parameters whose values are credentials. */
 const SECRET_PARAM = /(key|token|secret|password|passwd|pwd|signature|sig|auth|credential|session)/i;
 
+/** Whether a URL query parameter of this name carries a credential (redactUrl masks its value). */
+export function isSecretParam(name: string): boolean {
+  return SECRET_PARAM.test(name);
+}
+
 /**
  * A URL fit to print: the password in its userinfo and the values of token-like query parameters become
  * `***`. Text that is not a URL goes through redactSecrets.

@@ -177,9 +177,16 @@ test("embedder.base_url that is no http(s) URL is refused by config check and at
     );
   }
   // A password in the URL never sits in config.toml (the environment may carry one), and the error does not repeat it.
-  for (const withSecret of ["https://me:hunter2-secret@api.example.com/v1", "http://token-only@127.0.0.1:11434"]) {
+  for (const withSecret of [
+    "https://me:hunter2-secret@api.example.com/v1",
+    "http://token-only@127.0.0.1:11434",
+    "https://gateway.example/v1?api_key=hunter2-secret",
+    "https://gateway.example/v1?api-version=1&access_token=token-only",
+  ]) {
     const file = configFile(`[embedder]\nprovider = "openai"\nbase_url = ${JSON.stringify(withSecret)}\n`);
-    expect(() => loadConfig(file, {})).toThrow(/embedder\.base_url includes a user or password, which is refused here/);
+    expect(() => loadConfig(file, {})).toThrow(
+      /embedder\.base_url includes a user, a password or a key in its query, which is refused here/,
+    );
     expect(
       loadConfig(configFile(""), { MEMVOY_EMBEDDER_PROVIDER: "openai", MEMVOY_EMBEDDER_BASE_URL: withSecret }).embedder
         .base_url,
@@ -189,7 +196,12 @@ test("embedder.base_url that is no http(s) URL is refused by config check and at
     expect(r.stderr).not.toContain("hunter2");
     expect(r.stderr).not.toContain("token-only");
   }
-  for (const good of ["", "http://127.0.0.1:11434", "https://api.example.com/v1/embeddings"])
+  for (const good of [
+    "",
+    "http://127.0.0.1:11434",
+    "https://api.example.com/v1/embeddings",
+    "https://gateway.example/v1?api-version=2024-02-01",
+  ])
     expect(
       loadConfig(configFile(`[embedder]\nprovider = "openai"\nbase_url = ${JSON.stringify(good)}\n`), {}).embedder
         .base_url,
