@@ -128,8 +128,23 @@ export function rescueArchive(paths: HomePaths, problem: string, now: bigint): R
   const stamp = nsToRfc3339(now).replace(/[:.]/g, "");
   removeStaleRebuilds(paths.db);
   const rebuilt = rebuildPath(paths.db, stamp);
-  const db = buildFromSalvage(rebuilt, salvage);
   let messages: number;
+  try {
+    messages = buildRebuilt(rebuilt, salvage, files, now);
+  } catch (err) {
+    // Nothing was changed: the partial rebuild goes too, so a full disk gets back the space it took.
+    removeStaleRebuilds(paths.db);
+    throw err;
+  }
+  faultPoint("before-rebuild-swap");
+  const movedAside = swapInRebuilt(paths.db, rebuilt, stamp, salvage.agenvoy ? "agenvoy" : "broken");
+  removeStaleRebuilds(paths.db);
+  return { ...p, movedAside, messages };
+}
+
+/** Build the rebuilt archive at `rebuilt`: the salvage plus the history.json files' records. Its message count. */
+function buildRebuilt(rebuilt: string, salvage: Salvage, files: Map<string, MessageRecord[]>, now: bigint): number {
+  const db = buildFromSalvage(rebuilt, salvage);
   try {
     db.transaction(() => {
       for (const [session, all] of files) {
@@ -154,13 +169,10 @@ export function rescueArchive(paths: HomePaths, problem: string, now: bigint): R
       }
       markArchivedSessions(db);
     })();
-    messages = Number((db.query("SELECT count(*) AS n FROM messages").get() as { n: bigint }).n);
+    const messages = Number((db.query("SELECT count(*) AS n FROM messages").get() as { n: bigint }).n);
     db.run("PRAGMA wal_checkpoint(TRUNCATE)");
+    return messages;
   } finally {
     db.close();
   }
-  faultPoint("before-rebuild-swap");
-  const movedAside = swapInRebuilt(paths.db, rebuilt, stamp, salvage.agenvoy ? "agenvoy" : "broken");
-  removeStaleRebuilds(paths.db);
-  return { ...p, movedAside, messages };
 }

@@ -3,7 +3,7 @@
 // output that cannot be written is one error line.
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
-import { closeSync, existsSync, openSync, readFileSync, rmSync } from "node:fs";
+import { closeSync, existsSync, openSync, readdirSync, readFileSync, rmSync, writeSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { openMemory } from "../../src/app/open-memory.ts";
@@ -134,6 +134,44 @@ describe.skipIf(!available)("full disk", () => {
     const found = JSON.parse(r.stdout);
     expect(found.hits.length).toBeGreaterThan(0);
     expect(found.notIndexed).toBeGreaterThan(0);
+    rmSync(home, { recursive: true, force: true });
+  });
+
+  test("a rebuild of a broken history.db that fails for space leaves no partial rebuild behind", async () => {
+    const home = join(fs.dir, "broken-rebuild");
+    const api = openMemory({ home, env: {}, drain: "off" });
+    api.add(
+      "s",
+      Array.from({ length: 300 }, (_, i) => ({
+        role: i % 2 ? ("assistant" as const) : ("user" as const),
+        content: `message ${i} about the deploy ${"z".repeat(300)}`,
+      })),
+    );
+    api.close();
+    const db = join(home, ".store", "history.db");
+    const writer = new Database(db);
+    writer.run("PRAGMA wal_checkpoint(TRUNCATE)");
+    writer.close();
+    const fd = openSync(db, "r+");
+    for (let page = 2; page * 4096 < Bun.file(db).size; page += 3)
+      writeSync(fd, Buffer.alloc(4096, 0x5a), 0, 4096, page * 4096);
+    closeSync(fd);
+    const store = () => readdirSync(join(home, ".store")).filter((n) => n.includes(".rebuilding"));
+
+    fs.leaveFree(400 * 1024);
+    const before = fs.free();
+    const r = await cli(["doctor", "--repair", "--yes"], { home });
+    const after = fs.free();
+    fs.leaveFree(64 * 1024 * 1024);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain("no space left on the device");
+    expect(r.stderr).toContain("nothing was changed");
+    expect(store()).toEqual([]);
+    expect(after).toBeGreaterThanOrEqual(before - 64 * 1024);
+
+    const repaired = await cli(["doctor", "--repair", "--yes"], { home });
+    expect(repaired.code).toBe(0);
+    expect(repaired.stdout).toContain("rebuilt the archive");
     rmSync(home, { recursive: true, force: true });
   });
 
