@@ -1,7 +1,7 @@
 // What one import pass of one source reports: files, sessions, messages, redactions, skipped lines, failures.
 import { existsSync } from "node:fs";
 import type { ImportTarget } from "../app/import-target.ts";
-import { describeError } from "../shared/describe-error.ts";
+import { describeAfterSome, describeError } from "../shared/describe-error.ts";
 import type { Problem } from "./import-types.ts";
 
 export interface SourceReport {
@@ -100,6 +100,7 @@ export async function eachFile(
   const tick = (fileShare?: number) => progress(undefined, fileShare ?? 0);
   try {
     for (const file of files) {
+      const before = report.messages.added + report.messages.extended;
       try {
         await one(file, sessions, tick);
       } catch (err) {
@@ -107,7 +108,13 @@ export async function eachFile(
         if (!existsSync(file)) report.files.unchanged++;
         else {
           report.files.failed++;
-          report.failed.push({ file, reason: describeError(err) });
+          // A large file is written in parts: those stored before the failure stay, and a new run adds the rest.
+          const stored = report.messages.added + report.messages.extended - before;
+          const reason =
+            stored > 0
+              ? `${stored} message(s) of it were stored before it failed, and a new run adds the rest: ${describeAfterSome(err)}`
+              : describeError(err);
+          report.failed.push({ file, reason });
         }
       }
       done++;

@@ -52,6 +52,13 @@ function describe(err: unknown): string {
   }
 }
 
+/** describeError for a failure after part of the work was stored: it must not say that nothing was changed. */
+export function describeAfterSome(err: unknown): string {
+  return describeError(err)
+    .replace(/^no space left on the device; nothing was changed \((.*)\)$/, "no space left on the device ($1)")
+    .replace(/; nothing was changed/g, "");
+}
+
 /** The exit code for a thrown value: the error's own (2 usage/config/input), else 1. */
 export function exitCodeOf(err: unknown): 1 | 2 {
   return err instanceof MemvoyError ? err.exitCode : 1;

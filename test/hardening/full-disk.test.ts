@@ -175,6 +175,46 @@ describe.skipIf(!available)("full disk", () => {
     rmSync(home, { recursive: true, force: true });
   });
 
+  test("an import that fails for space after storing part of a file says what it stored, never 'nothing was changed'", async () => {
+    const file = join(tmpdir(), `memvoy-import-${process.pid}.jsonl`);
+    const at = (i: number) => new Date(Date.UTC(2026, 0, 1) + i * 1000).toISOString().replace("Z", "000000Z");
+    const lines = [JSON.stringify({ type: "session", id: "imp" })];
+    for (let i = 0; i < 12_000; i++)
+      lines.push(
+        JSON.stringify({
+          type: "message",
+          id: `01KA${String(i).padStart(22, "0")}`,
+          session: "imp",
+          role: i % 2 ? "assistant" : "user",
+          content: `imported line ${i} ${"q".repeat(200)}`,
+          sendAt: at(i),
+        }),
+      );
+    await Bun.write(file, `${lines.join("\n")}\n`);
+    let partial = 0;
+    try {
+      for (const freeKiB of [4000, 6000, 8000]) {
+        const home = join(fs.dir, `import-${freeKiB}`);
+        expect((await cli(["add", "seed", "--role", "user", "--content", "seed"], { home })).code).toBe(0);
+        fs.leaveFree(freeKiB * 1024);
+        const r = await cli(["import", "jsonl", file], { home });
+        fs.leaveFree(64 * 1024 * 1024);
+        const stored = storedCount(home, "imp");
+        if (r.code !== 0 && stored > 0) {
+          partial++;
+          expect(r.stderr).toContain(
+            `${stored} message(s) of it were stored before it failed, and a new run adds the rest`,
+          );
+          expect(r.stderr).not.toContain("nothing was changed");
+        } else if (r.code !== 0) expect(r.stderr).toContain("nothing was changed");
+        rmSync(home, { recursive: true, force: true });
+      }
+    } finally {
+      rmSync(file, { force: true });
+    }
+    expect(partial).toBeGreaterThan(0);
+  });
+
   test("a reset whose clean-up fails for space after its commit says what it removed, never 'nothing was changed'", async () => {
     const home = join(fs.dir, "reset-full");
     const api = openMemory({ home, env: {}, drain: "off" });
