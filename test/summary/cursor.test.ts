@@ -197,6 +197,35 @@ test("a cursor that holds no time is not a missing one: the run starts after the
   }
 });
 
+test("a cursor past 2262 or before 1677 (no 64-bit nanosecond time) holds no time: the run starts after the exact position", async () => {
+  const api = openMemory({ home, env: { ANTHROPIC_API_KEY: fake.apiKey, ANTHROPIC_BASE_URL: fake.url }, drain: "off" });
+  try {
+    api.add("s", [
+      { role: "user", content: "Q1", sendAt: "2026-10-05T10:00:00Z" },
+      { role: "assistant", content: "A1", sendAt: "2026-10-05T10:00:01Z" },
+    ]);
+    expect((await api.summarize("s")).sessions[0]!.outcome).toBe("ok");
+    let hour = 11;
+    for (const text of ["9999-12-31 23:59:59", "2262-04-12 00:00:00", "1600-01-01 00:00:00"]) {
+      api.add("s", [
+        { role: "user", content: `Q${hour}`, sendAt: `2026-10-05T${hour}:00:00Z` },
+        { role: "assistant", content: `A${hour}`, sendAt: `2026-10-05T${hour}:00:01Z` },
+      ]);
+      writeFileSync(join(sessionDir("s"), ".summary_cursor"), text);
+      fake.reset();
+      fake.respond(() => summaryStep({ current_discussion: current("t") }));
+      const r = (await api.summarize("s")).sessions[0]!;
+      expect(r.error).toBeUndefined();
+      expect(r.outcome).toBe("ok");
+      expect(summarized()).toEqual([`Q${hour}`, `A${hour}`]);
+      expect(r.notes).toContain(`.summary_cursor holds "${text}", not YYYY-MM-DD HH:MM:SS`);
+      hour++;
+    }
+  } finally {
+    api.close();
+  }
+});
+
 test("untimed records before the cursor reach Generate exactly once", async () => {
   agenvoyHome(
     "s",

@@ -2,7 +2,7 @@
 // (Agenvoy's convention), rounded down to the second. The exact position lives in SQLite (summary_runs).
 import { rmSync } from "node:fs";
 import { stageFileAtomic, writeFileAtomic, type StagedFile } from "../../shared/atomic-write.ts";
-import { NS_PER_SEC, nsToLocalSeconds, type Nanos } from "../../shared/time.ts";
+import { MAX_TIME_NS, NS_PER_SEC, nsToLocalSeconds, type Nanos } from "../../shared/time.ts";
 import { readText } from "./file-probe.ts";
 
 const CURSOR = /^(\d{4})-(\d{2})-(\d{2}) (\d{2}):(\d{2}):(\d{2})$/;
@@ -18,7 +18,8 @@ export function cursorText(ns: Nanos): string {
 }
 
 /**
- * The start of the cursor's second (UTC ns), reading the text in local time; undefined when it is no time. A time
+ * The start of the cursor's second (UTC ns), reading the text in local time; undefined when it is no time, or one
+ * no message time can be compared with (past 2262 or before 1677: no signed 64-bit nanosecond count). A time
  * the clocks skipped (a DST gap, written under another zone) stands where Agenvoy's text comparison puts it: just
  * before the first instant whose local time reads later, so that no message after it is taken as summarized.
  */
@@ -29,6 +30,7 @@ export function parseCursorText(text: string): Nanos | undefined {
   const date = new Date(y, mo - 1, d, h, mi, se);
   const ms = date.getTime();
   if (!Number.isFinite(ms) || date.getMonth() !== mo - 1 || date.getDate() !== d) return undefined;
+  if (Math.abs(ms) >= Number(MAX_TIME_NS / 1_000_000n)) return undefined;
   const sec = Math.floor(ms / 1000);
   if (date.getHours() === h && date.getMinutes() === mi && date.getSeconds() === se) return BigInt(sec) * NS_PER_SEC;
   return BigInt(firstLocalAfter(text, sec) - 1) * NS_PER_SEC;
