@@ -31,6 +31,24 @@ describe("history.json records", () => {
     expect(doc.records[1]!.sendAt).toBe(1764476000123456790n);
   });
 
+  test("an integer sendAt past the 64-bit nanosecond range is no time: the record follows its neighbour", async () => {
+    for (const huge of ["99999999999999999999", "9300000000000000000"]) {
+      const text = `[{"role":"user","content":"a","sendAt":${huge}},{"role":"assistant","content":"b","sendAt":1764476000123456789}]`;
+      const doc = parseHistory(text, "x");
+      expect(doc.records.map((r) => r.sendAt)).toEqual([1764476000123456788n, 1764476000123456789n]);
+      expect(doc.records[0]!.untimed).toBe(true);
+      // And the session reads and takes new messages, the record keeping its place.
+      const home = tempHome();
+      mkdirSync(join(home, "sessions", "x"), { recursive: true, mode: 0o700 });
+      writeFileSync(join(home, "sessions", "x", "history.json"), text);
+      const api = openTemp({ home, drain: "off" });
+      expect(api.api.history("x").map((m) => m.content)).toEqual(["a", "b"]);
+      api.api.add("x", [{ role: "user", content: "c" }]);
+      expect(api.api.history("x").map((m) => m.content)).toEqual(["a", "b", "c"]);
+      api.api.close();
+    }
+  });
+
   test("strips legacy time headers from content and reads the time in the local timezone", () => {
     const content = "---\n當前時間: 2026-05-01 09:30:00\n工作目錄: /srv/app\n傳送者: alice\n---\nplease deploy";
     const doc = parseHistory(JSON.stringify([{ role: "user", content }]), "x");

@@ -4,7 +4,7 @@ import { openTempFile, stageFileAtomic, type StagedFile, type StageOptions } fro
 import { namedError } from "../../shared/errors.ts";
 import { describeOffset, jsonErrorOffset } from "../../shared/json-error-position.ts";
 import { isRole, type MessageRecord } from "../../shared/message.ts";
-import { nsToRfc3339, parseTime } from "../../shared/time.ts";
+import { nsToRfc3339, parseTime, timeInRange } from "../../shared/time.ts";
 import { contentText, stripLegacyHeaders } from "./legacy-records.ts";
 import { SymlinkRefusedError } from "./no-symlink.ts";
 
@@ -116,8 +116,11 @@ export function recordBytes(r: MessageRecord): number {
 }
 
 function parseSendAt(raw: unknown): bigint | undefined {
-  if (typeof raw === "string") return /^\d+$/.test(raw) ? BigInt(raw) : parseTime(raw);
-  return undefined;
+  if (typeof raw !== "string") return undefined;
+  if (!/^\d+$/.test(raw)) return parseTime(raw);
+  // Nanoseconds past what a signed 64-bit count holds are no time (as a negative or garbled one is not).
+  const ns = BigInt(raw);
+  return timeInRange(ns) ? ns : undefined;
 }
 
 /** A record whose id an earlier record of the file has (a hand edit, a sync conflict); numbered from 1. */
