@@ -182,6 +182,9 @@ describe("memvoy errors", () => {
         ["errors", "record", "--tool", "git", "--error", "x", "--fix", "y", "--bogus"],
         ["errors", "search"],
         ["errors", "search", "x", "--limit", "0"],
+        ["errors", "list", "--limit", "0"],
+        ["errors", "list", "--limit", "99999999999999999999"],
+        ["errors", "list", "--limit", "9223372036854775808"],
         ["errors", "search", "x", "--other-tools"],
         ["errors", "show"],
         ["errors", "frobnicate"],
@@ -193,6 +196,9 @@ describe("memvoy errors", () => {
         expect(r.stderr).toMatch(/^memvoy: .+\n$/);
       }
       expect((await json(home, ["errors", "list"])).total).toBe(0);
+      expect((await cli(["errors", "list", "--limit", "99999999999999999999"], { home })).stderr).toBe(
+        "memvoy: error list: limit: limit must be a whole number from 1 to 1000000\n",
+      );
       for (const sub of ["record", "search", "list", "show", "rm", "sweep"]) {
         const h = await cli(["errors", sub, "--help"]);
         expect(h.code).toBe(0);

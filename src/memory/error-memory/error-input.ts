@@ -27,6 +27,8 @@ export const MAX_KEYWORDS = 32;
 export const MAX_KEYWORD_CHARS = 64;
 export const MAX_TOOL_CHARS = 128;
 const MAX_LIMIT = 100;
+/** A list's largest page (as history --last takes it); past a whole number SQLite binds, it failed as a mismatch. */
+const MAX_LIST_LIMIT = 1_000_000;
 
 /**
  * Error-memory text (error, fix, cause, a lookup's error) as it is checked, emptiness aside. The maxLength (UTF-16
@@ -171,8 +173,9 @@ const ListSchema = v.strictObject({
   limit: v.optional(
     v.pipe(
       v.number("limit must be a number"),
-      v.integer("limit must be a whole number"),
-      v.minValue(1, "limit must be at least 1"),
+      v.integer(`limit must be a whole number from 1 to ${MAX_LIST_LIMIT}`),
+      v.minValue(1, `limit must be a whole number from 1 to ${MAX_LIST_LIMIT}`),
+      v.maxValue(MAX_LIST_LIMIT, `limit must be a whole number from 1 to ${MAX_LIST_LIMIT}`),
     ),
   ),
 });
