@@ -208,16 +208,37 @@ async function watch(
   };
   process.on("SIGINT", onSignal);
   process.on("SIGTERM", onSignal);
-  while (!stop) {
-    const reports = await pass(api, source, opts, json);
-    if (json) writeOut(`${JSON.stringify({ at: new Date().toISOString(), sources: reports })}\n`);
-    else
-      for (const r of reports)
-        if (r.messages.added > 0 || r.failed.length > 0 || r.messages.removed > 0 || r.messages.extended > 0)
-          printReport(r);
-    // A timer cleared on the signal: a pending Bun.sleep would hold the process open until the next pass was due.
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    await Promise.race([new Promise<void>((resolve) => (timer = setTimeout(resolve, intervalMs))), wake.promise]);
+  try {
+    while (!stop) {
+      const reports = await pass(api, source, opts, json);
+      if (json) writeOut(`${JSON.stringify({ at: new Date().toISOString(), sources: reports })}\n`);
+      else
+        for (const r of reports)
+          if (r.messages.added > 0 || r.failed.length > 0 || r.messages.removed > 0 || r.messages.extended > 0)
+            printReport(r);
+      for (let left = intervalMs; left > 0 && !stop; left -= MAX_TIMER_MS) await nap(left, wake.promise);
+    }
+  } finally {
+    process.off("SIGINT", onSignal);
+    process.off("SIGTERM", onSignal);
+  }
+}
+
+/** The longest delay a timer takes (a longer one fires at once). */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/**
+ * Wait `ms` (at most MAX_TIMER_MS), or until `wake` resolves; the timer is cleared either way, so that a stop
+ * exits at once rather than when the interval would have ended.
+ */
+async function nap(ms: number, wake: Promise<void>): Promise<void> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const slept = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, Math.min(ms, MAX_TIMER_MS));
+  });
+  try {
+    await Promise.race([slept, wake]);
+  } finally {
     clearTimeout(timer);
   }
 }
