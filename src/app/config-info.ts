@@ -1,7 +1,7 @@
 // Config inspection for front-ends (config show|path|check) without opening the archive.
 import { existsSync } from "node:fs";
 import { homePaths, resolveHome } from "../config/home.ts";
-import { loadConfig } from "../config/load.ts";
+import { configOverrideNames, loadConfig } from "../config/load.ts";
 import type { Config } from "../config/schema.ts";
 import { redactSecrets, redactUrl } from "../shared/redact.ts";
 export { configToToml } from "../config/format.ts";
@@ -12,6 +12,8 @@ export interface ConfigInfo {
   config: Config;
   /** false when there is no config.toml: the defaults (and any MEMVOY_* overrides) are in use. */
   exists: boolean;
+  /** The MEMVOY_* variables that set a key, by name. */
+  overrides: string[];
 }
 
 export function inspectConfig(home?: string, env: Record<string, string | undefined> = process.env): ConfigInfo {
@@ -21,6 +23,7 @@ export function inspectConfig(home?: string, env: Record<string, string | undefi
     path: paths.config,
     config: loadConfig(paths.config, env),
     exists: existsSync(paths.config),
+    overrides: configOverrideNames(env),
   };
 }
 

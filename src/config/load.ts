@@ -76,6 +76,13 @@ function envOverrides(env: Record<string, string | undefined>, origins: Map<stri
   return out;
 }
 
+/** The MEMVOY_* variables of `env` that set a config key, by name. */
+export function configOverrideNames(env: Record<string, string | undefined> = process.env): string[] {
+  const origins = new Map<string, string>();
+  envOverrides(env, origins);
+  return [...new Set(origins.values())].sort();
+}
+
 /**
  * `decision_model` and `[summary] decision_model` are one setting: an override of either name replaces both in
  * the file (else the file's other name would conflict with it, or keep the model the override turned off).

@@ -163,7 +163,27 @@ test("config check with no config.toml says that the defaults are in use", async
   expect(r.code).toBe(0);
   expect(r.stdout).toBe(`no config.toml at ${join(home, "config.toml")}: the defaults are in use\n`);
   const j = await cli(["config", "check", "--json"], { home });
-  expect(JSON.parse(j.stdout)).toMatchObject({ ok: true, exists: false });
+  expect(JSON.parse(j.stdout)).toMatchObject({ ok: true, exists: false, overrides: [] });
+});
+
+test("config check names the MEMVOY_* variables that set a key, with or without config.toml", async () => {
+  const home = tempHome();
+  const env = { MEMVOY_LIMITS_MAX_HISTORY_MESSAGES: "5", MEMVOY_REPLY_LANG: "en" };
+  const r = await cli(["config", "check"], { home, env });
+  expect(r.stdout).toBe(
+    `no config.toml at ${join(home, "config.toml")}: the defaults are in use, with MEMVOY_LIMITS_MAX_HISTORY_MESSAGES, MEMVOY_REPLY_LANG from the environment\n`,
+  );
+  writeFileSync(join(home, "config.toml"), "[limits]\nmax_history_bytes = 8192\n");
+  const withFile = await cli(["config", "check"], { home, env });
+  expect(withFile.stdout).toBe(
+    `${join(home, "config.toml")}: ok, with MEMVOY_LIMITS_MAX_HISTORY_MESSAGES, MEMVOY_REPLY_LANG from the environment\n`,
+  );
+  const j = await cli(["config", "check", "--json"], { home, env });
+  expect(JSON.parse(j.stdout)).toMatchObject({
+    ok: true,
+    exists: true,
+    overrides: ["MEMVOY_LIMITS_MAX_HISTORY_MESSAGES", "MEMVOY_REPLY_LANG"],
+  });
 });
 
 test("embedder.base_url that is no http(s) URL is refused by config check and at load, as the embedder would", async () => {

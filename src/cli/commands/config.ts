@@ -44,8 +44,11 @@ async function config(p: Parsed): Promise<number> {
   if (sub === "check") {
     const { checkCronPatterns } = await import("../../daemon/cron-patterns.ts");
     checkCronPatterns(info.config, info.path);
-    if (json) printJson({ ok: true, path: info.path, exists: info.exists });
-    else println(info.exists ? `${info.path}: ok` : `no config.toml at ${info.path}: the defaults are in use`);
+    if (json) printJson({ ok: true, path: info.path, exists: info.exists, overrides: info.overrides });
+    else {
+      const env = info.overrides.length > 0 ? `, with ${info.overrides.join(", ")} from the environment` : "";
+      println(info.exists ? `${info.path}: ok${env}` : `no config.toml at ${info.path}: the defaults are in use${env}`);
+    }
     return 0;
   }
   const shown = maskedConfig(info.config);
