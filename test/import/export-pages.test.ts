@@ -1,8 +1,12 @@
 // A large session is exported in pages (EXPORT_PAGE messages read at a time), never held whole: the output is
-// the same bytes as one piece (one session line, every message in order), and a round trip gives them back.
+// the same bytes as one piece (one session line, every message in order), and a round trip gives them back. A
+// stopped export leaves no partial copy.
 import { afterAll, expect, test } from "bun:test";
+import { mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { EXPORT_PAGE } from "../../src/memory/imports/export-lines.ts";
-import { cli, openTemp, removeTempHomes, tempHome } from "../fixture/home.ts";
+import { cli, openTemp, removeTempHomes, repoRoot, tempHome, waitFor } from "../fixture/home.ts";
 
 afterAll(removeTempHomes);
 
@@ -40,3 +44,36 @@ test("a session past one page is read in pages, exported as one session, and rou
   expect((await cli(["import", "jsonl", "-"], { home: empty, stdin: first.stdout })).code).toBe(0);
   expect((await cli(["export", "--all"], { home: empty })).stdout).toBe(first.stdout);
 });
+
+test("export --output stopped by SIGTERM or Ctrl-C leaves no temp file beside the output", async () => {
+  const { home, api } = openTemp({ drain: "off" });
+  try {
+    for (let s = 0; s < 40; s++)
+      api.add(
+        `s${s}`,
+        Array.from({ length: 2500 }, (_, i) => ({
+          role: (i % 2 === 0 ? "user" : "assistant") as "user" | "assistant",
+          content: `session ${s} message ${i} ${"x".repeat(200)}`,
+          sendAt: 1_767_225_600_000_000_000n + BigInt(i) * 1_000_000_000n,
+        })),
+      );
+  } finally {
+    api.close();
+  }
+  for (const [signal, code] of [
+    ["SIGTERM", 143],
+    ["SIGINT", 130],
+  ] as const) {
+    const dir = mkdtempSync(join(tmpdir(), "memvoy-export-"));
+    const proc = Bun.spawn(
+      ["bun", join(repoRoot, "src/index.ts"), "--home", home, "export", "--all", "--output", join(dir, "out.jsonl")],
+      { cwd: tmpdir(), env: { PATH: process.env.PATH!, HOME: tmpdir() }, stdout: "pipe", stderr: "pipe" },
+    );
+    // Once the temp file holds a page, the export is under way.
+    await waitFor(() => readdirSync(dir).some((n) => n.endsWith(".tmp") && statSync(join(dir, n)).size > 0), 30_000);
+    proc.kill(signal);
+    expect(await proc.exited).toBe(code);
+    expect(readdirSync(dir)).toEqual([]);
+    rmSync(dir, { recursive: true, force: true });
+  }
+}, 120_000);

@@ -106,16 +106,29 @@ export function run(argv: readonly string[]): Promise<number> {
     let sessions = 0;
     let messages = 0;
     const out = openAtomicStream(output);
+    // A stop (Ctrl-C, SIGTERM) takes the temp file along: it holds the messages so far, hidden beside the output.
+    const onInt = () => stopped(130);
+    const onTerm = () => stopped(143);
+    const stopped = (code: number) => {
+      out.discard();
+      process.exit(code);
+    };
+    process.on("SIGINT", onInt);
+    process.on("SIGTERM", onTerm);
     try {
       for await (const s of list) {
         out.write(render(s));
         if (!s.continues) sessions++;
         messages += s.messages.length;
+        await new Promise((resolve) => setImmediate(resolve)); // a signal is handled between pages
       }
       out.commit();
     } catch (err) {
       out.discard();
       throw err;
+    } finally {
+      process.off("SIGINT", onInt);
+      process.off("SIGTERM", onTerm);
     }
     if (bool(p, "json")) printJson({ output, format: str(p, "format") ?? "jsonl", sessions, messages });
     else process.stderr.write(`exported ${sessions} sessions, ${messages} messages to ${output}\n`);
