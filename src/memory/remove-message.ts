@@ -19,7 +19,7 @@ import type { MemoryContext } from "./memory-context.ts";
 import { ensureBackfilled } from "./sessions-list.ts";
 import { UnknownMessageError } from "./message-lookup.ts";
 import { removeKeptCopies } from "./kept-copies.ts";
-import { finishSessionDeletion } from "./session-admin.ts";
+import { finishing, finishSessionDeletion } from "./session-admin.ts";
 import { isSessionDeletion, pendingSessionDeletions } from "../storage/sqlite/pending-removals-repo.ts";
 
 // Loaded when a removal needs it: every open runs finishPendingRemovals, and search never reads summaries.
@@ -68,19 +68,23 @@ export function removeMessage(
           .query("INSERT OR REPLACE INTO pending_removals (message_id, session_id, created_at) VALUES (?, ?, ?)")
           .run(m.id, m.session, ctx.now()),
       );
-      let summaryRemoved = false;
-      if (options.dropSummary) {
-        summaryRemoved = existsSync(ctx.paths.summary(sessionId));
-        rmSync(ctx.paths.summary(sessionId), { force: true });
-        rmSync(ctx.paths.cursor(sessionId), { force: true });
-        withWriteLock(ctx.db, () => deleteSummaryRun(ctx.db, sessionId));
-      } else if (!summarized && summaryStore().summaryRunHeld(ctx, sessionId)) {
-        // A run in flight may have read the message: its saves are refused, and the next run goes without it.
-        withWriteLock(ctx.db, () => restartSummaryRun(ctx.db, sessionId, ctx.now()));
-      }
-      finishRemoval(ctx, m.session, m.id);
-      const result = { id: m.id, session: m.session, wasRecent: m.recent, summarized, summaryRemoved };
-      return removeKeptCopies(ctx, m.session, { summary: summaryRemoved }, result);
+      // From here the removal is recorded: a failure (a full disk) is finished by the next open, never "nothing
+      // was changed".
+      return finishing("rm-message", sessionId, 1, () => {
+        let summaryRemoved = false;
+        if (options.dropSummary) {
+          summaryRemoved = existsSync(ctx.paths.summary(sessionId));
+          rmSync(ctx.paths.summary(sessionId), { force: true });
+          rmSync(ctx.paths.cursor(sessionId), { force: true });
+          withWriteLock(ctx.db, () => deleteSummaryRun(ctx.db, sessionId));
+        } else if (!summarized && summaryStore().summaryRunHeld(ctx, sessionId)) {
+          // A run in flight may have read the message: its saves are refused, and the next run goes without it.
+          withWriteLock(ctx.db, () => restartSummaryRun(ctx.db, sessionId, ctx.now()));
+        }
+        finishRemoval(ctx, m.session, m.id);
+        const result = { id: m.id, session: m.session, wasRecent: m.recent, summarized, summaryRemoved };
+        return removeKeptCopies(ctx, m.session, { summary: summaryRemoved }, result);
+      });
     },
     sessionId,
   );

@@ -135,7 +135,7 @@ export const DeletionUnfinishedError = namedError<{ command: string; session: st
 );
 
 /** The part of a deletion after its archive commit: a failure there must not read as "nothing was changed". */
-function finishing<T>(command: string, session: string, removed: number, rest: () => T): T {
+export function finishing<T>(command: string, session: string, removed: number, rest: () => T): T {
   try {
     return rest();
   } catch (err) {

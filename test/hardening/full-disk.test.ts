@@ -255,6 +255,44 @@ describe.skipIf(!available)("full disk", () => {
     rmSync(home, { recursive: true, force: true });
   });
 
+  test("an rm-message whose clean-up fails for space after the removal is recorded never says 'nothing was changed'", async () => {
+    const home = join(fs.dir, "rm-message-full");
+    const api = openMemory({ home, env: {}, drain: "off" });
+    const ids = api.add(
+      "s",
+      Array.from({ length: 300 }, (_, i) => ({
+        role: (i % 2 ? "assistant" : "user") as "user" | "assistant",
+        content: `message ${i} about the deploy ${"w".repeat(300)}`,
+      })),
+    ).ids;
+    api.close();
+    const outcomes = new Set<string>();
+    let next = ids.length - 1;
+    for (const freeKiB of [400, 200, 128, 96, 64, 48, 32, 0]) {
+      const id = ids[next]!;
+      fs.leaveFree(freeKiB * 1024);
+      const r = await cli(["rm-message", id], { home });
+      fs.leaveFree(64 * 1024 * 1024);
+      const history = await cli(["history", "s", "--all", "--json"], { home }); // finishes a recorded removal
+      const stored = JSON.parse(history.stdout).messages.map((m: { id: string }) => m.id);
+      if (r.code === 0) outcomes.add("done");
+      else if (stored.includes(id)) {
+        expect(r.stderr).toContain("nothing was changed");
+        outcomes.add("refused");
+        continue;
+      } else {
+        expect(r.code).toBe(1);
+        expect(r.stderr).not.toContain("nothing was changed");
+        expect(r.stderr).toContain("rm-message s: 1 message(s) removed, but removing every copy of their text failed");
+        outcomes.add("unfinished");
+      }
+      expect(stored).not.toContain(id);
+      next--;
+    }
+    expect(outcomes.has("unfinished")).toBe(true);
+    rmSync(home, { recursive: true, force: true });
+  });
+
   describe("summarize", () => {
     let fake: FakeAnthropic;
     beforeAll(async () => {
