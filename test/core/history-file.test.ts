@@ -49,6 +49,30 @@ describe("history.json records", () => {
     }
   });
 
+  test("a history.json that is not UTF-8 is refused as corrupt and left as it is, never rewritten with replacements", () => {
+    const home = tempHome();
+    const dir = join(home, "sessions", "x");
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    const file = join(dir, "history.json");
+    const bytes = Buffer.concat([
+      Buffer.from('[\n{"id":"01KBRFANY38HZH90S332SQTMXS","role":"user","content":"caf'),
+      Buffer.from([0xe9]), // "é" in Latin-1: a file saved in another encoding
+      Buffer.from(' cr\u00e8me","sendAt":"2025-12-06T00:00:01.987654321Z"}\n]\n'),
+    ]);
+    writeFileSync(file, bytes);
+    expect(() => readHistory(file)).toThrow(
+      `${file} is corrupt (line 2, column 64: not valid UTF-8 (saved in another encoding?)); it was left untouched`,
+    );
+    const { api } = openTemp({ home, drain: "off" });
+    try {
+      expect(() => api.add("x", [{ role: "user", content: "more" }])).toThrow(/not valid UTF-8/);
+      expect(() => api.history("x")).toThrow(/not valid UTF-8/);
+    } finally {
+      api.close();
+    }
+    expect(readFileSync(file)).toEqual(bytes);
+  });
+
   test("strips legacy time headers from content and reads the time in the local timezone", () => {
     const content = "---\n當前時間: 2026-05-01 09:30:00\n工作目錄: /srv/app\n傳送者: alice\n---\nplease deploy";
     const doc = parseHistory(JSON.stringify([{ role: "user", content }]), "x");

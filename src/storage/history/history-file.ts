@@ -249,7 +249,7 @@ export function readHistory(file: string, options: { shared?: boolean } = {}): H
   }
   const data = readFileSync(file);
   const mtimeNs = BigInt(stamp.split(":")[2]!);
-  const doc: HistoryDoc = { ...parseHistory(data.toString("utf8"), file, mtimeNs), stamp };
+  const doc: HistoryDoc = { ...parseHistory(historyText(data, file), file, mtimeNs), stamp };
   if (!doc.legacy)
     cachePut(file, { ...doc, stamp, records: doc.records.slice(), checked: false, data: [data], size: data.length });
   return doc;
@@ -259,7 +259,39 @@ export function readHistory(file: string, options: { shared?: boolean } = {}): H
 export function readHistoryRepeats(file: string, onRepeat: (r: RepeatedId) => void): HistoryDoc {
   const stamp = stampOf(file);
   if (stamp === undefined) return { records: [], legacy: false, bytes: 3 };
-  return parseHistory(readFileSync(file, "utf8"), file, BigInt(stamp.split(":")[2]!), onRepeat);
+  return parseHistory(historyText(readFileSync(file), file), file, BigInt(stamp.split(":")[2]!), onRepeat);
+}
+
+const strictUtf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+
+/**
+ * The file's text. Bytes that are no UTF-8 (a file saved in another encoding) make it corrupt: read with
+ * replacement characters, the next write would keep those in place of the text, in the file and the archive.
+ */
+function historyText(data: Buffer, file: string): string {
+  try {
+    return strictUtf8.decode(data);
+  } catch {
+    const at = firstInvalidByte(data);
+    const where = describeOffset(data.subarray(0, at).toString("latin1"), at);
+    throw new CorruptHistoryError({ file, where, detail: "not valid UTF-8 (saved in another encoding?)" });
+  }
+}
+
+/** The offset of the first byte that does not start a valid UTF-8 character. */
+function firstInvalidByte(b: Uint8Array): number {
+  for (let i = 0; i < b.length; ) {
+    const c = b[i]!;
+    const n = c < 0x80 ? 1 : c >= 0xc2 && c < 0xe0 ? 2 : c >= 0xe0 && c < 0xf0 ? 3 : c >= 0xf0 && c < 0xf5 ? 4 : 0;
+    if (n === 0 || i + n > b.length) return i;
+    try {
+      strictUtf8.decode(b.subarray(i, i + n));
+    } catch {
+      return i;
+    }
+    i += n;
+  }
+  return b.length;
 }
 
 /** The file read as `doc` agrees with the archive: later reads of it, while it is unchanged, say `checked`. */
