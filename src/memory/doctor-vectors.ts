@@ -12,7 +12,7 @@ export async function vectorTableFindings(index: SemanticIndex): Promise<DoctorF
   const problem = (err: unknown): DoctorFinding => ({ problem: describeError(err), manual: true });
   try {
     const store = await index.store();
-    const out: DoctorFinding[] = [];
+    const out: DoctorFinding[] = (await store.damagedTables()).map((d) => problem(d.error));
     for (const t of await store.tables()) {
       try {
         await store.readThrough(t.embedderId);

@@ -3,6 +3,7 @@
 import { afterAll, expect, test } from "bun:test";
 import { readdirSync, rmSync, truncateSync } from "node:fs";
 import { join } from "node:path";
+import { startFakeEmbeddings } from "../fixture/fake-embeddings.ts";
 import { cli, removeTempHomes, tempHome } from "../fixture/home.ts";
 
 afterAll(removeTempHomes);
@@ -63,3 +64,32 @@ for (const [what, damage] of damages) {
     expect((await cli(["doctor"], { home })).stdout).toContain("all good");
   }, 60_000);
 }
+
+test("an older embedder's table cut short neither stops semantic search nor reindex, which drops it", async () => {
+  const home = await indexedHome(); // builtin vectors
+  const manifests = join(table(home), "_versions");
+  for (const f of readdirSync(manifests).filter((n) => n.endsWith(".manifest"))) truncateSync(join(manifests, f), 50);
+  const f = startFakeEmbeddings([]);
+  try {
+    const env = {
+      OPENAI_API_KEY: "sk-fake",
+      MEMVOY_EMBEDDER_PROVIDER: "openai",
+      MEMVOY_EMBEDDER_BASE_URL: f.url,
+      MEMVOY_EMBEDDER_MODEL: "fake-embed",
+      MEMVOY_EMBEDDER_DIMENSIONS: "8",
+    };
+    const doctor = await cli(["doctor"], { home, env });
+    expect(doctor.stdout).toMatch(/the vector table messages_builtin\S+ is damaged/);
+    const rebuilt = await cli(["reindex"], { home, env });
+    expect(rebuilt.stderr).toBe("");
+    expect(rebuilt.code).toBe(0);
+    expect(rebuilt.stdout).toMatch(/embedded 20 message\(s\); dropped vectors of messages_builtin\S+/);
+    expect(readdirSync(join(home, ".store", "lance")).filter((n) => n.startsWith("messages_builtin"))).toEqual([]);
+    const found = await cli(["search", "deploy the kubernetes cluster, step 7", "--match", "semantic"], { home, env });
+    expect(found.code).toBe(0);
+    expect(found.stderr).not.toContain("damaged");
+    expect((await cli(["doctor"], { home, env })).stdout).toContain("all good");
+  } finally {
+    f.stop();
+  }
+}, 60_000);

@@ -71,6 +71,11 @@ export async function reindex(index: SemanticIndex, o: ReindexOptions = {}): Pro
         await store.drop(t.embedderId);
         dropped.push(t.embedderId);
       }
+      // An older table LanceDB cannot open (whose embedder cannot be read) goes too.
+      for (const d of await store.damagedTables()) {
+        await store.dropTable(d.table);
+        dropped.push(d.table);
+      }
       index.forgetTables();
       const table = await index.table(true);
       await table!.maintain();

@@ -17,16 +17,20 @@ export async function embedderTables(
   conn: Connection,
   prefix: string,
   probe: readonly string[] = [],
-  /** What a table that fails to open throws, in place of LanceDB's error (see damaged-table.ts). */
-  failed: (err: unknown, table: string) => unknown = (err) => err,
+  /** Whether a table that fails to open is left out (a damaged one: see damaged-table.ts) rather than thrown. */
+  skip: (err: unknown, table: string) => boolean = () => false,
 ): Promise<TableInfo[]> {
   const out: TableInfo[] = [];
   const listed = (await conn.tableNames()).filter((n) => n.startsWith(prefix));
   const probed = probe.map((id) => embedderTableName(prefix, id)).filter((n) => !listed.includes(n));
   for (const name of [...listed, ...new Set(probed)]) {
-    const t = await openIfExists(conn, name).catch((err) => {
-      throw failed(err, name);
-    });
+    let t: Awaited<ReturnType<typeof openIfExists>>;
+    try {
+      t = await openIfExists(conn, name);
+    } catch (err) {
+      if (skip(err, name)) continue;
+      throw err;
+    }
     if (!t) continue;
     const id = (await t.schema()).metadata.get(EMBEDDER_KEY);
     t.close();

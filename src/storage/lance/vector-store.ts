@@ -2,14 +2,14 @@
 // message id. The message-vector side of the vectors port.
 import type { Table } from "@lancedb/lancedb";
 import { errorMessage, namedError } from "../../shared/errors.ts";
-import type { MessageVectors } from "../ports/vector-port.ts";
+import type { DamagedTable, MessageVectors } from "../ports/vector-port.ts";
 import type { VectorLocation } from "../ports/vector-location.ts";
 import { HomeLinkRefusedError } from "../../shared/no-follow.ts";
 import { ConnectedStore, connectStore, locationLabel, openIfExists } from "./connect-store.ts";
 import { loadLanceDb } from "./load-lancedb.ts";
 import { VectorStoreRefusedError } from "./store-refused.ts";
 import { VectorTable } from "./vector-table.ts";
-import { asDamaged } from "./damaged-table.ts";
+import { asDamaged, VectorTableDamagedError } from "./damaged-table.ts";
 import { EMBEDDER_KEY, embedderTableName, embedderTables, type TableInfo } from "./embedder-tables.ts";
 
 /** LanceDB refused to open the store or create a table; `reason` is its own first words. */
@@ -23,6 +23,8 @@ export const VectorStoreError = namedError<
 export type VectorStoreError = InstanceType<typeof VectorStoreError>;
 
 export type { TableInfo };
+
+const isDamage = (err: unknown, table: string) => asDamaged(err, table) instanceof VectorTableDamagedError;
 
 /** A table name that is a valid Lance identifier and unique per embedder id. */
 export function tableNameFor(embedderId: string): string {
@@ -42,7 +44,28 @@ export class VectorStore extends ConnectedStore implements MessageVectors {
 
   /** Every message-vector table, with the embedder its vectors came from. */
   tables(probe: readonly string[] = []): Promise<TableInfo[]> {
-    return embedderTables(this.conn, "messages_", probe, asDamaged);
+    // A local table LanceDB cannot open is left out (damagedTables() names it): it must not stop searches and
+    // deletions on the others, and reindex drops it. On object storage a failure may pass: it is thrown, so that
+    // a deletion is tried again rather than skipping a table.
+    return embedderTables(this.conn, "messages_", probe, (err, name) => this.dir !== undefined && isDamage(err, name));
+  }
+
+  async damagedTables(): Promise<DamagedTable[]> {
+    const out: DamagedTable[] = [];
+    for (const name of (await this.conn.tableNames()).filter((n) => n.startsWith("messages_"))) {
+      try {
+        (await openIfExists(this.conn, name))?.close();
+      } catch (err) {
+        if (!isDamage(err, name)) throw err;
+        out.push({ table: name, error: asDamaged(err, name) as Error });
+      }
+    }
+    return out;
+  }
+
+  async dropTable(name: string): Promise<void> {
+    await this.conn.dropTable(name);
+    this.committed();
   }
 
   /** The table of one embedder; created empty when `create` is set, else undefined if absent. */

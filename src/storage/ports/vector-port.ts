@@ -34,6 +34,12 @@ export interface TableInfo {
   embedderId: string;
 }
 
+/** A table that cannot be opened, and why (its error names the way out). */
+export interface DamagedTable {
+  table: string;
+  error: Error;
+}
+
 /** One embedder's message vectors. */
 export interface MessageVectorTable {
   readonly dim: number;
@@ -69,6 +75,10 @@ export interface MessageVectors {
   drop(embedderId: string): Promise<void>;
   /** Read every row of one embedder's table through (doctor): how many; a damaged table throws. */
   readThrough(embedderId: string): Promise<number>;
+  /** The tables that cannot be opened at all (a manifest cut short), which tables() leaves out. */
+  damagedTables(): Promise<DamagedTable[]>;
+  /** Drop a table by its name (a damaged one, whose embedder cannot be read). */
+  dropTable(name: string): Promise<void>;
   close(): void;
 }
 
