@@ -18,6 +18,7 @@ import { semanticSearch, type SemanticOptions, type SemanticSource } from "../se
 import type { SearchResult } from "../search/search-types.ts";
 import { defaultMinScore } from "../search/relevance.ts";
 import { spawnDetachedDrain } from "./background-drain.ts";
+import { daemonLockHeld } from "./daemon-probe.ts";
 
 /**
  * Where queued embeddings are drained after a write, when the embedder is local (builtin):
@@ -41,6 +42,13 @@ export interface EmbeddingBacklog {
 
 /** Searches with a local embedder embed up to this many queued messages first. */
 const SEARCH_DRAIN_LIMIT = 5_000;
+
+/** After the count of messages not indexed yet: the daemon embeds them, or what to run for it. */
+export function pendingStep(daemonLock: string): string {
+  return daemonLockHeld(daemonLock)
+    ? "the daemon is embedding them"
+    : "run memvoy reindex --pending, or start the daemon (memvoy --daemon)";
+}
 
 /** How a front-end lets the search warm-up run. */
 export interface WarmOptions {
@@ -150,6 +158,7 @@ export class SemanticApi {
       background: async () => (status.table ? this.index.background.vectors(status.table, embedder) : []),
     };
     if (status.table) src.table = status.table;
+    if (status.notIndexed > 0) src.pendingStep = pendingStep(this.ctx.paths.daemonLock);
     return src;
   }
 

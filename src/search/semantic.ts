@@ -32,6 +32,8 @@ export interface SemanticSource {
   notIndexed: number;
   reindexNeeded: boolean;
   otherEmbedders: string[];
+  /** What embeds the messages not indexed yet, or what to run for it (said after their count). */
+  pendingStep?: string;
   /** Calibrated scores below this are dropped (`[search] min_score`, else the embedder's default). */
   minScore: number;
   /** The table's background vectors (kept statistics: see relevance.ts), read when a query is calibrated. */
@@ -146,11 +148,13 @@ export async function semanticRanking(
 }
 
 export function statusNotes(
-  src: Pick<SemanticSource, "notIndexed" | "reindexNeeded" | "otherEmbedders" | "embedder">,
+  src: Pick<SemanticSource, "notIndexed" | "reindexNeeded" | "otherEmbedders" | "embedder" | "pendingStep">,
 ): string[] {
   const notes: string[] = [];
-  if (src.notIndexed > 0)
-    notes.push(`${src.notIndexed} message${src.notIndexed === 1 ? " is" : "s are"} not indexed yet`);
+  if (src.notIndexed > 0) {
+    const step = src.pendingStep ? `: ${src.pendingStep}` : "";
+    notes.push(`${src.notIndexed} message${src.notIndexed === 1 ? " is" : "s are"} not indexed yet${step}`);
+  }
   if (src.reindexNeeded) {
     const from = src.otherEmbedders.length ? ` (stored vectors come from ${src.otherEmbedders.join(", ")})` : "";
     notes.push(`the configured embedder is ${src.embedder.id}${from}: run memvoy reindex`);

@@ -1,5 +1,7 @@
 // The drain and search with an HTTP embedder (fake /v1/embeddings): 429 then success, garbage, unreachable.
 import { afterAll, afterEach, describe, expect, test } from "bun:test";
+import { join } from "node:path";
+import { tryLockFile } from "../../src/shared/file-lock.ts";
 import { cli, openTemp, removeTempHomes, waitFor } from "../fixture/home.ts";
 import { okBody, startFakeEmbeddings } from "../fixture/fake-embeddings.ts";
 import { config, queueSize, recentIds, sqlite, vectorIds } from "../fixture/semantic-home.ts";
@@ -73,7 +75,18 @@ describe("drain with an HTTP embedder", () => {
     expect(f.seen).toHaveLength(1);
     const s = await api.search({ query: "gamma", match: "semantic" });
     expect(s.notIndexed).toBe(2);
-    expect(s.notes[0]).toBe("2 messages are not indexed yet");
+    // ...with the next step: no daemon runs for this home.
+    expect(s.notes[0]).toBe(
+      "2 messages are not indexed yet: run memvoy reindex --pending, or start the daemon (memvoy --daemon)",
+    );
+    // With a daemon holding the home's lock, it is the one embedding them.
+    const release = tryLockFile(join(home, "daemon.lock"))!;
+    try {
+      const d = await api.search({ query: "gamma", match: "semantic" });
+      expect(d.notes[0]).toBe("2 messages are not indexed yet: the daemon is embedding them");
+    } finally {
+      release();
+    }
     // ...while hybrid still finds them by keyword.
     const h = await api.search({ query: "gamma", match: "hybrid" });
     expect(h.hits[0]!.message.content).toBe("gamma");

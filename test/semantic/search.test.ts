@@ -161,7 +161,9 @@ describe("semantic search", () => {
     const r = await api.search({ query: "postgres replica lag", session: "s", match: "semantic" });
     expect(r.hits).toEqual([]);
     expect(r.notIndexed).toBe(10);
-    expect(r.notes).toContain("10 messages are not indexed yet");
+    expect(r.notes).toContain(
+      "10 messages are not indexed yet: run memvoy reindex --pending, or start the daemon (memvoy --daemon)",
+    );
     const h = await api.search({ query: "postgres replica lag", session: "s", match: "hybrid" });
     expect(h.hits[0]!.message.id).toBe(ids[8]!);
     api.close();
