@@ -9,10 +9,10 @@ import { HomeLinkRefusedError } from "../shared/no-follow.ts";
 import { isSessionId } from "../shared/session-id.ts";
 import { nsToRfc3339 } from "../shared/time.ts";
 import { configuredEmbedderId } from "../embed/create-embedder.ts";
-import { embedderTableName } from "../storage/lance/embedder-tables.ts";
 import { refuseLinkedTables } from "../storage/lance/linked-tables.ts";
 import { queuedCount, recentCount } from "../storage/sqlite/embed-queue-repo.ts";
 import type { DoctorFinding } from "./doctor-finding.ts";
+import { messageVectorFolders } from "./vector-folders.ts";
 import { modeFindings } from "./doctor-modes.ts";
 import type { MemoryContext } from "./memory-context.ts";
 
@@ -31,9 +31,6 @@ const RECREATED = [
   "daemon.state.json",
   "tui.log",
 ] as const;
-
-/** How the message vector tables' folders start (tableNameFor in storage/lance/vector-store.ts). */
-const MESSAGE_TABLES = "messages_";
 
 /** What the checks read: the embedded home's context, or a shared home's (no local archive: its vectors are remote). */
 export type HomeCheckContext = Pick<MemoryContext, "paths" | "config" | "now"> & { readonly db?: MemoryContext["db"] };
@@ -106,23 +103,20 @@ function vectorFindings(ctx: HomeCheckContext): DoctorFinding[] {
   }
   // Cheap, without LanceDB: no table folder at all (the store deleted, or left out of a backup), or none of the
   // configured embedder (its config changed since the vectors were made).
-  const tables = dirEntries(ctx.paths.lance)
-    .map((e) => e.name)
-    .filter((n) => n.startsWith(MESSAGE_TABLES));
+  const folders = messageVectorFolders(ctx.paths.lance, ctx.config.embedder);
   const embedded = recentCount(db) - queuedCount(db);
   if (embedded <= 0) return [];
-  if (tables.length === 0)
+  if (folders.none)
     return [
       {
         problem: `${ctx.paths.lance} holds no message vectors, but ${embedded} recent message(s) were embedded: semantic search finds nothing until memvoy reindex runs`,
         manual: true,
       },
     ];
-  const id = configuredEmbedderId(ctx.config.embedder);
-  if (id === undefined || tables.includes(`${embedderTableName(MESSAGE_TABLES, id)}.lance`)) return [];
+  if (folders.configured !== false) return [];
   return [
     {
-      problem: `the message vectors in ${ctx.paths.lance} come from another embedder than the configured one (${id}): semantic search finds nothing until memvoy reindex runs`,
+      problem: `the message vectors in ${ctx.paths.lance} come from another embedder than the configured one (${configuredEmbedderId(ctx.config.embedder)}): semantic search finds nothing until memvoy reindex runs`,
       manual: true,
     },
   ];

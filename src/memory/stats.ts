@@ -7,6 +7,7 @@ import { listSessionRows } from "../storage/sqlite/sessions-repo.ts";
 import { tierCounts, usageSums, type TierCount, type UsageSum } from "../storage/sqlite/stats-queries.ts";
 import type { MemoryContext } from "./memory-context.ts";
 import { sessionDirs } from "./session-admin.ts";
+import { messageVectorFolders } from "./vector-folders.ts";
 
 export interface StatsReport {
   home: string;
@@ -14,8 +15,12 @@ export interface StatsReport {
   tiers: {
     /** Tier 1: what history.json holds (bytes: the files' size). */
     window: { messages: number; bytes: number };
-    /** Tier 2: vectors of recent messages, and messages still waiting for one. */
-    semantic: { vectors: number; pending: number };
+    /**
+     * Tier 2: vectors of recent messages the configured embedder made, and messages still waiting for one.
+     * `stale`: recent messages whose vectors come from another embedder, or were lost with the vector store
+     * (semantic search finds them only once memvoy reindex ran); `reindexNeeded` also when only some are.
+     */
+    semantic: { vectors: number; pending: number; stale: number; reindexNeeded: boolean };
     /** Tier 3: every message ever written (bytes: UTF-8 text), of which `archivedOnly` left history.json. */
     archive: { messages: number; bytes: number; archivedOnly: number };
   };
@@ -51,6 +56,10 @@ export function collectStats(ctx: MemoryContext): StatsReport {
   const ids = new Set([...listSessionRows(db).map((r) => r.id), ...dirs]);
   const tiers = tierCounts(db);
   const pending = queuedCount(db);
+  const embedded = Math.max(0, tiers.recent.messages - pending);
+  // From the store's folder names (the vector store is never loaded here); a remote store is not looked at.
+  const folders = ctx.config.vectors.uri ? undefined : messageVectorFolders(paths.lance, ctx.config.embedder);
+  const unusable = folders !== undefined && (folders.none || folders.configured === false);
   let windowBytes = 0;
   for (const id of dirs) windowBytes += diskBytes(paths.history(id));
   return statsReport({
@@ -58,8 +67,10 @@ export function collectStats(ctx: MemoryContext): StatsReport {
     sessions: ids.size,
     tiers,
     windowBytes,
-    vectors: Math.max(0, tiers.recent.messages - pending),
+    vectors: unusable ? 0 : embedded,
     pending,
+    stale: unusable ? embedded : 0,
+    reindexNeeded: embedded > 0 && (unusable || folders?.others === true),
     errors: countLive(db, {}, ctx.now()),
     disk: {
       sessions: diskBytes(paths.sessions),
@@ -79,6 +90,8 @@ export interface StatsParts {
   windowBytes: number;
   vectors: number;
   pending: number;
+  stale?: number;
+  reindexNeeded?: boolean;
   errors: number;
   disk: { sessions: number; archive: number; vectors: number };
   usage: UsageSum[];
@@ -91,7 +104,12 @@ export function statsReport(p: StatsParts): StatsReport {
     sessions: p.sessions,
     tiers: {
       window: { messages: tiers.recent.messages, bytes: p.windowBytes },
-      semantic: { vectors: p.vectors, pending: p.pending },
+      semantic: {
+        vectors: p.vectors,
+        pending: p.pending,
+        stale: p.stale ?? 0,
+        reindexNeeded: p.reindexNeeded ?? false,
+      },
       archive: {
         messages: tiers.recent.messages + tiers.archived.messages,
         bytes: tiers.recent.bytes + tiers.archived.bytes,

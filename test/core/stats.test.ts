@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
-import { readFileSync, statSync } from "node:fs";
+import { readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { cli, openTemp, removeTempHomes } from "../fixture/home.ts";
 
@@ -29,7 +29,7 @@ describe("memvoy stats", () => {
     expect(s.sessions).toBe(2);
     const historyBytes = ["a", "b"].reduce((n, id) => n + statSync(join(home, "sessions", id, "history.json")).size, 0);
     expect(s.tiers.window).toEqual({ messages: 3, bytes: historyBytes });
-    expect(s.tiers.semantic).toEqual({ vectors: 3, pending: 0 });
+    expect(s.tiers.semantic).toEqual({ vectors: 3, pending: 0, stale: 0, reindexNeeded: false });
     expect(s.tiers.archive).toEqual({
       messages: 3,
       bytes: Buffer.byteLength("héllo" + "world" + "third message"),
@@ -54,6 +54,26 @@ describe("memvoy stats", () => {
     for (const label of ["sessions", "window", "semantic", "archive", "errors", "disk", "tokens"])
       expect(text.stdout).toMatch(new RegExp(`^${label} `, "m"));
     expect(text.stdout).toContain("1,250 in, 305 out, 2 calls");
+  });
+
+  test("after [embedder] changed, the old embedder's vectors are not counted as usable", async () => {
+    const { home, api } = openTemp();
+    api.add("a", [
+      { role: "user", content: "deploy the cluster" },
+      { role: "assistant", content: "deployed" },
+    ]);
+    await api.flushEmbeddings();
+    api.close();
+    writeFileSync(
+      join(home, "config.toml"),
+      '[embedder]\nprovider = "openai"\nbase_url = "http://127.0.0.1:9/v1"\nmodel = "other"\ndimensions = 8\n',
+    );
+    const s = JSON.parse((await cli(["stats", "--json"], { home })).stdout);
+    expect(s.tiers.semantic).toEqual({ vectors: 0, pending: 0, stale: 2, reindexNeeded: true });
+    const text = await cli(["stats"], { home });
+    expect(text.stdout).toMatch(
+      /^semantic +0 vectors, 0 pending .*2 recent messages have no vector from the configured embedder: run memvoy reindex$/m,
+    );
   });
 
   test("pending counts messages written without a drain", async () => {

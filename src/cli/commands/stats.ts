@@ -9,7 +9,8 @@ Usage: memvoy stats [--json]
 What the home holds, read without loading the vector store:
   sessions       how many sessions exist
   window         messages in history.json (tier 1) and the files' size
-  semantic       message vectors (tier 2) and messages still waiting for one
+  semantic       message vectors (tier 2) and messages still waiting for one; vectors another
+                 embedder made (after [embedder] changed) are not counted: they need memvoy reindex
   archive        every message ever written (tier 3): count and text bytes
   errors         live error-memory records
   disk           bytes on disk of sessions/, history.db (with WAL) and the vector store
@@ -54,7 +55,16 @@ export function run(argv: readonly string[]): Promise<number> {
       `${count(s.tiers.window.messages)} messages, ${bytes(s.tiers.window.bytes)}`,
       shared ? "the recent tier's text" : "history.json",
     );
-    row("semantic", `${count(s.tiers.semantic.vectors)} vectors, ${count(s.tiers.semantic.pending)} pending`);
+    const sem = s.tiers.semantic;
+    row(
+      "semantic",
+      `${count(sem.vectors)} vectors, ${count(sem.pending)} pending`,
+      sem.stale > 0
+        ? `${count(sem.stale)} recent messages have no vector from the configured embedder: run memvoy reindex`
+        : sem.reindexNeeded
+          ? "some vectors come from another embedder: run memvoy reindex"
+          : "",
+    );
     row(
       "archive",
       `${count(s.tiers.archive.messages)} messages, ${bytes(s.tiers.archive.bytes)} of text`,
