@@ -45,3 +45,43 @@ test("a failed session removed before its retry is dropped from the retries; the
     'summary.gone session=gone note="the session was removed; it is not retried"',
   );
 });
+
+test("a tick that finds sessions of a long earlier tick says which are running and which wait in its queue", async () => {
+  const home = tempHome();
+  const due = ["a", "b", "c"];
+  const started: string[] = [];
+  let release!: () => void;
+  const gate = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  const api: SummaryCronApi = {
+    dueSessions: () => due,
+    dailyBudget: () => ({ budget: 0, usedToday: 0, spent: false, day: "2026-12-01" }),
+    async summarize(session) {
+      started.push(session!);
+      await gate;
+      return { sessions: [emptySessionReport(session!, "ok")] };
+    },
+  };
+  const path = join(home, "daemon.log");
+  const log = new DaemonLog({ path, maxBytes: 1 << 20 });
+  const job = summaryJob(api, "* * * * *");
+  const tick = () => job.run({ signal: new AbortController().signal, log });
+  try {
+    const first = tick();
+    while (started.length < 2) await Bun.sleep(5);
+    // Two sessions run at a time: a and b run, c waits in the first tick's queue.
+    expect((await tick())!.detail).toBe("3 still running or queued by an earlier tick");
+    release();
+    expect((await first)!.detail).toBe("3 summarized");
+  } finally {
+    log.close();
+  }
+  const text = readFileSync(path, "utf8");
+  for (const s of ["a", "b"])
+    expect(text).toContain(`summary.skip session=${s} reason="its previous run is still going"`);
+  expect(text).toContain(
+    'summary.skip session=c reason="queued by an earlier tick that is still running: it runs there, after the sessions before it"',
+  );
+  expect(started).toEqual(["a", "b", "c"]);
+});

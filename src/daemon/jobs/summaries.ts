@@ -23,9 +23,12 @@ interface Tick {
 }
 
 export function summaryJob(api: SummaryCronApi, pattern: string): CronJob {
+  /** Sessions an earlier tick took: waiting in its queue, or running (`running`). */
   const inFlight = new Set<string>();
+  const running = new Set<string>();
   const retry = new Set<string>();
-  const skipLogged = new Set<string>();
+  /** The skip reason logged for a session still in flight (logged again only when it changes). */
+  const skipLogged = new Map<string, string>();
   // A notice from the SDK (a deprecated model id) comes with every run: logged once while the daemon runs.
   const warned = new Set<string>();
   let budgetLogged: string | undefined;
@@ -114,12 +117,20 @@ export function summaryJob(api: SummaryCronApi, pattern: string): CronJob {
       const todo: string[] = [];
       for (const s of due) {
         if (!inFlight.has(s)) todo.push(s);
-        else if (!skipLogged.has(s)) {
-          skipLogged.add(s);
-          log.info("summary.skip", { session: s, reason: "its previous run is still going" });
+        else {
+          const reason = running.has(s)
+            ? "its previous run is still going"
+            : "queued by an earlier tick that is still running: it runs there, after the sessions before it";
+          if (skipLogged.get(s) === reason) continue;
+          skipLogged.set(s, reason);
+          log.info("summary.skip", { session: s, reason });
         }
       }
-      if (todo.length === 0) return { worked: false, detail: due.size ? `${due.size} still running` : "nothing due" };
+      if (todo.length === 0)
+        return {
+          worked: false,
+          detail: due.size ? `${due.size} still running or queued by an earlier tick` : "nothing due",
+        };
       const budget = await api.dailyBudget();
       if (budget.spent) {
         // No call is made once the day's budget is spent: said once a day in the log, and in daemon status.
@@ -144,9 +155,14 @@ export function summaryJob(api: SummaryCronApi, pattern: string): CronJob {
       const worker = async () => {
         for (let s = queue.shift(); s !== undefined; s = queue.shift()) {
           try {
-            count(signal.aborted || t.fatal ? "not started" : await runOne(t, s));
+            if (signal.aborted || t.fatal) count("not started");
+            else {
+              running.add(s);
+              count(await runOne(t, s));
+            }
           } finally {
             inFlight.delete(s);
+            running.delete(s);
             skipLogged.delete(s);
           }
         }
