@@ -131,3 +131,41 @@ test("reindex waits for a drain that holds the vector write lock before it drops
   expect(await vectorIds(home)).toEqual(recentIds(home));
   other.close();
 });
+
+test("a second reindex waits for the one running, then says it waited and finds nothing left", async () => {
+  let open!: () => void;
+  const gate = new Promise<void>((resolve) => {
+    open = resolve;
+  });
+  let requests = 0;
+  const server = Bun.serve({
+    hostname: "127.0.0.1",
+    port: 0,
+    async fetch(r) {
+      const req = (await r.json()) as { input: string[] };
+      requests++;
+      await gate;
+      return Response.json(okBody(8)(req));
+    },
+  });
+  stops.push(() => server.stop(true));
+  const { home, api } = openTemp({ drain: "off", config: fakeConfig(`http://127.0.0.1:${server.port}`, 2), env });
+  api.add(
+    "s",
+    Array.from({ length: 6 }, (_, i) => ({ role: "user" as const, content: `note ${i}` })),
+  );
+  const first = api.reindex();
+  let waiting = 0;
+  const starts: boolean[] = [];
+  const second = api.reindex({ onWait: () => waiting++, onStart: (_, resumed) => starts.push(resumed) });
+  expect(waiting).toBe(1);
+  open();
+  expect(await first).toMatchObject({ embedded: 6, remaining: 0, resumed: false, waited: false });
+  const sent = requests;
+  expect(await second).toMatchObject({ embedded: 0, remaining: 0, resumed: false, waited: true, dropped: [] });
+  expect(starts).toEqual([false]);
+  // Nothing rebuilt again: no request of its own, and the first run's vectors stay.
+  expect(requests).toBe(sent);
+  expect(await vectorIds(home, FAKE_ID)).toEqual(recentIds(home));
+  api.close();
+});

@@ -182,6 +182,7 @@ export class SharedVectors {
       embedderId: embedder.id,
       resumed: false,
       dropped: [],
+      waited: false,
     };
     const turn = await this.#waitTurn(o.pendingOnly ? 0 : (o.waitMs ?? 30_000), o.signal);
     if (!turn) return { ...report, busy: true, remaining: await this.archive.queuedCount() };

@@ -17,6 +17,8 @@ Rebuild the vector of every recent message with the configured embedder
 ([embedder] in config.toml), e.g. after changing it; vectors of other embedders
 are dropped once the rebuild is complete. A progress bar shows on a terminal.
 Ctrl-C stops after the current batch; run memvoy reindex again to resume.
+A second memvoy reindex on the same home waits for the first to finish, then
+embeds only what was queued since (or resumes the first if it was interrupted).
 
 On a shared archive ([archive] url) the vectors on the shared store ([vectors] uri) are rebuilt,
 holding the embedding drain's lease throughout, so no other host's drain writes meanwhile (a rebuild
@@ -79,6 +81,10 @@ async function reindex(api: Pick<HomeMemory, "reindex">, p: Parsed, signal: Abor
       pendingOnly: pending,
       lingerMs: quiet ? BACKGROUND_LINGER_MS : undefined,
       signal,
+      onWait: () => {
+        if (!quiet && !json)
+          process.stderr.write("memvoy: another memvoy reindex is running on this home; waiting for it to finish\n");
+      },
       onStart: (n, resumed) => {
         total = n;
         if (!quiet && !json && resumed) process.stderr.write("memvoy: resuming the interrupted reindex\n");
@@ -96,10 +102,13 @@ async function reindex(api: Pick<HomeMemory, "reindex">, p: Parsed, signal: Abor
         resumed: r.resumed,
         dropped: r.dropped,
         busy: r.busy,
+        waited: r.waited,
         error: r.error ?? null,
       });
     else if (!quiet) {
       if (r.busy) println("another process is embedding this home's queue; nothing to do");
+      else if (r.waited && !r.resumed && r.embedded === 0 && r.remaining === 0 && r.error === undefined)
+        println(`${r.embedderId}: the other reindex rebuilt every vector; nothing was left to embed`);
       else
         println(
           `${r.embedderId}: embedded ${r.embedded} message(s)${r.remaining ? `, ${r.remaining} left` : ""}${r.dropped.length ? `; dropped vectors of ${r.dropped.join(", ")}` : ""}`,

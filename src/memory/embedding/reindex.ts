@@ -1,4 +1,6 @@
 // Rebuild every vector with the configured embedder through the queue, so an interrupted run resumes.
+import { join } from "node:path";
+import { tryLockFile } from "../../shared/file-lock.ts";
 import {
   getEmbedState,
   makeQueueDue,
@@ -13,6 +15,8 @@ import { refreshBackground } from "./background-stats.ts";
 import { waitVectorWriteLock } from "./vector-write-lock.ts";
 
 const TARGET = "reindex_target";
+/** Held by a full reindex for its whole run, in the home's .store. */
+const REINDEX_LOCK = "reindex.lock";
 
 export interface ReindexOptions {
   signal?: AbortSignal;
@@ -20,6 +24,8 @@ export interface ReindexOptions {
   pendingOnly?: boolean;
   /** See DrainOptions.lingerMs. */
   lingerMs?: number;
+  /** Another reindex of this home runs: this one waits for it to end first. */
+  onWait?: () => void;
   onStart?: (total: number, resumed: boolean) => void;
   onProgress?: (done: number, remaining: number) => void;
 }
@@ -29,15 +35,39 @@ export interface ReindexReport extends DrainReport {
   resumed: boolean;
   /** Tables of other embedders dropped once the rebuild completed. */
   dropped: string[];
+  /** It waited for another reindex of this home (which, unless interrupted, left only what was queued since). */
+  waited: boolean;
 }
 
 export async function reindex(index: SemanticIndex, o: ReindexOptions = {}): Promise<ReindexReport> {
+  if (o.pendingOnly) return rebuild(index, o, false);
+  // One rebuild at a time: a second one waits for the first, then finds its work done (or resumes it).
+  const path = join(index.ctx.paths.store, REINDEX_LOCK);
+  let release = tryLockFile(path);
+  const waited = !release;
+  if (!release) o.onWait?.();
+  while (!release) {
+    o.signal?.throwIfAborted();
+    await Bun.sleep(50);
+    release = tryLockFile(path);
+  }
+  try {
+    return await rebuild(index, o, waited);
+  } finally {
+    release();
+  }
+}
+
+async function rebuild(index: SemanticIndex, o: ReindexOptions, waited: boolean): Promise<ReindexReport> {
   const { db } = index.ctx;
   const embedder = await index.embedder();
   const store = await index.store();
   const target = getEmbedState(db, TARGET);
   const resumed = target === embedder.id;
-  if (!o.pendingOnly && !resumed) {
+  // The run waited for completed the rebuild for this same embedder: only what was queued since is left.
+  const done =
+    waited && !resumed && target === undefined && (await store.tables()).every((t) => t.embedderId === embedder.id);
+  if (!o.pendingOnly && !resumed && !done) {
     // A server that is down, or refuses the key, must not cost the vectors it made: they are dropped only
     // once it answers (a local embedder cannot fail so).
     if (!embedder.local) await embedder.embed(["reindex"], o.signal, "document");
@@ -84,7 +114,7 @@ export async function reindex(index: SemanticIndex, o: ReindexOptions = {}): Pro
       withWriteLock(db, () => setEmbedState(db, TARGET, undefined));
     });
   }
-  return { ...report, embedderId: embedder.id, resumed, dropped };
+  return { ...report, embedderId: embedder.id, resumed, dropped, waited };
 }
 
 /** Run `work` holding the vector write lock, waiting for a drain that holds it (until `signal` aborts). */
