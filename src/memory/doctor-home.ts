@@ -24,6 +24,7 @@ const RECREATED = [
   ".store/write.lock",
   ".store/embed.lock",
   ".store/embed.wait",
+  ".store/reindex.lock",
   ".store/llm-budget.lock",
   ".store/relevance",
   "daemon.lock",
