@@ -1,7 +1,7 @@
 // Daily use under tmux: another process's writes appear on their own; o opens $PAGER; y copies through
 // OSC 52 (tmux set-clipboard on, read back with show-buffer); mouse clicks select and the wheel scrolls.
 import { describe, expect, test } from "bun:test";
-import { chmodSync, existsSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { openMemory } from "../../src/app/open-memory.ts";
 import { cli, tempHome, waitFor } from "../fixture/home.ts";
@@ -125,6 +125,19 @@ describe("live updates", () => {
     await add("LIVE: written after the hit was opened");
     const s = await tui.waitFor("LIVE: written after the hit was opened", 20_000);
     expect(s).toMatch(/alpha-deploy · 42 msgs[^│]*· end/);
+  }, 60_000);
+
+  test("a home deleted while the TUI shows it is said to be gone, Ctrl-L included", async () => {
+    const h = await makeHome();
+    tui = startTui(h, { width: 120, height: 30 });
+    await tui.waitFor("old-notes");
+    rmSync(h, { recursive: true, force: true });
+    await tui.waitFor(`the home is gone (${h} was deleted)`, 20_000);
+    tui.keys("Down", "C-l");
+    await tui.waitFor(/alpha-deploy|beta-billing/);
+    const s = await tui.waitFor(`the home is gone (${h} was deleted)`);
+    expect(s).toContain("q quits");
+    expect(existsSync(h)).toBe(false);
   }, 60_000);
 
   test("the status row follows a daemon started and stopped for the home", async () => {

@@ -11,6 +11,7 @@ import { renderStatusRows } from "../views/status-view.ts";
 import type { AppContext, Confirmation, Key, OverlayName } from "./app-context.ts";
 import { HomeWatcher, homeWatchPaths } from "../live/home-watcher.ts";
 import { ArchivePoller } from "../live/archive-poller.ts";
+import { HomeIdentity } from "../live/home-identity.ts";
 import type { Maybe } from "./maybe.ts";
 import { osc52, OSC52_MAX_BYTES } from "../terminal/clipboard.ts";
 import { openInPager, type RunningPager } from "../terminal/pager.ts";
@@ -42,6 +43,8 @@ export class TuiApp implements AppContext {
   private inputReads = 0;
   private askedDuring = -1;
   private watcher: HomeWatcher | ArchivePoller | undefined;
+  /** A home's folder and archive as opened (a shared memory's data is on its server: undefined). */
+  private identity: HomeIdentity | undefined;
   /** Reads of the sessions list started so far: an answer older than the newest is dropped. */
   private homeReads = 0;
   private finished!: () => void;
@@ -67,13 +70,14 @@ export class TuiApp implements AppContext {
   }
 
   start(): void {
+    const stamp = this.api.changeStamp?.bind(this.api);
+    if (!stamp) this.identity = new HomeIdentity([this.api.home, homeWatchPaths(this.api.home).db]);
     this.guard(() => void this.reload());
     const onChange = () => {
       this.guard(() => void this.refresh());
       this.render();
     };
     // A shared memory changes in the archive, on any host: its change stamp is polled. A home's files are watched.
-    const stamp = this.api.changeStamp?.bind(this.api);
     this.watcher = stamp
       ? new ArchivePoller(stamp, onChange, (err) => {
           this.status.error(err);
@@ -364,6 +368,12 @@ export class TuiApp implements AppContext {
 
   /** Sessions and the status counts, then `then` with the sessions (the newest read only). */
   private readHome(then: (list: SessionInfo[]) => void): void | Promise<void> {
+    // A deleted home's archive still reads (its file is open) and would show the old data as current.
+    const lost = this.identity?.lost();
+    if (lost !== undefined) {
+      this.status.show(`the home is gone (${lost}): what is shown is what it held; q quits`, "error");
+      return;
+    }
     const list = this.unblocked(undefined, () => this.api.sessions());
     const errors = this.api.listErrors({ limit: 1 });
     const read = ++this.homeReads;
