@@ -35,6 +35,8 @@ export class MainScreen {
   private loaded: { id: string; messages: StoredMessage[] } | undefined;
   /** The session whose history was asked for last (a shared memory answers later). */
   private requested: string | undefined;
+  /** Sessions removed from this TUI (x): their going away is no news on a refresh. */
+  private readonly removed = new Set<string>();
   private loadError: string | undefined;
   /** The message picked by a click in the history pane. */
   private picked: string | undefined;
@@ -106,6 +108,11 @@ export class MainScreen {
   }
 
   /** Live update: re-read the shown session; the scroll position holds (or follows the end when it was there). */
+  /** Whether this TUI removed the session (a refresh then says nothing of it). */
+  removedHere(id: string): boolean {
+    return this.removed.has(id);
+  }
+
   refreshHistory(): void {
     const id = this.sessions.selectedId();
     if (id === undefined || id !== this.loaded?.id || this.loadError) return this.syncHistory(true);
@@ -312,11 +319,13 @@ export class MainScreen {
         `Deletes everything of it: ${plural(s.messages, "message")}${s.hasSummary ? ", its summary" : ""} and its vectors.`,
         "This cannot be undone. Error memory is not touched.",
       ],
-      (s) =>
-        mapMaybe(this.app.api.remove(s.id), (r) => {
+      (s) => {
+        this.removed.add(s.id);
+        return mapMaybe(this.app.api.remove(s.id), (r) => {
           this.focus = "list";
           return `removed ${s.id} (${plural(r.messagesRemoved, "message")})`;
-        }),
+        });
+      },
     );
   }
 

@@ -346,8 +346,13 @@ export class TuiApp implements AppContext {
    * list and the summary are re-read; selections are kept by id and scroll positions hold.
    */
   refresh(): void | Promise<void> {
+    const shown = this.main.sessions.selectedId();
     return this.readHome((list) => {
       this.main.setSessions(list);
+      if (shown !== undefined && !list.some((s) => s.id === shown) && !this.main.removedHere(shown)) {
+        const now = this.main.sessions.selectedId();
+        this.status.show(`session ${shown} was removed by another process${now ? `; showing ${now}` : ""}`);
+      }
       this.main.refreshHistory();
       const top = this.overlays[this.overlays.length - 1];
       if (this.overlays.includes("error-memory")) this.errorMemory.refresh();
