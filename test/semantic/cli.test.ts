@@ -7,6 +7,7 @@ import { join } from "node:path";
 import { cli, removeTempHomes, repoRoot, tempHome, waitFor } from "../fixture/home.ts";
 import { okBody } from "../fixture/fake-embeddings.ts";
 import { progressBar } from "../../src/cli/progress.ts";
+import { tryLockFile } from "../../src/shared/file-lock.ts";
 import { queueSize, recentIds, vectorIds } from "../fixture/semantic-home.ts";
 
 afterAll(removeTempHomes);
@@ -162,4 +163,31 @@ test("the progress bar redraws one line", () => {
   expect(out).toContain("\r[..........] 0/4 messages");
   expect(out).toContain("\r[##########] 4/4 messages");
   expect(out.endsWith("\n")).toBe(true);
+});
+
+test("memvoy reindex while another runs says it waits; Ctrl-C then says nothing was changed", async () => {
+  const home = tempHome();
+  expect((await cli(["add", "s", "--role", "user", "--content", "a note"], { home })).code).toBe(0);
+  const release = tryLockFile(join(home, ".store", "reindex.lock"))!; // a reindex in another process
+  try {
+    const proc = Bun.spawn(["bun", join(repoRoot, "src/index.ts"), "--home", home, "reindex"], {
+      cwd: tmpdir(),
+      env: { PATH: process.env.PATH!, HOME: tmpdir(), TZ: "UTC" },
+      stdout: "pipe",
+      stderr: "pipe",
+    });
+    let stderr = "";
+    const reading = (async () => {
+      for await (const chunk of proc.stderr) stderr += new TextDecoder().decode(chunk);
+    })();
+    await waitFor(() => stderr.includes("waiting for it to finish"), 30_000, "the waiting line");
+    expect(stderr).toBe("memvoy: another memvoy reindex is running on this home; waiting for it to finish\n");
+    proc.kill("SIGINT");
+    expect(await proc.exited).toBe(130);
+    await reading;
+    expect(stderr).toContain("memvoy: interrupted while waiting for the other reindex; nothing was changed\n");
+    expect(stderr).not.toContain("run memvoy reindex again to resume");
+  } finally {
+    release();
+  }
 });

@@ -76,16 +76,19 @@ async function reindex(api: Pick<HomeMemory, "reindex">, p: Parsed, signal: Abor
   const json = bool(p, "json");
   const bar = !quiet && !json && process.stderr.isTTY ? progressBar(process.stderr) : undefined;
   let total = 0;
+  let waiting = false;
   try {
     const r = await api.reindex({
       pendingOnly: pending,
       lingerMs: quiet ? BACKGROUND_LINGER_MS : undefined,
       signal,
       onWait: () => {
+        waiting = true;
         if (!quiet && !json)
           process.stderr.write("memvoy: another memvoy reindex is running on this home; waiting for it to finish\n");
       },
       onStart: (n, resumed) => {
+        waiting = false;
         total = n;
         if (!quiet && !json && resumed) process.stderr.write("memvoy: resuming the interrupted reindex\n");
         bar?.update(0, total);
@@ -123,7 +126,12 @@ async function reindex(api: Pick<HomeMemory, "reindex">, p: Parsed, signal: Abor
   } catch (err) {
     bar?.done();
     if (signal.aborted) {
-      if (!quiet) process.stderr.write("memvoy: interrupted; run memvoy reindex again to resume\n");
+      if (!quiet)
+        process.stderr.write(
+          waiting
+            ? "memvoy: interrupted while waiting for the other reindex; nothing was changed\n"
+            : "memvoy: interrupted; run memvoy reindex again to resume\n",
+        );
       return 130;
     }
     throw err;
