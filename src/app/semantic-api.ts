@@ -5,7 +5,7 @@ import { createEmbedder } from "../embed/create-embedder.ts";
 import type { MemoryContext } from "../memory/memory-context.ts";
 import { drainQueue, hasPendingDeletes, type DrainOptions, type DrainReport } from "../memory/embedding/drain.ts";
 import { DrainScheduler } from "../memory/embedding/drain-scheduler.ts";
-import { dueCount, pendingVectorDeletes, queuedCount } from "../storage/sqlite/embed-queue-repo.ts";
+import { dueCount, lastQueueError, pendingVectorDeletes, queuedCount } from "../storage/sqlite/embed-queue-repo.ts";
 import { getMessagesBySeq, maxSeq } from "../storage/sqlite/messages-repo.ts";
 import { holdRecentText } from "../storage/sqlite/recent-text-cache.ts";
 import { reindex, type ReindexOptions, type ReindexReport } from "../memory/embedding/reindex.ts";
@@ -43,11 +43,15 @@ export interface EmbeddingBacklog {
 /** Searches with a local embedder embed up to this many queued messages first. */
 const SEARCH_DRAIN_LIMIT = 5_000;
 
-/** After the count of messages not indexed yet: the daemon embeds them, or what to run for it. */
-export function pendingStep(daemonLock: string): string {
-  return daemonLockHeld(daemonLock)
+/**
+ * After the count of messages not indexed yet: the daemon embeds them (or its last try failed, and why), or what
+ * to run for it.
+ */
+export function pendingStep(daemonLock: string, lastError: string | undefined): string {
+  if (!daemonLockHeld(daemonLock)) return "run memvoy reindex --pending, or start the daemon (memvoy --daemon)";
+  return lastError === undefined
     ? "the daemon is embedding them"
-    : "run memvoy reindex --pending, or start the daemon (memvoy --daemon)";
+    : `the daemon embeds them, but the last try failed (${lastError}); see memvoy daemon status`;
 }
 
 /** How a front-end lets the search warm-up run. */
@@ -158,7 +162,7 @@ export class SemanticApi {
       background: async () => (status.table ? this.index.background.vectors(status.table, embedder) : []),
     };
     if (status.table) src.table = status.table;
-    if (status.notIndexed > 0) src.pendingStep = pendingStep(this.ctx.paths.daemonLock);
+    if (status.notIndexed > 0) src.pendingStep = pendingStep(this.ctx.paths.daemonLock, lastQueueError(this.ctx.db));
     return src;
   }
 

@@ -79,11 +79,13 @@ describe("drain with an HTTP embedder", () => {
     expect(s.notes[0]).toBe(
       "2 messages are not indexed yet: run memvoy reindex --pending, or start the daemon (memvoy --daemon)",
     );
-    // With a daemon holding the home's lock, it is the one embedding them.
+    // With a daemon holding the home's lock, it is the one embedding them: the note says the last try failed.
     const release = tryLockFile(join(home, "daemon.lock"))!;
     try {
       const d = await api.search({ query: "gamma", match: "semantic" });
-      expect(d.notes[0]).toBe("2 messages are not indexed yet: the daemon is embedding them");
+      expect(d.notes[0]).toMatch(
+        /^2 messages are not indexed yet: the daemon embeds them, but the last try failed \(openai embeddings \(\S+\) returned a malformed response: 1 embeddings for 2 inputs\); see memvoy daemon status$/,
+      );
     } finally {
       release();
     }
@@ -91,6 +93,21 @@ describe("drain with an HTTP embedder", () => {
     const h = await api.search({ query: "gamma", match: "hybrid" });
     expect(h.hits[0]!.message.content).toBe("gamma");
     expect(queueSize(home)).toBe(2);
+    api.close();
+  });
+
+  test("with a daemon running for the home, messages not indexed yet are the daemon's to embed", async () => {
+    const f = startFakeEmbeddings([], { body: okBody(8) });
+    stops.push(f.stop);
+    const { home, api } = httpHome(f.url);
+    api.add("s", { role: "user", content: "zeta" });
+    const release = tryLockFile(join(home, "daemon.lock"))!;
+    try {
+      const s = await api.search({ query: "zeta", match: "semantic" });
+      expect(s.notes).toEqual(["1 message is not indexed yet: the daemon is embedding them"]);
+    } finally {
+      release();
+    }
     api.close();
   });
 
