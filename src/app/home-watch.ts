@@ -1,15 +1,6 @@
 // Notice that a home (or a file in it, such as the daemon's lock) was deleted or replaced: its device and
 // inode are taken at start and compared on a timer. A long-lived process must then stop, never recreate it.
-import { statSync } from "node:fs";
-
-function identity(path: string): string | undefined {
-  try {
-    const s = statSync(path, { bigint: true });
-    return `${s.dev}:${s.ino}`;
-  } catch {
-    return undefined;
-  }
-}
+import { pathIdentity as identity } from "../shared/path-identity.ts";
 
 /** What changed among `paths` since `start` (undefined: nothing). */
 function changed(paths: readonly string[], start: readonly (string | undefined)[]): string | undefined {

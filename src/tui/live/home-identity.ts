@@ -1,14 +1,5 @@
 // Whether the home the TUI opened is still there: its folder and its archive keep the device and inode they had.
-import { statSync } from "node:fs";
-
-function identity(path: string): string | undefined {
-  try {
-    const s = statSync(path, { bigint: true });
-    return `${s.dev}:${s.ino}`;
-  } catch {
-    return undefined;
-  }
-}
+import { pathIdentity as identity } from "../../shared/path-identity.ts";
 
 export class HomeIdentity {
   private readonly start: (string | undefined)[];
