@@ -4,12 +4,13 @@ import { dirname, resolve } from "node:path";
 import type { ExportSession } from "../../app/import-api.ts";
 import { openAtomicStream } from "../../shared/atomic-stream.ts";
 import { CommandUsageError } from "../usage-errors.ts";
-import { nsToRfc3339, nowNs } from "../../shared/time.ts";
+import { nowNs } from "../../shared/time.ts";
 import { resolveFilter } from "../../shared/time-filter.ts";
 import { bool, str, type Parsed } from "../args.ts";
 import { withAnyHome, type CommandSpec } from "../command.ts";
 import { printJson } from "../output.ts";
 import { streamOut } from "../../shared/stdout.ts";
+import { sessionMarkdown } from "../export-markdown.ts";
 
 export const usage = `
 Usage: memvoy export SESSION... | --all [--since TIME] [--until TIME] [--format jsonl|md] [--output FILE]
@@ -93,9 +94,7 @@ export function run(argv: readonly string[]): Promise<number> {
       ...timeBounds(p),
     });
     const render =
-      str(p, "format") === "md"
-        ? (s: ExportSession) => markdown(s)
-        : (s: ExportSession) => `${api.imports.exportLines(s).join("\n")}\n`;
+      str(p, "format") === "md" ? sessionMarkdown : (s: ExportSession) => `${api.imports.exportLines(s).join("\n")}\n`;
     const output = str(p, "output");
     if (output === undefined || output === "-") {
       // On stdout (also `--output -`, as `import jsonl -` reads stdin) the stream is the output (the one exception
@@ -134,20 +133,4 @@ export function run(argv: readonly string[]): Promise<number> {
     else process.stderr.write(`exported ${sessions} sessions, ${messages} messages to ${output}\n`);
     return 0;
   });
-}
-
-/** A session as Markdown: its header, then its messages (a further page of a large session: its messages). */
-function markdown(s: ExportSession): string {
-  const lines: string[] = [];
-  if (!s.continues) {
-    lines.push(`# ${s.meta.title ?? s.id}`, "", `- session: ${s.id}`);
-    if (s.meta.source) lines.push(`- source: ${s.meta.source}`);
-    if (s.meta.project) lines.push(`- project: ${s.meta.project}`);
-    if (s.meta.parent) lines.push(`- parent: ${s.meta.parent}`);
-    lines.push(`- messages: ${s.total ?? s.messages.length}`, "");
-  }
-  for (const m of s.messages) {
-    lines.push(`## ${m.role}${m.sender ? ` (${m.sender})` : ""} · ${nsToRfc3339(m.sendAt)}`, "", m.content, "");
-  }
-  return lines.join("\n") + "\n";
 }
