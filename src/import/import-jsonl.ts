@@ -78,7 +78,10 @@ async function readOne(
   let pending: { session: string; meta: MetaUpdate } | undefined;
   const settleMeta = async () => {
     // With --since a session none of whose messages are that recent is not created.
-    if (pending && !o.dryRun && o.since === undefined) await api.imports.setMeta(pending.session, pending.meta);
+    if (pending && o.since === undefined) {
+      sessions.add(pending.session);
+      if (!o.dryRun) await api.imports.setMeta(pending.session, pending.meta);
+    }
     pending = undefined;
   };
   const flush = async () => {
@@ -87,9 +90,18 @@ async function readOne(
     if (meta) pending = undefined;
     const r = await api.imports.write(batchSession, batch, meta, { redact: false, dryRun: o.dryRun, asStored: true });
     report.messages.added += r.added;
-    report.messages.existing += r.existing;
+    report.messages.existing += r.existing - r.elsewhere.length;
     report.messages.tombstoned += r.tombstoned;
     for (const bad of r.invalid) skip({ file, line: lineOf.get(bad.id), reason: bad.reason });
+    // An id another session holds (an export whose session ids were edited) is not this session's: said so.
+    for (const e of r.elsewhere)
+      skip({
+        file,
+        line: lineOf.get(e.id),
+        reason: `message ${e.id} is already in session ${e.session} (a message id is unique across sessions): give it a new id to copy it`,
+      });
+    // A session whose every message another session holds is not created.
+    if (r.elsewhere.length < batch.length) sessions.add(batchSession);
     batch = [];
     lineOf.clear();
     tick(end);
@@ -111,7 +123,6 @@ async function readOne(
       await flush();
       await settleMeta();
       found();
-      if (o.since === undefined) sessions.add(r.id);
       const meta: MetaUpdate = {};
       for (const k of ["source", "title", "project", "parent"] as const) if (typeof r[k] === "string") meta[k] = r[k];
       pending = { session: r.id, meta };
@@ -139,7 +150,6 @@ async function readOne(
     if (batchSession !== r.session || batch.length >= BATCH) await flush();
     if (pending && pending.session !== r.session) await settleMeta();
     batchSession = r.session;
-    sessions.add(r.session);
     const m: MessageRecord = { id: r.id, role: r.role, content: r.content, sendAt };
     if (typeof r.sender === "string") m.sender = r.sender;
     batch.push(m);

@@ -16,6 +16,7 @@ import {
   emptyImportResult,
   freshRecords,
   grownMessages,
+  storedElsewhere,
   storedMeta,
   type ImportWriteOptions,
   type ImportWriteResult,
@@ -82,6 +83,7 @@ export class SharedImports implements ImportWriter {
     meta = storedMeta(meta, records, seen.dead, o.redact !== false);
     const probe = emptyImportResult();
     const growth = grownMessages(seen.stored, session, records, o, max, probe);
+    probe.elsewhere = storedElsewhere(seen.stored, session);
     if (o.dryRun) {
       freshRecords(records, seen.known, seen.dead, o, max, probe);
       probe.existing -= growth.length;
@@ -94,6 +96,7 @@ export class SharedImports implements ImportWriter {
       const result = emptyImportResult();
       result.tombstoned = records.filter((r) => seen.dead.has(r.id)).length;
       result.existing = records.length - result.tombstoned;
+      result.elsewhere = probe.elsewhere;
       if (meta && (await ctx.archive.getSession(session))) await ctx.archive.setSessionMeta(session, meta, ctx.now());
       return result;
     }
@@ -113,6 +116,7 @@ export class SharedImports implements ImportWriter {
     const seen = await this.#lookup(records.map((r) => r.id));
     const result = emptyImportResult();
     const growth = grownMessages(seen.stored, session, records, o, max, result);
+    result.elsewhere = storedElsewhere(seen.stored, session);
     const fresh = freshRecords(records, seen.known, seen.dead, o, max, result);
     const now = ctx.now();
     let added = 0;

@@ -44,6 +44,8 @@ export interface ImportWriteResult {
   redacted: number;
   /** Stored messages whose text grew (more of a streamed reply arrived): their text was extended. */
   extended: number;
+  /** Of `existing`: ids stored under another session (ids are unique across sessions), with that session. */
+  elsewhere: { id: string; session: string }[];
 }
 
 /** Append imported records (in order) to a session and set its metadata, in one step. */
@@ -76,6 +78,7 @@ export function writeImported(
     records.map((r) => r.id),
   );
   const growth = grownMessages(stored, session, records, o, max, result);
+  result.elsewhere = storedElsewhere(stored, session);
   if (o.dryRun) {
     fresh(result);
     result.existing -= growth.length;
@@ -134,7 +137,12 @@ export function storedMeta(
 
 /** A fresh result: nothing counted yet. */
 export function emptyImportResult(): ImportWriteResult {
-  return { added: 0, existing: 0, tombstoned: 0, invalid: [], redacted: 0, extended: 0 };
+  return { added: 0, existing: 0, tombstoned: 0, invalid: [], redacted: 0, extended: 0, elsewhere: [] };
+}
+
+/** The stored messages that belong to another session than `session`: their ids are not this session's to take. */
+export function storedElsewhere(stored: readonly StoredMessage[], session: string): ImportWriteResult["elsewhere"] {
+  return stored.filter((m) => m.session !== session).map((m) => ({ id: m.id, session: m.session }));
 }
 
 /**
