@@ -15,7 +15,8 @@ Usage: memvoy sessions [--sort recent|name] [--source NAME] [--project DIR] [--j
 List sessions: id, number of messages, last activity and whether a summary exists; for imported
 sessions also the source and the title.
 
-  --source NAME    only sessions imported from NAME (claude-code, codex, opencode, gemini, aider, chatgpt)
+  --source NAME    only sessions imported from NAME (claude-code, codex, opencode, gemini, aider, chatgpt;
+                   any case); when none match, the sources this home holds are named
   --project DIR    only sessions whose project (cwd or repository) is DIR or lies under it; a relative
                    DIR (., ../shop) is read from the current folder
 `;
@@ -45,9 +46,12 @@ export function run(argv: readonly string[]): Promise<number> {
     // or another tool's own name for one (a hash), matched as typed.
     const projects = given === undefined ? undefined : [...new Set([given.replace(/\/+$/, ""), resolve(given)])];
     const under = (dir: string, project: string) => dir === project || dir.startsWith(`${project}/`);
-    const list = (await api.sessions()).filter(
+    const all = await api.sessions();
+    // Sources are matched whatever their case: Claude-Code finds claude-code.
+    const wanted = source?.toLowerCase();
+    const list = all.filter(
       (s) =>
-        (source === undefined || s.source === source) &&
+        (wanted === undefined || s.source?.toLowerCase() === wanted) &&
         (projects === undefined || (s.project !== undefined && projects.some((project) => under(s.project!, project)))),
     );
     sortSessions(list, sort as "recent" | "name");
@@ -56,7 +60,7 @@ export function run(argv: readonly string[]): Promise<number> {
       return 0;
     }
     if (list.length === 0 && (source !== undefined || projects !== undefined)) {
-      println("no sessions match");
+      println(`no sessions match${source !== undefined ? sourcesNote(all) : ""}`);
       return 0;
     }
     if (list.length === 0) {
@@ -78,6 +82,12 @@ export function run(argv: readonly string[]): Promise<number> {
     }
     return 0;
   });
+}
+
+/** What --source could have named: the sources of this home's sessions, or that none was imported. */
+function sourcesNote(all: readonly { source?: string }[]): string {
+  const names = [...new Set(all.flatMap((s) => (s.source === undefined ? [] : [oneLine(s.source)])))].sort();
+  return names.length === 0 ? " (no session here was imported)" : ` (sources here: ${names.join(", ")})`;
 }
 
 /** A title or a source on one table line: escape sequences and control characters out, long ones cut. */
