@@ -245,7 +245,9 @@ function classify(sdk: Sdk, err: unknown, timeoutMs: number, req: LlmRequest): F
 
 function callFailure(call: Pick<LlmCallData, "purpose" | "model" | "url">, f: Failure, attempts: number): LlmCallData {
   // A 404 is an unknown model or a wrong ANTHROPIC_BASE_URL (one ending in /v1): the URL tells which.
-  const problem = f.status === 404 ? `${f.text} (from ${call.url})` : f.text;
+  const doubled = f.status === 404 && call.url.endsWith("/v1/v1/messages");
+  const hint = doubled ? ": ANTHROPIC_BASE_URL ends in /v1, which memvoy adds itself; set it without the /v1" : "";
+  const problem = f.status === 404 ? `${f.text} (from ${call.url}${hint})` : f.text;
   const d: LlmCallData = { ...call, kind: f.kind, attempts, problem };
   if (f.status !== undefined) d.status = f.status;
   return d;

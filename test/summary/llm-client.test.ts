@@ -15,11 +15,11 @@ beforeEach(() => fake.reset());
 
 const usage: LlmUsage[] = [];
 const warnings: string[] = [];
-function client(o: { timeout_ms?: number; max_retries?: number } = {}) {
+function client(o: { timeout_ms?: number; max_retries?: number; base?: string } = {}) {
   usage.length = 0;
   warnings.length = 0;
   const settings = llmSettings(
-    { ANTHROPIC_API_KEY: "sk-test-123", ANTHROPIC_BASE_URL: fake.url },
+    { ANTHROPIC_API_KEY: "sk-test-123", ANTHROPIC_BASE_URL: o.base ?? fake.url },
     { timeout_ms: o.timeout_ms ?? 5000, max_retries: o.max_retries ?? 3 },
     { onUsage: (u) => usage.push(u), onWarning: (w) => warnings.push(w), retryBaseMs: 5, retryMaxMs: 50 },
   );
@@ -102,6 +102,19 @@ test("a 404 names the URL it came from: a base URL ending in /v1 is told from an
   expect(e.message).toBe(
     `summary call to claude-sonnet-5-5 failed: HTTP 404: Not Found (from ${fake.url}/v1/messages)`,
   );
+});
+
+test("a 404 from a base URL ending in /v1 says the /v1 is doubled and to set it without", async () => {
+  for (const base of [`${fake.url}/v1`, `${fake.url}/v1/`]) {
+    const e = await client({ base })
+      .complete(req())
+      .catch((e) => e);
+    expect([e.kind, e.status]).toEqual(["request", 404]);
+    expect(e.message).toBe(
+      `summary call to claude-sonnet-5-5 failed: HTTP 404: /v1/v1/messages (from ${fake.url}/v1/v1/messages: ` +
+        "ANTHROPIC_BASE_URL ends in /v1, which memvoy adds itself; set it without the /v1)",
+    );
+  }
 });
 
 test("a timeout fails at once; the overall deadline also bounds retries and back-off", async () => {
