@@ -1,7 +1,7 @@
 // The program's stdout: whole writes to fd 1, made at once, so a command that only prints never creates
 // process.stdout (making it loads Node's stream modules, a large part of a one-shot command's time). A
 // closed pipe (`memvoy sessions | head -1`) ends the process quietly with exit 0, as git and rg do.
-import { writeSync } from "node:fs";
+import { readFileSync, writeSync } from "node:fs";
 import { errorMessage, namedError } from "./errors.ts";
 
 /**
@@ -16,6 +16,25 @@ export const OutputWriteError = namedError<{ reason: string }>(
 
 let stream: NodeJS.WriteStream | undefined;
 let closed = false;
+let checked = false;
+
+/**
+ * Refuse a stdout that was closed when memvoy started (`memvoy sessions >&-`): the runtime then opens /dev/null
+ * as fd 1, close-on-exec, which no stdout a process inherits can be, so the output would vanish with exit 0.
+ * Read from /proc (Linux); elsewhere such a stdout is not told from /dev/null.
+ */
+function refuseClosedStdout(): void {
+  if (checked) return;
+  checked = true;
+  let flags: string | undefined;
+  try {
+    flags = /^flags:\s*([0-7]+)$/m.exec(readFileSync("/proc/self/fdinfo/1", "utf8"))?.[1];
+  } catch {
+    return;
+  }
+  if (flags !== undefined && (Number.parseInt(flags, 8) & 0o2000000) !== 0)
+    throw new OutputWriteError({ reason: "EBADF: stdout is closed" });
+}
 
 function endQuietly(): void {
   if (closed) return;
@@ -47,12 +66,12 @@ export function stdoutIsTTY(): boolean {
  * that is full): then it and every later write go through process.stdout, in order.
  */
 export function writeOut(text: string): void {
-  if (closed) return;
+  if (closed || text.length === 0) return;
+  refuseClosedStdout();
   if (stream) {
     stream.write(text);
     return;
   }
-  if (text.length === 0) return;
   let bytes: Buffer | undefined;
   let at = 0;
   try {
@@ -80,6 +99,7 @@ export async function streamOut<T>(items: AsyncIterable<T> | Iterable<T>, render
   for await (const item of items) {
     if (closed) return;
     const text = render(item);
+    refuseClosedStdout();
     try {
       await sink.write(text);
       await sink.flush();

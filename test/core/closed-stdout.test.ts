@@ -1,4 +1,5 @@
-// A closed stdout (`memvoy sessions | head -1`) ends the command quietly: no stack trace, exit 0.
+// A closed stdout (`memvoy sessions | head -1`) ends the command quietly: no stack trace, exit 0. A stdout closed
+// before memvoy starts (`memvoy sessions >&-`) is one line on stderr with exit 1, as a stdout that takes no write.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -44,6 +45,42 @@ test.each(commands)(
     const r = await intoClosedPipe(["--home", home, ...(args as string[])]);
     expect(r.stderr).toBe("");
     expect(r.code).toBe(0);
+  },
+  60_000,
+);
+
+/** Run memvoy with fd 1 closed from its start (`>&-`); returns its exit code and stderr. */
+async function withStdoutClosed(args: string[]): Promise<{ code: number; stderr: string }> {
+  const quoted = args.map((a) => `'${a.replaceAll("'", "'\\''")}'`).join(" ");
+  const proc = Bun.spawn(["bash", "-c", `exec bun '${join(repoRoot, "src/index.ts")}' ${quoted} >&-`], {
+    env: { PATH: process.env.PATH!, HOME: tempHome("memvoy-ebadf-"), TZ: "UTC" },
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  const stderr = await new Response(proc.stderr).text();
+  return { code: await proc.exited, stderr };
+}
+
+test.skipIf(process.platform !== "linux")(
+  "a stdout closed from the start (>&-) is one line on stderr with exit 1, not a silent exit 0",
+  async () => {
+    const line = "memvoy: could not write the output to stdout (EBADF: stdout is closed)\n";
+    for (const args of [
+      ["sessions"],
+      ["export", "--all", "--format", "md"],
+      ["--version"],
+      ["search", "deploy", "--json"],
+    ]) {
+      const r = await withStdoutClosed(["--home", home, ...args]);
+      expect([args, r.code, r.stderr]).toEqual([args, 1, line]);
+    }
+    // Redirected to /dev/null on purpose, stdout takes the output as before.
+    const proc = Bun.spawn(["bun", join(repoRoot, "src/index.ts"), "--home", home, "sessions"], {
+      env: { PATH: process.env.PATH!, HOME: tempHome("memvoy-null-"), TZ: "UTC" },
+      stdout: Bun.file("/dev/null"),
+      stderr: "pipe",
+    });
+    expect([await proc.exited, await new Response(proc.stderr).text()]).toEqual([0, ""]);
   },
   60_000,
 );
