@@ -170,6 +170,19 @@ describe("import, export and reindex on a shared archive", () => {
     expect(missing.code).toBe(2);
   }, 180_000);
 
+  test("import jsonl of an export whose session ids were edited names the lines another session holds", async () => {
+    const { env, homes } = await sharedHomes(1);
+    const home = homes[0]!;
+    for (const content of ["hello", "hi"])
+      expect((await cli(["add", "orig", "--role", "user", "--content", content], { home, env })).code).toBe(0);
+    const edited = (await cli(["export", "orig"], { home, env })).stdout.replaceAll('"orig"', '"copy"');
+    const r = await cli(["import", "jsonl", "-"], { home, env, stdin: edited });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe("jsonl: 1 file (0 unchanged), 0 sessions, added 0 messages, 2 records skipped\n");
+    expect(r.stderr).toContain("skipped (stdin):2: message ");
+    expect(r.stderr).toContain(" is already in session orig (a message id is unique across sessions)");
+  }, 60_000);
+
   test("a streamed reply grows across passes and a removed message stays out, as in the embedded home", async () => {
     const { env, homes } = await sharedHomes(2);
     const dir = join(tempHome("cc-stream-"), "projects", "-home-dev-stream");
