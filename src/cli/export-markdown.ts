@@ -2,14 +2,10 @@
 import type { ExportSession } from "../app/import-api.ts";
 import { nsToRfc3339 } from "../shared/time.ts";
 
-/** The longest run of `ch` in `text`. */
-function longestRun(text: string, ch: string): number {
+/** The longest run of backticks in `text`. */
+function longestRun(text: string): number {
   let longest = 0;
-  let run = 0;
-  for (const c of text) {
-    run = c === ch ? run + 1 : 0;
-    if (run > longest) longest = run;
-  }
+  for (const m of text.matchAll(/`+/g)) if (m[0].length > longest) longest = m[0].length;
   return longest;
 }
 
@@ -27,14 +23,14 @@ export function plainText(text: string): string {
 export function codeSpan(text: string): string {
   const flat = oneLine(text);
   if (flat === "") return "` `";
-  const ticks = "`".repeat(longestRun(flat, "`") + 1);
+  const ticks = "`".repeat(longestRun(flat) + 1);
   const pad = /^[` ]|[` ]$/.test(flat) ? " " : "";
   return `${ticks}${pad}${flat}${pad}${ticks}`;
 }
 
 /** A message's text, exact, in a fenced code block whose fence is longer than any backtick run inside it. */
 export function fenced(text: string): string {
-  const fence = "`".repeat(Math.max(3, longestRun(text, "`") + 1));
+  const fence = "`".repeat(Math.max(3, longestRun(text) + 1));
   const body = text === "" || text.endsWith("\n") ? text : `${text}\n`;
   return `${fence}\n${body}${fence}`;
 }
