@@ -38,6 +38,8 @@ export interface CronJob {
 
 export interface LoopJob {
   name: string;
+  /** What `daemon status` shows as its schedule: "continuous" unless the loop runs once ("at start"). */
+  schedule?: "continuous" | "at start";
   /** Runs until ctx.signal aborts; calls report() after each unit of work. */
   loop(ctx: LoopContext, report: (startedAt: Date, outcome: JobOutcome) => void): Promise<void>;
 }
@@ -73,7 +75,7 @@ export class Scheduler {
   }
 
   addLoop(job: LoopJob): void {
-    this.state.jobs[job.name] = newJobState("continuous");
+    this.state.jobs[job.name] = newJobState(job.schedule ?? "continuous");
     const ctx: LoopContext = { signal: this.signal, log: this.log, progress: (d) => this.progress(job.name, d) };
     const done = job
       .loop(ctx, (startedAt, outcome) => this.record(job.name, startedAt, outcome))

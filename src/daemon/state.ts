@@ -6,7 +6,7 @@ import { writeFileAtomic } from "../shared/atomic-write.ts";
 export type JobResult = "ok" | "error";
 
 export interface JobState {
-  /** A cron pattern, or "continuous" for the embedding queue drain. */
+  /** A cron pattern, "continuous" for the embedding queue drain, or "at start" for a job run once at start. */
   schedule: string;
   running: boolean;
   lastRun: string | null;

@@ -87,7 +87,7 @@ export function daemonStatus(
   }
   const jobs: JobStatus[] = Object.entries(s?.jobs ?? {}).map(([name, j]) => {
     let nextRun: string | null = null;
-    if (running && j.schedule !== "continuous") {
+    if (running && j.schedule !== "continuous" && j.schedule !== "at start") {
       try {
         // The daemon's zone, not this command's: its patterns fire there.
         nextRun = nextRunOf(j.schedule, now, s?.timeZone)?.toISOString() ?? null;

@@ -57,6 +57,8 @@ test("the index upgrade job says how far it has got while it runs, then its outc
   expect(end.progress).toBeNull();
   expect(end.lastResult).toBe("ok");
   expect(end.lastDetail).toStartWith("done: ");
+  // It runs once, at start: `daemon status` must not call it continuous (nor give it a next run).
+  expect(end.schedule).toBe("at start");
 }, 60_000);
 
 test("the upgrade waits for another process's writer lock without blocking: the daemon running it keeps serving", async () => {

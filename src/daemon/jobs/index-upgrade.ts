@@ -7,6 +7,7 @@ import { percentDone } from "../../shared/percent-done.ts";
 export function indexUpgradeJob(api: MaintenanceApi): LoopJob {
   return {
     name: "index-upgrade",
+    schedule: "at start",
     async loop({ signal, log, progress }, report) {
       const state = api.indexUpgrade();
       if (state.done) return;
