@@ -9,8 +9,12 @@ import { processOutput } from "../fixture/process-output.ts";
 
 afterAll(removeTempHomes);
 
-/** Run `memvoy add ARGS` with stdin fed `head`, then `chunk` again and again until the process exits (no end). */
-async function addFromEndlessStdin(home: string, args: string[], chunk: string, head = "") {
+/**
+ * Run `memvoy add ARGS` with stdin fed `head`, then `chunk` again and again until the process exits, or `budget`
+ * bytes were fed (far past where memvoy must stop reading): a process that stopped reading but has not exited yet
+ * leaves what is written buffered in this one, so the feed has a bound.
+ */
+async function addFromEndlessStdin(home: string, args: string[], chunk: string, head = "", budget = 64 * 1024 * 1024) {
   const proc = Bun.spawn(["bun", join(repoRoot, "src/index.ts"), "--home", home, "add", ...args], {
     cwd: tmpdir(),
     env: { PATH: process.env.PATH!, HOME: tmpdir(), TZ: "UTC" },
@@ -26,7 +30,7 @@ async function addFromEndlessStdin(home: string, args: string[], chunk: string, 
   const feed = (async () => {
     try {
       proc.stdin.write(head);
-      while (!exited) {
+      for (let fed = 0; !exited && fed < budget; fed += bytes.length) {
         proc.stdin.write(bytes);
         await proc.stdin.flush();
       }
@@ -47,7 +51,8 @@ function smallLimitHome(): string {
 
 test("one message's text on stdin that never ends is refused once it passes the limit, nothing written", async () => {
   const home = smallLimitHome();
-  const r = await addFromEndlessStdin(home, ["s", "--role", "user"], "x".repeat(64 * 1024));
+  // memvoy counts up to 256 MiB to name the size, then stops reading.
+  const r = await addFromEndlessStdin(home, ["s", "--role", "user"], "x".repeat(64 * 1024), "", 272 * 1024 * 1024);
   expect(r.code).toBe(2);
   expect(r.stderr).toContain(
     "message: content is more than 256.0 MiB, over limits.max_message_bytes (4.0 KiB); the rest of stdin was not read",
