@@ -102,7 +102,7 @@ export function archiveUrl(home?: string, env: Record<string, string | undefined
 
 async function openPg(url: string): Promise<SharedArchivePort> {
   const { openPgSharedArchive } = await import("../storage/postgres/pg-shared-archive.ts");
-  return openPgSharedArchive(url);
+  return openPgSharedArchive(url, { max: 1 }); // the copy runs one query at a time
 }
 
 /** The home's key in the target: its resume cursor's meta key, and the lock one run of it holds. */

@@ -73,7 +73,7 @@ export async function usingAnyHome<T>(
   const config = loaded ?? loadConfigCached(homePaths(resolveHome(home, process.env)).config, process.env);
   if (!config.archive.url.trim()) return using(openFromFlags(p, command, config, shortLived), body);
   const { openSharedHome } = await import("../app/shared/open-shared.ts");
-  const api = await openSharedHome({ home, config });
+  const api = await openSharedHome({ home, config, connections: 1 });
   try {
     return await body(api);
   } finally {

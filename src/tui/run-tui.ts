@@ -24,7 +24,7 @@ async function openTuiMemory(home: string | undefined): Promise<TuiMemory> {
   const config = loadConfigCached(homePaths(resolveHome(home, process.env)).config, process.env);
   if (!config.archive.url.trim()) return openMemory({ home, config, command: "the terminal UI" });
   const { openSharedHome } = await import("../app/shared/open-shared.ts");
-  return openSharedHome({ home, config });
+  return openSharedHome({ home, config, connections: 2 });
 }
 
 /**

@@ -23,6 +23,11 @@ export interface SharedOpenOptions {
   now?: () => bigint;
   /** false: leave a schema behind this memvoy's as it is (doctor reports it; doctor --migrate migrates). */
   migrate?: boolean;
+  /**
+   * PostgreSQL connections the work runs on (default 4, for a process that serves many calls at once); a one-shot
+   * command does one thing at a time and needs 1. Each session lock held adds one (at most two at once).
+   */
+  connections?: number;
 }
 
 /** The configured archive URL, or undefined for the embedded home. Config errors throw (exit 2). */
@@ -42,10 +47,10 @@ export async function openSharedHome(o: SharedOpenOptions = {}): Promise<SharedH
   ensureDir(paths.home);
   ensureOwnDir(paths.sessions, MOVE_IN_PLACE);
   const { openPgSharedArchive } = await import("../../storage/postgres/pg-shared-archive.ts");
-  const archive = await openPgSharedArchive(url, { env, migrate: o.migrate !== false });
+  const archive = await openPgSharedArchive(url, { env, migrate: o.migrate !== false, max: o.connections ?? 4 });
   const holder = `${hostname()}:${process.pid}`;
   const vectors = new SharedVectors(paths, config, archive, holder, env);
-  // The pool holds 10 connections: a held session lock uses one, its work up to three more at once.
+  // A held session lock keeps its connection in a transaction while its work runs on the pool.
   const withSessionLock = sessionLocks(archive, 2);
   return new SharedHome({ paths, config, archive, vectors, now: o.now ?? nowNs, env, holder, withSessionLock });
 }

@@ -53,7 +53,7 @@ export async function sharedDoctor(o: SharedDoctorOptions): Promise<SharedDoctor
   });
   let home: SharedHome;
   try {
-    home = await openSharedHome({ home: paths.home, env, config, migrate: false });
+    home = await openSharedHome({ home: paths.home, env, config, migrate: false, connections: 1 });
   } catch (err) {
     if (err instanceof MemvoyError && err.exitCode === 2) throw err; // a config problem: one line, exit 2
     findings.push({ problem: `the shared archive cannot be opened: ${describeError(err)}` });

@@ -159,7 +159,7 @@ export async function run(argv: readonly string[]): Promise<number> {
       // On a shared archive the import writes there (a dry run counts against it); else into the home.
       if (sharedArchiveUrl({ home: str(p, "home") }) === undefined)
         return using(open(p), (api) => importCommand(api, p, args));
-      const api = await openSharedHome({ home: str(p, "home") });
+      const api = await openSharedHome({ home: str(p, "home"), connections: 1 });
       try {
         return await importCommand(api, p, args);
       } finally {

@@ -62,7 +62,7 @@ export function run(argv: readonly string[]): Promise<number> {
 
 /** On a shared archive: the vectors on the shared store, rebuilt under the drain's lease. */
 async function reindexShared(p: Parsed): Promise<number> {
-  const api = await openSharedHome({ home: str(p, "home") });
+  const api = await openSharedHome({ home: str(p, "home"), connections: 1 });
   try {
     return await withInterrupt((signal) => reindex(api, p, signal));
   } finally {

@@ -2,11 +2,15 @@
 import { SQL } from "bun";
 import { urlGivesLoginPassword } from "../../config/archive-url.ts";
 import { PgArchive } from "./pg-archive.ts";
+import { LockConnections } from "./pg-lock-connections.ts";
 import { migratePg } from "./pg-migrate.ts";
 import { pgConnectError, pgUrlError } from "./pg-connect-error.ts";
 
 export interface PgOpenOptions {
-  /** Pool size (default 10): withSessionLock holds one connection while its work runs on others. */
+  /**
+   * Connections the work runs on (default 10), all opened at the first query; a session lock is held on a
+   * connection of its own, opened when a lock first needs it. A one-shot command needs 1.
+   */
   max?: number;
   env?: Readonly<Record<string, string | undefined>>;
   /** false: connect without running the missing migrations (doctor reports them; --migrate runs them). */
@@ -16,9 +20,10 @@ export interface PgOpenOptions {
 export async function openPgArchive(url: string, options: PgOpenOptions = {}): Promise<PgArchive> {
   const env = options.env ?? process.env;
   const password = !urlGivesLoginPassword(url) && env.PGPASSWORD ? { password: env.PGPASSWORD } : {};
+  const connect = (max: number) => new SQL(url, { bigint: true, max, connectionTimeout: 30, ...password });
   let sql: SQL;
   try {
-    sql = new SQL(url, { bigint: true, max: Math.max(2, options.max ?? 10), connectionTimeout: 30, ...password });
+    sql = connect(Math.max(1, options.max ?? 10));
   } catch (err) {
     throw pgUrlError(url, err);
   }
@@ -29,5 +34,5 @@ export async function openPgArchive(url: string, options: PgOpenOptions = {}): P
     await sql.close().catch(() => {});
     throw pgConnectError(url, err);
   }
-  return new PgArchive(sql);
+  return new PgArchive(sql, new LockConnections(() => connect(1)));
 }

@@ -31,6 +31,7 @@ import type {
   UsageTotal,
 } from "../ports/archive-port.ts";
 import { COPY_TABLES, type CopyRow, type CopyTableName } from "../ports/copy-tables.ts";
+import type { LockConnections } from "./pg-lock-connections.ts";
 import { idTombstoneHash, keyTombstoneHash } from "../ports/tombstone-hash.ts";
 import { LOCK_CLASS } from "./pg-migrate.ts";
 import {
@@ -53,10 +54,14 @@ const ttlNs = (ttlMs: number) => BigInt(Math.round(ttlMs * 1e6));
 export class PgArchive implements ArchivePort {
   readonly kind = "postgres";
 
-  constructor(readonly sql: SQL) {}
+  /** `locks`: where session locks are held (without it, on a connection of `sql`, the work on the others). */
+  constructor(
+    readonly sql: SQL,
+    readonly locks?: LockConnections,
+  ) {}
 
   async close(): Promise<void> {
-    await this.sql.close();
+    await Promise.all([this.sql.close(), this.locks?.close()]);
   }
 
   private q<T = Record<string, unknown>>(text: string, args: unknown[] = [], tx: SQL = this.sql): Promise<T[]> {
@@ -581,19 +586,22 @@ export class PgArchive implements ArchivePort {
   async withSessionLock<T>(session: string, fn: () => Promise<T>, opts: SessionLockOptions = {}): Promise<T> {
     const timeoutMs = opts.timeoutMs ?? 30_000;
     let work: Promise<T> | undefined;
+    const hold = <R>(on: (sql: SQL) => Promise<R>) => (this.locks ? this.locks.with(on) : on(this.sql));
     try {
-      return await this.sql.begin(async (tx) => {
-        await tx.unsafe(`SET LOCAL lock_timeout = ${Math.max(1, Math.round(timeoutMs))}`);
-        try {
-          await this.q("SELECT pg_advisory_xact_lock($1, hashtext($2))", [LOCK_CLASS.session, session], tx);
-        } catch (err) {
-          if ((err as { errno?: string }).errno === "55P03")
-            throw new SessionLockTimeoutError({ session, timeoutMs }, { cause: err });
-          throw err;
-        }
-        work = fn();
-        return await work;
-      });
+      return await hold((sql) =>
+        sql.begin(async (tx) => {
+          await tx.unsafe(`SET LOCAL lock_timeout = ${Math.max(1, Math.round(timeoutMs))}`);
+          try {
+            await this.q("SELECT pg_advisory_xact_lock($1, hashtext($2))", [LOCK_CLASS.session, session], tx);
+          } catch (err) {
+            if ((err as { errno?: string }).errno === "55P03")
+              throw new SessionLockTimeoutError({ session, timeoutMs }, { cause: err });
+            throw err;
+          }
+          work = fn();
+          return await work;
+        }),
+      );
     } catch (err) {
       // The lock's transaction writes nothing: once the work is under way, losing that connection (the server
       // gone, which released the lock) leaves the work's own outcome to stand, whether it ends before or after.

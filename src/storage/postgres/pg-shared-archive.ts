@@ -292,5 +292,5 @@ export class PgSharedArchive extends PgArchive implements SharedArchivePort {
 /** The shared archive at `url` (migrated, as openPgArchive opens it). */
 export async function openPgSharedArchive(url: string, options: PgOpenOptions = {}): Promise<PgSharedArchive> {
   const base = await openPgArchive(url, options);
-  return new PgSharedArchive(base.sql);
+  return new PgSharedArchive(base.sql, base.locks);
 }

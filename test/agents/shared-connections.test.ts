@@ -1,0 +1,70 @@
+// Shared mode's PostgreSQL connections: a one-shot command opens only those its work needs (one, and one more
+// while it holds a session lock), so many commands at once fit in the server's max_connections.
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { cli, removeTempHomes, tempHome } from "../fixture/home.ts";
+import { describePostgres, startPostgres, type PgServer } from "../fixture/postgres-server.ts";
+import { startS3Server, type S3Server } from "../fixture/s3-server.ts";
+
+const describe = describePostgres();
+const MAX_CONNECTIONS = 12;
+
+describe("PostgreSQL connections of a one-shot command", () => {
+  let pg: PgServer;
+  let s3: S3Server;
+  let home: string;
+  let env: Record<string, string>;
+  let url: string;
+
+  /** Connections the server authorized to the test's database so far (every one is logged). */
+  const authorized = () =>
+    readFileSync(join(pg.dir, "server.log"), "utf8")
+      .split("\n")
+      .filter((l) => l.includes("connection authorized:") && l.includes(" database=conns")).length;
+  /** How many connections `memvoy ARGS` opened, with its result. */
+  const counted = async (args: string[]) => {
+    const before = authorized();
+    const r = await cli(args, { home, env });
+    return { ...r, opened: authorized() - before };
+  };
+
+  beforeAll(async () => {
+    [pg, s3] = await Promise.all([
+      startPostgres({ maxConnections: MAX_CONNECTIONS, logConnections: true }),
+      startS3Server(),
+    ]);
+    url = await pg.createDatabase("conns");
+    env = { ...s3.env, MEMVOY_ARCHIVE_URL: url };
+    home = tempHome();
+    writeFileSync(join(home, "config.toml"), s3.vectorsToml("conns"));
+    const first = await cli(["add", "s", "--role", "user", "--content", "deploy the api server"], { home, env });
+    expect(first.stderr).toBe("");
+  }, 180_000);
+  afterAll(async () => {
+    await Promise.all([pg?.stop(), s3?.stop()]);
+    removeTempHomes();
+  }, 60_000);
+
+  test("add opens two connections (the session lock's and the work's); reads open one", async () => {
+    const add = await counted(["add", "s", "--role", "assistant", "--content", "deployed to staging"]);
+    expect(add.code).toBe(0);
+    expect(add.opened).toBe(2);
+    for (const args of [["search", "deploy"], ["history", "s"], ["sessions"]]) {
+      const r = await counted(args);
+      expect(r.code).toBe(0);
+      expect({ args, opened: r.opened }).toEqual({ args, opened: 1 });
+    }
+  }, 120_000);
+
+  test("five commands at once fit in max_connections = 12", async () => {
+    const runs = await Promise.all([
+      cli(["add", "s", "--role", "user", "--content", "one"], { home, env }),
+      cli(["add", "t", "--role", "user", "--content", "two"], { home, env }),
+      cli(["search", "deploy"], { home, env }),
+      cli(["history", "s"], { home, env }),
+      cli(["sessions"], { home, env }),
+    ]);
+    expect(runs.map((r) => `${r.code} ${r.stderr}`)).toEqual(runs.map(() => "0 "));
+  }, 120_000);
+});
