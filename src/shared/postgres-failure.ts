@@ -9,15 +9,26 @@ export const PG_CONNECTION_REASONS: Readonly<Record<string, string>> = {
 
 /** The reason a PostgreSQL client error gives, or undefined for any other value. */
 export function postgresReason(err: unknown): string | undefined {
-  const e = err as { name?: unknown; code?: unknown; message?: unknown } | null;
+  const e = err as { name?: unknown; code?: unknown; errno?: unknown; message?: unknown } | null;
   if (!e || typeof e !== "object") return undefined;
   const code = typeof e.code === "string" ? e.code : "";
   if (e.name !== "PostgresError" && !code.startsWith("ERR_POSTGRES_")) return undefined;
-  return (
-    PG_CONNECTION_REASONS[code] ??
-    (String(e.message ?? "")
-      .split("\n")[0]!
-      .trim() ||
-      code)
-  );
+  const text = String(e.message ?? "")
+    .split("\n")[0]!
+    .trim();
+  if (e.errno === "53300") return tooManyConnections(text);
+  return PG_CONNECTION_REASONS[code] ?? (text || code);
+}
+
+/**
+ * SQLSTATE 53300: the server refused a new connection at a limit ("sorry, too many clients already" and the slots
+ * reserved for superusers are max_connections; a role's or a database's CONNECTION LIMIT names itself).
+ */
+function tooManyConnections(text: string): string {
+  const limit = / for role /.test(text)
+    ? "the role's CONNECTION LIMIT (ALTER ROLE)"
+    : / for database /.test(text)
+      ? "the database's CONNECTION LIMIT (ALTER DATABASE)"
+      : "max_connections on the server";
+  return `the server has no connection free (${text || "too many connections"}): raise ${limit}, or run fewer memvoy processes at once`;
 }

@@ -1,5 +1,6 @@
 // Shared mode's PostgreSQL connections: a one-shot command opens only those its work needs (one, and one more
-// while it holds a session lock), so many commands at once fit in the server's max_connections.
+// while it holds a session lock), so many commands at once fit in the server's max_connections; a server with
+// no connection free is named in one line that says which limit to raise.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -66,5 +67,38 @@ describe("PostgreSQL connections of a one-shot command", () => {
       cli(["sessions"], { home, env }),
     ]);
     expect(runs.map((r) => `${r.code} ${r.stderr}`)).toEqual(runs.map(() => "0 "));
+  }, 120_000);
+
+  test("no connection free: one line naming max_connections, exit 1", async () => {
+    const hold = new Bun.SQL(pg.url, { max: MAX_CONNECTIONS });
+    try {
+      // Bun's pool opens all its connections at the first query; the server then has none left.
+      await hold`SELECT 1`;
+      const full = async () =>
+        (await hold`SELECT count(*)::int AS n FROM pg_stat_activity WHERE backend_type = 'client backend'`)[0].n;
+      while ((await full()) < MAX_CONNECTIONS) await hold`SELECT 1`;
+      const r = await cli(["search", "deploy"], { home, env });
+      expect(r.code).toBe(1);
+      expect(r.stderr).toBe(
+        `memvoy: cannot open the PostgreSQL archive at ${url.replace("postgres://", "")}: the server has no connection free (sorry, too many clients already): raise max_connections on the server, or run fewer memvoy processes at once\n`,
+      );
+    } finally {
+      await hold.close();
+    }
+  }, 120_000);
+
+  test("a role's connection limit reached: the line names the role's CONNECTION LIMIT", async () => {
+    const admin = new Bun.SQL(pg.url, { max: 1 });
+    try {
+      await admin`CREATE ROLE capped LOGIN CONNECTION LIMIT 0`;
+    } finally {
+      await admin.close();
+    }
+    const capped = url.replace(/\/\/[^@]+@/, "//capped@");
+    const r = await cli(["sessions"], { home, env: { ...env, MEMVOY_ARCHIVE_URL: capped } });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(
+      `the server has no connection free (too many connections for role "capped"): raise the role's CONNECTION LIMIT (ALTER ROLE), or run fewer memvoy processes at once\n`,
+    );
   }, 120_000);
 });

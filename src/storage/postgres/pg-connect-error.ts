@@ -1,6 +1,6 @@
 // A failure to reach or open the PostgreSQL archive, named by host, port, database and user (never the password).
 import { errorMessage, namedError } from "../../shared/errors.ts";
-import { PG_CONNECTION_REASONS } from "../../shared/postgres-failure.ts";
+import { postgresReason } from "../../shared/postgres-failure.ts";
 import { pgUrlParts } from "../../shared/postgres-url.ts";
 
 export const PgConnectError = namedError<{ where: string; reason: string }>(
@@ -36,7 +36,7 @@ export function describeTarget(url: string): string {
 
 export function pgConnectError(url: string, err: unknown): Error {
   const e = err as { code?: string; errno?: string; message?: string };
-  const reason = (e.code && PG_CONNECTION_REASONS[e.code]) || e.message || String(err);
+  const reason = postgresReason(err) || e.message || String(err);
   // SQLSTATE class 28 (invalid authorization: no such role, wrong password) and 3D000 (no such database).
   const state = String(e.errno ?? "");
   if (state.startsWith("28") || state === "3D000")
