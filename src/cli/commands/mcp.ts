@@ -60,9 +60,9 @@ export async function run(argv: readonly string[]): Promise<number> {
         import("../../config/home.ts"),
         import("../../config/load-cached.ts"),
       ]);
-    // With an archive URL configured, the tools run on the shared memory.
+    // With an archive URL configured, the tools run on the shared memory (one client: a small pool).
     if (shared.sharedArchiveUrl({ home }) !== undefined)
-      return new LocalMemoryApi(await shared.openSharedHome({ home }));
+      return new LocalMemoryApi(await shared.openSharedHome({ home, connections: 2 }));
     const local = openMemory({ home, drain: "detached" });
     const files = paths.homePaths(paths.resolveHome(home, process.env));
     const config = configs.loadConfigCached(files.config, process.env);
