@@ -1,6 +1,7 @@
 // Shared mode's PostgreSQL connections: a one-shot command opens only those its work needs (one, and one more
 // while it holds a session lock), so many commands at once fit in the server's max_connections; a server with
-// no connection free is named in one line that says which limit to raise.
+// no connection free is named in one line that says which limit to raise; opening a current archive reads its
+// schema version and writes nothing.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -70,20 +71,33 @@ describe("PostgreSQL connections of a one-shot command", () => {
   }, 120_000);
 
   test("no connection free: one line naming max_connections, exit 1", async () => {
-    const hold = new Bun.SQL(pg.url, { max: MAX_CONNECTIONS });
+    const held: InstanceType<typeof Bun.SQL>[] = [];
+    /** Take connections until the server refuses one (a command's backend still exiting frees one later). */
+    const fill = async () => {
+      for (;;) {
+        const c = new Bun.SQL(pg.url, { max: 1 });
+        try {
+          await c`SELECT 1`;
+          held.push(c);
+        } catch (err) {
+          await c.close();
+          if ((err as { errno?: string }).errno !== "53300") throw err;
+          return;
+        }
+      }
+    };
     try {
-      // Bun's pool opens all its connections at the first query; the server then has none left.
-      await hold`SELECT 1`;
-      const full = async () =>
-        (await hold`SELECT count(*)::int AS n FROM pg_stat_activity WHERE backend_type = 'client backend'`)[0].n;
-      while ((await full()) < MAX_CONNECTIONS) await hold`SELECT 1`;
-      const r = await cli(["search", "deploy"], { home, env });
+      let r = { code: 0, stdout: "", stderr: "" };
+      for (let tries = 0; r.code === 0 && tries < 20; tries++) {
+        await fill();
+        r = await cli(["search", "deploy"], { home, env });
+      }
       expect(r.code).toBe(1);
       expect(r.stderr).toBe(
         `memvoy: cannot open the PostgreSQL archive at ${url.replace("postgres://", "")}: the server has no connection free (sorry, too many clients already): raise max_connections on the server, or run fewer memvoy processes at once\n`,
       );
     } finally {
-      await hold.close();
+      await Promise.all(held.map((c) => c.close()));
     }
   }, 120_000);
 
@@ -100,5 +114,28 @@ describe("PostgreSQL connections of a one-shot command", () => {
     expect(r.stderr).toContain(
       `the server has no connection free (too many connections for role "capped"): raise the role's CONNECTION LIMIT (ALTER ROLE), or run fewer memvoy processes at once\n`,
     );
+  }, 120_000);
+
+  test("opening a current archive writes nothing; a newer schema is still refused", async () => {
+    const fresh = await pg.createDatabase("migrated");
+    const on = { ...env, MEMVOY_ARCHIVE_URL: fresh };
+    const home2 = tempHome();
+    writeFileSync(join(home2, "config.toml"), s3.vectorsToml("migrated"));
+    expect((await cli(["sessions"], { home: home2, env: on })).code).toBe(0); // migrates
+    const db = new Bun.SQL(fresh, { max: 1 });
+    try {
+      // xmin changes with every write of the row (an UPDATE to the same value too).
+      const row = async () => (await db`SELECT xmin::text AS x, version FROM memvoy_schema`)[0];
+      const before = await row();
+      for (const args of [["sessions"], ["search", "deploy"], ["add", "s", "--role", "user", "--content", "hi"]])
+        expect((await cli(args, { home: home2, env: on })).code).toBe(0);
+      expect(await row()).toEqual(before);
+      await db`UPDATE memvoy_schema SET version = 99`;
+      const r = await cli(["sessions"], { home: home2, env: on });
+      expect(r.code).toBe(1);
+      expect(r.stderr).toContain(`the PostgreSQL archive has schema version 99; this memvoy knows ${before.version}`);
+    } finally {
+      await db.close();
+    }
   }, 120_000);
 });

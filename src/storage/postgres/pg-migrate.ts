@@ -14,6 +14,9 @@ export const PgSchemaTooNewError = namedError<{ version: number; known: number }
 );
 
 export async function migratePg(sql: SQL): Promise<number> {
+  // An archive already current (every open but the first after an upgrade) is read, not locked and written:
+  // the write made every process start, a read-only command's included, wait on a WAL flush under one lock.
+  if ((await schemaVersion(sql)) === PG_MIGRATIONS.length) return PG_MIGRATIONS.length;
   return sql.begin(async (tx) => {
     await tx`SELECT pg_advisory_xact_lock(${LOCK_CLASS.migrate}, 0)`;
     await tx`CREATE TABLE IF NOT EXISTS memvoy_schema (version integer NOT NULL)`;
@@ -26,4 +29,15 @@ export async function migratePg(sql: SQL): Promise<number> {
     else await tx`UPDATE memvoy_schema SET version = ${PG_MIGRATIONS.length}`;
     return PG_MIGRATIONS.length;
   });
+}
+
+/** The archive's schema version, 0 before the first migration (no memvoy_schema table yet). */
+async function schemaVersion(sql: SQL): Promise<number> {
+  try {
+    const [r] = (await sql`SELECT version FROM memvoy_schema`) as { version: number }[];
+    return r ? Number(r.version) : 0;
+  } catch (err) {
+    if ((err as { errno?: string }).errno === "42P01") return 0; // undefined_table
+    throw err;
+  }
 }
