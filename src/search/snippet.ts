@@ -12,6 +12,7 @@ export interface Snippet {
 }
 
 const isLetter = (c: number) => (c >= 97 && c <= 122) || (c >= 65 && c <= 90);
+const isDigit = (c: number) => c >= 48 && c <= 57;
 
 /**
  * Ranges of the words that match a query term: same stem, or the term as a prefix; CJK terms exactly. A word
@@ -229,12 +230,19 @@ export function hasMatch(content: string, terms: readonly QueryTerm[], wholeWord
     }
     const letters = ASCII_LETTER.test(t.text);
     if (t.text.length < 3 || (!letters && !DIGITS.test(t.text))) continue;
+    const prefixOnly = wholeWords && t.partial !== true;
+    let stem: string | undefined;
     for (let at = lower.indexOf(t.text); at >= 0; at = lower.indexOf(t.text, at + 1)) {
       const prev = at > 0 ? lower.charCodeAt(at - 1) : 32;
       // A letter or an apostrophe before it may make it the middle of a word; a digit before a number does.
       if (!(letters ? !isLetter(prev) && prev !== 39 && prev !== 0x2019 : prev < 48 || prev > 57)) continue;
-      const next = lower.charCodeAt(at + t.text.length); // NaN at the end
-      if (!wholeWords || t.partial === true || !(letters ? isLetter(next) : next >= 48 && next <= 57)) return true;
+      let end = at + t.text.length;
+      if (!prefixOnly || !(letters ? isLetter(lower.charCodeAt(end)) : isDigit(lower.charCodeAt(end)))) return true;
+      // The start of a longer word: a match when that word has the term's stem ("deployed" for deploy).
+      if (!letters) continue;
+      while (isLetter(lower.charCodeAt(end))) end++;
+      stem ??= stemWord(t.text);
+      if (stemWord(lower.slice(at, end)) === stem) return true;
     }
   }
   return findMatches(content, terms, wholeWords).length > 0;
