@@ -16,6 +16,7 @@ import type { Config } from "../config/schema.ts";
 import { readHttpFile, type HttpFile } from "../http/http-file.ts";
 import { boundInstant } from "../app/api/time-instant.ts";
 import { nowNs } from "../shared/time.ts";
+import { pathIdentity } from "../shared/path-identity.ts";
 
 /** How long a daemon may take before the command searches itself instead. */
 export const DAEMON_SEARCH = { timeoutMs: 10_000 };
@@ -46,7 +47,9 @@ async function ownDaemon(home: DaemonFiles, config: Config): Promise<HttpFile | 
   const f = readHttpFile(home.httpFile);
   if (f?.stamp === undefined || f.stamp !== programStamp(config) || !alive(f.pid)) return undefined;
   // A copy of a home made while its daemon ran (cp -r, a restored backup) holds that daemon's http.json: only a
-  // daemon holding this home's lock runs for it.
+  // daemon holding this home's lock runs for it. The lock file's identity tells without probing the lock (whose
+  // loading costs a one-shot command more than a millisecond): a copy's daemon.lock is another file.
+  if (f.lock !== undefined) return pathIdentity(home.daemonLock) === f.lock ? f : undefined;
   const { daemonLockHeld } = await import("../app/daemon-probe.ts");
   try {
     return daemonLockHeld(home.daemonLock) ? f : undefined;

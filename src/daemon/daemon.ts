@@ -169,7 +169,7 @@ export async function runDaemon(o: DaemonOptions): Promise<number> {
     try {
       // Shared mode makes them in this process (its vectors are on object storage, not mapped from the home).
       const elsewhere = api instanceof SharedHome ? undefined : vectorCallsVia((c) => workers.run("api", c));
-      http = startDaemonHttp(api, info.config, paths.httpFile, o.version, log, elsewhere);
+      http = startDaemonHttp(api, info.config, paths, o.version, log, elsewhere);
       state.http = http.url;
     } catch (err) {
       const message = log.scrub(describeError(err));

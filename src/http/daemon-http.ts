@@ -6,6 +6,7 @@ import { errorMessage } from "../shared/errors.ts";
 import { randomBytes } from "node:crypto";
 import { programStamp } from "../config/program-stamp.ts";
 import { derivedPort, removeHttpFile, writeHttpFile } from "./http-file.ts";
+import { pathIdentity } from "../shared/path-identity.ts";
 import { startHttpServer, type HttpServer } from "./http-server.ts";
 
 export interface DaemonHttp {
@@ -23,7 +24,7 @@ export interface DaemonHttpLog {
 export function startDaemonHttp(
   home: MemoryHome & { readonly home: string },
   config: Config,
-  httpFile: string,
+  files: { readonly httpFile: string; readonly daemonLock: string },
   version: string,
   log: DaemonHttpLog,
   elsewhere?: VectorCalls,
@@ -59,6 +60,7 @@ export function startDaemonHttp(
     });
     server = startHttpServer({ ...options, port: 0 });
   }
+  const httpFile = files.httpFile;
   writeHttpFile(httpFile, {
     url: server.url,
     port: server.port,
@@ -66,6 +68,7 @@ export function startDaemonHttp(
     token,
     startedAt: new Date().toISOString(),
     stamp: programStamp(config),
+    lock: pathIdentity(files.daemonLock),
   });
   log.info("http.start", { url: server.url });
   return {

@@ -11,6 +11,8 @@ export interface HttpFile {
   startedAt: string;
   /** What the daemon answers with (programStamp): a command with the same stamp may ask it instead. */
   stamp?: string;
+  /** The identity (device:inode) of the daemon.lock the daemon holds: a copy of the home has another. */
+  lock?: string;
 }
 
 export function writeHttpFile(path: string, f: HttpFile): void {
