@@ -6,17 +6,35 @@ export const NS_PER_MS = 1_000_000n;
 export const NS_PER_SEC = 1_000_000_000n;
 export const NS_PER_DAY = 86_400n * NS_PER_SEC;
 
-const hrBase = process.hrtime.bigint();
-const wallBase = BigInt(Date.now()) * NS_PER_MS;
-let lastNow = 0n;
+/** How far the monotonic reading may stray from the wall clock before it is set to it again. */
+const REANCHOR_NS = NS_PER_SEC;
+
+/**
+ * A wall clock in ns with the monotonic clock's resolution, strictly increasing. The monotonic clock stops while the
+ * machine sleeps (a laptop's lid closed) and the wall clock does not: past REANCHOR_NS apart, it follows the wall
+ * clock again, so a long-lived process (the daemon, an MCP server, the terminal UI) never stamps the past.
+ */
+export function makeClock(wallMs: () => number, monotonic: () => bigint): () => Nanos {
+  let hrBase = monotonic();
+  let wallBase = BigInt(wallMs()) * NS_PER_MS;
+  let lastNow = 0n;
+  return () => {
+    const hr = monotonic();
+    let t = wallBase + (hr - hrBase);
+    const wall = BigInt(wallMs()) * NS_PER_MS;
+    if (t - wall > REANCHOR_NS || wall - t > REANCHOR_NS) {
+      wallBase = wall;
+      hrBase = hr;
+      t = wall;
+    }
+    if (t <= lastNow) t = lastNow + 1n;
+    lastNow = t;
+    return t;
+  };
+}
 
 /** Wall-clock now in ns, strictly increasing within this process. */
-export function nowNs(): Nanos {
-  let t = wallBase + (process.hrtime.bigint() - hrBase);
-  if (t <= lastNow) t = lastNow + 1n;
-  lastNow = t;
-  return t;
-}
+export const nowNs: () => Nanos = makeClock(Date.now, process.hrtime.bigint);
 
 const pad = (n: number, w = 2) => String(n).padStart(w, "0");
 
