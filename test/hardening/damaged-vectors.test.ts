@@ -3,17 +3,27 @@
 import { afterAll, expect, test } from "bun:test";
 import { readdirSync, rmSync, truncateSync } from "node:fs";
 import { join } from "node:path";
+import { openMemory } from "../../src/app/open-memory.ts";
 import { startFakeEmbeddings } from "../fixture/fake-embeddings.ts";
 import { cli, removeTempHomes, tempHome } from "../fixture/home.ts";
 
 afterAll(removeTempHomes);
 
+/**
+ * 20 messages and their vectors, made by reindex alone: written with no drain, so that no background drain can
+ * write a new version of the table after the test damages it.
+ */
 async function indexedHome(): Promise<string> {
   const home = tempHome();
-  const lines = Array.from({ length: 20 }, (_, i) =>
-    JSON.stringify({ role: i % 2 ? "assistant" : "user", content: `deploy the kubernetes cluster, step ${i}` }),
-  ).join("\n");
-  expect((await cli(["add", "k"], { home, stdin: lines })).code).toBe(0);
+  const api = openMemory({ home, env: {}, drain: "off" });
+  api.add(
+    "k",
+    Array.from({ length: 20 }, (_, i) => ({
+      role: i % 2 ? ("assistant" as const) : ("user" as const),
+      content: `deploy the kubernetes cluster, step ${i}`,
+    })),
+  );
+  api.close();
   expect((await cli(["reindex"], { home })).code).toBe(0);
   return home;
 }
