@@ -201,8 +201,9 @@ export class HomeMemory implements MaintenanceApi {
     this.#semanticApi?.stopWarming();
     // Adopting a history.json another program wrote takes the writer lock: its wait holds no thread. Still held after
     // that wait (30 s), a search of every session goes on with the sessions adopted so far.
+    const pending = adoptionPending(this.ctx, o.session);
     let held = false;
-    if (this.adoptionWaits(o.session)) {
+    if (pending && load.homeLock().homeLockHeld(this.ctx)) {
       await this.writerLockFree();
       held = this.adoptionWaits(o.session);
     }
@@ -210,7 +211,7 @@ export class HomeMemory implements MaintenanceApi {
       if (!held) discoverSessions(this.ctx);
     } else if (!load.admin().sessionExists(this.ctx, o.session))
       throw new NoSuchSessionError({ session: o.session, home: this.ctx.paths.home });
-    else ensureBackfilled(this.ctx, o.session);
+    else if (pending) ensureBackfilled(this.ctx, o.session);
     const match = o.match ?? "keyword";
     const now = this.ctx.now();
     const filter = resolveFilter(o, now);

@@ -1,5 +1,6 @@
 // Time and message filters shared by every surface: --since/--until bounds (absolute or relative), role, sender.
 import { namedError } from "./errors.ts";
+import { asciiLower } from "./lower-case.ts";
 import { isRole, type Role, type StoredMessage } from "./message.ts";
 import { MAX_TIME_NS, MIN_TIME_NS, NS_PER_SEC, parseTime, rangeStart, type Nanos, type TimeRange } from "./time.ts";
 
@@ -17,12 +18,12 @@ export interface MessageFilter {
   sender?: string;
 }
 
-/** A sender with ASCII letters in lower case: the fold of SQLite's NOCASE, so every tier agrees on a match. */
-const foldSender = (s: string): string => s.replace(/[A-Z]+/g, (c) => c.toLowerCase());
-
-/** Whether a stored sender is the one a --sender filter names. */
+/**
+ * Whether a stored sender is the one a --sender filter names: ASCII letters in lower case (asciiLower), the fold of
+ * SQLite's NOCASE, so every tier agrees on a match.
+ */
 export const sameSender = (stored: string | null | undefined, wanted: string): boolean =>
-  stored != null && (stored === wanted || foldSender(stored) === foldSender(wanted));
+  stored != null && (stored === wanted || asciiLower(stored) === asciiLower(wanted));
 
 const UNIT_SECONDS: Record<string, bigint> = {
   s: 1n,
