@@ -194,7 +194,7 @@ export interface LeadingOptions {
 }
 
 /** Options that may stand before the command word (--home, with its value, is read apart). */
-const LEADING = new Set(["--json", "--verbose", "--help", "-h", "--daemon", "--version", "-v", "-V"]);
+export const LEADING = new Set(["--json", "--verbose", "--help", "-h", "--daemon", "--version", "-v", "-V"]);
 
 /** The options before the command word, read the one way every entry point reads --home. */
 export function leadingOptions(argv: readonly string[]): LeadingOptions {
@@ -202,9 +202,11 @@ export function leadingOptions(argv: readonly string[]): LeadingOptions {
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
     if (arg === "--home" || arg.startsWith("--home=")) {
-      if (arg === "--home") refuseOptionAsHome(argv[i + 1]);
-      out.home = arg === "--home" ? argv[++i] : arg.slice("--home=".length);
-      if (out.home !== undefined) refuseEmptyHome(out.home);
+      if (arg === "--home") {
+        refuseOptionAsHome(argv[i + 1]);
+        out.home = argv[++i]!;
+      } else out.home = arg.slice("--home=".length);
+      refuseEmptyHome(out.home);
     } else if (arg === "--daemon") out.daemon = true;
     else if (!arg.startsWith("-")) {
       out.command = i;

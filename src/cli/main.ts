@@ -1,7 +1,7 @@
 // CLI entry: global flags, --help, and lazy dispatch to one command module.
 import { CommandUsageError } from "./usage-errors.ts";
 import type { CommandModule } from "./command.ts";
-import { leadingOptions, nearestFlag } from "./args.ts";
+import { LEADING, leadingOptions, nearestFlag } from "./args.ts";
 import { stdoutStream } from "../shared/stdout.ts";
 import { printUsage } from "./run-command.ts";
 
@@ -97,7 +97,8 @@ Exit codes: 0 ok, 1 runtime failure, 2 usage, config or input error.
 /** The global option a mistyped one before the command most likely means (--hme: --home). */
 function globalNear(option: string): { near?: string } {
   if (!option.startsWith("--")) return {};
-  const near = nearestFlag(option.slice(2).split("=")[0]!, ["home", "json", "help", "verbose", "daemon", "version"]);
+  const names = ["home", ...[...LEADING].filter((o) => o.startsWith("--")).map((o) => o.slice(2))];
+  const near = nearestFlag(option.slice(2).split("=")[0]!, names);
   return near ? { near: `--${near}` } : {};
 }
 

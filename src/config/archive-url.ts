@@ -41,7 +41,5 @@ function queryKeys(url: string): string[] {
  * (`api_key=`, `token=`, `password=`: those config show masks).
  */
 export function urlHasCredentials(url: string): boolean {
-  return (
-    urlHasPassword(url) || /^[a-z][a-z0-9+.-]*:\/\/[^/?#]*@/i.test(url.trim()) || queryKeys(url).some(isSecretParam)
-  );
+  return /^[a-z][a-z0-9+.-]*:\/\/[^/?#]*@/i.test(url.trim()) || queryKeys(url).some(isSecretParam);
 }

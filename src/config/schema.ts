@@ -1,12 +1,11 @@
 // config.toml schema (valibot): every key, its type and its default.
 import * as v from "valibot";
 import { pgUrlParts } from "../shared/postgres-url.ts";
+import { MAX_TIMER_MS } from "../shared/time.ts";
 import { VectorsSchema } from "./vectors-schema.ts";
 
 const int = (min: number, max = Number.MAX_SAFE_INTEGER) =>
   v.pipe(v.number(), v.integer(), v.minValue(min), v.maxValue(max));
-/** A timer's longest delay (about 24.8 days): a longer one fires at once, so a huge timeout would time out at once. */
-const MAX_TIMER_MS = 2 ** 31 - 1;
 const ms = (min: number) => int(min, MAX_TIMER_MS);
 // Shape only (5 or 6 fields); the daemon checks the full grammar with croner when it schedules.
 const cronPattern = v.pipe(

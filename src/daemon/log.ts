@@ -1,7 +1,8 @@
 // The daemon's log: one line per event in <home>/daemon.log, rotated by size, secrets redacted.
-import { closeSync, fstatSync, renameSync, rmSync, statSync, writeSync } from "node:fs";
+import { closeSync, fstatSync, renameSync, rmSync, writeSync } from "node:fs";
 import { dirname } from "node:path";
 import { openAppendNoFollow } from "../shared/no-follow.ts";
+import { pathIdentity } from "../shared/path-identity.ts";
 import { redactSecrets, secretValues } from "../shared/redact.ts";
 
 export const KEEP_ROTATED = 3;
@@ -9,12 +10,6 @@ const MAX_VALUE_CHARS = 300;
 
 export type LogLevel = "info" | "warn" | "error";
 export type LogFields = Record<string, string | number | boolean | bigint | null | undefined>;
-
-/** A file's device and inode ("" when it cannot be read). */
-function identity(path: string): string {
-  const s = statSync(path, { bigint: true, throwIfNoEntry: false });
-  return s ? `${s.dev}:${s.ino}` : "";
-}
 
 /** Secret values from the environment (API keys, tokens) that must never reach a log line. */
 export { secretValues };
@@ -48,11 +43,11 @@ export class DaemonLog {
   private size: number;
   private readonly secrets: string[];
   /** The folder the log was opened in: the file is made again only there. */
-  private readonly folder: string;
+  private readonly folder: string | undefined;
 
   constructor(private readonly options: DaemonLogOptions) {
     this.secrets = secretValues(options.env);
-    this.folder = identity(dirname(options.path));
+    this.folder = pathIdentity(dirname(options.path));
     this.fd = openAppendNoFollow(options.path);
     this.size = fstatSync(this.fd).size;
   }
@@ -93,8 +88,8 @@ export class DaemonLog {
   private reopenIfMoved(): void {
     try {
       const open = fstatSync(this.fd, { bigint: true });
-      if (identity(this.options.path) === `${open.dev}:${open.ino}`) return;
-      if (identity(dirname(this.options.path)) !== this.folder) return;
+      if (pathIdentity(this.options.path) === `${open.dev}:${open.ino}`) return;
+      if (pathIdentity(dirname(this.options.path)) !== this.folder) return;
       const fd = openAppendNoFollow(this.options.path);
       closeSync(this.fd);
       this.fd = fd;

@@ -3,7 +3,7 @@
 import type { Embedder } from "../embed/embedder.ts";
 import type { StoredMessage } from "../shared/message.ts";
 import type { TimeRange } from "../shared/time.ts";
-import { passesFilter, sameSender, type MessageFilter } from "../shared/time-filter.ts";
+import { passesFilter, type MessageFilter } from "../shared/time-filter.ts";
 import type { MessageVectorTable as VectorTable } from "../storage/ports/vector-port.ts";
 import { getMessagesById } from "../storage/sqlite/messages-repo.ts";
 import { knownSenders } from "../storage/sqlite/semantic-queries.ts";
@@ -11,7 +11,7 @@ import type { Db } from "../storage/sqlite/db.ts";
 import { indexStats } from "../storage/sqlite/keyword-queries.ts";
 import { recentCount } from "../storage/sqlite/embed-queue-repo.ts";
 import { expandHits } from "./expand.ts";
-import { queryFocus, type QueryFocus } from "./participants.ts";
+import { queryFocus, senderFactor, type QueryFocus } from "./participants.ts";
 import { queryTerms } from "./query-terms.ts";
 import { scopeFilter, type SearchHit, type SearchResult, type TierScope } from "./search-types.ts";
 import { makeSnippet } from "./snippet.ts";
@@ -129,7 +129,7 @@ export async function semanticRanking(
       // Only rows SQLite still holds in the recent tier: deleted or compacted vectors never surface.
       if (!m || !m.recent || m.session !== h.session || !passesFilter(m, scope)) continue;
       if (!holdsSymbols(m.content, symbols)) continue;
-      const factor = focus.sender !== undefined && !sameSender(m.sender, focus.sender) ? OTHER_SENDER_FACTOR : 1;
+      const factor = senderFactor(focus, m.sender, OTHER_SENDER_FACTOR);
       const score = calibratedScore(h.score * factor, cal) * unknown;
       // In the vector order, every later candidate scores at most this: below the cut, or past `limit`.
       if (belowCut(score)) {

@@ -69,7 +69,8 @@ function matchRanges(content: string, terms: readonly QueryTerm[], wholeWords = 
   const stems = new Set(
     latin.flatMap((t) => (isAscii(t.text) ? [stemWord(t.text)] : [t.text, foldAccents(t.text)].map(stemWord))),
   );
-  const prefixes = prefixTerms(latin, wholeWords).map((t) => t.text);
+  const typed = prefixTerms(latin, wholeWords);
+  const prefixes = typed.map((t) => t.text);
   // Porter2 keeps a word's first letter: a word whose first letter starts no stem or prefix is not stemmed.
   const firsts = new Set([...stems, ...prefixes].map((x) => x.charCodeAt(0)));
   const ranges: [number, number][] = [];
@@ -122,7 +123,7 @@ function matchRanges(content: string, terms: readonly QueryTerm[], wholeWords = 
   // the term whole, or as the word's start when it has 3+ letters.
   if (latin.length > 0 && !isAscii(content)) {
     const needles = latin.map((t) => foldAccents(needleOf(t)));
-    const starting = new Set(prefixTerms(latin, wholeWords).map((t) => foldAccents(needleOf(t))));
+    const starting = new Set(typed.map((t) => foldAccents(needleOf(t))));
     const starts = new Set(needles.map((n) => n[0]));
     for (const [at, word] of wideWords(content)) {
       // A word whose first letter folds into none a needle begins with is not folded whole.
@@ -235,7 +236,7 @@ export function hasMatch(content: string, terms: readonly QueryTerm[], wholeWord
     for (let at = lower.indexOf(t.text); at >= 0; at = lower.indexOf(t.text, at + 1)) {
       const prev = at > 0 ? lower.charCodeAt(at - 1) : 32;
       // A letter or an apostrophe before it may make it the middle of a word; a digit before a number does.
-      if (!(letters ? !isLetter(prev) && prev !== 39 && prev !== 0x2019 : prev < 48 || prev > 57)) continue;
+      if (!(letters ? !isLetter(prev) && prev !== 39 && prev !== 0x2019 : !isDigit(prev))) continue;
       let end = at + t.text.length;
       if (!prefixOnly || !(letters ? isLetter(lower.charCodeAt(end)) : isDigit(lower.charCodeAt(end)))) return true;
       // The start of a longer word: a match when that word has the term's stem ("deployed" for deploy).

@@ -1,17 +1,7 @@
 // An atomic file written in pieces: a temp file beside the target, synced, renamed over it on commit.
-import {
-  closeSync,
-  fdatasyncSync,
-  lstatSync,
-  openSync,
-  realpathSync,
-  renameSync,
-  rmSync,
-  statSync,
-  writeSync,
-} from "node:fs";
+import { closeSync, fdatasyncSync, lstatSync, openSync, realpathSync, renameSync, rmSync, statSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
-import { FILE_MODE } from "./atomic-write.ts";
+import { FILE_MODE, writeAll } from "./atomic-write.ts";
 import { namedError } from "./errors.ts";
 
 /** The target's folder does not take a new file (read-only, a pseudo file system, no permission). */
@@ -61,8 +51,7 @@ export function openAtomicStream(path: string): AtomicStream {
     const buf = Buffer.from(pending.join(""), "utf8");
     pending = [];
     pendingLen = 0;
-    let off = 0;
-    while (off < buf.length) off += writeSync(fd, buf, off, buf.length - off);
+    writeAll(fd, [buf]);
   };
   const close = () => {
     if (open) closeSync(fd);
@@ -112,9 +101,7 @@ function openDirect(path: string): AtomicStream {
   };
   return {
     write(text) {
-      const buf = Buffer.from(text, "utf8");
-      let off = 0;
-      while (off < buf.length) off += writeSync(fd, buf, off, buf.length - off);
+      writeAll(fd, [Buffer.from(text, "utf8")]);
     },
     commit: close,
     discard: close,

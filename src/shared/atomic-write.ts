@@ -153,7 +153,7 @@ export function openTempFile(path: string): TempFile {
 }
 
 /** Every chunk, in order: one writev while the kernel takes it whole, chunk by chunk after a short write. */
-function writeAll(fd: number, chunks: readonly Uint8Array[]): void {
+export function writeAll(fd: number, chunks: readonly Uint8Array[]): void {
   const total = chunks.reduce((n, b) => n + b.length, 0);
   let done = chunks.length > 1 ? writevSync(fd, chunks as Uint8Array[]) : 0;
   if (done === total) return;

@@ -1,4 +1,4 @@
-// A path's identity (device and inode): what tells a file or folder from another put in its place.
+// A path's identity (device and inode), what tells a file or folder from another put in its place, and what changed.
 import { statSync } from "node:fs";
 
 /** `dev:ino` of `path` (followed if a link), or undefined when it is not there. */
@@ -9,4 +9,22 @@ export function pathIdentity(path: string): string | undefined {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * The first of `paths` deleted or replaced since its identity was `start[i]` ("P was deleted", "P was replaced"), or
+ * undefined. `skipAbsent`: a path that was not there at the start is not looked at.
+ */
+export function identityChange(
+  paths: readonly string[],
+  start: readonly (string | undefined)[],
+  skipAbsent = false,
+): string | undefined {
+  for (const [i, path] of paths.entries()) {
+    if (skipAbsent && start[i] === undefined) continue;
+    const now = pathIdentity(path);
+    if (now === start[i]) continue;
+    return now === undefined ? `${path} was deleted` : `${path} was replaced`;
+  }
+  return undefined;
 }

@@ -5,6 +5,8 @@ export type Nanos = bigint;
 export const NS_PER_MS = 1_000_000n;
 export const NS_PER_SEC = 1_000_000_000n;
 export const NS_PER_DAY = 86_400n * NS_PER_SEC;
+/** A timer's longest delay (about 24.8 days): a longer one fires at once. */
+export const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /** How far the monotonic reading may stray from the wall clock before it is set to it again. */
 const REANCHOR_NS = NS_PER_SEC;

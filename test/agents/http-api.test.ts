@@ -1,15 +1,15 @@
 // The loopback HTTP API: token, Host and Origin checks, health, bad input on every route, body limits,
 // and the OpenAPI document against the router.
 import { existsSync, readFileSync } from "node:fs";
-import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Validator } from "@seriousme/openapi-schema-validator";
 import { ROUTES, pathParams } from "../../src/app/api/routes.ts";
 import { openApiPath } from "../../src/http/openapi.ts";
 import { HISTORY_PAGE } from "../../src/memory/history-pages.ts";
-import type { Subprocess } from "bun";
 import { connectMemory, RemoteError } from "../../src/lib.ts";
-import { connectTo, removeTempDirs, repoRoot, serveHome, TOKEN, type Served } from "./support.ts";
+import { connectTo, removeTempDirs, serveHome, TOKEN, type Served } from "./support.ts";
+import { waitFor } from "../fixture/home.ts";
+import { holdWriterLock } from "../fixture/writer-lock-holder.ts";
 
 let s: Served;
 beforeAll(async () => {
@@ -341,41 +341,23 @@ describe("bad input on every route: 400 naming the field, 404, 413; nothing chan
   });
 });
 
-/** Another process (an import, a CLI add) holds the home's writer lock until its stdin ends, 5 s at the latest. */
-async function holdWriterLock(): Promise<Subprocess<"pipe", "pipe", "inherit">> {
-  const holder = Bun.spawn(
-    [
-      "bun",
-      "-e",
-      `import { tryLockFile } from ${JSON.stringify(join(repoRoot, "src/shared/file-lock.ts"))};
-       if (!tryLockFile(process.env.LOCK_PATH)) process.exit(3);
-       console.log("held");
-       setTimeout(() => process.exit(0), 5000);
-       await Bun.stdin.text();
-       process.exit(0);`,
-    ],
-    { stdin: "pipe", stdout: "pipe", env: { ...process.env, LOCK_PATH: join(s.home, ".store", "write.lock") } },
-  );
-  const reader = holder.stdout.getReader();
-  expect(new TextDecoder().decode((await reader.read()).value)).toContain("held");
-  reader.releaseLock();
-  return holder;
-}
+/** Another process (an import, a CLI add) holds the home's writer lock until told to let go, 5 s at the latest. */
+const holdLock = () => holdWriterLock(s.home, 5_000, { transaction: false });
 
 describe("a write waiting for another process's writer lock", () => {
   test("does not freeze the server: other requests are answered meanwhile, and the write lands once the lock is free", async () => {
-    const holder = await holdWriterLock();
+    const holder = await holdLock();
     const adding = s.local.add("locked", { role: "user", content: "written once the lock is free" });
     expect((await s.fetch("/v1/health")).status).toBe(200);
     expect((await s.fetch("/v1/sessions")).status).toBe(200);
-    expect(holder.exitCode).toBeNull(); // answered while the lock was still held
-    holder.stdin.end();
+    expect(holder.proc.exitCode).toBeNull(); // answered while the lock was still held
+    await holder.release();
     expect((await adding).ids).toHaveLength(1);
     expect((await s.local.history("locked")).messages).toHaveLength(1);
   });
 
   test("connectMemory past its timeoutMs says the daemon did not answer in time, not that it cannot be reached", async () => {
-    const holder = await holdWriterLock();
+    const holder = await holdLock();
     const api = connectMemory({ url: s.server.url, token: TOKEN, timeoutMs: 200 });
     const err = await api.add("slow", { role: "user", content: "stored after the client gave up" }).then(
       () => undefined,
@@ -386,14 +368,14 @@ describe("a write waiting for another process's writer lock", () => {
     expect((err as Error).message).toBe(
       `memvoy at ${s.server.url} did not answer within 200 ms (timeoutMs): the request may still be carried out (retry an add with the same idempotencyKey)`,
     );
-    holder.stdin.end();
+    await holder.release();
     // The request had reached the daemon: the write lands once the lock is free.
     const stored = () =>
       s.local.history("slow").then(
         (h) => h.messages.map((m) => m.content),
         () => [],
       );
-    while ((await stored()).length === 0) await Bun.sleep(20);
+    await waitFor(async () => (await stored()).length > 0, 15_000, "the add to land once the lock is free");
     expect(await stored()).toEqual(["stored after the client gave up"]);
   });
 });

@@ -8,7 +8,7 @@ import { summaryJob } from "../../src/daemon/jobs/summaries.ts";
 import { DaemonLog } from "../../src/daemon/log.ts";
 import { UnknownSessionError } from "../../src/memory/session-admin.ts";
 import { emptySessionReport } from "../../src/memory/summary/summary-report.ts";
-import { removeTempHomes, tempHome } from "../fixture/home.ts";
+import { removeTempHomes, tempHome, waitFor } from "../fixture/home.ts";
 
 afterAll(removeTempHomes);
 
@@ -69,7 +69,7 @@ test("a tick that finds sessions of a long earlier tick says which are running a
   const tick = () => job.run({ signal: new AbortController().signal, log });
   try {
     const first = tick();
-    while (started.length < 2) await Bun.sleep(5);
+    await waitFor(() => started.length >= 2, 10_000, "two summaries started");
     // Two sessions run at a time: a and b run, c waits in the first tick's queue.
     expect((await tick())!.detail).toBe("3 still running or queued by an earlier tick");
     release();

@@ -12,7 +12,7 @@ import { newReport, type SourceReport } from "../../import/import-report.ts";
 import { importSource, type ImportOptions, type ImportProgress } from "../../import/run-import.ts";
 import { isSourceName, sourceByName, SOURCE_NAMES } from "../../import/source-registry.ts";
 import { CommandUsageError } from "../usage-errors.ts";
-import { nowNs } from "../../shared/time.ts";
+import { MAX_TIMER_MS, nowNs } from "../../shared/time.ts";
 import { resolveFilter } from "../../shared/time-filter.ts";
 import { writeOut } from "../../shared/stdout.ts";
 import { bool, num, str, type Parsed } from "../args.ts";
@@ -223,9 +223,6 @@ async function watch(
     process.off("SIGTERM", onSignal);
   }
 }
-
-/** The longest delay a timer takes (a longer one fires at once). */
-const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /**
  * Wait `ms` (at most MAX_TIMER_MS), or until `wake` resolves; the timer is cleared either way, so that a stop

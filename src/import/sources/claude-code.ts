@@ -203,6 +203,8 @@ function readTranscript(ctx: ReadContext): FileRead {
     (subAgent && ctx.offset === 0 && messages.find((m) => m.role === "user")?.content === "Warmup");
   const first = titled ? undefined : messages.find((m) => m.role === "user");
   const fallback = first ? titleFrom(first.content) : undefined;
+  // A sub-agent's parent is the session it ran in; a fork's, the session it was forked from.
+  const parentOf = subAgent ? sessionId : from;
   return {
     sessions: warmup
       ? []
@@ -223,13 +225,7 @@ function readTranscript(ctx: ReadContext): FileRead {
             titleIsFallback: title === undefined || rank < givenRank,
             project,
             ...(rewound.size > 0 && { dropped: takenBack(entries, rewound) }),
-            parent: subAgent
-              ? sessionId !== undefined
-                ? importedSessionId(PREFIX, sessionId)
-                : undefined
-              : from !== undefined
-                ? importedSessionId(PREFIX, from)
-                : undefined,
+            parent: parentOf === undefined ? undefined : importedSessionId(PREFIX, parentOf),
             messages,
           },
           ...[...sides.chains()].map(([root, chain, isNew]): ImportedSession => {

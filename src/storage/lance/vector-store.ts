@@ -56,8 +56,9 @@ export class VectorStore extends ConnectedStore implements MessageVectors {
       try {
         (await openIfExists(this.conn, name))?.close();
       } catch (err) {
-        if (!isDamage(err, name)) throw err;
-        out.push({ table: name, error: asDamaged(err, name) as Error });
+        const damaged = asDamaged(err, name);
+        if (!(damaged instanceof VectorTableDamagedError)) throw err;
+        out.push({ table: name, error: damaged });
       }
     }
     return out;

@@ -107,12 +107,12 @@ export class MainScreen {
     }
   }
 
-  /** Live update: re-read the shown session; the scroll position holds (or follows the end when it was there). */
   /** Whether this TUI removed the session (a refresh then says nothing of it). */
   removedHere(id: string): boolean {
     return this.removed.has(id);
   }
 
+  /** Live update: re-read the shown session; the scroll position holds (or follows the end when it was there). */
   refreshHistory(): void {
     const id = this.sessions.selectedId();
     if (id === undefined || id !== this.loaded?.id || this.loadError) return this.syncHistory(true);

@@ -92,10 +92,10 @@ export function bracketPastes(screen: blessed.Widgets.Screen, input: NodeJS.Read
   input.emit = ((event: string | symbol, ...args: unknown[]) => {
     const chunk = args[0];
     if (event !== "data" || !(chunk instanceof Uint8Array)) return emit(event, ...args);
-    if (!splitter.pasting && !Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength).includes(START))
-      return emit(event, ...args);
+    const bytes = Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+    if (!splitter.pasting && !bytes.includes(START)) return emit(event, ...args);
     clearTimeout(idle);
-    for (const part of splitter.feed(Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength)))
+    for (const part of splitter.feed(bytes))
       if ("keys" in part) emit(event, part.keys);
       else screen.emit("paste", part.paste);
     if (splitter.pasting)
