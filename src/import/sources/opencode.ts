@@ -8,6 +8,7 @@ import { ForeignDatabaseError, type ForeignDatabase } from "../../app/import-api
 import type { ImportTarget } from "../../app/import-target.ts";
 import { importedSessionId } from "../../shared/import-id.ts";
 import { NotThisFormatError } from "../import-types.ts";
+import { type ForkCandidate, forkOrigin } from "./opencode-forks.ts";
 import type { FileRead, ImportedMessage, ImportedSession, Problem, ReadContext, Source } from "../import-types.ts";
 import { isObject, readText, tryJson } from "../read-lines.ts";
 import { homeOf, listFiles, titleFrom } from "../source-files.ts";
@@ -94,18 +95,31 @@ function readDatabase(api: ImportTarget, ctx: ReadContext): FileRead {
       typeof ctx.prior.updatedMs === "number";
     const since = incremental ? (ctx.prior.updatedMs as number) - 60_000 : 0;
     const order = db.columns("message").has("time_created") ? "time_created, id" : "id";
-    let rows: { sessions: Rec[]; messages: Rec[]; parts: Rec[]; present: Rec[]; updated: number };
+    let rows: {
+      sessions: Rec[];
+      messages: Rec[];
+      parts: Rec[];
+      present: Rec[];
+      updated: number;
+      origins: { messages: Rec[]; parts: Rec[] };
+    };
     try {
       rows = db.snapshot(() => {
         const changed = incremental
           ? "WHERE time_updated >= ?1 OR id IN (SELECT message_id FROM part WHERE time_updated >= ?1)"
           : "";
         const args = incremental ? [since] : [];
+        const sessions = db.all(
+          `SELECT * FROM session ORDER BY ${db.columns("session").has("time_created") ? "time_created, " : ""}id`,
+        );
+        const messages = db.all(`SELECT * FROM message ${changed} ORDER BY ${order}`, ...args);
+        // A fork's copies are matched with the messages they were copied from, which a later pass has not read:
+        // those with the copies' times are read too.
+        const early = incremental ? copiedTimes(sessions, messages) : [];
+        const origin = "json_valid(data) AND json_extract(data, '$.time.created') IN (SELECT value FROM json_each(?1))";
         return {
-          sessions: db.all(
-            `SELECT * FROM session ORDER BY ${db.columns("session").has("time_created") ? "time_created, " : ""}id`,
-          ),
-          messages: db.all(`SELECT * FROM message ${changed} ORDER BY ${order}`, ...args),
+          sessions,
+          messages,
           parts: db.all(
             `SELECT * FROM part ${incremental ? `WHERE message_id IN (SELECT id FROM message ${changed})` : ""} ORDER BY id`,
             ...args,
@@ -121,12 +135,22 @@ function readDatabase(api: ImportTarget, ctx: ReadContext): FileRead {
           updated: db.columns("message").has("time_updated")
             ? Number(db.all("SELECT max(time_updated) AS t FROM message")[0]?.t ?? 0)
             : 0,
+          origins:
+            early.length === 0
+              ? { messages: [], parts: [] }
+              : {
+                  messages: db.all(`SELECT * FROM message WHERE ${origin}`, JSON.stringify(early)),
+                  parts: db.all(
+                    `SELECT * FROM part WHERE message_id IN (SELECT id FROM message WHERE ${origin}) ORDER BY id`,
+                    JSON.stringify(early),
+                  ),
+                },
         };
       });
     } catch (err) {
       throw unreadable(ctx.file, err);
     }
-    const { sessions, messages, parts } = rows;
+    const { sessions } = rows;
     const skipped: Problem[] = [];
     // A row whose data is not a JSON object is skipped and reported by its table and id.
     const data = (table: string, row: Rec): Rec | undefined => {
@@ -135,22 +159,9 @@ function readDatabase(api: ImportTarget, ctx: ReadContext): FileRead {
       skipped.push({ file: ctx.file, reason: `${table} ${String(row.id)}: data is not a JSON object` });
       return undefined;
     };
-    const textByMessage = new Map<string, string[]>();
-    for (const p of parts) {
-      const d = data("part", p);
-      if (!d) continue;
-      const text = partText(d);
-      const mid = String(p.message_id ?? d.messageID ?? "");
-      if (text === undefined) continue;
-      const list = textByMessage.get(mid);
-      if (list) list.push(text);
-      else textByMessage.set(mid, [text]);
-    }
-    const bySession = new Map<string, Found[]>();
-    const createdOf = (m: Rec, d: Rec) =>
-      isObject(d.time) && typeof d.time.created === "number" ? d.time.created : Number(m.time_created);
+    const bySession = collect(rows.messages, rows.parts, data);
     const held = new Map<string, { key: string; sendAt: bigint }[]>();
-    for (const m of incremental ? rows.present : messages) {
+    for (const m of incremental ? rows.present : rows.messages) {
       const d = typeof m.data === "string" ? tryJson(m.data) : m.data;
       const created = isObject(d) ? createdOf(m, d) : Number(m.time_created);
       if (!Number.isFinite(created)) continue;
@@ -160,44 +171,117 @@ function readDatabase(api: ImportTarget, ctx: ReadContext): FileRead {
       if (list) list.push(one);
       else held.set(sid, [one]);
     }
-    for (const m of messages) {
-      const d = data("message", m);
-      if (!d) continue;
-      const created = createdOf(m, d);
-      const msg = toMessage(String(m.id), d, created, textByMessage.get(String(m.id)));
-      if (!msg) continue;
-      // An assistant message still being written has no completion time: it waits for a later pass.
-      const done = isDone(d.role, d.time);
-      const sid = String(m.session_id ?? d.sessionID);
-      const list = bySession.get(sid);
-      if (list) list.push({ msg, done });
-      else bySession.set(sid, [{ msg, done }]);
-    }
+    const forks = forksIn(sessions, bySession, collect(rows.origins.messages, rows.origins.parts, quiet));
     // A session renamed (or named by opencode's title agent) since, with no new message, is read for its title.
     const renamed = (s: Rec) => typeof s.time_updated === "number" && s.time_updated >= since;
     const wanted = incremental ? sessions.filter((s) => bySession.has(String(s.id)) || renamed(s)) : sessions;
     // A later pass reads only a session's newer messages: its first prompt is among them only when the session is new.
     const whole = (s: Rec) => !incremental || Number(s.time_created) >= since;
+    // A fork found in an earlier pass still names the session it came from.
+    const knownForks = isObject(ctx.prior.forks) ? (ctx.prior.forks as Record<string, unknown>) : {};
+    const parentOf = (s: Rec) => s.parent_id || forks.get(String(s.id))?.parent || knownForks[String(s.id)];
     return {
-      sessions: wanted.map((s) => ({
-        ...toSession(
-          String(s.id),
-          s.title,
-          s.directory,
-          s.parent_id,
-          ready(bySession.get(String(s.id)) ?? []),
-          whole(s),
-        ),
-        // The database holds the session's whole history: a message imported before and gone from it now was deleted.
-        complete: true,
-        present: held.get(String(s.id)) ?? [],
-      })),
+      sessions: wanted.map((s) => {
+        const copies = forks.get(String(s.id))?.copies;
+        const own = (bySession.get(String(s.id)) ?? []).filter((x) => !copies?.has(x.msg.key));
+        const parent = parentOf(s);
+        return {
+          ...toSession(String(s.id), s.title, s.directory, parent, ready(own), whole(s)),
+          // The database holds the session's whole history: a message imported before and gone from it now was deleted.
+          complete: true,
+          present: (held.get(String(s.id)) ?? []).filter((m) => !copies?.has(m.key)),
+        };
+      }),
       skipped,
-      state: { updatedMs: Math.max(rows.updated, incremental ? (ctx.prior.updatedMs as number) : 0) },
+      state: {
+        updatedMs: Math.max(rows.updated, incremental ? (ctx.prior.updatedMs as number) : 0),
+        forks: { ...knownForks, ...Object.fromEntries([...forks].map(([id, f]) => [id, f.parent])) },
+      },
     };
   } finally {
     db.close();
   }
+}
+
+const createdOf = (m: Rec, d: Rec) =>
+  isObject(d.time) && typeof d.time.created === "number" ? d.time.created : Number(m.time_created);
+
+/** Rows' data, with nothing reported: the rows read only to match a fork's copies are reported where they are imported. */
+const quiet = (_table: string, row: Rec): Rec | undefined => {
+  const d = typeof row.data === "string" ? tryJson(row.data) : row.data;
+  return isObject(d) ? d : undefined;
+};
+
+/** The messages of the rows with their text parts, by session, in the rows' order. */
+function collect(
+  messages: Rec[],
+  parts: Rec[],
+  data: (table: string, row: Rec) => Rec | undefined,
+): Map<string, Found[]> {
+  const textByMessage = new Map<string, string[]>();
+  for (const p of parts) {
+    const d = data("part", p);
+    if (!d) continue;
+    const text = partText(d);
+    const mid = String(p.message_id ?? d.messageID ?? "");
+    if (text === undefined) continue;
+    const list = textByMessage.get(mid);
+    if (list) list.push(text);
+    else textByMessage.set(mid, [text]);
+  }
+  const bySession = new Map<string, Found[]>();
+  for (const m of messages) {
+    const d = data("message", m);
+    if (!d) continue;
+    const msg = toMessage(String(m.id), d, createdOf(m, d), textByMessage.get(String(m.id)));
+    if (!msg) continue;
+    // An assistant message still being written has no completion time: it waits for a later pass.
+    const done = isDone(d.role, d.time);
+    const sid = String(m.session_id ?? d.sessionID);
+    const list = bySession.get(sid);
+    if (list) list.push({ msg, done });
+    else bySession.set(sid, [{ msg, done }]);
+  }
+  return bySession;
+}
+
+/** Creation times (ms) of the messages made before their session was: a fork's copies. Sub-agent sessions are no forks. */
+function copiedTimes(sessions: Rec[], messages: Rec[]): number[] {
+  const made = new Map<string, number>();
+  for (const s of sessions) if (!s.parent_id) made.set(String(s.id), Number(s.time_created));
+  const out = new Set<number>();
+  for (const m of messages) {
+    const d = quiet("message", m);
+    const at = made.get(String(m.session_id ?? d?.sessionID));
+    const created = d ? createdOf(m, d) : Number.NaN;
+    if (at !== undefined && created < at) out.add(created);
+  }
+  return [...out];
+}
+
+/** The forks among the sessions read, by opencode session id: the session each came from and its copies' ids. */
+function forksIn(
+  sessions: Rec[],
+  bySession: Map<string, Found[]>,
+  origins: Map<string, Found[]>,
+): Map<string, { parent: string; copies: Set<string> }> {
+  const candidate = (s: Rec): ForkCandidate => {
+    const id = String(s.id);
+    const list = [...(bySession.get(id) ?? []), ...(origins.get(id) ?? [])];
+    return { id, createdMs: Number(s.time_created), messages: list.map((x) => x.msg) };
+  };
+  const out = new Map<string, { parent: string; copies: Set<string> }>();
+  let all: ForkCandidate[] | undefined;
+  for (const s of sessions) {
+    if (s.parent_id || !bySession.has(String(s.id))) continue;
+    const fork = candidate(s);
+    const made = BigInt(Math.round(fork.createdMs)) * 1_000_000n;
+    if (!fork.messages.some((m) => m.sendAt < made)) continue;
+    all ??= sessions.map(candidate);
+    const found = forkOrigin(fork, all);
+    if (found) out.set(fork.id, found);
+  }
+  return out;
 }
 
 interface Found {
@@ -272,30 +356,66 @@ function readLegacy(ctx: ReadContext): FileRead {
   if (!isObject(s) || typeof s.id !== "string")
     throw new NotThisFormatError({ file: ctx.file, expected: "an opencode session file", because: "no id" });
   const storage = dirname(dirname(dirname(ctx.file)));
+  const messages = legacyMessages(storage, s.id, skipped);
+  const fork = s.parentID ? undefined : legacyForkOrigin(ctx.file, s, messages);
+  const own = fork ? messages.filter((x) => !fork.copies.has(x.msg.key)) : messages;
+  return {
+    sessions: [toSession(s.id, s.title, s.directory, s.parentID ?? fork?.parent, ready(own))],
+    skipped,
+  };
+}
+
+const createdMs = (m: Rec) => (isObject(m.time) && typeof m.time.created === "number" ? m.time.created : NaN);
+
+/** A legacy session's messages with their text parts, in time order; problems go to `skipped` when given. */
+function legacyMessages(storage: string, sessionId: string, skipped?: Problem[]): Found[] {
   const messages: Found[] = [];
   const metas: Rec[] = [];
-  for (const f of jsonFiles(join(storage, "message", s.id))) {
+  for (const f of jsonFiles(join(storage, "message", sessionId))) {
     const m = tryJson(readText(f));
     if (isObject(m) && typeof m.id === "string") metas.push(m);
-    else skipped.push({ file: f, reason: "not an opencode message" });
+    else skipped?.push({ file: f, reason: "not an opencode message" });
   }
-  const created = (m: Rec) => (isObject(m.time) && typeof m.time.created === "number" ? m.time.created : NaN);
-  metas.sort((a, b) => created(a) - created(b) || String(a.id).localeCompare(String(b.id)));
+  metas.sort((a, b) => createdMs(a) - createdMs(b) || String(a.id).localeCompare(String(b.id)));
   for (const m of metas) {
     const texts: string[] = [];
     for (const f of jsonFiles(join(storage, "part", String(m.id)))) {
       const p = tryJson(readText(f));
       if (!isObject(p)) {
-        skipped.push({ file: f, reason: "not valid JSON" });
+        skipped?.push({ file: f, reason: "not valid JSON" });
         continue;
       }
       const t = partText(p);
       if (t !== undefined) texts.push(t);
     }
-    const msg = toMessage(String(m.id), m, created(m), texts);
+    const msg = toMessage(String(m.id), m, createdMs(m), texts);
     if (msg) messages.push({ msg, done: isDone(m.role, m.time) });
   }
-  return { sessions: [toSession(s.id, s.title, s.directory, s.parentID, ready(messages))], skipped };
+  return messages;
+}
+
+/** A legacy fork's origin: the earlier session of the same project its copies came from (session/<projectID>/). */
+function legacyForkOrigin(
+  file: string,
+  s: Rec,
+  messages: Found[],
+): { parent: string; copies: Set<string> } | undefined {
+  const fork: ForkCandidate = { id: String(s.id), createdMs: createdMs(s), messages: messages.map((x) => x.msg) };
+  const made = BigInt(Math.round(fork.createdMs || 0)) * 1_000_000n;
+  if (!Number.isFinite(fork.createdMs) || !fork.messages.some((m) => m.sendAt < made)) return undefined;
+  const storage = dirname(dirname(dirname(file)));
+  const others: ForkCandidate[] = [];
+  for (const f of jsonFiles(dirname(file))) {
+    if (f === file) continue;
+    try {
+      const o = tryJson(readText(f));
+      if (!isObject(o) || typeof o.id !== "string" || !(createdMs(o) < fork.createdMs)) continue;
+      others.push({ id: o.id, createdMs: createdMs(o), messages: legacyMessages(storage, o.id).map((x) => x.msg) });
+    } catch {
+      // another session that cannot be read is no origin; it is reported when it is imported itself
+    }
+  }
+  return forkOrigin(fork, others);
 }
 
 /**
