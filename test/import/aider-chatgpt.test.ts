@@ -255,6 +255,61 @@ describe("import chatgpt", () => {
     api.close();
   });
 
+  test("a later export whose active branch changed (a prompt edited since) leaves the old branch out, as a first import does", async () => {
+    const dir = tempHome("gpt-");
+    const t = 1_767_800_000;
+    const node = (id: string, parent: string | null, role?: string, at = t, text = "") => ({
+      id,
+      parent,
+      message: role
+        ? {
+            id,
+            author: { role },
+            create_time: at,
+            content: { content_type: "text", parts: [text] },
+            recipient: "all",
+            metadata: {},
+          }
+        : null,
+    });
+    const mapping: Record<string, unknown> = {
+      root: node("root", null),
+      u1: node("u1", "root", "user", t, "how do I undo a git rebase?"),
+      a1: node("a1", "u1", "assistant", t + 5, "git reflog, then reset --hard."),
+      u2: node("u2", "a1", "user", t + 60, "and if I pushed?"),
+      a2: node("a2", "u2", "assistant", t + 65, "Force-push with lease."),
+    };
+    const id = "6900bbbb-0000-8000-8000-000000000001";
+    const write = (current: string) =>
+      writeFileSync(
+        join(dir, "conversations.json"),
+        JSON.stringify([{ id, title: "Undo rebase", create_time: t, current_node: current, mapping }]),
+      );
+    write("a2");
+    const { api } = openTemp();
+    await importWith(api, "chatgpt", [join(dir, "conversations.json")]);
+    expect(messagesOf(api, `gpt-${id}`)).toHaveLength(4);
+    // The second prompt edited in ChatGPT: a new branch from a1 is the active one now, the old one stays in the export.
+    mapping.u2b = node("u2b", "a1", "user", t + 120, "and if I already pushed to main?");
+    mapping.a2b = node("a2b", "u2b", "assistant", t + 125, "Revert instead.");
+    write("a2b");
+    const r = await importWith(api, "chatgpt", [join(dir, "conversations.json")]);
+    expect(r.messages).toMatchObject({ added: 2, removed: 2 });
+    const branch = [
+      "how do I undo a git rebase?",
+      "git reflog, then reset --hard.",
+      "and if I already pushed to main?",
+      "Revert instead.",
+    ];
+    expect(messagesOf(api, `gpt-${id}`).map((m) => m[1])).toEqual(branch);
+    const fresh = openTemp().api;
+    await importWith(fresh, "chatgpt", [join(dir, "conversations.json")]);
+    expect(messagesOf(fresh, `gpt-${id}`)).toEqual(messagesOf(api, `gpt-${id}`));
+    expect((await importWith(api, "chatgpt", [join(dir, "conversations.json")])).messages.removed).toBe(0);
+    fresh.close();
+    api.close();
+  });
+
   test("a voice conversation: the audio transcriptions are the text", async () => {
     const dir = tempHome("gpt-");
     writeFileSync(join(dir, "conversations.json"), JSON.stringify([voiceConversation()]));

@@ -113,7 +113,27 @@ function toSession(c: Rec): ImportedSession | undefined {
     title: title ?? (first ? titleFrom(first.content) : undefined),
     titleIsFallback: title === undefined,
     messages,
+    dropped: offBranch(mapping, seen),
   };
+}
+
+/**
+ * The messages of the branches left (a prompt edited, a reply regenerated since an earlier export): an earlier import
+ * of the conversation may have taken them when they were on the active branch.
+ */
+function offBranch(mapping: Rec, branch: ReadonlySet<string>): { key: string; sendAt: bigint }[] {
+  const out: { key: string; sendAt: bigint }[] = [];
+  for (const [id, n] of Object.entries(mapping)) {
+    if (branch.has(id) || !isObject(n) || !isObject(n.message)) continue;
+    const m = n.message;
+    const role = isObject(m.author) ? m.author.role : undefined;
+    if ((role !== "user" && role !== "assistant") || typeof m.create_time !== "number") continue;
+    out.push({
+      key: typeof m.id === "string" ? m.id : String(n.id),
+      sendAt: BigInt(Math.round(m.create_time * 1e6)) * 1000n,
+    });
+  }
+  return out;
 }
 
 /**
