@@ -1,6 +1,6 @@
 import { Database } from "bun:sqlite";
 import { afterAll, describe, expect, test } from "bun:test";
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { openTemp, removeTempHomes, tempHome } from "../fixture/home.ts";
 import { writeOpencodeData, writeOpencodeLegacy } from "../fixture/import/opencode.ts";
@@ -351,4 +351,24 @@ describe("import opencode", () => {
     }
     api.close();
   }, 30_000);
+
+  test("where opencode keeps its database: a channel's opencode-<channel>.db, and a relative OPENCODE_DB in the data folder", async () => {
+    const xdg = tempHome("oc-src-");
+    const dir = writeOpencodeData(xdg);
+    // A build of the dev channel keeps its sessions in opencode-dev.db; the release's opencode.db may be absent.
+    renameSync(join(dir, "opencode.db"), join(dir, "opencode-dev.db"));
+    const { api } = openTemp();
+    const r = await importWith(api, "opencode", [], { env: { XDG_DATA_HOME: xdg } });
+    expect(r.files).toMatchObject({ found: 2, read: 2, failed: 0 });
+    expect(messagesOf(api, "oc-ses_main01")).toHaveLength(4);
+    expect((await importWith(api, "opencode", [dir])).files).toMatchObject({ found: 2, unchanged: 2 });
+    api.close();
+    // OPENCODE_DB=work.db names $XDG_DATA_HOME/opencode/work.db, wherever memvoy runs.
+    renameSync(join(dir, "opencode-dev.db"), join(dir, "work.db"));
+    const other = openTemp().api;
+    const w = await importWith(other, "opencode", [], { env: { XDG_DATA_HOME: xdg, OPENCODE_DB: "work.db" } });
+    expect(w.files).toMatchObject({ found: 2, read: 2, failed: 0 });
+    expect(messagesOf(other, "oc-ses_main01")).toHaveLength(4);
+    other.close();
+  });
 });

@@ -1,9 +1,11 @@
-// opencode: the SQLite database $XDG_DATA_HOME/opencode/opencode.db ($OPENCODE_DB overrides), opened read-only,
+// opencode: the SQLite database $XDG_DATA_HOME/opencode/opencode.db (opencode-<channel>.db for builds of other channels;
+// $OPENCODE_DB overrides), opened read-only,
 // and the legacy JSON storage .../opencode/storage/{session,message,part}/. Sessions, their messages and text parts.
 import { describeError } from "../../shared/describe-error.ts";
 import { namedError } from "../../shared/errors.ts";
 import { existsSync, readdirSync, statSync } from "node:fs";
-import { basename, dirname, join } from "node:path";
+import { basename, dirname, isAbsolute, join } from "node:path";
+import { dirEntries } from "../../shared/dir-entries.ts";
 import { ForeignDatabaseError, type ForeignDatabase } from "../../app/import-api.ts";
 import type { ImportTarget } from "../../app/import-target.ts";
 import { importedSessionId } from "../../shared/import-id.ts";
@@ -34,12 +36,18 @@ export function opencode(api: ImportTarget): Source {
   return {
     name: "opencode",
     prefix: PREFIX,
-    defaultPaths: (env) => [env.OPENCODE_DB || join(dataDir(env), "opencode.db"), join(dataDir(env), "storage")],
+    defaultPaths: (env) => {
+      const dir = dataDir(env);
+      // opencode reads a relative $OPENCODE_DB from its data folder.
+      const named = env.OPENCODE_DB;
+      const found = named ? [isAbsolute(named) ? named : join(dir, named)] : databasesIn(dir);
+      return [...(found.length > 0 ? found : [join(dir, "opencode.db")]), join(dir, "storage")];
+    },
     files: (path) => {
       const st = statSync(path);
       if (st.isFile()) return [path];
-      if (existsSync(join(path, "opencode.db")))
-        return [join(path, "opencode.db"), ...legacySessions(join(path, "storage"))];
+      const found = databasesIn(path);
+      if (found.length > 0) return [...found, ...legacySessions(join(path, "storage"))];
       return legacySessions(path);
     },
     appendOnly: () => false,
@@ -59,6 +67,20 @@ export function opencode(api: ImportTarget): Source {
     },
   };
 }
+
+/**
+ * The databases in opencode's data folder: opencode.db, which its latest and beta releases use, and
+ * opencode-<channel>.db, which builds of any other channel (dev, local, a preview) use instead.
+ */
+function databasesIn(dir: string): string[] {
+  return dirEntries(dir)
+    .filter((e) => e.isFile() && DATABASE.test(e.name))
+    .map((e) => e.name)
+    .sort()
+    .map((name) => join(dir, name));
+}
+
+const DATABASE = /^opencode(?:-[A-Za-z0-9._-]+)?\.db$/;
 
 function legacySessions(storage: string): string[] {
   const dir = basename(storage) === "storage" ? join(storage, "session") : storage;
