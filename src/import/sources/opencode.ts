@@ -1,23 +1,29 @@
 // opencode: the SQLite database $XDG_DATA_HOME/opencode/opencode.db (opencode-<channel>.db for builds of other channels;
-// $OPENCODE_DB overrides), opened read-only,
-// and the legacy JSON storage .../opencode/storage/{session,message,part}/. Sessions, their messages and text parts.
-import { describeError } from "../../shared/describe-error.ts";
-import { namedError } from "../../shared/errors.ts";
-import { existsSync, readdirSync, statSync } from "node:fs";
-import { basename, dirname, isAbsolute, join } from "node:path";
-import { dirEntries } from "../../shared/dir-entries.ts";
+// $OPENCODE_DB overrides), opened read-only, and the legacy JSON storage .../opencode/storage/ (opencode-legacy.ts).
+// Sessions, their messages and text parts.
+import { existsSync, statSync } from "node:fs";
+import { isAbsolute, join } from "node:path";
 import { ForeignDatabaseError, type ForeignDatabase } from "../../app/import-api.ts";
 import type { ImportTarget } from "../../app/import-target.ts";
-import { importedSessionId } from "../../shared/import-id.ts";
+import { describeError } from "../../shared/describe-error.ts";
+import { namedError } from "../../shared/errors.ts";
 import { NotThisFormatError } from "../import-types.ts";
-import { type ForkCandidate, forkOrigin } from "./opencode-forks.ts";
-import type { FileRead, ImportedMessage, ImportedSession, Problem, ReadContext, Source } from "../import-types.ts";
-import { isObject, readText, tryJson } from "../read-lines.ts";
-import { homeOf, listFiles, titleFrom } from "../source-files.ts";
-
-const PREFIX = "oc";
-
-type Rec = Record<string, unknown>;
+import type { FileRead, Problem, ReadContext, Source } from "../import-types.ts";
+import { isObject, tryJson } from "../read-lines.ts";
+import { homeOf } from "../source-files.ts";
+import {
+  databasesIn,
+  type Found,
+  isDone,
+  PREFIX,
+  partText,
+  type Rec,
+  ready,
+  toMessage,
+  toSession,
+} from "./opencode-common.ts";
+import { forkOrigin, type ForkCandidate } from "./opencode-forks.ts";
+import { legacySessions, legacyStamp, readLegacy } from "./opencode-legacy.ts";
 
 /** opencode's database could not be read; `reason` is SQLite's words. Nothing was imported from it. */
 export const OpencodeDatabaseError = namedError<{ file: string; reason: string }>(
@@ -66,26 +72,6 @@ export function opencode(api: ImportTarget): Source {
       return { size: Number(size), mtimeNs: mtime };
     },
   };
-}
-
-/**
- * The databases in opencode's data folder: opencode.db, which its latest and beta releases use, and
- * opencode-<channel>.db, which builds of any other channel (dev, local, a preview) use instead.
- */
-function databasesIn(dir: string): string[] {
-  return dirEntries(dir)
-    .filter((e) => e.isFile() && DATABASE.test(e.name))
-    .map((e) => e.name)
-    .sort()
-    .map((name) => join(dir, name));
-}
-
-const DATABASE = /^opencode(?:-[A-Za-z0-9._-]+)?\.db$/;
-
-function legacySessions(storage: string): string[] {
-  const dir = basename(storage) === "storage" ? join(storage, "session") : storage;
-  if (!existsSync(dir)) return [];
-  return listFiles(dir, (name) => name.endsWith(".json"));
 }
 
 function readDatabase(api: ImportTarget, ctx: ReadContext): FileRead {
@@ -306,18 +292,6 @@ function forksIn(
   return out;
 }
 
-interface Found {
-  msg: ImportedMessage;
-  /** False for an assistant message without a completion time: it is still being written. */
-  done: boolean;
-}
-
-/** Only the last message of a session can still be in progress; an unfinished one followed by others was abandoned. */
-const ready = (list: Found[]) => list.filter((x, i) => x.done || i < list.length - 1).map((x) => x.msg);
-
-const isDone = (role: unknown, time: unknown) =>
-  role !== "assistant" || (isObject(time) && typeof time.completed === "number");
-
 /** The database could not be read: a file that is not SQLite at all is not this format; else SQLite's words. */
 function unreadable(file: string, err: unknown): Error {
   if (err instanceof ForeignDatabaseError && err.data.notDatabase)
@@ -327,145 +301,4 @@ function unreadable(file: string, err: unknown): Error {
     );
   const reason = err instanceof ForeignDatabaseError ? err.data.reason : describeError(err);
   return new OpencodeDatabaseError({ file, reason }, { cause: err });
-}
-
-/** The text of a part: `text` parts that were typed or answered (synthetic and ignored ones are injected). */
-function partText(d: Rec): string | undefined {
-  if (d.type !== "text" || typeof d.text !== "string" || d.synthetic === true || d.ignored === true) return undefined;
-  const t = d.text.trim();
-  return t === "" ? undefined : t;
-}
-
-/** A user or assistant message with text; the summary compaction writes (the conversation retold) is left out. */
-function toMessage(id: string, d: Rec, createdMs: number, texts: string[] | undefined): ImportedMessage | undefined {
-  const role = d.role;
-  if ((role !== "user" && role !== "assistant") || !texts || texts.length === 0 || !Number.isFinite(createdMs))
-    return undefined;
-  if (role === "assistant" && d.summary === true) return undefined;
-  return { key: id, role, content: texts.join("\n\n"), sendAt: BigInt(Math.round(createdMs)) * 1_000_000n };
-}
-
-/** The title opencode gives a session until it names one ("New session - <ISO time>", "Child session - …"). */
-const PLACEHOLDER_TITLE = /^(?:New [Ss]ession|Child session) - \d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?Z$/;
-
-function toSession(
-  id: string,
-  title: unknown,
-  directory: unknown,
-  parent: unknown,
-  messages: ImportedMessage[],
-  whole = true,
-): ImportedSession {
-  const own =
-    typeof title === "string" && title.trim() !== "" && !PLACEHOLDER_TITLE.test(title.trim())
-      ? title.trim()
-      : undefined;
-  const first = whole ? messages.find((m) => m.role === "user") : undefined;
-  return {
-    id: importedSessionId(PREFIX, id),
-    title: own ?? (first ? titleFrom(first.content) : undefined),
-    titleIsFallback: own === undefined,
-    project: typeof directory === "string" && directory !== "" ? directory : undefined,
-    parent: typeof parent === "string" && parent !== "" ? importedSessionId(PREFIX, parent) : undefined,
-    messages,
-  };
-}
-
-/** Legacy storage: session/<projectID>/<sessionID>.json, message/<sessionID>/<messageID>.json, part/<messageID>/<partID>.json. */
-function readLegacy(ctx: ReadContext): FileRead {
-  const skipped: Problem[] = [];
-  const s = tryJson(readText(ctx.file));
-  if (!isObject(s) || typeof s.id !== "string")
-    throw new NotThisFormatError({ file: ctx.file, expected: "an opencode session file", because: "no id" });
-  const storage = dirname(dirname(dirname(ctx.file)));
-  const messages = legacyMessages(storage, s.id, skipped);
-  const fork = s.parentID ? undefined : legacyForkOrigin(ctx.file, s, messages);
-  const own = fork ? messages.filter((x) => !fork.copies.has(x.msg.key)) : messages;
-  return {
-    sessions: [toSession(s.id, s.title, s.directory, s.parentID ?? fork?.parent, ready(own))],
-    skipped,
-  };
-}
-
-const createdMs = (m: Rec) => (isObject(m.time) && typeof m.time.created === "number" ? m.time.created : NaN);
-
-/** A legacy session's messages with their text parts, in time order; problems go to `skipped` when given. */
-function legacyMessages(storage: string, sessionId: string, skipped?: Problem[]): Found[] {
-  const messages: Found[] = [];
-  const metas: Rec[] = [];
-  for (const f of jsonFiles(join(storage, "message", sessionId))) {
-    const m = tryJson(readText(f));
-    if (isObject(m) && typeof m.id === "string") metas.push(m);
-    else skipped?.push({ file: f, reason: "not an opencode message" });
-  }
-  metas.sort((a, b) => createdMs(a) - createdMs(b) || String(a.id).localeCompare(String(b.id)));
-  for (const m of metas) {
-    const texts: string[] = [];
-    for (const f of jsonFiles(join(storage, "part", String(m.id)))) {
-      const p = tryJson(readText(f));
-      if (!isObject(p)) {
-        skipped?.push({ file: f, reason: "not valid JSON" });
-        continue;
-      }
-      const t = partText(p);
-      if (t !== undefined) texts.push(t);
-    }
-    const msg = toMessage(String(m.id), m, createdMs(m), texts);
-    if (msg) messages.push({ msg, done: isDone(m.role, m.time) });
-  }
-  return messages;
-}
-
-/** A legacy fork's origin: the earlier session of the same project its copies came from (session/<projectID>/). */
-function legacyForkOrigin(
-  file: string,
-  s: Rec,
-  messages: Found[],
-): { parent: string; copies: Set<string> } | undefined {
-  const fork: ForkCandidate = { id: String(s.id), createdMs: createdMs(s), messages: messages.map((x) => x.msg) };
-  const made = BigInt(Math.round(fork.createdMs || 0)) * 1_000_000n;
-  if (!Number.isFinite(fork.createdMs) || !fork.messages.some((m) => m.sendAt < made)) return undefined;
-  const storage = dirname(dirname(dirname(file)));
-  const others: ForkCandidate[] = [];
-  for (const f of jsonFiles(dirname(file))) {
-    if (f === file) continue;
-    try {
-      const o = tryJson(readText(f));
-      if (!isObject(o) || typeof o.id !== "string" || !(createdMs(o) < fork.createdMs)) continue;
-      others.push({ id: o.id, createdMs: createdMs(o), messages: legacyMessages(storage, o.id).map((x) => x.msg) });
-    } catch {
-      // another session that cannot be read is no origin; it is reported when it is imported itself
-    }
-  }
-  return forkOrigin(fork, others);
-}
-
-/**
- * A legacy session changed when its file or any of its message and part files did: their sizes summed, the
- * newest mtime. Only stats, so an unchanged session is still skipped without reading anything.
- */
-function legacyStamp(file: string): { size: number; mtimeNs: bigint } {
-  const storage = dirname(dirname(dirname(file)));
-  let size = 0;
-  let mtimeNs = 0n;
-  const add = (f: string) => {
-    const st = statSync(f, { bigint: true, throwIfNoEntry: false });
-    if (!st) return;
-    size += Number(st.size);
-    if (st.mtimeNs > mtimeNs) mtimeNs = st.mtimeNs;
-  };
-  add(file);
-  for (const m of jsonFiles(join(storage, "message", basename(file, ".json")))) {
-    add(m);
-    for (const p of jsonFiles(join(storage, "part", basename(m, ".json")))) add(p);
-  }
-  return { size, mtimeNs };
-}
-
-function jsonFiles(dir: string): string[] {
-  if (!existsSync(dir)) return [];
-  return readdirSync(dir)
-    .filter((n) => n.endsWith(".json"))
-    .sort()
-    .map((n) => join(dir, n));
 }
