@@ -352,6 +352,48 @@ describe("import opencode", () => {
     api.close();
   }, 30_000);
 
+  test("legacy storage that opencode moved into its database is an old copy: the database's sessions are read from it", async () => {
+    const xdg = tempHome("oc-src-");
+    const dir = writeOpencodeData(xdg);
+    const storage = join(dir, "storage");
+    // opencode copied the storage into the database when it moved to SQLite and left it in place; the session was then
+    // renamed and its last turn undone in the database.
+    const t = Date.UTC(2025, 10, 5, 9, 0, 0);
+    db2(dir, (d) => {
+      d.query("INSERT INTO session VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)").run(
+        "ses_legacy1",
+        "prj_old",
+        null,
+        "",
+        "/home/dev/legacy",
+        "Bun port",
+        "0.3.0",
+        t,
+        t + 60_000,
+      );
+      const data = JSON.stringify({ role: "user", time: { created: t + 1_000 } });
+      d.query("INSERT INTO message VALUES (?, ?, ?, ?, ?)").run("msg_a", "ses_legacy1", t + 1_000, t + 1_000, data);
+      d.query("INSERT INTO part VALUES (?, ?, ?, ?, ?, ?)").run(
+        "prt_1",
+        "msg_a",
+        "ses_legacy1",
+        t + 1_000,
+        t + 1_000,
+        JSON.stringify({ type: "text", text: "can this run on Bun?" }),
+      );
+    });
+    const { api } = openTemp();
+    await importWith(api, "opencode", [], { env: { XDG_DATA_HOME: xdg } });
+    expect(messagesOf(api, "oc-ses_legacy1")).toEqual([
+      ["user", "can this run on Bun?", "2025-11-05T09:00:01.000000000Z"],
+    ]);
+    expect(sessionInfo(api, "oc-ses_legacy1")?.title).toBe("Bun port");
+    // Given as PATH, the storage alone: the database beside it still holds the session.
+    expect((await importWith(api, "opencode", [storage])).messages.added).toBe(0);
+    expect(messagesOf(api, "oc-ses_legacy1")).toHaveLength(1);
+    api.close();
+  });
+
   test("where opencode keeps its database: a channel's opencode-<channel>.db, and a relative OPENCODE_DB in the data folder", async () => {
     const xdg = tempHome("oc-src-");
     const dir = writeOpencodeData(xdg);

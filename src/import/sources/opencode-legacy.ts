@@ -15,13 +15,18 @@ export function legacySessions(storage: string): string[] {
   return listFiles(dir, (name) => name.endsWith(".json"));
 }
 
-/** Legacy storage: session/<projectID>/<sessionID>.json, message/<sessionID>/<messageID>.json, part/<messageID>/<partID>.json. */
-export function readLegacy(ctx: ReadContext): FileRead {
+/**
+ * Legacy storage: session/<projectID>/<sessionID>.json, message/<sessionID>/<messageID>.json, part/<messageID>/<partID>.json.
+ * `held` tells whether a database in opencode's data folder holds the session: opencode copied the storage into it
+ * when it moved to SQLite and reads only the database since (the storage, left in place, is an old copy).
+ */
+export function readLegacy(ctx: ReadContext, held: (dataDir: string, sessionId: string) => boolean): FileRead {
   const skipped: Problem[] = [];
   const s = tryJson(readText(ctx.file));
   if (!isObject(s) || typeof s.id !== "string")
     throw new NotThisFormatError({ file: ctx.file, expected: "an opencode session file", because: "no id" });
   const storage = dirname(dirname(dirname(ctx.file)));
+  if (held(dirname(storage), s.id)) return { sessions: [], skipped };
   const messages = legacyMessages(storage, s.id, skipped);
   const fork = s.parentID ? undefined : legacyForkOrigin(ctx.file, s, messages);
   const own = fork ? messages.filter((x) => !fork.copies.has(x.msg.key)) : messages;

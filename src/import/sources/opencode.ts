@@ -57,21 +57,57 @@ export function opencode(api: ImportTarget): Source {
       return legacySessions(path);
     },
     appendOnly: () => false,
-    read: (ctx) => (ctx.file.endsWith(".json") ? readLegacy(ctx) : readDatabase(api, ctx)),
-    stamp: (file) => {
-      if (file.endsWith(".json")) return legacyStamp(file);
-      // Writes land in the WAL first: the database changed when either file did.
-      const db = statSync(file, { bigint: true });
-      let size = db.size;
-      let mtime = db.mtimeNs;
-      if (existsSync(`${file}-wal`)) {
-        const wal = statSync(`${file}-wal`, { bigint: true });
-        size += wal.size;
-        if (wal.mtimeNs > mtime) mtime = wal.mtimeNs;
-      }
-      return { size: Number(size), mtimeNs: mtime };
-    },
+    read: (ctx) =>
+      ctx.file.endsWith(".json") ? readLegacy(ctx, (dir, id) => heldByDatabase(api, dir, id)) : readDatabase(api, ctx),
+    stamp: (file) => (file.endsWith(".json") ? legacyStamp(file) : databaseStamp(file)),
   };
+}
+
+/**
+ * The session ids of each database, while it is unchanged (a pass over the legacy storage asks once per session).
+ * One that cannot be read (locked, damaged: reported when it is read itself) holds none, and is not tried again.
+ */
+const sessionIds = new Map<string, { stamp: string; ids: Set<string> }>();
+
+/** Whether a database in opencode's data folder holds the session. */
+function heldByDatabase(api: ImportTarget, dataDir: string, sessionId: string): boolean {
+  for (const file of databasesIn(dataDir)) {
+    const st = databaseStamp(file);
+    const stamp = `${st.size}:${st.mtimeNs}`;
+    let known = sessionIds.get(file);
+    if (known?.stamp !== stamp) {
+      known = { stamp, ids: databaseSessions(api, file) };
+      sessionIds.set(file, known);
+    }
+    if (known.ids.has(sessionId)) return true;
+  }
+  return false;
+}
+
+function databaseSessions(api: ImportTarget, file: string): Set<string> {
+  try {
+    const db = api.imports.openForeign(file);
+    try {
+      return new Set(db.tables().has("session") ? db.all("SELECT id FROM session").map((r) => String(r.id)) : []);
+    } finally {
+      db.close();
+    }
+  } catch {
+    return new Set();
+  }
+}
+
+/** Writes land in the WAL first: the database changed when either file did. */
+function databaseStamp(file: string): { size: number; mtimeNs: bigint } {
+  const db = statSync(file, { bigint: true });
+  let size = db.size;
+  let mtime = db.mtimeNs;
+  if (existsSync(`${file}-wal`)) {
+    const wal = statSync(`${file}-wal`, { bigint: true });
+    size += wal.size;
+    if (wal.mtimeNs > mtime) mtime = wal.mtimeNs;
+  }
+  return { size: Number(size), mtimeNs: mtime };
 }
 
 function readDatabase(api: ImportTarget, ctx: ReadContext): FileRead {
