@@ -82,6 +82,23 @@ describe("import opencode: forked sessions", () => {
     api.close();
   });
 
+  test("a second fork of the original at the same point comes from the original, not from the first fork", async () => {
+    const dir = writeOpencodeData(tempHome("oc-fork-"));
+    withDb(dir, (d) => {
+      original(d);
+      fork(d);
+      session(d, "ses_fork_b", "Bundle size (fork #1)", G);
+      add(d, "msg_b1", "ses_fork_b", "user", T + 1_000, "why is the bundle 2 MB?", G);
+      add(d, "msg_b2", "ses_fork_b", "assistant", T + 5_000, "moment.js with every locale.", G);
+      add(d, "msg_b3", "ses_fork_b", "user", G + 10_000, "split the locales into chunks");
+    });
+    const { api } = openTemp();
+    await importWith(api, "opencode", [dir]);
+    expect(texts(api, "oc-ses_fork_b")).toEqual(["split the locales into chunks"]);
+    expect(sessionInfo(api, "oc-ses_fork_b")?.parent).toBe("oc-ses_orig");
+    api.close();
+  });
+
   test("a fork made after the original was imported, and a fork of that fork, found in later passes", async () => {
     const dir = writeOpencodeData(tempHome("oc-fork-"));
     withDb(dir, original);

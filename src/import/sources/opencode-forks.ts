@@ -14,7 +14,8 @@ const same = (m: ImportedMessage) => `${m.role}\0${m.sendAt}\0${m.content}`;
 
 /**
  * The messages of `fork` copied from an earlier session of `others`, and that session: the one holding most of them
- * (the latest made on a tie, so a fork of a fork names the fork it came from). Undefined when none is found.
+ * (a fork of a fork holds the first fork's own turns too, so it names that fork; on a tie, where two sessions hold
+ * only the same copies, the earlier: the one they were copied from first). Undefined when none is found.
  */
 export function forkOrigin(
   fork: ForkCandidate,
@@ -35,7 +36,7 @@ export function forkOrigin(
       if (wanted.has(k)) held.add(k);
     }
     if (held.size === 0) continue;
-    if (!best || held.size > best.held.size || (held.size === best.held.size && o.createdMs > best.createdMs))
+    if (!best || held.size > best.held.size || (held.size === best.held.size && o.createdMs < best.createdMs))
       best = { parent: o.id, held, createdMs: o.createdMs };
   }
   if (!best) return undefined;
