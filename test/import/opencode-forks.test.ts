@@ -104,13 +104,17 @@ describe("import opencode: forked sessions", () => {
     withDb(dir, original);
     const { api } = openTemp();
     await importWith(api, "opencode", [dir]);
-    // The fork, with no turn of its own yet: nothing to import, but it is remembered as a fork.
+    // The fork, with no turn of its own yet: nothing to import, but it is remembered as a fork. A row that is not JSON
+    // is reported, and the copies are still matched.
     withDb(dir, (d) => {
+      d.query("INSERT INTO message VALUES (?, ?, ?, ?, ?)").run("msg_bad", "ses_orig", F, F, "{not json");
       session(d, "ses_fork", "Bundle size (fork #1)", F);
       add(d, "msg_f1", "ses_fork", "user", T + 1_000, "why is the bundle 2 MB?", F);
       add(d, "msg_f2", "ses_fork", "assistant", T + 5_000, "moment.js with every locale.", F);
     });
-    expect((await importWith(api, "opencode", [dir])).messages.added).toBe(0);
+    const pass = await importWith(api, "opencode", [dir]);
+    expect(pass.messages.added).toBe(0);
+    expect(pass.skipped.map((p) => p.reason)).toEqual(["message msg_bad: data is not a JSON object"]);
     withDb(dir, (d) => {
       add(d, "msg_f3", "ses_fork", "user", F + 10_000, "drop the unused locales instead");
       add(d, "msg_f4", "ses_fork", "assistant", F + 15_000, "Kept moment.js with two locales.");

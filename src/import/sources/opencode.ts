@@ -160,7 +160,8 @@ function readDatabase(api: ImportTarget, ctx: ReadContext): FileRead {
         // A fork's copies are matched with the messages they were copied from, which a later pass has not read:
         // those with the copies' times are read too.
         const early = incremental ? copiedTimes(sessions, messages) : [];
-        const origin = "json_valid(data) AND json_extract(data, '$.time.created') IN (SELECT value FROM json_each(?1))";
+        const origin =
+          "CASE WHEN json_valid(data) THEN json_extract(data, '$.time.created') END IN (SELECT value FROM json_each(?1))";
         return {
           sessions,
           messages,
