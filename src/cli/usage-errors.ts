@@ -28,6 +28,7 @@ type CommandUsage =
   | { problem: "needs-path"; command: string; argument: string; why: string }
   | { problem: "takes-no-argument"; command: string; argument: string; why: string }
   | { problem: "no-such-path"; command: string; path: string; flag?: string }
+  | { problem: "source-not-found"; command: string; paths: string[]; override: string }
   | { problem: "path-is-folder"; command: string; flag: string; path: string }
   | { problem: "path-is-stream"; command: string; path: string }
   | { problem: "either-or"; command: string; one: string; other: string; given: "both" | "neither" };
@@ -97,6 +98,8 @@ function describeUsage(d: CommandUsage): string {
       return d.flag
         ? `${d.command}: no such folder for ${d.flag}: ${d.path}`
         : `${d.command}: no such file or folder: ${d.path}`;
+    case "source-not-found":
+      return `${d.command}: not found at its default location (${d.paths.join(", ")}): give PATH, or set ${d.override}`;
     case "path-is-folder":
       return `${d.command}: ${d.flag} ${d.path} is a folder; name a file`;
     case "path-is-stream":

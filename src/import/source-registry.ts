@@ -6,7 +6,7 @@ import { chatgpt } from "./sources/chatgpt.ts";
 import { claudeCode } from "./sources/claude-code.ts";
 import { codex } from "./sources/codex.ts";
 import { gemini } from "./sources/gemini.ts";
-import { opencode } from "./sources/opencode.ts";
+import { opencode, opencodeDefaultPaths } from "./sources/opencode.ts";
 
 export const SOURCE_NAMES = ["claude-code", "codex", "opencode", "gemini", "aider", "chatgpt"] as const;
 export type SourceName = (typeof SOURCE_NAMES)[number];
@@ -29,5 +29,24 @@ export function sourceByName(api: ImportTarget, name: SourceName): Source {
       return aider;
     case "chatgpt":
       return chatgpt;
+  }
+}
+
+/** Where a source looks without PATH, and the environment variable that moves it; undefined: it has no default. */
+export function defaultLocation(
+  name: SourceName,
+  env: Record<string, string | undefined>,
+): { paths: string[]; override: string } | undefined {
+  switch (name) {
+    case "claude-code":
+      return { paths: claudeCode.defaultPaths(env) ?? [], override: "CLAUDE_CONFIG_DIR" };
+    case "codex":
+      return { paths: codex.defaultPaths(env) ?? [], override: "CODEX_HOME" };
+    case "opencode":
+      return { paths: opencodeDefaultPaths(env), override: "OPENCODE_DB or XDG_DATA_HOME" };
+    case "gemini":
+      return { paths: gemini.defaultPaths(env) ?? [], override: "GEMINI_CLI_HOME" };
+    default:
+      return undefined;
   }
 }

@@ -207,6 +207,31 @@ describe("memvoy import / export", () => {
     );
   });
 
+  test("a named source with nothing at its default location (or where its variable points) says so: exit 2, one line, no home made", async () => {
+    const home = join(tempHome("no-sources-"), "home");
+    const nowhere = tempHome("empty-user-");
+    const cases: [string, Record<string, string>, string][] = [
+      ["codex", { HOME: nowhere, CODEX_HOME: join(nowhere, "codex") }, "set CODEX_HOME"],
+      ["claude-code", { HOME: nowhere, CLAUDE_CONFIG_DIR: "" }, join(nowhere, ".claude", "projects")],
+      ["opencode", { HOME: nowhere, XDG_DATA_HOME: "", OPENCODE_DB: "/no/such/opencode.db" }, "/no/such/opencode.db"],
+      ["gemini", { HOME: nowhere, GEMINI_CLI_HOME: "" }, "set GEMINI_CLI_HOME"],
+    ];
+    for (const [source, env, named] of cases) {
+      const r = await cli(["import", source], { home, env });
+      expect([r.code, r.stderr.trim().split("\n").length]).toEqual([2, 1]);
+      expect(r.stderr).toContain(`import ${source}: not found at its default location (`);
+      expect(r.stderr).toContain(named);
+    }
+    expect(existsSync(home)).toBe(false);
+    // An empty folder where the source lives is a pass that found nothing, not an error.
+    mkdirSync(join(nowhere, "codex", "sessions"), { recursive: true });
+    const empty = await cli(["import", "codex"], { home, env: { HOME: nowhere, CODEX_HOME: join(nowhere, "codex") } });
+    expect([empty.code, empty.stdout.trim()]).toEqual([
+      0,
+      "codex: 0 files (0 unchanged), 0 sessions, added 0 messages",
+    ]);
+  });
+
   test("usage errors exit 2; a failed file exits 1 after the rest is imported; --dry-run writes nothing", async () => {
     const home = tempHome();
     expect((await cli(["import"], { home })).code).toBe(2);

@@ -10,7 +10,7 @@ import { loadConfig } from "../../config/load.ts";
 import { importJsonlFiles, importJsonlStream } from "../../import/import-jsonl.ts";
 import { newReport, type SourceReport } from "../../import/import-report.ts";
 import { importSource, type ImportOptions, type ImportProgress } from "../../import/run-import.ts";
-import { isSourceName, sourceByName, SOURCE_NAMES } from "../../import/source-registry.ts";
+import { defaultLocation, isSourceName, sourceByName, SOURCE_NAMES } from "../../import/source-registry.ts";
 import { CommandUsageError } from "../usage-errors.ts";
 import { MAX_TIMER_MS, nowNs } from "../../shared/time.ts";
 import { resolveFilter } from "../../shared/time-filter.ts";
@@ -26,6 +26,7 @@ Usage: memvoy import SOURCE [PATH...] [--since TIME] [--dry-run] [--keep-secrets
 Bring in the conversations other tools keep on disk. Without PATH the source's default location is read.
 Each source session becomes one memvoy session (<prefix>-<source id>) with its title, source and project.
 Re-running adds nothing; only what is new since the last run is read.
+A source with nothing at its default location is an error (exit 2), except with --watch.
 
 Sources (default location; environment override):
   claude-code   ~/.claude/projects and ~/.config/claude/projects ($CLAUDE_CONFIG_DIR/projects): transcripts
@@ -104,6 +105,10 @@ const spec: CommandSpec = {
       const why = "it has no default location";
       throw new CommandUsageError({ problem: "needs-path", command: `import ${source}`, argument: "PATH", why });
     }
+    // A named source with nothing at its default location: said, rather than a report of 0 files. --watch waits for it.
+    const where = isSourceName(source) && paths.length === 0 ? defaultLocation(source, process.env) : undefined;
+    if (where && !bool(p, "watch") && !where.paths.some((w) => existsSync(w)))
+      throw new CommandUsageError({ problem: "source-not-found", command: `import ${source}`, ...where });
     if (source === "auto" && paths.length > 0)
       throw new CommandUsageError({
         problem: "takes-no-argument",

@@ -37,18 +37,21 @@ function dataDir(env: Record<string, string | undefined>): string {
   return join(env.XDG_DATA_HOME || join(homeOf(env), ".local", "share"), "opencode");
 }
 
+/** opencode's database (or the channel databases) and its legacy storage, where opencode keeps them. */
+export function opencodeDefaultPaths(env: Record<string, string | undefined>): string[] {
+  const dir = dataDir(env);
+  // opencode reads a relative $OPENCODE_DB from its data folder.
+  const named = env.OPENCODE_DB;
+  const found = named ? [isAbsolute(named) ? named : join(dir, named)] : databasesIn(dir);
+  return [...(found.length > 0 ? found : [join(dir, "opencode.db")]), join(dir, "storage")];
+}
+
 /** The opencode source needs the HomeMemory to open the foreign database through the storage layer. */
 export function opencode(api: ImportTarget): Source {
   return {
     name: "opencode",
     prefix: PREFIX,
-    defaultPaths: (env) => {
-      const dir = dataDir(env);
-      // opencode reads a relative $OPENCODE_DB from its data folder.
-      const named = env.OPENCODE_DB;
-      const found = named ? [isAbsolute(named) ? named : join(dir, named)] : databasesIn(dir);
-      return [...(found.length > 0 ? found : [join(dir, "opencode.db")]), join(dir, "storage")];
-    },
+    defaultPaths: opencodeDefaultPaths,
     files: (path) => {
       const st = statSync(path);
       if (st.isFile()) return [path];
