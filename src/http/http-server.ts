@@ -102,14 +102,15 @@ export function startHttpServer(o: HttpServerOptions): HttpServer {
     return json(body, status);
   };
 
-  const operation = (r: Route): Handler => {
+  /** `fixed`: the path params of a literal path served by this route (see shadowedBy). */
+  const operation = (r: Route, fixed?: Record<string, string>): Handler => {
     const types = fieldTypes(r.input);
     return async (req) => {
       try {
         const input: Record<string, unknown> =
           r.method === "POST" ? await postInput(req, o.maxBodyBytes) : queryInput(new URL(req.url), types);
         // Bun hands path params over already decoded: decoding again would misread a "%" in them.
-        for (const p of pathParams(r.path)) input[p] = req.params?.[p] ?? "";
+        for (const p of pathParams(r.path)) input[p] = fixed?.[p] ?? req.params?.[p] ?? "";
         const value = parseInput(r.input, input, labelOf(r.name));
         const pieces = await r.stream?.(o.api, value);
         if (pieces)
@@ -139,6 +140,17 @@ export function startHttpServer(o: HttpServerOptions): HttpServer {
       return o.mcp!(body === undefined ? req : new Request(req, { body }));
     });
     routes[MCP_PATH] = { GET: mcp, POST: mcp, DELETE: mcp };
+  }
+
+  // Bun routes a literal path (/v1/messages/get) by itself even for the methods only a route with a param of the same
+  // shape serves (DELETE /v1/messages/:id): those go to that route, so that a message whose id is "get" (import jsonl
+  // keeps ids) can still be removed, and GET /v1/errors/search answers as for any other unknown error id.
+  for (const [path, served] of Object.entries(routes)) {
+    if (path.includes(":")) continue;
+    for (const r of ROUTES) {
+      const params = paramsOf(r.path, path);
+      if (params && !served[r.method]) served[r.method] = guarded(operation(r, params));
+    }
   }
 
   for (const [path, served] of Object.entries(routes)) {
@@ -177,6 +189,19 @@ export function startHttpServer(o: HttpServerOptions): HttpServer {
 }
 
 const urlOf = (port: number) => `http://127.0.0.1:${port}`;
+
+/** The params of the literal `path` when the route path `pattern` (/v1/messages/:id) matches it, else undefined. */
+function paramsOf(pattern: string, path: string): Record<string, string> | undefined {
+  const want = pattern.split("/");
+  const got = path.split("/");
+  if (want.length !== got.length) return undefined;
+  const params: Record<string, string> = {};
+  for (const [i, w] of want.entries()) {
+    if (w.startsWith(":")) params[w.slice(1)] = got[i]!;
+    else if (w !== got[i]) return undefined;
+  }
+  return Object.keys(params).length > 0 ? params : undefined;
+}
 
 async function postInput(req: Request, maxBytes: number): Promise<Record<string, unknown>> {
   const body = await readJsonBody(req, maxBytes);

@@ -1,13 +1,15 @@
 // The loopback HTTP API: token, Host and Origin checks, health, bad input on every route, body limits,
 // and the OpenAPI document against the router.
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Validator } from "@seriousme/openapi-schema-validator";
 import { ROUTES, pathParams } from "../../src/app/api/routes.ts";
 import { openApiPath } from "../../src/http/openapi.ts";
 import { HISTORY_PAGE } from "../../src/memory/history-pages.ts";
 import { connectMemory, RemoteError } from "../../src/lib.ts";
-import { connectTo, removeTempDirs, serveHome, TOKEN, type Served } from "./support.ts";
+import { connectTo, entry, removeTempDirs, serveHome, TOKEN, type Served } from "./support.ts";
+import { processOutput } from "../fixture/process-output.ts";
 import { waitFor } from "../fixture/home.ts";
 import { holdWriterLock } from "../fixture/writer-lock-holder.ts";
 
@@ -320,6 +322,49 @@ describe("bad input on every route: 400 naming the field, 404, 413; nothing chan
     const remote = connectTo(s);
     await expect(remote.rmMessage("100%")).rejects.toThrow('no message "100%"');
     await expect(remote.around("x%41")).rejects.toThrow('no message "x%41"');
+  });
+
+  test('a literal path hides no route of its shape: a message whose id is "get" is removed over HTTP and connectMemory', async () => {
+    const file = join(s.home, "get.jsonl");
+    writeFileSync(
+      file,
+      [
+        { type: "session", id: "literal" },
+        {
+          type: "message",
+          id: "get",
+          session: "literal",
+          role: "user",
+          content: "pasted secret",
+          sendAt: "2026-01-01T00:00:00.000000000Z",
+        },
+        {
+          type: "message",
+          id: "search",
+          session: "literal",
+          role: "user",
+          content: "another",
+          sendAt: "2026-01-01T00:00:01.000000000Z",
+        },
+      ]
+        .map((l) => JSON.stringify(l))
+        .join("\n") + "\n",
+    );
+    const imported = await processOutput(
+      Bun.spawn(["bun", entry, "import", "jsonl", file, "--home", s.home], { stdout: "pipe", stderr: "pipe" }),
+    );
+    expect(imported.stderr).toBe("");
+    expect(imported.code).toBe(0);
+    const r = await s.fetch("/v1/messages/get", { method: "DELETE" });
+    expect(r.status).toBe(200);
+    expect(((await r.json()) as { id: string }).id).toBe("get");
+    await connectTo(s).rmMessage("search");
+    expect((await s.local.history("literal", { all: true })).messages).toEqual([]);
+    // An error id that is the literal segment of another route is an unknown id, as locally.
+    expect(await errorOf(await s.fetch("/v1/errors/search"), 404)).toContain('"search"');
+    await expect(connectTo(s).getError("search")).rejects.toThrow('"search" is not an error id');
+    const wrong = await s.fetch("/v1/messages/get", { method: "PUT" });
+    expect(wrong.headers.get("allow")).toBe("POST, DELETE");
   });
 
   test("a method a route does not serve gets 405 with Allow (401 first without the token); nothing changes", async () => {
