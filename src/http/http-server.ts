@@ -139,7 +139,8 @@ export function startHttpServer(o: HttpServerOptions): HttpServer {
       }
       return o.mcp!(body === undefined ? req : new Request(req, { body }));
     });
-    routes[MCP_PATH] = { GET: mcp, POST: mcp, DELETE: mcp };
+    // The server is stateless (no session to stream to with GET or to end with DELETE): POST is all it serves.
+    routes[MCP_PATH] = { POST: mcp };
   }
 
   // Bun routes a literal path (/v1/messages/get) by itself even for the methods only a route with a param of the same

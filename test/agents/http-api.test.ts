@@ -381,6 +381,8 @@ describe("bad input on every route: 400 naming the field, 404, 413; nothing chan
     // OPTIONS on a route that exists says which methods it takes (no CORS: a browser page gets nothing more).
     await wrong("OPTIONS", "/v1/sessions", "GET");
     await wrong("OPTIONS", "/v1/errors/zzzz", "GET, DELETE");
+    // /mcp serves POST alone (no session stream to GET, no session to DELETE), and says so to every other method.
+    for (const method of ["GET", "DELETE", "PUT"]) await wrong(method, "/mcp", "POST");
     await errorOf(await s.fetch("/v1/sessions/s1", { method: "POST", token: null }), 401);
     expect((await s.local.history("s1")).messages).toHaveLength(1);
   });
