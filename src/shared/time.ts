@@ -123,7 +123,10 @@ function parseTimeUnchecked(text: string): Nanos | undefined {
     if (zone.toUpperCase() !== "Z") {
       const sign = zone[0] === "-" ? -1 : 1;
       const z = zone.slice(1).replace(":", "");
-      ms -= sign * (+z.slice(0, 2) * 60 + +z.slice(2, 4)) * 60_000;
+      const zh = +z.slice(0, 2);
+      const zm = +z.slice(2, 4);
+      if (zh > 23 || zm > 59) return undefined; // +25:00 or +05:99 is no zone: it would move the time by that much
+      ms -= sign * (zh * 60 + zm) * 60_000;
     }
   } else {
     const local = new Date(Y, M - 1, D, H, MI, S);

@@ -11,6 +11,7 @@ import { connectMemory, RemoteError } from "../../src/lib.ts";
 import { connectTo, entry, removeTempDirs, serveHome, TOKEN, type Served } from "./support.ts";
 import { processOutput } from "../fixture/process-output.ts";
 import { waitFor } from "../fixture/home.ts";
+import { parseTime } from "../../src/shared/time.ts";
 import { holdWriterLock } from "../fixture/writer-lock-holder.ts";
 
 let s: Served;
@@ -187,6 +188,18 @@ describe("bad input on every route: 400 naming the field, 404, 413; nothing chan
       ["text", "2025-12-05T02:00:00.123456789Z"],
       ["millis", "2025-12-05T02:00:00.123000000Z"],
     ]);
+  });
+
+  test("a time whose zone offset is no offset (+25:00, +05:99) gets 400, never a time moved by it", async () => {
+    for (const t of ["2026-01-01T00:00:00+25:00", "2026-01-01T00:00:00+05:99", "2026-01-01T00:00:00-2400"]) {
+      expect(parseTime(t)).toBeUndefined();
+      const add = await post("/v1/sessions/zone/messages", { messages: [{ role: "user", content: "x", sendAt: t }] });
+      expect(await errorOf(add, 400)).toContain(t);
+      expect(await errorOf(await post("/v1/search", { query: "hello", since: t }), 400)).toContain(t);
+    }
+    expect(parseTime("2026-01-01T00:00:00+23:59")).toBe(parseTime("2025-12-31T00:01:00Z"));
+    expect(parseTime("2026-01-01T00:00:00-0530")).toBe(parseTime("2026-01-01T05:30:00Z"));
+    expect((await s.local.sessions()).map((x) => x.id)).not.toContain("zone");
   });
 
   test("history with both all=true and last is refused, as the CLI refuses --all with --last", async () => {
