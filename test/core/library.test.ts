@@ -1,4 +1,6 @@
 import { afterAll, expect, test } from "bun:test";
+import { existsSync } from "node:fs";
+import { join } from "node:path";
 import { openMemory, InputError, type MemoryApi } from "memvoy";
 import { removeTempHomes, tempHome } from "../fixture/home.ts";
 
@@ -25,4 +27,12 @@ test('the library is importable as "memvoy": an async MemoryApi whose results ar
   }
   expect(await api.add("../x", { role: "user", content: "x" }).catch((e) => e)).toBeInstanceOf(InputError);
   await api.close();
+});
+
+test('openMemory({ home: "" }) is refused, as --home "" is, instead of opening the default home', () => {
+  const fakeUser = tempHome();
+  const env = { HOME: fakeUser };
+  for (const home of ["", 5 as unknown as string]) expect(() => openMemory({ home, env })).toThrow(InputError);
+  expect(() => openMemory({ home: "", env })).toThrow("openMemory: home is empty");
+  expect(existsSync(join(fakeUser, ".config"))).toBe(false);
 });

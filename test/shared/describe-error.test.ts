@@ -47,6 +47,7 @@ import { OpencodeDatabaseError } from "../../src/import/sources/opencode.ts";
 import { NotAZipError } from "../../src/import/zip-entries.ts";
 import { ApiInputError } from "../../src/app/api/schemas.ts";
 import { ConnectOptionsError, RemoteError, RemoteInputError } from "../../src/app/api/http-memory-api.ts";
+import { MemoryOptionsError } from "../../src/app/api/local-memory-api.ts";
 import { MemoryClosedError } from "../../src/app/api/memory-closed.ts";
 import { HomeMissingError } from "../../src/app/open-memory.ts";
 import { ArgumentEncodingError, PartialAddError } from "../../src/cli/usage-errors.ts";
@@ -830,6 +831,12 @@ const KINDS: [Error & { data: object }, string, 1 | 2][] = [
     2,
   ],
   [new ConnectOptionsError({ problem: "token" }), "connectMemory: token is empty", 2],
+  [
+    new MemoryOptionsError({ home: "" }),
+    "openMemory: home is empty: name a folder, or leave home out for the default home",
+    2,
+  ],
+  [new MemoryOptionsError({ home: 5 }), "openMemory: home 5 is not a folder path (text)", 2],
   [
     new MemoryClosedError({ open: "openMemory" }),
     "this memory was closed (close() was called): make a new one with openMemory",

@@ -30,6 +30,7 @@ import type {
 } from "./memory-api.ts";
 import * as S from "./schemas.ts";
 import { MemoryClosedError } from "./memory-closed.ts";
+import { namedError } from "../../shared/errors.ts";
 import type * as J from "./json-types.ts";
 
 type Maybe<T> = T | Promise<T>;
@@ -261,11 +262,21 @@ export class LocalMemoryApi<H extends MemoryHome = HomeMemory> implements Memory
 
 export type MemoryOptions = Pick<OpenOptions, "home" | "env">;
 
+/** openMemory's home names no folder: "" would mean the default home, silently, as `--home ""` would. */
+export const MemoryOptionsError = namedError<{ home: unknown }>("MemoryOptionsError", "input", (d) =>
+  d.home === ""
+    ? "openMemory: home is empty: name a folder, or leave home out for the default home"
+    : `openMemory: home ${JSON.stringify(d.home) ?? String(d.home)} is not a folder path (text)`,
+);
+export type MemoryOptionsError = InstanceType<typeof MemoryOptionsError>;
+
 /**
  * Open a home in this process as a MemoryApi (`import { openMemory } from "memvoy"`). With an archive URL
  * configured (`[archive] url` or MEMVOY_ARCHIVE_URL) it is the shared memory, connected on the first call.
  */
 export function openMemoryApi(options: MemoryOptions = {}): MemoryApi {
+  const home: unknown = options.home;
+  if (home !== undefined && (typeof home !== "string" || home === "")) throw new MemoryOptionsError({ home });
   if (sharedArchiveUrl(options) !== undefined)
     return lazyMemoryApi(async () => new LocalMemoryApi(await openSharedHome(options)));
   return new LocalMemoryApi(openHome({ home: options.home, env: options.env }));
