@@ -6,7 +6,7 @@ import { fieldTypes } from "../app/api/json-schema.ts";
 import { errorBody, errorStatus } from "../app/api/error-body.ts";
 import type { MemoryApi } from "../app/api/memory-api.ts";
 import { HEALTH_PATH, labelOf, MCP_PATH, OPENAPI_PATH, pathParams, ROUTES, type Route } from "../app/api/routes.ts";
-import { parseInput } from "../app/api/schemas.ts";
+import { ApiInputError, parseInput } from "../app/api/schemas.ts";
 import { BodyShapeError, BodyTooLargeError, queryInput, readBodyBytes, readJsonBody, utf8Body } from "./body.ts";
 import { refusal } from "./guard.ts";
 import { openApiDocument } from "./openapi.ts";
@@ -107,8 +107,9 @@ export function startHttpServer(o: HttpServerOptions): HttpServer {
     const types = fieldTypes(r.input);
     return async (req) => {
       try {
+        const url = new URL(req.url);
         const input: Record<string, unknown> =
-          r.method === "POST" ? await postInput(req, o.maxBodyBytes) : queryInput(new URL(req.url), types);
+          r.method === "POST" ? await postInput(req, url, r, o.maxBodyBytes) : queryInput(url, types);
         // Bun hands path params over already decoded: decoding again would misread a "%" in them.
         for (const p of pathParams(r.path)) input[p] = fixed?.[p] ?? req.params?.[p] ?? "";
         const value = parseInput(r.input, input, labelOf(r.name));
@@ -204,7 +205,14 @@ function paramsOf(pattern: string, path: string): Record<string, string> | undef
   return Object.keys(params).length > 0 ? params : undefined;
 }
 
-async function postInput(req: Request, maxBytes: number): Promise<Record<string, unknown>> {
+async function postInput(req: Request, url: URL, r: Route, maxBytes: number): Promise<Record<string, unknown>> {
+  // A POST reads its fields from the body only: reset?all=true, left unread, would keep the summary without a word.
+  const inQuery = [...new Set(url.searchParams.keys())];
+  if (inQuery.length > 0)
+    throw new ApiInputError({
+      what: labelOf(r.name),
+      issues: inQuery.map((path) => ({ path, problem: "give it in the JSON body, not in the query string" })),
+    });
   const body = await readJsonBody(req, maxBytes);
   if (typeof body !== "object" || body === null || Array.isArray(body))
     throw new BodyShapeError({ problem: "not-object" });

@@ -242,6 +242,20 @@ describe("bad input on every route: 400 naming the field, 404, 413; nothing chan
     await s.local.rm("big");
   });
 
+  test("a POST with its fields in the query string (reset?all=true) gets 400 naming them; nothing changes", async () => {
+    await post("/v1/sessions/q1/messages", { messages: [{ role: "user", content: "kept" }] });
+    const r = await post("/v1/sessions/q1/reset?all=true", {});
+    expect(await errorOf(r, 400)).toBe("reset: all: give it in the JSON body, not in the query string");
+    expect((await s.local.history("q1")).messages).toHaveLength(1);
+    for (const route of ROUTES.filter((x) => x.method === "POST")) {
+      const path = route.path.replace(/:\w+/g, "q1");
+      expect(await errorOf(await post(`${path}?limit=5&x=1`, {}), 400)).toContain(
+        "limit: give it in the JSON body, not in the query string; x: give it",
+      );
+    }
+    expect((await s.local.history("q1")).messages).toHaveLength(1);
+  });
+
   test("a body that is not JSON, or not an object, on every POST route", async () => {
     for (const r of ROUTES.filter((x) => x.method === "POST")) {
       const path = r.path.replace(/:\w+/g, "s1");
