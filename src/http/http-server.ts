@@ -109,7 +109,9 @@ export function startHttpServer(o: HttpServerOptions): HttpServer {
       try {
         const url = new URL(req.url);
         const input: Record<string, unknown> =
-          r.method === "POST" ? await postInput(req, url, r, o.maxBodyBytes) : queryInput(url, types);
+          r.method === "POST"
+            ? await postInput(req, url, r, o.maxBodyBytes)
+            : await queryOnly(req, url, r, types, o.maxBodyBytes);
         // Bun hands path params over already decoded: decoding again would misread a "%" in them.
         for (const p of pathParams(r.path)) input[p] = fixed?.[p] ?? req.params?.[p] ?? "";
         const value = parseInput(r.input, input, labelOf(r.name));
@@ -203,6 +205,35 @@ function paramsOf(pattern: string, path: string): Record<string, string> | undef
     else if (w !== got[i]) return undefined;
   }
   return Object.keys(params).length > 0 ? params : undefined;
+}
+
+/**
+ * The input of a GET or DELETE, from its query string alone: a body is refused rather than left unread (a DELETE of a
+ * message with {"dropSummary": true} in its body would keep the summary the message may be quoted in).
+ */
+async function queryOnly(
+  req: Request,
+  url: URL,
+  r: Route,
+  types: Record<string, string>,
+  maxBytes: number,
+): Promise<Record<string, unknown>> {
+  const text = req.body ? new TextDecoder().decode(await readBodyBytes(req, maxBytes)).trim() : "";
+  if (text === "") return queryInput(url, types);
+  let fields: string[] = [];
+  try {
+    const body: unknown = JSON.parse(text);
+    if (typeof body === "object" && body !== null && !Array.isArray(body)) fields = Object.keys(body);
+  } catch {
+    // not JSON: the body is refused as a whole
+  }
+  throw new ApiInputError({
+    what: labelOf(r.name),
+    issues:
+      fields.length > 0
+        ? fields.map((path) => ({ path, problem: "give it in the query string, not in the body" }))
+        : [{ problem: `${r.method} takes no body: give its fields in the query string` }],
+  });
 }
 
 async function postInput(req: Request, url: URL, r: Route, maxBytes: number): Promise<Record<string, unknown>> {

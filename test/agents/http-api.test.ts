@@ -256,6 +256,22 @@ describe("bad input on every route: 400 naming the field, 404, 413; nothing chan
     expect((await s.local.history("q1")).messages).toHaveLength(1);
   });
 
+  test("a DELETE or GET with a body (dropSummary in the body) gets 400 naming the field; nothing changes", async () => {
+    const [id] = (await s.local.add("b1", [{ role: "user", content: "to remove" }])).ids;
+    const r = await s.fetch(`/v1/messages/${id}`, {
+      method: "DELETE",
+      body: JSON.stringify({ dropSummary: true }),
+      headers: { "content-type": "application/json" },
+    });
+    expect(await errorOf(r, 400)).toBe("rm-message: dropSummary: give it in the query string, not in the body");
+    expect(await errorOf(await s.fetch("/v1/sessions/b1", { method: "DELETE", body: "x" }), 400)).toBe(
+      "rm: DELETE takes no body: give its fields in the query string",
+    );
+    expect((await s.local.history("b1")).messages).toHaveLength(1);
+    // An empty body is no body.
+    expect((await s.fetch(`/v1/messages/${id}?dropSummary=true`, { method: "DELETE", body: "" })).status).toBe(200);
+  });
+
   test("a body that is not JSON, or not an object, on every POST route", async () => {
     for (const r of ROUTES.filter((x) => x.method === "POST")) {
       const path = r.path.replace(/:\w+/g, "s1");
