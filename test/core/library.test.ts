@@ -36,3 +36,25 @@ test('openMemory({ home: "" }) is refused, as --home "" is, instead of opening t
   expect(() => openMemory({ home: "", env })).toThrow("openMemory: home is empty");
   expect(existsSync(join(fakeUser, ".config"))).toBe(false);
 });
+
+test("close() lets the calls already made finish, then closes; a call made after it is refused", async () => {
+  const api = openMemory({ home: tempHome(), env: {} });
+  await api.add("s", [{ role: "user", content: "before closing" }]);
+  const started = [
+    api.add("s", [{ role: "assistant", content: "written while closing" }]),
+    api.search({ query: "closing", match: "semantic" }),
+    api.search({ query: "closing", match: "hybrid" }),
+    api.history("s", { all: true }),
+  ];
+  const closed = api.close();
+  await expect(api.sessions()).rejects.toThrow("this memory was closed");
+  const results = await Promise.allSettled(started);
+  expect(results.map((r) => (r.status === "rejected" ? String(r.reason) : r.status))).toEqual([
+    "fulfilled",
+    "fulfilled",
+    "fulfilled",
+    "fulfilled",
+  ]);
+  await closed;
+  await expect(api.history("s")).rejects.toThrow("this memory was closed");
+});

@@ -5,6 +5,7 @@ import type { HomeMemory } from "../memory-api.ts";
 import { openMemory as openHome, type OpenOptions } from "../open-memory.ts";
 import { openSharedHome, sharedArchiveUrl } from "../shared/open-shared.ts";
 import { lazyMemoryApi } from "./lazy-memory-api.ts";
+import { closeAfterCalls } from "./close-after-calls.ts";
 import type { StoredMessage } from "../../shared/message.ts";
 import type { SearchOptions, SearchResult } from "../../search/search-types.ts";
 import type { SessionInfo } from "../../memory/sessions-list.ts";
@@ -278,6 +279,6 @@ export function openMemoryApi(options: MemoryOptions = {}): MemoryApi {
   const home: unknown = options.home;
   if (home !== undefined && (typeof home !== "string" || home === "")) throw new MemoryOptionsError({ home });
   if (sharedArchiveUrl(options) !== undefined)
-    return lazyMemoryApi(async () => new LocalMemoryApi(await openSharedHome(options)));
-  return new LocalMemoryApi(openHome({ home: options.home, env: options.env }));
+    return closeAfterCalls(lazyMemoryApi(async () => new LocalMemoryApi(await openSharedHome(options))));
+  return closeAfterCalls(new LocalMemoryApi(openHome({ home: options.home, env: options.env })));
 }
