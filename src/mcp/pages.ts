@@ -16,6 +16,10 @@ export function contextPages(c: TurnContextJson, offset: number): Pages {
       system: offset === 0 ? c.system : "",
       ...(offset === 0 && summaryFilter !== undefined ? { summaryFilter } : {}),
       ...(offset === 0 && summaryProblem !== undefined ? { summaryProblem } : {}),
+      // Past the end, the page would read as an empty session.
+      ...(offset > 0 && end === 0
+        ? { emptyReason: `offset ${offset} is past the end of the context's ${counted(c.messages.length, "message")}` }
+        : {}),
     }),
   };
 }
@@ -35,7 +39,15 @@ export function summaryPages(s: SummaryJson, offset: number): Pages {
   const doc = s.summary;
   if (!doc || typeof doc !== "object" || Array.isArray(doc)) {
     const total = offset === 0 ? 1 : 0;
-    return { offset, total, page: (n) => ({ ...head, summary: n > 0 ? doc : null, ...tail }) };
+    const past =
+      offset > 0
+        ? {
+            emptyReason: doc
+              ? `offset ${offset} is past the end of the summary's 1 entry`
+              : `offset ${offset} is past the end: the session has no summary`,
+          }
+        : {};
+    return { offset, total, page: (n) => ({ ...head, summary: n > 0 ? doc : null, ...tail, ...past }) };
   }
   const entries = Object.entries(doc).flatMap(([key, value]) =>
     Array.isArray(value) ? value.map((item) => ({ key, item, list: true })) : [{ key, item: value, list: false }],
@@ -48,7 +60,18 @@ export function summaryPages(s: SummaryJson, offset: number): Pages {
       if (e.list) ((part[e.key] ??= []) as unknown[]).push(e.item);
       else part[e.key] = e.item;
     }
-    return { ...head, summary: part, ...tail };
+    const past =
+      offset > 0 && left.length === 0
+        ? {
+            emptyReason: `offset ${offset} is past the end of the summary's ${counted(entries.length, "entry", "entries")}`,
+          }
+        : {};
+    return { ...head, summary: part, ...tail, ...past };
   };
   return { offset, total: left.length, page };
+}
+
+/** "1 message", "3 messages". */
+export function counted(n: number, one: string, many = `${one}s`): string {
+  return `${n} ${n === 1 ? one : many}`;
 }

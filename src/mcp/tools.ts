@@ -7,7 +7,7 @@ import { BUDGET } from "../app/api/tool-schemas.ts";
 import type { MemoryApi } from "../app/api/memory-api.ts";
 import type { SearchHitJson } from "../app/api/json-types.ts";
 import { fitBudget, fitPages, type Budgeted, type Pages } from "./budget.ts";
-import { contextPages, summaryPages } from "./pages.ts";
+import { contextPages, counted, summaryPages } from "./pages.ts";
 import { normalizeArgs } from "./client-args.ts";
 import { namedError } from "../shared/errors.ts";
 import { describeIssueFacts, type IssueFact } from "../shared/schema-issues.ts";
@@ -135,17 +135,14 @@ export const TOOLS: readonly ToolDef[] = [
         case "recent": {
           const session = need(a.session, "session", "recent");
           const h = await api.history(session, { last: a.limit ?? 10 });
-          return fitBudget({ mode: "recent", session, messages: h.messages.slice(offset) }, budget, "messages", offset);
+          const out = { mode: "recent", session, messages: h.messages.slice(offset) };
+          return fitBudget(pastEnd(out, offset, h.messages.length, "message"), budget, "messages", offset);
         }
         case "around": {
           const id = need(a.id, "id", "around");
           const r = await api.around(id, { before: a.before ?? 5, after: a.after ?? 5 });
-          return fitBudget(
-            { mode: "around", anchor: r.anchor, session: r.session, messages: r.messages.slice(offset) },
-            budget,
-            "messages",
-            offset,
-          );
+          const out = { mode: "around", anchor: r.anchor, session: r.session, messages: r.messages.slice(offset) };
+          return fitBudget(pastEnd(out, offset, r.messages.length, "message"), budget, "messages", offset);
         }
         case "get": {
           const ids = need(a.ids, "ids", "get");
@@ -155,12 +152,8 @@ export const TOOLS: readonly ToolDef[] = [
         }
         case "sessions": {
           const list = await api.sessions();
-          return fitBudget(
-            { mode: "sessions", total: list.length, sessions: list.slice(offset) },
-            budget,
-            "sessions",
-            offset,
-          );
+          const out = { mode: "sessions", total: list.length, sessions: list.slice(offset) };
+          return fitBudget(pastEnd(out, offset, list.length, "session"), budget, "sessions", offset);
         }
       }
     },
@@ -301,9 +294,23 @@ function getPages(found: readonly unknown[], missing: readonly string[], offset:
       const out: Record<string, unknown> = { mode: "get", messages: messages.slice(0, n) };
       const notFound = unknown.slice(0, Math.max(0, n - messages.length));
       if (notFound.length > 0) out.missing = notFound;
+      const all = found.length + missing.length;
+      if (offset > 0 && offset >= all)
+        out.emptyReason = `offset ${offset} is past the end of the ${counted(found.length, "message")} found${
+          missing.length > 0 ? ` and ${counted(missing.length, "id")} not found` : ""
+        }`;
       return out;
     },
   };
+}
+
+/**
+ * `value` saying why its list is empty when `offset` is past the end of the `count` items there are: without it, a
+ * page there reads as an empty session (or no sessions at all).
+ */
+function pastEnd(value: Record<string, unknown>, offset: number, count: number, noun: string): Record<string, unknown> {
+  if (offset === 0 || offset < count) return value;
+  return { ...value, emptyReason: `offset ${offset} is past the end of the ${counted(count, noun)}` };
 }
 
 /** Check the arguments with the tool's valibot schema; a ToolArgumentError names the field. */

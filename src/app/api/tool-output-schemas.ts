@@ -52,7 +52,9 @@ export const ChatHistoryOutput = v.object({
   emptyReason: v.optional(
     v.pipe(
       text,
-      v.description("search: why no row came back, no match or an offset past the rows (absent when some did)."),
+      v.description(
+        "Why the list is empty: for search, no match or an offset past the rows; for every mode, an offset past the end of its list (absent otherwise).",
+      ),
     ),
   ),
   session: v.optional(text),
@@ -100,6 +102,7 @@ export const SessionContextOutput = v.object({
     v.pipe(v.literal(true), v.description("No such session yet: it starts with the first add_messages.")),
   ),
   summaryFilter: v.optional(v.unknown()),
+  emptyReason: v.optional(v.pipe(text, v.description("An offset past the end of the context's messages says so."))),
   summaryProblem: v.optional(
     v.pipe(
       text,
@@ -145,5 +148,6 @@ export const SummaryOutput = v.object({
   cursor: v.nullable(text),
   cursorProblem: v.optional(v.pipe(text, v.description("Why the summary cursor could not be read."))),
   due: v.boolean(),
+  emptyReason: v.optional(v.pipe(text, v.description("An offset past the end of the summary's entries says so."))),
   ...paging,
 });
