@@ -40,7 +40,9 @@ export function refusal(req: Request, port: number, token: string, needsToken: b
   if (needsToken && !tokenMatches(req.headers.get("authorization"), token)) {
     return {
       status: 401,
-      message: "unauthorized: send Authorization: Bearer <token> (the token is in <home>/http.json)",
+      // Worded so that no secret pattern matches it: redacted as an Authorization header, it would read as a mask.
+      message:
+        "unauthorized: send the token of <home>/http.json in an Authorization header, as Bearer followed by the token",
     };
   }
   return undefined;

@@ -7,7 +7,7 @@ import { Validator } from "@seriousme/openapi-schema-validator";
 import { ROUTES, pathParams } from "../../src/app/api/routes.ts";
 import { openApiPath } from "../../src/http/openapi.ts";
 import { HISTORY_PAGE } from "../../src/memory/history-pages.ts";
-import { connectMemory, RemoteError } from "../../src/lib.ts";
+import { connectMemory, describeError, RemoteError } from "../../src/lib.ts";
 import { connectTo, entry, removeTempDirs, serveHome, TOKEN, type Served } from "./support.ts";
 import { processOutput } from "../fixture/process-output.ts";
 import { waitFor } from "../fixture/home.ts";
@@ -82,6 +82,14 @@ describe("loopback safety", () => {
     );
     await errorOf(await post("/mcp", { jsonrpc: "2.0", id: 1, method: "tools/list" }, { token: null }), 401);
     expect((await s.local.history("s1")).messages).toHaveLength(1);
+    // The library's user reads the same help, not a redaction mask over it.
+    const wrong = connectMemory({ url: s.server.url, token: `Bearer ${TOKEN}` });
+    const line = await wrong.sessions().then(
+      () => "",
+      (e: unknown) => describeError(e),
+    );
+    expect(line).toContain("unauthorized: send the token of <home>/http.json in an Authorization header");
+    expect(line).not.toContain("REDACTED");
   });
 
   test("a foreign Host (DNS rebinding) or a foreign Origin gets 403, even with the token", async () => {
