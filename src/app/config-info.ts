@@ -2,9 +2,11 @@
 import { existsSync } from "node:fs";
 import { homePaths, resolveHome } from "../config/home.ts";
 import { configOverrideNames, loadConfig } from "../config/load.ts";
+import { unknownVariables } from "../config/env-names.ts";
 import type { Config } from "../config/schema.ts";
 import { redactSecrets, redactUrl } from "../shared/redact.ts";
 export { configToToml } from "../config/format.ts";
+export { checkVariables } from "../config/env-names.ts";
 
 export interface ConfigInfo {
   home: string;
@@ -40,4 +42,12 @@ export function maskedConfig(config: Config): Config {
 
 export function configPath(home?: string, env: Record<string, string | undefined> = process.env): string {
   return homePaths(resolveHome(home, env)).config;
+}
+
+/** The MEMVOY_* variables of `env` memvoy ignores, as doctor findings' text (MEMVOY_HOEM leaves the default home in use). */
+export function ignoredVariables(env: Record<string, string | undefined> = process.env): string[] {
+  return unknownVariables(env).map(
+    (u) =>
+      `${u.name} is set, but memvoy reads no such variable and ignores it${u.near ? `: did you mean ${u.near}?` : ""}`,
+  );
 }

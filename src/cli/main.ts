@@ -1,7 +1,8 @@
 // CLI entry: global flags, --help, and lazy dispatch to one command module.
 import { CommandUsageError } from "./usage-errors.ts";
 import type { CommandModule } from "./command.ts";
-import { LEADING, leadingOptions, nearestFlag } from "./args.ts";
+import { LEADING, leadingOptions } from "./args.ts";
+import { nearestName } from "../shared/nearest-name.ts";
 import { stdoutStream } from "../shared/stdout.ts";
 import { printUsage } from "./run-command.ts";
 
@@ -98,13 +99,13 @@ Exit codes: 0 ok, 1 runtime failure, 2 usage, config or input error.
 function globalNear(option: string): { near?: string } {
   if (!option.startsWith("--")) return {};
   const names = ["home", ...[...LEADING].filter((o) => o.startsWith("--")).map((o) => o.slice(2))];
-  const near = nearestFlag(option.slice(2).split("=")[0]!, names);
+  const near = nearestName(option.slice(2).split("=")[0]!, names);
   return near ? { near: `--${near}` } : {};
 }
 
 /** An unknown command word, with the command it most likely misspells (serach: search). */
 function unknownCommand(command: string): CommandUsageError {
-  const near = nearestFlag(command, [...COMMAND_NAMES, "help"]);
+  const near = nearestName(command, [...COMMAND_NAMES, "help"]);
   return new CommandUsageError({ problem: "unknown-command", command, ...(near ? { near } : {}) });
 }
 

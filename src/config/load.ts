@@ -7,6 +7,12 @@ import { ConfigSchema, type Config } from "./schema.ts";
 import { describeIssueFacts, issueFacts, type IssueFact } from "../shared/schema-issues.ts";
 import { urlHasCredentials, urlHasPassword } from "./archive-url.ts";
 
+/** A MEMVOY_* name memvoy does not read, with the one it most likely misspells. */
+export interface UnknownVariable {
+  name: string;
+  near?: string;
+}
+
 /** The config cannot be used: unreadable, not TOML, failing the schema, or holding an invalid cron pattern. */
 type ConfigProblem =
   | { problem: "unreadable"; file: string; reason: string }
@@ -16,7 +22,8 @@ type ConfigProblem =
   | { problem: "cron"; source: string; key: string; pattern: string; reason: string }
   | { problem: "archive-password"; source: string }
   | { problem: "embedder-credentials"; source: string }
-  | { problem: "embedder-no-provider"; source: string; keys: string[] };
+  | { problem: "embedder-no-provider"; source: string; keys: string[] }
+  | { problem: "unknown-variables"; source: string; variables: UnknownVariable[] };
 
 export const ConfigError = namedError<ConfigProblem>("ConfigError", "input", (d) => {
   if (d.problem === "unreadable") return `cannot read config ${d.file}: ${d.reason}`;
@@ -42,6 +49,11 @@ function configProblem(d: Exclude<ConfigProblem, { problem: "unreadable" }>): st
       return "embedder.base_url includes a user, a password or a key in its query, which is refused here; put the key in VOYAGE_API_KEY or OPENAI_API_KEY, or set MEMVOY_EMBEDDER_BASE_URL";
     case "embedder-no-provider":
       return `${d.keys.join(", ")} ${d.keys.length === 1 ? "is" : "are"} set but embedder.provider is not (the builtin embedder, the default, ignores ${d.keys.length === 1 ? "it" : "them"}): set provider = "openai", "ollama" or "voyage", or "builtin"`;
+    case "unknown-variables": {
+      const names = d.variables.map((u) => (u.near ? `${u.name} (did you mean ${u.near}?)` : u.name));
+      const one = d.variables.length === 1;
+      return `${names.join(", ")} ${one ? "is not a variable memvoy reads, so it is" : "are not variables memvoy reads, so they are"} ignored`;
+    }
   }
 }
 

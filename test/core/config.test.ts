@@ -186,6 +186,32 @@ test("config check names the MEMVOY_* variables that set a key, with or without 
   });
 });
 
+test("config check and doctor name a MEMVOY_* variable memvoy does not read, with the one it most likely misspells", async () => {
+  const home = tempHome();
+  const env = {
+    MEMVOY_HOEM: home,
+    MEMVOY_MAX_HISTORY_MESSAGES: "5",
+    MEMVOY_S3_ACCESS_KEY_ID: "k",
+    MEMVOY_TOOLS_DIR: "/t",
+  };
+  const r = await cli(["config", "check"], { home, env });
+  expect(r.code).toBe(2);
+  expect(r.stderr).toBe(
+    "memvoy: config error in the environment: MEMVOY_HOEM (did you mean MEMVOY_HOME?), MEMVOY_MAX_HISTORY_MESSAGES (did you mean MEMVOY_LIMITS_MAX_HISTORY_MESSAGES?) are not variables memvoy reads, so they are ignored\n",
+  );
+  const doctor = await cli(["doctor", "--json"], { home, env });
+  expect(doctor.code).toBe(1);
+  expect(JSON.parse(doctor.stdout).findings.map((f: { problem: string }) => f.problem)).toEqual([
+    "MEMVOY_HOEM is set, but memvoy reads no such variable and ignores it: did you mean MEMVOY_HOME?",
+    "MEMVOY_MAX_HISTORY_MESSAGES is set, but memvoy reads no such variable and ignores it: did you mean MEMVOY_LIMITS_MAX_HISTORY_MESSAGES?",
+  ]);
+  // Other commands do not look for them; the variables memvoy reads outside config.toml's keys pass the check.
+  expect((await cli(["add", "s", "--role", "user", "--content", "x"], { home, env })).code).toBe(0);
+  const known = { MEMVOY_S3_SECRET_ACCESS_KEY: "s", MEMVOY_HOME: home, MEMVOY_SUMMARY_MODEL: "m" };
+  expect((await cli(["config", "check"], { home, env: known })).code).toBe(0);
+  expect((await cli(["doctor"], { home, env: known })).code).toBe(0);
+});
+
 test("embedder.base_url that is no http(s) URL is refused by config check and at load, as the embedder would", async () => {
   for (const bad of ["not a url", "ftp://x", " "]) {
     const file = configFile(`[embedder]\nprovider = "ollama"\nbase_url = ${JSON.stringify(bad)}\n`);

@@ -1,5 +1,5 @@
 // memvoy config show|path|check: the effective config, its file, and validation.
-import { configPath, configToToml, inspectConfig, maskedConfig } from "../../app/config-info.ts";
+import { checkVariables, configPath, configToToml, inspectConfig, maskedConfig } from "../../app/config-info.ts";
 import { CommandUsageError } from "../usage-errors.ts";
 import { bool, str, type Parsed } from "../args.ts";
 import { runCommand, type CommandSpec } from "../command.ts";
@@ -10,7 +10,8 @@ Usage: memvoy config show|path|check [--json]
 
   show    the effective config (config.toml + MEMVOY_* environment + defaults)
   path    where config.toml lives for this home
-  check   validate config.toml; exit 2 naming the file and the key when it is wrong
+  check   validate config.toml; exit 2 naming the file and the key when it is wrong,
+          or a MEMVOY_* variable memvoy does not read (a misspelled name)
 
 Environment overrides: MEMVOY_<SECTION>_<KEY>, e.g. MEMVOY_SUMMARY_MODEL,
 MEMVOY_LIMITS_MAX_HISTORY_BYTES, MEMVOY_REPLY_LANG.
@@ -44,6 +45,7 @@ async function config(p: Parsed): Promise<number> {
   if (sub === "check") {
     const { checkCronPatterns } = await import("../../daemon/cron-patterns.ts");
     checkCronPatterns(info.config, info.path);
+    checkVariables(process.env);
     if (json) printJson({ ok: true, path: info.path, exists: info.exists, overrides: info.overrides });
     else {
       const env = info.overrides.length > 0 ? `, with ${info.overrides.join(", ")} from the environment` : "";

@@ -7,6 +7,7 @@ import {
   type RescuePlan,
 } from "../../app/archive-rescue.ts";
 import type { HomeMemory } from "../../app/memory-api.ts";
+import { ignoredVariables } from "../../app/config-info.ts";
 import { sharedArchiveUrl } from "../../app/shared/open-shared.ts";
 import { sharedDoctor, type SharedDoctorReport } from "../../app/shared/shared-doctor.ts";
 import { bool, str, type Parsed } from "../args.ts";
@@ -99,11 +100,12 @@ export function run(argv: readonly string[]): Promise<number> {
 const upgradeDone = (s: IndexUpgradeState) => (s.done ? 100 : percentDone(s.copied, s.total));
 
 function check(
-  r: DoctorReport | SharedDoctorReport,
+  report: DoctorReport | SharedDoctorReport,
   json: boolean,
   upgrade?: IndexUpgradeState,
   repaired = false,
 ): number {
+  const r = withIgnoredVariables(report);
   // The upgrade is not a problem: searches use the current index until it is complete.
   const index = upgrade && { upgraded: upgrade.done, percentDone: upgradeDone(upgrade) };
   if (json) printJson(index ? { ...r, keywordIndex: index } : r);
@@ -129,6 +131,12 @@ function check(
     );
   }
   return r.ok ? 0 : 1;
+}
+
+/** A misspelled MEMVOY_* name (MEMVOY_HOEM) leaves its setting unused, the home checked here included. */
+function withIgnoredVariables<R extends DoctorReport | SharedDoctorReport>(r: R): R {
+  const env: DoctorReport["findings"] = ignoredVariables().map((problem) => ({ problem, manual: true }));
+  return env.length > 0 ? { ...r, findings: [...env, ...r.findings], ok: false } : r;
 }
 
 function sharedLines(r: SharedDoctorReport): string[] {
