@@ -6,6 +6,7 @@ import { readRegularFile } from "../shared/regular-file.ts";
 import { ConfigSchema, type Config } from "./schema.ts";
 import { describeIssueFacts, issueFacts, type IssueFact } from "../shared/schema-issues.ts";
 import { urlHasCredentials, urlHasPassword } from "./archive-url.ts";
+import { arraysForTables, nearestKey, unknownKeys } from "./key-problems.ts";
 
 /** A MEMVOY_* name memvoy does not read, with the one it most likely misspells. */
 export interface UnknownVariable {
@@ -146,8 +147,16 @@ function merge(base: Table, over: Table): Table {
  */
 export function validateConfig(raw: unknown, source: string, origins?: ReadonlyMap<string, string>): Config {
   const result = v.safeParse(ConfigSchema, raw);
-  if (!result.success) {
-    const issues = issueFacts(result.issues, { unknown: "unknown key", topLevel: "(top level)" });
+  const arrays = arraysForTables(ConfigSchema, raw);
+  if (!result.success || arrays.length > 0) {
+    // A table given as an array ([[summary]]) is one problem, not an unknown key per element.
+    const inArray = (path?: string) => arrays.some((a) => path === a || path?.startsWith(`${a}.`));
+    const issues: IssueFact[] = arrays.map((path) => ({
+      path,
+      problem: `expected a table ([${path}]), not an array`,
+    }));
+    const found = result.success ? [] : issueFacts(result.issues, { unknown: "unknown key", topLevel: "(top level)" });
+    issues.push(...found.filter((f) => !inArray(f.path)));
     // valibot names only the first unknown key of a table: the others are added here.
     for (const path of unknownKeys(ConfigSchema, raw)) {
       if (!issues.some((f) => f.path === path && f.problem === "unknown key"))
@@ -155,11 +164,20 @@ export function validateConfig(raw: unknown, source: string, origins?: ReadonlyM
     }
     const named = issues.map((f) => {
       const key = [...(origins?.keys() ?? [])].find((k) => f.path === k || f.path?.startsWith(`${k}.`));
-      return key ? { ...f, path: `${f.path} (${origins!.get(key)})` } : f;
+      const origin = key && origins!.get(key);
+      const problem = f.problem === "unknown key" && f.path ? unknownKey(f.path, origin) : f.problem;
+      return origin ? { path: `${f.path} (${origin})`, problem } : { ...f, problem };
     });
     throw new ConfigError({ problem: "invalid", source, issues: named });
   }
   return resolveAliases(result.output, source);
+}
+
+/** `unknown key (did you mean summary.model?)`, or with the variable to set when the key came from one. */
+function unknownKey(path: string, origin: string | undefined): string {
+  const near = nearestKey(ConfigSchema, path);
+  if (!near) return "unknown key";
+  return `unknown key (did you mean ${origin ? `MEMVOY_${near.replace(".", "_").toUpperCase()}` : near}?)`;
 }
 
 /**
@@ -177,28 +195,6 @@ function checkEmbedderProvider(raw: Table, config: Config, source: string, origi
       return origin ? `embedder.${k} (${origin})` : `embedder.${k}`;
     });
   if (keys.length > 0) throw new ConfigError({ problem: "embedder-no-provider", source, keys });
-}
-
-interface SchemaNode {
-  type: string;
-  wrapped?: SchemaNode;
-  pipe?: readonly SchemaNode[];
-  entries?: Record<string, SchemaNode>;
-}
-
-/** The dotted path of every key of `raw` that its strict table in `schema` does not name. */
-function unknownKeys(schema: SchemaNode, raw: unknown, at = ""): string[] {
-  let s = schema;
-  while (s.wrapped || (s.pipe && s.pipe[0] !== s)) s = s.wrapped ?? s.pipe![0]!;
-  if (s.type !== "strict_object" || !s.entries || !raw || typeof raw !== "object" || Array.isArray(raw)) return [];
-  const out: string[] = [];
-  for (const [key, value] of Object.entries(raw)) {
-    const path = at ? `${at}.${key}` : key;
-    const entry = Object.hasOwn(s.entries, key) ? s.entries[key] : undefined;
-    if (entry) out.push(...unknownKeys(entry, value, path));
-    else out.push(path);
-  }
-  return out;
 }
 
 /** `[summary].decision_model` and the top-level `decision_model` are one setting: both hold the value in effect. */

@@ -234,7 +234,9 @@ describe("CLI", () => {
     writeFileSync(file, "[limits]\nmax_history_byts = 10\n");
     let r = await cli(["config", "check"], { home });
     expect(r.code).toBe(2);
-    expect(r.stderr).toBe(`memvoy: config error in ${file}: limits.max_history_byts: unknown key\n`);
+    expect(r.stderr).toBe(
+      `memvoy: config error in ${file}: limits.max_history_byts: unknown key (did you mean limits.max_history_bytes?)\n`,
+    );
     r = await cli(["add", "s", "--role", "user", "--content", "x"], { home });
     expect(r.code).toBe(2);
     writeFileSync(file, '[limits]\nmax_history_messages = "sixteen"\n');

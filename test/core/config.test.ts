@@ -150,6 +150,33 @@ test("every unknown key of a table is named, not only the first", () => {
   expect(message.match(/unknown key/g)).toHaveLength(5);
 });
 
+test("an unknown key names the key it most likely means; a table given as an array is one clear problem", async () => {
+  const errorOf = (text: string, env: Record<string, string> = {}) => {
+    try {
+      loadConfig(configFile(text), env);
+    } catch (err) {
+      return (err as Error).message.replace(/^config error in .*?: /, "");
+    }
+    return "no error";
+  };
+  expect(errorOf('[summary]\nmodle = "x"\n[limit]\nmax_history_messages = 3\n')).toBe(
+    "summary.modle: unknown key (did you mean summary.model?); limit: unknown key (did you mean limits?)",
+  );
+  // A key in the wrong table, or with no table, names the one table that has it.
+  expect(errorOf("max_history_messages = 3\n")).toBe(
+    "max_history_messages: unknown key (did you mean limits.max_history_messages?)",
+  );
+  expect(errorOf('model = "x"\n')).toBe("model: unknown key");
+  expect(errorOf("", { MEMVOY_SUMMARY_MODLE: "x" })).toBe(
+    "summary.modle (MEMVOY_SUMMARY_MODLE): unknown key (did you mean MEMVOY_SUMMARY_MODEL?)",
+  );
+  // [[limits]] and limits = [...] were read as a table with keys 0, 1, ...; limits = [] passed as an empty one.
+  for (const text of ["[[limits]]\nmax_history_messages = 3\n", "limits = [1, 2]\n", "limits = []\n"])
+    expect(errorOf(text)).toBe("limits: expected a table ([limits]), not an array");
+  const r = await cli(["config", "check"], { home: join(configFile("[[summary]]\n[[summary]]\n"), "..") });
+  expect([r.code, r.stderr.includes("summary: expected a table ([summary]), not an array")]).toEqual([2, true]);
+});
+
 test("a TOML syntax error names the line and the column", async () => {
   const file = configFile('reply_lang = "auto"\n[limits\nmax_history_messages = 4\n');
   const r = await cli(["config", "check"], { home: join(file, "..") });
