@@ -215,15 +215,29 @@ function resolveAliases(config: Config, source: string): Config {
   return { ...config, decision_model: model, summary: { ...config.summary, decision_model: model } };
 }
 
-/** Where and what from a smol-toml syntax error. */
-function tomlSyntax(err: unknown): { detail: string; line?: number; column?: number } {
+/** Where and what from a smol-toml syntax error; a redefinition names the table or key defined twice. */
+function tomlSyntax(err: unknown, text: string): { detail: string; line?: number; column?: number } {
   const e = err as { message?: unknown; line?: unknown; column?: unknown };
-  const detail = String(e.message ?? err)
+  let detail = String(e.message ?? err)
     .split("\n")[0]!
     .replace(/^Invalid TOML document:\s*/, "");
-  return typeof e.line === "number" && typeof e.column === "number"
-    ? { detail, line: e.line, column: e.column }
-    : { detail };
+  if (typeof e.line !== "number" || typeof e.column !== "number") return { detail };
+  const lineText = text.split(/\r?\n/)[e.line - 1] ?? "";
+  const twice = /^trying to redefine an already defined table or value/.test(detail) && definedName(lineText);
+  if (twice) detail = `${twice} is defined twice (each table and key may be defined once)`;
+  // The newline that ends a line inside a string is what smol-toml reports: the string was never closed.
+  if (/^control characters are not allowed in strings/.test(detail) && e.column > lineText.length)
+    detail = "a string is not closed on its line (a quote is missing)";
+  return { detail, line: e.line, column: e.column };
+}
+
+/** The table header (`[summary]`) or key (`model`) a line of TOML defines, never its value. */
+function definedName(lineText: string): string | undefined {
+  const source = lineText.trim();
+  const header = /^\[\[?[^\]]*\]\]?/.exec(source)?.[0];
+  const key = /^([^=#]+?)\s*=/.exec(source)?.[1];
+  const name = header ?? key;
+  return name && name.length <= 80 ? name : undefined;
 }
 
 export function loadConfig(file: string, env: Record<string, string | undefined> = process.env): Config {
@@ -243,7 +257,7 @@ export function loadConfig(file: string, env: Record<string, string | undefined>
     try {
       fromFile = parseToml(text) as Table;
     } catch (err) {
-      throw new ConfigError({ problem: "syntax", source: file, ...tomlSyntax(err) }, { cause: err });
+      throw new ConfigError({ problem: "syntax", source: file, ...tomlSyntax(err, text) }, { cause: err });
     }
     const checked = validateConfig(fromFile, file);
     if (urlHasPassword(checked.archive.url)) throw new ConfigError({ problem: "archive-password", source: file });

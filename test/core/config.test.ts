@@ -184,6 +184,31 @@ test("a TOML syntax error names the line and the column", async () => {
   expect(r.stderr).toMatch(new RegExp(`config error in ${file}: TOML syntax error at line 2, column \\d+: `));
 });
 
+test("a table or key defined twice is named, and a string left open says so", () => {
+  const errorOf = (text: string) => {
+    try {
+      loadConfig(configFile(text), {});
+    } catch (err) {
+      return (err as Error).message.replace(/^config error in .*?: /, "");
+    }
+    return "no error";
+  };
+  const twice = "is defined twice (each table and key may be defined once)";
+  expect(errorOf('[summary]\nmodel = "a"\n[limits]\n[summary]\nmodel = "b"\n')).toBe(
+    `TOML syntax error at line 4, column 2: [summary] ${twice}`,
+  );
+  expect(errorOf('reply_lang = "en"\nreply_lang = "de"\n')).toBe(
+    `TOML syntax error at line 2, column 1: reply_lang ${twice}`,
+  );
+  // The value is never quoted: it may be a secret.
+  expect(errorOf('[archive]\nurl = "postgres://u@h/db"\nurl = "postgres://u:hunter2@h/db"\n')).toBe(
+    `TOML syntax error at line 3, column 1: url ${twice}`,
+  );
+  expect(errorOf('[summary]\nmodel = "claude\n')).toBe(
+    "TOML syntax error at line 2, column 16: a string is not closed on its line (a quote is missing)",
+  );
+});
+
 test("config check with no config.toml says that the defaults are in use", async () => {
   const home = tempHome();
   const r = await cli(["config", "check"], { home });
