@@ -8,7 +8,7 @@ import type { MemoryContext } from "./memory-context.ts";
 import { readSessionHistory } from "./history-view.ts";
 import { sessionExists } from "./session-admin.ts";
 import { assertSessionId } from "../shared/session-id.ts";
-import { PROMPTS, fill } from "./summary/prompts.ts";
+import { PROMPTS, fenceFor, fill } from "./summary/prompts.ts";
 import { homeLedger } from "./summary/llm-access.ts";
 import { filterRelevant, type RelevanceReport } from "./summary/relevance-filter.ts";
 import { readSummary } from "./summary/summary-store.ts";
@@ -76,7 +76,8 @@ export async function assembleTurnContext(
     out.summaryFilter = report;
     if (summary) {
       const block = JSON.stringify({ ...summary, ...file.legacy }, null, 2);
-      messages.push({ role: "user", content: fill(PROMPTS.priorSummaryTurn, { SUMMARY: block }), kind: "summary" });
+      const content = fill(PROMPTS.priorSummaryTurn, { SUMMARY: block, FENCE: fenceFor(block) });
+      messages.push({ role: "user", content, kind: "summary" });
       out.system = PROMPTS.priorContextSystem;
     }
   }

@@ -26,3 +26,12 @@ export function fill(template: string, values: Record<string, string>): string {
     .replace(/\{\{([A-Z_]+)\}\}/g, (whole, name: string) => (Object.hasOwn(values, name) ? values[name]! : whole))
     .trimEnd();
 }
+
+/**
+ * The code fence around a JSON block of summary text: longer than any backtick run inside it (a field may hold
+ * ```), so that the block cannot end early and leave the rest of a field as text outside it.
+ */
+export function fenceFor(text: string): string {
+  const longest = Math.max(0, ...[...text.matchAll(/`+/g)].map((m) => m[0].length));
+  return "`".repeat(Math.max(3, longest + 1));
+}

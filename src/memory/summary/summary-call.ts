@@ -4,7 +4,7 @@
 import type { LlmClient } from "../../llm/anthropic-client.ts";
 import { LlmAnswerError, truncatedAnswer } from "../../llm/llm-errors.ts";
 import type { Chunk } from "./chunking.ts";
-import { PROMPTS, fill } from "./prompts.ts";
+import { PROMPTS, fenceFor, fill } from "./prompts.ts";
 import { isJapaneseOutput, languageRule, toTraditional, wantsTraditional } from "./reply-language.ts";
 import { assertValidSummary, parseLooseSummary } from "./summary-schema.ts";
 import { applySummaryRules, type RuleNotes } from "./summary-rules.ts";
@@ -35,9 +35,11 @@ export interface ChunkResult {
 
 export function summarySystemPrompt(previous: Summary, legacy: Record<string, unknown>, replyLang: string): string {
   const shown = summaryIsEmpty(previous) && Object.keys(legacy).length === 0 ? {} : { ...previous, ...legacy };
+  const json = JSON.stringify(shown, null, 2);
   return fill(PROMPTS.summarySystem, {
     LANGUAGE_RULE: languageRule(replyLang),
-    PREVIOUS_SUMMARY: JSON.stringify(shown, null, 2),
+    PREVIOUS_SUMMARY: json,
+    FENCE: fenceFor(json),
   });
 }
 
