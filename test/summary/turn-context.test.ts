@@ -153,6 +153,9 @@ test("relevance: a failed check keeps every entry", async () => {
     // JSON with none of the answer's keys is no answer, not "nothing is relevant".
     { json: { relevant_entries: { key_decisions: [0], current_discussion: true } } },
     { json: {} },
+    // Numbers the summary has no entry for (counted from 1 here: 3 decisions, 2 past topics).
+    { json: { key_decisions: [3], past_discussions: [], current_discussion: false } },
+    { json: { key_decisions: [1, 2], past_discussions: [2], current_discussion: true } },
   ]) {
     s.fake.push(step);
     const ctx = await s.api.context("s1", "Anything?");

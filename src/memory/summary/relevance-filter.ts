@@ -32,6 +32,17 @@ function holdsAnswerKey(c: unknown): boolean {
   return typeof c === "object" && c !== null && Object.keys(Answer.entries).some((k) => k in c);
 }
 
+/**
+ * Every number names an entry: an answer naming one the summary does not have (counted from 1, or made up) is
+ * no answer, as it could leave out the entries it meant to keep.
+ */
+function indexesExist(answer: v.InferOutput<typeof Answer>, s: Summary): boolean {
+  const within = (list: number[], length: number) => list.every((i) => i >= 0 && i < length);
+  return (
+    within(answer.key_decisions, s.key_decisions.length) && within(answer.past_discussions, s.past_discussions.length)
+  );
+}
+
 function entryCount(s: Summary): number {
   return s.key_decisions.length + s.past_discussions.length + (currentIsEmpty(s.current_discussion) ? 0 : 1);
 }
@@ -100,7 +111,7 @@ export async function filterRelevant(
     for (const c of candidates) {
       if (!holdsAnswerKey(c)) continue;
       const r = v.safeParse(Answer, c);
-      if (r.success) return r.output;
+      if (r.success && indexesExist(r.output, summary)) return r.output;
     }
     throw new LlmAnswerError({ purpose: "relevance", problem: "shape" });
   })();
