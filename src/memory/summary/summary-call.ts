@@ -44,7 +44,8 @@ export function summarySystemPrompt(previous: Summary, legacy: Record<string, un
 }
 
 export function summaryUserPrompt(chunk: Chunk, index: number, total: number): string {
-  const transcript = renderTranscript(chunk.parts).replaceAll("</conversation>", "<\\/conversation>");
+  // A message cannot close the <conversation> block early, however the tag is cased or spaced.
+  const transcript = renderTranscript(chunk.parts).replace(/<(\/\s*conversation\s*>)/gi, "<\\$1");
   return fill(PROMPTS.summaryUser, { TRANSCRIPT: transcript, PART: `part ${index} of ${total}` });
 }
 
