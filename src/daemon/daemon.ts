@@ -1,6 +1,6 @@
 // `memvoy --daemon`: one foreground process per home running the jobs until SIGTERM/SIGINT/SIGHUP. Its LanceDB work
 // runs in short-lived children (workers.ts), so the daemon itself stays small while idle.
-import { inspectConfig } from "../app/config-info.ts";
+import { ignoredVariables, inspectConfig } from "../app/config-info.ts";
 import { watchPaths } from "../app/home-watch.ts";
 import { openMemory } from "../app/open-memory.ts";
 import type { HomeMemory } from "../app/memory-api.ts";
@@ -184,6 +184,8 @@ export async function runDaemon(o: DaemonOptions): Promise<number> {
     .join(",");
   log.info("daemon.start", { pid: process.pid, version: o.version, home: paths.home, jobs: schedules });
   jitAsUsual();
+  // A misspelled MEMVOY_* setting (in a unit file's Environment=) would otherwise go unnoticed for good.
+  for (const problem of ignoredVariables(env)) log.warn("daemon.ignored_variable", { note: problem });
   if (!env.ANTHROPIC_API_KEY)
     log.warn("daemon.no_api_key", {
       note: "summaries fail until ANTHROPIC_API_KEY is set in the daemon's environment",

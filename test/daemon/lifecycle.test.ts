@@ -187,6 +187,18 @@ describe("config", () => {
     expect(d.stderr()).toContain(`${join(home, ".store", "history.db")} is broken`);
   });
 
+  test("a MEMVOY_* variable the daemon does not read is named in its log, with the one it most likely means", async () => {
+    const home = tempHome();
+    const d = startDaemon(home, { MEMVOY_SUMARY_CRON: "* * * * * *" });
+    await waitRunning(d);
+    await waitFor(() => logText(home).includes("daemon.ignored_variable"), 5000, "the warning in daemon.log");
+    expect(logText(home)).toContain(
+      'WARN  daemon.ignored_variable note="MEMVOY_SUMARY_CRON is set, but memvoy reads no such variable and ignores it: did you mean MEMVOY_SUMMARY_CRON?"',
+    );
+    d.proc.kill("SIGTERM");
+    expect(await d.exited).toBe(0);
+  });
+
   test("--verbose mirrors the log to stderr", async () => {
     const home = tempHome();
     const d = startDaemon(home, {}, ["--verbose"]);
