@@ -254,6 +254,13 @@ export function loadConfig(file: string, env: Record<string, string | undefined>
     }
   }
   if (text !== undefined) {
+    // Windows PowerShell's `>` writes UTF-16: TOML is UTF-8, and smol-toml would only find an "illegal character".
+    if (/^(\ufffd\ufffd|\ufeff?[^\0]?\0)/.test(text))
+      throw new ConfigError({
+        problem: "syntax",
+        source: file,
+        detail: "the file is not UTF-8 (UTF-16?): save it as UTF-8",
+      });
     try {
       fromFile = parseToml(text) as Table;
     } catch (err) {

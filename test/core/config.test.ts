@@ -184,7 +184,7 @@ test("a TOML syntax error names the line and the column", async () => {
   expect(r.stderr).toMatch(new RegExp(`config error in ${file}: TOML syntax error at line 2, column \\d+: `));
 });
 
-test("a table or key defined twice is named, and a string left open says so", () => {
+test("a table or key defined twice is named, a string left open and a UTF-16 file say so", () => {
   const errorOf = (text: string) => {
     try {
       loadConfig(configFile(text), {});
@@ -204,6 +204,19 @@ test("a table or key defined twice is named, and a string left open says so", ()
   expect(errorOf('[archive]\nurl = "postgres://u@h/db"\nurl = "postgres://u:hunter2@h/db"\n')).toBe(
     `TOML syntax error at line 3, column 1: url ${twice}`,
   );
+  // UTF-16, as Windows PowerShell's `>` writes it, with or without its byte order mark.
+  for (const bytes of [
+    [0xff, 0xfe, 0x5b, 0, 0x6c, 0],
+    [0xfe, 0xff, 0, 0x5b, 0, 0x6c],
+    [0x5b, 0, 0x6c, 0],
+  ]) {
+    const file = configFile("");
+    writeFileSync(file, Buffer.from(bytes));
+    expect(() => loadConfig(file, {})).toThrow(
+      `config error in ${file}: TOML syntax error: the file is not UTF-8 (UTF-16?): save it as UTF-8`,
+    );
+  }
+  expect(errorOf("\ufeff[limits]\r\nmax_history_messages = 5\r\n")).toBe("no error");
   expect(errorOf('[summary]\nmodel = "claude\n')).toBe(
     "TOML syntax error at line 2, column 16: a string is not closed on its line (a quote is missing)",
   );
