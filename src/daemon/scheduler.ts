@@ -7,6 +7,8 @@ import { newJobState, writeState, type DaemonState, type JobState } from "./stat
 const IDLE_SAVE_MS = 60_000;
 /** How often a loop job's progress reaches the state file at most (`daemon status` reads it). */
 const PROGRESS_SAVE_MS = 1_000;
+/** A cron run still going after this long is written to the state file as running. */
+const RUNNING_SAVE_MS = 1_000;
 
 export interface JobOutcome {
   /** One line for `daemon status` and the log: what the run did. */
@@ -102,16 +104,27 @@ export class Scheduler {
     const startedAt = new Date();
     this.active.set(job.name, (this.active.get(job.name) ?? 0) + 1);
     this.job(job.name).running = true;
+    // A run that lasts shows as running in `daemon status`; a quick one (an idle tick) writes nothing.
+    let shown = false;
+    const show = setTimeout(() => {
+      shown = true;
+      this.save();
+    }, RUNNING_SAVE_MS);
     let outcome: JobOutcome;
     try {
       outcome = (await job.run({ signal: this.signal, log: this.log })) ?? {};
     } catch (err) {
       outcome = { errors: [describeError(err)] };
+    } finally {
+      clearTimeout(show);
     }
     const left = (this.active.get(job.name) ?? 1) - 1;
     this.active.set(job.name, left);
     this.job(job.name).running = left > 0;
+    const saved = this.savedAt;
     this.record(job.name, startedAt, outcome);
+    // An idle run is not saved, but the file must not go on saying it runs.
+    if (shown && this.savedAt === saved) this.save();
   }
 
   /** A loop job's progress: running with that line, or no longer (saved at once); a new line at most once a second. */

@@ -217,6 +217,31 @@ test("SIGTERM during a hung LLM call: exit 0 within 5 s, summary.json unchanged"
   expect(logText(home)).toContain("summary.abandoned session=eps");
 });
 
+test("daemon status shows the summaries job as running while a run lasts, and not once it ended", async () => {
+  const home = summaryHome();
+  const d = startDaemon(home, env());
+  await waitRunning(d);
+  const release = Promise.withResolvers<void>();
+  fake.respond(() => ({ until: release.promise, then: { json: SUMMARY, tag: "summary" } }));
+  await addExchange(home, "zeta", "zetamarker");
+  await fake.waitForCalls(1, 60_000);
+  const job = async () => {
+    const r = await cli(home, ["daemon", "status", "--json"], env());
+    return JSON.parse(r.stdout).jobs.find((j: { name: string }) => j.name === "summaries");
+  };
+  await waitFor(async () => (await job()).running === true, 15_000, "summaries shown as running");
+  release.resolve();
+  await waitFor(
+    async () => {
+      const j = await job();
+      return j.running === false && j.lastResult === "ok";
+    },
+    15_000,
+    "summaries shown as done",
+  );
+  await stop(d);
+});
+
 test("SIGTERM between chunks: the chunk already saved stays, complete; the hung one is abandoned", async () => {
   const home = summaryHome("chunk_chars = 1000\n");
   const d = startDaemon(home, env());
