@@ -143,6 +143,10 @@ export class LlmClient {
       } catch (err) {
         if (err instanceof LlmAnswerError) throw err;
         if (req.signal?.aborted) throw new LlmAbortedError(call, { cause: err });
+        // A success status whose body is no JSON at all (a proxy's page sent as application/json): no API
+        // answered. JSON that breaks off (a connection closed mid-answer) is a dropped connection, retried below.
+        if (err instanceof SyntaxError && /Unrecognized token|Unexpected token/i.test(err.message))
+          throw notJson(this.settings.baseURL, err);
         if (deadlineSignal?.aborted)
           throw new LlmCallError(
             { ...call, kind: "timeout", attempts: attempt, deadlineMs: req.deadlineMs },
@@ -233,10 +237,12 @@ function classify(sdk: Sdk, err: unknown, timeoutMs: number, req: LlmRequest): F
       return { ...base, kind: "auth", retryable: false, text: `HTTP ${s}: the API key was refused` };
     return { ...base, kind: "request", retryable: false, text: `HTTP ${s}${detail}` };
   }
-  // A connection dropped mid-answer surfaces from the body read, outside the SDK's own error classes.
+  // A connection dropped mid-answer surfaces from the body read, outside the SDK's own error classes (or as
+  // JSON that ends early).
   if (
     DROPPED.has(String((err as { code?: unknown })?.code)) ||
-    /socket connection was closed|connection reset/i.test(errorText(err))
+    /socket connection was closed|connection reset/i.test(errorText(err)) ||
+    err instanceof SyntaxError
   ) {
     return { kind: "connection", retryable: true, text: `connection dropped (${errorText(err)})` };
   }
@@ -301,6 +307,19 @@ function notAnAnswer(baseURL: string, response: Response, body: unknown): LlmAns
     status: response.status,
     excerpt: got,
   });
+}
+
+function notJson(baseURL: string, cause: SyntaxError): LlmAnswerError {
+  return new LlmAnswerError(
+    {
+      purpose: "request",
+      problem: "not-api",
+      server: redactUrl(baseURL),
+      status: 200,
+      excerpt: "a body that is not JSON",
+    },
+    { cause },
+  );
 }
 
 function errorText(err: unknown): string {

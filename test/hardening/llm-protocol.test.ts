@@ -80,3 +80,30 @@ test("a text/html 200 answer is a clear error naming the base URL, password reda
   expect(err.message).not.toContain("hunter2pass");
   expect(err.message).not.toContain("undefined is not an object");
 });
+
+test("a 200 answer sent as application/json that is not JSON (a proxy's page) names the base URL, not a parse error", async () => {
+  const server = Bun.serve({
+    hostname: "127.0.0.1",
+    port: 0,
+    fetch: () => new Response("<html><body>Gateway</body></html>", { headers: { "content-type": "application/json" } }),
+  });
+  servers.push({ stop: () => server.stop(true) });
+  const err = await new LlmClient(settings(`http://127.0.0.1:${server.port}`)).complete(req).catch((e) => e);
+  expect(err).toBeInstanceOf(LlmAnswerError);
+  expect(err.message).toBe(
+    `the server at http://127.0.0.1:${server.port} answered HTTP 200 with a body that is not JSON, not a Messages API answer: check ANTHROPIC_BASE_URL`,
+  );
+});
+
+test("an answer whose JSON ends early (the connection closed without a length) is retried as a dropped connection", async () => {
+  let calls = 0;
+  const server = Bun.serve({
+    hostname: "127.0.0.1",
+    port: 0,
+    fetch: () =>
+      new Response(++calls === 1 ? ANSWER.slice(0, 40) : ANSWER, { headers: { "content-type": "application/json" } }),
+  });
+  servers.push({ stop: () => server.stop(true) });
+  const reply = await new LlmClient(settings(`http://127.0.0.1:${server.port}`)).complete(req);
+  expect([reply.text, calls]).toEqual(["fine", 2]);
+});
