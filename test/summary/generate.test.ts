@@ -154,20 +154,42 @@ test("an answer cut off at max_tokens, or a refusal, fails the chunk saying so, 
   s = await setup({ MEMVOY_SUMMARY_MAX_RETRIES: "0" });
   addExchanges(s.api, "s1", 2);
   const cut = '<summary>{"key_decisions": ["Do: use Postgres"], "past_discussions": [{"topic": "database", "descr';
-  for (const [step, says] of [
+  for (const [steps, says] of [
+    // Cut off again with twice the room.
     [
-      { text: cut, stopReason: "max_tokens" },
+      [
+        { text: cut, stopReason: "max_tokens" },
+        { text: cut, stopReason: "max_tokens" },
+      ],
+      "was cut off at its limit of 8192 output tokens (stop_reason max_tokens) before its JSON was complete",
+    ],
+    // A model that allows no more output refuses the second call: the first error stands.
+    [
+      [
+        { text: cut, stopReason: "max_tokens" },
+        { status: 400, message: "max_tokens: 8192 > 4096, which is the maximum allowed" },
+      ],
       "was cut off at its limit of 4096 output tokens (stop_reason max_tokens) before its JSON was complete",
     ],
-    [{ text: "", stopReason: "refusal" }, "was a refusal (stop_reason refusal): the model declined to answer"],
+    [[{ text: "", stopReason: "refusal" }], "was a refusal (stop_reason refusal): the model declined to answer"],
   ] as const) {
-    s.fake.push(step);
+    s.fake.push(...steps);
     const r = (await s.api.summarize("s1")).sessions[0]!;
     expect(r.outcome).toBe("failed");
     expect(r.error).toBe(`chunk 1/1: summary answer from claude-sonnet-5-5 ${says}`);
     expect(existsSync(s.home + "/sessions/s1/summary.json")).toBe(false);
     expect(existsSync(s.home + "/sessions/s1/.summary_cursor")).toBe(false);
   }
+});
+
+test("an answer cut off at max_tokens gets one more call with twice the room, so the chunk is not stuck", async () => {
+  s = await setup();
+  addExchanges(s.api, "s1", 2);
+  s.fake.push({ text: '<summary>{"key_decisions": ["Do: use', stopReason: "max_tokens" }, summaryStep({}));
+  const r = (await s.api.summarize("s1")).sessions[0]!;
+  expect(r.outcome).toBe("ok");
+  expect(s.fake.requests.map((q) => q.body.max_tokens)).toEqual([4096, 8192]);
+  expect(s.api.summary("s1").usage[0]!.calls).toBe(2);
 });
 
 test("a call that times out fails the chunk and changes nothing", async () => {

@@ -2,7 +2,7 @@
 // message; the answer parsed, put under the summary rules, converted to Traditional Chinese when Chinese,
 // and validated. Anything short of a valid summary is an LlmAnswerError.
 import type { LlmClient } from "../../llm/anthropic-client.ts";
-import { LlmAnswerError, truncatedAnswer } from "../../llm/llm-errors.ts";
+import { LlmAnswerError, LlmCallError, truncatedAnswer } from "../../llm/llm-errors.ts";
 import type { Chunk } from "./chunking.ts";
 import { PROMPTS, fenceFor, fill } from "./prompts.ts";
 import { isJapaneseOutput, languageRule, toTraditional, wantsTraditional } from "./reply-language.ts";
@@ -12,6 +12,8 @@ import { summaryIsEmpty, type Summary } from "./summary-types.ts";
 import { renderTranscript } from "./transcript.ts";
 
 export const SUMMARY_MAX_TOKENS = 4096;
+/** The room for a second call after an answer was cut off at SUMMARY_MAX_TOKENS (every current model allows it). */
+export const SUMMARY_MAX_TOKENS_RETRY = 8192;
 
 export interface ChunkInput {
   model: string;
@@ -49,13 +51,31 @@ export function summaryUserPrompt(chunk: Chunk, index: number, total: number): s
   return fill(PROMPTS.summaryUser, { TRANSCRIPT: transcript, PART: `part ${index} of ${total}` });
 }
 
+/**
+ * One chunk's summary. An answer cut off at its output limit gets one more call with twice the room: the same
+ * chunk would be cut off at every later run, and the session never summarized again. A model that does not
+ * allow that much output (HTTP 400) leaves the first error standing.
+ */
 export async function summarizeChunk(llm: LlmClient, input: ChunkInput): Promise<ChunkResult> {
+  try {
+    return await summarizeWithin(llm, input, SUMMARY_MAX_TOKENS);
+  } catch (err) {
+    if (!(err instanceof LlmAnswerError) || err.data.problem !== "truncated") throw err;
+    try {
+      return await summarizeWithin(llm, input, SUMMARY_MAX_TOKENS_RETRY);
+    } catch (again) {
+      throw again instanceof LlmCallError && again.status === 400 ? err : again;
+    }
+  }
+}
+
+async function summarizeWithin(llm: LlmClient, input: ChunkInput, maxTokens: number): Promise<ChunkResult> {
   const { candidates, reply } = await llm.completeJson(
     {
       model: input.model,
       system: summarySystemPrompt(input.previous, input.legacy, input.replyLang),
       messages: [{ role: "user", content: summaryUserPrompt(input.chunk, input.index, input.total) }],
-      maxTokens: SUMMARY_MAX_TOKENS,
+      maxTokens,
       purpose: "summary",
       session: input.session,
       signal: input.signal,
@@ -78,7 +98,6 @@ export async function summarizeChunk(llm: LlmClient, input: ChunkInput): Promise
       outputTokens: reply.outputTokens,
     };
   }
-  if (reply.stopReason === "max_tokens")
-    throw truncatedAnswer({ purpose: "summary", maxTokens: SUMMARY_MAX_TOKENS }, reply);
+  if (reply.stopReason === "max_tokens") throw truncatedAnswer({ purpose: "summary", maxTokens }, reply);
   throw new LlmAnswerError({ purpose: "summary", model: reply.model, problem: "no-summary" });
 }
