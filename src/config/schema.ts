@@ -2,6 +2,7 @@
 import * as v from "valibot";
 import { pgUrlParts } from "../shared/postgres-url.ts";
 import { MAX_TIMER_MS } from "../shared/time.ts";
+import { nearestName } from "../shared/nearest-name.ts";
 import { VectorsSchema } from "./vectors-schema.ts";
 
 const int = (min: number, max = Number.MAX_SAFE_INTEGER) =>
@@ -89,9 +90,15 @@ export const DaemonSchema = v.strictObject({
 
 export const IMPORT_SOURCES = ["claude-code", "codex", "opencode", "gemini"] as const;
 
+/** `"cladue-code" is not a source this imports live: did you mean claude-code? (use ...)`. */
+function unknownSource(issue: { input: unknown }): string {
+  const near = typeof issue.input === "string" ? nearestName(issue.input, IMPORT_SOURCES) : undefined;
+  return `${JSON.stringify(issue.input)} is not a source the daemon imports live${near ? `: did you mean ${near}?` : ""} (use ${IMPORT_SOURCES.join(", ")})`;
+}
+
 export const ImportSchema = v.strictObject({
   /** Sources the daemon captures live (each at its default location). */
-  sources: v.optional(v.array(v.picklist(IMPORT_SOURCES, `import.sources: use ${IMPORT_SOURCES.join(", ")}`)), []),
+  sources: v.optional(v.array(v.picklist(IMPORT_SOURCES, unknownSource)), []),
   cron: v.optional(cronPattern, "* * * * *"),
   /** Imported sessions are summarized by the cron only when this is true (no LLM spend by surprise). */
   summarize: v.optional(v.boolean(), false),

@@ -167,6 +167,10 @@ test("an unknown key names the key it most likely means; a table given as an arr
     "max_history_messages: unknown key (did you mean limits.max_history_messages?)",
   );
   expect(errorOf('model = "x"\n')).toBe("model: unknown key");
+  // A value of a closed list names itself and the one it most likely misspells.
+  expect(errorOf('[import]\nsources = ["codex", "cladue-code"]\n')).toBe(
+    'import.sources.1: "cladue-code" is not a source the daemon imports live: did you mean claude-code? (use claude-code, codex, opencode, gemini)',
+  );
   expect(errorOf("", { MEMVOY_SUMMARY_MODLE: "x" })).toBe(
     "summary.modle (MEMVOY_SUMMARY_MODLE): unknown key (did you mean MEMVOY_SUMMARY_MODEL?)",
   );
