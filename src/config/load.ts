@@ -155,7 +155,9 @@ export function validateConfig(raw: unknown, source: string, origins?: ReadonlyM
       path,
       problem: `expected a table ([${path}]), not an array`,
     }));
-    const found = result.success ? [] : issueFacts(result.issues, { unknown: "unknown key", topLevel: "(top level)" });
+    const found = result.success
+      ? []
+      : issueFacts(result.issues.map(dateNamed), { unknown: "unknown key", topLevel: "(top level)" });
     issues.push(...found.filter((f) => !inArray(f.path)));
     // valibot names only the first unknown key of a table: the others are added here.
     for (const path of unknownKeys(ConfigSchema, raw)) {
@@ -171,6 +173,19 @@ export function validateConfig(raw: unknown, source: string, origins?: ReadonlyM
     throw new ConfigError({ problem: "invalid", source, issues: named });
   }
   return resolveAliases(result.output, source);
+}
+
+/**
+ * A TOML date or time where another type belongs: valibot names what it received by its class, which is
+ * smol-toml's TomlDate (or a minified name such as "w" in the built binary); it is named as the date it is.
+ */
+function dateNamed<I extends { input: unknown; received?: string; message: string }>(issue: I): I {
+  if (!(issue.input instanceof Date) || issue.received === undefined) return issue;
+  const message = issue.message.replace(
+    `received ${issue.received}`,
+    `received a TOML date or time (${issue.input.toISOString()})`,
+  );
+  return { ...issue, message };
 }
 
 /** `unknown key (did you mean summary.model?)`, or with the variable to set when the key came from one. */

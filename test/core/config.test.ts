@@ -150,7 +150,7 @@ test("every unknown key of a table is named, not only the first", () => {
   expect(message.match(/unknown key/g)).toHaveLength(5);
 });
 
-test("an unknown key names the key it most likely means; a table given as an array is one clear problem", async () => {
+test("an unknown key or value names what it most likely means; a table given as an array, or a date, is named as such", async () => {
   const errorOf = (text: string, env: Record<string, string> = {}) => {
     try {
       loadConfig(configFile(text), env);
@@ -167,6 +167,10 @@ test("an unknown key names the key it most likely means; a table given as an arr
     "max_history_messages: unknown key (did you mean limits.max_history_messages?)",
   );
   expect(errorOf('model = "x"\n')).toBe("model: unknown key");
+  // A TOML date is named as one, not by its class (TomlDate, or a minified name in the binary).
+  expect(errorOf("reply_lang = 2026-01-01\n")).toBe(
+    "reply_lang: Invalid type: Expected string but received a TOML date or time (2026-01-01)",
+  );
   // A value of a closed list names itself and the one it most likely misspells.
   expect(errorOf('[import]\nsources = ["codex", "cladue-code"]\n')).toBe(
     'import.sources.1: "cladue-code" is not a source the daemon imports live: did you mean claude-code? (use claude-code, codex, opencode, gemini)',
