@@ -214,6 +214,8 @@ interface Failure {
   retryable: boolean;
   text: string;
   headers?: Headers;
+  /** The API's not_found_error names the model (`model: claude-x`): the model id is unknown, not the URL. */
+  unknownModel?: boolean;
 }
 
 function classify(sdk: Sdk, err: unknown, timeoutMs: number, req: LlmRequest): Failure {
@@ -235,7 +237,8 @@ function classify(sdk: Sdk, err: unknown, timeoutMs: number, req: LlmRequest): F
     // The body of an auth failure may echo the key: it is never kept.
     if (s === 401 || s === 403)
       return { ...base, kind: "auth", retryable: false, text: `HTTP ${s}: the API key was refused` };
-    return { ...base, kind: "request", retryable: false, text: `HTTP ${s}${detail}` };
+    const unknownModel = s === 404 && /^model:/i.test(err.apiMessage ?? "");
+    return { ...base, kind: "request", retryable: false, text: `HTTP ${s}${detail}`, unknownModel };
   }
   // A connection dropped mid-answer surfaces from the body read, outside the SDK's own error classes (or as
   // JSON that ends early).
@@ -252,7 +255,11 @@ function classify(sdk: Sdk, err: unknown, timeoutMs: number, req: LlmRequest): F
 function callFailure(call: Pick<LlmCallData, "purpose" | "model" | "url">, f: Failure, attempts: number): LlmCallData {
   // A 404 is an unknown model or a wrong ANTHROPIC_BASE_URL (one ending in /v1): the URL tells which.
   const doubled = f.status === 404 && call.url.endsWith("/v1/v1/messages");
-  const hint = doubled ? ": ANTHROPIC_BASE_URL ends in /v1, which memvoy adds itself; set it without the /v1" : "";
+  const hint = doubled
+    ? ": ANTHROPIC_BASE_URL ends in /v1, which memvoy adds itself; set it without the /v1"
+    : f.status === 404 && f.unknownModel
+      ? `: no model ${JSON.stringify(call.model)} there; check ${call.purpose === "summary" ? "summary.model" : "decision_model"}`
+      : "";
   const problem = f.status === 404 ? `${f.text} (from ${call.url}${hint})` : f.text;
   const d: LlmCallData = { ...call, kind: f.kind, attempts, problem };
   if (f.status !== undefined) d.status = f.status;

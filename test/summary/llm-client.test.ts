@@ -104,6 +104,22 @@ test("a 404 names the URL it came from: a base URL ending in /v1 is told from an
   );
 });
 
+test("a 404 naming the model (the API's answer to a model id it does not know) says which setting holds it", async () => {
+  for (const [purpose, key] of [
+    ["summary", "summary.model"],
+    ["relevance", "decision_model"],
+  ] as const) {
+    fake.push({ status: 404, type: "not_found_error", message: "model: claude-sonet-5" });
+    const e = await client()
+      .complete(req({ model: "claude-sonet-5", purpose }))
+      .catch((e) => e);
+    expect(e.message).toBe(
+      `${purpose} call to claude-sonet-5 failed: HTTP 404: model: claude-sonet-5 (from ${fake.url}/v1/messages: ` +
+        `no model "claude-sonet-5" there; check ${key})`,
+    );
+  }
+});
+
 test("a 404 from a base URL ending in /v1 says the /v1 is doubled and to set it without", async () => {
   for (const base of [`${fake.url}/v1`, `${fake.url}/v1/`]) {
     const e = await client({ base })
