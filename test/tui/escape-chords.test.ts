@@ -13,6 +13,15 @@ test("a chunk is cut before each control byte that follows an Esc, and only ther
     expect(text(splitEscapeChords(bytes(whole)))).toEqual([whole]);
 });
 
+test("a chunk is cut before a printable key after an Esc that is no letter, digit or sequence start", () => {
+  expect(text(splitEscapeChords(bytes("\x1b/deploy")))).toEqual(["\x1b", "/deploy"]);
+  expect(text(splitEscapeChords(bytes("\x1b?")))).toEqual(["\x1b", "?"]);
+  expect(text(splitEscapeChords(bytes("\x1b\x1b/")))).toEqual(["\x1b\x1b", "/"]);
+  expect(text(splitEscapeChords(Buffer.from("\x1bé")))).toEqual(["\x1b", Buffer.from("é").toString("latin1")]);
+  for (const whole of ["\x1b]11;rgb:0/0/0\x1b\\", "\x1b ", "\x1b\x7f", "\x1b1"])
+    expect(text(splitEscapeChords(bytes(whole)))).toEqual([whole]);
+});
+
 test("through blessed's key parser: Esc then Ctrl-E arrive as both keys, in order", () => {
   const keys = require("blessed/lib/keys.js") as { emitKeypressEvents(s: EventEmitter): void };
   const input = new EventEmitter() as unknown as NodeJS.ReadStream;
@@ -24,4 +33,16 @@ test("through blessed's key parser: Esc then Ctrl-E arrive as both keys, in orde
   );
   input.emit("data", bytes("\x1b\x05"));
   expect(seen).toEqual(["escape", "C-e"]);
+});
+
+test("through blessed's key parser: Esc then / or ? arrive as both keys, in order", () => {
+  const keys = require("blessed/lib/keys.js") as { emitKeypressEvents(s: EventEmitter): void };
+  const input = new EventEmitter() as unknown as NodeJS.ReadStream;
+  separateEscapeChords(input);
+  keys.emitKeypressEvents(input as unknown as EventEmitter);
+  const seen: string[] = [];
+  input.on("keypress", (ch: string | undefined, k: { name?: string } | undefined) => seen.push(k?.name ?? ch ?? ""));
+  input.emit("data", bytes("\x1b/"));
+  input.emit("data", bytes("\x1b?"));
+  expect(seen).toEqual(["escape", "/", "escape", "?"]);
 });

@@ -1,14 +1,29 @@
 // Keys typed while the process was busy arrive in one read. blessed drops Esc followed by a control key
-// in one chunk (Esc then Ctrl-E: neither is seen), so such chunks are split before blessed reads them.
+// in one chunk (Esc then Ctrl-E: neither is seen), and Esc followed by a printable key that is no letter or
+// digit (Esc then / or ?), so such chunks are split before blessed reads them.
 const ESC = 0x1b;
 
-/** The chunk cut before every control byte that follows an Esc (escape sequences start with a printable byte). */
+/** Bytes that begin or end a sequence after an Esc: CSI (arrows, mouse, paste), OSC, ST, APC, PM. */
+const SEQUENCE_BYTES = new Set([..."[]\\_^"].map((c) => c.charCodeAt(0)));
+
+/**
+ * Whether blessed would swallow this byte with the Esc before it: a control byte, or a key that is neither a
+ * letter or digit (a Meta chord, split by the TUI), a space, Backspace nor the start of a sequence.
+ */
+function swallowed(b: number): boolean {
+  if (b === ESC) return false;
+  if (b < 0x20 || b >= 0x80) return true;
+  const c = String.fromCharCode(b);
+  return !/[A-Za-z0-9 \x7f]/.test(c) && !SEQUENCE_BYTES.has(b);
+}
+
+/** The chunk cut before every byte that blessed would swallow with the Esc before it. */
 export function splitEscapeChords(chunk: Uint8Array): Uint8Array[] {
   const parts: Uint8Array[] = [];
   let start = 0;
   for (let i = 1; i < chunk.length; i++) {
     const b = chunk[i]!;
-    if (chunk[i - 1] === ESC && b < 0x20 && b !== ESC) {
+    if (chunk[i - 1] === ESC && swallowed(b)) {
       parts.push(chunk.subarray(start, i));
       start = i;
     }
