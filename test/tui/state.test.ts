@@ -469,6 +469,19 @@ describe("search hit rows", () => {
     expect(row).not.toContain("[31m");
   });
 
+  test("a sender with colour codes heads its hit as the history pane shows it: the escapes' bodies are not shown", () => {
+    const s = new SearchState(20);
+    s.insert("deploy");
+    const hit = { ...messages(1)[0]!, id: "m0", content: "deploy", sender: "\x1b[31mci-bot\x1b[0m\x1b]0;T\x07" };
+    s.accept(s.request()!, {
+      hits: [{ message: hit, source: "recent", score: 1, snippet: "deploy", highlights: [[0, 6]] }],
+      notes: [],
+    });
+    const head = renderSearch(s, new Theme("mono"), 80, 10).find((l) => l.includes("ci-bot"))!;
+    expect(head).toContain("· user · ci-bot · recent");
+    expect(head).not.toContain("[31m");
+  });
+
   test("a match beyond the row's end in a long CJK snippet is brought into view, its highlight kept on it", () => {
     const text = "部署伺服器失敗了，請檢查日誌。".repeat(5) + "🚀資料庫遷移完成";
     const at = text.indexOf("資料庫");

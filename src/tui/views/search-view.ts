@@ -1,7 +1,7 @@
 // The search pane as lines: the query, the mode/scope/range line, the status (wrapped), then two lines per hit.
 import { nsToLocalSeconds } from "../../shared/time.ts";
 import type { SearchState } from "../state/search-state.ts";
-import { inlineText, inlineTextKeeping } from "../../shared/terminal-text.ts";
+import { inlineText, inlineTextKeeping, lineText } from "../../shared/terminal-text.ts";
 import type { Theme } from "../theme.ts";
 import { renderLine, fitHeight, wrapSegments, type Ranges, type Segment } from "./segments.ts";
 import { codePointWidth, fieldTail, stringWidth } from "../text/char-width.ts";
@@ -48,7 +48,7 @@ export function renderSearch(s: SearchState, theme: Theme, width: number, height
     const h = s.hits[i]!;
     const m = h.message;
     const selected = i === s.cursor.selected;
-    const head = `${m.session} · ${nsToLocalSeconds(m.sendAt)} · ${m.role}${m.sender ? ` · ${inlineText(m.sender)}` : ""} · ${h.source}`;
+    const head = `${m.session} · ${nsToLocalSeconds(m.sendAt)} · ${m.role}${m.sender ? ` · ${lineText(m.sender)}` : ""} · ${h.source}`;
     lines.push(
       selected
         ? renderLine(theme, width, [[`▶ ${head}`]], "selected")
