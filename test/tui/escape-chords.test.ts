@@ -1,7 +1,7 @@
 // Esc followed by a control key in one read (typed while the TUI was busy) reaches blessed as two keys.
 import { expect, test } from "bun:test";
 import { EventEmitter } from "node:events";
-import { separateEscapeChords, splitEscapeChords } from "../../src/tui/terminal/escape-chords.ts";
+import { separateEscapeChords, splitEscapeChords, splitMouseReports } from "../../src/tui/terminal/escape-chords.ts";
 
 const bytes = (s: string) => Buffer.from(s, "latin1");
 const text = (parts: Uint8Array[]) => parts.map((p) => Buffer.from(p).toString("latin1"));
@@ -45,4 +45,30 @@ test("through blessed's key parser: Esc then / or ? arrive as both keys, in orde
   input.emit("data", bytes("\x1b/"));
   input.emit("data", bytes("\x1b?"));
   expect(seen).toEqual(["escape", "/", "escape", "?"]);
+});
+
+test("a chunk is cut around each mouse report, in every encoding blessed reads", () => {
+  const x10 = "\x1b[MC+%"; // pointer motion
+  const utf = Buffer.from("\x1b[MC\u00c8%").toString("latin1"); // a coordinate past 95: two bytes in UTF-8
+  const sgr = "\x1b[<65;70;10M";
+  expect(text(splitMouseReports(bytes(`dep${x10}loy${utf}${sgr} x`)))).toEqual(["dep", x10, "loy", utf, sgr, " x"]);
+  expect(text(splitMouseReports(bytes("\x1b[64;10;5M\x1b[<0;1;2;3&wq\x1b[I")))).toEqual([
+    "\x1b[64;10;5M",
+    "\x1b[<0;1;2;3&w",
+    "q",
+    "\x1b[I",
+  ]);
+  for (const whole of ["\x1b[A", "plain", sgr, "\x1b[200~x"])
+    expect(text(splitMouseReports(bytes(whole)))).toEqual([whole]);
+});
+
+test("through blessed's key parser: the keys around mouse reports in one read are all seen", () => {
+  const keys = require("blessed/lib/keys.js") as { emitKeypressEvents(s: EventEmitter): void };
+  const input = new EventEmitter() as unknown as NodeJS.ReadStream;
+  separateEscapeChords(input);
+  keys.emitKeypressEvents(input as unknown as EventEmitter);
+  const seen: string[] = [];
+  input.on("keypress", (ch: string | undefined) => seen.push(ch ?? ""));
+  input.emit("data", bytes("de\x1b[MC+%p\x1b[<35;10;4M\x1b[<35;11;4Mloy"));
+  expect(seen.join("")).toBe("deploy");
 });

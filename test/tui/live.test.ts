@@ -15,6 +15,8 @@ let tui: TmuxSession | undefined;
 /** SGR mouse reports (1-based cells): a left click, or a wheel notch. */
 const click = (x: number, y: number) => `\x1b[<0;${x};${y}M\x1b[<0;${x};${y}m`;
 const wheel = (dir: "up" | "down", x: number, y: number) => `\x1b[<${dir === "up" ? 64 : 65};${x};${y}M`;
+/** A pointer-motion report as xterm sends it in the mode blessed asks for (X10 bytes, UTF-8 coordinates). */
+const motion = (x: number, y: number) => `\x1b[MC${String.fromCharCode(32 + x)}${String.fromCharCode(32 + y)}`;
 
 /** A pager script (it gets the text's file as $1) that first notes its pid and that file in `dir`. */
 function pagerScript(dir: string, body: string): string {
@@ -396,6 +398,30 @@ describe("mouse", () => {
     tui.bytes(wheel("down", 10, firstHit + 3));
     await tui.waitFor((x) => x.split("\n")[firstHit + 4]!.includes("▶"));
   }, 120_000);
+});
+
+describe("mouse reports read together with keys", () => {
+  test("keys typed while the pointer moves are all read; a y read with the key that asked is still no answer", async () => {
+    const h = await makeHome();
+    tui = startTui(h, { width: 100, height: 30 });
+    await tui.waitFor("old-notes");
+    tui.type("/");
+    await tui.waitFor("Search:");
+    // One write: the terminal reports the pointer between the keys.
+    tui.bytes(`dep${motion(10, 10)}loy${motion(11, 10)}${motion(12, 10)} pipe${motion(13, 11)}line`);
+    await tui.waitFor("Search: deploy pipeline▏");
+    tui.keys("Escape");
+    await tui.waitForGone("Search:");
+    tui.keys("Down");
+    await tui.waitFor("beta-billing · 4 msgs");
+    tui.keys("Enter");
+    await tui.waitFor(/↑↓ PgUp PgDn scroll/);
+    tui.bytes(`x${motion(40, 12)}y`);
+    await tui.waitFor("Remove session beta-billing");
+    tui.type("n");
+    const s = await tui.waitFor("cancelled; nothing was changed");
+    expect(s).toContain("beta-billing · 4 msgs");
+  }, 60_000);
 });
 
 describe("80 columns", () => {

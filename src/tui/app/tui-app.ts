@@ -85,7 +85,15 @@ export class TuiApp implements AppContext {
         })
       : new HomeWatcher(homeWatchPaths(this.api.home), onChange);
     this.watcher.start();
-    this.screen.program.input.on("data", () => this.inputReads++);
+    // Counted before blessed reads the keys. One read can arrive here in parts (a paste, a mouse report and the
+    // keys around it are emitted apart, at once): the parts of one read count once.
+    let counted = false;
+    this.screen.program.input.prependListener("data", () => {
+      if (counted) return;
+      counted = true;
+      this.inputReads++;
+      queueMicrotask(() => (counted = false));
+    });
     this.screen.on("keypress", (ch: string | undefined, key: Key) => {
       this.quiet.touch();
       this.onKey(ch, key);

@@ -1,6 +1,7 @@
 // Keys typed while the process was busy arrive in one read. blessed drops Esc followed by a control key
 // in one chunk (Esc then Ctrl-E: neither is seen), and Esc followed by a printable key that is no letter or
-// digit (Esc then / or ?), so such chunks are split before blessed reads them.
+// digit (Esc then / or ?); it drops every key of a chunk that holds a mouse report (the pointer moved while
+// typing) and reads only its first report. Such chunks are split before blessed reads them.
 const ESC = 0x1b;
 
 /** Bytes that begin or end a sequence after an Esc: CSI (arrows, mouse, paste), OSC, ST, APC, PM. */
@@ -33,13 +34,36 @@ export function splitEscapeChords(chunk: Uint8Array): Uint8Array[] {
   return parts;
 }
 
+/**
+ * Mouse reports as blessed reads them (X10 with UTF-8 coordinates, SGR, urxvt, DEC, vt300) and focus reports,
+ * over the chunk's bytes as latin1 characters.
+ */
+const MOUSE_REPORT =
+  /\x1b\[M(?:[\xc2-\xdf][\x80-\xbf]|[\s\S]){3}|\x1b\[<\d+;\d+;\d+(?:[Mm]|;\d+&w)|\x1b\[\d+;\d+;\d+M|\x1b\[24[0135]~\[\d+,\d+\]\r|\x1b\[[IO]/g;
+
+/** The chunk cut around each mouse report: every report alone, the keys between them apart. */
+export function splitMouseReports(chunk: Uint8Array): Uint8Array[] {
+  if (!chunk.includes(ESC)) return [chunk];
+  const text = Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength).toString("latin1");
+  const parts: Uint8Array[] = [];
+  let start = 0;
+  for (const m of text.matchAll(MOUSE_REPORT)) {
+    if (m.index > start) parts.push(chunk.subarray(start, m.index));
+    parts.push(chunk.subarray(m.index, m.index + m[0].length));
+    start = m.index + m[0].length;
+  }
+  if (start === 0) return [chunk];
+  if (start < chunk.length) parts.push(chunk.subarray(start));
+  return parts;
+}
+
 /** Make `input` emit such chunks as separate reads. */
 export function separateEscapeChords(input: NodeJS.ReadStream): void {
   const emit = input.emit.bind(input) as (event: string | symbol, ...args: unknown[]) => boolean;
   input.emit = ((event: string | symbol, ...args: unknown[]) => {
     const chunk = args[0];
     if (event !== "data" || !(chunk instanceof Uint8Array)) return emit(event, ...args);
-    const parts = splitEscapeChords(chunk);
+    const parts = splitMouseReports(chunk).flatMap(splitEscapeChords);
     if (parts.length === 1) return emit(event, ...args);
     for (const p of parts) emit(event, Buffer.from(p));
     return true;
