@@ -118,6 +118,18 @@ describe("SessionListState", () => {
     expect(s.clearFilter()).toBe(false);
   });
 
+  test("Backspace deletes a whole character of the filter: an emoji typed (two UTF-16 units) goes at once", () => {
+    const s = new SessionListState();
+    s.setSessions([{ ...session("party", 1n), title: "🎉 launch party" }, session("alpha", 2n)]);
+    for (const ch of "🎉x") s.typeChar(ch); // blessed gives an emoji's two halves as two keys
+    expect(s.visible).toEqual([]);
+    s.backspace();
+    expect(s.filter).toBe("🎉");
+    expect(s.visible.map((x) => x.id)).toEqual(["party"]);
+    s.backspace();
+    expect(s.filter).toBe("");
+  });
+
   test("the selection follows its session across filtering, sorting and reloads", () => {
     const s = new SessionListState();
     s.setSessions(list);

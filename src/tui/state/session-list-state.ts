@@ -77,7 +77,7 @@ export class SessionListState {
 
   backspace(): boolean {
     if (this.filter === "") return false;
-    this.filter = this.filter.slice(0, -1);
+    this.filter = Array.from(this.filter).slice(0, -1).join("");
     this.apply(this.selectedId());
     return true;
   }
