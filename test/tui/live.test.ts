@@ -145,7 +145,10 @@ describe("live updates", () => {
     tui = startTui(h, { width: 120, height: 30 });
     await tui.waitFor("old-notes");
     rmSync(h, { recursive: true, force: true });
-    await tui.waitFor(`the home is gone (${h} was deleted)`, 20_000);
+    // On a loaded machine the refresh can run while the deletion is still under way: the archive gone, the folder
+    // not yet (its own removal is not notified while the TUI's log in it is open).
+    const gone = (p: string) => `the home is gone (${p} was deleted)`;
+    await tui.waitFor((x) => x.includes(gone(h)) || x.includes(gone(join(h, ".store", "history.db"))), 20_000);
     expect(existsSync(h)).toBe(false);
     // Ctrl-L finds it gone too. A home moved away sends no change notification (its folders are still there,
     // elsewhere), so what the status row says below comes from Ctrl-L alone.
