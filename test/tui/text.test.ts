@@ -62,6 +62,24 @@ describe("wrapping", () => {
     expect(lines).toEqual(["Sure. 我們", "今天下午要", "部署"]);
   });
 
+  test("a line never starts with a mark cut from its character: Thai tone marks, accents typed apart, Hangul jamo", () => {
+    const thai = "สวัสดีครับวันนี้อากาศดีมากเราจะไปเที่ยวทะเลกันที่หัวหินพรุ่งนี้เช้า";
+    const korean = "한국어 문장".normalize("NFD").repeat(3); // as macOS writes file names
+    for (const [text, width] of [
+      [thai, 12],
+      ["e\u0301".repeat(30), 7],
+      [korean, 5],
+    ] as const) {
+      const lines = wrapLines(text, width);
+      expect(lines.join("").replace(/ /g, "")).toBe(text.replace(/ /g, ""));
+      for (const l of lines) {
+        expect(l).not.toMatch(/^[\p{M}\u1160-\u11ff]/u);
+        expect(stringWidth(l)).toBeLessThanOrEqual(width);
+      }
+    }
+    expect(wrapLines(thai, 12)[3]).toStartWith("ที่");
+  });
+
   test("newlines start new lines and empty lines are kept", () => {
     expect(wrapLines("a\n\nb", 10)).toEqual(["a", "", "b"]);
   });

@@ -9,6 +9,16 @@ const NO_LINE_START = new Set(
   ),
 );
 
+/**
+ * Drawn on the character before it, so never the first of a line: a combining mark (Thai tone marks and vowels,
+ * an accent typed apart), a Hangul vowel or final consonant of a decomposed syllable.
+ */
+function attaches(cp: number): boolean {
+  if (cp < 0x300) return false;
+  if ((cp >= 0x1160 && cp <= 0x11ff) || (cp >= 0xd7b0 && cp <= 0xd7ff)) return true;
+  return /\p{M}/u.test(String.fromCodePoint(cp));
+}
+
 export interface LineSpan {
   start: number;
   end: number;
@@ -77,8 +87,13 @@ function wrapParagraph(text: string, from: number, to: number, width: number, ou
         push(breakAt);
         i = lineStart = skipSpaces(resumeAt);
       } else {
-        push(i);
-        lineStart = i;
+        // A cut inside a character's marks moves to before the character they belong to.
+        let at = i;
+        while (at > lineStart && attaches(text.codePointAt(at)!))
+          at = text.charCodeAt(at - 1) >= 0xdc00 && text.charCodeAt(at - 1) <= 0xdfff ? at - 2 : at - 1;
+        if (at === lineStart) at = i;
+        push(at);
+        i = lineStart = at;
       }
       used = 0;
       breakAt = -1;
@@ -86,7 +101,7 @@ function wrapParagraph(text: string, from: number, to: number, width: number, ou
     }
     used += cw;
     i += len;
-    if (wide && i < to && !NO_LINE_START.has(text.codePointAt(i)!)) {
+    if (wide && i < to && !NO_LINE_START.has(text.codePointAt(i)!) && !attaches(text.codePointAt(i)!)) {
       breakAt = i;
       resumeAt = i;
     }
