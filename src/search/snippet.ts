@@ -125,12 +125,16 @@ function matchRanges(content: string, terms: readonly QueryTerm[], wholeWords = 
     const needles = latin.map((t) => foldAccents(needleOf(t)));
     const starting = new Set(typed.map((t) => foldAccents(needleOf(t))));
     const starts = new Set(needles.map((n) => n[0]));
+    // A word of Latin letters with accents is indexed by its plain spelling's stem ("Müllers" for müller).
+    const latinStems = new Set(needles.filter((n) => ASCII_LETTER.test(n)).map(stemWord));
+    const sameStem = (w: string) => latinStems.size > 0 && ASCII_LETTER.test(w) && latinStems.has(stemWord(w));
     for (const [at, word] of wideWords(content)) {
       // A word whose first letter folds into none a needle begins with is not folded whole.
       const first = foldedChar(String.fromCodePoint(word.codePointAt(0)!));
       if (first !== "" && !starts.has(first[0])) continue;
       const w = foldAccents(word);
-      if (needles.some((n) => w === n || (starting.has(n) && w.startsWith(n)))) ranges.push([at, at + word.length]);
+      if (needles.some((n) => w === n || (starting.has(n) && w.startsWith(n))) || (wholeWords && sameStem(w)))
+        ranges.push([at, at + word.length]);
       if (ranges.length >= 400) break;
     }
   }
@@ -250,6 +254,8 @@ export function hasMatch(content: string, terms: readonly QueryTerm[], wholeWord
 }
 
 /**
+ * Words are marked as the search matches them: whole or by stem, as a prefix only while typed ("com" does not mark
+ * "commit", nor "ภาษา" its whole run of Thai).
  * `pieces`: the query's symbol pieces (symbols.ts), highlighted where the text holds them, and shown first.
  * `insideWords`: the hit was found by the recent tier's substring match, so a term inside a longer word
  * ("controller" in "MyDeploymentController") is a match too, where the text holds no word of it.
@@ -264,7 +270,7 @@ export function makeSnippet(
   // Only the terms the text holds no word of: "c" of `C++` is not marked inside every word holding a c.
   const substrings = insideWords
     ? contentTerms(terms)
-        .filter((t) => !t.cjk && !hasMatch(content, [t]))
+        .filter((t) => !t.cjk && !hasMatch(content, [t], true))
         .map(needleOf)
     : [];
   const head = pieces.length === 0 && substrings.length === 0 ? headSnippet(content, terms, width) : undefined;
@@ -272,13 +278,13 @@ export function makeSnippet(
   // Matches are the same with whitespace as it is (no match holds or touches any): only the snippet's own
   // whitespace is made spaces. (A piece may hold whitespace; it is made spaces in the snippet like the rest.)
   if (pieces.length === 0 && substrings.length === 0) {
-    const all = findMatches(content, terms);
+    const all = findMatches(content, terms, true);
     if (content.length <= width) return { text: spaced(content), highlights: all };
     return around(content, content.length, all, width);
   }
   // A symbol query's snippet is laid out around the first piece the text holds, which is its match.
   const found = symbolRanges(content, pieces);
-  const all = merged([...matchRanges(content, terms), ...found, ...symbolRanges(content, substrings)]);
+  const all = merged([...matchRanges(content, terms, true), ...found, ...symbolRanges(content, substrings)]);
   if (content.length <= width) return { text: spaced(content), highlights: all };
   const first = found.length > 0 ? Math.min(...found.map((r) => r[0])) : all[0]?.[0];
   return around(content, content.length, all, width, first);
@@ -332,7 +338,7 @@ function headSnippet(content: string, terms: readonly QueryTerm[], width: number
   if (space < 0) return undefined;
   const cut = SNIPPET_HEAD + space;
   const head = content.slice(0, cut);
-  const ranges = matchRanges(head, terms);
+  const ranges = matchRanges(head, terms, true);
   if (ranges.length === 0 || ranges.length >= HEAD_RANGES) return undefined;
   const all = merged(ranges);
   // The snippet's end must lie within the start read (its highlights are then all there).

@@ -243,3 +243,35 @@ test("a recent message holding the query as a whole word or by stem ranks above 
     api.close();
   }
 }, 30_000);
+
+test("a hit marks only the words the search matched: a query word starting a longer word does not mark it", async () => {
+  // 4 KiB history.json: the first messages are compacted into the archive, the last ones stay recent.
+  const { api } = openTemp({ env: { MEMVOY_LIMITS_MAX_HISTORY_BYTES: "4096" }, now: () => NOW, drain: "off" });
+  try {
+    const say = (content: string, i: number) => api.add("s", { role: "user", content, sendAt: daysAgo(100 - i) });
+    say("Let's use the pre-commit hook and mail ops@example.com about the configuration of config", 0);
+    say("ภาษาไทยเป็นภาษาที่ยาก การทดสอบระบบค้นหา", 1);
+    say("the Müllers came to the portal of the port", 2);
+    for (let i = 0; i < 40; i++) say(`padding message ${i}${" filler".repeat(20)}`, 3 + i);
+    await api.drainEmbeddings();
+    for (const [query, marked] of [
+      ["com", ["com"]],
+      ["ops@example.com", ["ops@example.com"]],
+      ["config", ["config"]],
+      ["ภาษา", ["ภาษา", "ภาษา"]],
+      ["port", ["port"]],
+      ["müller", ["Müllers"]],
+    ] as const)
+      for (const match of ["keyword", "hybrid"] as const) {
+        const [hit] = (await api.search({ query, match })).hits;
+        expect(hit!.message.recent).toBe(false);
+        const shown = hit!.highlights.map(([s, e]) => hit!.snippet.slice(s, e));
+        expect({ query, match, shown }).toEqual({ query, match, shown: [...marked] });
+      }
+    // While typed (search as you type), the last word still marks the words it starts.
+    const [start] = (await api.search({ query: "por", order: "newest", typing: true })).hits;
+    expect(start!.highlights.map(([s, e]) => start!.snippet.slice(s, e))).toEqual(["portal", "port"]);
+  } finally {
+    api.close();
+  }
+}, 30_000);
