@@ -2,10 +2,13 @@
 // each symbol-bearing piece of the query must appear verbatim in a hit (case and runs of whitespace aside).
 // An operator standing alone takes its neighbours with it: `c > d` asks for "c > d", not for c and d.
 
-/** Quotes and brackets around a word are not part of what is looked for. */
-const WRAP = /^["'“”‘’`([{]+|["'“”‘’`()[\]{}]+$/g;
-/** Sentence punctuation after a word ("works?", "this,"). */
-const TRAIL = /[?!,.;:]+$/;
+/**
+ * Quotes and brackets around a word are not part of what is looked for: of any script (« », „ “, 「 」, 《 》), and
+ * the Spanish ¿ ¡ before it.
+ */
+const WRAP = /^["'`¿¡\p{Ps}\p{Pi}\p{Pf}]+|["'`\p{Ps}\p{Pe}\p{Pi}\p{Pf}]+$/gu;
+/** Sentence punctuation after a word ("works?", "this,", "数据库。", "العربية؟"). */
+const TRAIL = /[?!,.;:。、؟،؛।]+$/u;
 /** A word (its marks too: नमस्ते is one word, not a symbol). */
 const WORDISH = /^[\p{L}\p{N}_][\p{L}\p{N}\p{M}_]*$/u;
 

@@ -156,3 +156,39 @@ test("a hit of a symbol query shows and highlights the piece, however far into i
     api.close();
   }
 }, 30_000);
+
+test("quotes and sentence punctuation of any script around a word are not looked for", async () => {
+  // 4 KiB history.json: the first messages are compacted into the archive, the last ones stay recent.
+  const { api } = openTemp({ env: { MEMVOY_LIMITS_MAX_HISTORY_BYTES: "4096" }, now: () => NOW, drain: "off" });
+  try {
+    let day = 300;
+    const say = (content: string) => api.add("s", { role: "user", content, sendAt: daysAgo(day--) });
+    const texts = ["我们明天讨论数据库迁移的问题", "The café serves crème brûlée", "هذا اختبار للبحث باللغة العربية"];
+    for (const t of texts) say(`old ${t}`);
+    for (let i = 0; i < 40; i++) say(`padding message ${i}${" filler".repeat(20)}`);
+    for (const t of texts) say(`new ${t}`);
+    await api.drainEmbeddings();
+    const queries: [string, string][] = [
+      ["「数据库」", texts[0]!],
+      ["《数据库》", texts[0]!],
+      ["数据库。", texts[0]!],
+      ["数据库、", texts[0]!],
+      ["«crème brûlée»", texts[1]!],
+      ["„brûlée“", texts[1]!],
+      ["¿café?", texts[1]!],
+      ["العربية؟", texts[2]!],
+    ];
+    for (const [query, text] of queries) {
+      expect({ query, pieces: querySymbols(query) }).toEqual({ query, pieces: [] });
+      for (const match of ["keyword", "hybrid", "semantic"] as const) {
+        const r = await api.search({ query, match, limit: 20 });
+        const tiers = r.hits.filter((h) => h.message.content.endsWith(text)).map((h) => h.message.recent);
+        // Semantic search covers the recent tier only.
+        const want = match === "semantic" ? [true] : [false, true];
+        expect({ query, match, tiers: [...new Set(tiers)].sort() }).toEqual({ query, match, tiers: want });
+      }
+    }
+  } finally {
+    api.close();
+  }
+}, 60_000);
