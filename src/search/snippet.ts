@@ -117,6 +117,12 @@ function matchRanges(content: string, terms: readonly QueryTerm[], wholeWords = 
         while (e < lower.length && ASCII_ALNUM.test(lower[e]!)) e++;
         ranges.push([at, e]);
       }
+      // The index splits at underscores: DATABASE_URL is found as its words in a row (database.url, database url).
+      const spaced = spacedParts(t);
+      for (const m of spaced ? lower.matchAll(spaced) : []) {
+        if (ranges.length >= 400) break;
+        ranges.push([m.index, m.index + m[0].length]);
+      }
     }
   }
   // Words with letters beyond ASCII (über, Москва, ＡＰＩ, naïve for naive): compared with case, accents and widths folded,
@@ -215,6 +221,12 @@ const UNDERSCORED = /^[a-z0-9]*_[a-z0-9_]*$/;
 /** A term the word runs split but the text holds as one: letters and digits together, or joined by underscores. */
 const isJoined = (t: QueryTerm) => MIXED.test(t.text) || (UNDERSCORED.test(t.text) && /[a-z0-9]/.test(t.text));
 const ASCII_ALNUM = /[a-z0-9]/;
+/** An underscored term's words as the index finds them: one after the other, anything but a word character between. */
+function spacedParts(t: QueryTerm): RegExp | undefined {
+  const parts = t.text.split("_").filter((p) => p !== "");
+  if (parts.length < 2) return undefined;
+  return new RegExp(`(?<![\\p{L}\\p{N}\\p{M}])${parts.join("[^\\p{L}\\p{N}\\p{M}]+")}(?![\\p{L}\\p{N}\\p{M}])`, "gu");
+}
 /** A character that would join a token (a letter, digit or mark of any script). */
 const WORD_CHAR_AT = /[\p{L}\p{N}\p{M}]/u;
 const DIGITS = /^\d+$/;

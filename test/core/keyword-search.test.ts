@@ -275,3 +275,22 @@ test("a hit marks only the words the search matched: a query word starting a lon
     api.close();
   }
 }, 30_000);
+
+test("an identifier joined by underscores marks its words where a hit holds them with other characters between", async () => {
+  // 4 KiB history.json: the first messages are compacted into the archive, the last ones stay recent.
+  const { api } = openTemp({ env: { MEMVOY_LIMITS_MAX_HISTORY_BYTES: "4096" }, now: () => NOW, drain: "off" });
+  try {
+    const say = (content: string, i: number) => api.add("s", { role: "user", content, sendAt: daysAgo(100 - i) });
+    say("Set DATABASE_URL=postgres://localhost/app in the env file", 0);
+    say("The config key is database.url in settings.yaml", 1);
+    for (let i = 0; i < 40; i++) say(`padding message ${i}${" filler".repeat(20)}`, 2 + i);
+    await api.drainEmbeddings();
+    for (const match of ["keyword", "hybrid"] as const) {
+      const hits = (await api.search({ query: "DATABASE_URL", match })).hits;
+      const shown = hits.map((h) => h.highlights.map(([s, e]) => h.snippet.slice(s, e)));
+      expect({ match, shown: shown.sort() }).toEqual({ match, shown: [["DATABASE_URL"], ["database.url"]] });
+    }
+  } finally {
+    api.close();
+  }
+}, 30_000);
