@@ -146,12 +146,17 @@ function matchRanges(content: string, terms: readonly QueryTerm[], wholeWords = 
   }
   const cjk = use.filter((t) => t.cjk);
   if (cjk.length > 0) {
-    const lower = content.toLowerCase();
+    // CJK has no case: the text is searched as it is (its lower case may be longer, İ becoming i and a mark, which
+    // would move every range after it).
     // Korean written in decomposed jamo (copied from macOS) holds a Korean term decomposed.
-    const jamo = JAMO.test(lower);
+    const jamo = JAMO.test(content);
     for (const t of cjk) {
       const text = jamo ? t.text.normalize("NFD") : t.text;
-      for (let at = lower.indexOf(text); at >= 0 && ranges.length < 400; at = lower.indexOf(text, at + text.length)) {
+      for (
+        let at = content.indexOf(text);
+        at >= 0 && ranges.length < 400;
+        at = content.indexOf(text, at + text.length)
+      ) {
         ranges.push([at, at + text.length]);
       }
     }

@@ -294,3 +294,24 @@ test("an identifier joined by underscores marks its words where a hit holds them
     api.close();
   }
 }, 30_000);
+
+test("a CJK match after a Turkish İ is highlighted where it is", async () => {
+  // İ's lower case is two characters long: ranges found in the lower-cased text would fall one further per İ.
+  const { api } = openTemp({ env: { MEMVOY_LIMITS_MAX_HISTORY_BYTES: "4096" }, now: () => NOW, drain: "off" });
+  try {
+    const say = (content: string, i: number) => api.add("s", { role: "user", content, sendAt: daysAgo(100 - i) });
+    say("İstanbul ve İzmir toplantısı: 数据库迁移", 0);
+    for (let i = 0; i < 40; i++) say(`padding message ${i}${" filler".repeat(20)}`, 1 + i);
+    say("İstanbul ve İzmir toplantısı: 数据库迁移 again", 41);
+    await api.drainEmbeddings();
+    for (const match of ["keyword", "hybrid"] as const) {
+      const hits = (await api.search({ query: "数据库", match })).hits.filter((h) =>
+        h.message.content.includes("数据库"),
+      );
+      expect(hits.map((h) => h.message.recent).sort()).toEqual([false, true]);
+      for (const h of hits) expect(h.highlights.map(([s, e]) => h.snippet.slice(s, e))).toEqual(["数据库"]);
+    }
+  } finally {
+    api.close();
+  }
+}, 30_000);

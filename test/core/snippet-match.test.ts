@@ -112,9 +112,9 @@ function regexMatches(content: string, q: string): [number, number][] {
       )
         ranges.push([m.index!, m.index! + m[0].length]);
     }
-  const lower = content.toLowerCase();
+  // CJK has no case: found in the text itself (its lower case may be longer: İ).
   for (const t of use.filter((x) => x.cjk))
-    for (let at = lower.indexOf(t.text); at >= 0; at = lower.indexOf(t.text, at + t.text.length))
+    for (let at = content.indexOf(t.text); at >= 0; at = content.indexOf(t.text, at + t.text.length))
       ranges.push([at, at + t.text.length]);
   ranges.sort((a, b) => a[0] - b[0]);
   const merged: [number, number][] = [];
