@@ -225,7 +225,9 @@ function searchInForm(db: Db, o: KeywordOptions, asTyped: boolean, prefixes = fa
       const split = expr === all && f.session === undefined ? commonWordsSplit(terms, stats!) : undefined;
       const size = rankWindow(phrases.length);
       const among = pieces ? indexCandidates(db, symbols, f.recent!, size) : undefined;
-      read.set(key, (rows = windowTexts(db, expr, size, among ? { ...f, among } : f, false, repeated, split)));
+      rows = windowTexts(db, expr, size, among ? { ...f, among } : f, false, repeated, split);
+      if (expr !== all) rows = withRareRows(db, rows, phrases, stats!, size, f);
+      read.set(key, rows);
     }
     return rows;
   };
@@ -308,6 +310,32 @@ function searchInForm(db: Db, o: KeywordOptions, asTyped: boolean, prefixes = fa
       for (const { r, s } of load(any, true, false).slice(0, limit)) add(r, "archive", archiveScore(s) * 0.6);
   }
   return finish(byScore());
+}
+
+/** A word in fewer rows than this is rare: its rows are read whole for an any-term window (withRareRows). */
+const RARE_ROWS = 200;
+
+/**
+ * An any-term window holds the newest `size` rows of its words: a rare word (RARE_ROWS), which bm25 weighs most, may
+ * have none there when the common words' rows fill it ("deploy zebra": the two rows holding zebra, older than the
+ * newest 2,000 holding deploy, were never ranked). Its rows are added: one indexed read of at most RARE_ROWS rows,
+ * made only when the words' rows may be more than the window holds.
+ */
+function withRareRows(
+  db: Db,
+  rows: WindowText[],
+  phrases: readonly FtsPhrase[],
+  st: IndexStats,
+  size: number,
+  f: WindowFilter,
+): WindowText[] {
+  const count = (p: FtsPhrase) => (p.share ?? 1) * st.rows;
+  const rare = phrases.filter((p) => p.kind !== "prefix" && count(p) < RARE_ROWS);
+  if (rare.length === 0 || rare.length === phrases.length) return rows;
+  if (phrases.reduce((n, p) => n + count(p), 0) <= size) return rows;
+  const seen = new Set(rows.map((r) => r.seq));
+  const more = windowTexts(db, rare.map((p) => p.expr).join(" OR "), RARE_ROWS, f).filter((r) => !seen.has(r.seq));
+  return more.length === 0 ? rows : [...rows, ...more].sort((a, b) => (a.seq < b.seq ? 1 : a.seq > b.seq ? -1 : 0));
 }
 
 /** Whether the query has symbol pieces and each of its content words lies in one of them. */

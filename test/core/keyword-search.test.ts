@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { NS_PER_DAY } from "../../src/shared/time.ts";
 import { type HomeMemory } from "../../src/app/open-memory.ts";
-import { openTemp, removeTempHomes } from "../fixture/home.ts";
+import { addTexts, openTemp, removeTempHomes } from "../fixture/home.ts";
 
 afterAll(removeTempHomes);
 
@@ -315,3 +315,24 @@ test("a CJK match after a Turkish İ is highlighted where it is", async () => {
     api.close();
   }
 }, 30_000);
+
+test("a rare word's messages are ranked however many newer messages hold a common word of the query", async () => {
+  // More newer messages hold "deploy" than a ranking window holds: the two holding "zebra" are older than all of them.
+  const old = ["the zebra crossing sensor broke last spring", "we rolled back the canary after the zebra alert"];
+  const deploys = Array.from({ length: 2_100 }, (_, i) => `deploy number ${i} went out to production`);
+  for (const limit of ["4194304", "65536"]) {
+    // The default history.json keeps every message recent; 64 KiB leaves the old ones in the archive only.
+    const { api } = openTemp({ env: { MEMVOY_LIMITS_MAX_HISTORY_BYTES: limit }, now: () => NOW, drain: "off" });
+    try {
+      addTexts(api, "s", [...old, ...deploys], daysAgo(1));
+      for (const session of [undefined, "s"]) {
+        const r = await api.search({ query: "deploy zebra", session, limit: 3 });
+        const top = r.hits.slice(0, 2).map((h) => h.message.content);
+        expect({ limit, session, top: top.sort() }).toEqual({ limit, session, top: [...old].sort() });
+        expect(r.hits[0]!.message.recent).toBe(limit === "4194304");
+      }
+    } finally {
+      api.close();
+    }
+  }
+}, 60_000);
