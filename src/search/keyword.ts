@@ -520,16 +520,11 @@ export function rankRecentRows(
   const expr = any ?? ftsAllQuery(terms);
   if (!expr) return [];
   const phrases = weightedPhrases(terms, any !== undefined, st);
+  const scope = { ...filter, recent: true };
+  const rows = windowTexts(db, expr, RECENT_RANK_WINDOW, scope, false, any ? undefined : repeatKeys(phrases));
   const best = scoreWindow(
     db,
-    windowTexts(
-      db,
-      expr,
-      RECENT_RANK_WINDOW,
-      { ...filter, recent: true },
-      false,
-      any ? undefined : repeatKeys(phrases),
-    ),
+    any ? withRareRows(db, rows, phrases, st, RECENT_RANK_WINDOW, scope) : rows,
     phrases,
     st,
     any === undefined,

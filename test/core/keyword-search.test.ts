@@ -1,7 +1,10 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { NS_PER_DAY } from "../../src/shared/time.ts";
 import { type HomeMemory } from "../../src/app/open-memory.ts";
+import { join } from "node:path";
 import { addTexts, openTemp, removeTempHomes } from "../fixture/home.ts";
+import { rankRecentRows } from "../../src/search/keyword.ts";
+import { openDatabase } from "../../src/storage/sqlite/open-database.ts";
 
 afterAll(removeTempHomes);
 
@@ -322,7 +325,7 @@ test("a rare word's messages are ranked however many newer messages hold a commo
   const deploys = Array.from({ length: 2_100 }, (_, i) => `deploy number ${i} went out to production`);
   for (const limit of ["4194304", "65536"]) {
     // The default history.json keeps every message recent; 64 KiB leaves the old ones in the archive only.
-    const { api } = openTemp({ env: { MEMVOY_LIMITS_MAX_HISTORY_BYTES: limit }, now: () => NOW, drain: "off" });
+    const { home, api } = openTemp({ env: { MEMVOY_LIMITS_MAX_HISTORY_BYTES: limit }, now: () => NOW, drain: "off" });
     try {
       addTexts(api, "s", [...old, ...deploys], daysAgo(1));
       for (const session of [undefined, "s"]) {
@@ -330,6 +333,16 @@ test("a rare word's messages are ranked however many newer messages hold a commo
         const top = r.hits.slice(0, 2).map((h) => h.message.content);
         expect({ limit, session, top: top.sort() }).toEqual({ limit, session, top: [...old].sort() });
         expect(r.hits[0]!.message.recent).toBe(limit === "4194304");
+      }
+      // Hybrid search's bm25 list over the recent tier, as it ranks them.
+      if (limit === "4194304") {
+        const db = openDatabase(join(home, ".store", "history.db"));
+        try {
+          const ranked = rankRecentRows(db, "deploy zebra", {}, 3).map((x) => x.message.content);
+          expect(ranked.slice(0, 2).sort()).toEqual([...old].sort());
+        } finally {
+          db.close();
+        }
       }
     } finally {
       api.close();
