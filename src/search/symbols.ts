@@ -1,6 +1,7 @@
 // Symbols in a query (`<`, `&&`, `->`, `::`, `#123`, `C++`, `.env`): the word index drops punctuation, so
 // each symbol-bearing piece of the query must appear verbatim in a hit (case and runs of whitespace aside).
 // An operator standing alone takes its neighbours with it: `c > d` asks for "c > d", not for c and d.
+import { CJK_RUN } from "../shared/search-form.ts";
 
 /**
  * Quotes and brackets around a word are not part of what is looked for: of any script (« », „ “, 「 」, 《 》), and
@@ -9,6 +10,12 @@
 const WRAP = /^["'`¿¡\p{Ps}\p{Pi}\p{Pf}]+|["'`\p{Ps}\p{Pe}\p{Pi}\p{Pf}]+$/gu;
 /** Sentence punctuation after a word ("works?", "this,", "数据库。", "العربية؟"). */
 const TRAIL = /[?!,.;:。、؟،؛।]+$/u;
+/**
+ * Punctuation beside Chinese, Japanese or Korean text: those scripts write no space between words or clauses, so
+ * their commas, full stops and quotes separate words as spaces do ("快取失效，怎麼處理？", "「ログ」の確認").
+ */
+const CJK_CHAR = CJK_RUN.source.replace(/\+$/, "");
+const CJK_PUNCTUATION = new RegExp(`(?<=${CJK_CHAR})\\p{P}+|\\p{P}+(?=${CJK_CHAR})`, "gu");
 /** A word (its marks too: नमस्ते is one word, not a symbol). */
 const WORDISH = /^[\p{L}\p{N}_][\p{L}\p{N}\p{M}_]*$/u;
 
@@ -38,7 +45,7 @@ export function normalizeText(text: string, asTyped = false): string {
  * query-terms.ts hasCompatibilityForms), in query order; none for plain words.
  */
 export function querySymbols(query: string, asTyped = false): string[] {
-  const text = normalizeText(query, asTyped).trim();
+  const text = normalizeText(query, asTyped).replace(CJK_PUNCTUATION, " ").trim();
   // Each run of non-spaces that holds more than quotes and brackets, stripped (what it is decides its part),
   // with where it starts and ends in the text.
   const chunks: { c: string; from: number; to: number }[] = [];

@@ -157,7 +157,7 @@ test("a hit of a symbol query shows and highlights the piece, however far into i
   }
 }, 30_000);
 
-test("quotes and sentence punctuation of any script around a word are not looked for", async () => {
+test("quotes and sentence punctuation of any script around a word, or between CJK words, are not looked for", async () => {
   // 4 KiB history.json: the first messages are compacted into the archive, the last ones stay recent.
   const { api } = openTemp({ env: { MEMVOY_LIMITS_MAX_HISTORY_BYTES: "4096" }, now: () => NOW, drain: "off" });
   try {
@@ -173,6 +173,9 @@ test("quotes and sentence punctuation of any script around a word are not looked
       ["《数据库》", texts[0]!],
       ["数据库。", texts[0]!],
       ["数据库、", texts[0]!],
+      // No space between words or clauses: the punctuation between them separates them.
+      ["数据库，迁移？", texts[0]!],
+      ["「数据库」迁移", texts[0]!],
       ["«crème brûlée»", texts[1]!],
       ["„brûlée“", texts[1]!],
       ["¿café?", texts[1]!],
