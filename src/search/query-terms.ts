@@ -40,6 +40,31 @@ const WORD = /[\p{L}\p{N}_][\p{L}\p{N}\p{M}_]*(?:['’][\p{L}][\p{L}\p{M}]*)*/gu
  */
 export const MAX_TERMS = 64;
 
+/** Japanese particles and okurigana (hiragana), and the Chinese possessive 的. */
+const PARTICLE = /[\u3041-\u309f]+|的/gu;
+
+/**
+ * A CJK run of a query cut at its particles ("東京の会議": 東京, 会議; "訂單的索引": 訂單, 索引): Chinese and Japanese
+ * write no space between words, so a question joins its words with them, and as one substring it is in no message.
+ * A particle is cut only between two stretches of 2+ other characters (a word of its own), so a word that holds one
+ * ("取り消し", "目的地") stays whole, and so does a run of hiragana alone.
+ */
+function particleParts(run: string): string[] {
+  const parts: string[] = [];
+  let from = 0;
+  for (const m of run.matchAll(PARTICLE)) {
+    const before = run.slice(from, m.index);
+    const after = run.slice(m.index + m[0].length).split(PARTICLE, 1)[0]!;
+    if (before.length >= 2 && after.length >= 2 && !PARTICLE_ONLY.test(before)) {
+      parts.push(before);
+      from = m.index + m[0].length;
+    }
+  }
+  parts.push(run.slice(from));
+  return parts;
+}
+const PARTICLE_ONLY = /^[\u3041-\u309f的]+$/u;
+
 /**
  * `typing`: a person is typing the query now, so its last word may be unfinished (the TUI says so; the CLI, API
  * and agents do not). `asTyped`: the query's characters as they are, instead of NFKC-normalised (see
@@ -58,7 +83,7 @@ export function queryTerms(query: string, options: { typing?: boolean; asTyped?:
   let last = 0;
   for (const m of text.matchAll(CJK_RUN)) {
     words(text.slice(last, m.index), push);
-    push({ text: m[0], cjk: true, stop: false });
+    for (const part of particleParts(m[0])) push({ text: part, cjk: true, stop: false });
     last = m.index! + m[0].length;
   }
   words(text.slice(last), push);

@@ -349,3 +349,34 @@ test("a rare word's messages are ranked however many newer messages hold a commo
     }
   }
 }, 60_000);
+
+test("a Chinese or Japanese question joined by particles finds the messages holding its words, in every mode", async () => {
+  // 4 KiB history.json: the first messages are compacted into the archive, the last ones stay recent.
+  const { api } = openTemp({ env: { MEMVOY_LIMITS_MAX_HISTORY_BYTES: "4096" }, now: () => NOW, drain: "off" });
+  try {
+    let day = 300;
+    const say = (content: string) => api.add("s", { role: "user", content, sendAt: daysAgo(day--) });
+    const texts = ["東京で会議があります。明日の午後三時です", "依使用者列出訂單的查詢在掃全表，要加索引"];
+    for (const t of texts) say(`舊 ${t}`);
+    say("取引の消去について");
+    for (let i = 0; i < 40; i++) say(`padding message ${i}${" filler".repeat(20)}`);
+    for (const t of texts) say(`新 ${t}`);
+    await api.drainEmbeddings();
+    for (const [query, text] of [
+      ["東京の会議", texts[0]!],
+      ["会議は明日", texts[0]!],
+      ["訂單的索引", texts[1]!],
+    ] as const)
+      for (const match of ["keyword", "hybrid", "semantic"] as const) {
+        const r = await api.search({ query, match, limit: 20 });
+        const tiers = r.hits.filter((h) => h.message.content.endsWith(text)).map((h) => h.message.recent);
+        // Semantic search covers the recent tier only.
+        const want = match === "semantic" ? [true] : [false, true];
+        expect({ query, match, tiers: [...new Set(tiers)].sort() }).toEqual({ query, match, tiers: want });
+      }
+    // A word that holds a particle stays whole: 取り消し is not 取 and 消 anywhere.
+    expect((await api.search({ query: "取り消し" })).hits).toEqual([]);
+  } finally {
+    api.close();
+  }
+}, 60_000);
