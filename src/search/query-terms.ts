@@ -44,26 +44,29 @@ export const MAX_TERMS = 64;
 const PARTICLE = /[\u3041-\u309f]+|的/gu;
 
 /**
- * A CJK run of a query cut at its particles ("東京の会議": 東京, 会議; "訂單的索引": 訂單, 索引): Chinese and Japanese
- * write no space between words, so a question joins its words with them, and as one substring it is in no message.
- * A particle is cut only between two stretches of 2+ other characters (a word of its own), so a word that holds one
- * ("取り消し", "目的地") stays whole, and so does a run of hiragana alone.
+ * A CJK run of a query cut at its particles ("東京の会議はいつですか": 東京, 会議; "訂單的索引": 訂單, 索引): Chinese
+ * and Japanese write no space between words, so a question joins its words with them, and as one substring it is in
+ * no message. A particle is cut where what stays on each side is 2+ characters (a word), at the run's start or end
+ * too ("この会議", "確認します"), so a word holding one stays whole or keeps its start ("取り消し": 取り消; "目的地"),
+ * and a run of hiragana alone stays as it is.
  */
 function particleParts(run: string): string[] {
   const parts: string[] = [];
   let from = 0;
   for (const m of run.matchAll(PARTICLE)) {
-    const before = run.slice(from, m.index);
-    const after = run.slice(m.index + m[0].length).split(PARTICLE, 1)[0]!;
-    if (before.length >= 2 && after.length >= 2 && !PARTICLE_ONLY.test(before)) {
-      parts.push(before);
-      from = m.index + m[0].length;
+    const start = m.index;
+    const end = start + m[0].length;
+    if (start === 0 && end === run.length) break;
+    const before = run.slice(from, start);
+    const after = run.slice(end).split(PARTICLE, 1)[0]!;
+    if ((before.length >= 2 || start === 0) && (after.length >= 2 || end === run.length)) {
+      if (before) parts.push(before);
+      from = end;
     }
   }
-  parts.push(run.slice(from));
+  if (from < run.length) parts.push(run.slice(from));
   return parts;
 }
-const PARTICLE_ONLY = /^[\u3041-\u309f的]+$/u;
 
 /**
  * `typing`: a person is typing the query now, so its last word may be unfinished (the TUI says so; the CLI, API
