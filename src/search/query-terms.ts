@@ -68,6 +68,20 @@ function particleParts(run: string): string[] {
   return parts;
 }
 
+/** Korean particles that follow a word (the object, topic, subject, place, ... markers), longest first. */
+const KOREAN_PARTICLE = /(?:에서|에게|한테|까지|부터|으로|처럼|보다|을|를|은|는|이|가|의|에|와|과|도|로|만)$/u;
+const HANGUL_WORD = /^[\uac00-\ud7a3]+$/u;
+
+/**
+ * A Korean word of the query without the particle it ends with, when a word of 2+ syllables stays ("회의록을":
+ * 회의록): messages say the word with other particles or none ("새 회의록"), and the word is the start of each.
+ */
+function withoutKoreanParticle(word: string): string {
+  if (!HANGUL_WORD.test(word)) return word;
+  const m = KOREAN_PARTICLE.exec(word);
+  return m && m.index >= 2 ? word.slice(0, m.index) : word;
+}
+
 /**
  * `typing`: a person is typing the query now, so its last word may be unfinished (the TUI says so; the CLI, API
  * and agents do not). `asTyped`: the query's characters as they are, instead of NFKC-normalised (see
@@ -86,7 +100,7 @@ export function queryTerms(query: string, options: { typing?: boolean; asTyped?:
   let last = 0;
   for (const m of text.matchAll(CJK_RUN)) {
     words(text.slice(last, m.index), push);
-    for (const part of particleParts(m[0])) push({ text: part, cjk: true, stop: false });
+    for (const part of particleParts(m[0])) push({ text: withoutKoreanParticle(part), cjk: true, stop: false });
     last = m.index! + m[0].length;
   }
   words(text.slice(last), push);

@@ -350,13 +350,17 @@ test("a rare word's messages are ranked however many newer messages hold a commo
   }
 }, 60_000);
 
-test("a Chinese or Japanese question joined by particles finds the messages holding its words, in every mode", async () => {
+test("a Chinese, Japanese or Korean question with particles finds the messages holding its words, in every mode", async () => {
   // 4 KiB history.json: the first messages are compacted into the archive, the last ones stay recent.
   const { api } = openTemp({ env: { MEMVOY_LIMITS_MAX_HISTORY_BYTES: "4096" }, now: () => NOW, drain: "off" });
   try {
     let day = 300;
     const say = (content: string) => api.add("s", { role: "user", content, sendAt: daysAgo(day--) });
-    const texts = ["東京で会議があります。明日の午後三時です", "依使用者列出訂單的查詢在掃全表，要加索引"];
+    const texts = [
+      "東京で会議があります。明日の午後三時です",
+      "依使用者列出訂單的查詢在掃全表，要加索引",
+      "새 회의록 업로드 완료",
+    ];
     for (const t of texts) say(`舊 ${t}`);
     say("取引の消去について");
     for (let i = 0; i < 40; i++) say(`padding message ${i}${" filler".repeat(20)}`);
@@ -369,6 +373,8 @@ test("a Chinese or Japanese question joined by particles finds the messages hold
       ["会議はいつですか", texts[0]!],
       ["この会議", texts[0]!],
       ["訂單的索引", texts[1]!],
+      // A Korean word with the particle a question gives it.
+      ["회의록을 찾아줘", texts[2]!],
     ] as const)
       for (const match of ["keyword", "hybrid", "semantic"] as const) {
         const r = await api.search({ query, match, limit: 20 });
