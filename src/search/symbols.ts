@@ -19,17 +19,23 @@ const CJK_PUNCTUATION = new RegExp(`(?<=${CJK_CHAR})\\p{P}+|\\p{P}+(?=${CJK_CHAR
 /** A word (its marks too: नमस्ते is one word, not a symbol). */
 const WORDISH = /^[\p{L}\p{N}_][\p{L}\p{N}\p{M}_]*$/u;
 
+/** Markdown emphasis around a word (**rollback**, ~~old~~), as text copied from a rendered chat holds it. */
+const EMPHASIS = /^(\*{1,3}|~~)(?=[^\s*~]*[\p{L}\p{N}])([^\s*~](?:.*[^\s*~])?)\1$/u;
+/** An abbreviation of single letters and dots (e.g., i.e., a.m.), its last dot taken off as sentence punctuation. */
+const ABBREVIATION = /^\p{L}(?:\.\p{L})+$/u;
+
 function strip(chunk: string): string {
   let c = chunk;
   for (let prev = ""; prev !== c; ) {
     prev = c;
-    c = c.replace(WRAP, "");
+    c = c.replace(WRAP, "").replace(EMPHASIS, "$2");
     if (/[\p{L}\p{N}]/u.test(c)) c = c.replace(TRAIL, "");
   }
   return c;
 }
 
-const hasSymbol = (chunk: string) => !WORDISH.test(chunk.replace(/(?<=\p{L})[-'’](?=\p{L})/gu, ""));
+const hasSymbol = (chunk: string) =>
+  !ABBREVIATION.test(chunk) && !WORDISH.test(chunk.replace(/(?<=\p{L})[-'’](?=\p{L})/gu, ""));
 const onlySymbols = (chunk: string) => !/[\p{L}\p{N}]/u.test(chunk);
 
 /** Fold case (NFKC-normalised unless `asTyped`), as symbol pieces are compared. */

@@ -179,6 +179,8 @@ test("quotes and sentence punctuation of any script around a word, or between CJ
       ["«crème brûlée»", texts[1]!],
       ["„brûlée“", texts[1]!],
       ["¿café?", texts[1]!],
+      // Markdown emphasis is not a symbol either.
+      ["**brûlée**", texts[1]!],
       ["العربية؟", texts[2]!],
     ];
     for (const [query, text] of queries) {
@@ -190,6 +192,14 @@ test("quotes and sentence punctuation of any script around a word, or between CJ
         const want = match === "semantic" ? [true] : [false, true];
         expect({ query, match, tiers: [...new Set(tiers)].sort() }).toEqual({ query, match, tiers: want });
       }
+    }
+    // Nor is an abbreviation of letters and dots (its words are looked for, in both tiers).
+    const query = "crème, i.e. brûlée";
+    expect(querySymbols(query)).toEqual([]);
+    for (const match of ["keyword", "hybrid"] as const) {
+      const r = await api.search({ query, match, limit: 20 });
+      const tiers = r.hits.filter((h) => h.message.content.endsWith(texts[1]!)).map((h) => h.message.recent);
+      expect({ match, tiers: [...new Set(tiers)].sort() }).toEqual({ match, tiers: [false, true] });
     }
   } finally {
     api.close();
