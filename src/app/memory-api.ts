@@ -400,6 +400,7 @@ export class HomeMemory implements MaintenanceApi {
 
   /** Rebuild every vector with the configured embedder; resumes an interrupted rebuild. */
   reindex(options: ReindexOptions = {}): Promise<ReindexReport> {
+    this.#errorsUsed = true; // a full reindex rebuilds the error vectors too: their store is closed with the rest
     return this.#semantic.reindex(options);
   }
 

@@ -2,7 +2,7 @@
 // the vector store (refused by every command that opens them), and an entry of sessions/ named like a session
 // that is no folder (a file blocks that session; a link is never followed). --repair removes a linked lock file,
 // log or cache (the link only: memvoy creates it again) and moves a stray file out of sessions/.
-import { lstatSync, renameSync, rmSync } from "node:fs";
+import { existsSync, lstatSync, renameSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { dirEntries } from "../shared/dir-entries.ts";
 import { HomeLinkRefusedError } from "../shared/no-follow.ts";
@@ -11,6 +11,8 @@ import { nsToRfc3339 } from "../shared/time.ts";
 import { configuredEmbedderId } from "../embed/create-embedder.ts";
 import { refuseLinkedTables } from "../storage/lance/linked-tables.ts";
 import { queuedCount, recentCount } from "../storage/sqlite/embed-queue-repo.ts";
+import { countEmbeddedBy } from "../storage/sqlite/error-memory-repo.ts";
+import { embedderTableName, ERROR_TABLES } from "../storage/lance/embedder-tables.ts";
 import type { DoctorFinding } from "./doctor-finding.ts";
 import { messageVectorFolders } from "./vector-folders.ts";
 import { modeFindings } from "./doctor-modes.ts";
@@ -104,20 +106,32 @@ function vectorFindings(ctx: HomeCheckContext): DoctorFinding[] {
   }
   // Cheap, without LanceDB: no table folder at all (the store deleted, or left out of a backup), or none of the
   // configured embedder (its config changed since the vectors were made).
+  const out = errorVectorFindings(ctx, db);
   const folders = messageVectorFolders(ctx.paths.lance, ctx.config.embedder);
   const embedded = recentCount(db) - queuedCount(db);
-  if (embedded <= 0) return [];
+  if (embedded <= 0) return out;
   if (folders.none)
-    return [
-      {
-        problem: `${ctx.paths.lance} holds no message vectors, but ${embedded} recent message(s) were embedded: semantic search finds nothing until memvoy reindex runs`,
-        manual: true,
-      },
-    ];
-  if (folders.configured !== false) return [];
+    out.push({
+      problem: `${ctx.paths.lance} holds no message vectors, but ${embedded} recent message(s) were embedded: semantic search finds nothing until memvoy reindex runs`,
+      manual: true,
+    });
+  else if (folders.configured === false)
+    out.push({
+      problem: `the message vectors in ${ctx.paths.lance} come from another embedder than the configured one (${configuredEmbedderId(ctx.config.embedder)}): semantic search finds nothing until memvoy reindex runs`,
+      manual: true,
+    });
+  return out;
+}
+
+/** Error records the archive says the configured embedder embedded, while its error table's folder is gone. */
+function errorVectorFindings(ctx: HomeCheckContext, db: NonNullable<HomeCheckContext["db"]>): DoctorFinding[] {
+  const id = configuredEmbedderId(ctx.config.embedder);
+  if (id === undefined) return [];
+  const embedded = countEmbeddedBy(db, id, ctx.now());
+  if (embedded === 0 || existsSync(join(ctx.paths.lance, `${embedderTableName(ERROR_TABLES, id)}.lance`))) return [];
   return [
     {
-      problem: `the message vectors in ${ctx.paths.lance} come from another embedder than the configured one (${configuredEmbedderId(ctx.config.embedder)}): semantic search finds nothing until memvoy reindex runs`,
+      problem: `${ctx.paths.lance} holds no error-memory vectors of ${id}, but ${embedded} error record(s) were embedded: errors search finds them by keyword only until memvoy reindex runs`,
       manual: true,
     },
   ];

@@ -1,17 +1,40 @@
-// doctor's read of the home's message vectors, beside its synchronous checks: every table is read through once,
-// so that a data file or manifest gone or damaged (which semantic search and the drain fail on) is named with
-// the way out. Vectors in an object store are not read through: that would fetch every object.
+// doctor's read of the home's vectors (messages and error memory), beside its synchronous checks: every table is
+// read through once, so that a data file or manifest gone or damaged (which searches and the drain fail on) is
+// named with the way out. Vectors in an object store are not read through: that would fetch every object.
 import { describeError } from "../shared/describe-error.ts";
 import { HomeLinkRefusedError } from "../shared/no-follow.ts";
+import { openErrorVectors, type DamagedTable, type TableInfo } from "../storage/ports/vector-port.ts";
 import type { DoctorFinding } from "./doctor-finding.ts";
 import type { SemanticIndex } from "./embedding/semantic-index.ts";
-import { mayHoldVectors } from "./vector-location.ts";
+import { mayHoldVectors, vectorStoreLocation } from "./vector-location.ts";
+
+interface ReadableStore {
+  damagedTables(): Promise<DamagedTable[]>;
+  tables(): Promise<TableInfo[]>;
+  readThrough(embedderId: string): Promise<number>;
+}
 
 export async function vectorTableFindings(index: SemanticIndex): Promise<DoctorFinding[]> {
   if (index.ctx.config.vectors.uri || !mayHoldVectors(index.ctx)) return [];
+  const messages = await storeFindings(() => index.store());
+  const errors = await openErrorVectors(vectorStoreLocation(index.ctx)).then(
+    async (store) => {
+      try {
+        return await storeFindings(async () => store);
+      } finally {
+        store.close();
+      }
+    },
+    (err: unknown) => storeFindings(() => Promise.reject(err)),
+  );
+  // The store failing to open is named once.
+  return [...messages, ...errors.filter((e) => !messages.some((m) => m.problem === e.problem))];
+}
+
+async function storeFindings(open: () => Promise<ReadableStore>): Promise<DoctorFinding[]> {
   const problem = (err: unknown): DoctorFinding => ({ problem: describeError(err), manual: true });
   try {
-    const store = await index.store();
+    const store = await open();
     const out: DoctorFinding[] = (await store.damagedTables()).map((d) => problem(d.error));
     for (const t of await store.tables()) {
       try {

@@ -183,6 +183,7 @@ export class SharedVectors {
       resumed: false,
       dropped: [],
       waited: false,
+      errorsEmbedded: 0,
     };
     const turn = await this.#waitTurn(o.pendingOnly ? 0 : (o.waitMs ?? 30_000), o.signal);
     if (!turn) return { ...report, busy: true, remaining: await this.archive.queuedCount() };

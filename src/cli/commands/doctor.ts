@@ -36,9 +36,10 @@ sessions/ named like a session (commands on that session fail). --repair removes
 a linked lock file or log (the link only: memvoy creates the file again) and
 moves such a file out of sessions/, to <home>/NAME.stray-TIME. Files and folders
 of the home that other users may open (a restore under another umask) are named
-too, and --repair makes them private again (0600 / 0700). Every message vector
-table is read through: a damaged one (a data file gone, a manifest cut short) is
-named, and memvoy reindex rebuilds it from the archive.
+too, and --repair makes them private again (0600 / 0700). Every vector table
+(message vectors and error-memory vectors) is read through: a damaged one (a
+data file gone, a manifest cut short) is named, and memvoy reindex rebuilds it
+from the archive.
 
 A broken history.db (truncated, garbled, a wrong header) is named with what is
 wrong, what SQLite can still read and what a rebuild would lose. --repair then

@@ -13,9 +13,10 @@ import { progressBar } from "../progress.ts";
 export const usage = `
 Usage: memvoy reindex [--pending] [--json]
 
-Rebuild the vector of every recent message with the configured embedder
-([embedder] in config.toml), e.g. after changing it; vectors of other embedders
-are dropped once the rebuild is complete. A progress bar shows on a terminal.
+Rebuild the vector of every recent message and every error-memory record with
+the configured embedder ([embedder] in config.toml), e.g. after changing it or
+when doctor names a damaged vector table; vectors of other embedders are
+dropped once the rebuild is complete. A progress bar shows on a terminal.
 Ctrl-C stops after the current batch; run memvoy reindex again to resume.
 A second memvoy reindex on the same home waits for the first to finish, then
 embeds only what was queued since (or resumes the first if it was interrupted).
@@ -104,6 +105,7 @@ async function reindex(api: Pick<HomeMemory, "reindex">, p: Parsed, signal: Abor
         failed: r.failed,
         resumed: r.resumed,
         dropped: r.dropped,
+        errorsEmbedded: r.errorsEmbedded,
         busy: r.busy,
         waited: r.waited,
         error: r.error ?? null,
@@ -114,7 +116,7 @@ async function reindex(api: Pick<HomeMemory, "reindex">, p: Parsed, signal: Abor
         println(`${r.embedderId}: the other reindex rebuilt every vector; nothing was left to embed`);
       else
         println(
-          `${r.embedderId}: embedded ${r.embedded} message(s)${r.remaining ? `, ${r.remaining} left` : ""}${r.dropped.length ? `; dropped vectors of ${r.dropped.join(", ")}` : ""}`,
+          `${r.embedderId}: embedded ${r.embedded} message(s)${r.remaining ? `, ${r.remaining} left` : ""}${r.errorsEmbedded ? ` and ${r.errorsEmbedded} error record(s)` : ""}${r.dropped.length ? `; dropped vectors of ${r.dropped.join(", ")}` : ""}`,
         );
     }
     if (r.error !== undefined) {

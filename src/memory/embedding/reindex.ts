@@ -13,6 +13,8 @@ import { drainQueue, type DrainReport } from "./drain.ts";
 import type { SemanticIndex } from "./semantic-index.ts";
 import { refreshBackground } from "./background-stats.ts";
 import { waitVectorWriteLock } from "./vector-write-lock.ts";
+import { completeErrorVectors, restartErrorVectors } from "../error-memory/error-vectors.ts";
+import { describeError } from "../../shared/describe-error.ts";
 
 const TARGET = "reindex_target";
 /** Held by a full reindex for its whole run, in the home's .store. */
@@ -37,6 +39,8 @@ export interface ReindexReport extends DrainReport {
   dropped: string[];
   /** It waited for another reindex of this home (which, unless interrupted, left only what was queued since). */
   waited: boolean;
+  /** Error-memory records embedded by this run (a full reindex rebuilds their vectors too). */
+  errorsEmbedded: number;
 }
 
 export async function reindex(index: SemanticIndex, o: ReindexOptions = {}): Promise<ReindexReport> {
@@ -76,6 +80,8 @@ async function rebuild(index: SemanticIndex, o: ReindexOptions, waited: boolean)
     await underVectorLock(index, o.signal, async () => {
       await store.drop(embedder.id);
       index.forgetTables();
+      // Error memory's vectors are rebuilt as well: their table may be damaged, gone, or another embedder's.
+      await restartErrorVectors(index.ctx, embedder.id);
       withWriteLock(db, () => {
         requeueRecent(db);
         setEmbedState(db, TARGET, embedder.id);
@@ -92,14 +98,26 @@ async function rebuild(index: SemanticIndex, o: ReindexOptions, waited: boolean)
     lingerMs: o.lingerMs,
   });
   const dropped: string[] = [];
+  let errorsEmbedded = 0;
   const rebuilding = getEmbedState(db, TARGET) === embedder.id;
+  if (rebuilding && report.remaining === 0 && !report.error) {
+    try {
+      const errors = await completeErrorVectors(index.ctx, embedder, o.signal);
+      errorsEmbedded = errors.embedded;
+      dropped.push(...errors.dropped);
+    } catch (err) {
+      if (o.signal?.aborted) throw err;
+      // The rebuild stays open: the next reindex resumes it.
+      report.error = `error memory: ${describeError(err)}`;
+    }
+  }
   if (rebuilding && report.remaining === 0 && !report.error) {
     // Compaction racing a drain's upserts would conflict, as in the nightly maintenance.
     await underVectorLock(index, o.signal, async () => {
       for (const t of await store.tables()) {
         if (t.embedderId === embedder.id) continue;
         await store.drop(t.embedderId);
-        dropped.push(t.embedderId);
+        if (!dropped.includes(t.embedderId)) dropped.push(t.embedderId);
       }
       // An older table LanceDB cannot open (whose embedder cannot be read) goes too.
       for (const d of await store.damagedTables()) {
@@ -114,7 +132,7 @@ async function rebuild(index: SemanticIndex, o: ReindexOptions, waited: boolean)
       withWriteLock(db, () => setEmbedState(db, TARGET, undefined));
     });
   }
-  return { ...report, embedderId: embedder.id, resumed, dropped, waited };
+  return { ...report, embedderId: embedder.id, resumed, dropped, waited, errorsEmbedded };
 }
 
 /** Run `work` holding the vector write lock, waiting for a drain that holds it (until `signal` aborts). */

@@ -3,8 +3,13 @@
 import { createEmbedder } from "../../embed/create-embedder.ts";
 import type { Embedder } from "../../embed/embedder.ts";
 import { openErrorVectors, type ErrorVectors } from "../../storage/ports/vector-port.ts";
-import { vectorStoreLocation } from "../vector-location.ts";
-import { listUnembedded, markEmbedded } from "../../storage/sqlite/error-memory-repo.ts";
+import { mayHoldVectors, vectorStoreLocation } from "../vector-location.ts";
+import {
+  clearEmbedded,
+  countUnembedded,
+  listUnembedded,
+  markEmbedded,
+} from "../../storage/sqlite/error-memory-repo.ts";
 import { withWriteLock } from "../../storage/sqlite/write-lock.ts";
 import type { MemoryContext } from "../memory-context.ts";
 
@@ -72,4 +77,34 @@ export async function embedPendingErrors(
     if (pending.length < BATCH) break;
   }
   return done;
+}
+
+/** A rebuild's start: `embedderId`'s error table dropped (it may be damaged) and every record waiting for a vector. */
+export async function restartErrorVectors(ctx: MemoryContext, embedderId: string): Promise<void> {
+  if (mayHoldVectors(ctx)) await (await errorVectorStore(ctx)).drop(embedderId);
+  withWriteLock(ctx.db, () => clearEmbedded(ctx.db));
+}
+
+export interface ErrorVectorsRebuilt {
+  /** Records embedded now. */
+  embedded: number;
+  /** Tables dropped: other embedders' (by embedder id) and damaged ones (by table name). */
+  dropped: string[];
+}
+
+/** A rebuild's end: every live record without a vector embedded, then other embedders' and damaged tables dropped. */
+export async function completeErrorVectors(
+  ctx: MemoryContext,
+  embedder: Embedder,
+  signal?: AbortSignal,
+): Promise<ErrorVectorsRebuilt> {
+  const embedded = await embedPendingErrors(ctx, embedder, Number.MAX_SAFE_INTEGER, signal);
+  if (!mayHoldVectors(ctx) || countUnembedded(ctx.db, embedder.id, ctx.now()) > 0) return { embedded, dropped: [] };
+  const store = await errorVectorStore(ctx);
+  const dropped = await store.dropAllBut(embedder.id);
+  for (const d of await store.damagedTables()) {
+    await store.dropTable(d.table);
+    dropped.push(d.table);
+  }
+  return { embedded, dropped };
 }

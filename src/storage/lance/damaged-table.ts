@@ -1,7 +1,10 @@
 // A vector table LanceDB can no longer read (a data file or manifest missing, cut short or garbled): named with
 // the way out, since every vector is made again from the archive.
+import type { Connection, Table } from "@lancedb/lancedb";
 import { lanceReason } from "../../shared/describe-error.ts";
 import { errorMessage, namedError } from "../../shared/errors.ts";
+import type { DamagedTable } from "../ports/vector-port.ts";
+import { openIfExists } from "./connect-store.ts";
 
 export const VectorTableDamagedError = namedError<{ table: string; reason: string }>(
   "VectorTableDamagedError",
@@ -19,4 +22,46 @@ export function asDamaged(err: unknown, table: string): unknown {
   if (err instanceof VectorTableDamagedError) return err;
   const text = errorMessage(err);
   return DAMAGE.test(text) ? new VectorTableDamagedError({ table, reason: lanceReason(text) }, { cause: err }) : err;
+}
+
+/** The tables named `prefix…` that LanceDB cannot open at all (a manifest cut short or garbled). */
+export async function damagedTablesOf(conn: Connection, prefix: string): Promise<DamagedTable[]> {
+  const out: DamagedTable[] = [];
+  for (const name of (await conn.tableNames()).filter((n) => n.startsWith(prefix))) {
+    try {
+      (await openIfExists(conn, name))?.close();
+    } catch (err) {
+      const damaged = asDamaged(err, name);
+      if (!(damaged instanceof VectorTableDamagedError)) throw err;
+      out.push({ table: name, error: damaged });
+    }
+  }
+  return out;
+}
+
+/** Read every row of table `name` through (doctor): how many; a damaged table throws VectorTableDamagedError. */
+export async function readThroughTable(conn: Connection, name: string): Promise<number> {
+  // A deletion may clean the version being read (its files go): read the latest again before calling it damage.
+  for (let attempt = 1; ; attempt++) {
+    let t: Table | undefined;
+    try {
+      t = await openIfExists(conn, name);
+      if (!t) return 0;
+      let rows = 0;
+      for await (const batch of t.query()) rows += batch.numRows;
+      return rows;
+    } catch (err) {
+      if (attempt >= 3) throw asDamaged(err, name);
+    } finally {
+      t?.close();
+    }
+  }
+}
+
+/** Drop table `name` if it exists, damaged or not (a table that cannot be opened can still be dropped). */
+export async function dropIfExists(conn: Connection, name: string): Promise<void> {
+  const t = await openIfExists(conn, name).catch(() => "damaged" as const);
+  if (!t) return;
+  if (t !== "damaged") t.close();
+  await conn.dropTable(name);
 }

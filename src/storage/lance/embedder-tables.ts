@@ -5,6 +5,9 @@ import { openIfExists } from "./connect-store.ts";
 
 export type { TableInfo };
 
+/** How the error-memory vector tables' names start (one table per embedder). */
+export const ERROR_TABLES = "error_memory_";
+
 /** The schema metadata key that names the embedder a table's vectors came from. */
 export const EMBEDDER_KEY = "memvoy.embedder";
 

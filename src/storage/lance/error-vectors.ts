@@ -3,13 +3,20 @@
 import type { Table } from "@lancedb/lancedb";
 import { VectorStoreRefusedError } from "./store-refused.ts";
 import { errorMessage, namedError } from "../../shared/errors.ts";
-import type { ErrorVector, ErrorVectorHit, ErrorVectors } from "../ports/vector-port.ts";
+import type { DamagedTable, ErrorVector, ErrorVectorHit, ErrorVectors } from "../ports/vector-port.ts";
 import type { VectorLocation } from "../ports/vector-location.ts";
 import { HomeLinkRefusedError } from "../../shared/no-follow.ts";
 import { ConnectedStore, connectStore, locationLabel, openIfExists } from "./connect-store.ts";
 import { loadLanceDb } from "./load-lancedb.ts";
-import { EMBEDDER_KEY, embedderTableName, embedderTables, type TableInfo } from "./embedder-tables.ts";
+import { EMBEDDER_KEY, ERROR_TABLES, embedderTableName, embedderTables, type TableInfo } from "./embedder-tables.ts";
 import { assertDimensions } from "./vector-dimension.ts";
+import {
+  asDamaged,
+  damagedTablesOf,
+  dropIfExists,
+  readThroughTable,
+  VectorTableDamagedError,
+} from "./damaged-table.ts";
 
 /** LanceDB refused to open the store or create an embedder's table; `reason` is its own first words. */
 export const ErrorVectorStoreError = namedError<
@@ -21,7 +28,7 @@ export const ErrorVectorStoreError = namedError<
 );
 export type ErrorVectorStoreError = InstanceType<typeof ErrorVectorStoreError>;
 
-const PREFIX = "error_memory_";
+const PREFIX = ERROR_TABLES;
 
 export type { ErrorVector, ErrorVectorHit };
 
@@ -114,7 +121,7 @@ export class ErrorVectorStore extends ConnectedStore implements ErrorVectors {
         return await read(t);
       } catch (err) {
         this.#drop(embedderId, kept);
-        if (attempt >= 1) throw err;
+        if (attempt >= 1) throw asDamaged(err, errorTableName(embedderId));
       } finally {
         kept.done();
       }
@@ -265,7 +272,34 @@ export class ErrorVectorStore extends ConnectedStore implements ErrorVectors {
 
   /** Every error table with the embedder its vectors came from. */
   tables(probe: readonly string[] = []): Promise<TableInfo[]> {
-    return embedderTables(this.conn, PREFIX, probe);
+    // A local table LanceDB cannot open is left out (damagedTables() names it), as for the message vectors.
+    return embedderTables(
+      this.conn,
+      PREFIX,
+      probe,
+      (err, name) => this.dir !== undefined && asDamaged(err, name) instanceof VectorTableDamagedError,
+    );
+  }
+
+  damagedTables(): Promise<DamagedTable[]> {
+    return damagedTablesOf(this.conn, PREFIX);
+  }
+
+  readThrough(embedderId: string): Promise<number> {
+    return readThroughTable(this.conn, errorTableName(embedderId));
+  }
+
+  /** Drop `embedderId`'s table, damaged or not. */
+  drop(embedderId: string): Promise<void> {
+    return this.dropTable(errorTableName(embedderId));
+  }
+
+  /** Drop a table by its name (a damaged one included). */
+  dropTable(name: string): Promise<void> {
+    return this.#write(async () => {
+      await dropIfExists(this.conn, name);
+      this.committed();
+    });
   }
 
   /** Delete these record ids from every error table. */

@@ -9,7 +9,13 @@ import { ConnectedStore, connectStore, locationLabel, openIfExists } from "./con
 import { loadLanceDb } from "./load-lancedb.ts";
 import { VectorStoreRefusedError } from "./store-refused.ts";
 import { VectorTable } from "./vector-table.ts";
-import { asDamaged, VectorTableDamagedError } from "./damaged-table.ts";
+import {
+  asDamaged,
+  damagedTablesOf,
+  dropIfExists,
+  readThroughTable,
+  VectorTableDamagedError,
+} from "./damaged-table.ts";
 import { EMBEDDER_KEY, embedderTableName, embedderTables, type TableInfo } from "./embedder-tables.ts";
 
 /** LanceDB refused to open the store or create a table; `reason` is its own first words. */
@@ -50,18 +56,8 @@ export class VectorStore extends ConnectedStore implements MessageVectors {
     return embedderTables(this.conn, "messages_", probe, (err, name) => this.dir !== undefined && isDamage(err, name));
   }
 
-  async damagedTables(): Promise<DamagedTable[]> {
-    const out: DamagedTable[] = [];
-    for (const name of (await this.conn.tableNames()).filter((n) => n.startsWith("messages_"))) {
-      try {
-        (await openIfExists(this.conn, name))?.close();
-      } catch (err) {
-        const damaged = asDamaged(err, name);
-        if (!(damaged instanceof VectorTableDamagedError)) throw err;
-        out.push({ table: name, error: damaged });
-      }
-    }
-    return out;
+  damagedTables(): Promise<DamagedTable[]> {
+    return damagedTablesOf(this.conn, "messages_");
   }
 
   async dropTable(name: string): Promise<void> {
@@ -92,34 +88,14 @@ export class VectorStore extends ConnectedStore implements MessageVectors {
     return VectorTable.wrap(t, dim, this.dir);
   }
 
-  async readThrough(embedderId: string): Promise<number> {
-    const name = tableNameFor(embedderId);
-    // A deletion may clean the version being read (its files go): read the latest again before calling it damage.
-    for (let attempt = 1; ; attempt++) {
-      let t: Table | undefined;
-      try {
-        t = await openIfExists(this.conn, name);
-        if (!t) return 0;
-        let rows = 0;
-        for await (const batch of t.query()) rows += batch.numRows;
-        return rows;
-      } catch (err) {
-        if (attempt >= 3) throw asDamaged(err, name);
-      } finally {
-        t?.close();
-      }
-    }
+  readThrough(embedderId: string): Promise<number> {
+    return readThroughTable(this.conn, tableNameFor(embedderId));
   }
 
   async drop(embedderId: string): Promise<void> {
-    const name = tableNameFor(embedderId);
     // A damaged table (a manifest cut short) cannot be opened, yet it can be dropped: that is how reindex
     // rebuilds it.
-    const t = await openIfExists(this.conn, name).catch(() => "damaged" as const);
-    if (t) {
-      if (t !== "damaged") t.close();
-      await this.conn.dropTable(name);
-    }
+    await dropIfExists(this.conn, tableNameFor(embedderId));
     this.committed();
   }
 }

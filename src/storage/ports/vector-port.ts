@@ -111,6 +111,14 @@ export interface ErrorVectors {
   deleteIds(ids: readonly string[], probe?: readonly string[]): Promise<void>;
   ids(embedderId: string): Promise<string[]>;
   dropAllBut(embedderId: string): Promise<string[]>;
+  /** Drop one embedder's table, damaged or not. */
+  drop(embedderId: string): Promise<void>;
+  /** Read every row of one embedder's table through (doctor): how many; a damaged table throws. */
+  readThrough(embedderId: string): Promise<number>;
+  /** The tables that cannot be opened at all (a manifest cut short), which tables() leaves out. */
+  damagedTables(): Promise<DamagedTable[]>;
+  /** Drop a table by its name (a damaged one, whose embedder cannot be read). */
+  dropTable(name: string): Promise<void>;
   maintain(): Promise<void>;
   close(): void;
 }

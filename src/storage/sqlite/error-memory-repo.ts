@@ -263,6 +263,19 @@ export function countUnembedded(db: Database, embedderId: string, now: bigint): 
   return Number(r.n);
 }
 
+/** Live records whose vector `embedderId` made. */
+export function countEmbeddedBy(db: Database, embedderId: string, now: bigint): number {
+  const r = db
+    .query("SELECT count(*) AS n FROM error_records WHERE embedded_by = ? AND expires_at > ?")
+    .get(embedderId, now) as { n: bigint };
+  return Number(r.n);
+}
+
+/** Every record waiting for a vector again (a rebuild of the error vectors). */
+export function clearEmbedded(db: Database): void {
+  db.run("UPDATE error_records SET embedded_by = NULL WHERE embedded_by IS NOT NULL");
+}
+
 /** Record that the vector of this revision is stored; a record changed meanwhile stays pending. */
 export function markEmbedded(
   db: Database,

@@ -1,0 +1,85 @@
+// Error memory's vectors damaged or gone (a data file removed, the table's folder left out of a backup): errors
+// search still answers by keyword and names the damage, doctor names it, and reindex rebuilds them from the archive.
+import { afterAll, expect, test } from "bun:test";
+import { readdirSync, rmSync } from "node:fs";
+import { join } from "node:path";
+import { cli, removeTempHomes, tempHome } from "../fixture/home.ts";
+
+afterAll(removeTempHomes);
+
+const RECORDS = [
+  ["npm", "npm ERR! code ERESOLVE could not resolve the dependency tree", "npm install --legacy-peer-deps"],
+  ["git", "fatal: pathspec 'notes.txt' did not match any files", "check the file name with git status"],
+  [
+    "docker",
+    "permission denied while trying to connect to the Docker daemon socket",
+    "add the user to the docker group",
+  ],
+] as const;
+
+async function errorHome(): Promise<string> {
+  const home = tempHome("memvoy-errvec-");
+  for (const [tool, error, fix] of RECORDS)
+    expect((await cli(["errors", "record", "--tool", tool, "--error", error, "--fix", fix], { home })).code).toBe(0);
+  return home;
+}
+
+function errorTable(home: string): string {
+  const lance = join(home, ".store", "lance");
+  const name = readdirSync(lance).find((n) => n.startsWith("error_memory_"));
+  expect(name).toBeDefined();
+  return join(lance, name!);
+}
+
+async function lookup(home: string) {
+  const r = await cli(["errors", "search", "the dependency tree could not be resolved", "--json"], { home });
+  expect(r.code).toBe(0);
+  return JSON.parse(r.stdout) as { hits: { tool: string; matchedBy: string[] }[]; notes: string[] };
+}
+
+async function expectRebuilt(home: string): Promise<void> {
+  const rebuilt = await cli(["reindex"], { home });
+  expect(rebuilt.stderr).toBe("");
+  expect(rebuilt.code).toBe(0);
+  expect(rebuilt.stdout).toContain("and 3 error record(s)");
+  const after = await lookup(home);
+  expect(after.notes).toEqual([]);
+  expect(after.hits[0]!.tool).toBe("npm");
+  expect(after.hits[0]!.matchedBy).toContain("semantic");
+  const doctor = await cli(["doctor"], { home });
+  expect(doctor.stdout).toContain("all good");
+  expect(doctor.code).toBe(0);
+}
+
+test("a data file of the error vectors removed: search names it, doctor too, reindex rebuilds them", async () => {
+  const home = await errorHome();
+  const data = join(errorTable(home), "data");
+  for (const f of readdirSync(data)) rmSync(join(data, f));
+
+  const broken = await lookup(home);
+  expect(broken.hits[0]!.tool).toBe("npm"); // by keyword
+  expect(broken.notes).toHaveLength(1);
+  expect(broken.notes[0]).toMatch(
+    /^semantic lookup unavailable, keyword results only: the vector table error_memory_\S+ is damaged \(.+\); run memvoy reindex to rebuild it from the archive$/,
+  );
+  const doctor = await cli(["doctor"], { home });
+  expect(doctor.code).toBe(1);
+  expect(doctor.stdout).toMatch(/\nthe vector table error_memory_\S+ is damaged \(.+\); run memvoy reindex/);
+
+  await expectRebuilt(home);
+}, 60_000);
+
+test("the error vectors' table gone while the archive says they were made: doctor names it, reindex embeds them", async () => {
+  const home = await errorHome();
+  rmSync(errorTable(home), { recursive: true });
+
+  const before = await lookup(home);
+  expect(before.hits[0]!.matchedBy).toEqual(["keyword"]);
+  const doctor = await cli(["doctor"], { home });
+  expect(doctor.code).toBe(1);
+  expect(doctor.stdout).toContain(
+    "holds no error-memory vectors of builtin:v1:384, but 3 error record(s) were embedded: errors search finds them by keyword only until memvoy reindex runs",
+  );
+
+  await expectRebuilt(home);
+}, 60_000);
