@@ -44,6 +44,13 @@ const damages: [string, (dir: string) => void][] = [
         .filter((f) => f.endsWith(".manifest"))
         .forEach((f) => truncateSync(join(dir, "_versions", f), 50)),
   ],
+  [
+    "every manifest cut to a few bytes",
+    (dir) =>
+      readdirSync(join(dir, "_versions"))
+        .filter((f) => f.endsWith(".manifest"))
+        .forEach((f) => truncateSync(join(dir, "_versions", f), 10)),
+  ],
 ];
 
 for (const [what, damage] of damages) {

@@ -15,7 +15,7 @@ export type VectorTableDamagedError = InstanceType<typeof VectorTableDamagedErro
 
 // LanceDB's words for a file of the table that is gone or unreadable (read by experiment on each kind of damage).
 const DAMAGE =
-  /\bNot found: \S*\.(?:lance|manifest|txn)\b|\bcorrupt\b|file size is too small|failed to fill whole buffer|Invalid range \d+\.\.\d+ for object of size/i;
+  /\bNot found: \S*\.(?:lance|manifest|txn)\b|\bcorrupt\b|file size is too small|failed to fill whole buffer|does not have sufficient data|Invalid range \d+\.\.\d+ for object of size/i;
 
 /** `err` as a VectorTableDamagedError of `table` when it says a file of the table is damaged or missing. */
 export function asDamaged(err: unknown, table: string): unknown {
