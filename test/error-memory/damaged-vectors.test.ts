@@ -1,7 +1,7 @@
 // Error memory's vectors damaged or gone (a data file removed, the table's folder left out of a backup): errors
 // search still answers by keyword and names the damage, doctor names it, and reindex rebuilds them from the archive.
 import { afterAll, expect, test } from "bun:test";
-import { readdirSync, rmSync } from "node:fs";
+import { readdirSync, rmSync, truncateSync } from "node:fs";
 import { join } from "node:path";
 import { cli, removeTempHomes, tempHome } from "../fixture/home.ts";
 
@@ -16,6 +16,10 @@ const RECORDS = [
     "add the user to the docker group",
   ],
 ] as const;
+
+const RECORD_AGAIN = ["--tool", RECORDS[0][0], "--error", RECORDS[0][1], "--fix", RECORDS[0][2]];
+
+const recordedId = (stdout: string) => /^recorded (\w+)/.exec(stdout)![1]!;
 
 async function errorHome(): Promise<string> {
   const home = tempHome("memvoy-errvec-");
@@ -34,7 +38,7 @@ function errorTable(home: string): string {
 async function lookup(home: string) {
   const r = await cli(["errors", "search", "the dependency tree could not be resolved", "--json"], { home });
   expect(r.code).toBe(0);
-  return JSON.parse(r.stdout) as { hits: { tool: string; matchedBy: string[] }[]; notes: string[] };
+  return JSON.parse(r.stdout) as { hits: { id: string; tool: string; matchedBy: string[] }[]; notes: string[] };
 }
 
 async function expectRebuilt(home: string): Promise<void> {
@@ -65,6 +69,41 @@ test("a data file of the error vectors removed: search names it, doctor too, rei
   const doctor = await cli(["doctor"], { home });
   expect(doctor.code).toBe(1);
   expect(doctor.stdout).toMatch(/\nthe vector table error_memory_\S+ is damaged \(.+\); run memvoy reindex/);
+
+  const removed = await cli(["errors", "rm", (await lookup(home)).hits[0]!.id], { home });
+  expect(removed.code).toBe(0);
+  expect(removed.stderr).toMatch(
+    /^memvoy: vectors of removed records stay until the next sweep: the vector table error_memory_\S+ is damaged \(.+\); run memvoy reindex/,
+  );
+  expect((await cli(["errors", "record", ...RECORD_AGAIN], { home })).code).toBe(0);
+
+  await expectRebuilt(home);
+}, 60_000);
+
+test("every manifest of the error vectors cut short: record and search name it, reindex rebuilds them", async () => {
+  const home = await errorHome();
+  const versions = join(errorTable(home), "_versions");
+  for (const f of readdirSync(versions).filter((n) => n.endsWith(".manifest"))) truncateSync(join(versions, f), 10);
+
+  const recorded = await cli(
+    ["errors", "record", "--tool", "pip", "--error", "No matching distribution", "--fix", "pin it"],
+    {
+      home,
+    },
+  );
+  expect(recorded.code).toBe(0);
+  expect(recorded.stderr).toMatch(
+    /^memvoy: recorded without a vector for now .*: the vector table error_memory_\S+ is damaged \(.+\); run memvoy reindex/,
+  );
+  const broken = await lookup(home);
+  expect(broken.hits[0]!.tool).toBe("npm");
+  expect(broken.notes[0]).toMatch(
+    /^semantic lookup unavailable, keyword results only: the vector table error_memory_\S+ is damaged/,
+  );
+  const doctor = await cli(["doctor"], { home });
+  expect(doctor.code).toBe(1);
+  expect(doctor.stdout).toMatch(/\nthe vector table error_memory_\S+ is damaged \(.+\); run memvoy reindex/);
+  expect((await cli(["errors", "rm", recordedId(recorded.stdout)], { home })).code).toBe(0);
 
   await expectRebuilt(home);
 }, 60_000);

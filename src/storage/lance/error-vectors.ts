@@ -101,7 +101,10 @@ export class ErrorVectorStore extends ConnectedStore implements ErrorVectors {
   readonly #samples = new Map<string, { version: number; n: number; vectors: Float32Array[] }>();
 
   private open(embedderId: string): Promise<Table | undefined> {
-    return openIfExists(this.conn, errorTableName(embedderId));
+    const name = errorTableName(embedderId);
+    return openIfExists(this.conn, name).catch((err) => {
+      throw asDamaged(err, name);
+    });
   }
 
   /**
@@ -201,6 +204,8 @@ export class ErrorVectorStore extends ConnectedStore implements ErrorVectors {
         await t.add(data);
         // Each write adds a fragment, and scans slow down with every one: compact while they are few.
         if ((await t.stats()).fragmentStats.numSmallFragments >= COMPACT_AT_FRAGMENTS) await optimize(t);
+      } catch (err) {
+        throw asDamaged(err, errorTableName(embedderId));
       } finally {
         t.close();
         this.committed();
@@ -307,8 +312,7 @@ export class ErrorVectorStore extends ConnectedStore implements ErrorVectors {
     return this.#write(async () => {
       if (ids.length === 0) return;
       for (const { name } of await this.tables(probe)) {
-        const t = await this.conn.openTable(name);
-        try {
+        await this.#onTable(name, async (t) => {
           for (let i = 0; i < ids.length; i += 500)
             await t.delete(
               `id IN (${ids
@@ -316,9 +320,7 @@ export class ErrorVectorStore extends ConnectedStore implements ErrorVectors {
                 .map(quote)
                 .join(", ")})`,
             );
-        } finally {
-          t.close();
-        }
+        });
       }
       this.committed();
     });
@@ -332,6 +334,19 @@ export class ErrorVectorStore extends ConnectedStore implements ErrorVectors {
       return ((await t.query().select(["id"]).toArray()) as { id: string }[]).map((r) => r.id);
     } finally {
       t.close();
+    }
+  }
+
+  /** `work` on table `name`, closed after; a file of the table gone or damaged is named so (damaged-table.ts). */
+  async #onTable(name: string, work: (t: Table) => Promise<void>): Promise<void> {
+    let t: Table | undefined;
+    try {
+      t = await this.conn.openTable(name);
+      await work(t);
+    } catch (err) {
+      throw asDamaged(err, name);
+    } finally {
+      t?.close();
     }
   }
 
@@ -353,12 +368,7 @@ export class ErrorVectorStore extends ConnectedStore implements ErrorVectors {
   maintain(): Promise<void> {
     return this.#write(async () => {
       for (const { name } of await this.tables()) {
-        const t = await this.conn.openTable(name);
-        try {
-          await optimize(t);
-        } finally {
-          t.close();
-        }
+        await this.#onTable(name, optimize);
       }
       this.committed();
     });
