@@ -249,3 +249,28 @@ test(
   },
   SERIAL_CLI_MS,
 );
+
+test("text on stdin that is not UTF-8 is refused as it is as an argument, and so is a folder", async () => {
+  const home = tempHome("memvoy-errors-stdin-");
+  const latin1 = new Uint8Array([...Buffer.from("caf"), 0xe9, ...Buffer.from(" failed to start")]);
+  const recorded = await cli(["errors", "record", "--tool", "svc", "--error", "-", "--fix", "restart it"], {
+    home,
+    stdin: latin1,
+  });
+  expect(recorded.stderr).toBe("memvoy: errors record: stdin is not valid UTF-8; nothing was written\n");
+  expect(recorded.code).toBe(2);
+  const searched = await cli(["errors", "search", "-"], { home, stdin: latin1 });
+  expect(searched.stderr).toBe("memvoy: errors search: stdin is not valid UTF-8; nothing was written\n");
+  expect(searched.code).toBe(2);
+  const folder = Bun.spawn(
+    ["bash", "-c", `"$0" "$1" --home "$2" errors record --tool svc --error - --fix f < /`, "bun", "src/index.ts", home],
+    { cwd: `${import.meta.dir}/../..`, stdout: "pipe", stderr: "pipe" },
+  );
+  expect(await new Response(folder.stderr).text()).toBe(
+    "memvoy: errors record: stdin is a folder, not a file; nothing was written\n",
+  );
+  expect(await folder.exited).toBe(2);
+  expect((await json(home, ["errors", "list"])).records).toEqual([]);
+  const utf8 = await json(home, ["errors", "record", "--tool", "svc", "--error", "-", "--fix", "f"], "café failed\n");
+  expect(utf8.record.error).toBe("café failed");
+}, 60_000);
