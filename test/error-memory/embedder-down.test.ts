@@ -102,3 +102,24 @@ describe("an unreachable HTTP embedder never makes recording fail", () => {
     }
   });
 });
+
+test("after the embedder changed, records with only the old embedder's vector read as not embedded", async () => {
+  const home = tempHome("memvoy-errors-");
+  const builtin = errorHome({}, home);
+  const r = await builtin.api.recordError({
+    tool: "npm",
+    error: "npm ERR! code ERESOLVE could not resolve the dependency tree",
+    fix: "npm install --legacy-peer-deps",
+  });
+  expect(r.record.embedded).toBe(true);
+  builtin.api.close();
+
+  const down = errorHome(embedder(`http://127.0.0.1:${closedPort()}/v1`), home);
+  expect(down.api.listErrors().records.map((x) => x.embedded)).toEqual([false]);
+  expect(down.api.getError(r.record.id).embedded).toBe(false);
+  const found = await down.api.searchErrors({ query: "could not resolve the dependency tree" });
+  expect(found.notes.join(" ")).toMatch(/semantic lookup unavailable, keyword results only/);
+  expect(found.notEmbedded).toBe(1);
+  expect(found.hits.map((h) => [h.record.id, h.record.embedded])).toEqual([[r.record.id, false]]);
+  down.api.close();
+});

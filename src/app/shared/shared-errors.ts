@@ -12,7 +12,7 @@ import {
 import { errorIdPrefix, oneErrorRow, randomErrorId, ERROR_ID_LENGTH } from "../../memory/error-memory/error-ids.ts";
 import { checkListInput, checkSearchInput } from "../../memory/error-memory/error-input.ts";
 import { errorQueryTerms } from "../../memory/error-memory/error-query.ts";
-import { toErrorRecord, type ErrorRecord } from "../../memory/error-memory/error-record.ts";
+import { recordEmbedder, toErrorRecord, type ErrorRecord } from "../../memory/error-memory/error-record.ts";
 import { rankErrors } from "../../memory/error-memory/rank-errors.ts";
 import { meanCosine } from "../../memory/error-memory/error-candidates.ts";
 import {
@@ -59,7 +59,7 @@ export class SharedErrors {
       (await this.#embed([row], AbortSignal.timeout(EMBED_TIMEOUT_MS)).catch((err: unknown) => err as Error));
     const failed = embedded instanceof Error;
     return {
-      record: toErrorRecord({ ...row, embeddedBy: failed ? null : embedded }),
+      record: toErrorRecord({ ...row, embeddedBy: failed ? null : embedded }, recordEmbedder(this.ctx)),
       merged,
       redacted: kinds,
       notes: failed
@@ -139,7 +139,9 @@ export class SharedErrors {
     );
     const hits = ranked.flatMap((r) => {
       const row = fresh.get(r.seq);
-      return row ? [{ record: toErrorRecord(row), score: r.score, matchedBy: r.matchedBy }] : [];
+      return row
+        ? [{ record: toErrorRecord(row, recordEmbedder(this.ctx)), score: r.score, matchedBy: r.matchedBy }]
+        : [];
     });
     return { hits, notEmbedded, notes };
   }
@@ -179,7 +181,7 @@ export class SharedErrors {
       this.ctx.now(),
       o.limit ?? DEFAULT_LIST_LIMIT,
     );
-    return { records: rows.map((r) => toErrorRecord(r)), total };
+    return { records: rows.map((r) => toErrorRecord(r, recordEmbedder(this.ctx))), total };
   }
 
   async #resolve(idPrefix: string, now: bigint): Promise<ErrorRow> {
@@ -188,14 +190,14 @@ export class SharedErrors {
   }
 
   async get(idPrefix: string): Promise<ErrorRecord> {
-    return toErrorRecord(await this.#resolve(idPrefix, this.ctx.now()));
+    return toErrorRecord(await this.#resolve(idPrefix, this.ctx.now()), recordEmbedder(this.ctx));
   }
 
   async remove(idPrefix: string): Promise<RemoveErrorResult> {
     const now = this.ctx.now();
     const row = await this.#resolve(idPrefix, now);
     await this.ctx.archive.deleteErrors([row], now);
-    return { removed: toErrorRecord(row), notes: (await this.#applyVectorDeletes()).notes };
+    return { removed: toErrorRecord(row, recordEmbedder(this.ctx)), notes: (await this.#applyVectorDeletes()).notes };
   }
 
   /** Delete every expired record, then the vectors of removed records, holding the sweep lease (else nothing). */

@@ -16,7 +16,7 @@ import type { MemoryContext } from "../memory-context.ts";
 import { mayHoldVectors } from "../vector-location.ts";
 import { resolveErrorId } from "./error-ids.ts";
 import { checkListInput } from "./error-input.ts";
-import { toErrorRecord, type ErrorRecord } from "./error-record.ts";
+import { recordEmbedder, toErrorRecord, type ErrorRecord } from "./error-record.ts";
 import { embedPendingErrors, errorEmbedder, errorVectorStore } from "./error-vectors.ts";
 
 export const DEFAULT_LIST_LIMIT = 50;
@@ -32,14 +32,16 @@ export function listErrors(ctx: MemoryContext, raw: unknown = {}): ErrorList {
   const now = ctx.now();
   const filter = { tool: o.tool, outcome: o.outcome };
   return {
-    records: listLive(ctx.db, filter, now, o.limit ?? DEFAULT_LIST_LIMIT).map((r) => toErrorRecord(r)),
+    records: listLive(ctx.db, filter, now, o.limit ?? DEFAULT_LIST_LIMIT).map((r) =>
+      toErrorRecord(r, recordEmbedder(ctx)),
+    ),
     total: countLive(ctx.db, filter, now),
   };
 }
 
 /** The record with this id or unique id prefix. Reading it is no hit: its TTL is unchanged. */
 export function getError(ctx: MemoryContext, idPrefix: string): ErrorRecord {
-  return toErrorRecord(resolveErrorId(ctx.db, idPrefix, ctx.now()));
+  return toErrorRecord(resolveErrorId(ctx.db, idPrefix, ctx.now()), recordEmbedder(ctx));
 }
 
 export interface RemoveErrorResult {
@@ -59,7 +61,7 @@ export async function removeError(ctx: MemoryContext, idPrefix: string): Promise
   // never close its connection, which is when SQLite would otherwise checkpoint.
   checkpointTruncate(ctx.db);
   const { notes } = await applyVectorDeletes(ctx);
-  return { removed: toErrorRecord(removed), notes };
+  return { removed: toErrorRecord(removed, recordEmbedder(ctx)), notes };
 }
 
 export interface SweepResult {

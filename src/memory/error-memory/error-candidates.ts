@@ -9,7 +9,7 @@ import {
   searchErrorFts,
 } from "../../storage/sqlite/error-memory-repo.ts";
 import type { MemoryContext } from "../memory-context.ts";
-import type { ErrorOutcome } from "./error-record.ts";
+import { recordEmbedder, type ErrorOutcome } from "./error-record.ts";
 import { errorFtsQuery } from "./error-query.ts";
 import { embedPendingErrors, errorEmbedder, errorVectorStore } from "./error-vectors.ts";
 import { wordMatcher } from "./word-match.ts";
@@ -175,6 +175,8 @@ export async function collectCandidates(
     return { keyword, semantic, words, background, notEmbedded, notes };
   } catch (err) {
     notes.push(`semantic lookup unavailable, keyword results only: ${describeError(err)}`);
-    return { keyword, semantic: [], words, background: 0, notEmbedded: 0, notes };
+    const configured = recordEmbedder(ctx);
+    const notEmbedded = configured === undefined ? 0 : countUnembedded(ctx.db, configured, now);
+    return { keyword, semantic: [], words, background: 0, notEmbedded, notes };
   }
 }

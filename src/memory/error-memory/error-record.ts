@@ -1,5 +1,7 @@
 // The public shape of an error-memory record, and how a stored row becomes one.
 import type { ErrorOutcome, ErrorRow } from "../../storage/sqlite/error-memory-repo.ts";
+import { configuredEmbedderId } from "../../embed/create-embedder.ts";
+import type { Config } from "../../config/schema.ts";
 
 export type { ErrorOutcome };
 export const OUTCOMES: readonly ErrorOutcome[] = ["resolved", "failed", "abandoned"];
@@ -27,6 +29,14 @@ export interface ErrorRecord {
   occurrences: number;
   /** true when its error text has a vector from the configured embedder. */
   embedded: boolean;
+}
+
+/**
+ * The embedder whose vectors count as `embedded`: the configured one, when its id is known without asking its server
+ * (an HTTP embedder with no dimensions given learns them from the first answer: then any vector counts).
+ */
+export function recordEmbedder(ctx: { readonly config: Config }): string | undefined {
+  return configuredEmbedderId(ctx.config.embedder);
 }
 
 export function toErrorRecord(row: ErrorRow, embedderId?: string): ErrorRecord {

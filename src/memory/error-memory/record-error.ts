@@ -15,7 +15,7 @@ import { withWriteLock } from "../../storage/sqlite/write-lock.ts";
 import type { MemoryContext } from "../memory-context.ts";
 import { newErrorId } from "./error-ids.ts";
 import { checkRecordInput } from "./error-input.ts";
-import { toErrorRecord, type ErrorRecord } from "./error-record.ts";
+import { recordEmbedder, toErrorRecord, type ErrorRecord } from "./error-record.ts";
 import { errorEmbedder, errorVectorStore } from "./error-vectors.ts";
 import { redactSecrets } from "../../shared/redact.ts";
 import { errorSignature } from "./signature.ts";
@@ -98,7 +98,7 @@ export async function recordError(ctx: MemoryContext, raw: unknown): Promise<Rec
       );
     }
   }
-  return { record: toErrorRecord({ ...row, embeddedBy }), merged, redacted: kinds, notes };
+  return { record: toErrorRecord({ ...row, embeddedBy }, recordEmbedder(ctx)), merged, redacted: kinds, notes };
 }
 
 /** Embed one record's error text; `replace` when an older vector of it may exist (a merge). */

@@ -5,7 +5,7 @@ import { withWriteLockWaiting } from "../../storage/sqlite/write-lock.ts";
 import type { MemoryContext } from "../memory-context.ts";
 import { collectCandidates, type Candidate } from "./error-candidates.ts";
 import { checkSearchInput } from "./error-input.ts";
-import { toErrorRecord, type ErrorRecord } from "./error-record.ts";
+import { recordEmbedder, toErrorRecord, type ErrorRecord } from "./error-record.ts";
 import { rankErrors, type RankInput } from "./rank-errors.ts";
 import { redactSecrets } from "../../shared/redact.ts";
 import { errorTtlNs } from "./record-error.ts";
@@ -60,7 +60,7 @@ export async function searchErrors(ctx: MemoryContext, raw: unknown): Promise<Er
   const hits: ErrorHit[] = [];
   for (const r of ranked) {
     const row = fresh.get(r.seq);
-    if (row) hits.push({ record: toErrorRecord(row), score: r.score, matchedBy: r.matchedBy });
+    if (row) hits.push({ record: toErrorRecord(row, recordEmbedder(ctx)), score: r.score, matchedBy: r.matchedBy });
   }
   return { hits, notEmbedded: c.notEmbedded, notes: c.notes };
 }
