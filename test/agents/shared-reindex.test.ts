@@ -47,4 +47,34 @@ describe("reindex on a shared archive", () => {
     expect(r.notIndexed).toBe(0);
     expect(r.hits[0]?.content).toBe("the login test times out");
   }, 120_000);
+
+  test("a reindex after the embedder changed rebuilds the error records' vectors too", async () => {
+    const env = { ...s3.env, MEMVOY_ARCHIVE_URL: await pg.createDatabase("reindex_errors"), OPENAI_API_KEY: "sk-fake" };
+    const home = tempHome();
+    const embedder = (model: string) =>
+      `[embedder]\nprovider = "openai"\nbase_url = "${fake.url}"\nmodel = "${model}"\ndimensions = 8\n`;
+    writeFileSync(join(home, "config.toml"), `${s3.vectorsToml("reindex-errors")}\n${embedder("fake-embed")}`);
+    const rec = [
+      "errors",
+      "record",
+      "--tool",
+      "npm",
+      "--error",
+      "could not resolve the dependency tree",
+      "--fix",
+      "pin it",
+    ];
+    expect((await cli(rec, { home, env })).code).toBe(0);
+
+    writeFileSync(join(home, "config.toml"), `${s3.vectorsToml("reindex-errors")}\n${embedder("fake-embed-2")}`);
+    const listed = await cli(["errors", "list", "--json"], { home, env });
+    expect(JSON.parse(listed.stdout).records.map((x: { embedded: boolean }) => x.embedded)).toEqual([false]);
+    const rebuilt = await cli(["reindex", "--json"], { home, env });
+    expect(rebuilt.code, rebuilt.stderr).toBe(0);
+    const report = JSON.parse(rebuilt.stdout) as { errorsEmbedded: number; dropped: string[] };
+    expect(report.errorsEmbedded).toBe(1);
+    expect(report.dropped).toContain("openai:fake-embed:8");
+    const after = await cli(["errors", "list", "--json"], { home, env });
+    expect(JSON.parse(after.stdout).records.map((x: { embedded: boolean }) => x.embedded)).toEqual([true]);
+  }, 120_000);
 });

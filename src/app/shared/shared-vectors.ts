@@ -196,6 +196,9 @@ export class SharedVectors {
         if (!embedder.local) await embedder.embed(["reindex"], o.signal, "document");
         // Rebuild from scratch for this embedder: its old vectors may come from an older builtin version.
         await store.drop(embedder.id);
+        // Error memory's vectors too: their table may be damaged, gone, or another embedder's.
+        await (await this.errorStore()).drop(embedder.id);
+        await this.archive.clearErrorsEmbedded();
         await this.archive.requeueRecent();
         await this.archive.setMeta(REINDEX_TARGET, embedder.id);
       } else await this.archive.makeQueueDue();
@@ -210,13 +213,24 @@ export class SharedVectors {
       if (r.error !== undefined) report.error = r.error;
       report.remaining = await this.archive.queuedCount();
       o.signal?.throwIfAborted();
-      if ((await this.archive.getMeta(REINDEX_TARGET)) === embedder.id && report.remaining === 0 && !r.error) {
+      const rebuilding = (await this.archive.getMeta(REINDEX_TARGET)) === embedder.id;
+      if (rebuilding && report.remaining === 0 && !r.error) {
+        try {
+          report.errorsEmbedded = await this.#embedErrors(embedder, now, o.signal);
+          for (const id of await (await this.errorStore()).dropAllBut(embedder.id))
+            if (!report.dropped.includes(id)) report.dropped.push(id);
+        } catch (err) {
+          o.signal?.throwIfAborted();
+          report.error = `error memory: ${describeError(err)}`; // the rebuild stays open: the next reindex resumes it
+        }
+      }
+      if (rebuilding && report.remaining === 0 && !report.error) {
         // Complete: the vectors of other embedders go (those the store lists, and the previous rebuild's).
         const previous = await this.archive.getMeta(VECTORS_EMBEDDER);
         for (const t of await store.tables(previous ? [previous] : [])) {
           if (t.embedderId === embedder.id) continue;
           await store.drop(t.embedderId);
-          report.dropped.push(t.embedderId);
+          if (!report.dropped.includes(t.embedderId)) report.dropped.push(t.embedderId);
         }
         await (await this.table(true))!.maintain();
         await this.archive.setMeta(VECTORS_EMBEDDER, embedder.id);
@@ -225,6 +239,25 @@ export class SharedVectors {
       return report;
     } finally {
       await turn();
+    }
+  }
+
+  /** Embed every live error record without a vector from `embedder` (a rebuild's end); returns how many. */
+  async #embedErrors(embedder: Embedder, now: () => bigint, signal?: AbortSignal): Promise<number> {
+    const store = await this.errorStore();
+    let done = 0;
+    for (;;) {
+      const rows = await this.archive.unembeddedErrors(embedder.id, now(), BATCH);
+      if (rows.length === 0) return done;
+      const vectors = await embedder.embed(
+        rows.map((r) => r.error),
+        signal,
+        "document",
+      );
+      const items = rows.map((r, i) => ({ id: r.id, vector: vectors[i]! }));
+      await store.upsert(embedder.id, embedder.dim, items, { replace: true });
+      await this.archive.markErrorsEmbedded(rows, embedder.id);
+      done += rows.length;
     }
   }
 

@@ -76,6 +76,8 @@ export interface SharedArchivePort extends ArchivePort {
     limit: number,
   ): Promise<{ seq: bigint; score: number }[]>;
   markErrorsEmbedded(rows: readonly { seq: bigint; revision: number }[], embedderId: string): Promise<void>;
+  /** Every error record waiting for a vector again (a rebuild of the error vectors). */
+  clearErrorsEmbedded(): Promise<void>;
   /** Live records without a vector of this embedder, oldest first. */
   unembeddedErrors(embedderId: string, now: bigint, limit: number): Promise<ErrorRow[]>;
   /** The vector deletions waiting to be applied. */

@@ -199,6 +199,10 @@ export class PgSharedArchive extends PgArchive implements SharedArchivePort {
     );
   }
 
+  async clearErrorsEmbedded(): Promise<void> {
+    await this.run("UPDATE error_records SET embedded_by = NULL WHERE embedded_by IS NOT NULL", []);
+  }
+
   async unembeddedErrors(embedderId: string, now: bigint, limit: number): Promise<ErrorRow[]> {
     const rows = await this.run(
       `SELECT ${ERROR_COLS} FROM error_records WHERE expires_at > $1 AND embedded_by IS DISTINCT FROM $2
