@@ -3,7 +3,7 @@
 import * as v from "valibot";
 import { namedError } from "../../shared/errors.ts";
 import { MAX_QUERY_CHARS } from "../search-option-error.ts";
-import { errorText, MAX_KEYWORD_CHARS, MAX_KEYWORDS } from "../../memory/error-memory/error-input.ts";
+import { errorText, MAX_KEYWORD_CHARS, MAX_KEYWORDS, MAX_LIST_LIMIT } from "../../memory/error-memory/error-input.ts";
 import { describeIssueFacts, issueFacts, type IssueFact, type IssueTextOptions } from "../../shared/schema-issues.ts";
 
 export const LIMITS = {
@@ -14,7 +14,7 @@ export const LIMITS = {
   getIds: 100,
   errorLimit: 100,
   /** errors list has no page: as many as the CLI's `errors list --limit N` (it suggests --limit <total>). */
-  errorList: 100_000,
+  errorList: MAX_LIST_LIMIT,
   batch: 5000,
 } as const;
 

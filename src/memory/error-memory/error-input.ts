@@ -28,7 +28,7 @@ export const MAX_KEYWORD_CHARS = 64;
 export const MAX_TOOL_CHARS = 128;
 const MAX_LIMIT = 100;
 /** A list's largest page (as history --last takes it); past a whole number SQLite binds, it failed as a mismatch. */
-const MAX_LIST_LIMIT = 1_000_000;
+export const MAX_LIST_LIMIT = 1_000_000;
 
 /**
  * Error-memory text (error, fix, cause, a lookup's error) as it is checked, emptiness aside. The maxLength (UTF-16
