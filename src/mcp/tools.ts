@@ -195,7 +195,7 @@ export const TOOLS: readonly ToolDef[] = [
     title: "Error memory",
     description:
       "Tool errors and the fixes that worked, across sessions. mode=lookup with the error text (and optionally the tool) returns matching records with fix, " +
-      "cause, outcome and hits; every record found has its 90-day expiry restarted. mode=record stores tool, error, fix, cause, outcome and keywords " +
+      "cause, outcome and hits; every record found has its expiry restarted (error_memory.ttl_days, 90 days by default). mode=record stores tool, error, fix, cause, outcome and keywords " +
       "(secrets are redacted; the same error of the same tool is merged). Over max_chars, a lookup keeps the records that fit (a record alone over it " +
       "has its long texts cut alike), with truncated=true and next_offset to pass as offset.",
     schema: T.ErrorMemoryArgs,

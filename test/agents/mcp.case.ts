@@ -55,6 +55,8 @@ export function mcpStdioCases(label: string, command: () => Promise<string[]>, c
       expect(ann.add_messages!.readOnlyHint).toBe(false);
       // lookup restarts the TTL of what it finds: not read-only
       expect(ann.error_memory!.readOnlyHint).toBe(false);
+      // The TTL is error_memory.ttl_days: the description names no fixed length
+      expect(tools.find((t) => t.name === "error_memory")!.description).not.toContain("90-day");
       const ch = tools.find((t) => t.name === "chat_history")!;
       expect((ch.inputSchema.properties as any).mode.enum).toEqual(["search", "recent", "around", "get", "sessions"]);
       // Every field an answer may carry is declared: a search with no row says why.
