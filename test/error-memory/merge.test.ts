@@ -1,4 +1,5 @@
 import { afterAll, describe, expect, test } from "bun:test";
+import { join } from "node:path";
 import { removeTempHomes } from "../fixture/home.ts";
 import { DAY, T0, errorHome } from "./error-home.ts";
 
@@ -127,4 +128,25 @@ describe("recording the same error again", () => {
     await expect(api.searchErrors({ query: " " })).rejects.toThrow(/query is empty/);
     api.close();
   });
+});
+
+test("a record signed under an older memvoy's rules still takes the same error recorded again", async () => {
+  const { Database } = await import("bun:sqlite");
+  const { home, api } = errorHome();
+  const error = "OOMKilled: container web exceeded its memory limit 512Mi";
+  const first = await api.recordError({ tool: "kubectl", error, fix: "raise the limit" });
+  api.close();
+  // The signature an older memvoy made (it kept the unit of 512Mi), and no record of the rules it used.
+  const db = new Database(join(home, ".store", "history.db"));
+  db.run("UPDATE error_records SET signature = 'oomkilled: container web exceeded its memory limit <n>mi'");
+  db.run("DELETE FROM embed_state WHERE key = 'error_signature_rules'");
+  db.close();
+
+  const again = errorHome({}, home);
+  const second = await again.api.recordError({ tool: "kubectl", error, fix: "raise the limit to 1Gi" });
+  expect(second.merged).toBe(true);
+  expect(second.record.id).toBe(first.record.id);
+  expect(second.record.occurrences).toBe(2);
+  expect(again.api.listErrors().total).toBe(1);
+  again.api.close();
 });

@@ -8,6 +8,7 @@ import {
   insertErrorRow,
   markEmbedded,
   mergeErrorRow,
+  resignErrors,
   type ErrorFields,
   type ErrorRow,
 } from "../../storage/sqlite/error-memory-repo.ts";
@@ -18,7 +19,8 @@ import { checkRecordInput } from "./error-input.ts";
 import { recordEmbedder, toErrorRecord, type ErrorRecord } from "./error-record.ts";
 import { errorEmbedder, errorVectorStore } from "./error-vectors.ts";
 import { redactSecrets } from "../../shared/redact.ts";
-import { errorSignature } from "./signature.ts";
+import { errorSignature, SIGNATURE_RULES } from "./signature.ts";
+import { getEmbedState, setEmbedState } from "../../storage/sqlite/embed-queue-repo.ts";
 
 export interface RecordErrorResult {
   record: ErrorRecord;
@@ -74,6 +76,7 @@ export async function recordError(ctx: MemoryContext, raw: unknown): Promise<Rec
   const expiresAt = now + errorTtlNs(ctx);
 
   const { row, merged } = withWriteLock(ctx.db, () => {
+    resignIfRulesChanged(ctx);
     const existing = findBySignature(ctx.db, fields.tool, fields.signature);
     if (existing && existing.expiresAt > now) {
       const merge = mergedFields(existing, fields);
@@ -99,6 +102,19 @@ export async function recordError(ctx: MemoryContext, raw: unknown): Promise<Rec
     }
   }
   return { record: toErrorRecord({ ...row, embeddedBy }, recordEmbedder(ctx)), merged, redacted: kinds, notes };
+}
+
+/** The archive key holding the signature rules its records were signed with. */
+const RULES_KEY = "error_signature_rules";
+
+/**
+ * Records signed by an older memvoy, whose rules differed, are signed again with today's (once, under the writer
+ * lock): else the same error recorded again would miss its record and add a duplicate.
+ */
+function resignIfRulesChanged(ctx: MemoryContext): void {
+  if (getEmbedState(ctx.db, RULES_KEY) === SIGNATURE_RULES) return;
+  resignErrors(ctx.db, errorSignature);
+  setEmbedState(ctx.db, RULES_KEY, SIGNATURE_RULES);
 }
 
 /** Embed one record's error text; `replace` when an older vector of it may exist (a merge). */

@@ -62,6 +62,23 @@ function indexFts(db: Database, seq: bigint, f: ErrorFields): void {
   );
 }
 
+/**
+ * Sign every record again with `sign` (the signature rules changed). A record whose new signature another record of
+ * its tool already has keeps its old one (two records made apart under the old rules stay two).
+ */
+export function resignErrors(db: Database, sign: (error: string) => string): void {
+  const rows = db.query("SELECT seq, signature, error FROM error_records").all() as {
+    seq: bigint;
+    signature: string;
+    error: string;
+  }[];
+  const update = db.prepare("UPDATE OR IGNORE error_records SET signature = ? WHERE seq = ?");
+  for (const r of rows) {
+    const signature = sign(r.error);
+    if (signature !== r.signature) update.run(signature, r.seq);
+  }
+}
+
 /** The record of this tool (any case) and signature, expired or not. */
 export function findBySignature(db: Database, tool: string, signature: string): ErrorRow | undefined {
   const r = db
