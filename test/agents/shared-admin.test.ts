@@ -186,4 +186,19 @@ describe("administration commands on a shared archive", () => {
       );
     }
   }, 120_000);
+  test("recording an error again merges into its record signed under an older memvoy's rules", async () => {
+    const errEnv = { ...env, MEMVOY_ARCHIVE_URL: await pg.createDatabase("resign") };
+    const rec = ["errors", "record", "--tool", "kubectl", "--error", "OOMKilled: limit 512Mi", "--fix", "raise it"];
+    const first = await cli([...rec, "--json"], { home: a, env: errEnv });
+    expect(first.code, first.stderr).toBe(0);
+    // The signature an older memvoy made (it kept the unit of 512Mi), and no record of the rules it used.
+    const sql = new Bun.SQL(errEnv.MEMVOY_ARCHIVE_URL!);
+    await sql.unsafe("UPDATE error_records SET signature = 'oomkilled: limit <n>mi'");
+    await sql.unsafe("DELETE FROM embed_state WHERE key = 'error_signature_rules'");
+    await sql.close();
+    const again = await cli([...rec, "--json"], { home: b, env: errEnv });
+    expect(again.code, again.stderr).toBe(0);
+    expect(json(again)).toMatchObject({ merged: true, record: { id: json(first).record.id, occurrences: 2 } });
+    expect(json(await cli(["errors", "list", "--json"], { home: a, env: errEnv })).total).toBe(1);
+  }, 120_000);
 });

@@ -19,8 +19,10 @@ import {
   errorFieldsOf,
   errorTtlNs,
   mergedFields,
+  RULES_KEY,
   type RecordErrorResult,
 } from "../../memory/error-memory/record-error.ts";
+import { errorSignature, SIGNATURE_RULES } from "../../memory/error-memory/signature.ts";
 import type { ErrorSearchResult } from "../../memory/error-memory/search-errors.ts";
 import { textQueryOf } from "../../search/text-query.ts";
 import type { ErrorRow } from "../../storage/ports/archive-port.ts";
@@ -39,6 +41,11 @@ export class SharedErrors {
   async record(raw: unknown): Promise<RecordErrorResult> {
     const { fields, kinds } = errorFieldsOf(raw);
     const { archive } = this.ctx;
+    // Records signed by an older memvoy's rules are signed again first, else this error would miss its record.
+    if ((await archive.getMeta(RULES_KEY)) !== SIGNATURE_RULES) {
+      await archive.resignErrors(errorSignature);
+      await archive.setMeta(RULES_KEY, SIGNATURE_RULES);
+    }
     const { row, merged } = await this.ctx.withSessionLock(toolLock(fields.tool), async () => {
       const now = this.ctx.now();
       const expiresAt = now + errorTtlNs(this.ctx);

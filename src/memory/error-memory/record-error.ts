@@ -105,7 +105,7 @@ export async function recordError(ctx: MemoryContext, raw: unknown): Promise<Rec
 }
 
 /** The archive key holding the signature rules its records were signed with. */
-const RULES_KEY = "error_signature_rules";
+export const RULES_KEY = "error_signature_rules";
 
 /**
  * Records signed by an older memvoy, whose rules differed, are signed again with today's (once, under the writer

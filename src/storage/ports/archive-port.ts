@@ -153,6 +153,11 @@ export interface ArchivePort {
   // Error memory rows
   insertError(id: string, fields: ErrorFields, now: bigint, expiresAt: bigint): Promise<ErrorRow>;
   errorBySignature(tool: string, signature: string): Promise<ErrorRow | undefined>;
+  /**
+   * Sign every record again with `sign` (the signature rules changed); a record whose new signature another record of
+   * its tool holds keeps its own.
+   */
+  resignErrors(sign: (error: string) => string): Promise<void>;
   errorsByIdPrefix(prefix: string, now: bigint, limit?: number): Promise<ErrorRow[]>;
   expiredErrors(now: bigint, limit: number): Promise<{ seq: bigint; id: string }[]>;
   deleteErrors(rows: readonly { seq: bigint; id: string }[], now: bigint): Promise<void>;

@@ -424,6 +424,34 @@ export class PgArchive implements ArchivePort {
     return r ? pgError(r) : undefined;
   }
 
+  async resignErrors(sign: (error: string) => string): Promise<void> {
+    const rows = await this.q<{ seq: bigint; tool: string; signature: string; error: string }>(
+      "SELECT seq, tool, signature, error FROM error_records",
+    );
+    const taken = new Set(rows.map((r) => `${r.tool.toLowerCase()}\n${r.signature}`));
+    const seqs: bigint[] = [];
+    const signatures: string[] = [];
+    for (const r of rows) {
+      const signature = sign(r.error);
+      const key = `${r.tool.toLowerCase()}\n${signature}`;
+      if (signature === r.signature || taken.has(key)) continue;
+      taken.add(key);
+      seqs.push(r.seq);
+      signatures.push(signature);
+    }
+    if (seqs.length === 0) return;
+    try {
+      await this.q(
+        `UPDATE error_records e SET signature = t.signature FROM unnest($1::bigint[], $2::text[]) AS t(seq, signature)
+         WHERE e.seq = t.seq`,
+        [seqs, signatures],
+      );
+    } catch (err) {
+      // Another host signed them at the same time (or recorded one of these signatures): its rows stand.
+      if ((err as { errno?: string }).errno !== "23505") throw err;
+    }
+  }
+
   async errorsByIdPrefix(prefix: string, now: bigint, limit = 10): Promise<ErrorRow[]> {
     const rows = await this.q(
       `SELECT ${ERROR_COLS} FROM error_records WHERE starts_with(id, $1) AND expires_at > $2 ORDER BY id LIMIT $3`,

@@ -25,6 +25,7 @@ import {
   findBySignature,
   insertErrorRow,
   listExpired,
+  resignErrors,
   type ErrorFields,
 } from "./error-memory-repo.ts";
 import { ftsHasSession, messageFtsWriter, sessionToken } from "./fts-upgrade.ts";
@@ -251,6 +252,10 @@ export class SqliteArchive implements ArchivePort {
 
   async errorBySignature(tool: string, signature: string) {
     return findBySignature(this.db, tool, signature);
+  }
+
+  async resignErrors(sign: (error: string) => string) {
+    this.write(() => resignErrors(this.db, sign));
   }
 
   async errorsByIdPrefix(prefix: string, now: bigint, limit = 10) {
