@@ -3,16 +3,10 @@
 // named with the way out. Vectors in an object store are not read through: that would fetch every object.
 import { describeError } from "../shared/describe-error.ts";
 import { HomeLinkRefusedError } from "../shared/no-follow.ts";
-import { openErrorVectors, type DamagedTable, type TableInfo } from "../storage/ports/vector-port.ts";
+import { openErrorVectors, type EmbedderTables } from "../storage/ports/vector-port.ts";
 import type { DoctorFinding } from "./doctor-finding.ts";
 import type { SemanticIndex } from "./embedding/semantic-index.ts";
 import { mayHoldVectors, vectorStoreLocation } from "./vector-location.ts";
-
-interface ReadableStore {
-  damagedTables(): Promise<DamagedTable[]>;
-  tables(): Promise<TableInfo[]>;
-  readThrough(embedderId: string): Promise<number>;
-}
 
 export async function vectorTableFindings(index: SemanticIndex): Promise<DoctorFinding[]> {
   if (index.ctx.config.vectors.uri || !mayHoldVectors(index.ctx)) return [];
@@ -31,7 +25,7 @@ export async function vectorTableFindings(index: SemanticIndex): Promise<DoctorF
   return [...messages, ...errors.filter((e) => !messages.some((m) => m.problem === e.problem))];
 }
 
-async function storeFindings(open: () => Promise<ReadableStore>): Promise<DoctorFinding[]> {
+async function storeFindings(open: () => Promise<EmbedderTables>): Promise<DoctorFinding[]> {
   const problem = (err: unknown): DoctorFinding => ({ problem: describeError(err), manual: true });
   try {
     const store = await open();

@@ -66,12 +66,11 @@ export interface MessageVectorTable {
   close(): void;
 }
 
-/** Every embedder's message-vector table. */
-export interface MessageVectors {
+/** What both stores offer for their tables of every embedder: listing, reading through (doctor), dropping. */
+export interface EmbedderTables {
   /** Every embedder's table: the store's listing, plus the tables of the `probe` embedders found by name. */
   tables(probe?: readonly string[]): Promise<TableInfo[]>;
-  /** The table of one embedder; created empty when `create` is set, else undefined if absent. */
-  table(embedderId: string, dim: number, options?: { create?: boolean }): Promise<MessageVectorTable | undefined>;
+  /** Drop one embedder's table, damaged or not. */
   drop(embedderId: string): Promise<void>;
   /** Read every row of one embedder's table through (doctor): how many; a damaged table throws. */
   readThrough(embedderId: string): Promise<number>;
@@ -80,6 +79,12 @@ export interface MessageVectors {
   /** Drop a table by its name (a damaged one, whose embedder cannot be read). */
   dropTable(name: string): Promise<void>;
   close(): void;
+}
+
+/** Every embedder's message-vector table. */
+export interface MessageVectors extends EmbedderTables {
+  /** The table of one embedder; created empty when `create` is set, else undefined if absent. */
+  table(embedderId: string, dim: number, options?: { create?: boolean }): Promise<MessageVectorTable | undefined>;
 }
 
 export interface ErrorVector {
@@ -94,7 +99,7 @@ export interface ErrorVectorHit {
 }
 
 /** Error-memory vectors: one table per embedder, rows of (record id, vector). */
-export interface ErrorVectors {
+export interface ErrorVectors extends EmbedderTables {
   upsert(embedderId: string, dim: number, rows: readonly ErrorVector[], options: { replace: boolean }): Promise<void>;
   search(
     embedderId: string,
@@ -105,22 +110,11 @@ export interface ErrorVectors {
   sample(embedderId: string, n: number): Promise<Float32Array[]>;
   /** Every stored vector of `embedderId`'s table as a stream of batches (copies between stores). */
   batches(embedderId: string): AsyncIterable<ErrorVector[]>;
-  /** Every embedder's table: the store's listing, plus the tables of the `probe` embedders found by name. */
-  tables(probe?: readonly string[]): Promise<TableInfo[]>;
   /** Delete these record ids from every table (those of the `probe` embedders included). */
   deleteIds(ids: readonly string[], probe?: readonly string[]): Promise<void>;
   ids(embedderId: string): Promise<string[]>;
   dropAllBut(embedderId: string): Promise<string[]>;
-  /** Drop one embedder's table, damaged or not. */
-  drop(embedderId: string): Promise<void>;
-  /** Read every row of one embedder's table through (doctor): how many; a damaged table throws. */
-  readThrough(embedderId: string): Promise<number>;
-  /** The tables that cannot be opened at all (a manifest cut short), which tables() leaves out. */
-  damagedTables(): Promise<DamagedTable[]>;
-  /** Drop a table by its name (a damaged one, whose embedder cannot be read). */
-  dropTable(name: string): Promise<void>;
   maintain(): Promise<void>;
-  close(): void;
 }
 
 /** The message-vector store at `location`; LanceDB loads on this first call. */
