@@ -37,6 +37,9 @@ const WEAK_LAST_SEGMENT = /(?:^|[_.-])(?:key|token|apikey)$/i;
 /** The shell's working directories (PWD=/home/dev), not passwords (an ODBC string's Pwd=…). */
 const workingDir = (name: string, value: string) => /^(?:OLD)?PWD$/.test(name) && value.startsWith("/");
 
+/** Set-Cookie attributes, not cookies. */
+const COOKIE_ATTRIBUTES = /^(?:path|domain|expires|max-age|samesite|priority|partitioned)$/i;
+
 const RULES: Rule[] = [
   {
     kind: "private-key",
@@ -61,6 +64,25 @@ const RULES: Rule[] = [
     kind: "api-key-header",
     re: /\b((?:x-api-key|api-key|x-auth-token|x-access-token|private-token|x-goog-api-key|x-figma-token)\s*:\s*)(?!\[REDACTED)([^\s"',;]+)/gi,
     replace: (_m, head) => `${head}${mark("api-key-header")}`,
+  },
+  {
+    // A signed URL's signature grants what its key would until it expires: an Azure SAS (sig=), an S3 or GCS
+    // presigned URL (X-Amz-Signature=, X-Goog-Signature=), a CloudFront signed URL (Signature=).
+    kind: "url-signature",
+    re: /([?&](?:sig|signature|x-amz-signature|x-goog-signature)=)(?!\[REDACTED)([^&\s#"'<>]+)/gi,
+    replace: (_m, head) => `${head}${mark("url-signature")}`,
+  },
+  {
+    // A session cookie is a login: the values of a Cookie or Set-Cookie header (Set-Cookie's attributes stay).
+    kind: "cookie",
+    re: /\b((?:set-)?cookie\s*:[ \t]*)([^\r\n]+)/gi,
+    replace: (_m, head, pairs: string) =>
+      head +
+      pairs.replace(/(^|;\s*)([^=;\s]+)=([^;]*)/g, (p, sep, name, value) =>
+        COOKIE_ATTRIBUTES.test(name) || value === "" || value.startsWith("[REDACTED")
+          ? p
+          : `${sep}${name}=${mark("cookie")}`,
+      ),
   },
   {
     // Incoming-webhook URLs carry their secret in the path.

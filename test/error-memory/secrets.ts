@@ -48,6 +48,9 @@ const discordHook = `112233445566778899/${alnum(68, 32)}`;
 const curlPassword = `S3cret${alnum(8, 33)}`;
 const mysqlPassword = `My${alnum(10, 34)}`;
 const loginPassword = `Reg${alnum(12, 35)}`;
+const sasSig = `${alnum(30, 36)}%2B${alnum(10, 37)}%3D`;
+const s3Sig = alnum(64, 38).toLowerCase();
+const sessionCookie = alnum(32, 39).toLowerCase();
 
 export const SECRETS: SecretCase[] = [
   {
@@ -232,6 +235,27 @@ export const SECRETS: SecretCase[] = [
     text: `$ mysql -h db.internal -u root -p${mysqlPassword} app < dump.sql\nERROR 2003 (HY000): Can't connect to MySQL server`,
     secretParts: [mysqlPassword],
     keep: ["mysql -h db.internal -u root -p", "Can't connect to MySQL server"],
+    keyword: "",
+  },
+  {
+    name: "Azure SAS signature (sig=)",
+    text: `AuthenticationFailed: GET https://acct.blob.core.windows.net/logs/app.log?sv=2021-08-06&sr=b&sp=r&sig=${sasSig} (403)`,
+    secretParts: [sasSig, sasSig.slice(0, 30)],
+    keep: ["AuthenticationFailed", "acct.blob.core.windows.net/logs/app.log?sv=2021-08-06", "(403)"],
+    keyword: "",
+  },
+  {
+    name: "S3 presigned URL (X-Amz-Signature=)",
+    text: `SignatureDoesNotMatch for https://b.s3.amazonaws.com/k?X-Amz-Expires=300&X-Amz-Signature=${s3Sig}&X-Amz-SignedHeaders=host`,
+    secretParts: [s3Sig],
+    keep: ["SignatureDoesNotMatch", "X-Amz-Expires=300", "X-Amz-SignedHeaders=host"],
+    keyword: "",
+  },
+  {
+    name: "Cookie header",
+    text: `> Cookie: theme=dark; sessionid=${sessionCookie}\n< HTTP/1.1 403 Forbidden`,
+    secretParts: [sessionCookie],
+    keep: ["> Cookie: theme=", "sessionid=", "HTTP/1.1 403 Forbidden"],
     keyword: "",
   },
   {
