@@ -117,6 +117,15 @@ const RULES: Rule[] = [
   { kind: "replicate-token", re: new RegExp(`${B}r8_[A-Za-z0-9]{20,}${E}`, "g") },
   { kind: "digitalocean-token", re: new RegExp(`${B}do[opr]_v1_[A-Za-z0-9]{20,}${E}`, "g") },
   { kind: "perplexity-key", re: new RegExp(`${B}pplx-[A-Za-z0-9]{20,}${E}`, "g") },
+  { kind: "shopify-token", re: new RegExp(`${B}shp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}${E}`, "g") },
+  { kind: "atlassian-token", re: new RegExp(`${B}ATATT3[A-Za-z0-9_=-]{30,}`, "g") },
+  { kind: "linear-key", re: new RegExp(`${B}lin_(?:api|oauth)_[A-Za-z0-9]{30,}${E}`, "g") },
+  { kind: "notion-token", re: new RegExp(`${B}(?:ntn_[A-Za-z0-9]{40,}|secret_[A-Za-z0-9]{43})${E}`, "g") },
+  { kind: "databricks-token", re: new RegExp(`${B}dapi[a-f0-9]{32}(?:-\\d+)?${E}`, "g") },
+  { kind: "heroku-key", re: new RegExp(`${B}HRKU-[A-Za-z0-9_-]{20,}${E}`, "g") },
+  { kind: "mailgun-key", re: new RegExp(`${B}key-[a-f0-9]{32}${E}`, "g") },
+  // A Google OAuth refresh token (1//0…), as gcloud and the client libraries print it.
+  { kind: "google-refresh-token", re: /(?<![A-Za-z0-9_/:-])1\/\/0[A-Za-z0-9_-]{30,}/g },
   { kind: "jwt", re: new RegExp(`${B}eyJ[A-Za-z0-9_-]{5,}\\.eyJ[A-Za-z0-9_-]{5,}\\.[A-Za-z0-9_-]*`, "g") },
   {
     // PGPASSWORD=…, db_password: "…", aws_secret_access_key = …, ?access_token=…
@@ -142,6 +151,12 @@ const RULES: Rule[] = [
       if (!strong && !(WEAK_LAST_SEGMENT.test(name) && credentialLike(bare))) return m;
       return `${name}${sep}${mark("secret-value")}`;
     },
+  },
+  {
+    // .npmrc's _auth (base64 of user:password) and _password.
+    kind: "secret-value",
+    re: /((?:^|[\s:])_(?:auth|password)\s*=\s*)(?!\[REDACTED)([^\s"']+)/gm,
+    replace: (_m, head) => `${head}${mark("secret-value")}`,
   },
   {
     kind: "secret-flag",

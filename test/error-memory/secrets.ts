@@ -51,6 +51,17 @@ const loginPassword = `Reg${alnum(12, 35)}`;
 const sasSig = `${alnum(30, 36)}%2B${alnum(10, 37)}%3D`;
 const s3Sig = alnum(64, 38).toLowerCase();
 const sessionCookie = alnum(32, 39).toLowerCase();
+const hex = (n: number, seed: number) =>
+  Array.from({ length: n }, (_, i) => "0123456789abcdef"[(i * 5 + seed * 7 + ((i * i) % 13)) % 16]).join("");
+const shopify = `shpat_${hex(32, 40)}`;
+const atlassian = `ATATT3x${alnum(60, 41)}=${alnum(8, 42).toUpperCase()}`;
+const linear = `lin_api_${alnum(40, 43)}`;
+const notion = `ntn_${alnum(46, 44)}`;
+const databricks = `dapi${hex(32, 45)}`;
+const heroku = `HRKU-${alnum(40, 46)}`;
+const mailgun = `key-${hex(32, 47)}`;
+const refreshToken = `1//0${alnum(60, 48)}`;
+const npmAuth = Buffer.from(`ci:${alnum(12, 49)}`).toString("base64");
 
 export const SECRETS: SecretCase[] = [
   {
@@ -256,6 +267,27 @@ export const SECRETS: SecretCase[] = [
     text: `> Cookie: theme=dark; sessionid=${sessionCookie}\n< HTTP/1.1 403 Forbidden`,
     secretParts: [sessionCookie],
     keep: ["> Cookie: theme=", "sessionid=", "HTTP/1.1 403 Forbidden"],
+    keyword: "",
+  },
+  {
+    name: "Shopify, Atlassian, Linear, Notion, Databricks, Heroku and Mailgun tokens",
+    text: `401 from shopify (${shopify}), jira (${atlassian}), linear (${linear}), notion (${notion}), databricks (${databricks}), heroku (${heroku}), mailgun (${mailgun})`,
+    secretParts: [shopify, atlassian, linear, notion, databricks, heroku, mailgun, atlassian.slice(7, 40)],
+    keep: ["401 from shopify (", "jira (", "linear (", "notion (", "databricks (", "heroku (", "mailgun ("],
+    keyword: "",
+  },
+  {
+    name: "Google OAuth refresh token (1//0…)",
+    text: `ERROR: (gcloud.auth) There was a problem refreshing your current auth tokens: invalid_grant for ${refreshToken}`,
+    secretParts: [refreshToken, refreshToken.slice(4)],
+    keep: ["gcloud.auth", "invalid_grant"],
+    keyword: "",
+  },
+  {
+    name: ".npmrc _auth",
+    text: `npm ERR! code E401 Unable to authenticate, your .npmrc has //npm.acme.dev/:_auth=${npmAuth} and always-auth=true`,
+    secretParts: [npmAuth],
+    keep: ["npm ERR! code E401", "always-auth=true"],
     keyword: "",
   },
   {
