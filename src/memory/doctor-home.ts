@@ -131,7 +131,7 @@ function errorVectorFindings(ctx: HomeCheckContext, db: NonNullable<HomeCheckCon
   if (embedded === 0 || existsSync(join(ctx.paths.lance, `${embedderTableName(ERROR_TABLES, id)}.lance`))) return [];
   return [
     {
-      problem: `${ctx.paths.lance} holds no error-memory vectors of ${id}, but ${embedded} error record(s) were embedded: errors search finds them by keyword only until memvoy reindex runs`,
+      problem: `${ctx.paths.lance} holds no error-memory vectors of ${id}, but ${embedded} error record(s) were embedded: the next errors search embeds them again (or run memvoy reindex)`,
       manual: true,
     },
   ];

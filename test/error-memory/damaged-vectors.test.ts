@@ -112,13 +112,26 @@ test("the error vectors' table gone while the archive says they were made: docto
   const home = await errorHome();
   rmSync(errorTable(home), { recursive: true });
 
-  const before = await lookup(home);
-  expect(before.hits[0]!.matchedBy).toEqual(["keyword"]);
   const doctor = await cli(["doctor"], { home });
   expect(doctor.code).toBe(1);
   expect(doctor.stdout).toContain(
-    "holds no error-memory vectors of builtin:v1:384, but 3 error record(s) were embedded: errors search finds them by keyword only until memvoy reindex runs",
+    "holds no error-memory vectors of builtin:v1:384, but 3 error record(s) were embedded: the next errors search embeds them again (or run memvoy reindex)",
   );
 
   await expectRebuilt(home);
+}, 60_000);
+
+test("the error vectors' table gone: the next search embeds the records again and finds them by meaning", async () => {
+  const home = await errorHome();
+  rmSync(join(home, ".store", "lance"), { recursive: true });
+
+  const healed = await lookup(home);
+  expect(healed.notes).toEqual([]);
+  expect(healed.hits[0]!.tool).toBe("npm");
+  expect(healed.hits[0]!.matchedBy).toContain("semantic");
+  const listed = JSON.parse((await cli(["errors", "list", "--json"], { home })).stdout) as {
+    records: { embedded: boolean }[];
+  };
+  expect(listed.records.map((r) => r.embedded)).toEqual([true, true, true]);
+  expect((await cli(["doctor"], { home })).stdout).toContain("all good");
 }, 60_000);

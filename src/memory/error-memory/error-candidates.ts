@@ -11,7 +11,7 @@ import {
 import type { MemoryContext } from "../memory-context.ts";
 import { recordEmbedder, type ErrorOutcome } from "./error-record.ts";
 import { errorFtsQuery } from "./error-query.ts";
-import { embedPendingErrors, errorEmbedder, errorVectorStore } from "./error-vectors.ts";
+import { embedPendingErrors, errorEmbedder, errorVectorStore, forgetLostErrorVectors } from "./error-vectors.ts";
 import { wordMatcher } from "./word-match.ts";
 import { everydayBar, referenceVectors } from "../../search/relevance.ts";
 
@@ -108,6 +108,7 @@ export async function semanticCandidates(
     ));
   const references = everydayText ? referenceVectors(embedder).catch(() => []) : [];
   const signal = AbortSignal.timeout(SEMANTIC_TIMEOUT_MS);
+  forgetLostErrorVectors(ctx, embedder.id);
   await embedPendingErrors(ctx, embedder, embedder.local ? CATCH_UP_LOCAL : CATCH_UP_REMOTE, signal);
   const notEmbedded = countUnembedded(ctx.db, embedder.id, now);
   const [vector] = await embedder.embed([query], signal, "query");

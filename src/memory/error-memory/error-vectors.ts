@@ -4,8 +4,13 @@ import { createEmbedder } from "../../embed/create-embedder.ts";
 import type { Embedder } from "../../embed/embedder.ts";
 import { openErrorVectors, type ErrorVectors } from "../../storage/ports/vector-port.ts";
 import { mayHoldVectors, vectorStoreLocation } from "../vector-location.ts";
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { embedderTableName, ERROR_TABLES } from "../../storage/lance/embedder-tables.ts";
 import {
   clearEmbedded,
+  clearEmbeddedBy,
+  countEmbeddedBy,
   countUnembedded,
   listUnembedded,
   markEmbedded,
@@ -77,6 +82,17 @@ export async function embedPendingErrors(
     if (pending.length < BATCH) break;
   }
   return done;
+}
+
+/**
+ * Records the archive says `embedderId` embedded, while its table in the home's vector store is gone (the store
+ * deleted, or a backup restored without it), wait for a vector again: the catch-up of the next searches embeds them.
+ */
+export function forgetLostErrorVectors(ctx: MemoryContext, embedderId: string): void {
+  if (ctx.config.vectors.uri) return; // an object store is not listed here
+  if (existsSync(join(ctx.paths.lance, `${embedderTableName(ERROR_TABLES, embedderId)}.lance`))) return;
+  if (countEmbeddedBy(ctx.db, embedderId, ctx.now()) === 0) return;
+  withWriteLock(ctx.db, () => clearEmbeddedBy(ctx.db, embedderId));
 }
 
 /** A rebuild's start: `embedderId`'s error table dropped (it may be damaged) and every record waiting for a vector. */

@@ -288,6 +288,11 @@ export function countEmbeddedBy(db: Database, embedderId: string, now: bigint): 
   return Number(r.n);
 }
 
+/** Every record whose vector `embedderId` made waits for one again (that embedder's table was lost). */
+export function clearEmbeddedBy(db: Database, embedderId: string): void {
+  db.prepare("UPDATE error_records SET embedded_by = NULL WHERE embedded_by = ?").run(embedderId);
+}
+
 /** Every record waiting for a vector again (a rebuild of the error vectors). */
 export function clearEmbedded(db: Database): void {
   db.run("UPDATE error_records SET embedded_by = NULL WHERE embedded_by IS NOT NULL");
