@@ -3,6 +3,7 @@
 import { afterAll, expect, test } from "bun:test";
 import { readdirSync, rmSync, truncateSync } from "node:fs";
 import { join } from "node:path";
+import { openMemory } from "../../src/app/open-memory.ts";
 import { cli, removeTempHomes, tempHome } from "../fixture/home.ts";
 
 afterAll(removeTempHomes);
@@ -134,4 +135,15 @@ test("the error vectors' table gone: the next search embeds the records again an
   };
   expect(listed.records.map((r) => r.embedded)).toEqual([true, true, true]);
   expect((await cli(["doctor"], { home })).stdout).toContain("all good");
+}, 60_000);
+
+test("the error vectors' table gone: the daemon's catch-up (embedPendingErrors) embeds the records again", async () => {
+  const home = await errorHome();
+  rmSync(join(home, ".store", "lance"), { recursive: true });
+  const api = openMemory({ home, env: {}, drain: "off" });
+  try {
+    expect(await api.embedPendingErrors()).toEqual({ embedded: 3, pending: 0 });
+  } finally {
+    api.close();
+  }
 }, 60_000);

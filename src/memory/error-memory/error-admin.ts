@@ -17,7 +17,7 @@ import { mayHoldVectors } from "../vector-location.ts";
 import { resolveErrorId } from "./error-ids.ts";
 import { checkListInput } from "./error-input.ts";
 import { recordEmbedder, toErrorRecord, type ErrorRecord } from "./error-record.ts";
-import { embedPendingErrors, errorEmbedder, errorVectorStore } from "./error-vectors.ts";
+import { embedPendingErrors, errorEmbedder, errorVectorStore, forgetLostErrorVectors } from "./error-vectors.ts";
 
 export const DEFAULT_LIST_LIMIT = 50;
 
@@ -105,6 +105,7 @@ export async function sweepExpired(ctx: MemoryContext, now: bigint): Promise<Swe
 /** Embed records stored while the embedder was unreachable (or since it changed); the daemon calls this. */
 export async function embedPending(ctx: MemoryContext, max = 10_000): Promise<{ embedded: number; pending: number }> {
   const embedder = await errorEmbedder(ctx);
+  forgetLostErrorVectors(ctx, embedder.id);
   const embedded = await embedPendingErrors(ctx, embedder, max);
   return { embedded, pending: countUnembedded(ctx.db, embedder.id, ctx.now()) };
 }
