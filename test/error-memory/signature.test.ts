@@ -13,6 +13,20 @@ describe("errorSignature", () => {
     same("src/app.ts(42,7): error TS2345: oops", "lib/other.ts(1,1): error TS2345: oops");
   });
 
+  test("network addresses are normalised away, IPv4 or IPv6 alike, with a port or not", () => {
+    // Node 17+ reaches localhost at ::1, older releases at 127.0.0.1: the same server is down.
+    same("Error: connect ECONNREFUSED 127.0.0.1:5432", "Error: connect ECONNREFUSED ::1:5432");
+    same(
+      "Error: listen EADDRINUSE: address already in use :::3000",
+      "Error: listen EADDRINUSE: address already in use 0.0.0.0:8080",
+    );
+    same("dial tcp [::1]:6379: connect: connection refused", "dial tcp 10.0.3.7:6379: connect: connection refused");
+    same("ping fe80::1%eth0: unreachable", "ping ::ffff:10.0.0.1: unreachable");
+    // C++ and Rust paths, clock times and a single colon are no addresses.
+    differ("std::vector<int> out of range", "std::string out of range");
+    differ("crate::db::pool timed out", "crate::http::client timed out");
+  });
+
   test("sizes with a binary or one-letter unit are numbers too (Kubernetes quantities, JVM heap sizes)", () => {
     same(
       "OOMKilled: container api exceeded its memory limit 512Mi",

@@ -46,6 +46,12 @@ const STEPS: [RegExp, string | ((m: string, ...g: string[]) => string)][] = [
     /(?<!exit\s+)\b(status(?: code)?|http(?:\/[\d.]+)?|returned error|response)([:\s]+)([1-5]\d\d)\b/gi,
     (_m, a, b, c) => `${a}${b}http${c}`,
   ],
+  // Network addresses, with a port or not, IPv4 or IPv6 alike (Node 17+ reaches localhost at ::1: "ECONNREFUSED
+  // ::1:5432" is the "ECONNREFUSED 127.0.0.1:5432" of older releases; a server on every address is :::3000 or
+  // 0.0.0.0:3000): bracketed IPv6, bare IPv6 (with "::" or 7 colons, a hex digit, an IPv4 tail or a zone), then IPv4.
+  [/\[[0-9a-f:.]*:[0-9a-f:.]*(?:%[\w.-]+)?\](?::\d{1,5})?/gi, "<addr>"],
+  [/(?<![\w:.])(?=[0-9a-f:.]*::|(?:[0-9a-f]*:){7})[0-9a-f:.]*[0-9a-f](?:%[\w-]+)?(?!\w)/gi, "<addr>"],
+  [/(?<![\w.])(?:\d{1,3}\.){3}\d{1,3}(?::\d{1,5})?(?![\w.])/g, "<addr>"],
   // Paths: Windows (drive-rooted, then relative like src\lib.rs), then absolute / home / relative unix paths with at
   // least one separator.
   [/\b[A-Za-z]:\\[^\s'"<>|]+/g, "<path>"],
