@@ -52,6 +52,7 @@ import { getMessages, messagesAround, UnknownMessageError, type Around } from ".
 import { homeInfo, type HomeInfo, type MaintenanceApi } from "./maintenance-api.ts";
 import type { ImportApi } from "./import-api.ts";
 import type { UsageReport } from "../memory/usage-report.ts";
+import { checkDbInPlace } from "../storage/sqlite/db-in-place.ts";
 
 // Domains a method needs are loaded when it is first called, so a command pays only for what it uses
 // (`search` never loads summaries, error memory, the semantic tier or the input schemas). Each is kept once
@@ -133,6 +134,10 @@ export class HomeMemory implements MaintenanceApi {
 
   get home(): string {
     return this.ctx.paths.home;
+  }
+  /** Throws HomeGoneError when the home was deleted or replaced since it was opened. */
+  checkInPlace(): void {
+    checkDbInPlace(this.ctx.db);
   }
   /** What front-ends show or check about the home, so that they never read its paths or config. */
   info(): HomeInfo {

@@ -10,6 +10,7 @@ import { ensureDirIn } from "../shared/atomic-write.ts";
 import { lockFree, lockHeldElsewhere, withFileLock } from "../shared/file-lock.ts";
 import { isSessionId } from "../shared/session-id.ts";
 import { recoverSessions } from "./crash-recovery.ts";
+import { withDbChecked } from "../storage/sqlite/db-in-place.ts";
 import type { MemoryContext } from "./memory-context.ts";
 
 const lockPath = (ctx: MemoryContext) => join(ctx.paths.store, "write.lock");
@@ -25,7 +26,15 @@ export function homeLockHeld(ctx: MemoryContext): boolean {
 }
 
 export function withHomeLock<T>(ctx: MemoryContext, fn: () => T, session?: string | readonly string[]): T {
-  ensureDirIn(ctx.paths.store);
+  // A home deleted or replaced under this process is refused before anything is written (the archive in place
+  // means its folder is there too); the writes under the lock need not check it again.
+  return withDbChecked(ctx.db, (known) => {
+    if (!known) ensureDirIn(ctx.paths.store);
+    return underHomeLock(ctx, fn, session);
+  });
+}
+
+function underHomeLock<T>(ctx: MemoryContext, fn: () => T, session?: string | readonly string[]): T {
   const path = lockPath(ctx);
   let kept: string[] = [];
   return withFileLock(path, fn, undefined, {

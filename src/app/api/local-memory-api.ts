@@ -76,6 +76,8 @@ export interface MemoryHome {
   getError(id: string): Maybe<ErrorRecord>;
   removeError(id: string): Promise<RemoveErrorResult>;
   flushEmbeddings(): Promise<unknown>;
+  /** Throws when the home was deleted or replaced since it was opened (a local home): the reads below check it. */
+  checkInPlace?(): void;
   /** Resolves once no other process holds the writer lock (a local home); the writes below await it first. */
   writerLockFree?(): Promise<void>;
   close(): Maybe<void>;
@@ -125,6 +127,13 @@ export class LocalMemoryApi<H extends MemoryHome = HomeMemory> implements Memory
     return this.#home;
   }
 
+  /** The home for a read: one deleted or replaced since it was opened is refused, not read from its old files. */
+  get #reading(): H {
+    const home = this.home;
+    home.checkInPlace?.();
+    return home;
+  }
+
   async add(session: string, messages: MessageInput | readonly MessageInput[]): Promise<J.AddResultJson> {
     const list = Array.isArray(messages) ? messages : [messages as MessageInput];
     const o = S.parseInput(S.AddInput, { session, messages: list }, "add");
@@ -138,12 +147,15 @@ export class LocalMemoryApi<H extends MemoryHome = HomeMemory> implements Memory
 
   async sessions(options: { sort?: "recent" | "name" } = {}): Promise<J.SessionJson[]> {
     const o = S.parseInput(S.SessionsInput, options, "sessions");
-    return sortSessions(await this.home.sessions(), o.sort).map(sessionJson);
+    return sortSessions(await this.#reading.sessions(), o.sort).map(sessionJson);
   }
 
   async history(session: string, options: { all?: boolean; last?: number } = {}): Promise<J.HistoryJson> {
     const o = S.parseInput(S.HistoryInput, { session, ...options }, "history");
-    const list = await this.home.history(o.session, { all: o.all, ...(o.last !== undefined ? { last: o.last } : {}) });
+    const list = await this.#reading.history(o.session, {
+      all: o.all,
+      ...(o.last !== undefined ? { last: o.last } : {}),
+    });
     return { session: o.session, messages: list.map(messageJson) };
   }
 
@@ -155,9 +167,10 @@ export class LocalMemoryApi<H extends MemoryHome = HomeMemory> implements Memory
     session: string,
     options: { all?: boolean; last?: number } = {},
   ): Promise<AsyncIterable<string> | undefined> {
-    if (!this.home.historyPages) return undefined;
+    const home = this.#reading;
+    if (!home.historyPages) return undefined;
     const o = S.parseInput(S.HistoryInput, { session, ...options }, "history");
-    const pages = await this.home.historyPages(o.session, {
+    const pages = await home.historyPages(o.session, {
       all: o.all,
       ...(o.last !== undefined ? { last: o.last } : {}),
     });
@@ -167,29 +180,29 @@ export class LocalMemoryApi<H extends MemoryHome = HomeMemory> implements Memory
   async search(options: SearchInput): Promise<J.SearchResultJson> {
     const o = S.parseInput(S.SearchInput, options, "search");
     if (this.elsewhere && o.match !== undefined && o.match !== "keyword") return this.elsewhere.search(o);
-    return searchAsJson(this.home, o);
+    return searchAsJson(this.#reading, o);
   }
 
   async messages(ids: readonly string[]): Promise<J.MessageJson[]> {
     // A lone id given as a string is refused as the HTTP client refuses it, not spread into one id a character.
     const o = S.parseInput(S.MessagesInput, { ids: Array.isArray(ids) ? [...ids] : ids }, "messages");
-    return (await this.home.messages(o.ids)).map(messageJson);
+    return (await this.#reading.messages(o.ids)).map(messageJson);
   }
 
   async around(id: string, options: { before?: number; after?: number } = {}): Promise<J.AroundJson> {
     const o = S.parseInput(S.AroundInput, { id, ...options }, "around");
-    const r = await this.home.around(o.id, o.before ?? 5, o.after ?? 5);
+    const r = await this.#reading.around(o.id, o.before ?? 5, o.after ?? 5);
     return { anchor: r.anchor.id, session: r.anchor.session, messages: r.messages.map(messageJson) };
   }
 
   async context(session: string, input?: string): Promise<J.TurnContextJson> {
     const o = S.parseInput(S.ContextInput, input === undefined ? { session } : { session, input }, "context");
-    return this.home.context(o.session, o.input);
+    return this.#reading.context(o.session, o.input);
   }
 
   async summary(session: string): Promise<J.SummaryJson> {
     const o = S.parseInput(S.SessionInput, { session }, "summary");
-    return summaryJson(await this.home.summary(o.session));
+    return summaryJson(await this.#reading.summary(o.session));
   }
 
   async reset(session: string, options: { all?: boolean } = {}): Promise<J.ResetResultJson> {
@@ -231,18 +244,18 @@ export class LocalMemoryApi<H extends MemoryHome = HomeMemory> implements Memory
   async searchErrors(input: SearchErrorsInput): Promise<J.ErrorSearchResultJson> {
     const o = S.parseInput(S.SearchErrorsInput, input, "errors search");
     if (this.elsewhere) return this.elsewhere.searchErrors(o);
-    return errorSearchJson(o.tool, await this.home.searchErrors(o));
+    return errorSearchJson(o.tool, await this.#reading.searchErrors(o));
   }
 
   async listErrors(input: ListErrorsInput = {}): Promise<J.ErrorListJson> {
     const o = S.parseInput(S.ListErrorsInput, input, "errors list");
-    const r = await this.home.listErrors(o);
+    const r = await this.#reading.listErrors(o);
     return { records: r.records.map(errorJson), total: r.total };
   }
 
   async getError(id: string): Promise<J.ErrorRecordJson> {
     const o = S.parseInput(S.ErrorIdInput, { id }, "errors show");
-    return errorJson(await this.home.getError(o.id));
+    return errorJson(await this.#reading.getError(o.id));
   }
 
   async rmError(id: string): Promise<J.RemoveErrorResultJson> {

@@ -11,6 +11,7 @@ import { asNoSpace, freeBytes } from "./no-space.ts";
 import { BrokenDatabaseError, isBrokenDatabase } from "./broken-database.ts";
 import { upgradeEmptyFts } from "./fts-upgrade.ts";
 import { openingRead } from "./schema-shape.ts";
+import { rememberDbFile } from "./db-in-place.ts";
 
 export const SchemaTooNewError = namedError<{ path: string; version: number; known: number }>(
   "SchemaTooNewError",
@@ -48,7 +49,9 @@ export type DatabaseNotWritableError = InstanceType<typeof DatabaseNotWritableEr
 
 export function openDatabase(path: string, options: OpenDatabaseOptions = {}): Database {
   try {
-    return open(path, options);
+    const db = open(path, options);
+    if (path !== ":memory:") rememberDbFile(db, path);
+    return db;
   } catch (err) {
     const broken = isBrokenDatabase(err);
     if (broken) throw new BrokenDatabaseError({ path, detail: broken }, { cause: err });

@@ -3,8 +3,10 @@
 import { basename } from "node:path";
 import type { Db } from "./db.ts";
 import { asNoSpace } from "./no-space.ts";
+import { checkDbInPlace } from "./db-in-place.ts";
 
 export function withWriteLock<T>(db: Db, fn: () => T): T {
+  checkDbInPlace(db);
   try {
     return db.transaction(fn).immediate();
   } catch (err) {
