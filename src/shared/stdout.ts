@@ -23,7 +23,7 @@ let checked = false;
  * as fd 1, close-on-exec, which no stdout a process inherits can be, so the output would vanish with exit 0.
  * Read from /proc (Linux); elsewhere such a stdout is not told from /dev/null.
  */
-function refuseClosedStdout(): void {
+export function refuseClosedStdout(): void {
   if (checked) return;
   checked = true;
   let flags: string | undefined;

@@ -50,10 +50,11 @@ test.each(commands)(
 );
 
 /** Run memvoy with fd 1 closed from its start (`>&-`); returns its exit code and stderr. */
-async function withStdoutClosed(args: string[]): Promise<{ code: number; stderr: string }> {
+async function withStdoutClosed(args: string[], stdin?: string): Promise<{ code: number; stderr: string }> {
   const quoted = args.map((a) => `'${a.replaceAll("'", "'\\''")}'`).join(" ");
   const proc = Bun.spawn(["bash", "-c", `exec bun '${join(repoRoot, "src/index.ts")}' ${quoted} >&-`], {
     env: { PATH: process.env.PATH!, HOME: tempHome("memvoy-ebadf-"), TZ: "UTC" },
+    stdin: stdin === undefined ? "ignore" : new TextEncoder().encode(stdin),
     stdout: "pipe",
     stderr: "pipe",
   });
@@ -81,6 +82,31 @@ test.skipIf(process.platform !== "linux")(
       stderr: "pipe",
     });
     expect([await proc.exited, await new Response(proc.stderr).text()]).toEqual([0, ""]);
+  },
+  60_000,
+);
+
+test.skipIf(process.platform !== "linux")(
+  "memvoy mcp >&- refuses at start: no request it reads is carried out with its answer going nowhere",
+  async () => {
+    const other = join(tempHome(), "mcp-home");
+    const lines = [
+      {
+        id: 1,
+        method: "initialize",
+        params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "c", version: "1" } },
+      },
+      { method: "notifications/initialized" },
+      {
+        id: 2,
+        method: "tools/call",
+        params: { name: "add_messages", arguments: { session: "s1", messages: [{ role: "user", content: "lost?" }] } },
+      },
+    ];
+    const stdin = lines.map((l) => `${JSON.stringify({ jsonrpc: "2.0", ...l })}\n`).join("");
+    const r = await withStdoutClosed(["mcp", "--home", other], stdin);
+    expect([r.code, r.stderr]).toEqual([1, "memvoy: could not write the output to stdout (EBADF: stdout is closed)\n"]);
+    expect(existsSync(join(other, "sessions", "s1"))).toBe(false);
   },
   60_000,
 );

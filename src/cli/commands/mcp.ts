@@ -6,7 +6,7 @@ import { clientConfig, CLIENTS } from "../../mcp/client-config.ts";
 import { bool, expectPositionals, parseArgs, str } from "../args.ts";
 import { CommandUsageError } from "../usage-errors.ts";
 import { printUsage } from "../run-command.ts";
-import { writeOut } from "../../shared/stdout.ts";
+import { refuseClosedStdout, writeOut } from "../../shared/stdout.ts";
 import pkg from "../../../package.json" with { type: "json" };
 
 export const usage = `
@@ -45,6 +45,9 @@ export async function run(argv: readonly string[]): Promise<number> {
     writeOut(c.text);
     return 0;
   }
+  // A stdout closed from the start (memvoy mcp >&-) would take every answer into nothing while the calls are
+  // carried out: refused before a line is read.
+  refuseClosedStdout();
   if (process.stdin.isTTY)
     throw new CommandUsageError({ problem: "stdin-is-terminal", command: "mcp", startedBy: "an MCP client" });
   // The home opens on the first tool call, not before the agent's start-up is answered. Embedding after a
