@@ -7,7 +7,7 @@
 import type { PassThrough, Writable } from "node:stream";
 import type { MemoryApi } from "../app/api/memory-api.ts";
 import { describeError } from "../shared/describe-error.ts";
-import { stdoutStream } from "../shared/stdout.ts";
+import { onStdoutFailed, stdoutStream } from "../shared/stdout.ts";
 import type { EarlyAnswers } from "./early-answers.ts";
 import type { Utf8Lines } from "./stdio-answers.ts";
 import { jitAsUsual } from "../shared/jit-policy.ts";
@@ -50,6 +50,10 @@ export async function runMcpStdio(api: MemoryApi, version: string): Promise<numb
   let answered = async () => {};
   let idle = async () => {};
   let ended = false;
+  /** Why stdout failed, once it did. */
+  let failed: string | undefined;
+  /** Once stdout failed: no call of the SDK's starts any more (set by the hand-off). */
+  let refuseCalls = () => {};
 
   const write = (m: Message) => stdoutStream().write(`${JSON.stringify(m)}\n`);
 
@@ -119,6 +123,9 @@ export async function runMcpStdio(api: MemoryApi, version: string): Promise<numb
       const calls = countedCalls(api);
       answered = () => transport.whenAnswered();
       idle = calls.idle;
+      refuseCalls = calls.refuse;
+      // stdout failed before the hand-off: what was read is passed on below only to be refused.
+      if (failed !== undefined) refuseCalls();
       const handle = serveStdio(() => createMcpServer(calls.api, version), {
         transport,
         onerror: (err) => {
@@ -180,6 +187,15 @@ export async function runMcpStdio(api: MemoryApi, version: string): Promise<numb
     done.resolve(0);
   };
 
+  // The client closed stdout (or it takes no write): nothing more is read, and no call starts whose answer could
+  // reach no one; the calls under way finish (each write is whole or not made), then the server says so and exits 1.
+  onStdoutFailed((reason) => {
+    process.stdin.off("data", onData);
+    failed = reason;
+    refuseCalls();
+    void stop();
+  });
+
   process.stdin.on("data", onData);
   process.stdin.once("end", onEnd);
   process.stdin.once("close", onEnd);
@@ -189,7 +205,13 @@ export async function runMcpStdio(api: MemoryApi, version: string): Promise<numb
   process.stdin.off("data", onData);
   process.stdin.destroy();
   await api.close();
-  return code;
+  if (failed === undefined) return code;
+  process.stderr.write(
+    `memvoy mcp: could not write to stdout (${failed}), so the server stopped: the answers from then on, and maybe ` +
+      "the last ones before, did not reach the client; no call was started after that, and the calls under way " +
+      "finished (a write among them is stored: a retry with the same idempotencyKey adds it once)\n",
+  );
+  return 1;
 }
 
 /** stdout for the SDK's transport, minus the answer to the replayed initialize (the agent has it). */

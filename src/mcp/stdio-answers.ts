@@ -3,6 +3,7 @@
 // right after its last request still gets every answer; the calls running, so that the home is closed under none.
 import { isUtf8 } from "node:buffer";
 import { StdioServerTransport } from "@modelcontextprotocol/server/stdio";
+import { namedError } from "../shared/errors.ts";
 
 type Message = Parameters<StdioServerTransport["send"]>[0];
 type Id = string | number;
@@ -65,9 +66,28 @@ export class AnsweringTransport extends StdioServerTransport {
   }
 }
 
-/** `api` with its calls counted: `idle()` resolves once none runs, so that the home is closed under no call. */
-export function countedCalls<A extends object>(api: A): { api: A; idle(): Promise<void> } {
+/** A call made after stdout failed: its answer could reach no one, so it is not carried out. */
+export const NoAnswerPossibleError = namedError<Record<string, never>>(
+  "NoAnswerPossibleError",
+  "runtime",
+  () => "stdout is closed: the call was not carried out, as its answer could not be sent",
+);
+
+export interface CountedCalls<A> {
+  api: A;
+  /** Resolves once no call runs. */
+  idle(): Promise<void>;
+  /** From now on every call is refused (NoAnswerPossibleError). */
+  refuse(): void;
+}
+
+/**
+ * `api` with its calls counted: `idle()` resolves once none runs, so that the home is closed under no call; once
+ * stdout failed, `refuse()` stops new ones.
+ */
+export function countedCalls<A extends object>(api: A): CountedCalls<A> {
   let running = 0;
+  let refusing = false;
   let none = Promise.withResolvers<void>();
   none.resolve();
   const counted = new Proxy(api, {
@@ -75,6 +95,7 @@ export function countedCalls<A extends object>(api: A): { api: A; idle(): Promis
       const value = Reflect.get(target, key);
       if (typeof value !== "function" || key === "close") return value;
       return (...args: unknown[]) => {
+        if (refusing) throw new NoAnswerPossibleError({});
         if (running++ === 0) none = Promise.withResolvers<void>();
         const ended = () => {
           if (--running === 0) none.resolve();
@@ -91,7 +112,13 @@ export function countedCalls<A extends object>(api: A): { api: A; idle(): Promis
       };
     },
   });
-  return { api: counted, idle: () => none.promise };
+  return {
+    api: counted,
+    idle: () => none.promise,
+    refuse: () => {
+      refusing = true;
+    },
+  };
 }
 
 /**

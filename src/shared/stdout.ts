@@ -17,6 +17,16 @@ export const OutputWriteError = namedError<{ reason: string }>(
 let stream: NodeJS.WriteStream | undefined;
 let closed = false;
 let checked = false;
+let onFailed: ((reason: string) => void) | undefined;
+
+/**
+ * A server's own handling of a stdout that fails (its client closed the pipe, or a write is refused), called once
+ * instead of ending quietly with exit 0 or throwing: the requests it read and has not answered must not be dropped
+ * without a word. Later writes are dropped.
+ */
+export function onStdoutFailed(handler: (reason: string) => void): void {
+  onFailed = handler;
+}
 
 /**
  * Refuse a stdout that was closed when memvoy started (`memvoy sessions >&-`): the runtime then opens /dev/null
@@ -48,6 +58,11 @@ export function stdoutStream(): NodeJS.WriteStream {
   if (!stream) {
     stream = process.stdout;
     stream.on("error", (err: NodeJS.ErrnoException) => {
+      if (onFailed) {
+        if (closed) return;
+        closed = true;
+        return onFailed(err?.code === "EPIPE" ? "EPIPE: the reader closed it" : errorMessage(err));
+      }
       if (err?.code === "EPIPE") return endQuietly();
       throw err;
     });

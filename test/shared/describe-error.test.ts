@@ -51,6 +51,7 @@ import { MemoryOptionsError } from "../../src/app/api/local-memory-api.ts";
 import { MemoryClosedError } from "../../src/app/api/memory-closed.ts";
 import { HomeMissingError } from "../../src/app/open-memory.ts";
 import { HomeGoneError } from "../../src/storage/sqlite/db-in-place.ts";
+import { NoAnswerPossibleError } from "../../src/mcp/stdio-answers.ts";
 import { ArgumentEncodingError, PartialAddError } from "../../src/cli/usage-errors.ts";
 import { WorkerFailedError } from "../../src/daemon/workers.ts";
 import { BodyShapeError, BodyTooLargeError } from "../../src/http/body.ts";
@@ -874,6 +875,7 @@ const KINDS: [Error & { data: object }, string, 1 | 2][] = [
     1,
   ],
   [new HomeMissingError({ home: "/h" }), "/h holds no memvoy home (it may have been removed); nothing was created", 1],
+  [new NoAnswerPossibleError({}), "stdout is closed: the call was not carried out, as its answer could not be sent", 1],
   [
     new HomeGoneError({ home: "/h", replaced: true }),
     "the home /h was replaced while this process had it open; its old files are neither read nor written any more (a write would be lost): open the home again to use the new one",
