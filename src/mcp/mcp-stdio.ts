@@ -199,8 +199,8 @@ export async function runMcpStdio(api: MemoryApi, version: string): Promise<numb
   process.stdin.on("data", onData);
   process.stdin.once("end", onEnd);
   process.stdin.once("close", onEnd);
-  process.once("SIGTERM", () => void stop());
-  process.once("SIGINT", () => void stop());
+  // A hangup (the terminal or ssh session the agent runs in closed) stops it as SIGTERM does, not in mid-write.
+  for (const signal of ["SIGTERM", "SIGINT", "SIGHUP"] as const) process.once(signal, () => void stop());
   const code = await done.promise;
   process.stdin.off("data", onData);
   process.stdin.destroy();
