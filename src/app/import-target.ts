@@ -37,4 +37,6 @@ export interface ImportWriter {
 export interface ImportTarget {
   readonly imports: ImportWriter;
   purgeDeleted(): Promise<unknown>;
+  /** Throws when the home was deleted or replaced since it was opened (a local home). */
+  checkInPlace?(): void;
 }

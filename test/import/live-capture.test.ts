@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, test } from "bun:test";
-import { appendFileSync, writeFileSync } from "node:fs";
+import { appendFileSync, existsSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import {
   cleanup,
@@ -178,6 +178,33 @@ describe("live capture", () => {
     proc.kill("SIGINT");
     expect(await proc.exited).toBe(0);
   }, 120_000);
+
+  test("import --watch ends with one line and exit 1 when its home is deleted, and recreates nothing", async () => {
+    const projects = writeClaudeProjects(tempHome());
+    const home = join(tempHome(), "h");
+    const proc = Bun.spawn(
+      ["bun", join(repoRoot, "src/index.ts"), "--home", home, "import", "claude-code", projects, "--watch"].concat([
+        "--interval",
+        "1",
+        "--json",
+      ]),
+      { env: baseEnv(), stdout: "pipe", stderr: "pipe" },
+    );
+    let out = "";
+    const decoder = new TextDecoder();
+    void (async () => {
+      for await (const chunk of proc.stdout) out += decoder.decode(chunk, { stream: true });
+    })();
+    await waitFor(() => out.includes("\n"), 30_000, "the first pass");
+    rmSync(home, { recursive: true, force: true });
+    // It went on failing each file every pass, forever.
+    await waitFor(() => proc.exitCode !== null, 20_000, "the exit after the home was deleted");
+    expect(proc.exitCode).toBe(1);
+    expect(await new Response(proc.stderr).text()).toContain(
+      `memvoy: the home ${home} was deleted or moved away while this process had it open`,
+    );
+    expect(existsSync(home)).toBe(false);
+  }, 60_000);
 
   for (const signal of ["SIGTERM", "SIGINT"] as const)
     test(`import --watch with a long --interval stops at ${signal} between passes, not when the interval ends`, async () => {

@@ -215,6 +215,8 @@ async function watch(
   process.on("SIGTERM", onSignal);
   try {
     while (!stop) {
+      // A home deleted or replaced meanwhile ends the watch in one line, rather than a failed file every pass.
+      api.checkInPlace?.();
       const reports = await pass(api, source, opts, json);
       if (json) writeOut(`${JSON.stringify({ at: new Date().toISOString(), sources: reports })}\n`);
       else
