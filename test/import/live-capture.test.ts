@@ -206,7 +206,7 @@ describe("live capture", () => {
     expect(existsSync(home)).toBe(false);
   }, 60_000);
 
-  for (const signal of ["SIGTERM", "SIGINT"] as const)
+  for (const signal of ["SIGTERM", "SIGINT", "SIGHUP"] as const)
     test(`import --watch with a long --interval stops at ${signal} between passes, not when the interval ends`, async () => {
       const projects = writeClaudeProjects(tempHome());
       const home = tempHome();

@@ -197,7 +197,7 @@ async function importCommand(api: ImportTarget, p: Parsed, [source, ...paths]: s
   return 0;
 }
 
-/** --watch: a pass every interval until SIGINT or SIGTERM; with --json one line per pass. */
+/** --watch: a pass every interval until SIGINT, SIGTERM or SIGHUP; with --json one line per pass. */
 async function watch(
   api: ImportTarget,
   source: string,
@@ -211,8 +211,9 @@ async function watch(
     stop = true;
     wake.resolve();
   };
-  process.on("SIGINT", onSignal);
-  process.on("SIGTERM", onSignal);
+  // A hangup (the terminal or ssh session it runs in closed) stops it between passes too, not in mid-write.
+  const signals = ["SIGINT", "SIGTERM", "SIGHUP"] as const;
+  for (const signal of signals) process.on(signal, onSignal);
   try {
     while (!stop) {
       // A home deleted or replaced meanwhile ends the watch in one line, rather than a failed file every pass.
@@ -226,8 +227,7 @@ async function watch(
       for (let left = intervalMs; left > 0 && !stop; left -= MAX_TIMER_MS) await nap(left, wake.promise);
     }
   } finally {
-    process.off("SIGINT", onSignal);
-    process.off("SIGTERM", onSignal);
+    for (const signal of signals) process.off(signal, onSignal);
   }
 }
 
