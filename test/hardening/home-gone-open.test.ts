@@ -66,3 +66,32 @@ test("memvoy mcp: add_messages after the home was deleted is an isError, not a w
   expect(await proc.exited).toBe(0);
   expect(existsSync(join(home, "sessions"))).toBe(false);
 });
+
+test("memvoy mcp: a home replaced by a new one at its path is opened again, and the call made there", async () => {
+  const home = join(tempHome(), "h");
+  const proc = Bun.spawn(["bun", join(repoRoot, "src/index.ts"), "mcp", "--home", home], {
+    env: { PATH: process.env.PATH!, HOME: tempHome() },
+    stdin: "pipe",
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  const c = new LineClient(proc);
+  await c.initialize();
+  const add = (session: string, content: string) =>
+    c.request("tools/call", {
+      name: "add_messages",
+      arguments: { session, messages: [{ role: "user", content }] },
+    });
+  expect((await add("s1", "in the old home")).result.isError).toBeFalsy();
+  renameSync(home, `${home}.old`);
+  expect((await cli(["add", "other", "--role", "user", "--content", "fresh"], { home })).code).toBe(0);
+  const r = await add("s2", "in the new home");
+  expect(r.result.isError).toBeFalsy();
+  const listed = await c.request("tools/call", { name: "chat_history", arguments: { mode: "sessions" } });
+  const ids = listed.result.structuredContent.sessions.map((s: { id: string }) => s.id).sort();
+  expect(ids).toEqual(["other", "s2"]);
+  c.close();
+  expect(await proc.exited).toBe(0);
+  const old = await cli(["sessions", "--json"], { home: `${home}.old` });
+  expect(JSON.parse(old.stdout).map((s: { id: string }) => s.id)).toEqual(["s1"]);
+});

@@ -1,7 +1,10 @@
 // A MemoryApi that opens its implementation on its first call: an MCP server answers its client's start-up
-// before it opens the home. A failure to open is that call's error; the next call tries again.
+// before it opens the home. A failure to open is that call's error; the next call tries again. A home replaced
+// while it is open (a new home made at its path) is opened again and the call made there; a deleted one stays a
+// refusal (HomeGoneError) until a new home is made at its path.
 import type { MemoryApi } from "./memory-api.ts";
 import { MemoryClosedError } from "./memory-closed.ts";
+import { HomeGoneError } from "../../storage/sqlite/db-in-place.ts";
 
 export function lazyMemoryApi(open: () => Promise<MemoryApi>): MemoryApi {
   let opened: Promise<MemoryApi> | undefined;
@@ -14,6 +17,19 @@ export function lazyMemoryApi(open: () => Promise<MemoryApi>): MemoryApi {
       throw err;
     }));
   };
+  const call = async (key: PropertyKey, args: unknown[], again: boolean): Promise<unknown> => {
+    const current = get();
+    const api = (await current) as unknown as Record<PropertyKey, (...a: unknown[]) => unknown>;
+    try {
+      return await api[key]!(...args);
+    } catch (err) {
+      // The refusal comes before anything is written, so the call is made again on the new home. The old memory
+      // is not closed: another call may still be running on it (its own check refuses it from then on).
+      if (!again || !(err instanceof HomeGoneError) || !err.data.replaced) throw err;
+      if (opened === current) opened = undefined;
+      return call(key, args, false);
+    }
+  };
   return new Proxy({} as MemoryApi, {
     get(_, key) {
       if (key === "then") return undefined; // not a thenable
@@ -23,10 +39,7 @@ export function lazyMemoryApi(open: () => Promise<MemoryApi>): MemoryApi {
           const api = await opened?.catch(() => undefined);
           await api?.close();
         };
-      return async (...args: unknown[]) => {
-        const api = (await get()) as unknown as Record<PropertyKey, (...a: unknown[]) => unknown>;
-        return api[key]!(...args);
-      };
+      return (...args: unknown[]) => call(key, args, true);
     },
   });
 }
