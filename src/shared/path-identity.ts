@@ -12,7 +12,7 @@ export function pathIdentity(path: string): string | undefined {
 }
 
 /**
- * The first of `paths` deleted or replaced since its identity was `start[i]` ("P was deleted", "P was replaced"), or
+ * The first of `paths` deleted or replaced since its identity was `start[i]` ("P was deleted or moved away", "P was replaced"), or
  * undefined. `skipAbsent`: a path that was not there at the start is not looked at.
  */
 export function identityChange(
@@ -24,7 +24,8 @@ export function identityChange(
     if (skipAbsent && start[i] === undefined) continue;
     const now = pathIdentity(path);
     if (now === start[i]) continue;
-    return now === undefined ? `${path} was deleted` : `${path} was replaced`;
+    // Gone from its path: a deletion and a move (mv to a new name or disk) look the same from here.
+    return now === undefined ? `${path} was deleted or moved away` : `${path} was replaced`;
   }
   return undefined;
 }

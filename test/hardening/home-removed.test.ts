@@ -33,6 +33,17 @@ test("rm -rf of the home: the daemon exits non-zero within 5 s and the home stay
   expect(existsSync(home)).toBe(false);
 });
 
+test("the home moved away: the daemon says so, not that it was deleted", async () => {
+  const home = tempHome();
+  const d = startDaemon(home);
+  await waitRunning(d);
+  renameSync(home, `${home}.moved`);
+  expect(await d.exited).not.toBe(0);
+  expect(d.stderr()).toContain(`${home} was deleted or moved away; the daemon stops without writing anything more`);
+  expect(existsSync(home)).toBe(false);
+  rmSync(`${home}.moved`, { recursive: true, force: true });
+});
+
 test("the lock file deleted or replaced: the daemon exits, and a second daemon can then start", async () => {
   const home = tempHome();
   const d = startDaemon(home);

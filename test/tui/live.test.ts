@@ -147,7 +147,7 @@ describe("live updates", () => {
     rmSync(h, { recursive: true, force: true });
     // On a loaded machine the refresh can run while the deletion is still under way: the archive gone, the folder
     // not yet (its own removal is not notified while the TUI's log in it is open).
-    const gone = (p: string) => `the home is gone (${p} was deleted)`;
+    const gone = (p: string) => `the home is gone (${p} was deleted or moved away)`;
     await tui.waitFor((x) => x.includes(gone(h)) || x.includes(gone(join(h, ".store", "history.db"))), 20_000);
     expect(existsSync(h)).toBe(false);
     // Ctrl-L finds it gone too. A home moved away sends no change notification (its folders are still there,
@@ -159,7 +159,7 @@ describe("live updates", () => {
     tui.keys("Down");
     await tui.waitFor("beta-billing · 4 msgs");
     tui.keys("C-l");
-    const s = await tui.waitFor(`the home is gone (${moved} was deleted)`);
+    const s = await tui.waitFor(`the home is gone (${moved} was deleted or moved away)`);
     expect(s).toContain("q quits");
     expect(s).toContain("beta-billing · 4 msgs"); // what the home held stays on screen
   }, 60_000);
