@@ -34,6 +34,9 @@ test("library: a new home at the same path is neither written with the old one's
     /the home .* was replaced while this process had it open/,
   );
   await expect(m.search({ query: "old home" })).rejects.toThrow(/was replaced/);
+  // A message of the new home is not looked for in the old archive ("no message ...").
+  const fresh = JSON.parse((await cli(["history", "other", "--json"], { home })).stdout).messages[0].id;
+  await expect(m.rmMessage(fresh)).rejects.toThrow(/was replaced/);
   await m.close();
   expect(existsSync(join(home, "sessions", "s1"))).toBe(false);
   const h = await cli(["sessions", "--json"], { home });

@@ -223,7 +223,8 @@ export class LocalMemoryApi<H extends MemoryHome = HomeMemory> implements Memory
 
   async rmMessage(id: string, options: { dropSummary?: boolean } = {}): Promise<J.RemoveMessageResultJson> {
     const o = S.parseInput(S.RmMessageInput, { id, ...options }, "rm-message");
-    await this.home.writerLockFree?.();
+    // The message is looked up before the write: in the old archive, a new home's message would not be found.
+    await this.#reading.writerLockFree?.();
     if (!this.elsewhere) return this.home.rmMessage(o.id, { dropSummary: o.dropSummary });
     const r = await this.home.rmMessage(o.id, { dropSummary: o.dropSummary, purge: false });
     await this.elsewhere.purgeDeleted();
@@ -261,7 +262,7 @@ export class LocalMemoryApi<H extends MemoryHome = HomeMemory> implements Memory
   async rmError(id: string): Promise<J.RemoveErrorResultJson> {
     const o = S.parseInput(S.ErrorIdInput, { id }, "errors rm");
     if (this.elsewhere) return this.elsewhere.rmError(o.id);
-    const r = await this.home.removeError(o.id);
+    const r = await this.#reading.removeError(o.id);
     return { removed: errorJson(r.removed), notes: r.notes };
   }
 
