@@ -24,6 +24,18 @@ test("library: rm -rf of the home refuses the next add and read, and recreates n
   expect(existsSync(home)).toBe(false);
 });
 
+test("library: only the archive deleted (rm -rf HOME/.store) is named as such", async () => {
+  const home = join(tempHome(), "h");
+  const m = openMemory({ home, env: {} });
+  await m.add("s1", { role: "user", content: "first" });
+  rmSync(join(home, ".store"), { recursive: true, force: true });
+  await expect(m.add("s1", { role: "user", content: "second" })).rejects.toThrow(
+    `the archive of the home ${home} (.store/history.db) was deleted while this process had it open`,
+  );
+  await m.close();
+  expect(existsSync(join(home, ".store"))).toBe(false);
+});
+
 test("library: a new home at the same path is neither written with the old one's messages nor read as it", async () => {
   const home = join(tempHome(), "h");
   const m = openMemory({ home, env: {} });
@@ -64,7 +76,7 @@ test("memvoy mcp: add_messages after the home was deleted is an isError, not a w
   mkdirSync(home);
   const r = await add("two");
   expect(r.result.isError).toBe(true);
-  expect(r.result.content[0].text).toMatch(/was deleted or moved away|was replaced/);
+  expect(r.result.content[0].text).toMatch(/the archive of the home .* was deleted while this process had it open/);
   c.close();
   expect(await proc.exited).toBe(0);
   expect(existsSync(join(home, "sessions"))).toBe(false);

@@ -3,6 +3,7 @@
 import { describeError } from "../../shared/describe-error.ts";
 import { deletionWaiting, tryVectorWriteLock } from "./vector-write-lock.ts";
 import { ensureDirIn } from "../../shared/atomic-write.ts";
+import { checkDbInPlace } from "../../storage/sqlite/db-in-place.ts";
 import { NS_PER_SEC } from "../../shared/time.ts";
 import { EmbedderRejectedError, type Embedder } from "../../embed/embedder.ts";
 import {
@@ -100,7 +101,8 @@ export async function drainQueue(index: SemanticIndex, options: DrainOptions = {
 
 async function drainLocked(index: SemanticIndex, options: DrainOptions): Promise<DrainReport> {
   const { ctx } = index;
-  ensureDirIn(ctx.paths.store);
+  // A home (or its .store) deleted or replaced under this process is refused, never made again.
+  if (!checkDbInPlace(ctx.db)) ensureDirIn(ctx.paths.store);
   // A waiting deletion goes first: a drain that let go to it would else take the lock straight back, round after round.
   let release = deletionWaiting(ctx) ? undefined : await tryVectorWriteLock(ctx);
   while (!release && options.wait) {
@@ -153,6 +155,8 @@ async function drainLocked(index: SemanticIndex, options: DrainOptions): Promise
         report.error = error;
         if (done.length === 0) break;
       }
+      // LanceDB makes the folders it writes into: a home deleted while the batch was embedded must stay deleted.
+      checkDbInPlace(ctx.db);
       table ??= await store.table(embedder.id, embedder.dim, { create: true });
       const live = stillQueued(
         ctx.db,

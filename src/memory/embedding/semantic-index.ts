@@ -2,6 +2,7 @@
 import { createEmbedder } from "../../embed/create-embedder.ts";
 import type { Embedder } from "../../embed/embedder.ts";
 import { queuedCount, recentCount } from "../../storage/sqlite/embed-queue-repo.ts";
+import { checkDbInPlace } from "../../storage/sqlite/db-in-place.ts";
 import { openMessageVectors, type MessageVectors, type MessageVectorTable } from "../../storage/ports/vector-port.ts";
 import { vectorStoreLocation } from "../vector-location.ts";
 import type { MemoryContext } from "../memory-context.ts";
@@ -59,7 +60,11 @@ export class SemanticIndex {
 
   store(): Promise<MessageVectors> {
     this.#store ??= Promise.resolve()
-      .then(() => openMessageVectors(vectorStoreLocation(this.ctx)))
+      .then(() => {
+        // Connecting makes the home's vector folder: never for a home deleted or replaced under this process.
+        checkDbInPlace(this.ctx.db);
+        return openMessageVectors(vectorStoreLocation(this.ctx));
+      })
       .catch((err) => {
         this.#store = undefined;
         throw err;

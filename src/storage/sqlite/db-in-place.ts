@@ -7,11 +7,11 @@ import { pathIdentity } from "../../shared/path-identity.ts";
 import type { Db } from "./db.ts";
 
 /** A read or write of a home deleted or replaced since this process opened it is refused. */
-export const HomeGoneError = namedError<{ home: string; replaced: boolean }>(
+export const HomeGoneError = namedError<{ home: string; replaced: boolean; archiveOnly?: boolean }>(
   "HomeGoneError",
   "runtime",
   (d) =>
-    `the home ${d.home} was ${d.replaced ? "replaced" : "deleted or moved away"} while this process had it open; ` +
+    `${d.archiveOnly ? `the archive of the home ${d.home} (.store/history.db) was deleted` : `the home ${d.home} was ${d.replaced ? "replaced" : "deleted or moved away"}`} while this process had it open; ` +
     "its old files are neither read nor written any more (a write would be lost): open the home again" +
     (d.replaced ? " to use the new one" : ""),
 );
@@ -37,7 +37,9 @@ export function checkDbInPlace(db: Db): boolean {
   if (start === undefined) return false;
   const now = pathIdentity(db.filename);
   if (now === start) return true;
-  throw new HomeGoneError({ home: dirname(dirname(db.filename)), replaced: now !== undefined });
+  const home = dirname(dirname(db.filename));
+  if (now !== undefined) throw new HomeGoneError({ home, replaced: true });
+  throw new HomeGoneError({ home, replaced: false, archiveOnly: pathIdentity(home) !== undefined });
 }
 
 /**
