@@ -4,6 +4,7 @@ import type { Config } from "../config/schema.ts";
 import { LocalMemoryApi, type MemoryHome, type VectorCalls } from "../app/api/local-memory-api.ts";
 import { errorMessage } from "../shared/errors.ts";
 import { randomBytes } from "node:crypto";
+import { statSync } from "node:fs";
 import { programStamp } from "../config/program-stamp.ts";
 import { derivedPort, removeHttpFile, writeHttpFile } from "./http-file.ts";
 import { pathIdentity } from "../shared/path-identity.ts";
@@ -61,21 +62,47 @@ export function startDaemonHttp(
     server = startHttpServer({ ...options, port: 0 });
   }
   const httpFile = files.httpFile;
-  writeHttpFile(httpFile, {
+  const lock = pathIdentity(files.daemonLock);
+  const published = {
     url: server.url,
     port: server.port,
     pid: process.pid,
     token,
     startedAt: new Date().toISOString(),
     stamp: programStamp(config),
-    lock: pathIdentity(files.daemonLock),
-  });
+    lock,
+  };
+  writeHttpFile(httpFile, published);
+  let written = fileStamp(httpFile);
+  // http.json removed or overwritten while the daemon runs (a clean-up, a restored backup holding an old token):
+  // clients and commands could no longer find it, so it is written again, in this home only (its lock in place).
+  const republish = setInterval(() => {
+    if (lock === undefined || fileStamp(httpFile) === written || pathIdentity(files.daemonLock) !== lock) return;
+    try {
+      writeHttpFile(httpFile, published);
+      written = fileStamp(httpFile);
+      log.info("http.republished", { file: httpFile });
+    } catch (err) {
+      log.warn("http.republish_failed", { error: errorMessage(err) });
+    }
+  }, REPUBLISH_CHECK_MS);
+  republish.unref();
   log.info("http.start", { url: server.url });
   return {
     url: server.url,
     async stop() {
+      clearInterval(republish);
       removeHttpFile(httpFile);
       await server.stop();
     },
   };
+}
+
+/** How often the daemon looks whether its http.json is still the one it wrote. */
+const REPUBLISH_CHECK_MS = 1_000;
+
+/** What tells the file written from one removed, replaced or written over: inode, size and modification time. */
+function fileStamp(path: string): string | undefined {
+  const s = statSync(path, { throwIfNoEntry: false });
+  return s && `${s.ino}:${s.size}:${s.mtimeMs}`;
 }

@@ -1,7 +1,7 @@
 // The daemon serves the HTTP API: http.json (0600) with URL and token, the URL in `daemon status`, the
 // token in no log, no `config show`, no status and no error body; a killed daemon loses no acknowledged write.
 import { afterAll, expect, test } from "bun:test";
-import { existsSync, readFileSync, statSync } from "node:fs";
+import { existsSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { connectMemory, openMemory, RemoteError } from "../../src/lib.ts";
 import { derivedPort } from "../../src/http/http-file.ts";
@@ -31,6 +31,25 @@ const readHttp = (home: string) =>
     port: number;
     pid: number;
   };
+
+test("http.json removed or overwritten while the daemon runs is written again, with the running daemon's URL and token", async () => {
+  const home = tempHome();
+  const d = startDaemon(home, { MEMVOY_HTTP_PORT: "0" });
+  await waitRunning(d);
+  const f = await httpFile(home);
+  rmSync(join(home, "http.json"));
+  // Before, commands and clients found no daemon until it was restarted.
+  const back = await httpFile(home);
+  expect(back).toEqual(f);
+  expect(statSync(join(home, "http.json")).mode & 0o777).toBe(0o600);
+  writeFileSync(join(home, "http.json"), JSON.stringify({ ...f, token: "an-old-token" }));
+  await waitFor(() => readHttp(home).token === f.token, 15_000, "the token written again");
+  const r = await fetch(`${f.url}/v1/sessions`, { headers: { authorization: `Bearer ${readHttp(home).token}` } });
+  expect(r.status).toBe(200);
+  d.proc.kill("SIGTERM");
+  expect(await d.exited).toBe(0);
+  expect(existsSync(join(home, "http.json"))).toBe(false);
+}, 60_000);
 
 test("the daemon publishes its URL and token in http.json (0600) and its URL in daemon status; the token leaks nowhere", async () => {
   const home = tempHome();
