@@ -118,6 +118,18 @@ describe("CLI", () => {
     expect(typeof search.hits[0].score).toBe("number");
     const ctx = JSON.parse((await cli(["context", "s", "--input", "next?", "--json"], { home })).stdout);
     expect(ctx.messages.at(-1)).toMatchObject({ role: "user", content: "next?" });
+    // --input - takes the input from stdin: longer than a command line may be (128 KiB on Linux), and UTF-8 only.
+    const long = `${"ä".repeat(100_000)} end`;
+    const piped = await cli(["context", "s", "--input", "-", "--json"], { home, stdin: long });
+    expect(JSON.parse(piped.stdout).messages.at(-1)).toMatchObject({ role: "user", content: long });
+    const latin1 = await cli(["context", "s", "--input", "-"], {
+      home,
+      stdin: new Uint8Array([0x63, 0x61, 0x66, 0xe9]),
+    });
+    expect([latin1.code, latin1.stderr.trim()]).toEqual([
+      2,
+      "memvoy: context: stdin is not valid UTF-8; nothing was written",
+    ]);
     const sessions = JSON.parse((await cli(["sessions", "--json"], { home })).stdout);
     expect(sessions).toEqual([{ id: "s", messages: 3, lastActivity: expect.any(String), hasSummary: false }]);
     for (const args of [

@@ -2,9 +2,10 @@ import { bool, str } from "../args.ts";
 import { withAnyHome, sessionSpec } from "../command.ts";
 import { bold, dim, printJson, println } from "../output.ts";
 import { terminalText } from "../../shared/terminal-text.ts";
+import { stdinText } from "../stdin-text.ts";
 
 export const usage = `
-Usage: memvoy context SESSION [--input TEXT] [--json]
+Usage: memvoy context SESSION [--input TEXT | --input -] [--json]
 
 The messages to send to the model for the next turn, in order: the last
 limits.max_history_messages messages in full, the turn context holding the
@@ -13,13 +14,18 @@ prompt's Prior Conversation Context section. A session that does not exist yet i
 not an error (an agent's first turn): the window is empty, and the JSON says
 "newSession": true. A summary.json that cannot be read is left out, and the
 JSON says why ("summaryProblem").
+
+  --input TEXT   the user's next input, placed last; "-" reads it from stdin (for text
+                 longer than a command line takes, about 128 KiB on Linux)
+  --json         the messages and the system prompt section as one JSON document
 `;
 
 const spec = sessionSpec("context", usage, { input: { type: "string" } });
 
 export function run(argv: readonly string[]): Promise<number> {
   return withAnyHome(spec, argv, async (api, p, [session]) => {
-    const ctx = await api.context(session!, str(p, "input"));
+    const given = str(p, "input");
+    const ctx = await api.context(session!, given === "-" ? await stdinText("context") : given);
     if (bool(p, "json")) {
       printJson(ctx);
       return 0;

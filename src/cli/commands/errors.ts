@@ -1,7 +1,7 @@
 // memvoy errors record|search|list|show|rm|sweep: the cross-session error memory.
 import type { ErrorRecord } from "../../app/memory-api.ts";
-import { fstatSync } from "node:fs";
-import { CommandUsageError, StdinInputError } from "../usage-errors.ts";
+import { CommandUsageError } from "../usage-errors.ts";
+import { stdinText } from "../stdin-text.ts";
 import { nsToLocalSeconds, parseTime } from "../../shared/time.ts";
 import { bool, num, str, type FlagSpecs, type Parsed } from "../args.ts";
 import { runSubcommand, usingAnyHome, type AnyHome, type CommandSpec, type SubcommandsSpec } from "../command.ts";
@@ -187,18 +187,6 @@ export function run(argv: readonly string[]): Promise<number> {
 function readsStdin(sub: string, p: Parsed): boolean {
   if (sub === "record") return str(p, "error") === "-";
   return sub === "search" && p.positionals.length === 1 && p.positionals[0] === "-";
-}
-
-const utf8 = new TextDecoder("utf-8", { fatal: true });
-
-/** stdin as text, as add reads it: bytes that are not UTF-8 are refused rather than replaced, and so is a folder. */
-async function stdinText(command: string): Promise<string> {
-  if (fstatSync(0).isDirectory()) throw new StdinInputError({ command, problem: "folder" });
-  try {
-    return utf8.decode(await Bun.stdin.bytes());
-  } catch {
-    throw new StdinInputError({ command, problem: "not-utf8" });
-  }
 }
 
 type Runner = (api: AnyHome, p: Parsed, stdin: string | undefined) => Promise<number>;
