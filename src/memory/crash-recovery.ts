@@ -7,6 +7,8 @@ import { join } from "node:path";
 import { writerMayBeAlive } from "../shared/process-alive.ts";
 import { CorruptHistoryError, forgetHistoryCache, readHistory, stageHistory } from "../storage/history/history-file.ts";
 import { refuseSessionSymlinks } from "../storage/history/no-symlink.ts";
+import { saveHistoryStamp } from "../storage/sqlite/history-stamps-repo.ts";
+import { withWriteLock } from "../storage/sqlite/write-lock.ts";
 import { reconcileHistory } from "./history-reconcile.ts";
 import type { MemoryContext } from "./memory-context.ts";
 
@@ -62,8 +64,12 @@ export function rollForward(
   const file = ctx.paths.history(session);
   const c = reconcileHistory(ctx, session, readHistory(file), file, o);
   if (!c.changed) return { restored: 0, rewritten: false };
-  stageHistory(file, c.records).commit();
-  if (c.unseen.length > 0) forgetHistoryCache(file); // not checked yet: the next write adopts them
+  const staged = stageHistory(file, c.records);
+  const stamp = staged.stamp(); // the temp file's: taken before the rename
+  staged.commit();
+  if (c.unseen.length > 0)
+    forgetHistoryCache(file); // not checked yet: the next write (or read) adopts them
+  else withWriteLock(ctx.db, () => saveHistoryStamp(ctx.db, session, stamp));
   return { restored: c.restored, rewritten: true };
 }
 

@@ -10,13 +10,14 @@ import {
   readHistory,
   readHistoryRepeats,
   repeatText,
-  writeHistory,
+  stageHistory,
   type RepeatedId,
   forgetHistoryCache,
 } from "../storage/history/history-file.ts";
 import { quickCheck } from "../storage/sqlite/maintenance.ts";
 import { countSessionMessages, listSessionMessages } from "../storage/sqlite/messages-repo.ts";
 import { listSessionRows } from "../storage/sqlite/sessions-repo.ts";
+import { saveHistoryStamp } from "../storage/sqlite/history-stamps-repo.ts";
 import { withWriteLock } from "../storage/sqlite/write-lock.ts";
 import {
   NotAFileError,
@@ -208,9 +209,14 @@ function rebuild(ctx: MemoryContext, session: string, corrupt: string): string {
         renameSync(corrupt, aside);
         forgetHistoryCache(corrupt);
       }
-      const recent = withWriteLock(ctx.db, () => listSessionMessages(ctx.db, session, { recentOnly: true }));
-      writeHistory(ctx.paths.history(session), recent.map(toRecord));
-      return `${aside ? `moved the bad file to ${aside}; ` : ""}rebuilt history.json with ${recent.length} message(s) from the archive`;
+      const recent = withWriteLock(ctx.db, () => {
+        const rows = listSessionMessages(ctx.db, session, { recentOnly: true });
+        const staged = stageHistory(ctx.paths.history(session), rows.map(toRecord));
+        saveHistoryStamp(ctx.db, session, staged.stamp());
+        return { rows, staged };
+      });
+      recent.staged.commit();
+      return `${aside ? `moved the bad file to ${aside}; ` : ""}rebuilt history.json with ${recent.rows.length} message(s) from the archive`;
     },
     session,
   );

@@ -8,6 +8,7 @@ import { refuseSessionSymlinks } from "../storage/history/no-symlink.ts";
 import { CorruptHistoryError, forgetHistoryCache, readHistory } from "../storage/history/history-file.ts";
 import { deleteSessionMessages, purgeDeletedFromFts } from "../storage/sqlite/messages-repo.ts";
 import { deleteSessionRow, getSessionRow } from "../storage/sqlite/sessions-repo.ts";
+import { forgetHistoryStamp } from "../storage/sqlite/history-stamps-repo.ts";
 import { withWriteLock } from "../storage/sqlite/write-lock.ts";
 import { scrubDatabase } from "../storage/sqlite/open-database.ts";
 import {
@@ -62,6 +63,7 @@ export function resetSession(ctx: MemoryContext, session: string, all = false): 
       const removed = withWriteLock(ctx.db, () => {
         const now = ctx.now();
         recordSessionDeletion(ctx.db, session, kind, now);
+        forgetHistoryStamp(ctx.db, session);
         return deleteSessionMessages(ctx.db, session, now);
       });
       faultPoint("after-deletion-commit");
@@ -104,6 +106,7 @@ export function removeSession(ctx: MemoryContext, session: string): ResetResult 
         recordSessionDeletion(ctx.db, session, "rm", now);
         const n = deleteSessionMessages(ctx.db, session, now);
         deleteSessionRow(ctx.db, session);
+        forgetHistoryStamp(ctx.db, session);
         forgetSummaryRows(ctx, session, true);
         return n;
       });

@@ -1,8 +1,11 @@
 // The list of sessions (id, message count, last activity, summary present), adopting folders the archive
-// has not seen yet (backfill on first encounter). sessions/ is scanned again only when its mtime moves, and a
-// new process skips even its first scan when an earlier one left a mark of the same sessions/ and archive.
+// has not seen yet (backfill on first encounter) and, before a read of one session, what another program changed
+// in its history.json. sessions/ is scanned again only when its mtime moves, and a new process skips even its
+// first scan when an earlier one left a mark of the same sessions/ and archive.
 import { existsSync, statSync } from "node:fs";
+import { CorruptHistoryError, historyStamp } from "../storage/history/history-file.ts";
 import { refuseSessionSymlinks } from "../storage/history/no-symlink.ts";
+import { historyStampOf } from "../storage/sqlite/history-stamps-repo.ts";
 import { isSessionId } from "../shared/session-id.ts";
 import { listSessionRows, namesWithoutSession, sessionRowCount } from "../storage/sqlite/sessions-repo.ts";
 import { sessionHasMessages } from "../storage/sqlite/messages-repo.ts";
@@ -101,19 +104,38 @@ function scanned(ctx: MemoryContext): { stamp: string; state: DiscoveryState } {
 
 /**
  * Whether listing the sessions (or, given one, reading it) would first adopt a history.json the archive has not
- * seen (written by another program, or emptied by a reset): the adoption takes the home's writer lock.
+ * seen (written by another program, changed by one since memvoy wrote it, or emptied by a reset): the adoption
+ * takes the home's writer lock.
  */
 export function adoptionPending(ctx: MemoryContext, session?: string): boolean {
-  if (session !== undefined)
-    return isSessionId(session) && !sessionHasMessages(ctx.db, session) && existsSync(ctx.paths.history(session));
+  if (session !== undefined) return isSessionId(session) && historyChanged(ctx, session);
   for (const id of scanned(ctx).state.pending) if (existsSync(ctx.paths.history(id))) return true;
   return false;
 }
 
-/** Backfill one session on first encounter (its history.json exists, the archive has none of it). */
+/**
+ * Whether the session's history.json is not the file memvoy last wrote or found to agree with the archive
+ * (one stat against the stamp kept in the archive: an unchanged file is never parsed). A missing stamp (a
+ * session new to the archive, or one written before stamps were kept) counts as changed: its first read records it.
+ */
+function historyChanged(ctx: MemoryContext, session: string): boolean {
+  const stamp = historyStamp(ctx.paths.history(session));
+  return stamp !== undefined && stamp !== historyStampOf(ctx.db, session);
+}
+
+/**
+ * Before a read of one session: adopt what its history.json holds that the archive lacks (a session met for the
+ * first time, or records another program such as Agenvoy added to the file since), as the next write would.
+ */
 export function ensureBackfilled(ctx: MemoryContext, session: string): void {
-  if (!sessionHasMessages(ctx.db, session) && existsSync(ctx.paths.history(session)))
+  if (!historyChanged(ctx, session)) return;
+  try {
     writePath().backfillSession(ctx, session);
+  } catch (err) {
+    // A file memvoy cannot take (half written by its other writer, or corrupt) leaves a known session's reads on
+    // the archive, as they were; `doctor` reports it and the next read tries again.
+    if (!(err instanceof CorruptHistoryError) || !sessionHasMessages(ctx.db, session)) throw err;
+  }
 }
 
 export function listSessions(ctx: MemoryContext): SessionInfo[] {

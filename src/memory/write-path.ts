@@ -5,7 +5,7 @@
 // A failure before the SQLite commit (full disk included) leaves both stores as they were; a crash between
 // the commit and the rename is rolled forward from SQLite by the next writer (see home-lock.ts).
 import { lstatSync, rmdirSync } from "node:fs";
-import { ensureDir, ensureDirIn, type StagedFile } from "../shared/atomic-write.ts";
+import { ensureDir, ensureDirIn } from "../shared/atomic-write.ts";
 import { faultPoint } from "../shared/fault-point.ts";
 import { newId } from "../shared/ids.ts";
 import type { MessageRecord } from "../shared/message.ts";
@@ -18,7 +18,9 @@ import {
   serializeRecord,
   stageHistory,
   type HistoryDoc,
+  type StagedHistory,
 } from "../storage/history/history-file.ts";
+import { historyStampOf, saveHistoryStamp } from "../storage/sqlite/history-stamps-repo.ts";
 import {
   archiveBefore,
   insertMessages,
@@ -150,7 +152,7 @@ export function appendRecords(
       // before the new records are worked out: the disk is busy meanwhile.
       const early = doc.bytes + EARLY_HEADROOM <= limit ? beginAppend(file, doc.records) : undefined;
       // One write transaction for the reads (adoption, idempotency) and the rows: no separate read transactions.
-      let staged: StagedFile | undefined;
+      let staged: StagedHistory | undefined;
       let result: AppendedRecords | undefined;
       try {
         withWriteLock(ctx.db, () => {
@@ -177,6 +179,8 @@ export function appendRecords(
             ? stageHistory(file, kept, json, syncLater)
             : (early?.stage(doc.records, added, json, syncLater) ??
               stageHistory(file, doc.records.concat(added), json, syncLater));
+          // What the file will be once renamed into place: a read that finds it so parses nothing (sessions-list.ts).
+          saveHistoryStamp(ctx.db, session, staged.stamp());
           const now = ctx.now();
           if (missing.length > 0) insertMessages(ctx.db, session, missing, now); // (the index writers cost to set up)
           insertMessages(ctx.db, session, added, now, idempotencyKeys ? { idempotencyKeys } : undefined);
@@ -259,11 +263,20 @@ export function adoptHistory(
     () => {
       const doc = (o.read ?? readHistory)(file);
       const c = adoptable(ctx, session, doc, file, { renewForeign: o.renewForeign });
-      if (c.unseen.length === 0 && !c.changed) return c;
+      if (c.unseen.length === 0 && !c.changed) {
+        // The file agrees with the archive: reads take it as it is until it changes (sessions-list.ts).
+        const stamp = doc.stamp;
+        if (stamp !== undefined && historyStampOf(ctx.db, session) !== stamp)
+          withWriteLock(ctx.db, () => saveHistoryStamp(ctx.db, session, stamp));
+        return c;
+      }
       ensureDirIn(ctx.paths.session(session)); // doctor puts back the file of a folder removed by hand
       const staged = stageHistory(file, doc.records);
       try {
-        withWriteLock(ctx.db, () => insertMessages(ctx.db, session, c.unseen, ctx.now()));
+        withWriteLock(ctx.db, () => {
+          insertMessages(ctx.db, session, c.unseen, ctx.now());
+          saveHistoryStamp(ctx.db, session, staged.stamp());
+        });
       } catch (err) {
         staged.discard();
         throw err;

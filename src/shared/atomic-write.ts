@@ -1,12 +1,15 @@
 // Atomic file replacement: write a temp file beside the target, sync it, rename over the target.
 import {
+  type BigIntStats,
   closeSync,
   existsSync,
   fdatasyncSync,
+  fstatSync,
   mkdirSync,
   openSync,
   renameSync,
   rmSync,
+  statSync,
   writeSync,
   writevSync,
 } from "node:fs";
@@ -40,6 +43,8 @@ export interface StagedFile {
   /** Move the staged content over the target (a rename: it needs no space and cannot half-happen). */
   commit(): void;
   discard(): void;
+  /** The staged file's status before commit(): its inode, size and mtime are the target's once it is committed. */
+  stat(): BigIntStats;
 }
 
 export interface StageOptions {
@@ -127,6 +132,7 @@ export function openTempFile(path: string): TempFile {
       }
       rmSync(tmp, { force: true });
     },
+    stat: () => (open ? fstatSync(fd, { bigint: true }) : statSync(tmp, { bigint: true })),
   };
   return {
     write(chunks) {

@@ -1,6 +1,7 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { appendFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { stampAgrees } from "../fixture/history-stamp.ts";
 import { openTemp, removeTempHomes, tempHome } from "../fixture/home.ts";
 import {
   CC_SESSION_A,
@@ -875,12 +876,13 @@ describe("a reply streamed across two import passes", () => {
     mkdirSync(dir, { recursive: true });
     const file = join(dir, `${STREAM_SESSION}.jsonl`);
     writeFileSync(file, `${prompt}\n${part1}`);
-    const { api } = openTemp();
+    const { home, api } = openTemp();
     expect((await importWith(api, "claude-code", [file])).messages).toMatchObject({ added: 2, extended: 0 });
     const first = api.history(SID, { all: true });
     appendFileSync(file, part2);
     const r = await importWith(api, "claude-code", [file]);
     expect(r.messages).toMatchObject({ added: 0, extended: 1 });
+    expect(stampAgrees(home, SID)).toBe(true); // history.json rewritten with the grown text: reads take it as it is
     expect(messagesOf(api, SID)).toEqual([
       ["user", "Explain the retry loop", "2026-06-01T10:00:00.000000000Z"],
       ["assistant", wholeReply, "2026-06-01T10:00:03.000000000Z"],

@@ -5,6 +5,7 @@ import { describeError } from "../../shared/describe-error.ts";
 import type { MessageRecord, StoredMessage } from "../../shared/message.ts";
 import { assertSessionId } from "../../shared/session-id.ts";
 import { readHistory, stageHistory } from "../../storage/history/history-file.ts";
+import { historyStampOf, saveHistoryStamp } from "../../storage/sqlite/history-stamps-repo.ts";
 import { replaceMessageContent } from "../../storage/sqlite/message-content-repo.ts";
 import { getMessagesById, knownIds } from "../../storage/sqlite/messages-repo.ts";
 import { tombstonedIds } from "../../storage/sqlite/tombstones-repo.ts";
@@ -241,6 +242,9 @@ function extendMessages(
       try {
         withWriteLock(ctx.db, () => {
           for (const g of growth) if (replaceMessageContent(ctx.db, session, g.id, g.content)) n++;
+          // The file stays as much in agreement with the archive as it was (records left unseen stay to adopt).
+          if (staged && doc.stamp !== undefined && historyStampOf(ctx.db, session) === doc.stamp)
+            saveHistoryStamp(ctx.db, session, staged.stamp());
         });
       } catch (err) {
         staged?.discard();

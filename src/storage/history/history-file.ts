@@ -1,5 +1,5 @@
 // history.json: read (tolerating Agenvoy records), serialise, write atomically; corrupt files are refused.
-import { lstatSync, readFileSync } from "node:fs";
+import { type BigIntStats, lstatSync, readFileSync } from "node:fs";
 import { openTempFile, stageFileAtomic, type StagedFile, type StageOptions } from "../../shared/atomic-write.ts";
 import { namedError } from "../../shared/errors.ts";
 import { describeOffset, jsonErrorOffset } from "../../shared/json-error-position.ts";
@@ -85,16 +85,37 @@ function cacheDrop(file: string): void {
   }
 }
 
+/** A file's identity: inode, size and mtime (ns). */
+const identity = (s: BigIntStats) => `${s.ino}:${s.size}:${s.mtimeNs}`;
+
 function stampOf(path: string): string | undefined {
   try {
     const s = lstatSync(path, { bigint: true });
     if (s.isSymbolicLink()) throw new SymlinkRefusedError({ path });
     if (s.isDirectory()) throw Object.assign(new Error(`EISDIR: ${path} is a folder`), { code: "EISDIR", path });
-    return `${s.ino}:${s.size}:${s.mtimeNs}`;
+    return identity(s);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === "ENOENT") return undefined;
     throw err;
   }
+}
+
+/**
+ * history.json's identity (inode:size:mtime ns, as HistoryDoc.stamp and StagedHistory.stamp give it) with one
+ * stat; undefined when there is no regular file to read there.
+ */
+export function historyStamp(file: string): string | undefined {
+  try {
+    const s = lstatSync(file, { bigint: true, throwIfNoEntry: false });
+    return s?.isFile() ? identity(s) : undefined;
+  } catch {
+    return undefined; // a file in place of the session folder: the command that reads it reports it
+  }
+}
+
+/** A staged history.json: `stamp()` is the identity the file will have once committed (see historyStamp). */
+export interface StagedHistory extends StagedFile {
+  stamp(): string;
 }
 
 export function serializeRecord(r: MessageRecord): string {
@@ -259,7 +280,10 @@ export function readHistory(file: string, options: { shared?: boolean } = {}): H
 export function readHistoryRepeats(file: string, onRepeat: (r: RepeatedId) => void): HistoryDoc {
   const stamp = stampOf(file);
   if (stamp === undefined) return { records: [], legacy: false, bytes: 3 };
-  return parseHistory(historyText(readFileSync(file), file), file, BigInt(stamp.split(":")[2]!), onRepeat);
+  return {
+    ...parseHistory(historyText(readFileSync(file), file), file, BigInt(stamp.split(":")[2]!), onRepeat),
+    stamp,
+  };
 }
 
 const strictUtf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
@@ -309,7 +333,7 @@ export function stageHistory(
   records: readonly MessageRecord[],
   serialized?: ReadonlyMap<MessageRecord, string>,
   options: { syncLater?: boolean } = {},
-): StagedFile {
+): StagedHistory {
   const json = (r: MessageRecord) => serialized?.get(r) ?? serializeRecord(r);
   const data = appendedData(file, records, json) ?? [Buffer.from(serializeHistory(records, json), "utf8")];
   return stageData(file, data, options, (stamp, size) =>
@@ -323,7 +347,7 @@ function stageData(
   data: Buffer[],
   options: { syncLater?: boolean },
   cached: (stamp: string, size: number) => void,
-): StagedFile {
+): StagedHistory {
   return withCacheUpdate(file, stageFileAtomic(file, data, replacing(cache.get(file)?.size, options)), data, cached);
 }
 
@@ -340,7 +364,7 @@ function withCacheUpdate(
   staged: StagedFile,
   data: Buffer[],
   cached: (stamp: string, size: number) => void,
-): StagedFile {
+): StagedHistory {
   const size = data.reduce((n, b) => n + b.length, 0);
   return {
     synced: () => staged.synced(),
@@ -351,6 +375,8 @@ function withCacheUpdate(
       else cacheDrop(file);
     },
     discard: () => staged.discard(),
+    stat: () => staged.stat(),
+    stamp: () => identity(staged.stat()),
   };
 }
 
@@ -365,7 +391,7 @@ export interface PendingAppend {
     added: readonly MessageRecord[],
     serialized?: ReadonlyMap<MessageRecord, string>,
     options?: { syncLater?: boolean },
-  ): StagedFile | undefined;
+  ): StagedHistory | undefined;
   /** Remove the temp file, unless stage() staged it. */
   discard(): void;
 }
