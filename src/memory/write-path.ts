@@ -179,11 +179,11 @@ export function appendRecords(
             ? stageHistory(file, kept, json, syncLater)
             : (early?.stage(doc.records, added, json, syncLater) ??
               stageHistory(file, doc.records.concat(added), json, syncLater));
-          // What the file will be once renamed into place: a read that finds it so parses nothing (sessions-list.ts).
-          saveHistoryStamp(ctx.db, session, staged.stamp());
           const now = ctx.now();
           if (missing.length > 0) insertMessages(ctx.db, session, missing, now); // (the index writers cost to set up)
           insertMessages(ctx.db, session, added, now, idempotencyKeys ? { idempotencyKeys } : undefined);
+          // What the file will be once renamed into place: a read that finds it so parses nothing (sessions-list.ts).
+          saveHistoryStamp(ctx.db, session, staged.stamp());
           inTransaction?.(now);
           if (kept) {
             const first = kept[0]!;
