@@ -1,9 +1,11 @@
-// reindex on a shared archive with its HTTP embedder down: it fails before dropping the vectors that embedder made.
+// reindex on a shared archive: with its HTTP embedder down it fails before dropping the vectors that embedder
+// made; two at once on two hosts run one after the other, the second saying it waited and redoing nothing.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { cli, removeTempHomes, tempHome } from "../fixture/home.ts";
-import { okBody, startFakeEmbeddings } from "../fixture/fake-embeddings.ts";
+import { cli, removeTempHomes, repoRoot, tempHome, waitFor } from "../fixture/home.ts";
+import { okBody, startFakeEmbeddings, vectorFor } from "../fixture/fake-embeddings.ts";
 import { describePostgres, startPostgres, type PgServer } from "../fixture/postgres-server.ts";
 import { startS3Server, type S3Server } from "../fixture/s3-server.ts";
 
@@ -77,4 +79,86 @@ describe("reindex on a shared archive", () => {
     const after = await cli(["errors", "list", "--json"], { home, env });
     expect(JSON.parse(after.stdout).records.map((x: { embedded: boolean }) => x.embedded)).toEqual([true]);
   }, 120_000);
+
+  test("a second reindex on another host waits for the first, then finds the rebuild done", async () => {
+    // An embedder that holds its answers while `held` is set, counting the texts it was asked to embed.
+    let held: PromiseWithResolvers<void> | undefined;
+    let waiting = 0;
+    const texts: string[] = [];
+    const gate = Bun.serve({
+      hostname: "127.0.0.1",
+      port: 0,
+      async fetch(req) {
+        const { input } = (await req.json()) as { input: string[] };
+        texts.push(...input);
+        waiting++;
+        await held?.promise;
+        waiting--;
+        return Response.json({
+          object: "list",
+          data: input.map((t, index) => ({ object: "embedding", index, embedding: vectorFor(t, 8) })),
+          model: "fake",
+          usage: { prompt_tokens: 1, total_tokens: 1 },
+        });
+      },
+    });
+    try {
+      const env = { ...s3.env, MEMVOY_ARCHIVE_URL: await pg.createDatabase("twice"), OPENAI_API_KEY: "sk-fake" };
+      const config = `${s3.vectorsToml("twice")}\n[embedder]\nprovider = "openai"\nbase_url = "http://127.0.0.1:${gate.port}"\nmodel = "fake-embed"\ndimensions = 8\n`;
+      const [hostA, hostB] = [tempHome(), tempHome()];
+      for (const home of [hostA, hostB]) writeFileSync(join(home, "config.toml"), config);
+      const lines = ["the deploy failed", "the cache is cold", "retry the job"].map((content) =>
+        JSON.stringify({ role: "user", content }),
+      );
+      expect((await cli(["add", "s", "--json"], { home: hostA, env, stdin: lines.join("\n") })).code).toBe(0);
+      const settled = await cli(["reindex"], { home: hostA, env });
+      expect(settled.code, settled.stderr).toBe(0);
+
+      held = Promise.withResolvers<void>();
+      const before = texts.length;
+      const start = (home: string) => {
+        const proc = Bun.spawn(["bun", join(repoRoot, "src/index.ts"), "--home", home, "reindex"], {
+          cwd: tmpdir(),
+          env: { PATH: process.env.PATH!, HOME: tmpdir(), TZ: "UTC", ...env },
+          stdout: "pipe",
+          stderr: "pipe",
+        });
+        const out = { stdout: "", stderr: "" };
+        const reading = Promise.all([
+          (async () => {
+            for await (const c of proc.stdout) out.stdout += new TextDecoder().decode(c);
+          })(),
+          (async () => {
+            for await (const c of proc.stderr) out.stderr += new TextDecoder().decode(c);
+          })(),
+        ]);
+        return {
+          out,
+          done: async () => {
+            const code = await proc.exited;
+            await reading;
+            return { code, ...out };
+          },
+        };
+      };
+      const first = start(hostA);
+      await waitFor(() => waiting > 0, 60_000, "the first rebuild's call to the embedder");
+      const second = start(hostB);
+      await waitFor(() => second.out.stderr.includes("waiting for it to finish"), 60_000, "the waiting line");
+      expect(second.out.stderr).toMatch(
+        /^memvoy: another memvoy reindex is running on the shared archive \(.+:\d+\); waiting for it to finish\n$/,
+      );
+      held.resolve();
+      held = undefined;
+      const [a, b] = await Promise.all([first.done(), second.done()]);
+      expect(a.code, a.stderr).toBe(0);
+      expect(a.stdout).toBe("openai:fake-embed:8: embedded 3 message(s)\n");
+      expect(b.code, b.stderr).toBe(0);
+      expect(b.stdout).toBe("openai:fake-embed:8: the other reindex rebuilt every vector; nothing was left to embed\n");
+      expect(texts.length - before).toBe(1 + 3); // the first's probe of the embedder and its batch; none of the second
+    } finally {
+      held?.resolve();
+      gate.stop(true);
+    }
+  }, 180_000);
 });

@@ -25,12 +25,14 @@ const REINDEX_TARGET = "reindex_target";
 const VECTORS_EMBEDDER = "vectors_embedder";
 
 export interface SharedReindexOptions
-  extends Pick<ReindexOptions, "signal" | "pendingOnly" | "onStart" | "onProgress"> {
+  extends Pick<ReindexOptions, "signal" | "pendingOnly" | "onWait" | "onStart" | "onProgress"> {
   /** How long a rebuild waits for the drain lease another process holds (default 30 s; --pending: not at all). */
   waitMs?: number;
 }
 /** The drain lease: renewed while held; a drainer that dies frees it after this long. */
 const DRAIN_LEASE_MS = 60_000;
+/** The lease a full rebuild holds for its whole run, on every host: one rebuild at a time. */
+const REINDEX_JOB = "reindex";
 
 const once = <T>(open: () => Promise<T>) => {
   let p: Promise<T> | undefined;
@@ -185,13 +187,54 @@ export class SharedVectors {
       waited: false,
       errorsEmbedded: 0,
     };
+    const rebuilding = o.pendingOnly ? undefined : await this.#rebuildTurn(o);
+    report.waited = rebuilding?.waited === true;
+    try {
+      return await this.#rebuild(now, embedder, report, o);
+    } finally {
+      await rebuilding?.give();
+    }
+  }
+
+  /**
+   * The rebuild lease, waited for as long as another rebuild (on any host) holds it: a second one then finds
+   * the first's work done and embeds only what was queued since, or resumes the first if it was interrupted.
+   */
+  async #rebuildTurn(o: SharedReindexOptions): Promise<{ give: () => Promise<void>; waited: boolean }> {
+    const take = leaseTurn(this.archive, {
+      job: REINDEX_JOB,
+      session: "*",
+      holder: this.holder,
+      ttlMs: DRAIN_LEASE_MS,
+    });
+    for (let waited = false; ; waited = true) {
+      o.signal?.throwIfAborted();
+      const give = await take();
+      if (give) return { give, waited };
+      if (!waited) o.onWait?.((await this.archive.leaseHolder(REINDEX_JOB, "*"))?.holder ?? "");
+      await Bun.sleep(250);
+    }
+  }
+
+  async #rebuild(
+    now: () => bigint,
+    embedder: Embedder,
+    report: ReindexReport,
+    o: SharedReindexOptions,
+  ): Promise<ReindexReport> {
     const turn = await this.#waitTurn(o.pendingOnly ? 0 : (o.waitMs ?? 30_000), o.signal);
     if (!turn) return { ...report, busy: true, remaining: await this.archive.queuedCount() };
     try {
       const store = await this.messageStore();
       const target = await this.archive.getMeta(REINDEX_TARGET);
       report.resumed = target === embedder.id;
-      if (!o.pendingOnly && !report.resumed) {
+      // The rebuild waited for was complete for this same embedder: only what was queued since is left.
+      const done =
+        report.waited &&
+        !report.resumed &&
+        target === undefined &&
+        (await this.archive.getMeta(VECTORS_EMBEDDER)) === embedder.id;
+      if (!o.pendingOnly && !report.resumed && !done) {
         // Its vectors are dropped only once the embedder answers: a server down, or a refused key, keeps them.
         if (!embedder.local) await embedder.embed(["reindex"], o.signal, "document");
         // Rebuild from scratch for this embedder: its old vectors may come from an older builtin version.

@@ -23,7 +23,8 @@ embeds only what was queued since (or resumes the first if it was interrupted).
 
 On a shared archive ([archive] url) the vectors on the shared store ([vectors] uri) are rebuilt,
 holding the embedding drain's lease throughout, so no other host's drain writes meanwhile (a rebuild
-waits up to 30 s for a drain elsewhere to finish its batch; --pending does not wait).
+waits up to 30 s for a drain elsewhere to finish its batch; --pending does not wait). One rebuild
+runs at a time across every host: a second one waits for it as on one home.
 
   --pending   only embed the messages waiting in the queue (no rebuild)
   --quiet     print nothing (used for the background drain after memvoy add)
@@ -83,10 +84,11 @@ async function reindex(api: Pick<HomeMemory, "reindex">, p: Parsed, signal: Abor
       pendingOnly: pending,
       lingerMs: quiet ? BACKGROUND_LINGER_MS : undefined,
       signal,
-      onWait: () => {
+      onWait: (holder) => {
         waiting = true;
+        const where = holder === undefined ? "on this home" : `on the shared archive${holder ? ` (${holder})` : ""}`;
         if (!quiet && !json)
-          process.stderr.write("memvoy: another memvoy reindex is running on this home; waiting for it to finish\n");
+          process.stderr.write(`memvoy: another memvoy reindex is running ${where}; waiting for it to finish\n`);
       },
       onStart: (n, resumed) => {
         waiting = false;

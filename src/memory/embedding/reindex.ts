@@ -26,8 +26,8 @@ export interface ReindexOptions {
   pendingOnly?: boolean;
   /** See DrainOptions.lingerMs. */
   lingerMs?: number;
-  /** Another reindex of this home runs: this one waits for it to end first. */
-  onWait?: () => void;
+  /** Another reindex of this home runs: this one waits for it to end first (on a shared archive: who runs it). */
+  onWait?: (holder?: string) => void;
   onStart?: (total: number, resumed: boolean) => void;
   onProgress?: (done: number, remaining: number) => void;
 }
