@@ -132,6 +132,36 @@ describe("administration commands on a shared archive", () => {
     expect((await cli(["doctor"], { home: a, env })).code).toBe(0);
   }, 120_000);
 
+  test("doctor: a cache behind another host's writes is no problem; one edited by hand still is", async () => {
+    const c = tempHome();
+    writeFileSync(join(c, "config.toml"), s3.vectorsToml("admin"));
+    expect((await cli(["add", "lag", "--role", "user", "--content", "from host c"], { home: c, env })).code).toBe(0);
+    // Host a adds and a summary is saved: c's caches are behind.
+    const add = await cli(["add", "lag", "--role", "assistant", "--content", "from host a"], { home: a, env });
+    expect(add.code).toBe(0);
+    const archive = await openPgSharedArchive(url);
+    const summary = JSON.stringify({ key_decisions: ["Do: x"], past_discussions: [], current_discussion: null });
+    await archive.putSummaryState("lag", { summary, cursor: "" }, 1n);
+    await archive.close();
+    let r = await cli(["doctor"], { home: c, env });
+    expect(r.stdout).toContain("this host's session caches checked: 1\nall good\n");
+    expect(r.code).toBe(0);
+    const history = join(c, "sessions", "lag", "history.json");
+    writeFileSync(history, readFileSync(history, "utf8").replace("from host c", "from host d"));
+    r = await cli(["doctor"], { home: c, env });
+    expect(r.stdout).toContain("lag: cache differs from the archive: history.json, summary.json, .summary_cursor");
+    expect(r.code).toBe(1);
+    expect((await cli(["doctor", "--repair"], { home: c, env })).code).toBe(0);
+    expect(readFileSync(history, "utf8")).toContain("from host a");
+    // A summary another host dropped (rm-message --drop-summary) is removed text, not a lag: still reported.
+    const dropping = await openPgSharedArchive(url);
+    expect(await dropping.forgetSummary("lag")).toBe(true);
+    await dropping.close();
+    r = await cli(["doctor"], { home: c, env });
+    expect(r.stdout).toContain("lag: cache differs from the archive: summary.json, .summary_cursor");
+    expect(r.code).toBe(1);
+  }, 120_000);
+
   test("doctor: a schema behind this memvoy's is reported, and --migrate migrates it", async () => {
     const fresh = { ...env, MEMVOY_ARCHIVE_URL: await pg.createDatabase("unmigrated") };
     let r = await cli(["doctor", "--json"], { home: b, env: fresh });

@@ -12,8 +12,10 @@ import { sessionDirs } from "../../memory/session-admin.ts";
 import { homePaths, resolveHome } from "../../config/home.ts";
 import { loadConfig } from "../../config/load.ts";
 import { listSome } from "../../memory/history-reconcile.ts";
+import type { MessageRecord } from "../../shared/message.ts";
+import { readHistory } from "../../storage/history/history-file.ts";
 import { removedInCache } from "./removed-cache.ts";
-import { staleCacheFiles } from "./session-cache.ts";
+import { staleCacheFiles, type SessionCacheState } from "./session-cache.ts";
 import type { SharedHome } from "./shared-home.ts";
 import { openSharedHome } from "./open-shared.ts";
 import { archiveTarget } from "./shared-stats.ts";
@@ -180,13 +182,17 @@ async function checkLeases(home: SharedHome, repair: boolean, findings: DoctorFi
 async function checkCache(home: SharedHome, session: string, repair: boolean): Promise<DoctorFinding[]> {
   const dir = home.ctx.paths.session(session);
   let stale: string[];
+  let state: SessionCacheState;
   try {
-    stale = staleCacheFiles(home.ctx.paths, session, await home.cacheState(session));
+    state = await home.cacheState(session);
+    stale = staleCacheFiles(home.ctx.paths, session, state);
   } catch (err) {
     return [symlinkFinding(session, err)];
   }
   const out = tempFileFindings(dir, session, repair);
   if (stale.length === 0) return out;
+  // Another host's writes since this host last used the session: the caches catch up at its next use here.
+  if (await behindArchive(home, session, stale, state)) return out;
   const removed = await removedInCache(home.ctx, session);
   const problems =
     removed.length > 0 ? [`history.json holds ${removed.length} removed message(s) (${listSome(removed)})`] : [];
@@ -201,4 +207,40 @@ async function checkCache(home: SharedHome, session: string, repair: boolean): P
     f.repaired = `rewrote the cache from the archive${removed.length > 0 ? `: left out ${removed.length} removed message(s)` : ""}`;
   }
   return [f, ...out];
+}
+
+/**
+ * Whether the session's stale files only lag the archive: a summary another host saved, or a history.json
+ * whose every message the archive holds in this session as it is here (other hosts added or compacted since).
+ * A summary kept here that the archive dropped (reset --all, rm-message --drop-summary) does not lag: it is
+ * removed text.
+ */
+async function behindArchive(
+  home: SharedHome,
+  session: string,
+  stale: string[],
+  state: SessionCacheState,
+): Promise<boolean> {
+  const { paths, archive } = home.ctx;
+  if (stale.includes(paths.session(session))) return false;
+  if (!state.summary && (stale.includes(paths.summary(session)) || stale.includes(paths.cursor(session)))) return false;
+  if (!stale.includes(paths.history(session))) return true;
+  let cached: MessageRecord[];
+  try {
+    cached = readHistory(paths.history(session), { shared: true }).records;
+  } catch {
+    return false; // unreadable: it differs
+  }
+  const held = new Map((await archive.messagesById(cached.map((r) => r.id))).map((m) => [m.id, m]));
+  return cached.every((r) => {
+    const m = held.get(r.id);
+    return (
+      m !== undefined &&
+      m.session === session &&
+      m.role === r.role &&
+      m.content === r.content &&
+      m.sendAt === r.sendAt &&
+      m.sender === r.sender
+    );
+  });
 }

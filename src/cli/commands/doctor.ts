@@ -59,8 +59,10 @@ On a shared archive ([archive] url or MEMVOY_ARCHIVE_URL) doctor checks instead:
     other command does when it opens the archive);
   - the shared vectors open (each table by name: an object store is not listed);
   - this host's session caches (history.json, summary.json, .summary_cursor) match
-    the archive; --repair rewrites a stale one atomically under the session's lock,
-    and removes temp files left by a writer that died;
+    the archive (a cache only behind another host's writes is no problem: it is
+    rewritten at the session's next use here); --repair rewrites a stale one
+    atomically under the session's lock, and removes temp files left by a writer
+    that died;
   - no job lease runs further ahead than any job takes (--repair ends such a lease);
   - config.toml holds no secret.
 --json adds "shared": the archive (user@host:port/db, schema version), the vector
