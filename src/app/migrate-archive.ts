@@ -11,7 +11,7 @@ import { faultPoint } from "../shared/fault-point.ts";
 import { nowNs } from "../shared/time.ts";
 import type { ArchiveCounts, ArchivePort } from "../storage/ports/archive-port.ts";
 import type { SharedArchivePort } from "../storage/ports/shared-archive-port.ts";
-import { COPY_ORDER } from "../storage/ports/copy-tables.ts";
+import { COPY_ORDER, type CopyRow, type CopyTableName } from "../storage/ports/copy-tables.ts";
 import { refuseSessionSymlinks } from "../storage/history/no-symlink.ts";
 import { openSqliteArchive } from "../storage/sqlite/sqlite-archive.ts";
 import { migrateVectors } from "../memory/embedding/migrate-vectors.ts";
@@ -120,7 +120,7 @@ export async function migrateArchive(o: MigrateArchiveOptions): Promise<MigrateA
   try {
     const into = (target = await (o.openTarget ?? openPg)(url));
     const key = cursorKey(paths.db);
-    return await aloneOnTarget(into, key, paths.home, () => copy(source, into, key, paths, config, o));
+    return await aloneOnTarget(into, key, paths.home, () => copy(exportsOnce(source), into, key, paths, config, o));
   } finally {
     await source.close();
     await target?.close();
@@ -158,13 +158,16 @@ async function copy(
     await refuseForeignWrites(source, target, cursor, paths.home);
     // What the home removed since: out of the target first (no removed text stays there), then the copy.
     await applyHomeRemovals(source, target, nowNs());
+    // The target's usage and error rows as these removals leave them, for the room the home's rows need next.
+    const present: Partial<Record<"llm_usage" | "error_records", CopyRow[]>> = {};
     if (last?.copiedAt) {
       await dropHomeSummaries(source, target, paths, BigInt(last.copiedAt));
-      await dropHomeUsage(source, target, last.usageId ? BigInt(last.usageId) : undefined, BigInt(last.copiedAt));
+      const upTo = last.usageId ? BigInt(last.usageId) : undefined;
+      present.llm_usage = await dropHomeUsage(source, target, upTo, BigInt(last.copiedAt));
     }
-    if (last?.errorsSeq) await dropHomeErrors(source, target, BigInt(last.errorsSeq), nowNs());
+    if (last?.errorsSeq) present.error_records = await dropHomeErrors(source, target, BigInt(last.errorsSeq), nowNs());
     const floors = { error_records: BigInt(last?.errorsSeq ?? 0), llm_usage: BigInt(last?.usageId ?? 0) };
-    await makeRoomForHome(source, target, floors, nowNs());
+    await makeRoomForHome(source, target, floors, nowNs(), present);
   }
   const total = await source.countMessages();
   const copiedBefore = saved ? await target.countMessages() : 0;
@@ -247,10 +250,11 @@ async function refuseForeignWrites(source: ArchivePort, target: ArchivePort, cur
 /** Each session's summary.json and .summary_cursor become the archive's summary state (the files stay). */
 async function copySummaries(
   source: ArchivePort,
-  target: ArchivePort,
+  target: SharedArchivePort,
   paths: HomePaths,
   hosts: ReadonlySet<string>,
 ): Promise<number> {
+  const there = await target.summaryTexts();
   let n = 0;
   for (const s of await source.listSessions()) {
     const dir = paths.session(s.id);
@@ -262,7 +266,7 @@ async function copySummaries(
     refuseSessionSymlinks(dir);
     const summary = readFileSync(paths.summary(s.id), "utf8");
     const cursor = existsSync(paths.cursor(s.id)) ? readFileSync(paths.cursor(s.id), "utf8") : "";
-    const current = await target.getSummaryState(s.id);
+    const current = there.get(s.id);
     if (current?.summary !== summary || current.cursor !== cursor) {
       await target.putSummaryState(s.id, { summary, cursor }, nowNs());
     }
@@ -284,11 +288,29 @@ async function verify(source: ArchivePort, target: ArchivePort): Promise<Archive
     const { home, found } = await homeRowsIn(source, target, table);
     if (home !== found) throw new CopyMismatchError({ what, source: home, target: found });
   }
-  const runs = await Promise.all(
-    (await source.exportRows("summary_runs")).map((r) => target.getSummaryRun(String(r.session_id))),
-  );
-  const found = runs.filter((r) => r !== undefined).length;
+  const there = new Set((await target.exportRows("summary_runs")).map((r) => String(r.session_id)));
+  const found = (await source.exportRows("summary_runs")).filter((r) => there.has(String(r.session_id))).length;
   if (found !== a.summaryRuns)
     throw new CopyMismatchError({ what: "summaryRuns", source: a.summaryRuns, target: found });
   return b;
+}
+
+/**
+ * The home's archive with each table exported once per run: the copy, the removals, the room for the home's rows
+ * and the check all read the same tables (the home's archive is only read meanwhile).
+ */
+function exportsOnce(source: ArchivePort): ArchivePort {
+  const exported = new Map<CopyTableName, Promise<CopyRow[]>>();
+  const exportRows = (table: CopyTableName) => {
+    let rows = exported.get(table);
+    if (!rows) exported.set(table, (rows = source.exportRows(table)));
+    return rows;
+  };
+  return new Proxy(source, {
+    get(target, key) {
+      if (key === "exportRows") return exportRows;
+      const value = Reflect.get(target, key, target);
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
 }

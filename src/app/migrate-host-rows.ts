@@ -32,11 +32,14 @@ export async function makeRoomForHome(
   target: SharedArchivePort,
   floors: Record<HostRowTable, bigint>,
   now: bigint,
+  /** The target's rows of each table as they are now, when the caller has them. */
+  present: Partial<Record<HostRowTable, readonly CopyRow[]>> = {},
 ): Promise<void> {
   for (const table of ["error_records", "llm_usage"] as const) {
     const home = await source.exportRows(table);
     const held = new Set(home.map(rowIdentity[table]));
-    let theirs = (await target.exportRows(table)).filter((r) => !held.has(rowIdentity[table](r)));
+    const rows = present[table] ?? (await target.exportRows(table));
+    let theirs = rows.filter((r) => !held.has(rowIdentity[table](r)));
     if (table === "error_records") {
       const signature = (r: CopyRow) => `${String(r.tool).toLowerCase()}\n${r.signature}`;
       const same = new Set(home.map(signature));
@@ -63,17 +66,24 @@ export async function homeRowsIn(source: ArchivePort, target: ArchivePort, table
 /**
  * The sessions whose summary a host wrote in the target since the home's last finished run (`copiedAt`), where the
  * home has not run one since: the target's summary and run are newer than the home's, which the copy leaves out.
+ * Two reads, whatever the number of sessions.
  */
-export async function hostSummaries(source: ArchivePort, target: ArchivePort, copiedAt: bigint): Promise<Set<string>> {
+export async function hostSummaries(
+  source: ArchivePort,
+  target: SharedArchivePort,
+  copiedAt: bigint,
+): Promise<Set<string>> {
+  const own = await homeRunStarts(source);
   const out = new Set<string>();
-  for (const s of await target.listSessions()) {
-    const [state, run, own] = await Promise.all([
-      target.getSummaryState(s.id),
-      target.getSummaryRun(s.id),
-      source.getSummaryRun(s.id),
-    ]);
-    const hostWrote = (state?.updatedAt ?? 0n) > copiedAt || (run?.startedAt ?? 0n) > copiedAt;
-    if (hostWrote && (own?.startedAt ?? 0n) <= copiedAt) out.add(s.id);
+  for (const [session, st] of await target.summaryStatuses()) {
+    const hostWrote = (st.summaryUpdatedAt ?? 0n) > copiedAt || (st.run?.startedAt ?? 0n) > copiedAt;
+    if (hostWrote && (own.get(session) ?? 0n) <= copiedAt) out.add(session);
   }
   return out;
+}
+
+/** When the home's last summary run of each session started, in one read. */
+export async function homeRunStarts(source: ArchivePort): Promise<Map<string, bigint>> {
+  const runs = await source.exportRows("summary_runs");
+  return new Map(runs.map((r) => [String(r.session_id), BigInt(r.started_at ?? 0)]));
 }

@@ -5,7 +5,8 @@ import { existsSync } from "node:fs";
 import type { HomePaths } from "../config/home.ts";
 import type { ArchivePort } from "../storage/ports/archive-port.ts";
 import type { SharedArchivePort } from "../storage/ports/shared-archive-port.ts";
-import { rowIdentity } from "./migrate-host-rows.ts";
+import type { CopyRow } from "../storage/ports/copy-tables.ts";
+import { homeRunStarts, rowIdentity } from "./migrate-host-rows.ts";
 
 const CHUNK = 10_000;
 
@@ -46,16 +47,18 @@ export async function dropHomeSummaries(
   paths: HomePaths,
   copiedAt: bigint,
 ): Promise<void> {
-  for (const s of await source.listSessions()) {
-    if (existsSync(paths.summary(s.id))) continue;
-    const [state, run, own] = await Promise.all([
-      target.getSummaryState(s.id),
-      target.getSummaryRun(s.id),
-      source.getSummaryRun(s.id),
-    ]);
-    if (!state && (!run || own)) continue;
+  const [statuses, own, sessions] = await Promise.all([
+    target.summaryStatuses(),
+    homeRunStarts(source),
+    source.listSessions(),
+  ]);
+  const home = new Set(sessions.map((s) => s.id));
+  for (const [session, st] of statuses) {
+    if (!home.has(session) || existsSync(paths.summary(session))) continue;
+    if (st.summaryUpdatedAt === undefined && (!st.run || own.has(session))) continue;
     // The home's own last run, if any, is copied again after this.
-    if ((state?.updatedAt ?? 0n) <= copiedAt && (run?.startedAt ?? 0n) <= copiedAt) await target.forgetSummary(s.id);
+    if ((st.summaryUpdatedAt ?? 0n) <= copiedAt && (st.run?.startedAt ?? 0n) <= copiedAt)
+      await target.forgetSummary(session);
   }
 }
 
@@ -70,13 +73,16 @@ export async function dropHomeUsage(
   target: SharedArchivePort,
   upTo: bigint | undefined,
   copiedAt: bigint,
-): Promise<void> {
+): Promise<CopyRow[]> {
   const held = new Set((await source.exportRows("llm_usage")).map(rowIdentity.llm_usage));
-  const gone = (await target.exportRows("llm_usage"))
-    .filter((r) => (upTo !== undefined ? BigInt(r.id!) <= upTo : BigInt(r.at!) <= copiedAt))
-    .filter((r) => !held.has(rowIdentity.llm_usage(r)))
-    .map((r) => BigInt(r.id!));
-  await target.deleteUsage(gone);
+  const rows = await target.exportRows("llm_usage");
+  const gone = new Set(
+    rows
+      .filter((r) => (upTo !== undefined ? BigInt(r.id!) <= upTo : BigInt(r.at!) <= copiedAt))
+      .filter((r) => !held.has(rowIdentity.llm_usage(r))),
+  );
+  await target.deleteUsage([...gone].map((r) => BigInt(r.id!)));
+  return rows.filter((r) => !gone.has(r));
 }
 
 /**
@@ -88,10 +94,13 @@ export async function dropHomeErrors(
   target: ArchivePort,
   upTo: bigint,
   now: bigint,
-): Promise<void> {
+): Promise<CopyRow[]> {
   const held = new Set((await source.exportRows("error_records")).map(rowIdentity.error_records));
-  const gone = (await target.exportRows("error_records"))
-    .filter((r) => BigInt(r.seq!) <= upTo && !held.has(rowIdentity.error_records(r)))
-    .map((r) => ({ seq: BigInt(r.seq!), id: String(r.id) }));
-  await target.deleteErrors(gone, now);
+  const rows = await target.exportRows("error_records");
+  const gone = new Set(rows.filter((r) => BigInt(r.seq!) <= upTo && !held.has(rowIdentity.error_records(r))));
+  await target.deleteErrors(
+    [...gone].map((r) => ({ seq: BigInt(r.seq!), id: String(r.id) })),
+    now,
+  );
+  return rows.filter((r) => !gone.has(r));
 }

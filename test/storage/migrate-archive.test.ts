@@ -197,6 +197,35 @@ describe("migrate-archive", () => {
     expect(more.stdout).toContain("copied 1 messages (1201 in the archive, 4 sessions");
   }, 300_000);
 
+  test("a home of many sessions is copied and checked in a few dozen queries, not a few per session", async () => {
+    const { home, api } = openTemp({ drain: "off", now: () => NOW });
+    const SESSIONS = 300;
+    for (let i = 0; i < SESSIONS; i++) api.add(`s${i}`, { role: "user", content: `note ${i}` });
+    api.close();
+    for (const i of [0, 7, 42])
+      writeFileSync(join(home, "sessions", `s${i}`, "summary.json"), `{"summary":"s${i} so far"}\n`);
+    await addExtras(home);
+    const url = await server.createDatabase("migrate_many");
+    const env = { MEMVOY_ARCHIVE_URL: url };
+    expect((await cli(["migrate-archive"], { home, env })).code).toBe(0);
+    const admin = new Bun.SQL(server.url, { max: 1 });
+    await admin.unsafe("ALTER DATABASE migrate_many SET log_statement = 'all'");
+    await admin.close();
+    const log = join(server.dir, "server.log");
+    const statements = () =>
+      readFileSync(log, "utf8")
+        .split("\n")
+        .filter((l) => / LOG: {2}(execute [^:]*|statement): /.test(l)).length;
+    const before = statements();
+    const again = await cli(["migrate-archive", "--json"], { home, env });
+    expect(again.stderr).toBe("");
+    expect(again.code).toBe(0);
+    expect(JSON.parse(again.stdout)).toMatchObject({ done: true, counts: { sessions: SESSIONS, summaries: 3 } });
+    const ran = statements() - before;
+    expect(ran).toBeGreaterThan(0);
+    expect(ran).toBeLessThan(SESSIONS / 3);
+  }, 300_000);
+
   test("run again after rm, reset --all, rm-message and an error sweep in the home: the target loses what the home removed", async () => {
     const home = buildHome(10);
     await addExtras(home);

@@ -8,6 +8,7 @@ import type {
   ErrorRow,
   SessionMeta,
   SessionRow,
+  SummaryText,
   TextQuery,
 } from "./archive-port.ts";
 import type { ArchiveAdminPort } from "./archive-admin-port.ts";
@@ -46,6 +47,8 @@ export interface SharedArchivePort extends ArchivePort {
   listSessionInfo(): Promise<SessionListing[]>;
   /** Every session with a summary or a summary run, in one read (which sessions are due). */
   summaryStatuses(): Promise<Map<string, SummaryStatus>>;
+  /** Every session's summary text and cursor, in one read (migrate-archive compares the home's with them). */
+  summaryTexts(): Promise<Map<string, SummaryText>>;
   /** The session's row, start, summary state, last run, usage and leases (its messages are removed first). */
   removeSession(session: string): Promise<void>;
   /** Token usage rows by id (rows a copied home no longer holds). */

@@ -1,6 +1,6 @@
 // The PostgreSQL archive as the MemoryApi uses it in shared mode: the archive port plus the removals, error
 // upkeep and vector-deletion bookkeeping of shared-archive-port.ts.
-import type { ErrorFields, ErrorRow, SessionMeta, SessionRow, TextQuery } from "../ports/archive-port.ts";
+import type { ErrorFields, ErrorRow, SessionMeta, SessionRow, SummaryText, TextQuery } from "../ports/archive-port.ts";
 import type {
   ErrorListFilter,
   ImportFileState,
@@ -61,6 +61,13 @@ export class PgSharedArchive extends PgArchive implements SharedArchivePort {
       out.set(r.session, status);
     }
     return out;
+  }
+
+  async summaryTexts(): Promise<Map<string, SummaryText>> {
+    const rows = await this.run<SummaryText & { session: string }>(
+      "SELECT session_id AS session, summary, cursor FROM session_summaries",
+    );
+    return new Map(rows.map((r) => [r.session, { summary: r.summary, cursor: r.cursor }]));
   }
 
   async removeSession(session: string): Promise<void> {
