@@ -86,4 +86,22 @@ describe("removals while the object store is out of reach", () => {
     t.close();
     store.close();
   }, 240_000);
+
+  test("hybrid search from that host gives the keyword hits and says the semantic side is unavailable", async () => {
+    const line = JSON.stringify({ role: "user", content: "the invoice export job failed at midnight" });
+    expect((await cli(["add", "hyb"], { home: up, env, stdin: line })).code).toBe(0);
+    expect((await cli(["search", "invoice", "--match", "semantic"], { home: up, env })).code).toBe(0);
+    const r = await cli(["search", "invoice export", "--match", "hybrid", "--json"], { home: down, env });
+    expect(r.code, r.stderr).toBe(0);
+    const out = JSON.parse(r.stdout) as { hits: { content: string; score: number }[]; notes: string[] };
+    expect(out.hits.map((h) => h.content)).toEqual(["the invoice export job failed at midnight"]);
+    expect(out.hits[0]!.score).toBe(1);
+    expect(out.notes).toEqual([
+      expect.stringMatching(/^semantic side unavailable \(cannot open the vector store .+\): keyword results only$/),
+    ]);
+    // Semantic alone has nothing else to give: it still fails, exit 1.
+    const sem = await cli(["search", "invoice", "--match", "semantic"], { home: down, env });
+    expect(sem.code).toBe(1);
+    expect(sem.stderr).toContain("cannot open the vector store");
+  }, 120_000);
 });

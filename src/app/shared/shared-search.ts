@@ -5,6 +5,7 @@
 // adds (bm25 rarity, and the content check of a query whose rarer words no message holds) are not.
 import { passesFilter } from "../../shared/time-filter.ts";
 import { resolveFilter } from "../../shared/time-filter.ts";
+import { describeError } from "../../shared/describe-error.ts";
 import type { StoredMessage } from "../../shared/message.ts";
 import { EXPAND_AFTER, EXPAND_BEFORE, mergeRuns } from "../../search/expand.ts";
 import { capitalisedNames } from "../../search/coverage.ts";
@@ -77,8 +78,8 @@ async function rankedSearch(
     return result;
   }
   const depth = Math.max(limit * 4, 50);
-  const sem = await semanticRanking(ctx, scope, match === "semantic" ? limit : depth, match === "hybrid");
   if (match === "semantic") {
+    const sem = await semanticRanking(ctx, scope, limit, false);
     const hits = asHits(o.query, sem.ranked, () => "semantic");
     await expand(ctx, hits);
     const result: SearchResult = { hits, notIndexed: sem.notIndexed, reindexNeeded: false, notes: sem.notes };
@@ -90,6 +91,15 @@ async function rankedSearch(
     }
     return result;
   }
+  const sem = await semanticRanking(ctx, scope, depth, true).catch(
+    (err): Omit<SemanticRanking, "sharesNone"> => ({
+      // The vector store or the embedder failing (down, refusing, a bucket gone) leaves the keyword side, as in
+      // the embedded hybrid; only lexical relevance can then keep a hit.
+      ranked: [],
+      notes: [`semantic side unavailable (${describeError(err)}): keyword results only`],
+      minScore: 1.01,
+    }),
+  );
   const keyword = await keywordRanking(ctx, scope, depth);
   const bySemantic = new Set(sem.ranked.map((r) => r.message.id));
   const byKeyword = new Set(keyword.map((r) => r.message.id));
@@ -202,7 +212,7 @@ async function markHeldFolds(ctx: SharedContext, terms: QueryTerm[]): Promise<vo
 
 interface SemanticRanking {
   ranked: Ranked[];
-  notIndexed: number;
+  notIndexed?: number;
   notes: string[];
   minScore: number;
   table?: MessageVectorTable;
