@@ -18,6 +18,12 @@ const s3Uri = v.pipe(
     (s) => s === "" || /^s3:\/\/[a-z0-9][a-z0-9.-]{1,61}[a-z0-9](\/[^\s]*)?$/.test(s),
     'expected "" (the home) or s3://bucket/prefix',
   ),
+  // LanceDB parses it as a URL: the prefix would end at # or ?, and %xx would be decoded, so two such prefixes
+  // (team#1 and team#2) would read and write the same vectors, message and error tables in one place.
+  v.check(
+    (s) => !/[#?%]/.test(s),
+    "the prefix cannot hold #, ? or % (the object store's URL would cut it there or decode it)",
+  ),
 );
 
 const endpoint = v.pipe(

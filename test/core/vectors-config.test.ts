@@ -67,6 +67,12 @@ test("no keys in the environment: a clear input error naming the variables", () 
 test("bad uris, endpoints carrying credentials and keys in the file are refused, naming the key", () => {
   expect(() => vectors({ uri: "/some/dir" })).toThrow("vectors.uri:");
   expect(() => vectors({ uri: "s3://" })).toThrow("vectors.uri:");
+  // As a URL the prefix would end at # or ? (team#1 and team#2 would share one store) or be decoded at %.
+  for (const uri of ["s3://team-memory/team#1", "s3://team-memory/a?b", "s3://team-memory/pct%41"])
+    expect(() => vectors({ uri })).toThrow(
+      "vectors.uri: the prefix cannot hold #, ? or % (the object store's URL would cut it there or decode it)",
+    );
+  expect(vectors({ uri: "s3://team-memory/équipe-1" }).uri).toBe("s3://team-memory/équipe-1");
   expect(() => vectors({ endpoint: "http://user:pw@host:9000" })).toThrow("vectors.endpoint:");
   expect(() => vectors({ endpoint: "ftp://host" })).toThrow("vectors.endpoint:");
   for (const [key, env] of [
