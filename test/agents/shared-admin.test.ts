@@ -6,6 +6,7 @@ import { join } from "node:path";
 import { cli, removeTempHomes, tempHome, type CliResult } from "../fixture/home.ts";
 import { describePostgres, startPostgres, type PgServer } from "../fixture/postgres-server.ts";
 import { startS3Server, type S3Server } from "../fixture/s3-server.ts";
+import { VECTOR_WRITE_JOB } from "../../src/storage/ports/lease-turn.ts";
 import { openPgSharedArchive } from "../../src/storage/postgres/pg-shared-archive.ts";
 
 const describe = describePostgres();
@@ -230,5 +231,34 @@ describe("administration commands on a shared archive", () => {
     expect(again.code, again.stderr).toBe(0);
     expect(json(again)).toMatchObject({ merged: true, record: { id: json(first).record.id, occurrences: 2 } });
     expect(json(await cli(["errors", "list", "--json"], { home: a, env: errEnv })).total).toBe(1);
+  }, 120_000);
+
+  test("a semantic search names what embeds the messages not indexed yet", async () => {
+    const queuedUrl = await pg.createDatabase("queued");
+    const on = { ...env, MEMVOY_ARCHIVE_URL: queuedUrl };
+    const [writer, reader] = [tempHome(), tempHome()];
+    for (const h of [writer, reader]) writeFileSync(join(h, "config.toml"), s3.vectorsToml("queued"));
+    expect(
+      (
+        await cli(["add", "queued", "--role", "user", "--content", "the nightly backup ran late"], {
+          home: writer,
+          env: on,
+        })
+      ).code,
+    ).toBe(0);
+    const archive = await openPgSharedArchive(queuedUrl);
+    const other = await archive.acquireLease(VECTOR_WRITE_JOB, "*", "other-host:7", 60_000);
+    try {
+      const r = await cli(["search", "backup", "--match", "semantic", "--json"], { home: reader, env: on });
+      expect(r.code, r.stderr).toBe(0);
+      expect(JSON.parse(r.stdout).notes).toEqual([
+        "1 message is not indexed yet: another process (other-host:7) is embedding them",
+      ]);
+    } finally {
+      if (other) await archive.releaseLease(other);
+      await archive.close();
+    }
+    const r = await cli(["search", "backup", "--match", "semantic", "--json"], { home: reader, env: on });
+    expect(JSON.parse(r.stdout)).toMatchObject({ notIndexed: 0, notes: [] });
   }, 120_000);
 });

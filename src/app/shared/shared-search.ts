@@ -31,6 +31,7 @@ import { makeSnippet } from "../../search/snippet.ts";
 import { holdsSymbols, querySymbols } from "../../search/symbols.ts";
 import { textQueryAll, textQueryAny } from "../../search/text-query.ts";
 import type { TextQuery } from "../../storage/ports/archive-port.ts";
+import { VECTOR_WRITE_JOB } from "../../storage/ports/lease-turn.ts";
 import type { MessageVectorTable } from "../../storage/ports/vector-port.ts";
 import { checkSearchOptions, NoSuchSessionError } from "../memory-api.ts";
 import type { SharedContext } from "./shared-context.ts";
@@ -227,7 +228,8 @@ async function semanticRanking(ctx: SharedContext, o: Scope, depth: number, all:
   const table = await ctx.vectors.table();
   const notIndexed = await ctx.archive.queuedCount(o.session);
   const minScore = ctx.config.search?.min_score ?? defaultMinScore(embedder);
-  const notes = statusNotes({ notIndexed, reindexNeeded: false, otherEmbedders: [], embedder });
+  const pendingStep = notIndexed > 0 ? await sharedPendingStep(ctx) : undefined;
+  const notes = statusNotes({ notIndexed, reindexNeeded: false, otherEmbedders: [], embedder, pendingStep });
   let noneShared: Promise<boolean> | undefined;
   const sharesNone = () =>
     (noneShared ??= keywordRanking(ctx, { query: o.query, now: o.now }, 1).then((r) => r.length === 0));
@@ -262,6 +264,13 @@ async function semanticRanking(ctx: SharedContext, o: Scope, depth: number, all:
   }
   ranked.sort((a, b) => b.score - a.score);
   return { ranked: ranked.slice(0, depth), notIndexed, notes, minScore, table, sharesNone };
+}
+
+/** What embeds the messages still queued: the process holding the drain lease, or the way to start one. */
+async function sharedPendingStep(ctx: SharedContext): Promise<string> {
+  const held = await ctx.archive.leaseHolder(VECTOR_WRITE_JOB, "*");
+  if (held) return `another process (${held.holder}) is embedding them`;
+  return "run memvoy reindex --pending, or start a daemon on a host of the shared archive (memvoy --daemon)";
 }
 
 /**
