@@ -4,6 +4,8 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { openSharedHome } from "../../src/app/shared/open-shared.ts";
+import type { SharedHome } from "../../src/app/shared/shared-home.ts";
 import { cli, removeTempHomes, repoRoot, tempHome, waitFor } from "../fixture/home.ts";
 import { okBody, startFakeEmbeddings, vectorFor } from "../fixture/fake-embeddings.ts";
 import { describePostgres, startPostgres, type PgServer } from "../fixture/postgres-server.ts";
@@ -81,41 +83,11 @@ describe("reindex on a shared archive", () => {
   }, 120_000);
 
   test("a second reindex on another host waits for the first, then finds the rebuild done", async () => {
-    // An embedder that holds its answers while `held` is set, counting the texts it was asked to embed.
-    let held: PromiseWithResolvers<void> | undefined;
-    let waiting = 0;
-    const texts: string[] = [];
-    const gate = Bun.serve({
-      hostname: "127.0.0.1",
-      port: 0,
-      async fetch(req) {
-        const { input } = (await req.json()) as { input: string[] };
-        texts.push(...input);
-        waiting++;
-        await held?.promise;
-        waiting--;
-        return Response.json({
-          object: "list",
-          data: input.map((t, index) => ({ object: "embedding", index, embedding: vectorFor(t, 8) })),
-          model: "fake",
-          usage: { prompt_tokens: 1, total_tokens: 1 },
-        });
-      },
-    });
+    const gate = startGate();
     try {
-      const env = { ...s3.env, MEMVOY_ARCHIVE_URL: await pg.createDatabase("twice"), OPENAI_API_KEY: "sk-fake" };
-      const config = `${s3.vectorsToml("twice")}\n[embedder]\nprovider = "openai"\nbase_url = "http://127.0.0.1:${gate.port}"\nmodel = "fake-embed"\ndimensions = 8\n`;
-      const [hostA, hostB] = [tempHome(), tempHome()];
-      for (const home of [hostA, hostB]) writeFileSync(join(home, "config.toml"), config);
-      const lines = ["the deploy failed", "the cache is cold", "retry the job"].map((content) =>
-        JSON.stringify({ role: "user", content }),
-      );
-      expect((await cli(["add", "s", "--json"], { home: hostA, env, stdin: lines.join("\n") })).code).toBe(0);
-      const settled = await cli(["reindex"], { home: hostA, env });
-      expect(settled.code, settled.stderr).toBe(0);
-
-      held = Promise.withResolvers<void>();
-      const before = texts.length;
+      const { env, hostA, hostB } = await twoHosts("twice", gate.url);
+      gate.hold();
+      const before = gate.texts.length;
       const start = (home: string) => {
         const proc = Bun.spawn(["bun", join(repoRoot, "src/index.ts"), "--home", home, "reindex"], {
           cwd: tmpdir(),
@@ -142,23 +114,98 @@ describe("reindex on a shared archive", () => {
         };
       };
       const first = start(hostA);
-      await waitFor(() => waiting > 0, 60_000, "the first rebuild's call to the embedder");
+      await waitFor(() => gate.waiting() > 0, 60_000, "the first rebuild's call to the embedder");
       const second = start(hostB);
       await waitFor(() => second.out.stderr.includes("waiting for it to finish"), 60_000, "the waiting line");
       expect(second.out.stderr).toMatch(
-        /^memvoy: another memvoy reindex is running on the shared archive \(.+:\d+\); waiting for it to finish\n$/,
+        /^memvoy: another memvoy reindex is running on the shared archive \(.+:\d+#[0-9a-f]{8}\); waiting for it to finish\n$/,
       );
-      held.resolve();
-      held = undefined;
+      gate.release();
       const [a, b] = await Promise.all([first.done(), second.done()]);
       expect(a.code, a.stderr).toBe(0);
       expect(a.stdout).toBe("openai:fake-embed:8: embedded 3 message(s)\n");
       expect(b.code, b.stderr).toBe(0);
       expect(b.stdout).toBe("openai:fake-embed:8: the other reindex rebuilt every vector; nothing was left to embed\n");
-      expect(texts.length - before).toBe(1 + 3); // the first's probe of the embedder and its batch; none of the second
+      expect(gate.texts.length - before).toBe(1 + 3); // the first's probe of the embedder and its batch; none of the second
     } finally {
-      held?.resolve();
-      gate.stop(true);
+      gate.stop();
     }
   }, 180_000);
+
+  test("two memories in one process: the second reindex waits for the first", async () => {
+    const gate = startGate();
+    const opened: SharedHome[] = [];
+    try {
+      const { env, hostA, hostB } = await twoHosts("inprocess", gate.url);
+      for (const home of [hostA, hostB]) opened.push(await openSharedHome({ home, env }));
+      const [a, b] = opened as [SharedHome, SharedHome];
+      gate.hold();
+      const first = a.reindex();
+      await waitFor(() => gate.waiting() > 0, 60_000, "the first rebuild's call to the embedder");
+      let waited = false;
+      const second = b.reindex({ onWait: () => (waited = true) });
+      await waitFor(() => waited, 60_000, "the second rebuild waiting");
+      gate.release();
+      expect((await first).embedded).toBe(3);
+      expect(await second).toMatchObject({ waited: true, embedded: 0, resumed: false });
+    } finally {
+      for (const h of opened) await h.close();
+      gate.stop();
+    }
+  }, 180_000);
+
+  /** An embedder that holds its answers while held, counting the texts it was asked to embed. */
+  function startGate() {
+    let held: PromiseWithResolvers<void> | undefined;
+    let waiting = 0;
+    const texts: string[] = [];
+    const server = Bun.serve({
+      hostname: "127.0.0.1",
+      port: 0,
+      async fetch(req) {
+        const { input } = (await req.json()) as { input: string[] };
+        texts.push(...input);
+        waiting++;
+        await held?.promise;
+        waiting--;
+        return Response.json({
+          object: "list",
+          data: input.map((t, index) => ({ object: "embedding", index, embedding: vectorFor(t, 8) })),
+          model: "fake",
+          usage: { prompt_tokens: 1, total_tokens: 1 },
+        });
+      },
+    });
+    return {
+      url: `http://127.0.0.1:${server.port}`,
+      texts,
+      waiting: () => waiting,
+      hold: () => {
+        held = Promise.withResolvers<void>();
+      },
+      release: () => {
+        held?.resolve();
+        held = undefined;
+      },
+      stop: () => {
+        held?.resolve();
+        server.stop(true);
+      },
+    };
+  }
+
+  /** Two homes on a fresh archive with the gate's embedder, three messages written and their vectors built. */
+  async function twoHosts(name: string, embedderUrl: string) {
+    const env = { ...s3.env, MEMVOY_ARCHIVE_URL: await pg.createDatabase(name), OPENAI_API_KEY: "sk-fake" };
+    const config = `${s3.vectorsToml(name)}\n[embedder]\nprovider = "openai"\nbase_url = "${embedderUrl}"\nmodel = "fake-embed"\ndimensions = 8\n`;
+    const [hostA, hostB] = [tempHome(), tempHome()];
+    for (const home of [hostA, hostB]) writeFileSync(join(home, "config.toml"), config);
+    const lines = ["the deploy failed", "the cache is cold", "retry the job"].map((content) =>
+      JSON.stringify({ role: "user", content }),
+    );
+    expect((await cli(["add", "s", "--json"], { home: hostA, env, stdin: lines.join("\n") })).code).toBe(0);
+    const settled = await cli(["reindex"], { home: hostA, env });
+    expect(settled.code, settled.stderr).toBe(0);
+    return { env, hostA, hostB };
+  }
 });

@@ -48,7 +48,9 @@ export async function openSharedHome(o: SharedOpenOptions = {}): Promise<SharedH
   ensureOwnDir(paths.sessions, MOVE_IN_PLACE);
   const { openPgSharedArchive } = await import("../../storage/postgres/pg-shared-archive.ts");
   const archive = await openPgSharedArchive(url, { env, migrate: o.migrate !== false, max: o.connections ?? 4 });
-  const holder = `${hostname()}:${process.pid}`;
+  // Host and pid, and a token: two processes can share both (containers on the host's network, each its pid 1),
+  // and so can two memories in one process; a lease taken by one holder is never taken again by the other.
+  const holder = `${hostname()}:${process.pid}#${crypto.randomUUID().slice(0, 8)}`;
   const vectors = new SharedVectors(paths, config, archive, holder, env);
   // A held session lock keeps its connection in a transaction while its work runs on the pool.
   const withSessionLock = sessionLocks(archive, 2);

@@ -14,16 +14,13 @@ export interface SharedContext {
   /** UTC ns. */
   readonly now: () => bigint;
   readonly env: Readonly<Record<string, string | undefined>>;
-  /** Who this process is, as other holders of a lease see it (host and pid). */
+  /** Who this memory is, as other holders of a lease see it (host, pid and a token of its own). */
   readonly holder: string;
   /** The archive's session lock, a few at a time in this process (see session-locks.ts). */
   readonly withSessionLock: WithSessionLock;
 }
 
-/**
- * A lease holder for one turn: this process (host and pid) and a token of its own, so that two memories
- * opened in one process never take a turn as one holder.
- */
+/** A lease holder for one turn: this memory's holder and a token of the turn's own, so two turns never share one. */
 export function turnHolder(ctx: SharedContext): string {
   return `${ctx.holder}#${crypto.randomUUID().slice(0, 8)}`;
 }
