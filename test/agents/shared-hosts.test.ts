@@ -4,6 +4,7 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { idTombstoneHash } from "../../src/storage/ports/tombstone-hash.ts";
 import { cli, removeTempHomes, tempHome } from "../fixture/home.ts";
 import { processOutput } from "../fixture/process-output.ts";
 import { sdkStdio } from "./mcp-client.ts";
@@ -129,6 +130,36 @@ describe("four hosts on one shared archive", () => {
     await run(a, ["rm", "gone-b"]);
     await run(b, ["sessions"]);
     expect(existsSync(join(b, "sessions", "gone-b"))).toBe(false);
+  }, 120_000);
+
+  test("rm-message cut short before its tombstone is written removes nothing; run again, the message stays out", async () => {
+    const [a, b] = homes as [string, string];
+    const id = (
+      await cli(["add", "cut", "--role", "user", "--content", "token sk-live-CUTSHORT77"], { home: a, env })
+    ).stdout.trim();
+    const exported = (await cli(["export", "cut"], { home: a, env })).stdout;
+    // The server refuses the id's tombstone (as a connection lost right then would leave it unwritten).
+    const admin = new Bun.SQL(url, { max: 1 });
+    const hash = idTombstoneHash(id);
+    try {
+      await admin.unsafe(`CREATE FUNCTION refuse_tombstone() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN IF NEW.hash = '${hash}' THEN RAISE EXCEPTION 'connection lost'; END IF; RETURN NEW; END $$`);
+      await admin.unsafe(
+        "CREATE TRIGGER refuse_tombstone BEFORE INSERT ON tombstones FOR EACH ROW EXECUTE FUNCTION refuse_tombstone()",
+      );
+      const cut = await cli(["rm-message", id], { home: a, env });
+      expect(cut.code).toBe(1);
+      // All or nothing: the message is still there, so the retry finds it.
+      expect((await cli(["history", "cut", "--all"], { home: b, env })).stdout).toContain("CUTSHORT77");
+    } finally {
+      await admin.unsafe("DROP TRIGGER IF EXISTS refuse_tombstone ON tombstones");
+      await admin.unsafe("DROP FUNCTION IF EXISTS refuse_tombstone()");
+      await admin.close();
+    }
+    expect((await cli(["rm-message", id], { home: a, env })).code).toBe(0);
+    const again = await cli(["import", "jsonl", "-"], { home: b, env, stdin: exported });
+    expect(again.code, again.stderr).toBe(0);
+    expect((await cli(["history", "cut", "--all"], { home: b, env })).stdout).not.toContain("CUTSHORT77");
   }, 120_000);
 
   test("a shared archive with the vectors left in the home is refused with exit 2", async () => {

@@ -122,6 +122,10 @@ for (const backend of backends()) {
       expect(await a.tombstoned([keyTombstoneHash("c", "kc4"), idTombstoneHash("c1")])).toEqual(
         new Set([keyTombstoneHash("c", "kc4")]),
       );
+      // The removed ids too, in the removal's own write: a re-import cannot bring them back.
+      expect(await a.tombstoned([idTombstoneHash("c2"), idTombstoneHash("c4")])).toEqual(
+        new Set([idTombstoneHash("c2"), idTombstoneHash("c4")]),
+      );
       expect(await a.removeSessionMessages("c", NOW)).toBe(2);
       expect(await a.tombstoned([idTombstoneHash("c1"), idTombstoneHash("c3")])).toEqual(
         new Set([idTombstoneHash("c1"), idTombstoneHash("c3")]),

@@ -28,7 +28,7 @@ import { recordBytes } from "../../storage/history/history-file.ts";
 import { refuseSessionSymlinks } from "../../storage/history/no-symlink.ts";
 import type { NewMessage as ArchiveRecord } from "../../storage/ports/archive-port.ts";
 import { leaseTurn } from "../../storage/ports/lease-turn.ts";
-import { idTombstoneHash, keyTombstoneHash } from "../../storage/ports/tombstone-hash.ts";
+import { keyTombstoneHash } from "../../storage/ports/tombstone-hash.ts";
 import type { SearchOptions, SearchResult } from "../../search/search-types.ts";
 import { homeInfo, type HomeInfo } from "../maintenance-api.ts";
 import { toNewMessage, type WireMessageInput } from "../wire-input.ts";
@@ -376,7 +376,6 @@ export class SharedHome {
       // A run in flight (on any host) may have read the message: its saves are refused, the next run goes without it.
       if (!summarized && !summaryRemoved) await archive.restartSummaryRun(m.session, now);
       await archive.removeMessage(m.id, now);
-      await archive.importRows("tombstones", [{ hash: idTombstoneHash(m.id), removed_at: now }]);
       await this.refreshCache(m.session);
       return { id: m.id, session: m.session, wasRecent: m.recent, summarized, summaryRemoved };
     });

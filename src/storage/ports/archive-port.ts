@@ -123,7 +123,7 @@ export interface ArchivePort {
   messagesById(ids: readonly string[]): Promise<StoredMessage[]>;
   messagesByIdempotencyKey(session: string, keys: readonly string[]): Promise<Map<string, StoredMessage>>;
   countMessages(session?: string): Promise<number>;
-  /** Remove one message by id (index row, queue entry, its key tombstoned; its vector is scheduled for deletion). */
+  /** Remove one message by id (index row, queue entry, its id and key tombstoned; its vector is scheduled for deletion). */
   removeMessage(id: string, now: bigint): Promise<boolean>;
   /** Of these tombstone hashes (see tombstone-hash.ts), those of removed messages or keys. */
   tombstoned(hashes: readonly string[]): Promise<Set<string>>;

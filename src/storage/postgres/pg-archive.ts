@@ -172,8 +172,10 @@ export class PgArchive implements ArchivePort {
       if (!m) return false;
       await this.q("DELETE FROM embed_queue WHERE seq = $1", [m.seq], tx);
       await this.q("DELETE FROM untimed_messages WHERE seq = $1", [m.seq], tx);
-      if (m.idempotency_key !== null)
-        await this.addTombstones(tx, [keyTombstoneHash(m.session_id, m.idempotency_key)], now);
+      // Its id in the same transaction: a removal cut short between the two would leave the text removable
+      // by no host's check and importable again.
+      const key = m.idempotency_key === null ? [] : [keyTombstoneHash(m.session_id, m.idempotency_key)];
+      await this.addTombstones(tx, [idTombstoneHash(id), ...key], now);
       await this.q(
         "INSERT INTO vector_id_deletes (id, created_at) VALUES ($1, $2) ON CONFLICT DO NOTHING",
         [id, now],

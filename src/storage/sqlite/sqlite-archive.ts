@@ -49,6 +49,7 @@ import { openDatabase } from "./open-database.ts";
 import { SessionLocks } from "./session-locks.ts";
 import { getSessionMeta, upsertSessionMeta, type MetaUpdate } from "./session-meta-repo.ts";
 import { getSessionRow, listSessionRows } from "./sessions-repo.ts";
+import { addTombstones, idTombstone } from "./tombstones-repo.ts";
 import { sqliteMatch } from "./sqlite-match.ts";
 import {
   clearPosition,
@@ -161,6 +162,7 @@ export class SqliteArchive implements ArchivePort {
       const m = getMessagesById(this.db, [id])[0];
       if (!m) return false;
       deleteOneMessage(this.db, m, now);
+      addTombstones(this.db, [idTombstone(m.id)], now);
       return true;
     });
   }
