@@ -8,6 +8,7 @@ import { describePostgres, startPostgres, type PgServer } from "../fixture/postg
 import { startS3Server, type S3Server } from "../fixture/s3-server.ts";
 import { VECTOR_WRITE_JOB } from "../../src/storage/ports/lease-turn.ts";
 import { openPgSharedArchive } from "../../src/storage/postgres/pg-shared-archive.ts";
+import { openErrorVectors } from "../../src/storage/ports/vector-port.ts";
 
 const describe = describePostgres();
 const json = (r: { stdout: string }) => JSON.parse(r.stdout);
@@ -260,5 +261,33 @@ describe("administration commands on a shared archive", () => {
     }
     const r = await cli(["search", "backup", "--match", "semantic", "--json"], { home: reader, env: on });
     expect(JSON.parse(r.stdout)).toMatchObject({ notIndexed: 0, notes: [] });
+  }, 120_000);
+
+  test("errors recorded on several hosts at once: every record said to be embedded has its vector", async () => {
+    const errUrl = await pg.createDatabase("errconc");
+    const on = { ...env, MEMVOY_ARCHIVE_URL: errUrl };
+    const hosts = [tempHome(), tempHome(), tempHome(), tempHome()];
+    for (const h of hosts) writeFileSync(join(h, "config.toml"), s3.vectorsToml("errconc"));
+    const runs = await Promise.all(
+      Array.from({ length: 8 }, (_, i) =>
+        cli(
+          ["errors", "record", "--tool", "cargo", "--error", `borrow of moved value ${i} in m${i}`, "--fix", "clone"],
+          { home: hosts[i % hosts.length]!, env: on },
+        ),
+      ),
+    );
+    expect(runs.map((r) => r.code)).toEqual(runs.map(() => 0));
+    const archive = await openPgSharedArchive(errUrl);
+    const store = await openErrorVectors(s3.location("errconc"));
+    try {
+      const embedded = (await archive.exportRows("error_records"))
+        .filter((r) => r.embedded_by !== null)
+        .map((r) => String(r.id));
+      const stored = new Set(await store.ids("builtin:v1:384"));
+      expect(embedded.filter((id) => !stored.has(id))).toEqual([]);
+    } finally {
+      store.close();
+      await archive.close();
+    }
   }, 120_000);
 });

@@ -28,10 +28,17 @@ import { textQueryOf } from "../../search/text-query.ts";
 import type { ErrorRow } from "../../storage/ports/archive-port.ts";
 import { leaseTurn } from "../../storage/ports/lease-turn.ts";
 import { turnHolder, type SharedContext } from "./shared-context.ts";
+import { VectorsBusyError } from "./shared-vectors.ts";
 
 /** The lock name a tool's records are merged under (not a session id: those never start with a dot). */
 const toolLock = (tool: string) => `.errors:${tool.toLowerCase()}`;
 const EMBED_TIMEOUT_MS = 5000;
+/** How long a write to the shared error vectors waits for another writer (a drain's batch) to finish. */
+const WRITE_WAIT_MS = 5000;
+
+const ignoreBusy = (err: unknown) => {
+  if (!(err instanceof VectorsBusyError)) throw err;
+};
 /** The sweep's job lease: one host sweeps at a time (its vector deletions are writes to the shared table). */
 const SWEEP_JOB = "error-sweep";
 
@@ -92,8 +99,10 @@ export class SharedErrors {
     );
     const store = await this.ctx.vectors.errorStore();
     const items = rows.map((r, i) => ({ id: r.id, vector: vectors[i]! }));
-    await store.upsert(embedder.id, embedder.dim, items, { replace: true });
-    await this.ctx.archive.markErrorsEmbedded(rows, embedder.id);
+    await this.ctx.vectors.withWriteTurn(async () => {
+      await store.upsert(embedder.id, embedder.dim, items, { replace: true });
+      await this.ctx.archive.markErrorsEmbedded(rows, embedder.id);
+    }, WRITE_WAIT_MS);
     return embedder.id;
   }
 
@@ -158,7 +167,8 @@ export class SharedErrors {
     const { archive } = this.ctx;
     const embedder = await this.ctx.vectors.embedder();
     const pending = await archive.unembeddedErrors(embedder.id, now, 256);
-    if (pending.length > 0) await this.#embed(pending);
+    // While another process writes the shared vectors, they wait for a later search (counted below).
+    if (pending.length > 0) await this.#embed(pending).catch((err) => ignoreBusy(err));
     const notEmbedded = (await archive.unembeddedErrors(embedder.id, now, 10_000)).length;
     const [vector] = await embedder.embed([query], AbortSignal.timeout(10_000), "query");
     const store = await this.ctx.vectors.errorStore();
@@ -244,8 +254,11 @@ export class SharedErrors {
       const ids = await this.ctx.archive.pendingErrorVectorDeletes(100_000);
       if (ids.length === 0) return { notes, removed: 0 };
       const embedder = await this.ctx.vectors.embedder();
-      await (await this.ctx.vectors.errorStore()).deleteIds(ids, [embedder.id]);
-      await this.ctx.archive.clearErrorVectorDeletes(ids);
+      const store = await this.ctx.vectors.errorStore();
+      await this.ctx.vectors.withWriteTurn(async () => {
+        await store.deleteIds(ids, [embedder.id]);
+        await this.ctx.archive.clearErrorVectorDeletes(ids);
+      }, WRITE_WAIT_MS);
       return { notes, removed: ids.length };
     } catch (err) {
       notes.push(`vectors of removed records stay until the next removal: ${describeError(err)}`);

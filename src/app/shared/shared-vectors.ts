@@ -8,6 +8,7 @@ import { embedQueued, retryDelay } from "../../memory/embedding/drain.ts";
 import type { ReindexOptions, ReindexReport } from "../../memory/embedding/reindex.ts";
 import type { VectorMaintenance } from "../../memory/maintenance.ts";
 import { describeError } from "../../shared/describe-error.ts";
+import { namedError } from "../../shared/errors.ts";
 import { leaseTurn, VECTOR_WRITE_JOB } from "../../storage/ports/lease-turn.ts";
 import type { SharedArchivePort } from "../../storage/ports/shared-archive-port.ts";
 import { vectorLocation } from "../../storage/ports/vector-location.ts";
@@ -20,6 +21,13 @@ import {
 } from "../../storage/ports/vector-port.ts";
 
 const BATCH = 256;
+
+/** Another process kept the shared vectors' write lease past the wait. */
+export const VectorsBusyError = namedError<{ holder: string }>(
+  "VectorsBusyError",
+  "runtime",
+  (d) => `the shared vectors are being written by ${d.holder}`,
+);
 /** Archive meta keys: the embedder a rebuild in progress is for, and the one the last complete rebuild used. */
 const REINDEX_TARGET = "reindex_target";
 const VECTORS_EMBEDDER = "vectors_embedder";
@@ -301,6 +309,24 @@ export class SharedVectors {
       await store.upsert(embedder.id, embedder.dim, items, { replace: true });
       await this.archive.markErrorsEmbedded(rows, embedder.id);
       done += rows.length;
+    }
+  }
+
+  /**
+   * Run `fn` as the one writer of the shared vector tables (the drain lease, waited for up to `waitMs`): the
+   * error table's writes too, or concurrent commits to it are lost on a store without conditional writes.
+   * Throws VectorsBusyError when another process kept the lease.
+   */
+  async withWriteTurn<T>(fn: () => Promise<T>, waitMs: number, signal?: AbortSignal): Promise<T> {
+    const turn = await this.#waitTurn(waitMs, signal);
+    if (!turn) {
+      const holder = (await this.archive.leaseHolder(VECTOR_WRITE_JOB, "*"))?.holder ?? "another process";
+      throw new VectorsBusyError({ holder });
+    }
+    try {
+      return await fn();
+    } finally {
+      await turn();
     }
   }
 
