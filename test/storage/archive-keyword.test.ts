@@ -133,6 +133,21 @@ for (const backend of backends()) {
       expect(hits[0]!.message.id).toBe("m0"); // two of the three terms beat one
     });
 
+    test("a long message of distinct words is found by its last word", async () => {
+      // 40,000 distinct words (320 KB): PostgreSQL's tsvector holds them all, well under its 1 MB.
+      /** The i-th word of zq + 6 letters. */
+      const word = (i: number) =>
+        `zq${Array.from({ length: 6 }, (_, k) => String.fromCharCode(97 + (Math.floor(i / 26 ** (5 - k)) % 26))).join("")}`;
+      const words = Array.from({ length: 40_000 }, (_, i) => word(i));
+      await a.appendMessages("long", [{ id: "long1", role: "user", content: words.join(" "), sendAt: NOW }], {
+        now: NOW,
+      });
+      for (const w of [words[0]!, words[20_000]!, words[39_999]!]) {
+        const hits = await a.searchText(textQuery(w)!, { session: "long", limit: 5 });
+        expect({ w, ids: hits.map((h) => h.message.id) }).toEqual({ w, ids: ["long1"] });
+      }
+    });
+
     test("the hit set of every query is the one recorded for all backends", async () => {
       const sets: Record<string, string[]> = {};
       for (const q of QUERIES) sets[q] = await hitSet(q);
