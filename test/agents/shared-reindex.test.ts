@@ -6,6 +6,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { openSharedHome } from "../../src/app/shared/open-shared.ts";
 import type { SharedHome } from "../../src/app/shared/shared-home.ts";
+import { VECTOR_WRITE_JOB } from "../../src/storage/ports/lease-turn.ts";
+import { openPgSharedArchive } from "../../src/storage/postgres/pg-shared-archive.ts";
 import { cli, removeTempHomes, repoRoot, tempHome, waitFor } from "../fixture/home.ts";
 import { okBody, startFakeEmbeddings, vectorFor } from "../fixture/fake-embeddings.ts";
 import { describePostgres, startPostgres, type PgServer } from "../fixture/postgres-server.ts";
@@ -153,6 +155,28 @@ describe("reindex on a shared archive", () => {
       gate.stop();
     }
   }, 180_000);
+
+  test("a rebuild that finds the shared vectors busy past its wait says nothing was rebuilt, exit 1", async () => {
+    const url = await pg.createDatabase("busy");
+    const env = { ...s3.env, MEMVOY_ARCHIVE_URL: url };
+    const home = tempHome();
+    writeFileSync(join(home, "config.toml"), s3.vectorsToml("busy"));
+    expect((await cli(["add", "s", "--role", "user", "--content", "a note"], { home, env })).code).toBe(0);
+    const archive = await openPgSharedArchive(url);
+    const other = await archive.acquireLease(VECTOR_WRITE_JOB, "*", "other-host:9", 120_000);
+    try {
+      const r = await cli(["reindex"], { home, env });
+      expect(r.stdout).toBe("");
+      expect(r.stderr).toContain("nothing was rebuilt; run memvoy reindex again");
+      expect(r.code).toBe(1);
+      const pending = await cli(["reindex", "--pending"], { home, env });
+      expect(pending.stdout).toBe("another process is embedding this home's queue; nothing to do\n");
+      expect(pending.code).toBe(0);
+    } finally {
+      if (other) await archive.releaseLease(other);
+      await archive.close();
+    }
+  }, 120_000);
 
   /** An embedder that holds its answers while held, counting the texts it was asked to embed. */
   function startGate() {

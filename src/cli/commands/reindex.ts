@@ -23,7 +23,8 @@ embeds only what was queued since (or resumes the first if it was interrupted).
 
 On a shared archive ([archive] url) the vectors on the shared store ([vectors] uri) are rebuilt,
 holding the embedding drain's lease throughout, so no other host's drain writes meanwhile (a rebuild
-waits up to 30 s for a drain elsewhere to finish its batch; --pending does not wait). One rebuild
+waits up to 30 s for a drain elsewhere to finish its batch, then says nothing was rebuilt and exits 1;
+--pending does not wait). One rebuild
 runs at a time across every host: a second one waits for it as on one home.
 
   --pending   only embed the messages waiting in the queue (no rebuild)
@@ -113,7 +114,11 @@ async function reindex(api: Pick<HomeMemory, "reindex">, p: Parsed, signal: Abor
         error: r.error ?? null,
       });
     else if (!quiet) {
-      if (r.busy) println("another process is embedding this home's queue; nothing to do");
+      if (r.busy && !pending)
+        process.stderr.write(
+          "memvoy: another process kept the shared vectors busy for 30 s (a drain, or memvoy migrate-archive copying vectors): nothing was rebuilt; run memvoy reindex again\n",
+        );
+      else if (r.busy) println("another process is embedding this home's queue; nothing to do");
       else if (r.waited && !r.resumed && r.embedded === 0 && r.remaining === 0 && r.error === undefined)
         println(`${r.embedderId}: the other reindex rebuilt every vector; nothing was left to embed`);
       else
@@ -121,6 +126,7 @@ async function reindex(api: Pick<HomeMemory, "reindex">, p: Parsed, signal: Abor
           `${r.embedderId}: embedded ${r.embedded} message(s)${r.remaining ? `, ${r.remaining} left` : ""}${r.errorsEmbedded ? ` and ${r.errorsEmbedded} error record(s)` : ""}${r.dropped.length ? `; dropped vectors of ${r.dropped.join(", ")}` : ""}`,
         );
     }
+    if (r.busy && !pending) return 1; // a rebuild asked for and not made
     if (r.error !== undefined) {
       if (!json && !quiet)
         process.stderr.write(`memvoy: embedding failed: ${r.error}; ${r.remaining} message(s) stay queued\n`);
