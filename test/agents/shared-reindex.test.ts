@@ -156,6 +156,32 @@ describe("reindex on a shared archive", () => {
     }
   }, 180_000);
 
+  test("an error recorded while this process's drain holds the shared vectors waits 5 s at most", async () => {
+    const gate = startGate((input) => input.some((t) => t.includes("held in the drain")));
+    let home: SharedHome | undefined;
+    try {
+      const { env, hostB } = await twoHosts("errwait", gate.url);
+      home = await openSharedHome({ home: hostB, env });
+      await home.add("s", { role: "user", content: "a message held in the drain" });
+      gate.hold();
+      const draining = home.ctx.vectors.drain(home.ctx.now);
+      await waitFor(() => gate.waiting() > 0, 60_000, "the drain's call to the embedder");
+      let recorded: Awaited<ReturnType<SharedHome["recordError"]>> | undefined;
+      void home
+        .recordError({ tool: "make", error: "missing separator", fix: "indent with tabs" })
+        .then((r) => (recorded = r));
+      await waitFor(() => recorded, 30_000, "the record");
+      expect(recorded!.notes).toEqual([expect.stringContaining("recorded without a vector for now")]);
+      gate.release();
+      expect(await draining).toBe(1);
+      const found = await home.searchErrors({ query: "missing separator" });
+      expect(found.hits.map((h) => [h.record.fix, h.record.embedded])).toEqual([["indent with tabs", true]]);
+    } finally {
+      await home?.close();
+      gate.stop();
+    }
+  }, 180_000);
+
   test("a rebuild that finds the shared vectors busy past its wait says nothing was rebuilt, exit 1", async () => {
     const url = await pg.createDatabase("busy");
     const env = { ...s3.env, MEMVOY_ARCHIVE_URL: url };
@@ -178,8 +204,8 @@ describe("reindex on a shared archive", () => {
     }
   }, 120_000);
 
-  /** An embedder that holds its answers while held, counting the texts it was asked to embed. */
-  function startGate() {
+  /** An embedder that holds its answers (to requests `holds` picks) while held, counting the texts it was asked. */
+  function startGate(holds: (input: string[]) => boolean = () => true) {
     let held: PromiseWithResolvers<void> | undefined;
     let waiting = 0;
     const texts: string[] = [];
@@ -189,9 +215,11 @@ describe("reindex on a shared archive", () => {
       async fetch(req) {
         const { input } = (await req.json()) as { input: string[] };
         texts.push(...input);
-        waiting++;
-        await held?.promise;
-        waiting--;
+        if (holds(input)) {
+          waiting++;
+          await held?.promise;
+          waiting--;
+        }
         return Response.json({
           object: "list",
           data: input.map((t, index) => ({ object: "embedding", index, embedding: vectorFor(t, 8) })),

@@ -90,7 +90,7 @@ export class SharedErrors {
   }
 
   /** Embed records' error texts into the shared store; returns the embedder's id. */
-  async #embed(rows: readonly ErrorRow[], signal?: AbortSignal): Promise<string> {
+  async #embed(rows: readonly ErrorRow[], signal?: AbortSignal, waitMs = WRITE_WAIT_MS): Promise<string> {
     const embedder = await this.ctx.vectors.embedder();
     const vectors = await embedder.embed(
       rows.map((r) => r.error),
@@ -102,7 +102,7 @@ export class SharedErrors {
     await this.ctx.vectors.withWriteTurn(async () => {
       await store.upsert(embedder.id, embedder.dim, items, { replace: true });
       await this.ctx.archive.markErrorsEmbedded(rows, embedder.id);
-    }, WRITE_WAIT_MS);
+    }, waitMs);
     return embedder.id;
   }
 
@@ -167,8 +167,8 @@ export class SharedErrors {
     const { archive } = this.ctx;
     const embedder = await this.ctx.vectors.embedder();
     const pending = await archive.unembeddedErrors(embedder.id, now, 256);
-    // While another process writes the shared vectors, they wait for a later search (counted below).
-    if (pending.length > 0) await this.#embed(pending).catch((err) => ignoreBusy(err));
+    // While the shared vectors are being written, they wait for a later lookup (counted below): no waiting here.
+    if (pending.length > 0) await this.#embed(pending, undefined, 0).catch((err) => ignoreBusy(err));
     const notEmbedded = (await archive.unembeddedErrors(embedder.id, now, 10_000)).length;
     const [vector] = await embedder.embed([query], AbortSignal.timeout(10_000), "query");
     const store = await this.ctx.vectors.errorStore();

@@ -91,12 +91,22 @@ export class SharedVectors {
   /** The lease is per process: this process's own drains and rebuilds wait here for each other, in turn. */
   #inProcess: Promise<unknown> = Promise.resolve();
 
-  /** Take the drain lease once (another process may hold it: undefined); the returned function gives it back. */
-  async #turn(): Promise<(() => Promise<void>) | undefined> {
+  /**
+   * Take the drain lease once (another process may hold it: undefined); the returned function gives it back.
+   * With `until` (a Date.now() time), this process's own holder is waited for only until then.
+   */
+  async #turn(until?: number): Promise<(() => Promise<void>) | undefined> {
     const mine = Promise.withResolvers<void>();
     const before = this.#inProcess;
     this.#inProcess = before.then(() => mine.promise);
-    await before.catch(() => {});
+    const free = before.then(
+      () => true,
+      () => true,
+    );
+    if (!(await (until === undefined ? free : Promise.race([free, Bun.sleep(until - Date.now()).then(() => false)])))) {
+      mine.resolve(); // given up: the next in turn waits for the one before instead
+      return undefined;
+    }
     try {
       const give = await leaseTurn(this.archive, {
         job: VECTOR_WRITE_JOB,
@@ -318,7 +328,7 @@ export class SharedVectors {
    * Throws VectorsBusyError when another process kept the lease.
    */
   async withWriteTurn<T>(fn: () => Promise<T>, waitMs: number, signal?: AbortSignal): Promise<T> {
-    const turn = await this.#waitTurn(waitMs, signal);
+    const turn = await this.#waitTurn(waitMs, signal, true);
     if (!turn) {
       const holder = (await this.archive.leaseHolder(VECTOR_WRITE_JOB, "*"))?.holder ?? "another process";
       throw new VectorsBusyError({ holder });
@@ -330,11 +340,14 @@ export class SharedVectors {
     }
   }
 
-  /** The drain lease, polled for up to `waitMs` (a drain elsewhere holds it for one batch at a time). */
-  async #waitTurn(waitMs: number, signal?: AbortSignal) {
+  /**
+   * The drain lease, polled for up to `waitMs` (a drain elsewhere holds it for one batch at a time); `bounded`:
+   * a drain of this process is waited for no longer either.
+   */
+  async #waitTurn(waitMs: number, signal?: AbortSignal, bounded = false) {
     const until = Date.now() + waitMs;
     for (;;) {
-      const turn = await this.#turn();
+      const turn = await this.#turn(bounded ? until : undefined);
       if (turn || Date.now() >= until || signal?.aborted) return turn;
       await Bun.sleep(250);
     }
