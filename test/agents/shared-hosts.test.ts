@@ -4,6 +4,7 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { openSharedHome } from "../../src/app/shared/open-shared.ts";
 import { idTombstoneHash } from "../../src/storage/ports/tombstone-hash.ts";
 import { cli, removeTempHomes, tempHome } from "../fixture/home.ts";
 import { processOutput } from "../fixture/process-output.ts";
@@ -161,6 +162,35 @@ describe("four hosts on one shared archive", () => {
     expect(again.code, again.stderr).toBe(0);
     expect((await cli(["history", "cut", "--all"], { home: b, env })).stdout).not.toContain("CUTSHORT77");
   }, 120_000);
+
+  test("after a removal on another host, listing the sessions checks this host's caches in a few queries", async () => {
+    const many = await pg.createDatabase("many_caches");
+    const on = { ...env, MEMVOY_ARCHIVE_URL: many };
+    const [a, b] = [tempHome(), tempHome()];
+    for (const h of [a, b]) writeFileSync(join(h, "config.toml"), s3.vectorsToml("many"));
+    const SESSIONS = 300;
+    const writer = await openSharedHome({ home: a, env: on });
+    try {
+      for (let i = 0; i < SESSIONS; i++) await writer.add(`c${i}`, { role: "user", content: `note ${i}` });
+    } finally {
+      await writer.close();
+    }
+    expect((await cli(["sessions"], { home: a, env: on })).code).toBe(0);
+    const id = JSON.parse((await cli(["history", "c7", "--json"], { home: b, env: on })).stdout).messages[0].id;
+    expect((await cli(["rm-message", id], { home: b, env: on })).code).toBe(0);
+    const admin = new Bun.SQL(pg.url, { max: 1 });
+    await admin.unsafe("ALTER DATABASE many_caches SET log_statement = 'all'");
+    await admin.close();
+    const statements = () =>
+      readFileSync(join(pg.dir, "server.log"), "utf8")
+        .split("\n")
+        .filter((l) => / LOG: {2}(execute [^:]*|statement): /.test(l)).length;
+    const before = statements();
+    expect((await cli(["sessions"], { home: a, env: on })).code).toBe(0);
+    expect(statements() - before).toBeLessThan(SESSIONS / 10);
+    expect(existsSync(join(a, "sessions", "c7", "history.json"))).toBe(false); // its one message was removed
+    expect(existsSync(join(a, "sessions", "c8", "history.json"))).toBe(true);
+  }, 180_000);
 
   test("a shared archive with the vectors left in the home is refused with exit 2", async () => {
     const home = tempHome();

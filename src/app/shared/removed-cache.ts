@@ -11,18 +11,36 @@ import { idTombstoneHash } from "../../storage/ports/tombstone-hash.ts";
 import type { SharedContext } from "./shared-context.ts";
 import { archiveTarget } from "./shared-stats.ts";
 
-/** The ids in this host's history.json of the session that the archive tombstoned (removed on some host). */
-export async function removedInCache(ctx: SharedContext, session: string): Promise<string[]> {
-  let ids: string[];
+/** Hashes asked of the archive at once. */
+const CHUNK = 10_000;
+
+/** The message ids in this host's history.json of the session (none when it cannot be read). */
+function cachedIds(ctx: SharedContext, session: string): string[] {
   try {
-    ids = readHistory(ctx.paths.history(session), { shared: true }).records.map((r) => r.id);
+    return readHistory(ctx.paths.history(session), { shared: true }).records.map((r) => r.id);
   } catch {
     return []; // an unreadable cache differs from the archive (doctor); the next write rewrites it
   }
+}
+
+/** The ids in this host's history.json of the session that the archive tombstoned (removed on some host). */
+export async function removedInCache(ctx: SharedContext, session: string): Promise<string[]> {
+  const ids = cachedIds(ctx, session);
   if (ids.length === 0) return [];
   const hashes = new Map(ids.map((id) => [idTombstoneHash(id), id]));
   const gone = await ctx.archive.tombstoned([...hashes.keys()]);
   return [...gone].map((h) => hashes.get(h)!);
+}
+
+/** Of these sessions, those whose history.json here holds a tombstoned message: a few reads, not one a session. */
+async function holdingRemoved(ctx: SharedContext, sessions: readonly string[]): Promise<Set<string>> {
+  const sessionOf = new Map<string, string>();
+  for (const session of sessions) for (const id of cachedIds(ctx, session)) sessionOf.set(idTombstoneHash(id), session);
+  const hashes = [...sessionOf.keys()];
+  const out = new Set<string>();
+  for (let at = 0; at < hashes.length; at += CHUNK)
+    for (const h of await ctx.archive.tombstoned(hashes.slice(at, at + CHUNK))) out.add(sessionOf.get(h)!);
+  return out;
 }
 
 /**
@@ -38,8 +56,8 @@ export async function dropRemoved(
   const count = `${archiveTarget(ctx.config)} ${await ctx.archive.removalCount()}`;
   const seen = join(ctx.paths.store, "removals-seen");
   if (readText(seen)?.trim() === count) return;
-  for (const session of only === undefined ? sessionDirs(ctx) : [only])
-    if ((await removedInCache(ctx, session)).length > 0) await rewrite(session);
+  for (const session of await holdingRemoved(ctx, only === undefined ? sessionDirs(ctx) : [only]))
+    await rewrite(session);
   if (only !== undefined) return;
   ensureDir(ctx.paths.store);
   writeFileAtomic(seen, `${count}\n`);
