@@ -192,6 +192,34 @@ describe("four hosts on one shared archive", () => {
     expect(existsSync(join(a, "sessions", "c8", "history.json"))).toBe(true);
   }, 180_000);
 
+  test("doctor checks this host's caches in a few queries, not three a session", async () => {
+    const many = await pg.createDatabase("doctor_caches");
+    const on = { ...env, MEMVOY_ARCHIVE_URL: many };
+    const home = tempHome();
+    writeFileSync(join(home, "config.toml"), s3.vectorsToml("doctor-caches"));
+    const SESSIONS = 300;
+    const writer = await openSharedHome({ home, env: on });
+    try {
+      for (let i = 0; i < SESSIONS; i++) await writer.add(`c${i}`, { role: "user", content: `note ${i}` });
+    } finally {
+      await writer.close();
+    }
+    writeFileSync(join(home, "sessions", "c3", "history.json"), "[{ truncated");
+    const admin = new Bun.SQL(pg.url, { max: 1 });
+    await admin.unsafe("ALTER DATABASE doctor_caches SET log_statement = 'all'");
+    await admin.close();
+    const statements = () =>
+      readFileSync(join(pg.dir, "server.log"), "utf8")
+        .split("\n")
+        .filter((l) => / LOG: {2}(execute [^:]*|statement): /.test(l)).length;
+    const before = statements();
+    const r = await cli(["doctor"], { home, env: on });
+    expect(statements() - before).toBeLessThan(SESSIONS / 10);
+    expect(r.stdout).toContain(`this host's session caches checked: ${SESSIONS}\n`);
+    expect(r.stdout).toContain("c3: cache differs from the archive: history.json\n");
+    expect(r.code).toBe(1);
+  }, 180_000);
+
   test("a shared archive with the vectors left in the home is refused with exit 2", async () => {
     const home = tempHome();
     const r = await cli(["history", "team"], { home, env: { MEMVOY_ARCHIVE_URL: url } });

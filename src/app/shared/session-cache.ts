@@ -8,14 +8,14 @@ import type { MessageRecord, StoredMessage } from "../../shared/message.ts";
 import { readText } from "../../storage/history/file-probe.ts";
 import { forgetHistoryCache, serializeHistory } from "../../storage/history/history-file.ts";
 import { refuseSessionSymlinks } from "../../storage/history/no-symlink.ts";
-import type { SummaryState, SummaryText } from "../../storage/ports/archive-port.ts";
+import type { SummaryText } from "../../storage/ports/archive-port.ts";
 
 export interface SessionCacheState {
   /** The session has a row in the archive. */
   exists: boolean;
   /** Its recent tier, oldest first (history.json). */
   recent: readonly StoredMessage[];
-  summary?: SummaryState;
+  summary?: SummaryText;
 }
 
 const record = ({ id, role, content, sendAt, sender }: StoredMessage): MessageRecord =>

@@ -20,6 +20,9 @@ import type { SharedHome } from "./shared-home.ts";
 import { openSharedHome } from "./open-shared.ts";
 import { archiveTarget } from "./shared-stats.ts";
 
+/** Sessions whose recent tiers are read at once. */
+const STATE_BATCH = 50;
+
 /** No memvoy job takes a lease this long (they renew short ones): a lease further ahead is stuck. */
 export const LONGEST_LEASE_MS = 3_600_000;
 
@@ -82,9 +85,19 @@ export async function sharedDoctor(o: SharedDoctorOptions): Promise<SharedDoctor
     findings.push(...local.findings);
     const dirs = sessionDirs(home.ctx).sort();
     shared.caches = dirs.length;
-    for (const session of dirs)
-      if (!local.blocked.has(session)) findings.push(...(await checkCache(home, session, o.repair === true)));
-    return report(shared, (await home.ctx.archive.listSessions()).length);
+    const checked = dirs.filter((session) => !local.blocked.has(session));
+    const [rows, summaries] = await Promise.all([home.ctx.archive.listSessions(), home.ctx.archive.summaryTexts()]);
+    const exists = new Set(rows.map((r) => r.id));
+    // The recent tiers a batch of sessions at a time: a few reads, not three a session, and never all in memory.
+    for (let at = 0; at < checked.length; at += STATE_BATCH) {
+      const recent = await home.ctx.archive.recentOf(checked.slice(at, at + STATE_BATCH));
+      for (const [session, list] of recent) {
+        const summary = summaries.get(session);
+        const state = { exists: exists.has(session), recent: list, ...(summary ? { summary } : {}) };
+        findings.push(...(await checkCache(home, session, o.repair === true, state)));
+      }
+    }
+    return report(shared, rows.length);
   } finally {
     await home.close();
   }
@@ -179,12 +192,15 @@ async function checkLeases(home: SharedHome, repair: boolean, findings: DoctorFi
 }
 
 /** This host's files of one session against the archive, and temp files left by a writer that died. */
-async function checkCache(home: SharedHome, session: string, repair: boolean): Promise<DoctorFinding[]> {
+async function checkCache(
+  home: SharedHome,
+  session: string,
+  repair: boolean,
+  state: SessionCacheState,
+): Promise<DoctorFinding[]> {
   const dir = home.ctx.paths.session(session);
   let stale: string[];
-  let state: SessionCacheState;
   try {
-    state = await home.cacheState(session);
     stale = staleCacheFiles(home.ctx.paths, session, state);
   } catch (err) {
     return [symlinkFinding(session, err)];

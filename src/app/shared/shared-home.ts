@@ -33,7 +33,7 @@ import type { SearchOptions, SearchResult } from "../../search/search-types.ts";
 import { homeInfo, type HomeInfo } from "../maintenance-api.ts";
 import { toNewMessage, type WireMessageInput } from "../wire-input.ts";
 import { dropRemoved } from "./removed-cache.ts";
-import { refreshSessionCache, type SessionCacheState } from "./session-cache.ts";
+import { refreshSessionCache } from "./session-cache.ts";
 import type { SharedContext } from "./shared-context.ts";
 import { SharedErrors } from "./shared-errors.ts";
 import { SharedImports } from "./shared-imports.ts";
@@ -107,17 +107,6 @@ export class SharedHome {
       archive.getSummaryState(session),
     ]);
     refreshSessionCache(this.ctx.paths, session, { exists, recent: list, ...(summary ? { summary } : {}) });
-  }
-
-  /** The session's cache files as the archive has them now, read outside its lock (doctor compares them). */
-  async cacheState(session: string): Promise<SessionCacheState> {
-    const { archive } = this.ctx;
-    const [exists, recent, summary] = await Promise.all([
-      this.#exists(session),
-      archive.listMessages(session, { recentOnly: true }),
-      archive.getSummaryState(session),
-    ]);
-    return { exists, recent, ...(summary ? { summary } : {}) };
   }
 
   /** Rewrite this host's files of the session from the archive under the session's lock (doctor --repair). */

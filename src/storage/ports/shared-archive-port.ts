@@ -12,6 +12,7 @@ import type {
   TextQuery,
 } from "./archive-port.ts";
 import type { ArchiveAdminPort } from "./archive-admin-port.ts";
+import type { StoredMessage } from "../../shared/message.ts";
 
 export type { ImportFileState };
 
@@ -49,6 +50,8 @@ export interface SharedArchivePort extends ArchivePort {
   summaryStatuses(): Promise<Map<string, SummaryStatus>>;
   /** Every session's summary text and cursor, in one read (migrate-archive compares the home's with them). */
   summaryTexts(): Promise<Map<string, SummaryText>>;
+  /** The recent tier of each of these sessions, oldest first, in one read (doctor compares the caches with it). */
+  recentOf(sessions: readonly string[]): Promise<Map<string, StoredMessage[]>>;
   /** The session's row, start, summary state, last run, usage and leases (its messages are removed first). */
   removeSession(session: string): Promise<void>;
   /** Token usage rows by id (rows a copied home no longer holds). */

@@ -1,5 +1,6 @@
 // The PostgreSQL archive as the MemoryApi uses it in shared mode: the archive port plus the removals, error
 // upkeep and vector-deletion bookkeeping of shared-archive-port.ts.
+import type { StoredMessage } from "../../shared/message.ts";
 import type { ErrorFields, ErrorRow, SessionMeta, SessionRow, SummaryText, TextQuery } from "../ports/archive-port.ts";
 import type {
   ErrorListFilter,
@@ -12,7 +13,7 @@ import type {
 import { openPgArchive, type PgOpenOptions } from "./open-pg-archive.ts";
 import { PgArchive } from "./pg-archive.ts";
 import { PgArchiveAdmin } from "./pg-archive-admin.ts";
-import { ERROR_COLS, pgError, SESSION_COLS } from "./pg-rows.ts";
+import { ERROR_COLS, MESSAGE_COLS, pgError, pgStored, SESSION_COLS, type PgMessage } from "./pg-rows.ts";
 import { errorVectorText, tsqueryText, tsvectorText } from "./pg-text.ts";
 
 export class PgSharedArchive extends PgArchive implements SharedArchivePort {
@@ -68,6 +69,17 @@ export class PgSharedArchive extends PgArchive implements SharedArchivePort {
       "SELECT session_id AS session, summary, cursor FROM session_summaries",
     );
     return new Map(rows.map((r) => [r.session, { summary: r.summary, cursor: r.cursor }]));
+  }
+
+  async recentOf(sessions: readonly string[]): Promise<Map<string, StoredMessage[]>> {
+    const out = new Map<string, StoredMessage[]>(sessions.map((s) => [s, []]));
+    if (sessions.length === 0) return out;
+    const rows = await this.run<PgMessage>(
+      `SELECT ${MESSAGE_COLS} FROM messages m WHERE m.session_id = ANY($1::text[]) AND m.recent ORDER BY m.seq`,
+      [sessions],
+    );
+    for (const r of rows) out.get(r.session_id)?.push(pgStored(r));
+    return out;
   }
 
   async removeSession(session: string): Promise<void> {
