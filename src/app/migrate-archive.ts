@@ -247,6 +247,9 @@ async function refuseForeignWrites(source: ArchivePort, target: ArchivePort, cur
   if (removed > 0) throw new TargetWrittenError({ change: `${removed} removal(s) this home did not make`, home });
 }
 
+/** Sessions whose summaries are read from the target at once. */
+const SUMMARY_BATCH = 500;
+
 /** Each session's summary.json and .summary_cursor become the archive's summary state (the files stay). */
 async function copySummaries(
   source: ArchivePort,
@@ -254,23 +257,22 @@ async function copySummaries(
   paths: HomePaths,
   hosts: ReadonlySet<string>,
 ): Promise<number> {
-  const there = await target.summaryTexts();
+  const summarized = (await source.listSessions()).map((s) => s.id).filter((id) => existsSync(paths.summary(id)));
   let n = 0;
-  for (const s of await source.listSessions()) {
-    const dir = paths.session(s.id);
-    if (!existsSync(paths.summary(s.id))) continue;
-    if (hosts.has(s.id)) {
+  // The target's summaries a batch of sessions at a time: a few reads, not one a session.
+  for (let at = 0; at < summarized.length; at += SUMMARY_BATCH) {
+    const batch = summarized.slice(at, at + SUMMARY_BATCH);
+    const there = await target.summaryTexts(batch.filter((id) => !hosts.has(id)));
+    for (const id of batch) {
       n++;
-      continue;
+      if (hosts.has(id)) continue;
+      refuseSessionSymlinks(paths.session(id));
+      const summary = readFileSync(paths.summary(id), "utf8");
+      const cursor = existsSync(paths.cursor(id)) ? readFileSync(paths.cursor(id), "utf8") : "";
+      const current = there.get(id);
+      if (current?.summary !== summary || current.cursor !== cursor)
+        await target.putSummaryState(id, { summary, cursor }, nowNs());
     }
-    refuseSessionSymlinks(dir);
-    const summary = readFileSync(paths.summary(s.id), "utf8");
-    const cursor = existsSync(paths.cursor(s.id)) ? readFileSync(paths.cursor(s.id), "utf8") : "";
-    const current = there.get(s.id);
-    if (current?.summary !== summary || current.cursor !== cursor) {
-      await target.putSummaryState(s.id, { summary, cursor }, nowNs());
-    }
-    n++;
   }
   return n;
 }

@@ -86,11 +86,15 @@ export async function sharedDoctor(o: SharedDoctorOptions): Promise<SharedDoctor
     const dirs = sessionDirs(home.ctx).sort();
     shared.caches = dirs.length;
     const checked = dirs.filter((session) => !local.blocked.has(session));
-    const [rows, summaries] = await Promise.all([home.ctx.archive.listSessions(), home.ctx.archive.summaryTexts()]);
+    const rows = await home.ctx.archive.listSessions();
     const exists = new Set(rows.map((r) => r.id));
-    // The recent tiers a batch of sessions at a time: a few reads, not three a session, and never all in memory.
+    // A batch of sessions at a time: a few reads, not three a session, and never all in memory.
     for (let at = 0; at < checked.length; at += STATE_BATCH) {
-      const recent = await home.ctx.archive.recentOf(checked.slice(at, at + STATE_BATCH));
+      const batch = checked.slice(at, at + STATE_BATCH);
+      const [recent, summaries] = await Promise.all([
+        home.ctx.archive.recentOf(batch),
+        home.ctx.archive.summaryTexts(batch),
+      ]);
       for (const [session, list] of recent) {
         const summary = summaries.get(session);
         const state = { exists: exists.has(session), recent: list, ...(summary ? { summary } : {}) };

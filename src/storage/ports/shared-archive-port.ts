@@ -48,8 +48,8 @@ export interface SharedArchivePort extends ArchivePort {
   listSessionInfo(): Promise<SessionListing[]>;
   /** Every session with a summary or a summary run, in one read (which sessions are due). */
   summaryStatuses(): Promise<Map<string, SummaryStatus>>;
-  /** Every session's summary text and cursor, in one read (migrate-archive compares the home's with them). */
-  summaryTexts(): Promise<Map<string, SummaryText>>;
+  /** The summary text and cursor of each of these sessions that has one, in one read. */
+  summaryTexts(sessions: readonly string[]): Promise<Map<string, SummaryText>>;
   /** The recent tier of each of these sessions, oldest first, in one read (doctor compares the caches with it). */
   recentOf(sessions: readonly string[]): Promise<Map<string, StoredMessage[]>>;
   /** The session's row, start, summary state, last run, usage and leases (its messages are removed first). */

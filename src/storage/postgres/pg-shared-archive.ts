@@ -64,9 +64,11 @@ export class PgSharedArchive extends PgArchive implements SharedArchivePort {
     return out;
   }
 
-  async summaryTexts(): Promise<Map<string, SummaryText>> {
+  async summaryTexts(sessions: readonly string[]): Promise<Map<string, SummaryText>> {
+    if (sessions.length === 0) return new Map();
     const rows = await this.run<SummaryText & { session: string }>(
-      "SELECT session_id AS session, summary, cursor FROM session_summaries",
+      "SELECT session_id AS session, summary, cursor FROM session_summaries WHERE session_id = ANY($1::text[])",
+      [sessions],
     );
     return new Map(rows.map((r) => [r.session, { summary: r.summary, cursor: r.cursor }]));
   }
