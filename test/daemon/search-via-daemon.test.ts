@@ -305,6 +305,10 @@ async function withFakeDaemon(
     },
   });
   const httpFile = join(home, "http.json");
+  // The home's own daemon is paused meanwhile: running, it writes its http.json back within a second of finding
+  // it written over (daemon-http.ts), and the commands would then ask it instead of the stand-in.
+  const daemonPid = stampedFile.pid as number;
+  process.kill(daemonPid, "SIGSTOP");
   writeFileSync(
     httpFile,
     JSON.stringify({ ...stampedFile, url: server.url.origin, port: server.port, pid: process.pid }),
@@ -314,6 +318,8 @@ async function withFakeDaemon(
     await body(seen);
   } finally {
     server.stop(true);
+    writeFileSync(httpFile, JSON.stringify(stampedFile), { mode: 0o600 });
+    process.kill(daemonPid, "SIGCONT");
   }
 }
 
