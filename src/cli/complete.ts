@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { resolveHome } from "../config/home.ts";
 import { dirEntries } from "../shared/dir-entries.ts";
 import { TOP_FLAGS, type CommandSpec, type FlagValue } from "./command-specs.ts";
+import { shellWord } from "./shell-word.ts";
 
 /** Printed alone: the shell completes file or directory names itself. */
 export const FILES = "__files__";
@@ -72,12 +73,6 @@ function flagsFor(command: CommandSpec | undefined, positionals: readonly string
   return (positionals.length > 0 ? command.subcommandFlags[positionals[0]!] : undefined) ?? command.flags;
 }
 
-/** `~` and `~/dir` as the shell would expand them when the command runs (the words come unexpanded). */
-function expandTilde(path: string, env: Record<string, string | undefined>): string {
-  if (!env.HOME || (path !== "~" && !path.startsWith("~/"))) return path;
-  return env.HOME + path.slice(1);
-}
-
 /**
  * Candidates for words[cword] (words[0] is the program), filtered by the typed prefix, except the file and
  * directory markers, which the shell expands itself. For `--flag=value` the candidates are values alone: each
@@ -99,11 +94,11 @@ export function complete(
   for (let i = 1; i < cword; i++) {
     const w = words[i]!;
     if (pendingValue !== undefined) {
-      if (words[i - 1] === "--home") homeFlag = expandTilde(w, env);
+      if (words[i - 1] === "--home") homeFlag = shellWord(w, env);
       pendingValue = undefined;
       continue;
     }
-    if (w.startsWith("--home=")) homeFlag = expandTilde(w.slice(7), env);
+    if (w.startsWith("--home=")) homeFlag = shellWord(w.slice(7), env);
     if (w.startsWith("-")) {
       const flags = flagsFor(command, positionals);
       const kind = flags.get(w);

@@ -166,6 +166,30 @@ describe("shell completion", () => {
     expect(await fish("memvoy --home=~/other reset ")).toEqual(["other-only"]);
   });
 
+  test("--home as typed on the command line: quoted, escaped or from a variable, in every shell", async () => {
+    // The shells hand the words over as typed: quotes, backslashes and $NAME are still in them.
+    mkdirSync(join(home, "my home", "sessions", "spaced-only"), { recursive: true });
+    const bash = (words: string[]) =>
+      shell(
+        ["bash", "-c"],
+        `source <(memvoy completion bash)\nCOMP_WORDS=(${words.map((w) => `'${w}'`).join(" ")}); COMP_CWORD=${words.length - 1}; _memvoy; printf '%s\\n' "\${COMPREPLY[@]}"`,
+      );
+    expect(await bash(["memvoy", "--home", `"${home}/my home"`, "history", ""])).toEqual(["spaced-only"]);
+    expect(await bash(["memvoy", "--home", `${home}/my\\ home`, "rm", "s"])).toEqual(["spaced-only"]);
+    expect(await bash(["memvoy", "--home", "=", `"$HOME/my home"`, "reset", ""])).toEqual(["spaced-only"]);
+    expect(await bash(["memvoy", "--home", `\${HOME}/other`, "context", ""])).toEqual(["other-only"]);
+    const zsh = (words: string[]) =>
+      shell(
+        ["zsh", "-f", "-c"],
+        `${ZSH_STANDINS}\n` +
+          `source <(memvoy completion zsh)\nwords=(${words.map((w) => `'${w}'`).join(" ")}); CURRENT=${words.length}; _memvoy`,
+      );
+    expect(await zsh(["memvoy", "--home", '"$HOME/my home"', "history", ""])).toEqual(["spaced-only"]);
+    const fish = (line: string) =>
+      shell(["fish", "--no-config", "-c"], `memvoy completion fish | source\ncomplete -C '${line}'`);
+    expect(await fish("memvoy --home $HOME/other reset ")).toEqual(["other-only"]);
+  });
+
   test("flag values named in a usage line complete, hyphenated ones and those of a subcommand's own help included", async () => {
     const values = async (...words: string[]) =>
       (
