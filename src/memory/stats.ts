@@ -25,12 +25,16 @@ export interface StatsReport {
     archive: { messages: number; bytes: number; archivedOnly: number };
   };
   errors: { records: number };
-  /** Bytes on disk of each store. */
+  /** Bytes on disk of each store: the space allocated, as du counts it. */
   disk: { sessions: number; archive: number; vectors: number; total: number };
   tokens: { calls: number; input: number; output: number; byPurpose: UsageSum[] };
 }
 
-/** Bytes under a path; symlinks are counted as links, never followed. */
+/**
+ * The space a file or folder tree takes on disk, as du counts it: the blocks allocated (a small file takes a
+ * whole block, a folder its own), or the size where the system gives no block count. Symlinks are counted as
+ * links, never followed.
+ */
 export function diskBytes(path: string): number {
   let st: Stats;
   try {
@@ -38,16 +42,27 @@ export function diskBytes(path: string): number {
   } catch {
     return 0;
   }
-  if (!st.isDirectory()) return st.isFile() ? st.size : 0;
-  let sum = 0;
+  const own = typeof st.blocks === "number" && Number.isFinite(st.blocks) ? st.blocks * 512 : st.size;
+  if (!st.isDirectory()) return st.isFile() || st.isSymbolicLink() ? own : 0;
+  let sum = own;
   let names: string[] = [];
   try {
     names = readdirSync(path);
   } catch {
-    return 0;
+    return sum;
   }
   for (const name of names) sum += diskBytes(join(path, name));
   return sum;
+}
+
+/** A file's size in bytes (0 when it is missing or no regular file). */
+function fileBytes(path: string): number {
+  try {
+    const st = lstatSync(path);
+    return st.isFile() ? st.size : 0;
+  } catch {
+    return 0;
+  }
 }
 
 export function collectStats(ctx: MemoryContext): StatsReport {
@@ -61,7 +76,7 @@ export function collectStats(ctx: MemoryContext): StatsReport {
   const folders = ctx.config.vectors.uri ? undefined : messageVectorFolders(paths.lance, ctx.config.embedder);
   const unusable = folders !== undefined && (folders.none || folders.configured === false);
   let windowBytes = 0;
-  for (const id of dirs) windowBytes += diskBytes(paths.history(id));
+  for (const id of dirs) windowBytes += fileBytes(paths.history(id));
   return statsReport({
     home: paths.home,
     sessions: ids.size,

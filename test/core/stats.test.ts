@@ -56,6 +56,19 @@ describe("memvoy stats", () => {
     expect(text.stdout).toContain("1,250 in, 305 out, 2 calls");
   });
 
+  test("disk is the space each store takes, as du counts it, not the sum of its files' sizes", async () => {
+    const { home, api } = openTemp();
+    // Many small sessions: each history.json takes a whole block, and each session folder one of its own.
+    for (let i = 0; i < 40; i++) api.add(`s${i}`, { role: "user", content: `note ${i}` });
+    await api.flushEmbeddings();
+    api.close();
+    const du = (path: string) => Number(Bun.spawnSync(["du", "-s", "-B1", path]).stdout.toString().split("\t")[0]);
+    const s = JSON.parse((await cli(["stats", "--json"], { home })).stdout);
+    expect(s.disk.sessions).toBe(du(join(home, "sessions")));
+    expect(s.disk.vectors).toBe(du(join(home, ".store", "lance")));
+    expect(s.disk.sessions).toBeGreaterThan(s.tiers.window.bytes);
+  });
+
   test("after [embedder] changed, the old embedder's vectors are not counted as usable", async () => {
     const { home, api } = openTemp();
     api.add("a", [

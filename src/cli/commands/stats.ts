@@ -13,7 +13,8 @@ What the home holds, read without loading the vector store:
                  embedder made (after [embedder] changed) are not counted: they need memvoy reindex
   archive        every message ever written (tier 3): count and text bytes
   errors         live error-memory records
-  disk           bytes on disk of sessions/, history.db (with WAL) and the vector store
+  disk           space on disk (allocated, as du counts it) of sessions/, history.db (with WAL)
+                 and the vector store
   tokens         LLM calls and tokens spent (summaries and the decision model)
 
 On a shared archive ([archive] url or MEMVOY_ARCHIVE_URL), every figure but one is the
