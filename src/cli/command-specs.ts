@@ -16,6 +16,8 @@ export interface CommandSpec {
   subcommandFlags: Record<string, Map<string, FlagValue>>;
   /** The first positional argument is a session id. */
   sessionArg: boolean;
+  /** Every positional argument is a session id (export SESSION...). */
+  sessionArgs: boolean;
 }
 
 export const GLOBAL_FLAGS: ReadonlyMap<string, FlagValue> = new Map<string, FlagValue>([
@@ -111,6 +113,7 @@ export async function commandSpecs(version: string): Promise<CommandSpec[]> {
       subcommandFlags[sub] = own;
     }
     const sessionArg = new RegExp(`memvoy ${name} \\[?SESSION\\b`).test(mod.usage);
+    const sessionArgs = new RegExp(`memvoy ${name} \\[?SESSION\\.\\.\\.`).test(mod.usage);
     specs.push({
       name,
       summary: entries.get(name) ?? "",
@@ -120,6 +123,7 @@ export async function commandSpecs(version: string): Promise<CommandSpec[]> {
       flags,
       subcommandFlags,
       sessionArg,
+      sessionArgs,
     });
   }
   const help = specs.find((s) => s.name === "help");

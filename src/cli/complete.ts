@@ -134,5 +134,7 @@ export function complete(
   if (!command) return pick([...specs.map((s) => s.name), "help"]);
   if (command.subcommands.length > 0 && positionals.length === 0) return pick(command.subcommands);
   if (command.sessionArg && positionals.length === 0) return pick(sessionIdsForCompletion(home(), cur));
+  // export a b <TAB>: the sessions not named yet.
+  if (command.sessionArgs) return pick(sessionIdsForCompletion(home(), cur).filter((id) => !positionals.includes(id)));
   return [];
 }

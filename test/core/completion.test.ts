@@ -138,6 +138,9 @@ describe("shell completion", () => {
       "auto",
     ]);
     expect(await run("memvoy context ")).toEqual(newest);
+    // export takes any number of sessions: each further one completes too, those named already left out.
+    expect(await run("memvoy export sess-204 sess-203 sess-20")).toEqual(newest.slice(2, 5));
+    expect(await run("memvoy history sess-204 ")).toEqual([]);
   });
 
   test("--flag=value and --home ~/DIR complete in every shell", async () => {
