@@ -1,11 +1,12 @@
 // memvoy demo: a realistic home through the real write path, in one command, with no API key; and
 // HomeMemory.importSummary, which it uses for the summaries.
 import { afterAll, describe, expect, test } from "bun:test";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { openMemory } from "../../src/app/open-memory.ts";
-import { cli, removeTempHomes, tempHome } from "../fixture/home.ts";
+import { cli, removeTempHomes, repoRoot, tempHome } from "../fixture/home.ts";
+import { processOutput } from "../fixture/process-output.ts";
 import { startTui, T } from "../fixture/tui-home.ts";
 
 afterAll(removeTempHomes);
@@ -95,6 +96,37 @@ describe("memvoy demo", () => {
       expect(r.stderr).toContain("already holds memvoy data");
       const list = await cli(["sessions", "--json"], { home });
       expect(JSON.parse(list.stdout).map((s: { id: string }) => s.id)).toEqual(["mine"]);
+    },
+    T,
+  );
+
+  test(
+    "--home=~/DIR is the folder in the user's home, as for every command: a home there with data is refused",
+    async () => {
+      const user = tempHome();
+      const work = tempHome();
+      await cli(["add", "mine", "--role", "user", "--content", "my own data"], { home: join(user, "mem") });
+      // The shell leaves a ~ after "=" as it is.
+      const demo = async (home: string) => {
+        const proc = Bun.spawn(["bun", join(repoRoot, "src/index.ts"), "demo", `--home=${home}`], {
+          cwd: work,
+          env: { PATH: process.env.PATH!, HOME: user, TZ: "UTC" },
+          stdout: "pipe",
+          stderr: "pipe",
+        });
+        return processOutput(proc);
+      };
+      const taken = await demo("~/mem");
+      expect(taken.code).toBe(2);
+      expect(taken.stderr).toContain(`${join(user, "mem")} already holds memvoy data`);
+      const list = await cli(["sessions", "--json"], { home: join(user, "mem") });
+      expect(JSON.parse(list.stdout).map((s: { id: string }) => s.id)).toEqual(["mine"]);
+      const fresh = await demo("~/fresh");
+      expect(fresh.code).toBe(0);
+      expect(fresh.stdout).toContain(`Created a demo home in ${join(user, "fresh")}`);
+      // Its config (a small history.json, so the archive tier shows) is in the demo home, not in ./~/fresh.
+      expect(readFileSync(join(user, "fresh", "config.toml"), "utf8")).toContain("max_history_bytes = 4096");
+      expect(readdirSync(work)).toEqual([]);
     },
     T,
   );

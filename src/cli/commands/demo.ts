@@ -4,6 +4,7 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { seedDemoHome } from "../../app/demo/seed-demo.ts";
+import { resolveHome } from "../../config/home.ts";
 import { invocation, quoteArg } from "../../app/invocation.ts";
 import { bool, str, type Parsed } from "../args.ts";
 import { runCommand, type CommandSpec } from "../command.ts";
@@ -27,7 +28,9 @@ export function run(argv: readonly string[]): Promise<number> {
 }
 
 async function demo(p: Parsed): Promise<number> {
-  const home = str(p, "home") ?? mkdtempSync(join(tmpdir(), "memvoy-demo-"));
+  // --home=~/demo as the other commands read it (the shell leaves a ~ after "=" as it is).
+  const given = str(p, "home");
+  const home = given !== undefined ? resolveHome(given) : mkdtempSync(join(tmpdir(), "memvoy-demo-"));
   const r = await seedDemoHome(home);
   if (bool(p, "json")) {
     printJson(r);
