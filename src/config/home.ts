@@ -1,6 +1,6 @@
 // Where the home lives: --home, else $MEMVOY_HOME, else $XDG_CONFIG_HOME/memvoy, else ~/.config/memvoy.
 import { isAbsolute, join, resolve } from "node:path";
-import { userHome } from "../shared/user-home.ts";
+import { untilde, userHome } from "../shared/user-home.ts";
 
 export function resolveHome(flag?: string, env: Record<string, string | undefined> = process.env): string {
   if (flag) return resolve(untilde(flag, env));
@@ -11,16 +11,6 @@ export function resolveHome(flag?: string, env: Record<string, string | undefine
     xdg && isAbsolute(xdg) ? xdg : join(userHome(env, "give --home DIR or set MEMVOY_HOME"), ".config"),
     "memvoy",
   );
-}
-
-/**
- * A leading ~ (alone or ~/...) as the user's home directory. An agent's MCP config passes its args and env to
- * `memvoy mcp` without a shell, and a shell leaves --home=~/x as it is: taken as given, "~/x" would be a folder
- * named ~ in whatever directory the command runs from.
- */
-function untilde(path: string, env: Record<string, string | undefined>): string {
-  if (path !== "~" && !path.startsWith("~/")) return path;
-  return join(userHome(env, `set HOME, or write ${path} as a full path`), path.slice(1));
 }
 
 /** Every path inside a home, in one place. */

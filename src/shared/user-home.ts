@@ -1,4 +1,5 @@
 // The user's home folder: $HOME, else the system's user list; one clear error when neither knows it.
+import { join } from "node:path";
 import { namedError } from "./errors.ts";
 
 /** HOME unset and no entry for this user (a container run as a bare uid, systemd's DynamicUser, env -i). */
@@ -26,4 +27,13 @@ export function userHome(env: Record<string, string | undefined>, needed: string
   const home = knownUserHome(env);
   if (home === undefined) throw new NoUserHomeError({ needed });
   return home;
+}
+
+/**
+ * A leading ~ (alone or ~/...) as the user's home folder. A shell leaves it as it is after "=" (--home=~/x,
+ * --project=~/code), and an agent's MCP config passes its args with no shell at all.
+ */
+export function untilde(path: string, env: Record<string, string | undefined> = process.env): string {
+  if (path !== "~" && !path.startsWith("~/")) return path;
+  return join(userHome(env, `set HOME, or write ${path} as a full path`), path.slice(1));
 }

@@ -409,6 +409,28 @@ test("sessions --project takes a folder relative to where it runs (., ../shop)",
   expect(listed(root, "shop")).toEqual(["in-shop"]);
   expect(listed(join(shop, "src"), `${shop}/src/..`)).toEqual(["in-shop"]);
   expect(listed(root, shop)).toEqual(["in-shop"]);
+  // --project=~/shop: the shell leaves a ~ after "=" as it is.
+  expect(listed(join(shop, "src"), "~/shop")).toEqual(["in-shop"]);
+}, 60_000);
+
+test("export --output=~/FILE writes FILE in the user's home, as the shell leaves a ~ after = as it is", async () => {
+  const home = tempHome();
+  expect((await cli(["add", "s", "--role", "user", "--content", "hello"], { home })).code).toBe(0);
+  const cwd = tempHome("export-cwd-");
+  const user = tempHome("export-user-");
+  const r = Bun.spawnSync(
+    ["bun", join(repoRoot, "src/index.ts"), "export", "s", "--output=~/s.jsonl", "--home", home],
+    {
+      cwd,
+      env: { PATH: process.env.PATH!, HOME: user, TZ: "UTC" },
+    },
+  );
+  expect([r.exitCode, r.stderr.toString()]).toEqual([
+    0,
+    `exported 1 sessions, 1 messages to ${join(user, "s.jsonl")}\n`,
+  ]);
+  expect(readFileSync(join(user, "s.jsonl"), "utf8")).toContain('"content":"hello"');
+  expect(readdirSync(cwd)).toEqual([]);
 }, 60_000);
 
 test("export --output with an empty value is a usage error: exit 2, one line, no file written anywhere", async () => {

@@ -11,6 +11,7 @@ import { withAnyHome, type CommandSpec } from "../command.ts";
 import { printJson } from "../output.ts";
 import { streamOut } from "../../shared/stdout.ts";
 import { sessionMarkdown } from "../export-markdown.ts";
+import { untilde } from "../../shared/user-home.ts";
 
 export const usage = `
 Usage: memvoy export SESSION... | --all [--since TIME] [--until TIME] [--format jsonl|md] [--output FILE]
@@ -37,6 +38,12 @@ On a shared archive ([archive] url) the sessions are read from the archive: ever
 function timeBounds(p: Parsed): { since?: bigint; until?: bigint } {
   const f = resolveFilter({ since: str(p, "since"), until: str(p, "until") }, nowNs());
   return { since: f.since, until: f.until };
+}
+
+/** --output as given, a leading ~ read as the user's home (the shell leaves --output=~/x as it is). */
+function outputPath(p: Parsed): string | undefined {
+  const output = str(p, "output");
+  return output === undefined ? undefined : untilde(output);
 }
 
 const spec: CommandSpec = {
@@ -70,7 +77,7 @@ const spec: CommandSpec = {
         got: format,
       });
     timeBounds(p);
-    const output = str(p, "output");
+    const output = outputPath(p);
     if (output === undefined || output === "-") return;
     if (output === "")
       throw new CommandUsageError({ problem: "flag-needs-value", command: "export", flag: "--output" });
@@ -95,7 +102,7 @@ export function run(argv: readonly string[]): Promise<number> {
     });
     const render =
       str(p, "format") === "md" ? sessionMarkdown : (s: ExportSession) => `${api.imports.exportLines(s).join("\n")}\n`;
-    const output = str(p, "output");
+    const output = outputPath(p);
     if (output === undefined || output === "-") {
       // On stdout (also `--output -`, as `import jsonl -` reads stdin) the stream is the output (the one exception
       // to "--json prints one document").

@@ -1,6 +1,7 @@
 // memvoy sessions: id, message count, last activity, summary present.
 import { resolve } from "node:path";
 import { lineText } from "../../shared/terminal-text.ts";
+import { untilde } from "../../shared/user-home.ts";
 import { nsToLocalSeconds } from "../../shared/time.ts";
 import { sessionJson, sortSessions } from "../../app/api/json-shapes.ts";
 import { invocation, quoteArg } from "../../app/invocation.ts";
@@ -41,7 +42,8 @@ export function run(argv: readonly string[]): Promise<number> {
   return withAnyHome(spec, argv, async (api, p) => {
     const sort = str(p, "sort") ?? "recent";
     const source = str(p, "source");
-    const given = str(p, "project");
+    const typed = str(p, "project");
+    const given = typed === undefined ? undefined : untilde(typed);
     // As typed, and as a folder from here (., ../shop, a path with .. in it): projects are absolute folders,
     // or another tool's own name for one (a hash), matched as typed.
     const projects = given === undefined ? undefined : [...new Set([given.replace(/\/+$/, ""), resolve(given)])];
