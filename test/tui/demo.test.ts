@@ -131,6 +131,17 @@ describe("memvoy demo", () => {
     T,
   );
 
+  test("a folder holding other files (a project, the user's home) is refused, and nothing is written there", async () => {
+    const dir = tempHome();
+    writeFileSync(join(dir, "notes.txt"), "mine\n");
+    const r = await cli(["demo", "--home", dir]);
+    expect([r.code, r.stderr]).toEqual([
+      2,
+      `memvoy: ${dir} is not empty (it holds "notes.txt"); give demo an empty or new folder with --home\n`,
+    ]);
+    expect(readdirSync(dir)).toEqual(["notes.txt"]);
+  });
+
   test("a home that is a file, or under one, is refused with one line and exit 2", async () => {
     const file = join(tempHome(), "file");
     writeFileSync(file, "not a folder\n");

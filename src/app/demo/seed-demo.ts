@@ -30,11 +30,37 @@ const DEMO_CONFIG = `# memvoy demo home. history.json is kept small here so the 
 max_history_bytes = 4096
 `;
 
-export const DemoHomeNotEmptyError = namedError<{ home: string }>(
+export const DemoHomeNotEmptyError = namedError<{ home: string; others?: string[] }>(
   "DemoHomeNotEmptyError",
   "input",
-  (d) => `${d.home} already holds memvoy data; give demo an empty or new folder with --home`,
+  (d) =>
+    d.others
+      ? `${d.home} is not empty (${othersText(d.others)}); give demo an empty or new folder with --home`
+      : `${d.home} already holds memvoy data; give demo an empty or new folder with --home`,
 );
+
+function othersText(names: string[]): string {
+  const shown = names.slice(0, 3).map((n) => JSON.stringify(n));
+  return `it holds ${shown.join(", ")}${names.length > 3 ? ` and ${names.length - 3} more` : ""}`;
+}
+
+/** What a home holds that memvoy made (a home opened by the first-run screen, a daemon started on it). */
+const HOME_ENTRY =
+  /^(?:config\.toml|sessions|tui\.log(?:\..+)?|daemon\.log(?:\..+)?|daemon\.lock|daemon\.state\.json|http\.json)$/;
+
+/**
+ * The entries of `home` that memvoy did not make (none when the folder does not exist yet). Hidden ones do not
+ * count: a file manager's .DS_Store, a tool's cache or an editor's swap file says nothing of what the folder is.
+ */
+function otherEntries(home: string): string[] {
+  try {
+    return readdirSync(home)
+      .filter((name) => !name.startsWith(".") && !HOME_ENTRY.test(name))
+      .sort();
+  } catch {
+    return [];
+  }
+}
 export type DemoHomeNotEmptyError = InstanceType<typeof DemoHomeNotEmptyError>;
 
 /** --home names a file, or a folder under one: no demo home can be made there. */
@@ -68,6 +94,9 @@ function holdsData(home: string): boolean {
 
 export async function seedDemoHome(home: string): Promise<DemoReport> {
   if (holdsData(home)) throw new DemoHomeNotEmptyError({ home });
+  // A project's folder or the user's own home, named by mistake, is not filled with a home's files.
+  const others = otherEntries(home);
+  if (others.length > 0) throw new DemoHomeNotEmptyError({ home, others });
   try {
     ensureDir(home);
   } catch (err) {
