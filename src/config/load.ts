@@ -1,4 +1,6 @@
 // Load config.toml, apply MEMVOY_* env overrides, validate; errors name the file and the key.
+import { statSync } from "node:fs";
+import { dirname } from "node:path";
 import { parse as parseToml } from "smol-toml";
 import * as v from "valibot";
 import { errorMessage, namedError } from "../shared/errors.ts";
@@ -255,6 +257,22 @@ function definedName(lineText: string): string | undefined {
   return name && name.length <= 80 ? name : undefined;
 }
 
+/**
+ * Why config.toml cannot be read. A file where the home's folder belongs (--home naming config.toml itself, or a
+ * file under which the home would lie) is named, which ENOTDIR's own text does not do.
+ */
+function unreadableReason(file: string, err: unknown): string {
+  if ((err as NodeJS.ErrnoException).code === "ENOTDIR")
+    for (let p = dirname(file); p !== dirname(p); p = dirname(p)) {
+      const st = statSync(p, { throwIfNoEntry: false });
+      if (st && !st.isDirectory())
+        return p === dirname(file)
+          ? `the home ${p} is a file, not a folder`
+          : `${p} is a file, not a folder, and the home ${dirname(file)} would lie under it`;
+    }
+  return errorMessage(err);
+}
+
 export function loadConfig(file: string, env: Record<string, string | undefined> = process.env): Config {
   const origins = new Map<string, string>();
   const overrides = overrideBothAliases(envOverrides(env, origins), origins);
@@ -265,7 +283,7 @@ export function loadConfig(file: string, env: Record<string, string | undefined>
     text = readRegularFile(file);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== "ENOENT") {
-      throw new ConfigError({ problem: "unreadable", file, reason: errorMessage(err) }, { cause: err });
+      throw new ConfigError({ problem: "unreadable", file, reason: unreadableReason(file, err) }, { cause: err });
     }
   }
   if (text !== undefined) {

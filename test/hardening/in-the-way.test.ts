@@ -131,3 +131,17 @@ test("a named pipe where memvoy keeps a session file or config.toml is named; no
     stderr: `memvoy: cannot read config ${config}: not a regular file (a folder, named pipe, socket or device)`,
   });
 }, 60_000);
+
+test("a home that is a file (--home naming config.toml itself) is named as such: exit 2, nothing written", async () => {
+  const file = join(tempHome(), "config.toml");
+  writeFileSync(file, "[limits]\n");
+  for (const args of [["sessions"], ["history", "s1"], ["stats"]]) {
+    const r = await cli(args, { home: file });
+    expect({ args, code: r.code, stderr: r.stderr }).toEqual({
+      args,
+      code: 2,
+      stderr: `memvoy: cannot read config ${join(file, "config.toml")}: the home ${file} is a file, not a folder\n`,
+    });
+  }
+  expect(readFileSync(file, "utf8")).toBe("[limits]\n");
+});
