@@ -378,6 +378,22 @@ export function contractCases(name: string, open: () => Promise<Implementation>)
       expect(await refused(api.rmMessage(""))).toContain("id");
     });
 
+    test("removing the newest message moves the session's last activity to the newest one left; a reset, to the reset", async () => {
+      const r = await api.add("last-seen", [
+        { role: "user", content: "the older one", sendAt: "2026-03-01T09:00:00Z" },
+        { role: "user", content: "the newest one, removed", sendAt: "2026-03-03T09:00:00Z" },
+        { role: "user", content: "an older one, added later", sendAt: "2026-03-02T09:00:00Z" },
+      ]);
+      const lastActivity = async () => (await api.sessions()).find((s) => s.id === "last-seen")!.lastActivity;
+      await api.rmMessage(r.ids[2]!);
+      expect(await lastActivity()).toBe("2026-03-03T09:00:00.000000000Z");
+      await api.rmMessage(r.ids[1]!);
+      expect(await lastActivity()).toBe("2026-03-01T09:00:00.000000000Z");
+      const before = Date.now();
+      await api.reset("last-seen");
+      expect(Date.parse((await lastActivity())!)).toBeGreaterThanOrEqual(before - 1000);
+    });
+
     test("reset keeps the session, rm removes it", async () => {
       await api.add("temp-x", [
         { role: "user", content: "to be reset" },

@@ -163,8 +163,8 @@ export class PgArchive implements ArchivePort {
   async removeMessage(id: string, now: bigint): Promise<boolean> {
     return this.sql.begin(async (tx) => {
       await this.forgetTitleOfRemoved(tx, "m.id = $1", [id]);
-      const gone = await this.q<{ seq: bigint; session_id: string; idempotency_key: string | null }>(
-        "DELETE FROM messages WHERE id = $1 RETURNING seq, session_id, idempotency_key",
+      const gone = await this.q<{ seq: bigint; session_id: string; idempotency_key: string | null; send_at: bigint }>(
+        "DELETE FROM messages WHERE id = $1 RETURNING seq, session_id, idempotency_key, send_at",
         [id],
         tx,
       );
@@ -184,6 +184,12 @@ export class PgArchive implements ArchivePort {
       await this.q(
         "UPDATE sessions SET message_count = greatest(message_count - 1, 0), updated_at = $1 WHERE id = $2",
         [now, m.session_id],
+        tx,
+      );
+      // The newest message removed: the session's last activity is the newest one left (none: the removal's time).
+      await this.q(
+        "UPDATE sessions SET last_send_at = coalesce((SELECT max(send_at) FROM messages WHERE session_id = $1), 0) WHERE id = $1 AND last_send_at <= $2",
+        [m.session_id, m.send_at],
         tx,
       );
       return true;
@@ -245,7 +251,11 @@ export class PgArchive implements ArchivePort {
       await this.addTombstones(tx, hashes, now);
       await this.q("DELETE FROM untimed_messages WHERE session_id = $1", [session], tx);
       await this.q("DELETE FROM message_meta WHERE session_id = $1", [session], tx);
-      await this.q("UPDATE sessions SET message_count = 0, updated_at = $1 WHERE id = $2", [now, session], tx);
+      await this.q(
+        "UPDATE sessions SET message_count = 0, last_send_at = 0, updated_at = $1 WHERE id = $2",
+        [now, session],
+        tx,
+      );
       return gone.length;
     });
   }

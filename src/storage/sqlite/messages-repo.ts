@@ -238,7 +238,8 @@ export function deleteSessionMessages(db: Database, session: string, now: bigint
   const n = db.prepare("DELETE FROM messages WHERE session_id = ?").run(session).changes;
   db.prepare("DELETE FROM untimed_messages WHERE session_id = ?").run(session);
   db.prepare("DELETE FROM message_meta WHERE session_id = ?").run(session);
-  db.prepare("UPDATE sessions SET message_count = 0, updated_at = ? WHERE id = ?").run(now, session);
+  // Its last activity is the reset (a removed message's time is shown no more).
+  db.prepare("UPDATE sessions SET message_count = 0, last_send_at = 0, updated_at = ? WHERE id = ?").run(now, session);
   return n;
 }
 
@@ -259,14 +260,23 @@ export function deleteOneMessage(db: Database, m: { seq: bigint; id: string; ses
   if (key) addTombstones(db, [keyTombstone(m.session, key.k)], now);
   deleteFtsRows(db, "?", m.seq);
   forgetTitleOfRemoved(db, m.session, m.seq);
+  const sent = db.query("SELECT send_at AS t FROM messages WHERE seq = ? AND id = ?").get(m.seq, m.id) as {
+    t: bigint;
+  } | null;
   const n = db.prepare("DELETE FROM messages WHERE seq = ? AND id = ?").run(m.seq, m.id).changes;
   db.prepare("DELETE FROM untimed_messages WHERE seq = ?").run(m.seq);
   db.prepare("INSERT OR IGNORE INTO vector_id_deletes (id, created_at) VALUES (?, ?)").run(m.id, now);
-  if (n > 0)
+  if (n > 0) {
     db.prepare("UPDATE sessions SET message_count = max(message_count - 1, 0), updated_at = ? WHERE id = ?").run(
       now,
       m.session,
     );
+    // The newest message removed: the session's last activity is the newest one left (none: the removal's time).
+    if (sent)
+      db.prepare(
+        "UPDATE sessions SET last_send_at = coalesce((SELECT max(send_at) FROM messages WHERE session_id = ?1), 0) WHERE id = ?1 AND last_send_at <= ?2",
+      ).run(m.session, sent.t);
+  }
 }
 
 /**
