@@ -68,6 +68,7 @@ import { BrokenDatabaseError } from "../../src/storage/sqlite/broken-database.ts
 import { NoSpaceError } from "../../src/storage/sqlite/no-space.ts";
 import { VectorStoreError } from "../../src/storage/lance/vector-store.ts";
 import { VectorStoreRefusedError } from "../../src/storage/lance/store-refused.ts";
+import { VectorsBusyError } from "../../src/app/shared/shared-vectors.ts";
 import {
   CopyMismatchError,
   NoArchiveUrlError,
@@ -461,6 +462,11 @@ const KINDS: [Error & { data: object }, string, 1 | 2][] = [
     new VectorStoreRefusedError({ label: "s3://b/p", reason: "NoSuchBucket", check: "the bucket in [vectors] uri" }),
     "cannot open the vector store s3://b/p: NoSuchBucket (check the bucket in [vectors] uri)",
     2,
+  ],
+  [
+    new VectorsBusyError({ holder: "build-7:4242#a1b2" }),
+    "the shared vectors are being written by build-7:4242#a1b2",
+    1,
   ],
   [
     new VectorKeysMissingError({ uri: "s3://team/x", missing: ["MEMVOY_S3_ACCESS_KEY_ID / AWS_ACCESS_KEY_ID"] }),
