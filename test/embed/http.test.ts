@@ -60,6 +60,39 @@ describe("openai-compatible embedder", () => {
     expect(sent[3]).toBe("short 😀 text");
   });
 
+  test("a text a model of 512 tokens refuses as too long is sent again, shorter, until it fits", async () => {
+    let limit = 1500;
+    const sent: number[] = [];
+    const server = Bun.serve({
+      hostname: "127.0.0.1",
+      port: 0,
+      async fetch(r) {
+        const req = (await r.json()) as { input: string[] };
+        sent.push(...req.input.map((t) => Buffer.byteLength(t)));
+        // As vLLM answers for a model with a 512-token input limit.
+        if (req.input.some((t) => Buffer.byteLength(t) > limit))
+          return Response.json(
+            { object: "error", message: "This model's maximum context length is 512 tokens.", code: 400 },
+            { status: 400 },
+          );
+        return Response.json(okBody(8)(req));
+      },
+    });
+    stops.push(() => server.stop(true));
+    const e = await createEmbedder(cfg({ base_url: `http://127.0.0.1:${server.port}`, dimensions: 8 }), { env });
+    const long = "deploy log line ".repeat(1000);
+    expect(await e.embed([long])).toHaveLength(1);
+    expect(sent).toEqual([8000, 4000, 2000, 1000]);
+    // A short text refused is not sent again, and a long one is given up at 500 bytes.
+    limit = 0;
+    sent.length = 0;
+    expect(await e.embed(["short"]).catch((x) => x)).toBeInstanceOf(EmbedderRejectedError);
+    expect(sent).toEqual([5]);
+    sent.length = 0;
+    expect(await e.embed([long]).catch((x) => x)).toBeInstanceOf(EmbedderRejectedError);
+    expect(sent).toEqual([8000, 4000, 2000, 1000, 500]);
+  });
+
   test("429 with Retry-After, then success", async () => {
     const f = fake([{ status: 429, headers: { "retry-after": "0" }, body: '{"error":{"message":"slow down"}}' }], {
       body: okBody(256),

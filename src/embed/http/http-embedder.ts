@@ -18,14 +18,24 @@ export type WireFormat = "openai" | "voyage";
  * are about 10,000 tokens).
  */
 const MAX_INPUT_BYTES = 8_000;
+/**
+ * A text the server refuses as bad input is sent again cut to half as many bytes, down to this: models with a
+ * shorter input limit (512 tokens is common: bge, e5, MiniLM) refuse a long message at 8,000 bytes.
+ */
+const MIN_INPUT_BYTES = 500;
 const cutBuffer = new Uint8Array(MAX_INPUT_BYTES);
 
-/** The start of `t` within MAX_INPUT_BYTES of UTF-8, cut between two characters. */
-function inputStart(t: string): string {
+/** The start of `t` within `maxBytes` of UTF-8, cut between two characters. */
+function inputStart(t: string, maxBytes = MAX_INPUT_BYTES): string {
   // A UTF-16 unit is at most 3 bytes of UTF-8.
-  if (t.length * 3 <= MAX_INPUT_BYTES) return t;
-  const { read } = new TextEncoder().encodeInto(t, cutBuffer);
+  if (t.length * 3 <= maxBytes) return t;
+  const { read } = new TextEncoder().encodeInto(t, cutBuffer.subarray(0, maxBytes));
   return read < t.length ? t.slice(0, read) : t;
+}
+
+/** A refusal that may be about the input itself (too long for the model) rather than the request. */
+function inputRefused(err: unknown): boolean {
+  return err instanceof EmbedderRejectedError && [400, 413, 422].includes(err.status);
 }
 
 export interface HttpEmbedderOptions {
@@ -65,15 +75,33 @@ export class HttpEmbedder implements Embedder {
     const out: Float32Array[] = [];
     for (let i = 0; i < texts.length; i += this.o.batchSize) {
       const batch = texts.slice(i, i + this.o.batchSize);
-      out.push(...(await this.#request(batch, signal, purpose)));
+      out.push(...(await this.#requestCut(batch, signal, purpose)));
     }
     return out;
   }
 
-  async #request(batch: string[], signal?: AbortSignal, purpose?: EmbedPurpose): Promise<Float32Array[]> {
+  /** One text refused as bad input is sent again with a shorter beginning (MIN_INPUT_BYTES), then given up. */
+  async #requestCut(batch: string[], signal?: AbortSignal, purpose?: EmbedPurpose): Promise<Float32Array[]> {
+    for (let maxBytes = MAX_INPUT_BYTES; ; maxBytes = Math.floor(maxBytes / 2)) {
+      try {
+        return await this.#request(batch, signal, purpose, maxBytes);
+      } catch (err) {
+        const shorter = Math.floor(maxBytes / 2);
+        const cutsMore = batch.length === 1 && Buffer.byteLength(batch[0]!, "utf8") > shorter;
+        if (!inputRefused(err) || !cutsMore || shorter < MIN_INPUT_BYTES) throw err;
+      }
+    }
+  }
+
+  async #request(
+    batch: string[],
+    signal: AbortSignal | undefined,
+    purpose: EmbedPurpose | undefined,
+    maxBytes: number,
+  ): Promise<Float32Array[]> {
     // Empty strings are rejected by OpenAI; one space embeds as "nothing". Long texts are cut (inputStart):
     // the vector describes their beginning.
-    const input = batch.map((t) => (t.trim() === "" ? " " : inputStart(t)));
+    const input = batch.map((t) => (t.trim() === "" ? " " : inputStart(t, maxBytes)));
     const body: Record<string, unknown> = { model: this.o.model, input };
     if (this.o.wire === "openai") {
       body.encoding_format = "float";
