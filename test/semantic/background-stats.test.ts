@@ -120,6 +120,33 @@ describe("kept background statistics", () => {
     api.close();
   }, 120_000);
 
+  test("rm-message and rm leave no kept sample holding a removed message's vector", async () => {
+    const { home, api } = openTemp({ drain: "off" });
+    api.add("s", turns(240));
+    const secret = api.add("pw", { role: "user", content: "my vault password is Tr0ub4dor&3" }).ids[0]!;
+    api.add("other", turns(4, 300));
+    await api.drainEmbeddings();
+    await api.search(QUERY);
+    api.close();
+    const rowsKept = () =>
+      keptFiles(home).map((f) => {
+        const bytes = readFileSync(join(home, ".store", "relevance", f));
+        return (JSON.parse(bytes.subarray(0, bytes.indexOf(10)).toString()) as { rows: number }).rows;
+      });
+    expect(rowsKept()).toEqual([245]); // every row sampled, the secret's vector among them
+
+    const rmMessage = await cli(["rm-message", secret], { home });
+    expect(rmMessage.code, rmMessage.stderr).toBe(0);
+    expect(rowsKept()).toEqual([]);
+    const again = await cli(["search", "--match", "semantic", "--json", QUERY.query], { home });
+    expect(again.code, again.stderr).toBe(0);
+    expect(rowsKept()).toEqual([244]); // sampled again, from what is left
+
+    const rm = await cli(["rm", "other"], { home });
+    expect(rm.code, rm.stderr).toBe(0);
+    expect(rowsKept()).toEqual([]);
+  }, 120_000);
+
   test("a search's kept table handle sees other writers' commits, and survives a rebuild of the table", async () => {
     const home = tempHome();
     const reader = openMemory({ home, env: {}, drain: "off" });

@@ -2,10 +2,11 @@
 // sampled once on first need, re-sampled by upkeep and after a drain when the table changed enough, and read
 // by searches without sampling. File: one JSON header line (padded to 4 bytes), then the Float32 vectors.
 // A cache: a symbolic link at the folder or a file is never followed (neither read nor written through).
-import { closeSync, constants, lstatSync, openSync, readFileSync, type Stats } from "node:fs";
+import { closeSync, constants, lstatSync, openSync, readFileSync, rmSync, type Stats } from "node:fs";
 import { dirname, join } from "node:path";
 import type { Embedder } from "../../embed/embedder.ts";
 import { ensureDirIn, writeFileAtomic } from "../../shared/atomic-write.ts";
+import { dirEntries } from "../../shared/dir-entries.ts";
 import type { MessageVectorTable } from "../../storage/ports/vector-port.ts";
 import { BACKGROUND_SAMPLE, backgroundStale, smallTable, withReferences } from "../../search/relevance.ts";
 import type { MemoryContext } from "../memory-context.ts";
@@ -109,6 +110,20 @@ export function readBackground(path: string, embedderId: string, dim: number): K
   const body = new Float32Array(buf.buffer.slice(buf.byteOffset + nl + 1, buf.byteOffset + buf.length));
   const vectors = Array.from({ length: h.count }, (_, i) => body.subarray(i * dim, (i + 1) * dim));
   return { embedderId, rows: h.rows, at: h.at, vectors };
+}
+
+/**
+ * Forget every kept background: each holds vectors sampled from the tables, and a deletion (rm, reset,
+ * rm-message) may have removed one of their rows. The next search samples again.
+ */
+export function dropKeptBackgrounds(ctx: MemoryContext): void {
+  const dir = join(ctx.paths.store, "relevance");
+  try {
+    if (!lstatSync(dir).isDirectory()) return; // absent, or a link: never followed
+  } catch {
+    return;
+  }
+  for (const e of dirEntries(dir)) if (!e.isDirectory()) rmSync(join(dir, e.name), { force: true });
 }
 
 /** Sample the table now and keep the result (an atomic replace of the file). */

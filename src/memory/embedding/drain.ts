@@ -30,7 +30,7 @@ import type {
 } from "../../storage/ports/vector-port.ts";
 import { withWriteLock } from "../../storage/sqlite/write-lock.ts";
 import type { SemanticIndex } from "./semantic-index.ts";
-import { refreshBackground } from "./background-stats.ts";
+import { dropKeptBackgrounds, refreshBackground } from "./background-stats.ts";
 
 /** Share of the previous message's vector mixed into a local embedder's vector (measured on LoCoMo dev). */
 export const CONTEXT_WEIGHT = 0.3;
@@ -233,6 +233,8 @@ export async function applyDeletes(index: SemanticIndex, store: VectorStore): Pr
     if (byId.length > 0) await t.deleteIds(byId);
     t.close();
   }
+  // A kept background may hold a sampled vector of a removed row.
+  dropKeptBackgrounds(index.ctx);
   withWriteLock(db, () => {
     if (pending.length > 0) clearVectorDeletes(db, pending[pending.length - 1]!.id);
     clearVectorIdDeletes(db, byId);
