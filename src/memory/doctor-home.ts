@@ -117,7 +117,7 @@ function vectorFindings(ctx: HomeCheckContext): DoctorFinding[] {
     });
   else if (folders.configured === false)
     out.push({
-      problem: `the message vectors in ${ctx.paths.lance} come from another embedder than the configured one (${configuredEmbedderId(ctx.config.embedder)}): semantic search finds nothing until memvoy reindex runs`,
+      problem: `the message vectors in ${ctx.paths.lance} come from another embedder than the configured one (${configuredEmbedderId(ctx.config.embedder) ?? `${ctx.config.embedder.provider}:${ctx.config.embedder.model}`}): semantic search finds nothing until memvoy reindex runs`,
       manual: true,
     });
   return out;

@@ -3,6 +3,7 @@ import { Database } from "bun:sqlite";
 import { readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { cli, openTemp, removeTempHomes } from "../fixture/home.ts";
+import { okBody, startFakeEmbeddings } from "../fixture/fake-embeddings.ts";
 
 afterAll(removeTempHomes);
 
@@ -87,6 +88,36 @@ describe("memvoy stats", () => {
     expect(text.stdout).toMatch(
       /^semantic +0 vectors, 0 pending .*2 recent messages have no vector from the configured embedder: run memvoy reindex$/m,
     );
+  });
+
+  test("a model whose dimension is learnt from the server (dimensions = 0): its vectors count, another model's do not", async () => {
+    const f = startFakeEmbeddings([], { body: okBody(12) });
+    try {
+      const { home, api } = openTemp();
+      api.add("a", [
+        { role: "user", content: "deploy the cluster" },
+        { role: "assistant", content: "deployed" },
+      ]);
+      api.close();
+      const useModel = (model: string) =>
+        writeFileSync(
+          join(home, "config.toml"),
+          `[embedder]\nprovider = "openai"\nbase_url = "${f.url}/v1"\nmodel = "${model}"\ndimensions = 0\n`,
+        );
+      useModel("nomic-embed-text:latest");
+      expect((await cli(["reindex"], { home })).code).toBe(0);
+      const semantic = async () => JSON.parse((await cli(["stats", "--json"], { home })).stdout).tiers.semantic;
+      expect(await semantic()).toEqual({ vectors: 2, pending: 0, stale: 0, reindexNeeded: false });
+      expect((await cli(["doctor"], { home })).code).toBe(0);
+
+      useModel("mxbai-embed-large");
+      expect(await semantic()).toEqual({ vectors: 0, pending: 0, stale: 2, reindexNeeded: true });
+      const doctor = await cli(["doctor"], { home });
+      expect(doctor.code).toBe(1);
+      expect(doctor.stdout).toContain("another embedder than the configured one (openai:mxbai-embed-large)");
+    } finally {
+      f.stop();
+    }
   });
 
   test("pending counts messages written without a drain", async () => {

@@ -143,11 +143,13 @@ test("vectors made by another embedder than the configured one (the config chang
     `the message vectors in ${join(home, ".store", "lance")} come from another embedder than the configured one (ollama:all-minilm:384): semantic search finds nothing until memvoy reindex runs`,
     "problems left that --repair does not change; each says what to do",
   ]);
-  // Back to the embedder that made them; a model whose dimension only the server knows is not judged.
+  // Back to the embedder that made them; a model whose dimension only the server knows is judged by its name.
   writeFileSync(join(home, "config.toml"), "");
   expect((await doctor(home)).code).toBe(0);
   writeFileSync(join(home, "config.toml"), '[embedder]\nprovider = "ollama"\nmodel = "all-minilm"\n');
-  expect((await doctor(home)).code).toBe(0);
+  const learnt = await cli(["doctor"], { home });
+  expect(learnt.code).toBe(1);
+  expect(learnt.stdout).toContain("another embedder than the configured one (ollama:all-minilm)");
 });
 
 test("files and folders of the home open to other users (a restore under another umask) are named; --repair makes them private", async () => {

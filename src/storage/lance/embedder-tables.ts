@@ -42,13 +42,16 @@ export async function embedderTables(
   return out;
 }
 
+/** The longest slug of an embedder id in a table name. */
+export const SLUG_MAX = 60;
+
 /** A valid Lance table name for an embedder: `prefix`, a slug of the embedder id, and 8 hex of its hash. */
 export function embedderTableName(prefix: string, embedderId: string): string {
   const slug = embedderId
     .toLowerCase()
     .replace(/[^a-z0-9]+/g, "_")
     .replace(/^_|_$/g, "")
-    .slice(0, 60);
+    .slice(0, SLUG_MAX);
   const hash = new Bun.CryptoHasher("sha256").update(embedderId).digest("hex").slice(0, 8);
   return `${prefix}${slug}_${hash}`;
 }
