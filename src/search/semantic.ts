@@ -51,9 +51,9 @@ export interface RankedMessage {
   score: number;
 }
 
-/** Vector candidates fetched for `limit` hits; role and sender are checked on the SQLite row: look deeper then. */
-export function candidateDepth(limit: number, roleOrSender: boolean): number {
-  return roleOrSender ? Math.max(limit * 20, 200) : Math.max(limit * 4, 50);
+/** Vector candidates fetched for `limit` hits; the sender is checked on the SQLite row: look deeper then. */
+export function candidateDepth(limit: number, sender: boolean): number {
+  return sender ? Math.max(limit * 20, 200) : Math.max(limit * 4, 50);
 }
 
 export function focusFor(db: Db, query: string, session?: string): QueryFocus {
@@ -75,8 +75,9 @@ export async function semanticRanking(
   if (!src.table) return [];
   const [qv] = await src.embedder.embed([focus.text], o.signal, "query");
   const scope = scopeFilter(o);
-  const filter = { session: o.session, since: scope.since, until: scope.until };
-  const depth = candidateDepth(limit, scope.role !== undefined || scope.sender !== undefined);
+  // The role is a column of the vector rows: filtered there, it never leaves a role's messages out of the depth.
+  const filter = { session: o.session, since: scope.since, until: scope.until, role: scope.role };
+  const depth = candidateDepth(limit, scope.sender !== undefined);
   // LanceDB searches on its own threads, but plans the query through several turns of this thread's event loop
   // first: the synchronous steps below delay its answer by what they cost, so they are kept few and cheap.
   const pending = src.table.search(qv!, filter, depth);

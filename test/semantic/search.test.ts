@@ -200,6 +200,37 @@ describe("semantic search", () => {
     api.close();
   });
 
+  test("--role finds the role's messages behind hundreds of closer ones of the other role", async () => {
+    const { api } = openTemp({ drain: "off", config: config({}) });
+    const others = Array.from({ length: 600 }, (_, i) => ({
+      role: i % 2 ? ("assistant" as const) : ("user" as const),
+      content: `${TOPICS[i % TOPICS.length]} (note ${i})`,
+    }));
+    const replies = Array.from({ length: 250 }, (_, i) => ({
+      role: "assistant" as const,
+      content: `the payment service deploy failed again, attempt ${i}`,
+    }));
+    const asked = Array.from({ length: 3 }, (_, i) => ({
+      role: "user" as const,
+      content: `why does the payment deploy keep failing ${i}`,
+    }));
+    api.add("s", [...others, ...replies, ...asked]);
+    await api.drainEmbeddings();
+    const query = "the payment service deploy failed";
+    const users = await api.search({ query, match: "semantic", role: "user" });
+    expect(users.hits.every((h) => h.message.role === "user")).toBe(true);
+    expect(
+      users.hits
+        .slice(0, 3)
+        .map((h) => h.message.content)
+        .sort(),
+    ).toEqual(asked.map((m) => m.content));
+    const assistants = await api.search({ query, match: "semantic", role: "assistant", limit: 5 });
+    expect(assistants.hits).toHaveLength(5);
+    expect(assistants.hits.every((h) => h.message.role === "assistant")).toBe(true);
+    api.close();
+  }, 60_000);
+
   test("a reset message never surfaces, even before its vector is deleted", async () => {
     const { home, api } = openTemp({ drain: "off" });
     api.add("s", { role: "user", content: "the secret launch codename is bluebird" });

@@ -236,9 +236,13 @@ async function semanticRanking(ctx: SharedContext, o: Scope, depth: number, all:
   if (!table) return { ranked: [], notIndexed, notes, minScore, sharesNone };
   const [qv] = await embedder.embed([o.query], undefined, "query");
   const scope = scopeFilter(o);
-  const narrow = scope.role !== undefined || scope.sender !== undefined;
+  const narrow = scope.sender !== undefined;
   const [found, bg] = await Promise.all([
-    table.search(qv!, { session: o.session, since: scope.since, until: scope.until }, narrow ? depth * 5 : depth),
+    table.search(
+      qv!,
+      { session: o.session, since: scope.since, until: scope.until, role: scope.role },
+      narrow ? depth * 5 : depth,
+    ),
     backgroundVectors(table, embedder),
   ]);
   const cal = calibrate(qv!, bg);

@@ -32,6 +32,7 @@ export function whereClause(f: VectorFilter): string | undefined {
   if (f.session !== undefined) parts.push(`session = ${quote(f.session)}`);
   if (f.since !== undefined) parts.push(`send_at >= ${f.since}`);
   if (f.until !== undefined) parts.push(`send_at < ${f.until}`);
+  if (f.role !== undefined) parts.push(`role = ${quote(f.role)}`);
   return parts.length ? parts.join(" AND ") : undefined;
 }
 

@@ -20,6 +20,8 @@ export interface VectorFilter {
   since?: bigint;
   /** Exclusive upper bound on send_at (UTC ns). */
   until?: bigint;
+  /** Only rows of this role (user, assistant). */
+  role?: string;
 }
 
 export interface VectorHit {
