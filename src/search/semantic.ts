@@ -6,7 +6,7 @@ import type { TimeRange } from "../shared/time.ts";
 import { passesFilter, type MessageFilter } from "../shared/time-filter.ts";
 import type { MessageVectorTable as VectorTable } from "../storage/ports/vector-port.ts";
 import { getMessagesById } from "../storage/sqlite/messages-repo.ts";
-import { knownSenders } from "../storage/sqlite/semantic-queries.ts";
+import { knownSenders, recentIdsPassing } from "../storage/sqlite/semantic-queries.ts";
 import type { Db } from "../storage/sqlite/db.ts";
 import { indexStats } from "../storage/sqlite/keyword-queries.ts";
 import { recentCount } from "../storage/sqlite/embed-queue-repo.ts";
@@ -51,6 +51,9 @@ export interface RankedMessage {
   score: number;
 }
 
+/** A sender of at most this many recent messages has the vector search held to their ids. */
+const SENDER_IDS_MAX = 5_000;
+
 /** Vector candidates fetched for `limit` hits; the sender is checked on the SQLite row: look deeper then. */
 export function candidateDepth(limit: number, sender: boolean): number {
   return sender ? Math.max(limit * 20, 200) : Math.max(limit * 4, 50);
@@ -76,8 +79,10 @@ export async function semanticRanking(
   const [qv] = await src.embedder.embed([focus.text], o.signal, "query");
   const scope = scopeFilter(o);
   // The role is a column of the vector rows: filtered there, it never leaves a role's messages out of the depth.
-  const filter = { session: o.session, since: scope.since, until: scope.until, role: scope.role };
-  const depth = candidateDepth(limit, scope.sender !== undefined);
+  // The sender is not: the search is held to the ids of the sender's messages, while they are few.
+  const senderIds = scope.sender === undefined ? undefined : recentIdsPassing(db, scope, o.session, SENDER_IDS_MAX);
+  const filter = { session: o.session, since: scope.since, until: scope.until, role: scope.role, ids: senderIds };
+  const depth = candidateDepth(limit, scope.sender !== undefined && senderIds === undefined);
   // LanceDB searches on its own threads, but plans the query through several turns of this thread's event loop
   // first: the synchronous steps below delay its answer by what they cost, so they are kept few and cheap.
   const pending = src.table.search(qv!, filter, depth);

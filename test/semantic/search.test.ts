@@ -231,6 +231,33 @@ describe("semantic search", () => {
     api.close();
   }, 60_000);
 
+  test("--sender finds the sender's messages behind hundreds of closer ones of others", async () => {
+    const { api } = openTemp({ drain: "off", config: config({}) });
+    const others = Array.from({ length: 600 }, (_, i) => ({
+      role: "user" as const,
+      sender: "bob",
+      content: `${TOPICS[i % TOPICS.length]} (note ${i})`,
+    }));
+    const bobs = Array.from({ length: 250 }, (_, i) => ({
+      role: "user" as const,
+      sender: "bob",
+      content: `the payment service deploy failed again, attempt ${i}`,
+    }));
+    const alices = Array.from({ length: 3 }, (_, i) => ({
+      role: "user" as const,
+      sender: "Alice",
+      content: `why does the payment deploy keep failing ${i}`,
+    }));
+    api.add("s", [...others, ...bobs, ...alices]);
+    await api.drainEmbeddings();
+    const query = "the payment service deploy failed";
+    const found = await api.search({ query, match: "semantic", sender: "alice" });
+    expect(found.hits.map((h) => h.message.content).sort()).toEqual(alices.map((m) => m.content));
+    const none = await api.search({ query, match: "semantic", sender: "carol" });
+    expect(none.hits).toEqual([]);
+    api.close();
+  }, 60_000);
+
   test("a reset message never surfaces, even before its vector is deleted", async () => {
     const { home, api } = openTemp({ drain: "off" });
     api.add("s", { role: "user", content: "the secret launch codename is bluebird" });

@@ -33,6 +33,7 @@ export function whereClause(f: VectorFilter): string | undefined {
   if (f.since !== undefined) parts.push(`send_at >= ${f.since}`);
   if (f.until !== undefined) parts.push(`send_at < ${f.until}`);
   if (f.role !== undefined) parts.push(`role = ${quote(f.role)}`);
+  if (f.ids !== undefined) parts.push(f.ids.length ? `id IN (${f.ids.map(quote).join(", ")})` : "false");
   return parts.length ? parts.join(" AND ") : undefined;
 }
 

@@ -22,6 +22,8 @@ export interface VectorFilter {
   until?: bigint;
   /** Only rows of this role (user, assistant). */
   role?: string;
+  /** Only these rows (a few thousand at most). */
+  ids?: readonly string[];
 }
 
 export interface VectorHit {

@@ -3,6 +3,9 @@ import type { Database } from "bun:sqlite";
 import type { StoredMessage } from "../../shared/message.ts";
 import { toStored, M_MESSAGE_COLUMNS } from "./messages-repo.ts";
 import { writeStamp } from "./write-stamp.ts";
+import { andFilter } from "./message-filter-sql.ts";
+import type { SqlArg } from "./sql-where.ts";
+import type { MessageFilter } from "../../shared/time-filter.ts";
 
 type Row = Parameters<typeof toStored>[0];
 const COLS = M_MESSAGE_COLUMNS;
@@ -74,4 +77,25 @@ export function recentNeighboursOf(
   })[];
   for (const r of rows) out[Number(r.hit)]!.push(toStored(r));
   return out;
+}
+
+/**
+ * Ids of the recent messages passing `filter` (its sender, as NOCASE compares), in `session` or all; undefined
+ * when there are more than `max`.
+ */
+export function recentIdsPassing(
+  db: Database,
+  filter: MessageFilter,
+  session: string | undefined,
+  max: number,
+): string[] | undefined {
+  const args: SqlArg[] = [];
+  let sql = andFilter("SELECT id FROM messages WHERE recent = 1", args, filter);
+  if (session !== undefined) {
+    sql += " AND session_id = ?";
+    args.push(session);
+  }
+  args.push(max + 1);
+  const rows = db.query<{ id: string }, SqlArg[]>(`${sql} LIMIT ?`).all(...args);
+  return rows.length > max ? undefined : rows.map((r) => r.id);
 }
