@@ -1,5 +1,6 @@
 // The drain and search with an HTTP embedder (fake /v1/embeddings): 429 then success, garbage, unreachable.
 import { afterAll, afterEach, describe, expect, test } from "bun:test";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { tryLockFile } from "../../src/shared/file-lock.ts";
 import { cli, openTemp, removeTempHomes, waitFor } from "../fixture/home.ts";
@@ -162,6 +163,27 @@ describe("drain with an HTTP embedder", () => {
     expect(await vectorIds(home, ID)).toEqual(recentIds(home));
     api.close();
   }, 60_000);
+
+  test("reindex --pending with no key for a server that wants one: exit 2 and which variable to set", async () => {
+    const f = startFakeEmbeddings([]);
+    stops.push(f.stop);
+    const { home, api } = httpHome(f.url);
+    api.add("s", { role: "user", content: "where are the deploy keys" });
+    api.close();
+    writeFileSync(
+      join(home, "config.toml"),
+      `[embedder]\nprovider = "openai"\nbase_url = "${f.url}/v1"\nmodel = "fake-embed"\ndimensions = 8\nmax_retries = 0\n`,
+    );
+    f.fail({ status: 401, body: '{"error":{"message":"You didn\'t provide an API key."}}' });
+    const noKey = await cli(["reindex", "--pending"], { home });
+    expect(noKey.stderr).toContain("wants an API key (401) and none is set: set OPENAI_API_KEY in the environment");
+    expect(noKey.code).toBe(2);
+    // A server failing is a runtime failure (exit 1), as before.
+    f.fail({ status: 503, body: '{"error":"down"}' });
+    const down = await cli(["reindex", "--pending"], { home });
+    expect(down.stderr).toContain("kept failing (503)");
+    expect(down.code).toBe(1);
+  });
 
   test("an unreachable embedder: semantic fails with a clear error, hybrid falls back to keyword", async () => {
     const f = startFakeEmbeddings([]);

@@ -130,7 +130,7 @@ async function reindex(api: Pick<HomeMemory, "reindex">, p: Parsed, signal: Abor
     if (r.error !== undefined) {
       if (!json && !quiet)
         process.stderr.write(`memvoy: embedding failed: ${r.error}; ${r.remaining} message(s) stay queued\n`);
-      return 1;
+      return r.configError ? 2 : 1;
     }
     return 0;
   } catch (err) {

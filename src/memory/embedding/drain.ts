@@ -5,7 +5,7 @@ import { deletionWaiting, tryVectorWriteLock } from "./vector-write-lock.ts";
 import { ensureDirIn } from "../../shared/atomic-write.ts";
 import { checkDbInPlace } from "../../storage/sqlite/db-in-place.ts";
 import { NS_PER_SEC } from "../../shared/time.ts";
-import { EmbedderRejectedError, type Embedder } from "../../embed/embedder.ts";
+import { EmbedderConfigError, EmbedderRejectedError, type Embedder } from "../../embed/embedder.ts";
 import {
   clearVectorDeletes,
   clearVectorIdDeletes,
@@ -64,6 +64,8 @@ export interface DrainReport {
   failed: number;
   remaining: number;
   error?: string;
+  /** The error needs the setup fixed (a missing key): exit 2, as for every such error. */
+  configError?: true;
   /** Set when this drain built the ANN index (the table grew past ANN_MIN_ROWS). */
   indexBuildMs?: number;
   /** The lock was let go to a deletion waiting for it (deletionWaiting), with work maybe left. */
@@ -90,6 +92,7 @@ export async function drainQueue(index: SemanticIndex, options: DrainOptions = {
     total.failed += r.failed;
     total.remaining = r.remaining;
     if (r.error !== undefined) total.error = r.error;
+    if (r.configError) total.configError = true;
     if (r.indexBuildMs !== undefined) total.indexBuildMs = r.indexBuildMs;
     // A writer that found the lock held relies on the holder to take its messages: look again after release.
     if (yielded && !index.closed) continue;
@@ -148,6 +151,7 @@ async function drainLocked(index: SemanticIndex, options: DrainOptions): Promise
         watch.stop();
       }
       const { done, failed, error } = embedded;
+      if (embedded.configError) report.configError = true;
       if (failed.length > 0) {
         const seqs = failed.map((q) => q.message.seq);
         withWriteLock(ctx.db, () => deferQueued(ctx.db, seqs, error!, ctx.now(), retryDelay));
@@ -250,13 +254,21 @@ export async function embedQueued(
   embedder: Embedder,
   batch: readonly QueuedMessage[],
   signal?: AbortSignal,
-): Promise<{ done: { q: QueuedMessage; vector: Float32Array }[]; failed: QueuedMessage[]; error?: string }> {
+): Promise<{
+  done: { q: QueuedMessage; vector: Float32Array }[];
+  failed: QueuedMessage[];
+  error?: string;
+  configError?: true;
+}> {
   try {
     const vectors = await embedBatch(embedder, batch, signal);
     return { done: batch.map((q, i) => ({ q, vector: vectors[i]! })), failed: [] };
   } catch (err) {
     signal?.throwIfAborted();
-    if (!inputRefused(err) || batch.length === 1) return { done: [], failed: [...batch], error: describeError(err) };
+    if (!inputRefused(err) || batch.length === 1) {
+      const failed = { done: [], failed: [...batch], error: describeError(err) };
+      return err instanceof EmbedderConfigError ? { ...failed, configError: true } : failed;
+    }
   }
   const done: { q: QueuedMessage; vector: Float32Array }[] = [];
   const failed: QueuedMessage[] = [];
