@@ -137,11 +137,12 @@ describe("openai-compatible embedder", () => {
     expect(f.seen).toHaveLength(3);
   });
 
-  test("garbage responses are rejected: wrong count, wrong dimension, non-numbers, not JSON", async () => {
+  test("garbage responses are rejected: wrong count, wrong dimension, non-numbers, zeros, not JSON", async () => {
     const cases: [string, string][] = [
       [JSON.stringify({ data: [] }), "0 embeddings for 1 inputs"],
       [JSON.stringify({ data: [{ index: 0, embedding: [1, 2, 3] }] }), "3-dimensional vector where 256 was expected"],
       [JSON.stringify({ data: [{ index: 0, embedding: new Array(256).fill("x") }] }), "non-number"],
+      [JSON.stringify({ data: [{ index: 0, embedding: new Array(256).fill(0) }] }), "item 0 is a vector of zeros"],
       [JSON.stringify({ nope: true }), "no `data` array"],
       ["<html>oops</html>", "not JSON"],
     ];

@@ -154,13 +154,17 @@ export function parseEmbeddings(json: unknown, count: number, dim: number, label
       );
     }
     const v = new Float32Array(want);
+    let nonZero = false;
     for (let d = 0; d < want; d++) {
       const x = embedding[d];
       if (typeof x !== "number" || !Number.isFinite(x))
         throw bad(`item ${index} holds a non-number (${JSON.stringify(x)})`);
       v[d] = x;
       if (!Number.isFinite(v[d]!)) throw bad(`item ${index} holds ${x}, out of float32 range`);
+      nonZero ||= v[d] !== 0;
     }
+    // A vector of zeros has no direction: it is close to nothing, so its message would never be found.
+    if (!nonZero) throw bad(`item ${index} is a vector of zeros`);
     out[index] = normalizeInPlace(v);
   });
   return out as Float32Array[];
