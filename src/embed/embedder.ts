@@ -72,7 +72,11 @@ export type EmbedderUnavailableError = InstanceType<typeof EmbedderUnavailableEr
 
 /** The server answered, but not with one finite vector of the right dimension per input. */
 export const EmbedderResponseError = namedError<
-  { label: string; url?: string } & ({ problem: "not-json"; detail?: string } | { problem: "malformed"; why: string })
+  { label: string; url?: string } & (
+    | { problem: "not-json"; detail?: string }
+    /** `zeros`: the answer is well formed but an input's vector is all zeros (a fault of that input, maybe). */
+    | { problem: "malformed"; why: string; zeros?: true }
+  )
 >("EmbedderResponseError", "runtime", (d) =>
   d.problem === "not-json"
     ? `${d.label} answered with something that is not JSON${detailText(d.detail)}`

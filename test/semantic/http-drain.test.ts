@@ -144,6 +144,30 @@ describe("drain with an HTTP embedder", () => {
     api.close();
   });
 
+  test("a vector of zeros for one message holds back only that message, which waits with the error", async () => {
+    const f = startFakeEmbeddings([], {
+      body: (req) => {
+        const ok = okBody(8)(req);
+        ok.data.forEach((d, i) => {
+          if (req.input[i]!.includes("🫥")) d.embedding = new Array(8).fill(0);
+        });
+        return ok;
+      },
+    });
+    stops.push(f.stop);
+    const { home, api } = httpHome(f.url);
+    api.add("s", [
+      { role: "user", content: "fine one" },
+      { role: "assistant", content: "🫥" },
+      { role: "user", content: "fine two" },
+    ]);
+    const r = await api.drainEmbeddings();
+    expect(r).toMatchObject({ embedded: 2, failed: 1, remaining: 1 });
+    expect(r.error).toContain("returned a malformed response: item 0 is a vector of zeros");
+    expect((await vectorIds(home, ID)).length).toBe(2);
+    api.close();
+  });
+
   test("rm-message does not wait out a rate-limited server's Retry-After: the drain lets it go first", async () => {
     const f = startFakeEmbeddings([], { body: okBody(8) });
     stops.push(f.stop);

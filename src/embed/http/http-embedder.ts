@@ -164,7 +164,13 @@ export function parseEmbeddings(json: unknown, count: number, dim: number, label
       nonZero ||= v[d] !== 0;
     }
     // A vector of zeros has no direction: it is close to nothing, so its message would never be found.
-    if (!nonZero) throw bad(`item ${index} is a vector of zeros`);
+    if (!nonZero)
+      throw new EmbedderResponseError({
+        label,
+        problem: "malformed",
+        why: `item ${index} is a vector of zeros`,
+        zeros: true,
+      });
     out[index] = normalizeInPlace(v);
   });
   return out as Float32Array[];

@@ -5,7 +5,12 @@ import { deletionWaiting, tryVectorWriteLock } from "./vector-write-lock.ts";
 import { ensureDirIn } from "../../shared/atomic-write.ts";
 import { checkDbInPlace } from "../../storage/sqlite/db-in-place.ts";
 import { NS_PER_SEC } from "../../shared/time.ts";
-import { EmbedderConfigError, EmbedderRejectedError, type Embedder } from "../../embed/embedder.ts";
+import {
+  EmbedderConfigError,
+  EmbedderRejectedError,
+  EmbedderResponseError,
+  type Embedder,
+} from "../../embed/embedder.ts";
 import {
   clearVectorDeletes,
   clearVectorIdDeletes,
@@ -290,8 +295,12 @@ export async function embedQueued(
   return error === undefined ? { done, failed } : { done, failed, error };
 }
 
-/** A refusal that may be about one input (too long, bad characters) rather than the request as a whole. */
+/**
+ * A refusal that may be about one input (too long, bad characters) rather than the request as a whole, or an
+ * answer whose vector for one input is all zeros.
+ */
 function inputRefused(err: unknown): boolean {
+  if (err instanceof EmbedderResponseError) return err.data.problem === "malformed" && err.data.zeros === true;
   return err instanceof EmbedderRejectedError && [400, 413, 422].includes(err.status);
 }
 
