@@ -3,6 +3,7 @@
 // that parses but repeats an id or holds another session's ids is rewritten in place (repairCorrupt). The home
 // outside the sessions (links, stray files in sessions/) is checked by doctor-home.ts.
 import { existsSync, renameSync } from "node:fs";
+import { describeError } from "../shared/describe-error.ts";
 import { nsToRfc3339 } from "../shared/time.ts";
 import {
   CorruptHistoryError,
@@ -81,9 +82,20 @@ function checkSession(ctx: MemoryContext, session: string, repair: boolean): Doc
   const remove = () => withHomeLock(ctx, () => removeStaleTempFiles(dir, { homeLocked: true }), session);
   return [
     ...tempFileFindings(dir, session, repair, remove),
-    ...checkHistory(ctx, session, repair),
-    ...summaryFindings(ctx, session),
+    ...folderInTheWay(session, () => checkHistory(ctx, session, repair)),
+    ...folderInTheWay(session, () => summaryFindings(ctx, session)),
   ];
+}
+
+/** A folder where the session keeps a file (history.json, summary.json, the cursor) is a finding of its own. */
+function folderInTheWay(session: string, check: () => DoctorFinding[]): DoctorFinding[] {
+  try {
+    return check();
+  } catch (err) {
+    const e = err as NodeJS.ErrnoException;
+    if (e.code !== "EISDIR" || typeof e.path !== "string") throw err;
+    return [{ session, problem: describeError(err), manual: true }];
+  }
 }
 
 /** A symbolic link met in a session folder, or a folder that is another session's (rethrows any other error). */

@@ -145,3 +145,33 @@ test("a home that is a file (--home naming config.toml itself) is named as such:
   }
   expect(readFileSync(file, "utf8")).toBe("[limits]\n");
 });
+
+test("a folder in place of summary.json or the cursor is named by summary, and doctor reports each such folder as a finding", async () => {
+  for (const name of ["summary.json", ".summary_cursor"]) {
+    const home = tempHome();
+    expect((await cli(add("s1"), { home })).code).toBe(0);
+    const path = join(home, "sessions", "s1", name);
+    rmSync(path, { force: true });
+    mkdirSync(path, { mode: 0o700 });
+    const r = await cli(["summary", "s1"], { home });
+    expect({ name, code: r.code, stderr: r.stderr.trim() }).toEqual({
+      name,
+      code: 1,
+      stderr: `memvoy: ${path} is a folder where memvoy keeps a file: move it aside`,
+    });
+  }
+  const home = tempHome();
+  expect((await cli(add("s1"), { home })).code).toBe(0);
+  expect((await cli(add("s2"), { home })).code).toBe(0);
+  const history = join(home, "sessions", "s1", "history.json");
+  const summary = join(home, "sessions", "s2", "summary.json");
+  rmSync(history);
+  mkdirSync(history, { mode: 0o700 });
+  mkdirSync(summary, { mode: 0o700 });
+  const r = await cli(["doctor", "--json"], { home });
+  expect({ code: r.code, stderr: r.stderr }).toEqual({ code: 1, stderr: "" });
+  expect(JSON.parse(r.stdout).findings).toEqual([
+    { session: "s1", problem: `${history} is a folder where memvoy keeps a file: move it aside`, manual: true },
+    { session: "s2", problem: `${summary} is a folder where memvoy keeps a file: move it aside`, manual: true },
+  ]);
+});

@@ -6,7 +6,9 @@ export function readText(path: string): string | undefined {
   try {
     return readFileSync(path, "utf8");
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+    const e = err as NodeJS.ErrnoException;
+    if (e.code === "ENOENT") return undefined;
+    if (e.code === "EISDIR" && e.path === undefined) e.path = path; // Bun's read of a folder names no path
     throw err;
   }
 }
