@@ -66,15 +66,17 @@ export function reconcileHistory(
     ctx.db,
     others.filter((id) => !owners.has(id)),
   );
+  const inFile = new Set(doc.records.map((r) => r.id));
+  const adopted = adoptedRows(recent, inFile);
   const unseen: MessageRecord[] = [];
   for (const r of doc.records) {
+    if (r.id === "" && adopted.get(recordKey(r))?.pop() !== undefined) continue; // in the archive already
     if (r.id === "" || foreign.has(r.id)) unseen.push({ ...r, id: newId(Number(r.sendAt / 1_000_000n)) });
     else if (!recentIds.has(r.id) && !owners.has(r.id) && !dead.has(r.id)) unseen.push(r);
   }
   const records = recent.map(toRecord).concat(unseen);
   const changed = doc.legacy || !sameRecords(records, doc.records);
   if (!changed && unseen.length === 0) markHistoryChecked(file, doc);
-  const inFile = new Set(doc.records.map((r) => r.id));
   return {
     records: changed ? records : doc.records,
     unseen,
@@ -83,6 +85,25 @@ export function reconcileHistory(
     renewed,
     changed,
   };
+}
+
+const recordKey = (r: { role: string; content: string; sendAt: bigint; sender?: string }) =>
+  JSON.stringify([r.role, r.sendAt.toString(), r.sender ?? null, r.content]);
+
+/**
+ * Recent rows the file lacks, by role, time, sender and text: a record without an id equal to one of them is that
+ * row, adopted by a writer that died before its rename put the ids into the file (each row stands for one record).
+ */
+function adoptedRows(recent: readonly StoredMessage[], inFile: ReadonlySet<string>): Map<string, string[]> {
+  const out = new Map<string, string[]>();
+  for (const m of recent) {
+    if (inFile.has(m.id)) continue;
+    const k = recordKey(m);
+    const ids = out.get(k);
+    if (ids) ids.push(m.id);
+    else out.set(k, [m.id]);
+  }
+  return out;
 }
 
 /** "FILE is corrupt (records 1, 2: ids of session "a"'s messages (X, Y): …)": never taken, never dropped unseen. */

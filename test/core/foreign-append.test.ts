@@ -68,6 +68,41 @@ describe("records another program appends to an adopted session", () => {
     });
   }
 
+  test("Agenvoy's rewrite of the whole file (its records: no ids, ns times) adds only its new record", async () => {
+    const home = tempHome();
+    const run = async (args: string[]) => {
+      const r = await cli(args, { home });
+      expect({ stderr: r.stderr, code: r.code }).toEqual({ stderr: "", code: 0 });
+      return r.stdout;
+    };
+    await run(["add", "s1", "--role", "user", "--content", "hello one"]);
+    await run(["add", "s1", "--role", "assistant", "--content", "reply one", "--sender", "bot"]);
+    // Agenvoy keeps role, content, sendAt (integer ns) and sender, and writes its whole list back on each append.
+    const agenvoyRewrite = (content: string) => {
+      const kept = (JSON.parse(readFileSync(historyFile(home, "s1"), "utf8")) as Record<string, string>[]).map((r) => {
+        const sendAt = BigInt(Date.parse(r.sendAt!.slice(0, 19) + "Z")) * 1_000_000n + BigInt(r.sendAt!.slice(20, 29));
+        return `{"role":${JSON.stringify(r.role)},"content":${JSON.stringify(r.content)},"sendAt":${sendAt}${
+          r.sender ? `,"sender":${JSON.stringify(r.sender)}` : ""
+        }}`;
+      });
+      kept.push(`{"role":"user","content":${JSON.stringify(content)},"sendAt":${BigInt(Date.now()) * 1_000_000n}}`);
+      writeFileSync(historyFile(home, "s1"), `[${kept.join(",")}]`);
+    };
+    agenvoyRewrite("foreign giraffe");
+    await run(["history", "s1"]);
+    agenvoyRewrite("foreign okapi");
+    const all = JSON.parse(await run(["history", "s1", "--all", "--json"])).messages;
+    expect(all.map((m: { content: string; sender?: string }) => [m.content, m.sender ?? null])).toEqual([
+      ["hello one", null],
+      ["reply one", "bot"],
+      ["foreign giraffe", null],
+      ["foreign okapi", null],
+    ]);
+    const file = JSON.parse(readFileSync(historyFile(home, "s1"), "utf8")) as { id: string }[];
+    expect(file.map((r) => r.id)).toEqual(all.map((m: { id: string }) => m.id));
+    expect(stampAgrees(home, "s1")).toBe(true);
+  });
+
   test("a file half written by the other program leaves reads on the archive; the next read adopts it", () => {
     const { home, api } = openTemp();
     api.add("s1", { role: "user", content: "hello one" });

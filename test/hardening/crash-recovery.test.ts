@@ -3,7 +3,7 @@
 // temp file written leaves nothing the next writer does not remove; idempotency keys make retries safe.
 import { Database } from "bun:sqlite";
 import { afterAll, expect, test } from "bun:test";
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { cli, openTemp, removeTempHomes, tempHome } from "../fixture/home.ts";
 
@@ -188,4 +188,29 @@ test("a removed message's idempotency key is tombstoned: a retried add does not 
   } finally {
     api.close();
   }
+});
+
+test("killed after the SQLite commit of a write that adopted records another program appended: each is kept once", async () => {
+  const home = tempHome();
+  expect((await cli(["add", "s1", "--role", "user", "--content", "first"], { home })).code).toBe(0);
+  const file = join(home, "sessions", "s1", "history.json");
+  // Agenvoy's records: no id, an integer ns time or none at all (the same text twice).
+  const records = JSON.parse(readFileSync(file, "utf8"));
+  records.push({ role: "user", content: "from agenvoy", sendAt: 1796535999000000000 });
+  records.push({ role: "assistant", content: "same twice" }, { role: "assistant", content: "same twice" });
+  writeFileSync(file, JSON.stringify(records));
+  const killed = await cli(["add", "s1", "--role", "user", "--content", "killed"], {
+    home,
+    env: fault("after-archive-commit"),
+  });
+  expect(killed.code).not.toBe(0);
+  const expected = ["first", "from agenvoy", "same twice", "same twice", "killed"];
+  const all = await cli(["history", "s1", "--all", "--json"], { home });
+  expect(JSON.parse(all.stdout).messages.map((m: { content: string }) => m.content)).toEqual(expected);
+  expect(archive(home, "s1").rows.map((r) => r.content)).toEqual(expected);
+  expect(fileIds(home, "s1").map((r) => r.id)).toEqual(archive(home, "s1").recent);
+  expect((await cli(["add", "s1", "--role", "user", "--content", "next"], { home })).code).toBe(0);
+  expect(archive(home, "s1").rows.map((r) => r.content)).toEqual([...expected, "next"]);
+  const doctor = await cli(["doctor"], { home });
+  expect({ code: doctor.code, out: doctor.stdout.trim().split("\n").at(-1) }).toEqual({ code: 0, out: "all good" });
 });
