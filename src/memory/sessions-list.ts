@@ -6,6 +6,7 @@ import { existsSync, statSync } from "node:fs";
 import { CorruptHistoryError, historyStamp } from "../storage/history/history-file.ts";
 import { refuseSessionSymlinks } from "../storage/history/no-symlink.ts";
 import { historyStampOf } from "../storage/sqlite/history-stamps-repo.ts";
+import { isNoRoom } from "../shared/describe-error.ts";
 import { isSessionId } from "../shared/session-id.ts";
 import { listSessionRows, namesWithoutSession, sessionRowCount } from "../storage/sqlite/sessions-repo.ts";
 import { sessionHasMessages } from "../storage/sqlite/messages-repo.ts";
@@ -132,9 +133,10 @@ export function ensureBackfilled(ctx: MemoryContext, session: string): void {
   try {
     writePath().backfillSession(ctx, session);
   } catch (err) {
-    // A file memvoy cannot take (half written by its other writer, or corrupt) leaves a known session's reads on
-    // the archive, as they were; `doctor` reports it and the next read tries again.
-    if (!(err instanceof CorruptHistoryError) || !sessionHasMessages(ctx.db, session)) throw err;
+    // A file memvoy cannot take (half written by its other writer, or corrupt), or a disk with no room for the
+    // adoption's writes, leaves a known session's reads on the archive, as they were; `doctor` reports the file and
+    // the next read tries again.
+    if (!(err instanceof CorruptHistoryError || isNoRoom(err)) || !sessionHasMessages(ctx.db, session)) throw err;
   }
 }
 

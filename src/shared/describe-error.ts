@@ -136,6 +136,12 @@ function pathKind(path: string): "folder" | "file" | "dangling" | undefined {
   }
 }
 
+/** Whether the error is a write the disk refused for want of room (full, over a size limit, or failing). */
+export function isNoRoom(err: unknown): boolean {
+  const kind = systemFailure(err);
+  return kind === "no-space" || kind === "too-big" || kind === "disk-io";
+}
+
 /** Looks through the error and its causes for a full disk, a refused permission or a failing disk. */
 function systemFailure(err: unknown): SystemFailure | undefined {
   for (let e = err, depth = 0; e && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {

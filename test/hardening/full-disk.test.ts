@@ -3,7 +3,7 @@
 // output that cannot be written is one error line.
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
-import { closeSync, existsSync, openSync, readdirSync, readFileSync, rmSync, writeSync } from "node:fs";
+import { closeSync, existsSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync, writeSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { openMemory } from "../../src/app/open-memory.ts";
@@ -111,6 +111,29 @@ describe.skipIf(!available)("full disk", () => {
     expect(refused).toBeGreaterThan(0);
     const listed = JSON.parse((await cli(["sessions", "--json"], { home })).stdout).map((x: { id: string }) => x.id);
     expect(listed).toEqual(["seed"]);
+    rmSync(home, { recursive: true, force: true });
+  });
+
+  test("history, context and search of a session another program appended to still answer from the archive on a full disk", async () => {
+    const home = join(fs.dir, "foreign-append");
+    for (const content of ["first about the deploy", "second about the deploy"])
+      expect((await cli(["add", "s1", "--role", "user", "--content", content], { home })).code).toBe(0);
+    const file = join(home, "sessions", "s1", "history.json");
+    const records = JSON.parse(readFileSync(file, "utf8"));
+    // Too large for the room left: adopting it (a new history.json, the archive rows) fails for space.
+    const content = `from agenvoy about the deploy ${"z".repeat(600_000)}`;
+    records.push({ role: "assistant", content, sendAt: 1796535999000000000 });
+    writeFileSync(file, JSON.stringify(records));
+    fs.leaveFree(128 * 1024);
+    for (const args of [
+      ["history", "s1"],
+      ["context", "s1"],
+      ["search", "deploy", "--session", "s1", "--match", "keyword"],
+    ]) {
+      const r = await cli(args, { home });
+      expect({ args, code: r.code, stderr: r.stderr }).toEqual({ args, code: 0, stderr: "" });
+      expect(r.stdout).toContain("second about the");
+    }
     rmSync(home, { recursive: true, force: true });
   });
 
