@@ -175,3 +175,22 @@ test("a folder in place of summary.json or the cursor is named by summary, and d
     { session: "s2", problem: `${summary} is a folder where memvoy keeps a file: move it aside`, manual: true },
   ]);
 });
+
+test("a folder in place of .store/history.db or its -wal file is named, not 'unable to open database file'", async () => {
+  for (const name of ["history.db", "history.db-wal"]) {
+    const home = tempHome();
+    expect((await cli(add("s1"), { home })).code).toBe(0);
+    const path = join(home, ".store", name);
+    rmSync(path, { force: true });
+    mkdirSync(path, { mode: 0o700 });
+    for (const args of [["history", "s1"], add("s1"), ["doctor"]]) {
+      const r = await cli(args, { home });
+      expect({ name, args, code: r.code, stderr: r.stderr.trim() }).toEqual({
+        name,
+        args,
+        code: 1,
+        stderr: `memvoy: ${path} is a folder where memvoy keeps a file: move it aside`,
+      });
+    }
+  }
+});

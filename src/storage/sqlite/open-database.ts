@@ -59,6 +59,9 @@ export function openDatabase(path: string, options: OpenDatabaseOptions = {}): D
     if (unwritable) throw new DatabaseNotWritableError({ path, reason: unwritable }, { cause: err });
     const file = path !== ":memory:" && cannotOpen(err) ? fileDenied(path) : undefined;
     if (file) throw new DatabaseNotWritableError({ path, reason: "file-permission", file }, { cause: err });
+    const folder = path !== ":memory:" && cannotOpen(err) ? folderInPlace(path) : undefined;
+    // SQLite says only "unable to open database file": describeError names the folder in the way.
+    if (folder) throw Object.assign(new Error(`EISDIR: ${folder} is a folder`), { code: "EISDIR", path: folder });
     throw asNoSpace(err, path, `opening ${basename(path)}`);
   }
 }
@@ -79,6 +82,11 @@ function fileDenied(path: string): string | undefined {
     }
   }
   return undefined;
+}
+
+/** The archive, its -wal or its -shm when a folder is in its place. */
+function folderInPlace(path: string): string | undefined {
+  return [path, `${path}-wal`, `${path}-shm`].find((f) => statSync(f, { throwIfNoEntry: false })?.isDirectory());
 }
 
 function folderUnwritable(dir: string): "read-only" | "permission" | undefined {
