@@ -120,6 +120,9 @@ export function openTempFile(path: string): TempFile {
       } catch (err) {
         if (replaced !== undefined) closeSync(replaced);
         rmSync(tmp, { force: true });
+        // A folder at the target: the error names the temp file (its path), which is gone now.
+        const e = err as NodeJS.ErrnoException;
+        if (e.code === "EISDIR") e.path = path;
         throw err;
       }
       if (replaced !== undefined) releaseLater(replaced);

@@ -1,8 +1,9 @@
 // Staged atomic writes: byte chunks land in order (one writev), nothing changes at the target before commit.
 import { afterAll, expect, test } from "bun:test";
-import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { stageFileAtomic } from "../../src/shared/atomic-write.ts";
+import { stageFileAtomic, writeFileAtomic } from "../../src/shared/atomic-write.ts";
+import { describeError } from "../../src/shared/describe-error.ts";
 import { startDataSync } from "../../src/shared/background-sync.ts";
 import { removeTempHomes, tempHome } from "../fixture/home.ts";
 
@@ -59,4 +60,19 @@ test("a sync left to run on another thread: synced(), commit() and discard() wai
 
 test("a failed background sync throws what fdatasync throws", () => {
   expect(() => startDataSync(987_654)()).toThrow(expect.objectContaining({ code: "EBADF", syscall: "fdatasync" }));
+});
+
+test("a folder at the target: the error names the target (not the temp file, which is removed)", () => {
+  const dir = tempHome();
+  const target = join(dir, "http.json");
+  mkdirSync(join(target, "inside"), { recursive: true });
+  expect(() => writeFileAtomic(target, "{}")).toThrow("EISDIR");
+  let caught: unknown;
+  try {
+    writeFileAtomic(target, "{}");
+  } catch (err) {
+    caught = err;
+  }
+  expect(describeError(caught)).toBe(`${target} is a folder where memvoy keeps a file: move it aside`);
+  expect(readdirSync(dir)).toEqual(["http.json"]);
 });
