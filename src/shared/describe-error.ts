@@ -1,6 +1,6 @@
 // The one place a thrown value becomes user text: one line, the same in the CLI, the TUI and the daemon log.
 // A full disk and a refused permission read the same wherever they surface (errno or SQLite code, also as a cause).
-import { lstatSync, readlinkSync, statSync } from "node:fs";
+import { lstatSync, readFileSync, readlinkSync, statSync } from "node:fs";
 import { dirname } from "node:path";
 import { formatNamedError, MemvoyError } from "./errors.ts";
 import { postgresReason } from "./postgres-failure.ts";
@@ -142,6 +142,19 @@ export function isNoRoom(err: unknown): boolean {
   return kind === "no-space" || kind === "too-big" || kind === "disk-io";
 }
 
+/**
+ * Whether this process has a file-size limit (ulimit -f, a service's LimitFSIZE): SQLite reports a write past it
+ * as a bare "disk I/O error", on a disk with room to spare.
+ */
+function fileSizeLimited(): boolean {
+  try {
+    const limit = /^Max file size\s+(\S+)/m.exec(readFileSync("/proc/self/limits", "utf8"))?.[1];
+    return limit !== undefined && limit !== "unlimited";
+  } catch {
+    return false; // not Linux
+  }
+}
+
 /** Looks through the error and its causes for a full disk, a refused permission or a failing disk. */
 function systemFailure(err: unknown): SystemFailure | undefined {
   for (let e = err, depth = 0; e && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
@@ -153,7 +166,7 @@ function systemFailure(err: unknown): SystemFailure | undefined {
     if (code === "EACCES" || code === "EPERM" || code === "EROFS" || READ_ONLY.test(code) || READ_ONLY.test(message))
       return "permission";
     if (OS_DENIED.test(message)) return "permission";
-    if (DISK_IO.test(code) || DISK_IO.test(message)) return "disk-io";
+    if (DISK_IO.test(code) || DISK_IO.test(message)) return fileSizeLimited() ? "too-big" : "disk-io";
     if (!(e instanceof Error)) break;
   }
   return undefined;

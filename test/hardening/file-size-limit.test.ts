@@ -39,3 +39,18 @@ test("an add whose history.json would pass the file-size limit says so, and noth
   const doctor = await cli(["doctor"], { home });
   expect(doctor.stdout).toContain("all good");
 }, 60_000);
+
+test("a message whose archive write would pass the file-size limit (SQLite's 'disk I/O error') names the limit", async () => {
+  const home = tempHome();
+  expect((await cli(["add", "s", "--role", "user", "--content", "seed"], { home })).code).toBe(0);
+  // history.json stays under the limit; the archive's WAL, which holds the message more than once, does not.
+  const r = await limited(400, home, ["add", "s", "--role", "user"], "w".repeat(150_000));
+  expect({ code: r.code, stderr: r.stderr.trim() }).toEqual({
+    code: 1,
+    stderr:
+      "memvoy: a file would grow past the largest size allowed here (the shell's ulimit -f, or the file system's limit); nothing was changed (disk I/O error)",
+  });
+  const file = JSON.parse(readFileSync(join(home, "sessions", "s", "history.json"), "utf8"));
+  expect(file.map((m: { content: string }) => m.content)).toEqual(["seed"]);
+  expect((await cli(["doctor"], { home })).stdout).toContain("all good");
+}, 60_000);
