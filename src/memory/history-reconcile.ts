@@ -69,8 +69,12 @@ export function reconcileHistory(
   const inFile = new Set(doc.records.map((r) => r.id));
   const adopted = adoptedRows(recent, inFile);
   const unseen: MessageRecord[] = [];
+  let held = 0; // recent rows the file holds without their ids
   for (const r of doc.records) {
-    if (r.id === "" && adopted.get(recordKey(r))?.pop() !== undefined) continue; // in the archive already
+    if (r.id === "" && adopted.get(recordKey(r))?.pop() !== undefined) {
+      held++; // in the archive already
+      continue;
+    }
     if (r.id === "" || foreign.has(r.id)) unseen.push({ ...r, id: newId(Number(r.sendAt / 1_000_000n)) });
     else if (!recentIds.has(r.id) && !owners.has(r.id) && !dead.has(r.id)) unseen.push(r);
   }
@@ -81,7 +85,7 @@ export function reconcileHistory(
     records: changed ? records : doc.records,
     unseen,
     tombstoned: [...dead],
-    restored: recent.filter((m) => !inFile.has(m.id)).length,
+    restored: recent.filter((m) => !inFile.has(m.id)).length - held,
     renewed,
     changed,
   };

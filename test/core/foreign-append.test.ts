@@ -89,6 +89,11 @@ describe("records another program appends to an adopted session", () => {
       writeFileSync(historyFile(home, "s1"), `[${kept.join(",")}]`);
     };
     agenvoyRewrite("foreign giraffe");
+    // The rewritten records are the archive's rows without their ids: only the new one is missing from the archive.
+    const doctor = await cli(["doctor", "--json"], { home });
+    expect(JSON.parse(doctor.stdout).findings).toEqual([
+      { session: "s1", problem: "history.json holds 1 message(s) the archive lacks" },
+    ]);
     await run(["history", "s1"]);
     agenvoyRewrite("foreign okapi");
     const all = JSON.parse(await run(["history", "s1", "--all", "--json"])).messages;
