@@ -499,3 +499,19 @@ test("export --output writes into a FIFO, a stream of its own (/proc/self/fd/1) 
   expect(lstatSync(join(dir, "link.jsonl")).isSymbolicLink()).toBe(true);
   expect(readFileSync(join(dir, "real.jsonl"), "utf8")).toBe(plain);
 }, 60_000);
+
+test("export --output removes what an export killed mid-write left beside the file, and only that", async () => {
+  const home = tempHome();
+  expect((await cli(["add", "s1", "--role", "user", "--content", "hello"], { home })).code).toBe(0);
+  const dir = tempHome();
+  const out = join(dir, "out.jsonl");
+  const dead = Bun.spawnSync(["true"]).pid; // exited and reaped: its temp file is stale
+  const stale = join(dir, `.out.jsonl.${dead}.k1ll3d.tmp`);
+  const live = join(dir, `.out.jsonl.${process.pid}.wr1t1ng.tmp`); // a writer still running
+  const other = join(dir, `.other.jsonl.${dead}.k1ll3d.tmp`); // another file's
+  for (const f of [stale, live, other]) writeFileSync(f, '{"type":"session","id":"s1"}\n');
+  expect((await cli(["export", "--all", "--output", out], { home })).code).toBe(0);
+  expect(readdirSync(dir).sort()).toEqual(
+    [`.other.jsonl.${dead}.k1ll3d.tmp`, `.out.jsonl.${process.pid}.wr1t1ng.tmp`, "out.jsonl"].sort(),
+  );
+});
