@@ -1,7 +1,8 @@
 // doctor's checks of the home outside the sessions: a symbolic link where memvoy keeps a lock file, its logs or
 // the vector store (refused by every command that opens them), and an entry of sessions/ named like a session
 // that is no folder (a file blocks that session; a link is never followed). --repair removes a linked lock file,
-// log or cache (the link only: memvoy creates it again) and moves a stray file out of sessions/.
+// log or cache (the link only: memvoy creates it again), temp files of writers killed mid-write, and moves a stray
+// file out of sessions/.
 import { existsSync, lstatSync, renameSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { dirEntries } from "../shared/dir-entries.ts";
@@ -13,6 +14,7 @@ import { refuseLinkedTables } from "../storage/lance/linked-tables.ts";
 import { queuedCount, recentCount } from "../storage/sqlite/embed-queue-repo.ts";
 import { countEmbeddedBy } from "../storage/sqlite/error-memory-repo.ts";
 import { embedderTableName, ERROR_TABLES } from "../storage/lance/embedder-tables.ts";
+import { removeStaleTempFiles, staleTempFiles } from "./crash-recovery.ts";
 import type { DoctorFinding } from "./doctor-finding.ts";
 import { messageVectorFolders } from "./vector-folders.ts";
 import { modeFindings } from "./doctor-modes.ts";
@@ -45,7 +47,7 @@ export interface HomeCheck {
 }
 
 export function checkHome(ctx: HomeCheckContext, repair: boolean): HomeCheck {
-  const findings = [...linkedFiles(ctx, repair), ...vectorFindings(ctx)];
+  const findings = [...linkedFiles(ctx, repair), ...homeTempFiles(ctx, repair), ...vectorFindings(ctx)];
   const blocked = new Set<string>();
   for (const e of dirEntries(ctx.paths.sessions)) {
     if (e.isDirectory() || !isSessionId(e.name)) continue; // .DS_Store and other hidden names are no session
@@ -72,6 +74,22 @@ export function checkHome(ctx: HomeCheckContext, repair: boolean): HomeCheck {
   }
   findings.push(...modeFindings(ctx, repair)); // after a stray file left sessions/: it is the user's
   return { findings, blocked };
+}
+
+/**
+ * Temp files a process killed mid-write left beside the home's own files (daemon.state.json, http.json, which
+ * holds the daemon's token, the caches in .store): removed with --repair, as the sessions' are.
+ */
+function homeTempFiles(ctx: HomeCheckContext, repair: boolean): DoctorFinding[] {
+  return [ctx.paths.home, join(ctx.paths.home, ".store")].flatMap((dir) => {
+    const temps = staleTempFiles(dir);
+    if (temps.length === 0) return [];
+    const f: DoctorFinding = {
+      problem: `${temps.length} temp file(s) left by a writer that died in ${dir}: ${temps.join(", ")}`,
+    };
+    if (repair) f.repaired = `removed ${removeStaleTempFiles(dir).length} temp file(s)`;
+    return [f];
+  });
 }
 
 function linkedFiles(ctx: HomeCheckContext, repair: boolean): DoctorFinding[] {

@@ -89,3 +89,27 @@ test.skipIf(!procfs)("a pid taken by a process that started after the temp file 
     child.kill();
   }
 });
+
+test("doctor names and --repair removes a dead writer's temp files beside the home's own files (http.json's holds the token)", async () => {
+  const home = tempHome();
+  expect((await cli(["add", "s1", "--role", "user", "--content", "hello"], { home })).code).toBe(0);
+  const dead = Bun.spawnSync(["true"]).pid; // exited and reaped
+  const names = [`.http.json.${dead}.k1ll3d.tmp`, `.daemon.state.json.${dead}.k1ll3d.tmp`];
+  for (const name of names) writeFileSync(join(home, name), '{"token":"secret"}', { mode: 0o600 });
+  const store = join(home, ".store", `.config-cache.json.${dead}.k1ll3d.tmp`);
+  writeFileSync(store, "{}", { mode: 0o600 });
+  const live = join(home, `.http.json.${process.pid}.wr1t1ng.tmp`); // a writer still running
+  writeFileSync(live, "{}", { mode: 0o600 });
+  const check = await cli(["doctor", "--json"], { home });
+  expect(check.code).toBe(1);
+  expect(JSON.parse(check.stdout).findings).toEqual([
+    { problem: `2 temp file(s) left by a writer that died in ${home}: ${names.sort().join(", ")}` },
+    {
+      problem: `1 temp file(s) left by a writer that died in ${join(home, ".store")}: .config-cache.json.${dead}.k1ll3d.tmp`,
+    },
+  ]);
+  expect((await cli(["doctor", "--repair"], { home })).code).toBe(0);
+  for (const name of names) expect(existsSync(join(home, name))).toBe(false);
+  expect(existsSync(store)).toBe(false);
+  expect(existsSync(live)).toBe(true);
+});
