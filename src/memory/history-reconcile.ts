@@ -10,6 +10,7 @@ import {
   listSessionMessages,
   pendingRemovalIds,
   recentTierEnds,
+  seqOfMessage,
   sessionsOfIds,
 } from "../storage/sqlite/messages-repo.ts";
 import { tombstonedIds } from "../storage/sqlite/tombstones-repo.ts";
@@ -68,6 +69,9 @@ export function reconcileHistory(
   );
   const inFile = new Set(doc.records.map((r) => r.id));
   const adopted = adoptedRows(recent, inFile);
+  const compacted = doc.records.some((r) => r.id === "" && !adopted.has(recordKey(r)))
+    ? adoptedRows(archivedSinceFile(ctx, session, doc, recent, owners), inFile)
+    : undefined;
   const unseen: MessageRecord[] = [];
   let held = 0; // recent rows the file holds without their ids
   for (const r of doc.records) {
@@ -75,6 +79,7 @@ export function reconcileHistory(
       held++; // in the archive already
       continue;
     }
+    if (r.id === "" && compacted?.get(recordKey(r))?.pop() !== undefined) continue; // archived already
     if (r.id === "" || foreign.has(r.id)) unseen.push({ ...r, id: newId(Number(r.sendAt / 1_000_000n)) });
     else if (!recentIds.has(r.id) && !owners.has(r.id) && !dead.has(r.id)) unseen.push(r);
   }
@@ -108,6 +113,27 @@ function adoptedRows(recent: readonly StoredMessage[], inFile: ReadonlySet<strin
     else out.set(k, [m.id]);
   }
   return out;
+}
+
+/**
+ * The archived rows newer than the file's newest record the archive knows: a write that died before its rename
+ * may have adopted records of the file and moved them out of the recent tier in the same step (compaction).
+ */
+function archivedSinceFile(
+  ctx: MemoryContext,
+  session: string,
+  doc: HistoryDoc,
+  recent: readonly StoredMessage[],
+  owners: ReadonlyMap<string, string>,
+): StoredMessage[] {
+  const seqs = new Map(recent.map((m) => [m.id, m.seq] as const));
+  for (let i = doc.records.length - 1; i >= 0; i--) {
+    const id = doc.records[i]!.id;
+    if (id === "") continue;
+    const seq = seqs.get(id) ?? (owners.get(id) === session ? seqOfMessage(ctx.db, id) : undefined);
+    if (seq !== undefined) return listSessionMessages(ctx.db, session, { archivedOnly: true, afterSeq: seq });
+  }
+  return [];
 }
 
 /** "FILE is corrupt (records 1, 2: ids of session "a"'s messages (X, Y): …)": never taken, never dropped unseen. */

@@ -214,3 +214,29 @@ test("killed after the SQLite commit of a write that adopted records another pro
   const doctor = await cli(["doctor"], { home });
   expect({ code: doctor.code, out: doctor.stdout.trim().split("\n").at(-1) }).toEqual({ code: 0, out: "all good" });
 });
+
+test("killed after the SQLite commit of a write that adopted appended records and compacted them away: kept once", async () => {
+  const home = tempHome();
+  const env = { MEMVOY_LIMITS_MAX_HISTORY_BYTES: "4096" };
+  expect((await cli(["add", "s1", "--role", "user", "--content", "first"], { home, env })).code).toBe(0);
+  const file = join(home, "sessions", "s1", "history.json");
+  const records = JSON.parse(readFileSync(file, "utf8"));
+  records.push({ role: "user", content: "from agenvoy", sendAt: 1796535999000000000 });
+  writeFileSync(file, JSON.stringify(records));
+  // A batch large enough to move the adopted record out of the recent tier in the same write.
+  const batch = Array.from({ length: 40 }, (_, i) =>
+    JSON.stringify({ role: i % 2 ? "assistant" : "user", content: `batch ${i} ${"p".repeat(200)}` }),
+  ).join("\n");
+  const killed = await cli(["add", "s1"], { home, env: { ...env, ...fault("after-archive-commit") }, stdin: batch });
+  expect(killed.code).not.toBe(0);
+  expect(
+    archive(home, "s1")
+      .rows.filter((r) => r.recent === 0n)
+      .map((r) => r.content),
+  ).toContain("from agenvoy");
+  const all = await cli(["history", "s1", "--all", "--json"], { home, env });
+  const contents = JSON.parse(all.stdout).messages.map((m: { content: string }) => m.content);
+  expect(contents.filter((c: string) => c === "from agenvoy")).toHaveLength(1);
+  expect(contents).toHaveLength(42);
+  expect(fileIds(home, "s1").map((r) => r.id)).toEqual(archive(home, "s1").recent);
+});
