@@ -1,7 +1,7 @@
 // `memvoy search` asks the daemon running for the home (same program, same config) and prints its answer as
 // it prints its own; with no such daemon, or one that cannot answer, it searches in its own process.
 import { afterAll, beforeAll, expect, setDefaultTimeout, test } from "bun:test";
-import { cpSync, existsSync, readFileSync, renameSync, symlinkSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, readFileSync, renameSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { routeFor } from "../../src/app/api/routes.ts";
 import { openMemory } from "../../src/app/open-memory.ts";
@@ -319,7 +319,11 @@ async function withFakeDaemon(
   } finally {
     server.stop(true);
     writeFileSync(httpFile, JSON.stringify(stampedFile), { mode: 0o600 });
+    const ours = statSync(httpFile).ino;
     process.kill(daemonPid, "SIGCONT");
+    // The daemon finds the file written over and writes its own back (a temp file, then a rename): waited for,
+    // so that the next test meets no file of it half made (a copy of the home would trip over its temp file).
+    await waitFor(() => statSync(httpFile).ino !== ours, 15_000, "the daemon's own http.json written back");
   }
 }
 
