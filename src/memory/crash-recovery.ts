@@ -82,7 +82,7 @@ const TEMP = /^\.(.+)\.(\d+)\.[a-z0-9]+\.tmp$/;
 export function staleTempFiles(dir: string, o: { homeLocked?: boolean } = {}): string[] {
   let names: string[];
   try {
-    names = readdirSync(dir);
+    names = readdirSync(dir).sort(); // in name order: the folder's own order differs between file systems
   } catch {
     return [];
   }
