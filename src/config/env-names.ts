@@ -1,6 +1,6 @@
 // The MEMVOY_* variables memvoy does not read (MEMVOY_HOEM), each with the name it most likely misspells.
 import { nearestName } from "../shared/nearest-name.ts";
-import { ConfigError, type UnknownVariable } from "./load.ts";
+import { ConfigError, configOverrideNames, type UnknownVariable } from "./load.ts";
 import { ConfigSchema } from "./schema.ts";
 import { S3_KEY_VARIABLES } from "./vectors-schema.ts";
 
@@ -37,20 +37,14 @@ function configVariables(): string[] {
  */
 export function unknownVariables(env: Record<string, string | undefined>): UnknownVariable[] {
   const config = configVariables();
-  const sections = Object.entries(ConfigSchema.entries as Record<string, Node>)
-    .filter(([, node]) => node.wrapped?.type === "strict_object")
-    .map(([key]) => `${key}_`);
-  const known = [...config, ...OTHER_VARIABLES];
+  const overrides = new Set(configOverrideNames(env));
+  const known = [...config, ...OTHER_VARIABLES].map((k) => k.slice(7).toLowerCase());
   const out: UnknownVariable[] = [];
   for (const name of Object.keys(env).sort()) {
-    if (!name.startsWith("MEMVOY_") || env[name] === undefined || OTHER_VARIABLES.includes(name)) continue;
+    if (!name.startsWith("MEMVOY_") || env[name] === undefined) continue;
+    if (OTHER_VARIABLES.includes(name) || overrides.has(name)) continue;
     const key = name.slice(7).toLowerCase();
-    if (key !== "home" && (key in ConfigSchema.entries || sections.some((s) => key.startsWith(s)))) continue;
-    const near =
-      nearestName(
-        key,
-        known.map((k) => k.slice(7).toLowerCase()),
-      ) ?? sectionFor(key, config);
+    const near = nearestName(key, known) ?? sectionFor(key, config);
     out.push(near ? { name, near: near.startsWith("MEMVOY_") ? near : `MEMVOY_${near.toUpperCase()}` } : { name });
   }
   return out;
