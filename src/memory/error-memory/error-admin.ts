@@ -31,10 +31,9 @@ export function listErrors(ctx: MemoryContext, raw: unknown = {}): ErrorList {
   const o = checkListInput(raw);
   const now = ctx.now();
   const filter = { tool: o.tool, outcome: o.outcome };
+  const embedderId = recordEmbedder(ctx);
   return {
-    records: listLive(ctx.db, filter, now, o.limit ?? DEFAULT_LIST_LIMIT).map((r) =>
-      toErrorRecord(r, recordEmbedder(ctx)),
-    ),
+    records: listLive(ctx.db, filter, now, o.limit ?? DEFAULT_LIST_LIMIT).map((r) => toErrorRecord(r, embedderId)),
     total: countLive(ctx.db, filter, now),
   };
 }

@@ -57,10 +57,11 @@ export async function searchErrors(ctx: MemoryContext, raw: unknown): Promise<Er
     touchHits(ctx.db, seqs, now, now + errorTtlNs(ctx));
     return new Map(getLiveBySeqs(ctx.db, seqs, now).map((r) => [r.seq, r]));
   });
+  const embedderId = recordEmbedder(ctx);
   const hits: ErrorHit[] = [];
   for (const r of ranked) {
     const row = fresh.get(r.seq);
-    if (row) hits.push({ record: toErrorRecord(row, recordEmbedder(ctx)), score: r.score, matchedBy: r.matchedBy });
+    if (row) hits.push({ record: toErrorRecord(row, embedderId), score: r.score, matchedBy: r.matchedBy });
   }
   return { hits, notEmbedded: c.notEmbedded, notes: c.notes };
 }
