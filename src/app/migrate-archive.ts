@@ -258,13 +258,11 @@ async function copySummaries(
   hosts: ReadonlySet<string>,
 ): Promise<number> {
   const summarized = (await source.listSessions()).map((s) => s.id).filter((id) => existsSync(paths.summary(id)));
-  let n = 0;
   // The target's summaries a batch of sessions at a time: a few reads, not one a session.
   for (let at = 0; at < summarized.length; at += SUMMARY_BATCH) {
     const batch = summarized.slice(at, at + SUMMARY_BATCH);
     const there = await target.summaryTexts(batch.filter((id) => !hosts.has(id)));
     for (const id of batch) {
-      n++;
       if (hosts.has(id)) continue;
       refuseSessionSymlinks(paths.session(id));
       const summary = readFileSync(paths.summary(id), "utf8");
@@ -274,7 +272,7 @@ async function copySummaries(
         await target.putSummaryState(id, { summary, cursor }, nowNs());
     }
   }
-  return n;
+  return summarized.length;
 }
 
 /** The counts agree; of error records, usage rows and summary runs, every one of the home's is there (hosts add theirs). */

@@ -102,7 +102,7 @@ export function startHttpServer(o: HttpServerOptions): HttpServer {
     return json(body, status);
   };
 
-  /** `fixed`: the path params of a literal path served by this route (see shadowedBy). */
+  /** `fixed`: the path params of a literal path served by this route (see paramsOf below). */
   const operation = (r: Route, fixed?: Record<string, string>): Handler => {
     const types = fieldTypes(r.input);
     return async (req) => {

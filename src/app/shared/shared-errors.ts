@@ -168,7 +168,7 @@ export class SharedErrors {
     const embedder = await this.ctx.vectors.embedder();
     const pending = await archive.unembeddedErrors(embedder.id, now, 256);
     // While the shared vectors are being written, they wait for a later lookup (counted below): no waiting here.
-    if (pending.length > 0) await this.#embed(pending, undefined, 0).catch((err) => ignoreBusy(err));
+    if (pending.length > 0) await this.#embed(pending, undefined, 0).catch(ignoreBusy);
     const notEmbedded = (await archive.unembeddedErrors(embedder.id, now, 10_000)).length;
     const [vector] = await embedder.embed([query], AbortSignal.timeout(10_000), "query");
     const store = await this.ctx.vectors.errorStore();
