@@ -2,15 +2,16 @@
 // forward to the archive's recent rows (so a message committed to SQLite but never renamed into history.json
 // is in both, and a compaction cutoff SQLite recorded is applied to the file), and temp files whose owner
 // process is dead (or a zombie) are removed.
-import { lstatSync, readdirSync, rmSync } from "node:fs";
-import { join } from "node:path";
-import { writerMayBeAlive } from "../shared/process-alive.ts";
+import { removeStaleTempFiles, staleTempFiles, type StaleTempOptions } from "../shared/stale-temp-files.ts";
 import { CorruptHistoryError, forgetHistoryCache, readHistory, stageHistory } from "../storage/history/history-file.ts";
 import { refuseSessionSymlinks } from "../storage/history/no-symlink.ts";
 import { saveHistoryStamp } from "../storage/sqlite/history-stamps-repo.ts";
 import { withWriteLock } from "../storage/sqlite/write-lock.ts";
 import { reconcileHistory } from "./history-reconcile.ts";
 import type { MemoryContext } from "./memory-context.ts";
+
+/** Under the home's writer lock, only its holder writes a history.json: another process's temp file of it is stale. */
+export const UNDER_HOME_LOCK: StaleTempOptions = { heldFile: "history.json" };
 
 export interface RecoveryReport {
   session: string;
@@ -37,8 +38,8 @@ export function recoverSessions(ctx: MemoryContext, sessions: readonly string[])
       continue; // never followed; the command that names this session refuses it
     }
     const dir = ctx.paths.session(session);
-    const removedTempFiles = removeStaleTempFiles(dir, { homeLocked: true });
-    const keptTempFiles = staleTempFiles(dir, { homeLocked: true }); // could not be removed
+    const removedTempFiles = removeStaleTempFiles(dir, UNDER_HOME_LOCK);
+    const keptTempFiles = staleTempFiles(dir, UNDER_HOME_LOCK); // could not be removed
     try {
       out.push({ session, ...rollForward(ctx, session), removedTempFiles, keptTempFiles });
     } catch (err) {
@@ -71,51 +72,4 @@ export function rollForward(
     forgetHistoryCache(file); // not checked yet: the next write (or read) adopts them
   else withWriteLock(ctx.db, () => saveHistoryStamp(ctx.db, session, stamp));
   return { restored: c.restored, rewritten: true };
-}
-
-const TEMP = /^\.(.+)\.(\d+)\.[a-z0-9]+\.tmp$/;
-
-/**
- * `.<file>.<pid>.<random>.tmp` files in `dir` whose writer is gone. With `homeLocked` (the caller holds the
- * home's writer lock), a history.json temp file of any other process is stale: only the lock's holder writes one.
- */
-export function staleTempFiles(dir: string, o: { homeLocked?: boolean } = {}): string[] {
-  let names: string[];
-  try {
-    names = readdirSync(dir).sort(); // in name order: the folder's own order differs between file systems
-  } catch {
-    return [];
-  }
-  return names.filter((name) => {
-    const m = TEMP.exec(name);
-    if (m === null) return false;
-    const pid = Number(m[2]);
-    if (o.homeLocked && m[1] === "history.json") return pid !== process.pid;
-    const written = modifiedMs(join(dir, name));
-    return written !== undefined && !writerMayBeAlive(pid, written);
-  });
-}
-
-function modifiedMs(path: string): number | undefined {
-  try {
-    return lstatSync(path).mtimeMs;
-  } catch {
-    return undefined; // gone already
-  }
-}
-
-/** Remove the stale temp files of `dir` (see staleTempFiles); returns their names. */
-export function removeStaleTempFiles(dir: string, o: { homeLocked?: boolean } = {}): string[] {
-  const removed: string[] = [];
-  for (const name of staleTempFiles(dir, o)) {
-    const path = join(dir, name);
-    try {
-      if (!lstatSync(path).isFile()) continue;
-      rmSync(path, { force: true });
-      removed.push(name);
-    } catch {
-      // gone already
-    }
-  }
-  return removed;
 }

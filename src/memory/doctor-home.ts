@@ -14,7 +14,7 @@ import { refuseLinkedTables } from "../storage/lance/linked-tables.ts";
 import { queuedCount, recentCount } from "../storage/sqlite/embed-queue-repo.ts";
 import { countEmbeddedBy } from "../storage/sqlite/error-memory-repo.ts";
 import { embedderTableName, ERROR_TABLES } from "../storage/lance/embedder-tables.ts";
-import { removeStaleTempFiles, staleTempFiles } from "./crash-recovery.ts";
+import { removeStaleTempFiles, staleTempFiles } from "../shared/stale-temp-files.ts";
 import type { DoctorFinding } from "./doctor-finding.ts";
 import { messageVectorFolders } from "./vector-folders.ts";
 import { modeFindings } from "./doctor-modes.ts";

@@ -27,7 +27,8 @@ import {
   SymlinkRefusedError,
 } from "../storage/history/no-symlink.ts";
 import { BrokenDatabaseError, isBrokenDatabase } from "../storage/sqlite/broken-database.ts";
-import { removeStaleTempFiles, staleTempFiles } from "./crash-recovery.ts";
+import { UNDER_HOME_LOCK } from "./crash-recovery.ts";
+import { removeStaleTempFiles, staleTempFiles } from "../shared/stale-temp-files.ts";
 import { withHomeLock } from "./home-lock.ts";
 import { listSome, reconcileHistory, toRecord, type Reconciled } from "./history-reconcile.ts";
 import type { MemoryContext } from "./memory-context.ts";
@@ -79,7 +80,7 @@ function checkSession(ctx: MemoryContext, session: string, repair: boolean): Doc
   }
   const dir = ctx.paths.session(session);
   // Under the writer lock every history.json temp file of another process is stale (see staleTempFiles).
-  const remove = () => withHomeLock(ctx, () => removeStaleTempFiles(dir, { homeLocked: true }), session);
+  const remove = () => withHomeLock(ctx, () => removeStaleTempFiles(dir, UNDER_HOME_LOCK), session);
   return [
     ...tempFileFindings(dir, session, repair, remove),
     ...folderInTheWay(session, () => checkHistory(ctx, session, repair)),

@@ -12,7 +12,8 @@ import { scrubDatabase } from "../storage/sqlite/open-database.ts";
 import { deleteSummaryRun, getSummaryRun, restartSummaryRun } from "../storage/sqlite/summary-runs-repo.ts";
 import { addTombstones, idTombstone } from "../storage/sqlite/tombstones-repo.ts";
 import { withWriteLock } from "../storage/sqlite/write-lock.ts";
-import { removeStaleTempFiles, rollForward } from "./crash-recovery.ts";
+import { UNDER_HOME_LOCK, rollForward } from "./crash-recovery.ts";
+import { removeStaleTempFiles } from "../shared/stale-temp-files.ts";
 import { reconcileHistory } from "./history-reconcile.ts";
 import { withHomeLock } from "./home-lock.ts";
 import type { MemoryContext } from "./memory-context.ts";
@@ -127,7 +128,7 @@ function finishRemoval(ctx: MemoryContext, session: string, id: string): void {
     // every open finishes a pending removal and none could run.
     if (!(err instanceof CorruptHistoryError)) throw err;
   }
-  removeStaleTempFiles(ctx.paths.session(session), { homeLocked: true }); // a dead writer's copy of the text
+  removeStaleTempFiles(ctx.paths.session(session), UNDER_HOME_LOCK); // a dead writer's copy of the text
   withWriteLock(ctx.db, () => {
     const m = getMessagesById(ctx.db, [id])[0];
     if (m && m.session === session) deleteOneMessage(ctx.db, m, ctx.now());

@@ -18,7 +18,8 @@ import {
 } from "../storage/sqlite/pending-removals-repo.ts";
 import { deleteSummaryRun } from "../storage/sqlite/summary-runs-repo.ts";
 import { deleteSessionUsage } from "../storage/sqlite/usage-repo.ts";
-import { removeStaleTempFiles, rollForward } from "./crash-recovery.ts";
+import { UNDER_HOME_LOCK, rollForward } from "./crash-recovery.ts";
+import { removeStaleTempFiles } from "../shared/stale-temp-files.ts";
 import { withHomeLock } from "./home-lock.ts";
 import { removeKeptCopies } from "./kept-copies.ts";
 import type { MemoryContext } from "./memory-context.ts";
@@ -71,7 +72,7 @@ export function resetSession(ctx: MemoryContext, session: string, all = false): 
         const history = ctx.paths.history(session);
         rmSync(history, { force: true });
         forgetHistoryCache(history);
-        removeStaleTempFiles(ctx.paths.session(session), { homeLocked: true }); // a dead writer's copy of the text
+        removeStaleTempFiles(ctx.paths.session(session), UNDER_HOME_LOCK); // a dead writer's copy of the text
         let summaryRemoved = false;
         if (all) {
           summaryRemoved = (
@@ -173,7 +174,7 @@ export function finishSessionDeletion(ctx: MemoryContext, d: PendingSessionDelet
       } catch (err) {
         if (!(err instanceof CorruptHistoryError)) throw err; // left to doctor --repair, which drops removed records
       }
-      removeStaleTempFiles(dir, { homeLocked: true });
+      removeStaleTempFiles(dir, UNDER_HOME_LOCK);
       if (d.kind === "reset-all" && writtenBefore(ctx.paths.summary(d.session), d.createdAt)) {
         (require("./summary/summary-store.ts") as typeof import("./summary/summary-store.ts")).removeSummaryFiles(
           ctx,

@@ -1,19 +1,9 @@
 // An atomic file written in pieces: a temp file beside the target, synced, renamed over it on commit.
-import {
-  closeSync,
-  fdatasyncSync,
-  lstatSync,
-  openSync,
-  readdirSync,
-  realpathSync,
-  renameSync,
-  rmSync,
-  statSync,
-} from "node:fs";
+import { closeSync, fdatasyncSync, lstatSync, openSync, realpathSync, renameSync, rmSync, statSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
 import { FILE_MODE, writeAll } from "./atomic-write.ts";
 import { namedError } from "./errors.ts";
-import { writerMayBeAlive } from "./process-alive.ts";
+import { removeStaleTempFiles } from "./stale-temp-files.ts";
 
 /** The target's folder does not take a new file (read-only, a pseudo file system, no permission). */
 export const UnwritableOutputError = namedError<{ path: string; reason: string }>(
@@ -80,7 +70,8 @@ export function openAtomicStream(path: string): AtomicStream {
         fdatasyncSync(fd);
         close();
         renameSync(tmp, target);
-        removeStaleTemps(target);
+        // Earlier writes of it whose process died (killed mid-write) left hidden partial copies beside it.
+        removeStaleTempFiles(dirname(target), { of: basename(target) });
       } catch (err) {
         close();
         rmSync(tmp, { force: true });
@@ -92,32 +83,6 @@ export function openAtomicStream(path: string): AtomicStream {
       rmSync(tmp, { force: true });
     },
   };
-}
-
-/**
- * Remove the temp files of earlier writes of `target` whose process died (killed mid-write): each is a hidden
- * partial copy of the output beside it, as large as the output was when the writer died.
- */
-function removeStaleTemps(target: string): void {
-  const dir = dirname(target);
-  const prefix = `.${basename(target)}.`;
-  let names: string[];
-  try {
-    names = readdirSync(dir);
-  } catch {
-    return;
-  }
-  for (const name of names) {
-    const m = name.startsWith(prefix) ? /^(\d+)\.[a-z0-9]+\.tmp$/.exec(name.slice(prefix.length)) : null;
-    if (!m) continue;
-    const path = join(dir, name);
-    try {
-      const st = lstatSync(path);
-      if (st.isFile() && !writerMayBeAlive(Number(m[1]), st.mtimeMs)) rmSync(path, { force: true });
-    } catch {
-      // gone already
-    }
-  }
 }
 
 /** A stream written straight into a pipe, FIFO or device, as it comes (nothing to sync or rename). */
