@@ -195,7 +195,7 @@ export const TOOLS: readonly ToolDef[] = [
     title: "Error memory",
     description:
       "Tool errors and the fixes that worked, across sessions. mode=lookup with the error text (and optionally the tool) returns matching records with fix, " +
-      "cause, outcome and hits; every record found has its expiry restarted (error_memory.ttl_days, 90 days by default). mode=record stores tool, error, fix, cause, outcome and keywords " +
+      "cause, outcome and hits; every record returned (and no other) has its expiry restarted (error_memory.ttl_days, 90 days by default). mode=record stores tool, error, fix, cause, outcome and keywords " +
       "(secrets are redacted; the same error of the same tool is merged). Over max_chars, a lookup keeps the records that fit (a record alone over it " +
       "has its long texts cut alike), with truncated=true and next_offset to pass as offset.",
     schema: T.ErrorMemoryArgs,
@@ -208,9 +208,14 @@ export const TOOLS: readonly ToolDef[] = [
       if (a.mode === "lookup") {
         const error = need(a.error, "error", "lookup");
         const offset = a.offset ?? 0;
-        const limit = Math.min(LIMITS.errorLimit, offset + (a.limit ?? 5));
-        const r = await api.searchErrors({ query: error, tool: a.tool || undefined, limit });
-        const hits = r.hits.slice(offset).map((h) => ({
+        // Only the page is asked for: a lookup restarts the TTL of the records it returns, and the ones
+        // before the offset were not shown this time.
+        const limit = Math.min(a.limit ?? 5, LIMITS.errorLimit - offset);
+        const r =
+          limit > 0
+            ? await api.searchErrors({ query: error, tool: a.tool || undefined, limit, offset })
+            : { hits: [], notes: [] };
+        const hits = r.hits.map((h) => ({
           id: h.id,
           tool: h.tool,
           error: h.error,
@@ -222,8 +227,11 @@ export const TOOLS: readonly ToolDef[] = [
         }));
         const out: Record<string, unknown> = { mode: "lookup", hits };
         if (r.notes.length > 0) out.notes = r.notes;
-        if (offset > 0 && r.hits.length <= offset)
-          out.emptyReason = pastTheEnd(offset, r.hits.length, "lookup", ["record", "records"], LIMITS.errorLimit);
+        if (offset > 0 && hits.length === 0)
+          out.emptyReason =
+            offset >= LIMITS.errorLimit
+              ? `offset ${offset} is past the end: a lookup gives at most ${LIMITS.errorLimit} records`
+              : `offset ${offset} is past the end: the lookup found no more than ${counted(offset, "record")}`;
         return fitBudget(out, budget, "hits", offset);
       }
       const r = await api.recordError({

@@ -343,6 +343,28 @@ export function contractCases(name: string, open: () => Promise<Implementation>)
       await refused(api.getError(rec.record.id));
     });
 
+    test("error memory: a lookup's page past the first is a hit for its records only", async () => {
+      const recorded = [];
+      for (const host of ["alpha", "bravo", "charlie"])
+        recorded.push(
+          await api.recordError({
+            tool: "git",
+            error: `fatal: unable to access 'https://${host}.example/r.git/': Could not resolve host: ${host}.example`,
+            fix: `add ${host}.example to /etc/hosts`,
+          }),
+        );
+      try {
+        const all = await api.searchErrors({ query: "Could not resolve host", limit: 3 });
+        expect(all.hits.map((h) => h.hits)).toEqual([1, 1, 1]);
+        const page = await api.searchErrors({ query: "Could not resolve host", limit: 1, offset: 2 });
+        expect(page.hits.map((h) => h.id)).toEqual([all.hits[2]!.id]);
+        const hits = new Map((await api.listErrors({ tool: "git" })).records.map((r) => [r.id, r.hits]));
+        for (const r of recorded) expect(hits.get(r.record.id)).toBe(r.record.id === page.hits[0]!.id ? 2 : 1);
+      } finally {
+        for (const r of recorded) await api.rmError(r.record.id);
+      }
+    });
+
     test("error memory: an error written in full-width forms is found by the query typed the same way", async () => {
       const rec = await api.recordError({
         tool: "curl",

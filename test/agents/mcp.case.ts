@@ -324,7 +324,7 @@ export function mcpStdioCases(label: string, command: () => Promise<string[]>, c
         500,
       );
       expect(rest.hits).toEqual([]);
-      expect(rest.emptyReason).toBe("offset 1 is past the end: the lookup found 1 record");
+      expect(rest.emptyReason).toBe("offset 1 is past the end: the lookup found no more than 1 record");
     });
 
     test('arguments as clients send them: text for a number or a list ("20", its JSON), null or "" for an unset optional field', async () => {

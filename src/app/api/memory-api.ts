@@ -59,6 +59,8 @@ export interface SearchErrorsInput {
   query: string;
   tool?: string;
   limit?: number;
+  /** Skip this many of the ranked records (default 0): only the records returned have their TTL restarted. */
+  offset?: number;
   otherTools?: boolean;
 }
 

@@ -3,7 +3,13 @@
 import * as v from "valibot";
 import { namedError } from "../../shared/errors.ts";
 import { MAX_QUERY_CHARS } from "../search-option-error.ts";
-import { errorText, MAX_KEYWORD_CHARS, MAX_KEYWORDS, MAX_LIST_LIMIT } from "../../memory/error-memory/error-input.ts";
+import {
+  errorText,
+  MAX_KEYWORD_CHARS,
+  MAX_KEYWORDS,
+  MAX_LIST_LIMIT,
+  MAX_SEARCH_OFFSET,
+} from "../../memory/error-memory/error-input.ts";
 import { describeIssueFacts, issueFacts, type IssueFact, type IssueTextOptions } from "../../shared/schema-issues.ts";
 
 export const LIMITS = {
@@ -230,6 +236,12 @@ export const SearchErrorsInput = v.strictObject({
   query: v.pipe(Text("query"), errorText("query"), v.description("The error text to look up (at most 64 KiB).")),
   tool: v.optional(v.pipe(Tool, v.description("Only this tool (others too with otherTools)."))),
   limit: v.optional(whole("limit", 1, LIMITS.errorLimit)),
+  offset: v.optional(
+    v.pipe(
+      whole("offset", 0, MAX_SEARCH_OFFSET),
+      v.description("Skip this many of the ranked records (default 0): only the records returned are hits."),
+    ),
+  ),
   otherTools: v.optional(v.boolean("otherTools must be true or false")),
 });
 

@@ -112,7 +112,7 @@ export class SharedErrors {
     const { archive } = this.ctx;
     const start = this.ctx.now();
     const tool = o.otherTools ? undefined : o.tool;
-    const pool = Math.max(50, o.limit * 10);
+    const pool = Math.max(50, (o.offset + o.limit) * 10);
     const q = textQueryOf(errorQueryTerms(query), "any");
     const keyword = q ? await archive.searchErrorText(q, start, tool, pool) : [];
     const notes: string[] = [];
@@ -137,7 +137,8 @@ export class SharedErrors {
       ...(kw.has(r.seq) ? { keyword: kw.get(r.seq)! } : {}),
       ...(sem.has(r.seq) ? { semantic: sem.get(r.seq)! } : {}),
     }));
-    const ranked = rankErrors(items, background, o.tool).slice(0, o.limit);
+    // Only the page returned is a hit: the records ranked before it were not shown.
+    const ranked = rankErrors(items, background, o.tool).slice(o.offset, o.offset + o.limit);
     if (ranked.length === 0) return { hits: [], notEmbedded, notes };
     const now = this.ctx.now();
     await archive.touchErrors(

@@ -27,6 +27,8 @@ export const MAX_KEYWORDS = 32;
 export const MAX_KEYWORD_CHARS = 64;
 export const MAX_TOOL_CHARS = 128;
 const MAX_LIMIT = 100;
+/** The most ranked records a lookup skips (offset): its candidate pool grows with offset + limit. */
+export const MAX_SEARCH_OFFSET = 1000;
 /** A list's largest page (as history --last takes it); past a whole number SQLite binds, it failed as a mismatch. */
 export const MAX_LIST_LIMIT = 1_000_000;
 
@@ -149,22 +151,30 @@ const limit = v.pipe(
   v.maxValue(MAX_LIMIT, `limit must be a whole number from 1 to ${MAX_LIMIT}`),
 );
 
+const offset = v.pipe(
+  v.number("offset must be a number"),
+  v.integer(`offset must be a whole number from 0 to ${MAX_SEARCH_OFFSET}`),
+  v.minValue(0, `offset must be a whole number from 0 to ${MAX_SEARCH_OFFSET}`),
+  v.maxValue(MAX_SEARCH_OFFSET, `offset must be a whole number from 0 to ${MAX_SEARCH_OFFSET}`),
+);
+
 const SearchSchema = v.strictObject({
   query: text("query"),
   tool: v.optional(toolName),
   limit: v.optional(limit),
+  offset: v.optional(offset),
   otherTools: v.optional(v.boolean("otherTools must be true or false")),
 });
 
 export type SearchErrorsInput = v.InferInput<typeof SearchSchema>;
-export type SearchErrorsOptions = v.InferOutput<typeof SearchSchema> & { limit: number };
+export type SearchErrorsOptions = v.InferOutput<typeof SearchSchema> & { limit: number; offset: number };
 
 export const DEFAULT_SEARCH_LIMIT = 5;
 
 export function checkSearchInput(raw: unknown): SearchErrorsOptions {
   const r = v.safeParse(SearchSchema, raw);
   if (!r.success) fail(r.issues, "error search");
-  return { ...r.output, limit: r.output.limit ?? DEFAULT_SEARCH_LIMIT };
+  return { ...r.output, limit: r.output.limit ?? DEFAULT_SEARCH_LIMIT, offset: r.output.offset ?? 0 };
 }
 
 const ListSchema = v.strictObject({

@@ -1,5 +1,5 @@
-// Error lookup: keyword + semantic candidates fused into one ranking; every record returned gets
-// last_hit_at = now and expires_at = now + TTL. Expired records are never returned; no hit is an empty list.
+// Error lookup: keyword + semantic candidates fused into one ranking, from which the page [offset, offset + limit)
+// is returned; every record returned (and no other) gets last_hit_at = now and expires_at = now + TTL. Expired records are never returned; no hit is an empty list.
 import { getLiveBySeqs, touchHits } from "../../storage/sqlite/error-memory-repo.ts";
 import { withWriteLockWaiting } from "../../storage/sqlite/write-lock.ts";
 import type { MemoryContext } from "../memory-context.ts";
@@ -30,7 +30,7 @@ export async function searchErrors(ctx: MemoryContext, raw: unknown): Promise<Er
   const query = redactSecrets(o.query).text;
   const start = ctx.now();
   const narrow = o.otherTools ? undefined : o.tool;
-  const pool = Math.max(50, o.limit * 10);
+  const pool = Math.max(50, (o.offset + o.limit) * 10);
   const c = await collectCandidates(ctx, query, start, narrow, pool);
 
   // Every candidate is a live record at `start`, read with its tool and outcome.
@@ -47,7 +47,7 @@ export async function searchErrors(ctx: MemoryContext, raw: unknown): Promise<Er
     it.words = w.score;
     it.wordRank = w.rank;
   }
-  const ranked = rankErrors([...items.values()], c.background, o.tool).slice(0, o.limit);
+  const ranked = rankErrors([...items.values()], c.background, o.tool).slice(o.offset, o.offset + o.limit);
   if (ranked.length === 0) return { hits: [], notEmbedded: c.notEmbedded, notes: c.notes };
 
   // The hit is stamped at the time of the answer; a record that expired meanwhile is not revived.
