@@ -5,7 +5,7 @@ import * as T from "../app/api/tool-schemas.ts";
 import * as O from "../app/api/tool-output-schemas.ts";
 import { BUDGET } from "../app/api/tool-schemas.ts";
 import type { MemoryApi } from "../app/api/memory-api.ts";
-import type { SearchHitJson } from "../app/api/json-types.ts";
+import type { ErrorSearchResultJson, SearchHitJson } from "../app/api/json-types.ts";
 import { fitBudget, fitPages, type Budgeted, type Pages } from "./budget.ts";
 import { contextPages, counted, summaryPages } from "./pages.ts";
 import { normalizeArgs } from "./client-args.ts";
@@ -195,7 +195,7 @@ export const TOOLS: readonly ToolDef[] = [
     title: "Error memory",
     description:
       "Tool errors and the fixes that worked, across sessions. mode=lookup with the error text (and optionally the tool) returns matching records with fix, " +
-      "cause, outcome and hits; every record returned (and no other) has its expiry restarted (error_memory.ttl_days, 90 days by default). mode=record stores tool, error, fix, cause, outcome and keywords " +
+      "cause, outcome and hits; every record shown (and no other) has its expiry restarted (error_memory.ttl_days, 90 days by default). mode=record stores tool, error, fix, cause, outcome and keywords " +
       "(secrets are redacted; the same error of the same tool is merged). Over max_chars, a lookup keeps the records that fit (a record alone over it " +
       "has its long texts cut alike), with truncated=true and next_offset to pass as offset.",
     schema: T.ErrorMemoryArgs,
@@ -208,31 +208,19 @@ export const TOOLS: readonly ToolDef[] = [
       if (a.mode === "lookup") {
         const error = need(a.error, "error", "lookup");
         const offset = a.offset ?? 0;
-        // Only the page is asked for: a lookup restarts the TTL of the records it returns, and the ones
-        // before the offset were not shown this time.
+        // Only the records shown are hits (their TTL restarts): the page is asked for, not the records before
+        // it, and first looked at without a hit, since max_chars may hold fewer records than were found.
         const limit = Math.min(a.limit ?? 5, LIMITS.errorLimit - offset);
-        const r =
-          limit > 0
-            ? await api.searchErrors({ query: error, tool: a.tool || undefined, limit, offset })
-            : { hits: [], notes: [] };
-        const hits = r.hits.map((h) => ({
-          id: h.id,
-          tool: h.tool,
-          error: h.error,
-          fix: h.fix,
-          cause: h.cause,
-          outcome: h.outcome,
-          hits: h.hits,
-          score: Math.round(h.score * 1000) / 1000,
-        }));
-        const out: Record<string, unknown> = { mode: "lookup", hits };
-        if (r.notes.length > 0) out.notes = r.notes;
-        if (offset > 0 && hits.length === 0)
-          out.emptyReason =
-            offset >= LIMITS.errorLimit
-              ? `offset ${offset} is past the end: a lookup gives at most ${LIMITS.errorLimit} records`
-              : `offset ${offset} is past the end: the lookup found no more than ${counted(offset, "record")}`;
-        return fitBudget(out, budget, "hits", offset);
+        const lookup = (n: number, hit: boolean) =>
+          api.searchErrors({ query: error, tool: a.tool || undefined, limit: n, offset, hit });
+        const answer = (r: LookupPage) => lookupAnswer(r, offset, budget);
+        if (limit <= 0) return answer({ hits: [], notes: [] });
+        const seen = await lookup(limit, false);
+        const shown = (answer(seen).value.hits as unknown[]).length;
+        if (shown === 0) return answer(seen);
+        // The rest, still past the budget, makes the answer say truncated and give next_offset.
+        const hit = await lookup(shown, true);
+        return answer({ hits: [...hit.hits, ...seen.hits.slice(shown)], notes: hit.notes });
       }
       const r = await api.recordError({
         tool: need(a.tool, "tool", "record"),
@@ -270,6 +258,30 @@ export const TOOLS: readonly ToolDef[] = [
     },
   },
 ];
+
+type LookupPage = Pick<ErrorSearchResultJson, "hits" | "notes">;
+
+/** A lookup's page from `offset` on, within `budget`. */
+function lookupAnswer(r: LookupPage, offset: number, budget: number): Budgeted {
+  const hits = r.hits.map((h) => ({
+    id: h.id,
+    tool: h.tool,
+    error: h.error,
+    fix: h.fix,
+    cause: h.cause,
+    outcome: h.outcome,
+    hits: h.hits,
+    score: Math.round(h.score * 1000) / 1000,
+  }));
+  const out: Record<string, unknown> = { mode: "lookup", hits };
+  if (r.notes.length > 0) out.notes = r.notes;
+  if (offset > 0 && hits.length === 0)
+    out.emptyReason =
+      offset >= LIMITS.errorLimit
+        ? `offset ${offset} is past the end: a lookup gives at most ${LIMITS.errorLimit} records`
+        : `offset ${offset} is past the end: the lookup found no more than ${counted(offset, "record")}`;
+  return fitBudget(out, budget, "hits", offset);
+}
 
 /** Why a page from `offset` on is empty when the `what` found `found` items (`noun`: one, many), at most `most`. */
 /**

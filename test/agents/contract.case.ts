@@ -343,7 +343,7 @@ export function contractCases(name: string, open: () => Promise<Implementation>)
       await refused(api.getError(rec.record.id));
     });
 
-    test("error memory: a lookup's page past the first is a hit for its records only", async () => {
+    test("error memory: a lookup's page past the first is a hit for its records only, and hit false for none", async () => {
       const recorded = [];
       for (const host of ["alpha", "bravo", "charlie"])
         recorded.push(
@@ -356,6 +356,11 @@ export function contractCases(name: string, open: () => Promise<Implementation>)
       try {
         const all = await api.searchErrors({ query: "Could not resolve host", limit: 3 });
         expect(all.hits.map((h) => h.hits)).toEqual([1, 1, 1]);
+        // hit false is a look without a hit, as list and show.
+        const peek = await api.searchErrors({ query: "Could not resolve host", limit: 3, hit: false });
+        expect(peek.hits.map((h) => [h.id, h.hits, h.expiresAt])).toEqual(
+          all.hits.map((h) => [h.id, h.hits, h.expiresAt]),
+        );
         const page = await api.searchErrors({ query: "Could not resolve host", limit: 1, offset: 2 });
         expect(page.hits.map((h) => h.id)).toEqual([all.hits[2]!.id]);
         const hits = new Map((await api.listErrors({ tool: "git" })).records.map((r) => [r.id, r.hits]));

@@ -85,3 +85,27 @@ test("the library's and the HTTP API's searchErrors take an offset, and only the
     "offset must be a whole number from 0 to 1000",
   );
 });
+
+test("MCP error_memory lookup cut by max_chars: the records left out are no hits; hit false is a look without one", async () => {
+  for (const step of ["copy the context", "extract the tarball", "commit the layer"])
+    await s.local.recordError({
+      tool: "docker",
+      error: `failed to ${step}: no space left on device`,
+      fix: `free space, then ${step} again: ${"docker image prune -a; ".repeat(150)}`,
+    });
+  const query = { query: "no space left on device", tool: "docker" };
+  const before = await state();
+  const peek = await s.local.searchErrors({ ...query, hit: false });
+  expect(peek.hits).toHaveLength(3);
+  expect(await state()).toEqual(before);
+
+  const tool = TOOLS.find((t) => t.name === "error_memory")!;
+  const cut = (await tool.run(s.local, { mode: "lookup", error: query.query, tool: "docker", max_chars: 4000 }))
+    .value as { hits: { id: string; hits: number }[]; truncated?: boolean; next_offset?: number };
+  expect(cut).toMatchObject({ truncated: true, next_offset: 1 });
+  expect(cut.hits.map((h) => [h.id, h.hits])).toEqual([[peek.hits[0]!.id, 1]]);
+  await onlyShownTouched(
+    before,
+    cut.hits.map((h) => h.id),
+  );
+});

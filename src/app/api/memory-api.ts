@@ -62,6 +62,8 @@ export interface SearchErrorsInput {
   /** Skip this many of the ranked records (default 0): only the records returned have their TTL restarted. */
   offset?: number;
   otherTools?: boolean;
+  /** false: a look that is no hit, as listErrors and getError (no TTL restarted, no hit counted). */
+  hit?: boolean;
 }
 
 export interface ListErrorsInput {

@@ -243,6 +243,12 @@ export const SearchErrorsInput = v.strictObject({
     ),
   ),
   otherTools: v.optional(v.boolean("otherTools must be true or false")),
+  hit: v.optional(
+    v.pipe(
+      v.boolean("hit must be true or false"),
+      v.description("false: a look that is no hit, as list and show (no TTL restarted, no hit counted)."),
+    ),
+  ),
 });
 
 export const ListErrorsInput = v.strictObject({

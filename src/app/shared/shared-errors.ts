@@ -141,11 +141,12 @@ export class SharedErrors {
     const ranked = rankErrors(items, background, o.tool).slice(o.offset, o.offset + o.limit);
     if (ranked.length === 0) return { hits: [], notEmbedded, notes };
     const now = this.ctx.now();
-    await archive.touchErrors(
-      ranked.map((r) => r.seq),
-      now,
-      now + errorTtlNs(this.ctx),
-    );
+    if (o.hit !== false)
+      await archive.touchErrors(
+        ranked.map((r) => r.seq),
+        now,
+        now + errorTtlNs(this.ctx),
+      );
     const fresh = new Map(
       (
         await archive.liveErrorsBySeqs(

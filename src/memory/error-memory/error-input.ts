@@ -164,6 +164,7 @@ const SearchSchema = v.strictObject({
   limit: v.optional(limit),
   offset: v.optional(offset),
   otherTools: v.optional(v.boolean("otherTools must be true or false")),
+  hit: v.optional(v.boolean("hit must be true or false")),
 });
 
 export type SearchErrorsInput = v.InferInput<typeof SearchSchema>;

@@ -1,5 +1,6 @@
 // Error lookup: keyword + semantic candidates fused into one ranking, from which the page [offset, offset + limit)
-// is returned; every record returned (and no other) gets last_hit_at = now and expires_at = now + TTL. Expired records are never returned; no hit is an empty list.
+// is returned; every record returned (and no other) gets last_hit_at = now and expires_at = now + TTL, unless
+// hit is false (a look that is no hit, as list and show). Expired records are never returned; no hit is an empty list.
 import { getLiveBySeqs, touchHits } from "../../storage/sqlite/error-memory-repo.ts";
 import { withWriteLockWaiting } from "../../storage/sqlite/write-lock.ts";
 import type { MemoryContext } from "../memory-context.ts";
@@ -52,11 +53,15 @@ export async function searchErrors(ctx: MemoryContext, raw: unknown): Promise<Er
 
   // The hit is stamped at the time of the answer; a record that expired meanwhile is not revived.
   const now = ctx.now();
-  const fresh = await withWriteLockWaiting(ctx.db, () => {
-    const seqs = ranked.map((r) => r.seq);
-    touchHits(ctx.db, seqs, now, now + errorTtlNs(ctx));
-    return new Map(getLiveBySeqs(ctx.db, seqs, now).map((r) => [r.seq, r]));
-  });
+  const seqs = ranked.map((r) => r.seq);
+  const live = () => new Map(getLiveBySeqs(ctx.db, seqs, now).map((r) => [r.seq, r]));
+  const fresh =
+    o.hit === false
+      ? live()
+      : await withWriteLockWaiting(ctx.db, () => {
+          touchHits(ctx.db, seqs, now, now + errorTtlNs(ctx));
+          return live();
+        });
   const embedderId = recordEmbedder(ctx);
   const hits: ErrorHit[] = [];
   for (const r of ranked) {
