@@ -97,7 +97,7 @@ export interface MemoryApi {
   rmMessage(id: string, options?: { dropSummary?: boolean }): Promise<RemoveMessageResultJson>;
   /** Record a tool error and its fix (secrets redacted; the same error is merged). */
   recordError(input: RecordErrorInput): Promise<RecordErrorResultJson>;
-  /** Look up fixes for an error text; every record returned has its TTL restarted. */
+  /** Look up fixes for an error text; every record returned (and no other) has its TTL restarted, unless `hit` is false. */
   searchErrors(input: SearchErrorsInput): Promise<ErrorSearchResultJson>;
   /** Live error records, most recently recorded first. */
   listErrors(input?: ListErrorsInput): Promise<ErrorListJson>;
