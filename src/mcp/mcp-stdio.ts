@@ -14,9 +14,12 @@ import { jitAsUsual } from "../shared/jit-policy.ts";
 
 /**
  * The longest JSON-RPC line read: above the SDK's 10 MiB default, so that a message over
- * limits.max_message_bytes is answered with an error instead of closing the connection.
+ * limits.max_message_bytes is answered with an error instead of closing the connection. A longer line is refused.
  */
 const MAX_LINE_BYTES = 64 * 1024 * 1024;
+const TOO_LONG =
+  `Invalid Request: the line is over ${MAX_LINE_BYTES / 1024 / 1024} MiB, the most memvoy mcp reads; nothing was ` +
+  "done (send fewer or smaller messages per call)";
 /** A start-up line longer than this goes to the SDK unread. */
 const EARLY_LINE_BYTES = 1024 * 1024;
 const NOT_UTF8 = "Parse error: the line is not valid UTF-8 (JSON-RPC messages are sent as UTF-8); nothing was done";
@@ -109,11 +112,17 @@ export async function runMcpStdio(api: MemoryApi, version: string): Promise<numb
     write({ jsonrpc: "2.0", id, error: { code: -32700, message: NOT_UTF8 } });
   };
 
+  /** A line over MAX_LINE_BYTES: an error for its request (id null when it cannot be told), and the server goes on. */
+  const refuseTooLong = (id: string | number | null) => {
+    process.stderr.write(`memvoy mcp: refused a line of stdin over ${MAX_LINE_BYTES / 1024 / 1024} MiB\n`);
+    write({ jsonrpc: "2.0", id, error: { code: -32600, message: TOO_LONG } });
+  };
+
   const startSdk = () => {
     if (handOff) return;
     handOff = (async () => {
       const { serveStdio } = await import("@modelcontextprotocol/server/stdio");
-      const { AnsweringTransport, countedCalls, Utf8Lines } = await import("./stdio-answers.ts");
+      const { AnsweringTransport, countedCalls, idOfCutLine, Utf8Lines } = await import("./stdio-answers.ts");
       const { createMcpServer } = await import("./mcp-server.ts");
       const stream = await import("node:stream");
       const pipe = new stream.PassThrough();
@@ -133,14 +142,19 @@ export async function runMcpStdio(api: MemoryApi, version: string): Promise<numb
           const text =
             err.name === "ZodError" ? "ignored a line of stdin that is not a JSON-RPC 2.0 message" : describeError(err);
           process.stderr.write(`memvoy mcp: ${text}\n`);
-          // The transport gives up on a line over MAX_LINE_BYTES: end rather than hang.
+          // Lines over MAX_LINE_BYTES never reach the transport; were one to, it would give up: end rather than hang.
           if (/ReadBuffer exceeded/.test(err.message)) void stop();
         },
       });
       stopSdk = () => handle.close().catch(() => {});
       const { lineWithoutNullParams } = await import("./client-args.ts");
       const pass = (bytes: Buffer) => pipe.write(bytes);
-      lines = new Utf8Lines(pass, (line) => pass(lineWithoutNullParams(line)), refuseNotUtf8, MAX_LINE_BYTES);
+      lines = new Utf8Lines(
+        (line) => pass(lineWithoutNullParams(line)),
+        refuseNotUtf8,
+        MAX_LINE_BYTES,
+        (head, tail) => refuseTooLong(idOfCutLine(head, tail)),
+      );
       for (const line of replay) lines.write(Buffer.from(`${line}\n`));
       if (unread.length > 0) lines.write(unread);
       unread = Buffer.alloc(0);

@@ -121,22 +121,26 @@ export function countedCalls<A extends object>(api: A): CountedCalls<A> {
   };
 }
 
+/** How much of each end of a line over the limit is kept: enough to find its id. */
+const EDGE_BYTES = 4096;
+
 /**
  * stdin for the SDK's transport, a line at a time: a line whose bytes are not UTF-8 goes to `refuse` instead, since
  * the transport would decode it with U+FFFD in place of the sender's characters and store that. A line longer than
- * `maxLine` is passed on as it comes, for the transport to refuse by its own limit.
+ * `maxLine` goes to `tooLong` with its first and last bytes (the transport would give up on the whole stream).
  */
 export class Utf8Lines {
   #parts: Buffer[] = [];
   #size = 0;
-  #passing = false;
+  /** Set while a line over the limit is read: only its last bytes are kept. */
+  #over: { head: Buffer; tail: Buffer } | undefined;
 
-  /** `pass`: bytes for the transport; `whole`: a whole line that is UTF-8 (with its newline); `refuse`: one that is not. */
+  /** `whole`: a whole line that is UTF-8 (with its newline), for the transport; `refuse`: one that is not. */
   constructor(
-    private readonly pass: (bytes: Buffer) => void,
     private readonly whole: (line: Buffer) => void,
     private readonly refuse: (line: Buffer) => void,
     private readonly maxLine: number,
+    private readonly tooLong: (head: Buffer, tail: Buffer) => void,
   ) {}
 
   write(chunk: Buffer): void {
@@ -150,23 +154,47 @@ export class Utf8Lines {
   }
 
   #piece(bytes: Buffer): void {
-    if (this.#passing) return this.pass(bytes);
+    if (this.#over) {
+      this.#over.tail = lastBytes(Buffer.concat([this.#over.tail, lastBytes(bytes)]));
+      return;
+    }
     this.#parts.push(bytes);
     this.#size += bytes.length;
     if (this.#size <= this.maxLine) return;
-    this.#passing = true;
-    this.pass(Buffer.concat(this.#parts));
+    const line = Buffer.concat(this.#parts);
+    this.#over = { head: Buffer.from(line.subarray(0, EDGE_BYTES)), tail: lastBytes(line) };
     this.#parts = [];
   }
 
   #endLine(): void {
-    if (!this.#passing) {
+    if (this.#over) this.tooLong(this.#over.head, this.#over.tail);
+    else {
       const line = this.#parts.length === 1 ? this.#parts[0]! : Buffer.concat(this.#parts);
       if (isUtf8(line)) this.whole(line);
       else this.refuse(line);
     }
     this.#parts = [];
     this.#size = 0;
-    this.#passing = false;
+    this.#over = undefined;
+  }
+}
+
+/** A copy of the last EDGE_BYTES of `b` (a view would keep the whole line in memory). */
+const lastBytes = (b: Buffer) => Buffer.from(b.subarray(Math.max(0, b.length - EDGE_BYTES)));
+
+const ID = String.raw`(-?\d+|"(?:[^"\\]|\\.)*")`;
+/** The id as the first member (or the second, after jsonrpc), or as the last one before the closing brace. */
+const LEADING_ID = new RegExp(String.raw`^\s*\{\s*(?:"jsonrpc"\s*:\s*"2\.0"\s*,\s*)?"id"\s*:\s*${ID}`);
+const TRAILING_ID = new RegExp(String.raw`,\s*"id"\s*:\s*${ID}\s*\}\s*$`);
+
+/** The id of a request from the ends of its line, where it can be told for sure; else null. */
+export function idOfCutLine(head: Buffer, tail: Buffer): string | number | null {
+  const m = LEADING_ID.exec(head.toString("utf8")) ?? TRAILING_ID.exec(tail.toString("utf8"));
+  if (!m) return null;
+  try {
+    const id: unknown = JSON.parse(m[1]!);
+    return typeof id === "string" || (typeof id === "number" && Number.isInteger(id)) ? id : null;
+  } catch {
+    return null;
   }
 }

@@ -669,6 +669,54 @@ export function mcpStdioCases(label: string, command: () => Promise<string[]>, c
       expect(r.structuredContent.messages.map((m: { content: string }) => m.content)).toEqual(["caf\u00e9 as UTF-8"]);
     });
 
+    test("a line over 64 MiB is refused with an error for its id, and the server goes on serving", async () => {
+      // As the SDK's client writes a request: method and params first, jsonrpc and id last.
+      const request = (id: number, args: Record<string, unknown>) =>
+        `${JSON.stringify({ method: "tools/call", params: { name: "add_messages", arguments: args }, jsonrpc: "2.0", id })}\n`;
+      const start = [
+        {
+          jsonrpc: "2.0",
+          id: 1,
+          method: "initialize",
+          params: { protocolVersion: PROTOCOL, capabilities: {}, clientInfo: { name: "big", version: "1" } },
+        },
+        { jsonrpc: "2.0", method: "notifications/initialized" },
+      ].map((m) => `${JSON.stringify(m)}\n`);
+      // Each message within limits.max_message_bytes; the batch, 72 MB on one line.
+      const messages = Array.from({ length: 80 }, () => ({ role: "user", content: "z".repeat(900_000) }));
+      const input = [
+        ...start,
+        request(2, { session: "big-line", messages }),
+        request(3, { session: "big-line", messages: [{ role: "user", content: "after the long line" }] }),
+      ].join("");
+      const proc = Bun.spawn(cmd, {
+        stdin: Buffer.from(input),
+        stdout: "pipe",
+        stderr: "pipe",
+        cwd: cwd?.(),
+        env: { PATH: process.env.PATH!, HOME: home },
+      });
+      const [out, err, code] = await Promise.all([
+        new Response(proc.stdout).text(),
+        new Response(proc.stderr).text(),
+        proc.exited,
+      ]);
+      expect(code).toBe(0);
+      const answers = new Map(
+        out
+          .split("\n")
+          .filter(Boolean)
+          .map((l) => JSON.parse(l))
+          .map((a) => [a.id, a]),
+      );
+      expect(answers.get(2).error.code).toBe(-32600);
+      expect(answers.get(2).error.message).toContain("the line is over 64 MiB");
+      expect(answers.get(3).result.structuredContent.ids).toHaveLength(1);
+      expect(err).toContain("memvoy mcp: refused a line of stdin over 64 MiB");
+      const r = await call(c, "chat_history", { mode: "recent", session: "big-line", limit: 10 });
+      expect(r.structuredContent.messages.map((m: { content: string }) => m.content)).toEqual(["after the long line"]);
+    });
+
     test("a client that closes stdin right after its requests (a shell pipe) gets every answer; a cancelled call ends cleanly", async () => {
       const lines = (...calls: Record<string, unknown>[]) =>
         [
