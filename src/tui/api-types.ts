@@ -31,7 +31,7 @@ export interface TuiMemory {
   summary(session: string): Maybe<SummaryView>;
   summarize: HomeMemory["summarize"];
   listErrors(input: { limit: number }): Maybe<ErrorList>;
-  searchErrors(input: { query: string; limit: number }): Promise<ErrorSearchResult>;
+  searchErrors(input: { query: string; limit: number; hit: false }): Promise<ErrorSearchResult>;
   removeError(id: string): Promise<Awaited<ReturnType<HomeMemory["removeError"]>>>;
   reset(session: string): Maybe<ReturnType<HomeMemory["reset"]>>;
   remove(session: string): Maybe<ReturnType<HomeMemory["remove"]>>;

@@ -137,7 +137,9 @@ export class ErrorMemoryScreen {
     if (!query) return this.readList();
     const ticket = this.state.nextSearch(query);
     this.app.guardAsync(
-      this.app.api.searchErrors({ query, limit: SEARCH_LIMIT }).then(
+      // A person browsing is no hit, as in `errors list` and `show`: searching as one types would restart the
+      // TTL of every record each partial query matches.
+      this.app.api.searchErrors({ query, limit: SEARCH_LIMIT, hit: false }).then(
         (r) => {
           if (this.state.setSearch(ticket, query, r)) this.app.render();
         },
