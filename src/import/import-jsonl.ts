@@ -5,7 +5,7 @@ import { isRole, type MessageRecord } from "../shared/message.ts";
 import { recordTime } from "./record-time.ts";
 import type { MetaUpdate } from "../app/import-api.ts";
 import { NotThisFormatError, type Problem } from "./import-types.ts";
-import { isObject, jsonlLines, streamLines, tryJson, type Line } from "./read-lines.ts";
+import { isObject, streamLines, tryJson, wholeLines, type Line } from "./read-lines.ts";
 import { addSkipped, eachFile, newReport, type ImportOptions, type SourceReport } from "./import-report.ts";
 
 const ID = /^[0-9A-Za-z_-]{1,64}$/;
@@ -22,7 +22,7 @@ export function importJsonlFiles(
   return eachFile(api, report, files, o, async (file, sessions, tick) => {
     const st = statSync(file);
     // A pipe or FIFO (<(cat f), /dev/stdin fed by a pipe) cannot be read at an offset: it is read as a stream.
-    const lines = st.isFile() ? jsonlLines(file, 0, 1, true) : streamLines(Bun.file(file).stream(), file);
+    const lines = st.isFile() ? wholeLines(file) : streamLines(Bun.file(file).stream(), file);
     const size = st.isFile() ? st.size : 0;
     await readOne(api, file, lines, o, report, sessions, (end) => tick(size > 0 ? Math.min(1, end / size) : undefined));
     report.files.read++;

@@ -1,23 +1,19 @@
 // Reading source files safely: JSONL from a byte offset in chunks (a partial last line waits for the next
-// pass), a named limit on one line, .zst files decompressed whole under a size limit, a leading BOM dropped.
+// pass), a named limit on one line, .zst files decompressed as they are read, a leading BOM dropped.
 import { describeError } from "../shared/describe-error.ts";
 import { namedError } from "../shared/errors.ts";
-import { closeSync, fstatSync, openSync, readFileSync, readSync } from "node:fs";
-import { zstdDecompressSync } from "node:zlib";
-import { declaredZstdSize } from "./zstd-size.ts";
+import { closeSync, createReadStream, fstatSync, openSync, readFileSync, readSync } from "node:fs";
+import { createZstdDecompress } from "node:zlib";
 import { streamLines as linesOf, withoutBom, type Line } from "../shared/stream-lines.ts";
 
 export const MAX_LINE_BYTES = 256 * 1024 * 1024;
-export const MAX_DECOMPRESSED_BYTES = 1024 * 1024 * 1024;
 const CHUNK = 4 * 1024 * 1024;
 
 const MiB = 1024 * 1024;
 
-/** A named size limit refused the input (a line, a decompressed file, a whole file, a zip and its entries); sizes in bytes. */
+/** A named size limit refused the input (a line, a whole file, a zip and its entries); sizes in bytes. */
 export const LimitError = namedError<
   | { problem: "line"; file: string; line: number; limit: number }
-  | { problem: "declared"; file: string; size: number; limit: number }
-  | { problem: "decompressed"; file: string; limit: number }
   | { problem: "file"; file: string; size: number; limit: number }
   | { problem: "zip-entries"; file: string; count: number; limit: number }
   | { problem: "zip-entry"; file: string; entry: string; inflated: boolean; limit: number }
@@ -25,10 +21,6 @@ export const LimitError = namedError<
   switch (d.problem) {
     case "line":
       return `${d.file}:${d.line}: a line is over the ${d.limit / MiB} MiB line limit`;
-    case "declared":
-      return `${d.file}: declares ${Math.round(d.size / MiB)} MiB decompressed, over the ${d.limit / MiB} MiB limit`;
-    case "decompressed":
-      return `${d.file}: decompresses to more than the ${d.limit / MiB} MiB limit`;
     case "file":
       return `${d.file}: ${Math.round(d.size / MiB)} MiB is over the ${Math.round(d.limit / MiB)} MiB limit for one file of this kind`;
     case "zip-entries":
@@ -53,13 +45,9 @@ const decoder = new TextDecoder("utf-8");
 
 /**
  * Complete lines from `offset` on (each ends with "\n"); a trailing line without one is left for the next pass
- * unless `final` (a file that is complete, such as a decompressed one). `firstLine` numbers the first line.
+ * unless `final` (a file that is complete). `firstLine` numbers the first line. A .zst file is read by zstLines.
  */
 export function* jsonlLines(file: string, offset = 0, firstLine = 1, final = false): Generator<Line> {
-  if (file.endsWith(".zst")) {
-    yield* bufferLines(decompressZst(file), file, offset, firstLine, true);
-    return;
-  }
   const fd = openSync(file, "r");
   let lent: Buffer | undefined;
   try {
@@ -140,43 +128,34 @@ export function holdsBefore(file: string, end: number, needle: string): boolean 
 const spare: Buffer[] = [];
 
 /** Lines of a stream (stdin), each with its number; the last line may lack its newline. */
-export function streamLines(stream: ReadableStream<Uint8Array>, name: string): AsyncGenerator<Line> {
+export function streamLines(stream: AsyncIterable<Uint8Array>, name: string): AsyncGenerator<Line> {
   return linesOf(stream, {
     maxLineBytes: MAX_LINE_BYTES,
     tooLong: (line) => new LimitError({ problem: "line", file: name, line, limit: MAX_LINE_BYTES }),
   });
 }
 
-function* bufferLines(data: Buffer, file: string, offset: number, firstLine: number, final: boolean): Generator<Line> {
-  let start = offset;
-  let line = firstLine;
-  const bytes = new Uint8Array(data.buffer, data.byteOffset, data.length);
-  while (start < data.length) {
-    let nl = bytes.indexOf(10, start);
-    if (nl < 0) {
-      if (!final) return;
-      nl = data.length;
-    }
-    if (nl - start > MAX_LINE_BYTES) throw new LimitError({ problem: "line", file, line, limit: MAX_LINE_BYTES });
-    const text = data.toString("utf8", start, nl);
-    yield { line: line++, text: start === 0 ? withoutBom(text) : text, start, end: Math.min(nl + 1, data.length) };
-    start = nl + 1;
-  }
-}
+/** The lines of a file, a .zst one decompressed as it is read; the last line may lack its newline. */
+export const wholeLines = (file: string): Iterable<Line> | AsyncIterable<Line> =>
+  file.endsWith(".zst") ? zstLines(file) : jsonlLines(file, 0, 1, true);
 
-export function decompressZst(file: string): Buffer {
-  const data = readFileSync(file);
-  const declared = declaredZstdSize(data);
-  if (declared !== undefined && declared > MAX_DECOMPRESSED_BYTES) {
-    throw new LimitError({ problem: "declared", file, size: declared, limit: MAX_DECOMPRESSED_BYTES });
-  }
+/**
+ * The lines of a .zst file, decompressed as they are read: memory holds one line (up to the line limit) whatever the
+ * file's decompressed size. The last line may lack its newline.
+ */
+export async function* zstLines(file: string): AsyncGenerator<Line> {
+  // Opened first, so a file gone or unreadable fails as a plain one does; what fails after is zstd's.
+  const input = createReadStream(file, { fd: openSync(file, "r") });
+  const zstd = createZstdDecompress({ chunkSize: 256 * 1024 });
+  input.on("error", (err) => zstd.destroy(err));
   try {
-    return zstdDecompressSync(data, { maxOutputLength: MAX_DECOMPRESSED_BYTES });
+    yield* streamLines(input.pipe(zstd), file);
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === "ERR_BUFFER_TOO_LARGE" || /larger than/i.test(String(err))) {
-      throw new LimitError({ problem: "decompressed", file, limit: MAX_DECOMPRESSED_BYTES });
-    }
+    if (err instanceof LimitError) throw err;
     throw new CorruptCompressedFileError({ file, reason: describeError(err) }, { cause: err });
+  } finally {
+    input.destroy();
+    zstd.destroy();
   }
 }
 

@@ -24,7 +24,7 @@ export const withoutBom = (text: string) => (text.charCodeAt(0) === 0xfeff ? tex
 
 const utf8 = (bytes: Uint8Array) => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length).toString("utf8");
 
-export async function* streamLines(stream: ReadableStream<Uint8Array>, o: StreamLineOptions): AsyncGenerator<Line> {
+export async function* streamLines(stream: AsyncIterable<Uint8Array>, o: StreamLineOptions): AsyncGenerator<Line> {
   const decode = o.decode ?? utf8;
   let pending: Uint8Array[] = [];
   let pendingBytes = 0;

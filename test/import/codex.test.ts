@@ -187,19 +187,62 @@ describe("import codex", () => {
     whole.api.close();
   });
 
-  test("a zstd bomb is refused with the named limit", async () => {
+  test("a .zst larger than 1 GiB decompressed is read as it decompresses: its messages before and after the bulk", async () => {
+    const dir = tempHome("codex-big-zst-");
+    const file = join(dir, `rollout-2026-01-01T00-00-00-${CODEX_ID}.jsonl.zst`);
+    const at = (s: number) => `2026-01-01T00:00:${String(s).padStart(2, "0")}.000Z`;
+    const line = (s: number, type: string, payload: unknown) =>
+      `${JSON.stringify({ timestamp: at(s), type, payload })}\n`;
+    const z = (text: string) => Bun.zstdCompressSync(Buffer.from(text), { level: 1 });
+    // 1.1 GiB of tool output between the prompt and the reply: one compressed 64 MiB frame of 1 MiB lines, repeated
+    // (zstd frames concatenate), so the file itself is small.
+    const output = line(2, "response_item", {
+      type: "function_call_output",
+      call_id: "c1",
+      output: "x".repeat(1024 * 1024 - 120),
+    });
+    const bulk = z(output.repeat(Math.floor((64 * 1024 * 1024) / output.length)));
+    expect(bulk.length).toBeLessThan(1024 * 1024);
+    const head = z(
+      line(0, "session_meta", { id: CODEX_ID, cwd: "/home/dev/big" }) +
+        line(1, "event_msg", { type: "user_message", message: "grep the whole log for the failing request" }),
+    );
+    const tail = z(line(3, "event_msg", { type: "agent_message", message: "The request failed at 03:12." }));
+    writeFileSync(file, Buffer.concat([head, ...Array.from({ length: 18 }, () => bulk), tail]));
+    const { api } = openTemp();
+    const r = await importWith(api, "codex", [file]);
+    expect(r).toMatchObject({ failed: [], skippedCount: 0 });
+    expect(messagesOf(api, `codex-${CODEX_ID}`)).toEqual([
+      ["user", "grep the whole log for the failing request", "2026-01-01T00:00:01.000000000Z"],
+      ["assistant", "The request failed at 03:12.", "2026-01-01T00:00:03.000000000Z"],
+    ]);
+    api.close();
+  }, 180_000);
+
+  test("a zstd bomb of one endless line is refused by the line limit, named", async () => {
     const dir = tempHome("codex-bomb-");
     const file = join(dir, `rollout-2026-01-01T00-00-00-${CODEX_ID}.jsonl.zst`);
-    // 1.1 GiB of one line in a few KiB: one compressed 64 MiB frame, repeated (zstd frames concatenate).
+    // 1.1 GiB of one line in a few KiB: one compressed 64 MiB frame, repeated.
     const frame = Bun.zstdCompressSync(Buffer.alloc(64 * 1024 * 1024, 0x61), { level: 1 });
     expect(frame.length).toBeLessThan(64 * 1024);
     writeFileSync(file, Buffer.concat(Array.from({ length: 18 }, () => frame)));
     const { api } = openTemp();
     const r = await importWith(api, "codex", [file]);
     expect(r.files.failed).toBe(1);
-    expect(r.failed[0]!.reason).toContain("1024 MiB limit");
+    expect(r.failed[0]!.reason).toBe(`${file}:1: a line is over the 256 MiB line limit`);
     api.close();
   }, 120_000);
+
+  test("a .zst that is not zstd is named", async () => {
+    const dir = tempHome("codex-bad-zst-");
+    const bad = join(dir, `rollout-2026-01-01T00-00-00-${CODEX_ID}.jsonl.zst`);
+    writeFileSync(bad, `${rollout().join("\n")}\n`);
+    const { api } = openTemp();
+    const r = await importWith(api, "codex", [bad]);
+    expect(r.failed).toHaveLength(1);
+    expect(r.failed[0]!.reason).toStartWith(`${bad}: not a valid zstd file (`);
+    api.close();
+  });
 });
 
 describe("rollouts of Codex 0.147 on (messages as item_completed events)", () => {

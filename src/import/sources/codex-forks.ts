@@ -2,7 +2,7 @@
 // session_meta and re-stamped to the fork's time. They are told by comparing with the parent's rollout on disk.
 import { dirname, join } from "node:path";
 import { dirEntries } from "../../shared/dir-entries.ts";
-import { isObject, jsonlLines, tryJson } from "../read-lines.ts";
+import { isObject, tryJson, wholeLines } from "../read-lines.ts";
 import { codexHomeOf } from "./codex-names.ts";
 
 /** Rollout files by thread id, per Codex home; listed again when a thread is not found. */
@@ -12,12 +12,12 @@ const listed = new Map<string, Map<string, string>>();
  * The parent thread's rollout lines as comparable keys (lineKey), in order; undefined when its rollout is not found
  * in the Codex home the fork lies in (or beside the fork), or cannot be read.
  */
-export function parentLines(fork: string, parentId: string): number[] | undefined {
+export async function parentLines(fork: string, parentId: string): Promise<number[] | undefined> {
   const file = rolloutOf(fork, parentId);
   if (file === undefined) return undefined;
   try {
     const keys: number[] = [];
-    for (const l of jsonlLines(file, 0, 1, true)) {
+    for await (const l of wholeLines(file)) {
       const r = tryJson(l.text);
       if (isObject(r)) keys.push(lineKey(r));
     }

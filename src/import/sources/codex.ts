@@ -8,7 +8,7 @@ import { recordTime } from "../record-time.ts";
 import type { FileRead, ImportedMessage, Problem, ReadContext, Source } from "../import-types.ts";
 import { NotThisFormatError } from "../import-types.ts";
 import { homeOf, listFiles, titleFrom } from "../source-files.ts";
-import { isObject, jsonlLines, tryJson } from "../read-lines.ts";
+import { isObject, jsonlLines, tryJson, zstLines } from "../read-lines.ts";
 import { lineKey, parentLines } from "./codex-forks.ts";
 import { cleanThreadName, indexedThreadName } from "./codex-names.ts";
 
@@ -39,7 +39,7 @@ export const codex: Source = {
   },
 };
 
-function readRollout(ctx: ReadContext): FileRead {
+async function readRollout(ctx: ReadContext): Promise<FileRead> {
   const skipped: Problem[] = [];
   let sessionId = typeof ctx.state.sessionId === "string" ? ctx.state.sessionId : undefined;
   let project = typeof ctx.state.project === "string" ? ctx.state.project : undefined;
@@ -74,7 +74,9 @@ function readRollout(ctx: ReadContext): FileRead {
   // messages (imported with its rollout), not this thread's.
   let copies: number[] | undefined;
   let copied = 0;
-  for (const l of jsonlLines(ctx.file, ctx.offset, line)) {
+  // A .zst is read whole each time (never from an offset), decompressed as it is read.
+  const input = ctx.file.endsWith(".zst") ? zstLines(ctx.file) : jsonlLines(ctx.file, ctx.offset, line);
+  for await (const l of input) {
     // The line's byte offset keys its message: stable for an append-only rollout and for its .zst.
     const key = String(l.start);
     offset = l.end;
@@ -135,7 +137,7 @@ function readRollout(ctx: ReadContext): FileRead {
           typeof p.forked_from_id === "string" && p.forked_from_id !== "" ? p.forked_from_id : undefined;
         parent = spawnedBy(p) ?? forkedFrom;
         const from = forkedFrom ?? parent;
-        if (ctx.offset === 0 && lines === 1 && from !== undefined) copies = parentLines(ctx.file, from);
+        if (ctx.offset === 0 && lines === 1 && from !== undefined) copies = await parentLines(ctx.file, from);
       }
       if (typeof p.cwd === "string" && project === undefined) project = p.cwd;
       continue;
@@ -212,7 +214,7 @@ function readRollout(ctx: ReadContext): FileRead {
   // rollout again whole, as one pass would, and let the messages no longer in it go.
   // A rollback may drop messages an earlier pass imported: read the rollout again whole, and let them go too.
   if (ctx.offset > 0 && ((ctx.state.events !== true && events) || rolledBack)) {
-    const whole = readRollout({ ...ctx, offset: 0, state: {} });
+    const whole = await readRollout({ ...ctx, offset: 0, state: {} });
     for (const s of whole.sessions) s.complete = true;
     return whole;
   }
