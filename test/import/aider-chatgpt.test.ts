@@ -130,6 +130,29 @@ describe("import aider", () => {
     }
   });
 
+  test("two runs started within the same second keep both runs' messages, in one session", async () => {
+    const repo = tempHome("aider-same-second-");
+    const file = join(repo, ".aider.chat.history.md");
+    const run = (prompt: string, reply: string) =>
+      `\n# aider chat started at 2026-05-01 10:00:00\n\n#### ${prompt}  \n\n${reply}\n`;
+    writeFileSync(file, run("fix the typo in README", "Fixed the typo."));
+    const { api } = openTemp();
+    expect((await importWith(api, "aider", [file])).messages.added).toBe(2);
+    appendFileSync(file, run("add a license file", "Added LICENSE."));
+    expect((await importWith(api, "aider", [file])).messages).toMatchObject({ added: 2, existing: 2 });
+    const id = `aider-${shortHash(file)}-20260501-100000`;
+    const at = parseTime("2026-05-01 10:00:00")!;
+    expect(messagesOf(api, id)).toEqual([
+      ["user", "fix the typo in README", nsToRfc3339(at)],
+      ["assistant", "Fixed the typo.", nsToRfc3339(at + 1_000_000n)],
+      ["user", "add a license file", nsToRfc3339(at + 2_000_000n)],
+      ["assistant", "Added LICENSE.", nsToRfc3339(at + 3_000_000n)],
+    ]);
+    expect(sessionInfo(api, id)?.title).toBe("fix the typo in README");
+    expect((await importWith(api, "aider", [file])).messages.added).toBe(0);
+    api.close();
+  });
+
   test("a markdown file that is not an aider history fails with its name", async () => {
     const dir = tempHome("aider-bad-");
     writeFileSync(join(dir, ".aider.chat.history.md"), "# Notes\n\nsome text\n");

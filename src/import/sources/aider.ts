@@ -50,8 +50,10 @@ function readHistory(ctx: ReadContext): FileRead {
   const known = isObject(ctx.prior.starts) ? ctx.prior.starts : {};
   const starts: Record<string, string> = {};
   const pathHash = shortHash(file);
-  const sessions: ImportedSession[] = [];
-  let current: { start: string; at: bigint; messages: { role: Role; lines: string[] }[] } | undefined;
+  // By start time: a header repeating one (two runs started within a second, a script's `aider --message` calls)
+  // goes on with that session, whose id the start alone makes; a session of its own would reuse its message ids.
+  const started = new Map<string, Started>();
+  let current: Started | undefined;
   let role: Role | "tool" | undefined;
   let buffer: string[] = [];
   const flush = () => {
@@ -60,21 +62,21 @@ function readHistory(ctx: ReadContext): FileRead {
     buffer = [];
     role = undefined;
   };
-  const close = () => {
-    flush();
-    if (current) sessions.push(toSession(current, pathHash, dirname(file)));
-  };
   for (const line of lines) {
-    const started = STARTED.exec(line);
-    if (started) {
-      close();
-      const start = started[1]!.replace(/[-: ]/g, (c) => (c === " " ? "-" : ""));
-      // The heading is local time in the zone aider ran in, which memvoy cannot know: a session keeps the time the
-      // first pass read, so a pass run in another zone gives the same times and ids.
-      const was = known[start];
-      const at = typeof was === "string" && /^\d{1,19}$/.test(was) ? BigInt(was) : (parseTime(started[1]!) ?? 0n);
-      starts[start] = String(at);
-      current = { start, at, messages: [] };
+    const header = STARTED.exec(line);
+    if (header) {
+      flush();
+      const start = header[1]!.replace(/[-: ]/g, (c) => (c === " " ? "-" : ""));
+      current = started.get(start);
+      if (!current) {
+        // The heading is local time in the zone aider ran in, which memvoy cannot know: a session keeps the time the
+        // first pass read, so a pass run in another zone gives the same times and ids.
+        const was = known[start];
+        const at = typeof was === "string" && /^\d{1,19}$/.test(was) ? BigInt(was) : (parseTime(header[1]!) ?? 0n);
+        starts[start] = String(at);
+        current = { start, at, messages: [] };
+        started.set(start, current);
+      }
       lastText = undefined;
       continue;
     }
@@ -86,15 +88,18 @@ function readHistory(ctx: ReadContext): FileRead {
     // aider ends each user line with two spaces (a markdown line break): they are not the person's text.
     buffer.push(kind === "user" ? line.slice(5).replace(/ {2}$/, "") : kind === "tool" ? line.slice(2) : line);
   }
-  close();
+  flush();
+  const sessions = [...started.values()].map((s) => toSession(s, pathHash, dirname(file)));
   return { sessions, skipped: [], state: { starts } };
 }
 
-function toSession(
-  s: { start: string; at: bigint; messages: { role: Role; lines: string[] }[] },
-  pathHash: string,
-  project: string,
-): ImportedSession {
+interface Started {
+  start: string;
+  at: bigint;
+  messages: { role: Role; lines: string[] }[];
+}
+
+function toSession(s: Started, pathHash: string, project: string): ImportedSession {
   const messages: ImportedMessage[] = [];
   s.messages.forEach((m, i) => {
     const content = m.lines.join("\n").trim();
