@@ -37,10 +37,17 @@ export function importJsonlStream(
 ): Promise<SourceReport> {
   const report = newReport("jsonl", [STDIN], o.dryRun === true);
   report.files.found = 1;
-  return eachFile(api, report, [STDIN], o, async (name, sessions, tick) => {
-    await readOne(api, name, streamLines(stream, name), o, report, sessions, () => tick());
-    report.files.read++;
-  });
+  return eachFile(
+    api,
+    report,
+    [STDIN],
+    o,
+    async (name, sessions, tick) => {
+      await readOne(api, name, streamLines(stream, name), o, report, sessions, () => tick());
+      report.files.read++;
+    },
+    false,
+  );
 }
 
 export const STDIN = "(stdin)";

@@ -76,7 +76,7 @@ export interface ImportProgress {
 /**
  * Run `one` on each file in turn: a failing file is reported and the pass goes on. Ends with the index work the
  * writes left for the end (a large pass's substring index), the session count and, when messages were added,
- * their embedding in the background.
+ * their embedding in the background. `onDisk` false: the names are streams (stdin), which no deletion explains.
  */
 export async function eachFile(
   api: ImportTarget,
@@ -84,6 +84,7 @@ export async function eachFile(
   files: readonly string[],
   o: ImportOptions,
   one: (file: string, sessions: Set<string>, tick: (fileShare?: number) => void) => void | Promise<void>,
+  onDisk = true,
 ): Promise<SourceReport> {
   const sessions = new Set<string>();
   let done = 0;
@@ -105,7 +106,7 @@ export async function eachFile(
         await one(file, sessions, tick);
       } catch (err) {
         // Deleted since it was listed (the tool's own cleanup, a chat migrated to another file): nothing to read.
-        if (!existsSync(file)) report.files.unchanged++;
+        if (onDisk && !existsSync(file)) report.files.unchanged++;
         else {
           report.files.failed++;
           // A large file is written in parts: those stored before the failure stay, and a new run adds the rest.

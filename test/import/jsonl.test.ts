@@ -181,4 +181,16 @@ describe("import jsonl", () => {
     expect(ok.skipped[0]).toMatchObject({ line: 1, reason: "not valid JSON" });
     api.close();
   });
+
+  test("stdin that is not memvoy's export is a failure naming (stdin), with exit 1", async () => {
+    const { api } = openTemp();
+    const stream = new Blob(['{"a":1}\nnot json\n']).stream();
+    const r = await importJsonlStream(api, stream);
+    expect(r.files).toMatchObject({ failed: 1, unchanged: 0 });
+    expect(r.failed[0]!.reason).toBe("(stdin): not a memvoy export (no session or message line)");
+    api.close();
+    const run = await cli(["import", "jsonl", "-"], { home: tempHome("jsonl-stdin-"), stdin: "garbage\n" });
+    expect(run.code).toBe(1);
+    expect(run.stdout).toContain("1 failed");
+  });
 });
