@@ -245,6 +245,78 @@ describe("import codex", () => {
   });
 });
 
+describe("sessions of the TypeScript Codex CLI (rollout-<date>-<uuid>.json)", () => {
+  const ID = "6f1c2a3b-4c5d-4e6f-8a9b-0c1d2e3f4a5b";
+  const user = (text: string) => ({ role: "user", type: "message", content: [{ type: "input_text", text }] });
+  const reply = (id: string, text: string) => ({
+    id,
+    type: "message",
+    status: "completed",
+    role: "assistant",
+    content: [{ type: "output_text", annotations: [], text }],
+  });
+  const first = [
+    user("what does utils.ts export?"),
+    { id: "rs_1", type: "reasoning", summary: [] },
+    {
+      id: "fc_1",
+      type: "function_call",
+      status: "completed",
+      arguments: '{"command":["cat","utils.ts"]}',
+      call_id: "call_1",
+      name: "shell",
+    },
+    {
+      type: "function_call_output",
+      call_id: "call_1",
+      output: '{"output":"export const x = 1","metadata":{"exit_code":0}}',
+    },
+    reply("msg_1", "It exports one constant, x."),
+  ];
+  // Written again whole at each save, pretty-printed, with the time of that save.
+  const save = (file: string, timestamp: string, items: unknown[]) =>
+    writeFileSync(file, JSON.stringify({ session: { timestamp, id: ID, instructions: "" }, items }, null, 2));
+
+  test("are read: the conversation's text in order, tool traffic left out; a later save adds only what is new", async () => {
+    const home = tempHome("codex-ts-");
+    mkdirSync(join(home, "sessions"));
+    const file = join(home, "sessions", `rollout-2025-05-02-${ID}.json`);
+    save(file, "2025-05-02T10:15:30.000Z", first);
+    const { api } = openTemp();
+    const r = await importWith(api, "codex", [], { env: { CODEX_HOME: home } });
+    expect(r).toMatchObject({ files: { found: 1, read: 1 }, failed: [], messages: { added: 2 } });
+    expect(messagesOf(api, `codex-${ID}`)).toEqual([
+      ["user", "what does utils.ts export?", "2025-05-02T10:15:30.000000000Z"],
+      ["assistant", "It exports one constant, x.", "2025-05-02T10:15:30.004000000Z"],
+    ]);
+    expect(sessionInfo(api, `codex-${ID}`)).toMatchObject({ source: "codex", title: "what does utils.ts export?" });
+    save(file, "2025-05-02T10:20:00.000Z", [
+      ...first,
+      user("and where is it used?"),
+      reply("msg_2", "Only in main.ts."),
+    ]);
+    const again = await importWith(api, "codex", [], { env: { CODEX_HOME: home } });
+    expect(again.messages).toMatchObject({ added: 2, existing: 2 });
+    expect(messagesOf(api, `codex-${ID}`).map((m) => m[1])).toEqual([
+      "what does utils.ts export?",
+      "It exports one constant, x.",
+      "and where is it used?",
+      "Only in main.ts.",
+    ]);
+    api.close();
+  });
+
+  test("a rollout-*.json that is no such session fails with its name", async () => {
+    const dir = tempHome("codex-ts-bad-");
+    const file = join(dir, `rollout-2025-05-02-${ID}.json`);
+    writeFileSync(file, '{"items": []}');
+    const { api } = openTemp();
+    const r = await importWith(api, "codex", [file]);
+    expect(r.failed[0]!.reason).toStartWith(`${file}: not a Codex rollout`);
+    api.close();
+  });
+});
+
 describe("rollouts of Codex 0.147 on (messages as item_completed events)", () => {
   const ID = "019e0000-0000-7000-8000-000000000001";
   const l = (timestamp: string, type: string, payload: unknown) => JSON.stringify({ timestamp, type, payload });

@@ -31,7 +31,7 @@ A source with nothing at its default location is an error (exit 2), except with 
 Sources (default location; environment override):
   claude-code   ~/.claude/projects and ~/.config/claude/projects ($CLAUDE_CONFIG_DIR/projects): transcripts
                 and sub-agent transcripts
-  codex         ~/.codex/sessions and archived_sessions ($CODEX_HOME): rollouts, also .jsonl.zst
+  codex         ~/.codex/sessions and archived_sessions ($CODEX_HOME): rollouts, also .jsonl.zst and .json
   opencode      ~/.local/share/opencode/opencode.db ($XDG_DATA_HOME, $OPENCODE_DB; read-only) and legacy storage/
   gemini        ~/.gemini/tmp/*/chats ($GEMINI_CLI_HOME): JSONL chats ($set, $rewindTo) and legacy JSON
   aider         .aider.chat.history.md files given as PATH (no default location)

@@ -1,6 +1,7 @@
 // OpenAI Codex CLI rollouts: $CODEX_HOME (default ~/.codex) sessions/YYYY/MM/DD/rollout-<time>-<uuid>.jsonl and
 // archived_sessions/, also .jsonl.zst (the plain file wins when both exist). Lines are {timestamp, type, payload};
-// the first rollouts (2025) are a header line, then bare items.
+// the first rollouts (2025) are a header line, then bare items. The TypeScript CLI before them wrote one JSON
+// document per session, sessions/rollout-<date>-<uuid>.json (codex-json.ts).
 import { existsSync } from "node:fs";
 import { basename, join } from "node:path";
 import { importedSessionId } from "../../shared/import-id.ts";
@@ -10,6 +11,7 @@ import { NotThisFormatError } from "../import-types.ts";
 import { homeOf, listFiles, titleFrom } from "../source-files.ts";
 import { isObject, jsonlLines, tryJson, zstLines } from "../read-lines.ts";
 import { lineKey, parentLines } from "./codex-forks.ts";
+import { readJsonRollout } from "./codex-json.ts";
 import { cleanThreadName, indexedThreadName } from "./codex-names.ts";
 
 const PREFIX = "codex";
@@ -26,11 +28,11 @@ export const codex: Source = {
   files: (path) =>
     listFiles(path, (name, full) => {
       if (!name.startsWith("rollout-")) return false;
-      if (name.endsWith(".jsonl")) return true;
+      if (name.endsWith(".jsonl") || name.endsWith(".json")) return true;
       return name.endsWith(".jsonl.zst") && !existsSync(full.slice(0, -4));
     }),
-  appendOnly: (file) => !file.endsWith(".zst"),
-  read: readRollout,
+  appendOnly: (file) => !file.endsWith(".zst") && !file.endsWith(".json"),
+  read: (ctx) => (ctx.file.endsWith(".json") ? readJsonRollout(ctx, PREFIX, itemText) : readRollout(ctx)),
   // A thread renamed (or named by Codex) after its last turn changes only the home's session index.
   outdated: (file, state) => {
     if (typeof state.sessionId !== "string") return false;
