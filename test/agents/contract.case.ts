@@ -190,6 +190,18 @@ export function contractCases(name: string, open: () => Promise<Implementation>)
       }
     });
 
+    test("search, keyword: a fragment inside a word, in any case, finds the recent messages holding it", async () => {
+      for (const [query, session, want] of [
+        ["netes", undefined, ["部署失敗了 the kubernetes pod was evicted"]],
+        ["NETES evic", undefined, ["部署失敗了 the kubernetes pod was evicted"]],
+        ["ploy", "deploys", ["the deploy to prod failed with exit 137"]],
+        ["ollou", "deploys", ["raised limits.memory to 1Gi and the rollout finished"]],
+      ] as const) {
+        const r = await api.search({ query, match: "keyword", ...(session ? { session } : {}) });
+        expect({ query, found: r.hits.map((h) => h.content) }).toEqual({ query, found: [...want] });
+      }
+    });
+
     test("search, semantic and hybrid: hits with their expanded context", async () => {
       const s = await api.search({ query: "container killed out of memory", match: "semantic", session: "deploys" });
       roundTrips(s);

@@ -1,7 +1,7 @@
 // Keyword search through the archive port: the same data gives the same hit set on every backend
 // (stems, CJK substrings of 1 and 2 characters, query syntax as plain text); order only where asserted.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import type { ArchivePort, NewMessage } from "../../src/storage/ports/archive-port.ts";
+import type { ArchivePort, NewMessage, RecentScope } from "../../src/storage/ports/archive-port.ts";
 import { queryTerms } from "../../src/search/query-terms.ts";
 import { textQuery, textQueryAny } from "../../src/search/text-query.ts";
 import { backends } from "./archive-backends.ts";
@@ -155,6 +155,64 @@ for (const backend of backends()) {
       expect(Object.values(sets).filter((s) => s.length > 0).length).toBeGreaterThan(25);
       const others = Object.entries(shared).filter(([name]) => name !== backend.name);
       for (const [, other] of others) expect(sets).toEqual(other);
+    });
+
+    test("substring match over the recent tier: inside words, any case, symbols; archived rows left out", async () => {
+      const b = await backend.open();
+      const texts = [
+        "an old kubernetes note, archived since",
+        "How do I roll out Kubernetes to staging?",
+        "ÉCOLE NORMALE and the Straße",
+        "50% of requests hit /api/v1_beta",
+        "the payment-service crashed with ECONNRESET",
+        "kubernetes again, from the assistant",
+      ];
+      const appended = await b.appendMessages(
+        "frag",
+        texts.map((content, i) => ({
+          id: `f${i}`,
+          role: i === 5 ? "assistant" : "user",
+          content,
+          sendAt: NOW + BigInt(i) * DAY,
+          ...(i === 5 ? { sender: "Claude" } : {}),
+        })),
+        { now: NOW },
+      );
+      const first = appended[1]!.message;
+      await b.archiveBefore("frag", first.seq, first.sendAt, NOW);
+      await b.appendMessages("other", [{ id: "o1", role: "user", content: "Kubernetes elsewhere", sendAt: NOW }], {
+        now: NOW,
+      });
+      const holding = async (needles: string[], scope: RecentScope = {}, limit = 100) =>
+        (await b.recentHolding(needles, scope, limit)).map((m) => m.id);
+      const sets: Record<string, string[]> = {
+        netes: await holding(["netes"]),
+        session: await holding(["netes"], { session: "frag" }),
+        role: await holding(["netes"], { session: "frag", filter: { role: "assistant" } }),
+        sender: await holding(["ubern"], { filter: { sender: "claude" } }),
+        limit: await holding(["netes"], {}, 2),
+        accents: await holding(["école", "straße"]),
+        accentedPart: await holding(["cole norm"]),
+        percent: await holding(["50%"]),
+        underscore: await holding(["v1_b"]),
+        noUnderscore: await holding(["v1_c"]),
+        words: await holding(["ment-serv", "econn"]),
+        none: await holding(["netes", "zzz"]),
+      };
+      expect(sets).toEqual({
+        netes: ["o1", "f5", "f1"],
+        session: ["f5", "f1"],
+        role: ["f5"],
+        sender: ["f5"],
+        limit: ["o1", "f5"],
+        accents: ["f2"],
+        accentedPart: ["f2"],
+        percent: ["f3"],
+        underscore: ["f3"],
+        noUnderscore: [],
+        words: ["f4"],
+        none: [],
+      });
     });
   });
 }

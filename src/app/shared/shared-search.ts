@@ -9,7 +9,14 @@ import { describeError } from "../../shared/describe-error.ts";
 import type { StoredMessage } from "../../shared/message.ts";
 import { EXPAND_AFTER, EXPAND_BEFORE, mergeRuns } from "../../search/expand.ts";
 import { capitalisedNames } from "../../search/coverage.ts";
-import { markFoldedForms, queryForms, queryTerms, type QueryTerm } from "../../search/query-terms.ts";
+import {
+  contentTerms,
+  markFoldedForms,
+  needleOf,
+  queryForms,
+  queryTerms,
+  type QueryTerm,
+} from "../../search/query-terms.ts";
 import {
   backgroundVectors,
   calibrate,
@@ -38,6 +45,8 @@ import type { SharedContext } from "./shared-context.ts";
 import { evenWeights, fuseHybrid } from "./shared-hybrid.ts";
 
 type Scope = TierScope & { order?: "relevance" | "newest" };
+/** A recent row holding every term inside its words only: between the all-term hits (> 0.5) and the any-term ones. */
+const SUBSTRING_SCORE = 0.5;
 type Ranked = { message: StoredMessage; score: number };
 
 export async function sharedSearch(
@@ -177,10 +186,24 @@ async function keywordRanking(ctx: SharedContext, o: Scope, limit: number): Prom
       found.set(h.message.id, { message: h.message, score: weight * (0.5 + 0.5 * (h.score / (h.score + 0.1))) });
     }
   };
+  // The recent tier's substring match (a fragment inside a word, `netes` in kubernetes), as embedded mode adds it:
+  // every content term held in any case. Its hits rank below every all-term hit and above every any-term hit.
+  let substrings = false;
+  const recentHolding = async (form: (typeof forms)[number]) => {
+    const needles = contentTerms(form.terms).map(needleOf);
+    if (needles.length === 0 || found.size >= limit) return;
+    const size = (limit + found.size) * (form.symbols.length > 0 ? 5 : 1);
+    for (const m of await ctx.archive.recentHolding(needles, { session: o.session, filter }, size)) {
+      if (found.has(m.id) || !holdsSymbols(m.content, form.symbols, form.asTyped)) continue;
+      found.set(m.id, { message: m, score: SUBSTRING_SCORE });
+      substrings = true;
+    }
+  };
   for (const form of forms) await run(form, textQueryAll(form.terms), 1);
+  for (const form of forms) await recentHolding(form);
   if (o.order !== "newest") for (const form of forms) await run(form, textQueryAny(form.terms), 0.5);
   const ranked = [...found.values()];
-  if (forms.length > 1)
+  if (forms.length > 1 || substrings)
     ranked.sort((a, b) => (o.order === "newest" ? Number(b.message.sendAt - a.message.sendAt) : b.score - a.score));
   return ranked.slice(0, limit);
 }

@@ -67,6 +67,12 @@ export interface TextSearchOptions {
   order?: "rank" | "newest";
 }
 
+/** Which recent rows recentHolding reads: a session's (or every session's) that pass the filter. */
+export interface RecentScope {
+  session?: string;
+  filter?: MessageFilter;
+}
+
 /** One keyword hit: the message and the backend's score (higher is better; scales differ by backend). */
 export interface TextHit {
   message: StoredMessage;
@@ -133,6 +139,11 @@ export interface ArchivePort {
   archiveBefore(session: string, startSeq: bigint, startAt: bigint, now: bigint): Promise<void>;
   startOf(session: string): Promise<{ startAt: bigint; startSeq: bigint } | undefined>;
   searchText(query: TextQuery, opts?: TextSearchOptions): Promise<TextHit[]>;
+  /**
+   * Keyword search's substring match: the newest `limit` recent rows in scope whose text holds every needle
+   * (given in lower case) in any case, inside words too (`netes` in Kubernetes). Newest first.
+   */
+  recentHolding(needles: readonly string[], scope: RecentScope, limit: number): Promise<StoredMessage[]>;
 
   // Sessions and metadata
   listSessions(): Promise<SessionRow[]>;

@@ -16,6 +16,7 @@ import type {
   MetaUpdate,
   NewMessage,
   QueuedMessage,
+  RecentScope,
   RunCounters,
   SessionLockOptions,
   SessionMeta,
@@ -45,7 +46,8 @@ import {
   SUMMARY_RUN_COLS,
   type PgMessage,
 } from "./pg-rows.ts";
-import { errorVectorText, tsqueryText, tsvectorText } from "./pg-text.ts";
+import { errorVectorText, likePattern, tsqueryText, tsvectorText } from "./pg-text.ts";
+import { holdsAll } from "../../shared/holds-all.ts";
 
 /** The server's clock in ns (every host agrees on it, unlike their own clocks). */
 const SERVER_NS = "((extract(epoch from clock_timestamp()) * 1000000)::bigint * 1000)";
@@ -315,6 +317,30 @@ export class PgArchive implements ArchivePort {
       args,
     );
     return rows.map((r) => ({ message: pgStored(r), score: Number(r.score) }));
+  }
+
+  /** ILIKE selects (the trigram index of migration 005 serves it when pg_trgm exists); each row is checked here. */
+  async recentHolding(needles: readonly string[], scope: RecentScope, limit: number): Promise<StoredMessage[]> {
+    const args: unknown[] = [];
+    let where = "m.recent";
+    if (scope.session !== undefined) where += ` AND m.session_id = $${args.push(scope.session)}`;
+    where += pgFilter(args, scope.filter);
+    for (const n of needles) where += ` AND m.content ILIKE $${args.push(likePattern(n))}`;
+    const batch = Math.max(limit, 100);
+    const out: StoredMessage[] = [];
+    let before: bigint | undefined;
+    while (out.length < limit) {
+      const page = [...args];
+      const after = before === undefined ? "" : ` AND m.seq < $${page.push(before)}`;
+      const rows = await this.q<PgMessage>(
+        `SELECT ${MESSAGE_COLS} FROM messages m WHERE ${where}${after} ORDER BY m.seq DESC LIMIT $${page.push(batch)}`,
+        page,
+      );
+      for (const r of rows) if (out.length < limit && holdsAll(r.content, needles)) out.push(pgStored(r));
+      if (rows.length < batch) break;
+      before = rows.at(-1)!.seq;
+    }
+    return out;
   }
 
   async listSessions(): Promise<SessionRow[]> {

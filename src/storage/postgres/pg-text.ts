@@ -65,3 +65,18 @@ export function tsqueryText(q: TextQuery): string | undefined {
 export function errorVectorText(f: { error: string; cause: string | null; fix: string; keywords: string[] }): string {
   return tsvectorText(f.error, f.cause ?? "", f.fix, f.keywords.join(" "));
 }
+
+/**
+ * An ILIKE pattern selecting every text that holds `needle` in any case: `%`, `_` and `\` escaped, and a letter
+ * beyond ASCII that has another case as `%`, since the server's locale may not fold it (the C locale folds ASCII
+ * only). It may select more; the caller checks each row.
+ */
+export function likePattern(needle: string): string {
+  let out = "%";
+  for (const c of needle) {
+    if (c > "\x7f" && (c.toLowerCase() !== c || c.toUpperCase() !== c)) {
+      if (!out.endsWith("%") || out.endsWith("\\%")) out += "%";
+    } else out += c === "%" || c === "_" || c === "\\" ? `\\${c}` : c;
+  }
+  return out.endsWith("%") && !out.endsWith("\\%") ? out : `${out}%`;
+}

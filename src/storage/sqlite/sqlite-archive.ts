@@ -9,6 +9,7 @@ import type {
   Lease,
   MessageRange,
   NewMessage,
+  RecentScope,
   SessionLockOptions,
   SummaryState,
   SummaryText,
@@ -45,6 +46,8 @@ import {
   M_MESSAGE_COLUMNS,
 } from "./messages-repo.ts";
 import { andFilter } from "./message-filter-sql.ts";
+import { scanRecent } from "./keyword-queries.ts";
+import { holdsAll } from "../../shared/holds-all.ts";
 import { openDatabase } from "./open-database.ts";
 import { SessionLocks } from "./session-locks.ts";
 import { getSessionMeta, upsertSessionMeta, type MetaUpdate } from "./session-meta-repo.ts";
@@ -206,6 +209,12 @@ export class SqliteArchive implements ArchivePort {
       )
       .all(match, ...args, Math.max(1, o.limit ?? 50)) as (Row & { score: number })[];
     return rows.map((r) => ({ message: toStored(r), score: Number(r.score) }));
+  }
+
+  async recentHolding(needles: readonly string[], scope: RecentScope, limit: number): Promise<StoredMessage[]> {
+    const rows = scanRecent(this.db, needles, { session: scope.session, ...scope.filter }, limit) as StoredMessage[];
+    // scanRecent's paths fold ASCII case, some of them only: every row is checked in Unicode lower case.
+    return rows.filter((m) => holdsAll(m.content, needles));
   }
 
   async listSessions() {
