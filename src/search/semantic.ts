@@ -52,7 +52,7 @@ export interface RankedMessage {
 }
 
 /** A sender of at most this many recent messages has the vector search held to their ids. */
-const SENDER_IDS_MAX = 1_000;
+export const SENDER_IDS_MAX = 1_000;
 
 /** Vector candidates fetched for `limit` hits; the sender is checked on the SQLite row: look deeper then. */
 export function candidateDepth(limit: number, sender: boolean): number {

@@ -213,6 +213,12 @@ for (const backend of backends()) {
         words: ["f4"],
         none: [],
       });
+      expect(await b.recentIds({ session: "frag" }, 10)).toEqual(
+        expect.arrayContaining(["f1", "f2", "f3", "f4", "f5"]),
+      );
+      expect((await b.recentIds({ session: "frag" }, 10))?.length).toBe(5);
+      expect(await b.recentIds({ session: "frag" }, 4)).toBeUndefined();
+      expect(await b.recentIds({ filter: { sender: "CLAUDE" } }, 1)).toEqual(["f5"]);
     });
   });
 }

@@ -32,7 +32,7 @@ import {
   type SearchResult,
   type TierScope,
 } from "../../search/search-types.ts";
-import { semanticEmptyReason, statusNotes } from "../../search/semantic.ts";
+import { candidateDepth, semanticEmptyReason, SENDER_IDS_MAX, statusNotes } from "../../search/semantic.ts";
 import { explainEmpty, NO_TERMS } from "../../search/empty-reason.ts";
 import { makeSnippet } from "../../search/snippet.ts";
 import { holdsSymbols, querySymbols } from "../../search/symbols.ts";
@@ -259,12 +259,17 @@ async function semanticRanking(ctx: SharedContext, o: Scope, depth: number, all:
   if (!table) return { ranked: [], notIndexed, notes, minScore, sharesNone };
   const [qv] = await embedder.embed([o.query], undefined, "query");
   const scope = scopeFilter(o);
-  const narrow = scope.sender !== undefined;
+  // As in embedded mode: the search is held to the ids of a sender's recent messages while they are few, so the
+  // sender's messages are found behind any number of closer ones of others; past that, a deeper candidate list.
+  const ids =
+    scope.sender === undefined
+      ? undefined
+      : await ctx.archive.recentIds({ session: o.session, filter: scope }, SENDER_IDS_MAX);
   const [found, bg] = await Promise.all([
     table.search(
       qv!,
-      { session: o.session, since: scope.since, until: scope.until, role: scope.role },
-      narrow ? depth * 5 : depth,
+      { session: o.session, since: scope.since, until: scope.until, role: scope.role, ids },
+      candidateDepth(depth, scope.sender !== undefined && ids === undefined),
     ),
     backgroundVectors(table, embedder),
   ]);

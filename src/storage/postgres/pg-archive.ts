@@ -343,6 +343,18 @@ export class PgArchive implements ArchivePort {
     return out;
   }
 
+  async recentIds(scope: RecentScope, max: number): Promise<string[] | undefined> {
+    const args: unknown[] = [];
+    let where = "m.recent";
+    if (scope.session !== undefined) where += ` AND m.session_id = $${args.push(scope.session)}`;
+    where += pgFilter(args, scope.filter);
+    const rows = await this.q<{ id: string }>(
+      `SELECT m.id FROM messages m WHERE ${where} LIMIT $${args.push(max + 1)}`,
+      args,
+    );
+    return rows.length > max ? undefined : rows.map((r) => r.id);
+  }
+
   async listSessions(): Promise<SessionRow[]> {
     return this.q<SessionRow>(`SELECT ${SESSION_COLS} FROM sessions`);
   }

@@ -47,6 +47,7 @@ import {
 } from "./messages-repo.ts";
 import { andFilter } from "./message-filter-sql.ts";
 import { scanRecent } from "./keyword-queries.ts";
+import { recentIdsPassing } from "./semantic-queries.ts";
 import { holdsAll } from "../../shared/holds-all.ts";
 import { openDatabase } from "./open-database.ts";
 import { SessionLocks } from "./session-locks.ts";
@@ -215,6 +216,10 @@ export class SqliteArchive implements ArchivePort {
     const rows = scanRecent(this.db, needles, { session: scope.session, ...scope.filter }, limit) as StoredMessage[];
     // scanRecent's paths fold ASCII case, some of them only: every row is checked in Unicode lower case.
     return rows.filter((m) => holdsAll(m.content, needles));
+  }
+
+  async recentIds(scope: RecentScope, max: number): Promise<string[] | undefined> {
+    return recentIdsPassing(this.db, scope.filter ?? {}, scope.session, max);
   }
 
   async listSessions() {
