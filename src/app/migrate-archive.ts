@@ -2,6 +2,7 @@
 // cursor kept in the target (a killed copy resumes where it stopped), then the small tables and each
 // session's summary and cursor, then the vectors (when a vector store is configured), then a count check.
 // One run per home at a time; the vector copy holds the shared vectors' write lease (migrate-turns.ts).
+import { archiveCursor } from "./shared/shared-cursor.ts";
 import { existsSync, readFileSync, realpathSync } from "node:fs";
 import { homePaths, resolveHome, type HomePaths } from "../config/home.ts";
 import { loadConfig } from "../config/load.ts";
@@ -266,7 +267,8 @@ async function copySummaries(
       if (hosts.has(id)) continue;
       refuseSessionSymlinks(paths.session(id));
       const summary = readFileSync(paths.summary(id), "utf8");
-      const cursor = existsSync(paths.cursor(id)) ? readFileSync(paths.cursor(id), "utf8") : "";
+      // The cursor as the archive keeps it: the instant, in UTC (the file holds it in this host's local time).
+      const cursor = archiveCursor(existsSync(paths.cursor(id)) ? readFileSync(paths.cursor(id), "utf8") : "");
       const current = there.get(id);
       if (current?.summary !== summary || current.cursor !== cursor)
         await target.putSummaryState(id, { summary, cursor }, nowNs());

@@ -169,7 +169,8 @@ describe("migrate-archive", () => {
       expect((await dst.listMessages("alpha", { archivedOnly: true })).length).toBeGreaterThan(0);
       expect(await dst.getSummaryState("alpha")).toMatchObject({
         summary: '{"summary":"alpha so far"}\n',
-        cursor: "2026-09-21 10:00:00\n",
+        // The instant in UTC: the home's file held it in the migrating host's local time (UTC here).
+        cursor: "2026-09-21T10:00:00Z",
       });
       expect(await dst.getSummaryRun("alpha")).toEqual(await src.getSummaryRun("alpha"));
       expect((await dst.errorBySignature("BASH", "sig"))?.id).toBe("e0f1");

@@ -1,6 +1,7 @@
 // The per-session files in shared mode: history.json, summary.json and .summary_cursor keep the spec's
-// shapes but are caches of the archive. Under the session's lock a host rewrites each one (atomically)
-// whose text differs from the archive's, and removes the folder of a session the archive no longer has.
+// shapes but are caches of the archive (the cursor in this host's local time: shared-cursor.ts). Under the
+// session's lock a host rewrites each one (atomically) whose text differs from the archive's, and removes the
+// folder of a session the archive no longer has.
 import { existsSync, rmSync } from "node:fs";
 import type { HomePaths } from "../../config/home.ts";
 import { ensureDir, writeFileAtomic } from "../../shared/atomic-write.ts";
@@ -9,6 +10,7 @@ import { readText } from "../../storage/history/file-probe.ts";
 import { forgetHistoryCache, serializeHistory } from "../../storage/history/history-file.ts";
 import { refuseSessionSymlinks } from "../../storage/history/no-symlink.ts";
 import type { SummaryText } from "../../storage/ports/archive-port.ts";
+import { localCursor } from "./shared-cursor.ts";
 
 export interface SessionCacheState {
   /** The session has a row in the archive. */
@@ -43,7 +45,7 @@ export function refreshSummaryFiles(paths: HomePaths, session: string, summary: 
   refuseSessionSymlinks(paths.session(session));
   if (summary) ensureDir(paths.session(session));
   const a = syncFile(paths.summary(session), summary?.summary);
-  const b = syncFile(paths.cursor(session), summary?.cursor);
+  const b = syncFile(paths.cursor(session), summary && localCursor(summary.cursor));
   return a || b;
 }
 
@@ -53,7 +55,7 @@ function cacheFiles(paths: HomePaths, session: string, state: SessionCacheState)
   return [
     [paths.history(session), recent],
     [paths.summary(session), state.summary?.summary],
-    [paths.cursor(session), state.summary?.cursor],
+    [paths.cursor(session), state.summary && localCursor(state.summary.cursor)],
   ];
 }
 

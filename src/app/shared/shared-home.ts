@@ -21,7 +21,7 @@ import { filterRelevant } from "../../memory/summary/relevance-filter.ts";
 import type { SummarizeOptions, SummarizeReport } from "../../memory/summary/summary-report.ts";
 import type { BudgetState } from "../../memory/summary/token-budget.ts";
 import { readCursor, readSummary } from "../../memory/summary/summary-store.ts";
-import { parseCursorText } from "../../storage/history/cursor-file.ts";
+import { archiveCursorNs, localPosition } from "./shared-cursor.ts";
 import { summaryViewOf, type SummaryView } from "../../memory/summary/summary-view.ts";
 import { assembleTurnContext, type TurnContext } from "../../memory/turn-context.ts";
 import { recordBytes } from "../../storage/history/history-file.ts";
@@ -317,7 +317,9 @@ export class SharedHome {
       const file = readSummary(this.ctx, session);
       const known = state ? { ...status, summaryUpdatedAt: state.updatedAt } : status;
       const due = !waits && sharedDue(session, row, known, file.state === "corrupt");
-      return summaryViewOf(session, { file, cursor: readCursor(this.ctx, session), run, usage, due });
+      // The position's cursor as the file holds it: in this host's local time.
+      const local = run?.position ? { ...run, position: localPosition(run.position) } : run;
+      return summaryViewOf(session, { file, cursor: readCursor(this.ctx, session), run: local, usage, due });
     });
   }
 
@@ -377,7 +379,7 @@ export class SharedHome {
     const p = (await this.ctx.archive.getSummaryRun(m.session))?.position;
     if (p && p.cursor === state.cursor) return m.seq <= p.seq;
     // The archive's cursor, not this host's copy of it (which may be missing or stale until the session's next read).
-    const cursor = parseCursorText(state.cursor.trim());
+    const cursor = archiveCursorNs(state.cursor);
     return cursor !== undefined && m.sendAt < cursor + NS_PER_SEC;
   }
 

@@ -5,7 +5,7 @@
 // and a run whose session was removed or reset --all meanwhile (which delete the record) saves nothing.
 import { errorMessage, namedError } from "../../shared/errors.ts";
 import type { StoredMessage } from "../../shared/message.ts";
-import { parseCursorText } from "../../storage/history/cursor-file.ts";
+import { archiveCursorNs, archivePosition, localCursor, localPosition } from "./shared-cursor.ts";
 import { sha256 } from "../../storage/history/summary-file.ts";
 import type { RunCounters, SummaryPosition, SummaryText } from "../../storage/ports/archive-port.ts";
 import type { RunStart, SummaryRunStore } from "../../memory/summary/summary-run-store.ts";
@@ -69,7 +69,7 @@ export class SharedSummaryStore implements SummaryRunStore {
     const state = await this.#archive.getSummaryState(session);
     if (state && sha256(state.summary) === pending.sha && state.cursor === pending.cursor) {
       await this.#archive.settlePosition(session, pending);
-      return `completed an interrupted save: the cursor moved to ${pending.cursor}`;
+      return `completed an interrupted save: the cursor moved to ${localCursor(pending.cursor)}`;
     }
     await this.#archive.settlePosition(session, undefined);
     return "dropped an interrupted save that had not reached the archive";
@@ -96,8 +96,10 @@ export class SharedSummaryStore implements SummaryRunStore {
       );
       file = { state: "missing" };
     }
-    const position = (await this.#archive.getSummaryRun(session))?.position;
-    const holds = position !== undefined && (await this.#holds(position));
+    const stored = (await this.#archive.getSummaryRun(session))?.position;
+    const holds = stored !== undefined && (await this.#holds(stored));
+    // Compared with this host's .summary_cursor, which holds the archive's cursor in local time.
+    const position = stored && localPosition(stored);
     return runStart(file, readCursor(ctx, session), position, () => holds, notes);
   }
 
@@ -177,8 +179,9 @@ export class SharedSummaryStore implements SummaryRunStore {
    * The position is recorded as pending first (with the summary's sha256), then the summary and cursor are
    * written, then the position settles: a crash in between is finished or dropped by the next begin().
    */
-  async save(summary: Summary, position: SummaryPosition): Promise<string | undefined> {
+  async save(summary: Summary, at: SummaryPosition): Promise<string | undefined> {
     const text = summaryText(assertValidSummary(summary));
+    const position = archivePosition(at);
     await this.#archive.setPendingPosition(this.session, position, sha256(text));
     await this.#put({ summary: text, cursor: position.cursor });
     try {
@@ -189,7 +192,8 @@ export class SharedSummaryStore implements SummaryRunStore {
     return undefined;
   }
 
-  async saveCursor(position: SummaryPosition): Promise<void> {
+  async saveCursor(at: SummaryPosition): Promise<void> {
+    const position = archivePosition(at);
     const state = await this.#archive.getSummaryState(this.session);
     if (!state) throw new SummaryChangedError({ session: this.session });
     await this.#put({ summary: state.summary, cursor: position.cursor });
@@ -206,7 +210,7 @@ export class SharedSummaryStore implements SummaryRunStore {
 
   async cursorText(): Promise<string | undefined> {
     const text = (await this.#archive.getSummaryState(this.session))?.cursor.trim();
-    return text !== undefined && parseCursorText(text) !== undefined ? text : undefined;
+    return text !== undefined && archiveCursorNs(text) !== undefined ? localCursor(text) : undefined;
   }
 
   /** Not asked of the shared archive: the cursor text is taken as it reads here. */
