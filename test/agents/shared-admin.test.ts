@@ -218,6 +218,22 @@ describe("administration commands on a shared archive", () => {
       );
     }
   }, 120_000);
+
+  test("doctor: what --repair cannot change (vectors unreachable, a secret in config.toml) is not sent to --repair", async () => {
+    const home = tempHome();
+    const unreachable = s3.vectorsToml("admin").replace(/127\.0\.0\.1:\d+/, "127.0.0.1:1");
+    writeFileSync(join(home, "config.toml"), `${unreachable}\n# token sk-ant-api03-${"x".repeat(40)}\n`);
+    for (const args of [["doctor"], ["doctor", "--repair"]]) {
+      const r = await cli(args, { home, env });
+      expect(r.code).toBe(1);
+      expect(r.stdout).toContain("the shared vectors at s3://");
+      expect(r.stdout).toContain("config.toml holds a secret");
+      expect(r.stdout.trim().split("\n").at(-1)).toBe(
+        "problems left that --repair does not change; each says what to do",
+      );
+    }
+  }, 120_000);
+
   test("recording an error again merges into its record signed under an older memvoy's rules", async () => {
     const errEnv = { ...env, MEMVOY_ARCHIVE_URL: await pg.createDatabase("resign") };
     const rec = ["errors", "record", "--tool", "kubectl", "--error", "OOMKilled: limit 512Mi", "--fix", "raise it"];

@@ -120,6 +120,7 @@ function configSecrets(path: string): DoctorFinding[] {
   return [
     {
       problem: `config.toml holds a secret (${kinds.join(", ")}): remove it and set it in the environment (MEMVOY_ARCHIVE_URL or PGPASSWORD, MEMVOY_S3_* keys, the embedder's key variable)`,
+      manual: true,
     },
   ];
 }
@@ -139,11 +140,13 @@ async function checkSchema(
   if (version > known) {
     findings.push({
       problem: `the archive's schema is version ${version}, newer than this memvoy knows (${known}): upgrade memvoy`,
+      manual: true,
     });
     return false;
   }
   const f: DoctorFinding = {
     problem: `the archive's schema is version ${version}, this memvoy needs ${known}: run memvoy doctor --migrate (the other archive checks wait for it)`,
+    manual: true,
   };
   findings.push(f);
   if (!migrate) return false;
@@ -167,7 +170,10 @@ async function checkVectors(
     out.reachable = true;
   } catch (err) {
     if (err instanceof MemvoyError && err.exitCode === 2) throw err; // refused keys, no such bucket: exit 2
-    findings.push({ problem: `the shared vectors at ${out.uri} cannot be read: ${describeError(err)}` });
+    findings.push({
+      problem: `the shared vectors at ${out.uri} cannot be read: ${describeError(err)} (check that the object store is up, and [vectors] in config.toml)`,
+      manual: true,
+    });
   }
 }
 
