@@ -190,7 +190,7 @@ export function contractCases(name: string, open: () => Promise<Implementation>)
       }
     });
 
-    test("search, keyword: a fragment inside a word, in any case, finds the recent messages holding it", async () => {
+    test("search, keyword and hybrid: a fragment inside a word, in any case, finds the recent messages holding it", async () => {
       for (const [query, session, want] of [
         ["netes", undefined, ["部署失敗了 the kubernetes pod was evicted"]],
         ["NETES evic", undefined, ["部署失敗了 the kubernetes pod was evicted"]],
@@ -199,6 +199,9 @@ export function contractCases(name: string, open: () => Promise<Implementation>)
       ] as const) {
         const r = await api.search({ query, match: "keyword", ...(session ? { session } : {}) });
         expect({ query, found: r.hits.map((h) => h.content) }).toEqual({ query, found: [...want] });
+        // Hybrid keeps it too, as a hit holding the query's terms (semantic neighbours may come with it).
+        const h = await api.search({ query, match: "hybrid", ...(session ? { session } : {}) });
+        expect({ query, hybrid: h.hits.find((x) => x.content === want[0])?.score }).toEqual({ query, hybrid: 1 });
       }
     });
 

@@ -32,6 +32,9 @@ export interface HybridLists {
 export function fuseHybrid(l: HybridLists): Ranked[] {
   const semantic = new Map(l.semantic.map((r) => [r.message.id, r.score]));
   const byKeyword = new Set(l.keyword.map((r) => r.message.id));
+  // A recent row the keyword side found holds the terms as substrings (the spec's match there), inside a longer
+  // word too, as in the embedded hybrid.
+  const substrings = new Set(l.keyword.filter((r) => r.message.recent).map((r) => r.message.id));
   const relevance = new Map<string, { sem: number; cov: number; score: number }>();
   const fused = reciprocalRankFusion(
     [
@@ -44,7 +47,7 @@ export function fuseHybrid(l: HybridLists): Ranked[] {
     .filter((f) => {
       const id = f.item.message.id;
       const sem = semantic.get(id) ?? 0;
-      const cov = l.terms.total > 0 ? coverage(f.item.message.content, l.terms) : l.symbols ? 1 : 0;
+      const cov = l.terms.total > 0 ? coverage(f.item.message.content, l.terms, substrings.has(id)) : l.symbols ? 1 : 0;
       const lexicalOk = cov > 0 && (!l.unknownName || cov >= HYBRID.coverage);
       if (sem < l.minScore && !lexicalOk) return false;
       relevance.set(id, { sem, cov, score: Math.max(sem, cov) });
