@@ -205,6 +205,13 @@ export function contractCases(name: string, open: () => Promise<Implementation>)
       }
     });
 
+    test("search, semantic: a fragment inside a word is no word of the memory's (the cut of a query none holds)", async () => {
+      for (const query of ["ubern", "ploy"]) {
+        const r = await api.search({ query, match: "semantic" });
+        expect({ query, hits: r.hits.map((h) => [h.content, h.score]) }).toEqual({ query, hits: [] });
+      }
+    });
+
     test("search, semantic and hybrid: hits with their expanded context", async () => {
       const s = await api.search({ query: "container killed out of memory", match: "semantic", session: "deploys" });
       roundTrips(s);

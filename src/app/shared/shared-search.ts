@@ -162,7 +162,13 @@ function asHits(query: string, ranked: readonly Ranked[], source: (id: string) =
 }
 
 /** Every term (else any of them, ranked lower), best first by the archive's ranking or newest first. */
-async function keywordRanking(ctx: SharedContext, o: Scope, limit: number): Promise<Ranked[]> {
+async function keywordRanking(
+  ctx: SharedContext,
+  o: Scope,
+  limit: number,
+  /** false: whole words only, as the index holds them (the substring match of recent rows left out). */
+  substrings = true,
+): Promise<Ranked[]> {
   // Messages are indexed as written: a query in compatibility forms is also looked for as typed.
   const forms = queryForms(o.query).map((asTyped) => ({
     terms: queryTerms(o.query, { asTyped }),
@@ -188,22 +194,22 @@ async function keywordRanking(ctx: SharedContext, o: Scope, limit: number): Prom
   };
   // The recent tier's substring match (a fragment inside a word, `netes` in kubernetes), as embedded mode adds it:
   // every content term held in any case. Its hits rank below every all-term hit and above every any-term hit.
-  let substrings = false;
+  let inside = false;
   const recentHolding = async (form: (typeof forms)[number]) => {
     const needles = contentTerms(form.terms).map(needleOf);
-    if (needles.length === 0 || found.size >= limit) return;
+    if (!substrings || needles.length === 0 || found.size >= limit) return;
     const size = (limit + found.size) * (form.symbols.length > 0 ? 5 : 1);
     for (const m of await ctx.archive.recentHolding(needles, { session: o.session, filter }, size)) {
       if (found.has(m.id) || !holdsSymbols(m.content, form.symbols, form.asTyped)) continue;
       found.set(m.id, { message: m, score: SUBSTRING_SCORE });
-      substrings = true;
+      inside = true;
     }
   };
   for (const form of forms) await run(form, textQueryAll(form.terms), 1);
   for (const form of forms) await recentHolding(form);
   if (o.order !== "newest") for (const form of forms) await run(form, textQueryAny(form.terms), 0.5);
   const ranked = [...found.values()];
-  if (forms.length > 1 || substrings)
+  if (forms.length > 1 || inside)
     ranked.sort((a, b) => (o.order === "newest" ? Number(b.message.sendAt - a.message.sendAt) : b.score - a.score));
   return ranked.slice(0, limit);
 }
@@ -255,7 +261,8 @@ async function semanticRanking(ctx: SharedContext, o: Scope, depth: number, all:
   const notes = statusNotes({ notIndexed, reindexNeeded: false, otherEmbedders: [], embedder, pendingStep });
   let noneShared: Promise<boolean> | undefined;
   const sharesNone = () =>
-    (noneShared ??= keywordRanking(ctx, { query: o.query, now: o.now }, 1).then((r) => r.length === 0));
+    // As the embedded noSharedWord: whether the index holds a word of the query (a word inside another is not one).
+    (noneShared ??= keywordRanking(ctx, { query: o.query, now: o.now }, 1, false).then((r) => r.length === 0));
   if (!table) return { ranked: [], notIndexed, notes, minScore, sharesNone };
   const [qv] = await embedder.embed([o.query], undefined, "query");
   const scope = scopeFilter(o);
