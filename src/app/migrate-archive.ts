@@ -17,7 +17,7 @@ import { refuseSessionSymlinks } from "../storage/history/no-symlink.ts";
 import { openSqliteArchive } from "../storage/sqlite/sqlite-archive.ts";
 import { migrateVectors } from "../memory/embedding/migrate-vectors.ts";
 import { applyHomeRemovals, dropHomeErrors, dropHomeSummaries, dropHomeUsage } from "./migrate-removals.ts";
-import { aloneOnTarget, withVectorLease } from "./migrate-turns.ts";
+import { aloneOnTarget, vectorCopyError, withVectorLease } from "./migrate-turns.ts";
 import { homeRowsIn, hostSummaries, makeRoomForHome, topKey } from "./migrate-host-rows.ts";
 
 export const NoArchiveUrlError = namedError<{ home: string }>(
@@ -210,7 +210,10 @@ async function copy(
     ? await withVectorLease(
         target,
         key,
-        () => copyVectors({ home: paths, config, signal: o.signal, onProgress: o.onVectorProgress }),
+        () =>
+          copyVectors({ home: paths, config, signal: o.signal, onProgress: o.onVectorProgress }).catch((err) => {
+            throw o.signal?.aborted ? err : vectorCopyError(err);
+          }),
         o.signal,
       )
     : "local";

@@ -2,7 +2,8 @@
 // drops with a killed run's connection), and the vector copy under the lease every writer of the shared
 // vector tables holds, so that it never commits to a table while a daemon's drain or another copy does.
 import { hostname } from "node:os";
-import { namedError } from "../shared/errors.ts";
+import { describeError } from "../shared/describe-error.ts";
+import { MemvoyError, namedError } from "../shared/errors.ts";
 import { SessionLockTimeoutError } from "../storage/ports/archive-errors.ts";
 import type { ArchivePort } from "../storage/ports/archive-port.ts";
 import { leaseTurn, VECTOR_WRITE_JOB } from "../storage/ports/lease-turn.ts";
@@ -19,6 +20,21 @@ export const VectorWriteBusyError = namedError<{ holder: string; waitedMs: numbe
   "runtime",
   (d) =>
     `the shared vectors stayed busy for ${Math.round(d.waitedMs / 1000)} s (written by ${d.holder}): the messages are copied; run memvoy migrate-archive again to copy the vectors`,
+);
+
+const vectorsNotCopied = (d: { cause: string }) =>
+  `the messages are copied, the vectors are not: ${d.cause}; run memvoy migrate-archive again once the vector store answers (it copies only what is missing)`;
+/** The vector copy failed on the store's side (down, unreachable); the archive's part is done. */
+export const VectorCopyFailedError = namedError<{ cause: string }>(
+  "VectorCopyFailedError",
+  "runtime",
+  vectorsNotCopied,
+);
+/** The vector store refused the copy's configuration (keys, bucket): exit 2, as the store's own error. */
+export const VectorCopyRefusedError = namedError<{ cause: string }>(
+  "VectorCopyRefusedError",
+  "input",
+  vectorsNotCopied,
 );
 
 /** How long the vector copy waits for another writer (a drain holds the lease for one batch at a time). */
@@ -66,4 +82,12 @@ export async function withVectorLease<T>(target: ArchivePort, key: string, fn: (
     }
     await Bun.sleep(250);
   }
+}
+
+/** A vector copy's failure, saying that the messages are copied and how to finish (the store's exit code kept). */
+export function vectorCopyError(err: unknown): Error {
+  const cause = describeError(err);
+  return err instanceof MemvoyError && err.exitCode === 2
+    ? new VectorCopyRefusedError({ cause }, { cause: err })
+    : new VectorCopyFailedError({ cause }, { cause: err });
 }

@@ -13,7 +13,7 @@ import { openSqliteArchive } from "../../src/storage/sqlite/sqlite-archive.ts";
 import { openMessageVectors, type VectorLocation } from "../../src/storage/ports/vector-port.ts";
 import { cli, openTemp, removeTempHomes, tempHome, waitFor } from "../fixture/home.ts";
 import { describePostgres, startPostgres, type PgServer } from "../fixture/postgres-server.ts";
-import { startS3Server, type S3Server } from "../fixture/s3-server.ts";
+import { S3RVER_KEYS, startS3Server, type S3Server } from "../fixture/s3-server.ts";
 
 const NOW = 1_790_000_000_000_000_000n;
 const SECRET = "Sup3rSecretPw42";
@@ -429,6 +429,30 @@ describe("migrate-archive", () => {
       await s3.stop();
     }
   }, 300_000);
+
+  test("the vector store down: the messages are copied, and the one line says the vectors are not and what to do", async () => {
+    const home = buildHome(20);
+    await fillVectors({ kind: "local", dir: join(home, ".store", "lance") });
+    appendFileSync(
+      join(home, "config.toml"),
+      '\n[vectors]\nuri = "s3://bucket/p"\nendpoint = "http://127.0.0.1:1"\nallow_http = true\n',
+    );
+    const url = await server.createDatabase("migrate_store_down");
+    const r = await cli(["migrate-archive"], { home, env: { MEMVOY_ARCHIVE_URL: url, ...S3RVER_KEYS } });
+    expect(r.code).toBe(1);
+    const lines = r.stderr.trim().split("\n");
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toStartWith("memvoy: the messages are copied, the vectors are not: cannot open the vector store");
+    expect(lines[0]).toEndWith(
+      "run memvoy migrate-archive again once the vector store answers (it copies only what is missing)",
+    );
+    const target = await openPgArchive(url);
+    try {
+      expect(await target.countMessages()).toBe(60);
+    } finally {
+      await target.close();
+    }
+  }, 120_000);
 
   test("one run per home at a time; the vector copy waits for the write lease a drain elsewhere holds", async () => {
     const s3: S3Server = await startS3Server();
