@@ -205,6 +205,29 @@ export function contractCases(name: string, open: () => Promise<Implementation>)
       }
     });
 
+    test("search, keyword and hybrid: a query of symbols alone finds the recent messages holding them", async () => {
+      const written = ["use the => arrow, then a && b", "the ?? operator", "keys in ~/.ssh/config"] as const;
+      await api.add(
+        "symbols",
+        written.map((content) => ({ role: "user" as const, content })),
+      );
+      try {
+        for (const [query, want] of [
+          ["=>", written[0]],
+          ["&&", written[0]],
+          ["??", written[1]],
+          ["~/", written[2]],
+        ] as const) {
+          for (const match of ["keyword", "hybrid"] as const) {
+            const r = await api.search({ query, match, session: "symbols" });
+            expect({ query, match, found: r.hits.map((h) => h.content) }).toEqual({ query, match, found: [want] });
+          }
+        }
+      } finally {
+        await api.rm("symbols");
+      }
+    });
+
     test("search, semantic: a fragment inside a word is no word of the memory's (the cut of a query none holds)", async () => {
       for (const query of ["ubern", "ploy"]) {
         const r = await api.search({ query, match: "semantic" });

@@ -196,7 +196,10 @@ async function keywordRanking(
   // every content term held in any case. Its hits rank below every all-term hit and above every any-term hit.
   let inside = false;
   const recentHolding = async (form: (typeof forms)[number]) => {
-    const needles = contentTerms(form.terms).map(needleOf);
+    // The symbol pieces too (`=>`, `C++`, `~/`): a query of symbols alone has no word for the index to find. Space
+    // inside a piece may differ in the text, so each part of it is a needle; holdsSymbols checks the whole piece.
+    const pieces = form.symbols.flatMap((p) => p.toLowerCase().split(" ")).filter((p) => p !== "");
+    const needles = [...new Set([...contentTerms(form.terms).map(needleOf), ...pieces])];
     if (!substrings || needles.length === 0 || found.size >= limit) return;
     const size = (limit + found.size) * (form.symbols.length > 0 ? 5 : 1);
     for (const m of await ctx.archive.recentHolding(needles, { session: o.session, filter }, size)) {
