@@ -8,7 +8,7 @@ import type { StoredMessage } from "../shared/message.ts";
 import type { Db } from "../storage/sqlite/db.ts";
 import { NO_TERMS } from "./empty-reason.ts";
 import { expandHits } from "./expand.ts";
-import { reciprocalRankFusion, wholeBeforeWeak, type RankedList } from "./fusion.ts";
+import { archivedWholeAboveWeak, reciprocalRankFusion, wholeBeforeWeak, type RankedList } from "./fusion.ts";
 import { keywordSearch, rankRecentRows } from "./keyword.ts";
 import { ftsAllQuery, ftsAnyQuery, queryTerms } from "./query-terms.ts";
 import { coverage, namesUnknown, termWeights } from "./coverage.ts";
@@ -139,8 +139,11 @@ export async function hybridSearch(
     }))
     .sort((a, b) => b.score - a.score);
   // A message holding every query term verbatim or by stem is never below a weak semantic-only hit.
-  const weak = (id: string) => sourceOf.get(id) === "semantic" && relevance.get(id)!.sem < HYBRID.strong;
-  const ordered = wholeBeforeWeak(fused, weak, (id) => relevance.get(id)!.cov >= 1).slice(0, limit);
+  // An archived one holding it all is never below a recent hit that does not and is not strongly close in meaning.
+  const strong = (id: string) => relevance.get(id)!.sem >= HYBRID.strong;
+  const weak = (id: string) => sourceOf.get(id) === "semantic" && !strong(id);
+  const whole = (id: string) => relevance.get(id)!.cov >= 1;
+  const ordered = archivedWholeAboveWeak(wholeBeforeWeak(fused, weak, whole), whole, strong).slice(0, limit);
   const recent = ordered.filter((f) => f.item.message.recent).map((f) => f.item.message);
   const expanded = expandHits(db, recent);
   const runs = new Map(recent.map((m, i) => [m.id, expanded[i]!] as const));

@@ -13,6 +13,8 @@ import { contextFor } from "../fixture/semantic-home.ts";
 import { namesUnknown, noSharedWord } from "../../src/search/coverage.ts";
 import { ftsPhrases, queryTerms } from "../../src/search/query-terms.ts";
 import { indexStats } from "../../src/storage/sqlite/keyword-queries.ts";
+import { evenWeights, fuseHybrid } from "../../src/app/shared/shared-hybrid.ts";
+import type { StoredMessage } from "../../src/shared/message.ts";
 
 afterAll(removeTempHomes);
 
@@ -118,6 +120,77 @@ describe("calibrated relevance", () => {
       expect(h.message.content.includes("heron") && h.message.content.includes("quarry")).toBe(false);
     api.close();
   }, 60_000);
+});
+
+describe("archived messages holding every query term", () => {
+  test("stay above recent hits that hold only some of the terms or sit next to one that holds them all", async () => {
+    const { api } = openTemp({ drain: "off", config: config({ limits: { max_history_bytes: 4096 } }) });
+    try {
+      const old = [
+        "billing-worker crashed: pgbouncer pool timeout after 30s (ERROR: query_wait_timeout)",
+        "The pgbouncer pool timeout comes from default_pool_size = 10 while 24 workers share it",
+        "pgbouncer pool timeout is back after the deploy, same query_wait_timeout",
+        ...Array.from({ length: 40 }, (_, i) => `Refactored the invoice renderer to stream PDFs, step ${i}`),
+      ];
+      const archived = api.add(
+        "billing-svc",
+        old.map((content, i) => ({ role: i % 2 ? ("assistant" as const) : ("user" as const), content })),
+      ).ids;
+      api.add(
+        "infra",
+        [
+          "staging is slow today, can you check the connection counts on the database?",
+          "Seeing pgbouncer pool timeout errors in staging again",
+          "Looking at it. The report worker opens a connection per job and never returns it to the pool when a job fails.",
+          "can you fix the worker so it releases the connection?",
+          "what timeout did we set for the statement?",
+          "statement_timeout is 15s on the reporting role, 5s for the api role.",
+          "and the pool size on the api?",
+        ].map((content, i) => ({ role: i % 2 ? ("assistant" as const) : ("user" as const), content })),
+      );
+      await api.drainEmbeddings();
+      const r = await api.search({ query: "pgbouncer pool timeout", match: "hybrid", limit: 4 });
+      expect(r.hits.map((h) => h.message.content.includes("pgbouncer pool timeout"))).toEqual([true, true, true, true]);
+      expect(r.hits.filter((h) => h.source === "archive").map((h) => h.message.id)).toEqual(
+        expect.arrayContaining(archived.slice(0, 3)),
+      );
+      // The recent hits that hold some of the terms, or none, still follow.
+      const all = await api.search({ query: "pgbouncer pool timeout", match: "hybrid" });
+      expect(all.hits.map((h) => h.message.content)).toContain("what timeout did we set for the statement?");
+    } finally {
+      api.close();
+    }
+  }, 60_000);
+});
+
+describe("shared mode's hybrid order", () => {
+  test("an archived message holding every term stays above recent hits holding some", () => {
+    const message = (id: string, content: string, recent: boolean): StoredMessage => ({
+      id,
+      role: "user",
+      content,
+      sendAt: 0n,
+      seq: 0n,
+      session: "s",
+      recent,
+    });
+    const partial = message("a", "what timeout did we set for the statement?", true);
+    const other = message("b", "and the pool size on the api?", true);
+    const whole = message("c", "billing-worker crashed: pgbouncer pool timeout after 30s", false);
+    const hits = fuseHybrid({
+      keyword: [partial, other, whole].map((m) => ({ message: m, score: 1 })),
+      semantic: [
+        { message: partial, score: 0.3 },
+        { message: other, score: 0.2 },
+      ],
+      minScore: 0.1,
+      terms: evenWeights(queryTerms("pgbouncer pool timeout")),
+      symbols: false,
+      unknownName: false,
+      limit: 10,
+    });
+    expect(hits.map((h) => h.message.id)).toEqual(["c", "a", "b"]);
+  });
 });
 
 describe("an everyday question on a home about something else", () => {
