@@ -38,7 +38,7 @@ import type { StatsReport } from "../memory/stats.ts";
 import { daemonLockHeld } from "./daemon-probe.ts";
 import type { IndexUpgradeOptions, IndexUpgradeResult, IndexUpgradeState } from "../memory/index-upgrade.ts";
 import type { MatchMode, SearchHit, SearchOptions, SearchResult } from "../search/search-types.ts";
-import { explainEmpty, NO_TERMS } from "../search/empty-reason.ts";
+import { explainEmpty, NO_TERMS, unheldPieceReason } from "../search/empty-reason.ts";
 import type { WireMessageInput } from "./wire-input.ts";
 import type { RecordErrorResult } from "../memory/error-memory/record-error.ts";
 import type { ErrorSearchResult } from "../memory/error-memory/search-errors.ts";
@@ -59,6 +59,7 @@ import { checkDbInPlace } from "../storage/sqlite/db-in-place.ts";
 // loaded: a require of a loaded module still costs ~20 us on a hot path (add) whose caches are cold.
 const load = kept({
   keyword: () => require("../search/keyword.ts") as typeof import("../search/keyword.ts"),
+  symbols: () => require("../search/symbols.ts") as typeof import("../search/symbols.ts"),
   admin: () => require("../memory/session-admin.ts") as typeof import("../memory/session-admin.ts"),
   doctor: () => require("../memory/doctor.ts") as typeof import("../memory/doctor.ts"),
   doctorVectors: () => require("../memory/doctor-vectors.ts") as typeof import("../memory/doctor-vectors.ts"),
@@ -230,11 +231,15 @@ export class HomeMemory implements MaintenanceApi {
     }
     if (result.hits.length === 0) {
       const unfiltered = { query: o.query, session: o.session, limit: 1, now };
-      result.emptyReason = await explainEmpty(result.emptyReason, { range: o.range, filter }, async () =>
-        match === "semantic"
-          ? (await this.#semantic.search("semantic", unfiltered)).hits.length > 0
-          : load.keyword().keywordSearch(this.ctx.db, unfiltered).length > 0,
-      );
+      const keywordHit = (query: string) =>
+        load.keyword().keywordSearch(this.ctx.db, { ...unfiltered, query }).length > 0;
+      result.emptyReason =
+        (await unheldPieceReason(load.symbols().querySymbols(o.query), keywordHit)) ??
+        (await explainEmpty(result.emptyReason, { range: o.range, filter }, async () =>
+          match === "semantic"
+            ? (await this.#semantic.search("semantic", unfiltered)).hits.length > 0
+            : keywordHit(o.query),
+        ));
     }
     return result;
   }

@@ -1,5 +1,5 @@
-// Why a search has no hit: no message holds the query's terms (or none is close in meaning), or some do and the
-// filters leave every one out.
+// Why a search has no hit: no message holds the query's terms (or none is close in meaning), or one of its symbol
+// pieces as written, or some do and the filters leave every one out.
 import type { MessageFilter } from "../shared/time-filter.ts";
 import type { TimeRange } from "../shared/time.ts";
 
@@ -45,4 +45,25 @@ export async function explainEmpty(
       : undefined;
   if (found === undefined) return reason;
   return (await anyUnfiltered()) ? filteredOutReason(by, found) : reason;
+}
+
+/** At most this many of a query's symbol pieces are looked up one by one (a pasted stack trace has hundreds). */
+const PIECES_LOOKED_UP = 32;
+
+/**
+ * The reason of an empty answer to a query with symbol pieces (symbols.ts: every hit of every mode holds each as
+ * written) when one of them is in no message of the scope, whatever the filters: that piece is why, not the terms
+ * or the scores. `held` looks one piece up (a one-row search of the piece alone, with no filter); undefined when
+ * each piece looked up is held.
+ */
+export async function unheldPieceReason(
+  pieces: readonly string[],
+  held: (piece: string) => boolean | Promise<boolean>,
+): Promise<string | undefined> {
+  for (const piece of pieces.slice(0, PIECES_LOOKED_UP)) {
+    if (await held(piece)) continue;
+    const shown = piece.length > 80 ? `${piece.slice(0, 79)}…` : piece;
+    return `no message holds ${JSON.stringify(shown)} as written (symbols, paths and code in a query match exactly)`;
+  }
+  return undefined;
 }

@@ -327,6 +327,21 @@ export function contractCases(name: string, open: () => Promise<Implementation>)
       expect(semantic.emptyReason).toBe("messages are close to the query, but none falls in the time range");
     });
 
+    test("search: when no message holds a symbol piece of the query as written, emptyReason names it", async () => {
+      await api.add("timely-3", {
+        role: "user",
+        content: "ERR_REQUIRE_ESM from /usr/lib/node_modules/eslint/bin/eslint.js",
+      });
+      for (const match of ["keyword", "semantic", "hybrid"] as const) {
+        const out = await api.search({ query: "ERR_REQUIRE_ESM from /home/me/eslint/bin/eslint.js", match });
+        expect({ match, hits: out.hits, why: out.emptyReason }).toEqual({
+          match,
+          hits: [],
+          why: 'no message holds "/home/me/eslint/bin/eslint.js" as written (symbols, paths and code in a query match exactly)',
+        });
+      }
+    });
+
     test("search, semantic and hybrid: a query no message shares a word with, and unlike them, gets nothing", async () => {
       for (const query of ["xyzzy plugh", "what should I cook for dinner"])
         for (const match of ["semantic", "hybrid"] as const) {

@@ -65,6 +65,22 @@ describe("symbol search", () => {
     }
   }, 30_000);
 
+  test("no hit because no message holds a symbol piece as written: the reason names the piece, in every mode", async () => {
+    // A message holds the error's words, not the path pasted from another machine.
+    const query = "the C++ compiler rejected /home/me/proj/src/tpl.hpp";
+    for (const match of ["keyword", "semantic", "hybrid"] as const) {
+      const r = await api.search({ query, match });
+      expect({ match, hits: r.hits, why: r.emptyReason }).toEqual({
+        match,
+        hits: [],
+        why: 'no message holds "/home/me/proj/src/tpl.hpp" as written (symbols, paths and code in a query match exactly)',
+      });
+    }
+    // Held, but outside the time range: the filter is why, as before.
+    const narrowed = await api.search({ query: "c > d", since: NOW - 1n });
+    expect(narrowed.emptyReason).toBe("messages hold the query's terms, but none falls in the time range");
+  }, 30_000);
+
   test("the symbol pieces of a query", () => {
     expect(querySymbols("c > d")).toEqual(["c > d"]);
     expect(querySymbols("fix the C++ build?")).toEqual(["c++"]);

@@ -33,7 +33,7 @@ import {
   type TierScope,
 } from "../../search/search-types.ts";
 import { candidateDepth, semanticEmptyReason, SENDER_IDS_MAX, statusNotes } from "../../search/semantic.ts";
-import { explainEmpty, NO_TERMS } from "../../search/empty-reason.ts";
+import { explainEmpty, NO_TERMS, unheldPieceReason } from "../../search/empty-reason.ts";
 import { makeSnippet } from "../../search/snippet.ts";
 import { holdsSymbols, querySymbols } from "../../search/symbols.ts";
 import { textQueryAll, textQueryAny } from "../../search/text-query.ts";
@@ -65,11 +65,14 @@ export async function sharedSearch(
   const result = await rankedSearch(ctx, o, scope, limit, match);
   if (result.hits.length === 0) {
     const unfiltered: Scope = { query: o.query, session: o.session, now };
-    result.emptyReason = await explainEmpty(result.emptyReason, scope, async () =>
-      match === "semantic"
-        ? (await semanticRanking(ctx, unfiltered, 1, false)).ranked.length > 0
-        : (await keywordRanking(ctx, unfiltered, 1)).length > 0,
-    );
+    const keywordHit = async (query: string) => (await keywordRanking(ctx, { ...unfiltered, query }, 1)).length > 0;
+    result.emptyReason =
+      (await unheldPieceReason(querySymbols(o.query), keywordHit)) ??
+      (await explainEmpty(result.emptyReason, scope, async () =>
+        match === "semantic"
+          ? (await semanticRanking(ctx, unfiltered, 1, false)).ranked.length > 0
+          : keywordHit(o.query),
+      ));
   }
   return result;
 }
