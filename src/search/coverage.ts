@@ -125,7 +125,12 @@ export function namePhrases(word: string): (FtsPhrase | undefined)[] {
  * paraphrase shares none with what it finds.)
  */
 export function namesUnknown(db: Db, text: string): boolean {
+  return unknownNames(db, text).length > 0;
+}
+
+/** The names of the query (capitalisedNames) that no indexed message holds, in the query's order. */
+export function unknownNames(db: Db, text: string): string[] {
   const { rows, has } = indexStats(db);
-  if (rows === 0) return false;
-  return capitalisedNames(text).some((word) => namePhrases(word).every((p) => p !== undefined && !has(p.expr)));
+  if (rows === 0) return [];
+  return capitalisedNames(text).filter((word) => namePhrases(word).every((p) => p !== undefined && !has(p.expr)));
 }

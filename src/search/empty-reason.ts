@@ -47,6 +47,11 @@ export async function explainEmpty(
   return (await anyUnfiltered()) ? filteredOutReason(by, found) : reason;
 }
 
+/** What a query naming someone or something no message mentions (coverage.ts unknownNames) was told. */
+export function unknownNamesReason(names: readonly string[]): string {
+  return `no message mentions ${names.map((n) => JSON.stringify(n)).join(" or ")}, a name in the query`;
+}
+
 /** At most this many of a query's symbol pieces are looked up one by one (a pasted stack trace has hundreds). */
 const PIECES_LOOKED_UP = 32;
 

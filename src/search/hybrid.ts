@@ -6,12 +6,12 @@
 import { describeError } from "../shared/describe-error.ts";
 import type { StoredMessage } from "../shared/message.ts";
 import type { Db } from "../storage/sqlite/db.ts";
-import { NO_TERMS } from "./empty-reason.ts";
+import { NO_TERMS, unknownNamesReason } from "./empty-reason.ts";
 import { expandHits } from "./expand.ts";
 import { archivedWholeAboveWeak, reciprocalRankFusion, wholeBeforeWeak, type RankedList } from "./fusion.ts";
 import { keywordSearch, rankRecentRows } from "./keyword.ts";
 import { ftsAllQuery, ftsAnyQuery, queryTerms } from "./query-terms.ts";
-import { coverage, namesUnknown, termWeights } from "./coverage.ts";
+import { coverage, noSharedWord, termWeights, unknownNames } from "./coverage.ts";
 import { RELEVANCE } from "./relevance.ts";
 import { holdsSymbols, querySymbols, unspacedWords } from "./symbols.ts";
 import { scopeFilter, type SearchHit, type SearchResult } from "./search-types.ts";
@@ -110,7 +110,8 @@ export async function hybridSearch(
   const tw = termWeights(db, focus.text);
   const substringsFound = new Set(keyword.filter((h) => h.source === "recent").map((h) => h.message.id));
   const lent = new Map(lexical.map((c) => [c.message.id, c.from] as const));
-  const unknown = namesUnknown(db, focus.text) ? RELEVANCE.unknownName : 1;
+  const unknownNamed = unknownNames(db, focus.text);
+  const unknown = unknownNamed.length > 0 ? RELEVANCE.unknownName : 1;
   const symbols = querySymbols(o.query);
   const when = timeHint(o.query, o.now);
   const relevance = new Map<string, { sem: number; cov: number; score: number }>();
@@ -167,7 +168,12 @@ export async function hybridSearch(
     return hit;
   });
   const result: SearchResult = { hits, notes };
-  if (hits.length === 0) result.emptyReason = minScore < 1 ? `${NO_TERMS} and nothing is semantically close` : NO_TERMS;
+  if (hits.length === 0)
+    result.emptyReason = hybridEmptyReason(
+      unknownNamed,
+      minScore < 1,
+      unknownNamed.length > 0 && noSharedWord(db, focus.text),
+    );
   if (notIndexed !== undefined) result.notIndexed = notIndexed;
   if (reindexNeeded !== undefined) result.reindexNeeded = reindexNeeded;
   return result;
@@ -191,4 +197,17 @@ function lexicalRecent(db: Db, focus: QueryFocus, o: SemanticOptions, depth: num
   for (const c of near) c.score *= senderFactor(focus, c.message.sender, HYBRID.lexicalOtherSender);
   // Equal scores (a message said again and again): the newest first, as keyword search orders them.
   return near.sort((a, b) => b.score - a.score || (a.message.seq > b.message.seq ? -1 : 1)).slice(0, depth);
+}
+
+/**
+ * Why a hybrid answer is empty: no message holds a word of the query (`noneShared`), or a name the query gives is in
+ * no message (its lexical hits then had to hold half its terms), or no term held and nothing close; `semantic`:
+ * whether the semantic side answered.
+ */
+export function hybridEmptyReason(unknown: readonly string[], semantic: boolean, noneShared: boolean): string {
+  if (unknown.length > 0 && !noneShared) {
+    const close = semantic ? " or is close enough in meaning" : "";
+    return `${unknownNamesReason(unknown)}, and none holds most of the query's terms${close}`;
+  }
+  return semantic ? `${NO_TERMS} and nothing is semantically close` : NO_TERMS;
 }

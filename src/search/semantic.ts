@@ -16,9 +16,9 @@ import { queryTerms } from "./query-terms.ts";
 import { scopeFilter, type SearchHit, type SearchResult, type TierScope } from "./search-types.ts";
 import { makeSnippet } from "./snippet.ts";
 import { calibrate, calibratedScore, contentWordsFar, RELEVANCE } from "./relevance.ts";
-import { coverage, mostlyUnheld, namesUnknown, noSharedWord, type TermWeights } from "./coverage.ts";
+import { coverage, mostlyUnheld, namesUnknown, noSharedWord, unknownNames, type TermWeights } from "./coverage.ts";
 import { holdsSymbols, querySymbols } from "./symbols.ts";
-import { NO_CLOSE } from "./empty-reason.ts";
+import { NO_CLOSE, unknownNamesReason } from "./empty-reason.ts";
 
 /** Score factor for messages of other senders when the query names one participant (tuned on LoCoMo dev). */
 export const OTHER_SENDER_FACTOR = 0.9;
@@ -202,7 +202,8 @@ export async function semanticSearch(db: Db, src: SemanticSource, o: SemanticOpt
     // in a session whose every recent message waits for its vector (the embedder was down while it was written).
     const empty =
       !src.table || indexStats(db).rows === 0 || (src.notIndexed > 0 && src.notIndexed >= recentCount(db, o.session));
-    result.emptyReason = semanticEmptyReason(src, !empty && noSharedWord(db, focus.text), empty);
+    const shared = !empty && noSharedWord(db, focus.text);
+    result.emptyReason = semanticEmptyReason(src, shared, empty, empty ? [] : unknownNames(db, focus.text));
   }
   return result;
 }
@@ -215,9 +216,11 @@ export function semanticEmptyReason(
   src: Pick<SemanticSource, "table" | "minScore">,
   noWordShared: boolean,
   nothingStored = false,
+  /** The query's names no message mentions (their hits' scores were cut to a quarter). */
+  unknown: readonly string[] = [],
 ): string {
   if (!src.table || nothingStored) return "nothing is indexed yet";
-  return noWordShared
-    ? `${NO_CLOSE} (no message holds a word of the query, and none is close enough in meaning)`
-    : `${NO_CLOSE} (nothing scored at least ${src.minScore})`;
+  if (noWordShared) return `${NO_CLOSE} (no message holds a word of the query, and none is close enough in meaning)`;
+  if (unknown.length > 0) return `${NO_CLOSE} (${unknownNamesReason(unknown)}, and none is close enough in meaning)`;
+  return `${NO_CLOSE} (nothing scored at least ${src.minScore})`;
 }

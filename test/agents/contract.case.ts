@@ -342,6 +342,21 @@ export function contractCases(name: string, open: () => Promise<Implementation>)
       }
     });
 
+    test("search, semantic and hybrid: an empty answer to a query naming what no message mentions names it", async () => {
+      await api.add("timely-4", { role: "user", content: "please fix the flaky checkout test before lunch" });
+      const query = "how do I fix the Zorblax quuxification";
+      const semantic = await api.search({ query, match: "semantic" });
+      expect([semantic.hits, semantic.emptyReason]).toEqual([
+        [],
+        'no close matches (no message mentions "Zorblax", a name in the query, and none is close enough in meaning)',
+      ]);
+      const hybrid = await api.search({ query, match: "hybrid" });
+      expect([hybrid.hits, hybrid.emptyReason]).toEqual([
+        [],
+        'no message mentions "Zorblax", a name in the query, and none holds most of the query\'s terms or is close enough in meaning',
+      ]);
+    });
+
     test("search, semantic and hybrid: a query no message shares a word with, and unlike them, gets nothing", async () => {
       for (const query of ["xyzzy plugh", "what should I cook for dinner"])
         for (const match of ["semantic", "hybrid"] as const) {

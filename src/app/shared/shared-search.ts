@@ -34,6 +34,7 @@ import {
 } from "../../search/search-types.ts";
 import { candidateDepth, semanticEmptyReason, SENDER_IDS_MAX, statusNotes } from "../../search/semantic.ts";
 import { explainEmpty, NO_TERMS, unheldPieceReason } from "../../search/empty-reason.ts";
+import { hybridEmptyReason } from "../../search/hybrid.ts";
 import { makeSnippet } from "../../search/snippet.ts";
 import { holdsSymbols, querySymbols } from "../../search/symbols.ts";
 import { textQueryAll, textQueryAny } from "../../search/text-query.ts";
@@ -100,7 +101,8 @@ async function rankedSearch(
       // An archive whose every message was removed keeps its (empty) vector table: nothing is indexed there either.
       const none = !!sem.table && (await sem.sharesNone());
       const empty = !sem.table || (none && (await ctx.archive.countMessages()) === 0);
-      result.emptyReason = semanticEmptyReason(sem, none && !empty, empty);
+      const unknown = none || empty ? [] : await unknownNames(ctx, o.query);
+      result.emptyReason = semanticEmptyReason(sem, none && !empty, empty, unknown);
     }
     return result;
   }
@@ -114,6 +116,7 @@ async function rankedSearch(
     }),
   );
   const keyword = await keywordRanking(ctx, scope, depth);
+  const unknown = await unknownNames(ctx, o.query);
   const bySemantic = new Set(sem.ranked.map((r) => r.message.id));
   const byKeyword = new Set(keyword.map((r) => r.message.id));
   const terms = queryTerms(o.query);
@@ -124,7 +127,7 @@ async function rankedSearch(
     minScore: sem.minScore,
     terms: evenWeights(terms),
     symbols: querySymbols(o.query).length > 0,
-    unknownName: await namesUnknown(ctx, o.query),
+    unknownName: unknown.length > 0,
     limit,
   });
   const hits = asHits(o.query, fused, (id) => (byKeyword.has(id) ? undefined : "semantic"));
@@ -139,7 +142,12 @@ async function rankedSearch(
     hits.filter((h) => h.message.recent),
   );
   const result: SearchResult = { hits, notIndexed: sem.notIndexed, reindexNeeded: false, notes: sem.notes };
-  if (hits.length === 0) result.emptyReason = `${NO_TERMS} and nothing is semantically close`;
+  if (hits.length === 0) {
+    // No message of any session holds a word of the query (a keyword search of them all finds nothing).
+    const noneShared =
+      unknown.length > 0 && (await keywordRanking(ctx, { query: o.query, now: scope.now }, 1)).length === 0;
+    result.emptyReason = hybridEmptyReason(unknown, sem.minScore < 1, noneShared);
+  }
   return result;
 }
 
@@ -292,7 +300,7 @@ async function semanticRanking(ctx: SharedContext, o: Scope, depth: number, all:
   // As in the embedded mode (semantic.ts): a query that no message holds a word of (no keyword hit in any session)
   // needs a calibrated RELEVANCE.noSharedWord, and with the builtin embedder its hits close in their content words.
   const wordsFar = embedder.id.startsWith("builtin:") ? contentWordsFar(embedder, o.query) : undefined;
-  const unknown = (await namesUnknown(ctx, o.query)) ? RELEVANCE.unknownName : 1;
+  const unknown = (await unknownNames(ctx, o.query)).length > 0 ? RELEVANCE.unknownName : 1;
   const ranked: Ranked[] = [];
   for (const h of found) {
     const m = byId.get(h.id);
@@ -319,10 +327,11 @@ async function sharedPendingStep(ctx: SharedContext): Promise<string> {
 }
 
 /**
- * Whether the query names someone or something no message of the archive holds (the embedded mode's namesUnknown):
- * a capitalised word that a search of every session finds in no form.
+ * The names of the query no message of the archive holds (the embedded mode's unknownNames): capitalised words that
+ * a search of every session finds in no form.
  */
-async function namesUnknown(ctx: SharedContext, query: string): Promise<boolean> {
+async function unknownNames(ctx: SharedContext, query: string): Promise<string[]> {
+  const names: string[] = [];
   for (const word of capitalisedNames(query)) {
     let held = false;
     for (const asTyped of queryForms(word)) {
@@ -330,9 +339,9 @@ async function namesUnknown(ctx: SharedContext, query: string): Promise<boolean>
       held = !q || (await ctx.archive.searchText(q, { limit: 1, order: "newest" })).length > 0;
       if (held) break;
     }
-    if (!held) return true;
+    if (!held) names.push(word);
   }
-  return false;
+  return names;
 }
 
 /** Each hit's neighbours in its session's recent order, overlapping runs merged. */
