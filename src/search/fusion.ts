@@ -38,27 +38,22 @@ export function wholeBeforeWeak<T extends { item: { message: { id: string } } }>
 }
 
 /**
- * `list` with each archived hit holding all the query's terms (`whole`) moved up to just above the first hit ranked
- * before it that holds not all of them and is not `strong`ly close in meaning (a neighbour found through context, a
- * partial match); every other hit keeps its place. An archived message is found by its words alone (no vector, no
- * neighbour's share), so it stands in one of the fused lists where a recent one stands in two or three.
+ * `list` with each item `lift` picks moved up to just above the first `weak` item ranked before it; every other item
+ * keeps its place. Search keeps an archived message holding every query term (`lift`) above a hit that does not
+ * hold them all (`weak`: a neighbour found through context, a partial match): an archived message is found by its
+ * words alone (no vector, no neighbour's share), so it stands in fewer of the ranked lists than a recent one.
  */
-export function archivedWholeAboveWeak<T extends { item: { message: { id: string; recent: boolean } } }>(
-  list: readonly T[],
-  whole: (id: string) => boolean,
-  strong: (id: string) => boolean,
-): T[] {
-  const lift = (f: T) => !f.item.message.recent && whole(f.item.message.id);
+export function liftAboveWeak<T>(list: readonly T[], lift: (x: T) => boolean, weak: (x: T) => boolean): T[] {
   const lifted = list.filter(lift);
   if (lifted.length === 0) return [...list];
   const out: T[] = [];
-  for (const f of list) {
-    if (lift(f)) {
-      if (lifted[0] === f) out.push(lifted.shift()!);
+  for (const x of list) {
+    if (lift(x)) {
+      if (lifted[0] === x) out.push(lifted.shift()!);
       continue;
     }
-    if (!whole(f.item.message.id) && !strong(f.item.message.id)) out.push(...lifted.splice(0));
-    out.push(f);
+    if (weak(x)) out.push(...lifted.splice(0));
+    out.push(x);
   }
   return out;
 }

@@ -8,7 +8,7 @@ import type { StoredMessage } from "../shared/message.ts";
 import type { Db } from "../storage/sqlite/db.ts";
 import { NO_TERMS, unknownNamesReason } from "./empty-reason.ts";
 import { expandHits } from "./expand.ts";
-import { archivedWholeAboveWeak, reciprocalRankFusion, wholeBeforeWeak, type RankedList } from "./fusion.ts";
+import { liftAboveWeak, reciprocalRankFusion, wholeBeforeWeak, type RankedList } from "./fusion.ts";
 import { keywordSearch, rankRecentRows } from "./keyword.ts";
 import { ftsAllQuery, ftsAnyQuery, queryTerms } from "./query-terms.ts";
 import { coverage, noSharedWord, termWeights, unknownNames } from "./coverage.ts";
@@ -144,7 +144,12 @@ export async function hybridSearch(
   const strong = (id: string) => relevance.get(id)!.sem >= HYBRID.strong;
   const weak = (id: string) => sourceOf.get(id) === "semantic" && !strong(id);
   const whole = (id: string) => relevance.get(id)!.cov >= 1;
-  const ordered = archivedWholeAboveWeak(wholeBeforeWeak(fused, weak, whole), whole, strong).slice(0, limit);
+  const id = (f: (typeof fused)[number]) => f.item.message.id;
+  const ordered = liftAboveWeak(
+    wholeBeforeWeak(fused, weak, whole),
+    (f) => !f.item.message.recent && whole(id(f)),
+    (f) => !whole(id(f)) && !strong(id(f)),
+  ).slice(0, limit);
   const recent = ordered.filter((f) => f.item.message.recent).map((f) => f.item.message);
   const expanded = expandHits(db, recent);
   const runs = new Map(recent.map((m, i) => [m.id, expanded[i]!] as const));

@@ -52,6 +52,7 @@ import { SENDER, senderFactor, senderFocus } from "./participants.ts";
 import { TIME_HINT, timeFactor, timeHint } from "./time-hints.ts";
 import { newestTypedWindow } from "./typed-prefix.ts";
 import { CONTEXT, liftByContext } from "./context.ts";
+import { liftAboveWeak } from "./fusion.ts";
 import { firstInOrder } from "./first-in-order.ts";
 import { commonWordsSplit } from "./common-words.ts";
 import { cjkFirstSubstrings } from "./cjk-first.ts";
@@ -75,6 +76,8 @@ const archiveScore = (bm25: number) => {
 interface Candidate extends Pick<SearchHit, "source" | "score"> {
   /** A message, or a window row whose message is loaded only if it is returned. */
   row: StoredMessage | WindowText;
+  /** It holds every term of the query (an all-term match, or every term verbatim). */
+  whole?: boolean;
 }
 
 /** A match window of one tier, best first: loaded once per search and expression. */
@@ -122,7 +125,7 @@ function searchInForm(db: Db, o: KeywordOptions, asTyped: boolean, prefixes = fa
   const hits = new Map<bigint, Candidate>();
   // The rows symbolMatches returns: they hold every piece already.
   const holding = new WeakSet<Candidate["row"]>();
-  const add = (m: Candidate["row"], source: SearchHit["source"], score: number) => {
+  const add = (m: Candidate["row"], source: SearchHit["source"], score: number, whole = false) => {
     // A query with symbols holds them verbatim in every hit: a window row's content is read for it here, for the
     // few rows of a window that get this far (a row removed since is left out).
     if (symbols.length > 0 && !holding.has(m)) {
@@ -131,7 +134,8 @@ function searchInForm(db: Db, o: KeywordOptions, asTyped: boolean, prefixes = fa
     }
     score *= senderFactor(focus, m.sender) * timeFactor(when, m.sendAt);
     const prev = hits.get(m.seq);
-    if (!prev || prev.score < score) hits.set(m.seq, { row: m, source, score });
+    if (!prev || prev.score < score) hits.set(m.seq, { row: m, source, score, whole: whole || prev?.whole === true });
+    else if (whole) prev.whole = true;
   };
   // Snippets for the hits returned only: finding the matched words is the costliest per-row step.
   const finish = (list: Candidate[]): SearchHit[] => {
@@ -256,7 +260,7 @@ function searchInForm(db: Db, o: KeywordOptions, asTyped: boolean, prefixes = fa
     o.rankRecent !== false &&
     allWeightless(phrasesFor(any, true), (stats ??= indexStats(db)).rows);
   const substringFirst = archived || floorWindow ? substringRows() : undefined;
-  if (floorWindow) for (const [m, q] of substringFirst!) add(m, "recent", q);
+  if (floorWindow) for (const [m, q] of substringFirst!) add(m, "recent", q, true);
   // A one-term query with fewer than `limit` recent rows holding its text most likely reads the archive too:
   // its window is then read once for both tiers and split (either way gives the same lists).
   const bothTiers =
@@ -291,25 +295,33 @@ function searchInForm(db: Db, o: KeywordOptions, asTyped: boolean, prefixes = fa
     );
     for (const { r, s } of best) {
       const q = r.lower === undefined ? undefined : verbatim(r.lower, r.sendAt);
-      add(r, "recent", archiveScore(s) + (q === undefined ? 0 : 0.1 + q * 0.1));
+      add(r, "recent", archiveScore(s) + (q === undefined ? 0 : 0.1 + q * 0.1), q !== undefined);
     }
   }
   // The substring matches: not looked for when `limit` hits already score above any of them.
   if (!floorWindow) {
     const substring = substringFirst ?? (outscored(hits, limit, verbatim.ceiling) ? [] : substringRows());
-    for (const [m, q] of substring) add(m, "recent", q);
+    for (const [m, q] of substring) add(m, "recent", q, true);
   }
 
-  const archiveCounts = () => !outscored(hits, limit, archiveCeiling(phrasesFor(all!, false), stats!));
+  // Only hits holding every term can keep an archived row holding them all off the page (liftAboveWeak, below).
+  const archiveCounts = () => !outscored(hits, limit, archiveCeiling(phrasesFor(all!, false), stats!), true);
   if (all && archived && archiveCounts()) {
     for (const { r, s } of load(all, false, false).slice(0, limit)) {
-      add(r, "archive", archiveScore(s));
+      add(r, "archive", archiveScore(s), true);
       if (hits.has(r.seq)) early.add(r.seq);
     }
     if (any && early.size < limit)
       for (const { r, s } of load(any, true, false).slice(0, limit)) add(r, "archive", archiveScore(s) * 0.6);
   }
-  return finish(byScore());
+  // An archived row holding every term is never below a hit that does not (a recent row its neighbour lifted).
+  return finish(
+    liftAboveWeak(
+      byScore(),
+      (c) => c.source === "archive" && c.whole === true,
+      (c) => c.whole !== true,
+    ),
+  );
 }
 
 /** A word in fewer rows than this is rare: its rows are read whole for an any-term window (withRareRows). */
@@ -363,11 +375,14 @@ function recentCeiling(phrases: readonly FtsPhrase[], st: IndexStats, verbatimCe
   return (archiveScore(bm25) + 0.1) * largestFactors() + 0.1 * verbatimCeiling;
 }
 
-/** Whether `limit` candidates score above `ceiling` (then a row scoring at most that is never on the page). */
-function outscored(hits: ReadonlyMap<bigint, Candidate>, limit: number, ceiling: number): boolean {
+/**
+ * Whether `limit` candidates (`whole`: of those holding every term) score above `ceiling` (then a row scoring at most
+ * that is never on the page).
+ */
+function outscored(hits: ReadonlyMap<bigint, Candidate>, limit: number, ceiling: number, whole = false): boolean {
   if (hits.size < limit) return false;
   let above = 0;
-  for (const h of hits.values()) if (h.score > ceiling && ++above >= limit) return true;
+  for (const h of hits.values()) if (h.score > ceiling && (!whole || h.whole) && ++above >= limit) return true;
   return false;
 }
 

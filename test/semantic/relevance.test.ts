@@ -123,13 +123,15 @@ describe("calibrated relevance", () => {
 });
 
 describe("archived messages holding every query term", () => {
-  test("stay above recent hits that hold only some of the terms or sit next to one that holds them all", async () => {
+  test("stay above recent hits that hold only some of the terms or sit next to one that holds them all, in keyword and hybrid modes", async () => {
     const { api } = openTemp({ drain: "off", config: config({ limits: { max_history_bytes: 4096 } }) });
     try {
       const old = [
         "billing-worker crashed: pgbouncer pool timeout after 30s (ERROR: query_wait_timeout)",
         "The pgbouncer pool timeout comes from default_pool_size = 10 while 24 workers share it",
         "pgbouncer pool timeout is back after the deploy, same query_wait_timeout",
+        // Long: bm25 scores it below short messages holding one of the terms.
+        "This time the pool timeout was a long transaction holding a pgbouncer server connection: the nightly export of invoices, statements, refunds and ledger entries ran inside one transaction for forty minutes, so we split it into batches of five hundred rows and committed after each batch.",
         ...Array.from({ length: 40 }, (_, i) => `Refactored the invoice renderer to stream PDFs, step ${i}`),
       ];
       const archived = api.add(
@@ -141,7 +143,7 @@ describe("archived messages holding every query term", () => {
         [
           "staging is slow today, can you check the connection counts on the database?",
           "Seeing pgbouncer pool timeout errors in staging again",
-          "Looking at it. The report worker opens a connection per job and never returns it to the pool when a job fails.",
+          "Looking at it: the pool is full, every pool slot is held by the report worker.",
           "can you fix the worker so it releases the connection?",
           "what timeout did we set for the statement?",
           "statement_timeout is 15s on the reporting role, 5s for the api role.",
@@ -149,11 +151,17 @@ describe("archived messages holding every query term", () => {
         ].map((content, i) => ({ role: i % 2 ? ("assistant" as const) : ("user" as const), content })),
       );
       await api.drainEmbeddings();
-      const r = await api.search({ query: "pgbouncer pool timeout", match: "hybrid", limit: 4 });
-      expect(r.hits.map((h) => h.message.content.includes("pgbouncer pool timeout"))).toEqual([true, true, true, true]);
-      expect(r.hits.filter((h) => h.source === "archive").map((h) => h.message.id)).toEqual(
-        expect.arrayContaining(archived.slice(0, 3)),
-      );
+      const holdsAll = (text: string) => ["pgbouncer", "pool", "timeout"].every((w) => text.includes(w));
+      for (const match of ["keyword", "hybrid"] as const) {
+        const r = await api.search({ query: "pgbouncer pool timeout", match, limit: 5 });
+        expect({ match, all: r.hits.map((h) => holdsAll(h.message.content)) }).toEqual({
+          match,
+          all: Array(5).fill(true),
+        });
+        expect(r.hits.filter((h) => h.source === "archive").map((h) => h.message.id)).toEqual(
+          expect.arrayContaining(archived.slice(0, 4)),
+        );
+      }
       // The recent hits that hold some of the terms, or none, still follow.
       const all = await api.search({ query: "pgbouncer pool timeout", match: "hybrid" });
       expect(all.hits.map((h) => h.message.content)).toContain("what timeout did we set for the statement?");

@@ -3,7 +3,7 @@
 // share of the query's terms it holds, in [0, 1] (the terms weigh the same: the archive keeps no word rarity).
 import type { StoredMessage } from "../../shared/message.ts";
 import { coverage, type TermWeights } from "../../search/coverage.ts";
-import { archivedWholeAboveWeak, reciprocalRankFusion, wholeBeforeWeak } from "../../search/fusion.ts";
+import { liftAboveWeak, reciprocalRankFusion, wholeBeforeWeak } from "../../search/fusion.ts";
 import { HYBRID } from "../../search/hybrid.ts";
 import { ftsPhrases, type QueryTerm } from "../../search/query-terms.ts";
 
@@ -60,7 +60,12 @@ export function fuseHybrid(l: HybridLists): Ranked[] {
   const strong = (id: string) => relevance.get(id)!.sem >= HYBRID.strong;
   const weak = (id: string) => !byKeyword.has(id) && !strong(id);
   const whole = (id: string) => relevance.get(id)!.cov >= 1;
-  const ordered = archivedWholeAboveWeak(wholeBeforeWeak(fused, weak, whole), whole, strong);
+  const id = (f: (typeof fused)[number]) => f.item.message.id;
+  const ordered = liftAboveWeak(
+    wholeBeforeWeak(fused, weak, whole),
+    (f) => !f.item.message.recent && whole(id(f)),
+    (f) => !whole(id(f)) && !strong(id(f)),
+  );
   return ordered.slice(0, l.limit).map((f) => ({
     message: f.item.message,
     score: Math.round(relevance.get(f.item.message.id)!.score * 1000) / 1000,
