@@ -53,8 +53,14 @@ function wordEnd(lower: string, at: number): { end: number; next: number } {
 const indexedForm = (word: string) => (/^[a-z]+$/.test(word) ? stemWord(word) : searchForm(word));
 
 /** What phraseCount looks for in the text of a "stem" or "prefix" phrase: every word it counts starts with it. */
-// Porter2 only rewrites a word's ending (and a final y to i): all but its last letter is a prefix of the word.
-const wordKey = (p: Phrase) => (p.kind === "prefix" || p.text.length <= 3 ? p.text : p.text.slice(0, -1));
+// Porter2 only rewrites a word's ending (and a final y to i): all but its last letter is a prefix of the word. A word
+// with digits has each run of letters stemmed ("windows11" is indexed as window11, "macos14" as maco14): the key
+// ends before the last letter of its first run of two letters or more (a single letter is never rewritten).
+const wordKey = (p: Phrase) => {
+  if (p.kind === "prefix" || p.text.length <= 3) return p.text;
+  const run = /[a-z]{2,}/.exec(p.text);
+  return run ? p.text.slice(0, run.index + run[0].length - 1) : p.text;
+};
 
 /**
  * A string that a row's lower-case text holds twice, without overlap, wherever the phrase counts more than once

@@ -171,6 +171,33 @@ describe("archived messages holding every query term", () => {
   }, 60_000);
 });
 
+describe("a word with digits whose letters stem differently", () => {
+  test("is a whole-term match in hybrid search (macos14, indexed as maco14)", async () => {
+    const { api } = openTemp({ drain: "off", config: config() });
+    try {
+      api.add("os", [
+        { role: "user", content: "macos14 keychain prompt keeps coming back" },
+        { role: "assistant", content: "Re-sign the binary; the keychain ACL is tied to the signature." },
+        { role: "user", content: "the upgrade to windows11 broke wsl networking" },
+      ]);
+      await api.drainEmbeddings();
+      for (const [query, text] of [
+        ["macos14", "macos14 keychain prompt keeps coming back"],
+        ["windows11 wsl", "the upgrade to windows11 broke wsl networking"],
+      ] as const) {
+        const r = await api.search({ query, match: "hybrid" });
+        expect({ query, first: r.hits[0]?.message.content, score: r.hits[0]?.score }).toEqual({
+          query,
+          first: text,
+          score: 1,
+        });
+      }
+    } finally {
+      api.close();
+    }
+  }, 60_000);
+});
+
 describe("shared mode's hybrid order", () => {
   test("an archived message holding every term stays above recent hits holding some", () => {
     const message = (id: string, content: string, recent: boolean): StoredMessage => ({
