@@ -6,6 +6,7 @@ import { searchForm, searchFormWhere, stemWord } from "../shared/search-form.ts"
 import { latinPhraseTokens, latinTokensOnly } from "./latin-phrase-tokens.ts";
 import { formTokens, indexTokens } from "../shared/index-tokens.ts";
 import { isAscii } from "../shared/ascii.ts";
+import { exceptionalStart } from "../shared/porter2.ts";
 
 const K1 = 1.2;
 const B = 0.75;
@@ -56,8 +57,12 @@ const indexedForm = (word: string) => (/^[a-z]+$/.test(word) ? stemWord(word) : 
 // Porter2 only rewrites a word's ending (and a final y to i): all but its last letter is a prefix of the word. A word
 // with digits has each run of letters stemmed ("windows11" is indexed as window11, "macos14" as maco14): the key
 // ends before the last letter of its first run of two letters or more (a single letter is never rewritten).
+// Porter2's exceptional words are keyed by the start they share with their stem (dying, die: "d").
 const wordKey = (p: Phrase) => {
-  if (p.kind === "prefix" || p.text.length <= 3) return p.text;
+  if (p.kind === "prefix") return p.text;
+  const start = exceptionalStart(p.text);
+  if (start !== undefined) return start;
+  if (p.text.length <= 3) return p.text;
   const run = /[a-z]{2,}/.exec(p.text);
   return run ? p.text.slice(0, run.index + run[0].length - 1) : p.text;
 };

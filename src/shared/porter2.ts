@@ -18,6 +18,22 @@ const EXCEPTIONS = new Map(
     "skis:ski skies:sky dying:die lying:lie tying:tie idly:idl gently:gentl ugly:ugli early:earli only:onli singly:singl sky:sky news:news atlas:atlas cosmos:cosmos bias:bias andes:andes",
   ),
 );
+/** The start a stem shares with an exceptional word of it that does not begin with it (die: "d", for dying). */
+const EXCEPTIONAL_STARTS = new Map(
+  [...EXCEPTIONS]
+    .filter(([word, stem]) => !word.startsWith(stem))
+    .map(([word, stem]) => {
+      let n = 0;
+      while (word[n] === stem[n]) n++;
+      return [stem, stem.slice(0, n)] as const;
+    }),
+);
+
+/** For a stem some exceptional word does not begin with (die, of dying), the start they share; undefined else. */
+export function exceptionalStart(stem: string): string | undefined {
+  return EXCEPTIONAL_STARTS.get(stem);
+}
+
 const INVARIANT_AFTER_1A = new Set(words("inning outing canning herring proceed exceed succeed earring"));
 
 /** What follows the first non-vowel after the first vowel, when something does ('' else): R1 of `s`, R2 of R1. */
