@@ -147,11 +147,15 @@ function searchInForm(db: Db, o: KeywordOptions, asTyped: boolean, prefixes = fa
       ).map((m) => [m.seq, m]),
     );
     const out: SearchHit[] = [];
+    // Scores never rise down the page: a hit placed below an archived all-term match (liftAboveWeak) shows at most
+    // that match's score.
+    let cap = Number.POSITIVE_INFINITY;
     for (const h of page) {
       const message = "id" in h.row ? h.row : loaded.get(h.row.seq);
       if (!message) continue; // removed since the window was read
       const s = makeSnippet(message.content, terms, undefined, symbols, h.source === "recent");
-      out.push({ message, source: h.source, score: h.score, snippet: s.text, highlights: s.highlights });
+      cap = Math.min(cap, h.score);
+      out.push({ message, source: h.source, score: cap, snippet: s.text, highlights: s.highlights });
     }
     return out;
   };

@@ -162,6 +162,11 @@ describe("archived messages holding every query term", () => {
           expect.arrayContaining(archived.slice(0, 4)),
         );
       }
+      // Keyword scores never rise down the page, though a weaker match's own bm25 is above a lifted one's.
+      const kw = await api.search({ query: "pgbouncer pool timeout", limit: 10 });
+      expect(kw.hits.some((h) => !holdsAll(h.message.content))).toBe(true);
+      const scores = kw.hits.map((h) => h.score);
+      expect(scores).toEqual([...scores].sort((a, b) => b - a));
       // The recent hits that hold some of the terms, or none, still follow.
       const all = await api.search({ query: "pgbouncer pool timeout", match: "hybrid" });
       expect(all.hits.map((h) => h.message.content)).toContain("what timeout did we set for the statement?");
