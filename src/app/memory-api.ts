@@ -19,7 +19,7 @@ import {
   ensureBackfilled,
   type SessionInfo,
 } from "../memory/sessions-list.ts";
-import type { HistoryOptions } from "../memory/history-view.ts";
+import type { HistoryCatchUp, HistoryOptions, SeenHistory } from "../memory/history-view.ts";
 import type { ResetResult } from "../memory/session-admin.ts";
 import type { DoctorReport } from "../memory/doctor.ts";
 import type { RemoveMessageResult } from "../memory/remove-message.ts";
@@ -193,6 +193,14 @@ export class HomeMemory implements MaintenanceApi {
     const { since, until, role, sender, ...rest } = options;
     const filter = resolveFilter({ since, until, role, sender }, this.ctx.now());
     return load.historyView().readSessionHistory(this.ctx, session, { ...rest, filter });
+  }
+
+  /**
+   * For a reader that holds a session's messages up to a point (the TUI on a live write): only the messages added
+   * since, or every message when one it holds is gone.
+   */
+  historyAfter(session: string, seen: SeenHistory): HistoryCatchUp {
+    return load.historyView().readHistoryAfter(this.ctx, session, seen);
   }
 
   /** history's messages in pages, oldest first (checked before this returns): a large session is never held whole. */

@@ -5,7 +5,8 @@ import type { StoredMessage } from "../shared/message.ts";
 import { isEmptyFilter, type MessageFilter, type TimeBound } from "../shared/time-filter.ts";
 import { historyPages } from "./history-pages.ts";
 import { refuseSessionSymlinks } from "../storage/history/no-symlink.ts";
-import { listSessionMessages } from "../storage/sqlite/messages-repo.ts";
+import { listSessionMessages, recentSeqsUpTo, sessionPrefix } from "../storage/sqlite/messages-repo.ts";
+import { readScope } from "../storage/sqlite/write-stamp.ts";
 import type { MemoryContext } from "./memory-context.ts";
 import { ensureBackfilled } from "./sessions-list.ts";
 import { UnknownSessionError, sessionExists } from "./session-admin.ts";
@@ -71,4 +72,36 @@ export function sessionHistoryPages(
   const { all, last, filter } = o;
   const window = ctx.config.limits.max_history_messages;
   return historyPages((range) => listSessionMessages(ctx.db, session, range), { all, last, filter, window });
+}
+
+/**
+ * What a reader holds of a session: its messages up to `seq` (none: 0n), `count` of them, `recent` of them still in
+ * history.json, the first of those at `firstRecent`.
+ */
+export interface SeenHistory {
+  seq: bigint;
+  count: number;
+  recent: number;
+  firstRecent?: bigint;
+}
+
+/**
+ * How to bring a reader's copy of a session up to date: the messages `added` after the ones it holds, with the
+ * seqs of those still in history.json when compaction (or a repair) moved the tiers' boundary among them; or
+ * `whole`, every message, when one it holds is gone (removed, a reset, a replaced history.json).
+ */
+export type HistoryCatchUp =
+  | { added: StoredMessage[]; recentSeqs?: bigint[]; whole?: undefined }
+  | { whole: StoredMessage[] };
+
+/** readSessionHistory({all: true}) for a reader that holds part of it: only what is new is read (seqs are never reused). */
+export function readHistoryAfter(ctx: MemoryContext, session: string, seen: SeenHistory): HistoryCatchUp {
+  checkHistoryRead(ctx, session, {});
+  return readScope(ctx.db, () => {
+    const now = sessionPrefix(ctx.db, session, seen.seq);
+    if (now.count !== seen.count) return { whole: listSessionMessages(ctx.db, session) };
+    const added = listSessionMessages(ctx.db, session, { afterSeq: seen.seq });
+    if (now.recent === seen.recent && now.firstRecent === seen.firstRecent) return { added };
+    return { added, recentSeqs: recentSeqsUpTo(ctx.db, session, seen.seq) };
+  });
 }

@@ -10,6 +10,8 @@ export type MatchMode = NonNullable<SearchOptions["match"]>;
 export type ErrorRecord = ReturnType<HomeMemory["getError"]>;
 export type ErrorList = ReturnType<HomeMemory["listErrors"]>;
 export type ErrorSearchResult = Awaited<ReturnType<HomeMemory["searchErrors"]>>;
+export type SeenHistory = Parameters<HomeMemory["historyAfter"]>[1];
+export type HistoryCatchUp = ReturnType<HomeMemory["historyAfter"]>;
 export type SummaryView = ReturnType<HomeMemory["summary"]>;
 export type SummarizeReport = Awaited<ReturnType<HomeMemory["summarize"]>>;
 export type SummaryProgress = Parameters<
@@ -27,6 +29,8 @@ export interface TuiMemory {
   info(): { embedder: string };
   sessions(): Maybe<SessionInfo[]>;
   history(session: string, options: { all: true }): Maybe<StoredMessage[]>;
+  /** What is new in a session since the messages a reader holds (a home only; else history is read again). */
+  historyAfter?(session: string, seen: SeenHistory): Maybe<HistoryCatchUp>;
   search(options: SearchOptions): Promise<SearchResult>;
   summary(session: string): Maybe<SummaryView>;
   summarize: HomeMemory["summarize"];

@@ -186,6 +186,30 @@ export function recentTierEnds(db: Database, session: string): { count: number; 
   return { count: Number(r.n), first: r.first ?? undefined, last: r.last ?? undefined };
 }
 
+/** Of a session's messages at or before `seq`: how many, how many are recent, and the first recent one's seq. */
+export function sessionPrefix(
+  db: Database,
+  session: string,
+  seq: bigint,
+): { count: number; recent: number; firstRecent?: bigint } {
+  const r = db
+    .query(
+      `SELECT (SELECT count(*) FROM messages WHERE session_id = ?1 AND seq <= ?2) AS n,
+              (SELECT count(*) FROM messages WHERE session_id = ?1 AND recent = 1 AND seq <= ?2) AS r,
+              (SELECT seq FROM messages WHERE session_id = ?1 AND recent = 1 AND seq <= ?2 ORDER BY seq LIMIT 1) AS f`,
+    )
+    .get(session, seq) as { n: bigint | number; r: bigint | number; f: bigint | null };
+  return { count: Number(r.n), recent: Number(r.r), firstRecent: r.f ?? undefined };
+}
+
+/** The seqs of a session's recent messages at or before `seq` (through the recent tier's index). */
+export function recentSeqsUpTo(db: Database, session: string, seq: bigint): bigint[] {
+  const rows = db
+    .query("SELECT seq FROM messages WHERE session_id = ? AND recent = 1 AND seq <= ? ORDER BY seq")
+    .all(session, seq) as { seq: bigint }[];
+  return rows.map((r) => r.seq);
+}
+
 /** The archive seq of one message, by id. */
 export function seqOfMessage(db: Database, id: string): bigint | undefined {
   return (db.query("SELECT seq FROM messages WHERE id = ?").get(id) as { seq: bigint } | null)?.seq;

@@ -1,6 +1,6 @@
 // The main view: the session list (type-to-filter, sort) and the selected session's history pane.
 import type { StoredMessage } from "../../shared/message.ts";
-import type { SessionInfo } from "../api-types.ts";
+import type { HistoryCatchUp, SeenHistory, SessionInfo } from "../api-types.ts";
 import { blockOfMessage, buildBlocks, type HistoryBlock } from "../state/history-blocks.ts";
 import { HistoryViewport } from "../state/history-viewport.ts";
 import { applyMotion, page } from "../state/motions.ts";
@@ -18,6 +18,32 @@ import { lineText } from "../../shared/terminal-text.ts";
 
 export type Focus = "list" | "history";
 
+/** The shown session's messages, how many of them are in history.json, and the first of those. */
+interface LoadedSession {
+  id: string;
+  messages: StoredMessage[];
+  recent: number;
+  firstRecent?: bigint;
+}
+
+/** `from`: a LoadedSession whose messages begin these (only the ones after them are counted). */
+function loadedSession(id: string, messages: StoredMessage[], from?: LoadedSession): LoadedSession {
+  let recent = from?.recent ?? 0;
+  let firstRecent = from?.firstRecent;
+  for (let i = from?.messages.length ?? 0; i < messages.length; i++) {
+    if (!messages[i]!.recent) continue;
+    recent++;
+    firstRecent ??= messages[i]!.seq;
+  }
+  return { id, messages, recent, firstRecent };
+}
+
+/** What the TUI holds of a session, for HistoryCatchUp. */
+function seenOf(l: LoadedSession): SeenHistory {
+  const last = l.messages[l.messages.length - 1];
+  return { seq: last?.seq ?? 0n, count: l.messages.length, recent: l.recent, firstRecent: l.firstRecent };
+}
+
 /** How long a deletion waits for another process's writer lock before the status row says so. */
 const LOCK_WAIT_NOTICE_MS = 250;
 
@@ -32,7 +58,7 @@ export class MainScreen {
   focus: Focus = "list";
   /** The filter field has the keys: printable keys (q too) type into it until Esc or a move leaves it. */
   editing = false;
-  private loaded: { id: string; messages: StoredMessage[] } | undefined;
+  private loaded: LoadedSession | undefined;
   /** The session whose history was asked for last (a shared memory answers later). */
   private requested: string | undefined;
   /** Sessions removed from this TUI (x): their going away is no news on a refresh. */
@@ -77,7 +103,7 @@ export class MainScreen {
     const activity = this.sessions.selected()?.lastActivity;
     const fail = (err: unknown) => {
       if (this.requested !== id) return;
-      this.loaded = { id, messages: [] };
+      this.loaded = loadedSession(id, []);
       this.view.setBlocks([]);
       this.loadError = describeError(err);
       this.app.status.error(err);
@@ -87,7 +113,7 @@ export class MainScreen {
         this.app.unblocked(id, () => this.app.api.history(id, { all: true })),
         (messages) => {
           if (this.requested !== id) return;
-          this.loaded = { id, messages };
+          this.loaded = loadedSession(id, messages);
           this.loadedActivity = activity;
           // The pane's size now: the terminal may have been resized while an overlay (search) covered it.
           this.resize();
@@ -112,27 +138,54 @@ export class MainScreen {
     return this.removed.has(id);
   }
 
-  /** Live update: re-read the shown session; the scroll position holds (or follows the end when it was there). */
+  /**
+   * Live update: read what is new in the shown session (all of it again when a message it shows is gone, or from a
+   * memory that cannot tell); the scroll position holds (or follows the end when it was there).
+   */
   refreshHistory(): void {
     const id = this.sessions.selectedId();
     if (id === undefined || id !== this.loaded?.id || this.loadError) return this.syncHistory(true);
-    // Summaries, error records and other sessions' writes leave this session's count and activity alone.
+    // Summaries, error records and other sessions' writes leave this session's count and activity alone. A home's
+    // read of what is new is cheap, and adopts what another program wrote to the session's history.json.
     const info = this.sessions.selected();
-    if (info && info.messages === this.loaded.messages.length && info.lastActivity === this.loadedActivity) return;
-    void this.app.settle(
-      this.app.unblocked(id, () => this.app.api.history(id, { all: true })),
-      (messages) => {
-        if (this.requested !== id || this.loaded?.id !== id) return;
-        const old = this.loaded.messages;
-        const same =
-          messages.length === old.length &&
-          messages.every((m, i) => m.id === old[i]!.id && m.recent === old[i]!.recent);
-        if (same) return;
-        this.loaded = { id, messages };
-        this.loadedActivity = info?.lastActivity;
-        this.view.replaceBlocks(buildBlocks(messages), sameBlock);
-      },
-    );
+    const unchanged = info?.messages === this.loaded.messages.length && info.lastActivity === this.loadedActivity;
+    if (unchanged && !this.app.api.historyAfter) return;
+    let basis: LoadedSession | undefined;
+    const read = (): Maybe<HistoryCatchUp> => {
+      basis = this.loaded;
+      const { api } = this.app;
+      if (!api.historyAfter || !basis) return mapMaybe(api.history(id, { all: true }), (whole) => ({ whole }));
+      return api.historyAfter(id, seenOf(basis));
+    };
+    void this.app.settle(this.app.unblocked(id, read), (c) => {
+      if (this.requested !== id || this.loaded?.id !== id) return;
+      // Another read replaced what this one was based on: read again from there.
+      if (this.loaded !== basis) return this.refreshHistory();
+      this.loadedActivity = info?.lastActivity;
+      if (c.whole === undefined) return this.catchUp(id, c.added, c.recentSeqs);
+      const old = this.loaded.messages;
+      const messages = c.whole;
+      const same =
+        messages.length === old.length && messages.every((m, i) => m.id === old[i]!.id && m.recent === old[i]!.recent);
+      if (same) return;
+      this.loaded = loadedSession(id, messages);
+      this.view.replaceBlocks(buildBlocks(messages), sameBlock);
+    });
+  }
+
+  /** New messages after those shown; when the tiers' boundary moved among those, their recent flags first. */
+  private catchUp(id: string, added: StoredMessage[], recentSeqs: readonly bigint[] | undefined): void {
+    let old = this.loaded!.messages;
+    if (recentSeqs) {
+      const recent = new Set(recentSeqs);
+      old = old.map((m) => (recent.has(m.seq) === m.recent ? m : { ...m, recent: !m.recent }));
+      this.loaded = loadedSession(id, old.concat(added));
+      this.view.replaceBlocks(buildBlocks(this.loaded.messages), sameBlock);
+      return;
+    }
+    if (added.length === 0) return;
+    this.loaded = loadedSession(id, old.concat(added), this.loaded);
+    this.view.appendBlocks(buildBlocks(added, old[old.length - 1]));
   }
 
   /** A click on a message in the history pane picks it for o and y. Returns it. */
@@ -384,7 +437,7 @@ export class MainScreen {
     const hist = layout.inner(layout.history);
     const id = this.loaded?.id;
     const n = this.loaded?.messages.length ?? 0;
-    const recent = this.loaded?.messages.filter((m) => m.recent).length ?? 0;
+    const recent = this.loaded?.recent ?? 0;
     const pos = scrollLabel(this.view);
     const p = pos ? ` · ${pos}` : "";
     const sel = this.sessions.selected();

@@ -24,13 +24,17 @@ export const ARCHIVE_MARKER = "archive above · history.json below";
 const GUTTER = 2;
 const INDENT = 2;
 
-/** Messages oldest first; a marker goes where the archive ends and history.json begins. */
-export function buildBlocks(messages: readonly StoredMessage[]): HistoryBlock[] {
+/**
+ * Messages oldest first; a marker goes where the archive ends and history.json begins. `before`: the message shown
+ * just above them (the blocks go after those already shown).
+ */
+export function buildBlocks(messages: readonly StoredMessage[], before?: StoredMessage): HistoryBlock[] {
   const out: HistoryBlock[] = [];
-  for (let i = 0; i < messages.length; i++) {
-    const m = messages[i]!;
-    if (i > 0 && m.recent && !messages[i - 1]!.recent) out.push({ type: "marker", text: ARCHIVE_MARKER });
+  let prev = before;
+  for (const m of messages) {
+    if (prev && m.recent && !prev.recent) out.push({ type: "marker", text: ARCHIVE_MARKER });
     out.push({ type: "message", message: m });
+    prev = m;
   }
   return out;
 }

@@ -52,6 +52,14 @@ export class HistoryViewport implements Movable {
     );
   }
 
+  /** Blocks after the last one (new messages of the same session): the view holds, or follows the end when it was there. */
+  appendBlocks(more: readonly HistoryBlock[]): void {
+    if (more.length === 0) return;
+    const follow = this.pinnedToEnd || this.blocks.length === 0;
+    this.blocks = this.blocks.concat(more);
+    if (follow) this.end();
+  }
+
   /** The block at the top of the view (the last one when the view is at the end). */
   currentBlock(): number | undefined {
     if (this.blocks.length === 0) return undefined;
