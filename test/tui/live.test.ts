@@ -129,6 +129,23 @@ describe("live updates", () => {
     expect(s).toMatch(/alpha-deploy · 42 msgs[^│]*· end/);
   }, 60_000);
 
+  test("a record another program (Agenvoy) appends to the shown session's history.json appears, and the list counts it", async () => {
+    const h = await makeHome();
+    tui = startTui(h, { width: 120, height: 30 });
+    await tui.waitFor("old-notes");
+    tui.keys("Down");
+    await tui.waitFor("beta-billing · 4 msgs");
+    // Agenvoy's record: no id, sendAt in integer nanoseconds; written to the file alone, the archive untouched.
+    const file = join(h, "sessions", "beta-billing", "history.json");
+    const records = JSON.parse(readFileSync(file, "utf8")) as unknown[];
+    const sendAt = `${BigInt(Date.now()) * 1_000_000n}`;
+    records.push({ role: "assistant", content: "AGENVOY: the refund job is fixed", sendAt });
+    writeFileSync(`${file}.tmp`, JSON.stringify(records).replace(`"${sendAt}"`, sendAt));
+    renameSync(`${file}.tmp`, file);
+    const s = await tui.waitFor((x) => x.includes("AGENVOY: the refund job") && /beta-billing +5 /.test(x), 20_000);
+    expect(s).toContain("beta-billing · 5 msgs");
+  }, 60_000);
+
   test("the session shown being removed by another process is said on the status row", async () => {
     const h = await makeHome();
     tui = startTui(h, { width: 120, height: 30 });

@@ -54,6 +54,8 @@ export interface AppContext {
    */
   unblocked<T>(session: string | undefined, read: () => Maybe<T>): Maybe<T>;
   selectedSession(): string | undefined;
+  /** The session shown in the history pane: its history.json is watched for other programs' writes. */
+  watchSession(id: string | undefined): void;
   /** Show a text in $PAGER (o); `what` names it on the status row. */
   page(text: string, what: string): void;
   /** Put a text on the clipboard through OSC 52 (y), with a confirmation on the status row. */

@@ -94,6 +94,7 @@ export class MainScreen {
     const id = this.sessions.selectedId();
     if (!force && id === this.requested) return;
     this.requested = id;
+    this.app.watchSession(id);
     this.loadError = undefined;
     if (id === undefined) {
       this.loaded = undefined;

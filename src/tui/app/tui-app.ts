@@ -9,6 +9,7 @@ import { renderLine } from "../views/segments.ts";
 import { wrapLines } from "../text/wrap.ts";
 import { renderStatusRows } from "../views/status-view.ts";
 import type { AppContext, Confirmation, Key, OverlayName } from "./app-context.ts";
+import { join } from "node:path";
 import { HomeWatcher, homeWatchPaths } from "../live/home-watcher.ts";
 import { ArchivePoller } from "../live/archive-poller.ts";
 import { HomeIdentity } from "../live/home-identity.ts";
@@ -43,6 +44,8 @@ export class TuiApp implements AppContext {
   private inputReads = 0;
   private askedDuring = -1;
   private watcher: HomeWatcher | ArchivePoller | undefined;
+  /** The session in the history pane (its folder is watched too). */
+  private shownSession: string | undefined;
   /** A home's folder and archive as opened (a shared memory's data is on its server: undefined). */
   private identity: HomeIdentity | undefined;
   /** Reads of the sessions list started so far: an answer older than the newest is dropped. */
@@ -85,6 +88,7 @@ export class TuiApp implements AppContext {
         })
       : new HomeWatcher(homeWatchPaths(this.api.home), onChange);
     this.watcher.start();
+    this.watchSession(this.shownSession);
     // Counted before blessed reads the keys. One read can arrive here in parts (a paste, a mouse report and the
     // keys around it are emitted apart, at once): the parts of one read count once.
     let counted = false;
@@ -337,6 +341,12 @@ export class TuiApp implements AppContext {
       }
       return read();
     })();
+  }
+
+  watchSession(id: string | undefined): void {
+    this.shownSession = id;
+    if (this.watcher instanceof HomeWatcher)
+      this.watcher.watchSession(id === undefined ? undefined : join(homeWatchPaths(this.api.home).sessions, id));
   }
 
   selectedSession(): string | undefined {

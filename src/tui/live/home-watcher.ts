@@ -1,4 +1,4 @@
-// Change notification for a home: the sessions folder (sessions made or removed), the archive's WAL (every message, summary run and error record another process writes) and the daemon's state file (a daemon started or stopped). No polling:
+// Change notification for a home: the sessions folder (sessions made or removed), the shown session's history.json, the archive's WAL (every message, summary run and error record another process writes) and the daemon's state file (a daemon started or stopped). No polling:
 // the kernel tells us, and bursts are coalesced into one refresh.
 import { watch, type FSWatcher } from "node:fs";
 import { basename, dirname, join } from "node:path";
@@ -22,6 +22,8 @@ export function homeWatchPaths(home: string): HomeWatchPaths {
 
 export class HomeWatcher {
   private readonly watchers: FSWatcher[] = [];
+  private sessionWatch: FSWatcher | undefined;
+  private sessionDir: string | undefined;
   private timer: ReturnType<typeof setTimeout> | undefined;
   private closed = false;
   private lastRun = 0;
@@ -45,6 +47,19 @@ export class HomeWatcher {
     // The home's own folder: only the state file (the TUI writes its log there, the daemon its log).
     const stateName = basename(this.paths.daemonState);
     this.add(dirname(this.paths.daemonState), (name) => name === stateName);
+  }
+
+  /**
+   * Also watch one session's folder (the one shown), or none: another program (Agenvoy) writes its history.json
+   * without touching the archive, and the sessions/ watch sees only folders made or removed.
+   */
+  watchSession(dir: string | undefined): void {
+    if (dir === this.sessionDir) return;
+    this.sessionWatch?.close();
+    this.sessionWatch = undefined;
+    this.sessionDir = dir;
+    if (dir === undefined || this.closed) return;
+    this.sessionWatch = this.open(dir, (name) => name === null || name.startsWith("history.json"));
   }
 
   private add(dir: string, relevant: (name: string | null) => boolean): void {
@@ -79,5 +94,7 @@ export class HomeWatcher {
     if (this.timer) clearTimeout(this.timer);
     for (const w of this.watchers) w.close();
     this.watchers.length = 0;
+    this.sessionWatch?.close();
+    this.sessionWatch = undefined;
   }
 }
