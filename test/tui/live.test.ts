@@ -241,6 +241,21 @@ describe("pager and clipboard", () => {
     expect((await tui.exited()).code).toBe(0);
   }, 120_000);
 
+  test("o in less under a POSIX locale (LANG unset) shows the text as the TUI does, not as a binary file's bytes", async () => {
+    const h = await makeHome();
+    tui = startTui(h, { width: 100, height: 30, env: { LANG: undefined, PAGER: "less" } });
+    await tui.waitFor("old-notes");
+    tui.keys("Down", "Down");
+    await tui.waitFor("zh-trip · 2 msgs");
+    tui.keys("Enter", "o");
+    const s = await tui.waitFor((x) => x.includes("(END)") || x.includes("binary file"));
+    expect(s).not.toContain("binary file");
+    expect(s).toContain("我們下個月去京都，請幫我排三天的行程。");
+    expect(s).toMatch(/zh-trip · \d{4}-\d\d-\d\d \d\d:\d\d:\d\d · user/);
+    tui.type("q");
+    await tui.waitFor("closed the pager");
+  }, 60_000);
+
   test("o gives the pager the text without its escape sequences (more would pass them to the terminal); y copies it exact", async () => {
     const h = await makeHome();
     const stored = "tool output \x1b]0;PWNED\x07then \x1b[31mred\x1b[0m text\tend";

@@ -16,6 +16,14 @@ export interface RunningPager {
 }
 
 /**
+ * The text is UTF-8 whatever the locale says, as the TUI draws it: less under a POSIX locale (LANG unset, as in
+ * many containers) would call it a binary file and show each byte as <E6>. A charset the user chose is kept.
+ */
+function pagerCharset(env: NodeJS.ProcessEnv): { LESSCHARSET?: string } {
+  return env.LESSCHARSET || env.LESSCHARDEF ? {} : { LESSCHARSET: "utf-8" };
+}
+
+/**
  * Run `$PAGER FILE` on the terminal (through sh, so PAGER may hold options like `less -R`). The text goes
  * into a private temp file (0600 in a 0700 folder), removed when the pager exits.
  */
@@ -52,7 +60,7 @@ export function openInPager(
     // exec: the pager itself is the child, so it gets the signals meant for it and ends when told.
     child = Bun.spawn(["sh", "-c", `exec ${pager} "$1"`, "sh", file], {
       stdio: ["inherit", "inherit", "inherit"],
-      env: { ...env, LESS: env.LESS ?? "-R" },
+      env: { ...env, LESS: env.LESS ?? "-R", ...pagerCharset(env) },
     });
   } catch (err) {
     finish(`cannot run the pager ${JSON.stringify(pager)}: ${(err as Error).message}`);
