@@ -15,7 +15,7 @@ export interface SummaryLine {
 export function summaryLines(view: SummaryView, width: number): SummaryLine[] {
   const out: SummaryLine[] = [];
   const wrap = (text: string, indent: string, style?: SummaryStyle, first = indent) => {
-    const lines = wrapLines(displayText(text), Math.max(1, width - indent.length));
+    const lines = wrapLines(displayText(text), Math.max(1, width - indent.length), Math.max(1, width - first.length));
     lines.forEach((l, i) => out.push({ text: (i === 0 ? first : indent) + l, ...(style ? { style } : {}) }));
   };
   const run = view.lastRun;

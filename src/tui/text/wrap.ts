@@ -24,14 +24,16 @@ export interface LineSpan {
   end: number;
 }
 
-export function wrapText(text: string, width: number): LineSpan[] {
+/** `firstWidth`: the first line's width when it differs (it follows a label, the others an indent). */
+export function wrapText(text: string, width: number, firstWidth = width): LineSpan[] {
   const w = Math.max(1, Math.floor(width));
+  const first = Math.max(1, Math.floor(firstWidth));
   const out: LineSpan[] = [];
   let from = 0;
   for (;;) {
     const nl = text.indexOf("\n", from);
     const to = nl < 0 ? text.length : nl;
-    wrapParagraph(text, from, to, w, out);
+    wrapParagraph(text, from, to, w, first, out);
     if (nl < 0) break;
     from = nl + 1;
   }
@@ -39,12 +41,20 @@ export function wrapText(text: string, width: number): LineSpan[] {
 }
 
 /** Wrap and return the line strings. */
-export function wrapLines(text: string, width: number): string[] {
-  return wrapText(text, width).map((s) => text.slice(s.start, s.end));
+export function wrapLines(text: string, width: number, firstWidth = width): string[] {
+  return wrapText(text, width, firstWidth).map((s) => text.slice(s.start, s.end));
 }
 
-function wrapParagraph(text: string, from: number, to: number, width: number, out: LineSpan[]): void {
+function wrapParagraph(
+  text: string,
+  from: number,
+  to: number,
+  lineWidth: number,
+  firstWidth: number,
+  out: LineSpan[],
+): void {
   const before = out.length;
+  let width = out.length === 0 ? firstWidth : lineWidth;
   let lineStart = from;
   let used = 0;
   let breakAt = -1;
@@ -58,6 +68,7 @@ function wrapParagraph(text: string, from: number, to: number, width: number, ou
     let e = end;
     while (e > lineStart && text.charCodeAt(e - 1) === 0x20) e--;
     out.push({ start: lineStart, end: e });
+    width = lineWidth;
   };
   while (i < to) {
     const cp = text.codePointAt(i)!;
