@@ -28,6 +28,9 @@ describe("error memory browser", () => {
       tui.keys("Enter"); // the detail takes the whole pane
       s = await tui.waitFor((x) => !tableRows(x) && x.includes("apt-get install -y jq"));
       expect(s).toContain("keywords: ci, jq");
+      // At 80 columns the dates line wraps between its parts: its end (when the record expires) is not cut off.
+      expect(s).toMatch(/expires in \d+ days/);
+      expect(s).not.toContain("expire…");
       tui.keys("Escape"); // detail off: the table is back
       await tui.waitFor((x) => tableRows(x) && /bash\s+resolved/.test(x));
       tui.keys("Escape"); // back to the main view

@@ -1,6 +1,6 @@
 // Word wrapping by terminal cells: breaks at spaces, before and after wide (CJK) characters, and hard-breaks
 // words longer than the line. Lines are returned as [start, end) offsets into the text.
-import { codePointWidth, isWide } from "./char-width.ts";
+import { codePointWidth, isWide, stringWidth } from "./char-width.ts";
 
 // Closing CJK punctuation never starts a line (kinsoku): the break moves before the previous character.
 const NO_LINE_START = new Set(
@@ -43,6 +43,17 @@ export function wrapText(text: string, width: number, firstWidth = width): LineS
 /** Wrap and return the line strings. */
 export function wrapLines(text: string, width: number, firstWidth = width): string[] {
   return wrapText(text, width, firstWidth).map((s) => text.slice(s.start, s.end));
+}
+
+/** Parts joined by " · " on lines of `width` cells, broken between parts (a part wider than a line wraps). */
+export function packParts(parts: readonly string[], width: number): string[] {
+  const rows: string[] = [];
+  for (const part of parts) {
+    const row = rows.length ? `${rows[rows.length - 1]} · ${part}` : part;
+    if (rows.length && stringWidth(row) <= width) rows[rows.length - 1] = row;
+    else rows.push(...wrapLines(part, width));
+  }
+  return rows;
 }
 
 function wrapParagraph(

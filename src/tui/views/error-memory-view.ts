@@ -5,7 +5,7 @@ import type { ErrorMemoryState } from "../state/error-memory-state.ts";
 import { fieldTail, stringWidth } from "../text/char-width.ts";
 import { count, plural } from "../text/format.ts";
 import { displayText, inlineText, lineText } from "../../shared/terminal-text.ts";
-import { wrapLines } from "../text/wrap.ts";
+import { packParts, wrapLines } from "../text/wrap.ts";
 import type { Theme } from "../theme.ts";
 import { renderLine, fitHeight } from "./segments.ts";
 
@@ -82,15 +82,21 @@ type StyledLine = { text: string; style?: "title" | "dim" | "ok" | "error" };
 function detailLines(r: ErrorRecord, width: number, nowNs: bigint): StyledLine[] {
   const when = (ns: bigint | undefined) => (ns ? nsToLocalSeconds(ns).slice(0, 16) : "never");
   const days = Math.max(0, Math.ceil(Number(r.expiresAt - nowNs) / 86_400e9));
+  // Wrapped between their parts, so that the last (expires in…) is not cut at 80 columns.
   const out: StyledLine[] = [
-    {
-      text: `${r.tool} · ${r.outcome} · ${plural(r.hits, "hit")} · recorded ${plural(r.occurrences, "time")} · id ${r.id}`,
-      style: "title",
-    },
-    {
-      text: `created ${when(r.createdAt)} · updated ${when(r.updatedAt)} · last hit ${when(r.lastHitAt)} · expires in ${plural(days, "day")}`,
-      style: "dim",
-    },
+    ...packParts(
+      [lineText(r.tool), r.outcome, plural(r.hits, "hit"), `recorded ${plural(r.occurrences, "time")}`, `id ${r.id}`],
+      width,
+    ).map((text) => ({ text, style: "title" as const })),
+    ...packParts(
+      [
+        `created ${when(r.createdAt)}`,
+        `updated ${when(r.updatedAt)}`,
+        `last hit ${when(r.lastHitAt)}`,
+        `expires in ${plural(days, "day")}`,
+      ],
+      width,
+    ).map((text) => ({ text, style: "dim" as const })),
   ];
   const block = (label: string, text: string | undefined) => {
     if (!text) return;
@@ -100,6 +106,8 @@ function detailLines(r: ErrorRecord, width: number, nowNs: bigint): StyledLine[]
   block("error", r.error);
   block("cause", r.cause);
   block("fix", r.fix);
-  if (r.keywords.length) out.push({ text: `keywords: ${r.keywords.join(", ")}`, style: "dim" });
+  if (r.keywords.length)
+    for (const text of wrapLines(displayText(`keywords: ${r.keywords.join(", ")}`), width))
+      out.push({ text, style: "dim" });
   return out;
 }

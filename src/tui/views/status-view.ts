@@ -4,7 +4,7 @@ import { stringWidth } from "../text/char-width.ts";
 import { count, tildePath } from "../text/format.ts";
 import type { Theme } from "../theme.ts";
 import { renderLine, type Segment } from "./segments.ts";
-import { wrapLines } from "../text/wrap.ts";
+import { packParts, wrapLines } from "../text/wrap.ts";
 
 export const MAX_MESSAGE_ROWS = 3;
 export const HINTS = "? help · / search · Ctrl-S summary · Ctrl-E errors · q quit";
@@ -62,11 +62,5 @@ export function renderStatusRows(s: StatusState, theme: Theme, width: number, hi
 
 /** Key hints ("a · b · c") on up to MAX_MESSAGE_ROWS rows, broken between hints (a hint wider than a row wraps). */
 function hintRows(hints: string, width: number): string[] {
-  const rows: string[] = [];
-  for (const hint of hints.split(" · ")) {
-    const row = rows.length ? `${rows[rows.length - 1]} · ${hint}` : hint;
-    if (rows.length && stringWidth(row) <= width) rows[rows.length - 1] = row;
-    else rows.push(...wrapLines(hint, width));
-  }
-  return rows.slice(0, MAX_MESSAGE_ROWS);
+  return packParts(hints.split(" · "), width).slice(0, MAX_MESSAGE_ROWS);
 }
