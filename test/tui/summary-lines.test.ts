@@ -3,6 +3,7 @@ import { afterAll, expect, test } from "bun:test";
 import { openMemory } from "../../src/app/open-memory.ts";
 import { summaryLines } from "../../src/tui/state/summary-lines.ts";
 import { stringWidth } from "../../src/tui/text/char-width.ts";
+import { startFakeAnthropic } from "../fixture/fake-anthropic.ts";
 import { removeTempHomes, tempHome } from "../fixture/home.ts";
 
 afterAll(removeTempHomes);
@@ -27,5 +28,30 @@ test("a long perspectives line wraps within the width after its label: no word i
     }
   } finally {
     api.close();
+  }
+});
+
+test("a failed run's error wraps within the width: the reason is not cut off", async () => {
+  const fake = await startFakeAnthropic();
+  fake.push({ status: 401, type: "authentication_error", message: "invalid x-api-key" });
+  const api = openMemory({
+    home: tempHome(),
+    env: { ANTHROPIC_API_KEY: fake.apiKey, ANTHROPIC_BASE_URL: fake.url },
+    drain: "off",
+  });
+  try {
+    api.add("s", [
+      { role: "user", content: "Shall we roll out the canary on Monday?" },
+      { role: "assistant", content: "Yes, to ten percent first." },
+    ]);
+    await api.summarize("s");
+    const view = api.summary("s");
+    expect(view.lastRun?.error).toContain("HTTP 401");
+    const lines = summaryLines(view, 60).map((l) => l.text);
+    for (const l of lines) expect(stringWidth(l)).toBeLessThanOrEqual(60);
+    expect(lines.join(" ").replace(/\s+/g, " ")).toContain(view.lastRun!.error!.replace(/\s+/g, " "));
+  } finally {
+    api.close();
+    await fake.stop();
   }
 });

@@ -4,7 +4,7 @@ import { nsToLocalSeconds } from "../../shared/time.ts";
 import type { SummaryView } from "../api-types.ts";
 import { count, plural } from "../text/format.ts";
 import { displayText } from "../../shared/terminal-text.ts";
-import { wrapLines } from "../text/wrap.ts";
+import { packParts, wrapLines } from "../text/wrap.ts";
 
 export type SummaryStyle = "title" | "dim" | "ok" | "error" | "key";
 export interface SummaryLine {
@@ -23,32 +23,30 @@ export function summaryLines(view: SummaryView, width: number): SummaryLine[] {
     in: 0,
     out: 0,
   });
-  out.push({
-    text: `cursor ${view.cursor ? `${view.cursor} local` : view.cursorProblem ? `invalid (${view.cursorProblem})` : "none"}`,
-    style: "dim",
-  });
-  out.push({
-    text: run
-      ? `last run ${nsToLocalSeconds(run.finishedAt ?? run.startedAt)} · ${run.outcome}${run.chunksTotal ? ` · ${run.chunksDone}/${run.chunksTotal} chunks` : ""}${run.error ? ` · ${run.error}` : ""}`
-      : "last run: never",
-    style: run?.error ? "error" : "dim",
-  });
-  out.push({
-    text: `tokens used ${count(tokens.in)} in · ${count(tokens.out)} out${view.due ? " · new messages wait to be summarized" : ""}`,
-    style: "dim",
-  });
+  const cursor = view.cursor ? `${view.cursor} local` : view.cursorProblem ? `invalid (${view.cursorProblem})` : "none";
+  wrap(`cursor ${cursor}`, "  ", "dim", "");
+  // Wrapped between its parts: a failed run's reason is the part that matters, and it is long.
+  const runParts = run
+    ? [
+        `last run ${nsToLocalSeconds(run.finishedAt ?? run.startedAt)}`,
+        run.outcome,
+        ...(run.chunksTotal ? [`${run.chunksDone}/${run.chunksTotal} chunks`] : []),
+        ...(run.error ? [displayText(run.error)] : []),
+      ]
+    : ["last run: never"];
+  for (const text of packParts(runParts, width)) out.push({ text, style: run?.error ? "error" : "dim" });
+  const used = [`tokens used ${count(tokens.in)} in`, `${count(tokens.out)} out`];
+  if (view.due) used.push("new messages wait to be summarized");
+  for (const text of packParts(used, width)) out.push({ text, style: "dim" });
   out.push({ text: "" });
   if (view.state === "missing") {
     out.push({ text: "No summary yet.", style: "title" });
-    out.push({
-      text: "Press S to summarize this session now (the model needs ANTHROPIC_API_KEY), or run the daemon.",
-      style: "dim",
-    });
+    wrap("Press S to summarize this session now (the model needs ANTHROPIC_API_KEY), or run the daemon.", "", "dim");
     return out;
   }
   if (view.state === "corrupt") {
-    out.push({ text: `summary.json cannot be read: ${view.problem ?? "unknown problem"}`, style: "error" });
-    out.push({ text: "The next summary run moves it aside and starts again.", style: "dim" });
+    wrap(`summary.json cannot be read: ${view.problem ?? "unknown problem"}`, "  ", "error", "");
+    wrap("The next summary run moves it aside and starts again.", "", "dim");
     return out;
   }
   const s = view.summary!;
