@@ -3,6 +3,14 @@
 /** Writes at most one redraw per this many ms (the first update and a bar's last are always drawn). */
 const REDRAW_MS = 100;
 
+/**
+ * Whether progress may be redrawn in place on `stream`: a terminal that can move the cursor back, so not TERM=dumb
+ * (Emacs' shell, some CI consoles), where the carriage returns and erase sequences would show as text.
+ */
+export function redrawsInPlace(stream: { isTTY?: boolean }): boolean {
+  return stream.isTTY === true && process.env.TERM !== "dumb";
+}
+
 /** Where progress is written: a terminal stream (stderr). */
 type Sink = Pick<NodeJS.WriteStream, "write">;
 

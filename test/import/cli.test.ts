@@ -23,9 +23,13 @@ import { writeOpencodeData } from "../fixture/import/opencode.ts";
 afterAll(removeTempHomes);
 
 /** What `memvoy ARGS` writes on a pseudo-terminal (script(1) runs it there). */
-function onTerminal(args: string[]): string {
+function onTerminal(args: string[], env: Record<string, string> = {}): string {
   const command = ["bun", join(repoRoot, "src/index.ts"), ...args].map((a) => `'${a}'`).join(" ");
-  return Bun.spawnSync(["script", "-qec", command, "/dev/null"], { stdout: "pipe", stderr: "pipe" }).stdout.toString();
+  return Bun.spawnSync(["script", "-qec", command, "/dev/null"], {
+    stdout: "pipe",
+    stderr: "pipe",
+    env: { ...process.env, ...env },
+  }).stdout.toString();
 }
 
 function sourcesEnv(): Record<string, string> {
@@ -307,6 +311,11 @@ describe("memvoy import / export", () => {
       const plain = await cli(["import", "claude-code", projects], { home: tempHome() });
       expect(plain.stderr).not.toContain("\r");
       expect(plain.stderr).not.toContain("files,");
+      // A terminal that cannot move the cursor back (TERM=dumb: Emacs' shell) gets no bar either.
+      const dumb = onTerminal(["--home", tempHome(), "import", "claude-code", projects], { TERM: "dumb" });
+      expect(dumb).toContain("added 16 messages");
+      expect(dumb).not.toContain("\x1b[K");
+      expect(dumb).not.toContain("files,");
     },
     60_000,
   );

@@ -2,6 +2,7 @@
 import { fstatSync } from "node:fs";
 import { overLimitError, parseJsonlLine, repeatedKeyCheck } from "../../app/wire-input.ts";
 import { streamLines } from "../../shared/stream-lines.ts";
+import { redrawsInPlace } from "../progress.ts";
 import { CommandUsageError, PartialAddError, StdinInputError } from "../usage-errors.ts";
 import { InputError } from "../../shared/errors.ts";
 import { describeError } from "../../shared/describe-error.ts";
@@ -77,7 +78,7 @@ export function run(argv: readonly string[]): Promise<number> {
           await store(part.messages);
           stored = { parts: stored.parts + 1, lastLine: part.lastLine };
           Bun.gc(true); // the part just stored is garbage: without this the heap grows by about a part each time
-          if (process.stderr.isTTY && (shown || part.messages.length === ATOMIC_BATCH)) {
+          if (redrawsInPlace(process.stderr) && (shown || part.messages.length === ATOMIC_BATCH)) {
             process.stderr.write(`\radded ${ids.length} (stdin line ${part.lastLine})`);
             shown = true;
           }

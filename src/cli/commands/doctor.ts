@@ -13,7 +13,7 @@ import { sharedDoctor, type SharedDoctorReport } from "../../app/shared/shared-d
 import { bool, str, type Parsed } from "../args.ts";
 import { openFromFlags, runCommand, using, withInterrupt, type CommandSpec } from "../command.ts";
 import { printJson, println } from "../output.ts";
-import { progressBar } from "../progress.ts";
+import { progressBar, redrawsInPlace } from "../progress.ts";
 import { percentDone } from "../../shared/percent-done.ts";
 
 type DoctorReport = ReturnType<HomeMemory["doctor"]>;
@@ -234,7 +234,7 @@ async function migrate(api: HomeMemory, json: boolean): Promise<boolean> {
     if (!json) println("keyword index: up to date");
     return true;
   }
-  const bar = process.stderr.isTTY ? progressBar(process.stderr) : undefined;
+  const bar = redrawsInPlace(process.stderr) ? progressBar(process.stderr) : undefined;
   if (!json) {
     const earlier = before.copied > 0 ? ` (${upgradeDone(before)}% done earlier)` : "";
     println(`keyword index: upgrading ${before.messages} messages${earlier}`);

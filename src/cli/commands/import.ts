@@ -18,7 +18,7 @@ import { writeOut } from "../../shared/stdout.ts";
 import { bool, num, str, type Parsed } from "../args.ts";
 import { openFromFlags, runCommand, using, type CommandSpec } from "../command.ts";
 import { printJson, println } from "../output.ts";
-import { meter, progressLine } from "../progress.ts";
+import { meter, progressLine, redrawsInPlace } from "../progress.ts";
 
 export const usage = `
 Usage: memvoy import SOURCE [PATH...] [--since TIME] [--dry-run] [--keep-secrets] [--watch] [--json]
@@ -250,7 +250,7 @@ async function nap(ms: number, wake: Promise<void>): Promise<void> {
 type Report = SourceReport;
 
 async function pass(api: ImportTarget, source: string, opts: ImportOptions, json: boolean): Promise<Report[]> {
-  const bar = !json && process.stderr.isTTY ? progressLine(process.stderr) : undefined;
+  const bar = !json && redrawsInPlace(process.stderr) ? progressLine(process.stderr) : undefined;
   // The index build at the end of a large pass is a new phase: shown at once, whatever the redraw interval.
   let indexing = false;
   const o: ImportOptions = {

@@ -4,7 +4,7 @@ import { bool, str, type Parsed } from "../args.ts";
 import { runCommand, withInterrupt, type CommandSpec } from "../command.ts";
 import { CommandUsageError } from "../usage-errors.ts";
 import { printJson, println } from "../output.ts";
-import { progressBar } from "../progress.ts";
+import { progressBar, redrawsInPlace } from "../progress.ts";
 
 export const usage = `
 Usage: memvoy migrate-archive [--batch N] [--json]
@@ -78,7 +78,7 @@ async function migrate(p: Parsed): Promise<number> {
   const json = bool(p, "json");
   const batch = batchSize(p);
   archiveUrl(home); // exit 2 at once when no target is configured
-  const bar = !json && process.stderr.isTTY ? progressBar(process.stderr) : undefined;
+  const bar = !json && redrawsInPlace(process.stderr) ? progressBar(process.stderr) : undefined;
   let vectorBar: ReturnType<typeof progressBar> | undefined;
   let resumedAt = 0;
   return withInterrupt(async (signal) => {

@@ -8,7 +8,7 @@ import type { HomeMemory } from "../../app/memory-api.ts";
 import { openSharedHome, sharedArchiveUrl } from "../../app/shared/open-shared.ts";
 import { runCommand, using, withInterrupt, type CommandSpec } from "../command.ts";
 import { printJson, println } from "../output.ts";
-import { progressBar } from "../progress.ts";
+import { progressBar, redrawsInPlace } from "../progress.ts";
 
 export const usage = `
 Usage: memvoy reindex [--pending] [--json]
@@ -77,7 +77,7 @@ async function reindex(api: Pick<HomeMemory, "reindex">, p: Parsed, signal: Abor
   const pending = bool(p, "pending");
   const quiet = bool(p, "quiet");
   const json = bool(p, "json");
-  const bar = !quiet && !json && process.stderr.isTTY ? progressBar(process.stderr) : undefined;
+  const bar = !quiet && !json && redrawsInPlace(process.stderr) ? progressBar(process.stderr) : undefined;
   let total = 0;
   let waiting = false;
   try {
