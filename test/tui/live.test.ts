@@ -1,7 +1,7 @@
 // Daily use under tmux: another process's writes appear on their own; o opens $PAGER; y copies through
 // OSC 52 (tmux set-clipboard on, read back with show-buffer); mouse clicks select and the wheel scrolls.
 import { describe, expect, test } from "bun:test";
-import { chmodSync, existsSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { openMemory } from "../../src/app/open-memory.ts";
 import { cli, tempHome, waitFor } from "../fixture/home.ts";
@@ -144,6 +144,21 @@ describe("live updates", () => {
     renameSync(`${file}.tmp`, file);
     const s = await tui.waitFor((x) => x.includes("AGENVOY: the refund job") && /beta-billing +5 /.test(x), 20_000);
     expect(s).toContain("beta-billing · 5 msgs");
+    // The folder removed and made again (a restore): what is written in the new folder shows too.
+    const folder = join(h, "sessions", "beta-billing");
+    const kept = readFileSync(file, "utf8");
+    rmSync(folder, { recursive: true });
+    mkdirSync(folder, { mode: 0o700 });
+    const append = (content: string, text: string) => {
+      const list = JSON.parse(text) as unknown[];
+      list.push({ role: "user", content, sendAt: `${BigInt(Date.now()) * 1_000_000n}` });
+      writeFileSync(`${file}.tmp`, JSON.stringify(list));
+      renameSync(`${file}.tmp`, file);
+    };
+    append("AGENVOY: restored with one more", kept);
+    await tui.waitFor("AGENVOY: restored with one more", 20_000);
+    append("AGENVOY: written after the restore", readFileSync(file, "utf8"));
+    await tui.waitFor("AGENVOY: written after the restore", 20_000);
   }, 60_000);
 
   test("the session shown being removed by another process is said on the status row", async () => {

@@ -43,7 +43,11 @@ export class HomeWatcher {
   start(): void {
     const dbName = basename(this.paths.db);
     this.add(dirname(this.paths.db), (name) => name === null || name.startsWith(dbName));
-    this.add(this.paths.sessions, () => true);
+    // The shown session's folder made again (removed, then restored or written anew): its watch starts over.
+    this.add(this.paths.sessions, (name) => {
+      if (this.sessionDir && (name === null || name === basename(this.sessionDir))) this.openSessionWatch();
+      return true;
+    });
     // The home's own folder: only the state file (the TUI writes its log there, the daemon its log).
     const stateName = basename(this.paths.daemonState);
     this.add(dirname(this.paths.daemonState), (name) => name === stateName);
@@ -55,11 +59,15 @@ export class HomeWatcher {
    */
   watchSession(dir: string | undefined): void {
     if (dir === this.sessionDir) return;
+    this.sessionDir = dir;
+    this.openSessionWatch();
+  }
+
+  private openSessionWatch(): void {
     this.sessionWatch?.close();
     this.sessionWatch = undefined;
-    this.sessionDir = dir;
-    if (dir === undefined || this.closed) return;
-    this.sessionWatch = this.open(dir, (name) => name === null || name.startsWith("history.json"));
+    if (this.sessionDir === undefined || this.closed) return;
+    this.sessionWatch = this.open(this.sessionDir, (name) => name === null || name.startsWith("history.json"));
   }
 
   private add(dir: string, relevant: (name: string | null) => boolean): void {
