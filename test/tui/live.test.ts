@@ -256,6 +256,22 @@ describe("pager and clipboard", () => {
     expect((await tui.exited()).code).toBe(0);
   }, 120_000);
 
+  test("what the pager writes to stderr (a bad option, a question) is on the screen, not in tui.log", async () => {
+    const dir = tempHome("memvoy-pager-");
+    const pager = join(dir, "pager.sh");
+    writeFileSync(
+      pager,
+      `#!/bin/sh\necho "PAGER-ERROR: there is no such option" >&2\necho "Press RETURN to continue" >&2\nread line\n`,
+    );
+    chmodSync(pager, 0o755);
+    tui = suite.start({ env: { PAGER: pager } });
+    await tui.waitFor("old-notes");
+    tui.keys("Enter", "o");
+    await tui.waitFor("PAGER-ERROR: there is no such option");
+    tui.keys("Enter");
+    await tui.waitFor("closed the pager");
+  }, 60_000);
+
   test("o in less under a POSIX locale (LANG unset) shows the text as the TUI does, not as a binary file's bytes", async () => {
     const h = await makeHome();
     tui = startTui(h, { width: 100, height: 30, env: { LANG: undefined, PAGER: "less" } });

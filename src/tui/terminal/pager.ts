@@ -58,8 +58,10 @@ export function openInPager(
   };
   try {
     // exec: the pager itself is the child, so it gets the signals meant for it and ends when told.
+    // Its stderr is the terminal too (fd 1): the TUI's own fd 2 goes to tui.log, where a pager's message or question
+    // (less: "There is no … option", "Press RETURN to continue") would be hidden behind a blank screen.
     child = Bun.spawn(["sh", "-c", `exec ${pager} "$1"`, "sh", file], {
-      stdio: ["inherit", "inherit", "inherit"],
+      stdio: ["inherit", "inherit", 1],
       env: { ...env, LESS: env.LESS ?? "-R", ...pagerCharset(env) },
     });
   } catch (err) {
