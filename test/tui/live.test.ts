@@ -270,6 +270,11 @@ describe("pager and clipboard", () => {
     await tui.waitFor("PAGER-ERROR: there is no such option");
     tui.keys("Enter");
     await tui.waitFor("closed the pager");
+    // A pager that fails at once: its message is covered by the redraw, so the status row says it failed.
+    writeFileSync(pager, `#!/bin/sh\necho "error: unexpected argument" >&2\nexit 2\n`);
+    tui.keys("o");
+    const s = await tui.waitFor(/the pager ".*pager\.sh" failed \(exit status 2\)/);
+    expect(s).not.toContain("closed the pager");
   }, 60_000);
 
   test("o in less under a POSIX locale (LANG unset) shows the text as the TUI does, not as a binary file's bytes", async () => {

@@ -69,8 +69,15 @@ export function openInPager(
     return { stop: async () => {} };
   }
   const proc = child;
+  // A pager that failed (a bad option: bat, less -X --nope) says why on the terminal, which the redraw then covers.
   const ended = proc.exited.then((code) =>
-    finish(code === 127 ? `the pager ${JSON.stringify(pager)} was not found (set PAGER)` : undefined),
+    finish(
+      code === 127
+        ? `the pager ${JSON.stringify(pager)} was not found (set PAGER)`
+        : code > 0 && proc.signalCode === null && !stopping
+          ? `the pager ${JSON.stringify(pager)} failed (exit status ${code})`
+          : undefined,
+    ),
   );
   return {
     async stop() {
