@@ -600,3 +600,27 @@ describe("session list view", () => {
     expect([...countEnds(first), ...countEnds(last)].every(Boolean)).toBe(true);
   });
 });
+
+describe("status info row", () => {
+  test("at 80 columns the counts stay whole: the embedder gives way first, then the home's path shortens", async () => {
+    const { renderStatusRows } = await import("../../src/tui/views/status-view.ts");
+    const { StatusState } = await import("../../src/tui/state/status-state.ts");
+    const theme = new Theme("mono");
+    const plain = (l: string) => l.replace(/\{[^}]*\}/g, "");
+    const s = new StatusState();
+    s.info = {
+      home: "/srv/agents/memory-home",
+      daemon: "stopped",
+      embedder: "openai:text-embedding-3-small",
+      sessions: 1000,
+      messages: 1_000_000,
+      errors: 123,
+    };
+    const narrow = plain(renderStatusRows(s, theme, 80)[0]);
+    expect(narrow).toContain("daemon stopped");
+    expect(narrow).toContain("1,000 sessions · 1,000,000 msgs · 123 errors");
+    expect(stringWidth(narrow.trimEnd())).toBeLessThanOrEqual(80);
+    const wide = plain(renderStatusRows(s, theme, 160)[0]);
+    expect(wide).toContain("/srv/agents/memory-home  daemon stopped  embedder openai:text-embedding-3-small  1,000");
+  });
+});

@@ -7,6 +7,8 @@ import { renderLine, type Segment } from "./segments.ts";
 import { packParts, wrapLines } from "../text/wrap.ts";
 
 export const MAX_MESSAGE_ROWS = 3;
+/** The fewest cells the home's path gets on the info row. */
+const MIN_HOME = 12;
 export const HINTS = "? help · / search · Ctrl-S summary · Ctrl-E errors · q quit";
 
 /** Keep the end of a path (the part that tells homes apart) within `width` cells. */
@@ -19,17 +21,23 @@ function pathTail(path: string, width: number): string {
 /** The info row, then the message row(s): a message or the last error wraps onto up to 3 rows. */
 export function renderStatusRows(s: StatusState, theme: Theme, width: number, hints = HINTS): [string, string[]] {
   const i = s.info;
-  const rest: Segment[] = [];
-  if (i.daemon) rest.push(["  daemon ", "dim"], [i.daemon, i.daemon === "running" ? "ok" : "dim"]);
-  rest.push(["  embedder ", "dim"], [i.embedder]);
+  const daemon: Segment[] = i.daemon
+    ? [
+        ["  daemon ", "dim"],
+        [i.daemon, i.daemon === "running" ? "ok" : "dim"],
+      ]
+    : [];
   const counts = [
     `${count(i.sessions)} session${i.sessions === 1 ? "" : "s"}`,
     `${count(i.messages)} msg${i.messages === 1 ? "" : "s"}`,
   ];
   if (i.errors !== undefined) counts.push(`${count(i.errors)} error${i.errors === 1 ? "" : "s"}`);
-  rest.push(["  " + counts.join(" · ")]);
-  const restWidth = rest.reduce((n, [t]) => n + stringWidth(t), 0);
-  const home = pathTail(tildePath(i.home), Math.max(12, width - 1 - restWidth));
+  const tally: Segment = ["  " + counts.join(" · ")];
+  const widthOf = (segments: Segment[]) => segments.reduce((n, [t]) => n + stringWidth(t), 0);
+  // The counts are kept whole: on a narrow row the embedder (the least telling part) gives way first.
+  let rest: Segment[] = [...daemon, ["  embedder ", "dim"], [i.embedder], tally];
+  if (1 + MIN_HOME + widthOf(rest) > width) rest = [...daemon, tally];
+  const home = pathTail(tildePath(i.home), Math.max(MIN_HOME, width - 1 - widthOf(rest)));
   const info = renderLine(theme, width, [[" "], [home, "title"], ...rest]);
   const m = s.message;
   const wrapped = (prefix: string, text: string) => {
