@@ -277,6 +277,20 @@ describe("pager and clipboard", () => {
     expect(s).not.toContain("closed the pager");
   }, 60_000);
 
+  test("o in less with LESS=-FRX (quit when the text fits one screen) still shows the message until q", async () => {
+    const h = await makeHome();
+    tui = startTui(h, { width: 100, height: 30, env: { LESS: "-FRX", PAGER: "less" } });
+    await tui.waitFor("old-notes");
+    tui.keys("Down", "Down", "Down");
+    await tui.waitFor("old-notes · 2 msgs");
+    tui.keys("Enter", "Home", "o");
+    const s = await tui.waitFor((x) => x.includes("(END)") || x.includes("closed the pager"));
+    expect(s).toContain("Draft the quarterly report outline.");
+    expect(s).not.toContain("closed the pager");
+    tui.type("q");
+    await tui.waitFor("closed the pager");
+  }, 60_000);
+
   test("o in less under a POSIX locale (LANG unset) shows the text as the TUI does, not as a binary file's bytes", async () => {
     const h = await makeHome();
     tui = startTui(h, { width: 100, height: 30, env: { LANG: undefined, PAGER: "less" } });

@@ -62,7 +62,9 @@ export function openInPager(
     // (less: "There is no … option", "Press RETURN to continue") would be hidden behind a blank screen.
     child = Bun.spawn(["sh", "-c", `exec ${pager} "$1"`, "sh", file], {
       stdio: ["inherit", "inherit", 1],
-      env: { ...env, LESS: env.LESS ?? "-R", ...pagerCharset(env) },
+      // -+F: a LESS with -F (quit at once when the text fits on one screen, as many set it for git) would end less
+      // before it is seen, the TUI redrawn over the text at once.
+      env: { ...env, LESS: `${env.LESS ?? "-R"} -+F`, ...pagerCharset(env) },
     });
   } catch (err) {
     finish(`cannot run the pager ${JSON.stringify(pager)}: ${(err as Error).message}`);
