@@ -291,6 +291,19 @@ describe("pager and clipboard", () => {
     await tui.waitFor("closed the pager");
   }, 60_000);
 
+  test("o with PAGER='less -FRX' still shows the message until q", async () => {
+    const h = await makeHome();
+    tui = startTui(h, { width: 100, height: 30, env: { PAGER: "less -FRX" } });
+    await tui.waitFor("old-notes");
+    tui.keys("Down", "Down", "Down");
+    await tui.waitFor("old-notes · 2 msgs");
+    tui.keys("Enter", "Home", "o");
+    const s = await tui.waitFor((x) => x.includes("(END)") || x.includes("closed the pager"));
+    expect(s).not.toContain("closed the pager");
+    tui.type("q");
+    await tui.waitFor("closed the pager");
+  }, 60_000);
+
   test("o in less under a POSIX locale (LANG unset) shows the text as the TUI does, not as a binary file's bytes", async () => {
     const h = await makeHome();
     tui = startTui(h, { width: 100, height: 30, env: { LANG: undefined, PAGER: "less" } });

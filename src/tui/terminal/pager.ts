@@ -23,6 +23,11 @@ function pagerCharset(env: NodeJS.ProcessEnv): { LESSCHARSET?: string } {
   return env.LESSCHARSET || env.LESSCHARDEF ? {} : { LESSCHARSET: "utf-8" };
 }
 
+/** PAGER runs less (`less -FRX`, `/usr/bin/less`): its own -F is turned off after the options it gives. */
+function isLess(pager: string): boolean {
+  return /^(?:\S*\/)?less(?:\s|$)/.test(pager);
+}
+
 /**
  * Run `$PAGER FILE` on the terminal (through sh, so PAGER may hold options like `less -R`). The text goes
  * into a private temp file (0600 in a 0700 folder), removed when the pager exits.
@@ -60,7 +65,7 @@ export function openInPager(
     // exec: the pager itself is the child, so it gets the signals meant for it and ends when told.
     // Its stderr is the terminal too (fd 1): the TUI's own fd 2 goes to tui.log, where a pager's message or question
     // (less: "There is no … option", "Press RETURN to continue") would be hidden behind a blank screen.
-    child = Bun.spawn(["sh", "-c", `exec ${pager} "$1"`, "sh", file], {
+    child = Bun.spawn(["sh", "-c", `exec ${pager}${isLess(pager) ? " -+F" : ""} "$1"`, "sh", file], {
       stdio: ["inherit", "inherit", 1],
       // -+F: a LESS with -F (quit at once when the text fits on one screen, as many set it for git) would end less
       // before it is seen, the TUI redrawn over the text at once.
