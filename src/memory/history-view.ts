@@ -5,7 +5,13 @@ import type { StoredMessage } from "../shared/message.ts";
 import { isEmptyFilter, type MessageFilter, type TimeBound } from "../shared/time-filter.ts";
 import { historyPages } from "./history-pages.ts";
 import { refuseSessionSymlinks } from "../storage/history/no-symlink.ts";
-import { listSessionMessages, recentSeqsUpTo, sessionPrefix } from "../storage/sqlite/messages-repo.ts";
+import {
+  contentBytes,
+  getMessagesById,
+  listSessionMessages,
+  recentSeqsUpTo,
+  sessionPrefix,
+} from "../storage/sqlite/messages-repo.ts";
 import { readScope } from "../storage/sqlite/write-stamp.ts";
 import type { MemoryContext } from "./memory-context.ts";
 import { ensureBackfilled } from "./sessions-list.ts";
@@ -83,6 +89,8 @@ export interface SeenHistory {
   count: number;
   recent: number;
   firstRecent?: bigint;
+  /** The last messages it holds and their text's size in UTF-8 bytes: an import may have grown them since. */
+  tail?: readonly { id: string; bytes: number }[];
 }
 
 /**
@@ -91,7 +99,7 @@ export interface SeenHistory {
  * `whole`, every message, when one it holds is gone (removed, a reset, a replaced history.json).
  */
 export type HistoryCatchUp =
-  | { added: StoredMessage[]; recentSeqs?: bigint[]; whole?: undefined }
+  | { added: StoredMessage[]; recentSeqs?: bigint[]; grown?: StoredMessage[]; whole?: undefined }
   | { whole: StoredMessage[] };
 
 /** readSessionHistory({all: true}) for a reader that holds part of it: only what is new is read (seqs are never reused). */
@@ -101,7 +109,23 @@ export function readHistoryAfter(ctx: MemoryContext, session: string, seen: Seen
     const now = sessionPrefix(ctx.db, session, seen.seq);
     if (now.count !== seen.count) return { whole: listSessionMessages(ctx.db, session) };
     const added = listSessionMessages(ctx.db, session, { afterSeq: seen.seq });
-    if (now.recent === seen.recent && now.firstRecent === seen.firstRecent) return { added };
-    return { added, recentSeqs: recentSeqsUpTo(ctx.db, session, seen.seq) };
+    const grown = grownMessages(ctx, seen.tail);
+    const moved = now.recent !== seen.recent || now.firstRecent !== seen.firstRecent;
+    return {
+      added,
+      ...(moved ? { recentSeqs: recentSeqsUpTo(ctx.db, session, seen.seq) } : {}),
+      ...(grown.length ? { grown } : {}),
+    };
   });
+}
+
+/** Of the messages a reader holds last, those whose stored text is no longer the size it holds (an import grew it). */
+function grownMessages(ctx: MemoryContext, tail: SeenHistory["tail"]): StoredMessage[] {
+  if (!tail?.length) return [];
+  const sizes = contentBytes(
+    ctx.db,
+    tail.map((t) => t.id),
+  );
+  const ids = tail.filter((t) => sizes.has(t.id) && sizes.get(t.id) !== t.bytes).map((t) => t.id);
+  return getMessagesById(ctx.db, ids);
 }

@@ -10,7 +10,7 @@ import { TuiApp } from "../../src/tui/app/tui-app.ts";
 import { buildBlocks, type HistoryBlock } from "../../src/tui/state/history-blocks.ts";
 import { screen as blessedScreen } from "../../src/tui/terminal/blessed-widgets.ts";
 import { Theme } from "../../src/tui/theme.ts";
-import { removeTempHomes, tempHome } from "../fixture/home.ts";
+import { cli, removeTempHomes, tempHome } from "../fixture/home.ts";
 
 afterAll(removeTempHomes);
 
@@ -115,6 +115,44 @@ test("a write by another process reads only the new messages; after compaction, 
     app.quit();
     screen.destroy();
     writer.close();
+    api.close();
+  }
+}, 60_000);
+
+test("a reply an import grew (streamed across two import passes) shows its new text without a reload", async () => {
+  const home = tempHome("memvoy-grow-");
+  const file = join(home, "reply.jsonl");
+  const reply = (content: string) =>
+    `${JSON.stringify({ type: "session", id: "g" })}\n${JSON.stringify({
+      type: "message",
+      id: "01JZ00000000000000000000G1",
+      session: "g",
+      role: "assistant",
+      content,
+      sendAt: "2026-12-06T07:00:00Z",
+    })}\n`;
+  writeFileSync(file, reply("part one"));
+  expect((await cli(["import", "jsonl", file], { home })).code).toBe(0);
+  const api = openMemory({ home, env: {} });
+  const output = Object.assign(new PassThrough(), { columns: 120, rows: 40, isTTY: true });
+  output.resume();
+  const screen = blessedScreen({ input: new PassThrough(), output, terminal: "xterm-256color", warnings: false });
+  const app = new TuiApp(api, screen, new Theme("256"), () => 0n);
+  const shown = () =>
+    app.main.view
+      .visible()
+      .map((l) => l.text)
+      .join("\n");
+  try {
+    await app.reload();
+    expect(shown()).toContain("part one");
+    writeFileSync(file, reply("part one\n\npart two, streamed later"));
+    expect((await cli(["import", "jsonl", file], { home })).code).toBe(0);
+    await app.refresh();
+    expect(shown()).toContain("part two, streamed later");
+  } finally {
+    app.quit();
+    screen.destroy();
     api.close();
   }
 }, 60_000);

@@ -202,6 +202,15 @@ export function sessionPrefix(
   return { count: Number(r.n), recent: Number(r.r), firstRecent: r.f ?? undefined };
 }
 
+/** The stored text's size in UTF-8 bytes of each of these messages (ids not stored are absent). */
+export function contentBytes(db: Database, ids: readonly string[]): Map<string, number> {
+  if (ids.length === 0) return new Map();
+  const rows = db
+    .query("SELECT id, length(CAST(content AS BLOB)) AS n FROM messages WHERE id IN (SELECT value FROM json_each(?))")
+    .all(JSON.stringify(ids)) as { id: string; n: bigint | number }[];
+  return new Map(rows.map((r) => [r.id, Number(r.n)] as const));
+}
+
 /** The seqs of a session's recent messages at or before `seq` (through the recent tier's index). */
 export function recentSeqsUpTo(db: Database, session: string, seq: bigint): bigint[] {
   const rows = db

@@ -38,10 +38,14 @@ function loadedSession(id: string, messages: StoredMessage[], from?: LoadedSessi
   return { id, messages, recent, firstRecent };
 }
 
+/** How many of the last messages a live update checks for text an import grew (a reply streamed across passes). */
+const GROWTH_CHECKED = 16;
+
 /** What the TUI holds of a session, for HistoryCatchUp. */
 function seenOf(l: LoadedSession): SeenHistory {
   const last = l.messages[l.messages.length - 1];
-  return { seq: last?.seq ?? 0n, count: l.messages.length, recent: l.recent, firstRecent: l.firstRecent };
+  const tail = l.messages.slice(-GROWTH_CHECKED).map((m) => ({ id: m.id, bytes: Buffer.byteLength(m.content) }));
+  return { seq: last?.seq ?? 0n, count: l.messages.length, recent: l.recent, firstRecent: l.firstRecent, tail };
 }
 
 /** How long a deletion waits for another process's writer lock before the status row says so. */
@@ -163,23 +167,37 @@ export class MainScreen {
       // Another read replaced what this one was based on: read again from there.
       if (this.loaded !== basis) return this.refreshHistory();
       this.loadedActivity = info?.lastActivity;
-      if (c.whole === undefined) return this.catchUp(id, c.added, c.recentSeqs);
+      if (c.whole === undefined) return this.catchUp(id, c.added, c.recentSeqs, c.grown);
       const old = this.loaded.messages;
       const messages = c.whole;
       const same =
-        messages.length === old.length && messages.every((m, i) => m.id === old[i]!.id && m.recent === old[i]!.recent);
+        messages.length === old.length &&
+        messages.every((m, i) => m.id === old[i]!.id && m.recent === old[i]!.recent && m.content === old[i]!.content);
       if (same) return;
       this.loaded = loadedSession(id, messages);
       this.view.replaceBlocks(buildBlocks(messages), sameBlock);
     });
   }
 
-  /** New messages after those shown; when the tiers' boundary moved among those, their recent flags first. */
-  private catchUp(id: string, added: StoredMessage[], recentSeqs: readonly bigint[] | undefined): void {
+  /**
+   * New messages after those shown; first, when the tiers' boundary moved among those, their recent flags, and the
+   * text of those an import grew.
+   */
+  private catchUp(
+    id: string,
+    added: StoredMessage[],
+    recentSeqs: readonly bigint[] | undefined,
+    grown: readonly StoredMessage[] = [],
+  ): void {
     let old = this.loaded!.messages;
-    if (recentSeqs) {
-      const recent = new Set(recentSeqs);
-      old = old.map((m) => (recent.has(m.seq) === m.recent ? m : { ...m, recent: !m.recent }));
+    if (recentSeqs || grown.length) {
+      const recent = recentSeqs && new Set(recentSeqs);
+      const text = new Map(grown.map((m) => [m.id, m.content] as const));
+      old = old.map((m) => {
+        const flag = recent ? recent.has(m.seq) : m.recent;
+        const content = text.get(m.id) ?? m.content;
+        return flag === m.recent && content === m.content ? m : { ...m, recent: flag, content };
+      });
       this.loaded = loadedSession(id, old.concat(added));
       this.view.replaceBlocks(buildBlocks(this.loaded.messages), sameBlock);
       return;
