@@ -6,6 +6,14 @@ export interface Redaction {
   text: string;
   /** The kinds of secret found, each once. */
   kinds: string[];
+  /** The credential-like values the rules took out, to be redacted wherever else they appear (see below). */
+  values: SecretValue[];
+}
+
+/** A secret a rule found by its context (a URL's password, PGPASSWORD=…), as written, and its kind. */
+export interface SecretValue {
+  value: string;
+  kind: string;
 }
 
 interface Rule {
@@ -194,15 +202,55 @@ export function secretValues(env: Readonly<Record<string, string | undefined>> =
   return [...out].sort((a, b) => b.length - a.length);
 }
 
+const MARK = /\[REDACTED:[a-z0-9-]+\]/;
+
+/** The parts of `match` that `out` replaced with marks (`out` keeps the rest of `match` as it was). */
+function removedParts(match: string, out: string): string[] {
+  const kept = out.split(MARK);
+  if (kept.length < 2 || !match.startsWith(kept[0]!)) return [];
+  const parts: string[] = [];
+  let pos = kept[0]!.length;
+  for (let i = 1; i < kept.length; i++) {
+    const seg = kept[i]!;
+    const end = i === kept.length - 1 ? match.length - seg.length : match.indexOf(seg, pos);
+    if (end < pos) break;
+    parts.push(match.slice(pos, end));
+    pos = end + seg.length;
+  }
+  return parts;
+}
+
+const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+
 /**
- * Redact `input`: every rule below, then every value in `extraValues` (the configured keys, see
- * secretValues) wherever it appears.
+ * Every other appearance of a secret a rule found by its context: the password of a URL repeated in prose
+ * ("password 'hunter2' in url") has no context of its own. Only credential-like values (long, or carrying a digit
+ * or a symbol), whole: a password that is a plain word ("postgres") would take that word out everywhere.
  */
-export function redactSecrets(input: string, extraValues: readonly string[] = []): Redaction {
+function redactAgain(text: string, values: readonly SecretValue[], kinds: string[]): string {
+  let out = text;
+  for (const { value, kind } of [...values].sort((a, b) => b.value.length - a.value.length)) {
+    if (!out.includes(value)) continue;
+    const re = new RegExp(`${B}${escapeRegExp(value)}${E}`, "g");
+    const next = out.replace(re, mark(kind));
+    if (next === out) continue;
+    out = next;
+    if (!kinds.includes(kind)) kinds.push(kind);
+  }
+  return out;
+}
+
+/**
+ * Redact `input`: every rule below, then every value in `extraValues` wherever it appears: a string (the
+ * configured keys, see secretValues) anywhere, a SecretValue (found in another field of the same record) as a
+ * whole token. The values the rules found are also redacted wherever else `input` holds them.
+ */
+export function redactSecrets(input: string, extraValues: readonly (string | SecretValue)[] = []): Redaction {
   let text = input;
   const kinds: string[] = [];
+  const found: SecretValue[] = [];
   for (const value of extraValues) {
-    if (value.length < 6 || !text.includes(value)) continue;
+    if (typeof value !== "string" || value.length < 6 || !text.includes(value)) continue;
     text = text.split(value).join(mark("configured-key"));
     if (!kinds.includes("configured-key")) kinds.push("configured-key");
   }
@@ -216,12 +264,20 @@ export function redactSecrets(input: string, extraValues: readonly string[] = []
       const offsetAt = args.findIndex((a, i) => i > 0 && typeof a === "number");
       const groups = args.slice(1, offsetAt).map((g) => (g as string | undefined) ?? "");
       const out = rule.replace ? rule.replace(match, ...groups) : mark(rule.kind);
-      if (out !== match) hit = true;
+      if (out === match) return out;
+      hit = true;
+      for (const part of removedParts(match, out)) {
+        const value = part.replace(/^["']|["']$/g, "");
+        if (value.length >= 6 && secretLike(value) && !found.some((f) => f.value === value))
+          found.push({ value, kind: rule.kind });
+      }
       return out;
     });
     if (hit && !kinds.includes(rule.kind)) kinds.push(rule.kind);
   }
-  return { text, kinds };
+  const others = extraValues.filter((v): v is SecretValue => typeof v !== "string");
+  text = redactAgain(text, [...found, ...others.filter((o) => !found.some((f) => f.value === o.value))], kinds);
+  return { text, kinds, values: found };
 }
 
 /** Query parameters whose values are credentials. */

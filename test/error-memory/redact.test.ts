@@ -31,7 +31,7 @@ describe("redactSecrets", () => {
       "make: *** [build] Error 1 (PWD=/home/dev/shop-2, OLDPWD=/home/dev)",
       "docker: Error response from daemon: unable to find user: docker run -u 1000:1000 node:20",
     ];
-    for (const t of texts) expect(redactSecrets(t)).toEqual({ text: t, kinds: [] });
+    for (const t of texts) expect(redactSecrets(t)).toEqual({ text: t, kinds: [], values: [] });
   });
 
   test("long text is redacted in linear time: a 1 MB base64url blob, 200 KB of hyphenated words", () => {
@@ -49,6 +49,23 @@ describe("redactSecrets", () => {
       expect(out).not.toContain("hunter2x");
     }
   }, 60_000);
+
+  test("a secret found by its context is redacted wherever else the text repeats it", () => {
+    const r = redactSecrets(
+      "could not connect to postgres://admin:hunter2@db:5432/prod (password 'hunter2' is wrong); " +
+        "retried with PGPASSWORD=Zq9-launch-42 and Zq9-launch-42 again, Bearer abcdefghij0123456789 then abcdefghij0123456789",
+    );
+    for (const secret of ["hunter2", "Zq9-launch-42", "abcdefghij0123456789"]) expect(r.text).not.toContain(secret);
+    expect(r.text).toContain("(password '[REDACTED:url-password]' is wrong)");
+    expect(r.kinds).toEqual(["url-password", "bearer-token", "secret-value"]);
+  });
+
+  test("a password that is a plain word, or part of a longer word, is not taken out of the rest of the text", () => {
+    const text = "PGPASSWORD=postgres psql -U postgres; db_password=x9y8z7w6 failed for x9y8z7w6abc";
+    expect(redactSecrets(text).text).toBe(
+      "PGPASSWORD=[REDACTED:secret-value] psql -U postgres; db_password=[REDACTED:secret-value] failed for x9y8z7w6abc",
+    );
+  });
 
   test("redaction is idempotent", () => {
     for (const s of SECRETS) {

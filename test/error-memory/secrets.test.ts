@@ -62,6 +62,25 @@ describe("secrets are redacted before anything is stored or embedded", () => {
     }
   }, 30_000);
 
+  test("a secret found in one field is redacted in the record's other fields, where it has no context", async () => {
+    const { api, home } = errorHome();
+    const r = await api.recordError({
+      tool: "psql",
+      error: "could not connect to postgres://admin:Hx7-rotate-q2@db.internal:5432/prod",
+      cause: "the password 'Hx7-rotate-q2' expired",
+      fix: "rotated the key; the new one is given as PGPASSWORD=Kq4-new-pass-9, not Kq4-new-pass-9 in the url",
+      keywords: ["Hx7-rotate-q2", "password"],
+    });
+    const out = json([r, api.listErrors({ limit: 10 })]);
+    api.close();
+    for (const secret of ["Hx7-rotate-q2", "Kq4-new-pass-9"]) {
+      expect(out).not.toContain(secret);
+      expect(filesContaining(home, secret)).toEqual([]);
+      expect(filesContaining(home, secret.toLowerCase())).toEqual([]);
+    }
+    expect(r.record.cause).toBe("the password '[REDACTED:url-password]' expired");
+  }, 30_000);
+
   test("the file scan does find text that was stored (the check above can fail)", async () => {
     const { api, home } = errorHome();
     await api.recordError({ tool: "t", error: "plain marker Zqxjvwkpty42 in the error", fix: "nothing secret" });

@@ -42,8 +42,11 @@ export function errorTtlNs(ctx: Pick<MemoryContext, "config">): bigint {
 /** The redacted fields of a record input, its signature set; `kinds` names the secrets redacted. */
 export function errorFieldsOf(raw: unknown): { fields: ErrorFields; kinds: string[] } {
   const kinds = new Set<string>();
+  // A secret found in one field (the URL's password in the error) is redacted in the others too (the cause).
+  const plain = checkRecordInput(raw);
+  const found = [plain.tool, plain.error, plain.cause ?? "", plain.fix].flatMap((s) => redactSecrets(s).values);
   const clean = (s: string) => {
-    const r = redactSecrets(s);
+    const r = redactSecrets(s, found);
     r.kinds.forEach((k) => kinds.add(k));
     return r.text;
   };
