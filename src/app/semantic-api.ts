@@ -5,7 +5,13 @@ import { createEmbedder } from "../embed/create-embedder.ts";
 import type { MemoryContext } from "../memory/memory-context.ts";
 import { drainQueue, hasPendingDeletes, type DrainOptions, type DrainReport } from "../memory/embedding/drain.ts";
 import { DrainScheduler } from "../memory/embedding/drain-scheduler.ts";
-import { dueCount, lastQueueError, pendingVectorDeletes, queuedCount } from "../storage/sqlite/embed-queue-repo.ts";
+import {
+  dueCount,
+  lastQueueError,
+  nextTryAt,
+  pendingVectorDeletes,
+  queuedCount,
+} from "../storage/sqlite/embed-queue-repo.ts";
 import { getMessagesBySeq, maxSeq } from "../storage/sqlite/messages-repo.ts";
 import { holdRecentText } from "../storage/sqlite/recent-text-cache.ts";
 import { reindex, type ReindexOptions, type ReindexReport } from "../memory/embedding/reindex.ts";
@@ -38,6 +44,8 @@ export interface EmbeddingBacklog {
   due: number;
   /** Recent messages waiting for a vector (deferred ones included). */
   queued: number;
+  /** With nothing due: milliseconds until the first message deferred after a failed try is due again, absent otherwise. */
+  nextTryInMs?: number;
 }
 
 /** Searches with a local embedder embed up to this many queued messages first. */
@@ -105,7 +113,12 @@ export class SemanticApi {
 
   backlog(): EmbeddingBacklog {
     const { db } = this.ctx;
-    return { due: dueCount(db, this.ctx.now()) + pendingVectorDeletes(db).length, queued: queuedCount(db) };
+    const now = this.ctx.now();
+    const due = dueCount(db, now) + pendingVectorDeletes(db).length;
+    const queued = queuedCount(db);
+    // Looked up only when nothing is due: while something is, the next try is now.
+    const next = due === 0 && queued > 0 ? nextTryAt(db, now) : undefined;
+    return next === undefined ? { due, queued } : { due, queued, nextTryInMs: Number((next - now) / 1_000_000n) };
   }
 
   reindex(options: ReindexOptions = {}): Promise<ReindexReport> {

@@ -78,3 +78,40 @@ test("embedding drain: messages added by another process are embedded; a failing
     emb.stop();
   }
 });
+
+test("while the embedder is down, daemon status keeps the failure until the failed messages are tried again", async () => {
+  const down = { status: 500, body: '{"error":{"message":"fake embedder down"}}' };
+  const emb = startFakeEmbeddings([down, down, down, down], { body: okBody(8) });
+  try {
+    const home = tempHome();
+    writeFileSync(
+      join(home, "config.toml"),
+      `[embedder]\nprovider = "openai"\nbase_url = "${emb.url}/v1"\nmodel = "fake"\ndimensions = 8\nmax_retries = 0\n[daemon]\nembed_interval_ms = 100\n`,
+    );
+    const env = { OPENAI_API_KEY: "test-embed-key-123456" };
+    const d = startDaemon(home, env);
+    await waitRunning(d);
+    expect(
+      (await cli(home, ["add", "s1", "--role", "user", "--content", "where do the deploy keys live"], env)).code,
+    ).toBe(0);
+    await waitFor(() => daemonState(home)?.jobs?.embeddings?.failures === 1, 15_000, "the first failure");
+    // The queue defers the failed message 5 s: the daemon tries it again then, and not before.
+    const seen = new Set<string>();
+    await waitFor(
+      () => {
+        const j = daemonState(home)?.jobs?.embeddings;
+        if (j) seen.add(`${j.lastResult}: ${j.lastDetail}`);
+        return emb.seen.length >= 2;
+      },
+      20_000,
+      "the second try",
+    );
+    expect([...seen][0]).toBe("error: 0 embedded, 1 failed, 1 queued; next try in 5 s");
+    expect([...seen].filter((s) => !s.startsWith("error: "))).toEqual([]);
+    expect(logText(home)).not.toContain("job.done job=embeddings");
+    d.proc.kill("SIGTERM");
+    expect(await d.exited).toBe(0);
+  } finally {
+    emb.stop();
+  }
+});

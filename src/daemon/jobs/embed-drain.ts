@@ -65,6 +65,16 @@ class Waker {
   }
 }
 
+/**
+ * When the failed messages are tried again: once they are due (the queue defers each by its own back-off), at the
+ * loop's back-off at the soonest and MAX_BACKOFF_MS at the latest.
+ */
+function retryWait(api: MaintenanceApi, intervalMs: number, failures: number): number {
+  const wait = backoffMs(intervalMs, failures);
+  const due = api.embeddingBacklog().nextTryInMs;
+  return due === undefined ? wait : Math.min(MAX_BACKOFF_MS, Math.max(wait, due));
+}
+
 /** Drain in the child when there is work due now; otherwise what a drain would report, without spawning one. */
 async function drain(api: MaintenanceApi, work: RunWork): Promise<WorkResult<"embeddings">> {
   const b = api.embeddingBacklog();
@@ -87,7 +97,8 @@ export function embedDrainJob(api: MaintenanceApi, work: RunWork, intervalMs: nu
             if (r.error !== undefined || r.failed > 0) {
               failures++;
               const wait = backoffMs(intervalMs, failures);
-              const detail = `${r.embedded} embedded, ${r.failed} failed, ${r.remaining} queued; next try in ${Math.round(wait / 1000)} s`;
+              const next = Math.ceil(retryWait(api, intervalMs, failures) / 1000);
+              const detail = `${r.embedded} embedded, ${r.failed} failed, ${r.remaining} queued; next try in ${next} s`;
               report(started, { detail, errors: [r.error ?? `${r.failed} message(s) failed to embed`] });
               await waker.wait(wait, signal, false);
               continue;
@@ -97,16 +108,19 @@ export function embedDrainJob(api: MaintenanceApi, work: RunWork, intervalMs: nu
               log.info("embed.recovered", { after_failures: failures });
               failures = 0;
             }
-            report(started, {
-              worked,
-              detail: r.busy
-                ? "another process is draining"
-                : `${r.embedded} embedded, ${r.deletesApplied} deletion(s), ${r.remaining} queued`,
-            });
+            // A look that finds the failed messages still waiting for their next try is no run: the failure stays
+            // the job's last result (daemon status would else say "ok" while the embedder is down).
+            if (failures === 0 || worked || r.busy)
+              report(started, {
+                worked,
+                detail: r.busy
+                  ? "another process is draining"
+                  : `${r.embedded} embedded, ${r.deletesApplied} deletion(s), ${r.remaining} queued`,
+              });
             if (worked && r.remaining > 0) continue;
             if (failures > 0) {
-              // Deferred messages are not due yet: keep backing off rather than polling at full rate.
-              await waker.wait(backoffMs(intervalMs, failures), signal, true);
+              // Deferred messages are not due yet: sleep until they are (or a write comes) rather than polling.
+              await waker.wait(retryWait(api, intervalMs, failures), signal, true);
               continue;
             }
           } catch (err) {

@@ -73,6 +73,14 @@ export function dueCount(db: Database, now: bigint): number {
   return Number(r.n);
 }
 
+/** The earliest time (ns) a queued entry deferred past `now` is due again; undefined when none is deferred. */
+export function nextTryAt(db: Database, now: bigint): bigint | undefined {
+  const r = db.query("SELECT min(next_try_at) AS at FROM embed_queue WHERE next_try_at > ?").get(now) as {
+    at: bigint | number | null;
+  };
+  return r.at === null ? undefined : BigInt(r.at);
+}
+
 /**
  * The seqs still queued for the same message (a reset or compaction may have removed some meanwhile, and
  * a seq freed by deleted rows can be reused by a newer message).
