@@ -111,6 +111,15 @@ test("past topics: one per topic, at most 8 keeping the newest, times normalised
   expect(normalizeMinute("2026-05-01")).toBe("2026-05-01 00:00");
 });
 
+test("a last_discussed given with a zone is the same instant in UTC, as the transcript's times are", () => {
+  expect(normalizeMinute("2026-05-01T16:30:00+08:00")).toBe("2026-05-01 08:30");
+  expect(normalizeMinute("2026-05-01 01:15 -0500")).toBe("2026-05-01 06:15");
+  expect(normalizeMinute("2026-05-01T03:00:00.250Z")).toBe("2026-05-01 03:00");
+  expect(normalizeMinute("2026-05-01 07:45 UTC")).toBe("2026-05-01 07:45");
+  expect(normalizeMinute("2026-05-01T05:00+05:30")).toBe("2026-04-30 23:30");
+  expect(normalizeMinute("2026-05-01 09:10:11")).toBe("2026-05-01 09:10");
+});
+
 test("an answer must hold at least two of the three keys; a missing key keeps the previous value", () => {
   expect(parseLooseSummary({ key_decisions: [] })).toBeUndefined();
   expect(parseLooseSummary({ key_decisions: "Do: x", past_discussions: [] })).toBeUndefined();

@@ -60,8 +60,19 @@ export function normalizeDecision(raw: string, notes?: RuleNotes): string | unde
   return text === "" ? undefined : clip(prefix + text);
 }
 
-/** `YYYY-MM-DD HH:mm` from what a model wrote (seconds, a T, a zone suffix are dropped); "" when it is no time. */
+/**
+ * `YYYY-MM-DD HH:mm` (UTC, as the transcript's times) from what a model wrote: seconds and a T are dropped, a time
+ * with a zone (+08:00, Z) is turned to UTC; "" when it is no time.
+ */
 export function normalizeMinute(raw: string): string {
+  const zoned = /^(\d{4}-\d{2}-\d{2})[T ](\d{2}:\d{2})(?::\d{2}(?:\.\d+)?)?\s*(Z|UTC|[+-]\d{2}:?\d{2})$/i.exec(
+    raw.trim(),
+  );
+  if (zoned) {
+    const zone = /^(z|utc)$/i.test(zoned[3]!) ? "Z" : zoned[3]!.replace(/^([+-]\d{2})(\d{2})$/, "$1:$2");
+    const ms = Date.parse(`${zoned[1]}T${zoned[2]}:00${zone}`);
+    if (Number.isFinite(ms)) return new Date(ms).toISOString().slice(0, 16).replace("T", " ");
+  }
   const m = /^(\d{4}-\d{2}-\d{2})[T ](\d{2}:\d{2})/.exec(raw.trim());
   if (m) return `${m[1]} ${m[2]}`;
   const d = /^(\d{4}-\d{2}-\d{2})$/.exec(raw.trim());
