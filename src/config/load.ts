@@ -310,7 +310,12 @@ export function loadConfig(file: string, env: Record<string, string | undefined>
     }
   }
   const raw = merge(fromFile, overrides);
-  const source = overridden ? `${file} + MEMVOY_* environment` : file;
+  // With no config.toml, only the environment can be wrong: the file is not named (it would be looked for in vain).
+  const source = !overridden
+    ? file
+    : text === undefined
+      ? "the MEMVOY_* environment"
+      : `${file} + MEMVOY_* environment`;
   const config = validateConfig(raw, source, origins);
   checkEmbedderProvider(raw, config, source, origins);
   return config;

@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, test } from "bun:test";
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { cli, removeTempHomes, tempHome } from "../fixture/home.ts";
@@ -277,6 +277,13 @@ describe("CLI", () => {
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('http.enabled (MEMVOY_HTTP_ENABLED): Invalid type: Expected boolean but received "no"');
     expect(r.stderr).toContain("limits.max_history (MEMVOY_LIMITS_MAX_HISTORY): unknown key");
+    // With no config.toml, the error is the environment's alone: no file to look in is named.
+    rmSync(file);
+    r = await cli(["config", "check"], { home, env: { MEMVOY_SUMMARY_MODLE: "claude-haiku-5-5" } });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe(
+      "memvoy: config error in the MEMVOY_* environment: summary.modle (MEMVOY_SUMMARY_MODLE): unknown key (did you mean MEMVOY_SUMMARY_MODEL?)\n",
+    );
   });
 
   test("home resolution: --home, then MEMVOY_HOME, then XDG_CONFIG_HOME", async () => {
