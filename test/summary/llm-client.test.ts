@@ -216,6 +216,12 @@ test("JSON answers: tag, fence, brackets, braces; an answer without JSON is an a
   expect(jsonCandidates('[summary]{"c":3}[/summary]', "summary")[0]).toEqual({ c: 3 });
   expect(jsonCandidates('Sure! {"d":4} hope this helps')).toEqual([{ d: 4 }]);
   expect(jsonCandidates("nothing here")).toEqual([]);
+  // A trailing comma is what the model meant; one inside a string is text.
+  expect(jsonCandidates('<summary>{"a": [1, 2,], "b": "x, }",\n}</summary>', "summary")[0]).toEqual({
+    a: [1, 2],
+    b: "x, }",
+  });
+  expect(jsonCandidates('{"a": 1,, }')).toEqual([]);
   fake.push({ text: "I cannot." }, { text: "" });
   const c = client();
   const e1 = await c.completeJson(req()).catch((e) => e);
