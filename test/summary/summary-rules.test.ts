@@ -120,6 +120,14 @@ test("a last_discussed given with a zone is the same instant in UTC, as the tran
   expect(normalizeMinute("2026-05-01 09:10:11")).toBe("2026-05-01 09:10");
 });
 
+test("an answer wrapped in one key is the summary inside it", () => {
+  const inner = { key_decisions: ["Do: x"], past_discussions: [], current_discussion: { topic: "t" } };
+  expect(parseLooseSummary({ summary: inner })?.key_decisions).toEqual(["Do: x"]);
+  expect(parseLooseSummary({ result: { summary: inner } })?.key_decisions).toEqual(["Do: x"]);
+  expect(parseLooseSummary({ summary: inner, note: "two keys" })).toBeUndefined();
+  expect(parseLooseSummary({ summary: "text" })).toBeUndefined();
+});
+
 test("an answer must hold at least two of the three keys; a missing key keeps the previous value", () => {
   expect(parseLooseSummary({ key_decisions: [] })).toBeUndefined();
   expect(parseLooseSummary({ key_decisions: "Do: x", past_discussions: [] })).toBeUndefined();

@@ -67,6 +67,9 @@ export const StrictSummarySchema = v.strictObject({
 export function parseLooseSummary(value: unknown): LooseSummary | undefined {
   if (!value || typeof value !== "object" || Array.isArray(value)) return undefined;
   const present = SUMMARY_KEYS.filter((k) => k in value).length;
+  // An answer wrapped in one key ({"summary": {...}}) is the summary inside it.
+  const keys = Object.keys(value);
+  if (present === 0 && keys.length === 1) return parseLooseSummary((value as Record<string, unknown>)[keys[0]!]);
   if (present < 2) return undefined;
   const r = v.safeParse(LooseSummarySchema, value);
   return r.success ? r.output : undefined;
