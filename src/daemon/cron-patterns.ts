@@ -31,18 +31,30 @@ export function cronPatternError(pattern: string): string | undefined {
   }
 }
 
-/** Throw a ConfigError naming the key and where it came from for the first invalid pattern. */
+/** Throw a ConfigError naming every invalid pattern, each with its key and where it came from. */
 export function checkCronPatterns(
   config: Config,
   file: string,
   env: Record<string, string | undefined> = process.env,
 ): void {
-  for (const k of cronKeys(config)) {
-    const problem = cronPatternError(k.pattern);
-    if (problem === undefined) continue;
-    const source = env[k.env] !== undefined ? `${k.env} (environment)` : file;
-    throw new ConfigError({ problem: "cron", source, key: k.key, pattern: k.pattern, reason: problem });
+  const bad = cronKeys(config).flatMap((k) => {
+    const reason = cronPatternError(k.pattern);
+    return reason === undefined ? [] : [{ ...k, reason, fromEnv: env[k.env] !== undefined }];
+  });
+  if (bad.length === 0) return;
+  if (bad.length === 1) {
+    const k = bad[0]!;
+    const source = k.fromEnv ? `${k.env} (environment)` : file;
+    throw new ConfigError({ problem: "cron", source, key: k.key, pattern: k.pattern, reason: k.reason });
   }
+  const inFile = bad.some((k) => !k.fromEnv);
+  const inEnv = bad.some((k) => k.fromEnv);
+  const source = !inEnv ? file : inFile ? `${file} + MEMVOY_* environment` : "the MEMVOY_* environment";
+  const issues = bad.map((k) => ({
+    path: k.fromEnv ? `${k.key} (${k.env})` : k.key,
+    problem: `invalid cron pattern ${JSON.stringify(k.pattern)}: ${k.reason}`,
+  }));
+  throw new ConfigError({ problem: "invalid", source, issues });
 }
 
 /** The next time a pattern fires after `from`, in `timeZone` (IANA name; default the local one, like system cron). */

@@ -176,6 +176,23 @@ describe("config", () => {
     expect(check.stderr).toContain("summary.cron");
   });
 
+  test("every invalid cron pattern is named at once, each with where it came from", async () => {
+    const home = tempHome();
+    const file = join(home, "config.toml");
+    writeFileSync(file, '[summary]\ncron = "61 * * * *"\n[daemon]\nmaintenance_cron = "0 25 * * *"\n');
+    const check = await cli(home, ["config", "check"], { MEMVOY_DAEMON_SWEEP_CRON: "0 0 30 2 *" });
+    expect(check.code).toBe(2);
+    expect(check.stderr.trim()).toBe(
+      `memvoy: config error in ${file} + MEMVOY_* environment: ` +
+        'summary.cron: invalid cron pattern "61 * * * *": CronPattern: Invalid value for minute: 61; ' +
+        'daemon.sweep_cron (MEMVOY_DAEMON_SWEEP_CRON): invalid cron pattern "0 0 30 2 *": it never fires (no date matches it); ' +
+        'daemon.maintenance_cron: invalid cron pattern "0 25 * * *": CronPattern: Invalid value for hour: 25',
+    );
+    const d = startDaemon(home, { MEMVOY_DAEMON_SWEEP_CRON: "0 0 30 2 *" });
+    expect(await d.exited).toBe(2);
+    expect(d.stderr().trim()).toBe(check.stderr.trim());
+  });
+
   test("a history.db it cannot open ends the daemon at once, exit 1, naming the file", async () => {
     const home = tempHome();
     mkdirSync(join(home, ".store"));
