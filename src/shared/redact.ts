@@ -54,8 +54,9 @@ const RULES: Rule[] = [
     re: /-----BEGIN ((?:[A-Z0-9]+ )*)PRIVATE KEY( BLOCK)?-----[\s\S]*?(?:-----END \1PRIVATE KEY\2-----|$)/g,
   },
   {
+    // The password runs to the authority's last @, as URL parsers read it: a raw @ in it (P@ssw0rd) is part of it.
     kind: "url-password",
-    re: /\b([a-z][a-z0-9+.-]{1,30}:\/\/)([^\s:@/?#]*):([^\s@/?#]+)@/gi,
+    re: /\b([a-z][a-z0-9+.-]{1,30}:\/\/)([^\s:@/?#]*):([^\s/?#]+)@/gi,
     replace: (_m, scheme, user) => `${scheme}${user}:${mark("url-password")}@`,
   },
   {

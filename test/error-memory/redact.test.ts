@@ -67,6 +67,16 @@ describe("redactSecrets", () => {
     );
   });
 
+  test("a password holding a raw @ is redacted to the authority's last @, as URL parsers read it", () => {
+    expect(redactSecrets("mysql://root:P@ssw0rd@localhost:3306/app failed").text).toBe(
+      "mysql://root:[REDACTED:url-password]@localhost:3306/app failed",
+    );
+    expect(redactSecrets("amqp://guest:gu@st@rabbit:5672 refused; mail ops@example.com").text).toBe(
+      "amqp://guest:[REDACTED:url-password]@rabbit:5672 refused; mail ops@example.com",
+    );
+    expect(redactSecrets("ssh://git@github.com:22/org/repo.git").text).toBe("ssh://git@github.com:22/org/repo.git");
+  });
+
   test("redaction is idempotent", () => {
     for (const s of SECRETS) {
       const once = redactSecrets(s.text).text;
