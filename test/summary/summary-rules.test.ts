@@ -77,6 +77,18 @@ test("a rule opened by a negative word (no colon) is a Don't: rule, the word dro
   expect(normalizeDecision("Donate the old servers")).toBe("Do: Donate the old servers");
 });
 
+test("a negative opener with a colon, a stray quote, a list marker or bold is read as the rule it opens", () => {
+  expect(normalizeDecision("Never: deploy on Fridays")).toBe("Don't: deploy on Fridays");
+  expect(normalizeDecision("NEVER - push to main")).toBe("Don't: push to main");
+  expect(normalizeDecision("別：用 Docker")).toBe("Don't: 用 Docker");
+  expect(normalizeDecision("Don‘t: use eval")).toBe("Don't: use eval");
+  expect(normalizeDecision("- Do: run the linter")).toBe("Do: run the linter");
+  expect(normalizeDecision("2. Don't: use tabs")).toBe("Don't: use tabs");
+  expect(normalizeDecision("**Don't:** use tabs")).toBe("Don't: use tabs");
+  expect(normalizeDecision("**Do**: answer in English")).toBe("Do: answer in English");
+  expect(normalizeDecision("-v is always passed")).toBe("Do: -v is always passed");
+});
+
 test("more than 8 decisions are cut to the first 8 (duplicates merged first)", () => {
   const ten = Array.from({ length: 10 }, (_, i) => `Do: rule ${i}`);
   const { summary, notes } = rules({

@@ -24,12 +24,14 @@ const LEGACY_MARKERS: [RegExp, "Do: " | "Don't: "][] = [
   [/^しない\s*[：:]\s*/, "Don't: "],
   [/^する\s*[：:]\s*/, "Do: "],
 ];
-const DONT = /^(?:don['’]?t|do\s+not|dont)\s*[:：\-–]\s*/i;
+const DONT = /^(?:don['’‘]?t|do\s+not|dont)\s*[:：\-–]\s*/i;
 const DO = /^do\s*[:：\-–]\s*/i;
-/** A rule opened by a negative word (the closed list: Don't, Do not, Never, 不要, 別, しない), with no colon. */
-const NEGATIVE_OPENER = /^(?:(?:don['’]?t|do\s+not|never)\s+|(?:不要|別|しない)\s*)/i;
+/** A rule opened by a negative word (the closed list: Don't, Do not, Never, 不要, 別, しない), with or without a colon. */
+const NEGATIVE_OPENER = /^(?:(?:don['’‘]?t|do\s+not|never)(?:\s*[:：\-–]\s*|\s+)|(?:不要|別|しない)\s*[:：]?\s*)/i;
+const LIST_MARKER = /^(?:[-*•]|\d{1,2}[.)])\s+/;
+const BOLD_OPENER = /^(\*\*|__)([^*_]{1,12}?)\1\s*/;
 /** "Don't forget to X" is a positive rule: do X. */
-const FORGET_TO = /^(?:don['’]?t|do\s+not|never)\s+forget\s+(?:to\s+)?/i;
+const FORGET_TO = /^(?:don['’‘]?t|do\s+not|never)\s+forget\s+(?:to\s+)?/i;
 
 export function hasLegacyMarker(decision: string): boolean {
   return LEGACY_MARKERS.some(([re]) => re.test(decision.trim()));
@@ -38,7 +40,8 @@ export function hasLegacyMarker(decision: string): boolean {
 /** `Do: …` / `Don't: …`; undefined for an empty entry. An entry with no prefix is a rule to follow (`Do: `),
  * unless it opens with a negative word (`Don't: `, the word dropped). */
 export function normalizeDecision(raw: string, notes?: RuleNotes): string | undefined {
-  let text = clip(raw.replace(/\s+/g, " ").trim());
+  // A list marker ("- ", "1. ") or bold around the opener ("**Don't:**") is markdown, not part of the rule.
+  let text = clip(raw.replace(/\s+/g, " ").trim().replace(LIST_MARKER, "").replace(BOLD_OPENER, "$2"));
   for (const [re, prefix] of LEGACY_MARKERS) {
     if (re.test(text)) {
       if (notes) notes.markersRewritten++;
