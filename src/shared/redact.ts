@@ -221,12 +221,21 @@ function removedParts(match: string, out: string): string[] {
   return parts;
 }
 
+/**
+ * A found secret to take out of the rest of the text too: credential-like (see secretLike), or a short password
+ * that mixes letters with digits or symbols (Pw0rd). A plain word ("postgres") or a bare number ("1234") would take
+ * that word or number out everywhere.
+ */
+function worthRedactingAgain(value: string): boolean {
+  if (value.length >= 6) return secretLike(value);
+  return value.length >= 4 && /[A-Za-z]/.test(value) && /[^A-Za-z\s]/.test(value);
+}
+
 const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 
 /**
  * Every other appearance of a secret a rule found by its context: the password of a URL repeated in prose
- * ("password 'hunter2' in url") has no context of its own. Only credential-like values (long, or carrying a digit
- * or a symbol), whole: a password that is a plain word ("postgres") would take that word out everywhere.
+ * ("password 'hunter2' in url") has no context of its own. Only values worthRedactingAgain, and whole tokens.
  */
 function redactAgain(text: string, values: readonly SecretValue[], kinds: string[]): string {
   let out = text;
@@ -269,8 +278,7 @@ export function redactSecrets(input: string, extraValues: readonly (string | Sec
       hit = true;
       for (const part of removedParts(match, out)) {
         const value = part.replace(/^["']|["']$/g, "");
-        if (value.length >= 6 && secretLike(value) && !found.some((f) => f.value === value))
-          found.push({ value, kind: rule.kind });
+        if (worthRedactingAgain(value) && !found.some((f) => f.value === value)) found.push({ value, kind: rule.kind });
       }
       return out;
     });

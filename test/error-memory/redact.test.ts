@@ -60,6 +60,15 @@ describe("redactSecrets", () => {
     expect(r.kinds).toEqual(["url-password", "bearer-token", "secret-value"]);
   });
 
+  test("a short password mixing letters and digits is taken out of the rest of the text; a bare number is not", () => {
+    expect(redactSecrets("connect postgres://u:Pw0rd@h/db failed: Pw0rd expired").text).toBe(
+      "connect postgres://u:[REDACTED:url-password]@h/db failed: [REDACTED:url-password] expired",
+    );
+    expect(redactSecrets("mysql://root:1234@localhost:3306 failed with error 1234").text).toBe(
+      "mysql://root:[REDACTED:url-password]@localhost:3306 failed with error 1234",
+    );
+  });
+
   test("a password that is a plain word, or part of a longer word, is not taken out of the rest of the text", () => {
     const text = "PGPASSWORD=postgres psql -U postgres; db_password=x9y8z7w6 failed for x9y8z7w6abc";
     expect(redactSecrets(text).text).toBe(
