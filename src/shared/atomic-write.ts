@@ -86,8 +86,19 @@ export interface TempFile {
 /** Create the temp file beside `path` (a fresh name: never an existing file or a planted symbolic link). */
 export function openTempFile(path: string): TempFile {
   const tmp = join(dirname(path), `.${basename(path)}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`);
-  // "wx": a fresh file, never an existing one or a symbolic link planted at the temp name.
-  const fd = openSync(tmp, "wx", FILE_MODE);
+  let fd: number;
+  try {
+    // "wx": a fresh file, never an existing one or a symbolic link planted at the temp name.
+    fd = openSync(tmp, "wx", FILE_MODE);
+  } catch (err) {
+    // Refused: named by the file being written and its folder, not by a temp name the user never saw.
+    const e = err as NodeJS.ErrnoException;
+    if (e.code === "EACCES" || e.code === "EPERM" || e.code === "EROFS") {
+      e.message = `${e.code}: ${dirname(path)} takes no new file (writing ${basename(path)} needs one beside it)`;
+      e.path = path;
+    }
+    throw err;
+  }
   let open = true;
   let failure: unknown;
   const fail = (err: unknown): never => {

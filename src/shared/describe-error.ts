@@ -137,6 +137,11 @@ function pathKind(path: string): "folder" | "file" | "dangling" | undefined {
 }
 
 /** Whether the error is a write the disk refused for want of room (full, over a size limit, or failing). */
+/** A full disk, a refused permission or a failing disk: describeError says all there is to say about it. */
+export function isSystemFailure(err: unknown): boolean {
+  return systemFailure(err) !== undefined;
+}
+
 export function isNoRoom(err: unknown): boolean {
   const kind = systemFailure(err);
   return kind === "no-space" || kind === "too-big" || kind === "disk-io";

@@ -3,7 +3,7 @@
 // cursor after every good chunk. The first failed chunk stops the run; an abort leaves the last save.
 import type { LlmClient } from "../../llm/anthropic-client.ts";
 import { LlmAbortedError, LlmCallError } from "../../llm/llm-errors.ts";
-import { describeError } from "../../shared/describe-error.ts";
+import { describeError, isSystemFailure } from "../../shared/describe-error.ts";
 import { errorMessage } from "../../shared/errors.ts";
 import { redactSecrets, secretValues } from "../../shared/redact.ts";
 import type { StoredMessage } from "../../shared/message.ts";
@@ -86,7 +86,7 @@ export async function generateRun(
     report.outcome = err instanceof LlmAbortedError ? "aborted" : report.chunksDone > 0 ? "partial" : "failed";
     report.error = withSaved(describeError(err), report);
     if (err instanceof LlmCallError) report.failure = err.failure;
-    if (!EXPECTED_FAILURES.some((E) => err instanceof E))
+    if (!EXPECTED_FAILURES.some((E) => err instanceof E) && !isSystemFailure(err))
       report.notes.push(`unexpected: ${err instanceof Error ? err.name : "error"}`);
   } finally {
     Object.assign(report, { calls: meter.calls, inputTokens: meter.inputTokens, outputTokens: meter.outputTokens });

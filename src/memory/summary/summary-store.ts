@@ -7,7 +7,7 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import * as v from "valibot";
-import { ensureDir, type StagedFile } from "../../shared/atomic-write.ts";
+import { ensureDir, openTempFile, type StagedFile } from "../../shared/atomic-write.ts";
 import { errorMessage, namedError } from "../../shared/errors.ts";
 import { tryLockFile } from "../../shared/file-lock.ts";
 import { refuseSessionSymlinks } from "../../storage/history/no-symlink.ts";
@@ -150,6 +150,9 @@ export class SummaryStore implements SummaryRunStore {
       startSummaryRun(ctx.db, session, at);
       return at;
     });
+    // summary.json is replaced through a temp file beside it: a folder that takes no new file (its permissions, a
+    // read-only mount) fails the run here, before a model call is billed for a summary that could not be saved.
+    openTempFile(ctx.paths.summary(session)).discard();
     const pending = getSummaryRun(ctx.db, session)?.pending;
     if (!pending) return undefined;
     const file = readSummaryJson(ctx.paths.summary(session));
