@@ -68,3 +68,23 @@ test("a session folder that takes no new file fails the run before any model cal
   expect((await s.api.summarize("s1")).sessions[0]!.outcome).toBe("ok");
   expect(s.fake.calls).toBe(2);
 });
+
+test("a session folder that takes no lock file fails that session only; the other due sessions are summarized", async () => {
+  s = await setup();
+  for (const id of ["a", "b", "c"]) addExchanges(s.api, id, 1);
+  const undo = refuseNewFiles(join(s.home, "sessions", "a"));
+  if (!undo) return; // no way to refuse root a new file here
+  s.fake.push(summaryStep({ current_discussion: current("b") }), summaryStep({ current_discussion: current("c") }));
+  let sessions: Awaited<ReturnType<typeof s.api.summarize>>["sessions"];
+  try {
+    sessions = (await s.api.summarize()).sessions;
+  } finally {
+    undo();
+  }
+  expect(sessions.map((r) => [r.session, r.outcome])).toEqual([
+    ["a", "failed"],
+    ["b", "ok"],
+    ["c", "ok"],
+  ]);
+  expect(sessions[0]!.error).toMatch(/^permission denied: E(?:PERM|ACCES): .*\.summary\.lock/);
+});

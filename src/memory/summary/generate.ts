@@ -37,7 +37,14 @@ export async function generateSession(
   o: SummarizeOptions = {},
 ): Promise<SessionReport> {
   const store = new SummaryStore(ctx, session);
-  const release = store.lock();
+  let release: (() => void) | undefined;
+  try {
+    release = store.lock();
+  } catch (err) {
+    // A session folder that takes no lock file (its permissions, a full disk) fails this session, not the batch.
+    if (!isSystemFailure(err)) throw err;
+    return { ...emptySessionReport(session, "failed"), error: describeError(err) };
+  }
   if (!release) return busyReport(session, "another process is summarizing this session");
   try {
     return await generateRun(ctx, waitingForWriter(ctx, store), openLlm, o, async () => {
