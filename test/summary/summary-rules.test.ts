@@ -132,6 +132,24 @@ test("a last_discussed given with a zone is the same instant in UTC, as the tran
   expect(normalizeMinute("2026-05-01 09:10:11")).toBe("2026-05-01 09:10");
 });
 
+test("a topic given as bare text is that topic, with its other fields empty", () => {
+  const { summary } = rules({
+    key_decisions: ["Do: x"],
+    past_discussions: ["the old deploy plan", { topic: "db", description: "pg", direction: "", last_discussed: "" }],
+    current_discussion: "  the rollout  ",
+  });
+  expect(summary.past_discussions).toEqual([
+    { topic: "the old deploy plan", description: "", direction: "", last_discussed: "" },
+    { topic: "db", description: "pg", direction: "", last_discussed: "" },
+  ]);
+  expect(summary.current_discussion).toEqual({
+    topic: "the rollout",
+    description: "",
+    perspectives: "",
+    direction: "",
+  });
+});
+
 test("an answer wrapped in one key is the summary inside it", () => {
   const inner = { key_decisions: ["Do: x"], past_discussions: [], current_discussion: { topic: "t" } };
   expect(parseLooseSummary({ summary: inner })?.key_decisions).toEqual(["Do: x"]);

@@ -14,18 +14,36 @@ const LooseText = v.optional(
   "",
 );
 
-const LoosePast = v.looseObject({
-  topic: LooseText,
-  description: LooseText,
-  direction: LooseText,
-  last_discussed: LooseText,
-});
-const LooseCurrent = v.looseObject({
-  topic: LooseText,
-  description: LooseText,
-  perspectives: LooseText,
-  direction: LooseText,
-});
+/** A topic the model gave as bare text ("current_discussion": "the deploy plan") is that topic. */
+const topicOnly = v.pipe(
+  v.string(),
+  v.transform((topic) => ({ topic: topic.trim() })),
+);
+
+const LoosePast = v.union([
+  v.looseObject({
+    topic: LooseText,
+    description: LooseText,
+    direction: LooseText,
+    last_discussed: LooseText,
+  }),
+  v.pipe(
+    topicOnly,
+    v.transform((p) => ({ ...p, description: "", direction: "", last_discussed: "" })),
+  ),
+]);
+const LooseCurrent = v.union([
+  v.looseObject({
+    topic: LooseText,
+    description: LooseText,
+    perspectives: LooseText,
+    direction: LooseText,
+  }),
+  v.pipe(
+    topicOnly,
+    v.transform((c) => ({ ...c, description: "", perspectives: "", direction: "" })),
+  ),
+]);
 
 export const LooseSummarySchema = v.looseObject({
   key_decisions: v.optional(v.array(v.pipe(v.union([v.string(), v.number()]), v.transform(String)))),
