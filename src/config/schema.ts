@@ -8,10 +8,13 @@ import { VectorsSchema } from "./vectors-schema.ts";
 const int = (min: number, max = Number.MAX_SAFE_INTEGER) =>
   v.pipe(v.number(), v.integer(), v.minValue(min), v.maxValue(max));
 const ms = (min: number) => int(min, MAX_TIMER_MS);
-// Shape only (5 or 6 fields); the daemon checks the full grammar with croner when it schedules.
+// Shape only (5 or 6 fields, or a nickname as crontab has them); the daemon checks the full grammar with croner.
 const cronPattern = v.pipe(
   v.string(),
-  v.regex(/^\s*\S+(\s+\S+){4,5}\s*$/, "not a cron pattern: expected 5 fields (or 6 with seconds)"),
+  v.regex(
+    /^\s*(?:\S+(\s+\S+){4,5}|@(?:yearly|annually|monthly|weekly|daily|midnight|hourly))\s*$/i,
+    "not a cron pattern: expected 5 fields (or 6 with seconds), or @hourly, @daily, @weekly, @monthly or @yearly",
+  ),
 );
 
 export const LimitsSchema = v.strictObject({

@@ -176,6 +176,24 @@ describe("config", () => {
     expect(check.stderr).toContain("summary.cron");
   });
 
+  test("crontab's nicknames are cron patterns: config check takes them and daemon status shows their next run", async () => {
+    const home = tempHome();
+    writeFileSync(join(home, "config.toml"), '[summary]\ncron = "@hourly"\n[daemon]\nmaintenance_cron = "@Daily"\n');
+    const check = await cli(home, ["config", "check"]);
+    expect(check.code, check.stderr).toBe(0);
+    const d = startDaemon(home);
+    await waitRunning(d);
+    const st = JSON.parse((await cli(home, ["daemon", "status", "--json"])).stdout);
+    const next = (name: string) => st.jobs.find((j: { name: string }) => j.name === name).nextRun as string;
+    expect(next("summaries")).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:00:00\.000000000Z$/);
+    expect(next("maintenance")).toBeTruthy();
+    d.proc.kill("SIGTERM");
+    expect(await d.exited).toBe(0);
+    const refused = await cli(home, ["config", "check"], { MEMVOY_SUMMARY_CRON: "@reboot" });
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain("summary.cron (MEMVOY_SUMMARY_CRON): not a cron pattern");
+  });
+
   test("every invalid cron pattern is named at once, each with where it came from", async () => {
     const home = tempHome();
     const file = join(home, "config.toml");
