@@ -156,6 +156,7 @@ function historyProblems(c: Reconciled, exists: boolean): string[] {
   if (c.unseen.length > 0) out.push(`history.json holds ${c.unseen.length} message(s) the archive lacks`);
   if (c.tombstoned.length > 0)
     out.push(`history.json holds ${c.tombstoned.length} removed message(s) (${listSome(c.tombstoned)})`);
+  if (c.tombstonedCopies > 0) out.push(`history.json holds ${c.tombstonedCopies} removed message(s) without an id`);
   if (c.restored > 0)
     out.push(
       `${exists ? "history.json lacks" : "history.json is missing;"} ${c.restored} recent message(s) the archive holds`,
@@ -167,7 +168,8 @@ function historyProblems(c: Reconciled, exists: boolean): string[] {
 function describeRepair(c: Reconciled): string {
   const done: string[] = [];
   if (c.unseen.length > 0) done.push(`archived ${c.unseen.length} message(s)`);
-  if (c.tombstoned.length > 0) done.push(`left out ${c.tombstoned.length} removed message(s)`);
+  const removed = c.tombstoned.length + c.tombstonedCopies;
+  if (removed > 0) done.push(`left out ${removed} removed message(s)`);
   if (c.restored > 0) done.push(`put back ${c.restored} recent message(s) from the archive`);
   if (!c.changed) return done.join(", ");
   return `rewrote history.json${done.length > 0 ? `: ${done.join(", ")}` : " as the archive has it"}`;

@@ -7,13 +7,14 @@ import { newId } from "../shared/ids.ts";
 import type { MessageRecord, StoredMessage } from "../shared/message.ts";
 import { CorruptHistoryError, markHistoryChecked, type HistoryDoc } from "../storage/history/history-file.ts";
 import {
+  archivedAtTimes,
+  getMessagesById,
   listSessionMessages,
   pendingRemovalIds,
   recentTierEnds,
-  seqOfMessage,
   sessionsOfIds,
 } from "../storage/sqlite/messages-repo.ts";
-import { tombstonedIds } from "../storage/sqlite/tombstones-repo.ts";
+import { tombstonedContents, tombstonedIds } from "../storage/sqlite/tombstones-repo.ts";
 import type { MemoryContext } from "./memory-context.ts";
 
 export interface Reconciled {
@@ -23,6 +24,8 @@ export interface Reconciled {
   unseen: MessageRecord[];
   /** Ids of removed messages (tombstoned) the file held: left out. */
   tombstoned: string[];
+  /** Records without an id that are copies of removed messages (by role, time, sender and text): left out. */
+  tombstonedCopies: number;
   /** Recent rows of the archive the file lacked: put back. */
   restored: number;
   /** Records that had another session's message id (`renewForeign`): given new ids, they are in `unseen`. */
@@ -50,7 +53,15 @@ export function reconcileHistory(
 ): Reconciled {
   if (o.quick && !doc.legacy && (doc.checked || matchesRecentTier(ctx, session, doc))) {
     markHistoryChecked(file, doc);
-    return { records: doc.records, unseen: [], tombstoned: [], restored: 0, renewed: [], changed: false };
+    return {
+      records: doc.records,
+      unseen: [],
+      tombstoned: [],
+      tombstonedCopies: 0,
+      restored: 0,
+      renewed: [],
+      changed: false,
+    };
   }
   const removing = pendingRemovalIds(ctx.db, session); // rm-message under way: never brought back
   const recent = listSessionMessages(ctx.db, session, { recentOnly: true }).filter((m) => !removing.has(m.id));
@@ -69,19 +80,19 @@ export function reconcileHistory(
   );
   const inFile = new Set(doc.records.map((r) => r.id));
   const adopted = adoptedRows(recent, inFile);
-  const compacted = doc.records.some((r) => r.id === "" && !adopted.has(recordKey(r)))
-    ? adoptedRows(archivedSinceFile(ctx, session, doc, recent, owners), inFile)
-    : undefined;
-  const unseen: MessageRecord[] = [];
   let held = 0; // recent rows the file holds without their ids
+  const loose = doc.records.filter((r) => {
+    if (r.id !== "") return false;
+    if (adopted.get(recordKey(r))?.pop() === undefined) return true;
+    held++; // in the archive already
+    return false;
+  });
+  const known = knownCopies(ctx, session, loose, recent, removing, inFile);
+  const fresh = new Set(loose.filter((r) => !known.archived.has(r) && !known.removed.has(r)));
+  const unseen: MessageRecord[] = [];
   for (const r of doc.records) {
-    if (r.id === "" && adopted.get(recordKey(r))?.pop() !== undefined) {
-      held++; // in the archive already
-      continue;
-    }
-    if (r.id === "" && compacted?.get(recordKey(r))?.pop() !== undefined) continue; // archived already
-    if (r.id === "" || foreign.has(r.id)) unseen.push({ ...r, id: newId(Number(r.sendAt / 1_000_000n)) });
-    else if (!recentIds.has(r.id) && !owners.has(r.id) && !dead.has(r.id)) unseen.push(r);
+    if (r.id === "" ? fresh.has(r) : foreign.has(r.id)) unseen.push({ ...r, id: newId(Number(r.sendAt / 1_000_000n)) });
+    else if (r.id !== "" && !recentIds.has(r.id) && !owners.has(r.id) && !dead.has(r.id)) unseen.push(r);
   }
   const records = recent.map(toRecord).concat(unseen);
   const changed = doc.legacy || !sameRecords(records, doc.records);
@@ -90,6 +101,7 @@ export function reconcileHistory(
     records: changed ? records : doc.records,
     unseen,
     tombstoned: [...dead],
+    tombstonedCopies: known.removed.size,
     restored: recent.filter((m) => !inFile.has(m.id)).length - held,
     renewed,
     changed,
@@ -116,24 +128,49 @@ function adoptedRows(recent: readonly StoredMessage[], inFile: ReadonlySet<strin
 }
 
 /**
- * The archived rows newer than the file's newest record the archive knows: a write that died before its rename
- * may have adopted records of the file and moved them out of the recent tier in the same step (compaction).
+ * Of the file's records without an id that no recent row stands for, those the archive holds already (archived
+ * rows of the same role, time, sender and text, one record each: Agenvoy writing back a list it loaded before
+ * memvoy's compaction, or a write that died between its archive commit and its rename) and those that are copies
+ * of a message removed once or being removed (Agenvoy writing back a list it loaded before rm-message or reset).
  */
-function archivedSinceFile(
+function knownCopies(
   ctx: MemoryContext,
   session: string,
-  doc: HistoryDoc,
+  loose: readonly MessageRecord[],
   recent: readonly StoredMessage[],
-  owners: ReadonlyMap<string, string>,
-): StoredMessage[] {
-  const seqs = new Map(recent.map((m) => [m.id, m.seq] as const));
-  for (let i = doc.records.length - 1; i >= 0; i--) {
-    const id = doc.records[i]!.id;
-    if (id === "") continue;
-    const seq = seqs.get(id) ?? (owners.get(id) === session ? seqOfMessage(ctx.db, id) : undefined);
-    if (seq !== undefined) return listSessionMessages(ctx.db, session, { archivedOnly: true, afterSeq: seq });
+  removing: ReadonlySet<string>,
+  inFile: ReadonlySet<string>,
+): { archived: Set<MessageRecord>; removed: Set<MessageRecord> } {
+  const archived = new Set<MessageRecord>();
+  const removed = new Set<MessageRecord>();
+  if (loose.length === 0) return { archived, removed };
+  // Only a record older than the newest recent row can be an archived one: Agenvoy's new turns, newer than every
+  // row, spare the look-up (it reads the session's rows).
+  let newest: bigint | undefined;
+  for (const m of recent) if (newest === undefined || m.sendAt > newest) newest = m.sendAt;
+  const older = newest === undefined ? loose : loose.filter((r) => r.sendAt <= newest);
+  const rows = archivedAtTimes(
+    ctx.db,
+    session,
+    older.map((r) => r.sendAt),
+  );
+  const dying = new Set(
+    getMessagesById(ctx.db, [...removing])
+      .filter((m) => m.session === session)
+      .map(recordKey),
+  );
+  const stored = adoptedRows(
+    rows.filter((m) => !removing.has(m.id)),
+    inFile,
+  );
+  for (const r of loose) {
+    const k = recordKey(r);
+    if (dying.has(k)) removed.add(r);
+    else if (stored.get(k)?.pop() !== undefined) archived.add(r);
   }
-  return [];
+  const rest = loose.filter((r) => !archived.has(r) && !removed.has(r));
+  for (const r of tombstonedContents(ctx.db, session, rest)) removed.add(r);
+  return { archived, removed };
 }
 
 /** "FILE is corrupt (records 1, 2: ids of session "a"'s messages (X, Y): …)": never taken, never dropped unseen. */

@@ -6,7 +6,7 @@ import { messageTextWriter } from "./message-text-writer.ts";
 import { archiveTrigramRows, optimizeTrigram } from "./substring-index.ts";
 import { andFilter } from "./message-filter-sql.ts";
 import type { MessageRange, MessageRow } from "../ports/message-rows.ts";
-import { addTombstones, idTombstone, keyTombstone } from "./tombstones-repo.ts";
+import { addTombstones, contentTombstone, idTombstone, keyTombstone } from "./tombstones-repo.ts";
 import { forgetTitleOfRemoved } from "./session-meta-repo.ts";
 
 type Row = MessageRow<bigint>;
@@ -115,6 +115,17 @@ export function listSessionMessages(db: Database, session: string, o: ListOption
   const rows = db
     .query(`SELECT ${MESSAGE_COLUMNS} FROM messages WHERE ${where.join(" AND ")} ORDER BY seq ${order}${limit}`)
     .all(...args) as Row[];
+  return rows.map(toStored);
+}
+
+/** The session's archived rows (no longer in history.json) sent at any of these times, in order. */
+export function archivedAtTimes(db: Database, session: string, times: readonly bigint[]): StoredMessage[] {
+  if (times.length === 0) return [];
+  const rows = db
+    .query(
+      `SELECT ${MESSAGE_COLUMNS} FROM messages WHERE session_id = ? AND recent = 0 AND send_at IN (SELECT value FROM json_each(?)) ORDER BY seq`,
+    )
+    .all(session, `[${[...new Set(times)].join(",")}]`) as Row[];
   return rows.map(toStored);
 }
 
@@ -253,19 +264,29 @@ export function maxSeq(db: Database): bigint {
   return r.m;
 }
 
-/** Remove every archived message, FTS row, meta row and pending embedding of a session; tombstone the ids. */
+type RemovedRow = {
+  id: string;
+  k: string | null;
+  role: string;
+  content: string;
+  sendAt: bigint;
+  sender: string | null;
+};
+const REMOVED_COLUMNS = "id, idempotency_key AS k, role, content, send_at AS sendAt, sender";
+
+/** A removed message's tombstones: its id, its idempotency key, and its content (a copy written back without an id). */
+const tombstonesOf = (session: string, r: RemovedRow) => [
+  idTombstone(r.id),
+  contentTombstone(session, r),
+  ...(r.k !== null ? [keyTombstone(session, r.k)] : []),
+];
+
+/** Remove every archived message, FTS row, meta row and pending embedding of a session; tombstone them. */
 export function deleteSessionMessages(db: Database, session: string, now: bigint): number {
   const bound = maxSeq(db) + 1n;
   dropVectors(db, session, bound, now);
-  const rows = db.query("SELECT id, idempotency_key AS k FROM messages WHERE session_id = ?").all(session) as {
-    id: string;
-    k: string | null;
-  }[];
-  addTombstones(
-    db,
-    rows.flatMap((r) => (r.k !== null ? [idTombstone(r.id), keyTombstone(session, r.k)] : [idTombstone(r.id)])),
-    now,
-  );
+  const rows = db.query(`SELECT ${REMOVED_COLUMNS} FROM messages WHERE session_id = ?`).iterate(session);
+  for (const r of rows as Iterable<RemovedRow>) addTombstones(db, tombstonesOf(session, r), now);
   deleteFtsRows(db, "SELECT seq FROM messages WHERE session_id = ?", session);
   forgetTitleOfRemoved(db, session);
   const n = db.prepare("DELETE FROM messages WHERE session_id = ?").run(session).changes;
@@ -287,10 +308,10 @@ export function getStartSeq(db: Database, session: string): { startAt: bigint; s
 /** Remove one archived message: its row, FTS row, queue entry and untimed mark; its vector is scheduled for deletion. */
 export function deleteOneMessage(db: Database, m: { seq: bigint; id: string; session: string }, now: bigint): void {
   db.prepare("DELETE FROM embed_queue WHERE seq = ?").run(m.seq);
-  const key = db
-    .query("SELECT idempotency_key AS k FROM messages WHERE seq = ? AND idempotency_key IS NOT NULL")
-    .get(m.seq) as { k: string } | null;
-  if (key) addTombstones(db, [keyTombstone(m.session, key.k)], now);
+  const row = db
+    .query(`SELECT ${REMOVED_COLUMNS} FROM messages WHERE seq = ? AND id = ?`)
+    .get(m.seq, m.id) as RemovedRow | null;
+  if (row) addTombstones(db, tombstonesOf(m.session, row), now);
   deleteFtsRows(db, "?", m.seq);
   forgetTitleOfRemoved(db, m.session, m.seq);
   const sent = db.query("SELECT send_at AS t FROM messages WHERE seq = ? AND id = ?").get(m.seq, m.id) as {

@@ -1,0 +1,90 @@
+// Agenvoy writes its whole list back on every append, and keeps no ids. A list it loaded before a memvoy removal
+// (rm-message, reset, rm) or compaction and writes back later holds the removed or archived messages without ids:
+// a removed message never comes back (its content is tombstoned: a hash, never the text), and an archived one is
+// never adopted a second time.
+import { afterAll, expect, test } from "bun:test";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { filesHolding } from "../fixture/files-holding.ts";
+import { openTemp, removeTempHomes } from "../fixture/home.ts";
+
+afterAll(removeTempHomes);
+
+const T0 = 1_767_261_600_123_456_789n; // 2026-01-01T10:00:00.123456789Z
+
+/** history.json as Agenvoy writes it: role, content, sendAt (integer ns), sender; no ids. */
+function agenvoyWrite(file: string, list: { role: string; content: string; sendAt: bigint; sender?: string }[]): void {
+  mkdirSync(dirname(file), { recursive: true });
+  const records = list.map(
+    (m) =>
+      `{"role":${JSON.stringify(m.role)},"content":${JSON.stringify(m.content)},"sendAt":${m.sendAt}${
+        m.sender ? `,"sender":${JSON.stringify(m.sender)}` : ""
+      }}`,
+  );
+  writeFileSync(file, `[${records.join(",")}]`);
+}
+
+const conversation = [
+  { role: "user", content: "hello there", sendAt: T0 },
+  { role: "assistant", content: "my password is VANISHED-SECRET", sendAt: T0 + 5_000_000_000n, sender: "bot" },
+  { role: "user", content: "thanks", sendAt: T0 + 10_000_000_000n },
+];
+const later = { role: "user", content: "a new turn", sendAt: T0 + 60_000_000_000n };
+
+test("rm-message, then Agenvoy writes back the list it loaded before: the removed message stays out", async () => {
+  const { home, api } = openTemp({ drain: "off" });
+  const file = join(home, "sessions", "s", "history.json");
+  try {
+    const ids = api.add("s", conversation as never).ids;
+    await api.rmMessage(ids[1]!);
+    agenvoyWrite(file, [...conversation, later]);
+    const report = api.doctor();
+    expect(report.findings.map((f) => f.problem)).toEqual([
+      "history.json holds 1 message(s) the archive lacks; history.json holds 1 removed message(s) without an id",
+    ]);
+    expect(api.history("s", { all: true }).map((m) => m.content)).toEqual(["hello there", "thanks", "a new turn"]);
+    expect(readFileSync(file, "utf8")).not.toContain("VANISHED-SECRET");
+    expect(filesHolding(home, "VANISHED-SECRET")).toEqual([]);
+    expect(api.doctor().ok).toBe(true);
+  } finally {
+    api.close();
+  }
+}, 60_000);
+
+for (const how of ["reset", "rm"] as const)
+  test(`${how}, then Agenvoy writes back the session's old list with a new turn: only the new turn is adopted`, () => {
+    const { home, api } = openTemp({ drain: "off" });
+    const file = join(home, "sessions", "s", "history.json");
+    try {
+      api.add("s", conversation as never);
+      if (how === "reset") api.reset("s");
+      else api.remove("s");
+      agenvoyWrite(file, [...conversation, later]);
+      expect(api.history("s", { all: true }).map((m) => m.content)).toEqual(["a new turn"]);
+      expect(api.sessions().find((s) => s.id === "s")?.messages).toBe(1);
+      expect(readFileSync(file, "utf8")).not.toContain("VANISHED-SECRET");
+    } finally {
+      api.close();
+    }
+  });
+
+test("compaction, then Agenvoy writes back the list it loaded before: the archived messages are not adopted twice", () => {
+  const { home, api } = openTemp({ env: { MEMVOY_LIMITS_MAX_HISTORY_BYTES: "4096" }, drain: "off" });
+  const file = join(home, "sessions", "s", "history.json");
+  try {
+    const list = Array.from({ length: 20 }, (_, i) => ({
+      role: i % 2 ? "assistant" : "user",
+      content: `message ${i} ${"x".repeat(300)}`,
+      sendAt: T0 + BigInt(i) * 1_000_000_000n,
+    }));
+    api.add("s", list as never);
+    expect(JSON.parse(readFileSync(file, "utf8")).length).toBeLessThan(20); // compacted
+    agenvoyWrite(file, [...list, later]);
+    const all = api.history("s", { all: true });
+    expect(all.map((m) => m.content)).toEqual([...list, later].map((m) => m.content));
+    expect(api.sessions().find((s) => s.id === "s")?.messages).toBe(21);
+    expect(api.doctor().ok).toBe(true);
+  } finally {
+    api.close();
+  }
+});
