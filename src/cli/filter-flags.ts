@@ -10,7 +10,8 @@ export const FILTER_FLAGS: FlagSpecs = {
 };
 
 export const FILTER_USAGE = `  --since TIME  only messages sent at or after TIME
-  --until TIME  only messages sent up to TIME (a date alone: the end of that day)
+  --until TIME  only messages sent up to the end of TIME (09:30:15: that second; 09:30: that
+                minute; a date alone: that day)
   --role R      only messages of this role: user or assistant
   --sender NAME only this sender's messages (any ASCII case: Alice finds alice)
                 TIME is RFC 3339 (2026-05-01T09:30:00Z), a local date or time

@@ -2,7 +2,16 @@
 import { namedError } from "./errors.ts";
 import { asciiLower } from "./lower-case.ts";
 import { isRole, type Role, type StoredMessage } from "./message.ts";
-import { MAX_TIME_NS, MIN_TIME_NS, NS_PER_SEC, parseTime, rangeStart, type Nanos, type TimeRange } from "./time.ts";
+import {
+  MAX_TIME_NS,
+  MIN_TIME_NS,
+  NS_PER_SEC,
+  parseTime,
+  rangeStart,
+  timeSpan,
+  type Nanos,
+  type TimeRange,
+} from "./time.ts";
 
 /** A bound as a caller gives it: text (RFC 3339, a date, a relative form like 3d), unix time as a number, or UTC ns. */
 export type TimeBound = string | bigint | number;
@@ -64,8 +73,8 @@ export type InvalidFilterError = InstanceType<typeof InvalidFilterError>;
 
 /**
  * One --since or --until value. Relative forms (30m, 12h, 3d, 2w, 1y) count back from `now`; a zone-less
- * date or time is local, like --at. A date alone as an upper bound means the end of that day, so
- * `--since 2026-05-01 --until 2026-05-01` is that whole day. Returns the bound as it is used:
+ * date or time is local, like --at. An upper bound means the end of the time given, to its precision (a date
+ * alone: that day), so `--since 2026-05-01 --until 2026-05-01` is that whole day. Returns the bound as it is used:
  * since inclusive, until exclusive.
  */
 export function parseTimeBound(text: string, kind: "since" | "until", now: Nanos): Nanos {
@@ -101,8 +110,14 @@ function unclampedBound(text: string, kind: "since" | "until", now: Nanos): Nano
     const [y, m, d] = s.split("-").map(Number);
     return localDayBound(new Date(y!, m! - 1, d!), "until");
   }
-  return kind === "until" ? t + 1n : t;
+  return kind === "until" ? untilEnd(t, s) : t;
 }
+
+/**
+ * The exclusive end of an --until time: past the whole moment its text names (timeSpan), so `--until` with a time
+ * as history shows it ("2026-05-01 09:30:15", to the second) keeps the messages of that second, sent at 09:30:15.4.
+ */
+const untilEnd = (t: Nanos, text: string): Nanos => t + (timeSpan(text) ?? 1n);
 
 function localDayBound(midnight: Date, kind: "since" | "until"): Nanos {
   const day =
@@ -134,7 +149,7 @@ export function resolveFilter(o: FilterInput, now: Nanos): MessageFilter {
     if (typeof v === "number" && Number.isInteger(v)) {
       // A JSON number: unix seconds, milliseconds, microseconds or nanoseconds, by its digits (like --at).
       const t = parseTime(String(v));
-      if (t !== undefined) return withinStored(kind === "until" ? t + 1n : t);
+      if (t !== undefined) return withinStored(kind === "until" ? untilEnd(t, String(v)) : t);
     }
     if (typeof v !== "string") throw new InvalidTimeBoundError({ kind });
     return parseTimeBound(v, kind, now);

@@ -137,6 +137,24 @@ function parseTimeUnchecked(text: string): Nanos | undefined {
   return BigInt(ms) * NS_PER_MS + BigInt(frac.padEnd(9, "0") || "0");
 }
 
+/**
+ * How long the moment a time's text names lasts, by the precision it is written in: a second for
+ * "2026-05-01 09:30:15" (as times are displayed), a minute for "09:30", 1 ms for "…15.123" or a 13-digit unix time,
+ * 1 ns for 9 fractional digits, a day for a date in a zone. Undefined for a local date alone, or text that is no time.
+ */
+export function timeSpan(text: string): Nanos | undefined {
+  const s = text.trim();
+  if (/^-?\d+$/.test(s)) {
+    const digits = s.replace("-", "").length;
+    return digits <= 11 ? NS_PER_SEC : digits <= 14 ? NS_PER_MS : digits <= 17 ? 1000n : 1n;
+  }
+  const m = DATE_TIME.exec(s);
+  if (!m) return undefined;
+  if (m[4] === undefined) return m[8] ? NS_PER_DAY : undefined; // a day in a given zone; a local one varies (DST)
+  if (m[6] === undefined) return 60n * NS_PER_SEC;
+  return 10n ** BigInt(9 - (m[7]?.length ?? 0));
+}
+
 export const InvalidTimeError = namedError<{ what: string; text: string; problem?: string }>(
   "InvalidTimeError",
   "input",

@@ -16,9 +16,43 @@ describe("time bounds", () => {
     expect(parseTimeBound("12h", "until", now)).toBe(now - 12n * 3_600_000_000_000n);
     expect(parseTimeBound("30m", "since", now)).toBe(now - 30n * 60_000_000_000n);
   });
-  test("RFC 3339 is exact; until includes the instant itself", () => {
+  test("since is the start of the time given; until includes the whole of it, to the precision it is written in", () => {
+    const sec = 1_000_000_000n;
     expect(parseTimeBound("2026-05-01T09:30:00Z", "since", now)).toBe(ns("2026-05-01T09:30:00Z"));
-    expect(parseTimeBound("2026-05-01T09:30:00+02:00", "until", now)).toBe(ns("2026-05-01T07:30:00Z") + 1n);
+    expect(parseTimeBound("2026-05-01T09:30:00+02:00", "until", now)).toBe(ns("2026-05-01T07:30:00Z") + sec);
+    expect(parseTimeBound("2026-05-01T09:30:00.25Z", "until", now)).toBe(ns("2026-05-01T09:30:00.25Z") + 10_000_000n);
+    expect(parseTimeBound("2026-05-01T09:30:00.123456789Z", "until", now)).toBe(
+      ns("2026-05-01T09:30:00.123Z") + 456_790n,
+    );
+    const local = BigInt(new Date(2026, 4, 1, 9, 30, 15).getTime()) * 1_000_000n;
+    expect(parseTimeBound("2026-05-01 09:30:15", "until", now)).toBe(local + sec);
+    expect(parseTimeBound("2026-05-01 09:30", "until", now)).toBe(local - 15n * sec + 60n * sec);
+    expect(parseTimeBound("2026-05-01Z", "until", now)).toBe(ns("2026-05-02T00:00:00Z"));
+    expect(parseTimeBound(String(ns("2026-05-01T09:30:00Z") / sec), "until", now)).toBe(ns("2026-05-01T09:30:01Z"));
+    expect(resolveFilter({ until: Number(ns("2026-05-01T09:30:00Z") / 1_000_000n) }, now).until).toBe(
+      ns("2026-05-01T09:30:00Z") + 1_000_000n,
+    );
+  });
+
+  test("history --until with a message's time as history shows it keeps that message", async () => {
+    const home = tempHome();
+    const at = "2026-03-02T10:20:30.456789123Z";
+    for (const [content, when] of [
+      ["shown at that second", at],
+      ["a second later", "2026-03-02T10:20:31.000000001Z"],
+    ])
+      expect((await cli(["add", "s", "--role", "user", "--content", content!, "--at", when!], { home })).code).toBe(0);
+    const shown = (await cli(["history", "s"], { home })).stdout.split("\n")[0]!;
+    const time = /^\[(\S+ \S+) ·/.exec(shown)![1]!;
+    for (const cmd of [
+      ["history", "s"],
+      ["search", "shown", "--session", "s"],
+    ]) {
+      const r = await cli([...cmd, "--until", time, "--json"], { home });
+      expect(r.code).toBe(0);
+      const out = JSON.parse(r.stdout);
+      expect((out.messages ?? out.hits).map((m: { content: string }) => m.content)).toEqual(["shown at that second"]);
+    }
   });
   test("a date alone: since its start, until its end", () => {
     expect(parseTimeBound("2026-05-01", "since", now)).toBe(BigInt(new Date(2026, 4, 1).getTime()) * 1_000_000n);

@@ -138,7 +138,7 @@ export const TIME_BOUNDS = {
   since:
     "Only messages at or after this time: RFC 3339, a local date or time (2026-05-01, 2026-05-01 09:30), today, yesterday, or a relative form counted back from now (30m, 12h, 3d, 2w, 1y).",
   until:
-    "Only messages up to this time, in the same forms; a date alone (or today, yesterday) means the end of that day.",
+    "Only messages up to the end of this time, in the same forms: to its precision (09:30:15 keeps that second); a date alone (or today, yesterday) means the end of that day.",
 } as const;
 
 const Time = (what: keyof typeof TIME_BOUNDS) =>

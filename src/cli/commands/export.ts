@@ -24,7 +24,8 @@ On a shared archive ([archive] url) the sessions are read from the archive: ever
 
   --all            every session (else the sessions named)
   --since TIME     only messages sent at or after TIME
-  --until TIME     only messages sent up to TIME (a date alone: the end of that day)
+  --until TIME     only messages sent up to the end of TIME (09:30:15: that second; 09:30: that
+                   minute; a date alone: that day)
                    TIME as for search and history: RFC 3339 (2026-05-01T09:30:00Z), a local date or
                    time ("2026-05-01", "2026-05-01 09:30"), today, yesterday, or a relative form
                    counted back from now: 30m, 12h, 3d, 2w, 1y
