@@ -53,6 +53,7 @@ import { homeInfo, type HomeInfo, type MaintenanceApi } from "./maintenance-api.
 import type { ImportApi } from "./import-api.ts";
 import type { UsageReport } from "../memory/usage-report.ts";
 import { checkDbInPlace } from "../storage/sqlite/db-in-place.ts";
+import { refuseSessionSymlinks } from "../storage/history/no-symlink.ts";
 
 // Domains a method needs are loaded when it is first called, so a command pays only for what it uses
 // (`search` never loads summaries, error memory, the semantic tier or the input schemas). Each is kept once
@@ -212,6 +213,8 @@ export class HomeMemory implements MaintenanceApi {
 
   async search(options: SearchOptions): Promise<SearchResult> {
     const o = checkSearchOptions(options);
+    // A linked session folder or history.json is refused as history refuses it: never "no matches" instead.
+    if (o.session !== undefined) refuseSessionSymlinks(this.ctx.paths.session(o.session));
     this.#semanticApi?.stopWarming();
     // Adopting a history.json another program wrote takes the writer lock: its wait holds no thread. Still held after
     // that wait (30 s), a search of every session goes on with the sessions adopted so far.

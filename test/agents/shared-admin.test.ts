@@ -1,7 +1,7 @@
 // stats, usage, doctor and errors sweep on a shared archive (PostgreSQL + vectors on the S3 test server):
 // figures from the archive, the same on every host; doctor's checks and repairs; exit codes as embedded.
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { existsSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { cli, removeTempHomes, tempHome, type CliResult } from "../fixture/home.ts";
 import { describePostgres, startPostgres, type PgServer } from "../fixture/postgres-server.ts";
@@ -195,6 +195,27 @@ describe("administration commands on a shared archive", () => {
     expect(readFileSync(victim, "utf8")).toBe("precious");
     expect(existsSync(stray)).toBe(false);
     expect((await cli(["doctor"], { home: a, env })).code).toBe(0);
+  }, 120_000);
+
+  test("a linked history.json on this host: history, search --session and export of that session refuse it alike", async () => {
+    const outside = join(tempHome("memvoy-outside-"), "outside.json");
+    writeFileSync(outside, "[]");
+    mkdirSync(join(b, "sessions", "ops"), { recursive: true });
+    const link = join(b, "sessions", "ops", "history.json");
+    symlinkSync(outside, link);
+    try {
+      for (const args of [
+        ["history", "ops"],
+        ["search", "deploys", "--session", "ops"],
+        ["export", "ops"],
+      ]) {
+        const r = await cli(args, { home: b, env });
+        expect({ args, code: r.code }).toEqual({ args, code: 2 });
+        expect(r.stderr).toContain(`${link} is a symbolic link`);
+      }
+    } finally {
+      rmSync(link);
+    }
   }, 120_000);
 
   test("doctor: an unreachable archive and a secret in config.toml are findings (exit 1), not crashes", async () => {

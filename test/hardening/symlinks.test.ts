@@ -55,9 +55,13 @@ test("history.json, summary.json or the cursor as links to files outside the hom
     ["add", "s1", "--role", "user", "--content", "x"],
     ["history", "s1"],
     ["reset", "s1"],
+    ["search", "outside", "--session", "s1"],
+    ["search", "outside", "--session", "s1", "--match", "semantic"],
+    ["export", "s1"],
   ]) {
     const r = await cli(args, { home });
     expect({ args, code: r.code }).toEqual({ args, code: 2 });
+    expect(r.stderr).toContain(`${join(home, "sessions", "s1", "history.json")} is a symbolic link`);
   }
   const found = await cli(["search", "outside", "--json"], { home });
   expect(JSON.parse(found.stdout).hits).toEqual([]);

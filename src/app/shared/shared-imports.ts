@@ -173,6 +173,7 @@ export class SharedImports implements ImportWriter {
     if (o.sessions && o.sessions.length > 0) {
       for (const id of o.sessions) {
         assertSessionId(id);
+        refuseSessionSymlinks(this.home.ctx.paths.session(id)); // as history refuses it
         if (!metas.has(id)) throw new UnknownSessionError({ session: id, home: this.home.describe() });
       }
       ids = [...new Set(o.sessions)];

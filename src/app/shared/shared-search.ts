@@ -39,6 +39,7 @@ import { makeSnippet } from "../../search/snippet.ts";
 import { holdsSymbols, querySymbols } from "../../search/symbols.ts";
 import { textQueryAll, textQueryAny } from "../../search/text-query.ts";
 import type { TextQuery } from "../../storage/ports/archive-port.ts";
+import { refuseSessionSymlinks } from "../../storage/history/no-symlink.ts";
 import { VECTOR_WRITE_JOB } from "../../storage/ports/lease-turn.ts";
 import type { MessageVectorTable } from "../../storage/ports/vector-port.ts";
 import { checkSearchOptions, NoSuchSessionError } from "../memory-api.ts";
@@ -56,6 +57,7 @@ export async function sharedSearch(
 ): Promise<SearchResult> {
   const o = checkSearchOptions(options);
   const { ctx } = home;
+  if (o.session !== undefined) refuseSessionSymlinks(ctx.paths.session(o.session)); // as history refuses it
   if (o.session !== undefined && !(await ctx.archive.getSession(o.session)))
     throw new NoSuchSessionError({ session: o.session, home: home.describe() });
   const now = ctx.now();

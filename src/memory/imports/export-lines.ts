@@ -2,6 +2,7 @@
 import type { StoredMessage } from "../../shared/message.ts";
 import { assertSessionId } from "../../shared/session-id.ts";
 import { nsToRfc3339 } from "../../shared/time.ts";
+import { refuseSessionSymlinks } from "../../storage/history/no-symlink.ts";
 import { countSessionMessages, listSessionMessages } from "../../storage/sqlite/messages-repo.ts";
 import { listSessionMeta, type SessionMeta } from "../../storage/sqlite/session-meta-repo.ts";
 import type { MemoryContext } from "../memory-context.ts";
@@ -64,6 +65,7 @@ export function* exportSessions(ctx: MemoryContext, o: ExportOptions = {}): Gene
   if (o.sessions && o.sessions.length > 0) {
     for (const id of o.sessions) {
       assertSessionId(id);
+      refuseSessionSymlinks(ctx.paths.session(id)); // as history refuses it
       if (!sessionExists(ctx, id)) throw new UnknownSessionError({ session: id, home: ctx.paths.home });
     }
     ids = [...new Set(o.sessions)];
