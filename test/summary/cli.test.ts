@@ -1,6 +1,6 @@
 // `memvoy summarize` and `memvoy summary` as real processes against the fake Messages API.
 import { afterAll, afterEach, beforeAll, beforeEach, expect, test } from "bun:test";
-import { existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, renameSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { openMemory } from "../../src/app/open-memory.ts";
@@ -87,6 +87,32 @@ test("summarize shows progress per chunk on stderr and ends with what changed; s
   expect(text.stdout).toContain("Key decisions\n  Do: use Postgres");
   expect(text.stdout).toContain("Cursor: 2026-05-01 09:00:05 local");
   expect(text.stdout).toContain("Last run:");
+});
+
+test("summarize of every due session: one whose history.json is a link fails alone, named; the others are summarized", async () => {
+  seed();
+  const api = openMemory({ home, env: {}, drain: "off" });
+  api.add("a-linked", [
+    { role: "user", content: "Which queue?", sendAt: "2026-05-01T09:00:00Z" },
+    { role: "assistant", content: "SQS.", sendAt: "2026-05-01T09:00:05Z" },
+  ]);
+  api.close();
+  const file = join(home, "sessions", "a-linked", "history.json");
+  renameSync(file, join(home, "outside.json"));
+  symlinkSync(join(home, "outside.json"), file);
+  fake.respond(() => summaryStep({ key_decisions: ["Do: use Postgres"], current_discussion: current("database") }));
+  const r = await memvoy(["summarize", "--json"]);
+  expect(r.code).toBe(1);
+  const sessions = JSON.parse(r.stdout).sessions as { session: string; outcome: string; error?: string }[];
+  expect(sessions.map((s) => [s.session, s.outcome])).toEqual([
+    ["a-linked", "failed"],
+    ["s1", "ok"],
+  ]);
+  expect(sessions[0]!.error).toContain(`${file} is a symbolic link`);
+  // Named, the session is refused as every command refuses it.
+  const named = await memvoy(["summarize", "a-linked"]);
+  expect(named.code).toBe(2);
+  expect(named.stderr).toContain(`${file} is a symbolic link`);
 });
 
 test("summarize --json: one document; a failed chunk exits 1", async () => {

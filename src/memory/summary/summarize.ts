@@ -1,6 +1,9 @@
 // summarize: run Generate on one session, or on every due session. The API key is checked before anything
-// is touched; an error no retry can fix (a refused key, an unknown model) stops the batch.
+// is touched; an error no retry can fix (a refused key, an unknown model) stops the batch, while a session whose
+// files memvoy refuses fails alone.
+import { describeError } from "../../shared/describe-error.ts";
 import { assertSessionId } from "../../shared/session-id.ts";
+import { NotAFileError, SessionFolderAliasError, SymlinkRefusedError } from "../../storage/history/no-symlink.ts";
 import type { MemoryContext } from "../memory-context.ts";
 import { UnknownSessionError, sessionExists } from "../session-admin.ts";
 import { discoverSessions } from "../sessions-list.ts";
@@ -30,7 +33,12 @@ export async function summarize(
   }
   if (targets.length === 0) return { sessions: [] };
   openLlm(ctx); // MissingApiKeyError here, before any file or row changes
-  return summarizeEach(targets, o, (id) => generateSession(ctx, id, (meter) => openLlm(ctx, meter, o.onWarning), o));
+  return summarizeEach(
+    targets,
+    o,
+    (id) => generateSession(ctx, id, (meter) => openLlm(ctx, meter, o.onWarning), o),
+    session === undefined,
+  );
 }
 
 /**
@@ -41,6 +49,7 @@ export async function summarizeEach(
   targets: readonly string[],
   o: SummarizeOptions,
   one: (session: string) => Promise<SessionReport>,
+  batch = false,
 ): Promise<SummarizeReport> {
   const sessions: SessionReport[] = [];
   let stop: string | undefined;
@@ -50,9 +59,28 @@ export async function summarizeEach(
       sessions.push(emptySessionReport(id, "skipped", [stop]));
       continue;
     }
-    const report = await one(id);
+    const report = batch ? await oneOfBatch(id, one) : await one(id);
     sessions.push(report);
     if (report.failure?.fatal) stop = `not run: ${report.failure.message}`;
   }
   return { sessions };
 }
+
+/**
+ * One session of a batch (every due session): a session whose files memvoy refuses (a link, a file where its folder
+ * belongs, a pipe) fails on its own, named in its report, and the batch goes on with the other sessions.
+ */
+async function oneOfBatch(id: string, one: (session: string) => Promise<SessionReport>): Promise<SessionReport> {
+  try {
+    return await one(id);
+  } catch (err) {
+    if (!refusedSessionFiles(err)) throw err;
+    return { ...emptySessionReport(id, "failed"), error: describeError(err) };
+  }
+}
+
+const refusedSessionFiles = (err: unknown) =>
+  err instanceof SymlinkRefusedError ||
+  err instanceof NotAFileError ||
+  err instanceof SessionFolderAliasError ||
+  (err as NodeJS.ErrnoException | null)?.code === "ENOTDIR";
