@@ -33,6 +33,9 @@ function describe(err: unknown): string {
     return `the archive .store/history.db is broken (${line}): run \`memvoy doctor\` to see what can be saved, then \`memvoy doctor --repair\``;
   }
   if (/^(no space left|permission denied|a file would grow past)/.test(line)) return line; // described already (e.g. by a worker)
+  // An error of ours that says what a full disk stopped after part of the work was stored ("300 message(s) removed,
+  // but … failed (no space left on the device: database or disk is full)"): never "nothing was changed".
+  if (err instanceof MemvoyError && /no space left on the device|a file would grow past/.test(line)) return line;
   // The shared archive failed after it opened (the server stopped, the connection was cut): say which store.
   const pg = err instanceof MemvoyError ? undefined : postgresReason(err);
   if (pg !== undefined) return `the PostgreSQL archive failed: ${pg}`;

@@ -224,6 +224,17 @@ const KINDS: [Error & { data: object }, string, 1 | 2][] = [
     "reset s1: 3 message(s) removed, but removing every copy of their text failed (no space left on the device); the next memvoy command on this home finishes it",
     1,
   ],
+  [
+    // SQLite's words in the reason (the FTS purge ran out of room) must not make it read "nothing was changed".
+    new DeletionUnfinishedError({
+      command: "reset",
+      session: "s1",
+      removed: 3,
+      why: "no space left on the device: database or disk is full",
+    }),
+    "reset s1: 3 message(s) removed, but removing every copy of their text failed (no space left on the device: database or disk is full); the next memvoy command on this home finishes it",
+    1,
+  ],
   [new NoSuchSessionError({ session: "s1", home: "/h" }), 'no such session "s1" in /h', 2],
   [new UnknownMessageError({ id: "01ABC", where: "/h" }), 'no message "01ABC" in /h', 2],
   [
