@@ -3,7 +3,13 @@
 // is in both, and a compaction cutoff SQLite recorded is applied to the file), and temp files whose owner
 // process is dead (or a zombie) are removed.
 import { removeStaleTempFiles, staleTempFiles, type StaleTempOptions } from "../shared/stale-temp-files.ts";
-import { CorruptHistoryError, forgetHistoryCache, readHistory, stageHistory } from "../storage/history/history-file.ts";
+import {
+  CorruptHistoryError,
+  forgetHistoryCache,
+  historyStamp,
+  readHistory,
+  stageHistory,
+} from "../storage/history/history-file.ts";
 import { refuseSessionSymlinks } from "../storage/history/no-symlink.ts";
 import { saveHistoryStamp } from "../storage/sqlite/history-stamps-repo.ts";
 import { withWriteLock } from "../storage/sqlite/write-lock.ts";
@@ -63,13 +69,25 @@ export function rollForward(
   o: { quick?: boolean } = {},
 ): { restored: number; rewritten: boolean } {
   const file = ctx.paths.history(session);
-  const c = reconcileHistory(ctx, session, readHistory(file), file, o);
-  if (!c.changed) return { restored: 0, rewritten: false };
-  const staged = stageHistory(file, c.records);
-  const stamp = staged.stamp(); // the temp file's: taken before the rename
-  staged.commit();
-  if (c.unseen.length > 0)
-    forgetHistoryCache(file); // not checked yet: the next write (or read) adopts them
-  else withWriteLock(ctx.db, () => saveHistoryStamp(ctx.db, session, stamp));
-  return { restored: c.restored, rewritten: true };
+  for (let attempt = 1; ; attempt++) {
+    const doc = readHistory(file);
+    const c = reconcileHistory(ctx, session, doc, file, o);
+    if (!c.changed) return { restored: 0, rewritten: false };
+    const staged = stageHistory(file, c.records);
+    // Another program (Agenvoy) rewrote the file while this one was staged: read it again rather than drop what
+    // it wrote; the last attempt writes whatever happens.
+    if (attempt < REREADS && historyStamp(file) !== doc.stamp) {
+      staged.discard();
+      continue;
+    }
+    const stamp = staged.stamp(); // the temp file's: taken before the rename
+    staged.commit();
+    if (c.unseen.length > 0)
+      forgetHistoryCache(file); // not checked yet: the next write (or read) adopts them
+    else withWriteLock(ctx.db, () => saveHistoryStamp(ctx.db, session, stamp));
+    return { restored: c.restored, rewritten: true };
+  }
 }
+
+/** How many times rollForward reads a file another program keeps rewriting before it writes its own. */
+const REREADS = 5;

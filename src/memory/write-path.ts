@@ -13,6 +13,9 @@ import { assertSessionId } from "../shared/session-id.ts";
 import { refuseSessionSymlinks } from "../storage/history/no-symlink.ts";
 import {
   beginAppend,
+  CorruptHistoryError,
+  forgetHistoryCache,
+  historyStamp,
   readHistory,
   serializeHistory,
   serializeRecord,
@@ -30,6 +33,7 @@ import {
 import { flushPendingIndex, withWriteLock } from "../storage/sqlite/write-lock.ts";
 import { isTombstoned, keyTombstone } from "../storage/sqlite/tombstones-repo.ts";
 import { compactionPlan } from "./compaction.ts";
+import { rollForward } from "./crash-recovery.ts";
 import { reconcileHistory, type Reconciled } from "./history-reconcile.ts";
 import { withHomeLock } from "./home-lock.ts";
 import type { MemoryContext } from "./memory-context.ts";
@@ -203,7 +207,7 @@ export function appendRecords(
       }
       if (staged) {
         faultPoint("after-archive-commit");
-        staged.commit();
+        commitUnlessRewritten(ctx, session, staged, doc.stamp);
       }
       return result!;
     },
@@ -281,9 +285,32 @@ export function adoptHistory(
         staged.discard();
         throw err;
       }
-      staged.commit();
+      commitUnlessRewritten(ctx, session, staged, doc.stamp);
       return c;
     },
     session,
   );
+}
+
+/**
+ * Rename the staged history.json into place, unless another program rewrote the file since it was read as `read`
+ * (Agenvoy writes its whole list back without memvoy's lock): the rename would drop that program's new records,
+ * which the archive has never seen. The file is then rolled forward from the archive instead (which holds this
+ * write's rows), keeping those records for the next read to adopt; a file still being written is left to it.
+ */
+function commitUnlessRewritten(
+  ctx: MemoryContext,
+  session: string,
+  staged: StagedHistory,
+  read: string | undefined,
+): void {
+  const file = ctx.paths.history(session);
+  if (historyStamp(file) === read) return staged.commit();
+  staged.discard();
+  forgetHistoryCache(file);
+  try {
+    rollForward(ctx, session);
+  } catch (err) {
+    if (!(err instanceof CorruptHistoryError)) throw err; // half written: the next write or read rolls forward
+  }
 }

@@ -1,12 +1,15 @@
 // Agenvoy writes its whole list back on every append, and keeps no ids. A list it loaded before a memvoy removal
 // (rm-message, reset, rm) or compaction and writes back later holds the removed or archived messages without ids:
 // a removed message never comes back (its content is tombstoned: a hash, never the text), and an archived one is
-// never adopted a second time.
+// never adopted a second time. A list written back while memvoy adds a message is kept, not renamed over.
 import { afterAll, expect, test } from "bun:test";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
+import { newId } from "../../src/shared/ids.ts";
+import { appendRecords } from "../../src/memory/write-path.ts";
 import { filesHolding } from "../fixture/files-holding.ts";
 import { openTemp, removeTempHomes } from "../fixture/home.ts";
+import { contextFor } from "../fixture/semantic-home.ts";
 
 afterAll(removeTempHomes);
 
@@ -85,6 +88,31 @@ test("compaction, then Agenvoy writes back the list it loaded before: the archiv
     expect(api.sessions().find((s) => s.id === "s")?.messages).toBe(21);
     expect(api.doctor().ok).toBe(true);
   } finally {
+    api.close();
+  }
+});
+
+test("Agenvoy writes its list while memvoy adds: its new record is kept and adopted, memvoy's message too", () => {
+  const { home, api } = openTemp({ drain: "off" });
+  const file = join(home, "sessions", "s", "history.json");
+  const ctx = contextFor(home);
+  try {
+    api.add("s", conversation as never);
+    const added = appendRecords(ctx, "s", () => {
+      // Between memvoy's read of the file and its rename: Agenvoy writes back what it read, with its new turn.
+      agenvoyWrite(file, [...conversation, later]);
+      return [{ id: newId(), role: "assistant", content: "memvoy's reply", sendAt: later.sendAt + 1n }];
+    });
+    expect(added.ids).toHaveLength(1);
+    expect(readFileSync(file, "utf8")).toContain("a new turn");
+    expect(api.history("s", { all: true }).map((m) => m.content)).toEqual([
+      ...conversation.map((m) => m.content),
+      "memvoy's reply",
+      "a new turn",
+    ]);
+    expect(api.doctor().ok).toBe(true);
+  } finally {
+    ctx.db.close();
     api.close();
   }
 });
