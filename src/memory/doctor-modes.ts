@@ -31,11 +31,24 @@ export function modeFindings(ctx: Pick<MemoryContext, "paths">, repair: boolean)
     problem: `${open.length} file(s) or folder(s) in the home are open to other users (${first.path} is ${first.mode.toString(8).padStart(4, "0")}); memvoy keeps files 0600 and folders 0700`,
   };
   if (!repair) return [f];
-  for (const { path, mode } of open) chmodSync(path, mode & 0o700);
-  const left = openToOthers(ctx).length; // a file system without Unix permissions (FAT, some network mounts)
-  if (left === 0) f.repaired = `took the group and other permissions off ${open.length} file(s) or folder(s)`;
+  const foreign: string[] = []; // another user's (a home restored as root): only its owner or root may change it
+  for (const { path, mode } of open) {
+    try {
+      chmodSync(path, mode & 0o700);
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code !== "EPERM" && code !== "EACCES") throw err;
+      foreign.push(path);
+    }
+  }
+  const left = openToOthers(ctx).length - foreign.length; // a file system without Unix permissions (FAT, some network mounts)
+  if (left === 0 && foreign.length === 0)
+    f.repaired = `took the group and other permissions off ${open.length} file(s) or folder(s)`;
   else {
-    f.problem += `; the file system keeps no permissions, ${left} are still open: move the home to one that does`;
+    if (foreign.length > 0)
+      f.problem += `; ${foreign.length} belong to another user (${foreign[0]}), whose modes only that user or root can change: chown them to the user running memvoy`;
+    if (left > 0)
+      f.problem += `; the file system keeps no permissions, ${left} are still open: move the home to one that does`;
     f.manual = true;
   }
   return [f];

@@ -76,7 +76,7 @@ function checkSession(ctx: MemoryContext, session: string, repair: boolean): Doc
   try {
     refuseSessionSymlinks(ctx.paths.session(session));
   } catch (err) {
-    return [symlinkFinding(session, err)];
+    return [deniedFinding(session, err) ?? symlinkFinding(session, err)];
   }
   const dir = ctx.paths.session(session);
   // Under the writer lock every history.json temp file of another process is stale (see staleTempFiles).
@@ -88,15 +88,28 @@ function checkSession(ctx: MemoryContext, session: string, repair: boolean): Doc
   ];
 }
 
-/** A folder where the session keeps a file (history.json, summary.json, the cursor) is a finding of its own. */
+/**
+ * A folder where the session keeps a file (history.json, summary.json, the cursor), or such a file this user may not
+ * read (another owner, mode 000), is a finding of its own: the other sessions are checked all the same.
+ */
 function folderInTheWay(session: string, check: () => DoctorFinding[]): DoctorFinding[] {
   try {
     return check();
   } catch (err) {
     const e = err as NodeJS.ErrnoException;
+    const denied = deniedFinding(session, err);
+    if (denied) return [denied];
     if (e.code !== "EISDIR" || typeof e.path !== "string") throw err;
     return [{ session, problem: describeError(err), manual: true }];
   }
+}
+
+/** A session file or folder this user may not read (another owner, mode 000): what to do about it. */
+function deniedFinding(session: string, err: unknown): DoctorFinding | undefined {
+  const e = err as NodeJS.ErrnoException;
+  if ((e.code !== "EACCES" && e.code !== "EPERM") || typeof e.path !== "string") return undefined;
+  const problem = `${e.path} cannot be read by this user (permission denied): give its folder and files back to the user running memvoy (folders 0700, files 0600)`;
+  return { session, problem, manual: true };
 }
 
 /** A symbolic link met in a session folder, or a folder that is another session's (rethrows any other error). */

@@ -91,3 +91,37 @@ test.skipIf(!asNobody)(
     }
   },
 );
+
+test.skipIf(!asNobody)(
+  "doctor with a session file of another user and a session folder this user may not read: findings, never a crash",
+  async () => {
+    const dir = mkdtempSync(join(tmpdir(), "memvoy-other-user-"));
+    try {
+      chmodSync(dir, 0o755);
+      const home = join(dir, "home");
+      const api = openMemory({ home, env: {}, drain: "off" }); // no drain left running as root
+      for (const s of ["s1", "s2", "s3"]) api.add(s, { role: "user", content: `hello ${s}` });
+      api.close();
+      Bun.spawnSync(["chown", "-R", "65534:65534", home]);
+      const rootsFile = join(home, "sessions", "s1", "history.json");
+      Bun.spawnSync(["chown", "0:0", rootsFile]);
+      chmodSync(rootsFile, 0o644); // restored as root: readable, open to others, not this user's to change
+      chmodSync(join(home, "sessions", "s2"), 0o000);
+      const check = runAsNobody(dir, ["--home", home, "doctor", "--json"]);
+      expect({ code: check.exitCode, stderr: check.stderr.toString() }).toEqual({ code: 1, stderr: "" });
+      const problems = JSON.parse(check.stdout.toString()).findings.map((f: { problem: string }) => f.problem);
+      expect(problems).toEqual([
+        expect.stringContaining(`in the home are open to other users (${rootsFile} is 0644)`),
+        `${join(home, "sessions", "s2", "history.json")} cannot be read by this user (permission denied): give its folder and files back to the user running memvoy (folders 0700, files 0600)`,
+      ]);
+      const repair = runAsNobody(dir, ["--home", home, "doctor", "--repair"]);
+      expect({ code: repair.exitCode, stderr: repair.stderr.toString() }).toEqual({ code: 1, stderr: "" });
+      expect(repair.stdout.toString()).toContain(
+        `1 belong to another user (${rootsFile}), whose modes only that user or root can change: chown them to the user running memvoy`,
+      );
+    } finally {
+      chmodSync(join(dir, "home", "sessions", "s2"), 0o700);
+      rmSync(dir, { recursive: true, force: true });
+    }
+  },
+);
