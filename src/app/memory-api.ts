@@ -213,8 +213,6 @@ export class HomeMemory implements MaintenanceApi {
 
   async search(options: SearchOptions): Promise<SearchResult> {
     const o = checkSearchOptions(options);
-    // A linked session folder or history.json is refused as history refuses it: never "no matches" instead.
-    if (o.session !== undefined) refuseSessionSymlinks(this.ctx.paths.session(o.session));
     this.#semanticApi?.stopWarming();
     // Adopting a history.json another program wrote takes the writer lock: its wait holds no thread. Still held after
     // that wait (30 s), a search of every session goes on with the sessions adopted so far.
@@ -228,7 +226,11 @@ export class HomeMemory implements MaintenanceApi {
       if (!held) discoverSessions(this.ctx);
     } else if (!load.admin().sessionExists(this.ctx, o.session))
       throw new NoSuchSessionError({ session: o.session, home: this.ctx.paths.home });
-    else if (pending) ensureBackfilled(this.ctx, o.session);
+    else {
+      // A linked session folder or history.json is refused as history refuses it: never "no matches" instead.
+      refuseSessionSymlinks(this.ctx.paths.session(o.session));
+      if (pending) ensureBackfilled(this.ctx, o.session);
+    }
     const match = o.match ?? "keyword";
     const now = this.ctx.now();
     const filter = resolveFilter(o, now);

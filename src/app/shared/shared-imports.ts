@@ -173,8 +173,8 @@ export class SharedImports implements ImportWriter {
     if (o.sessions && o.sessions.length > 0) {
       for (const id of o.sessions) {
         assertSessionId(id);
-        refuseSessionSymlinks(this.home.ctx.paths.session(id)); // as history refuses it
         if (!metas.has(id)) throw new UnknownSessionError({ session: id, home: this.home.describe() });
+        refuseSessionSymlinks(this.home.ctx.paths.session(id)); // as history refuses it
       }
       ids = [...new Set(o.sessions)];
     } else ids = listing.map((s) => s.id);

@@ -57,9 +57,9 @@ export async function sharedSearch(
 ): Promise<SearchResult> {
   const o = checkSearchOptions(options);
   const { ctx } = home;
-  if (o.session !== undefined) refuseSessionSymlinks(ctx.paths.session(o.session)); // as history refuses it
   if (o.session !== undefined && !(await ctx.archive.getSession(o.session)))
     throw new NoSuchSessionError({ session: o.session, home: home.describe() });
+  if (o.session !== undefined) refuseSessionSymlinks(ctx.paths.session(o.session)); // as history refuses it
   const now = ctx.now();
   const scope: Scope = { query: o.query, session: o.session, range: o.range, filter: resolveFilter(o, now), now };
   if (o.order) scope.order = o.order;

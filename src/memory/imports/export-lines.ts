@@ -65,8 +65,8 @@ export function* exportSessions(ctx: MemoryContext, o: ExportOptions = {}): Gene
   if (o.sessions && o.sessions.length > 0) {
     for (const id of o.sessions) {
       assertSessionId(id);
-      refuseSessionSymlinks(ctx.paths.session(id)); // as history refuses it
       if (!sessionExists(ctx, id)) throw new UnknownSessionError({ session: id, home: ctx.paths.home });
+      refuseSessionSymlinks(ctx.paths.session(id)); // as history refuses it
     }
     ids = [...new Set(o.sessions)];
   } else {
