@@ -7,7 +7,10 @@ import { chmodSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { openMemory } from "../../src/app/open-memory.ts";
+import { startFakeAnthropic } from "../fixture/fake-anthropic.ts";
 import { cli, repoRoot } from "../fixture/home.ts";
+import { processOutput } from "../fixture/process-output.ts";
+import { current, summaryStep } from "../fixture/summary-home.ts";
 import { mountTmpfs, tmpfsAvailable, type Tmpfs } from "./tmpfs.ts";
 
 const available = tmpfsAvailable();
@@ -122,6 +125,60 @@ test.skipIf(!asNobody)(
     } finally {
       chmodSync(join(dir, "home", "sessions", "s2"), 0o700);
       rmSync(dir, { recursive: true, force: true });
+    }
+  },
+);
+
+test.skipIf(!asNobody)(
+  "summarize of every due session: one whose folder this user may not read fails alone; the others are summarized",
+  async () => {
+    const fake = await startFakeAnthropic();
+    fake.respond(() => summaryStep({ key_decisions: ["Do: use Postgres"], current_discussion: current("database") }));
+    const dir = mkdtempSync(join(tmpdir(), "memvoy-other-user-"));
+    try {
+      chmodSync(dir, 0o755);
+      const home = join(dir, "home");
+      const api = openMemory({ home, env: {}, drain: "off" });
+      for (const s of ["s1", "s2", "s3"])
+        api.add(s, [
+          { role: "user", content: "Shall we use Postgres?" },
+          { role: "assistant", content: "Yes, Postgres it is." },
+        ]);
+      api.close();
+      Bun.spawnSync(["chown", "-R", "65534:65534", home]);
+      chmodSync(join(home, "sessions", "s2"), 0o000);
+      // Asynchronous: the fake Messages API answers from this process.
+      const nobody = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"];
+      const proc = Bun.spawn(
+        [...nobody, "bun", join(repoRoot, "src/index.ts"), "--home", home, "summarize", "--json"],
+        {
+          env: {
+            PATH: process.env.PATH!,
+            HOME: dir,
+            TZ: "UTC",
+            ANTHROPIC_API_KEY: fake.apiKey,
+            ANTHROPIC_BASE_URL: fake.url,
+          },
+          cwd: dir,
+          stdout: "pipe",
+          stderr: "pipe",
+        },
+      );
+      const r = await processOutput(proc);
+      expect(r.code).toBe(1);
+      const sessions = JSON.parse(r.stdout).sessions as { session: string; outcome: string; error?: string }[];
+      expect(sessions.map((s) => [s.session, s.outcome])).toEqual([
+        ["s1", "ok"],
+        ["s2", "failed"],
+        ["s3", "ok"],
+      ]);
+      expect(sessions[1]!.error).toContain(
+        `permission denied: EACCES: permission denied, lstat '${join(home, "sessions", "s2")}`,
+      );
+    } finally {
+      chmodSync(join(dir, "home", "sessions", "s2"), 0o700);
+      rmSync(dir, { recursive: true, force: true });
+      await fake.stop();
     }
   },
 );

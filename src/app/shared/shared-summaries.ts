@@ -132,7 +132,12 @@ export class SharedSummaries {
     if (targets.length === 0) return { sessions: [] };
     const ledger = sharedLedger(this.ctx);
     openLedgerLlm(ledger);
-    return summarizeEach(targets, o, (id) => this.#one(id, ledger, o), session === undefined);
+    return summarizeEach(
+      targets,
+      o,
+      (id) => this.#one(id, ledger, o),
+      session === undefined ? this.ctx.paths.session : undefined,
+    );
   }
 
   /** One session's run, holding its summary lease; "busy" when another process holds it. */

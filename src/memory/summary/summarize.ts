@@ -1,6 +1,6 @@
 // summarize: run Generate on one session, or on every due session. The API key is checked before anything
 // is touched; an error no retry can fix (a refused key, an unknown model) stops the batch, while a session whose
-// files memvoy refuses fails alone.
+// files memvoy refuses or may not read fails alone.
 import { describeError } from "../../shared/describe-error.ts";
 import { assertSessionId } from "../../shared/session-id.ts";
 import { NotAFileError, SessionFolderAliasError, SymlinkRefusedError } from "../../storage/history/no-symlink.ts";
@@ -37,7 +37,7 @@ export async function summarize(
     targets,
     o,
     (id) => generateSession(ctx, id, (meter) => openLlm(ctx, meter, o.onWarning), o),
-    session === undefined,
+    session === undefined ? ctx.paths.session : undefined,
   );
 }
 
@@ -49,7 +49,7 @@ export async function summarizeEach(
   targets: readonly string[],
   o: SummarizeOptions,
   one: (session: string) => Promise<SessionReport>,
-  batch = false,
+  batchIn?: (session: string) => string,
 ): Promise<SummarizeReport> {
   const sessions: SessionReport[] = [];
   let stop: string | undefined;
@@ -59,7 +59,7 @@ export async function summarizeEach(
       sessions.push(emptySessionReport(id, "skipped", [stop]));
       continue;
     }
-    const report = batch ? await oneOfBatch(id, one) : await one(id);
+    const report = batchIn ? await oneOfBatch(id, batchIn(id), one) : await one(id);
     sessions.push(report);
     if (report.failure?.fatal) stop = `not run: ${report.failure.message}`;
   }
@@ -67,20 +67,27 @@ export async function summarizeEach(
 }
 
 /**
- * One session of a batch (every due session): a session whose files memvoy refuses (a link, a file where its folder
- * belongs, a pipe) fails on its own, named in its report, and the batch goes on with the other sessions.
+ * One session of a batch (every due session, `dir` its folder): a session whose files memvoy refuses (a link, a file
+ * where its folder belongs, a pipe) or may not read (another user's) fails on its own, named in its report, and the
+ * batch goes on with the other sessions.
  */
-async function oneOfBatch(id: string, one: (session: string) => Promise<SessionReport>): Promise<SessionReport> {
+async function oneOfBatch(
+  id: string,
+  dir: string,
+  one: (session: string) => Promise<SessionReport>,
+): Promise<SessionReport> {
   try {
     return await one(id);
   } catch (err) {
-    if (!refusedSessionFiles(err)) throw err;
+    if (!refusedSessionFiles(err, dir)) throw err;
     return { ...emptySessionReport(id, "failed"), error: describeError(err) };
   }
 }
 
-const refusedSessionFiles = (err: unknown) =>
-  err instanceof SymlinkRefusedError ||
-  err instanceof NotAFileError ||
-  err instanceof SessionFolderAliasError ||
-  (err as NodeJS.ErrnoException | null)?.code === "ENOTDIR";
+function refusedSessionFiles(err: unknown, dir: string): boolean {
+  if (err instanceof SymlinkRefusedError || err instanceof NotAFileError || err instanceof SessionFolderAliasError)
+    return true;
+  const e = err as NodeJS.ErrnoException | null;
+  const inSession = typeof e?.path === "string" && (e.path === dir || e.path.startsWith(`${dir}/`));
+  return inSession && (e.code === "ENOTDIR" || e.code === "EACCES" || e.code === "EPERM");
+}
