@@ -1,6 +1,6 @@
 // doctor's checks of the home outside the sessions: a symbolic link where memvoy keeps a lock file, its logs or
-// the vector store (refused by every command that opens them), and an entry of sessions/ named like a session
-// that is no folder (a file blocks that session; a link is never followed). --repair removes a linked lock file,
+// the vector store (refused by every command that opens them), an entry of sessions/ named like a session that is
+// no folder (a file blocks that session; a link is never followed), and a session folder named like no session. --repair removes a linked lock file,
 // log or cache (the link only: memvoy creates it again), temp files of writers killed mid-write, and moves a stray
 // file out of sessions/.
 import { existsSync, lstatSync, renameSync, rmSync } from "node:fs";
@@ -50,6 +50,7 @@ export function checkHome(ctx: HomeCheckContext, repair: boolean): HomeCheck {
   const findings = [...linkedFiles(ctx, repair), ...homeTempFiles(ctx, repair), ...vectorFindings(ctx)];
   const blocked = new Set<string>();
   for (const e of dirEntries(ctx.paths.sessions)) {
+    if (e.isDirectory() && !isSessionId(e.name)) findings.push(...misnamedFolder(ctx, e.name));
     if (e.isDirectory() || !isSessionId(e.name)) continue; // .DS_Store and other hidden names are no session
     const path = ctx.paths.session(e.name);
     if (e.isSymbolicLink()) {
@@ -74,6 +75,21 @@ export function checkHome(ctx: HomeCheckContext, repair: boolean): HomeCheck {
   }
   findings.push(...modeFindings(ctx, repair)); // after a stray file left sessions/: it is the user's
   return { findings, blocked };
+}
+
+/**
+ * A folder of sessions/ holding a history.json under a name that is no session id ("my notes", "chat:42", "ünï"):
+ * no command reads it, so its messages are nowhere to be seen. Hidden names (Agenvoy's .Trash) are left alone.
+ */
+function misnamedFolder(ctx: HomeCheckContext, name: string): DoctorFinding[] {
+  if (name.startsWith(".") || !lstatSync(join(ctx.paths.sessions, name, "history.json"), { throwIfNoEntry: false }))
+    return [];
+  return [
+    {
+      problem: `${join(ctx.paths.sessions, name)} holds a history.json, but ${JSON.stringify(name)} is no session id, so memvoy never reads it: rename the folder to 1-128 characters of A-Z a-z 0-9 . _ - (not starting with ".")`,
+      manual: true,
+    },
+  ];
 }
 
 /**

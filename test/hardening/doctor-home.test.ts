@@ -176,3 +176,23 @@ test("files and folders of the home open to other users (a restore under another
   expect(statSync(join(home, "sessions")).mode & 0o777).toBe(0o700);
   expect(statSync(join(home, "config.toml")).mode & 0o777).toBe(0o644);
 });
+
+test("a session folder whose name is no session id (so no command reads it) is named when it holds a history.json", async () => {
+  const { home, api } = openTemp({ drain: "off" });
+  api.add("s1", { role: "user", content: "hello" });
+  api.close();
+  const record = JSON.stringify([{ role: "user", content: "hidden away", sendAt: 1_767_261_600_000_000_000 }]);
+  for (const name of ["chat:42", "my notes", ".Trash"]) {
+    mkdirSync(join(home, "sessions", name, "old"), { recursive: true, mode: 0o700 });
+    writeFileSync(join(home, "sessions", name, "history.json"), record, { mode: 0o600 });
+  }
+  mkdirSync(join(home, "sessions", "empty folder"), { mode: 0o700 }); // no history.json: nothing to lose
+  const r = await doctor(home);
+  expect(r.code).toBe(1);
+  expect(r.report.findings.map((f) => f.problem).sort()).toEqual(
+    ["chat:42", "my notes"].map(
+      (name) =>
+        `${join(home, "sessions", name)} holds a history.json, but ${JSON.stringify(name)} is no session id, so memvoy never reads it: rename the folder to 1-128 characters of A-Z a-z 0-9 . _ - (not starting with ".")`,
+    ),
+  );
+});
