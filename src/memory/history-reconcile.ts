@@ -80,13 +80,22 @@ export function reconcileHistory(
   );
   const inFile = new Set(doc.records.map((r) => r.id));
   const adopted = adoptedRows(recent, inFile);
-  let held = 0; // recent rows the file holds without their ids
-  const loose = doc.records.filter((r) => {
-    if (r.id !== "") return false;
-    if (adopted.get(recordKey(r))?.pop() === undefined) return true;
-    held++; // in the archive already
+  // A record with no time of its own (Agenvoy before sendAt) is given one from its neighbours or the file's mtime,
+  // which a rewrite of the file changes: it is also that row when role, sender and text agree (each row once).
+  const untimed = doc.records.some((r) => r.id === "" && r.untimed) ? adoptedRows(recent, inFile, textKey) : undefined;
+  const taken = new Set<string>();
+  const take = (rows: Map<string, string[]> | undefined, key: string) => {
+    const ids = rows?.get(key);
+    while (ids?.length) {
+      const id = ids.shift()!;
+      if (!taken.has(id)) return taken.add(id);
+    }
     return false;
-  });
+  };
+  // Exact matches first, so that a record with no time never takes a row another record is exactly.
+  const unmatched = doc.records.filter((r) => r.id === "" && !take(adopted, recordKey(r)));
+  const loose = unmatched.filter((r) => !(r.untimed && take(untimed, textKey(r))));
+  const held = taken.size; // recent rows the file holds without their ids
   const known = knownCopies(ctx, session, loose, recent, removing, inFile);
   const fresh = new Set(loose.filter((r) => !known.archived.has(r) && !known.removed.has(r)));
   const unseen: MessageRecord[] = [];
@@ -110,16 +119,22 @@ export function reconcileHistory(
 
 const recordKey = (r: { role: string; content: string; sendAt: bigint; sender?: string }) =>
   JSON.stringify([r.role, r.sendAt.toString(), r.sender ?? null, r.content]);
+const textKey = (r: { role: string; content: string; sender?: string }) =>
+  JSON.stringify([r.role, r.sender ?? null, r.content]);
 
 /**
  * Recent rows the file lacks, by role, time, sender and text: a record without an id equal to one of them is that
  * row, adopted by a writer that died before its rename put the ids into the file (each row stands for one record).
  */
-function adoptedRows(recent: readonly StoredMessage[], inFile: ReadonlySet<string>): Map<string, string[]> {
+function adoptedRows(
+  recent: readonly StoredMessage[],
+  inFile: ReadonlySet<string>,
+  key: (m: StoredMessage) => string = recordKey,
+): Map<string, string[]> {
   const out = new Map<string, string[]>();
   for (const m of recent) {
     if (inFile.has(m.id)) continue;
-    const k = recordKey(m);
+    const k = key(m);
     const ids = out.get(k);
     if (ids) ids.push(m.id);
     else out.set(k, [m.id]);

@@ -3,7 +3,7 @@
 // a removed message never comes back (its content is tombstoned: a hash, never the text), and an archived one is
 // never adopted a second time. A list written back while memvoy adds a message is kept, not renamed over.
 import { afterAll, expect, test } from "bun:test";
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, utimesSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { newId } from "../../src/shared/ids.ts";
 import { appendRecords } from "../../src/memory/write-path.ts";
@@ -113,6 +113,34 @@ test("Agenvoy writes its list while memvoy adds: its new record is kept and adop
     expect(api.doctor().ok).toBe(true);
   } finally {
     ctx.db.close();
+    api.close();
+  }
+});
+
+test("an older Agenvoy's records with no time, written back with a new turn, are not adopted a second time", () => {
+  const { home, api } = openTemp({ drain: "off" });
+  const file = join(home, "sessions", "old", "history.json");
+  try {
+    const write = (list: { role: string; content: string }[], mtime: number) => {
+      mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+      writeFileSync(file, JSON.stringify(list), { mode: 0o600 });
+      utimesSync(file, mtime, mtime); // untimed records take their times from the file's mtime
+    };
+    const first = [
+      { role: "user", content: "ok" },
+      { role: "assistant", content: "first answer" },
+    ];
+    write(first, 1_767_261_600);
+    expect(api.history("old", { all: true }).map((m) => m.content)).toEqual(["ok", "first answer"]);
+    write([...first, { role: "user", content: "ok" }, { role: "assistant", content: "second answer" }], 1_767_261_700);
+    expect(api.history("old", { all: true }).map((m) => m.content)).toEqual([
+      "ok",
+      "first answer",
+      "ok",
+      "second answer",
+    ]);
+    expect(api.doctor().findings).toEqual([]);
+  } finally {
     api.close();
   }
 });
