@@ -13,7 +13,6 @@ import { assertSessionId } from "../shared/session-id.ts";
 import { refuseSessionSymlinks } from "../storage/history/no-symlink.ts";
 import {
   beginAppend,
-  CorruptHistoryError,
   forgetHistoryCache,
   historyStamp,
   readHistory,
@@ -310,7 +309,8 @@ function commitUnlessRewritten(
   forgetHistoryCache(file);
   try {
     rollForward(ctx, session);
-  } catch (err) {
-    if (!(err instanceof CorruptHistoryError)) throw err; // half written: the next write or read rolls forward
+  } catch {
+    // Half written by the other program, or no room for the new file: the rows are committed, so the write is done
+    // and must not read as failed ("nothing was changed"); the next read or write of the session rolls forward.
   }
 }

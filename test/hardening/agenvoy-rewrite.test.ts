@@ -3,7 +3,7 @@
 // a removed message never comes back (its content is tombstoned: a hash, never the text), and an archived one is
 // never adopted a second time. A list written back while memvoy adds a message is kept, not renamed over.
 import { afterAll, expect, test } from "bun:test";
-import { mkdirSync, readFileSync, utimesSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { newId } from "../../src/shared/ids.ts";
 import { appendRecords } from "../../src/memory/write-path.ts";
@@ -141,6 +141,36 @@ test("an older Agenvoy's records with no time, written back with a new turn, are
     ]);
     expect(api.doctor().findings).toEqual([]);
   } finally {
+    api.close();
+  }
+});
+
+test("a file another program leaves unreadable while memvoy adds: the add, committed, still succeeds", () => {
+  const { home, api } = openTemp({ drain: "off" });
+  const ctx = contextFor(home);
+  try {
+    for (const [session, leave] of [
+      ["half-written", (file: string) => writeFileSync(file, '[{"role":"user","content":"a new')],
+      [
+        "folder",
+        (file: string) => {
+          rmSync(file);
+          mkdirSync(file);
+        },
+      ],
+    ] as const) {
+      const file = join(home, "sessions", session, "history.json");
+      api.add(session, conversation as never);
+      const added = appendRecords(ctx, session, () => {
+        leave(file);
+        return [{ id: newId(), role: "assistant", content: "my reply", sendAt: later.sendAt }];
+      });
+      expect(added.ids).toHaveLength(1);
+      rmSync(file, { recursive: true }); // the other program's mess cleared: the archive has every message
+      expect(api.history(session).map((m) => m.content)).toEqual([...conversation.map((m) => m.content), "my reply"]);
+    }
+  } finally {
+    ctx.db.close();
     api.close();
   }
 });
