@@ -81,6 +81,20 @@ describe("history.json records", () => {
     expect(doc.records[0]!.sendAt).toBe(parseTime("2026-05-01 09:30:00")!);
   });
 
+  test("a zero sendAt is Agenvoy's no time: the header's time or the neighbour's stands, never 1970", () => {
+    const header = "---\n當前時間: 2026-05-01 09:30:00\n---\nplease deploy";
+    const text = JSON.stringify([
+      { role: "user", content: header, sendAt: 0 },
+      { role: "assistant", content: "done", sendAt: 0 },
+    ]);
+    const doc = parseHistory(text, "x");
+    const t = parseTime("2026-05-01 09:30:00")!;
+    expect(doc.records.map((r) => [r.content, r.sendAt, r.untimed ?? false])).toEqual([
+      ["please deploy", t, false],
+      ["done", t + 1n, true],
+    ]);
+  });
+
   test("strips the sendAt prefix line and joins content parts", () => {
     const doc = parseHistory(
       JSON.stringify([

@@ -139,9 +139,10 @@ export function recordBytes(r: MessageRecord): number {
 function parseSendAt(raw: unknown): bigint | undefined {
   if (typeof raw !== "string") return undefined;
   if (!/^\d+$/.test(raw)) return parseTime(raw);
-  // Nanoseconds past what a signed 64-bit count holds are no time (as a negative or garbled one is not).
+  // Nanoseconds past what a signed 64-bit count holds are no time (as a negative or garbled one is not), and 0 is
+  // Agenvoy's "no time" (it leaves a zero sendAt out): the record's header time or its neighbours' stand instead.
   const ns = BigInt(raw);
-  return timeInRange(ns) ? ns : undefined;
+  return ns !== 0n && timeInRange(ns) ? ns : undefined;
 }
 
 /** A record whose id an earlier record of the file has (a hand edit, a sync conflict); numbered from 1. */
