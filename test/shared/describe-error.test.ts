@@ -76,7 +76,12 @@ import {
   TargetNotEmptyError,
   TargetWrittenError,
 } from "../../src/app/migrate-archive.ts";
-import { MigrateBusyError, VectorWriteBusyError } from "../../src/app/migrate-turns.ts";
+import {
+  MigrateBusyError,
+  VectorCopyFailedError,
+  VectorCopyRefusedError,
+  VectorWriteBusyError,
+} from "../../src/app/migrate-turns.ts";
 import { SessionLockTimeoutError } from "../../src/storage/ports/archive-errors.ts";
 import { NotInSharedModeError, SharedVectorsMissingError } from "../../src/app/shared/shared-mode-errors.ts";
 import { SummaryChangedError, SummaryRunEndedError } from "../../src/app/shared/shared-summary-store.ts";
@@ -472,6 +477,16 @@ const KINDS: [Error & { data: object }, string, 1 | 2][] = [
   [
     new VectorStoreRefusedError({ label: "s3://b/p", reason: "NoSuchBucket", check: "the bucket in [vectors] uri" }),
     "cannot open the vector store s3://b/p: NoSuchBucket (check the bucket in [vectors] uri)",
+    2,
+  ],
+  [
+    new VectorCopyFailedError({ cause: "cannot open the vector store s3://team/x: Connection refused" }),
+    "the messages are copied, the vectors are not: cannot open the vector store s3://team/x: Connection refused; run memvoy migrate-archive again once the vector store answers (it copies only what is missing)",
+    1,
+  ],
+  [
+    new VectorCopyRefusedError({ cause: "the bucket team does not exist" }),
+    "the messages are copied, the vectors are not: the bucket team does not exist; run memvoy migrate-archive again once the vector store answers (it copies only what is missing)",
     2,
   ],
   [
