@@ -57,3 +57,24 @@ export function liftAboveWeak<T>(list: readonly T[], lift: (x: T) => boolean, we
   }
   return out;
 }
+
+/**
+ * Hybrid search's order after fusion (`fused`, best first): hits holding every query term (`cov` 1) above the weak
+ * hits only the semantic side found (`semanticOnly`, not strongly close: `sem` under `strong`), and an archived one
+ * holding them all above every recent hit that does not and is not strongly close.
+ */
+export function hybridOrder<T extends { item: { message: { id: string; recent: boolean } } }>(
+  fused: readonly T[],
+  relevance: ReadonlyMap<string, { sem: number; cov: number }>,
+  semanticOnly: (id: string) => boolean,
+  strong: number,
+): T[] {
+  const isStrong = (id: string) => relevance.get(id)!.sem >= strong;
+  const whole = (id: string) => relevance.get(id)!.cov >= 1;
+  const id = (f: T) => f.item.message.id;
+  return liftAboveWeak(
+    wholeBeforeWeak(fused, (x) => semanticOnly(x) && !isStrong(x), whole),
+    (f) => !f.item.message.recent && whole(id(f)),
+    (f) => !whole(id(f)) && !isStrong(id(f)),
+  );
+}

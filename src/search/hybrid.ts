@@ -8,7 +8,7 @@ import type { StoredMessage } from "../shared/message.ts";
 import type { Db } from "../storage/sqlite/db.ts";
 import { NO_TERMS, unknownNamesReason } from "./empty-reason.ts";
 import { expandHits } from "./expand.ts";
-import { liftAboveWeak, reciprocalRankFusion, wholeBeforeWeak, type RankedList } from "./fusion.ts";
+import { hybridOrder, reciprocalRankFusion, type RankedList } from "./fusion.ts";
 import { keywordSearch, rankRecentRows } from "./keyword.ts";
 import { ftsAllQuery, ftsAnyQuery, queryTerms } from "./query-terms.ts";
 import { coverage, noSharedWord, termWeights, unknownNames } from "./coverage.ts";
@@ -139,17 +139,7 @@ export async function hybridSearch(
         timeFactor(when, f.item.message.sendAt),
     }))
     .sort((a, b) => b.score - a.score);
-  // A message holding every query term verbatim or by stem is never below a weak semantic-only hit.
-  // An archived one holding it all is never below a recent hit that does not and is not strongly close in meaning.
-  const strong = (id: string) => relevance.get(id)!.sem >= HYBRID.strong;
-  const weak = (id: string) => sourceOf.get(id) === "semantic" && !strong(id);
-  const whole = (id: string) => relevance.get(id)!.cov >= 1;
-  const id = (f: (typeof fused)[number]) => f.item.message.id;
-  const ordered = liftAboveWeak(
-    wholeBeforeWeak(fused, weak, whole),
-    (f) => !f.item.message.recent && whole(id(f)),
-    (f) => !whole(id(f)) && !strong(id(f)),
-  ).slice(0, limit);
+  const ordered = hybridOrder(fused, relevance, (id) => sourceOf.get(id) === "semantic", HYBRID.strong).slice(0, limit);
   const recent = ordered.filter((f) => f.item.message.recent).map((f) => f.item.message);
   const expanded = expandHits(db, recent);
   const runs = new Map(recent.map((m, i) => [m.id, expanded[i]!] as const));

@@ -3,7 +3,7 @@
 // share of the query's terms it holds, in [0, 1] (the terms weigh the same: the archive keeps no word rarity).
 import type { StoredMessage } from "../../shared/message.ts";
 import { coverage, type TermWeights } from "../../search/coverage.ts";
-import { liftAboveWeak, reciprocalRankFusion, wholeBeforeWeak } from "../../search/fusion.ts";
+import { hybridOrder, reciprocalRankFusion } from "../../search/fusion.ts";
 import { HYBRID } from "../../search/hybrid.ts";
 import { ftsPhrases, type QueryTerm } from "../../search/query-terms.ts";
 
@@ -55,17 +55,7 @@ export function fuseHybrid(l: HybridLists): Ranked[] {
     })
     .map((f) => ({ item: f.item, fused: f.score + HYBRID.relevance * relevance.get(f.item.message.id)!.score }))
     .sort((a, b) => b.fused - a.fused);
-  // A message holding every query term is never below a weak hit only the semantic side found; an archived one
-  // never below a recent hit that does not hold them all and is not strongly close in meaning.
-  const strong = (id: string) => relevance.get(id)!.sem >= HYBRID.strong;
-  const weak = (id: string) => !byKeyword.has(id) && !strong(id);
-  const whole = (id: string) => relevance.get(id)!.cov >= 1;
-  const id = (f: (typeof fused)[number]) => f.item.message.id;
-  const ordered = liftAboveWeak(
-    wholeBeforeWeak(fused, weak, whole),
-    (f) => !f.item.message.recent && whole(id(f)),
-    (f) => !whole(id(f)) && !strong(id(f)),
-  );
+  const ordered = hybridOrder(fused, relevance, (id) => !byKeyword.has(id), HYBRID.strong);
   return ordered.slice(0, l.limit).map((f) => ({
     message: f.item.message,
     score: Math.round(relevance.get(f.item.message.id)!.score * 1000) / 1000,
