@@ -101,6 +101,48 @@ test("reset and rm: the session's text is in no file of the home afterwards", as
   }
 }, 180_000);
 
+/** The message vectors table of a seeded home with its vector index built (as maintenance does once it is large). */
+async function indexedVectors(home: string) {
+  const store = await VectorStore.open(join(home, ".store", "lance"));
+  const info = (await store.tables())[0]!;
+  const t = (await store.table(info.embedderId, 384))!;
+  expect(await t.ensureIndex(10)).toBe(true);
+  const rows: { id: string; session: string; vector: Float32Array }[] = [];
+  for await (const batch of t.batches()) rows.push(...batch);
+  t.close();
+  return { store, embedderId: info.embedderId, rows };
+}
+
+test("rm-message, reset and rm: no LanceDB file keeps a removed row (its id, its vector), and the vector index stays", async () => {
+  for (const cmd of ["rm-message", "reset", "rm"]) {
+    const home = tempHome();
+    const id = await seed(home, "zqxjvectorword7h3k9");
+    const lance = join(home, ".store", "lance");
+    const { store, embedderId, rows } = await indexedVectors(home);
+    const bytes = (v: Float32Array) => new Uint8Array(v.buffer, v.byteOffset, 64).slice();
+    // Sessions a and b share their filler texts: a vector that a kept message also has is no test.
+    const removed = rows.filter((r) => (cmd === "rm-message" ? r.id === id : r.session === "a"));
+    const keptBytes = new Set(rows.filter((r) => !removed.includes(r)).map((r) => bytes(r.vector).join()));
+    const unique = removed.filter((r) => !keptBytes.has(bytes(r.vector).join()));
+    expect(unique.length).toBeGreaterThan(0);
+    for (const r of unique.slice(0, 3)) expect(filesHolding(lance, bytes(r.vector)).length).toBeGreaterThan(0);
+    const r = await cli(cmd === "rm-message" ? [cmd, id] : [cmd, "a"], { home });
+    expect(r.code).toBe(0);
+    const left = [
+      ...removed.flatMap((m) => filesHolding(lance, m.id)),
+      ...unique.flatMap((m) => filesHolding(lance, bytes(m.vector))),
+    ];
+    expect({ cmd, left }).toEqual({ cmd, left: [] });
+    const t = (await store.table(embedderId, 384))!;
+    expect(await t.hasIndex()).toBe(true);
+    const kept = rows.filter((m) => !removed.includes(m));
+    expect((await t.keys()).map((k) => k.id).sort()).toEqual(kept.map((m) => m.id).sort());
+    expect((await t.search(kept[5]!.vector, {}, 1))[0]!.id).toBe(kept[5]!.id);
+    t.close();
+    store.close();
+  }
+}, 180_000);
+
 test("reset and rm leave no copy that SQLite kept when it rebalanced a page (compaction moving rows out of the recent tier)", async () => {
   const home = tempHome();
   const api = openMemory({ home, env: { MEMVOY_LIMITS_MAX_HISTORY_BYTES: "8192" }, drain: "off" });

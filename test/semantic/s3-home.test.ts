@@ -4,6 +4,7 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { cli, removeTempHomes, tempHome } from "../fixture/home.ts";
+import { filesHolding } from "../fixture/files-holding.ts";
 import { startS3Server, type S3Server } from "../fixture/s3-server.ts";
 import { openMessageVectors } from "../../src/storage/ports/vector-port.ts";
 
@@ -120,6 +121,42 @@ test(
       expect(r.stderr).toContain(check);
       expect(r.stdout + r.stderr).not.toContain(secret);
     }
+  },
+  T,
+);
+
+test(
+  "rm-message on a home whose vectors are in the bucket: no object keeps the removed row's id or vector",
+  async () => {
+    const home = homeWith(s3.vectorsToml("home-rm"));
+    // Enough other messages that the removed row is under a tenth of its fragment (LanceDB's compaction rewrites a
+    // fragment by itself only past that).
+    const others = Array.from(
+      { length: 14 },
+      (_, i) => `note ${i}: ${["lunch", "deploy", "cat", "tea"][i % 4]} ${i * 7}`,
+    );
+    const jsonl = ["the nightly backup failed on the upload step", "my token is zqxj81k2 keep it", ...others]
+      .map((content) => JSON.stringify({ role: "user", content }))
+      .join("\n");
+    expect((await cli(["add", "s", "--json"], { home, stdin: jsonl, env: s3.env })).code).toBe(0);
+    const re = await cli(["reindex"], { home, env: s3.env });
+    expect(re.code, re.stderr).toBe(0);
+    const found = await cli(["search", "zqxj81k2", "--json"], { home, env: s3.env });
+    const id = JSON.parse(found.stdout).hits[0].id as string;
+    const store = await openMessageVectors(s3.location("home-rm"));
+    const t = (await store.table((await store.tables())[0]!.embedderId, 0))!;
+    let vector: Float32Array | undefined;
+    for await (const batch of t.batches()) vector ??= batch.find((r) => r.id === id)?.vector;
+    t.close();
+    store.close();
+    const bytes = new Uint8Array(vector!.buffer, vector!.byteOffset, 64).slice();
+    const objects = join(s3.dir, s3.bucket, "home-rm");
+    expect(filesHolding(objects, bytes).length).toBeGreaterThan(0);
+    const r = await cli(["rm-message", id], { home, env: s3.env });
+    expect(r.code, r.stderr).toBe(0);
+    expect([...filesHolding(objects, id), ...filesHolding(objects, bytes)]).toEqual([]);
+    const after = await cli(["search", "nightly backup", "--match", "semantic", "--json"], { home, env: s3.env });
+    expect(after.stdout).toContain("nightly backup");
   },
   T,
 );

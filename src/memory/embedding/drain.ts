@@ -234,12 +234,14 @@ export async function applyDeletes(index: SemanticIndex, store: VectorStore): Pr
   for (const info of await store.tables(await index.embedderIds())) {
     const t = await store.table(info.embedderId, 0);
     if (!t) continue;
+    // One deletion of them all: each rewrites the fragments that held its rows.
+    const ids = [...byId];
     for (const d of pending) {
-      const ids = await t.idsBefore(d.session, d.beforeSeq);
-      const keep = recentIdsAmong(db, ids);
-      await t.deleteIds(ids.filter((id) => !keep.has(id)));
+      const before = await t.idsBefore(d.session, d.beforeSeq);
+      const keep = recentIdsAmong(db, before);
+      ids.push(...before.filter((id) => !keep.has(id)));
     }
-    if (byId.length > 0) await t.deleteIds(byId);
+    if (ids.length > 0) await t.deleteIds(ids);
     t.close();
   }
   // A kept background may hold a sampled vector of a removed row.

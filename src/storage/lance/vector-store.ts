@@ -8,7 +8,7 @@ import { HomeLinkRefusedError } from "../../shared/no-follow.ts";
 import { ConnectedStore, connectStore, locationLabel, openIfExists } from "./connect-store.ts";
 import { loadLanceDb } from "./load-lancedb.ts";
 import { VectorStoreRefusedError } from "./store-refused.ts";
-import { VectorTable } from "./vector-table.ts";
+import { STABLE_ROW_IDS_KEY, VectorTable } from "./vector-table.ts";
 import {
   asDamaged,
   damagedTablesOf,
@@ -74,9 +74,18 @@ export class VectorStore extends ConnectedStore implements MessageVectors {
     if (!t && !options.create) return undefined;
     if (!t) {
       const { arrow } = await loadLanceDb();
-      const schema = VectorTable.schema(arrow, dim, new Map([[EMBEDDER_KEY, embedderId]]));
+      const metadata = new Map([
+        [EMBEDDER_KEY, embedderId],
+        [STABLE_ROW_IDS_KEY, "true"],
+      ]);
+      const schema = VectorTable.schema(arrow, dim, metadata);
       try {
-        t = await this.conn.createEmptyTable(name, schema, { existOk: true });
+        // Stable row ids: a deletion can rewrite the fragment that held the removed rows without rebuilding the
+        // vector index (see VectorTable.rewriteFragments).
+        t = await this.conn.createEmptyTable(name, schema, {
+          existOk: true,
+          storageOptions: { new_table_enable_stable_row_ids: "true" },
+        });
         this.committed();
       } catch (err) {
         throw new VectorStoreError(

@@ -21,6 +21,10 @@ export const ANN_MIN_ROWS = 20_000;
 /** HNSW search breadth and exact re-ranking of 2x the candidates: recall@10 0.97 (0.62 with defaults) at 100k. */
 export const ANN_EF = 400;
 export const ANN_REFINE = 2;
+/** A row address is its fragment's id above the row's offset in it. */
+const FRAGMENT_SHIFT = 32n;
+/** Schema metadata of a table created with stable row ids ("true"); LanceDB does not tell it otherwise. */
+export const STABLE_ROW_IDS_KEY = "memvoy.stable_row_ids";
 
 /** apache-arrow's reader of an IPC buffer (for what search-result-ipc.ts does not read). */
 const fromIpc = async () => (await loadLanceDb()).arrow.tableFromIPC;
@@ -98,19 +102,54 @@ export class VectorTable implements MessageVectorTable {
 
   /** Delete a session's rows with seq below `beforeSeq` (compaction, reset, rm). */
   async deleteBefore(session: string, beforeSeq: bigint): Promise<void> {
-    await this.guard(() => this.t.delete(`session = ${quote(session)} AND seq < ${beforeSeq}`));
+    const fragments = new Set<bigint>();
+    await this.deleteWhere(`session = ${quote(session)} AND seq < ${beforeSeq}`, fragments);
+    await this.rewriteFragments(fragments);
     this.committed();
   }
 
   async deleteIds(ids: readonly string[]): Promise<void> {
+    const fragments = new Set<bigint>();
     for (let i = 0; i < ids.length; i += 500) {
       const batch = ids
         .slice(i, i + 500)
         .map(quote)
         .join(", ");
-      await this.guard(() => this.t.delete(`id IN (${batch})`));
+      await this.deleteWhere(`id IN (${batch})`, fragments);
     }
+    await this.rewriteFragments(fragments);
     this.committed();
+  }
+
+  /** Delete the rows `where` selects, adding the fragments that held them to `fragments`. */
+  private async deleteWhere(where: string, fragments: Set<bigint>): Promise<void> {
+    const rows = (await this.guard(() => this.t.query().select(["_rowaddr"]).where(where).toArray())) as {
+      _rowaddr: bigint | number;
+    }[];
+    if (rows.length === 0) return;
+    for (const r of rows) fragments.add(BigInt(r._rowaddr) >> FRAGMENT_SHIFT);
+    await this.guard(() => this.t.delete(where));
+  }
+
+  /**
+   * A deletion only marks its rows deleted: the data file of their fragment still holds them. Rewrite the rest
+   * of each such fragment (one at a time: an update spanning an indexed and an unindexed fragment leaves both
+   * out of the index), so that cleaning the old versions removes the file. With stable row ids, rewriting a
+   * column the vector index does not cover keeps the rows in the index (no rebuild); a table of an older memvoy
+   * (row ids are addresses) is rewritten only while it has no vector index, as its rows would leave the index
+   * and putting them back costs a rebuild.
+   */
+  private async rewriteFragments(fragments: ReadonlySet<bigint>): Promise<void> {
+    if (fragments.size === 0 || ((await this.hasIndex()) && !(await this.stableRowIds()))) return;
+    for (const f of fragments) {
+      const where = `_rowaddr >= ${f << FRAGMENT_SHIFT} AND _rowaddr < ${(f + 1n) << FRAGMENT_SHIFT}`;
+      await this.guard(() => this.t.update({ where, valuesSql: { role: "role" } }));
+    }
+  }
+
+  /** Whether rows keep their ids when rewritten: the table was created so (its schema says it). */
+  private async stableRowIds(): Promise<boolean> {
+    return (await this.t.schema()).metadata.get(STABLE_ROW_IDS_KEY) === "true";
   }
 
   async count(filter: VectorFilter = {}): Promise<number> {
