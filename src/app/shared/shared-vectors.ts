@@ -384,8 +384,14 @@ export class SharedVectors {
     if (pending.ids.length === 0 && pending.before.length === 0) return;
     const table = await this.table();
     if (table) {
-      if (pending.ids.length) await table.deleteIds(pending.ids);
-      for (const b of pending.before) await table.deleteBefore(b.session, b.beforeSeq);
+      // Removed messages' rows leave the table's files too (scrub); a compaction's rows are of messages the
+      // archive still holds (moved out of the recent tier), and need not: a sample of them tells which it is.
+      if (pending.ids.length) await table.deleteIds(pending.ids, { scrub: true });
+      for (const b of pending.before) {
+        const sample = (await table.idsBefore(b.session, b.beforeSeq)).slice(0, 50);
+        const held = sample.length ? await this.archive.messagesById(sample) : [];
+        await table.deleteBefore(b.session, b.beforeSeq, { scrub: held.length < sample.length });
+      }
     }
     await this.archive.clearVectorDeletes(pending);
   }

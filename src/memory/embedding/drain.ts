@@ -23,6 +23,7 @@ import {
   pendingVectorDeletes,
   pruneQueue,
   recentIdsAmong,
+  heldIdsAmong,
   queuedCount,
   setEmbedState,
   stillQueued,
@@ -234,14 +235,20 @@ export async function applyDeletes(index: SemanticIndex, store: VectorStore): Pr
   for (const info of await store.tables(await index.embedderIds())) {
     const t = await store.table(info.embedderId, 0);
     if (!t) continue;
-    // One deletion of them all: each rewrites the fragments that held its rows.
     const ids = [...byId];
     for (const d of pending) {
       const before = await t.idsBefore(d.session, d.beforeSeq);
       const keep = recentIdsAmong(db, before);
       ids.push(...before.filter((id) => !keep.has(id)));
     }
-    if (ids.length > 0) await t.deleteIds(ids);
+    // Rows of removed messages (rm, reset, rm-message) leave the table's files too; those of messages the archive
+    // still holds (moved out of the recent tier) need not, and rewriting a fragment for them would cost as much.
+    const held = heldIdsAmong(db, ids);
+    await t.deleteIds(ids.filter((id) => held.has(id)));
+    await t.deleteIds(
+      ids.filter((id) => !held.has(id)),
+      { scrub: true },
+    );
     t.close();
   }
   // A kept background may hold a sampled vector of a removed row.

@@ -7,7 +7,7 @@ import { assertDimensions } from "./vector-dimension.ts";
 import { arrowTable, bigints, strings, vectors } from "./arrow-columns.ts";
 import { resultColumns } from "./search-result-ipc.ts";
 import { asDamaged } from "./damaged-table.ts";
-import type { MessageVectorTable, VectorFilter, VectorHit, VectorRow } from "../ports/vector-port.ts";
+import type { DeleteOptions, MessageVectorTable, VectorFilter, VectorHit, VectorRow } from "../ports/vector-port.ts";
 
 type Arrow = Awaited<ReturnType<typeof loadLanceDb>>["arrow"];
 
@@ -101,14 +101,14 @@ export class VectorTable implements MessageVectorTable {
   }
 
   /** Delete a session's rows with seq below `beforeSeq` (compaction, reset, rm). */
-  async deleteBefore(session: string, beforeSeq: bigint): Promise<void> {
+  async deleteBefore(session: string, beforeSeq: bigint, options: DeleteOptions = {}): Promise<void> {
     const fragments = new Set<bigint>();
     await this.deleteWhere(`session = ${quote(session)} AND seq < ${beforeSeq}`, fragments);
-    await this.rewriteFragments(fragments);
+    if (options.scrub) await this.rewriteFragments(fragments);
     this.committed();
   }
 
-  async deleteIds(ids: readonly string[]): Promise<void> {
+  async deleteIds(ids: readonly string[], options: DeleteOptions = {}): Promise<void> {
     const fragments = new Set<bigint>();
     for (let i = 0; i < ids.length; i += 500) {
       const batch = ids
@@ -117,7 +117,7 @@ export class VectorTable implements MessageVectorTable {
         .join(", ");
       await this.deleteWhere(`id IN (${batch})`, fragments);
     }
-    await this.rewriteFragments(fragments);
+    if (options.scrub) await this.rewriteFragments(fragments);
     this.committed();
   }
 

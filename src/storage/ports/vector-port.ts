@@ -44,14 +44,19 @@ export interface DamagedTable {
   error: Error;
 }
 
+export interface DeleteOptions {
+  scrub?: boolean;
+}
+
 /** One embedder's message vectors. */
 export interface MessageVectorTable {
   readonly dim: number;
   upsert(rows: readonly VectorRow[]): Promise<void>;
   /** Add rows whose ids are not in the table yet (no lookup of existing ids: much cheaper than upsert). */
   append(rows: readonly VectorRow[]): Promise<void>;
-  deleteBefore(session: string, beforeSeq: bigint): Promise<void>;
-  deleteIds(ids: readonly string[]): Promise<void>;
+  /** `scrub`: the rows are of removed messages, and must leave the data files too (not only the table). */
+  deleteBefore(session: string, beforeSeq: bigint, options?: DeleteOptions): Promise<void>;
+  deleteIds(ids: readonly string[], options?: DeleteOptions): Promise<void>;
   count(filter?: VectorFilter): Promise<number>;
   idsBefore(session: string, beforeSeq: bigint): Promise<string[]>;
   keys(filter?: VectorFilter): Promise<{ id: string; seq: bigint; session: string }[]>;

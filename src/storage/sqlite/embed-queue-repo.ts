@@ -101,6 +101,11 @@ export function recentIdsAmong(db: Database, ids: readonly string[]): Set<string
   return idsWhere(db, ids, "recent = 1");
 }
 
+/** Those of `ids` the archive still holds (in either tier). */
+export function heldIdsAmong(db: Database, ids: readonly string[]): Set<string> {
+  return idsWhere(db, ids, "1");
+}
+
 /** Remove the queue entries of these messages (by seq, and only while the seq still holds that id). */
 export function dequeue(db: Database, items: readonly { seq: bigint; id: string }[]): void {
   if (items.length === 0) return;
