@@ -26,7 +26,11 @@ export function keptCopiesNote(r: { keptCopiesRemoved?: string[] }): void {
  */
 export async function purgeAfterRemoval(api: { purgeDeleted(): Promise<unknown> }): Promise<boolean> {
   try {
-    await api.purgeDeleted();
+    const report = (await api.purgeDeleted()) as { keptRemovedRows?: number } | undefined;
+    if ((report?.keptRemovedRows ?? 0) > 0)
+      process.stderr.write(
+        "memvoy: the vector table was made by an earlier memvoy: its data file keeps the removed messages' vectors (not their text) until `memvoy reindex` rebuilds it\n",
+      );
     return true;
   } catch (err) {
     process.stderr.write(

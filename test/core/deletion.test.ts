@@ -6,6 +6,7 @@ import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node
 import { join } from "node:path";
 import { openMemory } from "../../src/app/open-memory.ts";
 import { VectorStore } from "../../src/storage/lance/vector-store.ts";
+import { loadLanceDb } from "../../src/storage/lance/load-lancedb.ts";
 import { tryLockFile } from "../../src/shared/file-lock.ts";
 import { cli, removeTempHomes, repoRoot, tempHome, waitFor } from "../fixture/home.ts";
 import { filesHolding } from "../fixture/files-holding.ts";
@@ -141,6 +142,39 @@ test("rm-message, reset and rm: no LanceDB file keeps a removed row (its id, its
     t.close();
     store.close();
   }
+}, 180_000);
+
+/** Make the home's vector table as an earlier memvoy did (row ids are addresses), with its vector index built. */
+async function asEarlierTable(home: string): Promise<void> {
+  const { lancedb, arrow } = await loadLanceDb();
+  const conn = await lancedb.connect(join(home, ".store", "lance"));
+  const name = (await conn.tableNames())[0]!;
+  const old = await conn.openTable(name);
+  const rows = await old.query().toArrow();
+  const schema = await old.schema();
+  old.close();
+  await conn.dropTable(name);
+  const metadata = new Map([...schema.metadata].filter(([k]) => k !== "memvoy.stable_row_ids"));
+  const t = await conn.createEmptyTable(name, new arrow.Schema(schema.fields, metadata));
+  await t.add(rows);
+  await t.createIndex("vector", { config: lancedb.Index.hnswSq({ distanceType: "cosine" }) });
+  t.close();
+}
+
+test("rm-message on a vector table an earlier memvoy made, index built: it says its data file keeps the vector until reindex", async () => {
+  const home = tempHome();
+  const id = await seed(home, "zqxjearlierword7h3k9");
+  await asEarlierTable(home);
+  const r = await cli(["rm-message", id], { home });
+  expect(r.code).toBe(0);
+  expect(r.stderr.trim()).toBe(
+    "memvoy: the vector table was made by an earlier memvoy: its data file keeps the removed messages' vectors (not their text) until `memvoy reindex` rebuilds it",
+  );
+  expect((await cli(["reindex"], { home })).code).toBe(0);
+  const { rows } = await indexedVectors(home);
+  const other = await cli(["rm-message", rows[3]!.id], { home });
+  expect(other.code).toBe(0);
+  expect(other.stderr).toBe("");
 }, 180_000);
 
 test("reset and rm leave no copy that SQLite kept when it rebalanced a page (compaction moving rows out of the recent tier)", async () => {

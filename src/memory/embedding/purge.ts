@@ -12,11 +12,13 @@ export interface PurgeReport {
   applied: number;
   /** Tables whose old versions were dropped. */
   tablesCleaned: number;
+  /** Tables of an earlier memvoy whose data files keep the removed rows' vectors until reindex rebuilds them. */
+  keptRemovedRows: number;
 }
 
 export async function purgeVectors(index: SemanticIndex, signal?: AbortSignal): Promise<PurgeReport> {
   const { ctx } = index;
-  const report: PurgeReport = { applied: 0, tablesCleaned: 0 };
+  const report: PurgeReport = { applied: 0, tablesCleaned: 0, keptRemovedRows: 0 };
   if (!mayHoldVectors(ctx)) return report; // no vectors were ever written: nothing to load
   let release = await tryVectorWriteLock(ctx);
   if (!release) {
@@ -41,6 +43,7 @@ export async function purgeVectors(index: SemanticIndex, signal?: AbortSignal): 
         if ((await t.rowsWithText()) > 0) await t.dropText();
         await t.purgeOldVersions();
         report.tablesCleaned++;
+        if (await t.keepsRemovedRows()) report.keptRemovedRows++;
       } finally {
         t.close();
       }

@@ -140,11 +140,15 @@ export class VectorTable implements MessageVectorTable {
    * and putting them back costs a rebuild.
    */
   private async rewriteFragments(fragments: ReadonlySet<bigint>): Promise<void> {
-    if (fragments.size === 0 || ((await this.hasIndex()) && !(await this.stableRowIds()))) return;
+    if (fragments.size === 0 || (await this.keepsRemovedRows())) return;
     for (const f of fragments) {
       const where = `_rowaddr >= ${f << FRAGMENT_SHIFT} AND _rowaddr < ${(f + 1n) << FRAGMENT_SHIFT}`;
       await this.guard(() => this.t.update({ where, valuesSql: { role: "role" } }));
     }
+  }
+
+  async keepsRemovedRows(): Promise<boolean> {
+    return (await this.hasIndex()) && !(await this.stableRowIds());
   }
 
   /** Whether rows keep their ids when rewritten: the table was created so (its schema says it). */

@@ -67,6 +67,8 @@ export interface MessageVectorTable {
   batches(): AsyncIterable<VectorRow[]>;
   compact(): Promise<void>;
   purgeOldVersions(): Promise<void>;
+  /** A table of an earlier memvoy with its vector index built: its data files keep removed rows (reindex rebuilds it). */
+  keepsRemovedRows(): Promise<boolean>;
   rowsWithText(): Promise<number>;
   dropText(): Promise<void>;
   hasIndex(): Promise<boolean>;
