@@ -8,7 +8,8 @@ import { openMemory } from "../../src/app/open-memory.ts";
 import { VectorStore } from "../../src/storage/lance/vector-store.ts";
 import { loadLanceDb } from "../../src/storage/lance/load-lancedb.ts";
 import { tryLockFile } from "../../src/shared/file-lock.ts";
-import { cli, removeTempHomes, repoRoot, tempHome, waitFor } from "../fixture/home.ts";
+import { cli, openTemp, removeTempHomes, repoRoot, tempHome, waitFor } from "../fixture/home.ts";
+import { config } from "../fixture/semantic-home.ts";
 import { filesHolding } from "../fixture/files-holding.ts";
 
 afterAll(removeTempHomes);
@@ -176,6 +177,36 @@ test("rm-message on a vector table an earlier memvoy made, index built: it says 
   expect(other.code).toBe(0);
   expect(other.stderr).toBe("");
 }, 180_000);
+
+/** Where each vector row is stored: its row address (fragment id above the offset in it). */
+async function rowAddresses(home: string): Promise<Map<string, bigint>> {
+  const { lancedb } = await loadLanceDb();
+  const conn = await lancedb.connect(join(home, ".store", "lance"));
+  const t = await conn.openTable((await conn.tableNames())[0]!);
+  const rows = (await t.query().select(["id", "_rowaddr"]).toArray()) as { id: string; _rowaddr: bigint }[];
+  t.close();
+  return new Map(rows.map((r) => [r.id, BigInt(r._rowaddr)]));
+}
+
+test("the vectors of messages the window's compaction archived are deleted without rewriting the rows kept", async () => {
+  const { home, api } = openTemp({ config: config({ limits: { max_history_bytes: 4096 } }), drain: "off" });
+  try {
+    const add = (i: number) =>
+      api.add("s", { role: i % 2 ? "assistant" : "user", content: `note ${i} ${"word ".repeat(40)}` });
+    for (let i = 0; i < 12; i++) add(i);
+    await api.drainEmbeddings();
+    const before = await rowAddresses(home);
+    for (let i = 12; i < 20; i++) add(i);
+    await api.drainEmbeddings();
+    const after = await rowAddresses(home);
+    const kept = [...before.keys()].filter((id) => after.has(id));
+    expect(kept.length).toBeGreaterThan(0);
+    expect(kept.length).toBeLessThan(before.size); // the compaction deleted some
+    expect(kept.map((id) => after.get(id))).toEqual(kept.map((id) => before.get(id)));
+  } finally {
+    api.close();
+  }
+}, 120_000);
 
 test("reset and rm leave no copy that SQLite kept when it rebalanced a page (compaction moving rows out of the recent tier)", async () => {
   const home = tempHome();
