@@ -4,6 +4,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { tableNameFor, VectorStore } from "../../src/storage/lance/vector-store.ts";
 import { whereClause, type VectorRow } from "../../src/storage/lance/vector-table.ts";
+import { loadLanceDb } from "../../src/storage/lance/load-lancedb.ts";
+import { filesHolding } from "../fixture/files-holding.ts";
 
 const dirs: string[] = [];
 afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
@@ -109,6 +111,33 @@ describe("vector store", () => {
     expect(r).toEqual({ indexed: true, rows: 300 });
     const hits = await t.search(rows[42]!.vector, { session: "s" }, 3);
     expect(hits[0]!.id).toBe("m43");
+    store.close();
+  });
+
+  test("a scrubbing deletion leaves no file holding the rows, keeps the index, and finishes one interrupted after its first step", async () => {
+    const dir = tempDir();
+    const store = await VectorStore.open(dir);
+    const t = (await store.table("t:v1:8", 8, { create: true }))!;
+    const rows = Array.from({ length: 300 }, (_, i) =>
+      row(i + 1, "s", unit(...Array.from({ length: 8 }, (_, d) => Math.sin(i * (d + 1)) + 1.5))),
+    );
+    await t.upsert(rows);
+    expect((await t.maintain({ annMinRows: 200 })).indexed).toBe(true);
+    const bytes = (r: VectorRow) => new Uint8Array(r.vector.buffer, r.vector.byteOffset, 32).slice();
+    const gone = [rows[10]!, rows[200]!];
+    expect(filesHolding(dir, bytes(gone[0]!)).length).toBeGreaterThan(0);
+    // Interrupted after its first step: the other rows were moved out of the fragment, the deletion not made.
+    const { lancedb } = await loadLanceDb();
+    const raw = await (await lancedb.connect(dir)).openTable(tableNameFor("t:v1:8"));
+    await raw.update({ where: `id NOT IN ('m11')`, valuesSql: { role: "role" } });
+    raw.close();
+    await t.deleteIds(["m11"], { scrub: true });
+    await t.deleteIds(["m201"], { scrub: true });
+    await t.purgeOldVersions();
+    for (const r of gone) expect(filesHolding(dir, bytes(r))).toEqual([]);
+    expect(await t.hasIndex()).toBe(true);
+    expect(await t.count()).toBe(298);
+    expect((await t.search(rows[42]!.vector, {}, 1))[0]!.id).toBe("m43");
     store.close();
   });
 

@@ -102,49 +102,66 @@ export class VectorTable implements MessageVectorTable {
 
   /** Delete a session's rows with seq below `beforeSeq` (compaction, reset, rm). */
   async deleteBefore(session: string, beforeSeq: bigint, options: DeleteOptions = {}): Promise<void> {
-    const fragments = new Set<bigint>();
-    await this.deleteWhere(`session = ${quote(session)} AND seq < ${beforeSeq}`, fragments);
-    if (options.scrub) await this.rewriteFragments(fragments);
-    this.committed();
+    await this.deleteWhere([`session = ${quote(session)} AND seq < ${beforeSeq}`], options);
   }
 
   async deleteIds(ids: readonly string[], options: DeleteOptions = {}): Promise<void> {
-    const fragments = new Set<bigint>();
-    for (let i = 0; i < ids.length; i += 500) {
-      const batch = ids
-        .slice(i, i + 500)
-        .map(quote)
-        .join(", ");
-      await this.deleteWhere(`id IN (${batch})`, fragments);
-    }
-    if (options.scrub) await this.rewriteFragments(fragments);
-    this.committed();
-  }
-
-  /** Delete the rows `where` selects, adding the fragments that held them to `fragments`. */
-  private async deleteWhere(where: string, fragments: Set<bigint>): Promise<void> {
-    const rows = (await this.guard(() => this.t.query().select(["_rowaddr"]).where(where).toArray())) as {
-      _rowaddr: bigint | number;
-    }[];
-    if (rows.length === 0) return;
-    for (const r of rows) fragments.add(BigInt(r._rowaddr) >> FRAGMENT_SHIFT);
-    await this.guard(() => this.t.delete(where));
+    const batches: string[] = [];
+    for (let i = 0; i < ids.length; i += 500)
+      batches.push(
+        `id IN (${ids
+          .slice(i, i + 500)
+          .map(quote)
+          .join(", ")})`,
+      );
+    await this.deleteWhere(batches, options);
   }
 
   /**
-   * A deletion only marks its rows deleted: the data file of their fragment still holds them. Rewrite the rest
-   * of each such fragment (one at a time: an update spanning an indexed and an unindexed fragment leaves both
-   * out of the index), so that cleaning the old versions removes the file. With stable row ids, rewriting a
-   * column the vector index does not cover keeps the rows in the index (no rebuild); a table of an older memvoy
-   * (row ids are addresses) is rewritten only while it has no vector index, as its rows would leave the index
-   * and putting them back costs a rebuild.
+   * Delete the rows any of `wheres` selects. With `scrub`, the other rows are first moved out of their fragments,
+   * and the rows are deleted by address: the deletion's predicate stays in the table's last version, and ids
+   * there would outlive the rows.
    */
-  private async rewriteFragments(fragments: ReadonlySet<bigint>): Promise<void> {
-    if (fragments.size === 0 || (await this.keepsRemovedRows())) return;
-    for (const f of fragments) {
-      const where = `_rowaddr >= ${f << FRAGMENT_SHIFT} AND _rowaddr < ${(f + 1n) << FRAGMENT_SHIFT}`;
+  private async deleteWhere(wheres: readonly string[], options: DeleteOptions): Promise<void> {
+    if (options.scrub) {
+      const addresses = await this.moveOthersOut(wheres);
+      for (let i = 0; i < addresses.length; i += 500)
+        await this.guard(() => this.t.delete(`_rowaddr IN (${addresses.slice(i, i + 500).join(", ")})`));
+    } else for (const where of wheres) await this.guard(() => this.t.delete(where));
+    this.committed();
+  }
+
+  /**
+   * A deletion only marks its rows deleted: the data file of their fragment still holds them. So the other rows
+   * of each such fragment are rewritten first (into a new fragment; one fragment at a time, as an update spanning
+   * an indexed and an unindexed fragment leaves both out of the index): the deletion then empties the fragment,
+   * LanceDB drops it, and cleaning the old versions removes its file. Interrupted between the two, the rows to
+   * delete are still there, and the deletion (still pending) does it again. With stable row ids, rewriting a
+   * column the vector index does not cover keeps the rows in the index (no rebuild); a table of an earlier memvoy
+   * (row ids are addresses) is rewritten only while it has no vector index, as its rows would leave the index
+   * and putting them back costs a rebuild. Returns the addresses of the rows to delete.
+   */
+  private async moveOthersOut(wheres: readonly string[]): Promise<bigint[]> {
+    const byFragment = new Map<bigint, bigint[]>();
+    for (const where of wheres) {
+      const rows = (await this.guard(() => this.t.query().select(["_rowaddr"]).where(where).toArray())) as {
+        _rowaddr: bigint | number;
+      }[];
+      for (const r of rows) {
+        const address = BigInt(r._rowaddr);
+        const f = address >> FRAGMENT_SHIFT;
+        const list = byFragment.get(f) ?? [];
+        list.push(address);
+        byFragment.set(f, list);
+      }
+    }
+    const addresses = [...byFragment.values()].flat();
+    if (addresses.length === 0 || (await this.keepsRemovedRows())) return addresses;
+    for (const [f, removed] of byFragment) {
+      const where = `_rowaddr >= ${f << FRAGMENT_SHIFT} AND _rowaddr < ${(f + 1n) << FRAGMENT_SHIFT} AND _rowaddr NOT IN (${removed.join(", ")})`;
       await this.guard(() => this.t.update({ where, valuesSql: { role: "role" } }));
     }
+    return addresses;
   }
 
   async keepsRemovedRows(): Promise<boolean> {
