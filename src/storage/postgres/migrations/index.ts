@@ -5,6 +5,6 @@ import v05 from "./003-v0.5.sql" with { type: "text" };
 // 004: the append in time linear in its batch, and the count of tombstone writes (one migration for both).
 import v06 from "./004-v0.6.sql" with { type: "text" };
 // 005: a trigram index for the substring match over the recent tier, when pg_trgm can be created.
-import recentSubstrings from "./005-recent-substrings.sql" with { type: "text" };
+import v07 from "./005-v0.7.sql" with { type: "text" };
 
-export const PG_MIGRATIONS: readonly string[] = [archive, v04, v05, v06, recentSubstrings];
+export const PG_MIGRATIONS: readonly string[] = [archive, v04, v05, v06, v07];

@@ -1,3 +1,5 @@
+-- v0.7 schema changes, in one file.
+
 -- Keyword search's substring match over the recent tier (a fragment inside a word: `netes` in kubernetes) is
 -- an ILIKE on the recent rows. A trigram index serves it where pg_trgm can be created (it is a trusted
 -- extension: the database's owner may); where it cannot, the match scans the recent rows, which compaction
