@@ -29,6 +29,11 @@ export interface OpenOptions {
   now?: () => bigint;
   /** false: open an existing home only (background work must never recreate a home that was removed). */
   create?: boolean;
+  /**
+   * A command that only reads: a home folder that does not exist is read as an empty home (its archive in
+   * memory) and is not created, so a mistyped --home or MEMVOY_HOME makes no second home.
+   */
+  readOnly?: boolean;
   /** What is opening the home, as a refusal in shared mode names it ("history", "the daemon"). */
   command?: string;
   /** The process runs one short command and exits (see OpenDatabaseOptions.shortLived). */
@@ -52,6 +57,10 @@ export function openMemory(options: OpenOptions = {}): HomeMemory {
   const config = options.config ?? loadConfigCached(paths.config, env);
   // A shared archive is the source of truth: the home's own archive must not be read or written instead.
   if (config.archive.url.trim()) throw new NotInSharedModeError({ command: options.command ?? "this command" });
+  if (options.readOnly && !existsSync(paths.home)) {
+    const ctx = { paths, config, db: openDatabase(":memory:"), now: options.now ?? nowNs, env };
+    return new HomeMemory(ctx, { drain: "off", embedder: options.embedder });
+  }
   // Background work (create: false) makes no folder above the home's own: a home deleted under it stays deleted.
   if (options.create !== false) ensureDir(paths.home);
   ensureOwnDir(paths.sessions, MOVE_IN_PLACE);

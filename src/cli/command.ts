@@ -18,7 +18,13 @@ export {
   type SubcommandsSpec,
 } from "./run-command.ts";
 
-export function openFromFlags(p: Parsed, command?: string, config?: Config, shortLived = false): HomeMemory {
+export function openFromFlags(
+  p: Parsed,
+  command?: string,
+  config?: Config,
+  shortLived = false,
+  readOnly = false,
+): HomeMemory {
   // A CLI writer hands embedding to a detached drain: it exits at once and never loads LanceDB.
   return openMemory({
     home: p.flags.home as string | undefined,
@@ -26,6 +32,7 @@ export function openFromFlags(p: Parsed, command?: string, config?: Config, shor
     ...(command ? { command } : {}),
     ...(config ? { config } : {}),
     shortLived,
+    readOnly,
   });
 }
 
@@ -52,7 +59,7 @@ export function withAnyHome(
   body: (api: AnyHome, p: Parsed, args: string[]) => number | Promise<number>,
 ): Promise<number> {
   return runCommand(spec, argv, (p, args) =>
-    usingAnyHome(p, spec.name, (api) => body(api, p, args), spec.bulk !== true),
+    usingAnyHome(p, spec.name, (api) => body(api, p, args), spec.bulk !== true, undefined, spec.reads === true),
   );
 }
 
@@ -68,10 +75,12 @@ export async function usingAnyHome<T>(
   shortLived = true,
   /** The home's config, when the caller has loaded it already. */
   loaded?: Config,
+  /** The command only reads: a home that does not exist is read as an empty one, not created. */
+  readOnly = false,
 ): Promise<T> {
   const home = p.flags.home as string | undefined;
   const config = loaded ?? loadConfigCached(homePaths(resolveHome(home, process.env)).config, process.env);
-  if (!config.archive.url.trim()) return using(openFromFlags(p, command, config, shortLived), body);
+  if (!config.archive.url.trim()) return using(openFromFlags(p, command, config, shortLived, readOnly), body);
   const { openSharedHome } = await import("../app/shared/open-shared.ts");
   const api = await openSharedHome({ home, config, connections: 1 });
   try {

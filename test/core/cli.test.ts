@@ -381,7 +381,7 @@ describe("CLI", () => {
     });
     // written inline, the value is taken as given
     const home = tempHome();
-    const inline = await cli(["sessions", `--home=${join(home, "-x")}`]);
+    const inline = await cli(["add", "s1", "--role", "user", "--content", "x", `--home=${join(home, "-x")}`]);
     expect(inline.code).toBe(0);
     expect(existsSync(join(home, "-x", "sessions"))).toBe(true);
   });

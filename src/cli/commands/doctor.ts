@@ -6,7 +6,9 @@ import {
   rescueBrokenArchive,
   type RescuePlan,
 } from "../../app/archive-rescue.ts";
+import { existsSync } from "node:fs";
 import type { HomeMemory } from "../../app/memory-api.ts";
+import { homePaths, resolveHome } from "../../config/home.ts";
 import { ignoredVariables } from "../../app/config-info.ts";
 import { sharedArchiveUrl } from "../../app/shared/open-shared.ts";
 import { sharedDoctor, type SharedDoctorReport } from "../../app/shared/shared-doctor.ts";
@@ -83,14 +85,17 @@ export function run(argv: readonly string[]): Promise<number> {
       const r = await sharedDoctor({ home, repair: bool(p, "repair"), migrate: bool(p, "migrate") });
       return check(r, bool(p, "json"), undefined, bool(p, "repair"));
     }
+    // A check only: a home that does not exist is checked as an empty one and left uncreated.
+    const readOnly = !bool(p, "repair") && !bool(p, "migrate");
+    const absent = readOnly && !existsSync(homePaths(resolveHome(home)).home);
     try {
-      return await using(openFromFlags(p, "doctor"), async (api) => {
+      return await using(openFromFlags(p, "doctor", undefined, false, readOnly), async (api) => {
         if (bool(p, "migrate") && !(await migrate(api, bool(p, "json")))) return 130;
         // The check first: it finds a damaged database (and rescues it) before the upgrade's counts read it.
         const report = api.doctor({ repair: bool(p, "repair") });
         const vectors = await api.vectorFindings();
         const all = vectors.length > 0 ? { ...report, findings: [...report.findings, ...vectors], ok: false } : report;
-        return check(all, bool(p, "json"), api.indexUpgrade(), bool(p, "repair"));
+        return check(all, bool(p, "json"), api.indexUpgrade(), bool(p, "repair"), absent);
       });
     } catch (err) {
       if (!(err instanceof BrokenDatabaseError)) throw err;
@@ -107,6 +112,7 @@ function check(
   json: boolean,
   upgrade?: IndexUpgradeState,
   repaired = false,
+  absent = false,
 ): number {
   const r = withIgnoredVariables(report);
   // The upgrade is not a problem: searches use the current index until it is complete.
@@ -114,6 +120,7 @@ function check(
   if (json) printJson(index ? { ...r, keywordIndex: index } : r);
   else {
     println(`home ${r.home}: ${r.sessions} session(s)`);
+    if (absent) println(`${r.home} does not exist yet: the first write (memvoy add, import or demo) creates it`);
     if (index && !index.upgraded)
       println(
         `keyword index: an upgrade is pending (${index.percentDone}% done); the daemon runs it in the background, memvoy doctor --migrate runs it now`,

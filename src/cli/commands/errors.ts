@@ -179,7 +179,7 @@ export function run(argv: readonly string[]): Promise<number> {
     if (sub === "search") return search(p, stdin);
     if (sub === "record") return record(p, stdin);
     if (sub === "rm") return rm(p);
-    return usingAnyHome(p, `errors ${sub}`, (api) => COMMANDS[sub]!(api, p, stdin));
+    return usingAnyHome(p, `errors ${sub}`, (api) => COMMANDS[sub]!(api, p, stdin), true, undefined, sub !== "sweep");
   });
 }
 
@@ -242,6 +242,7 @@ async function daemonOrLocal<T>(
   call: DaemonCall,
   local: (api: AnyHome) => Promise<T>,
   here: string,
+  readOnly = false,
 ): Promise<T> {
   let config: Config | undefined;
   if (!bool(p, "local")) {
@@ -250,7 +251,7 @@ async function daemonOrLocal<T>(
     const answered = await askHomeDaemon<T>(paths, config, call, here);
     if (answered !== undefined) return answered;
   }
-  return usingAnyHome(p, command, local, true, config);
+  return usingAnyHome(p, command, local, true, config, readOnly);
 }
 
 /** `errors record`: stored by the daemon when it runs for the home (unless --local), else by this process. */
@@ -302,6 +303,7 @@ async function search(p: Parsed, stdin: string | undefined): Promise<number> {
     { route: "/v1/errors/search", body: input },
     async (api) => errorSearchJson(input.tool, await api.searchErrors(input)),
     "searching here",
+    true,
   );
   if (bool(p, "json")) {
     printJson(r);

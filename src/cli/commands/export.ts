@@ -50,6 +50,7 @@ function outputPath(p: Parsed): string | undefined {
 const spec: CommandSpec = {
   name: "export",
   usage,
+  reads: true,
   flags: {
     all: { type: "boolean" },
     since: { type: "string" },

@@ -28,6 +28,7 @@ const spec = sessionSpec(
   usage,
   { all: { type: "boolean" }, last: { type: "number" }, ...FILTER_FLAGS },
   {
+    reads: true,
     check: (p) => {
       if (bool(p, "all") && num(p, "last") !== undefined)
         throw new CommandUsageError({

@@ -80,7 +80,7 @@ export function run(argv: readonly string[]): Promise<number> {
       answered ??
       (await (
         await import("../command.ts")
-      ).usingAnyHome(p, spec.name, async (api) => searchJson(query, await api.search(search)), true, config));
+      ).usingAnyHome(p, spec.name, async (api) => searchJson(query, await api.search(search)), true, config, true));
     if (bool(p, "json")) {
       printJson(result);
       return 0;

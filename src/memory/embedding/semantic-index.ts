@@ -4,7 +4,7 @@ import type { Embedder } from "../../embed/embedder.ts";
 import { queuedCount, recentCount } from "../../storage/sqlite/embed-queue-repo.ts";
 import { checkDbInPlace } from "../../storage/sqlite/db-in-place.ts";
 import { openMessageVectors, type MessageVectors, type MessageVectorTable } from "../../storage/ports/vector-port.ts";
-import { vectorStoreLocation } from "../vector-location.ts";
+import { mayHoldVectors, vectorStoreLocation } from "../vector-location.ts";
 import type { MemoryContext } from "../memory-context.ts";
 import { SearchBackground } from "./background-stats.ts";
 
@@ -91,6 +91,8 @@ export class SemanticIndex {
 
   /** The configured embedder's table for reading, opened once and kept; undefined while it does not exist. */
   searchTable(): Promise<MessageVectorTable | undefined> {
+    // No vector folder: no table, and a search makes none (nor the home, when it does not exist).
+    if (!mayHoldVectors(this.ctx)) return Promise.resolve(undefined);
     const cached = this.#searchTable;
     if (cached) return cached.then((t) => t ?? this.openSearchTable());
     return this.openSearchTable();
@@ -120,6 +122,7 @@ export class SemanticIndex {
   }
 
   private otherEmbedders(own: string): Promise<string[]> {
+    if (!mayHoldVectors(this.ctx)) return Promise.resolve([]);
     const now = performance.now();
     const ttl = this.ctx.config.vectors.read_consistency_ms;
     if (!this.#others || now - this.#others.at >= ttl) {

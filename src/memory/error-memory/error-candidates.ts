@@ -13,6 +13,7 @@ import { recordEmbedder, type ErrorOutcome } from "./error-record.ts";
 import { errorFtsQuery } from "./error-query.ts";
 import { embedPendingErrors, errorEmbedder, errorVectorStore, forgetLostErrorVectors } from "./error-vectors.ts";
 import { wordMatcher } from "./word-match.ts";
+import { mayHoldVectors } from "../vector-location.ts";
 import { everydayBar, referenceVectors } from "../../search/relevance.ts";
 
 export interface Candidate {
@@ -113,9 +114,12 @@ export async function semanticCandidates(
   const notEmbedded = countUnembedded(ctx.db, embedder.id, now);
   const [vector] = await embedder.embed([query], signal, "query");
   const ids = tool !== undefined ? liveIdsOfTool(ctx.db, tool, now, MAX_TOOL_IDS + 1) : undefined;
-  const store = await errorVectorStore(ctx);
-  const hits = await store.search(embedder.id, vector!, pool, ids && ids.length <= MAX_TOOL_IDS ? ids : undefined);
-  const background = meanCosine(vector!, await store.sample(embedder.id, BACKGROUND_SAMPLE));
+  // No vector folder (nothing embedded, or no home yet): no hits, and the lookup makes none.
+  const store = mayHoldVectors(ctx) ? await errorVectorStore(ctx) : undefined;
+  const hits = store
+    ? await store.search(embedder.id, vector!, pool, ids && ids.length <= MAX_TOOL_IDS ? ids : undefined)
+    : [];
+  const background = store ? meanCosine(vector!, await store.sample(embedder.id, BACKGROUND_SAMPLE)) : 0;
   // A query farther from every record than an everyday topic is (everydayBar) is not about a tool error, whatever
   // words it shares with one ("the football match ended in a draw" and git's "did not match"). Judged only when
   // every record has its vector (an unembedded record may be the close one), and not for a query of technical

@@ -1,0 +1,84 @@
+// A home that does not exist (a mistyped --home or MEMVOY_HOME): the commands that only read answer as for an
+// empty home and leave it uncreated; the commands that write create it as before.
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { existsSync, mkdirSync } from "node:fs";
+import { join } from "node:path";
+import { buildBinaryOnce, makeTempDir, removeTempDirs, runBinary } from "../fixture/binary.ts";
+
+let bin = "";
+beforeAll(async () => {
+  bin = await buildBinaryOnce();
+}, 600_000);
+afterAll(removeTempDirs);
+
+const READS = [
+  ["doctor", "--json"],
+  ["stats"],
+  ["stats", "--json"],
+  ["sessions"],
+  ["sessions", "--json"],
+  ["search", "deploy"],
+  ["search", "deploy", "--json"],
+  ["search", "deploy", "--match", "semantic"],
+  ["search", "deploy", "--match", "hybrid"],
+  ["history", "s1"],
+  ["export", "--all"],
+  ["export", "s1"],
+  ["context", "s1"],
+  ["summary", "s1"],
+  ["usage"],
+  ["errors", "list"],
+  ["errors", "search", "ECONNREFUSED"],
+  ["errors", "search", "ECONNREFUSED", "--json"],
+  ["errors", "show", "1"],
+];
+
+/** What a home's disk use is: a home that does not exist takes none. */
+const withoutDisk = (text: string) =>
+  text
+    .replace(/^disk .*$/m, "disk")
+    .replace(/"disk": \{[^}]*\}/, '"disk"')
+    .replace(/"(sessions|archive|vectors|total)": \d+/g, '"$1": 0');
+
+test("a command that only reads answers for a missing home as for an empty one, and creates nothing", async () => {
+  const dir = makeTempDir("memvoy-missing-");
+  const empty = join(dir, "empty");
+  mkdirSync(empty);
+  const missing = join(dir, "typo", "memvoy");
+  for (const args of READS) {
+    const a = await runBinary(bin, ["--home", empty, ...args], { timeoutMs: 60_000 });
+    const b = await runBinary(bin, ["--home", missing, ...args], { timeoutMs: 60_000 });
+    const same = (r: typeof a) => ({
+      args,
+      code: r.code,
+      stdout: withoutDisk(r.stdout.replaceAll(missing, empty)),
+      stderr: r.stderr.replaceAll(missing, empty),
+    });
+    expect(same(b)).toEqual(same(a));
+    expect({ args, created: existsSync(join(dir, "typo")) }).toEqual({ args, created: false });
+  }
+}, 240_000);
+
+test("MEMVOY_HOME naming no folder: doctor says so, all good, exit 0, nothing created", async () => {
+  const dir = makeTempDir("memvoy-missing-");
+  const missing = join(dir, "memvoy-hoem");
+  const r = await runBinary(bin, ["doctor"], { env: { MEMVOY_HOME: missing }, timeoutMs: 60_000 });
+  expect({ code: r.code, stdout: r.stdout, stderr: r.stderr }).toEqual({
+    code: 0,
+    stdout: `home ${missing}: 0 session(s)\n${missing} does not exist yet: the first write (memvoy add, import or demo) creates it\nall good\n`,
+    stderr: "",
+  });
+  expect(existsSync(missing)).toBe(false);
+}, 120_000);
+
+test("a command that writes still creates a missing home", async () => {
+  const dir = makeTempDir("memvoy-missing-");
+  const home = join(dir, "new", "memvoy");
+  const r = await runBinary(bin, ["--home", home, "add", "s1", "--role", "user", "--content", "hello"], {
+    timeoutMs: 60_000,
+  });
+  expect(r.code, r.stderr).toBe(0);
+  expect(existsSync(join(home, ".store", "history.db"))).toBe(true);
+  const h = await runBinary(bin, ["--home", home, "history", "s1"], { timeoutMs: 60_000 });
+  expect(h.stdout).toContain("hello");
+}, 120_000);
