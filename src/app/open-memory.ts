@@ -1,6 +1,6 @@
 // openMemory: resolve the home, load and validate config.toml, open the archive, return a HomeMemory.
 import { existsSync } from "node:fs";
-import { ensureDir } from "../shared/atomic-write.ts";
+import { makeHomeFolder } from "../shared/folder-made.ts";
 import { namedError } from "../shared/errors.ts";
 import { ensureOwnDir, MOVE_IN_PLACE } from "../shared/no-follow.ts";
 import { nowNs } from "../shared/time.ts";
@@ -62,7 +62,7 @@ export function openMemory(options: OpenOptions = {}): HomeMemory {
     return new HomeMemory(ctx, { drain: "off", embedder: options.embedder });
   }
   // Background work (create: false) makes no folder above the home's own: a home deleted under it stays deleted.
-  if (options.create !== false) ensureDir(paths.home);
+  if (options.create !== false) makeHomeFolder(paths.home);
   ensureOwnDir(paths.sessions, MOVE_IN_PLACE);
   const db = openDatabase(paths.db, { shortLived: options.shortLived, create: options.create });
   const ctx = { paths, config, db, now: options.now ?? nowNs, env };

@@ -264,7 +264,12 @@ function definedName(lineText: string): string | undefined {
 function unreadableReason(file: string, err: unknown): string {
   if ((err as NodeJS.ErrnoException).code === "ENOTDIR")
     for (let p = dirname(file); p !== dirname(p); p = dirname(p)) {
-      const st = statSync(p, { throwIfNoEntry: false });
+      let st: ReturnType<typeof statSync>;
+      try {
+        st = statSync(p, { throwIfNoEntry: false });
+      } catch {
+        continue; // ENOTDIR: the file is further up
+      }
       if (st && !st.isDirectory())
         return p === dirname(file)
           ? `the home ${p} is a file, not a folder`

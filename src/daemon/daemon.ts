@@ -7,7 +7,7 @@ import type { HomeMemory } from "../app/memory-api.ts";
 import type { MaintenanceApi } from "../app/maintenance-api.ts";
 import type { Config } from "../config/schema.ts";
 import { homePaths } from "../config/home.ts";
-import { ensureDir } from "../shared/atomic-write.ts";
+import { makeHomeFolder } from "../shared/folder-made.ts";
 import { namedError } from "../shared/errors.ts";
 import { describeError } from "../shared/describe-error.ts";
 import { checkCronPatterns } from "./cron-patterns.ts";
@@ -96,7 +96,7 @@ export async function runDaemon(o: DaemonOptions): Promise<number> {
   const info = inspectConfig(o.home, env);
   checkCronPatterns(info.config, info.path, env);
   const paths = homePaths(info.home);
-  ensureDir(paths.home);
+  makeHomeFolder(paths.home);
   const release = await acquireDaemonLock(paths.daemonLock);
   if (!release) throw new DaemonAlreadyRunningError(lockHolder(paths.home, paths.daemonLock));
 

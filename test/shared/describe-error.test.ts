@@ -50,6 +50,7 @@ import { ConnectOptionsError, RemoteError, RemoteInputError } from "../../src/ap
 import { MemoryOptionsError } from "../../src/app/api/local-memory-api.ts";
 import { MemoryClosedError } from "../../src/app/api/memory-closed.ts";
 import { HomeMissingError } from "../../src/app/open-memory.ts";
+import { HomeNotMadeError, TempFolderError } from "../../src/shared/folder-made.ts";
 import { HomeGoneError } from "../../src/storage/sqlite/db-in-place.ts";
 import { NoAnswerPossibleError } from "../../src/mcp/stdio-answers.ts";
 import { ArgumentEncodingError, PartialAddError } from "../../src/cli/usage-errors.ts";
@@ -907,6 +908,16 @@ const KINDS: [Error & { data: object }, string, 1 | 2][] = [
     1,
   ],
   [new HomeMissingError({ home: "/h" }), "/h holds no memvoy home (it may have been removed); nothing was created", 1],
+  [
+    new HomeNotMadeError({ home: "/srv/m", reason: "permission denied on /srv" }),
+    "cannot create the home /srv/m: permission denied on /srv; give --home (or MEMVOY_HOME) a folder you may write to",
+    2,
+  ],
+  [
+    new TempFolderError({ dir: "/nonexistent", reason: "it does not exist", fromEnv: true }),
+    "cannot make a temporary folder in /nonexistent (TMPDIR): it does not exist; set TMPDIR to a folder you may write to",
+    2,
+  ],
   [new NoAnswerPossibleError({}), "stdout is closed: the call was not carried out, as its answer could not be sent", 1],
   [
     new HomeGoneError({ home: "/h", replaced: true }),

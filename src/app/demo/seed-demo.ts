@@ -3,6 +3,7 @@
 import { existsSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { ensureDir, FILE_MODE } from "../../shared/atomic-write.ts";
+import { homeNotMade } from "../../shared/folder-made.ts";
 import { namedError } from "../../shared/errors.ts";
 import { NS_PER_DAY, NS_PER_SEC, nowNs, nsToUtcSeconds } from "../../shared/time.ts";
 import { openMemory } from "../open-memory.ts";
@@ -102,7 +103,7 @@ export async function seedDemoHome(home: string): Promise<DemoReport> {
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     if (code === "EEXIST" || code === "ENOTDIR") throw new DemoHomeNotAFolderError({ home }, { cause: err });
-    throw err;
+    throw homeNotMade(home, err);
   }
   const configPath = join(home, "config.toml");
   if (!existsSync(configPath)) writeFileSync(configPath, DEMO_CONFIG, { mode: FILE_MODE });

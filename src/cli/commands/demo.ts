@@ -1,10 +1,8 @@
 // memvoy demo [--home DIR]: create a demo home (sessions in English and Traditional Chinese, summaries,
 // error records) through the real write path, then say how to open it. No API key needed.
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { seedDemoHome } from "../../app/demo/seed-demo.ts";
 import { resolveHome } from "../../config/home.ts";
+import { makeTempFolder } from "../../shared/folder-made.ts";
 import { invocation, quoteArg } from "../../app/invocation.ts";
 import { bool, str, type Parsed } from "../args.ts";
 import { runCommand, type CommandSpec } from "../command.ts";
@@ -30,7 +28,7 @@ export function run(argv: readonly string[]): Promise<number> {
 async function demo(p: Parsed): Promise<number> {
   // --home=~/demo as the other commands read it (the shell leaves a ~ after "=" as it is).
   const given = str(p, "home");
-  const home = given !== undefined ? resolveHome(given) : mkdtempSync(join(tmpdir(), "memvoy-demo-"));
+  const home = given !== undefined ? resolveHome(given) : makeTempFolder("memvoy-demo-");
   const r = await seedDemoHome(home);
   if (bool(p, "json")) {
     printJson(r);

@@ -1,7 +1,6 @@
 // memvoy import SOURCE [PATH…] [--since TIME] [--dry-run] [--keep-secrets] [--watch] [--json]
-import { existsSync, mkdtempSync, rmSync, statSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { existsSync, rmSync, statSync } from "node:fs";
+import { resolve } from "node:path";
 import type { ImportTarget } from "../../app/import-target.ts";
 import { openMemory } from "../../app/open-memory.ts";
 import { openSharedHome, sharedArchiveUrl } from "../../app/shared/open-shared.ts";
@@ -14,6 +13,7 @@ import { defaultLocation, isSourceName, sourceByName, SOURCE_NAMES } from "../..
 import { CommandUsageError } from "../usage-errors.ts";
 import { MAX_TIMER_MS, nowNs } from "../../shared/time.ts";
 import { resolveFilter } from "../../shared/time-filter.ts";
+import { makeTempFolder } from "../../shared/folder-made.ts";
 import { writeOut } from "../../shared/stdout.ts";
 import { bool, num, str, type Parsed } from "../args.ts";
 import { openFromFlags, runCommand, using, type CommandSpec } from "../command.ts";
@@ -156,7 +156,7 @@ export async function run(argv: readonly string[]): Promise<number> {
   const open = (p: Parsed) => {
     const paths = homePaths(resolveHome(str(p, "home")));
     if (!bool(p, "dry-run") || existsSync(paths.db)) return openFromFlags(p, "import");
-    scratch = mkdtempSync(join(tmpdir(), "memvoy-dry-run-"));
+    scratch = makeTempFolder("memvoy-dry-run-");
     return openMemory({ home: scratch, drain: "off", config: loadConfig(paths.config), command: "import" });
   };
   try {

@@ -1,0 +1,104 @@
+// A home or temp folder that cannot be made or used: one line naming the path and what is wrong, exit 2, for every
+// command alike (never a bare EACCES, ENOENT or ENOTDIR).
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { chmodSync, existsSync, mkdirSync, symlinkSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { buildBinaryOnce, makeTempDir, removeTempDirs, runBinary } from "../fixture/binary.ts";
+
+let bin = "";
+beforeAll(async () => {
+  bin = await buildBinaryOnce();
+}, 600_000);
+afterAll(removeTempDirs);
+
+const WRITES = [
+  ["add", "s1", "--role", "user", "--content", "hello"],
+  ["errors", "record", "--tool", "npm", "--error", "ENOENT", "--fix", "npm ci"],
+  ["doctor", "--repair"],
+  ["demo"],
+];
+
+test("a home under a file: every command says which file is in the way, exit 2", async () => {
+  const dir = makeTempDir("memvoy-unusable-");
+  const file = join(dir, "notes.txt");
+  writeFileSync(file, "x");
+  const home = join(file, "memvoy");
+  const line = `memvoy: cannot read config ${home}/config.toml: ${file} is a file, not a folder, and the home ${home} would lie under it\n`;
+  for (const args of [["sessions"], ["doctor"], ["config", "check"], ["search", "x"], ...WRITES.slice(0, 3)]) {
+    const r = await runBinary(bin, ["--home", home, ...args], { timeoutMs: 60_000 });
+    expect({ args, code: r.code, stderr: r.stderr }).toEqual({ args, code: 2, stderr: line });
+  }
+}, 120_000);
+
+test("a home behind a symbolic link to nothing is named as such, exit 2", async () => {
+  const dir = makeTempDir("memvoy-unusable-");
+  const link = join(dir, "mnt");
+  symlinkSync(join(dir, "disk-not-mounted"), link);
+  const home = join(link, "memvoy");
+  const r = await runBinary(bin, ["--home", home, ...WRITES[0]!], { timeoutMs: 60_000 });
+  expect({ code: r.code, stderr: r.stderr }).toEqual({
+    code: 2,
+    stderr: `memvoy: cannot create the home ${home}: ${link} is a symbolic link to ${join(dir, "disk-not-mounted")}, which does not exist; give --home (or MEMVOY_HOME) a folder you may write to\n`,
+  });
+}, 60_000);
+
+test.skipIf(!existsSync("/proc/self"))(
+  "a home where no folder can be made (/proc): one line, exit 2",
+  async () => {
+    const r = await runBinary(bin, ["--home", "/proc/memvoy-home", ...WRITES[0]!], { timeoutMs: 60_000 });
+    expect({ code: r.code, stderr: r.stderr }).toEqual({
+      code: 2,
+      stderr:
+        "memvoy: cannot create the home /proc/memvoy-home: no folder can be made in /proc; give --home (or MEMVOY_HOME) a folder you may write to\n",
+    });
+  },
+  60_000,
+);
+
+test("TMPDIR naming no folder: demo and import --dry-run say so, exit 2", async () => {
+  const dir = makeTempDir("memvoy-unusable-");
+  const tmp = join(dir, "no-such-tmp");
+  const line = `memvoy: cannot make a temporary folder in ${tmp} (TMPDIR): it does not exist; set TMPDIR to a folder you may write to\n`;
+  const demo = await runBinary(bin, ["demo"], { env: { TMPDIR: tmp }, timeoutMs: 60_000 });
+  expect({ code: demo.code, stderr: demo.stderr }).toEqual({ code: 2, stderr: line });
+  const jsonl = join(dir, "in.jsonl");
+  writeFileSync(jsonl, '{"role":"user","content":"hello"}\n');
+  const home = join(dir, "new-home");
+  const dry = await runBinary(bin, ["--home", home, "import", "jsonl", jsonl, "--dry-run"], {
+    env: { TMPDIR: tmp },
+    timeoutMs: 60_000,
+  });
+  expect({ code: dry.code, stderr: dry.stderr }).toEqual({ code: 2, stderr: line });
+  expect(existsSync(home)).toBe(false);
+}, 120_000);
+
+// As root every folder is writable: the permission case runs as uid 65534 (nobody), skipped where it cannot.
+const asNobody = process.getuid?.() === 0 && Bun.which("setpriv") !== null;
+test.skipIf(!asNobody)(
+  "a home whose parent may not be written: every writing command says so, exit 2",
+  async () => {
+    const dir = makeTempDir("memvoy-unusable-");
+    chmodSync(dir, 0o755);
+    chmodSync(dirname(bin), 0o755);
+    chmodSync(bin, 0o755);
+    const parent = join(dir, "locked");
+    mkdirSync(parent, { mode: 0o755 });
+    const home = join(parent, "memvoy");
+    const run = (args: string[], env: Record<string, string> = {}) =>
+      Bun.spawnSync(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", bin, ...args], {
+        env: { PATH: "/usr/bin:/bin", HOME: dir, TMPDIR: dir, LANG: "C.UTF-8", ...env },
+        cwd: dir,
+      });
+    const line = `memvoy: cannot create the home ${home}: permission denied on ${parent}; give --home (or MEMVOY_HOME) a folder you may write to\n`;
+    for (const args of [...WRITES, ["--daemon"]]) {
+      const r = run(["--home", home, ...args]);
+      expect({ args, code: r.exitCode, stderr: r.stderr.toString() }).toEqual({ args, code: 2, stderr: line });
+    }
+    const tmp = run(["demo"], { TMPDIR: parent });
+    expect({ code: tmp.exitCode, stderr: tmp.stderr.toString() }).toEqual({
+      code: 2,
+      stderr: `memvoy: cannot make a temporary folder in ${parent} (TMPDIR): permission denied on ${parent}; set TMPDIR to a folder you may write to\n`,
+    });
+  },
+  120_000,
+);
