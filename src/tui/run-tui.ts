@@ -1,5 +1,7 @@
 // Entry of the terminal UI: open the home (or the shared memory), send logs to <home>/tui.log, run until q, and always give the
 // terminal back (alternate screen left, cursor shown, cooked mode) — after a crash too, with one line on stderr.
+import { existsSync } from "node:fs";
+import { devNull, tmpdir } from "node:os";
 import { join } from "node:path";
 import { openMemory } from "../app/open-memory.ts";
 import { homePaths, resolveHome } from "../config/home.ts";
@@ -8,7 +10,8 @@ import type { TuiMemory } from "./api-types.ts";
 import { describeError } from "../shared/describe-error.ts";
 import { nowNs } from "../shared/time.ts";
 import { TuiApp } from "./app/tui-app.ts";
-import { redirectLogs } from "./terminal/log-redirect.ts";
+import { redirectLogs, type LogRedirect } from "./terminal/log-redirect.ts";
+import { homeOnceMade } from "./home-once-made.ts";
 import { openScreen, type OpenedScreen } from "./terminal/open-screen.ts";
 import { jitAsUsual } from "../shared/jit-policy.ts";
 
@@ -21,10 +24,25 @@ export interface TuiOptions {
  * code loads only then.
  */
 async function openTuiMemory(home: string | undefined): Promise<TuiMemory> {
-  const config = loadConfigCached(homePaths(resolveHome(home, process.env)).config, process.env);
-  if (!config.archive.url.trim()) return openMemory({ home, config, command: "the terminal UI" });
+  const paths = homePaths(resolveHome(home, process.env));
+  const config = loadConfigCached(paths.config, process.env);
+  if (!config.archive.url.trim()) {
+    const open = () => openMemory({ home, config, command: "the terminal UI" });
+    // A mistyped --home gets the first-run screen, and no second home is made.
+    return existsSync(paths.home) ? open() : homeOnceMade(paths.db, openMemory({ home, config, readOnly: true }), open);
+  }
   const { openSharedHome } = await import("../app/shared/open-shared.ts");
   return openSharedHome({ home, config, connections: 2 });
+}
+
+/** The log in the home; for a home not made yet, this user's log in the temp folder (or none, if that fails). */
+function openLogs(home: string): LogRedirect {
+  if (existsSync(home)) return redirectLogs(join(home, "tui.log"));
+  try {
+    return redirectLogs(join(tmpdir(), `memvoy-tui-${process.getuid?.() ?? "user"}.log`));
+  } catch {
+    return redirectLogs(devNull);
+  }
 }
 
 /**
@@ -48,7 +66,7 @@ export async function runTui(options: TuiOptions = {}): Promise<number> {
   // Compiled up front as before: what the first paint runs, the first keys run again at once.
   jitAsUsual();
   const api = await openTuiMemory(options.home);
-  const logs = redirectLogs(join(api.home, "tui.log"));
+  const logs = openLogs(api.home);
   let opened: OpenedScreen | undefined;
   let cleaned = false;
   let givenBack = false;
