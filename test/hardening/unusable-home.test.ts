@@ -55,6 +55,25 @@ test.skipIf(!existsSync("/proc/self"))(
   60_000,
 );
 
+test.skipIf(!existsSync("/proc/self"))(
+  "on a shared archive too, before the server is asked",
+  async () => {
+    const env = {
+      MEMVOY_ARCHIVE_URL: "postgres://memvoy@127.0.0.1:1/memvoy",
+      MEMVOY_VECTORS_URI: "s3://memvoy-vectors/home",
+      AWS_ACCESS_KEY_ID: "id",
+      AWS_SECRET_ACCESS_KEY: "secret",
+    };
+    const r = await runBinary(bin, ["--home", "/proc/memvoy-home", ...WRITES[0]!], { env, timeoutMs: 60_000 });
+    expect({ code: r.code, stderr: r.stderr }).toEqual({
+      code: 2,
+      stderr:
+        "memvoy: cannot create the home /proc/memvoy-home: no folder can be made in /proc; give --home (or MEMVOY_HOME) a folder you may write to\n",
+    });
+  },
+  60_000,
+);
+
 test("TMPDIR naming no folder: demo and import --dry-run say so, exit 2", async () => {
   const dir = makeTempDir("memvoy-unusable-");
   const tmp = join(dir, "no-such-tmp");

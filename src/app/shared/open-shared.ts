@@ -4,7 +4,7 @@ import { hostname } from "node:os";
 import { homePaths, resolveHome } from "../../config/home.ts";
 import { loadConfig } from "../../config/load.ts";
 import type { Config } from "../../config/schema.ts";
-import { ensureDir } from "../../shared/atomic-write.ts";
+import { makeHomeFolder } from "../../shared/folder-made.ts";
 import { ensureOwnDir, MOVE_IN_PLACE } from "../../shared/no-follow.ts";
 import { nowNs } from "../../shared/time.ts";
 import { vectorLocation } from "../../storage/ports/vector-location.ts";
@@ -44,7 +44,7 @@ export async function openSharedHome(o: SharedOpenOptions = {}): Promise<SharedH
   const url = config.archive.url.trim();
   if (!config.vectors.uri) throw new SharedVectorsMissingError({ home: paths.home });
   vectorLocation(config.vectors, paths.lance, env); // keys missing from the environment: exit 2 now
-  ensureDir(paths.home);
+  makeHomeFolder(paths.home);
   ensureOwnDir(paths.sessions, MOVE_IN_PLACE);
   const { openPgSharedArchive } = await import("../../storage/postgres/pg-shared-archive.ts");
   const archive = await openPgSharedArchive(url, { env, migrate: o.migrate !== false, max: o.connections ?? 4 });
