@@ -13,6 +13,14 @@ export const HomeNotMadeError = namedError<{ home: string; reason: string }>(
 );
 export type HomeNotMadeError = InstanceType<typeof HomeNotMadeError>;
 
+/** The home is, or lies under, a symbolic link to nothing: a disk not mounted, say; a runtime failure. */
+export const LinkToNothingError = namedError<{ link: string; target: string }>(
+  "LinkToNothingError",
+  "runtime",
+  (d) => `${d.link} is a symbolic link to ${d.target}, which does not exist (a disk not mounted?); nothing was changed`,
+);
+export type LinkToNothingError = InstanceType<typeof LinkToNothingError>;
+
 /** No temporary folder can be made in the system's temp folder ($TMPDIR, else /tmp). */
 export const TempFolderError = namedError<{ dir: string; reason: string; fromEnv: boolean }>(
   "TempFolderError",
@@ -34,12 +42,12 @@ function kindAt(path: string): "folder" | "other" | "dangling" | undefined {
   }
 }
 
-/** A file or a symbolic link to nothing at `path` or above it, where a folder is needed; undefined when none is. */
-function inTheWay(path: string): string | undefined {
+/** A file at `path` or above it where a folder is needed, or a symbolic link to nothing there. */
+function inTheWay(path: string): { file: string } | { link: string } | undefined {
   for (let p = path; p !== dirname(p); p = dirname(p)) {
     const kind = kindAt(p);
-    if (kind === "other") return `${p} is a file, not a folder`;
-    if (kind === "dangling") return `${p} is a symbolic link to ${readlinkSync(p)}, which does not exist`;
+    if (kind === "other") return { file: p };
+    if (kind === "dangling") return { link: p };
     if (kind === "folder") return undefined;
   }
   return undefined;
@@ -56,7 +64,7 @@ function nearestFolder(path: string): string {
 export function folderProblem(path: string, err: unknown): string | undefined {
   const code = (err as NodeJS.ErrnoException | undefined)?.code;
   const blocked = inTheWay(path);
-  if (blocked) return blocked;
+  if (blocked && "file" in blocked) return `${blocked.file} is a file, not a folder`;
   const at = nearestFolder(path);
   if (code === "EACCES" || code === "EPERM") return `permission denied on ${at}`;
   if (code === "EROFS") return `${at} is on a read-only file system`;
@@ -78,6 +86,9 @@ export function makeHomeFolder(home: string): void {
  * is. Without the errno as its cause: describeError would add "permission denied:" before the line that says so.
  */
 export function homeNotMade(home: string, err: unknown): unknown {
+  const blocked = inTheWay(home);
+  if (blocked && "link" in blocked)
+    return new LinkToNothingError({ link: blocked.link, target: readlinkSync(blocked.link) });
   const reason = folderProblem(home, err);
   return reason === undefined ? err : new HomeNotMadeError({ home, reason });
 }
@@ -88,8 +99,13 @@ export function makeTempFolder(prefix: string): string {
   try {
     return mkdtempSync(join(dir, prefix));
   } catch (err) {
+    const blocked = inTheWay(dir);
     const reason =
-      inTheWay(dir) ?? (kindAt(dir) === undefined ? "it does not exist" : folderProblem(join(dir, prefix), err));
+      blocked && "file" in blocked
+        ? `${blocked.file} is a file, not a folder`
+        : blocked || kindAt(dir) === undefined
+          ? "it does not exist"
+          : folderProblem(join(dir, prefix), err);
     if (reason === undefined) throw err;
     throw new TempFolderError({ dir, reason, fromEnv: Boolean(process.env.TMPDIR) });
   }

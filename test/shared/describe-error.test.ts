@@ -50,7 +50,7 @@ import { ConnectOptionsError, RemoteError, RemoteInputError } from "../../src/ap
 import { MemoryOptionsError } from "../../src/app/api/local-memory-api.ts";
 import { MemoryClosedError } from "../../src/app/api/memory-closed.ts";
 import { HomeMissingError } from "../../src/app/open-memory.ts";
-import { HomeNotMadeError, TempFolderError } from "../../src/shared/folder-made.ts";
+import { HomeNotMadeError, LinkToNothingError, TempFolderError } from "../../src/shared/folder-made.ts";
 import { HomeGoneError } from "../../src/storage/sqlite/db-in-place.ts";
 import { NoAnswerPossibleError } from "../../src/mcp/stdio-answers.ts";
 import { ArgumentEncodingError, PartialAddError } from "../../src/cli/usage-errors.ts";
@@ -912,6 +912,11 @@ const KINDS: [Error & { data: object }, string, 1 | 2][] = [
     new HomeNotMadeError({ home: "/srv/m", reason: "permission denied on /srv" }),
     "cannot create the home /srv/m: permission denied on /srv; give --home (or MEMVOY_HOME) a folder you may write to",
     2,
+  ],
+  [
+    new LinkToNothingError({ link: "/mnt/usb", target: "/media/usb" }),
+    "/mnt/usb is a symbolic link to /media/usb, which does not exist (a disk not mounted?); nothing was changed",
+    1,
   ],
   [
     new TempFolderError({ dir: "/nonexistent", reason: "it does not exist", fromEnv: true }),
