@@ -1,5 +1,6 @@
 // openMemory: resolve the home, load and validate config.toml, open the archive, return a HomeMemory.
 import { existsSync } from "node:fs";
+import { ensureDir } from "../shared/atomic-write.ts";
 import { makeHomeFolder } from "../shared/folder-made.ts";
 import { namedError } from "../shared/errors.ts";
 import { ensureOwnDir, MOVE_IN_PLACE } from "../shared/no-follow.ts";
@@ -7,7 +8,7 @@ import { nowNs } from "../shared/time.ts";
 import { homePaths, resolveHome } from "../config/home.ts";
 import { loadConfigCached } from "../config/load-cached.ts";
 import type { Config } from "../config/schema.ts";
-import { openDatabase } from "../storage/sqlite/open-database.ts";
+import { DatabaseNotWritableError, openDatabase } from "../storage/sqlite/open-database.ts";
 import { HomeMemory } from "./memory-api.ts";
 import { NotInSharedModeError } from "./shared/shared-mode-errors.ts";
 import { hasPendingRemovals } from "../storage/sqlite/pending-removals-repo.ts";
@@ -63,7 +64,8 @@ export function openMemory(options: OpenOptions = {}): HomeMemory {
   }
   // Background work (create: false) makes no folder above the home's own: a home deleted under it stays deleted.
   if (options.create !== false) makeHomeFolder(paths.home);
-  ensureOwnDir(paths.sessions, MOVE_IN_PLACE);
+  inHome(paths.sessions, () => ensureOwnDir(paths.sessions, MOVE_IN_PLACE));
+  if (options.create !== false) inHome(paths.store, () => ensureDir(paths.store));
   const db = openDatabase(paths.db, { shortLived: options.shortLived, create: options.create });
   const ctx = { paths, config, db, now: options.now ?? nowNs, env };
   // An rm-message a crash interrupted is finished now; the removal code loads only then.
@@ -72,3 +74,15 @@ export function openMemory(options: OpenOptions = {}): HomeMemory {
   return new HomeMemory(ctx, { drain: options.drain, embedder: options.embedder });
 }
 export type { HomeMemory };
+
+/** Make a folder of the home: a home this user may not write (or on a read-only disk) is named in one line. */
+function inHome(dir: string, make: () => void): void {
+  try {
+    make();
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === "EACCES" || code === "EPERM") throw new DatabaseNotWritableError({ path: dir, reason: "permission" });
+    if (code === "EROFS") throw new DatabaseNotWritableError({ path: dir, reason: "read-only" });
+    throw err;
+  }
+}

@@ -1,5 +1,5 @@
 // Load config.toml, apply MEMVOY_* env overrides, validate; errors name the file and the key.
-import { statSync } from "node:fs";
+import { accessSync, constants, statSync } from "node:fs";
 import { dirname } from "node:path";
 import { parse as parseToml } from "smol-toml";
 import * as v from "valibot";
@@ -278,6 +278,21 @@ function unreadableReason(file: string, err: unknown): string {
   return errorMessage(err);
 }
 
+/** For a denied read of config.toml: the highest folder above it this user may not enter, else the file itself. */
+function deniedOn(file: string, err: unknown): string | undefined {
+  const code = (err as NodeJS.ErrnoException).code;
+  if (code !== "EACCES" && code !== "EPERM") return undefined;
+  let denied = file;
+  for (let p = dirname(file); p !== dirname(p); p = dirname(p)) {
+    try {
+      accessSync(p, constants.X_OK);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === "EACCES") denied = p;
+    }
+  }
+  return denied;
+}
+
 export function loadConfig(file: string, env: Record<string, string | undefined> = process.env): Config {
   const origins = new Map<string, string>();
   const overrides = overrideBothAliases(envOverrides(env, origins), origins);
@@ -288,6 +303,9 @@ export function loadConfig(file: string, env: Record<string, string | undefined>
     text = readRegularFile(file);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== "ENOENT") {
+      const denied = deniedOn(file, err);
+      // A denial named here, without the errno as its cause (describeError would add "permission denied:" first).
+      if (denied) throw new ConfigError({ problem: "unreadable", file, reason: `permission denied on ${denied}` });
       throw new ConfigError({ problem: "unreadable", file, reason: unreadableReason(file, err) }, { cause: err });
     }
   }

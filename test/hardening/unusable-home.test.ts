@@ -113,6 +113,31 @@ test.skipIf(!asNobody)(
       const r = run(["--home", home, ...args]);
       expect({ args, code: r.exitCode, stderr: r.stderr.toString() }).toEqual({ args, code: 2, stderr: line });
     }
+    // A home folder this user may not enter, or one it may not write: named, never a bare EACCES.
+    const closed = join(dir, "closed");
+    mkdirSync(closed, { mode: 0o700 });
+    for (const h of [closed, join(closed, "memvoy")]) {
+      const r = run(["--home", h, "sessions"]);
+      expect({ code: r.exitCode, stderr: r.stderr.toString() }).toEqual({
+        code: 2,
+        stderr: `memvoy: cannot read config ${h}/config.toml: permission denied on ${closed}\n`,
+      });
+    }
+    const shut = join(dir, "read-only-home");
+    mkdirSync(shut, { mode: 0o755 });
+    for (const args of [["sessions"], WRITES[0]!]) {
+      const r = run(["--home", shut, ...args]);
+      expect({ args, code: r.exitCode, stderr: r.stderr.toString() }).toEqual({
+        args,
+        code: 1,
+        stderr: `memvoy: cannot open ${shut}/sessions: permission denied on its folder; memvoy writes to its home, even to read it\n`,
+      });
+    }
+    mkdirSync(join(shut, "sessions"));
+    const store = run(["--home", shut, ...WRITES[0]!]);
+    expect(store.stderr.toString()).toBe(
+      `memvoy: cannot open ${shut}/.store: permission denied on its folder; memvoy writes to its home, even to read it\n`,
+    );
     const tmp = run(["demo"], { TMPDIR: parent });
     expect({ code: tmp.exitCode, stderr: tmp.stderr.toString() }).toEqual({
       code: 2,
