@@ -5,7 +5,7 @@ import { makeHomeFolder } from "../shared/folder-made.ts";
 import { namedError } from "../shared/errors.ts";
 import { ensureOwnDir, MOVE_IN_PLACE } from "../shared/no-follow.ts";
 import { nowNs } from "../shared/time.ts";
-import { homePaths, resolveHome } from "../config/home.ts";
+import { homePaths, resolveHome, type HomePaths } from "../config/home.ts";
 import { loadConfigCached } from "../config/load-cached.ts";
 import type { Config } from "../config/schema.ts";
 import { DatabaseNotWritableError, openDatabase } from "../storage/sqlite/open-database.ts";
@@ -31,8 +31,8 @@ export interface OpenOptions {
   /** false: open an existing home only (background work must never recreate a home that was removed). */
   create?: boolean;
   /**
-   * A command that only reads: a home folder that does not exist is read as an empty home (its archive in
-   * memory) and is not created, so a mistyped --home or MEMVOY_HOME makes no second home.
+   * A command that only reads: a home that does not exist (see holdsHome) is read as an empty home (its archive
+   * in memory) and is not created, so a mistyped --home or MEMVOY_HOME makes no second home.
    */
   readOnly?: boolean;
   /** What is opening the home, as a refusal in shared mode names it ("history", "the daemon"). */
@@ -49,6 +49,14 @@ export const HomeMissingError = namedError<{ home: string }>(
 );
 export type HomeMissingError = InstanceType<typeof HomeMissingError>;
 
+/**
+ * Whether memvoy's folders are at the home's path: not for a folder that does not exist, nor for one that holds
+ * other things only (a mistyped --home ~ or --home .). A sessions/ folder alone (Agenvoy's) is a home.
+ */
+export function holdsHome(paths: Pick<HomePaths, "sessions" | "store">): boolean {
+  return existsSync(paths.sessions) || existsSync(paths.store);
+}
+
 export function openMemory(options: OpenOptions = {}): HomeMemory {
   const env = options.env ?? process.env;
   const paths = homePaths(resolveHome(options.home, env));
@@ -58,7 +66,7 @@ export function openMemory(options: OpenOptions = {}): HomeMemory {
   const config = options.config ?? loadConfigCached(paths.config, env);
   // A shared archive is the source of truth: the home's own archive must not be read or written instead.
   if (config.archive.url.trim()) throw new NotInSharedModeError({ command: options.command ?? "this command" });
-  if (options.readOnly && !existsSync(paths.home)) {
+  if (options.readOnly && !holdsHome(paths)) {
     const ctx = { paths, config, db: openDatabase(":memory:"), now: options.now ?? nowNs, env };
     return new HomeMemory(ctx, { drain: "off", embedder: options.embedder });
   }

@@ -1,9 +1,8 @@
 // Entry of the terminal UI: open the home (or the shared memory), send logs to <home>/tui.log, run until q, and always give the
 // terminal back (alternate screen left, cursor shown, cooked mode) — after a crash too, with one line on stderr.
-import { existsSync } from "node:fs";
 import { devNull, tmpdir } from "node:os";
 import { join } from "node:path";
-import { openMemory } from "../app/open-memory.ts";
+import { holdsHome, openMemory } from "../app/open-memory.ts";
 import { homePaths, resolveHome } from "../config/home.ts";
 import { loadConfigCached } from "../config/load-cached.ts";
 import type { TuiMemory } from "./api-types.ts";
@@ -29,7 +28,7 @@ async function openTuiMemory(home: string | undefined): Promise<TuiMemory> {
   if (!config.archive.url.trim()) {
     const open = () => openMemory({ home, config, command: "the terminal UI" });
     // A mistyped --home gets the first-run screen, and no second home is made.
-    return existsSync(paths.home) ? open() : homeOnceMade(paths.db, openMemory({ home, config, readOnly: true }), open);
+    return holdsHome(paths) ? open() : homeOnceMade(paths.db, openMemory({ home, config, readOnly: true }), open);
   }
   const { openSharedHome } = await import("../app/shared/open-shared.ts");
   return openSharedHome({ home, config, connections: 2 });
@@ -37,7 +36,7 @@ async function openTuiMemory(home: string | undefined): Promise<TuiMemory> {
 
 /** The log in the home; for a home not made yet, this user's log in the temp folder (or none, if that fails). */
 function openLogs(home: string): LogRedirect {
-  if (existsSync(home)) return redirectLogs(join(home, "tui.log"));
+  if (holdsHome(homePaths(home))) return redirectLogs(join(home, "tui.log"));
   try {
     return redirectLogs(join(tmpdir(), `memvoy-tui-${process.getuid?.() ?? "user"}.log`));
   } catch {

@@ -1,7 +1,7 @@
 // A home that does not exist (a mistyped --home or MEMVOY_HOME): the commands that only read answer as for an
 // empty home and leave it uncreated; the commands that write create it as before.
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { existsSync, mkdirSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { buildBinaryOnce, makeTempDir, removeTempDirs, runBinary } from "../fixture/binary.ts";
 
@@ -43,7 +43,8 @@ const withoutDisk = (text: string) =>
 test("a command that only reads answers for a missing home as for an empty one, and creates nothing", async () => {
   const dir = makeTempDir("memvoy-missing-");
   const empty = join(dir, "empty");
-  mkdirSync(empty);
+  mkdirSync(join(empty, "sessions"), { recursive: true, mode: 0o700 }); // a home, which the first command fills
+
   const missing = join(dir, "typo", "memvoy");
   for (const args of READS) {
     const a = await runBinary(bin, ["--home", empty, ...args], { timeoutMs: 60_000 });
@@ -81,4 +82,18 @@ test("a command that writes still creates a missing home", async () => {
   expect(existsSync(join(home, ".store", "history.db"))).toBe(true);
   const h = await runBinary(bin, ["--home", home, "history", "s1"], { timeoutMs: 60_000 });
   expect(h.stdout).toContain("hello");
+}, 120_000);
+
+test("a folder that holds other things only (--home . in a project, --home ~) is read as an empty home, untouched", async () => {
+  const dir = makeTempDir("memvoy-missing-");
+  writeFileSync(join(dir, "notes.txt"), "mine");
+  for (const args of [["stats"], ["sessions"], ["search", "deploy"], ["errors", "list"]]) {
+    const r = await runBinary(bin, ["--home", ".", ...args], { cwd: dir, timeoutMs: 60_000 });
+    expect({ args, code: r.code }).toEqual({ args, code: 0 });
+  }
+  const r = await runBinary(bin, ["--home", ".", "doctor"], { cwd: dir, timeoutMs: 60_000 });
+  expect(r.stdout).toBe(
+    `home ${dir}: 0 session(s)\n${dir} holds no memvoy home yet: the first write (memvoy add, import or demo) creates it\nall good\n`,
+  );
+  expect(readdirSync(dir)).toEqual(["notes.txt"]);
 }, 120_000);

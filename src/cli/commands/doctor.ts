@@ -8,6 +8,7 @@ import {
 } from "../../app/archive-rescue.ts";
 import { existsSync } from "node:fs";
 import type { HomeMemory } from "../../app/memory-api.ts";
+import { holdsHome } from "../../app/open-memory.ts";
 import { homePaths, resolveHome } from "../../config/home.ts";
 import { ignoredVariables } from "../../app/config-info.ts";
 import { sharedArchiveUrl } from "../../app/shared/open-shared.ts";
@@ -87,7 +88,9 @@ export function run(argv: readonly string[]): Promise<number> {
     }
     // A check only: a home that does not exist is checked as an empty one and left uncreated.
     const readOnly = !bool(p, "repair") && !bool(p, "migrate");
-    const absent = readOnly && !existsSync(homePaths(resolveHome(home)).home);
+    const paths = homePaths(resolveHome(home));
+    const absent =
+      readOnly && !holdsHome(paths) ? (existsSync(paths.home) ? "holds no memvoy home" : "does not exist") : undefined;
     try {
       return await using(openFromFlags(p, "doctor", undefined, false, readOnly), async (api) => {
         if (bool(p, "migrate") && !(await migrate(api, bool(p, "json")))) return 130;
@@ -112,7 +115,8 @@ function check(
   json: boolean,
   upgrade?: IndexUpgradeState,
   repaired = false,
-  absent = false,
+  /** The home is not there: what is at its path ("does not exist", "holds no memvoy home"). */
+  absent?: string,
 ): number {
   const r = withIgnoredVariables(report);
   // The upgrade is not a problem: searches use the current index until it is complete.
@@ -120,7 +124,7 @@ function check(
   if (json) printJson(index ? { ...r, keywordIndex: index } : r);
   else {
     println(`home ${r.home}: ${r.sessions} session(s)`);
-    if (absent) println(`${r.home} does not exist yet: the first write (memvoy add, import or demo) creates it`);
+    if (absent) println(`${r.home} ${absent} yet: the first write (memvoy add, import or demo) creates it`);
     if (index && !index.upgraded)
       println(
         `keyword index: an upgrade is pending (${index.percentDone}% done); the daemon runs it in the background, memvoy doctor --migrate runs it now`,
