@@ -32,3 +32,21 @@ test("the first-run screen leaves a missing home uncreated, and shows the home o
     tui.kill();
   }
 }, 120_000);
+
+test("o with TMPDIR naming no folder says so on the status row", async () => {
+  const dir = makeTempDir("memvoy-tui-missing-");
+  const home = join(dir, "demo");
+  const demo = await runBinary(bin, ["demo", "--home", home], { timeoutMs: 60_000 });
+  expect(demo.code, demo.stderr).toBe(0);
+  const tmp = join(dir, "no-such-tmp");
+  const tui = TmuxSession.start([bin, "--home", home], { cwd: dir, env: { TMPDIR: tmp }, width: 160 });
+  try {
+    await tui.waitFor("research-notes", 30_000);
+    tui.keys("Enter", "o");
+    await tui.waitFor(`cannot make a temporary folder in ${tmp} (TMPDIR): it does not exist`, 30_000);
+    tui.keys("q");
+    expect((await tui.exited()).code).toBe(0);
+  } finally {
+    tui.kill();
+  }
+}, 120_000);

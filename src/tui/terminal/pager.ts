@@ -1,8 +1,8 @@
 // Show a text in the user's $PAGER (default less): the TUI hands the terminal over and takes it back after.
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type blessed from "blessed";
+import { makeTempFolder } from "../../shared/folder-made.ts";
 import { lendTerminal } from "./hand-over.ts";
 
 /** How long a pager asked to end (SIGTERM) has before it is killed. */
@@ -38,7 +38,7 @@ export function openInPager(
   done: (error?: string) => void,
   env = process.env,
 ): RunningPager {
-  const dir = mkdtempSync(join(tmpdir(), "memvoy-pager-"));
+  const dir = makeTempFolder("memvoy-pager-");
   const file = join(dir, "message.txt");
   writeFileSync(file, text.endsWith("\n") ? text : text + "\n", { mode: 0o600 });
   const pager = env.PAGER?.trim() || "less";
