@@ -14,6 +14,7 @@ export const KEY_GROUPS: readonly KeyGroup[] = [
       ["Ctrl-S", "summary of the selected session"],
       ["Ctrl-E", "error memory"],
       ["Ctrl-L", "reload from disk and redraw"],
+      ["Ctrl-Z", "suspend to the shell (fg resumes); without job control memvoy goes on and says so"],
       ["paste", "goes into the filter or the query; ignored elsewhere (never read as keys)"],
     ],
   },

@@ -16,6 +16,7 @@ import { HomeIdentity } from "../live/home-identity.ts";
 import type { Maybe } from "./maybe.ts";
 import { osc52, OSC52_MAX_BYTES } from "../terminal/clipboard.ts";
 import { openInPager, type RunningPager } from "../terminal/pager.ts";
+import { JobControl } from "../terminal/job-control.ts";
 import { ErrorMemoryScreen } from "./error-memory-screen.ts";
 import { renderFirstRun } from "./first-run.ts";
 import { HelpScreen } from "./help-screen.ts";
@@ -53,6 +54,8 @@ export class TuiApp implements AppContext {
   private finished!: () => void;
   private pager: RunningPager | undefined;
   private readonly quiet = new InputQuiet();
+  /** Ctrl-Z and SIGTSTP: the shell gets the terminal until fg; where nothing could resume memvoy it goes on, and says so. */
+  private readonly jobs: JobControl;
   private readonly confirmed = new Set<Promise<unknown>>();
   /** q was pressed: the screen is being given back, and nothing is drawn any more. */
   private ended = false;
@@ -70,6 +73,15 @@ export class TuiApp implements AppContext {
     this.help = new HelpScreen(this);
     this.errorMemory = new ErrorMemoryScreen(this);
     this.summary = new SummaryScreen(this);
+    this.jobs = new JobControl(
+      screen,
+      () => this.pager !== undefined,
+      (stopped) => {
+        if (!stopped)
+          this.status.show("Ctrl-Z: no job control here (nothing would resume memvoy), so it goes on; q quits");
+        this.render();
+      },
+    );
   }
 
   start(): void {
@@ -88,6 +100,7 @@ export class TuiApp implements AppContext {
         })
       : new HomeWatcher(homeWatchPaths(this.api.home), onChange);
     this.watcher.start();
+    this.jobs.start();
     this.watchSession(this.shownSession);
     // Counted before blessed reads the keys. One read can arrive here in parts (a paste, a mouse report and the
     // keys around it are emitted apart, at once): the parts of one read count once.
@@ -142,6 +155,7 @@ export class TuiApp implements AppContext {
     const k = key ?? {};
     if (k.name === "return") return; // blessed reports Enter twice: as "return" and as "enter"
     if (k.full === "C-c") return this.quit();
+    if (k.full === "C-z") return this.jobs.suspend();
     this.status.clearMessage();
     // Esc quickly followed by a key arrives as one Meta chord; nothing here uses Meta, so split it.
     const seq = k.sequence ?? "";
@@ -494,6 +508,7 @@ export class TuiApp implements AppContext {
 
   quit(): void {
     this.ended = true;
+    this.jobs.close();
     this.quiet.stop();
     this.watcher?.close();
     this.summary.abort();

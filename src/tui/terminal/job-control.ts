@@ -1,0 +1,77 @@
+// Job control: Ctrl-Z (read as a key in raw mode) and a SIGTSTP sent from outside give the terminal back and stop
+// memvoy as a shell expects; fg (SIGCONT) takes the terminal back and redraws it whole.
+import type blessed from "blessed";
+import { lendTerminal } from "./hand-over.ts";
+
+/** A stop that lasted longer than this was one (a shell's prompt and a typed fg take far longer). */
+const STOPPED_MS = 50;
+/** How long after the stop returned a SIGCONT is looked for, when it returned at once. */
+const CONT_WAIT_MS = 100;
+
+export class JobControl {
+  private readonly onSignal = () => this.onTstp();
+
+  /**
+   * `lent`: the terminal is another program's (the pager, which stops itself on the terminal's Ctrl-Z); `after`: the
+   * TUI has the terminal again, with whether memvoy was stopped (false: no job control here, nothing stopped it).
+   */
+  constructor(
+    private readonly screen: blessed.Widgets.Screen,
+    private readonly lent: () => boolean,
+    private readonly after: (stopped: boolean) => void,
+  ) {}
+
+  start(): void {
+    process.on("SIGTSTP", this.onSignal);
+  }
+
+  close(): void {
+    process.off("SIGTSTP", this.onSignal);
+  }
+
+  /** Ctrl-Z: the whole job stops (a wrapper script that started memvoy too), as the terminal's Ctrl-Z does in a shell. */
+  suspend(): void {
+    this.suspendAs(0);
+  }
+
+  /** A SIGTSTP from outside (kill -TSTP, or the terminal's Ctrl-Z while the pager runs): memvoy stops, itself alone. */
+  private onTstp(): void {
+    if (this.lent()) this.stopNow(process.pid);
+    else this.suspendAs(process.pid);
+  }
+
+  private suspendAs(target: number): void {
+    let continued = false;
+    const onCont = () => (continued = true);
+    process.on("SIGCONT", onCont);
+    const terminal = lendTerminal(this.screen);
+    let late = false;
+    try {
+      late = this.stopNow(target) > STOPPED_MS;
+    } finally {
+      terminal.reclaim();
+    }
+    setTimeout(() => {
+      process.off("SIGCONT", onCont);
+      this.after(continued || late);
+    }, CONT_WAIT_MS);
+  }
+
+  /**
+   * SIGTSTP with its default action, which stops the process: the kill returns once a SIGCONT (fg, bg, kill -CONT)
+   * continued it. Without job control (the process group is orphaned: no shell would resume it; or SIGTSTP was
+   * ignored when memvoy started) the kernel drops it and the kill returns at once. Returns the ms it took.
+   */
+  private stopNow(target: number): number {
+    const started = performance.now();
+    process.off("SIGTSTP", this.onSignal);
+    try {
+      process.kill(target, "SIGTSTP");
+    } catch {
+      // a platform without process groups or SIGTSTP: nothing stopped
+    } finally {
+      process.on("SIGTSTP", this.onSignal);
+    }
+    return performance.now() - started;
+  }
+}

@@ -1,0 +1,129 @@
+// Job control under tmux with a real shell: Ctrl-Z (and kill -TSTP) give the terminal back to bash, jobs lists the
+// stopped TUI, fg brings it back redrawn and taking keys; without job control Ctrl-Z leaves the TUI running.
+import { describe, expect, test } from "bun:test";
+import { join } from "node:path";
+import { repoRoot } from "../fixture/home.ts";
+import type { TmuxSession } from "../fixture/tmux.ts";
+import { startTui, T, tuiSuite } from "../fixture/tui-home.ts";
+
+const suite = tuiSuite();
+/** PS1; a captured screen drops the space after it. */
+const PS1 = "PROMPT$ ";
+const PROMPT = PS1.trim();
+
+/** An interactive bash (job control on) in a tmux pane, at its prompt. */
+async function shell(): Promise<TmuxSession> {
+  const sh = startTui("", { argv: ["bash", "--norc", "--noprofile", "-i"], env: { PS1 }, width: 200 });
+  await sh.waitFor(PROMPT);
+  return sh;
+}
+
+const tuiCommand = () => `${process.execPath} ${join(repoRoot, "src/index.ts")} --home ${suite.home}`;
+
+/** Lines at the end of the screen, blank ones left out. */
+const tail = (screen: string, n: number) =>
+  screen
+    .split("\n")
+    .filter((l) => l.trim() !== "")
+    .slice(-n)
+    .join("\n");
+
+/** The shell's prompt on the normal screen, with the TUI listed as a stopped job; the terminal as the shell had it. */
+async function expectStopped(sh: TmuxSession): Promise<void> {
+  await sh.waitFor((s) => /\[1\]\+\s+Stopped\s/.test(s) && tail(s, 1) === PROMPT);
+  expect(sh.format("alternate_on")).toBe("0");
+  expect(sh.format("mouse_any_flag")).toBe("0");
+  expect(sh.format("cursor_flag")).toBe("1");
+  sh.type("jobs; stty -a | tr ' ;' '\\n\\n' | grep -xE -- '-?(icanon|echo)' | tr '\\n' ' '; echo =MODES");
+  sh.keys("Enter");
+  const s = await sh.waitFor(/^icanon echo =MODES$/m);
+  expect(s).toMatch(/^\[1\]\+\s+Stopped\s+.*src\/index\.ts --home/m);
+}
+
+/** fg: the TUI on the alternate screen again. */
+async function resume(sh: TmuxSession, expected: string): Promise<string> {
+  sh.type("fg");
+  sh.keys("Enter");
+  const s = await sh.waitFor((x) => x.includes(expected) && !x.includes(PROMPT));
+  expect(sh.format("alternate_on")).toBe("1");
+  return s;
+}
+
+describe("job control", () => {
+  test(
+    "Ctrl-Z stops the TUI for bash's jobs and fg brings it back, in the search box and in a dialog; q leaves a clean terminal",
+    async () => {
+      const sh = await shell();
+      sh.type(tuiCommand());
+      sh.keys("Enter");
+      await sh.waitFor("Step 39");
+      sh.keys("/");
+      sh.type("idempotent");
+      await sh.waitFor(/▶ beta-billing · /);
+      sh.keys("C-z");
+      await expectStopped(sh);
+      let s = await resume(sh, "Search: idempotent");
+      expect(s).toMatch(/▶ beta-billing · /);
+      // keys reach the search box again
+      sh.type("x");
+      await sh.waitFor("Search: idempotentx");
+      sh.keys("Escape");
+      await sh.waitFor("type to filter");
+      sh.keys("C-r");
+      await sh.waitFor(" Confirm ");
+      sh.keys("C-z");
+      await expectStopped(sh);
+      s = await resume(sh, " Confirm ");
+      sh.keys("n");
+      await sh.waitFor("cancelled; nothing was changed");
+      sh.keys("q");
+      s = await sh.waitFor((x) => tail(x, 1) === PROMPT && sh.format("alternate_on") === "0");
+      expect(sh.format("mouse_any_flag")).toBe("0");
+      sh.type("jobs; stty -a | tr ' ;' '\\n\\n' | grep -xE -- '-?(icanon|echo)' | tr '\\n' ' '; echo =MODES");
+      sh.keys("Enter");
+      // jobs lists nothing: the TUI ended
+      s = await sh.waitFor((x) => tail(x, 2) === `icanon echo =MODES\n${PROMPT}`);
+      expect(tail(s, 3)).toStartWith(`${PROMPT} jobs;`);
+    },
+    T,
+  );
+
+  test(
+    "a SIGTSTP sent from outside gives the terminal back before stopping, and fg redraws the whole screen",
+    async () => {
+      const sh = await shell();
+      sh.type(tuiCommand());
+      sh.keys("Enter");
+      await sh.waitFor("Step 39");
+      const pgrep = Bun.spawnSync(["pgrep", "-f", `src/index.ts --home ${suite.home}$`], { stdout: "pipe" });
+      const pid = Number(pgrep.stdout.toString().trim().split("\n")[0]);
+      expect(pid).toBeGreaterThan(0);
+      process.kill(pid, "SIGTSTP");
+      await expectStopped(sh);
+      const s = await resume(sh, "Step 39");
+      expect(s).toContain("type to filter");
+      sh.keys("Tab");
+      await sh.waitFor("o open · y copy");
+      sh.keys("q");
+      await sh.waitFor((x) => tail(x, 1) === PROMPT && sh.format("alternate_on") === "0");
+    },
+    T,
+  );
+
+  test(
+    "without job control Ctrl-Z leaves the TUI running and says so; the terminal stays whole",
+    async () => {
+      // The tmux fixture runs the TUI under `sh -c`, which has no job control: nothing would resume a stop.
+      const tui = suite.start();
+      await tui.waitFor("Step 39");
+      tui.keys("C-z");
+      await tui.waitFor("no job control here");
+      expect(tui.format("alternate_on")).toBe("1");
+      tui.keys("/");
+      await tui.waitFor("Search:");
+      tui.keys("Escape", "q");
+      expect(await tui.exited()).toEqual({ code: 0, modes: ["icanon", "echo"] });
+    },
+    T,
+  );
+});
