@@ -51,6 +51,7 @@ export class JobControl {
     } finally {
       terminal.reclaim();
     }
+    refreshSize(this.screen.program.output as NodeJS.WriteStream);
     setTimeout(() => {
       process.off("SIGCONT", onCont);
       this.after(continued || late);
@@ -74,4 +75,17 @@ export class JobControl {
     }
     return performance.now() - started;
   }
+}
+
+/**
+ * A resize while memvoy was stopped sent its SIGWINCH to the shell (the foreground job then), never to memvoy: the
+ * size is read again once the TUI has the terminal back, and a change emitted as the resize it was.
+ */
+function refreshSize(output: NodeJS.WriteStream): void {
+  const out = output as NodeJS.WriteStream & { _refreshSize?: () => void };
+  if (typeof out._refreshSize === "function") return out._refreshSize();
+  const size = out.getWindowSize?.();
+  if (!size || (size[0] === out.columns && size[1] === out.rows)) return;
+  [out.columns, out.rows] = size;
+  out.emit("resize");
 }
