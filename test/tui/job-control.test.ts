@@ -134,6 +134,25 @@ describe("job control", () => {
   );
 
   test(
+    "started with SIGTSTP ignored, Ctrl-Z leaves the TUI running and says so, even under a shell with job control",
+    async () => {
+      const sh = await shell();
+      sh.type(`(trap '' TSTP; exec ${tuiCommand()})`);
+      sh.keys("Enter");
+      await sh.waitFor("Step 39");
+      sh.keys("C-z");
+      await sh.waitFor("no job control here");
+      expect(sh.format("alternate_on")).toBe("1");
+      sh.keys("Tab");
+      await sh.waitFor("o open · y copy");
+      sh.keys("q");
+      const s = await sh.waitFor((x) => tail(x, 1) === PROMPT && sh.format("alternate_on") === "0");
+      expect(s).not.toContain("Stopped");
+    },
+    T,
+  );
+
+  test(
     "without job control Ctrl-Z leaves the TUI running and says so; the terminal stays whole",
     async () => {
       // The tmux fixture runs the TUI under `sh -c`, which has no job control: nothing would resume a stop.

@@ -1,5 +1,7 @@
 // Job control: Ctrl-Z (read as a key in raw mode) and a SIGTSTP sent from outside give the terminal back and stop
 // memvoy as a shell expects; fg (SIGCONT) takes the terminal back and redraws it whole.
+import { readFileSync } from "node:fs";
+import { constants } from "node:os";
 import type blessed from "blessed";
 import { lendTerminal } from "./hand-over.ts";
 
@@ -21,17 +23,23 @@ export class JobControl {
     private readonly after: (stopped: boolean) => void,
   ) {}
 
+  /** SIGTSTP was ignored when memvoy started (by whoever started it, as there is nothing to resume a stop). */
+  private ignored = false;
+
   start(): void {
-    process.on("SIGTSTP", this.onSignal);
+    // A listener would replace the ignore, and taking it off again sets the default action (a stop), not the ignore.
+    this.ignored = tstpIgnored();
+    if (!this.ignored) process.on("SIGTSTP", this.onSignal);
   }
 
   close(): void {
-    process.off("SIGTSTP", this.onSignal);
+    if (!this.ignored) process.off("SIGTSTP", this.onSignal);
   }
 
   /** Ctrl-Z: the whole job stops (a wrapper script that started memvoy too), as the terminal's Ctrl-Z does in a shell. */
   suspend(): void {
-    this.suspendAs(0);
+    if (this.ignored) this.after(false);
+    else this.suspendAs(0);
   }
 
   /** A SIGTSTP from outside (kill -TSTP, or the terminal's Ctrl-Z while the pager runs): memvoy stops, itself alone. */
@@ -71,7 +79,7 @@ export class JobControl {
     } catch {
       // a platform without process groups or SIGTSTP: nothing stopped
     } finally {
-      process.on("SIGTSTP", this.onSignal);
+      if (!this.ignored) process.on("SIGTSTP", this.onSignal);
     }
     return performance.now() - started;
   }
@@ -88,4 +96,14 @@ function refreshSize(output: NodeJS.WriteStream): void {
   if (!size || (size[0] === out.columns && size[1] === out.rows)) return;
   [out.columns, out.rows] = size;
   out.emit("resize");
+}
+
+/** Whether SIGTSTP is ignored (Linux: the SigIgn mask of /proc/self/status; elsewhere it is not known: no). */
+function tstpIgnored(): boolean {
+  try {
+    const mask = /^SigIgn:\s*([0-9a-f]+)$/m.exec(readFileSync("/proc/self/status", "utf8"))?.[1];
+    return mask !== undefined && ((BigInt(`0x${mask}`) >> BigInt(constants.signals.SIGTSTP - 1)) & 1n) === 1n;
+  } catch {
+    return false;
+  }
 }
