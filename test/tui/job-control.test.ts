@@ -20,6 +20,14 @@ async function shell(width = 200, height = 24): Promise<TmuxSession> {
 
 const tuiCommand = () => `${process.execPath} ${join(repoRoot, "src/index.ts")} --home ${suite.home}`;
 
+/** The TUI's process, started from the shell. */
+function tuiPid(): number {
+  const pgrep = Bun.spawnSync(["pgrep", "-f", `src/index.ts --home ${suite.home}$`], { stdout: "pipe" });
+  const pid = Number(pgrep.stdout.toString().trim().split("\n")[0]);
+  expect(pid).toBeGreaterThan(0);
+  return pid;
+}
+
 /** Lines at the end of the screen, blank ones left out. */
 const tail = (screen: string, n: number) =>
   screen
@@ -96,15 +104,39 @@ describe("job control", () => {
       sh.type(tuiCommand());
       sh.keys("Enter");
       await sh.waitFor("Step 39");
-      const pgrep = Bun.spawnSync(["pgrep", "-f", `src/index.ts --home ${suite.home}$`], { stdout: "pipe" });
-      const pid = Number(pgrep.stdout.toString().trim().split("\n")[0]);
-      expect(pid).toBeGreaterThan(0);
-      process.kill(pid, "SIGTSTP");
+      process.kill(tuiPid(), "SIGTSTP");
       await expectStopped(sh);
       const s = await resume(sh, "Step 39");
       expect(s).toContain("type to filter");
       sh.keys("Tab");
       await sh.waitFor("o open · y copy");
+      sh.keys("q");
+      await sh.waitFor((x) => tail(x, 1) === PROMPT && sh.format("alternate_on") === "0");
+    },
+    T,
+  );
+
+  test(
+    "after a SIGSTOP (no warning) fg redraws over the shell's prompt and keys work again; a SIGCONT alone changes nothing",
+    async () => {
+      const sh = await shell();
+      sh.type(tuiCommand());
+      sh.keys("Enter");
+      await sh.waitFor("Step 39");
+      const pid = tuiPid();
+      process.kill(pid, "SIGCONT");
+      sh.keys("Tab");
+      await sh.waitFor("o open · y copy");
+      sh.keys("Tab");
+      await sh.waitFor("type to filter · ↑↓ select");
+      process.kill(pid, "SIGSTOP");
+      // bash takes the terminal back in cooked mode and prints its prompt over the UI
+      await sh.waitFor(/\[1\]\+\s+Stopped/);
+      sh.type("fg");
+      sh.keys("Enter");
+      await sh.waitFor((x) => !x.includes("Stopped") && !x.includes(PROMPT) && x.includes("Step 39"));
+      sh.keys("Down");
+      await sh.waitFor("beta-billing · 4 msgs");
       sh.keys("q");
       await sh.waitFor((x) => tail(x, 1) === PROMPT && sh.format("alternate_on") === "0");
     },

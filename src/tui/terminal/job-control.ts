@@ -12,6 +12,9 @@ const CONT_WAIT_MS = 100;
 
 export class JobControl {
   private readonly onSignal = () => this.onTstp();
+  private readonly onContinue = () => this.onCont();
+  /** Within suspendAs: the SIGCONT is its own. */
+  private suspending = false;
 
   /**
    * `lent`: the terminal is another program's (the pager, which stops itself on the terminal's Ctrl-Z); `after`: the
@@ -30,10 +33,12 @@ export class JobControl {
     // A listener would replace the ignore, and taking it off again sets the default action (a stop), not the ignore.
     this.ignored = tstpIgnored();
     if (!this.ignored) process.on("SIGTSTP", this.onSignal);
+    process.on("SIGCONT", this.onContinue);
   }
 
   close(): void {
     if (!this.ignored) process.off("SIGTSTP", this.onSignal);
+    process.off("SIGCONT", this.onContinue);
   }
 
   /** Ctrl-Z: the whole job stops (a wrapper script that started memvoy too), as the terminal's Ctrl-Z does in a shell. */
@@ -54,6 +59,7 @@ export class JobControl {
     process.on("SIGCONT", onCont);
     const terminal = lendTerminal(this.screen);
     let late = false;
+    this.suspending = true;
     try {
       late = this.stopNow(target) > STOPPED_MS;
     } finally {
@@ -61,9 +67,21 @@ export class JobControl {
     }
     refreshSize(this.screen.program.output as NodeJS.WriteStream);
     setTimeout(() => {
+      this.suspending = false;
       process.off("SIGCONT", onCont);
       this.after(continued || late);
     }, CONT_WAIT_MS);
+  }
+
+  /**
+   * A SIGCONT after a stop memvoy could not prepare for (SIGSTOP: a debugger, kill -STOP) or none at all: the shell
+   * may have had the terminal meanwhile (its prompt drawn over the UI, cooked mode), so it is all taken back and redrawn.
+   */
+  private onCont(): void {
+    if (this.suspending || this.lent()) return;
+    lendTerminal(this.screen).reclaim();
+    refreshSize(this.screen.program.output as NodeJS.WriteStream);
+    this.after(true);
   }
 
   /**
