@@ -1,6 +1,7 @@
 // Job control under tmux with a real shell: Ctrl-Z (and kill -TSTP) give the terminal back to bash, jobs lists the
 // stopped TUI, fg brings it back redrawn and taking keys; without job control Ctrl-Z leaves the TUI running.
 import { describe, expect, test } from "bun:test";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { repoRoot } from "../fixture/home.ts";
 import type { TmuxSession } from "../fixture/tmux.ts";
@@ -139,6 +140,37 @@ describe("job control", () => {
       await sh.waitFor("beta-billing · 4 msgs");
       sh.keys("q");
       await sh.waitFor((x) => tail(x, 1) === PROMPT && sh.format("alternate_on") === "0");
+    },
+    T,
+  );
+
+  test.each(["running", "stopped"])(
+    "closing the terminal while the TUI is %s ends it cleanly (the shell's SIGHUP and SIGCONT), with no crash in tui.log",
+    async (state) => {
+      const sh = await shell();
+      sh.type(tuiCommand());
+      sh.keys("Enter");
+      await sh.waitFor("Step 39");
+      const pid = tuiPid();
+      const log = join(suite.home, "tui.log");
+      const before = existsSync(log) ? readFileSync(log, "utf8").length : 0;
+      if (state === "stopped") {
+        sh.keys("C-z");
+        await expectStopped(sh);
+      }
+      sh.kill();
+      const deadline = Date.now() + 15_000;
+      const alive = () => {
+        try {
+          process.kill(pid, 0);
+          return true;
+        } catch {
+          return false;
+        }
+      };
+      while (alive() && Date.now() < deadline) await Bun.sleep(20);
+      expect(alive()).toBe(false);
+      expect(existsSync(log) ? readFileSync(log, "utf8").slice(before) : "").toBe("");
     },
     T,
   );

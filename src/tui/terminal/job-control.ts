@@ -63,7 +63,7 @@ export class JobControl {
     try {
       late = this.stopNow(target) > STOPPED_MS;
     } finally {
-      terminal.reclaim();
+      unlessHungUp(() => terminal.reclaim());
     }
     refreshSize(this.screen.program.output as NodeJS.WriteStream);
     setTimeout(() => {
@@ -79,7 +79,7 @@ export class JobControl {
    */
   private onCont(): void {
     if (this.suspending || this.lent()) return;
-    lendTerminal(this.screen).reclaim();
+    unlessHungUp(() => lendTerminal(this.screen).reclaim());
     refreshSize(this.screen.program.output as NodeJS.WriteStream);
     this.after(true);
   }
@@ -123,5 +123,17 @@ function tstpIgnored(): boolean {
     return mask !== undefined && ((BigInt(`0x${mask}`) >> BigInt(constants.signals.SIGTSTP - 1)) & 1n) === 1n;
   } catch {
     return false;
+  }
+}
+
+/**
+ * Take the terminal back. A terminal closed meanwhile (a hangup: the shell sends SIGHUP, then SIGCONT) fails with
+ * EIO: it is left alone, and the SIGHUP ends memvoy as usual.
+ */
+function unlessHungUp(take: () => void): void {
+  try {
+    take();
+  } catch (err) {
+    if ((err as { code?: string }).code !== "EIO" && !/\berrno: 5\b/.test(String((err as Error).message))) throw err;
   }
 }
