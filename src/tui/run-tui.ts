@@ -104,14 +104,22 @@ export async function runTui(options: TuiOptions = {}): Promise<number> {
       process.exit(0);
     });
   };
+  // A SIGINT or SIGQUIT sent to memvoy (kill -INT; the keys are read as keys) quits as Ctrl-C does, a confirmed
+  // deletion finishing first; while the pager runs they are the pager's, as the terminal sends them to both.
+  const onInterrupt = () => {
+    if (app && !app.paging) app.quit();
+  };
   process.on("uncaughtException", fatal);
   process.on("unhandledRejection", fatal);
   for (const s of ["SIGTERM", "SIGHUP"] as const) process.on(s, onSignal);
+  for (const s of ["SIGINT", "SIGQUIT"] as const) process.on(s, onInterrupt);
   try {
     opened = openScreen();
     app = new TuiApp(api, opened.screen, opened.theme, nowNs);
     app.start();
     await app.done;
+    // Ctrl-C while a confirmed deletion finishes stops waiting for it (the terminal is the shell's again).
+    for (const s of ["SIGINT", "SIGQUIT"] as const) process.off(s, onInterrupt);
     await finishConfirmed(app, giveBack);
     return 0;
   } catch (err) {
@@ -123,6 +131,7 @@ export async function runTui(options: TuiOptions = {}): Promise<number> {
     process.off("uncaughtException", fatal);
     process.off("unhandledRejection", fatal);
     for (const s of ["SIGTERM", "SIGHUP"] as const) process.off(s, onSignal);
+    for (const s of ["SIGINT", "SIGQUIT"] as const) process.off(s, onInterrupt);
     process.stdin.pause();
   }
 }

@@ -3,9 +3,10 @@
 import { describe, expect, test } from "bun:test";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { repoRoot } from "../fixture/home.ts";
+import { tryLockFile } from "../../src/shared/file-lock.ts";
+import { cli, repoRoot } from "../fixture/home.ts";
 import type { TmuxSession } from "../fixture/tmux.ts";
-import { startTui, T, tuiSuite } from "../fixture/tui-home.ts";
+import { makeHome, startTui, T, tuiSuite } from "../fixture/tui-home.ts";
 
 const suite = tuiSuite();
 /** PS1; a captured screen drops the space after it. */
@@ -229,6 +230,35 @@ describe("job control", () => {
       await tui.waitFor("Search:");
       tui.keys("Escape", "q");
       expect(await tui.exited()).toEqual({ code: 0, modes: ["icanon", "echo"] });
+    },
+    T,
+  );
+
+  test(
+    "kill -INT quits as Ctrl-C does: a removal confirmed and waiting for the writer lock still finishes after the terminal is given back",
+    async () => {
+      const h = await makeHome();
+      const tui = startTui(h);
+      await tui.waitFor("alpha-deploy");
+      const release = tryLockFile(join(h, ".store", "write.lock"))!;
+      try {
+        tui.type("zh");
+        await tui.waitFor("filter: zh");
+        tui.keys("C-x");
+        await tui.waitFor("Remove session zh-trip?");
+        tui.keys("y");
+        await tui.waitFor("removing zh-trip: waiting for another memvoy process writing to this home");
+        const pgrep = Bun.spawnSync(["pgrep", "-f", `src/index.ts --home ${h}$`], { stdout: "pipe" });
+        process.kill(Number(pgrep.stdout.toString().trim().split("\n")[0]), "SIGINT");
+        await tui.waitFor("finishing the deletion you confirmed");
+        expect(tui.format("alternate_on")).toBe("0");
+      } finally {
+        release();
+      }
+      expect(await tui.exited()).toEqual({ code: 0, modes: ["icanon", "echo"] });
+      const r = await cli(["sessions", "--json"], { home: h });
+      expect(r.stdout).toContain("alpha-deploy");
+      expect(r.stdout).not.toContain("zh-trip");
     },
     T,
   );

@@ -316,6 +316,11 @@ export class TuiApp implements AppContext {
     });
   }
 
+  /** The pager has the terminal (and its keys: Ctrl-C, Ctrl-\\ are the pager's). */
+  get paging(): boolean {
+    return this.pager !== undefined;
+  }
+
   /** The TUI is ending while the pager runs: end the pager and leave the terminal as the user had it. */
   stopPager(): Promise<void> {
     return this.pager?.stop() ?? Promise.resolve();
