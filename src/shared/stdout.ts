@@ -64,6 +64,12 @@ export function stdoutStream(): NodeJS.WriteStream {
         return onFailed(err?.code === "EPIPE" ? "EPIPE: the reader closed it" : errorMessage(err));
       }
       if (err?.code === "EPIPE") return endQuietly();
+      // A terminal closed under memvoy (a hangup): no one reads it any more, and the SIGHUP that comes with it
+      // ends the program its own way (the TUI finishes a deletion the user confirmed first).
+      if (err?.code === "EIO") {
+        closed = true;
+        return;
+      }
       throw err;
     });
   }

@@ -12,6 +12,7 @@ import { TuiApp } from "./app/tui-app.ts";
 import { redirectLogs, type LogRedirect } from "./terminal/log-redirect.ts";
 import { homeOnceMade } from "./home-once-made.ts";
 import { openScreen, type OpenedScreen } from "./terminal/open-screen.ts";
+import { ignoreHangups } from "./terminal/hung-up.ts";
 import { jitAsUsual } from "../shared/jit-policy.ts";
 
 export interface TuiOptions {
@@ -45,16 +46,28 @@ function openLogs(home: string): LogRedirect {
 }
 
 /**
+ * After a SIGTERM (a service manager's stop, kill) or a SIGHUP (the terminal closed), how long a deletion the user
+ * confirmed has to finish before memvoy ends anyway: within the grace the usual service managers give before they
+ * kill (runit 7 s, docker stop and supervisord 10 s, systemd 90 s).
+ */
+export const SIGNAL_GRACE_MS = 5_000;
+
+/**
  * A deletion confirmed just before q (or its vector purge) would be cut off by the exit, leaving the removed
  * messages' vectors in the vector store's older versions: the terminal is given back at once, then it finishes,
  * said on stderr when it takes a moment.
  */
-async function finishConfirmed(app: TuiApp, giveBack: () => void): Promise<void> {
+async function finishConfirmed(app: TuiApp, giveBack: () => void, signal: string | undefined): Promise<void> {
   const work = app.confirmedWork();
   if (!work) return;
   giveBack();
   const notice = setTimeout(
-    () => process.stderr.write("memvoy: finishing the deletion you confirmed… (Ctrl-C stops waiting)\n"),
+    () =>
+      process.stderr.write(
+        signal
+          ? `memvoy: ${signal}: finishing the deletion you confirmed first (at most ${SIGNAL_GRACE_MS / 1000} s)…\n`
+          : "memvoy: finishing the deletion you confirmed… (Ctrl-C stops waiting)\n",
+      ),
     250,
   );
   const failures = await work.finally(() => clearTimeout(notice));
@@ -95,14 +108,30 @@ export async function runTui(options: TuiOptions = {}): Promise<number> {
     process.exit(1);
   };
   let app: TuiApp | undefined;
-  let stopping = false;
-  const onSignal = () => {
-    if (stopping) return;
-    stopping = true;
-    void (app?.stopPager() ?? Promise.resolve()).finally(() => {
+  let signalled: NodeJS.Signals | undefined;
+  /**
+   * SIGTERM or SIGHUP: the pager ends, the UI quits as on q and a deletion the user confirmed finishes, for at most
+   * SIGNAL_GRACE_MS. Then memvoy ends anyway: a deletion still waiting for another process's writer lock is left
+   * whole (never started), and said so. One that started is done by then: its writes hold the thread until done.
+   */
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (signalled) return;
+    signalled = signal;
+    const running = app;
+    if (!running) {
       cleanup();
       process.exit(0);
-    });
+    }
+    setTimeout(() => {
+      const dropped = running.notStarted();
+      cleanup();
+      for (const what of dropped)
+        process.stderr.write(
+          `memvoy: ${what} was not done: another memvoy process still held this home's writer lock ${SIGNAL_GRACE_MS / 1000} s after the ${signal}; nothing of it was changed\n`,
+        );
+      process.exit(dropped.length > 0 ? 1 : 0);
+    }, SIGNAL_GRACE_MS);
+    void running.stopPager().finally(() => running.quit());
   };
   // A SIGINT or SIGQUIT sent to memvoy (kill -INT; the keys are read as keys) quits as Ctrl-C does, a confirmed
   // deletion finishing first; while the pager runs they are the pager's, as the terminal sends them to both.
@@ -111,6 +140,7 @@ export async function runTui(options: TuiOptions = {}): Promise<number> {
   };
   process.on("uncaughtException", fatal);
   process.on("unhandledRejection", fatal);
+  ignoreHangups();
   for (const s of ["SIGTERM", "SIGHUP"] as const) process.on(s, onSignal);
   for (const s of ["SIGINT", "SIGQUIT"] as const) process.on(s, onInterrupt);
   try {
@@ -120,7 +150,7 @@ export async function runTui(options: TuiOptions = {}): Promise<number> {
     await app.done;
     // Ctrl-C while a confirmed deletion finishes stops waiting for it (the terminal is the shell's again).
     for (const s of ["SIGINT", "SIGQUIT"] as const) process.off(s, onInterrupt);
-    await finishConfirmed(app, giveBack);
+    await finishConfirmed(app, giveBack, signalled);
     return 0;
   } catch (err) {
     console.error(err instanceof Error && err.stack ? err.stack : String(err));

@@ -431,13 +431,16 @@ export class MainScreen {
           this.app.status.show(`${doing} ${s.id}: waiting for another memvoy process writing to this home…`, "busy");
           this.app.render();
         }, LOCK_WAIT_NOTICE_MS);
-        try {
+        const ready = async () => {
           await this.app.api.writerLockFree?.();
+          // The status row reaches the terminal before a long deletion holds the event loop.
+          await new Promise<void>((resolve) => setImmediate(resolve));
+        };
+        try {
+          await this.app.beforeStart(`${doing} ${s.id}`, ready());
         } finally {
           clearTimeout(slow);
         }
-        // The status row reaches the terminal before a long deletion holds the event loop.
-        await new Promise<void>((resolve) => setImmediate(resolve));
         finish(await act(s));
         this.app.render();
       },

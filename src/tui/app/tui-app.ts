@@ -57,6 +57,8 @@ export class TuiApp implements AppContext {
   /** Ctrl-Z and SIGTSTP: the shell gets the terminal until fg; where nothing could resume memvoy it goes on, and says so. */
   private readonly jobs: JobControl;
   private readonly confirmed = new Set<Promise<unknown>>();
+  /** Confirmed deletions still waiting for another process's writer lock, by what they do: none of it is done yet. */
+  private readonly unstarted = new Set<{ what: string }>();
   /** q was pressed: the screen is being given back, and nothing is drawn any more. */
   private ended = false;
   readonly done = new Promise<void>((resolve) => (this.finished = resolve));
@@ -291,6 +293,22 @@ export class TuiApp implements AppContext {
     })();
   }
 
+  /** Confirmed work `what` starts once `ready` resolves; until then notStarted() names it. */
+  async beforeStart(what: string, ready: Promise<void>): Promise<void> {
+    const entry = { what };
+    this.unstarted.add(entry);
+    try {
+      await ready;
+    } finally {
+      this.unstarted.delete(entry);
+    }
+  }
+
+  /** Confirmed deletions that have not started (they wait for another process's writer lock). */
+  notStarted(): string[] {
+    return [...this.unstarted].map((e) => e.what);
+  }
+
   guardAsync(p: Promise<unknown>): void {
     p.catch((err) => {
       this.status.error(err);
@@ -512,6 +530,7 @@ export class TuiApp implements AppContext {
   }
 
   quit(): void {
+    if (this.ended) return;
     this.ended = true;
     this.jobs.close();
     this.quiet.stop();

@@ -4,6 +4,7 @@ import { readFileSync } from "node:fs";
 import { constants } from "node:os";
 import type blessed from "blessed";
 import { lendTerminal } from "./hand-over.ts";
+import { isHungUp } from "./hung-up.ts";
 
 /** A stop that lasted longer than this was one (a shell's prompt and a typed fg take far longer). */
 const STOPPED_MS = 50;
@@ -134,6 +135,6 @@ function unlessHungUp(take: () => void): void {
   try {
     take();
   } catch (err) {
-    if ((err as { code?: string }).code !== "EIO" && !/\berrno: 5\b/.test(String((err as Error).message))) throw err;
+    if (!isHungUp(err)) throw err;
   }
 }
