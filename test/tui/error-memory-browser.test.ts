@@ -124,6 +124,35 @@ describe("error memory browser", () => {
   );
 
   test(
+    "a deletion while another process writes to the home waits for it without holding the keys, then deletes",
+    async () => {
+      const h = await makeHome();
+      tui = startTui(h);
+      await tui.waitFor("alpha-deploy");
+      tui.keys("C-e");
+      await tui.waitFor(/sql\s+failed/);
+      // An import's write transaction: the deletion used to hold every key for SQLite's 15 s, then fail "database is locked".
+      const holder = await holdWriterLock(h);
+      try {
+        tui.keys("d");
+        await tui.waitFor("Delete error record");
+        tui.keys("y");
+        await tui.waitFor(/deleting error record [0-9a-f]{8}: waiting for another memvoy process/);
+        tui.keys("?");
+        await tui.waitFor("Help: every key", 3_000);
+        tui.keys("Escape");
+        await tui.waitForGone("Help: every key", 3_000);
+      } finally {
+        await holder.release();
+      }
+      const s = await tui.waitFor("deleted error record");
+      expect(s).toContain("Error memory · 2 records");
+      expect(s).not.toContain("database is locked");
+    },
+    T,
+  );
+
+  test(
     "the delete question shows a record's error as its detail does: colour codes and other escapes are not passed on",
     async () => {
       const home = tempHome("memvoy-tui-");

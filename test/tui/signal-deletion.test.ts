@@ -124,6 +124,32 @@ describe("a confirmed deletion under SIGTERM and SIGHUP", () => {
   );
 
   test(
+    "SIGTERM: an error record confirmed for deletion while another process writes is deleted once it is free",
+    async () => {
+      const r = await start();
+      try {
+        r.tui.keys("C-e");
+        await r.tui.waitFor(/sql\s+failed/);
+        r.tui.keys("d");
+        await r.tui.waitFor("Delete error record");
+        r.tui.keys("y");
+        await r.tui.waitFor(/deleting error record [0-9a-f]{8}: waiting for another memvoy process/);
+        process.kill(r.pid, "SIGTERM");
+        await r.tui.waitFor("memvoy: SIGTERM: finishing the deletion you confirmed first");
+        r.release();
+        expect(await r.tui.exited()).toEqual({ code: 0, modes: ["icanon", "echo"] });
+        const list = await runBinary(bin, ["errors", "list", "--json", "--home", r.home]);
+        const records = JSON.parse(list.stdout).records as { tool: string }[];
+        expect(records.map((x) => x.tool).sort()).toEqual(["bash", "http_get"]);
+      } finally {
+        r.release();
+        r.tui.kill();
+      }
+    },
+    T,
+  );
+
+  test(
     "SIGTERM while the lock stays held past the grace: the removal is never started, memvoy says so and exits 1",
     async () => {
       const r = await start();

@@ -39,8 +39,11 @@ export interface AppContext {
   guardAsync(p: Promise<unknown>): void;
   /** Work the user confirmed (a deletion's vector purge): a quit lets it finish after giving the terminal back. */
   underway(p: Promise<unknown>): void;
-  /** Confirmed work `what` starts once `ready` resolves: until then, an end forced by a signal drops it whole. */
-  beforeStart(what: string, ready: Promise<void>): Promise<void>;
+  /**
+   * Resolves once confirmed work `what` may start: no other process holds the home's writer lock. The wait is said
+   * on the status row when it lasts; until it ends, an end forced by a signal drops the work whole.
+   */
+  writable(what: string): Promise<void>;
   /** Show a session in the main view, optionally centred on a message. */
   openSession(id: string, messageId?: string): void;
   /** Re-read sessions and counts from disk (a shared memory: from the archive; the promise never rejects). */

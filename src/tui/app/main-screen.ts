@@ -48,9 +48,6 @@ function seenOf(l: LoadedSession): SeenHistory {
   return { seq: last?.seq ?? 0n, count: l.messages.length, recent: l.recent, firstRecent: l.firstRecent, tail };
 }
 
-/** How long a deletion waits for another process's writer lock before the status row says so. */
-const LOCK_WAIT_NOTICE_MS = 250;
-
 const sameBlock = (a: HistoryBlock, b: HistoryBlock) =>
   a.type === "message"
     ? b.type === "message" && b.message.id === a.message.id
@@ -427,20 +424,7 @@ export class MainScreen {
       onYes: async () => {
         this.app.status.show(`${doing} ${s.id}…`, "busy");
         this.app.render();
-        const slow = setTimeout(() => {
-          this.app.status.show(`${doing} ${s.id}: waiting for another memvoy process writing to this home…`, "busy");
-          this.app.render();
-        }, LOCK_WAIT_NOTICE_MS);
-        const ready = async () => {
-          await this.app.api.writerLockFree?.();
-          // The status row reaches the terminal before a long deletion holds the event loop.
-          await new Promise<void>((resolve) => setImmediate(resolve));
-        };
-        try {
-          await this.app.beforeStart(`${doing} ${s.id}`, ready());
-        } finally {
-          clearTimeout(slow);
-        }
+        await this.app.writable(`${doing} ${s.id}`);
         finish(await act(s));
         this.app.render();
       },

@@ -31,6 +31,9 @@ import { lineText, terminalText } from "../../shared/terminal-text.ts";
 /** The pause in keys and clicks each step of the search warm-up waits for (a step holds the keyboard up). */
 export const WARM_QUIET_MS = 120;
 
+/** How long a confirmed deletion waits for another process's writer lock before the status row says so. */
+const LOCK_WAIT_NOTICE_MS = 250;
+
 export class TuiApp implements AppContext {
   readonly layout: Layout;
   readonly status = new StatusState();
@@ -293,13 +296,24 @@ export class TuiApp implements AppContext {
     })();
   }
 
-  /** Confirmed work `what` starts once `ready` resolves; until then notStarted() names it. */
-  async beforeStart(what: string, ready: Promise<void>): Promise<void> {
+  /**
+   * Confirmed work `what` (as the status row names it: "removing zh-trip") starts once no other process holds the
+   * home's writer lock (an import, the daemon, a reset in a shell): the wait holds no key up and is said on the
+   * status row when it lasts; until it ends, notStarted() names the work.
+   */
+  async writable(what: string): Promise<void> {
     const entry = { what };
     this.unstarted.add(entry);
+    const slow = setTimeout(() => {
+      this.status.show(`${what}: waiting for another memvoy process writing to this home…`, "busy");
+      this.render();
+    }, LOCK_WAIT_NOTICE_MS);
     try {
-      await ready;
+      await this.api.writerLockFree?.();
+      // The status row reaches the terminal before a long deletion holds the event loop.
+      await new Promise<void>((resolve) => setImmediate(resolve));
     } finally {
+      clearTimeout(slow);
       this.unstarted.delete(entry);
     }
   }
