@@ -112,7 +112,7 @@ export async function runTui(options: TuiOptions = {}): Promise<number> {
   /**
    * SIGTERM or SIGHUP: the pager ends, the UI quits as on q and a deletion the user confirmed finishes, for at most
    * SIGNAL_GRACE_MS. Then memvoy ends anyway: a deletion still waiting for another process's writer lock is left
-   * whole (never started), and said so. One that started is done by then: its writes hold the thread until done.
+   * whole (never started), and said so; one under way (a shared memory's round trips) is never cut in half.
    */
   const onSignal = (signal: NodeJS.Signals) => {
     if (signalled) return;
@@ -123,13 +123,15 @@ export async function runTui(options: TuiOptions = {}): Promise<number> {
       process.exit(0);
     }
     setTimeout(() => {
-      const dropped = running.notStarted();
-      cleanup();
-      for (const what of dropped)
-        process.stderr.write(
-          `memvoy: ${what} was not done: another memvoy process still held this home's writer lock ${SIGNAL_GRACE_MS / 1000} s after the ${signal}; nothing of it was changed\n`,
-        );
-      process.exit(dropped.length > 0 ? 1 : 0);
+      const dropped = running.stopStarting();
+      void running.deletionsUnderWay().then(() => {
+        cleanup();
+        for (const what of dropped)
+          process.stderr.write(
+            `memvoy: ${what} was not done: another memvoy process still held this home's writer lock ${SIGNAL_GRACE_MS / 1000} s after the ${signal}; nothing of it was changed\n`,
+          );
+        process.exit(dropped.length > 0 ? 1 : 0);
+      });
     }, SIGNAL_GRACE_MS);
     void running.stopPager().finally(() => running.quit());
   };

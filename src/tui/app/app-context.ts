@@ -40,10 +40,10 @@ export interface AppContext {
   /** Work the user confirmed (a deletion's vector purge): a quit lets it finish after giving the terminal back. */
   underway(p: Promise<unknown>): void;
   /**
-   * Resolves once confirmed work `what` may start: no other process holds the home's writer lock. The wait is said
-   * on the status row when it lasts; until it ends, an end forced by a signal drops the work whole.
+   * Run the confirmed deletion `what` once no other process holds the home's writer lock, said on the status row
+   * when the wait lasts; until it starts, an end forced by a signal drops it whole, and once started it completes.
    */
-  writable(what: string): Promise<void>;
+  deleting<T>(what: string, run: () => Maybe<T>): Promise<T>;
   /** Show a session in the main view, optionally centred on a message. */
   openSession(id: string, messageId?: string): void;
   /** Re-read sessions and counts from disk (a shared memory: from the archive; the promise never rejects). */

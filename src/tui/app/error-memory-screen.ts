@@ -166,8 +166,7 @@ export class ErrorMemoryScreen {
       onYes: async () => {
         this.app.status.show(`deleting ${r.id}…`, "busy");
         this.app.render();
-        await this.app.writable(`deleting error record ${r.id}`);
-        const res = await this.app.api.removeError(r.id);
+        const res = await this.app.deleting(`deleting error record ${r.id}`, () => this.app.api.removeError(r.id));
         this.state.forget(r.id);
         this.app.reload();
         this.app.status.show(

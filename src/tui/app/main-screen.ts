@@ -424,8 +424,7 @@ export class MainScreen {
       onYes: async () => {
         this.app.status.show(`${doing} ${s.id}…`, "busy");
         this.app.render();
-        await this.app.writable(`${doing} ${s.id}`);
-        finish(await act(s));
+        finish(await this.app.deleting(`${doing} ${s.id}`, () => act(s)));
         this.app.render();
       },
     });

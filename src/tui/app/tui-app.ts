@@ -62,6 +62,9 @@ export class TuiApp implements AppContext {
   private readonly confirmed = new Set<Promise<unknown>>();
   /** Confirmed deletions still waiting for another process's writer lock, by what they do: none of it is done yet. */
   private readonly unstarted = new Set<{ what: string }>();
+  /** Confirmed deletions under way (a shared memory's take several round trips), settled or not. */
+  private readonly started = new Set<Promise<void>>();
+  private startsStopped = false;
   /** q was pressed: the screen is being given back, and nothing is drawn any more. */
   private ended = false;
   readonly done = new Promise<void>((resolve) => (this.finished = resolve));
@@ -297,11 +300,11 @@ export class TuiApp implements AppContext {
   }
 
   /**
-   * Confirmed work `what` (as the status row names it: "removing zh-trip") starts once no other process holds the
-   * home's writer lock (an import, the daemon, a reset in a shell): the wait holds no key up and is said on the
-   * status row when it lasts; until it ends, notStarted() names the work.
+   * Run the confirmed deletion `what` (as the status row names it: "removing zh-trip") once no other process holds
+   * the home's writer lock (an import, the daemon, a reset in a shell): the wait holds no key up and is said on the
+   * status row when it lasts. Until it starts, notStarted() names it; once started, deletionsUnderWay() waits for it.
    */
-  async writable(what: string): Promise<void> {
+  async deleting<T>(what: string, run: () => Maybe<T>): Promise<T> {
     const entry = { what };
     this.unstarted.add(entry);
     const slow = setTimeout(() => {
@@ -316,11 +319,31 @@ export class TuiApp implements AppContext {
       clearTimeout(slow);
       this.unstarted.delete(entry);
     }
+    if (this.startsStopped) throw new Error(`${what} was not started: memvoy is ending`);
+    // A home's deletion is done when run returns; a shared memory's takes several round trips.
+    const result = run();
+    if (!(result instanceof Promise)) return result;
+    const started = result.then(
+      () => {},
+      () => {},
+    );
+    this.started.add(started);
+    void started.then(() => this.started.delete(started));
+    return result;
   }
 
-  /** Confirmed deletions that have not started (they wait for another process's writer lock). */
-  notStarted(): string[] {
+  /**
+   * memvoy is ending (the grace after a SIGTERM or SIGHUP is over): no confirmed deletion starts any more. Returns
+   * those that had not, still waiting for the writer lock.
+   */
+  stopStarting(): string[] {
+    this.startsStopped = true;
     return [...this.unstarted].map((e) => e.what);
+  }
+
+  /** Resolves once no confirmed deletion that started is under way (it is never cut in half). */
+  async deletionsUnderWay(): Promise<void> {
+    while (this.started.size > 0) await Promise.all([...this.started]);
   }
 
   guardAsync(p: Promise<unknown>): void {
