@@ -320,6 +320,11 @@ export class HomeMemory implements MaintenanceApi {
     return load.homeLock().homeLockFree(this.ctx);
   }
 
+  /** Whether another process holds the home's writer lock now (writerLockFree() gives up after 30 s). */
+  writerLockHeld(): boolean {
+    return load.homeLock().homeLockHeld(this.ctx);
+  }
+
   /**
    * Whether sessions() (or history(session)) would first adopt a history.json the archive has not seen (another
    * program wrote it) while another process holds the home's writer lock: the adoption would wait for that lock,

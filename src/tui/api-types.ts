@@ -42,6 +42,8 @@ export interface TuiMemory {
   purgeDeleted(): Promise<unknown>;
   /** Resolves once no other process holds the home's writer lock (a home only; the shared archive has none). */
   writerLockFree?(): Promise<void>;
+  /** Whether another process holds the home's writer lock now (a home only). */
+  writerLockHeld?(): boolean;
   /** Whether sessions() (or history(session)) would wait for another process's writer lock (a home only). */
   adoptionWaits?(session?: string): boolean;
   daemonRunning(): boolean;

@@ -161,6 +161,33 @@ describe("confirmations", () => {
     T,
   );
 
+  test("remove while another process holds the writer lock for over 30 s: the keys still work past 30 s and the session goes once it is free", async () => {
+    const h = await makeHome();
+    tui = startTui(h);
+    await tui.waitFor("alpha-deploy");
+    // A long import: the wait for the lock gave up after 30 s, and the removal then waited for it again holding every key.
+    const release = tryLockFile(join(h, ".store", "write.lock"))!;
+    try {
+      tui.type("zh");
+      await tui.waitFor("filter: zh");
+      tui.keys("C-x");
+      await tui.waitFor("Remove session zh-trip?");
+      const confirmed = Date.now();
+      tui.keys("y");
+      await tui.waitFor("removing zh-trip: waiting for another memvoy process writing to this home");
+      while (Date.now() - confirmed < 31_000) await Bun.sleep(100);
+      tui.type("?");
+      await tui.waitFor("Help: every key", 5_000);
+      tui.keys("Escape");
+      await tui.waitForGone("Help: every key", 5_000);
+      expect(tui.capture()).toContain("removing zh-trip: waiting for another memvoy process");
+    } finally {
+      release();
+    }
+    const s = await tui.waitFor("removed zh-trip (2 messages)");
+    expect(s).toContain("3 sessions");
+  }, 90_000);
+
   test(
     "a session another program writes while another process holds the writer lock: the wait is said, keys still work, it shows once the lock is free",
     async () => {

@@ -301,8 +301,8 @@ export class TuiApp implements AppContext {
 
   /**
    * Run the confirmed deletion `what` (as the status row names it: "removing zh-trip") once no other process holds
-   * the home's writer lock (an import, the daemon, a reset in a shell): the wait holds no key up and is said on the
-   * status row when it lasts. Until it starts, notStarted() names it; once started, deletionsUnderWay() waits for it.
+   * the home's writer lock (an import, the daemon, a reset in a shell), however long that takes: the wait holds no key
+   * up and is said on the status row when it lasts. Until it starts, notStarted() names it; once started, deletionsUnderWay() waits for it.
    */
   async deleting<T>(what: string, run: () => Maybe<T>): Promise<T> {
     const entry = { what };
@@ -312,7 +312,9 @@ export class TuiApp implements AppContext {
       this.render();
     }, LOCK_WAIT_NOTICE_MS);
     try {
-      await this.api.writerLockFree?.();
+      // writerLockFree gives up after 30 s; the deletion would then wait for the lock again holding every key.
+      do await this.api.writerLockFree?.();
+      while (this.api.writerLockHeld?.());
       // The status row reaches the terminal before a long deletion holds the event loop.
       await new Promise<void>((resolve) => setImmediate(resolve));
     } finally {
