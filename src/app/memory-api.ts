@@ -75,6 +75,8 @@ const load = kept({
     require("../memory/error-memory/record-error.ts") as typeof import("../memory/error-memory/record-error.ts"),
   searchErrors: () =>
     require("../memory/error-memory/search-errors.ts") as typeof import("../memory/error-memory/search-errors.ts"),
+  hitErrors: () =>
+    require("../memory/error-memory/hit-errors.ts") as typeof import("../memory/error-memory/hit-errors.ts"),
   errorAdmin: () =>
     require("../memory/error-memory/error-admin.ts") as typeof import("../memory/error-memory/error-admin.ts"),
   errorVectors: () =>
@@ -129,7 +131,7 @@ export class HomeMemory implements MaintenanceApi {
     if (this.semanticOptions.drain !== "off") this.#semantic.scheduleDrain();
   }
 
-  #errors<K extends "recordError" | "searchErrors" | "errorAdmin">(k: K): ReturnType<(typeof load)[K]> {
+  #errors<K extends "recordError" | "searchErrors" | "hitErrors" | "errorAdmin">(k: K): ReturnType<(typeof load)[K]> {
     this.#errorsUsed = true;
     return load[k]() as ReturnType<(typeof load)[K]>;
   }
@@ -440,6 +442,11 @@ export class HomeMemory implements MaintenanceApi {
   /** Look up fixes for an error text (keyword + semantic); every record returned has its TTL restarted. */
   searchErrors(input: SearchErrorsInput): Promise<ErrorSearchResult> {
     return this.#errors("searchErrors").searchErrors(this.ctx, input);
+  }
+
+  /** Count a hit on these records (full ids) and restart their TTL; an id of no live record is skipped. */
+  hitErrors(ids: readonly string[]): Promise<ErrorRecord[]> {
+    return this.#errors("hitErrors").hitErrors(this.ctx, ids);
   }
 
   /** Live error records, most recently recorded first. */

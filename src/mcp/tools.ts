@@ -208,19 +208,27 @@ export const TOOLS: readonly ToolDef[] = [
       if (a.mode === "lookup") {
         const error = need(a.error, "error", "lookup");
         const offset = a.offset ?? 0;
-        // Only the records shown are hits (their TTL restarts): the page is asked for, not the records before
-        // it, and first looked at without a hit, since max_chars may hold fewer records than were found.
+        // Only the records shown are hits (their TTL restarts): the page is asked for, not the records before it,
+        // and looked at without a hit, since max_chars may hold fewer records than were found; then the ones that
+        // fit, with the hit counted, are stamped by id.
         const limit = Math.min(a.limit ?? 5, LIMITS.errorLimit - offset);
-        const lookup = (n: number, hit: boolean) =>
-          api.searchErrors({ query: error, tool: a.tool || undefined, limit: n, offset, hit });
         const answer = (r: LookupPage) => lookupAnswer(r, offset, budget);
         if (limit <= 0) return answer({ hits: [], notes: [] });
-        const seen = await lookup(limit, false);
-        const shown = (answer(seen).value.hits as unknown[]).length;
+        const seen = await api.searchErrors({ query: error, tool: a.tool || undefined, limit, offset, hit: false });
+        if (seen.hits.length === 0) return answer(seen);
+        // Fitted with the counts the records will show, one more each.
+        const asHits = seen.hits.map((h) => ({ ...h, hits: h.hits + 1 }));
+        const shown = (answer({ ...seen, hits: asHits }).value.hits as unknown[]).length;
         if (shown === 0) return answer(seen);
-        // The rest, still past the budget, makes the answer say truncated and give next_offset.
-        const hit = await lookup(shown, true);
-        return answer({ hits: [...hit.hits, ...seen.hits.slice(shown)], notes: hit.notes });
+        const stamped = new Map(
+          (await api.hitErrors(seen.hits.slice(0, shown).map((h) => h.id))).records.map((r) => [r.id, r]),
+        );
+        // A record removed or expired since the look is shown as it was seen. The rest, still past the budget,
+        // makes the answer say truncated and give next_offset.
+        return answer({
+          ...seen,
+          hits: seen.hits.map((h, i) => (i < shown && stamped.has(h.id) ? { ...h, hits: stamped.get(h.id)!.hits } : h)),
+        });
       }
       const r = await api.recordError({
         tool: need(a.tool, "tool", "record"),

@@ -1,6 +1,7 @@
 // The MemoryApi contract: the same cases run against every implementation (local, HTTP client).
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { InputError, UsageError, type MemoryApi } from "../../src/lib.ts";
+import { TOOLS } from "../../src/mcp/tools.ts";
 
 export interface Implementation {
   api: MemoryApi;
@@ -442,6 +443,66 @@ export function contractCases(name: string, open: () => Promise<Implementation>)
         for (const r of recorded) expect(hits.get(r.record.id)).toBe(r.record.id === page.hits[0]!.id ? 2 : 1);
       } finally {
         for (const r of recorded) await api.rmError(r.record.id);
+      }
+    });
+
+    test("error memory: MCP lookup cut by max_chars searches once, then stamps exactly the records it shows", async () => {
+      const recorded = [];
+      for (const step of ["copy the context", "extract the tarball", "commit the layer"])
+        recorded.push(
+          await api.recordError({
+            tool: "docker",
+            error: `failed to ${step}: no space left on device`,
+            fix: `free space, then ${step} again: ${"docker image prune -a; ".repeat(150)}`,
+          }),
+        );
+      try {
+        const before = new Map((await api.listErrors({ tool: "docker" })).records.map((r) => [r.id, r]));
+        const calls: string[] = [];
+        const counting = new Proxy(api, {
+          get(target, key) {
+            const value = Reflect.get(target, key) as unknown;
+            if (typeof value !== "function") return value;
+            return (...args: unknown[]) => {
+              calls.push(String(key));
+              return (value as (...a: unknown[]) => unknown).apply(target, args);
+            };
+          },
+        });
+        const tool = TOOLS.find((t) => t.name === "error_memory")!;
+        const cut = (
+          await tool.run(counting, {
+            mode: "lookup",
+            error: "no space left on device",
+            tool: "docker",
+            max_chars: 4000,
+          })
+        ).value as { hits: { id: string; hits: number }[]; truncated?: boolean; next_offset?: number };
+        expect(calls).toEqual(["searchErrors", "hitErrors"]);
+        expect(cut).toMatchObject({ truncated: true, next_offset: 1 });
+        expect(cut.hits.map((h) => h.hits)).toEqual([1]);
+        const shown = cut.hits[0]!.id;
+        for (const r of (await api.listErrors({ tool: "docker" })).records) {
+          const b = before.get(r.id)!;
+          if (r.id !== shown)
+            expect([r.id, r.hits, r.lastHitAt, r.expiresAt]).toEqual([b.id, b.hits, b.lastHitAt, b.expiresAt]);
+          else {
+            expect(r.hits).toBe(b.hits + 1);
+            expect(r.lastHitAt).not.toBeNull();
+            expect(r.expiresAt > b.expiresAt).toBe(true);
+          }
+        }
+
+        // A record removed (or expired) since the look is skipped; an unknown id too.
+        const [kept, gone] = [recorded[1]!.record.id, recorded[2]!.record.id];
+        await api.rmError(gone);
+        const r = await api.hitErrors([gone, kept, "0123456789abcdef", kept]);
+        expect(r.records.map((x) => [x.id, x.hits])).toEqual([[kept, 1]]);
+        expect((await api.getError(kept)).hits).toBe(1);
+        expect(await refused(api.hitErrors([]))).toContain("ids is empty");
+        expect(await refused(api.hitErrors("abc" as never))).toContain("ids must be a list of error record ids");
+      } finally {
+        for (const r of recorded) await api.rmError(r.record.id).catch(() => undefined);
       }
     });
 

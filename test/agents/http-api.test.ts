@@ -175,6 +175,14 @@ describe("bad input on every route: 400 naming the field, 404, 413; nothing chan
     expect(await errorOf(await post("/v1/errors", { tool: "git", error: "", fix: "x" }), 400)).toContain("error");
     expect(await errorOf(await post("/v1/errors/search", { query: "" }), 400)).toContain("query");
     expect(await errorOf(await post("/v1/messages/get", { ids: [] }), 400)).toContain("ids is empty");
+    expect(await errorOf(await post("/v1/errors/hits", { ids: [] }), 400)).toBe("hitErrors: ids is empty");
+    expect(await errorOf(await post("/v1/errors/hits", { ids: "abc" }), 400)).toBe(
+      "hitErrors: ids must be a list of error record ids",
+    );
+    expect(await errorOf(await post("/v1/errors/hits", { ids: ["abc"], all: true }), 400)).toContain(
+      "all: unknown field",
+    );
+    expect(await (await post("/v1/errors/hits", { ids: ["0badc0de"] })).json()).toEqual({ records: [] });
     expect(await errorOf(await s.fetch("/v1/sessions?sort=size"), 400)).toContain("sort must be recent or name");
   });
 

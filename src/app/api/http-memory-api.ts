@@ -207,6 +207,9 @@ export class HttpMemoryApi implements MemoryApi {
   searchErrors(input: SearchErrorsInput): Promise<J.ErrorSearchResultJson> {
     return this.#call("searchErrors", { ...input });
   }
+  hitErrors(ids: readonly string[]): Promise<J.ErrorHitsJson> {
+    return this.#call("hitErrors", { ids });
+  }
   listErrors(input: ListErrorsInput = {}): Promise<J.ErrorListJson> {
     return this.#call("listErrors", { ...input });
   }

@@ -156,6 +156,11 @@ export interface ErrorSearchResultJson {
   notes: string[];
 }
 
+/** The records hitErrors stamped, in the order asked (an id of no live record is left out). */
+export interface ErrorHitsJson {
+  records: ErrorRecordJson[];
+}
+
 export interface ErrorListJson {
   records: ErrorRecordJson[];
   total: number;

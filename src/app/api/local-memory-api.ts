@@ -72,6 +72,7 @@ export interface MemoryHome {
   rmMessage(id: string, options: { dropSummary?: boolean; purge?: boolean }): Promise<RemoveMessageResult>;
   recordError(input: unknown): Promise<RecordErrorResult>;
   searchErrors(input: unknown): Promise<ErrorSearchResult>;
+  hitErrors(ids: readonly string[]): Promise<ErrorRecord[]>;
   listErrors(input: unknown): Maybe<ErrorList>;
   getError(id: string): Maybe<ErrorRecord>;
   removeError(id: string): Promise<RemoveErrorResult>;
@@ -246,6 +247,12 @@ export class LocalMemoryApi<H extends MemoryHome = HomeMemory> implements Memory
     const o = S.parseInput(S.SearchErrorsInput, input, "errors search");
     if (this.elsewhere) return this.elsewhere.searchErrors(o);
     return errorSearchJson(o.tool, await this.#reading.searchErrors(o));
+  }
+
+  // SQLite or the archive only: the daemon stamps the hits itself (the lookup's search ran in its worker child).
+  async hitErrors(ids: readonly string[]): Promise<J.ErrorHitsJson> {
+    const o = S.parseInput(S.HitErrorsInput, { ids }, "hitErrors");
+    return { records: (await this.#reading.hitErrors(o.ids)).map(errorJson) };
   }
 
   async listErrors(input: ListErrorsInput = {}): Promise<J.ErrorListJson> {

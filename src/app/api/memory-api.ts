@@ -3,6 +3,7 @@
 import type {
   AddResultJson,
   AroundJson,
+  ErrorHitsJson,
   ErrorListJson,
   ErrorOutcome,
   ErrorRecordJson,
@@ -99,6 +100,11 @@ export interface MemoryApi {
   recordError(input: RecordErrorInput): Promise<RecordErrorResultJson>;
   /** Look up fixes for an error text; every record returned (and no other) has its TTL restarted, unless `hit` is false. */
   searchErrors(input: SearchErrorsInput): Promise<ErrorSearchResultJson>;
+  /**
+   * Count a hit on these records (full ids, as a lookup with `hit: false` returned them) and restart their TTL,
+   * for a caller that shows only some of the records it looked up. An id of no live record is skipped.
+   */
+  hitErrors(ids: readonly string[]): Promise<ErrorHitsJson>;
   /** Live error records, most recently recorded first. */
   listErrors(input?: ListErrorsInput): Promise<ErrorListJson>;
   /** One error record by id or unique prefix (no hit: the TTL is unchanged). */

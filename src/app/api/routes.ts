@@ -152,6 +152,16 @@ export const ROUTES: readonly Route[] = [
     call: (api, i) => api.searchErrors(i),
   },
   {
+    name: "hitErrors",
+    method: "POST",
+    path: "/v1/errors/hits",
+    summary:
+      "Count a hit on these error records and restart their TTL (the ones a lookup with hit: false showed; an id of no live record is skipped)",
+    input: S.HitErrorsInput,
+    readOnly: false,
+    call: (api, i) => api.hitErrors(i.ids),
+  },
+  {
     name: "listErrors",
     method: "GET",
     path: "/v1/errors",

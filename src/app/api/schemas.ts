@@ -251,6 +251,24 @@ export const SearchErrorsInput = v.strictObject({
   ),
 });
 
+export const HitErrorsInput = v.strictObject({
+  ids: v.pipe(
+    v.array(
+      v.pipe(
+        v.string("ids must be a list of error record ids"),
+        v.minLength(1, "an id is empty"),
+        v.maxLength(128, "an id is too long"),
+      ),
+      "ids must be a list of error record ids",
+    ),
+    v.minLength(1, "ids is empty"),
+    v.maxLength(LIMITS.errorLimit, `ids must hold at most ${LIMITS.errorLimit} ids`),
+    v.description(
+      "Full ids of the records shown (as a lookup with hit: false returned them); an id of no live record is skipped.",
+    ),
+  ),
+});
+
 export const ListErrorsInput = v.strictObject({
   tool: v.optional(Tool),
   outcome: v.optional(Outcome),

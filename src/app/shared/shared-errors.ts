@@ -164,6 +164,22 @@ export class SharedErrors {
     return { hits, notEmbedded, notes };
   }
 
+  /** A hit on each of these records (full ids) that is live: its TTL restarts. The records stamped, in order. */
+  async hit(ids: readonly string[]): Promise<ErrorRecord[]> {
+    const unique = [...new Set(ids)];
+    if (unique.length === 0) return [];
+    const { archive } = this.ctx;
+    const now = this.ctx.now();
+    const seqs = (await archive.liveErrorsByIds(unique, now)).map((r) => r.seq);
+    if (seqs.length === 0) return [];
+    await archive.touchErrors(seqs, now, now + errorTtlNs(this.ctx));
+    const byId = new Map((await archive.liveErrorsBySeqs(seqs, now)).map((r) => [r.id, r]));
+    return unique.flatMap((id) => {
+      const row = byId.get(id);
+      return row ? [toErrorRecord(row, recordEmbedder(this.ctx))] : [];
+    });
+  }
+
   /** Cosine candidates from the shared error vectors, after embedding records that lack a vector. */
   async #semantic(query: string, now: bigint, tool: string | undefined, pool: number) {
     const { archive } = this.ctx;

@@ -457,6 +457,7 @@ export class SharedHome {
 
   recordError = (input: unknown) => this.errors.record(input);
   searchErrors = (input: unknown) => this.errors.search(input);
+  hitErrors = (ids: readonly string[]) => this.errors.hit(ids);
   listErrors = (input: unknown = {}) => this.errors.list(input);
   getError = (id: string) => this.errors.get(id);
   removeError = (id: string) => this.errors.remove(id);
