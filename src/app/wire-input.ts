@@ -1,8 +1,9 @@
-// valibot schemas for input that crosses a boundary: messages given to add (flags, JSONL lines, library).
+// valibot schemas for input that crosses a boundary: messages given to add (flags, JSONL lines, library), error records.
 import * as v from "valibot";
 import { parseTimeOrThrow } from "../shared/time.ts";
 import { checkNewMessage, InvalidMessageError, messageSignature, type NewMessage } from "../memory/message-input.ts";
 import { issueFacts } from "../shared/schema-issues.ts";
+import { checkRecordInput } from "../memory/error-memory/error-input.ts";
 
 const WireMessage = v.strictObject({
   role: v.picklist(["user", "assistant"], "role must be user or assistant"),
@@ -23,6 +24,16 @@ export function toNewMessage(raw: unknown, where: string): NewMessage {
   if (r.output.sender !== undefined) m.sender = r.output.sender;
   if (r.output.idempotencyKey !== undefined) m.idempotencyKey = r.output.idempotencyKey;
   return m;
+}
+
+/** One message checked as add checks it, so that a front-end can refuse it before it opens (or creates) a home. */
+export function checkWireMessage(raw: WireMessageInput, maxMessageBytes: number): void {
+  checkNewMessage(toNewMessage(raw, "message"), maxMessageBytes, "message");
+}
+
+/** An error record checked as recording it checks it, before a home is opened (or created). */
+export function checkErrorRecord(raw: unknown): void {
+  checkRecordInput(raw);
 }
 
 /**

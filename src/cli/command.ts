@@ -63,6 +63,11 @@ export function withAnyHome(
   );
 }
 
+/** The config of the home the command names (--home, else the environment's), read before the home is opened. */
+export function commandConfig(p: Parsed): Config {
+  return loadConfigCached(homePaths(resolveHome(p.flags.home as string | undefined, process.env)).config, process.env);
+}
+
 /**
  * Run `body` with the home open (the shared memory when an archive URL is configured) and close it after.
  * config.toml is read once; shared mode's code (PostgreSQL, the shared vectors) loads only when configured.
@@ -79,7 +84,7 @@ export async function usingAnyHome<T>(
   readOnly = false,
 ): Promise<T> {
   const home = p.flags.home as string | undefined;
-  const config = loaded ?? loadConfigCached(homePaths(resolveHome(home, process.env)).config, process.env);
+  const config = loaded ?? commandConfig(p);
   if (!config.archive.url.trim()) return using(openFromFlags(p, command, config, shortLived, readOnly), body);
   const { openSharedHome } = await import("../app/shared/open-shared.ts");
   const api = await openSharedHome({ home, config, connections: 1 });

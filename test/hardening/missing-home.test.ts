@@ -1,7 +1,7 @@
 // A home that does not exist (a mistyped --home or MEMVOY_HOME): the commands that only read answer as for an
 // empty home and leave it uncreated; the commands that write create it as before.
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { existsSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { buildBinaryOnce, makeTempDir, removeTempDirs, runBinary } from "../fixture/binary.ts";
 
@@ -58,6 +58,46 @@ test("a command that only reads answers for a missing home as for an empty one, 
     expect(same(b)).toEqual(same(a));
     expect({ args, created: existsSync(join(dir, "typo")) }).toEqual({ args, created: false });
   }
+}, 240_000);
+
+/** Run `args` on an empty home and on a missing one: the same answer, and the missing one stays missing. */
+async function sameAsEmpty(cases: { args: string[]; stdin?: string }[]): Promise<void> {
+  const dir = makeTempDir("memvoy-missing-");
+  const empty = join(dir, "empty");
+  mkdirSync(join(empty, "sessions"), { recursive: true, mode: 0o700 });
+  const missing = join(dir, "typo", "memvoy");
+  const cwd = makeTempDir("memvoy-cwd-"); // HOME too: an empty folder, where import auto finds no source
+  const seen: unknown[] = [];
+  const expected: unknown[] = [];
+  for (const { args, stdin } of cases) {
+    const run = (home: string) => runBinary(bin, ["--home", home, ...args], { stdin, cwd, timeoutMs: 60_000 });
+    const [a, b] = [await run(empty), await run(missing)];
+    const answer = (r: typeof a) => ({
+      code: r.code,
+      stdout: r.stdout.replaceAll(missing, empty),
+      stderr: r.stderr.replaceAll(missing, empty),
+    });
+    seen.push({ args, ...answer(b), created: existsSync(join(dir, "typo")) });
+    expected.push({ args, ...answer(a), created: false });
+    rmSync(join(dir, "typo"), { recursive: true, force: true });
+  }
+  expect(seen).toEqual(expected);
+}
+
+test("a write refused for its input creates no home: the input is checked before the home is made", async () => {
+  await sameAsEmpty([
+    { args: ["add", "s1", "--role", "bogus", "--content", "x"] },
+    { args: ["add", "s1", "--role", "user", "--content", ""] },
+    { args: ["add", "s1", "--role", "user", "--content", "x", "--idempotency-key", ""] },
+    { args: ["add", "s1", "--role", "user", "--content", "x", "--sender", "x".repeat(300)] },
+    { args: ["add", "s1", "--role", "user"], stdin: "\n" },
+    { args: ["add", "s1"], stdin: "" },
+    { args: ["add", "s1"], stdin: "plain text\n" },
+    { args: ["add", "s1", "--json"], stdin: '{"role":"user","content":"a"}\n{"role":"bogus","content":"b"}\n' },
+    { args: ["errors", "record", "--tool", "git", "--error", "", "--fix", "f"] },
+    { args: ["errors", "record", "--tool", "git", "--error", "-", "--fix", "f"], stdin: "" },
+    { args: ["errors", "record", "--tool", "git", "--error", "x", "--fix", "f", "--outcome", "bogus"] },
+  ]);
 }, 240_000);
 
 test("MEMVOY_HOME naming no folder: doctor says so, all good, exit 0, nothing created", async () => {

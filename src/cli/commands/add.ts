@@ -1,6 +1,6 @@
 // memvoy add SESSION --role R [--content TEXT | stdin] [--at TIME] [--sender NAME]; stdin may be JSONL.
 import { fstatSync } from "node:fs";
-import { overLimitError, parseJsonlLine, repeatedKeyCheck } from "../../app/wire-input.ts";
+import { checkWireMessage, overLimitError, parseJsonlLine, repeatedKeyCheck } from "../../app/wire-input.ts";
 import { streamLines } from "../../shared/stream-lines.ts";
 import { redrawsInPlace } from "../progress.ts";
 import { CommandUsageError, PartialAddError, StdinInputError } from "../usage-errors.ts";
@@ -8,7 +8,8 @@ import { InputError } from "../../shared/errors.ts";
 import { describeError } from "../../shared/describe-error.ts";
 import { parseTimeOrThrow } from "../../shared/time.ts";
 import { bool, str, type Parsed } from "../args.ts";
-import { withAnyHome, sessionSpec } from "../command.ts";
+import type { AnyHome } from "../command.ts";
+import { commandConfig, runCommand, sessionSpec, usingAnyHome } from "../command.ts";
 import { printJson, println } from "../output.ts";
 import type { WireMessageInput } from "../../app/wire-input.ts";
 
@@ -55,47 +56,65 @@ const spec = sessionSpec(
 );
 
 export function run(argv: readonly string[]): Promise<number> {
-  return withAnyHome(spec, argv, async (api, p, [session]) => {
+  return runCommand(spec, argv, async (p, [session]) => {
+    const config = commandConfig(p);
+    const maxBytes = config.limits.max_message_bytes;
     const role = str(p, "role");
-    const ids: string[] = [];
-    let duplicates = 0;
-    let removed = 0;
-    const store = async (messages: WireMessageInput[]) => {
-      const r = await api.add(session!, messages);
-      ids.push(...r.ids);
-      duplicates += r.duplicates;
-      removed += r.removed;
-      if (r.compactionNote) process.stderr.write(`memvoy: ${session}: ${r.compactionNote}\n`);
-    };
-    if (role !== undefined) await store(await oneMessage(p, role, api.info().maxMessageBytes));
-    else {
-      // JSONL is stored part by part as it is read: one part (all or nothing) up to ATOMIC_BATCH lines.
-      const read = { lines: 0 };
-      let stored = { parts: 0, lastLine: 0 };
-      let shown = false; // progress, on a terminal, once a batch is larger than one part
-      try {
-        for await (const part of jsonlParts(p, api.info().maxMessageBytes, read)) {
-          await store(part.messages);
-          stored = { parts: stored.parts + 1, lastLine: part.lastLine };
-          Bun.gc(true); // the part just stored is garbage: without this the heap grows by about a part each time
-          if (redrawsInPlace(process.stderr) && (shown || part.messages.length === ATOMIC_BATCH)) {
-            process.stderr.write(`\radded ${ids.length} (stdin line ${part.lastLine})`);
-            shown = true;
-          }
-        }
-      } catch (err) {
-        if (shown) process.stderr.write("\n");
-        if (stored.parts === 0) throw err;
-        return reportPartial(err, session!, ids, stored.lastLine, read.lines, bool(p, "json"));
-      }
-      if (shown) process.stderr.write("\n");
-    }
-    if (bool(p, "json")) printJson(removed > 0 ? { session, ids, duplicates, removed } : { session, ids, duplicates });
-    else if (ids.length === 1 && removed === 0) println(ids[0]);
-    else if (ids.length === 1) process.stderr.write(`memvoy: add: ${session}: ${REMOVED_NOTE}\n`);
-    else println(addedLine(session!, ids.length, duplicates, removed));
-    return 0;
+    // The input is read and checked before the home is opened: a refused add creates no home.
+    const one = role !== undefined ? await oneMessage(p, role, maxBytes) : undefined;
+    const read = { lines: 0 };
+    const parts = one === undefined ? jsonlParts(p, maxBytes, read) : undefined;
+    const first = one ?? (await nextPart(parts!))!;
+    return usingAnyHome(p, "add", (api) => addTo(api, p, session!, first, parts, read), false, config);
   });
+}
+
+/** Store the first message(s) read, then (JSONL) the rest of stdin part by part; print what was added. */
+async function addTo(
+  api: AnyHome,
+  p: Parsed,
+  session: string,
+  first: WireMessageInput[] | JsonlPart,
+  parts: AsyncGenerator<JsonlPart> | undefined,
+  read: { lines: number },
+): Promise<number> {
+  const ids: string[] = [];
+  let duplicates = 0;
+  let removed = 0;
+  const store = async (messages: WireMessageInput[]) => {
+    const r = await api.add(session, messages);
+    ids.push(...r.ids);
+    duplicates += r.duplicates;
+    removed += r.removed;
+    if (r.compactionNote) process.stderr.write(`memvoy: ${session}: ${r.compactionNote}\n`);
+  };
+  if (parts === undefined) await store(first as WireMessageInput[]);
+  else {
+    // JSONL is stored part by part as it is read: one part (all or nothing) up to ATOMIC_BATCH lines.
+    let stored = { parts: 0, lastLine: 0 };
+    let shown = false; // progress, on a terminal, once a batch is larger than one part
+    try {
+      for (let part: JsonlPart | undefined = first as JsonlPart; part; part = await nextPart(parts)) {
+        await store(part.messages);
+        stored = { parts: stored.parts + 1, lastLine: part.lastLine };
+        Bun.gc(true); // the part just stored is garbage: without this the heap grows by about a part each time
+        if (redrawsInPlace(process.stderr) && (shown || part.messages.length === ATOMIC_BATCH)) {
+          process.stderr.write(`\radded ${ids.length} (stdin line ${part.lastLine})`);
+          shown = true;
+        }
+      }
+    } catch (err) {
+      if (shown) process.stderr.write("\n");
+      if (stored.parts === 0) throw err;
+      return reportPartial(err, session, ids, stored.lastLine, read.lines, bool(p, "json"));
+    }
+    if (shown) process.stderr.write("\n");
+  }
+  if (bool(p, "json")) printJson(removed > 0 ? { session, ids, duplicates, removed } : { session, ids, duplicates });
+  else if (ids.length === 1 && removed === 0) println(ids[0]);
+  else if (ids.length === 1) process.stderr.write(`memvoy: add: ${session}: ${REMOVED_NOTE}\n`);
+  else println(addedLine(session, ids.length, duplicates, removed));
+  return 0;
 }
 
 const REMOVED_NOTE = "not stored again: a message with this idempotency key was removed earlier";
@@ -145,6 +164,7 @@ async function oneMessage(p: Parsed, role: string, maxBytes: number): Promise<Wi
   if (sender !== undefined) m.sender = sender;
   const key = str(p, "idempotency-key");
   if (key !== undefined) m.idempotencyKey = key;
+  checkWireMessage(m, maxBytes);
   return [m];
 }
 
@@ -262,6 +282,11 @@ async function* readJsonl(maxBytes: number, read: { lines: number }): AsyncGener
   // After a full part is given, the next part holds the message that closed it: empty only when stdin held none.
   if (part.messages.length === 0) throw new StdinInputError({ command: "add", problem: "empty" });
   yield part;
+}
+
+async function nextPart(parts: AsyncGenerator<JsonlPart>): Promise<JsonlPart | undefined> {
+  const next = await parts.next();
+  return next.done ? undefined : next.value;
 }
 
 /** stdin as a stream; a folder given as stdin (< DIR) is refused here, where reading it would fail with EISDIR. */

@@ -2,6 +2,7 @@
 import type { ErrorRecord } from "../../app/memory-api.ts";
 import { CommandUsageError } from "../usage-errors.ts";
 import { stdinText } from "../stdin-text.ts";
+import { checkErrorRecord } from "../../app/wire-input.ts";
 import { nsToLocalSeconds, parseTime } from "../../shared/time.ts";
 import { bool, num, str, type FlagSpecs, type Parsed } from "../args.ts";
 import { runSubcommand, usingAnyHome, type AnyHome, type CommandSpec, type SubcommandsSpec } from "../command.ts";
@@ -264,6 +265,7 @@ async function record(p: Parsed, stdin: string | undefined): Promise<number> {
     outcome: str(p, "outcome") as ErrorRecordJson["outcome"] | undefined,
     keywords: p.flags.keywords as string[] | undefined,
   };
+  checkErrorRecord(input); // a refused record creates no home
   const r = await daemonOrLocal(
     p,
     "errors record",
