@@ -59,7 +59,7 @@ export function withAnyHome(
   body: (api: AnyHome, p: Parsed, args: string[]) => number | Promise<number>,
 ): Promise<number> {
   return runCommand(spec, argv, (p, args) =>
-    usingAnyHome(p, spec.name, (api) => body(api, p, args), spec.bulk !== true, undefined, spec.reads === true),
+    usingAnyHome(p, spec.name, (api) => body(api, p, args), spec.bulk !== true, undefined, spec.createsNoHome === true),
   );
 }
 
@@ -80,7 +80,7 @@ export async function usingAnyHome<T>(
   shortLived = true,
   /** The home's config, when the caller has loaded it already. */
   loaded?: Config,
-  /** The command only reads: a home that does not exist is read as an empty one, not created. */
+  /** The command only reads, or changes nothing on an empty home: a missing home is read as an empty one, not created. */
   readOnly = false,
 ): Promise<T> {
   const home = p.flags.home as string | undefined;

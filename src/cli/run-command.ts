@@ -31,8 +31,11 @@ export interface CommandSpec {
   check?: (p: Parsed, args: string[]) => void;
   /** It may read or write many rows (a JSONL stdin): the database keeps its large page cache. */
   bulk?: boolean;
-  /** It only reads: a home that does not exist is answered as an empty one and is not created. */
-  reads?: boolean;
+  /**
+   * It only reads, or it changes nothing on an empty home (an unknown id or session is refused, nothing is due): a
+   * home that does not exist is answered as an empty one and is not created.
+   */
+  createsNoHome?: boolean;
 }
 
 /** The spec of a command whose one positional is a session id (checked before the home is opened). */

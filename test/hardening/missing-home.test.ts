@@ -100,6 +100,34 @@ test("a write refused for its input creates no home: the input is checked before
   ]);
 }, 240_000);
 
+test("a command that changes nothing on an empty home answers for a missing one as for it, and creates nothing", async () => {
+  await sameAsEmpty([
+    { args: ["rm-message", "01M958DV054FZMVYYPN5NMMAES"] },
+    { args: ["rm-message", "01M958DV054FZMVYYPN5NMMAES", "--json"] },
+    { args: ["rm", "s1"] },
+    { args: ["reset", "s1", "--all"] },
+    { args: ["summarize", "s1"] },
+    { args: ["summarize"] },
+    { args: ["summarize", "--json"] },
+    { args: ["errors", "rm", "abc123"] },
+    { args: ["errors", "sweep"] },
+    { args: ["errors", "sweep", "--json"] },
+    { args: ["import", "auto"] },
+  ]);
+}, 240_000);
+
+test("doctor --repair on a missing home has nothing to repair and creates nothing", async () => {
+  const dir = makeTempDir("memvoy-missing-");
+  const missing = join(dir, "memvoy-hoem");
+  const r = await runBinary(bin, ["--home", missing, "doctor", "--repair"], { timeoutMs: 60_000 });
+  expect({ code: r.code, stdout: r.stdout, stderr: r.stderr }).toEqual({
+    code: 0,
+    stdout: `home ${missing}: 0 session(s)\n${missing} does not exist yet: the first write (memvoy add, import or demo) creates it\nall good\n`,
+    stderr: "",
+  });
+  expect(existsSync(missing)).toBe(false);
+}, 120_000);
+
 test("MEMVOY_HOME naming no folder: doctor says so, all good, exit 0, nothing created", async () => {
   const dir = makeTempDir("memvoy-missing-");
   const missing = join(dir, "memvoy-hoem");

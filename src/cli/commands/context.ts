@@ -20,7 +20,7 @@ JSON says why ("summaryProblem").
   --json         the messages and the system prompt section as one JSON document
 `;
 
-const spec = sessionSpec("context", usage, { input: { type: "string" } }, { reads: true });
+const spec = sessionSpec("context", usage, { input: { type: "string" } }, { createsNoHome: true });
 
 export function run(argv: readonly string[]): Promise<number> {
   return withAnyHome(spec, argv, async (api, p, [session]) => {

@@ -86,13 +86,11 @@ export function run(argv: readonly string[]): Promise<number> {
       const r = await sharedDoctor({ home, repair: bool(p, "repair"), migrate: bool(p, "migrate") });
       return check(r, bool(p, "json"), undefined, bool(p, "repair"));
     }
-    // A check only: a home that does not exist is checked as an empty one and left uncreated.
-    const readOnly = !bool(p, "repair") && !bool(p, "migrate");
+    // A home that does not exist is checked as an empty one and left uncreated: it has nothing to repair or upgrade.
     const paths = homePaths(resolveHome(home));
-    const absent =
-      readOnly && !holdsHome(paths) ? (existsSync(paths.home) ? "holds no memvoy home" : "does not exist") : undefined;
+    const absent = holdsHome(paths) ? undefined : existsSync(paths.home) ? "holds no memvoy home" : "does not exist";
     try {
-      return await using(openFromFlags(p, "doctor", undefined, false, readOnly), async (api) => {
+      return await using(openFromFlags(p, "doctor", undefined, false, true), async (api) => {
         if (bool(p, "migrate") && !(await migrate(api, bool(p, "json")))) return 130;
         // The check first: it finds a damaged database (and rescues it) before the upgrade's counts read it.
         const report = api.doctor({ repair: bool(p, "repair") });

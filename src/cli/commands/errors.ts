@@ -180,7 +180,7 @@ export function run(argv: readonly string[]): Promise<number> {
     if (sub === "search") return search(p, stdin);
     if (sub === "record") return record(p, stdin);
     if (sub === "rm") return rm(p);
-    return usingAnyHome(p, `errors ${sub}`, (api) => COMMANDS[sub]!(api, p, stdin), true, undefined, sub !== "sweep");
+    return usingAnyHome(p, `errors ${sub}`, (api) => COMMANDS[sub]!(api, p, stdin), true, undefined, true);
   });
 }
 
@@ -332,6 +332,7 @@ async function rm(p: Parsed): Promise<number> {
       return { removed: errorJson(r.removed), notes: r.notes };
     },
     "removing here",
+    true,
   );
   if (bool(p, "json")) {
     printJson(r);

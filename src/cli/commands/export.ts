@@ -50,7 +50,7 @@ function outputPath(p: Parsed): string | undefined {
 const spec: CommandSpec = {
   name: "export",
   usage,
-  reads: true,
+  createsNoHome: true,
   flags: {
     all: { type: "boolean" },
     since: { type: "string" },

@@ -28,7 +28,7 @@ const spec = sessionSpec(
   usage,
   { all: { type: "boolean" }, last: { type: "number" }, ...FILTER_FLAGS },
   {
-    reads: true,
+    createsNoHome: true,
     check: (p) => {
       if (bool(p, "all") && num(p, "last") !== undefined)
         throw new CommandUsageError({

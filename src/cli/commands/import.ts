@@ -140,6 +140,11 @@ const spec: CommandSpec = {
   },
 };
 
+/** Whether any source with a default location has something there (what import auto reads). */
+function anySourceFound(): boolean {
+  return SOURCE_NAMES.some((name) => defaultLocation(name, process.env)?.paths.some((w) => existsSync(w)));
+}
+
 /** `import jsonl -`, or `import jsonl` with no PATH and stdin not a terminal: the export is read from stdin. */
 function fromStdin(paths: readonly string[]): boolean {
   return paths.includes("-") || (paths.length === 0 && !process.stdin.isTTY);
@@ -153,8 +158,11 @@ function sinceFlag(text: string | undefined): bigint | undefined {
 export async function run(argv: readonly string[]): Promise<number> {
   let scratch: string | undefined;
   // A dry run into a home that does not exist yet leaves it so: it is counted against an empty scratch home.
-  const open = (p: Parsed) => {
+  const open = (p: Parsed, source: string) => {
     const paths = homePaths(resolveHome(str(p, "home")));
+    // import auto that finds no source writes nothing: a home that does not exist is read as an empty one.
+    if (source === "auto" && !bool(p, "watch") && !anySourceFound())
+      return openFromFlags(p, "import", undefined, false, true);
     if (!bool(p, "dry-run") || existsSync(paths.db)) return openFromFlags(p, "import");
     scratch = makeTempFolder("memvoy-dry-run-");
     return openMemory({ home: scratch, drain: "off", config: loadConfig(paths.config), command: "import" });
@@ -163,7 +171,7 @@ export async function run(argv: readonly string[]): Promise<number> {
     return await runCommand(spec, argv, async (p, args) => {
       // On a shared archive the import writes there (a dry run counts against it); else into the home.
       if (sharedArchiveUrl({ home: str(p, "home") }) === undefined)
-        return using(open(p), (api) => importCommand(api, p, args));
+        return using(open(p, args[0]!), (api) => importCommand(api, p, args));
       const api = await openSharedHome({ home: str(p, "home"), connections: 1 });
       try {
         return await importCommand(api, p, args);

@@ -13,7 +13,7 @@ summary.json and .summary_cursor survive, so the rolling summary carries on;
 
 ${SHARED_DELETION_HELP}`;
 
-const spec = sessionSpec("reset", usage, { all: { type: "boolean" } });
+const spec = sessionSpec("reset", usage, { all: { type: "boolean" } }, { createsNoHome: true });
 
 export function run(argv: readonly string[]): Promise<number> {
   return withAnyHome(spec, argv, async (api, p, [session]) => {

@@ -28,6 +28,7 @@ const spec: CommandSpec = {
   usage,
   flags: { "drop-summary": { type: "boolean" } },
   positionals: ["ID"],
+  createsNoHome: true,
 };
 
 export function run(argv: readonly string[]): Promise<number> {

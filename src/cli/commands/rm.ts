@@ -12,7 +12,7 @@ its archived messages and its vectors. Error memory is never touched.
 
 ${SHARED_DELETION_HELP}`;
 
-const spec: CommandSpec = { name: "rm", usage, positionals: ["SESSION"], session: true };
+const spec: CommandSpec = { name: "rm", usage, positionals: ["SESSION"], session: true, createsNoHome: true };
 
 export function run(argv: readonly string[]): Promise<number> {
   return withAnyHome(spec, argv, async (api, p, [session]) => {

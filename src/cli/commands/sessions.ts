@@ -25,7 +25,7 @@ sessions also the source and the title.
 const spec: CommandSpec = {
   name: "sessions",
   usage,
-  reads: true,
+  createsNoHome: true,
   flags: { sort: { type: "string" }, source: { type: "string" }, project: { type: "string" } },
   positionals: [],
   check: (p) => {

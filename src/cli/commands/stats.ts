@@ -35,7 +35,7 @@ const bytes = (n: number) =>
         : `${(n / 1024 ** 3).toFixed(2)} GiB`;
 const count = (n: number) => n.toLocaleString("en-US");
 
-const spec: CommandSpec = { name: "stats", usage, positionals: [], reads: true };
+const spec: CommandSpec = { name: "stats", usage, positionals: [], createsNoHome: true };
 
 export function run(argv: readonly string[]): Promise<number> {
   return withAnyHome(spec, argv, async (api, p) => {

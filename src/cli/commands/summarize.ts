@@ -88,6 +88,7 @@ const spec: CommandSpec = {
   flags: { progress: { type: "boolean" } },
   optional: ["SESSION"],
   session: true,
+  createsNoHome: true,
 };
 
 export function run(argv: readonly string[]): Promise<number> {

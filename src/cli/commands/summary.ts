@@ -77,7 +77,7 @@ function printView(v: SummaryView): void {
   println(`${bold("Due")}: ${v.due ? "yes" : "no"}`);
 }
 
-const spec = sessionSpec("summary", usage, {}, { reads: true });
+const spec = sessionSpec("summary", usage, {}, { createsNoHome: true });
 
 export function run(argv: readonly string[]): Promise<number> {
   return withAnyHome(spec, argv, async (api, p, [session]) => {

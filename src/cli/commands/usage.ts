@@ -22,7 +22,7 @@ const MAX_DAYS = 36_500;
 const spec: CommandSpec = {
   name: "usage",
   usage,
-  reads: true,
+  createsNoHome: true,
   flags: { days: { type: "number" } },
   positionals: [],
   check: (p) => {
