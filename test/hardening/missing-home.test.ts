@@ -112,6 +112,8 @@ test("a command that changes nothing on an empty home answers for a missing one 
     { args: ["errors", "rm", "abc123"] },
     { args: ["errors", "sweep"] },
     { args: ["errors", "sweep", "--json"] },
+    { args: ["reindex"] },
+    { args: ["reindex", "--pending", "--json"] },
     { args: ["import", "auto"] },
   ]);
 }, 240_000);

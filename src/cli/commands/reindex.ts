@@ -45,10 +45,12 @@ export function run(argv: readonly string[]): Promise<number> {
   return runCommand(spec, argv, (p) => {
     const home = str(p, "home");
     if (sharedArchiveUrl({ home }) !== undefined) return reindexShared(p);
-    // The background drain must not recreate a home that was removed meanwhile.
-    if (bool(p, "pending") && !existsSync(homePaths(resolveHome(home)).db)) return 0;
     const background = bool(p, "pending") && bool(p, "quiet");
-    return using(openMemory({ home, drain: "off", create: !background, command: "reindex" }), (api) =>
+    // The background drain must not recreate a home that was removed meanwhile.
+    if (background && !existsSync(homePaths(resolveHome(home)).db)) return 0;
+    // A home that does not exist has no vector to rebuild: it is answered as an empty one and left uncreated.
+    const open = { home, drain: "off", create: !background, readOnly: !background, command: "reindex" } as const;
+    return using(openMemory(open), (api) =>
       withInterrupt(async (signal) => {
         // Nor recreate it when it is removed while the drain runs: stop and exit.
         const paths = homePaths(resolveHome(home));

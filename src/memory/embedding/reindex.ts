@@ -1,4 +1,5 @@
 // Rebuild every vector with the configured embedder through the queue, so an interrupted run resumes.
+import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { tryLockFile } from "../../shared/file-lock.ts";
 import {
@@ -44,6 +45,7 @@ export interface ReindexReport extends DrainReport {
 }
 
 export async function reindex(index: SemanticIndex, o: ReindexOptions = {}): Promise<ReindexReport> {
+  if (!existsSync(index.ctx.paths.store)) return nothingToRebuild(index, o);
   if (o.pendingOnly) return rebuild(index, o, false);
   // One rebuild at a time: a second one waits for the first, then finds its work done (or resumes it).
   const path = join(index.ctx.paths.store, REINDEX_LOCK);
@@ -60,6 +62,18 @@ export async function reindex(index: SemanticIndex, o: ReindexOptions = {}): Pro
   } finally {
     release();
   }
+}
+
+/**
+ * A home that does not exist (read as an empty one) has no message or record to embed: the run answers as on an
+ * empty home, the embedder checked as a rebuild checks it, and makes no folder (nor the home).
+ */
+async function nothingToRebuild(index: SemanticIndex, o: ReindexOptions): Promise<ReindexReport> {
+  const embedder = await index.embedder();
+  if (!o.pendingOnly && !embedder.local) await embedder.embed(["reindex"], o.signal, "document");
+  o.onStart?.(0, false);
+  const report = { busy: false, embedded: 0, deletesApplied: 0, failed: 0, remaining: 0 };
+  return { ...report, embedderId: embedder.id, resumed: false, dropped: [], waited: false, errorsEmbedded: 0 };
 }
 
 async function rebuild(index: SemanticIndex, o: ReindexOptions, waited: boolean): Promise<ReindexReport> {
