@@ -6,7 +6,7 @@ import { chatgpt } from "./sources/chatgpt.ts";
 import { claudeCode } from "./sources/claude-code.ts";
 import { codex } from "./sources/codex.ts";
 import { gemini } from "./sources/gemini.ts";
-import { opencode, opencodeDefaultPaths } from "./sources/opencode.ts";
+import { opencode, opencodeDefaultPaths, opencodeFiles } from "./sources/opencode.ts";
 
 export const SOURCE_NAMES = ["claude-code", "codex", "opencode", "gemini", "aider", "chatgpt"] as const;
 export type SourceName = (typeof SOURCE_NAMES)[number];
@@ -50,3 +50,27 @@ export function defaultLocation(
       return undefined;
   }
 }
+
+/**
+ * Whether an import of `source` (a source's name or auto) would read no file, so would write nothing: nothing at
+ * its PATHs, or at the default locations (every source's, for auto). A memvoy export (jsonl) is read to know.
+ */
+export function readsNoFile(
+  source: string,
+  paths: readonly string[],
+  env: Record<string, string | undefined>,
+): boolean {
+  if (source === "jsonl") return false;
+  const names = source === "auto" ? SOURCE_NAMES : SOURCE_NAMES.filter((n) => n === source);
+  return names.every((name) =>
+    (paths.length > 0 ? paths : (defaultLocation(name, env)?.paths ?? [])).every((path) => {
+      try {
+        return (name === "opencode" ? opencodeFiles(path) : STATIC_SOURCES[name].files(path)).length === 0;
+      } catch {
+        return true; // not there, or not readable: the import reports it, and reads nothing either
+      }
+    }),
+  );
+}
+
+const STATIC_SOURCES = { "claude-code": claudeCode, codex, gemini, aider, chatgpt };

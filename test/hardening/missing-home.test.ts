@@ -118,6 +118,15 @@ test("a command that changes nothing on an empty home answers for a missing one 
   ]);
 }, 240_000);
 
+test("an import that finds no file to read creates no home", async () => {
+  const nothing = makeTempDir("memvoy-no-source-");
+  await sameAsEmpty([
+    { args: ["import", "claude-code", nothing] },
+    { args: ["import", "opencode", nothing, "--json"] },
+    { args: ["import", "chatgpt", nothing] },
+  ]);
+}, 240_000);
+
 test("doctor --repair on a missing home has nothing to repair and creates nothing", async () => {
   const dir = makeTempDir("memvoy-missing-");
   const missing = join(dir, "memvoy-hoem");

@@ -2,14 +2,20 @@
 import { existsSync, rmSync, statSync } from "node:fs";
 import { resolve } from "node:path";
 import type { ImportTarget } from "../../app/import-target.ts";
-import { openMemory } from "../../app/open-memory.ts";
+import { holdsHome, openMemory } from "../../app/open-memory.ts";
 import { openSharedHome, sharedArchiveUrl } from "../../app/shared/open-shared.ts";
 import { homePaths, resolveHome } from "../../config/home.ts";
 import { loadConfig } from "../../config/load.ts";
 import { importJsonlFiles, importJsonlStream } from "../../import/import-jsonl.ts";
 import { newReport, type SourceReport } from "../../import/import-report.ts";
 import { importSource, type ImportOptions, type ImportProgress } from "../../import/run-import.ts";
-import { defaultLocation, isSourceName, sourceByName, SOURCE_NAMES } from "../../import/source-registry.ts";
+import {
+  defaultLocation,
+  isSourceName,
+  readsNoFile,
+  sourceByName,
+  SOURCE_NAMES,
+} from "../../import/source-registry.ts";
 import { CommandUsageError } from "../usage-errors.ts";
 import { MAX_TIMER_MS, nowNs } from "../../shared/time.ts";
 import { resolveFilter } from "../../shared/time-filter.ts";
@@ -140,11 +146,6 @@ const spec: CommandSpec = {
   },
 };
 
-/** Whether any source with a default location has something there (what import auto reads). */
-function anySourceFound(): boolean {
-  return SOURCE_NAMES.some((name) => defaultLocation(name, process.env)?.paths.some((w) => existsSync(w)));
-}
-
 /** `import jsonl -`, or `import jsonl` with no PATH and stdin not a terminal: the export is read from stdin. */
 function fromStdin(paths: readonly string[]): boolean {
   return paths.includes("-") || (paths.length === 0 && !process.stdin.isTTY);
@@ -158,10 +159,10 @@ function sinceFlag(text: string | undefined): bigint | undefined {
 export async function run(argv: readonly string[]): Promise<number> {
   let scratch: string | undefined;
   // A dry run into a home that does not exist yet leaves it so: it is counted against an empty scratch home.
-  const open = (p: Parsed, source: string) => {
+  const open = (p: Parsed, [source, ...sourcePaths]: string[]) => {
     const paths = homePaths(resolveHome(str(p, "home")));
-    // import auto that finds no source writes nothing: a home that does not exist is read as an empty one.
-    if (source === "auto" && !bool(p, "watch") && !anySourceFound())
+    // An import that finds no file to read writes nothing: a home that does not exist is read as an empty one.
+    if (!holdsHome(paths) && !bool(p, "watch") && readsNoFile(source!, sourcePaths, process.env))
       return openFromFlags(p, "import", undefined, false, true);
     if (!bool(p, "dry-run") || existsSync(paths.db)) return openFromFlags(p, "import");
     scratch = makeTempFolder("memvoy-dry-run-");
@@ -171,7 +172,7 @@ export async function run(argv: readonly string[]): Promise<number> {
     return await runCommand(spec, argv, async (p, args) => {
       // On a shared archive the import writes there (a dry run counts against it); else into the home.
       if (sharedArchiveUrl({ home: str(p, "home") }) === undefined)
-        return using(open(p, args[0]!), (api) => importCommand(api, p, args));
+        return using(open(p, args), (api) => importCommand(api, p, args));
       const api = await openSharedHome({ home: str(p, "home"), connections: 1 });
       try {
         return await importCommand(api, p, args);

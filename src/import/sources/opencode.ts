@@ -52,18 +52,21 @@ export function opencode(api: ImportTarget): Source {
     name: "opencode",
     prefix: PREFIX,
     defaultPaths: opencodeDefaultPaths,
-    files: (path) => {
-      const st = statSync(path);
-      if (st.isFile()) return [path];
-      const found = databasesIn(path);
-      if (found.length > 0) return [...found, ...legacySessions(join(path, "storage"))];
-      return legacySessions(path);
-    },
+    files: opencodeFiles,
     appendOnly: () => false,
     read: (ctx) =>
       ctx.file.endsWith(".json") ? readLegacy(ctx, (dir, id) => heldByDatabase(api, dir, id)) : readDatabase(api, ctx),
     stamp: (file) => (file.endsWith(".json") ? legacyStamp(file) : databaseStamp(file)),
   };
+}
+
+/** The databases and legacy session files at `path` (a database, opencode's data folder or its storage/). */
+export function opencodeFiles(path: string): string[] {
+  const st = statSync(path);
+  if (st.isFile()) return [path];
+  const found = databasesIn(path);
+  if (found.length > 0) return [...found, ...legacySessions(join(path, "storage"))];
+  return legacySessions(path);
 }
 
 /**
