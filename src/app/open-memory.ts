@@ -5,7 +5,7 @@ import { makeHomeFolder } from "../shared/folder-made.ts";
 import { namedError } from "../shared/errors.ts";
 import { ensureOwnDir, MOVE_IN_PLACE } from "../shared/no-follow.ts";
 import { nowNs } from "../shared/time.ts";
-import { homePaths, resolveHome, type HomePaths } from "../config/home.ts";
+import { holdsHome, homePaths, resolveHome } from "../config/home.ts";
 import { loadConfigCached } from "../config/load-cached.ts";
 import type { Config } from "../config/schema.ts";
 import { DatabaseNotWritableError, openDatabase } from "../storage/sqlite/open-database.ts";
@@ -49,13 +49,7 @@ export const HomeMissingError = namedError<{ home: string }>(
 );
 export type HomeMissingError = InstanceType<typeof HomeMissingError>;
 
-/**
- * Whether memvoy's folders are at the home's path: not for a folder that does not exist, nor for one that holds
- * other things only (a mistyped --home ~ or --home .). A sessions/ folder alone (Agenvoy's) is a home.
- */
-export function holdsHome(paths: Pick<HomePaths, "sessions" | "store">): boolean {
-  return existsSync(paths.sessions) || existsSync(paths.store);
-}
+export { holdsHome };
 
 export function openMemory(options: OpenOptions = {}): HomeMemory {
   const env = options.env ?? process.env;

@@ -80,14 +80,14 @@ export async function usingAnyHome<T>(
   shortLived = true,
   /** The home's config, when the caller has loaded it already. */
   loaded?: Config,
-  /** The command only reads, or changes nothing on an empty home: a missing home is read as an empty one, not created. */
-  readOnly = false,
+  /** The command creates no home that does not exist (see CommandSpec.createsNoHome). */
+  createsNoHome = false,
 ): Promise<T> {
   const home = p.flags.home as string | undefined;
   const config = loaded ?? commandConfig(p);
-  if (!config.archive.url.trim()) return using(openFromFlags(p, command, config, shortLived, readOnly), body);
+  if (!config.archive.url.trim()) return using(openFromFlags(p, command, config, shortLived, createsNoHome), body);
   const { openSharedHome } = await import("../app/shared/open-shared.ts");
-  const api = await openSharedHome({ home, config, connections: 1 });
+  const api = await openSharedHome({ home, config, connections: 1, readOnly: createsNoHome });
   try {
     return await body(api);
   } finally {

@@ -32,8 +32,9 @@ export interface CommandSpec {
   /** It may read or write many rows (a JSONL stdin): the database keeps its large page cache. */
   bulk?: boolean;
   /**
-   * It only reads, or it changes nothing on an empty home (an unknown id or session is refused, nothing is due): a
-   * home that does not exist is answered as an empty one and is not created.
+   * It only reads, or changes nothing on an empty home (an unknown id or session is refused, nothing is due): a
+   * home that does not exist is answered as an empty one and is not created; on a shared archive this host's
+   * caches are then left unwritten.
    */
   createsNoHome?: boolean;
 }

@@ -1,4 +1,5 @@
 // Where the home lives: --home, else $MEMVOY_HOME, else $XDG_CONFIG_HOME/memvoy, else ~/.config/memvoy.
+import { existsSync } from "node:fs";
 import { isAbsolute, join, resolve } from "node:path";
 import { untilde, userHome } from "../shared/user-home.ts";
 
@@ -34,3 +35,11 @@ export function homePaths(home: string) {
 }
 
 export type HomePaths = ReturnType<typeof homePaths>;
+
+/**
+ * Whether memvoy's folders are at the home's path: not for a folder that does not exist, nor for one that holds
+ * other things only (a mistyped --home ~ or --home .). A sessions/ folder alone (Agenvoy's) is a home.
+ */
+export function holdsHome(paths: Pick<HomePaths, "sessions" | "store">): boolean {
+  return existsSync(paths.sessions) || existsSync(paths.store);
+}

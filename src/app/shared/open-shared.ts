@@ -1,7 +1,8 @@
 // Shared mode: a home whose config names an archive URL ([archive] url or MEMVOY_ARCHIVE_URL) keeps its
 // memory in PostgreSQL (the source of truth) and its vectors in the shared store; its files are caches.
+import { existsSync } from "node:fs";
 import { hostname } from "node:os";
-import { homePaths, resolveHome } from "../../config/home.ts";
+import { holdsHome, homePaths, resolveHome } from "../../config/home.ts";
 import { loadConfig } from "../../config/load.ts";
 import type { Config } from "../../config/schema.ts";
 import { makeHomeFolder } from "../../shared/folder-made.ts";
@@ -28,6 +29,11 @@ export interface SharedOpenOptions {
    * command does one thing at a time and needs 1. Each session lock held adds one (at most two at once).
    */
   connections?: number;
+  /**
+   * The command only reads (or removes): a home that does not exist (see holdsHome; nor its config.toml) is not
+   * created, and this host's caches of the sessions it reads are not written (the archive is read instead).
+   */
+  readOnly?: boolean;
 }
 
 /** The configured archive URL, or undefined for the embedded home. Config errors throw (exit 2). */
@@ -44,8 +50,12 @@ export async function openSharedHome(o: SharedOpenOptions = {}): Promise<SharedH
   const url = config.archive.url.trim();
   if (!config.vectors.uri) throw new SharedVectorsMissingError({ home: paths.home });
   vectorLocation(config.vectors, paths.lance, env); // keys missing from the environment: exit 2 now
-  makeHomeFolder(paths.home);
-  ensureOwnDir(paths.sessions, MOVE_IN_PLACE);
+  // A folder with a config.toml was made for this host's caches: they are kept there (Agenvoy reads them).
+  const noLocalHome = o.readOnly === true && !holdsHome(paths) && !existsSync(paths.config);
+  if (!noLocalHome) {
+    makeHomeFolder(paths.home);
+    ensureOwnDir(paths.sessions, MOVE_IN_PLACE);
+  }
   const { openPgSharedArchive } = await import("../../storage/postgres/pg-shared-archive.ts");
   const archive = await openPgSharedArchive(url, { env, migrate: o.migrate !== false, max: o.connections ?? 4 });
   // Host and pid, and a token: two processes can share both (containers on the host's network, each its pid 1),
@@ -54,5 +64,6 @@ export async function openSharedHome(o: SharedOpenOptions = {}): Promise<SharedH
   const vectors = new SharedVectors(paths, config, archive, holder, env);
   // A held session lock keeps its connection in a transaction while its work runs on the pool.
   const withSessionLock = sessionLocks(archive, 2);
-  return new SharedHome({ paths, config, archive, vectors, now: o.now ?? nowNs, env, holder, withSessionLock });
+  const ctx = { paths, config, archive, vectors, now: o.now ?? nowNs, env, holder, withSessionLock, noLocalHome };
+  return new SharedHome(ctx);
 }

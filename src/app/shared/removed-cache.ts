@@ -53,6 +53,7 @@ export async function dropRemoved(
   rewrite: (session: string) => Promise<void>,
   only?: string,
 ): Promise<void> {
+  if (ctx.noLocalHome) return; // no cache to hold a removed message
   const count = `${archiveTarget(ctx.config)} ${await ctx.archive.removalCount()}`;
   const seen = join(ctx.paths.store, "removals-seen");
   if (readText(seen)?.trim() === count) return;

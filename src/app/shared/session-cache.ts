@@ -11,6 +11,10 @@ import { forgetHistoryCache, serializeHistory } from "../../storage/history/hist
 import { refuseSessionSymlinks } from "../../storage/history/no-symlink.ts";
 import type { SummaryText } from "../../storage/ports/archive-port.ts";
 import { localCursor } from "./shared-cursor.ts";
+import type { SharedContext } from "./shared-context.ts";
+import { cursorOfText, type CursorFile } from "../../storage/history/cursor-file.ts";
+import { readCursor, readSummary, summaryOfText } from "../../memory/summary/summary-store.ts";
+import type { SummaryFile } from "../../memory/summary/summary-types.ts";
 
 export interface SessionCacheState {
   /** The session has a row in the archive. */
@@ -65,6 +69,20 @@ export function staleCacheFiles(paths: HomePaths, session: string, state: Sessio
   refuseSessionSymlinks(dir);
   if (!state.exists && state.summary === undefined) return existsSync(dir) ? [dir] : [];
   return cacheFiles(paths, session, state).flatMap(([path, text]) => (readText(path) === text ? [] : [path]));
+}
+
+/**
+ * The session's summary.json and .summary_cursor as this host's caches hold them; with no local home (a read of a
+ * home that does not exist), as the archive gives them, which is what the caches would hold.
+ */
+export async function cachedSummary(
+  ctx: Pick<SharedContext, "paths" | "archive" | "noLocalHome">,
+  session: string,
+): Promise<{ file: SummaryFile; cursor: CursorFile }> {
+  if (!ctx.noLocalHome) return { file: readSummary(ctx, session), cursor: readCursor(ctx, session) };
+  const state = await ctx.archive.getSummaryState(session);
+  if (!state) return { file: { state: "missing" }, cursor: { state: "missing" } };
+  return { file: summaryOfText(state.summary), cursor: cursorOfText(localCursor(state.cursor)) };
 }
 
 function syncFile(path: string, text: string | undefined): boolean {

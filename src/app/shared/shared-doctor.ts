@@ -58,7 +58,9 @@ export async function sharedDoctor(o: SharedDoctorOptions): Promise<SharedDoctor
   });
   let home: SharedHome;
   try {
-    home = await openSharedHome({ home: paths.home, env, config, migrate: false, connections: 1 });
+    // A check only leaves a home that does not exist uncreated.
+    const readOnly = o.repair !== true && o.migrate !== true;
+    home = await openSharedHome({ home: paths.home, env, config, migrate: false, connections: 1, readOnly });
   } catch (err) {
     if (err instanceof MemvoyError && err.exitCode === 2) throw err; // a config problem: one line, exit 2
     findings.push({ problem: `the shared archive cannot be opened: ${describeError(err)}` });

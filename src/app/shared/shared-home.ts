@@ -20,7 +20,6 @@ import type { SessionInfo } from "../../memory/sessions-list.ts";
 import { filterRelevant } from "../../memory/summary/relevance-filter.ts";
 import type { SummarizeOptions, SummarizeReport } from "../../memory/summary/summary-report.ts";
 import type { BudgetState } from "../../memory/summary/token-budget.ts";
-import { readCursor, readSummary } from "../../memory/summary/summary-store.ts";
 import { archiveCursorNs, localPosition } from "./shared-cursor.ts";
 import { summaryViewOf, type SummaryView } from "../../memory/summary/summary-view.ts";
 import { assembleTurnContext, type TurnContext } from "../../memory/turn-context.ts";
@@ -33,7 +32,7 @@ import type { SearchOptions, SearchResult } from "../../search/search-types.ts";
 import { homeInfo, type HomeInfo } from "../maintenance-api.ts";
 import { toNewMessage, type WireMessageInput } from "../wire-input.ts";
 import { dropRemoved } from "./removed-cache.ts";
-import { refreshSessionCache } from "./session-cache.ts";
+import { cachedSummary, refreshSessionCache } from "./session-cache.ts";
 import type { SharedContext } from "./shared-context.ts";
 import { SharedErrors } from "./shared-errors.ts";
 import { SharedImports } from "./shared-imports.ts";
@@ -100,6 +99,7 @@ export class SharedHome {
     session: string,
     recent?: readonly StoredMessage[] | Promise<readonly StoredMessage[]>,
   ): Promise<void> {
+    if (this.ctx.noLocalHome) return; // a read of a home that does not exist: no cache is made
     const { archive } = this.ctx;
     const [exists, list, summary] = await Promise.all([
       this.#exists(session),
@@ -278,7 +278,7 @@ export class SharedHome {
       return { exists: await this.#exists(session), recent };
     });
     const window = recent.slice(-this.ctx.config.limits.max_history_messages);
-    const parts = { exists, recent: window, summary: readSummary(this.ctx, session) };
+    const parts = { exists, recent: window, summary: (await cachedSummary(this.ctx, session)).file };
     return assembleTurnContext(session, parts, input, (s) =>
       filterRelevant(sharedLedger(this.ctx), session, s, input, window),
     );
@@ -314,12 +314,12 @@ export class SharedHome {
       const status = run ? { run } : {};
       // As the cron sees it: an imported session waits for [import] summarize = true.
       const waits = !this.ctx.config.import.summarize && meta?.source !== undefined;
-      const file = readSummary(this.ctx, session);
+      const { file, cursor } = await cachedSummary(this.ctx, session);
       const known = state ? { ...status, summaryUpdatedAt: state.updatedAt } : status;
       const due = !waits && sharedDue(session, row, known, file.state === "corrupt");
       // The position's cursor as the file holds it: in this host's local time.
       const local = run?.position ? { ...run, position: localPosition(run.position) } : run;
-      return summaryViewOf(session, { file, cursor: readCursor(this.ctx, session), run: local, usage, due });
+      return summaryViewOf(session, { file, cursor, run: local, usage, due });
     });
   }
 

@@ -16,7 +16,7 @@ import type { SessionRow } from "../../storage/ports/archive-port.ts";
 import type { SessionListing, SummaryStatus } from "../../storage/ports/shared-archive-port.ts";
 import { leaseTurn } from "../../storage/ports/lease-turn.ts";
 import { sleep } from "../../llm/retry.ts";
-import { turnHolder, type SharedContext } from "./shared-context.ts";
+import { makeLocalHome, turnHolder, type SharedContext } from "./shared-context.ts";
 import { SharedSummaryStore } from "./shared-summary-store.ts";
 
 /** The lease one summarizer of a session holds, across hosts. */
@@ -132,6 +132,7 @@ export class SharedSummaries {
     if (targets.length === 0) return { sessions: [] };
     const ledger = sharedLedger(this.ctx);
     openLedgerLlm(ledger);
+    makeLocalHome(this.ctx); // the run keeps this host's summary files
     return summarizeEach(
       targets,
       o,

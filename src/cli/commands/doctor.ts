@@ -82,13 +82,16 @@ const spec: CommandSpec = {
 export function run(argv: readonly string[]): Promise<number> {
   return runCommand(spec, argv, async (p) => {
     const home = str(p, "home");
-    if (sharedArchiveUrl({ home }) !== undefined) {
-      const r = await sharedDoctor({ home, repair: bool(p, "repair"), migrate: bool(p, "migrate") });
-      return check(r, bool(p, "json"), undefined, bool(p, "repair"));
-    }
-    // A home that does not exist is checked as an empty one and left uncreated: it has nothing to repair or upgrade.
     const paths = homePaths(resolveHome(home));
     const absent = holdsHome(paths) ? undefined : existsSync(paths.home) ? "holds no memvoy home" : "does not exist";
+    if (sharedArchiveUrl({ home }) !== undefined) {
+      // A check leaves a home that does not exist uncreated; a repair or an upgrade of the archive makes it, as
+      // does a check of a folder with a config.toml (made for this host's caches).
+      const changes = bool(p, "repair") || bool(p, "migrate") || existsSync(paths.config);
+      const r = await sharedDoctor({ home, repair: bool(p, "repair"), migrate: bool(p, "migrate") });
+      return check(r, bool(p, "json"), undefined, bool(p, "repair"), changes ? undefined : absent);
+    }
+    // A home that does not exist is checked as an empty one and left uncreated: it has nothing to repair or upgrade.
     try {
       return await using(openFromFlags(p, "doctor", undefined, false, true), async (api) => {
         if (bool(p, "migrate") && !(await migrate(api, bool(p, "json")))) return 130;

@@ -243,7 +243,7 @@ async function daemonOrLocal<T>(
   call: DaemonCall,
   local: (api: AnyHome) => Promise<T>,
   here: string,
-  readOnly = false,
+  createsNoHome = false,
 ): Promise<T> {
   let config: Config | undefined;
   if (!bool(p, "local")) {
@@ -252,7 +252,7 @@ async function daemonOrLocal<T>(
     const answered = await askHomeDaemon<T>(paths, config, call, here);
     if (answered !== undefined) return answered;
   }
-  return usingAnyHome(p, command, local, true, config, readOnly);
+  return usingAnyHome(p, command, local, true, config, createsNoHome);
 }
 
 /** `errors record`: stored by the daemon when it runs for the home (unless --local), else by this process. */

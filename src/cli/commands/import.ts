@@ -146,6 +146,11 @@ const spec: CommandSpec = {
   },
 };
 
+/** The import finds no file to read, so it writes nothing (--watch waits for files to come). */
+function findsNothing(p: Parsed, [source, ...paths]: string[]): boolean {
+  return !bool(p, "watch") && readsNoFile(source!, paths, process.env);
+}
+
 /** `import jsonl -`, or `import jsonl` with no PATH and stdin not a terminal: the export is read from stdin. */
 function fromStdin(paths: readonly string[]): boolean {
   return paths.includes("-") || (paths.length === 0 && !process.stdin.isTTY);
@@ -159,11 +164,10 @@ function sinceFlag(text: string | undefined): bigint | undefined {
 export async function run(argv: readonly string[]): Promise<number> {
   let scratch: string | undefined;
   // A dry run into a home that does not exist yet leaves it so: it is counted against an empty scratch home.
-  const open = (p: Parsed, [source, ...sourcePaths]: string[]) => {
+  const open = (p: Parsed, args: string[]) => {
     const paths = homePaths(resolveHome(str(p, "home")));
     // An import that finds no file to read writes nothing: a home that does not exist is read as an empty one.
-    if (!holdsHome(paths) && !bool(p, "watch") && readsNoFile(source!, sourcePaths, process.env))
-      return openFromFlags(p, "import", undefined, false, true);
+    if (!holdsHome(paths) && findsNothing(p, args)) return openFromFlags(p, "import", undefined, false, true);
     if (!bool(p, "dry-run") || existsSync(paths.db)) return openFromFlags(p, "import");
     scratch = makeTempFolder("memvoy-dry-run-");
     return openMemory({ home: scratch, drain: "off", config: loadConfig(paths.config), command: "import" });
@@ -173,7 +177,10 @@ export async function run(argv: readonly string[]): Promise<number> {
       // On a shared archive the import writes there (a dry run counts against it); else into the home.
       if (sharedArchiveUrl({ home: str(p, "home") }) === undefined)
         return using(open(p, args), (api) => importCommand(api, p, args));
-      const api = await openSharedHome({ home: str(p, "home"), connections: 1 });
+      // Nor does a dry run or one that finds nothing create a home there (it would hold only caches).
+      const writes = () => !bool(p, "dry-run") && !findsNothing(p, args);
+      const readOnly = !holdsHome(homePaths(resolveHome(str(p, "home")))) && !writes();
+      const api = await openSharedHome({ home: str(p, "home"), connections: 1, readOnly });
       try {
         return await importCommand(api, p, args);
       } finally {

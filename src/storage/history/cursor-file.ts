@@ -55,7 +55,11 @@ const GAP_SEARCH_SECONDS = 26 * 3600;
 /** The cursor, read in local time. */
 export function readCursorFile(path: string): CursorFile {
   const raw = readText(path);
-  if (raw === undefined) return { state: "missing" };
+  return raw === undefined ? { state: "missing" } : cursorOfText(raw);
+}
+
+/** A cursor's text (the shared archive's, in local time) read as readCursorFile reads the file. */
+export function cursorOfText(raw: string): CursorFile {
   const text = raw.trim();
   const ns = parseCursorText(text);
   return ns === undefined ? { state: "invalid", text } : { state: "ok", text, ns };

@@ -1,0 +1,117 @@
+// A home that does not exist on a shared archive (MEMVOY_ARCHIVE_URL set, a mistyped --home): the commands that
+// only read, or change nothing, answer as from a home that holds only caches, and create nothing on this host.
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { existsSync, mkdirSync, rmSync } from "node:fs";
+import { join } from "node:path";
+import { buildBinaryOnce, makeTempDir, removeTempDirs, runBinary } from "../fixture/binary.ts";
+import { describePostgres, startPostgres, type PgServer } from "../fixture/postgres-server.ts";
+import { startS3Server, type S3Server } from "../fixture/s3-server.ts";
+import { cursorText } from "../../src/storage/history/cursor-file.ts";
+import { openPgSharedArchive } from "../../src/storage/postgres/pg-shared-archive.ts";
+
+const describe = describePostgres();
+
+describe("a missing home on a shared archive", () => {
+  let pg: PgServer;
+  let s3: S3Server;
+  let bin = "";
+  let env: Record<string, string>;
+  let dir = "";
+  let other = ""; // a home of this host that holds caches only
+
+  beforeAll(async () => {
+    [pg, s3, bin] = await Promise.all([startPostgres(), startS3Server(), buildBinaryOnce()]);
+    const url = await pg.createDatabase("missing");
+    env = {
+      ...s3.env,
+      MEMVOY_ARCHIVE_URL: url,
+      MEMVOY_VECTORS_URI: `s3://${s3.bucket}/missing`,
+      MEMVOY_VECTORS_ENDPOINT: s3.endpoint,
+      MEMVOY_VECTORS_ALLOW_HTTP: "true",
+      MEMVOY_VECTORS_READ_CONSISTENCY_MS: "0",
+    };
+    dir = makeTempDir("memvoy-missing-shared-");
+    other = join(dir, "other");
+    mkdirSync(join(other, "sessions"), { recursive: true, mode: 0o700 });
+    const writer = join(dir, "writer");
+    const lines = ["deploy on fridays", "never on mondays"].map((content, i) =>
+      JSON.stringify({ role: i % 2 ? "assistant" : "user", content, sendAt: `2026-01-01T00:00:0${i}Z` }),
+    );
+    const add = await runBinary(bin, ["--home", writer, "add", "ops"], { env, stdin: lines.join("\n") });
+    expect(add.code, add.stderr).toBe(0);
+    const archive = await openPgSharedArchive(url);
+    const summary = JSON.stringify({
+      key_decisions: ["Do: deploy on fridays"],
+      past_discussions: [],
+      current_discussion: { topic: "deploys", description: "about deploys", perspectives: "", direction: "" },
+    });
+    const cursor = cursorText(BigInt(Date.now() - 60_000) * 1_000_000n);
+    await archive.putSummaryState("ops", { summary, cursor }, 1n, null);
+    await archive.close();
+  }, 240_000);
+  afterAll(async () => {
+    await Promise.all([pg?.stop(), s3?.stop()]);
+    removeTempDirs();
+  }, 60_000);
+
+  test("reads, refusals and removals of nothing answer as from a home of caches, and create nothing", async () => {
+    const missing = join(dir, "typo", "memvoy");
+    const cwd = makeTempDir("memvoy-cwd-");
+    const cases = [
+      ["sessions"],
+      ["history", "ops"],
+      ["context", "ops"],
+      ["summary", "ops"],
+      ["summary", "ops", "--json"],
+      ["search", "deploy"],
+      ["export", "--all"],
+      ["usage"],
+      ["errors", "list"],
+      ["errors", "search", "ECONNREFUSED"],
+      ["add", "ops", "--role", "bogus", "--content", "x"],
+      ["errors", "record", "--tool", "git", "--error", "", "--fix", "f"],
+      ["rm-message", "01M958DV054FZMVYYPN5NMMAES"],
+      ["rm", "nope"],
+      ["reset", "nope"],
+      ["summarize", "nope"],
+      ["errors", "rm", "abc123"],
+      ["errors", "sweep"],
+      ["import", "auto"],
+    ];
+    const seen: unknown[] = [];
+    const expected: unknown[] = [];
+    for (const args of cases) {
+      const run = (home: string) => runBinary(bin, ["--home", home, ...args], { env, cwd, timeoutMs: 60_000 });
+      const [a, b] = [await run(other), await run(missing)];
+      const answer = (r: typeof a) => ({ code: r.code, stdout: r.stdout, stderr: r.stderr.replaceAll(missing, other) });
+      seen.push({
+        args,
+        ...answer(b),
+        stdout: b.stdout.replaceAll(missing, other),
+        created: existsSync(join(dir, "typo")),
+      });
+      expected.push({ args, ...answer(a), created: false });
+      rmSync(join(dir, "typo"), { recursive: true, force: true });
+    }
+    expect(seen).toEqual(expected);
+  }, 600_000);
+
+  test("doctor says the home does not exist yet and creates it not; summarize makes it only once it runs", async () => {
+    const missing = join(dir, "memvoy-hoem");
+    const r = await runBinary(bin, ["--home", missing, "doctor"], { env, timeoutMs: 60_000 });
+    expect({ code: r.code, stderr: r.stderr }).toEqual({ code: 0, stderr: "" });
+    expect(r.stdout).toContain(
+      `${missing} does not exist yet: the first write (memvoy add, import or demo) creates it`,
+    );
+    expect(existsSync(missing)).toBe(false);
+    // No API key: refused before anything changes, and nothing made.
+    const refused = await runBinary(bin, ["--home", missing, "summarize", "ops"], { env, timeoutMs: 60_000 });
+    expect(refused.code).toBe(2);
+    expect(existsSync(missing)).toBe(false);
+    // A run keeps this host's summary files: the home is made then (the summary covers every message: no call).
+    const keyed = { ...env, ANTHROPIC_API_KEY: "sk-test", ANTHROPIC_BASE_URL: "http://127.0.0.1:9" };
+    const ran = await runBinary(bin, ["--home", missing, "summarize", "ops"], { env: keyed, timeoutMs: 60_000 });
+    expect({ code: ran.code, stdout: ran.stdout }).toEqual({ code: 0, stdout: expect.stringContaining("up-to-date") });
+    expect(existsSync(join(missing, "sessions", "ops", "summary.json"))).toBe(true);
+  }, 120_000);
+});
