@@ -32,7 +32,8 @@ async function openTuiMemory(home: string | undefined): Promise<TuiMemory> {
     return holdsHome(paths) ? open() : homeOnceMade(paths.db, openMemory({ home, config, readOnly: true }), open);
   }
   const { openSharedHome } = await import("../app/shared/open-shared.ts");
-  return openSharedHome({ home, config, connections: 2 });
+  // On a shared archive too: a home that does not exist gets no caches (summarize makes it when it runs).
+  return openSharedHome({ home, config, connections: 2, readOnly: true });
 }
 
 /** The log in the home; for a home not made yet, this user's log in the temp folder (or none, if that fails). */

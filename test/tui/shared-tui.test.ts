@@ -2,7 +2,7 @@
 // history, the three search modes and the summary come from the archive, and a message another host adds
 // appears on screen by itself (the UI polls the archive's change stamp).
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { openMemory as openLocalHome } from "../../src/app/open-memory.ts";
 import { openMemory } from "../../src/lib.ts";
@@ -111,4 +111,25 @@ describe("the terminal UI on a shared archive", () => {
       await api.close();
     }
   }, 180_000);
+
+  test("a home that does not exist: the archive's sessions and summary show, and nothing is created", async () => {
+    tui?.kill();
+    const missing = join(tempHome(), "no-such", "memvoy");
+    const vectors = {
+      MEMVOY_VECTORS_URI: `s3://${s3.bucket}/tui`,
+      MEMVOY_VECTORS_ENDPOINT: s3.endpoint,
+      MEMVOY_VECTORS_ALLOW_HTTP: "true",
+    };
+    tui = startTui(missing, { width: 110, height: 30, env: { ...env, ...vectors } });
+    await tui.waitFor("gamma-new", 30_000); // the list by recent activity: gamma-new (the test above), beta-billing
+    tui.keys("Down");
+    await tui.waitFor(/beta-billing · \d+ msgs/, 30_000);
+    tui.keys("C-s");
+    await tui.waitFor("Do: SHARED retry the refund job nightly", 30_000);
+    tui.keys("Escape");
+    await tui.waitForGone("Do: SHARED retry");
+    tui.keys("q");
+    expect((await tui.exited()).code).toBe(0);
+    expect(existsSync(join(missing, ".."))).toBe(false);
+  }, 120_000);
 });
