@@ -74,6 +74,8 @@ export async function semanticRanking(
   focus: QueryFocus,
   limit: number,
   minScore = src.minScore,
+  /** Counts the candidates over the cut dropped for being far in their content words (contentWordsFar). */
+  dropped?: { far: number },
 ): Promise<RankedMessage[]> {
   if (!src.table) return [];
   const [qv] = await src.embedder.embed([focus.text], o.signal, "query");
@@ -143,7 +145,10 @@ export async function semanticRanking(
         if (done) break;
         continue;
       }
-      if (await farOff(m.content)) continue;
+      if (await farOff(m.content)) {
+        if (dropped) dropped.far++;
+        continue;
+      }
       out.push({ message: m, score });
       if (out.length === limit) edge = h.score;
     }
@@ -171,7 +176,8 @@ export function statusNotes(
 export async function semanticSearch(db: Db, src: SemanticSource, o: SemanticOptions): Promise<SearchResult> {
   const limit = Math.max(1, o.limit ?? 10);
   const focus = focusFor(db, o.query, o.session);
-  const ranked = await semanticRanking(db, src, o, focus, limit);
+  const dropped = { far: 0 };
+  const ranked = await semanticRanking(db, src, o, focus, limit, src.minScore, dropped);
   const runs = expandHits(
     db,
     ranked.map((r) => r.message),
@@ -203,7 +209,10 @@ export async function semanticSearch(db: Db, src: SemanticSource, o: SemanticOpt
     const empty =
       !src.table || indexStats(db).rows === 0 || (src.notIndexed > 0 && src.notIndexed >= recentCount(db, o.session));
     const shared = !empty && noSharedWord(db, focus.text);
-    result.emptyReason = semanticEmptyReason(src, shared, empty, empty ? [] : unknownNames(db, focus.text));
+    // Hits over min_score dropped for being far in their content words: the query is mostly about what no message
+    // mentions (semanticRanking), not short of the score.
+    const far = !empty && dropped.far > 0;
+    result.emptyReason = semanticEmptyReason(src, shared, empty, empty ? [] : unknownNames(db, focus.text), far);
   }
   return result;
 }
@@ -218,9 +227,13 @@ export function semanticEmptyReason(
   nothingStored = false,
   /** The query's names no message mentions (their hits' scores were cut to a quarter). */
   unknown: readonly string[] = [],
+  /** Whether hits over the cut were dropped, the words some message holds weighing little in the query (mostlyUnheld). */
+  mostlyUnheldWords = false,
 ): string {
   if (!src.table || nothingStored) return "nothing is indexed yet";
   if (noWordShared) return `${NO_CLOSE} (no message holds a word of the query, and none is close enough in meaning)`;
   if (unknown.length > 0) return `${NO_CLOSE} (${unknownNamesReason(unknown)}, and none is close enough in meaning)`;
+  if (mostlyUnheldWords)
+    return `${NO_CLOSE} (most of the query's words are in no message, and none is close enough in meaning)`;
   return `${NO_CLOSE} (nothing scored at least ${src.minScore})`;
 }

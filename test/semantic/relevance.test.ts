@@ -313,3 +313,103 @@ describe("which query words the index holds", () => {
     api.close();
   });
 });
+
+/** A coding agent's home: shell sessions, stack traces, code review, deploys (user and assistant turns alternate). */
+const CODING: Record<string, string[]> = {
+  shell: [
+    "run the test suite and tell me what fails",
+    "Running `npm test`... 3 failures in src/auth/session.test.ts: expected 200 but got 401 on refresh.",
+    "why does the refresh token get rejected?",
+    "The token's audience claim is `api.staging` but the verifier expects `api`. I'll update the config in auth.ts.",
+    "ok, also check disk usage on the build box",
+    "`df -h` shows /var at 94%. Most of it is old docker images; `docker system prune -a` would free about 40 GB.",
+    "go ahead and prune",
+    "Pruned. /var is now at 51%.",
+    "grep the logs for the connection reset errors",
+    "Found 212 lines of `ECONNRESET` in api.log between 02:10 and 02:25, all from the payments client.",
+    "can you tail the worker log while I trigger the job",
+    "Tailing. The worker picked up job 8812, processed 3,400 rows and finished in 41 s.",
+  ],
+  trace: [
+    "the app crashes on startup now, here is the trace:\nTypeError: Cannot read properties of undefined (reading 'map')\n    at renderList (src/components/List.tsx:42:18)\n    at App (src/App.tsx:17:5)",
+    "`items` is undefined on first render because the fetch has not resolved yet. Default it to an empty array: `const items = data?.items ?? []`.",
+    "python service throws this:\nTraceback (most recent call last):\n  File \"app/main.py\", line 88, in handle\n    user = db.get(user_id)\nKeyError: 'user_id'",
+    "The request body uses `userId` (camelCase) and the handler reads `user_id`. Normalise the keys in the request parser.",
+    "and now a segfault in the native module",
+    "The core dump points at `napi_get_value_string_utf8` with a null env; the addon is built against Node 18 headers but you run Node 22. Rebuild with `npm rebuild`.",
+    "java side: java.lang.OutOfMemoryError: Java heap space",
+    "The heap is 512m and the report job loads every invoice at once. Stream them in pages of 1,000, or raise -Xmx to 2g as a stopgap.",
+    "go panic: runtime error: index out of range [3] with length 3",
+    "The loop in parser.go uses `i <= len(parts)`; it should be `<`.",
+  ],
+  review: [
+    "review my PR #482 please",
+    "Two issues: the retry loop in client.ts never backs off, and the new endpoint skips the rate limiter. Otherwise it looks good.",
+    "I added exponential backoff, can you re-review",
+    "Backoff looks right now. Consider adding jitter so the clients do not retry in lockstep.",
+    "is it ok to merge without the integration tests?",
+    "I would not: the change touches the billing path. Run the integration suite first, it takes about 12 minutes.",
+    "nit from the reviewer: rename fetchAll to fetchAllPages",
+    "Renamed in 7 files and updated the docs.",
+    "the linter complains about unused imports in utils.ts",
+    "Removed `lodash/merge` and `path`; lint is clean.",
+  ],
+  deploy: [
+    "deploy the api to staging",
+    "Deployed build 1.14.2 to staging via the GitHub Actions workflow. Health checks pass.",
+    "the canary in prod shows elevated latency",
+    "p99 went from 180 ms to 950 ms on the canary pods. The new build calls the feature-flag service on every request without caching.",
+    "roll back the canary",
+    "Rolled back to 1.14.1 with `kubectl rollout undo deployment/api`. Latency is back to normal.",
+    "the pods keep getting killed and restarted",
+    "`kubectl describe pod` shows OOMKilled: the container limit is 256Mi and the new image uses about 300Mi at peak. Raise the memory limit to 512Mi.",
+    "helm upgrade fails with 'another operation is in progress'",
+    "A previous release is stuck in pending-upgrade. Run `helm rollback api 41` and then upgrade again.",
+    "we need to rotate the database password before friday",
+    "I will create the new secret in Vault, update the Kubernetes secret, and restart the pods one at a time.",
+    "nginx returns 502 after the deploy",
+    "The upstream port changed from 8080 to 3000 in the new image but the service still targets 8080. Fixed the service manifest.",
+  ],
+  infra: [
+    "set up a postgres replica for read traffic",
+    "Created a streaming replica in eu-west-1b; replication lag is under 50 ms.",
+    "the S3 bucket policy blocks the uploader",
+    "The policy denies PutObject without server-side encryption. The uploader now sends `x-amz-server-side-encryption: AES256`.",
+    "add a cron job to clean up old sessions",
+    "Added a nightly job at 03:00 UTC that deletes sessions older than 30 days.",
+    "why is the redis memory growing",
+    "Keys from the rate limiter have no TTL. Setting a 60 s expiry on them stops the growth.",
+  ],
+};
+
+/** A home of the CODING sessions and a chat holding one paraphrase ("sick dog"), every message embedded. */
+async function codingHome(): Promise<{ home: string; puppy: string }> {
+  const t = openTemp({ drain: "off", config: config() });
+  for (const [session, turns] of Object.entries(CODING))
+    t.api.add(
+      session,
+      turns.map((content, i) => ({ role: i % 2 ? ("assistant" as const) : ("user" as const), content })),
+    );
+  const [puppy] = t.api.add("chat", [{ role: "user", content: "my puppy has been ill since yesterday" }]).ids;
+  await t.api.drainEmbeddings();
+  t.api.close();
+  return { home: t.home, puppy: puppy! };
+}
+
+describe("a semantic search of a query mostly about what no message mentions, emptied", () => {
+  test("says so, not that nothing scored the cutoff", async () => {
+    const { home } = await codingHome();
+    const api = openMemoryApi({ home, env: {} });
+    try {
+      // Only "rollback" is held (in the deploy session): in the trace session the hits that score over the cutoff
+      // are dropped for being far in their content words, not for their scores.
+      const r = await api.search({ query: "exit code 137 rollback", match: "semantic", session: "trace" });
+      expect(r.hits).toEqual([]);
+      expect(r.emptyReason).toBe(
+        "no close matches (most of the query's words are in no message, and none is close enough in meaning)",
+      );
+    } finally {
+      await api.close();
+    }
+  }, 60_000);
+});
