@@ -95,9 +95,17 @@ export function defaultMinScore(embedder: Pick<Embedder, "id">): number {
  * never seen; `noSharedWord`: the cutoff is raised to at least this when no message holds any of the
  * query's words (a paraphrase must then be clearly close; random words and mashes are not); `contentWords`: the
  * least cosine of a hit's content words to the query's, with the builtin embedder (contentWordsFar), for a hit
- * holding none of the query's words when those some message holds weigh less than `heldShare` of the query.
+ * holding none of the query's words when those some message holds weigh less than `heldShare` of the query;
+ * `wordAgrees`: the least cosine of a query's content word to one of such a hit's for the two to agree (of a query
+ * of several content words, two must).
  */
-export const RELEVANCE = { unknownName: 0.25, noSharedWord: 0.25, contentWords: 0.6, heldShare: 0.5 };
+export const RELEVANCE = {
+  unknownName: 0.25,
+  noSharedWord: 0.25,
+  contentWords: 0.6,
+  heldShare: 0.5,
+  wordAgrees: 0.5,
+};
 
 /** A text's content words (stop words left out; the first MAX_TERMS distinct ones of its start), as one line. */
 export function contentWords(text: string): string {
@@ -113,13 +121,41 @@ export function contentWords(text: string): string {
  * whole-text vectors weigh the function words two questions share most: "what should I cook for dinner" is 0.75 to
  * "Should we also block deploys on Friday afternoons?" as written, 0.48 in content words ("cook dinner"), where a
  * paraphrase stays close ("sick dog" and "my puppy has been ill since yesterday": 0.65). bench/RESULTS.md.
+ * With `wordByWord` (a query no message holds a word of: LoCoMo's questions, which name their speakers, never are),
+ * a query of several content words is also far from a text where fewer than two of them each have a word at
+ * RELEVANCE.wordAgrees: the mean of a short technical query's words and that of a long technical text are close
+ * whatever they say ("exit code 137" is 0.64 in content words to "The request body uses `userId` and the handler
+ * reads `user_id`", where only "code" has a near word, 0.59), while a paraphrase says each thing in other words
+ * ("sick" and "ill" 0.68, "dog" and "puppy" 0.64).
  */
-export function contentWordsFar(embedder: Embedder, query: string): (text: string) => Promise<boolean> {
+export function contentWordsFar(
+  embedder: Embedder,
+  query: string,
+): (text: string, wordByWord?: boolean) => Promise<boolean> {
+  const words = new Map<string, Promise<Float32Array>>();
+  const wordVector = (w: string) => {
+    let v = words.get(w);
+    if (!v) {
+      v = embedder.embed([w], undefined, "document").then((x) => x[0]!);
+      words.set(w, v);
+    }
+    return v;
+  };
+  const queryWords = [...new Set(contentWords(query).split(" ").filter(Boolean))];
   let q: Promise<Float32Array | undefined> | undefined;
-  return async (text) => {
-    const qv = await (q ??= embedder.embed([contentWords(query)], undefined, "query").then((v) => v[0]));
-    const [tv] = await embedder.embed([contentWords(text)], undefined, "document");
-    return qv !== undefined && tv !== undefined && dot(qv, tv) < RELEVANCE.contentWords;
+  let qws: Promise<Float32Array[]> | undefined;
+  return async (text, wordByWord = true) => {
+    const qv = await (q ??= embedder.embed([queryWords.join(" ")], undefined, "query").then((v) => v[0]));
+    const content = contentWords(text);
+    const [tv] = await embedder.embed([content], undefined, "document");
+    if (qv === undefined || tv === undefined) return false;
+    if (dot(qv, tv) < RELEVANCE.contentWords) return true;
+    if (!wordByWord || queryWords.length < 2) return false;
+    const own = await (qws ??= Promise.all(queryWords.map(wordVector)));
+    const theirs = await Promise.all([...new Set(content.split(" ").filter(Boolean))].map(wordVector));
+    let agree = 0;
+    for (const w of own) if (theirs.some((t) => dot(w, t) >= RELEVANCE.wordAgrees) && ++agree === 2) return false;
+    return true;
   };
 }
 

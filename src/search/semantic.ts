@@ -107,7 +107,8 @@ export async function semanticRanking(
     // A hit of a query no message holds a word of is checked whatever it holds inside its words ("cat" in
     // "dedicated"); of one mostly unheld, only a hit holding none of its words, inside words either.
     const checked = (noneShared ??= noSharedWord(db, focus.text)) || coverage(content, unheld, true) === 0;
-    return checked && (await wordsFar(content));
+    // Word by word too only when no message holds a word of the query (RELEVANCE.wordAgrees).
+    return checked && (await wordsFar(content, noneShared === true));
   };
   const unknown = namesUnknown(db, focus.text) ? RELEVANCE.unknownName : 1;
   const found = await pending;

@@ -371,6 +371,55 @@ export function contractCases(name: string, open: () => Promise<Implementation>)
         }
     });
 
+    test("search, semantic and hybrid: a short technical query no message shares a word with gets nothing", async () => {
+      // Stack traces: their content words are over 0.6 to the query's on average, but only "code" has a near word.
+      await api.add("traces", [
+        {
+          role: "user" as const,
+          content:
+            "the app crashes on startup now, here is the trace:\nTypeError: Cannot read properties of undefined (reading 'map')\n    at renderList (src/components/List.tsx:42:18)\n    at App (src/App.tsx:17:5)",
+        },
+        {
+          role: "assistant" as const,
+          content:
+            "`items` is undefined on first render because the fetch has not resolved yet. Default it to an empty array: `const items = data?.items ?? []`.",
+        },
+        {
+          role: "user" as const,
+          content:
+            "python service throws this:\nTraceback (most recent call last):\n  File \"app/main.py\", line 88, in handle\n    user = db.get(user_id)\nKeyError: 'user_id'",
+        },
+        {
+          role: "assistant" as const,
+          content:
+            "The request body uses `userId` (camelCase) and the handler reads `user_id`. Normalise the keys in the request parser.",
+        },
+        { role: "user" as const, content: "and now a segfault in the native module" },
+        {
+          role: "assistant" as const,
+          content:
+            "The core dump points at `napi_get_value_string_utf8` with a null env; the addon is built against Node 18 headers but you run Node 22. Rebuild with `npm rebuild`.",
+        },
+        { role: "user" as const, content: "java side: java.lang.OutOfMemoryError: Java heap space" },
+        {
+          role: "assistant" as const,
+          content:
+            "The heap is 512m and the report job loads every invoice at once. Stream them in pages of 1,000, or raise -Xmx to 2g as a stopgap.",
+        },
+        { role: "user" as const, content: "go panic: runtime error: index out of range [3] with length 3" },
+        { role: "assistant" as const, content: "The loop in parser.go uses `i <= len(parts)`; it should be `<`." },
+      ]);
+      for (const match of ["semantic", "hybrid"] as const) {
+        const r = await api.search({ query: "status code 139", match });
+        expect({ match, hits: r.hits.map((h) => h.content) }).toEqual({ match, hits: [] });
+        expect(r.emptyReason).toBe(
+          match === "semantic"
+            ? "no close matches (no message holds a word of the query, and none is close enough in meaning)"
+            : "no message holds the query's terms and nothing is semantically close",
+        );
+      }
+    });
+
     test("search, semantic: a query naming someone no message mentions scores its hits down", async () => {
       const known = await api.search({ query: "what did the OOM killer do to the deploy", match: "semantic" });
       expect(known.hits[0]!.score).toBeGreaterThan(0.3);

@@ -8,7 +8,8 @@ import { seedDemoHome } from "../../src/app/demo/seed-demo.ts";
 import { openMemoryApi } from "../../src/app/api/local-memory-api.ts";
 import { TOOLS } from "../../src/mcp/tools.ts";
 import { config } from "../fixture/semantic-home.ts";
-import { calibrate, calibratedScore } from "../../src/search/relevance.ts";
+import { calibrate, calibratedScore, contentWordsFar } from "../../src/search/relevance.ts";
+import { BuiltinEmbedder } from "../../src/embed/builtin/builtin-embedder.ts";
 import { contextFor } from "../fixture/semantic-home.ts";
 import { namesUnknown, noSharedWord } from "../../src/search/coverage.ts";
 import { ftsPhrases, queryTerms } from "../../src/search/query-terms.ts";
@@ -412,4 +413,39 @@ describe("a semantic search of a query mostly about what no message mentions, em
       await api.close();
     }
   }, 60_000);
+});
+
+describe("a short technical query on a coding agent's home that holds none of its words", () => {
+  test("gets nothing in semantic and hybrid mode (the MCP default too), with a reason; a paraphrase still finds its message", async () => {
+    const { home, puppy } = await codingHome();
+    const api = openMemoryApi({ home, env: {} });
+    try {
+      // Their content words are 0.61-0.67 to the query's "exit code 137" (the mean of a few technical words is near
+      // that of any technical text), but only one word of the query has a near word in them.
+      for (const match of ["semantic", "hybrid"] as const) {
+        const r = await api.search({ query: "exit code 137", match });
+        expect({ match, hits: r.hits.map((h) => h.content) }).toEqual({ match, hits: [] });
+        expect(r.emptyReason).toMatch(/no close matches|nothing is semantically close/);
+      }
+      const tool = TOOLS.find((x) => x.name === "chat_history")!;
+      const out = await tool.run(api, { mode: "search", query: "exit code 137" });
+      expect(out).toMatchObject({ value: { match: "hybrid", rows: [], emptyReason: expect.any(String) } });
+      for (const match of ["semantic", "hybrid"] as const) {
+        const r = await api.search({ query: "sick dog", match, limit: 3 });
+        expect(r.hits[0]?.id).toBe(puppy);
+      }
+    } finally {
+      await api.close();
+    }
+  }, 60_000);
+
+  test("a hit's content words must agree word by word with two of the query's, not only on average", async () => {
+    const embedder = await BuiltinEmbedder.create();
+    const far = (query: string, text: string) => contentWordsFar(embedder, query)(text);
+    expect(await far("exit code 137", CODING.trace![3]!)).toBe(true);
+    expect(await far("exit code 137", CODING.trace![2]!)).toBe(true);
+    expect(await far("sick dog", "my puppy has been ill since yesterday")).toBe(false);
+    const webhook = "Stripe sometimes delivers the same invoice.paid webhook twice and we credit the account twice.";
+    expect(await far("the same payment event arrives two times", webhook)).toBe(false);
+  });
 });
