@@ -38,7 +38,7 @@ import type { StatsReport } from "../memory/stats.ts";
 import { daemonLockHeld } from "./daemon-probe.ts";
 import type { IndexUpgradeOptions, IndexUpgradeResult, IndexUpgradeState } from "../memory/index-upgrade.ts";
 import type { MatchMode, SearchHit, SearchOptions, SearchResult } from "../search/search-types.ts";
-import { explainEmpty, NO_TERMS, unheldPieceReason } from "../search/empty-reason.ts";
+import { ELSEWHERE_ROWS, elsewhere, explainEmpty, NO_TERMS, unheldPieceReason } from "../search/empty-reason.ts";
 import type { WireMessageInput } from "./wire-input.ts";
 import type { RecordErrorResult } from "../memory/error-memory/record-error.ts";
 import type { ErrorSearchResult } from "../memory/error-memory/search-errors.ts";
@@ -250,10 +250,21 @@ export class HomeMemory implements MaintenanceApi {
         load.keyword().keywordSearch(this.ctx.db, { ...unfiltered, query }).length > 0;
       result.emptyReason =
         (await unheldPieceReason(load.symbols().querySymbols(o.query), keywordHit)) ??
-        (await explainEmpty(result.emptyReason, { range: o.range, filter }, async () =>
-          match === "semantic"
-            ? (await this.#semantic.search("semantic", unfiltered)).hits.length > 0
-            : keywordHit(o.query),
+        (await explainEmpty(
+          result.emptyReason,
+          { range: o.range, filter, session: o.session },
+          async () =>
+            match === "semantic"
+              ? (await this.#semantic.search("semantic", unfiltered)).hits.length > 0
+              : keywordHit(o.query),
+          () => {
+            const all = load.keyword().keywordSearch(this.ctx.db, { query: o.query, limit: ELSEWHERE_ROWS, now });
+            return elsewhere(
+              o.session ?? "",
+              all.map((h) => h.message.session),
+              ELSEWHERE_ROWS,
+            );
+          },
         ));
     }
     return result;

@@ -7,7 +7,17 @@ export const NO_TERMS = "no message holds the query's terms";
 /** The start of semantic mode's reasons for an answer with no hit close enough (see semanticEmptyReason). */
 export const NO_CLOSE = "no close matches";
 
-type Narrowing = { range?: TimeRange; filter?: MessageFilter };
+type Narrowing = { range?: TimeRange; filter?: MessageFilter; session?: string };
+/** How many other sessions hold the query's terms; `more`: at least that many (the look-up stopped there). */
+export type Elsewhere = { count: number; more: boolean };
+/** At most this many messages of other sessions are looked at to count the sessions holding the query's terms. */
+export const ELSEWHERE_ROWS = 200;
+
+/** The sessions other than `session` among the hits of a search of every session (`rows` asked, `sessions` found). */
+export function elsewhere(session: string, sessions: readonly string[], rows: number): Elsewhere {
+  const others = new Set(sessions.filter((s) => s !== session));
+  return { count: others.size, more: sessions.length >= rows };
+}
 
 /** What narrowed the search: time (range, since, until), role, sender. */
 function narrowedBy(o: Narrowing): string[] {
@@ -29,22 +39,30 @@ function filteredOutReason(by: string[], found: string): string {
 /**
  * An empty result's reason, corrected when it blames the terms (or, in semantic mode, the closeness) of a narrowed
  * search: `anyUnfiltered` looks for one hit of the same kind with no filter (a one-row search, run only for an
- * empty, narrowed answer).
+ * empty, narrowed answer). A search of one session whose messages hold none of the query's terms says so, and how
+ * many other sessions do: `others` counts them (run only then).
  */
 export async function explainEmpty(
   reason: string | undefined,
   o: Narrowing,
   anyUnfiltered: () => boolean | Promise<boolean>,
+  others?: () => Elsewhere | Promise<Elsewhere>,
 ): Promise<string | undefined> {
   const by = narrowedBy(o);
-  if (reason === undefined || by.length === 0) return reason;
+  if (reason === undefined) return reason;
   const found = reason.startsWith(NO_TERMS)
     ? "messages hold the query's terms"
     : reason.startsWith(NO_CLOSE)
       ? "messages are close to the query"
       : undefined;
   if (found === undefined) return reason;
-  return (await anyUnfiltered()) ? filteredOutReason(by, found) : reason;
+  if (by.length > 0 && (await anyUnfiltered())) return filteredOutReason(by, found);
+  if (o.session === undefined || others === undefined || !reason.startsWith(NO_TERMS)) return reason;
+  const elsewhere = await others();
+  if (elsewhere.count === 0) return reason;
+  const n = elsewhere.count;
+  const held = elsewhere.more ? `at least ${n} other sessions do` : `${n} other session${n === 1 ? " does" : "s do"}`;
+  return `no message in session ${o.session} holds the query's terms${reason.slice(NO_TERMS.length)} (${held})`;
 }
 
 /** What a query naming someone or something no message mentions (coverage.ts unknownNames) was told. */

@@ -328,6 +328,28 @@ export function contractCases(name: string, open: () => Promise<Implementation>)
       expect(semantic.emptyReason).toBe("messages are close to the query, but none falls in the time range");
     });
 
+    test("search of one session: when only other sessions hold the query's terms, emptyReason says how many", async () => {
+      await api.add("walrus-1", { role: "user", content: "the walrus migration to postgres is done" });
+      await api.add("walrus-2", { role: "user", content: "postgres walrus backups run nightly" });
+      await api.add("walrus-3", { role: "user", content: "nothing about databases here" });
+      const keyword = await api.search({ query: "walrus postgres", match: "keyword", session: "walrus-3" });
+      expect([keyword.hits, keyword.emptyReason]).toEqual([
+        [],
+        "no message in session walrus-3 holds the query's terms (2 other sessions do)",
+      ]);
+      const one = await api.search({ query: "migration", match: "keyword", session: "walrus-3" });
+      expect(one.emptyReason).toBe("no message in session walrus-3 holds the query's terms (1 other session does)");
+      const none = await api.search({ query: "zeppelinish", match: "keyword", session: "walrus-3" });
+      expect(none.emptyReason).toBe("no message holds the query's terms");
+      const filtered = await api.search({
+        query: "walrus",
+        match: "keyword",
+        session: "walrus-1",
+        until: "2000-01-01",
+      });
+      expect(filtered.emptyReason).toBe("messages hold the query's terms, but none falls in the time range");
+    });
+
     test("search: when no message holds a symbol piece of the query as written, emptyReason names it", async () => {
       await api.add("timely-3", {
         role: "user",

@@ -33,7 +33,7 @@ import {
   type TierScope,
 } from "../../search/search-types.ts";
 import { candidateDepth, semanticEmptyReason, SENDER_IDS_MAX, statusNotes } from "../../search/semantic.ts";
-import { explainEmpty, NO_TERMS, unheldPieceReason } from "../../search/empty-reason.ts";
+import { ELSEWHERE_ROWS, elsewhere, explainEmpty, NO_TERMS, unheldPieceReason } from "../../search/empty-reason.ts";
 import { hybridEmptyReason } from "../../search/hybrid.ts";
 import { makeSnippet } from "../../search/snippet.ts";
 import { holdsSymbols, querySymbols } from "../../search/symbols.ts";
@@ -71,10 +71,21 @@ export async function sharedSearch(
     const keywordHit = async (query: string) => (await keywordRanking(ctx, { ...unfiltered, query }, 1)).length > 0;
     result.emptyReason =
       (await unheldPieceReason(querySymbols(o.query), keywordHit)) ??
-      (await explainEmpty(result.emptyReason, scope, async () =>
-        match === "semantic"
-          ? (await semanticRanking(ctx, unfiltered, 1, false)).ranked.length > 0
-          : keywordHit(o.query),
+      (await explainEmpty(
+        result.emptyReason,
+        scope,
+        async () =>
+          match === "semantic"
+            ? (await semanticRanking(ctx, unfiltered, 1, false)).ranked.length > 0
+            : keywordHit(o.query),
+        async () => {
+          const all = await keywordRanking(ctx, { query: o.query, now }, ELSEWHERE_ROWS);
+          return elsewhere(
+            o.session ?? "",
+            all.map((r) => r.message.session),
+            ELSEWHERE_ROWS,
+          );
+        },
       ));
   }
   return result;
