@@ -164,7 +164,8 @@ export const TOOLS: readonly ToolDef[] = [
     description:
       "Append messages (role user or assistant, content, optional sendAt, sender and idempotencyKey) to a session, in order. Returns the new message ids once " +
       "they are stored (over max_chars, the first ids that fit, with truncated=true: every message is stored all the same; raise max_chars for every id). " +
-      "Give each message an idempotencyKey to retry safely: a message whose key the session already holds is not stored twice.",
+      "Give each message an idempotencyKey to retry safely: a message whose key the session already holds is not stored twice. " +
+      "An error names a message by its position counted from 1 (message 1 is the first).",
     schema: T.AddMessagesArgs,
     output: O.AddMessagesOutput,
     annotations: WRITES,

@@ -151,7 +151,7 @@ describe("bad input on every route: 400 naming the field, 404, 413; nothing chan
   test("empty content, an unknown mode, a huge limit, a missing field, an unknown field", async () => {
     expect(
       await errorOf(await post("/v1/sessions/s1/messages", { messages: [{ role: "user", content: "" }] }), 400),
-    ).toBe("add: messages.0.content: content is empty");
+    ).toBe("add: message 1: content is empty");
     expect(await errorOf(await post("/v1/search", { query: "x", match: "fuzzy" }), 400)).toContain(
       "match must be keyword, semantic or hybrid",
     );
@@ -190,7 +190,7 @@ describe("bad input on every route: 400 naming the field, 404, 413; nothing chan
     const ns = "1764900000123456789";
     const asNumber = `{"messages":[{"role":"user","content":"number","sendAt":${ns}}]}`;
     expect(await errorOf(await post("/v1/sessions/ns/messages", asNumber), 400)).toBe(
-      "add: messages.0.sendAt: sendAt as a number must be a whole number up to 9007199254740991 (a JSON number loses digits past 2^53): send nanoseconds as a string",
+      "add: message 1: sendAt as a number must be a whole number up to 9007199254740991 (a JSON number loses digits past 2^53): send nanoseconds as a string",
     );
     const asText = await post("/v1/sessions/ns/messages", {
       messages: [{ role: "user", content: "text", sendAt: ns }],

@@ -391,7 +391,7 @@ export function mcpStdioCases(label: string, command: () => Promise<string[]>, c
           session: "ok",
           messages: [{ role: "user", content: "x", sendAt: Number("1764900000123456789") }],
         }),
-      ).toContain("messages.0.sendAt: sendAt as a number must be a whole number");
+      ).toContain("message 1: sendAt as a number must be a whole number");
       expect(await refused(c, "chat_history", { mode: "timeline" })).toContain(
         "mode must be search, recent, around, get or sessions",
       );
@@ -452,6 +452,32 @@ export function mcpStdioCases(label: string, command: () => Promise<string[]>, c
       ])
         expect(await refused(c, "chat_history", args)).toMatch(/^chat_history: no (such )?session "nobody" in /);
       expect((await call(c, "chat_history", { mode: "sessions" })).structuredContent).toEqual(before);
+    });
+
+    test("add_messages errors number the messages one way, from 1: a field's type, the size and the time alike", async () => {
+      const second = (m: Record<string, unknown>) => ({
+        session: "numbered",
+        messages: [
+          { role: "user", content: "first" },
+          { role: "user", content: "second", ...m },
+        ],
+      });
+      expect(await refused(c, "add_messages", second({ sender: 5 }))).toBe(
+        "add_messages: message 2: sender must be text.",
+      );
+      expect(await refused(c, "add_messages", second({ colour: "red" }))).toBe(
+        "add_messages: message 2, colour: unknown field.",
+      );
+      expect(await refused(c, "add_messages", second({ sendAt: "yesterday-ish" }))).toStartWith(
+        'add_messages: invalid message 2: sendAt "yesterday-ish"',
+      );
+      expect(await refused(c, "add_messages", second({ content: "x".repeat(1_100_000) }))).toStartWith(
+        "add_messages: message 2: content is 1,100,000 bytes",
+      );
+      const tools = (await c.listTools()).tools;
+      expect(tools.find((t) => t.name === "add_messages")!.description).toContain(
+        "position counted from 1 (message 1 is the first)",
+      );
     });
 
     test("every tool declares an outputSchema, and structuredContent validates against it: whole, cut by max_chars, and isError", async () => {

@@ -281,7 +281,13 @@ export const EmptyInput = v.strictObject({});
 export type AnySchema = v.GenericSchema;
 
 /** How the API's input issues read: each with its field ("missing", "unknown field", or the schema's sentence). */
-const ISSUE_TEXT: IssueTextOptions = { unknown: "unknown field", missing: "missing", omitNamedPath: true };
+const ISSUE_TEXT: IssueTextOptions = {
+  unknown: "unknown field",
+  missing: "missing",
+  omitNamedPath: true,
+  // As the checks after the schema name them (size, time, a reused key): "message 2", numbered from 1.
+  items: { messages: "message" },
+};
 
 /** Every issue as a fact with its dotted path. */
 export function inputIssues(issues: readonly v.BaseIssue<unknown>[]): IssueFact[] {
