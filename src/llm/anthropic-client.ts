@@ -20,7 +20,6 @@ import { redactSecrets, redactUrl } from "../shared/redact.ts";
 
 type Sdk = typeof import("@anthropic-ai/sdk");
 type SdkClient = InstanceType<Sdk["default"]>;
-type SdkMessage = import("@anthropic-ai/sdk").default.Message;
 
 export const DEFAULT_BASE_URL = "https://api.anthropic.com";
 
@@ -114,12 +113,12 @@ export class LlmClient {
       // The SDK's timeout ends once the headers arrive: this one also bounds reading the answer's body.
       const attemptTimeout = AbortSignal.timeout(timeout);
       try {
-        const { data: message, response } = await this.#create(client, req, {
+        const response = await this.#create(client, req, {
           timeout,
           signal: anySignal(signal, attemptTimeout),
           maxRetries: 0,
-        }).withResponse();
-        if (!isMessage(message)) throw notAnAnswer(this.settings.baseURL, response, message);
+        }).asResponse();
+        const message = readAnswer(this.settings.baseURL, response, await response.text());
         const text = message.content.flatMap((b) => (b.type === "text" ? [b.text] : [])).join("");
         const reply: LlmReply = {
           text,
@@ -143,10 +142,6 @@ export class LlmClient {
       } catch (err) {
         if (err instanceof LlmAnswerError) throw err;
         if (req.signal?.aborted) throw new LlmAbortedError(call, { cause: err });
-        // A success status whose body is no JSON at all (a proxy's page sent as application/json): no API
-        // answered. JSON that breaks off (a connection closed mid-answer) is a dropped connection, retried below.
-        if (err instanceof SyntaxError && /Unrecognized token|Unexpected token/i.test(err.message))
-          throw notJson(this.settings.baseURL, err);
         if (deadlineSignal?.aborted)
           throw new LlmCallError(
             { ...call, kind: "timeout", attempts: attempt, deadlineMs: req.deadlineMs },
@@ -204,7 +199,7 @@ export class LlmClient {
   // messages.create without its console notice (see loadDeprecatedModels): the same request, posted directly.
   #create(client: SdkClient, req: LlmRequest, options: { timeout: number; signal?: AbortSignal; maxRetries: number }) {
     const body = { model: req.model, max_tokens: req.maxTokens, system: req.system, messages: req.messages };
-    return client.post<SdkMessage>("/v1/messages", { body, ...options });
+    return client.post("/v1/messages", { body, ...options });
   }
 }
 
@@ -294,19 +289,49 @@ function messagesUrl(baseURL: string): string {
 
 const DROPPED = new Set(["ECONNRESET", "EPIPE", "ECONNABORTED", "ECONNREFUSED", "ETIMEDOUT", "UND_ERR_SOCKET"]);
 
-function isMessage(m: unknown): m is {
+type Answer = {
   content: { type: string; text?: string }[];
   model?: string;
   stop_reason?: string | null;
   usage?: { input_tokens?: number; output_tokens?: number };
-} {
-  return typeof m === "object" && m !== null && Array.isArray((m as { content?: unknown }).content);
+};
+
+function asMessage(m: unknown): Answer | undefined {
+  return typeof m === "object" && m !== null && Array.isArray((m as { content?: unknown }).content)
+    ? (m as Answer)
+    : undefined;
+}
+
+/**
+ * A success answer's body as a Messages API answer. A body that is no JSON (a proxy's page, "Bad Gateway"), or JSON
+ * of another shape, is no API answering: an LlmAnswerError naming its content type and first characters, never
+ * retried. JSON that breaks off (a connection closed mid-answer) throws its SyntaxError: a dropped connection.
+ */
+function readAnswer(baseURL: string, response: Response, body: string): Answer {
+  const type = response.headers.get("content-type")?.split(";")[0]?.trim() || "no content type";
+  if (!/\bjson\b|\+json$/i.test(type)) throw notAnAnswer(baseURL, response, described(type, body, ""));
+  let value: unknown;
+  try {
+    value = JSON.parse(body);
+  } catch (err) {
+    // An answer opens an object: one that does not parse was cut off on the way.
+    if (body.trimStart().startsWith("{")) throw err;
+    throw notAnAnswer(baseURL, response, described(type, body, " that is not JSON,"));
+  }
+  const message = asMessage(value);
+  if (message === undefined)
+    throw notAnAnswer(baseURL, response, typeof value === "string" ? `${type}, ${excerpt(value)}` : type);
+  return message;
+}
+
+/** `an empty text/html body`, `a text/html body starting "<html>…"` (redacted, cut). */
+function described(type: string, body: string, what: string): string {
+  if (body.trim() === "") return `an empty ${type} body`;
+  return `${/^[aeiou]/i.test(type) ? "an" : "a"} ${type} body${what} starting ${excerpt(body)}`;
 }
 
 /** A 200 answer that is no Messages API answer: a login page, a proxy's HTML, the wrong path. */
-function notAnAnswer(baseURL: string, response: Response, body: unknown): LlmAnswerError {
-  const type = response.headers.get("content-type")?.split(";")[0]?.trim() || "no content type";
-  const got = typeof body === "string" ? `${type}, ${excerpt(body)}` : type;
+function notAnAnswer(baseURL: string, response: Response, got: string): LlmAnswerError {
   return new LlmAnswerError({
     purpose: "request",
     problem: "not-api",
@@ -314,19 +339,6 @@ function notAnAnswer(baseURL: string, response: Response, body: unknown): LlmAns
     status: response.status,
     excerpt: got,
   });
-}
-
-function notJson(baseURL: string, cause: SyntaxError): LlmAnswerError {
-  return new LlmAnswerError(
-    {
-      purpose: "request",
-      problem: "not-api",
-      server: redactUrl(baseURL),
-      status: 200,
-      excerpt: "a body that is not JSON",
-    },
-    { cause },
-  );
 }
 
 function errorText(err: unknown): string {

@@ -76,7 +76,7 @@ test("a text/html 200 answer is a clear error naming the base URL, password reda
   const err = await new LlmClient(settings(base)).complete(req).catch((e) => e);
   expect(err).toBeInstanceOf(LlmAnswerError);
   expect(err.message).toContain(`http://proxyuser:***@127.0.0.1:${server.port}`);
-  expect(err.message).toContain("text/html");
+  expect(err.message).toContain('a text/html body starting "<html><body>Sign in</body></html>"');
   expect(err.message).not.toContain("hunter2pass");
   expect(err.message).not.toContain("undefined is not an object");
 });
@@ -91,8 +91,40 @@ test("a 200 answer sent as application/json that is not JSON (a proxy's page) na
   const err = await new LlmClient(settings(`http://127.0.0.1:${server.port}`)).complete(req).catch((e) => e);
   expect(err).toBeInstanceOf(LlmAnswerError);
   expect(err.message).toBe(
-    `the server at http://127.0.0.1:${server.port} answered HTTP 200 with a body that is not JSON, not a Messages API answer: check ANTHROPIC_BASE_URL`,
+    `the server at http://127.0.0.1:${server.port} answered HTTP 200 with an application/json body that is not JSON, starting "<html><body>Gateway</body></html>", not a Messages API answer: check ANTHROPIC_BASE_URL`,
   );
+});
+
+test("a 200 answer whose body is plain text, not JSON, fails at once naming its type and first characters, redacted", async () => {
+  let calls = 0;
+  const secret = "sk-ant-api03-abcdefghijklmnopqrstuvwxyz0123456789";
+  const server = Bun.serve({
+    hostname: "127.0.0.1",
+    port: 0,
+    fetch: () => {
+      calls++;
+      return new Response(`Bad Gateway: upstream refused key ${secret}`, {
+        headers: { "content-type": "application/json" },
+      });
+    },
+  });
+  servers.push({ stop: () => server.stop(true) });
+  const err = await new LlmClient(settings(`http://127.0.0.1:${server.port}`)).complete(req).catch((e) => e);
+  expect(err).toBeInstanceOf(LlmAnswerError);
+  expect(err.message).toStartWith(
+    `the server at http://127.0.0.1:${server.port} answered HTTP 200 with an application/json body that is not JSON, starting "Bad Gateway: upstream refused key `,
+  );
+  expect(err.message).not.toContain(secret);
+  expect(err.message).not.toContain("connection dropped");
+  expect(calls).toBe(1);
+  const empty = Bun.serve({
+    hostname: "127.0.0.1",
+    port: 0,
+    fetch: () => new Response("", { headers: { "content-type": "text/html" } }),
+  });
+  servers.push({ stop: () => empty.stop(true) });
+  const none = await new LlmClient(settings(`http://127.0.0.1:${empty.port}`)).complete(req).catch((e) => e);
+  expect(none.message).toContain("answered HTTP 200 with an empty text/html body, not a Messages API answer");
 });
 
 test("an answer whose JSON ends early (the connection closed without a length) is retried as a dropped connection", async () => {
