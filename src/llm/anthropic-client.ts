@@ -153,12 +153,15 @@ export class LlmClient {
         if (!f.retryable || attempt > maxRetries) {
           throw new LlmCallError(callFailure(call, f, attempt), { cause: err });
         }
-        const wait = backoffMs(
-          attempt - 1,
-          this.settings.retryBaseMs,
-          this.settings.retryMaxMs,
-          retryAfterMs(f.headers),
-        );
+        const asked = retryAfterMs(f.headers);
+        // A wait longer than memvoy ever waits between attempts (an hour's rate limit): retrying sooner only
+        // fails again, so the call fails now and the next run (the daemon's next tick) tries again.
+        if (asked !== undefined && asked > this.settings.retryMaxMs)
+          throw new LlmCallError(
+            { ...callFailure(call, f, attempt), serverWaitMs: asked, retryMaxMs: this.settings.retryMaxMs },
+            { cause: err },
+          );
+        const wait = backoffMs(attempt - 1, this.settings.retryBaseMs, this.settings.retryMaxMs, asked);
         if (performance.now() + wait >= deadline) {
           throw new LlmCallError({ ...callFailure(call, f, attempt), noTimeLeft: true }, { cause: err });
         }

@@ -48,12 +48,26 @@ export interface LlmCallData {
   problem?: string;
   /** The failure was retryable but the deadline left no time for another attempt. */
   noTimeLeft?: boolean;
+  /** The server asked to wait this long (retry-after), over retryMaxMs, the longest wait between attempts. */
+  serverWaitMs?: number;
+  retryMaxMs?: number;
+}
+
+/** `450 ms`, `20 s`, `3,600 s`. */
+function formatWait(ms: number): string {
+  return ms < 1000 ? `${Math.round(ms)} ms` : `${Math.round(ms / 1000).toLocaleString("en-US")} s`;
 }
 
 function describeCall(d: LlmCallData): string {
   const what = `${d.purpose} call to ${d.model}`;
   if (d.deadlineMs !== undefined) return `${what} timed out after ${d.deadlineMs} ms`;
-  const tail = d.noTimeLeft ? "; no time left to retry" : d.attempts > 1 ? ` (after ${d.attempts} attempts)` : "";
+  const tail = d.noTimeLeft
+    ? "; no time left to retry"
+    : d.serverWaitMs !== undefined
+      ? `; the server asked to wait ${formatWait(d.serverWaitMs)} before a retry, longer than memvoy waits between attempts (${formatWait(d.retryMaxMs ?? 0)}), so it was not retried now${d.attempts > 1 ? ` (after ${d.attempts} attempts)` : ""}`
+      : d.attempts > 1
+        ? ` (after ${d.attempts} attempts)`
+        : "";
   return `${what} failed: ${d.problem ?? d.kind}${tail}`;
 }
 

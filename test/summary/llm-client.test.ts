@@ -15,13 +15,18 @@ beforeEach(() => fake.reset());
 
 const usage: LlmUsage[] = [];
 const warnings: string[] = [];
-function client(o: { timeout_ms?: number; max_retries?: number; base?: string } = {}) {
+function client(o: { timeout_ms?: number; max_retries?: number; base?: string; retryMaxMs?: number } = {}) {
   usage.length = 0;
   warnings.length = 0;
   const settings = llmSettings(
     { ANTHROPIC_API_KEY: "sk-test-123", ANTHROPIC_BASE_URL: o.base ?? fake.url },
     { timeout_ms: o.timeout_ms ?? 5000, max_retries: o.max_retries ?? 3 },
-    { onUsage: (u) => usage.push(u), onWarning: (w) => warnings.push(w), retryBaseMs: 5, retryMaxMs: 50 },
+    {
+      onUsage: (u) => usage.push(u),
+      onWarning: (w) => warnings.push(w),
+      retryBaseMs: 5,
+      retryMaxMs: o.retryMaxMs ?? 50,
+    },
   );
   return new LlmClient(settings);
 }
@@ -60,6 +65,24 @@ test("429, 529 and 5xx are retried with back-off; usage only for the answer", as
   const reply = await client().complete(req());
   expect([reply.text, reply.attempts, fake.calls]).toEqual(["ok", 4, 4]);
   expect(usage).toHaveLength(1);
+});
+
+test("a 429 asking for a wait longer than memvoy waits between attempts fails at once, naming the wait", async () => {
+  fake.push({ status: 429, headers: { "retry-after": "3600" } }, { text: "ok" });
+  const started = performance.now();
+  const err = await client({ max_retries: 3, retryMaxMs: 20_000 })
+    .complete(req())
+    .catch((e) => e);
+  expect(err).toBeInstanceOf(LlmCallError);
+  expect([err.kind, err.status, err.attempts, err.fatal, fake.calls]).toEqual(["rate-limit", 429, 1, false, 1]);
+  expect(err.message).toBe(
+    "summary call to claude-sonnet-5-5 failed: HTTP 429 rate limited: fake rate_limit_error; the server asked to wait 3,600 s before a retry, longer than memvoy waits between attempts (20 s), so it was not retried now",
+  );
+  expect(performance.now() - started).toBeLessThan(10_000);
+  // A wait within it is still taken and the call retried.
+  fake.reset();
+  fake.push({ status: 429, headers: { "retry-after-ms": "30" } }, { text: "ok" });
+  expect((await client({ retryMaxMs: 20_000 }).complete(req())).attempts).toBe(2);
 });
 
 test("retries are bounded by summary.max_retries", async () => {
@@ -171,7 +194,7 @@ test("an abort stops the call in flight and the back-off", async () => {
   fake.reset();
   fake.push({ status: 529, headers: { "retry-after-ms": "10000" } });
   const b = new AbortController();
-  const q = client({ max_retries: 3 }).complete(req({ signal: b.signal }));
+  const q = client({ max_retries: 3, retryMaxMs: 20_000 }).complete(req({ signal: b.signal }));
   await fake.waitForCalls(1);
   b.abort();
   expect(await q.catch((e) => e)).toBeInstanceOf(LlmAbortedError);
