@@ -23,6 +23,8 @@ export function homePaths(home: string) {
     store: join(home, ".store"),
     db: join(home, ".store", "history.db"),
     lance: join(home, ".store", "lance"),
+    /** Statistics of the vector tables that semantic search's relevance rules keep (background-stats.ts). */
+    relevance: join(home, ".store", "relevance"),
     daemonLog: join(home, "daemon.log"),
     daemonLock: join(home, "daemon.lock"),
     /** The daemon's HTTP URL and bearer token (0600): the one secret file of a home. */

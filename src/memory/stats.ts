@@ -25,7 +25,7 @@ export interface StatsReport {
     archive: { messages: number; bytes: number; archivedOnly: number };
   };
   errors: { records: number };
-  /** Bytes on disk of each store: the space allocated, as du counts it. */
+  /** Bytes on disk of each store: the space allocated, as du counts it (vectors: with .store/relevance). */
   disk: { sessions: number; archive: number; vectors: number; total: number };
   tokens: { calls: number; input: number; output: number; byPurpose: UsageSum[] };
 }
@@ -90,7 +90,8 @@ export function collectStats(ctx: MemoryContext): StatsReport {
     disk: {
       sessions: diskBytes(paths.sessions),
       archive: ["", "-wal", "-shm"].reduce((n, s) => n + diskBytes(paths.db + s), 0),
-      vectors: diskBytes(paths.lance),
+      // The relevance statistics kept from the vector tables are part of the vector store.
+      vectors: diskBytes(paths.lance) + diskBytes(paths.relevance),
     },
     usage: usageSums(db),
   });

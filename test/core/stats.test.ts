@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
-import { readFileSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { cli, openTemp, removeTempHomes } from "../fixture/home.ts";
 import { okBody, startFakeEmbeddings } from "../fixture/fake-embeddings.ts";
@@ -62,11 +62,17 @@ describe("memvoy stats", () => {
     // Many small sessions: each history.json takes a whole block, and each session folder one of its own.
     for (let i = 0; i < 40; i++) api.add(`s${i}`, { role: "user", content: `note ${i}` });
     await api.flushEmbeddings();
+    // A semantic search keeps the vector tables' statistics in .store/relevance: part of the vector store.
+    await api.search({ query: "note 7", match: "semantic" });
     api.close();
     const du = (path: string) => Number(Bun.spawnSync(["du", "-s", "-B1", path]).stdout.toString().split("\t")[0]);
+    const relevance = join(home, ".store", "relevance");
+    expect(existsSync(relevance)).toBe(true);
+    expect(du(relevance)).toBeGreaterThan(0);
     const s = JSON.parse((await cli(["stats", "--json"], { home })).stdout);
     expect(s.disk.sessions).toBe(du(join(home, "sessions")));
-    expect(s.disk.vectors).toBe(du(join(home, ".store", "lance")));
+    expect(s.disk.vectors).toBe(du(join(home, ".store", "lance")) + du(relevance));
+    expect(s.disk.total).toBe(s.disk.sessions + s.disk.archive + s.disk.vectors);
     expect(s.disk.sessions).toBeGreaterThan(s.tiers.window.bytes);
   });
 

@@ -14,7 +14,8 @@ What the home holds, read without loading the vector store:
   archive        every message ever written (tier 3): count and text bytes
   errors         live error-memory records
   disk           space on disk (allocated, as du counts it) of sessions/, history.db (with WAL)
-                 and the vector store
+                 and the vector store (.store/lance, with its relevance statistics in
+                 .store/relevance)
   tokens         LLM calls and tokens spent (summaries and the decision model)
 
 On a shared archive ([archive] url or MEMVOY_ARCHIVE_URL), every figure but one is the

@@ -60,7 +60,7 @@ function backgroundPath(ctx: MemoryContext, embedderId: string): string {
     .replace(/[^a-z0-9]+/g, "-")
     .replace(/^-|-$/g, "")
     .slice(0, 40);
-  return join(ctx.paths.store, "relevance", `${slug}-${hash}.bg`);
+  return join(ctx.paths.relevance, `${slug}-${hash}.bg`);
 }
 
 function encode(h: Header, vectors: readonly Float32Array[]): Uint8Array {
@@ -117,7 +117,7 @@ export function readBackground(path: string, embedderId: string, dim: number): K
  * rm-message) may have removed one of their rows. The next search samples again.
  */
 export function dropKeptBackgrounds(ctx: MemoryContext): void {
-  const dir = join(ctx.paths.store, "relevance");
+  const dir = ctx.paths.relevance;
   try {
     if (!lstatSync(dir).isDirectory()) return; // absent, or a link: never followed
   } catch {
@@ -148,7 +148,7 @@ export async function sampleBackground(
   };
   const path = backgroundFile(ctx, embedder.id);
   try {
-    const dir = join(ctx.paths.store, "relevance");
+    const dir = ctx.paths.relevance;
     ensureDirIn(dir);
     if (!lstatSync(dir).isSymbolicLink()) writeFileAtomic(path, encode(header, vectors));
   } catch {
