@@ -7,6 +7,8 @@ export const NO_TERMS = "no message holds the query's terms";
 /** The start of semantic mode's reasons for an answer with no hit close enough (see semanticEmptyReason). */
 export const NO_CLOSE = "no close matches";
 
+const NO_TERMS_FOUND = "messages hold the query's terms";
+
 type Narrowing = { range?: TimeRange; filter?: MessageFilter; session?: string };
 /** How many other sessions hold the query's terms; `more`: at least that many (the look-up stopped there). */
 export type Elsewhere = { count: number; more: boolean };
@@ -39,8 +41,8 @@ function filteredOutReason(by: string[], found: string): string {
 /**
  * An empty result's reason, corrected when it blames the terms (or, in semantic mode, the closeness) of a narrowed
  * search: `anyUnfiltered` looks for one hit of the same kind with no filter (a one-row search, run only for an
- * empty, narrowed answer). A search of one session whose messages hold none of the query's terms says so, and how
- * many other sessions do: `others` counts them (run only then).
+ * empty, narrowed answer). A search of one session whose messages hold none of the query's terms (or none close to
+ * it) says so, and how many other sessions hold them: `others` counts them (run only then).
  */
 export async function explainEmpty(
   reason: string | undefined,
@@ -51,17 +53,22 @@ export async function explainEmpty(
   const by = narrowedBy(o);
   if (reason === undefined) return reason;
   const found = reason.startsWith(NO_TERMS)
-    ? "messages hold the query's terms"
+    ? NO_TERMS_FOUND
     : reason.startsWith(NO_CLOSE)
       ? "messages are close to the query"
       : undefined;
   if (found === undefined) return reason;
   if (by.length > 0 && (await anyUnfiltered())) return filteredOutReason(by, found);
-  if (o.session === undefined || others === undefined || !reason.startsWith(NO_TERMS)) return reason;
+  // Of semantic reasons, only the score's: the others speak of every message (a word or name none holds).
+  const scored = reason.startsWith(`${NO_CLOSE} (nothing scored`);
+  if (o.session === undefined || others === undefined || (found !== NO_TERMS_FOUND && !scored)) return reason;
   const elsewhere = await others();
   if (elsewhere.count === 0) return reason;
   const n = elsewhere.count;
-  const held = elsewhere.more ? `at least ${n} other sessions do` : `${n} other session${n === 1 ? " does" : "s do"}`;
+  const sessions = elsewhere.more ? `at least ${n} other sessions` : `${n} other session${n === 1 ? "" : "s"}`;
+  if (scored)
+    return `${NO_CLOSE} in session ${o.session}${reason.slice(NO_CLOSE.length)}; ${sessions} hold${n === 1 && !elsewhere.more ? "s" : ""} the query's terms`;
+  const held = `${sessions} ${n === 1 && !elsewhere.more ? "does" : "do"}`;
   return `no message in session ${o.session} holds the query's terms${reason.slice(NO_TERMS.length)} (${held})`;
 }
 

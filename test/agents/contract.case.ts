@@ -339,6 +339,10 @@ export function contractCases(name: string, open: () => Promise<Implementation>)
       ]);
       const one = await api.search({ query: "migration", match: "keyword", session: "walrus-3" });
       expect(one.emptyReason).toBe("no message in session walrus-3 holds the query's terms (1 other session does)");
+      const semantic = await api.search({ query: "walrus", match: "semantic", session: "walrus-3" });
+      expect(semantic.hits).toEqual([]);
+      expect(semantic.emptyReason).toStartWith("no close matches in session walrus-3 (");
+      expect(semantic.emptyReason).toEndWith("); 2 other sessions hold the query's terms");
       const none = await api.search({ query: "zeppelinish", match: "keyword", session: "walrus-3" });
       expect(none.emptyReason).toBe("no message holds the query's terms");
       const filtered = await api.search({
