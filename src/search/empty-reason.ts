@@ -66,10 +66,13 @@ export async function explainEmpty(
   if (elsewhere.count === 0) return reason;
   const n = elsewhere.count;
   const sessions = elsewhere.more ? `at least ${n} other sessions` : `${n} other session${n === 1 ? "" : "s"}`;
-  if (scored)
-    return `${NO_CLOSE} in session ${o.session}${reason.slice(NO_CLOSE.length)}; ${sessions} hold${n === 1 && !elsewhere.more ? "s" : ""} the query's terms`;
-  const held = `${sessions} ${n === 1 && !elsewhere.more ? "does" : "do"}`;
-  return `no message in session ${o.session} holds the query's terms${reason.slice(NO_TERMS.length)} (${held})`;
+  const one = n === 1 && !elsewhere.more;
+  const hold = `${sessions} hold${one ? "s" : ""} the query's terms`;
+  if (scored) return `${NO_CLOSE} in session ${o.session}${reason.slice(NO_CLOSE.length)}; ${hold}`;
+  // "and nothing is semantically close (2 other sessions do)" would be read as close: the terms are named then.
+  const rest = reason.slice(NO_TERMS.length);
+  const held = rest === "" ? `${sessions} ${one ? "does" : "do"}` : hold;
+  return `no message in session ${o.session} holds the query's terms${rest} (${held})`;
 }
 
 /** What a query naming someone or something no message mentions (coverage.ts unknownNames) was told. */

@@ -339,6 +339,11 @@ export function contractCases(name: string, open: () => Promise<Implementation>)
       ]);
       const one = await api.search({ query: "migration", match: "keyword", session: "walrus-3" });
       expect(one.emptyReason).toBe("no message in session walrus-3 holds the query's terms (1 other session does)");
+      const hybrid = await api.search({ query: "walrus postgres", match: "hybrid", session: "walrus-3" });
+      expect([hybrid.hits, hybrid.emptyReason]).toEqual([
+        [],
+        "no message in session walrus-3 holds the query's terms and nothing is semantically close (2 other sessions hold the query's terms)",
+      ]);
       const semantic = await api.search({ query: "walrus", match: "semantic", session: "walrus-3" });
       expect(semantic.hits).toEqual([]);
       expect(semantic.emptyReason).toStartWith("no close matches in session walrus-3 (");
