@@ -274,7 +274,8 @@ export class SharedErrors {
       const embedder = await this.ctx.vectors.embedder();
       const store = await this.ctx.vectors.errorStore();
       await this.ctx.vectors.withWriteTurn(async () => {
-        await store.deleteIds(ids, [embedder.id]);
+        // Other hosts may be reading older versions: the nightly upkeep drops them.
+        await store.deleteIds(ids, [embedder.id], { purge: false });
         await this.ctx.archive.clearErrorVectorDeletes(ids);
       }, WRITE_WAIT_MS);
       return { notes, removed: ids.length };

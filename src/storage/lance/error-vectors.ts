@@ -49,6 +49,36 @@ async function optimize(t: Table): Promise<void> {
   await t.optimize({ cleanupOlderThan: new Date(Date.now() - 60_000) });
 }
 
+/** A row address is its fragment's id above the row's offset in it. */
+const FRAGMENT_SHIFT = 32n;
+
+/**
+ * Rewrite the rows of `t` that share a fragment with a row of `ids` into new fragments, one fragment at a time;
+ * returns the addresses of the rows of `ids`, which their fragments now hold alone.
+ */
+async function moveOthersOut(t: Table, ids: readonly string[]): Promise<bigint[]> {
+  const byFragment = new Map<bigint, bigint[]>();
+  for (let i = 0; i < ids.length; i += 500) {
+    const where = `id IN (${ids
+      .slice(i, i + 500)
+      .map(quote)
+      .join(", ")})`;
+    const rows = (await t.query().select(["_rowaddr"]).where(where).toArray()) as { _rowaddr: bigint | number }[];
+    for (const r of rows) {
+      const address = BigInt(r._rowaddr);
+      const f = address >> FRAGMENT_SHIFT;
+      const list = byFragment.get(f) ?? [];
+      list.push(address);
+      byFragment.set(f, list);
+    }
+  }
+  for (const [f, removed] of byFragment) {
+    const where = `_rowaddr >= ${f << FRAGMENT_SHIFT} AND _rowaddr < ${(f + 1n) << FRAGMENT_SHIFT} AND _rowaddr NOT IN (${removed.join(", ")})`;
+    await t.update({ where, valuesSql: { id: "id" } });
+  }
+  return [...byFragment.values()].flat();
+}
+
 /** A table handle kept for reads: closed once it is retired and no read uses it. */
 class KeptTable {
   #users = 0;
@@ -307,19 +337,23 @@ export class ErrorVectorStore extends ConnectedStore implements ErrorVectors {
     });
   }
 
-  /** Delete these record ids from every error table. */
-  deleteIds(ids: readonly string[], probe: readonly string[] = []): Promise<void> {
+  /**
+   * Delete these record ids from every error table, leaving no copy of their rows in the tables' files: a
+   * deletion only marks rows deleted, so the other rows of each fragment that held one are rewritten first (the
+   * table has no vector index to rebuild), the rows are then deleted by address (a predicate naming the ids would
+   * stay in the last version) and, with `purge`, the older versions and the files only they used are dropped.
+   * Interrupted in between, the rows are still there and their deletion still pending: the next one finishes it.
+   */
+  deleteIds(ids: readonly string[], probe: readonly string[] = [], options: { purge?: boolean } = {}): Promise<void> {
     return this.#write(async () => {
       if (ids.length === 0) return;
       for (const { name } of await this.tables(probe)) {
         await this.#onTable(name, async (t) => {
-          for (let i = 0; i < ids.length; i += 500)
-            await t.delete(
-              `id IN (${ids
-                .slice(i, i + 500)
-                .map(quote)
-                .join(", ")})`,
-            );
+          const addresses = await moveOthersOut(t, ids);
+          for (let i = 0; i < addresses.length; i += 500)
+            await t.delete(`_rowaddr IN (${addresses.slice(i, i + 500).join(", ")})`);
+          if (addresses.length > 0 && options.purge !== false)
+            await t.optimize({ cleanupOlderThan: new Date(Date.now() + 1000) });
         });
       }
       this.committed();

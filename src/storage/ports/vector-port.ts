@@ -121,8 +121,11 @@ export interface ErrorVectors extends EmbedderTables {
   sample(embedderId: string, n: number): Promise<Float32Array[]>;
   /** Every stored vector of `embedderId`'s table as a stream of batches (copies between stores). */
   batches(embedderId: string): AsyncIterable<ErrorVector[]>;
-  /** Delete these record ids from every table (those of the `probe` embedders included). */
-  deleteIds(ids: readonly string[], probe?: readonly string[]): Promise<void>;
+  /**
+   * Delete these record ids from every table (those of the `probe` embedders included), their rows' copies in the
+   * tables' files too; `purge: false` leaves the older versions (which still hold them) to the next upkeep.
+   */
+  deleteIds(ids: readonly string[], probe?: readonly string[], options?: { purge?: boolean }): Promise<void>;
   ids(embedderId: string): Promise<string[]>;
   dropAllBut(embedderId: string): Promise<string[]>;
   maintain(): Promise<void>;
