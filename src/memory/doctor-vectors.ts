@@ -10,7 +10,7 @@ import { mayHoldVectors, vectorStoreLocation } from "./vector-location.ts";
 
 export async function vectorTableFindings(index: SemanticIndex): Promise<DoctorFinding[]> {
   if (index.ctx.config.vectors.uri || !mayHoldVectors(index.ctx)) return [];
-  const messages = await storeFindings(() => index.store());
+  const messages = [...(await storeFindings(() => index.store())), ...(await earlierTables(index))];
   const errors = await openErrorVectors(vectorStoreLocation(index.ctx)).then(
     async (store) => {
       try {
@@ -23,6 +23,33 @@ export async function vectorTableFindings(index: SemanticIndex): Promise<DoctorF
   );
   // The store failing to open is named once.
   return [...messages, ...errors.filter((e) => !messages.some((m) => m.problem === e.problem))];
+}
+
+/**
+ * Message tables an earlier memvoy made (row ids are addresses) with their vector index built: a removal cannot
+ * rewrite what held the removed rows without a rebuild of the index, so their data files keep those vectors.
+ */
+async function earlierTables(index: SemanticIndex): Promise<DoctorFinding[]> {
+  const out: DoctorFinding[] = [];
+  try {
+    const store = await index.store();
+    for (const info of await store.tables()) {
+      const t = await store.table(info.embedderId, 0);
+      if (!t) continue;
+      try {
+        if (await t.keepsRemovedRows())
+          out.push({
+            problem: `vector table ${info.name} was made by an earlier memvoy: removed messages' vectors stay in its files; memvoy reindex rebuilds it with stable row ids`,
+            manual: true,
+          });
+      } finally {
+        t.close();
+      }
+    }
+  } catch {
+    // the store or a table failing to open is named by storeFindings
+  }
+  return out;
 }
 
 async function storeFindings(open: () => Promise<EmbedderTables>): Promise<DoctorFinding[]> {

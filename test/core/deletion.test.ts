@@ -2,7 +2,7 @@
 // history.db with its WAL and free pages, the FTS index, LanceDB) holds the removed text. rm-message is
 // crash-safe: killed at any point, the message is either still whole or gone once the home is opened.
 import { afterAll, expect, test } from "bun:test";
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { openMemory } from "../../src/app/open-memory.ts";
 import { VectorStore } from "../../src/storage/lance/vector-store.ts";
@@ -145,6 +145,14 @@ test("rm-message, reset and rm: no LanceDB file keeps a removed row (its id, its
   }
 }, 180_000);
 
+/** Files 0600 and folders 0700 under `dir`. */
+function privateTree(dir: string): void {
+  chmodSync(dir, 0o700);
+  for (const e of readdirSync(dir, { withFileTypes: true }))
+    if (e.isDirectory()) privateTree(join(dir, e.name));
+    else chmodSync(join(dir, e.name), 0o600);
+}
+
 /** Make the home's vector table as an earlier memvoy did (row ids are addresses), with its vector index built. */
 async function asEarlierTable(home: string): Promise<void> {
   const { lancedb, arrow } = await loadLanceDb();
@@ -176,6 +184,32 @@ test("rm-message on a vector table an earlier memvoy made, index built: it says 
   const other = await cli(["rm-message", rows[3]!.id], { home });
   expect(other.code).toBe(0);
   expect(other.stderr).toBe("");
+}, 180_000);
+
+test("doctor names a vector table an earlier memvoy made with its index built, in text and --json, until reindex", async () => {
+  const home = tempHome();
+  await seed(home, "zqxjdoctorword7h3k9");
+  expect((await cli(["doctor"], { home })).code).toBe(0);
+  await asEarlierTable(home);
+  privateTree(join(home, ".store", "lance")); // as memvoy leaves what it writes
+  const name = (
+    await (await loadLanceDb()).lancedb.connect(join(home, ".store", "lance")).then((c) => c.tableNames())
+  )[0]!;
+  const problem = `vector table ${name} was made by an earlier memvoy: removed messages' vectors stay in its files; memvoy reindex rebuilds it with stable row ids`;
+  const text = await cli(["doctor"], { home });
+  expect({ code: text.code, stderr: text.stderr }).toEqual({ code: 1, stderr: "" });
+  expect(text.stdout).toContain(`\n${problem}\n`);
+  expect(text.stdout).toContain("problems left that --repair does not change; each says what to do");
+  const json = await cli(["doctor", "--json"], { home });
+  expect(json.code).toBe(1);
+  const report = JSON.parse(json.stdout);
+  expect({ ok: report.ok, findings: report.findings }).toEqual({ ok: false, findings: [{ problem, manual: true }] });
+  const repair = await cli(["doctor", "--repair"], { home });
+  expect(repair.code).toBe(1);
+  expect(repair.stdout).toContain(problem);
+  expect((await cli(["reindex"], { home })).code).toBe(0);
+  const after = await cli(["doctor"], { home });
+  expect({ code: after.code, out: after.stdout.trim().split("\n").at(-1) }).toEqual({ code: 0, out: "all good" });
 }, 180_000);
 
 /** Where each vector row is stored: its row address (fragment id above the offset in it). */

@@ -42,7 +42,9 @@ of the home that other users may open (a restore under another umask) are named
 too, and --repair makes them private again (0600 / 0700). Every vector table
 (message vectors and error-memory vectors) is read through: a damaged one (a
 data file gone, a manifest cut short) is named, and memvoy reindex rebuilds it
-from the archive.
+from the archive. So is a message-vector table an earlier memvoy made whose
+vector index is built: removed messages' vectors stay in its files, and memvoy
+reindex rebuilds it with stable row ids.
 
 A broken history.db (truncated, garbled, a wrong header) is named with what is
 wrong, what SQLite can still read and what a rebuild would lose. --repair then
