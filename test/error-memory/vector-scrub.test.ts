@@ -63,3 +63,22 @@ test("the TTL sweep: no file of the error-vector table keeps an expired record's
   expect(await store.ids(embedderId)).toEqual([young.record.id]);
   store.close();
 }, 120_000);
+
+test("a deletion whose rows an earlier one already took (stopped before dropping older versions) drops them", async () => {
+  const { api, home } = errorHome();
+  const ids = await loadFixture(api);
+  api.close();
+  const lance = join(home, ".store", "lance");
+  const { store, rows } = await stored(lance);
+  const removed = rows.filter((r) => r.id === ids.get("npm-eresolve") || r.id === ids.get("git-push-behind"));
+  expect(removed).toHaveLength(2);
+  await store.deleteIds(
+    removed.map((r) => r.id),
+    [],
+    { purge: false },
+  );
+  expect(filesHolding(lance, bytes(removed[0]!.vector)).length).toBeGreaterThan(0);
+  await store.deleteIds(removed.map((r) => r.id));
+  expect(leftOf(lance, removed)).toEqual([]);
+  store.close();
+}, 120_000);

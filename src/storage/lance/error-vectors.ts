@@ -79,6 +79,21 @@ async function moveOthersOut(t: Table, ids: readonly string[]): Promise<bigint[]
   return [...byFragment.values()].flat();
 }
 
+/**
+ * Drop every version but the latest, and the files only they used. Its compaction is preempted by a delete of
+ * another process committed meanwhile (LanceDB says to retry): tried again, twice.
+ */
+async function dropOlderVersions(t: Table): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await t.optimize({ cleanupOlderThan: new Date(Date.now() + 1000) });
+      return;
+    } catch (err) {
+      if (attempt >= 3 || !errorMessage(err).includes("Please retry")) throw err;
+    }
+  }
+}
+
 /** A table handle kept for reads: closed once it is retired and no read uses it. */
 class KeptTable {
   #users = 0;
@@ -352,8 +367,8 @@ export class ErrorVectorStore extends ConnectedStore implements ErrorVectors {
           const addresses = await moveOthersOut(t, ids);
           for (let i = 0; i < addresses.length; i += 500)
             await t.delete(`_rowaddr IN (${addresses.slice(i, i + 500).join(", ")})`);
-          if (addresses.length > 0 && options.purge !== false)
-            await t.optimize({ cleanupOlderThan: new Date(Date.now() + 1000) });
+          // Also when no row was left to delete: an earlier deletion of these ids may have stopped before it.
+          if (options.purge !== false) await dropOlderVersions(t);
         });
       }
       this.committed();
