@@ -31,23 +31,20 @@ export async function vectorTableFindings(index: SemanticIndex): Promise<DoctorF
  */
 async function earlierTables(index: SemanticIndex): Promise<DoctorFinding[]> {
   const out: DoctorFinding[] = [];
-  try {
-    const store = await index.store();
-    for (const info of await store.tables()) {
-      const t = await store.table(info.embedderId, 0);
-      if (!t) continue;
-      try {
-        if (await t.keepsRemovedRows())
-          out.push({
-            problem: `vector table ${info.name} was made by an earlier memvoy: removed messages' vectors stay in its files; memvoy reindex rebuilds it with stable row ids`,
-            manual: true,
-          });
-      } finally {
-        t.close();
-      }
+  // A store or a table that fails to open is named by storeFindings.
+  const store = await index.store().catch(() => undefined);
+  for (const info of (await store?.tables().catch(() => undefined)) ?? []) {
+    const t = await store?.table(info.embedderId, 0).catch(() => undefined);
+    if (!t) continue;
+    try {
+      if (await t.keepsRemovedRows().catch(() => false))
+        out.push({
+          problem: `vector table ${info.name} was made by an earlier memvoy: removed messages' vectors stay in its files; memvoy reindex rebuilds it with stable row ids`,
+          manual: true,
+        });
+    } finally {
+      t.close();
     }
-  } catch {
-    // the store or a table failing to open is named by storeFindings
   }
   return out;
 }
