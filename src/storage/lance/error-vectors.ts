@@ -10,6 +10,7 @@ import { ConnectedStore, connectStore, locationLabel, openIfExists } from "./con
 import { loadLanceDb } from "./load-lancedb.ts";
 import { EMBEDDER_KEY, ERROR_TABLES, embedderTableName, embedderTables, type TableInfo } from "./embedder-tables.ts";
 import { assertDimensions } from "./vector-dimension.ts";
+import { groupByFragment, othersOfFragment } from "./fragment-rows.ts";
 import {
   asDamaged,
   damagedTablesOf,
@@ -49,9 +50,6 @@ async function optimize(t: Table): Promise<void> {
   await t.optimize({ cleanupOlderThan: new Date(Date.now() - 60_000) });
 }
 
-/** A row address is its fragment's id above the row's offset in it. */
-const FRAGMENT_SHIFT = 32n;
-
 /**
  * Rewrite the rows of `t` that share a fragment with a row of `ids` into new fragments, one fragment at a time;
  * returns the addresses of the rows of `ids`, which their fragments now hold alone.
@@ -63,19 +61,13 @@ async function moveOthersOut(t: Table, ids: readonly string[]): Promise<bigint[]
       .slice(i, i + 500)
       .map(quote)
       .join(", ")})`;
-    const rows = (await t.query().select(["_rowaddr"]).where(where).toArray()) as { _rowaddr: bigint | number }[];
-    for (const r of rows) {
-      const address = BigInt(r._rowaddr);
-      const f = address >> FRAGMENT_SHIFT;
-      const list = byFragment.get(f) ?? [];
-      list.push(address);
-      byFragment.set(f, list);
-    }
+    groupByFragment(
+      byFragment,
+      (await t.query().select(["_rowaddr"]).where(where).toArray()) as { _rowaddr: bigint | number }[],
+    );
   }
-  for (const [f, removed] of byFragment) {
-    const where = `_rowaddr >= ${f << FRAGMENT_SHIFT} AND _rowaddr < ${(f + 1n) << FRAGMENT_SHIFT} AND _rowaddr NOT IN (${removed.join(", ")})`;
-    await t.update({ where, valuesSql: { id: "id" } });
-  }
+  for (const [f, removed] of byFragment)
+    await t.update({ where: othersOfFragment(f, removed), valuesSql: { id: "id" } });
   return [...byFragment.values()].flat();
 }
 

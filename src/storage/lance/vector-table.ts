@@ -7,6 +7,7 @@ import { assertDimensions } from "./vector-dimension.ts";
 import { arrowTable, bigints, strings, vectors } from "./arrow-columns.ts";
 import { resultColumns } from "./search-result-ipc.ts";
 import { asDamaged } from "./damaged-table.ts";
+import { groupByFragment, othersOfFragment } from "./fragment-rows.ts";
 import type { DeleteOptions, MessageVectorTable, VectorFilter, VectorHit, VectorRow } from "../ports/vector-port.ts";
 
 type Arrow = Awaited<ReturnType<typeof loadLanceDb>>["arrow"];
@@ -21,8 +22,6 @@ export const ANN_MIN_ROWS = 20_000;
 /** HNSW search breadth and exact re-ranking of 2x the candidates: recall@10 0.97 (0.62 with defaults) at 100k. */
 export const ANN_EF = 400;
 export const ANN_REFINE = 2;
-/** A row address is its fragment's id above the row's offset in it. */
-const FRAGMENT_SHIFT = 32n;
 /** Schema metadata of a table created with stable row ids ("true"); LanceDB does not tell it otherwise. */
 export const STABLE_ROW_IDS_KEY = "memvoy.stable_row_ids";
 
@@ -144,23 +143,17 @@ export class VectorTable implements MessageVectorTable {
   private async moveOthersOut(wheres: readonly string[]): Promise<bigint[]> {
     const byFragment = new Map<bigint, bigint[]>();
     for (const where of wheres) {
-      const rows = (await this.guard(() => this.t.query().select(["_rowaddr"]).where(where).toArray())) as {
-        _rowaddr: bigint | number;
-      }[];
-      for (const r of rows) {
-        const address = BigInt(r._rowaddr);
-        const f = address >> FRAGMENT_SHIFT;
-        const list = byFragment.get(f) ?? [];
-        list.push(address);
-        byFragment.set(f, list);
-      }
+      groupByFragment(
+        byFragment,
+        (await this.guard(() => this.t.query().select(["_rowaddr"]).where(where).toArray())) as {
+          _rowaddr: bigint | number;
+        }[],
+      );
     }
     const addresses = [...byFragment.values()].flat();
     if (addresses.length === 0 || (await this.keepsRemovedRows())) return addresses;
-    for (const [f, removed] of byFragment) {
-      const where = `_rowaddr >= ${f << FRAGMENT_SHIFT} AND _rowaddr < ${(f + 1n) << FRAGMENT_SHIFT} AND _rowaddr NOT IN (${removed.join(", ")})`;
-      await this.guard(() => this.t.update({ where, valuesSql: { role: "role" } }));
-    }
+    for (const [f, removed] of byFragment)
+      await this.guard(() => this.t.update({ where: othersOfFragment(f, removed), valuesSql: { role: "role" } }));
     return addresses;
   }
 
