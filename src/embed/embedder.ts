@@ -11,6 +11,11 @@ export interface Embedder {
   /** true when embedding is cheap and offline (no network, no key). */
   readonly local: boolean;
   embed(texts: string[], signal?: AbortSignal, purpose?: EmbedPurpose): Promise<Float32Array[]>;
+  /**
+   * When `query` embeds into one part of this embedder's vectors only, the factor that turns a text's cosine to it
+   * into their cosine over that part (a text's vector spreads over every part); undefined for a whole-vector query.
+   */
+  partScale?(query: string): ((text: string) => number) | undefined;
 }
 
 /** The embedder is misconfigured (missing key, bad base_url): the user must fix the setup. */

@@ -111,10 +111,12 @@ export async function semanticRanking(
     return checked && (await wordsFar(content, noneShared === true));
   };
   const unknown = namesUnknown(db, focus.text) ? RELEVANCE.unknownName : 1;
+  // A query of identifiers only is compared over the part of each vector it can match (Embedder.partScale).
+  const partScale = src.embedder.partScale?.(focus.text);
   const found = await pending;
-  // Without a sender preference every factor is the same, so scores fall in the vector order: rows are read
-  // for the best candidates first, the rest only when fewer than `limit` of those are kept and over the cut.
-  const ordered = focus.sender === undefined;
+  // Without a sender preference or a part scale every factor is the same, so scores fall in the vector order: rows
+  // are read for the best candidates first, the rest only when fewer than `limit` of those are kept and over the cut.
+  const ordered = focus.sender === undefined && partScale === undefined;
   const out: RankedMessage[] = [];
   let done = false;
   let edge = Number.NaN;
@@ -138,7 +140,7 @@ export async function semanticRanking(
       // Only rows SQLite still holds in the recent tier: deleted or compacted vectors never surface.
       if (!m || !m.recent || m.session !== h.session || !passesFilter(m, scope)) continue;
       if (!holdsSymbols(m.content, symbols)) continue;
-      const factor = senderFactor(focus, m.sender, OTHER_SENDER_FACTOR);
+      const factor = senderFactor(focus, m.sender, OTHER_SENDER_FACTOR) * (partScale?.(m.content) ?? 1);
       const score = calibratedScore(h.score * factor, cal) * unknown;
       // In the vector order, every later candidate scores at most this: below the cut, or past `limit`.
       if (belowCut(score)) {

@@ -123,6 +123,41 @@ describe("calibrated relevance", () => {
   }, 60_000);
 });
 
+describe("a query of identifiers only (no word with a word vector)", () => {
+  test("finds the messages that hold them in semantic mode, and nothing else", async () => {
+    const { api } = await seeded();
+    for (const [query, word] of [
+      ["postgres", "postgres"],
+      ["kubernetes", "kubernetes"],
+    ] as const) {
+      const r = await api.search({ query, match: "semantic" });
+      expect({ query, hits: r.hits.map((h) => h.message.content.includes(word)) }).toEqual({
+        query,
+        hits: [true, true, true],
+      });
+      for (const h of r.hits) expect(h.score).toBeGreaterThanOrEqual(0.2);
+    }
+    api.close();
+  }, 60_000);
+
+  test("scores a text with known words over the spelling part; a text sharing no piece of the query gets 0", async () => {
+    const embedder = await BuiltinEmbedder.create();
+    const scale = embedder.partScale("pgbouncer")!;
+    const [q, withWords, spellingOnly] = await embedder.embed([
+      "pgbouncer",
+      "restart pgbouncer after the config change",
+      "pgbouncer pgbouncer",
+    ]);
+    const cos = (v: Float32Array) => v.reduce((s, x, i) => s + x * q![i]!, 0);
+    expect(cos(withWords!)).toBeLessThan(0.35);
+    expect(cos(withWords!) * scale("restart pgbouncer after the config change")).toBeGreaterThan(0.35);
+    expect(scale("pgbouncer pgbouncer")).toBe(1);
+    expect(cos(spellingOnly!)).toBeGreaterThan(0.9);
+    expect(scale("the garden tomatoes finally turned red")).toBe(0);
+    for (const query of ["postgres replica", "快取", ""]) expect(embedder.partScale(query)).toBeUndefined();
+  });
+});
+
 describe("archived messages holding every query term", () => {
   test("stay above recent hits that hold only some of the terms or sit next to one that holds them all, in keyword and hybrid modes", async () => {
     const { api } = openTemp({ drain: "off", config: config({ limits: { max_history_bytes: 4096 } }) });

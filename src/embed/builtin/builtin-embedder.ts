@@ -50,6 +50,32 @@ export class BuiltinEmbedder implements Embedder {
     return texts.map((t) => this.embedOne(t));
   }
 
+  /**
+   * A query of identifiers only (`kubectl`, `pgbouncer`: no word with a word vector, no CJK) embeds into the spelling
+   * part alone, which weighs mix.grams of a text that has a known word: such a text's cosine to it is scaled up to
+   * their cosine over that part, as a text of unknown words only already has it. A text sharing no 4-character piece
+   * of the query's words gets 0: between a short query and a long text, hashed n-grams collide by chance at cosines
+   * a real but diluted match also has.
+   */
+  partScale(query: string): ((text: string) => number) | undefined {
+    const tokens = tokenize(query);
+    if (tokens.length === 0 || tokens.some((t) => t.cjk || this.wv.index.has(t.text))) return undefined;
+    const pieces = new Set<string>();
+    for (const { text } of tokens)
+      for (let i = 0; i + Math.min(4, text.length) <= text.length; i++) pieces.add(text.slice(i, i + 4));
+    const full = Math.hypot(this.#mix.words, this.#mix.grams) / this.#mix.grams;
+    return (text) => {
+      const lower = text.normalize("NFKC").toLowerCase();
+      for (const p of pieces) if (lower.includes(p)) return this.#hasKnownWord(text) ? full : 1;
+      return 0;
+    };
+  }
+
+  #hasKnownWord(text: string): boolean {
+    for (const t of tokenize(text)) if (!t.cjk && this.wv.index.has(t.text)) return true;
+    return false;
+  }
+
   embedOne(text: string): Float32Array {
     const { dim, index, scales, data } = this.wv;
     const out = new Float32Array(BUILTIN_DIM);
