@@ -89,6 +89,24 @@ test("summarize shows progress per chunk on stderr and ends with what changed; s
   expect(text.stdout).toContain("Last run:");
 });
 
+test("summarize shows the model's decisions and topics as text: escape sequences in them never reach the terminal", async () => {
+  seed();
+  fake.push(
+    summaryStep({
+      key_decisions: ["Do: use \x1b]0;owned\x07Postgres\x1b[2J"],
+      past_discussions: [{ topic: "red\x1b[31m tape", description: "d", direction: "", last_discussed: "" }],
+      current_discussion: current("db\x1b[5m"),
+    }),
+  );
+  const r = await memvoy(["summarize", "s1"]);
+  expect(r.code).toBe(0);
+  expect(r.stdout).not.toContain("\x1b");
+  expect(r.stdout).not.toContain("\x07");
+  expect(r.stdout).toContain("  + Do: use Postgres\n");
+  expect(r.stdout).toContain("  + topic: red tape\n");
+  expect(r.stdout).toContain("  current topic: (none) → db\n");
+});
+
 test("summarize of every due session: one whose history.json is a link fails alone, named; the others are summarized", async () => {
   seed();
   const api = openMemory({ home, env: {}, drain: "off" });

@@ -4,6 +4,7 @@ import type { SessionReport, SummaryProgress } from "../../app/memory-api.ts";
 import { bool } from "../args.ts";
 import { withAnyHome, withInterrupt, type CommandSpec } from "../command.ts";
 import { bold, dim, printJson, println } from "../output.ts";
+import { lineText } from "../../shared/terminal-text.ts";
 
 export const usage = `
 Usage: memvoy summarize [SESSION] [--progress] [--json] [--verbose]
@@ -54,7 +55,7 @@ function progressLine(p: SummaryProgress): string | undefined {
     case "chunk-done":
       return `${p.session}: chunk ${p.chunk}/${p.chunks} saved (${n(p.inputTokens)} in / ${n(p.outputTokens)} out tokens)`;
     case "chunk-failed":
-      return `${p.session}: ${p.error}`;
+      return `${p.session}: ${lineText(p.error)}`;
     default:
       return undefined;
   }
@@ -68,18 +69,21 @@ function printReport(r: SessionReport): void {
   if (r.droppedAsNoise) parts.push(`${r.droppedAsNoise} message(s) dropped as noise`);
   if (r.cursor) parts.push(`cursor ${r.cursor} local`);
   println(`${bold(r.session)}: ${parts.join(" · ")}`);
+  // The model wrote these: shown as text, never as the escape sequences a conversation may have put in them.
   const c = r.changes;
   if (c) {
-    for (const d of c.decisionsAdded) println(`  + ${d}`);
-    for (const d of c.decisionsRemoved) println(`  - ${d}`);
-    for (const t of c.topicsAdded) println(`  + topic: ${t}`);
-    for (const t of c.topicsUpdated) println(`  ~ topic: ${t}`);
-    for (const t of c.topicsRemoved) println(`  - topic: ${t}`);
+    for (const d of c.decisionsAdded) println(`  + ${lineText(d)}`);
+    for (const d of c.decisionsRemoved) println(`  - ${lineText(d)}`);
+    for (const t of c.topicsAdded) println(`  + topic: ${lineText(t)}`);
+    for (const t of c.topicsUpdated) println(`  ~ topic: ${lineText(t)}`);
+    for (const t of c.topicsRemoved) println(`  - topic: ${lineText(t)}`);
     if (c.currentTopic)
-      println(`  current topic: ${c.currentTopic.from || "(none)"} → ${c.currentTopic.to || "(none)"}`);
+      println(
+        `  current topic: ${lineText(c.currentTopic.from) || "(none)"} → ${lineText(c.currentTopic.to) || "(none)"}`,
+      );
   }
-  if (r.error) println(`  ${bad ? "error" : "note"}: ${r.error}`);
-  for (const note of r.notes) println(dim(`  note: ${note}`));
+  if (r.error) println(`  ${bad ? "error" : "note"}: ${lineText(r.error)}`);
+  for (const note of r.notes) println(dim(`  note: ${lineText(note)}`));
 }
 
 const spec: CommandSpec = {
