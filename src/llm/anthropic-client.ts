@@ -17,6 +17,7 @@ import { jsonCandidates } from "./json-answer.ts";
 import { backoffMs, retryAfterMs, sleep } from "./retry.ts";
 import { quotesRequest } from "./quoted-request.ts";
 import { redactSecrets, redactUrl } from "../shared/redact.ts";
+import { lineText } from "../shared/terminal-text.ts";
 
 type Sdk = typeof import("@anthropic-ai/sdk");
 type SdkClient = InstanceType<Sdk["default"]>;
@@ -227,7 +228,8 @@ function classify(sdk: Sdk, err: unknown, timeoutMs: number, req: LlmRequest): F
       ? ""
       : quotesRequest(err.apiMessage, req)
         ? ": (the server's message quoted the request, so it is left out)"
-        : `: ${err.apiMessage}`;
+        : // The server's words go to terminals and the daemon log: as one line of text, no escape sequence.
+          `: ${lineText(err.apiMessage)}`;
     const base = { status: s, headers: err.headers instanceof Headers ? err.headers : undefined };
     if (s === 429) return { ...base, kind: "rate-limit", retryable: true, text: `HTTP 429 rate limited${detail}` };
     if (s === 529) return { ...base, kind: "overloaded", retryable: true, text: `HTTP 529 overloaded${detail}` };

@@ -270,6 +270,16 @@ test("a server message that quotes the request is left out of the error; others 
   expect(kept.message).toContain("prompt is too long: 250000 tokens > 200000 maximum");
 });
 
+test("a server message is kept as one line of text: its escape sequences and line breaks are not", async () => {
+  fake.push({ status: 400, message: "bad \x1b]0;owned\x07request\x1b[2J\r\nsee the docs" });
+  const err = await client()
+    .complete(req())
+    .catch((e) => e);
+  expect(err).toBeInstanceOf(LlmCallError);
+  expect(err.message).toContain("HTTP 400: bad request see the docs");
+  expect(err.message).not.toMatch(/[\x00-\x1f]/);
+});
+
 test("back-off: exponential with jitter, capped; retry-after wins", () => {
   for (let i = 0; i < 20; i++) {
     const d = backoffMs(2, 100, 10_000);
