@@ -104,6 +104,7 @@ export class Scheduler {
     const startedAt = new Date();
     this.active.set(job.name, (this.active.get(job.name) ?? 0) + 1);
     this.job(job.name).running = true;
+    this.job(job.name).runningSince ??= startedAt.toISOString();
     // A run that lasts shows as running in `daemon status`; a quick one (an idle tick) writes nothing.
     let shown = false;
     const show = setTimeout(() => {
@@ -121,6 +122,7 @@ export class Scheduler {
     const left = (this.active.get(job.name) ?? 1) - 1;
     this.active.set(job.name, left);
     this.job(job.name).running = left > 0;
+    if (left === 0) this.job(job.name).runningSince = null;
     const saved = this.savedAt;
     this.record(job.name, startedAt, outcome);
     // An idle run is not saved, but the file must not go on saying it runs.
@@ -133,6 +135,7 @@ export class Scheduler {
     const changed = j.running !== (detail !== null);
     j.running = detail !== null;
     j.progress = detail;
+    j.runningSince = detail === null ? null : (j.runningSince ?? new Date().toISOString());
     if (changed || Date.now() - this.savedAt >= PROGRESS_SAVE_MS) this.save();
   }
 

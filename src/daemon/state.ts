@@ -18,6 +18,8 @@ export interface JobState {
   failures: number;
   /** How far a running loop job has got, in its own words (absent from state files of older versions). */
   progress?: string | null;
+  /** When the run going on now started (null between runs; absent from state files of older versions). */
+  runningSince?: string | null;
 }
 
 export interface DaemonState {
@@ -79,6 +81,7 @@ export function newJobState(schedule: string): JobState {
     runs: 0,
     failures: 0,
     progress: null,
+    runningSince: null,
   };
 }
 

@@ -28,6 +28,11 @@ export type DaemonStopError = InstanceType<typeof DaemonStopError>;
 export interface JobStatus extends JobState {
   name: string;
   nextRun: string | null;
+  /**
+   * The daemon ended during a run of this job (kill -9, a crash, a power cut): lastRun is that run's start,
+   * lastResult "error", and the result of the run before it is not shown as the last one.
+   */
+  interrupted: boolean;
 }
 
 export interface DaemonStatus {
@@ -54,6 +59,9 @@ export interface DaemonStatus {
   configProblem: string | null;
   log: string;
 }
+
+/** What `daemon status` says of a run the daemon did not live to finish. */
+export const INTERRUPTED = "interrupted: the daemon ended during this run";
 
 /** The project's JSON time form: RFC 3339 UTC with 9 fractional digits. */
 function rfc3339(iso: string | null): string | null {
@@ -102,6 +110,23 @@ export function daemonStatus(
       message: redactSecrets(j.lastError.message, keys).text,
     };
     const lastDetail = j.lastDetail === null ? null : redactSecrets(j.lastDetail, keys).text;
+    const interrupted = !running && j.running;
+    const since = rfc3339(j.runningSince ?? null);
+    if (interrupted)
+      return {
+        name,
+        ...j,
+        lastRun: since ?? rfc3339(j.lastRun),
+        lastDurationMs: null,
+        lastResult: "error",
+        lastDetail: INTERRUPTED,
+        lastError,
+        running: false,
+        progress: null,
+        runningSince: null,
+        nextRun: null,
+        interrupted,
+      };
     return {
       name,
       ...j,
@@ -110,7 +135,9 @@ export function daemonStatus(
       lastError,
       running: running && j.running,
       progress: running && j.running ? (j.progress ?? null) : null,
+      runningSince: running && j.running ? since : null,
       nextRun: rfc3339(nextRun),
+      interrupted,
     };
   });
   return {

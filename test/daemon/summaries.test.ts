@@ -242,6 +242,33 @@ test("daemon status shows the summaries job as running while a run lasts, and no
   await stop(d);
 });
 
+test("daemon status after a kill -9 during a run says that run was interrupted, not the result of the one before", async () => {
+  const home = summaryHome();
+  const d = startDaemon(home, env());
+  await waitRunning(d);
+  await addExchange(home, "iota", "iotamarker");
+  await waitFor(() => existsSync(summaryPath(home, "iota")) && daemonIdleOn(home, "iota"), 60_000, "iota's summary");
+  await waitFor(() => daemonState(home)?.jobs?.summaries?.lastResult === "ok", 15_000, "a run recorded as ok");
+  fake.respond(() => ({ hang: true }));
+  const calls = fake.calls;
+  await addExchange(home, "iota", "iotamarker again");
+  await fake.waitForCalls(calls + 1, 60_000);
+  // The state file says so once the run has lasted a second.
+  await waitFor(() => daemonState(home)?.jobs?.summaries?.running === true, 15_000, "the run shown as running");
+  const startedAt = Date.parse(daemonState(home).jobs.summaries.runningSince);
+  d.proc.kill(9);
+  await d.exited;
+
+  const r = await cli(home, ["daemon", "status", "--json"], env());
+  expect(r.code).toBe(1);
+  const job = JSON.parse(r.stdout).jobs.find((j: { name: string }) => j.name === "summaries");
+  expect(job).toMatchObject({ running: false, interrupted: true, lastResult: "error" });
+  expect(job.lastDetail).toContain("interrupted");
+  expect(Date.parse(job.lastRun)).toBe(startedAt);
+  const text = await cli(home, ["daemon", "status"], env());
+  expect(text.stdout).toMatch(/^summaries .*interrupted: the daemon ended during this run$/m);
+});
+
 test("SIGTERM between chunks: the chunk already saved stays, complete; the hung one is abandoned", async () => {
   const home = summaryHome("chunk_chars = 1000\n");
   const d = startDaemon(home, env());

@@ -112,9 +112,11 @@ async function daemon(sub: string, p: Parsed, args: string[]): Promise<number> {
       for (const j of st.jobs) {
         const result = j.running
           ? `running${j.progress ? `: ${j.progress}` : ""}`
-          : j.lastResult === null
-            ? dim("-")
-            : `${j.lastResult}${j.lastDetail ? `: ${j.lastDetail}` : ""}`;
+          : j.interrupted
+            ? (j.lastDetail ?? "interrupted")
+            : j.lastResult === null
+              ? dim("-")
+              : `${j.lastResult}${j.lastDetail ? `: ${j.lastDetail}` : ""}`;
         const next = j.schedule === "continuous" ? (st.running ? "continuous" : "-") : when(j.nextRun);
         println(
           `${j.name.padEnd(w)}  ${j.schedule.padEnd(sw)}  ${when(j.lastRun).padEnd(19)}  ${next.padEnd(19)}  ${result}`,
