@@ -12,3 +12,9 @@ export async function stdinText(command: string): Promise<string> {
     throw new StdinInputError({ command, problem: "not-utf8" });
   }
 }
+
+/** `echo text |` ends the text with one newline that is not part of it: drop exactly one (LF or CRLF). */
+export function stripOneNewline(text: string): string {
+  if (text.endsWith("\r\n")) return text.slice(0, -2);
+  return text.endsWith("\n") ? text.slice(0, -1) : text;
+}

@@ -122,6 +122,9 @@ describe("CLI", () => {
     const long = `${"ä".repeat(100_000)} end`;
     const piped = await cli(["context", "s", "--input", "-", "--json"], { home, stdin: long });
     expect(JSON.parse(piped.stdout).messages.at(-1)).toMatchObject({ role: "user", content: long });
+    // `echo "$input" |` ends it with a newline that is not part of it: one is dropped, as add drops it.
+    const echoed = await cli(["context", "s", "--input", "-", "--json"], { home, stdin: "next?\n\n" });
+    expect(JSON.parse(echoed.stdout).messages.at(-1)).toMatchObject({ role: "user", content: "next?\n" });
     const latin1 = await cli(["context", "s", "--input", "-"], {
       home,
       stdin: new Uint8Array([0x63, 0x61, 0x66, 0xe9]),

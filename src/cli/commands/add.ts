@@ -11,6 +11,7 @@ import { bool, str, type Parsed } from "../args.ts";
 import type { AnyHome } from "../command.ts";
 import { commandConfig, runCommand, sessionSpec, usingAnyHome } from "../command.ts";
 import { printJson, println } from "../output.ts";
+import { stripOneNewline } from "../stdin-text.ts";
 import type { WireMessageInput } from "../../app/wire-input.ts";
 
 export const usage = `
@@ -207,12 +208,6 @@ function reportPartial(
     });
   process.stderr.write(`memvoy: add: ${message}\n`);
   return exitCode;
-}
-
-/** `echo text |` ends the text with one newline that is not part of it: drop exactly one (LF or CRLF). */
-export function stripOneNewline(text: string): string {
-  if (text.endsWith("\r\n")) return text.slice(0, -2);
-  return text.endsWith("\n") ? text.slice(0, -1) : text;
 }
 
 const utf8 = new TextDecoder("utf-8", { fatal: true });

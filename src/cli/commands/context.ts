@@ -2,7 +2,7 @@ import { bool, str } from "../args.ts";
 import { withAnyHome, sessionSpec } from "../command.ts";
 import { bold, dim, printJson, println } from "../output.ts";
 import { terminalText } from "../../shared/terminal-text.ts";
-import { stdinText } from "../stdin-text.ts";
+import { stdinText, stripOneNewline } from "../stdin-text.ts";
 
 export const usage = `
 Usage: memvoy context SESSION [--input TEXT | --input -] [--json]
@@ -16,7 +16,8 @@ not an error (an agent's first turn): the window is empty, and the JSON says
 JSON says why ("summaryProblem").
 
   --input TEXT   the user's next input, placed last; "-" reads it from stdin (for text
-                 longer than a command line takes, about 128 KiB on Linux)
+                 longer than a command line takes, about 128 KiB on Linux; one trailing
+                 newline dropped, as add does)
   --json         the messages and the system prompt section as one JSON document
 `;
 
@@ -25,7 +26,7 @@ const spec = sessionSpec("context", usage, { input: { type: "string" } }, { crea
 export function run(argv: readonly string[]): Promise<number> {
   return withAnyHome(spec, argv, async (api, p, [session]) => {
     const given = str(p, "input");
-    const ctx = await api.context(session!, given === "-" ? await stdinText("context") : given);
+    const ctx = await api.context(session!, given === "-" ? stripOneNewline(await stdinText("context")) : given);
     if (bool(p, "json")) {
       printJson(ctx);
       return 0;
