@@ -260,7 +260,13 @@ function callFailure(call: Pick<LlmCallData, "purpose" | "model" | "url">, f: Fa
     : f.status === 404 && f.unknownModel
       ? `: no model ${JSON.stringify(call.model)} there; check ${call.purpose === "summary" ? "summary.model" : "decision_model"}`
       : "";
-  const problem = f.status === 404 ? `${f.text} (from ${call.url}${hint})` : f.text;
+  // A server that cannot be reached is named: the key's ANTHROPIC_BASE_URL may come from a unit file or a gateway.
+  const problem =
+    f.status === 404
+      ? `${f.text} (from ${call.url}${hint})`
+      : f.kind === "connection"
+        ? `${f.text} (to ${call.url})`
+        : f.text;
   const d: LlmCallData = { ...call, kind: f.kind, attempts, problem };
   if (f.status !== undefined) d.status = f.status;
   return d;

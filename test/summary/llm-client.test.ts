@@ -270,6 +270,18 @@ test("a server message that quotes the request is left out of the error; others 
   expect(kept.message).toContain("prompt is too long: 250000 tokens > 200000 maximum");
 });
 
+test("a server that cannot be reached is named in the error", async () => {
+  const closed = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response("") });
+  const base = `http://127.0.0.1:${closed.port}`;
+  await closed.stop(true);
+  const err = await client({ base, max_retries: 0 })
+    .complete(req())
+    .catch((e) => e);
+  expect(err).toBeInstanceOf(LlmCallError);
+  expect(err.kind).toBe("connection");
+  expect(err.message).toContain(`(to ${base}/v1/messages)`);
+});
+
 test("a server message is kept as one line of text: its escape sequences and line breaks are not", async () => {
   fake.push({ status: 400, message: "bad \x1b]0;owned\x07request\x1b[2J\r\nsee the docs" });
   const err = await client()
