@@ -115,3 +115,60 @@ test("while the embedder is down, daemon status keeps the failure until the fail
     emb.stop();
   }
 });
+
+test("daemon status shows the embeddings job as running while a drain lasts (a slow embedder), and not once it ended", async () => {
+  const release = Promise.withResolvers<void>();
+  let requests = 0;
+  const slow = Bun.serve({
+    hostname: "127.0.0.1",
+    port: 0,
+    idleTimeout: 0,
+    async fetch(request) {
+      requests++;
+      const json = (await request.json()) as { input: string[] };
+      await release.promise;
+      return Response.json(okBody(8)(json));
+    },
+  });
+  try {
+    const home = tempHome();
+    writeFileSync(
+      join(home, "config.toml"),
+      `[embedder]\nprovider = "openai"\nbase_url = "http://127.0.0.1:${slow.port}/v1"\nmodel = "fake"\ndimensions = 8\nmax_retries = 0\n[daemon]\nembed_interval_ms = 100\n`,
+    );
+    const env = { OPENAI_API_KEY: "test-embed-key-123456" };
+    const d = startDaemon(home, env);
+    await waitRunning(d);
+    expect((await cli(home, ["add", "s1", "--role", "user", "--content", "where do the keys live"], env)).code).toBe(0);
+    await waitFor(() => requests > 0, 15_000, "the embedder asked");
+    const job = async () => {
+      const r = await cli(home, ["daemon", "status", "--json"], env);
+      return JSON.parse(r.stdout).jobs.find((j: { name: string }) => j.name === "embeddings");
+    };
+    const running = await waitFor(
+      async () => {
+        const j = await job();
+        return j.running === true ? j : undefined;
+      },
+      15_000,
+      "embeddings shown as running",
+    );
+    expect(running.progress).toBe("embedding 1 queued message(s)");
+    const text = await cli(home, ["daemon", "status"], env);
+    expect(text.stdout).toMatch(/^embeddings .*running: embedding 1 queued message\(s\)$/m);
+    release.resolve();
+    await waitFor(
+      async () => {
+        const j = await job();
+        return j.running === false && j.lastResult === "ok" && /^1 embedded/.test(j.lastDetail ?? "");
+      },
+      15_000,
+      "embeddings shown as done",
+    );
+    d.proc.kill("SIGTERM");
+    expect(await d.exited).toBe(0);
+  } finally {
+    release.resolve();
+    await slow.stop(true);
+  }
+});

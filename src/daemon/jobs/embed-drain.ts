@@ -4,10 +4,12 @@
 import { watch, type FSWatcher } from "node:fs";
 import type { MaintenanceApi } from "../../app/maintenance-api.ts";
 import { describeError } from "../../shared/describe-error.ts";
-import type { LoopJob } from "../scheduler.ts";
+import type { LoopContext, LoopJob } from "../scheduler.ts";
 import type { RunWork, WorkResult } from "../work-kinds.ts";
 
 const MAX_BACKOFF_MS = 5 * 60_000;
+/** A drain still going after this long is shown as running. */
+const RUNNING_SHOW_MS = 1_000;
 /** Writes come in bursts: wait this long after a change before draining. */
 const SETTLE_AFTER_CHANGE_MS = 200;
 
@@ -75,25 +77,42 @@ function retryWait(api: MaintenanceApi, intervalMs: number, failures: number): n
   return due === undefined ? wait : Math.min(MAX_BACKOFF_MS, Math.max(wait, due));
 }
 
-/** Drain in the child when there is work due now; otherwise what a drain would report, without spawning one. */
-async function drain(api: MaintenanceApi, work: RunWork): Promise<WorkResult<"embeddings">> {
+/**
+ * Drain in the child when there is work due now; otherwise what a drain would report, without spawning one. A drain
+ * that lasts (a large backlog, a slow or hung embedder) shows as running in `daemon status`; a quick one writes nothing.
+ */
+async function drain(
+  api: MaintenanceApi,
+  work: RunWork,
+  progress: LoopContext["progress"],
+): Promise<WorkResult<"embeddings">> {
   const b = api.embeddingBacklog();
-  if (b.due > 0) return work("embeddings");
-  return { busy: false, embedded: 0, deletesApplied: 0, failed: 0, remaining: b.queued };
+  if (b.due === 0) return { busy: false, embedded: 0, deletesApplied: 0, failed: 0, remaining: b.queued };
+  let shown = false;
+  const show = setTimeout(() => {
+    shown = true;
+    progress(`embedding ${b.due} queued message(s)`);
+  }, RUNNING_SHOW_MS);
+  try {
+    return await work("embeddings");
+  } finally {
+    clearTimeout(show);
+    if (shown) progress(null);
+  }
 }
 
 /** `storeDir`: the home's .store folder, where writers touch the wake file. */
 export function embedDrainJob(api: MaintenanceApi, work: RunWork, intervalMs: number, storeDir: string): LoopJob {
   return {
     name: "embeddings",
-    async loop({ signal, log }, report) {
+    async loop({ signal, log, progress }, report) {
       const waker = new Waker(storeDir);
       let failures = 0;
       try {
         while (!signal.aborted) {
           const started = new Date();
           try {
-            const r = await drain(api, work);
+            const r = await drain(api, work, progress);
             if (r.error !== undefined || r.failed > 0) {
               failures++;
               const wait = backoffMs(intervalMs, failures);
