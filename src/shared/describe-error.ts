@@ -140,9 +140,12 @@ function pathKind(path: string): "folder" | "file" | "dangling" | undefined {
 }
 
 /** Whether the error is a write the disk refused for want of room (full, over a size limit, or failing). */
-/** A full disk, a refused permission or a failing disk: describeError says all there is to say about it. */
+/**
+ * A full disk, a refused permission, a failing disk, or a file or folder in the way of one memvoy keeps:
+ * describeError says all there is to say about it.
+ */
 export function isSystemFailure(err: unknown): boolean {
-  return systemFailure(err) !== undefined;
+  return systemFailure(err) !== undefined || inTheWay(err) !== undefined;
 }
 
 export function isNoRoom(err: unknown): boolean {

@@ -1,6 +1,6 @@
 // `memvoy summarize` and `memvoy summary` as real processes against the fake Messages API.
 import { afterAll, afterEach, beforeAll, beforeEach, expect, test } from "bun:test";
-import { existsSync, mkdtempSync, readdirSync, renameSync, rmSync, symlinkSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { openMemory } from "../../src/app/open-memory.ts";
@@ -131,6 +131,44 @@ test("summarize of every due session: one whose history.json is a link fails alo
   const named = await memvoy(["summarize", "a-linked"]);
   expect(named.code).toBe(2);
   expect(named.stderr).toContain(`${file} is a symbolic link`);
+});
+
+test("summarize of every due session: a folder where a session's lock or summary.json belongs fails that session alone, named", async () => {
+  const api = openMemory({ home, env: {}, drain: "off" });
+  for (const s of ["a-lock", "b-summary", "c-ok"])
+    api.add(s, [
+      { role: "user", content: "Which queue?", sendAt: "2026-05-01T09:00:00Z" },
+      { role: "assistant", content: "SQS.", sendAt: "2026-05-01T09:00:05Z" },
+    ]);
+  api.close();
+  mkdirSync(join(home, "sessions", "a-lock", ".summary.lock"));
+  mkdirSync(join(home, "sessions", "b-summary", "summary.json"));
+  fake.respond(() => summaryStep({ key_decisions: ["Do: use SQS"], current_discussion: current("queues") }));
+  const r = await memvoy(["summarize", "--json"]);
+  expect(r.code).toBe(1);
+  const sessions = JSON.parse(r.stdout).sessions as {
+    session: string;
+    outcome: string;
+    error?: string;
+    notes: string[];
+  }[];
+  // summary.json a folder: not due (nothing newer than it), so only a-lock fails; c-ok is summarized all the same.
+  expect(sessions.map((s) => [s.session, s.outcome])).toEqual([
+    ["a-lock", "failed"],
+    ["c-ok", "ok"],
+  ]);
+  expect(sessions[0]!.error).toBe(
+    `${join(home, "sessions", "a-lock", ".summary.lock")} is a folder where memvoy keeps a file: move it aside`,
+  );
+  const named = await memvoy(["summarize", "b-summary", "--json"]);
+  expect(named.code).toBe(1);
+  const b = JSON.parse(named.stdout).sessions[0];
+  expect([b.outcome, b.error]).toEqual([
+    "failed",
+    `${join(home, "sessions", "b-summary", "summary.json")} is a folder where memvoy keeps a file: move it aside`,
+  ]);
+  // The error says it all: no "unexpected" note beside it.
+  expect([...sessions.flatMap((s) => s.notes), ...b.notes]).toEqual([]);
 });
 
 test("summarize --json: one document; a failed chunk exits 1", async () => {
