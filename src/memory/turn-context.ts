@@ -4,6 +4,7 @@
 import { refuseSessionSymlinks } from "../storage/history/no-symlink.ts";
 import type { ContextMessage } from "../shared/context-message.ts";
 import { nsToRfc3339 } from "../shared/time.ts";
+import { describeError, isSystemFailure } from "../shared/describe-error.ts";
 import type { MemoryContext } from "./memory-context.ts";
 import { readSessionHistory } from "./history-view.ts";
 import { sessionExists } from "./session-admin.ts";
@@ -37,9 +38,22 @@ export async function buildTurnContext(ctx: MemoryContext, session: string, inpu
   refuseSessionSymlinks(ctx.paths.session(session));
   const exists = sessionExists(ctx, session);
   const recent = exists ? readSessionHistory(ctx, session) : [];
-  return assembleTurnContext(session, { exists, recent, summary: readSummary(ctx, session) }, input, (s) =>
+  return assembleTurnContext(session, { exists, recent, summary: summaryForTurn(ctx, session) }, input, (s) =>
     filterRelevant(homeLedger(ctx), session, s, input, recent),
   );
+}
+
+/**
+ * summary.json for a turn: one that cannot be opened (a folder in its place, a file this user may not read) costs
+ * the turn its summary, said in summaryProblem, as one that does not parse does; the messages still go.
+ */
+function summaryForTurn(ctx: MemoryContext, session: string): SummaryFile {
+  try {
+    return readSummary(ctx, session);
+  } catch (err) {
+    if (!isSystemFailure(err)) throw err;
+    return { state: "corrupt", detail: describeError(err) };
+  }
 }
 
 /** What a turn context is built from, wherever it was read. */

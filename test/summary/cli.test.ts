@@ -171,6 +171,18 @@ test("summarize of every due session: a folder where a session's lock or summary
   expect([...sessions.flatMap((s) => s.notes), ...b.notes]).toEqual([]);
 });
 
+test("context with a folder where summary.json belongs leaves the summary out and says why; the turn still gets its messages", async () => {
+  seed();
+  mkdirSync(join(home, "sessions", "s1", "summary.json"));
+  const r = await memvoy(["context", "s1", "--input", "and now?", "--json"]);
+  expect([r.code, r.stderr]).toEqual([0, ""]);
+  const ctx = JSON.parse(r.stdout);
+  expect(ctx.messages.map((m: { kind: string }) => m.kind)).toEqual(["history", "history", "input"]);
+  expect(ctx.summaryProblem).toBe(
+    `${join(home, "sessions", "s1", "summary.json")} is a folder where memvoy keeps a file: move it aside`,
+  );
+});
+
 test("summarize --json: one document; a failed chunk exits 1", async () => {
   seed();
   fake.push({ text: "no summary for you" });
