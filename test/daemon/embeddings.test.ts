@@ -140,7 +140,7 @@ test("daemon status shows the embeddings job as running while a drain lasts (a s
     const d = startDaemon(home, env);
     await waitRunning(d);
     expect((await cli(home, ["add", "s1", "--role", "user", "--content", "where do the keys live"], env)).code).toBe(0);
-    await waitFor(() => requests > 0, 15_000, "the embedder asked");
+    await waitFor(() => requests > 0, 60_000, "the embedder asked");
     const job = async () => {
       const r = await cli(home, ["daemon", "status", "--json"], env);
       return JSON.parse(r.stdout).jobs.find((j: { name: string }) => j.name === "embeddings");
