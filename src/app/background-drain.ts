@@ -18,6 +18,8 @@ export function spawnDetachedDrain(paths: HomePaths, command: string[] = selfCom
   release();
   const [cmd, ...args] = command;
   const child = spawn(cmd!, [...args, "reindex", "--pending", "--quiet", "--home", paths.home], {
+    // Not the caller's folder, which a script may remove as soon as add returns (the drainer would fail to start).
+    cwd: paths.home,
     detached: true,
     stdio: "ignore",
     env: process.env,

@@ -31,9 +31,9 @@ class Child {
   answered = 0;
   lastStderr = "";
 
-  constructor(kind: WorkKind, command: string[], env: Record<string, string>, log: DaemonLog) {
+  constructor(kind: WorkKind, command: string[], env: Record<string, string>, log: DaemonLog, cwd: string) {
     const started = performance.now();
-    this.proc = Bun.spawn(command, { env, stdin: "pipe", stdout: "pipe", stderr: "pipe" });
+    this.proc = Bun.spawn(command, { cwd, env, stdin: "pipe", stdout: "pipe", stderr: "pipe" });
     const pid = this.proc.pid;
     log.info("worker.start", { job: kind, pid });
     const out = readLines(this.proc.stdout, (line) => this.onAnswer(line, kind, log));
@@ -175,6 +175,9 @@ export class Workers {
       [...this.command, "daemon", "work", kind, "--home", this.home, "--linger-ms", String(linger)],
       this.env,
       this.log,
+      // In the home, which the daemon needs anyway: the folder it was started from may be removed since, and a
+      // program cannot start in a folder that no longer exists.
+      this.home,
     );
     this.children.set(kind, c);
     return c;

@@ -1,6 +1,7 @@
 // The compiled binary as a daemon: its child is the binary itself, drains the queue, and the daemon never maps LanceDB.
 import { afterAll, setDefaultTimeout, expect, test } from "bun:test";
-import { readFileSync } from "node:fs";
+import { readFileSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { openMemory } from "../../src/app/open-memory.ts";
 import { buildBinaryOnce, removeTempDirs, spawnBinaryDaemon } from "../fixture/binary.ts";
 import {
@@ -51,6 +52,30 @@ test("compiled binary: the embeddings child is the binary itself; the daemon nev
     d.kill("SIGTERM");
     expect(await d.exited).toBe(0);
     expect(logText(home)).toContain("worker.exit job=embeddings");
+  } finally {
+    if (d.exitCode === null) d.kill(9);
+  }
+});
+
+test("compiled binary started from a folder removed since: its children still start (they run in the home)", async () => {
+  const bin = await buildBinaryOnce();
+  const home = tempHome();
+  writeFileSync(join(home, "config.toml"), `[daemon]\nmaintenance_cron = "* * * * * *"\n`);
+  const { proc: d, cwd } = spawnBinaryDaemon(bin, home);
+  try {
+    await waitFor(() => logText(home).includes("daemon.start"), 30_000, "the daemon to start");
+    rmSync(cwd, { recursive: true, force: true });
+    const since = logText(home).length;
+    await waitFor(
+      () => /job\.(done|fail) job=maintenance /.test(logText(home).slice(since)),
+      30_000,
+      "a maintenance run",
+    );
+    const log = logText(home).slice(since);
+    expect(log).not.toContain("working directory was deleted");
+    expect(log).toMatch(/job\.done job=maintenance /);
+    d.kill("SIGTERM");
+    expect(await d.exited).toBe(0);
   } finally {
     if (d.exitCode === null) d.kill(9);
   }

@@ -1,7 +1,7 @@
 // A home deleted or replaced under a running daemon: it notices within 5 s (device and inode), exits non-zero
 // and recreates nothing; a second daemon may then start. A background drain never recreates a deleted home.
 import { afterAll, expect, test } from "bun:test";
-import { existsSync, mkdirSync, renameSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { spawnDetachedDrain } from "../../src/app/background-drain.ts";
 import { homePaths } from "../../src/config/home.ts";
@@ -82,4 +82,18 @@ test("a background drain started for a home that is then deleted does not recrea
   expect(started).toBe(true);
   await Bun.sleep(1500);
   expect(existsSync(home)).toBe(false);
+});
+
+test("a background drain runs in the home, not in the folder add was run from (a script may remove that at once)", async () => {
+  const home = tempHome();
+  expect((await cli(home, ["add", "s1", "--role", "user", "--content", "hello"])).code).toBe(0);
+  const out = join(tempHome(), "cwd.txt");
+  const started = spawnDetachedDrain(homePaths(home), ["sh", "-c", `pwd > ${out}.tmp && mv ${out}.tmp ${out}`, "sh"]);
+  expect(started).toBe(true);
+  const cwd = await waitFor(
+    () => (existsSync(out) ? readFileSync(out, "utf8").trim() : undefined),
+    15_000,
+    "the drain",
+  );
+  expect(cwd).toBe(home);
 });
