@@ -97,6 +97,25 @@ test("TMPDIR naming no folder: demo and import --dry-run say so, exit 2", async 
   expect(existsSync(home)).toBe(false);
 }, 120_000);
 
+test("TMPDIR naming no folder: a semantic search with the binary says so, not LanceDB's 'npm i' advice", async () => {
+  const dir = makeTempDir("memvoy-unusable-");
+  const home = join(dir, "home");
+  const add = await runBinary(bin, ["--home", home, "add", "s1", "--role", "user", "--content", "the canary rollout"]);
+  expect(add.code, add.stderr).toBe(0);
+  const reindex = await runBinary(bin, ["--home", home, "reindex"], { timeoutMs: 60_000 });
+  expect(reindex.code, reindex.stderr).toBe(0);
+  const tmp = join(dir, "no-such-tmp");
+  const r = await runBinary(bin, ["--home", home, "search", "canary", "--match", "semantic", "--local"], {
+    env: { TMPDIR: tmp },
+    timeoutMs: 60_000,
+  });
+  expect(r.code).toBe(1);
+  expect(r.stderr).toContain(
+    `cannot make a temporary folder in ${tmp} (TMPDIR): it does not exist; set TMPDIR to a folder you may write to`,
+  );
+  expect(r.stderr).not.toContain("npm");
+}, 180_000);
+
 // As root every folder is writable: the permission case runs as uid 65534 (nobody), skipped where it cannot.
 const asNobody = process.getuid?.() === 0 && Bun.which("setpriv") !== null;
 test.skipIf(!asNobody)(
