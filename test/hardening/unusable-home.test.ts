@@ -4,6 +4,7 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { chmodSync, existsSync, mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { buildBinaryOnce, makeTempDir, removeTempDirs, runBinary } from "../fixture/binary.ts";
+import { canMountTmpfs, mountTmpfs } from "./tmpfs.ts";
 
 let bin = "";
 beforeAll(async () => {
@@ -115,6 +116,35 @@ test("TMPDIR naming no folder: a semantic search with the binary says so, not La
   );
   expect(r.stderr).not.toContain("npm");
 }, 180_000);
+
+// A temp folder mounted noexec (a hardened server's /tmp) takes the file but cannot run it: root only, for the mount.
+test.skipIf(canMountTmpfs() !== undefined)(
+  "TMPDIR on a file system mounted noexec: a semantic search with the binary says so, not LanceDB's 'npm i' advice",
+  async () => {
+    const fs = mountTmpfs(512 * 1024);
+    try {
+      expect(Bun.spawnSync(["mount", "-o", "remount,noexec", fs.dir]).exitCode).toBe(0);
+      const dir = makeTempDir("memvoy-unusable-");
+      const home = join(dir, "home");
+      const add = await runBinary(bin, ["--home", home, "add", "s1", "--role", "user", "--content", "the canary"]);
+      expect(add.code, add.stderr).toBe(0);
+      const reindex = await runBinary(bin, ["--home", home, "reindex"], { timeoutMs: 60_000 });
+      expect(reindex.code, reindex.stderr).toBe(0);
+      const r = await runBinary(bin, ["--home", home, "search", "canary", "--match", "semantic", "--local"], {
+        env: { TMPDIR: fs.dir },
+        timeoutMs: 60_000,
+      });
+      expect(r.code).toBe(1);
+      expect(r.stderr).toContain(
+        `cannot load the vector store's native module: memvoy unpacks it into the temporary folder ${fs.dir} (TMPDIR), whose file system is mounted noexec; set TMPDIR to a folder where programs may run`,
+      );
+      expect(r.stderr).not.toContain("npm");
+    } finally {
+      fs.unmount();
+    }
+  },
+  180_000,
+);
 
 // As root every folder is writable: the permission case runs as uid 65534 (nobody), skipped where it cannot.
 const asNobody = process.getuid?.() === 0 && Bun.which("setpriv") !== null;

@@ -20,6 +20,7 @@ import { CorruptHistoryError } from "../../src/storage/history/history-file.ts";
 import { SchemaTooNewError } from "../../src/storage/sqlite/open-database.ts";
 import { VectorDimensionError } from "../../src/storage/lance/vector-dimension.ts";
 import { VectorTableDamagedError } from "../../src/storage/lance/damaged-table.ts";
+import { NoExecTempError } from "../../src/storage/lance/load-lancedb.ts";
 import { NoSuchSessionError } from "../../src/app/memory-api.ts";
 import { InvalidSearchOptionError } from "../../src/app/search-option-error.ts";
 import { CommandUsageError, StdinInputError } from "../../src/cli/usage-errors.ts";
@@ -921,6 +922,11 @@ const KINDS: [Error & { data: object }, string, 1 | 2][] = [
   [
     new TempFolderError({ dir: "/nonexistent", reason: "it does not exist", fromEnv: true }),
     "cannot make a temporary folder in /nonexistent (TMPDIR): it does not exist; set TMPDIR to a folder you may write to",
+    2,
+  ],
+  [
+    new NoExecTempError({ dir: "/tmp", fromEnv: false }),
+    "cannot load the vector store's native module: memvoy unpacks it into the temporary folder /tmp, whose file system is mounted noexec; set TMPDIR to a folder where programs may run",
     2,
   ],
   [new NoAnswerPossibleError({}), "stdout is closed: the call was not carried out, as its answer could not be sent", 1],

@@ -2,6 +2,8 @@
 // Bun's process.env does not reach native getenv(), so the variable is set through libc.
 import { dlopen, FFIType } from "bun:ffi";
 import { rmdirSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { namedError } from "../../shared/errors.ts";
 import { makeTempFolder } from "../../shared/folder-made.ts";
 
 type LanceModule = typeof import("@lancedb/lancedb");
@@ -23,13 +25,32 @@ function quietNativeLogs(): void {
   }
 }
 
+/** The temp folder the compiled memvoy unpacks LanceDB's native module into is mounted noexec: it cannot load it. */
+export const NoExecTempError = namedError<{ dir: string; fromEnv: boolean }>(
+  "NoExecTempError",
+  "input",
+  (d) =>
+    `cannot load the vector store's native module: memvoy unpacks it into the temporary folder ${d.dir}${d.fromEnv ? " (TMPDIR)" : ""}, ` +
+    "whose file system is mounted noexec; set TMPDIR to a folder where programs may run",
+);
+export type NoExecTempError = InstanceType<typeof NoExecTempError>;
+
+/** The messages of an error's cause (LanceDB gives the loader's failures as an array). */
+function causeText(err: unknown): string {
+  const cause = (err as { cause?: unknown } | undefined)?.cause;
+  const list = Array.isArray(cause) ? cause : [cause];
+  return list.map((c) => String((c as { message?: unknown } | undefined)?.message ?? c ?? "")).join("\n");
+}
+
 /**
  * The compiled memvoy unpacks LanceDB's native module into the temp folder before loading it: a TMPDIR that does not
- * exist, or that this user may not write, leaves only the module's own "Cannot find native binding ... npm i" advice,
- * no help with a binary. Throws the TempFolderError that says so; returns when a temp folder can be made.
+ * exist, that this user may not write, or that is mounted noexec leaves only the module's own "Cannot find native
+ * binding ... npm i" advice, no help with a binary. Throws the error that says which; returns when it is none of them.
  */
-function checkTempFolder(): void {
+function checkTempFolder(err: unknown): void {
   rmdirSync(makeTempFolder("memvoy-"));
+  if (/failed to map segment/i.test(causeText(err)))
+    throw new NoExecTempError({ dir: tmpdir(), fromEnv: Boolean(process.env.TMPDIR) }, { cause: err });
 }
 
 export function loadLanceDb(): Promise<{ lancedb: LanceModule; arrow: ArrowModule }> {
@@ -39,7 +60,7 @@ export function loadLanceDb(): Promise<{ lancedb: LanceModule; arrow: ArrowModul
       const [lancedb, arrow] = await Promise.all([import("@lancedb/lancedb"), import("apache-arrow")]);
       return { lancedb, arrow };
     } catch (err) {
-      checkTempFolder();
+      checkTempFolder(err);
       throw err;
     }
   })();
