@@ -137,6 +137,14 @@ describe("openai-compatible embedder", () => {
     expect(f.seen).toHaveLength(3);
   });
 
+  test("a server's error message is kept as one line of text, without its escape sequences", async () => {
+    const f = fake([], { status: 400, body: '{"error":{"message":"bad \\u001b]0;owned\\u0007input\\u001b[2J"}}' });
+    const e = await createEmbedder(cfg({ base_url: f.url, max_retries: 0 }), { env, baseDelayMs: 1 });
+    const err = await e.embed(["hello"]).catch((x) => x);
+    expect(err.message).toContain("bad input");
+    expect(err.message).not.toMatch(/[\x00-\x1f]/);
+  });
+
   test("garbage responses are rejected: wrong count, wrong dimension, non-numbers, zeros, not JSON", async () => {
     const cases: [string, string][] = [
       [JSON.stringify({ data: [] }), "0 embeddings for 1 inputs"],

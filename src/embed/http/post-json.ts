@@ -1,5 +1,6 @@
 // POST a JSON body with a timeout, retrying 429 and 5xx with bounded exponential backoff (Retry-After wins).
 import { redactSecrets } from "../../shared/redact.ts";
+import { lineText } from "../../shared/terminal-text.ts";
 import { EmbedderRejectedError, EmbedderResponseError, EmbedderUnavailableError } from "../embedder.ts";
 
 export interface RetryPolicy {
@@ -123,8 +124,9 @@ function detail(text: string, secret?: string): { detail?: string } {
   } catch {
     // not JSON: show the raw text
   }
-  msg = redactSecrets(msg, secret ? [secret] : [])
-    .text.replace(/\s+/g, " ")
+  // The server's words go to terminals and the daemon log: one line of text, no escape sequence.
+  msg = lineText(redactSecrets(msg, secret ? [secret] : []).text)
+    .replace(/\s+/g, " ")
     .trim();
   if (!msg) return {};
   return { detail: msg.length > 200 ? msg.slice(0, 200) + "…" : msg };
