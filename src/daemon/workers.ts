@@ -1,5 +1,6 @@
 // The daemon's side of its LanceDB children: at most one child per kind, spawned on demand, reused while it
 // lingers, asked through stdin and answered on stdout; SIGTERM forwarded at stop, SIGKILL past the deadline.
+import { existsSync } from "node:fs";
 import { join } from "node:path";
 import type { Subprocess } from "bun";
 import { InputError, namedError } from "../shared/errors.ts";
@@ -10,12 +11,16 @@ import type { WorkAnswer, WorkKind, WorkResult } from "./work-kinds.ts";
 /** A burst of writes reuses one embeddings child; it exits after this long without a request. */
 export const EMBED_LINGER_MS = 30_000;
 
-/** The command that runs this program again: the compiled binary itself, or bun with the entry script. */
+/**
+ * The command that runs this program again: the compiled binary itself, or bun with the entry script. On Linux the
+ * binary is run as /proc/self/exe, the very file this process runs: an upgrade that replaced the file at its path
+ * (install.sh) while the daemon runs must not give the daemon children of another version.
+ */
 export function selfCommand(): string[] {
   const inBunfs = (p: string) => p.startsWith("/$bunfs/") || /^[A-Z]:[\\/]~BUN[\\/]/i.test(p);
-  return inBunfs(import.meta.path) || inBunfs(Bun.main)
-    ? [process.execPath]
-    : [process.execPath, join(import.meta.dir, "../index.ts")];
+  if (!(inBunfs(import.meta.path) || inBunfs(Bun.main)))
+    return [process.execPath, join(import.meta.dir, "../index.ts")];
+  return process.platform === "linux" && existsSync("/proc/self/exe") ? ["/proc/self/exe"] : [process.execPath];
 }
 
 interface Pending {

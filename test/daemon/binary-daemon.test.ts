@@ -1,9 +1,9 @@
 // The compiled binary as a daemon: its child is the binary itself, drains the queue, and the daemon never maps LanceDB.
 import { afterAll, setDefaultTimeout, expect, test } from "bun:test";
-import { readFileSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, copyFileSync, readFileSync, readlinkSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { openMemory } from "../../src/app/open-memory.ts";
-import { buildBinaryOnce, removeTempDirs, spawnBinaryDaemon } from "../fixture/binary.ts";
+import { buildBinaryOnce, makeTempDir, removeTempDirs, spawnBinaryDaemon } from "../fixture/binary.ts";
 import {
   cleanup,
   logText,
@@ -46,7 +46,8 @@ test("compiled binary: the embeddings child is the binary itself; the daemon nev
     expect(child).toBeDefined();
     if (processAlive(child!)) {
       const argv = readFileSync(`/proc/${child}/cmdline`, "utf8").split("\0");
-      expect(argv.slice(0, 4)).toEqual([bin, "daemon", "work", "embeddings"]);
+      expect(argv.slice(1, 4)).toEqual(["daemon", "work", "embeddings"]);
+      expect(readlinkSync(`/proc/${child}/exe`)).toBe(bin);
     }
     expect(mappedFiles(d.pid)).not.toMatch(/lancedb/i);
     d.kill("SIGTERM");
@@ -73,6 +74,35 @@ test("compiled binary started from a folder removed since: its children still st
     );
     const log = logText(home).slice(since);
     expect(log).not.toContain("working directory was deleted");
+    expect(log).toMatch(/job\.done job=maintenance /);
+    d.kill("SIGTERM");
+    expect(await d.exited).toBe(0);
+  } finally {
+    if (d.exitCode === null) d.kill(9);
+  }
+});
+
+test("compiled binary replaced at its path while the daemon runs (an upgrade): its children are still the daemon's own program", async () => {
+  const bin = await buildBinaryOnce();
+  const copy = join(makeTempDir("memvoy-bin-"), "memvoy");
+  copyFileSync(bin, copy);
+  chmodSync(copy, 0o755);
+  const home = tempHome();
+  writeFileSync(join(home, "config.toml"), `[daemon]\nmaintenance_cron = "* * * * * *"\n`);
+  const { proc: d } = spawnBinaryDaemon(copy, home);
+  try {
+    await waitFor(() => logText(home).includes("daemon.start"), 30_000, "the daemon to start");
+    // install.sh replaces the file through a rename: the path now names another program.
+    writeFileSync(`${copy}.new`, '#!/bin/sh\necho "the replaced program ran" >&2\nexit 3\n', { mode: 0o755 });
+    renameSync(`${copy}.new`, copy);
+    const since = logText(home).length;
+    await waitFor(
+      () => /job\.(done|fail) job=maintenance /.test(logText(home).slice(since)),
+      30_000,
+      "a maintenance run",
+    );
+    const log = logText(home).slice(since);
+    expect(log).not.toContain("the replaced program ran");
     expect(log).toMatch(/job\.done job=maintenance /);
     d.kill("SIGTERM");
     expect(await d.exited).toBe(0);
