@@ -1,6 +1,6 @@
 // The daemon's side of its LanceDB children: at most one child per kind, spawned on demand, reused while it
 // lingers, asked through stdin and answered on stdout; SIGTERM forwarded at stop, SIGKILL past the deadline.
-import { existsSync } from "node:fs";
+import { statSync } from "node:fs";
 import { join } from "node:path";
 import type { Subprocess } from "bun";
 import { InputError, namedError } from "../shared/errors.ts";
@@ -12,15 +12,27 @@ import type { WorkAnswer, WorkKind, WorkResult } from "./work-kinds.ts";
 export const EMBED_LINGER_MS = 30_000;
 
 /**
- * The command that runs this program again: the compiled binary itself, or bun with the entry script. On Linux the
- * binary is run as /proc/self/exe, the very file this process runs: an upgrade that replaced the file at its path
- * (install.sh) while the daemon runs must not give the daemon children of another version.
+ * The command that runs this program again: the compiled binary itself, or bun with the entry script. An upgrade
+ * that replaced the binary at its path (install.sh) while the daemon runs must not give it children of another
+ * version: on Linux the file this process runs is then run as /proc/self/exe (named "exe" by ps, so only then).
  */
 export function selfCommand(): string[] {
   const inBunfs = (p: string) => p.startsWith("/$bunfs/") || /^[A-Z]:[\\/]~BUN[\\/]/i.test(p);
   if (!(inBunfs(import.meta.path) || inBunfs(Bun.main)))
     return [process.execPath, join(import.meta.dir, "../index.ts")];
-  return process.platform === "linux" && existsSync("/proc/self/exe") ? ["/proc/self/exe"] : [process.execPath];
+  return replacedSinceStart() ? ["/proc/self/exe"] : [process.execPath];
+}
+
+/** Whether the file at this process's executable path is no longer the one it runs (Linux; false where unknown). */
+function replacedSinceStart(): boolean {
+  if (process.platform !== "linux") return false;
+  try {
+    const running = statSync("/proc/self/exe");
+    const atPath = statSync(process.execPath, { throwIfNoEntry: false });
+    return atPath === undefined || atPath.ino !== running.ino || atPath.dev !== running.dev;
+  } catch {
+    return false;
+  }
 }
 
 interface Pending {
@@ -152,7 +164,8 @@ export class Workers {
     env: Record<string, string | undefined>,
     private readonly log: DaemonLog,
     private readonly signal: AbortSignal,
-    private readonly command: string[] = selfCommand(),
+    /** Fixed for tests; else selfCommand() at each spawn (the binary may be replaced while the daemon runs). */
+    private readonly command?: string[],
   ) {
     this.env = Object.fromEntries(Object.entries(env).filter((e): e is [string, string] => e[1] !== undefined));
     signal.addEventListener("abort", () => this.terminate("SIGTERM"), { once: true });
@@ -177,7 +190,7 @@ export class Workers {
     const linger = kind === "embeddings" || kind === "api" ? EMBED_LINGER_MS : 0;
     const c = new Child(
       kind,
-      [...this.command, "daemon", "work", kind, "--home", this.home, "--linger-ms", String(linger)],
+      [...(this.command ?? selfCommand()), "daemon", "work", kind, "--home", this.home, "--linger-ms", String(linger)],
       this.env,
       this.log,
       // In the home, which the daemon needs anyway: the folder it was started from may be removed since, and a
