@@ -9,7 +9,8 @@ const LOOPBACK_NAMES = ["127.0.0.1", "localhost", "[::1]"];
 export function hostAllowed(host: string | null, port: number): boolean {
   if (host === null) return false;
   const h = host.toLowerCase();
-  return LOOPBACK_NAMES.some((n) => h === `${n}:${port}`);
+  // On port 80, http's default, clients leave the port out of Host (and a URL out of Origin).
+  return LOOPBACK_NAMES.some((n) => h === `${n}:${port}` || (port === 80 && h === n));
 }
 
 export function originAllowed(origin: string | null, port: number): boolean {
