@@ -74,6 +74,12 @@ export function mcpStdioCases(label: string, command: () => Promise<string[]>, c
         65_536, 65_536, 65_536, 128,
       ]);
       expect([em.keywords!.maxItems, em.keywords!.items!.maxLength]).toEqual([32, 64]);
+      // max_chars promises a next_offset only where the tool takes an offset to pass it back as.
+      const budgetText = (name: string) => (fields(name).max_chars as { description: string }).description;
+      for (const name of ["chat_history", "session_context", "error_memory", "summary"])
+        expect(budgetText(name)).toContain("next_offset");
+      expect(budgetText("add_messages")).not.toContain("next_offset");
+      expect(budgetText("add_messages")).toContain("every message is stored");
     });
 
     test("add, then search gives compact rows; get and around give the full text; LanceDB stays unloaded for keyword calls", async () => {

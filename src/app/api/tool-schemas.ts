@@ -27,14 +27,16 @@ const choice = <const C extends readonly [string, ...string[]]>(what: string, ch
 const text = (what: string, description: string, kind = "text") =>
   v.pipe(v.string(`${what} must be ${kind}`), v.description(description));
 
-const maxChars = v.optional(
-  described(
-    "max_chars",
-    BUDGET.min,
-    BUDGET.max,
-    `Budget for the answer in characters (default ${BUDGET.default}); a cut answer says truncated and gives next_offset.`,
-  ),
-);
+const budget = (cut: string) =>
+  v.optional(
+    described(
+      "max_chars",
+      BUDGET.min,
+      BUDGET.max,
+      `Budget for the answer in characters (default ${BUDGET.default}); ${cut}.`,
+    ),
+  );
+const maxChars = budget("a cut answer says truncated and gives next_offset");
 const offsetOf = (description: string) => v.optional(described("offset", 0, 100_000, description));
 const offset = offsetOf("Skip this many items (the next_offset of a cut answer).");
 
@@ -89,7 +91,10 @@ export const AddMessagesArgs = v.strictObject({
     v.minLength(1, "messages is empty"),
     v.maxLength(1000, "messages must hold at most 1000 messages"),
   ),
-  max_chars: maxChars,
+  // add_messages takes no offset: its cut answer holds the first ids and names no next_offset.
+  max_chars: budget(
+    "over it, the answer holds the first ids with truncated=true, and every message is stored all the same",
+  ),
 });
 
 export const SessionContextArgs = v.strictObject({
