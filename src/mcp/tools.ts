@@ -97,7 +97,7 @@ export const TOOLS: readonly ToolDef[] = [
     description:
       "Search and read past conversations stored in memvoy. mode=search finds messages (keyword, semantic or hybrid; one session or all; range or since/until) " +
       "and returns compact rows (id, session, time, role, snippet, score). To read full text, call mode=get with the row ids, or mode=around with one id " +
-      "for the messages before and after it. mode=recent gives the last N messages of a session; mode=sessions lists sessions with message count and last activity. " +
+      "for the messages before and after it. mode=recent gives the last N messages of a session; mode=sessions lists sessions (the most recently active first, limit of them) with message count and last activity. " +
       `Answers stay within max_chars (default ${BUDGET.default}); a cut answer has truncated=true and next_offset to pass as offset.`,
     schema: T.ChatHistoryArgs,
     output: O.ChatHistoryOutput,
@@ -152,7 +152,8 @@ export const TOOLS: readonly ToolDef[] = [
         }
         case "sessions": {
           const list = await api.sessions();
-          const out = { mode: "sessions", total: list.length, sessions: list.slice(offset) };
+          const end = a.limit === undefined ? undefined : offset + a.limit;
+          const out = { mode: "sessions", total: list.length, sessions: list.slice(offset, end) };
           return fitBudget(pastEnd(out, offset, list.length, "session"), budget, "sessions", offset);
         }
       }
