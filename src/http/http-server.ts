@@ -219,6 +219,14 @@ async function queryOnly(
   maxBytes: number,
 ): Promise<Record<string, unknown>> {
   const text = req.body ? new TextDecoder().decode(await readBodyBytes(req, maxBytes)).trim() : "";
+  // A field given twice (?tool=git&tool=npm, as clients send a list) is refused: one value would go unread.
+  const keys = [...url.searchParams.keys()];
+  const repeated = [...new Set(keys.filter((k, i) => keys.indexOf(k) !== i))];
+  if (repeated.length > 0)
+    throw new ApiInputError({
+      what: labelOf(r.name),
+      issues: repeated.map((path) => ({ path, problem: "given more than once: give it once (it takes one value)" })),
+    });
   if (text === "") return queryInput(url, types);
   let fields: string[] = [];
   try {

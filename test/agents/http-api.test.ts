@@ -273,6 +273,19 @@ describe("bad input on every route: 400 naming the field, 404, 413; nothing chan
     expect((await s.local.history("q1")).messages).toHaveLength(1);
   });
 
+  test("a GET or DELETE given a field twice (?tool=git&tool=npm) gets 400 naming it; nothing changes", async () => {
+    await s.local.recordError({ tool: "git", error: "fatal: not a git repository", fix: "cd into the repo" });
+    expect(await errorOf(await s.fetch("/v1/errors?tool=git&tool=npm"), 400)).toBe(
+      "errors list: tool: given more than once: give it once (it takes one value)",
+    );
+    expect(await errorOf(await s.fetch("/v1/sessions/s1/history?last=1&last=2"), 400)).toContain("last: given more");
+    const [id] = (await s.local.add("twice", [{ role: "user", content: "kept" }])).ids;
+    const r = await s.fetch(`/v1/messages/${id}?dropSummary=false&dropSummary=true`, { method: "DELETE" });
+    expect(await errorOf(r, 400)).toContain("rm-message: dropSummary: given more than once");
+    expect((await s.local.history("twice")).messages).toHaveLength(1);
+    expect((await s.fetch("/v1/errors?tool=git")).status).toBe(200);
+  });
+
   test("a DELETE or GET with a body (dropSummary in the body) gets 400 naming the field; nothing changes", async () => {
     const [id] = (await s.local.add("b1", [{ role: "user", content: "to remove" }])).ids;
     const r = await s.fetch(`/v1/messages/${id}`, {
