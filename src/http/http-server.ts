@@ -24,6 +24,8 @@ export interface HttpServerOptions {
   onError?: (status: number, route: string, message: string) => void;
   /** Applied to every error message before it leaves the process (secrets redacted). */
   scrub?: (text: string) => string;
+  /** Seconds a connection may idle before a request on it passed the checks (default 10, Bun's). */
+  idleTimeoutSeconds?: number;
 }
 
 export interface HttpServer {
@@ -81,16 +83,20 @@ const refused = (status: number, message: string, headers: Record<string, string
 /** Methods a route may be asked with; those it does not serve get 405 with Allow. */
 const METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"] as const;
 
-type Handler = (req: Request & { params?: Record<string, string> }) => Promise<Response>;
+type Handler = (req: Request & { params?: Record<string, string> }, server?: Server<undefined>) => Promise<Response>;
 
 export function startHttpServer(o: HttpServerOptions): HttpServer {
   let port = o.port;
   const scrub = (text: string) => (o.scrub ? o.scrub(text) : text).replaceAll(o.token, "[token]");
   const guarded =
     (handler: Handler, needsToken = true): Handler =>
-    async (req) => {
+    async (req, server) => {
       const no = refusal(req, port, o.token, needsToken);
       if (no) return refused(no.status, no.message);
+      // Bun closes a connection idle for 10 s, and a call waiting for the writer lock or a model, an /mcp answer not
+      // sent yet, or a client reading a long history slowly is idle: a request with the token has no limit (the
+      // connection keeps it, so /v1/health, asked without one, does not lift it).
+      if (needsToken) server?.timeout(req, 0);
       return handler(req);
     };
 
@@ -167,6 +173,7 @@ export function startHttpServer(o: HttpServerOptions): HttpServer {
   const options = {
     // Our own limit answers 413 with a JSON body; Bun's is only a backstop.
     maxRequestBodySize: Math.max(o.maxBodyBytes + 1024 * 1024, 128 * 1024 * 1024),
+    idleTimeout: o.idleTimeoutSeconds ?? 10,
     routes: routes as never,
     fetch: guarded(async (req) => refused(404, `no route ${req.method} ${new URL(req.url).pathname}`)) as never,
     error: (err: Error) => {

@@ -34,7 +34,7 @@ export interface Served {
 }
 
 /** A home served by the HTTP API in this process (port 0), as the daemon serves it. */
-export function serveHome(o: { maxBodyBytes?: number; mcp?: boolean } = {}): Served {
+export function serveHome(o: { maxBodyBytes?: number; mcp?: boolean; idleTimeoutSeconds?: number } = {}): Served {
   const home = tempDir();
   const local = new LocalMemoryApi(openHome({ home, env: {} }));
   let mcp: ((req: Request) => Promise<Response>) | undefined;
@@ -44,6 +44,7 @@ export function serveHome(o: { maxBodyBytes?: number; mcp?: boolean } = {}): Ser
     port: 0,
     token: TOKEN,
     maxBodyBytes,
+    idleTimeoutSeconds: o.idleTimeoutSeconds,
     version: "test",
     mcp: o.mcp
       ? async (req) => {
