@@ -97,7 +97,7 @@ export const TOOLS: readonly ToolDef[] = [
     description:
       "Search and read past conversations stored in memvoy. mode=search finds messages (keyword, semantic or hybrid; one session or all; range or since/until) " +
       "and returns compact rows (id, session, time, role, snippet, score). To read full text, call mode=get with the row ids, or mode=around with one id " +
-      "for the messages before and after it. mode=recent gives the last N messages of a session; mode=sessions lists sessions (the most recently active first, limit of them) with message count and last activity. " +
+      "for the messages before and after it. mode=recent gives the last N messages of a session (cut by max_chars, the newest are kept and next_offset pages back); mode=sessions lists sessions (the most recently active first, limit of them) with message count and last activity. " +
       `Answers stay within max_chars (default ${BUDGET.default}); a cut answer has truncated=true and next_offset to pass as offset.`,
     schema: T.ChatHistoryArgs,
     output: O.ChatHistoryOutput,
@@ -135,8 +135,7 @@ export const TOOLS: readonly ToolDef[] = [
         case "recent": {
           const session = need(a.session, "session", "recent");
           const h = await api.history(session, { last: a.limit ?? 10 });
-          const out = { mode: "recent", session, messages: h.messages.slice(offset) };
-          return fitBudget(pastEnd(out, offset, h.messages.length, "message"), budget, "messages", offset);
+          return fitPages(recentPages(session, h.messages, offset), budget);
         }
         case "around": {
           const id = need(a.id, "id", "around");
@@ -308,6 +307,20 @@ function pastTheEnd(offset: number, found: number, what: string, noun: [string, 
   return offset >= most
     ? `offset ${offset} is past the end: a ${what} gives at most ${most} ${noun[1]}`
     : `offset ${offset} is past the end: the ${what} found ${found} ${noun[found === 1 ? 0 : 1]}`;
+}
+
+/**
+ * mode=recent pages from the newest message back, as session_context does: a cut answer keeps the newest that fit (in
+ * order), and `offset` leaves out that many from the end.
+ */
+function recentPages(session: string, messages: readonly unknown[], offset: number): Pages {
+  const end = Math.max(0, messages.length - offset);
+  return {
+    offset,
+    total: end,
+    page: (n) =>
+      pastEnd({ mode: "recent", session, messages: messages.slice(end - n, end) }, offset, messages.length, "message"),
+  };
 }
 
 /**
