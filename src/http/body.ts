@@ -59,14 +59,26 @@ export async function readJsonBody(req: Request, maxBytes: number): Promise<unkn
   }
 }
 
+/**
+ * A boolean as query strings spell it: true and false in any case (Python's urlencode and .NET send True and False),
+ * 1 and 0, and the name alone (?all) for true.
+ */
+const BOOLEANS = new Map([
+  ["true", true],
+  ["false", false],
+  ["1", true],
+  ["0", false],
+  ["", true],
+]);
+
 /** Query values as the schema types them: numbers and booleans are read from their text, strictly. */
 export function queryInput(url: URL, types: Record<string, string>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [k, raw] of url.searchParams) {
     const t = types[k];
+    const flag = BOOLEANS.get(raw.toLowerCase());
     if ((t === "integer" || t === "number") && /^-?\d+(\.\d+)?([eE][+-]?\d+)?$/.test(raw)) out[k] = Number(raw);
-    else if (t === "boolean" && (raw === "true" || raw === "false")) out[k] = raw === "true";
-    else if (t === "boolean" && (raw === "" || raw === "1")) out[k] = true;
+    else if (t === "boolean" && flag !== undefined) out[k] = flag;
     else out[k] = raw;
   }
   return out;

@@ -227,6 +227,29 @@ describe("bad input on every route: 400 naming the field, 404, 413; nothing chan
     expect(r.messages).toHaveLength(1);
   });
 
+  test("a boolean in the query string as other languages spell it: True and False (Python, .NET), 1 and 0", async () => {
+    // Python's requests sends params={"all": True} as all=True.
+    await s.local.add("flags", [
+      { role: "user", content: "first" },
+      { role: "assistant", content: "second" },
+    ]);
+    const count = async (query: string) =>
+      ((await (await s.fetch(`/v1/sessions/flags/history?${query}`)).json()) as { messages: unknown[] }).messages
+        .length;
+    expect(await count("all=True")).toBe(2);
+    expect(await count("all=TRUE")).toBe(2);
+    expect(await count("all=False&last=1")).toBe(1);
+    expect(await count("all=0&last=1")).toBe(1);
+    expect(await errorOf(await s.fetch("/v1/sessions/flags/history?all=yes"), 400)).toBe(
+      "history: all must be true or false",
+    );
+    const [id] = (await s.local.add("flags", [{ role: "user", content: "third" }])).ids;
+    const r = (await (await s.fetch(`/v1/messages/${id}?dropSummary=False`, { method: "DELETE" })).json()) as {
+      summaryRemoved: boolean;
+    };
+    expect(r.summaryRemoved).toBe(false);
+  });
+
   test("history of a large session is sent a page at a time, the same JSON as the library's", async () => {
     const n = HISTORY_PAGE + 5;
     for (let i = 0; i < n; i += 2_000)
