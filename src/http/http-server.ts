@@ -119,7 +119,18 @@ export function startHttpServer(o: HttpServerOptions): HttpServer {
             ? await postInput(req, url, r, o.maxBodyBytes)
             : await queryOnly(req, url, r, types, o.maxBodyBytes);
         // Bun hands path params over already decoded: decoding again would misread a "%" in them.
-        for (const p of pathParams(r.path)) input[p] = fixed?.[p] ?? req.params?.[p] ?? "";
+        const inPath = Object.fromEntries(pathParams(r.path).map((p) => [p, fixed?.[p] ?? req.params?.[p] ?? ""]));
+        // The same field in the body or query string naming another one (a session) would go unread.
+        const clashes = Object.keys(inPath).filter((p) => p in input && input[p] !== inPath[p]);
+        if (clashes.length > 0)
+          throw new ApiInputError({
+            what: labelOf(r.name),
+            issues: clashes.map((path) => ({
+              path,
+              problem: `the path names ${JSON.stringify(inPath[path])} and the ${r.method === "POST" ? "body" : "query string"} ${JSON.stringify(input[path])}: give it in the path only`,
+            })),
+          });
+        Object.assign(input, inPath);
         const value = parseInput(r.input, input, labelOf(r.name));
         const pieces = await r.stream?.(o.api, value);
         if (pieces)

@@ -296,6 +296,27 @@ describe("bad input on every route: 400 naming the field, 404, 413; nothing chan
     expect((await s.local.history("q1")).messages).toHaveLength(1);
   });
 
+  test("a body or query string naming another session or id than the path gets 400 naming it; nothing changes", async () => {
+    const messages = [{ role: "user", content: "where does this go" }];
+    const r = await post("/v1/sessions/path-one/messages", { session: "body-two", messages });
+    expect(await errorOf(r, 400)).toBe(
+      'add: session: the path names "path-one" and the body "body-two": give it in the path only',
+    );
+    const names = (await s.local.sessions()).map((x) => x.id);
+    expect(names).not.toContain("path-one");
+    expect(names).not.toContain("body-two");
+    // The same name in both says nothing else.
+    expect((await post("/v1/sessions/path-one/messages", { session: "path-one", messages })).status).toBe(200);
+    expect(await errorOf(await s.fetch("/v1/sessions/path-one/history?session=s1"), 400)).toContain(
+      'history: session: the path names "path-one" and the query string "s1"',
+    );
+    const [id] = (await s.local.history("path-one")).messages.map((m) => m.id);
+    expect(await errorOf(await s.fetch(`/v1/messages/${id}?id=other`, { method: "DELETE" }), 400)).toContain(
+      "rm-message: id: the path names",
+    );
+    expect((await s.local.history("path-one")).messages).toHaveLength(1);
+  });
+
   test("a GET or DELETE given a field twice (?tool=git&tool=npm) gets 400 naming it; nothing changes", async () => {
     await s.local.recordError({ tool: "git", error: "fatal: not a git repository", fix: "cd into the repo" });
     expect(await errorOf(await s.fetch("/v1/errors?tool=git&tool=npm"), 400)).toBe(
