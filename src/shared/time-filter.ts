@@ -6,7 +6,7 @@ import {
   MAX_TIME_NS,
   MIN_TIME_NS,
   NS_PER_SEC,
-  parseTime,
+  parseTimeUnchecked,
   rangeStart,
   timeSpan,
   type Nanos,
@@ -102,7 +102,9 @@ function unclampedBound(text: string, kind: "since" | "until", now: Nanos): Nano
     const midnight = new Date(d.getFullYear(), d.getMonth(), d.getDate() - (word === "yesterday" ? 1 : 0));
     return localDayBound(midnight, kind);
   }
-  const t = parseTime(s);
+  // A date before 1970 or past 2262 (--since 1900-01-01 for "from the start") is moved to the edge by
+  // parseTimeBound, as the relative forms are.
+  const t = parseTimeUnchecked(s);
   if (t === undefined || (/^-?\d+$/.test(s) && s.length < 9)) {
     throw new InvalidTimeBoundError({ kind, text });
   }
@@ -148,7 +150,7 @@ export function resolveFilter(o: FilterInput, now: Nanos): MessageFilter {
     if (typeof v === "bigint") return withinStored(kind === "until" ? v + 1n : v);
     if (typeof v === "number" && Number.isInteger(v)) {
       // A JSON number: unix seconds, milliseconds, microseconds or nanoseconds, by its digits (like --at).
-      const t = parseTime(String(v));
+      const t = parseTimeUnchecked(String(v));
       if (t !== undefined) return withinStored(kind === "until" ? untilEnd(t, String(v)) : t);
     }
     if (typeof v !== "string") throw new InvalidTimeBoundError({ kind });

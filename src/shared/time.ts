@@ -94,7 +94,8 @@ export function timeInRange(ns: Nanos): boolean {
   return ns >= MIN_TIME_NS && ns <= MAX_TIME_NS;
 }
 
-function parseTimeUnchecked(text: string): Nanos | undefined {
+/** A time as parseTime reads it, before 1970 or past 2262 included (a search bound is then moved to the edge). */
+export function parseTimeUnchecked(text: string): Nanos | undefined {
   const s = text.trim();
   if (/^-?\d+$/.test(s)) {
     const digits = s.replace("-", "").length;

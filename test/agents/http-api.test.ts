@@ -227,6 +227,16 @@ describe("bad input on every route: 400 naming the field, 404, 413; nothing chan
     expect(r.messages).toHaveLength(1);
   });
 
+  test("a search bound written as a date before 1970 or past 2262 is the first or last time stored, not refused", async () => {
+    await s.local.add("bounds", [{ role: "user", content: "aardvark sighting" }]);
+    const search = async (bounds: Record<string, string>) =>
+      (await (await post("/v1/search", { query: "aardvark", ...bounds })).json()) as { hits: unknown[] };
+    expect((await search({ since: "1900-01-01", until: "2300-12-31" })).hits).toHaveLength(1);
+    expect((await search({ until: "1969-12-31" })).hits).toHaveLength(0);
+    const api = connectTo(s);
+    expect((await api.search({ query: "aardvark", since: "1800-01-01T00:00:00Z" })).hits).toHaveLength(1);
+  });
+
   test("a boolean in the query string as other languages spell it: True and False (Python, .NET), 1 and 0", async () => {
     // Python's requests sends params={"all": True} as all=True.
     await s.local.add("flags", [

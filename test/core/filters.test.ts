@@ -64,6 +64,11 @@ describe("time bounds", () => {
     expect(parseTimeBound("999999w", "until", now)).toBe(0n);
     expect(parseTimeBound("2262-04-11T23:47:16.854775807Z", "until", now)).toBe(max);
     expect(resolveFilter({ since: -5n, until: max }, now)).toEqual({ since: 0n, until: max });
+    // A date written out, as for "from the start" or "to the end": moved to the edge, not refused as no time.
+    expect(parseTimeBound("1900-01-01", "since", now)).toBe(0n);
+    expect(parseTimeBound("1969-12-31T23:59:59Z", "until", now)).toBe(0n);
+    expect(parseTimeBound("2300-01-01", "until", now)).toBe(max);
+    expect(resolveFilter({ since: -86_400 }, now)).toEqual({ since: 0n });
   });
   test("today, yesterday and now in any case, as 3D is 3d", () => {
     for (const kind of ["since", "until"] as const) {
