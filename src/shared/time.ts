@@ -117,9 +117,12 @@ export function parseTimeUnchecked(text: string): Nanos | undefined {
     S = +se;
   if (M < 1 || M > 12 || D < 1 || D > 31 || H > 23 || MI > 59 || S > 60) return undefined;
   let ms: number;
+  // setFullYear, not Date.UTC(Y, ...) or new Date(Y, ...): those read a year 0-99 as 1900-1999 (0080 as 1980).
   if (zone) {
-    ms = Date.UTC(Y, M - 1, D, H, MI, S);
-    if (new Date(Date.UTC(Y, M - 1, D)).getUTCDate() !== D) return undefined; // 2026-02-30 is no day
+    const day = new Date(0);
+    day.setUTCFullYear(Y, M - 1, D);
+    if (day.getUTCDate() !== D) return undefined; // 2026-02-30 is no day
+    ms = day.setUTCHours(H, MI, S);
 
     if (zone.toUpperCase() !== "Z") {
       const sign = zone[0] === "-" ? -1 : 1;
@@ -130,9 +133,10 @@ export function parseTimeUnchecked(text: string): Nanos | undefined {
       ms -= sign * (zh * 60 + zm) * 60_000;
     }
   } else {
-    const local = new Date(Y, M - 1, D, H, MI, S);
+    const local = new Date(2000, 0, 1);
+    local.setFullYear(Y, M - 1, D);
     if (local.getDate() !== D) return undefined;
-    ms = local.getTime();
+    ms = local.setHours(H, MI, S);
   }
   if (!Number.isFinite(ms)) return undefined;
   return BigInt(ms) * NS_PER_MS + BigInt(frac.padEnd(9, "0") || "0");

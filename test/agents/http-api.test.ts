@@ -227,6 +227,16 @@ describe("bad input on every route: 400 naming the field, 404, 413; nothing chan
     expect(r.messages).toHaveLength(1);
   });
 
+  test("a sendAt in the years 0-99 is out of range, not read as 1900-1999", async () => {
+    const r = await post("/v1/sessions/year80/messages", {
+      messages: [{ role: "user", content: "x", sendAt: "0080-06-01T00:00:00Z" }],
+    });
+    expect(await errorOf(r, 400)).toContain("out of range: use a time from 1970-01-01T00:00:00Z");
+    expect(parseTime("0080-06-01 10:00")).toBeUndefined();
+    expect(parseTime("1999-06-01T00:00:00Z")).toBe(BigInt(Date.UTC(1999, 5, 1)) * 1_000_000n);
+    expect((await s.local.sessions()).map((x) => x.id)).not.toContain("year80");
+  });
+
   test("a search bound written as a date before 1970 or past 2262 is the first or last time stored, not refused", async () => {
     await s.local.add("bounds", [{ role: "user", content: "aardvark sighting" }]);
     const search = async (bounds: Record<string, string>) =>
