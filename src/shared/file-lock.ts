@@ -82,9 +82,25 @@ export function lockHeldElsewhere(path: string): boolean {
  * server (the daemon, an MCP server) calls it before a write, whose synchronous wait would freeze every request
  * it serves meanwhile. The write then takes the lock itself (and waits in the rare case another got it first).
  */
-export async function lockFree(path: string, timeoutMs = 30_000): Promise<void> {
-  if (held.has(path)) return;
+export function lockFree(path: string, timeoutMs = 30_000): Promise<void> {
+  if (held.has(path)) return Promise.resolve();
+  // This process's waiters go in the order they came (each looks once the one before it went on to its write):
+  // polling alike, they would go in whatever order their timers fired, so writes asked for in order (an MCP
+  // client's calls, read one after another) were stored out of it, and the first to wait could be the last to go.
   const deadline = performance.now() + timeoutMs;
+  const before = waiting.get(path) ?? Promise.resolve();
+  const mine = before.then(() => pollFree(path, deadline));
+  waiting.set(path, mine);
+  void mine.finally(() => {
+    if (waiting.get(path) === mine) waiting.delete(path);
+  });
+  return mine;
+}
+
+/** The last of this process's waiters on each lock path (lockFree). */
+const waiting = new Map<string, Promise<void>>();
+
+async function pollFree(path: string, deadline: number): Promise<void> {
   for (let wait = 1; performance.now() < deadline; wait = Math.min(wait * 2, 50)) {
     let release: (() => void) | undefined;
     try {
