@@ -97,7 +97,7 @@ export const TOOLS: readonly ToolDef[] = [
     description:
       "Search and read past conversations stored in memvoy. mode=search finds messages (keyword, semantic or hybrid; one session or all; range or since/until) " +
       "and returns compact rows (id, session, time, role, snippet, score). To read full text, call mode=get with the row ids, or mode=around with one id " +
-      "for the messages before and after it. mode=recent gives the last N messages of a session (cut by max_chars, the newest are kept and next_offset pages back); mode=sessions lists sessions (the most recently active first, limit of them) with message count and last activity. " +
+      "for the messages before and after it (cut by max_chars, that message and the ones nearest it come first). mode=recent gives the last N messages of a session (cut by max_chars, the newest are kept and next_offset pages back); mode=sessions lists sessions (the most recently active first, limit of them) with message count and last activity. " +
       `Answers stay within max_chars (default ${BUDGET.default}); a cut answer has truncated=true and next_offset to pass as offset.`,
     schema: T.ChatHistoryArgs,
     output: O.ChatHistoryOutput,
@@ -140,8 +140,7 @@ export const TOOLS: readonly ToolDef[] = [
         case "around": {
           const id = need(a.id, "id", "around");
           const r = await api.around(id, { before: a.before ?? 5, after: a.after ?? 5 });
-          const out = { mode: "around", anchor: r.anchor, session: r.session, messages: r.messages.slice(offset) };
-          return fitBudget(pastEnd(out, offset, r.messages.length, "message"), budget, "messages", offset);
+          return fitPages(aroundPages(r, offset), budget);
         }
         case "get": {
           const ids = need(a.ids, "ids", "get");
@@ -320,6 +319,32 @@ function recentPages(session: string, messages: readonly unknown[], offset: numb
     total: end,
     page: (n) =>
       pastEnd({ mode: "recent", session, messages: messages.slice(end - n, end) }, offset, messages.length, "message"),
+  };
+}
+
+/**
+ * mode=around pages outward from the anchor: the anchor, then the messages next to it, nearer first (the one before
+ * first on a tie), so that a cut answer holds the message asked about and what is closest to it, in time order; the
+ * next pages go on outward. `offset` counts along that order.
+ */
+function aroundPages(
+  r: { anchor: string; session: string; messages: readonly { id: string }[] },
+  offset: number,
+): Pages {
+  const at = Math.max(
+    0,
+    r.messages.findIndex((m) => m.id === r.anchor),
+  );
+  const outward = r.messages.map((_, i) => i).sort((x, y) => Math.abs(x - at) - Math.abs(y - at) || x - y);
+  const left = outward.slice(offset);
+  return {
+    offset,
+    total: left.length,
+    page: (n) => {
+      const shown = left.slice(0, n).sort((x, y) => x - y);
+      const out = { mode: "around", anchor: r.anchor, session: r.session, messages: shown.map((i) => r.messages[i]) };
+      return pastEnd(out, offset, r.messages.length, "message");
+    },
   };
 }
 

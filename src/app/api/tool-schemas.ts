@@ -39,7 +39,7 @@ const budget = (cut: string) =>
 const maxChars = budget("a cut answer says truncated and gives next_offset");
 const offsetOf = (description: string) => v.optional(described("offset", 0, 100_000, description));
 const offset = offsetOf(
-  "Skip this many items (the next_offset of a cut answer); recent counts them from the newest message back.",
+  "Skip this many items (the next_offset of a cut answer); recent counts them from the newest message back, around from its anchor outward.",
 );
 
 export const ChatHistoryArgs = v.strictObject({
