@@ -11,9 +11,9 @@ import {
   stageHistory,
 } from "../storage/history/history-file.ts";
 import { refuseSessionSymlinks } from "../storage/history/no-symlink.ts";
-import { saveHistoryStamp } from "../storage/sqlite/history-stamps-repo.ts";
+import { forgetHistoryStamp, saveHistoryStamp } from "../storage/sqlite/history-stamps-repo.ts";
 import { withWriteLock } from "../storage/sqlite/write-lock.ts";
-import { reconcileHistory } from "./history-reconcile.ts";
+import { leaveWindow, reconcileHistory, type ReconcileOptions } from "./history-reconcile.ts";
 import type { MemoryContext } from "./memory-context.ts";
 
 /** Under the home's writer lock, only its holder writes a history.json: another process's temp file of it is stale. */
@@ -47,7 +47,7 @@ export function recoverSessions(ctx: MemoryContext, sessions: readonly string[])
     const removedTempFiles = removeStaleTempFiles(dir, UNDER_HOME_LOCK);
     const keptTempFiles = staleTempFiles(dir, UNDER_HOME_LOCK); // could not be removed
     try {
-      out.push({ session, ...rollForward(ctx, session), removedTempFiles, keptTempFiles });
+      out.push({ session, ...rollForward(ctx, session, { restoreAll: true }), removedTempFiles, keptTempFiles });
     } catch (err) {
       // A corrupt history.json is never overwritten: doctor --repair deals with it. Any other failure belongs to
       // that session alone, whose own commands report it: it must not stop a write to another session.
@@ -60,19 +60,26 @@ export function recoverSessions(ctx: MemoryContext, sessions: readonly string[])
 
 /**
  * Make history.json hold exactly the archive's recent rows, in order, followed by any record the archive has
- * never seen (adopted by the next write); a record removed once is left out (history-reconcile.ts). Writes
- * nothing when the two already agree. `quick` as in reconcileHistory.
+ * never seen (adopted by the next write); a record removed once is left out, and rows the file's other writer
+ * dropped leave the recent tier (history-reconcile.ts). Writes nothing when the two already agree. `quick` and
+ * `restoreAll` as in reconcileHistory.
  */
 export function rollForward(
   ctx: MemoryContext,
   session: string,
-  o: { quick?: boolean } = {},
+  o: Pick<ReconcileOptions, "quick" | "restoreAll"> = {},
 ): { restored: number; rewritten: boolean } {
   const file = ctx.paths.history(session);
   for (let attempt = 1; ; attempt++) {
     const doc = readHistory(file);
     const c = reconcileHistory(ctx, session, doc, file, o);
     if (!c.changed) return { restored: 0, rewritten: false };
+    if (c.from) withWriteLock(ctx.db, () => leaveWindow(ctx, session, c, ctx.now()));
+    if (doc.stamp === undefined && c.records.length === 0) {
+      // Deleted by its other writer (Agenvoy's reset), and nothing to keep: it stays deleted.
+      withWriteLock(ctx.db, () => forgetHistoryStamp(ctx.db, session));
+      return { restored: 0, rewritten: false };
+    }
     const staged = stageHistory(file, c.records);
     // Another program (Agenvoy) rewrote the file while this one was staged: read it again rather than drop what
     // it wrote; the last attempt writes whatever happens.

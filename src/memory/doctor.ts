@@ -174,6 +174,12 @@ function historyProblems(c: Reconciled, exists: boolean): string[] {
     out.push(
       `${exists ? "history.json lacks" : "history.json is missing;"} ${c.restored} recent message(s) the archive holds`,
     );
+  if (c.dropped > 0)
+    out.push(
+      exists
+        ? `history.json no longer holds the oldest ${c.dropped} message(s) of the context window (another program trimmed it; the archive keeps them)`
+        : `history.json was deleted by another program: ${c.dropped} message(s) leave the context window (the archive keeps them)`,
+    );
   if (out.length === 0 && c.changed) out.push("history.json differs from the archive's recent messages");
   return out;
 }
@@ -184,6 +190,7 @@ function describeRepair(c: Reconciled): string {
   const removed = c.tombstoned.length + c.tombstonedCopies;
   if (removed > 0) done.push(`left out ${removed} removed message(s)`);
   if (c.restored > 0) done.push(`put back ${c.restored} recent message(s) from the archive`);
+  if (c.dropped > 0) done.push(`moved ${c.dropped} message(s) out of the context window (the archive keeps them)`);
   if (!c.changed) return done.join(", ");
   return `rewrote history.json${done.length > 0 ? `: ${done.join(", ")}` : " as the archive has it"}`;
 }

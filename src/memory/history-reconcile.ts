@@ -1,12 +1,18 @@
 // history.json against the archive (SQLite is the journal), for every path that adopts records from the file or
 // rewrites it: the file holds the session's recent rows in order, then the records the archive has never seen
-// (to adopt). A record removed once (tombstoned), moved out by compaction or being removed is left out. A record
+// (to adopt). A record removed once (tombstoned), moved out by compaction or being removed is left out. The file's
+// other writer decides what the context window holds: recent rows it dropped from the front (Agenvoy trimming its
+// oldest messages, emptying the list or deleting the file on a reset) leave the recent tier for the archive, while
+// rows it lacks after the first one it still holds (a write memvoy made since that program loaded its list, a file
+// put back from an older copy, a write that died before its rename) are put back. A record
 // with another session's message id (a copied session folder) is refused: the file is reported as corrupt, and
 // doctor --repair gives such records new ids in this session.
+import { lstatSync } from "node:fs";
 import { newId } from "../shared/ids.ts";
 import type { MessageRecord, StoredMessage } from "../shared/message.ts";
 import { CorruptHistoryError, markHistoryChecked, type HistoryDoc } from "../storage/history/history-file.ts";
 import {
+  archiveBefore,
   archivedAtTimes,
   getMessagesById,
   listSessionMessages,
@@ -28,10 +34,26 @@ export interface Reconciled {
   tombstonedCopies: number;
   /** Recent rows of the archive the file lacked: put back. */
   restored: number;
+  /**
+   * Recent rows the file's writer dropped from its front (or all of them, for a list emptied or a file deleted):
+   * they leave the recent tier for the archive alone (`leaveWindow`), from `from` on the window is the file's.
+   */
+  dropped: number;
+  from?: { seq: bigint; sendAt: bigint };
   /** Records that had another session's message id (`renewForeign`): given new ids, they are in `unseen`. */
   renewed: { id: string; session: string }[];
   /** Whether `records` differ from the file's (messages, order, text, or a legacy form to normalise). */
   changed: boolean;
+}
+
+export interface ReconcileOptions {
+  quick?: boolean;
+  renewForeign?: boolean;
+  /**
+   * The file is memvoy's own older copy (a writer died holding the lock: its first write, or its first after a
+   * reset), or its session folder was made anew: a file that holds none of the recent rows gets them all back.
+   */
+  restoreAll?: boolean;
 }
 
 export const toRecord = (m: StoredMessage): MessageRecord =>
@@ -49,7 +71,7 @@ export function reconcileHistory(
   session: string,
   doc: HistoryDoc,
   file: string,
-  o: { quick?: boolean; renewForeign?: boolean } = {},
+  o: ReconcileOptions = {},
 ): Reconciled {
   if (o.quick && !doc.legacy && (doc.checked || matchesRecentTier(ctx, session, doc))) {
     markHistoryChecked(file, doc);
@@ -59,6 +81,7 @@ export function reconcileHistory(
       tombstoned: [],
       tombstonedCopies: 0,
       restored: 0,
+      dropped: 0,
       renewed: [],
       changed: false,
     };
@@ -103,18 +126,72 @@ export function reconcileHistory(
     if (r.id === "" ? fresh.has(r) : foreign.has(r.id)) unseen.push({ ...r, id: newId(Number(r.sendAt / 1_000_000n)) });
     else if (r.id !== "" && !recentIds.has(r.id) && !owners.has(r.id) && !dead.has(r.id)) unseen.push(r);
   }
-  const records = recent.map(toRecord).concat(unseen);
-  const changed = doc.legacy || !sameRecords(records, doc.records);
+  // A session folder removed whole (by hand, or the home moved away) is no other writer's choice of window.
+  const all = o.restoreAll === true || (doc.stamp === undefined && !isFolder(ctx.paths.session(session)));
+  const start = windowStart(recent, (m) => inFile.has(m.id) || taken.has(m.id), doc.records, all);
+  const kept = start > 0 ? recent.slice(start) : recent;
+  const records = kept.map(toRecord).concat(unseen);
+  const changed = doc.legacy || start > 0 || !sameRecords(records, doc.records);
   if (!changed && unseen.length === 0) markHistoryChecked(file, doc);
-  return {
+  const c: Reconciled = {
     records: changed ? records : doc.records,
     unseen,
     tombstoned: [...dead],
     tombstonedCopies: known.removed.size,
-    restored: recent.filter((m) => !inFile.has(m.id)).length - held,
+    restored: kept.filter((m) => !inFile.has(m.id)).length - held,
+    dropped: start,
     renewed,
     changed,
   };
+  if (start > 0) c.from = windowFrom(recent, start);
+  return c;
+}
+
+/**
+ * The index of the first recent row the window keeps: the first one the file holds, when it holds any (those before
+ * it were dropped by the file's writer). A file holding none of them was emptied (or deleted), maybe with turns
+ * added since: rows older than its oldest record leave the window, and a newer one (memvoy's write since that
+ * writer loaded an empty list) stays.
+ */
+function windowStart(
+  recent: readonly StoredMessage[],
+  holds: (m: StoredMessage) => boolean,
+  records: readonly MessageRecord[],
+  restoreAll: boolean,
+): number {
+  const first = recent.findIndex(holds);
+  if (first >= 0) return first;
+  if (restoreAll || recent.length === 0) return 0;
+  if (records.length === 0) return recent.length;
+  let oldest = records[0]!.sendAt;
+  for (const r of records) if (r.sendAt < oldest) oldest = r.sendAt;
+  const newer = recent.findIndex((m) => m.sendAt >= oldest);
+  return newer < 0 ? recent.length : newer;
+}
+
+function isFolder(path: string): boolean {
+  try {
+    return lstatSync(path, { throwIfNoEntry: false })?.isDirectory() === true;
+  } catch {
+    return false;
+  }
+}
+
+/** Where the recent tier starts once `recent`'s first `start` rows left it (past the last row when all did). */
+function windowFrom(recent: readonly StoredMessage[], start: number): { seq: bigint; sendAt: bigint } {
+  const next = recent[start];
+  if (next) return { seq: next.seq, sendAt: next.sendAt };
+  let last = recent[0]!.sendAt;
+  for (const m of recent) if (m.sendAt > last) last = m.sendAt;
+  return { seq: recent[recent.length - 1]!.seq + 1n, sendAt: last + 1n };
+}
+
+/**
+ * Apply what `reconcileHistory` found the file's writer dropped: those rows leave the recent tier (their vectors
+ * go, as compaction's do); the archive keeps them. Run in the write transaction that writes the file's records.
+ */
+export function leaveWindow(ctx: MemoryContext, session: string, c: Reconciled, now: bigint): void {
+  if (c.from) archiveBefore(ctx.db, session, c.from.seq, c.from.sendAt, now);
 }
 
 const recordKey = (r: { role: string; content: string; sendAt: bigint; sender?: string }) =>

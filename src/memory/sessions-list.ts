@@ -2,7 +2,8 @@
 // has not seen yet (backfill on first encounter) and, before a read of one session, what another program changed
 // in its history.json. sessions/ is scanned again only when its mtime moves, and a new process skips even its
 // first scan when an earlier one left a mark of the same sessions/ and archive.
-import { existsSync, statSync } from "node:fs";
+import { existsSync, lstatSync, statSync } from "node:fs";
+import { dirname } from "node:path";
 import { CorruptHistoryError, historyStamp } from "../storage/history/history-file.ts";
 import { refuseSessionSymlinks } from "../storage/history/no-symlink.ts";
 import { historyStampOf } from "../storage/sqlite/history-stamps-repo.ts";
@@ -118,10 +119,25 @@ export function adoptionPending(ctx: MemoryContext, session?: string): boolean {
  * Whether the session's history.json is not the file memvoy last wrote or found to agree with the archive
  * (one stat against the stamp kept in the archive: an unchanged file is never parsed). A missing stamp (a
  * session new to the archive, or one written before stamps were kept) counts as changed: its first read records it.
+ * A file memvoy wrote that is gone was deleted by its other writer (Agenvoy's reset): the window follows it.
  */
 function historyChanged(ctx: MemoryContext, session: string): boolean {
-  const stamp = historyStamp(ctx.paths.history(session));
-  return stamp !== undefined && stamp !== historyStampOf(ctx.db, session);
+  const file = ctx.paths.history(session);
+  const stamp = historyStamp(file);
+  if (stamp !== undefined) return stamp !== historyStampOf(ctx.db, session);
+  return historyStampOf(ctx.db, session) !== undefined && deletedFromFolder(file);
+}
+
+/**
+ * Whether nothing is at `file` while its session folder is there (a folder or a file in its way is the command's
+ * to report; a folder removed whole, or a home moved away, leaves the window as it was).
+ */
+function deletedFromFolder(file: string): boolean {
+  try {
+    return lstatSync(file, { throwIfNoEntry: false }) === undefined && lstatSync(dirname(file)).isDirectory();
+  } catch {
+    return false;
+  }
 }
 
 /**

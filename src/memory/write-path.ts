@@ -22,7 +22,7 @@ import {
   type HistoryDoc,
   type StagedHistory,
 } from "../storage/history/history-file.ts";
-import { historyStampOf, saveHistoryStamp } from "../storage/sqlite/history-stamps-repo.ts";
+import { forgetHistoryStamp, historyStampOf, saveHistoryStamp } from "../storage/sqlite/history-stamps-repo.ts";
 import {
   archiveBefore,
   insertMessages,
@@ -33,7 +33,7 @@ import { flushPendingIndex, withWriteLock } from "../storage/sqlite/write-lock.t
 import { isTombstoned, keyTombstone } from "../storage/sqlite/tombstones-repo.ts";
 import { compactionPlan } from "./compaction.ts";
 import { rollForward } from "./crash-recovery.ts";
-import { reconcileHistory, type Reconciled } from "./history-reconcile.ts";
+import { leaveWindow, reconcileHistory, type ReconcileOptions, type Reconciled } from "./history-reconcile.ts";
 import { withHomeLock } from "./home-lock.ts";
 import type { MemoryContext } from "./memory-context.ts";
 import { checkNewMessage, checkRepeatedKeys, REMOVED_ID, type NewMessage } from "./message-input.ts";
@@ -159,7 +159,8 @@ export function appendRecords(
       let result: AppendedRecords | undefined;
       try {
         withWriteLock(ctx.db, () => {
-          const { unseen: missing, changed: rewrite } = adoptable(ctx, session, doc, file, { quick: true });
+          const reconciled = adoptable(ctx, session, doc, file, { quick: true, restoreAll: made });
+          const { unseen: missing, changed: rewrite } = reconciled;
           const built = build();
           const { added, ids, idempotencyKeys } = Array.isArray(built)
             ? { added: built, ids: built.map((r) => r.id), idempotencyKeys: undefined }
@@ -183,6 +184,7 @@ export function appendRecords(
             : (early?.stage(doc.records, added, json, syncLater) ??
               stageHistory(file, doc.records.concat(added), json, syncLater));
           const now = ctx.now();
+          leaveWindow(ctx, session, reconciled, now);
           if (missing.length > 0) insertMessages(ctx.db, session, missing, now); // (the index writers cost to set up)
           insertMessages(ctx.db, session, added, now, idempotencyKeys ? { idempotencyKeys } : undefined);
           // What the file will be once renamed into place: a read that finds it so parses nothing (sessions-list.ts).
@@ -232,7 +234,7 @@ function adoptable(
   session: string,
   doc: HistoryDoc,
   file: string,
-  o: { quick?: boolean; renewForeign?: boolean },
+  o: ReconcileOptions,
 ): Reconciled {
   const c = reconcileHistory(ctx, session, doc, file, o);
   if (c.changed)
@@ -266,29 +268,40 @@ export function adoptHistory(
     () => {
       const doc = (o.read ?? readHistory)(file);
       const c = adoptable(ctx, session, doc, file, { renewForeign: o.renewForeign });
+      const stamp = doc.stamp;
       if (c.unseen.length === 0 && !c.changed) {
         // The file agrees with the archive: reads take it as it is until it changes (sessions-list.ts).
-        const stamp = doc.stamp;
-        if (stamp !== undefined && historyStampOf(ctx.db, session) !== stamp)
-          withWriteLock(ctx.db, () => saveHistoryStamp(ctx.db, session, stamp));
+        const known = historyStampOf(ctx.db, session);
+        if (stamp !== known)
+          withWriteLock(ctx.db, () =>
+            stamp !== undefined ? saveHistoryStamp(ctx.db, session, stamp) : forgetHistoryStamp(ctx.db, session),
+          );
         return c;
       }
-      ensureDirIn(ctx.paths.session(session)); // doctor puts back the file of a folder removed by hand
-      const staged = stageHistory(file, doc.records);
+      // A history.json deleted by its other writer (Agenvoy's reset) stays deleted: its rows only leave the window.
+      const staged = stamp !== undefined || doc.records.length > 0 ? stageHistoryIn(ctx, session, doc) : undefined;
       try {
         withWriteLock(ctx.db, () => {
-          insertMessages(ctx.db, session, c.unseen, ctx.now());
-          saveHistoryStamp(ctx.db, session, staged.stamp());
+          const now = ctx.now();
+          leaveWindow(ctx, session, c, now);
+          insertMessages(ctx.db, session, c.unseen, now);
+          if (staged) saveHistoryStamp(ctx.db, session, staged.stamp());
+          else forgetHistoryStamp(ctx.db, session);
         });
       } catch (err) {
-        staged.discard();
+        staged?.discard();
         throw err;
       }
-      commitUnlessRewritten(ctx, session, staged, doc.stamp);
+      if (staged) commitUnlessRewritten(ctx, session, staged, stamp);
       return c;
     },
     session,
   );
+}
+
+function stageHistoryIn(ctx: MemoryContext, session: string, doc: HistoryDoc): StagedHistory {
+  ensureDirIn(ctx.paths.session(session)); // doctor puts back the file of a folder removed by hand
+  return stageHistory(ctx.paths.history(session), doc.records);
 }
 
 /**

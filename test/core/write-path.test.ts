@@ -179,16 +179,21 @@ describe("failures leave both stores as they were", () => {
     api.close();
   });
 
-  test("doctor --repair rebuilds a deleted history.json from the archive", () => {
+  test("a deleted history.json (Agenvoy's reset) empties the context window; the archive keeps every message", () => {
     const { home, api } = openTemp();
     api.add("s", [
       { role: "user", content: "a" },
       { role: "assistant", content: "b" },
     ]);
-    Bun.spawnSync(["rm", join(home, "sessions", "s", "history.json")]);
-    expect(api.doctor().ok).toBe(false);
+    const file = join(home, "sessions", "s", "history.json");
+    Bun.spawnSync(["rm", file]);
+    expect(api.doctor().findings.map((f) => f.problem)).toEqual([
+      "history.json was deleted by another program: 2 message(s) leave the context window (the archive keeps them)",
+    ]);
     expect(api.doctor({ repair: true }).ok).toBe(true);
-    expect(historyOf(home, "s").map((m: { content: string }) => m.content)).toEqual(["a", "b"]);
+    expect(existsSync(file)).toBe(false);
+    expect(api.history("s")).toEqual([]);
+    expect(api.history("s", { all: true }).map((m) => m.content)).toEqual(["a", "b"]);
     api.close();
   });
 });
