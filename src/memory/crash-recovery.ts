@@ -74,7 +74,7 @@ export function rollForward(
     const doc = readHistory(file);
     const c = reconcileHistory(ctx, session, doc, file, o);
     if (!c.changed) return { restored: 0, rewritten: false };
-    if (c.from) withWriteLock(ctx.db, () => leaveWindow(ctx, session, c, ctx.now()));
+    if (c.dropped > 0) withWriteLock(ctx.db, () => leaveWindow(ctx, session, c, ctx.now()));
     if (doc.stamp === undefined && c.records.length === 0) {
       // Deleted by its other writer (Agenvoy's reset), and nothing to keep: it stays deleted.
       withWriteLock(ctx.db, () => forgetHistoryStamp(ctx.db, session));

@@ -177,7 +177,7 @@ function historyProblems(c: Reconciled, exists: boolean): string[] {
   if (c.dropped > 0)
     out.push(
       exists
-        ? `history.json no longer holds the oldest ${c.dropped} message(s) of the context window (another program trimmed it; the archive keeps them)`
+        ? `history.json no longer holds ${c.dropped} message(s) of the context window (another program removed them; the archive keeps them)`
         : `history.json was deleted by another program: ${c.dropped} message(s) leave the context window (the archive keeps them)`,
     );
   if (out.length === 0 && c.changed) out.push("history.json differs from the archive's recent messages");

@@ -1,10 +1,10 @@
 // history.json against the archive (SQLite is the journal), for every path that adopts records from the file or
 // rewrites it: the file holds the session's recent rows in order, then the records the archive has never seen
 // (to adopt). A record removed once (tombstoned), moved out by compaction or being removed is left out. The file's
-// other writer decides what the context window holds: recent rows it dropped from the front (Agenvoy trimming its
-// oldest messages, emptying the list or deleting the file on a reset) leave the recent tier for the archive, while
-// rows it lacks after the first one it still holds (a write memvoy made since that program loaded its list, a file
-// put back from an older copy, a write that died before its rename) are put back. A record
+// other writer decides what the context window holds: recent rows it dropped (Agenvoy trimming its oldest messages,
+// pruning exchanges between others, emptying the list or deleting the file on a reset) leave the recent tier for
+// the archive, while rows it lacks after the last one it still holds (a write memvoy made since that program
+// loaded its list, a file put back from an older copy, a write that died before its rename) are put back. A record
 // with another session's message id (a copied session folder) is refused: the file is reported as corrupt, and
 // doctor --repair gives such records new ids in this session.
 import { lstatSync } from "node:fs";
@@ -13,6 +13,7 @@ import type { MessageRecord, StoredMessage } from "../shared/message.ts";
 import { CorruptHistoryError, markHistoryChecked, type HistoryDoc } from "../storage/history/history-file.ts";
 import {
   archiveBefore,
+  archiveMessages,
   archivedAtTimes,
   getMessagesById,
   listSessionMessages,
@@ -35,11 +36,13 @@ export interface Reconciled {
   /** Recent rows of the archive the file lacked: put back. */
   restored: number;
   /**
-   * Recent rows the file's writer dropped from its front (or all of them, for a list emptied or a file deleted):
-   * they leave the recent tier for the archive alone (`leaveWindow`), from `from` on the window is the file's.
+   * Recent rows the file's writer dropped (from its front, all of them for a list emptied or a file deleted, or
+   * between rows it kept): they leave the recent tier for the archive alone (`leaveWindow`). The tier starts at
+   * `from` once those of the front left it; `pruned` are the seqs of the others.
    */
   dropped: number;
   from?: { seq: bigint; sendAt: bigint };
+  pruned: bigint[];
   /** Records that had another session's message id (`renewForeign`): given new ids, they are in `unseen`. */
   renewed: { id: string; session: string }[];
   /** Whether `records` differ from the file's (messages, order, text, or a legacy form to normalise). */
@@ -82,6 +85,7 @@ export function reconcileHistory(
       tombstonedCopies: 0,
       restored: 0,
       dropped: 0,
+      pruned: [],
       renewed: [],
       changed: false,
     };
@@ -128,10 +132,14 @@ export function reconcileHistory(
   }
   // A session folder removed whole (by hand, or the home moved away) is no other writer's choice of window.
   const all = o.restoreAll === true || (doc.stamp === undefined && !isFolder(ctx.paths.session(session)));
-  const start = windowStart(recent, (m) => inFile.has(m.id) || taken.has(m.id), doc.records, all);
-  const kept = start > 0 ? recent.slice(start) : recent;
+  const holds = (m: StoredMessage) => inFile.has(m.id) || taken.has(m.id);
+  const start = windowStart(recent, holds, doc.records, all);
+  // Rows the file lacks between the first and the last one it holds were removed by its writer (Agenvoy's
+  // /memory compact keeps the exchanges it judges worth it): they leave the window too.
+  const pruned = all ? [] : prunedRows(recent, holds);
+  const kept = start > 0 || pruned.length > 0 ? recent.slice(start).filter((m) => !pruned.includes(m)) : recent;
   const records = kept.map(toRecord).concat(unseen);
-  const changed = doc.legacy || start > 0 || !sameRecords(records, doc.records);
+  const changed = doc.legacy || start > 0 || pruned.length > 0 || !sameRecords(records, doc.records);
   if (!changed && unseen.length === 0) markHistoryChecked(file, doc);
   const c: Reconciled = {
     records: changed ? records : doc.records,
@@ -139,12 +147,22 @@ export function reconcileHistory(
     tombstoned: [...dead],
     tombstonedCopies: known.removed.size,
     restored: kept.filter((m) => !inFile.has(m.id)).length - held,
-    dropped: start,
+    dropped: start + pruned.length,
+    pruned: pruned.map((m) => m.seq),
     renewed,
     changed,
   };
   if (start > 0) c.from = windowFrom(recent, start);
   return c;
+}
+
+/** The recent rows the file lacks between the first and the last one it holds. */
+function prunedRows(recent: readonly StoredMessage[], holds: (m: StoredMessage) => boolean): StoredMessage[] {
+  const first = recent.findIndex(holds);
+  if (first < 0) return [];
+  let last = recent.length - 1;
+  while (!holds(recent[last]!)) last--;
+  return recent.slice(first, last + 1).filter((m) => !holds(m));
 }
 
 /**
@@ -191,6 +209,7 @@ function windowFrom(recent: readonly StoredMessage[], start: number): { seq: big
  * go, as compaction's do); the archive keeps them. Run in the write transaction that writes the file's records.
  */
 export function leaveWindow(ctx: MemoryContext, session: string, c: Reconciled, now: bigint): void {
+  archiveMessages(ctx.db, session, c.pruned, now);
   if (c.from) archiveBefore(ctx.db, session, c.from.seq, c.from.sendAt, now);
 }
 

@@ -1,5 +1,5 @@
-// The context window follows what history.json's other writer chose: Agenvoy trimming its oldest messages, emptying
-// its list or deleting the file on a reset (each done here by a second process, as Agenvoy writes: the whole list,
+// The context window follows what history.json's other writer chose: Agenvoy trimming its oldest messages, pruning
+// exchanges, emptying its list or deleting the file on a reset (each done here by a second process, as Agenvoy writes: the whole list,
 // no ids, through a rename) takes those messages out of `history`, `context` and the file memvoy writes next, while
 // the archive keeps every one. A write memvoy made after the other program loaded its list, and a writer of memvoy's
 // killed before its rename, are still put back.
@@ -85,6 +85,20 @@ test("Agenvoy trims its list and a write adopts it first: the add's file holds w
   expect(fileContents(home)).toEqual(["q2", "a2", "q3", "a3", "from agenvoy", "memvoy's answer"]);
   expect(await contents(home)).toEqual(["q2", "a2", "q3", "a3", "from agenvoy", "memvoy's answer"]);
   expect(await contents(home, "--all")).toEqual([...six, "from agenvoy", "memvoy's answer"]);
+});
+
+test("Agenvoy's /memory compact prunes exchanges between others: they leave the window, a later write keeps it so", async () => {
+  const home = await seeded();
+  agenvoy(home, "drop", "2,3");
+  expect(await contents(home)).toEqual(["q1", "a1", "q3", "a3"]);
+  expect(await contextContents(home)).toEqual(["q1", "a1", "q3", "a3"]);
+  expect(recentRows(home)).toEqual(["q1", "a1", "q3", "a3"]);
+  await run(home, "add", "s", "--role", "user", "--content", "q4");
+  expect(fileContents(home)).toEqual(["q1", "a1", "q3", "a3", "q4"]);
+  expect(await contents(home, "--all")).toEqual([...six, "q4"]);
+  const hits = JSON.parse(await run(home, "search", "q2", "--session", "s", "--json")).hits;
+  expect(hits.map((h: { content: string; source: string }) => [h.content, h.source])).toEqual([["q2", "archive"]]);
+  expect(JSON.parse(await run(home, "doctor", "--json")).ok).toBe(true);
 });
 
 for (const how of ["empty", "delete"] as const)

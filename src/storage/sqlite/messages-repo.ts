@@ -3,7 +3,7 @@ import type { Database } from "bun:sqlite";
 import type { MessageRecord, Role, StoredMessage } from "../../shared/message.ts";
 import { deleteFtsRows, messageFtsWriter } from "./fts-upgrade.ts";
 import { messageTextWriter } from "./message-text-writer.ts";
-import { archiveTrigramRows, optimizeTrigram } from "./substring-index.ts";
+import { archiveTrigramRows, archiveTrigramSeqs, optimizeTrigram } from "./substring-index.ts";
 import { andFilter } from "./message-filter-sql.ts";
 import type { MessageRange, MessageRow } from "../ports/message-rows.ts";
 import { addTombstones, contentTombstone, idTombstone, keyTombstone } from "./tombstones-repo.ts";
@@ -244,6 +244,26 @@ export function archiveBefore(db: Database, session: string, startSeq: bigint, s
     "INSERT INTO message_meta (session_id, start_at, start_seq) VALUES (?1, ?2, ?3) ON CONFLICT(session_id) DO UPDATE SET start_at = ?2, start_seq = ?3",
   ).run(session, startAt, startSeq);
   dropVectors(db, session, startSeq, now);
+}
+
+/**
+ * A session's recent rows leaving the tier one by one, not from its start (removed from the middle of history.json
+ * by the program that writes it too): their vectors and queue entries go. The session's cutoff stays; one is
+ * recorded at its first recent row when it had none (the session has archived rows now, which search reads).
+ */
+export function archiveMessages(db: Database, session: string, seqs: readonly bigint[], now: bigint): void {
+  if (seqs.length === 0) return;
+  archiveTrigramSeqs(db, seqs);
+  const list = JSON.stringify(seqs.map(String));
+  db.prepare("DELETE FROM embed_queue WHERE seq IN (SELECT value FROM json_each(?))").run(list);
+  db.prepare(
+    "INSERT OR IGNORE INTO vector_id_deletes (id, created_at) SELECT id, ? FROM messages WHERE seq IN (SELECT value FROM json_each(?))",
+  ).run(now, list);
+  db.prepare("UPDATE messages SET recent = 0 WHERE seq IN (SELECT value FROM json_each(?))").run(list);
+  db.prepare(
+    `INSERT OR IGNORE INTO message_meta (session_id, start_at, start_seq)
+     SELECT session_id, send_at, seq FROM messages WHERE session_id = ? AND recent = 1 ORDER BY seq LIMIT 1`,
+  ).run(session);
 }
 
 /** Queue deletion of the session's vectors below `beforeSeq` and forget their pending embeddings. */

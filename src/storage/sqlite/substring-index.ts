@@ -107,12 +107,23 @@ export function trigramWriter(
  * has placed move to the archived table. Call inside the write transaction, before their tier changes.
  */
 export function archiveTrigramRows(db: Database, session: string, beforeSeq: bigint): void {
+  archiveTrigramWhere(db, "session_id = ? AND recent = 1 AND seq < ?", session, beforeSeq);
+}
+
+/** archiveTrigramRows for these seqs (recent rows leaving the tier one by one). */
+export function archiveTrigramSeqs(db: Database, seqs: readonly bigint[]): void {
+  if (seqs.length > 0)
+    archiveTrigramWhere(db, "recent = 1 AND seq IN (SELECT value FROM json_each(?))", JSON.stringify(seqs.map(String)));
+}
+
+function archiveTrigramWhere(db: Database, where: string, ...args: (string | bigint)[]): void {
   const s = trigramState(db);
   if (!s?.split) return;
   if (!s.splitDone && s.splitCursor === 0n) return; // nothing placed yet
-  const rows = db
-    .query("SELECT seq, content FROM messages WHERE session_id = ? AND recent = 1 AND seq < ?")
-    .all(session, beforeSeq) as { seq: bigint; content: string }[];
+  const rows = db.query(`SELECT seq, content FROM messages WHERE ${where}`).all(...args) as {
+    seq: bigint;
+    content: string;
+  }[];
   moveToArchived(
     db,
     rows.filter((r) => indexed(s, r.seq) && placed(s, r.seq)),
