@@ -93,6 +93,17 @@ test("Agenvoy's /memory compact prunes exchanges between others: they leave the 
   expect(await contents(home)).toEqual(["q1", "a1", "q3", "a3"]);
   expect(await contextContents(home)).toEqual(["q1", "a1", "q3", "a3"]);
   expect(recentRows(home)).toEqual(["q1", "a1", "q3", "a3"]);
+  expect((await run(home, "history", "s", "--all")).replace(/^\[[^\]]*\] /gm, "").split("\n")).toEqual([
+    "q1",
+    "a1",
+    "──── history.json above · archive below ────",
+    "q2",
+    "a2",
+    "──── archive above · history.json below ────",
+    "q3",
+    "a3",
+    "",
+  ]);
   await run(home, "add", "s", "--role", "user", "--content", "q4");
   expect(fileContents(home)).toEqual(["q1", "a1", "q3", "a3", "q4"]);
   expect(await contents(home, "--all")).toEqual([...six, "q4"]);

@@ -3,7 +3,13 @@
 import { describe, expect, test } from "bun:test";
 import type { StoredMessage } from "../../src/shared/message.ts";
 import { Debouncer, type Timers } from "../../src/tui/state/debouncer.ts";
-import { ARCHIVE_MARKER, blockOfMessage, buildBlocks, type HistoryBlock } from "../../src/tui/state/history-blocks.ts";
+import {
+  ARCHIVE_MARKER,
+  PRUNED_MARKER,
+  blockOfMessage,
+  buildBlocks,
+  type HistoryBlock,
+} from "../../src/tui/state/history-blocks.ts";
 import { HistoryViewport } from "../../src/tui/state/history-viewport.ts";
 import { ListCursor } from "../../src/tui/state/list-cursor.ts";
 import { applyMotion, page } from "../../src/tui/state/motions.ts";
@@ -170,6 +176,20 @@ describe("history blocks", () => {
     expect(buildBlocks(messages(3, 0)).some((b) => b.type === "marker")).toBe(false);
     expect(buildBlocks(messages(3, 3)).some((b) => b.type === "marker")).toBe(false);
     expect(blockOfMessage(blocks, "m5")).toBe(6);
+  });
+
+  test("messages another program removed from the middle of history.json are marked off as archive only", () => {
+    const list = messages(6, 0).map((m, i) => ({ ...m, recent: i !== 2 && i !== 3 }));
+    expect(buildBlocks(list).map((b) => (b.type === "marker" ? b.text : b.message.id))).toEqual([
+      "m0",
+      "m1",
+      PRUNED_MARKER,
+      "m2",
+      "m3",
+      ARCHIVE_MARKER,
+      "m4",
+      "m5",
+    ]);
   });
 });
 

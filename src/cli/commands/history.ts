@@ -68,13 +68,17 @@ async function* jsonText(session: string, pages: AsyncIterable<StoredMessage[]>)
   yield shown === 0 ? `${head}]\n}\n` : "\n  ]\n}\n";
 }
 
-/** One line a message, with a marker where the archive ends and history.json begins. */
+/**
+ * One line a message, with a marker where the archive ends and history.json begins (and where history.json ends,
+ * before messages another program removed from its middle).
+ */
 async function* humanText(pages: AsyncIterable<StoredMessage[]>): AsyncGenerator<string> {
   let before: boolean | undefined;
   for await (const page of pages) {
     let text = "";
     for (const m of page) {
       if (m.recent && before === false) text += dim("──── archive above · history.json below ────") + "\n";
+      if (!m.recent && before === true) text += dim("──── history.json above · archive below ────") + "\n";
       text += `${messageHeader(m)} ${terminalText(m.content)}\n`;
       before = m.recent;
     }

@@ -21,18 +21,21 @@ export interface ViewLine {
 }
 
 export const ARCHIVE_MARKER = "archive above · history.json below";
+/** Where messages another program removed from the middle of history.json (archive only) begin. */
+export const PRUNED_MARKER = "history.json above · archive below";
 const GUTTER = 2;
 const INDENT = 2;
 
 /**
- * Messages oldest first; a marker goes where the archive ends and history.json begins. `before`: the message shown
- * just above them (the blocks go after those already shown).
+ * Messages oldest first; a marker goes where the archive ends and history.json begins, and where history.json ends
+ * and archived messages follow (removed from its middle by another program). `before`: the message shown just above
+ * them (the blocks go after those already shown).
  */
 export function buildBlocks(messages: readonly StoredMessage[], before?: StoredMessage): HistoryBlock[] {
   const out: HistoryBlock[] = [];
   let prev = before;
   for (const m of messages) {
-    if (prev && m.recent && !prev.recent) out.push({ type: "marker", text: ARCHIVE_MARKER });
+    if (prev && m.recent !== prev.recent) out.push({ type: "marker", text: m.recent ? ARCHIVE_MARKER : PRUNED_MARKER });
     out.push({ type: "message", message: m });
     prev = m;
   }
