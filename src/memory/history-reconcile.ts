@@ -130,8 +130,10 @@ export function reconcileHistory(
     if (r.id === "" ? fresh.has(r) : foreign.has(r.id)) unseen.push({ ...r, id: newId(Number(r.sendAt / 1_000_000n)) });
     else if (r.id !== "" && !recentIds.has(r.id) && !owners.has(r.id) && !dead.has(r.id)) unseen.push(r);
   }
-  // A session folder removed whole (by hand, or the home moved away) is no other writer's choice of window.
-  const all = o.restoreAll === true || (doc.stamp === undefined && !isFolder(ctx.paths.session(session)));
+  // A session folder removed whole (by hand, or the home moved away), or a file with no text (caught between the
+  // truncation and the write of a writer that rewrites it in place), is no other writer's choice of window.
+  const all =
+    o.restoreAll === true || doc.blank === true || (doc.stamp === undefined && !isFolder(ctx.paths.session(session)));
   const holds = (m: StoredMessage) => inFile.has(m.id) || taken.has(m.id);
   const start = windowStart(recent, holds, doc.records, all);
   // Rows the file lacks between the first and the last one it holds were removed by its writer (Agenvoy's

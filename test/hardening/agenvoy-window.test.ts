@@ -5,7 +5,7 @@
 // killed before its rename, are still put back.
 import { Database } from "bun:sqlite";
 import { afterAll, expect, test } from "bun:test";
-import { copyFileSync, existsSync, readFileSync } from "node:fs";
+import { copyFileSync, existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { cli, removeTempHomes, tempHome } from "../fixture/home.ts";
 
@@ -126,6 +126,20 @@ for (const how of ["empty", "delete"] as const)
     expect(await contents(home, "--all")).toEqual([...six, "a fresh start", "hello again"]);
     expect(JSON.parse(await run(home, "doctor", "--json")).ok).toBe(true);
   });
+
+test("Agenvoy caught rewriting the file in place (truncated, no text yet): nothing leaves the window", async () => {
+  const home = await seeded();
+  const file = join(home, "sessions", "s", "history.json");
+  const full = join(home, "full.json");
+  agenvoy(home, "keep", "6"); // Agenvoy's own form of the list
+  copyFileSync(file, full);
+  writeFileSync(file, ""); // its write has truncated the file and not written yet
+  expect(await contents(home)).toEqual(six);
+  copyFileSync(full, file); // its write done
+  expect(await contents(home)).toEqual(six);
+  expect(fileContents(home)).toEqual(six);
+  expect(await contents(home, "--all")).toEqual(six);
+});
 
 test("a list Agenvoy loaded before memvoy's add and writes back with its turn: memvoy's message stays in the window", async () => {
   const home = await seeded();

@@ -40,6 +40,11 @@ export interface HistoryDoc {
   checked?: boolean;
   /** The identity of the file read (inode, size, mtime); undefined for a missing file. */
   stamp?: string;
+  /**
+   * The file holds no text at all: another program writing it in place (truncated, not yet written), or one
+   * made empty by hand. It holds no list, so it is no emptied list either.
+   */
+  blank?: true;
 }
 
 interface CacheEntry extends HistoryDoc {
@@ -160,7 +165,7 @@ export function parseHistory(text: string, file: string, mtimeNs = 0n, onRepeat?
   // A byte order mark (a file saved by a Windows editor) is no part of the JSON: read past it; the next write drops it.
   const bom = text.charCodeAt(0) === 0xfeff;
   if (bom) text = text.slice(1);
-  if (text.trim() === "") return { records: [], legacy: bom, bytes: 3 };
+  if (text.trim() === "") return { records: [], legacy: bom, bytes: 3, blank: true };
   let raw: unknown;
   try {
     // Integers are taken from their source text: 19-digit nanoseconds do not fit a JS number.
@@ -267,7 +272,9 @@ export function readHistory(file: string, options: { shared?: boolean } = {}): H
   const hit = cacheGet(file);
   if (hit && hit.stamp === stamp) {
     const records = options.shared ? hit.records : hit.records.slice();
-    return { records, legacy: hit.legacy, bytes: hit.bytes, checked: hit.checked, stamp };
+    const doc: HistoryDoc = { records, legacy: hit.legacy, bytes: hit.bytes, checked: hit.checked, stamp };
+    if (hit.blank) doc.blank = true;
+    return doc;
   }
   const data = readFileSync(file);
   const mtimeNs = BigInt(stamp.split(":")[2]!);
