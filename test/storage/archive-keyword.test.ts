@@ -219,6 +219,15 @@ for (const backend of backends()) {
       expect((await b.recentIds({ session: "frag" }, 10))?.length).toBe(5);
       expect(await b.recentIds({ session: "frag" }, 4)).toBeUndefined();
       expect(await b.recentIds({ filter: { sender: "CLAUDE" } }, 1)).toEqual(["f5"]);
+      // The archived tier's match: the archived row only, in any case, in its session.
+      const archived = async (needles: string[], scope: RecentScope = {}) =>
+        (await b.archivedHolding(needles, scope, 10)).map((m) => m.id);
+      expect({
+        netes: await archived(["netes"]),
+        session: await archived(["old kub"], { session: "frag" }),
+        elsewhere: await archived(["netes"], { session: "other" }),
+        none: await archived(["staging"]),
+      }).toEqual({ netes: ["f0"], session: ["f0"], elsewhere: [], none: [] });
     });
   });
 }

@@ -1,5 +1,6 @@
-// The recent tier's substring match on PostgreSQL: a trigram index where pg_trgm can be created, and the
-// same answers without it (a role that may create tables but not extensions migrates all the same).
+// The substring matches on PostgreSQL (the recent tier's, and the archived tier's for symbol pieces): a trigram
+// index per tier where pg_trgm can be created, and the same answers without them (a role that may create tables but
+// not extensions migrates all the same).
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { SQL } from "bun";
 import { openPgArchive } from "../../src/storage/postgres/open-pg-archive.ts";
@@ -20,9 +21,10 @@ describe("substring match of recent messages on PostgreSQL", () => {
   const indexed = async (url: string) => {
     const sql = new SQL(url, { max: 1 });
     try {
-      const rows = await sql`SELECT 1 FROM pg_indexes WHERE indexname = 'messages_recent_trgm'`;
+      const rows =
+        await sql`SELECT 1 FROM pg_indexes WHERE indexname IN ('messages_recent_trgm', 'messages_archived_trgm')`;
       const [v] = (await sql`SELECT version FROM memvoy_schema`) as { version: number }[];
-      return { index: rows.length === 1, version: Number(v!.version) };
+      return { index: rows.length === 2 ? true : rows.length === 0 ? false : rows.length, version: Number(v!.version) };
     } finally {
       await sql.close();
     }
@@ -39,22 +41,35 @@ describe("substring match of recent messages on PostgreSQL", () => {
         ],
         { now: NOW },
       );
+      await a.appendMessages(
+        "old",
+        [
+          { id: "c", role: "user", content: "x => y, keep KEYS in .ENV", sendAt: NOW },
+          { id: "d", role: "user", content: "keys in .env; a => b", sendAt: NOW + 1n },
+          { id: "e", role: "user", content: "the recent one: c => d in .env", sendAt: NOW + 2n },
+        ],
+        { now: NOW },
+      );
+      const [, , recent] = (await a.listMessages("old")).map((m) => m.seq);
+      await a.archiveBefore("old", recent!, NOW + 2n, NOW);
       return {
         netes: (await a.recentHolding(["netes"], {}, 10)).map((m) => m.id),
         ploy: (await a.recentHolding(["ploy", "scr"], { session: "s" }, 10)).map((m) => m.id),
+        arrow: (await a.archivedHolding(["=>"], {}, 10)).map((m) => m.id),
+        env: (await a.archivedHolding([".env", "keys"], { session: "old" }, 1)).map((m) => m.id),
       };
     } finally {
       await a.close();
     }
   };
 
-  test("with pg_trgm: the index is there", async () => {
+  test("with pg_trgm: the indexes are there", async () => {
     const url = await pg.createDatabase("trgm");
-    expect(await holding(url)).toEqual({ netes: ["a"], ploy: ["b"] });
+    expect(await holding(url)).toEqual({ netes: ["a"], ploy: ["b"], arrow: ["d", "c"], env: ["d"] });
     expect(await indexed(url)).toEqual({ index: true, version: PG_MIGRATIONS.length });
   }, 60_000);
 
-  test("a role that cannot create the extension: migrated without the index, the same matches", async () => {
+  test("a role that cannot create the extension: migrated without the indexes, the same matches", async () => {
     const url = await pg.createDatabase("plain");
     const admin = new SQL(url, { max: 1 });
     try {
@@ -64,7 +79,7 @@ describe("substring match of recent messages on PostgreSQL", () => {
       await admin.close();
     }
     const asPlain = url.replace(/\/\/[^@]+@/, "//plain@");
-    expect(await holding(asPlain)).toEqual({ netes: ["a"], ploy: ["b"] });
+    expect(await holding(asPlain)).toEqual({ netes: ["a"], ploy: ["b"], arrow: ["d", "c"], env: ["d"] });
     expect(await indexed(url)).toEqual({ index: false, version: PG_MIGRATIONS.length });
   }, 60_000);
 });

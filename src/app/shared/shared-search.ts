@@ -226,7 +226,12 @@ async function keywordRanking(
     const needles = [...new Set([...contentTerms(form.terms).map(needleOf), ...pieces])];
     if (!substrings || needles.length === 0 || found.size >= limit) return;
     const size = (limit + found.size) * (form.symbols.length > 0 ? 5 : 1);
-    for (const m of await ctx.archive.recentHolding(needles, { session: o.session, filter }, size)) {
+    const scope = { session: o.session, filter };
+    const rows = await ctx.archive.recentHolding(needles, scope, size);
+    // Archived rows holding the symbol pieces too, as the embedded archive's substring index finds them: the word
+    // index drops punctuation, so `=>` or `&&` alone is in no full-text hit.
+    if (form.symbols.length > 0) rows.push(...(await ctx.archive.archivedHolding(needles, scope, size)));
+    for (const m of rows) {
       if (found.has(m.id) || !holdsSymbols(m.content, form.symbols, form.asTyped)) continue;
       found.set(m.id, { message: m, score: SUBSTRING_SCORE });
       inside = true;
@@ -236,8 +241,10 @@ async function keywordRanking(
   for (const form of forms) await recentHolding(form);
   if (o.order !== "newest") for (const form of forms) await run(form, textQueryAny(form.terms), 0.5);
   const ranked = [...found.values()];
+  // Equal scores: the newest sent first, as the embedded keyword search orders them.
+  const newest = (a: Ranked, b: Ranked) => Number(b.message.sendAt - a.message.sendAt);
   if (forms.length > 1 || inside)
-    ranked.sort((a, b) => (o.order === "newest" ? Number(b.message.sendAt - a.message.sendAt) : b.score - a.score));
+    ranked.sort((a, b) => (o.order === "newest" ? newest(a, b) : b.score - a.score || newest(a, b)));
   return ranked.slice(0, limit);
 }
 

@@ -67,7 +67,7 @@ export interface TextSearchOptions {
   order?: "rank" | "newest";
 }
 
-/** Which recent rows recentHolding and recentIds read: a session's (or every session's) that pass the filter. */
+/** Which rows recentHolding, archivedHolding and recentIds read: a session's (or every session's) that pass the filter. */
 export interface RecentScope {
   session?: string;
   filter?: MessageFilter;
@@ -144,6 +144,8 @@ export interface ArchivePort {
    * (given in lower case) in any case, inside words too (`netes` in Kubernetes). Newest first.
    */
   recentHolding(needles: readonly string[], scope: RecentScope, limit: number): Promise<StoredMessage[]>;
+  /** recentHolding over the archived rows: the symbol match of a query (`=>`, `.env`) there. Newest first. */
+  archivedHolding(needles: readonly string[], scope: RecentScope, limit: number): Promise<StoredMessage[]>;
   /** The ids of the recent rows in scope, or undefined when there are more than `max`. */
   recentIds(scope: RecentScope, max: number): Promise<string[] | undefined>;
 

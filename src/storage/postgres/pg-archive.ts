@@ -319,10 +319,26 @@ export class PgArchive implements ArchivePort {
     return rows.map((r) => ({ message: pgStored(r), score: Number(r.score) }));
   }
 
-  /** ILIKE selects (the trigram index of migration 005 serves it when pg_trgm exists); each row is checked here. */
   async recentHolding(needles: readonly string[], scope: RecentScope, limit: number): Promise<StoredMessage[]> {
+    return this.holding("m.recent", needles, scope, limit);
+  }
+
+  async archivedHolding(needles: readonly string[], scope: RecentScope, limit: number): Promise<StoredMessage[]> {
+    return this.holding("NOT m.recent", needles, scope, limit);
+  }
+
+  /**
+   * ILIKE selects (the trigram indexes of migrations 005 and 006, one per tier, serve it when pg_trgm exists); each
+   * row is checked here.
+   */
+  private async holding(
+    tier: string,
+    needles: readonly string[],
+    scope: RecentScope,
+    limit: number,
+  ): Promise<StoredMessage[]> {
     const args: unknown[] = [];
-    let where = "m.recent";
+    let where = tier;
     if (scope.session !== undefined) where += ` AND m.session_id = $${args.push(scope.session)}`;
     where += pgFilter(args, scope.filter);
     for (const n of needles) where += ` AND m.content ILIKE $${args.push(likePattern(n))}`;

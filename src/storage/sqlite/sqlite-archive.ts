@@ -46,7 +46,7 @@ import {
   M_MESSAGE_COLUMNS,
 } from "./messages-repo.ts";
 import { andFilter } from "./message-filter-sql.ts";
-import { scanRecent } from "./keyword-queries.ts";
+import { scanArchive, scanRecent } from "./keyword-queries.ts";
 import { recentIdsPassing } from "./semantic-queries.ts";
 import { holdsAll } from "../../shared/holds-all.ts";
 import { openDatabase } from "./open-database.ts";
@@ -215,6 +215,11 @@ export class SqliteArchive implements ArchivePort {
   async recentHolding(needles: readonly string[], scope: RecentScope, limit: number): Promise<StoredMessage[]> {
     const rows = scanRecent(this.db, needles, { session: scope.session, ...scope.filter }, limit) as StoredMessage[];
     // scanRecent's paths fold ASCII case, some of them only: every row is checked in Unicode lower case.
+    return rows.filter((m) => holdsAll(m.content, needles));
+  }
+
+  async archivedHolding(needles: readonly string[], scope: RecentScope, limit: number): Promise<StoredMessage[]> {
+    const rows = scanArchive(this.db, needles, { session: scope.session, ...scope.filter }, limit) as StoredMessage[];
     return rows.filter((m) => holdsAll(m.content, needles));
   }
 

@@ -1,0 +1,88 @@
+// Search in shared mode gives what the embedded home gives on the same messages: the same queries run on both
+// (the library, one home each: SQLite and local vectors, PostgreSQL and vectors on S3), and the hits compared in
+// order, archived messages included (a small recent tier, so most of them are compacted away).
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { openMemory } from "../../src/lib.ts";
+import type { MemoryApi } from "../../src/app/api/memory-api.ts";
+import { removeTempHomes, tempHome } from "../fixture/home.ts";
+import { describePostgres, startPostgres, type PgServer } from "../fixture/postgres-server.ts";
+import { startS3Server, type S3Server } from "../fixture/s3-server.ts";
+
+const describe = describePostgres();
+const LIMITS = "[limits]\nmax_history_bytes = 4096\n";
+
+const TOPICS = [
+  "use the => arrow function in the callback",
+  "run make && make install after configure",
+  "the std::vector reallocates past its capacity",
+  "the deploy to prod failed with exit 137",
+  "postgres connection pool exhausted under load",
+  "kubernetes rollout stuck on its readiness probe",
+  "we moved the redis cache to a bigger instance",
+  "the payment gateway returned a 502",
+];
+const SENDERS = ["alice", "bob", "carol"];
+const START = Date.parse("2026-03-01T09:00:00Z");
+
+/** 96 messages over 24 days in two sessions, three senders taking turns. */
+const messages = (session: number) =>
+  Array.from({ length: 48 }, (_, k) => {
+    const i = k * 2 + session;
+    return {
+      role: i % 2 ? ("assistant" as const) : ("user" as const),
+      content: `${TOPICS[i % TOPICS.length]} (note ${i})`,
+      sendAt: new Date(START + i * 6 * 3_600_000).toISOString(),
+      sender: SENDERS[i % 3]!,
+    };
+  });
+
+describe("search parity: shared mode and the embedded home", () => {
+  let pg: PgServer;
+  let s3: S3Server;
+  let embedded: MemoryApi;
+  let shared: MemoryApi;
+  beforeAll(async () => {
+    [pg, s3] = await Promise.all([startPostgres(), startS3Server()]);
+    const local = tempHome();
+    writeFileSync(join(local, "config.toml"), LIMITS);
+    embedded = openMemory({ home: local, env: {} });
+    const home = tempHome();
+    writeFileSync(join(home, "config.toml"), LIMITS + s3.vectorsToml("parity"));
+    shared = openMemory({ home, env: { ...s3.env, MEMVOY_ARCHIVE_URL: await pg.createDatabase("parity") } });
+    for (const api of [embedded, shared]) for (const s of [0, 1]) await api.add(`s${s}`, messages(s));
+  }, 180_000);
+  afterAll(async () => {
+    await Promise.all([embedded?.close(), shared?.close()]);
+    await Promise.all([pg?.stop(), s3?.stop()]);
+    removeTempHomes();
+  }, 60_000);
+
+  /** Each hit as its session and text, best first, on each home. */
+  const both = async (input: Parameters<MemoryApi["search"]>[0]) => {
+    const [e, s] = await Promise.all(
+      [embedded, shared].map(async (api) => {
+        const r = await api.search(input);
+        return r.hits.map((h) => `${h.session} ${h.content}`);
+      }),
+    );
+    return { embedded: e!, shared: s! };
+  };
+
+  test("the homes hold the same messages, most of them archived", async () => {
+    for (const api of [embedded, shared]) {
+      const page = await api.search({ query: "note", limit: 200 });
+      expect(page.hits.length).toBe(96);
+      expect(page.hits.filter((h) => h.tier === "archive").length).toBeGreaterThan(50);
+    }
+  });
+
+  test("a query of symbols alone finds the archived messages holding them, newest first", async () => {
+    for (const query of ["=>", "&&", "::"]) {
+      const { embedded: e, shared: s } = await both({ query, limit: 20 });
+      expect({ query, hits: e.length }).toEqual({ query, hits: 12 });
+      expect({ query, hits: s }).toEqual({ query, hits: e });
+    }
+  });
+});
