@@ -55,17 +55,35 @@ export function withContext(db: Db, scored: readonly Scored[], scope: MessageFil
   return [...out.values()];
 }
 
+type Lifted = { r: { seq: bigint }; s: number };
+/** For each seq, the seqs of the previous and the next recent message of its session. */
+export type NeighbourSeqs = ReadonlyMap<bigint, { prev?: bigint; next?: bigint }>;
+
 /**
  * Keyword mode keeps only messages that hold a term, so there context only lifts: each of the `top` best
  * scored messages lends its shares to its neighbours when they are scored too. Scores change in place.
  */
-export function liftByContext(db: Db, scored: { r: { seq: bigint }; s: number }[], top = CONTEXT.lift): void {
-  if (CONTEXT.prev === 0 && CONTEXT.next === 0) return;
-  const best = firstInOrder(scored, top, (a, b) => b.s - a.s);
-  const near = recentNeighbourSeqs(
-    db,
-    best.map((x) => x.r.seq),
-  );
+export function liftByContext(db: Db, scored: Lifted[], top = CONTEXT.lift): void {
+  const best = contextLenders(scored, top);
+  if (best.length > 0)
+    lendShares(
+      scored,
+      best,
+      recentNeighbourSeqs(
+        db,
+        best.map((x) => x.r.seq),
+      ),
+    );
+}
+
+/** The scored messages that lend their shares (the `top` best), none when context weighs nothing. */
+export function contextLenders<T extends Lifted>(scored: readonly T[], top = CONTEXT.lift): T[] {
+  if (CONTEXT.prev === 0 && CONTEXT.next === 0) return [];
+  return firstInOrder(scored, top, (a, b) => b.s - a.s);
+}
+
+/** liftByContext's lending, the neighbours of `best` given (`near`): another archive than SQLite looks them up. */
+export function lendShares(scored: Lifted[], best: readonly Lifted[], near: NeighbourSeqs): void {
   // What each neighbour earns, scored or not; only the scored ones are found below.
   const gain = new Map<bigint, number>();
   const lend = (to: bigint | undefined, s: number) => {

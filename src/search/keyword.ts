@@ -616,7 +616,7 @@ const lightRead = (symbols: readonly string[], sender: string | undefined): Ligh
  * folded): 0.55, 0.7 with a whole word (or one of the same stem), 0.85 with the whole phrase, plus up to 0.1 for recency; undefined when
  * it does not hold them all. `ceiling`: a score no such row reaches, with the factors at their largest.
  */
-function verbatimQuality(
+export function verbatimQuality(
   terms: readonly QueryTerm[],
   now: bigint,
   /** The query's text (in the form its terms were read from): its words as typed between them count as the phrase. */

@@ -38,6 +38,18 @@ const messages = (session: number) =>
     };
   });
 
+/** One text said by three senders on three days (a session small enough to stay recent). */
+const ZOO = [
+  ["alice", "2026-03-10T10:00:00Z"],
+  ["bob", "2026-04-10T10:00:00Z"],
+  ["carol", "2026-04-20T10:00:00Z"],
+].map(([sender, sendAt]) => ({
+  role: "user" as const,
+  content: "the flamingo exhibit reopened after the storm",
+  sendAt: sendAt!,
+  sender: sender!,
+}));
+
 describe("search parity: shared mode and the embedded home", () => {
   let pg: PgServer;
   let s3: S3Server;
@@ -51,7 +63,10 @@ describe("search parity: shared mode and the embedded home", () => {
     const home = tempHome();
     writeFileSync(join(home, "config.toml"), LIMITS + s3.vectorsToml("parity"));
     shared = openMemory({ home, env: { ...s3.env, MEMVOY_ARCHIVE_URL: await pg.createDatabase("parity") } });
-    for (const api of [embedded, shared]) for (const s of [0, 1]) await api.add(`s${s}`, messages(s));
+    for (const api of [embedded, shared]) {
+      for (const s of [0, 1]) await api.add(`s${s}`, messages(s));
+      await api.add("zoo", ZOO);
+    }
   }, 180_000);
   afterAll(async () => {
     await Promise.all([embedded?.close(), shared?.close()]);
@@ -82,6 +97,44 @@ describe("search parity: shared mode and the embedded home", () => {
     for (const query of ["=>", "&&", "::"]) {
       const { embedded: e, shared: s } = await both({ query, limit: 20 });
       expect({ query, hits: e.length }).toEqual({ query, hits: 12 });
+      expect({ query, hits: s }).toEqual({ query, hits: e });
+    }
+  });
+
+  test("a participant named in the query and a date in it rank first, in every mode", async () => {
+    const senders = async (input: Parameters<MemoryApi["search"]>[0]) => {
+      const [e, s] = await Promise.all(
+        [embedded, shared].map(async (api) => (await api.search(input)).hits.map((h) => h.sender)),
+      );
+      return { embedded: e!, shared: s! };
+    };
+    // The first: the one named, or the one of the month named; then the others, each by its neighbours' shares.
+    const cases = [
+      ["what did alice say about the flamingo exhibit", "alice"],
+      ["the flamingo exhibit in March 2026", "alice"],
+      ["what did bob say about the flamingo exhibit", "bob"],
+      ["what did carol say about the flamingo exhibit", "carol"],
+    ] as const;
+    for (const [query, first] of cases)
+      for (const match of ["keyword", "hybrid"] as const) {
+        const found = await senders({ query, match, session: "zoo" });
+        expect({ query, match, first: found.embedded[0], shared: found.shared }).toEqual({
+          query,
+          match,
+          first,
+          shared: found.embedded,
+        });
+      }
+    const query = "what did bob say about the flamingo exhibit";
+    const semantic = await senders({ query, match: "semantic", session: "zoo" });
+    expect(semantic.embedded[0]).toBe("bob");
+    expect(semantic.shared).toEqual(semantic.embedded);
+  }, 60_000);
+
+  test("plain queries over both tiers: the same hits in the same order", async () => {
+    for (const query of ["deploy prod", "redis cache", "kubernetes rollout", "pool exhausted", "std::vector", "502"]) {
+      const { embedded: e, shared: s } = await both({ query, limit: 8 });
+      expect({ query, hits: e.length }).toEqual({ query, hits: 8 });
       expect({ query, hits: s }).toEqual({ query, hits: e });
     }
   });

@@ -228,6 +228,19 @@ for (const backend of backends()) {
         elsewhere: await archived(["netes"], { session: "other" }),
         none: await archived(["staging"]),
       }).toEqual({ netes: ["f0"], session: ["f0"], elsewhere: [], none: [] });
+      // What ranking asks around the hits: the senders, and each recent message's recent neighbours.
+      expect([
+        await b.knownSenders(undefined, 10),
+        await b.knownSenders("frag", 10),
+        await b.knownSenders("other", 10),
+      ]).toEqual([["Claude"], ["Claude"], []]);
+      const seq = (i: number) => appended[i]!.message.seq;
+      const near = await b.recentNeighbourSeqs([seq(1), seq(3), seq(5)]);
+      expect([...near.entries()].sort((x, y) => (x[0] < y[0] ? -1 : 1))).toEqual([
+        [seq(1), { next: seq(2) }],
+        [seq(3), { prev: seq(2), next: seq(4) }],
+        [seq(5), { prev: seq(4) }],
+      ]);
     });
   });
 }

@@ -6,6 +6,7 @@ import { coverage, type TermWeights } from "../../search/coverage.ts";
 import { hybridOrder, reciprocalRankFusion } from "../../search/fusion.ts";
 import { HYBRID } from "../../search/hybrid.ts";
 import { ftsPhrases, type QueryTerm } from "../../search/query-terms.ts";
+import { timeFactor, type TimeSpan } from "../../search/time-hints.ts";
 
 type Ranked = { message: StoredMessage; score: number };
 
@@ -26,6 +27,8 @@ export interface HybridLists {
   /** The query names someone or something no message mentions: a lexical hit must hold half its terms. */
   unknownName: boolean;
   limit: number;
+  /** The span of time the query names: hits outside it rank lower (time-hints.ts). */
+  when?: TimeSpan;
 }
 
 /** The best `limit` hits, each with its relevance as its score. */
@@ -53,7 +56,12 @@ export function fuseHybrid(l: HybridLists): Ranked[] {
       relevance.set(id, { sem, cov, score: Math.max(sem, cov) });
       return true;
     })
-    .map((f) => ({ item: f.item, fused: f.score + HYBRID.relevance * relevance.get(f.item.message.id)!.score }))
+    .map((f) => ({
+      item: f.item,
+      fused:
+        (f.score + HYBRID.relevance * relevance.get(f.item.message.id)!.score) *
+        timeFactor(l.when, f.item.message.sendAt),
+    }))
     .sort((a, b) => b.fused - a.fused);
   const ordered = hybridOrder(fused, relevance, (id) => !byKeyword.has(id), HYBRID.strong);
   return ordered.slice(0, l.limit).map((f) => ({

@@ -1,8 +1,9 @@
 // Search in shared mode: keyword hits from the archive's full-text index, semantic hits from the shared
 // vectors (joined with the archive, so removed or compacted vectors never surface), and hybrid as their
 // reciprocal rank fusion. The ranking pieces (query terms, snippets, calibration, fusion, the cut for a query no
-// message shares a word with, names never seen) are the embedded mode's; the corpus statistics the embedded ranking
-// adds (bm25 rarity, and the content check of a query whose rarer words no message holds) are not.
+// message shares a word with, names never seen, a named participant, dates in the query, neighbours' shares, the
+// recent tier's verbatim quality) are the embedded mode's; the corpus statistics the embedded ranking adds (bm25
+// rarity, and the content check of a query whose rarer words no message holds) are not.
 import { passesFilter } from "../../shared/time-filter.ts";
 import { resolveFilter } from "../../shared/time-filter.ts";
 import { describeError } from "../../shared/describe-error.ts";
@@ -32,7 +33,18 @@ import {
   type SearchResult,
   type TierScope,
 } from "../../search/search-types.ts";
-import { candidateDepth, semanticEmptyReason, SENDER_IDS_MAX, statusNotes } from "../../search/semantic.ts";
+import {
+  candidateDepth,
+  OTHER_SENDER_FACTOR,
+  semanticEmptyReason,
+  SENDER_IDS_MAX,
+  statusNotes,
+} from "../../search/semantic.ts";
+import { queryFocus, senderFactor, type QueryFocus } from "../../search/participants.ts";
+import { timeFactor, timeHint } from "../../search/time-hints.ts";
+import { contextLenders, lendShares } from "../../search/context.ts";
+import { liftAboveWeak } from "../../search/fusion.ts";
+import { verbatimQuality } from "../../search/keyword.ts";
 import { ELSEWHERE_ROWS, elsewhere, explainEmpty, NO_TERMS, unheldPieceReason } from "../../search/empty-reason.ts";
 import { hybridEmptyReason } from "../../search/hybrid.ts";
 import { makeSnippet } from "../../search/snippet.ts";
@@ -46,7 +58,11 @@ import { checkSearchOptions, NoSuchSessionError } from "../memory-api.ts";
 import type { SharedContext } from "./shared-context.ts";
 import { evenWeights, fuseHybrid } from "./shared-hybrid.ts";
 
-type Scope = TierScope & { order?: "relevance" | "newest" };
+type Scope = TierScope & {
+  order?: "relevance" | "newest";
+  /** The query's focus: a participant it names prefers their messages (ranked searches only). */
+  focus?: QueryFocus;
+};
 /** A recent row holding every term inside its words only: between the all-term hits (> 0.5) and the any-term ones. */
 const SUBSTRING_SCORE = 0.5;
 type Ranked = { message: StoredMessage; score: number };
@@ -63,6 +79,7 @@ export async function sharedSearch(
   const now = ctx.now();
   const scope: Scope = { query: o.query, session: o.session, range: o.range, filter: resolveFilter(o, now), now };
   if (o.order) scope.order = o.order;
+  if (o.order !== "newest") scope.focus = queryFocus(o.query, await ctx.archive.knownSenders(o.session, KNOWN_SENDERS));
   const limit = Math.max(1, o.limit ?? 10);
   const match = o.match ?? "keyword";
   const result = await rankedSearch(ctx, o, scope, limit, match);
@@ -114,7 +131,7 @@ async function rankedSearch(
       // An archive whose every message was removed keeps its (empty) vector table: nothing is indexed there either.
       const none = !!sem.table && (await sem.sharesNone());
       const empty = !sem.table || (none && (await ctx.archive.countMessages()) === 0);
-      const unknown = none || empty ? [] : await unknownNames(ctx, o.query);
+      const unknown = none || empty ? [] : await unknownNames(ctx, focusText(scope));
       result.emptyReason = semanticEmptyReason(sem, none && !empty, empty, unknown);
     }
     return result;
@@ -129,12 +146,13 @@ async function rankedSearch(
     }),
   );
   const keyword = await keywordRanking(ctx, scope, depth);
-  const unknown = await unknownNames(ctx, o.query);
+  const unknown = await unknownNames(ctx, focusText(scope));
   const bySemantic = new Set(sem.ranked.map((r) => r.message.id));
   const byKeyword = new Set(keyword.map((r) => r.message.id));
-  const terms = queryTerms(o.query);
+  const terms = queryTerms(focusText(scope));
   await markHeldFolds(ctx, terms);
   const fused = fuseHybrid({
+    when: timeHint(o.query, scope.now),
     keyword,
     semantic: sem.ranked,
     minScore: sem.minScore,
@@ -158,7 +176,7 @@ async function rankedSearch(
   if (hits.length === 0) {
     // No message of any session holds a word of the query (a keyword search of them all finds nothing).
     const noneShared =
-      unknown.length > 0 && (await keywordRanking(ctx, { query: o.query, now: scope.now }, 1)).length === 0;
+      unknown.length > 0 && (await keywordRanking(ctx, { query: focusText(scope), now: scope.now }, 1)).length === 0;
     result.emptyReason = hybridEmptyReason(unknown, sem.minScore < 1, noneShared);
   }
   return result;
@@ -193,27 +211,42 @@ async function keywordRanking(
   /** false: whole words only, as the index holds them (the substring match of recent rows left out). */
   substrings = true,
 ): Promise<Ranked[]> {
+  // A participant the query names leaves the text to match and prefers their messages; dates in it prefer the
+  // messages of that span (the embedded keyword search's factors, participants.ts and time-hints.ts).
+  const focus = o.focus ?? { text: o.query };
+  const when = o.order === "newest" ? undefined : timeHint(o.query, o.now);
+  const factor = (m: StoredMessage) => senderFactor(focus, m.sender) * timeFactor(when, m.sendAt);
+  // The backend ranks without the factors: a deeper list, so that a preferred message is in it.
+  const deeper = focus.sender !== undefined || when !== undefined;
   // Messages are indexed as written: a query in compatibility forms is also looked for as typed.
-  const forms = queryForms(o.query).map((asTyped) => ({
-    terms: queryTerms(o.query, { asTyped }),
-    symbols: querySymbols(o.query, asTyped),
-    asTyped,
-  }));
+  const forms = queryForms(o.query).map((asTyped) => {
+    const terms = queryTerms(focus.text, { asTyped });
+    const symbols = querySymbols(o.query, asTyped);
+    // A recent row holding every term verbatim scores as in embedded mode (0.55 to 0.95: a whole word, the phrase,
+    // recency), the query's text counting as its phrase when it has no symbol pieces.
+    const typed = symbols.length > 0 ? undefined : asTyped ? focus.text : focus.text.normalize("NFKC");
+    return { terms, symbols, asTyped, verbatim: verbatimQuality(terms, o.now, typed) };
+  });
   for (const form of forms) await markHeldFolds(ctx, form.terms);
   const filter = scopeFilter(o);
   const found = new Map<string, Ranked>();
+  /** The backend's score of each full-text hit, and its list's weight. */
+  const raw = new Map<string, { s: number; weight: number }>();
+  /** The hits holding every term (the all-term list's, the substring match's). */
+  const whole = new Set<string>();
   const run = async (form: (typeof forms)[number], q: TextQuery | undefined, weight: number) => {
     if (!q || found.size >= limit) return;
     const hits = await ctx.archive.searchText(q, {
       ...(o.session !== undefined ? { session: o.session } : {}),
       filter,
-      limit: form.symbols.length > 0 ? limit * 5 : limit,
+      limit: form.symbols.length > 0 || deeper ? limit * 5 : limit,
       order: o.order === "newest" ? "newest" : "rank",
     });
     for (const h of hits) {
       if (found.has(h.message.id) || !holdsSymbols(h.message.content, form.symbols, form.asTyped)) continue;
-      // The backend's scores map into (0, 1); any-term hits rank below every all-term hit.
-      found.set(h.message.id, { message: h.message, score: weight * (0.5 + 0.5 * (h.score / (h.score + 0.1))) });
+      found.set(h.message.id, { message: h.message, score: textScore(weight, h.score) * factor(h.message) });
+      raw.set(h.message.id, { s: h.score, weight });
+      if (weight === 1) whole.add(h.message.id);
     }
   };
   // The recent tier's substring match (a fragment inside a word, `netes` in kubernetes), as embedded mode adds it:
@@ -233,20 +266,53 @@ async function keywordRanking(
     if (form.symbols.length > 0) rows.push(...(await ctx.archive.archivedHolding(needles, scope, size)));
     for (const m of rows) {
       if (found.has(m.id) || !holdsSymbols(m.content, form.symbols, form.asTyped)) continue;
-      found.set(m.id, { message: m, score: SUBSTRING_SCORE });
+      found.set(m.id, { message: m, score: SUBSTRING_SCORE * factor(m) });
+      whole.add(m.id);
       inside = true;
     }
   };
   for (const form of forms) await run(form, textQueryAll(form.terms), 1);
   for (const form of forms) await recentHolding(form);
   if (o.order !== "newest") for (const form of forms) await run(form, textQueryAny(form.terms), 0.5);
-  const ranked = [...found.values()];
+  // A recent hit earns shares of its neighbours' scores (the question before it, the reply after it), as in
+  // embedded keyword search (context.ts): the backend's scores lend, before they are mapped.
+  let lifted = false;
+  if (o.order !== "newest") {
+    const scored = [...found.values()]
+      .filter((r) => r.message.recent && raw.has(r.message.id))
+      .map((hit) => ({ r: { seq: hit.message.seq }, s: raw.get(hit.message.id)!.s, hit }));
+    const best = contextLenders(scored);
+    if (best.length > 1) {
+      lendShares(scored, best, await ctx.archive.recentNeighbourSeqs(best.map((x) => x.r.seq)));
+      for (const x of scored) x.hit.score = textScore(raw.get(x.hit.message.id)!.weight, x.s) * factor(x.hit.message);
+      lifted = true;
+    }
+    for (const hit of found.values()) {
+      if (!hit.message.recent) continue;
+      const q = Math.max(-1, ...forms.map((f) => f.verbatim(hit.message.content, hit.message.sendAt) ?? -1));
+      if (q < 0) continue;
+      hit.score = Math.max(hit.score, q * factor(hit.message));
+      whole.add(hit.message.id);
+      lifted = true;
+    }
+  }
+  let ranked = [...found.values()];
   // Equal scores: the newest sent first, as the embedded keyword search orders them.
   const newest = (a: Ranked, b: Ranked) => Number(b.message.sendAt - a.message.sendAt);
-  if (forms.length > 1 || inside)
+  if (forms.length > 1 || inside || deeper || lifted)
     ranked.sort((a, b) => (o.order === "newest" ? newest(a, b) : b.score - a.score || newest(a, b)));
+  // An archived hit holding every term is never below one that does not, as in embedded mode.
+  if (o.order !== "newest")
+    ranked = liftAboveWeak(
+      ranked,
+      (r) => !r.message.recent && whole.has(r.message.id),
+      (r) => !whole.has(r.message.id),
+    );
   return ranked.slice(0, limit);
 }
+
+/** The backend's scores map into (0, 1); any-term hits (weight 0.5) rank below every all-term hit. */
+const textScore = (weight: number, score: number) => weight * (0.5 + 0.5 * (score / (score + 0.1)));
 
 /**
  * markFoldedForms with the archive asked which other forms it holds: a word's spelling without its marks is
@@ -296,9 +362,10 @@ async function semanticRanking(ctx: SharedContext, o: Scope, depth: number, all:
   let noneShared: Promise<boolean> | undefined;
   const sharesNone = () =>
     // As the embedded noSharedWord: whether the index holds a word of the query (a word inside another is not one).
-    (noneShared ??= keywordRanking(ctx, { query: o.query, now: o.now }, 1, false).then((r) => r.length === 0));
+    (noneShared ??= keywordRanking(ctx, { query: focusText(o), now: o.now }, 1, false).then((r) => r.length === 0));
   if (!table) return { ranked: [], notIndexed, notes, minScore, sharesNone };
-  const [qv] = await embedder.embed([o.query], undefined, "query");
+  const focus = o.focus ?? { text: o.query };
+  const [qv] = await embedder.embed([focus.text], undefined, "query");
   const scope = scopeFilter(o);
   // As in embedded mode: the search is held to the ids of a sender's recent messages while they are few, so the
   // sender's messages are found behind any number of closer ones of others; past that, a deeper candidate list.
@@ -319,14 +386,15 @@ async function semanticRanking(ctx: SharedContext, o: Scope, depth: number, all:
   const symbols = querySymbols(o.query);
   // As in the embedded mode (semantic.ts): a query that no message holds a word of (no keyword hit in any session)
   // needs a calibrated RELEVANCE.noSharedWord, and with the builtin embedder its hits close in their content words.
-  const wordsFar = embedder.id.startsWith("builtin:") ? contentWordsFar(embedder, o.query) : undefined;
-  const unknown = (await unknownNames(ctx, o.query)).length > 0 ? RELEVANCE.unknownName : 1;
+  const wordsFar = embedder.id.startsWith("builtin:") ? contentWordsFar(embedder, focus.text) : undefined;
+  const unknown = (await unknownNames(ctx, focus.text)).length > 0 ? RELEVANCE.unknownName : 1;
   const ranked: Ranked[] = [];
   for (const h of found) {
     const m = byId.get(h.id);
     if (!m || !m.recent || m.session !== h.session || !passesFilter(m, scope) || !holdsSymbols(m.content, symbols))
       continue;
-    const score = calibratedScore(h.score, cal) * unknown;
+    // A participant the query names: the others' messages count a little less, as in embedded mode.
+    const score = calibratedScore(h.score * senderFactor(focus, m.sender, OTHER_SENDER_FACTOR), cal) * unknown;
     if (score < minScore) {
       if (all) ranked.push({ message: m, score });
       continue;
@@ -338,6 +406,12 @@ async function semanticRanking(ctx: SharedContext, o: Scope, depth: number, all:
   ranked.sort((a, b) => b.score - a.score);
   return { ranked: ranked.slice(0, depth), notIndexed, notes, minScore, table, sharesNone };
 }
+
+/** Senders looked for in a query, at most (as many as the embedded search reads). */
+const KNOWN_SENDERS = 500;
+
+/** The text a search matches: the query without the participant it names. */
+const focusText = (o: Scope) => o.focus?.text ?? o.query;
 
 /** What embeds the messages still queued: the process holding the drain lease, or the way to start one. */
 async function sharedPendingStep(ctx: SharedContext): Promise<string> {

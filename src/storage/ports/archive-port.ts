@@ -146,6 +146,10 @@ export interface ArchivePort {
   recentHolding(needles: readonly string[], scope: RecentScope, limit: number): Promise<StoredMessage[]>;
   /** recentHolding over the archived rows: the symbol match of a query (`=>`, `.env`) there. Newest first. */
   archivedHolding(needles: readonly string[], scope: RecentScope, limit: number): Promise<StoredMessage[]>;
+  /** For each seq, the seqs of the previous and the next recent message of its session (context.ts). */
+  recentNeighbourSeqs(seqs: readonly bigint[]): Promise<Map<bigint, { prev?: bigint; next?: bigint }>>;
+  /** The distinct senders (of one session, or of all), at most `limit` of them, in code point order. */
+  knownSenders(session: string | undefined, limit: number): Promise<string[]>;
   /** The ids of the recent rows in scope, or undefined when there are more than `max`. */
   recentIds(scope: RecentScope, max: number): Promise<string[] | undefined>;
 

@@ -361,6 +361,49 @@ export class PgArchive implements ArchivePort {
     return out;
   }
 
+  /** One indexed seek each way per seq (the recent rows' index on session and seq). */
+  async recentNeighbourSeqs(seqs: readonly bigint[]): Promise<Map<bigint, { prev?: bigint; next?: bigint }>> {
+    const out = new Map<bigint, { prev?: bigint; next?: bigint }>();
+    if (seqs.length === 0) return out;
+    const rows = await this.q<{ seq: bigint; prev: bigint | null; next: bigint | null }>(
+      `SELECT m.seq,
+         (SELECT p.seq FROM messages p WHERE p.session_id = m.session_id AND p.recent AND p.seq < m.seq
+          ORDER BY p.seq DESC LIMIT 1) AS prev,
+         (SELECT n.seq FROM messages n WHERE n.session_id = m.session_id AND n.recent AND n.seq > m.seq
+          ORDER BY n.seq LIMIT 1) AS next
+       FROM messages m WHERE m.seq = ANY($1::bigint[])`,
+      [seqs.map(String)],
+    );
+    for (const r of rows)
+      out.set(BigInt(r.seq), {
+        ...(r.prev !== null ? { prev: BigInt(r.prev) } : {}),
+        ...(r.next !== null ? { next: BigInt(r.next) } : {}),
+      });
+    return out;
+  }
+
+  /**
+   * Walked through the sender index of migration 006 one name at a time (a loose index scan), so the cost grows with
+   * the number of names, not of messages.
+   */
+  async knownSenders(session: string | undefined, limit: number): Promise<string[]> {
+    const inSession =
+      session === undefined
+        ? ""
+        : " AND EXISTS (SELECT 1 FROM messages x WHERE x.sender = s.sender AND x.session_id = $2)";
+    const rows = await this.q<{ sender: string }>(
+      `WITH RECURSIVE s(sender, n) AS (
+         SELECT min(sender), 1 FROM messages WHERE sender IS NOT NULL
+         UNION ALL
+         SELECT (SELECT min(m.sender) FROM messages m WHERE m.sender > s.sender), s.n + 1 FROM s
+         WHERE s.sender IS NOT NULL AND s.n < $1 * 4
+       )
+       SELECT sender FROM s WHERE sender IS NOT NULL${inSession} ORDER BY sender COLLATE "C" LIMIT $1`,
+      session === undefined ? [limit] : [limit, session],
+    );
+    return rows.map((r) => r.sender);
+  }
+
   async recentIds(scope: RecentScope, max: number): Promise<string[] | undefined> {
     const args: unknown[] = [];
     let where = "m.recent";

@@ -47,7 +47,8 @@ import {
 } from "./messages-repo.ts";
 import { andFilter } from "./message-filter-sql.ts";
 import { scanArchive, scanRecent } from "./keyword-queries.ts";
-import { recentIdsPassing } from "./semantic-queries.ts";
+import { recentNeighbourSeqs } from "./context-queries.ts";
+import { knownSenders, recentIdsPassing } from "./semantic-queries.ts";
 import { holdsAll } from "../../shared/holds-all.ts";
 import { openDatabase } from "./open-database.ts";
 import { SessionLocks } from "./session-locks.ts";
@@ -221,6 +222,14 @@ export class SqliteArchive implements ArchivePort {
   async archivedHolding(needles: readonly string[], scope: RecentScope, limit: number): Promise<StoredMessage[]> {
     const rows = scanArchive(this.db, needles, { session: scope.session, ...scope.filter }, limit) as StoredMessage[];
     return rows.filter((m) => holdsAll(m.content, needles));
+  }
+
+  async recentNeighbourSeqs(seqs: readonly bigint[]) {
+    return recentNeighbourSeqs(this.db, seqs);
+  }
+
+  async knownSenders(session: string | undefined, limit: number): Promise<string[]> {
+    return knownSenders(this.db, session, limit);
   }
 
   async recentIds(scope: RecentScope, max: number): Promise<string[] | undefined> {
