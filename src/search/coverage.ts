@@ -22,10 +22,16 @@ export function termWeights(db: Db, text: string): TermWeights {
   const phrases = ftsPhrases(terms).filter((p) => p.kind !== "prefix");
   if (phrases.length === 0) return { phrases, weights: [], total: 0 };
   const { rows, share } = indexStats(db);
-  const weights = phrases.map((p) => {
-    const n = share(p.expr) * rows;
-    return Math.log(1 + (rows + 0.5) / (n + 0.5));
-  });
+  return idfWeights(
+    phrases,
+    phrases.map((p) => share(p.expr) * rows),
+    rows,
+  );
+}
+
+/** The phrases weighted by rarity: each in `counts[i]` of `rows` rows (another archive than SQLite counts them). */
+export function idfWeights(phrases: FtsPhrase[], counts: readonly number[], rows: number): TermWeights {
+  const weights = counts.map((n) => Math.log(1 + (rows + 0.5) / (n + 0.5)));
   return { phrases, weights, total: weights.reduce((a, b) => a + b, 0) };
 }
 
@@ -73,7 +79,11 @@ export function mostlyUnheld(db: Db, text: string, share: number): TermWeights |
   const phrases = ftsPhrases(queryTerms(text)).filter((p) => p.kind !== "prefix");
   const held = phrases.map((p) => has(p.expr));
   if (held.every(Boolean)) return undefined;
-  const tw = termWeights(db, text);
+  return heldUnder(termWeights(db, text), held, share);
+}
+
+/** `tw` when the phrases `held` (some message holds each) weigh less than `share` of them all; undefined else. */
+export function heldUnder(tw: TermWeights, held: readonly boolean[], share: number): TermWeights | undefined {
   const heldWeight = tw.weights.reduce((sum, w, i) => sum + (held[i] ? w : 0), 0);
   return heldWeight < share * tw.total ? tw : undefined;
 }

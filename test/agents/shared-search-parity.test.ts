@@ -138,4 +138,57 @@ describe("search parity: shared mode and the embedded home", () => {
       expect({ query, hits: s }).toEqual({ query, hits: e });
     }
   });
+
+  test("semantic search: a query mostly about what no message holds keeps only hits close in their words", async () => {
+    // Another pair of homes: twenty topics said again and again by three senders, one of them named in a topic.
+    const topics = [
+      "the deploy to prod failed with exit 137 because the container ran out of memory",
+      "use the => arrow function in the callback instead of function()",
+      "run make && make install after configure",
+      "the std::vector reallocates when it grows past capacity",
+      "postgres connection pool exhausted under load, raise max_connections",
+      "kubernetes rollout stuck on readiness probe",
+      "the payment service returned HTTP 502 from the gateway",
+      "we moved the redis cache to a bigger instance last May",
+      "Alice suggested we rotate the API keys every quarter",
+      "the cron job for backups runs at 03:00 UTC",
+      "terraform state lock held by a crashed runner",
+      "C++ templates make the compile slow",
+      "put secrets in .env and never commit it",
+      "fix for issue #123 is merged",
+      "x -> y mapping in the config file",
+      "the flaky test in ci passes when run alone",
+      "database migration added an index on users.email",
+      "we should use async/await rather than raw promises",
+      "the TUI pager hangs when the terminal is resized",
+      "schedule the retro for next Friday",
+    ];
+    const lines = Array.from({ length: 240 }, (_, i) => ({
+      role: i % 2 ? ("assistant" as const) : ("user" as const),
+      content: `${topics[(i * 7) % topics.length]}${["", " again", " (follow-up)", " today"][i % 4]} #${i}`,
+      sendAt: new Date(START + i * 6 * 3_600_000).toISOString(),
+      sender: SENDERS[i % 3]!,
+    }));
+    const local = tempHome();
+    writeFileSync(join(local, "config.toml"), LIMITS);
+    const e = openMemory({ home: local, env: {} });
+    const home = tempHome();
+    writeFileSync(join(home, "config.toml"), LIMITS + s3.vectorsToml("unheld"));
+    const s = openMemory({ home, env: { ...s3.env, MEMVOY_ARCHIVE_URL: await pg.createDatabase("unheld") } });
+    try {
+      for (const api of [e, s])
+        for (const [k, session] of ["ops", "dev", "team"].entries())
+          await api.add(
+            session,
+            lines.filter((_, i) => i % 3 === k),
+          );
+      const hits = async (api: MemoryApi, query: string) =>
+        (await api.search({ query, match: "semantic" })).hits.map((h) => `${h.session} ${h.content}`);
+      // "say" is in no message, "redis" in a tenth of them: the hits must hold redis or be close in their words.
+      for (const query of ["what did alice say about redis", "what did bob say about kubernetes"])
+        expect({ query, hits: await hits(s, query) }).toEqual({ query, hits: await hits(e, query) });
+    } finally {
+      await Promise.all([e.close(), s.close()]);
+    }
+  }, 120_000);
 });

@@ -228,7 +228,13 @@ for (const backend of backends()) {
         elsewhere: await archived(["netes"], { session: "other" }),
         none: await archived(["staging"]),
       }).toEqual({ netes: ["f0"], session: ["f0"], elsewhere: [], none: [] });
-      // What ranking asks around the hits: the senders, and each recent message's recent neighbours.
+      // What ranking asks around the hits: a word's rows (counted up to a cap), the senders, and each recent
+      // message's recent neighbours.
+      expect([
+        await b.countText(textQuery("kubernetes")!, 10),
+        await b.countText(textQuery("kubernetes")!, 2),
+        await b.countText(textQuery("zebra")!, 10),
+      ]).toEqual([4, 2, 0]);
       expect([
         await b.knownSenders(undefined, 10),
         await b.knownSenders("frag", 10),

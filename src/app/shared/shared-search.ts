@@ -9,9 +9,10 @@ import { resolveFilter } from "../../shared/time-filter.ts";
 import { describeError } from "../../shared/describe-error.ts";
 import type { StoredMessage } from "../../shared/message.ts";
 import { EXPAND_AFTER, EXPAND_BEFORE, mergeRuns } from "../../search/expand.ts";
-import { capitalisedNames } from "../../search/coverage.ts";
+import { capitalisedNames, coverage, heldUnder, idfWeights, type TermWeights } from "../../search/coverage.ts";
 import {
   contentTerms,
+  ftsPhrases,
   markFoldedForms,
   needleOf,
   queryForms,
@@ -49,7 +50,7 @@ import { ELSEWHERE_ROWS, elsewhere, explainEmpty, NO_TERMS, unheldPieceReason } 
 import { hybridEmptyReason } from "../../search/hybrid.ts";
 import { makeSnippet } from "../../search/snippet.ts";
 import { holdsSymbols, querySymbols } from "../../search/symbols.ts";
-import { textQueryAll, textQueryAny } from "../../search/text-query.ts";
+import { textQueryAll, textQueryAny, textQueryOf } from "../../search/text-query.ts";
 import type { TextQuery } from "../../storage/ports/archive-port.ts";
 import { refuseSessionSymlinks } from "../../storage/history/no-symlink.ts";
 import { VECTOR_WRITE_JOB } from "../../storage/ports/lease-turn.ts";
@@ -388,6 +389,17 @@ async function semanticRanking(ctx: SharedContext, o: Scope, depth: number, all:
   // needs a calibrated RELEVANCE.noSharedWord, and with the builtin embedder its hits close in their content words.
   const wordsFar = embedder.id.startsWith("builtin:") ? contentWordsFar(embedder, focus.text) : undefined;
   const unknown = (await unknownNames(ctx, focus.text)).length > 0 ? RELEVANCE.unknownName : 1;
+  // As in embedded mode: when the words some message holds weigh less than RELEVANCE.heldShare of the query (by their
+  // rarity in the archive), a hit holding none of them must also be close in its content words; of a query no
+  // message holds a word of, every hit, word by word too.
+  let unheld: TermWeights | undefined | null;
+  const farOff = async (content: string) => {
+    if (!wordsFar) return false;
+    if (unheld === undefined) unheld = (await mostlyUnheld(ctx, focus.text, RELEVANCE.heldShare)) ?? null;
+    if (unheld === null) return false;
+    const none = await sharesNone();
+    return (none || coverage(content, unheld, true) === 0) && (await wordsFar(content, none));
+  };
   const ranked: Ranked[] = [];
   for (const h of found) {
     const m = byId.get(h.id);
@@ -399,12 +411,34 @@ async function semanticRanking(ctx: SharedContext, o: Scope, depth: number, all:
       if (all) ranked.push({ message: m, score });
       continue;
     }
-    const weak = score < RELEVANCE.noSharedWord;
-    if ((weak || wordsFar) && (await sharesNone()) && (weak || (await wordsFar!(m.content)))) continue;
+    if (score < RELEVANCE.noSharedWord && (await sharesNone())) continue;
+    if (await farOff(m.content)) continue;
     ranked.push({ message: m, score });
   }
   ranked.sort((a, b) => b.score - a.score);
   return { ranked: ranked.slice(0, depth), notIndexed, notes, minScore, table, sharesNone };
+}
+
+/** A word's rows are counted up to this many for its rarity (a commoner word weighs about the same). */
+const RARITY_CAP = 50_000;
+
+/**
+ * The embedded mostlyUnheld (coverage.ts) over the archive: the query's terms weighted by their rarity there, when
+ * those some message holds weigh less than `share` of them; undefined else (and when every term is held).
+ */
+async function mostlyUnheld(ctx: SharedContext, text: string, share: number): Promise<TermWeights | undefined> {
+  const terms = queryTerms(text);
+  const content = terms.filter((t) => !t.stop);
+  const used = content.length > 0 ? content : terms;
+  const phrases = ftsPhrases(terms).filter((p) => p.kind !== "prefix");
+  if (phrases.length === 0 || phrases.length !== used.length) return undefined;
+  const queries = used.map((t) => textQueryOf([t], "all"));
+  const count = (q: TextQuery | undefined, cap: number) => (q ? ctx.archive.countText(q, cap) : Promise.resolve(0));
+  const held = (await Promise.all(queries.map((q) => count(q, 1)))).map((n) => n > 0);
+  if (held.every(Boolean)) return undefined;
+  const rows = await ctx.archive.countMessages();
+  const counts = await Promise.all(queries.map((q, i) => (held[i] ? count(q, RARITY_CAP) : 0)));
+  return heldUnder(idfWeights(phrases, counts, rows), held, share);
 }
 
 /** Senders looked for in a query, at most (as many as the embedded search reads). */

@@ -139,6 +139,8 @@ export interface ArchivePort {
   archiveBefore(session: string, startSeq: bigint, startAt: bigint, now: bigint): Promise<void>;
   startOf(session: string): Promise<{ startAt: bigint; startSeq: bigint } | undefined>;
   searchText(query: TextQuery, opts?: TextSearchOptions): Promise<TextHit[]>;
+  /** How many rows the query matches, counted up to `cap` (a word's rarity, for ranking). */
+  countText(query: TextQuery, cap: number): Promise<number>;
   /**
    * Keyword search's substring match: the newest `limit` recent rows in scope whose text holds every needle
    * (given in lower case) in any case, inside words too (`netes` in Kubernetes). Newest first.

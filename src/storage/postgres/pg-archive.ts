@@ -319,6 +319,16 @@ export class PgArchive implements ArchivePort {
     return rows.map((r) => ({ message: pgStored(r), score: Number(r.score) }));
   }
 
+  async countText(query: TextQuery, cap: number): Promise<number> {
+    const tsq = tsqueryText(query);
+    if (!tsq) return 0;
+    const rows = await this.q<{ n: bigint }>(
+      `SELECT count(*) AS n FROM (SELECT 1 FROM messages m, CAST($1 AS tsquery) AS q WHERE m.search @@ q LIMIT $2) x`,
+      [tsq, cap],
+    );
+    return Number(rows[0]!.n);
+  }
+
   async recentHolding(needles: readonly string[], scope: RecentScope, limit: number): Promise<StoredMessage[]> {
     return this.holding("m.recent", needles, scope, limit);
   }

@@ -213,6 +213,15 @@ export class SqliteArchive implements ArchivePort {
     return rows.map((r) => ({ message: toStored(r), score: Number(r.score) }));
   }
 
+  async countText(query: TextQuery, cap: number): Promise<number> {
+    const match = sqliteMatch(query);
+    if (!match) return 0;
+    const row = this.db
+      .query("SELECT count(*) AS n FROM (SELECT 1 FROM messages_fts WHERE messages_fts MATCH ? LIMIT ?)")
+      .get(match, cap) as { n: number };
+    return Number(row.n);
+  }
+
   async recentHolding(needles: readonly string[], scope: RecentScope, limit: number): Promise<StoredMessage[]> {
     const rows = scanRecent(this.db, needles, { session: scope.session, ...scope.filter }, limit) as StoredMessage[];
     // scanRecent's paths fold ASCII case, some of them only: every row is checked in Unicode lower case.
