@@ -28,6 +28,22 @@ export interface InContext extends Scored {
  * messages and their neighbours in scope; unordered.
  */
 export function withContext(db: Db, scored: readonly Scored[], scope: MessageFilter): InContext[] {
+  return inContext(
+    scored,
+    scope,
+    recentNeighboursOf(
+      db,
+      scored.map((s) => s.message.seq),
+    ),
+  );
+}
+
+/** withContext with each scored message's recent neighbours given (`near`): another archive than SQLite reads them. */
+export function inContext(
+  scored: readonly Scored[],
+  scope: MessageFilter,
+  near: ReadonlyMap<bigint, { prev?: StoredMessage; next?: StoredMessage }>,
+): InContext[] {
   const own = new Map(scored.map((s) => [s.message.id, s.score] as const));
   const out = new Map<string, InContext>();
   const entry = (m: StoredMessage) => {
@@ -41,10 +57,6 @@ export function withContext(db: Db, scored: readonly Scored[], scope: MessageFil
     e.score += share * from.score;
     e.from.push(from.message);
   };
-  const near = recentNeighboursOf(
-    db,
-    scored.map((s) => s.message.seq),
-  );
   for (const s of scored) {
     entry(s.message);
     const n = near.get(s.message.seq);

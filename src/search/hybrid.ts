@@ -188,7 +188,11 @@ async function between(signal: AbortSignal | undefined): Promise<void> {
 function lexicalRecent(db: Db, focus: QueryFocus, o: SemanticOptions, depth: number): InContext[] {
   const scope = scopeFilter(o);
   const rows = rankRecentRows(db, focus.text, { session: o.session, ...scope }, depth);
-  const near = withContext(db, rows, scope);
+  return lexicalOrder(withContext(db, rows, scope), focus, depth);
+}
+
+/** The lexical list's messages in context preferring the named participant's, best first (shared mode's too). */
+export function lexicalOrder(near: InContext[], focus: QueryFocus, depth: number): InContext[] {
   for (const c of near) c.score *= senderFactor(focus, c.message.sender, HYBRID.lexicalOtherSender);
   // Equal scores (a message said again and again): the newest first, as keyword search orders them.
   return near.sort((a, b) => b.score - a.score || (a.message.seq > b.message.seq ? -1 : 1)).slice(0, depth);

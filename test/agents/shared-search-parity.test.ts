@@ -139,7 +139,7 @@ describe("search parity: shared mode and the embedded home", () => {
     }
   });
 
-  test("semantic search: a query mostly about what no message holds keeps only hits close in their words", async () => {
+  test("a query mostly about what no message holds, and the neighbours of hybrid hits (twenty topics said again and again)", async () => {
     // Another pair of homes: twenty topics said again and again by three senders, one of them named in a topic.
     const topics = [
       "the deploy to prod failed with exit 137 because the container ran out of memory",
@@ -187,6 +187,14 @@ describe("search parity: shared mode and the embedded home", () => {
       // "say" is in no message, "redis" in a tenth of them: the hits must hold redis or be close in their words.
       for (const query of ["what did alice say about redis", "what did bob say about kubernetes"])
         expect({ query, hits: await hits(s, query) }).toEqual({ query, hits: await hits(e, query) });
+      // Hybrid: the message after one holding the terms comes with it, by its share (context.ts).
+      const hybrid = async (api: MemoryApi) =>
+        (await api.search({ query: "redis", match: "hybrid", since: "2026-04-01" })).hits.map(
+          (h) => `${h.session} ${h.content}`,
+        );
+      const lent = await hybrid(e);
+      expect(lent).toContain("ops Alice suggested we rotate the API keys every quarter #204");
+      expect(await hybrid(s)).toEqual(lent);
     } finally {
       await Promise.all([e.close(), s.close()]);
     }

@@ -255,6 +255,7 @@ describe("shared mode's hybrid order", () => {
     const whole = message("c", "billing-worker crashed: pgbouncer pool timeout after 30s", false);
     const hits = fuseHybrid({
       keyword: [partial, other, whole].map((m) => ({ message: m, score: 1 })),
+      lexical: [],
       semantic: [
         { message: partial, score: 0.3 },
         { message: other, score: 0.2 },

@@ -247,6 +247,11 @@ for (const backend of backends()) {
         [seq(3), { prev: seq(2), next: seq(4) }],
         [seq(5), { prev: seq(4) }],
       ]);
+      const messages = await b.recentNeighbours([seq(3)]);
+      expect([messages.get(seq(3))?.prev?.id, messages.get(seq(3))?.next?.id]).toEqual(["f2", "f4"]);
+      // The full-text search held to the recent tier: the archived row holding the word is left out.
+      const recentOnly = await b.searchText(textQuery("kubernetes")!, { session: "frag", recent: true });
+      expect(recentOnly.map((h) => h.message.id).sort()).toEqual(["f1", "f5"]);
     });
   });
 }

@@ -1,10 +1,11 @@
-// Hybrid in shared mode: the keyword and semantic lists fused by reciprocal rank, each hit kept and scored by its
-// calibrated relevance as the embedded hybrid does (search/hybrid.ts): the larger of its semantic score and the
-// share of the query's terms it holds, in [0, 1] (the terms weigh the same: the archive keeps no word rarity).
+// Hybrid in shared mode: the keyword, recent-tier and semantic lists fused by reciprocal rank, each hit kept and
+// scored by its calibrated relevance as the embedded hybrid does (search/hybrid.ts): the larger of its semantic score,
+// the share of the query's terms it holds and its neighbour's share, in [0, 1] (the terms weigh the same here).
 import type { StoredMessage } from "../../shared/message.ts";
 import { coverage, type TermWeights } from "../../search/coverage.ts";
 import { hybridOrder, reciprocalRankFusion } from "../../search/fusion.ts";
 import { HYBRID } from "../../search/hybrid.ts";
+import { CONTEXT, type InContext } from "../../search/context.ts";
 import { ftsPhrases, type QueryTerm } from "../../search/query-terms.ts";
 import { timeFactor, type TimeSpan } from "../../search/time-hints.ts";
 
@@ -18,6 +19,8 @@ export function evenWeights(terms: readonly QueryTerm[]): TermWeights {
 
 export interface HybridLists {
   keyword: readonly Ranked[];
+  /** The recent messages holding any term, with the neighbours that lent them shares (hybrid.ts lexicalRecent). */
+  lexical: readonly InContext[];
   /** Every semantic candidate with its calibrated score, under min_score too. */
   semantic: readonly Ranked[];
   minScore: number;
@@ -34,7 +37,8 @@ export interface HybridLists {
 /** The best `limit` hits, each with its relevance as its score. */
 export function fuseHybrid(l: HybridLists): Ranked[] {
   const semantic = new Map(l.semantic.map((r) => [r.message.id, r.score]));
-  const byKeyword = new Set(l.keyword.map((r) => r.message.id));
+  const lexicalSides = new Set([...l.keyword, ...l.lexical].map((r) => r.message.id));
+  const lent = new Map(l.lexical.map((c) => [c.message.id, c.from] as const));
   // A recent row the keyword side found holds the terms as substrings (the spec's match there), inside a longer
   // word too, as in the embedded hybrid.
   const substrings = new Set(l.keyword.filter((r) => r.message.recent).map((r) => r.message.id));
@@ -42,6 +46,7 @@ export function fuseHybrid(l: HybridLists): Ranked[] {
   const fused = reciprocalRankFusion(
     [
       { items: l.keyword, weight: HYBRID.keyword },
+      { items: l.lexical, weight: HYBRID.lexical },
       { items: l.semantic.filter((r) => r.score >= l.minScore), weight: HYBRID.semantic },
     ],
     (r) => r.message.id,
@@ -51,9 +56,11 @@ export function fuseHybrid(l: HybridLists): Ranked[] {
       const id = f.item.message.id;
       const sem = semantic.get(id) ?? 0;
       const cov = l.terms.total > 0 ? coverage(f.item.message.content, l.terms, substrings.has(id)) : l.symbols ? 1 : 0;
-      const lexicalOk = cov > 0 && (!l.unknownName || cov >= HYBRID.coverage);
-      if (sem < l.minScore && !lexicalOk) return false;
-      relevance.set(id, { sem, cov, score: Math.max(sem, cov) });
+      // A message next to one that holds the terms stands by that one's coverage (at the context share).
+      const near = Math.max(0, ...(lent.get(id) ?? []).map((n) => coverage(n.content, l.terms)));
+      const lexicalOk = (c: number) => c > 0 && (!l.unknownName || c >= HYBRID.coverage);
+      if (sem < l.minScore && !lexicalOk(cov) && !lexicalOk(near)) return false;
+      relevance.set(id, { sem, cov, score: Math.max(sem, cov, CONTEXT.prev * near) });
       return true;
     })
     .map((f) => ({
@@ -63,7 +70,7 @@ export function fuseHybrid(l: HybridLists): Ranked[] {
         timeFactor(l.when, f.item.message.sendAt),
     }))
     .sort((a, b) => b.fused - a.fused);
-  const ordered = hybridOrder(fused, relevance, (id) => !byKeyword.has(id), HYBRID.strong);
+  const ordered = hybridOrder(fused, relevance, (id) => !lexicalSides.has(id), HYBRID.strong);
   return ordered.slice(0, l.limit).map((f) => ({
     message: f.item.message,
     score: Math.round(relevance.get(f.item.message.id)!.score * 1000) / 1000,

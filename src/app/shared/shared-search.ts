@@ -43,11 +43,11 @@ import {
 } from "../../search/semantic.ts";
 import { queryFocus, senderFactor, type QueryFocus } from "../../search/participants.ts";
 import { timeFactor, timeHint } from "../../search/time-hints.ts";
-import { contextLenders, lendShares } from "../../search/context.ts";
+import { contextLenders, inContext, lendShares, type InContext } from "../../search/context.ts";
+import { hybridEmptyReason, lexicalOrder } from "../../search/hybrid.ts";
 import { liftAboveWeak } from "../../search/fusion.ts";
 import { verbatimQuality } from "../../search/keyword.ts";
 import { ELSEWHERE_ROWS, elsewhere, explainEmpty, NO_TERMS, unheldPieceReason } from "../../search/empty-reason.ts";
-import { hybridEmptyReason } from "../../search/hybrid.ts";
 import { makeSnippet } from "../../search/snippet.ts";
 import { holdsSymbols, querySymbols } from "../../search/symbols.ts";
 import { textQueryAll, textQueryAny, textQueryOf } from "../../search/text-query.ts";
@@ -147,14 +147,17 @@ async function rankedSearch(
     }),
   );
   const keyword = await keywordRanking(ctx, scope, depth);
+  const lexical = await lexicalRecent(ctx, scope, depth);
   const unknown = await unknownNames(ctx, focusText(scope));
   const bySemantic = new Set(sem.ranked.map((r) => r.message.id));
   const byKeyword = new Set(keyword.map((r) => r.message.id));
+  const byLexical = new Set(lexical.map((r) => r.message.id));
   const terms = queryTerms(focusText(scope));
   await markHeldFolds(ctx, terms);
   const fused = fuseHybrid({
     when: timeHint(o.query, scope.now),
     keyword,
+    lexical,
     semantic: sem.ranked,
     minScore: sem.minScore,
     terms: evenWeights(terms),
@@ -162,10 +165,11 @@ async function rankedSearch(
     unknownName: unknown.length > 0,
     limit,
   });
-  const hits = asHits(o.query, fused, (id) => (byKeyword.has(id) ? undefined : "semantic"));
+  const hits = asHits(o.query, fused, (id) => (byKeyword.has(id) || byLexical.has(id) ? undefined : "semantic"));
   for (const [i, h] of hits.entries()) {
     h.foundBy = [];
     if (byKeyword.has(h.message.id)) h.foundBy.push(h.source);
+    if (byLexical.has(h.message.id) && !h.foundBy.includes("recent")) h.foundBy.push("recent");
     if (bySemantic.has(h.message.id)) h.foundBy.push("semantic");
     h.rank = i + 1;
   }
@@ -314,6 +318,30 @@ async function keywordRanking(
 
 /** The backend's scores map into (0, 1); any-term hits (weight 0.5) rank below every all-term hit. */
 const textScore = (weight: number, score: number) => weight * (0.5 + 0.5 * (score / (score + 0.1)));
+
+/**
+ * The embedded hybrid's third list (hybrid.ts lexicalRecent): recent messages holding any of the query's terms, best
+ * first by the archive's ranking, each with its recent neighbours' shares (context.ts: a reply next to a question
+ * that holds the terms comes in too), preferring the participant the query names.
+ */
+async function lexicalRecent(ctx: SharedContext, o: Scope, depth: number): Promise<InContext[]> {
+  const terms = queryTerms(focusText(o));
+  await markHeldFolds(ctx, terms);
+  const q = textQueryAny(terms) ?? textQueryAll(terms);
+  if (!q) return [];
+  const filter = scopeFilter(o);
+  const rows = await ctx.archive.searchText(q, {
+    ...(o.session !== undefined ? { session: o.session } : {}),
+    filter,
+    limit: depth,
+    recent: true,
+  });
+  if (rows.length === 0) return [];
+  const near = inContext(rows, filter, await ctx.archive.recentNeighbours(rows.map((r) => r.message.seq)));
+  const symbols = querySymbols(o.query);
+  const held = near.filter((c) => holdsSymbols(c.message.content, symbols));
+  return lexicalOrder(held, o.focus ?? { text: o.query }, depth);
+}
 
 /**
  * markFoldedForms with the archive asked which other forms it holds: a word's spelling without its marks is

@@ -65,6 +65,8 @@ export interface TextSearchOptions {
   limit?: number;
   /** "rank" (default): best first by the backend's ranking, equal scores newest first; "newest": newest first. */
   order?: "rank" | "newest";
+  /** The recent tier's rows only. */
+  recent?: boolean;
 }
 
 /** Which rows recentHolding, archivedHolding and recentIds read: a session's (or every session's) that pass the filter. */
@@ -150,6 +152,8 @@ export interface ArchivePort {
   archivedHolding(needles: readonly string[], scope: RecentScope, limit: number): Promise<StoredMessage[]>;
   /** For each seq, the seqs of the previous and the next recent message of its session (context.ts). */
   recentNeighbourSeqs(seqs: readonly bigint[]): Promise<Map<bigint, { prev?: bigint; next?: bigint }>>;
+  /** recentNeighbourSeqs with the messages. */
+  recentNeighbours(seqs: readonly bigint[]): Promise<Map<bigint, { prev?: StoredMessage; next?: StoredMessage }>>;
   /** The distinct senders (of one session, or of all), at most `limit` of them, in code point order. */
   knownSenders(session: string | undefined, limit: number): Promise<string[]>;
   /** The ids of the recent rows in scope, or undefined when there are more than `max`. */

@@ -309,6 +309,7 @@ export class PgArchive implements ArchivePort {
     let where = "m.search @@ q";
     if (o.session !== undefined) where += ` AND m.session_id = $${args.push(o.session)}`;
     where += pgFilter(args, o.filter);
+    if (o.recent) where += " AND m.recent";
     const order = o.order === "newest" ? "m.seq DESC" : "score DESC, m.seq DESC";
     args.push(Math.max(1, o.limit ?? 50));
     const rows = await this.q<PgMessage & { score: number }>(
@@ -389,6 +390,25 @@ export class PgArchive implements ArchivePort {
         ...(r.prev !== null ? { prev: BigInt(r.prev) } : {}),
         ...(r.next !== null ? { next: BigInt(r.next) } : {}),
       });
+    return out;
+  }
+
+  async recentNeighbours(seqs: readonly bigint[]) {
+    const pairs = await this.recentNeighbourSeqs(seqs);
+    const wanted = [...pairs.values()].flatMap((p) => [p.prev, p.next]).filter((s) => s !== undefined);
+    const rows =
+      wanted.length === 0
+        ? []
+        : await this.q<PgMessage>(`SELECT ${MESSAGE_COLS} FROM messages m WHERE m.seq = ANY($1::bigint[])`, [
+            wanted.map(String),
+          ]);
+    const bySeq = new Map(rows.map((r) => [BigInt(r.seq), pgStored(r)] as const));
+    const out = new Map<bigint, { prev?: StoredMessage; next?: StoredMessage }>();
+    for (const [seq, p] of pairs) {
+      const prev = p.prev === undefined ? undefined : bySeq.get(p.prev);
+      const next = p.next === undefined ? undefined : bySeq.get(p.next);
+      out.set(seq, { ...(prev ? { prev } : {}), ...(next ? { next } : {}) });
+    }
     return out;
   }
 

@@ -47,7 +47,7 @@ import {
 } from "./messages-repo.ts";
 import { andFilter } from "./message-filter-sql.ts";
 import { scanArchive, scanRecent } from "./keyword-queries.ts";
-import { recentNeighbourSeqs } from "./context-queries.ts";
+import { recentNeighbourSeqs, recentNeighboursOf } from "./context-queries.ts";
 import { knownSenders, recentIdsPassing } from "./semantic-queries.ts";
 import { holdsAll } from "../../shared/holds-all.ts";
 import { openDatabase } from "./open-database.ts";
@@ -201,6 +201,7 @@ export class SqliteArchive implements ArchivePort {
       args.push(o.session);
     }
     where = andFilter(where, args, o.filter, "m.");
+    if (o.recent) where += " AND m.recent = 1";
     const rank = withSession ? "bm25(messages_fts, 1.0, 0.0)" : "bm25(messages_fts)";
     const order = o.order === "newest" ? "m.seq DESC" : "score DESC, m.seq DESC";
     const cols = M_MESSAGE_COLUMNS;
@@ -235,6 +236,10 @@ export class SqliteArchive implements ArchivePort {
 
   async recentNeighbourSeqs(seqs: readonly bigint[]) {
     return recentNeighbourSeqs(this.db, seqs);
+  }
+
+  async recentNeighbours(seqs: readonly bigint[]) {
+    return recentNeighboursOf(this.db, seqs);
   }
 
   async knownSenders(session: string | undefined, limit: number): Promise<string[]> {
