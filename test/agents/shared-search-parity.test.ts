@@ -66,6 +66,11 @@ describe("search parity: shared mode and the embedded home", () => {
     for (const api of [embedded, shared]) {
       for (const s of [0, 1]) await api.add(`s${s}`, messages(s));
       await api.add("zoo", ZOO);
+      for (const [session, sendAt] of [
+        ["tie-new", "2026-05-02T10:00:00Z"],
+        ["tie-old", "2026-05-01T10:00:00Z"],
+      ])
+        await api.add(session!, { role: "user", content: "the blue heron nested by the pond", sendAt: sendAt! });
     }
   }, 180_000);
   afterAll(async () => {
@@ -137,6 +142,10 @@ describe("search parity: shared mode and the embedded home", () => {
       expect({ query, hits: e.length }).toEqual({ query, hits: 8 });
       expect({ query, hits: s }).toEqual({ query, hits: e });
     }
+    // Equal scores past the page: the newest sent is on it, though the older was written later.
+    const { embedded: e, shared: s } = await both({ query: "blue heron", limit: 1 });
+    expect(e).toEqual(["tie-new the blue heron nested by the pond"]);
+    expect(s).toEqual(e);
   });
 
   test("a query mostly about what no message holds, and the neighbours of hybrid hits (twenty topics said again and again)", async () => {

@@ -63,7 +63,7 @@ export interface TextSearchOptions {
   filter?: MessageFilter;
   /** At most this many hits (default 50). */
   limit?: number;
-  /** "rank" (default): best first by the backend's ranking, equal scores newest first; "newest": newest first. */
+  /** "rank" (default): best first by the backend's ranking, equal scores the newest sent first; "newest": newest first. */
   order?: "rank" | "newest";
   /** The recent tier's rows only. */
   recent?: boolean;

@@ -310,7 +310,7 @@ export class PgArchive implements ArchivePort {
     if (o.session !== undefined) where += ` AND m.session_id = $${args.push(o.session)}`;
     where += pgFilter(args, o.filter);
     if (o.recent) where += " AND m.recent";
-    const order = o.order === "newest" ? "m.seq DESC" : "score DESC, m.seq DESC";
+    const order = o.order === "newest" ? "m.seq DESC" : "score DESC, m.send_at DESC, m.seq DESC";
     args.push(Math.max(1, o.limit ?? 50));
     const rows = await this.q<PgMessage & { score: number }>(
       `SELECT ${MESSAGE_COLS}, ts_rank_cd(m.search, q, 1) AS score FROM messages m, CAST($1 AS tsquery) AS q

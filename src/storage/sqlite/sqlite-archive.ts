@@ -203,7 +203,7 @@ export class SqliteArchive implements ArchivePort {
     where = andFilter(where, args, o.filter, "m.");
     if (o.recent) where += " AND m.recent = 1";
     const rank = withSession ? "bm25(messages_fts, 1.0, 0.0)" : "bm25(messages_fts)";
-    const order = o.order === "newest" ? "m.seq DESC" : "score DESC, m.seq DESC";
+    const order = o.order === "newest" ? "m.seq DESC" : "score DESC, m.send_at DESC, m.seq DESC";
     const cols = M_MESSAGE_COLUMNS;
     const rows = this.db
       .query(
