@@ -148,6 +148,18 @@ describe("search parity: shared mode and the embedded home", () => {
     expect(s).toEqual(e);
   });
 
+  test("a query naming what no message mentions keeps only hits holding most of it by rarity, in hybrid mode", async () => {
+    for (const query of ["how does Kafka handle the redis cache", "Kafka redis cache"]) {
+      const [e, s] = await Promise.all(
+        [embedded, shared].map(async (api) => {
+          const r = await api.search({ query, match: "hybrid" });
+          return { hits: r.hits.map((h) => `${h.session} ${h.content}`).sort(), why: r.emptyReason };
+        }),
+      );
+      expect({ query, ...s }).toEqual({ query, ...e });
+    }
+  });
+
   test("a query mostly about what no message holds, and the neighbours of hybrid hits (twenty topics said again and again)", async () => {
     // Another pair of homes: twenty topics said again and again by three senders, one of them named in a topic.
     const topics = [

@@ -160,7 +160,9 @@ async function rankedSearch(
     lexical,
     semantic: sem.ranked,
     minScore: sem.minScore,
-    terms: evenWeights(terms),
+    // A query naming what no message mentions keeps a lexical hit holding half its terms by their rarity, as in
+    // embedded mode; else the terms weigh the same (their rows would be counted on every search).
+    terms: (unknown.length > 0 && (await archiveWeights(ctx, terms))) || evenWeights(terms),
     symbols: querySymbols(o.query).length > 0,
     unknownName: unknown.length > 0,
     limit,
@@ -456,17 +458,35 @@ const RARITY_CAP = 50_000;
  */
 async function mostlyUnheld(ctx: SharedContext, text: string, share: number): Promise<TermWeights | undefined> {
   const terms = queryTerms(text);
+  const queries = termQueries(terms);
+  if (!queries) return undefined;
+  const held = await Promise.all(queries.map(async (q) => !!q && (await ctx.archive.countText(q, 1)) > 0));
+  if (held.every(Boolean)) return undefined;
+  const tw = await archiveWeights(ctx, terms);
+  return tw && heldUnder(tw, held, share);
+}
+
+/** The embedded termWeights (coverage.ts) over the archive: each term by its rarity there (its rows, counted). */
+async function archiveWeights(ctx: SharedContext, terms: readonly QueryTerm[]): Promise<TermWeights | undefined> {
+  const queries = termQueries(terms);
+  if (!queries) return undefined;
+  const [rows, counts] = await Promise.all([
+    ctx.archive.countMessages(),
+    Promise.all(queries.map((q) => (q ? ctx.archive.countText(q, RARITY_CAP) : 0))),
+  ]);
+  return idfWeights(weighedPhrases(terms), counts, rows);
+}
+
+/** The phrases a term share weighs (coverage.ts): one per content term, prefixes aside. */
+const weighedPhrases = (terms: readonly QueryTerm[]) => ftsPhrases(terms).filter((p) => p.kind !== "prefix");
+
+/** Each weighed phrase's term as its own query; undefined when they do not map one to one. */
+function termQueries(terms: readonly QueryTerm[]): (TextQuery | undefined)[] | undefined {
   const content = terms.filter((t) => !t.stop);
   const used = content.length > 0 ? content : terms;
-  const phrases = ftsPhrases(terms).filter((p) => p.kind !== "prefix");
+  const phrases = weighedPhrases(terms);
   if (phrases.length === 0 || phrases.length !== used.length) return undefined;
-  const queries = used.map((t) => textQueryOf([t], "all"));
-  const count = (q: TextQuery | undefined, cap: number) => (q ? ctx.archive.countText(q, cap) : Promise.resolve(0));
-  const held = (await Promise.all(queries.map((q) => count(q, 1)))).map((n) => n > 0);
-  if (held.every(Boolean)) return undefined;
-  const rows = await ctx.archive.countMessages();
-  const counts = await Promise.all(queries.map((q, i) => (held[i] ? count(q, RARITY_CAP) : 0)));
-  return heldUnder(idfWeights(phrases, counts, rows), held, share);
+  return used.map((t) => textQueryOf([t], "all"));
 }
 
 /** Senders looked for in a query, at most (as many as the embedded search reads). */
