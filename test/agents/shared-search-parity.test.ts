@@ -5,6 +5,8 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { openMemory } from "../../src/lib.ts";
+import { openMemory as openHome } from "../../src/app/open-memory.ts";
+import { openSharedHome } from "../../src/app/shared/open-shared.ts";
 import type { MemoryApi } from "../../src/app/api/memory-api.ts";
 import { removeTempHomes, tempHome } from "../fixture/home.ts";
 import { describePostgres, startPostgres, type PgServer } from "../fixture/postgres-server.ts";
@@ -147,6 +149,34 @@ describe("search parity: shared mode and the embedded home", () => {
     expect(e).toEqual(["tie-new the blue heron nested by the pond"]);
     expect(s).toEqual(e);
   });
+
+  test("a word still being typed (the terminal UI's search) matches as a prefix in the archive too", async () => {
+    // The UI's own options, on the homes' own search (the library's search takes no `typing`).
+    const local = tempHome();
+    writeFileSync(join(local, "config.toml"), LIMITS);
+    const e = openHome({ home: local, env: {} });
+    const home = tempHome();
+    writeFileSync(join(home, "config.toml"), LIMITS + s3.vectorsToml("typing"));
+    const s = await openSharedHome({ home, env: { ...s3.env, MEMVOY_ARCHIVE_URL: await pg.createDatabase("typing") } });
+    try {
+      for (const [k, session] of ["s0", "s1"].entries()) {
+        const list = messages(k).map((m) => ({ ...m, sendAt: BigInt(Date.parse(m.sendAt)) * 1_000_000n }));
+        await e.add(session, list);
+        await s.add(session, list);
+      }
+      for (const match of ["keyword", "hybrid"] as const) {
+        const options = { query: "kubern", match, typing: true, limit: 20 };
+        const held = (hits: { message: { content: string; recent: boolean } }[]) =>
+          hits.map((h) => `${h.message.recent ? "recent" : "archive"} ${h.message.content}`).sort();
+        const want = held((await e.search(options)).hits);
+        if (match === "keyword") expect(want.filter((h) => h.startsWith("archive")).length).toBeGreaterThan(0);
+        expect({ match, hits: held((await s.search(options)).hits) }).toEqual({ match, hits: want });
+      }
+    } finally {
+      await e.close();
+      await s.close();
+    }
+  }, 120_000);
 
   test("a query naming what no message mentions keeps only hits holding most of it by rarity, in hybrid mode", async () => {
     for (const query of ["how does Kafka handle the redis cache", "Kafka redis cache"]) {

@@ -63,6 +63,8 @@ type Scope = TierScope & {
   order?: "relevance" | "newest";
   /** The query's focus: a participant it names prefers their messages (ranked searches only). */
   focus?: QueryFocus;
+  /** A person is typing the query: its last word also matches as a prefix (keyword side), as in embedded mode. */
+  typing?: boolean;
 };
 /** A recent row holding every term inside its words only: between the all-term hits (> 0.5) and the any-term ones. */
 const SUBSTRING_SCORE = 0.5;
@@ -80,6 +82,7 @@ export async function sharedSearch(
   const now = ctx.now();
   const scope: Scope = { query: o.query, session: o.session, range: o.range, filter: resolveFilter(o, now), now };
   if (o.order) scope.order = o.order;
+  if (o.typing) scope.typing = true;
   if (o.order !== "newest") scope.focus = queryFocus(o.query, await ctx.archive.knownSenders(o.session, KNOWN_SENDERS));
   const limit = Math.max(1, o.limit ?? 10);
   const match = o.match ?? "keyword";
@@ -227,7 +230,7 @@ async function keywordRanking(
   const deeper = focus.sender !== undefined || when !== undefined;
   // Messages are indexed as written: a query in compatibility forms is also looked for as typed.
   const forms = queryForms(o.query).map((asTyped) => {
-    const terms = queryTerms(focus.text, { asTyped });
+    const terms = queryTerms(focus.text, { asTyped, typing: o.typing });
     const symbols = querySymbols(o.query, asTyped);
     // A recent row holding every term verbatim scores as in embedded mode (0.55 to 0.95: a whole word, the phrase,
     // recency), the query's text counting as its phrase when it has no symbol pieces.
