@@ -190,7 +190,7 @@ describe("search parity: shared mode and the embedded home", () => {
     }
   });
 
-  test("a query mostly about what no message holds, and the neighbours of hybrid hits (twenty topics said again and again)", async () => {
+  test("twenty topics said again and again: a query mostly unheld, hybrid neighbours, pages under a named sender or date", async () => {
     // Another pair of homes: twenty topics said again and again by three senders, one of them named in a topic.
     const topics = [
       "the deploy to prod failed with exit 137 because the container ran out of memory",
@@ -243,6 +243,14 @@ describe("search parity: shared mode and the embedded home", () => {
         (await api.search({ query: "redis", match: "hybrid", since: "2026-04-01" })).hits.map(
           (h) => `${h.session} ${h.content}`,
         );
+      // A participant or a date named: a short page is the start of a long one (the factors apply past the cut).
+      for (const query of ["redis in March 2026", "what did carol say about the deploy to prod"]) {
+        const page = async (limit: number) =>
+          (await s.search({ query, limit })).hits.map((h) => `${h.session} ${h.content}`);
+        const long = await page(10);
+        for (const limit of [1, 2, 3])
+          expect({ query, limit, hits: await page(limit) }).toEqual({ query, limit, hits: long.slice(0, limit) });
+      }
       const lent = await hybrid(e);
       expect(lent).toContain("ops Alice suggested we rotate the API keys every quarter #204");
       expect(await hybrid(s)).toEqual(lent);

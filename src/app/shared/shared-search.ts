@@ -4,7 +4,7 @@
 // message shares a word with, names never seen, a named participant, dates in the query, neighbours' shares, the
 // recent tier's verbatim quality) are the embedded mode's; the corpus statistics the embedded ranking adds (bm25
 // rarity, and the content check of a query whose rarer words no message holds) are not.
-import { passesFilter } from "../../shared/time-filter.ts";
+import { passesFilter, type MessageFilter } from "../../shared/time-filter.ts";
 import { resolveFilter } from "../../shared/time-filter.ts";
 import { describeError } from "../../shared/describe-error.ts";
 import type { StoredMessage } from "../../shared/message.ts";
@@ -226,8 +226,7 @@ async function keywordRanking(
   const focus = o.focus ?? { text: o.query };
   const when = o.order === "newest" ? undefined : timeHint(o.query, o.now);
   const factor = (m: StoredMessage) => senderFactor(focus, m.sender) * timeFactor(when, m.sendAt);
-  // The backend ranks without the factors: a deeper list, so that a preferred message is in it.
-  const deeper = focus.sender !== undefined || when !== undefined;
+  const factored = focus.sender !== undefined || when !== undefined;
   // Messages are indexed as written: a query in compatibility forms is also looked for as typed.
   const forms = queryForms(o.query).map((asTyped) => {
     const terms = queryTerms(focus.text, { asTyped, typing: o.typing });
@@ -244,15 +243,28 @@ async function keywordRanking(
   const raw = new Map<string, { s: number; weight: number }>();
   /** The hits holding every term (the all-term list's, the substring match's). */
   const whole = new Set<string>();
+  // The backend ranks without the factors: the messages they prefer (the named sender's, those of the span the query
+  // names) are also asked for on their own, so that a short page is the start of a long one (a list of all cut at
+  // its length could leave out a preferred message that outscores the others once the factors apply).
+  const preferred: MessageFilter[] = [];
+  if (focus.sender !== undefined && filter.sender === undefined) preferred.push({ ...filter, sender: focus.sender });
+  if (when !== undefined && !("month" in when)) {
+    const since = filter.since !== undefined && filter.since > when.since ? filter.since : when.since;
+    const until = filter.until !== undefined && filter.until < when.until ? filter.until : when.until;
+    if (since < until) preferred.push({ ...filter, since, until });
+  }
   const run = async (form: (typeof forms)[number], q: TextQuery | undefined, weight: number) => {
-    if (!q || found.size >= limit) return;
-    const hits = await ctx.archive.searchText(q, {
-      ...(o.session !== undefined ? { session: o.session } : {}),
-      filter,
-      limit: form.symbols.length > 0 || deeper ? limit * 5 : limit,
-      order: o.order === "newest" ? "newest" : "rank",
-    });
-    for (const h of hits) {
+    // An any-term list only fills a page the all-term one left short (its hits rank below every all-term hit).
+    if (!q || (weight < 1 && found.size >= limit)) return;
+    const ask = (f: MessageFilter) =>
+      ctx.archive.searchText(q, {
+        ...(o.session !== undefined ? { session: o.session } : {}),
+        filter: f,
+        limit: form.symbols.length > 0 || (when !== undefined && "month" in when) ? limit * 5 : limit,
+        order: o.order === "newest" ? "newest" : "rank",
+      });
+    const lists = await Promise.all([filter, ...preferred].map(ask));
+    for (const h of lists.flat()) {
       if (found.has(h.message.id) || !holdsSymbols(h.message.content, form.symbols, form.asTyped)) continue;
       found.set(h.message.id, { message: h.message, score: textScore(weight, h.score) * factor(h.message) });
       raw.set(h.message.id, { s: h.score, weight });
@@ -309,7 +321,7 @@ async function keywordRanking(
   let ranked = [...found.values()];
   // Equal scores: the newest sent first, as the embedded keyword search orders them.
   const newest = (a: Ranked, b: Ranked) => Number(b.message.sendAt - a.message.sendAt);
-  if (forms.length > 1 || inside || deeper || lifted)
+  if (forms.length > 1 || inside || factored || lifted)
     ranked.sort((a, b) => (o.order === "newest" ? newest(a, b) : b.score - a.score || newest(a, b)));
   // An archived hit holding every term is never below one that does not, as in embedded mode.
   if (o.order !== "newest")
