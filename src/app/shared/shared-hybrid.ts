@@ -4,8 +4,13 @@
 import type { StoredMessage } from "../../shared/message.ts";
 import { coverage, type TermWeights } from "../../search/coverage.ts";
 import { hybridOrder, reciprocalRankFusion } from "../../search/fusion.ts";
-import { HYBRID } from "../../search/hybrid.ts";
-import { CONTEXT, type InContext } from "../../search/context.ts";
+import { HYBRID, lexicalOrder } from "../../search/hybrid.ts";
+import { CONTEXT, inContext, type InContext } from "../../search/context.ts";
+import type { QueryFocus } from "../../search/participants.ts";
+import { holdsSymbols, querySymbols } from "../../search/symbols.ts";
+import { textQueryAll, textQueryAny } from "../../search/text-query.ts";
+import type { MessageFilter } from "../../shared/time-filter.ts";
+import type { SharedContext } from "./shared-context.ts";
 import { ftsPhrases, type QueryTerm } from "../../search/query-terms.ts";
 import { timeFactor, type TimeSpan } from "../../search/time-hints.ts";
 
@@ -75,4 +80,34 @@ export function fuseHybrid(l: HybridLists): Ranked[] {
     message: f.item.message,
     score: Math.round(relevance.get(f.item.message.id)!.score * 1000) / 1000,
   }));
+}
+
+/**
+ * The embedded hybrid's third list (hybrid.ts lexicalRecent): recent messages holding any of the query's terms, best
+ * first by the archive's ranking, each with its recent neighbours' shares (context.ts: a reply next to a question
+ * that holds the terms comes in too), preferring the participant the query names.
+ */
+export async function lexicalRecent(
+  ctx: SharedContext,
+  o: { query: string; session?: string; filter: MessageFilter; focus: QueryFocus },
+  /** The terms of the query without the participant, their other spellings marked (markHeldFolds). */
+  terms: readonly QueryTerm[],
+  depth: number,
+): Promise<InContext[]> {
+  const q = textQueryAny(terms) ?? textQueryAll(terms);
+  if (!q) return [];
+  const rows = await ctx.archive.searchText(q, {
+    ...(o.session !== undefined ? { session: o.session } : {}),
+    filter: o.filter,
+    limit: depth,
+    recent: true,
+  });
+  if (rows.length === 0) return [];
+  const near = inContext(rows, o.filter, await ctx.archive.recentNeighbours(rows.map((r) => r.message.seq)));
+  const symbols = querySymbols(o.query);
+  return lexicalOrder(
+    near.filter((c) => holdsSymbols(c.message.content, symbols)),
+    o.focus,
+    depth,
+  );
 }

@@ -9,10 +9,9 @@ import { resolveFilter } from "../../shared/time-filter.ts";
 import { describeError } from "../../shared/describe-error.ts";
 import type { StoredMessage } from "../../shared/message.ts";
 import { EXPAND_AFTER, EXPAND_BEFORE, mergeRuns } from "../../search/expand.ts";
-import { capitalisedNames, coverage, heldUnder, idfWeights, type TermWeights } from "../../search/coverage.ts";
+import { capitalisedNames, coverage, type TermWeights } from "../../search/coverage.ts";
 import {
   contentTerms,
-  ftsPhrases,
   markFoldedForms,
   needleOf,
   queryForms,
@@ -43,21 +42,22 @@ import {
 } from "../../search/semantic.ts";
 import { queryFocus, senderFactor, type QueryFocus } from "../../search/participants.ts";
 import { timeFactor, timeHint } from "../../search/time-hints.ts";
-import { contextLenders, inContext, lendShares, type InContext } from "../../search/context.ts";
-import { hybridEmptyReason, lexicalOrder } from "../../search/hybrid.ts";
+import { contextLenders, lendShares } from "../../search/context.ts";
+import { hybridEmptyReason } from "../../search/hybrid.ts";
 import { liftAboveWeak } from "../../search/fusion.ts";
 import { verbatimQuality } from "../../search/keyword.ts";
 import { ELSEWHERE_ROWS, elsewhere, explainEmpty, NO_TERMS, unheldPieceReason } from "../../search/empty-reason.ts";
 import { makeSnippet } from "../../search/snippet.ts";
 import { holdsSymbols, querySymbols } from "../../search/symbols.ts";
-import { textQueryAll, textQueryAny, textQueryOf } from "../../search/text-query.ts";
+import { textQueryAll, textQueryAny } from "../../search/text-query.ts";
 import type { TextQuery } from "../../storage/ports/archive-port.ts";
 import { refuseSessionSymlinks } from "../../storage/history/no-symlink.ts";
 import { VECTOR_WRITE_JOB } from "../../storage/ports/lease-turn.ts";
 import type { MessageVectorTable } from "../../storage/ports/vector-port.ts";
 import { checkSearchOptions, NoSuchSessionError } from "../memory-api.ts";
 import type { SharedContext } from "./shared-context.ts";
-import { evenWeights, fuseHybrid } from "./shared-hybrid.ts";
+import { evenWeights, fuseHybrid, lexicalRecent } from "./shared-hybrid.ts";
+import { archiveWeights, mostlyUnheld } from "./shared-rarity.ts";
 
 type Scope = TierScope & {
   order?: "relevance" | "newest";
@@ -150,13 +150,14 @@ async function rankedSearch(
     }),
   );
   const keyword = await keywordRanking(ctx, scope, depth);
-  const lexical = await lexicalRecent(ctx, scope, depth);
+  const terms = queryTerms(focusText(scope));
+  await markHeldFolds(ctx, terms);
+  const filter = scopeFilter(scope);
+  const lexical = await lexicalRecent(ctx, { ...scope, filter, focus: scope.focus ?? { text: o.query } }, terms, depth);
   const unknown = await unknownNames(ctx, focusText(scope));
   const bySemantic = new Set(sem.ranked.map((r) => r.message.id));
   const byKeyword = new Set(keyword.map((r) => r.message.id));
   const byLexical = new Set(lexical.map((r) => r.message.id));
-  const terms = queryTerms(focusText(scope));
-  await markHeldFolds(ctx, terms);
   const fused = fuseHybrid({
     when: timeHint(o.query, scope.now),
     keyword,
@@ -337,30 +338,6 @@ async function keywordRanking(
 const textScore = (weight: number, score: number) => weight * (0.5 + 0.5 * (score / (score + 0.1)));
 
 /**
- * The embedded hybrid's third list (hybrid.ts lexicalRecent): recent messages holding any of the query's terms, best
- * first by the archive's ranking, each with its recent neighbours' shares (context.ts: a reply next to a question
- * that holds the terms comes in too), preferring the participant the query names.
- */
-async function lexicalRecent(ctx: SharedContext, o: Scope, depth: number): Promise<InContext[]> {
-  const terms = queryTerms(focusText(o));
-  await markHeldFolds(ctx, terms);
-  const q = textQueryAny(terms) ?? textQueryAll(terms);
-  if (!q) return [];
-  const filter = scopeFilter(o);
-  const rows = await ctx.archive.searchText(q, {
-    ...(o.session !== undefined ? { session: o.session } : {}),
-    filter,
-    limit: depth,
-    recent: true,
-  });
-  if (rows.length === 0) return [];
-  const near = inContext(rows, filter, await ctx.archive.recentNeighbours(rows.map((r) => r.message.seq)));
-  const symbols = querySymbols(o.query);
-  const held = near.filter((c) => holdsSymbols(c.message.content, symbols));
-  return lexicalOrder(held, o.focus ?? { text: o.query }, depth);
-}
-
-/**
  * markFoldedForms with the archive asked which other forms it holds: a word's spelling without its marks is
  * indexed as written, unstemmed (naïve as "naive"), while the plain word typed is stemmed ("naiv"), so each is
  * also looked for in the other's form, as the embedded search does.
@@ -462,46 +439,6 @@ async function semanticRanking(ctx: SharedContext, o: Scope, depth: number, all:
   }
   ranked.sort((a, b) => b.score - a.score);
   return { ranked: ranked.slice(0, depth), notIndexed, notes, minScore, table, sharesNone };
-}
-
-/** A word's rows are counted up to this many for its rarity (a commoner word weighs about the same). */
-const RARITY_CAP = 50_000;
-
-/**
- * The embedded mostlyUnheld (coverage.ts) over the archive: the query's terms weighted by their rarity there, when
- * those some message holds weigh less than `share` of them; undefined else (and when every term is held).
- */
-async function mostlyUnheld(ctx: SharedContext, text: string, share: number): Promise<TermWeights | undefined> {
-  const terms = queryTerms(text);
-  const queries = termQueries(terms);
-  if (!queries) return undefined;
-  const held = await Promise.all(queries.map(async (q) => !!q && (await ctx.archive.countText(q, 1)) > 0));
-  if (held.every(Boolean)) return undefined;
-  const tw = await archiveWeights(ctx, terms);
-  return tw && heldUnder(tw, held, share);
-}
-
-/** The embedded termWeights (coverage.ts) over the archive: each term by its rarity there (its rows, counted). */
-async function archiveWeights(ctx: SharedContext, terms: readonly QueryTerm[]): Promise<TermWeights | undefined> {
-  const queries = termQueries(terms);
-  if (!queries) return undefined;
-  const [rows, counts] = await Promise.all([
-    ctx.archive.countMessages(),
-    Promise.all(queries.map((q) => (q ? ctx.archive.countText(q, RARITY_CAP) : 0))),
-  ]);
-  return idfWeights(weighedPhrases(terms), counts, rows);
-}
-
-/** The phrases a term share weighs (coverage.ts): one per content term, prefixes aside. */
-const weighedPhrases = (terms: readonly QueryTerm[]) => ftsPhrases(terms).filter((p) => p.kind !== "prefix");
-
-/** Each weighed phrase's term as its own query; undefined when they do not map one to one. */
-function termQueries(terms: readonly QueryTerm[]): (TextQuery | undefined)[] | undefined {
-  const content = terms.filter((t) => !t.stop);
-  const used = content.length > 0 ? content : terms;
-  const phrases = weighedPhrases(terms);
-  if (phrases.length === 0 || phrases.length !== used.length) return undefined;
-  return used.map((t) => textQueryOf([t], "all"));
 }
 
 /** Senders looked for in a query, at most (as many as the embedded search reads). */
