@@ -105,6 +105,14 @@ describe("search parity: shared mode and the embedded home", () => {
       const { embedded: e, shared: s } = await both({ query, limit: 20 });
       expect({ query, hits: e.length }).toEqual({ query, hits: 12 });
       expect({ query, hits: s }).toEqual({ query, hits: e });
+      // Semantic mode: such a query has no word for "no message holds a word of the query" to be about.
+      const [se, ss] = await Promise.all(
+        [embedded, shared].map(async (api) => {
+          const r = await api.search({ query, match: "semantic" });
+          return { hits: r.hits.map((h) => h.content), why: r.emptyReason };
+        }),
+      );
+      expect({ query, ...ss }).toEqual({ query, ...se });
     }
   });
 

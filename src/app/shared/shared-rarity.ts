@@ -1,7 +1,7 @@
-// Word rarity in the shared archive, for the embedded ranking rules that weigh a query's words by it (coverage.ts):
-// each word's rows counted by the archive's full-text index, up to a cap.
+// Words of a query in the shared archive, for the embedded ranking rules that ask the index about them (coverage.ts):
+// whether any is held, and each one's rarity (its rows counted by the archive's full-text index, up to a cap).
 import { heldUnder, idfWeights, type TermWeights } from "../../search/coverage.ts";
-import { ftsPhrases, queryTerms, type QueryTerm } from "../../search/query-terms.ts";
+import { ftsPhrases, queryForms, queryTerms, type QueryTerm } from "../../search/query-terms.ts";
 import { textQueryOf } from "../../search/text-query.ts";
 import type { TextQuery } from "../../storage/ports/archive-port.ts";
 import type { SharedContext } from "./shared-context.ts";
@@ -47,4 +47,18 @@ function termQueries(terms: readonly QueryTerm[]): (TextQuery | undefined)[] | u
   const phrases = weighedPhrases(terms);
   if (phrases.length === 0 || phrases.length !== used.length) return undefined;
   return used.map((t) => textQueryOf([t], "all"));
+}
+
+/**
+ * The embedded noSharedWord (coverage.ts) over the archive: whether no message holds any of the query's words, in
+ * either form it is looked for in. A query of no word (symbols alone: `=>`) is not one: it has no word to hold.
+ */
+export async function noSharedWord(ctx: SharedContext, text: string): Promise<boolean> {
+  for (const asTyped of queryForms(text)) {
+    const terms = queryTerms(text, { asTyped });
+    const content = terms.filter((t) => !t.stop);
+    const q = textQueryOf(content.length > 0 ? content : terms, "any");
+    if (!q || (await ctx.archive.countText(q, 1)) > 0) return false;
+  }
+  return true;
 }

@@ -57,7 +57,7 @@ import type { MessageVectorTable } from "../../storage/ports/vector-port.ts";
 import { checkSearchOptions, NoSuchSessionError } from "../memory-api.ts";
 import type { SharedContext } from "./shared-context.ts";
 import { evenWeights, fuseHybrid, lexicalRecent } from "./shared-hybrid.ts";
-import { archiveWeights, mostlyUnheld } from "./shared-rarity.ts";
+import { archiveWeights, mostlyUnheld, noSharedWord } from "./shared-rarity.ts";
 
 type Scope = TierScope & {
   order?: "relevance" | "newest";
@@ -186,8 +186,7 @@ async function rankedSearch(
   const result: SearchResult = { hits, notIndexed: sem.notIndexed, reindexNeeded: false, notes: sem.notes };
   if (hits.length === 0) {
     // No message of any session holds a word of the query (a keyword search of them all finds nothing).
-    const noneShared =
-      unknown.length > 0 && (await keywordRanking(ctx, { query: focusText(scope), now: scope.now }, 1)).length === 0;
+    const noneShared = unknown.length > 0 && (await noSharedWord(ctx, focusText(scope)));
     result.emptyReason = hybridEmptyReason(unknown, sem.minScore < 1, noneShared);
   }
   return result;
@@ -215,13 +214,7 @@ function asHits(query: string, ranked: readonly Ranked[], source: (id: string) =
 }
 
 /** Every term (else any of them, ranked lower), best first by the archive's ranking or newest first. */
-async function keywordRanking(
-  ctx: SharedContext,
-  o: Scope,
-  limit: number,
-  /** false: whole words only, as the index holds them (the substring match of recent rows left out). */
-  substrings = true,
-): Promise<Ranked[]> {
+async function keywordRanking(ctx: SharedContext, o: Scope, limit: number): Promise<Ranked[]> {
   // A participant the query names leaves the text to match and prefers their messages; dates in it prefer the
   // messages of that span (the embedded keyword search's factors, participants.ts and time-hints.ts).
   const focus = o.focus ?? { text: o.query };
@@ -280,7 +273,7 @@ async function keywordRanking(
     // inside a piece may differ in the text, so each part of it is a needle; holdsSymbols checks the whole piece.
     const pieces = form.symbols.flatMap((p) => p.toLowerCase().split(" ")).filter((p) => p !== "");
     const needles = [...new Set([...contentTerms(form.terms).map(needleOf), ...pieces])];
-    if (!substrings || needles.length === 0 || found.size >= limit) return;
+    if (needles.length === 0 || found.size >= limit) return;
     const size = (limit + found.size) * (form.symbols.length > 0 ? 5 : 1);
     const scope = { session: o.session, filter };
     const rows = await ctx.archive.recentHolding(needles, scope, size);
@@ -385,7 +378,7 @@ async function semanticRanking(ctx: SharedContext, o: Scope, depth: number, all:
   let noneShared: Promise<boolean> | undefined;
   const sharesNone = () =>
     // As the embedded noSharedWord: whether the index holds a word of the query (a word inside another is not one).
-    (noneShared ??= keywordRanking(ctx, { query: focusText(o), now: o.now }, 1, false).then((r) => r.length === 0));
+    (noneShared ??= noSharedWord(ctx, focusText(o)));
   if (!table) return { ranked: [], notIndexed, notes, minScore, sharesNone };
   const focus = o.focus ?? { text: o.query };
   const [qv] = await embedder.embed([focus.text], undefined, "query");
