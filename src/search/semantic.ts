@@ -140,7 +140,9 @@ export async function semanticRanking(
       // Only rows SQLite still holds in the recent tier: deleted or compacted vectors never surface.
       if (!m || !m.recent || m.session !== h.session || !passesFilter(m, scope)) continue;
       if (!holdsSymbols(m.content, symbols)) continue;
-      const factor = senderFactor(focus, m.sender, OTHER_SENDER_FACTOR) * (partScale?.(m.content) ?? 1);
+      const part = partScale?.(m.content) ?? 1;
+      if (part === 0) continue;
+      const factor = senderFactor(focus, m.sender, OTHER_SENDER_FACTOR) * part;
       const score = calibratedScore(h.score * factor, cal) * unknown;
       // In the vector order, every later candidate scores at most this: below the cut, or past `limit`.
       if (belowCut(score)) {

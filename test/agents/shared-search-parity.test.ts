@@ -158,6 +158,22 @@ describe("search parity: shared mode and the embedded home", () => {
     expect(s).toEqual(e);
   });
 
+  test("a semantic query of identifiers only (no word vector) finds the recent messages holding them on both", async () => {
+    for (const query of ["postgres", "kubernetes"]) {
+      const [e, s] = await Promise.all(
+        [embedded, shared].map(async (api) =>
+          (await api.search({ query, match: "semantic" })).hits.map((h) => `${h.session} ${h.content}`),
+        ),
+      );
+      expect({ query, some: e!.length > 0, all: e!.every((t) => t.includes(query)) }).toEqual({
+        query,
+        some: true,
+        all: true,
+      });
+      expect({ query, hits: s }).toEqual({ query, hits: e });
+    }
+  });
+
   test("a word still being typed (the terminal UI's search) matches as a prefix in the archive too", async () => {
     // The UI's own options, on the homes' own search (the library's search takes no `typing`).
     const local = tempHome();

@@ -415,13 +415,18 @@ async function semanticRanking(ctx: SharedContext, o: Scope, depth: number, all:
     const none = await sharesNone();
     return (none || coverage(content, unheld, true) === 0) && (await wordsFar(content, none));
   };
+  // A query of identifiers only is compared over the part of each vector it can match, as in embedded mode.
+  const partScale = embedder.partScale?.(focus.text);
   const ranked: Ranked[] = [];
   for (const h of found) {
     const m = byId.get(h.id);
     if (!m || !m.recent || m.session !== h.session || !passesFilter(m, scope) || !holdsSymbols(m.content, symbols))
       continue;
     // A participant the query names: the others' messages count a little less, as in embedded mode.
-    const score = calibratedScore(h.score * senderFactor(focus, m.sender, OTHER_SENDER_FACTOR), cal) * unknown;
+    const part = partScale?.(m.content) ?? 1;
+    if (part === 0) continue;
+    const factor = senderFactor(focus, m.sender, OTHER_SENDER_FACTOR) * part;
+    const score = calibratedScore(h.score * factor, cal) * unknown;
     if (score < minScore) {
       if (all) ranked.push({ message: m, score });
       continue;
