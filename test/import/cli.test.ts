@@ -236,6 +236,36 @@ describe("memvoy import / export", () => {
     ]);
   });
 
+  test("an import that stores nothing (an empty export, another tool's file, from a path or stdin) makes no home", async () => {
+    const dir = tempHome("nothing-to-store-");
+    const home = join(dir, "home");
+    const empty = join(dir, "empty.jsonl");
+    const foreign = join(dir, "foreign.jsonl");
+    writeFileSync(empty, "");
+    writeFileSync(foreign, '{"foo":1}\n');
+    const garbage = join(dir, "projects", "x");
+    mkdirSync(garbage, { recursive: true });
+    writeFileSync(join(garbage, "garbage.jsonl"), "lorem ipsum\n");
+    const runs: [string[], string | undefined, number][] = [
+      [["import", "jsonl", empty], undefined, 0],
+      [["import", "jsonl", foreign], undefined, 1],
+      [["import", "jsonl", "-"], "", 0],
+      [["import", "jsonl", "-"], '{"foo":1}\n', 1],
+      [["import", "claude-code", join(dir, "projects")], undefined, 1],
+    ];
+    for (const [args, stdin, code] of runs) {
+      const r = await cli(args, { home, stdin });
+      expect([args.join(" "), r.code]).toEqual([args.join(" "), code]);
+      expect(r.stdout).toContain("0 sessions, added 0 messages");
+      expect(existsSync(home)).toBe(false);
+    }
+    // The first message stored makes the home, and a session line alone does too.
+    const session = JSON.stringify({ type: "session", id: "s1", title: "kept" });
+    const r = await cli(["import", "jsonl", "-"], { home, stdin: `${session}\n` });
+    expect([r.code, r.stdout.trim()]).toEqual([0, "jsonl: 1 file (0 unchanged), 1 session, added 0 messages"]);
+    expect((await cli(["sessions", "--json"], { home })).stdout).toContain('"s1"');
+  });
+
   test("usage errors exit 2; a failed file exits 1 after the rest is imported; --dry-run writes nothing", async () => {
     const home = tempHome();
     expect((await cli(["import"], { home })).code).toBe(2);

@@ -2,6 +2,7 @@
 import { existsSync, rmSync, statSync } from "node:fs";
 import { resolve } from "node:path";
 import type { ImportTarget } from "../../app/import-target.ts";
+import { createOnWrite } from "../../app/create-on-write.ts";
 import { holdsHome, openMemory } from "../../app/open-memory.ts";
 import { openSharedHome, sharedArchiveUrl } from "../../app/shared/open-shared.ts";
 import { homePaths, resolveHome } from "../../config/home.ts";
@@ -22,7 +23,7 @@ import { resolveFilter } from "../../shared/time-filter.ts";
 import { makeTempFolder } from "../../shared/folder-made.ts";
 import { writeOut } from "../../shared/stdout.ts";
 import { bool, num, str, type Parsed } from "../args.ts";
-import { openFromFlags, runCommand, using, type CommandSpec } from "../command.ts";
+import { openFromFlags, runCommand, type CommandSpec } from "../command.ts";
 import { printJson, println } from "../output.ts";
 import { meter, progressLine, redrawsInPlace } from "../progress.ts";
 
@@ -146,6 +147,18 @@ const spec: CommandSpec = {
   },
 };
 
+/** Run `body` with the import's home, and close it after whatever happens. */
+async function closing<T extends ImportTarget & { close(): void }>(
+  api: T,
+  body: (api: T) => Promise<number>,
+): Promise<number> {
+  try {
+    return await body(api);
+  } finally {
+    api.close();
+  }
+}
+
 /** The import finds no file to read, so it writes nothing (--watch waits for files to come). */
 function findsNothing(p: Parsed, [source, ...paths]: string[]): boolean {
   return !bool(p, "watch") && readsNoFile(source!, paths, process.env);
@@ -168,6 +181,9 @@ export async function run(argv: readonly string[]): Promise<number> {
     const paths = homePaths(resolveHome(str(p, "home")));
     // An import that finds no file to read writes nothing: a home that does not exist is read as an empty one.
     if (!holdsHome(paths) && findsNothing(p, args)) return openFromFlags(p, "import", undefined, false, true);
+    // Nor does one whose files hold nothing to store (an empty file, another tool's): the home is made at the first write.
+    if (!holdsHome(paths) && !bool(p, "dry-run"))
+      return createOnWrite(openFromFlags(p, "import", undefined, false, true), () => openFromFlags(p, "import"));
     if (!bool(p, "dry-run") || existsSync(paths.db)) return openFromFlags(p, "import");
     scratch = makeTempFolder("memvoy-dry-run-");
     return openMemory({ home: scratch, drain: "off", config: loadConfig(paths.config), command: "import" });
@@ -176,7 +192,7 @@ export async function run(argv: readonly string[]): Promise<number> {
     return await runCommand(spec, argv, async (p, args) => {
       // On a shared archive the import writes there (a dry run counts against it); else into the home.
       if (sharedArchiveUrl({ home: str(p, "home") }) === undefined)
-        return using(open(p, args), (api) => importCommand(api, p, args));
+        return closing(open(p, args), (api) => importCommand(api, p, args));
       // Nor does a dry run or one that finds nothing create a home there (it would hold only caches).
       const writes = () => !bool(p, "dry-run") && !findsNothing(p, args);
       const readOnly = !holdsHome(homePaths(resolveHome(str(p, "home")))) && !writes();
