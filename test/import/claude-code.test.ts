@@ -561,6 +561,52 @@ describe("import claude-code", () => {
     api.close();
   });
 
+  test("a summary read in a pass before its leaf was written titles the session when a later pass reads the leaf", async () => {
+    const dir = join(tempHome("cc-src-"), "-home-dev-shop");
+    mkdirSync(dir, { recursive: true });
+    const file = join(dir, `${CC_SESSION_A}.jsonl`);
+    const record = (type: string, uuid: string, parent: string | null, content: unknown, at: string) =>
+      JSON.stringify({
+        parentUuid: parent,
+        isSidechain: false,
+        userType: "external",
+        cwd: "/home/dev/shop",
+        sessionId: CC_SESSION_A,
+        version: "1.0.24",
+        type,
+        message:
+          type === "user"
+            ? { role: "user", content }
+            : { id: `msg_${uuid}`, type: "message", role: "assistant", model: "claude-sonnet-4-20250514", content },
+        ...(type === "assistant" && { requestId: `req_${uuid}` }),
+        uuid,
+        timestamp: at,
+      });
+    // Other sessions' summaries at the top (Claude Code 1.0), then this one's, whose leaf p-2 is not written yet.
+    writeFileSync(
+      file,
+      `${[
+        JSON.stringify({ type: "summary", summary: "Dark mode toggle", leafUuid: "n-2" }),
+        JSON.stringify({ type: "summary", summary: "Checkout test flakiness", leafUuid: "p-2" }),
+        record("user", "p-1", null, "why does checkout fail?", "2025-06-20T09:00:00.000Z"),
+      ].join("\n")}\n`,
+    );
+    const { api } = openTemp();
+    await importWith(api, "claude-code", [dir]);
+    expect(sessionInfo(api, `cc-${CC_SESSION_A}`)?.title).toBe("why does checkout fail?");
+    appendFileSync(
+      file,
+      `${record("assistant", "p-2", "p-1", [{ type: "text", text: "A shared cart id." }], "2025-06-20T09:00:05.000Z")}\n`,
+    );
+    await importWith(api, "claude-code", [dir]);
+    expect(sessionInfo(api, `cc-${CC_SESSION_A}`)?.title).toBe("Checkout test flakiness");
+    // A later turn keeps it; the other session's summary never names this one.
+    appendFileSync(file, `${record("user", "p-3", "p-2", "and the fix?", "2025-06-20T09:01:00.000Z")}\n`);
+    await importWith(api, "claude-code", [dir]);
+    expect(sessionInfo(api, `cc-${CC_SESSION_A}`)?.title).toBe("Checkout test flakiness");
+    api.close();
+  });
+
   test('a warm-up agent (prompt "Warmup", started with every 2.0 session) is not imported, then or later', async () => {
     const projects = join(tempHome("cc-src-"), "projects");
     const dir = join(projects, "-home-dev-docs");

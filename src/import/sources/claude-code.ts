@@ -98,7 +98,8 @@ function readTranscript(ctx: ReadContext): FileRead {
   let rank = 0;
   // Summary records name the conversation that ends at their leafUuid. Claude Code 1.0 wrote the summaries of earlier
   // sessions into the file of the session being started: only one whose leaf is in this file names this session.
-  const summaries: { title: string; rank: number; leaf: unknown }[] = [];
+  // A summary can come before its leaf (a pass that read the file while it was being written): it waits in the state.
+  const summaries: Summary[] = waitingSummaries(ctx.state.summaries);
   const uuids = new Set<string>();
   let records = 0;
   let lines = 0;
@@ -158,8 +159,14 @@ function readTranscript(ctx: ReadContext): FileRead {
   // A pass resuming mid-file (live capture) may meet a summary whose leaf an earlier pass read.
   const ofThisFile = (leaf: string) =>
     uuids.has(leaf) || (ctx.offset > 0 && holdsBefore(ctx.file, ctx.offset, `"uuid":${JSON.stringify(leaf)}`));
-  const summary = summaries.findLast((x) => typeof x.leaf !== "string" || ofThisFile(x.leaf));
+  // One kept from an earlier pass waits for its leaf in what this pass read; the bytes before were searched then.
+  const summary = summaries.findLast((x) =>
+    typeof x.leaf !== "string" ? true : x.waited ? uuids.has(x.leaf) : ofThisFile(x.leaf),
+  );
   if (summary && summary.rank >= rank) ({ title, rank } = summary);
+  const waiting = (summary ? summaries.slice(summaries.indexOf(summary) + 1) : summaries)
+    .filter((x) => typeof x.leaf === "string")
+    .map(({ title, rank, leaf }) => ({ title, rank, leaf }));
   if (ctx.offset === 0 && lines > 0 && records === 0)
     throw new NotThisFormatError({
       file: ctx.file,
@@ -256,6 +263,7 @@ function readTranscript(ctx: ReadContext): FileRead {
       ...(asked && { asked }),
       ...(from !== undefined && { from }),
       ...(prompted.length > 0 && { prompted: prompted.slice(-PROMPTS_KEPT) }),
+      ...(waiting.length > 0 && { summaries: waiting.slice(-SUMMARIES_KEPT) }),
     },
   };
 }
@@ -286,6 +294,21 @@ function ownerOf(r: Record<string, unknown>, file: string | undefined): string |
   return file !== undefined && typeof r.sessionId === "string" && r.sessionId !== "" && r.sessionId !== file
     ? r.sessionId
     : undefined;
+}
+
+/** Summaries whose leaf no earlier pass had read yet (Claude Code 1.0 also wrote other sessions' summaries, which never get one). */
+const SUMMARIES_KEPT = 16;
+
+type Summary = { title: string; rank: number; leaf: unknown; waited?: true };
+
+function waitingSummaries(kept: unknown): Summary[] {
+  if (!Array.isArray(kept)) return [];
+  return kept
+    .filter(
+      (x): x is { title: string; rank: number; leaf: string } =>
+        isObject(x) && typeof x.title === "string" && typeof x.rank === "number" && typeof x.leaf === "string",
+    )
+    .map((x) => ({ title: x.title, rank: x.rank, leaf: x.leaf, waited: true }));
 }
 
 /** A title record: the person's rename (custom-title), the AI-generated title (ai-title), a summary record. */
