@@ -1,5 +1,6 @@
 // `memvoy import jsonl`: memvoy's own export format back in, exactly (ids, times, metadata; never redacted).
 import { statSync } from "node:fs";
+import { describeError } from "../shared/describe-error.ts";
 import type { ImportTarget } from "../app/import-target.ts";
 import { isRole, type MessageRecord } from "../shared/message.ts";
 import { recordTime } from "./record-time.ts";
@@ -22,10 +23,19 @@ export function importJsonlFiles(
   return eachFile(api, report, files, o, async (file, sessions, tick) => {
     const st = statSync(file);
     // A pipe or FIFO (<(cat f), /dev/stdin fed by a pipe) cannot be read at an offset: it is read as a stream.
-    const lines = st.isFile() ? wholeLines(file) : streamLines(Bun.file(file).stream(), file);
+    let cut: Error | undefined;
+    const onCut = (err: Error) => {
+      cut = err;
+    };
+    const lines = st.isFile() ? wholeLines(file, onCut) : streamLines(Bun.file(file).stream(), file);
     const size = st.isFile() ? st.size : 0;
     await readOne(api, file, lines, o, report, sessions, (end) => tick(size > 0 ? Math.min(1, end / size) : undefined));
     report.files.read++;
+    // A .zst export cut short: what it held is in, and the file is a failure that says so.
+    if (cut) {
+      report.files.failed++;
+      report.failed.push({ file, reason: describeError(cut) });
+    }
   });
 }
 

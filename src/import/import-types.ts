@@ -53,6 +53,11 @@ export interface FileRead {
   offset?: number;
   /** Importer state to keep for the next pass (e.g. the session id a rollout's first line named). */
   state?: Record<string, unknown>;
+  /**
+   * The file ends short of its format's end (a .zst cut inside a frame): what was read is stored, as a plain file's
+   * complete lines are, and the file is reported failed with this error and read again at the next pass.
+   */
+  incomplete?: Error;
 }
 
 /** The file is not in the source's format at all: not `expected` (e.g. "a Codex rollout"), `because` says why. */

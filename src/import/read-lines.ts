@@ -5,6 +5,9 @@ import { namedError } from "../shared/errors.ts";
 import { closeSync, createReadStream, fstatSync, openSync, readFileSync, readSync } from "node:fs";
 import { createZstdDecompress } from "node:zlib";
 import { streamLines as linesOf, withoutBom, type Line } from "../shared/stream-lines.ts";
+import { endsInsideFrame, TruncatedFileError } from "./zstd-frames.ts";
+
+export { TruncatedFileError };
 
 export const MAX_LINE_BYTES = 256 * 1024 * 1024;
 const CHUNK = 4 * 1024 * 1024;
@@ -127,31 +130,44 @@ export function holdsBefore(file: string, end: number, needle: string): boolean 
 /** Read buffers are reused: fresh memory for every file costs more (page faults) than reading it. */
 const spare: Buffer[] = [];
 
-/** Lines of a stream (stdin), each with its number; the last line may lack its newline. */
-export function streamLines(stream: AsyncIterable<Uint8Array>, name: string): AsyncGenerator<Line> {
+/** Lines of a stream (stdin), each with its number; the last line may lack its newline unless `partialLast` is false. */
+export function streamLines(stream: AsyncIterable<Uint8Array>, name: string, partialLast = true): AsyncGenerator<Line> {
   return linesOf(stream, {
     maxLineBytes: MAX_LINE_BYTES,
     tooLong: (line) => new LimitError({ problem: "line", file: name, line, limit: MAX_LINE_BYTES }),
+    partialLast,
   });
 }
 
 /** The lines of a file, a .zst one decompressed as it is read; the last line may lack its newline. */
-export const wholeLines = (file: string): Iterable<Line> | AsyncIterable<Line> =>
-  file.endsWith(".zst") ? zstLines(file) : jsonlLines(file, 0, 1, true);
+export const wholeLines = (
+  file: string,
+  onCut?: (err: TruncatedFileError) => void,
+): Iterable<Line> | AsyncIterable<Line> =>
+  file.endsWith(".zst") ? zstLines(file, onCut) : jsonlLines(file, 0, 1, true);
 
 /**
  * The lines of a .zst file, decompressed as they are read: memory holds one line (up to the line limit) whatever the
- * file's decompressed size. The last line may lack its newline.
+ * file's decompressed size. The last line may lack its newline. A file that ends inside a zstd frame gives its
+ * complete lines (as a plain file's partial last line waits), then a TruncatedFileError: thrown, or handed to `onCut`.
  */
-export async function* zstLines(file: string): AsyncGenerator<Line> {
+export async function* zstLines(file: string, onCut?: (err: TruncatedFileError) => void): AsyncGenerator<Line> {
   // Opened first, so a file gone or unreadable fails as a plain one does; what fails after is zstd's.
-  const input = createReadStream(file, { fd: openSync(file, "r") });
+  const fd = openSync(file, "r");
+  const input = createReadStream(file, { fd });
   const zstd = createZstdDecompress({ chunkSize: 256 * 1024 });
   input.on("error", (err) => zstd.destroy(err));
+  const cut = endsInsideFrame(file) ? new TruncatedFileError({ file, size: fstatSync(fd).size }) : undefined;
   try {
-    yield* streamLines(input.pipe(zstd), file);
+    try {
+      yield* streamLines(input.pipe(zstd), file, cut === undefined);
+    } catch (err) {
+      if (err instanceof LimitError || cut === undefined) throw err;
+    }
+    if (cut && onCut) onCut(cut);
+    else if (cut) throw cut;
   } catch (err) {
-    if (err instanceof LimitError) throw err;
+    if (err instanceof LimitError || err instanceof TruncatedFileError) throw err;
     throw new CorruptCompressedFileError({ file, reason: describeError(err) }, { cause: err });
   } finally {
     input.destroy();

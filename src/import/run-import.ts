@@ -115,6 +115,12 @@ async function importFile(
     for (const bad of r.invalid) addSkipped(report, { file, reason: bad.reason });
     tick();
   }
+  // Kept what it gave, and said; no state is kept, so every pass reads it again until it is whole.
+  if (read.incomplete) {
+    report.files.failed++;
+    report.failed.push({ file, reason: describeError(read.incomplete) });
+    return;
+  }
   if (!o.dryRun && o.since === undefined) {
     await api.imports.saveFileState(source.name, file, {
       size,

@@ -17,6 +17,8 @@ export interface StreamLineOptions {
   tooLong: (line: number, bytes: number) => Error;
   /** A line's bytes as text (default: UTF-8, invalid bytes replaced). */
   decode?: (bytes: Uint8Array) => string;
+  /** false: a last line without its newline is not yielded (the stream was cut short). */
+  partialLast?: boolean;
 }
 
 /** A first line without the UTF-8 byte order mark some editors write (JSON.parse refuses it). */
@@ -52,5 +54,6 @@ export async function* streamLines(stream: AsyncIterable<Uint8Array>, o: StreamL
     }
     pos += chunk.length;
   }
-  if (pendingBytes > 0) yield { line, text: take(new Uint8Array(0)), start: lineStart, end: pos };
+  if (pendingBytes > 0 && o.partialLast !== false)
+    yield { line, text: take(new Uint8Array(0)), start: lineStart, end: pos };
 }

@@ -153,6 +153,33 @@ describe("import codex", () => {
     api.close();
   });
 
+  test("a .zst cut inside a frame is one failure naming the truncation; its complete lines are kept, and it is read again", async () => {
+    const dir = tempHome("codex-cut-zst-");
+    const file = join(dir, `rollout-2026-07-01T09-00-00-${CODEX_ZST_ID}.jsonl.zst`);
+    const [meta, ask, answer] = zstRollout();
+    const first = Bun.zstdCompressSync(Buffer.from(`${meta}\n${ask}\n${answer!.slice(0, 20)}`));
+    const second = Bun.zstdCompressSync(Buffer.from(`${answer!.slice(20)}\n`));
+    const whole = Buffer.concat([first, second]);
+    writeFileSync(file, whole.subarray(0, whole.length - 3));
+    const { api } = openTemp();
+    for (const pass of [1, 2]) {
+      const r = await importWith(api, "codex", [dir]);
+      expect([pass, r.messages.added, r.files.failed, r.skippedCount]).toEqual([pass, pass === 1 ? 1 : 0, 1, 0]);
+      expect(r.failed).toEqual([
+        {
+          file,
+          reason: `${file}: truncated: the file (${whole.length - 3} bytes) ends inside a zstd frame, so its last lines are missing (an interrupted copy or download?)`,
+        },
+      ]);
+    }
+    expect(messagesOf(api, `codex-${CODEX_ZST_ID}`).map((m) => m[1])).toEqual(["is this compressed?"]);
+    writeFileSync(file, whole);
+    const r = await importWith(api, "codex", [dir]);
+    expect([r.messages.added, r.failed]).toEqual([1, []]);
+    expect(messagesOf(api, `codex-${CODEX_ZST_ID}`).map((m) => m[1])).toEqual(["is this compressed?", "Yes, zstd."]);
+    api.close();
+  });
+
   test("a pass between a user item and its event twin: the next pass leaves the message once, as one pass would", async () => {
     const dir = tempHome("codex-split-");
     const file = join(dir, `rollout-2026-06-10T12-00-00-${CODEX_ID}.jsonl`);

@@ -77,7 +77,12 @@ async function readRollout(ctx: ReadContext): Promise<FileRead> {
   let copies: number[] | undefined;
   let copied = 0;
   // A .zst is read whole each time (never from an offset), decompressed as it is read.
-  const input = ctx.file.endsWith(".zst") ? zstLines(ctx.file) : jsonlLines(ctx.file, ctx.offset, line);
+  let incomplete: Error | undefined;
+  const input = ctx.file.endsWith(".zst")
+    ? zstLines(ctx.file, (cut) => {
+        incomplete = cut;
+      })
+    : jsonlLines(ctx.file, ctx.offset, line);
   for await (const l of input) {
     // The line's byte offset keys its message: stable for an append-only rollout and for its .zst.
     const key = String(l.start);
@@ -236,11 +241,13 @@ async function readRollout(ctx: ReadContext): Promise<FileRead> {
         project,
         parent: parent === undefined ? undefined : importedSessionId(PREFIX, parent),
         messages,
-        ...(rolledBack && { complete: true }),
+        // A file cut short no longer holds what it lost: that is not a rollback.
+        ...(rolledBack && !incomplete && { complete: true }),
       },
     ],
     skipped,
     offset,
+    ...(incomplete && { incomplete }),
     state: {
       sessionId,
       project,
