@@ -22,14 +22,23 @@ export function importJsonlFiles(
   report.files.found = files.length;
   return eachFile(api, report, files, o, async (file, sessions, tick) => {
     const st = statSync(file);
-    // A pipe or FIFO (<(cat f), /dev/stdin fed by a pipe) cannot be read at an offset: it is read as a stream.
     let cut: Error | undefined;
     const onCut = (err: Error) => {
       cut = err;
     };
-    const lines = st.isFile() ? wholeLines(file, onCut) : streamLines(Bun.file(file).stream(), file);
+    // The share read is of the file's own bytes: a .zst's compressed ones, not the offsets of its decompressed lines.
+    let compressed = 0;
+    const zst = file.endsWith(".zst");
+    const onRead = (bytes: number) => {
+      compressed = bytes;
+    };
+    // A pipe or FIFO (<(cat f), /dev/stdin fed by a pipe) cannot be read at an offset: it is read as a stream.
+    const lines = st.isFile()
+      ? wholeLines(file, onCut, zst ? onRead : undefined)
+      : streamLines(Bun.file(file).stream(), file);
     const size = st.isFile() ? st.size : 0;
-    await readOne(api, file, lines, o, report, sessions, (end) => tick(size > 0 ? Math.min(1, end / size) : undefined));
+    const share = (end: number) => (size > 0 ? Math.min(1, (zst ? compressed : end) / size) : undefined);
+    await readOne(api, file, lines, o, report, sessions, (end) => tick(share(end)));
     report.files.read++;
     // A .zst export cut short: what it held is in, and the file is a failure that says so.
     if (cut) {

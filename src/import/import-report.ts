@@ -69,9 +69,14 @@ export interface ImportProgress {
   messages: number;
   /** The share (0-1) of the file being read that is done, while it is read: a single large file shows progress. */
   fileShare?: number;
+  /** While the file is read: its bytes read so far (from its start, compressed for a .zst) and its size. */
+  fileBytes?: { done: number; total: number };
   /** After the files of a large pass: the substring index being built, over all messages of the home. */
   indexing?: { done: number; total: number };
 }
+
+/** Progress within one file: the share of it done (0-1), and while it is read, its bytes read. */
+export type FileTick = (fileShare?: number, fileBytes?: ImportProgress["fileBytes"]) => void;
 
 /**
  * Run `one` on each file in turn: a failing file is reported and the pass goes on. Ends with the index work the
@@ -83,22 +88,27 @@ export async function eachFile(
   report: SourceReport,
   files: readonly string[],
   o: ImportOptions,
-  one: (file: string, sessions: Set<string>, tick: (fileShare?: number) => void) => void | Promise<void>,
+  one: (file: string, sessions: Set<string>, tick: FileTick) => void | Promise<void>,
   onDisk = true,
 ): Promise<SourceReport> {
   const sessions = new Set<string>();
   let done = 0;
-  const progress = (indexing?: ImportProgress["indexing"], fileShare?: number) =>
+  const progress = (
+    indexing?: ImportProgress["indexing"],
+    fileShare?: number,
+    fileBytes?: ImportProgress["fileBytes"],
+  ) =>
     o.onProgress?.({
       source: report.source,
       filesDone: done,
       files: files.length,
       messages: report.messages.added,
       ...(fileShare !== undefined && { fileShare }),
+      ...(fileBytes && { fileBytes }),
       ...(indexing && { indexing }),
     });
   /** Within a file, after each write: the messages so far, and how much of the file is read when known. */
-  const tick = (fileShare?: number) => progress(undefined, fileShare ?? 0);
+  const tick: FileTick = (fileShare, fileBytes) => progress(undefined, fileShare ?? 0, fileBytes);
   try {
     for (const file of files) {
       const before = report.messages.added + report.messages.extended;

@@ -76,6 +76,8 @@ export interface ReadContext {
   state: Record<string, unknown>;
   /** The state the last full pass kept, even when this pass reads from 0 or is a --since pass (a source re-read whole may use it). */
   prior: Record<string, unknown>;
+  /** Told the bytes of the file read so far (from its start; compressed for a .zst) as a large file is read. */
+  onRead?: (bytes: number) => void;
 }
 
 export interface Source {

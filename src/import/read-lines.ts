@@ -50,7 +50,14 @@ const decoder = new TextDecoder("utf-8");
  * Complete lines from `offset` on (each ends with "\n"); a trailing line without one is left for the next pass
  * unless `final` (a file that is complete). `firstLine` numbers the first line. A .zst file is read by zstLines.
  */
-export function* jsonlLines(file: string, offset = 0, firstLine = 1, final = false): Generator<Line> {
+export function* jsonlLines(
+  file: string,
+  offset = 0,
+  firstLine = 1,
+  final = false,
+  /** Told the bytes read so far after each chunk (progress through a large file). */
+  onRead?: (bytes: number) => void,
+): Generator<Line> {
   const fd = openSync(file, "r");
   let lent: Buffer | undefined;
   try {
@@ -92,6 +99,7 @@ export function* jsonlLines(file: string, offset = 0, firstLine = 1, final = fal
         pending.push(Buffer.from(buf.subarray(start, n)));
       }
       pos += n;
+      onRead?.(pos);
     }
     if (final && pendingBytes > 0) {
       const text = Buffer.concat(pending).toString("utf8");
@@ -143,20 +151,27 @@ export function streamLines(stream: AsyncIterable<Uint8Array>, name: string, par
 export const wholeLines = (
   file: string,
   onCut?: (err: TruncatedFileError) => void,
+  onRead?: (bytes: number) => void,
 ): Iterable<Line> | AsyncIterable<Line> =>
-  file.endsWith(".zst") ? zstLines(file, onCut) : jsonlLines(file, 0, 1, true);
+  file.endsWith(".zst") ? zstLines(file, onCut, onRead) : jsonlLines(file, 0, 1, true, onRead);
 
 /**
  * The lines of a .zst file, decompressed as they are read: memory holds one line (up to the line limit) whatever the
  * file's decompressed size. The last line may lack its newline. A file that ends inside a zstd frame gives its
  * complete lines (as a plain file's partial last line waits), then a TruncatedFileError: thrown, or handed to `onCut`.
  */
-export async function* zstLines(file: string, onCut?: (err: TruncatedFileError) => void): AsyncGenerator<Line> {
+export async function* zstLines(
+  file: string,
+  onCut?: (err: TruncatedFileError) => void,
+  /** Told the compressed bytes read so far (progress through a large file). */
+  onRead?: (bytes: number) => void,
+): AsyncGenerator<Line> {
   // Opened first, so a file gone or unreadable fails as a plain one does; what fails after is zstd's.
   const fd = openSync(file, "r");
   const input = createReadStream(file, { fd });
   const zstd = createZstdDecompress({ chunkSize: 256 * 1024 });
   input.on("error", (err) => zstd.destroy(err));
+  if (onRead) input.on("data", () => onRead(input.bytesRead));
   const cut = endsInsideFrame(file) ? new TruncatedFileError({ file, size: fstatSync(fd).size }) : undefined;
   try {
     try {

@@ -10,6 +10,7 @@ import { fileHead, sameHead } from "./file-head.ts";
 import {
   addSkipped,
   eachFile,
+  type FileTick,
   newReport,
   type ImportOptions,
   type ImportProgress,
@@ -18,6 +19,11 @@ import {
 import type { ImportedSession, Source } from "./import-types.ts";
 
 export type { ImportOptions, ImportProgress, SourceReport };
+
+/** Messages stored per write of one session. */
+const WRITE_BATCH = 5000;
+/** A file from this size on shows its bytes read on the progress bar (a smaller one is read in a moment). */
+const LARGE_FILE = 4 * 1024 * 1024;
 
 export async function importSource(api: ImportTarget, source: Source, o: ImportOptions = {}): Promise<SourceReport> {
   const paths =
@@ -56,7 +62,7 @@ async function importFile(
   o: ImportOptions,
   report: SourceReport,
   sessions: Set<string>,
-  tick: () => void,
+  tick: FileTick,
 ): Promise<void> {
   const raw = statSync(file, { bigint: true });
   const st = source.stamp ? source.stamp(file) : { size: Number(raw.size), mtimeNs: raw.mtimeNs };
@@ -79,9 +85,14 @@ async function importFile(
     offset = prior.offset;
     state = kept;
   }
-  const read = await source.read({ file, offset, state, prior: last });
+  // A large file shows progress as it is read (bytes), then as its messages are stored: each half of the file's share.
+  const total = Number(raw.size);
+  const onRead = (done: number) => tick(Math.min(1, done / total) / 2, { done, total });
+  const read = await source.read({ file, offset, state, prior: last, ...(total >= LARGE_FILE && { onRead }) });
   report.files.read++;
   for (const p of read.skipped) addSkipped(report, p);
+  const toStore = read.sessions.reduce((n, s) => n + s.messages.length, 0);
+  let stored = 0;
   for (const s of read.sessions) {
     const { records, continues } = toRecords(source, s, o.since);
     // A session with nothing to add is only touched when it exists (its title may have arrived late):
@@ -106,14 +117,20 @@ async function importFile(
       const dropped = new Set(s.dropped.map(idOf));
       await removeGone(api, s.id, (id) => dropped.has(id), o, report);
     }
-    const r = await api.imports.write(s.id, records, meta, { redact: !o.keepSecrets, dryRun: o.dryRun, continues });
-    report.messages.added += r.added;
-    report.messages.extended += r.extended;
-    report.messages.existing += r.existing;
-    report.messages.tombstoned += r.tombstoned;
-    report.redacted += r.redacted;
-    for (const bad of r.invalid) addSkipped(report, { file, reason: bad.reason });
-    tick();
+    // In parts, so that a session of a million messages shows its progress and a failure keeps what was stored.
+    for (let at = 0; at === 0 || at < records.length; at += WRITE_BATCH) {
+      const part = records.length <= WRITE_BATCH ? records : records.slice(at, at + WRITE_BATCH);
+      const options = { redact: !o.keepSecrets, dryRun: o.dryRun, continues };
+      const r = await api.imports.write(s.id, part, meta, options);
+      report.messages.added += r.added;
+      report.messages.extended += r.extended;
+      report.messages.existing += r.existing;
+      report.messages.tombstoned += r.tombstoned;
+      report.redacted += r.redacted;
+      for (const bad of r.invalid) addSkipped(report, { file, reason: bad.reason });
+      stored += part.length;
+      tick(toStore > 0 ? 0.5 + Math.min(1, stored / toStore) / 2 : 1);
+    }
   }
   // Kept what it gave, and said; no state is kept, so every pass reads it again until it is whole.
   if (read.incomplete) {

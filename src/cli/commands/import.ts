@@ -321,13 +321,20 @@ async function pass(api: ImportTarget, source: string, opts: ImportOptions, json
   }
 }
 
-/** `claude-code [#####.....] 12/40 files, 3100 messages`, then the build: `... indexing text for substring search [##...] 10%`. */
+/**
+ * `claude-code [#####.....] 12/40 files, 3100 messages` (while a file is read: `0/1 files, read 412.0 of 1024.0 MiB,
+ * 0 messages`), then the build: `... indexing text for substring search [##...] 10%`. */
 function progressLabel(e: ImportProgress): string {
-  if (!e.indexing)
-    return `${e.source} ${meter(e.filesDone + (e.fileShare ?? 0), e.files)} ${e.filesDone}/${e.files} files, ${e.messages} messages`;
+  if (!e.indexing) {
+    const reading = e.fileBytes ? `, read ${mib(e.fileBytes.done)} of ${mib(e.fileBytes.total)} MiB` : "";
+    return `${e.source} ${meter(e.filesDone + (e.fileShare ?? 0), e.files)} ${e.filesDone}/${e.files} files${reading}, ${e.messages} messages`;
+  }
   const { done, total } = e.indexing;
   return `${e.source} indexing text for substring search ${meter(done, total)} ${percent(done, total)}, ${e.messages} messages`;
 }
+
+/** Bytes as MiB with one decimal. */
+const mib = (bytes: number) => (bytes / (1024 * 1024)).toFixed(1);
 
 const percent = (done: number, total: number) =>
   `${total > 0 ? Math.floor((100 * Math.min(done, total)) / total) : 100}%`;

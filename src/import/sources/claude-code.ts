@@ -108,7 +108,7 @@ function readTranscript(ctx: ReadContext): FileRead {
   let ownSeen = ctx.offset > 0;
   // The person's prompts in the chain (not tool results): a rewind shows as two of them sharing a parent.
   const prompts = new Set<ChainEntry<Pending>>();
-  for (const l of jsonlLines(ctx.file, ctx.offset, line)) {
+  for (const l of jsonlLines(ctx.file, ctx.offset, line, false, ctx.onRead)) {
     offset = l.end;
     line = l.line + 1;
     if (l.text.trim() === "") continue;

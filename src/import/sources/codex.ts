@@ -79,10 +79,14 @@ async function readRollout(ctx: ReadContext): Promise<FileRead> {
   // A .zst is read whole each time (never from an offset), decompressed as it is read.
   let incomplete: Error | undefined;
   const input = ctx.file.endsWith(".zst")
-    ? zstLines(ctx.file, (cut) => {
-        incomplete = cut;
-      })
-    : jsonlLines(ctx.file, ctx.offset, line);
+    ? zstLines(
+        ctx.file,
+        (cut) => {
+          incomplete = cut;
+        },
+        ctx.onRead,
+      )
+    : jsonlLines(ctx.file, ctx.offset, line, false, ctx.onRead);
   for await (const l of input) {
     // The line's byte offset keys its message: stable for an append-only rollout and for its .zst.
     const key = String(l.start);

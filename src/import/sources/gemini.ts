@@ -52,7 +52,7 @@ function readChat(ctx: ReadContext): FileRead {
   } else {
     let records = 0;
     let lines = 0;
-    for (const l of jsonlLines(ctx.file, 0, 1)) {
+    for (const l of jsonlLines(ctx.file, 0, 1, false, ctx.onRead)) {
       if (l.text.trim() === "") continue;
       lines++;
       const r = tryJson(l.text);
